@@ -1,0 +1,5 @@
+"""`python -m worktree_coord` runs the `wtc` command line."""
+
+from .cli import main
+
+main()

@@ -1,0 +1,54 @@
+"""How every command prints: one JSON object with a `schema` field under `--json`, readable text
+otherwise, and errors mapped to their exit codes. The only place that writes to stdout for the CLI.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any, Callable
+
+from ..errors import WtcError
+
+SCHEMA_PREFIX = "wtc."
+
+
+def schema_name(name: str, version: int = 1) -> str:
+    """`task.finish` -> `wtc.task.finish/1`: the `schema` value of a JSON payload."""
+    return f"{SCHEMA_PREFIX}{name}/{version}"
+
+
+def emit(payload: dict[str, Any], *, schema: str, json_mode: bool, human: str | Callable[[], str]) -> None:
+    """Print a result: the payload as one JSON object (schema first), or the human text."""
+    if json_mode:
+        body = {"schema": schema_name(schema)}
+        body.update(payload)
+        sys.stdout.write(json.dumps(body, sort_keys=False, default=_json_default) + "\n")
+    else:
+        text = human() if callable(human) else human
+        if text:
+            sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    sys.stdout.flush()
+
+
+def emit_error(error: WtcError, *, json_mode: bool) -> None:
+    """Print an error: JSON on stdout under `--json` (so agents parse one object), text on stderr."""
+    if json_mode:
+        body = {"schema": schema_name("error"), "ok": False, "error": error.to_json()}
+        sys.stdout.write(json.dumps(body, default=_json_default) + "\n")
+        sys.stdout.flush()
+    else:
+        sys.stderr.write(f"wtc: error: {error.message}\n")
+        if error.fix:
+            sys.stderr.write(f"  fix: {error.fix}\n")
+        sys.stderr.flush()
+
+
+def _json_default(value: Any) -> Any:
+    if hasattr(value, "to_json"):
+        return value.to_json()
+    if hasattr(value, "value"):  # enums
+        return value.value
+    if isinstance(value, (set, frozenset, tuple)):
+        return list(value)
+    raise TypeError(f"not JSON serialisable: {type(value).__name__}")
