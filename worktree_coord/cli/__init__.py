@@ -8,7 +8,9 @@ still prints exactly one JSON object.
 
 from __future__ import annotations
 
+import os
 import sys
+import traceback
 
 import typer
 
@@ -32,7 +34,7 @@ def _root() -> None:
 
 def _register_commands() -> None:
     # Each module adds its commands to `app`; imported here so `app` is complete before use.
-    from . import info  # noqa: F401
+    from . import info, maintenance, runs, tasks  # noqa: F401
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -59,6 +61,15 @@ def main(argv: list[str] | None = None) -> int:
             error.show()
         else:
             sys.stderr.write(f"wtc: error: {error.format_message()}\n")
+        code = EXIT_USAGE
+    except KeyboardInterrupt:
+        output.emit_error(UsageError("interrupted"), json_mode=json_mode)
+        code = 130
+    except Exception as unexpected:  # a bug: still one JSON object, and the traceback on request
+        if os.environ.get("WTC_DEBUG"):
+            traceback.print_exc()
+        output.emit_error(WtcError(f"internal error: {type(unexpected).__name__}: {unexpected}",
+                                   fix="set WTC_DEBUG=1 to see the traceback, and report it"), json_mode=json_mode)
         code = EXIT_USAGE
     if argv is None:
         sys.exit(code)

@@ -1,0 +1,100 @@
+"""The finish-time boundary check: every path a task changed, judged against its boundary.
+
+Input: the changes between the pinned base and the task's commit (from `GitRepo.changes`) and the
+task's Boundary. Output: a BoundaryReport listing owned changes, reserved-file edits (set aside for
+consolidation, not violations) and violations, each with the path and the rule it broke. The check
+never trusts the agent: it reads only git objects.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+from ..gitrepo import GIT_MODE_GITLINK, GIT_MODE_LINK, Change
+from ..model import Boundary
+from .globs import matches
+
+
+@dataclass(frozen=True)
+class Violation:
+    path: str
+    rule: str        # outside_own, git_dir, symlink_outside_repo, symlink_outside_own, submodule
+    detail: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"path": self.path, "rule": self.rule, "detail": self.detail}
+
+
+@dataclass(frozen=True)
+class BoundaryReport:
+    owned: tuple[Change, ...] = ()
+    reserved: tuple[Change, ...] = ()
+    violations: tuple[Violation, ...] = field(default=())
+
+    @property
+    def ok(self) -> bool:
+        return not self.violations
+
+
+def check_changes(changes: Sequence[Change], boundary: Boundary, read_blob: Callable[[str], bytes]) -> BoundaryReport:
+    """Classify every change; `read_blob(oid)` reads a symlink's target."""
+    owned: list[Change] = []
+    reserved: list[Change] = []
+    violations: list[Violation] = []
+    for change in changes:
+        path = change.path
+        if _under_git_dir(path):
+            violations.append(Violation(path, "git_dir", "paths under .git are never allowed"))
+            continue
+        if matches(boundary.reserved, path):
+            if GIT_MODE_LINK in (change.old_mode, change.new_mode) and change.new_mode != change.old_mode:
+                violations.append(Violation(path, "reserved_type", "a reserved file may not become or stop being a symlink"))
+            else:
+                reserved.append(change)
+            continue
+        is_owned = matches(boundary.own, path)
+        if not is_owned:
+            if GIT_MODE_GITLINK in (change.old_mode, change.new_mode) or path == ".gitmodules":
+                violations.append(Violation(path, "submodule", "submodule (gitlink or .gitmodules) changes outside --own"))
+            else:
+                verb = {"added": "added", "deleted": "deleted", "mode": "changed the mode of"}.get(change.status, "modified")
+                violations.append(Violation(path, "outside_own", f"{verb} a path outside --own {list(boundary.own)}"))
+            continue
+        if change.new_mode == GIT_MODE_LINK and change.new_oid:
+            target = read_blob(change.new_oid).decode("utf-8", "surrogateescape")
+            resolved = _resolve_link(path, target)
+            if resolved is None:
+                violations.append(Violation(path, "symlink_outside_repo", f"symlink to {target!r} leaves the repository"))
+                continue
+            if resolved and not matches(boundary.own, resolved) and not _is_dir_prefix_of_owned(resolved, boundary.own):
+                violations.append(Violation(path, "symlink_outside_own", f"symlink to {target!r} ({resolved}) is outside --own"))
+                continue
+        owned.append(change)
+    return BoundaryReport(tuple(owned), tuple(reserved), tuple(violations))
+
+
+def _under_git_dir(path: str) -> bool:
+    for part in path.split("/"):
+        lowered = part.lower().rstrip(". ")  # Windows ignores trailing dots and spaces
+        if lowered == ".git" or lowered == "git~1":
+            return True
+    return False
+
+
+def _resolve_link(path: str, target: str) -> str | None:
+    """The repository-relative path a symlink at `path` points to; None when it leaves the repo."""
+    if target.startswith("/") or target.startswith("\\") or (len(target) > 1 and target[1] == ":"):
+        return None
+    joined = posixpath.normpath(posixpath.join(posixpath.dirname(path), target))
+    if joined == ".":
+        return ""
+    if joined == ".." or joined.startswith("../"):
+        return None
+    return joined
+
+
+def _is_dir_prefix_of_owned(resolved: str, own: Sequence[str]) -> bool:
+    # A link to a folder the task owns entirely ("pkg/a" with own "pkg/a/**") is inside the boundary.
+    return matches(own, resolved + "/x")

@@ -1,0 +1,165 @@
+"""Boundary globs: validation, matching, the sparse cone they need, and whether two may overlap.
+
+Globs are gitignore-style (pathspec's GitIgnoreSpec) and relative to the repository root: `pkg/a/**`,
+`/package.json` (root only), `*.md` (anywhere). A bare directory name such as `pkg/a` or `pkg/a/`
+means everything under it, as agents usually mean.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Iterable, Sequence
+
+import pathspec
+
+from ..errors import UsageError
+
+_GLOB_CHARS = re.compile(r"[*?\[]")
+
+
+def validate_globs(kind: str, globs: Sequence[str]) -> tuple[str, ...]:
+    """Normalise and validate a list of globs; UsageError names the first bad one and why."""
+    out: list[str] = []
+    for raw in globs:
+        glob = raw.strip() if isinstance(raw, str) else raw
+        why = None
+        if not isinstance(glob, str) or not glob:
+            why = "it is empty"
+        elif "\x00" in glob or "\n" in glob:
+            why = "it contains a NUL or newline"
+        elif glob.startswith("!"):
+            why = "negated globs are not supported in a boundary"
+        elif glob.startswith("~") or re.match(r"^[A-Za-z]:[\\/]", glob) or glob.startswith("\\"):
+            why = "it is an absolute path"
+        elif glob.startswith("//"):
+            why = "it is an absolute path"
+        else:
+            parts = [p for p in glob.strip("/").split("/")]
+            if any(p == ".." for p in parts):
+                why = "it contains '..' (boundaries stay inside the repository)"
+            elif any(p.lower() == ".git" or p.lower().startswith(".git/") for p in parts):
+                why = "it names something under .git"
+            elif glob.startswith("/") and glob.strip("/") == "":
+                why = "it is the filesystem root"
+        if glob and isinstance(glob, str) and glob.startswith("/") and why is None and _looks_absolute(glob):
+            why = "it is an absolute path (boundaries are relative to the repository root; use a leading / only for root-level files)"
+        if why:
+            raise UsageError(
+                f"invalid --{kind} glob {raw!r}: {why}",
+                fix="use repository-relative gitignore-style globs such as 'packages/api/**' or '/package.json'",
+                details={"glob": raw, "kind": kind},
+            )
+        out.append(_expand_directory(glob))
+    return tuple(dict.fromkeys(out))
+
+
+def _looks_absolute(glob: str) -> bool:
+    # A leading slash anchors a gitignore pattern at the root ("/package.json"); a multi-component path
+    # whose first component is a common absolute root is almost certainly a filesystem path.
+    first = glob.strip("/").split("/")[0]
+    return first in {"home", "tmp", "usr", "var", "etc", "root", "opt", "mnt", "Users", "private", "work"} and glob.count("/") > 1
+
+
+def _expand_directory(glob: str) -> str:
+    """`pkg/a/` means the whole folder: `pkg/a/**`. A bare `pkg/a` may be a file or a folder; the
+    matcher covers both."""
+    if glob.endswith("/") and not _GLOB_CHARS.search(glob):
+        return glob + "**"
+    return glob
+
+
+@lru_cache(maxsize=512)
+def _spec(globs: tuple[str, ...]) -> pathspec.GitIgnoreSpec:
+    lines: list[str] = []
+    for glob in globs:
+        lines.append(glob)
+        if not _GLOB_CHARS.search(glob) and not glob.endswith("/**"):
+            lines.append(glob.rstrip("/") + "/**")  # a plain name also covers a folder of that name
+    return pathspec.GitIgnoreSpec.from_lines(lines)
+
+
+def matches(globs: Sequence[str], path: str) -> bool:
+    """Whether the repository-relative file `path` matches any of `globs`."""
+    if not globs:
+        return False
+    return _spec(tuple(globs)).match_file(path)
+
+
+def literal_prefix(glob: str) -> str:
+    """The folder part of a glob before its first wildcard: `pkg/a/**/*.py` -> `pkg/a`."""
+    anchored = glob.lstrip("/")
+    parts = anchored.split("/")
+    literal: list[str] = []
+    for part in parts[:-1]:
+        if _GLOB_CHARS.search(part):
+            break
+        literal.append(part)
+    else:
+        last = parts[-1]
+        if not _GLOB_CHARS.search(last) and "." not in last.lstrip("."):
+            literal.append(last)  # a bare folder name
+    if not glob.startswith("/") and "/" not in glob.rstrip("/"):
+        # gitignore: a pattern without a slash matches at any depth, so no folder bounds it
+        return ""
+    return "/".join(literal)
+
+
+def cone_directories(globs: Iterable[str]) -> tuple[str, ...] | None:
+    """Folders a cone sparse checkout needs so every glob's files are present; None = everything."""
+    dirs: set[str] = set()
+    for glob in globs:
+        prefix = literal_prefix(glob)
+        if not prefix:
+            anchored = glob.lstrip("/")
+            if glob.startswith("/") and "/" not in anchored and not _GLOB_CHARS.search(anchored):
+                continue  # a root-level file: cone mode always includes root files
+            return None
+        dirs.add(prefix)
+    # Drop folders inside other listed folders: cone mode includes them anyway.
+    minimal = sorted(d for d in dirs if not any(d != o and d.startswith(o + "/") for o in dirs))
+    return tuple(minimal)
+
+
+def may_overlap(a: Sequence[str], b: Sequence[str]) -> list[tuple[str, str]]:
+    """Pairs of globs (one from each list) that could match a common path. Conservative: it may
+    report a pair that cannot really meet, never misses one that can."""
+    return [(x, y) for x in a for y in b if _glob_pair_may_overlap(x, y)]
+
+
+def _glob_pair_may_overlap(x: str, y: str) -> bool:
+    px, py = _segments(x), _segments(y)
+    return _segments_may_meet(tuple(px), tuple(py))
+
+
+def _segments(glob: str) -> list[str]:
+    anchored = glob.startswith("/") or "/" in glob.rstrip("/")
+    parts = [p for p in glob.strip("/").split("/") if p]
+    if not anchored:
+        parts = ["**", *parts]
+    if parts and parts[-1] != "**" and not _GLOB_CHARS.search(parts[-1]) and "." not in parts[-1].lstrip("."):
+        parts = [*parts, "**"]  # a bare name can be a folder
+    return parts
+
+
+@lru_cache(maxsize=4096)
+def _segments_may_meet(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+    if not a and not b:
+        return True
+    if a and a[0] == "**":
+        return _segments_may_meet(a[1:], b) or (bool(b) and _segments_may_meet(a, b[1:]))
+    if b and b[0] == "**":
+        return _segments_may_meet(a, b[1:]) or (bool(a) and _segments_may_meet(a[1:], b))
+    if not a or not b:
+        return False
+    return _segment_may_meet(a[0], b[0]) and _segments_may_meet(a[1:], b[1:])
+
+
+def _segment_may_meet(x: str, y: str) -> bool:
+    gx, gy = bool(_GLOB_CHARS.search(x)), bool(_GLOB_CHARS.search(y))
+    if not gx and not gy:
+        return x == y
+    if gx and gy:
+        return True  # two wildcards: assume they can meet
+    literal, pattern = (y, x) if gx else (x, y)
+    return pathspec.patterns.GitWildMatchPattern(pattern).match_file(literal) is not None if "/" not in pattern else True

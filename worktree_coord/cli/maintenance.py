@@ -1,0 +1,38 @@
+"""`wtc status` and `wtc gc`."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import typer
+
+from . import app
+from .common import JsonOption, RepoOption, open_coordinator
+from .output import emit
+from . import render
+
+
+@app.command("status")
+def status(
+    run: Optional[str] = typer.Option(None, "--run", "-r", help="Run id (default: list the runs)."),
+    repo: str = RepoOption,
+    json_mode: bool = JsonOption,
+) -> int:
+    """Show the runs, or one run's tasks with their states."""
+    with open_coordinator(repo) as coordinator:
+        result = coordinator.status(run)
+    emit(result.to_json(), schema="status", json_mode=json_mode, human=render.run_status(result))
+    return result.exit_code
+
+
+@app.command("gc")
+def gc(
+    dry_run: bool = typer.Option(False, "--dry-run", help="List what would be removed; change nothing."),
+    repo: str = RepoOption,
+    json_mode: bool = JsonOption,
+) -> int:
+    """Remove ended tasks' worktrees, orphaned folders and admin entries, dead leases, expired keys."""
+    with open_coordinator(repo) as coordinator:
+        result = coordinator.gc(dry_run=dry_run)
+    emit(result.to_json(), schema="gc", json_mode=json_mode, human=render.gc_report(result))
+    return result.exit_code

@@ -1,0 +1,104 @@
+"""Text renderings of the Coordinator's results for people (agents use --json)."""
+
+from __future__ import annotations
+
+
+from ..results import GcReport, RunStarted, RunStatus, TaskAbandoned, TaskFinished, TaskStarted
+
+
+def _again(replayed: bool) -> str:
+    return " (repeat: the stored result of the first call)" if replayed else ""
+
+
+def run_started(r: RunStarted) -> str:
+    return f"run {r.run} pinned at {r.base[:12]}; integration branch {r.integration}{_again(r.replayed)}"
+
+
+def task_started(r: TaskStarted) -> str:
+    lines = [f"task {r.task} started{_again(r.replayed)}",
+             f"  worktree  {r.worktree}",
+             f"  branch    {r.branch} at {r.base[:12]}",
+             f"  own       {' '.join(r.boundary.get('own', []))}"]
+    if r.boundary.get("read"):
+        lines.append(f"  read      {' '.join(r.boundary['read'])}")
+    if r.sparse_cone is not None:
+        lines.append(f"  sparse    {' '.join(r.sparse_cone) or '(root files only)'} + root files")
+    for overlap in r.overlaps:
+        lines.append(f"  overlaps  task {overlap['task']} ({', '.join(a + ' ~ ' + b for a, b in overlap['globs'])})")
+    lines.append(f"  manifest  {r.manifest}")
+    return "\n".join(lines)
+
+
+def task_finished(r: TaskFinished) -> str:
+    head = f"task {r.task}: {r.state}" + (f" at {r.commit[:12]}" if r.commit else "") + _again(r.replayed)
+    lines = [head]
+    if r.violations:
+        lines.append(f"  {len(r.violations)} boundary violation(s); the commit stays on {r.branch} and the worktree stays:")
+        for v in r.violations:
+            lines.append(f"    {v['rule']:<22} {v['path'] or '-'}  {v['detail']}")
+        lines.append(f"  fix the paths in {r.worktree} and run `wtc task finish {r.task} --run {r.run}` again")
+    else:
+        lines.append(f"  {len(r.changed)} file(s) changed on {r.branch}")
+    for item in r.reserved:
+        lines.append(f"  reserved  {item['path']} ({item['status']}): kept aside for consolidation")
+    for c in r.conflicts:
+        where = f" in {c['declaration']}" if c.get("declaration") else ""
+        lines.append(f"  conflict  {c['path']}{where} lines {c.get('start_line')}-{c.get('end_line')}")
+    for note in r.notes:
+        lines.append(f"  note: {note}")
+    return "\n".join(lines)
+
+
+def task_abandoned(r: TaskAbandoned) -> str:
+    snap = f"; uncommitted work saved as {r.snapshot[:12]}" if r.snapshot else ""
+    return f"task {r.task} abandoned; branch {r.branch} kept{snap}{_again(r.replayed)}"
+
+
+def run_status(r: RunStatus) -> str:
+    if not r.runs:
+        return "no runs yet (start one: wtc run start --run NAME)"
+    lines = []
+    if not r.tasks and len(r.runs) != 1:
+        for run in r.runs:
+            lines.append(f"{run['run']:<28} {run['state']:<8} base {run['base'][:12]}  {run['integration']}")
+        return "\n".join(lines)
+    run = r.runs[0]
+    lines.append(f"run {run['run']} ({run['state']}) pinned at {run['base'][:12]}, integration {run['integration']}")
+    if not r.tasks:
+        lines.append("  no tasks")
+        return "\n".join(lines)
+    lines.append(f"  {'task':<24} {'state':<10} {'files':>5} {'viol':>4} {'confl':>5} {'age':>7}")
+    for t in r.tasks:
+        lines.append(f"  {t['task']:<24} {t['state']:<10} {t['files']:>5} {t['violations']:>4} {t['conflicts']:>5} "
+                     f"{_age(t['age_seconds']):>7}")
+    lines.append("  " + ", ".join(f"{n} {s}" for s, n in sorted(r.counts.items())))
+    return "\n".join(lines)
+
+
+def _age(seconds: float) -> str:
+    if seconds < 90:
+        return f"{seconds:.0f}s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f}m"
+    return f"{seconds / 3600:.1f}h"
+
+
+def gc_report(r: GcReport) -> str:
+    verb = "would remove" if r.dry_run else "removed"
+    sections = [
+        ("worktrees", r.worktrees_removed), ("git admin entries", r.admin_entries_pruned),
+        ("leases of dead owners", r.leases_removed), ("expired idempotency records", r.records_expired),
+        ("empty task branches", r.branches_deleted),
+    ]
+    lines = [f"gc: {verb} " + ", ".join(f"{len(items)} {name}" for name, items in sections)]
+    for name, items in sections:
+        for item in items[:20]:
+            lines.append(f"  {name}: {item}")
+    for snap in r.snapshots:
+        lines.append(f"  saved uncommitted work: {snap}")
+    for keep in r.kept:
+        lines.append(f"  kept {keep['branch']}: {keep['why']}")
+    return "\n".join(lines)
+
+
+__all__ = ["run_started", "task_started", "task_finished", "task_abandoned", "run_status", "gc_report"]

@@ -1,0 +1,30 @@
+"""`wtc run start`: pin a commit and create the run's integration branch."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import typer
+
+from . import app
+from .common import JsonOption, KeyOption, RepoOption, open_coordinator
+from .output import emit
+from . import render
+
+run_app = typer.Typer(help="Runs: one fan-out off one pinned commit.", no_args_is_help=True)
+app.add_typer(run_app, name="run")
+
+
+@run_app.command("start")
+def run_start(
+    run: Optional[str] = typer.Option(None, "--run", "-r", help="Run id (default: generated)."),
+    base: str = typer.Option("HEAD", "--base", help="Revision to pin (default HEAD)."),
+    key: Optional[str] = KeyOption,
+    repo: str = RepoOption,
+    json_mode: bool = JsonOption,
+) -> int:
+    """Pin BASE and create the integration branch wtc/<run>/integration at it."""
+    with open_coordinator(repo) as coordinator:
+        result = coordinator.start_run(run, base, key=key)
+    emit(result.to_json(), schema="run.start", json_mode=json_mode, human=render.run_started(result))
+    return result.exit_code

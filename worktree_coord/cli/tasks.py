@@ -1,0 +1,67 @@
+"""`wtc task start|finish|abandon`: what each agent calls from its shell."""
+
+from __future__ import annotations
+
+from typing import List, Optional
+
+import typer
+
+from . import app
+from .common import JsonOption, KeyOption, RepoOption, RunOption, open_coordinator
+from .output import emit
+from . import render
+
+task_app = typer.Typer(help="Tasks: one agent's unit of work in its own worktree.", no_args_is_help=True)
+app.add_typer(task_app, name="task")
+
+
+@task_app.command("start")
+def task_start(
+    task: str = typer.Argument(..., help="Task id."),
+    run: str = RunOption,
+    own: List[str] = typer.Option([], "--own", help="Glob the task may change (repeatable)."),
+    read: List[str] = typer.Option([], "--read", help="Glob the task reads (repeatable; sets the sparse cone)."),
+    sparse: bool = typer.Option(False, "--sparse", help="Check out only own/read folders plus root files."),
+    exclusive: bool = typer.Option(False, "--exclusive", help="Refuse to overlap another live task's --own."),
+    author: Optional[str] = typer.Option(None, "--author", help='Commit author, "Name <email>".'),
+    key: Optional[str] = KeyOption,
+    repo: str = RepoOption,
+    json_mode: bool = JsonOption,
+) -> int:
+    """Create the task's branch wtc/<run>/<task> and ephemeral worktree off the pinned commit."""
+    with open_coordinator(repo) as coordinator:
+        result = coordinator.start_task(run, task, own, read, sparse=sparse, exclusive=exclusive,
+                                        author=author, key=key)
+    emit(result.to_json(), schema="task.start", json_mode=json_mode, human=render.task_started(result))
+    return result.exit_code
+
+
+@task_app.command("finish")
+def task_finish(
+    task: str = typer.Argument(..., help="Task id."),
+    run: str = RunOption,
+    message: Optional[str] = typer.Option(None, "--message", "-m", help="Commit message."),
+    key: Optional[str] = KeyOption,
+    repo: str = RepoOption,
+    json_mode: bool = JsonOption,
+) -> int:
+    """Commit everything in the worktree, check the boundary, remove the worktree."""
+    with open_coordinator(repo) as coordinator:
+        result = coordinator.finish_task(run, task, message=message, key=key)
+    emit(result.to_json(), schema="task.finish", json_mode=json_mode, human=render.task_finished(result))
+    return result.exit_code
+
+
+@task_app.command("abandon")
+def task_abandon(
+    task: str = typer.Argument(..., help="Task id."),
+    run: str = RunOption,
+    key: Optional[str] = KeyOption,
+    repo: str = RepoOption,
+    json_mode: bool = JsonOption,
+) -> int:
+    """Drop the worktree (uncommitted work is snapshotted onto the branch), keep the branch."""
+    with open_coordinator(repo) as coordinator:
+        result = coordinator.abandon_task(run, task, key=key)
+    emit(result.to_json(), schema="task.abandon", json_mode=json_mode, human=render.task_abandoned(result))
+    return result.exit_code

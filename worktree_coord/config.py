@@ -1,0 +1,140 @@
+"""Project configuration: `[tool.worktree-coord]` in the root pyproject.toml, or a `.wtc.toml`.
+
+One schema, validated on load: an unknown key or a wrong type is a ConfigError naming the key, the
+file and the allowed values. `.wtc.toml` (top level keys, or a `[tool.worktree-coord]` table) wins
+over pyproject.toml when both exist. Read from the main checkout's working tree, or from HEAD's
+tree in a bare repository.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from .errors import ConfigError
+
+
+@dataclass(frozen=True)
+class Config:
+    worktree_root: str = ".wtc/worktrees"
+    reserved_add: tuple[str, ...] = ()
+    reserved_remove: tuple[str, ...] = ()
+    idempotency_ttl: float = 24 * 3600.0
+    lock_timeout: float = 120.0
+    wait_timeout: float = 600.0
+    verify: str | None = None
+    relock: dict[str, str] = field(default_factory=dict)
+    max_parallel: int | None = None
+    source: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "worktree-root": self.worktree_root,
+            "reserved-add": list(self.reserved_add),
+            "reserved-remove": list(self.reserved_remove),
+            "idempotency-ttl": self.idempotency_ttl,
+            "lock-timeout": self.lock_timeout,
+            "wait-timeout": self.wait_timeout,
+            "verify": self.verify,
+            "relock": dict(self.relock),
+            "max-parallel": self.max_parallel,
+            "source": self.source,
+        }
+
+
+def _str(value: Any) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise TypeError("a non-empty string")
+    return value
+
+
+def _str_list(value: Any) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+        raise TypeError("a list of non-empty strings")
+    return tuple(value)
+
+
+def _seconds(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+        raise TypeError("a positive number of seconds")
+    return float(value)
+
+
+def _positive_int(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise TypeError("a positive integer")
+    return value
+
+
+def _str_table(value: Any) -> dict[str, str]:
+    if not isinstance(value, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
+        raise TypeError("a table of ecosystem = \"command\" strings")
+    return dict(value)
+
+
+_KEYS: dict[str, tuple[str, Callable[[Any], Any]]] = {
+    "worktree-root": ("worktree_root", _str),
+    "reserved-add": ("reserved_add", _str_list),
+    "reserved-remove": ("reserved_remove", _str_list),
+    "idempotency-ttl": ("idempotency_ttl", _seconds),
+    "lock-timeout": ("lock_timeout", _seconds),
+    "wait-timeout": ("wait_timeout", _seconds),
+    "verify": ("verify", _str),
+    "relock": ("relock", _str_table),
+    "max-parallel": ("max_parallel", _positive_int),
+}
+
+
+def parse_config(table: dict[str, Any], source: str) -> Config:
+    """Validate a `[tool.worktree-coord]` table into a Config."""
+    values: dict[str, Any] = {"source": source}
+    for key, value in table.items():
+        if key not in _KEYS:
+            raise ConfigError(
+                f"unknown key {key!r} in {source}",
+                fix="allowed keys: " + ", ".join(sorted(_KEYS)),
+                details={"key": key, "file": source},
+            )
+        attribute, convert = _KEYS[key]
+        try:
+            values[attribute] = convert(value)
+        except TypeError as expected:
+            raise ConfigError(
+                f"{key} in {source} must be {expected}, not {value!r}",
+                fix=f"set {key} to {expected} (see docs/configuration.md)",
+                details={"key": key, "file": source},
+            ) from None
+    return Config(**values)
+
+
+def load_config(toplevel: Path | None, read_head_file: Callable[[str], bytes | None] | None = None) -> Config:
+    """The project's configuration, or the defaults when it has none."""
+    for name, table_path in ((".wtc.toml", None), ("pyproject.toml", ("tool", "worktree-coord"))):
+        raw = _read(name, toplevel, read_head_file)
+        if raw is None:
+            continue
+        try:
+            document = tomllib.loads(raw.decode("utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+            if name == "pyproject.toml":
+                continue  # a broken pyproject is the project's problem unless it configures us
+            raise ConfigError(f"{name} is not valid TOML: {error}", fix=f"fix the syntax of {name}") from None
+        if table_path is None:
+            table = document.get("tool", {}).get("worktree-coord", document)
+        else:
+            table = document.get(table_path[0], {}).get(table_path[1])
+            if table is None:
+                continue
+        if not isinstance(table, dict):
+            raise ConfigError(f"[tool.worktree-coord] in {name} must be a table")
+        return parse_config(table, name)
+    return Config()
+
+
+def _read(name: str, toplevel: Path | None, read_head_file: Callable[[str], bytes | None] | None) -> bytes | None:
+    if toplevel is not None:
+        path = toplevel / name
+        return path.read_bytes() if path.is_file() else None
+    return read_head_file(name) if read_head_file else None

@@ -1,0 +1,540 @@
+"""The Python API: runs, tasks in ephemeral worktrees, boundaries checked at finish, garbage collection.
+
+`Coordinator(repo)` is what the CLI, the CI step and custom orchestrators call. Every write goes
+through `idempotency.run_once` (a repeat with the same key does nothing) and, for one task, under that
+task's lease (two calls on one task never interleave); nothing that matters lives in process memory,
+so any process may pick up where a killed one stopped:
+
+- start_run:   pin a commit, create `wtc/<run>/integration` at it (create-only), record the run.
+- start_task:  record the task, then create its worktree on `wtc/<run>/<task>` at the pin (sparse
+               when asked), verify HEAD == pin, write the boundary manifest into the worktree.
+               A retry after a crash finds the record and rebuilds what is missing.
+- finish_task: commit everything in the worktree as the task's author, check the diff against the
+               pin, then record `finished` (or `rejected` with every violation, or `empty`) and
+               remove the worktree. A retry after a crash between commit and record ends the same.
+- abandon_task: snapshot uncommitted work onto the branch, remove the worktree, keep the branch.
+- gc:          remove what ended or nobody owns, never a branch with unmerged work.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any, Sequence
+
+from . import boundary as boundaries
+from . import leases
+from .config import Config, load_config
+from .crashpoints import crash_point
+from .errors import BusyError, NotFoundError, StateError, UsageError
+from .events import NullReporter, Reporter
+from .gitrepo import GitRepo
+from .idempotency import Outcome, default_key, run_once
+from .model import Boundary, RunRecord, RunState, TaskRecord, TaskState, validate_name
+from .results import GcReport, RunStarted, RunStatus, TaskAbandoned, TaskFinished, TaskStarted
+from .store import SQLiteStore, Store
+
+MANIFEST_PATH = ".wtc/task.json"
+EXIT_BOUNDARY = 3
+
+
+class Coordinator:
+    """Coordinates the runs and tasks of one git repository (see the module docstring)."""
+
+    def __init__(self, repo: str | os.PathLike[str] = ".", *, store: Store | None = None,
+                 config: Config | None = None, reporter: Reporter | None = None):
+        self.git = GitRepo(repo)
+        self.config = config or load_config(self.git.toplevel, self._read_head_file)
+        self.git.lock_timeout = self.config.lock_timeout
+        self.git.ensure_setup()
+        self.store: Store = store or SQLiteStore(self.git.wtc_dir / "state.sqlite3")
+        self.reporter = reporter or NullReporter()
+
+    def close(self) -> None:
+        self.store.close()
+
+    def __enter__(self) -> "Coordinator":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ---- runs -------------------------------------------------------------------------------------
+
+    def start_run(self, run_id: str | None = None, base: str = "HEAD", *, key: str | None = None) -> RunStarted:
+        """Pin `base` and create the run's integration branch at it."""
+        if run_id is None:
+            if key is not None:
+                existing = self.store.get_record(key)
+                if existing is not None and existing.result:
+                    run_id = existing.result.get("run")
+            run_id = run_id or time.strftime("run-%Y%m%d-%H%M%S-") + os.urandom(2).hex()
+        validate_name("run", run_id)
+        sha = self.git.resolve_commit(base)
+        request = {"run": run_id, "base": sha}
+
+        def body() -> Outcome:
+            integration = f"wtc/{run_id}/integration"
+            existing = self.store.get_run(run_id)
+            if existing is not None:
+                if existing.base != sha:
+                    raise UsageError(
+                        f"run {run_id!r} exists, pinned at {existing.base[:12]}, not {sha[:12]}",
+                        fix="start a run with a new --run id, or omit --base to reuse this run",
+                    )
+                return Outcome(RunStarted(run=run_id, base=sha, integration=integration).to_json())
+            ref = f"refs/heads/{integration}"
+            if not self.git.create_ref(ref, sha, f"worktree_coord: run {run_id} pinned"):
+                current = self.git.ref_target(ref)
+                if current != sha:
+                    raise UsageError(
+                        f"branch {integration} already exists at {str(current)[:12]} but no run {run_id!r} is recorded",
+                        fix=f"choose another --run id, or delete the branch (git branch -D {integration})",
+                    )
+            self.store.create_run(RunRecord(run_id, sha, integration, RunState.OPEN, time.time(), {}))
+            self.store.log_event(run_id, None, "run.started", {"base": sha})
+            self.reporter.event("run.started", run=run_id, base=sha)
+            return Outcome(RunStarted(run=run_id, base=sha, integration=integration).to_json())
+
+        done = run_once(self.store, key or default_key(run_id, "run-start"), "run.start", request, body,
+                        ttl=self.config.idempotency_ttl, wait_timeout=self.config.wait_timeout)
+        return RunStarted.from_json(done.outcome.result, replayed=done.replayed)
+
+    def _run(self, run_id: str) -> RunRecord:
+        validate_name("run", run_id)
+        run = self.store.get_run(run_id)
+        if run is None:
+            raise NotFoundError(f"no run {run_id!r} in {self.git.common_dir}",
+                                fix="start it first: wtc run start --run " + run_id)
+        return run
+
+    def _task(self, run_id: str, task_id: str) -> TaskRecord:
+        validate_name("task", task_id)
+        task = self.store.get_task(run_id, task_id)
+        if task is None:
+            raise NotFoundError(f"no task {task_id!r} in run {run_id!r}",
+                                fix=f"start it first: wtc task start {task_id} --run {run_id} --own GLOB")
+        return task
+
+    # ---- task start -------------------------------------------------------------------------------
+
+    def start_task(self, run_id: str, task_id: str, own: Sequence[str], read: Sequence[str] = (), *,
+                   sparse: bool = False, exclusive: bool = False, author: str | None = None,
+                   key: str | None = None) -> TaskStarted:
+        """Give a task its branch and ephemeral worktree off the run's pinned commit."""
+        run = self._run(run_id)
+        validate_name("task", task_id)
+        reserved = boundaries.reserved_patterns(self.config.reserved_add, self.config.reserved_remove)
+        boundary = boundaries.make_boundary(own, read, reserved=reserved, exclusive=exclusive, sparse=sparse)
+        author_name, author_email = _parse_author(author, run_id, task_id)
+        request = {"run": run_id, "task": task_id, "own": list(boundary.own), "read": list(boundary.read),
+                   "sparse": sparse, "exclusive": exclusive, "author": f"{author_name} <{author_email}>"}
+
+        def body() -> Outcome:
+            with leases.hold(self.store, f"task:{run_id}/{task_id}", timeout=self.config.wait_timeout,
+                             what=f"task {task_id}"):
+                return Outcome(self._start_task_locked(run, task_id, boundary, f"{author_name} <{author_email}>").to_json())
+
+        done = run_once(self.store, key or default_key(run_id, "start", task_id), "task.start", request, body,
+                        ttl=self.config.idempotency_ttl, wait_timeout=self.config.wait_timeout)
+        return TaskStarted.from_json(done.outcome.result, replayed=done.replayed)
+
+    def _start_task_locked(self, run: RunRecord, task_id: str, boundary: Boundary, author: str) -> TaskStarted:
+        branch = f"wtc/{run.run_id}/{task_id}"
+        path = self.worktree_path(run.run_id, task_id)
+        existing = self.store.get_task(run.run_id, task_id)
+        overlaps: list[dict[str, Any]] = []
+        if existing is not None:
+            if (existing.boundary.own, existing.boundary.read, existing.boundary.sparse, existing.boundary.exclusive) != (
+                    boundary.own, boundary.read, boundary.sparse, boundary.exclusive):
+                raise UsageError(
+                    f"task {task_id!r} already exists in run {run.run_id!r} with another boundary "
+                    f"(own {list(existing.boundary.own)})",
+                    fix="use a new task name, or repeat the original --own/--read/--sparse flags",
+                )
+            if not existing.state.live:
+                raise StateError(f"task {task_id!r} is {existing.state.value}; it cannot be started again",
+                                 fix="start a new task with another name")
+            boundary = existing.boundary
+            overlaps = existing.result.get("overlaps", [])
+        else:
+            # Overlap check and insert under one short run-wide lease, so two exclusive tasks that
+            # overlap can never both get in.
+            with leases.hold(self.store, f"boundaries:{run.run_id}", timeout=self.config.wait_timeout,
+                             what=f"run {run.run_id} boundaries"):
+                overlaps = self._overlaps(run.run_id, task_id, boundary)
+                blocking = [o for o in overlaps if boundary.exclusive or o["exclusive"]]
+                if blocking:
+                    names = ", ".join(o["task"] for o in blocking)
+                    raise BusyError(
+                        f"task {task_id!r} would overlap live task(s) {names} and exclusive ownership was asked",
+                        fix="retry after those tasks finish, or narrow --own so the globs do not meet",
+                        retry_after=30.0,
+                        details={"overlaps": blocking},
+                    )
+                now = time.time()
+                self.store.insert_task(TaskRecord(
+                    run_id=run.run_id, task_id=task_id, state=TaskState.STARTED, branch=branch,
+                    worktree=str(path), boundary=boundary, author=author, head=run.base,
+                    created_at=now, updated_at=now, result={"overlaps": overlaps},
+                ))
+            self.store.log_event(run.run_id, task_id, "task.started", {"own": list(boundary.own)})
+        crash_point("start.after_record")
+        cone = boundaries.cone_directories(list(boundary.own) + list(boundary.read)) if boundary.sparse else None
+        head = self._ensure_worktree(run, task_id, branch, path, cone if boundary.sparse else None)
+        manifest = self._write_manifest(run, task_id, branch, path, boundary)
+        self.store.update_task(run.run_id, task_id, worktree=str(path))
+        self.reporter.event("task.started", run=run.run_id, task=task_id, worktree=str(path))
+        return TaskStarted(
+            run=run.run_id, task=task_id, worktree=str(path), branch=branch, base=run.base,
+            boundary=boundary.to_json(), sparse_cone=list(cone) if cone is not None else None,
+            overlaps=overlaps, manifest=str(manifest),
+        )
+
+    def _overlaps(self, run_id: str, task_id: str, boundary: Boundary) -> list[dict[str, Any]]:
+        found = []
+        for other in self.store.list_tasks(run_id, [TaskState.STARTED, TaskState.REJECTED, TaskState.CONFLICT]):
+            if other.task_id == task_id:
+                continue
+            pairs = boundaries.may_overlap(boundary.own, other.boundary.own)
+            if pairs:
+                found.append({"task": other.task_id, "exclusive": other.boundary.exclusive,
+                              "globs": [list(p) for p in pairs]})
+        return found
+
+    def _ensure_worktree(self, run: RunRecord, task_id: str, branch: str, path: Path,
+                         cone: Sequence[str] | None) -> str:
+        """The task's worktree, created or re-created as needed; returns its HEAD (verified)."""
+        ref = f"refs/heads/{branch}"
+        tip = self.git.ref_target(ref)
+        if tip is not None and not self.git.is_ancestor(run.base, tip):
+            raise StateError(f"branch {branch} exists but does not descend from the run's pinned commit {run.base[:12]}",
+                             fix=f"delete it (git branch -D {branch}) or use another task name")
+        if path.exists() and (path / ".git").is_file():
+            head, symbolic = self.git.worktree_head(path)
+            if head is not None and symbolic == ref:
+                return head
+            # A half-made worktree (crash during creation): rebuild it.
+            self.git.remove_worktree(path)
+        elif path.exists():
+            self.git.remove_worktree(path)
+        expected = tip or run.base
+        head = self.git.add_worktree(path, branch, run.base, sparse_dirs=cone)
+        if head != expected:
+            self.git.remove_worktree(path)
+            raise StateError(f"the new worktree's HEAD {head[:12]} is not the expected {expected[:12]}",
+                             fix="retry; if it repeats, run `wtc gc` and report a bug")
+        return head
+
+    def _write_manifest(self, run: RunRecord, task_id: str, branch: str, path: Path, boundary: Boundary) -> Path:
+        manifest = path / MANIFEST_PATH
+        manifest.parent.mkdir(parents=True, exist_ok=True)
+        body = {
+            "schema": "wtc.task-manifest/1",
+            "run": run.run_id,
+            "task": task_id,
+            "branch": branch,
+            "base": run.base,
+            "own": list(boundary.own),
+            "read": list(boundary.read),
+            "reserved": list(boundary.reserved),
+            "note": "Change only paths matching `own`. Edits to `reserved` files become intents for the "
+                    "consolidation phase. When done: wtc task finish " + task_id + " --run " + run.run_id,
+        }
+        temporary = manifest.with_suffix(".tmp")
+        temporary.write_text(json.dumps(body, indent=2) + "\n")
+        temporary.replace(manifest)
+        return manifest
+
+    def worktree_root(self) -> Path:
+        """Where task worktrees live: `worktree-root` from the configuration, relative to the main
+        checkout (excluded from its `git status`); inside the git dir for a bare repository."""
+        root = Path(self.config.worktree_root)
+        if root.is_absolute():
+            return root
+        return self.git.toplevel / root if self.git.toplevel else self.git.wtc_dir / "worktrees"
+
+    def worktree_path(self, run_id: str, task_id: str) -> Path:
+        return self.worktree_root() / run_id / task_id
+
+    # ---- task finish ------------------------------------------------------------------------------
+
+    def finish_task(self, run_id: str, task_id: str, *, message: str | None = None,
+                    key: str | None = None) -> TaskFinished:
+        """Commit the worktree, check the boundary, record the outcome, remove the worktree."""
+        run = self._run(run_id)
+        self._task(run_id, task_id)
+        request = {"run": run_id, "task": task_id, "message": message}
+
+        def body() -> Outcome:
+            with leases.hold(self.store, f"task:{run_id}/{task_id}", timeout=self.config.wait_timeout,
+                             what=f"task {task_id}"):
+                result = self._finish_task_locked(run, task_id, message)
+            return Outcome(result.to_json(), result.exit_code, final=result.exit_code == 0)
+
+        done = run_once(self.store, key or default_key(run_id, "finish", task_id), "task.finish", request, body,
+                        ttl=self.config.idempotency_ttl, wait_timeout=self.config.wait_timeout)
+        return TaskFinished.from_json(done.outcome.result, replayed=done.replayed)
+
+    def _finish_task_locked(self, run: RunRecord, task_id: str, message: str | None) -> TaskFinished:
+        task = self._task(run.run_id, task_id)
+        if task.state in (TaskState.FINISHED, TaskState.MERGED, TaskState.EMPTY):
+            # Finished earlier (perhaps by a call with another key): clean up what a crash may have
+            # left, and return the recorded outcome.
+            self._drop_worktree(task)
+            return TaskFinished.from_json(task.result, replayed=True)
+        if not task.state.live:
+            raise StateError(f"task {task_id!r} is {task.state.value} and cannot be finished",
+                             fix="start a new task; its branch " + task.branch + " keeps the work")
+        ref = f"refs/heads/{task.branch}"
+        path = Path(task.worktree) if task.worktree else None
+        notes: list[str] = []
+        problems: list[dict[str, str]] = []
+        if path is not None and path.exists():
+            problems = self._worktree_problems(task, path)
+            if not problems:
+                name, email = _split_author(task.author)
+                self.git.commit_all(path, message or f"wtc: {task_id}", name, email)
+        else:
+            notes.append("the worktree was gone; checked the branch as it is")
+        crash_point("finish.after_commit")
+        tip = self.git.ref_target(ref)
+        if tip is None:
+            raise StateError(f"the task branch {task.branch} was deleted",
+                             fix=f"abandon the task (wtc task abandon {task_id} --run {run.run_id}) and start a new one")
+        violations = [dict(v) for v in problems]
+        changes = []
+        reserved = []
+        if not violations:
+            if not self.git.is_ancestor(run.base, tip):
+                violations.append({"path": "", "rule": "not_from_base",
+                                   "detail": f"the branch no longer descends from the pinned commit {run.base[:12]}"})
+            else:
+                changes = self.git.changes(run.base, tip)
+                report = boundaries.check_changes(changes, task.boundary, self.git.read_blob)
+                violations = [v.to_json() for v in report.violations]
+                reserved = [{"path": c.path, "status": c.status, "base_oid": c.old_oid, "new_oid": c.new_oid}
+                            for c in report.reserved]
+        changed = [{"path": c.path, "status": c.status} for c in changes]
+        if violations:
+            result = TaskFinished(
+                exit_code=EXIT_BOUNDARY, run=run.run_id, task=task_id, state=TaskState.REJECTED.value, commit=tip,
+                branch=task.branch, changed=changed, violations=violations, worktree=task.worktree, notes=notes,
+            )
+            self.store.update_task(run.run_id, task_id, state=TaskState.REJECTED, head=tip, result=result.to_json())
+            self.store.log_event(run.run_id, task_id, "task.rejected", {"violations": violations})
+            self.reporter.event("task.rejected", run=run.run_id, task=task_id, violations=violations)
+            return result
+        state = TaskState.EMPTY if not changes else TaskState.FINISHED
+        if state is TaskState.FINISHED:
+            notes.append("merging into the integration branch is not built yet: the task waits, finished, on its branch")
+        if reserved:
+            notes.append("reserved-file edits are kept aside on the branch for the consolidation phase")
+        result = TaskFinished(
+            run=run.run_id, task=task_id, state=state.value, commit=tip, branch=task.branch, changed=changed,
+            reserved=reserved, worktree=None, notes=notes,
+        )
+        self.store.update_task(run.run_id, task_id, state=state, head=tip, finished_at=time.time(),
+                               result=result.to_json())
+        crash_point("finish.after_record")
+        self.store.log_event(run.run_id, task_id, f"task.{state.value}", {"commit": tip, "files": len(changed)})
+        self._drop_worktree(task)
+        self.reporter.event("task.finished", run=run.run_id, task=task_id, state=state.value)
+        return result
+
+    def _worktree_problems(self, task: TaskRecord, path: Path) -> list[dict[str, str]]:
+        """Tampering that makes committing in the worktree unsafe: a rewritten .git file, a switched branch."""
+        problems = []
+        dot_git = path / ".git"
+        text = dot_git.read_text(errors="replace").strip() if dot_git.is_file() else ""
+        admin = Path(text[len("gitdir:"):].strip()) if text.startswith("gitdir:") else None
+        if admin is None or not admin.is_absolute():
+            admin = (path / admin) if admin is not None else None
+        worktrees_dir = (self.git.common_dir / "worktrees").resolve()
+        if admin is None or admin.resolve().parent != worktrees_dir or not (admin / "gitdir").is_file():
+            problems.append({"path": ".git", "rule": "git_dir",
+                             "detail": "the worktree's .git file was changed or removed; restore it with `git worktree repair`"})
+            return problems
+        head, symbolic = self.git.worktree_head(path)
+        if symbolic != f"refs/heads/{task.branch}":
+            problems.append({"path": "", "rule": "branch_switched",
+                             "detail": f"the worktree is on {symbolic or 'a detached HEAD'}, not {task.branch}; "
+                                       f"switch back with `git switch {task.branch}`"})
+        return problems
+
+    def _drop_worktree(self, task: TaskRecord) -> None:
+        if task.worktree and Path(task.worktree).exists():
+            self.git.remove_worktree(Path(task.worktree))
+        if task.worktree:
+            self.store.update_task(task.run_id, task.task_id, worktree=None)
+
+    # ---- task abandon -----------------------------------------------------------------------------
+
+    def abandon_task(self, run_id: str, task_id: str, *, key: str | None = None) -> TaskAbandoned:
+        """Drop the worktree and keep the branch (with any uncommitted work snapshotted onto it)."""
+        self._run(run_id)
+        self._task(run_id, task_id)
+        request = {"run": run_id, "task": task_id}
+
+        def body() -> Outcome:
+            with leases.hold(self.store, f"task:{run_id}/{task_id}", timeout=self.config.wait_timeout,
+                             what=f"task {task_id}"):
+                task = self._task(run_id, task_id)
+                if task.state is TaskState.ABANDONED:
+                    return Outcome(TaskAbandoned(run=run_id, task=task_id, branch=task.branch,
+                                                 snapshot=task.result.get("snapshot")).to_json())
+                if not task.state.live:
+                    raise StateError(f"task {task_id!r} is {task.state.value}; only live tasks can be abandoned")
+                snapshot = self._snapshot(task, "wtc: abandoned snapshot of uncommitted work")
+                result = TaskAbandoned(run=run_id, task=task_id, branch=task.branch, snapshot=snapshot)
+                self.store.update_task(run_id, task_id, state=TaskState.ABANDONED, finished_at=time.time(),
+                                       result=result.to_json())
+                self.store.log_event(run_id, task_id, "task.abandoned", {"snapshot": snapshot})
+                self._drop_worktree(task)
+                return Outcome(result.to_json())
+
+        done = run_once(self.store, key or default_key(run_id, "abandon", task_id), "task.abandon", request, body,
+                        ttl=self.config.idempotency_ttl, wait_timeout=self.config.wait_timeout)
+        return TaskAbandoned.from_json(done.outcome.result, replayed=done.replayed)
+
+    def _snapshot(self, task: TaskRecord, message: str) -> str | None:
+        """Commit whatever is uncommitted in the task's worktree onto its branch, so nothing is lost."""
+        if not task.worktree or not Path(task.worktree).exists():
+            return None
+        path = Path(task.worktree)
+        if self._worktree_problems(task, path):
+            return None  # never commit through a tampered .git file or onto another branch
+        name, email = _split_author(task.author)
+        return self.git.commit_all(path, message, name, email)
+
+    # ---- status -----------------------------------------------------------------------------------
+
+    def status(self, run_id: str | None = None) -> RunStatus:
+        """The runs (all, or one) and their tasks at a glance."""
+        runs = [self._run(run_id)] if run_id else self.store.list_runs()
+        tasks = self.store.list_tasks(run_id) if run_id else []
+        counts: dict[str, int] = {}
+        now = time.time()
+        rows = []
+        for task in tasks:
+            counts[task.state.value] = counts.get(task.state.value, 0) + 1
+            rows.append({
+                "task": task.task_id, "state": task.state.value, "branch": task.branch, "worktree": task.worktree,
+                "own": list(task.boundary.own), "files": len(task.result.get("changed", [])),
+                "violations": len(task.result.get("violations", [])),
+                "conflicts": len(task.result.get("conflicts", [])),
+                "age_seconds": round(now - task.created_at, 1),
+            })
+        return RunStatus(runs=[r.to_json() for r in runs], tasks=rows, counts=counts)
+
+    # ---- gc ---------------------------------------------------------------------------------------
+
+    def gc(self, *, dry_run: bool = False) -> GcReport:
+        """Remove worktrees of ended tasks and folders nobody owns, prune git's admin entries, drop
+        leases of dead owners and expired idempotency records. Never deletes unmerged work: uncommitted
+        changes in a folder about to go are first committed onto its branch."""
+        removed: list[str] = []
+        snapshots: list[dict[str, str]] = []
+        kept: list[dict[str, str]] = []
+        live_paths: set[str] = set()
+        for task in self.store.list_tasks():
+            if not task.worktree:
+                continue
+            if task.state.live:
+                live_paths.add(str(Path(task.worktree)))
+                continue
+            if Path(task.worktree).exists():
+                removed.append(task.worktree)
+                if not dry_run:
+                    with leases.hold(self.store, f"task:{task.run_id}/{task.task_id}",
+                                     timeout=self.config.wait_timeout, what=f"task {task.task_id}"):
+                        snap = self._snapshot(task, "wtc gc: snapshot of uncommitted work")
+                        if snap:
+                            snapshots.append({"task": f"{task.run_id}/{task.task_id}", "commit": snap})
+                        self._drop_worktree(task)
+            elif not dry_run:
+                self.store.update_task(task.run_id, task.task_id, worktree=None)
+        # Folders under the worktree root that no live task owns.
+        root = self.worktree_root()
+        registered = {str(Path(w.path)): w for w in self.git.list_worktrees()}
+        if root.is_dir():
+            for run_dir in sorted(p for p in root.iterdir() if p.is_dir()):
+                children = sorted(p for p in run_dir.iterdir())
+                for folder in children:
+                    if str(folder) in live_paths:
+                        continue
+                    entry = registered.get(str(folder))
+                    if entry is not None and entry.branch and not dry_run:
+                        snap = self._snapshot_folder(folder, entry.branch)
+                        if snap:
+                            snapshots.append({"folder": str(folder), "commit": snap})
+                    removed.append(str(folder))
+                    if not dry_run and folder.is_dir():
+                        self.git.remove_worktree(folder)
+                    elif not dry_run:
+                        folder.unlink()
+                if not dry_run and run_dir.exists() and not any(run_dir.iterdir()):
+                    run_dir.rmdir()
+        pruned = self.git.prune_worktrees(dry_run=dry_run)
+        leases_removed = []
+        for lease in self.store.list_leases():
+            if leases.holder_is_dead(lease.owner) or lease.expires_at <= time.time():
+                leases_removed.append(lease.name)
+                if not dry_run:
+                    self.store.delete_lease(lease.name, lease.owner)
+        expired = self.store.delete_expired_records(time.time(), dry_run=dry_run)
+        branches = []
+        for task in self.store.list_tasks(states=[TaskState.EMPTY]):
+            ref = f"refs/heads/{task.branch}"
+            tip = self.git.ref_target(ref)
+            run = self.store.get_run(task.run_id)
+            if tip is None or run is None:
+                continue
+            if tip == run.base:  # nothing on it: deleting loses nothing
+                branches.append(task.branch)
+                if not dry_run:
+                    self.git.delete_ref(ref, tip)
+            else:
+                kept.append({"branch": task.branch, "why": "has commits beyond the pinned base"})
+        return GcReport(dry_run=dry_run, worktrees_removed=removed, snapshots=snapshots, admin_entries_pruned=pruned,
+                        leases_removed=leases_removed, records_expired=expired, branches_deleted=branches, kept=kept)
+
+    def _snapshot_folder(self, folder: Path, branch_ref: str) -> str | None:
+        if not branch_ref.startswith("refs/heads/wtc/"):
+            return None  # not ours: never commit in someone else's worktree
+        try:
+            if not self.git.has_uncommitted(folder):
+                return None
+            return self.git.commit_all(folder, "wtc gc: snapshot of uncommitted work", "worktree_coord gc",
+                                       "gc@worktree-coord.invalid")
+        except Exception:  # a broken folder: removing it is still right, it has no readable work
+            return None
+
+    def _read_head_file(self, name: str) -> bytes | None:
+        repo = self.git.repo
+        if repo.head_is_unborn:
+            return None
+        tree = repo.head.peel().tree
+        if name not in tree:
+            return None
+        return repo[tree[name].id].read_raw()
+
+
+def _parse_author(author: str | None, run_id: str, task_id: str) -> tuple[str, str]:
+    if not author:
+        return f"wtc task {task_id}", f"{task_id}@{run_id}.wtc.invalid"
+    name, email = _split_author(author)
+    if not name or not email:
+        raise UsageError(f"invalid --author {author!r}", fix='use the form "Name <email@example.com>"')
+    return name, email
+
+
+def _split_author(author: str) -> tuple[str, str]:
+    if "<" in author and author.rstrip().endswith(">"):
+        name, _, rest = author.partition("<")
+        return name.strip(), rest.rstrip().rstrip(">").strip()
+    return author.strip(), ""
+
+

@@ -1,0 +1,49 @@
+"""A cross-process exclusive lock on a file (flock), with a timeout.
+
+Held only around git's registration steps (worktree add/prune, ref deletion, config writes): the
+steps that race when 16-64 agents start at once. The kernel drops the lock when its holder dies, so
+a crashed process never leaves it held. Local filesystems only (not NFS).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import os
+import random
+import time
+from pathlib import Path
+from typing import Iterator
+
+from .errors import BusyError
+
+
+@contextlib.contextmanager
+def exclusive(path: Path, *, timeout: float, what: str) -> Iterator[None]:
+    """Hold an exclusive flock on `path` (created if missing) or raise BusyError after `timeout`."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        deadline = time.monotonic() + timeout
+        delay = 0.002
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except OSError as error:
+                if error.errno not in (errno.EAGAIN, errno.EACCES):
+                    raise
+            now = time.monotonic()
+            if now >= deadline:
+                raise BusyError(
+                    f"{what}: the lock {path} was held by another process for {timeout:.0f} s",
+                    fix="retry; many agents are starting or finishing at once (or raise lock_timeout in the configuration)",
+                    retry_after=1.0,
+                )
+            # Sleep, growing to 50 ms with jitter, so waiting costs no CPU and waiters do not march in step.
+            time.sleep(min(delay, deadline - now) * (0.5 + random.random()))
+            delay = min(delay * 2, 0.05)
+        yield
+    finally:
+        os.close(fd)  # closing the descriptor releases the flock

@@ -1,0 +1,357 @@
+"""The only module that touches git: pygit2 for objects, trees and refs; the git CLI where libgit2
+has no equivalent (worktree registration with --no-checkout, sparse checkout, staging and commits
+inside worktrees, which libgit2 gets wrong in sparse trees).
+
+Facts this module is built on (../shared/research/git-layer.md):
+- parallel `git worktree add` races (the `commondir` read, `config.lock`, `packed-refs.lock`), so
+  registration, pruning, ref deletion and config writes run under one repository-wide flock, and
+  checkout runs outside it;
+- after `worktree add --no-checkout` the index is empty: `read-tree -mu HEAD` populates index and
+  files (respecting the sparse patterns set just before);
+- a failed `worktree add -b` leaves a branch and a half-made folder: both are rolled back;
+- tree diffs recurse only into subtrees whose ids differ, so their cost follows the change, not the
+  repository.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator, Sequence
+
+import pygit2
+
+from . import filelock
+from .errors import GitError, NotFoundError, UsageError
+
+EXCLUDE_LINE = "/.wtc/"
+WTC_DIR = "wtc"          # under the git common dir: store, locks
+GIT_MODE_TREE = 0o040000
+GIT_MODE_LINK = 0o120000
+GIT_MODE_GITLINK = 0o160000
+
+
+@dataclass(frozen=True)
+class Change:
+    """One path that differs between two trees (no rename detection: a rename is delete + add)."""
+
+    path: str
+    old_mode: int | None
+    new_mode: int | None
+    old_oid: str | None
+    new_oid: str | None
+
+    @property
+    def status(self) -> str:
+        if self.old_oid is None:
+            return "added"
+        if self.new_oid is None:
+            return "deleted"
+        if self.old_mode != self.new_mode and self.old_oid == self.new_oid:
+            return "mode"
+        return "modified"
+
+
+@dataclass(frozen=True)
+class WorktreeEntry:
+    path: str
+    head: str | None
+    branch: str | None
+    prunable: bool
+    locked: bool
+
+
+class GitRepo:
+    """A repository opened for coordination: its common dir, main worktree and pygit2 handle."""
+
+    def __init__(self, path: str | os.PathLike[str] = ".", *, lock_timeout: float = 120.0):
+        start = Path(path).resolve()
+        if not start.exists():
+            raise NotFoundError(f"no such folder: {start}", fix="pass the path of a git repository (--repo PATH)")
+        found = pygit2.discover_repository(str(start))
+        if found is None:
+            raise NotFoundError(
+                f"{start} is not inside a git repository",
+                fix="run wtc inside a git repository, or pass --repo PATH",
+            )
+        git_dir = Path(found).resolve()
+        common = git_dir
+        commondir_file = git_dir / "commondir"
+        if commondir_file.exists():
+            common = (git_dir / commondir_file.read_text().strip()).resolve()
+        self.common_dir = common
+        self.repo = pygit2.Repository(str(common))
+        self.is_bare = self.repo.is_bare
+        self.toplevel: Path | None = None if self.is_bare else Path(self.repo.workdir).resolve()
+        self.lock_timeout = lock_timeout
+        self.wtc_dir = self.common_dir / WTC_DIR
+
+    # ---- running git --------------------------------------------------------------------------
+
+    def git(self, *args: str, cwd: str | os.PathLike[str] | None = None, check: bool = True,
+            env: dict[str, str] | None = None, input: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
+        """Run git (C locale, no prompts, no auto-gc) and raise GitError with git's words on failure."""
+        full_env = dict(os.environ)
+        full_env.update({"LC_ALL": "C", "GIT_TERMINAL_PROMPT": "0"})
+        for leaked in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR"):
+            full_env.pop(leaked, None)  # an agent's environment must not redirect our git calls
+        if env:
+            full_env.update(env)
+        where = str(cwd) if cwd is not None else str(self.toplevel or self.common_dir)
+        command = ["git", "-c", "gc.auto=0", "-c", "maintenance.auto=false", *args]
+        done = subprocess.run(command, cwd=where, env=full_env, input=input, capture_output=True)
+        if check and done.returncode != 0:
+            message = done.stderr.decode("utf-8", "replace").strip() or done.stdout.decode("utf-8", "replace").strip()
+            raise GitError(f"git {' '.join(args[:3])} failed: {message}", details={"args": list(args), "cwd": where})
+        return done
+
+    def registration_lock(self, what: str):
+        """The repository-wide lock around worktree registration, pruning, ref deletion, config writes."""
+        return filelock.exclusive(self.wtc_dir / "registry.lock", timeout=self.lock_timeout, what=what)
+
+    # ---- one-time setup -----------------------------------------------------------------------
+
+    def ensure_setup(self) -> None:
+        """Prepare the repository once (idempotent): per-worktree config, worktrees dir, excludes."""
+        exclude = self.common_dir / "info" / "exclude"
+        config = self.repo.config
+        needs_config = not _config_bool(config, "extensions.worktreeConfig")
+        needs_exclude = not exclude.exists() or EXCLUDE_LINE not in exclude.read_text().splitlines()
+        needs_dir = not (self.common_dir / "worktrees").is_dir() or not self.wtc_dir.is_dir()
+        if not (needs_config or needs_exclude or needs_dir):
+            return
+        self.wtc_dir.mkdir(parents=True, exist_ok=True)
+        with self.registration_lock("setting up the repository"):
+            (self.common_dir / "worktrees").mkdir(exist_ok=True)
+            if needs_config:
+                # What `git sparse-checkout` would do on first use, done once under our lock instead of
+                # racing on config.lock from many agents at once.
+                self.git("config", "core.repositoryformatversion", "1")
+                self.git("config", "extensions.worktreeConfig", "true")
+            if needs_exclude:
+                exclude.parent.mkdir(parents=True, exist_ok=True)
+                text = exclude.read_text() if exclude.exists() else ""
+                if EXCLUDE_LINE not in text.splitlines():
+                    if text and not text.endswith("\n"):
+                        text += "\n"
+                    text += "# worktree_coord: task worktrees and per-worktree task manifests\n" + EXCLUDE_LINE + "\n"
+                    exclude.write_text(text)
+
+    # ---- revisions and refs -------------------------------------------------------------------
+
+    def resolve_commit(self, rev: str) -> str:
+        """The full sha of the commit `rev` names; NotFoundError when it names none."""
+        if self.repo.head_is_unborn and rev == "HEAD":
+            raise NotFoundError("the repository has no commits yet",
+                                fix="make a first commit (git commit --allow-empty -m init), then start the run")
+        try:
+            obj = self.repo.revparse_single(rev)
+            commit = obj.peel(pygit2.Commit)
+        except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError) as error:
+            raise NotFoundError(f"no commit named {rev!r} in {self.common_dir}: {error}",
+                                fix="pass a branch, tag or commit sha that exists (git log --oneline)") from None
+        return str(commit.id)
+
+    def ref_target(self, name: str) -> str | None:
+        ref = self.repo.references.get(name)
+        if ref is None:
+            return None
+        return str(ref.resolve().target)
+
+    def create_ref(self, name: str, sha: str, message: str) -> bool:
+        """Create-only: True when created, False when the ref already exists (whatever it points to)."""
+        try:
+            self.repo.create_reference(name, pygit2.Oid(hex=sha), force=False, message=message)
+            return True
+        except pygit2.AlreadyExistsError:
+            return False
+        except ValueError:
+            return False
+
+    def delete_ref(self, name: str, expected: str | None = None) -> bool:
+        """Delete a ref under the registration lock (deletions contend on packed-refs.lock)."""
+        with self.registration_lock(f"deleting {name}"):
+            args = ["update-ref", "-d", name] + ([expected] if expected else [])
+            return self.git(*args, check=False).returncode == 0
+
+    def is_ancestor(self, ancestor: str, descendant: str) -> bool:
+        if ancestor == descendant:
+            return True
+        return self.repo.descendant_of(pygit2.Oid(hex=descendant), pygit2.Oid(hex=ancestor))
+
+    def commit_tree_id(self, sha: str) -> str:
+        return str(self.repo[pygit2.Oid(hex=sha)].peel(pygit2.Commit).tree_id)
+
+    def read_blob(self, oid: str) -> bytes:
+        return self.repo[pygit2.Oid(hex=oid)].read_raw()
+
+    def tree_paths(self, sha: str) -> Iterator[str]:
+        """Every file path in a commit's tree (used for small checks, not on hot paths)."""
+        tree = self.repo[pygit2.Oid(hex=sha)].peel(pygit2.Tree)
+        stack: list[tuple[str, pygit2.Tree]] = [("", tree)]
+        while stack:
+            prefix, node = stack.pop()
+            for entry in node:
+                path = prefix + entry.name
+                if entry.filemode == GIT_MODE_TREE:
+                    stack.append((path + "/", self.repo[entry.id]))
+                else:
+                    yield path
+
+    def changes(self, old_commit: str, new_commit: str) -> list[Change]:
+        """Paths that differ between two commits' trees, recursing only into differing subtrees."""
+        old_tree = self.repo[pygit2.Oid(hex=old_commit)].peel(pygit2.Tree)
+        new_tree = self.repo[pygit2.Oid(hex=new_commit)].peel(pygit2.Tree)
+        out: list[Change] = []
+        self._diff_trees("", old_tree, new_tree, out)
+        out.sort(key=lambda c: c.path)
+        return out
+
+    def _diff_trees(self, prefix: str, old: pygit2.Tree | None, new: pygit2.Tree | None, out: list[Change]) -> None:
+        olds = {e.name: e for e in old} if old is not None else {}
+        news = {e.name: e for e in new} if new is not None else {}
+        for name in olds.keys() | news.keys():
+            a, b = olds.get(name), news.get(name)
+            if a is not None and b is not None and a.id == b.id and a.filemode == b.filemode:
+                continue
+            path = prefix + name
+            a_tree = a is not None and a.filemode == GIT_MODE_TREE
+            b_tree = b is not None and b.filemode == GIT_MODE_TREE
+            if a_tree or b_tree:
+                self._diff_trees(path + "/", self.repo[a.id] if a_tree else None,
+                                 self.repo[b.id] if b_tree else None, out)
+            if (a is not None and not a_tree) or (b is not None and not b_tree):
+                old_blob = a if a is not None and not a_tree else None
+                new_blob = b if b is not None and not b_tree else None
+                out.append(Change(
+                    path,
+                    old_blob.filemode if old_blob else None, new_blob.filemode if new_blob else None,
+                    str(old_blob.id) if old_blob else None, str(new_blob.id) if new_blob else None,
+                ))
+
+    # ---- worktrees ----------------------------------------------------------------------------
+
+    def add_worktree(self, path: Path, branch: str, commit: str, *, sparse_dirs: Sequence[str] | None) -> str:
+        """Create a worktree at `path` on `branch` (created at `commit` unless it exists).
+
+        `sparse_dirs` None means a full checkout; a list means a cone sparse checkout of those
+        directories plus root-level files, with a sparse index. Returns the worktree's HEAD sha.
+        Registration runs under the repository lock; checkout runs outside it. On failure everything
+        this call created (branch, folder, admin entry) is rolled back.
+        """
+        ref = f"refs/heads/{branch}"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        created_branch = False
+        with self.registration_lock(f"registering worktree {path}"):
+            if path.exists():
+                if any(path.iterdir()):
+                    raise UsageError(f"{path} exists and is not empty", fix=f"remove it, or run `wtc gc`")
+                path.rmdir()
+            self.git("worktree", "prune")  # a stale entry holding the branch would refuse the add
+            existing = self.ref_target(ref)
+            try:
+                if existing is None:
+                    self.git("worktree", "add", "--no-checkout", "-b", branch, str(path), commit)
+                    created_branch = True
+                else:
+                    self.git("worktree", "add", "--no-checkout", str(path), branch)
+            except GitError:
+                self._rollback_locked(path, ref if self.ref_target(ref) and existing is None else None)
+                raise
+        try:
+            if sparse_dirs is not None:
+                self.git("sparse-checkout", "set", "--cone", "--sparse-index", *sparse_dirs, cwd=path)
+            self.git("read-tree", "-mu", "HEAD", cwd=path)
+            head = self.git("rev-parse", "HEAD", cwd=path).stdout.decode().strip()
+        except GitError:
+            with self.registration_lock(f"rolling back worktree {path}"):
+                self._rollback_locked(path, ref if created_branch else None)
+            raise
+        return head
+
+    def _rollback_locked(self, path: Path, ref: str | None) -> None:
+        shutil.rmtree(path, ignore_errors=True)
+        self.git("worktree", "prune", check=False)
+        if ref is not None:
+            self.git("update-ref", "-d", ref, check=False)
+
+    def remove_worktree(self, path: Path) -> None:
+        """Delete the folder (outside the lock: the slow part), then prune its admin entry (inside)."""
+        if path.exists():
+            _rmtree(path)
+        with self.registration_lock(f"pruning worktree {path}"):
+            self.git("worktree", "prune", check=False)
+
+    def list_worktrees(self) -> list[WorktreeEntry]:
+        out = self.git("worktree", "list", "--porcelain").stdout.decode("utf-8", "surrogateescape")
+        entries: list[WorktreeEntry] = []
+        for block in out.strip().split("\n\n"):
+            fields: dict[str, str] = {}
+            for line in block.splitlines():
+                key, _, value = line.partition(" ")
+                fields[key] = value
+            if "worktree" in fields:
+                entries.append(WorktreeEntry(
+                    path=fields["worktree"], head=fields.get("HEAD"),
+                    branch=fields.get("branch"), prunable="prunable" in fields, locked="locked" in fields,
+                ))
+        return entries
+
+    def prune_worktrees(self, *, dry_run: bool = False) -> list[str]:
+        """Admin entries whose folders are gone: listed, and removed unless dry_run."""
+        with self.registration_lock("pruning worktrees"):
+            listed = self.git("worktree", "prune", "--dry-run", "--verbose").stdout.decode("utf-8", "replace")
+            names = [line for line in listed.splitlines() if line.strip()]
+            if names and not dry_run:
+                self.git("worktree", "prune")
+        return names
+
+    # ---- inside a worktree --------------------------------------------------------------------
+
+    def worktree_head(self, path: Path) -> tuple[str | None, str | None]:
+        """(HEAD sha, symbolic branch ref or None when detached) of the worktree at `path`."""
+        head = self.git("rev-parse", "--verify", "-q", "HEAD", cwd=path, check=False).stdout.decode().strip() or None
+        branch = self.git("symbolic-ref", "-q", "HEAD", cwd=path, check=False).stdout.decode().strip() or None
+        return head, branch
+
+    def commit_all(self, path: Path, message: str, author_name: str, author_email: str) -> str | None:
+        """Stage everything (untracked too, .gitignore respected, outside the sparse cone too) and
+        commit as the author. Returns the new commit, or None when there was nothing to commit."""
+        self.git("add", "-A", "--sparse", cwd=path)
+        if self.git("diff", "--cached", "--quiet", cwd=path, check=False).returncode == 0:
+            return None
+        identity = {
+            "GIT_AUTHOR_NAME": author_name, "GIT_AUTHOR_EMAIL": author_email,
+            "GIT_COMMITTER_NAME": author_name, "GIT_COMMITTER_EMAIL": author_email,
+        }
+        self.git("commit", "-q", "--no-verify", "--allow-empty-message", "-m", message, cwd=path, env=identity)
+        return self.git("rev-parse", "HEAD", cwd=path).stdout.decode().strip()
+
+    def has_uncommitted(self, path: Path) -> bool:
+        out = self.git("status", "--porcelain", "--untracked-files=all", cwd=path, check=False)
+        return bool(out.stdout.strip()) or out.returncode != 0
+
+
+def _config_bool(config: pygit2.Config, name: str) -> bool:
+    try:
+        return config.get_bool(name)
+    except (KeyError, pygit2.GitError, ValueError):
+        return False
+
+
+def _rmtree(path: Path) -> None:
+    """Remove a folder even when an agent left read-only files or folders in it."""
+
+    def make_writable_and_retry(function, target, _info):  # type: ignore[no-untyped-def]
+        try:
+            os.chmod(target, 0o700)
+            parent = os.path.dirname(target)
+            os.chmod(parent, 0o700)
+            function(target)
+        except OSError:
+            pass
+
+    shutil.rmtree(path, onerror=make_writable_and_retry)

@@ -1,0 +1,112 @@
+"""Idempotent operations: a repeat with the same key returns the stored result and does nothing.
+
+Every write operation runs through `run_once(key, op, request, body)`:
+- first call: the key is claimed (owner = this process) and `body` runs; its outcome is stored;
+- a repeat after it ended: the stored result comes back, nothing runs again;
+- a repeat while it runs: waits for it (bounded by `wait_timeout`, then BusyError, exit 4);
+- a repeat after the owner died mid-way: takes the claim over and runs `body` again, which resumes
+  from the state git and the store hold (every body is written to be re-runnable);
+- the same key with a different request: IdempotencyMismatch (exit 2), saying what differs.
+
+Outcomes that invite the caller to fix something and call again (a boundary rejection, a merge
+conflict) are stored as "open": a repeat runs again instead of replaying them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import time
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from .errors import BusyError, IdempotencyMismatch, WtcError
+from .liveness import Owner, current_owner, is_alive
+from .model import dumps
+from .store import ClaimStatus, Store
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What an operation body returns: the JSON result, its exit code, and whether it is final."""
+
+    result: dict[str, Any]
+    exit_code: int = 0
+    final: bool = True
+
+
+@dataclass(frozen=True)
+class Replayed:
+    outcome: Outcome
+    replayed: bool      # True when the stored result of an earlier call was returned
+
+
+def default_key(run_id: str, op: str, target: str | None = None) -> str:
+    """`<run>-<op>-<target>`: the key a call gets when the caller passes none."""
+    return "-".join(part for part in (run_id, op, target) if part)
+
+
+def request_hash(op: str, request: dict[str, Any]) -> str:
+    return hashlib.sha256(dumps({"op": op, "request": request}).encode()).hexdigest()
+
+
+def run_once(store: Store, key: str, op: str, request: dict[str, Any], body: Callable[[], Outcome], *,
+             ttl: float, wait_timeout: float) -> Replayed:
+    """Run `body` at most once per key (see the module docstring)."""
+    me = str(current_owner())
+    digest = request_hash(op, request)
+    deadline = time.monotonic() + wait_timeout
+    delay = 0.01
+    while True:
+        claim = store.claim(key, op, digest, request, me, ttl)
+        status, record = claim.status, claim.record
+        if status is ClaimStatus.DONE:
+            return Replayed(Outcome(record.result or {}, record.exit_code or 0, True), replayed=True)
+        if status is ClaimStatus.MISMATCH:
+            raise IdempotencyMismatch(
+                f"idempotency key {key!r} was used for a different request ({record.op} {_differences(record.request, request)})",
+                fix="use a new --key for a new request, or repeat the original request exactly",
+                details={"key": key, "original_op": record.op, "original_request": record.request},
+            )
+        if status is ClaimStatus.NEW:
+            return Replayed(_execute(store, key, me, body), replayed=False)
+        # RUNNING: someone else holds it.
+        owner_text = record.owner or ""
+        try:
+            alive = is_alive(Owner.parse(owner_text))
+        except ValueError:
+            alive = False
+        if alive is False and store.takeover(key, record.owner, me):
+            return Replayed(_execute(store, key, me, body), replayed=False)
+        now = time.monotonic()
+        if now >= deadline:
+            raise BusyError(
+                f"the call with key {key!r} is still running in another process ({owner_text}) after {wait_timeout:.0f} s",
+                fix="retry later with the same key; it returns the result once the first call ends",
+                retry_after=5.0,
+                details={"key": key, "owner": owner_text},
+            )
+        time.sleep(min(delay, deadline - now) * (0.5 + random.random()))
+        delay = min(delay * 2, 0.25)
+
+
+def _execute(store: Store, key: str, me: str, body: Callable[[], Outcome]) -> Outcome:
+    try:
+        outcome = body()
+    except WtcError:
+        # The body raises before committing to an outcome (bad input, not found, busy): forget the
+        # claim so a corrected or later repeat runs again.
+        store.release(key, me)
+        raise
+    except BaseException:
+        store.release(key, me)
+        raise
+    store.complete(key, me, outcome.result, outcome.exit_code, final=outcome.final)
+    return outcome
+
+
+def _differences(old: dict[str, Any], new: dict[str, Any]) -> str:
+    keys = sorted(k for k in old.keys() | new.keys() if old.get(k) != new.get(k))
+    if not keys:
+        return "different operation"
+    return "; ".join(f"{k}: was {old.get(k)!r}, now {new.get(k)!r}" for k in keys[:4])

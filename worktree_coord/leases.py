@@ -1,0 +1,59 @@
+"""Leases: named, owned, expiring claims in the store, used to serialize writes to one task.
+
+A lease held by a dead process (same host, pid gone or reused) is taken over at once; one held on
+another host is taken over when it expires. Waiting sleeps with growing, jittered delays (no busy
+loop) and gives up with BusyError (exit 4) after the timeout.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import random
+import time
+from typing import Iterator
+
+from .errors import BusyError
+from .liveness import Owner, current_owner, is_alive
+from .store import Store
+
+DEFAULT_LEASE_TTL = 3600.0
+
+
+def holder_is_dead(owner_text: str) -> bool:
+    try:
+        owner = Owner.parse(owner_text)
+    except ValueError:
+        return True  # unreadable owner: nobody can be waiting on it
+    return is_alive(owner) is False
+
+
+@contextlib.contextmanager
+def hold(store: Store, name: str, *, timeout: float, ttl: float = DEFAULT_LEASE_TTL, what: str = "") -> Iterator[None]:
+    """Hold the lease `name` for the duration of the block."""
+    me = str(current_owner())
+    deadline = time.monotonic() + timeout
+    delay = 0.005
+    while True:
+        lease = store.acquire_lease(name, me, ttl)
+        if lease is not None:
+            break
+        current = store.get_lease(name)
+        if current is not None and holder_is_dead(current.owner):
+            if store.acquire_lease(name, me, ttl, steal_from=current.owner) is not None:
+                break
+            continue
+        now = time.monotonic()
+        if now >= deadline:
+            holder = current.owner if current else "unknown"
+            raise BusyError(
+                f"{what or name} is busy: another wtc process ({holder}) has held it for over {timeout:.0f} s",
+                fix="retry later; the other call on this task is still running",
+                retry_after=min(30.0, max(1.0, timeout / 10)),
+                details={"lease": name, "holder": holder},
+            )
+        time.sleep(min(delay, deadline - now) * (0.5 + random.random()))
+        delay = min(delay * 2, 0.25)
+    try:
+        yield
+    finally:
+        store.release_lease(name, me)

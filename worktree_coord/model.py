@@ -1,0 +1,178 @@
+"""The records worktree_coord keeps and the states a task moves through.
+
+Plain frozen dataclasses shared by the store, the coordinator and the faces. A task's state machine:
+
+    started --finish--> finished --merge--> merged
+       |  ^                |                  
+       |  '--rejected <----'   (boundary violation: fix in the worktree, finish again)
+       |        '--------------> conflict --update/finish--> merged
+       '--abandon--> abandoned      empty (finished with no changes)      failed
+
+`started`, `rejected` and `conflict` are live (the task may still change); the rest are ended.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from .errors import UsageError
+
+
+class TaskState(str, enum.Enum):
+    STARTED = "started"
+    FINISHED = "finished"
+    MERGED = "merged"
+    CONFLICT = "conflict"
+    REJECTED = "rejected"
+    ABANDONED = "abandoned"
+    EMPTY = "empty"
+    FAILED = "failed"
+
+    @property
+    def live(self) -> bool:
+        """A live task may still change: its worktree belongs to an agent."""
+        return self in (TaskState.STARTED, TaskState.REJECTED, TaskState.CONFLICT)
+
+
+class RunState(str, enum.Enum):
+    OPEN = "open"
+    LANDED = "landed"
+
+
+# Names of runs and tasks become parts of branch names (wtc/<run>/<task>), folder names and keys.
+_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._-]{0,63}$")
+RESERVED_TASK_NAMES = frozenset({"integration"})
+
+
+def validate_name(kind: str, name: str) -> str:
+    """Return `name` if it is a valid run or task name, else raise UsageError saying why."""
+    why = None
+    if not isinstance(name, str) or not name:
+        why = "it is empty"
+    elif len(name) > 64:
+        why = f"it is {len(name)} characters long (at most 64)"
+    elif not _NAME.match(name):
+        bad = sorted({c for c in name if not (c.isascii() and (c.isalnum() or c in "._-"))})
+        if bad:
+            why = "it contains " + ", ".join(repr(c) for c in bad)
+        else:
+            why = f"it starts with {name[0]!r}"
+    elif ".." in name:
+        why = "it contains '..'"
+    elif name.endswith(".lock") or name.endswith("."):
+        why = "git refuses branch names ending in '.lock' or '.'"
+    elif kind == "task" and name in RESERVED_TASK_NAMES:
+        why = f"'{name}' is reserved for the run's own branch"
+    if why:
+        raise UsageError(
+            f"invalid {kind} name {name!r}: {why}",
+            fix=f"use 1-64 characters of A-Z a-z 0-9 . _ -, not starting with '.' or '-' (e.g. {kind}-1)",
+            details={"kind": kind, "name": name},
+        )
+    return name
+
+
+@dataclass(frozen=True)
+class Boundary:
+    """What a task may write (`own`), what it may see (`read`), and what is reserved.
+
+    Globs are gitignore-style and repository-relative. `reserved` lists the reserved-file patterns in
+    force when the task started (defaults plus project configuration), so a later configuration change
+    does not move a running task's goalposts.
+    """
+
+    own: tuple[str, ...]
+    read: tuple[str, ...] = ()
+    reserved: tuple[str, ...] = ()
+    exclusive: bool = False
+    sparse: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "own": list(self.own),
+            "read": list(self.read),
+            "reserved": list(self.reserved),
+            "exclusive": self.exclusive,
+            "sparse": self.sparse,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "Boundary":
+        return cls(
+            own=tuple(data.get("own", ())),
+            read=tuple(data.get("read", ())),
+            reserved=tuple(data.get("reserved", ())),
+            exclusive=bool(data.get("exclusive", False)),
+            sparse=bool(data.get("sparse", False)),
+        )
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    run_id: str
+    base: str
+    integration_ref: str
+    state: RunState
+    created_at: float
+    options: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "run": self.run_id,
+            "base": self.base,
+            "integration": self.integration_ref,
+            "state": self.state.value,
+            "created_at": self.created_at,
+            "options": self.options,
+        }
+
+
+@dataclass(frozen=True)
+class TaskRecord:
+    run_id: str
+    task_id: str
+    state: TaskState
+    branch: str
+    worktree: str | None
+    boundary: Boundary
+    author: str
+    head: str | None
+    created_at: float
+    updated_at: float
+    finished_at: float | None = None
+    result: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "run": self.run_id,
+            "task": self.task_id,
+            "state": self.state.value,
+            "branch": self.branch,
+            "worktree": self.worktree,
+            "boundary": self.boundary.to_json(),
+            "author": self.author,
+            "head": self.head,
+            "created_at": self.created_at,
+            "updated_at": self.updated_at,
+            "finished_at": self.finished_at,
+            "result": self.result,
+        }
+
+
+def dumps(value: Any) -> str:
+    """Canonical JSON (sorted keys, no spaces): what the store keeps and what request hashes hash."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), default=_default)
+
+
+def _default(value: Any) -> Any:
+    if hasattr(value, "to_json"):
+        return value.to_json()
+    if isinstance(value, enum.Enum):
+        return value.value
+    if isinstance(value, (set, frozenset, tuple)):
+        return list(value)
+    raise TypeError(f"not JSON serialisable: {type(value).__name__}")

@@ -1,0 +1,96 @@
+"""Result dataclasses of the Coordinator's operations: what the Python API returns and what every
+face renders (`to_json()` is the `--json` payload). Each carries the exit code the CLI exits with.
+
+Results are rebuilt from stored JSON when an idempotent call is replayed, so every field is a plain
+JSON value.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+T = TypeVar("T", bound="Result")
+
+
+@dataclass(frozen=True)
+class Result:
+    exit_code: int = 0
+    replayed: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        data = dataclasses.asdict(self)
+        return data
+
+    @classmethod
+    def from_json(cls: type[T], data: dict[str, Any], **overrides: Any) -> T:
+        names = {f.name for f in dataclasses.fields(cls)}
+        values = {k: v for k, v in data.items() if k in names}
+        values.update(overrides)
+        return cls(**values)
+
+
+@dataclass(frozen=True)
+class RunStarted(Result):
+    run: str = ""
+    base: str = ""
+    integration: str = ""
+
+
+@dataclass(frozen=True)
+class TaskStarted(Result):
+    run: str = ""
+    task: str = ""
+    state: str = "started"
+    worktree: str = ""
+    branch: str = ""
+    base: str = ""
+    boundary: dict[str, Any] = field(default_factory=dict)
+    sparse_cone: list[str] | None = None
+    overlaps: list[dict[str, Any]] = field(default_factory=list)
+    manifest: str = ""
+
+
+@dataclass(frozen=True)
+class TaskFinished(Result):
+    run: str = ""
+    task: str = ""
+    state: str = ""
+    commit: str | None = None
+    branch: str = ""
+    changed: list[dict[str, Any]] = field(default_factory=list)
+    violations: list[dict[str, Any]] = field(default_factory=list)
+    reserved: list[dict[str, Any]] = field(default_factory=list)
+    intents: list[dict[str, Any]] = field(default_factory=list)
+    conflicts: list[dict[str, Any]] = field(default_factory=list)
+    worktree: str | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class TaskAbandoned(Result):
+    run: str = ""
+    task: str = ""
+    state: str = "abandoned"
+    branch: str = ""
+    snapshot: str | None = None
+
+
+@dataclass(frozen=True)
+class RunStatus(Result):
+    runs: list[dict[str, Any]] = field(default_factory=list)
+    tasks: list[dict[str, Any]] = field(default_factory=list)
+    counts: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class GcReport(Result):
+    dry_run: bool = False
+    worktrees_removed: list[str] = field(default_factory=list)
+    snapshots: list[dict[str, str]] = field(default_factory=list)
+    admin_entries_pruned: list[str] = field(default_factory=list)
+    leases_removed: list[str] = field(default_factory=list)
+    records_expired: list[str] = field(default_factory=list)
+    branches_deleted: list[str] = field(default_factory=list)
+    kept: list[dict[str, str]] = field(default_factory=list)

@@ -1,0 +1,118 @@
+"""The coordination store's protocol: every piece of shared state behind one small interface.
+
+Callers (the coordinator, idempotency, leases) use only these methods, so a PostgreSQL store can be
+added without touching them. Every method is one short transaction; methods that decide something
+under contention (claims, compare-and-set of a task's state, lease acquisition) are atomic.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Any, Iterable, Protocol
+
+from ..model import RunRecord, TaskRecord, TaskState
+
+
+class ClaimStatus(str, enum.Enum):
+    NEW = "new"              # the caller owns the key now and must run the operation
+    TAKEOVER = "takeover"    # the previous owner died mid-way: the caller resumes the operation
+    DONE = "done"            # finished before: return the stored result
+    RUNNING = "running"      # a live owner is running it: wait and ask again
+    MISMATCH = "mismatch"    # the key was used for a different request
+
+
+@dataclass(frozen=True)
+class IdempotencyRecord:
+    key: str
+    op: str
+    request_hash: str
+    request: dict[str, Any]
+    state: str                       # running | done | open
+    owner: str | None
+    result: dict[str, Any] | None
+    exit_code: int | None
+    created_at: float
+    updated_at: float
+    expires_at: float
+
+
+@dataclass(frozen=True)
+class Claim:
+    status: ClaimStatus
+    record: IdempotencyRecord
+
+
+@dataclass(frozen=True)
+class Lease:
+    name: str
+    owner: str
+    acquired_at: float
+    expires_at: float
+
+
+class Store(Protocol):
+    """Shared state of every run in one repository."""
+
+    location: str
+
+    # runs
+    def create_run(self, run: RunRecord) -> bool:
+        """Insert the run; False (and no change) when a run with that id exists."""
+
+    def get_run(self, run_id: str) -> RunRecord | None: ...
+
+    def list_runs(self) -> list[RunRecord]: ...
+
+    # tasks
+    def insert_task(self, task: TaskRecord) -> bool:
+        """Insert the task; False (and no change) when it exists."""
+
+    def get_task(self, run_id: str, task_id: str) -> TaskRecord | None: ...
+
+    def list_tasks(self, run_id: str | None = None, states: Iterable[TaskState] | None = None) -> list[TaskRecord]: ...
+
+    def update_task(self, run_id: str, task_id: str, *, expect: Iterable[TaskState] | None = None, **fields: Any) -> bool:
+        """Set fields (state, worktree, head, result, finished_at, boundary); when `expect` is given,
+        only if the current state is one of them. Returns whether a row changed."""
+
+    def delete_task(self, run_id: str, task_id: str) -> None: ...
+
+    # idempotency
+    def claim(self, key: str, op: str, request_hash: str, request: dict[str, Any], owner: str, ttl: float) -> Claim:
+        """Atomically decide who runs the operation named by `key` (see ClaimStatus)."""
+
+    def complete(self, key: str, owner: str, result: dict[str, Any], exit_code: int, *, final: bool) -> None:
+        """Record the outcome. `final=False` keeps it for inspection but lets a repeat run again
+        (a boundary rejection or a conflict: the caller fixes something and retries)."""
+
+    def release(self, key: str, owner: str) -> None:
+        """Forget a claim whose operation failed before changing anything, so a repeat runs again."""
+
+    def takeover(self, key: str, old_owner: str | None, new_owner: str) -> bool:
+        """Move a running claim from a dead owner to the caller; False if someone else did first."""
+
+    def get_record(self, key: str) -> IdempotencyRecord | None: ...
+
+    def delete_expired_records(self, now: float, *, dry_run: bool = False) -> list[str]: ...
+
+    # leases
+    def acquire_lease(self, name: str, owner: str, ttl: float, *, steal_from: str | None = None) -> Lease | None:
+        """Take the lease if free, expired, or held by `steal_from` (a dead owner). Returns the
+        lease held afterwards by the caller, or None when another owner holds it."""
+
+    def get_lease(self, name: str) -> Lease | None: ...
+
+    def release_lease(self, name: str, owner: str) -> None: ...
+
+    def list_leases(self) -> list[Lease]: ...
+
+    # events (an append-only audit trail)
+    def log_event(self, run_id: str, task_id: str | None, kind: str, data: dict[str, Any]) -> None: ...
+
+    def events(self, run_id: str, task_id: str | None = None) -> list[dict[str, Any]]: ...
+
+    def integrity_check(self) -> list[str]:
+        """Problems found (empty when healthy)."""
+
+    def close(self) -> None: ...

@@ -1,0 +1,403 @@
+"""The default store: one SQLite file in the repository's git common dir, shared by every worktree
+and process.
+
+WAL mode (readers never block the writer), a busy timeout, and short `BEGIN IMMEDIATE` write
+transactions: 64 agents' processes take turns for milliseconds. The schema carries a version
+(`PRAGMA user_version`) and upgrades itself through ordered migrations; a file from a newer
+worktree_coord, or one that is not a database, is refused with a message that says what to do.
+A lock held past the timeout surfaces as BusyError (exit 4), never as a raw sqlite error.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sqlite3
+import threading
+import time
+from pathlib import Path
+from typing import Any, Iterable, Iterator
+
+from ..errors import BusyError, StoreError
+from ..model import Boundary, RunRecord, RunState, TaskRecord, TaskState, dumps
+from .base import Claim, ClaimStatus, IdempotencyRecord, Lease
+
+# Each entry upgrades the schema by one version; never edit a released entry, append a new one.
+MIGRATIONS: tuple[str, ...] = (
+    """
+    CREATE TABLE runs (
+        run_id TEXT PRIMARY KEY,
+        base TEXT NOT NULL,
+        integration_ref TEXT NOT NULL,
+        state TEXT NOT NULL,
+        created_at REAL NOT NULL,
+        options TEXT NOT NULL DEFAULT '{}'
+    );
+    CREATE TABLE tasks (
+        run_id TEXT NOT NULL REFERENCES runs(run_id),
+        task_id TEXT NOT NULL,
+        state TEXT NOT NULL,
+        branch TEXT NOT NULL,
+        worktree TEXT,
+        boundary TEXT NOT NULL,
+        author TEXT NOT NULL,
+        head TEXT,
+        result TEXT NOT NULL DEFAULT '{}',
+        created_at REAL NOT NULL,
+        updated_at REAL NOT NULL,
+        finished_at REAL,
+        PRIMARY KEY (run_id, task_id)
+    );
+    CREATE INDEX tasks_by_state ON tasks(run_id, state);
+    CREATE TABLE idempotency (
+        key TEXT PRIMARY KEY,
+        op TEXT NOT NULL,
+        request_hash TEXT NOT NULL,
+        request TEXT NOT NULL,
+        state TEXT NOT NULL,
+        owner TEXT,
+        result TEXT,
+        exit_code INTEGER,
+        created_at REAL NOT NULL,
+        updated_at REAL NOT NULL,
+        expires_at REAL NOT NULL
+    );
+    CREATE INDEX idempotency_by_expiry ON idempotency(expires_at);
+    CREATE TABLE leases (
+        name TEXT PRIMARY KEY,
+        owner TEXT NOT NULL,
+        acquired_at REAL NOT NULL,
+        expires_at REAL NOT NULL
+    );
+    CREATE TABLE events (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        at REAL NOT NULL,
+        run_id TEXT NOT NULL,
+        task_id TEXT,
+        kind TEXT NOT NULL,
+        data TEXT NOT NULL DEFAULT '{}'
+    );
+    CREATE INDEX events_by_task ON events(run_id, task_id);
+    """,
+)
+SCHEMA_VERSION = len(MIGRATIONS)
+
+BUSY_TIMEOUT_SECONDS = 30.0
+
+
+class SQLiteStore:
+    """`Store` on one SQLite file (see the module docstring)."""
+
+    def __init__(self, path: str | Path, *, busy_timeout: float = BUSY_TIMEOUT_SECONDS):
+        self.path = Path(path)
+        self.location = str(self.path)
+        self.busy_timeout = busy_timeout
+        self._lock = threading.RLock()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self._db = sqlite3.connect(
+                str(self.path), timeout=busy_timeout, isolation_level=None, check_same_thread=False
+            )
+            self._db.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
+            mode = self._db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+            if str(mode).lower() != "wal":
+                raise StoreError(f"the store {self.path} refused WAL mode (journal_mode={mode})")
+            self._db.execute("PRAGMA synchronous = NORMAL")  # WAL + NORMAL survives process crashes
+            self._db.execute("PRAGMA foreign_keys = ON")
+            self._migrate()
+        except sqlite3.DatabaseError as error:
+            raise self._database_error(error) from error
+
+    # ---- plumbing -------------------------------------------------------------------------------
+
+    def _database_error(self, error: sqlite3.Error) -> Exception:
+        text = str(error)
+        if "locked" in text or "busy" in text:
+            return BusyError(
+                f"the store {self.path} stayed locked for {self.busy_timeout:.0f} s ({text})",
+                fix="retry; if it persists, look for a hung wtc process holding the store",
+                retry_after=1.0,
+            )
+        if isinstance(error, StoreError):
+            return error
+        return StoreError(
+            f"the store {self.path} cannot be used: {text}",
+            fix=f"move it aside (mv {self.path} {self.path}.bad) and retry; runs recorded in it are then forgotten, "
+            "but branches and worktrees stay in git and `wtc gc --dry-run` lists them",
+        )
+
+    @contextlib.contextmanager
+    def _write(self) -> Iterator[sqlite3.Cursor]:
+        """One short write transaction, taken at once (IMMEDIATE) so it never deadlocks on upgrade."""
+        with self._lock:
+            try:
+                cursor = self._db.cursor()
+                cursor.execute("BEGIN IMMEDIATE")
+                try:
+                    yield cursor
+                except BaseException:
+                    cursor.execute("ROLLBACK")
+                    raise
+                cursor.execute("COMMIT")
+            except sqlite3.Error as error:
+                raise self._database_error(error) from error
+
+    def _read(self, sql: str, params: Iterable[Any] = ()) -> list[sqlite3.Row]:
+        with self._lock:
+            try:
+                cursor = self._db.execute(sql, tuple(params))
+                names = [d[0] for d in cursor.description or ()]
+                return [dict(zip(names, row)) for row in cursor.fetchall()]  # type: ignore[misc]
+            except sqlite3.Error as error:
+                raise self._database_error(error) from error
+
+    def _migrate(self) -> None:
+        version = self._db.execute("PRAGMA user_version").fetchone()[0]
+        if version > SCHEMA_VERSION:
+            raise StoreError(
+                f"the store {self.path} has schema version {version}, newer than this worktree_coord "
+                f"understands ({SCHEMA_VERSION})",
+                fix="upgrade worktree_coord (pip install -U worktree-coord) to the version that wrote it",
+            )
+        if version == SCHEMA_VERSION:
+            return
+        with self._write() as cursor:
+            version = cursor.execute("PRAGMA user_version").fetchone()[0]  # re-read under the lock
+            for number in range(version, SCHEMA_VERSION):
+                for statement in MIGRATIONS[number].split(";"):
+                    if statement.strip():
+                        cursor.execute(statement)
+                cursor.execute(f"PRAGMA user_version = {number + 1}")
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    # ---- runs -----------------------------------------------------------------------------------
+
+    def create_run(self, run: RunRecord) -> bool:
+        with self._write() as cursor:
+            cursor.execute(
+                "INSERT OR IGNORE INTO runs(run_id, base, integration_ref, state, created_at, options) VALUES (?,?,?,?,?,?)",
+                (run.run_id, run.base, run.integration_ref, run.state.value, run.created_at, dumps(run.options)),
+            )
+            return cursor.rowcount == 1
+
+    def get_run(self, run_id: str) -> RunRecord | None:
+        rows = self._read("SELECT * FROM runs WHERE run_id = ?", (run_id,))
+        return _run(rows[0]) if rows else None
+
+    def list_runs(self) -> list[RunRecord]:
+        return [_run(r) for r in self._read("SELECT * FROM runs ORDER BY created_at, run_id")]
+
+    def set_run_state(self, run_id: str, state: RunState) -> None:
+        with self._write() as cursor:
+            cursor.execute("UPDATE runs SET state = ? WHERE run_id = ?", (state.value, run_id))
+
+    # ---- tasks ----------------------------------------------------------------------------------
+
+    def insert_task(self, task: TaskRecord) -> bool:
+        with self._write() as cursor:
+            cursor.execute(
+                "INSERT OR IGNORE INTO tasks(run_id, task_id, state, branch, worktree, boundary, author, head, result,"
+                " created_at, updated_at, finished_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                (
+                    task.run_id, task.task_id, task.state.value, task.branch, task.worktree,
+                    dumps(task.boundary), task.author, task.head, dumps(task.result),
+                    task.created_at, task.updated_at, task.finished_at,
+                ),
+            )
+            return cursor.rowcount == 1
+
+    def get_task(self, run_id: str, task_id: str) -> TaskRecord | None:
+        rows = self._read("SELECT * FROM tasks WHERE run_id = ? AND task_id = ?", (run_id, task_id))
+        return _task(rows[0]) if rows else None
+
+    def list_tasks(self, run_id: str | None = None, states: Iterable[TaskState] | None = None) -> list[TaskRecord]:
+        sql, params = "SELECT * FROM tasks WHERE 1=1", []
+        if run_id is not None:
+            sql += " AND run_id = ?"
+            params.append(run_id)
+        wanted = [s.value for s in states] if states is not None else None
+        if wanted is not None:
+            sql += f" AND state IN ({','.join('?' * len(wanted))})" if wanted else " AND 0"
+            params.extend(wanted)
+        return [_task(r) for r in self._read(sql + " ORDER BY run_id, created_at, task_id", params)]
+
+    _TASK_FIELDS = {"state", "worktree", "head", "result", "finished_at", "boundary", "author", "branch"}
+
+    def update_task(self, run_id: str, task_id: str, *, expect: Iterable[TaskState] | None = None, **fields: Any) -> bool:
+        unknown = set(fields) - self._TASK_FIELDS
+        if unknown:
+            raise ValueError(f"unknown task fields {sorted(unknown)}")
+        values: dict[str, Any] = {}
+        for name, value in fields.items():
+            if name == "state":
+                value = TaskState(value).value
+            elif name in ("result", "boundary"):
+                value = dumps(value)
+            values[name] = value
+        values["updated_at"] = time.time()
+        sql = "UPDATE tasks SET " + ", ".join(f"{k} = ?" for k in values) + " WHERE run_id = ? AND task_id = ?"
+        params = [*values.values(), run_id, task_id]
+        if expect is not None:
+            expected = [TaskState(s).value for s in expect]
+            sql += f" AND state IN ({','.join('?' * len(expected))})"
+            params.extend(expected)
+        with self._write() as cursor:
+            cursor.execute(sql, params)
+            return cursor.rowcount == 1
+
+    def delete_task(self, run_id: str, task_id: str) -> None:
+        with self._write() as cursor:
+            cursor.execute("DELETE FROM tasks WHERE run_id = ? AND task_id = ?", (run_id, task_id))
+
+    # ---- idempotency ----------------------------------------------------------------------------
+
+    def claim(self, key: str, op: str, request_hash: str, request: dict[str, Any], owner: str, ttl: float) -> Claim:
+        now = time.time()
+        with self._write() as cursor:
+            row = cursor.execute("SELECT * FROM idempotency WHERE key = ?", (key,)).fetchone()
+            record = _record(cursor, row) if row else None
+            if record is not None and record.expires_at <= now:
+                cursor.execute("DELETE FROM idempotency WHERE key = ?", (key,))
+                record = None
+            if record is None:
+                cursor.execute(
+                    "INSERT INTO idempotency(key, op, request_hash, request, state, owner, result, exit_code,"
+                    " created_at, updated_at, expires_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                    (key, op, request_hash, dumps(request), "running", owner, None, None, now, now, now + ttl),
+                )
+                return Claim(ClaimStatus.NEW, self._record_now(cursor, key))
+            if record.op != op or record.request_hash != request_hash:
+                return Claim(ClaimStatus.MISMATCH, record)
+            if record.state == "done":
+                return Claim(ClaimStatus.DONE, record)
+            if record.state == "open":  # a retryable outcome: run again under the new owner
+                cursor.execute(
+                    "UPDATE idempotency SET state = 'running', owner = ?, updated_at = ? WHERE key = ?", (owner, now, key)
+                )
+                return Claim(ClaimStatus.NEW, self._record_now(cursor, key))
+            return Claim(ClaimStatus.RUNNING, record)
+
+    def _record_now(self, cursor: sqlite3.Cursor, key: str) -> IdempotencyRecord:
+        row = cursor.execute("SELECT * FROM idempotency WHERE key = ?", (key,)).fetchone()
+        return _record(cursor, row)
+
+    def takeover(self, key: str, old_owner: str | None, new_owner: str) -> bool:
+        with self._write() as cursor:
+            cursor.execute(
+                "UPDATE idempotency SET owner = ?, updated_at = ? WHERE key = ? AND state = 'running' AND owner IS ?",
+                (new_owner, time.time(), key, old_owner),
+            )
+            return cursor.rowcount == 1
+
+    def complete(self, key: str, owner: str, result: dict[str, Any], exit_code: int, *, final: bool) -> None:
+        with self._write() as cursor:
+            cursor.execute(
+                "UPDATE idempotency SET state = ?, result = ?, exit_code = ?, updated_at = ? WHERE key = ? AND owner = ?",
+                ("done" if final else "open", dumps(result), exit_code, time.time(), key, owner),
+            )
+
+    def release(self, key: str, owner: str) -> None:
+        with self._write() as cursor:
+            cursor.execute("DELETE FROM idempotency WHERE key = ? AND owner = ? AND state = 'running'", (key, owner))
+
+    def get_record(self, key: str) -> IdempotencyRecord | None:
+        with self._lock:
+            cursor = self._db.cursor()
+            row = cursor.execute("SELECT * FROM idempotency WHERE key = ?", (key,)).fetchone()
+            return _record(cursor, row) if row else None
+
+    def delete_expired_records(self, now: float, *, dry_run: bool = False) -> list[str]:
+        keys = [r["key"] for r in self._read("SELECT key FROM idempotency WHERE expires_at <= ? ORDER BY key", (now,))]
+        if keys and not dry_run:
+            with self._write() as cursor:
+                cursor.execute("DELETE FROM idempotency WHERE expires_at <= ?", (now,))
+        return keys
+
+    # ---- leases ---------------------------------------------------------------------------------
+
+    def acquire_lease(self, name: str, owner: str, ttl: float, *, steal_from: str | None = None) -> Lease | None:
+        now = time.time()
+        with self._write() as cursor:
+            row = cursor.execute("SELECT owner, expires_at FROM leases WHERE name = ?", (name,)).fetchone()
+            if row is None:
+                cursor.execute("INSERT INTO leases(name, owner, acquired_at, expires_at) VALUES (?,?,?,?)",
+                               (name, owner, now, now + ttl))
+            elif row[0] == owner or row[1] <= now or (steal_from is not None and row[0] == steal_from):
+                cursor.execute("UPDATE leases SET owner = ?, acquired_at = ?, expires_at = ? WHERE name = ?",
+                               (owner, now, now + ttl, name))
+            else:
+                return None
+            return Lease(name, owner, now, now + ttl)
+
+    def get_lease(self, name: str) -> Lease | None:
+        rows = self._read("SELECT * FROM leases WHERE name = ?", (name,))
+        return Lease(**rows[0]) if rows else None
+
+    def release_lease(self, name: str, owner: str) -> None:
+        with self._write() as cursor:
+            cursor.execute("DELETE FROM leases WHERE name = ? AND owner = ?", (name, owner))
+
+    def list_leases(self) -> list[Lease]:
+        return [Lease(**r) for r in self._read("SELECT * FROM leases ORDER BY name")]
+
+    def delete_lease(self, name: str, owner: str) -> bool:
+        with self._write() as cursor:
+            cursor.execute("DELETE FROM leases WHERE name = ? AND owner = ?", (name, owner))
+            return cursor.rowcount == 1
+
+    # ---- events ---------------------------------------------------------------------------------
+
+    def log_event(self, run_id: str, task_id: str | None, kind: str, data: dict[str, Any]) -> None:
+        with self._write() as cursor:
+            cursor.execute("INSERT INTO events(at, run_id, task_id, kind, data) VALUES (?,?,?,?,?)",
+                           (time.time(), run_id, task_id, kind, dumps(data)))
+
+    def events(self, run_id: str, task_id: str | None = None) -> list[dict[str, Any]]:
+        sql, params = "SELECT * FROM events WHERE run_id = ?", [run_id]
+        if task_id is not None:
+            sql += " AND task_id = ?"
+            params.append(task_id)
+        rows = self._read(sql + " ORDER BY id", params)
+        for row in rows:
+            row["data"] = json.loads(row["data"])
+        return rows
+
+    def integrity_check(self) -> list[str]:
+        problems = [r["integrity_check"] for r in self._read("PRAGMA integrity_check")]
+        problems = [p for p in problems if p != "ok"]
+        problems += [f"foreign key violation in {r['table']}" for r in self._read("PRAGMA foreign_key_check")]
+        for row in self._read("SELECT run_id, task_id, state FROM tasks"):
+            try:
+                TaskState(row["state"])
+            except ValueError:
+                problems.append(f"task {row['run_id']}/{row['task_id']} has unknown state {row['state']!r}")
+        return problems
+
+
+def _run(row: dict[str, Any]) -> RunRecord:
+    return RunRecord(
+        run_id=row["run_id"], base=row["base"], integration_ref=row["integration_ref"],
+        state=RunState(row["state"]), created_at=row["created_at"], options=json.loads(row["options"] or "{}"),
+    )
+
+
+def _task(row: dict[str, Any]) -> TaskRecord:
+    return TaskRecord(
+        run_id=row["run_id"], task_id=row["task_id"], state=TaskState(row["state"]), branch=row["branch"],
+        worktree=row["worktree"], boundary=Boundary.from_json(json.loads(row["boundary"])), author=row["author"],
+        head=row["head"], created_at=row["created_at"], updated_at=row["updated_at"],
+        finished_at=row["finished_at"], result=json.loads(row["result"] or "{}"),
+    )
+
+
+def _record(cursor: sqlite3.Cursor, row: tuple[Any, ...]) -> IdempotencyRecord:
+    data = dict(zip([d[0] for d in cursor.description], row))
+    return IdempotencyRecord(
+        key=data["key"], op=data["op"], request_hash=data["request_hash"], request=json.loads(data["request"]),
+        state=data["state"], owner=data["owner"], result=json.loads(data["result"]) if data["result"] else None,
+        exit_code=data["exit_code"], created_at=data["created_at"], updated_at=data["updated_at"],
+        expires_at=data["expires_at"],
+    )
