@@ -110,7 +110,7 @@ class GitRepo:
 
     def registration_lock(self, what: str):
         """The repository-wide lock around worktree registration, pruning, ref deletion, config writes."""
-        return filelock.exclusive(self.wtc_dir / "registry.lock", timeout=self.lock_timeout, what=what)
+        return filelock.exclusive(self.wtc_dir / "registry.flock", timeout=self.lock_timeout, what=what)
 
     # ---- one-time setup -----------------------------------------------------------------------
 

@@ -7,6 +7,7 @@ means everything under it, as agents usually mean.
 
 from __future__ import annotations
 
+import fnmatch
 import re
 from functools import lru_cache
 from typing import Iterable, Sequence
@@ -162,4 +163,4 @@ def _segment_may_meet(x: str, y: str) -> bool:
     if gx and gy:
         return True  # two wildcards: assume they can meet
     literal, pattern = (y, x) if gx else (x, y)
-    return pathspec.patterns.GitWildMatchPattern(pattern).match_file(literal) is not None if "/" not in pattern else True
+    return fnmatch.fnmatchcase(literal, pattern)  # segments hold no "/", so fnmatch agrees with gitignore

@@ -1,0 +1,73 @@
+"""Shared test helpers: real git repositories built in tmp_path, and the real `wtc` command line."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "Test Author", "GIT_AUTHOR_EMAIL": "author@example.com",
+    "GIT_COMMITTER_NAME": "Test Committer", "GIT_COMMITTER_EMAIL": "committer@example.com",
+    "GIT_CONFIG_NOSYSTEM": "1",
+}
+
+
+def git(cwd: Path, *args: str, check: bool = True) -> str:
+    env = dict(os.environ, **GIT_ENV)
+    done = subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, text=True)
+    if check and done.returncode != 0:
+        raise AssertionError(f"git {' '.join(args)} failed: {done.stderr}")
+    return done.stdout.strip()
+
+
+def write(root: Path, files: dict[str, str | bytes]) -> None:
+    for rel, content in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content)
+
+
+def make_repo(root: Path, files: dict[str, str | bytes] | None = None) -> Path:
+    """A repository with one commit holding `files` (default: a small monorepo)."""
+    root.mkdir(parents=True, exist_ok=True)
+    git(root, "init", "-q", "-b", "main")
+    write(root, files if files is not None else DEFAULT_FILES)
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "initial")
+    return root
+
+
+DEFAULT_FILES: dict[str, str | bytes] = {
+    "package.json": '{\n  "name": "root",\n  "workspaces": ["packages/*"]\n}\n',
+    "README.md": "# demo\n",
+    "packages/api/index.js": "export function api() {\n  return 1;\n}\n",
+    "packages/api/package.json": '{\n  "name": "api",\n  "version": "1.0.0"\n}\n',
+    "packages/web/index.js": "export function web() {\n  return 2;\n}\n",
+    "packages/web/package.json": '{\n  "name": "web",\n  "version": "1.0.0"\n}\n',
+    "packages/core/lib.py": "def core():\n    return 3\n",
+    "docs/guide.md": "guide\n",
+}
+
+
+def wtc(cwd: Path, *args: str, env: dict[str, str] | None = None, timeout: float = 120) -> tuple[int, dict]:
+    """Run the real command line with --json; returns (exit code, the one JSON object it printed)."""
+    full_env = dict(os.environ)
+    full_env.update(env or {})
+    done = subprocess.run([sys.executable, "-m", "worktree_coord", *args, "--json"], cwd=cwd, env=full_env,
+                          capture_output=True, text=True, timeout=timeout)
+    lines = [line for line in done.stdout.splitlines() if line.strip()]
+    assert len(lines) == 1, f"expected one JSON line, got {done.stdout!r} (stderr {done.stderr!r})"
+    return done.returncode, json.loads(lines[0])
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    return make_repo(tmp_path / "repo")

@@ -1,0 +1,128 @@
+"""Every violation kind at finish, the reserved-file rule, and the fix-and-finish-again round trip."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import git, write, wtc
+from worktree_coord.coordinator import Coordinator
+
+
+@pytest.fixture
+def coord(repo: Path):
+    with Coordinator(repo) as coordinator:
+        coordinator.start_run("r1")
+        yield coordinator
+
+
+def start(coord: Coordinator, task: str = "api", own=("packages/api/**",)) -> Path:
+    return Path(coord.start_task("r1", task, list(own)).worktree)
+
+
+def rules(result) -> set[tuple[str, str]]:
+    return {(v["rule"], v["path"]) for v in result.violations}
+
+
+def test_edit_outside_own_is_rejected_and_can_be_fixed(repo, coord):
+    wt = start(coord)
+    write(wt, {"packages/api/index.js": "ok\n", "packages/web/index.js": "not yours\n"})
+    os.remove(wt / "docs/guide.md")
+    first = coord.finish_task("r1", "api")
+    assert first.exit_code == 3 and first.state == "rejected"
+    assert rules(first) == {("outside_own", "packages/web/index.js"), ("outside_own", "docs/guide.md")}
+    assert wt.exists(), "the worktree stays so the agent can fix it"
+    assert git(repo, "show", "wtc/r1/api:packages/web/index.js") == "not yours", "the commit stays on the branch"
+    # fix: restore both paths, finish again
+    git(wt, "checkout", first.commit + "~1", "--", "packages/web/index.js", "docs/guide.md")
+    second = coord.finish_task("r1", "api")
+    assert second.exit_code == 0 and second.state == "finished"
+    assert [c["path"] for c in second.changed] == ["packages/api/index.js"]
+
+
+def test_reserved_root_manifest_edit_is_kept_aside_not_a_violation(repo, coord):
+    wt = start(coord)
+    write(wt, {"package.json": '{"name": "root", "dependencies": {"lodash": "^4"}}\n',
+               "packages/api/index.js": "x\n", "packages/api/package-lock.json": "{}\n"})
+    done = coord.finish_task("r1", "api")
+    assert done.state == "finished", done.violations
+    assert {r["path"] for r in done.reserved} == {"package.json", "packages/api/package-lock.json"}
+
+
+def test_member_manifest_inside_own_is_an_ordinary_change(repo, coord):
+    wt = start(coord)
+    write(wt, {"packages/api/package.json": '{"name": "api", "version": "1.1.0"}\n'})
+    done = coord.finish_task("r1", "api")
+    assert done.reserved == [] and [c["path"] for c in done.changed] == ["packages/api/package.json"]
+
+
+def test_symlink_escaping_the_repository_is_rejected(repo, coord):
+    wt = start(coord)
+    os.symlink("/etc/passwd", wt / "packages/api/passwd")
+    os.symlink("../../../../outside", wt / "packages/api/up")
+    done = coord.finish_task("r1", "api")
+    assert rules(done) == {("symlink_outside_repo", "packages/api/passwd"), ("symlink_outside_repo", "packages/api/up")}
+
+
+def test_symlink_to_a_path_outside_own_is_rejected_but_inside_is_fine(repo, coord):
+    wt = start(coord)
+    os.symlink("../web/index.js", wt / "packages/api/web-link.js")
+    os.symlink("index.js", wt / "packages/api/alias.js")
+    done = coord.finish_task("r1", "api")
+    assert rules(done) == {("symlink_outside_own", "packages/api/web-link.js")}
+
+
+def test_gitlink_and_gitmodules_outside_own_are_rejected(repo, coord):
+    wt = start(coord)
+    nested = wt / "vendor/lib"
+    nested.mkdir(parents=True)
+    git(nested, "init", "-q")
+    write(nested, {"x.txt": "x\n"})
+    git(nested, "add", "x.txt")
+    git(nested, "commit", "-q", "-m", "embedded")  # `git add -A` records an embedded repo as a gitlink
+    write(wt, {".gitmodules": '[submodule "lib"]\n\tpath = vendor/lib\n\turl = https://example.com/lib.git\n'})
+    done = coord.finish_task("r1", "api")
+    assert rules(done) == {("submodule", "vendor/lib"), ("submodule", ".gitmodules")}
+
+
+def test_tampered_worktree_git_file_is_rejected_without_committing(repo, coord, tmp_path):
+    wt = start(coord)
+    write(wt, {"packages/api/index.js": "edited\n"})
+    elsewhere = tmp_path / "other"
+    git(tmp_path, "init", "-q", str(elsewhere))
+    (wt / ".git").write_text(f"gitdir: {elsewhere / '.git'}\n")
+    done = coord.finish_task("r1", "api")
+    assert done.exit_code == 3 and ("git_dir", ".git") in rules(done)
+    assert git(elsewhere, "rev-parse", "--verify", "-q", "HEAD", check=False) == "", "nothing was committed elsewhere"
+
+
+def test_switched_branch_is_rejected(repo, coord):
+    wt = start(coord)
+    git(wt, "switch", "-q", "-c", "side")
+    done = coord.finish_task("r1", "api")
+    assert {r for r, _ in rules(done)} == {"branch_switched"}
+    git(wt, "switch", "-q", "wtc/r1/api")
+    assert coord.finish_task("r1", "api").state == "empty"
+
+
+def test_branch_rewritten_off_the_pinned_base_is_rejected(repo, coord):
+    wt = start(coord)
+    tree = git(wt, "rev-parse", "HEAD^{tree}")
+    orphan = git(wt, "commit-tree", tree, "-m", "unrelated history")
+    git(wt, "reset", "-q", "--hard", orphan)
+    done = coord.finish_task("r1", "api")
+    assert rules(done) == {("not_from_base", "")}
+
+
+def test_violation_through_the_cli_exits_3_with_every_path(repo):
+    assert wtc(repo, "run", "start", "--run", "r1")[0] == 0
+    code, started = wtc(repo, "task", "start", "t", "--run", "r1", "--own", "packages/api/**")
+    assert code == 0 and started["schema"] == "wtc.task.start/1"
+    wt = Path(started["worktree"])
+    write(wt, {"packages/web/index.js": "x\n", "docs/new.md": "y\n"})
+    code, finished = wtc(repo, "task", "finish", "t", "--run", "r1")
+    assert code == 3
+    assert finished["state"] == "rejected"
+    assert {v["path"] for v in finished["violations"]} == {"packages/web/index.js", "docs/new.md"}

@@ -1,0 +1,154 @@
+"""A task's life through the Python API: start, edit, finish, status, abandon, gc."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import git, write
+from worktree_coord.coordinator import Coordinator
+from worktree_coord.errors import NotFoundError, StateError, UsageError
+from worktree_coord.model import TaskState
+
+
+@pytest.fixture
+def coord(repo: Path):
+    with Coordinator(repo) as coordinator:
+        yield coordinator
+
+
+def test_run_start_pins_head_and_creates_integration_branch(repo, coord):
+    run = coord.start_run("r1")
+    head = git(repo, "rev-parse", "HEAD")
+    assert run.base == head
+    assert git(repo, "rev-parse", "refs/heads/wtc/r1/integration") == head
+    again = coord.start_run("r1")
+    assert again.replayed and again.base == head
+
+
+def test_full_lifecycle_commits_checks_and_removes_the_worktree(repo, coord):
+    coord.start_run("r1")
+    started = coord.start_task("r1", "api", ["packages/api/**"])
+    wt = Path(started.worktree)
+    assert git(wt, "rev-parse", "HEAD") == started.base
+    assert git(wt, "symbolic-ref", "HEAD") == "refs/heads/wtc/r1/api"
+    assert git(repo, "config", "--get", "branch.wtc/r1/api.remote", check=False) == ""  # no upstream
+    write(wt, {"packages/api/index.js": "export function api() {\n  return 42;\n}\n",
+               "packages/api/new.js": "export const x = 1;\n"})
+    finished = coord.finish_task("r1", "api")
+    assert finished.state == "finished" and finished.exit_code == 0
+    assert {c["path"] for c in finished.changed} == {"packages/api/index.js", "packages/api/new.js"}
+    assert not wt.exists()
+    assert git(repo, "log", "-1", "--format=%an", "wtc/r1/api") == "wtc task api"
+    assert coord.store.get_task("r1", "api").state is TaskState.FINISHED
+    # the main checkout never shows worktree folders
+    assert git(repo, "status", "--porcelain") == ""
+
+
+def test_untracked_files_are_committed_but_gitignored_files_are_not(repo, coord):
+    coord.start_run("r1")
+    wt = Path(coord.start_task("r1", "api", ["packages/api/**"]).worktree)
+    write(wt, {"packages/api/.gitignore": "build/\n", "packages/api/build/out.js": "junk\n",
+               "packages/api/fresh.js": "new\n"})
+    finished = coord.finish_task("r1", "api")
+    paths = {c["path"] for c in finished.changed}
+    assert paths == {"packages/api/.gitignore", "packages/api/fresh.js"}
+
+
+def test_sparse_worktree_holds_only_boundary_and_root_files(repo, coord):
+    coord.start_run("r1")
+    started = coord.start_task("r1", "web", ["packages/web/**"], ["docs/**"], sparse=True)
+    wt = Path(started.worktree)
+    files = sorted(str(p.relative_to(wt)) for p in wt.rglob("*")
+                   if p.is_file() and ".wtc" not in p.relative_to(wt).parts and p.name != ".git")
+    assert files == ["README.md", "docs/guide.md", "package.json", "packages/web/index.js",
+                     "packages/web/package.json"]
+    assert started.sparse_cone == ["docs", "packages/web"]
+    assert git(wt, "status", "--porcelain") == ""
+    write(wt, {"packages/web/index.js": "changed\n"})
+    finished = coord.finish_task("r1", "web")
+    # only the edit, never the deletion of out-of-cone files
+    assert finished.changed == [{"path": "packages/web/index.js", "status": "modified"}]
+
+
+def test_empty_task_finishes_as_empty(repo, coord):
+    coord.start_run("r1")
+    coord.start_task("r1", "noop", ["packages/api/**"])
+    assert coord.finish_task("r1", "noop").state == "empty"
+
+
+def test_manifest_file_is_written_and_not_committed(repo, coord):
+    import json
+
+    coord.start_run("r1")
+    started = coord.start_task("r1", "api", ["packages/api/**"], ["docs/**"])
+    manifest = json.loads(Path(started.manifest).read_text())
+    assert manifest["own"] == ["packages/api/**"] and manifest["read"] == ["docs/**"]
+    assert "/package.json" in manifest["reserved"]
+    assert coord.finish_task("r1", "api").state == "empty"
+
+
+def test_abandon_keeps_branch_and_snapshots_uncommitted_work(repo, coord):
+    coord.start_run("r1")
+    wt = Path(coord.start_task("r1", "api", ["packages/api/**"]).worktree)
+    write(wt, {"packages/api/wip.js": "half done\n"})
+    abandoned = coord.abandon_task("r1", "api")
+    assert abandoned.snapshot and not wt.exists()
+    assert git(repo, "show", "wtc/r1/api:packages/api/wip.js") == "half done"
+    with pytest.raises(StateError):
+        coord.finish_task("r1", "api")
+
+
+def test_overlapping_own_is_reported_and_exclusive_refuses(repo, coord):
+    from worktree_coord.errors import BusyError
+
+    coord.start_run("r1")
+    coord.start_task("r1", "a", ["packages/api/**"])
+    second = coord.start_task("r1", "b", ["packages/*/index.js"])
+    assert [o["task"] for o in second.overlaps] == ["a"]
+    with pytest.raises(BusyError) as refused:
+        coord.start_task("r1", "c", ["packages/api/lib/**"], exclusive=True)
+    assert refused.value.exit_code == 4
+    coord.start_task("r1", "d", ["docs/**"], exclusive=True)
+
+
+def test_unknown_run_and_task_are_not_found(repo, coord):
+    with pytest.raises(NotFoundError):
+        coord.start_task("nope", "t", ["a/**"])
+    coord.start_run("r1")
+    with pytest.raises(NotFoundError) as missing:
+        coord.finish_task("r1", "ghost")
+    assert missing.value.exit_code == 5
+
+
+@pytest.mark.parametrize("name", ["", "-x", ".x", "a/b", "a..b", "x.lock", "a b", "é", "x" * 65, "integration"])
+def test_bad_task_names_are_usage_errors(repo, coord, name):
+    coord.start_run("r1")
+    with pytest.raises(UsageError) as bad:
+        coord.start_task("r1", name, ["packages/api/**"])
+    assert bad.value.exit_code == 2
+
+
+@pytest.mark.parametrize("glob", ["../x/**", "/etc/passwd/x", ".git/config", "a/.git/**", "!packages/**"])
+def test_bad_globs_are_usage_errors(repo, coord, glob):
+    coord.start_run("r1")
+    with pytest.raises(UsageError):
+        coord.start_task("r1", "t", [glob])
+
+
+def test_gc_removes_orphans_and_keeps_live_work(repo, coord):
+    coord.start_run("r1")
+    live = Path(coord.start_task("r1", "live", ["packages/api/**"]).worktree)
+    orphan = coord.worktree_root() / "r1" / "stray"
+    orphan.mkdir(parents=True)
+    (orphan / "junk.txt").write_text("x")
+    coord.start_task("r1", "noop", ["packages/web/**"])
+    coord.finish_task("r1", "noop")
+    dry = coord.gc(dry_run=True)
+    assert str(orphan) in dry.worktrees_removed and orphan.exists()
+    report = coord.gc()
+    assert not orphan.exists() and live.exists()
+    assert "wtc/r1/noop" in report.branches_deleted
+    assert git(repo, "rev-parse", "--verify", "-q", "refs/heads/wtc/r1/noop", check=False) == ""
+    assert git(repo, "rev-parse", "--verify", "-q", "refs/heads/wtc/r1/live", check=False) != ""
