@@ -1,0 +1,24 @@
+"""Named crash points: deterministic process death at a chosen step, for crash-recovery tests.
+
+Stage: cross-cutting test hook. Input: the environment variable `WTC_CRASH_AT`. Output: none, or the
+process dies. Invariant: a no-op (one dict lookup) unless `WTC_CRASH_AT` equals the point's name, in
+which case the process SIGKILLs itself at once: no `finally`, no atexit, no flushing. That is the
+point: it reproduces a power cut or an OOM kill between two writes, which a raised exception cannot.
+
+Names in use (keep this list current so tests and docs can find them):
+    merge.after_commit_written   the merge commit object exists, the integration ref has not moved
+    merge.after_ref_moved        the integration ref moved, nothing else has been recorded yet
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+
+ENV_VAR = "WTC_CRASH_AT"
+
+
+def crash_point(name: str) -> None:
+    """Die by SIGKILL right here if `WTC_CRASH_AT` names this point; otherwise do nothing."""
+    if os.environ.get(ENV_VAR) == name:
+        os.kill(os.getpid(), signal.SIGKILL)
