@@ -9,7 +9,8 @@ walk).
 
 Rule per entry the task changed (id or mode differs between base and theirs):
   ours == base   -> take theirs (insert, replace or delete)
-  ours == theirs -> keep ours (both made the same change)
+  ours == theirs -> keep ours (both made the same change; but NotFast when both deleted it, since
+                    one side may have renamed it: git then reports rename/rename or rename/delete)
   all three are directories -> recurse
   anything else  -> NotFast (both sides changed one path: a real three-way merge is needed)
 A change of kind (file <-> directory <-> symlink <-> submodule) is also NotFast: git's rename and
@@ -56,6 +57,22 @@ def _entries(tree: pygit2.Tree) -> dict[str, Entry]:
     return {e.name: (e.id, e.filemode) for e in tree}
 
 
+def _removes_something(repo: pygit2.Repository, before: pygit2.Tree, after: pygit2.Tree) -> bool:
+    """Does going from `before` to `after` remove any path? Recurses only into differing subtrees."""
+    after_map = _entries(after)
+    for entry in before:
+        now = after_map.get(entry.name)
+        if now is None:
+            return True
+        if now[0] == entry.id:
+            continue
+        if (entry.filemode == TREE) != (now[1] == TREE):
+            return True  # a file replaced by a directory or the reverse removes the old path
+        if entry.filemode == TREE and _removes_something(repo, repo[entry.id], repo[now[0]]):
+            return True
+    return False
+
+
 def _merge_dir(repo: pygit2.Repository, base: pygit2.Tree, ours: pygit2.Tree, theirs: pygit2.Tree,
                prefix: str) -> pygit2.Oid:
     b_map = _entries(base)
@@ -72,6 +89,12 @@ def _merge_dir(repo: pygit2.Repository, base: pygit2.Tree, ours: pygit2.Tree, th
             o = ours[name]
             oe = (o.id, o.filemode)
         if oe == te:
+            # Both sides made the same change. If that change removed a path, either side may have
+            # moved it elsewhere, and git reports rename/rename or rename/delete: only git's rename
+            # detection can tell, so defer. (Rare: identical changes on both sides.)
+            if te is None or (be is not None and be[1] == TREE and te[1] == TREE
+                              and _removes_something(repo, repo[be[0]], repo[te[0]])):
+                raise NotFast(f"both sides removed {prefix}{name}" + ("" if te is None else "/..."))
             continue
         if oe == be:
             new: Entry | None = te
