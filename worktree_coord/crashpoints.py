@@ -1,9 +1,16 @@
-"""Named crash points: places inside multi-step operations where a test can kill the process.
+"""Named crash points: deterministic process death at a chosen step, for crash-recovery tests.
 
-`crash_point("finish.after_commit")` does nothing unless the environment variable WTC_CRASH_AT
-names that point, in which case the process kills itself with SIGKILL: no cleanup, no finally
-blocks, exactly what a machine or a harness does to a running agent. Tests use it to prove that the
-retried or resumed call ends in the right state.
+Stage: cross-cutting test hook. Input: the environment variable `WTC_CRASH_AT`. Output: none, or the
+process dies. Invariant: a no-op (one dict lookup) unless `WTC_CRASH_AT` equals the point's name, in
+which case the process SIGKILLs itself at once: no `finally`, no atexit, no flushing. That is the
+point: it reproduces a power cut or an OOM kill between two writes, which a raised exception cannot.
+
+Names in use (keep this list current so tests and docs can find them):
+    start.after_record           the task row exists, its worktree does not yet
+    finish.after_commit          the worktree's changes are committed, nothing recorded yet
+    finish.after_record          the task is recorded finished, its worktree not yet removed
+    merge.after_commit_written   the merge commit object exists, the integration ref has not moved
+    merge.after_ref_moved        the integration ref moved, nothing else has been recorded yet
 """
 
 from __future__ import annotations
@@ -11,9 +18,10 @@ from __future__ import annotations
 import os
 import signal
 
-ENV = "WTC_CRASH_AT"
+ENV_VAR = "WTC_CRASH_AT"
 
 
 def crash_point(name: str) -> None:
-    if os.environ.get(ENV) == name:
+    """Die by SIGKILL right here if `WTC_CRASH_AT` names this point; otherwise do nothing."""
+    if os.environ.get(ENV_VAR) == name:
         os.kill(os.getpid(), signal.SIGKILL)

@@ -1,0 +1,62 @@
+"""The merge queue's git engine: merge one task commit into the integration ref, atomically.
+
+Commits and refs in, frozen result dataclasses out; nothing here knows about runs, tasks or the
+store. Pipeline of one merge (engine.py has the details and the invariants):
+
+    history.py    does the task descend from the pinned commit? is it already merged?
+    fastpath.py   pygit2 merge that rewrites only the subtrees the task changed
+    mergetree.py  git merge-tree (persistent --stdin process) when both sides touched a path
+    resolve.py    conflicted files -> resolver (default: git's diff3 line merge)
+    trees.py      write resolved blobs into the merged tree by path
+    refs.py       compare-and-swap of the ref; fast_forward for `land`
+
+Public API:
+    merge_into(repo, ref, task_commit, base, *, message, author, committer=None, resolve=None)
+        -> IntegrationResult
+    already_merged(repo, ref, task_commit) -> bool
+    fast_forward(repo, target_ref, new, expected_old, *, message=...) -> FastForwardResult
+    Integrator(repo)           the same as methods, for callers that manage their own instances
+    MergeTreeProcess(repo_path) the persistent `git merge-tree --stdin` client
+"""
+
+from __future__ import annotations
+
+from .engine import Integrator, already_merged, close_all, merge_into
+from .fastpath import NotFast, fast_merge_trees
+from .mergetree import MergeTreeProcess, merge_tree_once
+from .refs import StaleRef, compare_and_swap, fast_forward, read_ref
+from .resolve import FileToResolve, Resolver, line_resolve
+from .result import (
+    ConflictedFile,
+    FastForwardResult,
+    IntegrationResult,
+    IntegrationState,
+    MergePath,
+    StageEntry,
+    TreeMergeOutcome,
+)
+
+__all__ = [
+    "ConflictedFile",
+    "FastForwardResult",
+    "FileToResolve",
+    "IntegrationResult",
+    "IntegrationState",
+    "Integrator",
+    "MergePath",
+    "MergeTreeProcess",
+    "NotFast",
+    "Resolver",
+    "StaleRef",
+    "StageEntry",
+    "TreeMergeOutcome",
+    "already_merged",
+    "close_all",
+    "compare_and_swap",
+    "fast_forward",
+    "fast_merge_trees",
+    "line_resolve",
+    "merge_into",
+    "merge_tree_once",
+    "read_ref",
+]

@@ -1,0 +1,354 @@
+"""Merge one task commit into an integration ref: fast, atomic, without a worktree.
+
+Stage: the merge queue's git engine. Input: a repository, the integration ref, the task commit, the
+run's pinned base commit, the merge commit's message and signatures, and optionally a resolver for
+conflicted files. Output: an `IntegrationResult` (merged / already merged / conflict), with the old
+and new tip, the tree, the path taken and timings per phase. Knows nothing about runs or the store.
+
+One `merge_into` call, in order:
+  1. check   the task descends from base (else UsageError); read the tip; if the task is already an
+             ancestor of the tip, stop (ALREADY_MERGED): a retry after a crash never merges twice.
+  2. merge   fastpath.py when base is the merge base and the task touched only paths integration
+             left alone since base; otherwise git merge-tree (mergetree.py).
+  3. resolve files git left conflicted go to the resolver (default resolve.line_resolve); clean
+             results are written into the tree (trees.py). Anything still conflicted: return
+             CONFLICT and leave the ref alone.
+  4. commit  `create_commit(None, ...)` writes the merge commit (parents: old tip, task) and moves
+             nothing. Crash point `merge.after_commit_written`.
+  5. publish compare-and-swap of the ref from the old tip (refs.py). If the tip moved meanwhile,
+             go back to 1 and merge onto the new tip: never overwrite. Crash point
+             `merge.after_ref_moved`.
+Invariants: the ref only ever moves to a merge commit whose first parent is the value it had; a
+conflict or an error leaves it untouched; commits and trees written by an abandoned attempt are
+unreachable garbage, never a half-updated ref.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import threading
+import time
+
+import pygit2
+
+from ..crashpoints import crash_point
+from ..errors import BusyError, NotFoundError, UsageError
+from .fastpath import GITLINK, SYMLINK, TREE, NotFast, fast_merge_trees
+from .history import IntegrationHistory, TaskHistory, task_history
+from .mergetree import MergeTreeProcess
+from .refs import StaleRef, compare_and_swap, read_ref
+from .resolve import FileToResolve, Resolver, line_resolve
+from .result import (
+    ConflictedFile,
+    IntegrationResult,
+    IntegrationState,
+    MergePath,
+    StageEntry,
+)
+from .trees import update_tree
+
+MERGE_COMMIT_SEARCH = 1_000   # first-parent steps searched to name the commit that merged a task
+
+
+def _ms(start: float) -> float:
+    return (time.perf_counter() - start) * 1000.0
+
+
+def _is_file_mode(mode: int) -> bool:
+    return mode not in (TREE, GITLINK, SYMLINK)
+
+
+def _oid(repo: pygit2.Repository, rev: pygit2.Oid | str, what: str) -> pygit2.Oid:
+    """A commit id from an Oid, a hex id or a revision expression; NotFoundError if it is none."""
+    try:
+        obj = repo[rev] if isinstance(rev, pygit2.Oid) else repo.revparse_single(str(rev))
+        commit = obj.peel(pygit2.Commit)
+    except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError):
+        raise NotFoundError(f"{what} {rev!s} is not a commit in {repo.path}",
+                            fix=f"pass the {what} as a commit id or a branch name that exists") from None
+    return commit.id
+
+
+class Integrator:
+    """The engine for one repository: holds the merge-tree process and the history caches.
+
+    Single-threaded: use one Integrator per thread (the module-level `merge_into` does that for
+    you). The `MergeTreeProcess` it uses may be shared between Integrators; it is thread safe.
+    """
+
+    def __init__(self, repo: pygit2.Repository | str | os.PathLike[str], *,
+                 merger: MergeTreeProcess | None = None, fast_path: bool = True,
+                 cas_timeout: float = 30.0, max_attempts: int = 1_000):
+        self.repo = repo if isinstance(repo, pygit2.Repository) else pygit2.Repository(str(repo))
+        self._merger = merger
+        self._owns_merger = merger is None
+        self.fast_path = fast_path
+        self.cas_timeout = cas_timeout
+        self.max_attempts = max_attempts
+        self._histories: dict[tuple[str, pygit2.Oid], IntegrationHistory] = {}
+
+    @property
+    def merger(self) -> MergeTreeProcess:
+        if self._merger is None:
+            self._merger = MergeTreeProcess(self.repo.path)
+        return self._merger
+
+    def close(self) -> None:
+        if self._merger is not None and self._owns_merger:
+            self._merger.close()
+        self._merger = None
+
+    def __enter__(self) -> "Integrator":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _history(self, ref: str, base: pygit2.Oid) -> IntegrationHistory:
+        key = (ref, base)
+        if key not in self._histories:
+            self._histories[key] = IntegrationHistory(self.repo, base)
+        return self._histories[key]
+
+    # -- public ----------------------------------------------------------------------------------
+    def already_merged(self, ref: str, task_commit: pygit2.Oid | str,
+                       base: pygit2.Oid | str | None = None) -> bool:
+        """Is the task commit the tip of `ref` or one of its ancestors? (NotFoundError: no ref.)"""
+        tip = self._tip(ref)
+        task = _oid(self.repo, task_commit, "task commit")
+        if base is None:
+            return task == tip or self.repo.descendant_of(tip, task)
+        return self._history(ref, _oid(self.repo, base, "base commit")).contains(tip, task)
+
+    def merge_into(self, ref: str, task_commit: pygit2.Oid | str, base: pygit2.Oid | str, *,
+                   message: str, author: pygit2.Signature,
+                   committer: pygit2.Signature | None = None,
+                   resolve: Resolver | None = None) -> IntegrationResult:
+        """Merge `task_commit` into `ref` (see the module docstring); returns what happened."""
+        started = time.perf_counter()
+        timings: dict[str, float] = {}
+        repo = self.repo
+        if not message.strip():
+            raise UsageError("the merge commit needs a message", fix="name the run and the task in it")
+        task = _oid(repo, task_commit, "task commit")
+        base_id = _oid(repo, base, "base commit")
+        committer = committer or author
+        resolve = resolve or line_resolve
+
+        t = time.perf_counter()
+        history = task_history(repo, task, base_id)
+        if not history.descends:
+            raise UsageError(
+                f"task commit {task} does not descend from the run's pinned commit {base_id}",
+                fix="start the task branch from the pinned commit (or rebase it onto it) and finish again",
+            )
+        timings["check"] = _ms(t)
+        integration = self._history(ref, base_id)
+        attempts = 0
+        while True:
+            tip = self._tip(ref)
+            t = time.perf_counter()
+            if integration.contains(tip, task):
+                timings["check"] += _ms(t)
+                timings["total"] = _ms(started)
+                return IntegrationResult(
+                    IntegrationState.ALREADY_MERGED, ref, str(task), str(base_id), str(tip), str(tip),
+                    self._find_merge_commit(tip, task), None, MergePath.NONE, attempts=attempts,
+                    timings_ms=timings)
+            timings["check"] += _ms(t)
+            attempts += 1
+            t = time.perf_counter()
+            path, tree, reason, conflicted = self._merge_trees(tip, task, base_id, history, integration)
+            timings["merge"] = timings.get("merge", 0.0) + _ms(t)
+            resolved: tuple[str, ...] = ()
+            if conflicted is not None:
+                t = time.perf_counter()
+                tree, resolved, remaining = self._resolve(tree, conflicted, resolve)
+                timings["resolve"] = timings.get("resolve", 0.0) + _ms(t)
+                if remaining:
+                    timings["total"] = _ms(started)
+                    return IntegrationResult(
+                        IntegrationState.CONFLICT, ref, str(task), str(base_id), str(tip), str(tip),
+                        None, None, path, remaining, resolved, attempts, reason, timings)
+            t = time.perf_counter()
+            commit = repo.create_commit(None, author, committer, message, tree, [tip, task])
+            timings["commit"] = timings.get("commit", 0.0) + _ms(t)
+            crash_point("merge.after_commit_written")
+            t = time.perf_counter()
+            try:
+                compare_and_swap(repo, ref, commit, tip, message=_reflog_message(message),
+                                 signature=committer, timeout=self.cas_timeout)
+            except StaleRef:
+                timings["ref"] = timings.get("ref", 0.0) + _ms(t)
+                if attempts >= self.max_attempts:
+                    raise BusyError(
+                        f"{ref} moved under {attempts} merges of {task} in a row",
+                        retry_after=1.0, fix="retry the merge; another merger is very busy") from None
+                continue  # the tip moved: merge again onto the new tip, never overwrite
+            timings["ref"] = timings.get("ref", 0.0) + _ms(t)
+            crash_point("merge.after_ref_moved")
+            timings["total"] = _ms(started)
+            return IntegrationResult(
+                IntegrationState.MERGED, ref, str(task), str(base_id), str(tip), str(commit), str(commit),
+                str(tree), path, (), resolved, attempts, reason, timings)
+
+    # -- steps -----------------------------------------------------------------------------------
+    def _tip(self, ref: str) -> pygit2.Oid:
+        if not ref.startswith("refs/"):
+            raise UsageError(f"ref {ref!r} is not a full ref name",
+                             fix="pass e.g. 'refs/heads/wtc/run1/integration'")
+        tip = read_ref(self.repo, ref)
+        if tip is None:
+            raise NotFoundError(f"{ref} does not exist", fix="start the run first (it creates the integration branch)")
+        return tip
+
+    def _merge_trees(self, tip: pygit2.Oid, task: pygit2.Oid, base: pygit2.Oid, history: TaskHistory,
+                     integration: IntegrationHistory
+                     ) -> tuple[MergePath, pygit2.Oid, str, tuple[ConflictedFile, ...] | None]:
+        """(path, tree, fallback reason, conflicted files or None when clean)."""
+        repo = self.repo
+        if not self.fast_path:
+            reason = "fast path disabled"
+        elif not integration.base_is_merge_base(tip, history):
+            reason = "the pinned commit is not the merge base"
+        else:
+            try:
+                tree = fast_merge_trees(repo, repo[base].tree_id, repo[tip].tree_id, repo[task].tree_id)
+                return MergePath.FAST, tree, "", None
+            except NotFast as exc:
+                reason = str(exc)
+        outcome = self.merger.merge(str(tip), str(task))
+        tree_id = pygit2.Oid(hex=outcome.tree)
+        if outcome.clean:
+            return MergePath.MERGE_TREE, tree_id, reason, None
+        return MergePath.MERGE_TREE, tree_id, reason, outcome.conflicts
+
+    def _resolve(self, tree: pygit2.Oid, conflicted: tuple[ConflictedFile, ...], resolve: Resolver
+                 ) -> tuple[pygit2.Oid, tuple[str, ...], tuple[ConflictedFile, ...]]:
+        """Offer content conflicts to the resolver; write clean results; return what stays conflicted."""
+        repo = self.repo
+        offered: list[FileToResolve] = []
+        kinds: dict[str, str] = {}
+        for item in conflicted:
+            kinds[item.path] = kind = _conflict_kind(item)
+            if kind in ("content", "add_add"):
+                assert item.ours is not None and item.theirs is not None
+                offered.append(FileToResolve(
+                    item.path,
+                    repo[item.base.oid].data if item.base else b"",
+                    repo[item.ours.oid].data,
+                    repo[item.theirs.oid].data,
+                ))
+        results = resolve(offered) if offered else {}
+        changes: dict[str, tuple[pygit2.Oid, int]] = {}
+        remaining: list[ConflictedFile] = []
+        for item in conflicted:
+            result = results.get(item.path)
+            if result is not None and result.clean:
+                changes[item.path] = (repo.create_blob(result.merged), _merged_mode(item))
+                continue
+            if result is not None:
+                text = result.merged
+            else:
+                text = self._blob_at(tree, item.path)
+            remaining.append(ConflictedFile(item.path, item.base, item.ours, item.theirs,
+                                            kinds[item.path], text, result))
+        if remaining:
+            return tree, tuple(sorted(changes)), tuple(remaining)
+        if not conflicted:
+            # git said "conflicted" but named no file: never guess, report it.
+            return tree, (), (ConflictedFile("", None, None, None, "unlisted",
+                                             b"git merge-tree reported a conflict without a path"),)
+        return update_tree(repo, tree, changes), tuple(sorted(changes)), ()
+
+    def _blob_at(self, tree: pygit2.Oid, path: str) -> bytes:
+        try:
+            entry = self.repo[tree][path]
+        except KeyError:
+            return b""
+        obj = self.repo[entry.id]
+        return obj.data if isinstance(obj, pygit2.Blob) else b""
+
+    def _find_merge_commit(self, tip: pygit2.Oid, task: pygit2.Oid) -> str | None:
+        commit = self.repo[tip]
+        for _ in range(MERGE_COMMIT_SEARCH):
+            parents = commit.parent_ids
+            if task in parents[1:]:
+                return str(commit.id)
+            if not parents:
+                return None
+            commit = self.repo[parents[0]]
+        return None
+
+
+def _conflict_kind(item: ConflictedFile) -> str:
+    sides = [s for s in (item.ours, item.theirs) if s is not None]
+    if len(sides) < 2:
+        return "modify_delete"
+    assert item.ours is not None and item.theirs is not None
+    modes = [item.ours.mode, item.theirs.mode] + ([item.base.mode] if item.base else [])
+    if not all(_is_file_mode(m) for m in modes):
+        return "type_change" if len({_is_file_mode(m) for m in modes}) > 1 else "non_file"
+    return "content" if item.base is not None else "add_add"
+
+
+def _merged_mode(item: ConflictedFile) -> int:
+    # Standard three-way rule for the mode: a side that changed it wins; ours when both did.
+    assert item.ours is not None and item.theirs is not None
+    base_mode = item.base.mode if item.base else item.ours.mode
+    return item.theirs.mode if item.ours.mode == base_mode else item.ours.mode
+
+
+def _reflog_message(message: str) -> str:
+    first = message.strip().splitlines()[0] if message.strip() else ""
+    return f"worktree_coord: {first}"[:200]
+
+
+# -- module-level API: one Integrator per (process, thread, repository) ------------------------------
+_registry: dict[tuple[int, int, str], Integrator] = {}
+_mergers: dict[tuple[int, str], MergeTreeProcess] = {}
+_registry_lock = threading.Lock()
+
+
+def _integrator(repo: pygit2.Repository | str | os.PathLike[str]) -> Integrator:
+    path = repo.path if isinstance(repo, pygit2.Repository) else pygit2.Repository(str(repo)).path
+    path = os.path.realpath(path)
+    pid, thread = os.getpid(), threading.get_ident()
+    with _registry_lock:
+        # Keyed by pid too: a forked child must not share its parent's git pipes.
+        merger = _mergers.get((pid, path))
+        if merger is None:
+            merger = _mergers[(pid, path)] = MergeTreeProcess(path)
+        integrator = _registry.get((pid, thread, path))
+        if integrator is None:
+            integrator = _registry[(pid, thread, path)] = Integrator(path, merger=merger)
+    return integrator
+
+
+def merge_into(repo: pygit2.Repository | str | os.PathLike[str], ref: str, task_commit: pygit2.Oid | str,
+               base: pygit2.Oid | str, *, message: str, author: pygit2.Signature,
+               committer: pygit2.Signature | None = None, resolve: Resolver | None = None
+               ) -> IntegrationResult:
+    """Merge `task_commit` into `ref` by compare-and-swap; see `Integrator.merge_into`."""
+    return _integrator(repo).merge_into(ref, task_commit, base, message=message, author=author,
+                                        committer=committer, resolve=resolve)
+
+
+def already_merged(repo: pygit2.Repository | str | os.PathLike[str], ref: str,
+                   task_commit: pygit2.Oid | str) -> bool:
+    """Is `task_commit` already the tip of `ref` or an ancestor of it?"""
+    return _integrator(repo).already_merged(ref, task_commit)
+
+
+def close_all() -> None:
+    """End every merge-tree process this process started through the module-level API."""
+    pid = os.getpid()
+    with _registry_lock:
+        for key in [k for k in _mergers if k[0] == pid]:
+            _mergers.pop(key).close()
+        for key in [k for k in _registry if k[0] == pid]:
+            del _registry[key]
+
+
+atexit.register(close_all)

@@ -1,0 +1,111 @@
+"""The resolver step: content-merge the files git left conflicted, one file at a time.
+
+Stage: conflict resolution. Input: `FileToResolve` records (path and the three versions as bytes;
+an absent base is b""). Output: a mapping path -> `FileMerge` (worktree_coord.merge.result), whose
+`merged` bytes replace the file in the merged tree when `clean` is True.
+
+`merge_into` takes any callable with that signature as `resolve=`; the merge queue passes
+`worktree_coord.merge.resolve_conflicted_files` (the structured, declaration-level merger).
+`line_resolve` below is the default stand-in: git's own diff3 line merge (`git merge-file -p
+--diff3`), the same xdiff code libgit2 uses, so a clean result here is exactly git's. It never
+invents a resolution: anything git cannot merge comes back `clean=False`, with each conflict block
+located (1-based lines in `merged`) and its three versions filled in.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from typing import Callable, Mapping, Sequence
+
+from ..merge.result import FileMerge, MergeConflict, Strategy
+
+LABEL_OURS = "integration"
+LABEL_BASE = "base"
+LABEL_THEIRS = "task"
+
+
+@dataclass(frozen=True)
+class FileToResolve:
+    """One conflicted file offered to a resolver: ours = integration tip, theirs = task."""
+
+    path: str
+    base: bytes
+    ours: bytes
+    theirs: bytes
+
+
+Resolver = Callable[[Sequence[FileToResolve]], Mapping[str, FileMerge]]
+
+
+def line_resolve(files: Sequence[FileToResolve]) -> dict[str, FileMerge]:
+    """diff3 line merge of each file through `git merge-file`; conflicts located, never dropped."""
+    out: dict[str, FileMerge] = {}
+    with tempfile.TemporaryDirectory(prefix="wtc-merge-file-") as tmp:
+        for index, item in enumerate(files):
+            out[item.path] = _merge_one(item, os.path.join(tmp, str(index)))
+    return out
+
+
+def _merge_one(item: FileToResolve, stem: str) -> FileMerge:
+    if item.ours == item.theirs:
+        return FileMerge(item.ours, True, Strategy.TRIVIAL)
+    if item.base == item.ours:
+        return FileMerge(item.theirs, True, Strategy.TRIVIAL)
+    if item.base == item.theirs:
+        return FileMerge(item.ours, True, Strategy.TRIVIAL)
+    if any(b"\0" in data[:8000] for data in (item.base, item.ours, item.theirs)):
+        # git's own binary test; a line merge of binary data is meaningless.
+        return FileMerge(item.ours, False, Strategy.BINARY,
+                         (MergeConflict(0, 0, kind="binary"),), notes=("binary file: not merged",))
+    paths = []
+    for side, data in (("ours", item.ours), ("base", item.base), ("theirs", item.theirs)):
+        path = f"{stem}.{side}"
+        with open(path, "wb") as fh:
+            fh.write(data)
+        paths.append(path)
+    proc = subprocess.run(
+        ["git", "merge-file", "-p", "--diff3", "-L", LABEL_OURS, "-L", LABEL_BASE, "-L", LABEL_THEIRS,
+         *paths],
+        capture_output=True,
+    )
+    if proc.returncode < 0 or proc.returncode > 127:
+        return FileMerge(item.ours, False, Strategy.LINE, (MergeConflict(0, 0, kind="unmergeable"),),
+                         notes=(f"git merge-file failed: {proc.stderr.decode('utf-8', 'replace').strip()}",))
+    if proc.returncode == 0:
+        return FileMerge(proc.stdout, True, Strategy.LINE)
+    return FileMerge(proc.stdout, False, Strategy.LINE, tuple(locate_conflicts(proc.stdout)))
+
+
+def locate_conflicts(merged: bytes, marker_size: int = 7) -> list[MergeConflict]:
+    """Find diff3 conflict blocks in `merged`: 1-based inclusive line range and the three versions."""
+    start_mark = b"<" * marker_size
+    base_mark = b"|" * marker_size
+    mid_mark = b"=" * marker_size
+    end_mark = b">" * marker_size
+    conflicts = []
+    lines = merged.splitlines(keepends=True)
+    state = None
+    start = 0
+    parts: dict[str, list[bytes]] = {}
+    for number, line in enumerate(lines, start=1):
+        body = line.rstrip(b"\r\n")
+        if state is None and body.startswith(start_mark) and (len(body) == marker_size or body[marker_size:marker_size + 1] == b" "):
+            state, start, parts = "ours", number, {"ours": [], "base": [], "theirs": []}
+        elif state == "ours" and body.startswith(base_mark):
+            state = "base"
+        elif state in ("ours", "base") and body == mid_mark:
+            state = "theirs"
+        elif state == "theirs" and body.startswith(end_mark):
+            conflicts.append(MergeConflict(
+                start, number, kind="content",
+                base=b"".join(parts["base"]).decode("utf-8", "replace"),
+                ours=b"".join(parts["ours"]).decode("utf-8", "replace"),
+                theirs=b"".join(parts["theirs"]).decode("utf-8", "replace"),
+            ))
+            state = None
+        elif state is not None:
+            parts[state].append(line)
+    return conflicts

@@ -1,0 +1,139 @@
+"""What the integration engine returns: frozen dataclasses and the enums naming their states.
+
+Callers (the merge queue, `wtc task finish`, `wtc merge`) read these and never parse git output:
+`IntegrationResult.state` says whether the ref moved, `conflicts` says exactly what is left when it
+did not, `path` and `timings_ms` say how the merge was done and what it cost.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..merge.result import FileMerge
+
+
+class IntegrationState(str, enum.Enum):
+    """Outcome of one `merge_into` call."""
+
+    MERGED = "merged"                  # a new merge commit is the ref's tip
+    ALREADY_MERGED = "already_merged"  # the task commit was already an ancestor of the tip: nothing done
+    CONFLICT = "conflict"              # conflicts remain; the ref was not touched
+
+
+class MergePath(str, enum.Enum):
+    """Which tree merge produced the result."""
+
+    FAST = "fast"              # pygit2, rewrites only the subtrees the task changed
+    MERGE_TREE = "merge-tree"  # git merge-tree (ort), the persistent --stdin process or one spawn
+    NONE = "none"              # no merge was needed (already merged)
+
+
+@dataclass(frozen=True)
+class StageEntry:
+    """One side of a conflicted path as git records it: mode (octal int) and blob id (hex)."""
+
+    mode: int
+    oid: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"mode": f"{self.mode:06o}", "oid": self.oid}
+
+
+@dataclass(frozen=True)
+class ConflictedFile:
+    """A path git could not merge on its own, with its base/ours/theirs stages (None = absent).
+
+    `ours` is the integration side, `theirs` the task side. After `merge_into` tried to resolve it,
+    `resolution` holds what the resolver returned (None when it was not offered to the resolver, e.g.
+    a modify/delete), `kind` names the conflict ("content", "add_add", "modify_delete",
+    "type_change", ...) and `text` is the conflicted content an agent or person would edit.
+    """
+
+    path: str
+    base: StageEntry | None
+    ours: StageEntry | None
+    theirs: StageEntry | None
+    kind: str = "content"
+    text: bytes = b""
+    resolution: FileMerge | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "kind": self.kind,
+            "stages": {
+                name: (entry.to_json() if entry else None)
+                for name, entry in (("base", self.base), ("ours", self.ours), ("theirs", self.theirs))
+            },
+            "conflicts": [c.to_json() for c in self.resolution.conflicts] if self.resolution else [],
+            "text": self.text.decode("utf-8", "replace"),
+        }
+
+
+@dataclass(frozen=True)
+class TreeMergeOutcome:
+    """A tree-level merge before any resolver ran: the tree git wrote and the paths it left conflicted."""
+
+    tree: str
+    clean: bool
+    conflicts: tuple[ConflictedFile, ...] = ()
+
+
+@dataclass(frozen=True)
+class IntegrationResult:
+    """The result of `merge_into`.
+
+    `old_tip` is the tip the merge was made onto (for CONFLICT: the tip that was current), `new_tip`
+    the ref's tip afterwards (unchanged unless MERGED), `merge_commit` the commit that brought the task
+    in (for ALREADY_MERGED: found on the first-parent chain when it is recent, else None), `tree` its
+    tree. `attempts` counts merges made: more than 1 means the ref moved under us and we merged again.
+    `resolved` lists paths the resolver made clean.
+    """
+
+    state: IntegrationState
+    ref: str
+    task_commit: str
+    base: str
+    old_tip: str
+    new_tip: str
+    merge_commit: str | None
+    tree: str | None
+    path: MergePath
+    conflicts: tuple[ConflictedFile, ...] = ()
+    resolved: tuple[str, ...] = ()
+    attempts: int = 1
+    fallback_reason: str = ""
+    timings_ms: dict[str, float] = field(default_factory=dict, compare=False, hash=False)
+
+    @property
+    def moved(self) -> bool:
+        return self.state is IntegrationState.MERGED
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "state": self.state.value,
+            "ref": self.ref,
+            "task_commit": self.task_commit,
+            "base": self.base,
+            "old_tip": self.old_tip,
+            "new_tip": self.new_tip,
+            "merge_commit": self.merge_commit,
+            "tree": self.tree,
+            "path": self.path.value,
+            "conflicts": [c.to_json() for c in self.conflicts],
+            "resolved": list(self.resolved),
+            "attempts": self.attempts,
+            "fallback_reason": self.fallback_reason,
+            "timings_ms": {k: round(v, 3) for k, v in self.timings_ms.items()},
+        }
+
+
+@dataclass(frozen=True)
+class FastForwardResult:
+    """The result of `fast_forward`: the target ref moved from `old` to `new`."""
+
+    ref: str
+    old: str
+    new: str
