@@ -25,15 +25,16 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from . import boundary as boundaries
-from . import leases
+from . import leases, queue
 from .config import Config, load_config
 from .crashpoints import crash_point
 from .errors import BusyError, NotFoundError, StateError, UsageError
 from .events import NullReporter, Reporter
 from .gitrepo import GitRepo
 from .idempotency import Outcome, default_key, run_once
+from .integrate import IntegrationState, Integrator
 from .model import Boundary, RunRecord, RunState, TaskRecord, TaskState, validate_name
-from .results import GcReport, RunStarted, RunStatus, TaskAbandoned, TaskFinished, TaskStarted
+from .results import GcReport, MergeReport, RunStarted, RunStatus, TaskAbandoned, TaskFinished, TaskStarted
 from .store import SQLiteStore, Store
 
 MANIFEST_PATH = ".wtc/task.json"
@@ -51,8 +52,11 @@ class Coordinator:
         self.git.ensure_setup()
         self.store: Store = store or SQLiteStore(self.git.wtc_dir / "state.sqlite3")
         self.reporter = reporter or NullReporter()
+        self._integrator_instance: Integrator | None = None
 
     def close(self) -> None:
+        if self._integrator_instance is not None:
+            self._integrator_instance.close()
         self.store.close()
 
     def __enter__(self) -> "Coordinator":
@@ -261,17 +265,20 @@ class Coordinator:
 
     # ---- task finish ------------------------------------------------------------------------------
 
-    def finish_task(self, run_id: str, task_id: str, *, message: str | None = None,
+    def finish_task(self, run_id: str, task_id: str, *, message: str | None = None, merge: bool = True,
                     key: str | None = None) -> TaskFinished:
-        """Commit the worktree, check the boundary, record the outcome, remove the worktree."""
+        """Commit the worktree, check the boundary, record the outcome, remove the worktree, then
+        merge the task into the integration branch (unless `merge=False`; `merge()` drains later)."""
         run = self._run(run_id)
         self._task(run_id, task_id)
-        request = {"run": run_id, "task": task_id, "message": message}
+        request = {"run": run_id, "task": task_id, "message": message, "merge": merge}
 
         def body() -> Outcome:
             with leases.hold(self.store, f"task:{run_id}/{task_id}", timeout=self.config.wait_timeout,
                              what=f"task {task_id}"):
                 result = self._finish_task_locked(run, task_id, message)
+                if merge and result.state in (TaskState.FINISHED.value, TaskState.CONFLICT.value):
+                    result = self._merge_task_locked(run, task_id)
             return Outcome(result.to_json(), result.exit_code, final=result.exit_code == 0)
 
         done = run_once(self.store, key or default_key(run_id, "finish", task_id), "task.finish", request, body,
@@ -280,11 +287,13 @@ class Coordinator:
 
     def _finish_task_locked(self, run: RunRecord, task_id: str, message: str | None) -> TaskFinished:
         task = self._task(run.run_id, task_id)
-        if task.state in (TaskState.FINISHED, TaskState.MERGED, TaskState.EMPTY):
+        if task.state in (TaskState.FINISHED, TaskState.MERGED, TaskState.EMPTY) or (
+                task.state is TaskState.CONFLICT and not self._has_new_work(task)):
             # Finished earlier (perhaps by a call with another key): clean up what a crash may have
-            # left, and return the recorded outcome.
-            self._drop_worktree(task)
-            return TaskFinished.from_json(task.result, replayed=True)
+            # left, and return the recorded outcome (the caller goes on to merge a FINISHED task).
+            if task.state is not TaskState.CONFLICT:
+                self._drop_worktree(task)
+            return TaskFinished.from_json(task.result, replayed=task.state is not TaskState.FINISHED)
         if not task.state.live:
             raise StateError(f"task {task_id!r} is {task.state.value} and cannot be finished",
                              fix="start a new task; its branch " + task.branch + " keeps the work")
@@ -307,12 +316,16 @@ class Coordinator:
         violations = [dict(v) for v in problems]
         changes = []
         reserved = []
+        since = run.base
         if not violations:
             if not self.git.is_ancestor(run.base, tip):
                 violations.append({"path": "", "rule": "not_from_base",
                                    "detail": f"the branch no longer descends from the pinned commit {run.base[:12]}"})
             else:
-                changes = self.git.changes(run.base, tip)
+                # The task's own work is what it changed since it last took in integration (the pin,
+                # unless `task update` merged the integration branch into it).
+                since = self.git.merge_base(tip, self.git.ref_target(f"refs/heads/{run.integration_ref}") or run.base)
+                changes = self.git.changes(since, tip)
                 report = boundaries.check_changes(changes, task.boundary, self.git.read_blob)
                 violations = [v.to_json() for v in report.violations]
                 reserved = [{"path": c.path, "status": c.status, "base_oid": c.old_oid, "new_oid": c.new_oid}
@@ -328,16 +341,15 @@ class Coordinator:
             self.reporter.event("task.rejected", run=run.run_id, task=task_id, violations=violations)
             return result
         state = TaskState.EMPTY if not changes else TaskState.FINISHED
-        if state is TaskState.FINISHED:
-            notes.append("merging into the integration branch is not built yet: the task waits, finished, on its branch")
         if reserved:
             notes.append("reserved-file edits are kept aside on the branch for the consolidation phase")
         result = TaskFinished(
             run=run.run_id, task=task_id, state=state.value, commit=tip, branch=task.branch, changed=changed,
             reserved=reserved, worktree=None, notes=notes,
         )
+        mergeable = queue.mergeable_commit(self.git.repo, tip, since, [r["path"] for r in reserved], task_id)
         self.store.update_task(run.run_id, task_id, state=state, head=tip, finished_at=time.time(),
-                               result=result.to_json())
+                               result=result.to_json() | {"since": since, "mergeable": mergeable})
         crash_point("finish.after_record")
         self.store.log_event(run.run_id, task_id, f"task.{state.value}", {"commit": tip, "files": len(changed)})
         self._drop_worktree(task)
@@ -369,6 +381,91 @@ class Coordinator:
             self.git.remove_worktree(Path(task.worktree))
         if task.worktree:
             self.store.update_task(task.run_id, task.task_id, worktree=None)
+
+    def _has_new_work(self, task: TaskRecord) -> bool:
+        """A task in conflict has new work when its worktree holds changes or commits since the
+        conflict was recorded (the agent resolved something): then finish runs again."""
+        if task.worktree and Path(task.worktree).exists():
+            if self.git.has_uncommitted(Path(task.worktree)):
+                return True
+        tip = self.git.ref_target(f"refs/heads/{task.branch}")
+        return tip != task.head
+
+    # ---- merging into integration -----------------------------------------------------------------
+
+    def _integrator(self) -> Integrator:
+        if self._integrator_instance is None:
+            self._integrator_instance = Integrator(self.git.repo)
+        return self._integrator_instance
+
+    def _merge_task_locked(self, run: RunRecord, task_id: str) -> TaskFinished:
+        """Merge a finished task into integration (under the task's lease)."""
+        task = self._task(run.run_id, task_id)
+        if task.state is TaskState.MERGED:
+            return TaskFinished.from_json(task.result, replayed=True)
+        if task.state not in (TaskState.FINISHED, TaskState.CONFLICT):
+            raise StateError(f"task {task_id!r} is {task.state.value}; only finished tasks merge")
+        mergeable = task.result.get("mergeable") or task.head
+        ref = f"refs/heads/{run.integration_ref}"
+        outcome = self._integrator().merge_into(
+            ref, mergeable, run.base, message=f"wtc: merge task {task_id} into run {run.run_id}\n\nbranch {task.branch}",
+            author=queue.signature(), resolve=queue.structured_resolver)
+        base_result = {k: v for k, v in task.result.items() if k not in ("conflicts", "merge")}
+        if outcome.state is IntegrationState.CONFLICT:
+            merged = self.store.list_tasks(run.run_id, [TaskState.MERGED])
+            conflicts = queue.conflict_report(outcome, merged)
+            result = TaskFinished.from_json(base_result, state=TaskState.CONFLICT.value, exit_code=1,
+                                            conflicts=conflicts, replayed=False,
+                                            notes=[f"run `wtc task update {task_id} --run {run.run_id}` to get the "
+                                                   "integration tip into a worktree with conflict markers, resolve, "
+                                                   "then finish again"])
+            self.store.update_task(run.run_id, task_id, state=TaskState.CONFLICT,
+                                   result=result.to_json() | {"since": task.result.get("since"), "mergeable": mergeable})
+            self.store.log_event(run.run_id, task_id, "task.conflict", {"paths": sorted({c["path"] for c in conflicts})})
+            self.reporter.event("task.conflict", run=run.run_id, task=task_id, conflicts=conflicts)
+            return result
+        merge_info = {
+            "merge_commit": outcome.merge_commit, "old_tip": outcome.old_tip, "new_tip": outcome.new_tip,
+            "path": outcome.path.value, "resolved": list(outcome.resolved), "attempts": outcome.attempts,
+            "at": time.time(), "already": outcome.state is IntegrationState.ALREADY_MERGED,
+        }
+        result = TaskFinished.from_json(base_result, state=TaskState.MERGED.value, exit_code=0, merge=merge_info,
+                                        conflicts=[], replayed=False)
+        self.store.update_task(run.run_id, task_id, state=TaskState.MERGED,
+                               result=result.to_json() | {"since": task.result.get("since"), "mergeable": mergeable})
+        crash_point("merge.after_record")
+        self.store.log_event(run.run_id, task_id, "task.merged", merge_info)
+        self._drop_worktree(task)
+        self.reporter.event("task.merged", run=run.run_id, task=task_id, commit=outcome.new_tip)
+        return result
+
+    def merge(self, run_id: str, *, key: str | None = None) -> MergeReport:
+        """Merge every finished, unmerged task (after a crash, or after `finish --no-merge`), in
+        dependency order. Safe to repeat: merged tasks are skipped."""
+        run = self._run(run_id)
+
+        def body() -> Outcome:
+            rows = []
+            waiting = self.store.list_tasks(run_id, [TaskState.FINISHED])
+            for task in queue.drain_order(waiting, self._packages(run)):
+                with leases.hold(self.store, f"task:{run_id}/{task.task_id}", timeout=self.config.wait_timeout,
+                                 what=f"task {task.task_id}"):
+                    result = self._merge_task_locked(run, task.task_id)
+                rows.append({"task": task.task_id, "state": result.state, "conflicts": result.conflicts,
+                             "merge_commit": (result.merge or {}).get("merge_commit")})
+                self.reporter.event("merge.progress", run=run_id, task=task.task_id, state=result.state,
+                                    done=len(rows), total=len(waiting))
+            tip = self.git.ref_target(f"refs/heads/{run.integration_ref}") or run.base
+            code = 1 if any(r["state"] == TaskState.CONFLICT.value for r in rows) else 0
+            report = MergeReport(exit_code=code, run=run_id, integration=run.integration_ref, tip=tip, tasks=rows)
+            return Outcome(report.to_json(), code, final=False)  # a later drain must see later tasks
+
+        done = run_once(self.store, key or default_key(run_id, "merge"), "run.merge", {"run": run_id}, body,
+                        ttl=self.config.idempotency_ttl, wait_timeout=self.config.wait_timeout)
+        return MergeReport.from_json(done.outcome.result, replayed=done.replayed)
+
+    def _packages(self, run: RunRecord) -> list[queue.Package]:
+        return []
 
     # ---- task abandon -----------------------------------------------------------------------------
 

@@ -172,7 +172,6 @@ class DemoReport:
 
 
 NOT_BUILT_YET = [
-    "merging finished tasks into the integration branch (issue 4): finished tasks wait on their branches",
     "the structured (AST) three-way merge for two tasks editing one module (issue 3)",
     "consolidation of reserved-file edits into intents and a relock (issue 5)",
 ]

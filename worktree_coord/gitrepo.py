@@ -182,6 +182,12 @@ class GitRepo:
             return True
         return self.repo.descendant_of(pygit2.Oid(hex=descendant), pygit2.Oid(hex=ancestor))
 
+    def merge_base(self, a: str, b: str) -> str:
+        found = self.repo.merge_base(pygit2.Oid(hex=a), pygit2.Oid(hex=b))
+        if found is None:
+            raise NotFoundError(f"{a[:12]} and {b[:12]} share no history")
+        return str(found)
+
     def commit_tree_id(self, sha: str) -> str:
         return str(self.repo[pygit2.Oid(hex=sha)].peel(pygit2.Commit).tree_id)
 

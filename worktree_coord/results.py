@@ -65,7 +65,27 @@ class TaskFinished(Result):
     intents: list[dict[str, Any]] = field(default_factory=list)
     conflicts: list[dict[str, Any]] = field(default_factory=list)
     worktree: str | None = None
+    merge: dict[str, Any] | None = None
     notes: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class MergeReport(Result):
+    run: str = ""
+    integration: str = ""
+    tip: str = ""
+    tasks: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class TaskUpdated(Result):
+    run: str = ""
+    task: str = ""
+    state: str = ""
+    worktree: str = ""
+    integration_tip: str = ""
+    conflicted_paths: list[str] = field(default_factory=list)
+    merged_cleanly: bool = False
 
 
 @dataclass(frozen=True)

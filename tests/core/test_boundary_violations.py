@@ -38,7 +38,7 @@ def test_edit_outside_own_is_rejected_and_can_be_fixed(repo, coord):
     # fix: restore both paths, finish again
     git(wt, "checkout", first.commit + "~1", "--", "packages/web/index.js", "docs/guide.md")
     second = coord.finish_task("r1", "api")
-    assert second.exit_code == 0 and second.state == "finished"
+    assert second.exit_code == 0 and second.state == "merged"
     assert [c["path"] for c in second.changed] == ["packages/api/index.js"]
 
 
@@ -47,7 +47,7 @@ def test_reserved_root_manifest_edit_is_kept_aside_not_a_violation(repo, coord):
     write(wt, {"package.json": '{"name": "root", "dependencies": {"lodash": "^4"}}\n',
                "packages/api/index.js": "x\n", "packages/api/package-lock.json": "{}\n"})
     done = coord.finish_task("r1", "api")
-    assert done.state == "finished", done.violations
+    assert done.state == "merged", done.violations
     assert {r["path"] for r in done.reserved} == {"package.json", "packages/api/package-lock.json"}
 
 

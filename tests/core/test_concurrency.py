@@ -81,7 +81,7 @@ def test_kill_between_commit_and_state_update_then_retry(repo):
     _, status = wtc(repo, "status", "--run", "r1")
     assert status["tasks"][0]["state"] == "started"
     code, retried = wtc(repo, "task", "finish", "t", "--run", "r1")
-    assert code == 0 and retried["state"] == "finished" and retried["replayed"] is False
+    assert code == 0 and retried["state"] == "merged" and retried["replayed"] is False
     assert git(repo, "rev-list", "--count", f"{base}..wtc/r1/t") == "1", "no second commit"
     assert not wt.exists()
 
@@ -95,7 +95,7 @@ def test_kill_after_recording_finish_then_retry_cleans_up(repo):
                             env=dict(os.environ, WTC_CRASH_AT="finish.after_record"), capture_output=True)
     assert killed.returncode == -9 and wt.exists()
     code, retried = wtc(repo, "task", "finish", "t", "--run", "r1")
-    assert code == 0 and retried["state"] == "finished"
+    assert code == 0 and retried["state"] == "merged"
     assert not wt.exists(), "the retry removed the worktree the crash left"
 
 
@@ -122,4 +122,4 @@ def test_worktree_deleted_by_hand_is_rebuilt_on_start_and_finish_still_works(rep
     code, again = wtc(repo, "task", "start", "t", "--run", "r1", "--own", "packages/api/**", "--key", "b")
     assert code == 0 and (wt / "packages/api/index.js").read_text() == "one\n", "recreated at the branch tip"
     code, finished = wtc(repo, "task", "finish", "t", "--run", "r1")
-    assert code == 0 and finished["state"] == "finished"
+    assert code == 0 and finished["state"] == "merged"

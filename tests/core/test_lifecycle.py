@@ -37,11 +37,11 @@ def test_full_lifecycle_commits_checks_and_removes_the_worktree(repo, coord):
     write(wt, {"packages/api/index.js": "export function api() {\n  return 42;\n}\n",
                "packages/api/new.js": "export const x = 1;\n"})
     finished = coord.finish_task("r1", "api")
-    assert finished.state == "finished" and finished.exit_code == 0
+    assert finished.state == "merged" and finished.exit_code == 0
     assert {c["path"] for c in finished.changed} == {"packages/api/index.js", "packages/api/new.js"}
     assert not wt.exists()
     assert git(repo, "log", "-1", "--format=%an", "wtc/r1/api") == "wtc task api"
-    assert coord.store.get_task("r1", "api").state is TaskState.FINISHED
+    assert coord.store.get_task("r1", "api").state is TaskState.MERGED
     # the main checkout never shows worktree folders
     assert git(repo, "status", "--porcelain") == ""
 
