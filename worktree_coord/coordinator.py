@@ -34,7 +34,8 @@ from .gitrepo import GitRepo
 from .idempotency import Outcome, default_key, run_once
 from .integrate import IntegrationState, Integrator
 from .model import Boundary, RunRecord, RunState, TaskRecord, TaskState, validate_name
-from .results import GcReport, MergeReport, RunStarted, RunStatus, TaskAbandoned, TaskFinished, TaskStarted
+from .results import (GcReport, MergeReport, RunStarted, RunStatus, TaskAbandoned, TaskFinished, TaskStarted,
+                      TaskUpdated)
 from .store import SQLiteStore, Store
 
 MANIFEST_PATH = ".wtc/task.json"
@@ -328,6 +329,7 @@ class Coordinator:
                 changes = self.git.changes(since, tip)
                 report = boundaries.check_changes(changes, task.boundary, self.git.read_blob)
                 violations = [v.to_json() for v in report.violations]
+                violations += self._leftover_markers(task, tip)
                 reserved = [{"path": c.path, "status": c.status, "base_oid": c.old_oid, "new_oid": c.new_oid}
                             for c in report.reserved]
         changed = [{"path": c.path, "status": c.status} for c in changes]
@@ -381,6 +383,16 @@ class Coordinator:
             self.git.remove_worktree(Path(task.worktree))
         if task.worktree:
             self.store.update_task(task.run_id, task.task_id, worktree=None)
+
+    def _leftover_markers(self, task: TaskRecord, tip: str) -> list[dict[str, str]]:
+        """Files `task update` left with conflict markers must not be committed with them."""
+        found = []
+        for rel in task.result.get("pending_markers", []):
+            data = self.git.file_at(tip, rel)
+            if data is not None and _has_conflict_markers(data):
+                found.append({"path": rel, "rule": "conflict_markers",
+                              "detail": "still holds conflict markers from `wtc task update`; resolve them first"})
+        return found
 
     def _has_new_work(self, task: TaskRecord) -> bool:
         """A task in conflict has new work when its worktree holds changes or commits since the
@@ -466,6 +478,58 @@ class Coordinator:
 
     def _packages(self, run: RunRecord) -> list[queue.Package]:
         return []
+
+    # ---- task update --------------------------------------------------------------------------------
+
+    def update_task(self, run_id: str, task_id: str, *, key: str | None = None) -> TaskUpdated:
+        """Bring the task's worktree (re-created if needed) onto the integration tip: a merge of the
+        integration branch into the task branch, conflicts pre-resolved by the structured merge where
+        it can and left as markers where it cannot. Finishing again merges the task."""
+        run = self._run(run_id)
+        self._task(run_id, task_id)
+        tip_now = self.git.ref_target(f"refs/heads/{run.integration_ref}") or run.base
+        request = {"run": run_id, "task": task_id, "integration": tip_now}
+
+        def body() -> Outcome:
+            with leases.hold(self.store, f"task:{run_id}/{task_id}", timeout=self.config.wait_timeout,
+                             what=f"task {task_id}"):
+                result = self._update_task_locked(run, task_id)
+            return Outcome(result.to_json(), result.exit_code, final=False)
+
+        done = run_once(self.store, key or default_key(run_id, "update", task_id) + "-" + tip_now[:12],
+                        "task.update", request, body, ttl=self.config.idempotency_ttl,
+                        wait_timeout=self.config.wait_timeout)
+        return TaskUpdated.from_json(done.outcome.result, replayed=done.replayed)
+
+    def _update_task_locked(self, run: RunRecord, task_id: str) -> TaskUpdated:
+        task = self._task(run.run_id, task_id)
+        if task.state not in (TaskState.STARTED, TaskState.REJECTED, TaskState.CONFLICT):
+            raise StateError(f"task {task_id!r} is {task.state.value}; only live tasks can be updated")
+        path = self.worktree_path(run.run_id, task_id)
+        cone = boundaries.cone_directories(list(task.boundary.own) + list(task.boundary.read)) \
+            if task.boundary.sparse else None
+        self._ensure_worktree(run, task_id, task.branch, path, cone)
+        self.store.update_task(run.run_id, task_id, worktree=str(path))
+        task = self._task(run.run_id, task_id)
+        name, email = _split_author(task.author)
+        if not self._worktree_problems(task, path):
+            self.git.commit_all(path, f"wtc: {task_id} work before update", name, email)
+        tip = self.git.ref_target(f"refs/heads/{run.integration_ref}") or run.base
+        conflicted = self.git.merge_into_worktree(path, tip, f"wtc: update {task_id} onto {run.integration_ref}",
+                                                  name, email)
+        unresolved = []
+        for rel in conflicted:
+            merged = self.git.structured_merge_in_worktree(path, rel, queue.structured_resolver)
+            if not merged:
+                unresolved.append(rel)
+        if conflicted and not unresolved:
+            self.git.commit_all(path, f"wtc: update {task_id} onto {run.integration_ref} (structured merge)", name, email)
+        result = TaskUpdated(exit_code=1 if unresolved else 0, run=run.run_id, task=task_id, state=task.state.value,
+                             worktree=str(path), integration_tip=tip, conflicted_paths=unresolved,
+                             merged_cleanly=not unresolved)
+        self.store.update_task(run.run_id, task_id, result=task.result | {"pending_markers": unresolved})
+        self.store.log_event(run.run_id, task_id, "task.updated", {"integration": tip, "conflicts": unresolved})
+        return result
 
     # ---- task abandon -----------------------------------------------------------------------------
 
@@ -617,6 +681,11 @@ class Coordinator:
         if name not in tree:
             return None
         return repo[tree[name].id].read_raw()
+
+
+def _has_conflict_markers(data: bytes) -> bool:
+    lines = data.split(b"\n")
+    return any(line.startswith(b"<<<<<<< ") for line in lines) and any(line.startswith(b">>>>>>> ") for line in lines)
 
 
 def _parse_author(author: str | None, run_id: str, task_id: str) -> tuple[str, str]:

@@ -336,6 +336,49 @@ class GitRepo:
         self.git("commit", "-q", "--no-verify", "--allow-empty-message", "-m", message, cwd=path, env=identity)
         return self.git("rev-parse", "HEAD", cwd=path).stdout.decode().strip()
 
+    def merge_into_worktree(self, path: Path, commit: str, message: str, author_name: str,
+                            author_email: str) -> list[str]:
+        """`git merge` COMMIT into the worktree's branch (diff3 markers); returns the conflicted paths
+        (empty when it merged cleanly and committed)."""
+        identity = {"GIT_AUTHOR_NAME": author_name, "GIT_AUTHOR_EMAIL": author_email,
+                    "GIT_COMMITTER_NAME": author_name, "GIT_COMMITTER_EMAIL": author_email}
+        done = self.git("-c", "merge.conflictStyle=diff3", "merge", "--no-ff", "--no-edit", "-m", message, commit,
+                        cwd=path, env=identity, check=False)
+        if done.returncode == 0:
+            return []
+        listed = self.git("diff", "--name-only", "--diff-filter=U", "-z", cwd=path).stdout
+        paths = [p.decode("utf-8", "surrogateescape") for p in listed.split(b"\0") if p]
+        if not paths:
+            raise GitError(f"git merge failed: {done.stderr.decode('utf-8', 'replace').strip()}")
+        return paths
+
+    def structured_merge_in_worktree(self, path: Path, rel: str, resolver) -> bool:  # type: ignore[no-untyped-def]
+        """Re-merge one conflicted file of an in-progress merge with `resolver` (from its index
+        stages); write the result into the file, staging it when clean. Returns whether it is clean."""
+        from .integrate import FileToResolve
+
+        def stage(number: int) -> bytes | None:
+            done = self.git("show", f":{number}:{rel}", cwd=path, check=False)
+            return done.stdout if done.returncode == 0 else None
+
+        base, ours, theirs = stage(1), stage(2), stage(3)
+        if ours is None or theirs is None:
+            return False  # delete/modify: leave git's own state for the agent
+        result = resolver([FileToResolve(rel, base or b"", ours, theirs)])[rel]
+        (path / rel).write_bytes(result.merged)
+        if result.clean:
+            self.git("add", "--sparse", "--", rel, cwd=path)
+        return result.clean
+
+    def file_at(self, commit: str, rel: str) -> bytes | None:
+        tree = self.repo[pygit2.Oid(hex=commit)].peel(pygit2.Tree)
+        try:
+            entry = tree[rel]
+        except KeyError:
+            return None
+        obj = self.repo[entry.id]
+        return obj.read_raw() if isinstance(obj, pygit2.Blob) else None
+
     def has_uncommitted(self, path: Path) -> bool:
         out = self.git("status", "--porcelain", "--untracked-files=all", cwd=path, check=False)
         return bool(out.stdout.strip()) or out.returncode != 0

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 
-from ..results import GcReport, RunStarted, RunStatus, TaskAbandoned, TaskFinished, TaskStarted
+from ..results import (GcReport, MergeReport, RunStarted, RunStatus, TaskAbandoned, TaskFinished, TaskStarted,
+                       TaskUpdated)
 
 
 def _again(replayed: bool) -> str:
@@ -39,13 +40,37 @@ def task_finished(r: TaskFinished) -> str:
         lines.append(f"  fix the paths in {r.worktree} and run `wtc task finish {r.task} --run {r.run}` again")
     else:
         lines.append(f"  {len(r.changed)} file(s) changed on {r.branch}")
+    if r.merge:
+        lines.append(f"  merged into integration as {str(r.merge.get('merge_commit'))[:12]}"
+                     + (f" (resolved {', '.join(r.merge['resolved'])})" if r.merge.get("resolved") else ""))
     for item in r.reserved:
         lines.append(f"  reserved  {item['path']} ({item['status']}): kept aside for consolidation")
     for c in r.conflicts:
         where = f" in {c['declaration']}" if c.get("declaration") else ""
-        lines.append(f"  conflict  {c['path']}{where} lines {c.get('start_line')}-{c.get('end_line')}")
+        lines.append(f"  conflict  {c['path']}{where} lines {c.get('start_line')}-{c.get('end_line')} ({c['kind']})"
+                     + (f"; last changed by {', '.join(c['last_changed_by'])}" if c.get("last_changed_by") else ""))
     for note in r.notes:
         lines.append(f"  note: {note}")
+    return "\n".join(lines)
+
+
+def task_updated(r: TaskUpdated) -> str:
+    lines = [f"task {r.task}: worktree {r.worktree} now holds the integration tip {r.integration_tip[:12]}{_again(r.replayed)}"]
+    if r.conflicted_paths:
+        lines.append(f"  {len(r.conflicted_paths)} file(s) hold conflict markers to resolve:")
+        lines += [f"    {p}" for p in r.conflicted_paths]
+        lines.append(f"  then: wtc task finish {r.task} --run {r.run}")
+    else:
+        lines.append(f"  merged cleanly; finish again to land it: wtc task finish {r.task} --run {r.run}")
+    return "\n".join(lines)
+
+
+def merge_report(r: MergeReport) -> str:
+    lines = [f"run {r.run}: integration {r.integration} at {r.tip[:12]}{_again(r.replayed)}"]
+    if not r.tasks:
+        lines.append("  nothing waiting to merge")
+    for row in r.tasks:
+        lines.append(f"  {row['task']:<24} {row['state']}" + (f" ({len(row['conflicts'])} conflict(s))" if row["conflicts"] else ""))
     return "\n".join(lines)
 
 

@@ -41,13 +41,14 @@ def task_finish(
     task: str = typer.Argument(..., help="Task id."),
     run: str = RunOption,
     message: Optional[str] = typer.Option(None, "--message", "-m", help="Commit message."),
+    merge: bool = typer.Option(True, "--merge/--no-merge", help="Merge into integration now (default) or leave it to `wtc merge`."),
     key: Optional[str] = KeyOption,
     repo: str = RepoOption,
     json_mode: bool = JsonOption,
 ) -> int:
-    """Commit everything in the worktree, check the boundary, remove the worktree."""
+    """Commit everything in the worktree, check the boundary, remove the worktree, merge into integration."""
     with open_coordinator(repo) as coordinator:
-        result = coordinator.finish_task(run, task, message=message, key=key)
+        result = coordinator.finish_task(run, task, message=message, merge=merge, key=key)
     emit(result.to_json(), schema="task.finish", json_mode=json_mode, human=render.task_finished(result))
     return result.exit_code
 
@@ -64,4 +65,19 @@ def task_abandon(
     with open_coordinator(repo) as coordinator:
         result = coordinator.abandon_task(run, task, key=key)
     emit(result.to_json(), schema="task.abandon", json_mode=json_mode, human=render.task_abandoned(result))
+    return result.exit_code
+
+
+@task_app.command("update")
+def task_update(
+    task: str = typer.Argument(..., help="Task id."),
+    run: str = RunOption,
+    key: Optional[str] = KeyOption,
+    repo: str = RepoOption,
+    json_mode: bool = JsonOption,
+) -> int:
+    """Merge the integration tip into the task's worktree (re-created if needed) to resolve conflicts."""
+    with open_coordinator(repo) as coordinator:
+        result = coordinator.update_task(run, task, key=key)
+    emit(result.to_json(), schema="task.update", json_mode=json_mode, human=render.task_updated(result))
     return result.exit_code

@@ -1,0 +1,147 @@
+"""Finished tasks land on wtc/<run>/integration: pipelined, atomic, resumable, with conflict reports."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import git, write, wtc
+from worktree_coord.coordinator import Coordinator
+
+INTEGRATION = "wtc/r1/integration"
+
+
+@pytest.fixture
+def coord(repo: Path):
+    with Coordinator(repo) as coordinator:
+        coordinator.start_run("r1")
+        yield coordinator
+
+
+def do_task(coord: Coordinator, task: str, own: list[str], files: dict[str, str], **finish) -> object:
+    wt = Path(coord.start_task("r1", task, own).worktree)
+    write(wt, files)
+    return coord.finish_task("r1", task, **finish)
+
+
+def merge_commits(repo: Path) -> list[str]:
+    base = git(repo, "rev-parse", "main")
+    return git(repo, "rev-list", "--merges", "--first-parent", f"{base}..{INTEGRATION}").split()
+
+
+def test_disjoint_tasks_each_land_as_one_merge_commit(repo, coord):
+    a = do_task(coord, "api", ["packages/api/**"], {"packages/api/index.js": "api v2\n"})
+    b = do_task(coord, "web", ["packages/web/**"], {"packages/web/new.js": "new\n"})
+    assert a.state == b.state == "merged"
+    assert git(repo, "show", f"{INTEGRATION}:packages/api/index.js") == "api v2"
+    assert git(repo, "show", f"{INTEGRATION}:packages/web/new.js") == "new"
+    merges = merge_commits(repo)
+    assert len(merges) == 2
+    top = merges[0]
+    assert len(git(repo, "rev-list", "--parents", "-n1", top).split()) == 3, "two parents"
+    assert "web" in git(repo, "log", "-1", "--format=%B", top) and "r1" in git(repo, "log", "-1", "--format=%B", top)
+
+
+def test_same_file_edits_in_different_places_merge(repo, coord):
+    body = "".join(f"line {i}\n" for i in range(30))
+    write(repo, {"packages/core/lib.py": body})
+    git(repo, "commit", "-qam", "longer lib")
+    coord.start_run("r2")  # pinned at the new commit
+    top = body.replace("line 1\n", "line 1 (top)\n")
+    bottom = body.replace("line 28\n", "line 28 (bottom)\n")
+    wt_a = Path(coord.start_task("r2", "a", ["packages/core/**"]).worktree)
+    wt_b = Path(coord.start_task("r2", "b", ["packages/core/**"]).worktree)
+    write(wt_a, {"packages/core/lib.py": top})
+    write(wt_b, {"packages/core/lib.py": bottom})
+    assert coord.finish_task("r2", "a").state == "merged"
+    second = coord.finish_task("r2", "b")
+    assert second.state == "merged", second.conflicts
+    merged = git(repo, "show", "wtc/r2/integration:packages/core/lib.py")
+    assert "line 1 (top)" in merged and "line 28 (bottom)" in merged
+
+
+def test_conflict_round_trip_through_update_and_a_second_finish(repo, coord):
+    wt_a = Path(coord.start_task("r1", "a", ["packages/api/**"]).worktree)
+    wt_b = Path(coord.start_task("r1", "b", ["packages/api/**"]).worktree)
+    write(wt_a, {"packages/api/index.js": "export function api() {\n  return 'a';\n}\n"})
+    write(wt_b, {"packages/api/index.js": "export function api() {\n  return 'b';\n}\n"})
+    assert coord.finish_task("r1", "a").state == "merged"
+    before = git(repo, "rev-parse", INTEGRATION)
+    conflicted = coord.finish_task("r1", "b")
+    assert conflicted.exit_code == 1 and conflicted.state == "conflict"
+    assert git(repo, "rev-parse", INTEGRATION) == before, "integration untouched"
+    report = conflicted.conflicts[0]
+    assert report["path"] == "packages/api/index.js"
+    assert report["last_changed_by"] == ["a"]
+    assert "'a'" in report["ours"] and "'b'" in report["theirs"] and "return 1" in report["base"]
+    assert report["start_line"] >= 1
+    # a repeat of finish without new work gives the same conflict, not a new attempt
+    assert coord.finish_task("r1", "b").state == "conflict"
+    updated = coord.update_task("r1", "b")
+    assert updated.exit_code == 1 and updated.conflicted_paths == ["packages/api/index.js"]
+    wt = Path(updated.worktree)
+    assert "<<<<<<<" in (wt / "packages/api/index.js").read_text()
+    # finishing with the markers still in is refused
+    refused = coord.finish_task("r1", "b")
+    assert refused.exit_code == 3 and refused.violations[0]["rule"] == "conflict_markers"
+    write(wt, {"packages/api/index.js": "export function api() {\n  return 'a' + 'b';\n}\n"})
+    final = coord.finish_task("r1", "b")
+    assert final.state == "merged", final.violations
+    assert "'a' + 'b'" in git(repo, "show", f"{INTEGRATION}:packages/api/index.js")
+    assert [c["path"] for c in final.changed] == ["packages/api/index.js"]
+
+
+def test_reserved_edits_stay_out_of_integration(repo, coord):
+    done = do_task(coord, "api", ["packages/api/**"], {
+        "packages/api/index.js": "changed\n", "package.json": '{"name": "root", "dependencies": {"x": "1"}}\n'})
+    assert done.state == "merged"
+    assert git(repo, "show", f"{INTEGRATION}:packages/api/index.js") == "changed"
+    assert git(repo, "show", f"{INTEGRATION}:package.json") == git(repo, "show", "main:package.json")
+    assert '"x"' in git(repo, "show", "wtc/r1/api:package.json"), "the edit waits on the task branch"
+
+
+def test_no_merge_then_drain_merges_in_order_and_is_repeatable(repo, coord):
+    for name, pkg in (("t1", "api"), ("t2", "web"), ("t3", "core")):
+        out = do_task(coord, name, [f"packages/{pkg}/**"], {f"packages/{pkg}/n.txt": name + "\n"}, merge=False)
+        assert out.state == "finished"
+    drained = coord.merge("r1")
+    assert [row["task"] for row in drained.tasks] == ["t1", "t2", "t3"]
+    assert {row["state"] for row in drained.tasks} == {"merged"}
+    again = coord.merge("r1")
+    assert again.tasks == [] and again.tip == drained.tip
+    assert len(merge_commits(repo)) == 3
+
+
+def test_two_processes_finishing_at_once_both_land(repo):
+    wtc(repo, "run", "start", "--run", "r1")
+    worktrees = {}
+    for name in ("x", "y", "z", "w"):
+        _, started = wtc(repo, "task", "start", name, "--run", "r1", "--own", f"packages/{name}/**")
+        write(Path(started["worktree"]), {f"packages/{name}/f.txt": name + "\n"})
+        worktrees[name] = started["worktree"]
+    procs = [subprocess.Popen([sys.executable, "-m", "worktree_coord", "task", "finish", n, "--run", "r1", "--json"],
+                              cwd=repo, stdout=subprocess.PIPE, stderr=subprocess.PIPE) for n in worktrees]
+    assert [p.wait(timeout=120) for p in procs] == [0, 0, 0, 0]
+    for name in worktrees:
+        assert git(repo, "show", f"{INTEGRATION}:packages/{name}/f.txt") == name
+    assert len(merge_commits(repo)) == 4
+
+
+@pytest.mark.parametrize("point", ["merge.after_commit_written", "merge.after_ref_moved", "merge.after_record"])
+def test_crash_inside_the_merge_then_retry_merges_exactly_once(repo, point):
+    wtc(repo, "run", "start", "--run", "r1")
+    _, started = wtc(repo, "task", "start", "t", "--run", "r1", "--own", "packages/api/**")
+    write(Path(started["worktree"]), {"packages/api/index.js": "crash test\n"})
+    killed = subprocess.run([sys.executable, "-m", "worktree_coord", "task", "finish", "t", "--run", "r1", "--json"],
+                            cwd=repo, env=dict(os.environ, WTC_CRASH_AT=point), capture_output=True)
+    assert killed.returncode == -9
+    code, retried = wtc(repo, "task", "finish", "t", "--run", "r1")
+    assert code == 0 and retried["state"] == "merged"
+    assert len(merge_commits(repo)) == 1
+    code, drained = wtc(repo, "merge", "--run", "r1")
+    assert code == 0 and drained["tasks"] == []
+    assert git(repo, "show", f"{INTEGRATION}:packages/api/index.js") == "crash test"
