@@ -18,6 +18,7 @@ so any process may pick up where a killed one stopped:
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import time
@@ -32,11 +33,12 @@ from .errors import BusyError, NotFoundError, StateError, UsageError
 from .events import NullReporter, Reporter
 from .gitrepo import GitRepo
 from .idempotency import Outcome, default_key, run_once
-from .integrate import IntegrationState, Integrator
+from .integrate import IntegrationResult, IntegrationState, Integrator, StaleRef, fast_forward
 from .model import Boundary, RunRecord, RunState, TaskRecord, TaskState, validate_name
 from .results import (GcReport, MergeReport, RunStarted, RunStatus, TaskAbandoned, TaskFinished, TaskStarted,
                       TaskUpdated)
 from .store import SQLiteStore, Store
+from .verify import VerifyResult, verify_commit
 
 MANIFEST_PATH = ".wtc/task.json"
 EXIT_BOUNDARY = 3
@@ -68,8 +70,10 @@ class Coordinator:
 
     # ---- runs -------------------------------------------------------------------------------------
 
-    def start_run(self, run_id: str | None = None, base: str = "HEAD", *, key: str | None = None) -> RunStarted:
-        """Pin `base` and create the run's integration branch at it."""
+    def start_run(self, run_id: str | None = None, base: str = "HEAD", *, verify: str | None = None,
+                  key: str | None = None) -> RunStarted:
+        """Pin `base` and create the run's integration branch at it. `verify` is a shell command every
+        merge candidate must pass (in a scratch worktree) before the integration branch moves."""
         if run_id is None:
             if key is not None:
                 existing = self.store.get_record(key)
@@ -78,7 +82,7 @@ class Coordinator:
             run_id = run_id or time.strftime("run-%Y%m%d-%H%M%S-") + os.urandom(2).hex()
         validate_name("run", run_id)
         sha = self.git.resolve_commit(base)
-        request = {"run": run_id, "base": sha}
+        request = {"run": run_id, "base": sha, "verify": verify}
 
         def body() -> Outcome:
             integration = f"wtc/{run_id}/integration"
@@ -98,7 +102,8 @@ class Coordinator:
                         f"branch {integration} already exists at {str(current)[:12]} but no run {run_id!r} is recorded",
                         fix=f"choose another --run id, or delete the branch (git branch -D {integration})",
                     )
-            self.store.create_run(RunRecord(run_id, sha, integration, RunState.OPEN, time.time(), {}))
+            options = {"verify": verify} if verify else {}
+            self.store.create_run(RunRecord(run_id, sha, integration, RunState.OPEN, time.time(), options))
             self.store.log_event(run_id, None, "run.started", {"base": sha})
             self.reporter.event("run.started", run=run_id, base=sha)
             return Outcome(RunStarted(run=run_id, base=sha, integration=integration).to_json())
@@ -267,19 +272,19 @@ class Coordinator:
     # ---- task finish ------------------------------------------------------------------------------
 
     def finish_task(self, run_id: str, task_id: str, *, message: str | None = None, merge: bool = True,
-                    key: str | None = None) -> TaskFinished:
+                    verify: str | None = None, key: str | None = None) -> TaskFinished:
         """Commit the worktree, check the boundary, record the outcome, remove the worktree, then
         merge the task into the integration branch (unless `merge=False`; `merge()` drains later)."""
         run = self._run(run_id)
         self._task(run_id, task_id)
-        request = {"run": run_id, "task": task_id, "message": message, "merge": merge}
+        request = {"run": run_id, "task": task_id, "message": message, "merge": merge, "verify": verify}
 
         def body() -> Outcome:
             with leases.hold(self.store, f"task:{run_id}/{task_id}", timeout=self.config.wait_timeout,
                              what=f"task {task_id}"):
                 result = self._finish_task_locked(run, task_id, message)
                 if merge and result.state in (TaskState.FINISHED.value, TaskState.CONFLICT.value):
-                    result = self._merge_task_locked(run, task_id)
+                    result = self._merge_task_locked(run, task_id, verify)
             return Outcome(result.to_json(), result.exit_code, final=result.exit_code == 0)
 
         done = run_once(self.store, key or default_key(run_id, "finish", task_id), "task.finish", request, body,
@@ -410,69 +415,241 @@ class Coordinator:
             self._integrator_instance = Integrator(self.git.repo)
         return self._integrator_instance
 
-    def _merge_task_locked(self, run: RunRecord, task_id: str) -> TaskFinished:
-        """Merge a finished task into integration (under the task's lease)."""
+    def _merge_task_locked(self, run: RunRecord, task_id: str, verify: str | None = None) -> TaskFinished:
+        """Merge a finished task into integration (under the task's lease). With a verification
+        command, the merge is built on a candidate ref, verified, then fast-forwarded onto
+        integration by compare-and-swap; without, it lands directly by compare-and-swap."""
         task = self._task(run.run_id, task_id)
         if task.state is TaskState.MERGED:
             return TaskFinished.from_json(task.result, replayed=True)
         if task.state not in (TaskState.FINISHED, TaskState.CONFLICT):
             raise StateError(f"task {task_id!r} is {task.state.value}; only finished tasks merge")
-        mergeable = task.result.get("mergeable") or task.head
-        ref = f"refs/heads/{run.integration_ref}"
+        command = self._verify_command(run, verify)
+        if command:
+            with leases.hold(self.store, f"integration:{run.run_id}", timeout=self.config.wait_timeout,
+                             what=f"run {run.run_id} integration"):
+                return self._merge_verified(run, task, command)
         outcome = self._integrator().merge_into(
-            ref, mergeable, run.base, message=f"wtc: merge task {task_id} into run {run.run_id}\n\nbranch {task.branch}",
-            author=queue.signature(), resolve=queue.structured_resolver)
-        base_result = {k: v for k, v in task.result.items() if k not in ("conflicts", "merge")}
+            f"refs/heads/{run.integration_ref}", self._mergeable(task), run.base,
+            message=self._merge_message(run, task), author=queue.signature(), resolve=queue.structured_resolver)
         if outcome.state is IntegrationState.CONFLICT:
-            merged = self.store.list_tasks(run.run_id, [TaskState.MERGED])
-            conflicts = queue.conflict_report(outcome, merged)
-            result = TaskFinished.from_json(base_result, state=TaskState.CONFLICT.value, exit_code=1,
-                                            conflicts=conflicts, replayed=False,
-                                            notes=[f"run `wtc task update {task_id} --run {run.run_id}` to get the "
-                                                   "integration tip into a worktree with conflict markers, resolve, "
-                                                   "then finish again"])
-            self.store.update_task(run.run_id, task_id, state=TaskState.CONFLICT,
-                                   result=result.to_json() | {"since": task.result.get("since"), "mergeable": mergeable})
-            self.store.log_event(run.run_id, task_id, "task.conflict", {"paths": sorted({c["path"] for c in conflicts})})
-            self.reporter.event("task.conflict", run=run.run_id, task=task_id, conflicts=conflicts)
-            return result
-        merge_info = {
-            "merge_commit": outcome.merge_commit, "old_tip": outcome.old_tip, "new_tip": outcome.new_tip,
-            "path": outcome.path.value, "resolved": list(outcome.resolved), "attempts": outcome.attempts,
-            "at": time.time(), "already": outcome.state is IntegrationState.ALREADY_MERGED,
-        }
-        result = TaskFinished.from_json(base_result, state=TaskState.MERGED.value, exit_code=0, merge=merge_info,
-                                        conflicts=[], replayed=False)
-        self.store.update_task(run.run_id, task_id, state=TaskState.MERGED,
-                               result=result.to_json() | {"since": task.result.get("since"), "mergeable": mergeable})
-        crash_point("merge.after_record")
-        self.store.log_event(run.run_id, task_id, "task.merged", merge_info)
-        self._drop_worktree(task)
-        self.reporter.event("task.merged", run=run.run_id, task=task_id, commit=outcome.new_tip)
+            return self._record_conflict(run, task, outcome)
+        return self._record_merged(run, task, outcome.merge_commit, outcome.old_tip, outcome.new_tip,
+                                   path=outcome.path.value, resolved=list(outcome.resolved),
+                                   already=outcome.state is IntegrationState.ALREADY_MERGED)
+
+    def _mergeable(self, task: TaskRecord) -> str:
+        return task.result.get("mergeable") or task.head or ""
+
+    def _merge_message(self, run: RunRecord, task: TaskRecord) -> str:
+        return f"wtc: merge task {task.task_id} into run {run.run_id}\n\nbranch {task.branch}"
+
+    def _verify_command(self, run: RunRecord, explicit: str | None) -> str | None:
+        return explicit or run.options.get("verify") or self.config.verify
+
+    def _record_conflict(self, run: RunRecord, task: TaskRecord, outcome: IntegrationResult) -> TaskFinished:
+        merged = self.store.list_tasks(run.run_id, [TaskState.MERGED])
+        conflicts = queue.conflict_report(outcome, merged)
+        base_result = {k: v for k, v in task.result.items() if k not in ("conflicts", "merge")}
+        result = TaskFinished.from_json(base_result, state=TaskState.CONFLICT.value, exit_code=1,
+                                        conflicts=conflicts, replayed=False,
+                                        notes=[f"run `wtc task update {task.task_id} --run {run.run_id}` to get the "
+                                               "integration tip into a worktree with conflict markers, resolve, "
+                                               "then finish again"])
+        self.store.update_task(run.run_id, task.task_id, state=TaskState.CONFLICT,
+                               result=result.to_json() | self._carry(task))
+        self.store.log_event(run.run_id, task.task_id, "task.conflict",
+                             {"paths": sorted({c["path"] for c in conflicts})})
+        self.reporter.event("task.conflict", run=run.run_id, task=task.task_id, conflicts=conflicts)
         return result
 
-    def merge(self, run_id: str, *, key: str | None = None) -> MergeReport:
+    def _record_merged(self, run: RunRecord, task: TaskRecord, merge_commit: str | None, old_tip: str,
+                       new_tip: str, *, path: str, resolved: list[str], already: bool,
+                       verification: dict[str, Any] | None = None) -> TaskFinished:
+        merge_info = {"merge_commit": merge_commit, "old_tip": old_tip, "new_tip": new_tip, "path": path,
+                      "resolved": resolved, "at": time.time(), "already": already}
+        if verification is not None:
+            merge_info["verification"] = verification
+        base_result = {k: v for k, v in task.result.items() if k not in ("conflicts", "merge")}
+        result = TaskFinished.from_json(base_result, state=TaskState.MERGED.value, exit_code=0, merge=merge_info,
+                                        conflicts=[], replayed=False)
+        self.store.update_task(run.run_id, task.task_id, state=TaskState.MERGED,
+                               result=result.to_json() | self._carry(task))
+        crash_point("merge.after_record")
+        self.store.log_event(run.run_id, task.task_id, "task.merged", merge_info)
+        self._drop_worktree(task)
+        self.reporter.event("task.merged", run=run.run_id, task=task.task_id, commit=new_tip)
+        return result
+
+    def _record_failed_verification(self, run: RunRecord, task: TaskRecord, check: VerifyResult) -> TaskFinished:
+        base_result = {k: v for k, v in task.result.items() if k not in ("conflicts", "merge")}
+        result = TaskFinished.from_json(
+            base_result, state=TaskState.FAILED.value, exit_code=1, conflicts=[], replayed=False,
+            notes=[f"ejected: `{check.command}` failed on the merge candidate (exit {check.exit_code}); "
+                   f"integration stays green. Fix it after `wtc task update {task.task_id} --run {run.run_id}`."])
+        self.store.update_task(run.run_id, task.task_id, state=TaskState.FAILED,
+                               result=result.to_json() | self._carry(task)
+                               | {"reason": "failed_verification", "verification": check.to_json()})
+        self.store.log_event(run.run_id, task.task_id, "task.failed_verification", check.to_json())
+        self.reporter.event("task.failed_verification", run=run.run_id, task=task.task_id)
+        return TaskFinished.from_json(self._task(run.run_id, task.task_id).result, replayed=False)
+
+    @staticmethod
+    def _carry(task: TaskRecord) -> dict[str, Any]:
+        """Bookkeeping that follows a task through its states (not part of the public result)."""
+        return {k: task.result[k] for k in ("since", "mergeable", "pending_markers") if k in task.result}
+
+    def _candidate_ref(self, run: RunRecord, name: str) -> str:
+        return f"refs/wtc/{run.run_id}/candidate/{name}"
+
+    def _verify(self, run: RunRecord, commit: str, command: str) -> VerifyResult:
+        self.reporter.event("verify.start", run=run.run_id, commit=commit, command=command)
+        check = verify_commit(self.git, commit, command, self.worktree_root() / run.run_id / ".verify",
+                              timeout=self.config.verify_timeout)
+        self.reporter.event("verify.done", run=run.run_id, commit=commit, ok=check.ok)
+        return check
+
+    def _merge_verified(self, run: RunRecord, task: TaskRecord, command: str) -> TaskFinished:
+        """Candidate merge on a private ref, verification in a scratch worktree, then a CAS of
+        integration from the tip the candidate was built on; a moved tip means build again."""
+        integration = f"refs/heads/{run.integration_ref}"
+        candidate = self._candidate_ref(run, task.task_id)
+        integrator = self._integrator()
+        try:
+            while True:
+                tip = self.git.ref_target(integration) or run.base
+                if integrator.already_merged(integration, self._mergeable(task), run.base):
+                    return self._record_merged(run, task, None, tip, tip, path="none", resolved=[], already=True)
+                self.git.set_ref(candidate, tip, f"worktree_coord: candidate for {task.task_id}")
+                outcome = integrator.merge_into(candidate, self._mergeable(task), run.base,
+                                                message=self._merge_message(run, task), author=queue.signature(),
+                                                resolve=queue.structured_resolver)
+                if outcome.state is IntegrationState.CONFLICT:
+                    return self._record_conflict(run, task, outcome)
+                check = self._verify(run, outcome.new_tip, command)
+                if not check.ok:
+                    return self._record_failed_verification(run, task, check)
+                try:
+                    fast_forward(self.git.repo, integration, outcome.new_tip, tip,
+                                 message=f"worktree_coord: merge task {task.task_id} (verified)")
+                except StaleRef:
+                    continue  # integration moved while we verified: build and verify again
+                return self._record_merged(run, task, outcome.merge_commit, tip, outcome.new_tip,
+                                           path=outcome.path.value, resolved=list(outcome.resolved),
+                                           already=False, verification=check.to_json())
+        finally:
+            self.git.delete_ref(candidate)
+
+    def _merge_batches(self, run: RunRecord, tasks: list[TaskRecord], command: str, size: int) -> list[TaskFinished]:
+        """bors-style batches: merge up to `size` tasks speculatively on a candidate ref, verify the
+        batch once, fast-forward integration when it passes; when it fails, bisect to the first
+        failing prefix, land the passing prefix, eject the culprit and go on with the rest."""
+        integration = f"refs/heads/{run.integration_ref}"
+        candidate = self._candidate_ref(run, "batch")
+        integrator = self._integrator()
+        results: list[TaskFinished] = []
+        pending = list(tasks)
+        try:
+            while pending:
+                batch, pending = pending[:size], pending[size:]
+                tip = self.git.ref_target(integration) or run.base
+                self.git.set_ref(candidate, tip, "worktree_coord: batch candidate")
+                stack: list[tuple[TaskRecord, IntegrationResult]] = []
+                for task in batch:
+                    task = self._task(run.run_id, task.task_id)
+                    outcome = integrator.merge_into(candidate, self._mergeable(task), run.base,
+                                                    message=self._merge_message(run, task),
+                                                    author=queue.signature(), resolve=queue.structured_resolver)
+                    if outcome.state is IntegrationState.CONFLICT:
+                        results.append(self._record_conflict(run, task, outcome))
+                    elif outcome.state is IntegrationState.MERGED:
+                        stack.append((task, outcome))
+                if not stack:
+                    continue
+                checks: dict[int, VerifyResult] = {}
+
+                def passes(count: int) -> bool:
+                    if count not in checks:
+                        checks[count] = self._verify(run, stack[count - 1][1].new_tip, command)
+                    return checks[count].ok
+
+                good = len(stack) if passes(len(stack)) else 0
+                culprit = None
+                if good == 0:
+                    low, high = 0, len(stack)      # tip + 0 tasks passes (integration is green); all fail
+                    while high - low > 1:
+                        middle = (low + high) // 2
+                        if passes(middle):
+                            low = middle
+                        else:
+                            high = middle
+                    good, culprit = low, high - 1
+                if good:
+                    top = stack[good - 1][1].new_tip
+                    try:
+                        fast_forward(self.git.repo, integration, top, tip,
+                                     message=f"worktree_coord: merge batch of {good} (verified)")
+                    except StaleRef:
+                        pending = [t for t, _ in stack] + pending  # integration moved: rebuild this batch
+                        continue
+                    for task, outcome in stack[:good]:
+                        results.append(self._record_merged(
+                            run, task, outcome.merge_commit, outcome.old_tip, outcome.new_tip,
+                            path=outcome.path.value, resolved=list(outcome.resolved), already=False,
+                            verification=checks[len(stack) if culprit is None else good].to_json()))
+                if culprit is not None:
+                    task, _ = stack[culprit]
+                    results.append(self._record_failed_verification(run, task, checks[culprit + 1]))
+                    pending = [t for t, _ in stack[culprit + 1:]] + pending
+        finally:
+            self.git.delete_ref(candidate)
+        return results
+
+    def merge(self, run_id: str, *, verify: str | None = None, batch: int = 1,
+              key: str | None = None) -> MergeReport:
         """Merge every finished, unmerged task (after a crash, or after `finish --no-merge`), in
-        dependency order. Safe to repeat: merged tasks are skipped."""
+        dependency order. Safe to repeat: merged tasks are skipped. With a verification command
+        (here, at run start or in the configuration) each candidate is verified before integration
+        moves; `batch` > 1 verifies that many at once and bisects a failing batch."""
         run = self._run(run_id)
+        if batch < 1:
+            raise UsageError(f"--batch must be at least 1, not {batch}")
+        command = self._verify_command(run, verify)
+        if batch > 1 and not command:
+            raise UsageError("--batch needs a verification command", fix="pass --verify CMD (or set it at run start)")
 
         def body() -> Outcome:
             rows = []
-            waiting = self.store.list_tasks(run_id, [TaskState.FINISHED])
-            for task in queue.drain_order(waiting, self._packages(run)):
-                with leases.hold(self.store, f"task:{run_id}/{task.task_id}", timeout=self.config.wait_timeout,
-                                 what=f"task {task.task_id}"):
-                    result = self._merge_task_locked(run, task.task_id)
-                rows.append({"task": task.task_id, "state": result.state, "conflicts": result.conflicts,
+            waiting = queue.drain_order(self.store.list_tasks(run_id, [TaskState.FINISHED]), self._packages(run))
+            results: list[TaskFinished] = []
+            if batch > 1 and command:
+                with leases.hold(self.store, f"integration:{run_id}", timeout=self.config.wait_timeout,
+                                 what=f"run {run_id} integration"):
+                    with contextlib.ExitStack() as held:
+                        for task in waiting:
+                            held.enter_context(leases.hold(self.store, f"task:{run_id}/{task.task_id}",
+                                                           timeout=self.config.wait_timeout,
+                                                           what=f"task {task.task_id}"))
+                        live = [self._task(run_id, t.task_id) for t in waiting]
+                        results = self._merge_batches(run, [t for t in live if t.state is TaskState.FINISHED],
+                                                      command, batch)
+            else:
+                for task in waiting:
+                    with leases.hold(self.store, f"task:{run_id}/{task.task_id}", timeout=self.config.wait_timeout,
+                                     what=f"task {task.task_id}"):
+                        results.append(self._merge_task_locked(run, task.task_id, verify))
+                    self.reporter.event("merge.progress", run=run_id, task=task.task_id,
+                                        state=results[-1].state, done=len(results), total=len(waiting))
+            for result in results:
+                rows.append({"task": result.task, "state": result.state, "conflicts": result.conflicts,
                              "merge_commit": (result.merge or {}).get("merge_commit")})
-                self.reporter.event("merge.progress", run=run_id, task=task.task_id, state=result.state,
-                                    done=len(rows), total=len(waiting))
             tip = self.git.ref_target(f"refs/heads/{run.integration_ref}") or run.base
-            code = 1 if any(r["state"] == TaskState.CONFLICT.value for r in rows) else 0
+            code = 1 if any(r["state"] in (TaskState.CONFLICT.value, TaskState.FAILED.value) for r in rows) else 0
             report = MergeReport(exit_code=code, run=run_id, integration=run.integration_ref, tip=tip, tasks=rows)
             return Outcome(report.to_json(), code, final=False)  # a later drain must see later tasks
 
-        done = run_once(self.store, key or default_key(run_id, "merge"), "run.merge", {"run": run_id}, body,
+        done = run_once(self.store, key or default_key(run_id, "merge"), "run.merge",
+                        {"run": run_id, "verify": verify, "batch": batch}, body,
                         ttl=self.config.idempotency_ttl, wait_timeout=self.config.wait_timeout)
         return MergeReport.from_json(done.outcome.result, replayed=done.replayed)
 
@@ -503,6 +680,10 @@ class Coordinator:
 
     def _update_task_locked(self, run: RunRecord, task_id: str) -> TaskUpdated:
         task = self._task(run.run_id, task_id)
+        if task.state is TaskState.FAILED and task.result.get("reason") == "failed_verification":
+            # An ejected task comes back to life in its worktree, to be fixed and finished again.
+            self.store.update_task(run.run_id, task_id, state=TaskState.CONFLICT)
+            task = self._task(run.run_id, task_id)
         if task.state not in (TaskState.STARTED, TaskState.REJECTED, TaskState.CONFLICT):
             raise StateError(f"task {task_id!r} is {task.state.value}; only live tasks can be updated")
         path = self.worktree_path(run.run_id, task_id)

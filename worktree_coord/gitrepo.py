@@ -161,6 +161,10 @@ class GitRepo:
             return None
         return str(ref.resolve().target)
 
+    def set_ref(self, name: str, sha: str, message: str) -> None:
+        """Point a private ref (ours alone, e.g. a merge candidate) at `sha`, whatever it held."""
+        self.repo.create_reference(name, pygit2.Oid(hex=sha), force=True, message=message)
+
     def create_ref(self, name: str, sha: str, message: str) -> bool:
         """Create-only: True when created, False when the ref already exists (whatever it points to)."""
         try:
@@ -277,6 +281,21 @@ class GitRepo:
                 self._rollback_locked(path, ref if created_branch else None)
             raise
         return head
+
+    def add_detached_worktree(self, path: Path, commit: str) -> None:
+        """A throwaway full worktree at `commit` with no branch (verification, scratch work)."""
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with self.registration_lock(f"registering scratch worktree {path}"):
+            try:
+                self.git("worktree", "add", "--no-checkout", "--detach", str(path), commit)
+            except GitError:
+                self._rollback_locked(path, None)
+                raise
+        try:
+            self.git("read-tree", "-mu", "HEAD", cwd=path)
+        except GitError:
+            self.remove_worktree(path)
+            raise
 
     def _rollback_locked(self, path: Path, ref: str | None) -> None:
         shutil.rmtree(path, ignore_errors=True)

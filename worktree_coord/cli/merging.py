@@ -14,12 +14,14 @@ from .output import emit
 @app.command("merge")
 def merge(
     run: str = RunOption,
+    verify: Optional[str] = typer.Option(None, "--verify", help="Shell command each candidate must pass before integration moves."),
+    batch: int = typer.Option(1, "--batch", min=1, help="Verify this many tasks at once; a failing batch is bisected."),
     key: Optional[str] = KeyOption,
     repo: str = RepoOption,
     json_mode: bool = JsonOption,
 ) -> int:
     """Merge every finished, unmerged task (after a crash or `finish --no-merge`); safe to repeat."""
     with open_coordinator(repo) as coordinator:
-        result = coordinator.merge(run, key=key)
+        result = coordinator.merge(run, verify=verify, batch=batch, key=key)
     emit(result.to_json(), schema="merge", json_mode=json_mode, human=render.merge_report(result))
     return result.exit_code
