@@ -389,6 +389,28 @@ class GitRepo:
             self.git("add", "--sparse", "--", rel, cwd=path)
         return result.clean
 
+    def commits_between(self, old: str, new: str) -> list[str]:
+        """Commits reachable from `new` and not from `old`, newest first."""
+        walker = self.repo.walk(pygit2.Oid(hex=new), pygit2.enums.SortMode.TOPOLOGICAL)
+        walker.hide(pygit2.Oid(hex=old))
+        return [str(c.id) for c in walker]
+
+    def worktree_on_branch(self, ref: str) -> Path | None:
+        """The worktree (main checkout included) that has `ref` checked out, if any."""
+        for entry in self.list_worktrees():
+            if entry.branch == ref and not entry.prunable:
+                return Path(entry.path)
+        return None
+
+    def fast_forward_worktree(self, path: Path, commit: str) -> None:
+        """`git merge --ff-only` in a worktree: moves its branch and files, refuses a dirty tree."""
+        done = self.git("merge", "--ff-only", "-q", commit, cwd=path, check=False)
+        if done.returncode != 0:
+            raise UsageError(
+                f"cannot fast-forward the checkout at {path}: {done.stderr.decode('utf-8', 'replace').strip()}",
+                fix=f"commit or stash the changes in {path}, then land again",
+            )
+
     def file_at(self, commit: str, rel: str) -> bytes | None:
         tree = self.repo[pygit2.Oid(hex=commit)].peel(pygit2.Tree)
         try:
