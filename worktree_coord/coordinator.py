@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from . import boundary as boundaries
-from . import leases, queue
+from . import admission, leases, queue
 from .config import Config, load_config
 from .crashpoints import crash_point
 from .errors import BusyError, NotFoundError, StateError, UsageError
@@ -429,14 +429,20 @@ class Coordinator:
             with leases.hold(self.store, f"integration:{run.run_id}", timeout=self.config.wait_timeout,
                              what=f"run {run.run_id} integration"):
                 return self._merge_verified(run, task, command)
-        outcome = self._integrator().merge_into(
-            f"refs/heads/{run.integration_ref}", self._mergeable(task), run.base,
-            message=self._merge_message(run, task), author=queue.signature(), resolve=queue.structured_resolver)
+        with self._heavy("merge"):
+            outcome = self._integrator().merge_into(
+                f"refs/heads/{run.integration_ref}", self._mergeable(task), run.base,
+                message=self._merge_message(run, task), author=queue.signature(), resolve=queue.structured_resolver)
         if outcome.state is IntegrationState.CONFLICT:
             return self._record_conflict(run, task, outcome)
         return self._record_merged(run, task, outcome.merge_commit, outcome.old_tip, outcome.new_tip,
                                    path=outcome.path.value, resolved=list(outcome.resolved),
                                    already=outcome.state is IntegrationState.ALREADY_MERGED)
+
+    def _heavy(self, what: str):  # type: ignore[no-untyped-def]
+        """A place in the machine-wide queue for heavy work (merges, verification, relocks)."""
+        return admission.admitted(self.store, "heavy", limit=self.config.max_parallel or admission.default_limit(),
+                                  timeout=self.config.wait_timeout)
 
     def _mergeable(self, task: TaskRecord) -> str:
         return task.result.get("mergeable") or task.head or ""
@@ -504,8 +510,9 @@ class Coordinator:
 
     def _verify(self, run: RunRecord, commit: str, command: str) -> VerifyResult:
         self.reporter.event("verify.start", run=run.run_id, commit=commit, command=command)
-        check = verify_commit(self.git, commit, command, self.worktree_root() / run.run_id / ".verify",
-                              timeout=self.config.verify_timeout)
+        with self._heavy("verify"):
+            check = verify_commit(self.git, commit, command, self.worktree_root() / run.run_id / ".verify",
+                                  timeout=self.config.verify_timeout)
         self.reporter.event("verify.done", run=run.run_id, commit=commit, ok=check.ok)
         return check
 
@@ -521,9 +528,10 @@ class Coordinator:
                 if integrator.already_merged(integration, self._mergeable(task), run.base):
                     return self._record_merged(run, task, None, tip, tip, path="none", resolved=[], already=True)
                 self.git.set_ref(candidate, tip, f"worktree_coord: candidate for {task.task_id}")
-                outcome = integrator.merge_into(candidate, self._mergeable(task), run.base,
-                                                message=self._merge_message(run, task), author=queue.signature(),
-                                                resolve=queue.structured_resolver)
+                with self._heavy("merge"):
+                    outcome = integrator.merge_into(candidate, self._mergeable(task), run.base,
+                                                    message=self._merge_message(run, task), author=queue.signature(),
+                                                    resolve=queue.structured_resolver)
                 if outcome.state is IntegrationState.CONFLICT:
                     return self._record_conflict(run, task, outcome)
                 check = self._verify(run, outcome.new_tip, command)
@@ -557,9 +565,10 @@ class Coordinator:
                 stack: list[tuple[TaskRecord, IntegrationResult]] = []
                 for task in batch:
                     task = self._task(run.run_id, task.task_id)
-                    outcome = integrator.merge_into(candidate, self._mergeable(task), run.base,
-                                                    message=self._merge_message(run, task),
-                                                    author=queue.signature(), resolve=queue.structured_resolver)
+                    with self._heavy("merge"):
+                        outcome = integrator.merge_into(candidate, self._mergeable(task), run.base,
+                                                        message=self._merge_message(run, task),
+                                                        author=queue.signature(), resolve=queue.structured_resolver)
                     if outcome.state is IntegrationState.CONFLICT:
                         results.append(self._record_conflict(run, task, outcome))
                     elif outcome.state is IntegrationState.MERGED:
@@ -811,7 +820,7 @@ class Coordinator:
             raise StateError(f"{source} does not descend from the run's pinned commit {run.base[:12]}",
                              fix="start a new run from it instead")
         with leases.hold(self.store, f"integration:{run_id}", timeout=self.config.wait_timeout,
-                         what=f"run {run_id} integration"):
+                         what=f"run {run_id} integration"), self._heavy("merge"):
             outcome = self._integrator().merge_into(
                 f"refs/heads/{run.integration_ref}", source_tip, run.base,
                 message=f"wtc: sync run {run_id} with {source}", author=queue.signature(),

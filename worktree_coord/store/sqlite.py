@@ -79,6 +79,16 @@ MIGRATIONS: tuple[str, ...] = (
     );
     CREATE INDEX events_by_task ON events(run_id, task_id);
     """,
+    """
+    CREATE TABLE admission (
+        ticket INTEGER PRIMARY KEY AUTOINCREMENT,
+        kind TEXT NOT NULL,
+        owner TEXT NOT NULL,
+        enqueued_at REAL NOT NULL,
+        admitted_at REAL
+    );
+    CREATE INDEX admission_by_kind ON admission(kind, ticket);
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -347,6 +357,41 @@ class SQLiteStore:
         with self._write() as cursor:
             cursor.execute("DELETE FROM leases WHERE name = ? AND owner = ?", (name, owner))
             return cursor.rowcount == 1
+
+    # ---- admission (a fair queue for heavy work) -------------------------------------------------
+
+    def enqueue(self, kind: str, owner: str) -> int:
+        with self._write() as cursor:
+            cursor.execute("INSERT INTO admission(kind, owner, enqueued_at) VALUES (?,?,?)", (kind, owner, time.time()))
+            return int(cursor.lastrowid)
+
+    def try_admit(self, ticket: int, kind: str, limit: int) -> bool:
+        """Admit `ticket` when fewer than `limit` are running and every ticket ahead of it is
+        running too (first come, first served)."""
+        with self._write() as cursor:
+            row = cursor.execute("SELECT admitted_at FROM admission WHERE ticket = ?", (ticket,)).fetchone()
+            if row is None:
+                raise BusyError("this call's place in the work queue was dropped (its owner looked dead)",
+                                fix="retry", retry_after=1.0)
+            if row[0] is not None:
+                return True
+            running = cursor.execute("SELECT COUNT(*) FROM admission WHERE kind = ? AND admitted_at IS NOT NULL",
+                                     (kind,)).fetchone()[0]
+            ahead = cursor.execute("SELECT COUNT(*) FROM admission WHERE kind = ? AND admitted_at IS NULL AND ticket < ?",
+                                   (kind, ticket)).fetchone()[0]
+            if running + ahead >= limit:
+                return False
+            cursor.execute("UPDATE admission SET admitted_at = ? WHERE ticket = ?", (time.time(), ticket))
+            return True
+
+    def leave(self, ticket: int) -> None:
+        with self._write() as cursor:
+            cursor.execute("DELETE FROM admission WHERE ticket = ?", (ticket,))
+
+    def queue_entries(self, kind: str | None = None) -> list[dict[str, Any]]:
+        if kind is None:
+            return self._read("SELECT * FROM admission ORDER BY ticket")
+        return self._read("SELECT * FROM admission WHERE kind = ? ORDER BY ticket", (kind,))
 
     # ---- events ---------------------------------------------------------------------------------
 
