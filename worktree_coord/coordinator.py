@@ -308,6 +308,7 @@ class Coordinator:
         notes: list[str] = []
         problems: list[dict[str, str]] = []
         if path is not None and path.exists():
+            notes += self._recover_branch(run, task, path)
             problems = self._worktree_problems(task, path)
             if not problems:
                 name, email = _split_author(task.author)
@@ -330,7 +331,9 @@ class Coordinator:
             else:
                 # The task's own work is what it changed since it last took in integration (the pin,
                 # unless `task update` merged the integration branch into it).
-                since = self.git.merge_base(tip, self.git.ref_target(f"refs/heads/{run.integration_ref}") or run.base)
+                integration_tip = self.git.ref_target(f"refs/heads/{run.integration_ref}") or run.base
+                since = self.git.merge_base(tip, integration_tip) \
+                    if self.git.is_ancestor(run.base, integration_tip) else run.base
                 changes = self.git.changes(since, tip)
                 report = boundaries.check_changes(changes, task.boundary, self.git.read_blob)
                 violations = [v.to_json() for v in report.violations]
@@ -362,6 +365,18 @@ class Coordinator:
         self._drop_worktree(task)
         self.reporter.event("task.finished", run=run.run_id, task=task_id, state=state.value)
         return result
+
+    def _recover_branch(self, run: RunRecord, task: TaskRecord, path: Path) -> list[str]:
+        """A task branch deleted by hand while its worktree still holds the work: recreate the branch
+        at the worktree's HEAD (when that descends from the pin) and put the worktree back on it."""
+        ref = f"refs/heads/{task.branch}"
+        if self.git.ref_target(ref) is not None:
+            return []
+        head, symbolic = self.git.worktree_head(path)
+        if head is None or symbolic not in (None, ref) or not self.git.is_ancestor(run.base, head):
+            return []
+        self.git.git("checkout", "-q", "-B", task.branch, cwd=path)
+        return [f"the branch {task.branch} was deleted by hand; recreated it at the worktree's HEAD {head[:12]}"]
 
     def _worktree_problems(self, task: TaskRecord, path: Path) -> list[dict[str, str]]:
         """Tampering that makes committing in the worktree unsafe: a rewritten .git file, a switched branch."""
@@ -424,6 +439,7 @@ class Coordinator:
             return TaskFinished.from_json(task.result, replayed=True)
         if task.state not in (TaskState.FINISHED, TaskState.CONFLICT):
             raise StateError(f"task {task_id!r} is {task.state.value}; only finished tasks merge")
+        self._check_integration(run)
         command = self._verify_command(run, verify)
         if command:
             with leases.hold(self.store, f"integration:{run.run_id}", timeout=self.config.wait_timeout,
@@ -443,6 +459,23 @@ class Coordinator:
         """A place in the machine-wide queue for heavy work (merges, verification, relocks)."""
         return admission.admitted(self.store, "heavy", limit=self.config.max_parallel or admission.default_limit(),
                                   timeout=self.config.wait_timeout)
+
+    def _check_integration(self, run: RunRecord) -> str:
+        """The integration tip, refusing (and saying how to repair) when someone deleted it or moved
+        it to history that does not descend from the run's pinned commit."""
+        ref = f"refs/heads/{run.integration_ref}"
+        tip = self.git.ref_target(ref)
+        if tip is not None and self.git.is_ancestor(run.base, tip):
+            return tip
+        merged = [e for e in self.store.events(run.run_id) if e["kind"] == "task.merged" and e["data"].get("new_tip")]
+        last = merged[-1]["data"]["new_tip"] if merged else run.base
+        what = "was deleted" if tip is None else f"was moved to {tip[:12]}, which does not descend from the pin {run.base[:12]}"
+        raise StateError(
+            f"the integration branch {run.integration_ref} {what}; no task is merged until it is repaired",
+            fix=f"restore it to its last recorded tip: git update-ref {ref} {last}" + (f" {tip}" if tip else "")
+                + f", then run `wtc merge --run {run.run_id}`",
+            details={"last_recorded_tip": last},
+        )
 
     def _mergeable(self, task: TaskRecord) -> str:
         return task.result.get("mergeable") or task.head or ""

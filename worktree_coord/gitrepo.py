@@ -131,6 +131,11 @@ class GitRepo:
                 # racing on config.lock from many agents at once.
                 self.git("config", "core.repositoryformatversion", "1")
                 self.git("config", "extensions.worktreeConfig", "true")
+                if self.is_bare and _config_bool(self.repo.config, "core.bare"):
+                    # With per-worktree config, a shared core.bare=true would make every linked
+                    # worktree bare too; git's documented fix moves it to the main's config.worktree.
+                    self.git("config", "--worktree", "core.bare", "true", cwd=self.common_dir)
+                    self.git("config", "--unset", "core.bare", cwd=self.common_dir)
             if needs_exclude:
                 exclude.parent.mkdir(parents=True, exist_ok=True)
                 text = exclude.read_text() if exclude.exists() else ""
