@@ -1,0 +1,141 @@
+"""Derive intents from a task's edit of one reserved file (a key-level diff against its base).
+
+Stage: task finish. Input: the repo-relative path, the file's bytes at the task's base and in the
+task's result (None = absent), the task id. Output: a list of `Intent`, sorted by intent id.
+Invariants:
+- a lockfile edit is never kept: it becomes one RELOCK intent for its ecosystem root;
+- a manifest below its ecosystem root (a member's manifest) merges through the merge engine and
+  only asks its root for a relock;
+- every intent carries the value the task saw at its base (`expected_before`, None = absent);
+- equal content written differently derives nothing (the diff runs on normalized models).
+"""
+
+from __future__ import annotations
+
+import posixpath
+
+from worktree_coord.consolidate.intent import Ecosystem, Intent, Op
+from worktree_coord.consolidate.manifests import (
+    ManifestModel,
+    classify_path,
+    encode_value,
+    is_poetry,
+    read_manifest,
+)
+from worktree_coord.consolidate.textformat import load_toml, plain
+from worktree_coord.errors import UsageError
+
+
+def _dir(path: str) -> str:
+    parent = posixpath.dirname(path)
+    return "" if parent in ("", ".") else parent
+
+
+def _ecosystem_of(path: str, data: bytes | None, given: Ecosystem | str | None) -> Ecosystem:
+    if given is not None:
+        return Ecosystem(given)
+    kind = classify_path(path)
+    assert kind is not None
+    if kind.format == "pyproject" and data is not None:
+        return Ecosystem.POETRY if is_poetry(plain(load_toml(path, data))) else Ecosystem.UV
+    return kind.ecosystem
+
+
+def derive_intents(
+    path: str,
+    base: bytes | None,
+    new: bytes | None,
+    *,
+    task: str,
+    ecosystem: Ecosystem | str | None = None,
+    root: str | None = None,
+    base_commit: str = "",
+    priority: int = 0,
+) -> list[Intent]:
+    """Intents that turn `base` into `new` for the reserved file `path`.
+
+    `root` is the ecosystem root that owns the lockfile (default: the file's own directory);
+    `ecosystem` overrides the default guessed from the file name (e.g. "pnpm" for a package.json
+    in a pnpm workspace).
+    """
+    kind = classify_path(path)
+    if kind is None:
+        raise UsageError(f"{path} is not a manifest or lockfile consolidation knows",
+                         fix="declare intents for it directly (`wtc intent add`) or remove it from the reserved list")
+    if base == new:
+        return []
+    eco = _ecosystem_of(path, new if new is not None else base, ecosystem)
+    root = _dir(path) if root is None else root.strip("/")
+    common = dict(task=task, ecosystem=eco, root=root, manifest=path, base_commit=base_commit, priority=priority)
+
+    if kind.kind == "lockfile" or _dir(path) != root:
+        why = "lockfile edited by the task" if kind.kind == "lockfile" else "member manifest changed"
+        return [Intent(intent_id=f"{task}:{root or '.'}:relock:{eco.value}", op=Op.RELOCK, rationale=why, **common)]
+    if new is None:
+        raise UsageError(f"task {task} deleted the root manifest {path}",
+                         fix=f"restore {path}; removing an ecosystem root needs a person, not consolidation")
+
+    before = read_manifest(path, base, eco) if base is not None else ManifestModel(eco)
+    after = read_manifest(path, new, eco)
+    intents: list[Intent] = []
+
+    def add(op: Op, group: str, name: str, **fields) -> None:
+        intents.append(Intent(intent_id=f"{task}:{path}:{op.value}:{group}:{name}", op=op, group=group,
+                              name=name, **common, **fields))
+
+    for (group, name) in sorted(set(before.deps) | set(after.deps)):
+        old, cur = before.deps.get((group, name)), after.deps.get((group, name))
+        if old == cur:
+            continue
+        if cur is None:
+            add(Op.REMOVE_DEP, group, name, expected_before=encode_value(old))
+            continue
+        op = Op.ADD_DEP if old is None else Op.SET_SPEC
+        add(op, group, name, spec=cur.spec, source=cur.source, extras=cur.extras, features=cur.features,
+            markers=cur.markers, package=cur.package, options=cur.options, expected_before=encode_value(old))
+
+    for member in sorted(set(after.members) - set(before.members)):
+        add(Op.ADD_MEMBER, "workspace.members", member, spec=member)
+    for member in sorted(set(before.members) - set(after.members)):
+        add(Op.REMOVE_MEMBER, "workspace.members", member, expected_before=member)
+
+    if after.version != before.version and after.version is not None:
+        add(Op.BUMP_VERSION, "version", after.package_name or before.package_name or "", spec=after.version,
+            expected_before=before.version)
+
+    for name in sorted(set(before.overrides) | set(after.overrides)):
+        old_o, new_o = before.overrides.get(name), after.overrides.get(name)
+        if old_o == new_o:
+            continue
+        if new_o is None:
+            add(Op.REMOVE_OVERRIDE, "overrides", name, expected_before=old_o)
+        else:
+            add(Op.SET_OVERRIDE, "overrides", name, spec=new_o, expected_before=old_o)
+
+    for name in sorted(set(before.runtime) | set(after.runtime)):
+        old_r, new_r = before.runtime.get(name), after.runtime.get(name)
+        if old_r != new_r and new_r is not None:
+            add(Op.SET_RUNTIME, "runtime", name, spec=new_r, expected_before=old_r)
+
+    return sorted(intents, key=lambda i: i.intent_id)
+
+
+def find_root(path: str, tree_paths: set[str] | frozenset[str]) -> str:
+    """The nearest directory at or above `path` that holds a lockfile or a workspace declaration.
+
+    `tree_paths` is the set of repo-relative file paths of the base tree. Falls back to the file's
+    own directory when nothing above qualifies.
+    """
+    from worktree_coord.consolidate.manifests import LOCKFILES
+
+    here = _dir(path)
+    probe = here
+    while True:
+        prefix = f"{probe}/" if probe else ""
+        if any(f"{prefix}{lock}" in tree_paths for lock in LOCKFILES):
+            return probe
+        if f"{prefix}pnpm-workspace.yaml" in tree_paths or f"{prefix}go.work" in tree_paths:
+            return probe
+        if not probe:
+            return here
+        probe = _dir(probe)
