@@ -121,6 +121,7 @@ class ManifestModel:
     members: tuple[str, ...] = ()
     overrides: dict[str, str] = field(default_factory=dict)
     runtime: dict[str, str] = field(default_factory=dict)
+    sources: dict[str, dict[str, Any]] = field(default_factory=dict)   # uv [tool.uv.sources], by normalized name
 
     def dep_names(self) -> set[str]:
         return {name for (_, name) in self.deps}
@@ -278,6 +279,7 @@ def read_pyproject(path: str, data: bytes, ecosystem: Ecosystem | None = None) -
     # [tool.uv.sources] attaches a source to a name in every group of this manifest.
     for src_name, src in (uv.get("sources") or {}).items():
         norm = canonicalize_name(src_name)
+        model.sources[norm] = src if isinstance(src, dict) else {"list": src}
         for key, value in list(model.deps.items()):
             if key[1] == norm:
                 model.deps[key] = dep_value(spec=value.spec, source=_pairs(src if isinstance(src, dict) else {"list": src}),
