@@ -57,10 +57,15 @@ class CargoAdapter(ToolAdapter):
         common = self._classify_common(stderr)
         if common is not None:
             return common
-        if "offline mode" in stderr or "--offline" in stderr and "not found" in stderr:
+        # Cargo appends its "you're using offline mode" reminder to every offline failure, so the
+        # reminder alone says nothing: a miss is a failure whose search went to a registry.
+        if "cyclic package dependency" in stderr:
+            return FailureKind.RESOLUTION
+        registry = ("location searched: crates.io index" in stderr or "location searched: `" in stderr
+                    or "failed to download" in stderr or "--offline was specified" in stderr)
+        if "offline" in stderr and registry:
             return FailureKind.OFFLINE_MISS
-        if "failed to select a version" in stderr or "cyclic package dependency" in stderr \
-                or "no matching package" in stderr:
+        if "failed to select a version" in stderr or "no matching package" in stderr:
             return FailureKind.RESOLUTION
         return FailureKind.OTHER
 

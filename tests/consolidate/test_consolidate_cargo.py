@@ -1,0 +1,113 @@
+"""Consolidation of Cargo workspaces with the real cargo, offline, CARGO_HOME in tmp."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from conftest import snapshot, write
+from worktree_coord.consolidate import ConflictKind, Intent, RootState, consolidate, consolidate_root, derive_intents
+from worktree_coord.consolidate.adapters import adapter_for
+from worktree_coord.consolidate.textformat import load_toml, plain
+
+pytestmark = pytest.mark.skipif(shutil.which("cargo") is None, reason="cargo is required (installed on this machine)")
+
+ROOT = """# The workspace root: members are listed by hand.
+[workspace]
+resolver = "2"
+members = [
+    "crates/a",  # the core
+    "crates/b",
+]
+
+[workspace.package]
+edition = "2021"  # shared edition
+"""
+
+
+def crate(name: str, version: str = "0.1.0", deps: str = "") -> dict[str, str]:
+    return {f"crates/{name}/Cargo.toml": f'[package]\nname = "{name}"\nversion = "{version}"\nedition = "2021"\n{deps}',
+            f"crates/{name}/src/lib.rs": ""}
+
+
+def make_workspace(ws: Path, env: dict, extra: dict | None = None) -> Path:
+    write(ws, {"Cargo.toml": ROOT, **crate("a"), **crate("b"), **(extra or {})})
+    run = adapter_for("cargo", ws, "", env=env).relock(offline=True)
+    assert run.ok, run.stderr
+    return ws
+
+
+def member_dep(task: str, frm: str, to: str, **fields) -> Intent:
+    return Intent(intent_id=f"{task}:dep:{frm}:{to}", task=task, ecosystem="cargo", root="",
+                  manifest=f"crates/{frm}/Cargo.toml", member=f"crates/{frm}", op="add_dep", group="dependencies",
+                  name=to, **{"source": {"path": f"../{to}"}, **fields})
+
+
+def locked(ws: Path) -> dict[str, list]:
+    doc = plain(load_toml("Cargo.lock", (ws / "Cargo.lock").read_bytes()))
+    return {p["name"]: p.get("dependencies", []) for p in doc["package"]}
+
+
+def test_members_from_two_tasks_and_comments_kept(tmp_path, tool_env):
+    ws = make_workspace(tmp_path / "ws", tool_env, {**crate("c"), **crate("d")})
+    base = (ws / "Cargo.toml").read_bytes()
+    t1 = derive_intents("Cargo.toml", base, base.replace(b'    "crates/b",\n', b'    "crates/b",\n    "crates/c",\n'),
+                        task="t1")
+    t2 = derive_intents("Cargo.toml", base, base.replace(b'    "crates/b",\n', b'    "crates/b",\n    "crates/d",\n'),
+                        task="t2")
+    t3 = derive_intents("Cargo.toml", base, base + b'\n[workspace.dependencies]\na = { path = "crates/a" }\n', task="t3")
+    result = consolidate_root(ws, "", "cargo", t2 + t3 + t1, env=tool_env)
+    assert result.state == RootState.APPLIED, result.error
+    text = (ws / "Cargo.toml").read_text()
+    assert text.startswith("# The workspace root: members are listed by hand.\n")
+    assert '"crates/a",  # the core\n' in text and 'edition = "2021"  # shared edition' in text
+    assert plain(load_toml("Cargo.toml", text.encode()))["workspace"]["members"] == [
+        "crates/a", "crates/b", "crates/c", "crates/d"]
+    assert 'a = { path = "crates/a" }' in text
+    assert set(locked(ws)) == {"a", "b", "c", "d"}
+    assert consolidate_root(ws, "", "cargo", t1 + t2 + t3, env=tool_env).state == RootState.UNCHANGED
+
+
+def test_a_cycle_across_two_tasks_applies_one_side_only(tmp_path, tool_env):
+    ws = make_workspace(tmp_path / "ws", tool_env)
+    intents = [member_dep("t2", "b", "a"), member_dep("t1", "a", "b")]
+    result = consolidate_root(ws, "", "cargo", intents, env=tool_env)
+    assert result.state == RootState.APPLIED, result.error
+    [conflict] = result.conflicts
+    assert conflict.kind == ConflictKind.CYCLE and conflict.tasks == ("t1", "t2")
+    assert [c.intent.task for c in result.applied] == ["t1"]
+    assert locked(ws)["a"] == ["b"] and locked(ws)["b"] == []
+    assert 'b = { path = "../b" }' in (ws / "crates/a/Cargo.toml").read_text()
+
+
+def test_a_failing_change_is_bisected_out_and_named_while_the_rest_consolidates(tmp_path, tool_env):
+    ws = make_workspace(tmp_path / "ws", tool_env, crate("c"))
+    good = member_dep("good", "b", "a", spec="0.1.0")
+    bad = member_dep("bad", "c", "a", spec="9")            # crate a is 0.1.0: no version satisfies ^9
+    base = (ws / "Cargo.toml").read_bytes()
+    member = derive_intents("Cargo.toml", base, base.replace(b'    "crates/b",\n', b'    "crates/b",\n    "crates/c",\n'),
+                            task="member")
+    result = consolidate_root(ws, "", "cargo", [bad, good, *member], env=tool_env)
+    assert result.state == RootState.APPLIED, result.error
+    [culprit] = result.culprits
+    assert culprit.change.tasks == ("bad",) and "failed to select a version" in culprit.stderr
+    assert sorted(c.intent.task for c in result.applied) == ["good", "member"]
+    assert locked(ws)["b"] == ["a"] and "c" in locked(ws)
+    assert "a =" not in (ws / "crates/c/Cargo.toml").read_text()
+
+
+def test_an_uncached_crate_needs_the_network_and_restores_every_byte(tmp_path, tool_env):
+    repo = tmp_path / "repo"
+    make_workspace(repo / "rs", tool_env)
+    before = snapshot(repo / "rs")
+    serde = Intent(intent_id="s:1", task="s", ecosystem="cargo", root="rs", manifest="rs/crates/a/Cargo.toml",
+                   op="add_dep", group="dependencies", name="serde", spec="1")
+    write(repo, {"rs2/Cargo.toml": '[workspace]\nmembers = ["crates/*"]\n', **{f"rs2/{k}": v for k, v in crate("x").items()}})
+    relock_only = Intent(intent_id="r:1", task="r", ecosystem="cargo", root="rs2", manifest="rs2/Cargo.lock", op="relock")
+    result = consolidate(repo, [serde, relock_only], env=tool_env)
+    states = {r.root: r.state for r in result.roots}
+    assert states == {"rs": RootState.NEEDS_NETWORK, "rs2": RootState.APPLIED}
+    assert snapshot(repo / "rs") == before
+    assert result.files_changed == ("rs2/Cargo.lock",)
