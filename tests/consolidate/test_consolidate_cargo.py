@@ -80,6 +80,8 @@ def test_a_cycle_across_two_tasks_applies_one_side_only(tmp_path, tool_env):
     assert [c.intent.task for c in result.applied] == ["t1"]
     assert locked(ws)["a"] == ["b"] and locked(ws)["b"] == []
     assert 'b = { path = "../b" }' in (ws / "crates/a/Cargo.toml").read_text()
+    # `cargo add --path` also writes a version the intent does not carry: the structural edit is used instead.
+    assert dict(result.edit_methods) == {"t1:dep:a:b": "structural"}
 
 
 def test_a_failing_change_is_bisected_out_and_named_while_the_rest_consolidates(tmp_path, tool_env):
@@ -94,6 +96,8 @@ def test_a_failing_change_is_bisected_out_and_named_while_the_rest_consolidates(
     [culprit] = result.culprits
     assert culprit.change.tasks == ("bad",) and "failed to select a version" in culprit.stderr
     assert sorted(c.intent.task for c in result.applied) == ["good", "member"]
+    # `cargo add --path` wrote exactly the intended value, so the native editor's result was kept.
+    assert dict(result.edit_methods) == {"good:dep:b:a": "native", "member:Cargo.toml:add_member:workspace.members:crates/c": "structural"}
     assert locked(ws)["b"] == ["a"] and "c" in locked(ws)
     assert "a =" not in (ws / "crates/c/Cargo.toml").read_text()
 

@@ -72,6 +72,7 @@ def test_new_member_and_dependency_on_it_keep_comments_in_either_order(tmp_path,
     assert doc["tool"]["uv"]["workspace"]["members"] == ["libs/lib-a", "libs/lib-b"]
     assert doc["tool"]["uv"]["sources"]["lib-b"] == {"workspace": True}
     assert [d["name"] for d in lock_packages(ws)["app"]["dependencies"]] == ["lib-a", "lib-b"]
+    assert dict(result.edit_methods)[dep_src[0].intent_id] == "native"        # `uv add --frozen`
     again = consolidate_root(ws, "", "uv", intents, env=tool_env)
     assert again.state == RootState.UNCHANGED
 

@@ -59,6 +59,7 @@ class RootResult:
     warnings: tuple[str, ...] = ()
     lock_diff: LockDiff = field(default_factory=LockDiff)
     error: dict[str, Any] | None = None
+    edit_methods: tuple[tuple[str, str], ...] = ()     # (intent id, "native" | "structural") of applied changes
     tool_runs: tuple[dict[str, Any], ...] = ()
 
     def to_json(self) -> dict[str, Any]:
@@ -68,7 +69,7 @@ class RootResult:
             "applied": [c.to_json() for c in self.applied], "satisfied": [c.to_json() for c in self.satisfied],
             "conflicts": [c.to_json() for c in self.conflicts], "culprits": [c.to_json() for c in self.culprits],
             "warnings": list(self.warnings), "lock_diff": self.lock_diff.to_json(), "error": self.error,
-            "tool_runs": list(self.tool_runs),
+            "edit_methods": dict(self.edit_methods), "tool_runs": list(self.tool_runs),
         }
 
 

@@ -200,8 +200,10 @@ def consolidate_root(
         state = RootState.CONFLICT if conflicts and not the_plan.satisfied and not ordered else RootState.UNCHANGED
         return result(state, applied=tuple(ordered), satisfied=the_plan.satisfied, conflicts=conflicts,
                       culprits=tuple(culprits), warnings=warnings)
+    methods = tuple((c.intent.intent_id, adapter.edit_methods.get(c.intent.intent_id, "")) for c in ordered)
     return result(RootState.APPLIED, files_changed=changed, applied=tuple(ordered), satisfied=the_plan.satisfied,
-                  conflicts=conflicts, culprits=tuple(culprits), warnings=warnings, lock_diff=diff)
+                  conflicts=conflicts, culprits=tuple(culprits), warnings=warnings, lock_diff=diff,
+                  edit_methods=methods)
 
 
 def consolidate(

@@ -128,6 +128,7 @@ class ToolAdapter:
         self.config = config or self.default_config
         self.env = tool_env({**dict(self.config.env), **dict(env or {})})
         self.runs: list[ToolRun] = []
+        self.edit_methods: dict[str, str] = {}      # intent id -> "native" | "structural"
 
     @property
     def root_dir(self) -> Path:
@@ -166,6 +167,7 @@ class ToolAdapter:
             native = self.native_edit(intent)
             if native is not None and native.ok and self._holds(intent):
                 self._restore(lock, lock_before)      # the relock step owns the lockfile
+                self.edit_methods[intent.intent_id] = "native"
                 return "native"
             if native is not None:
                 self._restore(path, before)
@@ -175,6 +177,7 @@ class ToolAdapter:
             self._restore(path, before)
             raise EditError(f"{intent.manifest}: the edit for intent {intent.intent_id} did not read back as intended",
                             fix="declare the intent in the form the manifest uses, or edit the file in a task")
+        self.edit_methods[intent.intent_id] = "structural"
         return "structural"
 
     def _holds(self, intent: Intent) -> bool:

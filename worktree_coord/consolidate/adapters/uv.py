@@ -31,7 +31,7 @@ class UvAdapter(ToolAdapter):
         model = read_pyproject(intent.manifest, manifest.read_bytes(), Ecosystem.UV)
         if not model.package_name:
             return None          # a virtual root: `uv add` has no project to edit
-        argv = ["uv", "add", "--frozen", "--no-sync", "--no-progress"]
+        argv = ["uv", "add", "--frozen", "--no-progress"]
         if intent.group.startswith("optional:"):
             argv += ["--optional", intent.group.split(":", 1)[1]]
         elif intent.group.startswith("group:"):
