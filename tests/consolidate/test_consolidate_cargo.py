@@ -115,3 +115,26 @@ def test_an_uncached_crate_needs_the_network_and_restores_every_byte(tmp_path, t
     assert states == {"rs": RootState.NEEDS_NETWORK, "rs2": RootState.APPLIED}
     assert snapshot(repo / "rs") == before
     assert result.files_changed == ("rs2/Cargo.lock",)
+
+
+def bump(task: str, member: str, old: str, new: str) -> Intent:
+    return Intent(intent_id=f"{task}:bump:{member}", task=task, ecosystem="cargo", root="",
+                  manifest=f"crates/{member}/Cargo.toml", op="bump_version", group="version", name=member,
+                  spec=new, expected_before=old)
+
+
+def test_a_version_bump_needs_matching_spec_changes_in_its_dependents(tmp_path, tool_env):
+    extra = crate("b", deps='[dependencies]\na = { path = "../a", version = "0.1" }\n')
+    ws = make_workspace(tmp_path / "ws", tool_env, extra)
+    lone = consolidate_root(ws, "", "cargo", [bump("t1", "a", "0.1.0", "2.0.0")], env=tool_env)
+    assert lone.state == RootState.CONFLICT
+    [conflict] = lone.conflicts
+    assert "breaks b's dependencies spec '0.1'" in conflict.message and conflict.tasks == ("t1",)
+    follow = Intent(intent_id="t2:spec", task="t2", ecosystem="cargo", root="", manifest="crates/b/Cargo.toml",
+                    op="set_spec", group="dependencies", name="a", spec="2", source={"path": "../a"},
+                    expected_before='{"source":{"path":"../a"},"spec":"0.1"}')
+    both = consolidate_root(ws, "", "cargo", [follow, bump("t1", "a", "0.1.0", "2.0.0")], env=tool_env)
+    assert both.state == RootState.APPLIED, (both.error, both.conflicts)
+    assert [c.intent.op.value for c in both.applied] == ["bump_version", "set_spec"]
+    versions = {p["name"]: p["version"] for p in plain(load_toml("Cargo.lock", (ws / "Cargo.lock").read_bytes()))["package"]}
+    assert versions["a"] == "2.0.0"

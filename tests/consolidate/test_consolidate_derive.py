@@ -147,3 +147,20 @@ def test_hostile_inputs_are_refused_clearly():
         derive_intents("pnpm-workspace.yaml", b"packages: []\n", b"packages: []\npackages: ['a']\n", task="t")
     with pytest.raises(UsageError, match="deleted the root manifest"):
         derive_intents("package.json", b"{}", None, task="t")
+
+
+def test_changes_no_intent_can_express_are_reported_not_dropped():
+    from worktree_coord.consolidate.derive import unexpressed_changes
+
+    base = pkg(scripts={"test": "jest"}, dependencies={"a": "1"})
+    new = pkg(scripts={"test": "vitest"}, dependencies={"a": "2"}, license="MIT")
+    assert unexpressed_changes("package.json", base, new) == ["license", "scripts.test"]
+    assert unexpressed_changes("package.json", base, pkg(scripts={"test": "jest"}, dependencies={"b": "1"})) == []
+    cargo = b'[package]\nname = "c"\nversion = "0.1.0"\nedition = "2021"\n[dependencies]\nx = "1"\n'
+    assert unexpressed_changes("Cargo.toml", cargo, cargo.replace(b'"2021"', b'"2024"').replace(b'x = "1"', b'x = "2"')) \
+        == ["package.edition"]
+    py = b'[project]\nname = "p"\ndependencies = []\n[tool.ruff]\nline-length = 100\n'
+    assert unexpressed_changes("pyproject.toml", py, py.replace(b"100", b"120")) == ["tool.ruff.line-length"]
+    assert unexpressed_changes("requirements.txt", b"a==1\n", b"--index-url https://x\na==2\n") == ["options lines"]
+    assert unexpressed_changes("go.mod", b"module m\n\ngo 1.21\n", b"module m\n\ngo 1.22\n\nexclude x v1.0.0\n") == ["exclude"]
+    assert unexpressed_changes("package-lock.json", b"{}", b'{"x": 1}') == []

@@ -139,3 +139,86 @@ def find_root(path: str, tree_paths: set[str] | frozenset[str]) -> str:
         if not probe:
             return here
         probe = _dir(probe)
+
+
+# Key paths the intent model covers, per manifest format ("*" matches any one key).
+MODELED: dict[str, tuple[tuple[str, ...], ...]] = {
+    "package.json": (("dependencies",), ("devDependencies",), ("optionalDependencies",), ("peerDependencies",),
+                     ("workspaces",), ("version",), ("overrides",), ("resolutions",), ("pnpm", "overrides"),
+                     ("engines", "node")),
+    "cargo": (("package", "version"), ("package", "rust-version"), ("dependencies",), ("dev-dependencies",),
+              ("build-dependencies",), ("target", "*", "dependencies"), ("target", "*", "dev-dependencies"),
+              ("target", "*", "build-dependencies"), ("workspace", "members"), ("workspace", "dependencies"),
+              ("patch", "crates-io")),
+    "pyproject": (("project", "dependencies"), ("project", "optional-dependencies"), ("project", "version"),
+                  ("project", "requires-python"), ("dependency-groups",), ("tool", "uv", "dev-dependencies"),
+                  ("tool", "uv", "sources"), ("tool", "uv", "workspace", "members"),
+                  ("tool", "uv", "override-dependencies"), ("tool", "poetry", "dependencies"),
+                  ("tool", "poetry", "dev-dependencies"), ("tool", "poetry", "group", "*", "dependencies"),
+                  ("tool", "poetry", "version")),
+    "pnpm-workspace": (("packages",), ("catalog",), ("catalogs",), ("overrides",)),
+}
+
+
+def _strip(doc, path: tuple[str, ...]) -> None:
+    if not isinstance(doc, dict) or not path:
+        return
+    head, rest = path[0], path[1:]
+    keys = list(doc) if head == "*" else [head] if head in doc else []
+    for key in keys:
+        if rest:
+            _strip(doc[key], rest)
+            if isinstance(doc[key], dict) and not doc[key]:
+                del doc[key]
+        else:
+            del doc[key]
+
+
+def _differences(a, b, prefix: str = "") -> list[str]:
+    if isinstance(a, dict) and isinstance(b, dict):
+        out: list[str] = []
+        for key in sorted(set(a) | set(b), key=str):
+            out += _differences(a.get(key), b.get(key), f"{prefix}.{key}" if prefix else str(key))
+        return out
+    return [] if a == b else [prefix or "(whole file)"]
+
+
+def unexpressed_changes(path: str, base: bytes | None, new: bytes | None) -> list[str]:
+    """Changes to a root manifest that no intent can express (e.g. `scripts.test` in package.json).
+
+    Consolidation applies intents only, so these edits would be lost: the caller rejects or reports
+    them instead of dropping them silently. Lockfiles and member manifests return [] (by design a
+    lockfile edit is replaced by a relock, and member manifests merge through the merge engine).
+    """
+    import copy
+
+    from worktree_coord.consolidate.manifests import _go_directives, requirement_lines
+    from worktree_coord.consolidate.textformat import load_json, load_yaml
+
+    kind = classify_path(path)
+    if kind is None or kind.kind == "lockfile" or base == new or base is None or new is None:
+        return []
+    if kind.format in MODELED:
+        def load(data: bytes):
+            if kind.format == "package.json":
+                return load_json(path, data)
+            if kind.format == "pnpm-workspace":
+                return load_yaml(path, data) or {}
+            return plain(load_toml(path, data))
+
+        docs = [copy.deepcopy(load(data)) for data in (base, new)]
+        for doc in docs:
+            for modeled in MODELED[kind.format]:
+                _strip(doc, modeled)
+        return _differences(*docs)
+    if kind.format == "requirements":
+        def options(data: bytes) -> list[str]:
+            reqs = {index for index, _ in requirement_lines(data.decode("utf-8"))}
+            return [line.strip() for index, line in enumerate(data.decode("utf-8").splitlines())
+                    if index not in reqs and line.strip() and not line.strip().startswith("#")
+                    and not line.strip().startswith("--hash")]
+        return ["options lines"] if options(base) != options(new) else []
+    modeled_verbs = {"module", "go", "toolchain", "require", "replace", "use"}
+    def others(data: bytes) -> list[tuple[str, str]]:
+        return [d for d in _go_directives(data.decode("utf-8")) if d[0] not in modeled_verbs]
+    return sorted({verb for verb, _ in set(others(base)) ^ set(others(new))})

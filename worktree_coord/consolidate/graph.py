@@ -286,3 +286,49 @@ def _member_name_added(ws: Workspace, intent: Intent) -> str | None:
         return None
     directory = join(intent.root, intent.name)
     return ws.name_at(directory) or posixpath.basename(intent.name)
+
+
+# ------------------------------------------------------------------------------- version bumps
+
+def check_version_bumps(changes: Iterable[Change], ws: Workspace) -> list[IntentConflict]:
+    """Bumps of a member's version that would leave a dependent's spec unsatisfied.
+
+    Without a `workspace:` protocol a dependent whose range no longer matches the member goes to
+    the registry (npm) or fails to resolve (Cargo path + version), so such a bump needs matching
+    spec changes in the same consolidation; otherwise it is rejected here, naming every task.
+    """
+    from worktree_coord.consolidate.specs import satisfies
+
+    changes = list(changes)
+    planned = {(c.intent.manifest, c.intent.group, c.intent.name): c for c in changes
+               if c.intent.op in (Op.ADD_DEP, Op.SET_SPEC, Op.REMOVE_DEP)}
+    conflicts: list[IntentConflict] = []
+    manifest_name = MANIFEST_OF[ws.ecosystem]
+    for bump in changes:
+        intent = bump.intent
+        if intent.op != Op.BUMP_VERSION or not intent.spec:
+            continue
+        member = _owner(ws, intent) or _package_name(ws.ecosystem, intent.name)
+        if member not in ws.members:
+            continue
+        for dependent in sorted(ws.graph.predecessors(member)) if ws.graph.has_node(member) else []:
+            directory = ws.members[dependent]
+            manifest = join(directory, manifest_name)
+            for (group, dep), value in sorted(ws.models[dependent].deps.items()):
+                if member_target(ws, directory, dep, value.source, value.package) != member:
+                    continue
+                fix = planned.get((manifest, group, dep))
+                if fix is not None and fix.intent.op == Op.REMOVE_DEP:
+                    continue
+                spec = fix.intent.spec if fix is not None else value.spec
+                if not spec or spec.startswith("workspace:"):
+                    continue
+                if satisfies(ws.ecosystem, intent.spec, spec) is False:
+                    tasks = tuple(sorted({*bump.tasks, *(fix.tasks if fix else ())}))
+                    conflicts.append(IntentConflict(
+                        ConflictKind.DIFFERENT_VALUES, intent.key, tasks, tuple(i.intent_id for i in bump.sources),
+                        f"{member} {intent.expected_before} -> {intent.spec} (task {intent.task}) breaks "
+                        f"{dependent}'s {group} spec {spec!r} in {manifest}",
+                        f"add an intent setting {dep!r} in {manifest} to a range that accepts {intent.spec}, "
+                        f"or use the workspace protocol"))
+    return conflicts

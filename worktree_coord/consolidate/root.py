@@ -25,7 +25,7 @@ from typing import Iterable, Mapping
 from worktree_coord.consolidate.adapters import ToolAdapter, ToolConfig, adapter_for
 from worktree_coord.consolidate.adapters.base import FailureKind, ToolRun
 from worktree_coord.consolidate.edits import EditError
-from worktree_coord.consolidate.graph import MANIFEST_OF, discover_workspace, join, order_changes
+from worktree_coord.consolidate.graph import MANIFEST_OF, check_version_bumps, discover_workspace, join, order_changes
 from worktree_coord.consolidate.intent import Ecosystem, Intent, Op
 from worktree_coord.consolidate.plan import Change, directory_reader, plan
 from worktree_coord.consolidate.result import ConsolidationResult, Culprit, LockDiff, RootResult, RootState
@@ -146,9 +146,11 @@ def consolidate_root(
     except WtcError as exc:
         return result(RootState.FAILED, error=exc.to_json())
     ordering = order_changes(the_plan.changes, workspace)
-    conflicts = tuple(the_plan.conflicts) + tuple(ordering.rejected)
+    bump_conflicts = check_version_bumps(ordering.changes, workspace)
+    conflicts = tuple(the_plan.conflicts) + tuple(ordering.rejected) + tuple(bump_conflicts)
     warnings = tuple(the_plan.warnings)
-    ordered = list(ordering.changes)
+    rejected_ids = {i for c in bump_conflicts for i in c.intent_ids}
+    ordered = [c for c in ordering.changes if c.intent.intent_id not in rejected_ids]
     snapshot = _Snapshot(workdir, _touchable(workdir, adapter, eco, root, the_plan.changes,
                                              workspace.members.values()))
     base_locked = adapter.locked_versions()

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import re
+
 import tomlkit
+from tomlkit.items import KeyType, SingleKey
 
 
 def inline_table(values: dict[str, Any]):
@@ -19,6 +22,8 @@ def table_path(doc, parts: list[str], *, create: bool):
         if part not in node:
             if not create:
                 return None
-            node.add(part, tomlkit.table(is_super_table=index < len(parts) - 1))
+            # Keys that need quoting are written as literal strings, as Cargo does: 'cfg(unix)'.
+            key = part if re.fullmatch(r"[A-Za-z0-9_-]+", part) else SingleKey(part, t=KeyType.Literal)
+            node.add(key, tomlkit.table(is_super_table=index < len(parts) - 1))
         node = node[part]
     return node
