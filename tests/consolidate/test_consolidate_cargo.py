@@ -138,3 +138,41 @@ def test_a_version_bump_needs_matching_spec_changes_in_its_dependents(tmp_path, 
     assert [c.intent.op.value for c in both.applied] == ["bump_version", "set_spec"]
     versions = {p["name"]: p["version"] for p in plain(load_toml("Cargo.lock", (ws / "Cargo.lock").read_bytes()))["package"]}
     assert versions["a"] == "2.0.0"
+
+
+def test_a_change_that_cannot_be_applied_is_a_culprit_and_the_rest_goes_on(tmp_path, tool_env):
+    ws = make_workspace(tmp_path / "ws", tool_env, crate("c"))
+    virtual_bump = Intent(intent_id="v:1", task="v", ecosystem="cargo", root="", manifest="Cargo.toml",
+                          op="bump_version", group="version", name="", spec="1.0.0")   # the root has no [package]
+    ok = member_dep("ok", "b", "a")
+    result = consolidate_root(ws, "", "cargo", [virtual_bump, ok], env=tool_env)
+    assert result.state == RootState.APPLIED, result.error
+    [culprit] = result.culprits
+    assert culprit.change.tasks == ("v",) and "no [package] table" in culprit.reason
+    assert [c.intent.task for c in result.applied] == ["ok"]
+
+
+def test_relock_and_check_commands_are_configurable_and_a_failed_check_restores_everything(tmp_path, tool_env):
+    from worktree_coord.consolidate import ToolConfig
+
+    ws = make_workspace(tmp_path / "ws", tool_env)
+    before = snapshot(ws)
+    strict = ToolConfig(relock=("cargo", "update", "--workspace"), offline_flags=("--offline",),
+                        check=(("cargo", "metadata", "--locked", "--offline", "--format-version", "99"),))
+    result = consolidate(ws, [member_dep("t", "b", "a")], configs={"cargo": strict}, env=tool_env).roots[0]
+    assert result.state == RootState.FAILED and result.error["kind"] == "verification"
+    assert "--format-version 99" in result.error["message"]
+    assert snapshot(ws) == before
+    assert [tuple(r["argv"][:2]) for r in result.tool_runs] == [("cargo", "add"), ("cargo", "update"),
+                                                                ("cargo", "metadata")]
+
+
+def test_an_ecosystem_without_an_adapter_fails_clearly_and_alone(tmp_path, tool_env):
+    ws = make_workspace(tmp_path / "ws", tool_env)
+    go = Intent(intent_id="g:1", task="g", ecosystem="go", root="svc", manifest="svc/go.mod", op="add_dep",
+                group="require", name="golang.org/x/mod", spec="v0.15.0")
+    result = consolidate(ws, [go, member_dep("t", "b", "a")], env=tool_env)
+    states = {(r.ecosystem, r.root): r.state for r in result.roots}
+    assert states == {("cargo", ""): RootState.APPLIED, ("go", "svc"): RootState.FAILED}
+    failed = next(r for r in result.roots if r.ecosystem == "go")
+    assert "no consolidation adapter for go" in failed.error["message"] and failed.error["fix"]

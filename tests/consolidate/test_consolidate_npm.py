@@ -186,3 +186,19 @@ def test_intents_in_any_order_give_byte_identical_results(tmp_path, tool_env, co
     assert r1.state == r2.state == RootState.APPLIED, (r1.error, r2.error)
     assert snapshot(one) == snapshot(two)
     assert json.loads((one / "package.json").read_text())["dependencies"] == {"a": "^1.2.0", "c": "^3.1.0"}
+
+
+def test_member_glob_already_covers_the_new_member_so_only_a_relock_is_asked(tmp_path, tool_env):
+    ws = tmp_path / "ws"
+    write(ws, {"package.json": root_pkg(workspaces=["packages/*"]), "packages/a/package.json": pkg("a")})
+    assert adapter_for("npm", ws, "", env=tool_env).relock(offline=True).ok
+    # Task A creates packages/new (merged into the directory as ordinary task work): a relock intent only.
+    new_member = pkg("new", "0.3.0")
+    write(ws, {"packages/new/package.json": new_member})
+    created = derive_intents("packages/new/package.json", None, new_member.encode(), task="A", root="")
+    assert [i.op.value for i in created] == ["relock"]
+    dependency = task_edit(ws, "B", dependencies={"new": "^0.3.0"})
+    result = consolidate_root(ws, "", "npm", dependency + created, env=tool_env)
+    assert result.state == RootState.APPLIED, result.error
+    assert lock(ws)["packages"]["node_modules/new"]["resolved"] == "packages/new"
+    assert result.lock_diff.added == (("new", ("0.3.0",)),)
