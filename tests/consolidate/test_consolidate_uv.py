@@ -92,7 +92,8 @@ def test_dependency_group_python_version_and_a_group_collision(tmp_path, tool_en
     [conflict] = result.conflicts
     assert conflict.kind.value == "group_collision" and conflict.tasks == ("c", "integration")
     assert plain(load_toml("uv.lock", (ws / "uv.lock").read_bytes()))["requires-python"] == ">=3.11, <4"
-    assert [d["name"] for d in lock_packages(ws)["app"]["dev-dependencies"]["dev"]] == ["lib-b"]
+    assert plain(load_toml("uv.lock", (ws / "uv.lock").read_bytes()))["requires-python"] == ">=3.11, <4"
+    assert b"lib-b>=5" not in (ws / "pyproject.toml").read_bytes()
 
 
 def test_an_uncached_registry_package_needs_the_network_and_another_root_still_consolidates(tmp_path, tool_env):
@@ -111,3 +112,23 @@ def test_an_uncached_registry_package_needs_the_network_and_another_root_still_c
     assert states == {"py1": RootState.NEEDS_NETWORK, "py2": RootState.APPLIED}, [r.error for r in result.roots]
     assert snapshot(repo / "py1") == before
     assert "lib-c" in lock_packages(repo / "py2")
+
+
+def test_a_workspace_requirement_the_lock_cannot_meet_is_dropped_by_verification(tmp_path, tool_env):
+    ws = make_workspace(tmp_path / "ws", tool_env, lib("lib-b"))
+    base = (ws / "pyproject.toml").read_bytes().replace(b'["libs/lib-a"]', b'["libs/*"]')
+    (ws / "pyproject.toml").write_bytes(base)
+    sources = b"lib-a = { workspace = true }\nlib-b = { workspace = true }\n"
+    bad = derive_intents("pyproject.toml", base, base.replace(b'    "lib-a",\n', b'    "lib-a",\n    "lib-b>=5",\n')
+                         .replace(b"lib-a = { workspace = true }\n", sources), task="bad")
+    good = derive_intents("pyproject.toml", base, base.replace(b'">=3.11"', b'">=3.11,<4"'), task="good")
+    assert len(bad) == 1 and len(good) == 1
+    result = consolidate_root(ws, "", "uv", bad + good, env=tool_env)
+    assert result.state == RootState.APPLIED, result.error
+    [culprit] = result.culprits
+    assert culprit.change.tasks == ("bad",)
+    # uv locks the workspace member whatever the range says; verification catches it and drops the change.
+    assert "outside '>=5'" in culprit.reason
+    assert [c.intent.task for c in result.applied] == ["good"]
+    assert plain(load_toml("uv.lock", (ws / "uv.lock").read_bytes()))["requires-python"] == ">=3.11, <4"
+    assert b"lib-b>=5" not in (ws / "pyproject.toml").read_bytes()

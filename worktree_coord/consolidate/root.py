@@ -173,28 +173,36 @@ def consolidate_root(
             ordered = [c for c in ordered if id(c) not in bad_ids]
             continue
         run, failure = _relock(adapter, offline)
-        if failure is None:
-            break
         if failure == FailureKind.OFFLINE_MISS:
             return restore_and(RootState.NEEDS_NETWORK, error={
                 "kind": "needs_network", "message": f"`{' '.join(run.argv)}` needs packages that are not cached",
                 "fix": "run consolidation with the network allowed (--online), or warm the cache",
                 "stderr": run.stderr[-4000:], "intent_ids": [i.intent_id for c in ordered for i in c.sources]})
-        if failure in (FailureKind.TOOL_MISSING, FailureKind.TIMEOUT) or len(culprits) >= MAX_CULPRITS:
-            return restore_and(RootState.FAILED, error={"kind": failure.value, "message": run.stderr[-4000:]})
-        index = _bisect(adapter, snapshot, ordered, offline)
-        if index is None:
-            return restore_and(RootState.FAILED, error={
-                "kind": "base_does_not_relock", "message": f"the base of {root or '.'} does not relock: "
-                                                           f"{run.stderr.strip()[-2000:]}",
-                "fix": "fix the manifests on the integration branch first"})
-        culprits.append(Culprit(ordered[index], "relock fails once this change is applied", run.stderr))
-        ordered = ordered[:index] + ordered[index + 1:]
+        if failure is not None:
+            if failure in (FailureKind.TOOL_MISSING, FailureKind.TIMEOUT) or len(culprits) >= MAX_CULPRITS:
+                return restore_and(RootState.FAILED, error={"kind": failure.value, "message": run.stderr[-4000:]})
+            index = _bisect(adapter, snapshot, ordered, offline)
+            if index is None:
+                return restore_and(RootState.FAILED, error={
+                    "kind": "base_does_not_relock", "message": f"the base of {root or '.'} does not relock: "
+                                                               f"{run.stderr.strip()[-2000:]}",
+                    "fix": "fix the manifests on the integration branch first"})
+            culprits.append(Culprit(ordered[index], "relock fails once this change is applied", run.stderr))
+            ordered = ordered[:index] + ordered[index + 1:]
+            continue
+        manifests = sorted({c.intent.manifest for c in ordered} | {join(root, MANIFEST_OF[eco])})
+        problems = verify_root(adapter, tuple(ordered), manifests)
+        if not problems:
+            break
+        blamed = [p for p in problems if p.change is not None]
+        if len(blamed) < len(problems) or len(culprits) >= MAX_CULPRITS:
+            return restore_and(RootState.FAILED, error={"kind": "verification",
+                                                        "message": "; ".join(p.message for p in problems)})
+        # Each remaining problem is one change's own (e.g. the resolver ignored its range): drop those, retry.
+        culprits.extend(Culprit(p.change, f"verification: {p.message}") for p in blamed)
+        dropped = {id(p.change) for p in blamed}
+        ordered = [c for c in ordered if id(c) not in dropped]
 
-    manifests = sorted({c.intent.manifest for c in ordered} | {join(root, MANIFEST_OF[eco])})
-    problems = verify_root(adapter, tuple(ordered), manifests)
-    if problems:
-        return restore_and(RootState.FAILED, error={"kind": "verification", "message": "; ".join(problems)})
     changed = snapshot.changed()
     diff = lock_diff(base_locked, adapter.locked_versions(), tuple(ordered), set(workspace.members)) \
         if changed else LockDiff()

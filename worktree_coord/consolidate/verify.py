@@ -8,6 +8,7 @@ when it moved; every problem names the file, the intent or the tool run that fai
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 from worktree_coord.consolidate.adapters.base import ToolAdapter
@@ -21,8 +22,16 @@ from worktree_coord.consolidate.textformat import ManifestParseError
 UNINSTALLED_GROUPS = ("peerDependencies", "optionalDependencies")
 
 
-def verify_root(adapter: ToolAdapter, changes: tuple[Change, ...], manifests: list[str]) -> list[str]:
-    problems: list[str] = []
+@dataclass(frozen=True)
+class Problem:
+    """One failed check; `change` is set when one applied change alone explains it."""
+
+    message: str
+    change: Change | None = None
+
+
+def verify_root(adapter: ToolAdapter, changes: tuple[Change, ...], manifests: list[str]) -> list[Problem]:
+    problems: list[Problem] = []
     workdir = Path(adapter.workdir)
     # 1. Every touched manifest parses strictly (duplicate keys refused).
     for path in manifests:
@@ -31,7 +40,7 @@ def verify_root(adapter: ToolAdapter, changes: tuple[Change, ...], manifests: li
             try:
                 read_manifest(path, file.read_bytes(), adapter.ecosystem)
             except ManifestParseError as exc:
-                problems.append(f"{path} does not parse strictly after the edits: {exc.message}")
+                problems.append(Problem(f"{path} does not parse strictly after the edits: {exc.message}"))
     if problems:
         return problems
     # 2. Every intent's postcondition holds on read-back.
@@ -40,12 +49,12 @@ def verify_root(adapter: ToolAdapter, changes: tuple[Change, ...], manifests: li
         model = read_manifest(intent.manifest, (workdir / intent.manifest).read_bytes(), intent.ecosystem)
         got = current_value(model, intent)
         if got != target_value(intent):
-            problems.append(f"{intent.manifest}: {intent.op.value} {intent.name!r} reads back as {got!r}, "
-                            f"expected {target_value(intent)!r} (intent {intent.intent_id})")
+            problems.append(Problem(f"{intent.manifest}: {intent.op.value} {intent.name!r} reads back as {got!r}, "
+                                    f"expected {target_value(intent)!r} (intent {intent.intent_id})", change))
     # 3. The ecosystem's own freshness check.
     for run in adapter.check():
         if not run.ok:
-            problems.append(f"freshness check `{' '.join(run.argv)}` failed: {run.stderr.strip()[-2000:]}")
+            problems.append(Problem(f"freshness check `{' '.join(run.argv)}` failed: {run.stderr.strip()[-2000:]}"))
     # 4. Locked versions satisfy the specs that were written.
     locked = adapter.locked_versions()
     for change in changes:
@@ -57,12 +66,13 @@ def verify_root(adapter: ToolAdapter, changes: tuple[Change, ...], manifests: li
         name = (intent.package or intent.name).split(";")[0].strip()
         versions = locked.get(name, set())
         if not versions:
-            problems.append(f"{name} ({intent.intent_id}) is not in {adapter.lockfile} after the relock")
+            problems.append(Problem(f"{name} ({intent.intent_id}) is not in {adapter.lockfile} after the relock",
+                                    change))
             continue
         verdicts = [satisfies(adapter.ecosystem, v, intent.spec) for v in sorted(versions)]
         if None not in verdicts and not any(verdicts):
-            problems.append(f"{adapter.lockfile} locks {name} at {', '.join(sorted(versions))}, "
-                            f"outside {intent.spec!r} ({intent.intent_id})")
+            problems.append(Problem(f"{adapter.lockfile} locks {name} at {', '.join(sorted(versions))}, "
+                                    f"outside {intent.spec!r} ({intent.intent_id})", change))
     return problems
 
 
