@@ -169,10 +169,10 @@ def test_relock_and_check_commands_are_configurable_and_a_failed_check_restores_
 
 def test_an_ecosystem_without_an_adapter_fails_clearly_and_alone(tmp_path, tool_env):
     ws = make_workspace(tmp_path / "ws", tool_env)
-    go = Intent(intent_id="g:1", task="g", ecosystem="go", root="svc", manifest="svc/go.mod", op="add_dep",
-                group="require", name="golang.org/x/mod", spec="v0.15.0")
-    result = consolidate(ws, [go, member_dep("t", "b", "a")], env=tool_env)
+    pnpm = Intent(intent_id="p:1", task="p", ecosystem="pnpm", root="web", manifest="web/package.json",
+                  op="add_dep", group="dependencies", name="react", spec="^18")
+    result = consolidate(ws, [pnpm, member_dep("t", "b", "a")], env=tool_env)
     states = {(r.ecosystem, r.root): r.state for r in result.roots}
-    assert states == {("cargo", ""): RootState.APPLIED, ("go", "svc"): RootState.FAILED}
-    failed = next(r for r in result.roots if r.ecosystem == "go")
-    assert "no consolidation adapter for go" in failed.error["message"] and failed.error["fix"]
+    assert states == {("cargo", ""): RootState.APPLIED, ("pnpm", "web"): RootState.FAILED}
+    failed = next(r for r in result.roots if r.ecosystem == "pnpm")
+    assert "no consolidation adapter for pnpm" in failed.error["message"] and failed.error["fix"]

@@ -360,15 +360,15 @@ def read_go_mod(path: str, data: bytes) -> ManifestModel:
     refuse_conflict_markers(path, data)
     model = ManifestModel(Ecosystem.GO)
     for verb, rest in _go_directives(data.decode("utf-8")):
-        body, _, comment = rest.partition("//")
+        body = rest.partition("//")[0]
         words = body.split()
         if verb == "module" and words:
             model.package_name = words[0].strip('"')
         elif verb in ("go", "toolchain") and words:
             model.runtime[verb] = words[0]
         elif verb == "require" and len(words) >= 2:
-            options = (("indirect", True),) if comment.strip() == "indirect" else ()
-            model.deps[("require", words[0])] = dep_value(spec=words[1], options=options)
+            # `// indirect` markers are left out: `go mod tidy` owns them.
+            model.deps[("require", words[0])] = dep_value(spec=words[1])
         elif verb == "replace" and "=>" in body:
             old, new = (part.strip() for part in body.split("=>", 1))
             model.overrides[old] = new

