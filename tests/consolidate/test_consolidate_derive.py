@@ -164,3 +164,24 @@ def test_changes_no_intent_can_express_are_reported_not_dropped():
     assert unexpressed_changes("requirements.txt", b"a==1\n", b"--index-url https://x\na==2\n") == ["options lines"]
     assert unexpressed_changes("go.mod", b"module m\n\ngo 1.21\n", b"module m\n\ngo 1.22\n\nexclude x v1.0.0\n") == ["exclude"]
     assert unexpressed_changes("package-lock.json", b"{}", b'{"x": 1}') == []
+
+
+def test_declared_intents_equal_the_derived_ones_for_the_same_edit():
+    from worktree_coord.consolidate.derive import declare_intent
+
+    base = pkg(dependencies={"lodash": "^4.17.0"})
+    new = pkg(dependencies={"lodash": "^4.17.21", "chalk": "^5"})
+    derived = derive_intents("package.json", base, new, task="t")
+    declared = [declare_intent("package.json", base, task="t", op="add_dep", name="chalk", spec="^5"),
+                declare_intent("package.json", base, task="t", op="set_spec", name="lodash", spec="^4.17.21")]
+    assert sorted(declared, key=lambda i: i.intent_id) == derived
+    py = b'[project]\nname = "p"\ndependencies = ["Foo_Bar>=1"]\n'
+    i = declare_intent("pyproject.toml", py, task="t", op="set_spec", name="FOO.bar", spec=">=2")
+    assert (i.name, i.expected_before, i.ecosystem) == ("foo-bar", ">=1", Ecosystem.UV)
+    with pytest.raises(UsageError, match="already in"):
+        declare_intent("package.json", base, task="t", op="add_dep", name="lodash", spec="^4")
+    with pytest.raises(UsageError, match="not in"):
+        declare_intent("package.json", base, task="t", op="remove_dep", name="chalk")
+    member = declare_intent("crates/a/Cargo.toml", b'[package]\nname = "a"\n', task="t", op="add_dep", name="b",
+                            source={"path": "../b"}, root="")
+    assert (member.member, member.root, member.expected_before) == ("crates/a", "", None)

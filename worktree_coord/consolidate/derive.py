@@ -222,3 +222,74 @@ def unexpressed_changes(path: str, base: bytes | None, new: bytes | None) -> lis
     def others(data: bytes) -> list[tuple[str, str]]:
         return [d for d in _go_directives(data.decode("utf-8")) if d[0] not in modeled_verbs]
     return sorted({verb for verb, _ in set(others(base)) ^ set(others(new))})
+
+
+DEFAULT_GROUP = {"package.json": "dependencies", "cargo": "dependencies", "pyproject": "dependencies",
+                 "requirements": "requirements", "go.mod": "require", "go.work": "require",
+                 "pnpm-workspace": "catalog"}
+
+
+def declare_intent(
+    path: str,
+    base: bytes | None,
+    *,
+    task: str,
+    op: Op | str,
+    name: str,
+    spec: str | None = None,
+    group: str | None = None,
+    source: dict | None = None,
+    extras: tuple[str, ...] = (),
+    features: tuple[str, ...] = (),
+    markers: str | None = None,
+    package: str | None = None,
+    ecosystem: Ecosystem | str | None = None,
+    root: str | None = None,
+    base_commit: str = "",
+    priority: int = 0,
+    rationale: str = "",
+) -> Intent:
+    """An intent an agent declares directly (`wtc intent add`), with its base value filled in.
+
+    `base` is the manifest at the task's base; the name is normalized for the ecosystem and the
+    group defaults to the manifest's main dependency group. The result is the same intent
+    `derive_intents` would give for the equivalent edit.
+    """
+    from worktree_coord.consolidate.manifests import normalize_member, normalize_name
+    from worktree_coord.consolidate.plan import current_value
+
+    kind = classify_path(path)
+    if kind is None or kind.kind != "manifest":
+        raise UsageError(f"{path} is not a manifest consolidation can edit",
+                         fix="name a package.json, Cargo.toml, pyproject.toml, requirements*.txt or go.mod")
+    op = Op(op)
+    eco = _ecosystem_of(path, base, ecosystem)
+    root = _dir(path) if root is None else root.strip("/")
+    if op in (Op.ADD_MEMBER, Op.REMOVE_MEMBER):
+        group, name = "workspace.members", normalize_member(name)
+        spec = name if op == Op.ADD_MEMBER else None
+    elif op == Op.BUMP_VERSION:
+        group = "version"
+    elif op in (Op.SET_OVERRIDE, Op.REMOVE_OVERRIDE):
+        group = "overrides"
+    elif op == Op.SET_RUNTIME:
+        group = "runtime"
+    else:
+        group = group or DEFAULT_GROUP[kind.format]
+        name = normalize_name(eco, name)
+    draft = Intent(intent_id=f"{task}:{path}:{op.value}:{group}:{name}", task=task, ecosystem=eco, root=root,
+                   manifest=path, op=op, group=group, name=name, spec=spec, source=source, extras=extras,
+                   features=features, markers=markers, package=package, base_commit=base_commit,
+                   priority=priority, rationale=rationale,
+                   member=None if _dir(path) == root else _dir(path))
+    model = read_manifest(path, base, eco) if base is not None else ManifestModel(eco)
+    before = current_value(model, draft)
+    if op == Op.ADD_DEP and before is not None:
+        raise UsageError(f"{name!r} is already in [{group}] of {path} at the task's base ({before})",
+                         fix="declare set_spec to change it")
+    if op in (Op.SET_SPEC, Op.REMOVE_DEP) and before is None:
+        raise UsageError(f"{name!r} is not in [{group}] of {path} at the task's base",
+                         fix="declare add_dep to add it")
+    import dataclasses
+
+    return dataclasses.replace(draft, expected_before=before)
