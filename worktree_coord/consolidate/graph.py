@@ -38,7 +38,7 @@ from worktree_coord.consolidate.plan import Change, ConflictKind, IntentConflict
 MANIFEST_OF: dict[Ecosystem, str] = {
     Ecosystem.NPM: "package.json", Ecosystem.PNPM: "package.json", Ecosystem.YARN: "package.json",
     Ecosystem.BUN: "package.json", Ecosystem.CARGO: "Cargo.toml", Ecosystem.UV: "pyproject.toml",
-    Ecosystem.POETRY: "pyproject.toml", Ecosystem.PIP_TOOLS: "requirements.txt", Ecosystem.GO: "go.mod",
+    Ecosystem.POETRY: "pyproject.toml", Ecosystem.PIP_TOOLS: "requirements.in", Ecosystem.GO: "go.mod",
 }
 
 

@@ -95,7 +95,7 @@ def encode_value(value: DepValue | str | None) -> str | None:
         if item:
             parts[name] = dict(item) if name in ("source", "options") else item
     if set(parts) <= {"spec"}:
-        return value.spec
+        return value.spec or ""      # "" = present without a constraint; None stays "absent"
     return json.dumps(parts, sort_keys=True, separators=(",", ":"), default=list)
 
 
