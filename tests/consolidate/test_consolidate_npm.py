@@ -202,3 +202,17 @@ def test_member_glob_already_covers_the_new_member_so_only_a_relock_is_asked(tmp
     assert result.state == RootState.APPLIED, result.error
     assert lock(ws)["packages"]["node_modules/new"]["resolved"] == "packages/new"
     assert result.lock_diff.added == (("new", ("0.3.0",)),)
+
+
+def test_a_root_whose_intents_all_conflict_is_still_relocked_when_a_member_changed(tmp_path, tool_env):
+    ws = make_workspace(tmp_path / "ws", tool_env, members=("a", "b"))
+    # A task changed member b's manifest (merged as ordinary work): its root needs a relock.
+    old = (ws / "packages/b/package.json").read_bytes()
+    write(ws, {"packages/b/package.json": pkg("b", "1.2.0", dependencies={"a": "^1.0.0"})})
+    relock = derive_intents("packages/b/package.json", old, (ws / "packages/b/package.json").read_bytes(),
+                            task="m", root="")
+    intents = relock + task_edit(ws, "t1", dependencies={"a": "^1"}) + task_edit(ws, "t2", dependencies={"a": "^2"})
+    result = consolidate_root(ws, "", "npm", intents, env=tool_env)
+    assert result.state == RootState.APPLIED and result.files_changed == ("package-lock.json",)
+    assert [c.kind for c in result.conflicts] == [ConflictKind.DISJOINT_RANGES]
+    assert lock(ws)["packages"]["packages/b"]["dependencies"] == {"a": "^1.0.0"}

@@ -161,9 +161,6 @@ def consolidate_root(
         return result(state, conflicts=conflicts, warnings=warnings, satisfied=the_plan.satisfied,
                       culprits=tuple(culprits), **fields)
 
-    if not ordered and conflicts:
-        return restore_and(RootState.CONFLICT)
-
     while True:
         snapshot.restore()
         bad = _apply(adapter, ordered)
@@ -212,7 +209,7 @@ def consolidate_root(
     diff = lock_diff(base_locked, adapter.locked_versions(), tuple(ordered), set(workspace.members)) \
         if changed else LockDiff()
     if not changed:
-        state = RootState.CONFLICT if conflicts and not the_plan.satisfied and not ordered else RootState.UNCHANGED
+        state = RootState.CONFLICT if conflicts else RootState.UNCHANGED
         return result(state, applied=tuple(ordered), satisfied=the_plan.satisfied, conflicts=conflicts,
                       culprits=tuple(culprits), warnings=warnings)
     methods = tuple((c.intent.intent_id, adapter.edit_methods.get(c.intent.intent_id, "")) for c in ordered)
