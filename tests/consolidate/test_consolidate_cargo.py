@@ -176,3 +176,12 @@ def test_an_ecosystem_without_an_adapter_fails_clearly_and_alone(tmp_path, tool_
     assert states == {("cargo", ""): RootState.APPLIED, ("pnpm", "web"): RootState.FAILED}
     failed = next(r for r in result.roots if r.ecosystem == "pnpm")
     assert "no consolidation adapter for pnpm" in failed.error["message"] and failed.error["fix"]
+
+
+def test_when_every_change_is_a_culprit_the_root_fails_and_stays_untouched(tmp_path, tool_env):
+    ws = make_workspace(tmp_path / "ws", tool_env)
+    before = snapshot(ws)
+    result = consolidate_root(ws, "", "cargo", [member_dep("bad", "b", "a", spec="9")], env=tool_env)
+    assert result.state == RootState.FAILED and result.error["kind"] == "culprits"
+    assert [c.change.tasks for c in result.culprits] == [("bad",)] and result.files_changed == ()
+    assert snapshot(ws) == before

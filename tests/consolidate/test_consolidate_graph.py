@@ -5,7 +5,7 @@ import json
 from pathlib import Path
 
 from worktree_coord.consolidate.graph import discover_workspace, order_changes
-from worktree_coord.consolidate.intent import Ecosystem, Intent, Op
+from worktree_coord.consolidate.intent import Ecosystem, Intent
 from worktree_coord.consolidate.plan import ConflictKind, directory_reader, plan
 
 

@@ -209,9 +209,11 @@ def consolidate_root(
     diff = lock_diff(base_locked, adapter.locked_versions(), tuple(ordered), set(workspace.members)) \
         if changed else LockDiff()
     if not changed:
-        state = RootState.CONFLICT if conflicts else RootState.UNCHANGED
+        # Nothing to commit: say why (a change that could not be applied outranks a conflict).
+        state = RootState.FAILED if culprits else RootState.CONFLICT if conflicts else RootState.UNCHANGED
+        error = {"kind": "culprits", "message": "; ".join(c.reason for c in culprits)} if culprits else None
         return result(state, applied=tuple(ordered), satisfied=the_plan.satisfied, conflicts=conflicts,
-                      culprits=tuple(culprits), warnings=warnings)
+                      culprits=tuple(culprits), warnings=warnings, error=error)
     methods = tuple((c.intent.intent_id, adapter.edit_methods.get(c.intent.intent_id, "")) for c in ordered)
     return result(RootState.APPLIED, files_changed=changed, applied=tuple(ordered), satisfied=the_plan.satisfied,
                   conflicts=conflicts, culprits=tuple(culprits), warnings=warnings, lock_diff=diff,
