@@ -132,3 +132,23 @@ def test_plan_does_not_depend_on_intent_order():
     assert [c.kind for c in p.conflicts] == [ConflictKind.DISJOINT_RANGES]
     assert p.relock_roots == (("npm", ""),)
     assert all(i.op != Op.RELOCK for c in p.changes for i in c.sources)
+
+
+def test_single_version_workspaces_reject_disjoint_ranges_across_members():
+    from worktree_coord.consolidate.derive import declare_intent
+
+    member = b'[project]\nname = "m"\ndependencies = []\n'
+    a = declare_intent("libs/a/pyproject.toml", member, task="ta", op="add_dep", name="pydantic", spec="<2", root="")
+    b = declare_intent("libs/b/pyproject.toml", member, task="tb", op="add_dep", name="pydantic", spec=">=2", root="")
+    c = declare_intent("libs/c/pyproject.toml", member, task="tc", op="add_dep", name="attrs", spec=">=22", root="")
+    tree = reader({f"libs/{x}/pyproject.toml": member for x in "abc"})
+    p = plan([a, b, c], tree)
+    assert [ch.intent.name for ch in p.changes] == ["attrs"]
+    [conflict] = p.conflicts
+    assert conflict.kind == ConflictKind.DISJOINT_RANGES and conflict.tasks == ("ta", "tb")
+    assert "resolves one version for all members" in conflict.message
+    # npm allows duplicates across members: no conflict there.
+    npm_member = b'{"name": "m"}'
+    x = declare_intent("packages/a/package.json", npm_member, task="ta", op="add_dep", name="react", spec="^17", root="")
+    y = declare_intent("packages/b/package.json", npm_member, task="tb", op="add_dep", name="react", spec="^18", root="")
+    assert not plan([x, y], reader({"packages/a/package.json": npm_member, "packages/b/package.json": npm_member})).conflicts

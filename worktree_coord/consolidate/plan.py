@@ -282,6 +282,7 @@ def plan(intents: Iterable[Intent], tree_reader: TreeReader) -> Plan:
             changes[key] = Change(merged, tuple(fresh))
 
     _group_collisions(changes, models, conflicts)
+    _single_version(changes, conflicts)
     return Plan(
         changes=tuple(changes[k] for k in sorted(changes)),
         satisfied=tuple(sorted(satisfied, key=lambda c: c.intent.key)),
@@ -340,3 +341,33 @@ def _group_collisions(changes: dict[tuple[str, ...], Change], models: _Models,
     for key in rejected:
         changes.pop(key, None)
 
+
+
+SINGLE_VERSION = (Ecosystem.UV,)     # one resolution for the whole workspace: every member gets one version
+
+
+def _single_version(changes: dict[tuple[str, ...], Change], conflicts: list[IntentConflict]) -> None:
+    """In a uv workspace, two manifests asking disjoint ranges of one package cannot both hold."""
+    by_name: dict[tuple[str, str, str], list[Change]] = defaultdict(list)
+    for change in changes.values():
+        i = change.intent
+        if i.ecosystem in SINGLE_VERSION and i.op in (Op.ADD_DEP, Op.SET_SPEC) and not i.markers:
+            by_name[(i.ecosystem.value, i.root, i.name)].append(change)
+    rejected: set[tuple[str, ...]] = set()
+    for (_, root, name), group in sorted(by_name.items()):
+        for index, a in enumerate(group):
+            for b in group[index + 1:]:
+                if a.intent.manifest == b.intent.manifest:
+                    continue
+                if compare(a.intent.ecosystem, a.intent.spec, b.intent.spec) == Relation.DISJOINT:
+                    tasks = tuple(sorted(set(a.tasks) | set(b.tasks)))
+                    conflicts.append(IntentConflict(
+                        ConflictKind.DISJOINT_RANGES, a.intent.key, tasks,
+                        tuple(x.intent_id for x in (*a.sources, *b.sources)),
+                        f"{name!r}: {a.intent.manifest} wants {a.intent.spec!r} (task(s) {', '.join(a.tasks)}) and "
+                        f"{b.intent.manifest} wants {b.intent.spec!r} (task(s) {', '.join(b.tasks)}); the workspace "
+                        f"at {root or '.'} resolves one version for all members",
+                        "agree on one range for the whole workspace"))
+                    rejected.update({a.intent.key, b.intent.key})
+    for key in rejected:
+        changes.pop(key, None)
