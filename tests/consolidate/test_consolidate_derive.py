@@ -185,3 +185,18 @@ def test_declared_intents_equal_the_derived_ones_for_the_same_edit():
     member = declare_intent("crates/a/Cargo.toml", b'[package]\nname = "a"\n', task="t", op="add_dep", name="b",
                             source={"path": "../b"}, root="")
     assert (member.member, member.root, member.expected_before) == ("crates/a", "", None)
+
+
+def test_ecosystem_of_a_manifest_comes_from_the_lockfiles_beside_its_root():
+    from worktree_coord.consolidate.derive import detect_ecosystem
+
+    tree = {"package.json", "pnpm-lock.yaml", "web/package.json", "web/yarn.lock", "py/pyproject.toml",
+            "py/poetry.lock", "rs/Cargo.toml", "tools/pyproject.toml"}
+    assert detect_ecosystem("package.json", "", tree) == Ecosystem.PNPM
+    assert detect_ecosystem("web/package.json", "web", tree) == Ecosystem.YARN
+    assert detect_ecosystem("py/pyproject.toml", "py", tree) == Ecosystem.POETRY
+    assert detect_ecosystem("tools/pyproject.toml", "tools", tree) is None      # decided by the file's tables
+    assert detect_ecosystem("rs/Cargo.toml", "rs", tree) == Ecosystem.CARGO
+    [intent] = derive_intents("package.json", b'{"name": "r"}', b'{"name": "r", "dependencies": {"x": "1"}}',
+                              task="t", ecosystem=detect_ecosystem("package.json", "", tree))
+    assert intent.ecosystem == Ecosystem.PNPM

@@ -12,7 +12,13 @@ Pipeline (one module per stage):
 """
 
 from worktree_coord.consolidate.adapters import ToolConfig, adapter_for
-from worktree_coord.consolidate.derive import declare_intent, derive_intents, find_root, unexpressed_changes
+from worktree_coord.consolidate.derive import (
+    declare_intent,
+    derive_intents,
+    detect_ecosystem,
+    find_root,
+    unexpressed_changes,
+)
 from worktree_coord.consolidate.graph import Workspace, discover_workspace, order_changes
 from worktree_coord.consolidate.intent import Ecosystem, Intent, Op
 from worktree_coord.consolidate.manifests import classify_path
@@ -24,6 +30,6 @@ from worktree_coord.consolidate.textformat import ManifestParseError
 __all__ = [
     "Change", "ConflictKind", "ConsolidationResult", "Culprit", "Ecosystem", "Intent", "IntentConflict",
     "LockDiff", "ManifestParseError", "Op", "Plan", "RootResult", "RootState", "ToolConfig", "Workspace",
-    "adapter_for", "classify_path", "declare_intent", "consolidate", "consolidate_root", "derive_intents", "directory_reader",
+    "adapter_for", "classify_path", "declare_intent", "detect_ecosystem", "consolidate", "consolidate_root", "derive_intents", "directory_reader",
     "discover_workspace", "find_root", "order_changes", "plan", "unexpressed_changes",
 ]

@@ -301,3 +301,32 @@ def declare_intent(
     import dataclasses
 
     return dataclasses.replace(draft, expected_before=before)
+
+
+def detect_ecosystem(path: str, root: str, tree_paths: set[str] | frozenset[str]) -> Ecosystem | None:
+    """The ecosystem of a manifest from the lockfiles beside its root (None: guess from the file).
+
+    A package.json belongs to pnpm, yarn or bun when their lockfile (or pnpm-workspace.yaml) sits
+    at the root; a pyproject.toml to Poetry when poetry.lock does, to uv when uv.lock does.
+    """
+    kind = classify_path(path)
+    if kind is None:
+        return None
+    prefix = f"{root}/" if root else ""
+    present = {name for name in ("pnpm-lock.yaml", "pnpm-workspace.yaml", "yarn.lock", "bun.lock", "bun.lockb",
+                                 "poetry.lock", "uv.lock", "package-lock.json") if f"{prefix}{name}" in tree_paths}
+    if kind.format == "package.json":
+        if present & {"pnpm-lock.yaml", "pnpm-workspace.yaml"}:
+            return Ecosystem.PNPM
+        if "yarn.lock" in present:
+            return Ecosystem.YARN
+        if present & {"bun.lock", "bun.lockb"}:
+            return Ecosystem.BUN
+        return Ecosystem.NPM
+    if kind.format == "pyproject":
+        if "poetry.lock" in present:
+            return Ecosystem.POETRY
+        if "uv.lock" in present:
+            return Ecosystem.UV
+        return None
+    return kind.ecosystem
