@@ -185,3 +185,21 @@ def test_when_every_change_is_a_culprit_the_root_fails_and_stays_untouched(tmp_p
     assert result.state == RootState.FAILED and result.error["kind"] == "culprits"
     assert [c.change.tasks for c in result.culprits] == [("bad",)] and result.files_changed == ()
     assert snapshot(ws) == before
+
+
+def test_intents_in_any_order_give_byte_identical_cargo_results(tmp_path, tool_env, copy_tree):
+    ws = make_workspace(tmp_path / "ws", tool_env, {**crate("c"), **crate("d")})
+    base = (ws / "Cargo.toml").read_bytes()
+    intents = [
+        *derive_intents("Cargo.toml", base, base.replace(b'    "crates/b",\n', b'    "crates/b",\n    "crates/d",\n'),
+                        task="t1"),
+        *derive_intents("Cargo.toml", base, base.replace(b'    "crates/b",\n', b'    "crates/b",\n    "crates/c",\n'),
+                        task="t2"),
+        member_dep("t3", "c", "d"), member_dep("t4", "b", "a"), member_dep("t5", "d", "c"),   # t5 closes a cycle
+    ]
+    one, two = copy_tree(ws, tmp_path / "one"), copy_tree(ws, tmp_path / "two")
+    r1 = consolidate_root(one, "", "cargo", intents, env=tool_env)
+    r2 = consolidate_root(two, "", "cargo", list(reversed(intents)), env=tool_env)
+    assert r1.state == r2.state == RootState.APPLIED, (r1.error, r2.error)
+    assert snapshot(one) == snapshot(two)
+    assert [c.tasks for c in r1.conflicts] == [c.tasks for c in r2.conflicts] == [("t3", "t5")]
