@@ -152,3 +152,12 @@ def test_single_version_workspaces_reject_disjoint_ranges_across_members():
     x = declare_intent("packages/a/package.json", npm_member, task="ta", op="add_dep", name="react", spec="^17", root="")
     y = declare_intent("packages/b/package.json", npm_member, task="tb", op="add_dep", name="react", spec="^18", root="")
     assert not plan([x, y], reader({"packages/a/package.json": npm_member, "packages/b/package.json": npm_member})).conflicts
+
+
+def test_adding_a_member_a_glob_already_covers_is_satisfied():
+    base = pkg(workspaces=["packages/*"])
+    a = derive_intents("package.json", base, pkg(workspaces=["packages/*", "packages/new"]), task="a")
+    b = derive_intents("package.json", base, pkg(workspaces=["packages/*", "tools/x"]), task="b")
+    p = plan(a + b, reader({"package.json": base}))
+    assert [c.intent.name for c in p.satisfied] == ["packages/new"]
+    assert [c.intent.name for c in p.changes] == ["tools/x"]

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import fnmatch
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
@@ -119,7 +120,11 @@ def current_value(model: ManifestModel | None, intent: Intent) -> str | None:
         return None
     if intent.op in (Op.ADD_DEP, Op.SET_SPEC, Op.REMOVE_DEP):
         return encode_value(model.deps.get((intent.group, intent.name)))
-    if intent.op in (Op.ADD_MEMBER, Op.REMOVE_MEMBER):
+    if intent.op == Op.ADD_MEMBER:
+        # A member a glob already covers (`packages/*`) is already in the workspace.
+        covered = any(fnmatch.fnmatchcase(intent.name, m) for m in model.members if any(c in m for c in "*?["))
+        return intent.name if intent.name in model.members or covered else None
+    if intent.op == Op.REMOVE_MEMBER:
         return intent.name if intent.name in model.members else None
     if intent.op == Op.BUMP_VERSION:
         return model.version
