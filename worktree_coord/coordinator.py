@@ -28,11 +28,15 @@ from typing import Any, Sequence
 from . import boundary as boundaries
 from . import admission, leases, queue
 from .config import Config, load_config
+from .consolidate import Intent, declare_intent, find_root
+from .consolidate.derive import detect_ecosystem
+from .consolidation import ConsolidationReport, consolidate_run, relock_configs
 from .crashpoints import crash_point
 from .errors import BusyError, NotFoundError, StateError, UsageError
 from .events import NullReporter, Reporter
 from .gitrepo import GitRepo
 from .idempotency import Outcome, default_key, run_once
+from .intents import derive_task_intents
 from .integrate import IntegrationResult, IntegrationState, Integrator, StaleRef, fast_forward
 from .model import Boundary, RunRecord, RunState, TaskRecord, TaskState, validate_name
 from .results import (GcReport, Landed, MergeReport, RunReport, RunStarted, RunStatus, TaskAbandoned, TaskFinished,
@@ -323,6 +327,7 @@ class Coordinator:
         violations = [dict(v) for v in problems]
         changes = []
         reserved = []
+        derived: list[Intent] = []
         since = run.base
         if not violations:
             if not self.git.is_ancestor(run.base, tip):
@@ -340,6 +345,11 @@ class Coordinator:
                 violations += self._leftover_markers(task, tip)
                 reserved = [{"path": c.path, "status": c.status, "base_oid": c.old_oid, "new_oid": c.new_oid}
                             for c in report.reserved]
+                if not violations:
+                    derived, refused = derive_task_intents(
+                        report.reserved, report.owned, task=task_id, since=since, read_blob=self.git.read_blob,
+                        tree_paths=lambda: self.git.tree_paths(since))
+                    violations += refused
         changed = [{"path": c.path, "status": c.status} for c in changes]
         if violations:
             result = TaskFinished(
@@ -355,8 +365,9 @@ class Coordinator:
             notes.append("reserved-file edits are kept aside on the branch for the consolidation phase")
         result = TaskFinished(
             run=run.run_id, task=task_id, state=state.value, commit=tip, branch=task.branch, changed=changed,
-            reserved=reserved, worktree=None, notes=notes,
+            reserved=reserved, intents=[i.to_json() for i in derived], worktree=None, notes=notes,
         )
+        self.store.put_intents(run.run_id, task_id, [i.to_json() for i in derived])
         mergeable = queue.mergeable_commit(self.git.repo, tip, since, [r["path"] for r in reserved], task_id)
         self.store.update_task(run.run_id, task_id, state=state, head=tip, finished_at=time.time(),
                                result=result.to_json() | {"since": since, "mergeable": mergeable})
@@ -754,6 +765,54 @@ class Coordinator:
         self.store.log_event(run.run_id, task_id, "task.updated", {"integration": tip, "conflicts": unresolved})
         return result
 
+    # ---- consolidation --------------------------------------------------------------------------
+
+    def consolidate(self, run_id: str, *, offline: bool = True, key: str | None = None) -> ConsolidationReport:
+        """Apply the pending intents of merged tasks in dependency-graph order, relock offline first,
+        verify, and commit one commit per ecosystem root onto integration. Safe to repeat."""
+        run = self._run(run_id)
+
+        def body() -> Outcome:
+            with leases.hold(self.store, f"consolidate:{run_id}", timeout=self.config.wait_timeout,
+                             what=f"run {run_id} consolidation"):
+                tip = self._check_integration(run)
+                report = consolidate_run(
+                    self.git, self.store, run, offline=offline, scratch_root=self.worktree_root() / run_id / ".consolidate",
+                    configs=relock_configs(self.config.relock), heavy=lambda: self._heavy("relock"),
+                    integration_tip=tip)
+            self.store.log_event(run_id, None, "run.consolidated",
+                                 {"roots": [{"root": r["root"], "state": r["state"], "commit": r["commit"]}
+                                            for r in report.roots]})
+            self.reporter.event("consolidate.done", run=run_id, roots=len(report.roots))
+            return Outcome(report.to_json(), report.exit_code, final=False)  # later merges bring more intents
+
+        done = run_once(self.store, key or default_key(run_id, "consolidate"), "run.consolidate",
+                        {"run": run_id, "offline": offline}, body, ttl=self.config.idempotency_ttl,
+                        wait_timeout=self.config.wait_timeout)
+        return ConsolidationReport.from_json(done.outcome.result, replayed=done.replayed)
+
+    def add_intent(self, run_id: str, task_id: str, *, manifest: str, op: str, name: str, spec: str | None = None,
+                   group: str | None = None, rationale: str = "") -> dict[str, Any]:
+        """An intent a task declares directly instead of editing a reserved file."""
+        run = self._run(run_id)
+        task = self._task(run_id, task_id)
+        if task.state in (TaskState.ABANDONED, TaskState.EMPTY):
+            raise StateError(f"task {task_id!r} is {task.state.value}; its intents would never be consolidated")
+        paths = frozenset(self.git.tree_paths(run.base))
+        base = self.git.file_at(run.base, manifest)
+        root = find_root(manifest, paths)
+        intent = declare_intent(manifest, base, task=task_id, op=op, name=name, spec=spec, group=group,
+                                root=root, base_commit=run.base, rationale=rationale,
+                                ecosystem=detect_ecosystem(manifest, root, paths))
+        self.store.add_intent(run_id, task_id, intent.to_json())
+        self.store.log_event(run_id, task_id, "intent.declared", {"intent": intent.intent_id})
+        return intent.to_json()
+
+    def intents(self, run_id: str) -> list[dict[str, Any]]:
+        self._run(run_id)
+        return [{"intent": r["intent_id"], "task": r["task_id"], "state": r["state"], "detail": r["detail"],
+                 "commit": r["commit_sha"], "data": r["data"]} for r in self.store.list_intents(run_id)]
+
     # ---- report and land -------------------------------------------------------------------------
 
     def report(self, run_id: str, *, onto: str | None = None) -> RunReport:
@@ -770,8 +829,6 @@ class Coordinator:
             if task.state is TaskState.MERGED:
                 files += [{"path": c["path"], "status": c["status"], "task": task.task_id}
                           for c in task.result.get("changed", []) if not _is_reserved_change(c, task)]
-                pending += [{"task": task.task_id, "path": r["path"], "status": r["status"]}
-                            for r in task.result.get("reserved", [])]
                 if merge.get("verification"):
                     checks.append({"task": task.task_id} | merge["verification"])
             elif task.state is TaskState.CONFLICT:
@@ -782,8 +839,13 @@ class Coordinator:
                 warnings.append(f"task {task.task_id} is finished but not merged (wtc merge --run {run_id})")
             elif task.state.live:
                 warnings.append(f"task {task.task_id} is still {task.state.value}; its work is not in integration")
+        pending = [{"task": r["task_id"], "intent": r["intent_id"], "state": r["state"],
+                    "manifest": r["data"].get("manifest"), "op": r["data"].get("op"), "name": r["data"].get("name")}
+                   for r in self.store.list_intents(run_id, ["pending", "declared", "needs_network", "conflict",
+                                                             "rejected", "failed"])]
         if pending:
-            warnings.append(f"{len(pending)} reserved-file edit(s) are not consolidated yet; landing leaves them out")
+            warnings.append(f"{len(pending)} intent(s) are not consolidated; landing leaves them out "
+                            f"(wtc consolidate --run {run_id})")
         target = None
         if onto is not None:
             target_tip = self.git.ref_target(_branch_ref(onto))
@@ -921,7 +983,11 @@ class Coordinator:
                 "conflicts": len(task.result.get("conflicts", [])),
                 "age_seconds": round(now - task.created_at, 1),
             })
-        return RunStatus(runs=[r.to_json() for r in runs], tasks=rows, counts=counts)
+        intents: dict[str, int] = {}
+        if run_id:
+            for row in self.store.list_intents(run_id):
+                intents[row["state"]] = intents.get(row["state"], 0) + 1
+        return RunStatus(runs=[r.to_json() for r in runs], tasks=rows, counts=counts, intents=intents)
 
     # ---- gc ---------------------------------------------------------------------------------------
 

@@ -128,6 +128,7 @@ class RunStatus(Result):
     runs: list[dict[str, Any]] = field(default_factory=list)
     tasks: list[dict[str, Any]] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=dict)
+    intents: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -127,6 +127,8 @@ def run_status(r: RunStatus) -> str:
         lines.append(f"  {t['task']:<24} {t['state']:<10} {t['files']:>5} {t['violations']:>4} {t['conflicts']:>5} "
                      f"{_age(t['age_seconds']):>7}")
     lines.append("  " + ", ".join(f"{n} {s}" for s, n in sorted(r.counts.items())))
+    if r.intents:
+        lines.append("  intents: " + ", ".join(f"{n} {s}" for s, n in sorted(r.intents.items())))
     return "\n".join(lines)
 
 
