@@ -97,21 +97,29 @@ def _resolve(source: bytes, node: tree_sitter.Node, path: str, profile: Profile,
 
 
 def declaration_key(source: bytes, node: tree_sitter.Node, profile: Profile, depth: int = 0) -> str | None:
-    """The node's signature key per its profile template, or None when it has none."""
+    """The node's signature key per its profile template, or None when it has none.
+
+    A template may list alternatives separated by "|": the first whose parts all resolve wins.
+    A part "{?path}" only requires the path to exist and prints nothing."""
     template = profile.declaration_keys.get(node.type)
     if template is None:
         return None
-    out = []
-    position = 0
-    for match in _PART.finditer(template):
-        out.append(template[position:match.start()])
-        value = _resolve(source, node, match.group(1), profile, depth)
-        if value is None:
-            return None
-        out.append(value)
-        position = match.end()
-    out.append(template[position:])
-    return "".join(out)
+    for alternative in template.split("|"):
+        out = []
+        position = 0
+        for match in _PART.finditer(alternative):
+            out.append(alternative[position:match.start()])
+            part = match.group(1)
+            value = _resolve(source, node, part.lstrip("?"), profile, depth)
+            if value is None:
+                break
+            if not part.startswith("?"):
+                out.append(value)
+            position = match.end()
+        else:
+            out.append(alternative[position:])
+            return "".join(out)
+    return None
 
 
 def region_start(source: bytes, node: tree_sitter.Node) -> int:
@@ -174,6 +182,10 @@ def segment(source: bytes, container: tree_sitter.Node, rule: ContainerRule, pro
         body_end = node.end_byte
         has_sep = False
         follower = index + 1
+        # Terminators (";" after a class field) belong to the member they end.
+        while follower < len(children) and not children[follower].is_named and children[follower].type in profile.terminators:
+            body_end = children[follower].end_byte
+            follower += 1
         if follower < len(children) and separator is not None and children[follower].type == rule.separator:
             has_sep = True
             sep_end = children[follower].end_byte

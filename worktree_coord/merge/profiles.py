@@ -7,11 +7,13 @@ is a `ConfigError` at load, never a silent no-op.
 
 Profile keys:
     name, extensions, filenames, grammar (module), grammar_function (default "language"),
-    comments (node kinds bundled with the next member), terminators (tokens that end a member),
+    comments (node kinds bundled with the next member: comments, decorators, attributes),
+    terminators (anonymous tokens that end the member before them, like ";"),
     [[containers]] kind, parent?, unordered, member_field?, separator?, keep_sorted?
     [declarations] kind = key template: "{path}" parts resolve a child by field name or, failing
     that, by node kind; steps join with "."; "*field" maps over named children; "@text" is the
-    node's own text. A missing part means the node has no key (it stays positional).
+    node's own text; "{?path}" only requires the path; alternatives are separated by "|". When no
+    alternative resolves, the node has no key (it stays positional, matched by its text).
 """
 
 from __future__ import annotations
@@ -52,6 +54,7 @@ class Profile:
     grammar: str
     grammar_function: str
     comments: frozenset[str]
+    terminators: frozenset[str]
     containers: tuple[ContainerRule, ...]
     declarations: tuple[tuple[str, str], ...]
     data: bool = False
@@ -107,6 +110,12 @@ def _validate(raw: dict[str, Any], source: str) -> Profile:
     comments = frozenset(raw.get("comments", []))
     for kind in comments:
         check_kind(kind, "comments")
+    for kind in raw.get("terminators", []):
+        check_kind(kind, "terminators", named=False)
+    unknown_keys = set(raw) - {"name", "grammar", "grammar_function", "extensions", "filenames", "comments",
+                               "terminators", "containers", "declarations", "data"}
+    if unknown_keys:
+        raise ConfigError(f"language profile {source}: unknown setting(s) {sorted(unknown_keys)}")
     containers = []
     for item in raw.get("containers", []):
         rule = ContainerRule(kind=item["kind"], parent=item.get("parent"), unordered=item.get("unordered", True),
@@ -127,7 +136,7 @@ def _validate(raw: dict[str, Any], source: str) -> Profile:
     for kind, template in declarations.items():
         check_kind(kind, "declarations")
         for part in _PART.findall(template):
-            for step in part.split("."):
+            for step in part.lstrip("?").split("."):
                 step = step.lstrip("*")
                 if step == "@text":
                     continue
@@ -136,7 +145,8 @@ def _validate(raw: dict[str, Any], source: str) -> Profile:
                                       "which is neither a field nor a node kind of the grammar")
     return Profile(
         name=name, extensions=tuple(raw.get("extensions", [])), filenames=tuple(raw.get("filenames", [])),
-        grammar=grammar, grammar_function=function, comments=comments, containers=tuple(containers),
+        grammar=grammar, grammar_function=function, comments=comments,
+        terminators=frozenset(raw.get("terminators", [])), containers=tuple(containers),
         declarations=tuple(declarations.items()), data=bool(raw.get("data", False)),
     )
 

@@ -109,7 +109,7 @@ class StructuredMerge:
 
     # -- entry -------------------------------------------------------------------------------
     def merge(self, base: Version, left: Version, right: Version) -> list[Piece]:
-        found = [self._find_container(v.root, 0, 2) for v in (base, left, right)]
+        found = [self._find_container(v.root, 0, 4) for v in (base, left, right)]
         if any(item is None for item in found) or len({item[0].type for item in found}) != 1:  # type: ignore[index]
             raise Unmergeable("no common top-level container")
         (bnode, brule), (lnode, _), (rnode, _) = found  # type: ignore[misc]
