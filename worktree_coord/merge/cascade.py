@@ -152,7 +152,7 @@ def merge_file(base: bytes, left: bytes, right: bytes, path: str, *, marker_size
         if not _keeps_every_change(declaration_census(profile, merged, tree.root_node), *census):
             return fallback("structured result lost a declaration")
         return result
-    if line.clean or result.conflict_mass < line.conflict_mass:
+    if line.clean or result.conflict_mass <= line.conflict_mass:
         return result
     return fallback("structured result was not smaller than the line merge")
 

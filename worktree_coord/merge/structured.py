@@ -155,7 +155,15 @@ class StructuredMerge:
             kept_base = [i for i in b_ids if i in set(side)]
             if kept_side != kept_base:
                 raise Unmergeable("members reordered")
-        hunks = [("L", h) for h in _hunks(b_ids, l_ids)] + [("R", h) for h in _hunks(b_ids, r_ids)]
+        # A declaration added on both sides is placed once, where left put it: identical texts
+        # merge into one, different texts become one insert/insert conflict there.
+        added_twice = {i for i in lmap if i in rmap and i not in bmap and lmap[i].key is not None}
+        right_hunks = []
+        for start, end, inserted in _hunks(b_ids, r_ids):
+            kept = [i for i in inserted if i not in added_twice]
+            if kept or start != end:
+                right_hunks.append((start, end, kept))
+        hunks = [("L", h) for h in _hunks(b_ids, l_ids)] + [("R", h) for h in right_hunks]
         hunks.sort(key=lambda item: (item[1][0], item[1][1]))
         groups: list[list[tuple[str, tuple[int, int, list[str]]]]] = []
         reach = -1
@@ -188,12 +196,12 @@ class StructuredMerge:
             emit_base_until(lo)
             sides = {s for s, _ in group}
             if len(sides) == 1:
-                self._apply_one_side(entries, group, b_ids, lo, hi, bmap, lmap, rmap, name, sep)
+                self._apply_one_side(entries, group, b_ids, lo, hi, bmap, lmap, rmap, name, sep, added_twice)
             elif self._same_hunks(group, lmap, rmap):
                 only_left = [item for item in group if item[0] == "L"]
-                self._apply_one_side(entries, only_left, b_ids, lo, hi, bmap, lmap, rmap, name, sep, both=True)
+                self._apply_one_side(entries, only_left, b_ids, lo, hi, bmap, lmap, rmap, name, sep, added_twice, both=True)
             elif rule.unordered and self._all_keyed(group, bmap, lmap, rmap, b_ids):
-                self._apply_union(entries, group, b_ids, lo, hi, bmap, lmap, rmap, name, sep)
+                self._apply_union(entries, group, b_ids, lo, hi, bmap, lmap, rmap, name, sep, added_twice)
             else:
                 lefts = self._side_region(l_ids, b_ids, lo, hi, lmap)
                 rights = self._side_region(r_ids, b_ids, lo, hi, rmap)
@@ -244,16 +252,19 @@ class StructuredMerge:
         entries.append(("conflict", Conflict(base=base_text, ours=ours, theirs=theirs,
                                              declaration=_join(name, bmap[ident].key), kind="delete_modify")))
 
-    def _apply_one_side(self, entries, group, b_ids, lo, hi, bmap, lmap, rmap, name, sep, both=False) -> None:  # type: ignore[no-untyped-def]
+    def _apply_one_side(self, entries, group, b_ids, lo, hi, bmap, lmap, rmap, name, sep, twice, both=False) -> None:  # type: ignore[no-untyped-def]
         for side, (start, end, inserted) in sorted(group, key=lambda item: item[1][0]):
             smap, other = (lmap, rmap) if side == "L" else (rmap, lmap)
             for ident in b_ids[start:end]:
                 if not both:
                     self._deletion(entries, ident, bmap, other, name, side, sep)
             for ident in inserted:
-                entries.append(("add", (side, ident)))
+                if ident in twice and lmap[ident].content != rmap[ident].content:
+                    entries.append(("addboth", ident))
+                else:
+                    entries.append(("add", (side, ident)))
 
-    def _apply_union(self, entries, group, b_ids, lo, hi, bmap, lmap, rmap, name, sep) -> None:  # type: ignore[no-untyped-def]
+    def _apply_union(self, entries, group, b_ids, lo, hi, bmap, lmap, rmap, name, sep, twice) -> None:  # type: ignore[no-untyped-def]
         deleted: dict[str, str] = {}
         inserts: dict[int, list[tuple[str, str]]] = {}
         for side, (start, end, inserted) in group:
@@ -268,8 +279,7 @@ class StructuredMerge:
                 if ident in placed:
                     continue
                 placed.add(ident)
-                in_left, in_right = ident in lmap and ident not in bmap, ident in rmap and ident not in bmap
-                if in_left and in_right and lmap[ident].content != rmap[ident].content:
+                if ident in twice and lmap[ident].content != rmap[ident].content:
                     entries.append(("addboth", ident))
                 else:
                     entries.append(("add", (side, ident)))

@@ -1,0 +1,255 @@
+#!/usr/bin/env python3
+"""Measure merge quality by history replay: reach and precision of `git merge-file` vs merge_file.
+
+Corpus: two real releases of real packages, fetched with the registries' ordinary clients (pip
+sdists from PyPI, `npm pack` tarballs from npm, crates through `cargo fetch`) into the ignored
+`scratch/corpus/` folder; nothing third-party is committed. For every source file present in both
+releases, the line hunks of old -> new are split between two synthetic sides:
+  * "split": the hunks are divided at random into two disjoint non-empty sets (left gets one set,
+    right the other);
+  * "insert": one pure insertion hunk of two or more lines is cut at a line boundary (left adds the
+    first part, right the second, at the same place, which is where line merges conflict), the
+    other hunks are divided at random.
+The newer release is the expected result. For each scenario both engines run and we count, by
+language: files git leaves conflicted; of those, how many we resolve cleanly (reach) and how many
+of those equal the newer release (precision); on files git merges cleanly, how often each engine
+is silently wrong (clean but different from the newer release) and how often we add a conflict.
+
+Usage: python scripts/eval_merge_quality.py [--fetch] [--seed N] [--max-files N] [--show-wrong N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tarfile
+import time
+import zipfile
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from worktree_coord.merge import line_merge, merge_file  # noqa: E402
+from worktree_coord.merge.profiles import profile_for_path  # noqa: E402
+
+SCRATCH = ROOT / "scratch" / "corpus"
+
+PYPI = [
+    ("requests", "2.31.0", "2.32.3"), ("flask", "2.3.3", "3.0.3"), ("click", "8.1.3", "8.1.7"),
+    ("attrs", "23.1.0", "23.2.0"), ("httpx", "0.25.0", "0.27.0"), ("rich", "13.5.0", "13.7.1"),
+    ("jinja2", "3.1.2", "3.1.4"), ("werkzeug", "2.3.7", "3.0.3"), ("packaging", "23.1", "24.0"),
+    ("pluggy", "1.2.0", "1.5.0"), ("typer", "0.9.0", "0.12.3"), ("tomlkit", "0.12.1", "0.12.5"),
+]
+NPM = [
+    ("zod", "3.22.0", "3.23.8"), ("express", "4.18.2", "4.19.2"), ("commander", "11.0.0", "12.0.0"),
+    ("axios", "1.5.0", "1.7.2"), ("@tanstack/query-core", "5.0.0", "5.28.0"), ("yargs", "17.6.0", "17.7.2"),
+    ("chalk", "5.2.0", "5.3.0"), ("prettier-plugin-packagejson", "2.4.0", "2.5.0"),
+]
+CRATES = [("anyhow", "1.0.75", "1.0.86"), ("semver", "1.0.18", "1.0.23"), ("itoa", "1.0.9", "1.0.11")]
+
+
+def _run(command: list[str], cwd: Path) -> bool:
+    done = subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=300, check=False)
+    if done.returncode != 0:
+        print(f"  ! {' '.join(command)}: {done.stderr.strip()[:200]}", file=sys.stderr)
+    return done.returncode == 0
+
+
+def _extract(archive: Path, into: Path) -> None:
+    into.mkdir(parents=True, exist_ok=True)
+    if archive.suffix == ".zip":
+        with zipfile.ZipFile(archive) as handle:
+            handle.extractall(into)
+    else:
+        with tarfile.open(archive) as handle:
+            handle.extractall(into, filter="data")
+
+
+def fetch() -> None:
+    """Download both releases of every corpus package (registries only, ordinary clients)."""
+    downloads = SCRATCH / "downloads"
+    downloads.mkdir(parents=True, exist_ok=True)
+    for name, *versions in PYPI:
+        for version in versions:
+            target = SCRATCH / "pypi" / f"{name}-{version}"
+            if target.exists():
+                continue
+            before = set(downloads.iterdir())
+            if _run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", ":all:",
+                     f"{name}=={version}", "-d", str(downloads)], downloads):
+                new = [p for p in set(downloads.iterdir()) - before if p.is_file()]
+                for archive in new:
+                    _extract(archive, target)
+    for name, *versions in NPM:
+        for version in versions:
+            target = SCRATCH / "npm" / f"{name.replace('/', '__')}-{version}"
+            if target.exists():
+                continue
+            before = set(downloads.iterdir())
+            if _run(["npm", "pack", "-q", f"{name}@{version}"], downloads):
+                for archive in set(downloads.iterdir()) - before:
+                    _extract(archive, target)
+    for name, *versions in CRATES:
+        for version in versions:
+            target = SCRATCH / "crates" / f"{name}-{version}"
+            if target.exists():
+                continue
+            project = SCRATCH / "cargo-fetch" / f"{name}-{version}"
+            (project / "src").mkdir(parents=True, exist_ok=True)
+            (project / "src" / "lib.rs").write_text("")
+            (project / "Cargo.toml").write_text(
+                f'[package]\nname = "fetch"\nversion = "0.0.0"\nedition = "2021"\n\n[dependencies]\n{name} = "={version}"\n')
+            if _run(["cargo", "fetch", "-q"], project):
+                home = Path(os.environ.get("CARGO_HOME", Path.home() / ".cargo"))
+                for found in (home / "registry" / "src").glob(f"*/{name}-{version}"):
+                    shutil.copytree(found, target)
+                    break
+
+
+def _tree_files(root: Path) -> dict[str, Path]:
+    out = {}
+    for path in root.rglob("*"):
+        if path.is_file() and profile_for_path(path.name) is not None and "node_modules" not in path.parts:
+            parts = path.relative_to(root).parts
+            out["/".join(parts[1:] if len(parts) > 1 else parts)] = path
+    return out
+
+
+def pairs() -> list[tuple[str, bytes, bytes]]:
+    """(path, old, new) for every supported file that changed between the two releases."""
+    out = []
+    groups = [("pypi", PYPI), ("npm", NPM), ("crates", CRATES)]
+    for folder, packages in groups:
+        for name, old, new in packages:
+            stem = name.replace("/", "__")
+            old_root, new_root = SCRATCH / folder / f"{stem}-{old}", SCRATCH / folder / f"{stem}-{new}"
+            if not old_root.exists() or not new_root.exists():
+                continue
+            old_files, new_files = _tree_files(old_root), _tree_files(new_root)
+            for rel in sorted(set(old_files) & set(new_files)):
+                a, b = old_files[rel].read_bytes(), new_files[rel].read_bytes()
+                if a != b and a.count(b"\n") < 4000 and b.count(b"\n") < 4000:
+                    out.append((f"{folder}/{name}/{rel}", a, b))
+    return out
+
+
+def scenarios(old: bytes, new: bytes, rng: random.Random) -> list[tuple[str, bytes, bytes]]:
+    """Synthetic (kind, left, right) pairs whose combination is `new` (see the module docstring)."""
+    a, b = old.splitlines(keepends=True), new.splitlines(keepends=True)
+    hunks = [op for op in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes() if op[0] != "equal"]
+    out = []
+
+    def build(assign: dict[int, list[tuple[int, int, int, int]]]) -> tuple[bytes, bytes]:
+        sides = []
+        for side in (0, 1):
+            chosen = sorted(assign[side])
+            lines: list[bytes] = []
+            cursor = 0
+            for i1, i2, j1, j2 in chosen:
+                lines.extend(a[cursor:i1])
+                lines.extend(b[j1:j2])
+                cursor = i2
+            lines.extend(a[cursor:])
+            sides.append(b"".join(lines))
+        return sides[0], sides[1]
+
+    spans = [(i1, i2, j1, j2) for _tag, i1, i2, j1, j2 in hunks]
+    if len(spans) >= 2:
+        assign: dict[int, list[tuple[int, int, int, int]]] = {0: [], 1: []}
+        order = list(range(len(spans)))
+        rng.shuffle(order)
+        cut = rng.randint(1, len(spans) - 1)
+        for rank, index in enumerate(order):
+            assign[0 if rank < cut else 1].append(spans[index])
+        out.append(("split", *build(assign)))
+    inserts = [s for s in spans if s[0] == s[1] and s[3] - s[2] >= 2]
+    if inserts:
+        i1, _i2, j1, j2 = rng.choice(inserts)
+        # Cut preferably where a new declaration starts (a line at the insertion's indentation).
+        inserted = b[j1:j2]
+        indent = len(inserted[0]) - len(inserted[0].lstrip())
+        cuts = [k for k in range(j1 + 1, j2) if b[k].strip() and len(b[k]) - len(b[k].lstrip()) <= indent]
+        k = rng.choice(cuts) if cuts else rng.randint(j1 + 1, j2 - 1)
+        first, second = (i1, i1, j1, k), (i1, i1, k, j2)
+        assign = {0: [first], 1: [second]}
+        for span in spans:
+            if span != (i1, i1, j1, j2):
+                assign[rng.randint(0, 1)].append(span)
+        left, right = build(assign)
+        # Both sides insert at the same base line: build() applies them in order on each side.
+        out.append(("insert", left, right))
+    return out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--fetch", action="store_true", help="download the corpus first (needs the registries)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--max-files", type=int, default=100000)
+    parser.add_argument("--show-wrong", type=int, default=0, help="print that many wrong merges")
+    args = parser.parse_args()
+    if args.fetch:
+        fetch()
+    corpus = pairs()[: args.max_files]
+    if not corpus:
+        print("no corpus: run with --fetch first", file=sys.stderr)
+        return 2
+    rng = random.Random(args.seed)
+    stats: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    wrong_examples = []
+    times = []
+    for path, old, new in corpus:
+        language = profile_for_path(path).name  # type: ignore[union-attr]
+        for kind, left, right in scenarios(old, new, rng):
+            if left == new or right == new or left == old or right == old:
+                continue
+            git = line_merge(old, left, right)
+            started = time.perf_counter()
+            ours = merge_file(old, left, right, path)
+            times.append(time.perf_counter() - started)
+            for key in (language, "ALL"):
+                s = stats[key]
+                s["scenarios"] += 1
+                if not git.clean:
+                    s["git_conflicted"] += 1
+                    if ours.clean:
+                        s["ours_resolved"] += 1
+                        s["ours_resolved_right"] += ours.merged == new
+                else:
+                    s["git_clean"] += 1
+                    s["git_clean_wrong"] += git.merged != new
+                    s["ours_clean_on_git_clean"] += ours.clean
+                    s["ours_wrong_on_git_clean"] += ours.clean and ours.merged != new
+            if ours.clean and ours.merged != new and not (git.clean and git.merged == ours.merged):
+                wrong_examples.append((path, kind, old, left, right, new, ours))
+    header = f"{'language':<11}{'scen':>6}{'git-confl':>10}{'resolved':>9}{'reach':>7}{'right':>7}{'precision':>10}" \
+             f"{'git-clean':>10}{'git-wrong':>10}{'ours-wrong':>11}{'ours-confl':>11}"
+    print(header)
+    for language in sorted(stats, key=lambda name: (name == "ALL", name)):
+        s = stats[language]
+        reach = s["ours_resolved"] / s["git_conflicted"] if s["git_conflicted"] else 0.0
+        precision = s["ours_resolved_right"] / s["ours_resolved"] if s["ours_resolved"] else 0.0
+        print(f"{language:<11}{s['scenarios']:>6}{s['git_conflicted']:>10}{s['ours_resolved']:>9}{reach:>7.1%}"
+              f"{s['ours_resolved_right']:>7}{precision:>10.1%}{s['git_clean']:>10}{s['git_clean_wrong']:>10}"
+              f"{s['ours_wrong_on_git_clean']:>11}{s['git_clean'] - s['ours_clean_on_git_clean']:>11}")
+    times.sort()
+    if times:
+        print(f"merge_file time: median {times[len(times) // 2] * 1000:.1f} ms, "
+              f"p95 {times[int(len(times) * 0.95)] * 1000:.1f} ms over {len(times)} merges")
+    for path, kind, old, left, right, new, ours in wrong_examples[: args.show_wrong]:
+        print(f"\n### wrong: {path} ({kind}, {ours.strategy.value})")
+        diff = difflib.unified_diff(new.decode(errors="replace").splitlines(), ours.merged.decode(errors="replace").splitlines(),
+                                    "expected", "ours", lineterm="", n=2)
+        print("\n".join(list(diff)[:60]))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
