@@ -130,6 +130,15 @@ def region_start(source: bytes, node: tree_sitter.Node) -> int:
     return node.start_byte
 
 
+def content_end(source: bytes, node: tree_sitter.Node) -> int:
+    """The node's end without trailing whitespace (some grammars end a TOML table after the blank
+    lines that follow it; those belong to whatever comes next)."""
+    end = node.end_byte
+    while end > node.start_byte and source[end - 1:end] in (b" ", b"\t", b"\r", b"\n"):
+        end -= 1
+    return end
+
+
 def _line_end(source: bytes, position: int) -> int:
     """Index just past the newline ending the line that holds `position` (or len(source))."""
     found = source.find(b"\n", position)
@@ -143,7 +152,7 @@ def segment(source: bytes, container: tree_sitter.Node, rule: ContainerRule, pro
     The region runs from the container's line start (or `start`) to its end, widened to the end of
     its last line when only whitespace follows (never past `limit`)."""
     begin = region_start(source, container) if start is None else start
-    end = container.end_byte
+    end = content_end(source, container)
     line_end = _line_end(source, end)
     if source[end:line_end].strip() == b"" and line_end <= (len(source) if limit is None else limit):
         end = line_end
@@ -179,7 +188,7 @@ def segment(source: bytes, container: tree_sitter.Node, rule: ContainerRule, pro
         if node.start_byte < position:
             raise Unmergeable(f"{container.type}: overlapping members")
         lead = source[position:node.start_byte]
-        body_end = node.end_byte
+        body_end = content_end(source, node)
         has_sep = False
         follower = index + 1
         # Terminators (";" after a class field) belong to the member they end.
