@@ -30,6 +30,8 @@ import sys
 import tarfile
 import time
 import zipfile
+
+import tree_sitter
 from collections import defaultdict
 from pathlib import Path
 
@@ -140,7 +142,53 @@ def pairs() -> list[tuple[str, bytes, bytes]]:
     return out
 
 
-def scenarios(old: bytes, new: bytes, rng: random.Random) -> list[tuple[str, bytes, bytes]]:
+def _offset(lines: list[bytes], index: int) -> int:
+    return sum(len(line) for line in lines[:index])
+
+
+def _first_text(lines: list[bytes], start: int, stop: int) -> int | None:
+    """Byte offset of the first non-blank character in lines[start:stop], or None."""
+    for index in range(start, stop):
+        stripped = lines[index].lstrip()
+        if stripped.strip():
+            return _offset(lines, index) + len(lines[index]) - len(stripped)
+    return None
+
+
+def _last_text(lines: list[bytes], start: int, stop: int) -> int | None:
+    for index in range(stop - 1, start - 1, -1):
+        if lines[index].strip():
+            return _offset(lines, index) + len(lines[index].rstrip())
+    return None
+
+
+def _sibling_cut(lines: list[bytes], j1: int, k: int, j2: int, tree, profile=None) -> bool:  # type: ignore[no-untyped-def]
+    """True when lines[j1:k] and lines[k:j2] are each whole runs of sibling nodes of one parent:
+    two independent insertions, as two developers adding declarations at one place would write."""
+    if tree is None:
+        return False
+    points = [_first_text(lines, j1, k), _last_text(lines, j1, k), _first_text(lines, k, j2), _last_text(lines, k, j2)]
+    if None in points:
+        return False
+    start, end1, start2, end = points
+    node = tree.root_node.descendant_for_byte_range(start, end)
+    while node is not None and not (node.start_byte <= start and node.end_byte >= end and node.named_child_count > 1):
+        node = node.parent
+    if node is None:
+        return False
+    children = [c for c in node.children if c.is_named]
+    starts = {c.start_byte for c in children}
+    ends = {c.start_byte + len(c.text.rstrip()) for c in children}
+    if profile is not None and profile.container_rule(node) is None:
+        return False  # only siblings in a container of declarations (module, class body, object)
+    edge_kinds = {c.start_byte: c.type for c in children}
+    edge_kinds.update({c.start_byte + len(c.text.rstrip()): c.type for c in children})
+    if any(word in edge_kinds.get(point, "") for point in (start2, end1) for word in ("comment", "decorator", "attribute")):
+        return False  # a comment or decorator cut from what it annotates is not a real edit
+    return start in starts and start2 in starts and end1 in ends and end in ends
+
+
+def scenarios(old: bytes, new: bytes, rng: random.Random, tree_of=lambda data: None, profile=None) -> list[tuple[str, bytes, bytes]]:
     """Synthetic (kind, left, right) pairs whose combination is `new` (see the module docstring)."""
     a, b = old.splitlines(keepends=True), new.splitlines(keepends=True)
     hunks = [op for op in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes() if op[0] != "equal"]
@@ -170,21 +218,20 @@ def scenarios(old: bytes, new: bytes, rng: random.Random) -> list[tuple[str, byt
             assign[0 if rank < cut else 1].append(spans[index])
         out.append(("split", *build(assign)))
     inserts = [s for s in spans if s[0] == s[1] and s[3] - s[2] >= 2]
-    if inserts:
-        i1, _i2, j1, j2 = rng.choice(inserts)
-        # Cut preferably where a new declaration starts (a line at the insertion's indentation).
-        inserted = b[j1:j2]
-        indent = len(inserted[0]) - len(inserted[0].lstrip())
-        cuts = [k for k in range(j1 + 1, j2) if b[k].strip() and len(b[k]) - len(b[k].lstrip()) <= indent]
-        k = rng.choice(cuts) if cuts else rng.randint(j1 + 1, j2 - 1)
+    rng.shuffle(inserts)
+    for i1, _i2, j1, j2 in inserts:
+        cuts = [k for k in range(j1 + 1, j2) if _sibling_cut(b, j1, k, j2, tree_of(new), profile)]
+        if not cuts:
+            continue
+        k = rng.choice(cuts)
         first, second = (i1, i1, j1, k), (i1, i1, k, j2)
         assign = {0: [first], 1: [second]}
         for span in spans:
             if span != (i1, i1, j1, j2):
                 assign[rng.randint(0, 1)].append(span)
         left, right = build(assign)
-        # Both sides insert at the same base line: build() applies them in order on each side.
         out.append(("insert", left, right))
+        break
     return out
 
 
@@ -207,7 +254,9 @@ def main() -> int:
     times = []
     for path, old, new in corpus:
         language = profile_for_path(path).name  # type: ignore[union-attr]
-        for kind, left, right in scenarios(old, new, rng):
+        profile = profile_for_path(path)
+        parser = tree_sitter.Parser(profile.language)  # type: ignore[union-attr]
+        for kind, left, right in scenarios(old, new, rng, tree_of=lambda data: parser.parse(data), profile=profile):
             if left == new or right == new or left == old or right == old:
                 continue
             git = line_merge(old, left, right)

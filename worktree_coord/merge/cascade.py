@@ -42,7 +42,9 @@ KeyCount = Counter[tuple[tuple[str, ...], str]]
 
 
 def declaration_census(profile: Profile, source: bytes, root: tree_sitter.Node) -> KeyCount:
-    """How many times each (enclosing declaration path, key) occurs in unordered containers."""
+    """How many times each (enclosing declaration path, key) occurs in unordered containers.
+
+    Only containers reached through keyed declarations count (a path names them unambiguously)."""
     counts: KeyCount = Counter()
     stack: list[tuple[tree_sitter.Node, tuple[str, ...]]] = [(root, ())]
     while stack:
@@ -56,14 +58,17 @@ def declaration_census(profile: Profile, source: bytes, root: tree_sitter.Node) 
                 key = declaration_key(source, child, profile)
                 if key is not None and rule.unordered:
                     counts[(path, key)] += 1
-                stack.append((child, path + (key,) if key else path))
+                # Containers inside keyless members have no stable identity: not counted.
+                if key is not None:
+                    stack.append((child, path + (key,)))
             else:
                 stack.append((child, path))
     return counts
 
 
 def _created_duplicates(merged: KeyCount, *sides: KeyCount) -> bool:
-    return any(count > 1 and count > max(side.get(key, 0) for side in sides) for key, count in merged.items())
+    # Keys that repeat in some input (overloads, property setters) are legitimately repeated.
+    return any(count > 1 and max(side.get(key, 0) for side in sides) <= 1 for key, count in merged.items())
 
 
 def _keeps_every_change(merged: KeyCount, base: KeyCount, left: KeyCount, right: KeyCount) -> bool:

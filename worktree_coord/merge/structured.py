@@ -23,7 +23,7 @@ makes the container Unmergeable (never a guess).
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import tree_sitter
 
@@ -113,12 +113,13 @@ class StructuredMerge:
         if any(item is None for item in found) or len({item[0].type for item in found}) != 1:  # type: ignore[index]
             raise Unmergeable("no common top-level container")
         (bnode, brule), (lnode, _), (rnode, _) = found  # type: ignore[misc]
-        segs = [segment(v.source, node, brule, self.profile) for v, node in zip((base, left, right), (bnode, lnode, rnode))]
-        head = pick3(*(v.source[:s.start] for v, s in zip((base, left, right), segs)))
-        tail = pick3(*(v.source[s.end:] for v, s in zip((base, left, right), segs)))
-        if head is None or tail is None:
-            raise Unmergeable("text outside the top-level container changed on both sides")
-        pieces = [head] + self._merge_container([], segs[0], segs[1], segs[2], brule) + [tail]
+        segs = []
+        for version, node in zip((base, left, right), (bnode, lnode, rnode)):
+            seg = segment(version.source, node, brule, self.profile)
+            # Text around the top-level container counts as its prefix and suffix.
+            segs.append(replace(seg, prefix=version.source[:seg.start] + seg.prefix,
+                                suffix=seg.suffix + version.source[seg.end:]))
+        pieces = self._merge_container([], segs[0], segs[1], segs[2], brule)
         _check_aligned(pieces, at_line_start=True)
         return pieces
 
@@ -144,6 +145,7 @@ class StructuredMerge:
             raise Unmergeable("container delimiters changed on both sides")
         if not b.members and l.members and r.members:
             raise Unmergeable("both sides filled an empty container")
+        b, l, r = _positional_duplicates(b, l, r)
         bmap = {m.ident: m for m in b.members}
         lmap = {m.ident: m for m in l.members}
         rmap = {m.ident: m for m in r.members}
@@ -163,7 +165,16 @@ class StructuredMerge:
             kept = [i for i in inserted if i not in added_twice]
             if kept or start != end:
                 right_hunks.append((start, end, kept))
-        hunks = [("L", h) for h in _hunks(b_ids, l_ids)] + [("R", h) for h in right_hunks]
+        left_hunks = _hunks(b_ids, l_ids)
+        hunks = [("L", h) for h in left_hunks] + [("R", h) for h in right_hunks]
+        # A side that only changed the text before the first (after the last) member, next to
+        # members the other side inserted there: which comes first is anyone's guess.
+        edge = {"L": {(h[0], h[1]) for h in left_hunks if h[2]}, "R": {(h[0], h[1]) for h in right_hunks if h[2]}}
+        for side, other, mine, base_text in (("L", "R", l, b), ("R", "L", r, b)):
+            if mine.prefix != base_text.prefix and any(start == 0 for start, _ in edge[other]):
+                raise Unmergeable("text before the first member changed next to an insertion")
+            if mine.suffix != base_text.suffix and any(end == len(b_ids) for _, end in edge[other]):
+                raise Unmergeable("text after the last member changed next to an insertion")
         hunks.sort(key=lambda item: (item[1][0], item[1][1]))
         groups: list[list[tuple[str, tuple[int, int, list[str]]]]] = []
         reach = -1
@@ -380,6 +391,34 @@ class StructuredMerge:
             return None
         inner = self._merge_container(path, segs[0], segs[1], segs[2], found[0][1])  # type: ignore[index]
         return [head] + inner + [foot + (sep if (sep and with_sep) else b"") + tail]
+
+
+def _positional_duplicates(*segs: Segmented) -> tuple[Segmented, ...]:
+    """Members whose key repeats in any version (overloads, several `from m import`) lose the key:
+    they are matched by text, so a shifted occurrence can never be merged into the wrong one."""
+    repeated: set[str] = set()
+    for seg in segs:
+        seen: set[str] = set()
+        for member in seg.members:
+            if member.key is not None:
+                if member.key in seen:
+                    repeated.add(member.key)
+                seen.add(member.key)
+    if not repeated:
+        return segs
+    out = []
+    for seg in segs:
+        members = []
+        counts: dict[str, int] = {}
+        for member in seg.members:
+            if member.key in repeated:
+                ident = "text:" + b" ".join(member.body.split()).decode("utf-8", "replace")
+                count = counts.get(ident, 0)
+                counts[ident] = count + 1
+                member = replace(member, key=None, ident=ident if not count else f"{ident}#{count}")
+            members.append(member)
+        out.append(replace(seg, members=tuple(members)))
+    return tuple(out)
 
 
 def _join(name: str, key: str | None) -> str:
