@@ -48,11 +48,16 @@ PYPI = [
     ("attrs", "23.1.0", "23.2.0"), ("httpx", "0.25.0", "0.27.0"), ("rich", "13.5.0", "13.7.1"),
     ("jinja2", "3.1.2", "3.1.4"), ("werkzeug", "2.3.7", "3.0.3"), ("packaging", "23.1", "24.0"),
     ("pluggy", "1.2.0", "1.5.0"), ("typer", "0.9.0", "0.12.3"), ("tomlkit", "0.12.1", "0.12.5"),
+    ("fastapi", "0.100.0", "0.110.0"), ("starlette", "0.27.0", "0.37.2"), ("anyio", "3.7.1", "4.3.0"),
+    ("pytest", "7.4.0", "8.1.1"), ("black", "23.7.0", "24.3.0"), ("urllib3", "2.0.4", "2.2.1"),
+    ("marshmallow", "3.20.1", "3.21.1"), ("httpcore", "0.17.3", "1.0.5"),
 ]
 NPM = [
     ("zod", "3.22.0", "3.23.8"), ("express", "4.18.2", "4.19.2"), ("commander", "11.0.0", "12.0.0"),
     ("axios", "1.5.0", "1.7.2"), ("@tanstack/query-core", "5.0.0", "5.28.0"), ("yargs", "17.6.0", "17.7.2"),
     ("chalk", "5.2.0", "5.3.0"), ("prettier-plugin-packagejson", "2.4.0", "2.5.0"),
+    ("eslint", "8.50.0", "8.57.0"), ("kysely", "0.26.0", "0.27.3"), ("valibot", "0.20.0", "0.30.0"),
+    ("hono", "3.12.0", "4.2.0"),
 ]
 CRATES = [("anyhow", "1.0.75", "1.0.86"), ("semver", "1.0.18", "1.0.23"), ("itoa", "1.0.9", "1.0.11")]
 
@@ -231,8 +236,13 @@ def scenarios(old: bytes, new: bytes, rng: random.Random, tree_of=lambda data: N
                 assign[rng.randint(0, 1)].append(span)
         left, right = build(assign)
         out.append(("insert", left, right))
-        break
+        if sum(kind == "insert" for kind, _, _ in out) >= 4:
+            break
     return out
+
+
+def _no_blank_lines(data: bytes) -> bytes:
+    return b"".join(line for line in data.splitlines(keepends=True) if line.strip())
 
 
 def main() -> int:
@@ -266,11 +276,13 @@ def main() -> int:
             for key in (language, "ALL"):
                 s = stats[key]
                 s["scenarios"] += 1
+                blankless = ours.clean and _no_blank_lines(ours.merged) == _no_blank_lines(new)
                 if not git.clean:
                     s["git_conflicted"] += 1
                     if ours.clean:
                         s["ours_resolved"] += 1
                         s["ours_resolved_right"] += ours.merged == new
+                        s["ours_resolved_right_ws"] += blankless
                 else:
                     s["git_clean"] += 1
                     s["git_clean_wrong"] += git.merged != new
@@ -278,15 +290,16 @@ def main() -> int:
                     s["ours_wrong_on_git_clean"] += ours.clean and ours.merged != new
             if ours.clean and ours.merged != new and not (git.clean and git.merged == ours.merged):
                 wrong_examples.append((path, kind, old, left, right, new, ours))
-    header = f"{'language':<11}{'scen':>6}{'git-confl':>10}{'resolved':>9}{'reach':>7}{'right':>7}{'precision':>10}" \
+    header = f"{'language':<11}{'scen':>6}{'git-confl':>10}{'resolved':>9}{'reach':>7}{'right':>7}{'precision':>10}{'prec-ws':>8}" \
              f"{'git-clean':>10}{'git-wrong':>10}{'ours-wrong':>11}{'ours-confl':>11}"
     print(header)
     for language in sorted(stats, key=lambda name: (name == "ALL", name)):
         s = stats[language]
         reach = s["ours_resolved"] / s["git_conflicted"] if s["git_conflicted"] else 0.0
         precision = s["ours_resolved_right"] / s["ours_resolved"] if s["ours_resolved"] else 0.0
+        precision_ws = s["ours_resolved_right_ws"] / s["ours_resolved"] if s["ours_resolved"] else 0.0
         print(f"{language:<11}{s['scenarios']:>6}{s['git_conflicted']:>10}{s['ours_resolved']:>9}{reach:>7.1%}"
-              f"{s['ours_resolved_right']:>7}{precision:>10.1%}{s['git_clean']:>10}{s['git_clean_wrong']:>10}"
+              f"{s['ours_resolved_right']:>7}{precision:>10.1%}{precision_ws:>8.1%}{s['git_clean']:>10}{s['git_clean_wrong']:>10}"
               f"{s['ours_wrong_on_git_clean']:>11}{s['git_clean'] - s['ours_clean_on_git_clean']:>11}")
     times.sort()
     if times:

@@ -33,6 +33,7 @@ def _root() -> None:
 def _register_commands() -> None:
     # Each module adds its commands to `app`; imported here so `app` is complete before use.
     from . import info  # noqa: F401
+    from . import merge_file  # noqa: F401
 
 
 def main(argv: list[str] | None = None) -> int:
