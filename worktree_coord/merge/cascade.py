@@ -44,25 +44,28 @@ KeyCount = Counter[tuple[tuple[str, ...], str]]
 def declaration_census(profile: Profile, source: bytes, root: tree_sitter.Node) -> KeyCount:
     """How many times each (enclosing declaration path, key) occurs in unordered containers.
 
-    Only containers reached through keyed declarations count (a path names them unambiguously)."""
+    Only containers reached through keyed declarations count (a path names them unambiguously),
+    searched as the structured merge searches them: a few levels below the root or a member."""
     counts: KeyCount = Counter()
-    stack: list[tuple[tree_sitter.Node, tuple[str, ...]]] = [(root, ())]
+    stack: list[tuple[tree_sitter.Node, tuple[str, ...], int]] = [(root, (), 4)]
     while stack:
-        node, path = stack.pop()
+        node, path, budget = stack.pop()
         rule = profile.container_rule(node)
+        if rule is None:
+            if budget > 0:
+                stack.extend((child, path, budget - 1) for child in node.named_children)
+            continue
         for index, child in enumerate(node.children):
-            if not child.is_named:
+            if not child.is_named or child.type in profile.comments:
                 continue
-            if rule is not None and child.type not in profile.comments and (
-                    rule.member_field is None or node.field_name_for_child(index) == rule.member_field):
-                key = declaration_key(source, child, profile)
-                if key is not None and rule.unordered:
-                    counts[(path, key)] += 1
-                # Containers inside keyless members have no stable identity: not counted.
-                if key is not None:
-                    stack.append((child, path + (key,)))
-            else:
-                stack.append((child, path))
+            if rule.member_field is not None and node.field_name_for_child(index) != rule.member_field:
+                continue
+            key = declaration_key(source, child, profile)
+            if key is None:
+                continue
+            if rule.unordered:
+                counts[(path, key)] += 1
+            stack.append((child, path + (key,), 3))
     return counts
 
 

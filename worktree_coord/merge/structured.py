@@ -154,7 +154,8 @@ class StructuredMerge:
         r_ids = [m.ident for m in r.members]
         for side in (l_ids, r_ids):
             kept_side = [i for i in side if i in bmap]
-            kept_base = [i for i in b_ids if i in set(side)]
+            side_set = set(side)
+            kept_base = [i for i in b_ids if i in side_set]
             if kept_side != kept_base:
                 raise Unmergeable("members reordered")
         # A declaration added on both sides is placed once, where left put it: identical texts
