@@ -258,12 +258,12 @@ def main() -> int:
     if not corpus:
         print("no corpus: run with --fetch first", file=sys.stderr)
         return 2
-    rng = random.Random(args.seed)
     stats: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     wrong_examples = []
     times = []
     for path, old, new in corpus:
         language = profile_for_path(path).name  # type: ignore[union-attr]
+        rng = random.Random(f"{args.seed}:{path}")  # per file, so one case can be replayed alone
         profile = profile_for_path(path)
         parser = tree_sitter.Parser(profile.language)  # type: ignore[union-attr]
         for kind, left, right in scenarios(old, new, rng, tree_of=lambda data: parser.parse(data), profile=profile):

@@ -20,6 +20,7 @@ from .profiles import ContainerRule, Profile
 
 _PART = re.compile(r"\{([^{}]+)\}")
 _SPACE = re.compile(rb"\s+")
+_MAX_NAME = 200  # bytes: longer "names" are content (see _resolve)
 
 
 class Unmergeable(Exception):
@@ -73,8 +74,10 @@ def _resolve(source: bytes, node: tree_sitter.Node, path: str, profile: Profile,
     current: list[tree_sitter.Node] = [node]
     for step in path.split("."):
         if step == "@text":
-            return " ".join(_SPACE.sub(b" ", node_text(source, item)).decode("utf-8", "replace").strip()
-                            for item in current)
+            texts = [node_text(source, item) for item in current]
+            if any(b"\n" in text or len(text) > _MAX_NAME for text in texts):
+                return None
+            return " ".join(_SPACE.sub(b" ", text).decode("utf-8", "replace").strip() for text in texts)
         mapped = step.startswith("*")
         name = step.lstrip("*")
         nxt: list[tree_sitter.Node] = []
@@ -92,7 +95,14 @@ def _resolve(source: bytes, node: tree_sitter.Node, path: str, profile: Profile,
     parts = []
     for item in current:
         sub = declaration_key(source, item, profile, depth + 1) if depth < 4 else None
-        parts.append(sub if sub is not None else _SPACE.sub(b" ", node_text(source, item)).decode("utf-8", "replace").strip())
+        if sub is None:
+            text = node_text(source, item)
+            # A name is short and on one line; a longer text is content, and content that
+            # changes must never change identity (it would turn an edit into an addition).
+            if b"\n" in text or len(text) > _MAX_NAME:
+                return None
+            sub = _SPACE.sub(b" ", text).decode("utf-8", "replace").strip()
+        parts.append(sub)
     return ",".join(parts)
 
 
