@@ -50,7 +50,7 @@ def declaration_census(profile: Profile, source: bytes, root: tree_sitter.Node) 
     stack: list[tuple[tree_sitter.Node, tuple[str, ...], int]] = [(root, (), 4)]
     while stack:
         node, path, budget = stack.pop()
-        rule = profile.container_rule(node)
+        rule = profile.container_rule(node, lambda item: declaration_key(source, item, profile))
         if rule is None:
             if budget > 0:
                 stack.extend((child, path, budget - 1) for child in node.named_children)

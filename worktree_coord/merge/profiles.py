@@ -9,7 +9,7 @@ Profile keys:
     name, extensions, filenames, grammar (module), grammar_function (default "language"),
     comments (node kinds bundled with the next member: comments, decorators, attributes),
     terminators (anonymous tokens that end the member before them, like ";"),
-    [[containers]] kind, parent?, unordered, member_field?, separator?, keep_sorted?
+    [[containers]] kind, parent?, parent_key?, unordered, member_field?, separator?, keep_sorted?
     [declarations] kind = key template: "{path}" parts resolve a child by field name or, failing
     that, by node kind; steps join with "."; "*field" maps over named children; "@text" is the
     node's own text; "{?path}" only requires the path; alternatives are separated by "|". When no
@@ -25,7 +25,7 @@ import os
 import re
 import tomllib
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 import tree_sitter
 
@@ -44,6 +44,7 @@ class ContainerRule:
     member_field: str | None = None
     separator: str | None = None
     keep_sorted: bool = False
+    parent_key: str | None = None   # only inside the declaration with this key (e.g. "= __all__")
 
 
 @dataclass(frozen=True)
@@ -67,12 +68,36 @@ class Profile:
     def declaration_keys(self) -> dict[str, str]:
         return dict(self.declarations)
 
-    def container_rule(self, node: tree_sitter.Node) -> ContainerRule | None:
-        """The rule that makes `node` a container, if any (the first matching one wins)."""
+    def container_rule(self, node: tree_sitter.Node,
+                       key_of: Callable[[tree_sitter.Node], str | None] | None = None) -> ContainerRule | None:
+        """The rule that makes `node` a container, if any (the first matching one wins).
+
+        Rules with a `parent_key` match only when `key_of` gives that key to the nearest keyed
+        ancestor (at most three levels up)."""
         for rule in self.containers:
-            if rule.kind == node.type and (rule.parent is None or (node.parent is not None and node.parent.type == rule.parent)):
-                return rule
+            if rule.kind != node.type:
+                continue
+            if rule.parent is not None and (node.parent is None or node.parent.type != rule.parent):
+                continue
+            if rule.parent_key is not None and not self._inside_key(node, rule.parent_key, key_of):
+                continue
+            return rule
         return None
+
+    @staticmethod
+    def _inside_key(node: tree_sitter.Node, wanted: str,
+                    key_of: Callable[[tree_sitter.Node], str | None] | None) -> bool:
+        if key_of is None:
+            return False
+        ancestor = node.parent
+        for _ in range(3):
+            if ancestor is None:
+                return False
+            key = key_of(ancestor)
+            if key is not None:
+                return key == wanted
+            ancestor = ancestor.parent
+        return False
 
 
 @functools.lru_cache(maxsize=None)
@@ -120,7 +145,7 @@ def _validate(raw: dict[str, Any], source: str) -> Profile:
     for item in raw.get("containers", []):
         rule = ContainerRule(kind=item["kind"], parent=item.get("parent"), unordered=item.get("unordered", True),
                              member_field=item.get("member_field"), separator=item.get("separator"),
-                             keep_sorted=item.get("keep_sorted", False))
+                             keep_sorted=item.get("keep_sorted", False), parent_key=item.get("parent_key"))
         check_kind(rule.kind, "containers")
         if rule.parent:
             check_kind(rule.parent, "containers.parent")
@@ -128,7 +153,7 @@ def _validate(raw: dict[str, Any], source: str) -> Profile:
             check_field(rule.member_field, "containers.member_field")
         if rule.separator:
             check_kind(rule.separator, "containers.separator", named=False)
-        unknown = set(item) - {"kind", "parent", "unordered", "member_field", "separator", "keep_sorted"}
+        unknown = set(item) - {"kind", "parent", "unordered", "member_field", "separator", "keep_sorted", "parent_key"}
         if unknown:
             raise ConfigError(f"language profile {source}: unknown container option(s) {sorted(unknown)}")
         containers.append(rule)

@@ -29,7 +29,7 @@ import tree_sitter
 
 from .line import raw_line_merge
 from .markers import parse_conflicts
-from .members import Member, Segmented, Unmergeable, region_start, segment
+from .members import Member, Segmented, Unmergeable, declaration_key, region_start, segment
 from .profiles import ContainerRule, Profile
 
 
@@ -109,7 +109,7 @@ class StructuredMerge:
 
     # -- entry -------------------------------------------------------------------------------
     def merge(self, base: Version, left: Version, right: Version) -> list[Piece]:
-        found = [self._find_container(v.root, 0, 4) for v in (base, left, right)]
+        found = [self._find_container(v.source, v.root, 4) for v in (base, left, right)]
         if any(item is None for item in found) or len({item[0].type for item in found}) != 1:  # type: ignore[index]
             raise Unmergeable("no common top-level container")
         (bnode, brule), (lnode, _), (rnode, _) = found  # type: ignore[misc]
@@ -124,11 +124,12 @@ class StructuredMerge:
         return pieces
 
     # -- containers --------------------------------------------------------------------------
-    def _find_container(self, node: tree_sitter.Node, depth: int, limit: int) -> tuple[tree_sitter.Node, ContainerRule] | None:
+    def _find_container(self, source: bytes, node: tree_sitter.Node, limit: int) -> tuple[tree_sitter.Node, ContainerRule] | None:
+        """The first container at most `limit` levels below `node` (breadth first)."""
         queue = [(node, 0)]
         while queue:
             current, level = queue.pop(0)
-            rule = self.profile.container_rule(current)
+            rule = self.profile.container_rule(current, lambda item: declaration_key(source, item, self.profile))
             if rule is not None:
                 return current, rule
             if level < limit:
@@ -367,7 +368,7 @@ class StructuredMerge:
     def _merge_nested(self, path: list[str], bm: Member, lm: Member, rm: Member, sep: bytes | None,
                       with_sep: bool) -> list[Piece] | None:
         """Merge a member through the container nested in it (a class body, an object value)."""
-        found = [self._find_container(m.node, 0, 3) for m in (bm, lm, rm)]
+        found = [self._find_container(m.source, m.node, 3) for m in (bm, lm, rm)]
         if any(item is None for item in found):
             return None
         if len({item[0].type for item in found}) != 1:  # type: ignore[index]
