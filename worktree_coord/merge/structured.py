@@ -8,10 +8,11 @@ How a container merges (module, class body, object literal, import list, ...):
   1. each version is segmented into members (members.py) matched by identity: the declaration key
      for declarations, the text for positional members;
   2. the member sequences are diffed against base into hunks (deleted base runs plus inserted runs);
-     hunks of the two sides that overlap or touch conflict as in diff3, except in unordered
-     containers where both hunks only add or delete keyed declarations: those commute (added on
-     one side -> kept; deleted and unchanged on the other -> deleted; deleted vs modified ->
-     conflict; the same key added twice -> once if identical, else conflict);
+     hunks of the two sides that overlap or touch are merged as in diff3 (a line merge of just
+     that region, between members both sides kept), except in unordered containers where both
+     hunks only add or delete keyed declarations: those commute (added on one side -> kept;
+     deleted and unchanged on the other -> deleted; deleted vs modified -> conflict; the same key
+     added twice -> once if identical, else conflict);
   3. members kept on both sides merge their content: one side changed -> that side; both ->
      recursively through a nested container if the member has one, else a line merge of the
      member's text, whose conflicts are then localized to that declaration.
@@ -218,9 +219,13 @@ class StructuredMerge:
             else:
                 lefts = self._side_region(l_ids, b_ids, lo, hi, lmap)
                 rights = self._side_region(r_ids, b_ids, lo, hi, rmap)
-                entries.append(("conflict", Conflict(
-                    base=text_of([bmap[i] for i in b_ids[lo:hi]]), ours=text_of(lefts), theirs=text_of(rights),
-                    declaration=name, kind="insert_insert" if lo == hi else "content")))
+                region = [text_of([bmap[i] for i in b_ids[lo:hi]]), text_of(lefts), text_of(rights)]
+                # Ordered edits that touch: git's line merge of just this region, between members
+                # both sides kept, localizes the conflict to lines (it may even be clean).
+                merged, clean = raw_line_merge(*region, marker_size=self.marker_size, labels=self.labels)
+                kind = "insert_insert" if lo == hi else "content"
+                pieces = [merged] if clean else _pieces_from_markers(merged, self.marker_size, name, kind)
+                entries.append(("region", pieces))
             position = hi
         emit_base_until(len(b_ids))
         if rule.keep_sorted:
@@ -325,13 +330,15 @@ class StructuredMerge:
     # -- rendering members -------------------------------------------------------------------
     def _render_entries(self, path, entries, b, l, r, bmap, lmap, rmap) -> list[Piece]:  # type: ignore[no-untyped-def]
         sep = b.separator
-        member_positions = [i for i, (kind, _) in enumerate(entries) if kind != "conflict"]
+        member_positions = [i for i, (kind, _) in enumerate(entries) if kind not in ("conflict", "region")]
         trailing = _pick_flag(b.trailing_sep, l.trailing_sep, r.trailing_sep)
         out: list[Piece] = []
         for index, (kind, value) in enumerate(entries):
             with_sep = True if not member_positions or index != member_positions[-1] else trailing
             if kind == "conflict":
                 out.append(value)
+            elif kind == "region":
+                out.extend(value)
             elif kind == "add":
                 side, ident = value
                 out.append((lmap if side == "L" else rmap)[ident].render(sep, with_sep))
@@ -448,7 +455,7 @@ def _check_aligned(pieces: list[Piece], *, at_line_start: bool) -> None:
             line_start = piece.endswith(b"\n")
 
 
-def _pieces_from_markers(merged: bytes, marker_size: int, declaration: str) -> list[Piece]:
+def _pieces_from_markers(merged: bytes, marker_size: int, declaration: str, kind: str = "content") -> list[Piece]:
     """Turn a line merge's diff3 output back into pieces (text and Conflict records)."""
     lines = merged.splitlines(keepends=True)
     blocks = parse_conflicts(merged, marker_size=marker_size, declaration=declaration)
@@ -459,7 +466,7 @@ def _pieces_from_markers(merged: bytes, marker_size: int, declaration: str) -> l
         pieces.append(Conflict(base=block.base.encode("utf-8", "surrogateescape"),
                                ours=block.ours.encode("utf-8", "surrogateescape"),
                                theirs=block.theirs.encode("utf-8", "surrogateescape"),
-                               declaration=declaration))
+                               declaration=declaration, kind=kind))
         cursor = block.end_line
     pieces.append(b"".join(lines[cursor:]))
     return pieces
