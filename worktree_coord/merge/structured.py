@@ -293,7 +293,9 @@ class StructuredMerge:
             inserts.setdefault(start, []).extend((side, ident) for ident in inserted)
         placed: set[str] = set()
         for index in range(lo, hi + 1):
-            for side, ident in sorted(inserts.get(index, []), key=lambda item: item[0]):
+            run = sorted(inserts.get(index, []), key=lambda item: item[0])
+            run = self._sorted_run(run, index, b_ids, bmap, lmap, rmap) or run
+            for side, ident in run:
                 if ident in placed:
                     continue
                 placed.add(ident)
@@ -310,6 +312,41 @@ class StructuredMerge:
                     self._deletion(entries, ident, bmap, rmap, name, "L", sep)
                 elif who == "R":
                     self._deletion(entries, ident, bmap, lmap, name, "R", sep)
+
+    @staticmethod
+    def _sorted_run(run, index, b_ids, bmap, lmap, rmap):  # type: ignore[no-untyped-def]
+        """Both sides' one-line members added at one place, interleaved in sorted order, when the
+        place is a sorted run of one-line members of the same kind (an import block, a sorted
+        table): that is how a person resolves it. None when the context is not sorted."""
+        if len({side for side, _ in run}) < 2:
+            return None
+        members = [((lmap if side == "L" else rmap)[ident], side, ident) for side, ident in run]
+        kinds = {member.node.type for member, _, _ in members}
+        if len(kinds) != 1 or any(b"\n" in member.body.strip() for member, _, _ in members):
+            return None
+        def text(member: Member) -> bytes:
+            return member.body.strip()
+        neighbors = []
+        if index > 0:
+            neighbors.append(("before", bmap[b_ids[index - 1]]))
+        if index < len(b_ids):
+            neighbors.append(("after", bmap[b_ids[index]]))
+        neighbors = [(where, m) for where, m in neighbors if m.node.type in kinds and b"\n" not in m.body.strip()]
+        if not neighbors:
+            return None
+        same_kind = [text(bmap[i]) for i in b_ids if bmap[i].node.type in kinds and b"\n" not in bmap[i].body.strip()]
+        if len(same_kind) < 2 or same_kind != sorted(same_kind):
+            return None  # the container itself must be kept sorted, not just happen to be here
+        for side in ("L", "R"):
+            own = [text(member) for member, s, _ in members if s == side]
+            if own != sorted(own):
+                return None
+        ordered = sorted(members, key=lambda item: text(item[0]))
+        line = [text(m) for where, m in neighbors if where == "before"] + [text(m) for m, _, _ in ordered] + \
+               [text(m) for where, m in neighbors if where == "after"]
+        if line != sorted(line):
+            return None
+        return [(side, ident) for _, side, ident in ordered]
 
     def _sorted(self, entries, b, l, r, bmap, lmap, rmap):  # type: ignore[no-untyped-def]
         """Keep a sorted table sorted (npm sorts dependency tables) when every version was."""
