@@ -146,3 +146,15 @@ def test_resolve_accepts_merge_tree_stage_oids(tmp_path: Path) -> None:
     resolved = resolve_conflicted_files(repo, {"m.py": (oids[0], oids[1], oids[2]), "x.py": (oids[0], None, oids[0])})
     assert resolved["m.py"].merge.merged == BOTH
     assert resolved["x.py"].clean and resolved["x.py"].mode is None
+
+
+def test_strict_parser_rejects_what_tree_sitter_lets_through() -> None:
+    from worktree_coord.merge import validate
+
+    inputs = (b"x = 1\n", b"x = 2\n", b"x = 3\n")
+    assert validate.accepts("python", inputs, b"x = 1\n")
+    assert not validate.accepts("python", inputs, b"def f(:\n")
+    assert not validate.accepts("json", (b"{}", b"{}", b"{}"), b'{"a": 1, "a": 2}')
+    assert not validate.accepts("toml", (b"", b"", b""), b"a = 1\na = 2\n")
+    # An input the strict parser refuses gives it no say.
+    assert validate.accepts("python", (b"match x:\n  case 1: pass\n", b"x(\n", b""), b"x(\n")

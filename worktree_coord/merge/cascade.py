@@ -7,7 +7,8 @@ duplicate key in an unordered container is returned as is, byte-identical to git
 for a language with a profile and inputs that are UTF-8, free of conflict markers and parse without
 errors, the structured merge runs under a time limit. Its result is kept only when it re-parses
 without errors, keeps every declaration either side added or both kept, and has less conflict
-mass than the line merge; every fallback is recorded in `notes`.
+mass than the line merge, and, when clean, passes the language's strict parser (validate.py);
+every fallback is recorded in `notes`.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from collections import Counter
 
 import tree_sitter
 
+from . import validate
 from .line import line_merge
 from .markers import has_markers, render_block
 from .members import Unmergeable, declaration_key
@@ -159,6 +161,8 @@ def merge_file(base: bytes, left: bytes, right: bytes, path: str, *, marker_size
             return fallback("structured result did not re-parse")
         if not _keeps_every_change(declaration_census(profile, merged, tree.root_node), *census):
             return fallback("structured result lost a declaration")
+        if not validate.accepts(profile.name, (base, left, right), merged):
+            return fallback(f"structured result rejected by the strict {profile.name} parser")
         return result
     if line.clean or result.conflict_mass <= line.conflict_mass:
         return result
