@@ -34,6 +34,6 @@ def test_fixture(case: Path) -> None:
 
 
 def test_at_least_twelve_cases_per_language() -> None:
-    languages = {path.name: len([c for c in path.iterdir() if c.is_dir()]) for path in FIXTURES.iterdir()}
+    languages = {path.name: len([c for c in path.iterdir() if c.is_dir()]) for path in FIXTURES.iterdir() if path.is_dir()}
     assert set(languages) >= {"python", "javascript", "typescript", "tsx", "go", "rust", "java", "json", "toml", "yaml"}
     assert all(count >= 12 for count in languages.values()), languages

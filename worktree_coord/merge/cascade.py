@@ -86,13 +86,34 @@ def _keeps_every_change(merged: KeyCount, base: KeyCount, left: KeyCount, right:
     return all(key in left or key in right for key in merged)
 
 
+def _hoist_blank_lines(pieces: list[Piece]) -> list[Piece]:
+    """Blank lines that open every side of a conflict are written before its markers instead."""
+    out: list[Piece] = []
+    for piece in pieces:
+        if isinstance(piece, Conflict) and piece.base and piece.ours and piece.theirs:
+            parts = [piece.base, piece.ours, piece.theirs]
+            hoisted = b""
+            while True:
+                first = [part.split(b"\n", 1)[0] + b"\n" for part in parts]
+                if len(set(first)) != 1 or first[0].strip() or any(len(part) <= len(first[0]) for part in parts):
+                    break
+                hoisted += first[0]
+                parts = [part[len(first[0]):] for part in parts]
+            if hoisted:
+                out.append(hoisted)
+                piece = Conflict(base=parts[0], ours=parts[1], theirs=parts[2], declaration=piece.declaration,
+                                 kind=piece.kind)
+        out.append(piece)
+    return out
+
+
 def render(pieces: list[Piece], *, marker_size: int, labels: tuple[str, str, str], eol: str,
            language: str | None) -> tuple[bytes, tuple[MergeConflict, ...]]:
     """Pieces to bytes, writing each Conflict as a diff3 block, and the conflicts' line ranges."""
     out: list[bytes] = []
     conflicts: list[MergeConflict] = []
     line = 1
-    for piece in pieces:
+    for piece in _hoist_blank_lines(pieces):
         if isinstance(piece, Conflict):
             base, ours, theirs = (part.decode("utf-8") for part in (piece.base, piece.ours, piece.theirs))
             block = render_block(base, ours, theirs, marker_size=marker_size, labels=labels, eol=eol).encode("utf-8")
