@@ -20,6 +20,7 @@ from .profiles import ContainerRule, Profile
 
 _PART = re.compile(r"\{([^{}]+)\}")
 _SPACE = re.compile(rb"\s+")
+_BLANK_LINE = re.compile(rb"\n[ \t]*\r?\n")
 _MAX_NAME = 200  # bytes: longer "names" are content (see _resolve)
 
 
@@ -185,6 +186,14 @@ def segment(source: bytes, container: tree_sitter.Node, rule: ContainerRule, pro
         line_end = _line_end(source, position)
         if source[position:line_end].strip() == b"" and line_end <= children[first].start_byte:
             position = line_end
+    # A comment block that opens the container and is set apart by a blank line (a license
+    # header, a module comment) belongs to the container, not to whichever member comes first.
+    first_lead = source[position:children[first].start_byte]
+    blank = None
+    for match in _BLANK_LINE.finditer(first_lead):
+        blank = match
+    if blank is not None and first_lead[:blank.start()].strip():
+        position += blank.end()
     prefix = source[begin:position]
     members: list[Member] = []
     seen: dict[str, int] = {}

@@ -173,10 +173,10 @@ class StructuredMerge:
         # A side that only changed the text before the first (after the last) member, next to
         # members the other side inserted there: which comes first is anyone's guess.
         edge = {"L": {(h[0], h[1]) for h in left_hunks if h[2]}, "R": {(h[0], h[1]) for h in right_hunks if h[2]}}
-        for side, other, mine, base_text in (("L", "R", l, b), ("R", "L", r, b)):
-            if mine.prefix != base_text.prefix and any(start == 0 for start, _ in edge[other]):
+        for side, other, mine, theirs in (("L", "R", l, r), ("R", "L", r, l)):
+            if mine.prefix != b.prefix and theirs.prefix != mine.prefix and any(start == 0 for start, _ in edge[other]):
                 raise Unmergeable("text before the first member changed next to an insertion")
-            if mine.suffix != base_text.suffix and any(end == len(b_ids) for _, end in edge[other]):
+            if mine.suffix != b.suffix and theirs.suffix != mine.suffix and any(end == len(b_ids) for _, end in edge[other]):
                 raise Unmergeable("text after the last member changed next to an insertion")
         hunks.sort(key=lambda item: (item[1][0], item[1][1]))
         groups: list[list[tuple[str, tuple[int, int, list[str]]]]] = []
