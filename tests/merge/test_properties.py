@@ -86,3 +86,48 @@ def test_json_key_additions_union(base: dict[str, int], left_new: dict[str, int]
     result = merge_file(dump(base), dump({**base, **left_new}), dump({**base, **right_new}), "config.json")
     assert result.clean
     assert json.loads(result.merged) == {**base, **left_new, **right_new}
+
+
+# The same law for the other code languages: module skeleton, function template, imports.
+LANGUAGES = {
+    "m.go": ("package main\n\n{imports}\n{functions}", 'import "{name}"\n',
+             "func {name}(x int) int {{\n\ty := x * {value}\n\treturn y\n}}\n"),
+    "m.rs": ("{imports}\n{functions}", "use crate::{name};\n",
+             "fn {name}(x: i32) -> i32 {{\n    let y = x * {value};\n    y\n}}\n"),
+    "M.java": ("package app;\n\n{imports}\npublic class M {{\n{functions}}}\n", "import java.util.{name};\n",
+               "    int {name}(int x) {{\n        int y = x * {value};\n        return y;\n    }}\n"),
+    "m.ts": ("{imports}\n{functions}", 'import {{ {name} }} from "./{name}";\n',
+             "export function {name}(x: number): number {{\n  const y = x * {value};\n  return y;\n}}\n"),
+    "m.js": ("{imports}\n{functions}", 'import {name} from "{name}";\n',
+             "function {name}(x) {{\n  const y = x * {value};\n  return y;\n}}\n"),
+}
+
+
+def _source(path: str, functions: list[tuple[str, int]], imports: list[str]) -> bytes:
+    skeleton, import_line, function = LANGUAGES[path]
+    return skeleton.format(imports="".join(import_line.format(name=n) for n in imports),
+                           functions="\n".join(function.format(name=n, value=v) for n, v in functions)).encode()
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.sampled_from(sorted(LANGUAGES)), disjoint_edits())
+def test_disjoint_edits_in_other_languages(path: str, case: tuple[list[int], set[int], set[int], int, int, bool]) -> None:
+    values, left_edits, right_edits, added_left, added_right, imports = case
+    base = [(f"f{i}", v) for i, v in enumerate(values)]
+    left = [(n, v + 100 if i in left_edits else v) for i, (n, v) in enumerate(base)] + [(f"left{i}", i) for i in range(added_left)]
+    right = [(n, v + 200 if i in right_edits else v) for i, (n, v) in enumerate(base)] + [(f"right{i}", i) for i in range(added_right)]
+    left_imports = ["a", "b"] if imports else ["a"]
+    right_imports = ["a", "c"] if imports else ["a"]
+    result = merge_file(_source(path, base, ["a"]), _source(path, left, left_imports), _source(path, right, right_imports), path)
+    assert result.clean, result.merged.decode()
+    assert _parses(path, result.merged)
+    text = result.merged.decode()
+    function = LANGUAGES[path][2]
+    for i, (name, value) in enumerate(base):
+        expected = value + 100 if i in left_edits else value + 200 if i in right_edits else value
+        assert function.format(name=name, value=expected) in text
+    for name, value in left[len(base):] + right[len(base):]:
+        assert function.format(name=name, value=value) in text
+    import_line = LANGUAGES[path][1]
+    for name in set(left_imports) | set(right_imports):
+        assert text.count(import_line.format(name=name)) == 1
