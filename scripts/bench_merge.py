@@ -17,7 +17,7 @@ first and last 10, totals (wall and CPU incl. children), and the two target rati
   engine median at large / engine median at small    target <= 1.5
 
 Usage:
-  python scripts/bench_merge.py                      # 200 tasks, 5k and 50k files (a few minutes)
+  python scripts/bench_merge.py                      # 200 tasks x 3 runs, 5k and 50k files (~2 min)
   python scripts/bench_merge.py --tasks 1000         # the full-size run
   python scripts/bench_merge.py --tasks 50 --sizes 25,250 --json out.json
 """
@@ -186,12 +186,24 @@ def _summary(times: list[float], wall: float, cpu: float, tree: str, **extra) ->
     }
 
 
+def _combine(runs: list[dict]) -> dict:
+    """Median over repeated runs of each number (the trees must all agree)."""
+    if len({r["tree"] for r in runs}) != 1:
+        raise SystemExit("repeated runs of one method ended on different trees")
+    out = dict(runs[0])
+    for key in ("median_ms", "p95_ms", "first10_ms", "last10_ms", "total_s", "cpu_s"):
+        out[key] = round(statistics.median(r[key] for r in runs), 2)
+    out["runs"] = len(runs)
+    return out
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--tasks", type=int, default=200, help="task branches to merge (full size: 1000)")
     parser.add_argument("--sizes", default="25,250",
                         help="files per package for the small and the large repository (x200 packages)")
     parser.add_argument("--methods", default="engine,engine-mt,baseline")
+    parser.add_argument("--repeat", type=int, default=3, help="runs per method; medians are reported")
     parser.add_argument("--workdir", help="keep the generated repositories here (default: a temp dir)")
     parser.add_argument("--json", help="also write the results as JSON to this file")
     args = parser.parse_args()
@@ -212,25 +224,34 @@ def main() -> int:
                 generate(gen, files, args.tasks)
             print(f"{label}: generated {files * PACKAGES} files + {args.tasks} tasks in "
                   f"{time.perf_counter() - t:.1f} s", flush=True)
-            results[label] = {}
-            for method in methods:
-                work = root / f"run-{files}-{method}"
-                shutil.rmtree(work, ignore_errors=True)
-                shutil.copytree(gen, work)
-                if method == "engine":
-                    res = run_engine(work, args.tasks, fast_path=True)
-                elif method == "engine-mt":
-                    res = run_engine(work, args.tasks, fast_path=False)
-                elif method == "baseline":
-                    res = run_baseline(work, args.tasks)
-                else:
-                    raise SystemExit(f"unknown method {method!r}")
-                shutil.rmtree(work, ignore_errors=True)
-                results[label][method] = res
-                print(f"  {method:10s} median {res['median_ms']:7.2f} ms  p95 {res['p95_ms']:7.2f}  "
-                      f"first10 {res['first10_ms']:6.2f} -> last10 {res['last10_ms']:6.2f}  "
-                      f"total {res['total_s']:6.2f} s  cpu {res['cpu_s']:6.2f} s  paths {res['paths']}  "
-                      f"phases {res['phases']}", flush=True)
+            runs: dict[str, list[dict]] = {m: [] for m in methods}
+            for rep in range(args.repeat):
+                # Methods alternate within each repetition so load spikes hit all of them alike.
+                for method in methods:
+                    work = root / f"run-{files}-{method}"
+                    shutil.rmtree(work, ignore_errors=True)
+                    shutil.copytree(gen, work)
+                    if method == "engine":
+                        res = run_engine(work, args.tasks, fast_path=True)
+                    elif method == "engine-mt":
+                        res = run_engine(work, args.tasks, fast_path=False)
+                    elif method == "baseline":
+                        res = run_baseline(work, args.tasks)
+                    else:
+                        raise SystemExit(f"unknown method {method!r}")
+                    shutil.rmtree(work, ignore_errors=True)
+                    runs[method].append(res)
+                    print(f"  {method:10s} median {res['median_ms']:7.2f} ms  p95 {res['p95_ms']:7.2f}  "
+                          f"first10 {res['first10_ms']:6.2f} -> last10 {res['last10_ms']:6.2f}  "
+                          f"total {res['total_s']:6.2f} s  cpu {res['cpu_s']:6.2f} s  paths {res['paths']}  "
+                          f"phases {res['phases']}  (run {rep + 1}, load {os.getloadavg()[0]:.1f})",
+                          flush=True)
+            results[label] = {m: _combine(r) for m, r in runs.items()}
+            if args.repeat > 1:
+                for method, res in results[label].items():
+                    print(f"  {method:10s} MEDIAN OF {args.repeat} RUNS: per-merge median {res['median_ms']:.2f} ms, "
+                          f"p95 {res['p95_ms']:.2f}, total {res['total_s']:.2f} s, cpu {res['cpu_s']:.2f} s",
+                          flush=True)
             trees = {r["tree"] for r in results[label].values()}
             if len(trees) != 1:
                 raise SystemExit(f"{label}: methods ended on different trees: {trees}")
