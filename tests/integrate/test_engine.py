@@ -253,3 +253,24 @@ def test_fast_forward_moves_only_forward_and_only_from_the_expected_tip(repo_and
     with pytest.raises(NotFoundError):
         fast_forward(repo, "refs/heads/absent", later, integ)
     assert repo.references["refs/heads/main"].target == integ
+
+
+def test_one_spawn_per_merge_fallback_resolves_and_reports_the_same(repo_and_base):
+    """Without `stdbuf` the engine spawns `git merge-tree` per merge; results must not change."""
+    from worktree_coord.integrate import MergeTreeProcess
+
+    repo, base = repo_and_base
+    path = "packages/p00/src/m00.py"
+    original = repo[base].tree[path].data
+    merger = MergeTreeProcess(repo.path, persistent=False)
+    with Integrator(repo, merger=merger) as engine:
+        engine.merge_into(REF, commit(repo, [base], {path: original + b"# a\n"}), base, message="a", author=SIG)
+        calls = []
+        result = engine.merge_into(REF, commit(repo, [base], {path: original + b"# b\n"}), base,
+                                   message="b", author=SIG, resolve=_union_resolver(calls))
+        assert result.state is IntegrationState.MERGED and result.path is MergePath.MERGE_TREE
+        assert result.resolved == (path,) and merger.spawns == 0
+        conflict = engine.merge_into(REF, commit(repo, [base], {path: original + b"# c\n"}), base,
+                                     message="c", author=SIG)
+        assert conflict.state is IntegrationState.CONFLICT and conflict.conflicts[0].path == path
+    assert repo[_tip(repo)].tree[path].data == original + b"# a\n# b\n"
