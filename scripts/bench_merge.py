@@ -15,6 +15,9 @@ All methods must end on the same tree (checked). Printed: per-merge median / p95
 first and last 10, totals (wall and CPU incl. children), and the two target ratios:
   engine total / baseline total at the large size    target <= 0.5
   engine median at large / engine median at small    target <= 1.5
+Runs are repeated (--repeat, default 3) with repetition outermost, then size, then method, and each
+ratio is the median of per-repetition ratios: this VM is shared and its load swings from 1 to 15,
+so only runs made close together are compared. CPU ratios are printed next to wall ratios.
 
 Usage:
   python scripts/bench_merge.py                      # 200 tasks x 3 runs, 5k and 50k files (~2 min)
@@ -197,13 +200,34 @@ def _combine(runs: list[dict]) -> dict:
     return out
 
 
+def _run(method: str, gen: Path, work: Path, tasks: int) -> dict:
+    shutil.rmtree(work, ignore_errors=True)
+    shutil.copytree(gen, work)   # a fresh copy: no method finds objects another one wrote
+    try:
+        if method == "engine":
+            return run_engine(work, tasks, fast_path=True)
+        if method == "engine-mt":
+            return run_engine(work, tasks, fast_path=False)
+        if method == "baseline":
+            return run_baseline(work, tasks)
+        raise SystemExit(f"unknown method {method!r}")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _ratio(runs: dict, a: tuple[str, str], b: tuple[str, str], key: str) -> float:
+    """Median over repetitions of the paired ratio a/b (pairs ran back to back, under one load)."""
+    pairs = zip(runs[a[0]][a[1]], runs[b[0]][b[1]])
+    return round(statistics.median(x[key] / y[key] for x, y in pairs), 3)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--tasks", type=int, default=200, help="task branches to merge (full size: 1000)")
     parser.add_argument("--sizes", default="25,250",
                         help="files per package for the small and the large repository (x200 packages)")
     parser.add_argument("--methods", default="engine,engine-mt,baseline")
-    parser.add_argument("--repeat", type=int, default=3, help="runs per method; medians are reported")
+    parser.add_argument("--repeat", type=int, default=3, help="runs per method and size; medians are reported")
     parser.add_argument("--workdir", help="keep the generated repositories here (default: a temp dir)")
     parser.add_argument("--json", help="also write the results as JSON to this file")
     args = parser.parse_args()
@@ -211,74 +235,63 @@ def main() -> int:
     methods = args.methods.split(",")
     root = Path(args.workdir or tempfile.mkdtemp(prefix="wtc-bench-merge-"))
     root.mkdir(parents=True, exist_ok=True)
-    results: dict[str, dict[str, dict]] = {}
+    labels = {files: f"{files * PACKAGES / 1000:g}k" for files in sizes}
     print(f"# bench_merge: {args.tasks} tasks, sizes {sizes} files/package x {PACKAGES} packages, "
-          f"git {subprocess.run(['git', '--version'], capture_output=True, text=True).stdout.split()[-1]}, "
+          f"{args.repeat} runs, git {subprocess.run(['git', '--version'], capture_output=True, text=True).stdout.split()[-1]}, "
           f"load {os.getloadavg()[0]:.1f}", flush=True)
+    runs: dict[str, dict[str, list[dict]]] = {labels[f]: {m: [] for m in methods} for f in sizes}
     try:
         for files in sizes:
-            label = f"{files * PACKAGES // 1000}k"
-            gen = root / f"gen-{files}"
+            gen = root / f"gen-{files}-{args.tasks}"
             t = time.perf_counter()
             if not gen.exists():
                 generate(gen, files, args.tasks)
-            print(f"{label}: generated {files * PACKAGES} files + {args.tasks} tasks in "
+            print(f"{labels[files]}: {files * PACKAGES} files + {args.tasks} task branches ready in "
                   f"{time.perf_counter() - t:.1f} s", flush=True)
-            runs: dict[str, list[dict]] = {m: [] for m in methods}
-            for rep in range(args.repeat):
-                # Methods alternate within each repetition so load spikes hit all of them alike.
+        # Repetition outermost, then size, then method: the runs compared in a ratio ran close
+        # together, so the load of other jobs on the machine hits both sides alike.
+        for rep in range(args.repeat):
+            for files in sizes:
+                label = labels[files]
                 for method in methods:
-                    work = root / f"run-{files}-{method}"
-                    shutil.rmtree(work, ignore_errors=True)
-                    shutil.copytree(gen, work)
-                    if method == "engine":
-                        res = run_engine(work, args.tasks, fast_path=True)
-                    elif method == "engine-mt":
-                        res = run_engine(work, args.tasks, fast_path=False)
-                    elif method == "baseline":
-                        res = run_baseline(work, args.tasks)
-                    else:
-                        raise SystemExit(f"unknown method {method!r}")
-                    shutil.rmtree(work, ignore_errors=True)
-                    runs[method].append(res)
-                    print(f"  {method:10s} median {res['median_ms']:7.2f} ms  p95 {res['p95_ms']:7.2f}  "
-                          f"first10 {res['first10_ms']:6.2f} -> last10 {res['last10_ms']:6.2f}  "
-                          f"total {res['total_s']:6.2f} s  cpu {res['cpu_s']:6.2f} s  paths {res['paths']}  "
-                          f"phases {res['phases']}  (run {rep + 1}, load {os.getloadavg()[0]:.1f})",
+                    res = _run(method, root / f"gen-{files}-{args.tasks}", root / f"run-{files}-{method}", args.tasks)
+                    runs[label][method].append(res)
+                    print(f"  run {rep + 1} {label:>4} {method:10s} median {res['median_ms']:7.2f} ms  "
+                          f"p95 {res['p95_ms']:7.2f}  first10 {res['first10_ms']:6.2f} -> last10 "
+                          f"{res['last10_ms']:6.2f}  total {res['total_s']:6.2f} s  cpu {res['cpu_s']:6.2f} s  "
+                          f"paths {res['paths']}  phases {res['phases']}  load {os.getloadavg()[0]:.1f}",
                           flush=True)
-            results[label] = {m: _combine(r) for m, r in runs.items()}
-            if args.repeat > 1:
-                for method, res in results[label].items():
-                    print(f"  {method:10s} MEDIAN OF {args.repeat} RUNS: per-merge median {res['median_ms']:.2f} ms, "
-                          f"p95 {res['p95_ms']:.2f}, total {res['total_s']:.2f} s, cpu {res['cpu_s']:.2f} s",
-                          flush=True)
-            trees = {r["tree"] for r in results[label].values()}
-            if len(trees) != 1:
-                raise SystemExit(f"{label}: methods ended on different trees: {trees}")
-            print(f"  all methods end on tree {trees.pop()[:12]}", flush=True)
     finally:
         if not args.workdir:
             shutil.rmtree(root, ignore_errors=True)
-    labels = list(results)
-    small, large = labels[0], labels[-1]
+    results = {label: {m: _combine(r) for m, r in by_method.items()} for label, by_method in runs.items()}
+    print(f"medians over {args.repeat} runs:")
+    for label, by_method in results.items():
+        trees = {r["tree"] for r in by_method.values()}
+        if len(trees) != 1:
+            raise SystemExit(f"{label}: methods ended on different trees: {trees}")
+        for method, res in by_method.items():
+            print(f"  {label:>4} {method:10s} per-merge median {res['median_ms']:6.2f} ms  p95 {res['p95_ms']:6.2f}  "
+                  f"first10 {res['first10_ms']:6.2f} -> last10 {res['last10_ms']:6.2f}  total {res['total_s']:6.2f} s  "
+                  f"cpu {res['cpu_s']:6.2f} s  cpu/merge {1000 * res['cpu_s'] / res['merges']:5.2f} ms")
+        print(f"  {label:>4} all methods end on tree {trees.pop()[:12]}")
+    small, large = labels[sizes[0]], labels[sizes[-1]]
     ratios = {}
     if "engine" in methods and "baseline" in methods:
-        ratios["engine_total_over_baseline_total@" + large] = round(
-            results[large]["engine"]["total_s"] / results[large]["baseline"]["total_s"], 3)
-        ratios["engine_cpu_over_baseline_cpu@" + large] = round(
-            results[large]["engine"]["cpu_s"] / results[large]["baseline"]["cpu_s"], 3)
-    if "engine" in methods and small != large:
-        ratios[f"engine_median_{large}_over_{small}"] = round(
-            results[large]["engine"]["median_ms"] / results[small]["engine"]["median_ms"], 3)
-    if "engine-mt" in methods and small != large:
-        ratios[f"engine-mt_median_{large}_over_{small}"] = round(
-            results[large]["engine-mt"]["median_ms"] / results[small]["engine-mt"]["median_ms"], 3)
-    print("ratios (targets: total over baseline <= 0.5, median large over small <= 1.5):")
+        for label in (small, large) if small != large else (large,):
+            ratios[f"engine total / baseline total @{label}"] = _ratio(runs, (label, "engine"), (label, "baseline"), "total_s")
+            ratios[f"engine cpu / baseline cpu @{label}"] = _ratio(runs, (label, "engine"), (label, "baseline"), "cpu_s")
+    if small != large:
+        for method in [m for m in ("engine", "engine-mt") if m in methods]:
+            ratios[f"{method} median {large} / {small}"] = _ratio(runs, (large, method), (small, method), "median_ms")
+            ratios[f"{method} cpu/merge {large} / {small}"] = _ratio(runs, (large, method), (small, method), "cpu_s")
+    print("ratios, median of paired runs (targets: engine total / baseline total <= 0.5; "
+          "engine median large / small <= 1.5):")
     for name, value in ratios.items():
         print(f"  {name} = {value}")
     if args.json:
-        Path(args.json).write_text(json.dumps({"tasks": args.tasks, "results": results, "ratios": ratios},
-                                              indent=2))
+        Path(args.json).write_text(json.dumps({"tasks": args.tasks, "repeat": args.repeat, "results": results,
+                                               "runs": runs, "ratios": ratios}, indent=2))
     return 0
 
 
