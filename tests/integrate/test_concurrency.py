@@ -123,3 +123,33 @@ def test_crash_after_ref_moved_then_retry_is_already_merged(tmp_path):
     assert retry.state is IntegrationState.ALREADY_MERGED
     assert retry.merge_commit == str(tip) and retry.new_tip == str(tip)
     assert len(first_parent_chain(repo, repo.references[REF].target, base)) == 1
+
+
+def test_threads_share_one_merge_tree_process_safely(tmp_path):
+    """The module-level API from several threads: one Integrator per thread, one shared git
+    merge-tree process (thread safe); every task lands exactly once."""
+    import threading
+
+    from worktree_coord.integrate import close_all, merge_into
+
+    repo, base = base_repo(tmp_path / "repo", packages=8)
+    per_worker = _tasks(repo, base, 4)
+    errors, outcomes = [], []
+
+    def work(tasks):
+        try:
+            for task in tasks:
+                outcomes.append(merge_into(repo.workdir, REF, task, base, message=f"merge {task}", author=SIG))
+        except Exception as exc:  # surfaced by the assertion below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(tasks,)) for tasks in per_worker]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    close_all()
+    assert errors == []
+    assert all(o.state is IntegrationState.MERGED for o in outcomes) and len(outcomes) == 12
+    chain = first_parent_chain(repo, repo.references[REF].target, base)
+    assert sorted(str(c.parent_ids[1]) for c in chain) == sorted(str(t) for ts in per_worker for t in ts)
