@@ -131,6 +131,9 @@ def test_real_conflict_leaves_the_ref_untouched_and_reports_it(repo_and_base, in
     assert marked[region.end_line - 1].startswith(b">>>>>>>")
     assert "integration" in region.ours and "task" in region.theirs
     assert result.to_json()["conflicts"][0]["stages"]["ours"]["mode"] == "100644"
+    marked_tree = repo[result.tree]
+    assert marked_tree[path].data == conflict.text                         # markers, for `task update`
+    assert marked_tree["packages/p05/src/m00.py"].data == b"other change\n"  # the clean part merged
 
 
 def test_modify_delete_is_a_conflict_not_offered_to_the_resolver(repo_and_base, integrator):
@@ -156,6 +159,8 @@ def test_retry_of_a_merged_task_is_already_merged(repo_and_base, integrator):
     assert again.new_tip == str(_tip(repo))
     assert already_merged(repo, REF, task) and already_merged(repo.workdir, REF, str(other))
     assert not already_merged(repo, REF, commit(repo, [base], {"x": b"new\n"}))
+    empty = integrator.merge_into(REF, base, base, message="nothing", author=SIG)   # no commits yet
+    assert empty.state is IntegrationState.ALREADY_MERGED
     # a fresh Integrator (another process after a crash) reaches the same answer
     with Integrator(repo.path) as fresh:
         assert fresh.merge_into(REF, task, base, message="m", author=SIG).state is IntegrationState.ALREADY_MERGED
