@@ -44,7 +44,6 @@ from .result import (
     IntegrationResult,
     IntegrationState,
     MergePath,
-    StageEntry,
 )
 from .trees import update_tree
 
