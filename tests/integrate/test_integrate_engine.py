@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 
 import pygit2
@@ -131,6 +132,7 @@ def test_real_conflict_leaves_the_ref_untouched_and_reports_it(repo_and_base, in
     assert marked[region.end_line - 1].startswith(b">>>>>>>")
     assert "integration" in region.ours and "task" in region.theirs
     assert result.to_json()["conflicts"][0]["stages"]["ours"]["mode"] == "100644"
+    assert json.loads(json.dumps(result.to_json()))["state"] == "conflict"
     marked_tree = repo[result.tree]
     assert marked_tree[path].data == conflict.text                         # markers, for `task update`
     assert marked_tree["packages/p05/src/m00.py"].data == b"other change\n"  # the clean part merged
