@@ -281,3 +281,16 @@ def test_one_spawn_per_merge_fallback_resolves_and_reports_the_same(repo_and_bas
                                      message="c", author=SIG)
         assert conflict.state is IntegrationState.CONFLICT and conflict.conflicts[0].path == path
     assert repo[_tip(repo)].tree[path].data == original + b"# a\n# b\n"
+
+
+def test_merging_into_a_packed_ref(repo_and_base, integrator):
+    """After `git pack-refs` (gc) the integration ref lives in packed-refs; the CAS still works."""
+    repo, base = repo_and_base
+    git(repo.workdir, "pack-refs", "--all")
+    assert not os.path.exists(os.path.join(repo.path, REF))
+    task = commit(repo, [base], {"packages/p00/src/m00.py": b"packed\n"})
+    result = integrator.merge_into(REF, task, base, message="m", author=SIG)
+    assert result.state is IntegrationState.MERGED and str(_tip(repo)) == result.new_tip
+    assert git(repo.workdir, "rev-parse", REF).strip() == result.new_tip
+    with pytest.raises(StaleRef):
+        compare_and_swap(repo, REF, base, pygit2.Oid(hex=result.old_tip), message="stale")
