@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 
 import pygit2
@@ -131,6 +132,10 @@ def test_real_conflict_leaves_the_ref_untouched_and_reports_it(repo_and_base, in
     assert marked[region.end_line - 1].startswith(b">>>>>>>")
     assert "integration" in region.ours and "task" in region.theirs
     assert result.to_json()["conflicts"][0]["stages"]["ours"]["mode"] == "100644"
+    assert json.loads(json.dumps(result.to_json()))["state"] == "conflict"
+    marked_tree = repo[result.tree]
+    assert marked_tree[path].data == conflict.text                         # markers, for `task update`
+    assert marked_tree["packages/p05/src/m00.py"].data == b"other change\n"  # the clean part merged
 
 
 def test_modify_delete_is_a_conflict_not_offered_to_the_resolver(repo_and_base, integrator):
@@ -156,6 +161,8 @@ def test_retry_of_a_merged_task_is_already_merged(repo_and_base, integrator):
     assert again.new_tip == str(_tip(repo))
     assert already_merged(repo, REF, task) and already_merged(repo.workdir, REF, str(other))
     assert not already_merged(repo, REF, commit(repo, [base], {"x": b"new\n"}))
+    empty = integrator.merge_into(REF, base, base, message="nothing", author=SIG)   # no commits yet
+    assert empty.state is IntegrationState.ALREADY_MERGED
     # a fresh Integrator (another process after a crash) reaches the same answer
     with Integrator(repo.path) as fresh:
         assert fresh.merge_into(REF, task, base, message="m", author=SIG).state is IntegrationState.ALREADY_MERGED
@@ -253,3 +260,37 @@ def test_fast_forward_moves_only_forward_and_only_from_the_expected_tip(repo_and
     with pytest.raises(NotFoundError):
         fast_forward(repo, "refs/heads/absent", later, integ)
     assert repo.references["refs/heads/main"].target == integ
+
+
+def test_one_spawn_per_merge_fallback_resolves_and_reports_the_same(repo_and_base):
+    """Without `stdbuf` the engine spawns `git merge-tree` per merge; results must not change."""
+    from worktree_coord.integrate import MergeTreeProcess
+
+    repo, base = repo_and_base
+    path = "packages/p00/src/m00.py"
+    original = repo[base].tree[path].data
+    merger = MergeTreeProcess(repo.path, persistent=False)
+    with Integrator(repo, merger=merger) as engine:
+        engine.merge_into(REF, commit(repo, [base], {path: original + b"# a\n"}), base, message="a", author=SIG)
+        calls = []
+        result = engine.merge_into(REF, commit(repo, [base], {path: original + b"# b\n"}), base,
+                                   message="b", author=SIG, resolve=_union_resolver(calls))
+        assert result.state is IntegrationState.MERGED and result.path is MergePath.MERGE_TREE
+        assert result.resolved == (path,) and merger.spawns == 0
+        conflict = engine.merge_into(REF, commit(repo, [base], {path: original + b"# c\n"}), base,
+                                     message="c", author=SIG)
+        assert conflict.state is IntegrationState.CONFLICT and conflict.conflicts[0].path == path
+    assert repo[_tip(repo)].tree[path].data == original + b"# a\n# b\n"
+
+
+def test_merging_into_a_packed_ref(repo_and_base, integrator):
+    """After `git pack-refs` (gc) the integration ref lives in packed-refs; the CAS still works."""
+    repo, base = repo_and_base
+    git(repo.workdir, "pack-refs", "--all")
+    assert not os.path.exists(os.path.join(repo.path, REF))
+    task = commit(repo, [base], {"packages/p00/src/m00.py": b"packed\n"})
+    result = integrator.merge_into(REF, task, base, message="m", author=SIG)
+    assert result.state is IntegrationState.MERGED and str(_tip(repo)) == result.new_tip
+    assert git(repo.workdir, "rev-parse", REF).strip() == result.new_tip
+    with pytest.raises(StaleRef):
+        compare_and_swap(repo, REF, base, pygit2.Oid(hex=result.old_tip), message="stale")

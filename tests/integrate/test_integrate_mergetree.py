@@ -114,3 +114,20 @@ def test_git_picks_the_newer_shared_base_for_a_stacked_task(repo_and_base):
     assert merged[path].data == repo[base].tree[path].data   # the revert stands
     assert merged["packages/p01/src/m00.py"].data == b"from B\n"
 
+
+
+def test_without_stdbuf_on_path_it_spawns_per_merge(repo_and_base, tmp_path, monkeypatch):
+    import os
+    import shutil
+
+    repo, base = repo_and_base
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    os.symlink(shutil.which("git"), bin_dir / "git")          # git, but no stdbuf
+    monkeypatch.setenv("PATH", str(bin_dir))
+    theirs = commit(repo, [base], {"packages/p01/src/m00.py": b"theirs\n"})
+    proc = MergeTreeProcess(repo.path)
+    assert not proc.persistent
+    outcome = proc.merge(str(base), str(theirs))
+    assert outcome.clean and proc.spawns == 0
+    assert repo[outcome.tree]["packages/p01/src/m00.py"].data == b"theirs\n"
