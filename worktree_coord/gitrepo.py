@@ -263,7 +263,7 @@ class GitRepo:
         with self.registration_lock(f"registering worktree {path}"):
             if path.exists():
                 if any(path.iterdir()):
-                    raise UsageError(f"{path} exists and is not empty", fix=f"remove it, or run `wtc gc`")
+                    raise UsageError(f"{path} exists and is not empty", fix="remove it, or run `wtc gc`")
                 path.rmdir()
             self.git("worktree", "prune")  # a stale entry holding the branch would refuse the add
             existing = self.ref_target(ref)

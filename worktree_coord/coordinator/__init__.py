@@ -1,0 +1,33 @@
+"""The Python API: `Coordinator(repo)` for runs, tasks in ephemeral worktrees, the merge queue,
+consolidation, landing and cleanup.
+
+It is what the CLI, the CI step and custom orchestrators call. Every write goes through
+`idempotency.run_once` (a repeat with the same key does nothing) and, for one task, under that task's
+lease (two calls on one task never interleave); nothing that matters lives in process memory, so any
+process may pick up where a killed one stopped. One module per concern:
+
+    base.py           repository, store, configuration and shared helpers
+    runs.py           start_run, status
+    tasks.py          start_task, finish_task, update_task, abandon_task
+    merging.py        the merge queue: merge on finish, verification gate, batches, drain
+    consolidating.py  consolidate, add_intent, intents
+    landing.py        report, land, sync
+    cleanup.py        gc
+"""
+
+from __future__ import annotations
+
+from .cleanup import CleanupOperations
+from .consolidating import ConsolidationOperations
+from .landing import LandingOperations
+from .merging import MergeOperations
+from .runs import RunOperations
+from .tasks import TaskOperations
+
+
+class Coordinator(RunOperations, TaskOperations, MergeOperations, ConsolidationOperations, LandingOperations,
+                  CleanupOperations):
+    """Coordinates the runs and tasks of one git repository (see the package docstring)."""
+
+
+__all__ = ["Coordinator"]

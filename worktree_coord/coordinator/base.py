@@ -1,0 +1,150 @@
+"""What every part of the Coordinator shares: the repository, the store, the configuration, and
+the few helpers each concern uses (looking up runs and tasks, worktree paths, the heavy-work queue,
+snapshots of uncommitted work).
+
+The Coordinator is split by concern into mixins over this base (runs, tasks, merging,
+consolidating, landing, cleanup); each module holds one concern's operations and its invariants.
+"""
+
+from __future__ import annotations
+
+from typing import Self
+
+import os
+from pathlib import Path
+
+from .. import admission
+from ..config import Config, load_config
+from ..errors import NotFoundError, UsageError
+from ..events import NullReporter, Reporter
+from ..gitrepo import GitRepo
+from ..integrate import Integrator
+from ..model import RunRecord, TaskRecord, validate_name
+from ..store import SQLiteStore, Store
+
+MANIFEST_PATH = ".wtc/task.json"
+EXIT_BOUNDARY = 3
+
+
+class CoordinatorBase:
+    """State and helpers shared by the Coordinator's concerns."""
+
+    def __init__(self, repo: str | os.PathLike[str] = ".", *, store: Store | None = None,
+                 config: Config | None = None, reporter: Reporter | None = None):
+        self.git = GitRepo(repo)
+        self.config = config or load_config(self.git.toplevel, self._read_head_file)
+        self.git.lock_timeout = self.config.lock_timeout
+        self.git.ensure_setup()
+        self.store: Store = store or SQLiteStore(self.git.wtc_dir / "state.sqlite3")
+        self.reporter = reporter or NullReporter()
+        self._integrator_instance: Integrator | None = None
+
+    def close(self) -> None:
+        if self._integrator_instance is not None:
+            self._integrator_instance.close()
+        self.store.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _run(self, run_id: str) -> RunRecord:
+        validate_name("run", run_id)
+        run = self.store.get_run(run_id)
+        if run is None:
+            raise NotFoundError(f"no run {run_id!r} in {self.git.common_dir}",
+                                fix="start it first: wtc run start --run " + run_id)
+        return run
+
+    def _task(self, run_id: str, task_id: str) -> TaskRecord:
+        validate_name("task", task_id)
+        task = self.store.get_task(run_id, task_id)
+        if task is None:
+            raise NotFoundError(f"no task {task_id!r} in run {run_id!r}",
+                                fix=f"start it first: wtc task start {task_id} --run {run_id} --own GLOB")
+        return task
+
+    def worktree_root(self) -> Path:
+        """Where task worktrees live: `worktree-root` from the configuration, relative to the main
+        checkout (excluded from its `git status`); inside the git dir for a bare repository."""
+        root = Path(self.config.worktree_root)
+        if root.is_absolute():
+            return root
+        return self.git.toplevel / root if self.git.toplevel else self.git.wtc_dir / "worktrees"
+
+    def worktree_path(self, run_id: str, task_id: str) -> Path:
+        return self.worktree_root() / run_id / task_id
+
+    def _heavy(self, what: str):  # type: ignore[no-untyped-def]
+        """A place in the machine-wide queue for heavy work (merges, verification, relocks)."""
+        return admission.admitted(self.store, "heavy", limit=self.config.max_parallel or admission.default_limit(),
+                                  timeout=self.config.wait_timeout)
+
+    def _integrator(self) -> Integrator:
+        if self._integrator_instance is None:
+            self._integrator_instance = Integrator(self.git.repo)
+        return self._integrator_instance
+
+    def _drop_worktree(self, task: TaskRecord) -> None:
+        if task.worktree and Path(task.worktree).exists():
+            self.git.remove_worktree(Path(task.worktree))
+        if task.worktree:
+            self.store.update_task(task.run_id, task.task_id, worktree=None)
+
+    def _worktree_problems(self, task: TaskRecord, path: Path) -> list[dict[str, str]]:
+        """Tampering that makes committing in the worktree unsafe: a rewritten .git file, a switched branch."""
+        problems = []
+        dot_git = path / ".git"
+        text = dot_git.read_text(errors="replace").strip() if dot_git.is_file() else ""
+        admin = Path(text[len("gitdir:"):].strip()) if text.startswith("gitdir:") else None
+        if admin is None or not admin.is_absolute():
+            admin = (path / admin) if admin is not None else None
+        worktrees_dir = (self.git.common_dir / "worktrees").resolve()
+        if admin is None or admin.resolve().parent != worktrees_dir or not (admin / "gitdir").is_file():
+            problems.append({"path": ".git", "rule": "git_dir",
+                             "detail": "the worktree's .git file was changed or removed; restore it with `git worktree repair`"})
+            return problems
+        head, symbolic = self.git.worktree_head(path)
+        if symbolic != f"refs/heads/{task.branch}":
+            problems.append({"path": "", "rule": "branch_switched",
+                             "detail": f"the worktree is on {symbolic or 'a detached HEAD'}, not {task.branch}; "
+                                       f"switch back with `git switch {task.branch}`"})
+        return problems
+
+    def _snapshot(self, task: TaskRecord, message: str) -> str | None:
+        """Commit whatever is uncommitted in the task's worktree onto its branch, so nothing is lost."""
+        if not task.worktree or not Path(task.worktree).exists():
+            return None
+        path = Path(task.worktree)
+        if self._worktree_problems(task, path):
+            return None  # never commit through a tampered .git file or onto another branch
+        name, email = _split_author(task.author)
+        return self.git.commit_all(path, message, name, email)
+
+    def _read_head_file(self, name: str) -> bytes | None:
+        repo = self.git.repo
+        if repo.head_is_unborn:
+            return None
+        tree = repo.head.peel().tree
+        if name not in tree:
+            return None
+        return repo[tree[name].id].read_raw()
+
+
+def _split_author(author: str) -> tuple[str, str]:
+    if "<" in author and author.rstrip().endswith(">"):
+        name, _, rest = author.partition("<")
+        return name.strip(), rest.rstrip().rstrip(">").strip()
+    return author.strip(), ""
+
+
+def _parse_author(author: str | None, run_id: str, task_id: str) -> tuple[str, str]:
+    if not author:
+        return f"wtc task {task_id}", f"{task_id}@{run_id}.wtc.invalid"
+    name, email = _split_author(author)
+    if not name or not email:
+        raise UsageError(f"invalid --author {author!r}", fix='use the form "Name <email@example.com>"')
+    return name, email
+

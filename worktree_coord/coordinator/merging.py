@@ -1,0 +1,321 @@
+"""The merge queue: finished tasks into `wtc/<run>/integration`, one merge commit each.
+
+Without a verification command a task merges directly (compare-and-swap of the ref, merging again
+onto a moved tip). With one, the merge is built on a private candidate ref, verified in a scratch
+worktree, then integration is fast-forwarded to it by compare-and-swap. `merge` drains every finished
+task in dependency order; batches verify several at once and bisect a failing batch to its culprit.
+A conflict or a failed verification leaves integration untouched and the task with a report.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import posixpath
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from .. import leases, queue
+from ..consolidate import discover_workspace
+from ..consolidate.intent import Ecosystem
+from ..crashpoints import crash_point
+from ..errors import StateError, UsageError, WtcError
+from ..idempotency import Outcome, default_key, run_once
+from ..integrate import IntegrationResult, IntegrationState, StaleRef, fast_forward
+from ..model import RunRecord, TaskRecord, TaskState
+from ..results import (MergeReport, TaskFinished)
+from ..verify import VerifyResult, verify_commit
+
+from .base import CoordinatorBase
+
+
+class MergeOperations(CoordinatorBase):
+    """Merging finished tasks into the integration branch."""
+
+    def _merge_task_locked(self, run: RunRecord, task_id: str, verify: str | None = None) -> TaskFinished:
+        """Merge a finished task into integration (under the task's lease). With a verification
+        command, the merge is built on a candidate ref, verified, then fast-forwarded onto
+        integration by compare-and-swap; without, it lands directly by compare-and-swap."""
+        task = self._task(run.run_id, task_id)
+        if task.state is TaskState.MERGED:
+            return TaskFinished.from_json(task.result, replayed=True)
+        if task.state not in (TaskState.FINISHED, TaskState.CONFLICT):
+            raise StateError(f"task {task_id!r} is {task.state.value}; only finished tasks merge")
+        self._check_integration(run)
+        command = self._verify_command(run, verify)
+        if command:
+            with leases.hold(self.store, f"integration:{run.run_id}", timeout=self.config.wait_timeout,
+                             what=f"run {run.run_id} integration"):
+                return self._merge_verified(run, task, command)
+        with self._heavy("merge"):
+            outcome = self._integrator().merge_into(
+                f"refs/heads/{run.integration_ref}", self._mergeable(task), run.base,
+                message=self._merge_message(run, task), author=queue.signature(), resolve=queue.structured_resolver)
+        if outcome.state is IntegrationState.CONFLICT:
+            return self._record_conflict(run, task, outcome)
+        return self._record_merged(run, task, outcome.merge_commit, outcome.old_tip, outcome.new_tip,
+                                   path=outcome.path.value, resolved=list(outcome.resolved),
+                                   already=outcome.state is IntegrationState.ALREADY_MERGED)
+
+    def _check_integration(self, run: RunRecord) -> str:
+        """The integration tip, refusing (and saying how to repair) when someone deleted it or moved
+        it to history that does not descend from the run's pinned commit."""
+        ref = f"refs/heads/{run.integration_ref}"
+        tip = self.git.ref_target(ref)
+        if tip is not None and self.git.is_ancestor(run.base, tip):
+            return tip
+        merged = [e for e in self.store.events(run.run_id) if e["kind"] == "task.merged" and e["data"].get("new_tip")]
+        last = merged[-1]["data"]["new_tip"] if merged else run.base
+        what = "was deleted" if tip is None else f"was moved to {tip[:12]}, which does not descend from the pin {run.base[:12]}"
+        raise StateError(
+            f"the integration branch {run.integration_ref} {what}; no task is merged until it is repaired",
+            fix=f"restore it to its last recorded tip: git update-ref {ref} {last}" + (f" {tip}" if tip else "")
+                + f", then run `wtc merge --run {run.run_id}`",
+            details={"last_recorded_tip": last},
+        )
+
+    def _mergeable(self, task: TaskRecord) -> str:
+        return task.result.get("mergeable") or task.head or ""
+
+    def _merge_message(self, run: RunRecord, task: TaskRecord) -> str:
+        return f"wtc: merge task {task.task_id} into run {run.run_id}\n\nbranch {task.branch}"
+
+    def _verify_command(self, run: RunRecord, explicit: str | None) -> str | None:
+        return explicit or run.options.get("verify") or self.config.verify
+
+    def _record_conflict(self, run: RunRecord, task: TaskRecord, outcome: IntegrationResult) -> TaskFinished:
+        merged = self.store.list_tasks(run.run_id, [TaskState.MERGED])
+        conflicts = queue.conflict_report(outcome, merged)
+        base_result = {k: v for k, v in task.result.items() if k not in ("conflicts", "merge")}
+        result = TaskFinished.from_json(base_result, state=TaskState.CONFLICT.value, exit_code=1,
+                                        conflicts=conflicts, replayed=False,
+                                        notes=[f"run `wtc task update {task.task_id} --run {run.run_id}` to get the "
+                                               "integration tip into a worktree with conflict markers, resolve, "
+                                               "then finish again"])
+        self.store.update_task(run.run_id, task.task_id, state=TaskState.CONFLICT,
+                               result=result.to_json() | self._carry(task))
+        self.store.log_event(run.run_id, task.task_id, "task.conflict",
+                             {"paths": sorted({c["path"] for c in conflicts})})
+        self.reporter.event("task.conflict", run=run.run_id, task=task.task_id, conflicts=conflicts)
+        return result
+
+    def _record_merged(self, run: RunRecord, task: TaskRecord, merge_commit: str | None, old_tip: str,
+                       new_tip: str, *, path: str, resolved: list[str], already: bool,
+                       verification: dict[str, Any] | None = None) -> TaskFinished:
+        merge_info = {"merge_commit": merge_commit, "old_tip": old_tip, "new_tip": new_tip, "path": path,
+                      "resolved": resolved, "at": time.time(), "already": already}
+        if verification is not None:
+            merge_info["verification"] = verification
+        base_result = {k: v for k, v in task.result.items() if k not in ("conflicts", "merge")}
+        result = TaskFinished.from_json(base_result, state=TaskState.MERGED.value, exit_code=0, merge=merge_info,
+                                        conflicts=[], replayed=False)
+        self.store.update_task(run.run_id, task.task_id, state=TaskState.MERGED,
+                               result=result.to_json() | self._carry(task))
+        crash_point("merge.after_record")
+        self.store.log_event(run.run_id, task.task_id, "task.merged", merge_info)
+        self._drop_worktree(task)
+        self.reporter.event("task.merged", run=run.run_id, task=task.task_id, commit=new_tip)
+        return result
+
+    def _record_failed_verification(self, run: RunRecord, task: TaskRecord, check: VerifyResult) -> TaskFinished:
+        base_result = {k: v for k, v in task.result.items() if k not in ("conflicts", "merge")}
+        result = TaskFinished.from_json(
+            base_result, state=TaskState.FAILED.value, exit_code=1, conflicts=[], replayed=False,
+            notes=[f"ejected: `{check.command}` failed on the merge candidate (exit {check.exit_code}); "
+                   f"integration stays green. Fix it after `wtc task update {task.task_id} --run {run.run_id}`."])
+        self.store.update_task(run.run_id, task.task_id, state=TaskState.FAILED,
+                               result=result.to_json() | self._carry(task)
+                               | {"reason": "failed_verification", "verification": check.to_json()})
+        self.store.log_event(run.run_id, task.task_id, "task.failed_verification", check.to_json())
+        self.reporter.event("task.failed_verification", run=run.run_id, task=task.task_id)
+        return TaskFinished.from_json(self._task(run.run_id, task.task_id).result, replayed=False)
+
+    @staticmethod
+    def _carry(task: TaskRecord) -> dict[str, Any]:
+        """Bookkeeping that follows a task through its states (not part of the public result)."""
+        return {k: task.result[k] for k in ("since", "mergeable", "pending_markers") if k in task.result}
+
+    def _candidate_ref(self, run: RunRecord, name: str) -> str:
+        return f"refs/wtc/{run.run_id}/candidate/{name}"
+
+    def _verify(self, run: RunRecord, commit: str, command: str) -> VerifyResult:
+        self.reporter.event("verify.start", run=run.run_id, commit=commit, command=command)
+        with self._heavy("verify"):
+            check = verify_commit(self.git, commit, command, self.worktree_root() / run.run_id / ".verify",
+                                  timeout=self.config.verify_timeout)
+        self.reporter.event("verify.done", run=run.run_id, commit=commit, ok=check.ok)
+        return check
+
+    def _merge_verified(self, run: RunRecord, task: TaskRecord, command: str) -> TaskFinished:
+        """Candidate merge on a private ref, verification in a scratch worktree, then a CAS of
+        integration from the tip the candidate was built on; a moved tip means build again."""
+        integration = f"refs/heads/{run.integration_ref}"
+        candidate = self._candidate_ref(run, task.task_id)
+        integrator = self._integrator()
+        try:
+            while True:
+                tip = self.git.ref_target(integration) or run.base
+                if integrator.already_merged(integration, self._mergeable(task), run.base):
+                    return self._record_merged(run, task, None, tip, tip, path="none", resolved=[], already=True)
+                self.git.set_ref(candidate, tip, f"worktree_coord: candidate for {task.task_id}")
+                with self._heavy("merge"):
+                    outcome = integrator.merge_into(candidate, self._mergeable(task), run.base,
+                                                    message=self._merge_message(run, task), author=queue.signature(),
+                                                    resolve=queue.structured_resolver)
+                if outcome.state is IntegrationState.CONFLICT:
+                    return self._record_conflict(run, task, outcome)
+                check = self._verify(run, outcome.new_tip, command)
+                if not check.ok:
+                    return self._record_failed_verification(run, task, check)
+                try:
+                    fast_forward(self.git.repo, integration, outcome.new_tip, tip,
+                                 message=f"worktree_coord: merge task {task.task_id} (verified)")
+                except StaleRef:
+                    continue  # integration moved while we verified: build and verify again
+                return self._record_merged(run, task, outcome.merge_commit, tip, outcome.new_tip,
+                                           path=outcome.path.value, resolved=list(outcome.resolved),
+                                           already=False, verification=check.to_json())
+        finally:
+            self.git.delete_ref(candidate)
+
+    def _merge_batches(self, run: RunRecord, tasks: list[TaskRecord], command: str, size: int) -> list[TaskFinished]:
+        """bors-style batches: merge up to `size` tasks speculatively on a candidate ref, verify the
+        batch once, fast-forward integration when it passes; when it fails, bisect to the first
+        failing prefix, land the passing prefix, eject the culprit and go on with the rest."""
+        integration = f"refs/heads/{run.integration_ref}"
+        candidate = self._candidate_ref(run, "batch")
+        integrator = self._integrator()
+        results: list[TaskFinished] = []
+        pending = list(tasks)
+        try:
+            while pending:
+                batch, pending = pending[:size], pending[size:]
+                tip = self.git.ref_target(integration) or run.base
+                self.git.set_ref(candidate, tip, "worktree_coord: batch candidate")
+                stack: list[tuple[TaskRecord, IntegrationResult]] = []
+                for task in batch:
+                    task = self._task(run.run_id, task.task_id)
+                    with self._heavy("merge"):
+                        outcome = integrator.merge_into(candidate, self._mergeable(task), run.base,
+                                                        message=self._merge_message(run, task),
+                                                        author=queue.signature(), resolve=queue.structured_resolver)
+                    if outcome.state is IntegrationState.CONFLICT:
+                        results.append(self._record_conflict(run, task, outcome))
+                    elif outcome.state is IntegrationState.MERGED:
+                        stack.append((task, outcome))
+                if not stack:
+                    continue
+                checks: dict[int, VerifyResult] = {}
+
+                def passes(count: int) -> bool:
+                    if count not in checks:
+                        checks[count] = self._verify(run, stack[count - 1][1].new_tip, command)
+                    return checks[count].ok
+
+                good = len(stack) if passes(len(stack)) else 0
+                culprit = None
+                if good == 0:
+                    low, high = 0, len(stack)      # tip + 0 tasks passes (integration is green); all fail
+                    while high - low > 1:
+                        middle = (low + high) // 2
+                        if passes(middle):
+                            low = middle
+                        else:
+                            high = middle
+                    good, culprit = low, high - 1
+                if good:
+                    top = stack[good - 1][1].new_tip
+                    try:
+                        fast_forward(self.git.repo, integration, top, tip,
+                                     message=f"worktree_coord: merge batch of {good} (verified)")
+                    except StaleRef:
+                        pending = [t for t, _ in stack] + pending  # integration moved: rebuild this batch
+                        continue
+                    for task, outcome in stack[:good]:
+                        results.append(self._record_merged(
+                            run, task, outcome.merge_commit, outcome.old_tip, outcome.new_tip,
+                            path=outcome.path.value, resolved=list(outcome.resolved), already=False,
+                            verification=checks[len(stack) if culprit is None else good].to_json()))
+                if culprit is not None:
+                    task, _ = stack[culprit]
+                    results.append(self._record_failed_verification(run, task, checks[culprit + 1]))
+                    pending = [t for t, _ in stack[culprit + 1:]] + pending
+        finally:
+            self.git.delete_ref(candidate)
+        return results
+
+    def merge(self, run_id: str, *, verify: str | None = None, batch: int = 1,
+              key: str | None = None) -> MergeReport:
+        """Merge every finished, unmerged task (after a crash, or after `finish --no-merge`), in
+        dependency order. Safe to repeat: merged tasks are skipped. With a verification command
+        (here, at run start or in the configuration) each candidate is verified before integration
+        moves; `batch` > 1 verifies that many at once and bisects a failing batch."""
+        run = self._run(run_id)
+        if batch < 1:
+            raise UsageError(f"--batch must be at least 1, not {batch}")
+        command = self._verify_command(run, verify)
+        if batch > 1 and not command:
+            raise UsageError("--batch needs a verification command", fix="pass --verify CMD (or set it at run start)")
+
+        def body() -> Outcome:
+            rows = []
+            waiting = queue.drain_order(self.store.list_tasks(run_id, [TaskState.FINISHED]), self._packages(run))
+            results: list[TaskFinished] = []
+            if batch > 1 and command:
+                with leases.hold(self.store, f"integration:{run_id}", timeout=self.config.wait_timeout,
+                                 what=f"run {run_id} integration"):
+                    with contextlib.ExitStack() as held:
+                        for task in waiting:
+                            held.enter_context(leases.hold(self.store, f"task:{run_id}/{task.task_id}",
+                                                           timeout=self.config.wait_timeout,
+                                                           what=f"task {task.task_id}"))
+                        live = [self._task(run_id, t.task_id) for t in waiting]
+                        results = self._merge_batches(run, [t for t in live if t.state is TaskState.FINISHED],
+                                                      command, batch)
+            else:
+                for task in waiting:
+                    with leases.hold(self.store, f"task:{run_id}/{task.task_id}", timeout=self.config.wait_timeout,
+                                     what=f"task {task.task_id}"):
+                        results.append(self._merge_task_locked(run, task.task_id, verify))
+                    self.reporter.event("merge.progress", run=run_id, task=task.task_id,
+                                        state=results[-1].state, done=len(results), total=len(waiting))
+            for result in results:
+                rows.append({"task": result.task, "state": result.state, "conflicts": result.conflicts,
+                             "merge_commit": (result.merge or {}).get("merge_commit")})
+            tip = self.git.ref_target(f"refs/heads/{run.integration_ref}") or run.base
+            code = 1 if any(r["state"] in (TaskState.CONFLICT.value, TaskState.FAILED.value) for r in rows) else 0
+            report = MergeReport(exit_code=code, run=run_id, integration=run.integration_ref, tip=tip, tasks=rows)
+            return Outcome(report.to_json(), code, final=False)  # a later drain must see later tasks
+
+        done = run_once(self.store, key or default_key(run_id, "merge"), "run.merge",
+                        {"run": run_id, "verify": verify, "batch": batch}, body,
+                        ttl=self.config.idempotency_ttl, wait_timeout=self.config.wait_timeout)
+        return MergeReport.from_json(done.outcome.result, replayed=done.replayed)
+
+    def _packages(self, run: RunRecord) -> list[queue.Package]:
+        """Workspace packages at the pinned commit and their dependency edges (npm/yarn workspaces,
+        Cargo and uv workspaces), read offline from the manifests alone."""
+        wanted = {"package.json", "Cargo.toml", "pyproject.toml", "pnpm-workspace.yaml"}
+        with tempfile.TemporaryDirectory(prefix="wtc-packages-") as tmp:
+            for path in self.git.tree_paths(run.base):
+                if posixpath.basename(path) in wanted and "node_modules/" not in path:
+                    data = self.git.file_at(run.base, path)
+                    if data is not None:
+                        target = Path(tmp) / path
+                        target.parent.mkdir(parents=True, exist_ok=True)
+                        target.write_bytes(data)
+            packages: list[queue.Package] = []
+            for ecosystem, manifest in ((Ecosystem.NPM, "package.json"), (Ecosystem.CARGO, "Cargo.toml"),
+                                        (Ecosystem.UV, "pyproject.toml")):
+                if not (Path(tmp) / manifest).is_file():
+                    continue
+                try:
+                    workspace = discover_workspace(Path(tmp), ecosystem, "")
+                except WtcError:
+                    continue  # an unreadable manifest only costs the ordering hint
+                for name, directory in sorted(workspace.members.items()):
+                    if directory:
+                        packages.append(queue.Package(name, directory, tuple(sorted(workspace.graph.successors(name)))))
+        return packages
+

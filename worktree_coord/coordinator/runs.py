@@ -1,0 +1,82 @@
+"""Runs: pin a commit and create the run's integration branch (create-only), and the run at a glance."""
+
+from __future__ import annotations
+
+import os
+import time
+
+from ..errors import UsageError
+from ..idempotency import Outcome, default_key, run_once
+from ..model import RunRecord, RunState, validate_name
+from ..results import (RunStarted, RunStatus)
+
+from .base import CoordinatorBase
+
+
+class RunOperations(CoordinatorBase):
+    """Starting runs and reading their state."""
+
+    def start_run(self, run_id: str | None = None, base: str = "HEAD", *, verify: str | None = None,
+                  key: str | None = None) -> RunStarted:
+        """Pin `base` and create the run's integration branch at it. `verify` is a shell command every
+        merge candidate must pass (in a scratch worktree) before the integration branch moves."""
+        if run_id is None:
+            if key is not None:
+                existing = self.store.get_record(key)
+                if existing is not None and existing.result:
+                    run_id = existing.result.get("run")
+            run_id = run_id or time.strftime("run-%Y%m%d-%H%M%S-") + os.urandom(2).hex()
+        validate_name("run", run_id)
+        sha = self.git.resolve_commit(base)
+        request = {"run": run_id, "base": sha, "verify": verify}
+
+        def body() -> Outcome:
+            integration = f"wtc/{run_id}/integration"
+            existing = self.store.get_run(run_id)
+            if existing is not None:
+                if existing.base != sha:
+                    raise UsageError(
+                        f"run {run_id!r} exists, pinned at {existing.base[:12]}, not {sha[:12]}",
+                        fix="start a run with a new --run id, or omit --base to reuse this run",
+                    )
+                return Outcome(RunStarted(run=run_id, base=sha, integration=integration).to_json())
+            ref = f"refs/heads/{integration}"
+            if not self.git.create_ref(ref, sha, f"worktree_coord: run {run_id} pinned"):
+                current = self.git.ref_target(ref)
+                if current != sha:
+                    raise UsageError(
+                        f"branch {integration} already exists at {str(current)[:12]} but no run {run_id!r} is recorded",
+                        fix=f"choose another --run id, or delete the branch (git branch -D {integration})",
+                    )
+            options = {"verify": verify} if verify else {}
+            self.store.create_run(RunRecord(run_id, sha, integration, RunState.OPEN, time.time(), options))
+            self.store.log_event(run_id, None, "run.started", {"base": sha})
+            self.reporter.event("run.started", run=run_id, base=sha)
+            return Outcome(RunStarted(run=run_id, base=sha, integration=integration).to_json())
+
+        done = run_once(self.store, key or default_key(run_id, "run-start"), "run.start", request, body,
+                        ttl=self.config.idempotency_ttl, wait_timeout=self.config.wait_timeout)
+        return RunStarted.from_json(done.outcome.result, replayed=done.replayed)
+
+    def status(self, run_id: str | None = None) -> RunStatus:
+        """The runs (all, or one) and their tasks at a glance."""
+        runs = [self._run(run_id)] if run_id else self.store.list_runs()
+        tasks = self.store.list_tasks(run_id) if run_id else []
+        counts: dict[str, int] = {}
+        now = time.time()
+        rows = []
+        for task in tasks:
+            counts[task.state.value] = counts.get(task.state.value, 0) + 1
+            rows.append({
+                "task": task.task_id, "state": task.state.value, "branch": task.branch, "worktree": task.worktree,
+                "own": list(task.boundary.own), "files": len(task.result.get("changed", [])),
+                "violations": len(task.result.get("violations", [])),
+                "conflicts": len(task.result.get("conflicts", [])),
+                "age_seconds": round(now - task.created_at, 1),
+            })
+        intents: dict[str, int] = {}
+        if run_id:
+            for row in self.store.list_intents(run_id):
+                intents[row["state"]] = intents.get(row["state"], 0) + 1
+        return RunStatus(runs=[r.to_json() for r in runs], tasks=rows, counts=counts, intents=intents)
+

@@ -1,0 +1,380 @@
+"""A task's life: start (branch and worktree off the pin, boundary recorded), finish (commit
+everything, check the boundary, derive intents, record, remove the worktree), update (bring the
+integration tip into the worktree) and abandon (snapshot, keep the branch).
+
+Every operation runs through `run_once` under the task's lease, and each is written to be re-run:
+a retry after a crash finds the record and rebuilds what is missing (a half-made worktree, a
+deleted branch whose worktree still holds the work) and never commits twice.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any, Sequence
+
+from .. import boundary as boundaries
+from .. import leases, queue
+from ..consolidate import Intent
+from ..crashpoints import crash_point
+from ..errors import BusyError, StateError, UsageError
+from ..idempotency import Outcome, default_key, run_once
+from ..intents import derive_task_intents
+from ..model import Boundary, RunRecord, TaskRecord, TaskState, validate_name
+from ..results import (TaskAbandoned, TaskFinished,
+                      TaskStarted, TaskUpdated)
+
+from .base import CoordinatorBase, MANIFEST_PATH, EXIT_BOUNDARY, _parse_author, _split_author
+
+
+class TaskOperations(CoordinatorBase):
+    """Start, finish, update and abandon tasks."""
+
+    def start_task(self, run_id: str, task_id: str, own: Sequence[str], read: Sequence[str] = (), *,
+                   sparse: bool = False, exclusive: bool = False, author: str | None = None,
+                   key: str | None = None) -> TaskStarted:
+        """Give a task its branch and ephemeral worktree off the run's pinned commit."""
+        run = self._run(run_id)
+        validate_name("task", task_id)
+        reserved = boundaries.reserved_patterns(self.config.reserved_add, self.config.reserved_remove)
+        boundary = boundaries.make_boundary(own, read, reserved=reserved, exclusive=exclusive, sparse=sparse)
+        author_name, author_email = _parse_author(author, run_id, task_id)
+        request = {"run": run_id, "task": task_id, "own": list(boundary.own), "read": list(boundary.read),
+                   "sparse": sparse, "exclusive": exclusive, "author": f"{author_name} <{author_email}>"}
+
+        def body() -> Outcome:
+            with leases.hold(self.store, f"task:{run_id}/{task_id}", timeout=self.config.wait_timeout,
+                             what=f"task {task_id}"):
+                return Outcome(self._start_task_locked(run, task_id, boundary, f"{author_name} <{author_email}>").to_json())
+
+        done = run_once(self.store, key or default_key(run_id, "start", task_id), "task.start", request, body,
+                        ttl=self.config.idempotency_ttl, wait_timeout=self.config.wait_timeout)
+        return TaskStarted.from_json(done.outcome.result, replayed=done.replayed)
+
+    def _start_task_locked(self, run: RunRecord, task_id: str, boundary: Boundary, author: str) -> TaskStarted:
+        branch = f"wtc/{run.run_id}/{task_id}"
+        path = self.worktree_path(run.run_id, task_id)
+        existing = self.store.get_task(run.run_id, task_id)
+        overlaps: list[dict[str, Any]] = []
+        if existing is not None:
+            if (existing.boundary.own, existing.boundary.read, existing.boundary.sparse, existing.boundary.exclusive) != (
+                    boundary.own, boundary.read, boundary.sparse, boundary.exclusive):
+                raise UsageError(
+                    f"task {task_id!r} already exists in run {run.run_id!r} with another boundary "
+                    f"(own {list(existing.boundary.own)})",
+                    fix="use a new task name, or repeat the original --own/--read/--sparse flags",
+                )
+            if not existing.state.live:
+                raise StateError(f"task {task_id!r} is {existing.state.value}; it cannot be started again",
+                                 fix="start a new task with another name")
+            boundary = existing.boundary
+            overlaps = existing.result.get("overlaps", [])
+        else:
+            # Overlap check and insert under one short run-wide lease, so two exclusive tasks that
+            # overlap can never both get in.
+            with leases.hold(self.store, f"boundaries:{run.run_id}", timeout=self.config.wait_timeout,
+                             what=f"run {run.run_id} boundaries"):
+                overlaps = self._overlaps(run.run_id, task_id, boundary)
+                blocking = [o for o in overlaps if boundary.exclusive or o["exclusive"]]
+                if blocking:
+                    names = ", ".join(o["task"] for o in blocking)
+                    raise BusyError(
+                        f"task {task_id!r} would overlap live task(s) {names} and exclusive ownership was asked",
+                        fix="retry after those tasks finish, or narrow --own so the globs do not meet",
+                        retry_after=30.0,
+                        details={"overlaps": blocking},
+                    )
+                now = time.time()
+                self.store.insert_task(TaskRecord(
+                    run_id=run.run_id, task_id=task_id, state=TaskState.STARTED, branch=branch,
+                    worktree=str(path), boundary=boundary, author=author, head=run.base,
+                    created_at=now, updated_at=now, result={"overlaps": overlaps},
+                ))
+            self.store.log_event(run.run_id, task_id, "task.started", {"own": list(boundary.own)})
+        crash_point("start.after_record")
+        cone = boundaries.cone_directories(list(boundary.own) + list(boundary.read)) if boundary.sparse else None
+        self._ensure_worktree(run, task_id, branch, path, cone)
+        manifest = self._write_manifest(run, task_id, branch, path, boundary)
+        self.store.update_task(run.run_id, task_id, worktree=str(path))
+        self.reporter.event("task.started", run=run.run_id, task=task_id, worktree=str(path))
+        return TaskStarted(
+            run=run.run_id, task=task_id, worktree=str(path), branch=branch, base=run.base,
+            boundary=boundary.to_json(), sparse_cone=list(cone) if cone is not None else None,
+            overlaps=overlaps, manifest=str(manifest),
+        )
+
+    def _overlaps(self, run_id: str, task_id: str, boundary: Boundary) -> list[dict[str, Any]]:
+        found = []
+        for other in self.store.list_tasks(run_id, [TaskState.STARTED, TaskState.REJECTED, TaskState.CONFLICT]):
+            if other.task_id == task_id:
+                continue
+            pairs = boundaries.may_overlap(boundary.own, other.boundary.own)
+            if pairs:
+                found.append({"task": other.task_id, "exclusive": other.boundary.exclusive,
+                              "globs": [list(p) for p in pairs]})
+        return found
+
+    def _ensure_worktree(self, run: RunRecord, task_id: str, branch: str, path: Path,
+                         cone: Sequence[str] | None) -> str:
+        """The task's worktree, created or re-created as needed; returns its HEAD (verified)."""
+        ref = f"refs/heads/{branch}"
+        tip = self.git.ref_target(ref)
+        if tip is not None and not self.git.is_ancestor(run.base, tip):
+            raise StateError(f"branch {branch} exists but does not descend from the run's pinned commit {run.base[:12]}",
+                             fix=f"delete it (git branch -D {branch}) or use another task name")
+        if path.exists() and (path / ".git").is_file():
+            head, symbolic = self.git.worktree_head(path)
+            if head is not None and symbolic == ref:
+                return head
+            # A half-made worktree (crash during creation): rebuild it.
+            self.git.remove_worktree(path)
+        elif path.exists():
+            self.git.remove_worktree(path)
+        expected = tip or run.base
+        head = self.git.add_worktree(path, branch, run.base, sparse_dirs=cone)
+        if head != expected:
+            self.git.remove_worktree(path)
+            raise StateError(f"the new worktree's HEAD {head[:12]} is not the expected {expected[:12]}",
+                             fix="retry; if it repeats, run `wtc gc` and report a bug")
+        return head
+
+    def _write_manifest(self, run: RunRecord, task_id: str, branch: str, path: Path, boundary: Boundary) -> Path:
+        manifest = path / MANIFEST_PATH
+        manifest.parent.mkdir(parents=True, exist_ok=True)
+        body = {
+            "schema": "wtc.task-manifest/1",
+            "run": run.run_id,
+            "task": task_id,
+            "branch": branch,
+            "base": run.base,
+            "own": list(boundary.own),
+            "read": list(boundary.read),
+            "reserved": list(boundary.reserved),
+            "note": "Change only paths matching `own`. Edits to `reserved` files become intents for the "
+                    "consolidation phase. When done: wtc task finish " + task_id + " --run " + run.run_id,
+        }
+        temporary = manifest.with_suffix(".tmp")
+        temporary.write_text(json.dumps(body, indent=2) + "\n")
+        temporary.replace(manifest)
+        return manifest
+
+    def finish_task(self, run_id: str, task_id: str, *, message: str | None = None, merge: bool = True,
+                    verify: str | None = None, key: str | None = None) -> TaskFinished:
+        """Commit the worktree, check the boundary, record the outcome, remove the worktree, then
+        merge the task into the integration branch (unless `merge=False`; `merge()` drains later)."""
+        run = self._run(run_id)
+        self._task(run_id, task_id)
+        request = {"run": run_id, "task": task_id, "message": message, "merge": merge, "verify": verify}
+
+        def body() -> Outcome:
+            with leases.hold(self.store, f"task:{run_id}/{task_id}", timeout=self.config.wait_timeout,
+                             what=f"task {task_id}"):
+                result = self._finish_task_locked(run, task_id, message)
+                if merge and result.state in (TaskState.FINISHED.value, TaskState.CONFLICT.value):
+                    result = self._merge_task_locked(run, task_id, verify)
+            return Outcome(result.to_json(), result.exit_code, final=result.exit_code == 0)
+
+        done = run_once(self.store, key or default_key(run_id, "finish", task_id), "task.finish", request, body,
+                        ttl=self.config.idempotency_ttl, wait_timeout=self.config.wait_timeout)
+        return TaskFinished.from_json(done.outcome.result, replayed=done.replayed)
+
+    def _finish_task_locked(self, run: RunRecord, task_id: str, message: str | None) -> TaskFinished:
+        task = self._task(run.run_id, task_id)
+        if task.state in (TaskState.FINISHED, TaskState.MERGED, TaskState.EMPTY) or (
+                task.state is TaskState.CONFLICT and not self._has_new_work(task)):
+            # Finished earlier (perhaps by a call with another key): clean up what a crash may have
+            # left, and return the recorded outcome (the caller goes on to merge a FINISHED task).
+            if task.state is not TaskState.CONFLICT:
+                self._drop_worktree(task)
+            return TaskFinished.from_json(task.result, replayed=task.state is not TaskState.FINISHED)
+        if not task.state.live:
+            raise StateError(f"task {task_id!r} is {task.state.value} and cannot be finished",
+                             fix="start a new task; its branch " + task.branch + " keeps the work")
+        ref = f"refs/heads/{task.branch}"
+        path = Path(task.worktree) if task.worktree else None
+        notes: list[str] = []
+        problems: list[dict[str, str]] = []
+        if path is not None and path.exists():
+            notes += self._recover_branch(run, task, path)
+            problems = self._worktree_problems(task, path)
+            if not problems:
+                name, email = _split_author(task.author)
+                self.git.commit_all(path, message or f"wtc: {task_id}", name, email)
+        else:
+            notes.append("the worktree was gone; checked the branch as it is")
+        crash_point("finish.after_commit")
+        tip = self.git.ref_target(ref)
+        if tip is None:
+            raise StateError(f"the task branch {task.branch} was deleted",
+                             fix=f"abandon the task (wtc task abandon {task_id} --run {run.run_id}) and start a new one")
+        violations = [dict(v) for v in problems]
+        changes = []
+        reserved = []
+        derived: list[Intent] = []
+        since = run.base
+        if not violations:
+            if not self.git.is_ancestor(run.base, tip):
+                violations.append({"path": "", "rule": "not_from_base",
+                                   "detail": f"the branch no longer descends from the pinned commit {run.base[:12]}"})
+            else:
+                # The task's own work is what it changed since it last took in integration (the pin,
+                # unless `task update` merged the integration branch into it).
+                integration_tip = self.git.ref_target(f"refs/heads/{run.integration_ref}") or run.base
+                since = self.git.merge_base(tip, integration_tip) \
+                    if self.git.is_ancestor(run.base, integration_tip) else run.base
+                changes = self.git.changes(since, tip)
+                report = boundaries.check_changes(changes, task.boundary, self.git.read_blob)
+                violations = [v.to_json() for v in report.violations]
+                violations += self._leftover_markers(task, tip)
+                reserved = [{"path": c.path, "status": c.status, "base_oid": c.old_oid, "new_oid": c.new_oid}
+                            for c in report.reserved]
+                if not violations:
+                    derived, refused = derive_task_intents(
+                        report.reserved, report.owned, task=task_id, since=since, read_blob=self.git.read_blob,
+                        tree_paths=lambda: self.git.tree_paths(since))
+                    violations += refused
+        changed = [{"path": c.path, "status": c.status} for c in changes]
+        if violations:
+            result = TaskFinished(
+                exit_code=EXIT_BOUNDARY, run=run.run_id, task=task_id, state=TaskState.REJECTED.value, commit=tip,
+                branch=task.branch, changed=changed, violations=violations, worktree=task.worktree, notes=notes,
+            )
+            self.store.update_task(run.run_id, task_id, state=TaskState.REJECTED, head=tip, result=result.to_json())
+            self.store.log_event(run.run_id, task_id, "task.rejected", {"violations": violations})
+            self.reporter.event("task.rejected", run=run.run_id, task=task_id, violations=violations)
+            return result
+        state = TaskState.EMPTY if not changes else TaskState.FINISHED
+        if reserved:
+            notes.append("reserved-file edits are kept aside on the branch for the consolidation phase")
+        result = TaskFinished(
+            run=run.run_id, task=task_id, state=state.value, commit=tip, branch=task.branch, changed=changed,
+            reserved=reserved, intents=[i.to_json() for i in derived], worktree=None, notes=notes,
+        )
+        self.store.put_intents(run.run_id, task_id, [i.to_json() for i in derived])
+        mergeable = queue.mergeable_commit(self.git.repo, tip, since, [r["path"] for r in reserved], task_id)
+        self.store.update_task(run.run_id, task_id, state=state, head=tip, finished_at=time.time(),
+                               result=result.to_json() | {"since": since, "mergeable": mergeable})
+        crash_point("finish.after_record")
+        self.store.log_event(run.run_id, task_id, f"task.{state.value}", {"commit": tip, "files": len(changed)})
+        self._drop_worktree(task)
+        self.reporter.event("task.finished", run=run.run_id, task=task_id, state=state.value)
+        return result
+
+    def _recover_branch(self, run: RunRecord, task: TaskRecord, path: Path) -> list[str]:
+        """A task branch deleted by hand while its worktree still holds the work: recreate the branch
+        at the worktree's HEAD (when that descends from the pin) and put the worktree back on it."""
+        ref = f"refs/heads/{task.branch}"
+        if self.git.ref_target(ref) is not None:
+            return []
+        head, symbolic = self.git.worktree_head(path)
+        if head is None or symbolic not in (None, ref) or not self.git.is_ancestor(run.base, head):
+            return []
+        self.git.git("checkout", "-q", "-B", task.branch, cwd=path)
+        return [f"the branch {task.branch} was deleted by hand; recreated it at the worktree's HEAD {head[:12]}"]
+
+    def _leftover_markers(self, task: TaskRecord, tip: str) -> list[dict[str, str]]:
+        """Files `task update` left with conflict markers must not be committed with them."""
+        found = []
+        for rel in task.result.get("pending_markers", []):
+            data = self.git.file_at(tip, rel)
+            if data is not None and _has_conflict_markers(data):
+                found.append({"path": rel, "rule": "conflict_markers",
+                              "detail": "still holds conflict markers from `wtc task update`; resolve them first"})
+        return found
+
+    def _has_new_work(self, task: TaskRecord) -> bool:
+        """A task in conflict has new work when its worktree holds changes or commits since the
+        conflict was recorded (the agent resolved something): then finish runs again."""
+        if task.worktree and Path(task.worktree).exists():
+            if self.git.has_uncommitted(Path(task.worktree)):
+                return True
+        tip = self.git.ref_target(f"refs/heads/{task.branch}")
+        return tip != task.head
+
+    def update_task(self, run_id: str, task_id: str, *, key: str | None = None) -> TaskUpdated:
+        """Bring the task's worktree (re-created if needed) onto the integration tip: a merge of the
+        integration branch into the task branch, conflicts pre-resolved by the structured merge where
+        it can and left as markers where it cannot. Finishing again merges the task."""
+        run = self._run(run_id)
+        self._task(run_id, task_id)
+        tip_now = self.git.ref_target(f"refs/heads/{run.integration_ref}") or run.base
+        request = {"run": run_id, "task": task_id, "integration": tip_now}
+
+        def body() -> Outcome:
+            with leases.hold(self.store, f"task:{run_id}/{task_id}", timeout=self.config.wait_timeout,
+                             what=f"task {task_id}"):
+                result = self._update_task_locked(run, task_id)
+            return Outcome(result.to_json(), result.exit_code, final=False)
+
+        done = run_once(self.store, key or default_key(run_id, "update", task_id) + "-" + tip_now[:12],
+                        "task.update", request, body, ttl=self.config.idempotency_ttl,
+                        wait_timeout=self.config.wait_timeout)
+        return TaskUpdated.from_json(done.outcome.result, replayed=done.replayed)
+
+    def _update_task_locked(self, run: RunRecord, task_id: str) -> TaskUpdated:
+        task = self._task(run.run_id, task_id)
+        if task.state is TaskState.FAILED and task.result.get("reason") == "failed_verification":
+            # An ejected task comes back to life in its worktree, to be fixed and finished again.
+            self.store.update_task(run.run_id, task_id, state=TaskState.CONFLICT)
+            task = self._task(run.run_id, task_id)
+        if task.state not in (TaskState.STARTED, TaskState.REJECTED, TaskState.CONFLICT):
+            raise StateError(f"task {task_id!r} is {task.state.value}; only live tasks can be updated")
+        path = self.worktree_path(run.run_id, task_id)
+        cone = boundaries.cone_directories(list(task.boundary.own) + list(task.boundary.read)) \
+            if task.boundary.sparse else None
+        self._ensure_worktree(run, task_id, task.branch, path, cone)
+        self.store.update_task(run.run_id, task_id, worktree=str(path))
+        task = self._task(run.run_id, task_id)
+        name, email = _split_author(task.author)
+        if not self._worktree_problems(task, path):
+            self.git.commit_all(path, f"wtc: {task_id} work before update", name, email)
+        tip = self.git.ref_target(f"refs/heads/{run.integration_ref}") or run.base
+        conflicted = self.git.merge_into_worktree(path, tip, f"wtc: update {task_id} onto {run.integration_ref}",
+                                                  name, email)
+        unresolved = []
+        for rel in conflicted:
+            merged = self.git.structured_merge_in_worktree(path, rel, queue.structured_resolver)
+            if not merged:
+                unresolved.append(rel)
+        if conflicted and not unresolved:
+            self.git.commit_all(path, f"wtc: update {task_id} onto {run.integration_ref} (structured merge)", name, email)
+        result = TaskUpdated(exit_code=1 if unresolved else 0, run=run.run_id, task=task_id, state=task.state.value,
+                             worktree=str(path), integration_tip=tip, conflicted_paths=unresolved,
+                             merged_cleanly=not unresolved)
+        self.store.update_task(run.run_id, task_id, result=task.result | {"pending_markers": unresolved})
+        self.store.log_event(run.run_id, task_id, "task.updated", {"integration": tip, "conflicts": unresolved})
+        return result
+
+    def abandon_task(self, run_id: str, task_id: str, *, key: str | None = None) -> TaskAbandoned:
+        """Drop the worktree and keep the branch (with any uncommitted work snapshotted onto it)."""
+        self._run(run_id)
+        self._task(run_id, task_id)
+        request = {"run": run_id, "task": task_id}
+
+        def body() -> Outcome:
+            with leases.hold(self.store, f"task:{run_id}/{task_id}", timeout=self.config.wait_timeout,
+                             what=f"task {task_id}"):
+                task = self._task(run_id, task_id)
+                if task.state is TaskState.ABANDONED:
+                    return Outcome(TaskAbandoned(run=run_id, task=task_id, branch=task.branch,
+                                                 snapshot=task.result.get("snapshot")).to_json())
+                if not task.state.live:
+                    raise StateError(f"task {task_id!r} is {task.state.value}; only live tasks can be abandoned")
+                snapshot = self._snapshot(task, "wtc: abandoned snapshot of uncommitted work")
+                result = TaskAbandoned(run=run_id, task=task_id, branch=task.branch, snapshot=snapshot)
+                self.store.update_task(run_id, task_id, state=TaskState.ABANDONED, finished_at=time.time(),
+                                       result=result.to_json())
+                self.store.log_event(run_id, task_id, "task.abandoned", {"snapshot": snapshot})
+                self._drop_worktree(task)
+                return Outcome(result.to_json())
+
+        done = run_once(self.store, key or default_key(run_id, "abandon", task_id), "task.abandon", request, body,
+                        ttl=self.config.idempotency_ttl, wait_timeout=self.config.wait_timeout)
+        return TaskAbandoned.from_json(done.outcome.result, replayed=done.replayed)
+
+
+def _has_conflict_markers(data: bytes) -> bool:
+    lines = data.split(b"\n")
+    return any(line.startswith(b"<<<<<<< ") for line in lines) and any(line.startswith(b">>>>>>> ") for line in lines)
+
