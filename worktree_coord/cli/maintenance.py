@@ -32,7 +32,7 @@ def gc(
     json_mode: bool = JsonOption,
 ) -> int:
     """Remove ended tasks' worktrees, orphaned folders and admin entries, dead leases, expired keys."""
-    with open_coordinator(repo) as coordinator:
+    with open_coordinator(repo, progress="gc", json_mode=json_mode) as coordinator:
         result = coordinator.gc(dry_run=dry_run)
     emit(result.to_json(), schema="gc", json_mode=json_mode, human=render.gc_report(result))
     return result.exit_code
