@@ -79,3 +79,24 @@ def repo_state(repo: Path) -> tuple[str, str, str, str]:
             git(repo, "ls-files", "-s"),
             git(repo, "worktree", "list", "--porcelain"),
             git(repo, "status", "--porcelain", "--untracked-files=all"))
+
+
+@dataclass(frozen=True)
+class Done:
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def wtc_main(repo: Path, *args: str) -> Done:
+    """The real command line (`worktree_coord.cli.main`) in this process, on `repo`: the same code
+    path as the `wtc` script, minus a Python start-up per call (the formats tests run it often)."""
+    import contextlib
+    import io
+
+    from worktree_coord.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main([*args, "--repo", str(repo)])
+    return Done(code, out.getvalue(), err.getvalue())
