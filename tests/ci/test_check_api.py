@@ -218,3 +218,41 @@ def test_staged_check_in_a_repository_without_commits(tmp_path):
     assert report.boundary.kind == "manifest"
     assert [f.rule for f in report.findings] == ["manifest_changed"]
     assert report.exit_code == 0
+
+
+def test_head_inside_a_linked_worktree_is_that_worktrees_head(tmp_path):
+    s = clean_branch(tmp_path)
+    git(s.repo, "checkout", "-q", "main")
+    linked = tmp_path / "linked"
+    git(s.repo, "worktree", "add", "-q", str(linked), "feature")
+    write(linked, {"packages/web/app.ts": "changed\n"})
+    head = commit_all(linked, "feature: outside")
+    report = check(linked, own=["packages/api/**"])
+    assert report.head == head
+    assert [f.path for f in report.violations] == ["packages/web/app.ts"]
+
+
+def test_deleted_file_outside_is_a_file_level_finding(tmp_path):
+    s = clean_branch(tmp_path)
+    (s.repo / "packages/web/app.ts").unlink()
+    commit_all(s.repo, "feature: delete web")
+    [finding] = check(s.repo, own=["packages/api/**"]).violations
+    assert (finding.path, finding.start_line, finding.end_line) == ("packages/web/app.ts", None, None)
+    assert finding.message.startswith("deleted")
+
+
+def test_target_that_did_not_move_is_a_fast_forward(tmp_path):
+    repo = make_repo(tmp_path / "repo", {"a/x.txt": "1\n"})
+    git(repo, "checkout", "-q", "-b", "feature")
+    write(repo, {"a/x.txt": "2\n"})
+    commit_all(repo, "feature")
+    report = check(repo, own=["a/**"])
+    assert report.ok and report.merge.clean and "fast-forward" in report.merge.reason
+
+
+def test_head_already_in_the_target_has_nothing_to_merge(tmp_path):
+    s = clean_branch(tmp_path)
+    git(s.repo, "checkout", "-q", "main")
+    git(s.repo, "merge", "-q", "--no-edit", "feature")
+    report = check(s.repo, head="feature", own=["packages/api/**"])
+    assert report.ok and report.changed == () and "already in the target" in report.merge.reason

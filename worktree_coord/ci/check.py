@@ -53,7 +53,8 @@ def check(repo: str | os.PathLike[str] = ".", *, head: str | None = None, base: 
     task_record = record[1] if record else None
 
     head_label = head or (task_record.branch if task_record else "HEAD")
-    head_sha = revisions.resolve(git, head_label, "head")
+    head_sha = (revisions.resolve_head(git, repo) if head is None and task_record is None
+                else revisions.resolve(git, head_label, "head"))
     target_name = target or (run_record.integration_ref if run_record else None)
     manifest_boundary = None
     manifest_path = manifest or DEFAULT_MANIFEST

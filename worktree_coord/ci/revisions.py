@@ -9,6 +9,10 @@ misconfigured step, not a missing object.
 
 from __future__ import annotations
 
+import os
+
+import pygit2
+
 from ..errors import NotFoundError, UsageError
 from ..gitrepo import GitRepo
 
@@ -23,6 +27,18 @@ def resolve(git: GitRepo, rev: str, what: str) -> str:
     except NotFoundError as error:
         raise UsageError(f"{what} {rev!r} names no commit", fix=error.fix or "pass a branch, tag or sha that exists",
                          details={what: rev}) from None
+
+
+def resolve_head(git: GitRepo, path: str | os.PathLike[str]) -> str:
+    """The commit HEAD names in the checkout at `path`. GitRepo opens the common git dir, whose HEAD
+    is the main checkout's; inside a linked worktree (a task's) HEAD is that worktree's own."""
+    found = pygit2.discover_repository(str(path))
+    if found is None:
+        return resolve(git, "HEAD", "head")
+    here = pygit2.Repository(found)
+    if here.head_is_unborn:
+        raise UsageError("HEAD has no commits yet", fix="commit first, or pass --head REV")
+    return str(here.head.peel(pygit2.Commit).id)
 
 
 def default_target(git: GitRepo) -> str:
