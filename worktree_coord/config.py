@@ -25,6 +25,7 @@ class Config:
     lock_timeout: float = 120.0
     wait_timeout: float = 600.0
     verify: str | None = None
+    verify_timeout: float = 1800.0
     relock: dict[str, str] = field(default_factory=dict)
     max_parallel: int | None = None
     source: str | None = None
@@ -38,6 +39,7 @@ class Config:
             "lock-timeout": self.lock_timeout,
             "wait-timeout": self.wait_timeout,
             "verify": self.verify,
+            "verify-timeout": self.verify_timeout,
             "relock": dict(self.relock),
             "max-parallel": self.max_parallel,
             "source": self.source,
@@ -82,6 +84,7 @@ _KEYS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "lock-timeout": ("lock_timeout", _seconds),
     "wait-timeout": ("wait_timeout", _seconds),
     "verify": ("verify", _str),
+    "verify-timeout": ("verify_timeout", _seconds),
     "relock": ("relock", _str_table),
     "max-parallel": ("max_parallel", _positive_int),
 }

@@ -131,6 +131,11 @@ class GitRepo:
                 # racing on config.lock from many agents at once.
                 self.git("config", "core.repositoryformatversion", "1")
                 self.git("config", "extensions.worktreeConfig", "true")
+                if self.is_bare and _config_bool(self.repo.config, "core.bare"):
+                    # With per-worktree config, a shared core.bare=true would make every linked
+                    # worktree bare too; git's documented fix moves it to the main's config.worktree.
+                    self.git("config", "--worktree", "core.bare", "true", cwd=self.common_dir)
+                    self.git("config", "--unset", "core.bare", cwd=self.common_dir)
             if needs_exclude:
                 exclude.parent.mkdir(parents=True, exist_ok=True)
                 text = exclude.read_text() if exclude.exists() else ""
@@ -160,6 +165,10 @@ class GitRepo:
         if ref is None:
             return None
         return str(ref.resolve().target)
+
+    def set_ref(self, name: str, sha: str, message: str) -> None:
+        """Point a private ref (ours alone, e.g. a merge candidate) at `sha`, whatever it held."""
+        self.repo.create_reference(name, pygit2.Oid(hex=sha), force=True, message=message)
 
     def create_ref(self, name: str, sha: str, message: str) -> bool:
         """Create-only: True when created, False when the ref already exists (whatever it points to)."""
@@ -278,6 +287,21 @@ class GitRepo:
             raise
         return head
 
+    def add_detached_worktree(self, path: Path, commit: str) -> None:
+        """A throwaway full worktree at `commit` with no branch (verification, scratch work)."""
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with self.registration_lock(f"registering scratch worktree {path}"):
+            try:
+                self.git("worktree", "add", "--no-checkout", "--detach", str(path), commit)
+            except GitError:
+                self._rollback_locked(path, None)
+                raise
+        try:
+            self.git("read-tree", "-mu", "HEAD", cwd=path)
+        except GitError:
+            self.remove_worktree(path)
+            raise
+
     def _rollback_locked(self, path: Path, ref: str | None) -> None:
         shutil.rmtree(path, ignore_errors=True)
         self.git("worktree", "prune", check=False)
@@ -369,6 +393,28 @@ class GitRepo:
         if result.clean:
             self.git("add", "--sparse", "--", rel, cwd=path)
         return result.clean
+
+    def commits_between(self, old: str, new: str) -> list[str]:
+        """Commits reachable from `new` and not from `old`, newest first."""
+        walker = self.repo.walk(pygit2.Oid(hex=new), pygit2.enums.SortMode.TOPOLOGICAL)
+        walker.hide(pygit2.Oid(hex=old))
+        return [str(c.id) for c in walker]
+
+    def worktree_on_branch(self, ref: str) -> Path | None:
+        """The worktree (main checkout included) that has `ref` checked out, if any."""
+        for entry in self.list_worktrees():
+            if entry.branch == ref and not entry.prunable:
+                return Path(entry.path)
+        return None
+
+    def fast_forward_worktree(self, path: Path, commit: str) -> None:
+        """`git merge --ff-only` in a worktree: moves its branch and files, refuses a dirty tree."""
+        done = self.git("merge", "--ff-only", "-q", commit, cwd=path, check=False)
+        if done.returncode != 0:
+            raise UsageError(
+                f"cannot fast-forward the checkout at {path}: {done.stderr.decode('utf-8', 'replace').strip()}",
+                fix=f"commit or stash the changes in {path}, then land again",
+            )
 
     def file_at(self, commit: str, rel: str) -> bytes | None:
         tree = self.repo[pygit2.Oid(hex=commit)].peel(pygit2.Tree)

@@ -78,6 +78,32 @@ class MergeReport(Result):
 
 
 @dataclass(frozen=True)
+class RunReport(Result):
+    """The change manifest of a run: what `land` would bring, with exact pointers."""
+
+    run: str = ""
+    base: str = ""
+    integration: str = ""
+    tip: str = ""
+    tasks: list[dict[str, Any]] = field(default_factory=list)
+    files: list[dict[str, Any]] = field(default_factory=list)
+    intents_pending: list[dict[str, Any]] = field(default_factory=list)
+    conflicts: list[dict[str, Any]] = field(default_factory=list)
+    verification: list[dict[str, Any]] = field(default_factory=list)
+    target: dict[str, Any] | None = None
+    warnings: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Landed(Result):
+    run: str = ""
+    onto: str = ""
+    old: str = ""
+    new: str = ""
+    how: str = ""
+
+
+@dataclass(frozen=True)
 class TaskUpdated(Result):
     run: str = ""
     task: str = ""
@@ -102,6 +128,7 @@ class RunStatus(Result):
     runs: list[dict[str, Any]] = field(default_factory=list)
     tasks: list[dict[str, Any]] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=dict)
+    intents: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -1,11 +1,13 @@
-"""`wtc merge`: drain every finished, unmerged task into the integration branch."""
+"""`wtc merge`, `wtc report`, `wtc land`, `wtc sync`: the merge queue's commands."""
 
 from __future__ import annotations
 
+import sys
 from typing import Optional
 
 import typer
 
+from ..errors import UsageError
 from . import app, render
 from .common import JsonOption, KeyOption, RepoOption, RunOption, open_coordinator
 from .output import emit
@@ -14,12 +16,70 @@ from .output import emit
 @app.command("merge")
 def merge(
     run: str = RunOption,
+    verify: Optional[str] = typer.Option(None, "--verify", help="Shell command each candidate must pass before integration moves."),
+    batch: int = typer.Option(1, "--batch", min=1, help="Verify this many tasks at once; a failing batch is bisected."),
     key: Optional[str] = KeyOption,
     repo: str = RepoOption,
     json_mode: bool = JsonOption,
 ) -> int:
     """Merge every finished, unmerged task (after a crash or `finish --no-merge`); safe to repeat."""
     with open_coordinator(repo, progress="merge", json_mode=json_mode) as coordinator:
-        result = coordinator.merge(run, key=key)
+        result = coordinator.merge(run, verify=verify, batch=batch, key=key)
     emit(result.to_json(), schema="merge", json_mode=json_mode, human=render.merge_report(result))
+    return result.exit_code
+
+
+@app.command("report")
+def report(
+    run: str = RunOption,
+    onto: Optional[str] = typer.Option(None, "--onto", help="Also say whether this branch can be fast-forwarded."),
+    repo: str = RepoOption,
+    json_mode: bool = JsonOption,
+) -> int:
+    """The run's change manifest: tasks, files, pending intents, conflicts, verification results."""
+    with open_coordinator(repo) as coordinator:
+        result = coordinator.report(run, onto=onto)
+    emit(result.to_json(), schema="report", json_mode=json_mode, human=render.run_report(result))
+    return result.exit_code
+
+
+@app.command("land")
+def land(
+    run: str = RunOption,
+    onto: str = typer.Option(..., "--onto", help="Branch to fast-forward to the integration tip."),
+    yes: bool = typer.Option(False, "--yes", "-y", help="Approve without asking."),
+    key: Optional[str] = KeyOption,
+    repo: str = RepoOption,
+    json_mode: bool = JsonOption,
+) -> int:
+    """Show the change manifest, ask for approval, then fast-forward the target by compare-and-swap."""
+    with open_coordinator(repo) as coordinator:
+        manifest = coordinator.report(run, onto=onto)
+        approved = yes
+        if not yes:
+            if json_mode or not sys.stdin.isatty():
+                raise UsageError("landing needs approval and there is no terminal to ask",
+                                 fix=f"review `wtc report --run {run} --onto {onto}`, then pass --yes")
+            sys.stdout.write(render.run_report(manifest) + "\n")
+            approved = typer.confirm(f"Fast-forward {onto} to {manifest.tip[:12]}?", default=False)
+            if not approved:
+                raise UsageError("landing was not approved", fix="nothing changed; run land again when ready")
+        result = coordinator.land(run, onto, approved=approved, key=key)
+    emit(result.to_json() | {"manifest": manifest.to_json()}, schema="land", json_mode=json_mode,
+         human=render.landed(result))
+    return result.exit_code
+
+
+@app.command("sync")
+def sync(
+    run: str = RunOption,
+    source: str = typer.Option(..., "--from", help="Branch to merge into the integration branch (e.g. main)."),
+    key: Optional[str] = KeyOption,
+    repo: str = RepoOption,
+    json_mode: bool = JsonOption,
+) -> int:
+    """Merge a branch that moved (e.g. main) into the integration branch, so land can fast-forward."""
+    with open_coordinator(repo) as coordinator:
+        result = coordinator.sync(run, source, key=key)
+    emit(result.to_json(), schema="sync", json_mode=json_mode, human=render.merge_report(result))
     return result.exit_code

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 
-from ..results import (GcReport, MergeReport, RunStarted, RunStatus, TaskAbandoned, TaskFinished, TaskStarted,
-                       TaskUpdated)
+from ..results import (GcReport, Landed, MergeReport, RunReport, RunStarted, RunStatus, TaskAbandoned,
+                       TaskFinished, TaskStarted, TaskUpdated)
 
 
 def _again(replayed: bool) -> str:
@@ -74,6 +74,36 @@ def merge_report(r: MergeReport) -> str:
     return "\n".join(lines)
 
 
+def run_report(r: RunReport) -> str:
+    lines = [f"run {r.run}: integration {r.integration} at {r.tip[:12]} (pinned at {r.base[:12]})"]
+    by_state: dict[str, list[str]] = {}
+    for task in r.tasks:
+        by_state.setdefault(task["state"], []).append(task["task"])
+    for state, names in sorted(by_state.items()):
+        lines.append(f"  {state:<10} {len(names):>3}  {', '.join(names[:12])}{' ...' if len(names) > 12 else ''}")
+    lines.append(f"  {len(r.files)} file change(s) in integration")
+    for item in r.files[:30]:
+        lines.append(f"    {item['status']:<8} {item['path']}  ({item['task']})")
+    for item in r.intents_pending:
+        lines.append(f"  pending   {item['path']} from task {item['task']} (consolidation)")
+    for c in r.conflicts:
+        lines.append(f"  conflict  {c['path']} {c.get('declaration') or ''} (task {c['task']})")
+    for v in r.verification:
+        lines.append(f"  verify    {v['task']}: {'ok' if v['ok'] else 'FAILED'} `{v['command']}`")
+    if r.target:
+        verdict = "fast-forward" if r.target["fast_forward"] else "NOT a fast-forward (target moved)"
+        lines.append(f"  target    {r.target['branch']} at {r.target['tip'][:12]}: {verdict}")
+    for warning in r.warnings:
+        lines.append(f"  warning: {warning}")
+    return "\n".join(lines)
+
+
+def landed(r: Landed) -> str:
+    if r.how == "already":
+        return f"{r.onto} already holds the integration tip {r.new[:12]}{_again(r.replayed)}"
+    return f"landed run {r.run}: {r.onto} {r.old[:12]} -> {r.new[:12]} ({r.how}){_again(r.replayed)}"
+
+
 def task_abandoned(r: TaskAbandoned) -> str:
     snap = f"; uncommitted work saved as {r.snapshot[:12]}" if r.snapshot else ""
     return f"task {r.task} abandoned; branch {r.branch} kept{snap}{_again(r.replayed)}"
@@ -97,6 +127,8 @@ def run_status(r: RunStatus) -> str:
         lines.append(f"  {t['task']:<24} {t['state']:<10} {t['files']:>5} {t['violations']:>4} {t['conflicts']:>5} "
                      f"{_age(t['age_seconds']):>7}")
     lines.append("  " + ", ".join(f"{n} {s}" for s, n in sorted(r.counts.items())))
+    if r.intents:
+        lines.append("  intents: " + ", ".join(f"{n} {s}" for s, n in sorted(r.intents.items())))
     return "\n".join(lines)
 
 

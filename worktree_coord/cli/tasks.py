@@ -42,13 +42,14 @@ def task_finish(
     run: str = RunOption,
     message: Optional[str] = typer.Option(None, "--message", "-m", help="Commit message."),
     merge: bool = typer.Option(True, "--merge/--no-merge", help="Merge into integration now (default) or leave it to `wtc merge`."),
+    verify: Optional[str] = typer.Option(None, "--verify", help="Shell command the merge candidate must pass first."),
     key: Optional[str] = KeyOption,
     repo: str = RepoOption,
     json_mode: bool = JsonOption,
 ) -> int:
     """Commit everything in the worktree, check the boundary, remove the worktree, merge into integration."""
     with open_coordinator(repo) as coordinator:
-        result = coordinator.finish_task(run, task, message=message, merge=merge, key=key)
+        result = coordinator.finish_task(run, task, message=message, merge=merge, verify=verify, key=key)
     emit(result.to_json(), schema="task.finish", json_mode=json_mode, human=render.task_finished(result))
     return result.exit_code
 

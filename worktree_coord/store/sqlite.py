@@ -79,6 +79,31 @@ MIGRATIONS: tuple[str, ...] = (
     );
     CREATE INDEX events_by_task ON events(run_id, task_id);
     """,
+    """
+    CREATE TABLE admission (
+        ticket INTEGER PRIMARY KEY AUTOINCREMENT,
+        kind TEXT NOT NULL,
+        owner TEXT NOT NULL,
+        enqueued_at REAL NOT NULL,
+        admitted_at REAL
+    );
+    CREATE INDEX admission_by_kind ON admission(kind, ticket);
+    """,
+    """
+    CREATE TABLE intents (
+        intent_id TEXT NOT NULL,
+        run_id TEXT NOT NULL,
+        task_id TEXT NOT NULL,
+        data TEXT NOT NULL,
+        state TEXT NOT NULL,
+        detail TEXT NOT NULL DEFAULT '{}',
+        commit_sha TEXT,
+        created_at REAL NOT NULL,
+        updated_at REAL NOT NULL,
+        PRIMARY KEY (run_id, intent_id)
+    );
+    CREATE INDEX intents_by_state ON intents(run_id, state);
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -347,6 +372,83 @@ class SQLiteStore:
         with self._write() as cursor:
             cursor.execute("DELETE FROM leases WHERE name = ? AND owner = ?", (name, owner))
             return cursor.rowcount == 1
+
+    # ---- admission (a fair queue for heavy work) -------------------------------------------------
+
+    def enqueue(self, kind: str, owner: str) -> int:
+        with self._write() as cursor:
+            cursor.execute("INSERT INTO admission(kind, owner, enqueued_at) VALUES (?,?,?)", (kind, owner, time.time()))
+            return int(cursor.lastrowid)
+
+    def try_admit(self, ticket: int, kind: str, limit: int) -> bool:
+        """Admit `ticket` when fewer than `limit` are running and every ticket ahead of it is
+        running too (first come, first served)."""
+        with self._write() as cursor:
+            row = cursor.execute("SELECT admitted_at FROM admission WHERE ticket = ?", (ticket,)).fetchone()
+            if row is None:
+                raise BusyError("this call's place in the work queue was dropped (its owner looked dead)",
+                                fix="retry", retry_after=1.0)
+            if row[0] is not None:
+                return True
+            running = cursor.execute("SELECT COUNT(*) FROM admission WHERE kind = ? AND admitted_at IS NOT NULL",
+                                     (kind,)).fetchone()[0]
+            ahead = cursor.execute("SELECT COUNT(*) FROM admission WHERE kind = ? AND admitted_at IS NULL AND ticket < ?",
+                                   (kind, ticket)).fetchone()[0]
+            if running + ahead >= limit:
+                return False
+            cursor.execute("UPDATE admission SET admitted_at = ? WHERE ticket = ?", (time.time(), ticket))
+            return True
+
+    def leave(self, ticket: int) -> None:
+        with self._write() as cursor:
+            cursor.execute("DELETE FROM admission WHERE ticket = ?", (ticket,))
+
+    def queue_entries(self, kind: str | None = None) -> list[dict[str, Any]]:
+        if kind is None:
+            return self._read("SELECT * FROM admission ORDER BY ticket")
+        return self._read("SELECT * FROM admission WHERE kind = ? ORDER BY ticket", (kind,))
+
+    # ---- intents --------------------------------------------------------------------------------
+
+    def put_intents(self, run_id: str, task_id: str, intents: list[dict[str, Any]]) -> None:
+        """Replace the task's pending intents with `intents` (a re-finish derives them afresh);
+        intents already consolidated are never touched."""
+        now = time.time()
+        with self._write() as cursor:
+            cursor.execute("DELETE FROM intents WHERE run_id = ? AND task_id = ? AND state = 'pending'",
+                           (run_id, task_id))  # declared intents stay: the agent asked for them directly
+            for intent in intents:
+                cursor.execute(
+                    "INSERT OR IGNORE INTO intents(intent_id, run_id, task_id, data, state, created_at, updated_at)"
+                    " VALUES (?,?,?,?,?,?,?)",
+                    (intent["intent_id"], run_id, task_id, dumps(intent), intent.get("_state", "pending"), now, now))
+
+    def add_intent(self, run_id: str, task_id: str, intent: dict[str, Any]) -> bool:
+        now = time.time()
+        with self._write() as cursor:
+            cursor.execute(
+                "INSERT OR IGNORE INTO intents(intent_id, run_id, task_id, data, state, created_at, updated_at)"
+                " VALUES (?,?,?,?,?,?,?)", (intent["intent_id"], run_id, task_id, dumps(intent), "declared", now, now))
+            return cursor.rowcount == 1
+
+    def list_intents(self, run_id: str, states: Iterable[str] | None = None) -> list[dict[str, Any]]:
+        sql, params = "SELECT * FROM intents WHERE run_id = ?", [run_id]
+        if states is not None:
+            wanted = list(states)
+            sql += f" AND state IN ({','.join('?' * len(wanted))})" if wanted else " AND 0"
+            params += wanted
+        rows = self._read(sql + " ORDER BY created_at, intent_id", params)
+        for row in rows:
+            row["data"] = json.loads(row["data"])
+            row["detail"] = json.loads(row["detail"])
+        return rows
+
+    def set_intent_state(self, run_id: str, intent_id: str, state: str, detail: dict[str, Any],
+                         commit_sha: str | None = None) -> None:
+        with self._write() as cursor:
+            cursor.execute("UPDATE intents SET state = ?, detail = ?, commit_sha = ?, updated_at = ?"
+                           " WHERE run_id = ? AND intent_id = ?",
+                           (state, dumps(detail), commit_sha, time.time(), run_id, intent_id))
 
     # ---- events ---------------------------------------------------------------------------------
 

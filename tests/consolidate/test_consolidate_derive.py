@@ -1,0 +1,202 @@
+"""derive_intents: a key-level diff of one reserved file against the task's base."""
+
+import json
+
+import pytest
+
+from worktree_coord.consolidate.derive import derive_intents, find_root
+from worktree_coord.consolidate.intent import Ecosystem, Intent, Op
+from worktree_coord.consolidate.textformat import ManifestParseError
+from worktree_coord.errors import UsageError
+
+
+def pkg(**fields) -> bytes:
+    return (json.dumps({"name": "root", "version": "1.0.0", **fields}, indent=2) + "\n").encode()
+
+
+def ops(intents):
+    return sorted((i.op.value, i.group, i.name, i.spec, i.expected_before) for i in intents)
+
+
+def test_package_json_add_set_remove_member_and_version():
+    base = pkg(workspaces=["packages/a"], dependencies={"lodash": "^4.17.0", "gone": "1.0.0"})
+    new = pkg(workspaces=["packages/a", "packages/b"], version=None,
+              dependencies={"lodash": "^4.17.21", "b": "workspace:*"}, devDependencies={"jest": "^29"})
+    new = new.replace(b'"version": null', b'"version": "1.1.0"')
+    intents = derive_intents("package.json", base, new, task="t1")
+    assert ops(intents) == sorted([
+        ("add_dep", "dependencies", "b", "workspace:*", None),
+        ("add_dep", "devDependencies", "jest", "^29", None),
+        ("remove_dep", "dependencies", "gone", None, "1.0.0"),
+        ("set_spec", "dependencies", "lodash", "^4.17.21", "^4.17.0"),
+        ("add_member", "workspace.members", "packages/b", "packages/b", None),
+        ("bump_version", "version", "root", "1.1.0", "1.0.0"),
+    ])
+    b = next(i for i in intents if i.name == "b")
+    assert b.source_dict() == {"workspace": True}
+    assert all(i.task == "t1" and i.ecosystem == Ecosystem.NPM and i.root == "" for i in intents)
+    # Intent ids are stable and unique.
+    assert len({i.intent_id for i in intents}) == len(intents)
+
+
+def test_intent_json_round_trip_is_exact():
+    base = b'[dependencies]\nserde = "1"\n'
+    new = b'[dependencies]\nserde = { version = "1.0.100", features = ["derive", "alloc"], default-features = false }\n'
+    [intent] = derive_intents("Cargo.toml", base, new, task="t9", base_commit="abc")
+    assert intent.op == Op.SET_SPEC and intent.features == ("alloc", "derive")
+    assert dict(intent.options) == {"default-features": False}
+    text = json.dumps(intent.to_json())
+    assert Intent.from_json(text) == intent
+    with pytest.raises(UsageError, match="unknown intent field"):
+        Intent.from_json({**intent.to_json(), "bogus": 1})
+
+
+def test_same_content_spelled_differently_derives_nothing():
+    base = b'[project]\nname = "x"\ndependencies = ["Foo_Bar>=1,<2", "requests[socks]>=2"]\n'
+    new = b'[project]\nname = "x"\ndependencies = [\n  "requests[SOCKS] >= 2",\n  "foo-bar<2,>=1",  # why\n]\n'
+    assert derive_intents("pyproject.toml", base, new, task="t") == []
+
+
+def test_pyproject_groups_sources_workspace_and_python():
+    base = b'[project]\nname = "app"\nrequires-python = ">=3.10"\ndependencies = []\n[tool.uv.workspace]\nmembers = ["libs/a"]\n'
+    new = (b'[project]\nname = "app"\nrequires-python = ">=3.11"\ndependencies = ["Lib_B"]\n'
+           b'[project.optional-dependencies]\nfast = ["orjson>=3"]\n[dependency-groups]\ndev = ["pytest>=8"]\n'
+           b'[tool.uv.sources]\nlib-b = { workspace = true }\n[tool.uv.workspace]\nmembers = ["libs/a", "libs/b"]\n')
+    intents = derive_intents("pyproject.toml", base, new, task="t")
+    assert ops(intents) == sorted([
+        ("add_dep", "dependencies", "lib-b", None, None),
+        ("add_dep", "optional:fast", "orjson", ">=3", None),
+        ("add_dep", "group:dev", "pytest", ">=8", None),
+        ("add_member", "workspace.members", "libs/b", "libs/b", None),
+        ("set_runtime", "runtime", "python", ">=3.11", ">=3.10"),
+    ])
+    assert next(i for i in intents if i.name == "lib-b").source_dict() == {"workspace": True}
+    assert all(i.ecosystem == Ecosystem.UV for i in intents)
+
+
+def test_poetry_tables_are_read_as_poetry():
+    base = b'[tool.poetry]\nname = "p"\n[tool.poetry.dependencies]\npython = "^3.11"\nrequests = "^2.28"\n'
+    new = (b'[tool.poetry]\nname = "p"\n[tool.poetry.dependencies]\npython = "^3.11"\nrequests = "^2.31"\n'
+           b'[tool.poetry.group.test.dependencies]\npytest = { version = "^8", extras = ["Dev_X"] }\n')
+    intents = derive_intents("pyproject.toml", base, new, task="t")
+    assert {i.ecosystem for i in intents} == {Ecosystem.POETRY}
+    assert ops(intents) == sorted([
+        ("set_spec", "dependencies", "requests", "^2.31", "^2.28"),
+        ("add_dep", "group:test", "pytest", "^8", None),
+    ])
+    assert next(i for i in intents if i.name == "pytest").extras == ("dev-x",)
+
+
+def test_cargo_alias_target_and_workspace_members():
+    base = b'[workspace]\nmembers = ["crates/a"]\n[workspace.dependencies]\nserde = "1"\n'
+    new = (b'[workspace]\nmembers = ["crates/a", "crates/b"]\n[workspace.dependencies]\nserde = "1"\n'
+           b'foo = { package = "bar", version = "0.3" }\n')
+    intents = derive_intents("Cargo.toml", base, new, task="t")
+    assert ops(intents) == sorted([
+        ("add_dep", "workspace.dependencies", "foo", "0.3", None),
+        ("add_member", "workspace.members", "crates/b", "crates/b", None),
+    ])
+    assert next(i for i in intents if i.name == "foo").package == "bar"
+    t = derive_intents("Cargo.toml", b'[package]\nname="c"\n',
+                       b"[package]\nname=\"c\"\n[target.'cfg(unix)'.dependencies]\nlibc = \"0.2\"\n", task="t")
+    assert ops(t) == [("add_dep", "target:cfg(unix):dependencies", "libc", "0.2", None)]
+
+
+def test_requirements_go_mod_and_pnpm_workspace():
+    r = derive_intents("requirements-dev.txt", b"# pins\nRequests==2.31.0\n-r base.txt\n",
+                       b"# pins\nrequests==2.32.0  # newer\n-r base.txt\nattrs>=23 \\\n  --hash=sha256:abc\n", task="t")
+    assert ops(r) == [("add_dep", "requirements", "attrs", ">=23", None),
+                      ("set_spec", "requirements", "requests", "==2.32.0", "==2.31.0")]
+    g = derive_intents("go.mod", b"module m\n\ngo 1.21\n\nrequire (\n\tgolang.org/x/mod v0.14.0\n)\n",
+                       b"module m\n\ngo 1.22\n\nrequire (\n\tgolang.org/x/mod v0.15.0\n\tgithub.com/a/b v1.0.0 // indirect\n)\n",
+                       task="t")
+    assert ops(g) == sorted([("add_dep", "require", "github.com/a/b", "v1.0.0", None),
+                             ("set_spec", "require", "golang.org/x/mod", "v0.15.0", "v0.14.0"),
+                             ("set_runtime", "runtime", "go", "1.22", "1.21")])
+    p = derive_intents("pnpm-workspace.yaml", b"packages:\n  - 'packages/*'\n",
+                       b"packages:\n  - 'packages/*'\n  - 'apps/*'\ncatalog:\n  react: ^18.2.0\n", task="t")
+    assert ops(p) == [("add_dep", "catalog", "react", "^18.2.0", None),
+                      ("add_member", "workspace.members", "apps/*", "apps/*", None)]
+    assert {i.ecosystem for i in p} == {Ecosystem.PNPM}
+
+
+def test_lockfiles_and_member_manifests_ask_for_a_relock_of_their_root():
+    [lock] = derive_intents("uv.lock", b"version = 1\n", b"version = 1\n# x\n", task="t")
+    assert (lock.op, lock.ecosystem, lock.root) == (Op.RELOCK, Ecosystem.UV, "")
+    [member] = derive_intents("packages/a/package.json", b'{"name":"a"}', b'{"name":"a","dependencies":{"x":"1"}}',
+                              task="t", root="")
+    assert (member.op, member.ecosystem, member.root) == (Op.RELOCK, Ecosystem.NPM, "")
+    [pn] = derive_intents("pnpm-lock.yaml", b"a", b"b", task="t")
+    assert pn.ecosystem == Ecosystem.PNPM
+    tree = {"package.json", "package-lock.json", "packages/a/package.json", "svc/Cargo.toml", "svc/Cargo.lock",
+            "svc/crates/x/Cargo.toml"}
+    assert find_root("packages/a/package.json", tree) == ""
+    assert find_root("svc/crates/x/Cargo.toml", tree) == "svc"
+
+
+def test_hostile_inputs_are_refused_clearly():
+    with pytest.raises(ManifestParseError, match="'lodash' twice"):
+        derive_intents("package.json", b'{"dependencies":{"lodash":"1"}}',
+                       b'{"dependencies":{"lodash":"1","lodash":"2"}}', task="t")
+    with pytest.raises(ManifestParseError, match="serde.*already exists"):
+        derive_intents("Cargo.toml", b'[dependencies]\nserde = "1"\n', b'[dependencies]\nserde = "1"\nserde = "2"\n',
+                       task="t")
+    with pytest.raises(ManifestParseError, match="conflict markers"):
+        derive_intents("package.json", b"{}", b'{\n<<<<<<< ours\n"a": 1\n=======\n"a": 2\n>>>>>>> theirs\n}\n', task="t")
+    with pytest.raises(ManifestParseError, match="twice"):
+        derive_intents("pnpm-workspace.yaml", b"packages: []\n", b"packages: []\npackages: ['a']\n", task="t")
+    with pytest.raises(UsageError, match="deleted the root manifest"):
+        derive_intents("package.json", b"{}", None, task="t")
+
+
+def test_changes_no_intent_can_express_are_reported_not_dropped():
+    from worktree_coord.consolidate.derive import unexpressed_changes
+
+    base = pkg(scripts={"test": "jest"}, dependencies={"a": "1"})
+    new = pkg(scripts={"test": "vitest"}, dependencies={"a": "2"}, license="MIT")
+    assert unexpressed_changes("package.json", base, new) == ["license", "scripts.test"]
+    assert unexpressed_changes("package.json", base, pkg(scripts={"test": "jest"}, dependencies={"b": "1"})) == []
+    cargo = b'[package]\nname = "c"\nversion = "0.1.0"\nedition = "2021"\n[dependencies]\nx = "1"\n'
+    assert unexpressed_changes("Cargo.toml", cargo, cargo.replace(b'"2021"', b'"2024"').replace(b'x = "1"', b'x = "2"')) \
+        == ["package.edition"]
+    py = b'[project]\nname = "p"\ndependencies = []\n[tool.ruff]\nline-length = 100\n'
+    assert unexpressed_changes("pyproject.toml", py, py.replace(b"100", b"120")) == ["tool.ruff.line-length"]
+    assert unexpressed_changes("requirements.txt", b"a==1\n", b"--index-url https://x\na==2\n") == ["options lines"]
+    assert unexpressed_changes("go.mod", b"module m\n\ngo 1.21\n", b"module m\n\ngo 1.22\n\nexclude x v1.0.0\n") == ["exclude"]
+    assert unexpressed_changes("package-lock.json", b"{}", b'{"x": 1}') == []
+
+
+def test_declared_intents_equal_the_derived_ones_for_the_same_edit():
+    from worktree_coord.consolidate.derive import declare_intent
+
+    base = pkg(dependencies={"lodash": "^4.17.0"})
+    new = pkg(dependencies={"lodash": "^4.17.21", "chalk": "^5"})
+    derived = derive_intents("package.json", base, new, task="t")
+    declared = [declare_intent("package.json", base, task="t", op="add_dep", name="chalk", spec="^5"),
+                declare_intent("package.json", base, task="t", op="set_spec", name="lodash", spec="^4.17.21")]
+    assert sorted(declared, key=lambda i: i.intent_id) == derived
+    py = b'[project]\nname = "p"\ndependencies = ["Foo_Bar>=1"]\n'
+    i = declare_intent("pyproject.toml", py, task="t", op="set_spec", name="FOO.bar", spec=">=2")
+    assert (i.name, i.expected_before, i.ecosystem) == ("foo-bar", ">=1", Ecosystem.UV)
+    with pytest.raises(UsageError, match="already in"):
+        declare_intent("package.json", base, task="t", op="add_dep", name="lodash", spec="^4")
+    with pytest.raises(UsageError, match="not in"):
+        declare_intent("package.json", base, task="t", op="remove_dep", name="chalk")
+    member = declare_intent("crates/a/Cargo.toml", b'[package]\nname = "a"\n', task="t", op="add_dep", name="b",
+                            source={"path": "../b"}, root="")
+    assert (member.member, member.root, member.expected_before) == ("crates/a", "", None)
+
+
+def test_ecosystem_of_a_manifest_comes_from_the_lockfiles_beside_its_root():
+    from worktree_coord.consolidate.derive import detect_ecosystem
+
+    tree = {"package.json", "pnpm-lock.yaml", "web/package.json", "web/yarn.lock", "py/pyproject.toml",
+            "py/poetry.lock", "rs/Cargo.toml", "tools/pyproject.toml"}
+    assert detect_ecosystem("package.json", "", tree) == Ecosystem.PNPM
+    assert detect_ecosystem("web/package.json", "web", tree) == Ecosystem.YARN
+    assert detect_ecosystem("py/pyproject.toml", "py", tree) == Ecosystem.POETRY
+    assert detect_ecosystem("tools/pyproject.toml", "tools", tree) is None      # decided by the file's tables
+    assert detect_ecosystem("rs/Cargo.toml", "rs", tree) == Ecosystem.CARGO
+    [intent] = derive_intents("package.json", b'{"name": "r"}', b'{"name": "r", "dependencies": {"x": "1"}}',
+                              task="t", ecosystem=detect_ecosystem("package.json", "", tree))
+    assert intent.ecosystem == Ecosystem.PNPM

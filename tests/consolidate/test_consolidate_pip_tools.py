@@ -1,0 +1,87 @@
+"""Consolidation of a pip-tools root (requirements.in -> requirements.txt) offline, from a local wheelhouse."""
+
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from conftest import snapshot, write
+from worktree_coord.consolidate import Op, RootState, consolidate_root, derive_intents
+from worktree_coord.consolidate.adapters import adapter_for
+from worktree_coord.consolidate.adapters.base import find_tool
+
+pytestmark = pytest.mark.skipif(find_tool("pip-compile") is None, reason="pip-tools comes with the test extras")
+
+
+def wheel(directory: Path, name: str, version: str, requires: tuple[str, ...] = ()) -> None:
+    """A minimal, valid pure-Python wheel: enough for pip's resolver to read its metadata."""
+    dist = f"{name.replace('-', '_')}-{version}"
+    files = {
+        f"{name.replace('-', '_')}/__init__.py": "",
+        f"{dist}.dist-info/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n"
+                                      + "".join(f"Requires-Dist: {r}\n" for r in requires),
+        f"{dist}.dist-info/WHEEL": "Wheel-Version: 1.0\nGenerator: tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+    }
+    files[f"{dist}.dist-info/RECORD"] = "".join(f"{p},,\n" for p in files) + f"{dist}.dist-info/RECORD,,\n"
+    directory.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(directory / f"{dist}-py3-none-any.whl", "w") as archive:
+        for path, text in files.items():
+            archive.writestr(path, text)
+
+
+@pytest.fixture
+def pip_env(tool_env, tmp_path):
+    house = tmp_path / "wheelhouse"
+    wheel(house, "alpha", "1.0.0", ("beta>=2",))
+    wheel(house, "beta", "2.1.0")
+    wheel(house, "beta", "3.0.0")
+    wheel(house, "gamma", "0.5.0")
+    return {**tool_env, "PIP_FIND_LINKS": str(house), "PIP_NO_INDEX": "1", "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+
+
+def make_root(root: Path, env: dict) -> Path:
+    write(root, {"requirements.in": "# runtime pins\nalpha>=1\n"})
+    assert adapter_for("pip-tools", root, "", env=env).relock(offline=True).ok
+    return root
+
+
+def test_added_and_narrowed_requirements_are_compiled_offline_and_idempotent(tmp_path, pip_env):
+    root = make_root(tmp_path / "app", pip_env)
+    assert "beta==3.0.0" in (root / "requirements.txt").read_text()
+    base = (root / "requirements.in").read_bytes()
+    a = derive_intents("requirements.in", base, base + b"gamma\n", task="a")
+    b = derive_intents("requirements.in", base, base + b"beta<3\n", task="b")
+    result = consolidate_root(root, "", "pip-tools", b + a, env=pip_env)
+    assert result.state == RootState.APPLIED, result.error
+    assert (root / "requirements.in").read_text() == "# runtime pins\nalpha>=1\nbeta<3\ngamma\n"
+    locked = (root / "requirements.txt").read_text()
+    assert "beta==2.1.0" in locked and "gamma==0.5.0" in locked and str(tmp_path) not in locked
+    assert result.lock_diff.changed == (("beta", ("3.0.0",), ("2.1.0",)),) and not result.lock_diff.unexplained
+    assert consolidate_root(root, "", "pip-tools", a + b, env=pip_env).state == RootState.UNCHANGED
+
+
+def test_a_package_missing_from_the_wheelhouse_needs_the_network(tmp_path, pip_env):
+    root = make_root(tmp_path / "app", pip_env)
+    before = snapshot(root)
+    base = (root / "requirements.in").read_bytes()
+    miss = derive_intents("requirements.in", base, base + b"requests>=2\n", task="net")
+    result = consolidate_root(root, "", "pip-tools", miss, env=pip_env)
+    assert result.state == RootState.NEEDS_NETWORK
+    assert snapshot(root) == before
+
+
+def test_an_impossible_range_is_the_culprit_and_a_compiled_file_edit_is_only_a_relock(tmp_path, pip_env):
+    root = make_root(tmp_path / "app", pip_env)
+    base = (root / "requirements.in").read_bytes()
+    bad = derive_intents("requirements.in", base, base + b"beta<2\n", task="bad")
+    good = derive_intents("requirements.in", base, base + b"gamma\n", task="good")
+    lock = (root / "requirements.txt").read_bytes()
+    relock = derive_intents("requirements.txt", lock, lock + b"zzz==1\n", task="edit")
+    assert [i.op for i in relock] == [Op.RELOCK]
+    result = consolidate_root(root, "", "pip-tools", bad + good + relock, env=pip_env)
+    assert result.state == RootState.APPLIED, result.error
+    [culprit] = result.culprits
+    assert culprit.change.tasks == ("bad",) and "beta<2" in culprit.stderr
+    assert "gamma==0.5.0" in (root / "requirements.txt").read_text()

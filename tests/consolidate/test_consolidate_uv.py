@@ -1,0 +1,134 @@
+"""Consolidation of uv workspaces with the real uv (from the test extras), offline, cache in tmp."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conftest import snapshot, write
+from worktree_coord.consolidate import RootState, consolidate, consolidate_root, derive_intents
+from worktree_coord.consolidate.adapters import adapter_for
+from worktree_coord.consolidate.adapters.base import find_tool
+from worktree_coord.consolidate.textformat import load_toml, plain
+
+pytestmark = pytest.mark.skipif(find_tool("uv") is None, reason="uv comes with the test extras")
+
+ROOT = '''[project]
+name = "app"
+version = "0.1.0"
+requires-python = ">=3.11"
+dependencies = [
+    # internal libraries first
+    "lib-a",
+]
+
+[tool.uv.sources]
+lib-a = { workspace = true }
+
+[tool.uv.workspace]
+members = ["libs/lib-a"]  # grown by hand
+'''
+
+
+def lib(name: str, deps: str = "") -> dict[str, str]:
+    return {f"libs/{name}/pyproject.toml": f'[project]\nname = "{name}"\nversion = "0.1.0"\nrequires-python = ">=3.11"\n'
+                                           f'dependencies = [{deps}]\n\n[build-system]\nrequires = ["hatchling"]\n'
+                                           f'build-backend = "hatchling.build"\n',
+            f"libs/{name}/src/{name.replace('-', '_')}/__init__.py": ""}
+
+
+def make_workspace(ws: Path, env: dict, extra: dict | None = None) -> Path:
+    write(ws, {"pyproject.toml": ROOT, **lib("lib-a"), **(extra or {})})
+    run = adapter_for("uv", ws, "", env=env).relock(offline=True)
+    assert run.ok, run.stderr
+    return ws
+
+
+def lock_packages(ws: Path) -> dict[str, dict]:
+    doc = plain(load_toml("uv.lock", (ws / "uv.lock").read_bytes()))
+    return {p["name"]: p for p in doc["package"]}
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+def test_new_member_and_dependency_on_it_keep_comments_in_either_order(tmp_path, tool_env, reverse):
+    ws = make_workspace(tmp_path / "ws", tool_env, lib("lib-b"))
+    base = (ws / "pyproject.toml").read_bytes()
+    member = derive_intents("pyproject.toml", base,
+                            base.replace(b'members = ["libs/lib-a"]', b'members = ["libs/lib-a", "libs/lib-b"]'), task="m")
+    dep = derive_intents("pyproject.toml", base,
+                         base.replace(b'    "lib-a",\n', b'    "lib-a",\n    "Lib_B",\n')
+                         + b"", task="d")
+    dep_src = derive_intents("pyproject.toml", base, base.replace(
+        b'    "lib-a",\n', b'    "lib-a",\n    "Lib_B",\n').replace(
+        b"lib-a = { workspace = true }\n", b"lib-a = { workspace = true }\nlib-b = { workspace = true }\n"), task="d")
+    assert len(dep) == 1 and len(dep_src) == 1 and dep_src[0].source_dict() == {"workspace": True}
+    intents = member + dep_src
+    result = consolidate_root(ws, "", "uv", list(reversed(intents)) if reverse else intents, env=tool_env)
+    assert result.state == RootState.APPLIED, result.error
+    text = (ws / "pyproject.toml").read_text()
+    assert "    # internal libraries first\n" in text and "# grown by hand" in text
+    doc = plain(load_toml("pyproject.toml", text.encode()))
+    assert doc["tool"]["uv"]["workspace"]["members"] == ["libs/lib-a", "libs/lib-b"]
+    assert doc["tool"]["uv"]["sources"]["lib-b"] == {"workspace": True}
+    assert [d["name"] for d in lock_packages(ws)["app"]["dependencies"]] == ["lib-a", "lib-b"]
+    assert dict(result.edit_methods)[dep_src[0].intent_id] == "native"        # `uv add --frozen`
+    again = consolidate_root(ws, "", "uv", intents, env=tool_env)
+    assert again.state == RootState.UNCHANGED
+
+
+def test_dependency_group_python_version_and_a_group_collision(tmp_path, tool_env):
+    ws = make_workspace(tmp_path / "ws", tool_env, lib("lib-b"))
+    base = (ws / "pyproject.toml").read_bytes().replace(b'["libs/lib-a"]', b'["libs/*"]')
+    (ws / "pyproject.toml").write_bytes(base)
+    new = base.replace(b'requires-python = ">=3.11"', b'requires-python = ">=3.11,<4"').replace(
+        b"lib-a = { workspace = true }\n", b"lib-a = { workspace = true }\nlib-b = { workspace = true }\n") + \
+        b'\n[dependency-groups]\ndev = ["lib-b"]\n'
+    collide = base + b'\n[dependency-groups]\nlint = ["lib-a"]\n'     # lib-a is already a main dependency
+    intents = derive_intents("pyproject.toml", base, new, task="g") + derive_intents("pyproject.toml", base, collide,
+                                                                                     task="c")
+    result = consolidate_root(ws, "", "uv", intents, env=tool_env)
+    assert result.state == RootState.APPLIED, result.error
+    [conflict] = result.conflicts
+    assert conflict.kind.value == "group_collision" and conflict.tasks == ("c", "integration")
+    assert plain(load_toml("uv.lock", (ws / "uv.lock").read_bytes()))["requires-python"] == ">=3.11, <4"
+    assert plain(load_toml("uv.lock", (ws / "uv.lock").read_bytes()))["requires-python"] == ">=3.11, <4"
+    assert b"lib-b>=5" not in (ws / "pyproject.toml").read_bytes()
+
+
+def test_an_uncached_registry_package_needs_the_network_and_another_root_still_consolidates(tmp_path, tool_env):
+    repo = tmp_path / "repo"
+    make_workspace(repo / "py1", tool_env)
+    make_workspace(repo / "py2", tool_env, lib("lib-c"))
+    before = snapshot(repo / "py1")
+    base = (repo / "py1/pyproject.toml").read_bytes()
+    miss = derive_intents("py1/pyproject.toml", base, base.replace(b'    "lib-a",\n', b'    "lib-a",\n    "requests>=2",\n'),
+                          task="net")
+    base2 = (repo / "py2/pyproject.toml").read_bytes()
+    ok = derive_intents("py2/pyproject.toml", base2,
+                        base2.replace(b'members = ["libs/lib-a"]', b'members = ["libs/*"]'), task="glob")
+    result = consolidate(repo, miss + ok, env=tool_env)
+    states = {r.root: r.state for r in result.roots}
+    assert states == {"py1": RootState.NEEDS_NETWORK, "py2": RootState.APPLIED}, [r.error for r in result.roots]
+    assert snapshot(repo / "py1") == before
+    assert "lib-c" in lock_packages(repo / "py2")
+
+
+def test_a_workspace_requirement_the_lock_cannot_meet_is_dropped_by_verification(tmp_path, tool_env):
+    ws = make_workspace(tmp_path / "ws", tool_env, lib("lib-b"))
+    base = (ws / "pyproject.toml").read_bytes().replace(b'["libs/lib-a"]', b'["libs/*"]')
+    (ws / "pyproject.toml").write_bytes(base)
+    sources = b"lib-a = { workspace = true }\nlib-b = { workspace = true }\n"
+    bad = derive_intents("pyproject.toml", base, base.replace(b'    "lib-a",\n', b'    "lib-a",\n    "lib-b>=5",\n')
+                         .replace(b"lib-a = { workspace = true }\n", sources), task="bad")
+    good = derive_intents("pyproject.toml", base, base.replace(b'">=3.11"', b'">=3.11,<4"'), task="good")
+    assert len(bad) == 1 and len(good) == 1
+    result = consolidate_root(ws, "", "uv", bad + good, env=tool_env)
+    assert result.state == RootState.APPLIED, result.error
+    [culprit] = result.culprits
+    assert culprit.change.tasks == ("bad",)
+    # uv locks the workspace member whatever the range says; verification catches it and drops the change.
+    assert "outside '>=5'" in culprit.reason
+    assert [c.intent.task for c in result.applied] == ["good"]
+    assert plain(load_toml("uv.lock", (ws / "uv.lock").read_bytes()))["requires-python"] == ">=3.11, <4"
+    assert b"lib-b>=5" not in (ws / "pyproject.toml").read_bytes()

@@ -1,0 +1,122 @@
+"""Consolidation through the coordinator: intents derived at finish, applied once on integration with
+a real npm relock (offline, workspace-internal edges only), one commit per root, idempotent."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import git, make_repo, write
+from worktree_coord.coordinator import Coordinator
+
+NPM_ENV = {"npm_config_cache": "", "npm_config_update_notifier": "false", "npm_config_audit": "false",
+           "npm_config_fund": "false"}
+
+
+def pkg(name: str, deps: dict | None = None) -> str:
+    body = {"name": name, "version": "1.0.0"}
+    if deps:
+        body["dependencies"] = deps
+    return json.dumps(body, indent=2) + "\n"
+
+
+@pytest.fixture
+def npm_repo(tmp_path, monkeypatch) -> Path:
+    cache = tmp_path / "npm-cache"
+    monkeypatch.setenv("npm_config_cache", str(cache))
+    for k, v in NPM_ENV.items():
+        if v:
+            monkeypatch.setenv(k, v)
+    repo = make_repo(tmp_path / "repo", {
+        "package.json": json.dumps({"name": "root", "private": True, "workspaces": ["packages/*"]}, indent=2) + "\n",
+        "packages/a/package.json": pkg("a"),
+        "packages/a/index.js": "module.exports = 'a';\n",
+        "packages/b/package.json": pkg("b"),
+        "packages/b/index.js": "module.exports = 'b';\n",
+    })
+    subprocess.run(["npm", "install", "--package-lock-only", "--offline", "--ignore-scripts"], cwd=repo, check=True,
+                   capture_output=True)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "lockfile")
+    return repo
+
+
+def test_new_member_and_dependency_on_it_consolidate_into_one_lock_commit(npm_repo):
+    repo = npm_repo
+    with Coordinator(repo) as coord:
+        coord.start_run("r1")
+        # task c adds a new workspace member; task b depends on it (both only member manifests)
+        wt_c = Path(coord.start_task("r1", "c", ["packages/c/**"]).worktree)
+        write(wt_c, {"packages/c/package.json": pkg("c"), "packages/c/index.js": "module.exports = 'c';\n"})
+        wt_b = Path(coord.start_task("r1", "b", ["packages/b/**"]).worktree)
+        write(wt_b, {"packages/b/package.json": pkg("b", {"c": "1.0.0"})})
+        finished_b = coord.finish_task("r1", "b")
+        finished_c = coord.finish_task("r1", "c")
+        assert finished_b.state == finished_c.state == "merged"
+        assert [i["op"] for i in finished_b.intents] == ["relock"]
+        status = coord.status("r1")
+        assert status.intents == {"pending": 1} or status.intents == {"pending": 2}
+        before = git(repo, "rev-parse", "wtc/r1/integration")
+        report = coord.consolidate("r1")
+        assert report.exit_code == 0, report.roots
+        [root] = report.roots
+        assert root["state"] == "applied" and root["files_changed"] == ["package-lock.json"]
+        assert git(repo, "rev-parse", "wtc/r1/integration^") == before, "one commit on top of integration"
+        lock = json.loads(git(repo, "show", "wtc/r1/integration:package-lock.json"))
+        assert lock["packages"]["packages/b"]["dependencies"] == {"c": "1.0.0"}
+        assert "packages/c" in lock["packages"]
+        assert {r["state"] for r in coord.store.list_intents("r1")} <= {"applied", "satisfied"}
+        again = coord.consolidate("r1")
+        assert again.roots == [] and git(repo, "rev-parse", "wtc/r1/integration") == report.tip
+
+
+def test_root_manifest_edit_becomes_an_intent_and_a_registry_miss_needs_network(npm_repo):
+    repo = npm_repo
+    with Coordinator(repo) as coord:
+        coord.start_run("r1")
+        wt = Path(coord.start_task("r1", "t", ["packages/a/**"]).worktree)
+        root_manifest = json.loads((wt / "package.json").read_text())
+        root_manifest["devDependencies"] = {"left-pad-not-cached": "^1.3.0"}
+        write(wt, {"package.json": json.dumps(root_manifest, indent=2) + "\n", "packages/a/index.js": "x\n"})
+        done = coord.finish_task("r1", "t")
+        assert done.state == "merged"
+        assert [(i["op"], i["name"]) for i in done.intents] == [("add_dep", "left-pad-not-cached")]
+        lock_before = git(repo, "show", "wtc/r1/integration:package-lock.json")
+        tip = git(repo, "rev-parse", "wtc/r1/integration")
+        report = coord.consolidate("r1")
+        assert report.roots[0]["state"] == "needs_network" and report.exit_code == 1
+        assert git(repo, "rev-parse", "wtc/r1/integration") == tip, "nothing committed"
+        assert git(repo, "show", "wtc/r1/integration:package-lock.json") == lock_before
+        assert [r["state"] for r in coord.store.list_intents("r1")] == ["needs_network"]
+
+
+def test_unexpressible_root_manifest_edit_is_a_violation_not_a_silent_loss(npm_repo):
+    repo = npm_repo
+    with Coordinator(repo) as coord:
+        coord.start_run("r1")
+        wt = Path(coord.start_task("r1", "t", ["packages/a/**"]).worktree)
+        root_manifest = json.loads((wt / "package.json").read_text())
+        root_manifest["scripts"] = {"test": "node --test"}
+        write(wt, {"package.json": json.dumps(root_manifest, indent=2) + "\n"})
+        done = coord.finish_task("r1", "t")
+        assert done.state == "rejected" and done.violations[0]["rule"] == "reserved_unexpressible"
+        assert "scripts" in done.violations[0]["detail"]
+
+
+def test_declared_intent_is_consolidated(npm_repo):
+    repo = npm_repo
+    with Coordinator(repo) as coord:
+        coord.start_run("r1")
+        wt = Path(coord.start_task("r1", "t", ["packages/a/**"]).worktree)
+        write(wt, {"packages/a/index.js": "uses b\n"})
+        intent = coord.add_intent("r1", "t", manifest="packages/a/package.json", op="add_dep", name="b", spec="1.0.0")
+        assert intent["name"] == "b"
+        assert coord.finish_task("r1", "t").state == "merged"
+        report = coord.consolidate("r1")
+        assert report.exit_code == 0, report.roots
+        manifest = json.loads(git(repo, "show", "wtc/r1/integration:packages/a/package.json"))
+        assert manifest["dependencies"] == {"b": "1.0.0"}

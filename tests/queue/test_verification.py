@@ -1,0 +1,71 @@
+"""The verification gate: a candidate that fails the command is ejected and integration stays
+green; batches are verified once and bisected to the culprit when they fail."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import git, write
+from worktree_coord.coordinator import Coordinator
+
+# The "test suite" of the project: fails when any file under packages/ contains BROKEN.
+CHECK = "! grep -rq BROKEN packages"
+
+
+@pytest.fixture
+def coord(repo: Path):
+    with Coordinator(repo) as coordinator:
+        yield coordinator
+
+
+def edit(coord: Coordinator, run: str, task: str, text: str) -> None:
+    wt = Path(coord.start_task(run, task, [f"packages/{task}/**"]).worktree)
+    write(wt, {f"packages/{task}/f.txt": text})
+
+
+def test_verify_gate_ejects_a_breaking_task_and_keeps_integration_green(repo, coord):
+    coord.start_run("r1", verify=CHECK)
+    edit(coord, "r1", "good", "fine\n")
+    assert coord.finish_task("r1", "good").state == "merged"
+    tip = git(repo, "rev-parse", "wtc/r1/integration")
+    edit(coord, "r1", "bad", "BROKEN\n")
+    ejected = coord.finish_task("r1", "bad")
+    assert ejected.state == "failed" and ejected.exit_code == 1
+    record = coord.store.get_task("r1", "bad")
+    assert record.result["reason"] == "failed_verification"
+    assert record.result["verification"]["exit_code"] == 1
+    assert git(repo, "rev-parse", "wtc/r1/integration") == tip, "integration did not move"
+    assert not list((coord.worktree_root() / "r1" / ".verify").glob("*")), "scratch worktrees removed"
+    assert git(repo, "for-each-ref", "refs/wtc/") == "", "candidate refs removed"
+    # the agent fixes it: update brings the worktree back, finish merges
+    updated = coord.update_task("r1", "bad")
+    write(Path(updated.worktree), {"packages/bad/f.txt": "fixed\n"})
+    assert coord.finish_task("r1", "bad").state == "merged"
+    merged = coord.store.get_task("r1", "bad").result["merge"]
+    assert merged["verification"]["ok"] is True
+
+
+def test_batch_is_verified_once_and_bisected_to_the_culprit(repo, coord):
+    coord.start_run("r1")
+    names = ["t1", "t2", "t3", "t4", "t5", "t6"]
+    for name in names:
+        edit(coord, "r1", name, "BROKEN\n" if name == "t4" else f"{name}\n")
+        assert coord.finish_task("r1", name, merge=False).state == "finished"
+    report = coord.merge("r1", verify=CHECK, batch=4)
+    states = {row["task"]: row["state"] for row in report.tasks}
+    assert states == {"t1": "merged", "t2": "merged", "t3": "merged", "t4": "failed", "t5": "merged",
+                      "t6": "merged"}
+    assert report.exit_code == 1
+    tree = git(repo, "ls-tree", "-r", "--name-only", "wtc/r1/integration")
+    assert "packages/t4/f.txt" not in tree
+    assert all(f"packages/{n}/f.txt" in tree for n in names if n != "t4")
+
+
+def test_batch_without_a_verify_command_is_refused(repo, coord):
+    from worktree_coord.errors import UsageError
+
+    coord.start_run("r1")
+    with pytest.raises(UsageError):
+        coord.merge("r1", batch=3)

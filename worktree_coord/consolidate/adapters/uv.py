@@ -1,0 +1,64 @@
+"""uv: `uv add --frozen` first, tomlkit otherwise; `uv lock` relock; `uv lock --check`."""
+
+from __future__ import annotations
+
+from packaging.utils import canonicalize_name
+
+from worktree_coord.consolidate.adapters.base import FailureKind, ToolAdapter, ToolConfig, ToolRun
+from worktree_coord.consolidate.edits.pyproject import requirement_text
+from worktree_coord.consolidate.intent import Ecosystem, Intent, Op
+from worktree_coord.consolidate.manifests import read_pyproject
+from worktree_coord.consolidate.textformat import load_toml, plain
+
+
+class UvAdapter(ToolAdapter):
+    ecosystem = Ecosystem.UV
+    tool = "uv"
+    lock_name = "uv.lock"
+    default_config = ToolConfig(
+        relock=("uv", "lock", "--no-progress"),
+        offline_flags=("--offline",),
+        check=(("uv", "lock", "--check", "--offline", "--no-progress"),),
+    )
+
+    def native_edit(self, intent: Intent) -> ToolRun | None:
+        if intent.op not in (Op.ADD_DEP, Op.SET_SPEC) or ";" in intent.name:
+            return None
+        source = intent.source_dict() or {}
+        if source and set(source) != {"workspace"}:
+            return None
+        manifest = self.workdir / intent.manifest
+        model = read_pyproject(intent.manifest, manifest.read_bytes(), Ecosystem.UV)
+        if not model.package_name:
+            return None          # a virtual root: `uv add` has no project to edit
+        argv = ["uv", "add", "--frozen", "--no-progress"]
+        if intent.group.startswith("optional:"):
+            argv += ["--optional", intent.group.split(":", 1)[1]]
+        elif intent.group.startswith("group:"):
+            argv += ["--group", intent.group.split(":", 1)[1]]
+        elif intent.group == "uv:dev-dependencies":
+            return None
+        elif intent.group != "dependencies":
+            return None
+        argv.append(requirement_text(intent))
+        return self.run(argv, cwd=manifest.parent)
+
+    def classify(self, stderr: str) -> FailureKind:
+        common = self._classify_common(stderr)
+        if common is not None:
+            return common
+        if "network was disabled" in stderr or "not found in the cache" in stderr:
+            return FailureKind.OFFLINE_MISS
+        if "No solution found" in stderr or "unsatisfiable" in stderr:
+            return FailureKind.RESOLUTION
+        return FailureKind.OTHER
+
+    def locked_versions(self) -> dict[str, set[str]]:
+        lock = self.workdir / self.lockfile
+        if not lock.is_file():
+            return {}
+        out: dict[str, set[str]] = {}
+        for package in plain(load_toml(self.lockfile, lock.read_bytes())).get("package") or []:
+            if package.get("version"):
+                out.setdefault(canonicalize_name(package["name"]), set()).add(package["version"])
+        return out

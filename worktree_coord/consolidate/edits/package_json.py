@@ -1,0 +1,71 @@
+"""package.json edits that keep the file's indent, end of line, final newline and npm's key order."""
+
+from __future__ import annotations
+
+import json
+
+from worktree_coord.consolidate.edits.common import EditError
+from worktree_coord.consolidate.intent import Intent, Op
+from worktree_coord.consolidate.textformat import dump_json, json_style, load_json
+
+
+def npm_spec_text(intent: Intent) -> str:
+    """The value npm writes for the dependency (aliases as `npm:real@range`)."""
+    spec = intent.spec or "*"
+    if intent.package and intent.package != intent.name:
+        return f"npm:{intent.package}@{spec}"
+    return spec
+
+
+def _sorted(mapping: dict) -> dict:
+    # npm sorts dependency objects by name when it saves (localeCompare; plain code points here).
+    return dict(sorted(mapping.items(), key=lambda kv: kv[0].lower()))
+
+
+def edit(path: str, data: bytes, intent: Intent) -> bytes:
+    doc = load_json(path, data)
+    style = json_style(data)
+    op = intent.op
+    if op in (Op.ADD_DEP, Op.SET_SPEC):
+        if intent.group.startswith("catalog"):
+            raise EditError(f"{intent.group} lives in pnpm-workspace.yaml, not {path}")
+        group = dict(doc.get(intent.group) or {})
+        group[intent.name] = npm_spec_text(intent)
+        doc[intent.group] = _sorted(group)
+    elif op == Op.REMOVE_DEP:
+        group = dict(doc.get(intent.group) or {})
+        group.pop(intent.name, None)
+        if group:
+            doc[intent.group] = group
+        else:
+            doc.pop(intent.group, None)
+    elif op in (Op.ADD_MEMBER, Op.REMOVE_MEMBER):
+        holder = doc.get("workspaces")
+        members = list((holder.get("packages") if isinstance(holder, dict) else holder) or [])
+        spelled = {m.removeprefix("./").rstrip("/"): m for m in members}
+        if op == Op.ADD_MEMBER and intent.name not in spelled:
+            members.append(intent.name)
+        elif op == Op.REMOVE_MEMBER and intent.name in spelled:
+            members.remove(spelled[intent.name])
+        if isinstance(holder, dict):
+            holder["packages"] = members
+        else:
+            doc["workspaces"] = members
+    elif op == Op.BUMP_VERSION:
+        doc["version"] = intent.spec
+    elif op in (Op.SET_OVERRIDE, Op.REMOVE_OVERRIDE):
+        overrides = dict(doc.get("overrides") or {})
+        if op == Op.REMOVE_OVERRIDE:
+            overrides.pop(intent.name, None)
+        else:
+            spec = intent.spec or ""
+            overrides[intent.name] = json.loads(spec) if spec.startswith("{") else spec
+        if overrides:
+            doc["overrides"] = overrides
+        else:
+            doc.pop("overrides", None)
+    elif op == Op.SET_RUNTIME and intent.name == "node":
+        doc.setdefault("engines", {})["node"] = intent.spec
+    else:
+        raise EditError(f"{path}: intent {intent.intent_id} ({op.value} {intent.name}) has no package.json form")
+    return dump_json(doc, style)

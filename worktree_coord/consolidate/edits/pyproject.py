@@ -1,0 +1,169 @@
+"""pyproject.toml edits (PEP 621 arrays, dependency groups, [tool.uv.*], Poetry tables) with tomlkit."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import tomlkit
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.utils import canonicalize_name
+
+from worktree_coord.consolidate.edits.common import EditError
+from worktree_coord.consolidate.edits.toml_values import inline_table, table_path
+from worktree_coord.consolidate.intent import Ecosystem, Intent, Op
+from worktree_coord.consolidate.textformat import dump_toml, load_toml
+
+
+def requirement_text(intent: Intent, name: str | None = None) -> str:
+    """The PEP 508 string for the intent: name[extras]spec; markers (or @ url)."""
+    text = name or intent.name.split(";")[0].strip()
+    if intent.extras:
+        text += f"[{','.join(intent.extras)}]"
+    url = dict(intent.source or ()).get("url")
+    if url:
+        text += f" @ {url}"
+    elif intent.spec:
+        text += intent.spec
+    if intent.markers:
+        text += f"; {intent.markers}"
+    return text
+
+
+def _array_path(group: str) -> list[str]:
+    if group == "dependencies":
+        return ["project", "dependencies"]
+    if group.startswith("optional:"):
+        return ["project", "optional-dependencies", group.split(":", 1)[1]]
+    if group.startswith("group:"):
+        return ["dependency-groups", group.split(":", 1)[1]]
+    if group == "uv:dev-dependencies":
+        return ["tool", "uv", "dev-dependencies"]
+    raise EditError(f"unknown pyproject dependency group {group!r}")
+
+
+def _matches(item: Any, name: str) -> bool:
+    if not isinstance(item, str):
+        return False
+    try:
+        req = Requirement(item)
+    except InvalidRequirement:
+        return False
+    key = canonicalize_name(req.name)
+    if ";" in name:   # a marker-qualified key (the same name twice under different markers)
+        return f"{key}; {req.marker}" == name
+    return key == name
+
+
+def _edit_array(doc, intent: Intent) -> None:
+    parts = _array_path(intent.group)
+    array = table_path(doc, parts[:-1], create=True).get(parts[-1])
+    if array is None:
+        if intent.op == Op.REMOVE_DEP:
+            return
+        array = tomlkit.array()
+        table_path(doc, parts[:-1], create=True)[parts[-1]] = array
+    indices = [i for i, item in enumerate(array) if _matches(item, intent.name)]
+    if intent.op == Op.REMOVE_DEP:
+        for index in reversed(indices):
+            del array[index]
+        return
+    text = requirement_text(intent)
+    if indices:
+        array[indices[0]] = text
+        for index in reversed(indices[1:]):
+            del array[index]
+        return
+    names = [str(item).lower() for item in array if isinstance(item, str)]
+    if names == sorted(names):   # keep a sorted array sorted (what `uv add` does)
+        position = sum(1 for n in names if n < text.lower())
+        array.insert(position, text)
+    else:
+        array.append(text)
+
+
+def _edit_sources(doc, intent: Intent) -> None:
+    source = intent.source_dict()
+    if source is None or "url" in (source or {}):
+        sources = table_path(doc, ["tool", "uv", "sources"], create=False)
+        if sources is not None:
+            for key in [k for k in sources if canonicalize_name(k) == intent.name]:
+                del sources[key]
+        return
+    sources = table_path(doc, ["tool", "uv", "sources"], create=True)
+    existing = [k for k in sources if canonicalize_name(k) == intent.name]
+    key = existing[0] if existing else intent.name
+    sources[key] = inline_table(source)
+
+
+def _poetry_table(doc, group: str):
+    if group == "dependencies":
+        return table_path(doc, ["tool", "poetry", "dependencies"], create=True)
+    if group.startswith("group:"):
+        return table_path(doc, ["tool", "poetry", "group", group.split(":", 1)[1], "dependencies"], create=True)
+    raise EditError(f"unknown Poetry dependency group {group!r}")
+
+
+def _edit_poetry(doc, intent: Intent) -> None:
+    table = _poetry_table(doc, intent.group)
+    existing = [k for k in table if canonicalize_name(k) == intent.name]
+    if intent.op == Op.REMOVE_DEP:
+        for key in existing:
+            del table[key]
+        return
+    value: dict[str, Any] = {}
+    if intent.spec is not None:
+        value["version"] = intent.spec
+    value.update(intent.source_dict() or {})
+    if intent.extras:
+        value["extras"] = list(intent.extras)
+    if intent.markers:
+        value["markers"] = intent.markers
+    value.update({k: v for k, v in intent.options})
+    key = existing[0] if existing else intent.name
+    table[key] = intent.spec if set(value) == {"version"} else inline_table(value)
+
+
+def edit(path: str, data: bytes, intent: Intent) -> bytes:
+    doc = load_toml(path, data)
+    op = intent.op
+    if op in (Op.ADD_DEP, Op.SET_SPEC, Op.REMOVE_DEP):
+        if intent.ecosystem == Ecosystem.POETRY:
+            _edit_poetry(doc, intent)
+        else:
+            _edit_array(doc, intent)
+            if op != Op.REMOVE_DEP or intent.source is not None:
+                _edit_sources(doc, intent)
+    elif op in (Op.ADD_MEMBER, Op.REMOVE_MEMBER):
+        workspace = table_path(doc, ["tool", "uv", "workspace"], create=True)
+        if "members" not in workspace:
+            workspace["members"] = tomlkit.array()
+        members = workspace["members"]
+        present = [m for m in members if str(m).removeprefix("./").rstrip("/") == intent.name]
+        if op == Op.ADD_MEMBER and not present:
+            members.append(intent.name)
+        for item in present if op == Op.REMOVE_MEMBER else []:
+            members.remove(item)
+    elif op == Op.BUMP_VERSION:
+        table = table_path(doc, ["tool", "poetry"] if intent.ecosystem == Ecosystem.POETRY else ["project"],
+                           create=False)
+        if table is None:
+            raise EditError(f"{path} has no [project] table to bump (intent {intent.intent_id})")
+        table["version"] = intent.spec
+    elif op == Op.SET_RUNTIME and intent.name == "python":
+        if intent.ecosystem == Ecosystem.POETRY:
+            table_path(doc, ["tool", "poetry", "dependencies"], create=True)["python"] = intent.spec
+        else:
+            table_path(doc, ["project"], create=True)["requires-python"] = intent.spec
+    elif op in (Op.SET_OVERRIDE, Op.REMOVE_OVERRIDE):
+        uv = table_path(doc, ["tool", "uv"], create=True)
+        overrides = uv.get("override-dependencies")
+        if overrides is None:
+            overrides = tomlkit.array()
+            uv["override-dependencies"] = overrides
+        for index in reversed([i for i, item in enumerate(overrides) if _matches(item, intent.name)]):
+            del overrides[index]
+        if op == Op.SET_OVERRIDE:
+            overrides.append(intent.spec if intent.spec and intent.spec[:1].isalpha() else f"{intent.name}{intent.spec or ''}")
+    else:
+        raise EditError(f"{path}: intent {intent.intent_id} ({op.value} {intent.name}) has no pyproject form")
+    return dump_toml(doc)

@@ -1,0 +1,158 @@
+"""The intent: one structured, key-level change a task wants made to a reserved manifest.
+
+Stage: data model shared by every other consolidation stage (derive -> plan -> graph -> apply).
+Input: nothing (plain values). Output: frozen, hashable `Intent` values with a JSON round-trip.
+Invariants:
+- `name` is already normalized for its ecosystem (PEP 503 for Python, the dependency key/alias for
+  Cargo, the module path for Go), so two intents about one package always compare equal on `key`.
+- `expected_before` is the value the task saw at its base, encoded by `manifests.encode_value`
+  (None = the key was absent); consolidation compares it against the current manifest
+  (compare-and-swap) before applying anything.
+- `to_json` / `from_json` round-trip exactly (`Intent.from_json(i.to_json()) == i`).
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+from worktree_coord.errors import UsageError
+
+
+class Ecosystem(str, enum.Enum):
+    NPM = "npm"
+    PNPM = "pnpm"
+    YARN = "yarn"
+    BUN = "bun"
+    CARGO = "cargo"
+    UV = "uv"
+    POETRY = "poetry"
+    PIP_TOOLS = "pip-tools"
+    GO = "go"
+
+
+class Op(str, enum.Enum):
+    ADD_DEP = "add_dep"
+    REMOVE_DEP = "remove_dep"
+    SET_SPEC = "set_spec"              # change spec/source/extras/features of an existing dependency
+    BUMP_VERSION = "bump_version"      # the package's own version (name = the package name)
+    ADD_MEMBER = "add_member"          # a workspace member path or glob (name = that path/glob)
+    REMOVE_MEMBER = "remove_member"
+    SET_OVERRIDE = "set_override"      # npm overrides, uv override-dependencies, go replace, pnpm overrides
+    REMOVE_OVERRIDE = "remove_override"
+    SET_RUNTIME = "set_runtime"        # requires-python, the go directive, poetry's python
+    RELOCK = "relock"                  # "the lockfile of this root needs regeneration" (no manifest edit)
+
+
+# Ops that put a value at their key; the others take it away (or only ask for a relock).
+SETTING_OPS = frozenset({Op.ADD_DEP, Op.SET_SPEC, Op.BUMP_VERSION, Op.ADD_MEMBER, Op.SET_OVERRIDE, Op.SET_RUNTIME})
+REMOVING_OPS = frozenset({Op.REMOVE_DEP, Op.REMOVE_MEMBER, Op.REMOVE_OVERRIDE})
+
+
+def _freeze_source(source: Any) -> tuple[tuple[str, Any], ...] | None:
+    if source is None:
+        return None
+    if isinstance(source, tuple):
+        return tuple(sorted(source))
+    if isinstance(source, dict):
+        return tuple(sorted((str(k), v if not isinstance(v, list) else tuple(v)) for k, v in source.items()))
+    raise UsageError(f"intent source must be a mapping or None, got {source!r}")
+
+
+@dataclass(frozen=True)
+class Intent:
+    """One change to one key of one reserved manifest (or a relock request for a root).
+
+    `source` is a sorted tuple of (key, value) pairs, e.g. (("workspace", True),) or
+    (("path", "../a"),); `features` (Cargo) and `extras` (Python) are sorted tuples; `markers` is
+    the PEP 508 marker text. `priority`: higher wins when a cycle forces a rejection.
+    """
+
+    intent_id: str
+    task: str
+    ecosystem: Ecosystem
+    root: str                          # repo-relative dir owning the lockfile ("" = repo root)
+    manifest: str                      # repo-relative manifest path the edit targets
+    op: Op
+    group: str = ""
+    name: str = ""
+    spec: str | None = None
+    member: str | None = None          # repo-relative dir of the member the manifest belongs to (None = root)
+    source: tuple[tuple[str, Any], ...] | None = None
+    extras: tuple[str, ...] = ()
+    features: tuple[str, ...] = ()
+    markers: str | None = None
+    package: str | None = None         # Cargo: the real crate name when `name` is an alias
+    options: tuple[tuple[str, Any], ...] = ()   # other attributes carried as-is (optional, default-features, ...)
+    expected_before: str | None = None
+    base_commit: str = ""
+    rationale: str = ""
+    priority: int = 0
+
+    def __post_init__(self) -> None:
+        # Accept plain strings/lists/dicts from callers and JSON; store canonical frozen forms.
+        object.__setattr__(self, "ecosystem", Ecosystem(self.ecosystem))
+        object.__setattr__(self, "op", Op(self.op))
+        object.__setattr__(self, "source", _freeze_source(self.source))
+        object.__setattr__(self, "extras", tuple(sorted(self.extras)))
+        object.__setattr__(self, "features", tuple(sorted(self.features)))
+        object.__setattr__(self, "options", _freeze_source(self.options) or ())
+
+    @property
+    def key(self) -> tuple[str, str, str, str, str]:
+        """The grouping key of conflict detection: (ecosystem, root, manifest, group, name)."""
+        return (self.ecosystem.value, self.root, self.manifest, self.group, self.name)
+
+    @property
+    def root_key(self) -> tuple[str, str]:
+        return (self.ecosystem.value, self.root)
+
+    def source_dict(self) -> dict[str, Any] | None:
+        return None if self.source is None else {k: (list(v) if isinstance(v, tuple) else v) for k, v in self.source}
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if isinstance(value, enum.Enum):
+                value = value.value
+            elif f.name == "source":
+                value = self.source_dict()
+            elif f.name == "options":
+                value = {k: (list(v) if isinstance(v, tuple) else v) for k, v in self.options}
+            elif isinstance(value, tuple):
+                value = list(value)
+            out[f.name] = value
+        return out
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any] | str) -> "Intent":
+        if isinstance(data, str):
+            data = json.loads(data)
+        known = {f.name for f in fields(cls)}
+        unknown = set(data) - known
+        if unknown:
+            raise UsageError(
+                f"unknown intent field(s): {', '.join(sorted(unknown))}",
+                fix=f"use only: {', '.join(sorted(known))}",
+            )
+        try:
+            return cls(**data)
+        except (TypeError, ValueError) as exc:
+            raise UsageError(f"malformed intent {data.get('intent_id', '?')!r}: {exc}") from exc
+
+
+@dataclass(frozen=True)
+class DepValue:
+    """What a manifest says about one dependency key, in a form comparable across spellings."""
+
+    spec: str | None = None
+    source: tuple[tuple[str, Any], ...] | None = None
+    extras: tuple[str, ...] = ()
+    features: tuple[str, ...] = ()
+    markers: str | None = None
+    package: str | None = None
+    options: tuple[tuple[str, Any], ...] = ()
+    raw: str = field(default="", compare=False)   # the canonical encoding (see manifests.encode_value)

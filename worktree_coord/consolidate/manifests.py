@@ -1,0 +1,411 @@
+"""Reserved files: which ones exist, and what a manifest says, as a comparable model.
+
+Stage: reading. Input: a repo-relative path and the file's bytes. Output: `FileKind` (manifest or
+lockfile, format, default ecosystem) and `ManifestModel` (dependencies keyed by (group, normalized
+name), workspace members, own version, overrides, runtime versions).
+Invariants:
+- the same content written differently (key order, `Foo_Bar` vs `foo-bar`, `>=1,<2` vs `<2,>=1`)
+  gives equal models, so the structural diff of `derive` only sees real changes;
+- reading is strict: duplicate keys and conflict markers raise `ManifestParseError`;
+- `encode_value` is the one encoding of "the value at a key" used for compare-and-swap.
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.utils import canonicalize_name
+
+from worktree_coord.consolidate.intent import DepValue, Ecosystem
+from worktree_coord.consolidate.textformat import ManifestParseError, load_json, load_toml, load_yaml, plain
+
+LOCKFILES: dict[str, Ecosystem] = {
+    "package-lock.json": Ecosystem.NPM,
+    "npm-shrinkwrap.json": Ecosystem.NPM,
+    "pnpm-lock.yaml": Ecosystem.PNPM,
+    "yarn.lock": Ecosystem.YARN,
+    "bun.lock": Ecosystem.BUN,
+    "bun.lockb": Ecosystem.BUN,
+    "Cargo.lock": Ecosystem.CARGO,
+    "uv.lock": Ecosystem.UV,
+    "poetry.lock": Ecosystem.POETRY,
+    "go.sum": Ecosystem.GO,
+    "go.work.sum": Ecosystem.GO,
+}
+
+NPM_GROUPS = ("dependencies", "devDependencies", "optionalDependencies", "peerDependencies")
+CARGO_GROUPS = ("dependencies", "dev-dependencies", "build-dependencies")
+
+
+@dataclass(frozen=True)
+class FileKind:
+    kind: str            # "manifest" | "lockfile"
+    format: str          # "package.json", "cargo", "pyproject", "requirements", "go.mod", "go.work", "pnpm-workspace", "lock"
+    ecosystem: Ecosystem
+
+
+def classify_path(path: str) -> FileKind | None:
+    """What reserved-file kind `path` is, or None when it is no manifest or lockfile we know."""
+    base = posixpath.basename(path)
+    if base in LOCKFILES:
+        return FileKind("lockfile", "lock", LOCKFILES[base])
+    if base == "package.json":
+        return FileKind("manifest", "package.json", Ecosystem.NPM)
+    if base == "Cargo.toml":
+        return FileKind("manifest", "cargo", Ecosystem.CARGO)
+    if base == "pyproject.toml":
+        return FileKind("manifest", "pyproject", Ecosystem.UV)
+    if re.fullmatch(r"requirements.*\.(txt|in)", base):
+        return FileKind("manifest", "requirements", Ecosystem.PIP_TOOLS)
+    if base == "go.mod":
+        return FileKind("manifest", "go.mod", Ecosystem.GO)
+    if base == "go.work":
+        return FileKind("manifest", "go.work", Ecosystem.GO)
+    if base == "pnpm-workspace.yaml":
+        return FileKind("manifest", "pnpm-workspace", Ecosystem.PNPM)
+    return None
+
+
+def normalize_name(ecosystem: Ecosystem, name: str) -> str:
+    """The grouping name: PEP 503 for Python; everything else is case- and spelling-significant."""
+    if ecosystem in (Ecosystem.UV, Ecosystem.POETRY, Ecosystem.PIP_TOOLS):
+        return canonicalize_name(name)
+    return name
+
+
+def normalize_member(path: str) -> str:
+    path = path.strip().replace("\\", "/")
+    while path.startswith("./"):
+        path = path[2:]
+    return path.rstrip("/") or "."
+
+
+def encode_value(value: DepValue | str | None) -> str | None:
+    """The canonical text of a value for compare-and-swap: a bare spec when that is all there is."""
+    if value is None or isinstance(value, str):
+        return value
+    parts: dict[str, Any] = {}
+    for name in ("spec", "source", "extras", "features", "markers", "package", "options"):
+        item = getattr(value, name)
+        if item:
+            parts[name] = dict(item) if name in ("source", "options") else item
+    if set(parts) <= {"spec"}:
+        return value.spec or ""      # "" = present without a constraint; None stays "absent"
+    return json.dumps(parts, sort_keys=True, separators=(",", ":"), default=list)
+
+
+def _pairs(mapping: dict[str, Any] | None) -> tuple[tuple[str, Any], ...] | None:
+    if not mapping:
+        return None
+    return tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in mapping.items()))
+
+
+def dep_value(**kwargs: Any) -> DepValue:
+    value = DepValue(**kwargs)
+    return DepValue(**{**kwargs, "raw": encode_value(value) or ""})
+
+
+@dataclass
+class ManifestModel:
+    """Everything consolidation compares in one manifest. Keys of `deps` are (group, name)."""
+
+    ecosystem: Ecosystem
+    package_name: str | None = None
+    version: str | None = None
+    deps: dict[tuple[str, str], DepValue] = field(default_factory=dict)
+    members: tuple[str, ...] = ()
+    overrides: dict[str, str] = field(default_factory=dict)
+    runtime: dict[str, str] = field(default_factory=dict)
+    sources: dict[str, dict[str, Any]] = field(default_factory=dict)   # uv [tool.uv.sources], by normalized name
+
+    def dep_names(self) -> set[str]:
+        return {name for (_, name) in self.deps}
+
+
+# --------------------------------------------------------------------------------------------- npm
+
+def npm_dep(spec: str) -> DepValue:
+    spec = str(spec).strip()
+    if spec.startswith("workspace:"):
+        return dep_value(spec=spec, source=(("workspace", True),))
+    if spec.startswith(("file:", "link:")):
+        return dep_value(spec=spec, source=(("path", spec.split(":", 1)[1]),))
+    if spec.startswith("npm:"):
+        target = spec[4:]
+        at = target.rfind("@")
+        if at > 0:
+            return dep_value(spec=target[at + 1:], package=target[:at])
+        return dep_value(spec="*", package=target)
+    if re.match(r"^(git\+|git:|github:|https?://|[\w.-]+/[\w.-]+(#.*)?$)", spec):
+        return dep_value(spec=spec, source=(("git", spec),))
+    return dep_value(spec=spec)
+
+
+def read_package_json(path: str, data: bytes, ecosystem: Ecosystem = Ecosystem.NPM) -> ManifestModel:
+    doc = load_json(path, data)
+    if not isinstance(doc, dict):
+        raise ManifestParseError(f"{path} must hold a JSON object", fix=f"make {path} a JSON object")
+    model = ManifestModel(ecosystem, package_name=doc.get("name"), version=doc.get("version"))
+    for group in NPM_GROUPS:
+        for name, spec in (doc.get(group) or {}).items():
+            model.deps[(group, name)] = npm_dep(spec)
+    workspaces = doc.get("workspaces")
+    if isinstance(workspaces, dict):
+        workspaces = workspaces.get("packages")
+    model.members = tuple(normalize_member(m) for m in (workspaces or []))
+    overrides: dict[str, Any] = {}
+    overrides.update(doc.get("overrides") or {})
+    overrides.update(doc.get("resolutions") or {})
+    overrides.update((doc.get("pnpm") or {}).get("overrides") or {})
+    model.overrides = {k: v if isinstance(v, str) else json.dumps(v, sort_keys=True) for k, v in overrides.items()}
+    engines = doc.get("engines") or {}
+    if isinstance(engines.get("node"), str):
+        model.runtime["node"] = engines["node"]
+    return model
+
+
+# ------------------------------------------------------------------------------------------- Cargo
+
+def cargo_dep(value: Any) -> DepValue:
+    value = plain(value)
+    if isinstance(value, str):
+        return dep_value(spec=value)
+    if not isinstance(value, dict):
+        raise ManifestParseError(f"a Cargo dependency must be a string or a table, got {value!r}")
+    table = dict(value)
+    spec = table.pop("version", None)
+    source: dict[str, Any] = {}
+    for key in ("path", "git", "rev", "branch", "tag", "registry", "workspace"):
+        if key in table:
+            source[key] = table.pop(key)
+    package = table.pop("package", None)
+    features = tuple(sorted(table.pop("features", []) or []))
+    return dep_value(spec=spec, source=_pairs(source), features=features, package=package,
+                     options=_pairs(table) or ())
+
+
+def read_cargo_toml(path: str, data: bytes) -> ManifestModel:
+    doc = plain(load_toml(path, data))
+    package = doc.get("package") or {}
+    version = package.get("version")
+    model = ManifestModel(Ecosystem.CARGO, package_name=package.get("name"),
+                          version=version if isinstance(version, str) else None)
+    for group in CARGO_GROUPS:
+        for name, value in (doc.get(group) or {}).items():
+            model.deps[(group, name)] = cargo_dep(value)
+    for cfg, table in (doc.get("target") or {}).items():
+        for group in CARGO_GROUPS:
+            for name, value in (table.get(group) or {}).items():
+                model.deps[(f"target:{cfg}:{group}", name)] = cargo_dep(value)
+    workspace = doc.get("workspace") or {}
+    for name, value in (workspace.get("dependencies") or {}).items():
+        model.deps[("workspace.dependencies", name)] = cargo_dep(value)
+    model.members = tuple(normalize_member(m) for m in workspace.get("members") or [])
+    for name, value in ((doc.get("patch") or {}).get("crates-io") or {}).items():
+        model.overrides[name] = json.dumps(value, sort_keys=True)
+    if isinstance(package.get("rust-version"), str):
+        model.runtime["rust"] = package["rust-version"]
+    return model
+
+
+# ---------------------------------------------------------------------------------------- Python
+
+def pep508(text: str, path: str) -> tuple[str, DepValue]:
+    try:
+        req = Requirement(text)
+    except InvalidRequirement as exc:
+        raise ManifestParseError(f"{path}: {text!r} is not a PEP 508 requirement: {exc}",
+                                 fix=f"fix the requirement {text!r} in {path}") from exc
+    return canonicalize_name(req.name), dep_value(
+        spec=str(req.specifier) or None,
+        source=(("url", req.url),) if req.url else None,
+        extras=tuple(sorted(canonicalize_name(e) for e in req.extras)),
+        markers=str(req.marker) if req.marker else None,
+    )
+
+
+def _add_pep508_array(model: ManifestModel, group: str, items: Any, path: str) -> None:
+    parsed = [pep508(item, path) for item in (items or []) if isinstance(item, str)]
+    counts: dict[str, int] = {}
+    for name, _ in parsed:
+        counts[name] = counts.get(name, 0) + 1
+    for name, value in parsed:
+        # The same name may appear twice under different markers; key those apart.
+        key = name if counts[name] == 1 or not value.markers else f"{name}; {value.markers}"
+        model.deps[(group, key)] = value
+
+
+def poetry_dep(value: Any) -> DepValue:
+    value = plain(value)
+    if isinstance(value, str):
+        return dep_value(spec=value)
+    if isinstance(value, list):   # multiple-constraints form: carried whole
+        return dep_value(spec=json.dumps(value, sort_keys=True))
+    table = dict(value)
+    spec = table.pop("version", None)
+    source = {k: table.pop(k) for k in ("path", "git", "rev", "branch", "tag", "url", "develop", "source") if k in table}
+    extras = tuple(sorted(canonicalize_name(e) for e in table.pop("extras", []) or []))
+    markers = table.pop("markers", None)
+    return dep_value(spec=spec, source=_pairs(source), extras=extras, markers=markers, options=_pairs(table) or ())
+
+
+def is_poetry(doc: dict[str, Any]) -> bool:
+    poetry = (doc.get("tool") or {}).get("poetry") or {}
+    return bool(poetry.get("dependencies") or poetry.get("group") or poetry.get("dev-dependencies"))
+
+
+def read_pyproject(path: str, data: bytes, ecosystem: Ecosystem | None = None) -> ManifestModel:
+    doc = plain(load_toml(path, data))
+    project = doc.get("project") or {}
+    tool = doc.get("tool") or {}
+    poetry = tool.get("poetry") or {}
+    uv = tool.get("uv") or {}
+    if ecosystem is None:
+        ecosystem = Ecosystem.POETRY if is_poetry(doc) else Ecosystem.UV
+    name = project.get("name") or poetry.get("name")
+    model = ManifestModel(ecosystem, package_name=canonicalize_name(name) if name else None,
+                          version=project.get("version") or poetry.get("version"))
+    _add_pep508_array(model, "dependencies", project.get("dependencies"), path)
+    for extra, items in (project.get("optional-dependencies") or {}).items():
+        _add_pep508_array(model, f"optional:{canonicalize_name(extra)}", items, path)
+    for group, items in (doc.get("dependency-groups") or {}).items():
+        _add_pep508_array(model, f"group:{canonicalize_name(group)}", items, path)
+    _add_pep508_array(model, "uv:dev-dependencies", uv.get("dev-dependencies"), path)
+    # [tool.uv.sources] attaches a source to a name in every group of this manifest.
+    for src_name, src in (uv.get("sources") or {}).items():
+        norm = canonicalize_name(src_name)
+        model.sources[norm] = src if isinstance(src, dict) else {"list": src}
+        for key, value in list(model.deps.items()):
+            if key[1] == norm:
+                model.deps[key] = dep_value(spec=value.spec, source=_pairs(src if isinstance(src, dict) else {"list": src}),
+                                            extras=value.extras, markers=value.markers)
+    model.members = tuple(normalize_member(m) for m in (uv.get("workspace") or {}).get("members") or [])
+    for item in uv.get("override-dependencies") or []:
+        dep, value = pep508(item, path)
+        model.overrides[dep] = value.raw or item
+    if isinstance(project.get("requires-python"), str):
+        model.runtime["python"] = project["requires-python"]
+    for dep, value in (poetry.get("dependencies") or {}).items():
+        if dep.lower() == "python":
+            model.runtime["python"] = plain(value) if isinstance(plain(value), str) else json.dumps(plain(value))
+            continue
+        model.deps[("dependencies", canonicalize_name(dep))] = poetry_dep(value)
+    for dep, value in (poetry.get("dev-dependencies") or {}).items():
+        model.deps[("group:dev", canonicalize_name(dep))] = poetry_dep(value)
+    for group, table in (poetry.get("group") or {}).items():
+        for dep, value in (table.get("dependencies") or {}).items():
+            model.deps[(f"group:{canonicalize_name(group)}", canonicalize_name(dep))] = poetry_dep(value)
+    return model
+
+
+def requirement_lines(text: str) -> list[tuple[int, str]]:
+    """(line index, requirement text) of each requirement line, options and comments left out."""
+    out: list[tuple[int, str]] = []
+    for index, line in enumerate(text.splitlines()):
+        stripped = re.sub(r"(^|\s)#.*$", "", line).strip().rstrip("\\").strip()
+        if not stripped or stripped.startswith("-"):
+            continue
+        stripped = re.split(r"\s--hash", stripped)[0].strip()
+        out.append((index, stripped))
+    return out
+
+
+def read_requirements(path: str, data: bytes) -> ManifestModel:
+    from worktree_coord.consolidate.textformat import refuse_conflict_markers
+
+    refuse_conflict_markers(path, data)
+    model = ManifestModel(Ecosystem.PIP_TOOLS)
+    for _, text in requirement_lines(data.decode("utf-8")):
+        name, value = pep508(text, path)
+        key = ("requirements", name)
+        if key in model.deps:
+            key = ("requirements", f"{name}; {value.markers}")
+        model.deps[key] = value
+    return model
+
+
+# -------------------------------------------------------------------------------------------- Go
+
+def _go_directives(text: str) -> list[tuple[str, str]]:
+    """(verb, argument line) for every directive, blocks `verb ( ... )` flattened."""
+    out: list[tuple[str, str]] = []
+    block: str | None = None
+    for raw in text.splitlines():
+        line = raw.strip()
+        if block is not None:
+            if line == ")":
+                block = None
+            elif line and not line.startswith("//"):
+                out.append((block, line))
+            continue
+        if not line or line.startswith("//"):
+            continue
+        verb, _, rest = line.partition(" ")
+        rest = rest.strip()
+        if rest == "(":
+            block = verb
+        else:
+            out.append((verb, rest))
+    return out
+
+
+def read_go_mod(path: str, data: bytes) -> ManifestModel:
+    from worktree_coord.consolidate.textformat import refuse_conflict_markers
+
+    refuse_conflict_markers(path, data)
+    model = ManifestModel(Ecosystem.GO)
+    for verb, rest in _go_directives(data.decode("utf-8")):
+        body = rest.partition("//")[0]
+        words = body.split()
+        if verb == "module" and words:
+            model.package_name = words[0].strip('"')
+        elif verb in ("go", "toolchain") and words:
+            model.runtime[verb] = words[0]
+        elif verb == "require" and len(words) >= 2:
+            # `// indirect` markers are left out: `go mod tidy` owns them.
+            model.deps[("require", words[0])] = dep_value(spec=words[1])
+        elif verb == "replace" and "=>" in body:
+            old, new = (part.strip() for part in body.split("=>", 1))
+            model.overrides[old] = new
+        elif verb == "use" and words:
+            model.members += (normalize_member(words[0]),)
+    return model
+
+
+# ------------------------------------------------------------------------------------------- pnpm
+
+def read_pnpm_workspace(path: str, data: bytes) -> ManifestModel:
+    doc = load_yaml(path, data) or {}
+    model = ManifestModel(Ecosystem.PNPM)
+    model.members = tuple(normalize_member(m) for m in doc.get("packages") or [])
+    for name, spec in (doc.get("catalog") or {}).items():
+        model.deps[("catalog", name)] = npm_dep(spec)
+    for catalog, table in (doc.get("catalogs") or {}).items():
+        for name, spec in (table or {}).items():
+            model.deps[(f"catalog:{catalog}", name)] = npm_dep(spec)
+    model.overrides = {k: str(v) for k, v in (doc.get("overrides") or {}).items()}
+    return model
+
+
+def read_manifest(path: str, data: bytes, ecosystem: Ecosystem | None = None) -> ManifestModel:
+    """The model of any manifest kind `classify_path` knows; `ecosystem` overrides the default."""
+    kind = classify_path(path)
+    if kind is None or kind.kind != "manifest":
+        raise ManifestParseError(f"{path} is not a manifest worktree_coord knows how to read",
+                                 fix="declare intents for it directly, or reserve it without consolidation")
+    if kind.format == "package.json":
+        return read_package_json(path, data, ecosystem or Ecosystem.NPM)
+    if kind.format == "cargo":
+        return read_cargo_toml(path, data)
+    if kind.format == "pyproject":
+        return read_pyproject(path, data, ecosystem)
+    if kind.format == "requirements":
+        return read_requirements(path, data)
+    if kind.format in ("go.mod", "go.work"):
+        return read_go_mod(path, data)
+    return read_pnpm_workspace(path, data)

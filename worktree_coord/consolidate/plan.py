@@ -1,0 +1,378 @@
+"""Plan: merge compatible intents, reject conflicting ones, skip those already applied.
+
+Stage: before ordering and applying. Input: intents (any order) and a `tree_reader(path) -> bytes
+| None` over the tree consolidation will edit (the integration branch). Output: a `Plan` with one
+`Change` per key to apply, the changes already satisfied, the roots to relock, the conflicts (each
+naming every task involved) and policy warnings.
+Invariants:
+- the result does not depend on the order of the input intents (everything is sorted by key, task
+  and intent id before folding);
+- equal specs merge into one change; nested ranges keep the narrower one with a warning; partial
+  overlaps write the conjunction when the syntax has one (with a warning); disjoint ranges,
+  undecidable ranges, add vs remove, different sources or attributes, one package in two
+  exclusive groups, one crate under two names, and a stale base value are conflicts;
+- an intent whose target value is already in the current manifest is satisfied, not re-applied
+  (this makes a second consolidation a no-op).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import fnmatch
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+from worktree_coord.consolidate.intent import REMOVING_OPS, DepValue, Ecosystem, Intent, Op
+from worktree_coord.consolidate.manifests import ManifestModel, encode_value, read_manifest
+from worktree_coord.consolidate.specs import Relation, compare, conjunction
+
+TreeReader = Callable[[str], "bytes | None"]
+
+
+class ConflictKind(str, enum.Enum):
+    DISJOINT_RANGES = "disjoint_ranges"
+    UNDECIDABLE_RANGES = "undecidable_ranges"
+    ADD_VS_REMOVE = "add_vs_remove"
+    DIFFERENT_SOURCES = "different_sources"
+    DIFFERENT_ATTRIBUTES = "different_attributes"
+    GROUP_COLLISION = "group_collision"
+    ALIAS_COLLISION = "alias_collision"
+    STALE_BASE = "stale_base"
+    DIFFERENT_VALUES = "different_values"
+    CYCLE = "cycle"
+
+
+@dataclass(frozen=True)
+class IntentConflict:
+    kind: ConflictKind
+    key: tuple[str, ...]
+    tasks: tuple[str, ...]
+    intent_ids: tuple[str, ...]
+    message: str
+    fix: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind.value, "key": list(self.key), "tasks": list(self.tasks),
+                "intent_ids": list(self.intent_ids), "message": self.message, "fix": self.fix}
+
+
+@dataclass(frozen=True)
+class Change:
+    """One key's change to apply: `intent` is the merged representative, `sources` all it stands for."""
+
+    intent: Intent
+    sources: tuple[Intent, ...]
+
+    @property
+    def tasks(self) -> tuple[str, ...]:
+        return tuple(sorted({i.task for i in self.sources}))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"intent": self.intent.to_json(), "tasks": list(self.tasks),
+                "intent_ids": [i.intent_id for i in self.sources]}
+
+
+@dataclass(frozen=True)
+class Plan:
+    changes: tuple[Change, ...]
+    satisfied: tuple[Change, ...]
+    relock_roots: tuple[tuple[str, str], ...]          # (ecosystem, root), sorted
+    conflicts: tuple[IntentConflict, ...]
+    warnings: tuple[str, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"changes": [c.to_json() for c in self.changes], "satisfied": [c.to_json() for c in self.satisfied],
+                "relock_roots": [list(r) for r in self.relock_roots],
+                "conflicts": [c.to_json() for c in self.conflicts], "warnings": list(self.warnings)}
+
+
+def directory_reader(workdir: Path) -> TreeReader:
+    def read(path: str) -> bytes | None:
+        file = Path(workdir) / path
+        return file.read_bytes() if file.is_file() else None
+
+    return read
+
+
+# -------------------------------------------------------------------------------- current values
+
+def intent_dep_value(intent: Intent) -> DepValue:
+    return DepValue(spec=intent.spec, source=intent.source, extras=intent.extras, features=intent.features,
+                    markers=intent.markers, package=intent.package, options=intent.options)
+
+
+def target_value(intent: Intent) -> str | None:
+    """The encoded value the key holds once `intent` is applied (None = absent)."""
+    if intent.op in REMOVING_OPS:
+        return None
+    if intent.op in (Op.ADD_DEP, Op.SET_SPEC):
+        return encode_value(intent_dep_value(intent))
+    if intent.op == Op.ADD_MEMBER:
+        return intent.name
+    return intent.spec
+
+
+def current_value(model: ManifestModel | None, intent: Intent) -> str | None:
+    if model is None:
+        return None
+    if intent.op in (Op.ADD_DEP, Op.SET_SPEC, Op.REMOVE_DEP):
+        return encode_value(model.deps.get((intent.group, intent.name)))
+    if intent.op == Op.ADD_MEMBER:
+        # A member a glob already covers (`packages/*`) is already in the workspace.
+        covered = any(fnmatch.fnmatchcase(intent.name, m) for m in model.members if any(c in m for c in "*?["))
+        return intent.name if intent.name in model.members or covered else None
+    if intent.op == Op.REMOVE_MEMBER:
+        return intent.name if intent.name in model.members else None
+    if intent.op == Op.BUMP_VERSION:
+        return model.version
+    if intent.op in (Op.SET_OVERRIDE, Op.REMOVE_OVERRIDE):
+        return model.overrides.get(intent.name)
+    if intent.op == Op.SET_RUNTIME:
+        return model.runtime.get(intent.name)
+    return None
+
+
+class _Models:
+    """Current manifest models, read once each."""
+
+    def __init__(self, reader: TreeReader):
+        self.reader = reader
+        self.cache: dict[tuple[str, str], ManifestModel | None] = {}
+
+    def get(self, manifest: str, ecosystem: Ecosystem) -> ManifestModel | None:
+        key = (manifest, ecosystem.value)
+        if key not in self.cache:
+            data = self.reader(manifest)
+            self.cache[key] = None if data is None else read_manifest(manifest, data, ecosystem)
+        return self.cache[key]
+
+
+# ---------------------------------------------------------------------------------------- folding
+
+def _sort_key(intent: Intent) -> tuple[Any, ...]:
+    return (-intent.priority, intent.task, intent.intent_id)
+
+
+def _shape(intent: Intent) -> tuple[Any, ...]:
+    return (intent.extras, intent.features, intent.markers, intent.package, intent.options)
+
+
+def _fold(group: list[Intent], warnings: list[str]) -> tuple[Intent | None, IntentConflict | None]:
+    """Merge intents that share one key; either a merged intent or a conflict."""
+    key = group[0].key
+    ids = tuple(i.intent_id for i in group)
+    tasks = tuple(sorted({i.task for i in group}))
+    setting = [i for i in group if i.op not in REMOVING_OPS]
+    removing = [i for i in group if i.op in REMOVING_OPS]
+    if setting and removing:
+        return None, IntentConflict(
+            ConflictKind.ADD_VS_REMOVE, key, tasks, ids,
+            f"{key[4]!r} in {key[2]} [{key[3]}]: task(s) {', '.join(sorted({i.task for i in setting}))} set it, "
+            f"task(s) {', '.join(sorted({i.task for i in removing}))} remove it",
+            "decide which task's change stands and drop the other intent")
+    if removing:
+        return removing[0], None
+    first = setting[0]
+    for other in setting[1:]:
+        if other.source != first.source:
+            return None, IntentConflict(
+                ConflictKind.DIFFERENT_SOURCES, key, tasks, ids,
+                f"{key[4]!r} in {key[2]} [{key[3]}]: task {first.task} uses source {first.source_dict()}, "
+                f"task {other.task} uses {other.source_dict()}",
+                "make both tasks agree on where the package comes from (workspace/path/git/registry)")
+        if _shape(other) != _shape(first):
+            return None, IntentConflict(
+                ConflictKind.DIFFERENT_ATTRIBUTES, key, tasks, ids,
+                f"{key[4]!r} in {key[2]} [{key[3]}]: tasks {first.task} and {other.task} ask for different "
+                f"extras/features/markers/options", "make both intents carry the same attributes")
+    chosen = first
+    eco = first.ecosystem
+    decidable_ops = (Op.ADD_DEP, Op.SET_SPEC, Op.SET_RUNTIME)
+    for other in setting[1:]:
+        if other.spec == chosen.spec:
+            continue
+        if chosen.op not in decidable_ops or other.op not in decidable_ops:
+            return None, IntentConflict(
+                ConflictKind.DIFFERENT_VALUES, key, tasks, ids,
+                f"{key[4]!r} in {key[2]} [{key[3]}]: task {chosen.task} wants {chosen.spec!r}, "
+                f"task {other.task} wants {other.spec!r}", "make both tasks agree on one value")
+        spec_eco = Ecosystem.UV if (first.op == Op.SET_RUNTIME and key[4] == "python") else eco
+        rel = compare(spec_eco, chosen.spec, other.spec)
+        where = f"{key[4]!r} in {key[2]} [{key[3]}]"
+        if rel == Relation.EQUAL:
+            continue
+        if rel == Relation.SUBSET:
+            warnings.append(f"{where}: kept the narrower {chosen.spec!r} (task {chosen.task}) "
+                            f"over {other.spec!r} (task {other.task})")
+            continue
+        if rel == Relation.SUPERSET:
+            warnings.append(f"{where}: kept the narrower {other.spec!r} (task {other.task}) "
+                            f"over {chosen.spec!r} (task {chosen.task})")
+            chosen = other
+            continue
+        if rel == Relation.OVERLAP and chosen.spec and other.spec:
+            both = conjunction(spec_eco, chosen.spec, other.spec)
+            if both is not None:
+                warnings.append(f"{where}: wrote the conjunction {both!r} of {chosen.spec!r} (task {chosen.task}) "
+                                f"and {other.spec!r} (task {other.task})")
+                chosen = dataclasses.replace(chosen, spec=both)
+                continue
+        kind = ConflictKind.DISJOINT_RANGES if rel == Relation.DISJOINT else ConflictKind.UNDECIDABLE_RANGES
+        what = "no version satisfies both" if rel == Relation.DISJOINT else "cannot decide how these ranges relate"
+        return None, IntentConflict(
+            kind, key, tasks, ids,
+            f"{where}: task {chosen.task} wants {chosen.spec!r}, task {other.task} wants {other.spec!r}: {what}",
+            "choose one range (or a range both accept) and re-declare the intent")
+    return chosen, None
+
+
+def _exclusive(ecosystem: Ecosystem, a: str, b: str) -> bool:
+    """Whether one package in groups `a` and `b` of one manifest is a collision."""
+    if a == b:
+        return False
+    if ecosystem in (Ecosystem.NPM, Ecosystem.PNPM, Ecosystem.YARN, Ecosystem.BUN):
+        exclusive = {"dependencies", "devDependencies", "optionalDependencies"}
+        return a in exclusive and b in exclusive
+    if ecosystem in (Ecosystem.UV, Ecosystem.POETRY):
+        return "dependencies" in (a, b)
+    return False
+
+
+def plan(intents: Iterable[Intent], tree_reader: TreeReader) -> Plan:
+    """Group, merge and check the intents against the current tree (see the module docstring)."""
+    intents = sorted(intents, key=lambda i: (i.key, _sort_key(i)))
+    models = _Models(tree_reader)
+    warnings: list[str] = []
+    conflicts: list[IntentConflict] = []
+    relock: set[tuple[str, str]] = set()
+    by_key: dict[tuple[str, ...], list[Intent]] = defaultdict(list)
+    for intent in intents:
+        relock.add(intent.root_key)
+        if intent.op != Op.RELOCK:
+            by_key[intent.key].append(intent)
+
+    changes: dict[tuple[str, ...], Change] = {}
+    satisfied: list[Change] = []
+    for key in sorted(by_key):
+        group = sorted(by_key[key], key=_sort_key)
+        model = models.get(group[0].manifest, group[0].ecosystem)
+        current = current_value(model, group[0])
+        fresh: list[Intent] = []
+        done: list[Intent] = []
+        for intent in group:
+            if target_value(intent) == current:
+                done.append(intent)
+            elif intent.op in (Op.ADD_MEMBER, Op.REMOVE_MEMBER) or intent.expected_before == current:
+                fresh.append(intent)
+            else:
+                others = sorted({i.task for i in group if i.task != intent.task}) or ["integration"]
+                conflicts.append(IntentConflict(
+                    ConflictKind.STALE_BASE, key, tuple(sorted({intent.task, *others})), (intent.intent_id,),
+                    f"{key[4]!r} in {key[2]} [{key[3]}]: task {intent.task} changed it from "
+                    f"{intent.expected_before!r}, but it is now {current!r} (changed by {', '.join(others)}); "
+                    f"applying {intent.spec!r} would undo that", 
+                    f"rebase task {intent.task} on the current integration branch and re-declare its intent"))
+        if done:
+            satisfied.append(Change(done[0], tuple(done)))
+        if not fresh:
+            continue
+        merged, conflict = _fold(fresh, warnings)
+        if conflict is not None:
+            conflicts.append(conflict)
+        else:
+            assert merged is not None
+            changes[key] = Change(merged, tuple(fresh))
+
+    _group_collisions(changes, models, conflicts)
+    _single_version(changes, conflicts)
+    return Plan(
+        changes=tuple(changes[k] for k in sorted(changes)),
+        satisfied=tuple(sorted(satisfied, key=lambda c: c.intent.key)),
+        relock_roots=tuple(sorted(relock)),
+        conflicts=tuple(sorted(conflicts, key=lambda c: (c.key, c.kind.value, c.intent_ids))),
+        warnings=tuple(warnings),
+    )
+
+
+def _group_collisions(changes: dict[tuple[str, ...], Change], models: _Models,
+                      conflicts: list[IntentConflict]) -> None:
+    """One package set in two exclusive groups, or one crate under two names: reject all sides."""
+    adds = [c for c in changes.values() if c.intent.op in (Op.ADD_DEP, Op.SET_SPEC)]
+    removed = {(c.intent.manifest, c.intent.group, c.intent.name) for c in changes.values()
+               if c.intent.op == Op.REMOVE_DEP}
+    rejected: set[tuple[str, ...]] = set()
+    by_name: dict[tuple[str, str, str], list[Change]] = defaultdict(list)
+    for change in adds:
+        i = change.intent
+        real = i.package or i.name
+        by_name[(i.ecosystem.value, i.manifest, real)].append(change)
+    for (eco_value, manifest, real), group in sorted(by_name.items()):
+        eco = Ecosystem(eco_value)
+        for a_index, a in enumerate(group):
+            for b in group[a_index + 1:]:
+                ia, ib = a.intent, b.intent
+                if _exclusive(eco, ia.group, ib.group):
+                    kind, what = ConflictKind.GROUP_COLLISION, f"in both [{ia.group}] and [{ib.group}]"
+                elif ia.group == ib.group and ia.name != ib.name:
+                    kind, what = ConflictKind.ALIAS_COLLISION, f"under two names ({ia.name!r}, {ib.name!r})"
+                else:
+                    continue
+                tasks = tuple(sorted(set(a.tasks) | set(b.tasks)))
+                conflicts.append(IntentConflict(
+                    kind, ia.key, tasks, tuple(x.intent_id for x in (*a.sources, *b.sources)),
+                    f"{real!r} in {manifest}: {what}, by task(s) {', '.join(tasks)}",
+                    "keep the package in one group (or under one name) and drop the other intent"))
+                rejected.update({ia.key, ib.key})
+        # Against the current manifest: a new group for a package already held in an exclusive group.
+        for change in group:
+            i = change.intent
+            model = models.get(manifest, eco)
+            if model is None or i.key in rejected:
+                continue
+            for (group_name, name) in sorted(model.deps):
+                if (name == i.name and _exclusive(eco, group_name, i.group)
+                        and (manifest, group_name, name) not in removed):
+                    conflicts.append(IntentConflict(
+                        ConflictKind.GROUP_COLLISION, i.key, tuple(sorted({*change.tasks, "integration"})),
+                        tuple(x.intent_id for x in change.sources),
+                        f"{i.name!r} in {manifest}: task(s) {', '.join(change.tasks)} add it to [{i.group}] "
+                        f"but it is already in [{group_name}]",
+                        f"also remove it from [{group_name}], or leave it where it is"))
+                    rejected.add(i.key)
+                    break
+    for key in rejected:
+        changes.pop(key, None)
+
+
+
+SINGLE_VERSION = (Ecosystem.UV,)     # one resolution for the whole workspace: every member gets one version
+
+
+def _single_version(changes: dict[tuple[str, ...], Change], conflicts: list[IntentConflict]) -> None:
+    """In a uv workspace, two manifests asking disjoint ranges of one package cannot both hold."""
+    by_name: dict[tuple[str, str, str], list[Change]] = defaultdict(list)
+    for change in changes.values():
+        i = change.intent
+        if i.ecosystem in SINGLE_VERSION and i.op in (Op.ADD_DEP, Op.SET_SPEC) and not i.markers:
+            by_name[(i.ecosystem.value, i.root, i.name)].append(change)
+    rejected: set[tuple[str, ...]] = set()
+    for (_, root, name), group in sorted(by_name.items()):
+        for index, a in enumerate(group):
+            for b in group[index + 1:]:
+                if a.intent.manifest == b.intent.manifest:
+                    continue
+                if compare(a.intent.ecosystem, a.intent.spec, b.intent.spec) == Relation.DISJOINT:
+                    tasks = tuple(sorted(set(a.tasks) | set(b.tasks)))
+                    conflicts.append(IntentConflict(
+                        ConflictKind.DISJOINT_RANGES, a.intent.key, tasks,
+                        tuple(x.intent_id for x in (*a.sources, *b.sources)),
+                        f"{name!r}: {a.intent.manifest} wants {a.intent.spec!r} (task(s) {', '.join(a.tasks)}) and "
+                        f"{b.intent.manifest} wants {b.intent.spec!r} (task(s) {', '.join(b.tasks)}); the workspace "
+                        f"at {root or '.'} resolves one version for all members",
+                        "agree on one range for the whole workspace"))
+                    rejected.update({a.intent.key, b.intent.key})
+    for key in rejected:
+        changes.pop(key, None)

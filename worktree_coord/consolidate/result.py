@@ -1,0 +1,85 @@
+"""What consolidation returns: per root a state, the files it changed, and why.
+
+Stage: output of `consolidate_root` / `consolidate`. Invariants: frozen values with `to_json`;
+`files_changed` lists exactly the files whose bytes differ from before the run (the caller commits
+them together, or none of them); a root that is not APPLIED changed no file.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any
+
+from worktree_coord.consolidate.plan import Change, IntentConflict
+
+
+class RootState(str, enum.Enum):
+    APPLIED = "applied"              # files changed, verified; commit them
+    UNCHANGED = "unchanged"          # nothing to do (or everything already applied)
+    NEEDS_NETWORK = "needs_network"  # an offline relock missed the cache; files restored byte for byte
+    CONFLICT = "conflict"            # every change was rejected by conflicts; nothing written
+    FAILED = "failed"                # refused or failed verification; files restored byte for byte
+
+
+@dataclass(frozen=True)
+class Culprit:
+    change: Change
+    reason: str
+    stderr: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"intent_ids": [i.intent_id for i in self.change.sources], "tasks": list(self.change.tasks),
+                "reason": self.reason, "stderr": self.stderr[-4000:]}
+
+
+@dataclass(frozen=True)
+class LockDiff:
+    added: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    removed: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    changed: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = ()
+    unexplained: tuple[str, ...] = ()     # changes no intent explains, flagged for review
+
+    def to_json(self) -> dict[str, Any]:
+        return {"added": {n: list(v) for n, v in self.added}, "removed": {n: list(v) for n, v in self.removed},
+                "changed": {n: {"from": list(a), "to": list(b)} for n, a, b in self.changed},
+                "unexplained": list(self.unexplained)}
+
+
+@dataclass(frozen=True)
+class RootResult:
+    ecosystem: str
+    root: str
+    state: RootState
+    files_changed: tuple[str, ...] = ()
+    applied: tuple[Change, ...] = ()
+    satisfied: tuple[Change, ...] = ()
+    conflicts: tuple[IntentConflict, ...] = ()
+    culprits: tuple[Culprit, ...] = ()
+    warnings: tuple[str, ...] = ()
+    lock_diff: LockDiff = field(default_factory=LockDiff)
+    error: dict[str, Any] | None = None
+    edit_methods: tuple[tuple[str, str], ...] = ()     # (intent id, "native" | "structural") of applied changes
+    tool_runs: tuple[dict[str, Any], ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "ecosystem": self.ecosystem, "root": self.root, "state": self.state.value,
+            "files_changed": list(self.files_changed),
+            "applied": [c.to_json() for c in self.applied], "satisfied": [c.to_json() for c in self.satisfied],
+            "conflicts": [c.to_json() for c in self.conflicts], "culprits": [c.to_json() for c in self.culprits],
+            "warnings": list(self.warnings), "lock_diff": self.lock_diff.to_json(), "error": self.error,
+            "edit_methods": dict(self.edit_methods), "tool_runs": list(self.tool_runs),
+        }
+
+
+@dataclass(frozen=True)
+class ConsolidationResult:
+    roots: tuple[RootResult, ...]
+
+    @property
+    def files_changed(self) -> tuple[str, ...]:
+        return tuple(sorted({f for r in self.roots for f in r.files_changed}))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"roots": [r.to_json() for r in self.roots], "files_changed": list(self.files_changed)}

@@ -1,0 +1,242 @@
+"""Consolidate ecosystem roots in a plain directory: plan, order, apply, relock, verify.
+
+Stage: the whole consolidation of one root (`consolidate_root`) and of every root intents name
+(`consolidate`). Input: a directory (a scratch worktree of the integration branch, into which the
+tasks' ordinary files were already merged) and intents. Output: `RootResult`s; the directory
+holds the consolidated manifests and lockfiles of APPLIED roots.
+Invariants:
+- atomic per root: a root that ends in any state but APPLIED has every file it could have touched
+  restored byte for byte (files it created are removed);
+- offline first: with `offline=True` an offline cache miss ends the root as NEEDS_NETWORK; with
+  `offline=False` the offline relock is tried first and the network only on a miss;
+- any other relock failure bisects the ordered changes (apply a prefix, relock) to name the first
+  change that breaks it, drops it as a culprit and consolidates the rest;
+- a base lockfile holding conflict markers is refused (FAILED) before anything is written;
+- same directory content and intents in any order give byte-identical results; a second run over
+  its own output changes nothing (UNCHANGED).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+from typing import Iterable, Mapping
+
+from worktree_coord.consolidate.adapters import ToolAdapter, ToolConfig, adapter_for
+from worktree_coord.consolidate.adapters.base import FailureKind, ToolRun
+from worktree_coord.consolidate.edits import EditError
+from worktree_coord.consolidate.graph import MANIFEST_OF, check_version_bumps, discover_workspace, join, order_changes
+from worktree_coord.consolidate.intent import Ecosystem, Intent, Op
+from worktree_coord.consolidate.plan import Change, directory_reader, plan
+from worktree_coord.consolidate.result import ConsolidationResult, Culprit, LockDiff, RootResult, RootState
+from worktree_coord.consolidate.textformat import ManifestParseError, refuse_conflict_markers
+from worktree_coord.consolidate.verify import lock_diff, verify_root
+from worktree_coord.errors import WtcError
+
+MAX_CULPRITS = 8
+
+
+class _Snapshot:
+    """The bytes of every file a root's consolidation may touch, to restore them exactly."""
+
+    def __init__(self, workdir: Path, paths: Iterable[str]):
+        self.workdir = workdir
+        self.files: dict[str, bytes | None] = {}
+        for path in sorted(set(paths)):
+            file = workdir / path
+            self.files[path] = file.read_bytes() if file.is_file() else None
+
+    def restore(self) -> None:
+        for path, data in self.files.items():
+            file = self.workdir / path
+            if data is None:
+                if file.exists():
+                    file.unlink()
+            elif not file.is_file() or file.read_bytes() != data:
+                file.write_bytes(data)
+
+    def changed(self) -> tuple[str, ...]:
+        out = []
+        for path, data in self.files.items():
+            file = self.workdir / path
+            now = file.read_bytes() if file.is_file() else None
+            if now != data:
+                out.append(path)
+        return tuple(out)
+
+
+def _touchable(workdir: Path, adapter: ToolAdapter, eco: Ecosystem, root: str, changes: Iterable[Change],
+               members: Iterable[str]) -> list[str]:
+    manifest = MANIFEST_OF[eco]
+    paths = [adapter.lockfile, join(root, manifest), *(c.intent.manifest for c in changes)]
+    paths += [join(m, manifest) for m in members]
+    return paths
+
+
+def _apply(adapter: ToolAdapter, changes: Iterable[Change]) -> list[Culprit]:
+    failed: list[Culprit] = []
+    for change in changes:
+        try:
+            adapter.edit(change.intent)
+        except (EditError, ManifestParseError) as exc:
+            failed.append(Culprit(change, f"cannot apply: {exc.message}"))
+    return failed
+
+
+def _relock(adapter: ToolAdapter, offline: bool) -> tuple[ToolRun, FailureKind | None]:
+    run = adapter.relock(offline=True)
+    if run.ok:
+        return run, None
+    kind = adapter.classify(run.stderr)
+    if kind == FailureKind.OFFLINE_MISS and not offline:
+        run = adapter.relock(offline=False)
+        if run.ok:
+            return run, None
+        kind = adapter.classify(run.stderr)
+    return run, kind
+
+
+def _bisect(adapter: ToolAdapter, snapshot: _Snapshot, ordered: list[Change], offline: bool) -> int | None:
+    """Index of the first change whose prefix fails to relock; None when even no change fails."""
+    lo, hi = 0, len(ordered)            # invariant: prefix lo relocks, prefix hi fails
+    snapshot.restore()
+    if not _relock(adapter, offline)[0].ok:
+        return None
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        snapshot.restore()
+        bad = _apply(adapter, ordered[:mid])
+        if bad or not _relock(adapter, offline)[0].ok:
+            hi = mid
+        else:
+            lo = mid
+    return hi - 1
+
+
+def consolidate_root(
+    workdir: Path,
+    root: str,
+    ecosystem: Ecosystem | str,
+    intents: Iterable[Intent],
+    *,
+    offline: bool = True,
+    config: ToolConfig | None = None,
+    env: Mapping[str, str] | None = None,
+) -> RootResult:
+    """Apply the intents of one ecosystem root in `workdir`, relock, verify (module docstring)."""
+    workdir = Path(workdir)
+    eco = Ecosystem(ecosystem)
+    intents = [i for i in intents if i.ecosystem == eco and i.root == root]
+    adapter = adapter_for(eco, workdir, root, config=config, env=env)
+
+    def result(state: RootState, **fields) -> RootResult:
+        return RootResult(eco.value, root, state, tool_runs=tuple(r.to_json() for r in adapter.runs), **fields)
+
+    lock = workdir / adapter.lockfile
+    try:
+        if lock.is_file():
+            refuse_conflict_markers(adapter.lockfile, lock.read_bytes())
+        the_plan = plan(intents, directory_reader(workdir))
+    except WtcError as exc:
+        return result(RootState.FAILED, error=exc.to_json())
+
+    extra = [c.intent.name for c in the_plan.changes if c.intent.op == Op.ADD_MEMBER]
+    try:
+        workspace = discover_workspace(workdir, eco, root, extra_members=extra)
+    except WtcError as exc:
+        return result(RootState.FAILED, error=exc.to_json())
+    ordering = order_changes(the_plan.changes, workspace)
+    bump_conflicts = check_version_bumps(ordering.changes, workspace)
+    conflicts = tuple(the_plan.conflicts) + tuple(ordering.rejected) + tuple(bump_conflicts)
+    warnings = tuple(the_plan.warnings)
+    rejected_ids = {i for c in bump_conflicts for i in c.intent_ids}
+    ordered = [c for c in ordering.changes if c.intent.intent_id not in rejected_ids]
+    snapshot = _Snapshot(workdir, _touchable(workdir, adapter, eco, root, the_plan.changes,
+                                             workspace.members.values()))
+    base_locked = adapter.locked_versions()
+    culprits: list[Culprit] = []
+
+    def restore_and(state: RootState, **fields) -> RootResult:
+        snapshot.restore()
+        return result(state, conflicts=conflicts, warnings=warnings, satisfied=the_plan.satisfied,
+                      culprits=tuple(culprits), **fields)
+
+    while True:
+        snapshot.restore()
+        bad = _apply(adapter, ordered)
+        if bad:
+            culprits.extend(bad)
+            bad_ids = {id(c.change) for c in bad}
+            ordered = [c for c in ordered if id(c) not in bad_ids]
+            continue
+        run, failure = _relock(adapter, offline)
+        if failure == FailureKind.OFFLINE_MISS:
+            return restore_and(RootState.NEEDS_NETWORK, error={
+                "kind": "needs_network", "message": f"`{' '.join(run.argv)}` needs packages that are not cached",
+                "fix": "run consolidation with the network allowed (--online), or warm the cache",
+                "stderr": run.stderr[-4000:], "intent_ids": [i.intent_id for c in ordered for i in c.sources]})
+        if failure is not None:
+            if failure in (FailureKind.TOOL_MISSING, FailureKind.TIMEOUT) or len(culprits) >= MAX_CULPRITS:
+                return restore_and(RootState.FAILED, error={"kind": failure.value, "message": run.stderr[-4000:]})
+            index = _bisect(adapter, snapshot, ordered, offline)
+            if index is None:
+                return restore_and(RootState.FAILED, error={
+                    "kind": "base_does_not_relock", "message": f"the base of {root or '.'} does not relock: "
+                                                               f"{run.stderr.strip()[-2000:]}",
+                    "fix": "fix the manifests on the integration branch first"})
+            culprits.append(Culprit(ordered[index], "relock fails once this change is applied", run.stderr))
+            ordered = ordered[:index] + ordered[index + 1:]
+            continue
+        manifests = sorted({c.intent.manifest for c in ordered} | {join(root, MANIFEST_OF[eco])})
+        problems = verify_root(adapter, tuple(ordered), manifests)
+        if not problems:
+            break
+        blamed = [p for p in problems if p.change is not None]
+        if len(blamed) < len(problems) or len(culprits) >= MAX_CULPRITS:
+            return restore_and(RootState.FAILED, error={"kind": "verification",
+                                                        "message": "; ".join(p.message for p in problems)})
+        # Each remaining problem is one change's own (e.g. the resolver ignored its range): drop those, retry.
+        reasons: dict[int, list[str]] = {}
+        for problem in blamed:
+            reasons.setdefault(id(problem.change), []).append(problem.message)
+        for change in ordered:
+            if id(change) in reasons:
+                culprits.append(Culprit(change, "verification: " + "; ".join(reasons[id(change)])))
+        dropped = set(reasons)
+        ordered = [c for c in ordered if id(c) not in dropped]
+
+    changed = snapshot.changed()
+    diff = lock_diff(base_locked, adapter.locked_versions(), tuple(ordered), set(workspace.members)) \
+        if changed else LockDiff()
+    if not changed:
+        # Nothing to commit: say why (a change that could not be applied outranks a conflict).
+        state = RootState.FAILED if culprits else RootState.CONFLICT if conflicts else RootState.UNCHANGED
+        error = {"kind": "culprits", "message": "; ".join(c.reason for c in culprits)} if culprits else None
+        return result(state, applied=tuple(ordered), satisfied=the_plan.satisfied, conflicts=conflicts,
+                      culprits=tuple(culprits), warnings=warnings, error=error)
+    methods = tuple((c.intent.intent_id, adapter.edit_methods.get(c.intent.intent_id, "")) for c in ordered)
+    return result(RootState.APPLIED, files_changed=changed, applied=tuple(ordered), satisfied=the_plan.satisfied,
+                  conflicts=conflicts, culprits=tuple(culprits), warnings=warnings, lock_diff=diff,
+                  edit_methods=methods)
+
+
+def consolidate(
+    workdir: Path,
+    intents: Iterable[Intent],
+    *,
+    offline: bool = True,
+    configs: Mapping[str, ToolConfig] | None = None,
+    env: Mapping[str, str] | None = None,
+) -> ConsolidationResult:
+    """Consolidate every (ecosystem, root) the intents name, in a fixed order, independently."""
+    by_root: dict[tuple[str, str], list[Intent]] = defaultdict(list)
+    for intent in intents:
+        by_root[intent.root_key].append(intent)
+    results = []
+    for (eco, root) in sorted(by_root):
+        try:
+            results.append(consolidate_root(workdir, root, eco, by_root[(eco, root)], offline=offline,
+                                            config=(configs or {}).get(eco), env=env))
+        except WtcError as exc:      # e.g. no adapter for this ecosystem: the other roots go on
+            results.append(RootResult(eco, root, RootState.FAILED, error=exc.to_json()))
+    return ConsolidationResult(tuple(results))

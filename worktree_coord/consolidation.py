@@ -1,0 +1,168 @@
+"""The run's consolidation phase: pending intents of merged tasks applied to the integration branch,
+one commit per ecosystem root.
+
+Stage: after merging. Input: the run, its pending intents (from the store), the integration tip.
+Output: a ConsolidationReport (per root: state, commit, conflicts, culprits) and per intent a final
+state in the store: applied (with the commit), satisfied, conflict, rejected, failed, or
+needs_network (kept for a later `--online` run).
+
+Invariants:
+- consolidation works in a scratch worktree of the integration tip and never touches a task's;
+- a root's manifests and lockfile land together in one commit, moved onto integration by
+  compare-and-swap; a tip that moved in between gets the same files re-applied onto it (tasks cannot
+  change reserved files, so nothing is lost);
+- a root that is not applied changes nothing (consolidate_root restores its files byte for byte);
+- idempotent: a second run finds nothing pending and makes no commit; a run cut off after a commit
+  but before its bookkeeping finds those intents already satisfied on the next run.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import shlex
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, ContextManager, Mapping
+
+import pygit2
+
+from .consolidate import ConsolidationResult, Intent, RootResult, RootState, consolidate
+from .consolidate.adapters import ADAPTERS, ToolConfig
+from .consolidate.intent import Ecosystem
+from .crashpoints import crash_point
+from .errors import ConfigError
+from .gitrepo import GitRepo
+from .integrate import StaleRef, compare_and_swap
+from .integrate.trees import update_tree
+from .model import RunRecord, TaskState
+from .store import Store
+
+PENDING_STATES = ("pending", "declared", "needs_network")
+
+
+@dataclass(frozen=True)
+class ConsolidationReport:
+    run: str
+    tip: str
+    offline: bool
+    roots: list[dict[str, Any]] = field(default_factory=list)
+    waiting: list[dict[str, Any]] = field(default_factory=list)   # intents of tasks not merged yet
+    exit_code: int = 0
+    replayed: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any], **overrides: Any) -> "ConsolidationReport":
+        names = {f.name for f in dataclasses.fields(cls)}
+        return cls(**({k: v for k, v in data.items() if k in names} | overrides))
+
+
+def relock_configs(commands: Mapping[str, str]) -> dict[str, ToolConfig]:
+    """`relock = { npm = "npm install --package-lock-only" }` from the configuration -> ToolConfigs
+    that keep each adapter's offline flags and checks."""
+    out: dict[str, ToolConfig] = {}
+    for name, command in commands.items():
+        try:
+            ecosystem = Ecosystem(name)
+        except ValueError:
+            raise ConfigError(f"relock.{name}: unknown ecosystem",
+                              fix="use one of: " + ", ".join(e.value for e in Ecosystem)) from None
+        adapter = ADAPTERS.get(ecosystem)
+        argv = tuple(shlex.split(command))
+        if not argv:
+            raise ConfigError(f"relock.{name} is empty", fix="give the relock command, e.g. \"npm install --package-lock-only\"")
+        base = adapter.default_config if adapter is not None else ToolConfig(relock=argv)
+        out[ecosystem.value] = dataclasses.replace(base, relock=argv)
+    return out
+
+
+def consolidate_run(git: GitRepo, store: Store, run: RunRecord, *, offline: bool, scratch_root: Path,
+                    configs: Mapping[str, ToolConfig], heavy: Callable[[], ContextManager[None]],
+                    integration_tip: str) -> ConsolidationReport:
+    """Apply every pending intent of the run's merged tasks (see the module docstring)."""
+    merged = {t.task_id for t in store.list_tasks(run.run_id, [TaskState.MERGED])}
+    rows = store.list_intents(run.run_id, PENDING_STATES)
+    ready = [r for r in rows if r["task_id"] in merged]
+    waiting = [{"task": r["task_id"], "intent": r["intent_id"]} for r in rows if r["task_id"] not in merged]
+    if not ready:
+        return ConsolidationReport(run=run.run_id, tip=integration_tip, offline=offline, waiting=waiting)
+    intents = [Intent.from_json(r["data"]) for r in ready]
+    scratch = scratch_root / f"consolidate-{uuid.uuid4().hex[:8]}"
+    git.add_detached_worktree(scratch, integration_tip)
+    try:
+        with heavy():
+            result: ConsolidationResult = consolidate(scratch, intents, offline=offline, configs=configs)
+        tip = integration_tip
+        roots = []
+        for root in result.roots:
+            commit = None
+            if root.state is RootState.APPLIED and root.files_changed:
+                commit, tip = _commit_root(git, run, root, scratch, tip)
+                crash_point("consolidate.after_root_commit")
+            mine = [i.intent_id for i in intents if i.root_key == (root.ecosystem, root.root)]
+            _record_intents(store, run.run_id, root, commit, mine)
+            roots.append(root.to_json() | {"commit": commit})
+    finally:
+        git.remove_worktree(scratch)
+    failed = any(r["state"] in (RootState.CONFLICT.value, RootState.FAILED.value, RootState.NEEDS_NETWORK.value)
+                 or r["conflicts"] or r["culprits"] for r in roots)
+    return ConsolidationReport(run=run.run_id, tip=tip, offline=offline, roots=roots, waiting=waiting,
+                               exit_code=1 if failed else 0)
+
+
+def _commit_root(git: GitRepo, run: RunRecord, root: RootResult, scratch: Path, tip: str) -> tuple[str, str]:
+    """One commit holding the root's changed files, moved onto integration by compare-and-swap."""
+    repo = git.repo
+    files: dict[str, tuple[pygit2.Oid, int] | None] = {}
+    for rel in root.files_changed:
+        path = scratch / rel
+        if path.is_file():
+            mode = pygit2.enums.FileMode.BLOB_EXECUTABLE if path.stat().st_mode & 0o111 else pygit2.enums.FileMode.BLOB
+            files[rel] = (repo.create_blob(path.read_bytes()), int(mode))
+        else:
+            files[rel] = None
+    ref = f"refs/heads/{run.integration_ref}"
+    applied = sorted({i.intent_id for change in root.applied for i in change.sources})
+    message = (f"wtc: consolidate {root.ecosystem} root '{root.root or '.'}' for run {run.run_id}\n\n"
+               + "".join(f"intent {i}\n" for i in applied)
+               + "".join(f"file {f}\n" for f in root.files_changed))
+    signature = pygit2.Signature("worktree_coord", "wtc@worktree-coord.invalid")
+    while True:
+        parent = repo[pygit2.Oid(hex=tip)].peel(pygit2.Commit)
+        tree = update_tree(repo, parent.tree_id, files)
+        commit = repo.create_commit(None, signature, signature, message, tree, [parent.id])
+        try:
+            compare_and_swap(repo, ref, commit, parent.id, message=f"worktree_coord: consolidate {root.ecosystem}")
+            return str(commit), str(commit)
+        except StaleRef:
+            tip = git.ref_target(ref) or tip  # a merge landed meanwhile: put the same files on top of it
+
+
+def _record_intents(store: Store, run_id: str, root: RootResult, commit: str | None, all_ids: list[str]) -> None:
+    """Each intent of the root gets its final state (or stays waiting for the network)."""
+    done: set[str] = set()
+
+    def mark(ids: list[str], state: str, detail: dict[str, Any], sha: str | None = None) -> None:
+        for intent_id in ids:
+            if intent_id not in done:
+                done.add(intent_id)
+                store.set_intent_state(run_id, intent_id, state, detail, sha)
+
+    for conflict in root.conflicts:
+        mark(list(conflict.intent_ids), "conflict", conflict.to_json())
+    for culprit in root.culprits:
+        mark([i.intent_id for i in culprit.change.sources], "rejected", culprit.to_json())
+    where = {"root": root.root, "ecosystem": root.ecosystem}
+    if root.state is RootState.NEEDS_NETWORK:
+        mark(all_ids, "needs_network", where | {"error": root.error,
+                                                "fix": "run `wtc consolidate --online` when the network is allowed"})
+        return
+    if root.state is RootState.FAILED:
+        mark(all_ids, "failed", where | {"error": root.error})
+        return
+    mark([i.intent_id for c in root.applied for i in c.sources], "applied", where, commit)
+    # Relock requests and intents already true on integration: satisfied by this root's outcome.
+    mark(all_ids, "satisfied", where, commit)

@@ -1,0 +1,51 @@
+"""From a finished task's changes to intents: what its edits of reserved files mean, key by key.
+
+Stage: finish-time derivation. Input: the task's changes since its base, the boundary report
+(reserved vs owned), and blob access. Output: `Intent`s (consolidation's model) and violations for
+reserved edits consolidation could not carry, so no edit is ever dropped silently:
+- a reserved manifest that does not parse strictly: `reserved_invalid`;
+- a root-manifest edit no intent can express (e.g. `scripts.test` in package.json):
+  `reserved_unexpressible` (make it in a member manifest, or ask for it to be unreserved).
+Owned member manifests merge through the merge engine and still ask their root for a relock.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Iterable, Sequence
+
+from .consolidate import Intent, classify_path, derive_intents, find_root, unexpressed_changes
+from .consolidate.derive import detect_ecosystem
+from .errors import WtcError
+from .gitrepo import Change
+
+
+def derive_task_intents(reserved: Sequence[Change], owned: Sequence[Change], *, task: str, since: str,
+                        read_blob: Callable[[str], bytes], tree_paths: Callable[[], Iterable[str]]
+                        ) -> tuple[list[Intent], list[dict[str, str]]]:
+    """Intents for every reserved edit and every owned manifest edit; violations for the rest."""
+    member_manifests = [c for c in owned if (kind := classify_path(c.path)) is not None and kind.kind == "manifest"]
+    if not reserved and not member_manifests:
+        return [], []
+    paths = frozenset(tree_paths())
+    intents: list[Intent] = []
+    violations: list[dict[str, str]] = []
+    for change in list(reserved) + member_manifests:
+        base = read_blob(change.old_oid) if change.old_oid else None
+        new = read_blob(change.new_oid) if change.new_oid else None
+        if classify_path(change.path) is None:
+            continue  # a reserved pattern consolidation has no model for (a project's own addition)
+        root = find_root(change.path, paths)
+        try:
+            if change in reserved:
+                lost = unexpressed_changes(change.path, base, new)
+                if lost:
+                    violations.append({
+                        "path": change.path, "rule": "reserved_unexpressible",
+                        "detail": "consolidation cannot carry these edits of a reserved file: " + ", ".join(lost[:6])
+                                  + "; make them in a member manifest or ask for the file to be unreserved"})
+                    continue
+            intents += derive_intents(change.path, base, new, task=task, root=root, base_commit=since,
+                                      ecosystem=detect_ecosystem(change.path, root, paths))
+        except WtcError as error:
+            violations.append({"path": change.path, "rule": "reserved_invalid", "detail": error.message})
+    return intents, violations

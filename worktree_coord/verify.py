@@ -1,0 +1,57 @@
+"""The verification gate: run a command in a scratch worktree of a candidate commit.
+
+Input: a commit and a shell command (the project's tests, a build). Output: VerifyResult with the
+exit code and the tail of the output. The scratch worktree is detached (no branch), fully checked
+out, created under the repository registration lock like every worktree, and always removed.
+The integration ref moves only after this says ok.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .gitrepo import GitRepo
+
+OUTPUT_TAIL_BYTES = 4000
+
+
+@dataclass(frozen=True)
+class VerifyResult:
+    commit: str
+    command: str
+    ok: bool
+    exit_code: int | None
+    output_tail: str
+    seconds: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {"commit": self.commit, "command": self.command, "ok": self.ok, "exit_code": self.exit_code,
+                "output_tail": self.output_tail, "seconds": round(self.seconds, 2)}
+
+
+def verify_commit(git: GitRepo, commit: str, command: str, scratch_root: Path, *, timeout: float) -> VerifyResult:
+    """Check out `commit` in a scratch worktree, run `command` there (shell), remove the worktree."""
+    path = scratch_root / f"verify-{commit[:12]}-{uuid.uuid4().hex[:6]}"
+    started = time.monotonic()
+    git.add_detached_worktree(path, commit)
+    try:
+        env = dict(os.environ, WTC_VERIFY_COMMIT=commit)
+        for leaked in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"):
+            env.pop(leaked, None)
+        try:
+            done = subprocess.run(command, shell=True, cwd=path, env=env, capture_output=True, timeout=timeout)
+            output = (done.stdout + done.stderr)[-OUTPUT_TAIL_BYTES:].decode("utf-8", "replace")
+            return VerifyResult(commit, command, done.returncode == 0, done.returncode, output,
+                                time.monotonic() - started)
+        except subprocess.TimeoutExpired as expired:
+            raw = (expired.stdout or b"") + (expired.stderr or b"")
+            output = raw[-OUTPUT_TAIL_BYTES:].decode("utf-8", "replace") + f"\n[timed out after {timeout:.0f} s]"
+            return VerifyResult(commit, command, False, None, output, time.monotonic() - started)
+    finally:
+        git.remove_worktree(path)
