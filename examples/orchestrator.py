@@ -7,10 +7,12 @@ It does what a lead agent's harness does, end to end, on a scratch monorepo (or 
 2. fans out N tasks, each owning one package (`start_task`, idempotency keys `<run>-start-<task>`),
 3. runs N fake agents in parallel *processes*; each edits files in its own worktree and finishes its
    task (`finish_task(..., merge=False)`, key `<run>-finish-<task>`); one agent also edits the root
-   package.json, a reserved file, so its edit becomes an intent instead of a text merge,
+   package.json (a reserved file: it makes package p1 a dependency of the workspace root), so its
+   edit becomes an intent instead of a text merge,
 4. merges every finished task into the integration branch in dependency order (`merge`),
-5. consolidates reserved-file intents when the installed version has `Coordinator.consolidate`,
-6. prints the run's status and exits 0 when every task landed.
+5. consolidates the reserved-file intents (`consolidate`: applied in dependency order, relocked
+   offline, verified, one commit per ecosystem root) when the installed version has it,
+6. prints the run's status and exits 0 when every task landed and consolidation applied cleanly.
 
     python examples/orchestrator.py                 # scratch repo in a temp dir, 6 tasks
     python examples/orchestrator.py --tasks 12 --parallel 4 --json
@@ -71,7 +73,7 @@ def fake_agent(repo: str, run: str, spec: dict[str, Any], worktree: str) -> dict
     if spec["touch_root_manifest"]:
         manifest = root / "package.json"
         data = json.loads(manifest.read_text())
-        data.setdefault("devDependencies", {})["left-pad"] = "^1.3.0"
+        data.setdefault("dependencies", {})["p1"] = "1.0.0"  # a workspace member: relocks offline
         manifest.write_text(json.dumps(data, indent=2) + "\n")
     with Coordinator(repo) as coordinator:
         done = coordinator.finish_task(run, spec["task"], message=f"{spec['task']}: add {spec['package']}Twice",
@@ -118,7 +120,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"orchestrator: {error}", file=sys.stderr)
         return error.exit_code
     states = {row["task"]: row["state"] for row in result["status"]["tasks"]}
-    landed = all(state == "merged" for state in states.values())
+    roots = (result["consolidate"] or {}).get("roots", [])
+    landed = all(state == "merged" for state in states.values()) and all(
+        root["state"] in ("applied", "unchanged") for root in roots)
     if args.json:
         print(json.dumps(result | {"landed": landed}))
     else:
@@ -130,6 +134,11 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"  {agent['task']} edited reserved {path}: kept for consolidation")
         if result["consolidate"] is None:
             print("  consolidation: not in this version of worktree_coord (Coordinator.consolidate missing)")
+        for root in roots:
+            where = root["root"] or "(repository root)"
+            print(f"  consolidation of {root['ecosystem']} root {where}: {root['state']}"
+                  + (f" as {root['commit'][:12]}" if root.get("commit") else "")
+                  + (f" ({root['error']['message']})" if root.get("error") else ""))
     return 0 if landed else 1
 
 

@@ -41,12 +41,14 @@ CONFIG_DOCS: dict[str, tuple[str, str]] = {
                      "deletion) before failing with exit 4."),
     "wait-timeout": ("600", "Seconds a call waits for another holder of the same task lease or idempotency key "
                      "before failing with exit 4."),
-    "verify": ('"npm test"', "Command the consolidation phase runs to verify the integration branch after "
-               "applying intents (read by `wtc consolidate`, issue 5)."),
+    "verify": ('"npm test"', "Shell command a candidate integration commit must pass before the integration "
+               "branch moves (merges and consolidation); `wtc merge --verify` overrides it for one drain."),
+    "verify-timeout": ("1800", "Seconds the verify command may run before it counts as failed."),
     "relock": ('{ npm = "npm install --package-lock-only" }', "Lockfile regeneration command per ecosystem for "
-               "the consolidation phase, replacing its built-in one (read by `wtc consolidate`, issue 5)."),
-    "max-parallel": ("16", "How many agents an orchestrator should run at once (validated and exposed as "
-                     "`Coordinator.config.max_parallel`; the coordinator itself does not queue starts)."),
+               "the consolidation phase, replacing its built-in one."),
+    "max-parallel": ("4", "How many heavy operations (merges, verifications, relocks) run at once across every "
+                     "process on the repository (default: the CPU count); callers beyond it queue first come, "
+                     "first served, and get exit 4 with a retry hint past `wait-timeout`."),
 }
 
 

@@ -36,7 +36,9 @@ def test_messy_branch_reports_violation_reserved_edit_and_conflict_on_lines(tmp_
     assert [(f.path, f.start_line, f.end_line) for f in outside] == [("packages/web/app.ts", 2, 2)]
     reserved = by_rule(report, "reserved_edit")
     assert [(f.path, f.severity.value) for f in reserved] == [("package.json", "note")]
-    assert report.intents and report.intents[0]["path"] == "package.json"
+    # the same intents `wtc task finish` derives: the root manifest's new dependency
+    assert [(i["manifest"], i["op"], i["name"], i["spec"]) for i in report.intents] == [
+        ("package.json", "add_dep", "left-pad", "1.3.0")]
     conflicts = by_rule(report, "merge_conflict")
     # main changed line 2 of index.py too; the finding sits on line 2 of the head version
     assert [(f.path, f.start_line) for f in conflicts] == [("packages/api/src/index.py", 2)]
@@ -256,3 +258,12 @@ def test_head_already_in_the_target_has_nothing_to_merge(tmp_path):
     git(s.repo, "merge", "-q", "--no-edit", "feature")
     report = check(s.repo, head="feature", own=["packages/api/**"])
     assert report.ok and report.changed == () and "already in the target" in report.merge.reason
+
+
+def test_reserved_edit_no_intent_can_express_is_refused_like_finish_refuses_it(tmp_path):
+    s = clean_branch(tmp_path)
+    write(s.repo, {"package.json": '{\n  "name": "root",\n  "private": true,\n  "scripts": {"test": "x"}\n}\n'})
+    commit_all(s.repo, "feature: a script in the root manifest")
+    report = check(s.repo, own=["packages/api/**"])
+    assert [(f.rule, f.path) for f in report.violations] == [("reserved_unexpressible", "package.json")]
+    assert "scripts" in report.violations[0].message and report.exit_code == 3

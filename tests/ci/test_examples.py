@@ -39,8 +39,12 @@ def test_orchestrator_fans_out_merges_and_replays(tmp_path):
     tip = git(repo, "rev-parse", "wtc/orchestrated/integration")
     for index in range(4):
         assert f"p{index}Twice" in git(repo, "show", f"{tip}:packages/p{index}/src/index.js")
-    # the reserved edit waits for consolidation: integration still has the original root manifest
-    assert "left-pad" not in git(repo, "show", f"{tip}:package.json")
+    # the reserved edit never went through a text merge: consolidation applied it and relocked, offline
+    [root] = result["consolidate"]["roots"]
+    assert (root["ecosystem"], root["state"]) == ("npm", "applied")
+    assert git(repo, "rev-parse", "wtc/orchestrated/integration") == root["commit"]
+    assert json.loads(git(repo, "show", f"{tip}:package.json"))["dependencies"] == {"p1": "1.0.0"}
+    assert '"packages/p1"' in git(repo, "show", f"{tip}:package-lock.json")
     again = subprocess.run([sys.executable, str(ROOT / "examples" / "orchestrator.py"), "--repo", str(repo),
                             "--tasks", "4", "--json"], capture_output=True, text=True, timeout=600)
     assert again.returncode == 0, again.stderr

@@ -80,12 +80,13 @@ def check(repo: str | os.PathLike[str] = ".", *, head: str | None = None, base: 
         dry = dry_run_merge(git, head_sha, target_name, target_tip, base_sha, reserved_paths, resolver)
         summary = dry.summary
         findings += dry.conflicts
+    intents, refused = _intents(git, changes, boundary, task=task or "check", since=base_sha, tree=base_sha)
+    findings += refused
     reporter.event("check.done", findings=len(findings))
     return CheckReport(
         base=base_sha, head=head_sha, head_label=head_label, boundary=source,
         changed=tuple({"path": c.path, "status": c.status} for c in changes),
-        findings=tuple(sorted(findings, key=Finding.sort_key)), merge=summary,
-        intents=tuple(_intents(git, changes, reserved_paths)),
+        findings=tuple(sorted(findings, key=Finding.sort_key)), merge=summary, intents=tuple(intents),
     )
 
 
@@ -115,13 +116,14 @@ def check_staged(repo: str | os.PathLike[str] = ".", *, own: Sequence[str] = (),
     boundary = Boundary(own=source.own, read=source.read, reserved=source.reserved)
     changes = git.changes(base_tree, index_tree)
     findings = _boundary_findings(git, changes, boundary, source.manifest if source.kind == "manifest" else None)
-    reserved_paths = [f.path for f in findings if f.rule == "reserved_edit"]
+    intents, refused = _intents(git, changes, boundary, task="staged", since=head_sha or "", tree=base_tree)
+    findings += refused
     return CheckReport(
         base=base_tree, head=index_tree, head_label=STAGED_LABEL, boundary=source,
         changed=tuple({"path": c.path, "status": c.status} for c in changes),
         findings=tuple(sorted(findings, key=Finding.sort_key)),
         merge=MergeSummary(False, True, reason="staged changes are checked for the boundary only"),
-        intents=tuple(_intents(git, changes, reserved_paths)),
+        intents=tuple(intents),
     )
 
 
@@ -215,33 +217,22 @@ def _file_reader(git: GitRepo, commit: str):  # type: ignore[no-untyped-def]
     return lambda name: git.file_at(commit, name)
 
 
-def _intents(git: GitRepo, changes: Sequence[Change], reserved_paths: Sequence[str]) -> list[dict[str, Any]]:
-    """What each reserved-file edit becomes: the consolidation engine's intents when it is installed,
-    else the path and status (the reserved paths, as the brief allows until derive_intents lands)."""
-    wanted = set(reserved_paths)
-    out: list[dict[str, Any]] = []
-    derive = _derive_intents()
-    for change in changes:
-        if change.path not in wanted:
-            continue
-        entry: dict[str, Any] = {"path": change.path, "status": change.status, "intents": None}
-        if derive is not None:
-            before = git.read_blob(change.old_oid) if change.old_oid else None
-            after = git.read_blob(change.new_oid) if change.new_oid else None
-            try:
-                entry["intents"] = [i.to_json() if hasattr(i, "to_json") else i for i in derive(change.path, before, after)]
-            except Exception as error:  # noqa: BLE001 - an engine bug must not hide the finding itself
-                entry["error"] = f"{type(error).__name__}: {error}"
-        out.append(entry)
-    return out
+def _intents(git: GitRepo, changes: Sequence[Change], boundary: Boundary, *, task: str, since: str,
+             tree: str) -> tuple[list[dict[str, Any]], list[Finding]]:
+    """What the reserved-file edits (and owned member-manifest edits) become, exactly as `wtc task
+    finish` derives them (`intents.derive_task_intents`), and the edits it would refuse as findings."""
+    from ..intents import derive_task_intents
 
-
-def _derive_intents():  # type: ignore[no-untyped-def]
-    try:
-        from ..consolidate import derive_intents  # type: ignore[attr-defined]
-    except ImportError:
-        return None
-    return derive_intents
+    report = check_changes(list(changes), boundary, git.read_blob)
+    intents, refused = derive_task_intents(report.reserved, report.owned, task=task, since=since,
+                                           read_blob=git.read_blob, tree_paths=lambda: git.tree_paths(tree))
+    by_path = {c.path: c for c in changes}
+    findings = []
+    for item in refused:
+        change = by_path.get(item["path"])
+        lines = _lines(git, change) if change is not None else (None, None)
+        findings.append(Finding(item["rule"], item["path"], item["detail"], rule_info(item["rule"]).severity, *lines))
+    return [i.to_json() if hasattr(i, "to_json") else dict(i) for i in intents], findings
 
 
 def _git_text(cwd: Path, *args: str, check: bool = True) -> str:

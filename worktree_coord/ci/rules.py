@@ -67,6 +67,14 @@ RULES: dict[str, RuleInfo] = {r.id: r for r in (
           "The branch edits a root manifest or lockfile. It is not merged as text: the edit becomes an "
           "intent applied in the consolidation phase.",
           "Nothing to do if the intent is what you meant; it is applied by `wtc consolidate`."),
+    _rule("reserved_unexpressible", "Reserved edit consolidation cannot carry", Category.RESERVED, Severity.ERROR,
+          EXIT_BOUNDARY, "The branch edits a reserved file in a way no intent can express (e.g. `scripts` in the "
+          "root package.json); `wtc task finish` refuses it, since the edit would otherwise be lost.",
+          "Make the change in a member manifest, declare an intent (`wtc intent add`), or ask for the file to be "
+          "unreserved."),
+    _rule("reserved_invalid", "Reserved file does not parse", Category.RESERVED, Severity.ERROR, EXIT_BOUNDARY,
+          "The branch leaves a reserved manifest that does not parse strictly, so no intent can be derived from it.",
+          "Fix the file's syntax."),
     _rule("manifest_changed", "Boundary manifest changed", Category.BOUNDARY, Severity.WARNING, EXIT_OK,
           "The branch changes the committed boundary manifest that this check read its boundary from.",
           "Have a reviewer confirm the new boundary: a branch should not widen its own boundary unseen."),

@@ -42,9 +42,10 @@ def render(report: CheckReport) -> str:
     else:
         lines.append(f"dry-run merge: skipped ({m.reason})")
     for intent in report.intents:
-        if intent.get("intents"):
-            for item in intent["intents"]:
-                lines.append(f"intent: {intent['path']}: {item.get('description') or item}")
+        target = ".".join(part for part in (intent.get("group"), intent.get("name")) if part)
+        spec = f" = {intent['spec']}" if intent.get("spec") else ""
+        lines.append(f"intent: {intent.get('manifest') or intent.get('root') or '.'}: {intent.get('op')} {target}{spec}"
+                     .rstrip())
     counts = report.counts()
     parts = []
     if counts["violations"]:
