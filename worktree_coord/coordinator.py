@@ -21,6 +21,8 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import posixpath
+import tempfile
 import time
 from pathlib import Path
 from typing import Any, Sequence
@@ -28,11 +30,12 @@ from typing import Any, Sequence
 from . import boundary as boundaries
 from . import admission, leases, queue
 from .config import Config, load_config
-from .consolidate import Intent, declare_intent, find_root
+from .consolidate import Intent, declare_intent, discover_workspace, find_root
+from .consolidate.intent import Ecosystem
 from .consolidate.derive import detect_ecosystem
 from .consolidation import ConsolidationReport, consolidate_run, relock_configs
 from .crashpoints import crash_point
-from .errors import BusyError, NotFoundError, StateError, UsageError
+from .errors import BusyError, NotFoundError, StateError, UsageError, WtcError
 from .events import NullReporter, Reporter
 from .gitrepo import GitRepo
 from .idempotency import Outcome, default_key, run_once
@@ -707,7 +710,30 @@ class Coordinator:
         return MergeReport.from_json(done.outcome.result, replayed=done.replayed)
 
     def _packages(self, run: RunRecord) -> list[queue.Package]:
-        return []
+        """Workspace packages at the pinned commit and their dependency edges (npm/yarn workspaces,
+        Cargo and uv workspaces), read offline from the manifests alone."""
+        wanted = {"package.json", "Cargo.toml", "pyproject.toml", "pnpm-workspace.yaml"}
+        with tempfile.TemporaryDirectory(prefix="wtc-packages-") as tmp:
+            for path in self.git.tree_paths(run.base):
+                if posixpath.basename(path) in wanted and "node_modules/" not in path:
+                    data = self.git.file_at(run.base, path)
+                    if data is not None:
+                        target = Path(tmp) / path
+                        target.parent.mkdir(parents=True, exist_ok=True)
+                        target.write_bytes(data)
+            packages: list[queue.Package] = []
+            for ecosystem, manifest in ((Ecosystem.NPM, "package.json"), (Ecosystem.CARGO, "Cargo.toml"),
+                                        (Ecosystem.UV, "pyproject.toml")):
+                if not (Path(tmp) / manifest).is_file():
+                    continue
+                try:
+                    workspace = discover_workspace(Path(tmp), ecosystem, "")
+                except WtcError:
+                    continue  # an unreadable manifest only costs the ordering hint
+                for name, directory in sorted(workspace.members.items()):
+                    if directory:
+                        packages.append(queue.Package(name, directory, tuple(sorted(workspace.graph.successors(name)))))
+        return packages
 
     # ---- task update --------------------------------------------------------------------------------
 

@@ -60,18 +60,25 @@ class DemoTask:
 
 
 DEMO_TASKS: tuple[DemoTask, ...] = (
-    DemoTask("api-auth", "adds login() to the API module", ("packages/api/**",), (
+    DemoTask("api-auth", "appends login() to the API module", ("packages/api/**",), (
         Edit("packages/api/src/index.js", "append",
              "\nexport function login(store, name) {\n  return store.users.find((user) => user.name === name) ?? null;\n}\n"),
     )),
-    DemoTask("api-metrics", "adds metrics() to the same API module", ("packages/api/src/**",), (
-        Edit("packages/api/src/index.js", "replace",
-             "export function health() {\n  return { ok: true };\n}\n\nexport function metrics(store) {\n"
-             "  return { users: store.users.length };\n}\n",
-             old="export function health() {\n  return { ok: true };\n}\n"),
+    DemoTask("api-metrics", "appends metrics() to the same API module (a line merge would conflict)",
+             ("packages/api/src/**",), (
+        Edit("packages/api/src/index.js", "append",
+             "\nexport function metrics(store) {\n  return { users: store.users.length };\n}\n"),
     )),
-    DemoTask("web-footer", "adds a footer to the web page", ("packages/web/**",), (
+    DemoTask("charts-pkg", "creates a new workspace package @demo/charts", ("packages/charts/**",), (
+        Edit("packages/charts/package.json", "write",
+             '{\n  "name": "@demo/charts",\n  "version": "1.0.0",\n  "main": "src/index.js"\n}\n'),
+        Edit("packages/charts/src/index.js", "write", "export function bar(values) {\n  return values.map((v) => \"#\".repeat(v));\n}\n"),
+    )),
+    DemoTask("web-footer", "adds a footer to the web page and depends on @demo/charts (made by another task)",
+             ("packages/web/**",), (
         Edit("packages/web/src/app.ts", "replace", "  body: string;\n  footer?: string;\n}\n", old="  body: string;\n}\n"),
+        Edit("packages/web/package.json", "replace", '    "@demo/charts": "1.0.0",\n    "@demo/ui": "1.0.0"\n',
+             old='    "@demo/ui": "1.0.0"\n'),
     )),
     DemoTask("ui-link", "adds a link component", ("packages/ui/**",), (
         Edit("packages/ui/src/link.ts", "write",
@@ -86,12 +93,12 @@ DEMO_TASKS: tuple[DemoTask, ...] = (
     DemoTask("core-cache", "adds a cache setting to the core config", ("libs/core/config.json",), (
         Edit("libs/core/config.json", "replace", '  "timeout": 30,\n  "cache": true\n', old='  "timeout": 30\n'),
     )),
-    DemoTask("api-lodash", "uses lodash in the API and adds it to the root package.json (reserved)",
-             ("packages/api/src/util.js",), (
-        Edit("packages/api/src/util.js", "write", "import _ from \"lodash\";\n\nexport const unique = (xs) => _.uniq(xs);\n"),
-        Edit("package.json", "replace", '  "devDependencies": {\n    "typescript": "^5.4.0"\n  },\n'
-             '  "dependencies": {\n    "lodash": "^4.17.21"\n  }\n', old='  "devDependencies": {\n    "typescript": "^5.4.0"\n  }\n'),
-    )),
+    DemoTask("tools-cli", "adds a CLI package under tools/ and lists tools/* in the root package.json (reserved)",
+             ("tools/cli/**",), (
+        Edit("tools/cli/package.json", "write", '{\n  "name": "@demo/cli",\n  "version": "0.1.0"\n}\n'),
+        Edit("tools/cli/index.js", "write", "console.log(\"demo cli\");\n"),
+        Edit("package.json", "replace", '    "packages/*",\n    "tools/*"\n', old='    "packages/*"\n'),
+    ), sparse=False),
     DemoTask("docs-guide", "writes a guide page", ("docs/**",), (
         Edit("docs/guide.md", "write", "# Guide\n\nStart a run, fan out tasks, finish them.\n"),
     )),
@@ -162,18 +169,19 @@ class DemoReport:
     repo: str
     base: str
     agents: list[dict[str, Any]] = field(default_factory=list)
+    consolidation: dict[str, Any] = field(default_factory=dict)
+    report: dict[str, Any] = field(default_factory=dict)
     status: dict[str, Any] = field(default_factory=dict)
     seconds: float = 0.0
     not_built: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
-        return {"repo": self.repo, "base": self.base, "agents": self.agents, "status": self.status,
-                "seconds": self.seconds, "not_built": self.not_built}
+        return {"repo": self.repo, "base": self.base, "agents": self.agents, "consolidation": self.consolidation,
+                "report": self.report, "status": self.status, "seconds": self.seconds, "not_built": self.not_built}
 
 
-NOT_BUILT_YET = [
+NOT_BUILT_YET: list[str] = [
     "the structured (AST) three-way merge for two tasks editing one module (issue 3)",
-    "consolidation of reserved-file edits into intents and a relock (issue 5)",
 ]
 
 
@@ -187,9 +195,11 @@ def run_demo(directory: Path | None = None, *, parallel: int = 8) -> DemoReport:
         raise RuntimeError(f"run start failed: {run}")
     with ProcessPoolExecutor(max_workers=parallel) as pool:
         agents = list(pool.map(run_agent, [str(repo)] * len(DEMO_TASKS), DEMO_TASKS))
+    _, consolidation = wtc_json(repo, "consolidate", "--run", RUN_ID)
+    _, report = wtc_json(repo, "report", "--run", RUN_ID, "--onto", "main")
     _, status = wtc_json(repo, "status", "--run", RUN_ID)
-    return DemoReport(repo=str(repo), base=run["base"], agents=agents, status=status,
-                      seconds=round(time.monotonic() - started, 1), not_built=list(NOT_BUILT_YET))
+    return DemoReport(repo=str(repo), base=run["base"], agents=agents, consolidation=consolidation, report=report,
+                      status=status, seconds=round(time.monotonic() - started, 1), not_built=list(NOT_BUILT_YET))
 
 
 def surprises(report: DemoReport) -> list[str]:
@@ -201,6 +211,9 @@ def surprises(report: DemoReport) -> list[str]:
         want = expected[agent["task"]]
         if not (state == want or (want == "landed" and state in ("finished", "merged"))):
             out.append(f"task {agent['task']} ended {state}, expected {want}")
+    roots = report.consolidation.get("roots", [])
+    if not roots or any(r["state"] != "applied" for r in roots):
+        out.append(f"consolidation did not apply: {[(r['root'], r['state']) for r in roots] or report.consolidation}")
     return out
 
 
@@ -229,11 +242,26 @@ def render_report(report: DemoReport) -> str:
             lines.append(f"       reserved file {reserved['path']} kept aside for consolidation")
         for conflict in finish.get("conflicts", []):
             lines.append(f"       conflict in {conflict.get('path')} {conflict.get('declaration', '')}")
+    lines += ["", "consolidation (reserved files, applied once on integration):"]
+    for root in report.consolidation.get("roots", []):
+        commit = f", commit {root['commit'][:12]}" if root.get("commit") else ""
+        lines.append(f"  {root['ecosystem']} root '{root['root'] or '.'}': {root['state']}{commit}; "
+                     f"files {', '.join(root['files_changed']) or '-'}")
+        for change in root.get("applied", []):
+            intent = change["intent"]
+            lines.append(f"    applied {intent['op']} {intent['name']} (from {', '.join(change['tasks'])})")
+    if "error" in report.consolidation:
+        lines.append(f"  failed: {report.consolidation['error'].get('message')}")
     counts = report.status.get("counts", {})
+    target = report.report.get("target") or {}
     lines += ["", "run status: " + ", ".join(f"{n} {s}" for s, n in sorted(counts.items())),
+              f"integration {report.report.get('integration')} at {str(report.report.get('tip'))[:12]}: "
+              f"{len(report.report.get('files', []))} file change(s); landing onto main would "
+              + ("be a fast-forward" if target.get("fast_forward") else "need a sync"),
               f"took {report.seconds} s", ""]
     if report.not_built:
         lines.append("not built yet (the demo shows what exists):")
         lines += [f"  - {item}" for item in report.not_built]
-    lines.append(f"explore: cd {report.repo} && wtc status --run {RUN_ID}")
+    lines.append(f"explore: cd {report.repo} && wtc status --run {RUN_ID} && wtc report --run {RUN_ID} --onto main")
+    lines.append(f"land it: wtc land --run {RUN_ID} --onto main")
     return "\n".join(lines)

@@ -35,17 +35,39 @@ def derive_task_intents(reserved: Sequence[Change], owned: Sequence[Change], *, 
         if classify_path(change.path) is None:
             continue  # a reserved pattern consolidation has no model for (a project's own addition)
         root = find_root(change.path, paths)
+        if change not in reserved:
+            # An owned manifest merged as ordinary code; all it asks of consolidation is a relock of
+            # the root whose lockfile covers it, when there is one.
+            if _has_lockfile(root, paths):
+                intents += _relock_request(change.path, base, new, task=task, root=root, since=since, paths=paths)
+            continue
         try:
-            if change in reserved:
-                lost = unexpressed_changes(change.path, base, new)
-                if lost:
-                    violations.append({
-                        "path": change.path, "rule": "reserved_unexpressible",
-                        "detail": "consolidation cannot carry these edits of a reserved file: " + ", ".join(lost[:6])
-                                  + "; make them in a member manifest or ask for the file to be unreserved"})
-                    continue
+            lost = unexpressed_changes(change.path, base, new)
+            if lost:
+                violations.append({
+                    "path": change.path, "rule": "reserved_unexpressible",
+                    "detail": "consolidation cannot carry these edits of a reserved file: " + ", ".join(lost[:6])
+                              + "; make them in a member manifest or ask for the file to be unreserved"})
+                continue
             intents += derive_intents(change.path, base, new, task=task, root=root, base_commit=since,
                                       ecosystem=detect_ecosystem(change.path, root, paths))
         except WtcError as error:
             violations.append({"path": change.path, "rule": "reserved_invalid", "detail": error.message})
     return intents, violations
+
+
+def _has_lockfile(root: str, paths: frozenset[str]) -> bool:
+    from .consolidate.manifests import LOCKFILES
+
+    prefix = f"{root}/" if root else ""
+    return any(f"{prefix}{name}" in paths for name in LOCKFILES)
+
+
+def _relock_request(path: str, base: bytes | None, new: bytes | None, *, task: str, root: str, since: str,
+                    paths: frozenset[str]) -> list[Intent]:
+    try:
+        derived = derive_intents(path, base, new, task=task, root=root, base_commit=since,
+                                 ecosystem=detect_ecosystem(path, root, paths))
+    except WtcError:
+        return []  # e.g. a member manifest deleted with its package: the relock of its root is still needed
+    return [i for i in derived if i.op.value == "relock"]

@@ -145,3 +145,30 @@ def test_crash_inside_the_merge_then_retry_merges_exactly_once(repo, point):
     code, drained = wtc(repo, "merge", "--run", "r1")
     assert code == 0 and drained["tasks"] == []
     assert git(repo, "show", f"{INTEGRATION}:packages/api/index.js") == "crash test"
+
+
+def test_drain_merges_a_dependency_before_its_dependents_whatever_the_finish_order(tmp_path):
+    import json as _json
+
+    from tests.conftest import make_repo
+
+    def manifest(name, deps=None):
+        return _json.dumps({"name": name, "version": "1.0.0", **({"dependencies": deps} if deps else {})}) + "\n"
+
+    repo = make_repo(tmp_path / "ws", {
+        "package.json": _json.dumps({"name": "root", "workspaces": ["packages/*"]}) + "\n",
+        "packages/app/package.json": manifest("app", {"lib": "1.0.0"}),
+        "packages/lib/package.json": manifest("lib", {"util": "1.0.0"}),
+        "packages/util/package.json": manifest("util"),
+        "packages/docs/package.json": manifest("docs"),
+    })
+    with Coordinator(repo) as coord:
+        coord.start_run("r1")
+        for name in ("app", "docs", "lib", "util"):  # finish order: dependents first
+            wt = Path(coord.start_task("r1", name, [f"packages/{name}/**"]).worktree)
+            write(wt, {f"packages/{name}/index.js": name + "\n"})
+            assert coord.finish_task("r1", name, merge=False).state == "finished"
+        drained = coord.merge("r1")
+        order = [row["task"] for row in drained.tasks]
+        # util -> lib -> app by dependency; docs has none and finished before util, so it goes first
+        assert order == ["docs", "util", "lib", "app"]

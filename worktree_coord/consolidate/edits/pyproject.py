@@ -95,6 +95,15 @@ def _edit_sources(doc, intent: Intent) -> None:
     sources[key] = inline_table(source)
 
 
+def _uses_pep621(doc, group: str) -> bool:
+    """Poetry 2 reads [project] and [dependency-groups] too: edit those when the project uses them."""
+    if group == "dependencies":
+        return "dependencies" in (doc.get("project") or {})
+    if group.startswith("group:"):
+        return group.split(":", 1)[1] in (doc.get("dependency-groups") or {})
+    return group.startswith("optional:")
+
+
 def _poetry_table(doc, group: str):
     if group == "dependencies":
         return table_path(doc, ["tool", "poetry", "dependencies"], create=True)
@@ -127,7 +136,7 @@ def edit(path: str, data: bytes, intent: Intent) -> bytes:
     doc = load_toml(path, data)
     op = intent.op
     if op in (Op.ADD_DEP, Op.SET_SPEC, Op.REMOVE_DEP):
-        if intent.ecosystem == Ecosystem.POETRY:
+        if intent.ecosystem == Ecosystem.POETRY and not _uses_pep621(doc, intent.group):
             _edit_poetry(doc, intent)
         else:
             _edit_array(doc, intent)
