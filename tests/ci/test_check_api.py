@@ -113,6 +113,7 @@ def test_committed_manifest_gives_the_boundary_and_its_change_is_flagged(tmp_pat
     commit_all(s.repo, "feature: boundary manifest")
     report = check(s.repo)
     assert report.boundary.kind == "manifest" and report.boundary.manifest == ".wtc-boundary.toml"
+    assert report.boundary.manifest_version == "head"  # the base has none: the branch's own is used
     assert not by_rule(report, "outside_own")
     warned = by_rule(report, "manifest_changed")
     assert [(f.path, f.severity.value) for f in warned] == [(".wtc-boundary.toml", "warning")]
@@ -267,3 +268,27 @@ def test_reserved_edit_no_intent_can_express_is_refused_like_finish_refuses_it(t
     report = check(s.repo, own=["packages/api/**"])
     assert [(f.rule, f.path) for f in report.violations] == [("reserved_unexpressible", "package.json")]
     assert "scripts" in report.violations[0].message and report.exit_code == 3
+
+
+def test_a_branch_cannot_widen_the_boundary_its_base_committed(tmp_path):
+    repo = make_repo(tmp_path / "repo", {"a/x.txt": "1\n", "b/y.txt": "1\n", ".wtc-boundary.toml": 'own = ["a/**"]\n'})
+    git(repo, "checkout", "-q", "-b", "feature")
+    write(repo, {".wtc-boundary.toml": 'own = ["**"]\n', "b/y.txt": "2\n"})
+    commit_all(repo, "feature: widen my own boundary")
+    report = check(repo)
+    assert report.boundary.own == ("a/**",) and report.boundary.manifest_version == "base"
+    assert [(f.rule, f.path) for f in report.findings] == [("manifest_changed", ".wtc-boundary.toml"),
+                                                           ("outside_own", "b/y.txt")]
+    assert "version at the merge base" in report.findings[0].message
+    assert report.exit_code == 3
+
+
+def test_a_deleted_manifest_still_governs_from_the_base(tmp_path):
+    repo = make_repo(tmp_path / "repo", {"a/x.txt": "1\n", "b/y.txt": "1\n", ".wtc-boundary.toml": 'own = ["a/**"]\n'})
+    git(repo, "checkout", "-q", "-b", "feature")
+    (repo / ".wtc-boundary.toml").unlink()
+    write(repo, {"b/y.txt": "2\n"})
+    commit_all(repo, "feature: drop the manifest")
+    report = check(repo)
+    assert report.boundary.manifest_version == "base"
+    assert {f.rule for f in report.findings} == {"manifest_changed", "outside_own"}

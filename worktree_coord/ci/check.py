@@ -31,7 +31,7 @@ from ..model import Boundary, validate_name
 from . import revisions
 from .dryrun import dry_run_merge
 from .lines import first_range
-from .manifest import DEFAULT_MANIFEST, parse_manifest
+from .manifest import DEFAULT_MANIFEST, ManifestBoundary, parse_manifest
 from .report import BoundarySource, CheckReport, Finding, MergeSummary
 from .rules import Severity, rule_info
 
@@ -56,22 +56,23 @@ def check(repo: str | os.PathLike[str] = ".", *, head: str | None = None, base: 
     head_sha = (revisions.resolve_head(git, repo) if head is None and task_record is None
                 else revisions.resolve(git, head_label, "head"))
     target_name = target or (run_record.integration_ref if run_record else None)
-    manifest_boundary = None
     manifest_path = manifest or DEFAULT_MANIFEST
-    if not own and task_record is None:
-        manifest_boundary = _read_manifest(git, head_sha, manifest_path, explicit=manifest is not None)
-        if manifest_boundary is not None and target_name is None:
-            target_name = manifest_boundary.target
+    use_manifest = not own and task_record is None
+    head_manifest = _parse_at(git, head_sha, manifest_path, "head") if use_manifest else None
+    if head_manifest is not None and target_name is None:
+        target_name = head_manifest.target
     target_name = target_name or revisions.default_target(git)
     target_tip = revisions.resolve(git, target_name, "target")
     base_sha = revisions.resolve(git, base, "base") if base else revisions.merge_base(git, head_sha, target_tip)
+    manifest_boundary = (_choose_manifest(git, base_sha, head_manifest, manifest_path, explicit=manifest is not None)
+                         if use_manifest else None)
     config = config or load_config(None, _file_reader(git, target_tip))
 
     source = _boundary_source(config, own, read, task_record, manifest_boundary)
     boundary = Boundary(own=source.own, read=source.read, reserved=source.reserved)
     reporter.event("check.stage", stage="boundary", head=head_sha, base=base_sha)
     changes = git.changes(base_sha, head_sha)
-    findings = _boundary_findings(git, changes, boundary, source.manifest if source.kind == "manifest" else None)
+    findings = _boundary_findings(git, changes, boundary, source if source.kind == "manifest" else None)
     reserved_paths = [f.path for f in findings if f.rule == "reserved_edit"]
 
     summary = MergeSummary(False, True, target_name, target_tip, reason="not asked (--no-merge)")
@@ -110,12 +111,12 @@ def check_staged(repo: str | os.PathLike[str] = ".", *, own: Sequence[str] = (),
         if not path.is_file():
             raise UsageError("no boundary to check against",
                              fix=f"pass --own GLOB (hook args), or commit a {DEFAULT_MANIFEST} (see docs/ci.md)")
-        manifest_boundary = parse_manifest(path.read_bytes(), rel)
+        manifest_boundary = parse_manifest(path.read_bytes(), rel, version="worktree")
     config = config or load_config(Path(top))
     source = _boundary_source(config, own, read, None, manifest_boundary)
     boundary = Boundary(own=source.own, read=source.read, reserved=source.reserved)
     changes = git.changes(base_tree, index_tree)
-    findings = _boundary_findings(git, changes, boundary, source.manifest if source.kind == "manifest" else None)
+    findings = _boundary_findings(git, changes, boundary, source if source.kind == "manifest" else None)
     intents, refused = _intents(git, changes, boundary, task="staged", since=head_sha or "", tree=base_tree)
     findings += refused
     return CheckReport(
@@ -141,23 +142,32 @@ def _boundary_source(config: Config, own: Sequence[str], read: Sequence[str], ta
                               task=task_record.task_id)
     if manifest_boundary is not None:
         made = make_boundary(manifest_boundary.own, manifest_boundary.read, reserved=reserved)
-        return BoundarySource("manifest", made.own, made.read, made.reserved, manifest=manifest_boundary.path)
+        return BoundarySource("manifest", made.own, made.read, made.reserved, manifest=manifest_boundary.path,
+                              manifest_version=manifest_boundary.version)
     raise UsageError("no boundary to check against",
                      fix=f"pass --own GLOB, or --run ID --task ID, or commit a {DEFAULT_MANIFEST} (see docs/ci.md)")
 
 
+_MANIFEST_NOTES = {
+    "added": "this branch adds the boundary manifest the check used: a reviewer should confirm the boundary",
+    "modified": "this branch changes its boundary manifest: the check used the version at the merge base, "
+                "and a reviewer should confirm the new boundary",
+    "deleted": "this branch deletes its boundary manifest: the check used the version at the merge base",
+    "mode": "this branch changes the mode of its boundary manifest",
+}
+
+
 def _boundary_findings(git: GitRepo, changes: Sequence[Change], boundary: Boundary,
-                       manifest: str | None) -> list[Finding]:
+                       manifest: BoundarySource | None) -> list[Finding]:
     findings: list[Finding] = []
     judged = list(changes)
-    if manifest is not None:
+    if manifest is not None and manifest.manifest is not None:
         for change in changes:
-            if change.path == manifest.lstrip("/"):
-                judged.remove(change)
-                findings.append(Finding("manifest_changed", change.path,
-                                        f"this branch {change.status} the boundary manifest the check read; "
-                                        "a reviewer should confirm the boundary", Severity.WARNING,
-                                        *_lines(git, change)))
+            if change.path == manifest.manifest.lstrip("/"):
+                judged.remove(change)  # the manifest is metadata, judged by a reviewer, not by globs
+                findings.append(Finding("manifest_changed", change.path, _MANIFEST_NOTES[change.status],
+                                        Severity.WARNING, *_lines(git, change),
+                                        details={"status": change.status, "used": manifest.manifest_version}))
     by_path = {c.path: c for c in judged}
     report = check_changes(judged, boundary, git.read_blob)
     for violation in report.violations:
@@ -201,16 +211,27 @@ def _task_record(git: GitRepo, run: str, task: str) -> tuple[Any, Any]:
     return run_record, task_record
 
 
-def _read_manifest(git: GitRepo, head: str, path: str, *, explicit: bool) -> Any:
-    data = git.file_at(head, path.lstrip("/"))
-    if data is None and explicit and os.path.isfile(path):
-        data = Path(path).read_bytes()  # a boundary kept outside the repository (e.g. written by CI)
-    if data is None:
-        if explicit:
-            raise UsageError(f"boundary manifest {path} is neither in the head commit nor on disk",
-                             fix="commit it, or pass the right --manifest path")
-        return None
-    return parse_manifest(data, path)
+def _parse_at(git: GitRepo, commit: str, path: str, version: str) -> ManifestBoundary | None:
+    data = git.file_at(commit, path.lstrip("/"))
+    return None if data is None else parse_manifest(data, path, version=version)
+
+
+def _choose_manifest(git: GitRepo, base: str, at_head: ManifestBoundary | None, path: str, *,
+                     explicit: bool) -> ManifestBoundary | None:
+    """The manifest that governs the check: the one at the merge base when it exists there (the
+    boundary agreed before the branch; the branch's own edits to it do not count), else the one the
+    branch adds, else (only when named with --manifest) a file on disk."""
+    at_base = _parse_at(git, base, path, "base")
+    if at_base is not None:
+        return at_base
+    if at_head is not None:
+        return at_head
+    if explicit and os.path.isfile(path):
+        return parse_manifest(Path(path).read_bytes(), path, version="file")
+    if explicit:
+        raise UsageError(f"boundary manifest {path} is neither in the head or base commit nor on disk",
+                         fix="commit it, or pass the right --manifest path")
+    return None
 
 
 def _file_reader(git: GitRepo, commit: str):  # type: ignore[no-untyped-def]

@@ -11,6 +11,10 @@ commits like any other.
     read = ["packages/shared/**"]      # optional: what it reads (documentation for reviewers)
     target = "main"                    # optional: the branch it merges into (default: the default branch)
 
+Which copy governs (check.py): the one at the merge base when it exists there, so a branch cannot
+widen its own boundary by editing the file; else the one the branch adds. Either way a branch that
+adds, changes or deletes the manifest gets a `manifest_changed` warning for its reviewer.
+
 Invariants: unknown keys and malformed globs are UsageErrors naming the key or glob and the file.
 """
 
@@ -33,9 +37,10 @@ class ManifestBoundary:
     read: tuple[str, ...]
     target: str | None
     path: str
+    version: str = "head"   # which copy was read: base, head, file (on disk) or worktree (staged check)
 
 
-def parse_manifest(raw: bytes, path: str) -> ManifestBoundary:
+def parse_manifest(raw: bytes, path: str, *, version: str = "head") -> ManifestBoundary:
     """Validate a manifest's bytes; UsageError (exit 2) names what is wrong and how to fix it."""
     try:
         document: dict[str, Any] = tomllib.loads(raw.decode("utf-8"))
@@ -58,7 +63,7 @@ def parse_manifest(raw: bytes, path: str) -> ManifestBoundary:
         raise UsageError(f"target in boundary manifest {path} must be a branch name, not {target!r}",
                          fix='write target = "main", or leave it out')
     return ManifestBoundary(validate_globs("own", own), validate_globs("read", _globs(table, "read", path)),
-                            target, path)
+                            target, path, version)
 
 
 def _globs(table: dict[str, Any], key: str, path: str) -> list[str]:

@@ -69,10 +69,12 @@ class BoundarySource:
     manifest: str | None = None
     run: str | None = None
     task: str | None = None
+    manifest_version: str | None = None   # base, head, file or worktree: which copy of the manifest
 
     def to_json(self) -> dict[str, Any]:
         return {"kind": self.kind, "own": list(self.own), "read": list(self.read), "reserved": list(self.reserved),
-                "manifest": self.manifest, "run": self.run, "task": self.task}
+                "manifest": self.manifest, "manifest_version": self.manifest_version, "run": self.run,
+                "task": self.task}
 
 
 @dataclass(frozen=True)
