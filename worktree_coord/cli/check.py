@@ -60,7 +60,7 @@ def check(
     if staged:
         report = check_staged(repo, own=own, read=read, manifest=manifest)
     else:
-        with reporter_for(json_mode=fmt is not Format.text or output_file is not None) as reporter:
+        with reporter_for(json_mode=fmt is not Format.text or output_file is not None, label="check") as reporter:
             report = run_check(repo, head=head, base=base, target=target, own=own, read=read, run=run, task=task,
                                manifest=manifest, merge=merge, reporter=reporter)
     if output_file is not None:
