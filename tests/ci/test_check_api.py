@@ -292,3 +292,13 @@ def test_a_deleted_manifest_still_governs_from_the_base(tmp_path):
     report = check(repo)
     assert report.boundary.manifest_version == "base"
     assert {f.rule for f in report.findings} == {"manifest_changed", "outside_own"}
+
+
+def test_a_broken_manifest_on_the_branch_does_not_hide_the_base_boundary(tmp_path):
+    repo = make_repo(tmp_path / "repo", {"a/x.txt": "1\n", "b/y.txt": "1\n", ".wtc-boundary.toml": 'own = ["a/**"]\n'})
+    git(repo, "checkout", "-q", "-b", "feature")
+    write(repo, {".wtc-boundary.toml": "own = [\n", "b/y.txt": "2\n"})
+    commit_all(repo, "feature: break the manifest")
+    report = check(repo)
+    assert report.boundary.manifest_version == "base"
+    assert {f.rule for f in report.findings} == {"manifest_changed", "outside_own"}

@@ -3,7 +3,8 @@
 Stage: the CI pre-merge step (a face's logic, below the faces). Input: a repository and what to
 compare (head, target, base; defaults in revisions.py) plus where the boundary comes from. Output: a
 frozen `CheckReport`. The boundary comes from, in order: `own` globs passed in; the task recorded in
-the store (`run` + `task`); a manifest file (`manifest`, else `.wtc-boundary.toml` in the head commit).
+the store (`run` + `task`); a manifest file (`manifest`, else `.wtc-boundary.toml`), the copy at the
+merge base when there is one, else the branch's.
 
 Invariants:
 - read-only: no ref, index, worktree, config or store write (the dry-run merge writes only
@@ -19,7 +20,6 @@ import os
 import subprocess
 from pathlib import Path
 from typing import Any, Sequence
-
 
 from ..boundary import check_changes, make_boundary, reserved_patterns
 from ..config import Config, load_config
@@ -58,7 +58,13 @@ def check(repo: str | os.PathLike[str] = ".", *, head: str | None = None, base: 
     target_name = target or (run_record.integration_ref if run_record else None)
     manifest_path = manifest or DEFAULT_MANIFEST
     use_manifest = not own and task_record is None
-    head_manifest = _parse_at(git, head_sha, manifest_path, "head") if use_manifest else None
+    head_manifest: ManifestBoundary | None = None
+    head_error: UsageError | None = None
+    if use_manifest:
+        try:
+            head_manifest = _parse_at(git, head_sha, manifest_path, "head")
+        except UsageError as error:  # a broken copy on the branch: the base's copy may still govern
+            head_error = error
     if head_manifest is not None and target_name is None:
         target_name = head_manifest.target
     target_name = target_name or revisions.default_target(git)
@@ -66,6 +72,8 @@ def check(repo: str | os.PathLike[str] = ".", *, head: str | None = None, base: 
     base_sha = revisions.resolve(git, base, "base") if base else revisions.merge_base(git, head_sha, target_tip)
     manifest_boundary = (_choose_manifest(git, base_sha, head_manifest, manifest_path, explicit=manifest is not None)
                          if use_manifest else None)
+    if head_error is not None and (manifest_boundary is None or manifest_boundary.version != "base"):
+        raise head_error
     config = config or load_config(None, _file_reader(git, target_tip))
 
     source = _boundary_source(config, own, read, task_record, manifest_boundary)
