@@ -37,8 +37,9 @@ def check(
     read: List[str] = typer.Option([], "--read", help="Glob the branch reads (repeatable)."),
     run: Optional[str] = typer.Option(None, "--run", "-r", help="Run id: take the boundary of --task from the store."),
     task: Optional[str] = typer.Option(None, "--task", help="Task id (with --run)."),
-    manifest: Optional[str] = typer.Option(None, "--manifest", help="Boundary manifest: a path in the head commit, "
-                                           "else on disk (default: .wtc-boundary.toml in the head commit)."),
+    manifest: Optional[str] = typer.Option(None, "--manifest", help="Boundary manifest: a path in the repository "
+                                           "(its copy at the merge base governs, else the branch's), else a file on "
+                                           "disk (default: .wtc-boundary.toml)."),
     output_format: Format = typer.Option(Format.text, "--format", "-f", help="Output format.", case_sensitive=False),
     output_file: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the report to FILE; print the "
                                                "text summary on stdout."),

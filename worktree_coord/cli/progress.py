@@ -15,8 +15,10 @@ import os
 import sys
 from typing import Any, Iterator, TextIO
 
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TaskID, TextColumn, TimeElapsedColumn
+from rich.console import Console, RenderableType
+from rich.progress import (BarColumn, MofNCompleteColumn, Progress, ProgressColumn, SpinnerColumn, Task, TaskID,
+                           TextColumn, TimeElapsedColumn)
+from rich.text import Text
 
 from ..events import NullReporter, Reporter
 
@@ -29,6 +31,17 @@ def describe(kind: str, data: dict[str, Any]) -> str:
     return " ".join(str(part) for part in (verb, subject, state) if part)
 
 
+class _WhenCounted(ProgressColumn):
+    """Show `inner` only once the work has a known size (a bar without a total is just noise)."""
+
+    def __init__(self, inner: ProgressColumn):
+        super().__init__()
+        self.inner = inner
+
+    def render(self, task: Task) -> RenderableType:
+        return self.inner.render(task) if task.total is not None else Text("")
+
+
 class RichProgress:
     """A live progress display on `stream` (default stderr); start() before events, stop() after."""
 
@@ -37,7 +50,7 @@ class RichProgress:
         self.console = Console(file=stream or sys.stderr, force_terminal=force_terminal, soft_wrap=False)
         self.progress = Progress(
             SpinnerColumn(), TextColumn("[bold]{task.fields[label]}[/bold] {task.description}"),
-            BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+            _WhenCounted(BarColumn()), _WhenCounted(MofNCompleteColumn()), TimeElapsedColumn(),
             console=self.console, transient=True,
         )
         self._task: TaskID | None = None
