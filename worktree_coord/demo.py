@@ -180,9 +180,7 @@ class DemoReport:
                 "report": self.report, "status": self.status, "seconds": self.seconds, "not_built": self.not_built}
 
 
-NOT_BUILT_YET: list[str] = [
-    "the structured (AST) three-way merge for two tasks editing one module (issue 3)",
-]
+NOT_BUILT_YET: list[str] = []
 
 
 def run_demo(directory: Path | None = None, *, parallel: int = 8) -> DemoReport:
@@ -236,6 +234,8 @@ def render_report(report: DemoReport) -> str:
             continue
         lines.append(f"    -> {finish['state']} (exit {agent['finish_exit']}), {len(finish.get('changed', []))} file(s)"
                      + (f", commit {finish['commit'][:12]}" if finish.get("commit") else ""))
+        for path in (finish.get("merge") or {}).get("resolved", []):
+            lines.append(f"       {path}: git's line merge conflicted; the structured merge resolved it")
         for violation in finish.get("violations", []):
             lines.append(f"       violation {violation['rule']}: {violation['path']} ({violation['detail']})")
         for reserved in finish.get("reserved", []):

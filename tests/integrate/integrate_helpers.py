@@ -77,3 +77,24 @@ def first_parent_chain(repo: pygit2.Repository, tip: pygit2.Oid, stop: pygit2.Oi
         out.append(commit_)
         commit_ = repo[commit_.parent_ids[0]]
     return out
+
+
+# -- workers for multiprocessing (spawn): module level so a fresh interpreter can import them -----
+def merge_worker(repo_path: str, ref: str, base: str, tasks: list[str], barrier, results) -> None:
+    """Merge `tasks` one after another into `ref`, starting together with the other workers."""
+    from worktree_coord.integrate import merge_into
+
+    barrier.wait(timeout=120)
+    out = []
+    for task in tasks:
+        r = merge_into(repo_path, ref, task, base, message=f"merge {task}", author=SIG)
+        out.append((task, r.state.value, r.path.value, r.attempts, r.new_tip))
+    results.put(out)
+
+
+def crashing_merge(repo_path: str, ref: str, base: str, task: str, crash_at: str) -> None:
+    """Merge one task with the crash point `crash_at` armed: the process SIGKILLs itself there."""
+    os.environ["WTC_CRASH_AT"] = crash_at
+    from worktree_coord.integrate import merge_into
+
+    merge_into(repo_path, ref, task, base, message=f"merge {task}", author=SIG)

@@ -17,6 +17,17 @@ Public API:
     fast_forward(repo, target_ref, new, expected_old, *, message=...) -> FastForwardResult
     Integrator(repo)           the same as methods, for callers that manage their own instances
     MergeTreeProcess(repo_path) the persistent `git merge-tree --stdin` client
+
+The resolver contract (`resolve=`): a callable taking a sequence of `FileToResolve` (path, base,
+ours, theirs as bytes; ours = integration, theirs = task) and returning a mapping path -> FileMerge
+(worktree_coord.merge.result). Paths missing from the mapping, or not clean, stay conflicted.
+Only content and add/add conflicts of regular files are offered; modify/delete, type changes and
+submodules are reported as conflicts without asking.
+
+Process model: the module-level functions keep one Integrator per (process, thread, repository)
+and one merge-tree process per (process, repository), so a long-lived coordinator pays the git
+spawn and the integration-history walk once; a one-shot CLI process pays them once per call
+(about 10 ms + 25 ms at 1,000 merged tasks).
 """
 
 from __future__ import annotations

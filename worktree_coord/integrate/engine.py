@@ -44,7 +44,6 @@ from .result import (
     IntegrationResult,
     IntegrationState,
     MergePath,
-    StageEntry,
 )
 from .trees import update_tree
 
@@ -170,7 +169,7 @@ class Integrator:
                     timings["total"] = _ms(started)
                     return IntegrationResult(
                         IntegrationState.CONFLICT, ref, str(task), str(base_id), str(tip), str(tip),
-                        None, None, path, remaining, resolved, attempts, reason, timings)
+                        None, str(tree), path, remaining, resolved, attempts, reason, timings)
             t = time.perf_counter()
             commit = repo.create_commit(None, author, committer, message, tree, [tip, task])
             timings["commit"] = timings.get("commit", 0.0) + _ms(t)
@@ -255,7 +254,16 @@ class Integrator:
             remaining.append(ConflictedFile(item.path, item.base, item.ours, item.theirs,
                                             kinds[item.path], text, result))
         if remaining:
-            return tree, tuple(sorted(changes)), tuple(remaining)
+            # The tree to hand back with the conflict: resolved files clean, the rest carrying the
+            # resolver's markers where it produced any (labels integration/base/task) and git's
+            # otherwise -- what `wtc task update` checks out for the agent to finish by hand.
+            for item in remaining:
+                if (item.resolution is not None and item.ours is not None
+                        and item.theirs is not None and item.text):
+                    changes[item.path] = (repo.create_blob(item.text), _merged_mode(item))
+            marked = update_tree(repo, tree, changes) if changes else tree
+            resolved_paths = tuple(sorted(p for p in changes if p not in {r.path for r in remaining}))
+            return marked, resolved_paths, tuple(remaining)
         if not conflicted:
             # git said "conflicted" but named no file: never guess, report it.
             return tree, (), (ConflictedFile("", None, None, None, "unlisted",

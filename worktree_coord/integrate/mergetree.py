@@ -18,7 +18,7 @@ branch descends from the pinned commit and the integration branch only gains mer
 second parents are such branches, so every common ancestor is the pinned commit, one of its
 ancestors, or a commit both sides share (a task stacked on an already-merged task, or a task brought
 up to date with integration) -- and git picks the newest of those, which is the correct base for a
-three-way merge (tests/integrate/test_mergetree.py checks the stacked case).
+three-way merge (tests/integrate/test_integrate_mergetree.py checks the stacked case).
 """
 
 from __future__ import annotations

@@ -88,7 +88,9 @@ class IntegrationResult:
     `old_tip` is the tip the merge was made onto (for CONFLICT: the tip that was current), `new_tip`
     the ref's tip afterwards (unchanged unless MERGED), `merge_commit` the commit that brought the task
     in (for ALREADY_MERGED: found on the first-parent chain when it is recent, else None), `tree` its
-    tree. `attempts` counts merges made: more than 1 means the ref moved under us and we merged again.
+    tree (for CONFLICT: a tree with the resolved files clean and conflict markers in the others,
+    never referenced by any ref, for `wtc task update` to check out). A task commit equal to base
+    has nothing to merge and is ALREADY_MERGED. `attempts` counts merges made: more than 1 means the ref moved under us and we merged again.
     `resolved` lists paths the resolver made clean.
     """
 

@@ -1,0 +1,299 @@
+#!/usr/bin/env python3
+"""Benchmark: merge N task branches into an integration ref with `merge_into`, against a baseline.
+
+Generates (with `git fast-import`) two repositories, ~5,000 and ~50,000 files
+(`packages/pNNN/src/subK/modJJJ.py`, 200 packages x 25 / x 250 files by default), and N task
+branches off the base commit. Task i works in package i mod 200 (round i div 200 uses other files of
+that package, so no two tasks touch one file): it edits 3 files, adds 1 and deletes 1.
+
+Each method runs on its own copy of the repository (so no method finds the objects another wrote):
+  engine        worktree_coord.integrate.Integrator.merge_into (fast path, merge-tree fallback)
+  engine-mt     the same with the fast path off: every merge through the persistent
+                `git merge-tree --stdin` process
+  baseline      per merge: `git merge-tree --write-tree` + `git commit-tree` + `git update-ref`
+All methods must end on the same tree (checked). Printed: per-merge median / p95 / mean of the
+first and last 10, totals (wall and CPU incl. children), and the two target ratios:
+  engine total / baseline total at the large size    target <= 0.5
+  engine median at large / engine median at small    target <= 1.5
+Runs are repeated (--repeat, default 3) with repetition outermost, then size, then method, and each
+ratio is the median of per-repetition ratios: this VM is shared and its load swings from 1 to 15,
+so only runs made close together are compared. CPU ratios are printed next to wall ratios.
+
+Usage:
+  python scripts/bench_merge.py                      # 200 tasks x 3 runs, 5k and 50k files (~2 min)
+  python scripts/bench_merge.py --tasks 1000         # the full-size run
+  python scripts/bench_merge.py --tasks 50 --sizes 25,250 --json out.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pygit2
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from worktree_coord.integrate import IntegrationState, Integrator  # noqa: E402
+
+PACKAGES = 200
+SUBDIR_FILES = 50
+SIG = pygit2.Signature("bench", "bench@worktree-coord.invalid", 1_700_000_000, 0)
+INTEG = "refs/heads/integration"
+
+
+def _env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env.update(GIT_AUTHOR_NAME="bench", GIT_AUTHOR_EMAIL="bench@x", GIT_COMMITTER_NAME="bench",
+               GIT_COMMITTER_EMAIL="bench@x", GIT_AUTHOR_DATE="1700000000 +0000",
+               GIT_COMMITTER_DATE="1700000000 +0000")
+    return env
+
+
+def _file_path(p: int, j: int) -> str:
+    return f"packages/p{p:03d}/src/sub{j // SUBDIR_FILES}/mod{j:03d}.py"
+
+
+def _file_text(p: int, j: int, tag: str = "") -> bytes:
+    lines = [f"# package {p} module {j}\n"]
+    lines += [f"def f{k}(x):\n    return x * {k} + {p + j}{tag}\n\n" for k in range(24)]
+    return "".join(lines).encode()
+
+
+def _data(fh, payload: bytes) -> None:
+    fh.write(b"data %d\n" % len(payload))
+    fh.write(payload)
+    fh.write(b"\n")
+
+
+def task_change(p: int, r: int, files: int, i: int) -> tuple[dict[str, bytes], list[str]]:
+    """What task i (package p, round r) writes and deletes: 3 edits, 1 new file, 1 deletion."""
+    first = r * 5
+    writes = {_file_path(p, j % files): _file_text(p, j % files, f"  # task {i}") for j in range(first, first + 3)}
+    writes[f"packages/p{p:03d}/src/sub0/task_{i:04d}.py"] = _file_text(p, 1000 + i, "  # new")
+    return writes, [_file_path(p, (first + 3) % files)]
+
+
+def generate(repo_dir: Path, files: int, tasks: int) -> None:
+    """A bare repository with the base commit on `main` and `task/NNNN` branches, via fast-import."""
+    if tasks > PACKAGES * (files // 5):
+        raise SystemExit(f"--tasks {tasks} is more than {PACKAGES * (files // 5)} disjoint tasks at {files} files per package")
+    subprocess.run(["git", "init", "-q", "--bare", str(repo_dir)], check=True, env=_env())
+    proc = subprocess.Popen(["git", "-C", str(repo_dir), "fast-import", "--quiet"],
+                            stdin=subprocess.PIPE, env=_env())
+    fh = proc.stdin
+    assert fh is not None
+    fh.write(b"commit refs/heads/main\nmark :1\ncommitter bench <bench@x> 1700000000 +0000\n")
+    _data(fh, b"base")
+    for p in range(PACKAGES):
+        for j in range(files):
+            fh.write(f"M 100644 inline {_file_path(p, j)}\n".encode())
+            _data(fh, _file_text(p, j))
+    for i in range(tasks):
+        p, r = i % PACKAGES, i // PACKAGES
+        fh.write(f"commit refs/heads/task/{i:04d}\ncommitter bench <bench@x> 1700000000 +0000\n".encode())
+        _data(fh, f"task {i}".encode())
+        fh.write(b"from :1\n")
+        writes, deletes = task_change(p, r, files, i)
+        for path, payload in writes.items():
+            fh.write(f"M 100644 inline {path}\n".encode())
+            _data(fh, payload)
+        for path in deletes:
+            fh.write(f"D {path}\n".encode())
+    fh.close()
+    if proc.wait() != 0:
+        raise SystemExit("git fast-import failed")
+
+
+def _cpu() -> float:
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def run_engine(repo_dir: Path, tasks: int, fast_path: bool) -> dict:
+    repo = pygit2.Repository(str(repo_dir))
+    base = repo.references["refs/heads/main"].target
+    repo.references.create(INTEG, base, force=True)
+    task_ids = [repo.references[f"refs/heads/task/{i:04d}"].target for i in range(tasks)]
+    times, paths, phases = [], {}, {}
+    cpu0, wall0 = _cpu(), time.perf_counter()
+    with Integrator(repo, fast_path=fast_path) as engine:
+        for i, task in enumerate(task_ids):
+            t = time.perf_counter()
+            result = engine.merge_into(INTEG, task, base, message=f"merge task {i}", author=SIG)
+            times.append((time.perf_counter() - t) * 1000)
+            if result.state is not IntegrationState.MERGED:
+                raise SystemExit(f"task {i}: {result.state.value} {result.fallback_reason}")
+            paths[result.path.value] = paths.get(result.path.value, 0) + 1
+            for name, ms in result.timings_ms.items():
+                phases.setdefault(name, []).append(ms)
+    wall, cpu = time.perf_counter() - wall0, _cpu() - cpu0
+    tree = str(repo[repo.references[INTEG].target].tree_id)
+    return _summary(times, wall, cpu, tree, paths=paths,
+                    phases={k: round(statistics.median(v), 2) for k, v in phases.items()})
+
+
+def run_baseline(repo_dir: Path, tasks: int) -> dict:
+    env = _env()
+    git = ["git", "-C", str(repo_dir)]
+
+    def out(*args: str) -> str:
+        return subprocess.run([*git, *args], check=True, capture_output=True, env=env).stdout.decode().strip()
+
+    base = out("rev-parse", "refs/heads/main")
+    out("update-ref", INTEG, base)
+    tip = base
+    times, phases = [], {"merge-tree": [], "commit-tree": [], "update-ref": []}
+    cpu0, wall0 = _cpu(), time.perf_counter()
+    for i in range(tasks):
+        task = f"refs/heads/task/{i:04d}"
+        t0 = time.perf_counter()
+        tree = out("merge-tree", "--write-tree", tip, task).split()[0]
+        t1 = time.perf_counter()
+        new = out("commit-tree", tree, "-p", tip, "-p", task, "-m", f"merge task {i}")
+        t2 = time.perf_counter()
+        out("update-ref", INTEG, new, tip)
+        t3 = time.perf_counter()
+        tip = new
+        times.append((t3 - t0) * 1000)
+        for name, a, b in (("merge-tree", t0, t1), ("commit-tree", t1, t2), ("update-ref", t2, t3)):
+            phases[name].append((b - a) * 1000)
+    wall, cpu = time.perf_counter() - wall0, _cpu() - cpu0
+    tree = out("rev-parse", f"{tip}^{{tree}}")
+    return _summary(times, wall, cpu, tree, paths={"git-cli": tasks},
+                    phases={k: round(statistics.median(v), 2) for k, v in phases.items()})
+
+
+def _summary(times: list[float], wall: float, cpu: float, tree: str, **extra) -> dict:
+    ordered = sorted(times)
+    return {
+        "merges": len(times),
+        "median_ms": round(statistics.median(times), 2),
+        "p95_ms": round(ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))], 2),
+        "first10_ms": round(statistics.mean(times[:10]), 2),
+        "last10_ms": round(statistics.mean(times[-10:]), 2),
+        "total_s": round(wall, 2),
+        "cpu_s": round(cpu, 2),
+        "tree": tree,
+        **extra,
+    }
+
+
+def _combine(runs: list[dict]) -> dict:
+    """Median over repeated runs of each number (the trees must all agree)."""
+    if len({r["tree"] for r in runs}) != 1:
+        raise SystemExit("repeated runs of one method ended on different trees")
+    out = dict(runs[0])
+    for key in ("median_ms", "p95_ms", "first10_ms", "last10_ms", "total_s", "cpu_s"):
+        out[key] = round(statistics.median(r[key] for r in runs), 2)
+    out["runs"] = len(runs)
+    return out
+
+
+def _run(method: str, gen: Path, work: Path, tasks: int) -> dict:
+    shutil.rmtree(work, ignore_errors=True)
+    shutil.copytree(gen, work)   # a fresh copy: no method finds objects another one wrote
+    try:
+        if method == "engine":
+            return run_engine(work, tasks, fast_path=True)
+        if method == "engine-mt":
+            return run_engine(work, tasks, fast_path=False)
+        if method == "baseline":
+            return run_baseline(work, tasks)
+        raise SystemExit(f"unknown method {method!r}")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _ratio(runs: dict, a: tuple[str, str], b: tuple[str, str], key: str) -> float:
+    """Median over repetitions of the paired ratio a/b (pairs ran back to back, under one load)."""
+    pairs = zip(runs[a[0]][a[1]], runs[b[0]][b[1]])
+    return round(statistics.median(x[key] / y[key] for x, y in pairs), 3)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--tasks", type=int, default=200, help="task branches to merge (full size: 1000)")
+    parser.add_argument("--sizes", default="25,250",
+                        help="files per package for the small and the large repository (x200 packages)")
+    parser.add_argument("--methods", default="engine,engine-mt,baseline")
+    parser.add_argument("--repeat", type=int, default=3, help="runs per method and size; medians are reported")
+    parser.add_argument("--workdir", help="keep the generated repositories here (default: a temp dir)")
+    parser.add_argument("--json", help="also write the results as JSON to this file")
+    args = parser.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",")]
+    methods = args.methods.split(",")
+    root = Path(args.workdir or tempfile.mkdtemp(prefix="wtc-bench-merge-"))
+    root.mkdir(parents=True, exist_ok=True)
+    labels = {files: f"{files * PACKAGES / 1000:g}k" for files in sizes}
+    print(f"# bench_merge: {args.tasks} tasks, sizes {sizes} files/package x {PACKAGES} packages, "
+          f"{args.repeat} runs, git {subprocess.run(['git', '--version'], capture_output=True, text=True).stdout.split()[-1]}, "
+          f"load {os.getloadavg()[0]:.1f}", flush=True)
+    runs: dict[str, dict[str, list[dict]]] = {labels[f]: {m: [] for m in methods} for f in sizes}
+    try:
+        for files in sizes:
+            gen = root / f"gen-{files}-{args.tasks}"
+            t = time.perf_counter()
+            if not gen.exists():
+                generate(gen, files, args.tasks)
+            print(f"{labels[files]}: {files * PACKAGES} files + {args.tasks} task branches ready in "
+                  f"{time.perf_counter() - t:.1f} s", flush=True)
+        # Repetition outermost, then size, then method: the runs compared in a ratio ran close
+        # together, so the load of other jobs on the machine hits both sides alike.
+        for rep in range(args.repeat):
+            for files in sizes:
+                label = labels[files]
+                for method in methods:
+                    res = _run(method, root / f"gen-{files}-{args.tasks}", root / f"run-{files}-{method}", args.tasks)
+                    runs[label][method].append(res)
+                    print(f"  run {rep + 1} {label:>4} {method:10s} median {res['median_ms']:7.2f} ms  "
+                          f"p95 {res['p95_ms']:7.2f}  first10 {res['first10_ms']:6.2f} -> last10 "
+                          f"{res['last10_ms']:6.2f}  total {res['total_s']:6.2f} s  cpu {res['cpu_s']:6.2f} s  "
+                          f"paths {res['paths']}  phases {res['phases']}  load {os.getloadavg()[0]:.1f}",
+                          flush=True)
+    finally:
+        if not args.workdir:
+            shutil.rmtree(root, ignore_errors=True)
+    results = {label: {m: _combine(r) for m, r in by_method.items()} for label, by_method in runs.items()}
+    print(f"medians over {args.repeat} runs:")
+    for label, by_method in results.items():
+        trees = {r["tree"] for r in by_method.values()}
+        if len(trees) != 1:
+            raise SystemExit(f"{label}: methods ended on different trees: {trees}")
+        for method, res in by_method.items():
+            print(f"  {label:>4} {method:10s} per-merge median {res['median_ms']:6.2f} ms  p95 {res['p95_ms']:6.2f}  "
+                  f"first10 {res['first10_ms']:6.2f} -> last10 {res['last10_ms']:6.2f}  total {res['total_s']:6.2f} s  "
+                  f"cpu {res['cpu_s']:6.2f} s  cpu/merge {1000 * res['cpu_s'] / res['merges']:5.2f} ms")
+        print(f"  {label:>4} all methods end on tree {trees.pop()[:12]}")
+    small, large = labels[sizes[0]], labels[sizes[-1]]
+    ratios = {}
+    if "engine" in methods and "baseline" in methods:
+        for label in (small, large) if small != large else (large,):
+            ratios[f"engine total / baseline total @{label}"] = _ratio(runs, (label, "engine"), (label, "baseline"), "total_s")
+            ratios[f"engine cpu / baseline cpu @{label}"] = _ratio(runs, (label, "engine"), (label, "baseline"), "cpu_s")
+    if small != large:
+        for method in [m for m in ("engine", "engine-mt") if m in methods]:
+            ratios[f"{method} median {large} / {small}"] = _ratio(runs, (large, method), (small, method), "median_ms")
+            ratios[f"{method} cpu/merge {large} / {small}"] = _ratio(runs, (large, method), (small, method), "cpu_s")
+    print("ratios, median of paired runs (targets: engine total / baseline total <= 0.5; "
+          "engine median large / small <= 1.5):")
+    for name, value in ratios.items():
+        print(f"  {name} = {value}")
+    if args.json:
+        Path(args.json).write_text(json.dumps({"tasks": args.tasks, "repeat": args.repeat, "results": results,
+                                               "runs": runs, "ratios": ratios}, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

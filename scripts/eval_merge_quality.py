@@ -1,0 +1,317 @@
+#!/usr/bin/env python3
+"""Measure merge quality by history replay: reach and precision of `git merge-file` vs merge_file.
+
+Corpus: two real releases of real packages, fetched with the registries' ordinary clients (pip
+sdists from PyPI, `npm pack` tarballs from npm, crates through `cargo fetch`) into the ignored
+`scratch/corpus/` folder; nothing third-party is committed. For every source file present in both
+releases, the line hunks of old -> new are split between two synthetic sides:
+  * "split": the hunks are divided at random into two disjoint non-empty sets (left gets one set,
+    right the other);
+  * "insert": one pure insertion hunk of two or more lines is cut at a line boundary (left adds the
+    first part, right the second, at the same place, which is where line merges conflict), the
+    other hunks are divided at random.
+The newer release is the expected result. For each scenario both engines run and we count, by
+language: files git leaves conflicted; of those, how many we resolve cleanly (reach) and how many
+of those equal the newer release (precision); on files git merges cleanly, how often each engine
+is silently wrong (clean but different from the newer release) and how often we add a conflict.
+
+Usage: python scripts/eval_merge_quality.py [--fetch] [--seed N] [--max-files N] [--show-wrong N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tarfile
+import time
+import zipfile
+
+import tree_sitter
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from worktree_coord.merge import line_merge, merge_file  # noqa: E402
+from worktree_coord.merge.profiles import profile_for_path  # noqa: E402
+
+SCRATCH = ROOT / "scratch" / "corpus"
+
+PYPI = [
+    ("requests", "2.31.0", "2.32.3"), ("flask", "2.3.3", "3.0.3"), ("click", "8.1.3", "8.1.7"),
+    ("attrs", "23.1.0", "23.2.0"), ("httpx", "0.25.0", "0.27.0"), ("rich", "13.5.0", "13.7.1"),
+    ("jinja2", "3.1.2", "3.1.4"), ("werkzeug", "2.3.7", "3.0.3"), ("packaging", "23.1", "24.0"),
+    ("pluggy", "1.2.0", "1.5.0"), ("typer", "0.9.0", "0.12.3"), ("tomlkit", "0.12.1", "0.12.5"),
+    ("fastapi", "0.100.0", "0.110.0"), ("starlette", "0.27.0", "0.37.2"), ("anyio", "3.7.1", "4.3.0"),
+    ("pytest", "7.4.0", "8.1.1"), ("black", "23.7.0", "24.3.0"), ("urllib3", "2.0.4", "2.2.1"),
+    ("marshmallow", "3.20.1", "3.21.1"), ("httpcore", "0.17.3", "1.0.5"),
+]
+NPM = [
+    ("zod", "3.22.0", "3.23.8"), ("express", "4.18.2", "4.19.2"), ("commander", "11.0.0", "12.0.0"),
+    ("axios", "1.5.0", "1.7.2"), ("@tanstack/query-core", "5.0.0", "5.28.0"), ("yargs", "17.6.0", "17.7.2"),
+    ("chalk", "5.2.0", "5.3.0"), ("prettier-plugin-packagejson", "2.4.0", "2.5.0"),
+    ("eslint", "8.50.0", "8.57.0"), ("kysely", "0.26.0", "0.27.3"), ("valibot", "0.20.0", "0.30.0"),
+    ("hono", "3.12.0", "4.2.0"),
+]
+CRATES = [("anyhow", "1.0.75", "1.0.86"), ("semver", "1.0.18", "1.0.23"), ("itoa", "1.0.9", "1.0.11")]
+
+
+def _run(command: list[str], cwd: Path) -> bool:
+    done = subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=300, check=False)
+    if done.returncode != 0:
+        print(f"  ! {' '.join(command)}: {done.stderr.strip()[:200]}", file=sys.stderr)
+    return done.returncode == 0
+
+
+def _extract(archive: Path, into: Path) -> None:
+    into.mkdir(parents=True, exist_ok=True)
+    if archive.suffix == ".zip":
+        with zipfile.ZipFile(archive) as handle:
+            handle.extractall(into)
+    else:
+        with tarfile.open(archive) as handle:
+            handle.extractall(into, filter="data")
+
+
+def fetch() -> None:
+    """Download both releases of every corpus package (registries only, ordinary clients)."""
+    downloads = SCRATCH / "downloads"
+    downloads.mkdir(parents=True, exist_ok=True)
+    for name, *versions in PYPI:
+        for version in versions:
+            target = SCRATCH / "pypi" / f"{name}-{version}"
+            if target.exists():
+                continue
+            before = set(downloads.iterdir())
+            if _run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", ":all:",
+                     f"{name}=={version}", "-d", str(downloads)], downloads):
+                new = [p for p in set(downloads.iterdir()) - before if p.is_file()]
+                for archive in new:
+                    _extract(archive, target)
+    for name, *versions in NPM:
+        for version in versions:
+            target = SCRATCH / "npm" / f"{name.replace('/', '__')}-{version}"
+            if target.exists():
+                continue
+            before = set(downloads.iterdir())
+            if _run(["npm", "pack", "-q", f"{name}@{version}"], downloads):
+                for archive in set(downloads.iterdir()) - before:
+                    _extract(archive, target)
+    for name, *versions in CRATES:
+        for version in versions:
+            target = SCRATCH / "crates" / f"{name}-{version}"
+            if target.exists():
+                continue
+            project = SCRATCH / "cargo-fetch" / f"{name}-{version}"
+            (project / "src").mkdir(parents=True, exist_ok=True)
+            (project / "src" / "lib.rs").write_text("")
+            (project / "Cargo.toml").write_text(
+                f'[package]\nname = "fetch"\nversion = "0.0.0"\nedition = "2021"\n\n[dependencies]\n{name} = "={version}"\n')
+            if _run(["cargo", "fetch", "-q"], project):
+                home = Path(os.environ.get("CARGO_HOME", Path.home() / ".cargo"))
+                for found in (home / "registry" / "src").glob(f"*/{name}-{version}"):
+                    shutil.copytree(found, target)
+                    break
+
+
+def _tree_files(root: Path) -> dict[str, Path]:
+    out = {}
+    for path in root.rglob("*"):
+        if path.is_file() and profile_for_path(path.name) is not None and "node_modules" not in path.parts:
+            parts = path.relative_to(root).parts
+            out["/".join(parts[1:] if len(parts) > 1 else parts)] = path
+    return out
+
+
+def pairs() -> list[tuple[str, bytes, bytes]]:
+    """(path, old, new) for every supported file that changed between the two releases."""
+    out = []
+    groups = [("pypi", PYPI), ("npm", NPM), ("crates", CRATES)]
+    for folder, packages in groups:
+        for name, old, new in packages:
+            stem = name.replace("/", "__")
+            old_root, new_root = SCRATCH / folder / f"{stem}-{old}", SCRATCH / folder / f"{stem}-{new}"
+            if not old_root.exists() or not new_root.exists():
+                continue
+            old_files, new_files = _tree_files(old_root), _tree_files(new_root)
+            for rel in sorted(set(old_files) & set(new_files)):
+                a, b = old_files[rel].read_bytes(), new_files[rel].read_bytes()
+                if a != b and a.count(b"\n") < 4000 and b.count(b"\n") < 4000:
+                    out.append((f"{folder}/{name}/{rel}", a, b))
+    return out
+
+
+def _offset(lines: list[bytes], index: int) -> int:
+    return sum(len(line) for line in lines[:index])
+
+
+def _first_text(lines: list[bytes], start: int, stop: int) -> int | None:
+    """Byte offset of the first non-blank character in lines[start:stop], or None."""
+    for index in range(start, stop):
+        stripped = lines[index].lstrip()
+        if stripped.strip():
+            return _offset(lines, index) + len(lines[index]) - len(stripped)
+    return None
+
+
+def _last_text(lines: list[bytes], start: int, stop: int) -> int | None:
+    for index in range(stop - 1, start - 1, -1):
+        if lines[index].strip():
+            return _offset(lines, index) + len(lines[index].rstrip())
+    return None
+
+
+def _sibling_cut(lines: list[bytes], j1: int, k: int, j2: int, tree, profile=None) -> bool:  # type: ignore[no-untyped-def]
+    """True when lines[j1:k] and lines[k:j2] are each whole runs of sibling nodes of one parent:
+    two independent insertions, as two developers adding declarations at one place would write."""
+    if tree is None:
+        return False
+    points = [_first_text(lines, j1, k), _last_text(lines, j1, k), _first_text(lines, k, j2), _last_text(lines, k, j2)]
+    if None in points:
+        return False
+    start, end1, start2, end = points
+    node = tree.root_node.descendant_for_byte_range(start, end)
+    while node is not None and not (node.start_byte <= start and node.end_byte >= end and node.named_child_count > 1):
+        node = node.parent
+    if node is None:
+        return False
+    children = [c for c in node.children if c.is_named]
+    starts = {c.start_byte for c in children}
+    ends = {c.start_byte + len(c.text.rstrip()) for c in children}
+    if profile is not None and profile.container_rule(node) is None:
+        return False  # only siblings in a container of declarations (module, class body, object)
+    edge_kinds = {c.start_byte: c.type for c in children}
+    edge_kinds.update({c.start_byte + len(c.text.rstrip()): c.type for c in children})
+    if any(word in edge_kinds.get(point, "") for point in (start2, end1) for word in ("comment", "decorator", "attribute")):
+        return False  # a comment or decorator cut from what it annotates is not a real edit
+    return start in starts and start2 in starts and end1 in ends and end in ends
+
+
+def scenarios(old: bytes, new: bytes, rng: random.Random, tree_of=lambda data: None, profile=None) -> list[tuple[str, bytes, bytes]]:
+    """Synthetic (kind, left, right) pairs whose combination is `new` (see the module docstring)."""
+    a, b = old.splitlines(keepends=True), new.splitlines(keepends=True)
+    hunks = [op for op in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes() if op[0] != "equal"]
+    out = []
+
+    def build(assign: dict[int, list[tuple[int, int, int, int]]]) -> tuple[bytes, bytes]:
+        sides = []
+        for side in (0, 1):
+            chosen = sorted(assign[side])
+            lines: list[bytes] = []
+            cursor = 0
+            for i1, i2, j1, j2 in chosen:
+                lines.extend(a[cursor:i1])
+                lines.extend(b[j1:j2])
+                cursor = i2
+            lines.extend(a[cursor:])
+            sides.append(b"".join(lines))
+        return sides[0], sides[1]
+
+    spans = [(i1, i2, j1, j2) for _tag, i1, i2, j1, j2 in hunks]
+    if len(spans) >= 2:
+        assign: dict[int, list[tuple[int, int, int, int]]] = {0: [], 1: []}
+        order = list(range(len(spans)))
+        rng.shuffle(order)
+        cut = rng.randint(1, len(spans) - 1)
+        for rank, index in enumerate(order):
+            assign[0 if rank < cut else 1].append(spans[index])
+        out.append(("split", *build(assign)))
+    inserts = [s for s in spans if s[0] == s[1] and s[3] - s[2] >= 2]
+    rng.shuffle(inserts)
+    for i1, _i2, j1, j2 in inserts:
+        cuts = [k for k in range(j1 + 1, j2) if _sibling_cut(b, j1, k, j2, tree_of(new), profile)]
+        if not cuts:
+            continue
+        k = rng.choice(cuts)
+        first, second = (i1, i1, j1, k), (i1, i1, k, j2)
+        assign = {0: [first], 1: [second]}
+        for span in spans:
+            if span != (i1, i1, j1, j2):
+                assign[rng.randint(0, 1)].append(span)
+        left, right = build(assign)
+        out.append(("insert", left, right))
+        if sum(kind == "insert" for kind, _, _ in out) >= 4:
+            break
+    return out
+
+
+def _no_blank_lines(data: bytes) -> bytes:
+    return b"".join(line for line in data.splitlines(keepends=True) if line.strip())
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--fetch", action="store_true", help="download the corpus first (needs the registries)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--max-files", type=int, default=100000)
+    parser.add_argument("--show-wrong", type=int, default=0, help="print that many wrong merges")
+    args = parser.parse_args()
+    if args.fetch:
+        fetch()
+    corpus = pairs()[: args.max_files]
+    if not corpus:
+        print("no corpus: run with --fetch first", file=sys.stderr)
+        return 2
+    stats: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    wrong_examples = []
+    times = []
+    for path, old, new in corpus:
+        language = profile_for_path(path).name  # type: ignore[union-attr]
+        rng = random.Random(f"{args.seed}:{path}")  # per file, so one case can be replayed alone
+        profile = profile_for_path(path)
+        parser = tree_sitter.Parser(profile.language)  # type: ignore[union-attr]
+        for kind, left, right in scenarios(old, new, rng, tree_of=lambda data: parser.parse(data), profile=profile):
+            if left == new or right == new or left == old or right == old:
+                continue
+            git = line_merge(old, left, right)
+            started = time.perf_counter()
+            ours = merge_file(old, left, right, path)
+            times.append(time.perf_counter() - started)
+            for key in (language, "ALL"):
+                s = stats[key]
+                s["scenarios"] += 1
+                blankless = ours.clean and _no_blank_lines(ours.merged) == _no_blank_lines(new)
+                if not git.clean:
+                    s["git_conflicted"] += 1
+                    if ours.clean:
+                        s["ours_resolved"] += 1
+                        s["ours_resolved_right"] += ours.merged == new
+                        s["ours_resolved_right_ws"] += blankless
+                else:
+                    s["git_clean"] += 1
+                    s["git_clean_wrong"] += git.merged != new
+                    s["ours_clean_on_git_clean"] += ours.clean
+                    s["ours_wrong_on_git_clean"] += ours.clean and ours.merged != new
+            if ours.clean and ours.merged != new and not (git.clean and git.merged == ours.merged):
+                wrong_examples.append((path, kind, old, left, right, new, ours))
+    header = f"{'language':<11}{'scen':>6}{'git-confl':>10}{'resolved':>9}{'reach':>7}{'right':>7}{'precision':>10}{'prec-ws':>8}" \
+             f"{'git-clean':>10}{'git-wrong':>10}{'ours-wrong':>11}{'ours-confl':>11}"
+    print(header)
+    for language in sorted(stats, key=lambda name: (name == "ALL", name)):
+        s = stats[language]
+        reach = s["ours_resolved"] / s["git_conflicted"] if s["git_conflicted"] else 0.0
+        precision = s["ours_resolved_right"] / s["ours_resolved"] if s["ours_resolved"] else 0.0
+        precision_ws = s["ours_resolved_right_ws"] / s["ours_resolved"] if s["ours_resolved"] else 0.0
+        print(f"{language:<11}{s['scenarios']:>6}{s['git_conflicted']:>10}{s['ours_resolved']:>9}{reach:>7.1%}"
+              f"{s['ours_resolved_right']:>7}{precision:>10.1%}{precision_ws:>8.1%}{s['git_clean']:>10}{s['git_clean_wrong']:>10}"
+              f"{s['ours_wrong_on_git_clean']:>11}{s['git_clean'] - s['ours_clean_on_git_clean']:>11}")
+    times.sort()
+    if times:
+        print(f"merge_file time: median {times[len(times) // 2] * 1000:.1f} ms, "
+              f"p95 {times[int(len(times) * 0.95)] * 1000:.1f} ms over {len(times)} merges")
+    for path, kind, old, left, right, new, ours in wrong_examples[: args.show_wrong]:
+        print(f"\n### wrong: {path} ({kind}, {ours.strategy.value})")
+        diff = difflib.unified_diff(new.decode(errors="replace").splitlines(), ours.merged.decode(errors="replace").splitlines(),
+                                    "expected", "ours", lineterm="", n=2)
+        print("\n".join(list(diff)[:60]))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,160 @@
+"""The cascade's choices and fallbacks, on real inputs through the real engines."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pygit2
+import pytest
+
+from worktree_coord.merge import Strategy, line_merge, merge_file, resolve_conflicted_files
+from worktree_coord.merge.line import git_merge_file
+
+BASE = b"import os\n\n\ndef a():\n    return 1\n"
+LEFT = b"import os\nimport sys\n\n\ndef a():\n    return 1\n\n\ndef b():\n    return 2\n"
+RIGHT = b"import os\nimport re\n\n\ndef a():\n    return 1\n\n\ndef c():\n    return 3\n"
+BOTH = b"import os\nimport sys\nimport re\n\n\ndef a():\n    return 1\n\n\ndef b():\n    return 2\n\n\ndef c():\n    return 3\n"
+
+
+def test_trivial_cases_return_the_changed_side() -> None:
+    assert merge_file(BASE, LEFT, BASE, "m.py").merged == LEFT
+    assert merge_file(BASE, BASE, RIGHT, "m.py").merged == RIGHT
+    same = merge_file(BASE, LEFT, LEFT, "m.py")
+    assert same.merged == LEFT and same.clean and same.strategy is Strategy.TRIVIAL
+
+
+def test_structured_resolves_what_lines_conflict_on() -> None:
+    assert not line_merge(BASE, LEFT, RIGHT).clean
+    result = merge_file(BASE, LEFT, RIGHT, "pkg/m.py")
+    assert result.clean and result.strategy is Strategy.STRUCTURED
+    assert result.merged == BOTH
+
+
+def test_clean_line_merge_is_byte_identical_to_git() -> None:
+    base = b"def a():\n    return 1\n\n\ndef b():\n    return 2\n"
+    left = base.replace(b"return 1", b"return 10")
+    right = base.replace(b"return 2", b"return 20")
+    result = merge_file(base, left, right, "m.py")
+    assert result.strategy is Strategy.LINE and result.clean
+    assert result.merged == git_merge_file(base, left, right)[0]
+
+
+def test_binary_is_a_conflict_unless_trivial() -> None:
+    base, left, right = b"\x00\x01", b"\x00\x02", b"\x00\x03"
+    result = merge_file(base, left, right, "blob.bin")
+    assert not result.clean and result.strategy is Strategy.BINARY and result.merged == left
+    assert merge_file(base, left, base, "blob.bin").clean
+
+
+def test_non_utf8_falls_back_to_line_merge() -> None:
+    base = BASE + b"# \xff\n"
+    result = merge_file(base, LEFT + b"# \xff\n", RIGHT + b"# \xff\n", "m.py")
+    assert result.strategy is Strategy.LINE and not result.clean
+    assert any("UTF-8" in note for note in result.notes)
+
+
+def test_inputs_with_markers_fall_back() -> None:
+    marked = b"<<<<<<< ours\n"
+    result = merge_file(BASE + marked, LEFT + marked, RIGHT + marked, "m.py")
+    assert result.strategy is Strategy.LINE
+    assert any("markers" in note for note in result.notes)
+
+
+def test_a_side_that_does_not_parse_falls_back() -> None:
+    broken = RIGHT + b"def broken(:\n"
+    result = merge_file(BASE, LEFT, broken, "m.py")
+    assert result.strategy is Strategy.LINE and not result.clean
+    assert any("parse" in note for note in result.notes)
+
+
+def test_time_limit_falls_back() -> None:
+    result = merge_file(BASE, LEFT, RIGHT, "m.py", timeout=0.0)
+    assert result.strategy is Strategy.LINE
+    assert any("time limit" in note for note in result.notes)
+
+
+def test_unknown_language_is_line_merged() -> None:
+    result = merge_file(BASE, LEFT, RIGHT, "notes.txt")
+    assert result.strategy is Strategy.LINE and result.language is None
+
+
+def test_crlf_and_bom_are_preserved() -> None:
+    def crlf(data: bytes) -> bytes:
+        return b"\xef\xbb\xbf" + data.replace(b"\n", b"\r\n")
+    result = merge_file(crlf(BASE), crlf(LEFT), crlf(RIGHT), "m.py")
+    assert result.clean and result.merged == crlf(BOTH)
+
+
+def test_conflict_is_localized_with_declaration_path_labels_and_marker_size() -> None:
+    base = b"class Store:\n    def get(self):\n        return 1\n\n    def put(self):\n        pass\n"
+    left = base.replace(b"return 1", b"return 2") + b"\n    def extra(self):\n        pass\n"
+    right = base.replace(b"return 1", b"return 3")
+    result = merge_file(base, left, right, "store.py", marker_size=9, labels=("task", "pinned", "integration"))
+    assert not result.clean
+    (conflict,) = result.conflicts
+    assert conflict.declaration == "class Store > def get"
+    assert (conflict.ours, conflict.base, conflict.theirs) == ("        return 2\n", "        return 1\n", "        return 3\n")
+    lines = result.merged.splitlines()
+    assert lines[conflict.start_line - 1] == b"<" * 9 + b" task"
+    assert lines[conflict.end_line - 1] == b">" * 9 + b" integration"
+    assert b"def extra" in result.merged and b"||||||||| pinned" in result.merged
+    assert result.conflict_mass <= line_merge(base, left, right).conflict_mass
+
+
+def test_same_key_added_twice_with_different_values_conflicts_even_when_lines_merge() -> None:
+    base = b'{\n  "a": 1,\n  "b": 2,\n  "c": 3\n}\n'
+    left = b'{\n  "x": 1,\n  "a": 1,\n  "b": 2,\n  "c": 3\n}\n'
+    right = b'{\n  "a": 1,\n  "b": 2,\n  "c": 3,\n  "x": 2\n}\n'
+    assert line_merge(base, left, right).clean
+    result = merge_file(base, left, right, "config.json")
+    assert not result.clean
+    assert result.conflicts[0].kind in ("insert_insert", "content")
+
+
+def _commit(repo: pygit2.Repository, files: dict[str, bytes], parents: list[pygit2.Oid]) -> pygit2.Oid:
+    index = pygit2.Index()
+    for path, data in files.items():
+        index.add(pygit2.IndexEntry(path, repo.create_blob(data), pygit2.enums.FileMode.BLOB))
+    tree = index.write_tree(repo)
+    sig = pygit2.Signature("t", "t@example.invalid")
+    return repo.create_commit(None, sig, sig, "c", tree, parents)
+
+
+def test_resolve_conflicted_files_from_a_real_tree_merge(tmp_path: Path) -> None:
+    repo = pygit2.init_repository(str(tmp_path / "repo"), bare=True)
+    base = _commit(repo, {"m.py": BASE, "gone.py": b"x = 1\n", "edited.py": b"y = 1\n"}, [])
+    ours = _commit(repo, {"m.py": LEFT, "edited.py": b"y = 2\n"}, [base])
+    theirs = _commit(repo, {"m.py": RIGHT, "edited.py": b"y = 1\n"}, [base])
+    theirs2 = _commit(repo, {"m.py": RIGHT, "gone.py": b"x = 2\n", "edited.py": b"y = 1\n"}, [base])
+    index = repo.merge_trees(repo[base].tree, repo[ours].tree, repo[theirs].tree)
+    conflicts = {(e[1] or e[2] or e[0]).path: e for e in index.conflicts}  # type: ignore[union-attr]
+    resolved = resolve_conflicted_files(repo, conflicts)
+    assert resolved["m.py"].clean and resolved["m.py"].merge.merged == BOTH
+    assert resolved["m.py"].mode == pygit2.enums.FileMode.BLOB
+    index2 = repo.merge_trees(repo[base].tree, repo[ours].tree, repo[theirs2].tree)
+    conflicts2 = {(e[1] or e[2] or e[0]).path: e for e in index2.conflicts}  # type: ignore[union-attr]
+    resolved2 = resolve_conflicted_files(repo, conflicts2)
+    assert not resolved2["gone.py"].clean
+    assert resolved2["gone.py"].merge.conflicts[0].kind == "delete_modify"
+    assert resolved2["gone.py"].merge.merged == b"x = 2\n"
+
+
+def test_resolve_accepts_merge_tree_stage_oids(tmp_path: Path) -> None:
+    repo = pygit2.init_repository(str(tmp_path / "repo"), bare=True)
+    oids = [str(repo.create_blob(data)) for data in (BASE, LEFT, RIGHT)]
+    resolved = resolve_conflicted_files(repo, {"m.py": (oids[0], oids[1], oids[2]), "x.py": (oids[0], None, oids[0])})
+    assert resolved["m.py"].merge.merged == BOTH
+    assert resolved["x.py"].clean and resolved["x.py"].mode is None
+
+
+def test_strict_parser_rejects_what_tree_sitter_lets_through() -> None:
+    from worktree_coord.merge import validate
+
+    inputs = (b"x = 1\n", b"x = 2\n", b"x = 3\n")
+    assert validate.accepts("python", inputs, b"x = 1\n")
+    assert not validate.accepts("python", inputs, b"def f(:\n")
+    assert not validate.accepts("json", (b"{}", b"{}", b"{}"), b'{"a": 1, "a": 2}')
+    assert not validate.accepts("toml", (b"", b"", b""), b"a = 1\na = 2\n")
+    # An input the strict parser refuses gives it no say.
+    assert validate.accepts("python", (b"match x:\n  case 1: pass\n", b"x(\n", b""), b"x(\n")

@@ -1,0 +1,106 @@
+"""`wtc merge-file` and `wtc driver install`, run as real processes and inside a real `git merge`."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+BIN = Path(sys.executable).parent
+WTC = str(BIN / "wtc")
+BASE = b"import os\n\n\ndef a():\n    return 1\n"
+LEFT = b"import os\nimport sys\n\n\ndef a():\n    return 1\n\n\ndef b():\n    return 2\n"
+RIGHT = b"import os\nimport re\n\n\ndef a():\n    return 1\n\n\ndef c():\n    return 3\n"
+BOTH = b"import os\nimport sys\nimport re\n\n\ndef a():\n    return 1\n\n\ndef b():\n    return 2\n\n\ndef c():\n    return 3\n"
+
+
+def _files(tmp_path: Path, base: bytes = BASE, left: bytes = LEFT, right: bytes = RIGHT) -> list[str]:
+    paths = []
+    for name, data in (("base.py", base), ("left.py", left), ("right.py", right)):
+        (tmp_path / name).write_bytes(data)
+        paths.append(str(tmp_path / name))
+    return paths
+
+
+def _run(args: list[str], cwd: Path | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(args, cwd=cwd, capture_output=True, check=False, env=env)
+
+
+def test_clean_merge_goes_to_stdout_with_exit_0(tmp_path: Path) -> None:
+    done = _run([WTC, "merge-file", *_files(tmp_path)])
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == BOTH
+
+
+def test_conflict_exits_1_and_json_lists_it(tmp_path: Path) -> None:
+    left = BASE.replace(b"return 1", b"return 2")
+    right = BASE.replace(b"return 1", b"return 3")
+    out = tmp_path / "out.py"
+    done = _run([WTC, "merge-file", *_files(tmp_path, left=left, right=right), "--output", str(out), "--json",
+                 "--label", "task", "--label", "pinned", "--label", "integration", "--marker-size", "9"])
+    assert done.returncode == 1
+    payload = json.loads(done.stdout)
+    assert payload["schema"] == "wtc.merge-file/1" and payload["clean"] is False
+    assert payload["conflicts"][0]["declaration"] == "def a"
+    assert out.read_bytes().count(b"<<<<<<<<< task\n") == 1
+
+
+def test_bad_input_exits_2(tmp_path: Path) -> None:
+    base, _left, right = _files(tmp_path)
+    done = _run([WTC, "merge-file", base, str(tmp_path / "missing.py"), right])
+    assert done.returncode == 2
+    assert b"cannot read LEFT" in done.stderr
+    assert _run([WTC, "merge-file", base, base, right, "--marker-size", "0"]).returncode == 2
+
+
+def test_git_mode_writes_into_left(tmp_path: Path) -> None:
+    base, left, right = _files(tmp_path)
+    done = _run([WTC, "merge-file", base, left, right, "--git", "--path", "pkg/mod.py"])
+    assert done.returncode == 0 and done.stdout == b""
+    assert Path(left).read_bytes() == BOTH
+
+
+def _git(repo: Path, *args: str, env: dict[str, str]) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(["git", *args], cwd=repo, capture_output=True, check=False, env=env)
+
+
+def test_driver_install_makes_git_merge_resolve(tmp_path: Path) -> None:
+    env = dict(os.environ, PATH=f"{BIN}{os.pathsep}{os.environ['PATH']}", HOME=str(tmp_path / "home"),
+               GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@example.invalid", GIT_COMMITTER_NAME="t",
+               GIT_COMMITTER_EMAIL="t@example.invalid")
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    _git(repo, "init", "-q", "-b", "main", env=env)
+    (repo / "mod.py").write_bytes(BASE)
+    _git(repo, "add", "mod.py", env=env)
+    _git(repo, "commit", "-qm", "base", env=env)
+    _git(repo, "checkout", "-qb", "other", env=env)
+    (repo / "mod.py").write_bytes(RIGHT)
+    _git(repo, "commit", "-qam", "right", env=env)
+    _git(repo, "checkout", "-q", "main", env=env)
+    (repo / "mod.py").write_bytes(LEFT)
+    _git(repo, "commit", "-qam", "left", env=env)
+
+    done = _run([WTC, "driver", "install", "--repo", str(repo), "--json"], env=env)
+    assert done.returncode == 0, done.stderr
+    payload = json.loads(done.stdout)
+    assert payload["patterns_added"] > 10
+    again = json.loads(_run([WTC, "driver", "install", "--repo", str(repo), "--json"], env=env).stdout)
+    assert again["patterns_added"] == 0
+    config = _git(repo, "config", "merge.wtc.driver", env=env).stdout.decode().strip()
+    assert config == "wtc merge-file %O %A %B --path %P --git --marker-size %L"
+    attributes = (repo / ".git" / "info" / "attributes").read_text()
+    assert "*.py merge=wtc" in attributes and "*.json merge=wtc" in attributes
+
+    merged = _git(repo, "merge", "-q", "--no-edit", "other", env=env)
+    assert merged.returncode == 0, merged.stderr + merged.stdout
+    assert (repo / "mod.py").read_bytes() == BOTH
+
+
+@pytest.mark.parametrize("action", ["uninstall"])
+def test_unknown_driver_action_is_usage_error(action: str) -> None:
+    assert _run([WTC, "driver", action]).returncode == 2

@@ -1,0 +1,201 @@
+"""The per-file cascade: trivial -> binary -> line merge -> structured merge -> the better result.
+
+Input: base, left (ours), right (theirs) bytes and the file's path. Output: a `FileMerge`.
+Order: (1) identical or one-side-unchanged inputs are TRIVIAL; (2) binary inputs (a NUL byte) are
+a conflict unless trivial; (3) the diff3 line merge runs; a clean line result that creates no
+duplicate key in an unordered container is returned as is, byte-identical to git; (4) otherwise,
+for a language with a profile and inputs that are UTF-8, free of conflict markers and parse without
+errors, the structured merge runs under a time limit. Its result is kept only when it re-parses
+without errors, keeps every declaration either side added or both kept, and has less conflict
+mass than the line merge, and, when clean, passes the language's strict parser (validate.py);
+every fallback is recorded in `notes`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+
+import tree_sitter
+
+from . import validate
+from .line import line_merge
+from .markers import has_markers, render_block
+from .members import Unmergeable, declaration_key
+from .profiles import Profile, profile_for_path
+from .result import FileMerge, MergeConflict, Strategy
+from .structured import Conflict, Piece, StructuredMerge, StructuredTimeout, Version
+
+
+def _is_binary(data: bytes) -> bool:
+    return b"\x00" in data[:8000]
+
+
+def _eol(data: bytes) -> str:
+    crlf = data.count(b"\r\n")
+    return "\r\n" if crlf and crlf * 2 >= data.count(b"\n") else "\n"
+
+
+def _parse(profile: Profile, data: bytes) -> tree_sitter.Tree:
+    return tree_sitter.Parser(profile.language).parse(data)
+
+
+KeyCount = Counter[tuple[tuple[str, ...], str]]
+
+
+def declaration_census(profile: Profile, source: bytes, root: tree_sitter.Node) -> KeyCount:
+    """How many times each (enclosing declaration path, key) occurs in unordered containers.
+
+    Only containers reached through keyed declarations count (a path names them unambiguously),
+    searched as the structured merge searches them: a few levels below the root or a member."""
+    counts: KeyCount = Counter()
+    stack: list[tuple[tree_sitter.Node, tuple[str, ...], int]] = [(root, (), 4)]
+    while stack:
+        node, path, budget = stack.pop()
+        rule = profile.container_rule(node, lambda item: declaration_key(source, item, profile))
+        if rule is None:
+            if budget > 0:
+                stack.extend((child, path, budget - 1) for child in node.named_children)
+            continue
+        for index, child in enumerate(node.children):
+            if not child.is_named or child.type in profile.comments:
+                continue
+            if rule.member_field is not None and node.field_name_for_child(index) != rule.member_field:
+                continue
+            key = declaration_key(source, child, profile)
+            if key is None:
+                continue
+            if rule.unordered:
+                counts[(path, key)] += 1
+            stack.append((child, path + (key,), 3))
+    return counts
+
+
+def _created_duplicates(merged: KeyCount, *sides: KeyCount) -> bool:
+    # Keys that repeat in some input (overloads, property setters) are legitimately repeated.
+    return any(count > 1 and max(side.get(key, 0) for side in sides) <= 1 for key, count in merged.items())
+
+
+def _keeps_every_change(merged: KeyCount, base: KeyCount, left: KeyCount, right: KeyCount) -> bool:
+    """Declarations added by a side or kept by both must survive; none may appear from nowhere."""
+    for key in set(left) | set(right):
+        in_l, in_r, in_b = key in left, key in right, key in base
+        if (in_l and in_r) or (in_l and not in_b) or (in_r and not in_b):
+            if key not in merged:
+                return False
+    return all(key in left or key in right for key in merged)
+
+
+def _hoist_blank_lines(pieces: list[Piece]) -> list[Piece]:
+    """Blank lines that open every side of a conflict are written before its markers instead."""
+    out: list[Piece] = []
+    for piece in pieces:
+        if isinstance(piece, Conflict) and piece.base and piece.ours and piece.theirs:
+            parts = [piece.base, piece.ours, piece.theirs]
+            hoisted = b""
+            while True:
+                first = [part.split(b"\n", 1)[0] + b"\n" for part in parts]
+                if len(set(first)) != 1 or first[0].strip() or any(len(part) <= len(first[0]) for part in parts):
+                    break
+                hoisted += first[0]
+                parts = [part[len(first[0]):] for part in parts]
+            if hoisted:
+                out.append(hoisted)
+                piece = Conflict(base=parts[0], ours=parts[1], theirs=parts[2], declaration=piece.declaration,
+                                 kind=piece.kind)
+        out.append(piece)
+    return out
+
+
+def render(pieces: list[Piece], *, marker_size: int, labels: tuple[str, str, str], eol: str,
+           language: str | None) -> tuple[bytes, tuple[MergeConflict, ...]]:
+    """Pieces to bytes, writing each Conflict as a diff3 block, and the conflicts' line ranges."""
+    out: list[bytes] = []
+    conflicts: list[MergeConflict] = []
+    line = 1
+    for piece in _hoist_blank_lines(pieces):
+        if isinstance(piece, Conflict):
+            base, ours, theirs = (part.decode("utf-8") for part in (piece.base, piece.ours, piece.theirs))
+            block = render_block(base, ours, theirs, marker_size=marker_size, labels=labels, eol=eol).encode("utf-8")
+            lines = block.count(b"\n")
+            conflicts.append(MergeConflict(start_line=line, end_line=line + lines - 1, declaration=piece.declaration,
+                                           kind=piece.kind, base=base, ours=ours, theirs=theirs))
+            out.append(block)
+            line += lines
+        else:
+            out.append(piece)
+            line += piece.count(b"\n")
+    return b"".join(out), tuple(conflicts)
+
+
+def merge_file(base: bytes, left: bytes, right: bytes, path: str, *, marker_size: int = 7,
+               labels: tuple[str, str, str] = ("ours", "base", "theirs"), timeout: float = 10.0) -> FileMerge:
+    """Three-way merge of one file; labels are (left/ours, base, right/theirs)."""
+    profile = profile_for_path(path)
+    language = profile.name if profile else None
+    if left == right or right == base:
+        return FileMerge(merged=left, clean=True, strategy=Strategy.TRIVIAL, language=language)
+    if left == base:
+        return FileMerge(merged=right, clean=True, strategy=Strategy.TRIVIAL, language=language)
+    if any(_is_binary(data) for data in (base, left, right)):
+        conflict = MergeConflict(start_line=1, end_line=max(1, left.count(b"\n")), kind="binary")
+        return FileMerge(merged=left, clean=False, strategy=Strategy.BINARY, conflicts=(conflict,),
+                         language=language, notes=("binary: both sides changed; kept ours",))
+    line = line_merge(base, left, right, marker_size=marker_size, labels=labels, language=language)
+    if profile is None:
+        return line
+    fallback = _Fallback(line)
+    if any(has_markers(data, marker_size) for data in (base, left, right)):
+        return fallback("an input already holds conflict markers")
+    try:
+        for data in (base, left, right):
+            data.decode("utf-8")
+    except UnicodeDecodeError:
+        return fallback("an input is not UTF-8")
+    deadline = time.monotonic() + timeout
+    trees = [_parse(profile, data) for data in (base, left, right)]
+    if any(tree.root_node.has_error for tree in trees):
+        return fallback("a side does not parse")
+    census = [declaration_census(profile, data, tree.root_node) for data, tree in zip((base, left, right), trees)]
+    if line.clean:
+        merged_tree = _parse(profile, line.merged)
+        if merged_tree.root_node.has_error:
+            return line
+        merged_census = declaration_census(profile, line.merged, merged_tree.root_node)
+        if not _created_duplicates(merged_census, *census):
+            return line
+    engine = StructuredMerge(profile, marker_size=marker_size, labels=labels, deadline=deadline)
+    try:
+        pieces = engine.merge(*(Version(data, tree.root_node) for data, tree in zip((base, left, right), trees)))
+    except StructuredTimeout:
+        return fallback(f"structured merge passed its time limit ({timeout:g} s)")
+    except Unmergeable as why:
+        return fallback(f"structured merge not possible: {why}")
+    except RecursionError:
+        return fallback("structured merge: nesting too deep")
+    merged, conflicts = render(pieces, marker_size=marker_size, labels=labels, eol=_eol(left), language=language)
+    strategy = Strategy.DATA if profile.data else Strategy.STRUCTURED
+    result = FileMerge(merged=merged, clean=not conflicts, strategy=strategy, conflicts=conflicts, language=language)
+    if result.clean:
+        tree = _parse(profile, merged)
+        if tree.root_node.has_error:
+            return fallback("structured result did not re-parse")
+        if not _keeps_every_change(declaration_census(profile, merged, tree.root_node), *census):
+            return fallback("structured result lost a declaration")
+        if not validate.accepts(profile.name, (base, left, right), merged):
+            return fallback(f"structured result rejected by the strict {profile.name} parser")
+        return result
+    if line.clean or result.conflict_mass <= line.conflict_mass:
+        return result
+    return fallback("structured result was not smaller than the line merge")
+
+
+class _Fallback:
+    """Return the line merge with a note saying why the structured result was not used."""
+
+    def __init__(self, line: FileMerge) -> None:
+        self.line = line
+
+    def __call__(self, why: str) -> FileMerge:
+        return FileMerge(merged=self.line.merged, clean=self.line.clean, strategy=self.line.strategy,
+                         conflicts=self.line.conflicts, language=self.line.language, notes=(why,))

@@ -1,0 +1,211 @@
+"""Language profiles: the data that makes the structured engine generic over languages.
+
+Input: `grammars/<language>.toml`, read through importlib.resources from the installed package
+`worktree_coord.grammars`. Output: validated, frozen `Profile` objects, looked up by file path.
+Invariant: every node kind and field named in a profile exists in its tree-sitter grammar; a typo
+is a `ConfigError` at load, never a silent no-op.
+
+Profile keys:
+    name, extensions, filenames, grammar (module), grammar_function (default "language"),
+    comments (node kinds bundled with the next member: comments, decorators, attributes),
+    terminators (anonymous tokens that end the member before them, like ";"),
+    [[containers]] kind, parent?, parent_key?, unordered, member_field?, separator?, keep_sorted?
+    [declarations] kind = key template: "{path}" parts resolve a child by field name or, failing
+    that, by node kind; steps join with "."; "*field" maps over named children; "@text" is the
+    node's own text; "{?path}" only requires the path; alternatives are separated by "|". When no
+    alternative resolves, the node has no key (it stays positional, matched by its text).
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import importlib.resources
+import os
+import re
+import tomllib
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import tree_sitter
+
+from ..errors import ConfigError
+
+_PART = re.compile(r"\{([^{}]+)\}")
+
+
+@dataclass(frozen=True)
+class ContainerRule:
+    """A node kind whose members merge one by one (unordered: members commute)."""
+
+    kind: str
+    parent: str | None = None
+    unordered: bool = True
+    member_field: str | None = None
+    separator: str | None = None
+    keep_sorted: bool = False
+    parent_key: str | None = None   # only inside the declaration with this key (e.g. "= __all__")
+
+
+@dataclass(frozen=True)
+class Profile:
+    name: str
+    extensions: tuple[str, ...]
+    filenames: tuple[str, ...]
+    grammar: str
+    grammar_function: str
+    comments: frozenset[str]
+    terminators: frozenset[str]
+    containers: tuple[ContainerRule, ...]
+    declarations: tuple[tuple[str, str], ...]
+    data: bool = False
+
+    @functools.cached_property
+    def language(self) -> tree_sitter.Language:
+        return _language(self.grammar, self.grammar_function)
+
+    @functools.cached_property
+    def declaration_keys(self) -> dict[str, str]:
+        return dict(self.declarations)
+
+    def container_rule(self, node: tree_sitter.Node,
+                       key_of: Callable[[tree_sitter.Node], str | None] | None = None) -> ContainerRule | None:
+        """The rule that makes `node` a container, if any (the first matching one wins).
+
+        Rules with a `parent_key` match only when `key_of` gives that key to the nearest keyed
+        ancestor (at most three levels up)."""
+        for rule in self.containers:
+            if rule.kind != node.type:
+                continue
+            if rule.parent is not None and (node.parent is None or node.parent.type != rule.parent):
+                continue
+            if rule.parent_key is not None and not self._inside_key(node, rule.parent_key, key_of):
+                continue
+            return rule
+        return None
+
+    @staticmethod
+    def _inside_key(node: tree_sitter.Node, wanted: str,
+                    key_of: Callable[[tree_sitter.Node], str | None] | None) -> bool:
+        if key_of is None:
+            return False
+        ancestor = node.parent
+        for _ in range(3):
+            if ancestor is None:
+                return False
+            key = key_of(ancestor)
+            if key is not None:
+                return key == wanted
+            ancestor = ancestor.parent
+        return False
+
+
+@functools.lru_cache(maxsize=None)
+def _language(module_name: str, function: str) -> tree_sitter.Language:
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as error:
+        raise ConfigError(f"grammar wheel {module_name!r} is not installed",
+                          fix=f"pip install {module_name.replace('_', '-')}") from error
+    return tree_sitter.Language(getattr(module, function)())
+
+
+def _validate(raw: dict[str, Any], source: str) -> Profile:
+    def need(key: str, kind: type) -> Any:
+        if key not in raw or not isinstance(raw[key], kind):
+            raise ConfigError(f"language profile {source}: missing or invalid {key!r}",
+                              fix=f"set {key} to a {kind.__name__}")
+        return raw[key]
+
+    name = need("name", str)
+    grammar = need("grammar", str)
+    function = raw.get("grammar_function", "language")
+    language = _language(grammar, function)
+
+    def check_kind(kind: str, where: str, named: bool = True) -> None:
+        if language.id_for_node_kind(kind, named) is None:
+            raise ConfigError(f"language profile {source}: unknown node kind {kind!r} in {where}",
+                              fix=f"use a node kind of the {grammar} grammar")
+
+    def check_field(field: str, where: str) -> None:
+        if language.field_id_for_name(field) is None:
+            raise ConfigError(f"language profile {source}: unknown field {field!r} in {where}",
+                              fix=f"use a field name of the {grammar} grammar")
+
+    comments = frozenset(raw.get("comments", []))
+    for kind in comments:
+        check_kind(kind, "comments")
+    for kind in raw.get("terminators", []):
+        check_kind(kind, "terminators", named=False)
+    unknown_keys = set(raw) - {"name", "grammar", "grammar_function", "extensions", "filenames", "comments",
+                               "terminators", "containers", "declarations", "data"}
+    if unknown_keys:
+        raise ConfigError(f"language profile {source}: unknown setting(s) {sorted(unknown_keys)}")
+    containers = []
+    for item in raw.get("containers", []):
+        rule = ContainerRule(kind=item["kind"], parent=item.get("parent"), unordered=item.get("unordered", True),
+                             member_field=item.get("member_field"), separator=item.get("separator"),
+                             keep_sorted=item.get("keep_sorted", False), parent_key=item.get("parent_key"))
+        check_kind(rule.kind, "containers")
+        if rule.parent:
+            check_kind(rule.parent, "containers.parent")
+        if rule.member_field:
+            check_field(rule.member_field, "containers.member_field")
+        if rule.separator:
+            check_kind(rule.separator, "containers.separator", named=False)
+        unknown = set(item) - {"kind", "parent", "unordered", "member_field", "separator", "keep_sorted", "parent_key"}
+        if unknown:
+            raise ConfigError(f"language profile {source}: unknown container option(s) {sorted(unknown)}")
+        containers.append(rule)
+    declarations = need("declarations", dict)
+    for kind, template in declarations.items():
+        check_kind(kind, "declarations")
+        for part in _PART.findall(template):
+            for step in part.lstrip("?").split("."):
+                step = step.lstrip("*")
+                if step == "@text":
+                    continue
+                if language.field_id_for_name(step) is None and language.id_for_node_kind(step, True) is None:
+                    raise ConfigError(f"language profile {source}: key of {kind!r} names {step!r}, "
+                                      "which is neither a field nor a node kind of the grammar")
+    return Profile(
+        name=name, extensions=tuple(raw.get("extensions", [])), filenames=tuple(raw.get("filenames", [])),
+        grammar=grammar, grammar_function=function, comments=comments,
+        terminators=frozenset(raw.get("terminators", [])), containers=tuple(containers),
+        declarations=tuple(declarations.items()), data=bool(raw.get("data", False)),
+    )
+
+
+def load_profile_text(text: str, source: str = "<string>") -> Profile:
+    """Parse and validate one profile from TOML text (used by the loader and by tests)."""
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"language profile {source} is not valid TOML: {error}") from error
+    return _validate(raw, source)
+
+
+@functools.lru_cache(maxsize=1)
+def load_profiles() -> tuple[Profile, ...]:
+    """Every profile shipped in `worktree_coord.grammars`, validated."""
+    root = importlib.resources.files("worktree_coord.grammars")
+    profiles = []
+    for entry in sorted(root.iterdir(), key=lambda item: item.name):
+        if entry.name.endswith(".toml"):
+            profiles.append(load_profile_text(entry.read_text(encoding="utf-8"), entry.name))
+    return tuple(profiles)
+
+
+def profile_for_path(path: str) -> Profile | None:
+    """The profile that handles `path` (by file name first, then by extension), or None."""
+    base = os.path.basename(path)
+    profiles = load_profiles()
+    for profile in profiles:
+        if base in profile.filenames:
+            return profile
+    lowered = base.lower()
+    for profile in profiles:
+        for extension in profile.extensions:
+            if lowered.endswith("." + extension):
+                return profile
+    return None

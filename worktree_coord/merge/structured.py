@@ -1,0 +1,509 @@
+"""Stage 2 of the cascade: the declaration-level three-way merge over tree-sitter trees.
+
+Input: the three parsed versions of a file and its language profile. Output: a list of pieces
+(bytes, or `Conflict` records) that render to the merged file, or `Unmergeable` when the
+structure cannot be trusted (then the caller keeps the line merge).
+
+How a container merges (module, class body, object literal, import list, ...):
+  1. each version is segmented into members (members.py) matched by identity: the declaration key
+     for declarations, the text for positional members;
+  2. the member sequences are diffed against base into hunks (deleted base runs plus inserted runs);
+     hunks of the two sides that overlap or touch are merged as in diff3 (a line merge of just
+     that region, between members both sides kept), except in unordered containers where both
+     hunks only add or delete keyed declarations: those commute (added on one side -> kept;
+     deleted and unchanged on the other -> deleted; deleted vs modified -> conflict; the same key
+     added twice -> once if identical, else conflict);
+  3. members kept on both sides merge their content: one side changed -> that side; both ->
+     recursively through a nested container if the member has one, else a line merge of the
+     member's text, whose conflicts are then localized to that declaration.
+Invariants: code nobody touched is copied byte for byte; a reordering of surviving members, an
+unexpected node between members, or a conflict that would not start and end on a line boundary
+makes the container Unmergeable (never a guess).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, replace
+
+import tree_sitter
+
+from .line import raw_line_merge
+from .markers import parse_conflicts
+from .members import Member, Segmented, Unmergeable, declaration_key, region_start, segment
+from .profiles import ContainerRule, Profile
+
+
+@dataclass(frozen=True)
+class Conflict:
+    """A conflicted region in the output, before it is rendered with markers."""
+
+    base: bytes
+    ours: bytes
+    theirs: bytes
+    declaration: str
+    kind: str = "content"
+
+
+Piece = bytes | Conflict
+
+
+class StructuredTimeout(Unmergeable):
+    """The structured attempt passed its time limit."""
+
+
+def pick3(base: bytes, left: bytes, right: bytes) -> bytes | None:
+    """The trivial three-way pick: the changed side, the common change, or None if both differ."""
+    if left == base:
+        return right
+    if right == base or left == right:
+        return left
+    return None
+
+
+def _pick_flag(base: bool, left: bool, right: bool) -> bool:
+    if left == base:
+        return right
+    return left
+
+
+@dataclass
+class Version:
+    source: bytes
+    root: tree_sitter.Node
+
+
+def _hunks(base_ids: list[str], side_ids: list[str]) -> list[tuple[int, int, list[str]]]:
+    """Hunks of one side against base: (first deleted base index, end, inserted identities).
+
+    Requires the surviving base members to keep their relative order (checked by the caller)."""
+    base_set, side_set = set(base_ids), set(side_ids)
+    out = []
+    i = j = 0
+    while i < len(base_ids) or j < len(side_ids):
+        if i < len(base_ids) and j < len(side_ids) and base_ids[i] == side_ids[j]:
+            i += 1
+            j += 1
+            continue
+        start = i
+        inserted = []
+        while i < len(base_ids) and base_ids[i] not in side_set:
+            i += 1
+        while j < len(side_ids) and side_ids[j] not in base_set:
+            inserted.append(side_ids[j])
+            j += 1
+        if start == i and not inserted:
+            raise Unmergeable("member order changed")
+        out.append((start, i, inserted))
+    return out
+
+
+class StructuredMerge:
+    """One structured merge of one file: holds the profile, the options and the deadline."""
+
+    def __init__(self, profile: Profile, *, marker_size: int, labels: tuple[str, str, str],
+                 deadline: float) -> None:
+        self.profile = profile
+        self.marker_size = marker_size
+        self.labels = labels
+        self.deadline = deadline
+
+    # -- entry -------------------------------------------------------------------------------
+    def merge(self, base: Version, left: Version, right: Version) -> list[Piece]:
+        found = [self._find_container(v.source, v.root, 4) for v in (base, left, right)]
+        if any(item is None for item in found) or len({item[0].type for item in found}) != 1:  # type: ignore[index]
+            raise Unmergeable("no common top-level container")
+        (bnode, brule), (lnode, _), (rnode, _) = found  # type: ignore[misc]
+        segs = []
+        for version, node in zip((base, left, right), (bnode, lnode, rnode)):
+            seg = segment(version.source, node, brule, self.profile)
+            # Text around the top-level container counts as its prefix and suffix.
+            segs.append(replace(seg, prefix=version.source[:seg.start] + seg.prefix,
+                                suffix=seg.suffix + version.source[seg.end:]))
+        pieces = self._merge_container([], segs[0], segs[1], segs[2], brule)
+        _check_aligned(pieces, at_line_start=True)
+        return pieces
+
+    # -- containers --------------------------------------------------------------------------
+    def _find_container(self, source: bytes, node: tree_sitter.Node, limit: int) -> tuple[tree_sitter.Node, ContainerRule] | None:
+        """The first container at most `limit` levels below `node` (breadth first)."""
+        queue = [(node, 0)]
+        while queue:
+            current, level = queue.pop(0)
+            rule = self.profile.container_rule(current, lambda item: declaration_key(source, item, self.profile))
+            if rule is not None:
+                return current, rule
+            if level < limit:
+                queue.extend((child, level + 1) for child in current.named_children)
+        return None
+
+    def _merge_container(self, path: list[str], b: Segmented, l: Segmented, r: Segmented,
+                         rule: ContainerRule) -> list[Piece]:
+        if time.monotonic() > self.deadline:
+            raise StructuredTimeout("time limit")
+        prefix = pick3(b.prefix, l.prefix, r.prefix)
+        suffix = pick3(b.suffix, l.suffix, r.suffix)
+        if prefix is None or suffix is None:
+            raise Unmergeable("container delimiters changed on both sides")
+        if not b.members and l.members and r.members:
+            raise Unmergeable("both sides filled an empty container")
+        b, l, r = _positional_duplicates(b, l, r)
+        bmap = {m.ident: m for m in b.members}
+        lmap = {m.ident: m for m in l.members}
+        rmap = {m.ident: m for m in r.members}
+        b_ids = [m.ident for m in b.members]
+        l_ids = [m.ident for m in l.members]
+        r_ids = [m.ident for m in r.members]
+        for side in (l_ids, r_ids):
+            kept_side = [i for i in side if i in bmap]
+            side_set = set(side)
+            kept_base = [i for i in b_ids if i in side_set]
+            if kept_side != kept_base:
+                raise Unmergeable("members reordered")
+        # A declaration added on both sides is placed once, where left put it: identical texts
+        # merge into one, different texts become one insert/insert conflict there.
+        added_twice = {i for i in lmap if i in rmap and i not in bmap and lmap[i].key is not None}
+        right_hunks = []
+        for start, end, inserted in _hunks(b_ids, r_ids):
+            kept = [i for i in inserted if i not in added_twice]
+            if kept or start != end:
+                right_hunks.append((start, end, kept))
+        left_hunks = _hunks(b_ids, l_ids)
+        hunks = [("L", h) for h in left_hunks] + [("R", h) for h in right_hunks]
+        # A side that only changed the text before the first (after the last) member, next to
+        # members the other side inserted there: which comes first is anyone's guess.
+        edge = {"L": {(h[0], h[1]) for h in left_hunks if h[2]}, "R": {(h[0], h[1]) for h in right_hunks if h[2]}}
+        for side, other, mine, theirs in (("L", "R", l, r), ("R", "L", r, l)):
+            if mine.prefix != b.prefix and theirs.prefix != mine.prefix and any(start == 0 for start, _ in edge[other]):
+                raise Unmergeable("text before the first member changed next to an insertion")
+            if mine.suffix != b.suffix and theirs.suffix != mine.suffix and any(end == len(b_ids) for _, end in edge[other]):
+                raise Unmergeable("text after the last member changed next to an insertion")
+        hunks.sort(key=lambda item: (item[1][0], item[1][1]))
+        groups: list[list[tuple[str, tuple[int, int, list[str]]]]] = []
+        reach = -1
+        for item in hunks:
+            start, end, _ = item[1]
+            if groups and start <= reach:
+                groups[-1].append(item)
+                reach = max(reach, end)
+            else:
+                groups.append([item])
+                reach = end
+        # entries: ("member", ident) resolved later, or ("conflict", Conflict)
+        entries: list[tuple[str, object]] = []
+        name = " > ".join(path)
+        position = 0
+        sep = b.separator
+
+        def emit_base_until(stop: int) -> None:
+            nonlocal position
+            while position < stop:
+                entries.append(("kept", b_ids[position]))
+                position += 1
+
+        def text_of(members: list[Member]) -> bytes:
+            return b"".join(m.render(sep, m.has_sep) for m in members)
+
+        for group in groups:
+            lo = min(h[0] for _, h in group)
+            hi = max(h[1] for _, h in group)
+            emit_base_until(lo)
+            sides = {s for s, _ in group}
+            if len(sides) == 1:
+                self._apply_one_side(entries, group, b_ids, lo, hi, bmap, lmap, rmap, name, sep, added_twice)
+            elif self._same_hunks(group, lmap, rmap):
+                only_left = [item for item in group if item[0] == "L"]
+                self._apply_one_side(entries, only_left, b_ids, lo, hi, bmap, lmap, rmap, name, sep, added_twice, both=True)
+            elif rule.unordered and self._all_keyed(group, bmap, lmap, rmap, b_ids):
+                self._apply_union(entries, group, b_ids, lo, hi, bmap, lmap, rmap, name, sep, added_twice)
+            else:
+                lefts = self._side_region(l_ids, b_ids, lo, hi, lmap)
+                rights = self._side_region(r_ids, b_ids, lo, hi, rmap)
+                region = [text_of([bmap[i] for i in b_ids[lo:hi]]), text_of(lefts), text_of(rights)]
+                # Ordered edits that touch: git's line merge of just this region, between members
+                # both sides kept, localizes the conflict to lines (it may even be clean).
+                merged, clean = raw_line_merge(*region, marker_size=self.marker_size, labels=self.labels)
+                kind = "insert_insert" if lo == hi else "content"
+                pieces = [merged] if clean else _pieces_from_markers(merged, self.marker_size, name, kind)
+                entries.append(("region", pieces))
+            position = hi
+        emit_base_until(len(b_ids))
+        if rule.keep_sorted:
+            entries = self._sorted(entries, b, l, r, bmap, lmap, rmap)
+        return [prefix] + self._render_entries(path, entries, b, l, r, bmap, lmap, rmap) + [suffix]
+
+    @staticmethod
+    def _side_region(side_ids: list[str], b_ids: list[str], lo: int, hi: int, smap: dict[str, Member]) -> list[Member]:
+        """The side's members between the surviving base members that bound [lo, hi)."""
+        start = 0
+        if lo > 0:
+            start = side_ids.index(b_ids[lo - 1]) + 1
+        stop = len(side_ids)
+        if hi < len(b_ids):
+            stop = side_ids.index(b_ids[hi])
+        return [smap[i] for i in side_ids[start:stop]]
+
+    @staticmethod
+    def _same_hunks(group, lmap, rmap) -> bool:  # type: ignore[no-untyped-def]
+        lh = [(h[0], h[1], [lmap[i].content for i in h[2]]) for s, h in group if s == "L"]
+        rh = [(h[0], h[1], [rmap[i].content for i in h[2]]) for s, h in group if s == "R"]
+        return lh == rh
+
+    @staticmethod
+    def _all_keyed(group, bmap, lmap, rmap, b_ids) -> bool:  # type: ignore[no-untyped-def]
+        for side, (start, end, inserted) in group:
+            smap = lmap if side == "L" else rmap
+            if any(bmap[i].key is None for i in b_ids[start:end]):
+                return False
+            if any(smap[i].key is None for i in inserted):
+                return False
+        return True
+
+    def _deletion(self, entries, ident, bmap, other_map, name, deleting_side: str, sep) -> None:  # type: ignore[no-untyped-def]
+        """A base member deleted by one side: gone if the other side left it alone, else conflict."""
+        other = other_map.get(ident)
+        if other is None or other.content == bmap[ident].content:
+            return
+        base_text = bmap[ident].render(sep, bmap[ident].has_sep)
+        kept = other.render(sep, other.has_sep)
+        ours, theirs = (b"", kept) if deleting_side == "L" else (kept, b"")
+        entries.append(("conflict", Conflict(base=base_text, ours=ours, theirs=theirs,
+                                             declaration=_join(name, bmap[ident].key), kind="delete_modify")))
+
+    def _apply_one_side(self, entries, group, b_ids, lo, hi, bmap, lmap, rmap, name, sep, twice, both=False) -> None:  # type: ignore[no-untyped-def]
+        for side, (start, end, inserted) in sorted(group, key=lambda item: item[1][0]):
+            smap, other = (lmap, rmap) if side == "L" else (rmap, lmap)
+            for ident in b_ids[start:end]:
+                if not both:
+                    self._deletion(entries, ident, bmap, other, name, side, sep)
+            for ident in inserted:
+                if ident in twice and lmap[ident].content != rmap[ident].content:
+                    entries.append(("addboth", ident))
+                else:
+                    entries.append(("add", (side, ident)))
+
+    def _apply_union(self, entries, group, b_ids, lo, hi, bmap, lmap, rmap, name, sep, twice) -> None:  # type: ignore[no-untyped-def]
+        deleted: dict[str, str] = {}
+        inserts: dict[int, list[tuple[str, str]]] = {}
+        for side, (start, end, inserted) in group:
+            for ident in b_ids[start:end]:
+                deleted.setdefault(ident, side)
+                if ident in deleted and deleted[ident] != side:
+                    deleted[ident] = "both"
+            inserts.setdefault(start, []).extend((side, ident) for ident in inserted)
+        placed: set[str] = set()
+        for index in range(lo, hi + 1):
+            run = sorted(inserts.get(index, []), key=lambda item: item[0])
+            run = self._sorted_run(run, index, b_ids, bmap, lmap, rmap) or run
+            for side, ident in run:
+                if ident in placed:
+                    continue
+                placed.add(ident)
+                if ident in twice and lmap[ident].content != rmap[ident].content:
+                    entries.append(("addboth", ident))
+                else:
+                    entries.append(("add", (side, ident)))
+            if index < hi:
+                ident = b_ids[index]
+                who = deleted.get(ident)
+                if who is None:
+                    entries.append(("kept", ident))
+                elif who == "L":
+                    self._deletion(entries, ident, bmap, rmap, name, "L", sep)
+                elif who == "R":
+                    self._deletion(entries, ident, bmap, lmap, name, "R", sep)
+
+    @staticmethod
+    def _sorted_run(run, index, b_ids, bmap, lmap, rmap):  # type: ignore[no-untyped-def]
+        """Both sides' one-line members added at one place, interleaved in sorted order, when the
+        place is a sorted run of one-line members of the same kind (an import block, a sorted
+        table): that is how a person resolves it. None when the context is not sorted."""
+        if len({side for side, _ in run}) < 2:
+            return None
+        members = [((lmap if side == "L" else rmap)[ident], side, ident) for side, ident in run]
+        kinds = {member.node.type for member, _, _ in members}
+        if len(kinds) != 1 or any(b"\n" in member.body.strip() for member, _, _ in members):
+            return None
+        def text(member: Member) -> bytes:
+            return member.body.strip()
+        neighbors = []
+        if index > 0:
+            neighbors.append(("before", bmap[b_ids[index - 1]]))
+        if index < len(b_ids):
+            neighbors.append(("after", bmap[b_ids[index]]))
+        neighbors = [(where, m) for where, m in neighbors if m.node.type in kinds and b"\n" not in m.body.strip()]
+        if not neighbors:
+            return None
+        same_kind = [text(bmap[i]) for i in b_ids if bmap[i].node.type in kinds and b"\n" not in bmap[i].body.strip()]
+        if len(same_kind) < 2 or same_kind != sorted(same_kind):
+            return None  # the container itself must be kept sorted, not just happen to be here
+        for side in ("L", "R"):
+            own = [text(member) for member, s, _ in members if s == side]
+            if own != sorted(own):
+                return None
+        ordered = sorted(members, key=lambda item: text(item[0]))
+        line = [text(m) for where, m in neighbors if where == "before"] + [text(m) for m, _, _ in ordered] + \
+               [text(m) for where, m in neighbors if where == "after"]
+        if line != sorted(line):
+            return None
+        return [(side, ident) for _, side, ident in ordered]
+
+    def _sorted(self, entries, b, l, r, bmap, lmap, rmap):  # type: ignore[no-untyped-def]
+        """Keep a sorted table sorted (npm sorts dependency tables) when every version was."""
+        def is_sorted(seg: Segmented) -> bool:
+            keys = [m.key for m in seg.members]
+            return len(keys) >= 2 and None not in keys and keys == sorted(keys)  # type: ignore[type-var]
+        if not all(is_sorted(s) for s in (b, l, r)) or any(kind not in ("kept", "add") for kind, _ in entries):
+            return entries
+
+        def key_of(entry) -> str:  # type: ignore[no-untyped-def]
+            kind, value = entry
+            if kind == "kept":
+                return bmap[value].key
+            side, ident = value
+            return (lmap if side == "L" else rmap)[ident].key
+        return sorted(entries, key=key_of)
+
+    # -- rendering members -------------------------------------------------------------------
+    def _render_entries(self, path, entries, b, l, r, bmap, lmap, rmap) -> list[Piece]:  # type: ignore[no-untyped-def]
+        sep = b.separator
+        member_positions = [i for i, (kind, _) in enumerate(entries) if kind not in ("conflict", "region")]
+        trailing = _pick_flag(b.trailing_sep, l.trailing_sep, r.trailing_sep)
+        out: list[Piece] = []
+        for index, (kind, value) in enumerate(entries):
+            with_sep = True if not member_positions or index != member_positions[-1] else trailing
+            if kind == "conflict":
+                out.append(value)
+            elif kind == "region":
+                out.extend(value)
+            elif kind == "add":
+                side, ident = value
+                out.append((lmap if side == "L" else rmap)[ident].render(sep, with_sep))
+            elif kind == "addboth":
+                lm, rm = lmap[value], rmap[value]
+                out.append(Conflict(base=b"", ours=lm.render(sep, with_sep), theirs=rm.render(sep, with_sep),
+                                    declaration=_join(" > ".join(path), lm.key), kind="insert_insert"))
+            else:
+                out.extend(self._merge_member(path, bmap[value], lmap[value], rmap[value], sep, with_sep))
+        return out
+
+    def _merge_member(self, path: list[str], bm: Member, lm: Member, rm: Member, sep: bytes | None,
+                      with_sep: bool) -> list[Piece]:
+        if lm.content == bm.content:
+            return [rm.render(sep, with_sep)]
+        if rm.content == bm.content or lm.content == rm.content:
+            return [lm.render(sep, with_sep)]
+        inner_path = path + [bm.key] if bm.key else path
+        try:
+            pieces = self._merge_nested(inner_path, bm, lm, rm, sep, with_sep)
+            if pieces is not None:
+                _check_aligned(pieces, at_line_start=_at_line_start(bm))
+                return pieces
+        except StructuredTimeout:
+            raise
+        except Unmergeable:
+            pass
+        texts = [m.render(sep, with_sep) for m in (bm, lm, rm)]
+        merged, clean = raw_line_merge(texts[0], texts[1], texts[2], marker_size=self.marker_size, labels=self.labels)
+        if clean:
+            return [merged]
+        return _pieces_from_markers(merged, self.marker_size, " > ".join(inner_path))
+
+    def _merge_nested(self, path: list[str], bm: Member, lm: Member, rm: Member, sep: bytes | None,
+                      with_sep: bool) -> list[Piece] | None:
+        """Merge a member through the container nested in it (a class body, an object value)."""
+        found = [self._find_container(m.source, m.node, 3) for m in (bm, lm, rm)]
+        if any(item is None for item in found):
+            return None
+        if len({item[0].type for item in found}) != 1:  # type: ignore[index]
+            return None
+        segs = []
+        shells = []
+        for member, (node, rule) in zip((bm, lm, rm), found):  # type: ignore[misc]
+            src = member.source
+            start = max(region_start(src, node), member.start)
+            body_end = member.start + len(member.lead) + len(member.body)
+            limit = body_end + (0 if member.has_sep else len(member.tail))
+            seg = segment(src, node, rule, self.profile, start=start, limit=limit)
+            tail = member.tail
+            if seg.end > body_end:
+                tail = tail[seg.end - body_end:]
+            shells.append((src[member.start:seg.start], src[min(seg.end, body_end):body_end], tail))
+            segs.append(seg)
+        head = pick3(*(s[0] for s in shells))
+        foot = pick3(*(s[1] for s in shells))
+        tail = pick3(*(s[2] for s in shells))
+        if head is None or foot is None or tail is None:
+            return None
+        inner = self._merge_container(path, segs[0], segs[1], segs[2], found[0][1])  # type: ignore[index]
+        return [head] + inner + [foot + (sep if (sep and with_sep) else b"") + tail]
+
+
+def _positional_duplicates(*segs: Segmented) -> tuple[Segmented, ...]:
+    """Members whose key repeats in any version (overloads, several `from m import`) lose the key:
+    they are matched by text, so a shifted occurrence can never be merged into the wrong one."""
+    repeated: set[str] = set()
+    for seg in segs:
+        seen: set[str] = set()
+        for member in seg.members:
+            if member.key is not None:
+                if member.key in seen:
+                    repeated.add(member.key)
+                seen.add(member.key)
+    if not repeated:
+        return segs
+    out = []
+    for seg in segs:
+        members = []
+        counts: dict[str, int] = {}
+        for member in seg.members:
+            if member.key in repeated:
+                ident = "text:" + b" ".join(member.body.split()).decode("utf-8", "replace")
+                count = counts.get(ident, 0)
+                counts[ident] = count + 1
+                member = replace(member, key=None, ident=ident if not count else f"{ident}#{count}")
+            members.append(member)
+        out.append(replace(seg, members=tuple(members)))
+    return tuple(out)
+
+
+def _join(name: str, key: str | None) -> str:
+    if not key:
+        return name
+    return f"{name} > {key}" if name else key
+
+
+def _at_line_start(member: Member) -> bool:
+    return member.start == 0 or member.source[member.start - 1:member.start] == b"\n"
+
+
+def _check_aligned(pieces: list[Piece], *, at_line_start: bool) -> None:
+    """Every conflict must start on a line start and each of its parts end with a newline."""
+    line_start = at_line_start
+    for piece in pieces:
+        if isinstance(piece, Conflict):
+            if not line_start:
+                raise Unmergeable("conflict would start mid-line")
+            for part in (piece.base, piece.ours, piece.theirs):
+                if part and not part.endswith(b"\n"):
+                    raise Unmergeable("conflict would end mid-line")
+            line_start = True
+        elif piece:
+            line_start = piece.endswith(b"\n")
+
+
+def _pieces_from_markers(merged: bytes, marker_size: int, declaration: str, kind: str = "content") -> list[Piece]:
+    """Turn a line merge's diff3 output back into pieces (text and Conflict records)."""
+    lines = merged.splitlines(keepends=True)
+    blocks = parse_conflicts(merged, marker_size=marker_size, declaration=declaration)
+    pieces: list[Piece] = []
+    cursor = 0
+    for block in blocks:
+        pieces.append(b"".join(lines[cursor:block.start_line - 1]))
+        pieces.append(Conflict(base=block.base.encode("utf-8", "surrogateescape"),
+                               ours=block.ours.encode("utf-8", "surrogateescape"),
+                               theirs=block.theirs.encode("utf-8", "surrogateescape"),
+                               declaration=declaration, kind=kind))
+        cursor = block.end_line
+    pieces.append(b"".join(lines[cursor:]))
+    return pieces

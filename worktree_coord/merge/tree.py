@@ -1,0 +1,108 @@
+"""Tree level: resolve the conflicted entries of a tree merge, file by file, through `merge_file`.
+
+Input: a pygit2 Repository and the conflicted entries of a tree merge, path -> (ancestor, ours,
+theirs), each an `IndexEntry` (as in `Index.conflicts`), a blob id (`Oid` or hex string, as parsed
+from `git merge-tree` stage lines; mode then defaults to a regular file), an `(id, mode)` pair, or
+None when that side has no file. Output: path -> `ResolvedFile`: the `FileMerge` plus the mode to
+write, or `mode=None` when the resolution is to delete the path.
+Rules: deleted on both sides -> deleted; deleted on one side and unchanged on the other -> deleted;
+deleted on one side and modified on the other -> conflict (the modified text is kept, never lost);
+added on both sides -> merged against an empty base; symlinks and submodules are never merged
+textually; a mode changed on both sides to different values is a conflict.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import pygit2
+
+from .cascade import merge_file
+from .result import FileMerge, MergeConflict, Strategy
+
+_REGULAR = 0o100644
+_SPECIAL = (0o120000, 0o160000)
+
+
+@dataclass(frozen=True)
+class ResolvedFile:
+    """How to write one path after the merge: `mode=None` means delete the path."""
+
+    path: str
+    merge: FileMerge
+    mode: int | None
+
+    @property
+    def clean(self) -> bool:
+        return self.merge.clean
+
+
+def _side(entry: Any) -> tuple[str, int] | None:
+    if entry is None:
+        return None
+    if isinstance(entry, tuple):
+        oid, mode = entry
+        return str(oid), int(mode)
+    if hasattr(entry, "id") and hasattr(entry, "mode"):
+        return str(entry.id), int(entry.mode)
+    return str(entry), _REGULAR
+
+
+def _conflict_whole(text: bytes, kind: str, ours: bytes, theirs: bytes, base: bytes, note: str) -> FileMerge:
+    lines = max(1, text.count(b"\n"))
+    decode = lambda data: data.decode("utf-8", "replace")  # noqa: E731
+    conflict = MergeConflict(start_line=1, end_line=lines, kind=kind, base=decode(base), ours=decode(ours),
+                             theirs=decode(theirs))
+    return FileMerge(merged=text, clean=False, strategy=Strategy.TRIVIAL, conflicts=(conflict,), notes=(note,))
+
+
+def resolve_conflicted_files(repo: pygit2.Repository, entries: Mapping[str, tuple[Any, Any, Any]], *,
+                             labels: tuple[str, str, str] = ("ours", "base", "theirs"), marker_size: int = 7,
+                             timeout: float = 10.0) -> dict[str, ResolvedFile]:
+    """Resolve every conflicted path; see the module docstring for the rules."""
+    out: dict[str, ResolvedFile] = {}
+
+    def blob(side: tuple[str, int] | None) -> bytes:
+        return b"" if side is None else repo[side[0]].data
+
+    for path, (ancestor, ours, theirs) in entries.items():
+        a, o, t = _side(ancestor), _side(ours), _side(theirs)
+        base_bytes, ours_bytes, theirs_bytes = blob(a), blob(o), blob(t)
+        if o is None and t is None:
+            out[path] = ResolvedFile(path, FileMerge(b"", True, Strategy.TRIVIAL), None)
+            continue
+        if o is None or t is None:
+            kept, kept_bytes = (t, theirs_bytes) if o is None else (o, ours_bytes)
+            if a is not None and kept[0] == a[0]:
+                out[path] = ResolvedFile(path, FileMerge(b"", True, Strategy.TRIVIAL,
+                                                         notes=("deleted on one side, unchanged on the other",)), None)
+            else:
+                who = "ours" if o is None else "theirs"
+                out[path] = ResolvedFile(path, _conflict_whole(kept_bytes, "delete_modify", ours_bytes, theirs_bytes,
+                                                               base_bytes, f"deleted in {who}, modified on the other side"),
+                                         kept[1])
+            continue
+        base_mode = a[1] if a is not None else None
+        mode = o[1] if t[1] == base_mode else (t[1] if o[1] == base_mode else (o[1] if o[1] == t[1] else None))
+        if any(m in _SPECIAL for m in (o[1], t[1])):
+            if o == t or (a is not None and t == a):
+                out[path] = ResolvedFile(path, FileMerge(ours_bytes, True, Strategy.TRIVIAL), o[1])
+            elif a is not None and o == a:
+                out[path] = ResolvedFile(path, FileMerge(theirs_bytes, True, Strategy.TRIVIAL), t[1])
+            else:
+                out[path] = ResolvedFile(path, _conflict_whole(ours_bytes, "special_file", ours_bytes, theirs_bytes,
+                                                               base_bytes, "symlink or submodule changed on both sides"), o[1])
+            continue
+        result = merge_file(base_bytes, ours_bytes, theirs_bytes, path, marker_size=marker_size, labels=labels,
+                            timeout=timeout)
+        if mode is None:
+            conflict = MergeConflict(start_line=1, end_line=1, kind="mode", base=oct(base_mode or 0),
+                                     ours=oct(o[1]), theirs=oct(t[1]))
+            result = FileMerge(merged=result.merged, clean=False, strategy=result.strategy,
+                               conflicts=result.conflicts + (conflict,), language=result.language,
+                               notes=result.notes + ("file mode changed differently on both sides; kept ours",))
+            mode = o[1]
+        out[path] = ResolvedFile(path, result, mode)
+    return out
