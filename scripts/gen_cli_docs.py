@@ -2,7 +2,9 @@
 
 - docs/cli.md: every `wtc` command, argument and option, walked from the typer app itself;
 - the generated section of docs/configuration.md: every `[tool.worktree-coord]` key, from
-  `worktree_coord.config._KEYS` (names and validators) and `Config` (defaults).
+  `worktree_coord.config._KEYS` (names and validators) and `Config` (defaults);
+- the generated section of docs/ci.md: the exact lines `wtc driver install` writes, from
+  `worktree_coord.cli.merge_file` (driver name, command, attribute patterns of the language profiles).
 
     python scripts/gen_cli_docs.py           # rewrite the pages
     python scripts/gen_cli_docs.py --check   # exit 1 and show a diff when a page is stale
@@ -23,6 +25,7 @@ sys.path.insert(0, str(ROOT))
 
 CLI_PAGE = ROOT / "docs" / "cli.md"
 CONFIG_PAGE = ROOT / "docs" / "configuration.md"
+CI_PAGE = ROOT / "docs" / "ci.md"
 BEGIN = "<!-- BEGIN GENERATED: scripts/gen_cli_docs.py -->"
 END = "<!-- END GENERATED -->"
 
@@ -167,17 +170,32 @@ def render_config_section() -> str:
     return "\n".join(lines)
 
 
-def render_config(current: str) -> str:
+def render_driver_section() -> str:
+    from worktree_coord.cli.merge_file import DRIVER_COMMAND, DRIVER_NAME, _ATTRIBUTES_HEADER, attribute_patterns
+
+    config = [f'[merge "{DRIVER_NAME}"]', "\tname = worktree_coord structured merge", f"\tdriver = {DRIVER_COMMAND}"]
+    attributes = [_ATTRIBUTES_HEADER] + [f"{pattern} merge={DRIVER_NAME}" for pattern in attribute_patterns()]
+    return "\n".join([BEGIN, "", "In `.git/config` (`~/.gitconfig` with `--global`):", "", "```ini", *config, "```", "",
+                      "In `.git/info/attributes` (your global attributes file with `--global`), lines not already "
+                      "there:", "", "```", *attributes, "```", "", END])
+
+
+def _replace_section(current: str, section: str, page: Path) -> str:
     if BEGIN not in current or END not in current:
-        raise SystemExit(f"{CONFIG_PAGE} lacks the {BEGIN} ... {END} markers")
+        raise SystemExit(f"{page} lacks the {BEGIN} ... {END} markers")
     head, _, rest = current.partition(BEGIN)
     _, _, tail = rest.partition(END)
-    return head + render_config_section() + tail
+    return head + section + tail
+
+
+def render_config(current: str) -> str:
+    return _replace_section(current, render_config_section(), CONFIG_PAGE)
 
 
 def pages() -> dict[Path, str]:
     """Every generated page with the text it must have now."""
-    return {CLI_PAGE: render_cli(), CONFIG_PAGE: render_config(CONFIG_PAGE.read_text())}
+    return {CLI_PAGE: render_cli(), CONFIG_PAGE: render_config(CONFIG_PAGE.read_text()),
+            CI_PAGE: _replace_section(CI_PAGE.read_text(), render_driver_section(), CI_PAGE)}
 
 
 def main(argv: list[str]) -> int:

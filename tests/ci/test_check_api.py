@@ -43,6 +43,8 @@ def test_messy_branch_reports_violation_reserved_edit_and_conflict_on_lines(tmp_
     # main changed line 2 of index.py too; the finding sits on line 2 of the head version
     assert [(f.path, f.start_line) for f in conflicts] == [("packages/api/src/index.py", 2)]
     assert "great" in conflicts[0].details["theirs"] and "fine" in conflicts[0].details["ours"]
+    # the structured merge names the declaration the conflict sits in
+    assert conflicts[0].declaration == "def health" and conflicts[0].details["strategy"] == "structured"
     # both sides edited package.json, yet it is no merge conflict: reserved edits stay out of the merge
     assert all(f.path != "package.json" for f in conflicts)
     assert report.exit_code == 3, "boundary violations win over merge conflicts"
@@ -302,3 +304,17 @@ def test_a_broken_manifest_on_the_branch_does_not_hide_the_base_boundary(tmp_pat
     report = check(repo)
     assert report.boundary.manifest_version == "base"
     assert {f.rule for f in report.findings} == {"manifest_changed", "outside_own"}
+
+
+def test_structured_merge_resolves_what_git_alone_leaves_conflicted(tmp_path):
+    repo = make_repo(tmp_path / "repo", {"m.py": "def a():\n    return 1\n"})
+    base = git(repo, "rev-parse", "HEAD")
+    write(repo, {"m.py": "def a():\n    return 1\n\n\ndef c():\n    return 3\n"})
+    commit_all(repo, "main: def c")
+    git(repo, "checkout", "-q", "-b", "feature", base)
+    write(repo, {"m.py": "def a():\n    return 1\n\n\ndef d():\n    return 4\n"})
+    commit_all(repo, "feature: def d")
+    assert git(repo, "merge-tree", "--write-tree", "main", "feature", check=False).count("\n") >= 1
+    assert "CONFLICT" in git(repo, "merge-tree", "--write-tree", "--messages", "main", "feature", check=False)
+    report = check(repo, own=["m.py"])
+    assert report.ok and report.merge.resolved == ("m.py",)

@@ -81,3 +81,18 @@ def test_the_api_page_example_runs(tmp_path):
     done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert "['api/app.py']" in done.stdout and "{'merged': 1, 'rejected': 1}" in done.stdout
+
+
+def test_driver_install_writes_exactly_the_documented_lines(tmp_path):
+    from tests.conftest import git, make_repo
+
+    repo = make_repo(tmp_path / "repo", {"a.py": "x = 1\n"})
+    done = subprocess.run([sys.executable, "-m", "worktree_coord", "driver", "install", "--repo", str(repo)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    section = load_generator().render_driver_section()
+    attributes = (repo / ".git" / "info" / "attributes").read_text().splitlines()
+    documented = section.split("```\n")[-2].strip().splitlines()  # the attributes block
+    assert attributes == documented
+    assert f"driver = {git(repo, 'config', 'merge.wtc.driver')}" in section
+    assert f"name = {git(repo, 'config', 'merge.wtc.name')}" in section

@@ -137,6 +137,8 @@ def test_sarif_is_valid_and_results_sit_on_lines(messy, sarif_validator, tmp_pat
     assert located[("merge_conflict", "packages/api/src/index.py")] == ("error", 2)
     assert located[("reserved_edit", "package.json")] == ("note", 3)
     assert located[("outside_own", "docs/odd%2Cname%3A%2050%25.md")] == ("error", 1)
+    [conflict] = [r for r in run["results"] if r["ruleId"] == "merge_conflict"]
+    assert conflict["locations"][0]["logicalLocations"] == [{"fullyQualifiedName": "def health", "kind": "declaration"}]
     assert run["invocations"][0]["exitCode"] == 3
 
 
