@@ -34,7 +34,7 @@ def _root() -> None:
 
 def _register_commands() -> None:
     # Each module adds its commands to `app`; imported here so `app` is complete before use.
-    from . import consolidating, demo, info, maintenance, merge_file, merging, runs, tasks  # noqa: F401
+    from . import check, consolidating, demo, info, maintenance, merge_file, merging, runs, tasks  # noqa: F401
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -3,6 +3,9 @@ Coordinator."""
 
 from __future__ import annotations
 
+import contextlib
+from typing import Iterator
+
 import typer
 
 from ..coordinator import Coordinator
@@ -13,5 +16,15 @@ KeyOption = typer.Option(None, "--key", help="Idempotency key (default: <run>-<o
 RunOption = typer.Option(..., "--run", "-r", help="Run id.")
 
 
-def open_coordinator(repo: str) -> Coordinator:
-    return Coordinator(repo)
+@contextlib.contextmanager
+def open_coordinator(repo: str, *, progress: str | None = None, json_mode: bool = False) -> Iterator[Coordinator]:
+    """The Coordinator for `repo`; with `progress` (a label) long work draws a live display on a
+    terminal (cli/progress.py), and stays silent when not a terminal or under --json."""
+    from .progress import reporter_for
+
+    if progress is None:
+        with Coordinator(repo) as coordinator:
+            yield coordinator
+        return
+    with reporter_for(json_mode=json_mode, label=progress) as reporter, Coordinator(repo, reporter=reporter) as coordinator:
+        yield coordinator

@@ -23,7 +23,7 @@ def consolidate(
     json_mode: bool = JsonOption,
 ) -> int:
     """Apply merged tasks' intents in dependency order, relock, verify, one commit per ecosystem root."""
-    with open_coordinator(repo) as coordinator:
+    with open_coordinator(repo, progress="consolidate", json_mode=json_mode) as coordinator:
         result = coordinator.consolidate(run, offline=offline, key=key)
     emit(result.to_json(), schema="consolidate", json_mode=json_mode, human=_render(result))
     return result.exit_code

@@ -20,10 +20,13 @@ def demo(
 ) -> int:
     """Build a scratch monorepo and fan parallel agents out over it, then show what happened."""
     from ..demo import render_report, run_demo, surprises
+    from .progress import reporter_for
 
     if directory is not None and directory.exists() and any(directory.iterdir()):
         raise WtcError(f"{directory} is not empty", fix="pass an empty or new folder to --dir")
-    report = run_demo(directory, parallel=parallel)
+    with reporter_for(json_mode=json_mode, label="demo") as reporter:
+        reporter.event("demo.running", stage=f"{parallel} agents in parallel processes")
+        report = run_demo(directory, parallel=parallel)
     problems = surprises(report)
     payload = report.to_json() | {"surprises": problems}
     text = render_report(report) + ("\n\nSURPRISES:\n  " + "\n  ".join(problems) if problems else "")

@@ -21,7 +21,15 @@ def status(
     """Show the runs, or one run's tasks with their states."""
     with open_coordinator(repo) as coordinator:
         result = coordinator.status(run)
-    emit(result.to_json(), schema="status", json_mode=json_mode, human=render.run_status(result))
+    from .progress import wants_progress
+
+    if wants_progress(json_mode):  # a person at a terminal: a table; pipes and agents get plain text
+        import shutil
+
+        human = render.run_status_table(result, width=shutil.get_terminal_size().columns)
+    else:
+        human = render.run_status(result)
+    emit(result.to_json(), schema="status", json_mode=json_mode, human=human)
     return result.exit_code
 
 
@@ -32,7 +40,7 @@ def gc(
     json_mode: bool = JsonOption,
 ) -> int:
     """Remove ended tasks' worktrees, orphaned folders and admin entries, dead leases, expired keys."""
-    with open_coordinator(repo) as coordinator:
+    with open_coordinator(repo, progress="gc", json_mode=json_mode) as coordinator:
         result = coordinator.gc(dry_run=dry_run)
     emit(result.to_json(), schema="gc", json_mode=json_mode, human=render.gc_report(result))
     return result.exit_code

@@ -23,7 +23,7 @@ def merge(
     json_mode: bool = JsonOption,
 ) -> int:
     """Merge every finished, unmerged task (after a crash or `finish --no-merge`); safe to repeat."""
-    with open_coordinator(repo) as coordinator:
+    with open_coordinator(repo, progress="merge", json_mode=json_mode) as coordinator:
         result = coordinator.merge(run, verify=verify, batch=batch, key=key)
     emit(result.to_json(), schema="merge", json_mode=json_mode, human=render.merge_report(result))
     return result.exit_code

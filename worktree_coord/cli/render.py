@@ -132,6 +132,40 @@ def run_status(r: RunStatus) -> str:
     return "\n".join(lines)
 
 
+_STATE_STYLE = {"merged": "green", "finished": "cyan", "started": "yellow", "conflict": "bold red",
+                "rejected": "red", "abandoned": "dim", "empty": "dim", "failed": "bold red"}
+
+
+def run_status_table(r: RunStatus, *, width: int | None = None) -> str:
+    """`wtc status` for a person at a terminal: the run's tasks as a rich table (task, state, files,
+    violations, conflicts, age), rendered with colours to a string for `output.emit`. Falls back to
+    the plain text when there is no single run to show."""
+    import io
+
+    from rich.console import Console
+    from rich.table import Table
+
+    if not r.runs or (not r.tasks and len(r.runs) != 1):
+        return run_status(r)
+    run = r.runs[0]
+    heading = f"run [bold]{run['run']}[/] ({run['state']}) pinned at {run['base'][:12]}, integration {run['integration']}"
+    table = Table(caption=", ".join(f"{n} {s}" for s, n in sorted(r.counts.items())) or "no tasks",
+                  caption_justify="left")
+    table.add_column("task")
+    table.add_column("state")
+    for name in ("files", "violations", "conflicts", "age"):
+        table.add_column(name, justify="right")
+    for t in r.tasks:
+        style = _STATE_STYLE.get(t["state"], "")
+        table.add_row(t["task"], f"[{style}]{t['state']}[/]" if style else t["state"], str(t["files"]),
+                      str(t["violations"] or ""), str(t["conflicts"] or ""), _age(t["age_seconds"]))
+    buffer = io.StringIO()
+    console = Console(file=buffer, force_terminal=True, width=width or 100, color_system="standard")
+    console.print(heading)
+    console.print(table)
+    return buffer.getvalue().rstrip("\n")
+
+
 def _age(seconds: float) -> str:
     if seconds < 90:
         return f"{seconds:.0f}s"
@@ -158,4 +192,5 @@ def gc_report(r: GcReport) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["run_started", "task_started", "task_finished", "task_abandoned", "run_status", "gc_report"]
+__all__ = ["run_started", "task_started", "task_finished", "task_abandoned", "run_status", "run_status_table",
+           "gc_report"]

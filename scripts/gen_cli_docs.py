@@ -1,0 +1,220 @@
+"""Generate the reference pages that must not drift from the code.
+
+- docs/cli.md: every `wtc` command, argument and option, walked from the typer app itself;
+- the generated section of docs/configuration.md: every `[tool.worktree-coord]` key, from
+  `worktree_coord.config._KEYS` (names and validators) and `Config` (defaults);
+- the generated section of docs/ci.md: the exact lines `wtc driver install` writes, from
+  `worktree_coord.cli.merge_file` (driver name, command, attribute patterns of the language profiles).
+
+    python scripts/gen_cli_docs.py           # rewrite the pages
+    python scripts/gen_cli_docs.py --check   # exit 1 and show a diff when a page is stale
+
+tests/ci/test_docs.py runs the check, so a command or key added without regenerating fails CI.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import sys
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+CLI_PAGE = ROOT / "docs" / "cli.md"
+CONFIG_PAGE = ROOT / "docs" / "configuration.md"
+CI_PAGE = ROOT / "docs" / "ci.md"
+BEGIN = "<!-- BEGIN GENERATED: scripts/gen_cli_docs.py -->"
+END = "<!-- END GENERATED -->"
+
+# What each configuration key means. A key in config._KEYS without an entry here fails generation,
+# so a new key cannot ship undocumented.
+CONFIG_DOCS: dict[str, tuple[str, str]] = {
+    "worktree-root": ('".wtc/worktrees"', "Folder (relative to the repository root, or absolute) under which task "
+                      "worktrees are created, one per `<run>/<task>`."),
+    "reserved-add": ('["config/*.yml"]', "Extra reserved-file globs (gitignore-style) on top of the built-in root "
+                     "manifests and lockfiles. Edits to them become intents for consolidation."),
+    "reserved-remove": ('["requirements*.txt"]', "Built-in reserved patterns to drop (exact pattern text, e.g. "
+                        "`go.sum`), so those files merge like any other."),
+    "idempotency-ttl": ("86400", "Seconds an idempotency record is kept; a repeat within it returns the stored "
+                        "result. Must outlast a run."),
+    "lock-timeout": ("120", "Seconds to wait for the repository-wide registration lock (worktree add/prune, ref "
+                     "deletion) before failing with exit 4."),
+    "wait-timeout": ("600", "Seconds a call waits for another holder of the same task lease or idempotency key "
+                     "before failing with exit 4."),
+    "verify": ('"npm test"', "Shell command a candidate integration commit must pass before the integration "
+               "branch moves (merges and consolidation); `wtc merge --verify` overrides it for one drain."),
+    "verify-timeout": ("1800", "Seconds the verify command may run before it counts as failed."),
+    "relock": ('{ npm = "npm install --package-lock-only" }', "Lockfile regeneration command per ecosystem for "
+               "the consolidation phase, replacing its built-in one."),
+    "max-parallel": ("4", "How many heavy operations (merges, verifications, relocks) run at once across every "
+                     "process on the repository (default: the CPU count); callers beyond it queue first come, "
+                     "first served, and get exit 4 with a retry hint past `wait-timeout`."),
+}
+
+
+# ---- the command line ----------------------------------------------------------------------------
+
+def _walk(command: Any, path: list[str]):
+    yield path, command
+    for name in sorted(getattr(command, "commands", {}) or {}):
+        yield from _walk(command.commands[name], path + [name])
+
+
+def _type_name(annotation: Any) -> str:
+    """A readable type for a typer parameter's annotation: TEXT, INTEGER, PATH, or the enum's choices."""
+    import enum
+    import typing
+    from pathlib import Path as _Path
+
+    args = [a for a in typing.get_args(annotation) if a is not type(None)]
+    if typing.get_origin(annotation) in (list, tuple, typing.Union) and args:
+        return _type_name(args[0])
+    if isinstance(annotation, type) and issubclass(annotation, enum.Enum):
+        return " \\| ".join(str(member.value) for member in annotation)
+    return {str: "TEXT", int: "INTEGER", float: "NUMBER", bool: "BOOLEAN", _Path: "PATH"}.get(annotation, "TEXT")
+
+
+def _param_row(param: Any) -> str:
+    if param.param_type_name == "argument":
+        names = f"`{param.name.upper()}`"
+    else:
+        names = ", ".join(f"`{o}`" for o in list(param.opts) + list(param.secondary_opts))
+    is_flag = getattr(param, "is_flag", False)
+    secondary = list(getattr(param, "secondary_opts", []))
+    kind = "flag" if is_flag else _type_name(param.type_descriptor.annotation)
+    if param.multiple:
+        kind += " (repeatable)"
+    default = param.default
+    if getattr(default, "value", None) is not None:
+        default = default.value
+    if param.required:
+        shown = "required"
+    elif default in (None, (), []) or (default is False and is_flag and not secondary) \
+            or getattr(param, "show_default", True) is False:
+        shown = ""
+    elif secondary and isinstance(default, bool):
+        shown = f"`{param.opts[0] if default else secondary[0]}`"
+    else:
+        shown = f"`{default}`"
+    help_text = (getattr(param, "help", None) or "").replace("|", "\\|").replace("\n", " ")
+    return f"| {names} | {kind} | {shown} | {help_text} |"
+
+
+def render_cli() -> str:
+    import typer
+
+    from worktree_coord.cli import _register_commands, app
+
+    _register_commands()
+    root = typer.main.get_command(app)
+    out = ["# `wtc` command line reference", "",
+           "<!-- generated by scripts/gen_cli_docs.py from the typer app; do not edit by hand -->", "",
+           "Every command takes `--json` (one JSON object on stdout with a `schema` field) unless noted, and exits",
+           "0 ok, 1 merge conflict, 2 usage or bad input, 3 boundary violation, 4 busy, 5 not found.", ""]
+    for path, command in _walk(root, ["wtc"]):
+        if command is root:
+            continue
+        is_group = bool(getattr(command, "commands", None))
+        out.append(f"{'#' * min(len(path), 4)} `{' '.join(path)}`")
+        out.append("")
+        help_text = (command.help or "").strip()
+        if help_text:
+            out.append(help_text)
+            out.append("")
+        if is_group:
+            out.append("Subcommands: " + ", ".join(f"`{n}`" for n in sorted(command.commands)) + ".")
+            out.append("")
+            continue
+        arguments = [p for p in command.params if p.param_type_name == "argument"]
+        usage = " ".join(path + [a.name.upper() for a in arguments] + ["[OPTIONS]"])
+        out.append(f"```\n{usage}\n```")
+        out.append("")
+        if command.params:
+            out.append("| argument / option | type | default | meaning |")
+            out.append("|---|---|---|---|")
+            for param in command.params:
+                out.append(_param_row(param))
+            out.append("")
+    return "\n".join(out).rstrip() + "\n"
+
+
+# ---- the configuration reference ----------------------------------------------------------------
+
+def _expected(convert: Any) -> str:
+    try:
+        convert(object())
+    except TypeError as expected:
+        return str(expected)
+    return "any value"
+
+
+def render_config_section() -> str:
+    from worktree_coord.config import _KEYS, Config
+
+    missing = sorted(set(_KEYS) - set(CONFIG_DOCS))
+    if missing:
+        raise SystemExit(f"configuration keys without documentation in scripts/gen_cli_docs.py: {missing}")
+    defaults = {f.name: (f.default if f.default is not dataclasses.MISSING else f.default_factory())  # type: ignore[misc]
+                for f in dataclasses.fields(Config)}
+    lines = [BEGIN, "", "| key | value | default | example | meaning |", "|---|---|---|---|---|"]
+    for key in sorted(_KEYS):
+        attribute, convert = _KEYS[key]
+        default = defaults[attribute]
+        shown = "none" if default in (None, (), {}) else f"`{default}`"
+        example, meaning = CONFIG_DOCS[key]
+        lines.append(f"| `{key}` | {_expected(convert)} | {shown} | `{key} = {example}` | {meaning} |")
+    lines += ["", END]
+    return "\n".join(lines)
+
+
+def render_driver_section() -> str:
+    from worktree_coord.cli.merge_file import DRIVER_COMMAND, DRIVER_NAME, _ATTRIBUTES_HEADER, attribute_patterns
+
+    config = [f'[merge "{DRIVER_NAME}"]', "\tname = worktree_coord structured merge", f"\tdriver = {DRIVER_COMMAND}"]
+    attributes = [_ATTRIBUTES_HEADER] + [f"{pattern} merge={DRIVER_NAME}" for pattern in attribute_patterns()]
+    return "\n".join([BEGIN, "", "In `.git/config` (`~/.gitconfig` with `--global`):", "", "```ini", *config, "```", "",
+                      "In `.git/info/attributes` (your global attributes file with `--global`), lines not already "
+                      "there:", "", "```", *attributes, "```", "", END])
+
+
+def _replace_section(current: str, section: str, page: Path) -> str:
+    if BEGIN not in current or END not in current:
+        raise SystemExit(f"{page} lacks the {BEGIN} ... {END} markers")
+    head, _, rest = current.partition(BEGIN)
+    _, _, tail = rest.partition(END)
+    return head + section + tail
+
+
+def render_config(current: str) -> str:
+    return _replace_section(current, render_config_section(), CONFIG_PAGE)
+
+
+def pages() -> dict[Path, str]:
+    """Every generated page with the text it must have now."""
+    return {CLI_PAGE: render_cli(), CONFIG_PAGE: render_config(CONFIG_PAGE.read_text()),
+            CI_PAGE: _replace_section(CI_PAGE.read_text(), render_driver_section(), CI_PAGE)}
+
+
+def main(argv: list[str]) -> int:
+    stale = 0
+    for path, wanted in pages().items():
+        current = path.read_text() if path.exists() else ""
+        if current == wanted:
+            continue
+        if "--check" in argv:
+            stale += 1
+            sys.stdout.writelines(difflib.unified_diff(current.splitlines(True), wanted.splitlines(True),
+                                                       str(path), f"{path} (regenerated)"))
+        else:
+            path.write_text(wanted)
+            print(f"wrote {path.relative_to(ROOT)}")
+    if stale:
+        print(f"\n{stale} generated page(s) are stale: run `python scripts/gen_cli_docs.py`")
+    return 1 if stale else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

@@ -1,0 +1,276 @@
+"""`wtc check` as a function: boundary, reserved files and a dry-run merge of a branch, read-only.
+
+Stage: the CI pre-merge step (a face's logic, below the faces). Input: a repository and what to
+compare (head, target, base; defaults in revisions.py) plus where the boundary comes from. Output: a
+frozen `CheckReport`. The boundary comes from, in order: `own` globs passed in; the task recorded in
+the store (`run` + `task`); a manifest file (`manifest`, else `.wtc-boundary.toml`), the copy at the
+merge base when there is one, else the branch's.
+
+Invariants:
+- read-only: no ref, index, worktree, config or store write (the dry-run merge writes only
+  unreachable objects); safe to run in parallel with agents and the merge queue;
+- the project's rules (reserved files) come from the target tip's `[tool.worktree-coord]`, never from
+  the branch under review, so a branch cannot relax the rules it is checked against;
+- a changed boundary manifest is itself reported (a branch must not widen its own boundary unseen).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+from typing import Any, Sequence
+
+from ..boundary import check_changes, make_boundary, reserved_patterns
+from ..config import Config, load_config
+from ..errors import UsageError
+from ..events import NullReporter, Reporter
+from ..gitrepo import Change, GitRepo
+from ..integrate import Resolver
+from ..model import Boundary, validate_name
+from . import revisions
+from .dryrun import dry_run_merge
+from .lines import first_range
+from .manifest import DEFAULT_MANIFEST, ManifestBoundary, parse_manifest
+from .report import BoundarySource, CheckReport, Finding, MergeSummary
+from .rules import Severity, rule_info
+
+STAGED_LABEL = "(staged changes)"
+
+
+def check(repo: str | os.PathLike[str] = ".", *, head: str | None = None, base: str | None = None,
+          target: str | None = None, own: Sequence[str] = (), read: Sequence[str] = (),
+          run: str | None = None, task: str | None = None, manifest: str | None = None,
+          merge: bool = True, config: Config | None = None, reporter: Reporter | None = None,
+          resolver: Resolver | None = None) -> CheckReport:
+    """Check a branch before it merges (see the module docstring); raises UsageError on bad input."""
+    reporter = reporter or NullReporter()
+    git = GitRepo(repo)
+    if (run is None) != (task is None):
+        raise UsageError("--run and --task go together", fix="pass both (the task recorded in the store), or neither")
+    record = _task_record(git, run, task) if run and task else None
+    run_record = record[0] if record else None
+    task_record = record[1] if record else None
+
+    head_label = head or (task_record.branch if task_record else "HEAD")
+    head_sha = (revisions.resolve_head(git, repo) if head is None and task_record is None
+                else revisions.resolve(git, head_label, "head"))
+    target_name = target or (run_record.integration_ref if run_record else None)
+    manifest_path = manifest or DEFAULT_MANIFEST
+    use_manifest = not own and task_record is None
+    head_manifest: ManifestBoundary | None = None
+    head_error: UsageError | None = None
+    if use_manifest:
+        try:
+            head_manifest = _parse_at(git, head_sha, manifest_path, "head")
+        except UsageError as error:  # a broken copy on the branch: the base's copy may still govern
+            head_error = error
+    if head_manifest is not None and target_name is None:
+        target_name = head_manifest.target
+    target_name = target_name or revisions.default_target(git)
+    target_tip = revisions.resolve(git, target_name, "target")
+    base_sha = revisions.resolve(git, base, "base") if base else revisions.merge_base(git, head_sha, target_tip)
+    manifest_boundary = (_choose_manifest(git, base_sha, head_manifest, manifest_path, explicit=manifest is not None)
+                         if use_manifest else None)
+    if head_error is not None and (manifest_boundary is None or manifest_boundary.version != "base"):
+        raise head_error
+    config = config or load_config(None, _file_reader(git, target_tip))
+
+    source = _boundary_source(config, own, read, task_record, manifest_boundary)
+    boundary = Boundary(own=source.own, read=source.read, reserved=source.reserved)
+    reporter.event("check.stage", stage="boundary", head=head_sha, base=base_sha)
+    changes = git.changes(base_sha, head_sha)
+    findings = _boundary_findings(git, changes, boundary, source if source.kind == "manifest" else None)
+    reserved_paths = [f.path for f in findings if f.rule == "reserved_edit"]
+
+    summary = MergeSummary(False, True, target_name, target_tip, reason="not asked (--no-merge)")
+    if merge:
+        reporter.event("check.stage", stage="merge", target=target_name, target_tip=target_tip)
+        dry = dry_run_merge(git, head_sha, target_name, target_tip, base_sha, reserved_paths, resolver)
+        summary = dry.summary
+        findings += dry.conflicts
+    intents, refused = _intents(git, changes, boundary, task=task or "check", since=base_sha, tree=base_sha)
+    findings += refused
+    reporter.event("check.done", findings=len(findings))
+    return CheckReport(
+        base=base_sha, head=head_sha, head_label=head_label, boundary=source,
+        changed=tuple({"path": c.path, "status": c.status} for c in changes),
+        findings=tuple(sorted(findings, key=Finding.sort_key)), merge=summary, intents=tuple(intents),
+    )
+
+
+def check_staged(repo: str | os.PathLike[str] = ".", *, own: Sequence[str] = (), read: Sequence[str] = (),
+                 manifest: str | None = None, config: Config | None = None) -> CheckReport:
+    """The boundary check of what is staged in the index against HEAD (the pre-commit hook).
+
+    No merge: staged changes are not a commit yet. The manifest and the configuration are read from
+    the working tree of `repo` here (a hook runs in the author's checkout, before anything is shared).
+    """
+    git = GitRepo(repo)
+    workdir = Path(repo).resolve()
+    top = _git_text(workdir, "rev-parse", "--show-toplevel")
+    index_tree = _git_text(workdir, "write-tree")  # honours GIT_INDEX_FILE, as a hook must
+    head_sha = _git_text(workdir, "rev-parse", "--verify", "-q", "HEAD", check=False)
+    base_tree = head_sha or _git_text(workdir, "hash-object", "-w", "-t", "tree", "/dev/null")
+    manifest_boundary = None
+    if not own:
+        rel = manifest or DEFAULT_MANIFEST
+        path = Path(top) / rel if not os.path.isabs(rel) else Path(rel)
+        if not path.is_file():
+            raise UsageError("no boundary to check against",
+                             fix=f"pass --own GLOB (hook args), or commit a {DEFAULT_MANIFEST} (see docs/ci.md)")
+        manifest_boundary = parse_manifest(path.read_bytes(), rel, version="worktree")
+    config = config or load_config(Path(top))
+    source = _boundary_source(config, own, read, None, manifest_boundary)
+    boundary = Boundary(own=source.own, read=source.read, reserved=source.reserved)
+    changes = git.changes(base_tree, index_tree)
+    findings = _boundary_findings(git, changes, boundary, source if source.kind == "manifest" else None)
+    intents, refused = _intents(git, changes, boundary, task="staged", since=head_sha or "", tree=base_tree)
+    findings += refused
+    return CheckReport(
+        base=base_tree, head=index_tree, head_label=STAGED_LABEL, boundary=source,
+        changed=tuple({"path": c.path, "status": c.status} for c in changes),
+        findings=tuple(sorted(findings, key=Finding.sort_key)),
+        merge=MergeSummary(False, True, reason="staged changes are checked for the boundary only"),
+        intents=tuple(intents),
+    )
+
+
+# ---- boundary ---------------------------------------------------------------------------------------
+
+def _boundary_source(config: Config, own: Sequence[str], read: Sequence[str], task_record: Any,
+                     manifest_boundary: Any) -> BoundarySource:
+    reserved = reserved_patterns(config.reserved_add, config.reserved_remove)
+    if own:
+        made = make_boundary(own, read, reserved=reserved)
+        return BoundarySource("own", made.own, made.read, made.reserved)
+    if task_record is not None:
+        b = task_record.boundary
+        return BoundarySource("task", b.own, b.read, b.reserved or reserved, run=task_record.run_id,
+                              task=task_record.task_id)
+    if manifest_boundary is not None:
+        made = make_boundary(manifest_boundary.own, manifest_boundary.read, reserved=reserved)
+        return BoundarySource("manifest", made.own, made.read, made.reserved, manifest=manifest_boundary.path,
+                              manifest_version=manifest_boundary.version)
+    raise UsageError("no boundary to check against",
+                     fix=f"pass --own GLOB, or --run ID --task ID, or commit a {DEFAULT_MANIFEST} (see docs/ci.md)")
+
+
+_MANIFEST_NOTES = {
+    "added": "this branch adds the boundary manifest the check used: a reviewer should confirm the boundary",
+    "modified": "this branch changes its boundary manifest: the check used the version at the merge base, "
+                "and a reviewer should confirm the new boundary",
+    "deleted": "this branch deletes its boundary manifest: the check used the version at the merge base",
+    "mode": "this branch changes the mode of its boundary manifest",
+}
+
+
+def _boundary_findings(git: GitRepo, changes: Sequence[Change], boundary: Boundary,
+                       manifest: BoundarySource | None) -> list[Finding]:
+    findings: list[Finding] = []
+    judged = list(changes)
+    if manifest is not None and manifest.manifest is not None:
+        for change in changes:
+            if change.path == manifest.manifest.lstrip("/"):
+                judged.remove(change)  # the manifest is metadata, judged by a reviewer, not by globs
+                findings.append(Finding("manifest_changed", change.path, _MANIFEST_NOTES[change.status],
+                                        Severity.WARNING, *_lines(git, change),
+                                        details={"status": change.status, "used": manifest.manifest_version}))
+    by_path = {c.path: c for c in judged}
+    report = check_changes(judged, boundary, git.read_blob)
+    for violation in report.violations:
+        change = by_path.get(violation.path)
+        info = rule_info(violation.rule)
+        lines = _lines(git, change) if change is not None else (None, None)
+        findings.append(Finding(violation.rule, violation.path, violation.detail, info.severity, *lines,
+                                details={"status": change.status if change else None}))
+    for change in report.reserved:
+        findings.append(Finding("reserved_edit", change.path,
+                                f"{change.status} a reserved file: kept out of the merge and turned into an "
+                                "intent for the consolidation phase", Severity.NOTE, *_lines(git, change),
+                                details={"status": change.status}))
+    return findings
+
+
+def _lines(git: GitRepo, change: Change) -> tuple[int | None, int | None]:
+    found = first_range(git.repo, change.old_oid, change.new_oid)
+    return found if found else (None, None)
+
+
+# ---- inputs -----------------------------------------------------------------------------------------
+
+def _task_record(git: GitRepo, run: str, task: str) -> tuple[Any, Any]:
+    from ..store import SQLiteStore
+
+    validate_name("run", run)
+    validate_name("task", task)
+    path = git.wtc_dir / "state.sqlite3"
+    if not path.exists():
+        raise UsageError(f"no wtc store in {git.common_dir}, so no run {run!r}",
+                         fix="pass --own GLOB or a manifest instead of --run/--task when the run was elsewhere")
+    store = SQLiteStore(path)
+    try:
+        run_record = store.get_run(run)
+        task_record = store.get_task(run, task) if run_record else None
+    finally:
+        store.close()
+    if run_record is None or task_record is None:
+        raise UsageError(f"no task {task!r} in run {run!r}", fix="check the names with `wtc status`")
+    return run_record, task_record
+
+
+def _parse_at(git: GitRepo, commit: str, path: str, version: str) -> ManifestBoundary | None:
+    data = git.file_at(commit, path.lstrip("/"))
+    return None if data is None else parse_manifest(data, path, version=version)
+
+
+def _choose_manifest(git: GitRepo, base: str, at_head: ManifestBoundary | None, path: str, *,
+                     explicit: bool) -> ManifestBoundary | None:
+    """The manifest that governs the check: the one at the merge base when it exists there (the
+    boundary agreed before the branch; the branch's own edits to it do not count), else the one the
+    branch adds, else (only when named with --manifest) a file on disk."""
+    at_base = _parse_at(git, base, path, "base")
+    if at_base is not None:
+        return at_base
+    if at_head is not None:
+        return at_head
+    if explicit and os.path.isfile(path):
+        return parse_manifest(Path(path).read_bytes(), path, version="file")
+    if explicit:
+        raise UsageError(f"boundary manifest {path} is neither in the head or base commit nor on disk",
+                         fix="commit it, or pass the right --manifest path")
+    return None
+
+
+def _file_reader(git: GitRepo, commit: str):  # type: ignore[no-untyped-def]
+    return lambda name: git.file_at(commit, name)
+
+
+def _intents(git: GitRepo, changes: Sequence[Change], boundary: Boundary, *, task: str, since: str,
+             tree: str) -> tuple[list[dict[str, Any]], list[Finding]]:
+    """What the reserved-file edits (and owned member-manifest edits) become, exactly as `wtc task
+    finish` derives them (`intents.derive_task_intents`), and the edits it would refuse as findings."""
+    from ..intents import derive_task_intents
+
+    report = check_changes(list(changes), boundary, git.read_blob)
+    intents, refused = derive_task_intents(report.reserved, report.owned, task=task, since=since,
+                                           read_blob=git.read_blob, tree_paths=lambda: git.tree_paths(tree))
+    by_path = {c.path: c for c in changes}
+    findings = []
+    for item in refused:
+        change = by_path.get(item["path"])
+        lines = _lines(git, change) if change is not None else (None, None)
+        findings.append(Finding(item["rule"], item["path"], item["detail"], rule_info(item["rule"]).severity, *lines))
+    return [i.to_json() if hasattr(i, "to_json") else dict(i) for i in intents], findings
+
+
+def _git_text(cwd: Path, *args: str, check: bool = True) -> str:
+    # Unlike GitRepo.git this keeps GIT_INDEX_FILE: pre-commit runs hooks against a temporary index.
+    done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, env=dict(os.environ, LC_ALL="C"))
+    if check and done.returncode != 0:
+        raise UsageError(f"git {' '.join(args)} failed in {cwd}: {done.stderr.decode('utf-8', 'replace').strip()}",
+                         fix="run the check inside a git repository")
+    return done.stdout.decode("utf-8", "surrogateescape").strip()
+
+
+__all__ = ["check", "check_staged", "STAGED_LABEL"]

@@ -1,0 +1,113 @@
+"""The dry-run merge: would the branch merge into the target tip, and where would it conflict?
+
+Stage: merge preview for `wtc check`. Input: the head commit, the target tip, the merge base, the
+reserved paths the branch edited, and a resolver (default `queue.structured_resolver`, which uses
+the structured merge engine when it is installed). Output: a `DryRun` with the conflicts left after
+the resolver, each located by declaration and lines.
+
+It does what the merge queue does, minus every write that matters: reserved-file edits are taken
+out through `queue.mergeable_commit` (they are consolidated later, never text-merged), git
+merge-tree (`integrate.merge_tree_once`) merges the trees, and the files it leaves conflicted go to
+the resolver. Invariants: no ref moves, no index or worktree is written; the only writes are
+unreachable objects in the object database (the derived commit, merge-tree's trees and blobs),
+which `git gc` collects.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import pygit2
+
+from .. import queue
+from ..gitrepo import GitRepo
+from ..integrate import ConflictedFile, FileToResolve, Resolver, merge_tree_once
+from ..merge.result import FileMerge
+from .lines import locate_text
+from .report import Finding, MergeSummary
+from .rules import Severity
+
+_FILE_MODES_NOT_REGULAR = (0o040000, 0o120000, 0o160000)
+
+
+@dataclass(frozen=True)
+class DryRun:
+    summary: MergeSummary
+    conflicts: tuple[Finding, ...]
+
+
+def dry_run_merge(git: GitRepo, head: str, target: str, target_tip: str, base: str,
+                  reserved_paths: Sequence[str], resolver: Resolver | None = None) -> DryRun:
+    """Merge `head` (minus its reserved-file edits) into `target_tip` in memory; report what conflicts."""
+    repo = git.repo
+    resolve = resolver or queue.structured_resolver
+    mergeable = queue.mergeable_commit(repo, head, base, list(reserved_paths), "check") if reserved_paths else head
+    if git.is_ancestor(mergeable, target_tip):
+        return DryRun(MergeSummary(True, True, target, target_tip, git.commit_tree_id(target_tip),
+                                   reason="the branch is already in the target"), ())
+    if git.is_ancestor(target_tip, mergeable):
+        return DryRun(MergeSummary(True, True, target, target_tip, git.commit_tree_id(mergeable),
+                                   reason="fast-forward: the target has not moved since the branch left it"), ())
+    outcome = merge_tree_once(git.toplevel or git.common_dir, target_tip, mergeable)
+    if outcome.clean:
+        return DryRun(MergeSummary(True, True, target, target_tip, outcome.tree), ())
+    offered = []
+    for item in outcome.conflicts:
+        if _kind(item) in ("content", "add_add"):
+            assert item.ours is not None and item.theirs is not None
+            offered.append(FileToResolve(item.path, repo[pygit2.Oid(hex=item.base.oid)].read_raw() if item.base else b"",
+                                         repo[pygit2.Oid(hex=item.ours.oid)].read_raw(),
+                                         repo[pygit2.Oid(hex=item.theirs.oid)].read_raw()))
+    results = resolve(offered) if offered else {}
+    resolved: list[str] = []
+    findings: list[Finding] = []
+    for item in outcome.conflicts:
+        result = results.get(item.path)
+        if result is not None and result.clean:
+            resolved.append(item.path)
+            continue
+        head_bytes = repo[pygit2.Oid(hex=item.theirs.oid)].read_raw() if item.theirs else b""
+        findings.extend(_findings(item, _kind(item), result, head_bytes, target))
+    if not outcome.conflicts:  # git said "conflicted" and named no file: never guess, report it
+        findings.append(Finding("merge_conflict", "", "git merge-tree reported a conflict without naming a file",
+                                Severity.ERROR, details={"kind": "unlisted"}))
+    clean = not findings
+    return DryRun(MergeSummary(True, clean, target, target_tip, outcome.tree, tuple(sorted(resolved))),
+                  tuple(findings))
+
+
+def _kind(item: ConflictedFile) -> str:
+    # The same classification the integration engine uses (integrate/engine.py).
+    if item.ours is None or item.theirs is None:
+        return "modify_delete"
+    modes = [item.ours.mode, item.theirs.mode] + ([item.base.mode] if item.base else [])
+    regular = [m not in _FILE_MODES_NOT_REGULAR for m in modes]
+    if not all(regular):
+        return "type_change" if len(set(regular)) > 1 else "non_file"
+    return "content" if item.base is not None else "add_add"
+
+
+def _findings(item: ConflictedFile, kind: str, result: FileMerge | None, head_bytes: bytes,
+              target: str) -> list[Finding]:
+    blocks = result.conflicts if result is not None else ()
+    if not blocks:
+        what = {"modify_delete": "one side deleted the file and the other changed it",
+                "type_change": "one side changed the file's type (file, symlink, submodule)",
+                "add_add": "both sides added the file with different contents"}.get(kind, "git could not merge it")
+        return [Finding("merge_conflict", item.path, f"merging into {target} conflicts: {what}", Severity.ERROR,
+                        details={"kind": kind})]
+    out = []
+    for block in blocks:
+        where = locate_text(head_bytes, block.theirs)
+        start, end = where if where else (block.start_line or None, block.end_line or None)
+        inside = f" in {block.declaration}" if block.declaration else ""
+        out.append(Finding(
+            "merge_conflict", item.path,
+            f"merging into {target} conflicts{inside}: {target} changed this region too ({block.kind})",
+            Severity.ERROR, start, end, block.declaration,
+            details={"kind": block.kind, "merged_start_line": block.start_line, "merged_end_line": block.end_line,
+                     "lines_in": "head" if where else "merged", "base": block.base, "ours": block.ours,
+                     "theirs": block.theirs, "strategy": result.strategy.value if result else None},
+        ))
+    return out

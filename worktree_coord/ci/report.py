@@ -1,0 +1,152 @@
+"""What `wtc check` returns: a frozen CheckReport of findings, and the exit code they imply.
+
+Stage: the result of the CI check (built by `ci.check`, rendered by one module per format). Every
+field is plain data: formats never recompute anything, they only lay it out. Invariants: findings
+are sorted (path, line, rule) so every format lists them in one order; `exit_code` is 3 when any
+finding is a boundary violation, else 1 when any is a merge conflict, else 0 (notes and warnings
+never fail a check).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import EXIT_BOUNDARY, EXIT_CONFLICT, EXIT_OK
+from .rules import Category, Severity, rule_info
+
+CHECK_SCHEMA_VERSION = 1
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One thing the check found, on one file (and, when known, on lines of its head version).
+
+    `start_line`/`end_line` are 1-based, inclusive, in the file as it is at the head commit (None for
+    a file-level finding, e.g. a deleted file). For a merge conflict `declaration` is the enclosing
+    declaration path ("class Store > def get") and `details` carries the lines in the merged output
+    and the three versions of the region.
+    """
+
+    rule: str
+    path: str
+    message: str
+    severity: Severity
+    start_line: int | None = None
+    end_line: int | None = None
+    declaration: str = ""
+    details: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+
+    @property
+    def category(self) -> Category:
+        return rule_info(self.rule).category
+
+    def sort_key(self) -> tuple[str, int, str]:
+        return (self.path, self.start_line or 0, self.rule)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "rule": self.rule,
+            "category": self.category.value,
+            "severity": self.severity.value,
+            "path": self.path,
+            "start_line": self.start_line,
+            "end_line": self.end_line,
+            "declaration": self.declaration,
+            "message": self.message,
+            "details": dict(self.details),
+        }
+
+
+@dataclass(frozen=True)
+class BoundarySource:
+    """Where the boundary came from: `own` (flags), `task` (the store), `manifest` (a committed file)."""
+
+    kind: str
+    own: tuple[str, ...]
+    read: tuple[str, ...] = ()
+    reserved: tuple[str, ...] = ()
+    manifest: str | None = None
+    run: str | None = None
+    task: str | None = None
+    manifest_version: str | None = None   # base, head, file or worktree: which copy of the manifest
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "own": list(self.own), "read": list(self.read), "reserved": list(self.reserved),
+                "manifest": self.manifest, "manifest_version": self.manifest_version, "run": self.run,
+                "task": self.task}
+
+
+@dataclass(frozen=True)
+class MergeSummary:
+    """The dry-run merge: attempted or why not, clean or not, and which files the resolver fixed."""
+
+    attempted: bool
+    clean: bool
+    target: str | None = None
+    target_tip: str | None = None
+    tree: str | None = None
+    resolved: tuple[str, ...] = ()
+    reason: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"attempted": self.attempted, "clean": self.clean, "target": self.target,
+                "target_tip": self.target_tip, "tree": self.tree, "resolved": list(self.resolved),
+                "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class CheckReport:
+    """The whole result of one check (see the module docstring for the exit code rule)."""
+
+    base: str
+    head: str
+    head_label: str
+    boundary: BoundarySource
+    changed: tuple[dict[str, str], ...]
+    findings: tuple[Finding, ...]
+    merge: MergeSummary
+    intents: tuple[dict[str, Any], ...] = ()
+
+    @property
+    def violations(self) -> tuple[Finding, ...]:
+        return tuple(f for f in self.findings if rule_info(f.rule).exit_code == EXIT_BOUNDARY)
+
+    @property
+    def conflicts(self) -> tuple[Finding, ...]:
+        return tuple(f for f in self.findings if rule_info(f.rule).exit_code == EXIT_CONFLICT)
+
+    @property
+    def reserved(self) -> tuple[Finding, ...]:
+        return tuple(f for f in self.findings if f.category is Category.RESERVED)
+
+    @property
+    def exit_code(self) -> int:
+        if self.violations:
+            return EXIT_BOUNDARY
+        if self.conflicts:
+            return EXIT_CONFLICT
+        return EXIT_OK
+
+    @property
+    def ok(self) -> bool:
+        return self.exit_code == EXIT_OK
+
+    def counts(self) -> dict[str, int]:
+        return {"violations": len(self.violations), "conflicts": len(self.conflicts),
+                "reserved": len(self.reserved), "findings": len(self.findings), "changed": len(self.changed)}
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "ok": self.ok,
+            "exit_code": self.exit_code,
+            "base": self.base,
+            "head": self.head,
+            "head_label": self.head_label,
+            "boundary": self.boundary.to_json(),
+            "counts": self.counts(),
+            "changed": [dict(c) for c in self.changed],
+            "findings": [f.to_json() for f in self.findings],
+            "intents": [dict(i) for i in self.intents],
+            "merge": self.merge.to_json(),
+        }

@@ -1,0 +1,95 @@
+"""The rules `wtc check` reports on: one catalog shared by every output format.
+
+Each finding names one of these rules. The catalog gives each rule its severity, the exit code a
+finding of it implies, and the words a person reads in SARIF rule metadata, JUnit test names and
+GitHub annotation titles. Boundary rule ids are the ones `boundary.check_changes` produces, so a
+finding and a rejected `wtc task finish` speak the same language.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+from ..errors import EXIT_BOUNDARY, EXIT_CONFLICT, EXIT_OK
+
+
+class Severity(str, enum.Enum):
+    """How bad a finding is; SARIF levels and GitHub annotation commands use the same three words."""
+
+    ERROR = "error"
+    WARNING = "warning"
+    NOTE = "note"
+
+
+class Category(str, enum.Enum):
+    BOUNDARY = "boundary"
+    RESERVED = "reserved"
+    MERGE = "merge"
+
+
+@dataclass(frozen=True)
+class RuleInfo:
+    id: str
+    title: str
+    category: Category
+    severity: Severity
+    exit_code: int
+    description: str
+    fix: str
+
+
+def _rule(id: str, title: str, category: Category, severity: Severity, exit_code: int, description: str,
+          fix: str) -> RuleInfo:
+    return RuleInfo(id, title, category, severity, exit_code, description, fix)
+
+
+RULES: dict[str, RuleInfo] = {r.id: r for r in (
+    _rule("outside_own", "Path outside the boundary", Category.BOUNDARY, Severity.ERROR, EXIT_BOUNDARY,
+          "The branch adds, modifies or deletes a path that none of the task's --own globs match.",
+          "Move the change into a path the task owns, drop it, or widen the task's boundary."),
+    _rule("git_dir", "Path under .git", Category.BOUNDARY, Severity.ERROR, EXIT_BOUNDARY,
+          "The branch changes a path under a .git folder; that is never allowed.",
+          "Remove the path from the branch."),
+    _rule("submodule", "Submodule change outside the boundary", Category.BOUNDARY, Severity.ERROR, EXIT_BOUNDARY,
+          "The branch changes a gitlink or .gitmodules outside --own.",
+          "Leave submodules alone, or own them explicitly."),
+    _rule("reserved_type", "Reserved file changes type", Category.BOUNDARY, Severity.ERROR, EXIT_BOUNDARY,
+          "A reserved manifest or lockfile became, or stopped being, a symlink.",
+          "Keep reserved files regular files; express the change as an edit."),
+    _rule("symlink_outside_repo", "Symlink escapes the repository", Category.BOUNDARY, Severity.ERROR,
+          EXIT_BOUNDARY, "A symlink the branch adds points outside the repository.",
+          "Point the link at a path inside the task's boundary, or commit the file itself."),
+    _rule("symlink_outside_own", "Symlink escapes the boundary", Category.BOUNDARY, Severity.ERROR, EXIT_BOUNDARY,
+          "A symlink the branch adds points to a path the task does not own.",
+          "Point the link at a path inside the task's boundary."),
+    _rule("reserved_edit", "Edit to a reserved file", Category.RESERVED, Severity.NOTE, EXIT_OK,
+          "The branch edits a root manifest or lockfile. It is not merged as text: the edit becomes an "
+          "intent applied in the consolidation phase.",
+          "Nothing to do if the intent is what you meant; it is applied by `wtc consolidate`."),
+    _rule("reserved_unexpressible", "Reserved edit consolidation cannot carry", Category.RESERVED, Severity.ERROR,
+          EXIT_BOUNDARY, "The branch edits a reserved file in a way no intent can express (e.g. `scripts` in the "
+          "root package.json); `wtc task finish` refuses it, since the edit would otherwise be lost.",
+          "Make the change in a member manifest, declare an intent (`wtc intent add`), or ask for the file to be "
+          "unreserved."),
+    _rule("reserved_invalid", "Reserved file does not parse", Category.RESERVED, Severity.ERROR, EXIT_BOUNDARY,
+          "The branch leaves a reserved manifest that does not parse strictly, so no intent can be derived from it.",
+          "Fix the file's syntax."),
+    _rule("manifest_changed", "Boundary manifest changed", Category.BOUNDARY, Severity.WARNING, EXIT_OK,
+          "The branch changes the committed boundary manifest that this check read its boundary from.",
+          "Have a reviewer confirm the new boundary: a branch should not widen its own boundary unseen."),
+    _rule("merge_conflict", "Merge conflict with the target", Category.MERGE, Severity.ERROR, EXIT_CONFLICT,
+          "A dry-run structured merge of the branch into the target branch tip leaves this region conflicted.",
+          "Bring the target into the branch (or `wtc task update`), resolve the region, and push again."),
+)}
+
+BOUNDARY_RULES = tuple(r.id for r in RULES.values() if r.category is Category.BOUNDARY)
+
+
+def rule_info(rule_id: str) -> RuleInfo:
+    """The catalog entry of a rule; an unknown id (a newer boundary rule) gets a generic boundary entry."""
+    known = RULES.get(rule_id)
+    if known is not None:
+        return known
+    return _rule(rule_id, rule_id.replace("_", " ").capitalize(), Category.BOUNDARY, Severity.ERROR, EXIT_BOUNDARY,
+                 f"Boundary rule {rule_id}.", "Fix the path so the boundary check accepts it.")
