@@ -12,7 +12,6 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
-from .coordinator import Coordinator
 from .errors import (
     BoundaryViolation,
     BusyError,
@@ -22,24 +21,34 @@ from .errors import (
     UsageError,
     WtcError,
 )
-from .model import TaskState
-from .results import GcReport, RunStarted, RunStatus, TaskAbandoned, TaskFinished, TaskStarted
+
+# Heavy names load on first use (PEP 562): `wtc` is started by every agent call, and most calls
+# need neither the merge engine nor consolidation.
+_LAZY = {
+    "Coordinator": ("worktree_coord.coordinator", "Coordinator"),
+    "TaskState": ("worktree_coord.model", "TaskState"),
+    "merge_file": ("worktree_coord.merge", "merge_file"),
+    "FileMerge": ("worktree_coord.merge", "FileMerge"),
+    **{name: ("worktree_coord.results", name) for name in (
+        "GcReport", "Landed", "MergeReport", "RunReport", "RunStarted", "RunStatus", "TaskAbandoned",
+        "TaskFinished", "TaskStarted", "TaskUpdated")},
+}
+
+
+def __getattr__(name: str) -> object:
+    if name in _LAZY:
+        import importlib
+
+        module, attribute = _LAZY[name]
+        value = getattr(importlib.import_module(module), attribute)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'worktree_coord' has no attribute {name!r}")
+
 
 __all__ = [
-    "__version__",
-    "BoundaryViolation",
-    "BusyError",
-    "ConflictError",
-    "Coordinator",
-    "GcReport",
-    "NotFoundError",
-    "RunStarted",
-    "RunStatus",
-    "StateError",
-    "TaskAbandoned",
-    "TaskFinished",
-    "TaskStarted",
-    "TaskState",
-    "UsageError",
-    "WtcError",
+    "__version__", "BoundaryViolation", "BusyError", "ConflictError", "Coordinator", "FileMerge", "GcReport",
+    "Landed", "MergeReport", "NotFoundError", "RunReport", "RunStarted", "RunStatus", "StateError",
+    "TaskAbandoned", "TaskFinished", "TaskStarted", "TaskState", "TaskUpdated", "UsageError", "WtcError",
+    "merge_file",
 ]

@@ -27,6 +27,16 @@ def holder_is_dead(owner_text: str) -> bool:
     return is_alive(owner) is False
 
 
+def may_take_over(owner_text: str, expires_at: float) -> bool:
+    """A lease may be taken from a holder that is dead, or that has expired on another host (whose
+    liveness we cannot see). A live holder on this host keeps its lease however long it works."""
+    try:
+        alive = is_alive(Owner.parse(owner_text))
+    except ValueError:
+        return True
+    return alive is False or (alive is None and expires_at <= time.time())
+
+
 @contextlib.contextmanager
 def hold(store: Store, name: str, *, timeout: float, ttl: float = DEFAULT_LEASE_TTL, what: str = "") -> Iterator[None]:
     """Hold the lease `name` for the duration of the block."""
@@ -38,7 +48,7 @@ def hold(store: Store, name: str, *, timeout: float, ttl: float = DEFAULT_LEASE_
         if lease is not None:
             break
         current = store.get_lease(name)
-        if current is not None and holder_is_dead(current.owner):
+        if current is not None and may_take_over(current.owner, current.expires_at):
             if store.acquire_lease(name, me, ttl, steal_from=current.owner) is not None:
                 break
             continue

@@ -17,7 +17,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Sequence
 
-import networkx as nx
 import pygit2
 
 from .boundary import matches
@@ -111,6 +110,8 @@ class Package:
 def drain_order(tasks: Sequence[TaskRecord], packages: Sequence[Package]) -> list[TaskRecord]:
     """Merge order: a task owning a package that another task's package depends on goes first; ties
     (and tasks without packages) by finish time, then name. Cycles fall back to that tie order."""
+    import networkx as nx  # only a drain needs the graph
+
     owners: dict[str, set[str]] = {}
     for task in tasks:
         for package in packages:

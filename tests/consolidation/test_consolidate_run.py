@@ -120,3 +120,42 @@ def test_declared_intent_is_consolidated(npm_repo):
         assert report.exit_code == 0, report.roots
         manifest = json.loads(git(repo, "show", "wtc/r1/integration:packages/a/package.json"))
         assert manifest["dependencies"] == {"b": "1.0.0"}
+
+
+def test_killed_between_roots_then_rerun_commits_each_root_once(tmp_path, monkeypatch):
+    import sys
+
+    monkeypatch.setenv("npm_config_cache", str(tmp_path / "npm-cache"))
+    repo = make_repo(tmp_path / "repo", {
+        "package.json": json.dumps({"name": "root", "private": True, "workspaces": ["packages/*"]}, indent=2) + "\n",
+        "packages/a/package.json": pkg("a"),
+        "sub/package.json": json.dumps({"name": "sub", "private": True, "workspaces": ["libs/*"]}, indent=2) + "\n",
+        "sub/libs/x/package.json": pkg("x"),
+    })
+    for where in (repo, repo / "sub"):
+        subprocess.run(["npm", "install", "--package-lock-only", "--offline", "--ignore-scripts"], cwd=where,
+                       check=True, capture_output=True)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "two npm roots")
+    with Coordinator(repo) as coord:
+        coord.start_run("r1")
+        for task, files in (("one", {"packages/b/package.json": pkg("b")}),
+                            ("two", {"sub/libs/y/package.json": pkg("y")})):
+            own = ["packages/b/**"] if task == "one" else ["sub/libs/y/**"]
+            wt = Path(coord.start_task("r1", task, own).worktree)
+            write(wt, files)
+            assert coord.finish_task("r1", task).state == "merged"
+    before = git(repo, "rev-parse", "wtc/r1/integration")
+    killed = subprocess.run([sys.executable, "-m", "worktree_coord", "consolidate", "--run", "r1", "--json"], cwd=repo,
+                            env=dict(os.environ, WTC_CRASH_AT="consolidate.after_root_commit"), capture_output=True)
+    assert killed.returncode == -9
+    assert git(repo, "rev-list", "--count", f"{before}..wtc/r1/integration") == "1", "the first root committed"
+    with Coordinator(repo) as coord:
+        rerun = coord.consolidate("r1")
+        assert rerun.exit_code == 0, rerun.roots
+        assert git(repo, "rev-list", "--count", f"{before}..wtc/r1/integration") == "2", "each root exactly once"
+        lock_root = json.loads(git(repo, "show", "wtc/r1/integration:package-lock.json"))
+        lock_sub = json.loads(git(repo, "show", "wtc/r1/integration:sub/package-lock.json"))
+        assert "packages/b" in lock_root["packages"] and "libs/y" in lock_sub["packages"]
+        assert {r["state"] for r in coord.store.list_intents("r1")} <= {"applied", "satisfied"}
+        assert coord.consolidate("r1").roots == []

@@ -83,3 +83,24 @@ def test_integrity_check_passes_on_a_used_store(repo):
         coord.start_run("r1")
         coord.start_task("r1", "t", ["packages/api/**"])
         assert coord.store.integrity_check() == []
+
+
+def test_lease_takeover_rules(tmp_path):
+    from worktree_coord import leases
+    from worktree_coord.liveness import current_owner
+
+    store = SQLiteStore(tmp_path / "s.sqlite3")
+    me = str(current_owner())
+    # a live holder on this host keeps its lease even past the expiry time (a long verification)
+    assert leases.may_take_over(me, time.time() - 10) is False
+    # a dead holder loses it at once, however long its lease had to run
+    dead = subprocess.run([sys.executable, "-c", "from worktree_coord.liveness import current_owner;"
+                           "print(current_owner())"], capture_output=True, text=True).stdout.strip()
+    assert leases.may_take_over(dead, time.time() + 3600) is True
+    store.acquire_lease("task:r/t", dead, ttl=3600)
+    with leases.hold(store, "task:r/t", timeout=5):
+        assert store.get_lease("task:r/t").owner == me
+    # a holder on another host, whose liveness we cannot see: only once its lease expired
+    foreign = "some-other-host:1:1:abc"
+    assert leases.may_take_over(foreign, time.time() + 60) is False
+    assert leases.may_take_over(foreign, time.time() - 1) is True

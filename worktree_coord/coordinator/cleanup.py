@@ -8,7 +8,7 @@ from pathlib import Path
 
 from .. import leases
 from ..model import TaskState
-from ..results import (GcReport)
+from ..results import GcReport
 
 from .base import CoordinatorBase
 
@@ -50,6 +50,10 @@ class CleanupOperations(CoordinatorBase):
                 for folder in children:
                     if str(folder) in live_paths:
                         continue
+                    if folder.name.startswith(".") and folder.is_dir():
+                        # scratch space of verification and consolidation: only what a crash left
+                        removed += self._stale_scratch(folder, dry_run=dry_run)
+                        continue
                     entry = registered.get(str(folder))
                     if entry is not None and entry.branch and not dry_run:
                         snap = self._snapshot_folder(folder, entry.branch)
@@ -65,7 +69,7 @@ class CleanupOperations(CoordinatorBase):
         pruned = self.git.prune_worktrees(dry_run=dry_run)
         leases_removed = []
         for lease in self.store.list_leases():
-            if leases.holder_is_dead(lease.owner) or lease.expires_at <= time.time():
+            if leases.may_take_over(lease.owner, lease.expires_at):
                 leases_removed.append(lease.name)
                 if not dry_run:
                     self.store.delete_lease(lease.name, lease.owner)
@@ -85,6 +89,19 @@ class CleanupOperations(CoordinatorBase):
                 kept.append({"branch": task.branch, "why": "has commits beyond the pinned base"})
         return GcReport(dry_run=dry_run, worktrees_removed=removed, snapshots=snapshots, admin_entries_pruned=pruned,
                         leases_removed=leases_removed, records_expired=expired, branches_deleted=branches, kept=kept)
+
+    def _stale_scratch(self, folder: Path, *, dry_run: bool) -> list[str]:
+        """Scratch worktrees older than any verification or relock may run: left by a crash."""
+        horizon = time.time() - 2 * max(self.config.verify_timeout, 3600.0)
+        stale = [child for child in sorted(folder.iterdir()) if child.stat().st_mtime < horizon]
+        for child in stale:
+            if dry_run:
+                continue
+            if child.is_dir():
+                self.git.remove_worktree(child)
+            else:
+                child.unlink()
+        return [str(child) for child in stale]
 
     def _snapshot_folder(self, folder: Path, branch_ref: str) -> str | None:
         if not branch_ref.startswith("refs/heads/wtc/"):

@@ -5,14 +5,15 @@ from __future__ import annotations
 from typing import Any
 
 from .. import leases
-from ..consolidate import declare_intent, find_root
-from ..consolidate.derive import detect_ecosystem
-from ..consolidation import ConsolidationReport, consolidate_run, relock_configs
+from typing import TYPE_CHECKING
 from ..errors import StateError
 from ..idempotency import Outcome, default_key, run_once
 from ..model import TaskState
 
 from .base import CoordinatorBase
+
+if TYPE_CHECKING:
+    from ..consolidation import ConsolidationReport
 
 
 class ConsolidationOperations(CoordinatorBase):
@@ -21,6 +22,8 @@ class ConsolidationOperations(CoordinatorBase):
     def consolidate(self, run_id: str, *, offline: bool = True, key: str | None = None) -> ConsolidationReport:
         """Apply the pending intents of merged tasks in dependency-graph order, relock offline first,
         verify, and commit one commit per ecosystem root onto integration. Safe to repeat."""
+        from ..consolidation import ConsolidationReport, consolidate_run, relock_configs
+
         run = self._run(run_id)
 
         def body() -> Outcome:
@@ -45,6 +48,9 @@ class ConsolidationOperations(CoordinatorBase):
     def add_intent(self, run_id: str, task_id: str, *, manifest: str, op: str, name: str, spec: str | None = None,
                    group: str | None = None, rationale: str = "") -> dict[str, Any]:
         """An intent a task declares directly instead of editing a reserved file."""
+        from ..consolidate import declare_intent, find_root
+        from ..consolidate.derive import detect_ecosystem
+
         run = self._run(run_id)
         task = self._task(run_id, task_id)
         if task.state in (TaskState.ABANDONED, TaskState.EMPTY):

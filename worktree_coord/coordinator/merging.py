@@ -17,8 +17,6 @@ from pathlib import Path
 from typing import Any
 
 from .. import leases, queue
-from ..consolidate import discover_workspace
-from ..consolidate.intent import Ecosystem
 from ..crashpoints import crash_point
 from ..errors import StateError, UsageError, WtcError
 from ..idempotency import Outcome, default_key, run_once
@@ -296,6 +294,9 @@ class MergeOperations(CoordinatorBase):
     def _packages(self, run: RunRecord) -> list[queue.Package]:
         """Workspace packages at the pinned commit and their dependency edges (npm/yarn workspaces,
         Cargo and uv workspaces), read offline from the manifests alone."""
+        from ..consolidate import discover_workspace
+        from ..consolidate.intent import Ecosystem
+
         wanted = {"package.json", "Cargo.toml", "pyproject.toml", "pnpm-workspace.yaml"}
         with tempfile.TemporaryDirectory(prefix="wtc-packages-") as tmp:
             for path in self.git.tree_paths(run.base):

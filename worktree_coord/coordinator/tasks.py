@@ -16,11 +16,9 @@ from typing import Any, Sequence
 
 from .. import boundary as boundaries
 from .. import leases, queue
-from ..consolidate import Intent
 from ..crashpoints import crash_point
 from ..errors import BusyError, StateError, UsageError
 from ..idempotency import Outcome, default_key, run_once
-from ..intents import derive_task_intents
 from ..model import Boundary, RunRecord, TaskRecord, TaskState, validate_name
 from ..results import (TaskAbandoned, TaskFinished,
                       TaskStarted, TaskUpdated)
@@ -211,7 +209,7 @@ class TaskOperations(CoordinatorBase):
         violations = [dict(v) for v in problems]
         changes = []
         reserved = []
-        derived: list[Intent] = []
+        derived: list = []  # consolidation Intents, derived only when reserved files or manifests changed
         since = run.base
         if not violations:
             if not self.git.is_ancestor(run.base, tip):
@@ -229,7 +227,9 @@ class TaskOperations(CoordinatorBase):
                 violations += self._leftover_markers(task, tip)
                 reserved = [{"path": c.path, "status": c.status, "base_oid": c.old_oid, "new_oid": c.new_oid}
                             for c in report.reserved]
-                if not violations:
+                if not violations and (report.reserved or any(_is_manifest(c.path) for c in report.owned)):
+                    from ..intents import derive_task_intents
+
                     derived, refused = derive_task_intents(
                         report.reserved, report.owned, task=task_id, since=since, read_blob=self.git.read_blob,
                         tree_paths=lambda: self.git.tree_paths(since))
@@ -378,3 +378,11 @@ def _has_conflict_markers(data: bytes) -> bool:
     lines = data.split(b"\n")
     return any(line.startswith(b"<<<<<<< ") for line in lines) and any(line.startswith(b">>>>>>> ") for line in lines)
 
+
+
+_MANIFEST_NAMES = frozenset({"package.json", "Cargo.toml", "pyproject.toml", "go.mod", "go.work", "pnpm-workspace.yaml"})
+
+
+def _is_manifest(path: str) -> bool:
+    name = path.rsplit("/", 1)[-1]
+    return name in _MANIFEST_NAMES or (name.startswith("requirements") and name.endswith((".txt", ".in")))

@@ -98,8 +98,8 @@ class Store(Protocol):
 
     # leases
     def acquire_lease(self, name: str, owner: str, ttl: float, *, steal_from: str | None = None) -> Lease | None:
-        """Take the lease if free, expired, or held by `steal_from` (a dead owner). Returns the
-        lease held afterwards by the caller, or None when another owner holds it."""
+        """Take the lease if free, already ours, or held by `steal_from` (an owner the caller found
+        dead or expired). Returns the lease held afterwards, or None when another owner holds it."""
 
     def get_lease(self, name: str) -> Lease | None: ...
 

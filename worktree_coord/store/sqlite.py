@@ -350,7 +350,7 @@ class SQLiteStore:
             if row is None:
                 cursor.execute("INSERT INTO leases(name, owner, acquired_at, expires_at) VALUES (?,?,?,?)",
                                (name, owner, now, now + ttl))
-            elif row[0] == owner or row[1] <= now or (steal_from is not None and row[0] == steal_from):
+            elif row[0] == owner or (steal_from is not None and row[0] == steal_from):
                 cursor.execute("UPDATE leases SET owner = ?, acquired_at = ?, expires_at = ? WHERE name = ?",
                                (owner, now, now + ttl, name))
             else:
