@@ -295,12 +295,15 @@ class StructuredMerge:
         for index in range(lo, hi + 1):
             run = sorted(inserts.get(index, []), key=lambda item: item[0])
             run = self._sorted_run(run, index, b_ids, bmap, lmap, rmap) or run
+            leads = self._run_leads(run, index, b_ids, bmap, lmap, rmap)
             for side, ident in run:
                 if ident in placed:
                     continue
                 placed.add(ident)
                 if ident in twice and lmap[ident].content != rmap[ident].content:
                     entries.append(("addboth", ident))
+                elif ident in leads:
+                    entries.append(("add", (side, ident, leads[ident])))
                 else:
                     entries.append(("add", (side, ident)))
             if index < hi:
@@ -312,6 +315,33 @@ class StructuredMerge:
                     self._deletion(entries, ident, bmap, rmap, name, "L", sep)
                 elif who == "R":
                     self._deletion(entries, ident, bmap, lmap, name, "R", sep)
+
+    @staticmethod
+    def _run_leads(run, index, b_ids, bmap, lmap, rmap) -> dict[str, bytes]:  # type: ignore[no-untyped-def]
+        """Leading trivia for members both sides insert before the same base member.
+
+        A side that inserts before a member usually takes over that member's leading blank lines
+        and gives it a plain separator instead. Two such runs, one after the other, would carry
+        the taken-over blank lines twice: only the first member keeps them; a later one that
+        took them over gets the plain separator its side gave the member it was inserted before."""
+        if len({side for side, _ in run}) < 2 or index >= len(b_ids):
+            return {}
+        successor = b_ids[index]
+        base_lead = bmap[successor].lead
+        plain: dict[str, bytes] = {}
+        for side, smap in (("L", lmap), ("R", rmap)):
+            if successor in smap and smap[successor].lead != base_lead:
+                plain[side] = smap[successor].lead
+        out: dict[str, bytes] = {}
+        for position, (side, ident) in enumerate(run):
+            member = (lmap if side == "L" else rmap)[ident]
+            if position == 0:
+                if member.lead != base_lead and side in plain and plain[side] != base_lead:
+                    return {}
+                continue
+            if member.lead == base_lead and side in plain:
+                out[ident] = plain[side]
+        return out
 
     @staticmethod
     def _sorted_run(run, index, b_ids, bmap, lmap, rmap):  # type: ignore[no-untyped-def]
@@ -360,7 +390,7 @@ class StructuredMerge:
             kind, value = entry
             if kind == "kept":
                 return bmap[value].key
-            side, ident = value
+            side, ident = value[0], value[1]
             return (lmap if side == "L" else rmap)[ident].key
         return sorted(entries, key=key_of)
 
@@ -377,8 +407,11 @@ class StructuredMerge:
             elif kind == "region":
                 out.extend(value)
             elif kind == "add":
-                side, ident = value
-                out.append((lmap if side == "L" else rmap)[ident].render(sep, with_sep))
+                side, ident, *lead = value
+                member = (lmap if side == "L" else rmap)[ident]
+                if lead:
+                    member = replace(member, lead=lead[0])
+                out.append(member.render(sep, with_sep))
             elif kind == "addboth":
                 lm, rm = lmap[value], rmap[value]
                 out.append(Conflict(base=b"", ours=lm.render(sep, with_sep), theirs=rm.render(sep, with_sep),
