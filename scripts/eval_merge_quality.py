@@ -15,6 +15,12 @@ language: files git leaves conflicted; of those, how many we resolve cleanly (re
 of those equal the newer release (precision); on files git merges cleanly, how often each engine
 is silently wrong (clean but different from the newer release) and how often we add a conflict.
 
+Columns: scen (scenarios), git-confl (git's line merge conflicted), resolved (of those, clean by us),
+reach (resolved / git-confl), right (resolved and byte-identical to the newer release), precision
+(right / resolved), prec-ws (the same, ignoring blank lines), git-clean (git's merge was clean),
+git-wrong / ours-wrong (clean but not the newer release, on those files), ours-confl (we left a
+conflict where git was clean).
+
 Usage: python scripts/eval_merge_quality.py [--fetch] [--seed N] [--max-files N] [--show-wrong N]
 """
 

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pygit2
-import pytest
 
 from worktree_coord.merge import Strategy, line_merge, merge_file, resolve_conflicted_files
 from worktree_coord.merge.line import git_merge_file

@@ -173,6 +173,8 @@ def merge_file(base: bytes, left: bytes, right: bytes, path: str, *, marker_size
         return fallback(f"structured merge not possible: {why}")
     except RecursionError:
         return fallback("structured merge: nesting too deep")
+    except Exception as error:  # noqa: BLE001 - a bug in a later stage must never cost the line merge
+        return fallback(f"structured merge failed internally ({type(error).__name__}: {error})")
     merged, conflicts = render(pieces, marker_size=marker_size, labels=labels, eol=_eol(left), language=language)
     strategy = Strategy.DATA if profile.data else Strategy.STRUCTURED
     result = FileMerge(merged=merged, clean=not conflicts, strategy=strategy, conflicts=conflicts, language=language)

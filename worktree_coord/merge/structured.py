@@ -195,10 +195,13 @@ class StructuredMerge:
         position = 0
         sep = b.separator
 
+        overrides: dict[str, bytes] = {}  # base member -> lead given by chained insertions before it
+
         def emit_base_until(stop: int) -> None:
             nonlocal position
             while position < stop:
-                entries.append(("kept", b_ids[position]))
+                ident = b_ids[position]
+                entries.append(("kept", (ident, overrides.pop(ident)) if ident in overrides else ident))
                 position += 1
 
         def text_of(members: list[Member]) -> bytes:
@@ -215,7 +218,7 @@ class StructuredMerge:
                 only_left = [item for item in group if item[0] == "L"]
                 self._apply_one_side(entries, only_left, b_ids, lo, hi, bmap, lmap, rmap, name, sep, added_twice, both=True)
             elif rule.unordered and self._all_keyed(group, bmap, lmap, rmap, b_ids):
-                self._apply_union(entries, group, b_ids, lo, hi, bmap, lmap, rmap, name, sep, added_twice)
+                self._apply_union(entries, group, b_ids, lo, hi, bmap, lmap, rmap, name, sep, added_twice, overrides)
             else:
                 lefts = self._side_region(l_ids, b_ids, lo, hi, lmap)
                 rights = self._side_region(r_ids, b_ids, lo, hi, rmap)
@@ -282,7 +285,7 @@ class StructuredMerge:
                 else:
                     entries.append(("add", (side, ident)))
 
-    def _apply_union(self, entries, group, b_ids, lo, hi, bmap, lmap, rmap, name, sep, twice) -> None:  # type: ignore[no-untyped-def]
+    def _apply_union(self, entries, group, b_ids, lo, hi, bmap, lmap, rmap, name, sep, twice, overrides) -> None:  # type: ignore[no-untyped-def]
         deleted: dict[str, str] = {}
         inserts: dict[int, list[tuple[str, str]]] = {}
         for side, (start, end, inserted) in group:
@@ -295,23 +298,53 @@ class StructuredMerge:
         for index in range(lo, hi + 1):
             run = sorted(inserts.get(index, []), key=lambda item: item[0])
             run = self._sorted_run(run, index, b_ids, bmap, lmap, rmap) or run
+            leads, successor_lead = self._run_leads(run, index, b_ids, bmap, lmap, rmap)
+            if successor_lead is not None:
+                overrides[b_ids[index]] = successor_lead
             for side, ident in run:
                 if ident in placed:
                     continue
                 placed.add(ident)
                 if ident in twice and lmap[ident].content != rmap[ident].content:
                     entries.append(("addboth", ident))
+                elif ident in leads:
+                    entries.append(("add", (side, ident, leads[ident])))
                 else:
                     entries.append(("add", (side, ident)))
             if index < hi:
                 ident = b_ids[index]
                 who = deleted.get(ident)
-                if who is None:
+                if who is None and ident in overrides:
+                    entries.append(("kept", (ident, overrides.pop(ident))))
+                elif who is None:
                     entries.append(("kept", ident))
                 elif who == "L":
                     self._deletion(entries, ident, bmap, rmap, name, "L", sep)
                 elif who == "R":
                     self._deletion(entries, ident, bmap, lmap, name, "R", sep)
+
+    @staticmethod
+    def _run_leads(run, index, b_ids, bmap, lmap, rmap) -> tuple[dict[str, bytes], bytes | None]:  # type: ignore[no-untyped-def]
+        """Leading trivia when both sides insert runs before the same base member (the successor).
+
+        Each side wrote its run as: its run (whose first member took over the successor's leading
+        blank lines), then the successor with whatever separator that side gave it. Chaining the
+        runs A then B keeps that shape: B's first member gets the separator A gave the successor,
+        and the successor gets the one B gave it. Returns lead overrides per inserted identity
+        and the successor's new lead (None: leave everything as the sides wrote it)."""
+        sides = [side for side, _ in run]
+        if len(set(sides)) < 2 or index >= len(b_ids) or b_ids[index] not in lmap or b_ids[index] not in rmap:
+            return {}, None
+        first, second = sides[0], next(side for side in sides if side != sides[0])
+        if sides != [first] * sides.count(first) + [second] * sides.count(second):
+            return {}, None  # interleaved (sorted) runs: no single hand-over point
+        successor = b_ids[index]
+        base_lead = bmap[successor].lead
+        maps = {"L": lmap, "R": rmap}
+        second_first = next(ident for side, ident in run if side == second)
+        if maps[second][second_first].lead != base_lead:
+            return {}, None
+        return {second_first: maps[first][successor].lead}, maps[second][successor].lead
 
     @staticmethod
     def _sorted_run(run, index, b_ids, bmap, lmap, rmap):  # type: ignore[no-untyped-def]
@@ -359,8 +392,8 @@ class StructuredMerge:
         def key_of(entry) -> str:  # type: ignore[no-untyped-def]
             kind, value = entry
             if kind == "kept":
-                return bmap[value].key
-            side, ident = value
+                return bmap[value if isinstance(value, str) else value[0]].key
+            side, ident = value[0], value[1]
             return (lmap if side == "L" else rmap)[ident].key
         return sorted(entries, key=key_of)
 
@@ -377,12 +410,19 @@ class StructuredMerge:
             elif kind == "region":
                 out.extend(value)
             elif kind == "add":
-                side, ident = value
-                out.append((lmap if side == "L" else rmap)[ident].render(sep, with_sep))
+                side, ident, *lead = value
+                member = (lmap if side == "L" else rmap)[ident]
+                if lead:
+                    member = replace(member, lead=lead[0])
+                out.append(member.render(sep, with_sep))
             elif kind == "addboth":
                 lm, rm = lmap[value], rmap[value]
                 out.append(Conflict(base=b"", ours=lm.render(sep, with_sep), theirs=rm.render(sep, with_sep),
                                     declaration=_join(" > ".join(path), lm.key), kind="insert_insert"))
+            elif isinstance(value, tuple):  # kept, with the lead a chained insertion gave it
+                ident, lead = value
+                members = [replace(m[ident], lead=lead) for m in (bmap, lmap, rmap)]
+                out.extend(self._merge_member(path, *members, sep, with_sep))
             else:
                 out.extend(self._merge_member(path, bmap[value], lmap[value], rmap[value], sep, with_sep))
         return out

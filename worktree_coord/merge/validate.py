@@ -46,13 +46,15 @@ def accepts(language: str | None, inputs: tuple[bytes, bytes, bytes], merged: by
     check = _STRICT.get(language or "")
     if check is None:
         return True
-    try:
-        for data in inputs:
-            check(data)
-    except (SyntaxError, ValueError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError, MemoryError):
-        return True
+    errors = (SyntaxError, ValueError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError, MemoryError)
     try:
         check(merged)
-    except (SyntaxError, ValueError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError, MemoryError):
-        return False
-    return True
+        return True
+    except errors:
+        pass
+    try:  # only now ask whether the inputs pass (the common path parses once)
+        for data in inputs:
+            check(data)
+    except errors:
+        return True
+    return False
