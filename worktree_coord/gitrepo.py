@@ -265,6 +265,7 @@ class GitRepo:
                 if any(path.iterdir()):
                     raise UsageError(f"{path} exists and is not empty", fix="remove it, or run `wtc gc`")
                 path.rmdir()
+            self._clear_stale_registrations()
             self.git("worktree", "prune")  # a stale entry holding the branch would refuse the add
             existing = self.ref_target(ref)
             try:
@@ -302,6 +303,59 @@ class GitRepo:
             self.remove_worktree(path)
             raise
 
+    def _clear_stale_registrations(self) -> list[str]:
+        """Under the registration lock no wtc registration is in flight, so an admin entry still
+        marked `locked` with git's "initializing" reason comes from a `git worktree add` that was
+        killed: unlock it, so prune (or reuse) can deal with it. Entries locked on purpose (any
+        other reason) are left alone."""
+        cleared = []
+        admin_root = self.common_dir / "worktrees"
+        if not admin_root.is_dir():
+            return cleared
+        for admin in admin_root.iterdir():
+            locked = admin / "locked"
+            try:
+                if locked.is_file() and locked.read_text().strip() == "initializing":
+                    locked.unlink()
+                    for stale in ("HEAD.lock", "index.lock"):
+                        (admin / stale).unlink(missing_ok=True)
+                    cleared.append(admin.name)
+            except OSError:
+                continue
+        return cleared
+
+    def stale_ref_locks(self, *, older_than: float, dry_run: bool) -> list[str]:
+        """`.lock` files of wtc's own refs left by a process killed inside a ref update (the update
+        itself takes microseconds, so a lock older than `older_than` seconds is stale)."""
+        import time as _time
+
+        found = []
+        horizon = _time.time() - older_than
+        for base in (self.common_dir / "refs" / "heads" / "wtc", self.common_dir / "refs" / "wtc"):
+            if not base.is_dir():
+                continue
+            for lock in base.rglob("*.lock"):
+                try:
+                    if lock.stat().st_mtime < horizon:
+                        found.append(str(lock.relative_to(self.common_dir)))
+                        if not dry_run:
+                            lock.unlink()
+                except FileNotFoundError:
+                    continue
+        return found
+
+    def stale_index_lock(self, path: Path) -> Path | None:
+        """The worktree's index.lock, if one exists (git killed mid-`add` or `commit` leaves it)."""
+        dot_git = path / ".git"
+        try:
+            text = dot_git.read_text().strip()
+        except OSError:
+            return None
+        if not text.startswith("gitdir:"):
+            return None
+        lock = Path(text[len("gitdir:"):].strip()) / "index.lock"
+        return lock if lock.exists() else None
+
     def _rollback_locked(self, path: Path, ref: str | None) -> None:
         shutil.rmtree(path, ignore_errors=True)
         self.git("worktree", "prune", check=False)
@@ -313,6 +367,7 @@ class GitRepo:
         if path.exists():
             _rmtree(path)
         with self.registration_lock(f"pruning worktree {path}"):
+            self._clear_stale_registrations()
             self.git("worktree", "prune", check=False)
 
     def list_worktrees(self) -> list[WorktreeEntry]:
@@ -333,11 +388,12 @@ class GitRepo:
     def prune_worktrees(self, *, dry_run: bool = False) -> list[str]:
         """Admin entries whose folders are gone: listed, and removed unless dry_run."""
         with self.registration_lock("pruning worktrees"):
+            cleared = [] if dry_run else self._clear_stale_registrations()
             listed = self.git("worktree", "prune", "--dry-run", "--verbose").stdout.decode("utf-8", "replace")
             names = [line for line in listed.splitlines() if line.strip()]
             if names and not dry_run:
                 self.git("worktree", "prune")
-        return names
+        return [f"unlocked stale registration {name}" for name in cleared] + names
 
     # ---- inside a worktree --------------------------------------------------------------------
 

@@ -54,7 +54,9 @@ def hold(store: Store, name: str, *, timeout: float, ttl: float = DEFAULT_LEASE_
             continue
         now = time.monotonic()
         if now >= deadline:
-            holder = current.owner if current else "unknown"
+            if current is None:
+                continue  # released between our two reads: try again at once
+            holder = current.owner
             raise BusyError(
                 f"{what or name} is busy: another wtc process ({holder}) has held it for over {timeout:.0f} s",
                 fix="retry later; the other call on this task is still running",

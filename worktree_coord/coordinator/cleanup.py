@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 
 from .. import leases
+from ..errors import BusyError
 from ..model import TaskState
 from ..results import GcReport
 
@@ -17,55 +18,45 @@ class CleanupOperations(CoordinatorBase):
     """Garbage collection."""
 
     def gc(self, *, dry_run: bool = False) -> GcReport:
-        """Remove worktrees of ended tasks and folders nobody owns, prune git's admin entries, drop
-        leases of dead owners and expired idempotency records. Never deletes unmerged work: uncommitted
-        changes in a folder about to go are first committed onto its branch."""
+        """Remove worktrees of ended tasks and folders nobody owns, prune git's admin entries (stale
+        `initializing` locks of killed registrations included), drop leases of dead owners, stale ref
+        locks and expired idempotency records. Safe beside running agents: each folder is judged under
+        its task's lease from a fresh read, and a folder whose task is live or busy is left alone.
+        Never deletes unmerged work: uncommitted changes in a folder about to go are first committed
+        onto its branch."""
         removed: list[str] = []
         snapshots: list[dict[str, str]] = []
         kept: list[dict[str, str]] = []
-        live_paths: set[str] = set()
-        for task in self.store.list_tasks():
-            if not task.worktree:
-                continue
-            if task.state.live:
-                live_paths.add(str(Path(task.worktree)))
-                continue
-            if Path(task.worktree).exists():
-                removed.append(task.worktree)
-                if not dry_run:
-                    with leases.hold(self.store, f"task:{task.run_id}/{task.task_id}",
-                                     timeout=self.config.wait_timeout, what=f"task {task.task_id}"):
-                        snap = self._snapshot(task, "wtc gc: snapshot of uncommitted work")
-                        if snap:
-                            snapshots.append({"task": f"{task.run_id}/{task.task_id}", "commit": snap})
-                        self._drop_worktree(task)
-            elif not dry_run:
-                self.store.update_task(task.run_id, task.task_id, worktree=None)
-        # Folders under the worktree root that no live task owns.
         root = self.worktree_root()
-        registered = {str(Path(w.path)): w for w in self.git.list_worktrees()}
+        folders: list[tuple[str, str, Path]] = []
+        for task in self.store.list_tasks():
+            if task.worktree and not task.state.live:
+                folders.append((task.run_id, task.task_id, Path(task.worktree)))
         if root.is_dir():
             for run_dir in sorted(p for p in root.iterdir() if p.is_dir()):
-                children = sorted(p for p in run_dir.iterdir())
-                for folder in children:
-                    if str(folder) in live_paths:
+                for folder in sorted(_children(run_dir)):
+                    if folder.name.startswith("."):
+                        if folder.is_dir():  # scratch space of verification and consolidation
+                            removed += self._stale_scratch(folder, dry_run=dry_run)
                         continue
-                    if folder.name.startswith(".") and folder.is_dir():
-                        # scratch space of verification and consolidation: only what a crash left
-                        removed += self._stale_scratch(folder, dry_run=dry_run)
-                        continue
-                    entry = registered.get(str(folder))
-                    if entry is not None and entry.branch and not dry_run:
-                        snap = self._snapshot_folder(folder, entry.branch)
-                        if snap:
-                            snapshots.append({"folder": str(folder), "commit": snap})
-                    removed.append(str(folder))
-                    if not dry_run and folder.is_dir():
-                        self.git.remove_worktree(folder)
-                    elif not dry_run:
-                        folder.unlink()
-                if not dry_run and run_dir.exists() and not any(run_dir.iterdir()):
-                    run_dir.rmdir()
+                    folders.append((run_dir.name, folder.name, folder))
+        seen: set[str] = set()
+        for run_id, task_id, folder in folders:
+            if str(folder) in seen:
+                continue
+            seen.add(str(folder))
+            outcome = self._collect_folder(run_id, task_id, folder, dry_run=dry_run)
+            if outcome is None:
+                continue
+            removed.append(str(folder))
+            if outcome:
+                snapshots.append({"task": f"{run_id}/{task_id}", "folder": str(folder), "commit": outcome})
+        if root.is_dir() and not dry_run:
+            for run_dir in (p for p in root.iterdir() if p.is_dir()):
+                try:
+                    run_dir.rmdir()  # only succeeds when empty
+                except OSError:
+                    pass
         pruned = self.git.prune_worktrees(dry_run=dry_run)
         leases_removed = []
         for lease in self.store.list_leases():
@@ -73,6 +64,7 @@ class CleanupOperations(CoordinatorBase):
                 leases_removed.append(lease.name)
                 if not dry_run:
                     self.store.delete_lease(lease.name, lease.owner)
+        locks = self.git.stale_ref_locks(older_than=2 * 30.0, dry_run=dry_run)
         expired = self.store.delete_expired_records(time.time(), dry_run=dry_run)
         branches = []
         for task in self.store.list_tasks(states=[TaskState.EMPTY]):
@@ -87,8 +79,41 @@ class CleanupOperations(CoordinatorBase):
                     self.git.delete_ref(ref, tip)
             else:
                 kept.append({"branch": task.branch, "why": "has commits beyond the pinned base"})
-        return GcReport(dry_run=dry_run, worktrees_removed=removed, snapshots=snapshots, admin_entries_pruned=pruned,
-                        leases_removed=leases_removed, records_expired=expired, branches_deleted=branches, kept=kept)
+        return GcReport(dry_run=dry_run, worktrees_removed=removed, snapshots=snapshots,
+                        admin_entries_pruned=pruned + locks, leases_removed=leases_removed, records_expired=expired,
+                        branches_deleted=branches, kept=kept)
+
+    def _collect_folder(self, run_id: str, task_id: str, folder: Path, *, dry_run: bool) -> str | bool | None:
+        """Remove one folder if its task (read afresh, under its lease) has ended or does not exist.
+        Returns None when the folder stays, else the snapshot commit (or False when none was needed)."""
+        try:
+            with leases.hold(self.store, f"task:{run_id}/{task_id}", timeout=0, what=f"task {task_id}"):
+                task = self.store.get_task(run_id, task_id)
+                if task is not None and task.state.live:
+                    return None  # an agent's worktree (even one its start is still creating)
+                if not folder.exists():
+                    if task is not None and task.worktree and not dry_run:
+                        self.store.update_task(run_id, task_id, worktree=None)
+                    return None
+                if dry_run:
+                    return False
+                snapshot = None
+                if task is not None:
+                    snapshot = self._snapshot(task, "wtc gc: snapshot of uncommitted work")
+                    self._drop_worktree(task)
+                else:
+                    entry = {str(Path(w.path)): w for w in self.git.list_worktrees()}.get(str(folder))
+                    if entry is not None and entry.branch:
+                        snapshot = self._snapshot_folder(folder, entry.branch)
+                    if folder.is_dir():
+                        self.git.remove_worktree(folder)
+                    elif folder.exists():
+                        folder.unlink()
+                return snapshot or False
+        except BusyError:
+            return None  # someone is working on this task right now: not ours to touch
+        except FileNotFoundError:
+            return None  # removed by a finish while we looked: nothing left to collect
 
     def _stale_scratch(self, folder: Path, *, dry_run: bool) -> list[str]:
         """Scratch worktrees older than any verification or relock may run: left by a crash."""
@@ -114,3 +139,10 @@ class CleanupOperations(CoordinatorBase):
         except Exception:  # a broken folder: removing it is still right, it has no readable work
             return None
 
+
+
+def _children(folder: Path) -> list[Path]:
+    try:
+        return list(folder.iterdir())
+    except FileNotFoundError:
+        return []

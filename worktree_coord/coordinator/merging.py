@@ -18,7 +18,7 @@ from typing import Any
 
 from .. import leases, queue
 from ..crashpoints import crash_point
-from ..errors import StateError, UsageError, WtcError
+from ..errors import BusyError, StateError, UsageError, WtcError
 from ..idempotency import Outcome, default_key, run_once
 from ..integrate import IntegrationResult, IntegrationState, StaleRef, fast_forward
 from ..model import RunRecord, TaskRecord, TaskState
@@ -273,9 +273,17 @@ class MergeOperations(CoordinatorBase):
                                                       command, batch)
             else:
                 for task in waiting:
-                    with leases.hold(self.store, f"task:{run_id}/{task.task_id}", timeout=self.config.wait_timeout,
-                                     what=f"task {task.task_id}"):
-                        results.append(self._merge_task_locked(run, task.task_id, verify))
+                    try:
+                        with leases.hold(self.store, f"task:{run_id}/{task.task_id}", timeout=0,
+                                         what=f"task {task.task_id}"):
+                            results.append(self._merge_task_locked(run, task.task_id, verify))
+                    except BusyError as busy:
+                        if "lease" not in busy.details:
+                            raise
+                        # Its own finish is merging it right now: report it, do not queue behind it.
+                        rows.append({"task": task.task_id, "state": "in_progress", "conflicts": [],
+                                     "merge_commit": None})
+                        continue
                     self.reporter.event("merge.progress", run=run_id, task=task.task_id,
                                         state=results[-1].state, done=len(results), total=len(waiting))
             for result in results:

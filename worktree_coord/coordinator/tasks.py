@@ -26,6 +26,9 @@ from ..results import (TaskAbandoned, TaskFinished,
 from .base import CoordinatorBase, MANIFEST_PATH, EXIT_BOUNDARY, _parse_author, _split_author
 
 
+STALE_INDEX_LOCK_SECONDS = 120.0
+
+
 class TaskOperations(CoordinatorBase):
     """Start, finish, update and abandon tasks."""
 
@@ -123,9 +126,10 @@ class TaskOperations(CoordinatorBase):
                              fix=f"delete it (git branch -D {branch}) or use another task name")
         if path.exists() and (path / ".git").is_file():
             head, symbolic = self.git.worktree_head(path)
-            if head is not None and symbolic == ref:
-                return head
-            # A half-made worktree (crash during creation): rebuild it.
+            if head is not None and symbolic == ref and (path / MANIFEST_PATH).is_file():
+                return head  # complete: the manifest is written last
+            # A half-made worktree (a start killed between registration and checkout): nobody was
+            # handed its path yet, so rebuilding it loses nothing; its branch keeps any commits.
             self.git.remove_worktree(path)
         elif path.exists():
             self.git.remove_worktree(path)
@@ -194,6 +198,7 @@ class TaskOperations(CoordinatorBase):
         notes: list[str] = []
         problems: list[dict[str, str]] = []
         if path is not None and path.exists():
+            notes += self._clear_stale_index_lock(path)
             notes += self._recover_branch(run, task, path)
             problems = self._worktree_problems(task, path)
             if not problems:
@@ -261,6 +266,22 @@ class TaskOperations(CoordinatorBase):
         self.reporter.event("task.finished", run=run.run_id, task=task_id, state=state.value)
         return result
 
+    def _clear_stale_index_lock(self, path: Path) -> list[str]:
+        """An index.lock in the task's worktree blocks every commit. Under the task's lease no wtc call
+        runs git there, so a lock older than a few minutes is left by a killed git: remove it. A
+        fresh one may be the agent's own git command: say so and ask for a retry."""
+        lock = self.git.stale_index_lock(path)
+        if lock is None:
+            return []
+        age = time.time() - lock.stat().st_mtime
+        if age < STALE_INDEX_LOCK_SECONDS:
+            raise BusyError(f"git's index is locked in the task's worktree ({lock}, {age:.0f} s old)",
+                            fix="wait for the git command running in the worktree to end, then finish again; "
+                                f"if none runs, remove {lock}",
+                            retry_after=max(1.0, STALE_INDEX_LOCK_SECONDS - age))
+        lock.unlink(missing_ok=True)
+        return [f"removed a stale {lock} ({age:.0f} s old) left by a killed git"]
+
     def _recover_branch(self, run: RunRecord, task: TaskRecord, path: Path) -> list[str]:
         """A task branch deleted by hand while its worktree still holds the work: recreate the branch
         at the worktree's HEAD (when that descends from the pin) and put the worktree back on it."""
@@ -323,8 +344,9 @@ class TaskOperations(CoordinatorBase):
         path = self.worktree_path(run.run_id, task_id)
         cone = boundaries.cone_directories(list(task.boundary.own) + list(task.boundary.read)) \
             if task.boundary.sparse else None
+        self.store.update_task(run.run_id, task_id, worktree=str(path))  # recorded before it exists
         self._ensure_worktree(run, task_id, task.branch, path, cone)
-        self.store.update_task(run.run_id, task_id, worktree=str(path))
+        self._write_manifest(run, task_id, task.branch, path, task.boundary)
         task = self._task(run.run_id, task_id)
         name, email = _split_author(task.author)
         if not self._worktree_problems(task, path):

@@ -1,0 +1,133 @@
+"""Regression tests for what the swarm stress harness found (scripts/STRESS.md, findings 1-7)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from tests.conftest import git, write, wtc
+from worktree_coord.coordinator import Coordinator
+
+WTC = [sys.executable, "-m", "worktree_coord"]
+
+
+def killed_start(repo: Path) -> None:
+    done = subprocess.run(WTC + ["task", "start", "t", "--run", "r1", "--own", "packages/api/**", "--json"], cwd=repo,
+                          env=dict(os.environ, WTC_CRASH_AT="start.after_record"), capture_output=True)
+    assert done.returncode == -9
+
+
+def test_start_killed_between_registration_and_checkout_is_completed_by_the_retry(repo):
+    wtc(repo, "run", "start", "--run", "r1")
+    killed_start(repo)
+    git(repo, "worktree", "add", "-q", "--no-checkout", "-b", "wtc/r1/t", ".wtc/worktrees/r1/t", "HEAD")
+    code, started = wtc(repo, "task", "start", "t", "--run", "r1", "--own", "packages/api/**")
+    assert code == 0
+    wt = Path(started["worktree"])
+    assert (wt / "packages/api/index.js").is_file() and git(wt, "status", "--porcelain") == ""
+
+
+def test_a_killed_worktree_add_leaves_no_permanent_lock(repo):
+    wtc(repo, "run", "start", "--run", "r1")
+    killed_start(repo)
+    git(repo, "worktree", "add", "-q", "-b", "wtc/r1/t", ".wtc/worktrees/r1/t", "HEAD")
+    (repo / ".git/worktrees/t/locked").write_text("initializing\n")
+    import shutil
+
+    shutil.rmtree(repo / ".wtc/worktrees/r1/t")  # the folder never got made
+    code, started = wtc(repo, "task", "start", "t", "--run", "r1", "--own", "packages/api/**")
+    assert code == 0, started
+    write(Path(started["worktree"]), {"packages/api/index.js": "x\n"})
+    assert wtc(repo, "task", "finish", "t", "--run", "r1")[1]["state"] == "merged"
+    wtc(repo, "gc")
+    assert "locked" not in git(repo, "worktree", "list", "--porcelain")
+
+
+def test_a_stale_index_lock_is_removed_and_a_fresh_one_is_busy(repo):
+    with Coordinator(repo) as coord:
+        coord.start_run("r1")
+        wt = Path(coord.start_task("r1", "t", ["packages/api/**"]).worktree)
+        write(wt, {"packages/api/index.js": "x\n"})
+        lock = repo / ".git/worktrees/t/index.lock"
+        lock.touch()
+        code, body = wtc(repo, "task", "finish", "t", "--run", "r1")
+        assert code == 4 and str(lock) in body["error"]["fix"]
+        old = time.time() - 3600
+        os.utime(lock, (old, old))
+        done = coord.finish_task("r1", "t")
+        assert done.state == "merged" and not lock.exists()
+
+
+def test_gc_removes_a_stale_integration_ref_lock(repo):
+    with Coordinator(repo) as coord:
+        coord.start_run("r1")
+        lock = repo / ".git/refs/heads/wtc/r1/integration.lock"
+        lock.touch()
+        assert coord.gc().admin_entries_pruned == [], "a fresh lock may belong to a running update"
+        old = time.time() - 3600
+        os.utime(lock, (old, old))
+        assert "refs/heads/wtc/r1/integration.lock" in coord.gc().admin_entries_pruned
+        assert not lock.exists()
+
+
+def test_gc_never_touches_the_worktree_of_a_live_task_even_one_it_did_not_see_listed(repo):
+    with Coordinator(repo) as coord:
+        coord.start_run("r1")
+        for name in ("t1", "t2"):
+            wt = Path(coord.start_task("r1", name, ["packages/core/**"]).worktree)
+            write(wt, {"packages/core/lib.py": f"{name}\n"})
+            coord.finish_task("r1", name)
+        assert coord.store.get_task("r1", "t2").state.value == "conflict"
+        # what `task update t2` has done before it records anything: a registered, unpopulated folder
+        git(repo, "worktree", "add", "-q", "--no-checkout", ".wtc/worktrees/r1/t2", "wtc/r1/t2")
+        report = coord.gc()
+        assert report.snapshots == [] and (repo / ".wtc/worktrees/r1/t2").exists()
+        assert git(repo, "log", "-1", "--format=%an", "wtc/r1/t2") == "wtc task t2", "no gc commit on the branch"
+
+
+def test_gc_skips_a_folder_that_vanishes_while_it_looks(repo):
+    with Coordinator(repo) as coord:
+        coord.start_run("r1")
+        coord.start_task("r1", "t", ["packages/api/**"])
+        coord.finish_task("r1", "t")
+        stray = coord.worktree_root() / "r1" / "gone"
+        stray.mkdir(parents=True)
+        original = coord._collect_folder
+
+        def vanish_first(run_id, task_id, folder, *, dry_run):  # a finish removes it first
+            if folder == stray:
+                stray.rmdir()
+            return original(run_id, task_id, folder, dry_run=dry_run)
+
+        coord._collect_folder = vanish_first
+        coord.gc()  # no FileNotFoundError
+        assert not stray.exists()
+
+
+def test_drain_reports_a_task_its_own_finish_is_merging_instead_of_waiting(repo):
+    with Coordinator(repo) as coord:
+        coord.start_run("r1")
+        wt = Path(coord.start_task("r1", "t", ["packages/api/**"]).worktree)
+        write(wt, {"packages/api/index.js": "x\n"})
+        assert coord.finish_task("r1", "t", merge=False).state == "finished"
+        holder = subprocess.Popen([sys.executable, "-c", (
+            "import sys, time\n"
+            "from worktree_coord import leases\n"
+            "from worktree_coord.store import SQLiteStore\n"
+            f"store = SQLiteStore({coord.store.location!r})\n"
+            "with leases.hold(store, 'task:r1/t', timeout=5):\n"
+            "    print('held', flush=True)\n"
+            "    time.sleep(30)\n")], stdout=subprocess.PIPE, text=True)
+        try:
+            assert holder.stdout.readline().strip() == "held"
+            started = time.monotonic()
+            drained = coord.merge("r1")
+            assert drained.tasks == [{"task": "t", "state": "in_progress", "conflicts": [], "merge_commit": None}]
+            assert time.monotonic() - started < 10
+        finally:
+            holder.kill()
+            holder.wait()
+        assert coord.merge("r1").tasks[0]["state"] == "merged"
