@@ -201,7 +201,7 @@ def apply_edits(worktree: Path, plan: TaskPlan) -> None:
     if plan.reserved:
         root = worktree / "package.json"
         data = json.loads(root.read_text())
-        data.setdefault("dependencies", {})[f"dep-{plan.task}"] = "^1.0.0"
+        data.setdefault("stressDependencies", {})[plan.task] = plan.token  # must never reach integration
         root.write_text(json.dumps(data, indent=2) + "\n")
 
 
