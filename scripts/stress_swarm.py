@@ -22,7 +22,8 @@ What one run does:
      RETRY_RATE of the calls are repeated with the same --key, half after the first returned, half
      concurrently while it runs; KILL_RATE of the wtc processes get SIGKILL at a random moment (the
      process alone, or its whole process group) and the call is repeated with its key, as an agent
-     would. A lead thread calls `wtc merge` and `wtc status` every DRAIN_INTERVAL seconds meanwhile.
+     would. A lead thread calls `wtc merge` and `wtc status` every DRAIN_INTERVAL seconds meanwhile,
+     and `wtc gc` every other round (unless --no-gc-during).
   4. a final `wtc merge` drains, `wtc gc` cleans;
   5. invariants, read from git itself (not from wtc's reports): see `check_invariants`.
 
@@ -82,6 +83,7 @@ class SwarmConfig:
     sparse_rate: float = 0.9      # tasks started with --sparse
     kill_scope: str = "mixed"     # process | group | mixed
     drain_interval: float = 5.0   # seconds between the lead's `wtc merge` calls during the swarm
+    gc_during: bool = True        # the lead also runs `wtc gc` every other round while agents work
     call_timeout: float = 900.0   # a wtc call that runs longer is a hang (killed, reported)
     workdir: str | None = None
     keep: bool = False
@@ -244,9 +246,23 @@ class Caller:
         self.mismatches: list[dict[str, Any]] = []
         self.recent: dict[str, float] = {}
 
-    def _spawn(self, args: Sequence[str], key: str | None) -> subprocess.Popen[bytes]:
+    def _spawn(self, args: Sequence[str], key: str | None, env: dict[str, str] | None = None
+               ) -> subprocess.Popen[bytes]:
         return subprocess.Popen(wtc_command(self.repo, args, key), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                start_new_session=True)
+                                start_new_session=True, env=dict(os.environ, **env) if env else None)
+
+    def killed_at(self, op: str, args: Sequence[str], key: str | None, delay: float, scope: str) -> Call:
+        """One call SIGKILLed `delay` seconds after it started (if it still runs then)."""
+        started = time.monotonic()
+        return self._finish(self._spawn(args, key), op, key, started, "first", started + delay, scope)
+
+    def crashed_at(self, op: str, args: Sequence[str], key: str | None, point: str) -> Call:
+        """One call that kills itself at the named crash point (WTC_CRASH_AT)."""
+        started = time.monotonic()
+        call = self._finish(self._spawn(args, key, {"WTC_CRASH_AT": point}), op, key, started, "first")
+        if call.exit == -signal.SIGKILL:
+            call.exit, call.killed = None, "crash-point"
+        return call
 
     def _finish(self, proc: subprocess.Popen[bytes], op: str, key: str | None, started: float, role: str,
                 kill_at: float | None = None, kill_scope: str = "") -> Call:
@@ -404,6 +420,7 @@ class Lead:
     def __init__(self, repo: Path, config: SwarmConfig):
         self.caller = Caller(repo, config, random.Random(config.seed ^ 0x5EED), None)
         self.interval = config.drain_interval
+        self.gc_during = config.gc_during
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self._loop, daemon=True)
         self.rounds = 0
@@ -413,6 +430,8 @@ class Lead:
             self.rounds += 1
             self.caller.run("merge", ["merge", "--run", RUN_ID], f"k-merge-{self.rounds}", compare=False)
             self.caller.run("status", ["status", "--run", RUN_ID], None, compare=False)
+            if self.gc_during and self.rounds % 2 == 0:
+                self.caller.run("gc", ["gc"], None, compare=False)
 
 
 # ---- reading git -----------------------------------------------------------------------------------
@@ -657,6 +676,106 @@ def _status(repo: Path) -> dict[str, Any]:
     return json.loads(done.stdout)
 
 
+# ---- kill sweep: one fresh task per kill moment -------------------------------------------------------
+
+CRASH_POINTS = {
+    "task.start": ["start.after_record"],
+    "task.finish": ["finish.after_commit", "finish.after_record", "merge.after_commit_written",
+                    "merge.after_ref_moved", "merge.after_record"],
+    "merge": ["merge.after_commit_written", "merge.after_ref_moved", "merge.after_record"],
+}
+
+
+def sweep_task(repo: Path, config: SwarmConfig, plan: TaskPlan, phase: str, delay: float | None,
+               scope: str = "process", point: str | None = None) -> TaskOutcome:
+    """Drive one task sequentially; the `phase` call is killed once (after `delay` seconds, or at the
+    crash point), then repeated with its key until it answers; the task is then taken to its end."""
+    caller = Caller(repo, replace_config(config, retry_rate=0.0, kill_rate=0.0), random.Random(plan.seed), plan.task)
+    outcome = TaskOutcome(plan.task, caller.calls, caller.mismatches, started_at=time.time())
+    steps = [
+        ("task.start", ["task", "start", plan.task, "--run", RUN_ID, *sum((["--own", g] for g in plan.own), []),
+                        *(["--sparse"] if plan.sparse else [])], f"k-start-{plan.task}"),
+        ("task.finish", ["task", "finish", plan.task, "--run", RUN_ID, "-m", f"stress {plan.task}",
+                         *(["--no-merge"] if phase == "merge" else [])], f"k-finish-{plan.task}"),
+    ]
+    if phase == "merge":
+        steps.append(("merge", ["merge", "--run", RUN_ID], f"k-merge-{plan.task}"))
+    for op, args, key in steps:
+        if op == phase:
+            if point is not None:
+                caller.crashed_at(op, args, key, point)
+            elif delay is not None:
+                caller.killed_at(op, args, key, delay, scope)
+        call = caller.run(op, args, key, compare=False)
+        if call.exit not in EXPECTED_EXITS[op] or not call.body:
+            outcome.problems.append(f"{op} after a kill in {phase} "
+                                    f"({point or f'{delay:.2f} s, {scope}'}) ended {call.exit}: {_brief(call)}")
+            break
+        if op == "task.start":
+            apply_edits(Path(call.body["worktree"]), plan)
+        elif op == "task.finish":
+            outcome.final_state, outcome.commit = call.body.get("state"), call.body.get("commit")
+        else:
+            rows = {r["task"]: r["state"] for r in call.body.get("tasks", [])}
+            outcome.final_state = rows.get(plan.task, outcome.final_state)
+    outcome.ended_at = time.time()
+    return outcome
+
+
+def replace_config(config: SwarmConfig, **changes: Any) -> SwarmConfig:
+    return SwarmConfig(**(asdict(config) | changes))
+
+
+def run_sweep(config: SwarmConfig, steps: int, log: Any = print) -> SwarmReport:
+    """Kill each of task start, task finish and merge at `steps` moments spread over an unkilled
+    call's duration (alternating process and process-group kills), and at every named crash point;
+    each on a fresh task, one at a time; then drain, gc and check every invariant."""
+    probes: list[tuple[str, float | None, str, str | None]] = []
+    for phase in ("task.start", "task.finish", "merge"):
+        probes.append((phase, None, "", None))               # the unkilled reference: measures the duration
+        probes += [(phase, float(i), ("process", "group")[i % 2], None) for i in range(steps)]
+        probes += [(phase, None, "", point) for point in CRASH_POINTS[phase]]
+    config = replace_config(config, tasks=len(probes), hot_rate=0.0, packages=max(config.packages, 1),
+                            files=max(config.files, len(probes) // max(config.packages, 1) + 2))
+    plans = plan_tasks(config)
+    workdir = Path(config.workdir) if config.workdir else Path(tempfile.mkdtemp(prefix="wtc-sweep-"))
+    repo = workdir / "repo"
+    if repo.exists():
+        shutil.rmtree(repo)
+    pin = build_repo(repo, config, plans)
+    setup = Caller(repo, config, random.Random(0), None)
+    if setup.run("run.start", ["run", "start", "--run", RUN_ID], "k-run-start").exit != 0:
+        raise SystemExit("wtc run start failed")
+    outcomes: dict[str, TaskOutcome] = {}
+    duration: dict[str, float] = {}
+    started = time.monotonic()
+    for plan, (phase, index, scope, point) in zip(plans, probes):
+        delay = None if index is None else duration.get(phase, 1.0) * (index + 0.5) / steps
+        outcome = sweep_task(repo, config, plan, phase, delay, scope, point)
+        if index is None and point is None:
+            duration[phase] = max(c.seconds for c in outcome.calls if c.op == phase)
+        outcomes[plan.task] = outcome
+        what = point or (f"{delay:.2f} s ({scope})" if delay is not None else "no kill")
+        killed = sum(1 for c in outcome.calls if c.killed)
+        log(f"  {plan.task} {phase:<12} kill {what:<28} -> {outcome.final_state} "
+            f"{'(killed)' if killed else '(ran out before the kill)' if delay is not None else ''}"
+            + (f" PROBLEM {outcome.problems}" if outcome.problems else ""))
+    sweep_seconds = time.monotonic() - started
+    final = Caller(repo, config, random.Random(1), None)
+    drained = final.run("merge", ["merge", "--run", RUN_ID], "k-merge-final", compare=False)
+    final.run("gc", ["gc"], None, compare=False)
+    for row in (drained.body or {}).get("tasks", []):
+        if row.get("task") in outcomes:
+            outcomes[row["task"]].final_state = row.get("state")
+    all_calls = setup.calls + final.calls + [c for o in outcomes.values() for c in o.calls]
+    verdicts = check_invariants(repo, pin, plans, outcomes, all_calls, repo / ".wtc" / "worktrees")
+    counts = {"calls": len(all_calls), "killed": sum(1 for c in all_calls if c.killed), "probes": len(probes)}
+    return SwarmReport(ok=all(v.ok for v in verdicts), verdicts=verdicts, tasks=len(plans), workers=1,
+                       swarm_seconds=sweep_seconds, drain_seconds=0.0,
+                       tasks_per_minute=len(plans) / (sweep_seconds / 60.0), latency=latency_table(all_calls),
+                       counts=counts, repo=str(repo))
+
+
 # ---- the run ---------------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -788,17 +907,24 @@ def parse_args(argv: Sequence[str] | None = None) -> SwarmConfig:
     parser.add_argument("--files", type=int, default=defaults.files)
     parser.add_argument("--kill-scope", choices=["process", "group", "mixed"], default=defaults.kill_scope)
     parser.add_argument("--drain-interval", type=float, default=defaults.drain_interval)
+    parser.add_argument("--no-gc-during", action="store_true", help="no `wtc gc` while the agents work")
     parser.add_argument("--workdir", help="where to build the repository (default: a new temp folder)")
     parser.add_argument("--keep", action="store_true", help="keep the repository even when all invariants hold")
     parser.add_argument("--json", action="store_true", help="also print the report as one JSON object")
+    parser.add_argument("--sweep", type=int, default=0, metavar="STEPS",
+                        help="instead of the swarm: kill start, finish and merge at STEPS moments each and at "
+                             "every named crash point, one fresh task per kill, sequentially")
     ns = parser.parse_args(argv)
+    global _SWEEP
+    _SWEEP = ns.sweep
     config = SwarmConfig(workers=ns.workers, tasks=ns.tasks, retry_rate=ns.retry_rate, kill_rate=ns.kill_rate,
                          seed=ns.seed, packages=ns.packages, files=ns.files, kill_scope=ns.kill_scope,
-                         drain_interval=ns.drain_interval, workdir=ns.workdir, keep=ns.keep)
+                         drain_interval=ns.drain_interval, gc_during=not ns.no_gc_during, workdir=ns.workdir, keep=ns.keep)
     return config if not ns.json else _with_json(config)
 
 
 _JSON = False
+_SWEEP = 0
 
 
 def _with_json(config: SwarmConfig) -> SwarmConfig:
@@ -809,7 +935,12 @@ def _with_json(config: SwarmConfig) -> SwarmConfig:
 
 def main(argv: Sequence[str] | None = None) -> int:
     config = parse_args(argv)
-    report = run_swarm(config)
+    if _SWEEP:
+        report = run_sweep(config, _SWEEP)
+        print(f"\n== kill sweep: {report.counts['probes']} probes ({_SWEEP} kill moments per command plus "
+              f"every crash point), {report.counts['killed']} calls killed")
+    else:
+        report = run_swarm(config)
     print_report(report, config)
     if _JSON:
         print(json.dumps(report.to_json(), default=str))
