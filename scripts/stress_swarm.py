@@ -391,6 +391,7 @@ def drive_task(repo: str, config: SwarmConfig, plan: TaskPlan) -> TaskOutcome:
         outcome.ended_at = time.time()
         return outcome
     worktree = Path(start.body["worktree"])
+    outcome.problems += worktree_problems(worktree, plan)
     try:
         apply_edits(worktree, plan)
     except (OSError, ValueError) as exc:
@@ -406,6 +407,21 @@ def drive_task(repo: str, config: SwarmConfig, plan: TaskPlan) -> TaskOutcome:
         outcome.commit = finish.body.get("commit")
     outcome.ended_at = time.time()
     return outcome
+
+
+def worktree_problems(worktree: Path, plan: TaskPlan) -> list[str]:
+    """A started worktree is complete and clean: on its branch, the task's files present, nothing
+    staged or changed (a half-made worktree would make finish commit the deletion of every file)."""
+    problems = []
+    if not (worktree / plan.module).is_file():
+        problems.append(f"worktree {worktree} after start lacks {plan.module}")
+    status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=worktree,
+                            capture_output=True, text=True)
+    if status.returncode != 0 or status.stdout.strip():
+        lines = status.stdout.splitlines()
+        problems.append(f"worktree {worktree} after start is not clean ({len(lines)} entries: {lines[:3]}"
+                        f"{' ' + status.stderr.strip() if status.returncode else ''})")
+    return problems
 
 
 def _brief(call: Call) -> str:
@@ -712,7 +728,11 @@ def sweep_task(repo: Path, config: SwarmConfig, plan: TaskPlan, phase: str, dela
                                     f"({point or f'{delay:.2f} s, {scope}'}) ended {call.exit}: {_brief(call)}")
             break
         if op == "task.start":
-            apply_edits(Path(call.body["worktree"]), plan)
+            outcome.problems += worktree_problems(Path(call.body["worktree"]), plan)
+            try:
+                apply_edits(Path(call.body["worktree"]), plan)
+            except (OSError, ValueError) as exc:
+                outcome.problems.append(f"editing after a kill in {phase} failed: {exc!r}")
         elif op == "task.finish":
             outcome.final_state, outcome.commit = call.body.get("state"), call.body.get("commit")
         else:
@@ -748,9 +768,15 @@ def run_sweep(config: SwarmConfig, steps: int, log: Any = print) -> SwarmReport:
         raise SystemExit("wtc run start failed")
     outcomes: dict[str, TaskOutcome] = {}
     duration: dict[str, float] = {}
+    # Kills during interpreter start-up test nothing: spread the kill moments over the time after it.
+    t = time.monotonic()
+    subprocess.run([sys.executable, "-c", "import worktree_coord.cli, worktree_coord.coordinator"], check=True)
+    startup = time.monotonic() - t
+    log(f"  interpreter and imports: {startup:.2f} s; kill moments are spread over the rest of each call")
     started = time.monotonic()
     for plan, (phase, index, scope, point) in zip(plans, probes):
-        delay = None if index is None else duration.get(phase, 1.0) * (index + 0.5) / steps
+        span = max(0.05, duration.get(phase, 1.0) - startup)
+        delay = None if index is None else startup + span * (index + 0.5) / steps
         outcome = sweep_task(repo, config, plan, phase, delay, scope, point)
         if index is None and point is None:
             duration[phase] = max(c.seconds for c in outcome.calls if c.op == phase)
