@@ -746,14 +746,18 @@ def replace_config(config: SwarmConfig, **changes: Any) -> SwarmConfig:
     return SwarmConfig(**(asdict(config) | changes))
 
 
-def run_sweep(config: SwarmConfig, steps: int, log: Any = print) -> SwarmReport:
+SWEEP_OPS = ("task.start", "task.finish", "merge")
+
+
+def run_sweep(config: SwarmConfig, steps: int, log: Any = print, ops: Sequence[str] = SWEEP_OPS) -> SwarmReport:
     """Kill each of task start, task finish and merge at `steps` moments spread over an unkilled
     call's duration (alternating process and process-group kills), and at every named crash point;
     each on a fresh task, one at a time; then drain, gc and check every invariant."""
     probes: list[tuple[str, float | None, str, str | None]] = []
-    for phase in ("task.start", "task.finish", "merge"):
+    scopes = ("process", "group") if config.kill_scope == "mixed" else (config.kill_scope,)
+    for phase in ops:
         probes.append((phase, None, "", None))               # the unkilled reference: measures the duration
-        probes += [(phase, float(i), ("process", "group")[i % 2], None) for i in range(steps)]
+        probes += [(phase, float(i), scopes[i % len(scopes)], None) for i in range(steps)]
         probes += [(phase, None, "", point) for point in CRASH_POINTS[phase]]
     config = replace_config(config, tasks=len(probes), hot_rate=0.0, packages=max(config.packages, 1),
                             files=max(config.files, len(probes) // max(config.packages, 1) + 2))
@@ -940,9 +944,15 @@ def parse_args(argv: Sequence[str] | None = None) -> SwarmConfig:
     parser.add_argument("--sweep", type=int, default=0, metavar="STEPS",
                         help="instead of the swarm: kill start, finish and merge at STEPS moments each and at "
                              "every named crash point, one fresh task per kill, sequentially")
+    parser.add_argument("--sweep-ops", default=",".join(SWEEP_OPS),
+                        help=f"commands the sweep kills (comma-separated, of {','.join(SWEEP_OPS)})")
     ns = parser.parse_args(argv)
-    global _SWEEP
+    global _SWEEP, _SWEEP_OPS
     _SWEEP = ns.sweep
+    _SWEEP_OPS = tuple(op for op in ns.sweep_ops.split(",") if op)
+    unknown = set(_SWEEP_OPS) - set(SWEEP_OPS)
+    if unknown:
+        parser.error(f"--sweep-ops: unknown {sorted(unknown)}; use some of {','.join(SWEEP_OPS)}")
     config = SwarmConfig(workers=ns.workers, tasks=ns.tasks, retry_rate=ns.retry_rate, kill_rate=ns.kill_rate,
                          seed=ns.seed, packages=ns.packages, files=ns.files, kill_scope=ns.kill_scope,
                          drain_interval=ns.drain_interval, gc_during=not ns.no_gc_during, workdir=ns.workdir, keep=ns.keep)
@@ -951,6 +961,7 @@ def parse_args(argv: Sequence[str] | None = None) -> SwarmConfig:
 
 _JSON = False
 _SWEEP = 0
+_SWEEP_OPS: tuple[str, ...] = ()
 
 
 def _with_json(config: SwarmConfig) -> SwarmConfig:
@@ -962,7 +973,7 @@ def _with_json(config: SwarmConfig) -> SwarmConfig:
 def main(argv: Sequence[str] | None = None) -> int:
     config = parse_args(argv)
     if _SWEEP:
-        report = run_sweep(config, _SWEEP)
+        report = run_sweep(config, _SWEEP, ops=_SWEEP_OPS)
         print(f"\n== kill sweep: {report.counts['probes']} probes ({_SWEEP} kill moments per command plus "
               f"every crash point), {report.counts['killed']} calls killed")
     else:
