@@ -526,7 +526,8 @@ def check_invariants(repo: Path, pin: str, plans: Sequence[TaskPlan], outcomes: 
     integration = f"refs/heads/wtc/{RUN_ID}/integration"
     tip = _git(repo, "rev-parse", integration).strip()
     branch_tips = {}
-    for line in _git(repo, "for-each-ref", "--format=%(objectname) %(refname)", f"refs/heads/wtc/{RUN_ID}/").splitlines():
+    refs = _git(repo, "for-each-ref", "--format=%(objectname) %(refname)", f"refs/heads/wtc/{RUN_ID}/")
+    for line in refs.splitlines():
         oid, ref = line.split()
         name = ref.rsplit("/", 1)[1]
         if name != "integration":
@@ -907,8 +908,12 @@ def _count_rows(call: Call) -> int:
 
 
 def print_report(report: SwarmReport, config: SwarmConfig) -> None:
-    print(f"\n== swarm: {report.workers} workers x {report.tasks} tasks, retry {config.retry_rate:.0%}, "
-          f"kill {config.kill_rate:.0%} ({config.kill_scope}), seed {config.seed}")
+    if "probes" in report.counts:
+        print(f"\n== kill sweep: {report.tasks} tasks, one at a time, each with one call killed "
+              f"({config.kill_scope}) or crashed at a named point, seed {config.seed}")
+    else:
+        print(f"\n== swarm: {report.workers} workers x {report.tasks} tasks, retry {config.retry_rate:.0%}, "
+              f"kill {config.kill_rate:.0%} ({config.kill_scope}), seed {config.seed}")
     print(f"throughput: {report.tasks_per_minute:.1f} tasks/minute (swarm {report.swarm_seconds:.1f} s + "
           f"drain/gc {report.drain_seconds:.1f} s)")
     print("calls: " + ", ".join(f"{k} {v}" for k, v in report.counts.items()))
@@ -924,7 +929,8 @@ def print_report(report: SwarmReport, config: SwarmConfig) -> None:
     print("RESULT: " + ("all invariants hold" if report.ok else "INVARIANT FAILED"))
 
 
-def parse_args(argv: Sequence[str] | None = None) -> SwarmConfig:
+def parse_args(argv: Sequence[str] | None = None) -> tuple[SwarmConfig, argparse.Namespace]:
+    """The configuration, and the flags that choose what to run (--sweep, --sweep-ops, --json)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     defaults = SwarmConfig()
@@ -947,39 +953,33 @@ def parse_args(argv: Sequence[str] | None = None) -> SwarmConfig:
     parser.add_argument("--sweep-ops", default=",".join(SWEEP_OPS),
                         help=f"commands the sweep kills (comma-separated, of {','.join(SWEEP_OPS)})")
     ns = parser.parse_args(argv)
-    global _SWEEP, _SWEEP_OPS
-    _SWEEP = ns.sweep
-    _SWEEP_OPS = tuple(op for op in ns.sweep_ops.split(",") if op)
-    unknown = set(_SWEEP_OPS) - set(SWEEP_OPS)
+    ns.sweep_ops = tuple(op for op in ns.sweep_ops.split(",") if op)
+    unknown = set(ns.sweep_ops) - set(SWEEP_OPS)
     if unknown:
         parser.error(f"--sweep-ops: unknown {sorted(unknown)}; use some of {','.join(SWEEP_OPS)}")
+    for name in ("workers", "tasks", "packages"):
+        if getattr(ns, name) < 1:
+            parser.error(f"--{name} must be at least 1")
+    if ns.files < 2:
+        parser.error("--files must be at least 2 (package.json plus one module)")
+    for name in ("retry_rate", "kill_rate"):
+        if not 0.0 <= getattr(ns, name) <= 1.0:
+            parser.error(f"--{name.replace('_', '-')} must be between 0 and 1")
     config = SwarmConfig(workers=ns.workers, tasks=ns.tasks, retry_rate=ns.retry_rate, kill_rate=ns.kill_rate,
                          seed=ns.seed, packages=ns.packages, files=ns.files, kill_scope=ns.kill_scope,
-                         drain_interval=ns.drain_interval, gc_during=not ns.no_gc_during, workdir=ns.workdir, keep=ns.keep)
-    return config if not ns.json else _with_json(config)
-
-
-_JSON = False
-_SWEEP = 0
-_SWEEP_OPS: tuple[str, ...] = ()
-
-
-def _with_json(config: SwarmConfig) -> SwarmConfig:
-    global _JSON
-    _JSON = True
-    return config
+                         drain_interval=ns.drain_interval, gc_during=not ns.no_gc_during, workdir=ns.workdir,
+                         keep=ns.keep)
+    return config, ns
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    config = parse_args(argv)
-    if _SWEEP:
-        report = run_sweep(config, _SWEEP, ops=_SWEEP_OPS)
-        print(f"\n== kill sweep: {report.counts['probes']} probes ({_SWEEP} kill moments per command plus "
-              f"every crash point), {report.counts['killed']} calls killed")
+    config, options = parse_args(argv)
+    if options.sweep:
+        report = run_sweep(config, options.sweep, ops=options.sweep_ops)
     else:
         report = run_swarm(config)
     print_report(report, config)
-    if _JSON:
+    if options.json:
         print(json.dumps(report.to_json(), default=str))
     return 0 if report.ok else 1
 
