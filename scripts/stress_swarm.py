@@ -227,6 +227,7 @@ class Call:
     stderr_tail: str = ""
     killed: str = ""              # "", "process", "group", "hang"
     role: str = "first"           # first | repeat-after | repeat-concurrent | after-kill | busy-retry
+    at: float = 0.0               # wall-clock start (time.time()), to line calls up with git and store events
 
 
 def wtc_command(repo: Path, args: Sequence[str], key: str | None) -> list[str]:
@@ -290,7 +291,8 @@ class Caller:
         code = None if killed else proc.returncode
         if killed == "hang":
             code = None
-        call = Call(op, key, self.task, code, seconds, body, err.decode("utf-8", "replace")[-2000:], killed, role)
+        call = Call(op, key, self.task, code, seconds, body, err.decode("utf-8", "replace")[-2000:], killed, role,
+                    time.time() - seconds)
         self.calls.append(call)
         if not killed:
             self.recent[op] = seconds
@@ -391,8 +393,8 @@ def drive_task(repo: str, config: SwarmConfig, plan: TaskPlan) -> TaskOutcome:
         outcome.ended_at = time.time()
         return outcome
     worktree = Path(start.body["worktree"])
-    outcome.problems += worktree_problems(worktree, plan)
-    try:
+    try:  # an agent whose worktree is broken or gone still calls finish: that is what we test next
+        outcome.problems += worktree_problems(worktree, plan)
         apply_edits(worktree, plan)
     except (OSError, ValueError) as exc:
         outcome.problems.append(f"editing {worktree} failed: {exc!r}")
@@ -413,6 +415,8 @@ def worktree_problems(worktree: Path, plan: TaskPlan) -> list[str]:
     """A started worktree is complete and clean: on its branch, the task's files present, nothing
     staged or changed (a half-made worktree would make finish commit the deletion of every file)."""
     problems = []
+    if not worktree.is_dir():
+        return [f"worktree {worktree} returned by start does not exist"]
     if not (worktree / plan.module).is_file():
         problems.append(f"worktree {worktree} after start lacks {plan.module}")
     status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=worktree,
@@ -554,7 +558,9 @@ def check_invariants(repo: Path, pin: str, plans: Sequence[TaskPlan], outcomes: 
         if len(merged_by[task]) == 1:
             merged_order.append(task)
     twice = {t: c for t, c in merged_by.items() if len(c) > 1}
-    ended = {t for t, o in outcomes.items() if o.final_state in ("merged", "conflict", "finished")}
+    # Every planned task changes files: any answered finish (empty and rejected included) counts as
+    # ended, and every ended task without a same-lines collision must be merged.
+    ended = {t for t, o in outcomes.items() if o.final_state is not None}
     expected_merged = {t for t in ended if by_task[t].hot is None}
     missing = sorted(t for t in expected_merged if t not in merged_by)
     verdicts.append(Verdict(
@@ -624,10 +630,12 @@ def check_invariants(repo: Path, pin: str, plans: Sequence[TaskPlan], outcomes: 
     multi = []
     for oid, task in branch_tips.items():
         if task in ended:
-            count = int(_git(repo, "rev-list", "--count", f"{pin}..{oid}").strip())
-            if count != 1:
-                multi.append(f"{task}: {count} commits on its branch")
-    verdicts.append(Verdict("one commit per finished task branch", not multi,
+            authors = _git(repo, "log", "--format=%an", f"{pin}..{oid}").splitlines()
+            if len(authors) != 1:
+                multi.append(f"{task}: {len(authors)} commits on its branch (authors {authors[:4]})")
+            elif authors[0] != f"wtc task {task}":
+                multi.append(f"{task}: its commit was made by {authors[0]!r}, not by the task's finish")
+    verdicts.append(Verdict("one commit per finished task branch, made by its finish", not multi,
                             f"{len(branch_tips)} task branches", tuple(multi[:8])))
 
     # 7. Nothing left behind: worktrees, admin entries, lock files, leases, running claims.
@@ -729,8 +737,8 @@ def sweep_task(repo: Path, config: SwarmConfig, plan: TaskPlan, phase: str, dela
                                     f"({point or f'{delay:.2f} s, {scope}'}) ended {call.exit}: {_brief(call)}")
             break
         if op == "task.start":
-            outcome.problems += worktree_problems(Path(call.body["worktree"]), plan)
             try:
+                outcome.problems += worktree_problems(Path(call.body["worktree"]), plan)
                 apply_edits(Path(call.body["worktree"]), plan)
             except (OSError, ValueError) as exc:
                 outcome.problems.append(f"editing after a kill in {phase} failed: {exc!r}")
@@ -799,6 +807,7 @@ def run_sweep(config: SwarmConfig, steps: int, log: Any = print, ops: Sequence[s
         if row.get("task") in outcomes:
             outcomes[row["task"]].final_state = row.get("state")
     all_calls = setup.calls + final.calls + [c for o in outcomes.values() for c in o.calls]
+    write_call_log(workdir / "calls.jsonl", all_calls)
     verdicts = check_invariants(repo, pin, plans, outcomes, all_calls, repo / ".wtc" / "worktrees")
     counts = {"calls": len(all_calls), "killed": sum(1 for c in all_calls if c.killed), "probes": len(probes)}
     return SwarmReport(ok=all(v.ok for v in verdicts), verdicts=verdicts, tasks=len(plans), workers=1,
@@ -882,6 +891,7 @@ def run_swarm(config: SwarmConfig, log: Any = print) -> SwarmReport:
     for row in (drained.body or {}).get("tasks", []):
         if row.get("task") in outcomes:
             outcomes[row["task"]].final_state = row.get("state")
+    write_call_log(workdir / "calls.jsonl", all_calls)
     verdicts = check_invariants(repo, pin, plans, outcomes, all_calls, repo / ".wtc" / "worktrees")
     counts = {
         "calls": len(all_calls),
@@ -901,6 +911,13 @@ def run_swarm(config: SwarmConfig, log: Any = print) -> SwarmReport:
     if not config.keep and report.ok and not config.workdir:
         shutil.rmtree(workdir, ignore_errors=True)
     return report
+
+
+def write_call_log(path: Path, calls: Sequence[Call]) -> None:
+    """Every wtc call, one JSON object a line, for post-mortems (kept with --keep or on failure)."""
+    with path.open("w") as handle:
+        for call in calls:
+            handle.write(json.dumps(asdict(call), default=str) + "\n")
 
 
 def _count_rows(call: Call) -> int:
