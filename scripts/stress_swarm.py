@@ -235,6 +235,12 @@ def wtc_command(repo: Path, args: Sequence[str], key: str | None) -> list[str]:
             *(["--key", key] if key else [])]
 
 
+# Last observed duration per command, shared by every Caller of one process (a pool worker drives many
+# tasks): kill moments are drawn over 1.5x that, so they spread over the whole call at any load,
+# not only over the interpreter's start-up.
+_RECENT: dict[str, float] = {}
+
+
 class Caller:
     """Runs wtc processes for one agent, deciding retries and kills from the task's own RNG."""
 
@@ -245,7 +251,7 @@ class Caller:
         self.task = task
         self.calls: list[Call] = []
         self.mismatches: list[dict[str, Any]] = []
-        self.recent: dict[str, float] = {}
+        self.recent = _RECENT
 
     def _spawn(self, args: Sequence[str], key: str | None, env: dict[str, str] | None = None
                ) -> subprocess.Popen[bytes]:
