@@ -27,6 +27,13 @@ What one run does:
   4. a final `wtc merge` drains, `wtc gc` cleans;
   5. invariants, read from git itself (not from wtc's reports): see `check_invariants`.
 
+`--sweep STEPS` runs the targeted variant instead: task start, finish and merge are each killed at
+STEPS moments spread over an unkilled call's duration (after interpreter start-up), and at every named
+crash point (`WTC_CRASH_AT`), one fresh task per kill, one at a time; then the same drain, gc and
+invariants. It finds windows a random swarm rarely hits.
+
+A call log (`calls.jsonl`, one JSON object per wtc process) is written next to the repository.
+
 Invariants are deterministic given the final repository; the plan (which task edits what, which call
 is retried or killed) is deterministic given --seed, the timing is not.
 """
