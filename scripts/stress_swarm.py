@@ -1,0 +1,1018 @@
+"""Swarm stress harness: many concurrent agents drive tasks through the real `wtc` command line, with
+retries under one key, SIGKILLs at random moments, then a drain and a gc; invariants checked from git.
+
+Stage: reliability harness (issue 7, part 1); not part of the product. Input: the flags below (or a
+`SwarmConfig` from Python). Output: a report printed to stdout (throughput, p50/p99 latency per
+command, the verdict of every invariant) and a `SwarmReport` for callers; exit 1 when an invariant
+fails.
+
+What one run does:
+  1. generate a repository (`scripts/monorepo.py`: PACKAGES packages of small modules, plus two shared
+     modules under libs/common: `shared.py` with one line per "slot", `hot.py` with a few hot lines);
+  2. `wtc run start`;
+  3. WORKERS worker processes (the agents) take the TASKS planned tasks and drive each through
+     `wtc task start` -> edit -> `wtc task finish`. Every edit carries the task's token `STRESS[tNNNN]`:
+       - one line of one module in the task's own package, plus one new file there;
+       - a share of tasks change their own line ("slot") of libs/common/shared.py (different lines:
+         these must merge cleanly);
+       - a few tasks change one line of libs/common/hot.py that another task changes too (same lines:
+         one of them merges, the others must end `conflict` and leave integration untouched);
+       - a few edit the reserved root package.json (kept out of integration for consolidation);
+       - a few finish with --no-merge (the lead's periodic `wtc merge` drains them);
+     RETRY_RATE of the calls are repeated with the same --key, half after the first returned, half
+     concurrently while it runs; KILL_RATE of the wtc processes get SIGKILL at a random moment (the
+     process alone, or its whole process group) and the call is repeated with its key, as an agent
+     would. A lead thread calls `wtc merge` and `wtc status` every DRAIN_INTERVAL seconds meanwhile,
+     and `wtc gc` every other round (unless --no-gc-during).
+  4. a final `wtc merge` drains, `wtc gc` cleans;
+  5. invariants, read from git itself (not from wtc's reports): see `check_invariants`.
+
+`--sweep STEPS` runs the targeted variant instead: task start, finish and merge are each killed at
+STEPS moments spread over an unkilled call's duration (after interpreter start-up), and at every named
+crash point (`WTC_CRASH_AT`), one fresh task per kill, one at a time; then the same drain, gc and
+invariants. It finds windows a random swarm rarely hits.
+
+A call log (`calls.jsonl`, one JSON object per wtc process) is written next to the repository.
+
+Invariants are deterministic given the final repository; the plan (which task edits what, which call
+is retried or killed) is deterministic given --seed, the timing is not.
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import json
+import os
+import random
+import re
+import shutil
+import signal
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import monorepo  # noqa: E402  (scripts/ is not a package)
+
+RUN_ID = "stress"
+TOKEN_RE = re.compile(rb"STRESS\[(t\d{4,})\]")
+SHARED_FILE = "libs/common/shared.py"
+HOT_FILE = "libs/common/hot.py"
+HOT_GROUP = 3                    # tasks per hot line: one merges, the others conflict
+EXPECTED_EXITS = {"task.start": {0}, "task.finish": {0, 1}, "merge": {0, 1}, "status": {0}, "gc": {0},
+                  "run.start": {0}}
+BUSY = 4
+
+
+# ---- configuration and plan ------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class SwarmConfig:
+    workers: int = 64
+    tasks: int = 1000
+    retry_rate: float = 0.20
+    kill_rate: float = 0.05
+    seed: int = 1
+    packages: int = 200
+    files: int = 8                # files per package (package.json + FILES-1 modules)
+    shared_rate: float = 0.20     # tasks that change their own line of the shared module
+    hot_rate: float = 0.03        # tasks that change a line another task changes too
+    reserved_rate: float = 0.02   # tasks that also edit the reserved root package.json
+    no_merge_rate: float = 0.05   # tasks finished with --no-merge (drained by `wtc merge`)
+    sparse_rate: float = 0.9      # tasks started with --sparse
+    kill_scope: str = "mixed"     # process | group | mixed
+    drain_interval: float = 5.0   # seconds between the lead's `wtc merge` calls during the swarm
+    gc_during: bool = True        # the lead also runs `wtc gc` every other round while agents work
+    call_timeout: float = 900.0   # a wtc call that runs longer is a hang (killed, reported)
+    workdir: str | None = None
+    keep: bool = False
+
+
+@dataclass(frozen=True)
+class TaskPlan:
+    task: str
+    index: int
+    package: str
+    module: str                   # the module whose line the task changes
+    added: str                    # the file the task adds
+    slot: int | None              # line of shared.py it changes (unique to it)
+    hot: int | None               # line of hot.py it changes (shared with HOT_GROUP-1 other tasks)
+    reserved: bool
+    no_merge: bool
+    sparse: bool
+    seed: int
+
+    @property
+    def token(self) -> str:
+        return f"STRESS[{self.task}]"
+
+    @property
+    def own(self) -> list[str]:
+        globs = [f"{self.package}/**"]
+        if self.slot is not None:
+            globs.append(SHARED_FILE)
+        if self.hot is not None:
+            globs.append(HOT_FILE)
+        return globs
+
+    @property
+    def expected_tokens(self) -> int:
+        """How often the token must appear in integration once the task is merged."""
+        return 2 + (self.slot is not None) + (self.hot is not None)
+
+
+def plan_tasks(config: SwarmConfig) -> list[TaskPlan]:
+    """The same seed gives the same plan. Tasks in one package edit different modules."""
+    rng = random.Random(config.seed)
+    modules_per_package = config.files - 1
+    per_package: dict[int, int] = {}
+    hot_count = int(config.tasks * config.hot_rate)
+    hot_count -= hot_count % HOT_GROUP
+    hot_tasks = set(rng.sample(range(config.tasks), hot_count)) if hot_count else set()
+    hot_order = sorted(hot_tasks)
+    rng.shuffle(hot_order)
+    hot_line = {t: i // HOT_GROUP for i, t in enumerate(hot_order)}
+    plans = []
+    next_slot = 0
+    for i in range(config.tasks):
+        p = i % config.packages
+        n = per_package.get(p, 0)
+        per_package[p] = n + 1
+        if n >= modules_per_package:
+            raise SystemExit(f"--files {config.files} is too few: package p{p:03d} gets more than "
+                             f"{modules_per_package} tasks; raise --files or --packages")
+        slot = None
+        if rng.random() < config.shared_rate:
+            slot, next_slot = next_slot, next_slot + 1
+        name = f"t{i:04d}"
+        plans.append(TaskPlan(
+            task=name, index=i, package=f"packages/p{p:03d}",
+            module=f"packages/p{p:03d}/src/sub{n % 10}/mod{n:03d}.py",
+            added=f"packages/p{p:03d}/stress/{name}.py",
+            slot=slot, hot=hot_line.get(i), reserved=rng.random() < config.reserved_rate,
+            no_merge=rng.random() < config.no_merge_rate, sparse=rng.random() < config.sparse_rate,
+            seed=rng.randrange(1 << 30),
+        ))
+    return plans
+
+
+def slot_line(slot: int, value: str = "0") -> str:
+    return f"SLOT_{slot:04d} = {value}"
+
+
+def build_repo(path: Path, config: SwarmConfig, plans: Sequence[TaskPlan]) -> str:
+    """The monorepo plus libs/common/{shared,hot}.py, committed on main; returns the commit id."""
+    monorepo.generate(path, config.packages, config.files, checkout=True)
+    slots = max([p.slot for p in plans if p.slot is not None], default=0) + 1
+    hots = max([p.hot for p in plans if p.hot is not None], default=0) + 1
+    # Every slot line sits between two unique comment lines nobody edits, so edits of different
+    # slots are never adjacent (git's line merge treats adjacent edits as one conflict).
+    shared = ['"""Shared module: one line per stress slot."""', ""]
+    for s in range(slots):
+        shared += [f"# ---- slot {s} ----", slot_line(s)]
+    shared.append("# ---- end ----")
+    hot = ['"""Hot module: lines several tasks change."""', ""]
+    for h in range(hots):
+        hot += [f"# ---- hot {h} ----", f"HOT_{h:03d} = 0"]
+    hot.append("# ---- end ----")
+    (path / "libs/common").mkdir(parents=True, exist_ok=True)
+    (path / SHARED_FILE).write_text("\n".join(shared) + "\n")
+    (path / HOT_FILE).write_text("\n".join(hot) + "\n")
+    _git(path, "add", "-A")
+    _git(path, "-c", "user.name=stress", "-c", "user.email=stress@example.invalid", "commit", "-q", "-m",
+         "stress: shared modules")
+    return _git(path, "rev-parse", "HEAD").strip()
+
+
+def apply_edits(worktree: Path, plan: TaskPlan) -> None:
+    """The agent's work: every change carries the task's token exactly once."""
+    module = worktree / plan.module
+    text = module.read_text()
+    old = "    return x * 1 + "
+    at = text.index(old)
+    end = text.index("\n", at)
+    module.write_text(text[:end] + f"  # {plan.token}" + text[end:])
+    added = worktree / plan.added
+    added.parent.mkdir(parents=True, exist_ok=True)
+    added.write_text(f'"""Added by {plan.token}."""\n\nVALUE = {plan.index}\n')
+    if plan.slot is not None:
+        _replace_line(worktree / SHARED_FILE, slot_line(plan.slot), slot_line(plan.slot, f'"{plan.token}"'))
+    if plan.hot is not None:
+        _replace_line(worktree / HOT_FILE, f"HOT_{plan.hot:03d} = 0", f'HOT_{plan.hot:03d} = "{plan.token}"')
+    if plan.reserved:
+        root = worktree / "package.json"
+        data = json.loads(root.read_text())
+        data.setdefault("stressDependencies", {})[plan.task] = plan.token  # must never reach integration
+        root.write_text(json.dumps(data, indent=2) + "\n")
+
+
+def _replace_line(path: Path, old: str, new: str) -> None:
+    lines = path.read_text().split("\n")
+    lines[lines.index(old)] = new
+    path.write_text("\n".join(lines))
+
+
+# ---- calling wtc -----------------------------------------------------------------------------------
+
+@dataclass
+class Call:
+    """One wtc process: what ran, how it ended, how long it took."""
+    op: str
+    key: str | None
+    task: str | None
+    exit: int | None              # None: killed by us (or a hang we killed)
+    seconds: float
+    body: dict[str, Any] | None
+    stderr_tail: str = ""
+    killed: str = ""              # "", "process", "group", "hang"
+    role: str = "first"           # first | repeat-after | repeat-concurrent | after-kill | busy-retry
+    at: float = 0.0               # wall-clock start (time.time()), to line calls up with git and store events
+
+
+def wtc_command(repo: Path, args: Sequence[str], key: str | None) -> list[str]:
+    return [sys.executable, "-m", "worktree_coord", *args, "--repo", str(repo), "--json",
+            *(["--key", key] if key else [])]
+
+
+# Last observed duration per command, shared by every Caller of one process (a pool worker drives many
+# tasks): kill moments are drawn over 1.5x that, so they spread over the whole call at any load,
+# not only over the interpreter's start-up.
+_RECENT: dict[str, float] = {}
+
+
+class Caller:
+    """Runs wtc processes for one agent, deciding retries and kills from the task's own RNG."""
+
+    def __init__(self, repo: Path, config: SwarmConfig, rng: random.Random, task: str | None):
+        self.repo = repo
+        self.config = config
+        self.rng = rng
+        self.task = task
+        self.calls: list[Call] = []
+        self.mismatches: list[dict[str, Any]] = []
+        self.recent = _RECENT
+
+    def _spawn(self, args: Sequence[str], key: str | None, env: dict[str, str] | None = None
+               ) -> subprocess.Popen[bytes]:
+        return subprocess.Popen(wtc_command(self.repo, args, key), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                start_new_session=True, env=dict(os.environ, **env) if env else None)
+
+    def killed_at(self, op: str, args: Sequence[str], key: str | None, delay: float, scope: str) -> Call:
+        """One call SIGKILLed `delay` seconds after it started (if it still runs then)."""
+        started = time.monotonic()
+        return self._finish(self._spawn(args, key), op, key, started, "first", started + delay, scope)
+
+    def crashed_at(self, op: str, args: Sequence[str], key: str | None, point: str) -> Call:
+        """One call that kills itself at the named crash point (WTC_CRASH_AT)."""
+        started = time.monotonic()
+        call = self._finish(self._spawn(args, key, {"WTC_CRASH_AT": point}), op, key, started, "first")
+        if call.exit == -signal.SIGKILL:
+            call.exit, call.killed = None, "crash-point"
+        return call
+
+    def _finish(self, proc: subprocess.Popen[bytes], op: str, key: str | None, started: float, role: str,
+                kill_at: float | None = None, kill_scope: str = "") -> Call:
+        killed = ""
+        if kill_at is not None:
+            try:
+                proc.wait(timeout=max(0.0, kill_at - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                _kill(proc, kill_scope)
+                killed = kill_scope
+        try:
+            out, err = proc.communicate(timeout=self.config.call_timeout)
+        except subprocess.TimeoutExpired:
+            _kill(proc, "group")
+            out, err = proc.communicate()
+            killed = "hang"
+        seconds = time.monotonic() - started
+        body = None
+        lines = [line for line in out.decode("utf-8", "replace").splitlines() if line.strip()]
+        if len(lines) == 1:
+            try:
+                body = json.loads(lines[0])
+            except ValueError:
+                body = None
+        code = None if killed else proc.returncode
+        if killed == "hang":
+            code = None
+        call = Call(op, key, self.task, code, seconds, body, err.decode("utf-8", "replace")[-2000:], killed, role,
+                    time.time() - seconds)
+        self.calls.append(call)
+        if not killed:
+            self.recent[op] = seconds
+        return call
+
+    def run(self, op: str, args: Sequence[str], key: str | None, *, compare: bool = True) -> Call:
+        """Run one logical call to completion: kills and repeats as planned, busy answers retried."""
+        role = "first"
+        busy_retries = 0
+        while True:
+            if self.rng.random() < self.config.kill_rate:
+                window = max(0.05, 1.5 * self.recent.get(op, 1.0))
+                scope = self.config.kill_scope
+                if scope == "mixed":
+                    scope = self.rng.choice(["process", "group"])
+                started = time.monotonic()
+                proc = self._spawn(args, key)
+                done = self._finish(proc, op, key, started, role, started + self.rng.uniform(0.0, window), scope)
+                if done.killed:
+                    role = "after-kill"
+                    continue
+                result = done
+            elif self.rng.random() < self.config.retry_rate:
+                if self.rng.random() < 0.5:
+                    started = time.monotonic()
+                    first = self._finish(self._spawn(args, key), op, key, started, role)
+                    started = time.monotonic()
+                    second = self._finish(self._spawn(args, key), op, key, started, "repeat-after")
+                else:
+                    started = time.monotonic()
+                    proc_a = self._spawn(args, key)
+                    time.sleep(self.rng.uniform(0.0, max(0.05, self.recent.get(op, 0.5))))
+                    started_b = time.monotonic()
+                    proc_b = self._spawn(args, key)
+                    first = self._finish(proc_a, op, key, started, role)
+                    second = self._finish(proc_b, op, key, started_b, "repeat-concurrent")
+                if compare:
+                    self._compare(op, first, second)
+                result = first if first.exit != BUSY else second
+            else:
+                started = time.monotonic()
+                result = self._finish(self._spawn(args, key), op, key, started, role)
+            if result.exit == BUSY and busy_retries < 20:
+                busy_retries += 1
+                hint = (result.body or {}).get("error", {}).get("retry_after") or 1.0
+                time.sleep(min(float(hint), 5.0) * (0.5 + self.rng.random()))
+                role = "busy-retry"
+                continue
+            return result
+
+    def _compare(self, op: str, a: Call, b: Call) -> None:
+        """Two calls with one key must agree on the outcome."""
+        if BUSY in (a.exit, b.exit) or a.killed or b.killed:
+            return
+        fields = {"task.start": ("worktree", "branch", "base"), "task.finish": ("state", "commit")}.get(op, ())
+        sa = (a.exit,) + tuple((a.body or {}).get(f) for f in fields)
+        sb = (b.exit,) + tuple((b.body or {}).get(f) for f in fields)
+        if sa != sb:
+            self.mismatches.append({"op": op, "key": a.key, "task": self.task, "first": sa, "repeat": sb,
+                                    "repeat_role": b.role})
+
+
+def _kill(proc: subprocess.Popen[bytes], scope: str) -> None:
+    try:
+        if scope == "group":
+            os.killpg(proc.pid, signal.SIGKILL)  # the process and the git children it started
+        else:
+            os.kill(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+# ---- one agent -------------------------------------------------------------------------------------
+
+@dataclass
+class TaskOutcome:
+    task: str
+    calls: list[Call]
+    mismatches: list[dict[str, Any]]
+    final_state: str | None = None     # the last finish answer's state
+    commit: str | None = None
+    problems: list[str] = field(default_factory=list)
+    started_at: float = 0.0
+    ended_at: float = 0.0
+
+
+def drive_task(repo: str, config: SwarmConfig, plan: TaskPlan) -> TaskOutcome:
+    """An agent: start, edit, finish; every call may be repeated or killed as planned."""
+    rng = random.Random(plan.seed)
+    caller = Caller(Path(repo), config, rng, plan.task)
+    outcome = TaskOutcome(plan.task, caller.calls, caller.mismatches, started_at=time.time())
+    args = ["task", "start", plan.task, "--run", RUN_ID, *sum((["--own", g] for g in plan.own), [])]
+    if plan.sparse:
+        args.append("--sparse")
+    start = caller.run("task.start", args, f"k-start-{plan.task}")
+    if start.exit != 0 or not start.body:
+        outcome.problems.append(f"task start ended {start.exit}: {_brief(start)}")
+        outcome.ended_at = time.time()
+        return outcome
+    worktree = Path(start.body["worktree"])
+    try:  # an agent whose worktree is broken or gone still calls finish: that is what we test next
+        outcome.problems += worktree_problems(worktree, plan)
+        apply_edits(worktree, plan)
+    except (OSError, ValueError) as exc:
+        outcome.problems.append(f"editing {worktree} failed: {exc!r}")
+    finish_args = ["task", "finish", plan.task, "--run", RUN_ID, "-m", f"stress {plan.task}"]
+    if plan.no_merge:
+        finish_args.append("--no-merge")
+    finish = caller.run("task.finish", finish_args, f"k-finish-{plan.task}")
+    if finish.exit not in (0, 1) or not finish.body:
+        outcome.problems.append(f"task finish ended {finish.exit}: {_brief(finish)}")
+    else:
+        outcome.final_state = finish.body.get("state")
+        outcome.commit = finish.body.get("commit")
+    outcome.ended_at = time.time()
+    return outcome
+
+
+def worktree_problems(worktree: Path, plan: TaskPlan) -> list[str]:
+    """A started worktree is complete and clean: on its branch, the task's files present, nothing
+    staged or changed (a half-made worktree would make finish commit the deletion of every file)."""
+    problems = []
+    if not worktree.is_dir():
+        return [f"worktree {worktree} returned by start does not exist"]
+    if not (worktree / plan.module).is_file():
+        problems.append(f"worktree {worktree} after start lacks {plan.module}")
+    status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=worktree,
+                            capture_output=True, text=True)
+    if status.returncode != 0 or status.stdout.strip():
+        lines = status.stdout.splitlines()
+        problems.append(f"worktree {worktree} after start is not clean ({len(lines)} entries: {lines[:3]}"
+                        f"{' ' + status.stderr.strip() if status.returncode else ''})")
+    return problems
+
+
+def _brief(call: Call) -> str:
+    if call.body and "error" in call.body:
+        return json.dumps(call.body["error"])[:400]
+    return (json.dumps(call.body)[:300] if call.body else "") + " stderr: " + call.stderr_tail[-400:]
+
+
+class Lead:
+    """The lead agent: drains and looks at status while the swarm runs."""
+
+    def __init__(self, repo: Path, config: SwarmConfig):
+        self.caller = Caller(repo, config, random.Random(config.seed ^ 0x5EED), None)
+        self.interval = config.drain_interval
+        self.gc_during = config.gc_during
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._loop, daemon=True)
+        self.rounds = 0
+
+    def _loop(self) -> None:
+        while not self.stop.wait(self.interval):
+            self.rounds += 1
+            self.caller.run("merge", ["merge", "--run", RUN_ID], f"k-merge-{self.rounds}", compare=False)
+            self.caller.run("status", ["status", "--run", RUN_ID], None, compare=False)
+            if self.gc_during and self.rounds % 2 == 0:
+                self.caller.run("gc", ["gc"], None, compare=False)
+
+
+# ---- reading git -----------------------------------------------------------------------------------
+
+def _git(repo: Path, *args: str, input: bytes | None = None, check: bool = True) -> str:
+    done = subprocess.run(["git", *args], cwd=repo, input=input, capture_output=True)
+    if check and done.returncode != 0:
+        raise RuntimeError(f"git {' '.join(args)}: {done.stderr.decode('utf-8', 'replace').strip()}")
+    return done.stdout.decode("utf-8", "surrogateescape")
+
+
+def tree_tokens(repo: Path, rev: str) -> dict[str, int]:
+    """How often each task token appears in the files of `rev` (one `cat-file --batch` pass)."""
+    listing = _git(repo, "ls-tree", "-r", "-z", rev).split("\0")
+    oids = [line.split()[2] for line in listing if line and line.split()[1] == "blob"]
+    data = subprocess.run(["git", "cat-file", "--batch"], cwd=repo, input=("\n".join(oids) + "\n").encode(),
+                          capture_output=True, check=True).stdout
+    counts: dict[str, int] = {}
+    for match in TOKEN_RE.finditer(data):
+        name = match.group(1).decode()
+        counts[name] = counts.get(name, 0) + 1
+    return counts
+
+
+def first_parent_merges(repo: Path, tip: str, base: str) -> list[tuple[str, list[str]]]:
+    """(commit, parents) along the first-parent chain from base (exclusive) to tip, oldest first."""
+    out = _git(repo, "rev-list", "--first-parent", "--reverse", "--parents", f"{base}..{tip}")
+    rows = []
+    for line in out.splitlines():
+        ids = line.split()
+        rows.append((ids[0], ids[1:]))
+    return rows
+
+
+def derived_without_reserved(repo: Path, tip: str, pin: str) -> str:
+    """The task tip with the root package.json put back as at the pin (what consolidation waits for),
+    built here with plain git plumbing, independently of wtc's own derived commit."""
+    entries = _git(repo, "ls-tree", tip).splitlines()
+    pin_entry = [e for e in _git(repo, "ls-tree", pin, "package.json").splitlines() if e]
+    kept = [e for e in entries if e.split("\t", 1)[1] != "package.json"] + pin_entry
+    tree = _git(repo, "mktree", input=("\n".join(kept) + "\n").encode()).strip()
+    return _git(repo, "commit-tree", tree, "-p", tip, "-m", "replay: without reserved edits").strip()
+
+
+def replay_tree(repo: Path, pin: str, commits: Sequence[str]) -> tuple[str, list[str]]:
+    """Merge each commit, in order, onto an accumulator that starts at the pin (merge base: the pin).
+    Returns the final tree and the commits git could not merge cleanly."""
+    acc = pin
+    tree = _git(repo, "rev-parse", f"{pin}^{{tree}}").strip()
+    failed = []
+    for commit in commits:
+        done = subprocess.run(["git", "merge-tree", "--write-tree", "--no-messages", acc, commit], cwd=repo,
+                              capture_output=True)
+        if done.returncode != 0:
+            failed.append(commit)
+            continue
+        tree = done.stdout.decode().split()[0]
+        acc = _git(repo, "commit-tree", tree, "-p", acc, "-m", "replay").strip()
+    return tree, failed
+
+
+# ---- invariants ------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Verdict:
+    name: str
+    ok: bool
+    detail: str
+    examples: tuple[str, ...] = ()
+
+
+def check_invariants(repo: Path, pin: str, plans: Sequence[TaskPlan], outcomes: dict[str, TaskOutcome],
+                     all_calls: Sequence[Call], worktree_root: Path) -> list[Verdict]:
+    verdicts: list[Verdict] = []
+    by_task = {p.task: p for p in plans}
+    integration = f"refs/heads/wtc/{RUN_ID}/integration"
+    tip = _git(repo, "rev-parse", integration).strip()
+    branch_tips = {}
+    refs = _git(repo, "for-each-ref", "--format=%(objectname) %(refname)", f"refs/heads/wtc/{RUN_ID}/")
+    for line in refs.splitlines():
+        oid, ref = line.split()
+        name = ref.rsplit("/", 1)[1]
+        if name != "integration":
+            branch_tips[oid] = name
+
+    # 1. Every task that finished is merged exactly once: one first-parent merge commit brings it in.
+    chain = first_parent_merges(repo, tip, pin)
+    merged_by: dict[str, list[str]] = {}
+    merged_order: list[str] = []
+    stray = []
+    for commit, parents in chain:
+        if len(parents) != 2:
+            stray.append(f"{commit[:12]} has {len(parents)} parent(s): not a task merge")
+            continue
+        second = parents[1]
+        task = branch_tips.get(second)
+        if task is None:  # a derived commit: its parent is the task tip
+            parent = _git(repo, "rev-parse", "--verify", "-q", f"{second}^", check=False).strip()
+            task = branch_tips.get(parent)
+        if task is None:
+            stray.append(f"{commit[:12]} merges {second[:12]}, which is no task's branch tip")
+            continue
+        merged_by.setdefault(task, []).append(commit)
+        if len(merged_by[task]) == 1:
+            merged_order.append(task)
+    twice = {t: c for t, c in merged_by.items() if len(c) > 1}
+    # Every planned task changes files: any answered finish (empty and rejected included) counts as
+    # ended, and every ended task without a same-lines collision must be merged.
+    ended = {t for t, o in outcomes.items() if o.final_state is not None}
+    expected_merged = {t for t in ended if by_task[t].hot is None}
+    missing = sorted(t for t in expected_merged if t not in merged_by)
+    verdicts.append(Verdict(
+        "merged exactly once (git)", not twice and not missing and not stray,
+        f"{len(merged_by)} tasks merged by {len(chain)} first-parent commits; {len(twice)} merged twice, "
+        f"{len(missing)} finished non-conflicting tasks not merged, {len(stray)} stray commits",
+        tuple([f"{t} merged by {', '.join(c[:12] for c in cs)}" for t, cs in list(twice.items())[:5]]
+              + [f"{t} not merged (last answer {outcomes[t].final_state})" for t in missing[:5]] + stray[:5])))
+
+    # 2. Its change is present once: token counts in the integration tree.
+    counts = tree_tokens(repo, tip)
+    wrong = []
+    for task, plan in by_task.items():
+        want = plan.expected_tokens if task in merged_by else 0
+        if counts.get(task, 0) != want:
+            wrong.append(f"{task}: {counts.get(task, 0)} token(s) in integration, expected {want}")
+    verdicts.append(Verdict("each merged change present once (tree)", not wrong,
+                            f"{len(counts)} tasks' tokens found; {len(wrong)} wrong counts", tuple(wrong[:8])))
+
+    # 3. No task both merged and reported failed or conflict in its final state.
+    status = _status(repo)
+    states = {row["task"]: row["state"] for row in status.get("tasks", [])}
+    both = []
+    for task in by_task:
+        final = outcomes[task].final_state if task in outcomes else None
+        if task in merged_by and (states.get(task) != "merged" or final in ("conflict", "failed", "rejected")):
+            both.append(f"{task}: merged in git, status says {states.get(task)}, last finish answer {final}")
+        if task not in merged_by and states.get(task) == "merged":
+            both.append(f"{task}: status says merged, git has no merge of it")
+    verdicts.append(Verdict("no task both merged and failed/conflict", not both,
+                            f"{len(both)} disagreements between git and the final states", tuple(both[:8])))
+
+    # 4. Conflicts are legitimate: only tasks sharing a hot line with a merged task end `conflict`.
+    hot_winners: dict[int, list[str]] = {}
+    for task in merged_by:
+        if by_task[task].hot is not None:
+            hot_winners.setdefault(by_task[task].hot, []).append(task)
+    bad = []
+    for task, plan in by_task.items():
+        state = states.get(task)
+        if state == "conflict" and (plan.hot is None or not hot_winners.get(plan.hot)):
+            bad.append(f"{task}: conflict without a merged task sharing its lines")
+    for line, winners in hot_winners.items():
+        if len(winners) > 1:
+            bad.append(f"hot line {line}: {len(winners)} tasks changing it all merged ({', '.join(winners)})")
+    for line in sorted({by_task[t].hot for t in ended if by_task[t].hot is not None}):
+        if not hot_winners.get(line):
+            bad.append(f"hot line {line}: none of the tasks changing it merged")
+    for task in sorted(t for t in ended if by_task[t].hot is not None and t not in merged_by):
+        if states.get(task) != "conflict":
+            bad.append(f"{task}: changed a hot line, not merged, but ends {states.get(task)}")
+    verdicts.append(Verdict("conflicts only where lines collide", not bad,
+                            f"{sum(1 for s in states.values() if s == 'conflict')} tasks in conflict", tuple(bad[:8])))
+
+    # 5. The integration tree equals a sequential replay of its merged tasks.
+    commits = []
+    for task in merged_order:
+        tip_commit = next(oid for oid, name in branch_tips.items() if name == task)
+        commits.append(derived_without_reserved(repo, tip_commit, pin) if by_task[task].reserved else tip_commit)
+    replayed, failed = replay_tree(repo, pin, commits)
+    actual = _git(repo, "rev-parse", f"{tip}^{{tree}}").strip()
+    verdicts.append(Verdict("integration tree == sequential replay", replayed == actual and not failed,
+                            f"replayed {len(commits)} merges: tree {replayed[:12]} vs integration {actual[:12]}; "
+                            f"{len(failed)} did not replay cleanly", tuple(failed[:5])))
+
+    # 6. One commit per task branch: retries and kills never committed twice.
+    multi = []
+    for oid, task in branch_tips.items():
+        if task in ended:
+            authors = _git(repo, "log", "--format=%an", f"{pin}..{oid}").splitlines()
+            if len(authors) != 1:
+                multi.append(f"{task}: {len(authors)} commits on its branch (authors {authors[:4]})")
+            elif authors[0] != f"wtc task {task}":
+                multi.append(f"{task}: its commit was made by {authors[0]!r}, not by the task's finish")
+    verdicts.append(Verdict("one commit per finished task branch, made by its finish", not multi,
+                            f"{len(branch_tips)} task branches", tuple(multi[:8])))
+
+    # 7. Nothing left behind: worktrees, admin entries, lock files, leases, running claims.
+    left = []
+    if worktree_root.exists():
+        left += [f"worktree folder {p}" for p in worktree_root.iterdir()]
+    entries = [b for b in _git(repo, "worktree", "list", "--porcelain").split("\n\n") if b.strip()]
+    if len(entries) != 1:
+        left.append(f"{len(entries) - 1} extra `git worktree list` entries")
+    admin = Path(_git(repo, "rev-parse", "--git-common-dir").strip())
+    admin = admin if admin.is_absolute() else repo / admin
+    if (admin / "worktrees").exists():
+        left += [f"admin entry {p.name}" for p in (admin / "worktrees").iterdir()]
+    left += [f"lock file {p.relative_to(admin)}" for p in admin.rglob("*.lock")]
+    store = admin / "wtc" / "state.sqlite3"
+    with sqlite3.connect(f"file:{store}?mode=ro", uri=True) as db:
+        integrity = db.execute("PRAGMA integrity_check").fetchall()
+        leases = db.execute("SELECT name, owner FROM leases").fetchall()
+        running = db.execute("SELECT key, owner FROM idempotency WHERE state = 'running'").fetchall()
+    left += [f"lease {name} held by {owner}" for name, owner in leases]
+    left += [f"idempotency key {key} still 'running' ({owner})" for key, owner in running]
+    verdicts.append(Verdict("nothing left behind", not left, f"{len(left)} leftovers", tuple(sorted(set(left))[:10])))
+
+    # 8. The store is sound and agrees with git.
+    problems = []
+    if integrity != [("ok",)]:
+        problems.append(f"integrity_check: {integrity[:3]}")
+    status_counts = status.get("counts", {})
+    if status_counts.get("merged", 0) != len(merged_by):
+        problems.append(f"status counts {status_counts.get('merged', 0)} merged, git has {len(merged_by)}")
+    if sum(status_counts.values()) != len(plans):
+        problems.append(f"status counts {sum(status_counts.values())} tasks, {len(plans)} were started")
+    live = {k: v for k, v in status_counts.items() if k in ("started", "finished")}
+    if live:
+        problems.append(f"tasks still {live} after the drain")
+    verdicts.append(Verdict("store integrity and counts agree with git", not problems,
+                            f"integrity {integrity[0][0] if integrity else '?'}; counts {status_counts}",
+                            tuple(problems)))
+
+    # 9. Every agent got an answer, and no call failed in a way the contract does not allow.
+    unexpected = []
+    for call in all_calls:
+        if call.killed:
+            continue
+        if call.exit not in EXPECTED_EXITS.get(call.op, {0}) and call.exit != BUSY:
+            unexpected.append(f"{call.op} {call.task or ''} ({call.role}) exit {call.exit}: {_brief(call)[:300]}")
+        elif "Traceback" in call.stderr_tail:
+            unexpected.append(f"{call.op} {call.task or ''} ({call.role}) traceback: {call.stderr_tail[-300:]}")
+    for outcome in outcomes.values():
+        unexpected += [f"{outcome.task}: {p}" for p in outcome.problems]
+    verdicts.append(Verdict("every call answered within the contract", not unexpected,
+                            f"{len(unexpected)} unexpected answers", tuple(unexpected[:10])))
+
+    # 10. Repeats with one key agree with the first call.
+    mismatches = [m for o in outcomes.values() for m in o.mismatches]
+    verdicts.append(Verdict("repeats with one key agree", not mismatches, f"{len(mismatches)} disagreements",
+                            tuple(json.dumps(m) for m in mismatches[:8])))
+    return verdicts
+
+
+def _status(repo: Path) -> dict[str, Any]:
+    done = subprocess.run(wtc_command(repo, ["status", "--run", RUN_ID], None), capture_output=True)
+    return json.loads(done.stdout)
+
+
+# ---- kill sweep: one fresh task per kill moment -------------------------------------------------------
+
+CRASH_POINTS = {
+    "task.start": ["start.after_record"],
+    "task.finish": ["finish.after_commit", "finish.after_record", "merge.after_commit_written",
+                    "merge.after_ref_moved", "merge.after_record"],
+    "merge": ["merge.after_commit_written", "merge.after_ref_moved", "merge.after_record"],
+}
+
+
+def sweep_task(repo: Path, config: SwarmConfig, plan: TaskPlan, phase: str, delay: float | None,
+               scope: str = "process", point: str | None = None) -> TaskOutcome:
+    """Drive one task sequentially; the `phase` call is killed once (after `delay` seconds, or at the
+    crash point), then repeated with its key until it answers; the task is then taken to its end."""
+    caller = Caller(repo, replace_config(config, retry_rate=0.0, kill_rate=0.0), random.Random(plan.seed), plan.task)
+    outcome = TaskOutcome(plan.task, caller.calls, caller.mismatches, started_at=time.time())
+    steps = [
+        ("task.start", ["task", "start", plan.task, "--run", RUN_ID, *sum((["--own", g] for g in plan.own), []),
+                        *(["--sparse"] if plan.sparse else [])], f"k-start-{plan.task}"),
+        ("task.finish", ["task", "finish", plan.task, "--run", RUN_ID, "-m", f"stress {plan.task}",
+                         *(["--no-merge"] if phase == "merge" else [])], f"k-finish-{plan.task}"),
+    ]
+    if phase == "merge":
+        steps.append(("merge", ["merge", "--run", RUN_ID], f"k-merge-{plan.task}"))
+    for op, args, key in steps:
+        if op == phase:
+            if point is not None:
+                caller.crashed_at(op, args, key, point)
+            elif delay is not None:
+                caller.killed_at(op, args, key, delay, scope)
+        call = caller.run(op, args, key, compare=False)
+        if call.exit not in EXPECTED_EXITS[op] or not call.body:
+            outcome.problems.append(f"{op} after a kill in {phase} "
+                                    f"({point or f'{delay:.2f} s, {scope}'}) ended {call.exit}: {_brief(call)}")
+            break
+        if op == "task.start":
+            try:
+                outcome.problems += worktree_problems(Path(call.body["worktree"]), plan)
+                apply_edits(Path(call.body["worktree"]), plan)
+            except (OSError, ValueError) as exc:
+                outcome.problems.append(f"editing after a kill in {phase} failed: {exc!r}")
+        elif op == "task.finish":
+            outcome.final_state, outcome.commit = call.body.get("state"), call.body.get("commit")
+        else:
+            rows = {r["task"]: r["state"] for r in call.body.get("tasks", [])}
+            outcome.final_state = rows.get(plan.task, outcome.final_state)
+    outcome.ended_at = time.time()
+    return outcome
+
+
+def replace_config(config: SwarmConfig, **changes: Any) -> SwarmConfig:
+    return SwarmConfig(**(asdict(config) | changes))
+
+
+SWEEP_OPS = ("task.start", "task.finish", "merge")
+
+
+def run_sweep(config: SwarmConfig, steps: int, log: Any = print, ops: Sequence[str] = SWEEP_OPS) -> SwarmReport:
+    """Kill each of task start, task finish and merge at `steps` moments spread over an unkilled
+    call's duration (alternating process and process-group kills), and at every named crash point;
+    each on a fresh task, one at a time; then drain, gc and check every invariant."""
+    probes: list[tuple[str, float | None, str, str | None]] = []
+    scopes = ("process", "group") if config.kill_scope == "mixed" else (config.kill_scope,)
+    for phase in ops:
+        probes.append((phase, None, "", None))               # the unkilled reference: measures the duration
+        probes += [(phase, float(i), scopes[i % len(scopes)], None) for i in range(steps)]
+        probes += [(phase, None, "", point) for point in CRASH_POINTS[phase]]
+    config = replace_config(config, tasks=len(probes), hot_rate=0.0, packages=max(config.packages, 1),
+                            files=max(config.files, len(probes) // max(config.packages, 1) + 2))
+    plans = plan_tasks(config)
+    workdir = Path(config.workdir) if config.workdir else Path(tempfile.mkdtemp(prefix="wtc-sweep-"))
+    repo = workdir / "repo"
+    if repo.exists():
+        shutil.rmtree(repo)
+    pin = build_repo(repo, config, plans)
+    setup = Caller(repo, config, random.Random(0), None)
+    if setup.run("run.start", ["run", "start", "--run", RUN_ID], "k-run-start").exit != 0:
+        raise SystemExit("wtc run start failed")
+    outcomes: dict[str, TaskOutcome] = {}
+    duration: dict[str, float] = {}
+    # Kills during interpreter start-up test nothing: spread the kill moments over the time after it.
+    t = time.monotonic()
+    subprocess.run([sys.executable, "-c", "import worktree_coord.cli, worktree_coord.coordinator"], check=True)
+    startup = time.monotonic() - t
+    log(f"  interpreter and imports: {startup:.2f} s; kill moments are spread over the rest of each call")
+    started = time.monotonic()
+    for plan, (phase, index, scope, point) in zip(plans, probes):
+        span = max(0.05, duration.get(phase, 1.0) - startup)
+        delay = None if index is None else startup + span * (index + 0.5) / steps
+        outcome = sweep_task(repo, config, plan, phase, delay, scope, point)
+        if index is None and point is None:
+            duration[phase] = max(c.seconds for c in outcome.calls if c.op == phase)
+        outcomes[plan.task] = outcome
+        what = point or (f"{delay:.2f} s ({scope})" if delay is not None else "no kill")
+        killed = sum(1 for c in outcome.calls if c.killed)
+        log(f"  {plan.task} {phase:<12} kill {what:<28} -> {outcome.final_state} "
+            f"{'(killed)' if killed else '(ran out before the kill)' if delay is not None else ''}"
+            + (f" PROBLEM {outcome.problems}" if outcome.problems else ""))
+    sweep_seconds = time.monotonic() - started
+    final = Caller(repo, config, random.Random(1), None)
+    drained = final.run("merge", ["merge", "--run", RUN_ID], "k-merge-final", compare=False)
+    final.run("gc", ["gc"], None, compare=False)
+    for row in (drained.body or {}).get("tasks", []):
+        if row.get("task") in outcomes:
+            outcomes[row["task"]].final_state = row.get("state")
+    all_calls = setup.calls + final.calls + [c for o in outcomes.values() for c in o.calls]
+    write_call_log(workdir / "calls.jsonl", all_calls)
+    verdicts = check_invariants(repo, pin, plans, outcomes, all_calls, repo / ".wtc" / "worktrees")
+    counts = {"calls": len(all_calls), "killed": sum(1 for c in all_calls if c.killed), "probes": len(probes)}
+    return SwarmReport(ok=all(v.ok for v in verdicts), verdicts=verdicts, tasks=len(plans), workers=1,
+                       swarm_seconds=sweep_seconds, drain_seconds=0.0,
+                       tasks_per_minute=len(plans) / (sweep_seconds / 60.0), latency=latency_table(all_calls),
+                       counts=counts, repo=str(repo))
+
+
+# ---- the run ---------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class SwarmReport:
+    ok: bool
+    verdicts: list[Verdict]
+    tasks: int
+    workers: int
+    swarm_seconds: float
+    drain_seconds: float
+    tasks_per_minute: float
+    latency: dict[str, dict[str, float]]
+    counts: dict[str, int]
+    repo: str
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def latency_table(calls: Iterable[Call]) -> dict[str, dict[str, float]]:
+    by_op: dict[str, list[float]] = {}
+    for call in calls:
+        if not call.killed:
+            by_op.setdefault(call.op, []).append(call.seconds)
+    table = {}
+    for op, values in sorted(by_op.items()):
+        values.sort()
+        table[op] = {"n": len(values), "p50": statistics.median(values),
+                     "p99": values[min(len(values) - 1, int(round(0.99 * (len(values) - 1))))], "max": values[-1]}
+    return table
+
+
+def run_swarm(config: SwarmConfig, log: Any = print) -> SwarmReport:
+    plans = plan_tasks(config)
+    workdir = Path(config.workdir) if config.workdir else Path(tempfile.mkdtemp(prefix="wtc-stress-"))
+    repo = workdir / "repo"
+    if repo.exists():
+        shutil.rmtree(repo)
+    t0 = time.monotonic()
+    pin = build_repo(repo, config, plans)
+    log(f"repository: {repo} ({config.packages} packages x {config.files} files, pin {pin[:12]}) "
+        f"in {time.monotonic() - t0:.1f} s")
+    setup = Caller(repo, config, random.Random(config.seed), None)
+    started = setup.run("run.start", ["run", "start", "--run", RUN_ID], "k-run-start")
+    if started.exit != 0:
+        raise SystemExit(f"wtc run start failed: {_brief(started)}")
+    lead = Lead(repo, config)
+    outcomes: dict[str, TaskOutcome] = {}
+    swarm_start = time.monotonic()
+    lead.thread.start()
+    with concurrent.futures.ProcessPoolExecutor(max_workers=config.workers) as pool:
+        futures = {pool.submit(drive_task, str(repo), config, plan): plan for plan in plans}
+        for done, future in enumerate(concurrent.futures.as_completed(futures), 1):
+            plan = futures[future]
+            try:
+                outcomes[plan.task] = future.result()
+            except Exception as exc:  # the harness itself failed for this task: report, never hide
+                outcomes[plan.task] = TaskOutcome(plan.task, [], [], problems=[f"harness error: {exc!r}"])
+            if done % max(1, len(plans) // 10) == 0:
+                log(f"  {done}/{len(plans)} tasks done after {time.monotonic() - swarm_start:.0f} s")
+    swarm_seconds = time.monotonic() - swarm_start
+    lead.stop.set()
+    lead.thread.join()
+    drain_start = time.monotonic()
+    final = Caller(repo, config, random.Random(config.seed + 1), None)
+    drained = final.run("merge", ["merge", "--run", RUN_ID], "k-merge-final", compare=False)
+    cleaned = final.run("gc", ["gc"], None, compare=False)
+    drain_seconds = time.monotonic() - drain_start
+    log(f"swarm {swarm_seconds:.1f} s; final drain {_count_rows(drained)} task(s), gc exit {cleaned.exit} "
+        f"({drain_seconds:.1f} s)")
+    all_calls = setup.calls + lead.caller.calls + final.calls + [c for o in outcomes.values() for c in o.calls]
+    # The final merge outcome is the definitive state of --no-merge tasks.
+    for row in (drained.body or {}).get("tasks", []):
+        if row.get("task") in outcomes:
+            outcomes[row["task"]].final_state = row.get("state")
+    write_call_log(workdir / "calls.jsonl", all_calls)
+    verdicts = check_invariants(repo, pin, plans, outcomes, all_calls, repo / ".wtc" / "worktrees")
+    counts = {
+        "calls": len(all_calls),
+        "killed": sum(1 for c in all_calls if c.killed in ("process", "group")),
+        "hangs": sum(1 for c in all_calls if c.killed == "hang"),
+        "repeats": sum(1 for c in all_calls if c.role.startswith("repeat")),
+        "busy": sum(1 for c in all_calls if c.exit == BUSY),
+        "lead_merge_rounds": lead.rounds,
+    }
+    ended = sum(1 for o in outcomes.values() if o.final_state in ("merged", "conflict", "finished"))
+    report = SwarmReport(
+        ok=all(v.ok for v in verdicts), verdicts=verdicts, tasks=len(plans), workers=config.workers,
+        swarm_seconds=swarm_seconds, drain_seconds=drain_seconds,
+        tasks_per_minute=ended / ((swarm_seconds + drain_seconds) / 60.0) if swarm_seconds else 0.0,
+        latency=latency_table(all_calls), counts=counts, repo=str(repo),
+    )
+    if not config.keep and report.ok and not config.workdir:
+        shutil.rmtree(workdir, ignore_errors=True)
+    return report
+
+
+def write_call_log(path: Path, calls: Sequence[Call]) -> None:
+    """Every wtc call, one JSON object a line, for post-mortems (kept with --keep or on failure)."""
+    with path.open("w") as handle:
+        for call in calls:
+            handle.write(json.dumps(asdict(call), default=str) + "\n")
+
+
+def _count_rows(call: Call) -> int:
+    return len((call.body or {}).get("tasks", []))
+
+
+def print_report(report: SwarmReport, config: SwarmConfig) -> None:
+    if "probes" in report.counts:
+        print(f"\n== kill sweep: {report.tasks} tasks, one at a time, each with one call killed "
+              f"({config.kill_scope}) or crashed at a named point, seed {config.seed}")
+    else:
+        print(f"\n== swarm: {report.workers} workers x {report.tasks} tasks, retry {config.retry_rate:.0%}, "
+              f"kill {config.kill_rate:.0%} ({config.kill_scope}), seed {config.seed}")
+    print(f"throughput: {report.tasks_per_minute:.1f} tasks/minute (swarm {report.swarm_seconds:.1f} s + "
+          f"drain/gc {report.drain_seconds:.1f} s)")
+    print("calls: " + ", ".join(f"{k} {v}" for k, v in report.counts.items()))
+    print(f"{'command':<14}{'n':>7}{'p50 s':>9}{'p99 s':>9}{'max s':>9}")
+    for op, row in report.latency.items():
+        print(f"{op:<14}{int(row['n']):>7}{row['p50']:>9.2f}{row['p99']:>9.2f}{row['max']:>9.2f}")
+    print("invariants:")
+    for verdict in report.verdicts:
+        print(f"  [{'PASS' if verdict.ok else 'FAIL'}] {verdict.name}: {verdict.detail}")
+        for example in verdict.examples:
+            print(f"         - {example}")
+    print(f"repository: {report.repo}" + ("" if config.keep or not report.ok or config.workdir else " (removed)"))
+    print("RESULT: " + ("all invariants hold" if report.ok else "INVARIANT FAILED"))
+
+
+def parse_args(argv: Sequence[str] | None = None) -> tuple[SwarmConfig, argparse.Namespace]:
+    """The configuration, and the flags that choose what to run (--sweep, --sweep-ops, --json)."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    defaults = SwarmConfig()
+    parser.add_argument("--workers", type=int, default=defaults.workers)
+    parser.add_argument("--tasks", type=int, default=defaults.tasks)
+    parser.add_argument("--retry-rate", type=float, default=defaults.retry_rate)
+    parser.add_argument("--kill-rate", type=float, default=defaults.kill_rate)
+    parser.add_argument("--seed", type=int, default=defaults.seed)
+    parser.add_argument("--packages", type=int, default=defaults.packages)
+    parser.add_argument("--files", type=int, default=defaults.files)
+    parser.add_argument("--kill-scope", choices=["process", "group", "mixed"], default=defaults.kill_scope)
+    parser.add_argument("--drain-interval", type=float, default=defaults.drain_interval)
+    parser.add_argument("--no-gc-during", action="store_true", help="no `wtc gc` while the agents work")
+    parser.add_argument("--workdir", help="where to build the repository (default: a new temp folder)")
+    parser.add_argument("--keep", action="store_true", help="keep the repository even when all invariants hold")
+    parser.add_argument("--json", action="store_true", help="also print the report as one JSON object")
+    parser.add_argument("--sweep", type=int, default=0, metavar="STEPS",
+                        help="instead of the swarm: kill start, finish and merge at STEPS moments each and at "
+                             "every named crash point, one fresh task per kill, sequentially")
+    parser.add_argument("--sweep-ops", default=",".join(SWEEP_OPS),
+                        help=f"commands the sweep kills (comma-separated, of {','.join(SWEEP_OPS)})")
+    ns = parser.parse_args(argv)
+    ns.sweep_ops = tuple(op for op in ns.sweep_ops.split(",") if op)
+    unknown = set(ns.sweep_ops) - set(SWEEP_OPS)
+    if unknown:
+        parser.error(f"--sweep-ops: unknown {sorted(unknown)}; use some of {','.join(SWEEP_OPS)}")
+    for name in ("workers", "tasks", "packages"):
+        if getattr(ns, name) < 1:
+            parser.error(f"--{name} must be at least 1")
+    if ns.files < 2:
+        parser.error("--files must be at least 2 (package.json plus one module)")
+    for name in ("retry_rate", "kill_rate"):
+        if not 0.0 <= getattr(ns, name) <= 1.0:
+            parser.error(f"--{name.replace('_', '-')} must be between 0 and 1")
+    config = SwarmConfig(workers=ns.workers, tasks=ns.tasks, retry_rate=ns.retry_rate, kill_rate=ns.kill_rate,
+                         seed=ns.seed, packages=ns.packages, files=ns.files, kill_scope=ns.kill_scope,
+                         drain_interval=ns.drain_interval, gc_during=not ns.no_gc_during, workdir=ns.workdir,
+                         keep=ns.keep)
+    return config, ns
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    config, options = parse_args(argv)
+    if options.sweep:
+        report = run_sweep(config, options.sweep, ops=options.sweep_ops)
+    else:
+        report = run_swarm(config)
+    print_report(report, config)
+    if options.json:
+        print(json.dumps(report.to_json(), default=str))
+    return 0 if report.ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
