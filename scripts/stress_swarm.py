@@ -210,7 +210,8 @@ def apply_edits(worktree: Path, plan: TaskPlan) -> None:
     if plan.reserved:
         root = worktree / "package.json"
         data = json.loads(root.read_text())
-        data.setdefault("stressDependencies", {})[plan.task] = plan.token  # must never reach integration
+        # a dependency added the way an agent adds one: an intent for consolidation, never merged
+        data.setdefault("devDependencies", {})[f"stress-{plan.task}"] = "^1.0.0"
         root.write_text(json.dumps(data, indent=2) + "\n")
 
 
