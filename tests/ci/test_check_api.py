@@ -318,3 +318,17 @@ def test_structured_merge_resolves_what_git_alone_leaves_conflicted(tmp_path):
     assert "CONFLICT" in git(repo, "merge-tree", "--write-tree", "--messages", "main", "feature", check=False)
     report = check(repo, own=["m.py"])
     assert report.ok and report.merge.resolved == ("m.py",)
+
+
+def test_the_coordinator_offers_the_same_check(tmp_path):
+    from tests.conftest import git, make_repo, write
+    from worktree_coord import Coordinator
+
+    repo = make_repo(tmp_path / "repo")
+    git(repo, "switch", "-q", "-c", "feature")
+    write(repo, {"packages/web/index.js": "outside\n", "packages/api/index.js": "inside\n"})
+    git(repo, "commit", "-qam", "feature")
+    with Coordinator(repo) as coord:
+        report = coord.check(own=["packages/api/**"], target="main")
+    assert report.exit_code == 3
+    assert [v.path for v in report.violations] == ["packages/web/index.js"]

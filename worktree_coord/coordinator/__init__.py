@@ -11,7 +11,7 @@ process may pick up where a killed one stopped. One module per concern:
     tasks.py          start_task, finish_task, update_task, abandon_task
     merging.py        the merge queue: merge on finish, verification gate, batches, drain
     consolidating.py  consolidate, add_intent, intents
-    landing.py        report, land, sync
+    landing.py        check (the CI step), report, land, sync
     cleanup.py        gc
 """
 

@@ -5,7 +5,7 @@ that moved since the pin.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, Sequence
 
 from .. import leases, queue
 from ..errors import BusyError, NotFoundError, StateError, UsageError
@@ -16,9 +16,23 @@ from ..results import Landed, MergeReport, RunReport
 
 from .base import CoordinatorBase
 
+if TYPE_CHECKING:
+    from ..ci import CheckReport
+
 
 class LandingOperations(CoordinatorBase):
     """The change manifest, landing and syncing."""
+
+    def check(self, *, head: str | None = None, base: str | None = None, target: str | None = None,
+              own: Sequence[str] = (), read: Sequence[str] = (), run: str | None = None, task: str | None = None,
+              manifest: str | None = None, merge: bool = True) -> "CheckReport":
+        """The CI pre-merge check of a branch (boundary, reserved files, dry-run structured merge),
+        read-only; the same as `wtc check` and `worktree_coord.ci.check`."""
+        from ..ci import check
+
+        return check(self.git.toplevel or self.git.common_dir, head=head, base=base, target=target, own=own,
+                     read=read, run=run, task=task, manifest=manifest, merge=merge, config=self.config,
+                     reporter=self.reporter)
 
     def report(self, run_id: str, *, onto: str | None = None) -> RunReport:
         """The run's change manifest: tasks, files, pending intents, conflicts, verification, and
