@@ -135,7 +135,7 @@ def merge_file(base: bytes, left: bytes, right: bytes, path: str, *, marker_size
     """Three-way merge of one file; labels are (left/ours, base, right/theirs)."""
     result = _generic(base, left, right, path, marker_size=marker_size, labels=labels, timeout=timeout)
     # Hook: Python results of the line or structured stage get the libcst refinements (python_cst).
-    if result.language == "python" and result.clean and result.strategy in (Strategy.LINE, Strategy.STRUCTURED):
+    if result.language == "python" and result.strategy in (Strategy.LINE, Strategy.STRUCTURED):
         return python_cst.refine(base, left, right, result)
     return result
 

@@ -32,6 +32,8 @@ from .result import FileMerge, Strategy
 
 # Cheap gate before any parsing: a module imported from on two or more lines of the result.
 _FROM_LINE = re.compile(rb"^from[ \t]+([\w.]+)[ \t]+import\b", re.MULTILINE)
+# A whole import statement on one line (no parenthesis left open, no continuation, no comment).
+_ONE_LINE_IMPORT = re.compile(r"^(?:import|from)[ \t][^#(\\]*\r?\n$|^(?:import|from)[ \t][^#\\]*\)[ \t]*\r?\n$")
 
 
 def accepts(inputs: tuple[bytes, bytes, bytes], merged: bytes) -> bool:
@@ -204,14 +206,138 @@ def combine_from_imports(base: bytes, left: bytes, right: bytes, merged: bytes) 
 
 
 def refine(base: bytes, left: bytes, right: bytes, result: FileMerge) -> FileMerge:
-    """Apply the refinements to a clean result; return it unchanged when none applies."""
-    if not result.clean or result.conflicts:
-        return result
+    """Apply the refinements; return the result unchanged when none applies.
+
+    A conflicted result whose every conflict holds only import statements becomes the import
+    union (what either side added, minus what either removed); a clean result gets its duplicated
+    `from m import` statements combined."""
+    notes = result.notes
     try:
+        if result.conflicts:
+            resolved = resolve_import_conflicts(base, left, right, result)
+            if resolved is None:
+                return result
+            result = replace(result, merged=resolved, clean=True, conflicts=(), strategy=Strategy.PYTHON)
+            notes += ("python: import conflicts resolved as a union",)
         combined = combine_from_imports(base, left, right, result.merged)
     except Exception:  # noqa: BLE001 - a refinement must never cost the result it refines
         return result
-    if combined is None:
-        return result
-    return replace(result, merged=combined, strategy=Strategy.PYTHON,
-                   notes=result.notes + ("python: from-imports of one module combined",))
+    if combined is not None:
+        result = replace(result, merged=combined, strategy=Strategy.PYTHON)
+        notes += ("python: from-imports of one module combined",)
+    return replace(result, notes=notes)
+
+
+# -- conflicts that only hold imports ---------------------------------------------------------
+
+def _import_lines(text: str) -> list[str] | None:
+    """The region's statements as normalized one-statement texts, when it holds nothing but
+    plain import statements (no comments, no blank lines, no star), else None."""
+    if not text.strip():
+        return []
+    try:
+        module = cst.parse_module(text)
+    except (cst.ParserSyntaxError, RecursionError, ValueError):
+        return None
+    if module.header or module.footer:
+        return None
+    out = []
+    for statement in module.body:
+        if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1 or statement.leading_lines:
+            return None
+        node = statement.body[0]
+        if not isinstance(node, (cst.Import, cst.ImportFrom)) or isinstance(getattr(node, "names", None), cst.ImportStar):
+            return None
+        code = module.code_for_node(statement)
+        if "#" in code:
+            return None
+        out.append(code.rstrip("\r\n"))
+    return out
+
+
+def _norm(statement: str) -> str:
+    return " ".join(statement.replace("(", " ").replace(")", " ").replace(",", " , ").split())
+
+
+def _statement_key(statement: str) -> tuple[int, str]:
+    """isort's default placement within a section: `import x` lines, then `from x import` lines."""
+    words = statement.split()
+    return (0 if words[0] == "import" else 1, words[1].lower())
+
+
+def _union_imports(base: list[str], ours: list[str], theirs: list[str]) -> list[str] | None:
+    """Three-way union of import statements: what either side added, minus what either removed."""
+    b, o, t = ({_norm(s) for s in side} for side in (base, ours, theirs))
+    out = [s for s in ours if _norm(s) in t or _norm(s) not in b]
+    added = [s for s in theirs if _norm(s) not in b and _norm(s) not in o]
+    ordered = [_statement_key(s) for s in out]
+    keep_sorted = len(out) >= 2 and ordered == sorted(ordered)
+    for statement in added:
+        if keep_sorted:
+            key = _statement_key(statement)
+            position = next((i for i, s in enumerate(out) if _statement_key(s) > key), len(out))
+            out.insert(position, statement)
+        else:
+            out.append(statement)
+    return out
+
+
+def resolve_import_conflicts(base: bytes, left: bytes, right: bytes, result: FileMerge) -> bytes | None:
+    """The merged text with every conflict resolved as an import union, or None when some conflict
+    holds anything but plain import statements (then the result stays as it is)."""
+    if not result.conflicts:
+        return None
+    lines = result.merged.decode("utf-8").splitlines(keepends=True)
+    newline = "\r\n" if lines and lines[0].endswith("\r\n") else "\n"
+    out: list[str] = []
+    cursor = 0
+    for index, conflict in enumerate(result.conflicts):
+        # The one-line imports right above and below belong to the same block: the union is
+        # ordered over the whole block (a side that re-sorted it keeps it sorted).
+        start, end = conflict.start_line - 1, conflict.end_line
+        while start > cursor and _ONE_LINE_IMPORT.match(lines[start - 1]):
+            start -= 1
+        stop = result.conflicts[index + 1].start_line - 1 if index + 1 < len(result.conflicts) else len(lines)
+        while end < stop and _ONE_LINE_IMPORT.match(lines[end]):
+            end += 1
+        above, below = "".join(lines[start:conflict.start_line - 1]), "".join(lines[conflict.end_line:end])
+        parts = [_import_lines(above + text + below) for text in (conflict.base, conflict.ours, conflict.theirs)]
+        if any(part is None for part in parts):
+            return None
+        union = _union_imports(*parts)  # type: ignore[arg-type]
+        if union is None:
+            return None
+        out.extend(lines[cursor:start])
+        out.extend(statement + newline for statement in union)
+        cursor = end
+    out.extend(lines[cursor:])
+    merged = "".join(out).encode("utf-8")
+    if not _parses(merged):
+        return None
+    # Every name either side bound and the other did not unbind must be bound in the result.
+    try:
+        trees = [cst.parse_module(data) for data in (base, left, right, merged)]
+    except (cst.ParserSyntaxError, RecursionError, ValueError):
+        return None
+    sets = [_all_bindings(tree) for tree in trees]
+    b, o, t, m = sets
+    if m != (o & t) | (o - b) | (t - b):
+        return None
+    return merged
+
+
+def _all_bindings(module: cst.Module) -> set[tuple[str, str, str | None]]:
+    """Module-level import bindings: (module or "", name, alias)."""
+    out: set[tuple[str, str, str | None]] = set()
+    for statement in module.body:
+        if not isinstance(statement, cst.SimpleStatementLine):
+            continue
+        for node in statement.body:
+            if isinstance(node, cst.Import):
+                for alias in node.names:
+                    out.add(("", _dotted(alias.name), _dotted(alias.asname.name) if alias.asname else None))  # type: ignore[arg-type]
+            elif isinstance(node, cst.ImportFrom) and not isinstance(node.names, cst.ImportStar):
+                source = "." * len(node.relative) + _dotted(node.module)
+                for alias in node.names:
+                    out.add((source, _dotted(alias.name), _dotted(alias.asname.name) if alias.asname else None))  # type: ignore[arg-type]
+    return out

@@ -1,0 +1,115 @@
+"""The libcst stage for Python (python_cst.py) and the blank lines of chained insertions.
+
+End to end through `merge_file` where the cascade decides, and on the stage's functions where a
+refinement must decline (precision beats reach).
+"""
+
+from __future__ import annotations
+
+import ast
+
+import libcst
+
+from worktree_coord.merge import Strategy, merge_file
+from worktree_coord.merge.python_cst import accepts, combine_from_imports
+
+TAIL = "\n\ndef main():\n    return 0\n"
+
+
+def _merge(base: str, left: str, right: str):  # type: ignore[no-untyped-def]
+    return merge_file(base.encode(), left.encode(), right.encode(), "pkg/mod.py")
+
+
+def test_new_from_imports_of_one_module_become_one_statement_without_duplicates() -> None:
+    result = _merge("import os\n" + TAIL, "import os\nfrom m import a, b\n" + TAIL, "import os\nfrom m import a, c\n" + TAIL)
+    assert result.clean and result.strategy is Strategy.PYTHON
+    assert result.merged.decode() == "import os\nfrom m import a, b, c\n" + TAIL
+    libcst.parse_module(result.merged)
+
+
+def test_aliases_are_kept_and_unsorted_lists_keep_first_seen_order() -> None:
+    result = _merge("import os\n" + TAIL, "import os\nfrom m import z as zed, y\n" + TAIL,
+                    "import os\nfrom m import x as ex\n" + TAIL)
+    assert result.clean
+    assert result.merged.decode() == "import os\nfrom m import z as zed, y, x as ex\n" + TAIL
+
+
+def test_names_added_by_both_sides_to_different_lines_are_combined_after_a_clean_line_merge() -> None:
+    base = "import os\nimport sys\n" + TAIL
+    result = _merge(base, "from m import b\nimport os\nimport sys\n" + TAIL, "import os\nimport sys\nfrom m import a\n" + TAIL)
+    assert result.clean and result.strategy is Strategy.PYTHON
+    assert result.merged.decode().count("from m import") == 1
+    assert "from m import b, a\n" in result.merged.decode() or "from m import a, b\n" in result.merged.decode()
+
+
+def test_a_file_that_already_imports_from_one_module_twice_is_left_alone() -> None:
+    base = "from m import a\nfrom m import b\n" + TAIL
+    merged = "from m import a\nfrom m import b\nfrom m import c\n" + TAIL
+    assert combine_from_imports(base.encode(), base.encode(), merged.encode(), merged.encode()) is None
+
+
+def test_a_commented_import_is_never_rewritten() -> None:
+    merged = b"import os\nfrom m import b  # noqa\nfrom m import a\n"
+    assert combine_from_imports(b"import os\n", b"import os\nfrom m import b  # noqa\n", b"import os\nfrom m import a\n",
+                                merged) is None
+
+
+def test_resort_on_one_side_and_an_addition_on_the_other_give_the_sorted_union() -> None:
+    base = "import sys\nimport os\n" + TAIL
+    result = _merge(base, "import os\nimport sys\n" + TAIL, "import sys\nimport os\nimport json\n" + TAIL)
+    assert result.clean and result.strategy is Strategy.PYTHON
+    assert result.merged.decode() == "import json\nimport os\nimport sys\n" + TAIL
+
+
+def test_an_import_removed_by_one_side_stays_removed_in_the_union() -> None:
+    base = "import sys\nimport os\nimport re\n" + TAIL
+    result = _merge(base, "import os\nimport sys\n" + TAIL, "import sys\nimport os\nimport re\nimport json\n" + TAIL)
+    assert result.clean
+    text = result.merged.decode()
+    assert "import re\n" not in text and "import json\n" in text and "import os\n" in text and "import sys\n" in text
+
+
+def test_a_conflict_holding_code_is_not_touched_by_the_import_union() -> None:
+    base = "import os\n\nX = 1\n"
+    result = _merge(base, "import os\n\nX = 2\n", "import os\n\nX = 3\n")
+    assert not result.clean
+    assert result.strategy is not Strategy.PYTHON
+    assert b"<<<<<<<" in result.merged
+
+
+def test_crlf_is_kept_when_imports_are_combined() -> None:
+    base = "import os\r\n\r\n\r\ndef a():\r\n    pass\r\n"
+    result = merge_file(base.encode(), base.replace("import os\r\n", "import os\r\nfrom m import b\r\n").encode(),
+                        base.replace("import os\r\n", "import os\r\nfrom m import a\r\n").encode(), "x.py")
+    assert result.clean
+    assert b"from m import b, a\r\n" in result.merged
+    assert result.merged.count(b"\n") == result.merged.count(b"\r\n")
+
+
+def test_libcst_is_the_strict_check() -> None:
+    good = b"x = 1\n"
+    assert accepts((good, good, good), good)
+    assert not accepts((good, good, good), b"def f(:\n")
+    # an input libcst refuses itself: no opinion
+    assert accepts((b"def f(:\n", good, good), b"def f(:\n")
+
+
+def test_functions_both_sides_insert_before_a_successor_keep_pep8_spacing() -> None:
+    base = "def a():\n    pass\n\n\nif __name__ == '__main__':\n    a()\n"
+    left = base.replace("\nif", "\ndef b():\n    pass\n\n\nif")
+    right = base.replace("\nif", "\ndef c():\n    pass\n\n\nif")
+    result = _merge(base, left, right)
+    assert result.clean
+    assert result.merged.decode() == ("def a():\n    pass\n\n\ndef b():\n    pass\n\n\ndef c():\n    pass\n\n\n"
+                                      "if __name__ == '__main__':\n    a()\n")
+
+
+def test_one_insertion_split_between_sides_keeps_its_blank_lines() -> None:
+    """What a line concatenation of the two insertions gives: left's lines, then right's."""
+    base = "X = 1\n\n\nif True:\n    pass\n"
+    left = "X = 1\n\n\nY = 2\nif True:\n    pass\n"
+    right = "X = 1\n\n\n\n\ndef f():\n    return Y\n\n\nif True:\n    pass\n"
+    result = _merge(base, left, right)
+    assert result.clean
+    assert result.merged.decode() == "X = 1\n\n\nY = 2\n\n\ndef f():\n    return Y\n\n\nif True:\n    pass\n"
+    ast.parse(result.merged)
