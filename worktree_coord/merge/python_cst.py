@@ -259,23 +259,33 @@ def _norm(statement: str) -> str:
     return " ".join(statement.replace("(", " ").replace(")", " ").replace(",", " , ").split())
 
 
-def _statement_key(statement: str) -> tuple[int, str]:
-    """isort's default placement within a section: `import x` lines, then `from x import` lines."""
-    words = statement.split()
-    return (0 if words[0] == "import" else 1, words[1].lower())
+def _module_of(statement: str) -> str:
+    return statement.split()[1].lower()
 
 
-def _union_imports(base: list[str], ours: list[str], theirs: list[str]) -> list[str] | None:
-    """Three-way union of import statements: what either side added, minus what either removed."""
+# Orders an import block may follow: isort's default (`import x` lines before `from x import`
+# lines) and its force_sort_within_sections (by module alone); ties by the statement's text.
+_BLOCK_KEYS = (
+    lambda s: (0 if s.split()[0] == "import" else 1, _module_of(s), _norm(s)),
+    lambda s: (_module_of(s), _norm(s)),
+)
+
+
+def _union_imports(base: list[str], ours: list[str], theirs: list[str]) -> list[str]:
+    """Three-way union of import statements: what either side added, minus what either removed.
+
+    Ours' order is kept; theirs' additions go to their sorted place when ours' block is sorted
+    (in one of the orders isort writes), else after ours' statements."""
     b, o, t = ({_norm(s) for s in side} for side in (base, ours, theirs))
     out = [s for s in ours if _norm(s) in t or _norm(s) not in b]
     added = [s for s in theirs if _norm(s) not in b and _norm(s) not in o]
-    ordered = [_statement_key(s) for s in out]
-    keep_sorted = len(out) >= 2 and ordered == sorted(ordered)
+    block_key = None
+    if len(out) >= 2:
+        block_key = next((key for key in _BLOCK_KEYS if [key(s) for s in out] == sorted(key(s) for s in out)), None)
     for statement in added:
-        if keep_sorted:
-            key = _statement_key(statement)
-            position = next((i for i, s in enumerate(out) if _statement_key(s) > key), len(out))
+        if block_key is not None:
+            key = block_key(statement)
+            position = next((i for i, s in enumerate(out) if block_key(s) > key), len(out))
             out.insert(position, statement)
         else:
             out.append(statement)
@@ -305,8 +315,6 @@ def resolve_import_conflicts(base: bytes, left: bytes, right: bytes, result: Fil
         if any(part is None for part in parts):
             return None
         union = _union_imports(*parts)  # type: ignore[arg-type]
-        if union is None:
-            return None
         out.extend(lines[cursor:start])
         out.extend(statement + newline for statement in union)
         cursor = end
