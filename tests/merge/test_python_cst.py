@@ -9,6 +9,8 @@ from __future__ import annotations
 import ast
 
 import libcst
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from worktree_coord.merge import Strategy, merge_file
 from worktree_coord.merge.python_cst import accepts, combine_from_imports
@@ -113,3 +115,28 @@ def test_one_insertion_split_between_sides_keeps_its_blank_lines() -> None:
     assert result.clean
     assert result.merged.decode() == "X = 1\n\n\nY = 2\n\n\ndef f():\n    return Y\n\n\nif True:\n    pass\n"
     ast.parse(result.merged)
+
+
+NAMES = ["alpha", "beta", "gamma", "delta", "Epsilon", "ZETA", "eta"]
+
+
+@settings(max_examples=40, deadline=None)
+@given(base_names=st.lists(st.sampled_from(NAMES), unique=True, max_size=2),
+       left_new=st.lists(st.sampled_from(NAMES), unique=True, min_size=1, max_size=3),
+       right_new=st.lists(st.sampled_from(NAMES), unique=True, min_size=1, max_size=3),
+       module=st.sampled_from(["m", "pkg.sub", ".rel"]))
+def test_import_merges_bind_exactly_the_union_and_parse(base_names, left_new, right_new, module) -> None:  # type: ignore[no-untyped-def]
+    def version(names: list[str]) -> str:
+        line = f"from {module} import {', '.join(names)}\n" if names else ""
+        return "import os\n" + line + TAIL
+    left = base_names + [n for n in left_new if n not in base_names]
+    right = base_names + [n for n in right_new if n not in base_names]
+    result = _merge(version(base_names), version(left), version(right))
+    if not result.clean:
+        return  # a reported conflict is allowed; a wrong clean merge is not
+    tree = ast.parse(result.merged)
+    libcst.parse_module(result.merged)
+    bound = {alias.name for node in tree.body if isinstance(node, ast.ImportFrom) for alias in node.names}
+    assert bound == set(left) | set(right)
+    names = [alias.name for node in tree.body if isinstance(node, ast.ImportFrom) for alias in node.names]
+    assert len(names) == len(set(names)), "a name imported twice"
