@@ -140,3 +140,15 @@ def test_import_merges_bind_exactly_the_union_and_parse(base_names, left_new, ri
     assert bound == set(left) | set(right)
     names = [alias.name for node in tree.body if isinstance(node, ast.ImportFrom) for alias in node.names]
     assert len(names) == len(set(names)), "a name imported twice"
+
+
+def test_a_merged_all_that_stops_being_a_tuple_is_refused() -> None:
+    inputs = (b'__all__ = ("a",)\n', b'__all__ = ("a", "b")\n', b"__all__ = ()\n")
+    assert not accepts(inputs, b'__all__ = ("b")\n')
+    assert accepts(inputs, b'__all__ = ("b",)\n')
+
+
+def test_tuple_all_additions_on_both_sides_union() -> None:
+    result = _merge('__all__ = ("a",)\n' + TAIL, '__all__ = ("a", "b")\n' + TAIL, '__all__ = ("a", "c")\n' + TAIL)
+    assert result.clean
+    assert result.merged.decode().startswith('__all__ = ("a", "b", "c")\n')

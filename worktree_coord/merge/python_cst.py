@@ -37,10 +37,29 @@ _ONE_LINE_IMPORT = re.compile(r"^(?:import|from)[ \t][^#(\\]*\r?\n$|^(?:import|f
 
 
 def accepts(inputs: tuple[bytes, bytes, bytes], merged: bytes) -> bool:
-    """False only when libcst parses all three inputs and refuses the merged result."""
+    """False when libcst parses all three inputs and refuses the merged result, or when the
+    merged `__all__` is no longer the kind of sequence every input had (a one-name tuple that
+    lost its comma is a string: `("b")`)."""
     if _parses(merged):
-        return True
+        return _all_kind(merged) in {_all_kind(data) for data in inputs}
     return not all(_parses(data) for data in inputs)
+
+
+def _all_kind(data: bytes) -> str | None:
+    """The node type of the value of a module-level `__all__ = ...`, if any."""
+    found = re.search(rb"^__all__[ \t]*=[ \t]*(.)", data, re.MULTILINE)
+    if found is None:
+        return None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(data)
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets):
+            return type(node.value).__name__
+    return None
 
 
 def _parses(data: bytes) -> bool:
@@ -158,8 +177,9 @@ def combine_from_imports(base: bytes, left: bytes, right: bytes, merged: bytes) 
     groups: dict[tuple[int, str], list[_FromImport]] = {}
     for item in _from_imports(tree):
         groups.setdefault(item.module, []).append(item)
-    width = max(79, *(len(line) for data in (base, left, right) for line in data.decode("utf-8").splitlines()
-                      if line.startswith(("from ", "import "))))
+    # A longer line than any import line the inputs hold (and than PEP 8's 79) gets wrapped.
+    width = max([79] + [len(line) for data in (base, left, right) for line in data.decode("utf-8").splitlines()
+                        if line.startswith(("from ", "import "))])
     body = list(tree.body)
     dropped: set[int] = set()
     changed = False
