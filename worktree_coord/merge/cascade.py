@@ -8,7 +8,9 @@ for a language with a profile and inputs that are UTF-8, free of conflict marker
 errors, the structured merge runs under a time limit. Its result is kept only when it re-parses
 without errors, keeps every declaration either side added or both kept, and has less conflict
 mass than the line merge, and, when clean, passes the language's strict parser (validate.py);
-every fallback is recorded in `notes`.
+every fallback is recorded in `notes`; a clean Python result must also parse with libcst.
+(5) a clean Python result of the line or structured stage goes through the libcst refinements
+(python_cst.refine: from-imports of one module combined), which keep it unless they are sure.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from collections import Counter
 
 import tree_sitter
 
-from . import validate
+from . import python_cst, validate
 from .line import line_merge
 from .markers import has_markers, render_block
 from .members import Unmergeable, declaration_key
@@ -131,6 +133,16 @@ def render(pieces: list[Piece], *, marker_size: int, labels: tuple[str, str, str
 def merge_file(base: bytes, left: bytes, right: bytes, path: str, *, marker_size: int = 7,
                labels: tuple[str, str, str] = ("ours", "base", "theirs"), timeout: float = 10.0) -> FileMerge:
     """Three-way merge of one file; labels are (left/ours, base, right/theirs)."""
+    result = _generic(base, left, right, path, marker_size=marker_size, labels=labels, timeout=timeout)
+    # Hook: Python results of the line or structured stage get the libcst refinements (python_cst).
+    if result.language == "python" and result.strategy in (Strategy.LINE, Strategy.STRUCTURED):
+        return python_cst.refine(base, left, right, result)
+    return result
+
+
+def _generic(base: bytes, left: bytes, right: bytes, path: str, *, marker_size: int,
+             labels: tuple[str, str, str], timeout: float) -> FileMerge:
+    """The language-independent cascade (module docstring, steps 1-4)."""
     profile = profile_for_path(path)
     language = profile.name if profile else None
     if left == right or right == base:
@@ -186,6 +198,8 @@ def merge_file(base: bytes, left: bytes, right: bytes, path: str, *, marker_size
             return fallback("structured result lost a declaration")
         if not validate.accepts(profile.name, (base, left, right), merged):
             return fallback(f"structured result rejected by the strict {profile.name} parser")
+        if profile.name == "python" and not python_cst.accepts((base, left, right), merged):
+            return fallback("structured result rejected by libcst")
         return result
     if line.clean or result.conflict_mass <= line.conflict_mass:
         return result

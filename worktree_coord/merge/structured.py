@@ -327,11 +327,16 @@ class StructuredMerge:
     def _run_leads(run, index, b_ids, bmap, lmap, rmap) -> tuple[dict[str, bytes], bytes | None]:  # type: ignore[no-untyped-def]
         """Leading trivia when both sides insert runs before the same base member (the successor).
 
-        Each side wrote its run as: its run (whose first member took over the successor's leading
-        blank lines), then the successor with whatever separator that side gave it. Chaining the
-        runs A then B keeps that shape: B's first member gets the separator A gave the successor,
-        and the successor gets the one B gave it. Returns lead overrides per inserted identity
-        and the successor's new lead (None: leave everything as the sides wrote it)."""
+        Each side inserted its text somewhere in the successor's base lead `g0` (its blank lines,
+        comments, indentation): g0 = p + q, and the side wrote p, its run, its own trailing blank
+        lines, then q and the successor. Chaining the runs A then B the way a developer (and a line
+        concatenation) would gives p, A's run, A's trailing blank lines, B's own leading blank
+        lines, B's run, B's trailing blank lines, q, successor. So B's first member gets (what A
+        gave the successor minus q) + (B's first lead minus p) and the successor gets what B gave
+        it. The cut p|q is searched at line boundaries of g0, longest p first (p = g0 is the plain
+        case: B wrote its run right after the base text); it must fit all four leads, else the
+        sides are left as they wrote them. Returns lead overrides per inserted identity and the
+        successor's new lead (None: leave everything as the sides wrote it)."""
         sides = [side for side, _ in run]
         if len(set(sides)) < 2 or index >= len(b_ids) or b_ids[index] not in lmap or b_ids[index] not in rmap:
             return {}, None
@@ -341,10 +346,19 @@ class StructuredMerge:
         successor = b_ids[index]
         base_lead = bmap[successor].lead
         maps = {"L": lmap, "R": rmap}
+        first_first = next(ident for side, ident in run if side == first)
         second_first = next(ident for side, ident in run if side == second)
-        if maps[second][second_first].lead != base_lead:
-            return {}, None
-        return {second_first: maps[first][successor].lead}, maps[second][successor].lead
+        a_lead, b_lead = maps[first][first_first].lead, maps[second][second_first].lead
+        a_succ, b_succ = maps[first][successor].lead, maps[second][successor].lead
+        cuts = [len(base_lead)] + [i + 1 for i in range(len(base_lead) - 1, -1, -1) if base_lead[i:i + 1] == b"\n"
+                                   and i + 1 < len(base_lead)] + ([0] if base_lead else [])
+        for cut in cuts:
+            p, q = base_lead[:cut], base_lead[cut:]
+            if not (a_lead.startswith(p) and b_lead.startswith(p) and a_succ.endswith(q) and b_succ.endswith(q)):
+                continue
+            joined = a_succ[:len(a_succ) - len(q)] + b_lead[len(p):]
+            return {second_first: joined}, b_succ
+        return {}, None
 
     @staticmethod
     def _sorted_run(run, index, b_ids, bmap, lmap, rmap):  # type: ignore[no-untyped-def]

@@ -1,0 +1,371 @@
+"""Stage 3 of the cascade, Python only: libcst refinements on a clean merge result.
+
+Input: the three versions (base, left, right) and the clean `FileMerge` the generic cascade chose
+(the line merge or the structured merge). Output: a `FileMerge` with strategy PYTHON when a
+refinement applied, else the same result unchanged.
+
+Refinements:
+  * one import per module: when the merge put two or more module-level `from m import ...`
+    statements for the same module where no input had more than one (both sides imported new
+    names from m), they become one statement at the first one's place: names in first-seen order
+    and de-duplicated (aliases kept), sorted when the inputs' name lists were sorted.
+Also `accepts`: libcst's parser as the strict check of a Python result (the structured stage's
+results are discarded when libcst refuses them and takes every input).
+
+Invariants: the refined text parses with libcst and with `ast`; it binds exactly the names the
+unrefined result bound (same set of (level, module, name, alias)); everything but the combined
+statements is copied byte for byte. When any of that is in doubt (comments on the statements,
+star imports, statements not at module level) the result is left as the generic engine had it:
+precision beats reach.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import warnings
+from dataclasses import dataclass, replace
+
+import libcst as cst
+
+from .result import FileMerge, Strategy
+
+# Cheap gate before any parsing: a module imported from on two or more lines of the result.
+_FROM_LINE = re.compile(rb"^from[ \t]+([\w.]+)[ \t]+import\b", re.MULTILINE)
+# A whole import statement on one line (no parenthesis left open, no continuation, no comment).
+_ONE_LINE_IMPORT = re.compile(r"^(?:import|from)[ \t][^#(\\]*\r?\n$|^(?:import|from)[ \t][^#\\]*\)[ \t]*\r?\n$")
+
+
+def accepts(inputs: tuple[bytes, bytes, bytes], merged: bytes) -> bool:
+    """False when libcst parses all three inputs and refuses the merged result, or when the
+    merged `__all__` is no longer the kind of sequence every input had (a one-name tuple that
+    lost its comma is a string: `("b")`)."""
+    if _parses(merged):
+        return _all_kind(merged) in {_all_kind(data) for data in inputs}
+    return not all(_parses(data) for data in inputs)
+
+
+def _all_kind(data: bytes) -> str | None:
+    """The node type of the value of a module-level `__all__ = ...`, if any."""
+    found = re.search(rb"^__all__[ \t]*=[ \t]*(.)", data, re.MULTILINE)
+    if found is None:
+        return None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(data)
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets):
+            return type(node.value).__name__
+    return None
+
+
+def _parses(data: bytes) -> bool:
+    try:
+        cst.parse_module(data)
+    except (cst.ParserSyntaxError, RecursionError, UnicodeDecodeError, ValueError):
+        return False
+    return True
+
+
+@dataclass(frozen=True)
+class _FromImport:
+    """A module-level `from m import a, b as c` statement that is alone on its line."""
+
+    index: int                  # position in Module.body
+    module: tuple[int, str]     # (relative level, dotted module name)
+    names: tuple[tuple[str, str | None], ...]   # (name, alias)
+    parenthesized: bool
+    indent: str                 # indentation of the names when parenthesized on several lines
+    plain: bool                 # no comments inside or after it: safe to rewrite
+
+
+def _dotted(node: cst.BaseExpression | None) -> str:
+    if node is None:
+        return ""
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        return f"{_dotted(node.value)}.{node.attr.value}"
+    raise ValueError("not a dotted name")
+
+
+def _from_imports(module: cst.Module) -> list[_FromImport]:
+    out = []
+    for index, statement in enumerate(module.body):
+        if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
+            continue
+        node = statement.body[0]
+        if not isinstance(node, cst.ImportFrom) or isinstance(node.names, cst.ImportStar):
+            continue
+        names = []
+        for alias in node.names:
+            asname = None
+            if alias.asname is not None:
+                asname = _dotted(alias.asname.name)  # type: ignore[arg-type]
+            names.append((_dotted(alias.name), asname))
+        code = module.code_for_node(node)
+        indent = ""
+        if node.lpar is not None and "\n" in code:
+            second = code.split("\n", 1)[1]
+            indent = second[: len(second) - len(second.lstrip(" \t"))]
+        plain = "#" not in code and statement.trailing_whitespace.comment is None
+        out.append(_FromImport(index=index, module=(len(node.relative), _dotted(node.module)), names=tuple(names),
+                               parenthesized=node.lpar is not None, indent=indent, plain=plain))
+    return out
+
+
+def _counts(module: cst.Module) -> dict[tuple[int, str], int]:
+    counts: dict[tuple[int, str], int] = {}
+    for item in _from_imports(module):
+        counts[item.module] = counts.get(item.module, 0) + 1
+    return counts
+
+
+def _type_key(name: str) -> tuple[int, str]:
+    """isort's default order within one statement: CONSTANTS, Classes, functions, case-blind."""
+    if name.isupper() and len(name) > 1:
+        return (0, name.lower())
+    if name[:1].isupper():
+        return (1, name.lower())
+    return (2, name.lower())
+
+
+_SORT_KEYS = (lambda name: name, _type_key)
+
+
+def _sort_key(evidence: list[list[str]]):  # type: ignore[no-untyped-def]
+    """The order every multi-name list in `evidence` follows, or None when they follow none."""
+    lists = [names for names in evidence if len(names) >= 2]
+    if not lists:
+        return None
+    for key in _SORT_KEYS:
+        if all(names == sorted(names, key=key) for names in lists):
+            return key
+    return None
+
+
+def _render(item: _FromImport, names: list[tuple[str, str | None]], newline: str, width: int) -> str:
+    level, module = item.module
+    words = [name if alias is None else f"{name} as {alias}" for name, alias in names]
+    head = f"from {'.' * level}{module} import "
+    single = head + ", ".join(words)
+    if not item.parenthesized and len(single) <= width:
+        return single
+    indent = item.indent or "    "
+    return head + "(" + newline + "".join(f"{indent}{word},{newline}" for word in words) + ")"
+
+
+def _bindings(module: cst.Module) -> set[tuple[tuple[int, str], str, str | None]]:
+    return {(item.module, name, alias) for item in _from_imports(module) for name, alias in item.names}
+
+
+def combine_from_imports(base: bytes, left: bytes, right: bytes, merged: bytes) -> bytes | None:
+    """`merged` with the `from m import` statements the merge duplicated combined into one each,
+    or None when there is nothing to combine or it is not safe (see the module docstring)."""
+    modules = [match.group(1) for match in _FROM_LINE.finditer(merged)]
+    if len(modules) == len(set(modules)):
+        return None
+    try:
+        tree = cst.parse_module(merged)
+        inputs = [cst.parse_module(data) for data in (base, left, right)]
+    except (cst.ParserSyntaxError, RecursionError, UnicodeDecodeError, ValueError):
+        return None
+    input_counts = [_counts(module) for module in inputs]
+    groups: dict[tuple[int, str], list[_FromImport]] = {}
+    for item in _from_imports(tree):
+        groups.setdefault(item.module, []).append(item)
+    # A longer line than any import line the inputs hold (and than PEP 8's 79) gets wrapped.
+    width = max([79] + [len(line) for data in (base, left, right) for line in data.decode("utf-8").splitlines()
+                        if line.startswith(("from ", "import "))])
+    body = list(tree.body)
+    dropped: set[int] = set()
+    changed = False
+    for key, items in groups.items():
+        if len(items) < 2 or any(counts.get(key, 0) > 1 for counts in input_counts):
+            continue  # the duplication is the file's own, not the merge's
+        if not all(item.plain for item in items):
+            continue
+        if any(body[item.index].leading_lines and any(line.comment for line in body[item.index].leading_lines)  # type: ignore[union-attr]
+               for item in items[1:]):
+            continue
+        if any(body[item.index].leading_lines for item in items[1:]):  # type: ignore[union-attr]
+            continue  # a blank line before a later statement: it sits in another block
+        names: list[tuple[str, str | None]] = []
+        for item in items:
+            names.extend(name for name in item.names if name not in names)
+        evidence = [[name for name, _ in item.names] for module in inputs for item in _from_imports(module)
+                    if item.module == key]
+        key_fn = _sort_key(evidence)
+        if key_fn is None and all(len(names_) < 2 for names_ in evidence):
+            # No list of this module's names to learn from: follow the file's other imports.
+            key_fn = _sort_key([[name for name, _ in item.names] for item in _from_imports(inputs[0])])
+        if key_fn is not None:
+            names.sort(key=lambda pair: key_fn(pair[0]))  # type: ignore[misc]
+        first = items[0]
+        text = _render(first, names, tree.default_newline, width)
+        new_statement = cst.parse_statement(text + tree.default_newline)
+        body[first.index] = new_statement.with_changes(leading_lines=body[first.index].leading_lines)  # type: ignore[union-attr]
+        dropped.update(item.index for item in items[1:])
+        changed = True
+    if not changed:
+        return None
+    new_tree = tree.with_changes(body=[statement for index, statement in enumerate(body) if index not in dropped])
+    out = new_tree.code.encode(tree.encoding)
+    if out == merged or _bindings(cst.parse_module(out)) != _bindings(tree) or not _parses(out):
+        return None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ast.parse(out)
+    except SyntaxError:
+        return None
+    return out
+
+
+def refine(base: bytes, left: bytes, right: bytes, result: FileMerge) -> FileMerge:
+    """Apply the refinements; return the result unchanged when none applies.
+
+    A conflicted result whose every conflict holds only import statements becomes the import
+    union (what either side added, minus what either removed); a clean result gets its duplicated
+    `from m import` statements combined."""
+    notes = result.notes
+    try:
+        if result.conflicts:
+            resolved = resolve_import_conflicts(base, left, right, result)
+            if resolved is None:
+                return result
+            result = replace(result, merged=resolved, clean=True, conflicts=(), strategy=Strategy.PYTHON)
+            notes += ("python: import conflicts resolved as a union",)
+        combined = combine_from_imports(base, left, right, result.merged)
+    except Exception:  # noqa: BLE001 - a refinement must never cost the result it refines
+        return result
+    if combined is not None:
+        result = replace(result, merged=combined, strategy=Strategy.PYTHON)
+        notes += ("python: from-imports of one module combined",)
+    return replace(result, notes=notes)
+
+
+# -- conflicts that only hold imports ---------------------------------------------------------
+
+def _import_lines(text: str) -> list[str] | None:
+    """The region's statements as normalized one-statement texts, when it holds nothing but
+    plain import statements (no comments, no blank lines, no star), else None."""
+    if not text.strip():
+        return []
+    try:
+        module = cst.parse_module(text)
+    except (cst.ParserSyntaxError, RecursionError, ValueError):
+        return None
+    if module.header or module.footer:
+        return None
+    out = []
+    for statement in module.body:
+        if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1 or statement.leading_lines:
+            return None
+        node = statement.body[0]
+        if not isinstance(node, (cst.Import, cst.ImportFrom)) or isinstance(getattr(node, "names", None), cst.ImportStar):
+            return None
+        code = module.code_for_node(statement)
+        if "#" in code:
+            return None
+        out.append(code.rstrip("\r\n"))
+    return out
+
+
+def _norm(statement: str) -> str:
+    return " ".join(statement.replace("(", " ").replace(")", " ").replace(",", " , ").split())
+
+
+def _module_of(statement: str) -> str:
+    return statement.split()[1].lower()
+
+
+# Orders an import block may follow: isort's default (`import x` lines before `from x import`
+# lines) and its force_sort_within_sections (by module alone); ties by the statement's text.
+_BLOCK_KEYS = (
+    lambda s: (0 if s.split()[0] == "import" else 1, _module_of(s), _norm(s)),
+    lambda s: (_module_of(s), _norm(s)),
+)
+
+
+def _union_imports(base: list[str], ours: list[str], theirs: list[str]) -> list[str]:
+    """Three-way union of import statements: what either side added, minus what either removed.
+
+    Ours' order is kept; theirs' additions go to their sorted place when ours' block is sorted
+    (in one of the orders isort writes), else after ours' statements."""
+    b, o, t = ({_norm(s) for s in side} for side in (base, ours, theirs))
+    out = [s for s in ours if _norm(s) in t or _norm(s) not in b]
+    added = [s for s in theirs if _norm(s) not in b and _norm(s) not in o]
+    block_key = None
+    if len(out) >= 2:
+        block_key = next((key for key in _BLOCK_KEYS if [key(s) for s in out] == sorted(key(s) for s in out)), None)
+    for statement in added:
+        if block_key is not None:
+            key = block_key(statement)
+            position = next((i for i, s in enumerate(out) if block_key(s) > key), len(out))
+            out.insert(position, statement)
+        else:
+            out.append(statement)
+    return out
+
+
+def resolve_import_conflicts(base: bytes, left: bytes, right: bytes, result: FileMerge) -> bytes | None:
+    """The merged text with every conflict resolved as an import union, or None when some conflict
+    holds anything but plain import statements (then the result stays as it is)."""
+    if not result.conflicts:
+        return None
+    lines = result.merged.decode("utf-8").splitlines(keepends=True)
+    newline = "\r\n" if lines and lines[0].endswith("\r\n") else "\n"
+    out: list[str] = []
+    cursor = 0
+    for index, conflict in enumerate(result.conflicts):
+        # The one-line imports right above and below belong to the same block: the union is
+        # ordered over the whole block (a side that re-sorted it keeps it sorted).
+        start, end = conflict.start_line - 1, conflict.end_line
+        while start > cursor and _ONE_LINE_IMPORT.match(lines[start - 1]):
+            start -= 1
+        stop = result.conflicts[index + 1].start_line - 1 if index + 1 < len(result.conflicts) else len(lines)
+        while end < stop and _ONE_LINE_IMPORT.match(lines[end]):
+            end += 1
+        above, below = "".join(lines[start:conflict.start_line - 1]), "".join(lines[conflict.end_line:end])
+        parts = [_import_lines(above + text + below) for text in (conflict.base, conflict.ours, conflict.theirs)]
+        if any(part is None for part in parts):
+            return None
+        union = _union_imports(*parts)  # type: ignore[arg-type]
+        out.extend(lines[cursor:start])
+        out.extend(statement + newline for statement in union)
+        cursor = end
+    out.extend(lines[cursor:])
+    merged = "".join(out).encode("utf-8")
+    if not _parses(merged):
+        return None
+    # Every name either side bound and the other did not unbind must be bound in the result.
+    try:
+        trees = [cst.parse_module(data) for data in (base, left, right, merged)]
+    except (cst.ParserSyntaxError, RecursionError, ValueError):
+        return None
+    sets = [_all_bindings(tree) for tree in trees]
+    b, o, t, m = sets
+    if m != (o & t) | (o - b) | (t - b):
+        return None
+    return merged
+
+
+def _all_bindings(module: cst.Module) -> set[tuple[str, str, str | None]]:
+    """Module-level import bindings: (module or "", name, alias)."""
+    out: set[tuple[str, str, str | None]] = set()
+    for statement in module.body:
+        if not isinstance(statement, cst.SimpleStatementLine):
+            continue
+        for node in statement.body:
+            if isinstance(node, cst.Import):
+                for alias in node.names:
+                    out.add(("", _dotted(alias.name), _dotted(alias.asname.name) if alias.asname else None))  # type: ignore[arg-type]
+            elif isinstance(node, cst.ImportFrom) and not isinstance(node.names, cst.ImportStar):
+                source = "." * len(node.relative) + _dotted(node.module)
+                for alias in node.names:
+                    out.add((source, _dotted(alias.name), _dotted(alias.asname.name) if alias.asname else None))  # type: ignore[arg-type]
+    return out
