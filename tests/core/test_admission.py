@@ -51,7 +51,7 @@ def test_waiting_past_the_timeout_is_busy_with_a_retry_hint(tmp_path):
     with admission.admitted(store, "heavy", limit=1, timeout=5):
         with pytest.raises(BusyError) as busy:
             with admission.admitted(store, "heavy", limit=1, timeout=0.3):
-                pass
+                raise AssertionError("admitted past the limit of 1")
     assert busy.value.exit_code == 4 and busy.value.retry_after >= 1.0
     assert store.queue_entries() == [], "both tickets left the queue"
 
