@@ -20,7 +20,7 @@ from collections import Counter
 
 import tree_sitter
 
-from . import python_cst, validate
+from . import data_semantics, python_cst, validate
 from .line import line_merge
 from .markers import has_markers, render_block
 from .members import Unmergeable, declaration_key
@@ -200,6 +200,8 @@ def _generic(base: bytes, left: bytes, right: bytes, path: str, *, marker_size: 
             return fallback(f"structured result rejected by the strict {profile.name} parser")
         if profile.name == "python" and not python_cst.accepts((base, left, right), merged):
             return fallback("structured result rejected by libcst")
+        if not data_semantics.accepts(profile.name, base, left, right, merged):
+            return fallback(f"structured {profile.name} result does not hold the key-level merge of the inputs")
         return result
     if line.clean or result.conflict_mass <= line.conflict_mass:
         return result
