@@ -33,6 +33,7 @@ from .consolidate.intent import Ecosystem
 from .crashpoints import crash_point
 from .errors import ConfigError
 from .gitrepo import GitRepo
+from . import queue
 from .integrate import StaleRef, compare_and_swap
 from .integrate.trees import update_tree
 from .model import RunRecord, TaskState
@@ -129,7 +130,7 @@ def _commit_root(git: GitRepo, run: RunRecord, root: RootResult, scratch: Path, 
     message = (f"wtc: consolidate {root.ecosystem} root '{root.root or '.'}' for run {run.run_id}\n\n"
                + "".join(f"intent {i}\n" for i in applied)
                + "".join(f"file {f}\n" for f in root.files_changed))
-    signature = pygit2.Signature("worktree_coord", "wtc@worktree-coord.invalid")
+    signature = queue.signature()
     while True:
         parent = repo[pygit2.Oid(hex=tip)].peel(pygit2.Commit)
         tree = update_tree(repo, parent.tree_id, files)

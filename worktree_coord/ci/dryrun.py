@@ -22,13 +22,12 @@ import pygit2
 
 from .. import queue
 from ..gitrepo import GitRepo
-from ..integrate import ConflictedFile, FileToResolve, Resolver, merge_tree_once
+from ..integrate import ConflictedFile, FileToResolve, Resolver, conflict_kind, merge_tree_once
 from ..merge.result import FileMerge
 from .lines import locate_text
 from .report import Finding, MergeSummary
 from .rules import Severity
 
-_FILE_MODES_NOT_REGULAR = (0o040000, 0o120000, 0o160000)
 
 
 @dataclass(frozen=True)
@@ -54,7 +53,7 @@ def dry_run_merge(git: GitRepo, head: str, target: str, target_tip: str, base: s
         return DryRun(MergeSummary(True, True, target, target_tip, outcome.tree), ())
     offered = []
     for item in outcome.conflicts:
-        if _kind(item) in ("content", "add_add"):
+        if conflict_kind(item) in ("content", "add_add"):
             assert item.ours is not None and item.theirs is not None
             offered.append(FileToResolve(item.path, repo[pygit2.Oid(hex=item.base.oid)].read_raw() if item.base else b"",
                                          repo[pygit2.Oid(hex=item.ours.oid)].read_raw(),
@@ -68,24 +67,13 @@ def dry_run_merge(git: GitRepo, head: str, target: str, target_tip: str, base: s
             resolved.append(item.path)
             continue
         head_bytes = repo[pygit2.Oid(hex=item.theirs.oid)].read_raw() if item.theirs else b""
-        findings.extend(_findings(item, _kind(item), result, head_bytes, target))
+        findings.extend(_findings(item, conflict_kind(item), result, head_bytes, target))
     if not outcome.conflicts:  # git said "conflicted" and named no file: never guess, report it
         findings.append(Finding("merge_conflict", "", "git merge-tree reported a conflict without naming a file",
                                 Severity.ERROR, details={"kind": "unlisted"}))
     clean = not findings
     return DryRun(MergeSummary(True, clean, target, target_tip, outcome.tree, tuple(sorted(resolved))),
                   tuple(findings))
-
-
-def _kind(item: ConflictedFile) -> str:
-    # The same classification the integration engine uses (integrate/engine.py).
-    if item.ours is None or item.theirs is None:
-        return "modify_delete"
-    modes = [item.ours.mode, item.theirs.mode] + ([item.base.mode] if item.base else [])
-    regular = [m not in _FILE_MODES_NOT_REGULAR for m in modes]
-    if not all(regular):
-        return "type_change" if len(set(regular)) > 1 else "non_file"
-    return "content" if item.base is not None else "add_add"
 
 
 def _findings(item: ConflictedFile, kind: str, result: FileMerge | None, head_bytes: bytes,

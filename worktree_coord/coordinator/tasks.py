@@ -296,10 +296,12 @@ class TaskOperations(CoordinatorBase):
 
     def _leftover_markers(self, task: TaskRecord, tip: str) -> list[dict[str, str]]:
         """Files `task update` left with conflict markers must not be committed with them."""
+        from ..merge.markers import has_markers  # the merge engine's own marker detector
+
         found = []
         for rel in task.result.get("pending_markers", []):
             data = self.git.file_at(tip, rel)
-            if data is not None and _has_conflict_markers(data):
+            if data is not None and has_markers(data):
                 found.append({"path": rel, "rule": "conflict_markers",
                               "detail": "still holds conflict markers from `wtc task update`; resolve them first"})
         return found
@@ -394,12 +396,6 @@ class TaskOperations(CoordinatorBase):
         done = run_once(self.store, key or default_key(run_id, "abandon", task_id), "task.abandon", request, body,
                         ttl=self.config.idempotency_ttl, wait_timeout=self.config.wait_timeout)
         return TaskAbandoned.from_json(done.outcome.result, replayed=done.replayed)
-
-
-def _has_conflict_markers(data: bytes) -> bool:
-    lines = data.split(b"\n")
-    return any(line.startswith(b"<<<<<<< ") for line in lines) and any(line.startswith(b">>>>>>> ") for line in lines)
-
 
 
 _MANIFEST_NAMES = frozenset({"package.json", "Cargo.toml", "pyproject.toml", "go.mod", "go.work", "pnpm-workspace.yaml"})

@@ -32,7 +32,7 @@ spawn and the integration-history walk once; a one-shot CLI process pays them on
 
 from __future__ import annotations
 
-from .engine import Integrator, already_merged, close_all, merge_into
+from .engine import Integrator, already_merged, close_all, conflict_kind, merge_into
 from .fastpath import NotFast, fast_merge_trees
 from .mergetree import MergeTreeProcess, merge_tree_once
 from .refs import StaleRef, compare_and_swap, fast_forward, read_ref
@@ -63,6 +63,7 @@ __all__ = [
     "TreeMergeOutcome",
     "already_merged",
     "close_all",
+    "conflict_kind",
     "compare_and_swap",
     "fast_forward",
     "fast_merge_trees",

@@ -230,7 +230,7 @@ class Integrator:
         offered: list[FileToResolve] = []
         kinds: dict[str, str] = {}
         for item in conflicted:
-            kinds[item.path] = kind = _conflict_kind(item)
+            kinds[item.path] = kind = conflict_kind(item)
             if kind in ("content", "add_add"):
                 assert item.ours is not None and item.theirs is not None
                 offered.append(FileToResolve(
@@ -290,7 +290,8 @@ class Integrator:
         return None
 
 
-def _conflict_kind(item: ConflictedFile) -> str:
+def conflict_kind(item: ConflictedFile) -> str:
+    """What git could not merge: modify_delete, type_change, non_file, add_add or content."""
     sides = [s for s in (item.ours, item.theirs) if s is not None]
     if len(sides) < 2:
         return "modify_delete"

@@ -213,6 +213,19 @@ class ToolAdapter:
     def check(self) -> list[ToolRun]:
         return [self.run(list(argv), env=self.config.offline_env) for argv in self.config.check]
 
+    def _relock_changes_nothing(self, what: str) -> list[ToolRun]:
+        """The freshness check of tools without a read-only one: relock again offline; a fresh lock
+        does not change (a changed one is put back and reported)."""
+        lock = self.workdir / self.lockfile
+        before = lock.read_bytes() if lock.is_file() else b""
+        run = self.relock(offline=True)
+        after = lock.read_bytes() if lock.is_file() else b""
+        if run.ok and after != before:
+            lock.write_bytes(before)
+            return [ToolRun(run.argv, 1, run.stdout, f"{self.lock_name} changed on a second {what}: not fresh",
+                            run.seconds)]
+        return [run]
+
     def classify(self, stderr: str) -> FailureKind:
         return FailureKind.OTHER
 

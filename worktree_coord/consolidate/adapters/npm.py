@@ -25,15 +25,7 @@ class NpmAdapter(ToolAdapter):
 
     def check(self) -> list[ToolRun]:
         """Relock again offline: a fresh lock does not change (npm has no read-only lock check)."""
-        lock = self.workdir / self.lockfile
-        before = lock.read_bytes() if lock.is_file() else b""
-        run = self.relock(offline=True)
-        after = lock.read_bytes() if lock.is_file() else b""
-        if run.ok and after != before:
-            lock.write_bytes(before)
-            return [ToolRun(run.argv, 1, run.stdout, "package-lock.json changed on a second relock: not fresh",
-                            run.seconds)]
-        return [run]
+        return self._relock_changes_nothing("relock")
 
     def classify(self, stderr: str) -> FailureKind:
         common = self._classify_common(stderr)
