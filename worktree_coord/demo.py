@@ -173,14 +173,12 @@ class DemoReport:
     report: dict[str, Any] = field(default_factory=dict)
     status: dict[str, Any] = field(default_factory=dict)
     seconds: float = 0.0
-    not_built: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {"repo": self.repo, "base": self.base, "agents": self.agents, "consolidation": self.consolidation,
-                "report": self.report, "status": self.status, "seconds": self.seconds, "not_built": self.not_built}
+                "report": self.report, "status": self.status, "seconds": self.seconds}
 
 
-NOT_BUILT_YET: list[str] = []
 
 
 def run_demo(directory: Path | None = None, *, parallel: int = 8) -> DemoReport:
@@ -197,7 +195,7 @@ def run_demo(directory: Path | None = None, *, parallel: int = 8) -> DemoReport:
     _, report = wtc_json(repo, "report", "--run", RUN_ID, "--onto", "main")
     _, status = wtc_json(repo, "status", "--run", RUN_ID)
     return DemoReport(repo=str(repo), base=run["base"], agents=agents, consolidation=consolidation, report=report,
-                      status=status, seconds=round(time.monotonic() - started, 1), not_built=list(NOT_BUILT_YET))
+                      status=status, seconds=round(time.monotonic() - started, 1))
 
 
 def surprises(report: DemoReport) -> list[str]:
@@ -259,9 +257,6 @@ def render_report(report: DemoReport) -> str:
               f"{len(report.report.get('files', []))} file change(s); landing onto main would "
               + ("be a fast-forward" if target.get("fast_forward") else "need a sync"),
               f"took {report.seconds} s", ""]
-    if report.not_built:
-        lines.append("not built yet (the demo shows what exists):")
-        lines += [f"  - {item}" for item in report.not_built]
     lines.append(f"explore: cd {report.repo} && wtc status --run {RUN_ID} && wtc report --run {RUN_ID} --onto main")
     lines.append(f"land it: wtc land --run {RUN_ID} --onto main")
     return "\n".join(lines)

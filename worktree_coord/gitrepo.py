@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, Sequence
@@ -327,10 +328,8 @@ class GitRepo:
     def stale_ref_locks(self, *, older_than: float, dry_run: bool) -> list[str]:
         """`.lock` files of wtc's own refs left by a process killed inside a ref update (the update
         itself takes microseconds, so a lock older than `older_than` seconds is stale)."""
-        import time as _time
-
         found = []
-        horizon = _time.time() - older_than
+        horizon = time.time() - older_than
         for base in (self.common_dir / "refs" / "heads" / "wtc", self.common_dir / "refs" / "wtc"):
             if not base.is_dir():
                 continue

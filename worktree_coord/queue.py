@@ -58,13 +58,9 @@ def mergeable_commit(repo: pygit2.Repository, tip: str, base: str, reserved_path
 
 
 def structured_resolver(files: Sequence[FileToResolve]) -> Mapping[str, FileMerge]:
-    """Resolve conflicted files with the structured merge engine (line merge while it is absent)."""
-    try:
-        from .merge import merge_file  # the AST-level engine, when installed
-    except ImportError:
-        from .integrate import line_resolve
+    """Resolve conflicted files with the structured merge engine (loaded on first conflict)."""
+    from .merge import merge_file
 
-        return line_resolve(files)
     return {f.path: merge_file(f.base, f.ours, f.theirs, f.path, labels=("integration", "base", "task"))
             for f in files}
 
