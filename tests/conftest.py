@@ -10,6 +10,12 @@ from pathlib import Path
 
 import pytest
 
+# pnpm and Yarn are pinned in tools/package-lock.json and installed by the README's test command
+# (`npm ci --prefix tools`); on PATH they resolve the way a user's own install does.
+TOOLS_BIN = Path(__file__).resolve().parent.parent / "tools" / "node_modules" / ".bin"
+if TOOLS_BIN.is_dir() and str(TOOLS_BIN) not in os.environ.get("PATH", "").split(os.pathsep):
+    os.environ["PATH"] = os.pathsep.join([str(TOOLS_BIN), os.environ.get("PATH", "")])
+
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "Test Author", "GIT_AUTHOR_EMAIL": "author@example.com",
     "GIT_COMMITTER_NAME": "Test Committer", "GIT_COMMITTER_EMAIL": "committer@example.com",
