@@ -9,8 +9,10 @@ needs_network (kept for a later `--online` run).
 Invariants:
 - consolidation works in a scratch worktree of the integration tip and never touches a task's;
 - a root's manifests and lockfile land together in one commit, moved onto integration by
-  compare-and-swap; a tip that moved in between gets the same files re-applied onto it (tasks cannot
-  change reserved files, so nothing is lost);
+  compare-and-swap. A tip that moved in between gets the same files put on top of it only when the
+  merges that moved it touched none of the root's manifests or lockfiles; otherwise (a task merged a
+  member manifest meanwhile) the consolidation starts again from the new tip, so a merged edit is
+  never overwritten and a lockfile is never committed against manifests it was not computed from;
 - a root that is not applied changes nothing (consolidate_root restores its files byte for byte);
 - idempotent: a second run finds nothing pending and makes no commit; a run cut off after a commit
   but before its bookkeeping finds those intents already satisfied on the next run.
@@ -31,7 +33,7 @@ from .consolidate import ConsolidationResult, Intent, RootResult, RootState, con
 from .consolidate.adapters import ADAPTERS, ToolConfig
 from .consolidate.intent import Ecosystem
 from .crashpoints import crash_point
-from .errors import ConfigError
+from .errors import ConfigError, StateError
 from .gitrepo import GitRepo
 from . import queue
 from .integrate import StaleRef, compare_and_swap
@@ -40,6 +42,16 @@ from .model import RunRecord, TaskState
 from .store import Store
 
 PENDING_STATES = ("pending", "declared", "needs_network")
+MAX_ATTEMPTS = 5      # consolidations restarted because merges kept moving the root's manifests
+
+
+class _RootMoved(Exception):
+    """Integration moved under a consolidation and the move touched the root's manifests or lock."""
+
+    def __init__(self, tip: str, paths: list[str]):
+        super().__init__(f"integration moved to {tip[:12]} and changed {', '.join(paths[:5])}")
+        self.tip = tip
+        self.paths = paths
 
 
 @dataclass(frozen=True)
@@ -84,12 +96,31 @@ def consolidate_run(git: GitRepo, store: Store, run: RunRecord, *, offline: bool
                     configs: Mapping[str, ToolConfig], heavy: Callable[[], ContextManager[None]],
                     integration_tip: str) -> ConsolidationReport:
     """Apply every pending intent of the run's merged tasks (see the module docstring)."""
+    roots: list[dict[str, Any]] = []
+    tip = integration_tip
+    for attempt in range(MAX_ATTEMPTS):
+        try:
+            return _consolidate_once(git, store, run, offline=offline, scratch_root=scratch_root, configs=configs,
+                                     heavy=heavy, integration_tip=tip, earlier=roots)
+        except _RootMoved as moved:
+            # Roots committed before the move are recorded (their intents are no longer pending);
+            # the rest starts again from the tip that now holds the other merges.
+            tip = moved.tip
+            last = moved
+    raise StateError(f"consolidation of run {run.run_id} gave up after {MAX_ATTEMPTS} attempts: {last}",
+                     fix="merges kept changing the same manifests; run `wtc consolidate` again after the merge "
+                         "queue is drained (`wtc merge`)")
+
+
+def _consolidate_once(git: GitRepo, store: Store, run: RunRecord, *, offline: bool, scratch_root: Path,
+                      configs: Mapping[str, ToolConfig], heavy: Callable[[], ContextManager[None]],
+                      integration_tip: str, earlier: list[dict[str, Any]]) -> ConsolidationReport:
     merged = {t.task_id for t in store.list_tasks(run.run_id, [TaskState.MERGED])}
     rows = store.list_intents(run.run_id, PENDING_STATES)
     ready = [r for r in rows if r["task_id"] in merged]
     waiting = [{"task": r["task_id"], "intent": r["intent_id"]} for r in rows if r["task_id"] not in merged]
     if not ready:
-        return ConsolidationReport(run=run.run_id, tip=integration_tip, offline=offline, waiting=waiting)
+        return _report(run, integration_tip, offline, earlier, waiting)
     intents = [Intent.from_json(r["data"]) for r in ready]
     scratch = scratch_root / f"consolidate-{uuid.uuid4().hex[:8]}"
     git.add_detached_worktree(scratch, integration_tip)
@@ -97,7 +128,6 @@ def consolidate_run(git: GitRepo, store: Store, run: RunRecord, *, offline: bool
         with heavy():
             result: ConsolidationResult = consolidate(scratch, intents, offline=offline, configs=configs)
         tip = integration_tip
-        roots = []
         for root in result.roots:
             commit = None
             if root.state is RootState.APPLIED and root.files_changed:
@@ -105,17 +135,43 @@ def consolidate_run(git: GitRepo, store: Store, run: RunRecord, *, offline: bool
                 crash_point("consolidate.after_root_commit")
             mine = [i.intent_id for i in intents if i.root_key == (root.ecosystem, root.root)]
             _record_intents(store, run.run_id, root, commit, mine)
-            roots.append(root.to_json() | {"commit": commit})
+            earlier.append(root.to_json() | {"commit": commit})
     finally:
         git.remove_worktree(scratch)
+    return _report(run, tip, offline, earlier, waiting)
+
+
+def _report(run: RunRecord, tip: str, offline: bool, roots: list[dict[str, Any]],
+            waiting: list[dict[str, Any]]) -> ConsolidationReport:
     failed = any(r["state"] in (RootState.CONFLICT.value, RootState.FAILED.value, RootState.NEEDS_NETWORK.value)
                  or r["conflicts"] or r["culprits"] for r in roots)
-    return ConsolidationReport(run=run.run_id, tip=tip, offline=offline, roots=roots, waiting=waiting,
+    return ConsolidationReport(run=run.run_id, tip=tip, offline=offline, roots=list(roots), waiting=waiting,
                                exit_code=1 if failed else 0)
 
 
+def _moved_paths(repo: pygit2.Repository, before: str, after: str, root: RootResult) -> list[str]:
+    """Paths between `before` and `after` that a consolidation of `root` read or wrote: the files it
+    changed and every manifest or lockfile under the root's directory."""
+    from .consolidate import classify_path
+
+    old = repo[pygit2.Oid(hex=before)].peel(pygit2.Commit).tree
+    new = repo[pygit2.Oid(hex=after)].peel(pygit2.Commit).tree
+    prefix = f"{root.root}/" if root.root else ""
+    touched = set(root.files_changed)
+    out = []
+    for patch in repo.diff(old, new):
+        delta = patch.delta
+        for path in {delta.old_file.path, delta.new_file.path}:
+            if path in touched or (path.startswith(prefix) and classify_path(path) is not None):
+                out.append(path)
+    return sorted(set(out))
+
+
 def _commit_root(git: GitRepo, run: RunRecord, root: RootResult, scratch: Path, tip: str) -> tuple[str, str]:
-    """One commit holding the root's changed files, moved onto integration by compare-and-swap."""
+    """One commit holding the root's changed files, moved onto integration by compare-and-swap.
+
+    `tip` is where integration is believed to be: the commit the scratch worktree was made from,
+    plus the roots committed so far and the merges already checked to leave this root alone."""
     repo = git.repo
     files: dict[str, tuple[pygit2.Oid, int] | None] = {}
     for rel in root.files_changed:
@@ -139,7 +195,13 @@ def _commit_root(git: GitRepo, run: RunRecord, root: RootResult, scratch: Path, 
             compare_and_swap(repo, ref, commit, parent.id, message=f"worktree_coord: consolidate {root.ecosystem}")
             return str(commit), str(commit)
         except StaleRef:
-            tip = git.ref_target(ref) or tip  # a merge landed meanwhile: put the same files on top of it
+            moved_to = git.ref_target(ref) or tip
+            # A merge landed meanwhile. Putting the same files on top is right only when it changed
+            # nothing this root read or wrote.
+            paths = _moved_paths(repo, tip, moved_to, root)
+            if paths:
+                raise _RootMoved(moved_to, paths) from None
+            tip = moved_to
 
 
 def _record_intents(store: Store, run_id: str, root: RootResult, commit: str | None, all_ids: list[str]) -> None:

@@ -159,3 +159,37 @@ def test_killed_between_roots_then_rerun_commits_each_root_once(tmp_path, monkey
         assert "packages/b" in lock_root["packages"] and "libs/y" in lock_sub["packages"]
         assert {r["state"] for r in coord.store.list_intents("r1")} <= {"applied", "satisfied"}
         assert coord.consolidate("r1").roots == []
+
+
+def test_a_merge_that_moves_member_manifests_under_a_consolidation_restarts_it_on_the_new_tip(npm_repo, tmp_path):
+    """The race: consolidation relocks from tip T0 while a task's merge changes a member manifest
+    (T1). Putting the T0 lockfile on top of T1 would commit a stale lock and call the second task's
+    relock request satisfied; the consolidation must start again from T1 instead."""
+    import contextlib
+
+    from worktree_coord.consolidation import consolidate_run
+
+    repo = npm_repo
+    with Coordinator(repo) as coord:
+        coord.start_run("r1")
+        wt_b = Path(coord.start_task("r1", "b", ["packages/b/**"]).worktree)
+        write(wt_b, {"packages/b/package.json": pkg("b", {"a": "1.0.0"})})
+        assert coord.finish_task("r1", "b").state == "merged"
+        t0 = git(repo, "rev-parse", "wtc/r1/integration")
+        wt_a = Path(coord.start_task("r1", "a", ["packages/a/**"]).worktree)
+        write(wt_a, {"packages/a/package.json": pkg("a", {"b": "1.0.0"})})
+        assert coord.finish_task("r1", "a").state == "merged"
+        t1 = git(repo, "rev-parse", "wtc/r1/integration")
+        assert t1 != t0
+
+        report = consolidate_run(coord.git, coord.store, coord._run("r1"), offline=True,
+                                 scratch_root=tmp_path / "scratch", configs={}, heavy=contextlib.nullcontext,
+                                 integration_tip=t0)      # as if it had started before task a merged
+        assert report.exit_code == 0, report.roots
+        tip = git(repo, "rev-parse", "wtc/r1/integration")
+        assert git(repo, "rev-parse", f"{tip}^") == t1, "the lock commit sits on top of task a's merge"
+        lock = json.loads(git(repo, "show", f"{tip}:package-lock.json"))
+        assert lock["packages"]["packages/b"]["dependencies"] == {"a": "1.0.0"}
+        assert lock["packages"]["packages/a"]["dependencies"] == {"b": "1.0.0"}, "the lock saw task a's manifest"
+        assert json.loads(git(repo, "show", f"{tip}:packages/a/package.json"))["dependencies"] == {"b": "1.0.0"}
+        assert {r["state"] for r in coord.store.list_intents("r1")} <= {"applied", "satisfied"}
