@@ -46,6 +46,16 @@ def default_key(run_id: str, op: str, target: str | None = None) -> str:
     return "-".join(part for part in (run_id, op, target) if part)
 
 
+def variant_key(key: str, **params: Any) -> str:
+    """A default key for an operation that is never final (drain, consolidate): calls with other
+    parameters are other requests, not a misuse of one key, so they get their own key. Parameters
+    left at their default (None/False) leave the key as it is."""
+    given = {name: value for name, value in sorted(params.items()) if value not in (None, False)}
+    if not given:
+        return key
+    return f"{key}-{hashlib.sha256(dumps(given).encode()).hexdigest()[:10]}"
+
+
 def request_hash(op: str, request: dict[str, Any]) -> str:
     return hashlib.sha256(dumps({"op": op, "request": request}).encode()).hexdigest()
 

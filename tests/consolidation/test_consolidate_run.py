@@ -72,6 +72,9 @@ def test_new_member_and_dependency_on_it_consolidate_into_one_lock_commit(npm_re
         assert {r["state"] for r in coord.store.list_intents("r1")} <= {"applied", "satisfied"}
         again = coord.consolidate("r1")
         assert again.roots == [] and git(repo, "rev-parse", "wtc/r1/integration") == report.tip
+        # `--online` after an offline run is a new request (its own default key), not exit 2.
+        online = coord.consolidate("r1", offline=False)
+        assert online.offline is False and online.roots == [] and not online.replayed
 
 
 def test_root_manifest_edit_becomes_an_intent_and_a_registry_miss_needs_network(npm_repo):

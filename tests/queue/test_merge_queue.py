@@ -114,6 +114,12 @@ def test_no_merge_then_drain_merges_in_order_and_is_repeatable(repo, coord):
     again = coord.merge("r1")
     assert again.tasks == [] and again.tip == drained.tip
     assert len(merge_commits(repo)) == 3
+    # A drain with other parameters is another request under its own default key, not exit 2.
+    out = do_task(coord, "t4", ["packages/api/**"], {"packages/api/m.txt": "t4\n"}, merge=False)
+    assert out.state == "finished"
+    batched = coord.merge("r1", batch=2, verify="true")
+    assert [row["task"] for row in batched.tasks] == ["t4"] and batched.tasks[0]["state"] == "merged"
+    assert coord.merge("r1").tasks == []
 
 
 def test_two_processes_finishing_at_once_both_land(repo):

@@ -7,7 +7,7 @@ from typing import Any
 from .. import leases
 from typing import TYPE_CHECKING
 from ..errors import StateError
-from ..idempotency import Outcome, default_key, run_once
+from ..idempotency import Outcome, default_key, run_once, variant_key
 from ..model import TaskState
 
 from .base import CoordinatorBase
@@ -40,7 +40,8 @@ class ConsolidationOperations(CoordinatorBase):
             self.reporter.event("consolidate.done", run=run_id, roots=len(report.roots))
             return Outcome(report.to_json(), report.exit_code, final=False)  # later merges bring more intents
 
-        done = run_once(self.store, key or default_key(run_id, "consolidate"), "run.consolidate",
+        done = run_once(self.store, key or variant_key(default_key(run_id, "consolidate"), online=not offline),
+                        "run.consolidate",
                         {"run": run_id, "offline": offline}, body, ttl=self.config.idempotency_ttl,
                         wait_timeout=self.config.wait_timeout)
         return ConsolidationReport.from_json(done.outcome.result, replayed=done.replayed)

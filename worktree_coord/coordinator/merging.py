@@ -19,7 +19,7 @@ from typing import Any
 from .. import leases, queue
 from ..crashpoints import crash_point
 from ..errors import BusyError, StateError, UsageError, WtcError
-from ..idempotency import Outcome, default_key, run_once
+from ..idempotency import Outcome, default_key, run_once, variant_key
 from ..integrate import IntegrationResult, IntegrationState, StaleRef, fast_forward
 from ..model import RunRecord, TaskRecord, TaskState
 from ..results import (MergeReport, TaskFinished)
@@ -294,7 +294,8 @@ class MergeOperations(CoordinatorBase):
             report = MergeReport(exit_code=code, run=run_id, integration=run.integration_ref, tip=tip, tasks=rows)
             return Outcome(report.to_json(), code, final=False)  # a later drain must see later tasks
 
-        done = run_once(self.store, key or default_key(run_id, "merge"), "run.merge",
+        done = run_once(self.store, key or variant_key(default_key(run_id, "merge"), verify=verify,
+                                                  batch=batch if batch != 1 else None), "run.merge",
                         {"run": run_id, "verify": verify, "batch": batch}, body,
                         ttl=self.config.idempotency_ttl, wait_timeout=self.config.wait_timeout)
         return MergeReport.from_json(done.outcome.result, replayed=done.replayed)
