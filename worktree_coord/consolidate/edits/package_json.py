@@ -1,4 +1,5 @@
-"""package.json edits that keep the file's indent, end of line, final newline and npm's key order."""
+"""package.json edits that keep the file's indent, end of line, final newline, npm's key order, and
+the bytes of every value the edit does not change (`json_text.rewrite_json`)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,8 @@ import json
 
 from worktree_coord.consolidate.edits.common import EditError
 from worktree_coord.consolidate.intent import Intent, Op
-from worktree_coord.consolidate.textformat import dump_json, json_style, load_json
+from worktree_coord.consolidate.edits.json_text import rewrite_json
+from worktree_coord.consolidate.textformat import json_style, load_json
 
 
 def npm_spec_text(intent: Intent) -> str:
@@ -68,4 +70,4 @@ def edit(path: str, data: bytes, intent: Intent) -> bytes:
         doc.setdefault("engines", {})["node"] = intent.spec
     else:
         raise EditError(f"{path}: intent {intent.intent_id} ({op.value} {intent.name}) has no package.json form")
-    return dump_json(doc, style)
+    return rewrite_json(data, doc, style)
