@@ -38,6 +38,11 @@ def _render(result) -> str:  # type: ignore[no-untyped-def]
         where = root["root"] or "."
         commit = f" commit {root['commit'][:12]}" if root.get("commit") else ""
         lines.append(f"  {root['ecosystem']:<9} {where:<20} {root['state']}{commit}")
+        for change in root.get("applied", []):
+            intent = change["intent"]
+            spec = f" {intent['spec']}" if intent.get("spec") and intent['spec'] != intent['name'] else ""
+            lines.append(f"      applied {intent['op']} {intent['name']}{spec} in {intent['manifest']} "
+                         f"(from {', '.join(change['tasks'])})")
         for path in root["files_changed"]:
             lines.append(f"      changed {path}")
         for conflict in root["conflicts"]:
