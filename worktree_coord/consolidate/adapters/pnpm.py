@@ -82,6 +82,10 @@ class PnpmAdapter(ToolAdapter):
                     version = self._resolve_link(importer_dir, strip_peers(version))
                     if version:
                         out.setdefault(name, set()).add(version)
+        for catalog in (doc.get("catalogs") or {}).values():        # catalog entries members use
+            for name, entry in (catalog or {}).items():
+                if isinstance(entry, dict) and entry.get("version"):
+                    out.setdefault(name, set()).add(strip_peers(str(entry["version"])))
         for section in ("snapshots", "packages"):
             for key in doc.get(section) or {}:
                 parsed = split_package_key(strip_peers(str(key)).lstrip("/"))
