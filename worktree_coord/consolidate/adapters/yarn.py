@@ -43,6 +43,7 @@ from worktree_coord.consolidate.adapters.javascript import (
 )
 from worktree_coord.consolidate.intent import Ecosystem
 from worktree_coord.consolidate.textformat import load_yaml
+from worktree_coord.errors import WtcError
 
 # Files a Yarn run may create in the project that must not outlive the run (nor be committed).
 LEFTOVERS = ("yarn-error.log", ".yarn/install-state.gz", ".pnp.cjs", ".pnp.loader.mjs", ".pnp.data.json",
@@ -105,6 +106,7 @@ class YarnAdapter(ToolAdapter):
     def run(self, argv: Sequence[str], *, cwd: Path | None = None, timeout: float | None = None,
             env: Mapping[str, str] | None = None) -> ToolRun:
         present = {rel for rel in LEFTOVERS if (self.root_dir / rel).exists()}
+        manifests = self._manifest_bytes()
         with tempfile.TemporaryDirectory(prefix="wtc-yarn-") as scratch:
             argv = list(argv)
             extra_env = dict(env or {})
@@ -121,7 +123,40 @@ class YarnAdapter(ToolAdapter):
         yarn_dir = self.root_dir / ".yarn"
         if ".yarn" not in present and yarn_dir.is_dir() and not any(yarn_dir.iterdir()):
             yarn_dir.rmdir()
+        self._undo_reformatting(manifests)
         return result
+
+    def _manifest_bytes(self) -> dict[Path, bytes]:
+        """The workspace's package.json files as they are before a run."""
+        from worktree_coord.consolidate.graph import discover_workspace, join
+
+        try:
+            dirs = set(discover_workspace(self.workdir, self.ecosystem, self.root).members.values()) | {self.root}
+        except WtcError:
+            dirs = {self.root}
+        out = {}
+        for directory in sorted(dirs):
+            file = self.workdir / join(directory, "package.json")
+            if file.is_file():
+                out[file] = file.read_bytes()
+        return out
+
+    @staticmethod
+    def _undo_reformatting(before: Mapping[Path, bytes]) -> None:
+        """Berry saves every workspace manifest on install (adding a final newline the file did not
+        have, say); a manifest whose JSON did not change gets its own bytes back."""
+        for file, data in before.items():
+            if not file.is_file():
+                continue
+            now = file.read_bytes()
+            if now == data:
+                continue
+            try:
+                same = json.loads(now) == json.loads(data)
+            except ValueError:
+                same = False
+            if same:
+                file.write_bytes(data)
 
     def check(self) -> list[ToolRun]:
         runs = super().check()
