@@ -243,3 +243,17 @@ def test_classic_uncached_registry_dependency_needs_network(tmp_path, yarn_env, 
     assert result.state == RootState.NEEDS_NETWORK, result.error
     assert "in our cache" in result.error["stderr"]
     assert snapshot(ws) == before, "manifest and lock restored; no yarn-error.log left"
+
+
+def test_berry_override_goes_to_resolutions_and_is_locked(tmp_path, yarn_env):
+    ws = make_workspace(tmp_path / "ws", yarn_env)
+    write(ws, {"vendor/zed/package.json": pkg("zed", "0.4.1")})
+    before_files = files(ws)
+    intents = task_edit(ws, "t", dependencies={"zed": "^0.4.0"}, resolutions={"zed": "file:./vendor/zed"})
+    assert sorted(i.op.value for i in intents) == ["add_dep", "set_override"]
+    result = consolidate_root(ws, "", "yarn", intents, env=yarn_env)
+    assert result.state == RootState.APPLIED, result.error
+    doc = json.loads((ws / "package.json").read_text())
+    assert doc["resolutions"] == {"zed": "file:./vendor/zed"} and "overrides" not in doc
+    assert YarnAdapter(ws, "", env=yarn_env).locked_versions()["zed"] == {"0.4.1"}
+    assert files(ws) == before_files and result.files_changed == ("package.json", "yarn.lock")

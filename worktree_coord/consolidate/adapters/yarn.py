@@ -26,6 +26,7 @@ Measured with Yarn 4.18.1 and 1.22.22:
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import json
 import re
@@ -101,6 +102,9 @@ class YarnAdapter(ToolAdapter):
         root_dir = Path(workdir) / root if root else Path(workdir)
         self.kind = yarn_kind(root_dir)
         default = CLASSIC_CONFIG if self.kind == YarnKind.CLASSIC else BERRY_CONFIG
+        if config is not None and self.kind == YarnKind.CLASSIC and config.offline_env == BERRY_CONFIG.offline_env:
+            # A configured command (built on the class default, Berry's) keeps classic's offline flag.
+            config = dataclasses.replace(CLASSIC_CONFIG, relock=config.relock, timeout=config.timeout)
         super().__init__(workdir, root, config=config or default, env=env)
 
     def run(self, argv: Sequence[str], *, cwd: Path | None = None, timeout: float | None = None,
