@@ -210,3 +210,18 @@ def test_disjoint_catalog_ranges_conflict_and_the_offline_miss_is_classified():
 
     the_plan = plan(one + two, lambda path: base if path == "pnpm-workspace.yaml" else None)
     assert [(c.kind, c.tasks) for c in the_plan.conflicts] == [(ConflictKind.DISJOINT_RANGES, ("t1", "t2"))]
+
+
+def test_a_dependency_on_a_missing_member_is_named_as_culprit_and_the_rest_consolidates(tmp_path, pnpm_env):
+    ws = make_workspace(tmp_path / "ws", pnpm_env)
+    write(ws, {"packages/b/package.json": pkg("b", dependencies={"a": "workspace:*"})})
+    member = yaml_edit(ws, "good", "  - packages/a\n", "  - packages/a\n  - packages/b\n")
+    broken = json_edit(ws, "bad", dependencies={"nope": "workspace:*"})
+    result = consolidate_root(ws, "", "pnpm", member + broken, env=pnpm_env)
+    assert result.state == RootState.APPLIED, result.error
+    [culprit] = result.culprits
+    assert culprit.change.tasks == ("bad",) and "no package named \"nope\"" in culprit.stderr
+    assert PnpmAdapter(ws, "").classify(culprit.stderr) == FailureKind.RESOLUTION
+    assert [c.intent.op.value for c in result.applied] == ["add_member"]
+    assert result.files_changed == ("pnpm-lock.yaml", "pnpm-workspace.yaml")
+    assert "nope" not in (ws / "package.json").read_text()

@@ -34,7 +34,9 @@ from worktree_coord.consolidate.textformat import load_yaml
 OFFLINE_MISS_CODES = ("ERR_PNPM_NO_OFFLINE_META", "ERR_PNPM_NO_OFFLINE_TARBALL")
 RESOLUTION_CODES = ("ERR_PNPM_NO_MATCHING_VERSION", "ERR_PNPM_WORKSPACE_PKG_NOT_FOUND",
                     "ERR_PNPM_NO_MATCHING_VERSION_INSIDE_WORKSPACE", "ERR_PNPM_PEER_DEP_ISSUES",
-                    "ERR_PNPM_CATALOG_ENTRY_NOT_FOUND", "ERR_PNPM_BAD_PM_VERSION")
+                    "ERR_PNPM_CATALOG_ENTRY_NOT_FOUND", "ERR_PNPM_BAD_PM_VERSION",
+                    # pnpm 12 reports workspace resolution failures without a code:
+                    "present in the workspace", "No matching version found")
 
 
 class PnpmAdapter(ToolAdapter):
