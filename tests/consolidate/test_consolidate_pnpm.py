@@ -225,3 +225,48 @@ def test_a_dependency_on_a_missing_member_is_named_as_culprit_and_the_rest_conso
     assert [c.intent.op.value for c in result.applied] == ["add_member"]
     assert result.files_changed == ("pnpm-lock.yaml", "pnpm-workspace.yaml")
     assert "nope" not in (ws / "package.json").read_text()
+
+
+def test_members_listed_in_package_json_workspaces_are_refused_for_pnpm(tmp_path, pnpm_env):
+    ws = make_workspace(tmp_path / "ws", pnpm_env)
+    write(ws, {"packages/b/package.json": pkg("b")})
+    before = snapshot(ws)
+    intents = json_edit(ws, "t", workspaces=["packages/b"])
+    result = consolidate_root(ws, "", "pnpm", intents, env=pnpm_env)
+    assert result.state == RootState.FAILED
+    [culprit] = result.culprits
+    assert "pnpm-workspace.yaml" in culprit.reason and culprit.change.tasks == ("t",)
+    assert snapshot(ws) == before
+
+
+def test_locked_versions_read_aliases_links_and_snapshots_of_a_v9_lock(tmp_path):
+    write(tmp_path, {"packages/a/package.json": pkg("a", "1.2.0"), "pnpm-lock.yaml": """\
+lockfileVersion: '9.0'
+
+importers:
+
+  .:
+    dependencies:
+      a:
+        specifier: workspace:^
+        version: link:packages/a
+      sw:
+        specifier: npm:string-width@^4.2.0
+        version: string-width@4.2.3
+      react-dom:
+        specifier: ^18.2.0
+        version: 18.2.0(react@18.2.0)
+
+packages:
+
+  '@scope/x@2.0.1':
+    resolution: {integrity: sha512-x}
+
+snapshots:
+
+  '@scope/x@2.0.1': {}
+  react-dom@18.2.0(react@18.2.0): {}
+  string-width@4.2.3: {}
+"""})
+    locked = PnpmAdapter(tmp_path, "").locked_versions()
+    assert locked == {"a": {"1.2.0"}, "string-width": {"4.2.3"}, "react-dom": {"18.2.0"}, "@scope/x": {"2.0.1"}}

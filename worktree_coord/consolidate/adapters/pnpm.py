@@ -17,6 +17,7 @@ registry and rewrites package.json with its own layout; the structural editors k
 
 from __future__ import annotations
 
+import posixpath
 from pathlib import Path
 from typing import Any
 
@@ -27,8 +28,9 @@ from worktree_coord.consolidate.adapters.javascript import (
     strip_peers,
     with_output,
 )
+from worktree_coord.consolidate.edits import EditError
 from worktree_coord.consolidate.graph import join
-from worktree_coord.consolidate.intent import Ecosystem
+from worktree_coord.consolidate.intent import Ecosystem, Intent, Op
 from worktree_coord.consolidate.textformat import load_yaml
 
 OFFLINE_MISS_CODES = ("ERR_PNPM_NO_OFFLINE_META", "ERR_PNPM_NO_OFFLINE_TARBALL")
@@ -52,6 +54,14 @@ class PnpmAdapter(ToolAdapter):
         env={"pnpm_config_manage_package_manager_versions": "false", "pnpm_config_update_notifier": "false",
              "pnpm_config_color": "never"},
     )
+
+    def edit(self, intent: Intent) -> str:
+        if intent.op in (Op.ADD_MEMBER, Op.REMOVE_MEMBER) and posixpath.basename(intent.manifest) == "package.json":
+            # pnpm ignores package.json `workspaces`: writing there would "succeed" and change nothing.
+            raise EditError(f"{intent.manifest}: pnpm reads workspace members from pnpm-workspace.yaml, not "
+                            f"package.json `workspaces` (intent {intent.intent_id})",
+                            fix=f"list {intent.name!r} under `packages` in {join(self.root, 'pnpm-workspace.yaml')}")
+        return super().edit(intent)
 
     def run(self, argv, **kwargs) -> ToolRun:
         result = with_output(super().run(argv, **kwargs))
@@ -82,6 +92,9 @@ class PnpmAdapter(ToolAdapter):
                 for name, entry in ((groups or {}).get(group) or {}).items():
                     version = str(entry.get("version", "")) if isinstance(entry, dict) else str(entry)
                     version = self._resolve_link(importer_dir, strip_peers(version))
+                    aliased = split_package_key(version) if version and "@" in version[1:] else None
+                    if aliased is not None and not version.startswith(("file:", "link:", "http")):
+                        name, version = aliased            # `npm:real@range` locks as `real@version`
                     if version:
                         out.setdefault(name, set()).add(version)
         for catalog in (doc.get("catalogs") or {}).values():        # catalog entries members use
