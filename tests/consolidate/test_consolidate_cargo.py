@@ -169,13 +169,13 @@ def test_relock_and_check_commands_are_configurable_and_a_failed_check_restores_
 
 def test_an_ecosystem_without_an_adapter_fails_clearly_and_alone(tmp_path, tool_env):
     ws = make_workspace(tmp_path / "ws", tool_env)
-    pnpm = Intent(intent_id="p:1", task="p", ecosystem="pnpm", root="web", manifest="web/package.json",
-                  op="add_dep", group="dependencies", name="react", spec="^18")
-    result = consolidate(ws, [pnpm, member_dep("t", "b", "a")], env=tool_env)
+    bun = Intent(intent_id="p:1", task="p", ecosystem="bun", root="web", manifest="web/package.json",
+                 op="add_dep", group="dependencies", name="react", spec="^18")
+    result = consolidate(ws, [bun, member_dep("t", "b", "a")], env=tool_env)
     states = {(r.ecosystem, r.root): r.state for r in result.roots}
-    assert states == {("cargo", ""): RootState.APPLIED, ("pnpm", "web"): RootState.FAILED}
-    failed = next(r for r in result.roots if r.ecosystem == "pnpm")
-    assert "no consolidation adapter for pnpm" in failed.error["message"] and failed.error["fix"]
+    assert states == {("bun", "web"): RootState.FAILED, ("cargo", ""): RootState.APPLIED}
+    failed = next(r for r in result.roots if r.ecosystem == "bun")
+    assert "no consolidation adapter for bun" in failed.error["message"] and failed.error["fix"]
 
 
 def test_when_every_change_is_a_culprit_the_root_fails_and_stays_untouched(tmp_path, tool_env):

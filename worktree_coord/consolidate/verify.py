@@ -65,6 +65,8 @@ def verify_root(adapter: ToolAdapter, changes: tuple[Change, ...], manifests: li
             continue
         name = (intent.package or intent.name).split(";")[0].strip()
         versions = locked.get(name, set())
+        if not versions and intent.group.startswith("catalog"):
+            continue        # a pnpm catalog entry is locked only once a member uses it
         if not versions:
             problems.append(Problem(f"{name} ({intent.intent_id}) is not in {adapter.lockfile} after the relock",
                                     change))

@@ -16,8 +16,10 @@ from worktree_coord.consolidate.adapters.cargo import CargoAdapter
 from worktree_coord.consolidate.adapters.go import GoAdapter
 from worktree_coord.consolidate.adapters.npm import NpmAdapter
 from worktree_coord.consolidate.adapters.pip_tools import PipToolsAdapter
+from worktree_coord.consolidate.adapters.pnpm import PnpmAdapter
 from worktree_coord.consolidate.adapters.poetry import PoetryAdapter
 from worktree_coord.consolidate.adapters.uv import UvAdapter
+from worktree_coord.consolidate.adapters.yarn import YarnAdapter
 from worktree_coord.consolidate.intent import Ecosystem
 from worktree_coord.errors import UsageError
 
@@ -28,6 +30,8 @@ ADAPTERS: dict[Ecosystem, type[ToolAdapter]] = {
     Ecosystem.GO: GoAdapter,
     Ecosystem.PIP_TOOLS: PipToolsAdapter,
     Ecosystem.POETRY: PoetryAdapter,
+    Ecosystem.PNPM: PnpmAdapter,
+    Ecosystem.YARN: YarnAdapter,
 }
 
 
@@ -42,5 +46,5 @@ def adapter_for(ecosystem: Ecosystem | str, workdir: Path, root: str, *, config:
     return cls(workdir, root, config=config, env=env)
 
 
-__all__ = ["ADAPTERS", "CargoAdapter", "EcosystemAdapter", "FailureKind", "GoAdapter", "NpmAdapter", "PipToolsAdapter", "PoetryAdapter", "ToolAdapter",
-           "ToolConfig", "ToolRun", "UvAdapter", "adapter_for"]
+__all__ = ["ADAPTERS", "CargoAdapter", "EcosystemAdapter", "FailureKind", "GoAdapter", "NpmAdapter", "PipToolsAdapter", "PnpmAdapter", "PoetryAdapter", "ToolAdapter",
+           "ToolConfig", "ToolRun", "UvAdapter", "YarnAdapter", "adapter_for"]

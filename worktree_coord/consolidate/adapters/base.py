@@ -128,6 +128,7 @@ class ToolAdapter:
     tool: str
     lock_name: str
     default_config: ToolConfig
+    side_files: tuple[str, ...] = ()     # root-relative files the tool may rewrite besides the lock
 
     def __init__(self, workdir: Path, root: str, *, config: ToolConfig | None = None,
                  env: Mapping[str, str] | None = None):

@@ -13,7 +13,7 @@ class EditError(UsageError):
 
 
 def edit_manifest(path: str, data: bytes | None, intent: Intent) -> bytes:
-    from worktree_coord.consolidate.edits import cargo_toml, package_json, pyproject, requirements
+    from worktree_coord.consolidate.edits import cargo_toml, package_json, pnpm_workspace, pyproject, requirements
     from worktree_coord.consolidate.manifests import classify_path
 
     kind = classify_path(path)
@@ -28,5 +28,7 @@ def edit_manifest(path: str, data: bytes | None, intent: Intent) -> bytes:
         return pyproject.edit(path, data, intent)
     if kind is not None and kind.format == "requirements":
         return requirements.edit(path, data, intent)
+    if kind is not None and kind.format == "pnpm-workspace":
+        return pnpm_workspace.edit(path, data, intent)
     raise EditError(f"no structural editor for {path} (intent {intent.intent_id})",
                     fix="apply this intent with the ecosystem's own tool, or edit the file in a task")

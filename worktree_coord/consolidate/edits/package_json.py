@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 
 from worktree_coord.consolidate.edits.common import EditError
-from worktree_coord.consolidate.intent import Intent, Op
 from worktree_coord.consolidate.edits.json_text import rewrite_json
+from worktree_coord.consolidate.intent import Ecosystem, Intent, Op
 from worktree_coord.consolidate.textformat import json_style, load_json
 
 
@@ -22,6 +22,20 @@ def npm_spec_text(intent: Intent) -> str:
 def _sorted(mapping: dict) -> dict:
     # npm sorts dependency objects by name when it saves (localeCompare; plain code points here).
     return dict(sorted(mapping.items(), key=lambda kv: kv[0].lower()))
+
+
+def _overrides_home(doc: dict, intent: Intent) -> tuple[dict, str]:
+    """Where the package manager reads overrides: npm `overrides`, Yarn `resolutions`, pnpm
+    `pnpm.overrides`; an override already present stays where it is."""
+    pnpm = doc.get("pnpm") if isinstance(doc.get("pnpm"), dict) else None
+    for holder, key in ((doc, "overrides"), (doc, "resolutions"), (pnpm, "overrides")):
+        if holder is not None and intent.name in (holder.get(key) or {}):
+            return holder, key
+    if intent.ecosystem == Ecosystem.YARN:
+        return doc, "resolutions"
+    if intent.ecosystem == Ecosystem.PNPM:
+        return doc.setdefault("pnpm", {}), "overrides"
+    return doc, "overrides"
 
 
 def edit(path: str, data: bytes, intent: Intent) -> bytes:
@@ -56,16 +70,19 @@ def edit(path: str, data: bytes, intent: Intent) -> bytes:
     elif op == Op.BUMP_VERSION:
         doc["version"] = intent.spec
     elif op in (Op.SET_OVERRIDE, Op.REMOVE_OVERRIDE):
-        overrides = dict(doc.get("overrides") or {})
+        holder, key = _overrides_home(doc, intent)
+        overrides = dict(holder.get(key) or {})
         if op == Op.REMOVE_OVERRIDE:
             overrides.pop(intent.name, None)
         else:
             spec = intent.spec or ""
             overrides[intent.name] = json.loads(spec) if spec.startswith("{") else spec
         if overrides:
-            doc["overrides"] = overrides
+            holder[key] = overrides
         else:
-            doc.pop("overrides", None)
+            holder.pop(key, None)
+            if holder is not doc and not holder:
+                doc.pop("pnpm", None)
     elif op == Op.SET_RUNTIME and intent.name == "node":
         doc.setdefault("engines", {})["node"] = intent.spec
     else:

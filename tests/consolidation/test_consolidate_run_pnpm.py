@@ -1,0 +1,93 @@
+"""A pnpm workspace through the coordinator: two tasks edit the reserved root package.json and
+pnpm-workspace.yaml, finish, and one `wtc consolidate` commits manifests and lock relocked by the
+real pnpm (offline, store and caches in tmp); a second consolidation commits nothing."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.conftest import git, make_repo, write
+
+pytestmark = pytest.mark.skipif(shutil.which("pnpm") is None,
+                                reason="pnpm comes from `npm ci --prefix tools` (the README's test set-up)")
+
+WORKSPACE_YAML = "# Members of this workspace.\npackages:\n  # libraries\n  - 'packages/a'  # the core\n"
+
+
+def pkg(name: str, **fields) -> str:
+    return json.dumps({"name": name, "version": "1.0.0", **fields}, indent=2) + "\n"
+
+
+@pytest.fixture
+def pnpm_repo(tmp_path, monkeypatch) -> Path:
+    for key, folder in (("pnpm_config_store_dir", "store"), ("pnpm_config_cache_dir", "cache"),
+                        ("XDG_DATA_HOME", "data"), ("XDG_CACHE_HOME", "xdg-cache"), ("XDG_STATE_HOME", "state")):
+        monkeypatch.setenv(key, str(tmp_path / "pnpm-env" / folder))
+    repo = make_repo(tmp_path / "repo", {
+        "package.json": json.dumps({"name": "root", "private": True}, indent=2) + "\n",
+        "pnpm-workspace.yaml": WORKSPACE_YAML,
+        "packages/a/package.json": pkg("a"),
+        "packages/a/index.js": "module.exports = 'a';\n",
+    })
+    subprocess.run(["pnpm", "install", "--lockfile-only", "--offline", "--ignore-scripts"], cwd=repo, check=True,
+                   capture_output=True)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "lockfile")
+    return repo
+
+
+def wtc(repo: Path, *args: str) -> dict:
+    done = subprocess.run([sys.executable, "-m", "worktree_coord", *args, "--json"], cwd=repo, capture_output=True,
+                          text=True, env=dict(os.environ))
+    assert done.returncode in (0, 1), done.stderr
+    return json.loads(done.stdout)
+
+
+def test_member_in_workspace_yaml_and_root_dependency_on_it_land_in_one_consolidation_commit(pnpm_repo):
+    repo = pnpm_repo
+    wtc(repo, "run", "start", "--run", "r1")
+    # Task "lib" adds member b (its own files) and lists it in the reserved pnpm-workspace.yaml.
+    lib = Path(wtc(repo, "task", "start", "lib", "--run", "r1", "--own", "packages/b/**")["worktree"])
+    write(lib, {"packages/b/package.json": pkg("b", dependencies={"a": "workspace:*"}),
+                "pnpm-workspace.yaml": WORKSPACE_YAML + "  - packages/b\n"})
+    # Task "app" makes the root depend on b through the reserved root package.json.
+    app = Path(wtc(repo, "task", "start", "app", "--run", "r1", "--own", "packages/a/**")["worktree"])
+    write(app, {"package.json": json.dumps({"name": "root", "private": True,
+                                            "devDependencies": {"b": "workspace:*"}}, indent=2) + "\n",
+                "packages/a/index.js": "module.exports = 'a2';\n"})
+    finished_app = wtc(repo, "task", "finish", "app", "--run", "r1")     # the dependency finishes first
+    finished_lib = wtc(repo, "task", "finish", "lib", "--run", "r1")
+    assert finished_app["state"] == finished_lib["state"] == "merged"
+    assert [(i["ecosystem"], i["op"]) for i in finished_app["intents"]] == [("pnpm", "add_dep")]
+    assert ("pnpm", "add_member") in [(i["ecosystem"], i["op"]) for i in finished_lib["intents"]]
+    before = git(repo, "rev-parse", "wtc/r1/integration")
+
+    report = wtc(repo, "consolidate", "--run", "r1")
+    [root] = report["roots"]
+    assert root["state"] == "applied", root
+    assert root["files_changed"] == ["package.json", "pnpm-lock.yaml", "pnpm-workspace.yaml"]
+    assert git(repo, "rev-parse", "wtc/r1/integration^") == before, "one commit on top of integration"
+    show = lambda path: git(repo, "show", f"wtc/r1/integration:{path}")  # noqa: E731
+    # Comments kept; the new entry quoted like its sibling (consolidation re-applies the intent).
+    assert show("pnpm-workspace.yaml") + "\n" == WORKSPACE_YAML + "  - 'packages/b'\n"
+    assert json.loads(show("package.json"))["devDependencies"] == {"b": "workspace:*"}
+    importers = yaml.safe_load(show("pnpm-lock.yaml"))["importers"]
+    assert importers["."]["devDependencies"]["b"] == {"specifier": "workspace:*", "version": "link:packages/b"}
+    assert importers["packages/b"]["dependencies"]["a"]["version"] == "link:../a"
+    # The committed lock is fresh for pnpm itself.
+    check = repo.parent / "check"
+    git(repo, "worktree", "add", "-q", "--detach", str(check), "wtc/r1/integration")
+    fresh = subprocess.run(["pnpm", "install", "--frozen-lockfile", "--lockfile-only", "--offline"], cwd=check,
+                           capture_output=True, text=True)
+    assert fresh.returncode == 0, fresh.stdout + fresh.stderr
+
+    again = wtc(repo, "consolidate", "--run", "r1")
+    assert again["roots"] == [] and git(repo, "rev-parse", "wtc/r1/integration") == report["tip"]

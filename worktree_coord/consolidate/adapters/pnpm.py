@@ -1,0 +1,117 @@
+"""pnpm: structural edits of package.json and pnpm-workspace.yaml, `pnpm install --lockfile-only`
+relock, `pnpm install --frozen-lockfile --lockfile-only --offline` freshness check.
+
+Measured with pnpm 12.21.0 (lockfile v9):
+- an offline relock of workspace-only changes needs neither the store nor the metadata cache;
+- an uncached registry dependency fails fast offline with `ERR_PNPM_NO_OFFLINE_META`;
+- a stale lock fails the frozen check (`ERR_PNPM_OUTDATED_LOCKFILE`, or
+  `ERR_PNPM_PACKAGE_MANAGER_NO_IMPORTER` for a member the lock does not know yet);
+- pnpm 11+ reads its settings from `pnpm_config_*` variables (not `npm_config_*`): the store and
+  cache folders follow `pnpm_config_store_dir` / `pnpm_config_cache_dir`, else the XDG folders;
+- a `packageManager: pnpm@<other>` field makes pnpm fetch that version first (a network call
+  offline relocks cannot make): the relock runs with the installed pnpm instead
+  (`pnpm_config_manage_package_manager_versions=false`).
+pnpm's own editor (`pnpm add --filter P --lockfile-only`) is not used: it resolves from the
+registry and rewrites package.json with its own layout; the structural editors keep the file's.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from pathlib import Path
+from typing import Any
+
+from worktree_coord.consolidate.adapters.base import FailureKind, ToolAdapter, ToolConfig, ToolRun
+from worktree_coord.consolidate.adapters.javascript import (
+    package_version,
+    split_package_key,
+    strip_peers,
+    with_output,
+)
+from worktree_coord.consolidate.edits import EditError
+from worktree_coord.consolidate.graph import join
+from worktree_coord.consolidate.intent import Ecosystem, Intent, Op
+from worktree_coord.consolidate.textformat import load_yaml
+
+OFFLINE_MISS_CODES = ("ERR_PNPM_NO_OFFLINE_META", "ERR_PNPM_NO_OFFLINE_TARBALL")
+RESOLUTION_CODES = ("ERR_PNPM_NO_MATCHING_VERSION", "ERR_PNPM_WORKSPACE_PKG_NOT_FOUND",
+                    "ERR_PNPM_NO_MATCHING_VERSION_INSIDE_WORKSPACE", "ERR_PNPM_PEER_DEP_ISSUES",
+                    "ERR_PNPM_CATALOG_ENTRY_NOT_FOUND", "ERR_PNPM_BAD_PM_VERSION",
+                    # pnpm 12 reports workspace resolution failures without a code:
+                    "present in the workspace", "No matching version found")
+
+
+class PnpmAdapter(ToolAdapter):
+    ecosystem = Ecosystem.PNPM
+    tool = "pnpm"
+    lock_name = "pnpm-lock.yaml"
+    side_files = ("pnpm-workspace.yaml",)      # pnpm may write settings there; restored with the root
+    default_config = ToolConfig(
+        # --no-frozen-lockfile: pnpm freezes the lock by default when CI=true.
+        relock=("pnpm", "install", "--lockfile-only", "--ignore-scripts", "--no-frozen-lockfile"),
+        offline_flags=("--offline",),
+        check=(("pnpm", "install", "--frozen-lockfile", "--lockfile-only", "--ignore-scripts", "--offline"),),
+        env={"pnpm_config_manage_package_manager_versions": "false", "pnpm_config_update_notifier": "false",
+             "pnpm_config_color": "never"},
+    )
+
+    def edit(self, intent: Intent) -> str:
+        if intent.op in (Op.ADD_MEMBER, Op.REMOVE_MEMBER) and posixpath.basename(intent.manifest) == "package.json":
+            # pnpm ignores package.json `workspaces`: writing there would "succeed" and change nothing.
+            raise EditError(f"{intent.manifest}: pnpm reads workspace members from pnpm-workspace.yaml, not "
+                            f"package.json `workspaces` (intent {intent.intent_id})",
+                            fix=f"list {intent.name!r} under `packages` in {join(self.root, 'pnpm-workspace.yaml')}")
+        return super().edit(intent)
+
+    def run(self, argv, **kwargs) -> ToolRun:
+        result = with_output(super().run(argv, **kwargs))
+        self.runs[-1] = result
+        return result
+
+    def classify(self, stderr: str) -> FailureKind:
+        common = self._classify_common(stderr)
+        if common is not None:
+            return common
+        if any(code in stderr for code in OFFLINE_MISS_CODES):
+            return FailureKind.OFFLINE_MISS
+        if any(code in stderr for code in RESOLUTION_CODES):
+            return FailureKind.RESOLUTION
+        return FailureKind.OTHER
+
+    def locked_versions(self) -> dict[str, set[str]]:
+        """Every importer's direct dependencies (workspace links resolved to the member's version)
+        and every package of `snapshots` (v9) / `packages` (v6)."""
+        lock = self.workdir / self.lockfile
+        if not lock.is_file():
+            return {}
+        doc: dict[str, Any] = load_yaml(self.lockfile, lock.read_bytes()) or {}
+        out: dict[str, set[str]] = {}
+        for importer, groups in (doc.get("importers") or {}).items():
+            importer_dir = join(self.root, importer)
+            for group in ("dependencies", "devDependencies", "optionalDependencies"):
+                for name, entry in ((groups or {}).get(group) or {}).items():
+                    version = str(entry.get("version", "")) if isinstance(entry, dict) else str(entry)
+                    version = self._resolve_link(importer_dir, strip_peers(version))
+                    aliased = split_package_key(version) if version and "@" in version[1:] else None
+                    if aliased is not None and not version.startswith(("file:", "link:", "http")):
+                        name, version = aliased            # `npm:real@range` locks as `real@version`
+                    if version:
+                        out.setdefault(name, set()).add(version)
+        for catalog in (doc.get("catalogs") or {}).values():        # catalog entries members use
+            for name, entry in (catalog or {}).items():
+                if isinstance(entry, dict) and entry.get("version"):
+                    out.setdefault(name, set()).add(strip_peers(str(entry["version"])))
+        for section in ("snapshots", "packages"):
+            for key in doc.get(section) or {}:
+                parsed = split_package_key(strip_peers(str(key)).lstrip("/"))
+                if parsed is not None:
+                    out.setdefault(parsed[0], set()).add(parsed[1])
+        return out
+
+    def _resolve_link(self, importer_dir: str, version: str) -> str | None:
+        if not version.startswith("link:"):
+            return version
+        target = join(importer_dir, version[len("link:"):])
+        if not Path(self.workdir / target).resolve().is_relative_to(Path(self.workdir).resolve()):
+            return None
+        return package_version(self.workdir, target)
