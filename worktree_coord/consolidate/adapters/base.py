@@ -14,6 +14,7 @@ Invariants:
 from __future__ import annotations
 
 import enum
+import errno
 import os
 import shutil
 import subprocess
@@ -154,10 +155,17 @@ class ToolAdapter:
         if exe is None:
             result = ToolRun(tuple(argv), 127, "", f"{argv[0]}: command not found", 0.0)
         else:
+            options = dict(cwd=cwd or self.root_dir, env={**self.env, **dict(env or {})}, capture_output=True,
+                           text=True, timeout=timeout or self.config.timeout, stdin=subprocess.DEVNULL)
             try:
-                done = subprocess.run([exe, *argv[1:]], cwd=cwd or self.root_dir, env={**self.env, **dict(env or {})},
-                                      capture_output=True,
-                                      text=True, timeout=timeout or self.config.timeout, stdin=subprocess.DEVNULL)
+                try:
+                    done = subprocess.run([exe, *argv[1:]], **options)
+                except OSError as exc:
+                    if exc.errno != errno.ENOEXEC:
+                        raise
+                    # A script without a `#!` line (pnpm's npm placeholder when install scripts
+                    # were blocked) runs through sh, as every shell does on ENOEXEC.
+                    done = subprocess.run(["/bin/sh", exe, *argv[1:]], **options)
                 result = ToolRun(tuple(argv), done.returncode, done.stdout, done.stderr, time.monotonic() - start)
             except subprocess.TimeoutExpired as exc:
                 result = ToolRun(tuple(argv), 124, "", f"timed out after {exc.timeout}s", time.monotonic() - start)
