@@ -69,8 +69,9 @@ def _touchable(workdir: Path, adapter: ToolAdapter, eco: Ecosystem, root: str, c
                members: Iterable[str]) -> list[str]:
     manifest = MANIFEST_OF[eco]
     paths = [adapter.lockfile, join(root, manifest), *(c.intent.manifest for c in changes)]
+    members = list(members)
     paths += [join(m, manifest) for m in members]
-    return paths
+    return paths + adapter.touchable(members)
 
 
 def _apply(adapter: ToolAdapter, changes: Iterable[Change]) -> list[Culprit]:
@@ -132,10 +133,10 @@ def consolidate_root(
     def result(state: RootState, **fields) -> RootResult:
         return RootResult(eco.value, root, state, tool_runs=tuple(r.to_json() for r in adapter.runs), **fields)
 
-    lock = workdir / adapter.lockfile
     try:
-        if lock.is_file():
-            refuse_conflict_markers(adapter.lockfile, lock.read_bytes())
+        for lockfile in adapter.lockfiles():
+            if (workdir / lockfile).is_file():
+                refuse_conflict_markers(lockfile, (workdir / lockfile).read_bytes())
         the_plan = plan(intents, directory_reader(workdir))
     except WtcError as exc:
         return result(RootState.FAILED, error=exc.to_json())
