@@ -163,17 +163,21 @@ def test_a_member_go_sum_holding_conflict_markers_is_refused_before_anything_is_
 
 
 @needs_go
-def test_a_workspace_go_version_and_replace_apply_natively_and_the_members_stay_tidy(tmp_path, go_env):
-    repo = make_workspace(tmp_path / "repo")
-    shutil.rmtree(repo / "c")
-    new = WORK.replace("go 1.22", "go 1.23") + "\nreplace example.com/zzz v1.0.0 => ./a\n"
-    intents = work_intents(repo, new, "w")
-    assert sorted(i.op for i in intents) == [Op.SET_OVERRIDE, Op.SET_RUNTIME]
+def test_go_version_replace_and_a_dropped_member_apply_natively_and_the_remaining_members_are_tidied(tmp_path, go_env):
+    repo = make_workspace(tmp_path / "repo", WORK.replace("\t./b\n", "\t./b\n\t./c\n"))
+    base = (repo / "go.work").read_text()
+    intents = (work_intents(repo, base.replace("go 1.22", "go 1.23") + "\nreplace example.com/zzz v1.0.0 => ./a\n", "w")
+               + work_intents(repo, base.replace("\t./c\n", ""), "drop"))
+    assert sorted(i.op for i in intents) == [Op.REMOVE_MEMBER, Op.SET_OVERRIDE, Op.SET_RUNTIME]
     result = consolidate_root(repo, "", "go", intents, env=go_env)
     assert result.state == RootState.APPLIED, result.error
+    assert result.files_changed == ("go.work",)
     model = read_go_mod("go.work", (repo / "go.work").read_bytes())
     assert model.runtime["go"] == "1.23" and model.overrides == {"example.com/zzz v1.0.0": "./a"}
-    assert set(dict(result.edit_methods).values()) == {"native"}
-    ran = [" ".join(run["argv"]) for run in result.tool_runs]
-    assert any("go work sync" in r for r in ran) and any(r.startswith("go list -m all") for r in ran)
-    assert sum(r.count("go mod tidy") for r in ran if "tidy -diff" not in r) >= 2     # both members tidied
+    assert model.members == ("a", "b") and (repo / "c/go.mod").is_file()      # dropped from go.work, not deleted
+    assert set(dict(result.edit_methods).values()) == {"native"}             # `go work edit`
+    ran = [(" ".join(run["argv"])) for run in result.tool_runs]
+    assert "go work sync" in ran and "go list -m all" in ran
+    # The relock tidies every remaining member once, and the check runs `go mod tidy -diff` in each.
+    assert ran.count("go mod tidy") == 2 and ran.count("go mod tidy -diff") == 2
+    assert consolidate_root(repo, "", "go", intents, env=go_env).state == RootState.UNCHANGED
