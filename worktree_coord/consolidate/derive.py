@@ -81,6 +81,12 @@ def derive_intents(
     go_member = kind.format == "go.mod" and _dir(path) != root
     if go_member:
         common["member"] = _dir(path)
+        if base is None:
+            # Intents change keys of existing files; a whole new module cannot be carried as one.
+            raise UsageError(f"task {task} creates the Go module {path} under the go.work at {root or '.'}; "
+                             f"go.mod is reserved, so consolidation would lose the new module",
+                             fix=f"add {path} on the base branch first, or drop go.mod from the reserved "
+                                 f"patterns for workspace members so it merges as ordinary work")
     if kind.kind == "lockfile" or (_dir(path) != root and not go_member) or is_compiled_requirements(path, base, new):
         why = "lockfile edited by the task" if kind.kind == "lockfile" else "member manifest changed"
         return [Intent(intent_id=f"{task}:{root or '.'}:relock:{eco.value}", op=Op.RELOCK, rationale=why, **common)]
