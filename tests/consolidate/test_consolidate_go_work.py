@@ -185,3 +185,20 @@ def test_go_version_replace_and_a_dropped_member_apply_natively_and_the_remainin
     # The relock tidies every remaining member once, and the check runs `go mod tidy -diff` in each.
     assert ran.count("go mod tidy") == 2 and ran.count("go mod tidy -diff") == 2
     assert consolidate_root(repo, "", "go", intents, env=go_env).state == RootState.UNCHANGED
+
+
+def test_lookups_of_workspace_members_are_tolerated_but_an_outside_module_is_an_offline_miss(tmp_path):
+    from worktree_coord.consolidate.adapters import FailureKind, adapter_for
+
+    adapter = adapter_for("go", make_workspace(tmp_path / "repo"), "")
+    inside = ("go: finding module for package example.com/b/sub\ngo: example.com/a imports\n"
+              "\texample.com/b/sub: cannot find module providing package example.com/b/sub: "
+              "module lookup disabled by GOPROXY=off\ngo: example.com/b@v0.0.0: module lookup disabled by GOPROXY=off\n")
+    outside = inside + "go: golang.org/x/mod@v0.15.0: module lookup disabled by GOPROXY=off\n"
+    other = inside + "go: updates to go.mod needed; to update it:\n\tgo mod tidy\n"
+    assert adapter.workspace_only(inside) and not adapter.workspace_only(outside)
+    assert not adapter.workspace_only(other)
+    assert adapter.classify(inside) == FailureKind.RESOLUTION          # the network would not find it either
+    assert adapter.classify(outside) == FailureKind.OFFLINE_MISS
+    # c is not in go.work: a lookup of it is not a workspace lookup.
+    assert not adapter.workspace_only("go: example.com/c@v0.0.0: module lookup disabled by GOPROXY=off\n")

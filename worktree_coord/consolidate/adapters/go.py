@@ -14,11 +14,15 @@ alone (same tree -> same bytes, whichever tasks touched which member). go.work.s
 Go tool leaves it. Check = `go list -m all` in workspace mode (go.work parses, every member exists,
 versions agree, checksums present), `go work sync` changes nothing, and `go mod tidy -diff` per member.
 
-Go cannot tidy a member alone when it reaches another member only through the workspace (a
-requirement without a `replace`, golang/go#50750): such a lookup failure that names only workspace
-modules is not an offline miss; that member's tidy is skipped (reported in the run's stderr) and the
-workspace-mode checks stand for it. `go mod tidy` drops requirements no package imports, so an added
-requirement holds only when the merged code imports it; verification reports the change otherwise.
+A member that requires another member without a `replace` (`require example.com/c v0.0.0`, the
+version existing nowhere) builds in workspace mode, but Go cannot tidy it alone (golang/go#50750) and
+`go work sync` / `go list -m all` fail on the same lookup (measured with go 1.27). A failure whose
+only errors are lookups of workspace modules is therefore no offline miss and no resolution
+failure: the run is tolerated and recorded with a note saying why (`ToolRun.stderr`); what still
+holds for such a member is the strict parse and the intents' read-back. Any other error, or a
+lookup of a module outside the workspace, fails as usual (the latter as an offline miss).
+`go mod tidy` drops requirements no package imports, so an added requirement holds only when the
+merged code imports it; verification reports the change otherwise.
 """
 
 from __future__ import annotations
