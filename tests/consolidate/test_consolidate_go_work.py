@@ -155,6 +155,22 @@ def test_an_uncached_external_module_needs_the_network_and_every_member_file_is_
 
 
 @needs_go
+def test_a_miss_in_a_later_members_tidy_restores_what_earlier_tidies_already_rewrote(tmp_path, go_env):
+    stale = "example.com/zzz v1.0.0/go.mod h1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\n"
+    repo = make_workspace(tmp_path / "repo", extra={"a/go.sum": stale})
+    # b's merged code imports a module nothing requires yet: only b's own tidy looks it up.
+    write(repo, {"b/b.go": 'package b\n\nimport "golang.org/x/mod/semver"\n\nvar _ = semver.IsValid\n'})
+    before = snapshot(repo)
+    result = consolidate_root(repo, "", "go", work_intents(repo, WORK.replace("\t./b\n", "\t./b\n\t./c\n"), "m"),
+                              env=go_env)
+    assert result.state == RootState.NEEDS_NETWORK, result.error
+    assert result.error["stderr"].startswith("[b: go mod tidy]")
+    tidied_a = [r for r in result.tool_runs if r["argv"] == ["go", "mod", "tidy"] and r["returncode"] == 0]
+    assert tidied_a, "a was tidied (its stale go.sum line dropped) before b missed"
+    assert snapshot(repo) == before                 # a/go.sum and go.work are back, byte for byte
+
+
+@needs_go
 def test_a_member_go_sum_holding_conflict_markers_is_refused_before_anything_is_written(tmp_path, go_env):
     marked = "<<<<<<< ours\nexample.com/x v1.0.0/go.mod h1:AAAA=\n=======\nexample.com/x v1.1.0/go.mod h1:BBBB=\n>>>>>>> theirs\n"
     repo = make_workspace(tmp_path / "repo", extra={"b/go.sum": marked})
