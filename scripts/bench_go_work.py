@@ -1,7 +1,8 @@
 """Benchmark consolidation of a Go workspace (go.work) root against the bare Go commands it runs.
 
 Builds a go.work workspace of MEMBERS local modules (a star: every member requires m000 through a
-`replace`, so every module is tidy-able alone; replaces do not carry over transitively) and one intent adding a new `use` member. Then
+`replace`, so every module is tidy-able alone; replaces do not carry over transitively) and one
+intent adding a new `use` member. Then
 times, each REPEAT times on a fresh copy, offline (GOPROXY=off, hermetic GOPATH/GOCACHE):
 
   consolidate  worktree_coord.consolidate.consolidate_root(copy, "", "go", intents)
