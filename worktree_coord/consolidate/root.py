@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from pathlib import Path
-from typing import Iterable, Mapping
+from typing import Collection, Iterable, Mapping
 
 from worktree_coord.consolidate.adapters import ToolAdapter, ToolConfig, adapter_for
 from worktree_coord.consolidate.adapters.base import FailureKind, ToolRun
@@ -66,10 +66,9 @@ class _Snapshot:
 
 
 def _touchable(workdir: Path, adapter: ToolAdapter, eco: Ecosystem, root: str, changes: Iterable[Change],
-               members: Iterable[str]) -> list[str]:
+               members: Collection[str]) -> list[str]:
     manifest = MANIFEST_OF[eco]
     paths = [adapter.lockfile, join(root, manifest), *(c.intent.manifest for c in changes)]
-    members = list(members)
     paths += [join(m, manifest) for m in members]
     return paths + adapter.touchable(members)
 
