@@ -76,7 +76,18 @@ def derive_intents(
     root = _dir(path) if root is None else root.strip("/")
     common = dict(task=task, ecosystem=eco, root=root, manifest=path, base_commit=base_commit, priority=priority)
 
-    if kind.kind == "lockfile" or _dir(path) != root or is_compiled_requirements(path, base, new):
+    # A member's go.mod under a go.work root is reserved like the root's own manifests (go.mod is
+    # reserved at every depth): its key-level edits are carried as intents of the workspace root.
+    go_member = kind.format == "go.mod" and _dir(path) != root
+    if go_member:
+        common["member"] = _dir(path)
+        if base is None:
+            # Intents change keys of existing files; a whole new module cannot be carried as one.
+            raise UsageError(f"task {task} creates the Go module {path} under the go.work at {root or '.'}; "
+                             f"go.mod is reserved, so consolidation would lose the new module",
+                             fix=f"add {path} on the base branch first, or drop go.mod from the reserved "
+                                 f"patterns for workspace members so it merges as ordinary work")
+    if kind.kind == "lockfile" or (_dir(path) != root and not go_member) or is_compiled_requirements(path, base, new):
         why = "lockfile edited by the task" if kind.kind == "lockfile" else "member manifest changed"
         return [Intent(intent_id=f"{task}:{root or '.'}:relock:{eco.value}", op=Op.RELOCK, rationale=why, **common)]
     if new is None:
@@ -128,8 +139,12 @@ def derive_intents(
     return sorted(intents, key=lambda i: i.intent_id)
 
 
+GO_FILES = frozenset({"go.mod", "go.sum", "go.work", "go.work.sum"})
+
+
 def find_root(path: str, tree_paths: set[str] | frozenset[str]) -> str:
-    """The nearest directory at or above `path` that holds a lockfile or a workspace declaration.
+    """The nearest directory at or above `path` that holds a lockfile or a workspace declaration
+    (for Go files: the nearest go.work, else the module's own directory).
 
     `tree_paths` is the set of repo-relative file paths of the base tree. Falls back to the file's
     own directory when nothing above qualifies.
@@ -137,6 +152,16 @@ def find_root(path: str, tree_paths: set[str] | frozenset[str]) -> str:
     from worktree_coord.consolidate.manifests import LOCKFILES
 
     here = _dir(path)
+    if posixpath.basename(path) in GO_FILES:
+        # Go finds go.work by walking up from the module: the nearest one owns every module below
+        # it; without one, each module is its own root (never another ecosystem's lockfile dir).
+        probe = here
+        while True:
+            if (f"{probe}/go.work" if probe else "go.work") in tree_paths:
+                return probe
+            if not probe:
+                return here
+            probe = _dir(probe)
     probe = here
     while True:
         prefix = f"{probe}/" if probe else ""

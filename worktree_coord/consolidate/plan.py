@@ -11,6 +11,8 @@ Invariants:
   overlaps write the conjunction when the syntax has one (with a warning); disjoint ranges,
   undecidable ranges, add vs remove, different sources or attributes, one package in two
   exclusive groups, one crate under two names, and a stale base value are conflicts;
+- in a single-version workspace (uv) a planned range must also meet, or be rejected naming the
+  manifest, every range of that package in the other changes and in the members' current manifests;
 - an intent whose target value is already in the current manifest is satisfied, not re-applied
   (this makes a second consolidation a no-op).
 """
@@ -23,7 +25,7 @@ import fnmatch
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from worktree_coord.consolidate.intent import REMOVING_OPS, DepValue, Ecosystem, Intent, Op
 from worktree_coord.consolidate.manifests import ManifestModel, encode_value, read_manifest
@@ -241,8 +243,14 @@ def _exclusive(ecosystem: Ecosystem, a: str, b: str) -> bool:
     return False
 
 
-def plan(intents: Iterable[Intent], tree_reader: TreeReader) -> Plan:
-    """Group, merge and check the intents against the current tree (see the module docstring)."""
+def plan(intents: Iterable[Intent], tree_reader: TreeReader, *,
+         workspace_manifests: Mapping[tuple[str, str], Sequence[str]] | None = None) -> Plan:
+    """Group, merge and check the intents against the current tree (see the module docstring).
+
+    `workspace_manifests` maps (ecosystem, root) to the repo-relative manifests of that root's
+    workspace members (root included), read through `tree_reader`; single-version ecosystems (uv)
+    check planned ranges against the requirements those manifests already hold.
+    """
     intents = sorted(intents, key=lambda i: (i.key, _sort_key(i)))
     models = _Models(tree_reader)
     warnings: list[str] = []
@@ -287,7 +295,7 @@ def plan(intents: Iterable[Intent], tree_reader: TreeReader) -> Plan:
             changes[key] = Change(merged, tuple(fresh))
 
     _group_collisions(changes, models, conflicts)
-    _single_version(changes, conflicts)
+    _single_version(changes, conflicts, models, workspace_manifests or {})
     return Plan(
         changes=tuple(changes[k] for k in sorted(changes)),
         satisfied=tuple(sorted(satisfied, key=lambda c: c.intent.key)),
@@ -348,31 +356,94 @@ def _group_collisions(changes: dict[tuple[str, ...], Change], models: _Models,
 
 
 
-SINGLE_VERSION = (Ecosystem.UV,)     # one resolution for the whole workspace: every member gets one version
+# Ecosystems that resolve one version per package for the whole workspace: every member (and every
+# group of every member) gets the same version, so disjoint ranges anywhere in the workspace cannot
+# both hold. Cargo is not here: incompatible majors coexist in one Cargo.lock, and members that
+# inherit `x.workspace = true` all read the one `[workspace.dependencies]` key, which the fold
+# above already guards (two intents on that key are compared like any other key).
+SINGLE_VERSION = (Ecosystem.UV,)
+
+# A uv source that still comes from a package index; any other source (workspace, path, git, url)
+# pins the package outside version ranges, so a range there says nothing about the registry one.
+_INDEX_SOURCE_KEYS = frozenset({"index", "marker", "extra", "group"})
 
 
-def _single_version(changes: dict[tuple[str, ...], Change], conflicts: list[IntentConflict]) -> None:
-    """In a uv workspace, two manifests asking disjoint ranges of one package cannot both hold."""
+def _registry(source: Any) -> bool:
+    return not source or set(dict(source)) <= _INDEX_SOURCE_KEYS
+
+
+def _spec_relation(eco: Ecosystem, a: str, b: str) -> ConflictKind | None:
+    """The conflict kind for two specs one resolution must satisfy together (None: compatible)."""
+    rel = compare(eco, a, b)
+    if rel == Relation.DISJOINT:
+        return ConflictKind.DISJOINT_RANGES
+    if rel == Relation.UNKNOWN:           # a range question we cannot decide is a conflict (issue 5)
+        return ConflictKind.UNDECIDABLE_RANGES
+    return None
+
+
+def _ranged(value: Intent | DepValue) -> bool:
+    return bool(value.spec) and not value.markers and _registry(value.source)
+
+
+def _single_version(changes: dict[tuple[str, ...], Change], conflicts: list[IntentConflict], models: _Models,
+                    workspace_manifests: Mapping[tuple[str, str], Sequence[str]]) -> None:
+    """In a single-version workspace, a planned range must meet every other range of the same package:
+    other planned changes, and the requirements every member manifest holds in the current tree."""
     by_name: dict[tuple[str, str, str], list[Change]] = defaultdict(list)
     for change in changes.values():
         i = change.intent
-        if i.ecosystem in SINGLE_VERSION and i.op in (Op.ADD_DEP, Op.SET_SPEC) and not i.markers:
+        if i.ecosystem in SINGLE_VERSION and i.op in (Op.ADD_DEP, Op.SET_SPEC) and _ranged(i):
             by_name[(i.ecosystem.value, i.root, i.name)].append(change)
+    # Keys the plan rewrites or removes: their current value will not be in the workspace any more.
+    replaced = {(c.intent.manifest, c.intent.group, c.intent.name) for c in changes.values()}
     rejected: set[tuple[str, ...]] = set()
-    for (_, root, name), group in sorted(by_name.items()):
+    for (eco_value, root, name), group in sorted(by_name.items()):
+        eco = Ecosystem(eco_value)
+        where = f"the uv workspace at {root or '.'} resolves one version for all members"
         for index, a in enumerate(group):
             for b in group[index + 1:]:
-                if a.intent.manifest == b.intent.manifest:
+                kind = _spec_relation(eco, a.intent.spec or "", b.intent.spec or "")
+                if kind is None:
                     continue
-                if compare(a.intent.ecosystem, a.intent.spec, b.intent.spec) == Relation.DISJOINT:
-                    tasks = tuple(sorted(set(a.tasks) | set(b.tasks)))
+                tasks = tuple(sorted(set(a.tasks) | set(b.tasks)))
+                conflicts.append(IntentConflict(
+                    kind, a.intent.key, tasks, tuple(x.intent_id for x in (*a.sources, *b.sources)),
+                    f"{name!r}: {a.intent.manifest} [{a.intent.group}] wants {a.intent.spec!r} (task(s) "
+                    f"{', '.join(a.tasks)}) and {b.intent.manifest} [{b.intent.group}] wants {b.intent.spec!r} "
+                    f"(task(s) {', '.join(b.tasks)}): {where}",
+                    "agree on one range for the whole workspace"))
+                rejected.update({a.intent.key, b.intent.key})
+        manifests = workspace_manifests.get((eco_value, root), ())
+        root_model = models.get(f"{root}/pyproject.toml" if root else "pyproject.toml", eco) if manifests else None
+        if root_model is not None and name in root_model.overrides:
+            continue                      # the root's override-dependencies entry replaces every range of it
+        for change in group:
+            i = change.intent
+            if i.key in rejected:
+                continue
+            for manifest in manifests:
+                model = models.get(manifest, eco)
+                if model is None:
+                    continue
+                for (dep_group, dep_name), value in sorted(model.deps.items()):
+                    if dep_name != name or (manifest, dep_group, dep_name) in replaced or not _ranged(value):
+                        continue
+                    kind = _spec_relation(eco, i.spec or "", value.spec or "")
+                    if kind is None:
+                        continue
+                    what = "no version satisfies both" if kind == ConflictKind.DISJOINT_RANGES \
+                        else "cannot decide whether one version satisfies both"
                     conflicts.append(IntentConflict(
-                        ConflictKind.DISJOINT_RANGES, a.intent.key, tasks,
-                        tuple(x.intent_id for x in (*a.sources, *b.sources)),
-                        f"{name!r}: {a.intent.manifest} wants {a.intent.spec!r} (task(s) {', '.join(a.tasks)}) and "
-                        f"{b.intent.manifest} wants {b.intent.spec!r} (task(s) {', '.join(b.tasks)}); the workspace "
-                        f"at {root or '.'} resolves one version for all members",
-                        "agree on one range for the whole workspace"))
-                    rejected.update({a.intent.key, b.intent.key})
+                        kind, i.key, tuple(sorted({*change.tasks, "integration"})),
+                        tuple(x.intent_id for x in change.sources),
+                        f"{name!r}: task(s) {', '.join(change.tasks)} want {i.spec!r} in {i.manifest} [{i.group}], "
+                        f"but {manifest} [{dep_group}] requires {value.spec!r}: {what}; {where}",
+                        f"choose a range that {manifest}'s {value.spec!r} also accepts, or change {manifest} "
+                        f"in the same run"))
+                    rejected.add(i.key)
+                    break
+                if i.key in rejected:
+                    break
     for key in rejected:
         changes.pop(key, None)

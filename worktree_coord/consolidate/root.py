@@ -20,14 +20,14 @@ from __future__ import annotations
 
 from collections import defaultdict
 from pathlib import Path
-from typing import Iterable, Mapping
+from typing import Collection, Iterable, Mapping
 
 from worktree_coord.consolidate.adapters import ToolAdapter, ToolConfig, adapter_for
 from worktree_coord.consolidate.adapters.base import FailureKind, ToolRun
 from worktree_coord.consolidate.edits import EditError
 from worktree_coord.consolidate.graph import MANIFEST_OF, check_version_bumps, discover_workspace, join, order_changes
 from worktree_coord.consolidate.intent import Ecosystem, Intent, Op
-from worktree_coord.consolidate.plan import Change, directory_reader, plan
+from worktree_coord.consolidate.plan import SINGLE_VERSION, Change, directory_reader, plan
 from worktree_coord.consolidate.result import ConsolidationResult, Culprit, LockDiff, RootResult, RootState
 from worktree_coord.consolidate.textformat import ManifestParseError, refuse_conflict_markers
 from worktree_coord.consolidate.verify import lock_diff, verify_root
@@ -66,12 +66,24 @@ class _Snapshot:
 
 
 def _touchable(workdir: Path, adapter: ToolAdapter, eco: Ecosystem, root: str, changes: Iterable[Change],
-               members: Iterable[str]) -> list[str]:
+               members: Collection[str]) -> list[str]:
     manifest = MANIFEST_OF[eco]
     paths = [adapter.lockfile, join(root, manifest), *(c.intent.manifest for c in changes)]
     paths += [join(root, side) for side in adapter.side_files]      # e.g. pnpm-workspace.yaml
     paths += [join(m, manifest) for m in members]
-    return paths
+    return paths + adapter.touchable(members)
+
+
+def _workspace_manifests(workdir: Path, eco: Ecosystem, root: str, intents: list[Intent]
+                         ) -> dict[tuple[str, str], tuple[str, ...]]:
+    """The member manifests of a single-version workspace (new members included), for `plan`."""
+    if eco not in SINGLE_VERSION:
+        return {}
+    members = [i.name for i in intents if i.op == Op.ADD_MEMBER]
+    dropped = {join(root, i.name) for i in intents if i.op == Op.REMOVE_MEMBER}
+    workspace = discover_workspace(workdir, eco, root, extra_members=members)
+    dirs = sorted({root, *workspace.members.values()} - dropped)
+    return {(eco.value, root): tuple(join(d, MANIFEST_OF[eco]) for d in dirs)}
 
 
 def _apply(adapter: ToolAdapter, changes: Iterable[Change]) -> list[Culprit]:
@@ -133,11 +145,12 @@ def consolidate_root(
     def result(state: RootState, **fields) -> RootResult:
         return RootResult(eco.value, root, state, tool_runs=tuple(r.to_json() for r in adapter.runs), **fields)
 
-    lock = workdir / adapter.lockfile
     try:
-        if lock.is_file():
-            refuse_conflict_markers(adapter.lockfile, lock.read_bytes())
-        the_plan = plan(intents, directory_reader(workdir))
+        for lockfile in adapter.lockfiles():
+            if (workdir / lockfile).is_file():
+                refuse_conflict_markers(lockfile, (workdir / lockfile).read_bytes())
+        the_plan = plan(intents, directory_reader(workdir),
+                        workspace_manifests=_workspace_manifests(workdir, eco, root, intents))
     except WtcError as exc:
         return result(RootState.FAILED, error=exc.to_json())
 

@@ -22,7 +22,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Mapping, Protocol, Sequence
+from typing import Iterable, Mapping, Protocol, Sequence
 
 from worktree_coord.consolidate.edits import EditError, edit_manifest
 from worktree_coord.consolidate.intent import Ecosystem, Intent
@@ -147,6 +147,14 @@ class ToolAdapter:
     @property
     def lockfile(self) -> str:
         return f"{self.root}/{self.lock_name}" if self.root else self.lock_name
+
+    def lockfiles(self) -> list[str]:
+        """Every lockfile of the root at its base (a workspace may have several), to refuse markers in."""
+        return [self.lockfile]
+
+    def touchable(self, member_dirs: Iterable[str]) -> list[str]:
+        """Files beyond the lockfile and the members' manifests that relocking this root may write."""
+        return []
 
     def run(self, argv: Sequence[str], *, cwd: Path | None = None, timeout: float | None = None,
             env: Mapping[str, str] | None = None) -> ToolRun:

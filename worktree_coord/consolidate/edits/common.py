@@ -20,6 +20,10 @@ def edit_manifest(path: str, data: bytes | None, intent: Intent) -> bytes:
     if data is None:
         raise EditError(f"{path} does not exist, so intent {intent.intent_id} cannot be applied",
                         fix=f"create {path} in a task (a member's manifest is ordinary task work)")
+    if kind is not None and kind.format in ("go.mod", "go.work"):
+        from worktree_coord.consolidate.edits import go_mod
+
+        return go_mod.edit(path, data, intent)
     if kind is not None and kind.format == "package.json":
         return package_json.edit(path, data, intent)
     if kind is not None and kind.format == "cargo":
