@@ -52,7 +52,8 @@ def derive_task_intents(reserved: Sequence[Change], owned: Sequence[Change], *, 
             intents += derive_intents(change.path, base, new, task=task, root=root, base_commit=since,
                                       ecosystem=detect_ecosystem(change.path, root, paths))
         except WtcError as error:
-            violations.append({"path": change.path, "rule": "reserved_invalid", "detail": error.message})
+            violations.append({"path": change.path, "rule": "reserved_invalid",
+                               "detail": error.message + (f"; fix: {error.fix}" if error.fix else "")})
     return intents, violations
 
 

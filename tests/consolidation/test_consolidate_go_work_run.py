@@ -59,13 +59,32 @@ def test_a_go_work_member_and_a_member_requirement_land_as_one_workspace_commit(
         assert coord.consolidate("r1").roots == []
 
 
-def test_a_task_creating_a_member_module_is_rejected_with_the_fix_not_silently_stripped(go_repo):
+def test_a_task_creating_a_member_module_in_its_own_area_merges_it_and_consolidation_adds_the_use(go_repo):
+    """go.mod is reserved at every depth, but a new module's go.mod inside the task's --own did not
+    exist at the base: it merges as the task's work, and the go.work edit becomes an add_member."""
     with Coordinator(go_repo) as coord:
         coord.start_run("r1")
         wt = Path(coord.start_task("r1", "c", ["c/**"]).worktree)
-        write(wt, {"c/go.mod": "module example.com/c\n\ngo 1.22\n", "c/c.go": "package c\n"})
+        work = (wt / "go.work").read_text()
+        write(wt, {"c/go.mod": "module example.com/c\n\ngo 1.22\n", "c/c.go": "package c\n",
+                   "go.work": work.replace("./b\n", "./b\n\t./c\n") if "\t./b\n" in work else work + "\nuse ./c\n"})
+        done = coord.finish_task("r1", "c")
+        assert done.state == "merged", done.violations
+        assert [i["op"] for i in done.intents if i["op"] != "relock"] == ["add_member"]
+        assert git(go_repo, "show", "wtc/r1/integration:c/go.mod") == "module example.com/c\n\ngo 1.22"
+        report = coord.consolidate("r1")
+        assert report.exit_code == 0, report.roots
+        assert read_go_mod("go.work", git(go_repo, "show", "wtc/r1/integration:go.work").encode()).members == ("a", "c")
+
+
+def test_a_task_creating_a_module_outside_its_own_area_is_rejected_with_the_fix(go_repo):
+    with Coordinator(go_repo) as coord:
+        coord.start_run("r1")
+        wt = Path(coord.start_task("r1", "c", ["a/**"]).worktree)
+        write(wt, {"c/go.mod": "module example.com/c\n\ngo 1.22\n"})
         done = coord.finish_task("r1", "c")
         assert done.state == "rejected"
         [violation] = done.violations
         assert violation["rule"] == "reserved_invalid" and "creates the Go module c/go.mod" in violation["detail"]
+        assert "inside the task's --own globs" in violation["detail"], "the fix is named"
         assert git(go_repo, "cat-file", "-t", "wtc/r1/c:c/go.mod") == "blob", "the task's commit keeps it"

@@ -51,6 +51,23 @@ def test_reserved_root_manifest_edit_is_kept_aside_not_a_violation(repo, coord):
     assert {r["path"] for r in done.reserved} == {"package.json", "packages/api/package-lock.json"}
 
 
+def test_a_reserved_manifest_the_task_creates_in_its_own_area_is_its_own_but_a_new_lockfile_is_not(repo, coord):
+    wt = start(coord)
+    write(wt, {"packages/api/requirements.txt": "httpx==0.27.0\n", "packages/api/package-lock.json": "{}\n"})
+    done = coord.finish_task("r1", "api")
+    assert done.state == "merged", done.violations
+    assert [c["path"] for c in done.changed if c["path"].endswith(".txt")] == ["packages/api/requirements.txt"]
+    assert [r["path"] for r in done.reserved] == ["packages/api/package-lock.json"]
+    assert git(repo, "show", "wtc/r1/integration:packages/api/requirements.txt") == "httpx==0.27.0"
+    # Editing it later (it now exists at the next run's base) is a reserved edit again.
+    git(repo, "merge", "-q", "--ff-only", "wtc/r1/integration")
+    coord.start_run("r2")
+    wt2 = Path(coord.start_task("r2", "api2", ["packages/api/**"]).worktree)
+    write(wt2, {"packages/api/requirements.txt": "httpx==0.28.0\n"})
+    again = coord.finish_task("r2", "api2")
+    assert [r["path"] for r in again.reserved] == ["packages/api/requirements.txt"]
+
+
 def test_member_manifest_inside_own_is_an_ordinary_change(repo, coord):
     wt = start(coord)
     write(wt, {"packages/api/package.json": '{"name": "api", "version": "1.1.0"}\n'})

@@ -2,7 +2,8 @@
 
 Input: the changes between the pinned base and the task's commit (from `GitRepo.changes`) and the
 task's Boundary. Output: a BoundaryReport listing owned changes, reserved-file edits (set aside for
-consolidation, not violations) and violations, each with the path and the rule it broke. The check
+consolidation, not violations; a reserved file the task creates inside its own globs is owned) and
+violations, each with the path and the rule it broke. The check
 never trusts the agent: it reads only git objects.
 """
 
@@ -15,6 +16,7 @@ from typing import Callable, Sequence
 from ..gitrepo import GIT_MODE_GITLINK, GIT_MODE_LINK, Change
 from ..model import Boundary
 from .globs import matches
+from .manifest import LOCKFILE_NAMES
 
 
 @dataclass(frozen=True)
@@ -48,7 +50,12 @@ def check_changes(changes: Sequence[Change], boundary: Boundary, read_blob: Call
         if _under_git_dir(path):
             violations.append(Violation(path, "git_dir", "paths under .git are never allowed"))
             continue
-        if matches(boundary.reserved, path):
+        # A reserved manifest the task creates inside its own globs (a new module's go.mod and go.sum,
+        # a new service's requirements.txt) did not exist at the base, so no other task can have
+        # edited it and no intent could carry it: it is the task's own new file and merges as code.
+        created_in_own = (change.status == "added" and posixpath.basename(path) not in LOCKFILE_NAMES
+                          and matches(boundary.own, path))
+        if matches(boundary.reserved, path) and not created_in_own:
             if GIT_MODE_LINK in (change.old_mode, change.new_mode) and change.new_mode != change.old_mode:
                 violations.append(Violation(path, "reserved_type", "a reserved file may not become or stop being a symlink"))
             else:

@@ -36,6 +36,14 @@ DEFAULT_RESERVED: tuple[str, ...] = (
     "go.work.sum",
 )
 
+# Lockfiles stay reserved even when a task creates one inside its own globs: a stray lock (say,
+# `npm install` run inside a workspace member) would turn that folder into a root of its own.
+# go.sum is not among them: it belongs to the new module whose go.mod the task creates.
+LOCKFILE_NAMES: frozenset[str] = frozenset({
+    "package-lock.json", "npm-shrinkwrap.json", "pnpm-lock.yaml", "yarn.lock", "bun.lock", "bun.lockb",
+    "Cargo.lock", "uv.lock", "poetry.lock", "go.work.sum",
+})
+
 
 def reserved_patterns(add: Sequence[str] = (), remove: Sequence[str] = ()) -> tuple[str, ...]:
     """The defaults, minus `remove`, plus `add` (validated), in a stable order."""

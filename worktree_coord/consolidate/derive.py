@@ -85,8 +85,8 @@ def derive_intents(
             # Intents change keys of existing files; a whole new module cannot be carried as one.
             raise UsageError(f"task {task} creates the Go module {path} under the go.work at {root or '.'}; "
                              f"go.mod is reserved, so consolidation would lose the new module",
-                             fix=f"add {path} on the base branch first, or drop go.mod from the reserved "
-                                 f"patterns for workspace members so it merges as ordinary work")
+                             fix=f"create {path} inside the task's --own globs (a module the task creates there "
+                                 f"merges as its own work), or add it on the base branch first")
     if kind.kind == "lockfile" or (_dir(path) != root and not go_member) or is_compiled_requirements(path, base, new):
         why = "lockfile edited by the task" if kind.kind == "lockfile" else "member manifest changed"
         return [Intent(intent_id=f"{task}:{root or '.'}:relock:{eco.value}", op=Op.RELOCK, rationale=why, **common)]

@@ -69,7 +69,6 @@ def _touchable(workdir: Path, adapter: ToolAdapter, eco: Ecosystem, root: str, c
                members: Collection[str]) -> list[str]:
     manifest = MANIFEST_OF[eco]
     paths = [adapter.lockfile, join(root, manifest), *(c.intent.manifest for c in changes)]
-    paths += [join(root, side) for side in adapter.side_files]      # e.g. pnpm-workspace.yaml
     paths += [join(m, manifest) for m in members]
     return paths + adapter.touchable(members)
 

@@ -129,7 +129,7 @@ class ToolAdapter:
     tool: str
     lock_name: str
     default_config: ToolConfig
-    side_files: tuple[str, ...] = ()     # root-relative files the tool may rewrite besides the lock
+    side_files: tuple[str, ...] = ()     # root-relative files the tool may rewrite (e.g. pnpm-workspace.yaml)
 
     def __init__(self, workdir: Path, root: str, *, config: ToolConfig | None = None,
                  env: Mapping[str, str] | None = None):
@@ -154,7 +154,7 @@ class ToolAdapter:
 
     def touchable(self, member_dirs: Iterable[str]) -> list[str]:
         """Files beyond the lockfile and the members' manifests that relocking this root may write."""
-        return []
+        return [f"{self.root}/{side}" if self.root else side for side in self.side_files]
 
     def run(self, argv: Sequence[str], *, cwd: Path | None = None, timeout: float | None = None,
             env: Mapping[str, str] | None = None) -> ToolRun:
