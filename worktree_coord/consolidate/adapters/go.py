@@ -56,6 +56,18 @@ def _within(path: str, modules: Iterable[str]) -> bool:
     return any(path == m or path.startswith(m + "/") for m in modules)
 
 
+def _replace_or_runtime_flag(intent: Intent) -> str | None:
+    """The `-replace`/`-dropreplace`/`-go`/`-toolchain` flag that `go mod edit` and `go work edit`
+    both take for this intent, None when it has none."""
+    if intent.op == Op.SET_OVERRIDE and intent.spec:
+        return f"-replace={_module_arg(intent.name)}={_module_arg(intent.spec)}"
+    if intent.op == Op.REMOVE_OVERRIDE:
+        return f"-dropreplace={_module_arg(intent.name)}"
+    if intent.op == Op.SET_RUNTIME and intent.name in ("go", "toolchain") and intent.spec:
+        return f"-{intent.name}={intent.spec}"
+    return None
+
+
 class GoAdapter(ToolAdapter):
     ecosystem = Ecosystem.GO
     tool = "go"
@@ -163,16 +175,12 @@ class GoAdapter(ToolAdapter):
         if manifest.name == "go.work":
             return self._work_edit(intent, manifest)
         if op in (Op.ADD_DEP, Op.SET_SPEC) and intent.group == "require" and intent.spec:
-            flag = f"-require={intent.name}@{intent.spec}"
+            flag: str | None = f"-require={intent.name}@{intent.spec}"
         elif op == Op.REMOVE_DEP and intent.group == "require":
             flag = f"-droprequire={intent.name}"
-        elif op == Op.SET_OVERRIDE and intent.spec:
-            flag = f"-replace={_module_arg(intent.name)}={_module_arg(intent.spec)}"
-        elif op == Op.REMOVE_OVERRIDE:
-            flag = f"-dropreplace={_module_arg(intent.name)}"
-        elif op == Op.SET_RUNTIME and intent.name in ("go", "toolchain") and intent.spec:
-            flag = f"-{intent.name}={intent.spec}"
         else:
+            flag = _replace_or_runtime_flag(intent)
+        if flag is None:
             return None
         return self.run(["go", "mod", "edit", flag], cwd=manifest.parent)
 
@@ -180,16 +188,12 @@ class GoAdapter(ToolAdapter):
         op = intent.op
         use = intent.name if intent.name.startswith((".", "/")) else f"./{intent.name}"
         if op == Op.ADD_MEMBER:
-            flag = f"-use={use}"
+            flag: str | None = f"-use={use}"
         elif op == Op.REMOVE_MEMBER:
             flag = f"-dropuse={use}"
-        elif op == Op.SET_OVERRIDE and intent.spec:
-            flag = f"-replace={_module_arg(intent.name)}={_module_arg(intent.spec)}"
-        elif op == Op.REMOVE_OVERRIDE:
-            flag = f"-dropreplace={_module_arg(intent.name)}"
-        elif op == Op.SET_RUNTIME and intent.name in ("go", "toolchain") and intent.spec:
-            flag = f"-{intent.name}={intent.spec}"
         else:
+            flag = _replace_or_runtime_flag(intent)
+        if flag is None:
             return None
         return self.run(["go", "work", "edit", flag, manifest.name], cwd=manifest.parent,
                         env={"GOFLAGS": ""})
