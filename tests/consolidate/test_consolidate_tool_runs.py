@@ -21,6 +21,17 @@ def test_a_script_without_a_shebang_line_runs_through_sh(tmp_path, monkeypatch):
     assert run.stdout.strip() == "ran with 2 args: install --offline"
 
 
+def test_the_path_of_the_adapters_environment_finds_the_tool(tmp_path):
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    tool = bin_dir / "fakepm"
+    tool.write_text("#!/bin/sh\necho found\n")
+    tool.chmod(0o755)
+    adapter = NpmAdapter(tmp_path, "", env={"PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"})
+    assert adapter.run(["fakepm"]).stdout.strip() == "found"
+    assert NpmAdapter(tmp_path, "").run(["fakepm"]).returncode == 127, "not on this process's PATH"
+
+
 def test_a_missing_tool_is_reported_as_missing_not_raised(tmp_path):
     adapter = NpmAdapter(tmp_path, "")
     run = adapter.run(["no-such-package-manager-xyz", "install"])

