@@ -23,6 +23,7 @@ makes the container Unmergeable (never a guess).
 
 from __future__ import annotations
 
+import difflib
 import time
 from dataclasses import dataclass, replace
 
@@ -73,23 +74,38 @@ class Version:
     root: tree_sitter.Node
 
 
-def _hunks(base_ids: list[str], side_ids: list[str]) -> list[tuple[int, int, list[str]]]:
+def _kept_in_place(base_ids: list[str], side_ids: list[str]) -> set[str]:
+    """The base members a side kept in their base order: a longest run-preserving common
+    subsequence of the two identity lists. The side's other surviving base members were moved."""
+    side_set, base_set = set(side_ids), set(base_ids)
+    in_base_order = [i for i in base_ids if i in side_set]
+    in_side_order = [i for i in side_ids if i in base_set]
+    if in_base_order == in_side_order:
+        return set(in_side_order)
+    matcher = difflib.SequenceMatcher(None, in_base_order, in_side_order, autojunk=False)
+    kept: set[str] = set()
+    for block in matcher.get_matching_blocks():
+        kept.update(in_side_order[block.b:block.b + block.size])
+    return kept
+
+
+def _hunks(base_ids: list[str], side_ids: list[str], kept: set[str]) -> list[tuple[int, int, list[str]]]:
     """Hunks of one side against base: (first deleted base index, end, inserted identities).
 
-    Requires the surviving base members to keep their relative order (checked by the caller)."""
-    base_set, side_set = set(base_ids), set(side_ids)
+    `kept` are the base members the side kept in place (`_kept_in_place`); a moved member shows
+    as deleted where base had it and inserted where the side put it."""
     out = []
     i = j = 0
     while i < len(base_ids) or j < len(side_ids):
-        if i < len(base_ids) and j < len(side_ids) and base_ids[i] == side_ids[j]:
+        if i < len(base_ids) and j < len(side_ids) and base_ids[i] == side_ids[j] and base_ids[i] in kept:
             i += 1
             j += 1
             continue
         start = i
         inserted = []
-        while i < len(base_ids) and base_ids[i] not in side_set:
+        while i < len(base_ids) and base_ids[i] not in kept:
             i += 1
-        while j < len(side_ids) and side_ids[j] not in base_set:
+        while j < len(side_ids) and side_ids[j] not in kept:
             inserted.append(side_ids[j])
             j += 1
         if start == i and not inserted:
@@ -154,21 +170,29 @@ class StructuredMerge:
         b_ids = [m.ident for m in b.members]
         l_ids = [m.ident for m in l.members]
         r_ids = [m.ident for m in r.members]
-        for side in (l_ids, r_ids):
-            kept_side = [i for i in side if i in bmap]
-            side_set = set(side)
-            kept_base = [i for i in b_ids if i in side_set]
-            if kept_side != kept_base:
-                raise Unmergeable("members reordered")
+        # Moves: a side may move members the other side kept in place and left unchanged (a
+        # re-sorted import block, a function moved down): the move is that side's edit, shown as
+        # a deletion at the old place and an insertion at the new one. A member moved by both
+        # sides, or moved by one and changed or deleted by the other, is not guessed at.
+        l_kept, r_kept = _kept_in_place(b_ids, l_ids), _kept_in_place(b_ids, r_ids)
+        moved = set()
+        for mine, kept, other, other_kept in ((lmap, l_kept, rmap, r_kept), (rmap, r_kept, lmap, l_kept)):
+            for ident in mine:
+                if ident in bmap and ident not in kept:
+                    if ident not in other_kept or other[ident].content != bmap[ident].content:
+                        raise Unmergeable("members reordered on one side and changed on the other")
+                    moved.add(ident)
         # A declaration added on both sides is placed once, where left put it: identical texts
         # merge into one, different texts become one insert/insert conflict there.
         added_twice = {i for i in lmap if i in rmap and i not in bmap and lmap[i].key is not None}
         right_hunks = []
-        for start, end, inserted in _hunks(b_ids, r_ids):
+        for start, end, inserted in _hunks(b_ids, r_ids, r_kept):
             kept = [i for i in inserted if i not in added_twice]
             if kept or start != end:
                 right_hunks.append((start, end, kept))
-        left_hunks = _hunks(b_ids, l_ids)
+        left_hunks = _hunks(b_ids, l_ids, l_kept)
+        if moved:
+            _check_moves_apart(b_ids, moved, (l_ids, l_kept, right_hunks), (r_ids, r_kept, left_hunks))
         hunks = [("L", h) for h in left_hunks] + [("R", h) for h in right_hunks]
         # A side that only changed the text before the first (after the last) member, next to
         # members the other side inserted there: which comes first is anyone's guess.
@@ -218,7 +242,7 @@ class StructuredMerge:
                 only_left = [item for item in group if item[0] == "L"]
                 self._apply_one_side(entries, only_left, b_ids, lo, hi, bmap, lmap, rmap, name, sep, added_twice, both=True)
             elif rule.unordered and self._all_keyed(group, bmap, lmap, rmap, b_ids):
-                self._apply_union(entries, group, b_ids, lo, hi, bmap, lmap, rmap, name, sep, added_twice, overrides)
+                self._apply_union(entries, group, b_ids, lo, hi, bmap, lmap, rmap, name, sep, added_twice, overrides, moved)
             else:
                 lefts = self._side_region(l_ids, b_ids, lo, hi, lmap)
                 rights = self._side_region(r_ids, b_ids, lo, hi, rmap)
@@ -285,7 +309,7 @@ class StructuredMerge:
                 else:
                     entries.append(("add", (side, ident)))
 
-    def _apply_union(self, entries, group, b_ids, lo, hi, bmap, lmap, rmap, name, sep, twice, overrides) -> None:  # type: ignore[no-untyped-def]
+    def _apply_union(self, entries, group, b_ids, lo, hi, bmap, lmap, rmap, name, sep, twice, overrides, moved) -> None:  # type: ignore[no-untyped-def]
         deleted: dict[str, str] = {}
         inserts: dict[int, list[tuple[str, str]]] = {}
         for side, (start, end, inserted) in group:
@@ -298,7 +322,7 @@ class StructuredMerge:
         for index in range(lo, hi + 1):
             run = sorted(inserts.get(index, []), key=lambda item: item[0])
             run = self._sorted_run(run, index, b_ids, bmap, lmap, rmap) or run
-            leads, successor_lead = self._run_leads(run, index, b_ids, bmap, lmap, rmap)
+            leads, successor_lead = self._run_leads(run, index, b_ids, bmap, lmap, rmap, moved)
             if successor_lead is not None:
                 overrides[b_ids[index]] = successor_lead
             for side, ident in run:
@@ -324,7 +348,7 @@ class StructuredMerge:
                     self._deletion(entries, ident, bmap, lmap, name, "R", sep)
 
     @staticmethod
-    def _run_leads(run, index, b_ids, bmap, lmap, rmap) -> tuple[dict[str, bytes], bytes | None]:  # type: ignore[no-untyped-def]
+    def _run_leads(run, index, b_ids, bmap, lmap, rmap, moved) -> tuple[dict[str, bytes], bytes | None]:  # type: ignore[no-untyped-def]
         """Leading trivia when both sides insert runs before the same base member (the successor).
 
         Each side inserted its text somewhere in the successor's base lead `g0` (its blank lines,
@@ -338,7 +362,8 @@ class StructuredMerge:
         sides are left as they wrote them. Returns lead overrides per inserted identity and the
         successor's new lead (None: leave everything as the sides wrote it)."""
         sides = [side for side, _ in run]
-        if len(set(sides)) < 2 or index >= len(b_ids) or b_ids[index] not in lmap or b_ids[index] not in rmap:
+        if len(set(sides)) < 2 or index >= len(b_ids) or b_ids[index] not in lmap or b_ids[index] not in rmap \
+                or b_ids[index] in moved:
             return {}, None
         first, second = sides[0], next(side for side in sides if side != sides[0])
         if sides != [first] * sides.count(first) + [second] * sides.count(second):
@@ -491,6 +516,25 @@ class StructuredMerge:
             return None
         inner = self._merge_container(path, segs[0], segs[1], segs[2], found[0][1])  # type: ignore[index]
         return [head] + inner + [foot + (sep if (sep and with_sep) else b"") + tail]
+
+
+def _check_moves_apart(b_ids: list[str], moved: set[str],
+                       *sides: tuple[list[str], set[str], list[tuple[int, int, list[str]]]]) -> None:
+    """A moved member and the other side's edits must keep apart: the base span the member was
+    moved across (from its old place to between the base members that now surround it) may not
+    hold or touch any hunk of the other side. A side that re-sorts a block while the other adds
+    to it, or moves code across the other's edit, is an ordering question the engine does not
+    answer (the line merge and the import refinements get it)."""
+    index = {ident: position for position, ident in enumerate(b_ids)}
+    for side_ids, kept, other_hunks in sides:
+        for at, ident in enumerate(side_ids):
+            if ident not in moved or ident not in index or ident in kept:
+                continue
+            before = next((index[i] for i in reversed(side_ids[:at]) if i in kept), -1)
+            after = next((index[i] for i in side_ids[at + 1:] if i in kept), len(b_ids))
+            lo, hi = min(index[ident], before + 1), max(index[ident] + 1, after)
+            if any(start <= hi and end >= lo for start, end, _ in other_hunks):
+                raise Unmergeable("a member moved across the other side's edit")
 
 
 def _positional_duplicates(*segs: Segmented) -> tuple[Segmented, ...]:
