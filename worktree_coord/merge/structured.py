@@ -241,7 +241,8 @@ class StructuredMerge:
             elif self._same_hunks(group, lmap, rmap):
                 only_left = [item for item in group if item[0] == "L"]
                 self._apply_one_side(entries, only_left, b_ids, lo, hi, bmap, lmap, rmap, name, sep, added_twice, both=True)
-            elif rule.unordered and self._all_keyed(group, bmap, lmap, rmap, b_ids):
+            elif rule.unordered and self._all_keyed(group, bmap, lmap, rmap, b_ids) \
+                    and not self._ambiguous_order(group):
                 self._apply_union(entries, group, b_ids, lo, hi, bmap, lmap, rmap, name, sep, added_twice, overrides, moved)
             else:
                 lefts = self._side_region(l_ids, b_ids, lo, hi, lmap)
@@ -275,6 +276,20 @@ class StructuredMerge:
         lh = [(h[0], h[1], [lmap[i].content for i in h[2]]) for s, h in group if s == "L"]
         rh = [(h[0], h[1], [rmap[i].content for i in h[2]]) for s, h in group if s == "R"]
         return lh == rh
+
+    @staticmethod
+    def _ambiguous_order(group) -> bool:  # type: ignore[no-untyped-def]
+        """True when one side inserts at the edge of (or inside) a run of base members the other side
+        replaced by two or more members: whether the insertion goes before, between or after the
+        replacement's members (a renamed method followed by new ones) cannot be told, so the union
+        is not attempted (the region's line merge decides, usually a conflict)."""
+        for side, (start, end, inserted) in group:
+            if start != end or not inserted:
+                continue
+            for other, (o_start, o_end, o_inserted) in group:
+                if other != side and o_start < o_end and len(o_inserted) >= 2 and o_start <= start <= o_end:
+                    return True
+        return False
 
     @staticmethod
     def _all_keyed(group, bmap, lmap, rmap, b_ids) -> bool:  # type: ignore[no-untyped-def]
@@ -312,15 +327,21 @@ class StructuredMerge:
     def _apply_union(self, entries, group, b_ids, lo, hi, bmap, lmap, rmap, name, sep, twice, overrides, moved) -> None:  # type: ignore[no-untyped-def]
         deleted: dict[str, str] = {}
         inserts: dict[int, list[tuple[str, str]]] = {}
+        replacing: set[str] = set()   # side + base index where that side's hunk deletes members
         for side, (start, end, inserted) in group:
             for ident in b_ids[start:end]:
                 deleted.setdefault(ident, side)
                 if ident in deleted and deleted[ident] != side:
                     deleted[ident] = "both"
             inserts.setdefault(start, []).extend((side, ident) for ident in inserted)
+            if end > start:
+                replacing.add(side + str(start))
         placed: set[str] = set()
         for index in range(lo, hi + 1):
-            run = sorted(inserts.get(index, []), key=lambda item: item[0])
+            # A side's pure insertion before base member i goes before the other side's
+            # replacement of member i (new text standing where i stood): the insertion sat
+            # right after member i - 1, as in a line merge. Otherwise left's run comes first.
+            run = sorted(inserts.get(index, []), key=lambda item: (item[0] + str(index) in replacing, item[0]))
             run = self._sorted_run(run, index, b_ids, bmap, lmap, rmap) or run
             leads, successor_lead = self._run_leads(run, index, b_ids, bmap, lmap, rmap, moved)
             if successor_lead is not None:
