@@ -152,3 +152,19 @@ def test_tuple_all_additions_on_both_sides_union() -> None:
     result = _merge('__all__ = ("a",)\n' + TAIL, '__all__ = ("a", "b")\n' + TAIL, '__all__ = ("a", "c")\n' + TAIL)
     assert result.clean
     assert result.merged.decode().startswith('__all__ = ("a", "b", "c")\n')
+
+
+def test_import_union_declines_in_a_block_that_follows_no_order() -> None:
+    from worktree_coord.merge.python_cst import _union_imports
+    base = ["import zlib", "import abc", "import os"]
+    assert _union_imports(base, base + ["import json"], base + ["import re"]) is None
+    # a single statement on ours' side is no evidence of any order: theirs' addition follows it
+    assert _union_imports([], ["import os"], ["import re"]) == ["import os", "import re"]
+
+
+def test_import_union_knows_the_case_blind_isort_order() -> None:
+    from worktree_coord.merge.python_cst import _union_imports
+    base = ["from typing import Type", "from typing import TYPE_CHECKING", "from typing import Union"]
+    merged = _union_imports(base, base, base + ["from typing import TypeVar"])
+    assert merged == ["from typing import Type", "from typing import TYPE_CHECKING", "from typing import TypeVar",
+                      "from typing import Union"]

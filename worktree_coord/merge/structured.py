@@ -23,7 +23,6 @@ makes the container Unmergeable (never a guess).
 
 from __future__ import annotations
 
-import difflib
 import time
 from dataclasses import dataclass, replace
 
@@ -74,18 +73,37 @@ class Version:
     root: tree_sitter.Node
 
 
-def _kept_in_place(base_ids: list[str], side_ids: list[str]) -> set[str]:
-    """The base members a side kept in their base order: a longest run-preserving common
-    subsequence of the two identity lists. The side's other surviving base members were moved."""
+def _kept_in_place(base_ids: list[str], side_ids: list[str], heavy: set[str] = frozenset()) -> set[str]:  # type: ignore[assignment]
+    """The base members a side kept in their base order; the side's other surviving base members
+    were moved. Of all orders that explain the side, the one keeping the most members in place,
+    where members in `heavy` (those the other side changed or deleted) count far more: a swap of
+    two neighbours is read as a move of the one the other side left alone. A maximum-weight
+    increasing subsequence of base positions, O(n log n) with a Fenwick tree of prefix maxima."""
     side_set, base_set = set(side_ids), set(base_ids)
-    in_base_order = [i for i in base_ids if i in side_set]
     in_side_order = [i for i in side_ids if i in base_set]
-    if in_base_order == in_side_order:
+    if [i for i in base_ids if i in side_set] == in_side_order:
         return set(in_side_order)
-    matcher = difflib.SequenceMatcher(None, in_base_order, in_side_order, autojunk=False)
+    position = {ident: index for index, ident in enumerate(base_ids)}
+    size = len(base_ids)
+    tree: list[tuple[int, int]] = [(0, -1)] * (size + 1)
+    best: list[int] = []
+    previous: list[int] = []
+    for k, ident in enumerate(in_side_order):
+        at, found = position[ident], (0, -1)
+        while at > 0:                                   # best chain ending before this position
+            found = max(found, tree[at])
+            at -= at & -at
+        best.append(found[0] + (len(base_ids) + 1 if ident in heavy else 1))
+        previous.append(found[1])
+        at = position[ident] + 1
+        while at <= size:
+            tree[at] = max(tree[at], (best[k], k))
+            at += at & -at
+    end = max(range(len(best)), key=lambda k: (best[k], k))
     kept: set[str] = set()
-    for block in matcher.get_matching_blocks():
-        kept.update(in_side_order[block.b:block.b + block.size])
+    while end != -1:
+        kept.add(in_side_order[end])
+        end = previous[end]
     return kept
 
 
@@ -174,7 +192,9 @@ class StructuredMerge:
         # re-sorted import block, a function moved down): the move is that side's edit, shown as
         # a deletion at the old place and an insertion at the new one. A member moved by both
         # sides, or moved by one and changed or deleted by the other, is not guessed at.
-        l_kept, r_kept = _kept_in_place(b_ids, l_ids), _kept_in_place(b_ids, r_ids)
+        touched_by = {side: {i for i in b_ids if i not in smap or smap[i].content != bmap[i].content}
+                      for side, smap in (("L", lmap), ("R", rmap))}
+        l_kept, r_kept = _kept_in_place(b_ids, l_ids, touched_by["R"]), _kept_in_place(b_ids, r_ids, touched_by["L"])
         moved = set()
         for mine, kept, other, other_kept in ((lmap, l_kept, rmap, r_kept), (rmap, r_kept, lmap, l_kept)):
             for ident in mine:
@@ -493,6 +513,12 @@ class StructuredMerge:
             return [rm.render(sep, with_sep)]
         if rm.content == bm.content or lm.content == rm.content:
             return [lm.render(sep, with_sep)]
+        # One side changed only the member's leading trivia (its comment, the blank lines above it:
+        # e.g. the member before it moved away), the other only the member itself: both edits
+        # are disjoint parts of the member, so each is taken from the side that made it.
+        for lead_side, body_side in ((lm, rm), (rm, lm)):
+            if lead_side.body == bm.body and lead_side.tail == bm.tail and body_side.lead == bm.lead:
+                return [replace(body_side, lead=lead_side.lead).render(sep, with_sep)]
         inner_path = path + [bm.key] if bm.key else path
         try:
             pieces = self._merge_nested(inner_path, bm, lm, rm, sep, with_sep)
