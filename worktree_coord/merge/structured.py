@@ -222,6 +222,15 @@ class StructuredMerge:
                 raise Unmergeable("text before the first member changed next to an insertion")
             if mine.suffix != b.suffix and theirs.suffix != mine.suffix and any(end == len(b_ids) for _, end in edge[other]):
                 raise Unmergeable("text after the last member changed next to an insertion")
+            # The same one level down: both sides changed the last member (both may have appended
+            # to its body) and this side also changed only the blank lines after it: whether they
+            # belong after this side's appended text or at the very end is a guess.
+            last = b_ids[-1] if b_ids else None
+            if mine.suffix != b.suffix and theirs.suffix == b.suffix and mine.suffix.strip() == b.suffix.strip() \
+                    and last is not None and l.members and r.members \
+                    and l.members[-1].ident == last == r.members[-1].ident \
+                    and l.members[-1].content != bmap[last].content and r.members[-1].content != bmap[last].content:
+                raise Unmergeable("blank lines after the last member changed while both sides edited it")
         hunks.sort(key=lambda item: (item[1][0], item[1][1]))
         groups: list[list[tuple[str, tuple[int, int, list[str]]]]] = []
         reach = -1
