@@ -67,9 +67,11 @@ def declaration_census(profile: Profile, source: bytes, root: tree_sitter.Node) 
             key = declaration_key(source, child, profile)
             if key is None:
                 continue
-            if rule.unordered:
+            if rule.unordered and child.type not in profile.anchored:
                 counts[(path, key)] += 1
-            stack.append((child, path + (key,), 3))
+            # An anchored member (an `if COND:` block) is named by its kind, not its key: an edited
+            # condition must not read as its whole body lost and found elsewhere.
+            stack.append((child, path + ((child.type,) if child.type in profile.anchored else (key,)), 3))
     return counts
 
 

@@ -320,13 +320,15 @@ class StructuredMerge:
                     return True
         return False
 
-    @staticmethod
-    def _all_keyed(group, bmap, lmap, rmap, b_ids) -> bool:  # type: ignore[no-untyped-def]
+    def _all_keyed(self, group, bmap, lmap, rmap, b_ids) -> bool:  # type: ignore[no-untyped-def]
+        """Every member the group adds or deletes is a keyed declaration that may commute (an
+        anchored kind, like Python's `if COND:` block, is keyed only to be matched, never moved)."""
+        anchored = self.profile.anchored
         for side, (start, end, inserted) in group:
             smap = lmap if side == "L" else rmap
-            if any(bmap[i].key is None for i in b_ids[start:end]):
+            if any(bmap[i].key is None or bmap[i].node.type in anchored for i in b_ids[start:end]):
                 return False
-            if any(smap[i].key is None for i in inserted):
+            if any(smap[i].key is None or smap[i].node.type in anchored for i in inserted):
                 return False
         return True
 
