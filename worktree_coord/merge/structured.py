@@ -8,17 +8,23 @@ How a container merges (module, class body, object literal, import list, ...):
   1. each version is segmented into members (members.py) matched by identity: the declaration key
      for declarations, the text for positional members;
   2. the member sequences are diffed against base into hunks (deleted base runs plus inserted runs);
-     hunks of the two sides that overlap or touch are merged as in diff3 (a line merge of just
-     that region, between members both sides kept), except in unordered containers where both
-     hunks only add or delete keyed declarations: those commute (added on one side -> kept;
-     deleted and unchanged on the other -> deleted; deleted vs modified -> conflict; the same key
-     added twice -> once if identical, else conflict);
-  3. members kept on both sides merge their content: one side changed -> that side; both ->
-     recursively through a nested container if the member has one, else a line merge of the
-     member's text, whose conflicts are then localized to that declaration.
-Invariants: code nobody touched is copied byte for byte; a reordering of surviving members, an
-unexpected node between members, or a conflict that would not start and end on a line boundary
-makes the container Unmergeable (never a guess).
+     a member one side moved (kept, but out of base order) is a deletion at its old place and an
+     insertion at its new one, accepted only when the other side kept it in place unchanged and
+     made no edit in the span it crossed; hunks of the two sides that overlap or touch are merged
+     as in diff3 (a line merge of just that region, between members both sides kept), except in
+     unordered containers where both hunks only add or delete keyed, non-anchored declarations:
+     those commute (added on one side -> kept; deleted and unchanged on the other -> deleted;
+     deleted vs modified -> conflict; the same key added twice -> once if identical, else
+     conflict; both sides' runs at one place -> left's first, a pure insertion before the other
+     side's one-member replacement, and no union at all next to a multi-member replacement,
+     whose order against the insertion cannot be known);
+  3. members kept on both sides merge their content: one side changed -> that side; one side only
+     the leading trivia and the other only the rest -> both; both -> recursively through a nested
+     container if the member has one, else a line merge of the member's text, whose conflicts
+     are then localized to that declaration.
+Invariants: code nobody touched is copied byte for byte; a move on both sides or against the other
+side's edit, an unexpected node between members, or a conflict that would not start and end on a
+line boundary makes the container Unmergeable (never a guess).
 """
 
 from __future__ import annotations
