@@ -86,3 +86,10 @@ def test_a_top_level_container_rule_matches_only_at_the_top() -> None:
     assert len(top) == 1 and len(nested) == 1
     assert python.container_rule(top[0]) is not None
     assert python.container_rule(nested[0]) is None
+
+
+def test_repeatable_kinds_load_and_typos_are_errors() -> None:
+    text = GOOD.replace('comments = ["comment"]', 'comments = ["comment"]\nrepeatable = ["expression_statement"]')
+    assert load_profile_text(text, "mini.toml").repeatable == frozenset({"expression_statement"})
+    with pytest.raises(ConfigError):
+        load_profile_text(text.replace('"expression_statement"]', '"expression_statment"]'), "mini.toml")

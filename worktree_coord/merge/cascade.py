@@ -65,7 +65,7 @@ def declaration_census(profile: Profile, source: bytes, root: tree_sitter.Node) 
             if rule.member_field is not None and node.field_name_for_child(index) != rule.member_field:
                 continue
             key = declaration_key(source, child, profile)
-            if key is None:
+            if key is None or child.type in profile.repeatable:
                 continue
             if rule.unordered and child.type not in profile.anchored:
                 counts[(path, key)] += 1

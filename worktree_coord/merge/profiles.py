@@ -11,6 +11,8 @@ Profile keys:
     terminators (anonymous tokens that end the member before them, like ";"),
     anchored (keyed node kinds that are matched by key but never commute: a new or deleted one
     is never placed by the union of an unordered container, e.g. Python's `if COND:` blocks),
+    repeatable (keyed node kinds whose key may legitimately repeat in a file, like assignments to
+    one target: left out of the declaration census, so a line merge repeating one is not suspect),
     [[containers]] kind, parent?, parent_key?, top_level?, unordered, member_field?, separator?, keep_sorted?
     [declarations] kind = key template: "{path}" parts resolve a child by field name or, failing
     that, by node kind; steps join with "."; "*field" maps over named children; "@text" is the
@@ -63,6 +65,7 @@ class Profile:
     declarations: tuple[tuple[str, str], ...]
     data: bool = False
     anchored: frozenset[str] = frozenset()
+    repeatable: frozenset[str] = frozenset()
 
     @functools.cached_property
     def language(self) -> tree_sitter.Language:
@@ -147,8 +150,12 @@ def _validate(raw: dict[str, Any], source: str) -> Profile:
     anchored = frozenset(raw.get("anchored", []))
     for kind in anchored:
         check_kind(kind, "anchored")
+    repeatable = frozenset(raw.get("repeatable", []))
+    for kind in repeatable:
+        check_kind(kind, "repeatable")
     unknown_keys = set(raw) - {"name", "grammar", "grammar_function", "extensions", "filenames", "comments",
-                               "terminators", "containers", "declarations", "data", "anchored"}
+                               "terminators", "containers", "declarations", "data", "anchored",
+                               "repeatable"}
     if unknown_keys:
         raise ConfigError(f"language profile {source}: unknown setting(s) {sorted(unknown_keys)}")
     containers = []
@@ -185,6 +192,7 @@ def _validate(raw: dict[str, Any], source: str) -> Profile:
         grammar=grammar, grammar_function=function, comments=comments,
         terminators=frozenset(raw.get("terminators", [])), containers=tuple(containers),
         declarations=tuple(declarations.items()), data=bool(raw.get("data", False)), anchored=anchored,
+        repeatable=repeatable,
     )
 
 
