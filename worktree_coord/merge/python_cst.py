@@ -300,24 +300,36 @@ _BLOCK_KEYS = (
 def _union_imports(base: list[str], ours: list[str], theirs: list[str]) -> list[str] | None:
     """Three-way union of import statements: what either side added, minus what either removed.
 
-    Ours' order is kept; theirs' additions go to their sorted place when ours' block is sorted
-    (in one of the orders isort writes), after ours' statement when ours has one, else None."""
+    Ours' order is kept; theirs' additions go to their sorted place when ours' block is sorted in
+    one of the orders isort writes (the orders theirs' block also follows, when it follows any);
+    None when no order fits or the fitting orders disagree on a place. With fewer than two
+    statements on ours' side there is no order to follow: theirs' additions come after."""
     b, o, t = ({_norm(s) for s in side} for side in (base, ours, theirs))
     out = [s for s in ours if _norm(s) in t or _norm(s) not in b]
     added = [s for s in theirs if _norm(s) not in b and _norm(s) not in o]
-    block_key = None
-    if len(out) >= 2:
-        block_key = next((key for key in _BLOCK_KEYS if [key(s) for s in out] == sorted(key(s) for s in out)), None)
-    if added and block_key is None and len(out) >= 2:
+    if not added:
+        return out
+    if len(out) < 2:
+        return out + added
+    def fits(block: list[str], key) -> bool:  # type: ignore[no-untyped-def]
+        return [key(s) for s in block] == sorted(key(s) for s in block)
+    keys = [key for key in _BLOCK_KEYS if fits(out, key)]
+    # Theirs' block, with its additions where theirs wrote them, tells the orders apart (a block of
+    # from-imports alone fits both isort orders; theirs' `import x` line shows which one it is).
+    keys = [key for key in keys if fits(theirs, key)] or keys
+    if not keys:
         return None  # ours' block follows no order we know: where theirs' imports go is a guess
-    for statement in added:
-        if block_key is not None:
+    results = []
+    for block_key in keys:
+        merged = list(out)
+        for statement in added:
             key = block_key(statement)
-            position = next((i for i, s in enumerate(out) if block_key(s) > key), len(out))
-            out.insert(position, statement)
-        else:
-            out.append(statement)
-    return out
+            position = next((i for i, s in enumerate(merged) if block_key(s) > key), len(merged))
+            merged.insert(position, statement)
+        results.append(merged)
+    if any(result != results[0] for result in results[1:]):
+        return None  # the orders the evidence allows disagree on the place
+    return results[0]
 
 
 def resolve_import_conflicts(base: bytes, left: bytes, right: bytes, result: FileMerge) -> bytes | None:
