@@ -50,8 +50,46 @@ def test_a_valid_profile_loads() -> None:
     ('whatever = 1\n' + GOOD, "unknown setting"),
     (GOOD.replace('grammar = "tree_sitter_python"', 'grammar = "tree_sitter_cobol"'), "not installed"),
     ("name = ", "not valid TOML"),
+    (GOOD.replace('comments = ["comment"]', 'comments = ["comment"]\nanchored = ["if_statment"]'), "unknown node kind 'if_statment' in anchored"),
 ])
 def test_invalid_profiles_are_config_errors(broken: str, message: str) -> None:
     with pytest.raises(ConfigError) as raised:
         load_profile_text(broken, "mini.toml")
     assert message in raised.value.message
+
+
+def test_anchored_kinds_and_top_level_containers_load() -> None:
+    text = GOOD.replace('comments = ["comment"]', 'comments = ["comment"]\nanchored = ["if_statement"]') + \
+        '\n[[containers]]\nkind = "block"\nparent = "if_statement"\ntop_level = true\n'
+    profile = load_profile_text(text.replace("[declarations]\n", "[declarations]\nif_statement = \"if {condition}\"\n"), "mini.toml")
+    assert profile.anchored == frozenset({"if_statement"})
+    rule = next(rule for rule in profile.containers if rule.kind == "block")
+    assert rule.top_level and rule.parent == "if_statement"
+
+
+def test_a_top_level_container_rule_matches_only_at_the_top() -> None:
+    import tree_sitter
+
+    python = profile_for_path("m.py")
+    assert python is not None
+    source = b"if A:\n    x = 1\n\n\ndef f():\n    if B:\n        y = 2\n"
+    root = tree_sitter.Parser(python.language).parse(source).root_node
+    blocks = []
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type == "block" and node.parent is not None and node.parent.type == "if_statement":
+            blocks.append(node)
+        stack.extend(node.children)
+    top = [node for node in blocks if node.parent.parent.type == "module"]
+    nested = [node for node in blocks if node.parent.parent.type != "module"]
+    assert len(top) == 1 and len(nested) == 1
+    assert python.container_rule(top[0]) is not None
+    assert python.container_rule(nested[0]) is None
+
+
+def test_repeatable_kinds_load_and_typos_are_errors() -> None:
+    text = GOOD.replace('comments = ["comment"]', 'comments = ["comment"]\nrepeatable = ["expression_statement"]')
+    assert load_profile_text(text, "mini.toml").repeatable == frozenset({"expression_statement"})
+    with pytest.raises(ConfigError):
+        load_profile_text(text.replace('"expression_statement"]', '"expression_statment"]'), "mini.toml")

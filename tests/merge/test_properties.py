@@ -131,3 +131,27 @@ def test_disjoint_edits_in_other_languages(path: str, case: tuple[list[int], set
     import_line = LANGUAGES[path][1]
     for name in set(left_imports) | set(right_imports):
         assert text.count(import_line.format(name=name)) == 1
+
+
+@st.composite
+def move_and_edits(draw: st.DrawFn) -> tuple[list[int], int, int, set[int]]:
+    count = draw(st.integers(3, 10))
+    values = draw(st.lists(st.integers(0, 9), min_size=count, max_size=count))
+    moved = draw(st.integers(0, count - 1))
+    target = draw(st.integers(0, count - 1).filter(lambda t: t != moved))
+    edited = set(draw(st.lists(st.integers(0, count - 1), max_size=count, unique=True))) - {moved}
+    return values, moved, target, edited
+
+
+@settings(max_examples=60, deadline=None)
+@given(move_and_edits())
+def test_a_move_on_one_side_and_edits_of_other_declarations_both_survive(case: tuple[list[int], int, int, set[int]]) -> None:
+    values, moved, target, edited = case
+    base = [(f"f{i}", v) for i, v in enumerate(values)]
+    left = list(base)
+    left.insert(target, left.pop(moved))                     # left moves one function elsewhere
+    right = [(n, v + 100 if i in edited else v) for i, (n, v) in enumerate(base)]  # right edits others
+    result = merge_file(_module(base, ["os"]), _module(left, ["os"]), _module(right, ["os"]), "m.py")
+    assert result.clean, result.merged.decode()
+    expected = [(n, v + 100 if int(n[1:]) in edited else v) for n, v in left]
+    assert result.merged == _module(expected, ["os"]), result.merged.decode()

@@ -152,3 +152,33 @@ def test_tuple_all_additions_on_both_sides_union() -> None:
     result = _merge('__all__ = ("a",)\n' + TAIL, '__all__ = ("a", "b")\n' + TAIL, '__all__ = ("a", "c")\n' + TAIL)
     assert result.clean
     assert result.merged.decode().startswith('__all__ = ("a", "b", "c")\n')
+
+
+def test_import_union_declines_in_a_block_that_follows_no_order() -> None:
+    from worktree_coord.merge.python_cst import _union_imports
+    base = ["import zlib", "import abc", "import os"]
+    assert _union_imports(base, base + ["import json"], base + ["import re"]) is None
+    # a single statement on ours' side is no evidence of any order: theirs' addition follows it
+    assert _union_imports([], ["import os"], ["import re"]) == ["import os", "import re"]
+
+
+def test_import_union_knows_the_case_blind_isort_order() -> None:
+    from worktree_coord.merge.python_cst import _union_imports
+    base = ["from typing import Type", "from typing import TYPE_CHECKING", "from typing import Union"]
+    merged = _union_imports(base, base, base + ["from typing import TypeVar"])
+    assert merged == ["from typing import Type", "from typing import TYPE_CHECKING", "from typing import TypeVar",
+                      "from typing import Union"]
+
+
+def test_import_union_takes_the_order_theirs_block_also_follows() -> None:
+    from worktree_coord.merge.python_cst import _union_imports
+    # Ours' block holds from-imports only: isort's default and force_sort_within_sections both fit.
+    # Theirs put `import pytest` after them, which only force_sort_within_sections does.
+    base = ["from _pytest.config import Config", "from _pytest.terminal import TerminalReporter"]
+    ours = ["from _pytest.config import Config", "from _pytest.config import ExitCode",
+            "from _pytest.terminal import TerminalReporter"]
+    theirs = base + ["import pytest"]
+    assert _union_imports(base, ours, theirs) == ours + ["import pytest"]
+    # When theirs' block tells nothing and the fitting orders disagree, no guess is made.
+    theirs_unsorted = ["import pytest", "from _pytest.terminal import TerminalReporter", "from _pytest.config import Config"]
+    assert _union_imports(base, ours, theirs_unsorted) is None

@@ -65,11 +65,13 @@ def declaration_census(profile: Profile, source: bytes, root: tree_sitter.Node) 
             if rule.member_field is not None and node.field_name_for_child(index) != rule.member_field:
                 continue
             key = declaration_key(source, child, profile)
-            if key is None:
+            if key is None or child.type in profile.repeatable:
                 continue
-            if rule.unordered:
+            if rule.unordered and child.type not in profile.anchored:
                 counts[(path, key)] += 1
-            stack.append((child, path + (key,), 3))
+            # An anchored member (an `if COND:` block) is named by its kind, not its key: an edited
+            # condition must not read as its whole body lost and found elsewhere.
+            stack.append((child, path + ((child.type,) if child.type in profile.anchored else (key,)), 3))
     return counts
 
 

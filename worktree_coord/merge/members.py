@@ -107,6 +107,29 @@ def _resolve(source: bytes, node: tree_sitter.Node, path: str, profile: Profile,
     return ",".join(parts)
 
 
+def _exists(node: tree_sitter.Node, path: str) -> bool:
+    """True when every step of `path` (field name or node kind, "*" mapping) finds a node."""
+    current = [node]
+    for step in path.split("."):
+        if step == "@text":
+            return True
+        mapped = step.startswith("*")
+        name = step.lstrip("*")
+        found_any = []
+        for item in current:
+            candidates = list(item.named_children) if mapped else [item]
+            for candidate in candidates:
+                found = candidate.child_by_field_name(name)
+                if found is None:
+                    found = next((child for child in candidate.named_children if child.type == name), None)
+                if found is not None:
+                    found_any.append(found)
+                elif not mapped:
+                    return False
+        current = found_any
+    return True
+
+
 def declaration_key(source: bytes, node: tree_sitter.Node, profile: Profile, depth: int = 0) -> str | None:
     """The node's signature key per its profile template, or None when it has none.
 
@@ -121,7 +144,11 @@ def declaration_key(source: bytes, node: tree_sitter.Node, profile: Profile, dep
         for match in _PART.finditer(alternative):
             out.append(alternative[position:match.start()])
             part = match.group(1)
-            value = _resolve(source, node, part.lstrip("?"), profile, depth)
+            if part.startswith("?"):
+                # Existence only: the node may be long or span lines (a body, a `{...}` list).
+                value = "" if _exists(node, part[1:]) else None
+            else:
+                value = _resolve(source, node, part, profile, depth)
             if value is None:
                 break
             if not part.startswith("?"):

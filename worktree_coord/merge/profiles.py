@@ -9,7 +9,11 @@ Profile keys:
     name, extensions, filenames, grammar (module), grammar_function (default "language"),
     comments (node kinds bundled with the next member: comments, decorators, attributes),
     terminators (anonymous tokens that end the member before them, like ";"),
-    [[containers]] kind, parent?, parent_key?, unordered, member_field?, separator?, keep_sorted?
+    anchored (keyed node kinds that are matched by key but never commute: a new or deleted one
+    is never placed by the union of an unordered container, e.g. Python's `if COND:` blocks),
+    repeatable (keyed node kinds whose key may legitimately repeat in a file, like assignments to
+    one target: left out of the declaration census, so a line merge repeating one is not suspect),
+    [[containers]] kind, parent?, parent_key?, top_level?, unordered, member_field?, separator?, keep_sorted?
     [declarations] kind = key template: "{path}" parts resolve a child by field name or, failing
     that, by node kind; steps join with "."; "*field" maps over named children; "@text" is the
     node's own text; "{?path}" only requires the path; alternatives are separated by "|". When no
@@ -45,6 +49,7 @@ class ContainerRule:
     separator: str | None = None
     keep_sorted: bool = False
     parent_key: str | None = None   # only inside the declaration with this key (e.g. "= __all__")
+    top_level: bool = False         # only when the parent sits directly in the file's root node
 
 
 @dataclass(frozen=True)
@@ -59,6 +64,8 @@ class Profile:
     containers: tuple[ContainerRule, ...]
     declarations: tuple[tuple[str, str], ...]
     data: bool = False
+    anchored: frozenset[str] = frozenset()
+    repeatable: frozenset[str] = frozenset()
 
     @functools.cached_property
     def language(self) -> tree_sitter.Language:
@@ -78,6 +85,9 @@ class Profile:
             if rule.kind != node.type:
                 continue
             if rule.parent is not None and (node.parent is None or node.parent.type != rule.parent):
+                continue
+            if rule.top_level and (node.parent is None or node.parent.parent is None
+                                   or node.parent.parent.parent is not None):
                 continue
             if rule.parent_key is not None and not self._inside_key(node, rule.parent_key, key_of):
                 continue
@@ -137,15 +147,23 @@ def _validate(raw: dict[str, Any], source: str) -> Profile:
         check_kind(kind, "comments")
     for kind in raw.get("terminators", []):
         check_kind(kind, "terminators", named=False)
+    anchored = frozenset(raw.get("anchored", []))
+    for kind in anchored:
+        check_kind(kind, "anchored")
+    repeatable = frozenset(raw.get("repeatable", []))
+    for kind in repeatable:
+        check_kind(kind, "repeatable")
     unknown_keys = set(raw) - {"name", "grammar", "grammar_function", "extensions", "filenames", "comments",
-                               "terminators", "containers", "declarations", "data"}
+                               "terminators", "containers", "declarations", "data", "anchored",
+                               "repeatable"}
     if unknown_keys:
         raise ConfigError(f"language profile {source}: unknown setting(s) {sorted(unknown_keys)}")
     containers = []
     for item in raw.get("containers", []):
         rule = ContainerRule(kind=item["kind"], parent=item.get("parent"), unordered=item.get("unordered", True),
                              member_field=item.get("member_field"), separator=item.get("separator"),
-                             keep_sorted=item.get("keep_sorted", False), parent_key=item.get("parent_key"))
+                             keep_sorted=item.get("keep_sorted", False), parent_key=item.get("parent_key"),
+                             top_level=bool(item.get("top_level", False)))
         check_kind(rule.kind, "containers")
         if rule.parent:
             check_kind(rule.parent, "containers.parent")
@@ -153,7 +171,8 @@ def _validate(raw: dict[str, Any], source: str) -> Profile:
             check_field(rule.member_field, "containers.member_field")
         if rule.separator:
             check_kind(rule.separator, "containers.separator", named=False)
-        unknown = set(item) - {"kind", "parent", "unordered", "member_field", "separator", "keep_sorted", "parent_key"}
+        unknown = set(item) - {"kind", "parent", "unordered", "member_field", "separator", "keep_sorted", "parent_key",
+                               "top_level"}
         if unknown:
             raise ConfigError(f"language profile {source}: unknown container option(s) {sorted(unknown)}")
         containers.append(rule)
@@ -172,7 +191,8 @@ def _validate(raw: dict[str, Any], source: str) -> Profile:
         name=name, extensions=tuple(raw.get("extensions", [])), filenames=tuple(raw.get("filenames", [])),
         grammar=grammar, grammar_function=function, comments=comments,
         terminators=frozenset(raw.get("terminators", [])), containers=tuple(containers),
-        declarations=tuple(declarations.items()), data=bool(raw.get("data", False)),
+        declarations=tuple(declarations.items()), data=bool(raw.get("data", False)), anchored=anchored,
+        repeatable=repeatable,
     )
 
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 import ast
 import re
 import warnings
+from collections import Counter
 from dataclasses import dataclass, replace
 
 import libcst as cst
@@ -174,6 +175,8 @@ def combine_from_imports(base: bytes, left: bytes, right: bytes, merged: bytes) 
     except (cst.ParserSyntaxError, RecursionError, UnicodeDecodeError, ValueError):
         return None
     input_counts = [_counts(module) for module in inputs]
+    if any(count > 1 for counts in input_counts for count in counts.values()):
+        return None  # the file imports one module on several lines (one name per line): its style
     groups: dict[tuple[int, str], list[_FromImport]] = {}
     for item in _from_imports(tree):
         groups.setdefault(item.module, []).append(item)
@@ -284,32 +287,49 @@ def _module_of(statement: str) -> str:
 
 
 # Orders an import block may follow: isort's default (`import x` lines before `from x import`
-# lines) and its force_sort_within_sections (by module alone); ties by the statement's text.
+# lines) and its force_sort_within_sections (by module alone); ties by the statement's text, as is
+# or case-blind (`from typing import Type` before `from typing import TYPE_CHECKING`).
 _BLOCK_KEYS = (
     lambda s: (0 if s.split()[0] == "import" else 1, _module_of(s), _norm(s)),
     lambda s: (_module_of(s), _norm(s)),
+    lambda s: (0 if s.split()[0] == "import" else 1, _module_of(s), _norm(s).lower()),
+    lambda s: (_module_of(s), _norm(s).lower()),
 )
 
 
-def _union_imports(base: list[str], ours: list[str], theirs: list[str]) -> list[str]:
+def _union_imports(base: list[str], ours: list[str], theirs: list[str]) -> list[str] | None:
     """Three-way union of import statements: what either side added, minus what either removed.
 
-    Ours' order is kept; theirs' additions go to their sorted place when ours' block is sorted
-    (in one of the orders isort writes), else after ours' statements."""
+    Ours' order is kept; theirs' additions go to their sorted place when ours' block is sorted in
+    one of the orders isort writes (the orders theirs' block also follows, when it follows any);
+    None when no order fits or the fitting orders disagree on a place. With fewer than two
+    statements on ours' side there is no order to follow: theirs' additions come after."""
     b, o, t = ({_norm(s) for s in side} for side in (base, ours, theirs))
     out = [s for s in ours if _norm(s) in t or _norm(s) not in b]
     added = [s for s in theirs if _norm(s) not in b and _norm(s) not in o]
-    block_key = None
-    if len(out) >= 2:
-        block_key = next((key for key in _BLOCK_KEYS if [key(s) for s in out] == sorted(key(s) for s in out)), None)
-    for statement in added:
-        if block_key is not None:
+    if not added:
+        return out
+    if len(out) < 2:
+        return out + added
+    def fits(block: list[str], key) -> bool:  # type: ignore[no-untyped-def]
+        return [key(s) for s in block] == sorted(key(s) for s in block)
+    keys = [key for key in _BLOCK_KEYS if fits(out, key)]
+    # Theirs' block, with its additions where theirs wrote them, tells the orders apart (a block of
+    # from-imports alone fits both isort orders; theirs' `import x` line shows which one it is).
+    keys = [key for key in keys if fits(theirs, key)] or keys
+    if not keys:
+        return None  # ours' block follows no order we know: where theirs' imports go is a guess
+    results = []
+    for block_key in keys:
+        merged = list(out)
+        for statement in added:
             key = block_key(statement)
-            position = next((i for i, s in enumerate(out) if block_key(s) > key), len(out))
-            out.insert(position, statement)
-        else:
-            out.append(statement)
-    return out
+            position = next((i for i, s in enumerate(merged) if block_key(s) > key), len(merged))
+            merged.insert(position, statement)
+        results.append(merged)
+    if any(result != results[0] for result in results[1:]):
+        return None  # the orders the evidence allows disagree on the place
+    return results[0]
 
 
 def resolve_import_conflicts(base: bytes, left: bytes, right: bytes, result: FileMerge) -> bytes | None:
@@ -335,6 +355,8 @@ def resolve_import_conflicts(base: bytes, left: bytes, right: bytes, result: Fil
         if any(part is None for part in parts):
             return None
         union = _union_imports(*parts)  # type: ignore[arg-type]
+        if union is None:
+            return None
         out.extend(lines[cursor:start])
         out.extend(statement + newline for statement in union)
         cursor = end
@@ -351,7 +373,18 @@ def resolve_import_conflicts(base: bytes, left: bytes, right: bytes, result: Fil
     b, o, t, m = sets
     if m != (o & t) | (o - b) | (t - b):
         return None
+    # ... and no import statement may be repeated more often than some input repeats it.
+    repeats = [Counter(_norm(line) for line in _import_lines_of(tree)) for tree in trees]
+    if any(count > max(side.get(text, 0) for side in repeats[:3]) and count > 1 for text, count in repeats[3].items()):
+        return None
     return merged
+
+
+def _import_lines_of(module: cst.Module) -> list[str]:
+    """The module-level import statements' texts (one per statement)."""
+    return [module.code_for_node(statement).strip() for statement in module.body
+            if isinstance(statement, cst.SimpleStatementLine)
+            and any(isinstance(node, (cst.Import, cst.ImportFrom)) for node in statement.body)]
 
 
 def _all_bindings(module: cst.Module) -> set[tuple[str, str, str | None]]:

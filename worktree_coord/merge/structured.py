@@ -8,17 +8,23 @@ How a container merges (module, class body, object literal, import list, ...):
   1. each version is segmented into members (members.py) matched by identity: the declaration key
      for declarations, the text for positional members;
   2. the member sequences are diffed against base into hunks (deleted base runs plus inserted runs);
-     hunks of the two sides that overlap or touch are merged as in diff3 (a line merge of just
-     that region, between members both sides kept), except in unordered containers where both
-     hunks only add or delete keyed declarations: those commute (added on one side -> kept;
-     deleted and unchanged on the other -> deleted; deleted vs modified -> conflict; the same key
-     added twice -> once if identical, else conflict);
-  3. members kept on both sides merge their content: one side changed -> that side; both ->
-     recursively through a nested container if the member has one, else a line merge of the
-     member's text, whose conflicts are then localized to that declaration.
-Invariants: code nobody touched is copied byte for byte; a reordering of surviving members, an
-unexpected node between members, or a conflict that would not start and end on a line boundary
-makes the container Unmergeable (never a guess).
+     a member one side moved (kept, but out of base order) is a deletion at its old place and an
+     insertion at its new one, accepted only when the other side kept it in place unchanged and
+     made no edit in the span it crossed; hunks of the two sides that overlap or touch are merged
+     as in diff3 (a line merge of just that region, between members both sides kept), except in
+     unordered containers where both hunks only add or delete keyed, non-anchored declarations:
+     those commute (added on one side -> kept; deleted and unchanged on the other -> deleted;
+     deleted vs modified -> conflict; the same key added twice -> once if identical, else
+     conflict; both sides' runs at one place -> left's first, a pure insertion before the other
+     side's one-member replacement, and no union at all next to a multi-member replacement,
+     whose order against the insertion cannot be known);
+  3. members kept on both sides merge their content: one side changed -> that side; one side only
+     the leading trivia and the other only the rest -> both; both -> recursively through a nested
+     container if the member has one, else a line merge of the member's text, whose conflicts
+     are then localized to that declaration.
+Invariants: code nobody touched is copied byte for byte; a move on both sides or against the other
+side's edit, an unexpected node between members, or a conflict that would not start and end on a
+line boundary makes the container Unmergeable (never a guess).
 """
 
 from __future__ import annotations
@@ -73,23 +79,57 @@ class Version:
     root: tree_sitter.Node
 
 
-def _hunks(base_ids: list[str], side_ids: list[str]) -> list[tuple[int, int, list[str]]]:
+def _kept_in_place(base_ids: list[str], side_ids: list[str], heavy: set[str] = frozenset()) -> set[str]:  # type: ignore[assignment]
+    """The base members a side kept in their base order; the side's other surviving base members
+    were moved. Of all orders that explain the side, the one keeping the most members in place,
+    where members in `heavy` (those the other side changed or deleted) count far more: a swap of
+    two neighbours is read as a move of the one the other side left alone. A maximum-weight
+    increasing subsequence of base positions, O(n log n) with a Fenwick tree of prefix maxima."""
+    side_set, base_set = set(side_ids), set(base_ids)
+    in_side_order = [i for i in side_ids if i in base_set]
+    if [i for i in base_ids if i in side_set] == in_side_order:
+        return set(in_side_order)
+    position = {ident: index for index, ident in enumerate(base_ids)}
+    size = len(base_ids)
+    tree: list[tuple[int, int]] = [(0, -1)] * (size + 1)
+    best: list[int] = []
+    previous: list[int] = []
+    for k, ident in enumerate(in_side_order):
+        at, found = position[ident], (0, -1)
+        while at > 0:                                   # best chain ending before this position
+            found = max(found, tree[at])
+            at -= at & -at
+        best.append(found[0] + (len(base_ids) + 1 if ident in heavy else 1))
+        previous.append(found[1])
+        at = position[ident] + 1
+        while at <= size:
+            tree[at] = max(tree[at], (best[k], k))
+            at += at & -at
+    end = max(range(len(best)), key=lambda k: (best[k], k))
+    kept: set[str] = set()
+    while end != -1:
+        kept.add(in_side_order[end])
+        end = previous[end]
+    return kept
+
+
+def _hunks(base_ids: list[str], side_ids: list[str], kept: set[str]) -> list[tuple[int, int, list[str]]]:
     """Hunks of one side against base: (first deleted base index, end, inserted identities).
 
-    Requires the surviving base members to keep their relative order (checked by the caller)."""
-    base_set, side_set = set(base_ids), set(side_ids)
+    `kept` are the base members the side kept in place (`_kept_in_place`); a moved member shows
+    as deleted where base had it and inserted where the side put it."""
     out = []
     i = j = 0
     while i < len(base_ids) or j < len(side_ids):
-        if i < len(base_ids) and j < len(side_ids) and base_ids[i] == side_ids[j]:
+        if i < len(base_ids) and j < len(side_ids) and base_ids[i] == side_ids[j] and base_ids[i] in kept:
             i += 1
             j += 1
             continue
         start = i
         inserted = []
-        while i < len(base_ids) and base_ids[i] not in side_set:
+        while i < len(base_ids) and base_ids[i] not in kept:
             i += 1
-        while j < len(side_ids) and side_ids[j] not in base_set:
+        while j < len(side_ids) and side_ids[j] not in kept:
             inserted.append(side_ids[j])
             j += 1
         if start == i and not inserted:
@@ -154,21 +194,31 @@ class StructuredMerge:
         b_ids = [m.ident for m in b.members]
         l_ids = [m.ident for m in l.members]
         r_ids = [m.ident for m in r.members]
-        for side in (l_ids, r_ids):
-            kept_side = [i for i in side if i in bmap]
-            side_set = set(side)
-            kept_base = [i for i in b_ids if i in side_set]
-            if kept_side != kept_base:
-                raise Unmergeable("members reordered")
+        # Moves: a side may move members the other side kept in place and left unchanged (a
+        # re-sorted import block, a function moved down): the move is that side's edit, shown as
+        # a deletion at the old place and an insertion at the new one. A member moved by both
+        # sides, or moved by one and changed or deleted by the other, is not guessed at.
+        touched_by = {side: {i for i in b_ids if i not in smap or smap[i].content != bmap[i].content}
+                      for side, smap in (("L", lmap), ("R", rmap))}
+        l_kept, r_kept = _kept_in_place(b_ids, l_ids, touched_by["R"]), _kept_in_place(b_ids, r_ids, touched_by["L"])
+        moved = set()
+        for mine, kept, other, other_kept in ((lmap, l_kept, rmap, r_kept), (rmap, r_kept, lmap, l_kept)):
+            for ident in mine:
+                if ident in bmap and ident not in kept:
+                    if ident not in other_kept or other[ident].content != bmap[ident].content:
+                        raise Unmergeable("members reordered on one side and changed on the other")
+                    moved.add(ident)
         # A declaration added on both sides is placed once, where left put it: identical texts
         # merge into one, different texts become one insert/insert conflict there.
         added_twice = {i for i in lmap if i in rmap and i not in bmap and lmap[i].key is not None}
         right_hunks = []
-        for start, end, inserted in _hunks(b_ids, r_ids):
+        for start, end, inserted in _hunks(b_ids, r_ids, r_kept):
             kept = [i for i in inserted if i not in added_twice]
             if kept or start != end:
                 right_hunks.append((start, end, kept))
-        left_hunks = _hunks(b_ids, l_ids)
+        left_hunks = _hunks(b_ids, l_ids, l_kept)
+        if moved:
+            _check_moves_apart(b_ids, moved, (l_ids, l_kept, right_hunks), (r_ids, r_kept, left_hunks))
         hunks = [("L", h) for h in left_hunks] + [("R", h) for h in right_hunks]
         # A side that only changed the text before the first (after the last) member, next to
         # members the other side inserted there: which comes first is anyone's guess.
@@ -178,6 +228,15 @@ class StructuredMerge:
                 raise Unmergeable("text before the first member changed next to an insertion")
             if mine.suffix != b.suffix and theirs.suffix != mine.suffix and any(end == len(b_ids) for _, end in edge[other]):
                 raise Unmergeable("text after the last member changed next to an insertion")
+            # The same one level down: both sides changed the last member (both may have appended
+            # to its body) and this side also changed only the blank lines after it: whether they
+            # belong after this side's appended text or at the very end is a guess.
+            last = b_ids[-1] if b_ids else None
+            if mine.suffix != b.suffix and theirs.suffix == b.suffix and mine.suffix.strip() == b.suffix.strip() \
+                    and last is not None and l.members and r.members \
+                    and l.members[-1].ident == last == r.members[-1].ident \
+                    and l.members[-1].content != bmap[last].content and r.members[-1].content != bmap[last].content:
+                raise Unmergeable("blank lines after the last member changed while both sides edited it")
         hunks.sort(key=lambda item: (item[1][0], item[1][1]))
         groups: list[list[tuple[str, tuple[int, int, list[str]]]]] = []
         reach = -1
@@ -217,8 +276,9 @@ class StructuredMerge:
             elif self._same_hunks(group, lmap, rmap):
                 only_left = [item for item in group if item[0] == "L"]
                 self._apply_one_side(entries, only_left, b_ids, lo, hi, bmap, lmap, rmap, name, sep, added_twice, both=True)
-            elif rule.unordered and self._all_keyed(group, bmap, lmap, rmap, b_ids):
-                self._apply_union(entries, group, b_ids, lo, hi, bmap, lmap, rmap, name, sep, added_twice, overrides)
+            elif rule.unordered and self._all_keyed(group, bmap, lmap, rmap, b_ids) \
+                    and not self._ambiguous_order(group):
+                self._apply_union(entries, group, b_ids, lo, hi, bmap, lmap, rmap, name, sep, added_twice, overrides, moved)
             else:
                 lefts = self._side_region(l_ids, b_ids, lo, hi, lmap)
                 rights = self._side_region(r_ids, b_ids, lo, hi, rmap)
@@ -253,12 +313,28 @@ class StructuredMerge:
         return lh == rh
 
     @staticmethod
-    def _all_keyed(group, bmap, lmap, rmap, b_ids) -> bool:  # type: ignore[no-untyped-def]
+    def _ambiguous_order(group) -> bool:  # type: ignore[no-untyped-def]
+        """True when one side inserts at the edge of (or inside) a run of base members the other side
+        replaced by two or more members: whether the insertion goes before, between or after the
+        replacement's members (a renamed method followed by new ones) cannot be told, so the union
+        is not attempted (the region's line merge decides, usually a conflict)."""
+        for side, (start, end, inserted) in group:
+            if start != end or not inserted:
+                continue
+            for other, (o_start, o_end, o_inserted) in group:
+                if other != side and o_start < o_end and len(o_inserted) >= 2 and o_start <= start <= o_end:
+                    return True
+        return False
+
+    def _all_keyed(self, group, bmap, lmap, rmap, b_ids) -> bool:  # type: ignore[no-untyped-def]
+        """Every member the group adds or deletes is a keyed declaration that may commute (an
+        anchored kind, like Python's `if COND:` block, is keyed only to be matched, never moved)."""
+        anchored = self.profile.anchored
         for side, (start, end, inserted) in group:
             smap = lmap if side == "L" else rmap
-            if any(bmap[i].key is None for i in b_ids[start:end]):
+            if any(bmap[i].key is None or bmap[i].node.type in anchored for i in b_ids[start:end]):
                 return False
-            if any(smap[i].key is None for i in inserted):
+            if any(smap[i].key is None or smap[i].node.type in anchored for i in inserted):
                 return False
         return True
 
@@ -285,20 +361,26 @@ class StructuredMerge:
                 else:
                     entries.append(("add", (side, ident)))
 
-    def _apply_union(self, entries, group, b_ids, lo, hi, bmap, lmap, rmap, name, sep, twice, overrides) -> None:  # type: ignore[no-untyped-def]
+    def _apply_union(self, entries, group, b_ids, lo, hi, bmap, lmap, rmap, name, sep, twice, overrides, moved) -> None:  # type: ignore[no-untyped-def]
         deleted: dict[str, str] = {}
         inserts: dict[int, list[tuple[str, str]]] = {}
+        replacing: set[str] = set()   # side + base index where that side's hunk deletes members
         for side, (start, end, inserted) in group:
             for ident in b_ids[start:end]:
                 deleted.setdefault(ident, side)
                 if ident in deleted and deleted[ident] != side:
                     deleted[ident] = "both"
             inserts.setdefault(start, []).extend((side, ident) for ident in inserted)
+            if end > start:
+                replacing.add(side + str(start))
         placed: set[str] = set()
         for index in range(lo, hi + 1):
-            run = sorted(inserts.get(index, []), key=lambda item: item[0])
+            # A side's pure insertion before base member i goes before the other side's
+            # replacement of member i (new text standing where i stood): the insertion sat
+            # right after member i - 1, as in a line merge. Otherwise left's run comes first.
+            run = sorted(inserts.get(index, []), key=lambda item: (item[0] + str(index) in replacing, item[0]))
             run = self._sorted_run(run, index, b_ids, bmap, lmap, rmap) or run
-            leads, successor_lead = self._run_leads(run, index, b_ids, bmap, lmap, rmap)
+            leads, successor_lead = self._run_leads(run, index, b_ids, bmap, lmap, rmap, moved)
             if successor_lead is not None:
                 overrides[b_ids[index]] = successor_lead
             for side, ident in run:
@@ -324,7 +406,7 @@ class StructuredMerge:
                     self._deletion(entries, ident, bmap, lmap, name, "R", sep)
 
     @staticmethod
-    def _run_leads(run, index, b_ids, bmap, lmap, rmap) -> tuple[dict[str, bytes], bytes | None]:  # type: ignore[no-untyped-def]
+    def _run_leads(run, index, b_ids, bmap, lmap, rmap, moved) -> tuple[dict[str, bytes], bytes | None]:  # type: ignore[no-untyped-def]
         """Leading trivia when both sides insert runs before the same base member (the successor).
 
         Each side inserted its text somewhere in the successor's base lead `g0` (its blank lines,
@@ -338,7 +420,8 @@ class StructuredMerge:
         sides are left as they wrote them. Returns lead overrides per inserted identity and the
         successor's new lead (None: leave everything as the sides wrote it)."""
         sides = [side for side, _ in run]
-        if len(set(sides)) < 2 or index >= len(b_ids) or b_ids[index] not in lmap or b_ids[index] not in rmap:
+        if len(set(sides)) < 2 or index >= len(b_ids) or b_ids[index] not in lmap or b_ids[index] not in rmap \
+                or b_ids[index] in moved:
             return {}, None
         first, second = sides[0], next(side for side in sides if side != sides[0])
         if sides != [first] * sides.count(first) + [second] * sides.count(second):
@@ -447,6 +530,12 @@ class StructuredMerge:
             return [rm.render(sep, with_sep)]
         if rm.content == bm.content or lm.content == rm.content:
             return [lm.render(sep, with_sep)]
+        # One side changed only the member's leading trivia (its comment, the blank lines above it:
+        # e.g. the member before it moved away), the other only the member itself: both edits
+        # are disjoint parts of the member, so each is taken from the side that made it.
+        for lead_side, body_side in ((lm, rm), (rm, lm)):
+            if lead_side.body == bm.body and lead_side.tail == bm.tail and body_side.lead == bm.lead:
+                return [replace(body_side, lead=lead_side.lead).render(sep, with_sep)]
         inner_path = path + [bm.key] if bm.key else path
         try:
             pieces = self._merge_nested(inner_path, bm, lm, rm, sep, with_sep)
@@ -491,6 +580,25 @@ class StructuredMerge:
             return None
         inner = self._merge_container(path, segs[0], segs[1], segs[2], found[0][1])  # type: ignore[index]
         return [head] + inner + [foot + (sep if (sep and with_sep) else b"") + tail]
+
+
+def _check_moves_apart(b_ids: list[str], moved: set[str],
+                       *sides: tuple[list[str], set[str], list[tuple[int, int, list[str]]]]) -> None:
+    """A moved member and the other side's edits must keep apart: the base span the member was
+    moved across (from its old place to between the base members that now surround it) may not
+    hold or touch any hunk of the other side. A side that re-sorts a block while the other adds
+    to it, or moves code across the other's edit, is an ordering question the engine does not
+    answer (the line merge and the import refinements get it)."""
+    index = {ident: position for position, ident in enumerate(b_ids)}
+    for side_ids, kept, other_hunks in sides:
+        for at, ident in enumerate(side_ids):
+            if ident not in moved or ident not in index or ident in kept:
+                continue
+            before = next((index[i] for i in reversed(side_ids[:at]) if i in kept), -1)
+            after = next((index[i] for i in side_ids[at + 1:] if i in kept), len(b_ids))
+            lo, hi = min(index[ident], before + 1), max(index[ident] + 1, after)
+            if any(start <= hi and end >= lo for start, end, _ in other_hunks):
+                raise Unmergeable("a member moved across the other side's edit")
 
 
 def _positional_duplicates(*segs: Segmented) -> tuple[Segmented, ...]:
