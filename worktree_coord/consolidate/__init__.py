@@ -6,9 +6,10 @@ Pipeline (one module per stage):
     derive.py   edit of a reserved file -> Intents (key-level diff against the base)
     plan.py     Intents + current tree -> Plan (merged changes, conflicts, satisfied, warnings)
     graph.py    workspace members and edges -> cycle rejection + deterministic order
-    adapters/   per ecosystem (npm, cargo, uv, go, pip-tools, poetry): edit (native, else edits/),
+    adapters/   per ecosystem (npm, pnpm, yarn, cargo, uv, go, pip-tools, poetry): edit (native, else edits/),
                 relock, check, classify; `ToolConfig` makes every command configurable
-    edits/      formatting-preserving structural edits (package.json, Cargo.toml, pyproject, requirements)
+    edits/      formatting-preserving structural edits (package.json, Cargo.toml, pyproject, requirements,
+                pnpm-workspace.yaml, go.mod/go.work)
     verify.py   strict re-parse, postconditions, freshness, locked versions, lock diff audit
     root.py     consolidate_root / consolidate over a plain directory -> RootResult per root
 """
