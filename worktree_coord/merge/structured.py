@@ -34,6 +34,7 @@ from dataclasses import dataclass, replace
 
 import tree_sitter
 
+from .bindings import names_bound, names_used
 from .line import raw_line_merge
 from .markers import parse_conflicts
 from .members import Member, Segmented, Unmergeable, declaration_key, region_start, segment
@@ -380,6 +381,8 @@ class StructuredMerge:
             # right after member i - 1, as in a line merge. Otherwise left's run comes first.
             run = sorted(inserts.get(index, []), key=lambda item: (item[0] + str(index) in replacing, item[0]))
             run = self._sorted_run(run, index, b_ids, bmap, lmap, rmap) or run
+            if self.profile.order_sensitive:
+                run = _bind_before_use(run, lmap, rmap)
             leads, successor_lead = self._run_leads(run, index, b_ids, bmap, lmap, rmap, moved)
             if successor_lead is not None:
                 overrides[b_ids[index]] = successor_lead
@@ -564,7 +567,7 @@ class StructuredMerge:
         shells = []
         for member, (node, rule) in zip((bm, lm, rm), found):  # type: ignore[misc]
             src = member.source
-            start = max(region_start(src, node), member.start)
+            start = _over_blank_lines(src, max(region_start(src, node), member.start), member.start)
             body_end = member.start + len(member.lead) + len(member.body)
             limit = body_end + (0 if member.has_sep else len(member.tail))
             seg = segment(src, node, rule, self.profile, start=start, limit=limit)
@@ -599,6 +602,49 @@ def _check_moves_apart(b_ids: list[str], moved: set[str],
             lo, hi = min(index[ident], before + 1), max(index[ident] + 1, after)
             if any(start <= hi and end >= lo for start, end, _ in other_hunks):
                 raise Unmergeable("a member moved across the other side's edit")
+
+
+def _bind_before_use(run: list[tuple[str, str]], lmap: dict[str, Member],
+                     rmap: dict[str, Member]) -> list[tuple[str, str]]:
+    """Both sides' insertions at one place of a container that runs top to bottom: when one side's
+    new statements use a name the other side's new statements bind, the binding side goes first;
+    when each side uses a name the other binds (or the runs are interleaved), no order is safe."""
+    sides = [side for side, _ in run]
+    if len(set(sides)) < 2:
+        return run
+    maps = {"L": lmap, "R": rmap}
+    used = {"L": set(), "R": set()}  # type: dict[str, set[str]]
+    bound = {"L": set(), "R": set()}  # type: dict[str, set[str]]
+    for side, ident in run:
+        member = maps[side][ident]
+        used[side] |= names_used(member.source, member.node)
+        bound[side] |= names_bound(member.source, member.node)
+    left_needs_right = bool(used["L"] & (bound["R"] - bound["L"]))
+    right_needs_left = bool(used["R"] & (bound["L"] - bound["R"]))
+    if not left_needs_right and not right_needs_left:
+        return run
+    if left_needs_right and right_needs_left:
+        raise Unmergeable("both sides' insertions use names the other side's insertions bind")
+    first = "R" if left_needs_right else "L"
+    ordered = [item for item in run if item[0] == first] + [item for item in run if item[0] != first]
+    if sides != [sides[0]] * sides.count(sides[0]) + [s for s in sides if s != sides[0]]:
+        raise Unmergeable("interleaved insertions where one side uses a name the other binds")
+    return ordered
+
+
+def _over_blank_lines(source: bytes, start: int, floor: int) -> int:
+    """Move a nested container's line-start `start` back over the blank lines above it (never
+    before `floor`): a blank line a side put between a header (`class C:`) and its first member
+    belongs to that member's lead, so it travels with it instead of staying under the header
+    when the other side inserts members first."""
+    if start == 0 or source[start - 1:start] != b"\n":
+        return start
+    while start > floor:
+        previous = source.rfind(b"\n", 0, start - 1) + 1
+        if previous < floor or source[previous:start].strip():
+            break
+        start = previous
+    return start
 
 
 def _positional_duplicates(*segs: Segmented) -> tuple[Segmented, ...]:
