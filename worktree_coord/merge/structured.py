@@ -220,6 +220,7 @@ class StructuredMerge:
         left_hunks = _hunks(b_ids, l_ids, l_kept)
         if moved:
             _check_moves_apart(b_ids, moved, (l_ids, l_kept, right_hunks), (r_ids, r_kept, left_hunks))
+        _check_no_slide(b_ids, bmap, b.separator, (left_hunks, lmap, rmap), (right_hunks, rmap, lmap))
         hunks = [("L", h) for h in left_hunks] + [("R", h) for h in right_hunks]
         # A side that only changed the text before the first (after the last) member, next to
         # members the other side inserted there: which comes first is anyone's guess.
@@ -602,6 +603,50 @@ def _check_moves_apart(b_ids: list[str], moved: set[str],
             lo, hi = min(index[ident], before + 1), max(index[ident] + 1, after)
             if any(start <= hi and end >= lo for start, end, _ in other_hunks):
                 raise Unmergeable("a member moved across the other side's edit")
+
+
+def _common_edge_lines(first: list[bytes], second: list[bytes], *, at_end: bool) -> int:
+    """How many lines `first` and `second` share at their ends (at_end) or starts, not counting
+    a shared run made only of blank lines."""
+    count = 0
+    limit = min(len(first), len(second))
+    while count < limit:
+        a, b = (first[-1 - count], second[-1 - count]) if at_end else (first[count], second[count])
+        if a != b:
+            break
+        count += 1
+    shared = first[len(first) - count:] if at_end else first[:count]
+    return count if any(line.strip() for line in shared) else 0
+
+
+def _check_no_slide(b_ids: list[str], bmap: dict[str, Member], sep: bytes | None,
+                    *sides: tuple[list[tuple[int, int, list[str]]], dict[str, Member], dict[str, Member]]) -> None:
+    """An inserted run whose last lines repeat the last lines of the member before it (or whose
+    first lines repeat the first lines of the member after it) could as well have been written
+    inside that member: the line diff of the side slides it there. When the other side edited
+    those very lines, the two readings merge differently (a `return` ending up in the last
+    inserted method instead of its own), so no structured answer is trusted."""
+    for hunks, mine, other in sides:
+        for start, end, inserted in hunks:
+            if not inserted:
+                continue
+            run = [line for ident in inserted for line in mine[ident].render(sep, True).splitlines(keepends=True)]
+            for neighbour, at_end in ((b_ids[start - 1] if start > 0 else None, True),
+                                      (b_ids[end] if end < len(b_ids) else None, False)):
+                if neighbour is None or neighbour not in mine or neighbour not in other:
+                    continue
+                base_member = bmap[neighbour]
+                if other[neighbour].content == base_member.content:
+                    continue
+                own = mine[neighbour].render(sep, True).splitlines(keepends=True)
+                shared = _common_edge_lines(run, own, at_end=at_end)
+                if not shared:
+                    continue
+                base_lines = base_member.render(sep, True).splitlines(keepends=True)
+                other_lines = other[neighbour].render(sep, True).splitlines(keepends=True)
+                edge = slice(-shared, None) if at_end else slice(0, shared)
+                if base_lines[edge] != other_lines[edge] or len(base_lines) < shared:
+                    raise Unmergeable("an insertion could slide into a neighbour the other side edited there")
 
 
 def _bind_before_use(run: list[tuple[str, str]], lmap: dict[str, Member],
