@@ -52,3 +52,13 @@ def test_names_used_sees_lambda_bodies_as_deferred() -> None:
     source, node = _statement("handler = lambda: LATER + 1\n")
     assert "LATER" not in names_used(source, node)
     assert "handler" in names_used(source, node)
+
+
+def test_annotations_can_be_left_out_for_stubs_and_future_annotations() -> None:
+    source, node = _statement("def store(self, new: Store = DEFAULT) -> Builder: ...\n")
+    assert {"Store", "Builder", "DEFAULT"} <= names_used(source, node)
+    lazy = names_used(source, node, annotations=False)
+    assert "DEFAULT" in lazy and "Store" not in lazy and "Builder" not in lazy
+    source, node = _statement("LIMIT: Bound = start()\n")
+    assert names_used(source, node, annotations=False) >= {"LIMIT", "start"}
+    assert "Bound" not in names_used(source, node, annotations=False)

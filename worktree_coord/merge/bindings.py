@@ -20,11 +20,15 @@ _WRAPPERS = {"decorated_definition": "definition"}
 # A function's (or lambda's) body runs only when called, not where the definition stands; its
 # decorators, defaults and annotations do run there and still count.
 _DEFERRED = {"function_definition", "lambda"}
+# Fields holding a type annotation: a parameter's or an annotated assignment's `type`, a return type.
+_ANNOTATION_FIELDS = {"type", "return_type"}
 _IMPORTS = {"import_statement", "import_from_statement", "future_import_statement"}
 
 
-def names_used(source: bytes, node: tree_sitter.Node) -> frozenset[str]:
-    """Every identifier text inside `node` (an over-approximation of the names it reads)."""
+def names_used(source: bytes, node: tree_sitter.Node, *, annotations: bool = True) -> frozenset[str]:
+    """Every identifier text inside `node` (an over-approximation of the names it reads), but for
+    function and lambda bodies; with annotations=False also not inside type annotations (for
+    stubs and modules with `from __future__ import annotations`, where they are never run)."""
     found: set[str] = set()
     stack = [node]
     while stack:
@@ -32,7 +36,12 @@ def names_used(source: bytes, node: tree_sitter.Node) -> frozenset[str]:
         if current.type == _IDENTIFIER:
             found.add(source[current.start_byte:current.end_byte].decode("utf-8", "replace"))
         deferred = current.child_by_field_name("body") if current.type in _DEFERRED else None
-        stack.extend(child for child in current.children if deferred is None or child.id != deferred.id)
+        for index, child in enumerate(current.children):
+            if deferred is not None and child.id == deferred.id:
+                continue
+            if not annotations and current.field_name_for_child(index) in _ANNOTATION_FIELDS:
+                continue
+            stack.append(child)
     return frozenset(found)
 
 

@@ -29,6 +29,7 @@ line boundary makes the container Unmergeable (never a guess).
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass, replace
 
@@ -143,8 +144,11 @@ class StructuredMerge:
     """One structured merge of one file: holds the profile, the options and the deadline."""
 
     def __init__(self, profile: Profile, *, marker_size: int, labels: tuple[str, str, str],
-                 deadline: float) -> None:
+                 deadline: float, lazy_annotations: bool = False) -> None:
         self.profile = profile
+        # Type annotations are never evaluated where they stand (a stub file, or a module with
+        # `from __future__ import annotations`): they do not count as uses for bind-before-use.
+        self.lazy_annotations = lazy_annotations
         self.marker_size = marker_size
         self.labels = labels
         self.deadline = deadline
@@ -383,7 +387,7 @@ class StructuredMerge:
             run = sorted(inserts.get(index, []), key=lambda item: (item[0] + str(index) in replacing, item[0]))
             run = self._sorted_run(run, index, b_ids, bmap, lmap, rmap) or run
             if self.profile.order_sensitive:
-                run = _bind_before_use(run, lmap, rmap)
+                run = _bind_before_use(run, lmap, rmap, annotations=not self.lazy_annotations)
             leads, successor_lead = self._run_leads(run, index, b_ids, bmap, lmap, rmap, moved)
             if successor_lead is not None:
                 overrides[b_ids[index]] = successor_lead
@@ -649,8 +653,11 @@ def _check_no_slide(b_ids: list[str], bmap: dict[str, Member], sep: bytes | None
                     raise Unmergeable("an insertion could slide into a neighbour the other side edited there")
 
 
+_FUTURE_ANNOTATIONS = re.compile(rb"^from __future__ import [^\n]*\bannotations\b", re.MULTILINE)
+
+
 def _bind_before_use(run: list[tuple[str, str]], lmap: dict[str, Member],
-                     rmap: dict[str, Member]) -> list[tuple[str, str]]:
+                     rmap: dict[str, Member], *, annotations: bool = True) -> list[tuple[str, str]]:
     """Both sides' insertions at one place of a container that runs top to bottom: when one side's
     new statements use a name the other side's new statements bind, the binding side goes first;
     when each side uses a name the other binds (or the runs are interleaved), no order is safe."""
@@ -662,7 +669,8 @@ def _bind_before_use(run: list[tuple[str, str]], lmap: dict[str, Member],
     bound = {"L": set(), "R": set()}  # type: dict[str, set[str]]
     for side, ident in run:
         member = maps[side][ident]
-        used[side] |= names_used(member.source, member.node)
+        lazy = not annotations or _FUTURE_ANNOTATIONS.search(member.source) is not None
+        used[side] |= names_used(member.source, member.node, annotations=not lazy)
         bound[side] |= names_bound(member.source, member.node)
     left_needs_right = bool(used["L"] & (bound["R"] - bound["L"]))
     right_needs_left = bool(used["R"] & (bound["L"] - bound["R"]))
