@@ -33,6 +33,7 @@ import re
 import time
 from dataclasses import dataclass, replace
 
+import pygit2
 import tree_sitter
 
 from .bindings import names_bound, names_used
@@ -623,16 +624,34 @@ def _common_edge_lines(first: list[bytes], second: list[bytes], *, at_end: bool)
     return count if any(line.strip() for line in shared) else 0
 
 
+def _line_cuts(base: bytes, side: bytes) -> list[int]:
+    """Where the side's line diff (libgit2's xdiff, as the line merge sees it) puts new text: for
+    each hunk that adds lines, the number of base lines before it."""
+    patch = pygit2.Patch.create_from(base, side, context_lines=0)
+    return [hunk.old_start if hunk.old_lines == 0 else hunk.old_start - 1
+            for hunk in patch.hunks if hunk.new_lines > 0]
+
+
+def _body_lines(member: Member) -> tuple[int, int]:
+    """First and last line (1-based, in its version's file) of the member's body."""
+    begin = member.start + len(member.lead)
+    finish = max(begin, begin + len(member.body) - 1)
+    return member.source.count(b"\n", 0, begin) + 1, member.source.count(b"\n", 0, finish) + 1
+
+
 def _check_no_slide(b_ids: list[str], bmap: dict[str, Member], sep: bytes | None,
                     *sides: tuple[list[tuple[int, int, list[str]]], dict[str, Member], dict[str, Member]]) -> None:
     """An inserted run whose last lines repeat the last lines of the member before it (or whose
-    first lines repeat the first lines of the member after it) could as well have been written
-    inside that member: the line diff of the side slides it there. When the other side edited
-    those very lines, the two readings merge differently (a `return` ending up in the last
-    inserted method instead of its own), so no structured answer is trusted."""
+    first lines repeat the first lines of the member after it) can be read two ways: as new
+    members next to that one (the tree's reading) or as text put inside it (the line diff may
+    slide it there). When the side's own line diff does put it inside, and the other side edited
+    those very lines, the two readings merge differently (a method's `return` ending up in the
+    last inserted method instead of its own): no structured answer is trusted, the line merge of
+    the enclosing region decides. New text only: a moved member is a copy of base text."""
     for hunks, mine, other in sides:
+        cuts: list[int] | None = None
         for start, end, inserted in hunks:
-            if not inserted:
+            if not inserted or any(ident in bmap for ident in inserted):
                 continue
             run = [line for ident in inserted for line in mine[ident].render(sep, True).splitlines(keepends=True)]
             for neighbour, at_end in ((b_ids[start - 1] if start > 0 else None, True),
@@ -649,8 +668,15 @@ def _check_no_slide(b_ids: list[str], bmap: dict[str, Member], sep: bytes | None
                 base_lines = base_member.render(sep, True).splitlines(keepends=True)
                 other_lines = other[neighbour].render(sep, True).splitlines(keepends=True)
                 edge = slice(-shared, None) if at_end else slice(0, shared)
-                if base_lines[edge] != other_lines[edge] or len(base_lines) < shared:
-                    raise Unmergeable("an insertion could slide into a neighbour the other side edited there")
+                if len(base_lines) >= shared and base_lines[edge] == other_lines[edge]:
+                    continue
+                if cuts is None:
+                    cuts = _line_cuts(base_member.source, mine[neighbour].source)
+                first, last = _body_lines(base_member)
+                # Anywhere inside: the side may also have edited the member (a blank line taken
+                # out of it), which moves where its line diff starts the insertion.
+                if any(first <= cut < last for cut in cuts):
+                    raise Unmergeable("the side's line diff puts its insertion inside a member the other side edited")
 
 
 _FUTURE_ANNOTATIONS = re.compile(rb"^from __future__ import [^\n]*\bannotations\b", re.MULTILINE)
