@@ -684,30 +684,51 @@ _FUTURE_ANNOTATIONS = re.compile(rb"^from __future__ import [^\n]*\bannotations\
 
 def _bind_before_use(run: list[tuple[str, str]], lmap: dict[str, Member],
                      rmap: dict[str, Member], *, annotations: bool = True) -> list[tuple[str, str]]:
-    """Both sides' insertions at one place of a container that runs top to bottom: when one side's
-    new statements use a name the other side's new statements bind, the binding side goes first;
-    when each side uses a name the other binds (or the runs are interleaved), no order is safe."""
+    """Both sides' insertions at one place of a container that runs top to bottom, ordered so no
+    statement comes before one of the other side's statements that binds a name it uses.
+
+    Each side's own order is kept; among the statements free to go next, left's goes first (the
+    usual union order), so a run with no such dependency is returned unchanged, and otherwise
+    the binding statements are pulled ahead. When each side's next statement waits for the
+    other's (a name cycle), when the order found takes the sides in turns (more than one
+    hand-over), or when the runs were interleaved (sorted) already, no order is trusted."""
     sides = [side for side, _ in run]
     if len(set(sides)) < 2:
         return run
     maps = {"L": lmap, "R": rmap}
-    used = {"L": set(), "R": set()}  # type: dict[str, set[str]]
-    bound = {"L": set(), "R": set()}  # type: dict[str, set[str]]
-    for side, ident in run:
+    queues: dict[str, list[tuple[str, str]]] = {"L": [], "R": []}
+    used: dict[tuple[str, str], frozenset[str]] = {}
+    bound: dict[tuple[str, str], frozenset[str]] = {}
+    for item in run:
+        side, ident = item
         member = maps[side][ident]
         lazy = not annotations or _FUTURE_ANNOTATIONS.search(member.source) is not None
-        used[side] |= names_used(member.source, member.node, annotations=not lazy)
-        bound[side] |= names_bound(member.source, member.node)
-    left_needs_right = bool(used["L"] & (bound["R"] - bound["L"]))
-    right_needs_left = bool(used["R"] & (bound["L"] - bound["R"]))
-    if not left_needs_right and not right_needs_left:
+        used[item] = names_used(member.source, member.node, annotations=not lazy)
+        bound[item] = names_bound(member.source, member.node)
+        queues[side].append(item)
+    own_bound = {side: frozenset().union(*(bound[item] for item in queues[side])) for side in queues}
+
+    def waits_for(item: tuple[str, str], pending: list[tuple[str, str]]) -> bool:
+        """True when `item` uses a name one of the other side's pending statements binds."""
+        names = used[item] - own_bound[item[0]]
+        return any(names & bound[other] for other in pending)
+
+    if not any(waits_for(item, queues["R" if item[0] == "L" else "L"]) for item in run):
         return run
-    if left_needs_right and right_needs_left:
-        raise Unmergeable("both sides' insertions use names the other side's insertions bind")
-    first = "R" if left_needs_right else "L"
-    ordered = [item for item in run if item[0] == first] + [item for item in run if item[0] != first]
-    if sides != [sides[0]] * sides.count(sides[0]) + [s for s in sides if s != sides[0]]:
+    if sides != [sides[0]] * sides.count(sides[0]) + [side for side in sides if side != sides[0]]:
         raise Unmergeable("interleaved insertions where one side uses a name the other binds")
+    ordered: list[tuple[str, str]] = []
+    while queues["L"] or queues["R"]:
+        for side, other in (("L", "R"), ("R", "L")):
+            if queues[side] and not waits_for(queues[side][0], queues[other]):
+                ordered.append(queues[side].pop(0))
+                break
+        else:
+            raise Unmergeable("both sides' insertions use names the other side's insertions bind")
+    if sum(1 for before, after in zip(ordered, ordered[1:]) if before[0] != after[0]) > 1:
+        # Statements of the two sides taken turn about: which blank lines go between them was
+        # written against other neighbours, and the order of the rest is a guess.
+        raise Unmergeable("binding before use would interleave the two sides' insertions")
     return ordered
 
 
