@@ -3,7 +3,9 @@
 Input: base, left (ours), right (theirs) bytes and the file's path. Output: a `FileMerge`.
 Order: (1) identical or one-side-unchanged inputs are TRIVIAL; (2) binary inputs (a NUL byte) are
 a conflict unless trivial; (3) the diff3 line merge runs; a clean line result that creates no
-duplicate key in an unordered container is returned as is, byte-identical to git; (4) otherwise,
+duplicate key in an unordered container is returned as is, byte-identical to git (a key counts as
+created only when it repeats more often than in either input; conditional variants, like Rust
+items under `#[cfg(...)]`, are not counted: Profile.variant_markers); (4) otherwise,
 for a language with a profile and inputs that are UTF-8, free of conflict markers and parse without
 errors, the structured merge runs under a time limit. Its result is kept only when it re-parses
 without errors, keeps every declaration either side added or both kept, and has less conflict

@@ -17,14 +17,20 @@ How a container merges (module, class body, object literal, import list, ...):
      deleted vs modified -> conflict; the same key added twice -> once if identical, else
      conflict; both sides' runs at one place -> left's first, a pure insertion before the other
      side's one-member replacement, and no union at all next to a multi-member replacement,
-     whose order against the insertion cannot be known);
+     whose order against the insertion cannot be known; in an order-sensitive container, a
+     Python module or class body, a side's new statements that use a name the other side's new
+     statements bind come after them (bindings.py), and no order is guessed when both sides
+     wait for each other or the order would take the sides in turns);
   3. members kept on both sides merge their content: one side changed -> that side; one side only
      the leading trivia and the other only the rest -> both; both -> recursively through a nested
      container if the member has one, else a line merge of the member's text, whose conflicts
      are then localized to that declaration.
 Invariants: code nobody touched is copied byte for byte; a move on both sides or against the other
-side's edit, an unexpected node between members, or a conflict that would not start and end on a
-line boundary makes the container Unmergeable (never a guess).
+side's edit, new members whose text repeats the edge of a neighbour the other side edited there
+when the side's own line diff puts them inside that neighbour (the two readings disagree), an
+unexpected node between members, or a conflict that would not start and end on a line boundary
+makes the container Unmergeable (never a guess). Blank lines between a nested container's header
+(`class C:`) and its first member belong to that member's lead, so they travel with it.
 """
 
 from __future__ import annotations
