@@ -69,25 +69,25 @@ def declaration_census(profile: Profile, source: bytes, root: tree_sitter.Node) 
             key = declaration_key(source, child, profile)
             if key is None or child.type in profile.repeatable:
                 continue
-            if rule.unordered and child.type not in profile.anchored and not _is_variant(profile, source, node, index):
-                counts[(path, key)] += 1
+            if rule.unordered and child.type not in profile.anchored:
+                counts[(path, key + _variant(profile, source, node, index))] += 1
             # An anchored member (an `if COND:` block) is named by its kind, not its key: an edited
             # condition must not read as its whole body lost and found elsewhere.
             stack.append((child, path + ((child.type,) if child.type in profile.anchored else (key,)), 3))
     return counts
 
 
-def _is_variant(profile: Profile, source: bytes, parent: tree_sitter.Node, index: int) -> bool:
-    """True when the comments/attributes right before child `index` mark a conditional variant
-    (Rust `#[cfg(unix)] fn f` next to `#[cfg(windows)] fn f`): one item per platform, no duplicate."""
-    if not profile.variant_markers:
-        return False
-    while index > 0 and parent.children[index - 1].type in profile.comments:
+def _variant(profile: Profile, source: bytes, parent: tree_sitter.Node, index: int) -> str:
+    """The conditions (attributes/comments starting with a variant marker, like Rust's
+    `#[cfg(unix)]`) right before child `index`, as a key suffix: `#[cfg(unix)] fn f` and
+    `#[cfg(windows)] fn f` are two variants of one item, not a duplicate ("" when none)."""
+    found: list[str] = []
+    while profile.variant_markers and index > 0 and parent.children[index - 1].type in profile.comments:
         index -= 1
         text = source[parent.children[index].start_byte:parent.children[index].end_byte]
         if any(text.startswith(marker.encode()) for marker in profile.variant_markers):
-            return True
-    return False
+            found.append(" ".join(text.decode("utf-8", "replace").split()))
+    return "".join(f" {condition}" for condition in reversed(found))
 
 
 def _created_duplicates(merged: KeyCount, *sides: KeyCount) -> bool:

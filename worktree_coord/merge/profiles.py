@@ -16,7 +16,8 @@ Profile keys:
     order_sensitive (true when containers run top to bottom, as Python modules and class bodies do:
     both sides' insertions at one place are ordered so a name is bound before it is used),
     variant_markers (lead texts, like Rust's "#[cfg", marking conditional variants of one item:
-    such items are not counted as duplicates of each other by the census),
+    the duplicate census keys such items by their conditions too, so `#[cfg(unix)] fn f` and
+    `#[cfg(windows)] fn f` are not a duplicate, while the same condition twice still is),
     [[containers]] kind, parent?, parent_key?, top_level?, unordered, member_field?, separator?, keep_sorted?
     [declarations] kind = key template: "{path}" parts resolve a child by field name or, failing
     that, by node kind; steps join with "."; "*field" maps over named children; "@text" is the
