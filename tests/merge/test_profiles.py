@@ -93,3 +93,10 @@ def test_repeatable_kinds_load_and_typos_are_errors() -> None:
     assert load_profile_text(text, "mini.toml").repeatable == frozenset({"expression_statement"})
     with pytest.raises(ConfigError):
         load_profile_text(text.replace('"expression_statement"]', '"expression_statment"]'), "mini.toml")
+
+
+def test_order_sensitive_and_variant_markers_come_from_the_grammar_files() -> None:
+    python, rust, go = (profile_for_path(name) for name in ("a.py", "a.rs", "a.go"))
+    assert python is not None and python.order_sensitive and not python.variant_markers
+    assert rust is not None and rust.variant_markers == ("#[cfg",) and not rust.order_sensitive
+    assert go is not None and not go.order_sensitive

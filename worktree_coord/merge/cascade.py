@@ -3,7 +3,9 @@
 Input: base, left (ours), right (theirs) bytes and the file's path. Output: a `FileMerge`.
 Order: (1) identical or one-side-unchanged inputs are TRIVIAL; (2) binary inputs (a NUL byte) are
 a conflict unless trivial; (3) the diff3 line merge runs; a clean line result that creates no
-duplicate key in an unordered container is returned as is, byte-identical to git; (4) otherwise,
+duplicate key in an unordered container is returned as is, byte-identical to git (a key counts as
+created only when it repeats more often than in either input; conditional variants, like Rust
+items under `#[cfg(...)]`, are not counted: Profile.variant_markers); (4) otherwise,
 for a language with a profile and inputs that are UTF-8, free of conflict markers and parse without
 errors, the structured merge runs under a time limit. Its result is kept only when it re-parses
 without errors, keeps every declaration either side added or both kept, and has less conflict
@@ -68,11 +70,24 @@ def declaration_census(profile: Profile, source: bytes, root: tree_sitter.Node) 
             if key is None or child.type in profile.repeatable:
                 continue
             if rule.unordered and child.type not in profile.anchored:
-                counts[(path, key)] += 1
+                counts[(path, key + _variant(profile, source, node, index))] += 1
             # An anchored member (an `if COND:` block) is named by its kind, not its key: an edited
             # condition must not read as its whole body lost and found elsewhere.
             stack.append((child, path + ((child.type,) if child.type in profile.anchored else (key,)), 3))
     return counts
+
+
+def _variant(profile: Profile, source: bytes, parent: tree_sitter.Node, index: int) -> str:
+    """The conditions (attributes/comments starting with a variant marker, like Rust's
+    `#[cfg(unix)]`) right before child `index`, as a key suffix: `#[cfg(unix)] fn f` and
+    `#[cfg(windows)] fn f` are two variants of one item, not a duplicate ("" when none)."""
+    found: list[str] = []
+    while profile.variant_markers and index > 0 and parent.children[index - 1].type in profile.comments:
+        index -= 1
+        text = source[parent.children[index].start_byte:parent.children[index].end_byte]
+        if any(text.startswith(marker.encode()) for marker in profile.variant_markers):
+            found.append(" ".join(text.decode("utf-8", "replace").split()))
+    return "".join(f" {condition}" for condition in reversed(found))
 
 
 def _created_duplicates(merged: KeyCount, *sides: KeyCount) -> bool:
@@ -178,7 +193,8 @@ def _generic(base: bytes, left: bytes, right: bytes, path: str, *, marker_size: 
         merged_census = declaration_census(profile, line.merged, merged_tree.root_node)
         if not _created_duplicates(merged_census, *census):
             return line
-    engine = StructuredMerge(profile, marker_size=marker_size, labels=labels, deadline=deadline)
+    engine = StructuredMerge(profile, marker_size=marker_size, labels=labels, deadline=deadline,
+                             lazy_annotations=path.endswith(".pyi"))
     try:
         pieces = engine.merge(*(Version(data, tree.root_node) for data, tree in zip((base, left, right), trees)))
     except StructuredTimeout:

@@ -13,6 +13,11 @@ Profile keys:
     is never placed by the union of an unordered container, e.g. Python's `if COND:` blocks),
     repeatable (keyed node kinds whose key may legitimately repeat in a file, like assignments to
     one target: left out of the declaration census, so a line merge repeating one is not suspect),
+    order_sensitive (true when containers run top to bottom, as Python modules and class bodies do:
+    both sides' insertions at one place are ordered so a name is bound before it is used),
+    variant_markers (lead texts, like Rust's "#[cfg", marking conditional variants of one item:
+    the duplicate census keys such items by their conditions too, so `#[cfg(unix)] fn f` and
+    `#[cfg(windows)] fn f` are not a duplicate, while the same condition twice still is),
     [[containers]] kind, parent?, parent_key?, top_level?, unordered, member_field?, separator?, keep_sorted?
     [declarations] kind = key template: "{path}" parts resolve a child by field name or, failing
     that, by node kind; steps join with "."; "*field" maps over named children; "@text" is the
@@ -66,6 +71,8 @@ class Profile:
     data: bool = False
     anchored: frozenset[str] = frozenset()
     repeatable: frozenset[str] = frozenset()
+    order_sensitive: bool = False            # containers run top to bottom (Python module, class body)
+    variant_markers: tuple[str, ...] = ()    # lead text marking a conditional variant (Rust `#[cfg`)
 
     @functools.cached_property
     def language(self) -> tree_sitter.Language:
@@ -155,7 +162,7 @@ def _validate(raw: dict[str, Any], source: str) -> Profile:
         check_kind(kind, "repeatable")
     unknown_keys = set(raw) - {"name", "grammar", "grammar_function", "extensions", "filenames", "comments",
                                "terminators", "containers", "declarations", "data", "anchored",
-                               "repeatable"}
+                               "repeatable", "order_sensitive", "variant_markers"}
     if unknown_keys:
         raise ConfigError(f"language profile {source}: unknown setting(s) {sorted(unknown_keys)}")
     containers = []
@@ -192,7 +199,8 @@ def _validate(raw: dict[str, Any], source: str) -> Profile:
         grammar=grammar, grammar_function=function, comments=comments,
         terminators=frozenset(raw.get("terminators", [])), containers=tuple(containers),
         declarations=tuple(declarations.items()), data=bool(raw.get("data", False)), anchored=anchored,
-        repeatable=repeatable,
+        repeatable=repeatable, order_sensitive=bool(raw.get("order_sensitive", False)),
+        variant_markers=tuple(raw.get("variant_markers", [])),
     )
 
 

@@ -17,23 +17,32 @@ How a container merges (module, class body, object literal, import list, ...):
      deleted vs modified -> conflict; the same key added twice -> once if identical, else
      conflict; both sides' runs at one place -> left's first, a pure insertion before the other
      side's one-member replacement, and no union at all next to a multi-member replacement,
-     whose order against the insertion cannot be known);
+     whose order against the insertion cannot be known; in an order-sensitive container, a
+     Python module or class body, a side's new statements that use a name the other side's new
+     statements bind come after them (bindings.py), and no order is guessed when both sides
+     wait for each other or the order would take the sides in turns);
   3. members kept on both sides merge their content: one side changed -> that side; one side only
      the leading trivia and the other only the rest -> both; both -> recursively through a nested
      container if the member has one, else a line merge of the member's text, whose conflicts
      are then localized to that declaration.
 Invariants: code nobody touched is copied byte for byte; a move on both sides or against the other
-side's edit, an unexpected node between members, or a conflict that would not start and end on a
-line boundary makes the container Unmergeable (never a guess).
+side's edit, new members whose text repeats the edge of a neighbour the other side edited there
+when the side's own line diff puts them inside that neighbour (the two readings disagree), an
+unexpected node between members, or a conflict that would not start and end on a line boundary
+makes the container Unmergeable (never a guess). Blank lines between a nested container's header
+(`class C:`) and its first member belong to that member's lead, so they travel with it.
 """
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass, replace
 
+import pygit2
 import tree_sitter
 
+from .bindings import names_bound, names_used
 from .line import raw_line_merge
 from .markers import parse_conflicts
 from .members import Member, Segmented, Unmergeable, declaration_key, region_start, segment
@@ -142,8 +151,11 @@ class StructuredMerge:
     """One structured merge of one file: holds the profile, the options and the deadline."""
 
     def __init__(self, profile: Profile, *, marker_size: int, labels: tuple[str, str, str],
-                 deadline: float) -> None:
+                 deadline: float, lazy_annotations: bool = False) -> None:
         self.profile = profile
+        # Type annotations are never evaluated where they stand (a stub file, or a module with
+        # `from __future__ import annotations`): they do not count as uses for bind-before-use.
+        self.lazy_annotations = lazy_annotations
         self.marker_size = marker_size
         self.labels = labels
         self.deadline = deadline
@@ -219,6 +231,7 @@ class StructuredMerge:
         left_hunks = _hunks(b_ids, l_ids, l_kept)
         if moved:
             _check_moves_apart(b_ids, moved, (l_ids, l_kept, right_hunks), (r_ids, r_kept, left_hunks))
+        _check_no_slide(b_ids, bmap, b.separator, (left_hunks, lmap, rmap), (right_hunks, rmap, lmap))
         hunks = [("L", h) for h in left_hunks] + [("R", h) for h in right_hunks]
         # A side that only changed the text before the first (after the last) member, next to
         # members the other side inserted there: which comes first is anyone's guess.
@@ -380,6 +393,8 @@ class StructuredMerge:
             # right after member i - 1, as in a line merge. Otherwise left's run comes first.
             run = sorted(inserts.get(index, []), key=lambda item: (item[0] + str(index) in replacing, item[0]))
             run = self._sorted_run(run, index, b_ids, bmap, lmap, rmap) or run
+            if self.profile.order_sensitive:
+                run = _bind_before_use(run, lmap, rmap, annotations=not self.lazy_annotations)
             leads, successor_lead = self._run_leads(run, index, b_ids, bmap, lmap, rmap, moved)
             if successor_lead is not None:
                 overrides[b_ids[index]] = successor_lead
@@ -564,7 +579,7 @@ class StructuredMerge:
         shells = []
         for member, (node, rule) in zip((bm, lm, rm), found):  # type: ignore[misc]
             src = member.source
-            start = max(region_start(src, node), member.start)
+            start = _over_blank_lines(src, max(region_start(src, node), member.start), member.start)
             body_end = member.start + len(member.lead) + len(member.body)
             limit = body_end + (0 if member.has_sep else len(member.tail))
             seg = segment(src, node, rule, self.profile, start=start, limit=limit)
@@ -599,6 +614,143 @@ def _check_moves_apart(b_ids: list[str], moved: set[str],
             lo, hi = min(index[ident], before + 1), max(index[ident] + 1, after)
             if any(start <= hi and end >= lo for start, end, _ in other_hunks):
                 raise Unmergeable("a member moved across the other side's edit")
+
+
+def _common_edge_lines(first: list[bytes], second: list[bytes], *, at_end: bool) -> int:
+    """How many lines `first` and `second` share at their ends (at_end) or starts, not counting
+    a shared run made only of blank lines."""
+    count = 0
+    limit = min(len(first), len(second))
+    while count < limit:
+        a, b = (first[-1 - count], second[-1 - count]) if at_end else (first[count], second[count])
+        if a != b:
+            break
+        count += 1
+    shared = first[len(first) - count:] if at_end else first[:count]
+    return count if any(line.strip() for line in shared) else 0
+
+
+def _line_cuts(base: bytes, side: bytes) -> list[int]:
+    """Where the side's line diff (libgit2's xdiff, as the line merge sees it) puts new text: for
+    each hunk that adds lines, the number of base lines before it."""
+    patch = pygit2.Patch.create_from(base, side, context_lines=0)
+    return [hunk.old_start if hunk.old_lines == 0 else hunk.old_start - 1
+            for hunk in patch.hunks if hunk.new_lines > 0]
+
+
+def _body_lines(member: Member) -> tuple[int, int]:
+    """First and last line (1-based, in its version's file) of the member's body."""
+    begin = member.start + len(member.lead)
+    finish = max(begin, begin + len(member.body) - 1)
+    return member.source.count(b"\n", 0, begin) + 1, member.source.count(b"\n", 0, finish) + 1
+
+
+def _check_no_slide(b_ids: list[str], bmap: dict[str, Member], sep: bytes | None,
+                    *sides: tuple[list[tuple[int, int, list[str]]], dict[str, Member], dict[str, Member]]) -> None:
+    """An inserted run whose last lines repeat the last lines of the member before it (or whose
+    first lines repeat the first lines of the member after it) can be read two ways: as new
+    members next to that one (the tree's reading) or as text put inside it (the line diff may
+    slide it there). When the side's own line diff does put it inside, and the other side edited
+    those very lines, the two readings merge differently (a method's `return` ending up in the
+    last inserted method instead of its own): no structured answer is trusted, the line merge of
+    the enclosing region decides. New text only: a moved member is a copy of base text."""
+    for hunks, mine, other in sides:
+        cuts: list[int] | None = None
+        for start, end, inserted in hunks:
+            if not inserted or any(ident in bmap for ident in inserted):
+                continue
+            run = [line for ident in inserted for line in mine[ident].render(sep, True).splitlines(keepends=True)]
+            for neighbour, at_end in ((b_ids[start - 1] if start > 0 else None, True),
+                                      (b_ids[end] if end < len(b_ids) else None, False)):
+                if neighbour is None or neighbour not in mine or neighbour not in other:
+                    continue
+                base_member = bmap[neighbour]
+                if other[neighbour].content == base_member.content:
+                    continue
+                own = mine[neighbour].render(sep, True).splitlines(keepends=True)
+                shared = _common_edge_lines(run, own, at_end=at_end)
+                if not shared:
+                    continue
+                base_lines = base_member.render(sep, True).splitlines(keepends=True)
+                other_lines = other[neighbour].render(sep, True).splitlines(keepends=True)
+                edge = slice(-shared, None) if at_end else slice(0, shared)
+                if len(base_lines) >= shared and base_lines[edge] == other_lines[edge]:
+                    continue
+                if cuts is None:
+                    cuts = _line_cuts(base_member.source, mine[neighbour].source)
+                first, last = _body_lines(base_member)
+                # Anywhere inside: the side may also have edited the member (a blank line taken
+                # out of it), which moves where its line diff starts the insertion.
+                if any(first <= cut < last for cut in cuts):
+                    raise Unmergeable("the side's line diff puts its insertion inside a member the other side edited")
+
+
+_FUTURE_ANNOTATIONS = re.compile(rb"^from __future__ import [^\n]*\bannotations\b", re.MULTILINE)
+
+
+def _bind_before_use(run: list[tuple[str, str]], lmap: dict[str, Member],
+                     rmap: dict[str, Member], *, annotations: bool = True) -> list[tuple[str, str]]:
+    """Both sides' insertions at one place of a container that runs top to bottom, ordered so no
+    statement comes before one of the other side's statements that binds a name it uses.
+
+    Each side's own order is kept; among the statements free to go next, left's goes first (the
+    usual union order), so a run with no such dependency is returned unchanged, and otherwise
+    the binding statements are pulled ahead. When each side's next statement waits for the
+    other's (a name cycle), when the order found takes the sides in turns (more than one
+    hand-over), or when the runs were interleaved (sorted) already, no order is trusted."""
+    sides = [side for side, _ in run]
+    if len(set(sides)) < 2:
+        return run
+    maps = {"L": lmap, "R": rmap}
+    queues: dict[str, list[tuple[str, str]]] = {"L": [], "R": []}
+    used: dict[tuple[str, str], frozenset[str]] = {}
+    bound: dict[tuple[str, str], frozenset[str]] = {}
+    for item in run:
+        side, ident = item
+        member = maps[side][ident]
+        lazy = not annotations or _FUTURE_ANNOTATIONS.search(member.source) is not None
+        used[item] = names_used(member.source, member.node, annotations=not lazy)
+        bound[item] = names_bound(member.source, member.node)
+        queues[side].append(item)
+    own_bound = {side: frozenset().union(*(bound[item] for item in queues[side])) for side in queues}
+
+    def waits_for(item: tuple[str, str], pending: list[tuple[str, str]]) -> bool:
+        """True when `item` uses a name one of the other side's pending statements binds."""
+        names = used[item] - own_bound[item[0]]
+        return any(names & bound[other] for other in pending)
+
+    if not any(waits_for(item, queues["R" if item[0] == "L" else "L"]) for item in run):
+        return run
+    if sides != [sides[0]] * sides.count(sides[0]) + [side for side in sides if side != sides[0]]:
+        raise Unmergeable("interleaved insertions where one side uses a name the other binds")
+    ordered: list[tuple[str, str]] = []
+    while queues["L"] or queues["R"]:
+        for side, other in (("L", "R"), ("R", "L")):
+            if queues[side] and not waits_for(queues[side][0], queues[other]):
+                ordered.append(queues[side].pop(0))
+                break
+        else:
+            raise Unmergeable("both sides' insertions use names the other side's insertions bind")
+    if sum(1 for before, after in zip(ordered, ordered[1:]) if before[0] != after[0]) > 1:
+        # Statements of the two sides taken turn about: which blank lines go between them was
+        # written against other neighbours, and the order of the rest is a guess.
+        raise Unmergeable("binding before use would interleave the two sides' insertions")
+    return ordered
+
+
+def _over_blank_lines(source: bytes, start: int, floor: int) -> int:
+    """Move a nested container's line-start `start` back over the blank lines above it (never
+    before `floor`): a blank line a side put between a header (`class C:`) and its first member
+    belongs to that member's lead, so it travels with it instead of staying under the header
+    when the other side inserts members first."""
+    if start == 0 or source[start - 1:start] != b"\n":
+        return start
+    while start > floor:
+        previous = source.rfind(b"\n", 0, start - 1) + 1
+        if previous < floor or source[previous:start].strip():
+            break
+        start = previous
+    return start
 
 
 def _positional_duplicates(*segs: Segmented) -> tuple[Segmented, ...]:
