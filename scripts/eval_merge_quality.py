@@ -23,7 +23,12 @@ reach (resolved / git-confl), right (resolved and byte-identical to the newer re
 git-wrong / ours-wrong (clean but not the newer release, on those files), ours-confl (we left a
 conflict where git was clean).
 
-Usage: python scripts/eval_merge_quality.py [--fetch] [--seed N] [--max-files N] [--show-wrong N]
+With `--corpus sdist` the same replay runs over a second, held-out corpus: Python packages whose
+sdists carry Rust (and some Java) source (pydantic-core, cryptography, polars...), fetched straight
+from PyPI's simple index.
+
+Usage: python scripts/eval_merge_quality.py [--corpus main|sdist] [--fetch] [--seed N] [--max-files N]
+       [--show-wrong N]
 """
 
 from __future__ import annotations
@@ -68,6 +73,16 @@ NPM = [
     ("hono", "3.12.0", "4.2.0"),
 ]
 CRATES = [("anyhow", "1.0.75", "1.0.86"), ("semver", "1.0.18", "1.0.23"), ("itoa", "1.0.9", "1.0.11")]
+# A second, held-out corpus (`--corpus sdist`): Python packages with Rust (and some Java) inside,
+# whose sdists carry that source. crates.io is not reachable from here; PyPI is. Their sdists cannot
+# go through `pip download` (it builds metadata, which needs cargo and crates.io), so the archive is
+# taken straight from PyPI's simple index.
+SDIST = [
+    ("pydantic-core", "2.14.6", "2.16.3"), ("orjson", "3.9.10", "3.10.3"), ("rpds-py", "0.12.0", "0.18.0"),
+    ("jiter", "0.1.0", "0.4.0"), ("watchfiles", "0.20.0", "0.21.0"), ("tiktoken", "0.5.2", "0.7.0"),
+    ("bcrypt", "4.0.1", "4.1.3"), ("cryptography", "41.0.7", "42.0.5"), ("tokenizers", "0.15.0", "0.19.1"),
+    ("jpype1", "1.4.1", "1.5.0"), ("safetensors", "0.4.0", "0.4.3"), ("polars", "0.20.0", "0.20.10"),
+]
 
 
 def _run(command: list[str], cwd: Path) -> bool:
@@ -128,6 +143,32 @@ def fetch() -> None:
                     break
 
 
+def fetch_sdists() -> None:
+    """Both releases of every SDIST package, as the archive PyPI's simple index links to."""
+    import io
+    import re
+    import urllib.request
+
+    for name, *versions in SDIST:
+        index = urllib.request.urlopen(f"https://pypi.org/simple/{name}/", timeout=60).read().decode()
+        spelled = re.sub(r"[-_.]+", "[-_.]", name)
+        for version in versions:
+            target = SCRATCH / "sdist" / f"{name}-{version}"
+            if target.exists():
+                continue
+            link = re.search(rf'https://files[^"#]*/(?i:{spelled})-{re.escape(version)}\.(tar\.gz|zip)', index)
+            if link is None:
+                print(f"  ! no sdist for {name} {version}", file=sys.stderr)
+                continue
+            data = urllib.request.urlopen(link.group(0), timeout=300).read()
+            target.mkdir(parents=True)
+            if link.group(1) == "zip":
+                zipfile.ZipFile(io.BytesIO(data)).extractall(target)
+            else:
+                with tarfile.open(fileobj=io.BytesIO(data)) as handle:
+                    handle.extractall(target, filter="data")
+
+
 def _tree_files(root: Path) -> dict[str, Path]:
     out = {}
     for path in root.rglob("*"):
@@ -137,10 +178,10 @@ def _tree_files(root: Path) -> dict[str, Path]:
     return out
 
 
-def pairs() -> list[tuple[str, bytes, bytes]]:
+def pairs(corpus: str = "main") -> list[tuple[str, bytes, bytes]]:
     """(path, old, new) for every supported file that changed between the two releases."""
     out = []
-    groups = [("pypi", PYPI), ("npm", NPM), ("crates", CRATES)]
+    groups = [("sdist", SDIST)] if corpus == "sdist" else [("pypi", PYPI), ("npm", NPM), ("crates", CRATES)]
     for folder, packages in groups:
         for name, old, new in packages:
             stem = name.replace("/", "__")
@@ -257,12 +298,14 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--fetch", action="store_true", help="download the corpus first (needs the registries)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--corpus", choices=("main", "sdist"), default="main",
+                        help="main: PyPI/npm releases; sdist: Rust-backed PyPI sdists (held out)")
     parser.add_argument("--max-files", type=int, default=100000)
     parser.add_argument("--show-wrong", type=int, default=0, help="print that many wrong merges")
     args = parser.parse_args()
     if args.fetch:
-        fetch()
-    corpus = pairs()[: args.max_files]
+        fetch_sdists() if args.corpus == "sdist" else fetch()
+    corpus = pairs(args.corpus)[: args.max_files]
     if not corpus:
         print("no corpus: run with --fetch first", file=sys.stderr)
         return 2
