@@ -79,20 +79,10 @@ def _resolve(source: bytes, node: tree_sitter.Node, path: str, profile: Profile,
             if any(b"\n" in text or len(text) > _MAX_NAME for text in texts):
                 return None
             return " ".join(_SPACE.sub(b" ", text).decode("utf-8", "replace").strip() for text in texts)
-        mapped = step.startswith("*")
-        name = step.lstrip("*")
-        nxt: list[tree_sitter.Node] = []
-        for item in current:
-            candidates = [child for child in item.named_children] if mapped else [item]
-            for candidate in candidates:
-                found = candidate.child_by_field_name(name)
-                if found is None:
-                    found = next((child for child in candidate.named_children if child.type == name), None)
-                if found is not None:
-                    nxt.append(found)
-                elif not mapped:
-                    return None
-        current = nxt
+        stepped = _step(current, step)
+        if stepped is None:
+            return None
+        current = stepped
     parts = []
     for item in current:
         sub = declaration_key(source, item, profile, depth + 1) if depth < 4 else None
@@ -107,26 +97,34 @@ def _resolve(source: bytes, node: tree_sitter.Node, path: str, profile: Profile,
     return ",".join(parts)
 
 
+def _step(current: list[tree_sitter.Node], step: str) -> list[tree_sitter.Node] | None:
+    """One step of a key path from every node of `current`: the child with that field name (else
+    the first named child of that kind); "*name" maps over the children and skips misses. None when
+    a plain step finds nothing."""
+    mapped = step.startswith("*")
+    name = step.lstrip("*")
+    out: list[tree_sitter.Node] = []
+    for item in current:
+        for candidate in (list(item.named_children) if mapped else [item]):
+            found = candidate.child_by_field_name(name)
+            if found is None:
+                found = next((child for child in candidate.named_children if child.type == name), None)
+            if found is not None:
+                out.append(found)
+            elif not mapped:
+                return None
+    return out
+
+
 def _exists(node: tree_sitter.Node, path: str) -> bool:
     """True when every step of `path` (field name or node kind, "*" mapping) finds a node."""
-    current = [node]
+    current: list[tree_sitter.Node] | None = [node]
     for step in path.split("."):
         if step == "@text":
             return True
-        mapped = step.startswith("*")
-        name = step.lstrip("*")
-        found_any = []
-        for item in current:
-            candidates = list(item.named_children) if mapped else [item]
-            for candidate in candidates:
-                found = candidate.child_by_field_name(name)
-                if found is None:
-                    found = next((child for child in candidate.named_children if child.type == name), None)
-                if found is not None:
-                    found_any.append(found)
-                elif not mapped:
-                    return False
-        current = found_any
+        current = _step(current, step)
+        if current is None:
+            return False
     return True
 
 
