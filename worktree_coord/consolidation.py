@@ -39,6 +39,7 @@ from . import queue
 from .integrate import StaleRef, compare_and_swap
 from .integrate.trees import update_tree
 from .model import RunRecord, TaskState
+from .results import Result
 from .store import Store
 
 PENDING_STATES = ("pending", "declared", "needs_network")
@@ -55,22 +56,12 @@ class _RootMoved(Exception):
 
 
 @dataclass(frozen=True)
-class ConsolidationReport:
-    run: str
-    tip: str
-    offline: bool
+class ConsolidationReport(Result):
+    run: str = ""
+    tip: str = ""
+    offline: bool = True
     roots: list[dict[str, Any]] = field(default_factory=list)
     waiting: list[dict[str, Any]] = field(default_factory=list)   # intents of tasks not merged yet
-    exit_code: int = 0
-    replayed: bool = False
-
-    def to_json(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any], **overrides: Any) -> "ConsolidationReport":
-        names = {f.name for f in dataclasses.fields(cls)}
-        return cls(**({k: v for k, v in data.items() if k in names} | overrides))
 
 
 def relock_configs(commands: Mapping[str, str]) -> dict[str, ToolConfig]:
