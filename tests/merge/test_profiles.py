@@ -100,3 +100,22 @@ def test_order_sensitive_and_variant_markers_come_from_the_grammar_files() -> No
     assert python is not None and python.order_sensitive and not python.variant_markers
     assert rust is not None and rust.variant_markers == ("#[cfg",) and not rust.order_sensitive
     assert go is not None and not go.order_sensitive
+
+
+def test_lazy_annotations_come_from_the_python_profile() -> None:
+    python, go = profile_for_path("a.py"), profile_for_path("a.go")
+    assert python is not None and go is not None
+    assert python.annotations_run("m.py", b"import os\n")
+    assert not python.annotations_run("m.pyi", b"import os\n"), "a stub never runs its annotations"
+    assert not python.annotations_run("m.py", b'"""Doc."""\nfrom __future__ import annotations\n')
+    assert python.annotations_run("m.py", b"# from __future__ import annotations\n")
+    assert go.annotations_run("m.go", b"package m\n")
+
+
+def test_lazy_annotations_settings_are_checked() -> None:
+    good = GOOD.replace('comments = ["comment"]', "comments = [\"comment\"]\nlazy_annotations = { extensions = [\"pyi\"] }")
+    assert load_profile_text(good, "mini.toml").lazy_annotation_extensions == ("pyi",)
+    with pytest.raises(ConfigError, match="lazy_annotations"):
+        load_profile_text(good.replace("{ extensions =", "{ extension ="), "mini.toml")
+    with pytest.raises(ConfigError, match="not a regex"):
+        load_profile_text(good.replace('extensions = ["pyi"]', 'marker = "("'), "mini.toml")

@@ -193,8 +193,7 @@ def _generic(base: bytes, left: bytes, right: bytes, path: str, *, marker_size: 
         merged_census = declaration_census(profile, line.merged, merged_tree.root_node)
         if not _created_duplicates(merged_census, *census):
             return line
-    engine = StructuredMerge(profile, marker_size=marker_size, labels=labels, deadline=deadline,
-                             lazy_annotations=path.endswith(".pyi"))
+    engine = StructuredMerge(profile, marker_size=marker_size, labels=labels, deadline=deadline, path=path)
     try:
         pieces = engine.merge(*(Version(data, tree.root_node) for data, tree in zip((base, left, right), trees)))
     except StructuredTimeout:

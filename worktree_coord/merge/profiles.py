@@ -15,6 +15,9 @@ Profile keys:
     one target: left out of the declaration census, so a line merge repeating one is not suspect),
     order_sensitive (true when containers run top to bottom, as Python modules and class bodies do:
     both sides' insertions at one place are ordered so a name is bound before it is used),
+    lazy_annotations (for order_sensitive profiles: `extensions` whose files never run their type
+    annotations, like Python stubs, and a `marker` regex whose presence in a file means the same,
+    like `from __future__ import annotations`: annotations then do not count as uses),
     variant_markers (lead texts, like Rust's "#[cfg", marking conditional variants of one item:
     the duplicate census keys such items by their conditions too, so `#[cfg(unix)] fn f` and
     `#[cfg(windows)] fn f` are not a duplicate, while the same condition twice still is),
@@ -73,6 +76,14 @@ class Profile:
     repeatable: frozenset[str] = frozenset()
     order_sensitive: bool = False            # containers run top to bottom (Python module, class body)
     variant_markers: tuple[str, ...] = ()    # lead text marking a conditional variant (Rust `#[cfg`)
+    lazy_annotation_extensions: tuple[str, ...] = ()   # files whose annotations never run (Python stubs)
+    lazy_annotation_marker: re.Pattern[bytes] | None = None   # text meaning the same (`from __future__ ...`)
+
+    def annotations_run(self, path: str, source: bytes) -> bool:
+        """Whether type annotations in `source` (a file at `path`) run where they stand."""
+        if path.rsplit(".", 1)[-1] in self.lazy_annotation_extensions:
+            return False
+        return self.lazy_annotation_marker is None or self.lazy_annotation_marker.search(source) is None
 
     @functools.cached_property
     def language(self) -> tree_sitter.Language:
@@ -162,9 +173,16 @@ def _validate(raw: dict[str, Any], source: str) -> Profile:
         check_kind(kind, "repeatable")
     unknown_keys = set(raw) - {"name", "grammar", "grammar_function", "extensions", "filenames", "comments",
                                "terminators", "containers", "declarations", "data", "anchored",
-                               "repeatable", "order_sensitive", "variant_markers"}
+                               "repeatable", "order_sensitive", "variant_markers", "lazy_annotations"}
     if unknown_keys:
         raise ConfigError(f"language profile {source}: unknown setting(s) {sorted(unknown_keys)}")
+    lazy = raw.get("lazy_annotations", {})
+    if not isinstance(lazy, dict) or set(lazy) - {"extensions", "marker"}:
+        raise ConfigError(f"language profile {source}: lazy_annotations takes `extensions` and `marker`")
+    try:
+        marker = re.compile(lazy["marker"].encode(), re.MULTILINE) if lazy.get("marker") else None
+    except re.error as exc:
+        raise ConfigError(f"language profile {source}: lazy_annotations.marker is not a regex: {exc}") from None
     containers = []
     for item in raw.get("containers", []):
         rule = ContainerRule(kind=item["kind"], parent=item.get("parent"), unordered=item.get("unordered", True),
@@ -201,6 +219,7 @@ def _validate(raw: dict[str, Any], source: str) -> Profile:
         declarations=tuple(declarations.items()), data=bool(raw.get("data", False)), anchored=anchored,
         repeatable=repeatable, order_sensitive=bool(raw.get("order_sensitive", False)),
         variant_markers=tuple(raw.get("variant_markers", [])),
+        lazy_annotation_extensions=tuple(lazy.get("extensions", [])), lazy_annotation_marker=marker,
     )
 
 

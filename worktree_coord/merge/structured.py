@@ -35,7 +35,6 @@ makes the container Unmergeable (never a guess). Blank lines between a nested co
 
 from __future__ import annotations
 
-import re
 import time
 from dataclasses import dataclass, replace
 
@@ -151,11 +150,11 @@ class StructuredMerge:
     """One structured merge of one file: holds the profile, the options and the deadline."""
 
     def __init__(self, profile: Profile, *, marker_size: int, labels: tuple[str, str, str],
-                 deadline: float, lazy_annotations: bool = False) -> None:
+                 deadline: float, path: str = "") -> None:
         self.profile = profile
-        # Type annotations are never evaluated where they stand (a stub file, or a module with
-        # `from __future__ import annotations`): they do not count as uses for bind-before-use.
-        self.lazy_annotations = lazy_annotations
+        # The file's path: the profile tells from it (and the source) whether type annotations
+        # run where they stand, i.e. whether they count as uses for bind-before-use.
+        self.path = path
         self.marker_size = marker_size
         self.labels = labels
         self.deadline = deadline
@@ -394,7 +393,7 @@ class StructuredMerge:
             run = sorted(inserts.get(index, []), key=lambda item: (item[0] + str(index) in replacing, item[0]))
             run = self._sorted_run(run, index, b_ids, bmap, lmap, rmap) or run
             if self.profile.order_sensitive:
-                run = _bind_before_use(run, lmap, rmap, annotations=not self.lazy_annotations)
+                run = _bind_before_use(run, lmap, rmap, self.profile, self.path)
             leads, successor_lead = self._run_leads(run, index, b_ids, bmap, lmap, rmap, moved)
             if successor_lead is not None:
                 overrides[b_ids[index]] = successor_lead
@@ -685,11 +684,8 @@ def _check_no_slide(b_ids: list[str], bmap: dict[str, Member], sep: bytes | None
                     raise Unmergeable("the side's line diff puts its insertion inside a member the other side edited")
 
 
-_FUTURE_ANNOTATIONS = re.compile(rb"^from __future__ import [^\n]*\bannotations\b", re.MULTILINE)
-
-
 def _bind_before_use(run: list[tuple[str, str]], lmap: dict[str, Member],
-                     rmap: dict[str, Member], *, annotations: bool = True) -> list[tuple[str, str]]:
+                     rmap: dict[str, Member], profile: Profile, path: str) -> list[tuple[str, str]]:
     """Both sides' insertions at one place of a container that runs top to bottom, ordered so no
     statement comes before one of the other side's statements that binds a name it uses.
 
@@ -708,8 +704,7 @@ def _bind_before_use(run: list[tuple[str, str]], lmap: dict[str, Member],
     for item in run:
         side, ident = item
         member = maps[side][ident]
-        lazy = not annotations or _FUTURE_ANNOTATIONS.search(member.source) is not None
-        used[item] = names_used(member.source, member.node, annotations=not lazy)
+        used[item] = names_used(member.source, member.node, annotations=profile.annotations_run(path, member.source))
         bound[item] = names_bound(member.source, member.node)
         queues[side].append(item)
     own_bound = {side: frozenset().union(*(bound[item] for item in queues[side])) for side in queues}
