@@ -13,12 +13,18 @@ mass than the line merge, and, when clean, passes the language's strict parser (
 every fallback is recorded in `notes`; a clean Python result must also parse with libcst.
 (5) a clean Python result of the line or structured stage goes through the libcst refinements
 (python_cst.refine: from-imports of one module combined), which keep it unless they are sure.
+(6) a clean result of the line or structured stage goes through the semantic check (semantic.py:
+a name one side removed that the other side's new lines use): with `semantic="block"` (the
+default) each finding is a conflict of kind `semantic` and the result is not clean; with "warn" it
+is a warning and the result stays clean; with "off" the check does not run. The merged bytes are
+never changed by it.
 """
 
 from __future__ import annotations
 
 import time
 from collections import Counter
+from dataclasses import replace
 
 import tree_sitter
 
@@ -27,7 +33,7 @@ from .line import line_merge
 from .markers import has_markers, render_block
 from .members import Unmergeable, declaration_key
 from .profiles import Profile, profile_for_path
-from .result import FileMerge, MergeConflict, Strategy
+from .result import FileMerge, MergeConflict, SemanticMode, Strategy
 from .structured import Conflict, Piece, StructuredMerge, StructuredTimeout, Version
 
 
@@ -148,13 +154,38 @@ def render(pieces: list[Piece], *, marker_size: int, labels: tuple[str, str, str
 
 
 def merge_file(base: bytes, left: bytes, right: bytes, path: str, *, marker_size: int = 7,
-               labels: tuple[str, str, str] = ("ours", "base", "theirs"), timeout: float = 10.0) -> FileMerge:
+               labels: tuple[str, str, str] = ("ours", "base", "theirs"), timeout: float = 10.0,
+               semantic: SemanticMode | str = SemanticMode.BLOCK) -> FileMerge:
     """Three-way merge of one file; labels are (left/ours, base, right/theirs)."""
+    mode = SemanticMode.parse(semantic)
     result = _generic(base, left, right, path, marker_size=marker_size, labels=labels, timeout=timeout)
     # Hook: Python results of the line or structured stage get the libcst refinements (python_cst).
     if result.language == "python" and result.strategy in (Strategy.LINE, Strategy.STRUCTURED):
-        return python_cst.refine(base, left, right, result)
+        result = python_cst.refine(base, left, right, result)
+    if mode is not SemanticMode.OFF and result.clean and result.strategy in (Strategy.LINE, Strategy.STRUCTURED,
+                                                                            Strategy.PYTHON):
+        result = with_semantic_check(result, base, left, right, path, labels=labels, mode=mode)
     return result
+
+
+def with_semantic_check(result: FileMerge, base: bytes, left: bytes, right: bytes, path: str, *,
+                        labels: tuple[str, str, str], mode: SemanticMode) -> FileMerge:
+    """Step 6: the result with its semantic findings as conflicts (block) or warnings (warn)."""
+    from .semantic import check_file, semantic_profile
+
+    if semantic_profile(path) is None:
+        return result
+    try:
+        findings = check_file(base, left, right, result.merged, path, labels=labels)
+    except Exception as error:  # noqa: BLE001 - the check must never cost a merge its result
+        return replace(result, notes=result.notes + (f"semantic check failed internally "
+                                                     f"({type(error).__name__}: {error})",))
+    if not findings:
+        return result
+    found = tuple(finding.as_conflict() for finding in findings)
+    if mode is SemanticMode.WARN:
+        return replace(result, warnings=result.warnings + found)
+    return replace(result, clean=False, conflicts=result.conflicts + found)
 
 
 def _generic(base: bytes, left: bytes, right: bytes, path: str, *, marker_size: int,
