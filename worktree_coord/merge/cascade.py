@@ -158,25 +158,27 @@ def merge_file(base: bytes, left: bytes, right: bytes, path: str, *, marker_size
                semantic: SemanticMode | str = SemanticMode.BLOCK) -> FileMerge:
     """Three-way merge of one file; labels are (left/ours, base, right/theirs)."""
     mode = SemanticMode.parse(semantic)
-    result = _generic(base, left, right, path, marker_size=marker_size, labels=labels, timeout=timeout)
+    parsed: dict[str, tree_sitter.Tree] = {}
+    result = _generic(base, left, right, path, marker_size=marker_size, labels=labels, timeout=timeout, parsed=parsed)
     # Hook: Python results of the line or structured stage get the libcst refinements (python_cst).
     if result.language == "python" and result.strategy in (Strategy.LINE, Strategy.STRUCTURED):
         result = python_cst.refine(base, left, right, result)
     if mode is not SemanticMode.OFF and result.clean and result.strategy in (Strategy.LINE, Strategy.STRUCTURED,
                                                                             Strategy.PYTHON):
-        result = with_semantic_check(result, base, left, right, path, labels=labels, mode=mode)
+        result = with_semantic_check(result, base, left, right, path, labels=labels, mode=mode, trees=parsed)
     return result
 
 
 def with_semantic_check(result: FileMerge, base: bytes, left: bytes, right: bytes, path: str, *,
-                        labels: tuple[str, str, str], mode: SemanticMode) -> FileMerge:
+                        labels: tuple[str, str, str], mode: SemanticMode,
+                        trees: dict[str, tree_sitter.Tree] | None = None) -> FileMerge:
     """Step 6: the result with its semantic findings as conflicts (block) or warnings (warn)."""
     from .semantic import check_file, semantic_profile
 
     if semantic_profile(path) is None:
         return result
     try:
-        findings = check_file(base, left, right, result.merged, path, labels=labels)
+        findings = check_file(base, left, right, result.merged, path, labels=labels, trees=trees)
     except Exception as error:  # noqa: BLE001 - the check must never cost a merge its result
         return replace(result, notes=result.notes + (f"semantic check failed internally "
                                                      f"({type(error).__name__}: {error})",))
@@ -189,8 +191,9 @@ def with_semantic_check(result: FileMerge, base: bytes, left: bytes, right: byte
 
 
 def _generic(base: bytes, left: bytes, right: bytes, path: str, *, marker_size: int,
-             labels: tuple[str, str, str], timeout: float) -> FileMerge:
-    """The language-independent cascade (module docstring, steps 1-4)."""
+             labels: tuple[str, str, str], timeout: float, parsed: dict[str, tree_sitter.Tree]) -> FileMerge:
+    """The language-independent cascade (module docstring, steps 1-4); the trees it parses of the
+    three inputs are left in `parsed` (base, left, right) for the semantic check to reuse."""
     profile = profile_for_path(path)
     language = profile.name if profile else None
     if left == right or right == base:
@@ -214,6 +217,7 @@ def _generic(base: bytes, left: bytes, right: bytes, path: str, *, marker_size: 
         return fallback("an input is not UTF-8")
     deadline = time.monotonic() + timeout
     trees = [_parse(profile, data) for data in (base, left, right)]
+    parsed.update(zip(("base", "left", "right"), trees))
     if any(tree.root_node.has_error for tree in trees):
         return fallback("a side does not parse")
     census = [declaration_census(profile, data, tree.root_node) for data, tree in zip((base, left, right), trees)]

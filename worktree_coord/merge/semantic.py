@@ -88,27 +88,29 @@ class _Check:
         self.files = {f.path: f for f in files}
         self.labels = {"left": labels[0], "right": labels[2]}
         self.trees = trees
-        self._symbols: dict[tuple[str, str], Symbols | None] = {}
+        self._symbols: dict[tuple[str, bytes, bool], Symbols | None] = {}   # (path, bytes, uses)
+        self._trees: dict[tuple[str, bytes], tree_sitter.Tree] = {}
 
-    def symbols(self, path: str, which: str) -> Symbols | None:
-        """The symbols of one version (None: absent, or it does not parse cleanly)."""
-        key = (path, which)
-        if key not in self._symbols:
-            data = self.files[path].version(which)
-            found: Symbols | None = None
-            if data is not None:
-                profile = semantic_profile(path)
-                assert profile is not None
-                same = next((w for w in ("base", "left", "right", "merged")
-                             if w != which and (path, w) in self._symbols and self.files[path].version(w) == data), None)
-                if same is not None:
-                    found = self._symbols[(path, same)]
-                else:
-                    tree = self.trees.get(which) if len(self.files) == 1 else None
-                    tree = tree or tree_sitter.Parser(profile.language).parse(data)
-                    found = None if tree.root_node.has_error else extract(profile, data, tree)
-            self._symbols[key] = found
-        return self._symbols[key]
+    def symbols(self, path: str, which: str, uses: bool = True) -> Symbols | None:
+        """The symbols of one version (None: absent, or it does not parse cleanly); uses=False
+        asks only for what it defines (a full extraction answers that too)."""
+        versions = self.files[path]
+        data = versions.version(which)
+        if data is None:
+            return None
+        for key in ((data, True), (data, False)) if not uses else ((data, True),):
+            if (path,) + key in self._symbols:
+                return self._symbols[(path,) + key]
+        profile = semantic_profile(path)
+        assert profile is not None
+        tree = self._trees.get((path, data))
+        if tree is None:
+            given = self.trees.get(which) if len(self.files) == 1 else None
+            tree = given or tree_sitter.Parser(profile.language).parse(data)
+            self._trees[(path, data)] = tree
+        found = None if tree.root_node.has_error else extract(profile, data, tree, uses=uses)
+        self._symbols[(path, data, uses)] = found
+        return found
 
     def run(self) -> tuple[SemanticFinding, ...]:
         removals = list(self.removals())
@@ -124,26 +126,31 @@ class _Check:
 
     # -- step 1: what each side no longer defines -----------------------------------------------
     def removals(self) -> Iterator[_Removal]:
+        """Base definitions a side no longer defines. Only a definition whose name's line the side
+        deleted or changed can have gone (a file deleted takes all of them), so a side that only
+        adds lines, or edits inside bodies, costs one diff and nothing else."""
         for path, versions in self.files.items():
             if versions.base is None:
                 continue
-            base = self.symbols(path, "base")
+            touched = {side: _touched_lines(versions.base, versions.version(side)) for side in _SIDES}
+            if not any(touched.values()):
+                continue
+            base = self.symbols(path, "base", uses=False)
             if base is None:
                 continue
             for side in _SIDES:
-                data = versions.version(side)
-                if data == versions.base:
+                ranges = touched[side]
+                candidates = [d for d in base.definitions if _within(d.line, ranges)]
+                if not candidates:
                     continue
-                after = self.symbols(path, side) if data is not None else Symbols()
+                after = self.symbols(path, side) if versions.version(side) is not None else Symbols()
                 if after is None:
                     continue
                 seen: set[tuple[tuple[str, ...], str]] = set()
-                for definition in base.definitions:
+                for definition in candidates:
                     key = (definition.container, definition.name)
-                    if key in seen:
-                        continue
-                    seen.add(key)
-                    if not _defines(after, definition):
+                    if key not in seen and not _defines(after, definition):
+                        seen.add(key)
                         yield _Removal(path, definition, side)
 
     # -- step 2: uses the other side added, resolved in the merged result ----------------------
@@ -278,14 +285,14 @@ class _Check:
         merged = self.symbols(removal.path, "merged") if self.files[removal.path].merged is not None else Symbols()
         if merged is None or _defines(merged, definition):
             return False
-        base = self.symbols(removal.path, "base")
+        base = self.symbols(removal.path, "base", uses=False)
         if definition.container and any(definition.container in s.heritage for s in (merged, base, kept) if s):
             return False
         profile = semantic_profile(removal.path)
         if profile is not None and profile.semantic.package == "directory" and not definition.container:
             for other in self.package_files(removal.path):
                 for which in ("base", "merged"):
-                    found = self.symbols(other, which) if self.files[other].version(which) is not None else None
+                    found = self.symbols(other, which, uses=False)
                     if found is not None and found.binds((), definition.name):
                         return False   # defined in another file of the package (moved, or a build variant)
         return True
@@ -331,6 +338,19 @@ def _module_path(path: str, rules: SemanticRules) -> str:
 def _hunks(old: bytes, new: bytes) -> list[tuple[int, int, int, int]]:
     patch = pygit2.Patch.create_from(old, new, context_lines=0)
     return [(h.old_start, h.old_lines, h.new_start, h.new_lines) for h in patch.hunks]
+
+
+def _touched_lines(old: bytes, new: bytes | None) -> list[tuple[int, int]]:
+    """The line ranges (first, last) of `old` that `new` deletes or changes (all of it when None)."""
+    if new is None:
+        return [(1, old.count(b"\n") + 1)]
+    if new == old:
+        return []
+    return [(start, start + count - 1) for start, count, _, _ in _hunks(old, new) if count]
+
+
+def _within(line: int, ranges: list[tuple[int, int]]) -> bool:
+    return any(first <= line <= last for first, last in ranges)
 
 
 def _added_lines(old: bytes, new: bytes) -> list[int]:

@@ -101,14 +101,24 @@ def _tags_text(wheel: str) -> str:
 
 
 @functools.lru_cache(maxsize=None)
-def query_for(profile: Profile) -> tree_sitter.Query:
-    """The profile's semantic query (the wheels' tags, then its own patterns), compiled once."""
+def query_for(profile: Profile, uses: bool = True) -> tree_sitter.Query:
+    """The profile's semantic query (the wheels' tags, then its own patterns), compiled once; with
+    uses=False only the patterns that define (definitions, imports, heritage): what a version needs
+    when only the names it defines are asked for."""
     texts = [_tags_text(wheel) for wheel in profile.semantic.tags] + [profile.semantic.query]
+    text = "\n".join(texts)
     try:
-        return tree_sitter.Query(profile.language, "\n".join(texts))
+        query = tree_sitter.Query(profile.language, text)
     except (tree_sitter.QueryError, ValueError) as error:   # a pattern the grammar does not have
         raise ConfigError(f"language profile {profile.name}: the semantic query does not compile: {error}",
                           fix=f"fix [semantic] in grammars/{profile.name}.toml") from None
+    if not uses:
+        encoded = text.encode("utf-8")
+        for index in range(query.pattern_count):
+            pattern = encoded[query.start_byte_for_pattern(index):query.end_byte_for_pattern(index)]
+            if not any(mark in pattern for mark in (b"@definition.", b"@import.", b"@heritage")):
+                query.disable_pattern(index)
+    return query
 
 
 def _text(source: bytes, node: tree_sitter.Node) -> str:
@@ -177,12 +187,13 @@ class _Placer:
         return tuple(reversed(containers)), frozenset(functions), " > ".join(reversed(path)), local
 
 
-def extract(profile: Profile, source: bytes, tree: tree_sitter.Tree | None = None) -> Symbols:
-    """The symbols of one file version (see the module docstring)."""
+def extract(profile: Profile, source: bytes, tree: tree_sitter.Tree | None = None, *, uses: bool = True) -> Symbols:
+    """The symbols of one file version (see the module docstring); with uses=False only its
+    definitions, imports and heritage (no references, no local bindings): cheaper."""
     rules = profile.semantic
     if tree is None:
         tree = tree_sitter.Parser(profile.language).parse(source)
-    matches = tree_sitter.QueryCursor(query_for(profile)).matches(tree.root_node)
+    matches = tree_sitter.QueryCursor(query_for(profile, uses)).matches(tree.root_node)
     defs: dict[int, tuple[str, str]] = {}
     raw_defs: list[tuple[tree_sitter.Node, tree_sitter.Node, str]] = []
     raw_refs: list[tuple[tree_sitter.Node, str]] = []
@@ -256,7 +267,7 @@ def extract(profile: Profile, source: bytes, tree: tree_sitter.Tree | None = Non
 
 def _add_import(out: Symbols, parts: dict[str, tree_sitter.Node], source: bytes, placer: _Placer,
                 module_binding: str, separator: str) -> None:
-    anchor = next(iter(parts.values()))
+    anchor = parts.get("alias") or parts.get("name") or next(iter(parts.values()))   # the bound name's line
     container, functions, _, local = placer.place(anchor.parent)
     if "wildcard" in parts:
         if not local and not container:
