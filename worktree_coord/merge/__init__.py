@@ -16,7 +16,7 @@ from .cascade import merge_file
 from .line import line_merge
 from .result import FileMerge, MergeConflict, SemanticFinding, SemanticMode, Strategy
 from .semantic import FileVersions, check_file, find_broken_names
-from .tree import ResolvedFile, resolve_conflicted_files
+from .tree import ResolvedFile, check_tree_merge, resolve_conflicted_files
 
 __all__ = [
     "FileMerge",
@@ -27,6 +27,7 @@ __all__ = [
     "SemanticMode",
     "Strategy",
     "check_file",
+    "check_tree_merge",
     "find_broken_names",
     "line_merge",
     "merge_file",

@@ -9,6 +9,11 @@ Rules: deleted on both sides -> deleted; deleted on one side and unchanged on th
 deleted on one side and modified on the other -> conflict (the modified text is kept, never lost);
 added on both sides -> merged against an empty base; symlinks and submodules are never merged
 textually; a mode changed on both sides to different values is a conflict.
+
+`check_tree_merge` runs the semantic check (semantic.py) over a finished tree merge: every file
+either side changed that a language with a semantic query handles, base/ours/theirs/merged read
+from the four trees, so a name one side removed in one file and the other side's new code uses in
+another file is found, as well as within one file git merged cleanly and never offered here.
 """
 
 from __future__ import annotations
@@ -20,7 +25,8 @@ from typing import Any
 import pygit2
 
 from .cascade import merge_file
-from .result import FileMerge, MergeConflict, Strategy
+from .result import FileMerge, MergeConflict, SemanticFinding, Strategy
+from .semantic import FileVersions, find_broken_names, semantic_profile
 
 _REGULAR = 0o100644
 _SPECIAL = (0o120000, 0o160000)
@@ -106,3 +112,45 @@ def resolve_conflicted_files(repo: pygit2.Repository, entries: Mapping[str, tupl
             mode = o[1]
         out[path] = ResolvedFile(path, result, mode)
     return out
+
+
+def check_tree_merge(repo: pygit2.Repository, base: pygit2.Oid | str, ours: pygit2.Oid | str,
+                     theirs: pygit2.Oid | str, merged: pygit2.Oid | str, *,
+                     labels: tuple[str, str, str] = ("ours", "base", "theirs"),
+                     max_bytes: int = 1_000_000) -> tuple[SemanticFinding, ...]:
+    """The semantic findings of a tree merge: `base`, `ours`, `theirs`, `merged` are trees (or
+    commits, peeled). Files over `max_bytes` in any version are left out (never guessed at)."""
+    trees = [repo[_oid(x)].peel(pygit2.Tree) for x in (base, ours, theirs, merged)]
+    paths: set[str] = set()
+    for side in trees[1:3]:
+        for delta in trees[0].diff_to_tree(side).deltas:
+            for item in (delta.old_file, delta.new_file):
+                if item.path and semantic_profile(item.path) is not None:
+                    paths.add(item.path)
+    if not paths:
+        return ()
+
+    unusable = object()   # a version too big, binary, or not a regular file: the whole file is left out
+
+    def read(tree: pygit2.Tree, path: str) -> bytes | None | object:
+        try:
+            entry = tree[path]
+        except KeyError:
+            return None
+        if entry.filemode not in (0o100644, 0o100755):
+            return unusable
+        blob = repo[entry.id]
+        if blob.size > max_bytes or b"\x00" in blob.data[:8000]:
+            return unusable
+        return blob.data
+
+    files = []
+    for path in sorted(paths):
+        versions = [read(tree, path) for tree in trees]
+        if not any(version is unusable for version in versions):
+            files.append(FileVersions(path, *versions))  # type: ignore[arg-type]
+    return find_broken_names(files, labels=labels)
+
+
+def _oid(value: pygit2.Oid | str) -> pygit2.Oid:
+    return value if isinstance(value, pygit2.Oid) else pygit2.Oid(hex=str(value))
