@@ -133,7 +133,7 @@ class MergeOperations(CoordinatorBase):
         if findings:
             merge_info["semantic"] = findings   # warnings (the run's semantic check is `warn`)
         base_result = {k: v for k, v in task.result.items() if k not in ("conflicts", "merge")}
-        notes = [f"semantic warning: {f['message']}" for f in findings or []]
+        notes = list(base_result.get("notes", [])) + [f"semantic warning: {f['message']}" for f in findings or []]
         result = TaskFinished.from_json(base_result, state=TaskState.MERGED.value, exit_code=0, merge=merge_info,
                                         conflicts=[], replayed=False, notes=notes)
         self.store.update_task(run.run_id, task.task_id, state=TaskState.MERGED,

@@ -161,6 +161,16 @@ class _Placer:
             return ("container", name) if name else None
         return None
 
+    def innermost_function(self, node: tree_sitter.Node | None) -> int | None:
+        """The id of the nearest function-like definition holding `node` (itself included), if any:
+        the scope a binding there binds in."""
+        while node is not None:
+            owner = self.owner(node)
+            if owner is not None and owner[0] == "function":
+                return node.id
+            node = node.parent
+        return None
+
     def place(self, node: tree_sitter.Node | None) -> tuple[Container, frozenset[int], str, bool]:
         """(container, function scope ids, declaration path, local) for what stands inside `node`
         (`node` itself included). A definition inside a function is local whatever contains it; a
@@ -225,7 +235,7 @@ def extract(profile: Profile, source: bytes, tree: tree_sitter.Tree | None = Non
             if receiver and not local:
                 container = container + (receiver,)
         if local:
-            out.local.setdefault(defs[node.id][1], set()).update(placer.place(node.parent)[1])
+            out.local.setdefault(defs[node.id][1], set()).add(placer.innermost_function(node.parent))  # type: ignore[arg-type]
             continue
         name = defs[node.id][1]
         out.definitions.append(Definition(name, kind, container, name_node.start_point[0] + 1,
@@ -239,9 +249,9 @@ def extract(profile: Profile, source: bytes, tree: tree_sitter.Tree | None = Non
         name = _text(source, node)
         if not _WORD.match(name):
             continue
-        container, functions, _, local = placer.place(node.parent)
+        container, _, _, local = placer.place(node.parent)
         if local:
-            out.local.setdefault(name, set()).update(functions)
+            out.local.setdefault(name, set()).add(placer.innermost_function(node.parent))  # type: ignore[arg-type]
         else:
             out.bind(container, name)
     for parts in raw_imports:
@@ -268,7 +278,7 @@ def extract(profile: Profile, source: bytes, tree: tree_sitter.Tree | None = Non
 def _add_import(out: Symbols, parts: dict[str, tree_sitter.Node], source: bytes, placer: _Placer,
                 module_binding: str, separator: str) -> None:
     anchor = parts.get("alias") or parts.get("name") or next(iter(parts.values()))   # the bound name's line
-    container, functions, _, local = placer.place(anchor.parent)
+    container, _, _, local = placer.place(anchor.parent)
     if "wildcard" in parts:
         if not local and not container:
             out.wildcard = True
@@ -285,11 +295,11 @@ def _add_import(out: Symbols, parts: dict[str, tree_sitter.Node], source: bytes,
         bound = module
     if not bound:
         return
-    scope = max(functions, key=lambda ident: ident, default=None) if local else None
+    scope = placer.innermost_function(anchor.parent) if local else None
     out.imports.append(Import(bound, module, name, scope))
     simple = bound.split(".", 1)[0] if module_binding == "full" else bound
     if local:
-        out.local.setdefault(simple, set()).update(functions)
+        out.local.setdefault(simple, set()).add(scope)  # type: ignore[arg-type]
     else:
         out.bind(container, bound)
         out.bind(container, simple)
