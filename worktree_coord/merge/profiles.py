@@ -90,6 +90,7 @@ class SemanticRules:
     package: str = "file"                           # "directory": a directory's files share top-level names (Go)
     scopes: tuple[tuple[str, str], ...] = ()        # node kind -> field naming the type whose members it holds
     member_of: tuple[tuple[str, str], ...] = ()     # definition kind -> field naming its type (Go receivers)
+    self_fields: tuple[tuple[str, str], ...] = ()   # definition kind -> field whose name is its `self` (Go receivers)
     type_names: frozenset[str] = frozenset()        # node kinds naming a type inside those fields
     globals: frozenset[str] = frozenset()           # names defined everywhere (builtins, prelude)
 
@@ -100,7 +101,7 @@ class SemanticRules:
 
 _SEMANTIC_KEYS = {"tags", "query", "self_receivers", "members_in_scope", "module_separator",
                   "module_roots", "relative_parents", "index_names", "module_binding", "package", "scopes",
-                  "member_of", "type_names", "globals"}
+                  "member_of", "self_fields", "type_names", "globals"}
 
 
 @dataclass(frozen=True)
@@ -316,7 +317,7 @@ def _semantic_rules(raw: Any, source: str, check_kind: Callable[[str, str], None
         relative_parents=frozenset(strings("relative_parents")), index_names=frozenset(strings("index_names")),
         module_binding=text("module_binding", "full", ("full", "last")),
         package=text("package", "file", ("file", "directory")), scopes=kind_to_field("scopes"),
-        member_of=kind_to_field("member_of"), type_names=frozenset(strings("type_names")),
+        member_of=kind_to_field("member_of"), self_fields=kind_to_field("self_fields"), type_names=frozenset(strings("type_names")),
         globals=frozenset(strings("globals")),
     )
 

@@ -13,7 +13,8 @@ Precision first (a flag that is usually wrong gets turned off, so fewer and sure
   no builtin (profile `globals`) answers goes to its own file's top level, to the file an import of
   it names, or (Go) to its directory's files; `self.f()` (profile `self_receivers`) and `C.f()`,
   for a class C of the file, go to the members of that class; a call on any other object is never
-  resolved (its type is unknown), nor a name imported from a module no file of the merge is;
+  resolved (its type is unknown), nor a name imported from a module no file of the merge is; a Go
+  method's receiver (profile `self_fields`) counts as `self`;
 - a member is never flagged when its class declares bases (it may be inherited), a top-level name
   never when the file has a star import or re-export;
 - the side that added the use must still define the name (else it broke it itself), and the
@@ -208,7 +209,7 @@ class _Check:
             if rules.package == "directory":
                 for other in self.package_files(path):
                     yield (other, (), name)
-        elif receiver in rules.self_receivers:
+        elif receiver in rules.self_receivers or receiver in reference.selves:
             if reference.container:
                 yield (path, reference.container, name)
         else:

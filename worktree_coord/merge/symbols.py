@@ -60,6 +60,7 @@ class Reference:
     scopes: frozenset[int]        # ids of the enclosing function-like definitions
     line: int
     declaration: str              # where it stands: "class C > method run"
+    selves: frozenset[str] = frozenset()   # receiver names that mean the enclosing type (Go's `s` of `func (s *S)`)
 
 
 @dataclass(frozen=True)
@@ -133,6 +134,7 @@ class _Placer:
         self.defs = defs                                  # node id -> (kind, name)
         self.scopes = dict(profile.semantic.scopes)        # node kind -> field naming its type
         self.member_of = dict(profile.semantic.member_of)
+        self.self_fields = dict(profile.semantic.self_fields)
         self.type_names = profile.semantic.type_names
 
     def type_name(self, node: tree_sitter.Node, field_name: str) -> str | None:
@@ -160,6 +162,23 @@ class _Placer:
             name = self.type_name(node, self.scopes[node.type])
             return ("container", name) if name else None
         return None
+
+    def selves(self, node: tree_sitter.Node | None) -> frozenset[str]:
+        """The names the enclosing methods give their receiver (profile `self_fields`): the first
+        identifier in that field, `s` of Go's `func (s *Server) Get()`."""
+        found: set[str] = set()
+        while node is not None:
+            if node.type in self.self_fields and node.id in self.defs:
+                target = node.child_by_field_name(self.self_fields[node.type])
+                stack = [target] if target is not None else []
+                while stack:
+                    current = stack.pop()
+                    if current.type == "identifier":
+                        found.add(_text(self.source, current))
+                        break
+                    stack.extend(reversed(current.named_children))
+            node = node.parent
+        return frozenset(found)
 
     def innermost_function(self, node: tree_sitter.Node | None) -> int | None:
         """The id of the nearest function-like definition holding `node` (itself included), if any:
@@ -265,10 +284,11 @@ def extract(profile: Profile, source: bytes, tree: tree_sitter.Tree | None = Non
             continue
         container, functions, declaration, _ = placer.place(name_node.parent)
         receiver = _receiver(source, name_node)
+        selves = placer.selves(name_node.parent) if placer.self_fields and receiver else frozenset()
         out.references.append(Reference(name, kind, receiver, container, functions,
-                                        name_node.start_point[0] + 1, declaration))
+                                        name_node.start_point[0] + 1, declaration, selves))
         leading = _LEADING_WORD.match(receiver.encode()) if receiver else None
-        if leading and leading.group().decode() not in rules.self_receivers:
+        if leading and leading.group().decode() not in rules.self_receivers | selves:
             # `util.parse()` uses `util` too: a removed import or class is caught through it.
             out.references.append(Reference(leading.group().decode(), "receiver", None, container, functions,
                                             name_node.start_point[0] + 1, declaration))
