@@ -21,7 +21,8 @@ Precision first (a flag that is usually wrong gets turned off, so fewer and sure
   merged file must not: any definition, binding or import of it at that level counts, so a
   definition moved elsewhere in the file or re-imported, or added again by the using side, is fine;
 - overloads: a name stays defined while any definition of it remains;
-- a version that does not parse cleanly gives no removals and no uses (nothing is guessed).
+- a version that does not parse cleanly, is binary or over MAX_BYTES gives no removals and no
+  uses (nothing is guessed).
 Names, kinds and scopes come from symbols.py (the grammar wheels' tags queries and the profile's
 data); nothing here is language-specific.
 """
@@ -29,9 +30,11 @@ data); nothing here is language-specific.
 from __future__ import annotations
 
 import bisect
+import functools
 import posixpath
+import re
 from dataclasses import dataclass
-from typing import Iterable, Iterator
+from typing import Iterable, Iterator, Protocol
 
 import pygit2
 import tree_sitter
@@ -41,7 +44,27 @@ from .result import SemanticFinding
 from .symbols import Definition, Import, Reference, Symbols, extract
 
 _SIDES = ("left", "right")
+_WORDS = re.compile(rb"[A-Za-z_$][\w$]*")
 _EXCERPT_LINES = 6
+MAX_BYTES = 1_000_000   # a version bigger than this gives no removals and no uses
+
+
+class Versions(Protocol):
+    """What the check reads of one file: its path and four versions (None: the file is absent)."""
+
+    path: str
+
+    @property
+    def base(self) -> bytes | None: ...
+
+    @property
+    def merged(self) -> bytes | None: ...
+
+    def version(self, which: str) -> bytes | None: ...
+
+    def exists(self, which: str) -> bool: ...
+
+    def same(self, one: str, other: str) -> bool: ...
 
 
 @dataclass(frozen=True)
@@ -57,6 +80,12 @@ class FileVersions:
     def version(self, which: str) -> bytes | None:
         return getattr(self, which)
 
+    def exists(self, which: str) -> bool:
+        return self.version(which) is not None
+
+    def same(self, one: str, other: str) -> bool:
+        return self.version(one) == self.version(other)
+
 
 @dataclass(frozen=True)
 class _Removal:
@@ -65,6 +94,7 @@ class _Removal:
     side: str
 
 
+@functools.lru_cache(maxsize=65536)
 def semantic_profile(path: str) -> Profile | None:
     """The profile that gives `path` a semantic check, or None (no profile, or no `[semantic]`)."""
     profile = profile_for_path(path)
@@ -78,14 +108,14 @@ def check_file(base: bytes, left: bytes, right: bytes, merged: bytes, path: str,
     return find_broken_names([FileVersions(path, base, left, right, merged)], labels=labels, trees=trees)
 
 
-def find_broken_names(files: Iterable[FileVersions], *, labels: tuple[str, str, str] = ("ours", "base", "theirs"),
+def find_broken_names(files: Iterable[Versions], *, labels: tuple[str, str, str] = ("ours", "base", "theirs"),
                       trees: dict[str, tree_sitter.Tree] | None = None) -> tuple[SemanticFinding, ...]:
     """Every name the merge of `files` broke (see the module docstring), in path and line order."""
     return _Check([f for f in files if semantic_profile(f.path) is not None], labels, trees or {}).run()
 
 
 class _Check:
-    def __init__(self, files: list[FileVersions], labels: tuple[str, str, str], trees: dict[str, tree_sitter.Tree]):
+    def __init__(self, files: list[Versions], labels: tuple[str, str, str], trees: dict[str, tree_sitter.Tree]):
         self.files = {f.path: f for f in files}
         self.labels = {"left": labels[0], "right": labels[2]}
         self.trees = trees
@@ -104,6 +134,9 @@ class _Check:
                 return self._symbols[(path,) + key]
         profile = semantic_profile(path)
         assert profile is not None
+        if len(data) > MAX_BYTES or b"\x00" in data[:8000]:
+            self._symbols[(path, data, uses)] = None   # too big, or binary: never guessed at
+            return None
         tree = self._trees.get((path, data))
         if tree is None:
             given = self.trees.get(which) if len(self.files) == 1 else None
@@ -129,11 +162,38 @@ class _Check:
     def removals(self) -> Iterator[_Removal]:
         """Base definitions a side no longer defines. Only a definition whose name's line the side
         deleted or changed can have gone (a file deleted takes all of them), so a side that only
-        adds lines, or edits inside bodies, costs one diff and nothing else."""
+        adds lines, or edits inside bodies, costs one diff and nothing else. And a removal only
+        matters when the other side's added lines hold its name: the side that changed more files
+        (integration, against one task) has a file parsed only when the lines it touched there share
+        a word with what the other side added."""
+        counts = {side: sum(not v.same(side, "base") for v in self.files.values()) for side in _SIDES}
+        small = min(_SIDES, key=lambda side: counts[side])
+        used, reach = self.added_names(small)
+        small_dirs = {posixpath.dirname(p) for p, v in self.files.items() if not v.same(small, "base")}
         for path, versions in self.files.items():
-            if versions.base is None:
+            if not versions.exists("base"):
                 continue
-            touched = {side: _touched_lines(versions.base, versions.version(side)) for side in _SIDES}
+            # The bigger side's edits matter only in a file the smaller side's new lines can reach
+            # (the same file, one whose module they name, or a Go file of a directory they changed)
+            # and whose base mentions a name they use: most of its files are never read.
+            big_sides = [side for side in _SIDES if side != small and not versions.same(side, "base")]
+            if not big_sides and versions.same(small, "base"):
+                continue
+            reachable = (not versions.same(small, "base") or self.module_token(path) in reach
+                         or (self.package_wide(path) and posixpath.dirname(path) in small_dirs))
+            if not reachable and versions.same(small, "base"):
+                continue
+            assert versions.base is not None
+            wanted = {side: side not in big_sides or (reachable and any(name in versions.base for name in used))
+                      for side in _SIDES}
+            touched = {side: _touched_lines(versions.base, versions.version(side)) if wanted[side] else []
+                       for side in _SIDES}
+            if any(touched[side] for side in big_sides):
+                lines = versions.base.split(b"\n")
+                for side in big_sides:
+                    text = b"\n".join(b"\n".join(lines[first - 1:last]) for first, last in touched[side])
+                    if not used.intersection(_WORDS.findall(text)):
+                        touched[side] = []
             if not any(touched.values()):
                 continue
             base = self.symbols(path, "base", uses=False)
@@ -144,7 +204,7 @@ class _Check:
                 candidates = [d for d in base.definitions if _within(d.line, ranges)]
                 if not candidates:
                     continue
-                after = self.symbols(path, side) if versions.version(side) is not None else Symbols()
+                after = self.symbols(path, side) if versions.exists(side) else Symbols()
                 if after is None:
                     continue
                 seen: set[tuple[tuple[str, ...], str]] = set()
@@ -154,13 +214,44 @@ class _Check:
                         seen.add(key)
                         yield _Removal(path, definition, side)
 
+    def added_names(self, side: str) -> tuple[frozenset[bytes], bytes]:
+        """The names the lines `side` added use (references found on them; every identifier-like
+        word of them for a version that does not parse cleanly), over all the files it changed,
+        and the text of those lines (to tell which modules they can reach)."""
+        names: set[bytes] = set()
+        texts: list[bytes] = []
+        for path, versions in self.files.items():
+            if versions.same(side, "base") or not versions.exists(side):
+                continue
+            data = versions.version(side)
+            assert data is not None
+            added = set(_added_lines(versions.base or b"", data))
+            lines = data.split(b"\n")
+            texts.extend(lines[number - 1] for number in sorted(added) if number <= len(lines))
+            symbols = self.symbols(path, side)
+            if symbols is None:
+                for number in added:
+                    if number <= len(lines):
+                        names.update(_WORDS.findall(lines[number - 1]))
+                continue
+            names.update(ref.name.encode() for ref in symbols.references if ref.line in added)
+        return frozenset(names), b"\n".join(texts)
+
     # -- step 2: uses the other side added, resolved in the merged result ----------------------
     def uses(self, removals: list[_Removal], used_side: str) -> Iterator[SemanticFinding]:
-        names = {r.definition.name for r in removals}
         by_key = {(r.path, r.definition.container, r.definition.name): r for r in removals}
+        tokens = {r.path: self.module_token(r.path) for r in removals}
         for path, versions in self.files.items():
+            if versions.same(used_side, "base") or not versions.exists(used_side) or not versions.exists("merged"):
+                continue
             data = versions.version(used_side)
-            if data is None or data == versions.base or versions.merged is None:
+            assert data is not None and versions.merged is not None
+            # Cheapest first: a use in another file reaches a definition only through an import
+            # naming its module (or, Go, from the same directory), so the file must mention it.
+            reachable = [r for r in removals if r.path == path or tokens[r.path] in data
+                         or (self.package_wide(r.path) and posixpath.dirname(r.path) == posixpath.dirname(path))]
+            names = {r.definition.name for r in reachable if r.definition.name.encode() in data}
+            if not names:
                 continue
             added = _added_lines(versions.base or b"", data)
             if not added:
@@ -230,6 +321,17 @@ class _Check:
                 yield (target, (imported.name,), name)
             for target in self.resolve(imported.module, path, rules):
                 yield (target, (imported.name,), name)
+
+    def module_token(self, path: str) -> bytes:
+        """The last part of the module `path` is (`util` of pkg/util.py, `pkg` of pkg/__init__.py,
+        the directory of a Go file): an import of it names it."""
+        profile = semantic_profile(path)
+        assert profile is not None
+        return posixpath.basename(_module_path(path, profile.semantic)).encode()
+
+    def package_wide(self, path: str) -> bool:
+        profile = semantic_profile(path)
+        return profile is not None and profile.semantic.package == "directory"
 
     def package_files(self, path: str) -> list[str]:
         directory = posixpath.dirname(path)

@@ -116,40 +116,69 @@ def resolve_conflicted_files(repo: pygit2.Repository, entries: Mapping[str, tupl
 
 def check_tree_merge(repo: pygit2.Repository, base: pygit2.Oid | str, ours: pygit2.Oid | str,
                      theirs: pygit2.Oid | str, merged: pygit2.Oid | str, *,
-                     labels: tuple[str, str, str] = ("ours", "base", "theirs"),
-                     max_bytes: int = 1_000_000) -> tuple[SemanticFinding, ...]:
+                     labels: tuple[str, str, str] = ("ours", "base", "theirs")) -> tuple[SemanticFinding, ...]:
     """The semantic findings of a tree merge: `base`, `ours`, `theirs`, `merged` are trees (or
-    commits, peeled). Files over `max_bytes` in any version are left out (never guessed at)."""
+    commits, peeled). Only regular files are checked; their versions are read when the check asks
+    for them, so a big side's files the check never needs (most of integration's, against one task)
+    cost a tree lookup and nothing more."""
     trees = [repo[_oid(x)].peel(pygit2.Tree) for x in (base, ours, theirs, merged)]
-    paths: set[str] = set()
-    for side in trees[1:3]:
-        for delta in trees[0].diff_to_tree(side).deltas:
-            for item in (delta.old_file, delta.new_file):
-                if item.path and semantic_profile(item.path) is not None:
-                    paths.add(item.path)
-    if not paths:
-        return ()
-
-    unusable = object()   # a version too big, binary, or not a regular file: the whole file is left out
-
-    def read(tree: pygit2.Tree, path: str) -> bytes | None | object:
-        try:
-            entry = tree[path]
-        except KeyError:
-            return None
-        if entry.filemode not in (0o100644, 0o100755):
-            return unusable
-        blob = repo[entry.id]
-        if blob.size > max_bytes or b"\x00" in blob.data[:8000]:
-            return unusable
-        return blob.data
-
+    # Three diffs from the base give every version's blob id: a path a diff does not list is as
+    # it was at the base (no per-path tree lookups, which cost more than the check on big merges).
+    changes = [_changes(trees[0], tree) for tree in trees[1:]]
+    paths = sorted(p for p in set(changes[0]) | set(changes[1]) if semantic_profile(p) is not None)
     files = []
-    for path in sorted(paths):
-        versions = [read(tree, path) for tree in trees]
-        if not any(version is unusable for version in versions):
-            files.append(FileVersions(path, *versions))  # type: ignore[arg-type]
-    return find_broken_names(files, labels=labels)
+    for path in paths:
+        base_side = next((c[path][0] for c in changes if path in c), (None, _REGULAR))
+        versions = [base_side] + [c.get(path, (None, base_side))[1] for c in changes]
+        if all(oid is None or mode in (0o100644, 0o100755) for oid, mode in versions):
+            files.append(_TreeFile(repo, path, [oid for oid, _ in versions]))
+    return find_broken_names(files, labels=labels) if files else ()
+
+
+Side = tuple[pygit2.Oid | None, int]   # a path's blob id (None: absent) and mode in one tree
+
+
+def _changes(old: pygit2.Tree, new: pygit2.Tree) -> dict[str, tuple[Side, Side]]:
+    """path -> (its side in `old`, its side in `new`) for every path the trees differ on."""
+    out: dict[str, tuple[Side, Side]] = {}
+    for delta in old.diff_to_tree(new).deltas:
+        before = (delta.old_file.id, delta.old_file.mode) if delta.status != pygit2.GIT_DELTA_ADDED else (None, 0)
+        after = (delta.new_file.id, delta.new_file.mode) if delta.status != pygit2.GIT_DELTA_DELETED else (None, 0)
+        out[delta.new_file.path or delta.old_file.path] = (before, after)
+    return out
+
+
+class _TreeFile:
+    """One file of a tree merge for the semantic check (semantic.Versions), read on first use."""
+
+    _NAMES = ("base", "left", "right", "merged")
+
+    def __init__(self, repo: pygit2.Repository, path: str, ids: list[pygit2.Oid | None]):
+        self.path = path
+        self._repo = repo
+        self._ids = dict(zip(self._NAMES, ids))
+        self._data: dict[str, bytes | None] = {}
+
+    def version(self, which: str) -> bytes | None:
+        if which not in self._data:
+            oid = self._ids[which]
+            same = next((w for w, known in self._ids.items() if known == oid and w in self._data), None)
+            self._data[which] = (self._data[same] if same else self._repo[oid].data) if oid is not None else None
+        return self._data[which]
+
+    def exists(self, which: str) -> bool:
+        return self._ids[which] is not None
+
+    def same(self, one: str, other: str) -> bool:
+        return self._ids[one] == self._ids[other]
+
+    @property
+    def base(self) -> bytes | None:
+        return self.version("base")
+
+    @property
+    def merged(self) -> bytes | None:
+        return self.version("merged")
 
 
 def _oid(value: pygit2.Oid | str) -> pygit2.Oid:
