@@ -104,19 +104,28 @@ def semantic_profile(path: str) -> Profile | None:
 def check_file(base: bytes, left: bytes, right: bytes, merged: bytes, path: str, *,
                labels: tuple[str, str, str] = ("ours", "base", "theirs"),
                trees: dict[str, tree_sitter.Tree] | None = None) -> tuple[SemanticFinding, ...]:
-    """The check within one file (`trees`, optional: already parsed versions by name)."""
-    return find_broken_names([FileVersions(path, base, left, right, merged)], labels=labels, trees=trees)
+    """The check within one file (`trees`, optional: already parsed versions by name). The other
+    files of the merge are unknown here, so in a language whose directories are packages (Go) a
+    name gone from this file may have moved to another file of the package: only its imports,
+    which are the file's own, are checked."""
+    return find_broken_names([FileVersions(path, base, left, right, merged)], labels=labels, trees=trees,
+                             complete=False)
 
 
 def find_broken_names(files: Iterable[Versions], *, labels: tuple[str, str, str] = ("ours", "base", "theirs"),
-                      trees: dict[str, tree_sitter.Tree] | None = None) -> tuple[SemanticFinding, ...]:
-    """Every name the merge of `files` broke (see the module docstring), in path and line order."""
-    return _Check([f for f in files if semantic_profile(f.path) is not None], labels, trees or {}).run()
+                      trees: dict[str, tree_sitter.Tree] | None = None,
+                      complete: bool = True) -> tuple[SemanticFinding, ...]:
+    """Every name the merge of `files` broke (see the module docstring), in path and line order.
+    `complete`: `files` hold every file either side changed (what a tree merge gives); when not,
+    a package-wide name (Go) gone from one file is not known to be gone from its package."""
+    return _Check([f for f in files if semantic_profile(f.path) is not None], labels, trees or {}, complete).run()
 
 
 class _Check:
-    def __init__(self, files: list[Versions], labels: tuple[str, str, str], trees: dict[str, tree_sitter.Tree]):
+    def __init__(self, files: list[Versions], labels: tuple[str, str, str], trees: dict[str, tree_sitter.Tree],
+                 complete: bool = True):
         self.files = {f.path: f for f in files}
+        self.complete = complete
         self.labels = {"left": labels[0], "right": labels[2]}
         self.trees = trees
         self._symbols: dict[tuple[str, bytes, bool], Symbols | None] = {}   # (path, bytes, uses)
@@ -391,12 +400,13 @@ class _Check:
         base = self.symbols(removal.path, "base", uses=False)
         if definition.container and any(definition.container in s.heritage for s in (merged, base, kept) if s):
             return False
-        profile = semantic_profile(removal.path)
-        if profile is not None and profile.semantic.package == "directory" and not definition.container:
+        if self.package_wide(removal.path) and definition.kind != "import":   # imports are the file's own
+            if not self.complete:
+                return False   # may have moved to a file of the package this check does not see
             for other in self.package_files(removal.path):
                 for which in ("base", "merged"):
                     found = self.symbols(other, which, uses=False)
-                    if found is not None and found.binds((), definition.name):
+                    if found is not None and found.binds(definition.container, definition.name):
                         return False   # defined in another file of the package (moved, or a build variant)
         return True
 
