@@ -15,7 +15,7 @@ Invariants:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import pygit2
 
@@ -57,12 +57,34 @@ def mergeable_commit(repo: pygit2.Repository, tip: str, base: str, reserved_path
     return str(repo.create_commit(None, sig, sig, message, tree, [tip_commit.id]))
 
 
-def structured_resolver(files: Sequence[FileToResolve]) -> Mapping[str, FileMerge]:
-    """Resolve conflicted files with the structured merge engine (loaded on first conflict)."""
-    from .merge import merge_file
+def labelled_resolver(ours: str, theirs: str, base: str = "base") -> Callable[[Sequence[FileToResolve]], Mapping[str, FileMerge]]:
+    """A resolver (the structured merge engine, loaded on first conflict) whose conflict markers
+    name where each side came from: `<<<<<<< {ours}` above the merge's "ours" (git's sense: the
+    side being merged into), `>>>>>>> {theirs}` below the side merged in. Every caller names its
+    own sides, so a block's label always matches its content (a task update merges integration
+    into the task: ours is the task there, not integration)."""
+    labels = (ours, base, theirs)
 
-    return {f.path: merge_file(f.base, f.ours, f.theirs, f.path, labels=("integration", "base", "task"))
-            for f in files}
+    def resolve(files: Sequence[FileToResolve]) -> Mapping[str, FileMerge]:
+        from .merge import merge_file
+
+        return {f.path: merge_file(f.base, f.ours, f.theirs, f.path, labels=labels) for f in files}
+
+    return resolve
+
+
+def integration_resolver(run: str, task: str) -> Callable[[Sequence[FileToResolve]], Mapping[str, FileMerge]]:
+    """Merging task `task` into run `run`'s integration branch: ours = integration, theirs = the task."""
+    return labelled_resolver(f"integration {run}", f"task {task}")
+
+
+def update_resolver(run: str, task: str) -> Callable[[Sequence[FileToResolve]], Mapping[str, FileMerge]]:
+    """`task update`, integration merged into the task's branch: ours = the task, theirs = integration."""
+    return labelled_resolver(f"task {task}", f"integration {run}")
+
+
+# The default for callers that name no sides (merging something into an integration branch).
+structured_resolver = labelled_resolver("integration", "task")
 
 
 def conflict_report(result: IntegrationResult, merged_tasks: Iterable[TaskRecord]) -> list[dict[str, Any]]:

@@ -92,6 +92,7 @@ class RunReport(Result):
     verification: list[dict[str, Any]] = field(default_factory=list)
     target: dict[str, Any] | None = None
     warnings: list[str] = field(default_factory=list)
+    leftovers: dict[str, Any] = field(default_factory=dict)   # what landing now would leave out
 
 
 @dataclass(frozen=True)
@@ -100,7 +101,10 @@ class Landed(Result):
     onto: str = ""
     old: str = ""
     new: str = ""
+    tip: str = ""                       # the integration tip that was landed
     how: str = ""
+    left_out: dict[str, Any] = field(default_factory=dict)   # leftovers landed without (--allow-partial)
+    warnings: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -112,6 +116,7 @@ class TaskUpdated(Result):
     integration_tip: str = ""
     conflicted_paths: list[str] = field(default_factory=list)
     merged_cleanly: bool = False
+    markers: list[dict[str, str]] = field(default_factory=list)   # which label is which side
 
 
 @dataclass(frozen=True)

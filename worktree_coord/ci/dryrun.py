@@ -1,8 +1,8 @@
 """The dry-run merge: would the branch merge into the target tip, and where would it conflict?
 
 Stage: merge preview for `wtc check`. Input: the head commit, the target tip, the merge base, the
-reserved paths the branch edited, and a resolver (default `queue.structured_resolver`, which uses
-the structured merge engine when it is installed). Output: a `DryRun` with the conflicts left after
+reserved paths the branch edited, and a resolver (default: the structured merge engine, its markers
+labelled with the target's name above and the head's below, as a real merge into the target would). Output: a `DryRun` with the conflicts left after
 the resolver, each located by declaration and lines.
 
 It does what the merge queue does, minus every write that matters: reserved-file edits are taken
@@ -37,10 +37,12 @@ class DryRun:
 
 
 def dry_run_merge(git: GitRepo, head: str, target: str, target_tip: str, base: str,
-                  reserved_paths: Sequence[str], resolver: Resolver | None = None) -> DryRun:
-    """Merge `head` (minus its reserved-file edits) into `target_tip` in memory; report what conflicts."""
+                  reserved_paths: Sequence[str], resolver: Resolver | None = None, *,
+                  head_label: str = "head") -> DryRun:
+    """Merge `head` (minus its reserved-file edits) into `target_tip` in memory; report what conflicts.
+    The target is "ours" (merged into), the head "theirs", and the markers say so by name."""
     repo = git.repo
-    resolve = resolver or queue.structured_resolver
+    resolve = resolver or queue.labelled_resolver(target, head_label)
     mergeable = queue.mergeable_commit(repo, head, base, list(reserved_paths), "check") if reserved_paths else head
     if git.is_ancestor(mergeable, target_tip):
         return DryRun(MergeSummary(True, True, target, target_tip, git.commit_tree_id(target_tip),

@@ -49,7 +49,8 @@ class MergeOperations(CoordinatorBase):
         with self._heavy("merge"):
             outcome = self._integrator().merge_into(
                 f"refs/heads/{run.integration_ref}", self._mergeable(task), run.base,
-                message=self._merge_message(run, task), author=queue.signature(), resolve=queue.structured_resolver)
+                message=self._merge_message(run, task), author=queue.signature(),
+                resolve=queue.integration_resolver(run.run_id, task.task_id))
         if outcome.state is IntegrationState.CONFLICT:
             return self._record_conflict(run, task, outcome)
         return self._record_merged(run, task, outcome.merge_commit, outcome.old_tip, outcome.new_tip,
@@ -160,7 +161,7 @@ class MergeOperations(CoordinatorBase):
                 with self._heavy("merge"):
                     outcome = integrator.merge_into(candidate, self._mergeable(task), run.base,
                                                     message=self._merge_message(run, task), author=queue.signature(),
-                                                    resolve=queue.structured_resolver)
+                                                    resolve=queue.integration_resolver(run.run_id, task.task_id))
                 if outcome.state is IntegrationState.CONFLICT:
                     return self._record_conflict(run, task, outcome)
                 check = self._verify(run, outcome.new_tip, command)
@@ -197,7 +198,8 @@ class MergeOperations(CoordinatorBase):
                     with self._heavy("merge"):
                         outcome = integrator.merge_into(candidate, self._mergeable(task), run.base,
                                                         message=self._merge_message(run, task),
-                                                        author=queue.signature(), resolve=queue.structured_resolver)
+                                                        author=queue.signature(),
+                                                        resolve=queue.integration_resolver(run.run_id, task.task_id))
                     if outcome.state is IntegrationState.CONFLICT:
                         results.append(self._record_conflict(run, task, outcome))
                     elif outcome.state is IntegrationState.MERGED:

@@ -351,21 +351,26 @@ class TaskOperations(CoordinatorBase):
         self._write_manifest(run, task_id, task.branch, path, task.boundary)
         task = self._task(run.run_id, task_id)
         name, email = _split_author(task.author)
+        # Markers an earlier update left and the agent has not resolved yet: the commit below takes
+        # them onto the branch, so they stay pending (finish refuses them) until they are gone.
+        still_marked = [rel for rel in task.result.get("pending_markers", []) if _has_markers(path / rel)]
         if not self._worktree_problems(task, path):
             self.git.commit_all(path, f"wtc: {task_id} work before update", name, email)
         tip = self.git.ref_target(f"refs/heads/{run.integration_ref}") or run.base
         conflicted = self.git.merge_into_worktree(path, tip, f"wtc: update {task_id} onto {run.integration_ref}",
                                                   name, email)
         unresolved = []
+        resolver = queue.update_resolver(run.run_id, task_id)  # ours = this task, theirs = integration
         for rel in conflicted:
-            merged = self.git.structured_merge_in_worktree(path, rel, queue.structured_resolver)
+            merged = self.git.structured_merge_in_worktree(path, rel, resolver)
             if not merged:
                 unresolved.append(rel)
         if conflicted and not unresolved:
             self.git.commit_all(path, f"wtc: update {task_id} onto {run.integration_ref} (structured merge)", name, email)
+        unresolved = sorted(set(unresolved) | set(still_marked))
         result = TaskUpdated(exit_code=1 if unresolved else 0, run=run.run_id, task=task_id, state=task.state.value,
                              worktree=str(path), integration_tip=tip, conflicted_paths=unresolved,
-                             merged_cleanly=not unresolved)
+                             merged_cleanly=not unresolved, markers=update_markers(run.run_id, task_id))
         self.store.update_task(run.run_id, task_id, result=task.result | {"pending_markers": unresolved})
         self.store.log_event(run.run_id, task_id, "task.updated", {"integration": tip, "conflicts": unresolved})
         return result
@@ -396,6 +401,26 @@ class TaskOperations(CoordinatorBase):
         done = run_once(self.store, key or default_key(run_id, "abandon", task_id), "task.abandon", request, body,
                         ttl=self.config.idempotency_ttl, wait_timeout=self.config.wait_timeout)
         return TaskAbandoned.from_json(done.outcome.result, replayed=done.replayed)
+
+
+def update_markers(run_id: str, task_id: str) -> list[dict[str, str]]:
+    """What each conflict marker of `task update` stands for (the labels `queue.update_resolver`
+    writes): the block under `<<<<<<<` is the task's own version, the one above `>>>>>>>` is what
+    the integration branch holds."""
+    return [
+        {"marker": "<<<<<<<", "label": f"task {task_id}", "side": "ours",
+         "holds": f"this task's own version (branch wtc/{run_id}/{task_id})"},
+        {"marker": "|||||||", "label": "base", "side": "base", "holds": "the version both sides started from"},
+        {"marker": ">>>>>>>", "label": f"integration {run_id}", "side": "theirs",
+         "holds": "what the integration branch holds: other tasks' merged work, to keep unless this task "
+                  "replaces it on purpose"},
+    ]
+
+
+def _has_markers(path: Path) -> bool:
+    from ..merge.markers import has_markers
+
+    return path.is_file() and has_markers(path.read_bytes())
 
 
 _MANIFEST_NAMES = frozenset({"package.json", "Cargo.toml", "pyproject.toml", "go.mod", "go.work", "pnpm-workspace.yaml"})
