@@ -50,6 +50,7 @@ class TaskStarted(Result):
     sparse_cone: list[str] | None = None
     overlaps: list[dict[str, Any]] = field(default_factory=list)
     manifest: str = ""
+    notes: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -67,6 +68,7 @@ class TaskFinished(Result):
     worktree: str | None = None
     merge: dict[str, Any] | None = None
     notes: list[str] = field(default_factory=list)
+    verification: dict[str, Any] | None = None   # a failed verification: command, exit code, output tail
 
 
 @dataclass(frozen=True)

@@ -69,7 +69,7 @@ def dry_run_merge(git: GitRepo, head: str, target: str, target_tip: str, base: s
             resolved.append(item.path)
             continue
         head_bytes = repo[pygit2.Oid(hex=item.theirs.oid)].read_raw() if item.theirs else b""
-        findings.extend(_findings(item, conflict_kind(item), result, head_bytes, target))
+        findings.extend(_findings(item, conflict_kind(item), result, head_bytes, target, head_label))
     if not outcome.conflicts:  # git said "conflicted" and named no file: never guess, report it
         findings.append(Finding("merge_conflict", "", "git merge-tree reported a conflict without naming a file",
                                 Severity.ERROR, details={"kind": "unlisted"}))
@@ -79,7 +79,7 @@ def dry_run_merge(git: GitRepo, head: str, target: str, target_tip: str, base: s
 
 
 def _findings(item: ConflictedFile, kind: str, result: FileMerge | None, head_bytes: bytes,
-              target: str) -> list[Finding]:
+              target: str, head_label: str) -> list[Finding]:
     blocks = result.conflicts if result is not None else ()
     if not blocks:
         what = {"modify_delete": "one side deleted the file and the other changed it",
@@ -98,6 +98,8 @@ def _findings(item: ConflictedFile, kind: str, result: FileMerge | None, head_by
             Severity.ERROR, start, end, block.declaration,
             details={"kind": block.kind, "merged_start_line": block.start_line, "merged_end_line": block.end_line,
                      "lines_in": "head" if where else "merged", "base": block.base, "ours": block.ours,
-                     "theirs": block.theirs, "strategy": result.strategy.value if result else None},
+                     "theirs": block.theirs, "strategy": result.strategy.value if result else None,
+                     # `ours` is the target (merged into), `theirs` the head: the labels its markers carry
+                     "labels": {"ours": target, "base": "base", "theirs": head_label}},
         ))
     return out

@@ -27,6 +27,8 @@ def task_started(r: TaskStarted) -> str:
     for overlap in r.overlaps:
         lines.append(f"  overlaps  task {overlap['task']} ({', '.join(a + ' ~ ' + b for a, b in overlap['globs'])})")
     lines.append(f"  manifest  {r.manifest}")
+    for note in r.notes:
+        lines.append(f"  note: {note}")
     return "\n".join(lines)
 
 
@@ -49,9 +51,17 @@ def task_finished(r: TaskFinished) -> str:
         where = f" in {c['declaration']}" if c.get("declaration") else ""
         lines.append(f"  conflict  {c['path']}{where} lines {c.get('start_line')}-{c.get('end_line')} ({c['kind']})"
                      + (f"; last changed by {', '.join(c['last_changed_by'])}" if c.get("last_changed_by") else ""))
+    if r.verification and not r.verification.get("ok", True):
+        check = r.verification
+        lines.append(f"  verification failed: `{check['command']}` exited {check.get('exit_code')}; last lines:")
+        tail = (check.get("output_tail") or "").rstrip("\n").splitlines()[-VERIFY_TAIL_LINES:]
+        lines += [f"    | {line}" for line in tail] or ["    | (no output)"]
     for note in r.notes:
         lines.append(f"  note: {note}")
     return "\n".join(lines)
+
+
+VERIFY_TAIL_LINES = 20
 
 
 def task_updated(r: TaskUpdated) -> str:
@@ -128,9 +138,11 @@ def run_status(r: RunStatus) -> str:
     if not r.runs:
         return "no runs yet (start one: wtc run start --run NAME)"
     lines = []
-    if not r.tasks and len(r.runs) != 1:
+    if len(r.runs) != 1:
         for run in r.runs:
-            lines.append(f"{run['run']:<28} {run['state']:<8} base {run['base'][:12]}  {run['integration']}")
+            counts = ", ".join(f"{n} {state}" for state, n in sorted(run.get("counts", {}).items())) or "no tasks"
+            lines.append(f"{run['run']:<28} {run['state']:<8} base {run['base'][:12]}  {run['integration']}  ({counts})")
+        lines.append("one run's tasks: wtc status --run ID")
         return "\n".join(lines)
     run = r.runs[0]
     lines.append(f"run {run['run']} ({run['state']}) pinned at {run['base'][:12]}, integration {run['integration']}")
@@ -160,7 +172,7 @@ def run_status_table(r: RunStatus, *, width: int | None = None) -> str:
     from rich.console import Console
     from rich.table import Table
 
-    if not r.runs or (not r.tasks and len(r.runs) != 1):
+    if len(r.runs) != 1:
         return run_status(r)
     run = r.runs[0]
     heading = f"run [bold]{run['run']}[/] ({run['state']}) pinned at {run['base'][:12]}, integration {run['integration']}"

@@ -7,7 +7,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .. import leases
-from ..consolidate.intent import Op
 from ..errors import NotFoundError, StateError, UsageError
 from ..idempotency import Outcome, default_key, run_once, variant_key
 from ..model import TaskState
@@ -80,6 +79,8 @@ class ConsolidationOperations(CoordinatorBase):
                                     root=root, base_commit=run.base, rationale=rationale,
                                     ecosystem=detect_ecosystem(manifest, root, paths))
         except ValueError:
+            from ..consolidate.intent import Op
+
             raise UsageError(f"unknown --op {op!r}", fix="use one of: " + ", ".join(o.value for o in Op)) from None
         request = {"run": run_id, "task": task_id, "intent": intent.to_json()}
 

@@ -12,7 +12,7 @@ import pygit2
 
 from .. import leases, queue
 from ..errors import ActionRequired, BusyError, NotFoundError, StateError, UsageError
-from ..idempotency import Outcome, default_key, run_once
+from ..idempotency import Outcome, default_key, run_once, variant_key
 from ..integrate import IntegrationState, StaleRef, fast_forward
 from ..model import RunRecord, RunState, TaskRecord, TaskState
 from ..results import Landed, MergeReport, RunReport
@@ -174,7 +174,9 @@ class LandingOperations(CoordinatorBase):
                                                               "left_out": leftovers})
             return Outcome(Landed(run=run_id, onto=onto, old=old, new=tip, tip=tip, how=how).to_json())
 
-        done = run_once(self.store, key or default_key(run_id, "land", onto), "run.land", request, body,
+        # A run may land more than once (again after more work merged): each tip is its own request.
+        done = run_once(self.store, key or variant_key(default_key(run_id, "land", onto), tip=tip), "run.land",
+                        request, body,
                         ttl=self.config.idempotency_ttl, wait_timeout=self.config.wait_timeout)
         return Landed.from_json(done.outcome.result, replayed=done.replayed, left_out=leftovers, warnings=warnings)
 

@@ -18,7 +18,7 @@ from .. import boundary as boundaries
 from .. import leases, queue
 from ..crashpoints import crash_point
 from ..errors import BusyError, StateError, UsageError
-from ..idempotency import Outcome, default_key, run_once
+from ..idempotency import Outcome, default_key, run_once, variant_key
 from ..model import Boundary, RunRecord, TaskRecord, TaskState, validate_name
 from ..results import (TaskAbandoned, TaskFinished,
                       TaskStarted, TaskUpdated)
@@ -95,6 +95,12 @@ class TaskOperations(CoordinatorBase):
             self.store.log_event(run.run_id, task_id, "task.started", {"own": list(boundary.own)})
         crash_point("start.after_record")
         cone = boundaries.cone_directories(list(boundary.own) + list(boundary.read)) if boundary.sparse else None
+        notes = []
+        if boundary.sparse and cone is None:
+            wide = [g for g in list(boundary.own) + list(boundary.read) if boundaries.cone_directories([g]) is None]
+            notes.append(f"--sparse asked, but {', '.join(repr(g) for g in wide)} may match files in any folder, "
+                         "so the worktree is a full checkout; give globs under a folder (e.g. 'docs/**/*.rst') "
+                         "for a sparse one")
         self._ensure_worktree(run, task_id, branch, path, cone)
         manifest = self._write_manifest(run, task_id, branch, path, boundary)
         self.store.update_task(run.run_id, task_id, worktree=str(path))
@@ -102,7 +108,7 @@ class TaskOperations(CoordinatorBase):
         return TaskStarted(
             run=run.run_id, task=task_id, worktree=str(path), branch=branch, base=run.base,
             boundary=boundary.to_json(), sparse_cone=list(cone) if cone is not None else None,
-            overlaps=overlaps, manifest=str(manifest),
+            overlaps=overlaps, manifest=str(manifest), notes=notes,
         )
 
     def _overlaps(self, run_id: str, task_id: str, boundary: Boundary) -> list[dict[str, Any]]:
@@ -177,7 +183,11 @@ class TaskOperations(CoordinatorBase):
                     result = self._merge_task_locked(run, task_id, verify)
             return Outcome(result.to_json(), result.exit_code, final=result.exit_code == 0)
 
-        done = run_once(self.store, key or default_key(run_id, "finish", task_id), "task.finish", request, body,
+        # A finish again with or without --verify (after a failed verification, say) is another
+        # request, not a misuse of the first one's key.
+        done = run_once(self.store, key or variant_key(default_key(run_id, "finish", task_id), verify=verify,
+                                                       no_merge=not merge),
+                        "task.finish", request, body,
                         ttl=self.config.idempotency_ttl, wait_timeout=self.config.wait_timeout)
         return TaskFinished.from_json(done.outcome.result, replayed=done.replayed)
 
@@ -190,6 +200,10 @@ class TaskOperations(CoordinatorBase):
             if task.state is not TaskState.CONFLICT:
                 self._drop_worktree(task)
             return TaskFinished.from_json(task.result, replayed=task.state is not TaskState.FINISHED)
+        if task.state is TaskState.FAILED and task.result.get("reason") == "failed_verification":
+            # Nothing changed since verification failed: the same answer, with the way out (update,
+            # fix, finish again), not "start a new task".
+            return TaskFinished.from_json(task.result, replayed=True)
         if not task.state.live:
             raise StateError(f"task {task_id!r} is {task.state.value} and cannot be finished",
                              fix="start a new task; its branch " + task.branch + " keeps the work")
@@ -218,8 +232,12 @@ class TaskOperations(CoordinatorBase):
         since = run.base
         if not violations:
             if not self.git.is_ancestor(run.base, tip):
+                where = task.worktree or "the task's worktree"
                 violations.append({"path": "", "rule": "not_from_base",
-                                   "detail": f"the branch no longer descends from the pinned commit {run.base[:12]}"})
+                                   "detail": f"the branch no longer descends from the pinned commit {run.base[:12]} "
+                                             f"(its history was rewritten, e.g. rebased elsewhere); put the work back "
+                                             f"on the pin: `git -C {where} rebase {run.base[:12]}` (or reset to it "
+                                             f"and commit the changes again), then finish again"})
             else:
                 # The task's own work is what it changed since it last took in integration (the pin,
                 # unless `task update` merged the integration branch into it).
@@ -259,7 +277,8 @@ class TaskOperations(CoordinatorBase):
         self.store.put_intents(run.run_id, task_id, [i.to_json() for i in derived])
         mergeable = queue.mergeable_commit(self.git.repo, tip, since, [r["path"] for r in reserved], task_id)
         self.store.update_task(run.run_id, task_id, state=state, head=tip, finished_at=time.time(),
-                               result=result.to_json() | {"since": since, "mergeable": mergeable})
+                               result=result.to_json() | {"since": since, "mergeable": mergeable}
+                               | {k: task.result[k] for k in ("verify_command",) if k in task.result})
         crash_point("finish.after_record")
         self.store.log_event(run.run_id, task_id, f"task.{state.value}", {"commit": tip, "files": len(changed)})
         self._drop_worktree(task)

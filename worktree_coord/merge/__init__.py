@@ -10,10 +10,28 @@ tree merge resolved file by file). Results are the `result` dataclasses.
 
 from __future__ import annotations
 
-from .cascade import merge_file
-from .line import line_merge
+from typing import TYPE_CHECKING
+
 from .result import FileMerge, MergeConflict, Strategy
-from .tree import ResolvedFile, resolve_conflicted_files
+
+if TYPE_CHECKING:
+    from .cascade import merge_file
+    from .line import line_merge
+    from .tree import ResolvedFile, resolve_conflicted_files
+
+# The engine (tree-sitter, libcst: a quarter of a second) loads on first use (PEP 562): every `wtc`
+# call imports the result types through the integrate layer, few of them merge a file.
+_LAZY = {"merge_file": "cascade", "line_merge": "line", "ResolvedFile": "tree", "resolve_conflicted_files": "tree"}
+
+
+def __getattr__(name: str) -> object:
+    if name in _LAZY:
+        import importlib
+
+        value = getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [
     "FileMerge",
