@@ -167,3 +167,19 @@ def test_version_flag_help_order_and_metavars(capsys):
     help_text = capsys.readouterr().out
     assert "Usage: wtc task start [OPTIONS] TASK" in help_text
     assert "<list[str]>" not in help_text and "{task}" not in help_text and "<str>" not in help_text
+
+
+def test_ctrl_c_before_the_command_line_has_loaded_is_one_json_object_and_exit_130():
+    import subprocess
+    import sys
+
+    # What entry.main installs first: the handler for a SIGINT that arrives while cli still imports.
+    code = ("import os, signal, sys, time; import worktree_coord.entry as entry; "
+            "signal.signal(signal.SIGINT, entry._interrupted_while_loading); os.kill(os.getpid(), signal.SIGINT); "
+            "time.sleep(5); print('not reached')")
+    done = subprocess.run([sys.executable, "-c", code, "--json"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 130 and "Traceback" not in done.stderr
+    body = json.loads(done.stdout)
+    assert body["exit_code"] == 130 and body["error"]["kind"] == "interrupted"
+    plain = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert plain.returncode == 130 and plain.stderr.startswith("wtc: error: interrupted") and plain.stdout == ""

@@ -42,7 +42,7 @@ def validate_globs(kind: str, globs: Sequence[str]) -> tuple[str, ...]:
             parts = [p for p in glob.strip("/").split("/")]
             resolved = posixpath.normpath(glob.strip("/") or ".")
             if resolved == ".." or resolved.startswith("../"):
-                why = "it resolves outside the repository (boundaries stay inside it)"
+                why = "it resolves outside the repository through '..' (boundaries stay inside it)"
             elif any(p == ".." for p in parts):
                 why = f"it contains '..' (a glob never matches through '..'; write {resolved!r})"
             elif any(p.lower() == ".git" or p.lower().startswith(".git/") for p in parts):

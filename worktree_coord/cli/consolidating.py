@@ -69,7 +69,7 @@ def _render(result) -> str:  # type: ignore[no-untyped-def]
             lines.append(f"    {item['state']:<13} {item['intent']}: {item['why']}")
             lines.append(f"    {'':<13} fix: {item['fix']}")
     else:
-        lines.append("  every intent of the run is applied")
+        lines.append("  no intent of the run is left unapplied")
     return "\n".join(lines)
 
 

@@ -36,7 +36,10 @@ def report(
     repo: str = RepoOption,
     json_mode: bool = JsonOption,
 ) -> int:
-    """The run's change manifest: tasks, files, pending intents, conflicts, verification results."""
+    """The run's change manifest: every path landing changes and where it came from, tasks, intents
+    not applied, conflicts, verification results, and what landing now would leave out.
+
+    Exits 0 (it only reads); `leftovers` and `warnings` say what is left and how to finish it."""
     with open_coordinator(repo) as coordinator:
         result = coordinator.report(run, onto=onto)
     emit(result.to_json(), schema="report", json_mode=json_mode, human=render.run_report(result))

@@ -82,13 +82,15 @@ class LandingOperations(CoordinatorBase):
         """What landing now would leave out: intents not applied (by state) and tasks whose work is
         not in integration (by state)."""
         intents: dict[str, list[dict[str, Any]]] = {}
+        merged = {t.task_id for t in task_records if t.state is TaskState.MERGED}
         for row in self.store.list_intents(run_id, UNAPPLIED_INTENT_STATES):
             data = row["data"]
             detail = row["detail"] or {}
             intents.setdefault(row["state"], []).append({
                 "intent": row["intent_id"], "task": row["task_id"], "state": row["state"],
                 "manifest": data.get("manifest"), "op": data.get("op"), "name": data.get("name"),
-                "spec": data.get("spec"), "reason": _intent_reason(detail), "fix": intent_fix(run_id, row)})
+                "spec": data.get("spec"), "reason": _intent_reason(detail),
+                "fix": intent_fix(run_id, row, task_merged=row["task_id"] in merged)})
         tasks: dict[str, list[str]] = {}
         for task in task_records:
             if task.state in LEFTOVER_TASK_STATES:
@@ -217,13 +219,14 @@ _TASK_FIX = {"started": "finish it (wtc task finish T --run R) or abandon it (wt
              "rejected": "fix the violations in its worktree, then wtc task finish T --run R"}
 
 
-def intent_fix(run_id: str, row: dict[str, Any]) -> str:
+def intent_fix(run_id: str, row: dict[str, Any], *, task_merged: bool = True) -> str:
     """What to run for an intent that is not applied, by its state."""
     intent = row["intent_id"]
     state = row["state"]
-    if state == "pending":
-        return f"wtc consolidate --run {run_id} (once its task has merged)"
-    if state == "declared":
+    if state in ("pending", "declared"):
+        if not task_merged:
+            return (f"merge its task {row['task_id']} first (intents apply once their task has merged), "
+                    f"then wtc consolidate --run {run_id}")
         return f"wtc consolidate --run {run_id}"
     if state == "needs_network":
         return (f"wtc consolidate --run {run_id} --online --retry-failed (or put the packages in the local cache, "
