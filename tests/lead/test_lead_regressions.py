@@ -93,3 +93,58 @@ def test_a_repeat_consolidate_with_nothing_to_do_names_what_is_unapplied(tmp_pat
     assert "finished" in body["skipped"][0]["why"] and "wtc task finish t" in body["skipped"][0]["fix"]
     _, text = cli(repo, "consolidate", "--run", "r", "--key", "again", json_mode=False, expect=1)
     assert "1 intent(s) not applied" in text and "t:package.json:add_dep:dependencies:lodash" in text
+
+
+def test_report_names_a_sync_as_the_origin_of_what_it_brought(tmp_path):
+    repo = make_repo(tmp_path / "repo", CODE)
+    with Coordinator(repo) as coord:
+        coord.start_run("r")
+        worktree = Path(coord.start_task("r", "t", ["docs/**"]).worktree)
+        write(worktree, {"docs/x.rst": "task\n"})
+        assert coord.finish_task("r", "t").state == "merged"
+        write(repo, {"README.md": "moved on main\n"})
+        git(repo, "commit", "-qam", "main moved")
+        assert coord.sync("r", "main").exit_code == 0
+        report = coord.report("r")   # against the pin: both the task's file and what the sync brought
+        where = {f["path"]: f["origin"] for f in report.files}
+        assert where == {"docs/x.rst": "task t", "README.md": "sync from main"}
+        onto_main = {f["path"] for f in coord.report("r", onto="main").files}
+        assert onto_main == {"docs/x.rst"}, "main already holds what the sync brought from it"
+
+
+def test_a_person_approving_at_the_prompt_sees_the_leftovers_named_in_the_question(tmp_path):
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    repo = make_repo(tmp_path / "repo", CODE)
+    with Coordinator(repo) as coord:
+        coord.start_run("r")
+        worktree = Path(coord.start_task("r", "t", ["docs/**"]).worktree)
+        write(worktree, {"docs/x.rst": "task\n"})
+        coord.finish_task("r", "t")
+        coord.start_task("r", "late", ["m.py"])            # still started: a leftover
+    leader, follower = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "worktree_coord", "land", "--run", "r", "--onto", "main"],
+                            cwd=repo, stdin=follower, stdout=follower, stderr=follower, close_fds=True)
+    os.close(follower)
+    seen = b""
+    while b"[y/N]" not in seen:
+        chunk = os.read(leader, 4096)
+        assert chunk, seen
+        seen += chunk
+    os.write(leader, b"y\n")
+    while True:
+        try:
+            chunk = os.read(leader, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        seen += chunk
+    assert proc.wait(timeout=60) == 0, seen
+    text = seen.decode()
+    assert "LEAVING OUT 1 task(s) started (late)" in text
+    assert "left out: task late is started" in text
+    assert git(repo, "rev-parse", "main") == git(repo, "rev-parse", "wtc/r/integration")

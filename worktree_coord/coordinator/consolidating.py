@@ -57,9 +57,10 @@ class ConsolidationOperations(CoordinatorBase):
     def add_intent(self, run_id: str, task_id: str, *, manifest: str, op: str, name: str, spec: str | None = None,
                    group: str | None = None, rationale: str = "", key: str | None = None) -> dict[str, Any]:
         """An intent a task declares directly instead of editing a reserved file. Declaring again for
-        the same task, manifest, group and name supersedes the earlier intent (kept with state
-        `superseded` and `detail.superseded_by`), whatever state it ended in; declaring exactly what
-        is already waiting changes nothing. Returns the intent's JSON plus `state` and `superseded`."""
+        the same task, manifest, group and name supersedes the earlier intent that is not applied
+        (kept with state `superseded` and `detail.superseded_by`), and intents that were in conflict
+        with it wait again; declaring exactly what is already waiting changes nothing. Returns the
+        intent's JSON plus `state`, `superseded` and `requeued`."""
         from ..consolidate import declare_intent, find_root
         from ..consolidate.derive import detect_ecosystem
 
