@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import leases
+from ..store import leases
 from typing import TYPE_CHECKING
 from ..errors import StateError
-from ..idempotency import Outcome, default_key, run_once, variant_key
+from ..store.idempotency import Outcome, default_key, run_once, variant_key
 from ..model import TaskState
 
 from .base import CoordinatorBase

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Sequence
 
-from .. import leases, queue
+from .. import queue
+from ..store import leases
 from ..errors import BusyError, NotFoundError, StateError, UsageError
-from ..idempotency import Outcome, default_key, run_once
+from ..store.idempotency import Outcome, default_key, run_once
 from ..integrate import IntegrationState, StaleRef, fast_forward
 from ..model import RunState, TaskRecord, TaskState
 from ..results import Landed, MergeReport, RunReport

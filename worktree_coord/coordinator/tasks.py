@@ -15,10 +15,11 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from .. import boundary as boundaries
-from .. import leases, queue
+from .. import queue
+from ..store import leases
 from ..crashpoints import crash_point
 from ..errors import BusyError, StateError, UsageError
-from ..idempotency import Outcome, default_key, run_once
+from ..store.idempotency import Outcome, default_key, run_once
 from ..model import Boundary, RunRecord, TaskRecord, TaskState, validate_name
 from ..results import (TaskAbandoned, TaskFinished,
                       TaskStarted, TaskUpdated)
