@@ -26,7 +26,7 @@ from typing import Iterator, Sequence
 import pygit2
 
 from . import filelock
-from .errors import GitError, NotFoundError, UsageError
+from ..errors import GitError, NotFoundError, UsageError
 
 EXCLUDE_LINE = "/.wtc/"
 WTC_DIR = "wtc"          # under the git common dir: store, locks
@@ -434,7 +434,7 @@ class GitRepo:
     def structured_merge_in_worktree(self, path: Path, rel: str, resolver) -> bool:  # type: ignore[no-untyped-def]
         """Re-merge one conflicted file of an in-progress merge with `resolver` (from its index
         stages); write the result into the file, staging it when clean. Returns whether it is clean."""
-        from .integrate import FileToResolve
+        from ..integrate import FileToResolve
 
         def stage(number: int) -> bytes | None:
             done = self.git("show", f":{number}:{rel}", cwd=path, check=False)
