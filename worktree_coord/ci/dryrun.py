@@ -20,7 +20,7 @@ from typing import Sequence
 
 import pygit2
 
-from .. import queue
+from ..coordinator import merge_queue as queue
 from ..gitrepo import GitRepo
 from ..integrate import ConflictedFile, FileToResolve, Resolver, conflict_kind, merge_tree_once
 from ..merge.result import FileMerge

@@ -13,7 +13,7 @@ from ..model import TaskState
 from .base import CoordinatorBase
 
 if TYPE_CHECKING:
-    from ..consolidation import ConsolidationReport
+    from .consolidation_phase import ConsolidationReport
 
 
 class ConsolidationOperations(CoordinatorBase):
@@ -22,7 +22,7 @@ class ConsolidationOperations(CoordinatorBase):
     def consolidate(self, run_id: str, *, offline: bool = True, key: str | None = None) -> ConsolidationReport:
         """Apply the pending intents of merged tasks in dependency-graph order, relock offline first,
         verify, and commit one commit per ecosystem root onto integration. Safe to repeat."""
-        from ..consolidation import ConsolidationReport, consolidate_run, relock_configs
+        from .consolidation_phase import ConsolidationReport, consolidate_run, relock_configs
 
         run = self._run(run_id)
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Sequence
 
-from .. import queue
+from . import merge_queue as queue
 from ..store import leases
 from ..errors import BusyError, NotFoundError, StateError, UsageError
 from ..store.idempotency import Outcome, default_key, run_once

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from .. import boundary as boundaries
-from .. import queue
+from . import merge_queue as queue
 from ..store import leases
 from ..crashpoints import crash_point
 from ..errors import BusyError, StateError, UsageError

@@ -19,12 +19,12 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import pygit2
 
-from .boundary import matches
-from .boundary.globs import literal_prefix
-from .integrate import FileToResolve, IntegrationResult
-from .integrate.trees import update_tree
-from .merge.result import FileMerge
-from .model import TaskRecord
+from ..boundary import matches
+from ..boundary.globs import literal_prefix
+from ..integrate import FileToResolve, IntegrationResult
+from ..integrate.trees import update_tree
+from ..merge.result import FileMerge
+from ..model import TaskRecord
 
 MERGE_IDENTITY = ("worktree_coord", "wtc@worktree-coord.invalid")
 EXCERPT_LINES = 12
@@ -59,7 +59,7 @@ def mergeable_commit(repo: pygit2.Repository, tip: str, base: str, reserved_path
 
 def structured_resolver(files: Sequence[FileToResolve]) -> Mapping[str, FileMerge]:
     """Resolve conflicted files with the structured merge engine (loaded on first conflict)."""
-    from .merge import merge_file
+    from ..merge import merge_file
 
     return {f.path: merge_file(f.base, f.ours, f.theirs, f.path, labels=("integration", "base", "task"))
             for f in files}
