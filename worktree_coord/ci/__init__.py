@@ -15,11 +15,11 @@ Public API:
 
 from __future__ import annotations
 
-from .check import check, check_staged
+from ..check import check, check_staged
+from ..check.boundary_file import DEFAULT_MANIFEST
+from ..check.report import BoundarySource, CheckReport, Finding, MergeSummary
+from ..check.rules import RULES, Severity
 from .formats import FORMATS, render
-from .manifest import DEFAULT_MANIFEST
-from .report import BoundarySource, CheckReport, Finding, MergeSummary
-from .rules import RULES, Severity
 
 __all__ = [
     "BoundarySource", "CheckReport", "DEFAULT_MANIFEST", "FORMATS", "Finding", "MergeSummary", "RULES", "Severity",

@@ -18,7 +18,7 @@ from ..results import Landed, MergeReport, RunReport
 from .base import CoordinatorBase
 
 if TYPE_CHECKING:
-    from ..ci import CheckReport
+    from ..check import CheckReport
 
 
 class LandingOperations(CoordinatorBase):
@@ -29,7 +29,7 @@ class LandingOperations(CoordinatorBase):
               manifest: str | None = None, merge: bool = True) -> "CheckReport":
         """The CI pre-merge check of a branch (boundary, reserved files, dry-run structured merge),
         read-only; the same as `wtc check` and `worktree_coord.ci.check`."""
-        from ..ci import check
+        from ..check import check
 
         return check(self.git.toplevel or self.git.common_dir, head=head, base=base, target=target, own=own,
                      read=read, run=run, task=task, manifest=manifest, merge=merge, config=self.config,

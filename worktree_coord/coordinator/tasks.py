@@ -234,7 +234,7 @@ class TaskOperations(CoordinatorBase):
                 reserved = [{"path": c.path, "status": c.status, "base_oid": c.old_oid, "new_oid": c.new_oid}
                             for c in report.reserved]
                 if not violations and (report.reserved or any(_is_manifest(c.path) for c in report.owned)):
-                    from ..intents import derive_task_intents
+                    from ..check.reserved_edits import derive_task_intents
 
                     derived, refused = derive_task_intents(
                         report.reserved, report.owned, task=task_id, since=since, read_blob=self.git.read_blob,

@@ -31,7 +31,7 @@ from ..model import Boundary, validate_name
 from . import revisions
 from .dryrun import dry_run_merge
 from .lines import first_range
-from .manifest import DEFAULT_MANIFEST, ManifestBoundary, parse_manifest
+from .boundary_file import DEFAULT_MANIFEST, ManifestBoundary, parse_manifest
 from .report import BoundarySource, CheckReport, Finding, MergeSummary
 from .rules import Severity, rule_info
 
@@ -250,7 +250,7 @@ def _intents(git: GitRepo, changes: Sequence[Change], boundary: Boundary, *, tas
              tree: str) -> tuple[list[dict[str, Any]], list[Finding]]:
     """What the reserved-file edits (and owned member-manifest edits) become, exactly as `wtc task
     finish` derives them (`intents.derive_task_intents`), and the edits it would refuse as findings."""
-    from ..intents import derive_task_intents
+    from .reserved_edits import derive_task_intents
 
     report = check_changes(list(changes), boundary, git.read_blob)
     intents, refused = derive_task_intents(report.reserved, report.owned, task=task, since=since,
