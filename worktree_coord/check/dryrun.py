@@ -1,12 +1,12 @@
 """The dry-run merge: would the branch merge into the target tip, and where would it conflict?
 
 Stage: merge preview for `wtc check`. Input: the head commit, the target tip, the merge base, the
-reserved paths the branch edited, and a resolver (default `queue.structured_resolver`, which uses
-the structured merge engine when it is installed). Output: a `DryRun` with the conflicts left after
+reserved paths the branch edited, and a resolver (default `integrate.structured_resolver`, the
+structured merge engine). Output: a `DryRun` with the conflicts left after
 the resolver, each located by declaration and lines.
 
 It does what the merge queue does, minus every write that matters: reserved-file edits are taken
-out through `queue.mergeable_commit` (they are consolidated later, never text-merged), git
+out through `integrate.mergeable_commit` (they are consolidated later, never text-merged), git
 merge-tree (`integrate.merge_tree_once`) merges the trees, and the files it leaves conflicted go to
 the resolver. Invariants: no ref moves, no index or worktree is written; the only writes are
 unreachable objects in the object database (the derived commit, merge-tree's trees and blobs),
@@ -20,9 +20,16 @@ from typing import Sequence
 
 import pygit2
 
-from ..coordinator import merge_queue as queue
 from ..gitrepo import GitRepo
-from ..integrate import ConflictedFile, FileToResolve, Resolver, conflict_kind, merge_tree_once
+from ..integrate import (
+    ConflictedFile,
+    FileToResolve,
+    Resolver,
+    conflict_kind,
+    merge_tree_once,
+    mergeable_commit,
+    structured_resolver,
+)
 from ..merge.result import FileMerge
 from .lines import locate_text
 from .report import Finding, MergeSummary
@@ -40,8 +47,8 @@ def dry_run_merge(git: GitRepo, head: str, target: str, target_tip: str, base: s
                   reserved_paths: Sequence[str], resolver: Resolver | None = None) -> DryRun:
     """Merge `head` (minus its reserved-file edits) into `target_tip` in memory; report what conflicts."""
     repo = git.repo
-    resolve = resolver or queue.structured_resolver
-    mergeable = queue.mergeable_commit(repo, head, base, list(reserved_paths), "check") if reserved_paths else head
+    resolve = resolver or structured_resolver
+    mergeable = mergeable_commit(repo, head, base, list(reserved_paths), "check") if reserved_paths else head
     if git.is_ancestor(mergeable, target_tip):
         return DryRun(MergeSummary(True, True, target, target_tip, git.commit_tree_id(target_tip),
                                    reason="the branch is already in the target"), ())

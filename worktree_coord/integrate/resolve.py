@@ -5,7 +5,7 @@ an absent base is b""). Output: a mapping path -> `FileMerge` (worktree_coord.me
 `merged` bytes replace the file in the merged tree when `clean` is True.
 
 `merge_into` takes any callable with that signature as `resolve=`; the merge queue passes
-`worktree_coord.merge.resolve_conflicted_files` (the structured, declaration-level merger).
+`structured_resolver` below (the structured, declaration-level merger of `worktree_coord.merge`).
 `line_resolve` below is the default stand-in: git's own diff3 line merge (`git merge-file -p
 --diff3`), the same xdiff code libgit2 uses, so a clean result here is exactly git's. It never
 invents a resolution: anything git cannot merge comes back `clean=False`, with each conflict block
@@ -38,6 +38,15 @@ class FileToResolve:
 
 
 Resolver = Callable[[Sequence[FileToResolve]], Mapping[str, FileMerge]]
+
+
+def structured_resolver(files: Sequence[FileToResolve]) -> Mapping[str, FileMerge]:
+    """Resolve conflicted files with the structured merge engine (`worktree_coord.merge.merge_file`,
+    loaded on the first conflict): the resolver the merge queue, `task update` and the check use."""
+    from ..merge import merge_file
+
+    return {f.path: merge_file(f.base, f.ours, f.theirs, f.path, labels=(LABEL_OURS, LABEL_BASE, LABEL_THEIRS))
+            for f in files}
 
 
 def line_resolve(files: Sequence[FileToResolve]) -> dict[str, FileMerge]:
