@@ -19,6 +19,8 @@ from . import merge_queue as queue
 from ..store import leases
 from ..crashpoints import crash_point
 from ..errors import BusyError, StateError, UsageError
+from ..gitrepo import GitRepo
+from ..integrate import FileToResolve, Resolver
 from ..store.idempotency import Outcome, default_key, run_once
 from ..model import Boundary, RunRecord, TaskRecord, TaskState, validate_name
 from ..results import (TaskAbandoned, TaskFinished,
@@ -359,7 +361,7 @@ class TaskOperations(CoordinatorBase):
                                                   name, email)
         unresolved = []
         for rel in conflicted:
-            merged = self.git.structured_merge_in_worktree(path, rel, queue.structured_resolver)
+            merged = _structured_merge_in_worktree(self.git, path, rel, queue.structured_resolver)
             if not merged:
                 unresolved.append(rel)
         if conflicted and not unresolved:
@@ -397,6 +399,19 @@ class TaskOperations(CoordinatorBase):
         done = run_once(self.store, key or default_key(run_id, "abandon", task_id), "task.abandon", request, body,
                         ttl=self.config.idempotency_ttl, wait_timeout=self.config.wait_timeout)
         return TaskAbandoned.from_json(done.outcome.result, replayed=done.replayed)
+
+
+def _structured_merge_in_worktree(git: GitRepo, path: Path, rel: str, resolver: Resolver) -> bool:
+    """Re-merge one conflicted file of `task update`'s in-progress merge with `resolver`, from its
+    index stages; write the result into the file, staging it when clean. Returns whether it is clean."""
+    base, ours, theirs = (git.index_stage(path, rel, number) for number in (1, 2, 3))
+    if ours is None or theirs is None:
+        return False  # delete/modify: leave git's own state for the agent
+    result = resolver([FileToResolve(rel, base or b"", ours, theirs)])[rel]
+    (path / rel).write_bytes(result.merged)
+    if result.clean:
+        git.stage_path(path, rel)
+    return result.clean
 
 
 _MANIFEST_NAMES = frozenset({"package.json", "Cargo.toml", "pyproject.toml", "go.mod", "go.work", "pnpm-workspace.yaml"})

@@ -431,23 +431,15 @@ class GitRepo:
             raise GitError(f"git merge failed: {done.stderr.decode('utf-8', 'replace').strip()}")
         return paths
 
-    def structured_merge_in_worktree(self, path: Path, rel: str, resolver) -> bool:  # type: ignore[no-untyped-def]
-        """Re-merge one conflicted file of an in-progress merge with `resolver` (from its index
-        stages); write the result into the file, staging it when clean. Returns whether it is clean."""
-        from ..integrate import FileToResolve
+    def index_stage(self, path: Path, rel: str, stage: int) -> bytes | None:
+        """The content of `rel` at merge stage `stage` (1 base, 2 ours, 3 theirs) in the index of the
+        worktree at `path`, during a conflicted merge; None when that side has no such file."""
+        done = self.git("show", f":{stage}:{rel}", cwd=path, check=False)
+        return done.stdout if done.returncode == 0 else None
 
-        def stage(number: int) -> bytes | None:
-            done = self.git("show", f":{number}:{rel}", cwd=path, check=False)
-            return done.stdout if done.returncode == 0 else None
-
-        base, ours, theirs = stage(1), stage(2), stage(3)
-        if ours is None or theirs is None:
-            return False  # delete/modify: leave git's own state for the agent
-        result = resolver([FileToResolve(rel, base or b"", ours, theirs)])[rel]
-        (path / rel).write_bytes(result.merged)
-        if result.clean:
-            self.git("add", "--sparse", "--", rel, cwd=path)
-        return result.clean
+    def stage_path(self, path: Path, rel: str) -> None:
+        """`git add` one path in the worktree at `path` (outside its sparse cone too)."""
+        self.git("add", "--sparse", "--", rel, cwd=path)
 
     def commits_between(self, old: str, new: str) -> list[str]:
         """Commits reachable from `new` and not from `old`, newest first."""
