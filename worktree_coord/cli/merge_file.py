@@ -16,8 +16,6 @@ from typing import Optional
 import typer
 
 from ..errors import EXIT_CONFLICT, EXIT_OK, GitError, UsageError
-from ..merge import merge_file as merge_one
-from ..merge.profiles import load_profiles
 from . import app
 from .output import emit
 
@@ -54,6 +52,8 @@ def merge_file_command(
         raise UsageError(f"--marker-size {marker_size} is out of range", fix="use a size between 1 and 100")
     if git and output:
         raise UsageError("--git and --output both say where to write", fix="use one of them")
+    from ..merge import merge_file as merge_one  # loaded per call: git runs this once per conflicted file
+
     labels = tuple(list(label) + ["ours", "base", "theirs"][len(label):])
     data = [_read(base, "BASE"), _read(left, "LEFT"), _read(right, "RIGHT")]
     result = merge_one(data[0], data[1], data[2], path or left, marker_size=marker_size,
@@ -88,6 +88,8 @@ def _git(args: list[str], cwd: str) -> str:
 
 def attribute_patterns() -> list[str]:
     """The .gitattributes patterns for every file the structured merge understands."""
+    from ..merge.profiles import load_profiles
+
     patterns: list[str] = []
     for profile in load_profiles():
         patterns.extend(f"*.{extension}" for extension in profile.extensions)
