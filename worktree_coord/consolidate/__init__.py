@@ -4,7 +4,7 @@ intents and results out; it knows nothing of runs, tasks or the store.
 
 Pipeline (one module per stage):
     derive.py   edit of a reserved file -> Intents (key-level diff against the base)
-    plan.py     Intents + current tree -> Plan (merged changes, conflicts, satisfied, warnings)
+    planning.py Intents + current tree -> Plan (merged changes, conflicts, satisfied, warnings)
     graph.py    workspace members and edges -> cycle rejection + deterministic order
     adapters/   per ecosystem (npm, pnpm, yarn, cargo, uv, go, pip-tools, poetry): edit (native, else edits/),
                 relock, check, classify; `ToolConfig` makes every command configurable
@@ -25,7 +25,7 @@ from worktree_coord.consolidate.derive import (
 from worktree_coord.consolidate.graph import Workspace, discover_workspace, order_changes
 from worktree_coord.consolidate.intent import Ecosystem, Intent, Op
 from worktree_coord.consolidate.manifests import classify_path
-from worktree_coord.consolidate.plan import Change, ConflictKind, IntentConflict, Plan, directory_reader, plan
+from worktree_coord.consolidate.planning import Change, ConflictKind, IntentConflict, Plan, directory_reader, plan
 from worktree_coord.consolidate.result import ConsolidationResult, Culprit, LockDiff, RootResult, RootState
 from worktree_coord.consolidate.root import consolidate, consolidate_root
 from worktree_coord.consolidate.textformat import ManifestParseError
