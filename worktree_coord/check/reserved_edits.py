@@ -58,7 +58,7 @@ def derive_task_intents(reserved: Sequence[Change], owned: Sequence[Change], *, 
 
 
 def _has_lockfile(root: str, paths: frozenset[str]) -> bool:
-    from ..consolidate.manifests import LOCKFILES
+    from ..consolidate.names import LOCKFILES
 
     prefix = f"{root}/" if root else ""
     return any(f"{prefix}{name}" in paths for name in LOCKFILES)

@@ -17,6 +17,7 @@ from typing import Any, Sequence
 from .. import boundary as boundaries
 from . import merge_queue as queue
 from ..store import leases
+from ..consolidate.names import is_manifest
 from ..crashpoints import crash_point
 from ..errors import BusyError, StateError, UsageError
 from ..gitrepo import GitRepo
@@ -235,7 +236,7 @@ class TaskOperations(CoordinatorBase):
                 violations += self._leftover_markers(task, tip)
                 reserved = [{"path": c.path, "status": c.status, "base_oid": c.old_oid, "new_oid": c.new_oid}
                             for c in report.reserved]
-                if not violations and (report.reserved or any(_is_manifest(c.path) for c in report.owned)):
+                if not violations and (report.reserved or any(is_manifest(c.path) for c in report.owned)):
                     from ..check.reserved_edits import derive_task_intents
 
                     derived, refused = derive_task_intents(
@@ -412,11 +413,3 @@ def _structured_merge_in_worktree(git: GitRepo, path: Path, rel: str, resolver: 
     if result.clean:
         git.stage_path(path, rel)
     return result.clean
-
-
-_MANIFEST_NAMES = frozenset({"package.json", "Cargo.toml", "pyproject.toml", "go.mod", "go.work", "pnpm-workspace.yaml"})
-
-
-def _is_manifest(path: str) -> bool:
-    name = path.rsplit("/", 1)[-1]
-    return name in _MANIFEST_NAMES or (name.startswith("requirements") and name.endswith((".txt", ".in")))
