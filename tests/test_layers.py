@@ -157,6 +157,21 @@ def test_every_part_of_the_package_has_a_place_in_the_layer_table():
                           "(and to docs/architecture.md)")
 
 
+def test_no_import_cycles_below_the_faces():
+    # A cycle hides a layer inside a layer (e.g. an error class in a dispatcher that imports every
+    # editor which imports the error back). The faces' own registration (cli/__init__ imports each
+    # command module, which adds itself to cli's app) is left out: it is the typer app's pattern.
+    import networkx as nx
+
+    graph = nx.DiGraph()
+    for item in all_imports():
+        if part_of(item.importer) not in FACES and part_of(item.imported) not in FACES \
+                and item.importer != item.imported:
+            graph.add_edge(item.importer, item.imported)
+    cycles = sorted(nx.simple_cycles(graph), key=len)
+    assert not cycles, "import cycles:\n  " + "\n  ".join(" -> ".join(c + [c[0]]) for c in cycles[:10])
+
+
 @pytest.mark.parametrize(("module", "source", "rule"), [
     ("worktree_coord.merge.cascade", "def f():\n    from ..coordinator import Coordinator\n",
      "the check, the capabilities and the infrastructure do not import the coordinator"),
