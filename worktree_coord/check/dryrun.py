@@ -18,8 +18,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-import pygit2
-
 from ..gitrepo import GitRepo
 from ..integrate import (
     ConflictedFile,
@@ -62,9 +60,8 @@ def dry_run_merge(git: GitRepo, head: str, target: str, target_tip: str, base: s
     for item in outcome.conflicts:
         if conflict_kind(item) in ("content", "add_add"):
             assert item.ours is not None and item.theirs is not None
-            offered.append(FileToResolve(item.path, repo[pygit2.Oid(hex=item.base.oid)].read_raw() if item.base else b"",
-                                         repo[pygit2.Oid(hex=item.ours.oid)].read_raw(),
-                                         repo[pygit2.Oid(hex=item.theirs.oid)].read_raw()))
+            offered.append(FileToResolve(item.path, git.read_blob(item.base.oid) if item.base else b"",
+                                         git.read_blob(item.ours.oid), git.read_blob(item.theirs.oid)))
     results = resolve(offered) if offered else {}
     resolved: list[str] = []
     findings: list[Finding] = []
@@ -73,7 +70,7 @@ def dry_run_merge(git: GitRepo, head: str, target: str, target_tip: str, base: s
         if result is not None and result.clean:
             resolved.append(item.path)
             continue
-        head_bytes = repo[pygit2.Oid(hex=item.theirs.oid)].read_raw() if item.theirs else b""
+        head_bytes = git.read_blob(item.theirs.oid) if item.theirs else b""
         findings.extend(_findings(item, conflict_kind(item), result, head_bytes, target))
     if not outcome.conflicts:  # git said "conflicted" and named no file: never guess, report it
         findings.append(Finding("merge_conflict", "", "git merge-tree reported a conflict without naming a file",

@@ -17,13 +17,12 @@ Invariants:
 from __future__ import annotations
 
 import os
-import subprocess
 from pathlib import Path
 from typing import Any, Sequence
 
 from ..boundary import check_changes, make_boundary, reserved_patterns
 from ..config import Config, load_config
-from ..errors import UsageError
+from ..errors import GitError, UsageError
 from ..events import NullReporter, Reporter
 from ..gitrepo import Change, GitRepo
 from ..integrate import Resolver
@@ -108,10 +107,13 @@ def check_staged(repo: str | os.PathLike[str] = ".", *, own: Sequence[str] = (),
     """
     git = GitRepo(repo)
     workdir = Path(repo).resolve()
-    top = _git_text(workdir, "rev-parse", "--show-toplevel")
-    index_tree = _git_text(workdir, "write-tree")  # honours GIT_INDEX_FILE, as a hook must
-    head_sha = _git_text(workdir, "rev-parse", "--verify", "-q", "HEAD", check=False)
-    base_tree = head_sha or _git_text(workdir, "hash-object", "-w", "-t", "tree", "/dev/null")
+    try:
+        top = git.caller_toplevel(workdir)
+        index_tree = git.caller_index_tree(workdir)  # honours GIT_INDEX_FILE, as a hook must
+        head_sha = git.caller_head(workdir) or ""
+    except GitError as error:
+        raise UsageError(error.message, fix="run the check inside a git repository") from None
+    base_tree = head_sha or git.empty_tree()
     manifest_boundary = None
     if not own:
         rel = manifest or DEFAULT_MANIFEST
@@ -262,15 +264,6 @@ def _intents(git: GitRepo, changes: Sequence[Change], boundary: Boundary, *, tas
         lines = _lines(git, change) if change is not None else (None, None)
         findings.append(Finding(item["rule"], item["path"], item["detail"], rule_info(item["rule"]).severity, *lines))
     return [i.to_json() if hasattr(i, "to_json") else dict(i) for i in intents], findings
-
-
-def _git_text(cwd: Path, *args: str, check: bool = True) -> str:
-    # Unlike GitRepo.git this keeps GIT_INDEX_FILE: pre-commit runs hooks against a temporary index.
-    done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, env=dict(os.environ, LC_ALL="C"))
-    if check and done.returncode != 0:
-        raise UsageError(f"git {' '.join(args)} failed in {cwd}: {done.stderr.decode('utf-8', 'replace').strip()}",
-                         fix="run the check inside a git repository")
-    return done.stdout.decode("utf-8", "surrogateescape").strip()
 
 
 __all__ = ["check", "check_staged", "STAGED_LABEL"]

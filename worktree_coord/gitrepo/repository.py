@@ -472,6 +472,46 @@ class GitRepo:
         obj = self.repo[entry.id]
         return obj.read_raw() if isinstance(obj, pygit2.Blob) else None
 
+    # ---- a checkout as its caller sees it (a hook, a CI step) ----------------------------------
+
+    def checkout_head(self, path: str | os.PathLike[str]) -> str | None:
+        """The commit HEAD names in the checkout at `path`, None while HEAD is unborn. `self.repo`
+        opens the common git dir, whose HEAD is the main checkout's; a linked worktree (a task's)
+        has its own. NotFoundError when `path` is in no repository."""
+        found = pygit2.discover_repository(str(path))
+        if found is None:
+            raise NotFoundError(f"{path} is not inside a git repository", fix="run inside a git repository")
+        here = pygit2.Repository(found)
+        if here.head_is_unborn:
+            return None
+        return str(here.head.peel(pygit2.Commit).id)
+
+    def caller_toplevel(self, path: Path) -> Path:
+        """The top folder of the checkout at `path`, as the caller's git sees it."""
+        return Path(self._git_as_caller(path, "rev-parse", "--show-toplevel"))
+
+    def caller_index_tree(self, path: Path) -> str:
+        """The index of the checkout at `path` written as a tree (its id). It honours the caller's
+        GIT_INDEX_FILE: a pre-commit hook runs against a temporary index, and that is the one to read."""
+        return self._git_as_caller(path, "write-tree")
+
+    def caller_head(self, path: Path) -> str | None:
+        """The commit HEAD names for the caller's git at `path`, None while HEAD is unborn."""
+        return self._git_as_caller(path, "rev-parse", "--verify", "-q", "HEAD", check=False) or None
+
+    def empty_tree(self) -> str:
+        """The id of the empty tree, written to the object database (a diff base for a first commit)."""
+        return str(self.repo.TreeBuilder().write())
+
+    def _git_as_caller(self, path: Path, *args: str, check: bool = True) -> str:
+        # Unlike `git()`, this keeps the caller's GIT_* environment (GIT_INDEX_FILE above all): these
+        # reads must see exactly what the caller's own git would.
+        done = subprocess.run(["git", *args], cwd=path, capture_output=True, env=dict(os.environ, LC_ALL="C"))
+        if check and done.returncode != 0:
+            raise GitError(f"git {' '.join(args)} failed in {path}: {done.stderr.decode('utf-8', 'replace').strip()}",
+                           details={"args": list(args), "cwd": str(path)})
+        return done.stdout.decode("utf-8", "surrogateescape").strip()
+
     def has_uncommitted(self, path: Path) -> bool:
         out = self.git("status", "--porcelain", "--untracked-files=all", cwd=path, check=False)
         return bool(out.stdout.strip()) or out.returncode != 0
