@@ -1,10 +1,11 @@
 """`wtc check` as a function: boundary, reserved files and a dry-run merge of a branch, read-only.
 
-Stage: the CI pre-merge step (a face's logic, below the faces). Input: a repository and what to
-compare (head, target, base; defaults in revisions.py) plus where the boundary comes from. Output: a
-frozen `CheckReport`. The boundary comes from, in order: `own` globs passed in; the task recorded in
-the store (`run` + `task`); a manifest file (`manifest`, else `.wtc-boundary.toml`), the copy at the
-merge base when there is one, else the branch's.
+Stage: the check itself, a capability below the coordinator (`ci/` only renders what it returns).
+Input: a repository and what to compare (head, target, base; defaults in revisions.py) plus where
+the boundary comes from. Output: a frozen `CheckReport`. The boundary comes from, in order: `own`
+globs passed in; the task recorded in the store (`run` + `task`); a boundary file (`manifest`, else
+`.wtc-boundary.toml`, read by boundary_file.py), the copy at the merge base when there is one, else
+the branch's.
 
 Invariants:
 - read-only: no ref, index, worktree, config or store write (the dry-run merge writes only
@@ -251,7 +252,7 @@ def _file_reader(git: GitRepo, commit: str):  # type: ignore[no-untyped-def]
 def _intents(git: GitRepo, changes: Sequence[Change], boundary: Boundary, *, task: str, since: str,
              tree: str) -> tuple[list[dict[str, Any]], list[Finding]]:
     """What the reserved-file edits (and owned member-manifest edits) become, exactly as `wtc task
-    finish` derives them (`intents.derive_task_intents`), and the edits it would refuse as findings."""
+    finish` derives them (`reserved_edits.derive_task_intents`), and the edits it would refuse as findings."""
     from .reserved_edits import derive_task_intents
 
     report = check_changes(list(changes), boundary, git.read_blob)

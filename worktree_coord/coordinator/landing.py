@@ -28,7 +28,7 @@ class LandingOperations(CoordinatorBase):
               own: Sequence[str] = (), read: Sequence[str] = (), run: str | None = None, task: str | None = None,
               manifest: str | None = None, merge: bool = True) -> "CheckReport":
         """The CI pre-merge check of a branch (boundary, reserved files, dry-run structured merge),
-        read-only; the same as `wtc check` and `worktree_coord.ci.check`."""
+        read-only; the same as `wtc check` and `worktree_coord.check.check`."""
         from ..check import check
 
         return check(self.git.toplevel or self.git.common_dir, head=head, base=base, target=target, own=own,
