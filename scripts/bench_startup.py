@@ -35,7 +35,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-HEAVY = ("pygit2", "libcst", "tree_sitter", "networkx", "rich", "typer", "click", "tomlkit", "packaging",
+HEAVY = ("pygit2", "libcst", "tree_sitter", "networkx", "rich", "typer", "pydantic", "tomlkit", "packaging",
          "pathspec", "yaml", "sqlite3")
 
 
