@@ -103,6 +103,12 @@ class StateError(UsageError):
     kind = "state"
 
 
+class EditError(UsageError):
+    """An intent that cannot be applied to its manifest (shape not expressible, key missing)."""
+
+    kind = "edit"
+
+
 class ConflictError(WtcError):
     """A merge left conflicts that need an agent or a person."""
 

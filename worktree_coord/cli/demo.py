@@ -19,7 +19,7 @@ def demo(
     json_mode: bool = typer.Option(False, "--json", help="Print one JSON object."),
 ) -> int:
     """Build a scratch monorepo and fan parallel agents out over it, then show what happened."""
-    from ..demo import render_report, run_demo, surprises
+    from .demo_scenario import render_report, run_demo, surprises
     from .progress import reporter_for
 
     if directory is not None and directory.exists() and any(directory.iterdir()):

@@ -80,7 +80,7 @@ def merge_file_command(
         raise UsageError(f"--marker-size {marker_size} is out of range", fix="use a size between 1 and 100")
     if git and output:
         raise UsageError("--git and --output both say where to write", fix="use one of them")
-    from ..merge import merge_file as merge_one  # the engine loads only for this command
+    from ..merge import merge_file as merge_one  # loaded per call: git runs this once per conflicted file
 
     labels = _labels(label, git)
     data = [_read(base, "BASE"), _read(left, "LEFT"), _read(right, "RIGHT")]

@@ -289,7 +289,7 @@ def declare_intent(
     `derive_intents` would give for the equivalent edit.
     """
     from worktree_coord.consolidate.manifests import normalize_member, normalize_name
-    from worktree_coord.consolidate.plan import current_value
+    from worktree_coord.consolidate.planning import current_value
 
     kind = classify_path(path)
     if kind is None or kind.kind != "manifest":

@@ -27,7 +27,7 @@ from worktree_coord.consolidate.adapters.base import FailureKind, ToolRun, insta
 from worktree_coord.consolidate.edits import EditError
 from worktree_coord.consolidate.graph import MANIFEST_OF, check_version_bumps, discover_workspace, join, order_changes
 from worktree_coord.consolidate.intent import Ecosystem, Intent, Op
-from worktree_coord.consolidate.plan import SINGLE_VERSION, Change, directory_reader, plan
+from worktree_coord.consolidate.planning import SINGLE_VERSION, Change, directory_reader, plan
 from worktree_coord.consolidate.result import ConsolidationResult, Culprit, LockDiff, RootResult, RootState
 from worktree_coord.consolidate.textformat import ManifestParseError, refuse_conflict_markers
 from worktree_coord.consolidate.verify import lock_diff, verify_root

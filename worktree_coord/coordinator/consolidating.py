@@ -6,15 +6,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .. import leases
+from ..store import leases
 from ..errors import NotFoundError, StateError, UsageError
-from ..idempotency import Outcome, default_key, run_once, variant_key
+from ..store.idempotency import Outcome, default_key, run_once, variant_key
 from ..model import TaskState
 
 from .base import CoordinatorBase
 
 if TYPE_CHECKING:
-    from ..consolidation import ConsolidationReport
+    from .consolidation_phase import ConsolidationReport
 
 
 class ConsolidationOperations(CoordinatorBase):
@@ -27,7 +27,7 @@ class ConsolidationOperations(CoordinatorBase):
         `retry_failed`, intents that ended failed, conflict, rejected or needs_network are taken up
         again. The report's `skipped` lists every intent still unapplied, with why; its exit code is
         1 while any is."""
-        from ..consolidation import ConsolidationReport, consolidate_run, relock_configs
+        from .consolidation_phase import ConsolidationReport, consolidate_run, relock_configs
 
         run = self._run(run_id)
 
@@ -99,7 +99,7 @@ class ConsolidationOperations(CoordinatorBase):
         return done.outcome.result | {"replayed": done.replayed}
 
     def _declare_locked(self, run_id: str, task_id: str, data: dict[str, Any]) -> dict[str, Any]:
-        from ..consolidation import CLOSED_STATES, requeue
+        from .consolidation_phase import CLOSED_STATES, requeue
 
         def same_key(row: dict[str, Any]) -> bool:
             other = row["data"]
@@ -146,7 +146,7 @@ class ConsolidationOperations(CoordinatorBase):
     def retry_intent(self, run_id: str, intent_id: str, *, key: str | None = None) -> dict[str, Any]:
         """Take an intent that ended failed, conflict, rejected or needs_network up again: it waits
         for the next `consolidate`. Returns the intent row with its new state."""
-        from ..consolidation import RETRYABLE_STATES, requeue
+        from .consolidation_phase import RETRYABLE_STATES, requeue
 
         def body() -> Outcome:
             with leases.hold(self.store, f"intents:{run_id}", timeout=self.config.wait_timeout,

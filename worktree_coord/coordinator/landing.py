@@ -8,19 +8,18 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any, Sequence
 
-import pygit2
-
-from .. import leases, queue
+from . import merge_queue as queue
+from ..store import leases
 from ..errors import ActionRequired, BusyError, NotFoundError, StateError, UsageError
-from ..idempotency import Outcome, default_key, run_once, variant_key
-from ..integrate import IntegrationState, StaleRef, fast_forward
+from ..store.idempotency import Outcome, default_key, run_once, variant_key
+from ..integrate import IntegrationState, StaleRef, fast_forward, labelled_resolver
 from ..model import RunRecord, RunState, TaskRecord, TaskState
 from ..results import Landed, MergeReport, RunReport
 
 from .base import CoordinatorBase
 
 if TYPE_CHECKING:
-    from ..ci import CheckReport
+    from ..check import CheckReport
 
 
 class LandingOperations(CoordinatorBase):
@@ -30,8 +29,8 @@ class LandingOperations(CoordinatorBase):
               own: Sequence[str] = (), read: Sequence[str] = (), run: str | None = None, task: str | None = None,
               manifest: str | None = None, merge: bool = True) -> "CheckReport":
         """The CI pre-merge check of a branch (boundary, reserved files, dry-run structured merge),
-        read-only; the same as `wtc check` and `worktree_coord.ci.check`."""
-        from ..ci import check
+        read-only; the same as `wtc check` and `worktree_coord.check.check`."""
+        from ..check import check
 
         return check(self.git.toplevel or self.git.common_dir, head=head, base=base, target=target, own=own,
                      read=read, run=run, task=task, manifest=manifest, merge=merge, config=self.config,
@@ -108,13 +107,10 @@ class LandingOperations(CoordinatorBase):
         by_commit = {t.result["merge"]["merge_commit"]: t.task_id for t in task_records
                      if (t.result.get("merge") or {}).get("merge_commit")}
         touched: dict[str, list[dict[str, Any]]] = {}
-        commit = self.git.repo[pygit2.Oid(hex=tip)]
-        while str(commit.id) != run.base and commit.parent_ids:
-            parent = commit.parents[0]
-            origin = _origin(str(commit.id), commit.message, by_commit)
-            for change in self.git.changes(str(parent.id), str(commit.id)):
+        for commit, parent, message in self.git.first_parent_line(tip, run.base):
+            origin = _origin(commit, message, by_commit)
+            for change in self.git.changes(parent, commit):
                 touched.setdefault(change.path, []).insert(0, origin)
-            commit = parent
         files = []
         for change in self.git.changes(land_from, tip):
             origins = touched.get(change.path) or [{"kind": "other", "commit": None}]
@@ -197,7 +193,7 @@ class LandingOperations(CoordinatorBase):
             outcome = self._integrator().merge_into(
                 f"refs/heads/{run.integration_ref}", source_tip, run.base,
                 message=f"wtc: sync run {run_id} with {source}", author=queue.signature(),
-                resolve=queue.labelled_resolver(f"integration {run_id}", source))
+                resolve=labelled_resolver(f"integration {run_id}", source))
         row = {"task": f"sync:{source}", "state": outcome.state.value,
                "conflicts": [c.to_json() for c in outcome.conflicts], "merge_commit": outcome.merge_commit}
         self.store.log_event(run_id, None, "run.synced", {"source": source, "state": outcome.state.value})

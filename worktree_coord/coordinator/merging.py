@@ -16,14 +16,15 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .. import leases, queue
+from . import merge_queue as queue
+from ..store import leases
 from ..crashpoints import crash_point
 from ..errors import BusyError, StateError, UsageError, WtcError
-from ..idempotency import Outcome, default_key, run_once, variant_key
+from ..store.idempotency import Outcome, default_key, run_once, variant_key
 from ..integrate import IntegrationResult, IntegrationState, StaleRef, fast_forward
 from ..model import RunRecord, TaskRecord, TaskState
 from ..results import (MergeReport, TaskFinished)
-from ..verify import VerifyResult, verify_commit
+from .verification import VerifyResult, verify_commit
 
 from .base import CoordinatorBase
 

@@ -6,7 +6,7 @@ import os
 import time
 
 from ..errors import UsageError
-from ..idempotency import Outcome, default_key, run_once
+from ..store.idempotency import Outcome, default_key, run_once
 from ..model import RunRecord, RunState, validate_name
 from ..results import (RunStarted, RunStatus)
 

@@ -15,10 +15,14 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from .. import boundary as boundaries
-from .. import leases, queue
+from . import merge_queue as queue
+from ..store import leases
+from ..consolidate.names import is_manifest
 from ..crashpoints import crash_point
 from ..errors import BusyError, StateError, UsageError
-from ..idempotency import Outcome, default_key, run_once, variant_key
+from ..gitrepo import GitRepo
+from ..integrate import FileToResolve, Resolver
+from ..store.idempotency import Outcome, default_key, run_once, variant_key
 from ..model import Boundary, RunRecord, TaskRecord, TaskState, validate_name
 from ..results import (TaskAbandoned, TaskFinished,
                       TaskStarted, TaskUpdated)
@@ -250,8 +254,8 @@ class TaskOperations(CoordinatorBase):
                 violations += self._leftover_markers(task, tip)
                 reserved = [{"path": c.path, "status": c.status, "base_oid": c.old_oid, "new_oid": c.new_oid}
                             for c in report.reserved]
-                if not violations and (report.reserved or any(_is_manifest(c.path) for c in report.owned)):
-                    from ..intents import derive_task_intents
+                if not violations and (report.reserved or any(is_manifest(c.path) for c in report.owned)):
+                    from ..check.reserved_edits import derive_task_intents
 
                     derived, refused = derive_task_intents(
                         report.reserved, report.owned, task=task_id, since=since, read_blob=self.git.read_blob,
@@ -381,7 +385,7 @@ class TaskOperations(CoordinatorBase):
         unresolved = []
         resolver = queue.update_resolver(run.run_id, task_id)  # ours = this task, theirs = integration
         for rel in conflicted:
-            merged = self.git.structured_merge_in_worktree(path, rel, resolver)
+            merged = _structured_merge_in_worktree(self.git, path, rel, resolver)
             if not merged:
                 unresolved.append(rel)
         if conflicted and not unresolved:
@@ -442,9 +446,14 @@ def _has_markers(path: Path) -> bool:
     return path.is_file() and has_markers(path.read_bytes())
 
 
-_MANIFEST_NAMES = frozenset({"package.json", "Cargo.toml", "pyproject.toml", "go.mod", "go.work", "pnpm-workspace.yaml"})
-
-
-def _is_manifest(path: str) -> bool:
-    name = path.rsplit("/", 1)[-1]
-    return name in _MANIFEST_NAMES or (name.startswith("requirements") and name.endswith((".txt", ".in")))
+def _structured_merge_in_worktree(git: GitRepo, path: Path, rel: str, resolver: Resolver) -> bool:
+    """Re-merge one conflicted file of `task update`'s in-progress merge with `resolver`, from its
+    index stages; write the result into the file, staging it when clean. Returns whether it is clean."""
+    base, ours, theirs = (git.index_stage(path, rel, number) for number in (1, 2, 3))
+    if ours is None or theirs is None:
+        return False  # delete/modify: leave git's own state for the agent
+    result = resolver([FileToResolve(rel, base or b"", ours, theirs)])[rel]
+    (path / rel).write_bytes(result.merged)
+    if result.clean:
+        git.stage_path(path, rel)
+    return result.clean

@@ -12,16 +12,23 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .result import FileMerge, MergeConflict, Strategy
+# The names load on first use (PEP 562): `merge.result` is imported wherever a FileMerge travels
+# (integrate/, the check, the coordinator), and importing it must not load tree-sitter and libcst.
+_LAZY = {
+    "merge_file": "cascade",
+    "line_merge": "line",
+    "FileMerge": "result",
+    "MergeConflict": "result",
+    "Strategy": "result",
+    "ResolvedFile": "tree",
+    "resolve_conflicted_files": "tree",
+}
 
 if TYPE_CHECKING:
     from .cascade import merge_file
     from .line import line_merge
+    from .result import FileMerge, MergeConflict, Strategy
     from .tree import ResolvedFile, resolve_conflicted_files
-
-# The engine (tree-sitter, libcst: a quarter of a second) loads on first use (PEP 562): every `wtc`
-# call imports the result types through the integrate layer, few of them merge a file.
-_LAZY = {"merge_file": "cascade", "line_merge": "line", "ResolvedFile": "tree", "resolve_conflicted_files": "tree"}
 
 
 def __getattr__(name: str) -> object:

@@ -27,7 +27,7 @@ from typing import Iterable, Mapping, Protocol, Sequence
 from worktree_coord.consolidate.edits import EditError, edit_manifest
 from worktree_coord.consolidate.intent import Ecosystem, Intent
 from worktree_coord.consolidate.manifests import read_manifest
-from worktree_coord.consolidate.plan import current_value, target_value
+from worktree_coord.consolidate.planning import current_value, target_value
 
 
 class FailureKind(str, enum.Enum):

@@ -38,18 +38,18 @@ from typing import Any, Callable, ContextManager, Mapping
 
 import pygit2
 
-from .consolidate import ConsolidationResult, Intent, RootResult, RootState, consolidate
-from .consolidate.adapters import ADAPTERS, ToolConfig
-from .consolidate.intent import Ecosystem
-from .crashpoints import crash_point
-from .errors import ConfigError, StateError
-from .gitrepo import GitRepo
-from . import queue
-from .integrate import StaleRef, compare_and_swap
-from .integrate.trees import update_tree
-from .model import RunRecord, TaskState
-from .results import Result
-from .store import Store
+from ..consolidate import ConsolidationResult, Intent, RootResult, RootState, consolidate
+from ..consolidate.adapters import ADAPTERS, ToolConfig
+from ..consolidate.intent import Ecosystem
+from ..crashpoints import crash_point
+from ..errors import ConfigError, StateError
+from ..gitrepo import GitRepo
+from . import merge_queue as queue
+from ..integrate import StaleRef, compare_and_swap
+from ..integrate.trees import update_tree
+from ..model import RunRecord, TaskState
+from ..results import Result
+from ..store import Store
 
 PENDING_STATES = ("pending", "declared", "needs_network")
 RETRYABLE_STATES = ("failed", "conflict", "rejected", "needs_network")
@@ -223,7 +223,7 @@ def skipped_intents(store: Store, run_id: str) -> list[dict[str, Any]]:
 def _moved_paths(repo: pygit2.Repository, before: str, after: str, root: RootResult) -> list[str]:
     """Paths between `before` and `after` that a consolidation of `root` read or wrote: the files it
     changed and every manifest or lockfile under the root's directory."""
-    from .consolidate import classify_path
+    from ..consolidate import classify_path
 
     old = repo[pygit2.Oid(hex=before)].peel(pygit2.Commit).tree
     new = repo[pygit2.Oid(hex=after)].peel(pygit2.Commit).tree

@@ -2,11 +2,11 @@
 
 Stage: merge preview for `wtc check`. Input: the head commit, the target tip, the merge base, the
 reserved paths the branch edited, and a resolver (default: the structured merge engine, its markers
-labelled with the target's name above and the head's below, as a real merge into the target would). Output: a `DryRun` with the conflicts left after
-the resolver, each located by declaration and lines.
+labelled with the target's name above and the head's below, as a real merge into the target would).
+Output: a `DryRun` with the conflicts left after the resolver, each located by declaration and lines.
 
 It does what the merge queue does, minus every write that matters: reserved-file edits are taken
-out through `queue.mergeable_commit` (they are consolidated later, never text-merged), git
+out through `integrate.mergeable_commit` (they are consolidated later, never text-merged), git
 merge-tree (`integrate.merge_tree_once`) merges the trees, and the files it leaves conflicted go to
 the resolver. Invariants: no ref moves, no index or worktree is written; the only writes are
 unreachable objects in the object database (the derived commit, merge-tree's trees and blobs),
@@ -18,11 +18,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-import pygit2
-
-from .. import queue
 from ..gitrepo import GitRepo
-from ..integrate import ConflictedFile, FileToResolve, Resolver, conflict_kind, merge_tree_once
+from ..integrate import (
+    ConflictedFile,
+    FileToResolve,
+    Resolver,
+    conflict_kind,
+    labelled_resolver,
+    merge_tree_once,
+    mergeable_commit,
+)
 from ..merge.result import FileMerge
 from .lines import locate_text
 from .report import Finding, MergeSummary
@@ -42,8 +47,8 @@ def dry_run_merge(git: GitRepo, head: str, target: str, target_tip: str, base: s
     """Merge `head` (minus its reserved-file edits) into `target_tip` in memory; report what conflicts.
     The target is "ours" (merged into), the head "theirs", and the markers say so by name."""
     repo = git.repo
-    resolve = resolver or queue.labelled_resolver(target, head_label)
-    mergeable = queue.mergeable_commit(repo, head, base, list(reserved_paths), "check") if reserved_paths else head
+    resolve = resolver or labelled_resolver(target, head_label)
+    mergeable = mergeable_commit(repo, head, base, list(reserved_paths), "check") if reserved_paths else head
     if git.is_ancestor(mergeable, target_tip):
         return DryRun(MergeSummary(True, True, target, target_tip, git.commit_tree_id(target_tip),
                                    reason="the branch is already in the target"), ())
@@ -57,9 +62,8 @@ def dry_run_merge(git: GitRepo, head: str, target: str, target_tip: str, base: s
     for item in outcome.conflicts:
         if conflict_kind(item) in ("content", "add_add"):
             assert item.ours is not None and item.theirs is not None
-            offered.append(FileToResolve(item.path, repo[pygit2.Oid(hex=item.base.oid)].read_raw() if item.base else b"",
-                                         repo[pygit2.Oid(hex=item.ours.oid)].read_raw(),
-                                         repo[pygit2.Oid(hex=item.theirs.oid)].read_raw()))
+            offered.append(FileToResolve(item.path, git.read_blob(item.base.oid) if item.base else b"",
+                                         git.read_blob(item.ours.oid), git.read_blob(item.theirs.oid)))
     results = resolve(offered) if offered else {}
     resolved: list[str] = []
     findings: list[Finding] = []
@@ -68,7 +72,7 @@ def dry_run_merge(git: GitRepo, head: str, target: str, target_tip: str, base: s
         if result is not None and result.clean:
             resolved.append(item.path)
             continue
-        head_bytes = repo[pygit2.Oid(hex=item.theirs.oid)].read_raw() if item.theirs else b""
+        head_bytes = git.read_blob(item.theirs.oid) if item.theirs else b""
         findings.extend(_findings(item, conflict_kind(item), result, head_bytes, target, head_label))
     if not outcome.conflicts:  # git said "conflicted" and named no file: never guess, report it
         findings.append(Finding("merge_conflict", "", "git merge-tree reported a conflict without naming a file",
