@@ -47,7 +47,7 @@ import pygit2
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from worktree_coord.integrate import IntegrationState, Integrator  # noqa: E402
-from worktree_coord.queue import semantic_check  # noqa: E402
+from worktree_coord.coordinator.merge_queue import semantic_check  # noqa: E402
 
 PACKAGES = 200
 SUBDIR_FILES = 50
