@@ -25,7 +25,7 @@ from typing import Any
 import pygit2
 
 from .cascade import merge_file
-from .result import FileMerge, MergeConflict, SemanticFinding, Strategy
+from .result import FileMerge, MergeConflict, SemanticFinding, SemanticMode, Strategy
 from .semantic import FileVersions, find_broken_names, semantic_profile
 
 _REGULAR = 0o100644
@@ -66,8 +66,10 @@ def _conflict_whole(text: bytes, kind: str, ours: bytes, theirs: bytes, base: by
 
 def resolve_conflicted_files(repo: pygit2.Repository, entries: Mapping[str, tuple[Any, Any, Any]], *,
                              labels: tuple[str, str, str] = ("ours", "base", "theirs"), marker_size: int = 7,
-                             timeout: float = 10.0) -> dict[str, ResolvedFile]:
-    """Resolve every conflicted path; see the module docstring for the rules."""
+                             timeout: float = 10.0,
+                             semantic: SemanticMode | str = SemanticMode.OFF) -> dict[str, ResolvedFile]:
+    """Resolve every conflicted path; see the module docstring for the rules. The semantic check
+    is off file by file by default: `check_tree_merge` over the merged tree sees the whole merge."""
     out: dict[str, ResolvedFile] = {}
 
     def blob(side: tuple[str, int] | None) -> bytes:
@@ -102,7 +104,7 @@ def resolve_conflicted_files(repo: pygit2.Repository, entries: Mapping[str, tupl
                                                                base_bytes, "symlink or submodule changed on both sides"), o[1])
             continue
         result = merge_file(base_bytes, ours_bytes, theirs_bytes, path, marker_size=marker_size, labels=labels,
-                            timeout=timeout)
+                            timeout=timeout, semantic=semantic)
         if mode is None:
             conflict = MergeConflict(start_line=1, end_line=1, kind="mode", base=oct(base_mode or 0),
                                      ours=oct(o[1]), theirs=oct(t[1]))
