@@ -314,13 +314,26 @@ def _lines(data: bytes) -> list[bytes]:
     return [line.rstrip() for line in data.splitlines()]
 
 
-def history_class(ours: bytes, result: bytes, base: bytes, left: bytes, right: bytes) -> str:
-    """exact / order / human / diff for a clean merge of ours against the committed result."""
+def _broken(path: str, result: bytes, inputs: tuple[bytes, bytes, bytes]) -> bool:
+    """The committed file does not parse while all three inputs do: it is no reference for a merge
+    (a conflict resolved by hand that left a function cut in half)."""
+    profile = profile_for_path(path)
+    if profile is None:
+        return False
+    parser = tree_sitter.Parser(profile.language)
+    return parser.parse(result).root_node.has_error and not any(parser.parse(data).root_node.has_error
+                                                                 for data in inputs)
+
+
+def history_class(ours: bytes, result: bytes, base: bytes, left: bytes, right: bytes, path: str = "") -> str:
+    """exact / order / broken / human / diff for a clean merge of ours against the committed result."""
     if ours == result:
         return "exact"
     mine, theirs = _lines(ours), _lines(result)
     if sorted(line for line in mine if line) == sorted(line for line in theirs if line):
         return "order"
+    if _broken(path, result, (base, left, right)):
+        return "broken"
     known = set(_lines(base)) | set(_lines(left)) | set(_lines(right))
     if any(line and line not in known for line in theirs):
         return "human"
@@ -373,7 +386,7 @@ def history_main(args: argparse.Namespace) -> int:
                                                       line_merge(base, left, right).merged == result else "clean")
         else:
             git_merged = line_merge(base, left, right).merged
-            verdict = history_class(ours.merged, result, base, left, right) if ours.clean else "conflict"
+            verdict = history_class(ours.merged, result, base, left, right, case.path) if ours.clean else "conflict"
         for key in (case.language, "ALL"):
             row = stats[key]
             if case.git_clean:
@@ -386,7 +399,7 @@ def history_main(args: argparse.Namespace) -> int:
                 row[verdict] += 1
                 row["union"] += union_resolves(git_merged, result)
         shown[verdict].append((case, ours))
-        if dump is not None and verdict in ("diff", "human", "order", "wrong", "added"):
+        if dump is not None and verdict in ("diff", "human", "broken", "order", "wrong", "added"):
             folder = dump / verdict / case.name.replace("/", "__").replace(":", "__")
             folder.mkdir(parents=True, exist_ok=True)
             suffix = Path(case.path).suffix
@@ -400,13 +413,13 @@ def history_main(args: argparse.Namespace) -> int:
 
     print(f"history corpus, part {args.part}: {len(cases)} files from {len({c.repo for c in cases})} repositories, "
           f"{len({c.merge for c in cases})} merge commits")
-    print(f"{'language':<11}{'confl':>6}{'resolved':>9}{'res%':>7}{'exact':>6}{'order':>6}{'human':>6}{'diff':>5}"
+    print(f"{'language':<11}{'confl':>6}{'resolved':>9}{'res%':>7}{'exact':>6}{'order':>6}{'broken':>7}{'human':>6}{'diff':>5}"
           f"{'agree%':>8}{'diff%':>7}{'union%':>7}{'clean':>7}{'added':>6}{'wrong':>6}{'git-wrong':>10}")
     for language in sorted(stats, key=lambda name: (name == "ALL", name)):
         s = stats[language]
         resolved = s["resolved"]
         print(f"{language:<11}{s['git_conflicted']:>6}{resolved:>9}{pct(resolved, s['git_conflicted']):>7}"
-              f"{s['exact']:>6}{s['order']:>6}{s['human']:>6}{s['diff']:>5}"
+              f"{s['exact']:>6}{s['order']:>6}{s['broken']:>7}{s['human']:>6}{s['diff']:>5}"
               f"{pct(s['exact'] + s['order'], resolved):>8}{pct(s['diff'], resolved):>7}"
               f"{pct(s['union'], s['git_conflicted']):>7}{s['git_clean']:>7}{s['added']:>6}{s['wrong']:>6}"
               f"{s['git_wrong']:>10}")
