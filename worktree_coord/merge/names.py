@@ -18,6 +18,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections import Counter
+from collections.abc import Set
 
 import pygit2
 import tree_sitter
@@ -43,13 +44,6 @@ def _path_name(literal: bytes) -> str | None:
     return found.group(0) if found else None
 
 
-def _field_of(parent: tree_sitter.Node, node: tree_sitter.Node) -> str | None:
-    for index, child in enumerate(parent.children):
-        if child.id == node.id:
-            return parent.field_name_for_child(index)
-    return None
-
-
 def _owned(profile: Profile, source: bytes, member: tree_sitter.Node, capture: tree_sitter.Node,
            is_import: bool) -> bool:
     """Whether a capture belongs to `member` itself: not inside a body (the member's own or that of
@@ -60,7 +54,8 @@ def _owned(profile: Profile, source: bytes, member: tree_sitter.Node, capture: t
         parent = node.parent
         if parent is None:
             return False
-        if _field_of(parent, node) == "body":
+        body = parent.child_by_field_name("body")
+        if body is not None and body.id == node.id:
             return False
         if not is_import and node.id != capture.id and \
                 profile.container_rule(node, lambda item: declaration_key(source, item, profile)) is not None:
@@ -70,21 +65,29 @@ def _owned(profile: Profile, source: bytes, member: tree_sitter.Node, capture: t
 
 
 def bound_names(profile: Profile, source: bytes, member: tree_sitter.Node, *,
-                imports_only: bool = False) -> Counter[str]:
-    """The names `member` binds (with multiplicity), per the profile's `binds` query."""
+                imports_only: bool = False, among: Set[str] | None = None) -> Counter[str]:
+    """The names `member` binds (with multiplicity), per the profile's `binds` query; with
+    `among`, only those names are looked at (the cheap path for a large member)."""
     query = profile.binds_query
     out: Counter[str] = Counter()
     if query is None:
         return out
+    if among is not None:
+        # A name the member's text does not hold cannot be bound by it (an import path's name is
+        # its last segment, so it is in the text too): skip the query.
+        text = source[member.start_byte:member.end_byte]
+        among = {name for name in among if name.encode("utf-8") in text}
+        if not among:
+            return out
     for kind, nodes in tree_sitter.QueryCursor(query).captures(member).items():
         if imports_only and kind == "name":
             continue
         for node in nodes:
-            if not _owned(profile, source, member, node, kind != "name"):
-                continue
             text = source[node.start_byte:node.end_byte]
             name = _path_name(text) if kind == "path" else text.decode("utf-8", "replace")
-            if name:
+            if not name or (among is not None and name not in among):
+                continue
+            if _owned(profile, source, member, node, kind != "name"):
                 out[name] += 1
     return out
 

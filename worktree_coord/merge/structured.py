@@ -395,16 +395,16 @@ class StructuredMerge:
         taking the side's change would leave those uses dangling (a rename on one side, a new
         call on the other)."""
         profile = self.profile
-        lost = set(names.bound_names(profile, bm.source, bm.node))
-        if not lost:
+        if profile.binds_query is None:
             return frozenset()
-        if sm is not None:
-            lost -= set(names.bound_names(profile, sm.source, sm.node))
-        lost &= self._uses_new_to("R" if side == "L" else "L")
+        used = self._uses_new_to("R" if side == "L" else "L")
+        lost = set(names.bound_names(profile, bm.source, bm.node, among=used))
+        if lost and sm is not None:
+            lost -= set(names.bound_names(profile, sm.source, sm.node, among=lost))
         for member in side_map.values():
             if not lost:
                 break
-            lost -= set(names.bound_names(profile, member.source, member.node))
+            lost -= set(names.bound_names(profile, member.source, member.node, among=lost))
         return frozenset(lost)
 
     def _region_loses_used_name(self, idents: list[str], bmap: dict[str, Member], lmap: dict[str, Member],
