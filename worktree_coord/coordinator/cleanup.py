@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from .. import leases
+from ..store import leases
 from ..errors import BusyError
 from ..model import TaskState
 from ..results import GcReport
