@@ -29,16 +29,19 @@ from PyPI's simple index.
 
 With `--corpus history --repo PATH [--repo PATH...]` it scores real merge commits instead (files
 both parents changed, mined by scripts/history_corpus.py into scratch/history/): the committed
-file is the expected result. Of the files git's line merge conflicts, `resolved` are those we merge
-cleanly, each classed as `exact` (byte for byte the committed file), `order` (the same lines in
-another order), `human` (the committed file holds a line none of base, left, right had: the
-developer wrote something, so no merge tool could match it) or `diff` (none of those: the
-committed file holds only the sides' lines and ours differs, a likely wrong merge). `agree` is
-(exact + order) / resolved. `union` is how many of git's conflicted files are resolved (order set
-aside) by keeping both sides of every conflict block: the reach a union would have. On files
-git merges cleanly: `added` (we conflict), `wrong` (git was right and our clean result differs)
-and `git-wrong` (git's own result is not what was committed). `--part dev` (the default) scores
-the development part, `--part aside` the part kept aside (DEVELOPERS.md).
+file is the expected result. Of the files git's line merge conflicts (`confl`), `resolved` are
+those we merge cleanly, each classed as `exact` (byte for byte the committed file), `order` (the
+same lines in another order), `broken` (the committed file does not parse while the inputs do: no
+reference), `human` (the committed file holds a line none of base, left, right had: the developer
+wrote something, so no merge tool could match it) or `diff` (none of those: the committed file
+holds only the sides' lines and ours differs, a likely wrong merge; `1side` counts the diffs where
+the committed file is one side's version whole, the other side's changes dropped, which no merge
+of the three versions can know). `agree` is (exact + order) / resolved. `union` is how many of
+git's conflicted files keeping both sides of every conflict block resolves (order set aside): the
+reach a plain union would have. On files git merges cleanly: `added` (we conflict), `wrong` (git
+was right and our clean result differs) and `git-wrong` (git's own result is not what was
+committed). `--part dev` (the default) scores the development part, `--part aside` the part kept
+aside (DEVELOPERS.md).
 
 Usage: python scripts/eval_merge_quality.py [--corpus main|sdist] [--fetch] [--seed N] [--max-files N]
        [--show-wrong N]
@@ -67,6 +70,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from worktree_coord.merge import line_merge, merge_file  # noqa: E402
+from worktree_coord.merge import validate  # noqa: E402
 from worktree_coord.merge.profiles import profile_for_path  # noqa: E402
 
 SCRATCH = ROOT / "scratch" / "corpus"
@@ -314,13 +318,30 @@ def _lines(data: bytes) -> list[bytes]:
     return [line.rstrip() for line in data.splitlines()]
 
 
-def history_class(ours: bytes, result: bytes, base: bytes, left: bytes, right: bytes) -> str:
-    """exact / order / human / diff for a clean merge of ours against the committed result."""
+def _broken(path: str, result: bytes, inputs: tuple[bytes, bytes, bytes]) -> bool:
+    """The committed file does not parse while all three inputs do: it is no reference for a merge
+    (a conflict resolved by hand that left a function cut in half)."""
+    profile = profile_for_path(path)
+    if profile is None:
+        return False
+    parser = tree_sitter.Parser(profile.language)
+    if parser.parse(result).root_node.has_error and not any(parser.parse(data).root_node.has_error
+                                                             for data in inputs):
+        return True
+    # tree-sitter recovers from some errors silently (an `except:` left without a body); the
+    # language's strict parser, where there is one, does not.
+    return not validate.accepts(profile.name, inputs, result)
+
+
+def history_class(ours: bytes, result: bytes, base: bytes, left: bytes, right: bytes, path: str = "") -> str:
+    """exact / order / broken / human / diff for a clean merge of ours against the committed result."""
     if ours == result:
         return "exact"
     mine, theirs = _lines(ours), _lines(result)
     if sorted(line for line in mine if line) == sorted(line for line in theirs if line):
         return "order"
+    if _broken(path, result, (base, left, right)):
+        return "broken"
     known = set(_lines(base)) | set(_lines(left)) | set(_lines(right))
     if any(line and line not in known for line in theirs):
         return "human"
@@ -373,7 +394,7 @@ def history_main(args: argparse.Namespace) -> int:
                                                       line_merge(base, left, right).merged == result else "clean")
         else:
             git_merged = line_merge(base, left, right).merged
-            verdict = history_class(ours.merged, result, base, left, right) if ours.clean else "conflict"
+            verdict = history_class(ours.merged, result, base, left, right, case.path) if ours.clean else "conflict"
         for key in (case.language, "ALL"):
             row = stats[key]
             if case.git_clean:
@@ -385,8 +406,9 @@ def history_main(args: argparse.Namespace) -> int:
                 row["resolved"] += ours.clean
                 row[verdict] += 1
                 row["union"] += union_resolves(git_merged, result)
+                row["took_side"] += verdict == "diff" and result in (left, right)
         shown[verdict].append((case, ours))
-        if dump is not None and verdict in ("diff", "human", "order", "wrong", "added"):
+        if dump is not None and verdict in ("diff", "human", "broken", "order", "wrong", "added"):
             folder = dump / verdict / case.name.replace("/", "__").replace(":", "__")
             folder.mkdir(parents=True, exist_ok=True)
             suffix = Path(case.path).suffix
@@ -400,13 +422,13 @@ def history_main(args: argparse.Namespace) -> int:
 
     print(f"history corpus, part {args.part}: {len(cases)} files from {len({c.repo for c in cases})} repositories, "
           f"{len({c.merge for c in cases})} merge commits")
-    print(f"{'language':<11}{'confl':>6}{'resolved':>9}{'res%':>7}{'exact':>6}{'order':>6}{'human':>6}{'diff':>5}"
+    print(f"{'language':<11}{'confl':>6}{'resolved':>9}{'res%':>7}{'exact':>6}{'order':>6}{'broken':>7}{'human':>6}{'diff':>5}{'1side':>6}"
           f"{'agree%':>8}{'diff%':>7}{'union%':>7}{'clean':>7}{'added':>6}{'wrong':>6}{'git-wrong':>10}")
     for language in sorted(stats, key=lambda name: (name == "ALL", name)):
         s = stats[language]
         resolved = s["resolved"]
         print(f"{language:<11}{s['git_conflicted']:>6}{resolved:>9}{pct(resolved, s['git_conflicted']):>7}"
-              f"{s['exact']:>6}{s['order']:>6}{s['human']:>6}{s['diff']:>5}"
+              f"{s['exact']:>6}{s['order']:>6}{s['broken']:>7}{s['human']:>6}{s['diff']:>5}{s['took_side']:>6}"
               f"{pct(s['exact'] + s['order'], resolved):>8}{pct(s['diff'], resolved):>7}"
               f"{pct(s['union'], s['git_conflicted']):>7}{s['git_clean']:>7}{s['added']:>6}{s['wrong']:>6}"
               f"{s['git_wrong']:>10}")
