@@ -404,8 +404,10 @@ class GitRepo:
         """Admin entries whose folders are gone: listed, and removed unless dry_run."""
         with self.registration_lock("pruning worktrees"):
             cleared = [] if dry_run else self._clear_stale_registrations()
-            listed = self.git("worktree", "prune", "--dry-run", "--verbose").stdout.decode("utf-8", "replace")
-            names = [line for line in listed.splitlines() if line.strip()]
+            done = self.git("worktree", "prune", "--dry-run", "--verbose")
+            # git prints "Removing worktrees/<id>: <why>" on stderr (stdout in no version we know of)
+            listed = (done.stdout + done.stderr).decode("utf-8", "replace")
+            names = [line for line in listed.splitlines() if line.startswith("Removing ")]
             if names and not dry_run:
                 self.git("worktree", "prune")
         return [f"unlocked stale registration {name}" for name in cleared] + names
