@@ -22,15 +22,19 @@ What one run does:
      RETRY_RATE of the calls are repeated with the same --key, half after the first returned, half
      concurrently while it runs; KILL_RATE of the wtc processes get SIGKILL at a random moment (the
      process alone, or its whole process group) and the call is repeated with its key, as an agent
-     would. A lead thread calls `wtc merge` and `wtc status` every DRAIN_INTERVAL seconds meanwhile,
+     would. A share of the killed finishes (REMOVAL_KILL_SHARE) die instead at a crash point during
+     the removal of their worktree (`remove.after_rename`, `remove.half_deleted`), a window too
+     narrow for random moments to hit often. A lead thread calls `wtc merge` and `wtc status` every DRAIN_INTERVAL seconds meanwhile,
      and `wtc gc` every other round (unless --no-gc-during).
   4. a final `wtc merge` drains, `wtc gc` cleans;
   5. invariants, read from git itself (not from wtc's reports): see `check_invariants`.
 
 `--sweep STEPS` runs the targeted variant instead: task start, finish and merge are each killed at
 STEPS moments spread over an unkilled call's duration (after interpreter start-up), and at every named
-crash point (`WTC_CRASH_AT`), one fresh task per kill, one at a time; then the same drain, gc and
-invariants. It finds windows a random swarm rarely hits.
+crash point (`WTC_CRASH_AT`; for finish this includes the two points during the worktree's removal),
+one fresh task per kill, one at a time; after each kill a `wtc gc` runs before the repeat (unless
+--no-gc-during), as the lead's gc may; then the same drain, gc and invariants. It finds windows a
+random swarm rarely hits.
 
 A call log (`calls.jsonl`, one JSON object per wtc process) is written next to the repository.
 
@@ -89,6 +93,7 @@ class SwarmConfig:
     no_merge_rate: float = 0.05   # tasks finished with --no-merge (drained by `wtc merge`)
     sparse_rate: float = 0.9      # tasks started with --sparse
     kill_scope: str = "mixed"     # process | group | mixed
+    removal_kill_share: float = 0.3  # of killed finishes: die at a crash point during the worktree removal
     drain_interval: float = 5.0   # seconds between the lead's `wtc merge` calls during the swarm
     gc_during: bool = True        # the lead also runs `wtc gc` every other round while agents work
     call_timeout: float = 900.0   # a wtc call that runs longer is a hang (killed, reported)
@@ -271,16 +276,14 @@ class Caller:
         started = time.monotonic()
         return self._finish(self._spawn(args, key), op, key, started, "first", started + delay, scope)
 
-    def crashed_at(self, op: str, args: Sequence[str], key: str | None, point: str) -> Call:
-        """One call that kills itself at the named crash point (WTC_CRASH_AT)."""
+    def crashed_at(self, op: str, args: Sequence[str], key: str | None, point: str, role: str = "first") -> Call:
+        """One call that kills itself at the named crash point (WTC_CRASH_AT); it runs to its end
+        (killed stays "") when it never reaches the point."""
         started = time.monotonic()
-        call = self._finish(self._spawn(args, key, {"WTC_CRASH_AT": point}), op, key, started, "first")
-        if call.exit == -signal.SIGKILL:
-            call.exit, call.killed = None, "crash-point"
-        return call
+        return self._finish(self._spawn(args, key, {"WTC_CRASH_AT": point}), op, key, started, role, crash_point=True)
 
     def _finish(self, proc: subprocess.Popen[bytes], op: str, key: str | None, started: float, role: str,
-                kill_at: float | None = None, kill_scope: str = "") -> Call:
+                kill_at: float | None = None, kill_scope: str = "", crash_point: bool = False) -> Call:
         killed = ""
         if kill_at is not None:
             try:
@@ -294,6 +297,8 @@ class Caller:
             _kill(proc, "group")
             out, err = proc.communicate()
             killed = "hang"
+        if crash_point and not killed and proc.returncode == -signal.SIGKILL:
+            killed = "crash-point"
         seconds = time.monotonic() - started
         body = None
         lines = [line for line in out.decode("utf-8", "replace").splitlines() if line.strip()]
@@ -318,13 +323,18 @@ class Caller:
         busy_retries = 0
         while True:
             if self.rng.random() < self.config.kill_rate:
-                window = max(0.05, 1.5 * self.recent.get(op, 1.0))
-                scope = self.config.kill_scope
-                if scope == "mixed":
-                    scope = self.rng.choice(["process", "group"])
-                started = time.monotonic()
-                proc = self._spawn(args, key)
-                done = self._finish(proc, op, key, started, role, started + self.rng.uniform(0.0, window), scope)
+                if op == "task.finish" and self.rng.random() < self.config.removal_kill_share:
+                    # dies while removing its worktree; a finish that removes none (a rejection, a
+                    # replay) never reaches the point and answers as usual
+                    done = self.crashed_at(op, args, key, self.rng.choice(REMOVAL_POINTS), role)
+                else:
+                    window = max(0.05, 1.5 * self.recent.get(op, 1.0))
+                    scope = self.config.kill_scope
+                    if scope == "mixed":
+                        scope = self.rng.choice(["process", "group"])
+                    started = time.monotonic()
+                    proc = self._spawn(args, key)
+                    done = self._finish(proc, op, key, started, role, started + self.rng.uniform(0.0, window), scope)
                 if done.killed:
                     role = "after-kill"
                     continue
@@ -717,10 +727,15 @@ def _status(repo: Path) -> dict[str, Any]:
 
 # ---- kill sweep: one fresh task per kill moment -------------------------------------------------------
 
+# During a worktree's removal (gitrepo.remove_worktree): renamed to its tombstone, admin entry not yet
+# pruned; the tombstone half deleted. Before tombstones a kill here left a half-deleted worktree that
+# `wtc gc` committed as "uncommitted work" (issue 19).
+REMOVAL_POINTS = ["remove.after_rename", "remove.half_deleted"]
+
 CRASH_POINTS = {
     "task.start": ["start.after_record"],
     "task.finish": ["finish.after_commit", "finish.after_record", "merge.after_commit_written",
-                    "merge.after_ref_moved", "merge.after_record"],
+                    "merge.after_ref_moved", "merge.after_record", *REMOVAL_POINTS],
     "merge": ["merge.after_commit_written", "merge.after_ref_moved", "merge.after_record"],
 }
 
@@ -741,10 +756,15 @@ def sweep_task(repo: Path, config: SwarmConfig, plan: TaskPlan, phase: str, dela
         steps.append(("merge", ["merge", "--run", RUN_ID], f"k-merge-{plan.task}"))
     for op, args, key in steps:
         if op == phase:
+            killed = None
             if point is not None:
-                caller.crashed_at(op, args, key, point)
+                killed = caller.crashed_at(op, args, key, point)
             elif delay is not None:
-                caller.killed_at(op, args, key, delay, scope)
+                killed = caller.killed_at(op, args, key, delay, scope)
+            if killed is not None and killed.killed and config.gc_during:
+                # The lead's gc may run between a kill and the agent's repeat: what the kill left
+                # must not look like work to it (issue 19 was a gc in exactly this window).
+                caller.run("gc", ["gc"], None, compare=False)
         call = caller.run(op, args, key, compare=False)
         if call.exit not in EXPECTED_EXITS[op] or not call.body:
             outcome.problems.append(f"{op} after a kill in {phase} "
@@ -772,16 +792,18 @@ def replace_config(config: SwarmConfig, **changes: Any) -> SwarmConfig:
 SWEEP_OPS = ("task.start", "task.finish", "merge")
 
 
-def run_sweep(config: SwarmConfig, steps: int, log: Any = print, ops: Sequence[str] = SWEEP_OPS) -> SwarmReport:
+def run_sweep(config: SwarmConfig, steps: int, log: Any = print, ops: Sequence[str] = SWEEP_OPS,
+              points: Sequence[str] | None = None) -> SwarmReport:
     """Kill each of task start, task finish and merge at `steps` moments spread over an unkilled
-    call's duration (alternating process and process-group kills), and at every named crash point;
-    each on a fresh task, one at a time; then drain, gc and check every invariant."""
+    call's duration (alternating process and process-group kills), and at every named crash point
+    (only those in `points` when given); each on a fresh task, one at a time, with a `wtc gc` between
+    the kill and the repeat (unless gc_during is off); then drain, gc and check every invariant."""
     probes: list[tuple[str, float | None, str, str | None]] = []
     scopes = ("process", "group") if config.kill_scope == "mixed" else (config.kill_scope,)
     for phase in ops:
         probes.append((phase, None, "", None))               # the unkilled reference: measures the duration
         probes += [(phase, float(i), scopes[i % len(scopes)], None) for i in range(steps)]
-        probes += [(phase, None, "", point) for point in CRASH_POINTS[phase]]
+        probes += [(phase, None, "", point) for point in CRASH_POINTS[phase] if points is None or point in points]
     config = replace_config(config, tasks=len(probes), hot_rate=0.0, packages=max(config.packages, 1),
                             files=max(config.files, len(probes) // max(config.packages, 1) + 2))
     plans = plan_tasks(config)
@@ -824,10 +846,13 @@ def run_sweep(config: SwarmConfig, steps: int, log: Any = print, ops: Sequence[s
     write_call_log(workdir / "calls.jsonl", all_calls)
     verdicts = check_invariants(repo, pin, plans, outcomes, all_calls, repo / ".wtc" / "worktrees")
     counts = {"calls": len(all_calls), "killed": sum(1 for c in all_calls if c.killed), "probes": len(probes)}
-    return SwarmReport(ok=all(v.ok for v in verdicts), verdicts=verdicts, tasks=len(plans), workers=1,
-                       swarm_seconds=sweep_seconds, drain_seconds=0.0,
-                       tasks_per_minute=len(plans) / (sweep_seconds / 60.0), latency=latency_table(all_calls),
-                       counts=counts, repo=str(repo))
+    report = SwarmReport(ok=all(v.ok for v in verdicts), verdicts=verdicts, tasks=len(plans), workers=1,
+                         swarm_seconds=sweep_seconds, drain_seconds=0.0,
+                         tasks_per_minute=len(plans) / (sweep_seconds / 60.0), latency=latency_table(all_calls),
+                         counts=counts, repo=str(repo))
+    if not config.keep and report.ok and not config.workdir:
+        shutil.rmtree(workdir, ignore_errors=True)
+    return report
 
 
 # ---- the run ---------------------------------------------------------------------------------------
@@ -910,6 +935,7 @@ def run_swarm(config: SwarmConfig, log: Any = print) -> SwarmReport:
     counts = {
         "calls": len(all_calls),
         "killed": sum(1 for c in all_calls if c.killed in ("process", "group")),
+        "crash_points": sum(1 for c in all_calls if c.killed == "crash-point"),
         "hangs": sum(1 for c in all_calls if c.killed == "hang"),
         "repeats": sum(1 for c in all_calls if c.role.startswith("repeat")),
         "busy": sum(1 for c in all_calls if c.exit == BUSY),
@@ -973,6 +999,8 @@ def parse_args(argv: Sequence[str] | None = None) -> tuple[SwarmConfig, argparse
     parser.add_argument("--packages", type=int, default=defaults.packages)
     parser.add_argument("--files", type=int, default=defaults.files)
     parser.add_argument("--kill-scope", choices=["process", "group", "mixed"], default=defaults.kill_scope)
+    parser.add_argument("--removal-kill-share", type=float, default=defaults.removal_kill_share,
+                        help="share of killed finishes that die during their worktree's removal (crash points)")
     parser.add_argument("--drain-interval", type=float, default=defaults.drain_interval)
     parser.add_argument("--no-gc-during", action="store_true", help="no `wtc gc` while the agents work")
     parser.add_argument("--workdir", help="where to build the repository (default: a new temp folder)")
@@ -983,8 +1011,17 @@ def parse_args(argv: Sequence[str] | None = None) -> tuple[SwarmConfig, argparse
                              "every named crash point, one fresh task per kill, sequentially")
     parser.add_argument("--sweep-ops", default=",".join(SWEEP_OPS),
                         help=f"commands the sweep kills (comma-separated, of {','.join(SWEEP_OPS)})")
+    parser.add_argument("--sweep-points", default=None,
+                        help="crash points the sweep uses (comma-separated; default all of them, e.g. "
+                             + ",".join(REMOVAL_POINTS) + ")")
     ns = parser.parse_args(argv)
     ns.sweep_ops = tuple(op for op in ns.sweep_ops.split(",") if op)
+    if ns.sweep_points is not None:
+        ns.sweep_points = tuple(p for p in ns.sweep_points.split(",") if p)
+        known = {p for points in CRASH_POINTS.values() for p in points}
+        if set(ns.sweep_points) - known:
+            parser.error(f"--sweep-points: unknown {sorted(set(ns.sweep_points) - known)}; use some of "
+                         + ",".join(sorted(known)))
     unknown = set(ns.sweep_ops) - set(SWEEP_OPS)
     if unknown:
         parser.error(f"--sweep-ops: unknown {sorted(unknown)}; use some of {','.join(SWEEP_OPS)}")
@@ -993,11 +1030,12 @@ def parse_args(argv: Sequence[str] | None = None) -> tuple[SwarmConfig, argparse
             parser.error(f"--{name} must be at least 1")
     if ns.files < 2:
         parser.error("--files must be at least 2 (package.json plus one module)")
-    for name in ("retry_rate", "kill_rate"):
+    for name in ("retry_rate", "kill_rate", "removal_kill_share"):
         if not 0.0 <= getattr(ns, name) <= 1.0:
             parser.error(f"--{name.replace('_', '-')} must be between 0 and 1")
     config = SwarmConfig(workers=ns.workers, tasks=ns.tasks, retry_rate=ns.retry_rate, kill_rate=ns.kill_rate,
                          seed=ns.seed, packages=ns.packages, files=ns.files, kill_scope=ns.kill_scope,
+                         removal_kill_share=ns.removal_kill_share,
                          drain_interval=ns.drain_interval, gc_during=not ns.no_gc_during, workdir=ns.workdir,
                          keep=ns.keep)
     return config, ns
@@ -1006,7 +1044,7 @@ def parse_args(argv: Sequence[str] | None = None) -> tuple[SwarmConfig, argparse
 def main(argv: Sequence[str] | None = None) -> int:
     config, options = parse_args(argv)
     if options.sweep:
-        report = run_sweep(config, options.sweep, ops=options.sweep_ops)
+        report = run_sweep(config, options.sweep, ops=options.sweep_ops, points=options.sweep_points)
     else:
         report = run_swarm(config)
     print_report(report, config)
