@@ -24,8 +24,9 @@ What one run does:
      process alone, or its whole process group) and the call is repeated with its key, as an agent
      would. A share of the killed finishes (REMOVAL_KILL_SHARE) die instead at a crash point during
      the removal of their worktree (`remove.after_rename`, `remove.half_deleted`), a window too
-     narrow for random moments to hit often. A lead thread calls `wtc merge` and `wtc status` every DRAIN_INTERVAL seconds meanwhile,
-     and `wtc gc` every other round (unless --no-gc-during).
+     narrow for random moments to hit often. A lead thread calls `wtc merge` and `wtc status` every
+     DRAIN_INTERVAL seconds meanwhile, and `wtc gc` every other round (unless --no-gc-during), or in
+     a loop of its own every GC_INTERVAL seconds when that is given.
   4. a final `wtc merge` drains, `wtc gc` cleans;
   5. invariants, read from git itself (not from wtc's reports): see `check_invariants`.
 
@@ -95,6 +96,7 @@ class SwarmConfig:
     kill_scope: str = "mixed"     # process | group | mixed
     removal_kill_share: float = 0.3  # of killed finishes: die at a crash point during the worktree removal
     drain_interval: float = 5.0   # seconds between the lead's `wtc merge` calls during the swarm
+    gc_interval: float = 0.0      # > 0: `wtc gc` in its own loop every GC_INTERVAL s (not the lead's every other round)
     gc_during: bool = True        # the lead also runs `wtc gc` every other round while agents work
     call_timeout: float = 900.0   # a wtc call that runs longer is a hang (killed, reported)
     workdir: str | None = None
@@ -463,11 +465,25 @@ class Lead:
 
     def __init__(self, repo: Path, config: SwarmConfig):
         self.caller = Caller(repo, config, random.Random(config.seed ^ 0x5EED), None)
+        self.gc_caller = Caller(repo, config, random.Random(config.seed ^ 0x6C), None)  # callers are per thread
         self.interval = config.drain_interval
-        self.gc_during = config.gc_during
+        self.gc_interval = config.gc_interval if config.gc_during else 0.0
+        self.gc_during = config.gc_during and not self.gc_interval
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self._loop, daemon=True)
+        self.gc_thread = threading.Thread(target=self._gc_loop, daemon=True)
         self.rounds = 0
+
+    def start(self) -> None:
+        self.thread.start()
+        if self.gc_interval:
+            self.gc_thread.start()
+
+    def join(self) -> None:
+        self.stop.set()
+        self.thread.join()
+        if self.gc_interval:
+            self.gc_thread.join()
 
     def _loop(self) -> None:
         while not self.stop.wait(self.interval):
@@ -476,6 +492,10 @@ class Lead:
             self.caller.run("status", ["status", "--run", RUN_ID], None, compare=False)
             if self.gc_during and self.rounds % 2 == 0:
                 self.caller.run("gc", ["gc"], None, compare=False)
+
+    def _gc_loop(self) -> None:
+        while not self.stop.wait(self.gc_interval):
+            self.gc_caller.run("gc", ["gc"], None, compare=False)
 
 
 # ---- reading git -----------------------------------------------------------------------------------
@@ -904,7 +924,7 @@ def run_swarm(config: SwarmConfig, log: Any = print) -> SwarmReport:
     lead = Lead(repo, config)
     outcomes: dict[str, TaskOutcome] = {}
     swarm_start = time.monotonic()
-    lead.thread.start()
+    lead.start()
     with concurrent.futures.ProcessPoolExecutor(max_workers=config.workers) as pool:
         futures = {pool.submit(drive_task, str(repo), config, plan): plan for plan in plans}
         for done, future in enumerate(concurrent.futures.as_completed(futures), 1):
@@ -916,8 +936,7 @@ def run_swarm(config: SwarmConfig, log: Any = print) -> SwarmReport:
             if done % max(1, len(plans) // 10) == 0:
                 log(f"  {done}/{len(plans)} tasks done after {time.monotonic() - swarm_start:.0f} s")
     swarm_seconds = time.monotonic() - swarm_start
-    lead.stop.set()
-    lead.thread.join()
+    lead.join()
     drain_start = time.monotonic()
     final = Caller(repo, config, random.Random(config.seed + 1), None)
     drained = final.run("merge", ["merge", "--run", RUN_ID], "k-merge-final", compare=False)
@@ -925,7 +944,8 @@ def run_swarm(config: SwarmConfig, log: Any = print) -> SwarmReport:
     drain_seconds = time.monotonic() - drain_start
     log(f"swarm {swarm_seconds:.1f} s; final drain {_count_rows(drained)} task(s), gc exit {cleaned.exit} "
         f"({drain_seconds:.1f} s)")
-    all_calls = setup.calls + lead.caller.calls + final.calls + [c for o in outcomes.values() for c in o.calls]
+    all_calls = (setup.calls + lead.caller.calls + lead.gc_caller.calls + final.calls
+                 + [c for o in outcomes.values() for c in o.calls])
     # The final merge outcome is the definitive state of --no-merge tasks.
     for row in (drained.body or {}).get("tasks", []):
         if row.get("task") in outcomes:
@@ -940,6 +960,10 @@ def run_swarm(config: SwarmConfig, log: Any = print) -> SwarmReport:
         "repeats": sum(1 for c in all_calls if c.role.startswith("repeat")),
         "busy": sum(1 for c in all_calls if c.exit == BUSY),
         "lead_merge_rounds": lead.rounds,
+        # what the gc calls met: worktrees of ended tasks removed unread, tombstones of killed removals
+        "gc_calls": sum(1 for c in all_calls if c.op == "gc" and not c.killed),
+        "gc_worktrees_removed": sum(len((c.body or {}).get("worktrees_removed", [])) for c in all_calls if c.op == "gc"),
+        "gc_tombstones_removed": sum(len((c.body or {}).get("tombstones_removed", [])) for c in all_calls if c.op == "gc"),
     }
     ended = sum(1 for o in outcomes.values() if o.final_state in ("merged", "conflict", "finished"))
     report = SwarmReport(
@@ -1002,6 +1026,8 @@ def parse_args(argv: Sequence[str] | None = None) -> tuple[SwarmConfig, argparse
     parser.add_argument("--removal-kill-share", type=float, default=defaults.removal_kill_share,
                         help="share of killed finishes that die during their worktree's removal (crash points)")
     parser.add_argument("--drain-interval", type=float, default=defaults.drain_interval)
+    parser.add_argument("--gc-interval", type=float, default=defaults.gc_interval,
+                        help="run `wtc gc` in its own loop every N seconds (default: the lead's every other round)")
     parser.add_argument("--no-gc-during", action="store_true", help="no `wtc gc` while the agents work")
     parser.add_argument("--workdir", help="where to build the repository (default: a new temp folder)")
     parser.add_argument("--keep", action="store_true", help="keep the repository even when all invariants hold")
@@ -1036,7 +1062,8 @@ def parse_args(argv: Sequence[str] | None = None) -> tuple[SwarmConfig, argparse
     config = SwarmConfig(workers=ns.workers, tasks=ns.tasks, retry_rate=ns.retry_rate, kill_rate=ns.kill_rate,
                          seed=ns.seed, packages=ns.packages, files=ns.files, kill_scope=ns.kill_scope,
                          removal_kill_share=ns.removal_kill_share,
-                         drain_interval=ns.drain_interval, gc_during=not ns.no_gc_during, workdir=ns.workdir,
+                         drain_interval=ns.drain_interval, gc_interval=ns.gc_interval,
+                         gc_during=not ns.no_gc_during, workdir=ns.workdir,
                          keep=ns.keep)
     return config, ns
 
