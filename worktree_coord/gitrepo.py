@@ -38,7 +38,7 @@ WTC_DIR = "wtc"          # under the git common dir: store, locks
 GIT_MODE_TREE = 0o040000
 GIT_MODE_LINK = 0o120000
 GIT_MODE_GITLINK = 0o160000
-TOMBSTONE_PREFIX = ".wtc-tombstone@"   # no task, run or scratch name starts with "." or holds "@"
+TOMBSTONE_PREFIX = ".wtc-tombstone@"   # task and scratch names never start with "." nor hold "@"
 
 
 @dataclass(frozen=True)
