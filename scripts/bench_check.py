@@ -1,10 +1,10 @@
-"""Benchmark `wtc check` (worktree_coord.ci.check) against the git commands it stands in for.
+"""Benchmark `wtc check` (worktree_coord.check.check) against the git commands it stands in for.
 
 Builds a synthetic monorepo (scripts/monorepo.py, no checkout), a feature branch that edits FILES
 modules of one package plus one file of another package (a boundary violation), and moves `main`
 in a third package so the dry-run merge is a real three-way merge. Then times, each REPEAT times:
 
-  check     worktree_coord.ci.check(repo, head="feature", own=["packages/p001/**"])  (in process)
+  check     worktree_coord.check.check(repo, head="feature", own=["packages/p001/**"])  (in process)
   baseline  `git diff --name-only main...feature` + `git merge-tree --write-tree main feature`
             (two git spawns: the bare minimum a shell script would run for the same questions)
 

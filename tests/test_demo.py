@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from tests.conftest import git
-from worktree_coord.demo import DEMO_TASKS, run_demo, surprises
+from worktree_coord.cli.demo_scenario import DEMO_TASKS, run_demo, surprises
 
 
 def test_demo_fans_out_and_every_task_ends_as_planned(tmp_path):

@@ -1,4 +1,4 @@
-"""`worktree_coord.ci.check` on real repositories: findings, lines, exit codes, boundary sources."""
+"""`worktree_coord.check.check` on real repositories: findings, lines, exit codes, boundary sources."""
 
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from worktree_coord.consolidate.graph import discover_workspace, order_changes
 from worktree_coord.consolidate.intent import Ecosystem, Intent
-from worktree_coord.consolidate.plan import ConflictKind, directory_reader, plan
+from worktree_coord.consolidate.planning import ConflictKind, directory_reader, plan
 
 
 def write(root: Path, files: dict[str, str]) -> None:

@@ -5,7 +5,7 @@ import json
 
 from worktree_coord.consolidate.derive import derive_intents
 from worktree_coord.consolidate.intent import Ecosystem, Intent, Op
-from worktree_coord.consolidate.plan import ConflictKind, plan
+from worktree_coord.consolidate.planning import ConflictKind, plan
 from worktree_coord.consolidate.specs import Relation, compare, satisfies
 
 

@@ -14,7 +14,7 @@ from conftest import snapshot, write
 from worktree_coord.consolidate import RootState, consolidate_root, declare_intent, derive_intents, plan
 from worktree_coord.consolidate.adapters import adapter_for
 from worktree_coord.consolidate.adapters.base import find_tool
-from worktree_coord.consolidate.plan import ConflictKind
+from worktree_coord.consolidate.planning import ConflictKind
 from worktree_coord.consolidate.textformat import load_toml, plain
 
 ROOT = '''[project]

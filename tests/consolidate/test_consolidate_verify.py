@@ -2,7 +2,7 @@
 
 from worktree_coord.consolidate.edits import EditError, edit_manifest
 from worktree_coord.consolidate.intent import Intent
-from worktree_coord.consolidate.plan import Change
+from worktree_coord.consolidate.planning import Change
 from worktree_coord.consolidate.verify import lock_diff
 
 import pytest

@@ -170,7 +170,7 @@ def test_a_merge_that_moves_member_manifests_under_a_consolidation_restarts_it_o
     relock request satisfied; the consolidation must start again from T1 instead."""
     import contextlib
 
-    from worktree_coord.consolidation import consolidate_run
+    from worktree_coord.coordinator.consolidation_phase import consolidate_run
 
     repo = npm_repo
     with Coordinator(repo) as coord:

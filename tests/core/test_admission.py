@@ -9,14 +9,14 @@ import time
 
 import pytest
 
-from worktree_coord import admission
+from worktree_coord.store import admission
 from worktree_coord.errors import BusyError
 from worktree_coord.store import SQLiteStore
 
 
 HOLDER = """
 import os, pathlib, sys, time
-from worktree_coord import admission
+from worktree_coord.store import admission
 from worktree_coord.store import SQLiteStore
 store = SQLiteStore(sys.argv[1])
 ready = pathlib.Path(sys.argv[2] + ".ready")
@@ -68,7 +68,7 @@ def test_first_come_first_served(tmp_path):
 
 def test_a_dead_owners_ticket_is_purged(tmp_path):
     store = SQLiteStore(tmp_path / "s.sqlite3")
-    dead = subprocess.run([sys.executable, "-c", "from worktree_coord.liveness import current_owner;"
+    dead = subprocess.run([sys.executable, "-c", "from worktree_coord.store.liveness import current_owner;"
                            "print(current_owner())"], capture_output=True, text=True).stdout.strip()
     ticket = store.enqueue("heavy", dead)
     assert store.try_admit(ticket, "heavy", 1)  # the dead process held the only place

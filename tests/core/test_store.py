@@ -70,7 +70,7 @@ def test_expired_records_are_reclaimed_and_collected(tmp_path):
 
 def test_gc_drops_leases_of_dead_owners(repo):
     with Coordinator(repo) as coord:
-        dead = subprocess.run([sys.executable, "-c", "from worktree_coord.liveness import current_owner;"
+        dead = subprocess.run([sys.executable, "-c", "from worktree_coord.store.liveness import current_owner;"
                                "print(current_owner())"], capture_output=True, text=True).stdout.strip()
         assert coord.store.acquire_lease("task:r1/t", dead, ttl=3600) is not None
         report = coord.gc()
@@ -86,15 +86,15 @@ def test_integrity_check_passes_on_a_used_store(repo):
 
 
 def test_lease_takeover_rules(tmp_path):
-    from worktree_coord import leases
-    from worktree_coord.liveness import current_owner
+    from worktree_coord.store import leases
+    from worktree_coord.store.liveness import current_owner
 
     store = SQLiteStore(tmp_path / "s.sqlite3")
     me = str(current_owner())
     # a live holder on this host keeps its lease even past the expiry time (a long verification)
     assert leases.may_take_over(me, time.time() - 10) is False
     # a dead holder loses it at once, however long its lease had to run
-    dead = subprocess.run([sys.executable, "-c", "from worktree_coord.liveness import current_owner;"
+    dead = subprocess.run([sys.executable, "-c", "from worktree_coord.store.liveness import current_owner;"
                            "print(current_owner())"], capture_output=True, text=True).stdout.strip()
     assert leases.may_take_over(dead, time.time() + 3600) is True
     store.acquire_lease("task:r/t", dead, ttl=3600)

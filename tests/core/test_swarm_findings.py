@@ -115,7 +115,7 @@ def test_drain_reports_a_task_its_own_finish_is_merging_instead_of_waiting(repo)
         assert coord.finish_task("r1", "t", merge=False).state == "finished"
         holder = subprocess.Popen([sys.executable, "-c", (
             "import sys, time\n"
-            "from worktree_coord import leases\n"
+            "from worktree_coord.store import leases\n"
             "from worktree_coord.store import SQLiteStore\n"
             f"store = SQLiteStore({coord.store.location!r})\n"
             "with leases.hold(store, 'task:r1/t', timeout=5):\n"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from ..consolidate.names import LOCKFILES
 from ..model import Boundary
 from .globs import validate_globs
 
@@ -39,10 +40,7 @@ DEFAULT_RESERVED: tuple[str, ...] = (
 # Lockfiles stay reserved even when a task creates one inside its own globs: a stray lock (say,
 # `npm install` run inside a workspace member) would turn that folder into a root of its own.
 # go.sum is not among them: it belongs to the new module whose go.mod the task creates.
-LOCKFILE_NAMES: frozenset[str] = frozenset({
-    "package-lock.json", "npm-shrinkwrap.json", "pnpm-lock.yaml", "yarn.lock", "bun.lock", "bun.lockb",
-    "Cargo.lock", "uv.lock", "poetry.lock", "go.work.sum",
-})
+LOCKFILE_NAMES: frozenset[str] = frozenset(LOCKFILES) - {"go.sum"}
 
 
 def reserved_patterns(add: Sequence[str] = (), remove: Sequence[str] = ()) -> tuple[str, ...]:

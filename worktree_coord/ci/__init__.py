@@ -1,11 +1,10 @@
-"""The CI face: `wtc check` as a Python function, and its output formats.
+"""The CI face: `wtc check`'s output formats, and the check's API re-exported for CI scripts.
 
-Stage: pre-merge check of a branch (read-only). Pipeline: revisions.py (which commits) ->
-manifest.py (the committed boundary) -> check.py (boundary and reserved findings, via
-`boundary.check_changes`) -> dryrun.py (structured dry-run merge into the target tip) -> report.py
-(a frozen CheckReport) -> one module per format (text, json_format, junit, sarif, github).
+The check itself is a capability below the coordinator (`worktree_coord.check`): it returns a
+frozen CheckReport. This package only lays that report out, one module per format: text,
+json_format, junit, sarif, github (`formats.render` picks one by name).
 
-Public API:
+Public API (kept here for CI scripts; the check's own home is `worktree_coord.check`):
     check(repo, *, head=None, base=None, target=None, own=(), read=(), run=None, task=None,
           manifest=None, merge=True, config=None, reporter=None, resolver=None) -> CheckReport
     check_staged(repo, *, own=(), read=(), manifest=None, config=None) -> CheckReport
@@ -15,11 +14,11 @@ Public API:
 
 from __future__ import annotations
 
-from .check import check, check_staged
+from ..check import check, check_staged
+from ..check.boundary_file import DEFAULT_MANIFEST
+from ..check.report import BoundarySource, CheckReport, Finding, MergeSummary
+from ..check.rules import RULES, Severity
 from .formats import FORMATS, render
-from .manifest import DEFAULT_MANIFEST
-from .report import BoundarySource, CheckReport, Finding, MergeSummary
-from .rules import RULES, Severity
 
 __all__ = [
     "BoundarySource", "CheckReport", "DEFAULT_MANIFEST", "FORMATS", "Finding", "MergeSummary", "RULES", "Severity",

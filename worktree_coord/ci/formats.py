@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Callable
 
 from . import github, json_format, junit, sarif, text
-from .report import CheckReport
+from ..check.report import CheckReport
 
 FORMATS: dict[str, Callable[[CheckReport], str]] = {
     "text": text.render,

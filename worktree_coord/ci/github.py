@@ -9,8 +9,8 @@ LF -> %0A; in property values additionally `:` -> %3A and `,` -> %2C. The last l
 
 from __future__ import annotations
 
-from .report import CheckReport
-from .rules import Severity, rule_info
+from ..check.report import CheckReport
+from ..check.rules import Severity, rule_info
 
 _COMMAND = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "notice"}
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .report import CHECK_SCHEMA_VERSION, CheckReport
+from ..check.report import CHECK_SCHEMA_VERSION, CheckReport
 
 SCHEMA = f"wtc.check/{CHECK_SCHEMA_VERSION}"
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from collections import defaultdict
 
-from .report import CheckReport, Finding
-from .rules import RULES, Category, Severity, rule_info
+from ..check.report import CheckReport, Finding
+from ..check.rules import RULES, Category, Severity, rule_info
 
 
 def _case(suite: ET.Element, classname: str, name: str) -> ET.Element:

@@ -15,8 +15,8 @@ from typing import Any
 from urllib.parse import quote
 
 from .. import __version__
-from .report import CheckReport
-from .rules import RULES, rule_info
+from ..check.report import CheckReport
+from ..check.rules import RULES, rule_info
 
 SARIF_SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 

@@ -7,7 +7,7 @@
 
 from __future__ import annotations
 
-from .report import CheckReport, Finding
+from ..check.report import CheckReport, Finding
 
 
 def _where(f: Finding) -> str:

@@ -1,6 +1,6 @@
 """`wtc check`: the CI pre-merge step (boundary, reserved files, dry-run merge) in five formats.
 
-Thin: parses flags, calls `worktree_coord.ci.check` (or `check_staged`), renders. Exit codes: 0 clean,
+Thin: parses flags, calls `worktree_coord.check.check` (or `check_staged`), renders through `ci/`. Exit codes: 0 clean,
 1 merge conflicts, 3 boundary violations (3 wins over 1), 2 bad input.
 """
 

@@ -4,11 +4,12 @@ Coordinator."""
 from __future__ import annotations
 
 import contextlib
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
 import typer
 
-from ..coordinator import Coordinator
+if TYPE_CHECKING:  # the coordinator (pygit2, the store, the merge engine) loads when a command runs
+    from ..coordinator import Coordinator
 
 RepoOption = typer.Option(".", "--repo", "-C", help="Path inside the git repository.", show_default=False)
 JsonOption = typer.Option(False, "--json", help="Print exactly one JSON object (with a `schema` field).")
@@ -20,6 +21,7 @@ RunOption = typer.Option(..., "--run", "-r", help="Run id.")
 def open_coordinator(repo: str, *, progress: str | None = None, json_mode: bool = False) -> Iterator[Coordinator]:
     """The Coordinator for `repo`; with `progress` (a label) long work draws a live display on a
     terminal (cli/progress.py), and stays silent when not a terminal or under --json."""
+    from ..coordinator import Coordinator
     from .progress import reporter_for
 
     if progress is None:

@@ -13,14 +13,12 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-from typing import Any, Iterator, TextIO
-
-from rich.console import Console, RenderableType
-from rich.progress import (BarColumn, MofNCompleteColumn, Progress, ProgressColumn, SpinnerColumn, Task, TaskID,
-                           TextColumn, TimeElapsedColumn)
-from rich.text import Text
+from typing import TYPE_CHECKING, Any, Iterator, TextIO
 
 from ..events import NullReporter, Reporter
+
+if TYPE_CHECKING:  # rich loads only when a display is drawn: a pipe or --json never pays for it
+    from rich.progress import ProgressColumn, TaskID
 
 
 def describe(kind: str, data: dict[str, Any]) -> str:
@@ -31,26 +29,31 @@ def describe(kind: str, data: dict[str, Any]) -> str:
     return " ".join(str(part) for part in (verb, subject, state) if part)
 
 
-class _WhenCounted(ProgressColumn):
-    """Show `inner` only once the work has a known size (a bar without a total is just noise)."""
+def _when_counted(inner: ProgressColumn) -> ProgressColumn:
+    """`inner`, shown only once the work has a known size (a bar without a total is just noise)."""
+    from rich.console import RenderableType
+    from rich.progress import ProgressColumn, Task
+    from rich.text import Text
 
-    def __init__(self, inner: ProgressColumn):
-        super().__init__()
-        self.inner = inner
+    class WhenCounted(ProgressColumn):
+        def render(self, task: Task) -> RenderableType:
+            return inner.render(task) if task.total is not None else Text("")
 
-    def render(self, task: Task) -> RenderableType:
-        return self.inner.render(task) if task.total is not None else Text("")
+    return WhenCounted()
 
 
 class RichProgress:
     """A live progress display on `stream` (default stderr); start() before events, stop() after."""
 
     def __init__(self, label: str, *, stream: TextIO | None = None, force_terminal: bool | None = None):
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
         self.label = label
         self.console = Console(file=stream or sys.stderr, force_terminal=force_terminal, soft_wrap=False)
         self.progress = Progress(
             SpinnerColumn(), TextColumn("[bold]{task.fields[label]}[/bold] {task.description}"),
-            _WhenCounted(BarColumn()), _WhenCounted(MofNCompleteColumn()), TimeElapsedColumn(),
+            _when_counted(BarColumn()), _when_counted(MofNCompleteColumn()), TimeElapsedColumn(),
             console=self.console, transient=True,
         )
         self._task: TaskID | None = None

@@ -33,7 +33,7 @@ from worktree_coord.consolidate.manifests import (
     read_manifest,
     read_pnpm_workspace,
 )
-from worktree_coord.consolidate.plan import Change, ConflictKind, IntentConflict
+from worktree_coord.consolidate.planning import Change, ConflictKind, IntentConflict
 
 MANIFEST_OF: dict[Ecosystem, str] = {
     Ecosystem.NPM: "package.json", Ecosystem.PNPM: "package.json", Ecosystem.YARN: "package.json",

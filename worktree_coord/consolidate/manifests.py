@@ -13,7 +13,6 @@ Invariants:
 from __future__ import annotations
 
 import json
-import posixpath
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,53 +21,11 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
 from worktree_coord.consolidate.intent import DepValue, Ecosystem
+from worktree_coord.consolidate.names import LOCKFILES, FileKind, classify_path  # noqa: F401 (re-exported)
 from worktree_coord.consolidate.textformat import ManifestParseError, load_json, load_toml, load_yaml, plain
-
-LOCKFILES: dict[str, Ecosystem] = {
-    "package-lock.json": Ecosystem.NPM,
-    "npm-shrinkwrap.json": Ecosystem.NPM,
-    "pnpm-lock.yaml": Ecosystem.PNPM,
-    "yarn.lock": Ecosystem.YARN,
-    "bun.lock": Ecosystem.BUN,
-    "bun.lockb": Ecosystem.BUN,
-    "Cargo.lock": Ecosystem.CARGO,
-    "uv.lock": Ecosystem.UV,
-    "poetry.lock": Ecosystem.POETRY,
-    "go.sum": Ecosystem.GO,
-    "go.work.sum": Ecosystem.GO,
-}
 
 NPM_GROUPS = ("dependencies", "devDependencies", "optionalDependencies", "peerDependencies")
 CARGO_GROUPS = ("dependencies", "dev-dependencies", "build-dependencies")
-
-
-@dataclass(frozen=True)
-class FileKind:
-    kind: str            # "manifest" | "lockfile"
-    format: str          # "package.json", "cargo", "pyproject", "requirements", "go.mod", "go.work", "pnpm-workspace", "lock"
-    ecosystem: Ecosystem
-
-
-def classify_path(path: str) -> FileKind | None:
-    """What reserved-file kind `path` is, or None when it is no manifest or lockfile we know."""
-    base = posixpath.basename(path)
-    if base in LOCKFILES:
-        return FileKind("lockfile", "lock", LOCKFILES[base])
-    if base == "package.json":
-        return FileKind("manifest", "package.json", Ecosystem.NPM)
-    if base == "Cargo.toml":
-        return FileKind("manifest", "cargo", Ecosystem.CARGO)
-    if base == "pyproject.toml":
-        return FileKind("manifest", "pyproject", Ecosystem.UV)
-    if re.fullmatch(r"requirements.*\.(txt|in)", base):
-        return FileKind("manifest", "requirements", Ecosystem.PIP_TOOLS)
-    if base == "go.mod":
-        return FileKind("manifest", "go.mod", Ecosystem.GO)
-    if base == "go.work":
-        return FileKind("manifest", "go.work", Ecosystem.GO)
-    if base == "pnpm-workspace.yaml":
-        return FileKind("manifest", "pnpm-workspace", Ecosystem.PNPM)
-    return None
 
 
 def normalize_name(ecosystem: Ecosystem, name: str) -> str:

@@ -11,7 +11,7 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any
 
-from worktree_coord.consolidate.plan import Change, IntentConflict
+from worktree_coord.consolidate.planning import Change, IntentConflict
 
 
 class RootState(str, enum.Enum):

@@ -14,7 +14,7 @@ from pathlib import Path
 from worktree_coord.consolidate.adapters.base import ToolAdapter
 from worktree_coord.consolidate.intent import Op
 from worktree_coord.consolidate.manifests import read_manifest
-from worktree_coord.consolidate.plan import Change, current_value, target_value
+from worktree_coord.consolidate.planning import Change, current_value, target_value
 from worktree_coord.consolidate.result import LockDiff
 from worktree_coord.consolidate.specs import satisfies
 from worktree_coord.consolidate.textformat import ManifestParseError

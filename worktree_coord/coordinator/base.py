@@ -13,7 +13,7 @@ from typing import Self
 import os
 from pathlib import Path
 
-from .. import admission
+from ..store import admission
 from ..config import Config, load_config
 from ..errors import NotFoundError, UsageError
 from ..events import NullReporter, Reporter

@@ -38,7 +38,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from .. import leases
+from ..store import leases
 from ..errors import BusyError
 from ..gitrepo import delete_tombstone, is_tombstone
 from ..model import TaskRecord, TaskState

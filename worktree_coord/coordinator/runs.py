@@ -6,7 +6,7 @@ import os
 import time
 
 from ..errors import UsageError
-from ..idempotency import Outcome, default_key, run_once
+from ..store.idempotency import Outcome, default_key, run_once
 from ..model import RunRecord, RunState, validate_name
 from ..results import (RunStarted, RunStatus)
 
@@ -59,8 +59,11 @@ class RunOperations(CoordinatorBase):
         return RunStarted.from_json(done.outcome.result, replayed=done.replayed)
 
     def status(self, run_id: str | None = None) -> RunStatus:
-        """The runs (all, or one) and their tasks at a glance."""
+        """The runs (all, or one) and their tasks at a glance. Without `run_id`, a repository with
+        exactly one run shows that run's tasks; with several, each run with its task counts."""
         runs = [self._run(run_id)] if run_id else self.store.list_runs()
+        if run_id is None and len(runs) == 1:
+            run_id = runs[0].run_id
         tasks = self.store.list_tasks(run_id) if run_id else []
         counts: dict[str, int] = {}
         now = time.time()
@@ -78,5 +81,12 @@ class RunOperations(CoordinatorBase):
         if run_id:
             for row in self.store.list_intents(run_id):
                 intents[row["state"]] = intents.get(row["state"], 0) + 1
-        return RunStatus(runs=[r.to_json() for r in runs], tasks=rows, counts=counts, intents=intents)
+        run_rows = [r.to_json() for r in runs]
+        if run_id is None:
+            for row in run_rows:
+                per_run: dict[str, int] = {}
+                for task in self.store.list_tasks(row["run"]):
+                    per_run[task.state.value] = per_run.get(task.state.value, 0) + 1
+                row["counts"] = per_run
+        return RunStatus(runs=run_rows, tasks=rows, counts=counts, intents=intents)
 

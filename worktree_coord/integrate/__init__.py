@@ -3,10 +3,12 @@
 Commits and refs in, frozen result dataclasses out; nothing here knows about runs, tasks or the
 store. Pipeline of one merge (engine.py has the details and the invariants):
 
+    mergeable.py  the commit of a task that merges: its tip, or a child without its reserved-file edits
     history.py    does the task descend from the pinned commit? is it already merged?
     fastpath.py   pygit2 merge that rewrites only the subtrees the task changed
     mergetree.py  git merge-tree (persistent --stdin process) when both sides touched a path
-    resolve.py    conflicted files -> resolver (default: git's diff3 line merge)
+    resolve.py    conflicted files -> resolver (default: git's diff3 line merge; `structured_resolver`
+                  hands them to the structured merge engine)
     trees.py      write resolved blobs into the merged tree by path
     refs.py       compare-and-swap of the ref; fast_forward for `land`
 
@@ -34,9 +36,10 @@ from __future__ import annotations
 
 from .engine import Integrator, already_merged, close_all, conflict_kind, merge_into
 from .fastpath import NotFast, fast_merge_trees
+from .mergeable import MERGE_IDENTITY, mergeable_commit, signature
 from .mergetree import MergeTreeProcess, merge_tree_once
 from .refs import StaleRef, compare_and_swap, fast_forward, read_ref
-from .resolve import FileToResolve, Resolver, line_resolve
+from .resolve import FileToResolve, Resolver, labelled_resolver, line_resolve, structured_resolver
 from .result import (
     ConflictedFile,
     FastForwardResult,
@@ -48,6 +51,7 @@ from .result import (
 )
 
 __all__ = [
+    "MERGE_IDENTITY",
     "ConflictedFile",
     "FastForwardResult",
     "FileToResolve",
@@ -70,5 +74,9 @@ __all__ = [
     "line_resolve",
     "merge_into",
     "merge_tree_once",
+    "labelled_resolver",
+    "mergeable_commit",
     "read_ref",
+    "signature",
+    "structured_resolver",
 ]

@@ -5,7 +5,7 @@ an absent base is b""). Output: a mapping path -> `FileMerge` (worktree_coord.me
 `merged` bytes replace the file in the merged tree when `clean` is True.
 
 `merge_into` takes any callable with that signature as `resolve=`; the merge queue passes
-`worktree_coord.merge.resolve_conflicted_files` (the structured, declaration-level merger).
+`structured_resolver` below (the structured, declaration-level merger of `worktree_coord.merge`).
 `line_resolve` below is the default stand-in: git's own diff3 line merge (`git merge-file -p
 --diff3`), the same xdiff code libgit2 uses, so a clean result here is exactly git's. It never
 invents a resolution: anything git cannot merge comes back `clean=False`, with each conflict block
@@ -38,6 +38,26 @@ class FileToResolve:
 
 
 Resolver = Callable[[Sequence[FileToResolve]], Mapping[str, FileMerge]]
+
+
+def labelled_resolver(ours: str, theirs: str, base: str = LABEL_BASE) -> Resolver:
+    """The structured merge engine (`worktree_coord.merge.merge_file`, loaded on the first conflict)
+    as a resolver whose conflict markers name where each side came from: `<<<<<<< {ours}` above the
+    merge's "ours" (git's sense: the side merged into), `>>>>>>> {theirs}` below the side merged in.
+    Each caller names its own sides, so a block's label always matches its content (a task update
+    merges integration into the task: "ours" is the task there, not integration)."""
+    labels = (ours, base, theirs)
+
+    def resolve(files: Sequence[FileToResolve]) -> Mapping[str, FileMerge]:
+        from ..merge import merge_file
+
+        return {f.path: merge_file(f.base, f.ours, f.theirs, f.path, labels=labels) for f in files}
+
+    return resolve
+
+
+# The resolver for callers that name no sides: something merged into an integration branch.
+structured_resolver = labelled_resolver(LABEL_OURS, LABEL_THEIRS)
 
 
 def line_resolve(files: Sequence[FileToResolve]) -> dict[str, FileMerge]:

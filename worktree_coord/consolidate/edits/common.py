@@ -1,15 +1,13 @@
-"""Dispatch of a structural edit to the editor of the manifest's format."""
+"""Dispatch of a structural edit to the editor of the manifest's format.
+
+The editors raise `EditError`, which lives in `worktree_coord.errors` with every other error, so
+they import nothing from here and this dispatcher is the only module that imports them.
+"""
 
 from __future__ import annotations
 
 from worktree_coord.consolidate.intent import Intent
-from worktree_coord.errors import UsageError
-
-
-class EditError(UsageError):
-    """An intent that cannot be applied to its manifest (shape not expressible, key missing)."""
-
-    kind = "edit"
+from worktree_coord.errors import EditError
 
 
 def edit_manifest(path: str, data: bytes | None, intent: Intent) -> bytes:

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from worktree_coord.consolidate.edits.common import EditError
 from worktree_coord.consolidate.intent import Intent, Op
 from worktree_coord.consolidate.manifests import normalize_member
+from worktree_coord.errors import EditError
 
 
 @dataclass(frozen=True)

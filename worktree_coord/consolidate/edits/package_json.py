@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import json
 
-from worktree_coord.consolidate.edits.common import EditError
 from worktree_coord.consolidate.edits.json_text import rewrite_json
 from worktree_coord.consolidate.intent import Ecosystem, Intent, Op
 from worktree_coord.consolidate.textformat import json_style, load_json
+from worktree_coord.errors import EditError
 
 
 def npm_spec_text(intent: Intent) -> str:

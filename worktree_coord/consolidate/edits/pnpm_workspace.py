@@ -25,11 +25,11 @@ from typing import Any
 
 import yaml
 
-from worktree_coord.consolidate.edits.common import EditError
 from worktree_coord.consolidate.edits.package_json import npm_spec_text
 from worktree_coord.consolidate.intent import Intent, Op
 from worktree_coord.consolidate.manifests import normalize_member
 from worktree_coord.consolidate.textformat import ManifestParseError, load_yaml
+from worktree_coord.errors import EditError
 
 _KEY_LINE = re.compile(r"""^(?P<indent>[ ]*)(?P<key>"(?:[^"\\]|\\.)*"|'(?:[^']|'')*'|[^\s#'"][^:#]*?)\s*:(?P<rest>(?:\s.*)?)$""")
 _ITEM_LINE = re.compile(r"^(?P<indent>[ ]*)-(?P<rest>(?:\s.*)?)$")

@@ -8,10 +8,10 @@ import tomlkit
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
-from worktree_coord.consolidate.edits.common import EditError
 from worktree_coord.consolidate.edits.toml_values import inline_table, table_path
 from worktree_coord.consolidate.intent import Ecosystem, Intent, Op
 from worktree_coord.consolidate.textformat import dump_toml, load_toml
+from worktree_coord.errors import EditError
 
 
 def requirement_text(intent: Intent, name: str | None = None) -> str:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from worktree_coord.consolidate.edits.common import EditError
 from worktree_coord.consolidate.edits.pyproject import requirement_text
 from worktree_coord.consolidate.intent import Intent, Op
 from worktree_coord.consolidate.manifests import pep508, requirement_lines
+from worktree_coord.errors import EditError
 
 
 def edit(path: str, data: bytes, intent: Intent) -> bytes:

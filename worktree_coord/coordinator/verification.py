@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .gitrepo import GitRepo
+from ..gitrepo import GitRepo
 
 OUTPUT_TAIL_BYTES = 4000
 

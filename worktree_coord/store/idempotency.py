@@ -20,10 +20,10 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from .errors import BusyError, IdempotencyMismatch, WtcError
+from ..errors import BusyError, IdempotencyMismatch, WtcError
 from .liveness import Owner, current_owner, is_alive
-from .model import dumps
-from .store import ClaimStatus, Store
+from ..model import dumps
+from .base import ClaimStatus, Store
 
 
 @dataclass(frozen=True)

@@ -15,10 +15,10 @@ import random
 import time
 from typing import Iterator
 
-from .errors import BusyError
+from ..errors import BusyError
 from .leases import holder_is_dead
 from .liveness import current_owner
-from .store import Store
+from .base import Store
 
 
 def default_limit() -> int:

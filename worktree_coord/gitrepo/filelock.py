@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 from typing import Iterator
 
-from .errors import BusyError
+from ..errors import BusyError
 
 
 @contextlib.contextmanager

@@ -30,8 +30,8 @@ from typing import Iterator, Sequence
 import pygit2
 
 from . import filelock
-from .crashpoints import crash_point
-from .errors import GitError, NotFoundError, UsageError
+from ..crashpoints import crash_point
+from ..errors import GitError, NotFoundError, UsageError
 
 EXCLUDE_LINE = "/.wtc/"
 WTC_DIR = "wtc"          # under the git common dir: store, locks
@@ -466,29 +466,32 @@ class GitRepo:
             raise GitError(f"git merge failed: {done.stderr.decode('utf-8', 'replace').strip()}")
         return paths
 
-    def structured_merge_in_worktree(self, path: Path, rel: str, resolver) -> bool:  # type: ignore[no-untyped-def]
-        """Re-merge one conflicted file of an in-progress merge with `resolver` (from its index
-        stages); write the result into the file, staging it when clean. Returns whether it is clean."""
-        from .integrate import FileToResolve
+    def index_stage(self, path: Path, rel: str, stage: int) -> bytes | None:
+        """The content of `rel` at merge stage `stage` (1 base, 2 ours, 3 theirs) in the index of the
+        worktree at `path`, during a conflicted merge; None when that side has no such file."""
+        done = self.git("show", f":{stage}:{rel}", cwd=path, check=False)
+        return done.stdout if done.returncode == 0 else None
 
-        def stage(number: int) -> bytes | None:
-            done = self.git("show", f":{number}:{rel}", cwd=path, check=False)
-            return done.stdout if done.returncode == 0 else None
-
-        base, ours, theirs = stage(1), stage(2), stage(3)
-        if ours is None or theirs is None:
-            return False  # delete/modify: leave git's own state for the agent
-        result = resolver([FileToResolve(rel, base or b"", ours, theirs)])[rel]
-        (path / rel).write_bytes(result.merged)
-        if result.clean:
-            self.git("add", "--sparse", "--", rel, cwd=path)
-        return result.clean
+    def stage_path(self, path: Path, rel: str) -> None:
+        """`git add` one path in the worktree at `path` (outside its sparse cone too)."""
+        self.git("add", "--sparse", "--", rel, cwd=path)
 
     def commits_between(self, old: str, new: str) -> list[str]:
         """Commits reachable from `new` and not from `old`, newest first."""
         walker = self.repo.walk(pygit2.Oid(hex=new), pygit2.enums.SortMode.TOPOLOGICAL)
         walker.hide(pygit2.Oid(hex=old))
         return [str(c.id) for c in walker]
+
+    def first_parent_line(self, tip: str, stop: str) -> list[tuple[str, str, str]]:
+        """(commit, first parent, message) for each commit on `tip`'s first-parent line, newest
+        first, down to (not including) `stop` or a root commit: a branch's own history, one entry per
+        merge or commit made on it."""
+        out = []
+        commit = self.repo[pygit2.Oid(hex=tip)].peel(pygit2.Commit)
+        while str(commit.id) != stop and commit.parent_ids:
+            out.append((str(commit.id), str(commit.parent_ids[0]), commit.message))
+            commit = self.repo[commit.parent_ids[0]].peel(pygit2.Commit)
+        return out
 
     def worktree_on_branch(self, ref: str) -> Path | None:
         """The worktree (main checkout included) that has `ref` checked out, if any."""
@@ -514,6 +517,46 @@ class GitRepo:
             return None
         obj = self.repo[entry.id]
         return obj.read_raw() if isinstance(obj, pygit2.Blob) else None
+
+    # ---- a checkout as its caller sees it (a hook, a CI step) ----------------------------------
+
+    def checkout_head(self, path: str | os.PathLike[str]) -> str | None:
+        """The commit HEAD names in the checkout at `path`, None while HEAD is unborn. `self.repo`
+        opens the common git dir, whose HEAD is the main checkout's; a linked worktree (a task's)
+        has its own. NotFoundError when `path` is in no repository."""
+        found = pygit2.discover_repository(str(path))
+        if found is None:
+            raise NotFoundError(f"{path} is not inside a git repository", fix="run inside a git repository")
+        here = pygit2.Repository(found)
+        if here.head_is_unborn:
+            return None
+        return str(here.head.peel(pygit2.Commit).id)
+
+    def caller_toplevel(self, path: Path) -> Path:
+        """The top folder of the checkout at `path`, as the caller's git sees it."""
+        return Path(self._git_as_caller(path, "rev-parse", "--show-toplevel"))
+
+    def caller_index_tree(self, path: Path) -> str:
+        """The index of the checkout at `path` written as a tree (its id). It honours the caller's
+        GIT_INDEX_FILE: a pre-commit hook runs against a temporary index, and that is the one to read."""
+        return self._git_as_caller(path, "write-tree")
+
+    def caller_head(self, path: Path) -> str | None:
+        """The commit HEAD names for the caller's git at `path`, None while HEAD is unborn."""
+        return self._git_as_caller(path, "rev-parse", "--verify", "-q", "HEAD", check=False) or None
+
+    def empty_tree(self) -> str:
+        """The id of the empty tree, written to the object database (a diff base for a first commit)."""
+        return str(self.repo.TreeBuilder().write())
+
+    def _git_as_caller(self, path: Path, *args: str, check: bool = True) -> str:
+        # Unlike `git()`, this keeps the caller's GIT_* environment (GIT_INDEX_FILE above all): these
+        # reads must see exactly what the caller's own git would.
+        done = subprocess.run(["git", *args], cwd=path, capture_output=True, env=dict(os.environ, LC_ALL="C"))
+        if check and done.returncode != 0:
+            raise GitError(f"git {' '.join(args)} failed in {path}: {done.stderr.decode('utf-8', 'replace').strip()}",
+                           details={"args": list(args), "cwd": str(path)})
+        return done.stdout.decode("utf-8", "surrogateescape").strip()
 
     def has_uncommitted(self, path: Path) -> bool:
         out = self.git("status", "--porcelain", "--untracked-files=all", cwd=path, check=False)

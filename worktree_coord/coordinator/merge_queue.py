@@ -1,13 +1,12 @@
-"""The merge queue's bookkeeping: which commit of a task merges, in what order, and what a conflict
-report says. The git work itself (tree merge, merge commit, compare-and-swap of the ref) is
-`worktree_coord.integrate`; conflicted files go through the structured merge engine.
+"""The merge queue's bookkeeping: in what order tasks merge, and what a conflict report says.
+
+The git work itself is `worktree_coord.integrate`: which commit of a task merges
+(`mergeable_commit`: reserved-file edits never reach integration through a merge, they wait for
+consolidation), the tree merge, the merge commit, the compare-and-swap of the ref; conflicted
+files go through `structured_resolver` (the structured merge engine). Those names are re-exported
+here because the coordinator reaches the queue's vocabulary as `merge_queue.X`.
 
 Invariants:
-- reserved-file edits never reach integration through a merge: a task whose branch edits them is
-  merged through a derived commit (child of the task tip) that puts those paths back as they were at
-  the task's base; the edits wait for consolidation;
-- derived commits are deterministic (fixed identity and time), so a retry after a crash derives the
-  same commit and the "already merged" check recognises it;
 - the drain order is deterministic: tasks whose owned packages are dependencies of other tasks'
   packages first, then finish time, then name.
 """
@@ -15,54 +14,25 @@ Invariants:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Sequence
 
-import pygit2
+from ..boundary import matches
+from ..boundary.globs import literal_prefix
+from ..integrate import IntegrationResult, Resolver, labelled_resolver
+from ..integrate import MERGE_IDENTITY, mergeable_commit, signature, structured_resolver  # noqa: F401 (re-exported)
+from ..model import TaskRecord
 
-from .boundary import matches
-from .boundary.globs import literal_prefix
-from .integrate import FileToResolve, IntegrationResult
-from .integrate.trees import update_tree
-from .merge.result import FileMerge
-from .model import TaskRecord
-
-MERGE_IDENTITY = ("worktree_coord", "wtc@worktree-coord.invalid")
 EXCERPT_LINES = 12
 
 
-def signature(when: int = 0) -> pygit2.Signature:
-    name, email = MERGE_IDENTITY
-    return pygit2.Signature(name, email, when, 0) if when else pygit2.Signature(name, email)
+def integration_resolver(run: str, task: str) -> Resolver:
+    """Merging task `task` into run `run`'s integration branch: ours = integration, theirs = the task."""
+    return labelled_resolver(f"integration {run}", f"task {task}")
 
 
-def mergeable_commit(repo: pygit2.Repository, tip: str, base: str, reserved_paths: Sequence[str], task: str) -> str:
-    """The commit to merge for a task: its tip, or a deterministic child of it with every reserved
-    path put back as it was at `base` (deleted if it did not exist there)."""
-    if not reserved_paths:
-        return tip
-    base_tree = repo[pygit2.Oid(hex=base)].peel(pygit2.Tree)
-    tip_commit = repo[pygit2.Oid(hex=tip)].peel(pygit2.Commit)
-    changes: dict[str, tuple[pygit2.Oid, int] | None] = {}
-    for path in reserved_paths:
-        try:
-            entry = base_tree[path]
-            changes[path] = (entry.id, entry.filemode)
-        except KeyError:
-            changes[path] = None
-    tree = update_tree(repo, tip_commit.tree_id, changes)
-    when = tip_commit.commit_time  # fixed: the same inputs give the same commit id on a retry
-    sig = signature(when)
-    message = (f"wtc: {task} without its reserved-file edits\n\n"
-               "These paths wait for the consolidation phase:\n" + "".join(f"  {p}\n" for p in reserved_paths))
-    return str(repo.create_commit(None, sig, sig, message, tree, [tip_commit.id]))
-
-
-def structured_resolver(files: Sequence[FileToResolve]) -> Mapping[str, FileMerge]:
-    """Resolve conflicted files with the structured merge engine (loaded on first conflict)."""
-    from .merge import merge_file
-
-    return {f.path: merge_file(f.base, f.ours, f.theirs, f.path, labels=("integration", "base", "task"))
-            for f in files}
+def update_resolver(run: str, task: str) -> Resolver:
+    """`task update`, integration merged into the task's branch: ours = the task, theirs = integration."""
+    return labelled_resolver(f"task {task}", f"integration {run}")
 
 
 def conflict_report(result: IntegrationResult, merged_tasks: Iterable[TaskRecord]) -> list[dict[str, Any]]:

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import os
 
-import pygit2
-
 from ..errors import NotFoundError, UsageError
 from ..gitrepo import GitRepo
 
@@ -32,13 +30,13 @@ def resolve(git: GitRepo, rev: str, what: str) -> str:
 def resolve_head(git: GitRepo, path: str | os.PathLike[str]) -> str:
     """The commit HEAD names in the checkout at `path`. GitRepo opens the common git dir, whose HEAD
     is the main checkout's; inside a linked worktree (a task's) HEAD is that worktree's own."""
-    found = pygit2.discover_repository(str(path))
-    if found is None:
+    try:
+        head = git.checkout_head(path)
+    except NotFoundError:
         return resolve(git, "HEAD", "head")
-    here = pygit2.Repository(found)
-    if here.head_is_unborn:
+    if head is None:
         raise UsageError("HEAD has no commits yet", fix="commit first, or pass --head REV")
-    return str(here.head.peel(pygit2.Commit).id)
+    return head
 
 
 def default_target(git: GitRepo) -> str:

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from typing import Callable, Iterable, Sequence
 
-from .consolidate import Intent, classify_path, derive_intents, find_root, unexpressed_changes
-from .consolidate.derive import detect_ecosystem
-from .errors import WtcError
-from .gitrepo import Change
+from ..consolidate import Intent, classify_path, derive_intents, find_root, unexpressed_changes
+from ..consolidate.derive import detect_ecosystem
+from ..errors import WtcError
+from ..gitrepo import Change
 
 
 def derive_task_intents(reserved: Sequence[Change], owned: Sequence[Change], *, task: str, since: str,
@@ -58,7 +58,7 @@ def derive_task_intents(reserved: Sequence[Change], owned: Sequence[Change], *, 
 
 
 def _has_lockfile(root: str, paths: frozenset[str]) -> bool:
-    from .consolidate.manifests import LOCKFILES
+    from ..consolidate.names import LOCKFILES
 
     prefix = f"{root}/" if root else ""
     return any(f"{prefix}{name}" in paths for name in LOCKFILES)

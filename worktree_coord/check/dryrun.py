@@ -1,12 +1,12 @@
 """The dry-run merge: would the branch merge into the target tip, and where would it conflict?
 
 Stage: merge preview for `wtc check`. Input: the head commit, the target tip, the merge base, the
-reserved paths the branch edited, and a resolver (default `queue.structured_resolver`, which uses
-the structured merge engine when it is installed). Output: a `DryRun` with the conflicts left after
-the resolver, each located by declaration and lines.
+reserved paths the branch edited, and a resolver (default: the structured merge engine, its markers
+labelled with the target's name above and the head's below, as a real merge into the target would).
+Output: a `DryRun` with the conflicts left after the resolver, each located by declaration and lines.
 
 It does what the merge queue does, minus every write that matters: reserved-file edits are taken
-out through `queue.mergeable_commit` (they are consolidated later, never text-merged), git
+out through `integrate.mergeable_commit` (they are consolidated later, never text-merged), git
 merge-tree (`integrate.merge_tree_once`) merges the trees, and the files it leaves conflicted go to
 the resolver. Invariants: no ref moves, no index or worktree is written; the only writes are
 unreachable objects in the object database (the derived commit, merge-tree's trees and blobs),
@@ -18,11 +18,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-import pygit2
-
-from .. import queue
 from ..gitrepo import GitRepo
-from ..integrate import ConflictedFile, FileToResolve, Resolver, conflict_kind, merge_tree_once
+from ..integrate import (
+    ConflictedFile,
+    FileToResolve,
+    Resolver,
+    conflict_kind,
+    labelled_resolver,
+    merge_tree_once,
+    mergeable_commit,
+)
 from ..merge.result import FileMerge
 from .lines import locate_text
 from .report import Finding, MergeSummary
@@ -37,11 +42,13 @@ class DryRun:
 
 
 def dry_run_merge(git: GitRepo, head: str, target: str, target_tip: str, base: str,
-                  reserved_paths: Sequence[str], resolver: Resolver | None = None) -> DryRun:
-    """Merge `head` (minus its reserved-file edits) into `target_tip` in memory; report what conflicts."""
+                  reserved_paths: Sequence[str], resolver: Resolver | None = None, *,
+                  head_label: str = "head") -> DryRun:
+    """Merge `head` (minus its reserved-file edits) into `target_tip` in memory; report what conflicts.
+    The target is "ours" (merged into), the head "theirs", and the markers say so by name."""
     repo = git.repo
-    resolve = resolver or queue.structured_resolver
-    mergeable = queue.mergeable_commit(repo, head, base, list(reserved_paths), "check") if reserved_paths else head
+    resolve = resolver or labelled_resolver(target, head_label)
+    mergeable = mergeable_commit(repo, head, base, list(reserved_paths), "check") if reserved_paths else head
     if git.is_ancestor(mergeable, target_tip):
         return DryRun(MergeSummary(True, True, target, target_tip, git.commit_tree_id(target_tip),
                                    reason="the branch is already in the target"), ())
@@ -55,9 +62,8 @@ def dry_run_merge(git: GitRepo, head: str, target: str, target_tip: str, base: s
     for item in outcome.conflicts:
         if conflict_kind(item) in ("content", "add_add"):
             assert item.ours is not None and item.theirs is not None
-            offered.append(FileToResolve(item.path, repo[pygit2.Oid(hex=item.base.oid)].read_raw() if item.base else b"",
-                                         repo[pygit2.Oid(hex=item.ours.oid)].read_raw(),
-                                         repo[pygit2.Oid(hex=item.theirs.oid)].read_raw()))
+            offered.append(FileToResolve(item.path, git.read_blob(item.base.oid) if item.base else b"",
+                                         git.read_blob(item.ours.oid), git.read_blob(item.theirs.oid)))
     results = resolve(offered) if offered else {}
     resolved: list[str] = []
     findings: list[Finding] = []
@@ -66,8 +72,8 @@ def dry_run_merge(git: GitRepo, head: str, target: str, target_tip: str, base: s
         if result is not None and result.clean:
             resolved.append(item.path)
             continue
-        head_bytes = repo[pygit2.Oid(hex=item.theirs.oid)].read_raw() if item.theirs else b""
-        findings.extend(_findings(item, conflict_kind(item), result, head_bytes, target))
+        head_bytes = git.read_blob(item.theirs.oid) if item.theirs else b""
+        findings.extend(_findings(item, conflict_kind(item), result, head_bytes, target, head_label))
     if not outcome.conflicts:  # git said "conflicted" and named no file: never guess, report it
         findings.append(Finding("merge_conflict", "", "git merge-tree reported a conflict without naming a file",
                                 Severity.ERROR, details={"kind": "unlisted"}))
@@ -77,7 +83,7 @@ def dry_run_merge(git: GitRepo, head: str, target: str, target_tip: str, base: s
 
 
 def _findings(item: ConflictedFile, kind: str, result: FileMerge | None, head_bytes: bytes,
-              target: str) -> list[Finding]:
+              target: str, head_label: str) -> list[Finding]:
     blocks = result.conflicts if result is not None else ()
     if not blocks:
         what = {"modify_delete": "one side deleted the file and the other changed it",
@@ -96,6 +102,8 @@ def _findings(item: ConflictedFile, kind: str, result: FileMerge | None, head_by
             Severity.ERROR, start, end, block.declaration,
             details={"kind": block.kind, "merged_start_line": block.start_line, "merged_end_line": block.end_line,
                      "lines_in": "head" if where else "merged", "base": block.base, "ours": block.ours,
-                     "theirs": block.theirs, "strategy": result.strategy.value if result else None},
+                     "theirs": block.theirs, "strategy": result.strategy.value if result else None,
+                     # `ours` is the target (merged into), `theirs` the head: the labels its markers carry
+                     "labels": {"ours": target, "base": "base", "theirs": head_label}},
         ))
     return out

@@ -12,9 +12,9 @@ import random
 import time
 from typing import Iterator
 
-from .errors import BusyError
+from ..errors import BusyError
 from .liveness import Owner, current_owner, is_alive
-from .store import Store
+from .base import Store
 
 DEFAULT_LEASE_TTL = 3600.0
 

@@ -1,6 +1,6 @@
 """What `wtc check` returns: a frozen CheckReport of findings, and the exit code they imply.
 
-Stage: the result of the CI check (built by `ci.check`, rendered by one module per format). Every
+Stage: the result of the CI check (built by `check.check`, rendered by one module per format in `ci/`). Every
 field is plain data: formats never recompute anything, they only lay it out. Invariants: findings
 are sorted (path, line, rule) so every format lists them in one order; `exit_code` is 3 when any
 finding is a boundary violation, else 1 when any is a merge conflict, else 0 (notes and warnings

@@ -112,11 +112,11 @@ DEMO_TASKS: tuple[DemoTask, ...] = (
 
 def fixture_dir() -> Path:
     """The demo project's files: fixtures/demo in a source checkout (the README installs editable)."""
-    here = Path(__file__).resolve().parent
+    here = Path(__file__).resolve().parents[1]  # the worktree_coord package
     for candidate in (here.parent / "fixtures" / "demo", here / "_demo_project"):
         if (candidate / "package.json").is_file():
             return candidate
-    from .errors import NotFoundError
+    from ..errors import NotFoundError
 
     raise NotFoundError("the demo project files (fixtures/demo) are not installed",
                         fix="install from a source checkout: pip install -e .")

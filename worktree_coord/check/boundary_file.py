@@ -11,7 +11,7 @@ commits like any other.
     read = ["packages/shared/**"]      # optional: what it reads (documentation for reviewers)
     target = "main"                    # optional: the branch it merges into (default: the default branch)
 
-Which copy governs (check.py): the one at the merge base when it exists there, so a branch cannot
+Which copy governs (pipeline.py): the one at the merge base when it exists there, so a branch cannot
 widen its own boundary by editing the file; else the one the branch adds. Either way a branch that
 adds, changes or deletes the manifest gets a `manifest_changed` warning for its reviewer.
 

@@ -1,10 +1,11 @@
 """`wtc check` as a function: boundary, reserved files and a dry-run merge of a branch, read-only.
 
-Stage: the CI pre-merge step (a face's logic, below the faces). Input: a repository and what to
-compare (head, target, base; defaults in revisions.py) plus where the boundary comes from. Output: a
-frozen `CheckReport`. The boundary comes from, in order: `own` globs passed in; the task recorded in
-the store (`run` + `task`); a manifest file (`manifest`, else `.wtc-boundary.toml`), the copy at the
-merge base when there is one, else the branch's.
+Stage: the check itself, a capability below the coordinator (`ci/` only renders what it returns).
+Input: a repository and what to compare (head, target, base; defaults in revisions.py) plus where
+the boundary comes from. Output: a frozen `CheckReport`. The boundary comes from, in order: `own`
+globs passed in; the task recorded in the store (`run` + `task`); a boundary file (`manifest`, else
+`.wtc-boundary.toml`, read by boundary_file.py), the copy at the merge base when there is one, else
+the branch's.
 
 Invariants:
 - read-only: no ref, index, worktree, config or store write (the dry-run merge writes only
@@ -17,13 +18,12 @@ Invariants:
 from __future__ import annotations
 
 import os
-import subprocess
 from pathlib import Path
 from typing import Any, Sequence
 
 from ..boundary import check_changes, make_boundary, reserved_patterns
 from ..config import Config, load_config
-from ..errors import UsageError
+from ..errors import GitError, UsageError
 from ..events import NullReporter, Reporter
 from ..gitrepo import Change, GitRepo
 from ..integrate import Resolver
@@ -31,7 +31,7 @@ from ..model import Boundary, validate_name
 from . import revisions
 from .dryrun import dry_run_merge
 from .lines import first_range
-from .manifest import DEFAULT_MANIFEST, ManifestBoundary, parse_manifest
+from .boundary_file import DEFAULT_MANIFEST, ManifestBoundary, parse_manifest
 from .report import BoundarySource, CheckReport, Finding, MergeSummary
 from .rules import Severity, rule_info
 
@@ -86,7 +86,8 @@ def check(repo: str | os.PathLike[str] = ".", *, head: str | None = None, base: 
     summary = MergeSummary(False, True, target_name, target_tip, reason="not asked (--no-merge)")
     if merge:
         reporter.event("check.stage", stage="merge", target=target_name, target_tip=target_tip)
-        dry = dry_run_merge(git, head_sha, target_name, target_tip, base_sha, reserved_paths, resolver)
+        dry = dry_run_merge(git, head_sha, target_name, target_tip, base_sha, reserved_paths, resolver,
+                            head_label=head_label)
         summary = dry.summary
         findings += dry.conflicts
     intents, refused = _intents(git, changes, boundary, task=task or "check", since=base_sha, tree=base_sha)
@@ -108,10 +109,13 @@ def check_staged(repo: str | os.PathLike[str] = ".", *, own: Sequence[str] = (),
     """
     git = GitRepo(repo)
     workdir = Path(repo).resolve()
-    top = _git_text(workdir, "rev-parse", "--show-toplevel")
-    index_tree = _git_text(workdir, "write-tree")  # honours GIT_INDEX_FILE, as a hook must
-    head_sha = _git_text(workdir, "rev-parse", "--verify", "-q", "HEAD", check=False)
-    base_tree = head_sha or _git_text(workdir, "hash-object", "-w", "-t", "tree", "/dev/null")
+    try:
+        top = git.caller_toplevel(workdir)
+        index_tree = git.caller_index_tree(workdir)  # honours GIT_INDEX_FILE, as a hook must
+        head_sha = git.caller_head(workdir) or ""
+    except GitError as error:
+        raise UsageError(error.message, fix="run the check inside a git repository") from None
+    base_tree = head_sha or git.empty_tree()
     manifest_boundary = None
     if not own:
         rel = manifest or DEFAULT_MANIFEST
@@ -249,8 +253,8 @@ def _file_reader(git: GitRepo, commit: str):  # type: ignore[no-untyped-def]
 def _intents(git: GitRepo, changes: Sequence[Change], boundary: Boundary, *, task: str, since: str,
              tree: str) -> tuple[list[dict[str, Any]], list[Finding]]:
     """What the reserved-file edits (and owned member-manifest edits) become, exactly as `wtc task
-    finish` derives them (`intents.derive_task_intents`), and the edits it would refuse as findings."""
-    from ..intents import derive_task_intents
+    finish` derives them (`reserved_edits.derive_task_intents`), and the edits it would refuse as findings."""
+    from .reserved_edits import derive_task_intents
 
     report = check_changes(list(changes), boundary, git.read_blob)
     intents, refused = derive_task_intents(report.reserved, report.owned, task=task, since=since,
@@ -262,15 +266,6 @@ def _intents(git: GitRepo, changes: Sequence[Change], boundary: Boundary, *, tas
         lines = _lines(git, change) if change is not None else (None, None)
         findings.append(Finding(item["rule"], item["path"], item["detail"], rule_info(item["rule"]).severity, *lines))
     return [i.to_json() if hasattr(i, "to_json") else dict(i) for i in intents], findings
-
-
-def _git_text(cwd: Path, *args: str, check: bool = True) -> str:
-    # Unlike GitRepo.git this keeps GIT_INDEX_FILE: pre-commit runs hooks against a temporary index.
-    done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, env=dict(os.environ, LC_ALL="C"))
-    if check and done.returncode != 0:
-        raise UsageError(f"git {' '.join(args)} failed in {cwd}: {done.stderr.decode('utf-8', 'replace').strip()}",
-                         fix="run the check inside a git repository")
-    return done.stdout.decode("utf-8", "surrogateescape").strip()
 
 
 __all__ = ["check", "check_staged", "STAGED_LABEL"]

@@ -1,0 +1,173 @@
+#!/usr/bin/env python3
+"""Benchmark: what a `wtc` call costs before it does anything, against `python -c pass`.
+
+Every agent call, every git merge-driver call (`wtc merge-file`, once per conflicted file) and every
+hook starts a fresh interpreter, so import time is paid per call. This times each command below as
+a subprocess, wall clock, `--runs` times (default 11, at least 9), and prints the median, the
+spread, and the ratio of the median to the median of `python -c pass` measured in the same run
+(the machine's load moves both). One extra run per command under `PYTHONPROFILEIMPORTTIME=1`
+(what `python -X importtime` prints) says which heavy libraries the command imported and how many
+worktree_coord modules.
+
+Commands: `python -c pass`; `wtc --help`; `wtc version`; `wtc status` in an empty repository;
+`wtc merge-file` on a small .py whose sides merge line by line, on a small .py whose sides both
+append a function (the structured stage runs), and on a small .json; `wtc check --help`.
+
+To compare two checkouts in one run (before/after), pass `--src DIR` (repeatable): each DIR is put
+first on PYTHONPATH, so its `worktree_coord` is the one imported (grammars still come from the
+installed package). Without `--src` the installed package is measured.
+
+Usage: python scripts/bench_startup.py [--runs N] [--src DIR ...] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+HEAVY = ("pygit2", "libcst", "tree_sitter", "networkx", "rich", "typer", "pydantic", "tomlkit", "packaging",
+         "pathspec", "yaml", "sqlite3")
+
+
+@dataclass(frozen=True)
+class Command:
+    name: str
+    argv: tuple[str, ...]        # after the interpreter: ("-c", "pass") or ("-m", "worktree_coord", ...)
+    exit_code: int = 0           # what a correct run exits with (a failing command is not timed)
+    cwd_key: str = "scratch"     # which scratch folder it runs in
+
+
+def wtc(*args: str) -> tuple[str, ...]:
+    # `wtc` is `worktree_coord.cli:main`; calling it through a tiny -c keeps `--src` honest (a console
+    # script would also work, but only for the installed package) and costs what the script costs.
+    return ("-c", "import sys; from worktree_coord.cli import main; sys.argv[0] = 'wtc'; main()", *args)
+
+
+def commands() -> list[Command]:
+    return [
+        Command("python -c pass", ("-c", "pass")),
+        Command("wtc --help", wtc("--help")),
+        Command("wtc version", wtc("version")),
+        Command("wtc status (empty repo)", wtc("status"), cwd_key="repo"),
+        Command("wtc merge-file .py (line)", wtc("merge-file", "base.py", "left.py", "right.py", "--path", "m.py")),
+        Command("wtc merge-file .py (structured)", wtc("merge-file", "base.py", "left_add.py", "right_add.py",
+                                                       "--path", "m.py")),
+        Command("wtc merge-file .json", wtc("merge-file", "base.json", "left.json", "right.json", "--path", "c.json")),
+        Command("wtc check --help", wtc("check", "--help")),
+    ]
+
+
+def scratch(root: Path) -> dict[str, Path]:
+    files = root / "files"
+    files.mkdir()
+    base = "import os\n\n\ndef alpha(x):\n    return x + 1\n\n\ndef beta(x):\n    return x * 2\n\n\ndef gamma(x):\n    return x - 3\n"
+    (files / "base.py").write_text(base)
+    (files / "left.py").write_text(base.replace("x + 1", "x + 10"))
+    (files / "right.py").write_text(base.replace("x - 3", "x - 30"))
+    (files / "left_add.py").write_text(base + "\n\ndef left_new(x):\n    return alpha(x)\n")
+    (files / "right_add.py").write_text(base + "\n\ndef right_new(x):\n    return beta(x)\n")
+    doc = {"name": "demo", "version": "1.0.0", "scripts": {"test": "jest"}, "dependencies": {"a": "^1.0.0"}}
+    (files / "base.json").write_text(json.dumps(doc, indent=2) + "\n")
+    (files / "left.json").write_text(json.dumps(doc | {"version": "1.1.0"}, indent=2) + "\n")
+    (files / "right.json").write_text(json.dumps(doc | {"dependencies": {"a": "^1.0.0", "b": "^2.0.0"}}, indent=2)
+                                      + "\n")
+    repo = root / "repo"
+    repo.mkdir()
+    identity = ["-c", "user.name=bench", "-c", "user.email=bench@example.invalid"]
+    subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True)
+    (repo / "README.md").write_text("bench\n")
+    subprocess.run(["git", *identity, "-C", str(repo), "add", "-A"], check=True)
+    subprocess.run(["git", *identity, "-C", str(repo), "commit", "-q", "-m", "init"], check=True)
+    return {"scratch": files, "repo": repo}
+
+
+def environment(src: str | None) -> dict[str, str]:
+    env = dict(os.environ)
+    env.pop("PYTHONPROFILEIMPORTTIME", None)
+    if src:
+        env["PYTHONPATH"] = os.pathsep.join([src] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
+    return env
+
+
+def run_once(command: Command, cwd: Path, env: dict[str, str]) -> float:
+    started = time.perf_counter()
+    done = subprocess.run([sys.executable, *command.argv], cwd=cwd, env=env, capture_output=True)
+    elapsed = time.perf_counter() - started
+    if done.returncode != command.exit_code:
+        raise SystemExit(f"{command.name} exited {done.returncode}, expected {command.exit_code}:\n"
+                         f"{done.stderr.decode('utf-8', 'replace')[-2000:]}")
+    return elapsed
+
+
+def imported(command: Command, cwd: Path, env: dict[str, str]) -> tuple[list[str], int]:
+    """Heavy libraries the command imported, and how many worktree_coord modules (one traced run)."""
+    done = subprocess.run([sys.executable, *command.argv], cwd=cwd, env=env | {"PYTHONPROFILEIMPORTTIME": "1"},
+                          capture_output=True)
+    names = set()
+    for line in done.stderr.decode("utf-8", "replace").splitlines():
+        match = re.match(r"import time:\s+\d+ \|\s+\d+ \|\s*(\S+)", line)
+        if match:
+            names.add(match.group(1))
+    heavy = [h for h in HEAVY if h in names]
+    return heavy, sum(1 for n in names if n == "worktree_coord" or n.startswith("worktree_coord."))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=11, help="runs per command (>= 9; the median is reported)")
+    parser.add_argument("--src", action="append", default=[], help="a checkout whose worktree_coord to measure")
+    parser.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
+    args = parser.parse_args()
+    if args.runs < 9:
+        parser.error("--runs must be at least 9 (medians of fewer runs swing too much on a shared machine)")
+    if shutil.which("git") is None:
+        parser.error("git is needed on PATH")
+    sources = args.src or [None]
+    results: dict[str, list[dict[str, object]]] = {}
+    with tempfile.TemporaryDirectory(prefix="wtc-bench-startup-") as tmp:
+        folders = scratch(Path(tmp))
+        envs = {src: environment(src) for src in sources}
+        times: dict[tuple[str | None, str], list[float]] = {}
+        # Interleave sources and commands run by run, so a load spike hits every variant alike.
+        for _ in range(args.runs):
+            for command in commands():
+                for src in sources:
+                    times.setdefault((src, command.name), []).append(
+                        run_once(command, folders[command.cwd_key], envs[src]))
+        for src in sources:
+            label = src or "installed"
+            baseline = statistics.median(times[(src, "python -c pass")])
+            rows = []
+            for command in commands():
+                samples = times[(src, command.name)]
+                median = statistics.median(samples)
+                heavy, ours = imported(command, folders[command.cwd_key], envs[src])
+                rows.append({"command": command.name, "median_ms": round(median * 1000, 1),
+                             "min_ms": round(min(samples) * 1000, 1), "max_ms": round(max(samples) * 1000, 1),
+                             "ratio": round(median / baseline, 2), "extra_ms": round((median - baseline) * 1000, 1),
+                             "wtc_modules": ours, "heavy_imports": heavy})
+            results[label] = rows
+    if args.json:
+        print(json.dumps({"runs": args.runs, "results": results}, indent=2))
+        return 0
+    for label, rows in results.items():
+        print(f"\n{label}  (medians of {args.runs} runs; ratio = median / median of `python -c pass`)")
+        print(f"{'command':34} {'median':>8} {'min':>8} {'max':>8} {'ratio':>6} {'+ms':>7} {'mods':>5}  heavy imports")
+        for row in rows:
+            print(f"{row['command']:34} {row['median_ms']:>8} {row['min_ms']:>8} {row['max_ms']:>8} "
+                  f"{row['ratio']:>6} {row['extra_ms']:>7} {row['wtc_modules']:>5}  {', '.join(row['heavy_imports'])}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,35 @@
+"""`wtc task update` re-merges each file git's merge left conflicted with the structured merge:
+a file it resolves is written and staged, a file it cannot keeps git's markers for the agent."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.conftest import git, write
+from worktree_coord.coordinator import Coordinator
+
+OWN = ["packages/api/**", "packages/core/**"]
+
+
+def test_update_resolves_what_the_structured_merge_can_and_leaves_markers_in_the_rest(repo):
+    with Coordinator(repo) as coord:
+        coord.start_run("r1")
+        wt_a = Path(coord.start_task("r1", "a", OWN).worktree)
+        wt_b = Path(coord.start_task("r1", "b", OWN).worktree)
+        write(wt_a, {"packages/api/index.js": "export function api() {\n  return 'a';\n}\n",
+                     "packages/core/lib.py": "def core():\n    return 3\n\n\ndef alpha():\n    return core() + 1\n"})
+        write(wt_b, {"packages/api/index.js": "export function api() {\n  return 'b';\n}\n",
+                     "packages/core/lib.py": "def core():\n    return 3\n\n\ndef beta():\n    return core() + 2\n"})
+        assert coord.finish_task("r1", "a").state == "merged"
+        assert coord.finish_task("r1", "b").state == "conflict"
+
+        updated = coord.update_task("r1", "b")
+
+        assert updated.exit_code == 1 and updated.conflicted_paths == ["packages/api/index.js"]
+        worktree = Path(updated.worktree)
+        assert "<<<<<<<" in (worktree / "packages/api/index.js").read_text()
+        lib = (worktree / "packages/core/lib.py").read_text()
+        assert "<<<<<<<" not in lib and "def alpha():" in lib and "def beta():" in lib
+        unmerged = git(worktree, "ls-files", "--unmerged").split("\n")
+        assert any(line.endswith("packages/api/index.js") for line in unmerged)
+        assert not any(line.endswith("packages/core/lib.py") for line in unmerged), "the resolved file is staged"

@@ -1,0 +1,197 @@
+"""The layers of docs/architecture.md, enforced: imports point down, never up.
+
+Every module of `worktree_coord` is parsed (not imported) and each of its imports is checked against
+the rules below, function-local imports and `if TYPE_CHECKING:` imports included: a lazy import is
+still a dependency, it only moves the cost. The layer table is data, here and nowhere else; a new
+package must be placed in it before the suite passes.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+PACKAGE = "worktree_coord"
+SOURCE = Path(__file__).resolve().parents[1] / PACKAGE
+
+# ---- the layer table: every part of the package (a subpackage or a top-level module), by layer ----
+
+FACES = frozenset({"cli", "ci", "hooks", "mcp", "__main__", "entry"})   # parse, call, render (entry: the script that starts cli)
+COORDINATOR = frozenset({"coordinator"})                          # the API and its own bookkeeping
+CHECK = frozenset({"check"})                                      # composes the capabilities below
+CAPABILITIES = frozenset({"boundary", "merge", "integrate", "consolidate"})
+INFRASTRUCTURE = frozenset({"gitrepo", "store"})
+VOCABULARY = frozenset({"model", "results", "errors", "config", "events", "crashpoints",
+                        ""})                                      # "" is the package itself (__init__)
+EVERYTHING = FACES | COORDINATOR | CHECK | CAPABILITIES | INFRASTRUCTURE | VOCABULARY
+
+
+@dataclass(frozen=True)
+class Rule:
+    name: str
+    importers: frozenset[str]
+    imported: frozenset[str]
+
+
+RULES = (
+    Rule("nothing below the faces imports a face", EVERYTHING - FACES, FACES),
+    Rule("the check, the capabilities and the infrastructure do not import the coordinator",
+         CHECK | CAPABILITIES | INFRASTRUCTURE | VOCABULARY, COORDINATOR),
+    Rule("the check composes the capabilities; they do not import it",
+         CAPABILITIES | INFRASTRUCTURE | VOCABULARY, CHECK),
+    Rule("the git layer and the store know no policy: they import no capability",
+         INFRASTRUCTURE, CAPABILITIES),
+    Rule("the git layer and the store are independent of each other (either may be swapped: remote git, "
+         "PostgreSQL)", frozenset({"gitrepo"}), frozenset({"store"})),
+    Rule("the git layer and the store are independent of each other (either may be swapped: remote git, "
+         "PostgreSQL)", frozenset({"store"}), frozenset({"gitrepo"})),
+    Rule("merge/ is a pure library (bytes in, bytes out): it imports no other capability and no "
+         "infrastructure", frozenset({"merge"}), (CAPABILITIES - {"merge"}) | INFRASTRUCTURE),
+    Rule("the public vocabulary imports only the public vocabulary", VOCABULARY - {""},
+         EVERYTHING - VOCABULARY),
+)
+
+
+# ---- reading imports ----------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Import:
+    importer: str    # dotted module name
+    imported: str    # dotted module name (a name imported from a package resolves to its submodule)
+    line: int
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(SOURCE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def lazy_names() -> dict[str, str]:
+    """`from worktree_coord import Coordinator` loads worktree_coord.coordinator through the package's
+    PEP 562 table: read that table, so a lazy re-export cannot hide an upward import."""
+    tree = ast.parse((SOURCE / "__init__.py").read_text())
+    for node in tree.body:
+        if isinstance(node, ast.AnnAssign | ast.Assign):
+            target = node.target if isinstance(node, ast.AnnAssign) else node.targets[0]
+            if isinstance(target, ast.Name) and target.id == "_LAZY" and isinstance(node.value, ast.Dict):
+                return {ast.literal_eval(k): ast.literal_eval(v)[0] for k, v in zip(node.value.keys, node.value.values)
+                        if k is not None}
+    return {}
+
+
+def imports_of(module: str, source: str, *, is_package: bool, known: set[str], lazy: dict[str, str]) -> list[Import]:
+    """Every import of a worktree_coord module in `source`, at any depth of the syntax tree."""
+    package = module if is_package else module.rpartition(".")[0]
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found += [Import(module, alias.name, node.lineno) for alias in node.names
+                      if alias.name.split(".")[0] == PACKAGE]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[:len(base) - (node.level - 1)]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            if target.split(".")[0] != PACKAGE:
+                continue
+            for alias in node.names:
+                submodule = f"{target}.{alias.name}"
+                if submodule in known:
+                    found.append(Import(module, submodule, node.lineno))
+                elif target == PACKAGE and alias.name in lazy:
+                    found.append(Import(module, lazy[alias.name], node.lineno))
+                else:
+                    found.append(Import(module, target, node.lineno))
+    return found
+
+
+def part_of(module: str) -> str:
+    """The layer-table entry a module belongs to: its subpackage, or itself at the top level."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else ""
+
+
+def broken_rules(found: list[Import]) -> list[str]:
+    messages = []
+    for item in found:
+        source, target = part_of(item.importer), part_of(item.imported)
+        for rule in RULES:
+            if source in rule.importers and target in rule.imported:
+                messages.append(f"{item.importer} imports {item.imported} (line {item.line}): breaks the rule "
+                                f"'{rule.name}' ({source or PACKAGE} -> {target or PACKAGE})")
+    return messages
+
+
+def package_modules() -> dict[str, Path]:
+    return {module_name(path): path for path in sorted(SOURCE.rglob("*.py"))}
+
+
+def all_imports() -> list[Import]:
+    modules = package_modules()
+    known = set(modules)
+    lazy = lazy_names()
+    found = []
+    for name, path in modules.items():
+        found += imports_of(name, path.read_text(), is_package=path.name == "__init__.py", known=known, lazy=lazy)
+    return found
+
+
+# ---- the tests ----------------------------------------------------------------------------------
+
+def test_imports_point_down_the_layers():
+    found = all_imports()
+    assert len(found) > 200, "the import reader found almost nothing: it is broken, not the code clean"
+    problems = broken_rules(found)
+    assert not problems, "imports that point up a layer:\n  " + "\n  ".join(problems)
+
+
+def test_every_part_of_the_package_has_a_place_in_the_layer_table():
+    parts = {part_of(name) for name in package_modules()}
+    unplaced = sorted(parts - EVERYTHING)
+    assert not unplaced, (f"{unplaced} are in no layer: add each to the layer table in {Path(__file__).name} "
+                          "(and to docs/architecture.md)")
+
+
+def test_no_import_cycles_below_the_faces():
+    # A cycle hides a layer inside a layer (e.g. an error class in a dispatcher that imports every
+    # editor which imports the error back). The faces' own registration (cli/__init__ imports each
+    # command module, which adds itself to cli's app) is left out: it is the typer app's pattern.
+    import networkx as nx
+
+    graph = nx.DiGraph()
+    for item in all_imports():
+        if part_of(item.importer) not in FACES and part_of(item.imported) not in FACES \
+                and item.importer != item.imported:
+            graph.add_edge(item.importer, item.imported)
+    cycles = sorted(nx.simple_cycles(graph), key=len)
+    assert not cycles, "import cycles:\n  " + "\n  ".join(" -> ".join(c + [c[0]]) for c in cycles[:10])
+
+
+@pytest.mark.parametrize(("module", "source", "rule"), [
+    ("worktree_coord.merge.cascade", "def f():\n    from ..coordinator import Coordinator\n",
+     "the check, the capabilities and the infrastructure do not import the coordinator"),
+    ("worktree_coord.gitrepo.repository", "if True:\n    from ..integrate import FileToResolve\n",
+     "the git layer and the store know no policy: they import no capability"),
+    ("worktree_coord.check.pipeline", "import worktree_coord.ci.formats\n",
+     "nothing below the faces imports a face"),
+    ("worktree_coord.store.leases", "from worktree_coord import Coordinator\n",
+     "the check, the capabilities and the infrastructure do not import the coordinator"),
+    ("worktree_coord.merge.line", "from ..integrate.resolve import FileToResolve\n",
+     "merge/ is a pure library (bytes in, bytes out): it imports no other capability and no infrastructure"),
+])
+def test_the_reader_catches_an_upward_import_wherever_it_hides(module, source, rule):
+    found = imports_of(module, source, is_package=False, known=set(package_modules()), lazy=lazy_names())
+    problems = broken_rules(found)
+    assert len(problems) == 1 and rule in problems[0] and module in problems[0], problems
+
+
+def test_a_downward_import_is_no_problem():
+    found = imports_of("worktree_coord.coordinator.tasks", "from ..check import check\nfrom .. import errors\n",
+                       is_package=False, known=set(package_modules()), lazy=lazy_names())
+    assert [i.imported for i in found] == ["worktree_coord.check", "worktree_coord.errors"]
+    assert broken_rules(found) == []

@@ -1,0 +1,64 @@
+"""Which files consolidation knows, by name: lockfiles and manifests, and the ecosystem of each.
+
+Import-light on purpose (no parsers, no adapters, no third-party library): the boundary check and a
+plain `wtc task finish` ask "is this a manifest? a lockfile?" on every call, and use these lists
+instead of copies of them. Input: a repo-relative path. Output: a `FileKind`, or None.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from dataclasses import dataclass
+
+from worktree_coord.consolidate.intent import Ecosystem
+
+LOCKFILES: dict[str, Ecosystem] = {
+    "package-lock.json": Ecosystem.NPM,
+    "npm-shrinkwrap.json": Ecosystem.NPM,
+    "pnpm-lock.yaml": Ecosystem.PNPM,
+    "yarn.lock": Ecosystem.YARN,
+    "bun.lock": Ecosystem.BUN,
+    "bun.lockb": Ecosystem.BUN,
+    "Cargo.lock": Ecosystem.CARGO,
+    "uv.lock": Ecosystem.UV,
+    "poetry.lock": Ecosystem.POETRY,
+    "go.sum": Ecosystem.GO,
+    "go.work.sum": Ecosystem.GO,
+}
+
+# Manifest file name -> (format, default ecosystem); requirements files match REQUIREMENTS instead.
+MANIFESTS: dict[str, tuple[str, Ecosystem]] = {
+    "package.json": ("package.json", Ecosystem.NPM),
+    "Cargo.toml": ("cargo", Ecosystem.CARGO),
+    "pyproject.toml": ("pyproject", Ecosystem.UV),
+    "go.mod": ("go.mod", Ecosystem.GO),
+    "go.work": ("go.work", Ecosystem.GO),
+    "pnpm-workspace.yaml": ("pnpm-workspace", Ecosystem.PNPM),
+}
+REQUIREMENTS = re.compile(r"requirements.*\.(txt|in)")
+
+
+@dataclass(frozen=True)
+class FileKind:
+    kind: str            # "manifest" | "lockfile"
+    format: str          # "package.json", "cargo", "pyproject", "requirements", "go.mod", "go.work", "pnpm-workspace", "lock"
+    ecosystem: Ecosystem
+
+
+def classify_path(path: str) -> FileKind | None:
+    """What reserved-file kind `path` is, or None when it is no manifest or lockfile we know."""
+    base = posixpath.basename(path)
+    if base in LOCKFILES:
+        return FileKind("lockfile", "lock", LOCKFILES[base])
+    if base in MANIFESTS:
+        return FileKind("manifest", *MANIFESTS[base])
+    if REQUIREMENTS.fullmatch(base):
+        return FileKind("manifest", "requirements", Ecosystem.PIP_TOOLS)
+    return None
+
+
+def is_manifest(path: str) -> bool:
+    """True for a manifest consolidation can read (package.json, Cargo.toml, go.mod, ...)."""
+    kind = classify_path(path)
+    return kind is not None and kind.kind == "manifest"
