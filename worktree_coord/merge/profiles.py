@@ -14,8 +14,11 @@ Profile keys:
     is never placed by the union of an unordered container, e.g. Python's `if COND:` blocks),
     repeatable (keyed node kinds whose key may legitimately repeat in a file, like assignments to
     one target: left out of the declaration census, so a line merge repeating one is not suspect),
-    order_sensitive (true when containers run top to bottom, as Python modules and class bodies do:
-    both sides' insertions at one place are ordered so a name is bound before it is used),
+    order_sensitive (true when containers run top to bottom, as Python modules and class bodies do,
+    or declare before use, as a C translation unit does: both sides' insertions at one place are
+    ordered so a name is bound, per bindings.py and the `binds` query, before it is used),
+    deferred (for order_sensitive profiles: node kinds whose `body` runs only later, like Python's
+    `function_definition` and `lambda`; identifiers in such a body do not order statements),
     lazy_annotations (for order_sensitive profiles: `extensions` whose files never run their type
     annotations, like Python stubs, and a `marker` regex whose presence in a file means the same,
     like `from __future__ import annotations`: annotations then do not count as uses),
@@ -123,6 +126,7 @@ class Profile:
     anchored: frozenset[str] = frozenset()
     repeatable: frozenset[str] = frozenset()
     order_sensitive: bool = False            # containers run top to bottom (Python module, class body)
+    deferred: frozenset[str] = frozenset()   # kinds whose body runs later (Python def, lambda)
     variant_markers: tuple[str, ...] = ()    # lead text marking a conditional variant (Rust `#[cfg`)
     lazy_annotation_extensions: tuple[str, ...] = ()   # files whose annotations never run (Python stubs)
     lazy_annotation_marker: re.Pattern[bytes] | None = None   # text meaning the same (`from __future__ ...`)
@@ -226,9 +230,12 @@ def _validate(raw: dict[str, Any], source: str) -> Profile:
     repeatable = frozenset(raw.get("repeatable", []))
     for kind in repeatable:
         check_kind(kind, "repeatable")
+    deferred = frozenset(raw.get("deferred", []))
+    for kind in deferred:
+        check_kind(kind, "deferred")
     unknown_keys = set(raw) - {"name", "grammar", "grammar_function", "extensions", "filenames", "comments",
                                "terminators", "containers", "declarations", "data", "anchored",
-                               "repeatable", "order_sensitive", "variant_markers", "lazy_annotations", "binds",
+                               "repeatable", "order_sensitive", "deferred", "variant_markers", "lazy_annotations", "binds",
                                "semantic"}
     if unknown_keys:
         raise ConfigError(f"language profile {source}: unknown setting(s) {sorted(unknown_keys)}")
@@ -286,7 +293,7 @@ def _validate(raw: dict[str, Any], source: str) -> Profile:
         grammar=grammar, grammar_function=function, comments=comments,
         terminators=frozenset(raw.get("terminators", [])), containers=tuple(containers),
         declarations=tuple(declarations.items()), data=bool(raw.get("data", False)), anchored=anchored,
-        repeatable=repeatable, order_sensitive=bool(raw.get("order_sensitive", False)),
+        repeatable=repeatable, order_sensitive=bool(raw.get("order_sensitive", False)), deferred=deferred,
         variant_markers=tuple(raw.get("variant_markers", [])),
         lazy_annotation_extensions=tuple(lazy.get("extensions", [])), lazy_annotation_marker=marker,
         binds=binds,

@@ -787,8 +787,11 @@ def _bind_before_use(run: list[tuple[str, str]], lmap: dict[str, Member],
     for item in run:
         side, ident = item
         member = maps[side][ident]
-        used[item] = names_used(member.source, member.node, annotations=profile.annotations_run(path, member.source))
-        bound[item] = names_bound(member.source, member.node)
+        used[item] = names_used(member.source, member.node, annotations=profile.annotations_run(path, member.source),
+                                deferred_kinds=profile.deferred)
+        # Python's statements say what they bind in their own shape (assignments, imports); the
+        # profile's `binds` query names what declarations bind in any language (C's declarators).
+        bound[item] = names_bound(member.source, member.node) | frozenset(names.bound_names(profile, member.source, member.node))
         queues[side].append(item)
     own_bound = {side: frozenset().union(*(bound[item] for item in queues[side])) for side in queues}
 
