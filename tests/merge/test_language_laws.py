@@ -23,6 +23,8 @@ from .test_properties import disjoint_edits
 LANGUAGES: dict[str, tuple[str, str, str]] = {
     "m.tsx": ("{imports}\n{functions}", 'import {{ {name} }} from "./{name}";\n',
               "export function {name}(x: number) {{\n  const y = x * {value};\n  return <b>{{y}}</b>;\n}}\n"),
+    "m.cpp": ("{imports}\nnamespace app {{\n\n{functions}\n}}  // namespace app\n", "#include <{name}>\n",
+              "int {name}(int x) {{\n    int y = x * {value};\n    return y;\n}}\n"),
     "m.c": ("{imports}\n{functions}", '#include "{name}.h"\n',
             "int {name}(int x) {{\n    int y = x * {value};\n    return y;\n}}\n"),
 }
