@@ -25,6 +25,8 @@ LANGUAGES: dict[str, tuple[str, str, str]] = {
               "export function {name}(x: number) {{\n  const y = x * {value};\n  return <b>{{y}}</b>;\n}}\n"),
     "m.cpp": ("{imports}\nnamespace app {{\n\n{functions}\n}}  // namespace app\n", "#include <{name}>\n",
               "int {name}(int x) {{\n    int y = x * {value};\n    return y;\n}}\n"),
+    "M.cs": ("{imports}\nnamespace App\n{{\n    public static class M\n    {{\n{functions}    }}\n}}\n", "using {name};\n",
+             "        public static int {name}(int x)\n        {{\n            int y = x * {value};\n            return y;\n        }}\n"),
     "m.c": ("{imports}\n{functions}", '#include "{name}.h"\n',
             "int {name}(int x) {{\n    int y = x * {value};\n    return y;\n}}\n"),
 }
