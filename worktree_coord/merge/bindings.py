@@ -25,17 +25,18 @@ _IMPORTS = {"import_statement", "import_from_statement", "future_import_statemen
 
 
 def names_used(source: bytes, node: tree_sitter.Node, *, annotations: bool = True,
-               deferred_kinds: frozenset[str] = frozenset()) -> frozenset[str]:
+               deferred_kinds: frozenset[str] = frozenset(), name_kinds: frozenset[str] = frozenset()) -> frozenset[str]:
     """Every identifier token inside `node` (an over-approximation of the names it reads), but for
     the bodies of `deferred_kinds` (Python's functions and lambdas: their bodies run only when
     called; their decorators, defaults and annotations run where they stand and still count);
     with annotations=False also not inside type annotations (for stubs and modules with
-    `from __future__ import annotations`, where they are never run)."""
+    `from __future__ import annotations`, where they are never run). `name_kinds`: node kinds that
+    are names too without ending in `identifier` (Ruby's `constant`)."""
     found: set[str] = set()
     stack = [node]
     while stack:
         current = stack.pop()
-        if current.type.endswith(_IDENTIFIER):
+        if current.type.endswith(_IDENTIFIER) or current.type in name_kinds:
             found.add(source[current.start_byte:current.end_byte].decode("utf-8", "replace"))
         deferred = current.child_by_field_name("body") if current.type in deferred_kinds else None
         for index, child in enumerate(current.children):

@@ -19,6 +19,8 @@ Profile keys:
     ordered so a name is bound, per bindings.py and the `binds` query, before it is used),
     deferred (for order_sensitive profiles: node kinds whose `body` runs only later, like Python's
     `function_definition` and `lambda`; identifiers in such a body do not order statements),
+    name_kinds (node kinds that are name tokens without ending in `identifier`, like Ruby's
+    `constant`: uses that order insertions and that a side's deletion may not take away),
     lazy_annotations (for order_sensitive profiles: `extensions` whose files never run their type
     annotations, like Python stubs, and a `marker` regex whose presence in a file means the same,
     like `from __future__ import annotations`: annotations then do not count as uses),
@@ -127,6 +129,7 @@ class Profile:
     repeatable: frozenset[str] = frozenset()
     order_sensitive: bool = False            # containers run top to bottom (Python module, class body)
     deferred: frozenset[str] = frozenset()   # kinds whose body runs later (Python def, lambda)
+    name_kinds: frozenset[str] = frozenset()  # name tokens not ending in "identifier" (Ruby constant)
     variant_markers: tuple[str, ...] = ()    # lead text marking a conditional variant (Rust `#[cfg`)
     lazy_annotation_extensions: tuple[str, ...] = ()   # files whose annotations never run (Python stubs)
     lazy_annotation_marker: re.Pattern[bytes] | None = None   # text meaning the same (`from __future__ ...`)
@@ -233,9 +236,12 @@ def _validate(raw: dict[str, Any], source: str) -> Profile:
     deferred = frozenset(raw.get("deferred", []))
     for kind in deferred:
         check_kind(kind, "deferred")
+    name_kinds = frozenset(raw.get("name_kinds", []))
+    for kind in name_kinds:
+        check_kind(kind, "name_kinds")
     unknown_keys = set(raw) - {"name", "grammar", "grammar_function", "extensions", "filenames", "comments",
                                "terminators", "containers", "declarations", "data", "anchored",
-                               "repeatable", "order_sensitive", "deferred", "variant_markers", "lazy_annotations", "binds",
+                               "repeatable", "order_sensitive", "deferred", "name_kinds", "variant_markers", "lazy_annotations", "binds",
                                "semantic"}
     if unknown_keys:
         raise ConfigError(f"language profile {source}: unknown setting(s) {sorted(unknown_keys)}")
@@ -294,6 +300,7 @@ def _validate(raw: dict[str, Any], source: str) -> Profile:
         terminators=frozenset(raw.get("terminators", [])), containers=tuple(containers),
         declarations=tuple(declarations.items()), data=bool(raw.get("data", False)), anchored=anchored,
         repeatable=repeatable, order_sensitive=bool(raw.get("order_sensitive", False)), deferred=deferred,
+        name_kinds=name_kinds,
         variant_markers=tuple(raw.get("variant_markers", [])),
         lazy_annotation_extensions=tuple(lazy.get("extensions", [])), lazy_annotation_marker=marker,
         binds=binds,
