@@ -30,6 +30,8 @@ LANGUAGES: dict[str, tuple[str, str, str]] = {
              "        public static int {name}(int x)\n        {{\n            int y = x * {value};\n            return y;\n        }}\n"),
     "m.rb": ("{imports}\nmodule App\n{functions}end\n", "",
              "  def {name}(x)\n    y = x * {value}\n    y\n  end\n"),
+    "m.sh": ("#!/bin/sh\n{imports}\n{functions}", "",
+             "{name}() {{\n  y=$(( $1 * {value} ))\n  echo \"$y\"\n}}\n"),
     "m.c": ("{imports}\n{functions}", '#include "{name}.h"\n',
             "int {name}(int x) {{\n    int y = x * {value};\n    return y;\n}}\n"),
 }
