@@ -32,6 +32,8 @@ LANGUAGES: dict[str, tuple[str, str, str]] = {
              "  def {name}(x)\n    y = x * {value}\n    y\n  end\n"),
     "m.sh": ("#!/bin/sh\n{imports}\n{functions}", "",
              "{name}() {{\n  y=$(( $1 * {value} ))\n  echo \"$y\"\n}}\n"),
+    "m.kt": ("package app\n\n{imports}\n{functions}", "import lib.{name}\n",
+             "fun {name}(x: Int): Int {{\n    val y = x * {value}\n    return y\n}}\n"),
     "m.c": ("{imports}\n{functions}", '#include "{name}.h"\n',
             "int {name}(int x) {{\n    int y = x * {value};\n    return y;\n}}\n"),
 }
