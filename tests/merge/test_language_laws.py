@@ -34,6 +34,8 @@ LANGUAGES: dict[str, tuple[str, str, str]] = {
              "{name}() {{\n  y=$(( $1 * {value} ))\n  echo \"$y\"\n}}\n"),
     "m.kt": ("package app\n\n{imports}\n{functions}", "import lib.{name}\n",
              "fun {name}(x: Int): Int {{\n    val y = x * {value}\n    return y\n}}\n"),
+    "m.php": ("<?php\n\n{imports}\n{functions}", "use Lib\\{name};\n",
+              "function {name}(int $x): int\n{{\n    $y = $x * {value};\n    return $y;\n}}\n"),
     "m.c": ("{imports}\n{functions}", '#include "{name}.h"\n',
             "int {name}(int x) {{\n    int y = x * {value};\n    return y;\n}}\n"),
 }
