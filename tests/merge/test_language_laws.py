@@ -36,6 +36,9 @@ LANGUAGES: dict[str, tuple[str, str, str]] = {
              "fun {name}(x: Int): Int {{\n    val y = x * {value}\n    return y\n}}\n"),
     "m.php": ("<?php\n\n{imports}\n{functions}", "use Lib\\{name};\n",
               "function {name}(int $x): int\n{{\n    $y = $x * {value};\n    return $y;\n}}\n"),
+    # CSS: rules and declarations never move (the cascade); what commutes is @keyframes.
+    "m.css": ("{imports}{functions}", "",
+              "@keyframes {name} {{\n  to {{\n    opacity: {value};\n  }}\n}}\n"),
     "m.c": ("{imports}\n{functions}", '#include "{name}.h"\n',
             "int {name}(int x) {{\n    int y = x * {value};\n    return y;\n}}\n"),
 }
