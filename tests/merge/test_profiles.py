@@ -161,3 +161,17 @@ def test_a_wheel_without_a_tags_query_is_a_config_error() -> None:
     with pytest.raises(ConfigError) as raised:
         extract(profile, b"def f(): pass\n")
     assert "ships no queries/tags.scm" in raised.value.message
+
+
+def test_the_start_up_index_reads_the_same_files_as_a_full_parse() -> None:
+    """profile_for_path reads only each profile's head (start-up cost); it must agree with the
+    whole file for every shipped profile, and fall back to the whole file when the files are named
+    below a table."""
+    from worktree_coord.merge import profiles
+
+    for name, text in profiles._shipped():
+        whole = profiles._toml(text, name)
+        head = profiles._head(text, name)
+        assert (head.get("extensions"), head.get("filenames")) == (whole.get("extensions"), whole.get("filenames")), name
+    late = 'name = "late"\n[[containers]]\nkind = "module"\n'
+    assert profiles._head(late + '[x]\nextensions = ["no"]\n', "late.toml") == profiles._toml(late + '[x]\nextensions = ["no"]\n', "late.toml")

@@ -386,9 +386,28 @@ def _shipped_index() -> tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...]
     on, read without validating the profile, since validating loads the language's grammar."""
     index = []
     for name, text in _shipped():
-        raw = _toml(text, name)
+        raw = _head(text, name)
         index.append((name, tuple(raw.get("filenames", [])), tuple(raw.get("extensions", []))))
     return tuple(index)
+
+
+_BODY_START = re.compile(r"^(\[|\w+\s*=\s*(\'\'\'|\"\"\"))", re.MULTILINE)
+
+
+def _head(text: str, source: str) -> dict[str, Any]:
+    """The profile's top-level keys before its first table or multi-line string (where every
+    shipped profile names its files), read without parsing the queries and tables below them:
+    with two dozen profiles, parsing them whole would grow every `wtc merge-file`'s start-up.
+    Falls back to the whole file when the head does not parse or names no files."""
+    found = _BODY_START.search(text)
+    if found is not None:
+        try:
+            head = tomllib.loads(text[:found.start()])
+        except tomllib.TOMLDecodeError:
+            head = {}
+        if "extensions" in head or "filenames" in head:
+            return head
+    return _toml(text, source)
 
 
 @functools.lru_cache(maxsize=None)
