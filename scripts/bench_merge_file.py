@@ -12,9 +12,12 @@ cost, and the check alone is timed on the big module with one side deleting 20 f
 other side's new code calls (its slow path: every version parsed and queried).
 
 With `--language L` (repeatable) only those fixture folders are timed, and every run prints each
-language's own median and p95 (the targets hold per language).
+language's own median and p95 (the targets hold per language). With `--history REPO` (repeatable)
+the files of the real-merge corpus mined from those repositories (scripts/history_corpus.py, its
+cache) are timed too, per language, files under 2,000 lines only: fixtures are small, real files
+are not.
 
-Usage: python scripts/bench_merge_file.py [--repeat N] [--language L]...
+Usage: python scripts/bench_merge_file.py [--repeat N] [--language L]... [--history REPO]...
 """
 
 from __future__ import annotations
@@ -112,6 +115,8 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--language", action="append", default=[],
                         help="time only these fixture folders (fixtures/merge/<language>); repeatable")
+    parser.add_argument("--history", action="append", default=[],
+                        help="also time the real-merge corpus files of this repository (under 2,000 lines); repeatable")
     args = parser.parse_args()
     merge_file(b"a\n", b"b\n", b"c\n", "warm.py")  # load the binding and grammars once
     cascade, unchecked, structured, git = [], [], [], []
@@ -134,8 +139,25 @@ def main() -> int:
     for language, values in sorted(per_language.items()):
         print(f"  {language:<12} {len(values):3d} files   median {statistics.median(values) * 1000:7.2f} ms"
               f"   p95 {percentile(values, 0.95) * 1000:7.2f} ms")
+    history: dict[str, list[float]] = {}
+    if args.history:
+        sys.path.insert(0, str(ROOT / "scripts"))
+        from history_corpus import load_cases  # noqa: PLC0415 - a script beside this one
+
+        for cases in load_cases([Path(repo) for repo in args.history]):
+            for case in cases:
+                if args.language and case.language not in args.language:
+                    continue
+                versions = [case.read(which) for which in ("base", "left", "right")]
+                if max(data.count(b"\n") for data in versions) >= 2000:
+                    continue
+                history.setdefault(case.language, []).append(
+                    timed(lambda: merge_file(*versions, case.path), args.repeat))
+        for language, values in sorted(history.items()):
+            print(f"  history {language:<10} {len(values):3d} files   median {statistics.median(values) * 1000:7.2f} ms"
+                  f"   p95 {percentile(values, 0.95) * 1000:7.2f} ms")
     languages_ok = all(statistics.median(values) <= 0.05 and percentile(values, 0.95) <= 0.5
-                       for values in per_language.values())
+                       for values in [*per_language.values(), *history.values()])
     base, left, right = generated_module()
     lines = base.count(b"\n")
     big = timed(lambda: merge_file(base, left, right, "big.py"), args.repeat)
