@@ -39,6 +39,8 @@ LANGUAGES: dict[str, tuple[str, str, str]] = {
     # CSS: rules and declarations never move (the cascade); what commutes is @keyframes.
     "m.css": ("{imports}{functions}", "",
               "@keyframes {name} {{\n  to {{\n    opacity: {value};\n  }}\n}}\n"),
+    "m.tf": ("{imports}{functions}", "",
+             'resource "null_resource" "{name}" {{\n  count = {value}\n}}\n'),
     "m.c": ("{imports}\n{functions}", '#include "{name}.h"\n',
             "int {name}(int x) {{\n    int y = x * {value};\n    return y;\n}}\n"),
 }

@@ -32,7 +32,8 @@ Profile keys:
     Go's; read by names.py: the lost-binding and duplicate-import checks of the structured merge),
     [[containers]] kind, parent?, parent_key?, top_level?, unordered, member_field?, separator?, keep_sorted?
     [declarations] kind = key template: "{path}" parts resolve a child by field name or, failing
-    that, by node kind; steps join with "."; "*field" maps over named children; "@text" is the
+    that, by node kind; steps join with "."; "*field" maps over named children; "+kind" takes every
+    direct child of that kind or field (joined with ","); "@text" is the
     node's own text; "{?path}" only requires the path; alternatives are separated by "|". When no
     alternative resolves, the node has no key (it stays positional, matched by its text).
     [semantic] the post-merge semantic check's data (see `SemanticRules`; the check is symbols.py
@@ -288,7 +289,7 @@ def _validate(raw: dict[str, Any], source: str) -> Profile:
         check_kind(kind, "declarations")
         for part in _PART.findall(template):
             for step in part.lstrip("?").split("."):
-                step = step.lstrip("*")
+                step = step.lstrip("*+")
                 if step == "@text":
                     continue
                 if language.field_id_for_name(step) is None and language.id_for_node_kind(step, True) is None:
