@@ -151,7 +151,7 @@ RETRY_AFTER_SECONDS = 5.0
 _CONFIGURATION_FAILURES = (
     "password authentication failed", "no password supplied", "no pg_hba.conf entry", "does not exist",
     "authentication failed", "invalid connection option", "invalid URI", "invalid sslmode", "permission denied",
-    "could not translate host name",
+    "invalid integer value",
 )
 
 
@@ -168,25 +168,25 @@ class PostgresStore:
             connect_timeout = float(given[0]) if given and given[0].isdigit() and int(given[0]) > 0 \
                 else CONNECT_TIMEOUT_SECONDS
         self.connect_timeout = connect_timeout
+        kwargs = {"autocommit": True, "prepare_threshold": None, "connect_timeout": max(1, round(connect_timeout))}
+        # The first connection is made here, not by the pool: a refused password or a server that is
+        # down is known at once and in the server's own words (the pool would retry until its timeout
+        # and then say only that it has no connection). It checks and migrates the schema; the pool
+        # opens its own connection meanwhile.
+        try:
+            with psycopg.connect(url, **kwargs) as first:  # type: ignore[arg-type]
+                self._migrate(first)
+        except psycopg.Error as error:
+            raise self._translate(error) from None
         self._pool = ConnectionPool(
             url, min_size=1, max_size=max(1, max_connections), open=False, name="wtc",
             # prepare_threshold=None: no server-side prepared statements, so a transaction-mode
             # pgbouncer in front works; a command is too short-lived to gain from them anyway.
-            kwargs={"autocommit": True, "prepare_threshold": None, "connect_timeout": max(1, round(connect_timeout))},
-            check=ConnectionPool.check_connection, timeout=connect_timeout, reconnect_timeout=connect_timeout * 6,
+            kwargs=kwargs, check=ConnectionPool.check_connection, timeout=connect_timeout,
+            reconnect_timeout=connect_timeout * 6,
         )
-        try:
-            self._pool.open(wait=True, timeout=connect_timeout)
-        except BaseException as error:
-            self._pool.close(timeout=0)
-            if isinstance(error, psycopg.Error):
-                raise self._translate(error) from None
-            raise
-        try:
-            self._migrate()
-        except BaseException:
-            self._pool.close(timeout=0)
-            raise
+        self._pool.open(wait=False)
+        self._down = False   # set when a call found the server unreachable (see _connection)
 
     # ---- plumbing -------------------------------------------------------------------------------
 
@@ -234,33 +234,46 @@ class PostgresStore:
         return None
 
     @contextlib.contextmanager
+    def _connection(self) -> Iterator[psycopg.Connection[Any]]:
+        """A pooled connection. Once the server was found unreachable, each call first tries one
+        direct connection (instant when refused) instead of waiting out the pool's timeout, so a
+        command that meets an outage says so in seconds, not after every step's full timeout."""
+        if self._down:
+            reason = self._diagnose()
+            if reason is not None:
+                raise self._translate(reason) from None
+            self._down = False
+        try:
+            with self._pool.connection() as connection:
+                yield connection
+        except psycopg.OperationalError as error:
+            self._down = True
+            raise self._translate(error) from None
+        except psycopg.Error as error:
+            raise self._translate(error) from None
+
+    @contextlib.contextmanager
     def _tx(self) -> Iterator[psycopg.Cursor[dict[str, Any]]]:
         """One short transaction on a pooled connection."""
-        try:
-            with self._pool.connection() as connection, connection.transaction():
-                with connection.cursor(row_factory=dict_row) as cursor:
-                    yield cursor
-        except psycopg.Error as error:
-            raise self._translate(error) from None
+        with self._connection() as connection, connection.transaction():
+            with connection.cursor(row_factory=dict_row) as cursor:
+                yield cursor
 
     def _read(self, sql: str, params: Iterable[Any] | dict[str, Any] = ()) -> list[dict[str, Any]]:
-        try:
-            with self._pool.connection() as connection, connection.cursor(row_factory=dict_row) as cursor:
-                cursor.execute(sql, params if isinstance(params, dict) else tuple(params))
-                return list(cursor.fetchall())
-        except psycopg.Error as error:
-            raise self._translate(error) from None
+        with self._connection() as connection, connection.cursor(row_factory=dict_row) as cursor:
+            cursor.execute(sql, params if isinstance(params, dict) else tuple(params))
+            return list(cursor.fetchall())
 
-    def _migrate(self) -> None:
-        version = self._schema_version()
+    def _migrate(self, connection: psycopg.Connection[Any]) -> None:
+        version = self._schema_version(connection)
         if version == SCHEMA_VERSION:
             return
-        with self._tx() as cursor:
-            cursor.execute("SELECT pg_advisory_xact_lock(%s)", (SCHEMA_LOCK,))
+        with connection.transaction(), connection.cursor(row_factory=dict_row) as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s)", (SCHEMA_LOCK,))  # one machine migrates at a time
             cursor.execute("CREATE TABLE IF NOT EXISTS wtc_schema (version INTEGER NOT NULL)")
             cursor.execute("SELECT version FROM wtc_schema")
             row = cursor.fetchone()
-            version = row["version"] if row else 0
+            version = row["version"] if row else 0  # re-read under the lock: another may have migrated
             self._refuse_newer(version)
             for number in range(version, SCHEMA_VERSION):
                 cursor.execute(MIGRATIONS[number])
@@ -269,12 +282,15 @@ class PostgresStore:
             else:
                 cursor.execute("UPDATE wtc_schema SET version = %s", (SCHEMA_VERSION,))
 
-    def _schema_version(self) -> int:
-        rows = self._read("SELECT to_regclass('wtc_schema') IS NOT NULL AS present")
-        if not rows[0]["present"]:
-            return 0
-        rows = self._read("SELECT version FROM wtc_schema")
-        version = rows[0]["version"] if rows else 0
+    def _schema_version(self, connection: psycopg.Connection[Any]) -> int:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT to_regclass('wtc_schema') IS NOT NULL")
+            present = _one_value(cursor)
+            if not present:
+                return 0
+            cursor.execute("SELECT version FROM wtc_schema")
+            row = cursor.fetchone()
+        version = int(row[0]) if row else 0
         self._refuse_newer(version)
         return version
 
@@ -594,7 +610,8 @@ class PostgresStore:
 
     def integrity_check(self) -> list[str]:
         problems = []
-        version = self._schema_version()
+        with self._connection() as connection:
+            version = self._schema_version(connection)
         if version != SCHEMA_VERSION:
             problems.append(f"schema version {version}, expected {SCHEMA_VERSION}")
         known = [s.value for s in TaskState]
@@ -612,6 +629,12 @@ def _secrets_of(url: str) -> list[str]:
     for value in parse_qs(parts.query).get("password", []):
         found.append(value)
     return sorted({s for s in found if s}, key=len, reverse=True)
+
+
+def _one_value(cursor: psycopg.Cursor[Any]) -> Any:
+    row = cursor.fetchone()
+    assert row is not None, "a SELECT of a value returned no row"
+    return row[0]
 
 
 def _one(cursor: psycopg.Cursor[dict[str, Any]]) -> dict[str, Any]:
