@@ -61,6 +61,11 @@ CONFIG_DOCS: dict[str, tuple[str, str]] = {
                   "every third of it while it works; one on another machine that was killed or cut off from the "
                   "store loses what it held this long after its last beat (on the same machine a dead process "
                   "is seen at once)."),
+    "semantic-check": ('"warn"', "What the post-merge semantic check does with a name one side removed or renamed "
+                       "that the other side's new code uses: `block` (default: a conflict of kind `semantic`, "
+                       "the merge held back), `warn` (merged, reported in `task finish`, `wtc report` and "
+                       "`wtc check`), or `off`. `wtc run start --semantic` overrides it for one run, "
+                       "`wtc check --semantic` and `wtc merge-file --semantic` for one call."),
 }
 
 

@@ -31,6 +31,7 @@ class Config:
     max_parallel: int | None = None
     store: str | None = None
     lease_ttl: float = 30.0
+    semantic_check: str = "block"
     source: str | None = None
 
     def to_json(self) -> dict[str, Any]:
@@ -47,6 +48,7 @@ class Config:
             "max-parallel": self.max_parallel,
             "store": redact_address(self.store) if self.store else None,
             "lease-ttl": self.lease_ttl,
+            "semantic-check": self.semantic_check,
             "source": self.source,
         }
 
@@ -73,6 +75,12 @@ def _positive_int(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise TypeError("a positive integer")
     return value
+
+
+def _semantic_mode(value: Any) -> str:
+    if value not in ("block", "warn", "off"):
+        raise TypeError('one of "block", "warn", "off"')
+    return str(value)
 
 
 def _str_table(value: Any) -> dict[str, str]:
@@ -126,6 +134,7 @@ _KEYS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "max-parallel": ("max_parallel", _positive_int),
     "store": ("store", _store_address),
     "lease-ttl": ("lease_ttl", _seconds),
+    "semantic-check": ("semantic_check", _semantic_mode),
 }
 
 
