@@ -39,7 +39,8 @@ EXIT_CODES: tuple[ExitCode, ...] = (
     ExitCode(EXIT_USAGE, "usage", "usage or bad input: a malformed name, flag, glob or configuration; "
              "an operation the task or run's state does not allow"),
     ExitCode(EXIT_BOUNDARY, "boundary", "boundary violation: the task changed what its boundary does not allow"),
-    ExitCode(EXIT_BUSY, "busy", "busy or locked past the timeout; safe to retry later (`retry_after_seconds`)"),
+    ExitCode(EXIT_BUSY, "busy", "busy or locked past the timeout, the store cannot be reached, or a lease "
+             "passed to another process; safe to retry later with the same key (`retry_after_seconds`)"),
     ExitCode(EXIT_NOT_FOUND, "not_found", "not found: the run, task, intent, branch, revision, file or repository"),
     ExitCode(EXIT_INTERNAL, "internal", "internal error: a bug in wtc, never bad input; the message says how "
              "to report it"),
