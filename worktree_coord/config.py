@@ -12,7 +12,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 from .errors import ConfigError
 
@@ -103,9 +103,12 @@ def redact_address(address: str) -> str:
             netloc = f"{user}:***@{netloc.rpartition('@')[2]}"
     except ValueError:
         return address.split(":", 1)[0] + ":(an address that cannot be read)"
-    query = "&".join("password=***" if item.split("=", 1)[0] == "password" else item
-                     for item in parts.query.split("&")) if parts.query else ""
-    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+    items = parts.query.split("&") if parts.query else []
+    if netloc == parts.netloc and not any(item.split("=", 1)[0] == "password" for item in items):
+        return address  # nothing to hide: shown exactly as given
+    query = "&".join("password=***" if item.split("=", 1)[0] == "password" else item for item in items)
+    return (f"{parts.scheme}://{netloc}{parts.path}" + (f"?{query}" if query else "")
+            + (f"#{parts.fragment}" if parts.fragment else ""))
 
 
 def has_password(address: str) -> bool:

@@ -70,8 +70,11 @@ def test_the_store_address_password_never_reaches_output(tmp_path, pg_server):
     assert code == 4 and "retry_after_seconds" in text and "***" in text
     query = {"WTC_STORE": pg_server.url(database, password=False) + f"?password={secret}&connect_timeout=3"}
     assert run(query, "status", "--run", "r1")[0] == 0
-    code, text = run({"WTC_STORE": f"mysql://u:{secret}@h/db"}, "status")
-    assert code == 2 and "not one wtc can open" in text
+    for bad in (f"mysql://u:{secret}@h/db", f"postgresql://u:{secret}@[::1/db", f"postgresql://u:{secret}@h:port/db"):
+        code, text = run({"WTC_STORE": bad}, "status")
+        assert code == 2 and "not one wtc can open" in text, text
+    code, text = run({"WTC_STORE": pg_server.url(database) + "?no_such_parameter=1"}, "status")
+    assert code == 2 and "no_such_parameter" in text
     code, text = run({"WTC_STORE": pg_server.url(database), "WTC_DEBUG": "1"}, "status", "--run", "nope", "--json")
     assert code == 5
     assert all(secret not in output for output in outputs), "the password was printed"

@@ -20,6 +20,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
+from urllib.parse import urlsplit
 
 from ..config import redact_address
 from ..errors import StoreError
@@ -46,7 +47,7 @@ def resolve(configured: str | None, configured_in: str | None, default_path: Pat
         return StoreAddress("sqlite", str(default_path), str(default_path), source if value else "default")
     scheme, _, rest = value.partition(":")
     scheme = scheme.lower()
-    if scheme in ("postgresql", "postgres") and rest.startswith("//"):
+    if scheme in ("postgresql", "postgres") and rest.startswith("//") and _readable(value):
         return StoreAddress("postgresql", value, redact_address(value), source)
     if scheme == "sqlite":
         path = Path(rest[2:] if rest.startswith("//") else rest)
@@ -76,3 +77,11 @@ def open_store(address: StoreAddress) -> Store:
             details={"source": address.source},
         ) from None
     return PostgresStore(address.target)
+
+
+def _readable(address: str) -> bool:
+    try:
+        urlsplit(address).port  # a broken IPv6 host or a port that is not a number raise here
+    except ValueError:
+        return False
+    return True

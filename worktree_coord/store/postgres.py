@@ -13,6 +13,8 @@ server's tools instead of one file lock:
   take the last place; a fenced task write locks the lease row it depends on;
 - time that decides liveness (heartbeats, claim and lease expiry) is the server's clock, so machines
   whose clocks disagree still agree on who expired;
+- a session may sit idle inside a transaction for 15 s and wait for a lock for 30 s: a client frozen
+  or cut off mid-transaction cannot hold row locks that block every other machine;
 - schema migrations are numbered like the SQLite store's (the same version means the same tables),
   applied in one transaction under an advisory lock, so two machines starting at once do not race;
   tables are named `wtc_*` in the connection's current schema, so a shared database is safe;
@@ -37,7 +39,7 @@ from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from ..config import redact_address
-from ..errors import BusyError, StoreError, StoreUnavailable
+from ..errors import BusyError, InternalError, StoreError, StoreUnavailable
 from ..model import Boundary, RunRecord, RunState, TaskRecord, TaskState, dumps
 from .base import Claim, ClaimStatus, IdempotencyRecord, Lease, check_fence
 
@@ -145,6 +147,8 @@ MIGRATIONS: tuple[str, ...] = (
 SCHEMA_VERSION = len(MIGRATIONS)
 
 CONNECT_TIMEOUT_SECONDS = 5.0
+IDLE_IN_TRANSACTION_MS = 15_000
+LOCK_TIMEOUT_MS = 30_000
 RETRY_AFTER_SECONDS = 5.0
 
 # Connection failures that retrying will not fix: the address or the server's set-up must change.
@@ -160,6 +164,7 @@ class PostgresStore:
 
     def __init__(self, url: str, *, connect_timeout: float | None = None, max_connections: int = 4):
         self._url = url
+        self._opened = False  # until the first connection: a libpq refusal is about the address
         self.location = redact_address(url)
         self._secrets = _secrets_of(url)
         # libpq's own connect_timeout in the address wins; our waits for the pool follow it.
@@ -175,6 +180,7 @@ class PostgresStore:
         # opens its own connection meanwhile.
         try:
             with psycopg.connect(url, **kwargs) as first:  # type: ignore[arg-type]
+                _configure(first)
                 self._migrate(first)
         except psycopg.Error as error:
             raise self._translate(error) from None
@@ -182,10 +188,11 @@ class PostgresStore:
             url, min_size=1, max_size=max(1, max_connections), open=False, name="wtc",
             # prepare_threshold=None: no server-side prepared statements, so a transaction-mode
             # pgbouncer in front works; a command is too short-lived to gain from them anyway.
-            kwargs=kwargs, check=ConnectionPool.check_connection, timeout=connect_timeout,
+            kwargs=kwargs, configure=_configure, check=ConnectionPool.check_connection, timeout=connect_timeout,
             reconnect_timeout=connect_timeout * 6,
         )
         self._pool.open(wait=False)
+        self._opened = True
         self._down = False   # set when a call found the server unreachable (see _connection)
 
     # ---- plumbing -------------------------------------------------------------------------------
@@ -223,7 +230,15 @@ class PostgresStore:
                 fix="retry later with the same command and key (nothing was decided); check that the server is up "
                     "and reachable from this machine",
                 retry_after=RETRY_AFTER_SECONDS, details={"store": self.location})
-        return error  # a programming error in our SQL: a bug, reported as one (exit 6)
+        if isinstance(error, psycopg.ProgrammingError) and not self._opened:
+            return StoreError(  # libpq refused the address itself (an unknown parameter, a broken host)
+                f"the PostgreSQL store address {self.location} cannot be used: {text}",
+                fix="correct the address in WTC_STORE or `store` (postgresql://user@host:5432/database?param=value, "
+                    "with parameters libpq knows)",
+                details={"store": self.location})
+        # Anything else is a bug in our SQL: reported as one (exit 6), its text scrubbed like the rest.
+        return InternalError(f"the PostgreSQL store {self.location} failed: {type(error).__name__}: {text}",
+                             fix="report this as a bug in worktree_coord, with the command that failed")
 
     def _diagnose(self) -> psycopg.Error | None:
         """Why the pool has no connection: one direct attempt, for the server's own words."""
@@ -620,14 +635,28 @@ class PostgresStore:
         return problems
 
 
+def _configure(connection: psycopg.Connection[Any]) -> None:
+    """Bounds for a session, so a client frozen or cut off in the middle of a transaction cannot hold
+    its row locks for long: the server ends a transaction idle for IDLE_IN_TRANSACTION_MS, and a wait
+    for a lock gives up after LOCK_TIMEOUT_MS (BusyError, exit 4). wtc's transactions run their
+    statements back to back, so neither bound touches a healthy call."""
+    connection.execute(f"SET idle_in_transaction_session_timeout = {IDLE_IN_TRANSACTION_MS}")
+    connection.execute(f"SET lock_timeout = {LOCK_TIMEOUT_MS}")
+
+
 def _secrets_of(url: str) -> list[str]:
     """The password of a postgresql:// address, as written and decoded, for scrubbing messages."""
-    parts = urlsplit(url)
     found = []
-    if parts.password:
-        found += [parts.password, unquote(parts.password)]
-    for value in parse_qs(parts.query).get("password", []):
-        found.append(value)
+    try:
+        parts = urlsplit(url)
+        if parts.password:
+            found += [parts.password, unquote(parts.password)]
+        found += parse_qs(parts.query).get("password", [])
+    except ValueError:  # unreadable (a broken IPv6 host): take what sits between "user:" and "@"
+        userinfo = url.partition("//")[2].rpartition("@")[0]
+        if ":" in userinfo:
+            secret = userinfo.partition(":")[2]
+            found += [secret, unquote(secret)]
     return sorted({s for s in found if s}, key=len, reverse=True)
 
 
