@@ -3,8 +3,9 @@ binaries in a temporary folder on a free loopback port, and stopped at the end.
 
 PostgreSQL refuses to run as root, and CI runs as root: there the data folder is made in /tmp (not
 under pytest's root-only tmp folders, which the `postgres` user cannot enter), handed to the
-`postgres` user, and `initdb`/`pg_ctl` run through `runuser`. Binaries are found on PATH, else under
-/usr/lib/postgresql/*/bin (Debian's layout). Any failure raises ServerError with the server's own
+`postgres` user, and `initdb`/`pg_ctl` run through `runuser` from inside that folder (the caller's
+working directory may be one the `postgres` user cannot enter, such as /root). Binaries are found
+on PATH, else under /usr/lib/postgresql/*/bin (Debian's layout). Any failure raises ServerError with the server's own
 log: a suite that needs PostgreSQL fails when it cannot start one, it never skips.
 
 The server trusts local socket connections and asks for a password over TCP (scram-sha-256), so the
@@ -87,7 +88,8 @@ class Server:
 
     def _ctl(self, *args: str, timeout: float = 120) -> None:
         command = [find_binary("pg_ctl"), "-D", str(self.data), "-l", str(self.log), *args]
-        done = subprocess.run(self._as_owner(command), capture_output=True, text=True, timeout=timeout)
+        done = subprocess.run(self._as_owner(command), capture_output=True, text=True, timeout=timeout,
+                              cwd=self.folder)
         if done.returncode != 0:
             raise ServerError(f"pg_ctl {' '.join(args[:2])} failed ({done.returncode}): {done.stderr.strip()}\n"
                               f"server log:\n{self.log_text()}")
@@ -111,7 +113,7 @@ class Server:
 
     def is_running(self) -> bool:
         done = subprocess.run(self._as_owner([find_binary("pg_ctl"), "-D", str(self.data), "status"]),
-                              capture_output=True, text=True)
+                              capture_output=True, text=True, cwd=self.folder)
         return done.returncode == 0
 
     def psql(self, sql: str, database: str = "postgres") -> str:
@@ -154,7 +156,7 @@ def start_server() -> Server:
     done = subprocess.run(server._as_owner([initdb, "-D", str(server.data), "-U", SUPERUSER, "--auth-local=trust",
                                             "--auth-host=scram-sha-256", f"--pwfile={secret}", "-E", "UTF8",
                                             "--no-instructions"]),
-                          capture_output=True, text=True, timeout=300)
+                          capture_output=True, text=True, timeout=300, cwd=folder)
     secret.unlink()
     if done.returncode != 0:
         shutil.rmtree(folder, ignore_errors=True)
