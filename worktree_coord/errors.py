@@ -83,6 +83,13 @@ class ConflictError(WtcError):
     kind = "conflict"
 
 
+class SetupError(WtcError):
+    """The project's worktree setup (worktree-setup.run) failed or timed out; `details` names its log."""
+
+    exit_code = EXIT_CONFLICT
+    kind = "setup_failed"
+
+
 class BoundaryViolation(WtcError):
     """A task changed what its boundary does not allow."""
 
