@@ -1,5 +1,5 @@
 """`python -m worktree_coord` runs the `wtc` command line."""
 
-from .cli import main
+from .entry import main
 
 main()

@@ -4,21 +4,55 @@ One base class, `WtcError`; callers of the Python API catch it (or a subclass) a
 `exit_code`, `message` and `fix`. The faces never invent exit codes of their own: they print the
 error and exit with `error.exit_code`.
 
-Exit codes (the contract in DESIGN.md):
-    0 ok, 1 merge conflict needs attention, 2 usage or bad input, 3 boundary violation,
-    4 busy or locked past a timeout, 5 not found.
+Exit codes (the contract in DESIGN.md) are defined once, in `EXIT_CODES` below; the README and
+docs/cli.md show that table and a test checks that they do.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 EXIT_OK = 0
-EXIT_CONFLICT = 1
+EXIT_ACTION = 1          # the caller must act: a conflict, a failed verification, an intent not applied
+EXIT_CONFLICT = EXIT_ACTION
 EXIT_USAGE = 2
 EXIT_BOUNDARY = 3
 EXIT_BUSY = 4
 EXIT_NOT_FOUND = 5
+EXIT_INTERNAL = 6
+EXIT_INTERRUPTED = 130   # Ctrl-C, as a shell reports SIGINT (128 + 2)
+
+
+@dataclass(frozen=True)
+class ExitCode:
+    code: int
+    name: str
+    meaning: str
+
+
+EXIT_CODES: tuple[ExitCode, ...] = (
+    ExitCode(EXIT_OK, "ok", "done; nothing left for the caller"),
+    ExitCode(EXIT_ACTION, "action", "the caller must act: a merge or semantic conflict, a failed verification, "
+             "an intent that did not apply (conflict, failed, needs_network), leftovers that block landing, or a "
+             "worktree setup command (worktree-setup.run) that failed; "
+             "the output says what and how"),
+    ExitCode(EXIT_USAGE, "usage", "usage or bad input: a malformed name, flag, glob or configuration; "
+             "an operation the task or run's state does not allow"),
+    ExitCode(EXIT_BOUNDARY, "boundary", "boundary violation: the task changed what its boundary does not allow"),
+    ExitCode(EXIT_BUSY, "busy", "busy or locked past the timeout; safe to retry later (`retry_after_seconds`)"),
+    ExitCode(EXIT_NOT_FOUND, "not_found", "not found: the run, task, intent, branch, revision, file or repository"),
+    ExitCode(EXIT_INTERNAL, "internal", "internal error: a bug in wtc, never bad input; the message says how "
+             "to report it"),
+    ExitCode(EXIT_INTERRUPTED, "interrupted", "interrupted (Ctrl-C); run the same command again to finish "
+             "(every write is idempotent)"),
+)
+
+
+def exit_code_table() -> str:
+    """The table as Markdown rows (README and docs/cli.md show exactly these)."""
+    return "\n".join(["| exit | meaning |", "|---|---|"]
+                     + [f"| **{row.code}** | {row.meaning} |" for row in EXIT_CODES])
 
 
 class WtcError(Exception):
@@ -83,10 +117,18 @@ class ConflictError(WtcError):
     kind = "conflict"
 
 
+class ActionRequired(WtcError):
+    """The operation would leave something undone that the caller must act on first (e.g. landing
+    with intents not applied or tasks in conflict); `details` lists it and `fix` says how."""
+
+    exit_code = EXIT_ACTION
+    kind = "action_required"
+
+
 class SetupError(WtcError):
     """The project's worktree setup (worktree-setup.run) failed or timed out; `details` names its log."""
 
-    exit_code = EXIT_CONFLICT
+    exit_code = EXIT_ACTION
     kind = "setup_failed"
 
 
@@ -115,6 +157,20 @@ class NotFoundError(WtcError):
 
     exit_code = EXIT_NOT_FOUND
     kind = "not_found"
+
+
+class InternalError(WtcError):
+    """A bug in worktree_coord (an exception nobody expected): never reported as bad input."""
+
+    exit_code = EXIT_INTERNAL
+    kind = "internal"
+
+
+class Interrupted(WtcError):
+    """The user pressed Ctrl-C."""
+
+    exit_code = EXIT_INTERRUPTED
+    kind = "interrupted"
 
 
 class GitError(WtcError):

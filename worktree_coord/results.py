@@ -52,6 +52,7 @@ class TaskStarted(Result):
     manifest: str = ""
     boundary_from: str = ""
     prepared: dict[str, Any] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -69,6 +70,7 @@ class TaskFinished(Result):
     worktree: str | None = None
     merge: dict[str, Any] | None = None
     notes: list[str] = field(default_factory=list)
+    verification: dict[str, Any] | None = None   # a failed verification: command, exit code, output tail
 
 
 @dataclass(frozen=True)
@@ -94,6 +96,7 @@ class RunReport(Result):
     verification: list[dict[str, Any]] = field(default_factory=list)
     target: dict[str, Any] | None = None
     warnings: list[str] = field(default_factory=list)
+    leftovers: dict[str, Any] = field(default_factory=dict)   # what landing now would leave out
 
 
 @dataclass(frozen=True)
@@ -102,7 +105,10 @@ class Landed(Result):
     onto: str = ""
     old: str = ""
     new: str = ""
+    tip: str = ""                       # the integration tip that was landed
     how: str = ""
+    left_out: dict[str, Any] = field(default_factory=dict)   # leftovers landed without (--allow-partial)
+    warnings: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -114,6 +120,7 @@ class TaskUpdated(Result):
     integration_tip: str = ""
     conflicted_paths: list[str] = field(default_factory=list)
     merged_cleanly: bool = False
+    markers: list[dict[str, str]] = field(default_factory=list)   # which label is which side
 
 
 @dataclass(frozen=True)

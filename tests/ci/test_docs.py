@@ -94,5 +94,21 @@ def test_driver_install_writes_exactly_the_documented_lines(tmp_path):
     attributes = (repo / ".git" / "info" / "attributes").read_text().splitlines()
     documented = section.split("```\n")[-2].strip().splitlines()  # the attributes block
     assert attributes == documented
-    assert f"driver = {git(repo, 'config', 'merge.wtc.driver')}" in section
+    # The documented line shows a placeholder where install writes the absolute path of the wtc
+    # that ran it (here `python -m worktree_coord`, run as a module), so git needs no PATH.
+    from worktree_coord.cli.merge_file import DRIVER_ARGUMENTS
+
+    installed = git(repo, 'config', 'merge.wtc.driver')
+    assert installed == f"{sys.executable} -m worktree_coord {DRIVER_ARGUMENTS}"
+    assert f"driver = /absolute/path/to/wtc {DRIVER_ARGUMENTS}" in section
+    assert f"git will run: {installed}" in done.stdout
     assert f"name = {git(repo, 'config', 'merge.wtc.name')}" in section
+
+
+def test_readme_and_cli_page_show_the_one_exit_code_table():
+    from worktree_coord.errors import EXIT_CODES, exit_code_table
+
+    table = exit_code_table()
+    for page in (ROOT / "README.md", ROOT / "docs" / "cli.md"):
+        assert table in page.read_text(), f"{page.name} does not show errors.exit_code_table(); regenerate or copy it"
+    assert [row.code for row in EXIT_CODES] == [0, 1, 2, 3, 4, 5, 6, 130]

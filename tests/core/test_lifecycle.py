@@ -130,11 +130,23 @@ def test_bad_task_names_are_usage_errors(repo, coord, name):
     assert bad.value.exit_code == 2
 
 
-@pytest.mark.parametrize("glob", ["../x/**", "/etc/passwd/x", ".git/config", "a/.git/**", "!packages/**"])
+@pytest.mark.parametrize("glob", ["../x/**", "/../etc/passwd", "a/../../x", "a/../b", ".git/config", "a/.git/**",
+                                  "!packages/**", "/"])
 def test_bad_globs_are_usage_errors(repo, coord, glob):
     coord.start_run("r1")
     with pytest.raises(UsageError):
         coord.start_task("r1", "t", [glob])
+
+
+@pytest.mark.parametrize("glob", ["/tmp/**", "/etc/x.conf", "/home/**", "/docs/**", "/work/a.txt"])
+def test_a_leading_slash_anchors_at_the_root_for_every_name(repo, coord, glob):
+    from worktree_coord.boundary import matches
+
+    coord.start_run("r1")
+    started = coord.start_task("r1", "t", [glob])
+    assert started.boundary["own"] == [glob]
+    inside = glob.strip("/").replace("**", "f.txt")
+    assert matches([glob], inside) and not matches([glob], "sub/" + inside)
 
 
 def test_gc_removes_orphans_and_keeps_live_work(repo, coord):

@@ -68,10 +68,12 @@ def _git(repo: Path, *args: str, env: dict[str, str]) -> subprocess.CompletedPro
     return subprocess.run(["git", *args], cwd=repo, capture_output=True, check=False, env=env)
 
 
-def test_driver_install_makes_git_merge_resolve(tmp_path: Path) -> None:
-    env = dict(os.environ, PATH=f"{BIN}{os.pathsep}{os.environ['PATH']}", HOME=str(tmp_path / "home"),
+def _repo_with_branches(tmp_path: Path, left: bytes, right: bytes) -> tuple[Path, dict[str, str]]:
+    """main holds LEFT, branch `other` holds RIGHT; PATH has no wtc on it (a venv not activated)."""
+    path = os.pathsep.join(p for p in os.environ["PATH"].split(os.pathsep) if p and Path(p).resolve() != BIN.resolve())
+    env = dict(os.environ, PATH=path, HOME=str(tmp_path / "home"),
                GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@example.invalid", GIT_COMMITTER_NAME="t",
-               GIT_COMMITTER_EMAIL="t@example.invalid")
+               GIT_COMMITTER_EMAIL="t@example.invalid", GIT_CONFIG_NOSYSTEM="1")
     repo = tmp_path / "repo"
     repo.mkdir()
     _git(repo, "init", "-q", "-b", "main", env=env)
@@ -79,26 +81,65 @@ def test_driver_install_makes_git_merge_resolve(tmp_path: Path) -> None:
     _git(repo, "add", "mod.py", env=env)
     _git(repo, "commit", "-qm", "base", env=env)
     _git(repo, "checkout", "-qb", "other", env=env)
-    (repo / "mod.py").write_bytes(RIGHT)
+    (repo / "mod.py").write_bytes(right)
     _git(repo, "commit", "-qam", "right", env=env)
     _git(repo, "checkout", "-q", "main", env=env)
-    (repo / "mod.py").write_bytes(LEFT)
+    (repo / "mod.py").write_bytes(left)
     _git(repo, "commit", "-qam", "left", env=env)
+    return repo, env
 
+
+def test_driver_install_makes_git_merge_resolve_without_wtc_on_path(tmp_path: Path) -> None:
+    repo, env = _repo_with_branches(tmp_path, LEFT, RIGHT)
+    assert subprocess.run(["sh", "-c", "command -v wtc"], env=env, capture_output=True).returncode != 0
     done = _run([WTC, "driver", "install", "--repo", str(repo), "--json"], env=env)
     assert done.returncode == 0, done.stderr
     payload = json.loads(done.stdout)
-    assert payload["patterns_added"] > 10
+    assert payload["patterns_added"] > 10 and payload["exit_code"] == 0
     again = json.loads(_run([WTC, "driver", "install", "--repo", str(repo), "--json"], env=env).stdout)
     assert again["patterns_added"] == 0
     config = _git(repo, "config", "merge.wtc.driver", env=env).stdout.decode().strip()
-    assert config == "wtc merge-file %O %A %B --path %P --git --marker-size %L"
+    # The absolute path of the wtc that installed it: git runs it with or without a venv on PATH.
+    assert config == f"{WTC} merge-file %O %A %B --path %P --git --marker-size %L -L %X -L %S -L %Y"
+    assert payload["driver"] == config
+    human = _run([WTC, "driver", "install", "--repo", str(repo)], env=env).stdout.decode()
+    assert f"git will run: {config}" in human
     attributes = (repo / ".git" / "info" / "attributes").read_text()
     assert "*.py merge=wtc" in attributes and "*.json merge=wtc" in attributes
 
     merged = _git(repo, "merge", "-q", "--no-edit", "other", env=env)
     assert merged.returncode == 0, merged.stderr + merged.stdout
     assert (repo / "mod.py").read_bytes() == BOTH
+
+
+def test_driver_conflict_markers_name_the_branches_over_their_own_content(tmp_path: Path) -> None:
+    left = BASE.replace(b"return 1", b"return 2  # main")
+    right = BASE.replace(b"return 1", b"return 3  # other")
+    repo, env = _repo_with_branches(tmp_path, left, right)
+    assert _run([WTC, "driver", "install", "--repo", str(repo)], env=env).returncode == 0
+    merged = _git(repo, "merge", "-q", "--no-edit", "other", env=env)
+    assert merged.returncode != 0
+    text = (repo / "mod.py").read_text()
+    # Both sides are in the file (nothing lost), each under the label of the branch it came from:
+    # git >= 2.44 passes the labels (%X %Y); an older git leaves them unexpanded and the driver
+    # reads HEAD's branch and GITHEAD_<sha> instead. Either way: main above, other below.
+    ours, rest = text.split("<<<<<<< ", 1)[1].split("\n", 1)
+    assert ours in ("main", "HEAD")
+    assert rest.index("return 2  # main") < rest.index("=======") < rest.index("return 3  # other")
+    assert text.rstrip("\n").endswith(">>>>>>> other")
+
+
+def test_merge_file_labels_name_left_base_and_right(tmp_path: Path) -> None:
+    left = BASE.replace(b"return 1", b"return 2  # left")
+    right = BASE.replace(b"return 1", b"return 3  # right")
+    done = _run([WTC, "merge-file", *_files(tmp_path, left=left, right=right), "-L", "mine", "-L", "old", "-L", "yours",
+                 "--json"])
+    assert done.returncode == 1
+    payload = json.loads(done.stdout)
+    assert payload["exit_code"] == 1 and payload["labels"] == {"ours": "mine", "base": "old", "theirs": "yours"}
+    merged = payload["merged"]
+    assert merged.index("<<<<<<< mine\n") < merged.index("# left") < merged.index("||||||| old\n") \
+        < merged.index("=======") < merged.index("# right") < merged.index(">>>>>>> yours")
 
 
 @pytest.mark.parametrize("action", ["uninstall"])

@@ -1,13 +1,16 @@
 """Boundary globs: validation, matching, the sparse cone they need, and whether two may overlap.
 
 Globs are gitignore-style (pathspec's GitIgnoreSpec) and relative to the repository root: `pkg/a/**`,
-`/package.json` (root only), `*.md` (anywhere). A bare directory name such as `pkg/a` or `pkg/a/`
+`/package.json` (root only), `*.md` (anywhere). A leading `/` is gitignore's root anchor for every
+name (`/tmp/**` is the repository's own tmp folder); a glob is refused for what it resolves to (out
+of the repository through `..`, into `.git`), never for looking like a filesystem path. A bare directory name such as `pkg/a` or `pkg/a/`
 means everything under it, as agents usually mean.
 """
 
 from __future__ import annotations
 
 import fnmatch
+import posixpath
 import re
 from functools import lru_cache
 from typing import Iterable, Sequence
@@ -37,14 +40,15 @@ def validate_globs(kind: str, globs: Sequence[str]) -> tuple[str, ...]:
             why = "it is an absolute path"
         else:
             parts = [p for p in glob.strip("/").split("/")]
-            if any(p == ".." for p in parts):
-                why = "it contains '..' (boundaries stay inside the repository)"
+            resolved = posixpath.normpath(glob.strip("/") or ".")
+            if resolved == ".." or resolved.startswith("../"):
+                why = "it resolves outside the repository through '..' (boundaries stay inside it)"
+            elif any(p == ".." for p in parts):
+                why = f"it contains '..' (a glob never matches through '..'; write {resolved!r})"
             elif any(p.lower() == ".git" or p.lower().startswith(".git/") for p in parts):
                 why = "it names something under .git"
             elif glob.startswith("/") and glob.strip("/") == "":
                 why = "it is the filesystem root"
-        if glob and isinstance(glob, str) and glob.startswith("/") and why is None and _looks_absolute(glob):
-            why = "it is an absolute path (boundaries are relative to the repository root; use a leading / only for root-level files)"
         if why:
             raise UsageError(
                 f"invalid --{kind} glob {raw!r}: {why}",
@@ -53,13 +57,6 @@ def validate_globs(kind: str, globs: Sequence[str]) -> tuple[str, ...]:
             )
         out.append(_expand_directory(glob))
     return tuple(dict.fromkeys(out))
-
-
-def _looks_absolute(glob: str) -> bool:
-    # A leading slash anchors a gitignore pattern at the root ("/package.json"); a multi-component path
-    # whose first component is a common absolute root is almost certainly a filesystem path.
-    first = glob.strip("/").split("/")[0]
-    return first in {"home", "tmp", "usr", "var", "etc", "root", "opt", "mnt", "Users", "private", "work"} and glob.count("/") > 1
 
 
 def _expand_directory(glob: str) -> str:

@@ -1,9 +1,9 @@
 """The dry-run merge: would the branch merge into the target tip, and where would it conflict?
 
 Stage: merge preview for `wtc check`. Input: the head commit, the target tip, the merge base, the
-reserved paths the branch edited, and a resolver (default `integrate.structured_resolver`, the
-structured merge engine). Output: a `DryRun` with the conflicts left after
-the resolver, each located by declaration and lines.
+reserved paths the branch edited, and a resolver (default: the structured merge engine, its markers
+labelled with the target's name above and the head's below, as a real merge into the target would).
+Output: a `DryRun` with the conflicts left after the resolver, each located by declaration and lines.
 
 It does what the merge queue does, minus every write that matters: reserved-file edits are taken
 out through `integrate.mergeable_commit` (they are consolidated later, never text-merged), git
@@ -24,9 +24,9 @@ from ..integrate import (
     FileToResolve,
     Resolver,
     conflict_kind,
+    labelled_resolver,
     merge_tree_once,
     mergeable_commit,
-    structured_resolver,
 )
 from ..merge.result import FileMerge
 from .lines import locate_text
@@ -42,10 +42,12 @@ class DryRun:
 
 
 def dry_run_merge(git: GitRepo, head: str, target: str, target_tip: str, base: str,
-                  reserved_paths: Sequence[str], resolver: Resolver | None = None) -> DryRun:
-    """Merge `head` (minus its reserved-file edits) into `target_tip` in memory; report what conflicts."""
+                  reserved_paths: Sequence[str], resolver: Resolver | None = None, *,
+                  head_label: str = "head") -> DryRun:
+    """Merge `head` (minus its reserved-file edits) into `target_tip` in memory; report what conflicts.
+    The target is "ours" (merged into), the head "theirs", and the markers say so by name."""
     repo = git.repo
-    resolve = resolver or structured_resolver
+    resolve = resolver or labelled_resolver(target, head_label)
     mergeable = mergeable_commit(repo, head, base, list(reserved_paths), "check") if reserved_paths else head
     if git.is_ancestor(mergeable, target_tip):
         return DryRun(MergeSummary(True, True, target, target_tip, git.commit_tree_id(target_tip),
@@ -71,7 +73,7 @@ def dry_run_merge(git: GitRepo, head: str, target: str, target_tip: str, base: s
             resolved.append(item.path)
             continue
         head_bytes = git.read_blob(item.theirs.oid) if item.theirs else b""
-        findings.extend(_findings(item, conflict_kind(item), result, head_bytes, target))
+        findings.extend(_findings(item, conflict_kind(item), result, head_bytes, target, head_label))
     if not outcome.conflicts:  # git said "conflicted" and named no file: never guess, report it
         findings.append(Finding("merge_conflict", "", "git merge-tree reported a conflict without naming a file",
                                 Severity.ERROR, details={"kind": "unlisted"}))
@@ -81,7 +83,7 @@ def dry_run_merge(git: GitRepo, head: str, target: str, target_tip: str, base: s
 
 
 def _findings(item: ConflictedFile, kind: str, result: FileMerge | None, head_bytes: bytes,
-              target: str) -> list[Finding]:
+              target: str, head_label: str) -> list[Finding]:
     blocks = result.conflicts if result is not None else ()
     if not blocks:
         what = {"modify_delete": "one side deleted the file and the other changed it",
@@ -100,6 +102,8 @@ def _findings(item: ConflictedFile, kind: str, result: FileMerge | None, head_by
             Severity.ERROR, start, end, block.declaration,
             details={"kind": block.kind, "merged_start_line": block.start_line, "merged_end_line": block.end_line,
                      "lines_in": "head" if where else "merged", "base": block.base, "ours": block.ours,
-                     "theirs": block.theirs, "strategy": result.strategy.value if result else None},
+                     "theirs": block.theirs, "strategy": result.strategy.value if result else None,
+                     # `ours` is the target (merged into), `theirs` the head: the labels its markers carry
+                     "labels": {"ours": target, "base": "base", "theirs": head_label}},
         ))
     return out

@@ -86,7 +86,8 @@ def check(repo: str | os.PathLike[str] = ".", *, head: str | None = None, base: 
     summary = MergeSummary(False, True, target_name, target_tip, reason="not asked (--no-merge)")
     if merge:
         reporter.event("check.stage", stage="merge", target=target_name, target_tip=target_tip)
-        dry = dry_run_merge(git, head_sha, target_name, target_tip, base_sha, reserved_paths, resolver)
+        dry = dry_run_merge(git, head_sha, target_name, target_tip, base_sha, reserved_paths, resolver,
+                            head_label=head_label)
         summary = dry.summary
         findings += dry.conflicts
     intents, refused = _intents(git, changes, boundary, task=task or "check", since=base_sha, tree=base_sha)

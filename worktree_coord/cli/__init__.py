@@ -8,13 +8,16 @@ still prints exactly one JSON object.
 
 from __future__ import annotations
 
+import inspect
 import os
+import re
 import sys
 import traceback
+from typing import Any
 
 import typer
 
-from ..errors import EXIT_USAGE, UsageError, WtcError
+from ..errors import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USAGE, InternalError, Interrupted, UsageError, WtcError
 from . import output
 
 app = typer.Typer(
@@ -27,8 +30,17 @@ app = typer.Typer(
 )
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        from .. import __version__
+
+        sys.stdout.write(f"wtc {__version__}\n")
+        raise typer.Exit(0)
+
+
 @app.callback()
-def _root() -> None:
+def _root(version: bool = typer.Option(False, "--version", callback=_print_version, is_eager=True,
+                                       help="Print the version and exit (same as `wtc version`).")) -> None:
     """Coordinate parallel coding agents on one git repository (see `wtc COMMAND --help`)."""
 
 
@@ -38,13 +50,79 @@ def _register_commands() -> None:
                    tasks)
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Entry point of the `wtc` and `worktree-coord` scripts; returns (and exits with) the exit code."""
-    args = list(sys.argv[1:] if argv is None else argv)
-    json_mode = "--json" in args
+_ABBREVIATIONS = re.compile(r"\b(?:e\.g|i\.e|etc|vs)\.$")
+
+
+def first_sentence(text: str) -> str:
+    """The first sentence of a help text, for the command list: click's own cut stops at the first
+    ". ", which splits "(e.g. main)" in two; this one skips abbreviations and open parentheses."""
+    paragraph = inspect.cleandoc(text).split("\n\n")[0].replace("\n", " ")
+    depth = 0
+    for index, char in enumerate(paragraph):
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if char == "." and depth == 0 and (index + 1 == len(paragraph) or paragraph[index + 1] == " ") \
+                and not _ABBREVIATIONS.search(paragraph[:index + 1]):
+            return paragraph[:index]
+    return paragraph.rstrip(".")
+
+
+def _metavar(param: Any) -> str:
+    """What a value looks like in `--help`: the argument's name (TASK), else its type (TEXT,
+    INTEGER, PATH, or the choices), instead of typer's `<list[str]>` and `{task}`."""
+    import enum
+    import typing
+    from pathlib import Path
+
+    if param.param_type_name == "argument":
+        return param.name.upper()
+    annotation = param.type_descriptor.annotation
+    args = [a for a in typing.get_args(annotation) if a is not type(None)]
+    if typing.get_origin(annotation) in (list, tuple, typing.Union) and args:
+        annotation = args[0]
+    if isinstance(annotation, type) and issubclass(annotation, enum.Enum):
+        return "[" + "|".join(str(member.value) for member in annotation) + "]"
+    return {int: "INTEGER", float: "NUMBER", Path: "PATH"}.get(annotation, "TEXT")
+
+
+def _polish(command: Any) -> None:
+    """Commands listed in alphabetical order, a whole first sentence as each one's summary, plain
+    metavars; applied to the click tree typer builds, so every command gets it without a flag."""
+    for param in getattr(command, "params", []):
+        if param.metavar is None and not getattr(param, "is_flag", False):
+            param.metavar = _metavar(param)
+        if param.param_type_name == "argument":
+            # typer writes a required argument as `{task}` in the usage line and adds `<str>` in
+            # the help; git and click users read `TASK` and `[TASK]`.
+            shown = param.metavar if param.required else f"[{param.metavar}]"
+            param._usage_display_name = lambda shown=shown: shown
+            param.display_type_rich = lambda ctx=None: None
+    if command.help and not command.short_help:
+        command.short_help = first_sentence(command.help)
+    children = getattr(command, "commands", None)
+    if children:
+        command.commands = dict(sorted(children.items()))
+        for child in command.commands.values():
+            _polish(child)
+
+
+def build_command() -> Any:
+    """The click command tree of `wtc`, complete and polished (also what scripts/gen_cli_docs.py walks)."""
     _register_commands()
     command = typer.main.get_command(app)
+    _polish(command)
+    return command
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the `wtc` and `worktree-coord` scripts; returns (and exits with) the exit code.
+
+    Everything runs inside one handler: a WtcError exits with its own code, click's usage errors
+    with 2, Ctrl-C (even while the commands are still loading) with 130 and a one-line message, and
+    anything else is a bug in wtc: exit 6 (never 2, which would blame the caller's input)."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    json_mode = "--json" in args
     try:
+        command = build_command()
         result = command.main(args=args, prog_name="wtc", standalone_mode=False)
         code = result if isinstance(result, int) else 0
     except WtcError as error:
@@ -52,26 +130,31 @@ def main(argv: list[str] | None = None) -> int:
         code = error.exit_code
     except typer.Exit as done:
         code = done.exit_code
-    except typer.Abort:
-        output.emit_error(UsageError("aborted"), json_mode=json_mode)
-        code = EXIT_USAGE
+    except typer.Abort:  # click raises Abort for Ctrl-C or end of input at a prompt
+        output.emit_error(Interrupted("aborted at the prompt; nothing changed"), json_mode=json_mode)
+        code = EXIT_INTERRUPTED
     except typer.TyperException as error:  # typer's (vendored click's) usage errors
         if json_mode:
-            output.emit_error(UsageError(error.format_message()), json_mode=True)
+            output.emit_error(UsageError(error.format_message(), fix="see `wtc --help` or `wtc COMMAND --help`"),
+                              json_mode=True)
         elif hasattr(error, "show"):
             error.show()
         else:
             sys.stderr.write(f"wtc: error: {error.format_message()}\n")
         code = EXIT_USAGE
     except KeyboardInterrupt:
-        output.emit_error(UsageError("interrupted"), json_mode=json_mode)
-        code = 130
+        output.emit_error(Interrupted("interrupted (Ctrl-C)",
+                                      fix="run the same command again: every write is idempotent and resumes"),
+                          json_mode=json_mode)
+        code = EXIT_INTERRUPTED
     except Exception as unexpected:  # a bug: still one JSON object, and the traceback on request
         if os.environ.get("WTC_DEBUG"):
             traceback.print_exc()
-        output.emit_error(WtcError(f"internal error: {type(unexpected).__name__}: {unexpected}",
-                                   fix="set WTC_DEBUG=1 to see the traceback, and report it"), json_mode=json_mode)
-        code = EXIT_USAGE
+        output.emit_error(InternalError(
+            f"internal error (a bug in wtc, not in your input): {type(unexpected).__name__}: {unexpected}",
+            fix="rerun with WTC_DEBUG=1 to print the traceback, and report it with that traceback and the command"),
+            json_mode=json_mode)
+        code = EXIT_INTERNAL
     if argv is None:
         sys.exit(code)
     return code

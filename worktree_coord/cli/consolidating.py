@@ -1,4 +1,5 @@
-"""`wtc consolidate` and `wtc intent add|list`: reserved-file changes as intents, applied in one phase."""
+"""`wtc consolidate` and `wtc intent add|list|retry|drop`: reserved-file changes as intents, applied
+in one phase, and the lead's handles on the ones that did not apply."""
 
 from __future__ import annotations
 
@@ -18,22 +19,28 @@ app.add_typer(intent_app, name="intent")
 def consolidate(
     run: str = RunOption,
     offline: bool = typer.Option(True, "--offline/--online", help="Relock from caches only (default), or allow the network."),
+    retry_failed: bool = typer.Option(False, "--retry-failed", help="Take up again intents that ended failed, "
+                                      "conflict, rejected or needs_network (after fixing the cause)."),
     key: Optional[str] = KeyOption,
     repo: str = RepoOption,
     json_mode: bool = JsonOption,
 ) -> int:
-    """Apply merged tasks' intents in dependency order, relock, verify, one commit per ecosystem root."""
+    """Apply merged tasks' intents in dependency order, relock, verify, one commit per ecosystem root.
+
+    Exit 0 only when every intent of the run is applied; otherwise 1, and `skipped` lists each
+    intent left unapplied with why and what to do."""
     with open_coordinator(repo, progress="consolidate", json_mode=json_mode) as coordinator:
-        result = coordinator.consolidate(run, offline=offline, key=key)
+        result = coordinator.consolidate(run, offline=offline, retry_failed=retry_failed, key=key)
     emit(result.to_json(), schema="consolidate", json_mode=json_mode, human=_render(result))
     return result.exit_code
 
 
 def _render(result) -> str:  # type: ignore[no-untyped-def]
     lines = [f"run {result.run}: consolidation {'offline' if result.offline else 'online'}"]
+    if result.retried:
+        lines.append(f"  took up again {len(result.retried)} intent(s): {', '.join(result.retried)}")
     if not result.roots:
-        lines.append("  nothing pending" + (f" ({len(result.waiting)} intent(s) wait for their tasks to merge)"
-                                           if result.waiting else ""))
+        lines.append("  nothing applied in this call")
     for root in result.roots:
         where = root["root"] or "."
         commit = f" commit {root['commit'][:12]}" if root.get("commit") else ""
@@ -52,7 +59,17 @@ def _render(result) -> str:  # type: ignore[no-untyped-def]
         for warning in root["warnings"]:
             lines.append(f"      warning: {warning}")
         if root.get("error"):
-            lines.append(f"      error: {root['error'].get('message')}")
+            error = root["error"]
+            lines.append(f"      error: {error.get('message')}")
+            if error.get("fix"):
+                lines.append(f"      fix: {error['fix']}")
+    if result.skipped:
+        lines.append(f"  {len(result.skipped)} intent(s) not applied:")
+        for item in result.skipped:
+            lines.append(f"    {item['state']:<13} {item['intent']}: {item['why']}")
+            lines.append(f"    {'':<13} fix: {item['fix']}")
+    else:
+        lines.append("  no intent of the run is left unapplied")
     return "\n".join(lines)
 
 
@@ -66,15 +83,27 @@ def intent_add(
     spec: Optional[str] = typer.Option(None, "--spec", help="Version range or value."),
     group: Optional[str] = typer.Option(None, "--group", help="Dependency group (default: the manifest's main one)."),
     rationale: str = typer.Option("", "--why", help="Why the task needs it."),
+    key: Optional[str] = KeyOption,
     repo: str = RepoOption,
     json_mode: bool = JsonOption,
 ) -> int:
-    """Declare an intent for a task instead of editing a reserved file."""
+    """Declare an intent for a task instead of editing a reserved file.
+
+    Declaring again for the same task, manifest, group and name supersedes the earlier intent
+    (kept in `wtc intent list` as superseded, pointing at the new id)."""
     with open_coordinator(repo) as coordinator:
         intent = coordinator.add_intent(run, task, manifest=manifest, op=op, name=name, spec=spec, group=group,
-                                        rationale=rationale)
-    emit({"intent": intent}, schema="intent.add", json_mode=json_mode,
-         human=f"intent {intent['intent_id']} recorded for consolidation")
+                                        rationale=rationale, key=key)
+    if intent.get("unchanged"):
+        human = f"intent {intent['intent_id']} already declared as asked ({intent['state']}); nothing changed"
+    else:
+        human = f"intent {intent['intent_id']} declared for consolidation"
+        for old in intent.get("superseded", []):
+            human += f"\n  supersedes {old}"
+        for other in intent.get("requeued", []):
+            human += f"\n  {other} (it conflicted with the superseded intent) waits for consolidation again"
+        human += f"\n  next: wtc consolidate --run {run}"
+    emit({"intent": intent}, schema="intent.add", json_mode=json_mode, human=human, exit_code=0)
     return 0
 
 
@@ -87,8 +116,46 @@ def intent_list(
     """The run's intents with their states."""
     with open_coordinator(repo) as coordinator:
         rows = coordinator.intents(run)
-    text = "\n".join(f"{r['state']:<14} {r['intent']}" for r in rows) or "no intents"
-    emit({"intents": rows}, schema="intent.list", json_mode=json_mode, human=text)
+    lines = []
+    for r in rows:
+        data = r["data"]
+        what = f"{data.get('op')} {data.get('name')}" + (f" {data['spec']}" if data.get("spec") else "")
+        extra = f" -> {r['detail']['superseded_by']}" if r["state"] == "superseded" else ""
+        lines.append(f"{r['state']:<14} {r['intent']}  ({what}){extra}")
+    emit({"intents": rows}, schema="intent.list", json_mode=json_mode, human="\n".join(lines) or "no intents",
+         exit_code=0)
     return 0
 
 
+@intent_app.command("retry")
+def intent_retry(
+    intent: str = typer.Argument(..., help="Intent id (see `wtc intent list`)."),
+    run: str = RunOption,
+    key: Optional[str] = KeyOption,
+    repo: str = RepoOption,
+    json_mode: bool = JsonOption,
+) -> int:
+    """Take an intent that ended failed, conflict, rejected or needs_network up again at the next consolidate."""
+    with open_coordinator(repo) as coordinator:
+        row = coordinator.retry_intent(run, intent, key=key)
+    human = (f"intent {intent}: {row['previous_state']} -> {row['state']}; next: wtc consolidate --run {run}"
+             if row["changed"] else f"intent {intent} is already {row['state']}; next: wtc consolidate --run {run}")
+    emit({"intent": row}, schema="intent.retry", json_mode=json_mode, human=human, exit_code=0)
+    return 0
+
+
+@intent_app.command("drop")
+def intent_drop(
+    intent: str = typer.Argument(..., help="Intent id (see `wtc intent list`)."),
+    run: str = RunOption,
+    reason: str = typer.Option("", "--why", help="Why it is given up (kept with the intent)."),
+    key: Optional[str] = KeyOption,
+    repo: str = RepoOption,
+    json_mode: bool = JsonOption,
+) -> int:
+    """Give an intent up: kept as dropped, never applied, no longer a leftover for land."""
+    with open_coordinator(repo) as coordinator:
+        row = coordinator.drop_intent(run, intent, reason=reason, key=key)
+    human = f"intent {intent}: {row['previous_state']} -> dropped" if row["changed"] else f"intent {intent} was already dropped"
+    emit({"intent": row}, schema="intent.drop", json_mode=json_mode, human=human, exit_code=0)
+    return 0

@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from ..errors import WtcError
+from ..errors import EXIT_INTERNAL, WtcError
 from . import app
 from .output import emit
 
@@ -30,5 +30,7 @@ def demo(
     problems = surprises(report)
     payload = report.to_json() | {"surprises": problems}
     text = render_report(report) + ("\n\nSURPRISES:\n  " + "\n  ".join(problems) if problems else "")
-    emit(payload, schema="demo", json_mode=json_mode, human=text)
-    return 2 if problems else 0
+    # A surprise is the demo finding wtc misbehave on its own example: a bug, not bad input.
+    code = EXIT_INTERNAL if problems else 0
+    emit(payload, schema="demo", json_mode=json_mode, human=text, exit_code=code)
+    return code

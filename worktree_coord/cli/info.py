@@ -12,4 +12,4 @@ from .output import emit
 @app.command("version")
 def version(json_mode: bool = typer.Option(False, "--json", help="Print one JSON object.")) -> None:
     """Print the worktree_coord version."""
-    emit({"version": __version__}, schema="version", json_mode=json_mode, human=f"wtc {__version__}")
+    emit({"version": __version__}, schema="version", json_mode=json_mode, human=f"wtc {__version__}", exit_code=0)

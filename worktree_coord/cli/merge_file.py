@@ -3,11 +3,19 @@
 Thin face over `worktree_coord.merge.merge_file`: reads three files, writes the result (stdout,
 `--output F`, or into LEFT with `--git`, as git's merge driver contract asks), exits 0 when clean,
 1 when conflicts remain, 2 on bad input.
+
+Conflict markers carry labels like `git merge-file -L ours -L base -L theirs`: the block under
+`<<<<<<<` is LEFT (git's "ours": the side being merged into). As a driver, git passes its own
+labels (`%X %S %Y`, git 2.44 and later) and the path (`%P`); an older git leaves the placeholders
+unexpanded, and then the labels are read from the repository (HEAD's branch, MERGE_HEAD's name).
+The driver line names the absolute path of the `wtc` that installed it, so git finds it without a
+venv on PATH.
 """
 
 from __future__ import annotations
 
 import os
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -15,12 +23,31 @@ from typing import Optional
 
 import typer
 
-from ..errors import EXIT_CONFLICT, EXIT_OK, GitError, UsageError
+from ..errors import EXIT_CONFLICT, EXIT_OK, GitError, NotFoundError, UsageError
 from . import app
 from .output import emit
 
 DRIVER_NAME = "wtc"
-DRIVER_COMMAND = "wtc merge-file %O %A %B --path %P --git --marker-size %L"
+DRIVER_ARGUMENTS = "merge-file %O %A %B --path %P --git --marker-size %L -L %X -L %S -L %Y"
+_UNEXPANDED = frozenset({"%X", "%S", "%Y", ""})   # what a git older than 2.44 passes for the labels
+
+
+def driver_executable() -> str:
+    """How git should start this very wtc, shell-quoted: the absolute path of the running `wtc`
+    script, else `<absolute python> -m worktree_coord` (run as a module, or from a test)."""
+    argv0 = os.path.abspath(sys.argv[0]) if sys.argv and sys.argv[0] else ""
+    if Path(argv0).name in ("wtc", "worktree-coord") and os.path.isfile(argv0) and os.access(argv0, os.X_OK):
+        return shlex.quote(argv0)
+    return f"{shlex.quote(os.path.abspath(sys.executable))} -m worktree_coord"
+
+
+def driver_line() -> str:
+    """The `merge.wtc.driver` line git runs for a conflicted file."""
+    return f"{driver_executable()} {DRIVER_ARGUMENTS}"
+
+
+# The line as documented (docs/ci.md): the executable is whatever absolute path installed it.
+DRIVER_COMMAND = f"/absolute/path/to/wtc {DRIVER_ARGUMENTS}"
 _ATTRIBUTES_HEADER = "# worktree_coord structured merge driver (wtc driver install)"
 
 
@@ -41,7 +68,8 @@ def merge_file_command(
     output: Optional[str] = typer.Option(None, "--output", "-o", help="Write the result here instead of stdout."),
     git: bool = typer.Option(False, "--git", help="Act as a git merge driver: write the result into LEFT."),
     marker_size: int = typer.Option(7, "--marker-size", help="Length of conflict markers (git's %L)."),
-    label: list[str] = typer.Option([], "--label", "-L", help="Labels: ours, then base, then theirs (up to 3)."),
+    label: list[str] = typer.Option([], "--label", "-L", help="Conflict marker labels, as for `git merge-file`: "
+                                    "ours (LEFT), then base, then theirs (RIGHT); up to 3."),
     timeout: float = typer.Option(10.0, "--timeout", help="Seconds allowed for the structured merge."),
     json_mode: bool = typer.Option(False, "--json", help="Print one JSON object."),
 ) -> None:
@@ -54,7 +82,7 @@ def merge_file_command(
         raise UsageError("--git and --output both say where to write", fix="use one of them")
     from ..merge import merge_file as merge_one  # loaded per call: git runs this once per conflicted file
 
-    labels = tuple(list(label) + ["ours", "base", "theirs"][len(label):])
+    labels = _labels(label, git)
     data = [_read(base, "BASE"), _read(left, "LEFT"), _read(right, "RIGHT")]
     result = merge_one(data[0], data[1], data[2], path or left, marker_size=marker_size,
                        labels=labels, timeout=timeout)  # type: ignore[arg-type]
@@ -63,12 +91,14 @@ def merge_file_command(
         Path(target).write_bytes(result.merged)
     payload = result.to_json()
     payload["path"] = path or left
+    payload["labels"] = {"ours": labels[0], "base": labels[1], "theirs": labels[2]}
     if target:
         payload["output"] = target
     if json_mode:
         if not target:
             payload["merged"] = result.merged.decode("utf-8", "replace")
-        emit(payload, schema="merge-file", json_mode=True, human="")
+        emit(payload, schema="merge-file", json_mode=True, human="",
+             exit_code=EXIT_OK if result.clean else EXIT_CONFLICT)
     elif not target:
         sys.stdout.buffer.write(result.merged)
         sys.stdout.flush()
@@ -76,6 +106,37 @@ def merge_file_command(
         places = ", ".join(f"{c.declaration or 'file'} (lines {c.start_line}-{c.end_line})" for c in result.conflicts)
         sys.stderr.write(f"wtc merge-file: {len(result.conflicts)} conflict(s) in {path or left}: {places}\n")
     raise typer.Exit(EXIT_OK if result.clean else EXIT_CONFLICT)
+
+
+def _labels(given: list[str], as_driver: bool) -> tuple[str, str, str]:
+    """(ours, base, theirs): the labels given, the defaults for the rest; as a git driver, labels
+    git left unexpanded (older git) are read from the repository instead."""
+    labels = list(given) + ["ours", "base", "theirs"][len(given):]
+    if as_driver and any(label in _UNEXPANDED for label in labels):
+        fallback = _repository_labels()
+        labels = [fallback[i] if label in _UNEXPANDED else label for i, label in enumerate(labels)]
+    return labels[0], labels[1], labels[2]
+
+
+def _repository_labels() -> tuple[str, str, str]:
+    """What git itself would write: HEAD's branch for ours, the name of the commit being merged,
+    cherry-picked, reverted or rebased for theirs."""
+    def ask(*args: str) -> str:
+        done = subprocess.run(["git", *args], capture_output=True, text=True, check=False)
+        return done.stdout.strip() if done.returncode == 0 else ""
+
+    ours = ask("symbolic-ref", "--short", "-q", "HEAD") or "HEAD"
+    # git names the commit it merges in GITHEAD_<sha> (e.g. GITHEAD_d9508...=feature) for its drivers.
+    named = sorted(value for key, value in os.environ.items() if key.startswith("GITHEAD_") and value)
+    if len(named) == 1:
+        return ours, "base", named[0]
+    theirs = "theirs"
+    for head in ("MERGE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD", "REBASE_HEAD"):
+        sha = ask("rev-parse", "-q", "--verify", head)
+        if sha:
+            theirs = ask("name-rev", "--name-only", "--no-undefined", sha) or sha[:12]
+            break
+    return ours, "base", theirs
 
 
 def _git(args: list[str], cwd: str) -> str:
@@ -109,6 +170,8 @@ def driver_command(
         raise UsageError(f"unknown driver action {action!r}", fix="use `wtc driver install`")
     scope = ["--global"] if global_ else []
     cwd = repo if not global_ else os.getcwd()
+    if not global_:
+        _require_repository(repo)
     if global_:
         attributes = _git(["config", "--global", "--get", "core.attributesFile"], cwd) if _has_global_attributes() else ""
         attributes_path = Path(os.path.expanduser(attributes)) if attributes else \
@@ -117,8 +180,9 @@ def driver_command(
         attributes_path = Path(_git(["rev-parse", "--git-path", "info/attributes"], cwd))
         if not attributes_path.is_absolute():
             attributes_path = Path(cwd) / attributes_path
+    command = driver_line()
     _git(["config", *scope, f"merge.{DRIVER_NAME}.name", "worktree_coord structured merge"], cwd)
-    _git(["config", *scope, f"merge.{DRIVER_NAME}.driver", DRIVER_COMMAND], cwd)
+    _git(["config", *scope, f"merge.{DRIVER_NAME}.driver", command], cwd)
     lines = [f"{pattern} merge={DRIVER_NAME}" for pattern in attribute_patterns()]
     existing = attributes_path.read_text(encoding="utf-8").splitlines() if attributes_path.exists() else []
     missing = [line for line in lines if line not in existing]
@@ -127,11 +191,21 @@ def driver_command(
         block = ([] if _ATTRIBUTES_HEADER in existing else [_ATTRIBUTES_HEADER]) + missing
         text = "\n".join(existing + block) + "\n"
         attributes_path.write_text(text, encoding="utf-8")
-    payload = {"driver": DRIVER_COMMAND, "scope": "global" if global_ else "repository",
+    payload = {"driver": command, "scope": "global" if global_ else "repository",
                "attributes": str(attributes_path), "patterns_added": len(missing)}
-    emit(payload, schema="driver.install", json_mode=json_mode,
+    emit(payload, schema="driver.install", json_mode=json_mode, exit_code=EXIT_OK,
          human=f"merge driver `{DRIVER_NAME}` installed ({payload['scope']}); "
-               f"{len(missing)} attribute line(s) added to {attributes_path}")
+               f"{len(missing)} attribute line(s) added to {attributes_path}\n"
+               f"git will run: {command}")
+
+
+def _require_repository(repo: str) -> None:
+    if not Path(repo).is_dir():
+        raise NotFoundError(f"no such folder: {repo}", fix="pass the path of a git repository (--repo PATH)")
+    done = subprocess.run(["git", "rev-parse", "--git-dir"], cwd=repo, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise NotFoundError(f"{os.path.abspath(repo)} is not inside a git repository",
+                            fix="run inside a repository, pass --repo PATH, or install for every repository with --global")
 
 
 def _has_global_attributes() -> bool:

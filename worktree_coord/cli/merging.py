@@ -36,7 +36,10 @@ def report(
     repo: str = RepoOption,
     json_mode: bool = JsonOption,
 ) -> int:
-    """The run's change manifest: tasks, files, pending intents, conflicts, verification results."""
+    """The run's change manifest: every path landing changes and where it came from, tasks, intents
+    not applied, conflicts, verification results, and what landing now would leave out.
+
+    Exits 0 (it only reads); `leftovers` and `warnings` say what is left and how to finish it."""
     with open_coordinator(repo) as coordinator:
         result = coordinator.report(run, onto=onto)
     emit(result.to_json(), schema="report", json_mode=json_mode, human=render.run_report(result))
@@ -48,11 +51,17 @@ def land(
     run: str = RunOption,
     onto: str = typer.Option(..., "--onto", help="Branch to fast-forward to the integration tip."),
     yes: bool = typer.Option(False, "--yes", "-y", help="Approve without asking."),
+    allow_partial: bool = typer.Option(False, "--allow-partial", help="Land even though intents are not applied or "
+                                       "tasks are not merged; the output lists every leftover."),
     key: Optional[str] = KeyOption,
     repo: str = RepoOption,
     json_mode: bool = JsonOption,
 ) -> int:
-    """Show the change manifest, ask for approval, then fast-forward the target by compare-and-swap."""
+    """Show the change manifest, ask for approval, then fast-forward the target by compare-and-swap.
+
+    Refuses (exit 1) while something would be left out (intents not applied, tasks in conflict,
+    failed, rejected, started or not merged) unless --allow-partial, or a person approves at the
+    prompt that names the leftovers."""
     with open_coordinator(repo) as coordinator:
         manifest = coordinator.report(run, onto=onto)
         approved = yes
@@ -61,10 +70,17 @@ def land(
                 raise UsageError("landing needs approval and there is no terminal to ask",
                                  fix=f"review `wtc report --run {run} --onto {onto}`, then pass --yes")
             sys.stdout.write(render.run_report(manifest) + "\n")
-            approved = typer.confirm(f"Fast-forward {onto} to {manifest.tip[:12]}?", default=False)
+            question = f"Fast-forward {onto} to {manifest.tip[:12]}?"
+            if manifest.leftovers.get("intents") or manifest.leftovers.get("tasks"):
+                from ..coordinator.landing import leftover_summary
+
+                question = (f"Fast-forward {onto} to {manifest.tip[:12]} LEAVING OUT "
+                            f"{leftover_summary(manifest.leftovers)}?")
+                allow_partial = True  # the person approves with the leftovers named in the question
+            approved = typer.confirm(question, default=False)
             if not approved:
                 raise UsageError("landing was not approved", fix="nothing changed; run land again when ready")
-        result = coordinator.land(run, onto, approved=approved, key=key)
+        result = coordinator.land(run, onto, approved=approved, allow_partial=allow_partial, key=key)
     emit(result.to_json() | {"manifest": manifest.to_json()}, schema="land", json_mode=json_mode,
          human=render.landed(result))
     return result.exit_code

@@ -18,11 +18,14 @@ def schema_name(name: str, version: int = 1) -> str:
     return f"{SCHEMA_PREFIX}{name}/{version}"
 
 
-def emit(payload: dict[str, Any], *, schema: str, json_mode: bool, human: str | Callable[[], str]) -> None:
-    """Print a result: the payload as one JSON object (schema first), or the human text."""
+def emit(payload: dict[str, Any], *, schema: str, json_mode: bool, human: str | Callable[[], str],
+         exit_code: int | None = None) -> None:
+    """Print a result: the payload as one JSON object (`schema` and `exit_code` first, always at the
+    top level), or the human text. `exit_code` defaults to the payload's own, else 0."""
     if json_mode:
-        body = {"schema": schema_name(schema)}
-        body.update(payload)
+        code = exit_code if exit_code is not None else payload.get("exit_code", 0)
+        body = {"schema": schema_name(schema), "exit_code": code}
+        body.update({k: v for k, v in payload.items() if k != "exit_code"})
         sys.stdout.write(json.dumps(body, sort_keys=False, default=_json_default) + "\n")
     else:
         text = human() if callable(human) else human
@@ -34,7 +37,7 @@ def emit(payload: dict[str, Any], *, schema: str, json_mode: bool, human: str | 
 def emit_error(error: WtcError, *, json_mode: bool) -> None:
     """Print an error: JSON on stdout under `--json` (so agents parse one object), text on stderr."""
     if json_mode:
-        body = {"schema": schema_name("error"), "ok": False, "error": error.to_json()}
+        body = {"schema": schema_name("error"), "exit_code": error.exit_code, "ok": False, "error": error.to_json()}
         sys.stdout.write(json.dumps(body, default=_json_default) + "\n")
         sys.stdout.flush()
     else:

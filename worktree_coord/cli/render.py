@@ -30,6 +30,8 @@ def task_started(r: TaskStarted) -> str:
     if r.boundary_from and r.boundary_from != "--own":
         lines.append(f"  boundary  from {r.boundary_from}")
     lines += _prepared_lines(r.prepared)
+    for note in r.notes:
+        lines.append(f"  note: {note}")
     return "\n".join(lines)
 
 
@@ -92,9 +94,17 @@ def task_finished(r: TaskFinished) -> str:
         where = f" in {c['declaration']}" if c.get("declaration") else ""
         lines.append(f"  conflict  {c['path']}{where} lines {c.get('start_line')}-{c.get('end_line')} ({c['kind']})"
                      + (f"; last changed by {', '.join(c['last_changed_by'])}" if c.get("last_changed_by") else ""))
+    if r.verification and not r.verification.get("ok", True):
+        check = r.verification
+        lines.append(f"  verification failed: `{check['command']}` exited {check.get('exit_code')}; last lines:")
+        tail = (check.get("output_tail") or "").rstrip("\n").splitlines()[-VERIFY_TAIL_LINES:]
+        lines += [f"    | {line}" for line in tail] or ["    | (no output)"]
     for note in r.notes:
         lines.append(f"  note: {note}")
     return "\n".join(lines)
+
+
+VERIFY_TAIL_LINES = 20
 
 
 def task_updated(r: TaskUpdated) -> str:
@@ -102,6 +112,8 @@ def task_updated(r: TaskUpdated) -> str:
     if r.conflicted_paths:
         lines.append(f"  {len(r.conflicted_paths)} file(s) hold conflict markers to resolve:")
         lines += [f"    {p}" for p in r.conflicted_paths]
+        for marker in r.markers:
+            lines.append(f"  {marker['marker']} {marker['label']:<24} {marker['holds']}")
         lines.append(f"  then: wtc task finish {r.task} --run {r.run}")
     else:
         lines.append(f"  merged cleanly; finish again to land it: wtc task finish {r.task} --run {r.run}")
@@ -124,11 +136,15 @@ def run_report(r: RunReport) -> str:
         by_state.setdefault(task["state"], []).append(task["task"])
     for state, names in sorted(by_state.items()):
         lines.append(f"  {state:<10} {len(names):>3}  {', '.join(names[:12])}{' ...' if len(names) > 12 else ''}")
-    lines.append(f"  {len(r.files)} file change(s) in integration")
-    for item in r.files[:30]:
-        lines.append(f"    {item['status']:<8} {item['path']}  ({item['task']})")
+    where = f"{r.target['branch']}" if r.target and r.target.get("fast_forward") else "the pinned commit"
+    lines.append(f"  {len(r.files)} path(s) landing changes (against {where}), with where each change came from:")
+    for item in r.files:
+        lines.append(f"    {item['status']:<8} {item['path']}  ({item['origin']})")
     for item in r.intents_pending:
-        lines.append(f"  pending   {item['path']} from task {item['task']} (consolidation)")
+        why = f": {item['reason']}" if item.get("reason") else ""
+        lines.append(f"  intent    {item['state']:<13} {item['op']} {item['name']}"
+                     + (f" {item['spec']}" if item.get("spec") else "")
+                     + f" in {item['manifest']} (task {item['task']}){why}")
     for c in r.conflicts:
         lines.append(f"  conflict  {c['path']} {c.get('declaration') or ''} (task {c['task']})")
     for v in r.verification:
@@ -138,13 +154,22 @@ def run_report(r: RunReport) -> str:
         lines.append(f"  target    {r.target['branch']} at {r.target['tip'][:12]}: {verdict}")
     for warning in r.warnings:
         lines.append(f"  warning: {warning}")
+    if not r.warnings:
+        lines.append("  nothing left out: every task merged and every intent applied")
     return "\n".join(lines)
 
 
 def landed(r: Landed) -> str:
     if r.how == "already":
-        return f"{r.onto} already holds the integration tip {r.new[:12]}{_again(r.replayed)}"
-    return f"landed run {r.run}: {r.onto} {r.old[:12]} -> {r.new[:12]} ({r.how}){_again(r.replayed)}"
+        head = (f"{r.onto} already holds the integration tip {r.tip[:12]}"
+                + (f" ({r.onto} is at {r.old[:12]})" if r.old != r.tip else "") + _again(r.replayed))
+    else:
+        head = f"landed run {r.run}: {r.onto} {r.old[:12]} -> {r.new[:12]} ({r.how}){_again(r.replayed)}"
+    lines = [head]
+    if r.warnings:
+        lines.append(f"  landed without {len(r.warnings)} leftover(s) (--allow-partial):")
+        lines += [f"  left out: {warning}" for warning in r.warnings]
+    return "\n".join(lines)
 
 
 def task_abandoned(r: TaskAbandoned) -> str:
@@ -156,9 +181,11 @@ def run_status(r: RunStatus) -> str:
     if not r.runs:
         return "no runs yet (start one: wtc run start --run NAME)"
     lines = []
-    if not r.tasks and len(r.runs) != 1:
+    if len(r.runs) != 1:
         for run in r.runs:
-            lines.append(f"{run['run']:<28} {run['state']:<8} base {run['base'][:12]}  {run['integration']}")
+            counts = ", ".join(f"{n} {state}" for state, n in sorted(run.get("counts", {}).items())) or "no tasks"
+            lines.append(f"{run['run']:<28} {run['state']:<8} base {run['base'][:12]}  {run['integration']}  ({counts})")
+        lines.append("one run's tasks: wtc status --run ID")
         return "\n".join(lines)
     run = r.runs[0]
     lines.append(f"run {run['run']} ({run['state']}) pinned at {run['base'][:12]}, integration {run['integration']}"
@@ -209,7 +236,7 @@ def run_status_table(r: RunStatus, *, width: int | None = None) -> str:
     from rich.console import Console
     from rich.table import Table
 
-    if not r.runs or (not r.tasks and len(r.runs) != 1):
+    if len(r.runs) != 1:
         return run_status(r)
     run = r.runs[0]
     heading = (f"run [bold]{run['run']}[/] ({run['state']}) pinned at {run['base'][:12]}, integration "

@@ -321,8 +321,10 @@ def declare_intent(
         raise UsageError(f"{name!r} is already in [{group}] of {path} at the task's base ({before})",
                          fix="declare set_spec to change it")
     if op in (Op.SET_SPEC, Op.REMOVE_DEP) and before is None:
-        raise UsageError(f"{name!r} is not in [{group}] of {path} at the task's base",
-                         fix="declare add_dep to add it")
+        raise UsageError(f"{name!r} is not in [{group}] of {path} at the task's base, so --op {op.value} has "
+                         "nothing to change",
+                         fix="declare add_dep to add it; to change what an earlier add_dep intent asks for, "
+                             "declare add_dep again with the new --spec (it supersedes the earlier one)")
     import dataclasses
 
     return dataclasses.replace(draft, expected_before=before)

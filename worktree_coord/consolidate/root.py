@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Collection, Iterable, Mapping
 
 from worktree_coord.consolidate.adapters import ToolAdapter, ToolConfig, adapter_for
-from worktree_coord.consolidate.adapters.base import FailureKind, ToolRun
+from worktree_coord.consolidate.adapters.base import FailureKind, ToolRun, install_hint
 from worktree_coord.consolidate.edits import EditError
 from worktree_coord.consolidate.graph import MANIFEST_OF, check_version_bumps, discover_workspace, join, order_changes
 from worktree_coord.consolidate.intent import Ecosystem, Intent, Op
@@ -186,11 +186,17 @@ def consolidate_root(
         if failure == FailureKind.OFFLINE_MISS:
             return restore_and(RootState.NEEDS_NETWORK, error={
                 "kind": "needs_network", "message": f"`{' '.join(run.argv)}` needs packages that are not cached",
-                "fix": "run consolidation with the network allowed (--online), or warm the cache",
+                "fix": "run consolidation with the network allowed (wtc consolidate --online), or warm the package cache",
                 "stderr": run.stderr[-4000:], "intent_ids": [i.intent_id for c in ordered for i in c.sources]})
         if failure is not None:
             if failure in (FailureKind.TOOL_MISSING, FailureKind.TIMEOUT) or len(culprits) >= MAX_CULPRITS:
-                return restore_and(RootState.FAILED, error={"kind": failure.value, "message": run.stderr[-4000:]})
+                error = {"kind": failure.value, "message": run.stderr[-4000:]}
+                if failure == FailureKind.TOOL_MISSING:
+                    error["fix"] = (f"install {run.argv[0]} ({install_hint(run.argv[0])}), then consolidate again "
+                                    "with --retry-failed")
+                elif failure == FailureKind.TIMEOUT:
+                    error["fix"] = "raise the relock timeout or warm the package cache, then consolidate again with --retry-failed"
+                return restore_and(RootState.FAILED, error=error)
             index = _bisect(adapter, snapshot, ordered, offline)
             if index is None:
                 return restore_and(RootState.FAILED, error={

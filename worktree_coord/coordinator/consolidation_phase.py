@@ -15,7 +15,16 @@ Invariants:
   never overwritten and a lockfile is never committed against manifests it was not computed from;
 - a root that is not applied changes nothing (consolidate_root restores its files byte for byte);
 - idempotent: a second run finds nothing pending and makes no commit; a run cut off after a commit
-  but before its bookkeeping finds those intents already satisfied on the next run.
+  but before its bookkeeping finds those intents already satisfied on the next run;
+- intents that ended failed, conflict, rejected or needs_network are taken up again only when asked
+  (`retry_failed`, or `requeue` of chosen ids); every intent not applied is listed in the report's
+  `skipped` with why, and the report's exit code is 0 only when no intent of the run is left
+  unapplied.
+
+Intent states: pending (derived at finish) and declared (`wtc intent add`) wait; applied and
+satisfied are done; needs_network, failed, conflict and rejected ended without applying;
+superseded (re-declared: `detail.superseded_by` names the new id) and dropped (`wtc intent drop`)
+are kept for the record and never applied.
 """
 
 from __future__ import annotations
@@ -43,6 +52,9 @@ from ..results import Result
 from ..store import Store
 
 PENDING_STATES = ("pending", "declared", "needs_network")
+RETRYABLE_STATES = ("failed", "conflict", "rejected", "needs_network")
+UNAPPLIED_STATES = ("pending", "declared", "needs_network", "failed", "conflict", "rejected")
+CLOSED_STATES = ("applied", "satisfied", "superseded", "dropped")
 MAX_ATTEMPTS = 5      # consolidations restarted because merges kept moving the root's manifests
 
 
@@ -62,6 +74,8 @@ class ConsolidationReport(Result):
     offline: bool = True
     roots: list[dict[str, Any]] = field(default_factory=list)
     waiting: list[dict[str, Any]] = field(default_factory=list)   # intents of tasks not merged yet
+    skipped: list[dict[str, Any]] = field(default_factory=list)   # every intent left unapplied, with why
+    retried: list[str] = field(default_factory=list)              # intents taken up again (--retry-failed)
 
 
 def relock_configs(commands: Mapping[str, str]) -> dict[str, ToolConfig]:
@@ -83,16 +97,40 @@ def relock_configs(commands: Mapping[str, str]) -> dict[str, ToolConfig]:
     return out
 
 
+def origin_state(store: Store, run_id: str, row: dict[str, Any]) -> str:
+    """The waiting state an intent goes back to: `declared` when an agent declared it (a re-finish
+    of its task must not replace it), else `pending`."""
+    return "declared" if any(e["kind"] == "intent.declared" and e["data"].get("intent") == row["intent_id"]
+                             for e in store.events(run_id, row["task_id"])) else "pending"
+
+
+def requeue(store: Store, run_id: str, rows: list[dict[str, Any]], why: str) -> list[str]:
+    """Put intents that ended without applying back to waiting; returns their ids."""
+    done = []
+    for row in rows:
+        store.set_intent_state(run_id, row["intent_id"], origin_state(store, run_id, row),
+                               {"retried_from": row["state"], "previous": row["detail"], "why": why})
+        store.log_event(run_id, row["task_id"], "intent.retried", {"intent": row["intent_id"], "from": row["state"]})
+        done.append(row["intent_id"])
+    return done
+
+
 def consolidate_run(git: GitRepo, store: Store, run: RunRecord, *, offline: bool, scratch_root: Path,
                     configs: Mapping[str, ToolConfig], heavy: Callable[[], ContextManager[None]],
-                    integration_tip: str) -> ConsolidationReport:
+                    integration_tip: str, retry_failed: bool = False) -> ConsolidationReport:
     """Apply every pending intent of the run's merged tasks (see the module docstring)."""
     roots: list[dict[str, Any]] = []
     tip = integration_tip
+    retried: list[str] = []
+    if retry_failed:
+        merged = {t.task_id for t in store.list_tasks(run.run_id, [TaskState.MERGED])}
+        retried = requeue(store, run.run_id, [r for r in store.list_intents(run.run_id, RETRYABLE_STATES)
+                                              if r["task_id"] in merged], "consolidate --retry-failed")
     for attempt in range(MAX_ATTEMPTS):
         try:
-            return _consolidate_once(git, store, run, offline=offline, scratch_root=scratch_root, configs=configs,
-                                     heavy=heavy, integration_tip=tip, earlier=roots)
+            report = _consolidate_once(git, store, run, offline=offline, scratch_root=scratch_root, configs=configs,
+                                       heavy=heavy, integration_tip=tip, earlier=roots)
+            return dataclasses.replace(report, retried=retried)
         except _RootMoved as moved:
             # Roots committed before the move are recorded (their intents are no longer pending);
             # the rest starts again from the tip that now holds the other merges.
@@ -111,7 +149,7 @@ def _consolidate_once(git: GitRepo, store: Store, run: RunRecord, *, offline: bo
     ready = [r for r in rows if r["task_id"] in merged]
     waiting = [{"task": r["task_id"], "intent": r["intent_id"]} for r in rows if r["task_id"] not in merged]
     if not ready:
-        return _report(run, integration_tip, offline, earlier, waiting)
+        return _report(run, integration_tip, offline, earlier, waiting, store)
     intents = [Intent.from_json(r["data"]) for r in ready]
     scratch = scratch_root / f"consolidate-{uuid.uuid4().hex[:8]}"
     git.add_detached_worktree(scratch, integration_tip)
@@ -129,15 +167,57 @@ def _consolidate_once(git: GitRepo, store: Store, run: RunRecord, *, offline: bo
             earlier.append(root.to_json() | {"commit": commit})
     finally:
         git.remove_worktree(scratch)
-    return _report(run, tip, offline, earlier, waiting)
+        _remove_if_empty(scratch_root)
+    return _report(run, tip, offline, earlier, waiting, store)
+
+
+def _remove_if_empty(folder: Path) -> None:
+    try:
+        folder.rmdir()   # only when empty: a concurrent consolidation's scratch worktree stays
+    except OSError:
+        pass
 
 
 def _report(run: RunRecord, tip: str, offline: bool, roots: list[dict[str, Any]],
-            waiting: list[dict[str, Any]]) -> ConsolidationReport:
+            waiting: list[dict[str, Any]], store: Store) -> ConsolidationReport:
     failed = any(r["state"] in (RootState.CONFLICT.value, RootState.FAILED.value, RootState.NEEDS_NETWORK.value)
                  or r["conflicts"] or r["culprits"] for r in roots)
+    skipped = skipped_intents(store, run.run_id)
     return ConsolidationReport(run=run.run_id, tip=tip, offline=offline, roots=list(roots), waiting=waiting,
-                               exit_code=1 if failed else 0)
+                               skipped=skipped, exit_code=1 if failed or skipped else 0)
+
+
+def skipped_intents(store: Store, run_id: str) -> list[dict[str, Any]]:
+    """Every intent of the run not applied after this consolidation, with why and what to do."""
+    tasks = {t.task_id: t.state for t in store.list_tasks(run_id)}
+    out = []
+    for row in store.list_intents(run_id, UNAPPLIED_STATES):
+        state, intent, task = row["state"], row["intent_id"], row["task_id"]
+        task_state = tasks.get(task)
+        detail = row["detail"] or {}
+        error = detail.get("error")
+        reason = (error.get("message") if isinstance(error, dict) else error) or detail.get("message") \
+            or detail.get("reason")
+        if task_state is not TaskState.MERGED and state in ("pending", "declared"):
+            where = task_state.value if task_state else "unknown"
+            why = f"its task {task} is {where}: intents apply once their task has merged"
+            fix = (f"drop it (wtc intent drop {intent} --run {run_id}): the task will not merge"
+                   if task_state in (TaskState.ABANDONED, TaskState.EMPTY) else
+                   f"merge the task (wtc task finish {task} --run {run_id}), then consolidate again")
+        elif state == "needs_network":
+            why = f"the offline relock needs packages that are not cached ({reason})" if reason else \
+                "the offline relock needs packages that are not cached"
+            fix = f"wtc consolidate --run {run_id} --online (or warm the package cache and consolidate again)"
+        elif state in ("failed", "conflict", "rejected"):
+            why = f"ended {state}" + (f": {reason}" if reason else "")
+            fix = (f"fix the cause, then wtc consolidate --run {run_id} --retry-failed "
+                   f"(or wtc intent retry {intent} --run {run_id}); re-declare it with another value "
+                   f"(wtc intent add), or drop it (wtc intent drop {intent} --run {run_id})")
+        else:
+            why = "still waiting" + (f": {reason}" if reason else "")
+            fix = f"wtc consolidate --run {run_id}"
+        out.append({"intent": intent, "task": task, "state": state, "why": why, "fix": fix})
+    return out
 
 
 def _moved_paths(repo: pygit2.Repository, before: str, after: str, root: RootResult) -> list[str]:

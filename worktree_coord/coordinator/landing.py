@@ -5,14 +5,15 @@ that moved since the pin.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any, Sequence
 
 from . import merge_queue as queue
 from ..store import leases
-from ..errors import BusyError, NotFoundError, StateError, UsageError
-from ..store.idempotency import Outcome, default_key, run_once
-from ..integrate import IntegrationState, StaleRef, fast_forward
-from ..model import RunState, TaskRecord, TaskState
+from ..errors import ActionRequired, BusyError, NotFoundError, StateError, UsageError
+from ..store.idempotency import Outcome, default_key, run_once, variant_key
+from ..integrate import IntegrationState, StaleRef, fast_forward, labelled_resolver
+from ..model import RunRecord, RunState, TaskRecord, TaskState
 from ..results import Landed, MergeReport, RunReport
 
 from .base import CoordinatorBase
@@ -36,57 +37,107 @@ class LandingOperations(CoordinatorBase):
                      reporter=self.reporter)
 
     def report(self, run_id: str, *, onto: str | None = None) -> RunReport:
-        """The run's change manifest: tasks, files, pending intents, conflicts, verification, and
-        (with `onto`) whether the target can be fast-forwarded to the integration tip."""
+        """The run's change manifest: every path landing changes with where it came from (task,
+        consolidation root, sync), tasks, intents not applied, conflicts, verification, the
+        leftovers landing would leave out, and (with `onto`) whether the target fast-forwards."""
         run = self._run(run_id)
         tip = self.git.ref_target(f"refs/heads/{run.integration_ref}") or run.base
-        tasks, files, pending, conflicts, checks, warnings = [], [], [], [], [], []
-        for task in self.store.list_tasks(run_id):
+        tasks, conflicts, checks, warnings = [], [], [], []
+        task_records = self.store.list_tasks(run_id)
+        for task in task_records:
             merge = task.result.get("merge") or {}
-            row = {"task": task.task_id, "state": task.state.value, "branch": task.branch, "head": task.head,
-                   "merge_commit": merge.get("merge_commit"), "files": [c["path"] for c in task.result.get("changed", [])]}
-            tasks.append(row)
-            if task.state is TaskState.MERGED:
-                files += [{"path": c["path"], "status": c["status"], "task": task.task_id}
-                          for c in task.result.get("changed", []) if not _is_reserved_change(c, task)]
-                if merge.get("verification"):
-                    checks.append({"task": task.task_id} | merge["verification"])
+            tasks.append({"task": task.task_id, "state": task.state.value, "branch": task.branch, "head": task.head,
+                          "merge_commit": merge.get("merge_commit"),
+                          "files": [c["path"] for c in task.result.get("changed", [])]})
+            if task.state is TaskState.MERGED and merge.get("verification"):
+                checks.append({"task": task.task_id} | merge["verification"])
             elif task.state is TaskState.CONFLICT:
                 conflicts += [{"task": task.task_id} | c for c in task.result.get("conflicts", [])]
             elif task.state is TaskState.FAILED and task.result.get("verification"):
                 checks.append({"task": task.task_id} | task.result["verification"])
-            elif task.state is TaskState.FINISHED:
-                warnings.append(f"task {task.task_id} is finished but not merged (wtc merge --run {run_id})")
-            elif task.state.live:
-                warnings.append(f"task {task.task_id} is still {task.state.value}; its work is not in integration")
-        pending = [{"task": r["task_id"], "intent": r["intent_id"], "state": r["state"],
-                    "manifest": r["data"].get("manifest"), "op": r["data"].get("op"), "name": r["data"].get("name")}
-                   for r in self.store.list_intents(run_id, ["pending", "declared", "needs_network", "conflict",
-                                                             "rejected", "failed"])]
-        if pending:
-            warnings.append(f"{len(pending)} intent(s) are not consolidated; landing leaves them out "
-                            f"(wtc consolidate --run {run_id})")
+        leftovers = self._leftovers(run_id, task_records)
+        warnings += leftover_warnings(run_id, leftovers)
+        unapplied = [row for rows in leftovers["intents"].values() for row in rows]
         target = None
+        land_from = run.base
         if onto is not None:
             target_tip = self.git.ref_target(_branch_ref(onto))
             if target_tip is None:
                 raise NotFoundError(f"no branch {onto!r} to land onto", fix="name an existing branch, e.g. --onto main")
-            target = {"branch": onto, "tip": target_tip,
-                      "fast_forward": self.git.is_ancestor(target_tip, tip),
-                      "commits": len(self.git.commits_between(target_tip, tip)) if self.git.is_ancestor(target_tip, tip) else None}
-            if not target["fast_forward"]:
-                warnings.append(f"{onto} moved since the run was pinned: landing needs the integration branch brought up to date")
+            forward = self.git.is_ancestor(target_tip, tip)
+            target = {"branch": onto, "tip": target_tip, "fast_forward": forward,
+                      "commits": len(self.git.commits_between(target_tip, tip)) if forward else None}
+            if forward:
+                land_from = target_tip
+            else:
+                warnings.append(f"{onto} moved since the run was pinned: landing needs the integration branch "
+                                f"brought up to date (wtc sync --run {run_id} --from {onto})")
+        files = self._landing_files(run, land_from, tip, task_records)
         return RunReport(run=run_id, base=run.base, integration=run.integration_ref, tip=tip, tasks=tasks,
-                         files=sorted(files, key=lambda f: f["path"]), intents_pending=pending, conflicts=conflicts,
-                         verification=checks, target=target, warnings=warnings)
+                         files=files, intents_pending=unapplied, conflicts=conflicts, verification=checks,
+                         target=target, warnings=warnings, leftovers=leftovers)
 
-    def land(self, run_id: str, onto: str, *, approved: bool, key: str | None = None) -> Landed:
+    def _leftovers(self, run_id: str, task_records: Sequence[TaskRecord]) -> dict[str, Any]:
+        """What landing now would leave out: intents not applied (by state) and tasks whose work is
+        not in integration (by state)."""
+        intents: dict[str, list[dict[str, Any]]] = {}
+        merged = {t.task_id for t in task_records if t.state is TaskState.MERGED}
+        for row in self.store.list_intents(run_id, UNAPPLIED_INTENT_STATES):
+            data = row["data"]
+            detail = row["detail"] or {}
+            intents.setdefault(row["state"], []).append({
+                "intent": row["intent_id"], "task": row["task_id"], "state": row["state"],
+                "manifest": data.get("manifest"), "op": data.get("op"), "name": data.get("name"),
+                "spec": data.get("spec"), "reason": _intent_reason(detail),
+                "fix": intent_fix(run_id, row, task_merged=row["task_id"] in merged)})
+        tasks: dict[str, list[str]] = {}
+        for task in task_records:
+            if task.state in LEFTOVER_TASK_STATES:
+                tasks.setdefault(task.state.value, []).append(task.task_id)
+        return {"intents": intents, "tasks": tasks}
+
+    def _landing_files(self, run: RunRecord, land_from: str, tip: str,
+                       task_records: Sequence[TaskRecord]) -> list[dict[str, Any]]:
+        """Every path that differs between `land_from` (the target's tip, or the pin) and the
+        integration tip, with the origins of its change: each commit on integration's first-parent
+        line that touched it is a task merge, a consolidation root, a sync, or (someone committed
+        to the branch by hand) another commit."""
+        if land_from == tip:
+            return []
+        by_commit = {t.result["merge"]["merge_commit"]: t.task_id for t in task_records
+                     if (t.result.get("merge") or {}).get("merge_commit")}
+        touched: dict[str, list[dict[str, Any]]] = {}
+        for commit, parent, message in self.git.first_parent_line(tip, run.base):
+            origin = _origin(commit, message, by_commit)
+            for change in self.git.changes(parent, commit):
+                touched.setdefault(change.path, []).insert(0, origin)
+        files = []
+        for change in self.git.changes(land_from, tip):
+            origins = touched.get(change.path) or [{"kind": "other", "commit": None}]
+            tasks = [o["task"] for o in origins if o["kind"] == "task"]
+            files.append({"path": change.path, "status": change.status, "origins": origins,
+                          "task": tasks[-1] if tasks else None, "origin": describe_origins(origins)})
+        return files
+
+    def land(self, run_id: str, onto: str, *, approved: bool, allow_partial: bool = False,
+             key: str | None = None) -> Landed:
         """Fast-forward `onto` to the integration tip by compare-and-swap, after approval. Refuses
-        when the target moved (not a fast-forward) and says how to bring integration up to date."""
+        when the target moved (not a fast-forward) and says how to bring integration up to date.
+        Refuses (exit 1) while intents are not applied or tasks are in conflict, failed, rejected,
+        still started or finished but not merged, unless `allow_partial`: then the result lists
+        every leftover in `left_out` and `warnings`."""
         run = self._run(run_id)
         if not approved:
             raise UsageError("landing needs approval", fix=f"review `wtc report --run {run_id} --onto {onto}`, "
                                                           "then land with --yes (or confirm at the prompt)")
+        leftovers = self._leftovers(run_id, self.store.list_tasks(run_id))
+        warnings = leftover_warnings(run_id, leftovers)
+        if warnings and not allow_partial:
+            raise ActionRequired(
+                f"landing run {run_id} now would leave out: {leftover_summary(leftovers)}",
+                fix=f"finish them (see `wtc report --run {run_id} --onto {onto}`: each leftover says how), "
+                    f"or land without them: wtc land --run {run_id} --onto {onto} --yes --allow-partial",
+                details={"leftovers": leftovers, "warnings": warnings})
         tip = self.git.ref_target(f"refs/heads/{run.integration_ref}") or run.base
         request = {"run": run_id, "onto": onto, "tip": tip}
 
@@ -96,7 +147,7 @@ class LandingOperations(CoordinatorBase):
             if old is None:
                 raise NotFoundError(f"no branch {onto!r} to land onto", fix="name an existing branch, e.g. --onto main")
             if old == tip or self.git.is_ancestor(tip, old):
-                return Outcome(Landed(run=run_id, onto=onto, old=old, new=old, how="already").to_json())
+                return Outcome(Landed(run=run_id, onto=onto, old=old, new=old, tip=tip, how="already").to_json())
             if not self.git.is_ancestor(old, tip):
                 raise StateError(
                     f"{onto} moved to {old[:12]} since the run was pinned at {run.base[:12]}; "
@@ -117,12 +168,15 @@ class LandingOperations(CoordinatorBase):
                     raise BusyError(f"{onto} moved while landing", fix="run land again", retry_after=1.0) from None
                 how = "compare-and-swap"
             self.store.set_run_state(run_id, RunState.LANDED)
-            self.store.log_event(run_id, None, "run.landed", {"onto": onto, "old": old, "new": tip})
-            return Outcome(Landed(run=run_id, onto=onto, old=old, new=tip, how=how).to_json())
+            self.store.log_event(run_id, None, "run.landed", {"onto": onto, "old": old, "new": tip,
+                                                              "left_out": leftovers})
+            return Outcome(Landed(run=run_id, onto=onto, old=old, new=tip, tip=tip, how=how).to_json())
 
-        done = run_once(self.store, key or default_key(run_id, "land", onto), "run.land", request, body,
+        # A run may land more than once (again after more work merged): each tip is its own request.
+        done = run_once(self.store, key or variant_key(default_key(run_id, "land", onto), tip=tip), "run.land",
+                        request, body,
                         ttl=self.config.idempotency_ttl, wait_timeout=self.config.wait_timeout)
-        return Landed.from_json(done.outcome.result, replayed=done.replayed)
+        return Landed.from_json(done.outcome.result, replayed=done.replayed, left_out=leftovers, warnings=warnings)
 
     def sync(self, run_id: str, source: str, *, key: str | None = None) -> MergeReport:
         """Merge branch `source` (e.g. main, which moved since the pin) into the integration branch,
@@ -139,7 +193,7 @@ class LandingOperations(CoordinatorBase):
             outcome = self._integrator().merge_into(
                 f"refs/heads/{run.integration_ref}", source_tip, run.base,
                 message=f"wtc: sync run {run_id} with {source}", author=queue.signature(),
-                resolve=queue.structured_resolver)
+                resolve=labelled_resolver(f"integration {run_id}", source))
         row = {"task": f"sync:{source}", "state": outcome.state.value,
                "conflicts": [c.to_json() for c in outcome.conflicts], "merge_commit": outcome.merge_commit}
         self.store.log_event(run_id, None, "run.synced", {"source": source, "state": outcome.state.value})
@@ -151,6 +205,97 @@ def _branch_ref(name: str) -> str:
     return name if name.startswith("refs/") else f"refs/heads/{name}"
 
 
-def _is_reserved_change(change: dict[str, Any], task: TaskRecord) -> bool:
-    return any(r["path"] == change["path"] for r in task.result.get("reserved", []))
+UNAPPLIED_INTENT_STATES = ("pending", "declared", "needs_network", "failed", "conflict", "rejected")
+LEFTOVER_TASK_STATES = frozenset({TaskState.STARTED, TaskState.FINISHED, TaskState.CONFLICT, TaskState.FAILED,
+                                  TaskState.REJECTED})
+_TASK_FIX = {"started": "finish it (wtc task finish T --run R) or abandon it (wtc task abandon T --run R)",
+             "finished": "merge it: wtc merge --run R",
+             "conflict": "wtc task update T --run R, resolve the markers, then wtc task finish T --run R",
+             "failed": "wtc task update T --run R, fix what verification reported, then wtc task finish T --run R",
+             "rejected": "fix the violations in its worktree, then wtc task finish T --run R"}
+
+
+def intent_fix(run_id: str, row: dict[str, Any], *, task_merged: bool = True) -> str:
+    """What to run for an intent that is not applied, by its state."""
+    intent = row["intent_id"]
+    state = row["state"]
+    if state in ("pending", "declared"):
+        if not task_merged:
+            return (f"merge its task {row['task_id']} first (intents apply once their task has merged), "
+                    f"then wtc consolidate --run {run_id}")
+        return f"wtc consolidate --run {run_id}"
+    if state == "needs_network":
+        return (f"wtc consolidate --run {run_id} --online --retry-failed (or put the packages in the local cache, "
+                f"then --retry-failed)")
+    if state == "failed":
+        return (f"fix what failed (see its reason), then wtc consolidate --run {run_id} --retry-failed; "
+                f"or wtc intent drop {intent} --run {run_id}")
+    if state == "conflict":
+        return (f"re-declare one side with the value to keep (wtc intent add TASK --run {run_id} --manifest M "
+                f"--op OP --name N --spec S) or drop one (wtc intent drop ID --run {run_id}); then "
+                f"wtc consolidate --run {run_id} --retry-failed")
+    return f"wtc intent retry {intent} --run {run_id}, or wtc intent drop {intent} --run {run_id}"
+
+
+def _intent_reason(detail: dict[str, Any]) -> str | None:
+    error = detail.get("error")
+    if isinstance(error, dict):
+        return error.get("message")
+    return detail.get("message") or detail.get("reason") or (str(error) if error else None)
+
+
+def leftover_summary(leftovers: dict[str, Any]) -> str:
+    parts = []
+    for state, rows in sorted(leftovers["intents"].items()):
+        parts.append(f"{len(rows)} intent(s) {state} ({', '.join(r['intent'] for r in rows[:4])}"
+                     + (", ..." if len(rows) > 4 else "") + ")")
+    for state, names in sorted(leftovers["tasks"].items()):
+        parts.append(f"{len(names)} task(s) {state} ({', '.join(names[:6])}" + (", ..." if len(names) > 6 else "") + ")")
+    return "; ".join(parts)
+
+
+def leftover_warnings(run_id: str, leftovers: dict[str, Any]) -> list[str]:
+    """One line per leftover, each with its fix."""
+    out = []
+    for state, rows in sorted(leftovers["intents"].items()):
+        for row in rows:
+            why = f": {row['reason']}" if row.get("reason") else ""
+            out.append(f"intent {row['intent']} ({row['op']} {row['name']} in {row['manifest']}, task {row['task']}) "
+                       f"is {state}{why}; landing leaves it out. Fix: {row['fix']}")
+    for state, names in sorted(leftovers["tasks"].items()):
+        for name in names:
+            fix = _TASK_FIX[state].replace(" T ", f" {name} ").replace(" R", f" {run_id}")
+            out.append(f"task {name} is {state}; its work is not in integration and landing leaves it out. Fix: {fix}")
+    return out
+
+
+def _origin(commit: str, message: str, tasks_by_merge: dict[str, str]) -> dict[str, Any]:
+    """Where one commit on the integration branch came from, from the store or its message."""
+    if commit in tasks_by_merge:
+        return {"kind": "task", "task": tasks_by_merge[commit], "commit": commit}
+    subject = message.split("\n", 1)[0]
+    if found := re.match(r"wtc: merge task (\S+) into run ", subject):
+        return {"kind": "task", "task": found.group(1), "commit": commit}
+    if found := re.match(r"wtc: consolidate (\S+) root '([^']*)'", subject):
+        return {"kind": "consolidation", "ecosystem": found.group(1), "root": found.group(2), "commit": commit}
+    if found := re.match(r"wtc: sync run \S+ with (\S+)", subject):
+        return {"kind": "sync", "from": found.group(1), "commit": commit}
+    return {"kind": "other", "commit": commit, "subject": subject}
+
+
+def describe_origins(origins: list[dict[str, Any]]) -> str:
+    """`task api, consolidation uv root .` for the text report."""
+    words = []
+    for origin in origins:
+        if origin["kind"] == "task":
+            word = f"task {origin['task']}"
+        elif origin["kind"] == "consolidation":
+            word = f"consolidation {origin['ecosystem']} root {origin['root'] or '.'}"
+        elif origin["kind"] == "sync":
+            word = f"sync from {origin['from']}"
+        else:
+            word = f"commit {str(origin.get('commit'))[:12]} (not made by wtc)" if origin.get("commit") else "unknown"
+        if word not in words:
+            words.append(word)
+    return ", ".join(words)
 

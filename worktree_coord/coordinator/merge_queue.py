@@ -18,11 +18,21 @@ from typing import Any, Iterable, Sequence
 
 from ..boundary import matches
 from ..boundary.globs import literal_prefix
-from ..integrate import IntegrationResult
+from ..integrate import IntegrationResult, Resolver, labelled_resolver
 from ..integrate import MERGE_IDENTITY, mergeable_commit, signature, structured_resolver  # noqa: F401 (re-exported)
 from ..model import TaskRecord
 
 EXCERPT_LINES = 12
+
+
+def integration_resolver(run: str, task: str) -> Resolver:
+    """Merging task `task` into run `run`'s integration branch: ours = integration, theirs = the task."""
+    return labelled_resolver(f"integration {run}", f"task {task}")
+
+
+def update_resolver(run: str, task: str) -> Resolver:
+    """`task update`, integration merged into the task's branch: ours = the task, theirs = integration."""
+    return labelled_resolver(f"task {task}", f"integration {run}")
 
 
 def conflict_report(result: IntegrationResult, merged_tasks: Iterable[TaskRecord]) -> list[dict[str, Any]]:

@@ -42,7 +42,9 @@ class MergeOperations(CoordinatorBase):
         if task.state not in (TaskState.FINISHED, TaskState.CONFLICT):
             raise StateError(f"task {task_id!r} is {task.state.value}; only finished tasks merge")
         self._check_integration(run)
-        command = self._verify_command(run, verify)
+        # A task that failed verification is verified again with the same command when it comes
+        # back, even if this finish does not repeat --verify.
+        command = self._verify_command(run, verify) or task.result.get("verify_command")
         if command:
             with leases.hold(self.store, f"integration:{run.run_id}", timeout=self.config.wait_timeout,
                              what=f"run {run.run_id} integration"):
@@ -50,7 +52,8 @@ class MergeOperations(CoordinatorBase):
         with self._heavy("merge"):
             outcome = self._integrator().merge_into(
                 f"refs/heads/{run.integration_ref}", self._mergeable(task), run.base,
-                message=self._merge_message(run, task), author=queue.signature(), resolve=queue.structured_resolver)
+                message=self._merge_message(run, task), author=queue.signature(),
+                resolve=queue.integration_resolver(run.run_id, task.task_id))
         if outcome.state is IntegrationState.CONFLICT:
             return self._record_conflict(run, task, outcome)
         return self._record_merged(run, task, outcome.merge_commit, outcome.old_tip, outcome.new_tip,
@@ -86,7 +89,7 @@ class MergeOperations(CoordinatorBase):
     def _record_conflict(self, run: RunRecord, task: TaskRecord, outcome: IntegrationResult) -> TaskFinished:
         merged = self.store.list_tasks(run.run_id, [TaskState.MERGED])
         conflicts = queue.conflict_report(outcome, merged)
-        base_result = {k: v for k, v in task.result.items() if k not in ("conflicts", "merge")}
+        base_result = {k: v for k, v in task.result.items() if k not in ("conflicts", "merge", "verification", "reason")}
         result = TaskFinished.from_json(base_result, state=TaskState.CONFLICT.value, exit_code=1,
                                         conflicts=conflicts, replayed=False,
                                         notes=[f"run `wtc task update {task.task_id} --run {run.run_id}` to get the "
@@ -106,7 +109,7 @@ class MergeOperations(CoordinatorBase):
                       "resolved": resolved, "at": time.time(), "already": already}
         if verification is not None:
             merge_info["verification"] = verification
-        base_result = {k: v for k, v in task.result.items() if k not in ("conflicts", "merge")}
+        base_result = {k: v for k, v in task.result.items() if k not in ("conflicts", "merge", "verification", "reason")}
         result = TaskFinished.from_json(base_result, state=TaskState.MERGED.value, exit_code=0, merge=merge_info,
                                         conflicts=[], replayed=False)
         self.store.update_task(run.run_id, task.task_id, state=TaskState.MERGED,
@@ -118,14 +121,17 @@ class MergeOperations(CoordinatorBase):
         return result
 
     def _record_failed_verification(self, run: RunRecord, task: TaskRecord, check: VerifyResult) -> TaskFinished:
-        base_result = {k: v for k, v in task.result.items() if k not in ("conflicts", "merge")}
+        base_result = {k: v for k, v in task.result.items() if k not in ("conflicts", "merge", "verification", "reason")}
         result = TaskFinished.from_json(
             base_result, state=TaskState.FAILED.value, exit_code=1, conflicts=[], replayed=False,
+            verification=check.to_json(),
             notes=[f"ejected: `{check.command}` failed on the merge candidate (exit {check.exit_code}); "
-                   f"integration stays green. Fix it after `wtc task update {task.task_id} --run {run.run_id}`."])
+                   f"integration stays green. Fix it in place: `wtc task update {task.task_id} --run {run.run_id}` "
+                   f"brings its worktree back, fix it there, then `wtc task finish {task.task_id} --run {run.run_id}` "
+                   "verifies again."])
         self.store.update_task(run.run_id, task.task_id, state=TaskState.FAILED,
                                result=result.to_json() | self._carry(task)
-                               | {"reason": "failed_verification", "verification": check.to_json()})
+                               | {"reason": "failed_verification", "verify_command": check.command})
         self.store.log_event(run.run_id, task.task_id, "task.failed_verification", check.to_json())
         self.reporter.event("task.failed_verification", run=run.run_id, task=task.task_id)
         return TaskFinished.from_json(self._task(run.run_id, task.task_id).result, replayed=False)
@@ -133,16 +139,21 @@ class MergeOperations(CoordinatorBase):
     @staticmethod
     def _carry(task: TaskRecord) -> dict[str, Any]:
         """Bookkeeping that follows a task through its states (not part of the public result)."""
-        return {k: task.result[k] for k in ("since", "mergeable", "pending_markers") if k in task.result}
+        return {k: task.result[k] for k in ("since", "mergeable", "pending_markers", "verify_command")
+                if k in task.result}
 
     def _candidate_ref(self, run: RunRecord, name: str) -> str:
         return f"refs/wtc/{run.run_id}/candidate/{name}"
 
     def _verify(self, run: RunRecord, commit: str, command: str) -> VerifyResult:
         self.reporter.event("verify.start", run=run.run_id, commit=commit, command=command)
+        scratch = self.worktree_root() / run.run_id / ".verify"
         with self._heavy("verify"):
-            check = verify_commit(self.git, commit, command, self.worktree_root() / run.run_id / ".verify",
-                                  timeout=self.config.verify_timeout)
+            try:
+                check = verify_commit(self.git, commit, command, scratch, timeout=self.config.verify_timeout)
+            finally:
+                with contextlib.suppress(OSError):
+                    scratch.rmdir()  # only when empty: another verification may be using it
         self.reporter.event("verify.done", run=run.run_id, commit=commit, ok=check.ok)
         return check
 
@@ -161,7 +172,7 @@ class MergeOperations(CoordinatorBase):
                 with self._heavy("merge"):
                     outcome = integrator.merge_into(candidate, self._mergeable(task), run.base,
                                                     message=self._merge_message(run, task), author=queue.signature(),
-                                                    resolve=queue.structured_resolver)
+                                                    resolve=queue.integration_resolver(run.run_id, task.task_id))
                 if outcome.state is IntegrationState.CONFLICT:
                     return self._record_conflict(run, task, outcome)
                 check = self._verify(run, outcome.new_tip, command)
@@ -198,7 +209,8 @@ class MergeOperations(CoordinatorBase):
                     with self._heavy("merge"):
                         outcome = integrator.merge_into(candidate, self._mergeable(task), run.base,
                                                         message=self._merge_message(run, task),
-                                                        author=queue.signature(), resolve=queue.structured_resolver)
+                                                        author=queue.signature(),
+                                                        resolve=queue.integration_resolver(run.run_id, task.task_id))
                     if outcome.state is IntegrationState.CONFLICT:
                         results.append(self._record_conflict(run, task, outcome))
                     elif outcome.state is IntegrationState.MERGED:

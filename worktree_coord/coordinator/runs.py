@@ -61,8 +61,11 @@ class RunOperations(CoordinatorBase):
         return RunStarted.from_json(done.outcome.result, replayed=done.replayed)
 
     def status(self, run_id: str | None = None) -> RunStatus:
-        """The runs (all, or one) and their tasks at a glance."""
+        """The runs (all, or one) and their tasks at a glance. Without `run_id`, a repository with
+        exactly one run shows that run's tasks; with several, each run with its task counts."""
         runs = [self._run(run_id)] if run_id else self.store.list_runs()
+        if run_id is None and len(runs) == 1:
+            run_id = runs[0].run_id
         tasks = self.store.list_tasks(run_id) if run_id else []
         counts: dict[str, int] = {}
         now = time.time()
@@ -83,6 +86,12 @@ class RunOperations(CoordinatorBase):
             for row in self.store.list_intents(run_id):
                 intents[row["state"]] = intents.get(row["state"], 0) + 1
         run_rows = [r.to_json() for r in runs]
+        if run_id is None:
+            for row in run_rows:
+                per_run: dict[str, int] = {}
+                for task in self.store.list_tasks(row["run"]):
+                    per_run[task.state.value] = per_run.get(task.state.value, 0) + 1
+                row["counts"] = per_run
         for row in run_rows:
             sessions = self.store.harness_sessions(run_id=row["run"])
             if sessions:

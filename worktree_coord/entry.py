@@ -1,0 +1,39 @@
+"""The `wtc` script's entry point: catches Ctrl-C from the first moment, before the command line
+loads (typer, pygit2: a few hundred milliseconds in which a KeyboardInterrupt would otherwise print
+a raw traceback), then hands over to `worktree_coord.cli.main`, which handles it from there on.
+
+Only the standard library is imported before the handler is in place.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+
+EXIT_INTERRUPTED = 130   # worktree_coord.errors.EXIT_INTERRUPTED, not imported: this must load first
+
+
+def _interrupted_while_loading(signum: int, frame: object) -> None:
+    message = "interrupted (Ctrl-C) while wtc was starting; nothing was done"
+    if "--json" in sys.argv[1:]:
+        body = {"schema": "wtc.error/1", "exit_code": EXIT_INTERRUPTED, "ok": False,
+                "error": {"kind": "interrupted", "message": message, "exit_code": EXIT_INTERRUPTED,
+                          "fix": "run the same command again"}}
+        sys.stdout.write(json.dumps(body) + "\n")
+        sys.stdout.flush()
+    else:
+        sys.stderr.write(f"wtc: error: {message}\n")
+        sys.stderr.flush()
+    os._exit(EXIT_INTERRUPTED)
+
+
+def main() -> None:
+    """Entry point of the `wtc` and `worktree-coord` scripts and of `python -m worktree_coord`."""
+    previous = signal.signal(signal.SIGINT, _interrupted_while_loading)
+    from .cli import main as cli_main
+
+    # From here on Ctrl-C is a KeyboardInterrupt again, inside cli.main's one handler.
+    signal.signal(signal.SIGINT, previous if callable(previous) else signal.default_int_handler)
+    cli_main()
