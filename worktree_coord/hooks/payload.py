@@ -53,7 +53,14 @@ def read_object(stream: BinaryIO, *, what: str, timeout: float = STDIN_TIMEOUT_S
     decoder = json.JSONDecoder()
     buffer = b""
     deadline = time.monotonic() + timeout
-    fd = stream.fileno()
+    try:
+        fd = stream.fileno()
+    except (OSError, ValueError):  # a stream with no descriptor: read it whole
+        try:
+            return _as_object(_parse_all(stream.read()))
+        except OSError as error:
+            raise UsageError(f"cannot read the hook payload on stdin: {error}",
+                             fix="pipe the hook payload into the command (Claude Code does)") from None
     while True:
         remaining = deadline - time.monotonic()
         if remaining <= 0 or not select.select([fd], [], [], remaining)[0]:
