@@ -4,6 +4,7 @@ worktree taken from the last line of stdout. Real git, real wtc, nothing mocked.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import stat
@@ -47,6 +48,11 @@ def test_64_parallel_creates_then_removes_all_merge_and_leave_nothing_behind(tmp
     paths = [assert_contract(done) for done in created]
     assert len(set(paths)) == 64
     run = session_run(repo, "big")
+    from worktree_coord.store import SQLiteStore
+
+    with contextlib.closing(SQLiteStore(repo / ".git" / "wtc" / "state.sqlite3")) as store:
+        kinds = [event["kind"] for event in store.events(run)]
+    assert kinds.count("run.started") == 1 and kinds.count("session.started") == 1, "the run started once"
     for i, path in enumerate(paths):
         assert git(path, "rev-parse", "HEAD") == base
         write(path, {f"packages/api/agent{i:02d}.js": f"export const n{i} = {i};\n"})   # left uncommitted
@@ -328,3 +334,10 @@ def test_the_plan_gives_boundaries_to_hooks_and_to_task_start_alike(repo):
     assert rows["web-1"]["own"] == ["packages/web/**"] and rows["web-1"]["boundary_from"] == "plan #1 'web-*'"
     assert path.name == "web-1"
     assert wtc(repo, "plan", "remove", "2")[0] == 0 and wtc(repo, "plan", "remove", "2")[0] == 5
+
+
+def test_a_source_ref_that_names_no_commit_falls_back_to_head_as_claude_code_does(repo):
+    done = create(repo, "no-remote", session="s-origin", source_ref="origin/HEAD")
+    path = assert_contract(done)
+    assert git(path, "rev-parse", "HEAD") == git(repo, "rev-parse", "HEAD")
+    assert "'origin/HEAD' names no commit here" in done.stderr

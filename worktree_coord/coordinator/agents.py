@@ -53,7 +53,7 @@ class AgentOperations(TaskOperations):
             if run.state is not RunState.OPEN:
                 raise StateError(f"run {run_id!r} is {run.state.value}; it takes no new tasks",
                                  fix="unset WTC_RUN (a run per session), or start a new run and point WTC_RUN at it")
-            if source_ref and self.git.resolve_commit(source_ref) != run.base:
+            if source_ref and self._commit_or_none(source_ref) != run.base:
                 notes.append(f"source_ref {source_ref} is not the run's pinned commit {run.base[:12]}; "
                              "the worktree starts at the pin")
         else:
@@ -96,12 +96,12 @@ class AgentOperations(TaskOperations):
                         started = self.start_run(current["run_id"], current["base"])
                         created = not started.replayed
                         run = self._run(current["run_id"])
-                    if source_ref and self.git.resolve_commit(source_ref) != run.base:
+                    if source_ref and self._commit_or_none(source_ref) != run.base:
                         notes.append(f"source_ref {source_ref} is not the session run's pinned commit "
                                      f"{run.base[:12]}; the worktree starts at the pin")
                     return run, created, notes
             seq = current["seq"] + 1 if current else 1
-            base = self._session_base(source_ref, checkout)
+            base = self._session_base(source_ref, checkout, notes)
             run_id = _session_run_name(harness, session_id, seq)
             if self.store.add_harness_session(harness, session_id, seq, run_id, base):
                 started = self.start_run(run_id, base)
@@ -109,15 +109,25 @@ class AgentOperations(TaskOperations):
                 return self._run(run_id), not started.replayed, notes
             # Another agent of the session recorded it first: take its run (next turn of the loop).
 
-    def _session_base(self, source_ref: str | None, checkout: str | Path | None) -> str:
+    def _session_base(self, source_ref: str | None, checkout: str | Path | None, notes: list[str]) -> str:
         if source_ref:
-            return self.git.resolve_commit(source_ref)
+            sha = self._commit_or_none(source_ref)
+            if sha is not None:
+                return sha
+            # Claude Code's own fallback when its default base (origin/HEAD) is missing: local HEAD.
+            notes.append(f"source_ref {source_ref!r} names no commit here; the run is pinned at HEAD")
         where = Path(checkout) if checkout else (self.git.toplevel or self.git.common_dir)
         head = self.git.checkout_head(where)
         if head is None:
             raise NotFoundError(f"the checkout at {where} has no commits yet",
                                 fix="make a first commit (git commit --allow-empty -m init), then start the agent")
         return head
+
+    def _commit_or_none(self, rev: str) -> str | None:
+        try:
+            return self.git.resolve_commit(rev)
+        except NotFoundError:
+            return None
 
     def _agent_task(self, run: RunRecord, harness: str, session: str, agent: str) -> tuple[dict[str, Any], bool]:
         """The agent's task row: its live (or still being made) task, else a newly reserved name.
