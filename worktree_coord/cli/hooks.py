@@ -17,6 +17,7 @@ import typer
 from ..errors import UsageError
 from . import app
 from .common import JsonOption, RepoOption
+from .executable import wtc_executable
 from .output import emit
 
 hook_app = typer.Typer(help="What an agent harness runs as its hooks (installed by `wtc hooks install`).",
@@ -89,7 +90,7 @@ def hooks_install(
 
     _harness(harness)
     path, backups = settings.locate(scope.value, repo)
-    change = settings.plan_install(scope.value, path, backups, settings.wtc_executable())
+    change = settings.plan_install(scope.value, path, backups, wtc_executable())
     if not dry_run:
         settings.apply(change)
         if scope is Scope.local and change.after is not None:

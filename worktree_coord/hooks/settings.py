@@ -24,8 +24,6 @@ import hashlib
 import json
 import os
 import re
-import shlex
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -63,15 +61,6 @@ class SettingsChange:
     def to_json(self) -> dict[str, Any]:
         return {"scope": self.scope, "settings": str(self.path), "changed": self.changed, "actions": self.actions,
                 "backup": str(self.backup) if self.backup else None, "diff": self.diff()}
-
-
-def wtc_executable() -> str:
-    """How Claude Code should start this very wtc, shell-quoted: the absolute path of the running
-    `wtc` script, else `<absolute python> -m worktree_coord` (run as a module, or from a test)."""
-    argv0 = os.path.abspath(sys.argv[0]) if sys.argv and sys.argv[0] else ""
-    if Path(argv0).name in ("wtc", "worktree-coord") and os.path.isfile(argv0) and os.access(argv0, os.X_OK):
-        return shlex.quote(argv0)
-    return f"{shlex.quote(os.path.abspath(sys.executable))} -m worktree_coord"
 
 
 def hook_command(executable: str, event: str) -> str:
