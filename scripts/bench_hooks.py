@@ -13,7 +13,7 @@ For each: wall time until the last process ends, failures (and the first error l
 process's own time (median, max). Between rounds everything is removed again. Prints medians over
 the rounds and the ratio wtc / baseline of the wall times.
 
-    python scripts/bench_hooks.py [--agents 64] [--packages 80] [--files 250] [--rounds 1] [--dir DIR]
+    python scripts/bench_hooks.py [--agents 64] [--packages 80] [--files 250] [--rounds 1] [--dir DIR] [--tmpfs]
 """
 
 from __future__ import annotations
@@ -84,10 +84,18 @@ def hook_check(code: int, out: str, err: str) -> str | None:
     return None
 
 
-def clean(repo: Path) -> None:
-    subprocess.run(["rm", "-rf", str(repo / ".claude"), str(repo / ".wtc")], check=True)  # 1M+ files: not rmtree
+def clean(repo: Path, trash: Path, *, now: bool = False) -> None:
+    # 64 checkouts are 1M+ files: deleting them takes minutes on a busy disk and would slow the next
+    # wave, so they are moved aside (instant) and deleted once, after the last measurement (at once
+    # with --tmpfs, where deleting is quick and memory is what runs out).
+    trash.mkdir(parents=True, exist_ok=True)
+    for folder in (repo / ".claude", repo / ".wtc"):
+        if folder.exists():
+            folder.rename(trash / f"{folder.name}-{len(list(trash.iterdir()))}")
+    if now:
+        subprocess.run(["rm", "-rf", str(trash)], check=True)
     subprocess.run(["git", "worktree", "prune"], cwd=repo, check=True)
-    refs = subprocess.run(["git", "for-each-ref", "--format=%(refname)", "refs/heads/worktree-", "refs/heads/wtc/"],
+    refs = subprocess.run(["git", "for-each-ref", "--format=%(refname)", "refs/heads/worktree-*", "refs/heads/wtc/"],
                           cwd=repo, capture_output=True, text=True, check=True).stdout.split()
     if refs:
         subprocess.run(["git", "update-ref", "--stdin"], cwd=repo, check=True,
@@ -108,8 +116,9 @@ def main() -> None:
     parser.add_argument("--files", type=int, default=250)
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--dir", type=Path, default=None)
+    parser.add_argument("--tmpfs", action="store_true", help="work in /dev/shm (memory): no disk in the timings")
     options = parser.parse_args()
-    work = options.dir or Path(tempfile.mkdtemp(prefix="wtc-bench-hooks-"))
+    work = options.dir or Path(tempfile.mkdtemp(prefix="wtc-bench-hooks-", dir="/dev/shm" if options.tmpfs else None))
     repo = work / "repo"
     import worktree_coord
 
@@ -122,27 +131,28 @@ def main() -> None:
     baseline: list[Wave] = []
     hooks: list[Wave] = []
     for round_number in range(options.rounds):
-        clean(repo)
+        clean(repo, work / "trash", now=options.tmpfs)
         baseline.append(wave([(["git", "worktree", "add", "-q", "-b", f"worktree-agent-{i}",
                                 str(repo / ".claude" / "worktrees" / f"agent-{i}"), "HEAD"], None)
                               for i in range(options.agents)], repo, git_check))
         print(f"round {round_number + 1}: " + describe("baseline", baseline[-1], options.agents), flush=True)
-        clean(repo)
+        clean(repo, work / "trash", now=options.tmpfs)
         session = f"bench-{round_number}"
         payloads = [json.dumps({"session_id": session, "transcript_path": "/dev/null", "cwd": str(repo),
                                 "hook_event_name": "WorktreeCreate", "name": f"agent-{i}"})
                     for i in range(options.agents)]
         hooks.append(wave([(WTC + ["hook", "claude", "worktree-create"], p) for p in payloads], repo, hook_check))
         print(f"round {round_number + 1}: " + describe("wtc", hooks[-1], options.agents), flush=True)
-    clean(repo)
+    clean(repo, work / "trash", now=options.tmpfs)
     base_wall = statistics.median(w.wall for w in baseline)
     hook_wall = statistics.median(w.wall for w in hooks)
     print(f"median wall, {options.agents} at once on {options.packages * options.files} files: "
           f"git worktree add {base_wall:.2f} s ({sum(len(w.failures) for w in baseline)} failures in "
           f"{options.rounds} round(s)), wtc hook {hook_wall:.2f} s ({sum(len(w.failures) for w in hooks)} failures)")
     print(f"ratio wtc / git worktree add (wall): {hook_wall / base_wall:.2f}")
+    subprocess.run(["rm", "-rf", str(work / "trash")], check=True)
     if options.dir is None:
-        shutil.rmtree(work, ignore_errors=True)
+        subprocess.run(["rm", "-rf", str(work)], check=True)
 
 
 if __name__ == "__main__":
