@@ -62,6 +62,11 @@ CONFIG_DOCS: dict[str, tuple[str, str]] = {
     "default-boundary": ('{ own = ["src/**"], read = ["libs/**"] }', "The boundary (`own`, `read`, `sparse`) a "
                          "task gets when neither its caller nor a `wtc plan` rule names one; without it, the "
                          "built-in default owns everything (`**`), reserved files staying reserved."),
+    "semantic-check": ('"warn"', "What the post-merge semantic check does with a name one side removed or renamed "
+                       "that the other side's new code uses: `block` (default: a conflict of kind `semantic`, "
+                       "the merge held back), `warn` (merged, reported in `task finish`, `wtc report` and "
+                       "`wtc check`), or `off`. `wtc run start --semantic` overrides it for one run, "
+                       "`wtc check --semantic` and `wtc merge-file --semantic` for one call."),
 }
 
 

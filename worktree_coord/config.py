@@ -65,6 +65,7 @@ class Config:
     max_parallel: int | None = None
     worktree_setup: WorktreeSetup | None = None
     default_boundary: DefaultBoundary | None = None
+    semantic_check: str = "block"
     source: str | None = None
 
     def to_json(self) -> dict[str, Any]:
@@ -81,6 +82,7 @@ class Config:
             "max-parallel": self.max_parallel,
             "worktree-setup": self.worktree_setup.to_json() if self.worktree_setup else None,
             "default-boundary": self.default_boundary.to_json() if self.default_boundary else None,
+            "semantic-check": self.semantic_check,
             "source": self.source,
         }
 
@@ -107,6 +109,12 @@ def _positive_int(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise TypeError("a positive integer")
     return value
+
+
+def _semantic_mode(value: Any) -> str:
+    if value not in ("block", "warn", "off"):
+        raise TypeError('one of "block", "warn", "off"')
+    return str(value)
 
 
 def _str_table(value: Any) -> dict[str, str]:
@@ -187,6 +195,7 @@ _KEYS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "max-parallel": ("max_parallel", _positive_int),
     "worktree-setup": ("worktree_setup", _worktree_setup),
     "default-boundary": ("default_boundary", _default_boundary),
+    "semantic-check": ("semantic_check", _semantic_mode),
 }
 
 

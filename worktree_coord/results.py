@@ -120,6 +120,7 @@ class TaskUpdated(Result):
     integration_tip: str = ""
     conflicted_paths: list[str] = field(default_factory=list)
     merged_cleanly: bool = False
+    semantic: list[dict[str, Any]] = field(default_factory=list)   # names the update's merge broke
     markers: list[dict[str, str]] = field(default_factory=list)   # which label is which side
 
 
@@ -130,6 +131,7 @@ class TaskAbandoned(Result):
     state: str = "abandoned"
     branch: str = ""
     snapshot: str | None = None
+    notes: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -144,7 +146,8 @@ class RunStatus(Result):
 class GcReport(Result):
     dry_run: bool = False
     worktrees_removed: list[str] = field(default_factory=list)
-    snapshots: list[dict[str, str]] = field(default_factory=list)
+    tombstones_removed: list[str] = field(default_factory=list)  # folders of interrupted removals
+    snapshots: list[dict[str, str]] = field(default_factory=list)  # always empty: gc never commits
     admin_entries_pruned: list[str] = field(default_factory=list)
     leases_removed: list[str] = field(default_factory=list)
     records_expired: list[str] = field(default_factory=list)

@@ -23,6 +23,7 @@ from ..errors import BusyError, StateError, UsageError
 from ..gitrepo import GitRepo
 from ..integrate import FileToResolve, Resolver
 from ..store.idempotency import Outcome, default_key, run_once, variant_key
+from ..merge.result import SemanticMode
 from ..model import Boundary, RunRecord, TaskRecord, TaskState, validate_name
 from ..results import (TaskAbandoned, TaskFinished,
                       TaskStarted, TaskUpdated)
@@ -307,7 +308,7 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         mergeable = queue.mergeable_commit(self.git.repo, tip, since, [r["path"] for r in reserved], task_id)
         self.store.update_task(run.run_id, task_id, state=state, head=tip, finished_at=time.time(),
                                result=result.to_json() | {"since": since, "mergeable": mergeable}
-                               | {k: task.result[k] for k in ("verify_command",) if k in task.result})
+                               | {k: task.result[k] for k in ("verify_command", "pending_semantic") if k in task.result})
         crash_point("finish.after_record")
         self.store.log_event(run.run_id, task_id, f"task.{state.value}", {"commit": tip, "files": len(changed)})
         self._drop_worktree(task)
@@ -407,6 +408,7 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         if not self._worktree_problems(task, path):
             self.git.commit_all(path, f"wtc: {task_id} work before update", name, email)
         tip = self.git.ref_target(f"refs/heads/{run.integration_ref}") or run.base
+        before = self.git.ref_target(f"refs/heads/{task.branch}")
         conflicted = self.git.merge_into_worktree(path, tip, f"wtc: update {task_id} onto {run.integration_ref}",
                                                   name, email)
         unresolved = []
@@ -418,12 +420,37 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         if conflicted and not unresolved:
             self.git.commit_all(path, f"wtc: update {task_id} onto {run.integration_ref} (structured merge)", name, email)
         unresolved = sorted(set(unresolved) | set(still_marked))
-        result = TaskUpdated(exit_code=1 if unresolved else 0, run=run.run_id, task=task_id, state=task.state.value,
-                             worktree=str(path), integration_tip=tip, conflicted_paths=unresolved,
-                             merged_cleanly=not unresolved, markers=update_markers(run.run_id, task_id))
-        self.store.update_task(run.run_id, task_id, result=task.result | {"pending_markers": unresolved})
+        findings, pending = ([], None) if unresolved else self._update_findings(run, task, before, tip)
+        blocking = bool(findings) and self._semantic_mode(run) is SemanticMode.BLOCK
+        result = TaskUpdated(exit_code=1 if unresolved or blocking else 0, run=run.run_id, task=task_id,
+                             state=task.state.value, worktree=str(path), integration_tip=tip,
+                             conflicted_paths=unresolved, merged_cleanly=not unresolved,
+                             markers=update_markers(run.run_id, task_id), semantic=findings)
+        kept = dict(task.result)
+        if self.git.ref_target(f"refs/heads/{task.branch}") != before:   # a new merge: its findings now
+            kept.pop("pending_semantic", None)
+            if blocking and pending:
+                kept["pending_semantic"] = pending   # the queue checks that merge again at the next finish
+        self.store.update_task(run.run_id, task_id, result=kept | {"pending_markers": unresolved})
         self.store.log_event(run.run_id, task_id, "task.updated", {"integration": tip, "conflicts": unresolved})
         return result
+
+    def _update_findings(self, run: RunRecord, task: TaskRecord, before: str | None, tip: str
+                         ) -> tuple[list[dict[str, Any]], dict[str, str] | None]:
+        """The semantic check of the merge `task update` just committed (the task's branch before it,
+        integration's tip, the merge): a name integration removed that the task's new code uses, or
+        the other way round. The merge stays; the agent fixes the use (exit 1 when blocking). Also
+        the merge's three commits, kept as `pending_semantic` so the queue checks them again at the
+        next finish (queue.semantic_check)."""
+        after = self.git.ref_target(f"refs/heads/{task.branch}")
+        if self._semantic_mode(run) is SemanticMode.OFF or before is None or after in (None, before):
+            return [], None
+        base = self.git.merge_base(before, tip)
+        from ..merge import check_tree_merge
+
+        found = check_tree_merge(self.git.repo, base, before, tip, after, labels=(task.task_id, "base", "integration"))
+        report = queue.semantic_report(found, task.task_id, self.store.list_tasks(run.run_id, [TaskState.MERGED]))
+        return report, {"base": str(base), "ours": before, "theirs": tip}
 
     def abandon_task(self, run_id: str, task_id: str, *, key: str | None = None) -> TaskAbandoned:
         """Drop the worktree and keep the branch (with any uncommitted work snapshotted onto it)."""
@@ -436,12 +463,13 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
                              what=f"task {task_id}"):
                 task = self._task(run_id, task_id)
                 if task.state is TaskState.ABANDONED:
-                    return Outcome(TaskAbandoned(run=run_id, task=task_id, branch=task.branch,
-                                                 snapshot=task.result.get("snapshot")).to_json())
+                    self._drop_worktree(task)  # what a killed abandon may have left (never read)
+                    return Outcome(TaskAbandoned.from_json(task.result).to_json())
                 if not task.state.live:
                     raise StateError(f"task {task_id!r} is {task.state.value}; only live tasks can be abandoned")
-                snapshot = self._snapshot(task, "wtc: abandoned snapshot of uncommitted work")
-                result = TaskAbandoned(run=run_id, task=task_id, branch=task.branch, snapshot=snapshot)
+                snapshot, missing = self._snapshot(task, "wtc: abandoned snapshot of uncommitted work")
+                notes = [_missing_note(missing)] if missing else []
+                result = TaskAbandoned(run=run_id, task=task_id, branch=task.branch, snapshot=snapshot, notes=notes)
                 self.store.update_task(run_id, task_id, state=TaskState.ABANDONED, finished_at=time.time(),
                                        result=result.to_json())
                 self.store.log_event(run_id, task_id, "task.abandoned", {"snapshot": snapshot})
@@ -451,6 +479,12 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         done = run_once(self.store, key or default_key(run_id, "abandon", task_id), "task.abandon", request, body,
                         ttl=self.config.idempotency_ttl, wait_timeout=self.config.wait_timeout)
         return TaskAbandoned.from_json(done.outcome.result, replayed=done.replayed)
+
+
+def _missing_note(missing: list[str]) -> str:
+    shown = ", ".join(missing[:10]) + (f" and {len(missing) - 10} more" if len(missing) > 10 else "")
+    return (f"{len(missing)} tracked file(s) missing from the worktree were not recorded as deleted "
+            f"(a snapshot never takes a missing file for work; `git rm` stages a deletion that is kept): {shown}")
 
 
 def update_markers(run_id: str, task_id: str) -> list[dict[str, str]]:
