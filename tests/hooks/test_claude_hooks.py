@@ -333,6 +333,10 @@ def test_the_plan_gives_boundaries_to_hooks_and_to_task_start_alike(repo):
     rows = {t["task"]: t for t in status(repo, "planned")["tasks"]}
     assert rows["web-1"]["own"] == ["packages/web/**"] and rows["web-1"]["boundary_from"] == "plan #1 'web-*'"
     assert path.name == "web-1"
+    # An agent name that is no task name: the pattern matches the task name it becomes too.
+    spaced = assert_contract(create(repo, "web: fix #3", env={"WTC_RUN": "planned"}))
+    rows = {t["task"]: t for t in status(repo, "planned")["tasks"]}
+    assert spaced.name == "web-fix-3" and rows["web-fix-3"]["boundary_from"] == "plan #1 'web-*'"
     assert wtc(repo, "plan", "remove", "2")[0] == 0 and wtc(repo, "plan", "remove", "2")[0] == 5
 
 

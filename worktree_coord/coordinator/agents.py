@@ -141,7 +141,7 @@ class AgentOperations(TaskOperations):
         for row in reversed(self.store.agent_tasks(run.run_id, harness=harness, session_id=session, agent=agent)):
             if reusable(row):
                 return row, False
-        boundary, rule = self.boundary_for(run.run_id, agent)
+        boundary, rule = self.boundary_for(run.run_id, agent, task_name_from(agent))
         for name in _task_names(agent, harness, session):
             for attempt in range(2):
                 holders = self.store.agent_tasks(run.run_id, task_id=name)

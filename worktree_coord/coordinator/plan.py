@@ -1,11 +1,12 @@
 """The plan: which boundary a task gets when its caller names none, decided ahead of time by the lead.
 
-A rule pairs an agent-name pattern (shell-style: `api-*`, `docs-?`, `[ab]*`, case-sensitive) with a
-boundary (own, read, sparse). Rules belong to one run, or to every run (a plan made before a Claude
-Code session's run exists). The boundary of a name is the first rule that matches: the run's own
-rules in the order they were added, then the rules of every run, then
-`[tool.worktree-coord.default-boundary]`, then the built-in default: own everything (`**`), which
-still leaves reserved files reserved (their edits become intents), so a plan is optional.
+A rule pairs an agent-name pattern (shell-style: `api-*`, `docs-?`, `[ab]*`, case-sensitive, matched
+against the agent's own name and the task name it becomes) with a boundary (own, read, sparse).
+Rules belong to one run, or to every run (a plan made before a Claude Code session's run exists).
+The boundary of a name is the first rule that matches: the run's own rules in the order they were
+added, then the rules of every run, then `[tool.worktree-coord.default-boundary]`, then the built-in
+default: own everything (`**`), which still leaves reserved files reserved (their edits become
+intents), so a plan is optional.
 
 Adding a rule identical to an existing one returns that rule: a retried `plan add` adds nothing.
 """
@@ -63,11 +64,13 @@ class PlanOperations(CoordinatorBase):
         self.store.log_event(rules[0]["run_id"] or "*", None, "plan.removed", {"rule": rule_id})
         return PlanRules(rules=[_rule_json(r) for r in rules])
 
-    def boundary_for(self, run_id: str, name: str) -> tuple[dict[str, Any], str]:
+    def boundary_for(self, run_id: str, name: str, *aliases: str) -> tuple[dict[str, Any], str]:
         """The boundary (`own`, `read`, `sparse`) a task or agent called `name` gets in the run, and
-        which rule gave it (shown by `wtc status`)."""
+        which rule gave it (shown by `wtc status`). A rule also matches one of `aliases` (an agent's
+        task name: the name `wtc status` shows, which a lead may well write the pattern for)."""
+        names = (name, *aliases)
         for rule in self.store.list_plan_rules(run_id) + self.store.list_plan_rules(EVERY_RUN):
-            if fnmatch.fnmatchcase(name, rule["pattern"]):
+            if any(fnmatch.fnmatchcase(each, rule["pattern"]) for each in names):
                 return dict(rule["boundary"]), f"plan #{rule['rule_id']} {rule['pattern']!r}"
         default, source = self._default_boundary()
         return default.to_json(), source
