@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from pathlib import Path
 from typing import Any, Callable
+from urllib.parse import urlsplit
 
 from .errors import ConfigError
 
@@ -65,6 +66,8 @@ class Config:
     max_parallel: int | None = None
     worktree_setup: WorktreeSetup | None = None
     default_boundary: DefaultBoundary | None = None
+    store: str | None = None
+    lease_ttl: float = 30.0
     semantic_check: str = "block"
     source: str | None = None
 
@@ -82,6 +85,8 @@ class Config:
             "max-parallel": self.max_parallel,
             "worktree-setup": self.worktree_setup.to_json() if self.worktree_setup else None,
             "default-boundary": self.default_boundary.to_json() if self.default_boundary else None,
+            "store": redact_address(self.store) if self.store else None,
+            "lease-ttl": self.lease_ttl,
             "semantic-check": self.semantic_check,
             "source": self.source,
         }
@@ -182,6 +187,41 @@ def _default_boundary(value: Any) -> DefaultBoundary:
     return DefaultBoundary(**fields)
 
 
+STORE_SCHEMES = ("postgresql", "postgres", "sqlite")
+
+
+def redact_address(address: str) -> str:
+    """A store address fit to show: its password (in the user part or a `password=` parameter)
+    replaced by `***`."""
+    try:
+        parts = urlsplit(address)
+        netloc = parts.netloc
+        if parts.password is not None:
+            user = netloc.rpartition("@")[0].split(":", 1)[0]
+            netloc = f"{user}:***@{netloc.rpartition('@')[2]}"
+    except ValueError:
+        return address.split(":", 1)[0] + ":(an address that cannot be read)"
+    items = parts.query.split("&") if parts.query else []
+    if netloc == parts.netloc and not any(item.split("=", 1)[0] == "password" for item in items):
+        return address  # nothing to hide: shown exactly as given
+    query = "&".join("password=***" if item.split("=", 1)[0] == "password" else item for item in items)
+    return (f"{parts.scheme}://{netloc}{parts.path}" + (f"?{query}" if query else "")
+            + (f"#{parts.fragment}" if parts.fragment else ""))
+
+
+def has_password(address: str) -> bool:
+    return redact_address(address) != address
+
+
+def _store_address(value: Any) -> str:
+    if not isinstance(value, str) or value.split(":", 1)[0].lower() not in STORE_SCHEMES:
+        raise TypeError('"sqlite" (the default) or a postgresql:// address without a password')
+    if has_password(value):
+        raise TypeError("an address without a password: a configuration file is committed, so give the password "
+                        "in PGPASSWORD or ~/.pgpass, or the whole address in the WTC_STORE environment variable")
+    return value
+
+
 _KEYS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "worktree-root": ("worktree_root", _str),
     "reserved-add": ("reserved_add", _str_list),
@@ -195,6 +235,8 @@ _KEYS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "max-parallel": ("max_parallel", _positive_int),
     "worktree-setup": ("worktree_setup", _worktree_setup),
     "default-boundary": ("default_boundary", _default_boundary),
+    "store": ("store", _store_address),
+    "lease-ttl": ("lease_ttl", _seconds),
     "semantic-check": ("semantic_check", _semantic_mode),
 }
 
@@ -213,8 +255,9 @@ def parse_config(table: dict[str, Any], source: str) -> Config:
         try:
             values[attribute] = convert(value)
         except TypeError as expected:
+            shown = redact_address(value) if key == "store" and isinstance(value, str) else value
             raise ConfigError(
-                f"{key} in {source} must be {expected}, not {value!r}",
+                f"{key} in {source} must be {expected}, not {shown!r}",
                 fix=f"set {key} to {expected} (see docs/configuration.md)",
                 details={"key": key, "file": source},
             ) from None
