@@ -4,6 +4,7 @@ stray agent kept and fixed, the run landed), and the settings example is what in
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -15,7 +16,8 @@ EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "claude-code"
 
 def test_play_harness_lands_every_agents_work(tmp_path):
     done = subprocess.run([sys.executable, str(EXAMPLE / "play_harness.py"), "--agents", "4", "--json"],
-                          cwd=tmp_path, capture_output=True, text=True, timeout=600)
+                          cwd=tmp_path, capture_output=True, text=True, timeout=600,
+                          env=os.environ | {"TMPDIR": str(tmp_path)})   # its scratch repository stays in tmp_path
     assert done.returncode == 0, done.stdout + done.stderr
     summary = json.loads(done.stdout)
     assert summary["landed"] is True
