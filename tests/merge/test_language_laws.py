@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 import tree_sitter
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from worktree_coord.merge import merge_file
@@ -112,16 +112,36 @@ def test_disjoint_edits_survive_and_reparse(path: str, case: tuple[list[int], se
         assert text.count(import_line.format(name=name)) == 1
 
 
+def _changelog(items: list[int]) -> bytes:
+    return ("# Changelog\n\n## Added\n\n" + "".join(f"- Item {i}.\n" for i in items) + "\n## Fixed\n\n- Bug.\n").encode()
+
+
+def _bullet(item: int) -> str:
+    return f"- Item {item}."
+
+
 @settings(max_examples=40, deadline=None)
-@given(base=st.lists(st.integers(0, 30), min_size=1, max_size=8, unique=True),
+@given(base=st.lists(st.integers(0, 30), min_size=2, max_size=8, unique=True),
        left=st.lists(st.integers(31, 60), max_size=4, unique=True),
        right=st.lists(st.integers(45, 80), max_size=4, unique=True))
 def test_markdown_bullets_added_on_both_sides_union(base: list[int], left: list[int], right: list[int]) -> None:
-    """Both sides' new bullets at the end of one list: every bullet once, left's first, a bullet
-    both sides added once, and the result re-parses (the CHANGELOG case)."""
-    def page(items: list[int]) -> bytes:
-        return ("# Changelog\n\n## Added\n\n" + "".join(f"- Item {i}.\n" for i in items) + "\n## Fixed\n\n- Bug.\n").encode()
-    result = merge_file(page(base), page(base + left), page(base + right), "CHANGELOG.md")
+    """Both sides' new bullets at the end of an unsorted list: every bullet once, left's first, a
+    bullet both sides added once, and the result re-parses (the CHANGELOG case)."""
+    assume([_bullet(i) for i in base] != sorted(_bullet(i) for i in base))
+    result = merge_file(_changelog(base), _changelog(base + left), _changelog(base + right), "CHANGELOG.md")
     assert result.clean, result.merged.decode()
-    assert result.merged == page(base + left + [i for i in right if i not in left])
+    assert result.merged == _changelog(base + left + [i for i in right if i not in left])
     assert _parses("CHANGELOG.md", result.merged)
+
+
+@settings(max_examples=40, deadline=None)
+@given(base=st.lists(st.integers(10, 40), min_size=2, max_size=8, unique=True),
+       left=st.lists(st.integers(41, 70), max_size=4, unique=True),
+       right=st.lists(st.integers(55, 99), max_size=4, unique=True))
+def test_markdown_bullets_of_a_sorted_list_stay_sorted(base: list[int], left: list[int], right: list[int]) -> None:
+    """Both sides' new bullets (each side's in order) at the end of a sorted list: the union in the
+    list's own order, each bullet once (two-digit numbers: text order is number order)."""
+    base, left, right = sorted(base), sorted(left), sorted(right)
+    result = merge_file(_changelog(base), _changelog(base + left), _changelog(base + right), "CHANGELOG.md")
+    assert result.clean, result.merged.decode()
+    assert result.merged == _changelog(base + sorted(set(left) | set(right)))
