@@ -28,7 +28,8 @@ worktree, then task_finish. Conflicts come back in full (path, declaration, thre
 task_update, resolve the markers in the worktree, task_finish again. Root manifests and lockfiles are
 reserved: declare intent_add instead of editing them; consolidate applies intents. report shows what
 landing would bring; land asks the person for approval. Every write is idempotent: retrying a call
-(same arguments, same or no idempotency_key) returns the first result."""
+(same arguments, same or no idempotency_key) returns the first result. An error's `fix` names a `wtc`
+command: call the tool of the same name (`wtc task update` is task_update)."""
 
 
 def build_server(repo: str | os.PathLike[str] = ".", *, max_calls: int = DEFAULT_MAX_CALLS) -> MCPServer:

@@ -105,7 +105,7 @@ def build_tools(served: Served) -> list[Tool]:
     async def task_start(
         run: Run, task: Task,
         own: Annotated[list[str], Field(description="Globs the task may change (its boundary), e.g. "
-                                                    "'packages/api/**'. Required unless the run has a plan.")] = [],
+                                                    "'packages/api/**'. At least one.")] = [],
         read: Annotated[list[str], Field(description="Globs the task only reads (with sparse: the checkout "
                                                      "holds own + read folders and root files).")] = [],
         sparse: Annotated[bool, Field(description="Check out only own/read folders plus root files.")] = False,
