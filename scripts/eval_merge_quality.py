@@ -27,8 +27,26 @@ With `--corpus sdist` the same replay runs over a second, held-out corpus: Pytho
 sdists carry Rust (and some Java) source (pydantic-core, cryptography, polars...), fetched straight
 from PyPI's simple index.
 
+With `--corpus history --repo PATH [--repo PATH...]` it scores real merge commits instead (files
+both parents changed, mined by scripts/history_corpus.py into scratch/history/): the committed
+file is the expected result. Of the files git's line merge conflicts (`confl`), `resolved` are
+those we merge cleanly, each classed as `exact` (byte for byte the committed file), `order` (the
+same lines in another order), `broken` (the committed file does not parse while the inputs do: no
+reference), `human` (the committed file holds a line none of base, left, right had: the developer
+wrote something, so no merge tool could match it) or `diff` (none of those: the committed file
+holds only the sides' lines and ours differs, a likely wrong merge; `1side` counts the diffs where
+the committed file is one side's version whole, the other side's changes dropped, which no merge
+of the three versions can know). `agree` is (exact + order) / resolved. `union` is how many of
+git's conflicted files keeping both sides of every conflict block resolves (order set aside): the
+reach a plain union would have. On files git merges cleanly: `added` (we conflict), `wrong` (git
+was right and our clean result differs) and `git-wrong` (git's own result is not what was
+committed). `--part dev` (the default) scores the development part, `--part aside` the part kept
+aside (DEVELOPERS.md).
+
 Usage: python scripts/eval_merge_quality.py [--corpus main|sdist] [--fetch] [--seed N] [--max-files N]
        [--show-wrong N]
+       python scripts/eval_merge_quality.py --corpus history [--repo PATH]... [--part dev|aside|all]
+       [--language L] [--show CLASS:N] [--dump DIR]
 """
 
 from __future__ import annotations
@@ -52,6 +70,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from worktree_coord.merge import line_merge, merge_file  # noqa: E402
+from worktree_coord.merge import validate  # noqa: E402
 from worktree_coord.merge.profiles import profile_for_path  # noqa: E402
 
 SCRATCH = ROOT / "scratch" / "corpus"
@@ -294,15 +313,162 @@ def _no_blank_lines(data: bytes) -> bytes:
     return b"".join(line for line in data.splitlines(keepends=True) if line.strip())
 
 
+def _lines(data: bytes) -> list[bytes]:
+    """Lines without their end of line and trailing blanks (CRLF vs LF is not a disagreement)."""
+    return [line.rstrip() for line in data.splitlines()]
+
+
+def _broken(path: str, result: bytes, inputs: tuple[bytes, bytes, bytes]) -> bool:
+    """The committed file does not parse while all three inputs do: it is no reference for a merge
+    (a conflict resolved by hand that left a function cut in half)."""
+    profile = profile_for_path(path)
+    if profile is None:
+        return False
+    parser = tree_sitter.Parser(profile.language)
+    if parser.parse(result).root_node.has_error and not any(parser.parse(data).root_node.has_error
+                                                             for data in inputs):
+        return True
+    # tree-sitter recovers from some errors silently (an `except:` left without a body); the
+    # language's strict parser, where there is one, does not.
+    return not validate.accepts(profile.name, inputs, result)
+
+
+def history_class(ours: bytes, result: bytes, base: bytes, left: bytes, right: bytes, path: str = "") -> str:
+    """exact / order / broken / human / diff for a clean merge of ours against the committed result."""
+    if ours == result:
+        return "exact"
+    mine, theirs = _lines(ours), _lines(result)
+    if sorted(line for line in mine if line) == sorted(line for line in theirs if line):
+        return "order"
+    if _broken(path, result, (base, left, right)):
+        return "broken"
+    known = set(_lines(base)) | set(_lines(left)) | set(_lines(right))
+    if any(line and line not in known for line in theirs):
+        return "human"
+    return "diff"
+
+
+def union_resolves(git_merged: bytes, result: bytes) -> bool:
+    """Keeping both sides of every conflict block of git's diff3 output gives the committed lines."""
+    out: list[bytes] = []
+    section = None
+    for line in git_merged.splitlines():
+        if line.startswith(b"<<<<<<< "):
+            section = "ours"
+        elif line.startswith(b"||||||| ") and section == "ours":
+            section = "base"
+        elif line == b"=======" and section is not None:
+            section = "theirs"
+        elif line.startswith(b">>>>>>> ") and section is not None:
+            section = None
+        elif section != "base":
+            out.append(line.rstrip())
+    return sorted(line for line in out if line) == sorted(line for line in _lines(result) if line)
+
+
+def history_main(args: argparse.Namespace) -> int:
+    """Score merge_file on real merge commits (module docstring, `--corpus history`)."""
+    import history_corpus
+
+    paths = args.repo or history_corpus.default_repositories()
+    if not paths:
+        print("no repositories: give --repo PATH (a git clone of a project's history; DEVELOPERS.md)",
+              file=sys.stderr)
+        return 2
+    cases = [case for found in history_corpus.load_cases(paths, seed=args.seed,
+                                                         progress=lambda text: print(text, file=sys.stderr))
+             for case in found
+             if (args.part == "all" or case.part == args.part) and (not args.language or case.language == args.language)]
+    stats: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    shown: dict[str, list[tuple]] = defaultdict(list)
+    times = []
+    dump = Path(args.dump) if args.dump else None
+    for case in cases:
+        base, left, right, result = (case.read(which) for which in ("base", "left", "right", "result"))
+        started = time.perf_counter()
+        ours = merge_file(base, left, right, case.path)
+        times.append((time.perf_counter() - started, case.name))
+        if case.git_clean:
+            git_merged = b""
+            verdict = "added" if not ours.clean else ("wrong" if ours.merged != result and
+                                                      line_merge(base, left, right).merged == result else "clean")
+        else:
+            git_merged = line_merge(base, left, right).merged
+            verdict = history_class(ours.merged, result, base, left, right, case.path) if ours.clean else "conflict"
+        for key in (case.language, "ALL"):
+            row = stats[key]
+            if case.git_clean:
+                row["git_clean"] += 1
+                row[verdict] += 1
+                row["git_wrong"] += line_merge(base, left, right).merged != result
+            else:
+                row["git_conflicted"] += 1
+                row["resolved"] += ours.clean
+                row[verdict] += 1
+                row["union"] += union_resolves(git_merged, result)
+                row["took_side"] += verdict == "diff" and result in (left, right)
+        shown[verdict].append((case, ours))
+        if dump is not None and verdict in ("diff", "human", "broken", "order", "wrong", "added"):
+            folder = dump / verdict / case.name.replace("/", "__").replace(":", "__")
+            folder.mkdir(parents=True, exist_ok=True)
+            suffix = Path(case.path).suffix
+            for stem, data in (("Base", base), ("Left", left), ("Right", right), ("Committed", result),
+                               ("Ours", ours.merged)):
+                (folder / f"{stem}{suffix}").write_bytes(data)
+            (folder / "NOTES").write_text(f"{case.name}\nstrategy {ours.strategy.value}\nnotes {ours.notes}\n")
+
+    def pct(part: int, whole: int) -> str:
+        return f"{part / whole:.1%}" if whole else "-"
+
+    print(f"history corpus, part {args.part}: {len(cases)} files from {len({c.repo for c in cases})} repositories, "
+          f"{len({c.merge for c in cases})} merge commits")
+    print(f"{'language':<11}{'confl':>6}{'resolved':>9}{'res%':>7}{'exact':>6}{'order':>6}{'broken':>7}{'human':>6}{'diff':>5}{'1side':>6}"
+          f"{'agree%':>8}{'diff%':>7}{'union%':>7}{'clean':>7}{'added':>6}{'wrong':>6}{'git-wrong':>10}")
+    for language in sorted(stats, key=lambda name: (name == "ALL", name)):
+        s = stats[language]
+        resolved = s["resolved"]
+        print(f"{language:<11}{s['git_conflicted']:>6}{resolved:>9}{pct(resolved, s['git_conflicted']):>7}"
+              f"{s['exact']:>6}{s['order']:>6}{s['broken']:>7}{s['human']:>6}{s['diff']:>5}{s['took_side']:>6}"
+              f"{pct(s['exact'] + s['order'], resolved):>8}{pct(s['diff'], resolved):>7}"
+              f"{pct(s['union'], s['git_conflicted']):>7}{s['git_clean']:>7}{s['added']:>6}{s['wrong']:>6}"
+              f"{s['git_wrong']:>10}")
+    times.sort()
+    if times:
+        print(f"merge_file time: median {times[len(times) // 2][0] * 1000:.1f} ms, "
+              f"p95 {times[int(len(times) * 0.95)][0] * 1000:.1f} ms, max {times[-1][0] * 1000:.0f} ms "
+              f"({times[-1][1]}) over {len(times)} files")
+    for spec in args.show:
+        verdict, _, count = spec.partition(":")
+        for case, ours in shown[verdict][: int(count or 5)]:
+            result = case.read("result")
+            print(f"\n### {verdict}: {case.name} ({ours.strategy.value}; {'; '.join(ours.notes)})")
+            diff = difflib.unified_diff(result.decode(errors="replace").splitlines(),
+                                        ours.merged.decode(errors="replace").splitlines(),
+                                        "committed", "ours", lineterm="", n=2)
+            print("\n".join(list(diff)[:80]))
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--fetch", action="store_true", help="download the corpus first (needs the registries)")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--corpus", choices=("main", "sdist"), default="main",
-                        help="main: PyPI/npm releases; sdist: Rust-backed PyPI sdists (held out)")
+    parser.add_argument("--corpus", choices=("main", "sdist", "history"), default="main",
+                        help="main: PyPI/npm releases; sdist: Rust-backed PyPI sdists (held out); "
+                             "history: real merge commits of --repo histories")
     parser.add_argument("--max-files", type=int, default=100000)
     parser.add_argument("--show-wrong", type=int, default=0, help="print that many wrong merges")
+    parser.add_argument("--repo", action="append", type=Path, default=[],
+                        help="history: a git repository to mine (repeatable; default: the corpus in DEVELOPERS.md)")
+    parser.add_argument("--part", choices=("dev", "aside", "all"), default="dev",
+                        help="history: the development part, the part kept aside, or both")
+    parser.add_argument("--language", help="history: only this language")
+    parser.add_argument("--show", action="append", default=[], metavar="CLASS:N",
+                        help="history: print N results of a class (diff, human, order, exact, wrong, added, conflict)")
+    parser.add_argument("--dump", help="history: write each non-exact case's versions under this folder")
     args = parser.parse_args()
+    if args.corpus == "history":
+        return history_main(args)
     if args.fetch:
         fetch_sdists() if args.corpus == "sdist" else fetch()
     corpus = pairs(args.corpus)[: args.max_files]

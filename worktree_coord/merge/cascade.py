@@ -9,8 +9,11 @@ items under `#[cfg(...)]`, are not counted: Profile.variant_markers); (4) otherw
 for a language with a profile and inputs that are UTF-8, free of conflict markers and parse without
 errors, the structured merge runs under a time limit. Its result is kept only when it re-parses
 without errors, keeps every declaration either side added or both kept, and has less conflict
-mass than the line merge, and, when clean, passes the language's strict parser (validate.py);
-every fallback is recorded in `notes`; a clean Python result must also parse with libcst.
+mass than the line merge (or holds a conflict over a name one side removed and the other's new
+code uses, which the line merge cannot show), and, when clean, passes the language's strict
+parser (validate.py); every fallback is recorded in `notes`; a clean Python result must also
+parse with libcst, and no clean result may import a name more often than every input did
+(names.py, the profile's `binds`).
 (5) a clean Python result of the line or structured stage goes through the libcst refinements
 (python_cst.refine: from-imports of one module combined), which keep it unless they are sure.
 """
@@ -22,7 +25,7 @@ from collections import Counter
 
 import tree_sitter
 
-from . import data_semantics, python_cst, validate
+from . import data_semantics, names, python_cst, validate
 from .line import line_merge
 from .markers import has_markers, render_block
 from .members import Unmergeable, declaration_key
@@ -45,6 +48,7 @@ def _parse(profile: Profile, data: bytes) -> tree_sitter.Tree:
 
 
 KeyCount = Counter[tuple[tuple[str, ...], str]]
+_NAME_KINDS = ("delete_use", "rename_use")
 
 
 def declaration_census(profile: Profile, source: bytes, root: tree_sitter.Node) -> KeyCount:
@@ -103,6 +107,24 @@ def _keeps_every_change(merged: KeyCount, base: KeyCount, left: KeyCount, right:
             if key not in merged:
                 return False
     return all(key in left or key in right for key in merged)
+
+
+def _imported_more_often(profile: Profile, merged: bytes, root: tree_sitter.Node,
+                         inputs: tuple[bytes, bytes, bytes], trees: list[tree_sitter.Tree]) -> set[str]:
+    """Names the merged file's module-level imports bind more often than any input's did: the same
+    import added by both sides in different places (`use a::B;` and `use a::{B, C};`), or two
+    edits of one import statement both kept. Such a result does not compile (Rust, Go, Java,
+    TypeScript) or imports one name twice (Python)."""
+    if profile.binds_query is None:
+        return set()
+    merged_counts = names.imported_names(profile, merged, root)
+    if not merged_counts or max(merged_counts.values()) < 2:
+        return set()
+    most: Counter[str] = Counter()
+    for data, tree in zip(inputs, trees):
+        for name, count in names.imported_names(profile, data, tree.root_node).items():
+            most[name] = max(most[name], count)
+    return {name for name, count in merged_counts.items() if count > max(most[name], 1)}
 
 
 def _hoist_blank_lines(pieces: list[Piece]) -> list[Piece]:
@@ -219,8 +241,13 @@ def _generic(base: bytes, left: bytes, right: bytes, path: str, *, marker_size: 
             return fallback("structured result rejected by libcst")
         if not data_semantics.accepts(profile.name, base, left, right, merged):
             return fallback(f"structured {profile.name} result does not hold the key-level merge of the inputs")
+        twice = _imported_more_often(profile, merged, tree.root_node, (base, left, right), trees)
+        if twice:
+            return fallback(f"structured result imports {', '.join(sorted(twice))} more often than any input")
         return result
-    if line.clean or result.conflict_mass <= line.conflict_mass:
+    # A conflict over a name one side took away and the other side's new code uses (names.py) is
+    # one the line merge cannot show: its smaller conflict would hide the dangling use.
+    if line.clean or result.conflict_mass <= line.conflict_mass or any(c.kind in _NAME_KINDS for c in conflicts):
         return result
     return fallback("structured result was not smaller than the line merge")
 

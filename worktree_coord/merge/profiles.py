@@ -22,6 +22,9 @@ Profile keys:
     variant_markers (lead texts, like Rust's "#[cfg", marking conditional variants of one item:
     the duplicate census keys such items by their conditions too, so `#[cfg(unix)] fn f` and
     `#[cfg(windows)] fn f` are not a duplicate, while the same condition twice still is),
+    binds (a tree-sitter query over one member: `@name` captures the names a declaration binds,
+    `@import` the names an import binds, `@path` an import path whose last segment is the name, as
+    Go's; read by names.py: the lost-binding and duplicate-import checks of the structured merge),
     [[containers]] kind, parent?, parent_key?, top_level?, unordered, member_field?, separator?, keep_sorted?
     [declarations] kind = key template: "{path}" parts resolve a child by field name or, failing
     that, by node kind; steps join with "."; "*field" maps over named children; "@text" is the
@@ -79,6 +82,7 @@ class Profile:
     variant_markers: tuple[str, ...] = ()    # lead text marking a conditional variant (Rust `#[cfg`)
     lazy_annotation_extensions: tuple[str, ...] = ()   # files whose annotations never run (Python stubs)
     lazy_annotation_marker: re.Pattern[bytes] | None = None   # text meaning the same (`from __future__ ...`)
+    binds: str | None = None                 # query source: names members bind (names.py)
 
     def annotations_run(self, path: str, source: bytes) -> bool:
         """Whether type annotations in `source` (a file at `path`) run where they stand."""
@@ -89,6 +93,11 @@ class Profile:
     @functools.cached_property
     def language(self) -> tree_sitter.Language:
         return _language(self.grammar, self.grammar_function)
+
+    @functools.cached_property
+    def binds_query(self) -> tree_sitter.Query | None:
+        """The compiled `binds` query (None when the profile has none)."""
+        return tree_sitter.Query(self.language, self.binds) if self.binds else None
 
     @functools.cached_property
     def declaration_keys(self) -> dict[str, str]:
@@ -174,7 +183,7 @@ def _validate(raw: dict[str, Any], source: str) -> Profile:
         check_kind(kind, "repeatable")
     unknown_keys = set(raw) - {"name", "grammar", "grammar_function", "extensions", "filenames", "comments",
                                "terminators", "containers", "declarations", "data", "anchored",
-                               "repeatable", "order_sensitive", "variant_markers", "lazy_annotations"}
+                               "repeatable", "order_sensitive", "variant_markers", "lazy_annotations", "binds"}
     if unknown_keys:
         raise ConfigError(f"language profile {source}: unknown setting(s) {sorted(unknown_keys)}")
     lazy = raw.get("lazy_annotations", {})
@@ -184,6 +193,19 @@ def _validate(raw: dict[str, Any], source: str) -> Profile:
         marker = re.compile(lazy["marker"].encode(), re.MULTILINE) if lazy.get("marker") else None
     except re.error as exc:
         raise ConfigError(f"language profile {source}: lazy_annotations.marker is not a regex: {exc}") from None
+    binds = raw.get("binds")
+    if binds is not None:
+        if not isinstance(binds, str):
+            raise ConfigError(f"language profile {source}: binds must be a tree-sitter query string")
+        try:
+            query = tree_sitter.Query(language, binds)
+        except (tree_sitter.QueryError, ValueError, NameError, SyntaxError) as exc:
+            raise ConfigError(f"language profile {source}: binds is not a valid query for {grammar}: {exc}",
+                              fix="check the node kinds and fields against the grammar") from None
+        unknown_captures = {query.capture_name(i) for i in range(query.capture_count)} - {"name", "import", "path"}
+        if unknown_captures:
+            raise ConfigError(f"language profile {source}: binds captures {sorted(unknown_captures)}",
+                              fix="capture only @name, @import and @path")
     containers = []
     for item in raw.get("containers", []):
         rule = ContainerRule(kind=item["kind"], parent=item.get("parent"), unordered=item.get("unordered", True),
@@ -221,6 +243,7 @@ def _validate(raw: dict[str, Any], source: str) -> Profile:
         repeatable=repeatable, order_sensitive=bool(raw.get("order_sensitive", False)),
         variant_markers=tuple(raw.get("variant_markers", [])),
         lazy_annotation_extensions=tuple(lazy.get("extensions", [])), lazy_annotation_marker=marker,
+        binds=binds,
     )
 
 

@@ -15,13 +15,17 @@ How a container merges (module, class body, object literal, import list, ...):
      unordered containers where both hunks only add or delete keyed, non-anchored declarations:
      those commute (added on one side -> kept; deleted and unchanged on the other -> deleted;
      deleted vs modified -> conflict; the same key added twice -> once if identical, else
-     conflict; both sides' runs at one place -> left's first, a pure insertion before the other
-     side's one-member replacement, and no union at all next to a multi-member replacement,
-     whose order against the insertion cannot be known; in an order-sensitive container, a
-     Python module or class body, a side's new statements that use a name the other side's new
-     statements bind come after them (bindings.py), and no order is guessed when both sides
-     wait for each other or the order would take the sides in turns);
-  3. members kept on both sides merge their content: one side changed -> that side; one side only
+     conflict; one base member deleted by both sides while each inserted new members of its kind
+     there -> no union (both edited it and its key changed); both sides' runs at one place ->
+     left's first, a pure insertion before the other side's one-member replacement, and no union
+     at all next to a multi-member replacement, whose order against the insertion cannot be
+     known; in an order-sensitive container, a Python module or class body, a side's new
+     statements that use a name the other side's new statements bind come after them
+     (bindings.py), and no order is guessed when both sides wait for each other or the order
+     would take the sides in turns);
+  3. members kept on both sides merge their content: one side changed -> that side (but a conflict
+     when the change drops a name the member bound and the other side's new code uses it: names.py;
+     the same for a member one side deleted); one side only
      the leading trivia and the other only the rest -> both; both -> recursively through a nested
      container if the member has one, else a line merge of the member's text, whose conflicts
      are then localized to that declaration.
@@ -41,6 +45,7 @@ from dataclasses import dataclass, replace
 import pygit2
 import tree_sitter
 
+from . import names
 from .bindings import names_bound, names_used
 from .line import raw_line_merge
 from .markers import parse_conflicts
@@ -158,9 +163,13 @@ class StructuredMerge:
         self.marker_size = marker_size
         self.labels = labels
         self.deadline = deadline
+        self._versions: dict[str, Version] = {}
+        self._new_uses: dict[str, frozenset[str]] = {}
 
     # -- entry -------------------------------------------------------------------------------
     def merge(self, base: Version, left: Version, right: Version) -> list[Piece]:
+        self._versions = {"B": base, "L": left, "R": right}
+        self._new_uses = {}
         found = [self._find_container(v.source, v.root, 4) for v in (base, left, right)]
         if any(item is None for item in found) or len({item[0].type for item in found}) != 1:  # type: ignore[index]
             raise Unmergeable("no common top-level container")
@@ -289,12 +298,19 @@ class StructuredMerge:
                 only_left = [item for item in group if item[0] == "L"]
                 self._apply_one_side(entries, only_left, b_ids, lo, hi, bmap, lmap, rmap, name, sep, added_twice, both=True)
             elif rule.unordered and self._all_keyed(group, bmap, lmap, rmap, b_ids) \
-                    and not self._ambiguous_order(group):
+                    and not self._ambiguous_order(group) and not self._replaced_on_both_sides(group, bmap, lmap, rmap, b_ids):
                 self._apply_union(entries, group, b_ids, lo, hi, bmap, lmap, rmap, name, sep, added_twice, overrides, moved)
             else:
                 lefts = self._side_region(l_ids, b_ids, lo, hi, lmap)
                 rights = self._side_region(r_ids, b_ids, lo, hi, rmap)
                 region = [text_of([bmap[i] for i in b_ids[lo:hi]]), text_of(lefts), text_of(rights)]
+                if self._region_loses_used_name(b_ids[lo:hi], bmap, lmap, rmap):
+                    # A side's deletion or rename in the region takes a name the other side's new
+                    # code uses: whatever the line merge makes of it, the result would not resolve.
+                    entries.append(("conflict", Conflict(base=region[0], ours=region[1], theirs=region[2],
+                                                         declaration=name, kind="delete_use")))
+                    position = hi
+                    continue
                 # Ordered edits that touch: git's line merge of just this region, between members
                 # both sides kept, localizes the conflict to lines (it may even be clean).
                 merged, clean = raw_line_merge(*region, marker_size=self.marker_size, labels=self.labels)
@@ -338,6 +354,21 @@ class StructuredMerge:
                     return True
         return False
 
+    @staticmethod
+    def _replaced_on_both_sides(group, bmap, lmap, rmap, b_ids) -> bool:  # type: ignore[no-untyped-def]
+        """True when both sides deleted one base member and each inserted new members of its kind
+        in the group: most likely both edited it in a way that changed its key (both edited the
+        first name of one `from m import a, b`, both renamed one function). A union would keep
+        both edits side by side, so the region's line merge decides instead."""
+        deleted: dict[str, set[str]] = {"L": set(), "R": set()}
+        kinds: dict[str, set[str]] = {"L": set(), "R": set()}
+        for side, (start, end, inserted) in group:
+            smap = lmap if side == "L" else rmap
+            deleted[side].update(b_ids[start:end])
+            kinds[side].update(smap[i].node.type for i in inserted if i not in bmap)
+        return any(bmap[i].node.type in kinds["L"] and bmap[i].node.type in kinds["R"]
+                   for i in deleted["L"] & deleted["R"])
+
     def _all_keyed(self, group, bmap, lmap, rmap, b_ids) -> bool:  # type: ignore[no-untyped-def]
         """Every member the group adds or deletes is a keyed declaration that may commute (an
         anchored kind, like Python's `if COND:` block, is keyed only to be matched, never moved)."""
@@ -350,23 +381,68 @@ class StructuredMerge:
                 return False
         return True
 
-    def _deletion(self, entries, ident, bmap, other_map, name, deleting_side: str, sep) -> None:  # type: ignore[no-untyped-def]
-        """A base member deleted by one side: gone if the other side left it alone, else conflict."""
+    def _uses_new_to(self, side: str) -> frozenset[str]:
+        """Identifiers on the lines `side` added to the file (its new code), computed once."""
+        if side not in self._new_uses:
+            version = self._versions[side]
+            ranges = names.added_ranges(self._versions["B"].source, version.source)
+            self._new_uses[side] = names.names_used_in(version.source, version.root, ranges)
+        return self._new_uses[side]
+
+    def _lost_and_used(self, bm: Member, sm: Member | None, side_map: dict[str, Member], side: str) -> frozenset[str]:
+        """Names base member `bm` bound that the side's version `sm` (None: deleted) no longer
+        binds, nothing else in the side's container binds, and the other side's new code uses:
+        taking the side's change would leave those uses dangling (a rename on one side, a new
+        call on the other)."""
+        profile = self.profile
+        if profile.binds_query is None:
+            return frozenset()
+        used = self._uses_new_to("R" if side == "L" else "L")
+        lost = set(names.bound_names(profile, bm.source, bm.node, among=used))
+        if lost and sm is not None:
+            lost -= set(names.bound_names(profile, sm.source, sm.node, among=lost))
+        for member in side_map.values():
+            if not lost:
+                break
+            lost -= set(names.bound_names(profile, member.source, member.node, among=lost))
+        return frozenset(lost)
+
+    def _region_loses_used_name(self, idents: list[str], bmap: dict[str, Member], lmap: dict[str, Member],
+                                rmap: dict[str, Member]) -> bool:
+        """True when a base member of a region one side deleted or changed, and the other side
+        kept, bound a name the first side no longer binds and the other side's new code uses."""
+        for ident in idents:
+            for side, mine, other in (("L", lmap, rmap), ("R", rmap, lmap)):
+                if ident not in other or (ident in mine and mine[ident].content == bmap[ident].content):
+                    continue
+                if self._lost_and_used(bmap[ident], mine.get(ident), mine, side):
+                    return True
+        return False
+
+    def _deletion(self, entries, ident, bmap, other_map, name, deleting_side: str, sep, own_map=None) -> None:  # type: ignore[no-untyped-def]
+        """A base member deleted by one side: gone if the other side left it alone, else conflict;
+        also a conflict when the other side's new code uses a name only the member bound."""
         other = other_map.get(ident)
-        if other is None or other.content == bmap[ident].content:
+        if other is None:
             return
+        if other.content == bmap[ident].content:
+            if own_map is None or not self._lost_and_used(bmap[ident], None, own_map, deleting_side):
+                return
+            kind = "delete_use"
+        else:
+            kind = "delete_modify"
         base_text = bmap[ident].render(sep, bmap[ident].has_sep)
         kept = other.render(sep, other.has_sep)
         ours, theirs = (b"", kept) if deleting_side == "L" else (kept, b"")
         entries.append(("conflict", Conflict(base=base_text, ours=ours, theirs=theirs,
-                                             declaration=_join(name, bmap[ident].key), kind="delete_modify")))
+                                             declaration=_join(name, bmap[ident].key), kind=kind)))
 
     def _apply_one_side(self, entries, group, b_ids, lo, hi, bmap, lmap, rmap, name, sep, twice, both=False) -> None:  # type: ignore[no-untyped-def]
         for side, (start, end, inserted) in sorted(group, key=lambda item: item[1][0]):
             smap, other = (lmap, rmap) if side == "L" else (rmap, lmap)
             for ident in b_ids[start:end]:
                 if not both:
-                    self._deletion(entries, ident, bmap, other, name, side, sep)
+                    self._deletion(entries, ident, bmap, other, name, side, sep, smap)
             for ident in inserted:
                 if ident in twice and lmap[ident].content != rmap[ident].content:
                     entries.append(("addboth", ident))
@@ -415,9 +491,9 @@ class StructuredMerge:
                 elif who is None:
                     entries.append(("kept", ident))
                 elif who == "L":
-                    self._deletion(entries, ident, bmap, rmap, name, "L", sep)
+                    self._deletion(entries, ident, bmap, rmap, name, "L", sep, lmap)
                 elif who == "R":
-                    self._deletion(entries, ident, bmap, lmap, name, "R", sep)
+                    self._deletion(entries, ident, bmap, lmap, name, "R", sep, rmap)
 
     @staticmethod
     def _run_leads(run, index, b_ids, bmap, lmap, rmap, moved) -> tuple[dict[str, bytes], bytes | None]:  # type: ignore[no-untyped-def]
@@ -533,17 +609,24 @@ class StructuredMerge:
             elif isinstance(value, tuple):  # kept, with the lead a chained insertion gave it
                 ident, lead = value
                 members = [replace(m[ident], lead=lead) for m in (bmap, lmap, rmap)]
-                out.extend(self._merge_member(path, *members, sep, with_sep))
+                out.extend(self._merge_member(path, *members, sep, with_sep, maps=(lmap, rmap)))
             else:
-                out.extend(self._merge_member(path, bmap[value], lmap[value], rmap[value], sep, with_sep))
+                out.extend(self._merge_member(path, bmap[value], lmap[value], rmap[value], sep, with_sep,
+                                              maps=(lmap, rmap)))
         return out
 
     def _merge_member(self, path: list[str], bm: Member, lm: Member, rm: Member, sep: bytes | None,
-                      with_sep: bool) -> list[Piece]:
-        if lm.content == bm.content:
-            return [rm.render(sep, with_sep)]
-        if rm.content == bm.content or lm.content == rm.content:
-            return [lm.render(sep, with_sep)]
+                      with_sep: bool, maps: tuple[dict[str, Member], dict[str, Member]] | None = None) -> list[Piece]:
+        if lm.content == rm.content or lm.content == bm.content or rm.content == bm.content:
+            side, changed = ("R", rm) if lm.content == bm.content else ("L", lm)
+            # One side changed the member; when the change drops a name it bound (a rename) that the
+            # other side's new code uses, taking it would leave those uses dangling.
+            if maps is not None and lm.content != rm.content and changed.content != bm.content \
+                    and self._lost_and_used(bm, changed, maps[0] if side == "L" else maps[1], side):
+                return [Conflict(base=bm.render(sep, with_sep), ours=lm.render(sep, with_sep),
+                                 theirs=rm.render(sep, with_sep), declaration=_join(" > ".join(path), bm.key),
+                                 kind="rename_use")]
+            return [changed.render(sep, with_sep)]
         # One side changed only the member's leading trivia (its comment, the blank lines above it:
         # e.g. the member before it moved away), the other only the member itself: both edits
         # are disjoint parts of the member, so each is taken from the side that made it.
