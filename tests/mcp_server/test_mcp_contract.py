@@ -4,6 +4,7 @@ progress, land behind elicitation (both protocol eras), and the bearer token ove
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -262,23 +263,28 @@ def test_land_without_elicitation_is_refused_and_declined_lands_nothing(repo):
     assert git(repo, "rev-parse", "main") == main_before
 
 
-def test_land_with_an_approving_client_over_the_2026_protocol(repo):
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+def test_land_with_an_approving_client_over_the_2026_protocol(repo, transport):
     _finished_run(repo)
     tip = git(repo, "rev-parse", "wtc/r/integration")
-    params = StdioServerParameters(command=sys.executable, args=server_command(repo)[1:], env=dict(os.environ))
-
-    async def scenario() -> None:
-        async with Client(params, elicitation_callback=accept) as client:   # mode auto: 2026-07-28
-            assert client.session.protocol_version == "2026-07-28"
-            asked = len(ASKED)
-            result = await client.call_tool("land", {"run": "r", "onto": "main"})
-            await list_tools(client.session)
-            body = check_result("land", result)
-            assert body["exit_code"] == 0 and body["new"] == tip and body["manifest"]["tip"] == tip
-            assert len(ASKED) == asked + 1 and f"Fast-forward main to {tip[:12]}" in ASKED[-1]
-
-    anyio.run(scenario)
+    with contextlib.ExitStack() as stack:
+        if transport == "http":
+            target = stack.enter_context(http_server(repo)).url
+        else:
+            target = StdioServerParameters(command=sys.executable, args=server_command(repo)[1:], env=dict(os.environ))
+        anyio.run(_land_over_2026, target, tip)
     assert git(repo, "rev-parse", "main") == tip
+
+
+async def _land_over_2026(target, tip: str) -> None:
+    async with Client(target, elicitation_callback=accept) as client:   # mode auto: 2026-07-28
+        assert client.session.protocol_version == "2026-07-28"
+        asked = len(ASKED)
+        result = await client.call_tool("land", {"run": "r", "onto": "main"})
+        await list_tools(client.session)
+        body = check_result("land", result)
+        assert body["exit_code"] == 0 and body["new"] == tip and body["manifest"]["tip"] == tip
+        assert len(ASKED) == asked + 1 and f"Fast-forward main to {tip[:12]}" in ASKED[-1]
 
 
 def _move_integration(repo: Path) -> None:
