@@ -81,33 +81,45 @@ def test_tools_and_schemas_over_stdio_and_http(repo):
 
 # ---- idempotency under concurrency --------------------------------------------------------------------
 
-def test_one_key_sent_eight_times_at_once_gives_one_commit_and_other_arguments_are_refused(repo):
-    with http_server(repo) as server:
-        async def scenario() -> None:
-            async with http_session(server.url) as lead:
-                await call(lead, "run_start", {"run": "r"})
-                await start_edit(lead, "api", "packages/api/index.js", "export const api = 8;\n")
-                results: list[dict] = []
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+def test_one_key_sent_eight_times_at_once_gives_one_commit_and_other_arguments_are_refused(repo, transport):
+    # Over HTTP: eight client sessions of one server. Over stdio: eight concurrent calls in the one
+    # session a stdio server has.
+    with contextlib.ExitStack() as stack:
+        if transport == "http":
+            server = stack.enter_context(http_server(repo))
+            session = lambda: http_session(server.url)  # noqa: E731
+        else:
+            session = None
+        anyio.run(_one_key_eight_times, repo, session)
 
-                async def finish() -> None:
-                    async with http_session(server.url) as mine:
-                        results.append(await call(mine, "task_finish", {"run": "r", "task": "api",
-                                                                        "idempotency_key": "k-api"}))
 
-                async with anyio.create_task_group() as group:
-                    for _ in range(8):
-                        group.start_soon(finish)
-                assert len(results) == 8 and {r["state"] for r in results} == {"merged"}
-                assert len({r["commit"] for r in results}) == 1
-                assert sorted(r["replayed"] for r in results) == [False] + [True] * 7
-                assert merges_of(repo, "api") == 1
-                other = await call(lead, "task_finish", {"run": "r", "task": "api", "message": "other",
-                                                         "idempotency_key": "k-api"})
-                assert other["exit_code"] == 2 and other["error"]["kind"] == "idempotency_mismatch"
-                assert "message" in other["error"]["message"] and other["error"]["fix"]
-                assert merges_of(repo, "api") == 1
+async def _one_key_eight_times(repo: Path, session) -> None:
+    async with (session() if session else stdio_session(repo)) as lead:
+        await call(lead, "run_start", {"run": "r"})
+        await start_edit(lead, "api", "packages/api/index.js", "export const api = 8;\n")
+        results: list[dict] = []
 
-        anyio.run(scenario)
+        async def finish() -> None:
+            arguments = {"run": "r", "task": "api", "idempotency_key": "k-api"}
+            if session is None:
+                results.append(await call(lead, "task_finish", arguments))
+                return
+            async with session() as mine:
+                results.append(await call(mine, "task_finish", arguments))
+
+        async with anyio.create_task_group() as group:
+            for _ in range(8):
+                group.start_soon(finish)
+        assert len(results) == 8 and {r["state"] for r in results} == {"merged"}
+        assert len({r["commit"] for r in results}) == 1
+        assert sorted(r["replayed"] for r in results) == [False] + [True] * 7
+        assert merges_of(repo, "api") == 1
+        other = await call(lead, "task_finish", {"run": "r", "task": "api", "message": "other",
+                                                 "idempotency_key": "k-api"})
+        assert other["exit_code"] == 2 and other["error"]["kind"] == "idempotency_mismatch"
+        assert "message" in other["error"]["message"] and other["error"]["fix"]
+        assert merges_of(repo, "api") == 1
 
 
 def test_calls_on_one_task_with_different_keys_serialize_on_its_lease(repo):

@@ -83,12 +83,13 @@ class ProgressForwarder:
 
 
 async def run_call(served: Served, operation: Callable[[Coordinator], Reply], *,
-                   context: Context | None = None, progress: bool = False) -> CallToolResult:
+                   context: Context | None = None, progress: bool = False,
+                   needs_repository: bool = True) -> CallToolResult:
     """Run `operation` against a Coordinator of the served repository and render its reply (or the
     error it raised) as a tool result."""
     reporter = ProgressForwarder(context) if progress and context is not None else None
     try:
-        reply = await call_in_thread(served, operation, reporter=reporter)
+        reply = await call_in_thread(served, operation, reporter=reporter, needs_repository=needs_repository)
     except WtcError as error:
         return error_result(error)
     return reply_result(reply)

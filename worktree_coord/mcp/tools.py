@@ -27,7 +27,7 @@ from ..consolidate.intent import Op
 from ..errors import NotFoundError
 from ..results import (MergeReport, Result, RunReport, RunStarted, RunStatus, TaskAbandoned, TaskFinished,
                        TaskStarted, TaskUpdated)
-from .calls import Reply, Served, call_in_thread, error_result, reply_result, run_call
+from .calls import Reply, Served, run_call
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver.tools import Tool
@@ -334,12 +334,7 @@ def build_tools(served: Served) -> list[Tool]:
             text = f"clean merge of {path}" if result.clean else f"{len(result.conflicts)} conflict(s) in {path}: {places}"
             return Reply(payload, "merge-file", text, exit_code=0 if result.clean else 1)
 
-        from ..errors import WtcError
-
-        try:
-            return reply_result(await call_in_thread(served, merge_one, needs_repository=False))
-        except WtcError as error:
-            return error_result(error)
+        return await run_call(served, merge_one, needs_repository=False)
 
     object_prop: dict[str, Any] = {"type": "object"}
     array_prop: dict[str, Any] = {"type": "array"}
