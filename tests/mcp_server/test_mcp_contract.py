@@ -416,3 +416,17 @@ def test_other_commands_do_not_load_the_sdk():
             "print(sorted(m for m in sys.modules if m == 'mcp' or m.startswith(('mcp.', 'uvicorn', 'starlette'))))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.stdout.strip() == "[]", done.stdout + done.stderr
+
+
+def test_what_a_verification_prints_never_reaches_the_stdio_protocol(repo):
+    # stdout is the protocol under stdio: a verify command's (or git's) own output must go elsewhere.
+    async def scenario() -> None:
+        async with stdio_session(repo) as session:
+            await call(session, "run_start", {"run": "r"})
+            await start_edit(session, "api", "packages/api/index.js", "export const api = 'loud';\n")
+            done = await call(session, "task_finish", {"run": "r", "task": "api",
+                                                       "verify": "echo '{\"jsonrpc\": \"2.0\"}'; echo noise; true"})
+            assert done["state"] == "merged" and done["merge"]["verification"]["ok"] is True
+            assert (await call(session, "task_status", {"run": "r"}))["counts"] == {"merged": 1}
+
+    anyio.run(scenario)

@@ -1,4 +1,5 @@
-"""Text renderings of the Coordinator's results for people (agents use --json)."""
+"""Text renderings of the Coordinator's results for people: the CLI's output, and the short text of each MCP
+tool result (agents read the JSON: `--json`, or the structured content)."""
 
 from __future__ import annotations
 
