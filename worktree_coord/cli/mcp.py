@@ -20,10 +20,13 @@ def mcp(
                                        "(WTC_MCP_TOKEN, or one generated and printed once)."),
     max_calls: int = typer.Option(64, "--max-calls", min=1, help="Tool calls running at once; more wait in order."),
     repo: str = RepoOption,
+    json_mode: bool = typer.Option(False, "--json", help="Report an error that stops the server from starting "
+                                   "as one JSON object on stdout (once serving, stdio is the protocol)."),
 ) -> int:
     """Serve the coordinator as an MCP server: every operation a tool, land behind the person's approval.
 
     For Claude Code: `claude mcp add wtc -- wtc mcp` (stdio). See docs/mcp.md for the tools."""
+    del json_mode  # cli.main reads --json from the command line to render a start-up error
     if http is None:
         from ..mcp.server import serve_stdio
 
