@@ -121,6 +121,9 @@ def serve_http(repo: str, bind: Bind, *, max_calls: int | None = None) -> None:
         listener.close()
         raise UsageError(f"cannot listen on {bind.host}:{bind.port}: {error.strerror or error}",
                          fix="choose another port (--http HOST:PORT), or stop what is listening there") from None
+    # Listening before the start-up line is printed: a client that connects on reading it waits in
+    # the backlog until uvicorn accepts, instead of being refused while the server still starts.
+    listener.listen(socket.SOMAXCONN)
     port = listener.getsockname()[1]
     server = build_server(repo, max_calls=max_calls or DEFAULT_MAX_CALLS)
     app: ASGIApp = server.streamable_http_app(host=bind.host, streamable_http_path=PATH)
