@@ -16,12 +16,18 @@ parse with libcst, and no clean result may import a name more often than every i
 (names.py, the profile's `binds`).
 (5) a clean Python result of the line or structured stage goes through the libcst refinements
 (python_cst.refine: from-imports of one module combined), which keep it unless they are sure.
+(6) a clean result of the line or structured stage goes through the semantic check (semantic.py:
+a name one side removed that the other side's new lines use): with `semantic="block"` (the
+default) each finding is a conflict of kind `semantic` and the result is not clean; with "warn" it
+is a warning and the result stays clean; with "off" the check does not run. The merged bytes are
+never changed by it.
 """
 
 from __future__ import annotations
 
 import time
 from collections import Counter
+from dataclasses import replace
 
 import tree_sitter
 
@@ -30,7 +36,7 @@ from .line import line_merge
 from .markers import has_markers, render_block
 from .members import Unmergeable, declaration_key
 from .profiles import Profile, profile_for_path
-from .result import FileMerge, MergeConflict, Strategy
+from .result import FileMerge, MergeConflict, SemanticMode, Strategy
 from .structured import Conflict, Piece, StructuredMerge, StructuredTimeout, Version
 
 
@@ -170,18 +176,46 @@ def render(pieces: list[Piece], *, marker_size: int, labels: tuple[str, str, str
 
 
 def merge_file(base: bytes, left: bytes, right: bytes, path: str, *, marker_size: int = 7,
-               labels: tuple[str, str, str] = ("ours", "base", "theirs"), timeout: float = 10.0) -> FileMerge:
+               labels: tuple[str, str, str] = ("ours", "base", "theirs"), timeout: float = 10.0,
+               semantic: SemanticMode | str = SemanticMode.BLOCK) -> FileMerge:
     """Three-way merge of one file; labels are (left/ours, base, right/theirs)."""
-    result = _generic(base, left, right, path, marker_size=marker_size, labels=labels, timeout=timeout)
+    mode = SemanticMode.parse(semantic)
+    parsed: dict[str, tree_sitter.Tree] = {}
+    result = _generic(base, left, right, path, marker_size=marker_size, labels=labels, timeout=timeout, parsed=parsed)
     # Hook: Python results of the line or structured stage get the libcst refinements (python_cst).
     if result.language == "python" and result.strategy in (Strategy.LINE, Strategy.STRUCTURED):
-        return python_cst.refine(base, left, right, result)
+        result = python_cst.refine(base, left, right, result)
+    if mode is not SemanticMode.OFF and result.clean and result.strategy in (Strategy.LINE, Strategy.STRUCTURED,
+                                                                            Strategy.PYTHON):
+        result = with_semantic_check(result, base, left, right, path, labels=labels, mode=mode, trees=parsed)
     return result
 
 
+def with_semantic_check(result: FileMerge, base: bytes, left: bytes, right: bytes, path: str, *,
+                        labels: tuple[str, str, str], mode: SemanticMode,
+                        trees: dict[str, tree_sitter.Tree] | None = None) -> FileMerge:
+    """Step 6: the result with its semantic findings as conflicts (block) or warnings (warn)."""
+    from .semantic import check_file, semantic_profile
+
+    if semantic_profile(path) is None:
+        return result
+    try:
+        findings = check_file(base, left, right, result.merged, path, labels=labels, trees=trees)
+    except Exception as error:  # noqa: BLE001 - the check must never cost a merge its result
+        return replace(result, notes=result.notes + (f"semantic check failed internally "
+                                                     f"({type(error).__name__}: {error})",))
+    if not findings:
+        return result
+    found = tuple(finding.as_conflict() for finding in findings)
+    if mode is SemanticMode.WARN:
+        return replace(result, warnings=result.warnings + found)
+    return replace(result, clean=False, conflicts=result.conflicts + found)
+
+
 def _generic(base: bytes, left: bytes, right: bytes, path: str, *, marker_size: int,
-             labels: tuple[str, str, str], timeout: float) -> FileMerge:
-    """The language-independent cascade (module docstring, steps 1-4)."""
+             labels: tuple[str, str, str], timeout: float, parsed: dict[str, tree_sitter.Tree]) -> FileMerge:
+    """The language-independent cascade (module docstring, steps 1-4); the trees it parses of the
+    three inputs are left in `parsed` (base, left, right) for the semantic check to reuse."""
     profile = profile_for_path(path)
     language = profile.name if profile else None
     if left == right or right == base:
@@ -205,6 +239,7 @@ def _generic(base: bytes, left: bytes, right: bytes, path: str, *, marker_size: 
         return fallback("an input is not UTF-8")
     deadline = time.monotonic() + timeout
     trees = [_parse(profile, data) for data in (base, left, right)]
+    parsed.update(zip(("base", "left", "right"), trees))
     if any(tree.root_node.has_error for tree in trees):
         return fallback("a side does not parse")
     census = [declaration_census(profile, data, tree.root_node) for data, tree in zip((base, left, right), trees)]
