@@ -176,6 +176,14 @@ def test_errors_carry_their_class_message_and_fix(repo):
             assert "retry after" in result.content[0].text and "fix:" in result.content[0].text
             done = await call(session, "task_finish", {"run": "r", "task": "api"})
             assert done["state"] == "merged", "the busy call left nothing behind"
+            worktree = await start_edit(session, "web", "packages/web/index.js", "export const web = 2;\n")
+            write(worktree, {"packages/api/index.js": "not web's\n"})
+            result = await session.call_tool("task_finish", {"run": "r", "task": "web"})
+            rejected = check_result("task_finish", result)
+            assert (rejected["exit_code"], rejected["state"]) == (3, "rejected") and result.is_error
+            assert rejected["violations"] == [{"path": "packages/api/index.js", "rule": "outside_own",
+                                               "detail": "modified a path outside --own ['packages/web/index.js']"}]
+            assert "wtc task finish web --run r" in rejected["notes"][-1], "the fix is in the structured content"
 
     anyio.run(scenario)
 

@@ -44,7 +44,6 @@ def task_finished(r: TaskFinished) -> str:
         lines.append(f"  {len(r.violations)} boundary violation(s); the commit stays on {r.branch} and the worktree stays:")
         for v in r.violations:
             lines.append(f"    {v['rule']:<22} {v['path'] or '-'}  {v['detail']}")
-        lines.append(f"  fix the paths in {r.worktree} and run `wtc task finish {r.task} --run {r.run}` again")
     else:
         lines.append(f"  {len(r.changed)} file(s) changed on {r.branch}")
     if r.merge:
