@@ -2,23 +2,32 @@
 
 An owner is `host:pid:start:nonce`. The process start time (from /proc) guards against pid reuse:
 a recycled pid with another start time is a different, and so dead, owner. On another host we
-cannot tell, and the caller falls back to the lease's expiry time.
+cannot tell, and the caller falls back to the owner's heartbeat in the store (`heartbeat.py`,
+`leases.owner_is_dead`).
+
+`host` names the process table a pid belongs to, not only the machine: the hostname, then `~` and
+a short fingerprint of the kernel's boot id and the pid namespace. Two sandboxes that share a
+hostname (containers often do) or one machine before and after a reboot are different hosts, so a
+pid is never looked up in a process table it does not belong to.
 
 One process is one owner, except inside `separate_owner()`: a server that runs many calls at once
 in one process (`wtc mcp`) gives each call its own nonce, so two calls on one task serialize on its
 lease exactly as two `wtc` processes do (a lease is re-entrant for its own owner). Liveness is still
-the process's: when the server dies, every call it ran is dead with it.
+the process's: when the server dies, every call it ran is dead with it (on another machine each
+call owner beats its own heartbeat, `heartbeat.keeper` being per owner, and they lapse together).
 """
 
 from __future__ import annotations
 
 import contextlib
 import contextvars
+import hashlib
 import os
 import socket
 import uuid
 from dataclasses import dataclass, replace
 from functools import lru_cache
+from pathlib import Path
 from typing import Iterator
 
 
@@ -50,6 +59,21 @@ def process_start_time(pid: int) -> str:
     return fields[19] if len(fields) > 19 else ""
 
 
+@lru_cache(maxsize=None)
+def host_identity() -> str:
+    """`hostname~fingerprint`: where a pid means this process table (see the module docstring)."""
+    try:
+        boot = Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+    except OSError:
+        boot = ""
+    try:
+        pid_namespace = os.readlink("/proc/self/ns/pid")
+    except OSError:
+        pid_namespace = ""
+    fingerprint = hashlib.sha256(f"{boot}\0{pid_namespace}".encode()).hexdigest()[:8]
+    return f"{socket.gethostname()}~{fingerprint}"
+
+
 _call_owner: contextvars.ContextVar[Owner | None] = contextvars.ContextVar("wtc_call_owner", default=None)
 
 
@@ -76,12 +100,12 @@ def separate_owner() -> Iterator[Owner]:
 
 @lru_cache(maxsize=None)
 def _owner_of(pid: int) -> Owner:
-    return Owner(socket.gethostname(), pid, process_start_time(pid), uuid.uuid4().hex[:12])
+    return Owner(host_identity(), pid, process_start_time(pid), uuid.uuid4().hex[:12])
 
 
 def is_alive(owner: Owner) -> bool | None:
     """True/False when the owner runs on this host; None when it is on another host (unknown)."""
-    if owner.host != socket.gethostname():
+    if owner.host != host_identity():
         return None
     try:
         os.kill(owner.pid, 0)
