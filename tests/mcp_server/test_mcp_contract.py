@@ -26,7 +26,8 @@ from tests.mcp_server.helpers import (ASKED, WRITE_TOOLS, accept, call, check_re
 
 TOOLS = {"run_start", "task_start", "task_finish", "task_update", "task_abandon", "task_status", "merge",
          "consolidate", "intent_add", "intent_list", "intent_retry", "intent_drop", "check", "report", "sync",
-         "merge_file", "land"}
+         "merge_file", "land", "plan_add", "plan_list"}
+KEYLESS_WRITES = {"plan_add"}   # idempotent by content: the same rule added again is returned as it is
 
 
 def merges_of(repo: Path, task: str, run: str = "r") -> int:
@@ -54,10 +55,12 @@ async def _check_tool_list(session) -> None:
         assert len(tool.description) > 80 and "exit_code" in tool.description, name
         for prop, shape in tool.input_schema["properties"].items():
             assert shape.get("description"), f"{name}.{prop} has no description an agent can act on"
-        writes = name in WRITE_TOOLS
-        assert ("idempotency_key" in tool.input_schema["properties"]) == writes, name
+        writes = name in WRITE_TOOLS | KEYLESS_WRITES
+        keyed = writes and name not in KEYLESS_WRITES
+        assert ("idempotency_key" in tool.input_schema["properties"]) == keyed, name
         assert tool.annotations.read_only_hint is (not writes), name
-        if writes:
+        assert writes is ("Safe to retry" in tool.description), name
+        if keyed:
             key = tool.input_schema["properties"]["idempotency_key"]["description"]
             assert "safe" in key and "first call's stored result" in key and "default key" in key
             assert "Safe to retry" in tool.description
@@ -436,5 +439,29 @@ def test_what_a_verification_prints_never_reaches_the_stdio_protocol(repo):
                                                        "verify": "echo '{\"jsonrpc\": \"2.0\"}'; echo noise; true"})
             assert done["state"] == "merged" and done["merge"]["verification"]["ok"] is True
             assert (await call(session, "task_status", {"run": "r"}))["counts"] == {"merged": 1}
+
+    anyio.run(scenario)
+
+
+# ---- the plan ---------------------------------------------------------------------------------------
+
+def test_a_plan_rule_added_over_mcp_gives_a_task_started_without_own_its_boundary(repo):
+    async def scenario() -> None:
+        async with stdio_session(repo) as session:
+            await call(session, "run_start", {"run": "r"})
+            added = await call(session, "plan_add", {"pattern": "api-*", "own": ["packages/api/**"], "run": "r"})
+            assert [rule["pattern"] for rule in added["rules"]] == ["api-*"] and not added["replayed"]
+            again = await call(session, "plan_add", {"pattern": "api-*", "own": ["packages/api/**"], "run": "r"})
+            assert again["replayed"] and again["rules"][0]["rule"] == added["rules"][0]["rule"]
+            listed = await call(session, "plan_list", {"run": "r"})
+            assert [rule["pattern"] for rule in listed["rules"]] == ["api-*"] and listed["default"]
+            started = await call(session, "task_start", {"run": "r", "task": "api-login"})
+            assert started["boundary"]["own"] == ["packages/api/**"]
+            write(Path(started["worktree"]), {"packages/web/index.js": "outside the plan's boundary\n"})
+            result = await session.call_tool("task_finish", {"run": "r", "task": "api-login"})
+            rejected = check_result("task_finish", result)
+            assert (rejected["exit_code"], rejected["state"]) == (3, "rejected")
+            empty = await session.call_tool("plan_add", {"pattern": "web-*", "own": []})
+            assert empty.is_error, "a rule that owns nothing is refused by the schema"
 
     anyio.run(scenario)

@@ -25,8 +25,8 @@ from ..cli import render
 from ..cli.output import schema_name
 from ..consolidate.intent import Op
 from ..errors import NotFoundError
-from ..results import (MergeReport, Result, RunReport, RunStarted, RunStatus, TaskAbandoned, TaskFinished,
-                       TaskStarted, TaskUpdated)
+from ..results import (MergeReport, PlanRules, Result, RunReport, RunStarted, RunStatus, TaskAbandoned,
+                       TaskFinished, TaskStarted, TaskUpdated)
 from .calls import Reply, Served, run_call
 
 if TYPE_CHECKING:
@@ -45,6 +45,7 @@ KEY = ("Idempotency key. Repeating a call with the same key and the same argumen
        "command line's default key (<run>-<op>-<target>), which makes a plain retry of the same call safe "
        "too; pass a new key only to ask for a new operation.")
 RETRY_NOTE = " Safe to retry: a repeat with the same idempotency_key returns the first result."
+CONTENT_RETRY_NOTE = " Safe to retry: the same arguments again change nothing and return the same result."
 EXIT_NOTE = (" The result's exit_code is the CLI's: 0 done, 1 you must act (conflict, failed verification), "
              "2 bad input, 3 boundary violation, 4 busy (retry after retry_after_seconds), 5 not found, "
              "6 internal error.")
@@ -105,7 +106,8 @@ def build_tools(served: Served) -> list[Tool]:
     async def task_start(
         run: Run, task: Task,
         own: Annotated[list[str], Field(description="Globs the task may change (its boundary), e.g. "
-                                                    "'packages/api/**'. At least one.")] = [],
+                                                    "'packages/api/**'. Leave empty to take the boundary the "
+                                                    "plan gives this task's name (plan_add).")] = [],
         read: Annotated[list[str], Field(description="Globs the task only reads (with sparse: the checkout "
                                                      "holds own + read folders and root files).")] = [],
         sparse: Annotated[bool, Field(description="Check out only own/read folders plus root files.")] = False,
@@ -259,6 +261,29 @@ def build_tools(served: Served) -> list[Tool]:
 
         return await run_call(served, drop)
 
+    async def plan_add(
+        pattern: Annotated[str, Field(description="Agent or task name pattern, shell style: 'api-*', 'docs-?'. "
+                                                  "Matched against an agent's own name and the task name it "
+                                                  "becomes.")],
+        own: Annotated[list[str], Field(description="Globs the matching tasks may change, e.g. "
+                                                    "'packages/api/**'. At least one.", min_length=1)],
+        read: Annotated[list[str], Field(description="Globs they only read.")] = [],
+        sparse: Annotated[bool, Field(description="Check out only own/read folders plus root files.")] = False,
+        run: Annotated[str | None, Field(description="The run it applies to (default: every run). " + RUN)] = None,
+    ) -> CallToolResult:
+        """Decide a boundary ahead: tasks started without `own` (task_start with own empty, a Claude Code
+        agent through the WorktreeCreate hook) whose name matches PATTERN get it; the first matching rule
+        wins. Adding the same rule again returns it unchanged (`replayed`)."""
+        return await run_call(served, lambda c: _reply(c.add_plan_rule(pattern, own, read, sparse=sparse, run_id=run),
+                                                       "plan.add", lambda r: render.plan_rules(r, "added")))
+
+    async def plan_list(
+        run: Annotated[str | None, Field(description="The rules a run's tasks meet, in order (default: every "
+                                                     "rule). " + RUN)] = None,
+    ) -> CallToolResult:
+        """The plan's rules in the order they are tried, and the default boundary that follows them."""
+        return await run_call(served, lambda c: _reply(c.plan(run), "plan.list", lambda r: render.plan_rules(r, "list")))
+
     async def check(
         head: Annotated[str | None, Field(description="Commit to check (default HEAD, or the task's branch "
                                                       "with run and task).")] = None,
@@ -351,6 +376,8 @@ def build_tools(served: Served) -> list[Tool]:
         (intent_list, READ, "List intents", output_schema("intent.list", intents=array_prop)),
         (intent_retry, WRITE, "Retry an intent", output_schema("intent.retry", intent=object_prop)),
         (intent_drop, DESTRUCTIVE, "Drop an intent", output_schema("intent.drop", intent=object_prop)),
+        (plan_add, WRITE, "Add a plan rule", output_schema("plan.add", PlanRules)),
+        (plan_list, READ, "List the plan", output_schema("plan.list", PlanRules)),
         (check, READ, "Check a branch", output_schema("check", findings=array_prop, merge=object_prop)),
         (report, READ, "Change manifest", output_schema("report", RunReport)),
         (sync, WRITE, "Sync integration with a branch", output_schema("sync", MergeReport)),
@@ -369,7 +396,9 @@ def make_tool(fn: Callable[..., Any], annotations: ToolAnnotations, title: str, 
 
     description = inspect.cleandoc(fn.__doc__ or "") + EXIT_NOTE
     if not annotations.read_only_hint:
-        description += RETRY_NOTE
+        # A write either takes a key (the coordinator's idempotency store) or is idempotent by content.
+        keyed = "idempotency_key" in inspect.signature(fn).parameters
+        description += RETRY_NOTE if keyed else CONTENT_RETRY_NOTE
     tool = Tool.from_function(fn, name=fn.__name__, title=title, description=description, annotations=annotations)
     # Published, not enforced by the SDK on our CallToolResults: the tests validate real results against it.
     tool.fn_metadata.output_schema = schema
