@@ -321,6 +321,7 @@ class StructuredMerge:
         emit_base_until(len(b_ids))
         if rule.keep_sorted:
             entries = self._sorted(entries, b, l, r, bmap, lmap, rmap)
+        entries = _relayout_insertions(entries, bmap, lmap, rmap)
         return [prefix] + self._render_entries(path, entries, b, l, r, bmap, lmap, rmap) + [suffix]
 
     @staticmethod
@@ -462,6 +463,11 @@ class StructuredMerge:
             if end > start:
                 replacing.add(side + str(start))
         placed: set[str] = set()
+        # A base member both sides deleted, where one side put a member binding the same name in
+        # the group (an import whose path changed: `chart/loader` -> `chart/v2/loader`), was edited
+        # by that side and deleted by the other: delete/modify, as if its key had not changed.
+        rebound = self._rebound_on_one_side(group, deleted, bmap, lmap, rmap, b_ids)
+        placed.update(i for _side, replacement in rebound.values() for i in replacement)
         for index in range(lo, hi + 1):
             # A side's pure insertion before base member i goes before the other side's
             # replacement of member i (new text standing where i stood): the insertion sat
@@ -490,10 +496,49 @@ class StructuredMerge:
                     entries.append(("kept", (ident, overrides.pop(ident))))
                 elif who is None:
                     entries.append(("kept", ident))
+                elif who == "both" and ident in rebound:
+                    side, replacement = rebound[ident]
+                    text = b"".join((lmap if side == "L" else rmap)[i].render(sep, True) for i in replacement)
+                    ours, theirs = (text, b"") if side == "L" else (b"", text)
+                    entries.append(("conflict", Conflict(base=bmap[ident].render(sep, True), ours=ours, theirs=theirs,
+                                                         declaration=_join(name, bmap[ident].key),
+                                                         kind="delete_modify")))
                 elif who == "L":
                     self._deletion(entries, ident, bmap, rmap, name, "L", sep, lmap)
                 elif who == "R":
                     self._deletion(entries, ident, bmap, lmap, name, "R", sep, rmap)
+
+    def _rebound_on_one_side(self, group, deleted, bmap, lmap, rmap, b_ids) -> dict[str, tuple[str, list[str]]]:  # type: ignore[no-untyped-def]
+        """Base members both sides deleted where exactly one side inserted, in the same group,
+        members binding a name the base member bound (per the profile's `binds` query): that
+        side's replacement (base ident -> (side, replacing idents)). The members must be of the
+        base member's kind, and the other side must bind none of those names in the group."""
+        if self.profile.binds_query is None:
+            return {}
+        inserted: dict[str, list[str]] = {"L": [], "R": []}
+        for side, (_start, _end, idents) in group:
+            inserted[side].extend(i for i in idents if i not in bmap)
+        maps = {"L": lmap, "R": rmap}
+        out: dict[str, tuple[str, list[str]]] = {}
+        taken: set[str] = set()
+        for ident, who in deleted.items():
+            if who != "both":
+                continue
+            base_member = bmap[ident]
+            bound = set(names.bound_names(self.profile, base_member.source, base_member.node))
+            if not bound:
+                continue
+            found = {}
+            for side in ("L", "R"):
+                found[side] = [i for i in inserted[side] if i not in taken
+                               and maps[side][i].node.type == base_member.node.type
+                               and bound & set(names.bound_names(self.profile, maps[side][i].source,
+                                                                 maps[side][i].node, among=bound))]
+            sides = [side for side in ("L", "R") if found[side]]
+            if len(sides) == 1:
+                out[ident] = (sides[0], found[sides[0]])
+                taken.update(found[sides[0]])
+        return out
 
     @staticmethod
     def _run_leads(run, index, b_ids, bmap, lmap, rmap, moved) -> tuple[dict[str, bytes], bytes | None]:  # type: ignore[no-untyped-def]
@@ -597,10 +642,12 @@ class StructuredMerge:
             elif kind == "region":
                 out.extend(value)
             elif kind == "add":
-                side, ident, *lead = value
+                side, ident, *layout = value
                 member = (lmap if side == "L" else rmap)[ident]
-                if lead:
-                    member = replace(member, lead=lead[0])
+                if layout:
+                    member = replace(member, lead=layout[0])
+                if len(layout) > 1:
+                    member = replace(member, tail=layout[1])
                 out.append(member.render(sep, with_sep))
             elif kind == "addboth":
                 lm, rm = lmap[value], rmap[value]
@@ -765,6 +812,49 @@ def _check_no_slide(b_ids: list[str], bmap: dict[str, Member], sep: bytes | None
                 # out of it), which moves where its line diff starts the insertion.
                 if any(first <= cut < last for cut in cuts):
                     raise Unmergeable("the side's line diff puts its insertion inside a member the other side edited")
+
+
+def _kept_ident(entry: tuple[str, object]) -> str | None:
+    kind, value = entry
+    if kind != "kept":
+        return None
+    return value if isinstance(value, str) else value[0]  # type: ignore[index,return-value]
+
+
+def _relayout_insertions(entries: list[tuple[str, object]], bmap: dict[str, Member], lmap: dict[str, Member],
+                         rmap: dict[str, Member]) -> list[tuple[str, object]]:
+    """New members take the layout the other side gave their neighbours.
+
+    When one side broke a one-line container onto lines (`{ a, b }` -> one member per line: only
+    the whitespace around its members changed) and the other side inserted a member laid out as its own
+    neighbour was (on the same line), the inserted member gets the whitespace the re-flowing side
+    gave that neighbour: `a,\n  new,\n  b,` instead of `a,\n new,  b,`. The neighbour is the
+    kept base member after the insertion (else before it); nothing changes unless the inserting
+    side left that neighbour's whitespace as base had it and the member matched it exactly."""
+    out = list(entries)
+    for index, (kind, value) in enumerate(entries):
+        if kind != "add":
+            continue
+        side, ident, *layout = value  # type: ignore[misc]
+        if layout:
+            continue
+        neighbour = next((_kept_ident(e) for e in entries[index + 1:] if e[0] != "add"), None) \
+            or next((_kept_ident(e) for e in reversed(entries[:index]) if e[0] != "add"), None)
+        if neighbour is None:
+            continue
+        mine, theirs = (lmap, rmap) if side == "L" else (rmap, lmap)
+        member, base_n = mine[ident], bmap[neighbour]
+        if neighbour not in mine or neighbour not in theirs:
+            continue
+        own_n, other_n = mine[neighbour], theirs[neighbour]
+        if (own_n.lead, own_n.tail) != (base_n.lead, base_n.tail) or (member.lead, member.tail) != (own_n.lead, own_n.tail):
+            continue
+        # Only a list the other side broke onto lines: base kept the neighbour on a shared line.
+        if b"\n" in base_n.lead + base_n.tail or b"\n" not in other_n.lead + other_n.tail \
+                or (other_n.lead + other_n.tail).strip() or (base_n.lead + base_n.tail).strip():
+            continue
+        out[index] = ("add", (side, ident, other_n.lead, other_n.tail))
+    return out
 
 
 def _bind_before_use(run: list[tuple[str, str]], lmap: dict[str, Member],
