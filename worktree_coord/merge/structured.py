@@ -269,6 +269,7 @@ class StructuredMerge:
             else:
                 groups.append([item])
                 reach = end
+        self._check_rebound_together(groups, b_ids, bmap, lmap, rmap)
         # entries: ("member", ident) resolved later, or ("conflict", Conflict)
         entries: list[tuple[str, object]] = []
         name = " > ".join(path)
@@ -323,6 +324,29 @@ class StructuredMerge:
             entries = self._sorted(entries, b, l, r, bmap, lmap, rmap)
         entries = _relayout_insertions(entries, bmap, lmap, rmap)
         return [prefix] + self._render_entries(path, entries, b, l, r, bmap, lmap, rmap) + [suffix]
+
+    def _check_rebound_together(self, groups, b_ids, bmap, lmap, rmap) -> None:  # type: ignore[no-untyped-def]
+        """A member both sides deleted and one side put back elsewhere under a new key but the
+        same name (an import whose path changed moves in a sorted block) is that side's edit of it
+        against the other side's deletion; `_apply_union` reports it as delete/modify when both
+        stand in one group of hunks, otherwise the container is not merged structurally."""
+        if self.profile.binds_query is None:
+            return
+        gone = [ident for ident in b_ids if ident not in lmap and ident not in rmap]
+        if not gone:
+            return
+        inserted = {"L": [i for i in lmap if i not in bmap], "R": [i for i in rmap if i not in bmap]}
+        rebound = self._rebound(gone, inserted, bmap, lmap, rmap)
+        if not rebound:
+            return
+        where = {}
+        for number, group in enumerate(groups):
+            for side, (start, end, idents) in group:
+                where.update({ident: number for ident in b_ids[start:end]})
+                where.update({(side, ident): number for ident in idents})
+        for ident, (side, replacement) in rebound.items():
+            if any(where.get((side, other)) != where.get(ident) for other in replacement):
+                raise Unmergeable("a member one side deleted was moved under a new key by the other side")
 
     @staticmethod
     def _side_region(side_ids: list[str], b_ids: list[str], lo: int, hi: int, smap: dict[str, Member]) -> list[Member]:
@@ -509,21 +533,23 @@ class StructuredMerge:
                     self._deletion(entries, ident, bmap, lmap, name, "R", sep, rmap)
 
     def _rebound_on_one_side(self, group, deleted, bmap, lmap, rmap, b_ids) -> dict[str, tuple[str, list[str]]]:  # type: ignore[no-untyped-def]
-        """Base members both sides deleted where exactly one side inserted, in the same group,
-        members binding a name the base member bound (per the profile's `binds` query): that
-        side's replacement (base ident -> (side, replacing idents)). The members must be of the
-        base member's kind, and the other side must bind none of those names in the group."""
-        if self.profile.binds_query is None:
-            return {}
+        """`_rebound` within one group of hunks."""
         inserted: dict[str, list[str]] = {"L": [], "R": []}
         for side, (_start, _end, idents) in group:
             inserted[side].extend(i for i in idents if i not in bmap)
+        return self._rebound([ident for ident, who in deleted.items() if who == "both"], inserted, bmap, lmap, rmap)
+
+    def _rebound(self, gone: list[str], inserted: dict[str, list[str]], bmap, lmap, rmap) -> dict[str, tuple[str, list[str]]]:  # type: ignore[no-untyped-def]
+        """Of the base members both sides deleted (`gone`), those for which exactly one side
+        inserted members binding a name the base member bound (per the profile's `binds` query):
+        that side's replacement (base ident -> (side, replacing idents)). The members must be of
+        the base member's kind, and the other side must bind none of those names anew."""
+        if self.profile.binds_query is None:
+            return {}
         maps = {"L": lmap, "R": rmap}
         out: dict[str, tuple[str, list[str]]] = {}
         taken: set[str] = set()
-        for ident, who in deleted.items():
-            if who != "both":
-                continue
+        for ident in gone:
             base_member = bmap[ident]
             bound = set(names.bound_names(self.profile, base_member.source, base_member.node))
             if not bound:
