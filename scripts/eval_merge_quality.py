@@ -47,6 +47,7 @@ Usage: python scripts/eval_merge_quality.py [--corpus main|sdist] [--fetch] [--s
        [--show-wrong N]
        python scripts/eval_merge_quality.py --corpus history [--repo PATH]... [--part dev|aside|all]
        [--language L] [--show CLASS:N] [--dump DIR] [--save FILE] [--compare FILE [--only VERDICTS]]
+       [--without GUARD]...
 """
 
 from __future__ import annotations
@@ -494,12 +495,19 @@ def main() -> int:
     parser.add_argument("--show", action="append", default=[], metavar="CLASS:N",
                         help="history: print N results of a class (diff, human, order, exact, wrong, added, conflict)")
     parser.add_argument("--dump", help="history: write each non-exact case's versions under this folder")
+    parser.add_argument("--without", action="append", default=[], metavar="GUARD",
+                        help="turn off one precision guard (merge/guards.py) to measure what it does (repeatable)")
     parser.add_argument("--save", help="history: write every case's verdict to this JSON file")
     parser.add_argument("--compare", help="history: a --save file of an earlier run: print the cases whose verdict moved")
     parser.add_argument("--only", metavar="VERDICTS",
                         help="history: with --compare, score only the cases that run classed as one of these "
                              "comma-separated verdicts (e.g. exact,order,broken,human,diff: the resolved ones)")
     args = parser.parse_args()
+    from worktree_coord.merge import guards
+    unknown = set(args.without) - set(guards.GUARD_NAMES)
+    if unknown:
+        parser.error(f"unknown guard {', '.join(sorted(unknown))}: choose from {', '.join(guards.GUARD_NAMES)}")
+    guards.disabled.update(args.without)
     if args.corpus == "history":
         return history_main(args)
     if args.fetch:

@@ -16,6 +16,9 @@ parse with libcst, and no clean result may import a name more often than every i
 (names.py, the profile's `binds`).
 (5) a clean Python result of the line or structured stage goes through the libcst refinements
 (python_cst.refine: from-imports of one module combined), which keep it unless they are sure.
+(6) a clean result of the structured, data or Python stage where the line merge conflicted passes
+the precision guards (guards.py: shapes where the inputs cannot tell the right merge, like a
+generated file or a forward-port between release lines), else the line merge's conflicts stand.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from collections import Counter
 
 import tree_sitter
 
-from . import data_semantics, names, python_cst, validate
+from . import data_semantics, guards, names, python_cst, validate
 from .line import line_merge
 from .markers import has_markers, render_block
 from .members import Unmergeable, declaration_key
@@ -172,16 +175,24 @@ def render(pieces: list[Piece], *, marker_size: int, labels: tuple[str, str, str
 def merge_file(base: bytes, left: bytes, right: bytes, path: str, *, marker_size: int = 7,
                labels: tuple[str, str, str] = ("ours", "base", "theirs"), timeout: float = 10.0) -> FileMerge:
     """Three-way merge of one file; labels are (left/ours, base, right/theirs)."""
-    result = _generic(base, left, right, path, marker_size=marker_size, labels=labels, timeout=timeout)
+    lines: list[FileMerge] = []
+    result = _generic(base, left, right, path, marker_size=marker_size, labels=labels, timeout=timeout, line_out=lines)
     # Hook: Python results of the line or structured stage get the libcst refinements (python_cst).
     if result.language == "python" and result.strategy in (Strategy.LINE, Strategy.STRUCTURED):
-        return python_cst.refine(base, left, right, result)
+        result = python_cst.refine(base, left, right, result)
+    # A clean result where git's line merge conflicted: the precision guards (guards.py) may say
+    # the inputs cannot tell, and then git's conflicts stand.
+    if result.clean and lines and not lines[0].clean and result.strategy != Strategy.TRIVIAL:
+        why = guards.distrust(profile_for_path(path), base, left, right, lines[0].conflicts)
+        if why is not None:
+            return _Fallback(lines[0])(why)
     return result
 
 
 def _generic(base: bytes, left: bytes, right: bytes, path: str, *, marker_size: int,
-             labels: tuple[str, str, str], timeout: float) -> FileMerge:
-    """The language-independent cascade (module docstring, steps 1-4)."""
+             labels: tuple[str, str, str], timeout: float, line_out: list[FileMerge] | None = None) -> FileMerge:
+    """The language-independent cascade (module docstring, steps 1-4); the line merge, when one
+    ran, is appended to `line_out`."""
     profile = profile_for_path(path)
     language = profile.name if profile else None
     if left == right or right == base:
@@ -193,6 +204,8 @@ def _generic(base: bytes, left: bytes, right: bytes, path: str, *, marker_size: 
         return FileMerge(merged=left, clean=False, strategy=Strategy.BINARY, conflicts=(conflict,),
                          language=language, notes=("binary: both sides changed; kept ours",))
     line = line_merge(base, left, right, marker_size=marker_size, labels=labels, language=language)
+    if line_out is not None:
+        line_out.append(line)
     if profile is None:
         return line
     fallback = _Fallback(line)
