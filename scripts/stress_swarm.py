@@ -22,15 +22,20 @@ What one run does:
      RETRY_RATE of the calls are repeated with the same --key, half after the first returned, half
      concurrently while it runs; KILL_RATE of the wtc processes get SIGKILL at a random moment (the
      process alone, or its whole process group) and the call is repeated with its key, as an agent
-     would. A lead thread calls `wtc merge` and `wtc status` every DRAIN_INTERVAL seconds meanwhile,
-     and `wtc gc` every other round (unless --no-gc-during).
+     would. A share of the killed finishes (REMOVAL_KILL_SHARE) die instead at a crash point during
+     the removal of their worktree (`remove.after_rename`, `remove.half_deleted`), a window too
+     narrow for random moments to hit often. A lead thread calls `wtc merge` and `wtc status` every
+     DRAIN_INTERVAL seconds meanwhile, and `wtc gc` every other round (unless --no-gc-during), or in
+     a loop of its own every GC_INTERVAL seconds when that is given.
   4. a final `wtc merge` drains, `wtc gc` cleans;
   5. invariants, read from git itself (not from wtc's reports): see `check_invariants`.
 
 `--sweep STEPS` runs the targeted variant instead: task start, finish and merge are each killed at
 STEPS moments spread over an unkilled call's duration (after interpreter start-up), and at every named
-crash point (`WTC_CRASH_AT`), one fresh task per kill, one at a time; then the same drain, gc and
-invariants. It finds windows a random swarm rarely hits.
+crash point (`WTC_CRASH_AT`; for finish this includes the two points during the worktree's removal),
+one fresh task per kill, one at a time; after each kill a `wtc gc` runs before the repeat (unless
+--no-gc-during), as the lead's gc may; then the same drain, gc and invariants. It finds windows a
+random swarm rarely hits.
 
 A call log (`calls.jsonl`, one JSON object per wtc process) is written next to the repository.
 
@@ -89,7 +94,9 @@ class SwarmConfig:
     no_merge_rate: float = 0.05   # tasks finished with --no-merge (drained by `wtc merge`)
     sparse_rate: float = 0.9      # tasks started with --sparse
     kill_scope: str = "mixed"     # process | group | mixed
+    removal_kill_share: float = 0.3  # of killed finishes: die at a crash point during the worktree removal
     drain_interval: float = 5.0   # seconds between the lead's `wtc merge` calls during the swarm
+    gc_interval: float = 0.0      # > 0: `wtc gc` in its own loop every GC_INTERVAL s (not the lead's every other round)
     gc_during: bool = True        # the lead also runs `wtc gc` every other round while agents work
     call_timeout: float = 900.0   # a wtc call that runs longer is a hang (killed, reported)
     workdir: str | None = None
@@ -271,16 +278,14 @@ class Caller:
         started = time.monotonic()
         return self._finish(self._spawn(args, key), op, key, started, "first", started + delay, scope)
 
-    def crashed_at(self, op: str, args: Sequence[str], key: str | None, point: str) -> Call:
-        """One call that kills itself at the named crash point (WTC_CRASH_AT)."""
+    def crashed_at(self, op: str, args: Sequence[str], key: str | None, point: str, role: str = "first") -> Call:
+        """One call that kills itself at the named crash point (WTC_CRASH_AT); it runs to its end
+        (killed stays "") when it never reaches the point."""
         started = time.monotonic()
-        call = self._finish(self._spawn(args, key, {"WTC_CRASH_AT": point}), op, key, started, "first")
-        if call.exit == -signal.SIGKILL:
-            call.exit, call.killed = None, "crash-point"
-        return call
+        return self._finish(self._spawn(args, key, {"WTC_CRASH_AT": point}), op, key, started, role, crash_point=True)
 
     def _finish(self, proc: subprocess.Popen[bytes], op: str, key: str | None, started: float, role: str,
-                kill_at: float | None = None, kill_scope: str = "") -> Call:
+                kill_at: float | None = None, kill_scope: str = "", crash_point: bool = False) -> Call:
         killed = ""
         if kill_at is not None:
             try:
@@ -294,6 +299,8 @@ class Caller:
             _kill(proc, "group")
             out, err = proc.communicate()
             killed = "hang"
+        if crash_point and not killed and proc.returncode == -signal.SIGKILL:
+            killed = "crash-point"
         seconds = time.monotonic() - started
         body = None
         lines = [line for line in out.decode("utf-8", "replace").splitlines() if line.strip()]
@@ -318,13 +325,18 @@ class Caller:
         busy_retries = 0
         while True:
             if self.rng.random() < self.config.kill_rate:
-                window = max(0.05, 1.5 * self.recent.get(op, 1.0))
-                scope = self.config.kill_scope
-                if scope == "mixed":
-                    scope = self.rng.choice(["process", "group"])
-                started = time.monotonic()
-                proc = self._spawn(args, key)
-                done = self._finish(proc, op, key, started, role, started + self.rng.uniform(0.0, window), scope)
+                if op == "task.finish" and self.rng.random() < self.config.removal_kill_share:
+                    # dies while removing its worktree; a finish that removes none (a rejection, a
+                    # replay) never reaches the point and answers as usual
+                    done = self.crashed_at(op, args, key, self.rng.choice(REMOVAL_POINTS), role)
+                else:
+                    window = max(0.05, 1.5 * self.recent.get(op, 1.0))
+                    scope = self.config.kill_scope
+                    if scope == "mixed":
+                        scope = self.rng.choice(["process", "group"])
+                    started = time.monotonic()
+                    proc = self._spawn(args, key)
+                    done = self._finish(proc, op, key, started, role, started + self.rng.uniform(0.0, window), scope)
                 if done.killed:
                     role = "after-kill"
                     continue
@@ -453,11 +465,25 @@ class Lead:
 
     def __init__(self, repo: Path, config: SwarmConfig):
         self.caller = Caller(repo, config, random.Random(config.seed ^ 0x5EED), None)
+        self.gc_caller = Caller(repo, config, random.Random(config.seed ^ 0x6C), None)  # callers are per thread
         self.interval = config.drain_interval
-        self.gc_during = config.gc_during
+        self.gc_interval = config.gc_interval if config.gc_during else 0.0
+        self.gc_during = config.gc_during and not self.gc_interval
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self._loop, daemon=True)
+        self.gc_thread = threading.Thread(target=self._gc_loop, daemon=True)
         self.rounds = 0
+
+    def start(self) -> None:
+        self.thread.start()
+        if self.gc_interval:
+            self.gc_thread.start()
+
+    def join(self) -> None:
+        self.stop.set()
+        self.thread.join()
+        if self.gc_interval:
+            self.gc_thread.join()
 
     def _loop(self) -> None:
         while not self.stop.wait(self.interval):
@@ -466,6 +492,10 @@ class Lead:
             self.caller.run("status", ["status", "--run", RUN_ID], None, compare=False)
             if self.gc_during and self.rounds % 2 == 0:
                 self.caller.run("gc", ["gc"], None, compare=False)
+
+    def _gc_loop(self) -> None:
+        while not self.stop.wait(self.gc_interval):
+            self.gc_caller.run("gc", ["gc"], None, compare=False)
 
 
 # ---- reading git -----------------------------------------------------------------------------------
@@ -717,10 +747,15 @@ def _status(repo: Path) -> dict[str, Any]:
 
 # ---- kill sweep: one fresh task per kill moment -------------------------------------------------------
 
+# During a worktree's removal (gitrepo.remove_worktree): renamed to its tombstone, admin entry not yet
+# pruned; the tombstone half deleted. Before tombstones a kill here left a half-deleted worktree that
+# `wtc gc` committed as "uncommitted work" (issue 19).
+REMOVAL_POINTS = ["remove.after_rename", "remove.half_deleted"]
+
 CRASH_POINTS = {
     "task.start": ["start.after_record"],
     "task.finish": ["finish.after_commit", "finish.after_record", "merge.after_commit_written",
-                    "merge.after_ref_moved", "merge.after_record"],
+                    "merge.after_ref_moved", "merge.after_record", *REMOVAL_POINTS],
     "merge": ["merge.after_commit_written", "merge.after_ref_moved", "merge.after_record"],
 }
 
@@ -741,10 +776,15 @@ def sweep_task(repo: Path, config: SwarmConfig, plan: TaskPlan, phase: str, dela
         steps.append(("merge", ["merge", "--run", RUN_ID], f"k-merge-{plan.task}"))
     for op, args, key in steps:
         if op == phase:
+            killed = None
             if point is not None:
-                caller.crashed_at(op, args, key, point)
+                killed = caller.crashed_at(op, args, key, point)
             elif delay is not None:
-                caller.killed_at(op, args, key, delay, scope)
+                killed = caller.killed_at(op, args, key, delay, scope)
+            if killed is not None and killed.killed and config.gc_during:
+                # The lead's gc may run between a kill and the agent's repeat: what the kill left
+                # must not look like work to it (issue 19 was a gc in exactly this window).
+                caller.run("gc", ["gc"], None, compare=False)
         call = caller.run(op, args, key, compare=False)
         if call.exit not in EXPECTED_EXITS[op] or not call.body:
             outcome.problems.append(f"{op} after a kill in {phase} "
@@ -772,16 +812,18 @@ def replace_config(config: SwarmConfig, **changes: Any) -> SwarmConfig:
 SWEEP_OPS = ("task.start", "task.finish", "merge")
 
 
-def run_sweep(config: SwarmConfig, steps: int, log: Any = print, ops: Sequence[str] = SWEEP_OPS) -> SwarmReport:
+def run_sweep(config: SwarmConfig, steps: int, log: Any = print, ops: Sequence[str] = SWEEP_OPS,
+              points: Sequence[str] | None = None) -> SwarmReport:
     """Kill each of task start, task finish and merge at `steps` moments spread over an unkilled
-    call's duration (alternating process and process-group kills), and at every named crash point;
-    each on a fresh task, one at a time; then drain, gc and check every invariant."""
+    call's duration (alternating process and process-group kills), and at every named crash point
+    (only those in `points` when given); each on a fresh task, one at a time, with a `wtc gc` between
+    the kill and the repeat (unless gc_during is off); then drain, gc and check every invariant."""
     probes: list[tuple[str, float | None, str, str | None]] = []
     scopes = ("process", "group") if config.kill_scope == "mixed" else (config.kill_scope,)
     for phase in ops:
         probes.append((phase, None, "", None))               # the unkilled reference: measures the duration
         probes += [(phase, float(i), scopes[i % len(scopes)], None) for i in range(steps)]
-        probes += [(phase, None, "", point) for point in CRASH_POINTS[phase]]
+        probes += [(phase, None, "", point) for point in CRASH_POINTS[phase] if points is None or point in points]
     config = replace_config(config, tasks=len(probes), hot_rate=0.0, packages=max(config.packages, 1),
                             files=max(config.files, len(probes) // max(config.packages, 1) + 2))
     plans = plan_tasks(config)
@@ -824,10 +866,13 @@ def run_sweep(config: SwarmConfig, steps: int, log: Any = print, ops: Sequence[s
     write_call_log(workdir / "calls.jsonl", all_calls)
     verdicts = check_invariants(repo, pin, plans, outcomes, all_calls, repo / ".wtc" / "worktrees")
     counts = {"calls": len(all_calls), "killed": sum(1 for c in all_calls if c.killed), "probes": len(probes)}
-    return SwarmReport(ok=all(v.ok for v in verdicts), verdicts=verdicts, tasks=len(plans), workers=1,
-                       swarm_seconds=sweep_seconds, drain_seconds=0.0,
-                       tasks_per_minute=len(plans) / (sweep_seconds / 60.0), latency=latency_table(all_calls),
-                       counts=counts, repo=str(repo))
+    report = SwarmReport(ok=all(v.ok for v in verdicts), verdicts=verdicts, tasks=len(plans), workers=1,
+                         swarm_seconds=sweep_seconds, drain_seconds=0.0,
+                         tasks_per_minute=len(plans) / (sweep_seconds / 60.0), latency=latency_table(all_calls),
+                         counts=counts, repo=str(repo))
+    if not config.keep and report.ok and not config.workdir:
+        shutil.rmtree(workdir, ignore_errors=True)
+    return report
 
 
 # ---- the run ---------------------------------------------------------------------------------------
@@ -879,7 +924,7 @@ def run_swarm(config: SwarmConfig, log: Any = print) -> SwarmReport:
     lead = Lead(repo, config)
     outcomes: dict[str, TaskOutcome] = {}
     swarm_start = time.monotonic()
-    lead.thread.start()
+    lead.start()
     with concurrent.futures.ProcessPoolExecutor(max_workers=config.workers) as pool:
         futures = {pool.submit(drive_task, str(repo), config, plan): plan for plan in plans}
         for done, future in enumerate(concurrent.futures.as_completed(futures), 1):
@@ -891,8 +936,7 @@ def run_swarm(config: SwarmConfig, log: Any = print) -> SwarmReport:
             if done % max(1, len(plans) // 10) == 0:
                 log(f"  {done}/{len(plans)} tasks done after {time.monotonic() - swarm_start:.0f} s")
     swarm_seconds = time.monotonic() - swarm_start
-    lead.stop.set()
-    lead.thread.join()
+    lead.join()
     drain_start = time.monotonic()
     final = Caller(repo, config, random.Random(config.seed + 1), None)
     drained = final.run("merge", ["merge", "--run", RUN_ID], "k-merge-final", compare=False)
@@ -900,7 +944,8 @@ def run_swarm(config: SwarmConfig, log: Any = print) -> SwarmReport:
     drain_seconds = time.monotonic() - drain_start
     log(f"swarm {swarm_seconds:.1f} s; final drain {_count_rows(drained)} task(s), gc exit {cleaned.exit} "
         f"({drain_seconds:.1f} s)")
-    all_calls = setup.calls + lead.caller.calls + final.calls + [c for o in outcomes.values() for c in o.calls]
+    all_calls = (setup.calls + lead.caller.calls + lead.gc_caller.calls + final.calls
+                 + [c for o in outcomes.values() for c in o.calls])
     # The final merge outcome is the definitive state of --no-merge tasks.
     for row in (drained.body or {}).get("tasks", []):
         if row.get("task") in outcomes:
@@ -910,10 +955,15 @@ def run_swarm(config: SwarmConfig, log: Any = print) -> SwarmReport:
     counts = {
         "calls": len(all_calls),
         "killed": sum(1 for c in all_calls if c.killed in ("process", "group")),
+        "crash_points": sum(1 for c in all_calls if c.killed == "crash-point"),
         "hangs": sum(1 for c in all_calls if c.killed == "hang"),
         "repeats": sum(1 for c in all_calls if c.role.startswith("repeat")),
         "busy": sum(1 for c in all_calls if c.exit == BUSY),
         "lead_merge_rounds": lead.rounds,
+        # what the gc calls met: worktrees of ended tasks removed unread, tombstones of killed removals
+        "gc_calls": sum(1 for c in all_calls if c.op == "gc" and not c.killed),
+        "gc_worktrees_removed": sum(len((c.body or {}).get("worktrees_removed", [])) for c in all_calls if c.op == "gc"),
+        "gc_tombstones_removed": sum(len((c.body or {}).get("tombstones_removed", [])) for c in all_calls if c.op == "gc"),
     }
     ended = sum(1 for o in outcomes.values() if o.final_state in ("merged", "conflict", "finished"))
     report = SwarmReport(
@@ -973,7 +1023,11 @@ def parse_args(argv: Sequence[str] | None = None) -> tuple[SwarmConfig, argparse
     parser.add_argument("--packages", type=int, default=defaults.packages)
     parser.add_argument("--files", type=int, default=defaults.files)
     parser.add_argument("--kill-scope", choices=["process", "group", "mixed"], default=defaults.kill_scope)
+    parser.add_argument("--removal-kill-share", type=float, default=defaults.removal_kill_share,
+                        help="share of killed finishes that die during their worktree's removal (crash points)")
     parser.add_argument("--drain-interval", type=float, default=defaults.drain_interval)
+    parser.add_argument("--gc-interval", type=float, default=defaults.gc_interval,
+                        help="run `wtc gc` in its own loop every N seconds (default: the lead's every other round)")
     parser.add_argument("--no-gc-during", action="store_true", help="no `wtc gc` while the agents work")
     parser.add_argument("--workdir", help="where to build the repository (default: a new temp folder)")
     parser.add_argument("--keep", action="store_true", help="keep the repository even when all invariants hold")
@@ -983,8 +1037,17 @@ def parse_args(argv: Sequence[str] | None = None) -> tuple[SwarmConfig, argparse
                              "every named crash point, one fresh task per kill, sequentially")
     parser.add_argument("--sweep-ops", default=",".join(SWEEP_OPS),
                         help=f"commands the sweep kills (comma-separated, of {','.join(SWEEP_OPS)})")
+    parser.add_argument("--sweep-points", default=None,
+                        help="crash points the sweep uses (comma-separated; default all of them, e.g. "
+                             + ",".join(REMOVAL_POINTS) + ")")
     ns = parser.parse_args(argv)
     ns.sweep_ops = tuple(op for op in ns.sweep_ops.split(",") if op)
+    if ns.sweep_points is not None:
+        ns.sweep_points = tuple(p for p in ns.sweep_points.split(",") if p)
+        known = {p for points in CRASH_POINTS.values() for p in points}
+        if set(ns.sweep_points) - known:
+            parser.error(f"--sweep-points: unknown {sorted(set(ns.sweep_points) - known)}; use some of "
+                         + ",".join(sorted(known)))
     unknown = set(ns.sweep_ops) - set(SWEEP_OPS)
     if unknown:
         parser.error(f"--sweep-ops: unknown {sorted(unknown)}; use some of {','.join(SWEEP_OPS)}")
@@ -993,12 +1056,14 @@ def parse_args(argv: Sequence[str] | None = None) -> tuple[SwarmConfig, argparse
             parser.error(f"--{name} must be at least 1")
     if ns.files < 2:
         parser.error("--files must be at least 2 (package.json plus one module)")
-    for name in ("retry_rate", "kill_rate"):
+    for name in ("retry_rate", "kill_rate", "removal_kill_share"):
         if not 0.0 <= getattr(ns, name) <= 1.0:
             parser.error(f"--{name.replace('_', '-')} must be between 0 and 1")
     config = SwarmConfig(workers=ns.workers, tasks=ns.tasks, retry_rate=ns.retry_rate, kill_rate=ns.kill_rate,
                          seed=ns.seed, packages=ns.packages, files=ns.files, kill_scope=ns.kill_scope,
-                         drain_interval=ns.drain_interval, gc_during=not ns.no_gc_during, workdir=ns.workdir,
+                         removal_kill_share=ns.removal_kill_share,
+                         drain_interval=ns.drain_interval, gc_interval=ns.gc_interval,
+                         gc_during=not ns.no_gc_during, workdir=ns.workdir,
                          keep=ns.keep)
     return config, ns
 
@@ -1006,7 +1071,7 @@ def parse_args(argv: Sequence[str] | None = None) -> tuple[SwarmConfig, argparse
 def main(argv: Sequence[str] | None = None) -> int:
     config, options = parse_args(argv)
     if options.sweep:
-        report = run_sweep(config, options.sweep, ops=options.sweep_ops)
+        report = run_sweep(config, options.sweep, ops=options.sweep_ops, points=options.sweep_points)
     else:
         report = run_swarm(config)
     print_report(report, config)

@@ -13,6 +13,9 @@ Names in use (keep this list current so tests and docs can find them):
     merge.after_ref_moved        the integration ref moved, nothing else has been recorded yet
     merge.after_record           the task is recorded merged, its worktree not yet removed
     consolidate.after_root_commit  one ecosystem root's commit is on integration, its intents not yet marked
+    remove.after_rename          a worktree being removed is renamed to its tombstone, its admin entry not
+                                 yet pruned (any removal: finish, merge, abandon, gc, a start's rebuild)
+    remove.half_deleted          the tombstone is half deleted, its admin entry pruned
 """
 
 from __future__ import annotations

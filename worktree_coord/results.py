@@ -128,6 +128,7 @@ class TaskAbandoned(Result):
     state: str = "abandoned"
     branch: str = ""
     snapshot: str | None = None
+    notes: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -142,7 +143,8 @@ class RunStatus(Result):
 class GcReport(Result):
     dry_run: bool = False
     worktrees_removed: list[str] = field(default_factory=list)
-    snapshots: list[dict[str, str]] = field(default_factory=list)
+    tombstones_removed: list[str] = field(default_factory=list)  # folders of interrupted removals
+    snapshots: list[dict[str, str]] = field(default_factory=list)  # always empty: gc never commits
     admin_entries_pruned: list[str] = field(default_factory=list)
     leases_removed: list[str] = field(default_factory=list)
     records_expired: list[str] = field(default_factory=list)

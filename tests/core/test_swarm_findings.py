@@ -131,3 +131,92 @@ def test_drain_reports_a_task_its_own_finish_is_merging_instead_of_waiting(repo)
             holder.kill()
             holder.wait()
         assert coord.merge("r1").tasks[0]["state"] == "merged"
+
+
+# ---- issue 19: a half-removed worktree is not uncommitted work ---------------------------------------
+
+def _finish_killed_at(repo: Path, task: str, point: str) -> None:
+    done = subprocess.run(WTC + ["task", "finish", task, "--run", "r1", "--json"], cwd=repo,
+                          env=dict(os.environ, WTC_CRASH_AT=point), capture_output=True)
+    assert done.returncode == -9, done.stderr
+
+
+def _remove_half(folder: Path) -> list[str]:
+    """What a removal killed half-way left before tombstones: whole subtrees and files gone, the rest
+    (the .git file and the task manifest included) still there. Returns the paths it deleted."""
+    import shutil
+
+    gone = []
+    for rel in ("README.md", "package.json", "docs", "packages/web"):
+        target = folder / rel
+        gone += [str(p.relative_to(folder)) for p in ([target] if target.is_file() else target.rglob("*"))
+                 if p.is_file()]
+        shutil.rmtree(target) if target.is_dir() else target.unlink()
+    return gone
+
+
+def _authors(repo: Path, rev: str, since: str) -> list[str]:
+    return git(repo, "log", "--format=%an", f"{since}..{rev}").splitlines()
+
+
+def test_gc_never_snapshots_the_half_removed_worktree_of_a_finished_task(repo):
+    wtc(repo, "run", "start", "--run", "r1")
+    pin = git(repo, "rev-parse", "HEAD")
+    code, started = wtc(repo, "task", "start", "t", "--run", "r1", "--own", "packages/api/**")
+    wt = Path(started["worktree"])
+    write(wt, {"packages/api/index.js": "export function api() {\n  return 42;\n}\n"})
+    _finish_killed_at(repo, "t", "finish.after_record")
+    recorded = git(repo, "rev-parse", "wtc/r1/t")
+    assert _remove_half(wt)
+    code, report = wtc(repo, "gc")
+    assert code == 0 and report["snapshots"] == []
+    assert git(repo, "rev-parse", "wtc/r1/t") == recorded, "gc moved a finished task's branch"
+    assert _authors(repo, "wtc/r1/t", pin) == ["wtc task t"]
+    assert not wt.exists()
+    code, finished = wtc(repo, "task", "finish", "t", "--run", "r1")  # the agent's retry, same key
+    assert code == 0 and finished["state"] == "merged" and finished["commit"] == recorded
+    tree = git(repo, "ls-tree", "-r", "--name-only", "wtc/r1/integration").splitlines()
+    assert sorted(tree) == sorted(git(repo, "ls-tree", "-r", "--name-only", pin).splitlines()), "nothing deleted"
+    assert "return 42" in git(repo, "show", "wtc/r1/integration:packages/api/index.js")
+    assert git(repo, "rev-parse", "wtc/r1/t") == recorded
+
+
+def test_abandon_never_snapshots_the_half_removed_worktree_of_a_finished_task(repo):
+    wtc(repo, "run", "start", "--run", "r1")
+    pin = git(repo, "rev-parse", "HEAD")
+    code, started = wtc(repo, "task", "start", "t", "--run", "r1", "--own", "packages/api/**")
+    wt = Path(started["worktree"])
+    write(wt, {"packages/api/index.js": "export function api() {\n  return 42;\n}\n"})
+    _finish_killed_at(repo, "t", "finish.after_record")
+    recorded = git(repo, "rev-parse", "wtc/r1/t")
+    _remove_half(wt)
+    code, body = wtc(repo, "task", "abandon", "t", "--run", "r1")
+    assert code == 2 and "finished" in body["error"]["message"], body
+    assert git(repo, "rev-parse", "wtc/r1/t") == recorded
+    code, finished = wtc(repo, "task", "finish", "t", "--run", "r1")
+    assert code == 0 and finished["state"] == "merged"
+    assert _authors(repo, "wtc/r1/t", pin) == ["wtc task t"]
+    assert git(repo, "ls-tree", "-r", "--name-only", "wtc/r1/integration") == git(
+        repo, "ls-tree", "-r", "--name-only", pin)
+
+
+def test_a_finished_task_that_the_drain_sends_to_conflict_keeps_no_half_removed_worktree(repo):
+    """A finish killed while removing its worktree, then drained into a conflict: the task is live
+    again, and its leftover folder must not become "work" for abandon, update or finish."""
+    wtc(repo, "run", "start", "--run", "r1")
+    pin = git(repo, "rev-parse", "HEAD")
+    for name in ("t1", "t2"):
+        code, started = wtc(repo, "task", "start", name, "--run", "r1", "--own", "packages/core/**")
+        write(Path(started["worktree"]), {"packages/core/lib.py": f"def core():\n    return '{name}'\n"})
+    assert wtc(repo, "task", "finish", "t1", "--run", "r1")[1]["state"] == "merged"
+    wt = repo / ".wtc/worktrees/r1/t2"
+    _finish_killed_at(repo, "t2", "finish.after_record")
+    recorded = git(repo, "rev-parse", "wtc/r1/t2")
+    _remove_half(wt)
+    code, drained = wtc(repo, "merge", "--run", "r1")
+    assert code == 1 and drained["tasks"][0]["state"] == "conflict"
+    assert not wt.exists(), "the finished task's leftover folder goes before its merge"
+    code, abandoned = wtc(repo, "task", "abandon", "t2", "--run", "r1")
+    assert code == 0 and abandoned["snapshot"] is None
+    assert git(repo, "rev-parse", "wtc/r1/t2") == recorded
+    assert _authors(repo, "wtc/r1/t2", pin) == ["wtc task t2"]

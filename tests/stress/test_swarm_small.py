@@ -82,3 +82,21 @@ def test_edits_carry_the_token_exactly_as_counted(tmp_path):
     # the reserved root package.json gains a dependency, which becomes an intent and never merges
     manifest = json.loads((tmp_path / "repo" / "package.json").read_text())
     assert manifest["devDependencies"] == {f"stress-{plan.task}": "^1.0.0"}
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+def test_sweep_kills_finish_during_the_worktree_removal_and_gc_runs_before_the_repeat(tmp_path):
+    """Issue 19: a finish killed while its worktree is being removed, a `wtc gc` before the agent's
+    repeat; the gc must not commit the leftover and every invariant must hold."""
+    config = stress.SwarmConfig(packages=4, files=4, seed=19, workdir=str(tmp_path))
+    report = stress.run_sweep(config, 0, log=lambda *_: None, ops=("task.finish",), points=stress.REMOVAL_POINTS)
+    failed = [f"{v.name}: {v.detail} {list(v.examples)}" for v in report.verdicts if not v.ok]
+    assert not failed, "\n".join(failed)
+    calls = [json.loads(line) for line in (tmp_path / "calls.jsonl").read_text().splitlines()]
+    crashed = [c for c in calls if c["killed"] == "crash-point"]
+    assert len(crashed) == len(stress.REMOVAL_POINTS) == 2, "both removal points were reached"
+    gcs = [c for c in calls if c["op"] == "gc"]
+    assert len(gcs) == 3 and all(c["exit"] == 0 for c in gcs), "a gc after each kill, and the final one"
+    assert all(c["body"]["snapshots"] == [] for c in gcs)
+    assert any(c["body"]["tombstones_removed"] for c in gcs), "a kill left a tombstone and gc removed it"

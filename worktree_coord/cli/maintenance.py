@@ -39,7 +39,8 @@ def gc(
     repo: str = RepoOption,
     json_mode: bool = JsonOption,
 ) -> int:
-    """Remove ended tasks' worktrees, orphaned folders and admin entries, dead leases, expired keys."""
+    """Remove ended tasks' worktrees (never committing them), tombstones of interrupted removals,
+    orphaned folders and admin entries, dead leases, expired keys."""
     with open_coordinator(repo, progress="gc", json_mode=json_mode) as coordinator:
         result = coordinator.gc(dry_run=dry_run)
     emit(result.to_json(), schema="gc", json_mode=json_mode, human=render.gc_report(result))

@@ -131,7 +131,8 @@ def landed(r: Landed) -> str:
 
 def task_abandoned(r: TaskAbandoned) -> str:
     snap = f"; uncommitted work saved as {r.snapshot[:12]}" if r.snapshot else ""
-    return f"task {r.task} abandoned; branch {r.branch} kept{snap}{_again(r.replayed)}"
+    notes = "".join(f"\n  note: {note}" for note in r.notes)
+    return f"task {r.task} abandoned; branch {r.branch} kept{snap}{_again(r.replayed)}{notes}"
 
 
 def run_status(r: RunStatus) -> str:
@@ -204,7 +205,8 @@ def _age(seconds: float) -> str:
 def gc_report(r: GcReport) -> str:
     verb = "would remove" if r.dry_run else "removed"
     sections = [
-        ("worktrees", r.worktrees_removed), ("git admin entries", r.admin_entries_pruned),
+        ("worktrees", r.worktrees_removed), ("tombstones of interrupted removals", r.tombstones_removed),
+        ("git admin entries", r.admin_entries_pruned),
         ("leases of dead owners", r.leases_removed), ("expired idempotency records", r.records_expired),
         ("empty task branches", r.branches_deleted),
     ]
@@ -215,7 +217,7 @@ def gc_report(r: GcReport) -> str:
     for snap in r.snapshots:
         lines.append(f"  saved uncommitted work: {snap}")
     for keep in r.kept:
-        lines.append(f"  kept {keep['branch']}: {keep['why']}")
+        lines.append(f"  kept {keep.get('branch') or keep.get('folder', '')}: {keep['why']}")
     return "\n".join(lines)
 
 

@@ -113,15 +113,24 @@ class CoordinatorBase:
                                        f"switch back with `git switch {task.branch}`"})
         return problems
 
-    def _snapshot(self, task: TaskRecord, message: str) -> str | None:
-        """Commit whatever is uncommitted in the task's worktree onto its branch, so nothing is lost."""
-        if not task.worktree or not Path(task.worktree).exists():
-            return None
+    def _snapshot(self, task: TaskRecord, message: str) -> tuple[str | None, list[str]]:
+        """Commit what the agent left uncommitted in the task's worktree onto its branch, so that
+        dropping the worktree loses nothing. Returns the commit (or None) and the files missing from
+        disk that were not recorded as deletions.
+
+        The caller holds the task's lease and passes the task as read after taking it. Only a live
+        task's worktree holds an agent's work: once a finish or an abandon is recorded, its own
+        commit holds the work and the folder is a leftover that may be half removed, so it is never
+        committed. A file missing from disk is not taken for a deletion (see
+        `GitRepo.commit_snapshot`): a worktree some old removal left half deleted must not become a
+        commit deleting the tree."""
+        if not task.state.live or not task.worktree or not Path(task.worktree).exists():
+            return None, []
         path = Path(task.worktree)
         if self._worktree_problems(task, path):
-            return None  # never commit through a tampered .git file or onto another branch
+            return None, []  # never commit through a tampered .git file or onto another branch
         name, email = _split_author(task.author)
-        return self.git.commit_all(path, message, name, email)
+        return self.git.commit_snapshot(path, message, name, email)
 
     def _read_head_file(self, name: str) -> bytes | None:
         repo = self.git.repo

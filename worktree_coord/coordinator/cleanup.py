@@ -1,5 +1,37 @@
-"""`gc`: remove what ended or nobody owns, never a branch with unmerged work; uncommitted work in a
-folder about to go is first committed onto its branch."""
+"""`wtc gc`: remove what ended or nobody owns; never a live task's worktree, never a commit of a
+folder that may be half removed.
+
+Stage: maintenance, safe beside running agents. Input: the store and the folders under the worktree
+root. Output: a `GcReport` (what was removed, pruned or kept, and why).
+
+The rules, each applied per folder at the moment of removal:
+- A folder `<root>/<run>/<task>` belongs to task `<run>/<task>`, whatever the task's `worktree`
+  field says. gc takes that task's lease without waiting and reads the task afresh under it; when
+  the lease is busy, someone is working on the task and the folder stays.
+- A live task's folder (started, rejected, conflict; also one that its start or update is still
+  creating) belongs to the agent and stays.
+- An ended task's folder (finished, merged, empty, failed or abandoned) is a leftover: the finish or
+  abandon that ended the task committed the work first, and a removal killed half-way may have
+  deleted part of the folder. It is removed without being read and is never committed, because a
+  commit would record the removal's deletions as work (issue 19: a commit deleting the whole tree
+  landed on a merged task's branch).
+- A folder with no task in the store is removed when it holds no work. A registered worktree with
+  uncommitted changes (not counting files missing from disk) is kept and reported instead: no task
+  claims it, so gc neither commits it nor deletes it.
+- A tombstone (`.wtc-tombstone@...`, a folder that a removal renamed and had not finished deleting
+  when it was killed) is deleted without being read, in task folders and in the scratch folders of
+  verification and consolidation alike.
+- Scratch worktrees (`<root>/<run>/.verify/*`, `.consolidate/*`) older than any verification or
+  relock can run were left by a crash and are removed.
+- Then: admin entries whose folders are gone are pruned (stale `initializing` locks of killed
+  registrations are unlocked first), leases of dead owners are dropped, wtc ref locks older than 60 s
+  are removed, expired idempotency records are deleted, and branches of empty tasks that hold nothing
+  beyond the pinned commit are deleted.
+
+gc never snapshots: the only snapshot is `task abandon`'s, of a live task under its lease
+(`CoordinatorBase._snapshot`). `GcReport.snapshots` stays in the result for callers that read it,
+and is always empty.
+"""
 
 from __future__ import annotations
 
@@ -8,24 +40,26 @@ from pathlib import Path
 
 from ..store import leases
 from ..errors import BusyError
-from ..model import TaskState
+from ..gitrepo import delete_tombstone, is_tombstone
+from ..model import TaskRecord, TaskState
 from ..results import GcReport
 
 from .base import CoordinatorBase
+
+REMOVED = "removed"
 
 
 class CleanupOperations(CoordinatorBase):
     """Garbage collection."""
 
     def gc(self, *, dry_run: bool = False) -> GcReport:
-        """Remove worktrees of ended tasks and folders nobody owns, prune git's admin entries (stale
-        `initializing` locks of killed registrations included), drop leases of dead owners, stale ref
-        locks and expired idempotency records. Safe beside running agents: each folder is judged under
-        its task's lease from a fresh read, and a folder whose task is live or busy is left alone.
-        Never deletes unmerged work: uncommitted changes in a folder about to go are first committed
-        onto its branch."""
+        """Remove worktrees of ended tasks, folders nobody owns and tombstones of interrupted
+        removals; prune git's admin entries; drop leases of dead owners, stale ref locks and expired
+        idempotency records; delete branches of empty tasks. Safe beside running agents: each
+        folder is judged under its task's lease from a fresh read, and a folder whose task is live
+        or busy is left alone. Never commits anything (see the module docstring for the rules)."""
         removed: list[str] = []
-        snapshots: list[dict[str, str]] = []
+        tombstones: list[str] = []
         kept: list[dict[str, str]] = []
         root = self.worktree_root()
         folders: list[tuple[str, str, Path]] = []
@@ -35,22 +69,25 @@ class CleanupOperations(CoordinatorBase):
         if root.is_dir():
             for run_dir in sorted(p for p in root.iterdir() if p.is_dir()):
                 for folder in sorted(_children(run_dir)):
-                    if folder.name.startswith("."):
+                    if is_tombstone(folder):
+                        tombstones += _delete_tombstones([folder], dry_run=dry_run)
+                    elif folder.name.startswith("."):
                         if folder.is_dir():  # scratch space of verification and consolidation
-                            removed += self._stale_scratch(folder, dry_run=dry_run)
-                        continue
-                    folders.append((run_dir.name, folder.name, folder))
+                            found, stale = self._stale_scratch(folder, dry_run=dry_run)
+                            tombstones += found
+                            removed += stale
+                    else:
+                        folders.append((run_dir.name, folder.name, folder))
         seen: set[str] = set()
         for run_id, task_id, folder in folders:
             if str(folder) in seen:
                 continue
             seen.add(str(folder))
             outcome = self._collect_folder(run_id, task_id, folder, dry_run=dry_run)
-            if outcome is None:
-                continue
-            removed.append(str(folder))
-            if outcome:
-                snapshots.append({"task": f"{run_id}/{task_id}", "folder": str(folder), "commit": outcome})
+            if outcome == REMOVED:
+                removed.append(str(folder))
+            elif outcome is not None:
+                kept.append({"folder": str(folder), "branch": "", "why": outcome})
         if root.is_dir() and not dry_run:
             for run_dir in (p for p in root.iterdir() if p.is_dir()):
                 try:
@@ -79,66 +116,95 @@ class CleanupOperations(CoordinatorBase):
                     self.git.delete_ref(ref, tip)
             else:
                 kept.append({"branch": task.branch, "why": "has commits beyond the pinned base"})
-        return GcReport(dry_run=dry_run, worktrees_removed=removed, snapshots=snapshots,
+        return GcReport(dry_run=dry_run, worktrees_removed=removed, tombstones_removed=tombstones, snapshots=[],
                         admin_entries_pruned=pruned + locks, leases_removed=leases_removed, records_expired=expired,
                         branches_deleted=branches, kept=kept)
 
-    def _collect_folder(self, run_id: str, task_id: str, folder: Path, *, dry_run: bool) -> str | bool | None:
+    def _collect_folder(self, run_id: str, task_id: str, folder: Path, *, dry_run: bool) -> str | None:
         """Remove one folder if its task (read afresh, under its lease) has ended or does not exist.
-        Returns None when the folder stays, else the snapshot commit (or False when none was needed)."""
+        Returns REMOVED, a sentence saying why a folder nobody owns was kept, or None when the
+        folder stays because its task is live or busy (or it is already gone)."""
         try:
             with leases.hold(self.store, f"task:{run_id}/{task_id}", timeout=0, what=f"task {task_id}"):
                 task = self.store.get_task(run_id, task_id)
                 if task is not None and task.state.live:
                     return None  # an agent's worktree (even one its start is still creating)
                 if not folder.exists():
-                    if task is not None and task.worktree and not dry_run:
+                    if task is not None and task.worktree == str(folder) and not dry_run:
                         self.store.update_task(run_id, task_id, worktree=None)
                     return None
-                if dry_run:
-                    return False
-                snapshot = None
-                if task is not None:
-                    snapshot = self._snapshot(task, "wtc gc: snapshot of uncommitted work")
-                    self._drop_worktree(task)
-                else:
-                    entry = {str(Path(w.path)): w for w in self.git.list_worktrees()}.get(str(folder))
-                    if entry is not None and entry.branch:
-                        snapshot = self._snapshot_folder(folder, entry.branch)
-                    if folder.is_dir():
-                        self.git.remove_worktree(folder)
-                    elif folder.exists():
-                        folder.unlink()
-                return snapshot or False
+                if task is None:
+                    why = self._unowned_work(folder)
+                    if why is not None:
+                        return why
+                if not dry_run:
+                    self._remove_leftover(task, folder)
+                return REMOVED
         except BusyError:
             return None  # someone is working on this task right now: not ours to touch
         except FileNotFoundError:
             return None  # removed by a finish while we looked: nothing left to collect
 
-    def _stale_scratch(self, folder: Path, *, dry_run: bool) -> list[str]:
-        """Scratch worktrees older than any verification or relock may run: left by a crash."""
+    def _remove_leftover(self, task: TaskRecord | None, folder: Path) -> None:
+        """Remove a folder without reading it (an ended task's, or one nobody owns that holds no work)."""
+        if folder.is_dir() and not folder.is_symlink():
+            self.git.remove_worktree(folder)
+        else:
+            folder.unlink(missing_ok=True)
+        if task is not None and task.worktree == str(folder):
+            self.store.update_task(task.run_id, task.task_id, worktree=None)
+
+    def _unowned_work(self, folder: Path) -> str | None:
+        """Why a folder no task owns must stay, or None when removing it loses nothing: it stays when
+        it is a registered worktree of this repository with uncommitted changes. Files missing from
+        disk do not count (a removal killed half-way deletes files too)."""
+        if folder.is_symlink() or not (folder / ".git").is_file():
+            return None
+        entries = {Path(w.path) for w in self.git.list_worktrees() if not w.prunable}
+        if folder.resolve() not in {p.resolve() for p in entries}:
+            return None  # not a worktree of ours: nothing git could hold for it
+        top = self.git.git("rev-parse", "--show-toplevel", cwd=folder, check=False)
+        if top.returncode != 0 or Path(top.stdout.decode().strip()).resolve() != folder.resolve():
+            return None
+        status = self.git.git("status", "--porcelain", "-z", "--untracked-files=all", cwd=folder, check=False)
+        if status.returncode != 0:
+            return None
+        work = [item for item in status.stdout.split(b"\0") if item and item[:2] != b" D"]
+        if not work:
+            return None
+        return (f"no task in the store owns this worktree and it holds {len(work)} uncommitted change(s); "
+                "commit them or remove it by hand (git worktree remove --force PATH)")
+
+    def _stale_scratch(self, folder: Path, *, dry_run: bool) -> tuple[list[str], list[str]]:
+        """Tombstones in a scratch folder (deleted at once), and scratch worktrees older than any
+        verification or relock may run (left by a crash)."""
         horizon = time.time() - 2 * max(self.config.verify_timeout, 3600.0)
-        stale = [child for child in sorted(folder.iterdir()) if child.stat().st_mtime < horizon]
-        for child in stale:
+        children = sorted(_children(folder))
+        tombstones = _delete_tombstones([c for c in children if is_tombstone(c)], dry_run=dry_run)
+        stale = []
+        for child in children:
+            if is_tombstone(child):
+                continue
+            try:
+                if child.stat().st_mtime >= horizon:
+                    continue
+            except FileNotFoundError:
+                continue
+            stale.append(str(child))
             if dry_run:
                 continue
             if child.is_dir():
                 self.git.remove_worktree(child)
             else:
-                child.unlink()
-        return [str(child) for child in stale]
+                child.unlink(missing_ok=True)
+        return tombstones, stale
 
-    def _snapshot_folder(self, folder: Path, branch_ref: str) -> str | None:
-        if not branch_ref.startswith("refs/heads/wtc/"):
-            return None  # not ours: never commit in someone else's worktree
-        try:
-            if not self.git.has_uncommitted(folder):
-                return None
-            return self.git.commit_all(folder, "wtc gc: snapshot of uncommitted work", "worktree_coord gc",
-                                       "gc@worktree-coord.invalid")
-        except Exception:  # a broken folder: removing it is still right, it has no readable work
-            return None
 
+def _delete_tombstones(found: list[Path], *, dry_run: bool) -> list[str]:
+    for tombstone in found:
+        if not dry_run:
+            delete_tombstone(tombstone)
+    return [str(t) for t in found]
 
 
 def _children(folder: Path) -> list[Path]:

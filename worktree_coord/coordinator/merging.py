@@ -41,6 +41,7 @@ class MergeOperations(CoordinatorBase):
             return TaskFinished.from_json(task.result, replayed=True)
         if task.state not in (TaskState.FINISHED, TaskState.CONFLICT):
             raise StateError(f"task {task_id!r} is {task.state.value}; only finished tasks merge")
+        self._drop_finished_worktree(task)
         self._check_integration(run)
         # A task that failed verification is verified again with the same command when it comes
         # back, even if this finish does not repeat --verify.
@@ -76,6 +77,13 @@ class MergeOperations(CoordinatorBase):
                 + f", then run `wtc merge --run {run.run_id}`",
             details={"last_recorded_tip": last},
         )
+
+    def _drop_finished_worktree(self, task: TaskRecord) -> None:
+        """A finished task whose finish was killed while removing its worktree may still have the
+        folder: remove it before the merge, because a conflict makes the task live again and its
+        update, finish or abandon would otherwise take that leftover for the agent's work."""
+        if task.state is TaskState.FINISHED and task.worktree:
+            self._drop_worktree(task)
 
     def _mergeable(self, task: TaskRecord) -> str:
         return task.result.get("mergeable") or task.head or ""
@@ -206,6 +214,7 @@ class MergeOperations(CoordinatorBase):
                 stack: list[tuple[TaskRecord, IntegrationResult]] = []
                 for task in batch:
                     task = self._task(run.run_id, task.task_id)
+                    self._drop_finished_worktree(task)
                     with self._heavy("merge"):
                         outcome = integrator.merge_into(candidate, self._mergeable(task), run.base,
                                                         message=self._merge_message(run, task),

@@ -409,12 +409,13 @@ class TaskOperations(CoordinatorBase):
                              what=f"task {task_id}"):
                 task = self._task(run_id, task_id)
                 if task.state is TaskState.ABANDONED:
-                    return Outcome(TaskAbandoned(run=run_id, task=task_id, branch=task.branch,
-                                                 snapshot=task.result.get("snapshot")).to_json())
+                    self._drop_worktree(task)  # what a killed abandon may have left (never read)
+                    return Outcome(TaskAbandoned.from_json(task.result).to_json())
                 if not task.state.live:
                     raise StateError(f"task {task_id!r} is {task.state.value}; only live tasks can be abandoned")
-                snapshot = self._snapshot(task, "wtc: abandoned snapshot of uncommitted work")
-                result = TaskAbandoned(run=run_id, task=task_id, branch=task.branch, snapshot=snapshot)
+                snapshot, missing = self._snapshot(task, "wtc: abandoned snapshot of uncommitted work")
+                notes = [_missing_note(missing)] if missing else []
+                result = TaskAbandoned(run=run_id, task=task_id, branch=task.branch, snapshot=snapshot, notes=notes)
                 self.store.update_task(run_id, task_id, state=TaskState.ABANDONED, finished_at=time.time(),
                                        result=result.to_json())
                 self.store.log_event(run_id, task_id, "task.abandoned", {"snapshot": snapshot})
@@ -424,6 +425,12 @@ class TaskOperations(CoordinatorBase):
         done = run_once(self.store, key or default_key(run_id, "abandon", task_id), "task.abandon", request, body,
                         ttl=self.config.idempotency_ttl, wait_timeout=self.config.wait_timeout)
         return TaskAbandoned.from_json(done.outcome.result, replayed=done.replayed)
+
+
+def _missing_note(missing: list[str]) -> str:
+    shown = ", ".join(missing[:10]) + (f" and {len(missing) - 10} more" if len(missing) > 10 else "")
+    return (f"{len(missing)} tracked file(s) missing from the worktree were not recorded as deleted "
+            f"(a snapshot never takes a missing file for work; `git rm` stages a deletion that is kept): {shown}")
 
 
 def update_markers(run_id: str, task_id: str) -> list[dict[str, str]]:

@@ -7,11 +7,15 @@ from .repository import (
     GIT_MODE_GITLINK,
     GIT_MODE_LINK,
     GIT_MODE_TREE,
+    TOMBSTONE_PREFIX,
     WTC_DIR,
     Change,
     GitRepo,
     WorktreeEntry,
+    bury,
+    delete_tombstone,
+    is_tombstone,
 )
 
-__all__ = ["Change", "EXCLUDE_LINE", "GIT_MODE_GITLINK", "GIT_MODE_LINK", "GIT_MODE_TREE", "GitRepo", "WTC_DIR",
-           "WorktreeEntry"]
+__all__ = ["Change", "EXCLUDE_LINE", "GIT_MODE_GITLINK", "GIT_MODE_LINK", "GIT_MODE_TREE", "GitRepo",
+           "TOMBSTONE_PREFIX", "WTC_DIR", "WorktreeEntry", "bury", "delete_tombstone", "is_tombstone"]

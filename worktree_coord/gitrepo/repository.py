@@ -9,6 +9,10 @@ Facts this module is built on (../shared/research/git-layer.md):
 - after `worktree add --no-checkout` the index is empty: `read-tree -mu HEAD` populates index and
   files (respecting the sparse patterns set just before);
 - a failed `worktree add -b` leaves a branch and a half-made folder: both are rolled back;
+- deleting a folder takes time and can be killed half-way, leaving what looks like a worktree whose
+  agent deleted files; so a worktree is removed by renaming it to a tombstone name beside it first (one
+  atomic rename: at its own path it is whole or gone), pruning its admin entry, then deleting the
+  tombstone. Tombstones (`.wtc-tombstone@<hex>@<name>`) are never read, only deleted (`wtc gc`);
 - tree diffs recurse only into subtrees whose ids differ, so their cost follows the change, not the
   repository.
 """
@@ -26,6 +30,7 @@ from typing import Iterator, Sequence
 import pygit2
 
 from . import filelock
+from ..crashpoints import crash_point
 from ..errors import GitError, NotFoundError, UsageError
 
 EXCLUDE_LINE = "/.wtc/"
@@ -33,6 +38,7 @@ WTC_DIR = "wtc"          # under the git common dir: store, locks
 GIT_MODE_TREE = 0o040000
 GIT_MODE_LINK = 0o120000
 GIT_MODE_GITLINK = 0o160000
+TOMBSTONE_PREFIX = ".wtc-tombstone@"   # task and scratch names never start with "." nor hold "@"
 
 
 @dataclass(frozen=True)
@@ -356,18 +362,28 @@ class GitRepo:
         return lock if lock.exists() else None
 
     def _rollback_locked(self, path: Path, ref: str | None) -> None:
-        shutil.rmtree(path, ignore_errors=True)
+        tombstone = bury(path)
         self.git("worktree", "prune", check=False)
         if ref is not None:
             self.git("update-ref", "-d", ref, check=False)
+        if tombstone is not None:
+            delete_tombstone(tombstone)
 
     def remove_worktree(self, path: Path) -> None:
-        """Delete the folder (outside the lock: the slow part), then prune its admin entry (inside)."""
-        if path.exists():
-            _rmtree(path)
+        """Remove a worktree so that no moment of the removal looks like an agent's work: rename the
+        folder to a tombstone beside it (atomic: at `path` the worktree is whole or gone), prune its
+        admin entry (under the lock; the entry now points at a missing folder), then delete the
+        tombstone (outside the lock: the slow part). Killed at any step, what is left is a whole
+        worktree, or a tombstone and an admin entry that the next prune (any add, remove or `wtc gc`)
+        drops; neither blocks a new worktree at `path`."""
+        tombstone = bury(path)
+        if tombstone is not None:
+            crash_point("remove.after_rename")
         with self.registration_lock(f"pruning worktree {path}"):
             self._clear_stale_registrations()
             self.git("worktree", "prune", check=False)
+        if tombstone is not None:
+            delete_tombstone(tombstone)
 
     def list_worktrees(self) -> list[WorktreeEntry]:
         out = self.git("worktree", "list", "--porcelain").stdout.decode("utf-8", "surrogateescape")
@@ -388,8 +404,10 @@ class GitRepo:
         """Admin entries whose folders are gone: listed, and removed unless dry_run."""
         with self.registration_lock("pruning worktrees"):
             cleared = [] if dry_run else self._clear_stale_registrations()
-            listed = self.git("worktree", "prune", "--dry-run", "--verbose").stdout.decode("utf-8", "replace")
-            names = [line for line in listed.splitlines() if line.strip()]
+            done = self.git("worktree", "prune", "--dry-run", "--verbose")
+            # git prints "Removing worktrees/<id>: <why>" on stderr (stdout in no version we know of)
+            listed = (done.stdout + done.stderr).decode("utf-8", "replace")
+            names = [line for line in listed.splitlines() if line.startswith("Removing ")]
             if names and not dry_run:
                 self.git("worktree", "prune")
         return [f"unlocked stale registration {name}" for name in cleared] + names
@@ -406,6 +424,23 @@ class GitRepo:
         """Stage everything (untracked too, .gitignore respected, outside the sparse cone too) and
         commit as the author. Returns the new commit, or None when there was nothing to commit."""
         self.git("add", "-A", "--sparse", cwd=path)
+        return self._commit_index(path, message, author_name, author_email)
+
+    def commit_snapshot(self, path: Path, message: str, author_name: str,
+                        author_email: str) -> tuple[str | None, list[str]]:
+        """Commit what was left uncommitted in a worktree without taking a missing file for a
+        deletion: new and changed files are staged (untracked too, .gitignore respected, outside the
+        sparse cone too) and what is already staged is kept (a `git rm` the agent made), but a
+        tracked file missing from disk and still in the index is left as it is. An interrupted
+        removal deletes files too, and from the folder alone the two cannot be told apart; recording
+        such deletions could commit the removal of the whole tree. Returns the commit (None when
+        nothing was staged) and the paths missing from disk that were not recorded."""
+        listed = self.git("ls-files", "--deleted", "-z", cwd=path).stdout
+        missing = sorted({p.decode("utf-8", "surrogateescape") for p in listed.split(b"\0") if p})
+        self.git("add", "--ignore-removal", "--sparse", "--", ":/", cwd=path)
+        return self._commit_index(path, message, author_name, author_email), missing
+
+    def _commit_index(self, path: Path, message: str, author_name: str, author_email: str) -> str | None:
         if self.git("diff", "--cached", "--quiet", cwd=path, check=False).returncode == 0:
             return None
         identity = {
@@ -533,6 +568,49 @@ def _config_bool(config: pygit2.Config, name: str) -> bool:
         return config.get_bool(name)
     except (KeyError, pygit2.GitError, ValueError):
         return False
+
+
+def is_tombstone(path: Path) -> bool:
+    """Whether `path` is a folder `bury` renamed for deletion (never read, only deleted)."""
+    return path.name.startswith(TOMBSTONE_PREFIX)
+
+
+def bury(path: Path) -> Path | None:
+    """Rename `path` to a fresh tombstone name in the same folder, in one atomic step; None when
+    there is nothing at `path`. The tombstone is on the same filesystem, so the rename cannot
+    degrade into a copy and delete."""
+    tombstone = path.with_name(f"{TOMBSTONE_PREFIX}{os.urandom(4).hex()}@{path.name}")
+    try:
+        os.rename(path, tombstone)
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        raise GitError(f"cannot rename {path} to remove it: {error}",
+                       fix=f"remove {path} by hand (nothing in it is needed), then retry") from None
+    return tombstone
+
+
+def delete_tombstone(tombstone: Path) -> None:
+    """Delete a tombstone without reading anything in it. Safe beside another deletion of the same
+    tombstone (a `wtc gc`): what vanishes meanwhile is skipped."""
+    if tombstone.is_symlink() or not tombstone.is_dir():
+        tombstone.unlink(missing_ok=True)
+        return
+    try:
+        children = sorted(tombstone.iterdir())
+    except OSError:
+        children = []
+    for index, child in enumerate(children):
+        if index == len(children) // 2:
+            crash_point("remove.half_deleted")
+        if child.is_symlink() or not child.is_dir():
+            try:
+                child.unlink(missing_ok=True)
+            except OSError:
+                pass  # a read-only folder: the final pass makes it writable
+        else:
+            _rmtree(child)
+    _rmtree(tombstone)
 
 
 def _rmtree(path: Path) -> None:
