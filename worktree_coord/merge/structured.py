@@ -39,6 +39,7 @@ makes the container Unmergeable (never a guess). Blank lines between a nested co
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass, replace
 
@@ -295,11 +296,15 @@ class StructuredMerge:
             sides = {s for s, _ in group}
             if len(sides) == 1:
                 self._apply_one_side(entries, group, b_ids, lo, hi, bmap, lmap, rmap, name, sep, added_twice)
+            elif (pair := self._one_call_edited_twice(group, b_ids, bmap, lmap, rmap)) is not None:
+                entries.append(("pair", pair))
             elif self._same_hunks(group, lmap, rmap):
                 only_left = [item for item in group if item[0] == "L"]
                 self._apply_one_side(entries, only_left, b_ids, lo, hi, bmap, lmap, rmap, name, sep, added_twice, both=True)
             elif rule.unordered and self._all_keyed(group, bmap, lmap, rmap, b_ids) \
                     and not self._ambiguous_order(group) and not self._replaced_on_both_sides(group, bmap, lmap, rmap, b_ids):
+                self._apply_union(entries, group, b_ids, lo, hi, bmap, lmap, rmap, name, sep, added_twice, overrides, moved)
+            elif not rule.unordered and self._registrations_added(group, b_ids, bmap, lmap, rmap):
                 self._apply_union(entries, group, b_ids, lo, hi, bmap, lmap, rmap, name, sep, added_twice, overrides, moved)
             else:
                 lefts = self._side_region(l_ids, b_ids, lo, hi, lmap)
@@ -358,6 +363,55 @@ class StructuredMerge:
         if hi < len(b_ids):
             stop = side_ids.index(b_ids[hi])
         return [smap[i] for i in side_ids[start:stop]]
+
+    @staticmethod
+    def _one_call_edited_twice(group, b_ids, bmap, lmap, rmap) -> tuple[str, str, str] | None:  # type: ignore[no-untyped-def]
+        """(base, left, right) identities when both sides replaced one positional base member by
+        one member each, and all three are the same call with the same name (`describe('watch',
+        ...)`, `test('x', ...)`: callee and first string argument): one statement edited on both
+        sides, matched as such so its insides merge, instead of two unrelated replacements."""
+        if len(group) != 2 or {side for side, _ in group} != {"L", "R"}:
+            return None
+        (_, (l_start, l_end, l_new)), (_, (r_start, r_end, r_new)) = sorted(group)
+        if (l_start, l_end) != (r_start, r_end) or l_end - l_start != 1 or len(l_new) != 1 or len(r_new) != 1:
+            return None
+        base = bmap[b_ids[l_start]]
+        if base.key is not None or l_new[0] in bmap or r_new[0] in bmap:
+            return None
+        name = _call_name(base.source, base.node)
+        if name is None or any(_call_name(m.source, m.node) != name for m in (lmap[l_new[0]], rmap[r_new[0]])):
+            return None
+        return base.ident, l_new[0], r_new[0]
+
+    def _registrations_added(self, group, b_ids, bmap, lmap, rmap) -> bool:  # type: ignore[no-untyped-def]
+        """True when, in a sequence (an ordered container: a function's statements), both sides
+        only inserted statements at one place and every one of them, like the statement the
+        insertions follow (or precede, at the start), is a call of the same function: a list of
+        registrations (`test(...)`, `flags.BoolVar(...)`, `parser.add_argument(...)`) where two
+        sides' additions do not depend on each other's order. Both sides' runs are then kept,
+        left's first; any other overlap of edits in a sequence is left to the line merge."""
+        starts = {(start, end) for _side, (start, end, _idents) in group}
+        if len(starts) != 1:
+            return False
+        start, end = next(iter(starts))
+        if start != end or len(b_ids) == 0:
+            return False
+        neighbour = bmap[b_ids[start - 1]] if start > 0 else bmap[b_ids[start]]
+        form = _call_form(neighbour.source, neighbour.node)
+        if form is None:
+            return False
+        inserted = {"L": [i for s, h in group if s == "L" for i in h[2]], "R": [i for s, h in group if s == "R" for i in h[2]]}
+        if not inserted["L"] or not inserted["R"] or set(inserted["L"]) & set(inserted["R"]):
+            return False  # the same statement added on both sides: once or twice is a guess
+        maps = {"L": lmap, "R": rmap}
+        if not all(_call_form(maps[side][i].source, maps[side][i].node) == form
+                   for side in ("L", "R") for i in inserted[side]):
+            return False
+        # The same registration (callee and name: `test('fixes #10185', ...)`) written by both
+        # sides, differently: keeping both would run it twice, keeping one is a guess.
+        named = [{_call_name(maps[side][i].source, maps[side][i].node) for i in inserted[side]} - {None}
+                 for side in ("L", "R")]
+        return not (named[0] & named[1])
 
     @staticmethod
     def _same_hunks(group, lmap, rmap) -> bool:  # type: ignore[no-untyped-def]
@@ -675,6 +729,10 @@ class StructuredMerge:
                 if len(layout) > 1:
                     member = replace(member, tail=layout[1])
                 out.append(member.render(sep, with_sep))
+            elif kind == "pair":
+                base_ident, left_ident, right_ident = value
+                out.extend(self._merge_member(path, bmap[base_ident], lmap[left_ident], rmap[right_ident], sep,
+                                              with_sep, maps=(lmap, rmap)))
             elif kind == "addboth":
                 lm, rm = lmap[value], rmap[value]
                 out.append(Conflict(base=b"", ours=lm.render(sep, with_sep), theirs=rm.render(sep, with_sep),
@@ -725,7 +783,9 @@ class StructuredMerge:
     def _merge_nested(self, path: list[str], bm: Member, lm: Member, rm: Member, sep: bytes | None,
                       with_sep: bool) -> list[Piece] | None:
         """Merge a member through the container nested in it (a class body, an object value)."""
-        found = [self._find_container(m.source, m.node, 3) for m in (bm, lm, rm)]
+        # Four levels reach a callback's statements (`describe('x', () => { ... })`: statement,
+        # call, arguments, function, body).
+        found = [self._find_container(m.source, m.node, 4) for m in (bm, lm, rm)]
         if any(item is None for item in found):
             return None
         if len({item[0].type for item in found}) != 1:  # type: ignore[index]
@@ -748,8 +808,35 @@ class StructuredMerge:
         tail = pick3(*(s[2] for s in shells))
         if head is None or foot is None or tail is None:
             return None
+        if _head_drops_used_name(shells, segs):
+            return None
         inner = self._merge_container(path, segs[0], segs[1], segs[2], found[0][1])  # type: ignore[index]
         return [head] + inner + [foot + (sep if (sep and with_sep) else b"") + tail]
+
+
+_IDENTIFIER = re.compile(rb"[A-Za-z_$][A-Za-z0-9_$]*")
+
+
+def _head_drops_used_name(shells: list[tuple[bytes, bytes, bytes]], segs: list[Segmented]) -> bool:
+    """True when one side's edit of a member's head (a function's signature: a parameter renamed
+    or removed) drops a name that the other side's new lines inside the member still use: the
+    members inside would merge, and the result would use a name the head no longer binds."""
+    base_head = set(_IDENTIFIER.findall(shells[0][0]))
+    base_lines = set(_region_text(segs[0]).splitlines())
+    for mine, other in ((1, 2), (2, 1)):
+        if shells[mine][0] == shells[0][0]:
+            continue
+        lost = base_head - set(_IDENTIFIER.findall(shells[mine][0]))
+        if not lost:
+            continue
+        new_lines = [line for line in _region_text(segs[other]).splitlines() if line not in base_lines]
+        if any(name in lost for line in new_lines for name in _IDENTIFIER.findall(line)):
+            return True
+    return False
+
+
+def _region_text(seg: Segmented) -> bytes:
+    return seg.prefix + b"".join(m.render(seg.separator, m.has_sep) for m in seg.members) + seg.suffix
 
 
 def _check_moves_apart(b_ids: list[str], moved: set[str],
@@ -838,6 +925,45 @@ def _check_no_slide(b_ids: list[str], bmap: dict[str, Member], sep: bytes | None
                 # out of it), which moves where its line diff starts the insertion.
                 if any(first <= cut < last for cut in cuts):
                     raise Unmergeable("the side's line diff puts its insertion inside a member the other side edited")
+
+
+_CALLEE_FIELDS = ("function", "macro")   # the callee of a call node, by field name (tree-sitter grammars)
+
+
+def _call_form(source: bytes, node: tree_sitter.Node) -> str | None:
+    """The callee text when the statement `node` is just a call (`test('x', ...)` -> "test",
+    `f.BoolVar(...)` -> "f.BoolVar", `await it(...)` -> "it"), else None."""
+    while node.named_child_count == 1 and node.type in ("expression_statement", "await_expression"):
+        node = node.named_children[0]
+    for field in _CALLEE_FIELDS:
+        callee = node.child_by_field_name(field)
+        if callee is not None and (node.child_by_field_name("arguments") is not None or field == "macro"):
+            return " ".join(source[callee.start_byte:callee.end_byte].decode("utf-8", "replace").split())
+    name, arguments = node.child_by_field_name("name"), node.child_by_field_name("arguments")
+    if node.type == "method_invocation" and name is not None and arguments is not None:   # Java
+        target = node.child_by_field_name("object")
+        text = source[(target or name).start_byte:name.end_byte]
+        return " ".join(text.decode("utf-8", "replace").split())
+    return None
+
+
+def _call_name(source: bytes, node: tree_sitter.Node) -> str | None:
+    """`describe('watch')` for a statement that calls `describe` with the string 'watch' first,
+    else None: the identity of a positional call statement edited on both sides."""
+    form = _call_form(source, node)
+    if form is None:
+        return None
+    while node.named_child_count == 1 and node.type in ("expression_statement", "await_expression"):
+        node = node.named_children[0]
+    arguments = node.child_by_field_name("arguments")
+    first = next((child for child in arguments.named_children if child.type not in ("comment",)), None) \
+        if arguments is not None else None
+    if first is None or "string" not in first.type:
+        return None
+    text = source[first.start_byte:first.end_byte]
+    if b"\n" in text or len(text) > 200:
+        return None
+    return f"{form}({text.decode('utf-8', 'replace')})"
 
 
 def _kept_ident(entry: tuple[str, object]) -> str | None:
