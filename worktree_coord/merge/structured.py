@@ -794,14 +794,20 @@ class StructuredMerge:
         shells = []
         for member, (node, rule) in zip((bm, lm, rm), found):  # type: ignore[misc]
             src = member.source
-            start = _over_blank_lines(src, max(region_start(src, node), member.start), member.start)
-            body_end = member.start + len(member.lead) + len(member.body)
+            # The member's lead may not be its source's (chained insertions before it gave it a
+            # new one: `_run_leads`): the head is then that lead plus the source from the body on.
+            body_start = member.node.start_byte
+            own_lead = src[member.start:body_start] == member.lead
+            floor = member.start if own_lead else body_start
+            start = _over_blank_lines(src, max(region_start(src, node), floor), floor)
+            body_end = body_start + len(member.body)
             limit = body_end + (0 if member.has_sep else len(member.tail))
             seg = segment(src, node, rule, self.profile, start=start, limit=limit)
             tail = member.tail
             if seg.end > body_end:
                 tail = tail[seg.end - body_end:]
-            shells.append((src[member.start:seg.start], src[min(seg.end, body_end):body_end], tail))
+            head = src[member.start:seg.start] if own_lead else member.lead + src[body_start:seg.start]
+            shells.append((head, src[min(seg.end, body_end):body_end], tail))
             segs.append(seg)
         head = pick3(*(s[0] for s in shells))
         foot = pick3(*(s[1] for s in shells))
