@@ -22,13 +22,24 @@ How a container merges (module, class body, object literal, import list, ...):
      known; in an order-sensitive container, a Python module or class body, a side's new
      statements that use a name the other side's new statements bind come after them
      (bindings.py), and no order is guessed when both sides wait for each other or the order
-     would take the sides in turns);
+     would take the sides in turns; a base member both sides deleted while one side put a member
+     of its kind binding the same name in (an import re-pointed to a new path) is that side's
+     edit against the other's deletion: a delete/modify conflict when both stand in one group,
+     Unmergeable when the new key moved it elsewhere);
+     in ordered containers (a function's statements: `unordered = false` in the profile) nothing
+     commutes, except both sides' pure insertions at one place when every inserted statement, and
+     the statement before them, calls the same function (`test(...)`, `f.BoolVar(...)`: a list of
+     registrations) and no registration name is written on both sides: left's run, then right's;
+     a positional call statement both sides replaced by one edited call of the same callee and
+     name (`describe('x', ...)`) is matched as that one member;
   3. members kept on both sides merge their content: one side changed -> that side (but a conflict
      when the change drops a name the member bound and the other side's new code uses it: names.py;
      the same for a member one side deleted); one side only
      the leading trivia and the other only the rest -> both; both -> recursively through a nested
-     container if the member has one, else a line merge of the member's text, whose conflicts
-     are then localized to that declaration.
+     container if the member has one (unless one side's edit of the member's head drops a name
+     the other side's new lines inside use: a renamed parameter), else a line merge of the
+     member's text, whose conflicts are then localized to that declaration. A member a side
+     inserted into a one-line list the other side broke onto lines takes the other side's layout.
 Invariants: code nobody touched is copied byte for byte; a move on both sides or against the other
 side's edit, new members whose text repeats the edge of a neighbour the other side edited there
 when the side's own line diff puts them inside that neighbour (the two readings disagree), an
