@@ -10,6 +10,9 @@ Each method runs on its own copy of the repository (so no method finds the objec
   engine        worktree_coord.integrate.Integrator.merge_into (fast path, merge-tree fallback)
   engine-mt     the same with the fast path off: every merge through the persistent
                 `git merge-tree --stdin` process
+  engine-sem    engine plus the merge queue's semantic check (queue.semantic_check: every file
+                either side changed, parsed and checked for names one side removed), as
+                `wtc task finish` runs it; `--methods engine,engine-sem` shows its cost
   baseline      per merge: `git merge-tree --write-tree` + `git commit-tree` + `git update-ref`
 All methods must end on the same tree (checked). Printed: per-merge median / p95 / mean of the
 first and last 10, totals (wall and CPU incl. children), and the two target ratios:
@@ -44,6 +47,7 @@ import pygit2
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from worktree_coord.integrate import IntegrationState, Integrator  # noqa: E402
+from worktree_coord.coordinator.merge_queue import semantic_check  # noqa: E402
 
 PACKAGES = 200
 SUBDIR_FILES = 50
@@ -120,7 +124,7 @@ def _cpu() -> float:
     return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
-def run_engine(repo_dir: Path, tasks: int, fast_path: bool) -> dict:
+def run_engine(repo_dir: Path, tasks: int, fast_path: bool, semantic: bool = False) -> dict:
     repo = pygit2.Repository(str(repo_dir))
     base = repo.references["refs/heads/main"].target
     repo.references.create(INTEG, base, force=True)
@@ -130,7 +134,8 @@ def run_engine(repo_dir: Path, tasks: int, fast_path: bool) -> dict:
     with Integrator(repo, fast_path=fast_path) as engine:
         for i, task in enumerate(task_ids):
             t = time.perf_counter()
-            result = engine.merge_into(INTEG, task, base, message=f"merge task {i}", author=SIG)
+            check = {"check": semantic_check(f"task-{i}")} if semantic else {}
+            result = engine.merge_into(INTEG, task, base, message=f"merge task {i}", author=SIG, **check)
             times.append((time.perf_counter() - t) * 1000)
             if result.state is not IntegrationState.MERGED:
                 raise SystemExit(f"task {i}: {result.state.value} {result.fallback_reason}")
@@ -208,6 +213,8 @@ def _run(method: str, gen: Path, work: Path, tasks: int) -> dict:
             return run_engine(work, tasks, fast_path=True)
         if method == "engine-mt":
             return run_engine(work, tasks, fast_path=False)
+        if method == "engine-sem":
+            return run_engine(work, tasks, fast_path=True, semantic=True)
         if method == "baseline":
             return run_baseline(work, tasks)
         raise SystemExit(f"unknown method {method!r}")

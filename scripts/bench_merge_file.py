@@ -7,6 +7,9 @@ line merge conflicts and the structured stage runs). Baseline: `git merge-file -
 subprocess, measured in the same run. Targets (issue 3): median <= 50 ms and p95 <= 500 ms for
 files under 2,000 lines; <= 1 s for the 5,000-line module. Wall times on a loaded machine swing
 several-fold; the CPU time of the big merge is printed too, and the git baseline shows the load.
+The cascade runs with its semantic check (the default); the same files with the check off show its
+cost, and the check alone is timed on the big module with one side deleting 20 functions the
+other side's new code calls (its slow path: every version parsed and queried).
 
 Usage: python scripts/bench_merge_file.py [--repeat N]
 """
@@ -28,6 +31,7 @@ import tree_sitter  # noqa: E402
 from worktree_coord.merge import merge_file  # noqa: E402
 from worktree_coord.merge.line import git_merge_file  # noqa: E402
 from worktree_coord.merge.profiles import profile_for_path  # noqa: E402
+from worktree_coord.merge.semantic import check_file  # noqa: E402
 from worktree_coord.merge.structured import StructuredMerge, Version  # noqa: E402
 
 
@@ -86,6 +90,15 @@ def structured_only(path: str, base: bytes, left: bytes, right: bytes) -> None:
         pass
 
 
+def _deleting_side(base: bytes, other: bytes) -> tuple[bytes, list[str]]:
+    """`base` without 20 functions that `other` left as they were, and their names."""
+    chunks = base.split(b"\n\n\n")
+    unchanged = set(other.split(b"\n\n\n"))
+    doomed = [c for c in chunks[1:] if c in unchanged][::7][:20]
+    names = [c.split(b"(", 1)[0][4:].decode() for c in doomed]
+    return b"\n\n\n".join(c for c in chunks if c not in doomed), names
+
+
 def percentile(values: list[float], fraction: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(len(ordered) * fraction))]
@@ -96,15 +109,17 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
     merge_file(b"a\n", b"b\n", b"c\n", "warm.py")  # load the binding and grammars once
-    cascade, structured, git = [], [], []
+    cascade, unchecked, structured, git = [], [], [], []
     for name, base, left, right in fixture_cases():
         if max(data.count(b"\n") for data in (base, left, right)) >= 2000:
             continue
         cascade.append(timed(lambda: merge_file(base, left, right, name), args.repeat))
+        unchecked.append(timed(lambda: merge_file(base, left, right, name, semantic="off"), args.repeat))
         structured.append(timed(lambda: structured_only(name, base, left, right), args.repeat))
         git.append(timed(lambda: git_merge_file(base, left, right), args.repeat))
     print(f"fixtures: {len(cascade)} files under 2,000 lines, median of {args.repeat} runs each")
-    for label, values in (("merge_file (cascade)", cascade), ("structured stage only", structured), ("git merge-file", git)):
+    for label, values in (("merge_file (cascade)", cascade), ("  semantic check off", unchecked),
+                          ("structured stage only", structured), ("git merge-file", git)):
         print(f"  {label:<22} median {statistics.median(values) * 1000:7.2f} ms   p95 {percentile(values, 0.95) * 1000:7.2f} ms")
     print(f"  ratio merge_file / git merge-file (medians): {statistics.median(cascade) / statistics.median(git):.2f}")
     base, left, right = generated_module()
@@ -119,6 +134,12 @@ def main() -> int:
     print(f"generated module: {lines} lines, 300 functions, 20 changed + 20 added per side")
     print(f"  merge_file {big * 1000:.1f} ms ({result.strategy.value}, clean={result.clean}); "
           f"git merge-file {big_git * 1000:.1f} ms; ratio {big / big_git:.1f}; merge_file CPU time {big_cpu * 1000:.1f} ms")
+    deleted, names = _deleting_side(base, right)
+    calling = right + "".join(f"\n\ndef caller_{i}(x):\n    return {name}(x)\n" for i, name in enumerate(names)).encode()
+    merged = merge_file(base, deleted, calling, "big.py", semantic="off").merged
+    check = timed(lambda: check_file(base, deleted, calling, merged, "big.py"), args.repeat)
+    found = len(check_file(base, deleted, calling, merged, "big.py"))
+    print(f"  semantic check alone, 20 functions deleted and called: {check * 1000:.1f} ms ({found} findings)")
     ok = statistics.median(cascade) <= 0.05 and percentile(cascade, 0.95) <= 0.5 and big <= 1.0
     print("targets (median <= 50 ms, p95 <= 500 ms, 5,000 lines <= 1 s):", "met" if ok else "NOT met")
     return 0 if ok else 1

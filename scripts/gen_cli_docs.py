@@ -52,6 +52,11 @@ CONFIG_DOCS: dict[str, tuple[str, str]] = {
     "max-parallel": ("4", "How many heavy operations (merges, verifications, relocks) run at once across every "
                      "process on the repository (default: the CPU count); callers beyond it queue first come, "
                      "first served, and get exit 4 with a retry hint past `wait-timeout`."),
+    "semantic-check": ('"warn"', "What the post-merge semantic check does with a name one side removed or renamed "
+                       "that the other side's new code uses: `block` (default: a conflict of kind `semantic`, "
+                       "the merge held back), `warn` (merged, reported in `task finish`, `wtc report` and "
+                       "`wtc check`), or `off`. `wtc run start --semantic` overrides it for one run, "
+                       "`wtc check --semantic` and `wtc merge-file --semantic` for one call."),
 }
 
 

@@ -28,6 +28,7 @@ class Config:
     verify_timeout: float = 1800.0
     relock: dict[str, str] = field(default_factory=dict)
     max_parallel: int | None = None
+    semantic_check: str = "block"
     source: str | None = None
 
     def to_json(self) -> dict[str, Any]:
@@ -42,6 +43,7 @@ class Config:
             "verify-timeout": self.verify_timeout,
             "relock": dict(self.relock),
             "max-parallel": self.max_parallel,
+            "semantic-check": self.semantic_check,
             "source": self.source,
         }
 
@@ -70,6 +72,12 @@ def _positive_int(value: Any) -> int:
     return value
 
 
+def _semantic_mode(value: Any) -> str:
+    if value not in ("block", "warn", "off"):
+        raise TypeError('one of "block", "warn", "off"')
+    return str(value)
+
+
 def _str_table(value: Any) -> dict[str, str]:
     if not isinstance(value, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
         raise TypeError("a table of ecosystem = \"command\" strings")
@@ -87,6 +95,7 @@ _KEYS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "verify-timeout": ("verify_timeout", _seconds),
     "relock": ("relock", _str_table),
     "max-parallel": ("max_parallel", _positive_int),
+    "semantic-check": ("semantic_check", _semantic_mode),
 }
 
 

@@ -118,6 +118,7 @@ class TaskUpdated(Result):
     integration_tip: str = ""
     conflicted_paths: list[str] = field(default_factory=list)
     merged_cleanly: bool = False
+    semantic: list[dict[str, Any]] = field(default_factory=list)   # names the update's merge broke
     markers: list[dict[str, str]] = field(default_factory=list)   # which label is which side
 
 

@@ -145,3 +145,32 @@ def test_merge_file_labels_name_left_base_and_right(tmp_path: Path) -> None:
 @pytest.mark.parametrize("action", ["uninstall"])
 def test_unknown_driver_action_is_usage_error(action: str) -> None:
     assert _run([WTC, "driver", action]).returncode == 2
+
+
+SEM_BASE = b"def parse(text):\n    return text.split()\n\n\ndef render(items):\n    return ', '.join(items)\n"
+SEM_LEFT = b"def render(items):\n    return ', '.join(items)\n"
+SEM_RIGHT = SEM_BASE.replace(b"return ', '.join(items)", b"return ', '.join(parse(items))")
+
+
+def test_semantic_finding_exits_1_without_markers_and_json_carries_it(tmp_path: Path) -> None:
+    out = tmp_path / "out.py"
+    files = _files(tmp_path, SEM_BASE, SEM_LEFT, SEM_RIGHT)
+    done = _run([WTC, "merge-file", *files, "--path", "app/text.py", "--output", str(out)])
+    assert done.returncode == 1
+    assert out.read_bytes() == b"def render(items):\n    return ', '.join(parse(items))\n", "merged as merged, no markers"
+    assert b"semantic conflict: app/text.py:2 uses parse (function at app/text.py:1 in the base)" in done.stderr
+    payload = json.loads(_run([WTC, "merge-file", *files, "--path", "app/text.py", "--json"]).stdout)
+    assert payload["clean"] is False
+    [conflict] = payload["conflicts"]
+    assert conflict["kind"] == "semantic" and conflict["start_line"] == 2
+    assert conflict["semantic"]["name"] == "parse" and conflict["semantic"]["removed_by"] == "ours"
+
+
+def test_semantic_warn_exits_0_and_off_is_silent(tmp_path: Path) -> None:
+    files = _files(tmp_path, SEM_BASE, SEM_LEFT, SEM_RIGHT)
+    warned = _run([WTC, "merge-file", *files, "--path", "text.py", "--semantic", "warn"])
+    assert warned.returncode == 0 and b"semantic warning: text.py:2 uses parse" in warned.stderr
+    off = _run([WTC, "merge-file", *files, "--path", "text.py", "--semantic", "off"])
+    assert off.returncode == 0 and off.stderr == b""
+    bad = _run([WTC, "merge-file", *files, "--semantic", "loud"])
+    assert bad.returncode == 2 and b"block, warn, off" in bad.stderr

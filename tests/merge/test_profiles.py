@@ -119,3 +119,44 @@ def test_lazy_annotations_settings_are_checked() -> None:
         load_profile_text(good.replace("{ extensions =", "{ extension ="), "mini.toml")
     with pytest.raises(ConfigError, match="not a regex"):
         load_profile_text(good.replace('extensions = ["pyi"]', 'marker = "("'), "mini.toml")
+
+
+def test_every_shipped_semantic_query_compiles() -> None:
+    from worktree_coord.merge.symbols import query_for
+
+    enabled = [profile for profile in load_profiles() if profile.semantic.enabled]
+    assert {p.name for p in enabled} == {"python", "javascript", "typescript", "tsx", "go", "rust", "java"}
+    for profile in enabled:
+        assert query_for(profile).pattern_count > 0
+
+
+@pytest.mark.parametrize("section, message", [
+    ('[semantic]\ntags = ["tree_sitter_python"]\nself_receiver = ["self"]\n', "unknown [semantic] setting"),
+    ('[semantic]\npackage = "folder"\n', "semantic.package must be"),
+    ('[semantic]\nscopes = { impl_block = "type" }\n', "unknown node kind 'impl_block' in semantic.scopes"),
+    ('[semantic]\nglobals = "print"\n', "semantic.globals must be a list of strings"),
+    ('[semantic]\ntags = ["tree-sitter-python"]\n', "not a module"),
+])
+def test_invalid_semantic_sections_are_config_errors(section: str, message: str) -> None:
+    with pytest.raises(ConfigError) as raised:
+        load_profile_text(GOOD + section, "mini.toml")
+    assert message in raised.value.message
+
+
+def test_a_semantic_query_that_does_not_compile_is_a_config_error_on_first_use() -> None:
+    from worktree_coord.merge.symbols import extract
+
+    profile = load_profile_text(GOOD + "[semantic]\nquery = '(function_definitio name: (identifier) @name) @definition.function'\n",
+                                "mini.toml")
+    with pytest.raises(ConfigError) as raised:
+        extract(profile, b"def f(): pass\n")
+    assert "semantic query does not compile" in raised.value.message
+
+
+def test_a_wheel_without_a_tags_query_is_a_config_error() -> None:
+    from worktree_coord.merge.symbols import extract
+
+    profile = load_profile_text(GOOD.replace("mini", "mini2") + '[semantic]\ntags = ["tree_sitter_json"]\n', "mini2.toml")
+    with pytest.raises(ConfigError) as raised:
+        extract(profile, b"def f(): pass\n")
+    assert "ships no queries/tags.scm" in raised.value.message

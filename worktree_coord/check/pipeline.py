@@ -42,7 +42,7 @@ def check(repo: str | os.PathLike[str] = ".", *, head: str | None = None, base: 
           target: str | None = None, own: Sequence[str] = (), read: Sequence[str] = (),
           run: str | None = None, task: str | None = None, manifest: str | None = None,
           merge: bool = True, config: Config | None = None, reporter: Reporter | None = None,
-          resolver: Resolver | None = None) -> CheckReport:
+          resolver: Resolver | None = None, semantic: str | None = None) -> CheckReport:
     """Check a branch before it merges (see the module docstring); raises UsageError on bad input."""
     reporter = reporter or NullReporter()
     git = GitRepo(repo)
@@ -87,7 +87,7 @@ def check(repo: str | os.PathLike[str] = ".", *, head: str | None = None, base: 
     if merge:
         reporter.event("check.stage", stage="merge", target=target_name, target_tip=target_tip)
         dry = dry_run_merge(git, head_sha, target_name, target_tip, base_sha, reserved_paths, resolver,
-                            head_label=head_label)
+                            head_label=head_label, semantic=semantic or config.semantic_check)
         summary = dry.summary
         findings += dry.conflicts
     intents, refused = _intents(git, changes, boundary, task=task or "check", since=base_sha, tree=base_sha)

@@ -81,6 +81,14 @@ RULES: dict[str, RuleInfo] = {r.id: r for r in (
     _rule("merge_conflict", "Merge conflict with the target", Category.MERGE, Severity.ERROR, EXIT_CONFLICT,
           "A dry-run structured merge of the branch into the target branch tip leaves this region conflicted.",
           "Bring the target into the branch (or `wtc task update`), resolve the region, and push again."),
+    _rule("semantic_conflict", "Name removed on one side, used on the other", Category.MERGE, Severity.ERROR,
+          EXIT_CONFLICT, "The dry-run merge is clean line by line, but new code of one side uses a name (a function, "
+          "class, method, import) that the other side removed or renamed, and the merged result does not define it.",
+          "Use the name that replaced it (or restore the definition), after bringing the target into the branch."),
+    _rule("semantic_warning", "Name removed on one side, used on the other (warning)", Category.MERGE,
+          Severity.WARNING, EXIT_OK, "As semantic_conflict, reported as a warning (`--semantic warn` or "
+          "`semantic-check = \"warn\"`): the merge is not held back.",
+          "Check the use: it most likely needs the name that replaced the removed one."),
 )}
 
 BOUNDARY_RULES = tuple(r.id for r in RULES.values() if r.category is Category.BOUNDARY)

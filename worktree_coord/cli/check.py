@@ -46,6 +46,10 @@ def check(
     staged: bool = typer.Option(False, "--staged", help="Check what is staged against HEAD (boundary only; the "
                                 "pre-commit hook)."),
     merge: bool = typer.Option(True, "--merge/--no-merge", help="Run the dry-run merge into the target (default)."),
+    semantic: Optional[str] = typer.Option(None, "--semantic", metavar="block|warn|off",
+                                           help="After a clean dry-run merge, a name one side removed that the other "
+                                                "side's new code uses: an error (block), a warning (warn), or not "
+                                                "checked (off). Default: the target's semantic-check, else block."),
     repo: str = RepoOption,
     json_mode: bool = typer.Option(False, "--json", help="Same as --format json."),
 ) -> int:
@@ -63,7 +67,7 @@ def check(
     else:
         with reporter_for(json_mode=fmt is not Format.text or output_file is not None, label="check") as reporter:
             report = run_check(repo, head=head, base=base, target=target, own=own, read=read, run=run, task=task,
-                               manifest=manifest, merge=merge, reporter=reporter)
+                               manifest=manifest, merge=merge, reporter=reporter, semantic=semantic)
     if output_file is not None:
         output_file.parent.mkdir(parents=True, exist_ok=True)
         output_file.write_text(render(report, fmt.value) + "\n")

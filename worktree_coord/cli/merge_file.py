@@ -2,7 +2,9 @@
 
 Thin face over `worktree_coord.merge.merge_file`: reads three files, writes the result (stdout,
 `--output F`, or into LEFT with `--git`, as git's merge driver contract asks), exits 0 when clean,
-1 when conflicts remain, 2 on bad input.
+1 when conflicts remain (a semantic finding included, under `--semantic block`, the default), 2 on
+bad input. A semantic finding (a name one side removed that the other side's new lines use) adds no
+markers: it is reported on stderr (and in `--json`), the merged bytes are written as merged.
 
 Conflict markers carry labels like `git merge-file -L ours -L base -L theirs`: the block under
 `<<<<<<<` is LEFT (git's "ours": the side being merged into). As a driver, git passes its own
@@ -24,6 +26,7 @@ from typing import Optional
 import typer
 
 from ..errors import EXIT_CONFLICT, EXIT_OK, GitError, NotFoundError, UsageError
+from ..merge.result import SemanticMode
 from . import app
 from .output import emit
 
@@ -71,6 +74,9 @@ def merge_file_command(
     label: list[str] = typer.Option([], "--label", "-L", help="Conflict marker labels, as for `git merge-file`: "
                                     "ours (LEFT), then base, then theirs (RIGHT); up to 3."),
     timeout: float = typer.Option(10.0, "--timeout", help="Seconds allowed for the structured merge."),
+    semantic: str = typer.Option("block", "--semantic", metavar="block|warn|off",
+                                 help="A name one side removed that the other side's new lines use: a conflict "
+                                      "(block, exit 1), a warning on stderr (warn), or not checked (off)."),
     json_mode: bool = typer.Option(False, "--json", help="Print one JSON object."),
 ) -> None:
     """Three-way merge of one file; exit 0 clean, 1 conflicts, 2 bad input."""
@@ -84,8 +90,9 @@ def merge_file_command(
 
     labels = _labels(label, git)
     data = [_read(base, "BASE"), _read(left, "LEFT"), _read(right, "RIGHT")]
+    mode = SemanticMode.parse(semantic)
     result = merge_one(data[0], data[1], data[2], path or left, marker_size=marker_size,
-                       labels=labels, timeout=timeout)  # type: ignore[arg-type]
+                       labels=labels, timeout=timeout, semantic=mode)  # type: ignore[arg-type]
     target = left if git else output
     if target:
         Path(target).write_bytes(result.merged)
@@ -102,9 +109,14 @@ def merge_file_command(
     elif not target:
         sys.stdout.buffer.write(result.merged)
         sys.stdout.flush()
-    if not json_mode and not result.clean:
-        places = ", ".join(f"{c.declaration or 'file'} (lines {c.start_line}-{c.end_line})" for c in result.conflicts)
-        sys.stderr.write(f"wtc merge-file: {len(result.conflicts)} conflict(s) in {path or left}: {places}\n")
+    marked = [c for c in result.conflicts if c.finding is None]
+    if not json_mode and marked:
+        places = ", ".join(f"{c.declaration or 'file'} (lines {c.start_line}-{c.end_line})" for c in marked)
+        sys.stderr.write(f"wtc merge-file: {len(marked)} conflict(s) in {path or left}: {places}\n")
+    if not json_mode:
+        for finding in result.semantic:
+            what = "semantic conflict" if mode is SemanticMode.BLOCK else "semantic warning"
+            sys.stderr.write(f"wtc merge-file: {what}: {finding.message}\n")
     raise typer.Exit(EXIT_OK if result.clean else EXIT_CONFLICT)
 
 

@@ -48,6 +48,9 @@ def task_finished(r: TaskFinished) -> str:
     for item in r.reserved:
         lines.append(f"  reserved  {item['path']} ({item['status']}): kept aside for consolidation")
     for c in r.conflicts:
+        if c.get("semantic"):
+            lines.append(f"  conflict  {_semantic_line(c['semantic'])}")
+            continue
         where = f" in {c['declaration']}" if c.get("declaration") else ""
         lines.append(f"  conflict  {c['path']}{where} lines {c.get('start_line')}-{c.get('end_line')} ({c['kind']})"
                      + (f"; last changed by {', '.join(c['last_changed_by'])}" if c.get("last_changed_by") else ""))
@@ -72,9 +75,23 @@ def task_updated(r: TaskUpdated) -> str:
         for marker in r.markers:
             lines.append(f"  {marker['marker']} {marker['label']:<24} {marker['holds']}")
         lines.append(f"  then: wtc task finish {r.task} --run {r.run}")
+    elif r.semantic:
+        what = "conflict" if r.exit_code else "warning"
+        lines.append(f"  merged cleanly line by line, but names broke ({len(r.semantic)} semantic {what}(s)):")
+        lines += [f"    {_semantic_line(f)}" for f in r.semantic]
+        lines.append(f"  fix the use(s), then: wtc task finish {r.task} --run {r.run}")
     else:
         lines.append(f"  merged cleanly; finish again to land it: wtc task finish {r.task} --run {r.run}")
     return "\n".join(lines)
+
+
+def _semantic_line(f: dict) -> str:  # type: ignore[type-arg]
+    """A semantic finding on one line, with both tasks when known."""
+    tasks = [f"{role} by task {f[key]}" for role, key in (("removed", "removed_by_task"), ("used", "used_by_task"))
+             if f.get(key)]
+    return (f"{f['use_path']}:{f['use_line']} uses {f['name']} ({f['kind']} at {f['definition_path']}:"
+            f"{f['definition_line']} in the base), removed or renamed on the other side (semantic)"
+            + (f"; {', '.join(tasks)}" if tasks else ""))
 
 
 def merge_report(r: MergeReport) -> str:
@@ -103,6 +120,9 @@ def run_report(r: RunReport) -> str:
                      + (f" {item['spec']}" if item.get("spec") else "")
                      + f" in {item['manifest']} (task {item['task']}){why}")
     for c in r.conflicts:
+        if c.get("semantic"):
+            lines.append(f"  conflict  {_semantic_line(c['semantic'])}")
+            continue
         lines.append(f"  conflict  {c['path']} {c.get('declaration') or ''} (task {c['task']})")
     for v in r.verification:
         lines.append(f"  verify    {v['task']}: {'ok' if v['ok'] else 'FAILED'} `{v['command']}`")

@@ -19,6 +19,7 @@ from ..errors import NotFoundError, UsageError
 from ..events import NullReporter, Reporter
 from ..gitrepo import GitRepo
 from ..integrate import Integrator
+from ..merge.result import SemanticMode
 from ..model import RunRecord, TaskRecord, validate_name
 from ..store import SQLiteStore, Store
 
@@ -81,6 +82,10 @@ class CoordinatorBase:
         """A place in the machine-wide queue for heavy work (merges, verification, relocks)."""
         return admission.admitted(self.store, "heavy", limit=self.config.max_parallel or admission.default_limit(),
                                   timeout=self.config.wait_timeout)
+
+    def _semantic_mode(self, run: RunRecord) -> SemanticMode:
+        """The run's `--semantic`, else the configuration's `semantic-check` (default block)."""
+        return SemanticMode.parse(run.options.get("semantic") or self.config.semantic_check)
 
     def _integrator(self) -> Integrator:
         if self._integrator_instance is None:

@@ -49,8 +49,13 @@ class LandingOperations(CoordinatorBase):
             tasks.append({"task": task.task_id, "state": task.state.value, "branch": task.branch, "head": task.head,
                           "merge_commit": merge.get("merge_commit"),
                           "files": [c["path"] for c in task.result.get("changed", [])]})
-            if task.state is TaskState.MERGED and merge.get("verification"):
-                checks.append({"task": task.task_id} | merge["verification"])
+            if task.state is TaskState.MERGED:
+                if merge.get("verification"):
+                    checks.append({"task": task.task_id} | merge["verification"])
+                for finding in merge.get("semantic", []):   # the run's semantic check warned
+                    warnings.append(f"semantic: task {task.task_id}: {finding['message']}"
+                                    + (f" (removed by task {finding['removed_by_task']})"
+                                       if finding.get("removed_by_task") not in (None, task.task_id) else ""))
             elif task.state is TaskState.CONFLICT:
                 conflicts += [{"task": task.task_id} | c for c in task.result.get("conflicts", [])]
             elif task.state is TaskState.FAILED and task.result.get("verification"):

@@ -14,13 +14,19 @@ Invariants:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 from ..boundary import matches
 from ..boundary.globs import literal_prefix
 from ..integrate import IntegrationResult, Resolver, labelled_resolver
 from ..integrate import MERGE_IDENTITY, mergeable_commit, signature, structured_resolver  # noqa: F401 (re-exported)
+from ..merge.result import SemanticFinding
 from ..model import TaskRecord
+
+if TYPE_CHECKING:
+    import pygit2
+
+    from ..integrate import TreeCheck
 
 EXCERPT_LINES = 12
 
@@ -35,18 +41,71 @@ def update_resolver(run: str, task: str) -> Resolver:
     return labelled_resolver(f"task {task}", f"integration {run}")
 
 
-def conflict_report(result: IntegrationResult, merged_tasks: Iterable[TaskRecord]) -> list[dict[str, Any]]:
-    """One entry per conflict: path, declaration, lines, the three versions, and which merged tasks
-    last changed that file (most recent first)."""
+def semantic_check(task: str, pending: Mapping[str, str] | None = None) -> TreeCheck:
+    """The semantic check of a task's merge into integration (merge.check_tree_merge), the sides
+    labelled `integration` and the task's name. `pending` ({base, ours, theirs} commits) is the
+    merge `wtc task update` made and found names broken in: once the task's branch holds that
+    merge, integration's removal is behind the merge base and the queue's own three-way view no
+    longer sees it, so that merge is checked again with the queue's merged tree as its result
+    (what the agent fixed since is in it)."""
+    def check(repo: pygit2.Repository, base: pygit2.Oid, tip: pygit2.Oid, task_commit: pygit2.Oid,
+              tree: pygit2.Oid) -> tuple[SemanticFinding, ...]:
+        from ..merge import check_tree_merge
+
+        found = list(check_tree_merge(repo, base, tip, task_commit, tree, labels=("integration", "base", task)))
+        if pending:
+            again = check_tree_merge(repo, pending["base"], pending["ours"], pending["theirs"], tree,
+                                     labels=(task, "base", "integration"))
+            seen = {(f.use_path, f.use_line, f.name) for f in found}
+            found += [f for f in again if (f.use_path, f.use_line, f.name) not in seen]
+        return tuple(found)
+    return check
+
+
+def semantic_report(findings: Iterable[SemanticFinding], task: str, merged_tasks: Iterable[TaskRecord]
+                    ) -> list[dict[str, Any]]:
+    """Each finding with the two tasks named where known: `used_by_task`/`removed_by_task` is the
+    task being merged on its side, and on the integration side the merged task that last changed
+    the file (the definition's for a removal, the use's for a use), from the integration history."""
+    touched = _last_changed(merged_tasks)
+    out = []
+    for finding in findings:
+        row = finding.to_json()
+        for role, path in (("removed_by", finding.definition_path), ("used_by", finding.use_path)):
+            side = getattr(finding, role)
+            row[f"{role}_task"] = task if side == task else (touched.get(path) or [None])[0]
+        out.append(row)
+    return out
+
+
+def _last_changed(merged_tasks: Iterable[TaskRecord]) -> dict[str, list[str]]:
+    """path -> the merged tasks that changed it, most recent merge first."""
     touched: dict[str, list[str]] = {}
     ordered = sorted(merged_tasks, key=lambda t: (t.result.get("merge", {}).get("at", 0), t.task_id), reverse=True)
     for task in ordered:
         for change in task.result.get("changed", []):
             touched.setdefault(change["path"], []).append(task.task_id)
+    return touched
+
+
+def conflict_report(result: IntegrationResult, merged_tasks: Iterable[TaskRecord], task: str = ""
+                    ) -> list[dict[str, Any]]:
+    """One entry per conflict: path, declaration, lines, the three versions, and which merged tasks
+    last changed that file (most recent first); a semantic conflict also carries its finding
+    (`semantic`: the name, the definition's old place, the new use, and both tasks)."""
+    merged_tasks = list(merged_tasks)
+    touched = _last_changed(merged_tasks)
     report: list[dict[str, Any]] = []
     for item in result.conflicts:
         blocks = item.resolution.conflicts if item.resolution is not None else ()
         base = {"path": item.path, "kind": item.kind, "last_changed_by": touched.get(item.path, [])}
+        if item.kind == "semantic":
+            findings = [b.finding for b in blocks if b.finding is not None]
+            for block, row in zip(blocks, semantic_report(findings, task, merged_tasks)):
+                report.append(base | {"declaration": block.declaration, "start_line": block.start_line,
+                                      "end_line": block.end_line, "base": _excerpt(block.base), "ours": "",
+                                      "theirs": block.theirs, "semantic": row})
+            continue
         if not blocks:
             report.append(base | {"declaration": "", "start_line": None, "end_line": None,
                                   "base": "", "ours": "", "theirs": ""})

@@ -22,6 +22,7 @@ from ..crashpoints import crash_point
 from ..errors import BusyError, StateError, UsageError, WtcError
 from ..store.idempotency import Outcome, default_key, run_once, variant_key
 from ..integrate import IntegrationResult, IntegrationState, StaleRef, fast_forward
+from ..merge.result import SemanticMode
 from ..model import RunRecord, TaskRecord, TaskState
 from ..results import (MergeReport, TaskFinished)
 from .verification import VerifyResult, verify_commit
@@ -54,12 +55,14 @@ class MergeOperations(CoordinatorBase):
             outcome = self._integrator().merge_into(
                 f"refs/heads/{run.integration_ref}", self._mergeable(task), run.base,
                 message=self._merge_message(run, task), author=queue.signature(),
-                resolve=queue.integration_resolver(run.run_id, task.task_id))
+                resolve=queue.integration_resolver(run.run_id, task.task_id),
+                **self._semantic(run, task))
         if outcome.state is IntegrationState.CONFLICT:
             return self._record_conflict(run, task, outcome)
         return self._record_merged(run, task, outcome.merge_commit, outcome.old_tip, outcome.new_tip,
                                    path=outcome.path.value, resolved=list(outcome.resolved),
-                                   already=outcome.state is IntegrationState.ALREADY_MERGED)
+                                   already=outcome.state is IntegrationState.ALREADY_MERGED,
+                                   findings=self._findings(run, task, outcome))
 
     def _check_integration(self, run: RunRecord) -> str:
         """The integration tip, refusing (and saying how to repair) when someone deleted it or moved
@@ -94,15 +97,36 @@ class MergeOperations(CoordinatorBase):
     def _verify_command(self, run: RunRecord, explicit: str | None) -> str | None:
         return explicit or run.options.get("verify") or self.config.verify
 
+    def _semantic(self, run: RunRecord, task: TaskRecord) -> dict[str, Any]:
+        """The semantic check arguments of `merge_into` for this run (none when it is off)."""
+        mode = self._semantic_mode(run)
+        if mode is SemanticMode.OFF:
+            return {}
+        return {"check": queue.semantic_check(task.task_id, task.result.get("pending_semantic")),
+                "check_blocks": mode is SemanticMode.BLOCK}
+
+    def _findings(self, run: RunRecord, task: TaskRecord, outcome: IntegrationResult) -> list[dict[str, Any]]:
+        """Non-blocking semantic findings of a merge, with both tasks named where known."""
+        if not outcome.findings:
+            return []
+        return queue.semantic_report(outcome.findings, task.task_id,
+                                     self.store.list_tasks(run.run_id, [TaskState.MERGED]))
+
     def _record_conflict(self, run: RunRecord, task: TaskRecord, outcome: IntegrationResult) -> TaskFinished:
         merged = self.store.list_tasks(run.run_id, [TaskState.MERGED])
-        conflicts = queue.conflict_report(outcome, merged)
+        conflicts = queue.conflict_report(outcome, merged, task.task_id)
         base_result = {k: v for k, v in task.result.items() if k not in ("conflicts", "merge", "verification", "reason")}
+        notes = []
+        if any(c["kind"] != "semantic" for c in conflicts):
+            notes.append(f"run `wtc task update {task.task_id} --run {run.run_id}` to get the "
+                         "integration tip into a worktree with conflict markers, resolve, then finish again")
+        if any(c["kind"] == "semantic" for c in conflicts):
+            notes.append("a semantic conflict has no markers: the merge is clean line by line, but the task's "
+                         "new code uses a name the other side removed or renamed (or the other way round); "
+                         f"after `wtc task update {task.task_id} --run {run.run_id}`, use the name that "
+                         "replaced it (or restore it), then finish again")
         result = TaskFinished.from_json(base_result, state=TaskState.CONFLICT.value, exit_code=1,
-                                        conflicts=conflicts, replayed=False,
-                                        notes=[f"run `wtc task update {task.task_id} --run {run.run_id}` to get the "
-                                               "integration tip into a worktree with conflict markers, resolve, "
-                                               "then finish again"])
+                                        conflicts=conflicts, replayed=False, notes=notes)
         self.store.update_task(run.run_id, task.task_id, state=TaskState.CONFLICT,
                                result=result.to_json() | self._carry(task))
         self.store.log_event(run.run_id, task.task_id, "task.conflict",
@@ -112,14 +136,18 @@ class MergeOperations(CoordinatorBase):
 
     def _record_merged(self, run: RunRecord, task: TaskRecord, merge_commit: str | None, old_tip: str,
                        new_tip: str, *, path: str, resolved: list[str], already: bool,
-                       verification: dict[str, Any] | None = None) -> TaskFinished:
+                       verification: dict[str, Any] | None = None,
+                       findings: list[dict[str, Any]] | None = None) -> TaskFinished:
         merge_info = {"merge_commit": merge_commit, "old_tip": old_tip, "new_tip": new_tip, "path": path,
                       "resolved": resolved, "at": time.time(), "already": already}
         if verification is not None:
             merge_info["verification"] = verification
+        if findings:
+            merge_info["semantic"] = findings   # warnings (the run's semantic check is `warn`)
         base_result = {k: v for k, v in task.result.items() if k not in ("conflicts", "merge", "verification", "reason")}
+        notes = list(base_result.get("notes", [])) + [f"semantic warning: {f['message']}" for f in findings or []]
         result = TaskFinished.from_json(base_result, state=TaskState.MERGED.value, exit_code=0, merge=merge_info,
-                                        conflicts=[], replayed=False)
+                                        conflicts=[], replayed=False, notes=notes)
         self.store.update_task(run.run_id, task.task_id, state=TaskState.MERGED,
                                result=result.to_json() | self._carry(task))
         crash_point("merge.after_record")
@@ -147,7 +175,7 @@ class MergeOperations(CoordinatorBase):
     @staticmethod
     def _carry(task: TaskRecord) -> dict[str, Any]:
         """Bookkeeping that follows a task through its states (not part of the public result)."""
-        return {k: task.result[k] for k in ("since", "mergeable", "pending_markers", "verify_command")
+        return {k: task.result[k] for k in ("since", "mergeable", "pending_markers", "pending_semantic", "verify_command")
                 if k in task.result}
 
     def _candidate_ref(self, run: RunRecord, name: str) -> str:
@@ -180,7 +208,8 @@ class MergeOperations(CoordinatorBase):
                 with self._heavy("merge"):
                     outcome = integrator.merge_into(candidate, self._mergeable(task), run.base,
                                                     message=self._merge_message(run, task), author=queue.signature(),
-                                                    resolve=queue.integration_resolver(run.run_id, task.task_id))
+                                                    resolve=queue.integration_resolver(run.run_id, task.task_id),
+                                                    **self._semantic(run, task))
                 if outcome.state is IntegrationState.CONFLICT:
                     return self._record_conflict(run, task, outcome)
                 check = self._verify(run, outcome.new_tip, command)
@@ -193,7 +222,8 @@ class MergeOperations(CoordinatorBase):
                     continue  # integration moved while we verified: build and verify again
                 return self._record_merged(run, task, outcome.merge_commit, tip, outcome.new_tip,
                                            path=outcome.path.value, resolved=list(outcome.resolved),
-                                           already=False, verification=check.to_json())
+                                           already=False, verification=check.to_json(),
+                                           findings=self._findings(run, task, outcome))
         finally:
             self.git.delete_ref(candidate)
 
@@ -219,7 +249,8 @@ class MergeOperations(CoordinatorBase):
                         outcome = integrator.merge_into(candidate, self._mergeable(task), run.base,
                                                         message=self._merge_message(run, task),
                                                         author=queue.signature(),
-                                                        resolve=queue.integration_resolver(run.run_id, task.task_id))
+                                                        resolve=queue.integration_resolver(run.run_id, task.task_id),
+                                                        **self._semantic(run, task))
                     if outcome.state is IntegrationState.CONFLICT:
                         results.append(self._record_conflict(run, task, outcome))
                     elif outcome.state is IntegrationState.MERGED:
@@ -256,7 +287,8 @@ class MergeOperations(CoordinatorBase):
                         results.append(self._record_merged(
                             run, task, outcome.merge_commit, outcome.old_tip, outcome.new_tip,
                             path=outcome.path.value, resolved=list(outcome.resolved), already=False,
-                            verification=checks[len(stack) if culprit is None else good].to_json()))
+                            verification=checks[len(stack) if culprit is None else good].to_json(),
+                            findings=self._findings(run, task, outcome)))
                 if culprit is not None:
                     task, _ = stack[culprit]
                     results.append(self._record_failed_verification(run, task, checks[culprit + 1]))

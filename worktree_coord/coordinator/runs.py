@@ -6,6 +6,7 @@ import os
 import time
 
 from ..errors import UsageError
+from ..merge.result import SemanticMode
 from ..store.idempotency import Outcome, default_key, run_once
 from ..model import RunRecord, RunState, validate_name
 from ..results import (RunStarted, RunStatus)
@@ -17,9 +18,11 @@ class RunOperations(CoordinatorBase):
     """Starting runs and reading their state."""
 
     def start_run(self, run_id: str | None = None, base: str = "HEAD", *, verify: str | None = None,
-                  key: str | None = None) -> RunStarted:
+                  semantic: str | None = None, key: str | None = None) -> RunStarted:
         """Pin `base` and create the run's integration branch at it. `verify` is a shell command every
-        merge candidate must pass (in a scratch worktree) before the integration branch moves."""
+        merge candidate must pass (in a scratch worktree) before the integration branch moves.
+        `semantic` (block, warn, off) says what a semantic finding does to the run's merges; the
+        configuration's `semantic-check` (default block) when not given."""
         if run_id is None:
             if key is not None:
                 existing = self.store.get_record(key)
@@ -28,7 +31,9 @@ class RunOperations(CoordinatorBase):
             run_id = run_id or time.strftime("run-%Y%m%d-%H%M%S-") + os.urandom(2).hex()
         validate_name("run", run_id)
         sha = self.git.resolve_commit(base)
-        request = {"run": run_id, "base": sha, "verify": verify}
+        if semantic is not None:
+            semantic = SemanticMode.parse(semantic).value
+        request = {"run": run_id, "base": sha, "verify": verify} | ({"semantic": semantic} if semantic else {})
 
         def body() -> Outcome:
             integration = f"wtc/{run_id}/integration"
@@ -48,7 +53,7 @@ class RunOperations(CoordinatorBase):
                         f"branch {integration} already exists at {str(current)[:12]} but no run {run_id!r} is recorded",
                         fix=f"choose another --run id, or delete the branch (git branch -D {integration})",
                     )
-            options = {"verify": verify} if verify else {}
+            options = ({"verify": verify} if verify else {}) | ({"semantic": semantic} if semantic else {})
             self.store.create_run(RunRecord(run_id, sha, integration, RunState.OPEN, time.time(), options))
             self.store.log_event(run_id, None, "run.started", {"base": sha})
             self.reporter.event("run.started", run=run_id, base=sha)

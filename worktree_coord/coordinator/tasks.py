@@ -23,6 +23,7 @@ from ..errors import BusyError, StateError, UsageError
 from ..gitrepo import GitRepo
 from ..integrate import FileToResolve, Resolver
 from ..store.idempotency import Outcome, default_key, run_once, variant_key
+from ..merge.result import SemanticMode
 from ..model import Boundary, RunRecord, TaskRecord, TaskState, validate_name
 from ..results import (TaskAbandoned, TaskFinished,
                       TaskStarted, TaskUpdated)
@@ -282,7 +283,7 @@ class TaskOperations(CoordinatorBase):
         mergeable = queue.mergeable_commit(self.git.repo, tip, since, [r["path"] for r in reserved], task_id)
         self.store.update_task(run.run_id, task_id, state=state, head=tip, finished_at=time.time(),
                                result=result.to_json() | {"since": since, "mergeable": mergeable}
-                               | {k: task.result[k] for k in ("verify_command",) if k in task.result})
+                               | {k: task.result[k] for k in ("verify_command", "pending_semantic") if k in task.result})
         crash_point("finish.after_record")
         self.store.log_event(run.run_id, task_id, f"task.{state.value}", {"commit": tip, "files": len(changed)})
         self._drop_worktree(task)
@@ -380,6 +381,7 @@ class TaskOperations(CoordinatorBase):
         if not self._worktree_problems(task, path):
             self.git.commit_all(path, f"wtc: {task_id} work before update", name, email)
         tip = self.git.ref_target(f"refs/heads/{run.integration_ref}") or run.base
+        before = self.git.ref_target(f"refs/heads/{task.branch}")
         conflicted = self.git.merge_into_worktree(path, tip, f"wtc: update {task_id} onto {run.integration_ref}",
                                                   name, email)
         unresolved = []
@@ -391,12 +393,37 @@ class TaskOperations(CoordinatorBase):
         if conflicted and not unresolved:
             self.git.commit_all(path, f"wtc: update {task_id} onto {run.integration_ref} (structured merge)", name, email)
         unresolved = sorted(set(unresolved) | set(still_marked))
-        result = TaskUpdated(exit_code=1 if unresolved else 0, run=run.run_id, task=task_id, state=task.state.value,
-                             worktree=str(path), integration_tip=tip, conflicted_paths=unresolved,
-                             merged_cleanly=not unresolved, markers=update_markers(run.run_id, task_id))
-        self.store.update_task(run.run_id, task_id, result=task.result | {"pending_markers": unresolved})
+        findings, pending = ([], None) if unresolved else self._update_findings(run, task, before, tip)
+        blocking = bool(findings) and self._semantic_mode(run) is SemanticMode.BLOCK
+        result = TaskUpdated(exit_code=1 if unresolved or blocking else 0, run=run.run_id, task=task_id,
+                             state=task.state.value, worktree=str(path), integration_tip=tip,
+                             conflicted_paths=unresolved, merged_cleanly=not unresolved,
+                             markers=update_markers(run.run_id, task_id), semantic=findings)
+        kept = dict(task.result)
+        if self.git.ref_target(f"refs/heads/{task.branch}") != before:   # a new merge: its findings now
+            kept.pop("pending_semantic", None)
+            if blocking and pending:
+                kept["pending_semantic"] = pending   # the queue checks that merge again at the next finish
+        self.store.update_task(run.run_id, task_id, result=kept | {"pending_markers": unresolved})
         self.store.log_event(run.run_id, task_id, "task.updated", {"integration": tip, "conflicts": unresolved})
         return result
+
+    def _update_findings(self, run: RunRecord, task: TaskRecord, before: str | None, tip: str
+                         ) -> tuple[list[dict[str, Any]], dict[str, str] | None]:
+        """The semantic check of the merge `task update` just committed (the task's branch before it,
+        integration's tip, the merge): a name integration removed that the task's new code uses, or
+        the other way round. The merge stays; the agent fixes the use (exit 1 when blocking). Also
+        the merge's three commits, kept as `pending_semantic` so the queue checks them again at the
+        next finish (queue.semantic_check)."""
+        after = self.git.ref_target(f"refs/heads/{task.branch}")
+        if self._semantic_mode(run) is SemanticMode.OFF or before is None or after in (None, before):
+            return [], None
+        base = self.git.merge_base(before, tip)
+        from ..merge import check_tree_merge
+
+        found = check_tree_merge(self.git.repo, base, before, tip, after, labels=(task.task_id, "base", "integration"))
+        report = queue.semantic_report(found, task.task_id, self.store.list_tasks(run.run_id, [TaskState.MERGED]))
+        return report, {"base": str(base), "ours": before, "theirs": tip}
 
     def abandon_task(self, run_id: str, task_id: str, *, key: str | None = None) -> TaskAbandoned:
         """Drop the worktree and keep the branch (with any uncommitted work snapshotted onto it)."""

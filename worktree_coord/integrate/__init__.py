@@ -13,8 +13,8 @@ store. Pipeline of one merge (engine.py has the details and the invariants):
     refs.py       compare-and-swap of the ref; fast_forward for `land`
 
 Public API:
-    merge_into(repo, ref, task_commit, base, *, message, author, committer=None, resolve=None)
-        -> IntegrationResult
+    merge_into(repo, ref, task_commit, base, *, message, author, committer=None, resolve=None,
+               check=None, check_blocks=True) -> IntegrationResult
     already_merged(repo, ref, task_commit) -> bool
     fast_forward(repo, target_ref, new, expected_old, *, message=...) -> FastForwardResult
     Integrator(repo)           the same as methods, for callers that manage their own instances
@@ -25,6 +25,11 @@ ours, theirs as bytes; ours = integration, theirs = task) and returning a mappin
 (worktree_coord.merge.result). Paths missing from the mapping, or not clean, stay conflicted.
 Only content and add/add conflicts of regular files are offered; modify/delete, type changes and
 submodules are reported as conflicts without asking.
+
+The check contract (`check=`): a callable taking (repo, merge base, tip, task commit, merged tree)
+and returning semantic findings (worktree_coord.merge.result.SemanticFinding), run on a clean
+merged tree before the commit is written: blocking (`check_blocks`) they make the merge a
+CONFLICT of kind `semantic`; otherwise they are reported on the MERGED result.
 
 Process model: the module-level functions keep one Integrator per (process, thread, repository)
 and one merge-tree process per (process, repository), so a long-lived coordinator pays the git
@@ -47,7 +52,9 @@ from .result import (
     IntegrationState,
     MergePath,
     StageEntry,
+    TreeCheck,
     TreeMergeOutcome,
+    semantic_conflicts,
 )
 
 __all__ = [
@@ -64,6 +71,7 @@ __all__ = [
     "Resolver",
     "StaleRef",
     "StageEntry",
+    "TreeCheck",
     "TreeMergeOutcome",
     "already_merged",
     "close_all",
@@ -77,6 +85,7 @@ __all__ = [
     "labelled_resolver",
     "mergeable_commit",
     "read_ref",
+    "semantic_conflicts",
     "signature",
     "structured_resolver",
 ]

@@ -13,6 +13,10 @@ One `merge_into` call, in order:
   3. resolve files git left conflicted go to the resolver (default resolve.line_resolve); clean
              results are written into the tree (trees.py). Anything still conflicted: return
              CONFLICT and leave the ref alone.
+     check   with a `check` (the semantic check: merge.check_tree_merge, through the queue), the
+             clean tree is checked against the merge base, the tip and the task; its findings
+             block the merge (CONFLICT, kind `semantic`, the ref left alone) when `check_blocks`,
+             else they ride along on the MERGED result as `findings`.
   4. commit  `create_commit(None, ...)` writes the merge commit (parents: old tip, task) and moves
              nothing. Crash point `merge.after_commit_written`.
   5. publish compare-and-swap of the ref from the old tip (refs.py). If the tip moved meanwhile,
@@ -33,6 +37,7 @@ import time
 import pygit2
 
 from ..crashpoints import crash_point
+from ..merge.result import SemanticFinding
 from ..errors import BusyError, NotFoundError, UsageError
 from .fastpath import GITLINK, SYMLINK, TREE, NotFast, fast_merge_trees
 from .history import IntegrationHistory, TaskHistory, task_history
@@ -44,6 +49,8 @@ from .result import (
     IntegrationResult,
     IntegrationState,
     MergePath,
+    TreeCheck,
+    semantic_conflicts,
 )
 from .trees import update_tree
 
@@ -123,7 +130,8 @@ class Integrator:
     def merge_into(self, ref: str, task_commit: pygit2.Oid | str, base: pygit2.Oid | str, *,
                    message: str, author: pygit2.Signature,
                    committer: pygit2.Signature | None = None,
-                   resolve: Resolver | None = None) -> IntegrationResult:
+                   resolve: Resolver | None = None, check: TreeCheck | None = None,
+                   check_blocks: bool = True) -> IntegrationResult:
         """Merge `task_commit` into `ref` (see the module docstring); returns what happened."""
         started = time.perf_counter()
         timings: dict[str, float] = {}
@@ -170,6 +178,18 @@ class Integrator:
                     return IntegrationResult(
                         IntegrationState.CONFLICT, ref, str(task), str(base_id), str(tip), str(tip),
                         None, str(tree), path, remaining, resolved, attempts, reason, timings)
+            findings: tuple[SemanticFinding, ...] = ()
+            if check is not None:
+                t = time.perf_counter()
+                merge_base = repo.merge_base(tip, task)
+                findings = tuple(check(repo, merge_base, tip, task, tree)) if merge_base else ()
+                timings["semantic"] = timings.get("semantic", 0.0) + _ms(t)
+                if findings and check_blocks:
+                    timings["total"] = _ms(started)
+                    return IntegrationResult(
+                        IntegrationState.CONFLICT, ref, str(task), str(base_id), str(tip), str(tip),
+                        None, str(tree), path, semantic_conflicts(repo, tree, findings), resolved, attempts,
+                        reason, timings, findings=findings)
             t = time.perf_counter()
             commit = repo.create_commit(None, author, committer, message, tree, [tip, task])
             timings["commit"] = timings.get("commit", 0.0) + _ms(t)
@@ -190,7 +210,7 @@ class Integrator:
             timings["total"] = _ms(started)
             return IntegrationResult(
                 IntegrationState.MERGED, ref, str(task), str(base_id), str(tip), str(commit), str(commit),
-                str(tree), path, (), resolved, attempts, reason, timings)
+                str(tree), path, (), resolved, attempts, reason, timings, findings=findings)
 
     # -- steps -----------------------------------------------------------------------------------
     def _tip(self, ref: str) -> pygit2.Oid:
@@ -337,11 +357,12 @@ def _integrator(repo: pygit2.Repository | str | os.PathLike[str]) -> Integrator:
 
 def merge_into(repo: pygit2.Repository | str | os.PathLike[str], ref: str, task_commit: pygit2.Oid | str,
                base: pygit2.Oid | str, *, message: str, author: pygit2.Signature,
-               committer: pygit2.Signature | None = None, resolve: Resolver | None = None
-               ) -> IntegrationResult:
+               committer: pygit2.Signature | None = None, resolve: Resolver | None = None,
+               check: TreeCheck | None = None, check_blocks: bool = True) -> IntegrationResult:
     """Merge `task_commit` into `ref` by compare-and-swap; see `Integrator.merge_into`."""
     return _integrator(repo).merge_into(ref, task_commit, base, message=message, author=author,
-                                        committer=committer, resolve=resolve)
+                                        committer=committer, resolve=resolve, check=check,
+                                        check_blocks=check_blocks)
 
 
 def already_merged(repo: pygit2.Repository | str | os.PathLike[str], ref: str,

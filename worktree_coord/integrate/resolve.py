@@ -45,13 +45,15 @@ def labelled_resolver(ours: str, theirs: str, base: str = LABEL_BASE) -> Resolve
     as a resolver whose conflict markers name where each side came from: `<<<<<<< {ours}` above the
     merge's "ours" (git's sense: the side merged into), `>>>>>>> {theirs}` below the side merged in.
     Each caller names its own sides, so a block's label always matches its content (a task update
-    merges integration into the task: "ours" is the task there, not integration)."""
+    merges integration into the task: "ours" is the task there, not integration). The semantic
+    check is not run file by file here: its callers (the queue, `task update`, `wtc check`) run it
+    once over the whole merged tree (merge.check_tree_merge), which sees every file of the merge."""
     labels = (ours, base, theirs)
 
     def resolve(files: Sequence[FileToResolve]) -> Mapping[str, FileMerge]:
         from ..merge import merge_file
 
-        return {f.path: merge_file(f.base, f.ours, f.theirs, f.path, labels=labels) for f in files}
+        return {f.path: merge_file(f.base, f.ours, f.theirs, f.path, labels=labels, semantic="off") for f in files}
 
     return resolve
 

@@ -9,9 +9,14 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable, Sequence
 
-from ..merge.result import FileMerge
+import pygit2
+
+from ..merge.result import FileMerge, SemanticFinding, Strategy
+
+# The check run on a clean merged tree: (repo, merge base, tip, task, merged tree) -> findings.
+TreeCheck = Callable[[pygit2.Repository, pygit2.Oid, pygit2.Oid, pygit2.Oid, pygit2.Oid], Sequence[SemanticFinding]]
 
 
 class IntegrationState(str, enum.Enum):
@@ -108,6 +113,7 @@ class IntegrationResult:
     attempts: int = 1
     fallback_reason: str = ""
     timings_ms: dict[str, float] = field(default_factory=dict, compare=False, hash=False)
+    findings: tuple[SemanticFinding, ...] = ()   # the semantic check's (conflicts when blocking, else warnings)
 
     @property
     def moved(self) -> bool:
@@ -129,6 +135,7 @@ class IntegrationResult:
             "attempts": self.attempts,
             "fallback_reason": self.fallback_reason,
             "timings_ms": {k: round(v, 3) for k, v in self.timings_ms.items()},
+            "semantic": [f.to_json() for f in self.findings],
         }
 
 
@@ -139,3 +146,24 @@ class FastForwardResult:
     ref: str
     old: str
     new: str
+
+
+def semantic_conflicts(repo: pygit2.Repository, tree: pygit2.Oid, findings: Sequence[SemanticFinding]
+                       ) -> tuple[ConflictedFile, ...]:
+    """Blocking semantic findings as conflicted files (one per file holding a broken use), the
+    merged text as it is (no markers: the merge is fine line by line, the names are not)."""
+    by_path: dict[str, list[SemanticFinding]] = {}
+    for finding in findings:
+        by_path.setdefault(finding.use_path, []).append(finding)
+    out = []
+    root = repo[tree].peel(pygit2.Tree)
+    for path, found in sorted(by_path.items()):
+        try:
+            entry = root[path]
+            text, stage = repo[entry.id].data, StageEntry(entry.filemode, str(entry.id))
+        except KeyError:
+            text, stage = b"", None
+        merge = FileMerge(merged=text, clean=False, strategy=Strategy.TRIVIAL,
+                          conflicts=tuple(f.as_conflict() for f in found))
+        out.append(ConflictedFile(path, None, stage, stage, "semantic", text, merge))
+    return tuple(out)

@@ -7,8 +7,9 @@ lost-binding and duplicate-import checks), `validate` (strict parsers as a secon
 `python_cst` (libcst refinements of Python results: import union, one statement per module),
 `guards` (shapes where the inputs cannot tell the right merge: a clean resolution of git's
 conflicts there is not trusted), `cascade` (the order of attempts and the choice of result), `tree`
-(conflicted index entries of a tree merge resolved file by file). Results are the `result`
-dataclasses.
+(conflicted index entries of a tree merge resolved file by file), `symbols` and `semantic` (the
+post-merge semantic check: names one side removed that the other side's new code uses, in one file
+or across a merge's files). Results are the `result` dataclasses.
 """
 
 from __future__ import annotations
@@ -25,13 +26,20 @@ _LAZY = {
     "Strategy": "result",
     "ResolvedFile": "tree",
     "resolve_conflicted_files": "tree",
+    "check_tree_merge": "tree",
+    "SemanticFinding": "result",
+    "SemanticMode": "result",
+    "FileVersions": "semantic",
+    "check_file": "semantic",
+    "find_broken_names": "semantic",
 }
 
 if TYPE_CHECKING:
     from .cascade import merge_file
     from .line import line_merge
-    from .result import FileMerge, MergeConflict, Strategy
-    from .tree import ResolvedFile, resolve_conflicted_files
+    from .result import FileMerge, MergeConflict, SemanticFinding, SemanticMode, Strategy
+    from .semantic import FileVersions, check_file, find_broken_names
+    from .tree import ResolvedFile, check_tree_merge, resolve_conflicted_files
 
 
 def __getattr__(name: str) -> object:
@@ -45,9 +53,15 @@ def __getattr__(name: str) -> object:
 
 __all__ = [
     "FileMerge",
+    "FileVersions",
     "MergeConflict",
     "ResolvedFile",
+    "SemanticFinding",
+    "SemanticMode",
     "Strategy",
+    "check_file",
+    "check_tree_merge",
+    "find_broken_names",
     "line_merge",
     "merge_file",
     "resolve_conflicted_files",

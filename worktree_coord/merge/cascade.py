@@ -19,12 +19,18 @@ parse with libcst, and no clean result may import a name more often than every i
 (6) a clean result of the structured, data or Python stage where the line merge conflicted passes
 the precision guards (guards.py: shapes where the inputs cannot tell the right merge, like a
 generated file or a forward-port between release lines), else the line merge's conflicts stand.
+(7) a clean result of the line or structured stage goes through the semantic check (semantic.py:
+a name one side removed that the other side's new lines use): with `semantic="block"` (the
+default) each finding is a conflict of kind `semantic` and the result is not clean; with "warn" it
+is a warning and the result stays clean; with "off" the check does not run. The merged bytes are
+never changed by it.
 """
 
 from __future__ import annotations
 
 import time
 from collections import Counter
+from dataclasses import replace
 
 import tree_sitter
 
@@ -33,7 +39,7 @@ from .line import line_merge
 from .markers import has_markers, render_block
 from .members import Unmergeable, declaration_key
 from .profiles import Profile, profile_for_path
-from .result import FileMerge, MergeConflict, Strategy
+from .result import FileMerge, MergeConflict, SemanticMode, Strategy
 from .structured import Conflict, Piece, StructuredMerge, StructuredTimeout, Version
 
 
@@ -173,10 +179,14 @@ def render(pieces: list[Piece], *, marker_size: int, labels: tuple[str, str, str
 
 
 def merge_file(base: bytes, left: bytes, right: bytes, path: str, *, marker_size: int = 7,
-               labels: tuple[str, str, str] = ("ours", "base", "theirs"), timeout: float = 10.0) -> FileMerge:
+               labels: tuple[str, str, str] = ("ours", "base", "theirs"), timeout: float = 10.0,
+               semantic: SemanticMode | str = SemanticMode.BLOCK) -> FileMerge:
     """Three-way merge of one file; labels are (left/ours, base, right/theirs)."""
+    mode = SemanticMode.parse(semantic)
+    parsed: dict[str, tree_sitter.Tree] = {}
     lines: list[FileMerge] = []
-    result = _generic(base, left, right, path, marker_size=marker_size, labels=labels, timeout=timeout, line_out=lines)
+    result = _generic(base, left, right, path, marker_size=marker_size, labels=labels, timeout=timeout, parsed=parsed,
+                      line_out=lines)
     # Hook: Python results of the line or structured stage get the libcst refinements (python_cst).
     if result.language == "python" and result.strategy in (Strategy.LINE, Strategy.STRUCTURED):
         result = python_cst.refine(base, left, right, result)
@@ -186,13 +196,39 @@ def merge_file(base: bytes, left: bytes, right: bytes, path: str, *, marker_size
         why = guards.distrust(profile_for_path(path), base, left, right, lines[0].conflicts)
         if why is not None:
             return _Fallback(lines[0])(why)
+    if mode is not SemanticMode.OFF and result.clean and result.strategy in (Strategy.LINE, Strategy.STRUCTURED,
+                                                                            Strategy.PYTHON):
+        result = with_semantic_check(result, base, left, right, path, labels=labels, mode=mode, trees=parsed)
     return result
 
 
+def with_semantic_check(result: FileMerge, base: bytes, left: bytes, right: bytes, path: str, *,
+                        labels: tuple[str, str, str], mode: SemanticMode,
+                        trees: dict[str, tree_sitter.Tree] | None = None) -> FileMerge:
+    """Step 7: the result with its semantic findings as conflicts (block) or warnings (warn)."""
+    from .semantic import check_file, semantic_profile
+
+    if semantic_profile(path) is None:
+        return result
+    try:
+        findings = check_file(base, left, right, result.merged, path, labels=labels, trees=trees)
+    except Exception as error:  # noqa: BLE001 - the check must never cost a merge its result
+        return replace(result, notes=result.notes + (f"semantic check failed internally "
+                                                     f"({type(error).__name__}: {error})",))
+    if not findings:
+        return result
+    found = tuple(finding.as_conflict() for finding in findings)
+    if mode is SemanticMode.WARN:
+        return replace(result, warnings=result.warnings + found)
+    return replace(result, clean=False, conflicts=result.conflicts + found)
+
+
 def _generic(base: bytes, left: bytes, right: bytes, path: str, *, marker_size: int,
-             labels: tuple[str, str, str], timeout: float, line_out: list[FileMerge] | None = None) -> FileMerge:
-    """The language-independent cascade (module docstring, steps 1-4); the line merge, when one
-    ran, is appended to `line_out`."""
+             labels: tuple[str, str, str], timeout: float, parsed: dict[str, tree_sitter.Tree],
+             line_out: list[FileMerge] | None = None) -> FileMerge:
+    """The language-independent cascade (module docstring, steps 1-4); the trees it parses of the
+    three inputs are left in `parsed` (base, left, right) for the semantic check to reuse, and the
+    line merge, when one ran, is appended to `line_out` (for the precision guards)."""
     profile = profile_for_path(path)
     language = profile.name if profile else None
     if left == right or right == base:
@@ -218,6 +254,7 @@ def _generic(base: bytes, left: bytes, right: bytes, path: str, *, marker_size: 
         return fallback("an input is not UTF-8")
     deadline = time.monotonic() + timeout
     trees = [_parse(profile, data) for data in (base, left, right)]
+    parsed.update(zip(("base", "left", "right"), trees))
     if any(tree.root_node.has_error for tree in trees):
         return fallback("a side does not parse")
     census = [declaration_census(profile, data, tree.root_node) for data, tree in zip((base, left, right), trees)]

@@ -30,6 +30,10 @@ Profile keys:
     that, by node kind; steps join with "."; "*field" maps over named children; "@text" is the
     node's own text; "{?path}" only requires the path; alternatives are separated by "|". When no
     alternative resolves, the node has no key (it stays positional, matched by its text).
+    [semantic] the post-merge semantic check's data (see `SemanticRules`; the check is symbols.py
+    and semantic.py). Its keys and types are validated at load; its query is compiled on first
+    use (a language's query is only paid for when a file of it is checked), and a test compiles
+    every shipped one.
 """
 
 from __future__ import annotations
@@ -65,6 +69,46 @@ class ContainerRule:
 
 
 @dataclass(frozen=True)
+class SemanticRules:
+    """What the semantic check needs to know about a language (`[semantic]` in its profile).
+
+    `tags`: grammar wheels whose shipped `queries/tags.scm` to use, in order (`@definition.<kind>`
+    and `@reference.<kind>` captures, each with a `@name`). `query`: the profile's own patterns,
+    added to the tags: `@binding` (a name a parameter, assignment, loop... binds where it stands),
+    `@import.module` / `@import.name` / `@import.alias` (one imported name: where from, which, bound
+    as), `@import.wildcard` (a star import or re-export: any name may come from it), `@heritage`
+    (a class, or a `scopes` node, that declares bases: its members may be inherited, so a member it
+    no longer defines is not known to be gone), and more definitions or references where the tags
+    miss them.
+    """
+
+    tags: tuple[str, ...] = ()
+    query: str = ""
+    self_receivers: frozenset[str] = frozenset()    # `self.f()`: f is a member of the enclosing class
+    members_in_scope: bool = False                  # a bare `f()` may call a member (Java)
+    module_separator: str = "."                     # between the parts of an imported module's name
+    module_roots: frozenset[str] = frozenset()      # leading parts naming the package root (`crate`)
+    relative_parents: frozenset[str] = frozenset()  # leading parts meaning "up one directory" (`..`, `super`)
+    index_names: frozenset[str] = frozenset()       # files named for their directory (`__init__`, `index`)
+    module_binding: str = "full"                    # `import a.b` binds "a.b" (full) or "b" (last part)
+    package: str = "file"                           # "directory": a directory's files share top-level names (Go)
+    scopes: tuple[tuple[str, str], ...] = ()        # node kind -> field naming the type whose members it holds
+    member_of: tuple[tuple[str, str], ...] = ()     # definition kind -> field naming its type (Go receivers)
+    self_fields: tuple[tuple[str, str], ...] = ()   # definition kind -> field whose name is its `self` (Go receivers)
+    type_names: frozenset[str] = frozenset()        # node kinds naming a type inside those fields
+    globals: frozenset[str] = frozenset()           # names defined everywhere (builtins, prelude)
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self.tags or self.query)
+
+
+_SEMANTIC_KEYS = {"tags", "query", "self_receivers", "members_in_scope", "module_separator",
+                  "module_roots", "relative_parents", "index_names", "module_binding", "package", "scopes",
+                  "member_of", "self_fields", "type_names", "globals"}
+
+
+@dataclass(frozen=True)
 class Profile:
     name: str
     extensions: tuple[str, ...]
@@ -82,6 +126,7 @@ class Profile:
     variant_markers: tuple[str, ...] = ()    # lead text marking a conditional variant (Rust `#[cfg`)
     lazy_annotation_extensions: tuple[str, ...] = ()   # files whose annotations never run (Python stubs)
     lazy_annotation_marker: re.Pattern[bytes] | None = None   # text meaning the same (`from __future__ ...`)
+    semantic: SemanticRules = SemanticRules()   # the semantic check's data; disabled when empty
     binds: str | None = None                 # query source: names members bind (names.py)
 
     def annotations_run(self, path: str, source: bytes) -> bool:
@@ -183,7 +228,8 @@ def _validate(raw: dict[str, Any], source: str) -> Profile:
         check_kind(kind, "repeatable")
     unknown_keys = set(raw) - {"name", "grammar", "grammar_function", "extensions", "filenames", "comments",
                                "terminators", "containers", "declarations", "data", "anchored",
-                               "repeatable", "order_sensitive", "variant_markers", "lazy_annotations", "binds"}
+                               "repeatable", "order_sensitive", "variant_markers", "lazy_annotations", "binds",
+                               "semantic"}
     if unknown_keys:
         raise ConfigError(f"language profile {source}: unknown setting(s) {sorted(unknown_keys)}")
     lazy = raw.get("lazy_annotations", {})
@@ -244,6 +290,59 @@ def _validate(raw: dict[str, Any], source: str) -> Profile:
         variant_markers=tuple(raw.get("variant_markers", [])),
         lazy_annotation_extensions=tuple(lazy.get("extensions", [])), lazy_annotation_marker=marker,
         binds=binds,
+        semantic=_semantic_rules(raw.get("semantic", {}), source, check_kind, check_field),
+    )
+
+
+def _semantic_rules(raw: Any, source: str, check_kind: Callable[[str, str], None],
+                    check_field: Callable[[str, str], None]) -> SemanticRules:
+    """The `[semantic]` table, its keys, types and node kinds checked (the query compiles lazily)."""
+    if not isinstance(raw, dict):
+        raise ConfigError(f"language profile {source}: [semantic] must be a table")
+    unknown = set(raw) - _SEMANTIC_KEYS
+    if unknown:
+        raise ConfigError(f"language profile {source}: unknown [semantic] setting(s) {sorted(unknown)}",
+                          fix=f"use only {sorted(_SEMANTIC_KEYS)}")
+
+    def strings(key: str) -> tuple[str, ...]:
+        value = raw.get(key, [])
+        if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+            raise ConfigError(f"language profile {source}: semantic.{key} must be a list of strings")
+        return tuple(value)
+
+    def text(key: str, default: str, allowed: tuple[str, ...] = ()) -> str:
+        value = raw.get(key, default)
+        if not isinstance(value, str) or (allowed and value not in allowed):
+            raise ConfigError(f"language profile {source}: semantic.{key} must be "
+                              + (" or ".join(repr(a) for a in allowed) if allowed else "a string"))
+        return value
+
+    def kind_to_field(key: str) -> tuple[tuple[str, str], ...]:
+        value = raw.get(key, {})
+        if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+            raise ConfigError(f"language profile {source}: semantic.{key} maps node kinds to field names")
+        for kind, field_name in value.items():
+            check_kind(kind, f"semantic.{key}")
+            check_field(field_name, f"semantic.{key}")
+        return tuple(value.items())
+
+    for wheel in strings("tags"):
+        if not wheel.isidentifier():
+            raise ConfigError(f"language profile {source}: semantic.tags names {wheel!r}, not a module",
+                              fix="name a grammar wheel's module, like tree_sitter_python")
+    for kind in strings("type_names"):
+        check_kind(kind, "semantic.type_names")
+    if not isinstance(raw.get("members_in_scope", False), bool):
+        raise ConfigError(f"language profile {source}: semantic.members_in_scope must be true or false")
+    return SemanticRules(
+        tags=strings("tags"), query=text("query", ""), self_receivers=frozenset(strings("self_receivers")),
+        members_in_scope=raw.get("members_in_scope", False),
+        module_separator=text("module_separator", "."), module_roots=frozenset(strings("module_roots")),
+        relative_parents=frozenset(strings("relative_parents")), index_names=frozenset(strings("index_names")),
+        module_binding=text("module_binding", "full", ("full", "last")),
+        package=text("package", "file", ("file", "directory")), scopes=kind_to_field("scopes"),
+        member_of=kind_to_field("member_of"), self_fields=kind_to_field("self_fields"), type_names=frozenset(strings("type_names")),
+        globals=frozenset(strings("globals")),
     )
 
 

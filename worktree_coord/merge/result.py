@@ -3,6 +3,12 @@
 This is the contract between the merge engine and its callers (the merge queue, `wtc merge-file`,
 the CI check): callers never parse conflict markers to learn what conflicted, they read
 `FileMerge.conflicts`.
+
+A semantic finding (a name one side removed that the other side's new code uses, semantic.py) is
+a `MergeConflict` of kind `semantic` that carries a `SemanticFinding` and has no marker block: the
+merged bytes stay as merged. Blocking (the default), it is one of `conflicts` and the result is not
+`clean`; as a warning it is one of `warnings` and the result stays clean. `has_markers` tells a
+caller whether the merged bytes hold conflict blocks.
 """
 
 from __future__ import annotations
@@ -23,6 +29,67 @@ class Strategy(str, enum.Enum):
     BINARY = "binary"            # not text: no merge attempted, conflict unless trivial
 
 
+class SemanticMode(str, enum.Enum):
+    """What a semantic finding does to a merge: block it (a conflict), warn, or no check at all."""
+
+    BLOCK = "block"
+    WARN = "warn"
+    OFF = "off"
+
+    @classmethod
+    def parse(cls, value: "SemanticMode | str") -> "SemanticMode":
+        try:
+            return cls(value)
+        except ValueError:
+            from ..errors import UsageError
+            raise UsageError(f"semantic check mode {value!r} is not one of block, warn, off",
+                             fix="pass --semantic block|warn|off (or semantic-check = \"block\" in the config)") from None
+
+
+@dataclass(frozen=True)
+class SemanticFinding:
+    """A name the merge broke: defined at the base (`definition_path`, `definition_line`), no longer
+    defined by the side `removed_by`, used by a line the side `used_by` added (`use_path`,
+    `use_line`, in the merged result), and not defined in the merged result. `name` is qualified by
+    its class for a member (`Store.get`); `declaration` is where the use stands."""
+
+    name: str
+    kind: str               # what the definition was: function, class, method, constant, import...
+    definition_path: str
+    definition_line: int
+    use_path: str
+    use_line: int
+    removed_by: str         # the sides' labels (ours/theirs, integration/task, or task names)
+    used_by: str
+    declaration: str = ""
+    definition: str = ""    # the definition's first lines at the base
+    use: str = ""           # the line that uses it, in the merged result
+
+    @property
+    def message(self) -> str:
+        where = f"{self.definition_path}:{self.definition_line}"
+        return (f"{self.use_path}:{self.use_line} uses {self.name} ({self.kind} at {where} in the base), "
+                f"which {self.removed_by} removed or renamed while {self.used_by} added this use")
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "kind": self.kind, "definition_path": self.definition_path,
+                "definition_line": self.definition_line, "use_path": self.use_path, "use_line": self.use_line,
+                "removed_by": self.removed_by, "used_by": self.used_by, "declaration": self.declaration,
+                "definition": self.definition, "use": self.use, "message": self.message}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "SemanticFinding":
+        return cls(**{k: data[k] for k in ("name", "kind", "definition_path", "definition_line", "use_path",
+                                           "use_line", "removed_by", "used_by")},
+                   declaration=data.get("declaration", ""), definition=data.get("definition", ""),
+                   use=data.get("use", ""))
+
+    def as_conflict(self) -> "MergeConflict":
+        """The finding as a conflict of kind `semantic` (lines: the use, in the merged result)."""
+        return MergeConflict(start_line=self.use_line, end_line=self.use_line, declaration=self.declaration,
+                             kind="semantic", base=self.definition, ours="", theirs=self.use, finding=self)
+
+
 @dataclass(frozen=True)
 class MergeConflict:
     """One region left conflicted.
@@ -39,9 +106,10 @@ class MergeConflict:
     base: str = ""               # the three versions of the conflicted region, as text
     ours: str = ""
     theirs: str = ""
+    finding: SemanticFinding | None = None   # kind `semantic`: what broke (no marker block)
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out = {
             "start_line": self.start_line,
             "end_line": self.end_line,
             "declaration": self.declaration,
@@ -50,11 +118,15 @@ class MergeConflict:
             "ours": self.ours,
             "theirs": self.theirs,
         }
+        if self.finding is not None:
+            out["semantic"] = self.finding.to_json()
+        return out
 
 
 @dataclass(frozen=True)
 class FileMerge:
-    """The result of `merge_file`: `merged` holds conflict markers exactly where `conflicts` say."""
+    """The result of `merge_file`: `merged` holds conflict markers exactly where `conflicts` of a
+    kind other than `semantic` say; semantic conflicts (blocking) and warnings have none."""
 
     merged: bytes
     clean: bool
@@ -62,6 +134,17 @@ class FileMerge:
     conflicts: tuple[MergeConflict, ...] = ()
     language: str | None = None
     notes: tuple[str, ...] = field(default=())   # why a stage was skipped or a fallback taken
+    warnings: tuple[MergeConflict, ...] = ()     # semantic findings reported, not blocking
+
+    @property
+    def has_markers(self) -> bool:
+        """Whether `merged` holds conflict blocks (a semantic conflict alone adds none)."""
+        return any(c.kind != "semantic" for c in self.conflicts)
+
+    @property
+    def semantic(self) -> tuple[SemanticFinding, ...]:
+        """Every semantic finding, blocking or not."""
+        return tuple(c.finding for c in self.conflicts + self.warnings if c.finding is not None)
 
     @property
     def conflict_mass(self) -> int:
@@ -74,5 +157,6 @@ class FileMerge:
             "strategy": self.strategy.value,
             "language": self.language,
             "conflicts": [c.to_json() for c in self.conflicts],
+            "warnings": [c.to_json() for c in self.warnings],
             "notes": list(self.notes),
         }

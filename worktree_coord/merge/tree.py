@@ -9,6 +9,11 @@ Rules: deleted on both sides -> deleted; deleted on one side and unchanged on th
 deleted on one side and modified on the other -> conflict (the modified text is kept, never lost);
 added on both sides -> merged against an empty base; symlinks and submodules are never merged
 textually; a mode changed on both sides to different values is a conflict.
+
+`check_tree_merge` runs the semantic check (semantic.py) over a finished tree merge: every file
+either side changed that a language with a semantic query handles, base/ours/theirs/merged read
+from the four trees, so a name one side removed in one file and the other side's new code uses in
+another file is found, as well as within one file git merged cleanly and never offered here.
 """
 
 from __future__ import annotations
@@ -20,7 +25,8 @@ from typing import Any
 import pygit2
 
 from .cascade import merge_file
-from .result import FileMerge, MergeConflict, Strategy
+from .result import FileMerge, MergeConflict, SemanticFinding, SemanticMode, Strategy
+from .semantic import FileVersions, find_broken_names, semantic_profile
 
 _REGULAR = 0o100644
 _SPECIAL = (0o120000, 0o160000)
@@ -60,8 +66,10 @@ def _conflict_whole(text: bytes, kind: str, ours: bytes, theirs: bytes, base: by
 
 def resolve_conflicted_files(repo: pygit2.Repository, entries: Mapping[str, tuple[Any, Any, Any]], *,
                              labels: tuple[str, str, str] = ("ours", "base", "theirs"), marker_size: int = 7,
-                             timeout: float = 10.0) -> dict[str, ResolvedFile]:
-    """Resolve every conflicted path; see the module docstring for the rules."""
+                             timeout: float = 10.0,
+                             semantic: SemanticMode | str = SemanticMode.OFF) -> dict[str, ResolvedFile]:
+    """Resolve every conflicted path; see the module docstring for the rules. The semantic check
+    is off file by file by default: `check_tree_merge` over the merged tree sees the whole merge."""
     out: dict[str, ResolvedFile] = {}
 
     def blob(side: tuple[str, int] | None) -> bytes:
@@ -96,7 +104,7 @@ def resolve_conflicted_files(repo: pygit2.Repository, entries: Mapping[str, tupl
                                                                base_bytes, "symlink or submodule changed on both sides"), o[1])
             continue
         result = merge_file(base_bytes, ours_bytes, theirs_bytes, path, marker_size=marker_size, labels=labels,
-                            timeout=timeout)
+                            timeout=timeout, semantic=semantic)
         if mode is None:
             conflict = MergeConflict(start_line=1, end_line=1, kind="mode", base=oct(base_mode or 0),
                                      ours=oct(o[1]), theirs=oct(t[1]))
@@ -106,3 +114,74 @@ def resolve_conflicted_files(repo: pygit2.Repository, entries: Mapping[str, tupl
             mode = o[1]
         out[path] = ResolvedFile(path, result, mode)
     return out
+
+
+def check_tree_merge(repo: pygit2.Repository, base: pygit2.Oid | str, ours: pygit2.Oid | str,
+                     theirs: pygit2.Oid | str, merged: pygit2.Oid | str, *,
+                     labels: tuple[str, str, str] = ("ours", "base", "theirs")) -> tuple[SemanticFinding, ...]:
+    """The semantic findings of a tree merge: `base`, `ours`, `theirs`, `merged` are trees (or
+    commits, peeled). Only regular files are checked; their versions are read when the check asks
+    for them, so a big side's files the check never needs (most of integration's, against one task)
+    cost a tree lookup and nothing more."""
+    trees = [repo[_oid(x)].peel(pygit2.Tree) for x in (base, ours, theirs, merged)]
+    # Three diffs from the base give every version's blob id: a path a diff does not list is as
+    # it was at the base (no per-path tree lookups, which cost more than the check on big merges).
+    changes = [_changes(trees[0], tree) for tree in trees[1:]]
+    paths = sorted(p for p in set(changes[0]) | set(changes[1]) if semantic_profile(p) is not None)
+    files = []
+    for path in paths:
+        base_side = next((c[path][0] for c in changes if path in c), (None, _REGULAR))
+        versions = [base_side] + [c.get(path, (None, base_side))[1] for c in changes]
+        if all(oid is None or mode in (0o100644, 0o100755) for oid, mode in versions):
+            files.append(_TreeFile(repo, path, [oid for oid, _ in versions]))
+    return find_broken_names(files, labels=labels) if files else ()
+
+
+Side = tuple[pygit2.Oid | None, int]   # a path's blob id (None: absent) and mode in one tree
+
+
+def _changes(old: pygit2.Tree, new: pygit2.Tree) -> dict[str, tuple[Side, Side]]:
+    """path -> (its side in `old`, its side in `new`) for every path the trees differ on."""
+    out: dict[str, tuple[Side, Side]] = {}
+    for delta in old.diff_to_tree(new).deltas:
+        before = (delta.old_file.id, delta.old_file.mode) if delta.status != pygit2.GIT_DELTA_ADDED else (None, 0)
+        after = (delta.new_file.id, delta.new_file.mode) if delta.status != pygit2.GIT_DELTA_DELETED else (None, 0)
+        out[delta.new_file.path or delta.old_file.path] = (before, after)
+    return out
+
+
+class _TreeFile:
+    """One file of a tree merge for the semantic check (semantic.Versions), read on first use."""
+
+    _NAMES = ("base", "left", "right", "merged")
+
+    def __init__(self, repo: pygit2.Repository, path: str, ids: list[pygit2.Oid | None]):
+        self.path = path
+        self._repo = repo
+        self._ids = dict(zip(self._NAMES, ids))
+        self._data: dict[str, bytes | None] = {}
+
+    def version(self, which: str) -> bytes | None:
+        if which not in self._data:
+            oid = self._ids[which]
+            same = next((w for w, known in self._ids.items() if known == oid and w in self._data), None)
+            self._data[which] = (self._data[same] if same else self._repo[oid].data) if oid is not None else None
+        return self._data[which]
+
+    def exists(self, which: str) -> bool:
+        return self._ids[which] is not None
+
+    def same(self, one: str, other: str) -> bool:
+        return self._ids[one] == self._ids[other]
+
+    @property
+    def base(self) -> bytes | None:
+        return self.version("base")
+
+    @property
+    def merged(self) -> bytes | None:
+        return self.version("merged")
+
+
+def _oid(value: pygit2.Oid | str) -> pygit2.Oid:
+    return value if isinstance(value, pygit2.Oid) else pygit2.Oid(hex=str(value))

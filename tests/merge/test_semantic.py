@@ -1,0 +1,74 @@
+"""The semantic check as a library: tree level on real repositories, and the cases it must leave alone."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pygit2
+
+from tests.conftest import git, make_repo, write
+from worktree_coord.merge import FileVersions, check_file, check_tree_merge, find_broken_names
+
+UTIL = b"def parse(text):\n    return text.split()\n"
+APP = b"from pkg.util import parse\n\n\ndef main(text):\n    return text\n"
+APP_USES = APP.replace(b"return text", b"return parse(text)")
+
+
+def _commit(repo: Path, files: dict[str, str | bytes | None], message: str) -> str:
+    for path, data in files.items():
+        if data is None:
+            (repo / path).unlink()
+        else:
+            write(repo, {path: data})
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", message)
+    return git(repo, "rev-parse", "HEAD")
+
+
+def test_a_deleted_module_is_a_removal_of_all_its_names(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo", {"pkg/__init__.py": "", "pkg/util.py": UTIL.decode(), "pkg/app.py": APP.decode()})
+    base = git(repo, "rev-parse", "HEAD")
+    ours = _commit(repo, {"pkg/util.py": None}, "ours: drop util")
+    git(repo, "checkout", "-q", "-b", "theirs", base)
+    theirs = _commit(repo, {"pkg/app.py": APP_USES}, "theirs: parse")
+    handle = pygit2.Repository(str(repo))
+    merged = handle.merge_commits(ours, theirs).write_tree(handle)
+    [finding] = check_tree_merge(handle, base, ours, theirs, merged)
+    assert (finding.name, finding.definition_path, finding.use_path, finding.use_line) == \
+        ("parse", "pkg/util.py", "pkg/app.py", 5)
+    assert (finding.removed_by, finding.used_by) == ("ours", "theirs")
+
+
+def test_no_finding_without_a_removal_or_without_a_new_use() -> None:
+    base = UTIL + b"\n\ndef render(items):\n    return items\n"
+    only_adds = base + b"\n\ndef extra():\n    return parse('a')\n"
+    assert check_file(base, only_adds, base, only_adds, "m.py") == ()
+    removed = b"def render(items):\n    return items\n"
+    edits_elsewhere = base.replace(b"return items", b"return list(items)")
+    merged = removed.replace(b"return items", b"return list(items)")
+    assert check_file(base, removed, edits_elsewhere, merged, "m.py") == ()
+
+
+def test_a_version_that_does_not_parse_gives_no_findings() -> None:
+    base = UTIL + b"\n\ndef render(items):\n    return items\n"
+    broken = b"def render(items:\n    return items\n"      # ours deletes parse but does not parse itself
+    theirs = base.replace(b"return items", b"return parse(items)")
+    merged = broken.replace(b"return items", b"return parse(items)")
+    assert check_file(base, broken, theirs, merged, "m.py") == ()
+
+
+def test_files_without_a_semantic_profile_are_ignored() -> None:
+    files = [FileVersions("notes.txt", b"parse\n", b"", b"parse\nparse()\n", b"parse()\n"),
+             FileVersions("data.json", b'{"a": 1}\n', b"{}\n", b'{"a": 2}\n', b'{"a": 2}\n')]
+    assert find_broken_names(files) == ()
+
+
+def test_ambiguous_module_resolution_is_not_guessed() -> None:
+    # Two files could be `util`: the import `from util import parse` is not resolved to either.
+    util = b"def parse(text):\n    return text\n"
+    app = b"from util import render\n"
+    uses = b"from util import parse, render\n\n\ndef main(text):\n    return parse(text)\n"
+    files = [FileVersions("a/util.py", util, b"", util, b""),
+             FileVersions("b/util.py", util, util, util, util),
+             FileVersions("c/app.py", app, app, uses, uses)]
+    assert find_broken_names(files) == ()

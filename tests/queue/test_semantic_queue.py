@@ -1,0 +1,119 @@
+"""The semantic check in the merge queue: a task whose new code uses a name another task's merge
+removed (in another file) is a conflict of kind `semantic`, naming both tasks; `--semantic warn`
+merges it with a warning, `off` merges it silently."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import git, make_repo, write, wtc
+from worktree_coord.coordinator import Coordinator
+
+UTIL = "def parse(text):\n    return text.split()\n\n\ndef render(items):\n    return ', '.join(items)\n"
+APP = "from pkg.util import render\n\n\ndef main(items):\n    return render(items)\n"
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    return make_repo(tmp_path / "repo", {"pkg/__init__.py": "", "pkg/util.py": UTIL, "pkg/app.py": APP})
+
+
+def _two_tasks(coordinator: Coordinator, run: str, **start: str):
+    coordinator.start_run(run, **start)
+    remover = Path(coordinator.start_task(run, "remove-parse", ["pkg/util.py"]).worktree)
+    user = Path(coordinator.start_task(run, "use-parse", ["pkg/app.py"]).worktree)
+    write(remover, {"pkg/util.py": "def render(items):\n    return ', '.join(items)\n"})
+    write(user, {"pkg/app.py": APP.replace("import render", "import parse, render")
+                 .replace("return render(items)", "return render(parse(items))")})
+    first = coordinator.finish_task(run, "remove-parse")
+    second = coordinator.finish_task(run, "use-parse")
+    return first, second
+
+
+def test_cross_file_finding_blocks_the_merge_and_names_both_tasks(repo: Path) -> None:
+    with Coordinator(repo) as coordinator:
+        first, second = _two_tasks(coordinator, "r1")
+        tip_before = git(repo, "rev-parse", "wtc/r1/integration")
+        assert first.state == "merged"
+        assert second.state == "conflict" and second.exit_code == 1
+        [conflict] = second.conflicts
+        assert conflict["kind"] == "semantic" and conflict["path"] == "pkg/app.py"
+        finding = conflict["semantic"]
+        assert finding["name"] == "parse"
+        assert (finding["definition_path"], finding["definition_line"]) == ("pkg/util.py", 1)
+        assert (finding["use_path"], finding["use_line"]) == ("pkg/app.py", 5)
+        assert finding["removed_by_task"] == "remove-parse" and finding["used_by_task"] == "use-parse"
+        assert any("semantic conflict" in note for note in second.notes)
+        assert git(repo, "rev-parse", "wtc/r1/integration") == tip_before, "a blocked merge leaves the ref alone"
+        # The agent fixes its use and finishes again: it merges.
+        worktree = Path(coordinator.update_task("r1", "use-parse").worktree)
+        write(worktree, {"pkg/app.py": APP.replace("return render(items)", "return render(items.split())")})
+        assert coordinator.finish_task("r1", "use-parse").state == "merged"
+
+
+def test_warn_merges_and_reports_the_finding(repo: Path) -> None:
+    with Coordinator(repo) as coordinator:
+        _, second = _two_tasks(coordinator, "r2", semantic="warn")
+        assert second.state == "merged" and second.exit_code == 0
+        [finding] = second.merge["semantic"]
+        assert finding["name"] == "parse" and finding["removed_by_task"] == "remove-parse"
+        assert any(note.startswith("semantic warning: pkg/app.py:5 uses parse") for note in second.notes)
+        report = coordinator.report("r2")
+        assert any("parse" in warning for warning in report.warnings)
+
+
+def test_off_merges_silently(repo: Path) -> None:
+    with Coordinator(repo) as coordinator:
+        _, second = _two_tasks(coordinator, "r3", semantic="off")
+        assert second.state == "merged" and "semantic" not in second.merge
+
+
+def test_run_start_rejects_an_unknown_mode_and_config_sets_the_default(repo: Path) -> None:
+    code, body = wtc(repo, "run", "start", "--run", "bad", "--semantic", "loud")
+    assert code == 2 and "block, warn, off" in body["error"]["message"]
+    write(repo, {".wtc.toml": 'semantic-check = "warn"\n'})
+    with Coordinator(repo) as coordinator:
+        _, second = _two_tasks(coordinator, "r4")
+        assert second.state == "merged" and second.merge["semantic"]
+
+
+def test_task_update_reports_a_name_integration_removed_that_the_task_uses(repo: Path) -> None:
+    with Coordinator(repo) as coordinator:
+        coordinator.start_run("r5")
+        remover = Path(coordinator.start_task("r5", "remove-parse", ["pkg/util.py"]).worktree)
+        user = Path(coordinator.start_task("r5", "use-parse", ["pkg/app.py"]).worktree)
+        write(remover, {"pkg/util.py": "def render(items):\n    return ', '.join(items)\n"})
+        coordinator.finish_task("r5", "remove-parse")
+        write(user, {"pkg/app.py": APP.replace("import render", "import parse, render")
+                     .replace("return render(items)", "return render(parse(items))")})
+        updated = coordinator.update_task("r5", "use-parse")
+        assert updated.exit_code == 1 and updated.merged_cleanly and not updated.conflicted_paths
+        [finding] = updated.semantic
+        assert (finding["name"], finding["use_path"], finding["used_by_task"], finding["removed_by_task"]) == \
+            ("parse", "pkg/app.py", "use-parse", "remove-parse")
+
+
+def test_finishing_after_update_without_fixing_is_still_a_conflict(repo: Path) -> None:
+    with Coordinator(repo) as coordinator:
+        coordinator.start_run("r6")
+        remover = Path(coordinator.start_task("r6", "remove-parse", ["pkg/util.py"]).worktree)
+        user = Path(coordinator.start_task("r6", "use-parse", ["pkg/app.py"]).worktree)
+        write(remover, {"pkg/util.py": "def render(items):\n    return ', '.join(items)\n"})
+        coordinator.finish_task("r6", "remove-parse")
+        write(user, {"pkg/app.py": APP.replace("import render", "import parse, render")
+                     .replace("return render(items)", "return render(parse(items))")})
+        assert coordinator.update_task("r6", "use-parse").exit_code == 1
+        # The update merged integration into the branch: the removal is now behind the merge base,
+        # yet finishing without a fix must not land the broken use.
+        again = coordinator.finish_task("r6", "use-parse")
+        assert again.state == "conflict" and again.conflicts[0]["semantic"]["name"] == "parse"
+        # An update with nothing new to merge keeps the finding pending.
+        user = Path(coordinator.update_task("r6", "use-parse").worktree)
+        with (user / "pkg/app.py").open("a") as handle:
+            handle.write("# still not fixed\n")
+        assert coordinator.finish_task("r6", "use-parse").state == "conflict"
+        user = Path(coordinator.update_task("r6", "use-parse").worktree)
+        write(user, {"pkg/app.py": APP.replace("return render(items)", "return render(items.split())")})
+        assert coordinator.finish_task("r6", "use-parse").state == "merged"

@@ -1,0 +1,493 @@
+"""The post-merge semantic check: names a clean merge broke.
+
+Stage: after a merge (one file, or every file of a tree merge), before its result is called clean.
+Input: per file, its path and the base, left, right and merged bytes (None where the file does not
+exist). Output: `SemanticFinding`s. A finding is a name defined at the base, no longer defined by
+one side (removed, renamed, or its file deleted), used by lines the other side added, and still not
+defined in the merged result; the use may stand in the same file or in another file of the merge
+that imports the name (or, for a language whose directories are packages, like Go, in a file of
+the same directory).
+
+Precision first (a flag that is usually wrong gets turned off, so fewer and surer flags):
+- a use is resolved only where its target is sure: a bare name that no local binding shadows and
+  no builtin (profile `globals`) answers goes to its own file's top level, to the file an import of
+  it names, or (Go) to its directory's files; `self.f()` (profile `self_receivers`) and `C.f()`,
+  for a class C of the file, go to the members of that class; a call on any other object is never
+  resolved (its type is unknown), nor a name imported from a module no file of the merge is; a Go
+  method's receiver (profile `self_fields`) counts as `self`;
+- a member is never flagged when its class declares bases (it may be inherited), a top-level name
+  never when the file has a star import or re-export;
+- the side that added the use must still define the name (else it broke it itself), and the
+  merged file must not: any definition, binding or import of it at that level counts, so a
+  definition moved elsewhere in the file or re-imported, or added again by the using side, is fine;
+- overloads: a name stays defined while any definition of it remains;
+- a version that does not parse cleanly, is binary or over MAX_BYTES gives no removals and no
+  uses (nothing is guessed).
+Names, kinds and scopes come from symbols.py (the grammar wheels' tags queries and the profile's
+data); nothing here is language-specific.
+"""
+
+from __future__ import annotations
+
+import bisect
+import functools
+import posixpath
+import re
+from dataclasses import dataclass
+from typing import Iterable, Iterator, Protocol
+
+import pygit2
+import tree_sitter
+
+from .profiles import Profile, SemanticRules, profile_for_path
+from .result import SemanticFinding
+from .symbols import Definition, Import, Reference, Symbols, extract
+
+_SIDES = ("left", "right")
+_WORDS = re.compile(rb"[A-Za-z_$][\w$]*")
+_EXCERPT_LINES = 6
+MAX_BYTES = 1_000_000   # a version bigger than this gives no removals and no uses
+
+
+class Versions(Protocol):
+    """What the check reads of one file: its path and four versions (None: the file is absent)."""
+
+    path: str
+
+    @property
+    def base(self) -> bytes | None: ...
+
+    @property
+    def merged(self) -> bytes | None: ...
+
+    def version(self, which: str) -> bytes | None: ...
+
+    def exists(self, which: str) -> bool: ...
+
+    def same(self, one: str, other: str) -> bool: ...
+
+
+@dataclass(frozen=True)
+class FileVersions:
+    """One file of a merge: its four versions, None where the file does not exist."""
+
+    path: str
+    base: bytes | None
+    left: bytes | None
+    right: bytes | None
+    merged: bytes | None
+
+    def version(self, which: str) -> bytes | None:
+        return getattr(self, which)
+
+    def exists(self, which: str) -> bool:
+        return self.version(which) is not None
+
+    def same(self, one: str, other: str) -> bool:
+        return self.version(one) == self.version(other)
+
+
+@dataclass(frozen=True)
+class _Removal:
+    path: str
+    definition: Definition
+    side: str
+
+
+@functools.lru_cache(maxsize=65536)
+def semantic_profile(path: str) -> Profile | None:
+    """The profile that gives `path` a semantic check, or None (no profile, or no `[semantic]`)."""
+    profile = profile_for_path(path)
+    return profile if profile is not None and profile.semantic.enabled else None
+
+
+def check_file(base: bytes, left: bytes, right: bytes, merged: bytes, path: str, *,
+               labels: tuple[str, str, str] = ("ours", "base", "theirs"),
+               trees: dict[str, tree_sitter.Tree] | None = None) -> tuple[SemanticFinding, ...]:
+    """The check within one file (`trees`, optional: already parsed versions by name). The other
+    files of the merge are unknown here, so in a language whose directories are packages (Go) a
+    name gone from this file may have moved to another file of the package: only its imports,
+    which are the file's own, are checked."""
+    return find_broken_names([FileVersions(path, base, left, right, merged)], labels=labels, trees=trees,
+                             complete=False)
+
+
+def find_broken_names(files: Iterable[Versions], *, labels: tuple[str, str, str] = ("ours", "base", "theirs"),
+                      trees: dict[str, tree_sitter.Tree] | None = None,
+                      complete: bool = True) -> tuple[SemanticFinding, ...]:
+    """Every name the merge of `files` broke (see the module docstring), in path and line order.
+    `complete`: `files` hold every file either side changed (what a tree merge gives); when not,
+    a package-wide name (Go) gone from one file is not known to be gone from its package."""
+    return _Check([f for f in files if semantic_profile(f.path) is not None], labels, trees or {}, complete).run()
+
+
+class _Check:
+    def __init__(self, files: list[Versions], labels: tuple[str, str, str], trees: dict[str, tree_sitter.Tree],
+                 complete: bool = True):
+        self.files = {f.path: f for f in files}
+        self.complete = complete
+        self.labels = {"left": labels[0], "right": labels[2]}
+        self.trees = trees
+        self._symbols: dict[tuple[str, bytes, bool], Symbols | None] = {}   # (path, bytes, uses)
+        self._trees: dict[tuple[str, bytes], tree_sitter.Tree] = {}
+
+    def symbols(self, path: str, which: str, uses: bool = True) -> Symbols | None:
+        """The symbols of one version (None: absent, or it does not parse cleanly); uses=False
+        asks only for what it defines (a full extraction answers that too)."""
+        versions = self.files[path]
+        data = versions.version(which)
+        if data is None:
+            return None
+        for key in ((data, True), (data, False)) if not uses else ((data, True),):
+            if (path,) + key in self._symbols:
+                return self._symbols[(path,) + key]
+        profile = semantic_profile(path)
+        assert profile is not None
+        if len(data) > MAX_BYTES or b"\x00" in data[:8000]:
+            self._symbols[(path, data, uses)] = None   # too big, or binary: never guessed at
+            return None
+        tree = self._trees.get((path, data))
+        if tree is None:
+            given = self.trees.get(which) if len(self.files) == 1 else None
+            tree = given or tree_sitter.Parser(profile.language).parse(data)
+            self._trees[(path, data)] = tree
+        found = None if tree.root_node.has_error else extract(profile, data, tree, uses=uses)
+        self._symbols[(path, data, uses)] = found
+        return found
+
+    def run(self) -> tuple[SemanticFinding, ...]:
+        removals = list(self.removals())
+        if not removals:
+            return ()
+        found: dict[tuple[str, int, str, str], SemanticFinding] = {}
+        for used_side in _SIDES:
+            mine = [r for r in removals if r.side != used_side]
+            if mine:
+                for finding in self.uses(mine, used_side):
+                    found.setdefault((finding.use_path, finding.use_line, finding.definition_path, finding.name), finding)
+        return tuple(sorted(found.values(), key=lambda f: (f.use_path, f.use_line, f.name)))
+
+    # -- step 1: what each side no longer defines -----------------------------------------------
+    def removals(self) -> Iterator[_Removal]:
+        """Base definitions a side no longer defines. Only a definition whose name's line the side
+        deleted or changed can have gone (a file deleted takes all of them), so a side that only
+        adds lines, or edits inside bodies, costs one diff and nothing else. And a removal only
+        matters when the other side's added lines hold its name: the side that changed more files
+        (integration, against one task) has a file parsed only when the lines it touched there share
+        a word with what the other side added."""
+        counts = {side: sum(not v.same(side, "base") for v in self.files.values()) for side in _SIDES}
+        small = min(_SIDES, key=lambda side: counts[side])
+        used, reach = self.added_names(small)
+        small_dirs = {posixpath.dirname(p) for p, v in self.files.items() if not v.same(small, "base")}
+        for path, versions in self.files.items():
+            if not versions.exists("base"):
+                continue
+            # The bigger side's edits matter only in a file the smaller side's new lines can reach
+            # (the same file, one whose module they name, or a Go file of a directory they changed)
+            # and whose base mentions a name they use: most of its files are never read.
+            big_sides = [side for side in _SIDES if side != small and not versions.same(side, "base")]
+            if not big_sides and versions.same(small, "base"):
+                continue
+            reachable = (not versions.same(small, "base") or self.module_token(path) in reach
+                         or (self.package_wide(path) and posixpath.dirname(path) in small_dirs))
+            if not reachable and versions.same(small, "base"):
+                continue
+            assert versions.base is not None
+            wanted = {side: side not in big_sides or (reachable and any(name in versions.base for name in used))
+                      for side in _SIDES}
+            touched = {side: _touched_lines(versions.base, versions.version(side)) if wanted[side] else []
+                       for side in _SIDES}
+            if any(touched[side] for side in big_sides):
+                lines = versions.base.split(b"\n")
+                for side in big_sides:
+                    text = b"\n".join(b"\n".join(lines[first - 1:last]) for first, last in touched[side])
+                    if not used.intersection(_WORDS.findall(text)):
+                        touched[side] = []
+            if not any(touched.values()):
+                continue
+            base = self.symbols(path, "base", uses=False)
+            if base is None:
+                continue
+            for side in _SIDES:
+                ranges = touched[side]
+                candidates = [d for d in base.definitions if _within(d.line, ranges)]
+                if not candidates:
+                    continue
+                after = self.symbols(path, side) if versions.exists(side) else Symbols()
+                if after is None:
+                    continue
+                seen: set[tuple[tuple[str, ...], str]] = set()
+                for definition in candidates:
+                    key = (definition.container, definition.name)
+                    if key not in seen and not _defines(after, definition):
+                        seen.add(key)
+                        yield _Removal(path, definition, side)
+
+    def added_names(self, side: str) -> tuple[frozenset[bytes], bytes]:
+        """The names the lines `side` added use (references found on them; every identifier-like
+        word of them for a version that does not parse cleanly), over all the files it changed,
+        and the text of those lines (to tell which modules they can reach)."""
+        names: set[bytes] = set()
+        texts: list[bytes] = []
+        for path, versions in self.files.items():
+            if versions.same(side, "base") or not versions.exists(side):
+                continue
+            data = versions.version(side)
+            assert data is not None
+            added = set(_added_lines(versions.base or b"", data))
+            lines = data.split(b"\n")
+            texts.extend(lines[number - 1] for number in sorted(added) if number <= len(lines))
+            symbols = self.symbols(path, side)
+            if symbols is None:
+                for number in added:
+                    if number <= len(lines):
+                        names.update(_WORDS.findall(lines[number - 1]))
+                continue
+            names.update(ref.name.encode() for ref in symbols.references if ref.line in added)
+        return frozenset(names), b"\n".join(texts)
+
+    # -- step 2: uses the other side added, resolved in the merged result ----------------------
+    def uses(self, removals: list[_Removal], used_side: str) -> Iterator[SemanticFinding]:
+        by_key = {(r.path, r.definition.container, r.definition.name): r for r in removals}
+        tokens = {r.path: self.module_token(r.path) for r in removals}
+        for path, versions in self.files.items():
+            if versions.same(used_side, "base") or not versions.exists(used_side) or not versions.exists("merged"):
+                continue
+            data = versions.version(used_side)
+            assert data is not None and versions.merged is not None
+            # Cheapest first: a use in another file reaches a definition only through an import
+            # naming its module (or, Go, from the same directory), so the file must mention it.
+            reachable = [r for r in removals if r.path == path or tokens[r.path] in data
+                         or (self.package_wide(r.path) and posixpath.dirname(r.path) == posixpath.dirname(path))]
+            names = {r.definition.name for r in reachable if r.definition.name.encode() in data}
+            if not names:
+                continue
+            added = _added_lines(versions.base or b"", data)
+            if not added:
+                continue
+            lines = data.split(b"\n")
+            text = b"\n".join(lines[number - 1] for number in added if number <= len(lines))
+            if not any(name.encode() in text for name in names):
+                continue   # cheap: no added line even mentions a removed name
+            merged_lines = _follow(data, versions.merged, added)
+            merged = self.symbols(path, "merged")
+            if merged is None:
+                continue
+            for reference in merged.references:
+                if reference.line not in merged_lines or reference.name not in names:
+                    continue
+                for target in self.targets(path, reference, merged):
+                    removal = by_key.get(target)
+                    if removal is not None and self.broken(removal, used_side):
+                        yield self.finding(removal, path, reference, used_side)
+                        break
+
+    def targets(self, path: str, reference: Reference, merged: Symbols) -> Iterator[tuple[str, tuple[str, ...], str]]:
+        """The definitions (path, container, name) the use may mean; nothing when unsure."""
+        profile = semantic_profile(path)
+        assert profile is not None
+        rules = profile.semantic
+        name, receiver = reference.name, reference.receiver
+        if receiver is None:
+            imported = _visible_import(merged, name, reference)
+            if imported is not None:
+                if imported.name is not None:
+                    for target in self.resolve(imported.module, path, rules):
+                        yield (target, (), imported.name)
+                return
+            if reference.scopes & merged.local.get(name, set()) or name in rules.globals:
+                return
+            if rules.members_in_scope and reference.container:
+                for depth in range(len(reference.container), 0, -1):
+                    container = reference.container[:depth]
+                    if merged.binds(container, name) or container in merged.heritage:
+                        return
+                    yield (path, container, name)
+            if merged.binds((), name) or merged.wildcard:
+                return
+            yield (path, (), name)
+            if rules.package == "directory":
+                for other in self.package_files(path):
+                    yield (other, (), name)
+        elif receiver in rules.self_receivers or receiver in reference.selves:
+            if reference.container:
+                yield (path, reference.container, name)
+        else:
+            if (receiver,) in merged.bound or any(d.name == receiver and not d.container for d in merged.definitions):
+                yield (path, (receiver,), name)
+            imported = _visible_import(merged, receiver, reference)
+            if imported is None:
+                return
+            if imported.name is None:   # a module: `util.parse()`
+                for target in self.resolve(imported.module, path, rules):
+                    yield (target, (), name)
+                return
+            # A name from a module: a module itself (`from pkg import util`), or a class of the
+            # module's file (`from pkg.mod import Cls`; Java's `import com.x.Util`).
+            separator = rules.module_separator
+            for target in self.resolve(imported.module.rstrip(separator) + separator + imported.name, path, rules):
+                yield (target, (), name)
+                yield (target, (imported.name,), name)
+            for target in self.resolve(imported.module, path, rules):
+                yield (target, (imported.name,), name)
+
+    def module_token(self, path: str) -> bytes:
+        """The last part of the module `path` is (`util` of pkg/util.py, `pkg` of pkg/__init__.py,
+        the directory of a Go file): an import of it names it."""
+        profile = semantic_profile(path)
+        assert profile is not None
+        return posixpath.basename(_module_path(path, profile.semantic)).encode()
+
+    def package_wide(self, path: str) -> bool:
+        profile = semantic_profile(path)
+        return profile is not None and profile.semantic.package == "directory"
+
+    def package_files(self, path: str) -> list[str]:
+        directory = posixpath.dirname(path)
+        return [p for p in self.files if p != path and posixpath.dirname(p) == directory]
+
+    def resolve(self, module: str, importer: str, rules: SemanticRules) -> list[str]:
+        """The files of this merge that `module`, imported from `importer`, names (none if unsure)."""
+        separator = rules.module_separator
+        parts = module.split(separator)
+        relative, up = False, 0
+        if separator == "." and module.startswith("."):
+            dots = len(module) - len(module.lstrip("."))
+            relative, up, parts = True, dots - 1, module[dots:].split(".")
+        while parts and (parts[0] == "." or parts[0] in rules.relative_parents):
+            relative, up = True, up + (parts[0] != ".")
+            parts = parts[1:]
+        while parts and parts[0] in rules.module_roots:
+            parts = parts[1:]
+        parts = [p for p in parts if p]
+        if parts and separator != "." and "." in parts[-1]:
+            parts[-1] = parts[-1].rsplit(".", 1)[0]   # './util.js' names util.ts as well
+        candidates = [p for p in self.files if semantic_profile(p) is not None]
+        if relative:
+            directory = posixpath.dirname(importer)
+            for _ in range(up):
+                directory = posixpath.dirname(directory)
+            wanted = posixpath.normpath(posixpath.join(directory, *parts)) if parts else directory
+            return [p for p in candidates if _module_path(p, rules) == wanted]
+        if not parts:
+            return []
+        best: list[str] = []
+        longest = 0
+        for candidate in candidates:
+            own = _module_path(candidate, rules).split("/")
+            common = 0
+            while common < min(len(own), len(parts)) and own[-1 - common] == parts[-1 - common]:
+                common += 1
+            if common < min(len(own), len(parts)) or common == 0:
+                continue
+            if common > longest:
+                best, longest = [candidate], common
+            elif common == longest:
+                best.append(candidate)
+        if len(best) > 1 and rules.package != "directory":
+            return []   # two files could be meant: do not guess
+        return best
+
+    def broken(self, removal: _Removal, used_side: str) -> bool:
+        """Is the removed definition still wanted by the using side and missing from the merge?"""
+        definition = removal.definition
+        kept = self.symbols(removal.path, used_side) if self.files[removal.path].version(used_side) else None
+        if kept is None or not _defines(kept, definition):
+            return False   # the using side removed it too (or cannot be read): not the merge's doing
+        merged = self.symbols(removal.path, "merged") if self.files[removal.path].merged is not None else Symbols()
+        if merged is None or _defines(merged, definition):
+            return False
+        base = self.symbols(removal.path, "base", uses=False)
+        if definition.container and any(definition.container in s.heritage for s in (merged, base, kept) if s):
+            return False
+        if self.package_wide(removal.path) and definition.kind != "import":   # imports are the file's own
+            if not self.complete:
+                return False   # may have moved to a file of the package this check does not see
+            for other in self.package_files(removal.path):
+                for which in ("base", "merged"):
+                    found = self.symbols(other, which, uses=False)
+                    if found is not None and found.binds(definition.container, definition.name):
+                        return False   # defined in another file of the package (moved, or a build variant)
+        return True
+
+    def finding(self, removal: _Removal, use_path: str, reference: Reference, used_side: str) -> SemanticFinding:
+        definition = removal.definition
+        base = self.files[removal.path].base or b""
+        text = base[definition.start_byte:definition.end_byte].decode("utf-8", "replace").splitlines()
+        excerpt = "\n".join(text[:_EXCERPT_LINES]) + ("\n..." if len(text) > _EXCERPT_LINES else "")
+        merged_lines = (self.files[use_path].merged or b"").split(b"\n")
+        use = merged_lines[reference.line - 1].decode("utf-8", "replace").strip() if reference.line <= len(merged_lines) else ""
+        return SemanticFinding(
+            name=".".join(definition.container + (definition.name,)), kind=definition.kind,
+            definition_path=removal.path, definition_line=definition.line, use_path=use_path,
+            use_line=reference.line, removed_by=self.labels[removal.side], used_by=self.labels[used_side],
+            declaration=reference.declaration, definition=excerpt, use=use)
+
+
+def _defines(symbols: Symbols, definition: Definition) -> bool:
+    if symbols.binds(definition.container, definition.name):
+        return True
+    return not definition.container and symbols.wildcard
+
+
+def _visible_import(symbols: Symbols, bound: str, reference: Reference) -> Import | None:
+    for item in symbols.imports:
+        if item.bound == bound and (item.scope is None or item.scope in reference.scopes):
+            return item
+    return None
+
+
+def _module_path(path: str, rules: SemanticRules) -> str:
+    """The module a file is, as a path: `pkg/util.py` -> pkg/util, `pkg/__init__.py` -> pkg; for a
+    language whose directories are packages, the directory."""
+    if rules.package == "directory":
+        return posixpath.dirname(path)
+    stem = path.rsplit(".", 1)[0] if "." in posixpath.basename(path) else path
+    if posixpath.basename(stem) in rules.index_names:
+        return posixpath.dirname(stem)
+    return stem
+
+
+def _hunks(old: bytes, new: bytes) -> list[tuple[int, int, int, int]]:
+    patch = pygit2.Patch.create_from(old, new, context_lines=0)
+    return [(h.old_start, h.old_lines, h.new_start, h.new_lines) for h in patch.hunks]
+
+
+def _touched_lines(old: bytes, new: bytes | None) -> list[tuple[int, int]]:
+    """The line ranges (first, last) of `old` that `new` deletes or changes (all of it when None)."""
+    if new is None:
+        return [(1, old.count(b"\n") + 1)]
+    if new == old:
+        return []
+    return [(start, start + count - 1) for start, count, _, _ in _hunks(old, new) if count]
+
+
+def _within(line: int, ranges: list[tuple[int, int]]) -> bool:
+    return any(first <= line <= last for first, last in ranges)
+
+
+def _added_lines(old: bytes, new: bytes) -> list[int]:
+    """Line numbers (1-based) of `new` that a line diff from `old` marks added or changed."""
+    out: list[int] = []
+    for _, _, new_start, new_lines in _hunks(old, new):
+        out.extend(range(new_start, new_start + new_lines))
+    return out
+
+
+def _follow(old: bytes, new: bytes, lines: list[int]) -> set[int]:
+    """Where `lines` of `old` stand in `new` (lines the diff leaves untouched; the others are gone)."""
+    hunks = _hunks(old, new)
+    ends: list[int] = []      # for each hunk, the last old line it touches (inserts: the line before)
+    shifts: list[int] = []    # the shift of old lines after it
+    shift = 0
+    for old_start, old_lines, _, new_lines in hunks:
+        shift += new_lines - old_lines
+        ends.append(old_start + old_lines - 1 if old_lines else old_start)
+        shifts.append(shift)
+    out: set[int] = set()
+    for line in lines:
+        if any(old_lines and old_start <= line < old_start + old_lines for old_start, old_lines, _, _ in hunks):
+            continue
+        index = bisect.bisect_left(ends, line)   # hunks ending before `line`
+        out.add(line + (shifts[index - 1] if index else 0))
+    return out
