@@ -20,7 +20,7 @@ from typing import Any, Iterable, Iterator
 
 from ..errors import BusyError, StoreError
 from ..model import Boundary, RunRecord, RunState, TaskRecord, TaskState, dumps
-from .base import Claim, ClaimStatus, IdempotencyRecord, Lease
+from .base import Claim, ClaimStatus, IdempotencyRecord, Lease, check_fence
 
 # Each entry upgrades the schema by one version; never edit a released entry, append a new one.
 MIGRATIONS: tuple[str, ...] = (
@@ -103,6 +103,54 @@ MIGRATIONS: tuple[str, ...] = (
         PRIMARY KEY (run_id, intent_id)
     );
     CREATE INDEX intents_by_state ON intents(run_id, state);
+    """,
+    """
+    CREATE TABLE heartbeats (
+        owner TEXT PRIMARY KEY,
+        started_at REAL NOT NULL,
+        beat_at REAL NOT NULL,
+        expires_at REAL NOT NULL
+    );
+    """,
+    """
+    CREATE TABLE plan_rules (
+        rule_id INTEGER PRIMARY KEY AUTOINCREMENT,
+        run_id TEXT NOT NULL DEFAULT '',
+        pattern TEXT NOT NULL,
+        boundary TEXT NOT NULL,
+        created_at REAL NOT NULL
+    );
+    CREATE TABLE harness_sessions (
+        harness TEXT NOT NULL,
+        session_id TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        run_id TEXT NOT NULL,
+        base TEXT NOT NULL,
+        created_at REAL NOT NULL,
+        PRIMARY KEY (harness, session_id, seq)
+    );
+    CREATE INDEX harness_sessions_by_run ON harness_sessions(run_id);
+    CREATE TABLE agent_tasks (
+        run_id TEXT NOT NULL,
+        task_id TEXT NOT NULL,
+        harness TEXT NOT NULL,
+        session_id TEXT NOT NULL,
+        agent TEXT NOT NULL,
+        boundary TEXT NOT NULL,
+        rule TEXT NOT NULL,
+        created_at REAL NOT NULL,
+        PRIMARY KEY (run_id, task_id)
+    );
+    CREATE INDEX agent_tasks_by_agent ON agent_tasks(run_id, harness, session_id, agent);
+    CREATE TABLE task_context (
+        run_id TEXT NOT NULL,
+        task_id TEXT NOT NULL,
+        port_block INTEGER,
+        data TEXT NOT NULL DEFAULT '{}',
+        updated_at REAL NOT NULL,
+        PRIMARY KEY (run_id, task_id)
+    );
+    CREATE INDEX task_context_by_block ON task_context(port_block);
     """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -251,7 +299,8 @@ class SQLiteStore:
 
     _TASK_FIELDS = {"state", "worktree", "head", "result", "finished_at", "boundary", "author", "branch"}
 
-    def update_task(self, run_id: str, task_id: str, *, expect: Iterable[TaskState] | None = None, **fields: Any) -> bool:
+    def update_task(self, run_id: str, task_id: str, *, expect: Iterable[TaskState] | None = None,
+                    holder: tuple[str, str] | None = None, **fields: Any) -> bool:
         unknown = set(fields) - self._TASK_FIELDS
         if unknown:
             raise ValueError(f"unknown task fields {sorted(unknown)}")
@@ -270,6 +319,9 @@ class SQLiteStore:
             sql += f" AND state IN ({','.join('?' * len(expected))})"
             params.extend(expected)
         with self._write() as cursor:
+            if holder is not None:
+                row = cursor.execute("SELECT owner FROM leases WHERE name = ?", (holder[0],)).fetchone()
+                check_fence(holder, row[0] if row else None)
             cursor.execute(sql, params)
             return cursor.rowcount == 1
 
@@ -317,12 +369,14 @@ class SQLiteStore:
             )
             return cursor.rowcount == 1
 
-    def complete(self, key: str, owner: str, result: dict[str, Any], exit_code: int, *, final: bool) -> None:
+    def complete(self, key: str, owner: str, result: dict[str, Any], exit_code: int, *, final: bool) -> bool:
         with self._write() as cursor:
             cursor.execute(
-                "UPDATE idempotency SET state = ?, result = ?, exit_code = ?, updated_at = ? WHERE key = ? AND owner = ?",
+                "UPDATE idempotency SET state = ?, result = ?, exit_code = ?, updated_at = ?"
+                " WHERE key = ? AND owner = ? AND state = 'running'",
                 ("done" if final else "open", dumps(result), exit_code, time.time(), key, owner),
             )
+            return cursor.rowcount == 1
 
     def release(self, key: str, owner: str) -> None:
         with self._write() as cursor:
@@ -336,9 +390,10 @@ class SQLiteStore:
 
     def delete_expired_records(self, now: float, *, dry_run: bool = False) -> list[str]:
         keys = [r["key"] for r in self._read("SELECT key FROM idempotency WHERE expires_at <= ? ORDER BY key", (now,))]
-        if keys and not dry_run:
+        if not dry_run:
             with self._write() as cursor:
                 cursor.execute("DELETE FROM idempotency WHERE expires_at <= ?", (now,))
+                cursor.execute("DELETE FROM heartbeats WHERE expires_at <= ?", (now,))  # owners long gone
         return keys
 
     # ---- leases ---------------------------------------------------------------------------------
@@ -372,6 +427,32 @@ class SQLiteStore:
         with self._write() as cursor:
             cursor.execute("DELETE FROM leases WHERE name = ? AND owner = ?", (name, owner))
             return cursor.rowcount == 1
+
+    # ---- heartbeats ------------------------------------------------------------------------------
+
+    def beat(self, owner: str, ttl: float, *, renew: bool) -> bool:
+        now = time.time()
+        with self._write() as cursor:
+            if renew:
+                cursor.execute("UPDATE heartbeats SET beat_at = ?, expires_at = ? WHERE owner = ? AND expires_at > ?",
+                               (now, now + ttl, owner, now))
+                if cursor.rowcount != 1:
+                    return False
+            else:
+                cursor.execute("INSERT INTO heartbeats(owner, started_at, beat_at, expires_at) VALUES (?,?,?,?)"
+                               " ON CONFLICT(owner) DO UPDATE SET started_at = excluded.started_at,"
+                               " beat_at = excluded.beat_at, expires_at = excluded.expires_at",
+                               (owner, now, now, now + ttl))
+            cursor.execute("UPDATE leases SET expires_at = ? WHERE owner = ?", (now + ttl, owner))
+            return True
+
+    def owner_expired(self, owner: str) -> bool:
+        rows = self._read("SELECT 1 FROM heartbeats WHERE owner = ? AND expires_at > ?", (owner, time.time()))
+        return not rows
+
+    def end_beat(self, owner: str) -> None:
+        with self._write() as cursor:
+            cursor.execute("DELETE FROM heartbeats WHERE owner = ?", (owner,))
 
     # ---- admission (a fair queue for heavy work) -------------------------------------------------
 
@@ -449,6 +530,119 @@ class SQLiteStore:
             cursor.execute("UPDATE intents SET state = ?, detail = ?, commit_sha = ?, updated_at = ?"
                            " WHERE run_id = ? AND intent_id = ?",
                            (state, dumps(detail), commit_sha, time.time(), run_id, intent_id))
+
+    # ---- the plan: boundaries by agent name pattern ------------------------------------------------
+
+    def add_plan_rule(self, run_id: str, pattern: str, boundary: dict[str, Any]) -> int:
+        with self._write() as cursor:
+            cursor.execute("INSERT INTO plan_rules(run_id, pattern, boundary, created_at) VALUES (?,?,?,?)",
+                           (run_id, pattern, dumps(boundary), time.time()))
+            return int(cursor.lastrowid)
+
+    def list_plan_rules(self, run_id: str | None = None) -> list[dict[str, Any]]:
+        if run_id is None:
+            rows = self._read("SELECT * FROM plan_rules ORDER BY rule_id")
+        else:
+            rows = self._read("SELECT * FROM plan_rules WHERE run_id = ? ORDER BY rule_id", (run_id,))
+        for row in rows:
+            row["boundary"] = json.loads(row["boundary"])
+        return rows
+
+    def delete_plan_rule(self, rule_id: int) -> bool:
+        with self._write() as cursor:
+            cursor.execute("DELETE FROM plan_rules WHERE rule_id = ?", (rule_id,))
+            return cursor.rowcount == 1
+
+    # ---- harness sessions and their agents -------------------------------------------------------
+
+    def add_harness_session(self, harness: str, session_id: str, seq: int, run_id: str, base: str) -> bool:
+        with self._write() as cursor:
+            cursor.execute("INSERT OR IGNORE INTO harness_sessions(harness, session_id, seq, run_id, base, created_at)"
+                           " VALUES (?,?,?,?,?,?)", (harness, session_id, seq, run_id, base, time.time()))
+            return cursor.rowcount == 1
+
+    def harness_sessions(self, *, harness: str | None = None, session_id: str | None = None,
+                         run_id: str | None = None) -> list[dict[str, Any]]:
+        sql, params = "SELECT * FROM harness_sessions WHERE 1=1", []
+        for column, value in (("harness", harness), ("session_id", session_id), ("run_id", run_id)):
+            if value is not None:
+                sql += f" AND {column} = ?"
+                params.append(value)
+        return self._read(sql + " ORDER BY harness, session_id, seq", params)
+
+    def claim_agent_task(self, run_id: str, task_id: str, *, harness: str, session_id: str, agent: str,
+                         boundary: dict[str, Any], rule: str) -> bool:
+        with self._write() as cursor:
+            cursor.execute("INSERT OR IGNORE INTO agent_tasks(run_id, task_id, harness, session_id, agent, boundary,"
+                           " rule, created_at) VALUES (?,?,?,?,?,?,?,?)",
+                           (run_id, task_id, harness, session_id, agent, dumps(boundary), rule, time.time()))
+            return cursor.rowcount == 1
+
+    def agent_tasks(self, run_id: str, *, task_id: str | None = None, harness: str | None = None,
+                    session_id: str | None = None, agent: str | None = None) -> list[dict[str, Any]]:
+        sql, params = "SELECT * FROM agent_tasks WHERE run_id = ?", [run_id]
+        for column, value in (("task_id", task_id), ("harness", harness), ("session_id", session_id),
+                              ("agent", agent)):
+            if value is not None:
+                sql += f" AND {column} = ?"
+                params.append(value)
+        rows = self._read(sql + " ORDER BY created_at, task_id", params)
+        for row in rows:
+            row["boundary"] = json.loads(row["boundary"])
+        return rows
+
+    def delete_agent_task(self, run_id: str, task_id: str) -> None:
+        with self._write() as cursor:
+            cursor.execute("DELETE FROM agent_tasks WHERE run_id = ? AND task_id = ?", (run_id, task_id))
+
+    # ---- task context: where a task's boundary came from, how its worktree was prepared ------------
+
+    def allocate_port_block(self, run_id: str, task_id: str, limit: int) -> int | None:
+        """The lowest block number (0, 1, ...) no live task of any run holds, now held by this task;
+        the task's own block when it has one. None when all `limit` blocks are held."""
+        live = [s.value for s in TaskState if s.live]
+        marks = ",".join("?" * len(live))
+        now = time.time()
+        with self._write() as cursor:
+            row = cursor.execute("SELECT port_block FROM task_context WHERE run_id = ? AND task_id = ?",
+                                 (run_id, task_id)).fetchone()
+            if row is not None and row[0] is not None:
+                return int(row[0])
+            held = {r[0] for r in cursor.execute(
+                "SELECT c.port_block FROM task_context c JOIN tasks t ON t.run_id = c.run_id AND t.task_id = c.task_id"
+                f" WHERE c.port_block IS NOT NULL AND t.state IN ({marks})", live)}
+            block = next((n for n in range(limit) if n not in held), None)
+            if block is None:
+                return None
+            cursor.execute("INSERT INTO task_context(run_id, task_id, port_block, data, updated_at) VALUES (?,?,?,?,?)"
+                           " ON CONFLICT(run_id, task_id) DO UPDATE SET port_block = excluded.port_block,"
+                           " updated_at = excluded.updated_at", (run_id, task_id, block, "{}", now))
+            return block
+
+    def update_task_context(self, run_id: str, task_id: str, data: dict[str, Any]) -> None:
+        """Merge `data` into the task's context (keys given replace the stored ones)."""
+        now = time.time()
+        with self._write() as cursor:
+            row = cursor.execute("SELECT data FROM task_context WHERE run_id = ? AND task_id = ?",
+                                 (run_id, task_id)).fetchone()
+            merged = (json.loads(row[0]) if row else {}) | data
+            cursor.execute("INSERT INTO task_context(run_id, task_id, data, updated_at) VALUES (?,?,?,?)"
+                           " ON CONFLICT(run_id, task_id) DO UPDATE SET data = excluded.data,"
+                           " updated_at = excluded.updated_at", (run_id, task_id, dumps(merged), now))
+
+    def task_contexts(self, run_id: str, task_id: str | None = None) -> list[dict[str, Any]]:
+        sql, params = "SELECT * FROM task_context WHERE run_id = ?", [run_id]
+        if task_id is not None:
+            sql += " AND task_id = ?"
+            params.append(task_id)
+        rows = self._read(sql + " ORDER BY task_id", params)
+        for row in rows:
+            row["data"] = json.loads(row["data"])
+        return rows
+
+    def delete_task_context(self, run_id: str, task_id: str) -> None:
+        with self._write() as cursor:
+            cursor.execute("DELETE FROM task_context WHERE run_id = ? AND task_id = ?", (run_id, task_id))
 
     # ---- events ---------------------------------------------------------------------------------
 
