@@ -46,13 +46,15 @@ aside (DEVELOPERS.md).
 Usage: python scripts/eval_merge_quality.py [--corpus main|sdist] [--fetch] [--seed N] [--max-files N]
        [--show-wrong N]
        python scripts/eval_merge_quality.py --corpus history [--repo PATH]... [--part dev|aside|all]
-       [--language L] [--show CLASS:N] [--dump DIR]
+       [--language L] [--show CLASS:N] [--dump DIR] [--save FILE] [--compare FILE [--only VERDICTS]]
+       [--without GUARD]...
 """
 
 from __future__ import annotations
 
 import argparse
 import difflib
+import json
 import os
 import random
 import shutil
@@ -379,6 +381,13 @@ def history_main(args: argparse.Namespace) -> int:
                                                          progress=lambda text: print(text, file=sys.stderr))
              for case in found
              if (args.part == "all" or case.part == args.part) and (not args.language or case.language == args.language)]
+    previous = json.loads(Path(args.compare).read_text()) if args.compare else {}
+    if args.only:
+        # Only the cases a saved run classed as one of these verdicts (a rule that turns clean
+        # merges into conflicts changes nothing else, so `--only exact,order,diff,...` is enough).
+        wanted = set(args.only.split(","))
+        cases = [case for case in cases if previous.get(case.name) in wanted]
+    verdicts: dict[str, str] = {}
     stats: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     shown: dict[str, list[tuple]] = defaultdict(list)
     times = []
@@ -408,6 +417,7 @@ def history_main(args: argparse.Namespace) -> int:
                 row["union"] += union_resolves(git_merged, result)
                 row["took_side"] += verdict == "diff" and result in (left, right)
         shown[verdict].append((case, ours))
+        verdicts[case.name] = verdict
         if dump is not None and verdict in ("diff", "human", "broken", "order", "wrong", "added"):
             folder = dump / verdict / case.name.replace("/", "__").replace(":", "__")
             folder.mkdir(parents=True, exist_ok=True)
@@ -437,6 +447,10 @@ def history_main(args: argparse.Namespace) -> int:
         print(f"merge_file time: median {times[len(times) // 2][0] * 1000:.1f} ms, "
               f"p95 {times[int(len(times) * 0.95)][0] * 1000:.1f} ms, max {times[-1][0] * 1000:.0f} ms "
               f"({times[-1][1]}) over {len(times)} files")
+    if args.save:
+        Path(args.save).write_text(json.dumps(verdicts, indent=0, sort_keys=True))
+    if previous:
+        _print_transitions(previous, verdicts)
     for spec in args.show:
         verdict, _, count = spec.partition(":")
         for case, ours in shown[verdict][: int(count or 5)]:
@@ -447,6 +461,21 @@ def history_main(args: argparse.Namespace) -> int:
                                         "committed", "ours", lineterm="", n=2)
             print("\n".join(list(diff)[:80]))
     return 0
+
+
+def _print_transitions(previous: dict[str, str], verdicts: dict[str, str]) -> None:
+    """How the verdicts moved since a saved run (`--compare`): one line per change of class, with
+    the cases that made it (the measure of a rule: which diffs it removes, which exacts it costs)."""
+    moved: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for name, verdict in verdicts.items():
+        before = previous.get(name)
+        if before is not None and before != verdict:
+            moved[(before, verdict)].append(name)
+    print(f"\nchanges against the saved run ({sum(len(names) for names in moved.values())} cases):")
+    for (before, after), names in sorted(moved.items(), key=lambda item: (-len(item[1]), item[0])):
+        print(f"  {before:>8} -> {after:<8} {len(names):>4}")
+        for name in sorted(names):
+            print(f"      {name}")
 
 
 def main() -> int:
@@ -466,7 +495,19 @@ def main() -> int:
     parser.add_argument("--show", action="append", default=[], metavar="CLASS:N",
                         help="history: print N results of a class (diff, human, order, exact, wrong, added, conflict)")
     parser.add_argument("--dump", help="history: write each non-exact case's versions under this folder")
+    parser.add_argument("--without", action="append", default=[], metavar="GUARD",
+                        help="turn off one precision guard (merge/guards.py) to measure what it does (repeatable)")
+    parser.add_argument("--save", help="history: write every case's verdict to this JSON file")
+    parser.add_argument("--compare", help="history: a --save file of an earlier run: print the cases whose verdict moved")
+    parser.add_argument("--only", metavar="VERDICTS",
+                        help="history: with --compare, score only the cases that run classed as one of these "
+                             "comma-separated verdicts (e.g. exact,order,broken,human,diff: the resolved ones)")
     args = parser.parse_args()
+    from worktree_coord.merge import guards
+    unknown = set(args.without) - set(guards.GUARD_NAMES)
+    if unknown:
+        parser.error(f"unknown guard {', '.join(sorted(unknown))}: choose from {', '.join(guards.GUARD_NAMES)}")
+    guards.disabled.update(args.without)
     if args.corpus == "history":
         return history_main(args)
     if args.fetch:

@@ -4,7 +4,9 @@
 - the generated section of docs/configuration.md: every `[tool.worktree-coord]` key, from
   `worktree_coord.config._KEYS` (names and validators) and `Config` (defaults);
 - the generated section of docs/ci.md: the exact lines `wtc driver install` writes, from
-  `worktree_coord.cli.merge_file` (driver name, command, attribute patterns of the language profiles).
+  `worktree_coord.cli.merge_file` (driver name, command, attribute patterns of the language profiles);
+- the generated section of docs/mcp.md: every tool and resource of `wtc mcp`, listed by the MCP server
+  itself (names, descriptions, argument schemas).
 
     python scripts/gen_cli_docs.py           # rewrite the pages
     python scripts/gen_cli_docs.py --check   # exit 1 and show a diff when a page is stale
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -26,6 +29,7 @@ sys.path.insert(0, str(ROOT))
 CLI_PAGE = ROOT / "docs" / "cli.md"
 CONFIG_PAGE = ROOT / "docs" / "configuration.md"
 CI_PAGE = ROOT / "docs" / "ci.md"
+MCP_PAGE = ROOT / "docs" / "mcp.md"
 BEGIN = "<!-- BEGIN GENERATED: scripts/gen_cli_docs.py -->"
 END = "<!-- END GENERATED -->"
 
@@ -208,6 +212,58 @@ def render_driver_section() -> str:
                       "there:", "", "```", *attributes, "```", "", END])
 
 
+# ---- the MCP server's tools ------------------------------------------------------------------------
+
+def _schema_type(shape: dict[str, Any]) -> str:
+    """A readable type for a JSON schema property: string, boolean, list of string, one of a|b, ..."""
+    if "enum" in shape:
+        return "one of " + " \\| ".join(f"`{value}`" for value in shape["enum"])
+    if "anyOf" in shape:
+        kinds = [_schema_type(option) for option in shape["anyOf"] if option.get("type") != "null"]
+        return " or ".join(kinds) + (" or null" if len(kinds) < len(shape["anyOf"]) else "")
+    if shape.get("type") == "array":
+        return f"list of {_schema_type(shape.get('items', {}))}"
+    return str(shape.get("type", "any"))
+
+
+def render_mcp_section() -> str:
+    """Every tool and resource as `wtc mcp` lists them to a client (the server asked in-process)."""
+    import anyio
+
+    from worktree_coord.mcp import build_server
+
+    server = build_server(ROOT)
+
+    async def listing() -> tuple[list[Any], list[Any], list[Any]]:
+        return await server.list_tools(), await server.list_resources(), await server.list_resource_templates()
+
+    tools, resources, templates = anyio.run(listing)
+    lines = [BEGIN, "", "Listed by the server itself (`tools/list`, `resources/list`, `resources/templates/list`).", "",
+             "| tool | kind | result `schema` |", "|---|---|---|"]
+    for tool in tools:
+        kind = "read-only" if tool.annotations.read_only_hint else (
+            "write, destructive" if tool.annotations.destructive_hint else "write")
+        lines.append(f"| [`{tool.name}`](#{tool.name}) | {kind} | "
+                     f"`{tool.output_schema['properties']['schema']['const']}` |")
+    for tool in tools:
+        lines += ["", f"### `{tool.name}`", "", tool.description.replace("\n", " "), ""]
+        properties = tool.input_schema.get("properties", {})
+        required = set(tool.input_schema.get("required", []))
+        if properties:
+            lines += ["| argument | type | default | meaning |", "|---|---|---|---|"]
+            for name, shape in properties.items():
+                default = "required" if name in required else (
+                    "" if shape.get("default") in (None, [], "") else f"`{json.dumps(shape['default'])}`")
+                meaning = (shape.get("description") or "").replace("|", "\\|").replace("\n", " ")
+                lines.append(f"| `{name}` | {_schema_type(shape)} | {default} | {meaning} |")
+    lines += ["", "### Resources", "", "| URI | what it holds |", "|---|---|"]
+    for resource in resources:
+        lines.append(f"| `{resource.uri}` | {resource.description} |")
+    for template in templates:
+        lines.append(f"| `{template.uri_template}` | {template.description} |")
+    return "\n".join(lines + ["", END])
+
+
 def _replace_section(current: str, section: str, page: Path) -> str:
     if BEGIN not in current or END not in current:
         raise SystemExit(f"{page} lacks the {BEGIN} ... {END} markers")
@@ -223,7 +279,8 @@ def render_config(current: str) -> str:
 def pages() -> dict[Path, str]:
     """Every generated page with the text it must have now."""
     return {CLI_PAGE: render_cli(), CONFIG_PAGE: render_config(CONFIG_PAGE.read_text()),
-            CI_PAGE: _replace_section(CI_PAGE.read_text(), render_driver_section(), CI_PAGE)}
+            CI_PAGE: _replace_section(CI_PAGE.read_text(), render_driver_section(), CI_PAGE),
+            MCP_PAGE: _replace_section(MCP_PAGE.read_text(), render_mcp_section(), MCP_PAGE)}
 
 
 def main(argv: list[str]) -> int:

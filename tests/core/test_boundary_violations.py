@@ -143,3 +143,5 @@ def test_violation_through_the_cli_exits_3_with_every_path(repo):
     assert code == 3
     assert finished["state"] == "rejected"
     assert {v["path"] for v in finished["violations"]} == {"packages/web/index.js", "docs/new.md"}
+    # The way out is in the JSON too (an agent reading --json or an MCP result has no text renderer).
+    assert finished["notes"] == [f"fix the paths in {wt} and run `wtc task finish t --run r1` again"]

@@ -115,6 +115,8 @@ CASES = [
     ("driver", ["driver", "uninstall", "--repo", "{repo}"], 2),
     ("driver", ["driver", "install", "--repo", "{plain}"], 5),
     ("demo", ["demo", "--dir", "{repo}"], 2),                                         # not empty
+    ("mcp", ["mcp", "--repo", "{plain}"], 5),                                         # fails before serving
+    ("mcp", ["mcp", "--http", "nonsense:port", "--repo", "{repo}"], 2),
 ]
 
 

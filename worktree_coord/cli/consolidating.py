@@ -10,6 +10,7 @@ import typer
 from . import app
 from .common import JsonOption, KeyOption, RepoOption, RunOption, open_coordinator
 from .output import emit
+from . import render
 
 intent_app = typer.Typer(help="Intents: structured changes to reserved manifests and lockfiles.", no_args_is_help=True)
 app.add_typer(intent_app, name="intent")
@@ -31,46 +32,8 @@ def consolidate(
     intent left unapplied with why and what to do."""
     with open_coordinator(repo, progress="consolidate", json_mode=json_mode) as coordinator:
         result = coordinator.consolidate(run, offline=offline, retry_failed=retry_failed, key=key)
-    emit(result.to_json(), schema="consolidate", json_mode=json_mode, human=_render(result))
+    emit(result.to_json(), schema="consolidate", json_mode=json_mode, human=render.consolidation_report(result))
     return result.exit_code
-
-
-def _render(result) -> str:  # type: ignore[no-untyped-def]
-    lines = [f"run {result.run}: consolidation {'offline' if result.offline else 'online'}"]
-    if result.retried:
-        lines.append(f"  took up again {len(result.retried)} intent(s): {', '.join(result.retried)}")
-    if not result.roots:
-        lines.append("  nothing applied in this call")
-    for root in result.roots:
-        where = root["root"] or "."
-        commit = f" commit {root['commit'][:12]}" if root.get("commit") else ""
-        lines.append(f"  {root['ecosystem']:<9} {where:<20} {root['state']}{commit}")
-        for change in root.get("applied", []):
-            intent = change["intent"]
-            spec = f" {intent['spec']}" if intent.get("spec") and intent['spec'] != intent['name'] else ""
-            lines.append(f"      applied {intent['op']} {intent['name']}{spec} in {intent['manifest']} "
-                         f"(from {', '.join(change['tasks'])})")
-        for path in root["files_changed"]:
-            lines.append(f"      changed {path}")
-        for conflict in root["conflicts"]:
-            lines.append(f"      conflict: {conflict['message']}")
-        for culprit in root["culprits"]:
-            lines.append(f"      rejected ({', '.join(culprit['tasks'])}): {culprit['reason']}")
-        for warning in root["warnings"]:
-            lines.append(f"      warning: {warning}")
-        if root.get("error"):
-            error = root["error"]
-            lines.append(f"      error: {error.get('message')}")
-            if error.get("fix"):
-                lines.append(f"      fix: {error['fix']}")
-    if result.skipped:
-        lines.append(f"  {len(result.skipped)} intent(s) not applied:")
-        for item in result.skipped:
-            lines.append(f"    {item['state']:<13} {item['intent']}: {item['why']}")
-            lines.append(f"    {'':<13} fix: {item['fix']}")
-    else:
-        lines.append("  no intent of the run is left unapplied")
-    return "\n".join(lines)
 
 
 @intent_app.command("add")
@@ -94,16 +57,8 @@ def intent_add(
     with open_coordinator(repo) as coordinator:
         intent = coordinator.add_intent(run, task, manifest=manifest, op=op, name=name, spec=spec, group=group,
                                         rationale=rationale, key=key)
-    if intent.get("unchanged"):
-        human = f"intent {intent['intent_id']} already declared as asked ({intent['state']}); nothing changed"
-    else:
-        human = f"intent {intent['intent_id']} declared for consolidation"
-        for old in intent.get("superseded", []):
-            human += f"\n  supersedes {old}"
-        for other in intent.get("requeued", []):
-            human += f"\n  {other} (it conflicted with the superseded intent) waits for consolidation again"
-        human += f"\n  next: wtc consolidate --run {run}"
-    emit({"intent": intent}, schema="intent.add", json_mode=json_mode, human=human, exit_code=0)
+    emit({"intent": intent}, schema="intent.add", json_mode=json_mode, human=render.intent_added(intent, run),
+         exit_code=0)
     return 0
 
 
@@ -116,14 +71,7 @@ def intent_list(
     """The run's intents with their states."""
     with open_coordinator(repo) as coordinator:
         rows = coordinator.intents(run)
-    lines = []
-    for r in rows:
-        data = r["data"]
-        what = f"{data.get('op')} {data.get('name')}" + (f" {data['spec']}" if data.get("spec") else "")
-        extra = f" -> {r['detail']['superseded_by']}" if r["state"] == "superseded" else ""
-        lines.append(f"{r['state']:<14} {r['intent']}  ({what}){extra}")
-    emit({"intents": rows}, schema="intent.list", json_mode=json_mode, human="\n".join(lines) or "no intents",
-         exit_code=0)
+    emit({"intents": rows}, schema="intent.list", json_mode=json_mode, human=render.intent_list(rows), exit_code=0)
     return 0
 
 
@@ -138,9 +86,8 @@ def intent_retry(
     """Take an intent that ended failed, conflict, rejected or needs_network up again at the next consolidate."""
     with open_coordinator(repo) as coordinator:
         row = coordinator.retry_intent(run, intent, key=key)
-    human = (f"intent {intent}: {row['previous_state']} -> {row['state']}; next: wtc consolidate --run {run}"
-             if row["changed"] else f"intent {intent} is already {row['state']}; next: wtc consolidate --run {run}")
-    emit({"intent": row}, schema="intent.retry", json_mode=json_mode, human=human, exit_code=0)
+    emit({"intent": row}, schema="intent.retry", json_mode=json_mode, human=render.intent_retried(row, intent, run),
+         exit_code=0)
     return 0
 
 
@@ -156,6 +103,6 @@ def intent_drop(
     """Give an intent up: kept as dropped, never applied, no longer a leftover for land."""
     with open_coordinator(repo) as coordinator:
         row = coordinator.drop_intent(run, intent, reason=reason, key=key)
-    human = f"intent {intent}: {row['previous_state']} -> dropped" if row["changed"] else f"intent {intent} was already dropped"
-    emit({"intent": row}, schema="intent.drop", json_mode=json_mode, human=human, exit_code=0)
+    emit({"intent": row}, schema="intent.drop", json_mode=json_mode, human=render.intent_dropped(row, intent),
+         exit_code=0)
     return 0

@@ -18,15 +18,32 @@ def schema_name(name: str, version: int = 1) -> str:
     return f"{SCHEMA_PREFIX}{name}/{version}"
 
 
+def tagged(payload: dict[str, Any], *, schema: str, exit_code: int | None = None) -> dict[str, Any]:
+    """The `--json` object of a result: `schema` and `exit_code` first, then the payload. Every face
+    that returns JSON (the CLI, the MCP server) returns exactly this. `exit_code` defaults to the
+    payload's own, else 0."""
+    code = exit_code if exit_code is not None else payload.get("exit_code", 0)
+    body = {"schema": schema_name(schema), "exit_code": code}
+    body.update({k: v for k, v in payload.items() if k != "exit_code"})
+    return body
+
+
+def tagged_error(error: WtcError) -> dict[str, Any]:
+    """The `--json` object of an error (`wtc.error/1`), as every face returns it."""
+    return {"schema": schema_name("error"), "exit_code": error.exit_code, "ok": False, "error": error.to_json()}
+
+
+def to_json_text(body: dict[str, Any]) -> str:
+    """One line of JSON, with results' dataclasses, enums and sets made plain."""
+    return json.dumps(body, sort_keys=False, default=_json_default)
+
+
 def emit(payload: dict[str, Any], *, schema: str, json_mode: bool, human: str | Callable[[], str],
          exit_code: int | None = None) -> None:
     """Print a result: the payload as one JSON object (`schema` and `exit_code` first, always at the
     top level), or the human text. `exit_code` defaults to the payload's own, else 0."""
     if json_mode:
-        code = exit_code if exit_code is not None else payload.get("exit_code", 0)
-        body = {"schema": schema_name(schema), "exit_code": code}
-        body.update({k: v for k, v in payload.items() if k != "exit_code"})
-        sys.stdout.write(json.dumps(body, sort_keys=False, default=_json_default) + "\n")
+        sys.stdout.write(to_json_text(tagged(payload, schema=schema, exit_code=exit_code)) + "\n")
     else:
         text = human() if callable(human) else human
         if text:
@@ -37,8 +54,7 @@ def emit(payload: dict[str, Any], *, schema: str, json_mode: bool, human: str | 
 def emit_error(error: WtcError, *, json_mode: bool) -> None:
     """Print an error: JSON on stdout under `--json` (so agents parse one object), text on stderr."""
     if json_mode:
-        body = {"schema": schema_name("error"), "exit_code": error.exit_code, "ok": False, "error": error.to_json()}
-        sys.stdout.write(json.dumps(body, default=_json_default) + "\n")
+        sys.stdout.write(to_json_text(tagged_error(error)) + "\n")
         sys.stdout.flush()
     else:
         sys.stderr.write(f"wtc: error: {error.message}\n")

@@ -1,10 +1,15 @@
-"""Text renderings of the Coordinator's results for people (agents use --json)."""
+"""Text renderings of the Coordinator's results for people: the CLI's output, and the short text of each MCP
+tool result (agents read the JSON: `--json`, or the structured content)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
 
 from ..results import (GcReport, Landed, MergeReport, PlanRules, RunReport, RunStarted, RunStatus, TaskAbandoned,
                        TaskFinished, TaskStarted, TaskUpdated)
+
+if TYPE_CHECKING:  # consolidation loads only when a consolidation result is drawn
+    from ..coordinator.consolidation_phase import ConsolidationReport
 
 
 def _again(replayed: bool) -> str:
@@ -82,7 +87,6 @@ def task_finished(r: TaskFinished) -> str:
         lines.append(f"  {len(r.violations)} boundary violation(s); the commit stays on {r.branch} and the worktree stays:")
         for v in r.violations:
             lines.append(f"    {v['rule']:<22} {v['path'] or '-'}  {v['detail']}")
-        lines.append(f"  fix the paths in {r.worktree} and run `wtc task finish {r.task} --run {r.run}` again")
     else:
         lines.append(f"  {len(r.changed)} file(s) changed on {r.branch}")
     if r.merge:
@@ -190,6 +194,76 @@ def landed(r: Landed) -> str:
         lines.append(f"  landed without {len(r.warnings)} leftover(s) (--allow-partial):")
         lines += [f"  left out: {warning}" for warning in r.warnings]
     return "\n".join(lines)
+
+
+def consolidation_report(result: ConsolidationReport) -> str:
+    lines = [f"run {result.run}: consolidation {'offline' if result.offline else 'online'}"]
+    if result.retried:
+        lines.append(f"  took up again {len(result.retried)} intent(s): {', '.join(result.retried)}")
+    if not result.roots:
+        lines.append("  nothing applied in this call")
+    for root in result.roots:
+        where = root["root"] or "."
+        commit = f" commit {root['commit'][:12]}" if root.get("commit") else ""
+        lines.append(f"  {root['ecosystem']:<9} {where:<20} {root['state']}{commit}")
+        for change in root.get("applied", []):
+            intent = change["intent"]
+            spec = f" {intent['spec']}" if intent.get("spec") and intent['spec'] != intent['name'] else ""
+            lines.append(f"      applied {intent['op']} {intent['name']}{spec} in {intent['manifest']} "
+                         f"(from {', '.join(change['tasks'])})")
+        for path in root["files_changed"]:
+            lines.append(f"      changed {path}")
+        for conflict in root["conflicts"]:
+            lines.append(f"      conflict: {conflict['message']}")
+        for culprit in root["culprits"]:
+            lines.append(f"      rejected ({', '.join(culprit['tasks'])}): {culprit['reason']}")
+        for warning in root["warnings"]:
+            lines.append(f"      warning: {warning}")
+        if root.get("error"):
+            error = root["error"]
+            lines.append(f"      error: {error.get('message')}")
+            if error.get("fix"):
+                lines.append(f"      fix: {error['fix']}")
+    if result.skipped:
+        lines.append(f"  {len(result.skipped)} intent(s) not applied:")
+        for item in result.skipped:
+            lines.append(f"    {item['state']:<13} {item['intent']}: {item['why']}")
+            lines.append(f"    {'':<13} fix: {item['fix']}")
+    else:
+        lines.append("  no intent of the run is left unapplied")
+    return "\n".join(lines)
+
+
+def intent_added(intent: dict[str, Any], run: str) -> str:
+    if intent.get("unchanged"):
+        return f"intent {intent['intent_id']} already declared as asked ({intent['state']}); nothing changed"
+    human = f"intent {intent['intent_id']} declared for consolidation"
+    for old in intent.get("superseded", []):
+        human += f"\n  supersedes {old}"
+    for other in intent.get("requeued", []):
+        human += f"\n  {other} (it conflicted with the superseded intent) waits for consolidation again"
+    return human + f"\n  next: wtc consolidate --run {run}"
+
+
+def intent_list(rows: list[dict[str, Any]]) -> str:
+    lines = []
+    for r in rows:
+        data = r["data"]
+        what = f"{data.get('op')} {data.get('name')}" + (f" {data['spec']}" if data.get("spec") else "")
+        extra = f" -> {r['detail']['superseded_by']}" if r["state"] == "superseded" else ""
+        lines.append(f"{r['state']:<14} {r['intent']}  ({what}){extra}")
+    return "\n".join(lines) or "no intents"
+
+
+def intent_retried(row: dict[str, Any], intent: str, run: str) -> str:
+    if row["changed"]:
+        return f"intent {intent}: {row['previous_state']} -> {row['state']}; next: wtc consolidate --run {run}"
+    return f"intent {intent} is already {row['state']}; next: wtc consolidate --run {run}"
+
+
+def intent_dropped(row: dict[str, Any], intent: str) -> str:
+    return f"intent {intent}: {row['previous_state']} -> dropped" if row["changed"] else f"intent {intent} was already dropped"
+
 
 
 def task_abandoned(r: TaskAbandoned) -> str:

@@ -38,7 +38,7 @@ class ConsolidationOperations(CoordinatorBase):
                 report = consolidate_run(
                     self.git, self.store, run, offline=offline, scratch_root=self.worktree_root() / run_id / ".consolidate",
                     configs=relock_configs(self.config.relock), heavy=lambda: self._heavy("relock"),
-                    integration_tip=tip, retry_failed=retry_failed)
+                    integration_tip=tip, retry_failed=retry_failed, event=self.reporter.event)
             self.store.log_event(run_id, None, "run.consolidated",
                                  {"roots": [{"root": r["root"], "state": r["state"], "commit": r["commit"]}
                                             for r in report.roots]})

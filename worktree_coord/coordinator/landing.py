@@ -125,12 +125,14 @@ class LandingOperations(CoordinatorBase):
         return files
 
     def land(self, run_id: str, onto: str, *, approved: bool, allow_partial: bool = False,
-             key: str | None = None) -> Landed:
+             key: str | None = None, expected_tip: str | None = None) -> Landed:
         """Fast-forward `onto` to the integration tip by compare-and-swap, after approval. Refuses
         when the target moved (not a fast-forward) and says how to bring integration up to date.
         Refuses (exit 1) while intents are not applied or tasks are in conflict, failed, rejected,
         still started or finished but not merged, unless `allow_partial`: then the result lists
-        every leftover in `left_out` and `warnings`."""
+        every leftover in `left_out` and `warnings`. With `expected_tip` (the tip of the manifest
+        that was approved), refuses when integration has moved since: an approval covers exactly
+        the change manifest it was given."""
         run = self._run(run_id)
         if not approved:
             raise UsageError("landing needs approval", fix=f"review `wtc report --run {run_id} --onto {onto}`, "
@@ -144,6 +146,12 @@ class LandingOperations(CoordinatorBase):
                     f"or land without them: wtc land --run {run_id} --onto {onto} --yes --allow-partial",
                 details={"leftovers": leftovers, "warnings": warnings})
         tip = self.git.ref_target(f"refs/heads/{run.integration_ref}") or run.base
+        if expected_tip is not None and tip != expected_tip:
+            raise StateError(
+                f"integration of run {run_id} moved to {tip[:12]} after the change manifest at "
+                f"{expected_tip[:12]} was approved; that approval does not cover what merged since",
+                fix=f"review the new manifest (wtc report --run {run_id} --onto {onto}) and approve landing again",
+                details={"approved_tip": expected_tip, "integration": tip})
         request = {"run": run_id, "onto": onto, "tip": tip}
 
         def body() -> Outcome:

@@ -213,10 +213,11 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
                     result = self._merge_task_locked(run, task_id, verify)
             return Outcome(result.to_json(), result.exit_code, final=result.exit_code == 0)
 
-        # A finish again with or without --verify (after a failed verification, say) is another
-        # request, not a misuse of the first one's key.
+        # A finish again with or without --verify (after a failed verification, say), or with or
+        # without a message (a first finish with -m ended in a conflict; the fix says to run `wtc task
+        # finish` again), is another request, not a misuse of the first one's key.
         done = run_once(self.store, key or variant_key(default_key(run_id, "finish", task_id), verify=verify,
-                                                       no_merge=not merge),
+                                                       no_merge=not merge, message=message),
                         "task.finish", request, body,
                         ttl=self.config.idempotency_ttl, wait_timeout=self.config.wait_timeout)
         return TaskFinished.from_json(done.outcome.result, replayed=done.replayed)
@@ -289,6 +290,9 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
                     violations += refused
         changed = [{"path": c.path, "status": c.status} for c in changes]
         if violations:
+            # The way out travels in the JSON too (an agent reading `--json` or an MCP result has no
+            # text renderer): fix the paths where they are, finish again.
+            notes.append(f"fix the paths in {task.worktree} and run `wtc task finish {task_id} --run {run.run_id}` again")
             result = TaskFinished(
                 exit_code=EXIT_BOUNDARY, run=run.run_id, task=task_id, state=TaskState.REJECTED.value, commit=tip,
                 branch=task.branch, changed=changed, violations=violations, worktree=task.worktree, notes=notes,

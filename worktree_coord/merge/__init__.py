@@ -5,10 +5,11 @@ from `grammars/`), `members` (containers cut into members), `structured` (declar
 `markers` (conflict blocks read and written), `names` (names members bind and new code uses:
 lost-binding and duplicate-import checks), `validate` (strict parsers as a second opinion),
 `python_cst` (libcst refinements of Python results: import union, one statement per module),
-`cascade` (the order of attempts and the choice of result), `tree` (conflicted index entries of a
-tree merge resolved file by file), `symbols` and `semantic` (the post-merge semantic check: names
-one side removed that the other side's new code uses, in one file or across a merge's files).
-Results are the `result` dataclasses.
+`guards` (shapes where the inputs cannot tell the right merge: a clean resolution of git's
+conflicts there is not trusted), `cascade` (the order of attempts and the choice of result), `tree`
+(conflicted index entries of a tree merge resolved file by file), `symbols` and `semantic` (the
+post-merge semantic check: names one side removed that the other side's new code uses, in one file
+or across a merge's files). Results are the `result` dataclasses.
 """
 
 from __future__ import annotations

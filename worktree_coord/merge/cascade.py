@@ -16,7 +16,10 @@ parse with libcst, and no clean result may import a name more often than every i
 (names.py, the profile's `binds`).
 (5) a clean Python result of the line or structured stage goes through the libcst refinements
 (python_cst.refine: from-imports of one module combined), which keep it unless they are sure.
-(6) a clean result of the line or structured stage goes through the semantic check (semantic.py:
+(6) a clean result of the structured, data or Python stage where the line merge conflicted passes
+the precision guards (guards.py: shapes where the inputs cannot tell the right merge, like a
+generated file or a forward-port between release lines), else the line merge's conflicts stand.
+(7) a clean result of the line or structured stage goes through the semantic check (semantic.py:
 a name one side removed that the other side's new lines use): with `semantic="block"` (the
 default) each finding is a conflict of kind `semantic` and the result is not clean; with "warn" it
 is a warning and the result stays clean; with "off" the check does not run. The merged bytes are
@@ -31,7 +34,7 @@ from dataclasses import replace
 
 import tree_sitter
 
-from . import data_semantics, names, python_cst, validate
+from . import data_semantics, guards, names, python_cst, validate
 from .line import line_merge
 from .markers import has_markers, render_block
 from .members import Unmergeable, declaration_key
@@ -181,10 +184,18 @@ def merge_file(base: bytes, left: bytes, right: bytes, path: str, *, marker_size
     """Three-way merge of one file; labels are (left/ours, base, right/theirs)."""
     mode = SemanticMode.parse(semantic)
     parsed: dict[str, tree_sitter.Tree] = {}
-    result = _generic(base, left, right, path, marker_size=marker_size, labels=labels, timeout=timeout, parsed=parsed)
+    lines: list[FileMerge] = []
+    result = _generic(base, left, right, path, marker_size=marker_size, labels=labels, timeout=timeout, parsed=parsed,
+                      line_out=lines)
     # Hook: Python results of the line or structured stage get the libcst refinements (python_cst).
     if result.language == "python" and result.strategy in (Strategy.LINE, Strategy.STRUCTURED):
         result = python_cst.refine(base, left, right, result)
+    # A clean result where git's line merge conflicted: the precision guards (guards.py) may say
+    # the inputs cannot tell, and then git's conflicts stand.
+    if result.clean and lines and not lines[0].clean and result.strategy != Strategy.TRIVIAL:
+        why = guards.distrust(profile_for_path(path), base, left, right, lines[0].conflicts)
+        if why is not None:
+            return _Fallback(lines[0])(why)
     if mode is not SemanticMode.OFF and result.clean and result.strategy in (Strategy.LINE, Strategy.STRUCTURED,
                                                                             Strategy.PYTHON):
         result = with_semantic_check(result, base, left, right, path, labels=labels, mode=mode, trees=parsed)
@@ -194,7 +205,7 @@ def merge_file(base: bytes, left: bytes, right: bytes, path: str, *, marker_size
 def with_semantic_check(result: FileMerge, base: bytes, left: bytes, right: bytes, path: str, *,
                         labels: tuple[str, str, str], mode: SemanticMode,
                         trees: dict[str, tree_sitter.Tree] | None = None) -> FileMerge:
-    """Step 6: the result with its semantic findings as conflicts (block) or warnings (warn)."""
+    """Step 7: the result with its semantic findings as conflicts (block) or warnings (warn)."""
     from .semantic import check_file, semantic_profile
 
     if semantic_profile(path) is None:
@@ -213,9 +224,11 @@ def with_semantic_check(result: FileMerge, base: bytes, left: bytes, right: byte
 
 
 def _generic(base: bytes, left: bytes, right: bytes, path: str, *, marker_size: int,
-             labels: tuple[str, str, str], timeout: float, parsed: dict[str, tree_sitter.Tree]) -> FileMerge:
+             labels: tuple[str, str, str], timeout: float, parsed: dict[str, tree_sitter.Tree],
+             line_out: list[FileMerge] | None = None) -> FileMerge:
     """The language-independent cascade (module docstring, steps 1-4); the trees it parses of the
-    three inputs are left in `parsed` (base, left, right) for the semantic check to reuse."""
+    three inputs are left in `parsed` (base, left, right) for the semantic check to reuse, and the
+    line merge, when one ran, is appended to `line_out` (for the precision guards)."""
     profile = profile_for_path(path)
     language = profile.name if profile else None
     if left == right or right == base:
@@ -227,6 +240,8 @@ def _generic(base: bytes, left: bytes, right: bytes, path: str, *, marker_size: 
         return FileMerge(merged=left, clean=False, strategy=Strategy.BINARY, conflicts=(conflict,),
                          language=language, notes=("binary: both sides changed; kept ours",))
     line = line_merge(base, left, right, marker_size=marker_size, labels=labels, language=language)
+    if line_out is not None:
+        line_out.append(line)
     if profile is None:
         return line
     fallback = _Fallback(line)

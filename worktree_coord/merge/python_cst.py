@@ -191,8 +191,9 @@ def combine_from_imports(base: bytes, left: bytes, right: bytes, merged: bytes) 
     except (cst.ParserSyntaxError, RecursionError, UnicodeDecodeError, ValueError):
         return None
     input_counts = [_counts(module) for module in inputs]
-    if any(count > 1 for counts in input_counts for count in counts.values()):
-        return None  # the file imports one module on several lines (one name per line): its style
+    if any(count > 1 for counts in input_counts for count in counts.values()) \
+            and not any(len(item.names) > 1 for module in inputs for item in _from_imports(module)):
+        return None  # the file imports one name per line (a module on several lines): its style
     groups: dict[tuple[int, str], list[_FromImport]] = {}
     for item in _from_imports(tree):
         groups.setdefault(item.module, []).append(item)
@@ -251,6 +252,7 @@ def refine(base: bytes, left: bytes, right: bytes, result: FileMerge) -> FileMer
     union (what either side added, minus what either removed); a clean result gets its duplicated
     `from m import` statements combined."""
     notes = result.notes
+    original = result
     try:
         if result.conflicts:
             resolved = resolve_import_conflicts(base, left, right, result)
@@ -264,7 +266,34 @@ def refine(base: bytes, left: bytes, right: bytes, result: FileMerge) -> FileMer
     if combined is not None:
         result = replace(result, merged=combined, strategy=Strategy.PYTHON)
         notes += ("python: from-imports of one module combined",)
+    if result is not original and result.strategy == Strategy.PYTHON and _binds_more_often(base, left, right, result.merged):
+        # The union left one name imported by two statements (`from functools import partial,
+        # wraps` and `from functools import cache, partial`) and they could not be combined.
+        return replace(original, notes=original.notes + ("python: import union would import a name twice",))
     return replace(result, notes=notes)
+
+
+def _binding_counts(data: bytes) -> Counter[str]:
+    """How many module-level import statements bind each name."""
+    counts: Counter[str] = Counter()
+    for statement in cst.parse_module(data).body:
+        if not isinstance(statement, cst.SimpleStatementLine):
+            continue
+        for node in statement.body:
+            if isinstance(node, (cst.Import, cst.ImportFrom)) and not isinstance(node.names, cst.ImportStar):
+                for alias in node.names:
+                    name = alias.asname.name if alias.asname is not None else alias.name
+                    counts[_dotted(name).split(".")[0]] += 1  # type: ignore[arg-type]
+    return counts
+
+
+def _binds_more_often(base: bytes, left: bytes, right: bytes, merged: bytes) -> bool:
+    """True when the merged module imports some name more often than every input did."""
+    most: Counter[str] = Counter()
+    for data in (base, left, right):
+        for name, count in _binding_counts(data).items():
+            most[name] = max(most[name], count)
+    return any(count > max(most[name], 1) for name, count in _binding_counts(merged).items())
 
 
 # -- conflicts that only hold imports ---------------------------------------------------------
@@ -348,6 +377,36 @@ def _union_imports(base: list[str], ours: list[str], theirs: list[str]) -> list[
     return results[0]
 
 
+def _statement_binds(statement: str) -> set[str]:
+    """The names one import statement binds (`import a.b` binds `a`)."""
+    out: set[str] = set()
+    for node in cst.parse_module(statement + "\n").body[0].body:  # type: ignore[attr-defined]
+        if isinstance(node, (cst.Import, cst.ImportFrom)) and not isinstance(node.names, cst.ImportStar):
+            for alias in node.names:
+                if alias.asname is not None:
+                    out.add(_dotted(alias.asname.name))  # type: ignore[arg-type]
+                else:
+                    out.add(_dotted(alias.name).split(".")[0])
+    return out
+
+
+def _rebinds_deleted(base: list[str], ours: list[str], theirs: list[str]) -> bool:
+    """True when a module-level import statement both sides removed bound a name that exactly one
+    side binds again with a new statement (`from pkg.chart import loader` -> `from pkg.chart.v2
+    import loader`): that side edited the import, the other deleted it, and a union would keep
+    the edit. Whole files are compared: a conflict block may hold only part of a side's edit."""
+    b, o, t = ({_norm(s) for s in side} for side in (base, ours, theirs))
+    gone = [s for s in base if _norm(s) not in o and _norm(s) not in t]
+    if not gone:
+        return False
+    new_binds = [set().union(*(_statement_binds(s) for s in side if _norm(s) not in b)) for side in (ours, theirs)]
+    for statement in gone:
+        names = _statement_binds(statement)
+        if bool(names & new_binds[0]) != bool(names & new_binds[1]):
+            return True
+    return False
+
+
 def resolve_import_conflicts(base: bytes, left: bytes, right: bytes, result: FileMerge) -> bytes | None:
     """The merged text with every conflict resolved as an import union, or None when some conflict
     holds anything but plain import statements (then the result stays as it is)."""
@@ -384,6 +443,8 @@ def resolve_import_conflicts(base: bytes, left: bytes, right: bytes, result: Fil
     try:
         trees = [cst.parse_module(data) for data in (base, left, right, merged)]
     except (cst.ParserSyntaxError, RecursionError, ValueError):
+        return None
+    if _rebinds_deleted(*(_import_lines_of(tree) for tree in trees[:3])):
         return None
     sets = [_all_bindings(tree) for tree in trees]
     b, o, t, m = sets

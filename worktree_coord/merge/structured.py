@@ -22,13 +22,24 @@ How a container merges (module, class body, object literal, import list, ...):
      known; in an order-sensitive container, a Python module or class body, a side's new
      statements that use a name the other side's new statements bind come after them
      (bindings.py), and no order is guessed when both sides wait for each other or the order
-     would take the sides in turns);
+     would take the sides in turns; a base member both sides deleted while one side put a member
+     of its kind binding the same name in (an import re-pointed to a new path) is that side's
+     edit against the other's deletion: a delete/modify conflict when both stand in one group,
+     Unmergeable when the new key moved it elsewhere);
+     in ordered containers (a function's statements: `unordered = false` in the profile) nothing
+     commutes, except both sides' pure insertions at one place when every inserted statement, and
+     the statement before them, calls the same function (`test(...)`, `f.BoolVar(...)`: a list of
+     registrations) and no registration name is written on both sides: left's run, then right's;
+     a positional call statement both sides replaced by one edited call of the same callee and
+     name (`describe('x', ...)`) is matched as that one member;
   3. members kept on both sides merge their content: one side changed -> that side (but a conflict
      when the change drops a name the member bound and the other side's new code uses it: names.py;
      the same for a member one side deleted); one side only
      the leading trivia and the other only the rest -> both; both -> recursively through a nested
-     container if the member has one, else a line merge of the member's text, whose conflicts
-     are then localized to that declaration.
+     container if the member has one (unless one side's edit of the member's head drops a name
+     the other side's new lines inside use: a renamed parameter), else a line merge of the
+     member's text, whose conflicts are then localized to that declaration. A member a side
+     inserted into a one-line list the other side broke onto lines takes the other side's layout.
 Invariants: code nobody touched is copied byte for byte; a move on both sides or against the other
 side's edit, new members whose text repeats the edge of a neighbour the other side edited there
 when the side's own line diff puts them inside that neighbour (the two readings disagree), an
@@ -39,6 +50,7 @@ makes the container Unmergeable (never a guess). Blank lines between a nested co
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass, replace
 
@@ -269,6 +281,7 @@ class StructuredMerge:
             else:
                 groups.append([item])
                 reach = end
+        self._check_rebound_together(groups, b_ids, bmap, lmap, rmap)
         # entries: ("member", ident) resolved later, or ("conflict", Conflict)
         entries: list[tuple[str, object]] = []
         name = " > ".join(path)
@@ -294,11 +307,15 @@ class StructuredMerge:
             sides = {s for s, _ in group}
             if len(sides) == 1:
                 self._apply_one_side(entries, group, b_ids, lo, hi, bmap, lmap, rmap, name, sep, added_twice)
+            elif (pair := self._one_call_edited_twice(group, b_ids, bmap, lmap, rmap)) is not None:
+                entries.append(("pair", pair))
             elif self._same_hunks(group, lmap, rmap):
                 only_left = [item for item in group if item[0] == "L"]
                 self._apply_one_side(entries, only_left, b_ids, lo, hi, bmap, lmap, rmap, name, sep, added_twice, both=True)
             elif rule.unordered and self._all_keyed(group, bmap, lmap, rmap, b_ids) \
                     and not self._ambiguous_order(group) and not self._replaced_on_both_sides(group, bmap, lmap, rmap, b_ids):
+                self._apply_union(entries, group, b_ids, lo, hi, bmap, lmap, rmap, name, sep, added_twice, overrides, moved)
+            elif not rule.unordered and self._registrations_added(group, b_ids, bmap, lmap, rmap):
                 self._apply_union(entries, group, b_ids, lo, hi, bmap, lmap, rmap, name, sep, added_twice, overrides, moved)
             else:
                 lefts = self._side_region(l_ids, b_ids, lo, hi, lmap)
@@ -321,7 +338,31 @@ class StructuredMerge:
         emit_base_until(len(b_ids))
         if rule.keep_sorted:
             entries = self._sorted(entries, b, l, r, bmap, lmap, rmap)
+        entries = _relayout_insertions(entries, bmap, lmap, rmap)
         return [prefix] + self._render_entries(path, entries, b, l, r, bmap, lmap, rmap) + [suffix]
+
+    def _check_rebound_together(self, groups, b_ids, bmap, lmap, rmap) -> None:  # type: ignore[no-untyped-def]
+        """A member both sides deleted and one side put back elsewhere under a new key but the
+        same name (an import whose path changed moves in a sorted block) is that side's edit of it
+        against the other side's deletion; `_apply_union` reports it as delete/modify when both
+        stand in one group of hunks, otherwise the container is not merged structurally."""
+        if self.profile.binds_query is None:
+            return
+        gone = [ident for ident in b_ids if ident not in lmap and ident not in rmap]
+        if not gone:
+            return
+        inserted = {"L": [i for i in lmap if i not in bmap], "R": [i for i in rmap if i not in bmap]}
+        rebound = self._rebound(gone, inserted, bmap, lmap, rmap)
+        if not rebound:
+            return
+        where = {}
+        for number, group in enumerate(groups):
+            for side, (start, end, idents) in group:
+                where.update({ident: number for ident in b_ids[start:end]})
+                where.update({(side, ident): number for ident in idents})
+        for ident, (side, replacement) in rebound.items():
+            if any(where.get((side, other)) != where.get(ident) for other in replacement):
+                raise Unmergeable("a member one side deleted was moved under a new key by the other side")
 
     @staticmethod
     def _side_region(side_ids: list[str], b_ids: list[str], lo: int, hi: int, smap: dict[str, Member]) -> list[Member]:
@@ -333,6 +374,55 @@ class StructuredMerge:
         if hi < len(b_ids):
             stop = side_ids.index(b_ids[hi])
         return [smap[i] for i in side_ids[start:stop]]
+
+    @staticmethod
+    def _one_call_edited_twice(group, b_ids, bmap, lmap, rmap) -> tuple[str, str, str] | None:  # type: ignore[no-untyped-def]
+        """(base, left, right) identities when both sides replaced one positional base member by
+        one member each, and all three are the same call with the same name (`describe('watch',
+        ...)`, `test('x', ...)`: callee and first string argument): one statement edited on both
+        sides, matched as such so its insides merge, instead of two unrelated replacements."""
+        if len(group) != 2 or {side for side, _ in group} != {"L", "R"}:
+            return None
+        (_, (l_start, l_end, l_new)), (_, (r_start, r_end, r_new)) = sorted(group)
+        if (l_start, l_end) != (r_start, r_end) or l_end - l_start != 1 or len(l_new) != 1 or len(r_new) != 1:
+            return None
+        base = bmap[b_ids[l_start]]
+        if base.key is not None or l_new[0] in bmap or r_new[0] in bmap:
+            return None
+        name = _call_name(base.source, base.node)
+        if name is None or any(_call_name(m.source, m.node) != name for m in (lmap[l_new[0]], rmap[r_new[0]])):
+            return None
+        return base.ident, l_new[0], r_new[0]
+
+    def _registrations_added(self, group, b_ids, bmap, lmap, rmap) -> bool:  # type: ignore[no-untyped-def]
+        """True when, in a sequence (an ordered container: a function's statements), both sides
+        only inserted statements at one place and every one of them, like the statement the
+        insertions follow (or precede, at the start), is a call of the same function: a list of
+        registrations (`test(...)`, `flags.BoolVar(...)`, `parser.add_argument(...)`) where two
+        sides' additions do not depend on each other's order. Both sides' runs are then kept,
+        left's first; any other overlap of edits in a sequence is left to the line merge."""
+        starts = {(start, end) for _side, (start, end, _idents) in group}
+        if len(starts) != 1:
+            return False
+        start, end = next(iter(starts))
+        if start != end or len(b_ids) == 0:
+            return False
+        neighbour = bmap[b_ids[start - 1]] if start > 0 else bmap[b_ids[start]]
+        form = _call_form(neighbour.source, neighbour.node)
+        if form is None:
+            return False
+        inserted = {"L": [i for s, h in group if s == "L" for i in h[2]], "R": [i for s, h in group if s == "R" for i in h[2]]}
+        if not inserted["L"] or not inserted["R"] or set(inserted["L"]) & set(inserted["R"]):
+            return False  # the same statement added on both sides: once or twice is a guess
+        maps = {"L": lmap, "R": rmap}
+        if not all(_call_form(maps[side][i].source, maps[side][i].node) == form
+                   for side in ("L", "R") for i in inserted[side]):
+            return False
+        # The same registration (callee and name: `test('fixes #10185', ...)`) written by both
+        # sides, differently: keeping both would run it twice, keeping one is a guess.
+        named = [{_call_name(maps[side][i].source, maps[side][i].node) for i in inserted[side]} - {None}
+                 for side in ("L", "R")]
+        return not (named[0] & named[1])
 
     @staticmethod
     def _same_hunks(group, lmap, rmap) -> bool:  # type: ignore[no-untyped-def]
@@ -462,6 +552,11 @@ class StructuredMerge:
             if end > start:
                 replacing.add(side + str(start))
         placed: set[str] = set()
+        # A base member both sides deleted, where one side put a member binding the same name in
+        # the group (an import whose path changed: `chart/loader` -> `chart/v2/loader`), was edited
+        # by that side and deleted by the other: delete/modify, as if its key had not changed.
+        rebound = self._rebound_on_one_side(group, deleted, bmap, lmap, rmap, b_ids)
+        placed.update(i for _side, replacement in rebound.values() for i in replacement)
         for index in range(lo, hi + 1):
             # A side's pure insertion before base member i goes before the other side's
             # replacement of member i (new text standing where i stood): the insertion sat
@@ -490,10 +585,51 @@ class StructuredMerge:
                     entries.append(("kept", (ident, overrides.pop(ident))))
                 elif who is None:
                     entries.append(("kept", ident))
+                elif who == "both" and ident in rebound:
+                    side, replacement = rebound[ident]
+                    text = b"".join((lmap if side == "L" else rmap)[i].render(sep, True) for i in replacement)
+                    ours, theirs = (text, b"") if side == "L" else (b"", text)
+                    entries.append(("conflict", Conflict(base=bmap[ident].render(sep, True), ours=ours, theirs=theirs,
+                                                         declaration=_join(name, bmap[ident].key),
+                                                         kind="delete_modify")))
                 elif who == "L":
                     self._deletion(entries, ident, bmap, rmap, name, "L", sep, lmap)
                 elif who == "R":
                     self._deletion(entries, ident, bmap, lmap, name, "R", sep, rmap)
+
+    def _rebound_on_one_side(self, group, deleted, bmap, lmap, rmap, b_ids) -> dict[str, tuple[str, list[str]]]:  # type: ignore[no-untyped-def]
+        """`_rebound` within one group of hunks."""
+        inserted: dict[str, list[str]] = {"L": [], "R": []}
+        for side, (_start, _end, idents) in group:
+            inserted[side].extend(i for i in idents if i not in bmap)
+        return self._rebound([ident for ident, who in deleted.items() if who == "both"], inserted, bmap, lmap, rmap)
+
+    def _rebound(self, gone: list[str], inserted: dict[str, list[str]], bmap, lmap, rmap) -> dict[str, tuple[str, list[str]]]:  # type: ignore[no-untyped-def]
+        """Of the base members both sides deleted (`gone`), those for which exactly one side
+        inserted members binding a name the base member bound (per the profile's `binds` query):
+        that side's replacement (base ident -> (side, replacing idents)). The members must be of
+        the base member's kind, and the other side must bind none of those names anew."""
+        if self.profile.binds_query is None:
+            return {}
+        maps = {"L": lmap, "R": rmap}
+        out: dict[str, tuple[str, list[str]]] = {}
+        taken: set[str] = set()
+        for ident in gone:
+            base_member = bmap[ident]
+            bound = set(names.bound_names(self.profile, base_member.source, base_member.node))
+            if not bound:
+                continue
+            found = {}
+            for side in ("L", "R"):
+                found[side] = [i for i in inserted[side] if i not in taken
+                               and maps[side][i].node.type == base_member.node.type
+                               and bound & set(names.bound_names(self.profile, maps[side][i].source,
+                                                                 maps[side][i].node, among=bound))]
+            sides = [side for side in ("L", "R") if found[side]]
+            if len(sides) == 1:
+                out[ident] = (sides[0], found[sides[0]])
+                taken.update(found[sides[0]])
+        return out
 
     @staticmethod
     def _run_leads(run, index, b_ids, bmap, lmap, rmap, moved) -> tuple[dict[str, bytes], bytes | None]:  # type: ignore[no-untyped-def]
@@ -597,11 +733,17 @@ class StructuredMerge:
             elif kind == "region":
                 out.extend(value)
             elif kind == "add":
-                side, ident, *lead = value
+                side, ident, *layout = value
                 member = (lmap if side == "L" else rmap)[ident]
-                if lead:
-                    member = replace(member, lead=lead[0])
+                if layout:
+                    member = replace(member, lead=layout[0])
+                if len(layout) > 1:
+                    member = replace(member, tail=layout[1])
                 out.append(member.render(sep, with_sep))
+            elif kind == "pair":
+                base_ident, left_ident, right_ident = value
+                out.extend(self._merge_member(path, bmap[base_ident], lmap[left_ident], rmap[right_ident], sep,
+                                              with_sep, maps=(lmap, rmap)))
             elif kind == "addboth":
                 lm, rm = lmap[value], rmap[value]
                 out.append(Conflict(base=b"", ours=lm.render(sep, with_sep), theirs=rm.render(sep, with_sep),
@@ -652,7 +794,9 @@ class StructuredMerge:
     def _merge_nested(self, path: list[str], bm: Member, lm: Member, rm: Member, sep: bytes | None,
                       with_sep: bool) -> list[Piece] | None:
         """Merge a member through the container nested in it (a class body, an object value)."""
-        found = [self._find_container(m.source, m.node, 3) for m in (bm, lm, rm)]
+        # Four levels reach a callback's statements (`describe('x', () => { ... })`: statement,
+        # call, arguments, function, body).
+        found = [self._find_container(m.source, m.node, 4) for m in (bm, lm, rm)]
         if any(item is None for item in found):
             return None
         if len({item[0].type for item in found}) != 1:  # type: ignore[index]
@@ -661,22 +805,55 @@ class StructuredMerge:
         shells = []
         for member, (node, rule) in zip((bm, lm, rm), found):  # type: ignore[misc]
             src = member.source
-            start = _over_blank_lines(src, max(region_start(src, node), member.start), member.start)
-            body_end = member.start + len(member.lead) + len(member.body)
+            # The member's lead may not be its source's (chained insertions before it gave it a
+            # new one: `_run_leads`): the head is then that lead plus the source from the body on.
+            body_start = member.node.start_byte
+            own_lead = src[member.start:body_start] == member.lead
+            floor = member.start if own_lead else body_start
+            start = _over_blank_lines(src, max(region_start(src, node), floor), floor)
+            body_end = body_start + len(member.body)
             limit = body_end + (0 if member.has_sep else len(member.tail))
             seg = segment(src, node, rule, self.profile, start=start, limit=limit)
             tail = member.tail
             if seg.end > body_end:
                 tail = tail[seg.end - body_end:]
-            shells.append((src[member.start:seg.start], src[min(seg.end, body_end):body_end], tail))
+            head = src[member.start:seg.start] if own_lead else member.lead + src[body_start:seg.start]
+            shells.append((head, src[min(seg.end, body_end):body_end], tail))
             segs.append(seg)
         head = pick3(*(s[0] for s in shells))
         foot = pick3(*(s[1] for s in shells))
         tail = pick3(*(s[2] for s in shells))
         if head is None or foot is None or tail is None:
             return None
+        if _head_drops_used_name(shells, segs):
+            return None
         inner = self._merge_container(path, segs[0], segs[1], segs[2], found[0][1])  # type: ignore[index]
         return [head] + inner + [foot + (sep if (sep and with_sep) else b"") + tail]
+
+
+_IDENTIFIER = re.compile(rb"[A-Za-z_$][A-Za-z0-9_$]*")
+
+
+def _head_drops_used_name(shells: list[tuple[bytes, bytes, bytes]], segs: list[Segmented]) -> bool:
+    """True when one side's edit of a member's head (a function's signature: a parameter renamed
+    or removed) drops a name that the other side's new lines inside the member still use: the
+    members inside would merge, and the result would use a name the head no longer binds."""
+    base_head = set(_IDENTIFIER.findall(shells[0][0]))
+    base_lines = set(_region_text(segs[0]).splitlines())
+    for mine, other in ((1, 2), (2, 1)):
+        if shells[mine][0] == shells[0][0]:
+            continue
+        lost = base_head - set(_IDENTIFIER.findall(shells[mine][0]))
+        if not lost:
+            continue
+        new_lines = [line for line in _region_text(segs[other]).splitlines() if line not in base_lines]
+        if any(name in lost for line in new_lines for name in _IDENTIFIER.findall(line)):
+            return True
+    return False
+
+
+def _region_text(seg: Segmented) -> bytes:
+    return seg.prefix + b"".join(m.render(seg.separator, m.has_sep) for m in seg.members) + seg.suffix
 
 
 def _check_moves_apart(b_ids: list[str], moved: set[str],
@@ -765,6 +942,88 @@ def _check_no_slide(b_ids: list[str], bmap: dict[str, Member], sep: bytes | None
                 # out of it), which moves where its line diff starts the insertion.
                 if any(first <= cut < last for cut in cuts):
                     raise Unmergeable("the side's line diff puts its insertion inside a member the other side edited")
+
+
+_CALLEE_FIELDS = ("function", "macro")   # the callee of a call node, by field name (tree-sitter grammars)
+
+
+def _call_form(source: bytes, node: tree_sitter.Node) -> str | None:
+    """The callee text when the statement `node` is just a call (`test('x', ...)` -> "test",
+    `f.BoolVar(...)` -> "f.BoolVar", `await it(...)` -> "it"), else None."""
+    while node.named_child_count == 1 and node.type in ("expression_statement", "await_expression"):
+        node = node.named_children[0]
+    for field in _CALLEE_FIELDS:
+        callee = node.child_by_field_name(field)
+        if callee is not None and (node.child_by_field_name("arguments") is not None or field == "macro"):
+            return " ".join(source[callee.start_byte:callee.end_byte].decode("utf-8", "replace").split())
+    name, arguments = node.child_by_field_name("name"), node.child_by_field_name("arguments")
+    if node.type == "method_invocation" and name is not None and arguments is not None:   # Java
+        target = node.child_by_field_name("object")
+        text = source[(target or name).start_byte:name.end_byte]
+        return " ".join(text.decode("utf-8", "replace").split())
+    return None
+
+
+def _call_name(source: bytes, node: tree_sitter.Node) -> str | None:
+    """`describe('watch')` for a statement that calls `describe` with the string 'watch' first,
+    else None: the identity of a positional call statement edited on both sides."""
+    form = _call_form(source, node)
+    if form is None:
+        return None
+    while node.named_child_count == 1 and node.type in ("expression_statement", "await_expression"):
+        node = node.named_children[0]
+    arguments = node.child_by_field_name("arguments")
+    first = next((child for child in arguments.named_children if child.type not in ("comment",)), None) \
+        if arguments is not None else None
+    if first is None or "string" not in first.type:
+        return None
+    text = source[first.start_byte:first.end_byte]
+    if b"\n" in text or len(text) > 200:
+        return None
+    return f"{form}({text.decode('utf-8', 'replace')})"
+
+
+def _kept_ident(entry: tuple[str, object]) -> str | None:
+    kind, value = entry
+    if kind != "kept":
+        return None
+    return value if isinstance(value, str) else value[0]  # type: ignore[index,return-value]
+
+
+def _relayout_insertions(entries: list[tuple[str, object]], bmap: dict[str, Member], lmap: dict[str, Member],
+                         rmap: dict[str, Member]) -> list[tuple[str, object]]:
+    """New members take the layout the other side gave their neighbours.
+
+    When one side broke a one-line container onto lines (`{ a, b }` -> one member per line: only
+    the whitespace around its members changed) and the other side inserted a member laid out as its own
+    neighbour was (on the same line), the inserted member gets the whitespace the re-flowing side
+    gave that neighbour: `a,\n  new,\n  b,` instead of `a,\n new,  b,`. The neighbour is the
+    kept base member after the insertion (else before it); nothing changes unless the inserting
+    side left that neighbour's whitespace as base had it and the member matched it exactly."""
+    out = list(entries)
+    for index, (kind, value) in enumerate(entries):
+        if kind != "add":
+            continue
+        side, ident, *layout = value  # type: ignore[misc]
+        if layout:
+            continue
+        neighbour = next((_kept_ident(e) for e in entries[index + 1:] if e[0] != "add"), None) \
+            or next((_kept_ident(e) for e in reversed(entries[:index]) if e[0] != "add"), None)
+        if neighbour is None:
+            continue
+        mine, theirs = (lmap, rmap) if side == "L" else (rmap, lmap)
+        member, base_n = mine[ident], bmap[neighbour]
+        if neighbour not in mine or neighbour not in theirs:
+            continue
+        own_n, other_n = mine[neighbour], theirs[neighbour]
+        if (own_n.lead, own_n.tail) != (base_n.lead, base_n.tail) or (member.lead, member.tail) != (own_n.lead, own_n.tail):
+            continue
+        # Only a list the other side broke onto lines: base kept the neighbour on a shared line.
+        if b"\n" in base_n.lead + base_n.tail or b"\n" not in other_n.lead + other_n.tail \
+                or (other_n.lead + other_n.tail).strip() or (base_n.lead + base_n.tail).strip():
+            continue
+        out[index] = ("add", (side, ident, other_n.lead, other_n.tail))
+    return out
 
 
 def _bind_before_use(run: list[tuple[str, str]], lmap: dict[str, Member],

@@ -9,17 +9,26 @@ cannot tell, and the caller falls back to the owner's heartbeat in the store (`h
 a short fingerprint of the kernel's boot id and the pid namespace. Two sandboxes that share a
 hostname (containers often do) or one machine before and after a reboot are different hosts, so a
 pid is never looked up in a process table it does not belong to.
+
+One process is one owner, except inside `separate_owner()`: a server that runs many calls at once
+in one process (`wtc mcp`) gives each call its own nonce, so two calls on one task serialize on its
+lease exactly as two `wtc` processes do (a lease is re-entrant for its own owner). Liveness is still
+the process's: when the server dies, every call it ran is dead with it (on another machine each
+call owner beats its own heartbeat, `heartbeat.keeper` being per owner, and they lapse together).
 """
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import hashlib
 import os
 import socket
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
+from typing import Iterator
 
 
 @dataclass(frozen=True)
@@ -65,9 +74,28 @@ def host_identity() -> str:
     return f"{socket.gethostname()}~{fingerprint}"
 
 
+_call_owner: contextvars.ContextVar[Owner | None] = contextvars.ContextVar("wtc_call_owner", default=None)
+
+
 def current_owner() -> Owner:
-    """This process as an owner; one nonce per process so two calls in one process share it."""
-    return _owner_of(os.getpid())  # keyed by pid: a forked child is a different owner
+    """This process as an owner; one nonce per process so two calls in one process share it, unless
+    the caller runs inside `separate_owner()`."""
+    process = _owner_of(os.getpid())  # keyed by pid: a forked child is a different owner
+    call = _call_owner.get()
+    return call if call is not None and call.pid == process.pid else process
+
+
+@contextlib.contextmanager
+def separate_owner() -> Iterator[Owner]:
+    """Inside the block (this thread or task: a context variable), `current_owner()` is a new owner
+    of its own: this process's host, pid and start time with a fresh nonce. For a server running
+    concurrent calls in one process; each call's leases and in-flight keys are then its own."""
+    owner = replace(_owner_of(os.getpid()), nonce=uuid.uuid4().hex[:12])
+    token = _call_owner.set(owner)
+    try:
+        yield owner
+    finally:
+        _call_owner.reset(token)
 
 
 @lru_cache(maxsize=None)

@@ -1,0 +1,148 @@
+"""`land` over MCP: a person approves the change manifest through elicitation, or nothing lands.
+
+Stage: the one tool with a human gate. Input: run, onto, idempotency_key; the client's answer to an
+elicitation. Output: the `wtc land --json` object (`Landed` plus the `manifest` that was approved), or
+a refusal.
+
+How (the SDK's resolvers, which follow the negotiated protocol: a request sent mid-call on
+handshake-era connections, an `input_required` round trip on 2026-07-28 and later):
+1. `land_manifest` computes the run's change manifest (`Coordinator.report`, with `onto`);
+2. `land_approval` asks the person, showing that manifest, the target and the exact integration tip,
+   and naming every leftover landing would leave out; a client that declared no elicitation
+   capability is not asked (there is nobody to ask) and gets a refusal that says to land by hand;
+3. the tool lands only on an accepted answer with `approve` true, passing the approved tip: if
+   integration moved meanwhile the Coordinator refuses, since the approval covered another manifest.
+An approval of a question that names leftovers is the person's `--allow-partial`, as at the CLI's
+prompt. On 2026-07-28 connections the question re-renders every round; an answer counts only for
+the exact question it answered (the SDK compares digests), so a changed manifest is asked again.
+"""
+
+# No `from __future__ import annotations`: the SDK evaluates the tool's and resolvers' annotations,
+# and `Resolve(land_manifest)` names a function local to build_land.
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Annotated, Any
+
+from mcp.server.elicitation import AcceptedElicitation, ElicitationResult
+from mcp.server.mcpserver import Context
+from mcp.server.mcpserver.resolve import Elicit, Resolve
+from mcp_types import CallToolResult
+from pydantic import BaseModel, Field
+
+from ..cli import render
+from ..errors import UsageError, WtcError
+from ..results import Landed, RunReport
+from .calls import Reply, Served, call_in_thread, error_result, run_call
+from .tools import DESTRUCTIVE, KEY, RUN, make_tool, output_schema
+
+if TYPE_CHECKING:
+    from mcp.server.mcpserver.tools import Tool
+
+    from ..coordinator import Coordinator
+
+MANIFEST_LINES = 60   # of the report shown in the question; the rest is one resource read away
+
+
+class LandApproval(BaseModel):
+    """What the person answers."""
+
+    approve: bool = Field(description="true: fast-forward the branch to the integration tip shown; "
+                                      "false: land nothing")
+
+
+@dataclass(frozen=True)
+class LandManifest:
+    """The manifest a person is asked about (or why there is none to ask about)."""
+
+    report: RunReport | None
+    error: WtcError | None
+    question: str = ""
+
+
+@dataclass(frozen=True)
+class NotAsked:
+    """Why the person was not asked: `error` (no manifest) or `no_elicitation` (nobody to ask)."""
+
+    why: str
+
+
+def question(report: RunReport, onto: str) -> str:
+    """The elicitation message: the change manifest as `wtc land` shows it at the prompt, then the
+    question, naming the leftovers when there are any."""
+    from ..coordinator.landing import leftover_summary
+
+    lines = render.run_report(report).splitlines()
+    if len(lines) > MANIFEST_LINES:
+        lines = lines[:MANIFEST_LINES] + [f"  ... {len(lines) - MANIFEST_LINES} more line(s): read "
+                                          f"wtc://runs/{report.run}/report"]
+    ask = f"Fast-forward {onto} to {report.tip[:12]} (integration of run {report.run})?"
+    if report.leftovers.get("intents") or report.leftovers.get("tasks"):
+        ask = (f"Fast-forward {onto} to {report.tip[:12]} (integration of run {report.run}) LEAVING OUT "
+               f"{leftover_summary(report.leftovers)}?")
+    return "\n".join(lines + ["", ask])
+
+
+def build_land(served: Served) -> "Tool":
+    """The `land` tool of a server bound to `served`."""
+
+    async def land_manifest(run: str, onto: str) -> LandManifest:
+        def read(c: "Coordinator") -> RunReport:
+            return c.report(run, onto=onto)
+
+        try:
+            report = await call_in_thread(served, read)
+        except WtcError as error:
+            return LandManifest(report=None, error=error)
+        return LandManifest(report=report, error=None, question=question(report, onto))
+
+    def land_approval(manifest: Annotated[LandManifest, Resolve(land_manifest)], ctx: Context) -> Any:
+        if manifest.error is not None:
+            return NotAsked("error")
+        capabilities = ctx.client_capabilities
+        if capabilities is None or capabilities.elicitation is None:
+            return NotAsked("no_elicitation")
+        return Elicit(manifest.question, LandApproval)
+
+    async def land(
+        run: Annotated[str, Field(description=RUN)],
+        onto: Annotated[str, Field(description="Branch to fast-forward to the integration tip, e.g. main.")],
+        manifest: Annotated[LandManifest, Resolve(land_manifest)],
+        answer: Annotated[ElicitationResult[LandApproval], Resolve(land_approval)],
+        idempotency_key: Annotated[str | None, Field(description=KEY)] = None,
+    ) -> CallToolResult:
+        """Land the run: show the change manifest to the person through MCP elicitation and, only on
+        their approval, fast-forward ONTO to the integration tip by compare-and-swap. A client without
+        elicitation gets a refusal (run `wtc land` in a terminal instead); a declined approval lands
+        nothing. Call report first: leftovers (intents not applied, tasks not merged) are named in the
+        question, and approving them lands without them. Refuses if integration moved after the
+        approval, or if ONTO moved since the pin (then call sync)."""
+        if manifest.error is not None:
+            return error_result(manifest.error)
+        report = manifest.report
+        assert report is not None
+        approval = answer.data if isinstance(answer, AcceptedElicitation) else None
+        if isinstance(approval, NotAsked):
+            return error_result(UsageError(
+                "landing needs a person's approval, and this MCP client cannot ask for it (it declared no "
+                "elicitation capability)",
+                fix=f"run `wtc land --run {run} --onto {onto}` in a terminal: it shows the change manifest and "
+                    f"asks; or use a client with elicitation",
+                details={"manifest_tip": report.tip}))
+        if not isinstance(approval, LandApproval) or not approval.approve:
+            return error_result(UsageError(
+                f"landing was not approved ({'declined' if approval is not None else answer.action})",
+                fix="nothing changed; call land again when the person is ready to approve",
+                details={"manifest_tip": report.tip}))
+        partial = bool(report.leftovers.get("intents") or report.leftovers.get("tasks"))
+
+        def land_now(c: "Coordinator") -> Reply:
+            landed: Landed = c.land(run, onto, approved=True, allow_partial=partial, key=idempotency_key,
+                                    expected_tip=report.tip)
+            return Reply(landed.to_json() | {"manifest": report.to_json()}, "land", render.landed(landed))
+
+        return await run_call(served, land_now)
+
+    return make_tool(land, DESTRUCTIVE, "Land the run (asks a person)",
+                     output_schema("land", Landed, manifest={"type": "object"}))
+
+
+__all__ = ["build_land", "LandApproval", "question"]

@@ -1,0 +1,140 @@
+"""`wtc mcp --http [HOST:]PORT`: the server over streamable HTTP, loopback unless a token guards it.
+
+Stage: transport. Input: the bind address and the environment (`WTC_MCP_TOKEN`). Output: a running
+uvicorn server at `http://HOST:PORT/mcp`.
+
+Invariants:
+- the default host is 127.0.0.1; on a loopback address the SDK's DNS-rebinding protection is on;
+- any other address requires a bearer token: `WTC_MCP_TOKEN`, else one generated at start and
+  printed once to stderr (the only place it ever appears); when `WTC_MCP_TOKEN` is set it is
+  required on loopback too;
+- a request without the right `Authorization: Bearer ...` gets 401 and reaches nothing; the token
+  is compared in constant time and never logged (uvicorn's access log is off: it would log paths
+  only, but a quiet server is the default).
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import os
+import secrets
+import socket
+import sys
+from dataclasses import dataclass
+from typing import Any, Awaitable, Callable, MutableMapping
+
+from ..errors import UsageError
+
+TOKEN_ENV = "WTC_MCP_TOKEN"
+DEFAULT_HOST = "127.0.0.1"
+PATH = "/mcp"
+
+Scope = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
+Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+
+@dataclass(frozen=True)
+class Bind:
+    host: str
+    port: int
+
+    @property
+    def loopback(self) -> bool:
+        if self.host == "localhost":
+            return True
+        try:
+            return ipaddress.ip_address(self.host).is_loopback
+        except ValueError:
+            return False   # a host name other than localhost may resolve anywhere
+
+
+def parse_bind(text: str) -> Bind:
+    """`8765`, `:8765`, `127.0.0.1:8765`, `0.0.0.0:8765` or `[::1]:8765`; port 0 picks a free one."""
+    host, port = DEFAULT_HOST, text.strip()
+    if port.startswith("["):
+        inside, _, rest = port[1:].partition("]")
+        host, port = inside, rest.removeprefix(":")
+    elif ":" in port:
+        host, _, port = port.rpartition(":")
+        host = host or DEFAULT_HOST
+    if not port.isdigit() or not 0 <= int(port) <= 65535 or not host:
+        raise UsageError(f"--http {text!r} is not an address to listen on",
+                         fix="use PORT, HOST:PORT or [IPv6]:PORT, e.g. --http 127.0.0.1:8765")
+    return Bind(host, int(port))
+
+
+def token_for(bind: Bind, environ: MutableMapping[str, str] | None = None) -> tuple[str | None, bool]:
+    """The bearer token the server requires (None: none, on loopback without WTC_MCP_TOKEN) and
+    whether it was generated here (then it must be shown to the person once)."""
+    environ = os.environ if environ is None else environ
+    given = environ.get(TOKEN_ENV, "")
+    if given:
+        if len(given) < 16:
+            raise UsageError(f"{TOKEN_ENV} is too short to guard a server ({len(given)} characters)",
+                             fix="use at least 16 random characters, e.g. `python -c 'import secrets; "
+                                 "print(secrets.token_urlsafe(32))'`")
+        return given, False
+    if bind.loopback:
+        return None, False
+    return secrets.token_urlsafe(32), True
+
+
+class BearerGate:
+    """ASGI middleware: HTTP requests must carry `Authorization: Bearer <token>`; lifespan passes."""
+
+    def __init__(self, app: ASGIApp, token: str) -> None:
+        self.app = app
+        self.expected = f"Bearer {token}".encode()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            given = dict(scope.get("headers") or []).get(b"authorization", b"")
+            if not hmac.compare_digest(given, self.expected):
+                body = (b'{"error": "unauthorized", "message": "this wtc MCP server requires '
+                        b'Authorization: Bearer <token> (WTC_MCP_TOKEN, or the token printed when it started)"}')
+                await send({"type": "http.response.start", "status": 401,
+                            "headers": [(b"content-type", b"application/json"),
+                                        (b"www-authenticate", b'Bearer realm="wtc"')]})
+                await send({"type": "http.response.body", "body": body})
+                return
+        await self.app(scope, receive, send)
+
+
+def serve_http(repo: str, bind: Bind, *, max_calls: int | None = None) -> None:
+    """Serve the repository over streamable HTTP until interrupted (see the module docstring)."""
+    import anyio
+    import uvicorn
+
+    from .server import DEFAULT_MAX_CALLS, build_server, check_repository, quiet_sdk_logs
+
+    check_repository(repo)
+    token, generated = token_for(bind)
+    family = socket.AF_INET6 if ":" in bind.host else socket.AF_INET
+    listener = socket.socket(family, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        listener.bind((bind.host, bind.port))
+    except OSError as error:
+        listener.close()
+        raise UsageError(f"cannot listen on {bind.host}:{bind.port}: {error.strerror or error}",
+                         fix="choose another port (--http HOST:PORT), or stop what is listening there") from None
+    # Listening before the start-up line is printed: a client that connects on reading it waits in
+    # the backlog until uvicorn accepts, instead of being refused while the server still starts.
+    listener.listen(socket.SOMAXCONN)
+    port = listener.getsockname()[1]
+    server = build_server(repo, max_calls=max_calls or DEFAULT_MAX_CALLS)
+    app: ASGIApp = server.streamable_http_app(host=bind.host, streamable_http_path=PATH)
+    if token is not None:
+        app = BearerGate(app, token)
+    quiet_sdk_logs()
+    shown = f"[{bind.host}]" if ":" in bind.host else bind.host
+    sys.stderr.write(f"wtc mcp: serving {repo} at http://{shown}:{port}{PATH}"
+                     + (" (bearer token required)" if token else " (loopback only, no token)") + "\n")
+    if generated:
+        sys.stderr.write(f"wtc mcp: bearer token (shown once; set {TOKEN_ENV} to choose your own): {token}\n")
+    sys.stderr.flush()
+    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on")
+    anyio.run(uvicorn.Server(config).serve, [listener])

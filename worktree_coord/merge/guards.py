@@ -1,0 +1,112 @@
+"""Precision guards: shapes of a three-way merge where the three inputs cannot tell the right
+result, so a clean result that resolves what git's line merge could not is not trusted there.
+
+Stage: the cascade's last check (cascade.py), on a clean structured, data or Python-union result
+whose line merge conflicted. Input: the language profile, base/left/right bytes and the line
+merge's conflict blocks. Output: None (trust the result) or a sentence saying why not; the
+cascade then keeps the line merge's conflicts and records the sentence in `FileMerge.notes`.
+
+Each guard is a rule a reviewer would accept on sight, measured on real merge commits
+(docs/merge-precision.md: what each guard stops, by verdict): it must remove more wrong merges than right ones.
+  * generated: an input says in its first lines that it is generated ("Code generated ... DO NOT
+    EDIT", "@generated", "automatically generated"): generated code is regenerated from its source,
+    and a merge of two generators' outputs is neither's output.
+  * release_lines: in a data file (a version catalog, a package manifest), one block git could not
+    merge holds version bumps of different entries by both sides, where one side only moved
+    entries to patch releases of their line (a maintenance branch) and the other moved an entry to
+    a new minor or major release (a development line). That is a forward-port between release
+    lines; whether the maintenance line's bumps belong on the newer line is the maintainers' call
+    (projects often keep the newer line's versions), so it stays a conflict.
+
+Invariants: a guard only ever turns a clean result into the line merge's conflicts, never the
+other way; it reads the inputs only (never the result), so it explains itself from them.
+`disabled` exists for measurement (`scripts/eval_merge_quality.py --without NAME`); the product
+never sets it.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Callable, Sequence
+
+from .result import MergeConflict
+from .profiles import Profile
+
+disabled: set[str] = set()
+
+# Conventional "this file is generated" markers, looked for in comment lines at the top of a file.
+_GENERATED = re.compile(r"\bDO NOT EDIT\b|\bDO NOT MODIFY\b|@generated\b|\bCode generated\b|"
+                        r"\bauto-?generated\b|\bautomatically generated\b", re.IGNORECASE)
+_COMMENT_OPENERS = ("#", "//", "/*", "*", "--", ";", "<!--", "'''", '"""')
+_HEAD_LINES = 10
+
+# A version: dotted numbers, maybe with a pre-release or build suffix (1.9.22.1, 2.0.0-rc.1, 6.4.8.Final).
+_VERSION = re.compile(r"\d+(?:\.\d+)+(?:[-.+][0-9A-Za-z][0-9A-Za-z.-]*)?")
+
+
+def distrust(profile: Profile | None, base: bytes, left: bytes, right: bytes,
+             conflicts: Sequence[MergeConflict]) -> str | None:
+    """Why a clean merge of these inputs must not be trusted where git's line merge conflicted
+    (the blocks in `conflicts`), or None."""
+    for name, guard in _GUARDS:
+        if name in disabled:
+            continue
+        why = guard(profile, (base, left, right), conflicts)
+        if why:
+            return f"{name}: {why}"
+    return None
+
+
+def _generated(profile: Profile | None, inputs: tuple[bytes, bytes, bytes],
+               conflicts: Sequence[MergeConflict]) -> str | None:
+    for data in inputs:
+        for line in data[:4000].decode("utf-8", "replace").splitlines()[:_HEAD_LINES]:
+            stripped = line.strip()
+            if stripped.startswith(_COMMENT_OPENERS) and _GENERATED.search(stripped):
+                return f"the file says it is generated ({stripped[:80]!r}): regenerate it instead of merging"
+    return None
+
+
+def _bumps(base: str, side: str) -> list[tuple[str, str]]:
+    """(old line, new line) pairs where the side changed only version numbers on a line."""
+    old, new = base.splitlines(), side.splitlines()
+    pairs: list[tuple[str, str]] = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+        if tag == "replace" and i2 - i1 == j2 - j1:
+            pairs.extend((a, b) for a, b in zip(old[i1:i2], new[j1:j2])
+                         if _VERSION.search(a) and _VERSION.sub("0", a) == _VERSION.sub("0", b))
+    return pairs
+
+
+def _patch_only(pair: tuple[str, str]) -> bool:
+    """The first version on the line kept its major and minor number (1.9.23 -> 1.9.24)."""
+    before, after = (_VERSION.search(line) for line in pair)
+    assert before is not None and after is not None
+    return re.split(r"[.+-]", before.group())[:2] == re.split(r"[.+-]", after.group())[:2]
+
+
+def _release_lines(profile: Profile | None, inputs: tuple[bytes, bytes, bytes],
+                   conflicts: Sequence[MergeConflict]) -> str | None:
+    if profile is None or not profile.data:
+        return None
+    for block in conflicts:
+        ours, theirs = _bumps(block.base, block.ours), _bumps(block.base, block.theirs)
+        # A bump both sides made alike is no disagreement: only each side's own bumps count.
+        own = {"ours": [pair for pair in ours if pair not in theirs], "theirs": [pair for pair in theirs if pair not in ours]}
+        for patch_side, line_side in (("ours", "theirs"), ("theirs", "ours")):
+            patches, moves = own[patch_side], own[line_side]
+            if patches and moves and all(_patch_only(pair) for pair in patches) \
+                    and not all(_patch_only(pair) for pair in moves):
+                moved = next(pair for pair in moves if not _patch_only(pair))
+                return (f"{line_side} moved {moved[0].strip()[:60]!r} to a new release line while {patch_side} only "
+                        f"bumped patch releases next to it ({patches[0][0].strip()[:60]!r}): a forward-port whose "
+                        f"versions are the maintainers' call")
+    return None
+
+
+_GUARDS: tuple[tuple[str, Callable[[Profile | None, tuple[bytes, bytes, bytes], Sequence[MergeConflict]], str | None]], ...] = (
+    ("generated", _generated),
+    ("release_lines", _release_lines),
+)
+GUARD_NAMES = tuple(name for name, _ in _GUARDS)
