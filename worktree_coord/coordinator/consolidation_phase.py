@@ -42,6 +42,7 @@ from ..consolidate import ConsolidationResult, Intent, RootResult, RootState, co
 from ..consolidate.adapters import ADAPTERS, ToolConfig
 from ..consolidate.intent import Ecosystem
 from ..crashpoints import crash_point
+from ..events import NullReporter, Reporter
 from ..errors import ConfigError, StateError
 from ..gitrepo import GitRepo
 from . import merge_queue as queue
@@ -117,8 +118,11 @@ def requeue(store: Store, run_id: str, rows: list[dict[str, Any]], why: str) -> 
 
 def consolidate_run(git: GitRepo, store: Store, run: RunRecord, *, offline: bool, scratch_root: Path,
                     configs: Mapping[str, ToolConfig], heavy: Callable[[], ContextManager[None]],
-                    integration_tip: str, retry_failed: bool = False) -> ConsolidationReport:
-    """Apply every pending intent of the run's merged tasks (see the module docstring)."""
+                    integration_tip: str, retry_failed: bool = False,
+                    reporter: Reporter | None = None) -> ConsolidationReport:
+    """Apply every pending intent of the run's merged tasks (see the module docstring); each root
+    and each relock is a stage reported to `reporter`."""
+    reporter = reporter or NullReporter()
     roots: list[dict[str, Any]] = []
     tip = integration_tip
     retried: list[str] = []
@@ -129,7 +133,7 @@ def consolidate_run(git: GitRepo, store: Store, run: RunRecord, *, offline: bool
     for attempt in range(MAX_ATTEMPTS):
         try:
             report = _consolidate_once(git, store, run, offline=offline, scratch_root=scratch_root, configs=configs,
-                                       heavy=heavy, integration_tip=tip, earlier=roots)
+                                       heavy=heavy, integration_tip=tip, earlier=roots, reporter=reporter)
             return dataclasses.replace(report, retried=retried)
         except _RootMoved as moved:
             # Roots committed before the move are recorded (their intents are no longer pending);
@@ -143,7 +147,7 @@ def consolidate_run(git: GitRepo, store: Store, run: RunRecord, *, offline: bool
 
 def _consolidate_once(git: GitRepo, store: Store, run: RunRecord, *, offline: bool, scratch_root: Path,
                       configs: Mapping[str, ToolConfig], heavy: Callable[[], ContextManager[None]],
-                      integration_tip: str, earlier: list[dict[str, Any]]) -> ConsolidationReport:
+                      integration_tip: str, earlier: list[dict[str, Any]], reporter: Reporter) -> ConsolidationReport:
     merged = {t.task_id for t in store.list_tasks(run.run_id, [TaskState.MERGED])}
     rows = store.list_intents(run.run_id, PENDING_STATES)
     ready = [r for r in rows if r["task_id"] in merged]
@@ -155,7 +159,8 @@ def _consolidate_once(git: GitRepo, store: Store, run: RunRecord, *, offline: bo
     git.add_detached_worktree(scratch, integration_tip)
     try:
         with heavy():
-            result: ConsolidationResult = consolidate(scratch, intents, offline=offline, configs=configs)
+            result: ConsolidationResult = consolidate(scratch, intents, offline=offline, configs=configs,
+                                                      reporter=reporter)
         tip = integration_tip
         for root in result.roots:
             commit = None
