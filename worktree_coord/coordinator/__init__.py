@@ -13,6 +13,7 @@ process may pick up where a killed one stopped. One module per concern:
     consolidating.py  consolidate, add_intent, intents
     landing.py        check (the CI step), report, land, sync
     cleanup.py        gc
+    snapshot.py       snapshot: the run at one instant, read-only (wtc watch)
 """
 
 from __future__ import annotations
@@ -22,11 +23,12 @@ from .consolidating import ConsolidationOperations
 from .landing import LandingOperations
 from .merging import MergeOperations
 from .runs import RunOperations
+from .snapshot import SnapshotOperations
 from .tasks import TaskOperations
 
 
 class Coordinator(RunOperations, TaskOperations, MergeOperations, ConsolidationOperations, LandingOperations,
-                  CleanupOperations):
+                  CleanupOperations, SnapshotOperations):
     """Coordinates the runs and tasks of one git repository (see the package docstring)."""
 
 
