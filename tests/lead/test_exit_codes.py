@@ -64,6 +64,8 @@ CASES = [
     ("run start", ["run", "start", "--run", "r", "--repo", "{plain}"], 5),
     ("status", ["status", "--repo", "{repo}"], 0),
     ("status", ["status", "--run", "nope", "--repo", "{repo}"], 5),
+    ("watch", ["watch", "--run", "r", "--repo", "{repo}"], 0),
+    ("watch", ["watch", "--run", "nope", "--repo", "{repo}"], 5),
     ("task start", ["task", "start", "t", "--run", "r", "--own", "packages/api/**", "--repo", "{repo}"], 0),
     ("task start", ["task", "start", "t2", "--run", "r", "--own", "../x", "--repo", "{repo}"], 2),
     ("task start", ["task", "start", "t", "--run", "nope", "--own", "x/**", "--repo", "{repo}"], 5),
