@@ -161,3 +161,22 @@ def test_adding_a_member_a_glob_already_covers_is_satisfied():
     p = plan(a + b, reader({"package.json": base}))
     assert [c.intent.name for c in p.satisfied] == ["packages/new"]
     assert [c.intent.name for c in p.changes] == ["tools/x"]
+
+
+def test_a_python_package_may_be_a_main_dependency_and_in_an_extra_if_the_ranges_meet():
+    # pytest's own pyproject: attrs in the `dev` extra; a task makes it a runtime dependency too.
+    base = (b'[project]\nname = "x"\ndependencies = ["pluggy>=1"]\n'
+            b'[project.optional-dependencies]\ndev = ["attrs>=19.2"]\n')
+    tree = reader({"pyproject.toml": base})
+    workspace = {("uv", ""): ["pyproject.toml"]}
+    meet = derive_intents("pyproject.toml", base, base.replace(b'["pluggy>=1"]', b'["pluggy>=1", "attrs>=23"]'),
+                          task="a")
+    p = plan(meet, tree, workspace_manifests=workspace)
+    assert not p.conflicts
+    [change] = p.changes
+    assert (change.intent.group, change.intent.name, change.intent.spec) == ("dependencies", "attrs", ">=23")
+    # Ranges that cannot both hold are still refused: one resolution serves both groups.
+    apart = derive_intents("pyproject.toml", base, base.replace(b'["pluggy>=1"]', b'["pluggy>=1", "attrs<19"]'),
+                           task="b")
+    [conflict] = plan(apart, tree, workspace_manifests=workspace).conflicts
+    assert conflict.kind == ConflictKind.DISJOINT_RANGES and conflict.tasks == ("b", "integration")

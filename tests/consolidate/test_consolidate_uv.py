@@ -77,20 +77,23 @@ def test_new_member_and_dependency_on_it_keep_comments_in_either_order(tmp_path,
     assert again.state == RootState.UNCHANGED
 
 
-def test_dependency_group_python_version_and_a_group_collision(tmp_path, tool_env):
+def test_dependency_group_python_version_and_a_main_dependency_repeated_in_a_group(tmp_path, tool_env):
     ws = make_workspace(tmp_path / "ws", tool_env, lib("lib-b"))
     base = (ws / "pyproject.toml").read_bytes().replace(b'["libs/lib-a"]', b'["libs/*"]')
     (ws / "pyproject.toml").write_bytes(base)
     new = base.replace(b'requires-python = ">=3.11"', b'requires-python = ">=3.11,<4"').replace(
         b"lib-a = { workspace = true }\n", b"lib-a = { workspace = true }\nlib-b = { workspace = true }\n") + \
         b'\n[dependency-groups]\ndev = ["lib-b"]\n'
-    collide = base + b'\n[dependency-groups]\nlint = ["lib-a"]\n'     # lib-a is already a main dependency
-    intents = derive_intents("pyproject.toml", base, new, task="g") + derive_intents("pyproject.toml", base, collide,
+    # lib-a is already a main dependency: a dependency group may name it too (PEP 735; uv resolves one
+    # version for both), so this is no conflict.
+    repeat = base + b'\n[dependency-groups]\nlint = ["lib-a"]\n'
+    intents = derive_intents("pyproject.toml", base, new, task="g") + derive_intents("pyproject.toml", base, repeat,
                                                                                      task="c")
     result = consolidate_root(ws, "", "uv", intents, env=tool_env)
     assert result.state == RootState.APPLIED, result.error
-    [conflict] = result.conflicts
-    assert conflict.kind.value == "group_collision" and conflict.tasks == ("c", "integration")
+    assert not result.conflicts
+    groups = plain(load_toml("pyproject.toml", (ws / "pyproject.toml").read_bytes()))["dependency-groups"]
+    assert groups["lint"] == ["lib-a"] and groups["dev"] == ["lib-b"]
     assert plain(load_toml("uv.lock", (ws / "uv.lock").read_bytes()))["requires-python"] == ">=3.11, <4"
     assert plain(load_toml("uv.lock", (ws / "uv.lock").read_bytes()))["requires-python"] == ">=3.11, <4"
     assert b"lib-b>=5" not in (ws / "pyproject.toml").read_bytes()

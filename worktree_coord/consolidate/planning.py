@@ -236,10 +236,13 @@ def _exclusive(ecosystem: Ecosystem, a: str, b: str) -> bool:
     if a == b:
         return False
     if ecosystem in (Ecosystem.NPM, Ecosystem.PNPM, Ecosystem.YARN, Ecosystem.BUN):
+        # package.json keeps one entry per package across these; npm installs one of them and
+        # warns about the other.
         exclusive = {"dependencies", "devDependencies", "optionalDependencies"}
         return a in exclusive and b in exclusive
-    if ecosystem in (Ecosystem.UV, Ecosystem.POETRY):
-        return "dependencies" in (a, b)
+    # Python (uv, Poetry) and Cargo: a package may sit in the main dependencies and in an extra, a
+    # dependency group or a dev group at once (pytest's own `dev` extra repeats `attrs`); one
+    # resolution must satisfy every range, which the single-version check compares.
     return False
 
 
