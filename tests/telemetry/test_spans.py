@@ -240,3 +240,25 @@ def test_a_run_started_before_trace_ids_were_kept_gets_them_once(tmp_path, recor
         assert first is not None and coord._run_trace("r1") == first
         stored = coord.store.get_run("r1")
         assert (stored.trace_id, stored.root_span_id) == (first.trace_hex, first.root_hex)
+
+
+def test_verification_is_a_span_under_the_merge_and_a_failing_check_is_recorded(tmp_path, recorded):
+    check = "! grep -rq BROKEN pkg"   # the project's "test suite": fails when a file under pkg/ says BROKEN
+    repo = make_repo(tmp_path / "repo", {"pkg/keep.txt": "1\n"})
+    with Coordinator(repo) as coord:
+        coord.start_run("r1", verify=check)
+        run_trace = coord._run_trace("r1")
+        for task, text in (("good", "fine\n"), ("bad", "BROKEN\n")):
+            write(Path(coord.start_task("r1", task, [f"pkg/{task}/**"]).worktree), {f"pkg/{task}/f.txt": text})
+        assert coord.finish_task("r1", "good").state == "merged"
+        assert coord.finish_task("r1", "bad").state == "failed"
+        assert span_reporter(coord).failures == []
+    for task, ok, code in (("good", True, 0), ("bad", False, 1)):
+        merge = recorded.one("wtc.merge", task=task)
+        assert parent_of(merge) != run_trace.root_span_id   # under the task's finish, not the run
+        [verify] = [s for s in recorded.spans("wtc.verify") if parent_of(s) == merge.context.span_id]
+        assert verify.attributes["wtc.run"] == "r1" and verify.attributes["wtc.command"] == check
+        assert verify.attributes["wtc.ok"] is ok and verify.attributes["wtc.command_exit_code"] == code
+        assert verify.context.trace_id == run_trace.trace_id
+        assert merge.start_time <= verify.start_time and verify.end_time <= merge.end_time
+    assert recorded.one("wtc.merge", task="bad").attributes["wtc.state"] == "failed"
