@@ -18,6 +18,8 @@ Modes (each in its own process, since telemetry is decided once per process):
    of one start+finish per mode, and its ratio to `stripped` measured in the same run.
 2. The stage itself: the median time of one `with coordinator._stage(...)` (begin and end events,
    and a span when traced) in a tight loop, per mode, in microseconds.
+   The stage cost times the spans one task's start + finish makes gives each mode's overhead per
+   operation, a figure the noise of a shared machine does not swamp as it does the operation medians.
 3. Import: the median time of `python -c "import worktree_coord.coordinator"` and how many
    `opentelemetry` modules it loaded, with nothing configured and with WTC_TRACE_FILE set.
 
@@ -161,7 +163,11 @@ def main() -> int:
                 found = run_worker(repo, mode, round_number * args.tasks, args.tasks, args.stage_loops, trace_file)
                 times[mode] += found["times"]
                 stage[mode].append(found["stage"])
-        spans = sum(1 for _ in trace_file.open()) if trace_file.exists() else 0
+        names = [json.loads(line)["name"] for line in trace_file.open()] if trace_file.exists() else []
+        spans = len(names)
+        # Spans one task's start + finish makes (the run's root and the bench's own stages left out):
+        # what the per-stage cost is multiplied by in one operation.
+        per_task = sum(1 for n in names if n not in ("wtc.bench", "wtc.run")) / (args.tasks * args.rounds)
         imports = import_cost(max(5, args.rounds), trace_file)
     base = statistics.median(times["stripped"])
     report = {
@@ -170,6 +176,11 @@ def main() -> int:
                           "ratio": round(statistics.median(times[m]) / base, 3)} for m in MODES},
         "stage_us": {m: round(statistics.median(stage[m]) * 1e6, 2) for m in MODES},
         "spans_written": spans,
+        "spans_per_task": round(per_task, 2),
+        # The overhead of a mode on one operation from the stage loop (less noisy than the difference
+        # of two operation medians on a loaded machine): spans per task x (one stage - stripped's).
+        "derived_overhead_ms": {m: round(per_task * (statistics.median(stage[m]) - statistics.median(stage["stripped"]))
+                                         * 1000, 3) for m in MODES},
         "import": imports,
     }
     if args.json:
@@ -181,7 +192,11 @@ def main() -> int:
         row = report["operation"][mode]
         print(f"  {mode:9} median {row['median_ms']:8.2f} ms   ratio to stripped {row['ratio']:.3f}   "
               f"one stage {report['stage_us'][mode]:7.2f} us")
-    print(f"  spans written by `file`: {spans}")
+    print(f"  spans written by `file`: {spans} ({report['spans_per_task']} per task start + finish)")
+    for mode in MODES[1:]:
+        derived = report["derived_overhead_ms"][mode]
+        print(f"  {mode:9} derived overhead per operation: {derived:.3f} ms "
+              f"({derived / report['operation']['stripped']['median_ms'] * 100:.4f}% of stripped's median)")
     for mode, row in imports.items():
         print(f"import worktree_coord.coordinator ({mode}): median {row['median_ms']} ms, "
               f"{row['opentelemetry_modules']} opentelemetry modules")
