@@ -197,3 +197,44 @@ def test_a_downward_import_is_no_problem():
                        is_package=False, known=set(package_modules()), lazy=lazy_names())
     assert [i.imported for i in found] == ["worktree_coord.check", "worktree_coord.errors"]
     assert broken_rules(found) == []
+
+
+# ---- who runs git -------------------------------------------------------------------------------
+
+def git_invocations(source: str) -> list[int]:
+    """Lines of `subprocess.run/Popen/check_output/call([... "git" ...])` whose argument list names the
+    git program as a literal (first, or after a wrapper such as `stdbuf -o0`)."""
+    lines = []
+    for node in ast.walk(ast.parse(source)):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr in {"run", "Popen", "check_output", "check_call", "call"}
+                and isinstance(node.func.value, ast.Name) and node.func.value.id == "subprocess" and node.args):
+            continue
+        argv = node.args[0]
+        if isinstance(argv, ast.List | ast.Tuple):
+            literals = [e.value for e in argv.elts[:3] if isinstance(e, ast.Constant)]
+            if "git" in literals:
+                lines.append(node.lineno)
+    return lines
+
+
+def test_below_the_faces_only_the_git_layer_runs_git():
+    # One place runs git, so a remote-backed run (issue 16) teaches one package about remotes and every
+    # caller gets it. Faces may run git at the edge of a process (git's merge driver reads attributes
+    # before any repository is opened; the demo builds its example repository with the git CLI).
+    offenders = []
+    for name, path in package_modules().items():
+        if part_of(name) in FACES or part_of(name) == "gitrepo":
+            continue
+        offenders += [f"{name} line {line}" for line in git_invocations(path.read_text())]
+    assert not offenders, "git run outside the git layer (give GitRepo or gitrepo/ the operation):\n  " + \
+        "\n  ".join(offenders)
+    inside = [line for name, path in package_modules().items() if part_of(name) == "gitrepo"
+              for line in git_invocations(path.read_text())]
+    assert len(inside) >= 3, "the reader found no git call even in the git layer: it is broken"
+
+
+def test_the_git_reader_sees_a_git_call_wherever_it_is_written():
+    source = ("import subprocess\ndef f(p):\n    subprocess.run(['git', 'merge-file', p])\n"
+              "    subprocess.Popen([w, '-o0', 'git', 'merge-tree'])\n    subprocess.run(['ls'])\n")
+    assert git_invocations(source) == [3, 4]

@@ -10,7 +10,7 @@ one side removed that the other side's new code uses), as `semantic_conflict` (m
 
 It does what the merge queue does, minus every write that matters: reserved-file edits are taken
 out through `integrate.mergeable_commit` (they are consolidated later, never text-merged), git
-merge-tree (`integrate.merge_tree_once`) merges the trees, and the files it leaves conflicted go to
+merge-tree (`GitRepo.merge_trees`) merges the trees, and the files it leaves conflicted go to
 the resolver. Invariants: no ref moves, no index or worktree is written; the only writes are
 unreachable objects in the object database (the derived commit, merge-tree's trees and blobs),
 which `git gc` collects.
@@ -22,15 +22,8 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from ..gitrepo import GitRepo
-from ..integrate import (
-    ConflictedFile,
-    FileToResolve,
-    Resolver,
-    conflict_kind,
-    labelled_resolver,
-    merge_tree_once,
-    mergeable_commit,
-)
+from ..gitrepo.mergetree import StagedPath
+from ..integrate import FileToResolve, Resolver, conflict_kind, labelled_resolver, mergeable_commit
 from ..integrate.trees import update_tree
 from ..merge import check_tree_merge
 from ..merge.result import FileMerge, SemanticMode
@@ -61,7 +54,7 @@ def dry_run_merge(git: GitRepo, head: str, target: str, target_tip: str, base: s
     if git.is_ancestor(target_tip, mergeable):
         return DryRun(MergeSummary(True, True, target, target_tip, git.commit_tree_id(mergeable),
                                    reason="fast-forward: the target has not moved since the branch left it"), ())
-    outcome = merge_tree_once(git.toplevel or git.common_dir, target_tip, mergeable)
+    outcome = git.merge_trees(target_tip, mergeable)
     if outcome.clean:
         semantic_findings = _semantic(git, target, target_tip, mergeable, outcome.tree, semantic)
         return DryRun(MergeSummary(True, not _blocking(semantic_findings), target, target_tip, outcome.tree),
@@ -95,7 +88,7 @@ def dry_run_merge(git: GitRepo, head: str, target: str, target_tip: str, base: s
                   tuple(findings))
 
 
-def _findings(item: ConflictedFile, kind: str, result: FileMerge | None, head_bytes: bytes,
+def _findings(item: StagedPath, kind: str, result: FileMerge | None, head_bytes: bytes,
               target: str, head_label: str) -> list[Finding]:
     blocks = result.conflicts if result is not None else ()
     if not blocks:
@@ -122,7 +115,7 @@ def _findings(item: ConflictedFile, kind: str, result: FileMerge | None, head_by
     return out
 
 
-def _mode(item: ConflictedFile) -> int:
+def _mode(item: StagedPath) -> int:
     assert item.ours is not None and item.theirs is not None
     base_mode = item.base.mode if item.base else item.ours.mode
     return item.theirs.mode if item.ours.mode == base_mode else item.ours.mode

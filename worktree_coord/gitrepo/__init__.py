@@ -1,6 +1,8 @@
-"""The git layer: a repository opened for coordination (`GitRepo`) and the repository-wide lock
-around git's racy registration steps (`filelock`). It knows git, not policy: nothing here imports
-a capability, the coordinator or a face (tests/test_layers.py)."""
+"""The git layer: a repository opened for coordination (`GitRepo`), the repository-wide lock around
+git's racy registration steps (`filelock`), git's tree merge (`mergetree`), its diff3 line merge
+(`linemerge`) and compare-and-swap of refs (`refs`). It knows git, not policy: nothing here imports
+a capability, the coordinator or a face, and no module outside it runs git (tests/test_layers.py).
+The submodules other than `repository` are imported by name where they are needed."""
 
 from .repository import (
     EXCLUDE_LINE,

@@ -25,13 +25,16 @@ import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator, Sequence
+from typing import TYPE_CHECKING, Iterator, Sequence
 
 import pygit2
 
 from . import filelock
 from ..crashpoints import crash_point
 from ..errors import GitError, NotFoundError, UsageError
+
+if TYPE_CHECKING:
+    from .mergetree import TreeMergeOutcome
 
 EXCLUDE_LINE = "/.wtc/"
 WTC_DIR = "wtc"          # under the git common dir: store, locks
@@ -203,6 +206,13 @@ class GitRepo:
         if found is None:
             raise NotFoundError(f"{a[:12]} and {b[:12]} share no history")
         return str(found)
+
+    def merge_trees(self, ours: str, theirs: str) -> "TreeMergeOutcome":
+        """git's merge-ort of two commits without a worktree (one spawn; the merge queue keeps a
+        persistent `MergeTreeProcess` instead): the tree git wrote and the paths it left conflicted."""
+        from .mergetree import merge_tree_once
+
+        return merge_tree_once(self.toplevel or self.common_dir, ours, theirs)
 
     def commit_tree_id(self, sha: str) -> str:
         return str(self.repo[pygit2.Oid(hex=sha)].peel(pygit2.Commit).tree_id)

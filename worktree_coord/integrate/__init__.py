@@ -6,11 +6,16 @@ store. Pipeline of one merge (engine.py has the details and the invariants):
     mergeable.py  the commit of a task that merges: its tip, or a child without its reserved-file edits
     history.py    does the task descend from the pinned commit? is it already merged?
     fastpath.py   pygit2 merge that rewrites only the subtrees the task changed
-    mergetree.py  git merge-tree (persistent --stdin process) when both sides touched a path
+    (gitrepo)     git merge-tree (persistent --stdin process) when both sides touched a path
     resolve.py    conflicted files -> resolver (default: git's diff3 line merge; `structured_resolver`
                   hands them to the structured merge engine)
     trees.py      write resolved blobs into the merged tree by path
-    refs.py       compare-and-swap of the ref; fast_forward for `land`
+    (gitrepo)     compare-and-swap of the ref
+    fastforward.py  fast_forward for `land`
+
+Git itself is run only by the git layer (gitrepo.mergetree, gitrepo.linemerge, gitrepo.refs);
+this package decides what a merge means. Their names are re-exported here for callers of the
+engine.
 
 Public API:
     merge_into(repo, ref, task_commit, base, *, message, author, committer=None, resolve=None,
@@ -43,8 +48,9 @@ from .account import FileAccount, merge_account
 from .engine import Integrator, already_merged, close_all, conflict_kind, merge_into
 from .fastpath import NotFast, fast_merge_trees
 from .mergeable import MERGE_IDENTITY, mergeable_commit, signature
-from .mergetree import MergeTreeProcess, merge_tree_once
-from .refs import StaleRef, compare_and_swap, fast_forward, read_ref
+from ..gitrepo.mergetree import MergeTreeProcess, StagedPath, StageEntry, TreeMergeOutcome, merge_tree_once
+from ..gitrepo.refs import StaleRef, compare_and_swap, read_ref
+from .fastforward import fast_forward
 from .resolve import FileToResolve, Resolver, labelled_resolver, line_resolve, structured_resolver
 from .result import (
     ConflictedFile,
@@ -52,9 +58,7 @@ from .result import (
     IntegrationResult,
     IntegrationState,
     MergePath,
-    StageEntry,
     TreeCheck,
-    TreeMergeOutcome,
     semantic_conflicts,
 )
 
@@ -74,6 +78,7 @@ __all__ = [
     "Resolver",
     "StaleRef",
     "StageEntry",
+    "StagedPath",
     "TreeCheck",
     "TreeMergeOutcome",
     "already_merged",

@@ -37,12 +37,12 @@ import time
 import pygit2
 
 from ..crashpoints import crash_point
-from ..merge.result import SemanticFinding
 from ..errors import BusyError, NotFoundError, UsageError
+from ..gitrepo.mergetree import MergeTreeProcess, StagedPath
+from ..gitrepo.refs import StaleRef, compare_and_swap, read_ref
+from ..merge.result import SemanticFinding
 from .fastpath import GITLINK, SYMLINK, TREE, NotFast, fast_merge_trees
 from .history import IntegrationHistory, TaskHistory, task_history
-from .mergetree import MergeTreeProcess
-from .refs import StaleRef, compare_and_swap, read_ref
 from .resolve import FileToResolve, Resolver, line_resolve
 from .result import (
     ConflictedFile,
@@ -242,7 +242,7 @@ class Integrator:
         tree_id = pygit2.Oid(hex=outcome.tree)
         if outcome.clean:
             return MergePath.MERGE_TREE, tree_id, reason, None
-        return MergePath.MERGE_TREE, tree_id, reason, outcome.conflicts
+        return MergePath.MERGE_TREE, tree_id, reason, tuple(ConflictedFile.from_staged(c) for c in outcome.conflicts)
 
     def _resolve(self, tree: pygit2.Oid, conflicted: tuple[ConflictedFile, ...], resolve: Resolver
                  ) -> tuple[pygit2.Oid, tuple[str, ...], tuple[ConflictedFile, ...], tuple[tuple[str, str], ...]]:
@@ -313,7 +313,7 @@ class Integrator:
         return None
 
 
-def conflict_kind(item: ConflictedFile) -> str:
+def conflict_kind(item: ConflictedFile | StagedPath) -> str:
     """What git could not merge: modify_delete, type_change, non_file, add_add or content."""
     sides = [s for s in (item.ours, item.theirs) if s is not None]
     if len(sides) < 2:

@@ -6,20 +6,19 @@ an absent base is b""). Output: a mapping path -> `FileMerge` (worktree_coord.me
 
 `merge_into` takes any callable with that signature as `resolve=`; the merge queue passes
 `structured_resolver` below (the structured, declaration-level merger of `worktree_coord.merge`).
-`line_resolve` below is the default stand-in: git's own diff3 line merge (`git merge-file -p
---diff3`), the same xdiff code libgit2 uses, so a clean result here is exactly git's. It never
+`line_resolve` below is the default stand-in: git's own diff3 line merge (the git layer's
+`merge_file_diff3`), the same xdiff code libgit2 uses, so a clean result here is exactly git's. It never
 invents a resolution: anything git cannot merge comes back `clean=False`, with each conflict block
 located (1-based lines in `merged`) and its three versions filled in.
 """
 
 from __future__ import annotations
 
-import os
-import subprocess
 import tempfile
 from dataclasses import dataclass
 from typing import Callable, Mapping, Sequence
 
+from ..gitrepo.linemerge import merge_file_diff3
 from ..merge.result import FileMerge, MergeConflict, Strategy
 
 LABEL_OURS = "integration"
@@ -66,12 +65,12 @@ def line_resolve(files: Sequence[FileToResolve]) -> dict[str, FileMerge]:
     """diff3 line merge of each file through `git merge-file`; conflicts located, never dropped."""
     out: dict[str, FileMerge] = {}
     with tempfile.TemporaryDirectory(prefix="wtc-merge-file-") as tmp:
-        for index, item in enumerate(files):
-            out[item.path] = _merge_one(item, os.path.join(tmp, str(index)))
+        for item in files:
+            out[item.path] = _merge_one(item, tmp)
     return out
 
 
-def _merge_one(item: FileToResolve, stem: str) -> FileMerge:
+def _merge_one(item: FileToResolve, scratch: str) -> FileMerge:
     if item.ours == item.theirs:
         return FileMerge(item.ours, True, Strategy.TRIVIAL)
     if item.base == item.ours:
@@ -82,23 +81,14 @@ def _merge_one(item: FileToResolve, stem: str) -> FileMerge:
         # git's own binary test; a line merge of binary data is meaningless.
         return FileMerge(item.ours, False, Strategy.BINARY,
                          (MergeConflict(0, 0, kind="binary"),), notes=("binary file: not merged",))
-    paths = []
-    for side, data in (("ours", item.ours), ("base", item.base), ("theirs", item.theirs)):
-        path = f"{stem}.{side}"
-        with open(path, "wb") as fh:
-            fh.write(data)
-        paths.append(path)
-    proc = subprocess.run(
-        ["git", "merge-file", "-p", "--diff3", "-L", LABEL_OURS, "-L", LABEL_BASE, "-L", LABEL_THEIRS,
-         *paths],
-        capture_output=True,
-    )
-    if proc.returncode < 0 or proc.returncode > 127:
+    done = merge_file_diff3(item.ours, item.base, item.theirs, (LABEL_OURS, LABEL_BASE, LABEL_THEIRS),
+                            scratch=scratch)
+    if done.failed:
         return FileMerge(item.ours, False, Strategy.LINE, (MergeConflict(0, 0, kind="unmergeable"),),
-                         notes=(f"git merge-file failed: {proc.stderr.decode('utf-8', 'replace').strip()}",))
-    if proc.returncode == 0:
-        return FileMerge(proc.stdout, True, Strategy.LINE)
-    return FileMerge(proc.stdout, False, Strategy.LINE, tuple(locate_conflicts(proc.stdout)))
+                         notes=(f"git merge-file failed: {done.stderr}",))
+    if done.status == 0:
+        return FileMerge(done.merged, True, Strategy.LINE)
+    return FileMerge(done.merged, False, Strategy.LINE, tuple(locate_conflicts(done.merged)))
 
 
 def locate_conflicts(merged: bytes, marker_size: int = 7) -> list[MergeConflict]:

@@ -13,6 +13,7 @@ from typing import Any, Callable, Sequence
 
 import pygit2
 
+from ..gitrepo.mergetree import StagedPath, StageEntry, TreeMergeOutcome
 from ..merge.result import FileMerge, SemanticFinding, Strategy
 
 # The check run on a clean merged tree: (repo, merge base, tip, task, merged tree) -> findings.
@@ -36,17 +37,6 @@ class MergePath(str, enum.Enum):
 
 
 @dataclass(frozen=True)
-class StageEntry:
-    """One side of a conflicted path as git records it: mode (octal int) and blob id (hex)."""
-
-    mode: int
-    oid: str
-
-    def to_json(self) -> dict[str, Any]:
-        return {"mode": f"{self.mode:06o}", "oid": self.oid}
-
-
-@dataclass(frozen=True)
 class ConflictedFile:
     """A path git could not merge on its own, with its base/ours/theirs stages (None = absent).
 
@@ -64,6 +54,11 @@ class ConflictedFile:
     text: bytes = b""
     resolution: FileMerge | None = None
 
+    @classmethod
+    def from_staged(cls, staged: StagedPath) -> "ConflictedFile":
+        """A path git left conflicted, before its kind is known or a resolver has seen it."""
+        return cls(staged.path, staged.base, staged.ours, staged.theirs)
+
     def to_json(self) -> dict[str, Any]:
         return {
             "path": self.path,
@@ -75,15 +70,6 @@ class ConflictedFile:
             "conflicts": [c.to_json() for c in self.resolution.conflicts] if self.resolution else [],
             "text": self.text.decode("utf-8", "replace"),
         }
-
-
-@dataclass(frozen=True)
-class TreeMergeOutcome:
-    """A tree-level merge before any resolver ran: the tree git wrote and the paths it left conflicted."""
-
-    tree: str
-    clean: bool
-    conflicts: tuple[ConflictedFile, ...] = ()
 
 
 @dataclass(frozen=True)

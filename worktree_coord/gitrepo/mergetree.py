@@ -1,9 +1,10 @@
 """Tree-level three-way merges by git's own merge-ort, without a worktree.
 
-Stage: tree merge (the general path). Input: two commit ids (ours = integration tip, theirs = task
-commit). Output: a `TreeMergeOutcome` (the tree git wrote, clean or not, and the conflicted paths
-with their stages). Writes tree and blob objects to the repository; never touches a ref, an index
-or a worktree.
+Stage: tree merge (the general path). Input: two commit ids (ours = the side merged into, theirs =
+the side merged in). Output: a `TreeMergeOutcome` (the tree git wrote, clean or not, and the
+conflicted paths with their stages as git records them). Writes tree and blob objects to the
+repository; never touches a ref, an index or a worktree. What a conflicted path means for a run
+(its kind, a resolver's answer) is the integration engine's business (integrate.ConflictedFile).
 
 `MergeTreeProcess` keeps one `git merge-tree --stdin --write-tree --no-messages` alive and feeds it
 "OURS THEIRS" lines: one spawn for the whole run instead of one per merge, and git keeps the parsed
@@ -28,10 +29,11 @@ import shutil
 import subprocess
 import tempfile
 import threading
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ..errors import GitError
-from .result import ConflictedFile, StageEntry, TreeMergeOutcome
 
 _GIT_ENV_DROP = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY")
 
@@ -43,8 +45,38 @@ def _git_env() -> dict[str, str]:
     return env
 
 
-def parse_conflict_entries(tokens: list[bytes]) -> tuple[ConflictedFile, ...]:
-    """Group `<mode> <oid> <stage>\\t<path>` entries by path into ConflictedFiles (kind not yet set)."""
+@dataclass(frozen=True)
+class StageEntry:
+    """One side of a conflicted path as git records it: mode (octal int) and blob id (hex)."""
+
+    mode: int
+    oid: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"mode": f"{self.mode:06o}", "oid": self.oid}
+
+
+@dataclass(frozen=True)
+class StagedPath:
+    """A path git left conflicted, with its base/ours/theirs index stages (None = absent on that side)."""
+
+    path: str
+    base: StageEntry | None
+    ours: StageEntry | None
+    theirs: StageEntry | None
+
+
+@dataclass(frozen=True)
+class TreeMergeOutcome:
+    """A tree-level merge before any resolver ran: the tree git wrote and the paths it left conflicted."""
+
+    tree: str
+    clean: bool
+    conflicts: tuple[StagedPath, ...] = ()
+
+
+def parse_conflict_entries(tokens: list[bytes]) -> tuple[StagedPath, ...]:
+    """Group `<mode> <oid> <stage>\\t<path>` entries by path, in git's order."""
     stages: dict[str, dict[int, StageEntry]] = {}
     for token in tokens:
         head, _, raw_path = token.partition(b"\t")
@@ -53,7 +85,7 @@ def parse_conflict_entries(tokens: list[bytes]) -> tuple[ConflictedFile, ...]:
         stages.setdefault(path, {})[int(stage)] = StageEntry(int(mode, 8), oid.decode())
     out = []
     for path, by_stage in stages.items():
-        out.append(ConflictedFile(path, by_stage.get(1), by_stage.get(2), by_stage.get(3)))
+        out.append(StagedPath(path, by_stage.get(1), by_stage.get(2), by_stage.get(3)))
     return tuple(out)
 
 

@@ -1,5 +1,8 @@
 """Move a ref only if it still points where we think: compare-and-swap with libgit2's ref lock.
 
+The one place wtc moves a ref (the integration branch, a task branch, a land): a remote-backed run
+teaches this module about pushes with a lease, and every caller gets it.
+
 Stage: publish. Input: a ref name, the new commit, the commit we expect the ref to hold now.
 Output: the ref moved (reflog message written), or `StaleRef` carrying the current value, or
 `BusyError` when the lock stayed contended past the timeout. Invariant: the ref is never moved from
@@ -19,8 +22,7 @@ import time
 
 import pygit2
 
-from ..errors import BusyError, NotFoundError, UsageError
-from .result import FastForwardResult
+from ..errors import BusyError, UsageError
 
 
 class StaleRef(Exception):
@@ -100,26 +102,3 @@ def compare_and_swap(repo: pygit2.Repository, ref: str, new: pygit2.Oid,
             # Jitter spreads out processes that collided so they do not collide again in lockstep.
             time.sleep(delay * (0.5 + random.random()))
             delay = min(delay * 2, 0.05)
-
-
-def fast_forward(repo: pygit2.Repository, target_ref: str, new: pygit2.Oid | str,
-                 expected_old: pygit2.Oid | str, *, message: str = "worktree_coord: land",
-                 signature: pygit2.Signature | None = None, timeout: float = 30.0) -> FastForwardResult:
-    """Fast-forward `target_ref` from `expected_old` to `new` by compare-and-swap (for `wtc land`).
-
-    Refuses (UsageError) when `new` does not descend from `expected_old` -- that would not be a fast
-    forward -- and raises StaleRef when the target moved since the caller looked (the caller says
-    how to bring integration up to date). NotFoundError when the target ref does not exist.
-    """
-    new_oid = pygit2.Oid(hex=str(new)) if not isinstance(new, pygit2.Oid) else new
-    old_oid = pygit2.Oid(hex=str(expected_old)) if not isinstance(expected_old, pygit2.Oid) else expected_old
-    if read_ref(repo, target_ref) is None:
-        raise NotFoundError(f"{target_ref} does not exist", fix="name an existing branch to land onto")
-    if new_oid != old_oid and not repo.descendant_of(new_oid, old_oid):
-        raise UsageError(
-            f"{new_oid} does not descend from {old_oid}: moving {target_ref} there is not a fast-forward",
-            fix="merge the target into the integration branch first, then land again",
-        )
-    compare_and_swap(repo, target_ref, new_oid, old_oid, message=message, signature=signature,
-                     timeout=timeout)
-    return FastForwardResult(target_ref, str(old_oid), str(new_oid))
