@@ -9,6 +9,7 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -85,22 +86,32 @@ def test_live_view_follows_merges_takes_no_lease_and_exits_0_on_ctrl_c(tmp_path)
         line = f"{sys.executable} -m worktree_coord watch --run r1 --interval 0.2 --repo {repo}"
         view = subprocess.Popen(["script", "-qec", line, "/dev/null"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, env=dict(os.environ, TERM="xterm", COLUMNS="100"))
-        try:
-            deadline = time.monotonic() + 60
-            while time.monotonic() < deadline and not list((repo / ".git" / "wtc").glob("state.sqlite3*")):
+        chunks: list[bytes] = []
+        reader = threading.Thread(target=lambda: chunks.extend(iter(lambda: view.stdout.read1(4096), b"")),
+                                  daemon=True)
+        reader.start()
+
+        def drawn(word: str) -> bool:   # wait for the view to draw `word` (its start-up is slow on a loaded machine)
+            deadline = time.monotonic() + 120
+            while time.monotonic() < deadline and word not in b"".join(chunks).decode("utf-8", "replace"):
                 time.sleep(0.1)
-            time.sleep(2.0)   # frames are being drawn
+            return word in b"".join(chunks).decode("utf-8", "replace")
+
+        try:
+            assert drawn("started"), b"".join(chunks)[-2000:]            # the first frame, before the merge
             assert coord.store.list_leases() == [] and coord.store.queue_entries() == []
             write(late, {"b/y.txt": "2\n"})
             assert coord.finish_task("r1", "late").state == "merged"   # not held up by the view
-            time.sleep(1.5)
+            assert drawn("latest merges"), b"".join(chunks)[-2000:]
             view.stdin.write(b"\x03")                                  # Ctrl-C, typed
             view.stdin.flush()
-            out, err = view.communicate(timeout=60)
+            view.wait(timeout=60)
+            reader.join(timeout=30)
+            err = view.stderr.read()
         finally:
             if view.poll() is None:
                 view.kill()
-    text = out.decode("utf-8", "replace")
+    text = b"".join(chunks).decode("utf-8", "replace")
     assert view.returncode == 0, (text[-2000:], err)
     assert "late" in text and "started" in text          # the first frame
     assert "latest merges" in text                        # a later frame: the merge landed while watching
