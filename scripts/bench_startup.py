@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 HEAVY = ("pygit2", "libcst", "tree_sitter", "networkx", "rich", "typer", "pydantic", "tomlkit", "packaging",
-         "pathspec", "yaml", "sqlite3")
+         "pathspec", "yaml", "sqlite3", "psycopg")
 
 
 @dataclass(frozen=True)

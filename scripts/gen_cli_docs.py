@@ -50,8 +50,17 @@ CONFIG_DOCS: dict[str, tuple[str, str]] = {
     "relock": ('{ npm = "npm install --package-lock-only" }', "Lockfile regeneration command per ecosystem for "
                "the consolidation phase, replacing its built-in one."),
     "max-parallel": ("4", "How many heavy operations (merges, verifications, relocks) run at once across every "
-                     "process on the repository (default: the CPU count); callers beyond it queue first come, "
+                     "process on one machine (default: the CPU count); callers beyond it queue first come, "
                      "first served, and get exit 4 with a retry hint past `wait-timeout`."),
+    "store": ('"postgresql://wtc@db.internal/wtc"', "Where the coordination store lives: `sqlite` (the default: "
+              "one file in the git common dir, for agents on one machine) or a `postgresql://` address shared by "
+              "agents on several machines (needs `pip install 'worktree-coord[postgres]'`). No password here: "
+              "give it in `PGPASSWORD` or `~/.pgpass`. The `WTC_STORE` environment variable wins over this key "
+              "(see docs/multi-machine.md)."),
+    "lease-ttl": ("30", "Seconds a process's leases and running calls outlive its last heartbeat. A process renews "
+                  "every third of it while it works; one on another machine that was killed or cut off from the "
+                  "store loses what it held this long after its last beat (on the same machine a dead process "
+                  "is seen at once)."),
     "semantic-check": ('"warn"', "What the post-merge semantic check does with a name one side removed or renamed "
                        "that the other side's new code uses: `block` (default: a conflict of kind `semantic`, "
                        "the merge held back), `warn` (merged, reported in `task finish`, `wtc report` and "

@@ -77,3 +77,19 @@ def wtc(cwd: Path, *args: str, env: dict[str, str] | None = None, timeout: float
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     return make_repo(tmp_path / "repo")
+
+
+@pytest.fixture(scope="session")
+def pg_server():
+    """A real PostgreSQL server for the session, started from the installed binaries (tests/pg_server.py).
+    When it cannot start, every test that asked for it errors: nothing is skipped."""
+    from tests.pg_server import running_server
+
+    with running_server() as server:
+        yield server
+
+
+@pytest.fixture
+def pg_url(pg_server) -> str:
+    """The address (with its password) of a fresh, empty database on the session's server."""
+    return pg_server.url(pg_server.create_database())

@@ -12,6 +12,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
+from urllib.parse import urlsplit
 
 from .errors import ConfigError
 
@@ -28,6 +29,8 @@ class Config:
     verify_timeout: float = 1800.0
     relock: dict[str, str] = field(default_factory=dict)
     max_parallel: int | None = None
+    store: str | None = None
+    lease_ttl: float = 30.0
     semantic_check: str = "block"
     source: str | None = None
 
@@ -43,6 +46,8 @@ class Config:
             "verify-timeout": self.verify_timeout,
             "relock": dict(self.relock),
             "max-parallel": self.max_parallel,
+            "store": redact_address(self.store) if self.store else None,
+            "lease-ttl": self.lease_ttl,
             "semantic-check": self.semantic_check,
             "source": self.source,
         }
@@ -84,6 +89,41 @@ def _str_table(value: Any) -> dict[str, str]:
     return dict(value)
 
 
+STORE_SCHEMES = ("postgresql", "postgres", "sqlite")
+
+
+def redact_address(address: str) -> str:
+    """A store address fit to show: its password (in the user part or a `password=` parameter)
+    replaced by `***`."""
+    try:
+        parts = urlsplit(address)
+        netloc = parts.netloc
+        if parts.password is not None:
+            user = netloc.rpartition("@")[0].split(":", 1)[0]
+            netloc = f"{user}:***@{netloc.rpartition('@')[2]}"
+    except ValueError:
+        return address.split(":", 1)[0] + ":(an address that cannot be read)"
+    items = parts.query.split("&") if parts.query else []
+    if netloc == parts.netloc and not any(item.split("=", 1)[0] == "password" for item in items):
+        return address  # nothing to hide: shown exactly as given
+    query = "&".join("password=***" if item.split("=", 1)[0] == "password" else item for item in items)
+    return (f"{parts.scheme}://{netloc}{parts.path}" + (f"?{query}" if query else "")
+            + (f"#{parts.fragment}" if parts.fragment else ""))
+
+
+def has_password(address: str) -> bool:
+    return redact_address(address) != address
+
+
+def _store_address(value: Any) -> str:
+    if not isinstance(value, str) or value.split(":", 1)[0].lower() not in STORE_SCHEMES:
+        raise TypeError('"sqlite" (the default) or a postgresql:// address without a password')
+    if has_password(value):
+        raise TypeError("an address without a password: a configuration file is committed, so give the password "
+                        "in PGPASSWORD or ~/.pgpass, or the whole address in the WTC_STORE environment variable")
+    return value
+
+
 _KEYS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "worktree-root": ("worktree_root", _str),
     "reserved-add": ("reserved_add", _str_list),
@@ -95,6 +135,8 @@ _KEYS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "verify-timeout": ("verify_timeout", _seconds),
     "relock": ("relock", _str_table),
     "max-parallel": ("max_parallel", _positive_int),
+    "store": ("store", _store_address),
+    "lease-ttl": ("lease_ttl", _seconds),
     "semantic-check": ("semantic_check", _semantic_mode),
 }
 
@@ -113,8 +155,9 @@ def parse_config(table: dict[str, Any], source: str) -> Config:
         try:
             values[attribute] = convert(value)
         except TypeError as expected:
+            shown = redact_address(value) if key == "store" and isinstance(value, str) else value
             raise ConfigError(
-                f"{key} in {source} must be {expected}, not {value!r}",
+                f"{key} in {source} must be {expected}, not {shown!r}",
                 fix=f"set {key} to {expected} (see docs/configuration.md)",
                 details={"key": key, "file": source},
             ) from None

@@ -39,7 +39,8 @@ EXIT_CODES: tuple[ExitCode, ...] = (
     ExitCode(EXIT_USAGE, "usage", "usage or bad input: a malformed name, flag, glob or configuration; "
              "an operation the task or run's state does not allow"),
     ExitCode(EXIT_BOUNDARY, "boundary", "boundary violation: the task changed what its boundary does not allow"),
-    ExitCode(EXIT_BUSY, "busy", "busy or locked past the timeout; safe to retry later (`retry_after_seconds`)"),
+    ExitCode(EXIT_BUSY, "busy", "busy or locked past the timeout, the store cannot be reached, or a lease "
+             "passed to another process; safe to retry later with the same key (`retry_after_seconds`)"),
     ExitCode(EXIT_NOT_FOUND, "not_found", "not found: the run, task, intent, branch, revision, file or repository"),
     ExitCode(EXIT_INTERNAL, "internal", "internal error: a bug in wtc, never bad input; the message says how "
              "to report it"),
@@ -173,7 +174,27 @@ class GitError(WtcError):
 
 
 class StoreError(WtcError):
-    """The coordination store cannot be used (corrupt, newer schema, unreadable)."""
+    """The coordination store cannot be used as configured, and retrying will not change that: a
+    corrupt file, a schema from a newer worktree_coord, a store address that is malformed, refused
+    credentials, a database that does not exist. The fix is the user's (exit 2, like any bad
+    configuration)."""
 
     exit_code = EXIT_USAGE
     kind = "store"
+
+
+class StoreUnavailable(BusyError):
+    """The coordination store cannot be reached right now (the server is down, restarting, out of
+    connections, or the network is cut): nothing was decided, so the same call with the same key is
+    safe to repeat later (exit 4 with `retry_after_seconds`). Never bad input."""
+
+    kind = "store_unavailable"
+
+
+class LeaseLost(BusyError):
+    """This call's lease or idempotency claim passed to another process while it worked (its
+    heartbeat lapsed: the process was paused or cut off from the store longer than the lease's
+    time to live). It stopped before writing anything that assumed ownership; the other process
+    carries on, and repeating the call with the same key returns that process's result."""
+
+    kind = "lease_lost"

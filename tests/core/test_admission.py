@@ -70,7 +70,9 @@ def test_a_dead_owners_ticket_is_purged(tmp_path):
     store = SQLiteStore(tmp_path / "s.sqlite3")
     dead = subprocess.run([sys.executable, "-c", "from worktree_coord.store.liveness import current_owner;"
                            "print(current_owner())"], capture_output=True, text=True).stdout.strip()
-    ticket = store.enqueue("heavy", dead)
-    assert store.try_admit(ticket, "heavy", 1)  # the dead process held the only place
+    here = admission.local_kind("heavy")  # the queue of this machine, where the dead process ran
+    ticket = store.enqueue(here, dead)
+    assert store.try_admit(ticket, here, 1)  # the dead process held the only place
     with admission.admitted(store, "heavy", limit=1, timeout=5):
-        assert [e["ticket"] for e in store.queue_entries("heavy") if e["admitted_at"]] != [ticket]
+        admitted = [e["ticket"] for e in store.queue_entries(here) if e["admitted_at"]]
+        assert ticket not in admitted and len(admitted) == 1

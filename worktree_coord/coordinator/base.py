@@ -17,7 +17,7 @@ import os
 import time
 from pathlib import Path
 
-from ..store import admission
+from ..store import admission, heartbeat, leases
 from ..config import Config, load_config
 from ..errors import NotFoundError, UsageError
 from ..events import Fanout, NullReporter, Reporter, stage
@@ -26,7 +26,8 @@ from ..gitrepo import GitRepo
 from ..integrate import Integrator
 from ..merge.result import SemanticMode
 from ..model import RunRecord, TaskRecord, validate_name
-from ..store import SQLiteStore, Store
+from ..store import Store
+from ..store.address import open_store, resolve
 
 MANIFEST_PATH = ".wtc/task.json"
 EXIT_BOUNDARY = 3
@@ -65,7 +66,10 @@ class CoordinatorBase:
         # Off unless the environment (OTEL_*, WTC_TRACE_FILE) or the host configured it; a bad
         # WTC_TRACE_FILE is a ConfigError here, before anything is opened.
         tracing = telemetry.current()
-        self.store: Store = store or SQLiteStore(self.git.wtc_dir / "state.sqlite3")
+        # WTC_STORE, else `store` in the configuration, else SQLite in the git common dir.
+        self.store: Store = store or open_store(resolve(self.config.store, self.config.source,
+                                                        self.git.wtc_dir / "state.sqlite3"))
+        heartbeat.configure(self.store, ttl=self.config.lease_ttl)
         self.reporter: Reporter = reporter or NullReporter()
         if tracing is not None:
             # The caller's reporter first (its progress), then the spans and metrics.
@@ -98,6 +102,12 @@ class CoordinatorBase:
             raise NotFoundError(f"no task {task_id!r} in run {run_id!r}",
                                 fix=f"start it first: wtc task start {task_id} --run {run_id} --own GLOB")
         return task
+
+    @staticmethod
+    def _fence(run_id: str, task_id: str) -> tuple[str, str]:
+        """`holder=` for a task's state changes: written only while this process holds the task's
+        lease, so a process whose heartbeat lapsed (and whose lease another took) writes nothing."""
+        return leases.fence(leases.task_lease(run_id, task_id))
 
     def worktree_root(self) -> Path:
         """Where task worktrees live: `worktree-root` from the configuration, relative to the main

@@ -98,7 +98,7 @@ class CleanupOperations(CoordinatorBase):
         pruned = self.git.prune_worktrees(dry_run=dry_run)
         leases_removed = []
         for lease in self.store.list_leases():
-            if leases.may_take_over(lease.owner, lease.expires_at):
+            if leases.may_take_over(self.store, lease.owner):
                 leases_removed.append(lease.name)
                 if not dry_run:
                     self.store.delete_lease(lease.name, lease.owner)
@@ -126,7 +126,7 @@ class CleanupOperations(CoordinatorBase):
         Returns REMOVED, a sentence saying why a folder nobody owns was kept, or None when the
         folder stays because its task is live or busy (or it is already gone)."""
         try:
-            with leases.hold(self.store, f"task:{run_id}/{task_id}", timeout=0, what=f"task {task_id}"):
+            with leases.hold(self.store, leases.task_lease(run_id, task_id), timeout=0, what=f"task {task_id}"):
                 task = self.store.get_task(run_id, task_id)
                 if task is not None and task.state.live:
                     return None  # an agent's worktree (even one its start is still creating)

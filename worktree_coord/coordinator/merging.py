@@ -147,7 +147,7 @@ class MergeOperations(CoordinatorBase):
         result = TaskFinished.from_json(base_result, state=TaskState.CONFLICT.value, exit_code=1,
                                         conflicts=conflicts, replayed=False, notes=notes)
         self.store.update_task(run.run_id, task.task_id, state=TaskState.CONFLICT,
-                               result=result.to_json() | self._carry(task))
+                               result=result.to_json() | self._carry(task), holder=self._fence(run.run_id, task.task_id))
         self.store.log_event(run.run_id, task.task_id, "task.conflict",
                              {"paths": sorted({c["path"] for c in conflicts})})
         self.reporter.event("task.conflict", run=run.run_id, task=task.task_id, conflicts=conflicts)
@@ -168,7 +168,7 @@ class MergeOperations(CoordinatorBase):
         result = TaskFinished.from_json(base_result, state=TaskState.MERGED.value, exit_code=0, merge=merge_info,
                                         conflicts=[], replayed=False, notes=notes)
         self.store.update_task(run.run_id, task.task_id, state=TaskState.MERGED,
-                               result=result.to_json() | self._carry(task))
+                               result=result.to_json() | self._carry(task), holder=self._fence(run.run_id, task.task_id))
         crash_point("merge.after_record")
         self.store.log_event(run.run_id, task.task_id, "task.merged", merge_info)
         self._drop_worktree(task)
@@ -187,7 +187,7 @@ class MergeOperations(CoordinatorBase):
                    f"brings its worktree back, fix it there, then `wtc task finish {task.task_id} --run {run.run_id}` "
                    "verifies again."])
         self.store.update_task(run.run_id, task.task_id, state=TaskState.FAILED,
-                               result=result.to_json() | self._carry(task)
+                               holder=self._fence(run.run_id, task.task_id), result=result.to_json() | self._carry(task)
                                | {"reason": "failed_verification", "verify_command": check.command})
         self.store.log_event(run.run_id, task.task_id, "task.failed_verification", check.to_json())
         self.reporter.event("task.failed_verification", run=run.run_id, task=task.task_id)
@@ -349,7 +349,7 @@ class MergeOperations(CoordinatorBase):
                                  what=f"run {run_id} integration"):
                     with contextlib.ExitStack() as held:
                         for task in waiting:
-                            held.enter_context(leases.hold(self.store, f"task:{run_id}/{task.task_id}",
+                            held.enter_context(leases.hold(self.store, leases.task_lease(run_id, task.task_id),
                                                            timeout=self.config.wait_timeout,
                                                            what=f"task {task.task_id}"))
                         live = [self._task(run_id, t.task_id) for t in waiting]
@@ -358,7 +358,7 @@ class MergeOperations(CoordinatorBase):
             else:
                 for task in waiting:
                     try:
-                        with leases.hold(self.store, f"task:{run_id}/{task.task_id}", timeout=0,
+                        with leases.hold(self.store, leases.task_lease(run_id, task.task_id), timeout=0,
                                          what=f"task {task.task_id}"):
                             results.append(self._merge_task_locked(run, task.task_id, verify))
                     except BusyError as busy:

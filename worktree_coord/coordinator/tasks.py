@@ -51,7 +51,7 @@ class TaskOperations(CoordinatorBase):
                    "sparse": sparse, "exclusive": exclusive, "author": f"{author_name} <{author_email}>"}
 
         def body() -> Outcome:
-            with leases.hold(self.store, f"task:{run_id}/{task_id}", timeout=self.config.wait_timeout,
+            with leases.hold(self.store, leases.task_lease(run_id, task_id), timeout=self.config.wait_timeout,
                              what=f"task {task_id}"):
                 return Outcome(self._start_task_locked(run, task_id, boundary, f"{author_name} <{author_email}>").to_json())
 
@@ -183,7 +183,7 @@ class TaskOperations(CoordinatorBase):
         request = {"run": run_id, "task": task_id, "message": message, "merge": merge, "verify": verify}
 
         def body() -> Outcome:
-            with leases.hold(self.store, f"task:{run_id}/{task_id}", timeout=self.config.wait_timeout,
+            with leases.hold(self.store, leases.task_lease(run_id, task_id), timeout=self.config.wait_timeout,
                              what=f"task {task_id}"):
                 result = self._finish_task_locked(run, task_id, message)
                 if merge and result.state in (TaskState.FINISHED.value, TaskState.CONFLICT.value):
@@ -272,7 +272,8 @@ class TaskOperations(CoordinatorBase):
                 exit_code=EXIT_BOUNDARY, run=run.run_id, task=task_id, state=TaskState.REJECTED.value, commit=tip,
                 branch=task.branch, changed=changed, violations=violations, worktree=task.worktree, notes=notes,
             )
-            self.store.update_task(run.run_id, task_id, state=TaskState.REJECTED, head=tip, result=result.to_json())
+            self.store.update_task(run.run_id, task_id, state=TaskState.REJECTED, head=tip, result=result.to_json(),
+                                   holder=self._fence(run.run_id, task_id))
             self.store.log_event(run.run_id, task_id, "task.rejected", {"violations": violations})
             self.reporter.event("task.rejected", run=run.run_id, task=task_id, violations=violations)
             return result
@@ -286,6 +287,7 @@ class TaskOperations(CoordinatorBase):
         self.store.put_intents(run.run_id, task_id, [i.to_json() for i in derived])
         mergeable = queue.mergeable_commit(self.git.repo, tip, since, [r["path"] for r in reserved], task_id)
         self.store.update_task(run.run_id, task_id, state=state, head=tip, finished_at=time.time(),
+                               holder=self._fence(run.run_id, task_id),
                                result=result.to_json() | {"since": since, "mergeable": mergeable}
                                | {k: task.result[k] for k in ("verify_command", "pending_semantic") if k in task.result})
         crash_point("finish.after_record")
@@ -357,7 +359,7 @@ class TaskOperations(CoordinatorBase):
         request = {"run": run_id, "task": task_id, "integration": tip_now}
 
         def body() -> Outcome:
-            with leases.hold(self.store, f"task:{run_id}/{task_id}", timeout=self.config.wait_timeout,
+            with leases.hold(self.store, leases.task_lease(run_id, task_id), timeout=self.config.wait_timeout,
                              what=f"task {task_id}"):
                 result = self._update_task_locked(run, task_id)
             return Outcome(result.to_json(), result.exit_code, final=False)
@@ -371,7 +373,8 @@ class TaskOperations(CoordinatorBase):
         task = self._task(run.run_id, task_id)
         if task.state is TaskState.FAILED and task.result.get("reason") == "failed_verification":
             # An ejected task comes back to life in its worktree, to be fixed and finished again.
-            self.store.update_task(run.run_id, task_id, state=TaskState.CONFLICT)
+            self.store.update_task(run.run_id, task_id, state=TaskState.CONFLICT,
+                                   holder=self._fence(run.run_id, task_id))
             task = self._task(run.run_id, task_id)
         if task.state not in (TaskState.STARTED, TaskState.REJECTED, TaskState.CONFLICT):
             raise StateError(f"task {task_id!r} is {task.state.value}; only live tasks can be updated")
@@ -441,7 +444,7 @@ class TaskOperations(CoordinatorBase):
         request = {"run": run_id, "task": task_id}
 
         def body() -> Outcome:
-            with leases.hold(self.store, f"task:{run_id}/{task_id}", timeout=self.config.wait_timeout,
+            with leases.hold(self.store, leases.task_lease(run_id, task_id), timeout=self.config.wait_timeout,
                              what=f"task {task_id}"):
                 task = self._task(run_id, task_id)
                 if task.state is TaskState.ABANDONED:
@@ -453,7 +456,7 @@ class TaskOperations(CoordinatorBase):
                 notes = [_missing_note(missing)] if missing else []
                 result = TaskAbandoned(run=run_id, task=task_id, branch=task.branch, snapshot=snapshot, notes=notes)
                 self.store.update_task(run_id, task_id, state=TaskState.ABANDONED, finished_at=time.time(),
-                                       result=result.to_json())
+                                       result=result.to_json(), holder=self._fence(run_id, task_id))
                 self.store.log_event(run_id, task_id, "task.abandoned", {"snapshot": snapshot})
                 self._drop_worktree(task)
                 self.reporter.event("task.closed", run=run_id, task=task_id, state=TaskState.ABANDONED.value,

@@ -1,4 +1,6 @@
-"""Shared state: the `Store` protocol and its default SQLite implementation."""
+"""Shared state: the `Store` protocol, its default SQLite implementation, and the machinery over any
+store (idempotency, leases, heartbeats, admission). The PostgreSQL store (`store.postgres`) is not
+imported here: `store.address.open_store` loads it only for a postgresql:// address."""
 
 from .base import Claim, ClaimStatus, IdempotencyRecord, Lease, Store
 from .sqlite import SCHEMA_VERSION, SQLiteStore

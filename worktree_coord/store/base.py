@@ -1,8 +1,15 @@
 """The coordination store's protocol: every piece of shared state behind one small interface.
 
-Callers (the coordinator, idempotency, leases) use only these methods, so a PostgreSQL store can be
-added without touching them. Every method is one short transaction; methods that decide something
-under contention (claims, compare-and-set of a task's state, lease acquisition) are atomic.
+Callers (the coordinator, idempotency, leases) use only these methods; two stores implement them,
+SQLite (`sqlite.py`, one file in the git common dir) and PostgreSQL (`postgres.py`, shared by
+machines). Every method is one short transaction; methods that decide something under contention
+(claims, compare-and-set of a task's state, lease acquisition, admission) are atomic. A store that
+cannot be reached raises StoreUnavailable (exit 4: nothing was decided, retry later); one that
+cannot be used as configured raises StoreError (exit 2).
+
+Liveness: every process that holds something (a claim, a lease, a place in the admission queue)
+keeps a heartbeat row alive (`beat`, driven by `heartbeat.py`). On its own host a dead owner is
+seen at once from its pid; elsewhere, from a heartbeat that expired by the store's clock.
 """
 
 from __future__ import annotations
@@ -11,7 +18,8 @@ import enum
 from dataclasses import dataclass
 from typing import Any, Iterable, Protocol
 
-from ..model import RunRecord, TaskRecord, TaskState
+from ..errors import LeaseLost
+from ..model import RunRecord, RunState, TaskRecord, TaskState
 
 
 class ClaimStatus(str, enum.Enum):
@@ -68,6 +76,8 @@ class Store(Protocol):
 
     def list_runs(self) -> list[RunRecord]: ...
 
+    def set_run_state(self, run_id: str, state: RunState) -> None: ...
+
     # tasks
     def insert_task(self, task: TaskRecord) -> bool:
         """Insert the task; False (and no change) when it exists."""
@@ -76,9 +86,14 @@ class Store(Protocol):
 
     def list_tasks(self, run_id: str | None = None, states: Iterable[TaskState] | None = None) -> list[TaskRecord]: ...
 
-    def update_task(self, run_id: str, task_id: str, *, expect: Iterable[TaskState] | None = None, **fields: Any) -> bool:
+    def update_task(self, run_id: str, task_id: str, *, expect: Iterable[TaskState] | None = None,
+                    holder: tuple[str, str] | None = None, **fields: Any) -> bool:
         """Set fields (state, worktree, head, result, finished_at, boundary); when `expect` is given,
-        only if the current state is one of them. Returns whether a row changed."""
+        only if the current state is one of them. Returns whether a row changed.
+
+        With `holder` (lease name, owner) the write is fenced: it happens only while that owner
+        holds that lease, in the same transaction; otherwise LeaseLost is raised and nothing
+        changes (a caller whose heartbeat lapsed and whose lease another process took)."""
 
     def delete_task(self, run_id: str, task_id: str) -> None: ...
 
@@ -86,9 +101,11 @@ class Store(Protocol):
     def claim(self, key: str, op: str, request_hash: str, request: dict[str, Any], owner: str, ttl: float) -> Claim:
         """Atomically decide who runs the operation named by `key` (see ClaimStatus)."""
 
-    def complete(self, key: str, owner: str, result: dict[str, Any], exit_code: int, *, final: bool) -> None:
-        """Record the outcome. `final=False` keeps it for inspection but lets a repeat run again
-        (a boundary rejection or a conflict: the caller fixes something and retries)."""
+    def complete(self, key: str, owner: str, result: dict[str, Any], exit_code: int, *, final: bool) -> bool:
+        """Record the outcome, only while `owner` still holds the running claim; False when another
+        process took it over meanwhile (nothing is written). `final=False` keeps it for inspection
+        but lets a repeat run again (a boundary rejection or a conflict: the caller fixes something
+        and retries)."""
 
     def release(self, key: str, owner: str) -> None:
         """Forget a claim whose operation failed before changing anything, so a repeat runs again."""
@@ -110,6 +127,22 @@ class Store(Protocol):
     def release_lease(self, name: str, owner: str) -> None: ...
 
     def list_leases(self) -> list[Lease]: ...
+
+    def delete_lease(self, name: str, owner: str) -> bool:
+        """Drop the lease if `owner` still holds it (gc of a dead owner's lease)."""
+
+    # heartbeats: how an owner on another machine shows it is alive
+    def beat(self, owner: str, ttl: float, *, renew: bool) -> bool:
+        """Keep `owner` alive for `ttl` seconds from now by the store's clock, and extend the expiry
+        of the leases it holds to match. `renew=False` starts a heartbeat (always True);
+        `renew=True` extends one and returns False, writing nothing, when it had already expired
+        or was removed: others may have taken what the owner held."""
+
+    def owner_expired(self, owner: str) -> bool:
+        """Whether `owner` has no heartbeat that is still running by the store's clock."""
+
+    def end_beat(self, owner: str) -> None:
+        """Drop the owner's heartbeat (it holds nothing any more)."""
 
     # admission: a first-come first-served queue bounding heavy work across processes
     def enqueue(self, kind: str, owner: str) -> int: ...
@@ -139,3 +172,17 @@ class Store(Protocol):
         """Problems found (empty when healthy)."""
 
     def close(self) -> None: ...
+
+
+def check_fence(holder: tuple[str, str], current: str | None) -> None:
+    """Raise LeaseLost unless the lease `holder[0]` is held by `holder[1]`: the check a fenced write
+    makes inside its own transaction (`current` is the lease's owner as read there)."""
+    name, owner = holder
+    if current != owner:
+        raise LeaseLost(
+            f"the lease {name} is no longer held by this process "
+            f"({'another process holds it: ' + current if current else 'it was released'}); nothing was written",
+            fix="repeat the call with the same key: it returns the other process's result, or resumes",
+            retry_after=1.0,
+            details={"lost_lease": name, "holder": current},
+        )

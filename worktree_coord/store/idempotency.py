@@ -4,8 +4,12 @@ Every write operation runs through `run_once(key, op, request, body)`:
 - first call: the key is claimed (owner = this process) and `body` runs; its outcome is stored;
 - a repeat after it ended: the stored result comes back, nothing runs again;
 - a repeat while it runs: waits for it (bounded by `wait_timeout`, then BusyError, exit 4);
-- a repeat after the owner died mid-way: takes the claim over and runs `body` again, which resumes
-  from the state git and the store hold (every body is written to be re-runnable);
+- a repeat after the owner died mid-way (on this host: its pid is gone; on another: its heartbeat
+  expired): takes the claim over and runs `body` again, which resumes from the state git and the
+  store hold (every body is written to be re-runnable);
+- the owner's heartbeat runs from the claim to the outcome (`heartbeat.py`); an owner whose claim
+  was taken over meanwhile stores nothing and gets LeaseLost (exit 4): a repeat returns the result
+  of the process that took over;
 - the same key with a different request: IdempotencyMismatch (exit 2), saying what differs.
 
 Outcomes that invite the caller to fix something and call again (a boundary rejection, a merge
@@ -14,16 +18,19 @@ conflict) are stored as "open": a repeat runs again instead of replaying them.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import random
 import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from ..errors import BusyError, IdempotencyMismatch, WtcError
-from .liveness import Owner, current_owner, is_alive
+from ..errors import BusyError, IdempotencyMismatch, LeaseLost, StoreUnavailable
 from ..model import dumps
+from . import heartbeat
 from .base import ClaimStatus, Store
+from .leases import owner_is_dead
+from .liveness import current_owner
 
 
 @dataclass(frozen=True)
@@ -64,6 +71,12 @@ def run_once(store: Store, key: str, op: str, request: dict[str, Any], body: Cal
              ttl: float, wait_timeout: float) -> Replayed:
     """Run `body` at most once per key (see the module docstring)."""
     me = str(current_owner())
+    with heartbeat.keeper(store, me).keeping():
+        return _run_once(store, key, op, request, body, me=me, wait_timeout=wait_timeout, ttl=ttl)
+
+
+def _run_once(store: Store, key: str, op: str, request: dict[str, Any], body: Callable[[], Outcome], *,
+              me: str, ttl: float, wait_timeout: float) -> Replayed:
     digest = request_hash(op, request)
     deadline = time.monotonic() + wait_timeout
     delay = 0.01
@@ -82,11 +95,7 @@ def run_once(store: Store, key: str, op: str, request: dict[str, Any], body: Cal
             return Replayed(_execute(store, key, me, body), replayed=False)
         # RUNNING: someone else holds it.
         owner_text = record.owner or ""
-        try:
-            alive = is_alive(Owner.parse(owner_text))
-        except ValueError:
-            alive = False
-        if alive is False and store.takeover(key, record.owner, me):
+        if owner_is_dead(store, owner_text) and store.takeover(key, record.owner, me):
             return Replayed(_execute(store, key, me, body), replayed=False)
         now = time.monotonic()
         if now >= deadline:
@@ -103,15 +112,23 @@ def run_once(store: Store, key: str, op: str, request: dict[str, Any], body: Cal
 def _execute(store: Store, key: str, me: str, body: Callable[[], Outcome]) -> Outcome:
     try:
         outcome = body()
-    except WtcError:
-        # The body raises before committing to an outcome (bad input, not found, busy): forget the
-        # claim so a corrected or later repeat runs again.
-        store.release(key, me)
-        raise
     except BaseException:
-        store.release(key, me)
+        # The body raises before committing to an outcome (bad input, not found, busy): forget the
+        # claim so a corrected or later repeat runs again. With the store unreachable the claim
+        # stays, its owner dead once this process ends, and a repeat takes it over: the body's own
+        # error is the one to report.
+        with contextlib.suppress(StoreUnavailable):
+            store.release(key, me)
         raise
-    store.complete(key, me, outcome.result, outcome.exit_code, final=outcome.final)
+    if not store.complete(key, me, outcome.result, outcome.exit_code, final=outcome.final):
+        record = store.get_record(key)
+        raise LeaseLost(
+            f"the call with key {key!r} was taken over by another process while this one ran it "
+            "(this process's heartbeat lapsed); its outcome was not stored",
+            fix="repeat the call with the same key: it returns the other process's result",
+            retry_after=1.0,
+            details={"key": key, "lost_lease": key, "owner": record.owner if record else None},
+        )
     return outcome
 
 

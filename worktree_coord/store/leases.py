@@ -1,8 +1,13 @@
 """Leases: named, owned, expiring claims in the store, used to serialize writes to one task.
 
-A lease held by a dead process (same host, pid gone or reused) is taken over at once; one held on
-another host is taken over when it expires. Waiting sleeps with growing, jittered delays (no busy
-loop) and gives up with BusyError (exit 4) after the timeout.
+A lease held by a dead process on this host (pid gone or reused) is taken over at once; one held on
+another host is taken over once its owner's heartbeat expired by the store's clock (the holder
+renews it from a background thread however long it works: `heartbeat.py`). Waiting sleeps with
+growing, jittered delays (no busy loop) and gives up with BusyError (exit 4) after the timeout.
+
+A holder that lost its lease (its heartbeat lapsed and another process took over) must not write
+anything that assumes ownership: `Held.ensure()` checks the heartbeat, and writes passed
+`fence(name)` are compare-and-set on the holder in the store itself.
 """
 
 from __future__ import annotations
@@ -10,62 +15,92 @@ from __future__ import annotations
 import contextlib
 import random
 import time
+from dataclasses import dataclass
 from typing import Iterator
 
-from ..errors import BusyError
-from .liveness import Owner, current_owner, is_alive
+from ..errors import BusyError, StoreUnavailable
+from . import heartbeat
 from .base import Store
+from .liveness import Owner, current_owner, is_alive
 
-DEFAULT_LEASE_TTL = 3600.0
 
-
-def holder_is_dead(owner_text: str) -> bool:
+def owner_is_dead(store: Store, owner_text: str) -> bool:
+    """Whether what `owner_text` holds may be taken: its process ended (this host), or its
+    heartbeat expired (another host, whose processes we cannot see)."""
     try:
         owner = Owner.parse(owner_text)
     except ValueError:
         return True  # unreadable owner: nobody can be waiting on it
-    return is_alive(owner) is False
+    alive = is_alive(owner)
+    if alive is not None:
+        return not alive
+    return store.owner_expired(owner_text)
 
 
-def may_take_over(owner_text: str, expires_at: float) -> bool:
-    """A lease may be taken from a holder that is dead, or that has expired on another host (whose
-    liveness we cannot see). A live holder on this host keeps its lease however long it works."""
-    try:
-        alive = is_alive(Owner.parse(owner_text))
-    except ValueError:
-        return True
-    return alive is False or (alive is None and expires_at <= time.time())
+def may_take_over(store: Store, owner_text: str) -> bool:
+    """A lease may be taken from a holder that is dead, or whose heartbeat expired on another host.
+    A live holder keeps its lease however long it works."""
+    return owner_is_dead(store, owner_text)
+
+
+def task_lease(run_id: str, task_id: str) -> str:
+    """The name of the lease that serializes writes to one task."""
+    return f"task:{run_id}/{task_id}"
+
+
+def fence(name: str) -> tuple[str, str]:
+    """`holder=` for a write that must happen only while this process holds the lease `name`."""
+    return name, str(current_owner())
+
+
+@dataclass(frozen=True)
+class Held:
+    """A lease this process holds for the duration of a `hold` block."""
+
+    name: str
+    owner: str
+    generation: heartbeat.Generation
+
+    def ensure(self) -> None:
+        """Raise LeaseLost when the heartbeat lapsed (the lease may be another process's now)."""
+        self.generation.ensure(f"the lease {self.name}")
 
 
 @contextlib.contextmanager
-def hold(store: Store, name: str, *, timeout: float, ttl: float = DEFAULT_LEASE_TTL, what: str = "") -> Iterator[None]:
-    """Hold the lease `name` for the duration of the block."""
+def hold(store: Store, name: str, *, timeout: float, ttl: float | None = None, what: str = "") -> Iterator[Held]:
+    """Hold the lease `name` for the duration of the block (renewed by the heartbeat)."""
     me = str(current_owner())
-    deadline = time.monotonic() + timeout
-    delay = 0.005
-    while True:
-        lease = store.acquire_lease(name, me, ttl)
-        if lease is not None:
-            break
-        current = store.get_lease(name)
-        if current is not None and may_take_over(current.owner, current.expires_at):
-            if store.acquire_lease(name, me, ttl, steal_from=current.owner) is not None:
+    keeper = heartbeat.keeper(store, me)
+    ttl = ttl if ttl is not None else keeper.ttl
+    with keeper.keeping() as generation:
+        deadline = time.monotonic() + timeout
+        delay = 0.005
+        while True:
+            lease = store.acquire_lease(name, me, ttl)
+            if lease is not None:
                 break
-            continue
-        now = time.monotonic()
-        if now >= deadline:
-            if current is None:
-                continue  # released between our two reads: try again at once
-            holder = current.owner
-            raise BusyError(
-                f"{what or name} is busy: another wtc process ({holder}) has held it for over {timeout:.0f} s",
-                fix="retry later; the other call on this task is still running",
-                retry_after=min(30.0, max(1.0, timeout / 10)),
-                details={"lease": name, "holder": holder},
-            )
-        time.sleep(min(delay, deadline - now) * (0.5 + random.random()))
-        delay = min(delay * 2, 0.25)
-    try:
-        yield
-    finally:
-        store.release_lease(name, me)
+            current = store.get_lease(name)
+            if current is not None and may_take_over(store, current.owner):
+                if store.acquire_lease(name, me, ttl, steal_from=current.owner) is not None:
+                    break
+                continue
+            now = time.monotonic()
+            if now >= deadline:
+                if current is None:
+                    continue  # released between our two reads: try again at once
+                holder = current.owner
+                raise BusyError(
+                    f"{what or name} is busy: another wtc process ({holder}) has held it for over {timeout:.0f} s",
+                    fix="retry later; the other call on this task is still running",
+                    retry_after=min(30.0, max(1.0, timeout / 10)),
+                    details={"lease": name, "holder": holder},
+                )
+            time.sleep(min(delay, deadline - now) * (0.5 + random.random()))
+            delay = min(delay * 2, 0.25)
+        try:
+            yield Held(name, me, generation)
+        finally:
+            # Unreachable store: the lease stays, and goes with this process's liveness; the
+            # block's own error is the one to report.
+            with contextlib.suppress(StoreUnavailable):
+                store.release_lease(name, me)

@@ -2,16 +2,24 @@
 
 An owner is `host:pid:start:nonce`. The process start time (from /proc) guards against pid reuse:
 a recycled pid with another start time is a different, and so dead, owner. On another host we
-cannot tell, and the caller falls back to the lease's expiry time.
+cannot tell, and the caller falls back to the owner's heartbeat in the store (`heartbeat.py`,
+`leases.owner_is_dead`).
+
+`host` names the process table a pid belongs to, not only the machine: the hostname, then `~` and
+a short fingerprint of the kernel's boot id and the pid namespace. Two sandboxes that share a
+hostname (containers often do) or one machine before and after a reboot are different hosts, so a
+pid is never looked up in a process table it does not belong to.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import socket
 import uuid
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 
 
 @dataclass(frozen=True)
@@ -42,6 +50,21 @@ def process_start_time(pid: int) -> str:
     return fields[19] if len(fields) > 19 else ""
 
 
+@lru_cache(maxsize=None)
+def host_identity() -> str:
+    """`hostname~fingerprint`: where a pid means this process table (see the module docstring)."""
+    try:
+        boot = Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+    except OSError:
+        boot = ""
+    try:
+        pid_namespace = os.readlink("/proc/self/ns/pid")
+    except OSError:
+        pid_namespace = ""
+    fingerprint = hashlib.sha256(f"{boot}\0{pid_namespace}".encode()).hexdigest()[:8]
+    return f"{socket.gethostname()}~{fingerprint}"
+
+
 def current_owner() -> Owner:
     """This process as an owner; one nonce per process so two calls in one process share it."""
     return _owner_of(os.getpid())  # keyed by pid: a forked child is a different owner
@@ -49,12 +72,12 @@ def current_owner() -> Owner:
 
 @lru_cache(maxsize=None)
 def _owner_of(pid: int) -> Owner:
-    return Owner(socket.gethostname(), pid, process_start_time(pid), uuid.uuid4().hex[:12])
+    return Owner(host_identity(), pid, process_start_time(pid), uuid.uuid4().hex[:12])
 
 
 def is_alive(owner: Owner) -> bool | None:
     """True/False when the owner runs on this host; None when it is on another host (unknown)."""
-    if owner.host != socket.gethostname():
+    if owner.host != host_identity():
         return None
     try:
         os.kill(owner.pid, 0)

@@ -20,7 +20,7 @@ from typing import Any, Iterable, Iterator
 
 from ..errors import BusyError, StoreError
 from ..model import Boundary, RunRecord, RunState, TaskRecord, TaskState, dumps
-from .base import Claim, ClaimStatus, IdempotencyRecord, Lease
+from .base import Claim, ClaimStatus, IdempotencyRecord, Lease, check_fence
 
 # Each entry upgrades the schema by one version; never edit a released entry, append a new one.
 MIGRATIONS: tuple[str, ...] = (
@@ -103,6 +103,14 @@ MIGRATIONS: tuple[str, ...] = (
         PRIMARY KEY (run_id, intent_id)
     );
     CREATE INDEX intents_by_state ON intents(run_id, state);
+    """,
+    """
+    CREATE TABLE heartbeats (
+        owner TEXT PRIMARY KEY,
+        started_at REAL NOT NULL,
+        beat_at REAL NOT NULL,
+        expires_at REAL NOT NULL
+    );
     """,
     # One trace per run (telemetry/): the trace id and the root span id every process joins.
     """
@@ -264,7 +272,8 @@ class SQLiteStore:
 
     _TASK_FIELDS = {"state", "worktree", "head", "result", "finished_at", "boundary", "author", "branch"}
 
-    def update_task(self, run_id: str, task_id: str, *, expect: Iterable[TaskState] | None = None, **fields: Any) -> bool:
+    def update_task(self, run_id: str, task_id: str, *, expect: Iterable[TaskState] | None = None,
+                    holder: tuple[str, str] | None = None, **fields: Any) -> bool:
         unknown = set(fields) - self._TASK_FIELDS
         if unknown:
             raise ValueError(f"unknown task fields {sorted(unknown)}")
@@ -283,6 +292,9 @@ class SQLiteStore:
             sql += f" AND state IN ({','.join('?' * len(expected))})"
             params.extend(expected)
         with self._write() as cursor:
+            if holder is not None:
+                row = cursor.execute("SELECT owner FROM leases WHERE name = ?", (holder[0],)).fetchone()
+                check_fence(holder, row[0] if row else None)
             cursor.execute(sql, params)
             return cursor.rowcount == 1
 
@@ -330,12 +342,14 @@ class SQLiteStore:
             )
             return cursor.rowcount == 1
 
-    def complete(self, key: str, owner: str, result: dict[str, Any], exit_code: int, *, final: bool) -> None:
+    def complete(self, key: str, owner: str, result: dict[str, Any], exit_code: int, *, final: bool) -> bool:
         with self._write() as cursor:
             cursor.execute(
-                "UPDATE idempotency SET state = ?, result = ?, exit_code = ?, updated_at = ? WHERE key = ? AND owner = ?",
+                "UPDATE idempotency SET state = ?, result = ?, exit_code = ?, updated_at = ?"
+                " WHERE key = ? AND owner = ? AND state = 'running'",
                 ("done" if final else "open", dumps(result), exit_code, time.time(), key, owner),
             )
+            return cursor.rowcount == 1
 
     def release(self, key: str, owner: str) -> None:
         with self._write() as cursor:
@@ -349,9 +363,10 @@ class SQLiteStore:
 
     def delete_expired_records(self, now: float, *, dry_run: bool = False) -> list[str]:
         keys = [r["key"] for r in self._read("SELECT key FROM idempotency WHERE expires_at <= ? ORDER BY key", (now,))]
-        if keys and not dry_run:
+        if not dry_run:
             with self._write() as cursor:
                 cursor.execute("DELETE FROM idempotency WHERE expires_at <= ?", (now,))
+                cursor.execute("DELETE FROM heartbeats WHERE expires_at <= ?", (now,))  # owners long gone
         return keys
 
     # ---- leases ---------------------------------------------------------------------------------
@@ -385,6 +400,32 @@ class SQLiteStore:
         with self._write() as cursor:
             cursor.execute("DELETE FROM leases WHERE name = ? AND owner = ?", (name, owner))
             return cursor.rowcount == 1
+
+    # ---- heartbeats ------------------------------------------------------------------------------
+
+    def beat(self, owner: str, ttl: float, *, renew: bool) -> bool:
+        now = time.time()
+        with self._write() as cursor:
+            if renew:
+                cursor.execute("UPDATE heartbeats SET beat_at = ?, expires_at = ? WHERE owner = ? AND expires_at > ?",
+                               (now, now + ttl, owner, now))
+                if cursor.rowcount != 1:
+                    return False
+            else:
+                cursor.execute("INSERT INTO heartbeats(owner, started_at, beat_at, expires_at) VALUES (?,?,?,?)"
+                               " ON CONFLICT(owner) DO UPDATE SET started_at = excluded.started_at,"
+                               " beat_at = excluded.beat_at, expires_at = excluded.expires_at",
+                               (owner, now, now, now + ttl))
+            cursor.execute("UPDATE leases SET expires_at = ? WHERE owner = ?", (now + ttl, owner))
+            return True
+
+    def owner_expired(self, owner: str) -> bool:
+        rows = self._read("SELECT 1 FROM heartbeats WHERE owner = ? AND expires_at > ?", (owner, time.time()))
+        return not rows
+
+    def end_beat(self, owner: str) -> None:
+        with self._write() as cursor:
+            cursor.execute("DELETE FROM heartbeats WHERE owner = ?", (owner,))
 
     # ---- admission (a fair queue for heavy work) -------------------------------------------------
 
