@@ -52,6 +52,16 @@ CONFIG_DOCS: dict[str, tuple[str, str]] = {
     "max-parallel": ("4", "How many heavy operations (merges, verifications, relocks) run at once across every "
                      "process on one machine (default: the CPU count); callers beyond it queue first come, "
                      "first served, and get exit 4 with a retry hint past `wait-timeout`."),
+    "worktree-setup": ('{ link = ["node_modules"], run = "npm ci --offline" }', "How a new task worktree is made "
+                       "ready to run (docs/claude-code.md): `link` / `copy` git-ignored folders of the main checkout "
+                       "into it (skipped where unsafe: tracked, not ignored, a venv with an editable install of the "
+                       "main checkout); `run` a shell command in it (`timeout` seconds, default 600; output in a log "
+                       "`wtc status` names; failure rolls the start back); `ports` per task (default 10, 0 for none) "
+                       "from `port-base` (default 20000), as `WTC_PORT_BASE` in `.wtc/env`. Files named in "
+                       "`.worktreeinclude` are copied either way."),
+    "default-boundary": ('{ own = ["src/**"], read = ["libs/**"] }', "The boundary (`own`, `read`, `sparse`) a "
+                         "task gets when neither its caller nor a `wtc plan` rule names one; without it, the "
+                         "built-in default owns everything (`**`), reserved files staying reserved."),
     "store": ('"postgresql://wtc@db.internal/wtc"', "Where the coordination store lives: `sqlite` (the default: "
               "one file in the git common dir, for agents on one machine) or a `postgresql://` address shared by "
               "agents on several machines (needs `pip install 'worktree-coord[postgres]'`). No password here: "

@@ -10,11 +10,46 @@ from __future__ import annotations
 
 import tomllib
 from dataclasses import dataclass, field
+from pathlib import PurePosixPath
 from pathlib import Path
 from typing import Any, Callable
 from urllib.parse import urlsplit
 
 from .errors import ConfigError
+
+
+@dataclass(frozen=True)
+class WorktreeSetup:
+    """How a new task worktree is made ready to run (`[tool.worktree-coord.worktree-setup]`).
+
+    `link` / `copy`: git-ignored folders of the main checkout (node_modules, .venv) put into each
+    worktree as a symlink / a copy; `run`: a shell command run in the worktree after that, bounded
+    by `timeout` seconds; `ports`: how many ports each task gets, from `port-base` up (0: none).
+    Files named in `.worktreeinclude` are copied whatever this table says."""
+
+    link: tuple[str, ...] = ()
+    copy: tuple[str, ...] = ()
+    run: str | None = None
+    timeout: float = 600.0
+    ports: int = 10
+    port_base: int = 20000
+
+    def to_json(self) -> dict[str, Any]:
+        return {"link": list(self.link), "copy": list(self.copy), "run": self.run, "timeout": self.timeout,
+                "ports": self.ports, "port-base": self.port_base}
+
+
+@dataclass(frozen=True)
+class DefaultBoundary:
+    """The boundary a task gets when neither its caller nor the plan names one
+    (`[tool.worktree-coord.default-boundary]`)."""
+
+    own: tuple[str, ...] = ("**",)
+    read: tuple[str, ...] = ()
+    sparse: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {"own": list(self.own), "read": list(self.read), "sparse": self.sparse}
 
 
 @dataclass(frozen=True)
@@ -29,6 +64,8 @@ class Config:
     verify_timeout: float = 1800.0
     relock: dict[str, str] = field(default_factory=dict)
     max_parallel: int | None = None
+    worktree_setup: WorktreeSetup | None = None
+    default_boundary: DefaultBoundary | None = None
     store: str | None = None
     lease_ttl: float = 30.0
     semantic_check: str = "block"
@@ -46,6 +83,8 @@ class Config:
             "verify-timeout": self.verify_timeout,
             "relock": dict(self.relock),
             "max-parallel": self.max_parallel,
+            "worktree-setup": self.worktree_setup.to_json() if self.worktree_setup else None,
+            "default-boundary": self.default_boundary.to_json() if self.default_boundary else None,
             "store": redact_address(self.store) if self.store else None,
             "lease-ttl": self.lease_ttl,
             "semantic-check": self.semantic_check,
@@ -87,6 +126,65 @@ def _str_table(value: Any) -> dict[str, str]:
     if not isinstance(value, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
         raise TypeError("a table of ecosystem = \"command\" strings")
     return dict(value)
+
+
+def _folder_list(value: Any) -> tuple[str, ...]:
+    folders = _str_list(value)
+    for folder in folders:
+        pure = PurePosixPath(folder)
+        if pure.is_absolute() or ".." in pure.parts or not pure.parts or pure.parts[0] in (".git", ".wtc"):
+            raise TypeError(f"a list of folders relative to the repository root (not {folder!r})")
+    return tuple(str(PurePosixPath(folder)) for folder in folders)
+
+
+def _port(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 1024 <= value <= 65000:
+        raise TypeError("a port number from 1024 to 65000")
+    return value
+
+
+def _port_count(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 1000:
+        raise TypeError("a number of ports from 0 to 1000")
+    return value
+
+
+def _table(kind: str, fields: dict[str, tuple[str, Callable[[Any], Any]]], value: Any) -> dict[str, Any]:
+    """A sub-table validated key by key; a TypeError names the sub-key that is wrong."""
+    allowed = ", ".join(fields)
+    if not isinstance(value, dict):
+        raise TypeError(f"a table with the keys {allowed}")
+    out: dict[str, Any] = {}
+    for key, item in value.items():
+        if key not in fields:
+            raise TypeError(f"a table with the keys {allowed} (there is no {kind}.{key})")
+        attribute, convert = fields[key]
+        try:
+            out[attribute] = convert(item)
+        except TypeError as expected:
+            raise TypeError(f"a table whose {key} is {expected}") from None
+    return out
+
+
+def _bool(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise TypeError("true or false")
+    return value
+
+
+def _worktree_setup(value: Any) -> WorktreeSetup:
+    return WorktreeSetup(**_table("worktree-setup", {
+        "link": ("link", _folder_list), "copy": ("copy", _folder_list), "run": ("run", _str),
+        "timeout": ("timeout", _seconds), "ports": ("ports", _port_count), "port-base": ("port_base", _port),
+    }, value))
+
+
+def _default_boundary(value: Any) -> DefaultBoundary:
+    fields = _table("default-boundary", {"own": ("own", _str_list), "read": ("read", _str_list),
+                                          "sparse": ("sparse", _bool)}, value)
+    if "own" in fields and not fields["own"]:
+        raise TypeError("a table whose own lists at least one glob")
+    return DefaultBoundary(**fields)
 
 
 STORE_SCHEMES = ("postgresql", "postgres", "sqlite")
@@ -135,6 +233,8 @@ _KEYS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "verify-timeout": ("verify_timeout", _seconds),
     "relock": ("relock", _str_table),
     "max-parallel": ("max_parallel", _positive_int),
+    "worktree-setup": ("worktree_setup", _worktree_setup),
+    "default-boundary": ("default_boundary", _default_boundary),
     "store": ("store", _store_address),
     "lease-ttl": ("lease_ttl", _seconds),
     "semantic-check": ("semantic_check", _semantic_mode),

@@ -34,7 +34,8 @@ class ExitCode:
 EXIT_CODES: tuple[ExitCode, ...] = (
     ExitCode(EXIT_OK, "ok", "done; nothing left for the caller"),
     ExitCode(EXIT_ACTION, "action", "the caller must act: a merge or semantic conflict, a failed verification, "
-             "an intent that did not apply (conflict, failed, needs_network), or leftovers that block landing; "
+             "an intent that did not apply (conflict, failed, needs_network), leftovers that block landing, or a "
+             "worktree setup command (worktree-setup.run) that failed; "
              "the output says what and how"),
     ExitCode(EXIT_USAGE, "usage", "usage or bad input: a malformed name, flag, glob or configuration; "
              "an operation the task or run's state does not allow"),
@@ -123,6 +124,13 @@ class ActionRequired(WtcError):
 
     exit_code = EXIT_ACTION
     kind = "action_required"
+
+
+class SetupError(WtcError):
+    """The project's worktree setup (worktree-setup.run) failed or timed out; `details` names its log."""
+
+    exit_code = EXIT_ACTION
+    kind = "setup_failed"
 
 
 class BoundaryViolation(WtcError):

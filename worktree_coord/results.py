@@ -50,6 +50,8 @@ class TaskStarted(Result):
     sparse_cone: list[str] | None = None
     overlaps: list[dict[str, Any]] = field(default_factory=list)
     manifest: str = ""
+    boundary_from: str = ""
+    prepared: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
 
 
@@ -173,3 +175,52 @@ class GcReport(Result):
     records_expired: list[str] = field(default_factory=list)
     branches_deleted: list[str] = field(default_factory=list)
     kept: list[dict[str, str]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class PlanRules(Result):
+    """Plan rules (added, removed or listed), in the order they are tried; `default` is what a name
+    no rule matches gets (listings only)."""
+
+    rules: list[dict[str, Any]] = field(default_factory=list)
+    default: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class AgentStarted(Result):
+    """A harness agent's worktree: the task it became (`task` may differ from `agent`, whose name
+    need not be a valid task name), in the run of its session."""
+
+    harness: str = ""
+    session: str | None = None
+    agent: str = ""
+    run: str = ""
+    run_created: bool = False
+    task: str = ""
+    worktree: str = ""
+    branch: str = ""
+    base: str = ""
+    boundary: dict[str, Any] = field(default_factory=dict)
+    boundary_from: str = ""
+    prepared: dict[str, Any] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class AgentFinished(Result):
+    """What removing a harness agent's worktree did. `action`: `finished` (the task was finished:
+    see `state`), `ended` (the task had ended before), `not_ours` (no wtc task has that worktree:
+    left untouched). `kept` says whether the worktree is still there; the exit code is 0 when it is
+    not (or was never wtc's), else the finish's (3 for a boundary violation)."""
+
+    worktree: str = ""
+    action: str = ""
+    run: str | None = None
+    task: str | None = None
+    agent: str | None = None
+    state: str | None = None
+    kept: bool = False
+    branch: str | None = None
+    message: str = ""
+    next: list[str] = field(default_factory=list)
+    finish: dict[str, Any] | None = None

@@ -517,6 +517,70 @@ def _old_store(address: str, version: int) -> None:
         db.execute("INSERT INTO wtc_runs VALUES ('old', 'base', 'wtc/old/integration', 'open', 1.0, '{}')")
 
 
+def test_plan_rules_are_kept_in_order_per_run(store):
+    first = store.add_plan_rule("r", "api-*", {"own": ["api/**"], "read": [], "sparse": False})
+    second = store.add_plan_rule("", "*", {"own": ["docs/**"], "read": [], "sparse": True})
+    assert second > first
+    assert [r["pattern"] for r in store.list_plan_rules("r")] == ["api-*"]
+    assert [r["rule_id"] for r in store.list_plan_rules(None)] == [first, second]
+    assert store.list_plan_rules("")[0]["boundary"] == {"own": ["docs/**"], "read": [], "sparse": True}
+    assert store.delete_plan_rule(first) and not store.delete_plan_rule(first)
+    assert [r["rule_id"] for r in store.list_plan_rules(None)] == [second]
+
+
+def test_harness_sessions_and_agent_names_are_claimed_once(store):
+    assert store.add_harness_session("claude", "s1", 1, "claude-s1", "b" * 40)
+    assert not store.add_harness_session("claude", "s1", 1, "other", "c" * 40), "that seq is taken"
+    assert [r["run_id"] for r in store.harness_sessions(session_id="s1")] == ["claude-s1"]
+    assert store.harness_sessions(run_id="claude-s1")[0]["base"] == "b" * 40
+    mine = {"harness": "claude", "session_id": "s1", "agent": "api: one"}
+    assert store.claim_agent_task("claude-s1", "api-one", boundary={"own": ["**"]}, rule="built-in", **mine)
+    assert not store.claim_agent_task("claude-s1", "api-one", boundary={"own": ["x"]}, rule="x", harness="claude",
+                                      session_id="s2", agent="api one")
+    rows = store.agent_tasks("claude-s1", agent="api: one")
+    assert [(r["task_id"], r["boundary"], r["rule"]) for r in rows] == [("api-one", {"own": ["**"]}, "built-in")]
+    store.delete_agent_task("claude-s1", "api-one")
+    assert store.agent_tasks("claude-s1") == []
+
+
+def test_port_blocks_are_distinct_among_live_tasks_under_threads(store):
+    store.create_run(_run())
+    for i in range(12):
+        store.insert_task(_task(f"t{i}"))
+    blocks: dict[str, int | None] = {}
+    errors: list[BaseException] = []
+
+    def take(task_id: str) -> None:
+        try:
+            blocks[task_id] = store.allocate_port_block("r", task_id, 10)
+        except BaseException as error:  # noqa: BLE001 - reported below
+            errors.append(error)
+
+    threads = [threading.Thread(target=take, args=(f"t{i}",)) for i in range(12)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    given = [b for b in blocks.values() if b is not None]
+    assert sorted(given) == list(range(10)) and list(blocks.values()).count(None) == 2, blocks
+    holder = next(t for t, b in blocks.items() if b == 3)
+    assert store.allocate_port_block("r", holder, 10) == 3, "a task keeps its own block"
+    store.delete_task("r", holder)  # no live task holds block 3 any more
+    late = next(t for t, b in blocks.items() if b is None)
+    assert store.allocate_port_block("r", late, 10) == 3
+
+
+def test_task_context_merges_keys(store):
+    store.update_task_context("r", "t", {"boundary_from": "plan #1"})
+    store.update_task_context("r", "t", {"setup": {"log": "x.log"}})
+    store.update_task_context("r", "t", {"boundary_from": "plan #2"})
+    [row] = store.task_contexts("r", "t")
+    assert row["data"] == {"boundary_from": "plan #2", "setup": {"log": "x.log"}}
+    store.delete_task_context("r", "t")
+    assert store.task_contexts("r") == []
+
+
 def test_an_old_schema_is_upgraded_and_keeps_its_data(store_address):
     _old_store(store_address, 2)
     store = open_address(store_address)
@@ -524,6 +588,7 @@ def test_an_old_schema_is_upgraded_and_keeps_its_data(store_address):
         assert store.get_run("old").integration_ref == "wtc/old/integration"
         store.put_intents("old", "t", [{"intent_id": "i"}])  # version 3's table
         assert store.beat("o", 60, renew=False) and not store.owner_expired("o")  # version 4's
+        assert store.add_plan_rule("", "api-*", {"own": ["api/**"]}) >= 1  # version 5's
         assert store.integrity_check() == []
     finally:
         store.close()

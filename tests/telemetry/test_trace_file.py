@@ -117,3 +117,26 @@ def test_nothing_configured_imports_no_opentelemetry(tmp_path):
     done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+def test_claude_code_hook_processes_join_the_sessions_run_trace(tmp_path):
+    from tests.hooks.hook_helpers import assert_contract, create, remove
+
+    repo = make_repo(tmp_path / "repo", {"packages/web/app.js": "export const a = 1;\n", "README.md": "r\n"})
+    trace_file = tmp_path / "spans.jsonl"
+    env = {"WTC_TRACE_FILE": str(trace_file)}
+    paths = {name: assert_contract(create(repo, name, env=env)) for name in ("writer", "reader")}
+    write(paths["writer"], {"packages/web/new.js": "export const b = 2;\n"})
+    for path in paths.values():
+        done = remove(repo, path, env=env)
+        assert done.returncode == 0, done.stderr
+    spans = [json.loads(line) for line in trace_file.read_text().splitlines()]
+    assert len({s["trace_id"] for s in spans}) == 1, "the session's run is one trace across the hook processes"
+    [root] = [s for s in spans if s["name"] == "wtc.run"]
+    tasks = [s for s in spans if s["name"] == "wtc.task"]
+    assert len(tasks) == 2 and all(t["parent_id"] == root["span_id"] for t in tasks)
+    assert {t["attributes"]["wtc.state"] for t in tasks} == {"merged", "empty"}
+    task_ids = {t["span_id"] for t in tasks}
+    starts = [s for s in spans if s["name"] == "wtc.task.start"]
+    assert len(starts) == 2 and all(s["parent_id"] in task_ids for s in starts)
+    assert len({s["resource"]["service.instance.id"] for s in spans}) == 4, "two creates and two removes"

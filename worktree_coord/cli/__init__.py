@@ -46,7 +46,8 @@ def _root(version: bool = typer.Option(False, "--version", callback=_print_versi
 
 def _register_commands() -> None:
     # Each module adds its commands to `app`; imported here so `app` is complete before use.
-    from . import check, consolidating, demo, info, maintenance, merge_file, merging, runs, tasks, watch  # noqa: F401
+    from . import (check, consolidating, demo, hooks, info, maintenance, merge_file, merging, plan, runs,  # noqa: F401
+                   tasks, watch)
 
 
 _ABBREVIATIONS = re.compile(r"\b(?:e\.g|i\.e|etc|vs)\.$")

@@ -17,7 +17,6 @@ venv on PATH.
 from __future__ import annotations
 
 import os
-import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -36,12 +35,10 @@ _UNEXPANDED = frozenset({"%X", "%S", "%Y", ""})   # what a git older than 2.44 p
 
 
 def driver_executable() -> str:
-    """How git should start this very wtc, shell-quoted: the absolute path of the running `wtc`
-    script, else `<absolute python> -m worktree_coord` (run as a module, or from a test)."""
-    argv0 = os.path.abspath(sys.argv[0]) if sys.argv and sys.argv[0] else ""
-    if Path(argv0).name in ("wtc", "worktree-coord") and os.path.isfile(argv0) and os.access(argv0, os.X_OK):
-        return shlex.quote(argv0)
-    return f"{shlex.quote(os.path.abspath(sys.executable))} -m worktree_coord"
+    """How git should start this very wtc (cli/executable.py, shared with `wtc hooks install`)."""
+    from .executable import wtc_executable
+
+    return wtc_executable()
 
 
 def driver_line() -> str:

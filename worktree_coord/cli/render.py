@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..results import (GcReport, Landed, MergeReport, RunReport, RunSnapshot, RunStarted, RunStatus, TaskAbandoned,
+from ..results import (GcReport, Landed, MergeReport, PlanRules, RunReport, RunSnapshot, RunStarted, RunStatus,
+                       TaskAbandoned,
                        TaskFinished, TaskStarted, TaskUpdated)
 
 
@@ -29,9 +30,52 @@ def task_started(r: TaskStarted) -> str:
     for overlap in r.overlaps:
         lines.append(f"  overlaps  task {overlap['task']} ({', '.join(a + ' ~ ' + b for a, b in overlap['globs'])})")
     lines.append(f"  manifest  {r.manifest}")
+    if r.boundary_from and r.boundary_from != "--own":
+        lines.append(f"  boundary  from {r.boundary_from}")
+    lines += _prepared_lines(r.prepared)
     for note in r.notes:
         lines.append(f"  note: {note}")
     return "\n".join(lines)
+
+
+def _prepared_lines(prepared: dict) -> list[str]:  # type: ignore[type-arg]
+    lines = []
+    if prepared.get("ports"):
+        ports = prepared["ports"]
+        lines.append(f"  ports     {ports['base']}-{ports['last']} (WTC_PORT_BASE in {prepared.get('env_file')})")
+    if prepared.get("included", {}).get("copied"):
+        lines.append(f"  copied    {prepared['included']['copied']} file(s) named in .worktreeinclude")
+    for name in prepared.get("linked", []):
+        lines.append(f"  linked    {name}")
+    for name in prepared.get("copied_folders", []):
+        lines.append(f"  copied    {name}/")
+    for item in prepared.get("skipped", []):
+        lines.append(f"  skipped   {item['path']}: {item['why']}")
+    if prepared.get("setup"):
+        setup = prepared["setup"]
+        lines.append(f"  setup     `{setup['command']}` ok in {setup['seconds']} s, log {setup['log']}")
+    return lines
+
+
+def plan_rules(r: PlanRules, what: str) -> str:
+    if what != "list":
+        return "\n".join(f"rule #{rule['rule']} {what}: {_rule_text(rule)}" for rule in r.rules) + \
+            (" (it was there already)" if r.replayed else "")
+    lines = [f"#{rule['rule']:<4} {_rule_text(rule)}" for rule in r.rules] or ["no plan rules"]
+    if r.default is not None:
+        lines.append(f"then  own {' '.join(r.default['own'])}" + (f" read {' '.join(r.default['read'])}"
+                                                                  if r.default["read"] else "")
+                     + f"  ({r.default['from']})")
+    return "\n".join(lines)
+
+
+def _rule_text(rule: dict) -> str:  # type: ignore[type-arg]
+    text = f"{rule['pattern']!r} -> own {' '.join(rule['own'])}"
+    if rule["read"]:
+        text += f" read {' '.join(rule['read'])}"
+    if rule["sparse"]:
+        text += " (sparse)"
+    return text + f"  [{'run ' + rule['run'] if rule['run'] else 'every run'}]"
 
 
 def task_finished(r: TaskFinished) -> str:
@@ -168,7 +212,8 @@ def run_status(r: RunStatus) -> str:
         lines.append("one run's tasks: wtc status --run ID")
         return "\n".join(lines)
     run = r.runs[0]
-    lines.append(f"run {run['run']} ({run['state']}) pinned at {run['base'][:12]}, integration {run['integration']}")
+    lines.append(f"run {run['run']} ({run['state']}) pinned at {run['base'][:12]}, integration {run['integration']}"
+                 + _session_text(run))
     if not r.tasks:
         lines.append("  no tasks")
         return "\n".join(lines)
@@ -176,10 +221,30 @@ def run_status(r: RunStatus) -> str:
     for t in r.tasks:
         lines.append(f"  {t['task']:<24} {t['state']:<10} {t['files']:>5} {t['violations']:>4} {t['conflicts']:>5} "
                      f"{_age(t['age_seconds']):>7}")
+        lines += [f"    {line}" for line in _origin_lines(t)]
     lines.append("  " + ", ".join(f"{n} {s}" for s, n in sorted(r.counts.items())))
     if r.intents:
         lines.append("  intents: " + ", ".join(f"{n} {s}" for s, n in sorted(r.intents.items())))
     return "\n".join(lines)
+
+
+def _session_text(run: dict) -> str:  # type: ignore[type-arg]
+    session = run.get("session")
+    return f", for {session['harness']} session {session['id']}" if session else ""
+
+
+def _origin_lines(t: dict) -> list[str]:  # type: ignore[type-arg]
+    """Where a task's boundary came from, the agent it serves, its ports and setup log."""
+    lines = []
+    if t.get("agent") and t["agent"] != t["task"]:
+        lines.append(f"agent {t['agent']!r}")
+    if t.get("boundary_from") and t["boundary_from"] != "--own":
+        lines.append(f"own {' '.join(t['own'])} from {t['boundary_from']}")
+    if t.get("ports"):
+        lines.append(f"ports {t['ports']['base']}-{t['ports']['last']}")
+    if t.get("setup_log"):
+        lines.append(f"setup log {t['setup_log']}")
+    return lines
 
 
 _STATE_STYLE = {"merged": "green", "finished": "cyan", "started": "yellow", "conflict": "bold red",
@@ -198,7 +263,8 @@ def run_status_table(r: RunStatus, *, width: int | None = None) -> str:
     if len(r.runs) != 1:
         return run_status(r)
     run = r.runs[0]
-    heading = f"run [bold]{run['run']}[/] ({run['state']}) pinned at {run['base'][:12]}, integration {run['integration']}"
+    heading = (f"run [bold]{run['run']}[/] ({run['state']}) pinned at {run['base'][:12]}, integration "
+               f"{run['integration']}{_session_text(run)}")
     table = Table(caption=", ".join(f"{n} {s}" for s, n in sorted(r.counts.items())) or "no tasks",
                   caption_justify="left")
     table.add_column("task")
@@ -209,6 +275,8 @@ def run_status_table(r: RunStatus, *, width: int | None = None) -> str:
         style = _STATE_STYLE.get(t["state"], "")
         table.add_row(t["task"], f"[{style}]{t['state']}[/]" if style else t["state"], str(t["files"]),
                       str(t["violations"] or ""), str(t["conflicts"] or ""), _age(t["age_seconds"]))
+        for line in _origin_lines(t):
+            table.add_row(f"  [dim]{line}[/]", "", "", "", "", "")
     buffer = io.StringIO()
     console = Console(file=buffer, force_terminal=True, width=width or 100, color_system="standard")
     console.print(heading)

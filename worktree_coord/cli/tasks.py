@@ -19,7 +19,8 @@ app.add_typer(task_app, name="task")
 def task_start(
     task: str = typer.Argument(..., help="Task id."),
     run: str = RunOption,
-    own: List[str] = typer.Option([], "--own", help="Glob the task may change (repeatable)."),
+    own: List[str] = typer.Option([], "--own", help="Glob the task may change (repeatable; default: what "
+                                   "`wtc plan` gives TASK, else default-boundary, else everything)."),
     read: List[str] = typer.Option([], "--read", help="Glob the task reads (repeatable; sets the sparse cone)."),
     sparse: bool = typer.Option(False, "--sparse", help="Check out only own/read folders plus root files."),
     exclusive: bool = typer.Option(False, "--exclusive", help="Refuse to overlap another live task's --own."),
@@ -28,7 +29,7 @@ def task_start(
     repo: str = RepoOption,
     json_mode: bool = JsonOption,
 ) -> int:
-    """Create the task's branch wtc/<run>/<task> and ephemeral worktree off the pinned commit."""
+    """Create the task's branch wtc/<run>/<task> and ephemeral worktree off the pinned commit, prepared to run."""
     with open_coordinator(repo) as coordinator:
         result = coordinator.start_task(run, task, own, read, sparse=sparse, exclusive=exclusive,
                                         author=author, key=key)

@@ -14,10 +14,14 @@ process may pick up where a killed one stopped. One module per concern:
     landing.py        check (the CI step), report, land, sync
     cleanup.py        gc
     snapshot.py       snapshot: the run at one instant, read-only (wtc watch)
+    plan.py           the plan: boundaries by agent-name pattern, the default boundary
+    worktree_setup.py worktrees that run: .worktreeinclude, linked folders, setup command, ports
+    agents.py         harness agents (Claude Code hooks, MCP) as tasks: a run per session, task names
 """
 
 from __future__ import annotations
 
+from .agents import AgentOperations
 from .cleanup import CleanupOperations
 from .consolidating import ConsolidationOperations
 from .landing import LandingOperations
@@ -27,8 +31,8 @@ from .snapshot import SnapshotOperations
 from .tasks import TaskOperations
 
 
-class Coordinator(RunOperations, TaskOperations, MergeOperations, ConsolidationOperations, LandingOperations,
-                  CleanupOperations, SnapshotOperations):
+class Coordinator(RunOperations, AgentOperations, TaskOperations, MergeOperations, ConsolidationOperations,
+                  LandingOperations, CleanupOperations, SnapshotOperations):
     """Coordinates the runs and tasks of one git repository (see the package docstring)."""
 
 

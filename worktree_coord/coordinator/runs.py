@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import time
+from typing import Any
 
 from ..errors import UsageError
 from ..merge.result import SemanticMode
@@ -11,6 +12,7 @@ from ..store.idempotency import Outcome, default_key, run_once
 from ..model import RunRecord, RunState, validate_name
 from ..results import (RunStarted, RunStatus)
 from ..telemetry import RunTrace
+from ..store import Store
 
 from .base import CoordinatorBase
 
@@ -80,6 +82,7 @@ class RunOperations(CoordinatorBase):
         counts: dict[str, int] = {}
         now = time.time()
         rows = []
+        origins = _task_origins(self.store, run_id) if run_id else {}
         for task in tasks:
             counts[task.state.value] = counts.get(task.state.value, 0) + 1
             rows.append({
@@ -88,6 +91,7 @@ class RunOperations(CoordinatorBase):
                 "violations": len(task.result.get("violations", [])),
                 "conflicts": len(task.result.get("conflicts", [])),
                 "age_seconds": round(now - task.created_at, 1),
+                **origins.get(task.task_id, {}),
             })
         intents: dict[str, int] = {}
         if run_id:
@@ -100,5 +104,27 @@ class RunOperations(CoordinatorBase):
                 for task in self.store.list_tasks(row["run"]):
                     per_run[task.state.value] = per_run.get(task.state.value, 0) + 1
                 row["counts"] = per_run
+        for row in run_rows:
+            sessions = self.store.harness_sessions(run_id=row["run"])
+            if sessions:
+                row["session"] = {"harness": sessions[0]["harness"], "id": sessions[0]["session_id"]}
         return RunStatus(runs=run_rows, tasks=rows, counts=counts, intents=intents)
+
+
+def _task_origins(store: Store, run_id: str) -> dict[str, dict[str, Any]]:
+    """Per task: the agent it serves (harness tasks), which rule gave its boundary, its ports and
+    the log of its worktree setup."""
+    found: dict[str, dict[str, Any]] = {}
+    for row in store.task_contexts(run_id):
+        data = row["data"]
+        prepared = data.get("prepared", {})
+        entry: dict[str, Any] = {"boundary_from": data.get("boundary_from", "")}
+        if prepared.get("ports"):
+            entry["ports"] = prepared["ports"]
+        if prepared.get("setup"):
+            entry["setup_log"] = prepared["setup"]["log"]
+        found[row["task_id"]] = entry
+    for row in store.agent_tasks(run_id):
+        found.setdefault(row["task_id"], {})["agent"] = row["agent"]
+    return found
 

@@ -28,22 +28,29 @@ from ..model import Boundary, RunRecord, TaskRecord, TaskState, validate_name
 from ..results import (TaskAbandoned, TaskFinished,
                       TaskStarted, TaskUpdated)
 
-from .base import CoordinatorBase, MANIFEST_PATH, EXIT_BOUNDARY, _parse_author, _split_author, staged
+from .base import MANIFEST_PATH, EXIT_BOUNDARY, _parse_author, _split_author, staged
+from .plan import PlanOperations
+from .worktree_setup import WorktreeSetupOperations
 
 
 STALE_INDEX_LOCK_SECONDS = 120.0
 
 
-class TaskOperations(CoordinatorBase):
+class TaskOperations(WorktreeSetupOperations, PlanOperations):
     """Start, finish, update and abandon tasks."""
 
     @staged("task.start")
-    def start_task(self, run_id: str, task_id: str, own: Sequence[str], read: Sequence[str] = (), *,
+    def start_task(self, run_id: str, task_id: str, own: Sequence[str] = (), read: Sequence[str] = (), *,
                    sparse: bool = False, exclusive: bool = False, author: str | None = None,
-                   key: str | None = None) -> TaskStarted:
-        """Give a task its branch and ephemeral worktree off the run's pinned commit."""
+                   key: str | None = None, boundary_from: str | None = None) -> TaskStarted:
+        """Give a task its branch and ephemeral worktree off the run's pinned commit, prepared to run
+        (worktree_setup.py). With no `own` globs the plan decides the boundary by the task's name
+        (plan.py); `boundary_from` names where given globs came from (shown by `wtc status`)."""
         run = self._run(run_id)
         validate_name("task", task_id)
+        if not own:
+            planned, boundary_from = self.boundary_for(run_id, task_id)
+            own, read, sparse = planned["own"], planned["read"], sparse or planned["sparse"]
         reserved = boundaries.reserved_patterns(self.config.reserved_add, self.config.reserved_remove)
         boundary = boundaries.make_boundary(own, read, reserved=reserved, exclusive=exclusive, sparse=sparse)
         author_name, author_email = _parse_author(author, run_id, task_id)
@@ -53,13 +60,15 @@ class TaskOperations(CoordinatorBase):
         def body() -> Outcome:
             with leases.hold(self.store, leases.task_lease(run_id, task_id), timeout=self.config.wait_timeout,
                              what=f"task {task_id}"):
-                return Outcome(self._start_task_locked(run, task_id, boundary, f"{author_name} <{author_email}>").to_json())
+                return Outcome(self._start_task_locked(run, task_id, boundary, f"{author_name} <{author_email}>",
+                                                       boundary_from or "--own").to_json())
 
         done = run_once(self.store, key or default_key(run_id, "start", task_id), "task.start", request, body,
                         ttl=self.config.idempotency_ttl, wait_timeout=self.config.wait_timeout)
         return TaskStarted.from_json(done.outcome.result, replayed=done.replayed)
 
-    def _start_task_locked(self, run: RunRecord, task_id: str, boundary: Boundary, author: str) -> TaskStarted:
+    def _start_task_locked(self, run: RunRecord, task_id: str, boundary: Boundary, author: str,
+                           boundary_from: str) -> TaskStarted:
         branch = f"wtc/{run.run_id}/{task_id}"
         path = self.worktree_path(run.run_id, task_id)
         existing = self.store.get_task(run.run_id, task_id)
@@ -98,6 +107,7 @@ class TaskOperations(CoordinatorBase):
                     worktree=str(path), boundary=boundary, author=author, head=run.base,
                     created_at=now, updated_at=now, result={"overlaps": overlaps},
                 ))
+            self.store.update_task_context(run.run_id, task_id, {"boundary_from": boundary_from})
             self.store.log_event(run.run_id, task_id, "task.started", {"own": list(boundary.own)})
         crash_point("start.after_record")
         cone = boundaries.cone_directories(list(boundary.own) + list(boundary.read)) if boundary.sparse else None
@@ -107,14 +117,24 @@ class TaskOperations(CoordinatorBase):
             notes.append(f"--sparse asked, but {', '.join(repr(g) for g in wide)} may match files in any folder, "
                          "so the worktree is a full checkout; give globs under a folder (e.g. 'docs/**/*.rst') "
                          "for a sparse one")
-        self._ensure_worktree(run, task_id, branch, path, cone)
-        manifest = self._write_manifest(run, task_id, branch, path, boundary)
+        try:
+            self._ensure_worktree(run, task_id, branch, path, cone)
+            # No manifest: the worktree was (re-)made just now and is not prepared yet.
+            fresh = not (path / MANIFEST_PATH).is_file()
+            prepared = self._prepare_worktree(run, task_id, path) if fresh else self._prepared(run.run_id, task_id)
+        except BaseException as error:
+            if existing is None:  # this call made the task: nobody has its path, nothing is lost
+                self._roll_back_start(run, task_id, branch, path, error)
+            raise
+        manifest = self._write_manifest(run, task_id, branch, path, boundary, prepared)
         self.store.update_task(run.run_id, task_id, worktree=str(path))
         self.reporter.event("task.started", run=run.run_id, task=task_id, worktree=str(path))
+        context = self.store.task_contexts(run.run_id, task_id)
         return TaskStarted(
             run=run.run_id, task=task_id, worktree=str(path), branch=branch, base=run.base,
             boundary=boundary.to_json(), sparse_cone=list(cone) if cone is not None else None,
             overlaps=overlaps, manifest=str(manifest), notes=notes,
+            boundary_from=context[0]["data"].get("boundary_from", "") if context else "", prepared=prepared,
         )
 
     def _overlaps(self, run_id: str, task_id: str, boundary: Boundary) -> list[dict[str, Any]]:
@@ -153,7 +173,8 @@ class TaskOperations(CoordinatorBase):
                              fix="retry; if it repeats, run `wtc gc` and report a bug")
         return head
 
-    def _write_manifest(self, run: RunRecord, task_id: str, branch: str, path: Path, boundary: Boundary) -> Path:
+    def _write_manifest(self, run: RunRecord, task_id: str, branch: str, path: Path, boundary: Boundary,
+                        prepared: dict[str, Any] | None = None) -> Path:
         manifest = path / MANIFEST_PATH
         manifest.parent.mkdir(parents=True, exist_ok=True)
         body = {
@@ -168,6 +189,10 @@ class TaskOperations(CoordinatorBase):
             "note": "Change only paths matching `own`. Edits to `reserved` files become intents for the "
                     "consolidation phase. When done: wtc task finish " + task_id + " --run " + run.run_id,
         }
+        if prepared:
+            body["env_file"] = prepared.get("env_file")
+            if prepared.get("ports"):
+                body["ports"] = prepared["ports"]
         temporary = manifest.with_suffix(".tmp")
         temporary.write_text(json.dumps(body, indent=2) + "\n")
         temporary.replace(manifest)
@@ -383,7 +408,9 @@ class TaskOperations(CoordinatorBase):
             if task.boundary.sparse else None
         self.store.update_task(run.run_id, task_id, worktree=str(path))  # recorded before it exists
         self._ensure_worktree(run, task_id, task.branch, path, cone)
-        self._write_manifest(run, task_id, task.branch, path, task.boundary)
+        fresh = not (path / MANIFEST_PATH).is_file()
+        prepared = self._prepare_worktree(run, task_id, path) if fresh else self._prepared(run.run_id, task_id)
+        self._write_manifest(run, task_id, task.branch, path, task.boundary, prepared)
         task = self._task(run.run_id, task_id)
         name, email = _split_author(task.author)
         # Markers an earlier update left and the agent has not resolved yet: the commit below takes

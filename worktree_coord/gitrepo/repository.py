@@ -528,6 +528,58 @@ class GitRepo:
         obj = self.repo[entry.id]
         return obj.read_raw() if isinstance(obj, pygit2.Blob) else None
 
+    def path_in_tree(self, commit: str, rel: str) -> bool:
+        """Whether `rel` (a file or a folder) exists in the commit's tree."""
+        tree = self.repo[pygit2.Oid(hex=commit)].peel(pygit2.Tree)
+        try:
+            tree[rel]
+        except KeyError:
+            return False
+        return True
+
+    # ---- git-ignored files of the main checkout (what a new worktree lacks) --------------------
+
+    def untracked_matching(self, patterns_file: Path) -> list[str]:
+        """Untracked files of the main checkout that match the gitignore-syntax patterns in
+        `patterns_file` (git's own matcher: negations, anchors and `**` as git reads them)."""
+        if self.toplevel is None:
+            return []
+        out = self.git("ls-files", "-z", "--others", "--ignored", f"--exclude-from={patterns_file}",
+                       cwd=self.toplevel).stdout
+        return [p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p]
+
+    def ignored(self, paths: Sequence[str]) -> set[str]:
+        """Those of `paths` (relative to the main checkout) that git ignores there (.gitignore files,
+        info/exclude, the user's excludes file)."""
+        if self.toplevel is None or not paths:
+            return set()
+        stdin = b"".join(p.encode("utf-8", "surrogateescape") + b"\0" for p in paths)
+        done = self.git("check-ignore", "-z", "--stdin", cwd=self.toplevel, input=stdin, check=False)
+        if done.returncode not in (0, 1):
+            raise GitError(f"git check-ignore failed: {done.stderr.decode('utf-8', 'replace').strip()}")
+        return {p.decode("utf-8", "surrogateescape") for p in done.stdout.split(b"\0") if p}
+
+    def ensure_excluded(self, lines: Sequence[str], comment: str) -> list[str]:
+        """Add `lines` to the shared info/exclude (read by every worktree) unless already there;
+        returns the lines added. Under the registration lock: every worktree start may write it."""
+        exclude = self.common_dir / "info" / "exclude"
+        current = exclude.read_text().splitlines() if exclude.exists() else []
+        if all(line in current for line in lines):
+            return []
+        with self.registration_lock("writing info/exclude"):
+            text = exclude.read_text() if exclude.exists() else ""
+            present = set(text.splitlines())
+            missing = [line for line in lines if line not in present]
+            if missing:
+                if text and not text.endswith("\n"):
+                    text += "\n"
+                text += f"# {comment}\n" + "".join(line + "\n" for line in missing)
+                exclude.parent.mkdir(parents=True, exist_ok=True)
+                temporary = exclude.with_name("exclude.wtc-tmp")
+                temporary.write_text(text)
+                temporary.replace(exclude)
+            return missing
+
     # ---- a checkout as its caller sees it (a hook, a CI step) ----------------------------------
 
     def checkout_head(self, path: str | os.PathLike[str]) -> str | None:

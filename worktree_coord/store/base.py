@@ -163,6 +163,43 @@ class Store(Protocol):
     def set_intent_state(self, run_id: str, intent_id: str, state: str, detail: dict[str, Any],
                          commit_sha: str | None = None) -> None: ...
 
+    # the plan: boundaries by agent name pattern, per run (run_id "" applies to every run)
+    def add_plan_rule(self, run_id: str, pattern: str, boundary: dict[str, Any]) -> int:
+        """Append a rule; returns its id (rules are tried in id order)."""
+
+    def list_plan_rules(self, run_id: str | None = None) -> list[dict[str, Any]]:
+        """Rules of `run_id` ("" for the rules of every run), or all rules when None; id order."""
+
+    def delete_plan_rule(self, rule_id: int) -> bool: ...
+
+    # harness sessions (a run per agent-harness session) and the tasks their agents got
+    def add_harness_session(self, harness: str, session_id: str, seq: int, run_id: str, base: str) -> bool:
+        """Record the session's `seq`-th run; False (and no change) when that seq is taken."""
+
+    def harness_sessions(self, *, harness: str | None = None, session_id: str | None = None,
+                         run_id: str | None = None) -> list[dict[str, Any]]: ...
+
+    def claim_agent_task(self, run_id: str, task_id: str, *, harness: str, session_id: str, agent: str,
+                         boundary: dict[str, Any], rule: str) -> bool:
+        """Reserve the task name for the agent; False (and no change) when the name is taken."""
+
+    def agent_tasks(self, run_id: str, *, task_id: str | None = None, harness: str | None = None,
+                    session_id: str | None = None, agent: str | None = None) -> list[dict[str, Any]]: ...
+
+    def delete_agent_task(self, run_id: str, task_id: str) -> None: ...
+
+    # task context: the boundary's origin, the worktree's preparation, its block of ports
+    def allocate_port_block(self, run_id: str, task_id: str, limit: int) -> int | None:
+        """Atomically give the task the lowest port block (0..limit-1) no live task holds; its own
+        block when it has one; None when every block is held."""
+
+    def update_task_context(self, run_id: str, task_id: str, data: dict[str, Any]) -> None:
+        """Merge `data` into the task's context."""
+
+    def task_contexts(self, run_id: str, task_id: str | None = None) -> list[dict[str, Any]]: ...
+
+    def delete_task_context(self, run_id: str, task_id: str) -> None: ...
+
     # events (an append-only audit trail)
     def log_event(self, run_id: str, task_id: str | None, kind: str, data: dict[str, Any]) -> None: ...
 

@@ -50,6 +50,7 @@ logging.getLogger("psycopg").addHandler(logging.NullHandler())
 
 NOW = "extract(epoch from clock_timestamp())::float8"   # the server's clock, in seconds like time.time()
 SCHEMA_LOCK = 0x77746373          # advisory lock key ("wtcs") held while migrating
+PORT_LOCK = 0x77746370            # advisory lock key ("wtcp") serializing port-block allocation
 
 # Each entry upgrades the schema by one version, in step with sqlite.MIGRATIONS (version N has the
 # same tables in both stores); never edit a released entry, append a new one.
@@ -142,6 +143,46 @@ MIGRATIONS: tuple[str, ...] = (
         beat_at DOUBLE PRECISION NOT NULL,
         expires_at DOUBLE PRECISION NOT NULL
     );
+    """,
+    """
+    CREATE TABLE wtc_plan_rules (
+        rule_id BIGSERIAL PRIMARY KEY,
+        run_id TEXT NOT NULL DEFAULT '',
+        pattern TEXT NOT NULL,
+        boundary TEXT NOT NULL,
+        created_at DOUBLE PRECISION NOT NULL
+    );
+    CREATE TABLE wtc_harness_sessions (
+        harness TEXT NOT NULL,
+        session_id TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        run_id TEXT NOT NULL,
+        base TEXT NOT NULL,
+        created_at DOUBLE PRECISION NOT NULL,
+        PRIMARY KEY (harness, session_id, seq)
+    );
+    CREATE INDEX wtc_harness_sessions_by_run ON wtc_harness_sessions(run_id);
+    CREATE TABLE wtc_agent_tasks (
+        run_id TEXT NOT NULL,
+        task_id TEXT NOT NULL,
+        harness TEXT NOT NULL,
+        session_id TEXT NOT NULL,
+        agent TEXT NOT NULL,
+        boundary TEXT NOT NULL,
+        rule TEXT NOT NULL,
+        created_at DOUBLE PRECISION NOT NULL,
+        PRIMARY KEY (run_id, task_id)
+    );
+    CREATE INDEX wtc_agent_tasks_by_agent ON wtc_agent_tasks(run_id, harness, session_id, agent);
+    CREATE TABLE wtc_task_context (
+        run_id TEXT NOT NULL,
+        task_id TEXT NOT NULL,
+        port_block INTEGER,
+        data TEXT NOT NULL DEFAULT '{}',
+        updated_at DOUBLE PRECISION NOT NULL,
+        PRIMARY KEY (run_id, task_id)
+    );
+    CREATE INDEX wtc_task_context_by_block ON wtc_task_context(port_block);
     """,
     # One trace per run (telemetry/): the trace id and the root span id every process joins.
     """
@@ -617,6 +658,123 @@ class PostgresStore:
             cursor.execute(f"UPDATE wtc_intents SET state = %s, detail = %s, commit_sha = %s, updated_at = {NOW}"
                            " WHERE run_id = %s AND intent_id = %s",
                            (state, dumps(detail), commit_sha, run_id, intent_id))
+
+    # ---- the plan -------------------------------------------------------------------------------
+
+    def add_plan_rule(self, run_id: str, pattern: str, boundary: dict[str, Any]) -> int:
+        with self._tx() as cursor:
+            cursor.execute("INSERT INTO wtc_plan_rules(run_id, pattern, boundary, created_at)"
+                           f" VALUES (%s,%s,%s,{NOW}) RETURNING rule_id", (run_id, pattern, dumps(boundary)))
+            return int(cursor.fetchone()["rule_id"])
+
+    def list_plan_rules(self, run_id: str | None = None) -> list[dict[str, Any]]:
+        if run_id is None:
+            rows = self._read("SELECT * FROM wtc_plan_rules ORDER BY rule_id")
+        else:
+            rows = self._read("SELECT * FROM wtc_plan_rules WHERE run_id = %s ORDER BY rule_id", (run_id,))
+        for row in rows:
+            row["boundary"] = json.loads(row["boundary"])
+        return rows
+
+    def delete_plan_rule(self, rule_id: int) -> bool:
+        with self._tx() as cursor:
+            cursor.execute("DELETE FROM wtc_plan_rules WHERE rule_id = %s", (rule_id,))
+            return cursor.rowcount == 1
+
+    # ---- harness sessions and their agents -------------------------------------------------------
+
+    def add_harness_session(self, harness: str, session_id: str, seq: int, run_id: str, base: str) -> bool:
+        with self._tx() as cursor:
+            cursor.execute("INSERT INTO wtc_harness_sessions(harness, session_id, seq, run_id, base, created_at)"
+                           f" VALUES (%s,%s,%s,%s,%s,{NOW}) ON CONFLICT DO NOTHING",
+                           (harness, session_id, seq, run_id, base))
+            return cursor.rowcount == 1
+
+    def harness_sessions(self, *, harness: str | None = None, session_id: str | None = None,
+                         run_id: str | None = None) -> list[dict[str, Any]]:
+        sql, params = "SELECT * FROM wtc_harness_sessions WHERE TRUE", []
+        for column, value in (("harness", harness), ("session_id", session_id), ("run_id", run_id)):
+            if value is not None:
+                sql += f" AND {column} = %s"
+                params.append(value)
+        return self._read(sql + " ORDER BY harness, session_id, seq", params)
+
+    def claim_agent_task(self, run_id: str, task_id: str, *, harness: str, session_id: str, agent: str,
+                         boundary: dict[str, Any], rule: str) -> bool:
+        with self._tx() as cursor:
+            cursor.execute("INSERT INTO wtc_agent_tasks(run_id, task_id, harness, session_id, agent, boundary, rule,"
+                           f" created_at) VALUES (%s,%s,%s,%s,%s,%s,%s,{NOW}) ON CONFLICT DO NOTHING",
+                           (run_id, task_id, harness, session_id, agent, dumps(boundary), rule))
+            return cursor.rowcount == 1
+
+    def agent_tasks(self, run_id: str, *, task_id: str | None = None, harness: str | None = None,
+                    session_id: str | None = None, agent: str | None = None) -> list[dict[str, Any]]:
+        sql, params = "SELECT * FROM wtc_agent_tasks WHERE run_id = %s", [run_id]
+        for column, value in (("task_id", task_id), ("harness", harness), ("session_id", session_id),
+                              ("agent", agent)):
+            if value is not None:
+                sql += f" AND {column} = %s"
+                params.append(value)
+        rows = self._read(sql + " ORDER BY created_at, task_id", params)
+        for row in rows:
+            row["boundary"] = json.loads(row["boundary"])
+        return rows
+
+    def delete_agent_task(self, run_id: str, task_id: str) -> None:
+        with self._tx() as cursor:
+            cursor.execute("DELETE FROM wtc_agent_tasks WHERE run_id = %s AND task_id = %s", (run_id, task_id))
+
+    # ---- task context: where a task's boundary came from, how its worktree was prepared ------------
+
+    def allocate_port_block(self, run_id: str, task_id: str, limit: int) -> int | None:
+        """As SQLiteStore.allocate_port_block; a transaction-scoped advisory lock makes the read of the
+        held blocks and the write of the new one one step across every client of the server."""
+        live = [s.value for s in TaskState if s.live]
+        with self._tx() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s)", (PORT_LOCK,))
+            cursor.execute("SELECT port_block FROM wtc_task_context WHERE run_id = %s AND task_id = %s",
+                           (run_id, task_id))
+            row = cursor.fetchone()
+            if row is not None and row["port_block"] is not None:
+                return int(row["port_block"])
+            cursor.execute("SELECT c.port_block FROM wtc_task_context c JOIN wtc_tasks t"
+                           " ON t.run_id = c.run_id AND t.task_id = c.task_id"
+                           " WHERE c.port_block IS NOT NULL AND t.state = ANY(%s)", (live,))
+            held = {r["port_block"] for r in cursor.fetchall()}
+            block = next((n for n in range(limit) if n not in held), None)
+            if block is None:
+                return None
+            cursor.execute("INSERT INTO wtc_task_context(run_id, task_id, port_block, data, updated_at)"
+                           f" VALUES (%s,%s,%s,'{{}}',{NOW}) ON CONFLICT (run_id, task_id) DO UPDATE"
+                           " SET port_block = excluded.port_block, updated_at = excluded.updated_at",
+                           (run_id, task_id, block))
+            return block
+
+    def update_task_context(self, run_id: str, task_id: str, data: dict[str, Any]) -> None:
+        """Merge `data` into the task's context (keys given replace the stored ones)."""
+        with self._tx() as cursor:
+            # The row first (so two first writers cannot both merge into nothing), then locked, merged.
+            cursor.execute("INSERT INTO wtc_task_context(run_id, task_id, data, updated_at)"
+                           f" VALUES (%s,%s,'{{}}',{NOW}) ON CONFLICT DO NOTHING", (run_id, task_id))
+            cursor.execute("SELECT data FROM wtc_task_context WHERE run_id = %s AND task_id = %s FOR UPDATE",
+                           (run_id, task_id))
+            merged = json.loads(cursor.fetchone()["data"]) | data
+            cursor.execute(f"UPDATE wtc_task_context SET data = %s, updated_at = {NOW}"
+                           " WHERE run_id = %s AND task_id = %s", (dumps(merged), run_id, task_id))
+
+    def task_contexts(self, run_id: str, task_id: str | None = None) -> list[dict[str, Any]]:
+        sql, params = "SELECT * FROM wtc_task_context WHERE run_id = %s", [run_id]
+        if task_id is not None:
+            sql += " AND task_id = %s"
+            params.append(task_id)
+        rows = self._read(sql + " ORDER BY task_id", params)
+        for row in rows:
+            row["data"] = json.loads(row["data"])
+        return rows
+
+    def delete_task_context(self, run_id: str, task_id: str) -> None:
+        with self._tx() as cursor:
+            cursor.execute("DELETE FROM wtc_task_context WHERE run_id = %s AND task_id = %s", (run_id, task_id))
 
     # ---- events ---------------------------------------------------------------------------------
 

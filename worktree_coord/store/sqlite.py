@@ -112,6 +112,46 @@ MIGRATIONS: tuple[str, ...] = (
         expires_at REAL NOT NULL
     );
     """,
+    """
+    CREATE TABLE plan_rules (
+        rule_id INTEGER PRIMARY KEY AUTOINCREMENT,
+        run_id TEXT NOT NULL DEFAULT '',
+        pattern TEXT NOT NULL,
+        boundary TEXT NOT NULL,
+        created_at REAL NOT NULL
+    );
+    CREATE TABLE harness_sessions (
+        harness TEXT NOT NULL,
+        session_id TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        run_id TEXT NOT NULL,
+        base TEXT NOT NULL,
+        created_at REAL NOT NULL,
+        PRIMARY KEY (harness, session_id, seq)
+    );
+    CREATE INDEX harness_sessions_by_run ON harness_sessions(run_id);
+    CREATE TABLE agent_tasks (
+        run_id TEXT NOT NULL,
+        task_id TEXT NOT NULL,
+        harness TEXT NOT NULL,
+        session_id TEXT NOT NULL,
+        agent TEXT NOT NULL,
+        boundary TEXT NOT NULL,
+        rule TEXT NOT NULL,
+        created_at REAL NOT NULL,
+        PRIMARY KEY (run_id, task_id)
+    );
+    CREATE INDEX agent_tasks_by_agent ON agent_tasks(run_id, harness, session_id, agent);
+    CREATE TABLE task_context (
+        run_id TEXT NOT NULL,
+        task_id TEXT NOT NULL,
+        port_block INTEGER,
+        data TEXT NOT NULL DEFAULT '{}',
+        updated_at REAL NOT NULL,
+        PRIMARY KEY (run_id, task_id)
+    );
+    CREATE INDEX task_context_by_block ON task_context(port_block);
+    """,
     # One trace per run (telemetry/): the trace id and the root span id every process joins.
     """
     ALTER TABLE runs ADD COLUMN trace_id TEXT;
@@ -503,6 +543,119 @@ class SQLiteStore:
             cursor.execute("UPDATE intents SET state = ?, detail = ?, commit_sha = ?, updated_at = ?"
                            " WHERE run_id = ? AND intent_id = ?",
                            (state, dumps(detail), commit_sha, time.time(), run_id, intent_id))
+
+    # ---- the plan: boundaries by agent name pattern ------------------------------------------------
+
+    def add_plan_rule(self, run_id: str, pattern: str, boundary: dict[str, Any]) -> int:
+        with self._write() as cursor:
+            cursor.execute("INSERT INTO plan_rules(run_id, pattern, boundary, created_at) VALUES (?,?,?,?)",
+                           (run_id, pattern, dumps(boundary), time.time()))
+            return int(cursor.lastrowid)
+
+    def list_plan_rules(self, run_id: str | None = None) -> list[dict[str, Any]]:
+        if run_id is None:
+            rows = self._read("SELECT * FROM plan_rules ORDER BY rule_id")
+        else:
+            rows = self._read("SELECT * FROM plan_rules WHERE run_id = ? ORDER BY rule_id", (run_id,))
+        for row in rows:
+            row["boundary"] = json.loads(row["boundary"])
+        return rows
+
+    def delete_plan_rule(self, rule_id: int) -> bool:
+        with self._write() as cursor:
+            cursor.execute("DELETE FROM plan_rules WHERE rule_id = ?", (rule_id,))
+            return cursor.rowcount == 1
+
+    # ---- harness sessions and their agents -------------------------------------------------------
+
+    def add_harness_session(self, harness: str, session_id: str, seq: int, run_id: str, base: str) -> bool:
+        with self._write() as cursor:
+            cursor.execute("INSERT OR IGNORE INTO harness_sessions(harness, session_id, seq, run_id, base, created_at)"
+                           " VALUES (?,?,?,?,?,?)", (harness, session_id, seq, run_id, base, time.time()))
+            return cursor.rowcount == 1
+
+    def harness_sessions(self, *, harness: str | None = None, session_id: str | None = None,
+                         run_id: str | None = None) -> list[dict[str, Any]]:
+        sql, params = "SELECT * FROM harness_sessions WHERE 1=1", []
+        for column, value in (("harness", harness), ("session_id", session_id), ("run_id", run_id)):
+            if value is not None:
+                sql += f" AND {column} = ?"
+                params.append(value)
+        return self._read(sql + " ORDER BY harness, session_id, seq", params)
+
+    def claim_agent_task(self, run_id: str, task_id: str, *, harness: str, session_id: str, agent: str,
+                         boundary: dict[str, Any], rule: str) -> bool:
+        with self._write() as cursor:
+            cursor.execute("INSERT OR IGNORE INTO agent_tasks(run_id, task_id, harness, session_id, agent, boundary,"
+                           " rule, created_at) VALUES (?,?,?,?,?,?,?,?)",
+                           (run_id, task_id, harness, session_id, agent, dumps(boundary), rule, time.time()))
+            return cursor.rowcount == 1
+
+    def agent_tasks(self, run_id: str, *, task_id: str | None = None, harness: str | None = None,
+                    session_id: str | None = None, agent: str | None = None) -> list[dict[str, Any]]:
+        sql, params = "SELECT * FROM agent_tasks WHERE run_id = ?", [run_id]
+        for column, value in (("task_id", task_id), ("harness", harness), ("session_id", session_id),
+                              ("agent", agent)):
+            if value is not None:
+                sql += f" AND {column} = ?"
+                params.append(value)
+        rows = self._read(sql + " ORDER BY created_at, task_id", params)
+        for row in rows:
+            row["boundary"] = json.loads(row["boundary"])
+        return rows
+
+    def delete_agent_task(self, run_id: str, task_id: str) -> None:
+        with self._write() as cursor:
+            cursor.execute("DELETE FROM agent_tasks WHERE run_id = ? AND task_id = ?", (run_id, task_id))
+
+    # ---- task context: where a task's boundary came from, how its worktree was prepared ------------
+
+    def allocate_port_block(self, run_id: str, task_id: str, limit: int) -> int | None:
+        """The lowest block number (0, 1, ...) no live task of any run holds, now held by this task;
+        the task's own block when it has one. None when all `limit` blocks are held."""
+        live = [s.value for s in TaskState if s.live]
+        marks = ",".join("?" * len(live))
+        now = time.time()
+        with self._write() as cursor:
+            row = cursor.execute("SELECT port_block FROM task_context WHERE run_id = ? AND task_id = ?",
+                                 (run_id, task_id)).fetchone()
+            if row is not None and row[0] is not None:
+                return int(row[0])
+            held = {r[0] for r in cursor.execute(
+                "SELECT c.port_block FROM task_context c JOIN tasks t ON t.run_id = c.run_id AND t.task_id = c.task_id"
+                f" WHERE c.port_block IS NOT NULL AND t.state IN ({marks})", live)}
+            block = next((n for n in range(limit) if n not in held), None)
+            if block is None:
+                return None
+            cursor.execute("INSERT INTO task_context(run_id, task_id, port_block, data, updated_at) VALUES (?,?,?,?,?)"
+                           " ON CONFLICT(run_id, task_id) DO UPDATE SET port_block = excluded.port_block,"
+                           " updated_at = excluded.updated_at", (run_id, task_id, block, "{}", now))
+            return block
+
+    def update_task_context(self, run_id: str, task_id: str, data: dict[str, Any]) -> None:
+        """Merge `data` into the task's context (keys given replace the stored ones)."""
+        now = time.time()
+        with self._write() as cursor:
+            row = cursor.execute("SELECT data FROM task_context WHERE run_id = ? AND task_id = ?",
+                                 (run_id, task_id)).fetchone()
+            merged = (json.loads(row[0]) if row else {}) | data
+            cursor.execute("INSERT INTO task_context(run_id, task_id, data, updated_at) VALUES (?,?,?,?)"
+                           " ON CONFLICT(run_id, task_id) DO UPDATE SET data = excluded.data,"
+                           " updated_at = excluded.updated_at", (run_id, task_id, dumps(merged), now))
+
+    def task_contexts(self, run_id: str, task_id: str | None = None) -> list[dict[str, Any]]:
+        sql, params = "SELECT * FROM task_context WHERE run_id = ?", [run_id]
+        if task_id is not None:
+            sql += " AND task_id = ?"
+            params.append(task_id)
+        rows = self._read(sql + " ORDER BY task_id", params)
+        for row in rows:
+            row["data"] = json.loads(row["data"])
+        return rows
+
+    def delete_task_context(self, run_id: str, task_id: str) -> None:
+        with self._write() as cursor:
+            cursor.execute("DELETE FROM task_context WHERE run_id = ? AND task_id = ?", (run_id, task_id))
 
     # ---- events ---------------------------------------------------------------------------------
 

@@ -1,0 +1,268 @@
+"""Agents of a harness (Claude Code, an MCP client) as tasks: the policy behind the harness faces.
+
+Stage: a harness asks for a worktree for one of its agents, and later hands the worktree back.
+Input: the agent's name as the harness gives it, the harness session, an optional run and base.
+Output: `AgentStarted` (the task's worktree) and `AgentFinished` (what finishing did).
+
+- **The run.** An explicit run (`WTC_RUN`) must exist. Otherwise each harness session has its own
+  run, started the first time one of its agents asks: pinned at `source_ref` when the harness gives
+  one, else at the HEAD of the checkout the session works in. Many agents asking at once start it
+  exactly once: the session's row in the store decides the run id and the base (first writer
+  wins), and `start_run` is idempotent on that pair. A session whose run has landed gets a new run.
+- **The task.** An agent name need not be a valid task name (`a/b`, spaces, 200 characters): the
+  task is named after it (invalid characters become `-`), with a stable suffix when the plain name
+  is taken; the store reserves the name atomically and records the original. The same agent asking
+  again (a retried hook: same session, same name) while its task is live gets the same worktree;
+  after its task ended, a new task. The boundary comes from the plan (plan.py), decided once, when
+  the name is reserved.
+- **Handing back.** The worktree's path names the task. Finishing is `finish_task`: commit
+  everything, check the boundary, merge. It never deletes uncommitted work: on a violation the
+  commit stays on the branch and the worktree stays; on a conflict the branch keeps the work. A
+  folder no wtc task owns is left untouched. The exit code says whether the worktree is still there.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from pathlib import Path
+from typing import Any, Iterator
+
+from ..errors import NotFoundError, StateError, UsageError
+from ..model import RunRecord, RunState, TaskRecord, TaskState, validate_name
+from ..results import AgentFinished, AgentStarted, TaskFinished
+
+from .tasks import TaskOperations
+
+MAX_AGENT_NAME = 1000
+
+
+class AgentOperations(TaskOperations):
+    """Harness agents as tasks: their runs, their task names, their worktrees."""
+
+    def start_agent(self, agent: str, *, harness: str, session_id: str | None, run_id: str | None = None,
+                    source_ref: str | None = None, checkout: str | Path | None = None) -> AgentStarted:
+        """The worktree for `agent` of a harness session (see the module docstring)."""
+        if not isinstance(agent, str) or not agent.strip() or len(agent) > MAX_AGENT_NAME:
+            raise UsageError(f"invalid agent name {agent!r}",
+                             fix=f"the harness must name the agent (1-{MAX_AGENT_NAME} characters)")
+        notes: list[str] = []
+        created = False
+        if run_id:
+            run = self._run(run_id)
+            if run.state is not RunState.OPEN:
+                raise StateError(f"run {run_id!r} is {run.state.value}; it takes no new tasks",
+                                 fix="unset WTC_RUN (a run per session), or start a new run and point WTC_RUN at it")
+            if source_ref and self._commit_or_none(source_ref) != run.base:
+                notes.append(f"source_ref {source_ref} is not the run's pinned commit {run.base[:12]}; "
+                             "the worktree starts at the pin")
+        else:
+            if not session_id:
+                raise UsageError("the harness named no session, and WTC_RUN is not set",
+                                 fix="set WTC_RUN to a run started with `wtc run start --run NAME`")
+            run, created, more = self._session_run(harness, session_id, source_ref, checkout)
+            notes += more
+        session = session_id or ""
+        row, claimed = self._agent_task(run, harness, session, agent)
+        boundary = row["boundary"]
+        try:
+            started = self.start_task(run.run_id, row["task_id"], boundary["own"], boundary["read"],
+                                      sparse=boundary["sparse"], boundary_from=row["rule"])
+        except BaseException:
+            if claimed:
+                self.store.delete_agent_task(run.run_id, row["task_id"])
+            raise
+        if row["task_id"] != agent:
+            notes.append(f"agent {agent!r} is task {row['task_id']!r}")
+        return AgentStarted(
+            harness=harness, session=session_id, agent=agent, run=run.run_id, run_created=created,
+            task=started.task, worktree=started.worktree, branch=started.branch, base=started.base,
+            boundary=started.boundary, boundary_from=started.boundary_from, prepared=started.prepared,
+            notes=notes, replayed=started.replayed,
+        )
+
+    def _session_run(self, harness: str, session_id: str, source_ref: str | None,
+                     checkout: str | Path | None) -> tuple[RunRecord, bool, list[str]]:
+        """The open run of a harness session, started now if it has none."""
+        notes: list[str] = []
+        while True:
+            rows = self.store.harness_sessions(harness=harness, session_id=session_id)
+            current = rows[-1] if rows else None
+            if current is not None:
+                run = self.store.get_run(current["run_id"])
+                if run is None or run.state is RunState.OPEN:
+                    created = False
+                    if run is None:  # the first asker recorded the session and died before the run
+                        started = self.start_run(current["run_id"], current["base"])
+                        created = not started.replayed
+                        run = self._run(current["run_id"])
+                    if source_ref and self._commit_or_none(source_ref) != run.base:
+                        notes.append(f"source_ref {source_ref} is not the session run's pinned commit "
+                                     f"{run.base[:12]}; the worktree starts at the pin")
+                    return run, created, notes
+            seq = current["seq"] + 1 if current else 1
+            base = self._session_base(source_ref, checkout, notes)
+            run_id = _session_run_name(harness, session_id, seq)
+            if self.store.add_harness_session(harness, session_id, seq, run_id, base):
+                started = self.start_run(run_id, base)
+                self.store.log_event(run_id, None, "session.started", {"harness": harness, "session": session_id})
+                return self._run(run_id), not started.replayed, notes
+            # Another agent of the session recorded it first: take its run (next turn of the loop).
+
+    def _session_base(self, source_ref: str | None, checkout: str | Path | None, notes: list[str]) -> str:
+        if source_ref:
+            sha = self._commit_or_none(source_ref)
+            if sha is not None:
+                return sha
+            # Claude Code's own fallback when its default base (origin/HEAD) is missing: local HEAD.
+            notes.append(f"source_ref {source_ref!r} names no commit here; the run is pinned at HEAD")
+        where = Path(checkout) if checkout else (self.git.toplevel or self.git.common_dir)
+        head = self.git.checkout_head(where)
+        if head is None:
+            raise NotFoundError(f"the checkout at {where} has no commits yet",
+                                fix="make a first commit (git commit --allow-empty -m init), then start the agent")
+        return head
+
+    def _commit_or_none(self, rev: str) -> str | None:
+        try:
+            return self.git.resolve_commit(rev)
+        except NotFoundError:
+            return None
+
+    def _agent_task(self, run: RunRecord, harness: str, session: str, agent: str) -> tuple[dict[str, Any], bool]:
+        """The agent's task row: its live (or still being made) task, else a newly reserved name.
+        Returns the row and whether this call reserved it."""
+        mine = {"harness": harness, "session_id": session, "agent": agent}
+
+        def reusable(row: dict[str, Any]) -> bool:
+            task = self.store.get_task(run.run_id, row["task_id"])
+            return task is None or task.state.live
+
+        for row in reversed(self.store.agent_tasks(run.run_id, harness=harness, session_id=session, agent=agent)):
+            if reusable(row):
+                return row, False
+        boundary, rule = self.boundary_for(run.run_id, agent, task_name_from(agent))
+        for name in _task_names(agent, harness, session):
+            for attempt in range(2):
+                holders = self.store.agent_tasks(run.run_id, task_id=name)
+                if holders:
+                    holder = holders[0]
+                    if {k: holder[k] for k in mine} == mine and reusable(holder):
+                        return holder, False  # the same agent, asking twice at once
+                    break
+                if self.store.get_task(run.run_id, name) is not None:
+                    break  # a task started by hand has that name
+                if self.store.claim_agent_task(run.run_id, name, boundary=boundary, rule=rule, **mine):
+                    return self.store.agent_tasks(run.run_id, task_id=name)[0], True
+                # Lost the race for the name: look at who won (second turn).
+        raise UsageError(f"no free task name for agent {agent!r} in run {run.run_id!r}")  # pragma: no cover
+
+    def finish_agent_worktree(self, worktree: str | Path, *, message: str | None = None) -> AgentFinished:
+        """Hand back an agent's worktree: finish its task (see the module docstring)."""
+        path = Path(worktree).expanduser()
+        path = path.resolve() if path.exists() else Path(path.absolute())
+        task = self._task_at(path)
+        if task is None:
+            return AgentFinished(worktree=str(path), action="not_ours", kept=path.exists(),
+                                 message=f"{path} is not a worktree of a wtc task; left untouched",
+                                 next=[f"git worktree remove {path}"] if path.exists() else [])
+        agent = self._agent_of(task)
+        if task.state.live or task.state is TaskState.FINISHED:
+            finished = self.finish_task(task.run_id, task.task_id, message=message)
+            return self._handed_back(task, agent, finished)
+        # Ended before: a repeat of the hook, or the lead finished it by hand. A folder still there
+        # is left to `wtc gc`, which commits what is uncommitted in it before removing it.
+        kept = path.exists()
+        return AgentFinished(
+            worktree=str(path), action="ended", run=task.run_id, task=task.task_id, agent=agent,
+            state=task.state.value, kept=kept, branch=task.branch,
+            message=f"task {task.task_id} of run {task.run_id} had already ended ({task.state.value})"
+                    + ("; its leftover folder is for `wtc gc`" if kept else ""),
+            next=["wtc gc"] if kept else [f"wtc status --run {task.run_id}"],
+        )
+
+    def _handed_back(self, task: TaskRecord, agent: str | None, finished: TaskFinished) -> AgentFinished:
+        run, name, branch = task.run_id, task.task_id, task.branch
+        path = Path(task.worktree) if task.worktree else None
+        kept = path is not None and path.exists() and finished.state == TaskState.REJECTED.value
+        state = finished.state
+        steps: list[str] = []
+        if state == TaskState.MERGED.value:
+            tip = (finished.merge or {}).get("new_tip") or ""
+            message = f"task {name} merged into {self._run(run).integration_ref} at {tip[:12]}; worktree removed"
+        elif state == TaskState.EMPTY.value:
+            message = f"task {name} changed nothing; worktree removed"
+        elif state == TaskState.CONFLICT.value:
+            paths = ", ".join(sorted({c["path"] for c in finished.conflicts})) or "its files"
+            message = (f"task {name} conflicts with the integration branch in {paths}; its work is kept on "
+                       f"{branch}, the worktree is removed")
+            steps = [f"wtc task update {name} --run {run}", f"wtc task finish {name} --run {run}"]
+        elif state == TaskState.REJECTED.value:
+            broken = "; ".join(f"{v['path'] or '-'}: {v['rule']}" for v in finished.violations[:5])
+            message = (f"task {name} broke its boundary ({broken}); its work is committed on {branch} and "
+                       f"the worktree {task.worktree} stays")
+            steps = [f"fix the files in {task.worktree}, then: wtc task finish {name} --run {run}",
+                     f"or give it up (the branch stays): wtc task abandon {name} --run {run}"]
+        else:
+            message = f"task {name} is {state}; its work is on {branch}"
+            steps = [f"wtc status --run {run}"]
+        return AgentFinished(
+            exit_code=finished.exit_code if kept else 0, worktree=str(path) if path else "", action="finished",
+            run=run, task=name, agent=agent, state=state, kept=kept, branch=branch, message=message,
+            next=steps, finish=finished.to_json(), replayed=finished.replayed,
+        )
+
+    def _task_at(self, path: Path) -> TaskRecord | None:
+        """The task whose worktree is (or was) at `path`: `<worktree root>/<run>/<task>`."""
+        root = self.worktree_root()
+        root = root.resolve() if root.exists() else root
+        try:
+            parts = path.relative_to(root).parts
+        except ValueError:
+            return None
+        if len(parts) != 2:
+            return None
+        try:
+            validate_name("run", parts[0])
+            validate_name("task", parts[1])
+        except UsageError:
+            return None
+        return self.store.get_task(parts[0], parts[1])
+
+    def _agent_of(self, task: TaskRecord) -> str | None:
+        rows = self.store.agent_tasks(task.run_id, task_id=task.task_id)
+        return rows[0]["agent"] if rows else None
+
+
+_INVALID = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def task_name_from(text: str, *, limit: int = 64) -> str:
+    """A valid task or run name made from any text: other characters become `-`, then what git or
+    our names refuse (leading `.`/`-`, `..`, a `.lock` or `.` ending, `integration`) is trimmed."""
+    name = _INVALID.sub("-", text)
+    name = re.sub(r"\.{2,}", ".", name)
+    name = re.sub(r"-{2,}", "-", name).lstrip(".-")[:limit]
+    while name.endswith((".lock", ".", "-")):
+        name = name.removesuffix(".lock").rstrip(".-")
+    name = name or "agent"
+    return "integration-agent" if name == "integration" else name
+
+
+def _task_names(agent: str, harness: str, session: str) -> Iterator[str]:
+    """Candidate task names for an agent, best first: its own (cleaned), then with a suffix derived
+    from the agent's identity, then numbered."""
+    plain = task_name_from(agent)
+    digest = hashlib.sha256(f"{harness}\0{session}\0{agent}".encode()).hexdigest()[:6]
+    yield plain
+    yield f"{task_name_from(plain, limit=57)}-{digest}"
+    for number in range(2, 1000):
+        yield f"{task_name_from(plain, limit=50)}-{digest}-{number}"
+
+
+def _session_run_name(harness: str, session_id: str, seq: int) -> str:
+    name = task_name_from(f"{harness}-{session_id}")
+    if len(name) > 52 or name != f"{harness}-{session_id}":
+        digest = hashlib.sha256(session_id.encode()).hexdigest()[:8]
+        name = f"{task_name_from(name, limit=43)}-{digest}"
+    return name if seq == 1 else f"{name}-{seq}"
