@@ -22,7 +22,7 @@ SOURCE = Path(__file__).resolve().parents[1] / PACKAGE
 FACES = frozenset({"cli", "ci", "hooks", "mcp", "__main__", "entry"})   # parse, call, render (entry: the script that starts cli)
 COORDINATOR = frozenset({"coordinator"})                          # the API and its own bookkeeping
 CHECK = frozenset({"check"})                                      # composes the capabilities below
-CAPABILITIES = frozenset({"boundary", "merge", "integrate", "consolidate"})
+CAPABILITIES = frozenset({"boundary", "merge", "integrate", "consolidate", "telemetry"})
 INFRASTRUCTURE = frozenset({"gitrepo", "store"})
 VOCABULARY = frozenset({"model", "results", "errors", "config", "events", "crashpoints",
                         ""})                                      # "" is the package itself (__init__)
@@ -50,6 +50,8 @@ RULES = (
          "PostgreSQL)", frozenset({"store"}), frozenset({"gitrepo"})),
     Rule("merge/ is a pure library (bytes in, bytes out): it imports no other capability and no "
          "infrastructure", frozenset({"merge"}), (CAPABILITIES - {"merge"}) | INFRASTRUCTURE),
+    Rule("telemetry listens to events and imports nothing but the vocabulary (any layer may use it)",
+         frozenset({"telemetry"}), EVERYTHING - VOCABULARY - {"telemetry"}),
     Rule("the public vocabulary imports only the public vocabulary", VOCABULARY - {""},
          EVERYTHING - VOCABULARY),
 )

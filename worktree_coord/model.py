@@ -119,6 +119,8 @@ class RunRecord:
     state: RunState
     created_at: float
     options: dict[str, Any] = field(default_factory=dict)
+    trace_id: str | None = None       # the run's trace (32 hex digits): every process acting on it joins it
+    root_span_id: str | None = None   # the run's root span (16 hex digits), the parent of its task spans
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -128,6 +130,7 @@ class RunRecord:
             "state": self.state.value,
             "created_at": self.created_at,
             "options": self.options,
+            "trace_id": self.trace_id,
         }
 
 

@@ -143,6 +143,28 @@ class RunStatus(Result):
 
 
 @dataclass(frozen=True)
+class RunSnapshot(Result):
+    """One frame of `wtc watch`: a run while agents work, read from the store without a lease.
+
+    `tasks`: every task with its state, age (since start) and idle time (since its record last
+    changed); `merges`: the latest merges, newest first; `conflicts`: one row per conflict of each
+    task in conflict (file, declaration, kind, the merged tasks that last changed the file);
+    `admission`: the machine-wide heavy-work queue (running, waiting, limit, longest wait);
+    `intents`: by state; `throughput`: merges in the last minute and ten minutes."""
+
+    at: float = 0.0
+    run: dict[str, Any] = field(default_factory=dict)
+    counts: dict[str, int] = field(default_factory=dict)
+    tasks: list[dict[str, Any]] = field(default_factory=list)
+    merges: list[dict[str, Any]] = field(default_factory=list)
+    conflicts: list[dict[str, Any]] = field(default_factory=list)
+    admission: dict[str, Any] = field(default_factory=dict)
+    intents: dict[str, int] = field(default_factory=dict)
+    pending_intents: int = 0
+    throughput: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class GcReport(Result):
     dry_run: bool = False
     worktrees_removed: list[str] = field(default_factory=list)

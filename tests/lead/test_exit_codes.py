@@ -64,6 +64,8 @@ CASES = [
     ("run start", ["run", "start", "--run", "r", "--repo", "{plain}"], 5),
     ("status", ["status", "--repo", "{repo}"], 0),
     ("status", ["status", "--run", "nope", "--repo", "{repo}"], 5),
+    ("watch", ["watch", "--run", "r", "--repo", "{repo}"], 0),
+    ("watch", ["watch", "--run", "nope", "--repo", "{repo}"], 5),
     ("plan add", ["plan", "add", "api-*", "--own", "packages/api/**", "--repo", "{repo}"], 0),
     ("plan add", ["plan", "add", "web-*", "--own", "../up", "--repo", "{repo}"], 2),
     ("plan list", ["plan", "list", "--repo", "{repo}"], 0),

@@ -98,6 +98,21 @@ def test_runs_are_created_once_and_read_back(store):
     assert [(r.run_id, r.state) for r in store.list_runs()] == [("r1", RunState.OPEN), ("r2", RunState.LANDED)]
 
 
+def test_a_runs_trace_ids_are_stored_with_it_and_set_once(store):
+    import dataclasses
+
+    store.create_run(dataclasses.replace(_run("r1"), trace_id="a" * 32, root_span_id="b" * 16))
+    assert (store.get_run("r1").trace_id, store.get_run("r1").root_span_id) == ("a" * 32, "b" * 16)
+    # A run recorded before the ids were kept gets them once; the first writer wins.
+    store.create_run(_run("r2"))
+    assert store.get_run("r2").trace_id is None
+    assert store.set_run_trace("r2", "c" * 32, "d" * 16).trace_id == "c" * 32
+    again = store.set_run_trace("r2", "e" * 32, "f" * 16)
+    assert (again.trace_id, again.root_span_id) == ("c" * 32, "d" * 16)
+    assert store.set_run_trace("r1", "e" * 32, "f" * 16).trace_id == "a" * 32
+    assert store.set_run_trace("nope", "e" * 32, "f" * 16) is None
+
+
 def test_task_state_changes_are_compare_and_set(store):
     store.create_run(_run())
     assert store.insert_task(_task("t")) is True

@@ -15,17 +15,23 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any, Iterator, TextIO
 
-from ..events import NullReporter, Reporter
+from ..events import BEGIN, END, NullReporter, Reporter
 
 if TYPE_CHECKING:  # rich loads only when a display is drawn: a pipe or --json never pays for it
     from rich.progress import ProgressColumn, TaskID
 
 
+# Events that say nothing new on a one-line display: a stage's end (its begin was shown, and what
+# follows replaces it), per-file detail, bookkeeping for telemetry.
+QUIET = ("merge.file", "admission.admitted", "task.closed")
+
+
 def describe(kind: str, data: dict[str, Any]) -> str:
-    """One line for an event: `merge.progress task=api state=merged` -> `merge: api merged`."""
+    """One line for an event: `merge.progress task=api state=merged` -> `merge progress api merged`;
+    a stage's begin is shown as the stage (`task.finish.begin task=api` -> `task finish api`)."""
     subject = data.get("task") or data.get("stage") or data.get("run") or ""
     state = data.get("state") or ""
-    verb = kind.replace(".", " ")
+    verb = kind.removesuffix(BEGIN).replace(".", " ")
     return " ".join(str(part) for part in (verb, subject, state) if part)
 
 
@@ -67,9 +73,12 @@ class RichProgress:
     def stop(self) -> None:
         self.progress.stop()
 
+    def wants(self, kind: str) -> bool:
+        return kind not in QUIET
+
     def event(self, kind: str, **data: Any) -> None:
         self.events_seen += 1
-        if self._task is None:
+        if self._task is None or kind.endswith(END) or kind in QUIET:
             return
         update: dict[str, Any] = {"description": describe(kind, data)}
         if isinstance(data.get("total"), int) and isinstance(data.get("done"), int):

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..results import (GcReport, Landed, MergeReport, PlanRules, RunReport, RunStarted, RunStatus, TaskAbandoned,
+from typing import Any
+
+from ..results import (GcReport, Landed, MergeReport, PlanRules, RunReport, RunSnapshot, RunStarted, RunStatus,
+                       TaskAbandoned,
                        TaskFinished, TaskStarted, TaskUpdated)
 
 if TYPE_CHECKING:  # consolidation loads only when a consolidation result is drawn
@@ -352,6 +355,71 @@ def run_status_table(r: RunStatus, *, width: int | None = None) -> str:
     console = Console(file=buffer, force_terminal=True, width=width or 100, color_system="standard")
     console.print(heading)
     console.print(table)
+    return buffer.getvalue().rstrip("\n")
+
+
+def run_snapshot_view(r: RunSnapshot) -> Any:
+    """`wtc watch`: one frame as a rich renderable (the live display redraws it): a heading with the
+    run, throughput, admission queue and intents; the tasks by state with their age; the latest
+    merges; the conflicts with their declaration."""
+    from rich.console import Group
+    from rich.table import Table
+    from rich.text import Text
+
+    run = r.run
+    counts = ", ".join(f"{n} {s}" for s, n in sorted(r.counts.items())) or "no tasks yet"
+    queue = r.admission
+    intents = ", ".join(f"{n} {s}" for s, n in sorted(r.intents.items())) or "none"
+    heading = Text.from_markup(
+        f"run [bold]{run['run']}[/] ({run['state']}, {_age(run.get('age_seconds', 0))} old) pinned at "
+        f"{run['base'][:12]}, integration {run['integration']} at {(run.get('tip') or '?')[:12]}\n"
+        f"tasks: {counts}\n"
+        f"merged {r.throughput.get('merged', 0)}: {r.throughput.get('last_minute', 0)} in the last minute, "
+        f"{r.throughput.get('last_10_minutes', 0)} in 10 minutes ({r.throughput.get('per_minute', 0)}/min)\n"
+        f"admission queue: {queue.get('running', 0)} running of {queue.get('limit', '?')}, "
+        f"{queue.get('waiting', 0)} waiting"
+        + (f" (longest {_age(queue['longest_wait_seconds'])})" if queue.get("waiting") else "")
+        + f"\nintents: {intents} ({r.pending_intents} pending)")
+    tasks = Table(title="tasks", title_justify="left")
+    for name, justify in (("task", "left"), ("state", "left"), ("age", "right"), ("idle", "right"),
+                          ("files", "right"), ("conflicts", "right"), ("violations", "right")):
+        tasks.add_column(name, justify=justify)  # type: ignore[arg-type]
+    order = {"conflict": 0, "failed": 1, "rejected": 2, "started": 3, "finished": 4, "merged": 5}
+    for t in sorted(r.tasks, key=lambda t: (order.get(t["state"], 6), -t["age_seconds"], t["task"])):
+        style = _STATE_STYLE.get(t["state"], "")
+        tasks.add_row(t["task"], f"[{style}]{t['state']}[/]" if style else t["state"], _age(t["age_seconds"]),
+                      _age(t["idle_seconds"]), str(t["files"]), str(t["conflicts"] or ""), str(t["violations"] or ""))
+    parts: list[Any] = [heading, tasks]
+    if r.merges:
+        merges = Table(title="latest merges", title_justify="left")
+        for name in ("ago", "task", "commit", "path", "files", "resolved"):
+            merges.add_column(name)
+        for m in r.merges:
+            merges.add_row(_age(m["ago_seconds"]), m["task"], (m.get("merge_commit") or "")[:12], m.get("path") or "",
+                           str(m.get("files", "")), ", ".join(m.get("resolved", [])))
+        parts.append(merges)
+    if r.conflicts:
+        conflicts = Table(title="conflicts", title_justify="left")
+        for name in ("task", "file", "declaration", "kind", "last changed by"):
+            conflicts.add_column(name)
+        for c in r.conflicts:
+            where = c["path"] + (f":{c['start_line']}" if c.get("start_line") else "")
+            conflicts.add_row(c["task"], where, c.get("declaration") or "(file)", c.get("kind") or "",
+                              ", ".join(c.get("last_changed_by", [])))
+        parts.append(conflicts)
+    return Group(*parts)
+
+
+def run_snapshot_text(r: RunSnapshot, *, width: int = 100, color: bool = False) -> str:
+    """One `wtc watch` frame as text (`--once`, or a pipe): plain unless `color`."""
+    import io
+
+    from rich.console import Console
+
+    buffer = io.StringIO()
+    console = Console(file=buffer, force_terminal=color, width=width, color_system="standard" if color else None,
+                      no_color=not color)
+    console.print(run_snapshot_view(r))
     return buffer.getvalue().rstrip("\n")
 
 

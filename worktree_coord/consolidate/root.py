@@ -32,6 +32,7 @@ from worktree_coord.consolidate.result import ConsolidationResult, Culprit, Lock
 from worktree_coord.consolidate.textformat import ManifestParseError, refuse_conflict_markers
 from worktree_coord.consolidate.verify import lock_diff, verify_root
 from worktree_coord.errors import WtcError
+from worktree_coord.events import NullReporter, Reporter, stage
 
 MAX_CULPRITS = 8
 
@@ -95,30 +96,30 @@ def _apply(adapter: ToolAdapter, changes: Iterable[Change]) -> list[Culprit]:
     return failed
 
 
-def _relock(adapter: ToolAdapter, offline: bool) -> tuple[ToolRun, FailureKind | None]:
-    run = adapter.relock(offline=True)
-    if run.ok:
-        return run, None
-    kind = adapter.classify(run.stderr)
-    if kind == FailureKind.OFFLINE_MISS and not offline:
-        run = adapter.relock(offline=False)
-        if run.ok:
-            return run, None
-        kind = adapter.classify(run.stderr)
+def _relock(adapter: ToolAdapter, offline: bool, reporter: Reporter) -> tuple[ToolRun, FailureKind | None]:
+    with stage(reporter, "relock", lockfile=adapter.lockfile) as out:
+        run = adapter.relock(offline=True)
+        kind = None if run.ok else adapter.classify(run.stderr)
+        if kind == FailureKind.OFFLINE_MISS and not offline:
+            run = adapter.relock(offline=False)
+            kind = None if run.ok else adapter.classify(run.stderr)
+        out.update(command=" ".join(run.argv), returncode=run.returncode, seconds=round(run.seconds, 3),
+                   online=not offline, failure=kind.value if kind is not None else None)
     return run, kind
 
 
-def _bisect(adapter: ToolAdapter, snapshot: _Snapshot, ordered: list[Change], offline: bool) -> int | None:
+def _bisect(adapter: ToolAdapter, snapshot: _Snapshot, ordered: list[Change], offline: bool,
+            reporter: Reporter) -> int | None:
     """Index of the first change whose prefix fails to relock; None when even no change fails."""
     lo, hi = 0, len(ordered)            # invariant: prefix lo relocks, prefix hi fails
     snapshot.restore()
-    if not _relock(adapter, offline)[0].ok:
+    if not _relock(adapter, offline, reporter)[0].ok:
         return None
     while hi - lo > 1:
         mid = (lo + hi) // 2
         snapshot.restore()
         bad = _apply(adapter, ordered[:mid])
-        if bad or not _relock(adapter, offline)[0].ok:
+        if bad or not _relock(adapter, offline, reporter)[0].ok:
             hi = mid
         else:
             lo = mid
@@ -134,8 +135,11 @@ def consolidate_root(
     offline: bool = True,
     config: ToolConfig | None = None,
     env: Mapping[str, str] | None = None,
+    reporter: Reporter | None = None,
 ) -> RootResult:
-    """Apply the intents of one ecosystem root in `workdir`, relock, verify (module docstring)."""
+    """Apply the intents of one ecosystem root in `workdir`, relock, verify (module docstring).
+    Each relock is a stage (`relock`) reported to `reporter`."""
+    reporter = reporter or NullReporter()
     workdir = Path(workdir)
     eco = Ecosystem(ecosystem)
     intents = [i for i in intents if i.ecosystem == eco and i.root == root]
@@ -182,7 +186,7 @@ def consolidate_root(
             bad_ids = {id(c.change) for c in bad}
             ordered = [c for c in ordered if id(c) not in bad_ids]
             continue
-        run, failure = _relock(adapter, offline)
+        run, failure = _relock(adapter, offline, reporter)
         if failure == FailureKind.OFFLINE_MISS:
             return restore_and(RootState.NEEDS_NETWORK, error={
                 "kind": "needs_network", "message": f"`{' '.join(run.argv)}` needs packages that are not cached",
@@ -197,7 +201,7 @@ def consolidate_root(
                 elif failure == FailureKind.TIMEOUT:
                     error["fix"] = "raise the relock timeout or warm the package cache, then consolidate again with --retry-failed"
                 return restore_and(RootState.FAILED, error=error)
-            index = _bisect(adapter, snapshot, ordered, offline)
+            index = _bisect(adapter, snapshot, ordered, offline, reporter)
             if index is None:
                 return restore_and(RootState.FAILED, error={
                     "kind": "base_does_not_relock", "message": f"the base of {root or '.'} does not relock: "
@@ -246,16 +250,24 @@ def consolidate(
     offline: bool = True,
     configs: Mapping[str, ToolConfig] | None = None,
     env: Mapping[str, str] | None = None,
+    reporter: Reporter | None = None,
 ) -> ConsolidationResult:
-    """Consolidate every (ecosystem, root) the intents name, in a fixed order, independently."""
+    """Consolidate every (ecosystem, root) the intents name, in a fixed order, independently; each
+    root is a stage (`consolidate.root`) reported to `reporter`."""
+    reporter = reporter or NullReporter()
     by_root: dict[tuple[str, str], list[Intent]] = defaultdict(list)
     for intent in intents:
         by_root[intent.root_key].append(intent)
     results = []
     for (eco, root) in sorted(by_root):
-        try:
-            results.append(consolidate_root(workdir, root, eco, by_root[(eco, root)], offline=offline,
-                                            config=(configs or {}).get(eco), env=env))
-        except WtcError as exc:      # e.g. no adapter for this ecosystem: the other roots go on
-            results.append(RootResult(eco, root, RootState.FAILED, error=exc.to_json()))
+        with stage(reporter, "consolidate.root", ecosystem=str(getattr(eco, "value", eco)), root=root or ".",
+                   intents=len(by_root[(eco, root)])) as out:
+            try:
+                results.append(consolidate_root(workdir, root, eco, by_root[(eco, root)], offline=offline,
+                                                config=(configs or {}).get(eco), env=env, reporter=reporter))
+            except WtcError as exc:      # e.g. no adapter for this ecosystem: the other roots go on
+                results.append(RootResult(eco, root, RootState.FAILED, error=exc.to_json()))
+            done = results[-1]
+            out.update(state=done.state.value, files=list(done.files_changed), applied=len(done.applied),
+                       conflicts=len(done.conflicts), culprits=len(done.culprits))
     return ConsolidationResult(tuple(results))

@@ -13,6 +13,7 @@ process may pick up where a killed one stopped. One module per concern:
     consolidating.py  consolidate, add_intent, intents
     landing.py        check (the CI step), report, land, sync
     cleanup.py        gc
+    snapshot.py       snapshot: the run at one instant, read-only (wtc watch)
     plan.py           the plan: boundaries by agent-name pattern, the default boundary
     worktree_setup.py worktrees that run: .worktreeinclude, linked folders, setup command, ports
     agents.py         harness agents (Claude Code hooks, MCP) as tasks: a run per session, task names
@@ -26,11 +27,12 @@ from .consolidating import ConsolidationOperations
 from .landing import LandingOperations
 from .merging import MergeOperations
 from .runs import RunOperations
+from .snapshot import SnapshotOperations
 from .tasks import TaskOperations
 
 
 class Coordinator(RunOperations, AgentOperations, TaskOperations, MergeOperations, ConsolidationOperations,
-                  LandingOperations, CleanupOperations):
+                  LandingOperations, CleanupOperations, SnapshotOperations):
     """Coordinates the runs and tasks of one git repository (see the package docstring)."""
 
 

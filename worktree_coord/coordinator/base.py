@@ -8,15 +8,20 @@ consolidating, landing, cleanup); each module holds one concern's operations and
 
 from __future__ import annotations
 
-from typing import Self
+from typing import Any, Callable, ContextManager, Iterator, Self, TypeVar
 
+import contextlib
+import functools
+import inspect
 import os
+import time
 from pathlib import Path
 
 from ..store import admission, heartbeat, leases
 from ..config import Config, load_config
 from ..errors import NotFoundError, UsageError
-from ..events import NullReporter, Reporter
+from ..events import Fanout, NullReporter, Reporter, stage
+from .. import telemetry
 from ..gitrepo import GitRepo
 from ..integrate import Integrator
 from ..merge.result import SemanticMode
@@ -26,6 +31,27 @@ from ..store.address import open_store, resolve
 
 MANIFEST_PATH = ".wtc/task.json"
 EXIT_BOUNDARY = 3
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def staged(name: str) -> Callable[[F], F]:
+    """Run an operation of the API as the stage `name` (events.stage): its run (`run_id`) and task
+    (`task_id`, when it has one) open the stage, its result's outcome (`outcome_of`) closes it."""
+    def wrap(method: F) -> F:
+        signature = inspect.signature(method)
+        has_task = "task_id" in signature.parameters
+
+        @functools.wraps(method)
+        def run(self: "CoordinatorBase", *args: Any, **kwargs: Any) -> Any:
+            bound = signature.bind_partial(self, *args, **kwargs).arguments
+            data = {"run": bound.get("run_id")} | ({"task": bound.get("task_id")} if has_task else {})
+            with self._stage(name, **data) as out:
+                result = method(self, *args, **kwargs)
+                out.update(outcome_of(result))
+                return result
+        return run  # type: ignore[return-value]
+    return wrap
 
 
 class CoordinatorBase:
@@ -37,11 +63,17 @@ class CoordinatorBase:
         self.config = config or load_config(self.git.toplevel, self._read_head_file)
         self.git.lock_timeout = self.config.lock_timeout
         self.git.ensure_setup()
+        # Off unless the environment (OTEL_*, WTC_TRACE_FILE) or the host configured it; a bad
+        # WTC_TRACE_FILE is a ConfigError here, before anything is opened.
+        tracing = telemetry.current()
         # WTC_STORE, else `store` in the configuration, else SQLite in the git common dir.
         self.store: Store = store or open_store(resolve(self.config.store, self.config.source,
                                                         self.git.wtc_dir / "state.sqlite3"))
         heartbeat.configure(self.store, ttl=self.config.lease_ttl)
-        self.reporter = reporter or NullReporter()
+        self.reporter: Reporter = reporter or NullReporter()
+        if tracing is not None:
+            # The caller's reporter first (its progress), then the spans and metrics.
+            self.reporter = Fanout(self.reporter, tracing.reporter(self._run_trace))
         self._integrator_instance: Integrator | None = None
 
     def close(self) -> None:
@@ -88,10 +120,31 @@ class CoordinatorBase:
     def worktree_path(self, run_id: str, task_id: str) -> Path:
         return self.worktree_root() / run_id / task_id
 
-    def _heavy(self, what: str):  # type: ignore[no-untyped-def]
-        """A place in the machine-wide queue for heavy work (merges, verification, relocks)."""
-        return admission.admitted(self.store, "heavy", limit=self.config.max_parallel or admission.default_limit(),
-                                  timeout=self.config.wait_timeout)
+    @contextlib.contextmanager
+    def _heavy(self, what: str) -> Iterator[None]:
+        """A place in the machine-wide queue for heavy work (merges, verification, relocks); the
+        wait is reported (`admission.admitted`: the queue-wait attribute and histogram)."""
+        asked = time.monotonic()
+        with admission.admitted(self.store, "heavy", limit=self.config.max_parallel or admission.default_limit(),
+                                timeout=self.config.wait_timeout):
+            self.reporter.event("admission.admitted", work=what, wait_s=round(time.monotonic() - asked, 6))
+            yield
+
+    def _stage(self, name: str, **data: Any) -> ContextManager[dict[str, Any]]:
+        """A unit of work bracketed by events (events.stage): a span when telemetry is on."""
+        return stage(self.reporter, name, **data)
+
+    def _run_trace(self, run_id: str) -> telemetry.RunTrace | None:
+        """The run's trace ids as stored; a run recorded before they were kept gets them now."""
+        run = self.store.get_run(run_id)
+        if run is None:
+            return None
+        if run.trace_id is None or run.root_span_id is None:
+            fresh = telemetry.RunTrace.new()
+            run = self.store.set_run_trace(run_id, fresh.trace_hex, fresh.root_hex) or run
+            if run.trace_id is None or run.root_span_id is None:
+                return None
+        return telemetry.RunTrace.from_hex(run.trace_id, run.root_span_id)
 
     def _semantic_mode(self, run: RunRecord) -> SemanticMode:
         """The run's `--semantic`, else the configuration's `semantic-check` (default block)."""
@@ -155,6 +208,21 @@ class CoordinatorBase:
         if name not in tree:
             return None
         return repo[tree[name].id].read_raw()
+
+
+def outcome_of(result: Any) -> dict[str, Any]:
+    """What a stage's end says about an operation's result: state, exit code, replay, and how many
+    files, conflicts, violations and intents it holds."""
+    out: dict[str, Any] = {"exit_code": getattr(result, "exit_code", None),
+                           "replayed": getattr(result, "replayed", None)}
+    if isinstance(getattr(result, "state", None), str):
+        out["state"] = result.state
+    for field, name in (("changed", "files"), ("conflicts", "conflicts"), ("violations", "violations"),
+                        ("intents", "intents")):
+        value = getattr(result, field, None)
+        if isinstance(value, list):
+            out[name] = value
+    return out
 
 
 def _split_author(author: str) -> tuple[str, str]:

@@ -44,7 +44,7 @@ from ..gitrepo import delete_tombstone, is_tombstone
 from ..model import TaskRecord, TaskState
 from ..results import GcReport
 
-from .base import CoordinatorBase
+from .base import CoordinatorBase, staged
 
 REMOVED = "removed"
 
@@ -52,6 +52,7 @@ REMOVED = "removed"
 class CleanupOperations(CoordinatorBase):
     """Garbage collection."""
 
+    @staged("gc")
     def gc(self, *, dry_run: bool = False) -> GcReport:
         """Remove worktrees of ended tasks, folders nobody owns and tombstones of interrupted
         removals; prune git's admin entries; drop leases of dead owners, stale ref locks and expired

@@ -11,7 +11,7 @@ from ..errors import NotFoundError, StateError, UsageError
 from ..store.idempotency import Outcome, default_key, run_once, variant_key
 from ..model import TaskState
 
-from .base import CoordinatorBase
+from .base import CoordinatorBase, staged
 
 if TYPE_CHECKING:
     from .consolidation_phase import ConsolidationReport
@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 class ConsolidationOperations(CoordinatorBase):
     """The consolidation phase and intents declared directly."""
 
+    @staged("consolidate")
     def consolidate(self, run_id: str, *, offline: bool = True, retry_failed: bool = False,
                     key: str | None = None) -> ConsolidationReport:
         """Apply the pending intents of merged tasks in dependency-graph order, relock offline first,
@@ -38,7 +39,7 @@ class ConsolidationOperations(CoordinatorBase):
                 report = consolidate_run(
                     self.git, self.store, run, offline=offline, scratch_root=self.worktree_root() / run_id / ".consolidate",
                     configs=relock_configs(self.config.relock), heavy=lambda: self._heavy("relock"),
-                    integration_tip=tip, retry_failed=retry_failed, event=self.reporter.event)
+                    integration_tip=tip, retry_failed=retry_failed, reporter=self.reporter)
             self.store.log_event(run_id, None, "run.consolidated",
                                  {"roots": [{"root": r["root"], "state": r["state"], "commit": r["commit"]}
                                             for r in report.roots]})

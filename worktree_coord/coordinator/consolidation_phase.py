@@ -42,6 +42,7 @@ from ..consolidate import ConsolidationResult, Intent, RootResult, RootState, co
 from ..consolidate.adapters import ADAPTERS, ToolConfig
 from ..consolidate.intent import Ecosystem
 from ..crashpoints import crash_point
+from ..events import NullReporter, Reporter
 from ..errors import ConfigError, StateError
 from ..gitrepo import GitRepo
 from . import merge_queue as queue
@@ -118,10 +119,11 @@ def requeue(store: Store, run_id: str, rows: list[dict[str, Any]], why: str) -> 
 def consolidate_run(git: GitRepo, store: Store, run: RunRecord, *, offline: bool, scratch_root: Path,
                     configs: Mapping[str, ToolConfig], heavy: Callable[[], ContextManager[None]],
                     integration_tip: str, retry_failed: bool = False,
-                    event: Callable[..., None] | None = None) -> ConsolidationReport:
-    """Apply every pending intent of the run's merged tasks (see the module docstring). `event`
-    (a reporter's `event`) hears `consolidate.progress` with `done` of `total` steps: the relock of
-    every root, then each root recorded."""
+                    reporter: Reporter | None = None) -> ConsolidationReport:
+    """Apply every pending intent of the run's merged tasks (see the module docstring); each root
+    and each relock is a stage reported to `reporter`, which also hears `consolidate.progress` with
+    `done` of `total` steps: the relock of every root, then each root recorded."""
+    reporter = reporter or NullReporter()
     roots: list[dict[str, Any]] = []
     tip = integration_tip
     retried: list[str] = []
@@ -132,8 +134,7 @@ def consolidate_run(git: GitRepo, store: Store, run: RunRecord, *, offline: bool
     for attempt in range(MAX_ATTEMPTS):
         try:
             report = _consolidate_once(git, store, run, offline=offline, scratch_root=scratch_root, configs=configs,
-                                       heavy=heavy, integration_tip=tip, earlier=roots,
-                                       event=event or _no_event)
+                                       heavy=heavy, integration_tip=tip, earlier=roots, reporter=reporter)
             return dataclasses.replace(report, retried=retried)
         except _RootMoved as moved:
             # Roots committed before the move are recorded (their intents are no longer pending);
@@ -147,8 +148,7 @@ def consolidate_run(git: GitRepo, store: Store, run: RunRecord, *, offline: bool
 
 def _consolidate_once(git: GitRepo, store: Store, run: RunRecord, *, offline: bool, scratch_root: Path,
                       configs: Mapping[str, ToolConfig], heavy: Callable[[], ContextManager[None]],
-                      integration_tip: str, earlier: list[dict[str, Any]],
-                      event: Callable[..., None]) -> ConsolidationReport:
+                      integration_tip: str, earlier: list[dict[str, Any]], reporter: Reporter) -> ConsolidationReport:
     merged = {t.task_id for t in store.list_tasks(run.run_id, [TaskState.MERGED])}
     rows = store.list_intents(run.run_id, PENDING_STATES)
     ready = [r for r in rows if r["task_id"] in merged]
@@ -160,9 +160,10 @@ def _consolidate_once(git: GitRepo, store: Store, run: RunRecord, *, offline: bo
     git.add_detached_worktree(scratch, integration_tip)
     try:
         steps = 1 + len({i.root_key for i in intents})
-        event("consolidate.progress", run=run.run_id, stage="relock", done=1, total=steps)
+        reporter.event("consolidate.progress", run=run.run_id, stage="relock", done=1, total=steps)
         with heavy():
-            result: ConsolidationResult = consolidate(scratch, intents, offline=offline, configs=configs)
+            result: ConsolidationResult = consolidate(scratch, intents, offline=offline, configs=configs,
+                                                      reporter=reporter)
         tip = integration_tip
         for number, root in enumerate(result.roots, start=2):
             commit = None
@@ -172,16 +173,12 @@ def _consolidate_once(git: GitRepo, store: Store, run: RunRecord, *, offline: bo
             mine = [i.intent_id for i in intents if i.root_key == (root.ecosystem, root.root)]
             _record_intents(store, run.run_id, root, commit, mine)
             earlier.append(root.to_json() | {"commit": commit})
-            event("consolidate.progress", run=run.run_id, stage=f"{root.ecosystem} root {root.root or '.'}",
+            reporter.event("consolidate.progress", run=run.run_id, stage=f"{root.ecosystem} root {root.root or '.'}",
                   state=root.state.value, done=number, total=max(steps, len(result.roots) + 1))
     finally:
         git.remove_worktree(scratch)
         _remove_if_empty(scratch_root)
     return _report(run, tip, offline, earlier, waiting, store)
-
-
-def _no_event(kind: str, **data: Any) -> None:
-    return None
 
 
 def _remove_if_empty(folder: Path) -> None:

@@ -16,7 +16,7 @@ from ..integrate import IntegrationState, StaleRef, fast_forward, labelled_resol
 from ..model import RunRecord, RunState, TaskRecord, TaskState
 from ..results import Landed, MergeReport, RunReport
 
-from .base import CoordinatorBase
+from .base import CoordinatorBase, staged
 
 if TYPE_CHECKING:
     from ..check import CheckReport
@@ -124,6 +124,7 @@ class LandingOperations(CoordinatorBase):
                           "task": tasks[-1] if tasks else None, "origin": describe_origins(origins)})
         return files
 
+    @staged("land")
     def land(self, run_id: str, onto: str, *, approved: bool, allow_partial: bool = False,
              key: str | None = None, expected_tip: str | None = None) -> Landed:
         """Fast-forward `onto` to the integration tip by compare-and-swap, after approval. Refuses
@@ -191,6 +192,7 @@ class LandingOperations(CoordinatorBase):
                         ttl=self.config.idempotency_ttl, wait_timeout=self.config.wait_timeout)
         return Landed.from_json(done.outcome.result, replayed=done.replayed, left_out=leftovers, warnings=warnings)
 
+    @staged("sync")
     def sync(self, run_id: str, source: str, *, key: str | None = None) -> MergeReport:
         """Merge branch `source` (e.g. main, which moved since the pin) into the integration branch,
         so a later land is a fast-forward. Conflicts leave integration untouched and are reported."""

@@ -20,14 +20,15 @@ from . import merge_queue as queue
 from ..store import leases
 from ..crashpoints import crash_point
 from ..errors import BusyError, StateError, UsageError, WtcError
+from ..events import wants
 from ..store.idempotency import Outcome, default_key, run_once, variant_key
-from ..integrate import IntegrationResult, IntegrationState, StaleRef, fast_forward
+from ..integrate import IntegrationResult, IntegrationState, StaleRef, fast_forward, merge_account
 from ..merge.result import SemanticMode
 from ..model import RunRecord, TaskRecord, TaskState
 from ..results import (MergeReport, TaskFinished)
 from .verification import VerifyResult, verify_commit
 
-from .base import CoordinatorBase
+from .base import CoordinatorBase, outcome_of, staged
 
 
 class MergeOperations(CoordinatorBase):
@@ -37,6 +38,23 @@ class MergeOperations(CoordinatorBase):
         """Merge a finished task into integration (under the task's lease). With a verification
         command, the merge is built on a candidate ref, verified, then fast-forwarded onto
         integration by compare-and-swap; without, it lands directly by compare-and-swap."""
+        with self._stage("merge", run=run.run_id, task=task_id) as out:
+            result = self._merge_one(run, task_id, verify, out)
+            out.update(outcome_of(result))
+            return result
+
+    def _report_merge(self, outcome: IntegrationResult, out: dict[str, Any]) -> None:
+        """What a merge did, for the stage's end (path, attempts, bytes) and, when a reporter wants
+        them, one `merge.file` event per file naming the strategy that merged it."""
+        out.update(merge_path=outcome.path.value, attempts=outcome.attempts)
+        if not wants(self.reporter, "merge.file"):
+            return
+        files = merge_account(self.git.repo, outcome)
+        for account in files:
+            self.reporter.event("merge.file", **account.to_json())
+        out.update(bytes=sum(f.bytes for f in files), merged_files=len(files))
+
+    def _merge_one(self, run: RunRecord, task_id: str, verify: str | None, out: dict[str, Any]) -> TaskFinished:
         task = self._task(run.run_id, task_id)
         if task.state is TaskState.MERGED:
             return TaskFinished.from_json(task.result, replayed=True)
@@ -50,13 +68,14 @@ class MergeOperations(CoordinatorBase):
         if command:
             with leases.hold(self.store, f"integration:{run.run_id}", timeout=self.config.wait_timeout,
                              what=f"run {run.run_id} integration"):
-                return self._merge_verified(run, task, command)
+                return self._merge_verified(run, task, command, out)
         with self._heavy("merge"):
             outcome = self._integrator().merge_into(
                 f"refs/heads/{run.integration_ref}", self._mergeable(task), run.base,
                 message=self._merge_message(run, task), author=queue.signature(),
                 resolve=queue.integration_resolver(run.run_id, task.task_id),
                 **self._semantic(run, task))
+        self._report_merge(outcome, out)
         if outcome.state is IntegrationState.CONFLICT:
             return self._record_conflict(run, task, outcome)
         return self._record_merged(run, task, outcome.merge_commit, outcome.old_tip, outcome.new_tip,
@@ -154,6 +173,8 @@ class MergeOperations(CoordinatorBase):
         self.store.log_event(run.run_id, task.task_id, "task.merged", merge_info)
         self._drop_worktree(task)
         self.reporter.event("task.merged", run=run.run_id, task=task.task_id, commit=new_tip)
+        self.reporter.event("task.closed", run=run.run_id, task=task.task_id, state=TaskState.MERGED.value,
+                            started_at=task.created_at, files=len(task.result.get("changed", [])), commit=new_tip)
         return result
 
     def _record_failed_verification(self, run: RunRecord, task: TaskRecord, check: VerifyResult) -> TaskFinished:
@@ -184,16 +205,18 @@ class MergeOperations(CoordinatorBase):
     def _verify(self, run: RunRecord, commit: str, command: str) -> VerifyResult:
         self.reporter.event("verify.start", run=run.run_id, commit=commit, command=command)
         scratch = self.worktree_root() / run.run_id / ".verify"
-        with self._heavy("verify"):
-            try:
-                check = verify_commit(self.git, commit, command, scratch, timeout=self.config.verify_timeout)
-            finally:
-                with contextlib.suppress(OSError):
-                    scratch.rmdir()  # only when empty: another verification may be using it
+        with self._stage("verify", run=run.run_id, commit=commit, command=command) as out:
+            with self._heavy("verify"):
+                try:
+                    check = verify_commit(self.git, commit, command, scratch, timeout=self.config.verify_timeout)
+                finally:
+                    with contextlib.suppress(OSError):
+                        scratch.rmdir()  # only when empty: another verification may be using it
+            out.update(ok=check.ok, command_exit_code=check.exit_code)
         self.reporter.event("verify.done", run=run.run_id, commit=commit, ok=check.ok)
         return check
 
-    def _merge_verified(self, run: RunRecord, task: TaskRecord, command: str) -> TaskFinished:
+    def _merge_verified(self, run: RunRecord, task: TaskRecord, command: str, out: dict[str, Any]) -> TaskFinished:
         """Candidate merge on a private ref, verification in a scratch worktree, then a CAS of
         integration from the tip the candidate was built on; a moved tip means build again."""
         integration = f"refs/heads/{run.integration_ref}"
@@ -210,6 +233,7 @@ class MergeOperations(CoordinatorBase):
                                                     message=self._merge_message(run, task), author=queue.signature(),
                                                     resolve=queue.integration_resolver(run.run_id, task.task_id),
                                                     **self._semantic(run, task))
+                self._report_merge(outcome, out)
                 if outcome.state is IntegrationState.CONFLICT:
                     return self._record_conflict(run, task, outcome)
                 check = self._verify(run, outcome.new_tip, command)
@@ -245,12 +269,17 @@ class MergeOperations(CoordinatorBase):
                 for task in batch:
                     task = self._task(run.run_id, task.task_id)
                     self._drop_finished_worktree(task)
-                    with self._heavy("merge"):
+                    # Onto the batch's candidate: the merge lands when the batch verifies.
+                    with self._stage("merge", run=run.run_id, task=task.task_id, batch=True) as out, \
+                            self._heavy("merge"):
                         outcome = integrator.merge_into(candidate, self._mergeable(task), run.base,
                                                         message=self._merge_message(run, task),
                                                         author=queue.signature(),
                                                         resolve=queue.integration_resolver(run.run_id, task.task_id),
                                                         **self._semantic(run, task))
+                        self._report_merge(outcome, out)
+                        out.update(state="candidate" if outcome.state is IntegrationState.MERGED
+                                   else outcome.state.value, conflicts=[{"kind": c.kind} for c in outcome.conflicts])
                     if outcome.state is IntegrationState.CONFLICT:
                         results.append(self._record_conflict(run, task, outcome))
                     elif outcome.state is IntegrationState.MERGED:
@@ -297,6 +326,7 @@ class MergeOperations(CoordinatorBase):
             self.git.delete_ref(candidate)
         return results
 
+    @staged("merge_queue")
     def merge(self, run_id: str, *, verify: str | None = None, batch: int = 1,
               key: str | None = None) -> MergeReport:
         """Merge every finished, unmerged task (after a crash, or after `finish --no-merge`), in

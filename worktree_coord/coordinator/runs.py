@@ -11,6 +11,7 @@ from ..merge.result import SemanticMode
 from ..store.idempotency import Outcome, default_key, run_once
 from ..model import RunRecord, RunState, validate_name
 from ..results import (RunStarted, RunStatus)
+from ..telemetry import RunTrace
 from ..store import Store
 
 from .base import CoordinatorBase
@@ -25,6 +26,7 @@ class RunOperations(CoordinatorBase):
         merge candidate must pass (in a scratch worktree) before the integration branch moves.
         `semantic` (block, warn, off) says what a semantic finding does to the run's merges; the
         configuration's `semantic-check` (default block) when not given."""
+        started_at = time.time()
         if run_id is None:
             if key is not None:
                 existing = self.store.get_record(key)
@@ -56,9 +58,14 @@ class RunOperations(CoordinatorBase):
                         fix=f"choose another --run id, or delete the branch (git branch -D {integration})",
                     )
             options = ({"verify": verify} if verify else {}) | ({"semantic": semantic} if semantic else {})
-            self.store.create_run(RunRecord(run_id, sha, integration, RunState.OPEN, time.time(), options))
+            # The run's trace ids, kept whether or not this process traces: every later process joins.
+            ids = RunTrace.new()
+            created = self.store.create_run(RunRecord(run_id, sha, integration, RunState.OPEN, time.time(), options,
+                                                      trace_id=ids.trace_hex, root_span_id=ids.root_hex))
             self.store.log_event(run_id, None, "run.started", {"base": sha})
-            self.reporter.event("run.started", run=run_id, base=sha)
+            if created:   # (a racing start with another key recorded it first: its root span, not ours)
+                self.reporter.event("run.started", run=run_id, base=sha, trace_id=ids.trace_hex,
+                                    root_span_id=ids.root_hex, started_at=started_at)
             return Outcome(RunStarted(run=run_id, base=sha, integration=integration).to_json())
 
         done = run_once(self.store, key or default_key(run_id, "run-start"), "run.start", request, body,

@@ -28,7 +28,7 @@ from ..model import Boundary, RunRecord, TaskRecord, TaskState, validate_name
 from ..results import (TaskAbandoned, TaskFinished,
                       TaskStarted, TaskUpdated)
 
-from .base import MANIFEST_PATH, EXIT_BOUNDARY, _parse_author, _split_author
+from .base import MANIFEST_PATH, EXIT_BOUNDARY, _parse_author, _split_author, staged
 from .plan import PlanOperations
 from .worktree_setup import WorktreeSetupOperations
 
@@ -39,6 +39,7 @@ STALE_INDEX_LOCK_SECONDS = 120.0
 class TaskOperations(WorktreeSetupOperations, PlanOperations):
     """Start, finish, update and abandon tasks."""
 
+    @staged("task.start")
     def start_task(self, run_id: str, task_id: str, own: Sequence[str] = (), read: Sequence[str] = (), *,
                    sparse: bool = False, exclusive: bool = False, author: str | None = None,
                    key: str | None = None, boundary_from: str | None = None) -> TaskStarted:
@@ -197,6 +198,7 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         temporary.replace(manifest)
         return manifest
 
+    @staged("task.finish")
     def finish_task(self, run_id: str, task_id: str, *, message: str | None = None, merge: bool = True,
                     verify: str | None = None, key: str | None = None) -> TaskFinished:
         """Commit the worktree, check the boundary, record the outcome, remove the worktree, then
@@ -256,38 +258,40 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         if tip is None:
             raise StateError(f"the task branch {task.branch} was deleted",
                              fix=f"abandon the task (wtc task abandon {task_id} --run {run.run_id}) and start a new one")
-        violations = [dict(v) for v in problems]
-        changes = []
-        reserved = []
-        derived: list = []  # consolidation Intents, derived only when reserved files or manifests changed
-        since = run.base
-        if not violations:
-            if not self.git.is_ancestor(run.base, tip):
-                where = task.worktree or "the task's worktree"
-                violations.append({"path": "", "rule": "not_from_base",
-                                   "detail": f"the branch no longer descends from the pinned commit {run.base[:12]} "
-                                             f"(its history was rewritten, e.g. rebased elsewhere); put the work back "
-                                             f"on the pin: `git -C {where} rebase {run.base[:12]}` (or reset to it "
-                                             f"and commit the changes again), then finish again"})
-            else:
-                # The task's own work is what it changed since it last took in integration (the pin,
-                # unless `task update` merged the integration branch into it).
-                integration_tip = self.git.ref_target(f"refs/heads/{run.integration_ref}") or run.base
-                since = self.git.merge_base(tip, integration_tip) \
-                    if self.git.is_ancestor(run.base, integration_tip) else run.base
-                changes = self.git.changes(since, tip)
-                report = boundaries.check_changes(changes, task.boundary, self.git.read_blob)
-                violations = [v.to_json() for v in report.violations]
-                violations += self._leftover_markers(task, tip)
-                reserved = [{"path": c.path, "status": c.status, "base_oid": c.old_oid, "new_oid": c.new_oid}
-                            for c in report.reserved]
-                if not violations and (report.reserved or any(is_manifest(c.path) for c in report.owned)):
-                    from ..check.reserved_edits import derive_task_intents
+        with self._stage("boundary_check", run=run.run_id, task=task_id) as checked:
+            violations = [dict(v) for v in problems]
+            changes = []
+            reserved = []
+            derived: list = []  # consolidation Intents, derived only when reserved files or manifests changed
+            since = run.base
+            if not violations:
+                if not self.git.is_ancestor(run.base, tip):
+                    where = task.worktree or "the task's worktree"
+                    violations.append({"path": "", "rule": "not_from_base",
+                                       "detail": f"the branch no longer descends from the pinned commit {run.base[:12]} "
+                                                 f"(its history was rewritten, e.g. rebased elsewhere); put the work back "
+                                                 f"on the pin: `git -C {where} rebase {run.base[:12]}` (or reset to it "
+                                                 f"and commit the changes again), then finish again"})
+                else:
+                    # The task's own work is what it changed since it last took in integration (the pin,
+                    # unless `task update` merged the integration branch into it).
+                    integration_tip = self.git.ref_target(f"refs/heads/{run.integration_ref}") or run.base
+                    since = self.git.merge_base(tip, integration_tip) \
+                        if self.git.is_ancestor(run.base, integration_tip) else run.base
+                    changes = self.git.changes(since, tip)
+                    report = boundaries.check_changes(changes, task.boundary, self.git.read_blob)
+                    violations = [v.to_json() for v in report.violations]
+                    violations += self._leftover_markers(task, tip)
+                    reserved = [{"path": c.path, "status": c.status, "base_oid": c.old_oid, "new_oid": c.new_oid}
+                                for c in report.reserved]
+                    if not violations and (report.reserved or any(is_manifest(c.path) for c in report.owned)):
+                        from ..check.reserved_edits import derive_task_intents
 
-                    derived, refused = derive_task_intents(
-                        report.reserved, report.owned, task=task_id, since=since, read_blob=self.git.read_blob,
-                        tree_paths=lambda: self.git.tree_paths(since))
-                    violations += refused
+                        derived, refused = derive_task_intents(
+                            report.reserved, report.owned, task=task_id, since=since, read_blob=self.git.read_blob,
+                            tree_paths=lambda: self.git.tree_paths(since))
+                        violations += refused
+            checked.update(violations=violations, files=len(changes), reserved=len(reserved))
         changed = [{"path": c.path, "status": c.status} for c in changes]
         if violations:
             # The way out travels in the JSON too (an agent reading `--json` or an MCP result has no
@@ -319,6 +323,9 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         self.store.log_event(run.run_id, task_id, f"task.{state.value}", {"commit": tip, "files": len(changed)})
         self._drop_worktree(task)
         self.reporter.event("task.finished", run=run.run_id, task=task_id, state=state.value)
+        if state is TaskState.EMPTY:   # an end: nothing will merge
+            self.reporter.event("task.closed", run=run.run_id, task=task_id, state=state.value,
+                                started_at=task.created_at, files=0)
         return result
 
     def _clear_stale_index_lock(self, path: Path) -> list[str]:
@@ -370,6 +377,7 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         tip = self.git.ref_target(f"refs/heads/{task.branch}")
         return tip != task.head
 
+    @staged("task.update")
     def update_task(self, run_id: str, task_id: str, *, key: str | None = None) -> TaskUpdated:
         """Bring the task's worktree (re-created if needed) onto the integration tip: a merge of the
         integration branch into the task branch, conflicts pre-resolved by the structured merge where
@@ -459,6 +467,7 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         report = queue.semantic_report(found, task.task_id, self.store.list_tasks(run.run_id, [TaskState.MERGED]))
         return report, {"base": str(base), "ours": before, "theirs": tip}
 
+    @staged("task.abandon")
     def abandon_task(self, run_id: str, task_id: str, *, key: str | None = None) -> TaskAbandoned:
         """Drop the worktree and keep the branch (with any uncommitted work snapshotted onto it)."""
         self._run(run_id)
@@ -481,6 +490,8 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
                                        result=result.to_json(), holder=self._fence(run_id, task_id))
                 self.store.log_event(run_id, task_id, "task.abandoned", {"snapshot": snapshot})
                 self._drop_worktree(task)
+                self.reporter.event("task.closed", run=run_id, task=task_id, state=TaskState.ABANDONED.value,
+                                    started_at=task.created_at)
                 return Outcome(result.to_json())
 
         done = run_once(self.store, key or default_key(run_id, "abandon", task_id), "task.abandon", request, body,

@@ -44,6 +44,7 @@ spawn and the integration-history walk once; a one-shot CLI process pays them on
 
 from __future__ import annotations
 
+from .account import FileAccount, merge_account
 from .engine import Integrator, already_merged, close_all, conflict_kind, merge_into
 from .fastpath import NotFast, fast_merge_trees
 from .mergeable import MERGE_IDENTITY, mergeable_commit, signature
@@ -62,6 +63,8 @@ from .result import (
 )
 
 __all__ = [
+    "FileAccount",
+    "merge_account",
     "MERGE_IDENTITY",
     "ConflictedFile",
     "FastForwardResult",

@@ -169,15 +169,16 @@ class Integrator:
             path, tree, reason, conflicted = self._merge_trees(tip, task, base_id, history, integration)
             timings["merge"] = timings.get("merge", 0.0) + _ms(t)
             resolved: tuple[str, ...] = ()
+            strategies: tuple[tuple[str, str], ...] = ()
             if conflicted is not None:
                 t = time.perf_counter()
-                tree, resolved, remaining = self._resolve(tree, conflicted, resolve)
+                tree, resolved, remaining, strategies = self._resolve(tree, conflicted, resolve)
                 timings["resolve"] = timings.get("resolve", 0.0) + _ms(t)
                 if remaining:
                     timings["total"] = _ms(started)
                     return IntegrationResult(
                         IntegrationState.CONFLICT, ref, str(task), str(base_id), str(tip), str(tip),
-                        None, str(tree), path, remaining, resolved, attempts, reason, timings)
+                        None, str(tree), path, remaining, resolved, attempts, reason, timings, strategies=strategies)
             findings: tuple[SemanticFinding, ...] = ()
             if check is not None:
                 t = time.perf_counter()
@@ -189,7 +190,7 @@ class Integrator:
                     return IntegrationResult(
                         IntegrationState.CONFLICT, ref, str(task), str(base_id), str(tip), str(tip),
                         None, str(tree), path, semantic_conflicts(repo, tree, findings), resolved, attempts,
-                        reason, timings, findings=findings)
+                        reason, timings, findings=findings, strategies=strategies)
             t = time.perf_counter()
             commit = repo.create_commit(None, author, committer, message, tree, [tip, task])
             timings["commit"] = timings.get("commit", 0.0) + _ms(t)
@@ -210,7 +211,7 @@ class Integrator:
             timings["total"] = _ms(started)
             return IntegrationResult(
                 IntegrationState.MERGED, ref, str(task), str(base_id), str(tip), str(commit), str(commit),
-                str(tree), path, (), resolved, attempts, reason, timings, findings=findings)
+                str(tree), path, (), resolved, attempts, reason, timings, findings=findings, strategies=strategies)
 
     # -- steps -----------------------------------------------------------------------------------
     def _tip(self, ref: str) -> pygit2.Oid:
@@ -244,8 +245,9 @@ class Integrator:
         return MergePath.MERGE_TREE, tree_id, reason, tuple(ConflictedFile.from_staged(c) for c in outcome.conflicts)
 
     def _resolve(self, tree: pygit2.Oid, conflicted: tuple[ConflictedFile, ...], resolve: Resolver
-                 ) -> tuple[pygit2.Oid, tuple[str, ...], tuple[ConflictedFile, ...]]:
-        """Offer content conflicts to the resolver; write clean results; return what stays conflicted."""
+                 ) -> tuple[pygit2.Oid, tuple[str, ...], tuple[ConflictedFile, ...], tuple[tuple[str, str], ...]]:
+        """Offer content conflicts to the resolver; write clean results; return the tree, the paths
+        made clean, what stays conflicted, and the strategy of each file the resolver merged."""
         repo = self.repo
         offered: list[FileToResolve] = []
         kinds: dict[str, str] = {}
@@ -260,6 +262,7 @@ class Integrator:
                     repo[item.theirs.oid].data,
                 ))
         results = resolve(offered) if offered else {}
+        strategies = tuple(sorted((p, r.strategy.value) for p, r in results.items()))
         changes: dict[str, tuple[pygit2.Oid, int]] = {}
         remaining: list[ConflictedFile] = []
         for item in conflicted:
@@ -283,12 +286,12 @@ class Integrator:
                     changes[item.path] = (repo.create_blob(item.text), _merged_mode(item))
             marked = update_tree(repo, tree, changes) if changes else tree
             resolved_paths = tuple(sorted(p for p in changes if p not in {r.path for r in remaining}))
-            return marked, resolved_paths, tuple(remaining)
+            return marked, resolved_paths, tuple(remaining), strategies
         if not conflicted:
             # git said "conflicted" but named no file: never guess, report it.
             return tree, (), (ConflictedFile("", None, None, None, "unlisted",
-                                             b"git merge-tree reported a conflict without a path"),)
-        return update_tree(repo, tree, changes), tuple(sorted(changes)), ()
+                                             b"git merge-tree reported a conflict without a path"),), strategies
+        return update_tree(repo, tree, changes), tuple(sorted(changes)), (), strategies
 
     def _blob_at(self, tree: pygit2.Oid, path: str) -> bytes:
         try:

@@ -82,7 +82,8 @@ class IntegrationResult:
     tree (for CONFLICT: a tree with the resolved files clean and conflict markers in the others,
     never referenced by any ref, for `wtc task update` to check out). A task commit equal to base
     has nothing to merge and is ALREADY_MERGED. `attempts` counts merges made: more than 1 means the ref moved under us and we merged again.
-    `resolved` lists paths the resolver made clean.
+    `resolved` lists paths the resolver made clean; `strategies` names, for every file offered to
+    the resolver, the stage of the merge cascade that produced its result (line, structured, ...).
     """
 
     state: IntegrationState
@@ -100,6 +101,7 @@ class IntegrationResult:
     fallback_reason: str = ""
     timings_ms: dict[str, float] = field(default_factory=dict, compare=False, hash=False)
     findings: tuple[SemanticFinding, ...] = ()   # the semantic check's (conflicts when blocking, else warnings)
+    strategies: tuple[tuple[str, str], ...] = ()  # (path, strategy) of each file the resolver merged, clean or not
 
     @property
     def moved(self) -> bool:
@@ -122,6 +124,7 @@ class IntegrationResult:
             "fallback_reason": self.fallback_reason,
             "timings_ms": {k: round(v, 3) for k, v in self.timings_ms.items()},
             "semantic": [f.to_json() for f in self.findings],
+            "strategies": dict(self.strategies),
         }
 
 

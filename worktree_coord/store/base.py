@@ -70,6 +70,10 @@ class Store(Protocol):
 
     def get_run(self, run_id: str) -> RunRecord | None: ...
 
+    def set_run_trace(self, run_id: str, trace_id: str, root_span_id: str) -> RunRecord | None:
+        """Give a run recorded without trace ids (before they were kept) its ids, unless it has some
+        already (first writer wins); returns the run as stored afterwards."""
+
     def list_runs(self) -> list[RunRecord]: ...
 
     def set_run_state(self, run_id: str, state: RunState) -> None: ...

@@ -152,6 +152,11 @@ MIGRATIONS: tuple[str, ...] = (
     );
     CREATE INDEX task_context_by_block ON task_context(port_block);
     """,
+    # One trace per run (telemetry/): the trace id and the root span id every process joins.
+    """
+    ALTER TABLE runs ADD COLUMN trace_id TEXT;
+    ALTER TABLE runs ADD COLUMN root_span_id TEXT;
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -251,10 +256,18 @@ class SQLiteStore:
     def create_run(self, run: RunRecord) -> bool:
         with self._write() as cursor:
             cursor.execute(
-                "INSERT OR IGNORE INTO runs(run_id, base, integration_ref, state, created_at, options) VALUES (?,?,?,?,?,?)",
-                (run.run_id, run.base, run.integration_ref, run.state.value, run.created_at, dumps(run.options)),
+                "INSERT OR IGNORE INTO runs(run_id, base, integration_ref, state, created_at, options, trace_id,"
+                " root_span_id) VALUES (?,?,?,?,?,?,?,?)",
+                (run.run_id, run.base, run.integration_ref, run.state.value, run.created_at, dumps(run.options),
+                 run.trace_id, run.root_span_id),
             )
             return cursor.rowcount == 1
+
+    def set_run_trace(self, run_id: str, trace_id: str, root_span_id: str) -> RunRecord | None:
+        with self._write() as cursor:
+            cursor.execute("UPDATE runs SET trace_id = ?, root_span_id = ? WHERE run_id = ? AND trace_id IS NULL",
+                           (trace_id, root_span_id, run_id))
+        return self.get_run(run_id)
 
     def get_run(self, run_id: str) -> RunRecord | None:
         rows = self._read("SELECT * FROM runs WHERE run_id = ?", (run_id,))
@@ -677,6 +690,7 @@ def _run(row: dict[str, Any]) -> RunRecord:
     return RunRecord(
         run_id=row["run_id"], base=row["base"], integration_ref=row["integration_ref"],
         state=RunState(row["state"]), created_at=row["created_at"], options=json.loads(row["options"] or "{}"),
+        trace_id=row.get("trace_id"), root_span_id=row.get("root_span_id"),
     )
 
 

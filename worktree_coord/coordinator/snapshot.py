@@ -1,0 +1,81 @@
+"""The run at one instant, for `wtc watch` and any other live view: read-only.
+
+`snapshot(run)` reads the store (the run, its tasks, intents and the admission queue) and the
+integration ref, and nothing else: no lease, no idempotency key, no write, so a view refreshing
+every second never makes an agent wait (SQLite in WAL mode: readers never block the writer).
+Its cost grows with the number of tasks, not with the repository.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from ..model import TaskState
+from ..results import RunSnapshot
+from ..store import admission
+
+from .base import CoordinatorBase
+
+RECENT_MERGES = 10
+MAX_CONFLICT_ROWS = 50
+PENDING_INTENT_STATES = ("pending", "declared", "needs_network")
+
+
+class SnapshotOperations(CoordinatorBase):
+    """Read-only views of a run."""
+
+    def snapshot(self, run_id: str) -> RunSnapshot:
+        """The run now (see RunSnapshot): tasks by state with their age, the latest merges, each
+        conflict with its declaration, the admission queue, intents, throughput."""
+        run = self._run(run_id)
+        now = time.time()
+        tasks = self.store.list_tasks(run_id)
+        counts: dict[str, int] = {}
+        rows = []
+        merges = []
+        conflicts: list[dict[str, Any]] = []
+        for task in tasks:
+            counts[task.state.value] = counts.get(task.state.value, 0) + 1
+            result = task.result
+            rows.append({
+                "task": task.task_id, "state": task.state.value, "age_seconds": round(now - task.created_at, 1),
+                "idle_seconds": round(now - task.updated_at, 1), "own": list(task.boundary.own),
+                "files": len(result.get("changed", [])), "violations": len(result.get("violations", [])),
+                "conflicts": len(result.get("conflicts", [])),
+            })
+            merge = result.get("merge") or {}
+            if task.state is TaskState.MERGED and merge.get("at"):
+                merges.append({"task": task.task_id, "at": merge["at"], "ago_seconds": round(now - merge["at"], 1),
+                               "merge_commit": merge.get("merge_commit"), "path": merge.get("path"),
+                               "resolved": list(merge.get("resolved", [])), "files": len(result.get("changed", []))})
+            if task.state is TaskState.CONFLICT:
+                for conflict in result.get("conflicts", []):
+                    conflicts.append({"task": task.task_id, "path": conflict.get("path", ""),
+                                      "declaration": conflict.get("declaration", ""),
+                                      "kind": conflict.get("kind", ""),
+                                      "start_line": conflict.get("start_line"),
+                                      "last_changed_by": list(conflict.get("last_changed_by", []))})
+        merges.sort(key=lambda m: (-m["at"], m["task"]))
+        intents: dict[str, int] = {}
+        for row in self.store.list_intents(run_id):
+            intents[row["state"]] = intents.get(row["state"], 0) + 1
+        queue = self.store.queue_entries("heavy")
+        running = [e for e in queue if e["admitted_at"]]
+        waiting = [e for e in queue if not e["admitted_at"]]
+        tip = self.git.ref_target(f"refs/heads/{run.integration_ref}")
+        recent = [m["at"] for m in merges]
+        return RunSnapshot(
+            at=now,
+            run=run.to_json() | {"tip": tip, "age_seconds": round(now - run.created_at, 1)},
+            counts=counts, tasks=rows, merges=merges[:RECENT_MERGES],
+            conflicts=conflicts[:MAX_CONFLICT_ROWS],
+            admission={"running": len(running), "waiting": len(waiting),
+                       "limit": self.config.max_parallel or admission.default_limit(),
+                       "longest_wait_seconds": round(max((now - e["enqueued_at"] for e in waiting), default=0.0), 1)},
+            intents=intents, pending_intents=sum(intents.get(s, 0) for s in PENDING_INTENT_STATES),
+            throughput={"merged": counts.get(TaskState.MERGED.value, 0),
+                        "last_minute": sum(1 for at in recent if now - at <= 60),
+                        "last_10_minutes": sum(1 for at in recent if now - at <= 600),
+                        "per_minute": round(sum(1 for at in recent if now - at <= 600) / 10.0, 2)},
+        )
