@@ -23,13 +23,14 @@ function_definition = "def {name}"
 
 def test_every_shipped_profile_loads() -> None:
     names = {profile.name for profile in load_profiles()}
-    assert names == {"python", "javascript", "typescript", "tsx", "go", "rust", "java", "json", "toml", "yaml"}
+    assert names == {"python", "javascript", "typescript", "tsx", "go", "rust", "java", "json", "toml", "yaml",
+                     "c", "cpp", "csharp", "ruby", "bash", "kotlin", "php", "css", "hcl", "markdown"}
 
 
 @pytest.mark.parametrize("path, language", [
     ("a/b.py", "python"), ("x.pyi", "python"), ("c.tsx", "tsx"), ("c.ts", "typescript"), ("c.mjs", "javascript"),
     ("main.go", "go"), ("lib.rs", "rust"), ("A.java", "java"), ("package.json", "json"), ("Cargo.toml", "toml"),
-    (".github/workflows/ci.yml", "yaml"), ("notes.txt", None), ("Cargo.lock", None),
+    (".github/workflows/ci.yml", "yaml"), ("src/main.c", "c"), ("include/geom.h", "c"), ("a.cc", "cpp"), ("b.hpp", "cpp"), ("src/App/Line.cs", "csharp"), ("lib/shop.rb", "ruby"), ("Gemfile", "ruby"), ("scripts/build.sh", "bash"), ("app/Main.kt", "kotlin"), ("build.gradle.kts", "kotlin"), ("src/Line.php", "php"), ("web/site.css", "css"), ("infra/main.tf", "hcl"), ("prod.tfvars", "hcl"), ("CHANGELOG.md", "markdown"), ("notes.txt", None), ("Cargo.lock", None),
 ])
 def test_profile_for_path(path: str, language: str | None) -> None:
     profile = profile_for_path(path)
@@ -160,3 +161,32 @@ def test_a_wheel_without_a_tags_query_is_a_config_error() -> None:
     with pytest.raises(ConfigError) as raised:
         extract(profile, b"def f(): pass\n")
     assert "ships no queries/tags.scm" in raised.value.message
+
+
+def test_the_start_up_index_reads_the_same_files_as_a_full_parse() -> None:
+    """profile_for_path reads only each profile's head (start-up cost); it must agree with the
+    whole file for every shipped profile, and fall back to the whole file when the files are named
+    below a table."""
+    from worktree_coord.merge import profiles
+
+    for name, text in profiles._shipped():
+        whole = profiles._toml(text, name)
+        head = profiles._head(text, name)
+        assert (head.get("extensions"), head.get("filenames")) == (whole.get("extensions"), whole.get("filenames")), name
+    late = 'name = "late"\n[[containers]]\nkind = "module"\n'
+    assert profiles._head(late + '[x]\nextensions = ["no"]\n', "late.toml") == profiles._toml(late + '[x]\nextensions = ["no"]\n', "late.toml")
+
+
+def test_a_plus_step_keys_by_every_child_of_a_kind() -> None:
+    """`{+string_lit}` joins every label of an HCL block: `resource "a" "x"` and `resource "a" "y"`
+    are two keys, not one."""
+    import tree_sitter
+
+    from worktree_coord.merge.members import declaration_key
+
+    hcl = profile_for_path("main.tf")
+    assert hcl is not None
+    source = b'resource "a" "x" {\n}\n\nresource "a" "y" {\n}\n\nlocals {\n}\n'
+    body = tree_sitter.Parser(hcl.language).parse(source).root_node.named_children[0]
+    assert [declaration_key(source, block, hcl) for block in body.named_children] == \
+        ['resource "a","x"', 'resource "a","y"', "locals"]

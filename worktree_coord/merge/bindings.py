@@ -1,11 +1,13 @@
 """Names a member binds and names it uses, for containers that run top to bottom.
 
 Stage: a helper of the structured merge (structured.py), used when both sides insert statements at
-one place of an order-sensitive container (a Python module, a class body: see Profile.order_sensitive).
+one place of an order-sensitive container (a Python module, a class body, a C translation unit:
+see Profile.order_sensitive).
 Input: one member's tree-sitter node and its source. Output: frozen sets of names.
-Invariants: `used` over-approximates (every identifier in the member counts, except inside the
-body of a function or lambda, which runs only when called): a false dependency costs a reorder or a conflict, a missed one
-a NameError. `bound` takes only the names a statement itself introduces (a def/class name, an
+Invariants: `used` over-approximates (every identifier token in the member counts, any node kind
+ending in `identifier`, except inside the body of a profile's `deferred` kinds, like a Python
+function or lambda, which runs only when called): a false dependency costs a reorder or a
+conflict, a missed one a NameError (or, in C, a use before its declaration). `bound` takes only the names a statement itself introduces (a def/class name, an
 assignment's plain target names, an import's names), so a dependency is never invented from an
 attribute write like `a.b = 1`.
 """
@@ -17,25 +19,26 @@ import tree_sitter
 _IDENTIFIER = "identifier"
 # Wrappers whose inner statement does the binding (a decorated def, an expression statement).
 _WRAPPERS = {"decorated_definition": "definition"}
-# A function's (or lambda's) body runs only when called, not where the definition stands; its
-# decorators, defaults and annotations do run there and still count.
-_DEFERRED = {"function_definition", "lambda"}
 # Fields holding a type annotation: a parameter's or an annotated assignment's `type`, a return type.
 _ANNOTATION_FIELDS = {"type", "return_type"}
 _IMPORTS = {"import_statement", "import_from_statement", "future_import_statement"}
 
 
-def names_used(source: bytes, node: tree_sitter.Node, *, annotations: bool = True) -> frozenset[str]:
-    """Every identifier text inside `node` (an over-approximation of the names it reads), but for
-    function and lambda bodies; with annotations=False also not inside type annotations (for
-    stubs and modules with `from __future__ import annotations`, where they are never run)."""
+def names_used(source: bytes, node: tree_sitter.Node, *, annotations: bool = True,
+               deferred_kinds: frozenset[str] = frozenset(), name_kinds: frozenset[str] = frozenset()) -> frozenset[str]:
+    """Every identifier token inside `node` (an over-approximation of the names it reads), but for
+    the bodies of `deferred_kinds` (Python's functions and lambdas: their bodies run only when
+    called; their decorators, defaults and annotations run where they stand and still count);
+    with annotations=False also not inside type annotations (for stubs and modules with
+    `from __future__ import annotations`, where they are never run). `name_kinds`: node kinds that
+    are names too without ending in `identifier` (Ruby's `constant`)."""
     found: set[str] = set()
     stack = [node]
     while stack:
         current = stack.pop()
-        if current.type == _IDENTIFIER:
+        if current.type.endswith(_IDENTIFIER) or current.type in name_kinds:
             found.add(source[current.start_byte:current.end_byte].decode("utf-8", "replace"))
-        deferred = current.child_by_field_name("body") if current.type in _DEFERRED else None
+        deferred = current.child_by_field_name("body") if current.type in deferred_kinds else None
         for index, child in enumerate(current.children):
             if deferred is not None and child.id == deferred.id:
                 continue

@@ -99,11 +99,20 @@ def _resolve(source: bytes, node: tree_sitter.Node, path: str, profile: Profile,
 
 def _step(current: list[tree_sitter.Node], step: str) -> list[tree_sitter.Node] | None:
     """One step of a key path from every node of `current`: the child with that field name (else
-    the first named child of that kind); "*name" maps over the children and skips misses. None when
-    a plain step finds nothing."""
+    the first named child of that kind); "*name" maps over the children and skips misses; "+name"
+    takes every direct child of that kind or field. None when a plain or "+" step finds nothing."""
     mapped = step.startswith("*")
-    name = step.lstrip("*")
+    name = step.lstrip("*+")
     out: list[tree_sitter.Node] = []
+    if step.startswith("+"):
+        # Every direct child of that kind or field (HCL's block labels: `resource "type" "name"`).
+        for item in current:
+            found = [child for index, child in enumerate(item.children) if child.is_named
+                     and (child.type == name or item.field_name_for_child(index) == name)]
+            if not found:
+                return None
+            out.extend(found)
+        return out
     for item in current:
         for candidate in (list(item.named_children) if mapped else [item]):
             found = candidate.child_by_field_name(name)

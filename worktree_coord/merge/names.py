@@ -8,8 +8,8 @@ Invariants: nothing language-specific here but the rule that turns an import pat
 `@path` capture: its last segment, a `vN` major version segment skipped); a capture counts only for
 the member it belongs to (not for a function or class nested in the member's body, nor for a member
 of a container nested in it), so a deleted class does not take its methods' names with it; uses are
-identifier tokens (any node kind ending in `identifier`), never text in strings or comments. Both
-directions err toward a conflict: a name used in new code that a side stopped binding is reported
+identifier tokens (any node kind ending in `identifier`, and a profile's `name_kinds`), never text
+in strings or comments. Both directions err toward a conflict: a name used in new code that a side stopped binding is reported
 even when another scope might bind it.
 """
 
@@ -112,8 +112,10 @@ def added_ranges(base: bytes, side: bytes) -> list[tuple[int, int]]:
     return out
 
 
-def names_used_in(source: bytes, root: tree_sitter.Node, ranges: list[tuple[int, int]]) -> frozenset[str]:
-    """Identifier tokens (node kinds ending in `identifier`) that start inside the byte ranges."""
+def names_used_in(source: bytes, root: tree_sitter.Node, ranges: list[tuple[int, int]],
+                  name_kinds: frozenset[str] = frozenset()) -> frozenset[str]:
+    """Identifier tokens (node kinds ending in `identifier`, or in the profile's `name_kinds`, like
+    Ruby's `constant`) that start inside the byte ranges."""
     ends = [end for _, end in ranges]
     found: set[str] = set()
     stack = [root]
@@ -122,7 +124,7 @@ def names_used_in(source: bytes, root: tree_sitter.Node, ranges: list[tuple[int,
         slot = bisect.bisect_right(ends, node.start_byte)   # first range ending after the node starts
         if slot == len(ranges) or ranges[slot][0] >= node.end_byte:
             continue                                         # no range overlaps the node
-        if node.type.endswith("identifier"):
+        if node.type.endswith("identifier") or node.type in name_kinds:
             if ranges[slot][0] <= node.start_byte:
                 found.add(source[node.start_byte:node.end_byte].decode("utf-8", "replace"))
             continue

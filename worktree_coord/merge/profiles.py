@@ -14,8 +14,13 @@ Profile keys:
     is never placed by the union of an unordered container, e.g. Python's `if COND:` blocks),
     repeatable (keyed node kinds whose key may legitimately repeat in a file, like assignments to
     one target: left out of the declaration census, so a line merge repeating one is not suspect),
-    order_sensitive (true when containers run top to bottom, as Python modules and class bodies do:
-    both sides' insertions at one place are ordered so a name is bound before it is used),
+    order_sensitive (true when containers run top to bottom, as Python modules and class bodies do,
+    or declare before use, as a C translation unit does: both sides' insertions at one place are
+    ordered so a name is bound, per bindings.py and the `binds` query, before it is used),
+    deferred (for order_sensitive profiles: node kinds whose `body` runs only later, like Python's
+    `function_definition` and `lambda`; identifiers in such a body do not order statements),
+    name_kinds (node kinds that are name tokens without ending in `identifier`, like Ruby's
+    `constant`: uses that order insertions and that a side's deletion may not take away),
     lazy_annotations (for order_sensitive profiles: `extensions` whose files never run their type
     annotations, like Python stubs, and a `marker` regex whose presence in a file means the same,
     like `from __future__ import annotations`: annotations then do not count as uses),
@@ -27,7 +32,8 @@ Profile keys:
     Go's; read by names.py: the lost-binding and duplicate-import checks of the structured merge),
     [[containers]] kind, parent?, parent_key?, top_level?, unordered, member_field?, separator?, keep_sorted?
     [declarations] kind = key template: "{path}" parts resolve a child by field name or, failing
-    that, by node kind; steps join with "."; "*field" maps over named children; "@text" is the
+    that, by node kind; steps join with "."; "*field" maps over named children; "+kind" takes every
+    direct child of that kind or field (joined with ","); "@text" is the
     node's own text; "{?path}" only requires the path; alternatives are separated by "|". When no
     alternative resolves, the node has no key (it stays positional, matched by its text).
     [semantic] the post-merge semantic check's data (see `SemanticRules`; the check is symbols.py
@@ -123,6 +129,8 @@ class Profile:
     anchored: frozenset[str] = frozenset()
     repeatable: frozenset[str] = frozenset()
     order_sensitive: bool = False            # containers run top to bottom (Python module, class body)
+    deferred: frozenset[str] = frozenset()   # kinds whose body runs later (Python def, lambda)
+    name_kinds: frozenset[str] = frozenset()  # name tokens not ending in "identifier" (Ruby constant)
     variant_markers: tuple[str, ...] = ()    # lead text marking a conditional variant (Rust `#[cfg`)
     lazy_annotation_extensions: tuple[str, ...] = ()   # files whose annotations never run (Python stubs)
     lazy_annotation_marker: re.Pattern[bytes] | None = None   # text meaning the same (`from __future__ ...`)
@@ -226,9 +234,15 @@ def _validate(raw: dict[str, Any], source: str) -> Profile:
     repeatable = frozenset(raw.get("repeatable", []))
     for kind in repeatable:
         check_kind(kind, "repeatable")
+    deferred = frozenset(raw.get("deferred", []))
+    for kind in deferred:
+        check_kind(kind, "deferred")
+    name_kinds = frozenset(raw.get("name_kinds", []))
+    for kind in name_kinds:
+        check_kind(kind, "name_kinds")
     unknown_keys = set(raw) - {"name", "grammar", "grammar_function", "extensions", "filenames", "comments",
                                "terminators", "containers", "declarations", "data", "anchored",
-                               "repeatable", "order_sensitive", "variant_markers", "lazy_annotations", "binds",
+                               "repeatable", "order_sensitive", "deferred", "name_kinds", "variant_markers", "lazy_annotations", "binds",
                                "semantic"}
     if unknown_keys:
         raise ConfigError(f"language profile {source}: unknown setting(s) {sorted(unknown_keys)}")
@@ -275,7 +289,7 @@ def _validate(raw: dict[str, Any], source: str) -> Profile:
         check_kind(kind, "declarations")
         for part in _PART.findall(template):
             for step in part.lstrip("?").split("."):
-                step = step.lstrip("*")
+                step = step.lstrip("*+")
                 if step == "@text":
                     continue
                 if language.field_id_for_name(step) is None and language.id_for_node_kind(step, True) is None:
@@ -286,7 +300,8 @@ def _validate(raw: dict[str, Any], source: str) -> Profile:
         grammar=grammar, grammar_function=function, comments=comments,
         terminators=frozenset(raw.get("terminators", [])), containers=tuple(containers),
         declarations=tuple(declarations.items()), data=bool(raw.get("data", False)), anchored=anchored,
-        repeatable=repeatable, order_sensitive=bool(raw.get("order_sensitive", False)),
+        repeatable=repeatable, order_sensitive=bool(raw.get("order_sensitive", False)), deferred=deferred,
+        name_kinds=name_kinds,
         variant_markers=tuple(raw.get("variant_markers", [])),
         lazy_annotation_extensions=tuple(lazy.get("extensions", [])), lazy_annotation_marker=marker,
         binds=binds,
@@ -372,9 +387,28 @@ def _shipped_index() -> tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...]
     on, read without validating the profile, since validating loads the language's grammar."""
     index = []
     for name, text in _shipped():
-        raw = _toml(text, name)
+        raw = _head(text, name)
         index.append((name, tuple(raw.get("filenames", [])), tuple(raw.get("extensions", []))))
     return tuple(index)
+
+
+_BODY_START = re.compile(r"^(\[|\w+\s*=\s*(\'\'\'|\"\"\"))", re.MULTILINE)
+
+
+def _head(text: str, source: str) -> dict[str, Any]:
+    """The profile's top-level keys before its first table or multi-line string (where every
+    shipped profile names its files), read without parsing the queries and tables below them:
+    with two dozen profiles, parsing them whole would grow every `wtc merge-file`'s start-up.
+    Falls back to the whole file when the head does not parse or names no files."""
+    found = _BODY_START.search(text)
+    if found is not None:
+        try:
+            head = tomllib.loads(text[:found.start()])
+        except tomllib.TOMLDecodeError:
+            head = {}
+        if "extensions" in head or "filenames" in head:
+            return head
+    return _toml(text, source)
 
 
 @functools.lru_cache(maxsize=None)

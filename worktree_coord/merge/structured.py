@@ -476,7 +476,7 @@ class StructuredMerge:
         if side not in self._new_uses:
             version = self._versions[side]
             ranges = names.added_ranges(self._versions["B"].source, version.source)
-            self._new_uses[side] = names.names_used_in(version.source, version.root, ranges)
+            self._new_uses[side] = names.names_used_in(version.source, version.root, ranges, self.profile.name_kinds)
         return self._new_uses[side]
 
     def _lost_and_used(self, bm: Member, sm: Member | None, side_map: dict[str, Member], side: str) -> frozenset[str]:
@@ -1046,8 +1046,11 @@ def _bind_before_use(run: list[tuple[str, str]], lmap: dict[str, Member],
     for item in run:
         side, ident = item
         member = maps[side][ident]
-        used[item] = names_used(member.source, member.node, annotations=profile.annotations_run(path, member.source))
-        bound[item] = names_bound(member.source, member.node)
+        used[item] = names_used(member.source, member.node, annotations=profile.annotations_run(path, member.source),
+                                deferred_kinds=profile.deferred, name_kinds=profile.name_kinds)
+        # Python's statements say what they bind in their own shape (assignments, imports); the
+        # profile's `binds` query names what declarations bind in any language (C's declarators).
+        bound[item] = names_bound(member.source, member.node) | frozenset(names.bound_names(profile, member.source, member.node))
         queues[side].append(item)
     own_bound = {side: frozenset().union(*(bound[item] for item in queues[side])) for side in queues}
 

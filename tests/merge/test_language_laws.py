@@ -1,0 +1,147 @@
+"""The merge laws for every code profile added as data (issue 18), with hypothesis.
+
+Per language: a file skeleton, an import line and a function template. The laws:
+`merge(b, x, b) == x`, `merge(b, b, y) == y`, `merge(b, x, x) == x` (clean), and edits to
+disjoint functions plus new functions and imports on both sides all survive, once each, in a
+result that re-parses without errors. `test_every_code_profile_has_laws` keeps the table whole: a
+new profile without an entry here (or in test_properties.py) fails.
+"""
+
+from __future__ import annotations
+
+import pytest
+import tree_sitter
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+from worktree_coord.merge import merge_file
+from worktree_coord.merge.profiles import load_profiles, profile_for_path
+
+from .test_properties import LANGUAGES as FIRST_LANGUAGES
+from .test_properties import disjoint_edits
+
+# path -> (skeleton with {imports} and {functions}, one import line, one function). An empty import
+# line: the language's imports are calls that run in order (Ruby's `require`), which never commute.
+LANGUAGES: dict[str, tuple[str, str, str]] = {
+    "m.tsx": ("{imports}\n{functions}", 'import {{ {name} }} from "./{name}";\n',
+              "export function {name}(x: number) {{\n  const y = x * {value};\n  return <b>{{y}}</b>;\n}}\n"),
+    "m.cpp": ("{imports}\nnamespace app {{\n\n{functions}\n}}  // namespace app\n", "#include <{name}>\n",
+              "int {name}(int x) {{\n    int y = x * {value};\n    return y;\n}}\n"),
+    "M.cs": ("{imports}\nnamespace App\n{{\n    public static class M\n    {{\n{functions}    }}\n}}\n", "using {name};\n",
+             "        public static int {name}(int x)\n        {{\n            int y = x * {value};\n            return y;\n        }}\n"),
+    "m.rb": ("{imports}\nmodule App\n{functions}end\n", "",
+             "  def {name}(x)\n    y = x * {value}\n    y\n  end\n"),
+    "m.sh": ("#!/bin/sh\n{imports}\n{functions}", "",
+             "{name}() {{\n  y=$(( $1 * {value} ))\n  echo \"$y\"\n}}\n"),
+    "m.kt": ("package app\n\n{imports}\n{functions}", "import lib.{name}\n",
+             "fun {name}(x: Int): Int {{\n    val y = x * {value}\n    return y\n}}\n"),
+    "m.php": ("<?php\n\n{imports}\n{functions}", "use Lib\\{name};\n",
+              "function {name}(int $x): int\n{{\n    $y = $x * {value};\n    return $y;\n}}\n"),
+    # CSS: rules and declarations never move (the cascade); what commutes is @keyframes.
+    "m.css": ("{imports}{functions}", "",
+              "@keyframes {name} {{\n  to {{\n    opacity: {value};\n  }}\n}}\n"),
+    "m.tf": ("{imports}{functions}", "",
+             'resource "null_resource" "{name}" {{\n  count = {value}\n}}\n'),
+    # Markdown: list items commute (sections never move); each "function" is one bullet.
+    "m.md": ("# Notes\n\n## Items\n\n{imports}{functions}", "",
+             "- {name} is worth {value}.\n"),
+    "m.c": ("{imports}\n{functions}", '#include "{name}.h"\n',
+            "int {name}(int x) {{\n    int y = x * {value};\n    return y;\n}}\n"),
+}
+
+
+def _source(path: str, functions: list[tuple[str, int]], imports: list[str]) -> bytes:
+    skeleton, import_line, function = LANGUAGES[path]
+    return skeleton.format(imports="".join(import_line.format(name=n) for n in imports),
+                           functions="\n".join(function.format(name=n, value=v) for n, v in functions)).encode()
+
+
+def _parses(path: str, data: bytes) -> bool:
+    profile = profile_for_path(path)
+    assert profile is not None
+    return not tree_sitter.Parser(profile.language).parse(data).root_node.has_error
+
+
+def test_every_code_profile_has_laws() -> None:
+    covered = {profile_for_path(path).name for path in [*LANGUAGES, *FIRST_LANGUAGES, "m.py"]}  # type: ignore[union-attr]
+    code = {profile.name for profile in load_profiles() if not profile.data}
+    assert code - covered == set()
+    for path, (skeleton, import_line, function) in LANGUAGES.items():
+        assert _parses(path, _source(path, [("f0", 1), ("f1", 2)], ["a", "b"])), path
+
+
+functions = st.lists(st.integers(0, 50), min_size=1, max_size=8)
+
+
+@pytest.mark.parametrize("path", sorted(LANGUAGES))
+@settings(max_examples=10, deadline=None)
+@given(base_values=functions, other_values=functions)
+def test_identity_laws(path: str, base_values: list[int], other_values: list[int]) -> None:
+    base = _source(path, [(f"f{i}", v) for i, v in enumerate(base_values)], ["a"])
+    other = _source(path, [(f"f{i}", v) for i, v in enumerate(other_values)], ["a", "b"])
+    assert merge_file(base, other, base, path).merged == other
+    assert merge_file(base, base, other, path).merged == other
+    same = merge_file(base, other, other, path)
+    assert same.clean and same.merged == other
+
+
+# A Markdown bullet's key is its text, so rewording one is a deletion plus an addition, which
+# conflicts next to the other side's additions (as in git): its law is the one below.
+@pytest.mark.parametrize("path", sorted(set(LANGUAGES) - {"m.md"}))
+@settings(max_examples=20, deadline=None)
+@given(case=disjoint_edits())
+def test_disjoint_edits_survive_and_reparse(path: str, case: tuple[list[int], set[int], set[int], int, int, bool]) -> None:
+    values, left_edits, right_edits, added_left, added_right, imports = case
+    base = [(f"f{i}", v) for i, v in enumerate(values)]
+    left = [(n, v + 100 if i in left_edits else v) for i, (n, v) in enumerate(base)] + [(f"left{i}", i) for i in range(added_left)]
+    right = [(n, v + 200 if i in right_edits else v) for i, (n, v) in enumerate(base)] + [(f"right{i}", i) for i in range(added_right)]
+    left_imports = ["a", "b"] if imports else ["a"]
+    right_imports = ["a", "c"] if imports else ["a"]
+    result = merge_file(_source(path, base, ["a"]), _source(path, left, left_imports), _source(path, right, right_imports), path)
+    assert result.clean, result.merged.decode()
+    assert _parses(path, result.merged)
+    text = result.merged.decode()
+    function = LANGUAGES[path][2]
+    for i, (name, value) in enumerate(base):
+        expected = value + 100 if i in left_edits else value + 200 if i in right_edits else value
+        assert text.count(function.format(name=name, value=expected)) == 1
+    for name, value in left[len(base):] + right[len(base):]:
+        assert text.count(function.format(name=name, value=value)) == 1
+    import_line = LANGUAGES[path][1]
+    for name in set(left_imports) | set(right_imports) if import_line else ():
+        assert text.count(import_line.format(name=name)) == 1
+
+
+def _changelog(items: list[int]) -> bytes:
+    return ("# Changelog\n\n## Added\n\n" + "".join(f"- Item {i}.\n" for i in items) + "\n## Fixed\n\n- Bug.\n").encode()
+
+
+def _bullet(item: int) -> str:
+    return f"- Item {item}."
+
+
+@settings(max_examples=40, deadline=None)
+@given(base=st.lists(st.integers(0, 30), min_size=2, max_size=8, unique=True),
+       left=st.lists(st.integers(31, 60), max_size=4, unique=True),
+       right=st.lists(st.integers(45, 80), max_size=4, unique=True))
+def test_markdown_bullets_added_on_both_sides_union(base: list[int], left: list[int], right: list[int]) -> None:
+    """Both sides' new bullets at the end of an unsorted list: every bullet once, left's first, a
+    bullet both sides added once, and the result re-parses (the CHANGELOG case)."""
+    assume([_bullet(i) for i in base] != sorted(_bullet(i) for i in base))
+    result = merge_file(_changelog(base), _changelog(base + left), _changelog(base + right), "CHANGELOG.md")
+    assert result.clean, result.merged.decode()
+    assert result.merged == _changelog(base + left + [i for i in right if i not in left])
+    assert _parses("CHANGELOG.md", result.merged)
+
+
+@settings(max_examples=40, deadline=None)
+@given(base=st.lists(st.integers(10, 40), min_size=2, max_size=8, unique=True),
+       left=st.lists(st.integers(41, 70), max_size=4, unique=True),
+       right=st.lists(st.integers(55, 99), max_size=4, unique=True))
+def test_markdown_bullets_of_a_sorted_list_stay_sorted(base: list[int], left: list[int], right: list[int]) -> None:
+    """Both sides' new bullets (each side's in order) at the end of a sorted list: the union in the
+    list's own order, each bullet once (two-digit numbers: text order is number order)."""
+    base, left, right = sorted(base), sorted(left), sorted(right)
+    result = merge_file(_changelog(base), _changelog(base + left), _changelog(base + right), "CHANGELOG.md")
+    assert result.clean, result.merged.decode()
+    assert result.merged == _changelog(base + sorted(set(left) | set(right)))
