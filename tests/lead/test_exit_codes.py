@@ -136,12 +136,12 @@ def test_every_command_exits_with_a_documented_code_and_says_so_in_its_json(worl
 
 
 def test_a_bug_exits_6_saying_it_is_one_and_never_2(world, capsys, monkeypatch):
-    from worktree_coord.coordinator import Coordinator
+    from worktree_coord.coordinator import status_view
 
-    def broken(self, *args, **kwargs):
+    def broken(*args, **kwargs):
         raise KeyError("path")
 
-    monkeypatch.setattr(Coordinator, "status", broken)
+    monkeypatch.setattr(status_view, "read_status", broken)   # what `wtc status` calls
     code, body = run(["status", "--repo", world["repo"]], capsys)
     assert code == 6 and body["error"]["kind"] == "internal"
     assert "a bug in wtc" in body["error"]["message"] and "KeyError" in body["error"]["message"]

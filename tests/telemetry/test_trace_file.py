@@ -99,13 +99,16 @@ def _root_id(repo: Path) -> str:
 
 def test_a_trace_file_that_cannot_be_written_is_a_usage_error_naming_it(tmp_path):
     repo = make_repo(tmp_path / "repo", {"a.txt": "1\n"})
-    code, body = wtc(repo, "status", env={"WTC_TRACE_FILE": str(tmp_path / "missing" / "spans.jsonl")})
+    # Checked by every command that can trace, before it acts (`wtc status` only reads the store: it
+    # traces nothing and checks nothing of telemetry).
+    code, body = wtc(repo, "run", "start", "--run", "r1", env={"WTC_TRACE_FILE": str(tmp_path / "missing" / "spans.jsonl")})
     assert code == 2 and "WTC_TRACE_FILE" in body["error"]["message"]
     assert "folder that exists" in body["error"]["fix"]
-    code, body = wtc(repo, "status", env={"OTEL_TRACES_EXPORTER": "zipkin"})
+    code, body = wtc(repo, "run", "start", "--run", "r1", env={"OTEL_TRACES_EXPORTER": "zipkin"})
     assert code == 2 and "zipkin" in body["error"]["message"] and "otlp, console or none" in body["error"]["fix"]
     # Switched off: neither is looked at.
-    assert wtc(repo, "status", env={"WTC_TELEMETRY": "off", "OTEL_TRACES_EXPORTER": "zipkin"})[0] == 0
+    assert wtc(repo, "run", "start", "--run", "r1", env={"WTC_TELEMETRY": "off", "OTEL_TRACES_EXPORTER": "zipkin"})[0] == 0
+    assert wtc(repo, "status", env={"WTC_TRACE_FILE": str(tmp_path / "missing" / "spans.jsonl")})[0] == 0
 
 
 def test_nothing_configured_imports_no_opentelemetry(tmp_path):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 import typer
 
@@ -10,6 +10,9 @@ from . import app
 from .common import JsonOption, RepoOption, open_coordinator
 from .output import emit
 from . import render
+
+if TYPE_CHECKING:
+    from ..results import RunStatus
 
 
 @app.command("status")
@@ -19,8 +22,7 @@ def status(
     json_mode: bool = JsonOption,
 ) -> int:
     """Show the runs, or one run's tasks with their states."""
-    with open_coordinator(repo) as coordinator:
-        result = coordinator.status(run)
+    result = _read_status(repo, run)
     from .progress import wants_progress
 
     if wants_progress(json_mode):  # a person at a terminal: a table; pipes and agents get plain text
@@ -31,6 +33,23 @@ def status(
         human = render.run_status(result)
     emit(result.to_json(), schema="status", json_mode=json_mode, human=human)
     return result.exit_code
+
+
+def _read_status(repo: str, run: Optional[str]) -> RunStatus:
+    # Read-only: a plain repository's store is opened directly (no pygit2, no merge engine, no
+    # lease); anything unusual goes through the Coordinator, which asks libgit2.
+    from ..coordinator.status_view import open_for_status, read_status
+
+    opened = open_for_status(repo)
+    if opened is None:
+        with open_coordinator(repo) as coordinator:
+            return coordinator.status(run)
+    store, where = opened
+    try:
+        return read_status(store, run, where=where)
+    finally:
+        if store is not None:
+            store.close()
 
 
 @app.command("gc")

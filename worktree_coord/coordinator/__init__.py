@@ -21,19 +21,48 @@ process may pick up where a killed one stopped. One module per concern:
 
 from __future__ import annotations
 
-from .agents import AgentOperations
-from .cleanup import CleanupOperations
-from .consolidating import ConsolidationOperations
-from .landing import LandingOperations
-from .merging import MergeOperations
-from .runs import RunOperations
-from .snapshot import SnapshotOperations
-from .tasks import TaskOperations
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .agents import AgentOperations
+    from .cleanup import CleanupOperations
+    from .consolidating import ConsolidationOperations
+    from .landing import LandingOperations
+    from .merging import MergeOperations
+    from .runs import RunOperations
+    from .snapshot import SnapshotOperations
+    from .tasks import TaskOperations
+
+    class Coordinator(RunOperations, AgentOperations, TaskOperations, MergeOperations, ConsolidationOperations,
+                      LandingOperations, CleanupOperations, SnapshotOperations):
+        """Coordinates the runs and tasks of one git repository (see the package docstring)."""
+
+_composed: dict[str, type] = {}
 
 
-class Coordinator(RunOperations, AgentOperations, TaskOperations, MergeOperations, ConsolidationOperations,
-                  LandingOperations, CleanupOperations, SnapshotOperations):
-    """Coordinates the runs and tasks of one git repository (see the package docstring)."""
+def __getattr__(name: str) -> Any:
+    # The class is composed on first use, so a read-only view (status_view.py) can be imported
+    # without every operation's dependencies (pygit2, the merge engine, consolidation).
+    if name != "Coordinator":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    if not _composed:
+        from .agents import AgentOperations
+        from .cleanup import CleanupOperations
+        from .consolidating import ConsolidationOperations
+        from .landing import LandingOperations
+        from .merging import MergeOperations
+        from .runs import RunOperations
+        from .snapshot import SnapshotOperations
+        from .tasks import TaskOperations
+
+        class Coordinator(RunOperations, AgentOperations, TaskOperations, MergeOperations,  # type: ignore[no-redef]
+                          ConsolidationOperations, LandingOperations, CleanupOperations, SnapshotOperations):
+            """Coordinates the runs and tasks of one git repository (see the package docstring)."""
+
+        Coordinator.__module__, Coordinator.__qualname__ = __name__, "Coordinator"
+        _composed["Coordinator"] = Coordinator
+        globals()["Coordinator"] = Coordinator
+    return _composed["Coordinator"]
 
 
 __all__ = ["Coordinator"]

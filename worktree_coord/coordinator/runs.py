@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import time
-from typing import Any
 
 from ..errors import UsageError
 from ..merge.result import SemanticMode
@@ -12,9 +11,9 @@ from ..store.idempotency import Outcome, default_key, run_once
 from ..model import RunRecord, RunState, validate_name
 from ..results import (RunStarted, RunStatus)
 from ..telemetry import RunTrace
-from ..store import Store
 
 from .base import CoordinatorBase
+from .status_view import read_status
 
 
 class RunOperations(CoordinatorBase):
@@ -73,58 +72,5 @@ class RunOperations(CoordinatorBase):
         return RunStarted.from_json(done.outcome.result, replayed=done.replayed)
 
     def status(self, run_id: str | None = None) -> RunStatus:
-        """The runs (all, or one) and their tasks at a glance. Without `run_id`, a repository with
-        exactly one run shows that run's tasks; with several, each run with its task counts."""
-        runs = [self._run(run_id)] if run_id else self.store.list_runs()
-        if run_id is None and len(runs) == 1:
-            run_id = runs[0].run_id
-        tasks = self.store.list_tasks(run_id) if run_id else []
-        counts: dict[str, int] = {}
-        now = time.time()
-        rows = []
-        origins = _task_origins(self.store, run_id) if run_id else {}
-        for task in tasks:
-            counts[task.state.value] = counts.get(task.state.value, 0) + 1
-            rows.append({
-                "task": task.task_id, "state": task.state.value, "branch": task.branch, "worktree": task.worktree,
-                "own": list(task.boundary.own), "files": len(task.result.get("changed", [])),
-                "violations": len(task.result.get("violations", [])),
-                "conflicts": len(task.result.get("conflicts", [])),
-                "age_seconds": round(now - task.created_at, 1),
-                **origins.get(task.task_id, {}),
-            })
-        intents: dict[str, int] = {}
-        if run_id:
-            for row in self.store.list_intents(run_id):
-                intents[row["state"]] = intents.get(row["state"], 0) + 1
-        run_rows = [r.to_json() for r in runs]
-        if run_id is None:
-            for row in run_rows:
-                per_run: dict[str, int] = {}
-                for task in self.store.list_tasks(row["run"]):
-                    per_run[task.state.value] = per_run.get(task.state.value, 0) + 1
-                row["counts"] = per_run
-        for row in run_rows:
-            sessions = self.store.harness_sessions(run_id=row["run"])
-            if sessions:
-                row["session"] = {"harness": sessions[0]["harness"], "id": sessions[0]["session_id"]}
-        return RunStatus(runs=run_rows, tasks=rows, counts=counts, intents=intents)
-
-
-def _task_origins(store: Store, run_id: str) -> dict[str, dict[str, Any]]:
-    """Per task: the agent it serves (harness tasks), which rule gave its boundary, its ports and
-    the log of its worktree setup."""
-    found: dict[str, dict[str, Any]] = {}
-    for row in store.task_contexts(run_id):
-        data = row["data"]
-        prepared = data.get("prepared", {})
-        entry: dict[str, Any] = {"boundary_from": data.get("boundary_from", "")}
-        if prepared.get("ports"):
-            entry["ports"] = prepared["ports"]
-        if prepared.get("setup"):
-            entry["setup_log"] = prepared["setup"]["log"]
-        found[row["task_id"]] = entry
-    for row in store.agent_tasks(run_id):
-        found.setdefault(row["task_id"], {})["agent"] = row["agent"]
-    return found
-
+        """The runs (all, or one) and their tasks at a glance (status_view.read_status)."""
+        return read_status(self.store, run_id, where=self.git.common_dir)

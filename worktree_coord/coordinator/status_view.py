@@ -1,0 +1,108 @@
+"""The run at a glance, read from the store alone: what `Coordinator.status` and `wtc status` show.
+
+Stage: a read-only view. Input: a store (and a run id, or none). Output: a `RunStatus` (the runs,
+one run's tasks with their states, boundaries, agents, ports and setup logs, counts of intents by
+state). It takes no lease and writes nothing. Importing this module loads neither pygit2 nor the
+merge engine: `open_for_status` finds a plain repository's store from a few files
+(gitrepo.locate), so `wtc status` starts at the cost of Python, the store and the command line
+(scripts/bench_startup.py); anything unusual (a bare repository, a separate git dir) returns None
+and the caller opens a full Coordinator.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+from ..config import load_config
+from ..errors import NotFoundError
+from ..gitrepo.locate import locate_plain
+from ..model import validate_name
+from ..results import RunStatus
+from ..store.address import open_store, resolve
+from ..store.base import Store
+
+STORE_FILE = "state.sqlite3"   # under <common dir>/wtc, as GitRepo.wtc_dir and base.py place it
+
+
+def open_for_status(repo: str | Path) -> tuple[Store | None, Path] | None:
+    """(the store, or None when this repository has none yet; the git common dir) for a plain
+    repository, or None when the caller must open a Coordinator. Creates nothing: a repository
+    wtc never touched has no store, and `status` of it shows no runs."""
+    located = locate_plain(repo)
+    if located is None:
+        return None
+    config = load_config(located.toplevel)
+    address = resolve(config.store, config.source, located.common_dir / "wtc" / STORE_FILE)
+    if address.kind == "sqlite" and not Path(address.target).exists():
+        return None, located.common_dir
+    return open_store(address), located.common_dir
+
+
+def read_status(store: Store | None, run_id: str | None = None, *, where: Path | None = None) -> RunStatus:
+    """The runs (all, or one) and their tasks at a glance. Without `run_id`, a repository with
+    exactly one run shows that run's tasks; with several, each run with its task counts.
+    NotFoundError names the run and how to start it when `run_id` is not in the store."""
+    if run_id:
+        validate_name("run", run_id)
+        run = store.get_run(run_id) if store is not None else None
+        if run is None:
+            raise NotFoundError(f"no run {run_id!r}" + (f" in {where}" if where else ""),
+                                fix="start it first: wtc run start --run " + run_id)
+        runs = [run]
+    else:
+        runs = store.list_runs() if store is not None else []
+    if store is None:
+        return RunStatus(runs=[], tasks=[], counts={}, intents={})
+    if run_id is None and len(runs) == 1:
+        run_id = runs[0].run_id
+    tasks = store.list_tasks(run_id) if run_id else []
+    counts: dict[str, int] = {}
+    now = time.time()
+    rows = []
+    origins = _task_origins(store, run_id) if run_id else {}
+    for task in tasks:
+        counts[task.state.value] = counts.get(task.state.value, 0) + 1
+        rows.append({
+            "task": task.task_id, "state": task.state.value, "branch": task.branch, "worktree": task.worktree,
+            "own": list(task.boundary.own), "files": len(task.result.get("changed", [])),
+            "violations": len(task.result.get("violations", [])),
+            "conflicts": len(task.result.get("conflicts", [])),
+            "age_seconds": round(now - task.created_at, 1),
+            **origins.get(task.task_id, {}),
+        })
+    intents: dict[str, int] = {}
+    if run_id:
+        for row in store.list_intents(run_id):
+            intents[row["state"]] = intents.get(row["state"], 0) + 1
+    run_rows = [r.to_json() for r in runs]
+    if run_id is None:
+        for row in run_rows:
+            per_run: dict[str, int] = {}
+            for task in store.list_tasks(row["run"]):
+                per_run[task.state.value] = per_run.get(task.state.value, 0) + 1
+            row["counts"] = per_run
+    for row in run_rows:
+        sessions = store.harness_sessions(run_id=row["run"])
+        if sessions:
+            row["session"] = {"harness": sessions[0]["harness"], "id": sessions[0]["session_id"]}
+    return RunStatus(runs=run_rows, tasks=rows, counts=counts, intents=intents)
+
+
+def _task_origins(store: Store, run_id: str) -> dict[str, dict[str, Any]]:
+    """Per task: the agent it serves (harness tasks), which rule gave its boundary, its ports and
+    the log of its worktree setup."""
+    found: dict[str, dict[str, Any]] = {}
+    for row in store.task_contexts(run_id):
+        data = row["data"]
+        prepared = data.get("prepared", {})
+        entry: dict[str, Any] = {"boundary_from": data.get("boundary_from", "")}
+        if prepared.get("ports"):
+            entry["ports"] = prepared["ports"]
+        if prepared.get("setup"):
+            entry["setup_log"] = prepared["setup"]["log"]
+        found[row["task_id"]] = entry
+    for row in store.agent_tasks(run_id):
+        found.setdefault(row["task_id"], {})["agent"] = row["agent"]
+    return found
