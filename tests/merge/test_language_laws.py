@@ -18,7 +18,7 @@ from worktree_coord.merge import merge_file
 from worktree_coord.merge.profiles import load_profiles, profile_for_path
 
 from .test_properties import LANGUAGES as FIRST_LANGUAGES
-from .test_properties import disjoint_edits
+from .test_properties import check_disjoint_edits, disjoint_edits, source_from
 
 # path -> (skeleton with {imports} and {functions}, one import line, one function). An empty import
 # line: the language's imports are calls that run in order (Ruby's `require`), which never commute.
@@ -51,9 +51,7 @@ LANGUAGES: dict[str, tuple[str, str, str]] = {
 
 
 def _source(path: str, functions: list[tuple[str, int]], imports: list[str]) -> bytes:
-    skeleton, import_line, function = LANGUAGES[path]
-    return skeleton.format(imports="".join(import_line.format(name=n) for n in imports),
-                           functions="\n".join(function.format(name=n, value=v) for n, v in functions)).encode()
+    return source_from(LANGUAGES, path, functions, imports)
 
 
 def _parses(path: str, data: bytes) -> bool:
@@ -91,25 +89,7 @@ def test_identity_laws(path: str, base_values: list[int], other_values: list[int
 @settings(max_examples=20, deadline=None)
 @given(case=disjoint_edits())
 def test_disjoint_edits_survive_and_reparse(path: str, case: tuple[list[int], set[int], set[int], int, int, bool]) -> None:
-    values, left_edits, right_edits, added_left, added_right, imports = case
-    base = [(f"f{i}", v) for i, v in enumerate(values)]
-    left = [(n, v + 100 if i in left_edits else v) for i, (n, v) in enumerate(base)] + [(f"left{i}", i) for i in range(added_left)]
-    right = [(n, v + 200 if i in right_edits else v) for i, (n, v) in enumerate(base)] + [(f"right{i}", i) for i in range(added_right)]
-    left_imports = ["a", "b"] if imports else ["a"]
-    right_imports = ["a", "c"] if imports else ["a"]
-    result = merge_file(_source(path, base, ["a"]), _source(path, left, left_imports), _source(path, right, right_imports), path)
-    assert result.clean, result.merged.decode()
-    assert _parses(path, result.merged)
-    text = result.merged.decode()
-    function = LANGUAGES[path][2]
-    for i, (name, value) in enumerate(base):
-        expected = value + 100 if i in left_edits else value + 200 if i in right_edits else value
-        assert text.count(function.format(name=name, value=expected)) == 1
-    for name, value in left[len(base):] + right[len(base):]:
-        assert text.count(function.format(name=name, value=value)) == 1
-    import_line = LANGUAGES[path][1]
-    for name in set(left_imports) | set(right_imports) if import_line else ():
-        assert text.count(import_line.format(name=name)) == 1
+    check_disjoint_edits(LANGUAGES, path, case, exactly_once=True)
 
 
 def _changelog(items: list[int]) -> bytes:

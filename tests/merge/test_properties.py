@@ -103,34 +103,49 @@ LANGUAGES = {
 }
 
 
-def _source(path: str, functions: list[tuple[str, int]], imports: list[str]) -> bytes:
-    skeleton, import_line, function = LANGUAGES[path]
+def source_from(table: dict[str, tuple[str, str, str]], path: str, functions: list[tuple[str, int]],
+                imports: list[str]) -> bytes:
+    """A file of `path`'s language from its (skeleton, import line, function) row in `table`."""
+    skeleton, import_line, function = table[path]
     return skeleton.format(imports="".join(import_line.format(name=n) for n in imports),
                            functions="\n".join(function.format(name=n, value=v) for n, v in functions)).encode()
 
 
-@settings(max_examples=25, deadline=None)
-@given(st.sampled_from(sorted(LANGUAGES)), disjoint_edits())
-def test_disjoint_edits_in_other_languages(path: str, case: tuple[list[int], set[int], set[int], int, int, bool]) -> None:
+def _source(path: str, functions: list[tuple[str, int]], imports: list[str]) -> bytes:
+    return source_from(LANGUAGES, path, functions, imports)
+
+
+def check_disjoint_edits(table: dict[str, tuple[str, str, str]], path: str,
+                         case: tuple[list[int], set[int], set[int], int, int, bool], *, exactly_once: bool) -> None:
+    """The law: disjoint function edits and new functions and imports of both sides all survive
+    (`exactly_once`: once each), the merge is clean and the result re-parses."""
     values, left_edits, right_edits, added_left, added_right, imports = case
     base = [(f"f{i}", v) for i, v in enumerate(values)]
     left = [(n, v + 100 if i in left_edits else v) for i, (n, v) in enumerate(base)] + [(f"left{i}", i) for i in range(added_left)]
     right = [(n, v + 200 if i in right_edits else v) for i, (n, v) in enumerate(base)] + [(f"right{i}", i) for i in range(added_right)]
     left_imports = ["a", "b"] if imports else ["a"]
     right_imports = ["a", "c"] if imports else ["a"]
-    result = merge_file(_source(path, base, ["a"]), _source(path, left, left_imports), _source(path, right, right_imports), path)
+    result = merge_file(source_from(table, path, base, ["a"]), source_from(table, path, left, left_imports),
+                        source_from(table, path, right, right_imports), path)
     assert result.clean, result.merged.decode()
     assert _parses(path, result.merged)
     text = result.merged.decode()
-    function = LANGUAGES[path][2]
+    function = table[path][2]
+    present = (lambda line: text.count(line) == 1) if exactly_once else (lambda line: line in text)
     for i, (name, value) in enumerate(base):
         expected = value + 100 if i in left_edits else value + 200 if i in right_edits else value
-        assert function.format(name=name, value=expected) in text
+        assert present(function.format(name=name, value=expected))
     for name, value in left[len(base):] + right[len(base):]:
-        assert function.format(name=name, value=value) in text
-    import_line = LANGUAGES[path][1]
-    for name in set(left_imports) | set(right_imports):
+        assert present(function.format(name=name, value=value))
+    import_line = table[path][1]
+    for name in set(left_imports) | set(right_imports) if import_line else ():
         assert text.count(import_line.format(name=name)) == 1
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.sampled_from(sorted(LANGUAGES)), disjoint_edits())
+def test_disjoint_edits_in_other_languages(path: str, case: tuple[list[int], set[int], set[int], int, int, bool]) -> None:
+    check_disjoint_edits(LANGUAGES, path, case, exactly_once=False)
 
 
 @st.composite
