@@ -11,7 +11,9 @@ A lock held past the timeout surfaces as BusyError (exit 4), never as a raw sqli
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
+import os
 import sqlite3
 import threading
 import time
@@ -163,6 +165,17 @@ SCHEMA_VERSION = len(MIGRATIONS)
 BUSY_TIMEOUT_SECONDS = 30.0
 
 
+@contextlib.contextmanager
+def _opening(path: Path) -> Iterator[None]:
+    """An exclusive flock on `<store>.open.flock` while a connection is set up (see __init__)."""
+    fd = os.open(f"{path}.open.flock", os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)   # closing the descriptor releases the lock
+
+
 class SQLiteStore:
     """`Store` on one SQLite file (see the module docstring)."""
 
@@ -173,16 +186,21 @@ class SQLiteStore:
         self._lock = threading.RLock()
         self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
-            self._db = sqlite3.connect(
-                str(self.path), timeout=busy_timeout, isolation_level=None, check_same_thread=False
-            )
-            self._db.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
-            mode = self._db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
-            if str(mode).lower() != "wal":
-                raise StoreError(f"the store {self.path} refused WAL mode (journal_mode={mode})")
-            self._db.execute("PRAGMA synchronous = NORMAL")  # WAL + NORMAL survives process crashes
-            self._db.execute("PRAGMA foreign_keys = ON")
-            self._migrate()
+            # Opening is serialised across processes: the first opener of a new file turns it to WAL
+            # and migrates it, and 8 harness hooks starting at once on a fresh repository once met a
+            # "database is locked" there that the busy timeout did not absorb. Held for the few
+            # milliseconds of the pragmas, never for a transaction of the store's work.
+            with _opening(self.path):
+                self._db = sqlite3.connect(
+                    str(self.path), timeout=busy_timeout, isolation_level=None, check_same_thread=False
+                )
+                self._db.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
+                mode = self._db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+                if str(mode).lower() != "wal":
+                    raise StoreError(f"the store {self.path} refused WAL mode (journal_mode={mode})")
+                self._db.execute("PRAGMA synchronous = NORMAL")  # WAL + NORMAL survives process crashes
+                self._db.execute("PRAGMA foreign_keys = ON")
+                self._migrate()
         except sqlite3.DatabaseError as error:
             raise self._database_error(error) from error
 
