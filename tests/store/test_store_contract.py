@@ -429,8 +429,11 @@ def test_each_machine_has_its_own_queue(store):
     ticket = store.enqueue(elsewhere, FOREIGN)
     store.beat(FOREIGN, 60, renew=False)
     assert store.try_admit(ticket, elsewhere, 1)
-    with admission.admitted(store, "heavy", limit=1, timeout=2):  # not blocked by the other machine's work
-        pass
+    admitted_here = []
+    # With one place and the other machine's ticket admitted, a shared queue would time out here (BusyError).
+    with admission.admitted(store, "heavy", limit=1, timeout=2):
+        admitted_here.append(True)
+    assert admitted_here == [True], "this machine's queue admitted us beside the other machine's work"
 
 
 # ---- intents and events ------------------------------------------------------------------------

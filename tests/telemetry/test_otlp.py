@@ -36,7 +36,7 @@ class Collector:
                 self.end_headers()
 
             def log_message(self, *args: object) -> None:
-                pass
+                return None   # the receiver is silent: http.server would log each request to stderr
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
