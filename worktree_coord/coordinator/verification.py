@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..gitrepo import GitRepo
+from ..gitrepo.environment import REDIRECTING
 
 OUTPUT_TAIL_BYTES = 4000
 
@@ -41,9 +42,8 @@ def verify_commit(git: GitRepo, commit: str, command: str, scratch_root: Path, *
     started = time.monotonic()
     git.add_detached_worktree(path, commit)
     try:
-        env = dict(os.environ, WTC_VERIFY_COMMIT=commit)
-        for leaked in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"):
-            env.pop(leaked, None)
+        # The project's command runs in the scratch worktree; git inside it must find that checkout.
+        env = {k: v for k, v in os.environ.items() if k not in REDIRECTING} | {"WTC_VERIFY_COMMIT": commit}
         try:
             done = subprocess.run(command, shell=True, cwd=path, env=env, capture_output=True, timeout=timeout)
             output = (done.stdout + done.stderr)[-OUTPUT_TAIL_BYTES:].decode("utf-8", "replace")

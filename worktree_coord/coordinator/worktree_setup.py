@@ -34,6 +34,7 @@ from typing import Any
 from ..config import WorktreeSetup
 from ..errors import BusyError, SetupError, WtcError
 from ..model import RunRecord
+from ..gitrepo.environment import REDIRECTING
 
 from .base import CoordinatorBase
 
@@ -194,7 +195,7 @@ def run_setup_command(command: str, *, cwd: Path, env: dict[str, str], timeout: 
     """Run the project's setup command in the worktree (a shell, its own process group so a timeout
     ends every child), output to `log`. Returns what ran; SetupError when it failed or timed out."""
     log.parent.mkdir(parents=True, exist_ok=True)
-    full_env = {k: v for k, v in os.environ.items() if k not in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE")}
+    full_env = {k: v for k, v in os.environ.items() if k not in REDIRECTING}  # git in the worktree finds it
     full_env.update(env)
     started = time.monotonic()
     with open(log, "wb") as out:

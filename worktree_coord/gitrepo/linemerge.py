@@ -14,6 +14,8 @@ import subprocess
 import tempfile
 from dataclasses import dataclass
 
+from .environment import git_environment
+
 
 @dataclass(frozen=True)
 class LineMerge:
@@ -46,7 +48,7 @@ def merge_file_diff3(ours: bytes, base: bytes, theirs: bytes, labels: tuple[str,
             paths.append(path)
         proc = subprocess.run(
             ["git", "merge-file", "-p", "--diff3", "-L", labels[0], "-L", labels[1], "-L", labels[2], *paths],
-            capture_output=True,
+            capture_output=True, env=git_environment(),
         )
     finally:
         for path in (stem, *paths):

@@ -34,15 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import GitError
-
-_GIT_ENV_DROP = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY")
-
-
-def _git_env() -> dict[str, str]:
-    # A caller running inside a git hook would otherwise point our git at its own repository.
-    env = {k: v for k, v in os.environ.items() if k not in _GIT_ENV_DROP}
-    env["LC_ALL"] = "C"
-    return env
+from .environment import git_environment
 
 
 @dataclass(frozen=True)
@@ -118,7 +110,7 @@ class MergeTreeProcess:
             [self._stdbuf, "-o0", "git", *self._config, "-C", self.repo_path,
              "merge-tree", "--stdin", "--write-tree", "--no-messages"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr,
-            env=_git_env(), bufsize=0,
+            env=git_environment(), bufsize=0,
         )
         self._buf = b""
         self.spawns += 1
@@ -224,7 +216,7 @@ def merge_tree_once(repo_path: str | os.PathLike[str], ours: str, theirs: str, *
     proc = subprocess.run(
         ["git", *config, "-C", str(Path(repo_path)), "merge-tree", "--write-tree", "--no-messages",
          "-z", ours, theirs],
-        capture_output=True, env=_git_env(),
+        capture_output=True, env=git_environment(),
     )
     if proc.returncode not in (0, 1):
         raise GitError(

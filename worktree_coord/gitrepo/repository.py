@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Iterator, Sequence
 import pygit2
 
 from . import filelock
+from .environment import git_environment
 from ..crashpoints import crash_point
 from ..errors import GitError, NotFoundError, UsageError
 
@@ -104,12 +105,7 @@ class GitRepo:
     def git(self, *args: str, cwd: str | os.PathLike[str] | None = None, check: bool = True,
             env: dict[str, str] | None = None, input: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
         """Run git (C locale, no prompts, no auto-gc) and raise GitError with git's words on failure."""
-        full_env = dict(os.environ)
-        full_env.update({"LC_ALL": "C", "GIT_TERMINAL_PROMPT": "0"})
-        for leaked in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR"):
-            full_env.pop(leaked, None)  # an agent's environment must not redirect our git calls
-        if env:
-            full_env.update(env)
+        full_env = git_environment(env)  # an agent's environment must not redirect our git calls
         where = str(cwd) if cwd is not None else str(self.toplevel or self.common_dir)
         command = ["git", "-c", "gc.auto=0", "-c", "maintenance.auto=false", *args]
         done = subprocess.run(command, cwd=where, env=full_env, input=input, capture_output=True)
