@@ -83,7 +83,11 @@ def test_live_view_follows_merges_takes_no_lease_and_exits_0_on_ctrl_c(tmp_path)
     with Coordinator(repo) as coord:
         coord.start_run("r1")
         late = Path(coord.start_task("r1", "late", ["b/**"]).worktree)
-        line = f"{sys.executable} -m worktree_coord watch --run r1 --interval 0.2 --repo {repo}"
+        errors = tmp_path / "watch.stderr"
+        # `exec`: the view itself is the pseudo-terminal's foreground process (no shell between it and the
+        # Ctrl-C); its stderr goes to a file, so a message it prints on the way out is read whole even
+        # when `script` drops the pseudo-terminal's last bytes.
+        line = f"exec {sys.executable} -m worktree_coord watch --run r1 --interval 0.2 --repo {repo} 2>{errors}"
         view = subprocess.Popen(["script", "-qec", line, "/dev/null"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, env=dict(os.environ, TERM="xterm", COLUMNS="100"))
         chunks: list[bytes] = []
@@ -107,7 +111,7 @@ def test_live_view_follows_merges_takes_no_lease_and_exits_0_on_ctrl_c(tmp_path)
             view.stdin.flush()
             view.wait(timeout=60)
             reader.join(timeout=30)
-            err = view.stderr.read()
+            err = view.stderr.read() + errors.read_bytes()
         finally:
             if view.poll() is None:
                 view.kill()
@@ -116,3 +120,4 @@ def test_live_view_follows_merges_takes_no_lease_and_exits_0_on_ctrl_c(tmp_path)
     assert "late" in text and "started" in text          # the first frame
     assert "latest merges" in text                        # a later frame: the merge landed while watching
     assert "Traceback" not in text and "interrupted" not in text
+    assert b"Traceback" not in err and b"interrupted" not in err, err
