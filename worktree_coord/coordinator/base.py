@@ -17,6 +17,8 @@ import os
 import time
 from pathlib import Path
 
+import pygit2
+
 from ..store import admission, heartbeat, leases
 from ..config import Config, load_config
 from ..errors import NotFoundError, UsageError
@@ -192,7 +194,10 @@ class CoordinatorBase:
             except RemoteStale:
                 remote.fetch([f"+{ref}:{ref}"], what=f"fetching {ref} after a lost push race")
                 raise StaleRef(ref, old, None) from None
-            self.git.set_ref(ref, str(new), "worktree_coord: pushed to " + remote.name)
+            try:
+                self.git.set_ref(ref, str(new), "worktree_coord: pushed to " + remote.name)
+            except (pygit2.GitError, OSError):
+                pass   # the local mirror is a hint (another process of this clone holds its lock): the next fetch sets it
         return publish
 
     @staticmethod

@@ -42,7 +42,10 @@ _TRANSIENT = re.compile(
     r"unable to connect|connection refused|could not read from remote|the remote end hung up|"
     r"early eof|timed out|connection reset|couldn't connect|failed to connect|could not resolve host|"
     r"network is unreachable|no route to host|broken pipe|unexpected disconnect|transfer closed|"
-    r"rpc failed|unable to access|temporarily unavailable",
+    r"rpc failed|unable to access|temporarily unavailable|"
+    # another wtc process of this clone updating the same local ref at this moment (two agents on one
+    # machine fetching integration): git failed to take the ref's lock; the next try gets it
+    r"cannot lock ref|unable to update local ref|unable to create '.*\.lock'",
     re.IGNORECASE,
 )
 
