@@ -224,7 +224,8 @@ class LandingOperations(CoordinatorBase):
         """Merge branch `source` (e.g. main, which moved since the pin) into the integration branch,
         so a later land is a fast-forward. Conflicts leave integration untouched and are reported."""
         run = self._run(run_id)
-        source_tip = self.git.ref_target(_branch_ref(source))
+        self._sync_integration(run)
+        source_tip = self._target_tip(run, source)
         if source_tip is None:
             raise NotFoundError(f"no branch {source!r}", fix="name an existing branch, e.g. --from main")
         if not self.git.is_ancestor(run.base, source_tip):
@@ -235,7 +236,7 @@ class LandingOperations(CoordinatorBase):
             outcome = self._integrator().merge_into(
                 f"refs/heads/{run.integration_ref}", source_tip, run.base,
                 message=f"wtc: sync run {run_id} with {source}", author=queue.signature(),
-                resolve=labelled_resolver(f"integration {run_id}", source))
+                resolve=labelled_resolver(f"integration {run_id}", source), publish=self._publisher(run))
         row = {"task": f"sync:{source}", "state": outcome.state.value,
                "conflicts": [c.to_json() for c in outcome.conflicts], "merge_commit": outcome.merge_commit}
         self.store.log_event(run_id, None, "run.synced", {"source": source, "state": outcome.state.value})

@@ -71,6 +71,11 @@ class MergeOperations(CoordinatorBase):
         # A task that failed verification is verified again with the same command when it comes
         # back, even if this finish does not repeat --verify.
         command = self._verify_command(run, verify) or task.result.get("verify_command")
+        if command and run.remote:
+            raise UsageError(f"run {run.run_id!r} keeps its integration branch on {run.remote}, and a verified merge "
+                             f"is not supported there yet (verification command: {command!r})",
+                             fix="merge without a verification command (drop --verify, or `verify` from the "
+                                 "configuration for this run) and run the checks in CI on the integration branch")
         if command:
             with leases.hold(self.store, f"integration:{run.run_id}", timeout=self.config.wait_timeout,
                              what=f"run {run.run_id} integration"):
@@ -387,6 +392,9 @@ class MergeOperations(CoordinatorBase):
         command = self._verify_command(run, verify)
         if batch > 1 and not command:
             raise UsageError("--batch needs a verification command", fix="pass --verify CMD (or set it at run start)")
+        if batch > 1 and run.remote:
+            raise UsageError(f"run {run_id!r} keeps its integration branch on {run.remote}: verified batches are not "
+                             "supported there yet", fix="drain without --batch and --verify")
 
         def body() -> Outcome:
             rows = []
