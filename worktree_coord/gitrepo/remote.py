@@ -50,6 +50,10 @@ _TRANSIENT = re.compile(
 )
 
 
+# A remote that refused a ref update because another push held the ref's lock at that instant.
+_CONTENDED = re.compile(r"lock|failed to update ref|cannot lock", re.IGNORECASE)
+
+
 class RemoteUnavailable(BusyError):
     """The run's git remote could not be reached after bounded retries: nothing moved; the same call
     is safe to repeat once the remote answers (exit 4 with `retry_after_seconds`)."""
@@ -143,15 +147,29 @@ class Remote:
         self._push([f"+{new}:{ref}" for ref, new in refs.items()], list(refs), what=what, expected=None)
 
     def _push(self, args: list[str], refs: list[str], *, what: str, expected: str | None) -> None:
-        done = self._run(["push", "--porcelain", "--no-verify", self.name, *args], what=what, allow_refused=True)
-        for line in done.splitlines():
-            flag, _, rest = line.partition("\t")
-            if flag == "!" and any(f":{r}\t" in rest for r in refs):
-                if "stale info" in rest:
-                    raise RemoteStale(refs[0], expected)
-                raise GitError(f"{self.name} refused {what}: {rest.split(chr(9))[-1]}",
-                               fix="check the remote's branch protection and hooks for wtc/* refs",
-                               details={"remote": self.name, "refs": refs})
+        delay = self.first_delay
+        for attempt in range(1, self.attempts + 1):
+            done = self._run(["push", "--porcelain", "--no-verify", self.name, *args], what=what, allow_refused=True)
+            contended = ""
+            for line in done.splitlines():
+                flag, _, rest = line.partition("\t")
+                if flag == "!" and any(f":{r}\t" in rest for r in refs):
+                    reason = rest.split("\t")[-1]
+                    if "stale info" in reason:
+                        raise RemoteStale(refs[0], expected)
+                    if _CONTENDED.search(reason):
+                        contended = reason   # another push held the remote's ref lock this instant
+                        continue
+                    raise GitError(f"{self.name} refused {what}: {reason}",
+                                   fix="check the remote's branch protection and hooks for wtc/* refs",
+                                   details={"remote": self.name, "refs": refs})
+            if not contended:
+                return
+            if attempt < self.attempts:
+                time.sleep(delay * (0.5 + random.random()))
+                delay *= 2
+        raise RemoteUnavailable(f"{self.name} kept refusing {what} while other pushes held its ref lock: {contended}",
+                                retry_after=1.0, fix="repeat the same command", details={"remote": self.name})
 
     def _run(self, args: list[str], *, what: str, input: bytes | None = None, allow_refused: bool = False) -> str:
         """Run git against the remote with bounded, jittered retries on transport failures; stdout."""
