@@ -245,8 +245,13 @@ class CoordinatorBase:
         if not text.startswith("gitdir:"):
             return True   # not a linked worktree at all (a half-made or half-removed folder): ours to clean
         admin = Path(text[len("gitdir:"):].strip())
-        admin = admin if admin.is_absolute() else path / admin
-        return admin.resolve().parent == (self.git.common_dir / "worktrees").resolve()
+        admin = (admin if admin.is_absolute() else path / admin).resolve()
+        if admin.parent == (self.git.common_dir / "worktrees").resolve():
+            return True
+        # Registered in another repository's admin folder (another clone): not ours. Anything else
+        # is a .git file someone rewrote here, which the task's own checks report (git_dir).
+        other = admin.parent.parent
+        return not (admin.parent.name == "worktrees" and (other / "objects").is_dir() and (other / "HEAD").is_file())
 
     def _drop_worktree(self, task: TaskRecord) -> None:
         if task.worktree and Path(task.worktree).exists() and self._is_ours(Path(task.worktree)):
