@@ -16,6 +16,10 @@ SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
 
 
 def _load(name: str):
+    if name in sys.modules:
+        # One module object per name in the session: worker processes unpickle functions by name,
+        # and tests/stress loads the same harness (a second copy would break its pickling).
+        return sys.modules[name]
     spec = importlib.util.spec_from_file_location(name, SCRIPTS / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module  # dataclasses and worker processes resolve the module by name
