@@ -47,6 +47,8 @@ LANGUAGES: dict[str, tuple[str, str, str]] = {
              "- {name} is worth {value}.\n"),
     "m.c": ("{imports}\n{functions}", '#include "{name}.h"\n',
             "int {name}(int x) {{\n    int y = x * {value};\n    return y;\n}}\n"),
+    "m.swift": ("{imports}\n{functions}", "import {name}\n",
+                "func {name}(x: Int) -> Int {{\n    let y = x * {value}\n    return y\n}}\n"),
 }
 
 
