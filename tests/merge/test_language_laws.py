@@ -49,6 +49,8 @@ LANGUAGES: dict[str, tuple[str, str, str]] = {
             "int {name}(int x) {{\n    int y = x * {value};\n    return y;\n}}\n"),
     "m.swift": ("{imports}\n{functions}", "import {name}\n",
                 "func {name}(x: Int) -> Int {{\n    let y = x * {value}\n    return y\n}}\n"),
+    "m.scala": ("package app\n\n{imports}\nobject M {{\n{functions}}}\n", "import lib.{name}\n",
+                "  def {name}(x: Int): Int = {{\n    val y = x * {value}\n    y\n  }}\n"),
 }
 
 
