@@ -51,6 +51,8 @@ LANGUAGES: dict[str, tuple[str, str, str]] = {
                 "func {name}(x: Int) -> Int {{\n    let y = x * {value}\n    return y\n}}\n"),
     "m.scala": ("package app\n\n{imports}\nobject M {{\n{functions}}}\n", "import lib.{name}\n",
                 "  def {name}(x: Int): Int = {{\n    val y = x * {value}\n    y\n  }}\n"),
+    "m.lua": ("{imports}\nlocal M = {{}}\n\n{functions}\nreturn M\n", 'local {name} = require("{name}")\n',
+              "function M.{name}(x)\n  local y = x * {value}\n  return y\nend\n"),
 }
 
 
