@@ -53,6 +53,8 @@ LANGUAGES: dict[str, tuple[str, str, str]] = {
                 "  def {name}(x: Int): Int = {{\n    val y = x * {value}\n    y\n  }}\n"),
     "m.lua": ("{imports}\nlocal M = {{}}\n\n{functions}\nreturn M\n", 'local {name} = require("{name}")\n',
               "function M.{name}(x)\n  local y = x * {value}\n  return y\nend\n"),
+    "m.ex": ("defmodule App.M do\n{imports}\n{functions}end\n", "  alias Lib.{name}\n",
+             "  def {name}(x) do\n    y = x * {value}\n    y\n  end\n"),
 }
 
 

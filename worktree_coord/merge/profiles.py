@@ -29,12 +29,16 @@ Profile keys:
     `#[cfg(windows)] fn f` are not a duplicate, while the same condition twice still is),
     binds (a tree-sitter query over one member: `@name` captures the names a declaration binds,
     `@import` the names an import binds, `@path` an import path whose last segment is the name, as
-    Go's; read by names.py: the lost-binding and duplicate-import checks of the structured merge),
-    [[containers]] kind, parent?, parent_key?, top_level?, unordered, member_field?, separator?, keep_sorted?
+    Go's; captures named `@_...` serve predicates only; read by names.py: the lost-binding and
+    duplicate-import checks of the structured merge),
+    [[containers]] kind, parent?, parent_key? (a key; "prefix *" matches every key starting with
+    the prefix), top_level?, unordered, member_field?, separator?, keep_sorted?
     [declarations] kind = key template: "{path}" parts resolve a child by field name or, failing
     that, by node kind; steps join with "."; "*field" maps over named children; "+kind" takes every
     direct child of that kind or field (joined with ","); "@text" is the
-    node's own text; "{?path}" only requires the path; alternatives are separated by "|". When no
+    node's own text; "{?path}" only requires the path; "{path=a,b,c}" resolves only when the
+    path's text is one of those words (Elixir: a `call` whose target is `def` is a declaration,
+    other calls are statements); alternatives are separated by "|". When no
     alternative resolves, the node has no key (it stays positional, matched by its text).
     [semantic] the post-merge semantic check's data (see `SemanticRules`; the check is symbols.py
     and semantic.py). Its keys and types are validated at load; its query is compiled on first
@@ -186,7 +190,7 @@ class Profile:
                 return False
             key = key_of(ancestor)
             if key is not None:
-                return key == wanted
+                return key.startswith(wanted[:-1]) if wanted.endswith("*") else key == wanted
             ancestor = ancestor.parent
         return False
 
@@ -262,10 +266,12 @@ def _validate(raw: dict[str, Any], source: str) -> Profile:
         except (tree_sitter.QueryError, ValueError, NameError, SyntaxError) as exc:
             raise ConfigError(f"language profile {source}: binds is not a valid query for {grammar}: {exc}",
                               fix="check the node kinds and fields against the grammar") from None
-        unknown_captures = {query.capture_name(i) for i in range(query.capture_count)} - {"name", "import", "path"}
+        # `@_...` captures only serve predicates (`(#any-of? @_def "def" "defp")`): names.py skips them.
+        unknown_captures = {query.capture_name(i) for i in range(query.capture_count)
+                            if not query.capture_name(i).startswith("_")} - {"name", "import", "path"}
         if unknown_captures:
             raise ConfigError(f"language profile {source}: binds captures {sorted(unknown_captures)}",
-                              fix="capture only @name, @import and @path")
+                              fix="capture only @name, @import and @path (and @_helpers for predicates)")
     containers = []
     for item in raw.get("containers", []):
         rule = ContainerRule(kind=item["kind"], parent=item.get("parent"), unordered=item.get("unordered", True),
@@ -288,7 +294,7 @@ def _validate(raw: dict[str, Any], source: str) -> Profile:
     for kind, template in declarations.items():
         check_kind(kind, "declarations")
         for part in _PART.findall(template):
-            for step in part.lstrip("?").split("."):
+            for step in part.lstrip("?").split("=", 1)[0].split("."):
                 step = step.lstrip("*+")
                 if step == "@text":
                     continue
