@@ -55,6 +55,8 @@ LANGUAGES: dict[str, tuple[str, str, str]] = {
               "function M.{name}(x)\n  local y = x * {value}\n  return y\nend\n"),
     "m.ex": ("defmodule App.M do\n{imports}\n{functions}end\n", "  alias Lib.{name}\n",
              "  def {name}(x) do\n    y = x * {value}\n    y\n  end\n"),
+    "M.hs": ("module M where\n\n{imports}\n{functions}", "import qualified Lib.M{name}\n",
+             "{name} :: Int -> Int\n{name} x = x * {value}\n\n"),
 }
 
 
