@@ -61,6 +61,9 @@ LANGUAGES: dict[str, tuple[str, str, str]] = {
     # with an id, so elements are matched and edits inside different ones merge.
     "m.html": ("<!DOCTYPE html>\n<html>\n<body>\n{imports}{functions}</body>\n</html>\n", "",
                '<section id="{name}">\n  <p>{value}</p>\n</section>\n'),
+    # XML: the same, with elements matched by name and attributes.
+    "m.xml": ('<?xml version="1.0"?>\n<project>\n{imports}{functions}</project>\n', "",
+              '  <module name="{name}">\n    <size>{value}</size>\n  </module>\n'),
 }
 
 
@@ -99,8 +102,9 @@ def test_identity_laws(path: str, base_values: list[int], other_values: list[int
 
 # A Markdown bullet's key is its text, so rewording one is a deletion plus an addition, which
 # conflicts next to the other side's additions (as in git): its law is the one below. Nothing in
-# HTML commutes, so both sides adding elements at one place conflict: its law has no additions.
-ORDERED_ONLY = {"m.md", "m.html"}
+# HTML or XML commutes, so both sides adding elements at one place conflict: their law has no
+# additions.
+ORDERED_ONLY = {"m.md", "m.html", "m.xml"}
 
 
 @pytest.mark.parametrize("path", sorted(set(LANGUAGES) - ORDERED_ONLY))
@@ -110,13 +114,14 @@ def test_disjoint_edits_survive_and_reparse(path: str, case: tuple[list[int], se
     check_disjoint_edits(LANGUAGES, path, case, exactly_once=True)
 
 
+@pytest.mark.parametrize("path", ["m.html", "m.xml"])
 @settings(max_examples=20, deadline=None)
 @given(case=disjoint_edits())
-def test_html_disjoint_element_edits_survive_and_reparse(case: tuple[list[int], set[int], set[int], int, int, bool]) -> None:
-    """Edits inside different elements (adjacent ones included) all survive, once each, in a
-    result that re-parses; no side adds an element (two additions at one place conflict)."""
+def test_markup_disjoint_element_edits_survive_and_reparse(path: str, case: tuple[list[int], set[int], set[int], int, int, bool]) -> None:
+    """HTML, XML: edits inside different elements (adjacent ones included) all survive, once each,
+    in a result that re-parses; no side adds an element (two additions at one place conflict)."""
     values, left_edits, right_edits, _, _, _ = case
-    check_disjoint_edits(LANGUAGES, "m.html", (values, left_edits, right_edits, 0, 0, False), exactly_once=True)
+    check_disjoint_edits(LANGUAGES, path, (values, left_edits, right_edits, 0, 0, False), exactly_once=True)
 
 
 def _changelog(items: list[int]) -> bytes:

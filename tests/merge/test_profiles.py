@@ -24,13 +24,13 @@ function_definition = "def {name}"
 def test_every_shipped_profile_loads() -> None:
     names = {profile.name for profile in load_profiles()}
     assert names == {"python", "javascript", "typescript", "tsx", "go", "rust", "java", "json", "toml", "yaml",
-                     "c", "cpp", "csharp", "ruby", "bash", "kotlin", "php", "css", "hcl", "markdown", "swift", "scala", "lua", "elixir", "haskell", "html"}
+                     "c", "cpp", "csharp", "ruby", "bash", "kotlin", "php", "css", "hcl", "markdown", "swift", "scala", "lua", "elixir", "haskell", "html", "xml"}
 
 
 @pytest.mark.parametrize("path, language", [
     ("a/b.py", "python"), ("x.pyi", "python"), ("c.tsx", "tsx"), ("c.ts", "typescript"), ("c.mjs", "javascript"),
     ("main.go", "go"), ("lib.rs", "rust"), ("A.java", "java"), ("package.json", "json"), ("Cargo.toml", "toml"),
-    (".github/workflows/ci.yml", "yaml"), ("src/main.c", "c"), ("include/geom.h", "c"), ("a.cc", "cpp"), ("b.hpp", "cpp"), ("src/App/Line.cs", "csharp"), ("lib/shop.rb", "ruby"), ("Gemfile", "ruby"), ("scripts/build.sh", "bash"), ("app/Main.kt", "kotlin"), ("Sources/App/Line.swift", "swift"), ("src/main/scala/Line.scala", "scala"), ("build.sbt", "scala"), ("kong/plugins/acl/handler.lua", "lua"), ("lib/shop/line.ex", "elixir"), ("test/line_test.exs", "elixir"), ("src/Shop/Line.hs", "haskell"), ("_layouts/default.html", "html"), ("build.gradle.kts", "kotlin"), ("src/Line.php", "php"), ("web/site.css", "css"), ("infra/main.tf", "hcl"), ("prod.tfvars", "hcl"), ("CHANGELOG.md", "markdown"), ("notes.txt", None), ("Cargo.lock", None),
+    (".github/workflows/ci.yml", "yaml"), ("src/main.c", "c"), ("include/geom.h", "c"), ("a.cc", "cpp"), ("b.hpp", "cpp"), ("src/App/Line.cs", "csharp"), ("lib/shop.rb", "ruby"), ("Gemfile", "ruby"), ("scripts/build.sh", "bash"), ("app/Main.kt", "kotlin"), ("Sources/App/Line.swift", "swift"), ("src/main/scala/Line.scala", "scala"), ("build.sbt", "scala"), ("kong/plugins/acl/handler.lua", "lua"), ("lib/shop/line.ex", "elixir"), ("test/line_test.exs", "elixir"), ("src/Shop/Line.hs", "haskell"), ("_layouts/default.html", "html"), ("pom.xml", "xml"), ("src/App/App.csproj", "xml"), ("build.gradle.kts", "kotlin"), ("src/Line.php", "php"), ("web/site.css", "css"), ("infra/main.tf", "hcl"), ("prod.tfvars", "hcl"), ("CHANGELOG.md", "markdown"), ("notes.txt", None), ("Cargo.lock", None),
 ])
 def test_profile_for_path(path: str, language: str | None) -> None:
     profile = profile_for_path(path)

@@ -224,7 +224,10 @@ def segment(source: bytes, container: tree_sitter.Node, rule: ContainerRule, pro
     # The prefix ends after the last opening token before the first member (and its line break).
     opening = [child for child in children[:first] if child.type not in profile.comments]
     position = max(begin, opening[-1].end_byte) if opening else begin
-    if opening:
+    # The rest of the opening line goes to the prefix too when the container itself starts mid-line
+    # with no opening token (XML's `content` right after `<tag>`): members then own whole lines.
+    mid_line = not opening and position > 0 and source[position - 1:position] != b"\n"
+    if opening or mid_line:
         line_end = _line_end(source, position)
         if source[position:line_end].strip() == b"" and line_end <= children[first].start_byte:
             position = line_end
