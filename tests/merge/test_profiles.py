@@ -250,3 +250,25 @@ def test_underscore_captures_in_binds_serve_predicates_only() -> None:
     helper = "binds = '((function_definition name: (identifier) @name @_n) (#eq? @_n \"main\"))'"
     assert load_profile_text(GOOD.replace('comments = ["comment"]', 'comments = ["comment"]\n' + helper),
                              "mini.toml").binds_query is not None
+
+
+def test_a_header_is_cpp_when_a_version_holds_cpp_and_c_otherwise() -> None:
+    """cpp.toml claims `.h` files whose content has a namespace, a class, a template, an access
+    label, `using` or `std::` (any of the merge's versions: all merge with one grammar)."""
+    c_header = b"#ifndef LINE_H\n#define LINE_H\nstruct line { int quantity; };\nint total(struct line *);\n#endif\n"
+    assert profile_for_path("include/line.h").name == "c"  # type: ignore[union-attr]
+    assert profile_for_path("include/line.h", c_header, c_header).name == "c"  # type: ignore[union-attr]
+    assert profile_for_path("include/line.h", c_header, b"namespace shop {\n}\n").name == "cpp"  # type: ignore[union-attr]
+    for cpp in (b"template <typename T>\nT f(T);\n", b"class Line {\n};\n", b"  public:\n", b"using Price = double;\n",
+                b"std::string name();\n"):
+        assert profile_for_path("line.h", cpp).name == "cpp", cpp  # type: ignore[union-attr]
+    assert profile_for_path("line.c", b"namespace shop {\n}\n").name == "c"  # type: ignore[union-attr]
+    # A comment or a C identifier that only looks like a keyword is still C.
+    assert profile_for_path("line.h", b"/* the class of a line */\nint class_of(int);\n").name == "c"  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("claims", ['claims = { extensions = "h", marker = "x" }', 'claims = { extensions = ["h"] }',
+                                    'claims = { extensions = ["h"], marker = "(" }'])
+def test_invalid_claims_are_config_errors(claims: str) -> None:
+    with pytest.raises(ConfigError, match="claims"):
+        load_profile_text(GOOD.replace('comments = ["comment"]', 'comments = ["comment"]\n' + claims), "mini.toml")
