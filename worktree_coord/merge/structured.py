@@ -242,7 +242,8 @@ class StructuredMerge:
                     moved.add(ident)
         # A declaration added on both sides is placed once, where left put it: identical texts
         # merge into one, different texts become one insert/insert conflict there.
-        added_twice = {i for i in lmap if i in rmap and i not in bmap and lmap[i].key is not None}
+        added_twice = {i for i in lmap if i in rmap and i not in bmap
+                       and (lmap[i].key is not None or lmap[i].repeated_key is not None)}
         right_hunks = []
         for start, end, inserted in _hunks(b_ids, r_ids, r_kept):
             kept = [i for i in inserted if i not in added_twice]
