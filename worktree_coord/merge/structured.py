@@ -242,7 +242,8 @@ class StructuredMerge:
                     moved.add(ident)
         # A declaration added on both sides is placed once, where left put it: identical texts
         # merge into one, different texts become one insert/insert conflict there.
-        added_twice = {i for i in lmap if i in rmap and i not in bmap and lmap[i].key is not None}
+        added_twice = {i for i in lmap if i in rmap and i not in bmap
+                       and (lmap[i].key is not None or lmap[i].repeated_key is not None)}
         right_hunks = []
         for start, end, inserted in _hunks(b_ids, r_ids, r_kept):
             kept = [i for i in inserted if i not in added_twice]
@@ -461,15 +462,25 @@ class StructuredMerge:
 
     def _all_keyed(self, group, bmap, lmap, rmap, b_ids) -> bool:  # type: ignore[no-untyped-def]
         """Every member the group adds or deletes is a keyed declaration that may commute (an
-        anchored kind, like Python's `if COND:` block, is keyed only to be matched, never moved)."""
+        anchored kind, like Python's `if COND:` block, is keyed only to be matched, never moved).
+        A declaration whose key repeats (a second re-export from one module) is matched by its
+        text but still commutes like one, unless both sides add one under the same key (two
+        overloads of one function, in an order that may matter): then keeping both is a guess."""
         anchored = self.profile.anchored
+
+        def commutes(member: Member) -> bool:
+            return (member.key is not None or member.repeated_key is not None) and member.node.type not in anchored
+        repeated: dict[str, set[tuple[str, str]]] = {"L": set(), "R": set()}   # (key, ident) added
         for side, (start, end, inserted) in group:
             smap = lmap if side == "L" else rmap
-            if any(bmap[i].key is None or bmap[i].node.type in anchored for i in b_ids[start:end]):
+            if not all(commutes(bmap[i]) for i in b_ids[start:end]) or not all(commutes(smap[i]) for i in inserted):
                 return False
-            if any(smap[i].key is None or smap[i].node.type in anchored for i in inserted):
-                return False
-        return True
+            repeated[side].update((smap[i].repeated_key, i) for i in inserted
+                                  if smap[i].repeated_key is not None and i not in bmap)
+        # The same text added by both sides is one member (placed once); the same key with two
+        # texts is two sides' versions of one thing.
+        return not any(key == other_key and ident != other_ident
+                       for key, ident in repeated["L"] for other_key, other_ident in repeated["R"])
 
     def _uses_new_to(self, side: str) -> frozenset[str]:
         """Identifiers on the lines `side` added to the file (its new code), computed once."""
@@ -1115,7 +1126,8 @@ def _positional_duplicates(*segs: Segmented) -> tuple[Segmented, ...]:
                 ident = "text:" + b" ".join(member.body.split()).decode("utf-8", "replace")
                 count = counts.get(ident, 0)
                 counts[ident] = count + 1
-                member = replace(member, key=None, ident=ident if not count else f"{ident}#{count}")
+                member = replace(member, key=None, ident=ident if not count else f"{ident}#{count}",
+                                 repeated_key=member.key)
             members.append(member)
         out.append(replace(seg, members=tuple(members)))
     return tuple(out)
