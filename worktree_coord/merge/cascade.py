@@ -34,7 +34,7 @@ from dataclasses import replace
 
 import tree_sitter
 
-from . import data_semantics, guards, names, python_cst, validate
+from . import appendable, data_semantics, guards, names, python_cst, validate
 from .line import line_merge
 from .markers import has_markers, render_block
 from .members import Unmergeable, declaration_key
@@ -243,7 +243,8 @@ def _generic(base: bytes, left: bytes, right: bytes, path: str, *, marker_size: 
     if line_out is not None:
         line_out.append(line)
     if profile is None:
-        return line
+        return line if line.clean else _appendable(base, left, right, path, line, marker_size=marker_size,
+                                                   labels=labels)
     fallback = _Fallback(line)
     if any(has_markers(data, marker_size) for data in (base, left, right)):
         return fallback("an input already holds conflict markers")
@@ -300,6 +301,28 @@ def _generic(base: bytes, left: bytes, right: bytes, path: str, *, marker_size: 
     if line.clean or result.conflict_mass <= line.conflict_mass or any(c.kind in _NAME_KINDS for c in conflicts):
         return result
     return fallback("structured result was not smaller than the line merge")
+
+
+def _appendable(base: bytes, left: bytes, right: bytes, path: str, line: FileMerge, *, marker_size: int,
+                labels: tuple[str, str, str]) -> FileMerge:
+    """Step 4 for a file every task appends to (appendable.py: line lists, PO, .properties): the
+    entry-level merge, kept when clean or when its conflicts are smaller than the line merge's."""
+    kind = appendable.kind_for_path(path)
+    if kind is None:
+        return line
+    fallback = _Fallback(line)
+    if any(has_markers(data, marker_size) for data in (base, left, right)):
+        return fallback("an input already holds conflict markers")
+    try:
+        pieces = appendable.merge_appendable(kind, base, left, right, eol=_eol(left))
+    except Unmergeable as why:
+        return fallback(f"{kind.name} entry merge not possible: {why}")
+    merged, conflicts = render(pieces, marker_size=marker_size, labels=labels, eol=_eol(left), language=kind.name)
+    result = FileMerge(merged=merged, clean=not conflicts, strategy=Strategy.DATA, conflicts=conflicts,
+                       language=kind.name)
+    if result.clean or result.conflict_mass < line.conflict_mass:
+        return result
+    return fallback(f"{kind.name} entry merge was not smaller than the line merge")
 
 
 class _Fallback:
