@@ -408,14 +408,14 @@ class StructuredMerge:
         if start != end or len(b_ids) == 0:
             return False
         neighbour = bmap[b_ids[start - 1]] if start > 0 else bmap[b_ids[start]]
-        form = _call_form(neighbour.source, neighbour.node)
+        form = _registration_form(neighbour.source, neighbour.node)
         if form is None:
             return False
         inserted = {"L": [i for s, h in group if s == "L" for i in h[2]], "R": [i for s, h in group if s == "R" for i in h[2]]}
         if not inserted["L"] or not inserted["R"] or set(inserted["L"]) & set(inserted["R"]):
             return False  # the same statement added on both sides: once or twice is a guess
         maps = {"L": lmap, "R": rmap}
-        if not all(_call_form(maps[side][i].source, maps[side][i].node) == form
+        if not all(_registration_form(maps[side][i].source, maps[side][i].node) == form
                    for side in ("L", "R") for i in inserted[side]):
             return False
         # The same registration (callee and name: `test('fixes #10185', ...)`) written by both
@@ -962,6 +962,19 @@ def _call_form(source: bytes, node: tree_sitter.Node) -> str | None:
         text = source[(target or name).start_byte:name.end_byte]
         return " ".join(text.decode("utf-8", "replace").split())
     return None
+
+
+def _registration_form(source: bytes, node: tree_sitter.Node) -> str | None:
+    """What makes members one list of registrations: a statement's callee (`_call_form`), or, for
+    an element of a registry array laid out one element a line (`routes = [\n home,\n about,\n]`,
+    `plugins: [\n vue(),\n legacy(),\n]`), its node kind (identifier, call, object, string...).
+    A one-line array (`[1024, 768]`) is a value, not a registry: None."""
+    parent = node.parent
+    if parent is None or parent.type != "array":
+        return _call_form(source, node)
+    if parent.start_point[0] == parent.end_point[0]:
+        return None
+    return f"element {node.type}"
 
 
 def _call_name(source: bytes, node: tree_sitter.Node) -> str | None:
