@@ -32,6 +32,8 @@ def test_a_wrong_kinds_file_names_the_problem_and_the_fix() -> None:
     with pytest.raises(ConfigError, match="needs a name, a format in") as raised:
         load_kinds('[[kinds]]\nname = "x"\nformat = "csv"\n', "kinds.toml")
     assert "grammars/append/kinds.toml" in (raised.value.fix or "")
+    with pytest.raises(ConfigError, match=r"skip_guards names unknown guards \['generatd'\]"):
+        load_kinds('[[kinds]]\nname = "x"\nformat = "lines"\nskip_guards = ["generatd"]\n', "kinds.toml")
     with pytest.raises(ConfigError, match="not valid TOML"):
         load_kinds("[[kinds]\n", "kinds.toml")
 

@@ -29,7 +29,8 @@ from .structured import Conflict, Piece
 
 _FORMATS = ("lines", "po", "properties")
 _KEYS = ("line", "first_field", "requirement")
-_FIELDS = {"name", "format", "filenames", "globs", "extensions", "comment", "key", "negation", "last_match_wins"}
+_FIELDS = {"name", "format", "filenames", "globs", "extensions", "comment", "key", "negation", "last_match_wins",
+           "skip_guards"}
 
 
 @dataclass(frozen=True)
@@ -45,6 +46,7 @@ class Kind:
     key: str = "line"
     negation: str = ""
     last_match_wins: bool = False
+    skip_guards: frozenset[str] = frozenset()
 
     def matches(self, path: str) -> bool:
         name = os.path.basename(path)
@@ -72,8 +74,18 @@ def load_kinds(text: str, source: str) -> tuple[Kind, ...]:
         found.append(Kind(name=table["name"], format=table["format"], filenames=tuple(table.get("filenames", ())),
                           globs=tuple(table.get("globs", ())), extensions=tuple(table.get("extensions", ())),
                           comment=table.get("comment", "#"), key=table.get("key", "line"),
-                          negation=table.get("negation", ""), last_match_wins=bool(table.get("last_match_wins"))))
+                          negation=table.get("negation", ""), last_match_wins=bool(table.get("last_match_wins")),
+                          skip_guards=frozenset(_guard_names(table.get("skip_guards", []), where))))
     return tuple(found)
+
+
+def _guard_names(names: list[str], where: str) -> list[str]:
+    from .guards import GUARD_NAMES
+
+    unknown = sorted(set(names) - set(GUARD_NAMES))
+    if unknown:
+        raise ConfigError(f"{where} skip_guards names unknown guards {unknown}", fix=f"use some of {list(GUARD_NAMES)}")
+    return names
 
 
 @functools.lru_cache(maxsize=1)
