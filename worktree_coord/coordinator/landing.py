@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 from . import merge_queue as queue
 from ..store import leases
+from ..consolidate.tool_output import summarize_message
 from ..errors import ActionRequired, BusyError, NotFoundError, StateError, UsageError
 from ..store.idempotency import Outcome, default_key, run_once, variant_key
 from ..integrate import IntegrationState, StaleRef, fast_forward, labelled_resolver
@@ -87,6 +88,7 @@ class LandingOperations(CoordinatorBase):
         not in integration (by state)."""
         intents: dict[str, list[dict[str, Any]]] = {}
         merged = {t.task_id for t in task_records if t.state is TaskState.MERGED}
+        closed = {t.task_id for t in task_records if t.state in (TaskState.ABANDONED, TaskState.EMPTY)}
         for row in self.store.list_intents(run_id, UNAPPLIED_INTENT_STATES):
             data = row["data"]
             detail = row["detail"] or {}
@@ -94,7 +96,8 @@ class LandingOperations(CoordinatorBase):
                 "intent": row["intent_id"], "task": row["task_id"], "state": row["state"],
                 "manifest": data.get("manifest"), "op": data.get("op"), "name": data.get("name"),
                 "spec": data.get("spec"), "reason": _intent_reason(detail),
-                "fix": intent_fix(run_id, row, task_merged=row["task_id"] in merged)})
+                "fix": intent_fix(run_id, row, task_merged=row["task_id"] in merged,
+                                  task_closed=row["task_id"] in closed)})
         tasks: dict[str, list[str]] = {}
         for task in task_records:
             if task.state in LEFTOVER_TASK_STATES:
@@ -230,10 +233,13 @@ _TASK_FIX = {"started": "finish it (wtc task finish T --run R) or abandon it (wt
              "rejected": "fix the violations in its worktree, then wtc task finish T --run R"}
 
 
-def intent_fix(run_id: str, row: dict[str, Any], *, task_merged: bool = True) -> str:
-    """What to run for an intent that is not applied, by its state."""
+def intent_fix(run_id: str, row: dict[str, Any], *, task_merged: bool = True, task_closed: bool = False) -> str:
+    """What to run for an intent that is not applied, by its state (`task_closed`: its task was
+    abandoned or ended empty, so it will never merge)."""
     intent = row["intent_id"]
     state = row["state"]
+    if task_closed:   # left by a wtc that did not drop them at abandon
+        return f"wtc intent drop {intent} --run {run_id}: its task {row['task_id']} will never merge"
     if state in ("pending", "declared"):
         if not task_merged:
             return (f"merge its task {row['task_id']} first (intents apply once their task has merged), "
@@ -253,10 +259,13 @@ def intent_fix(run_id: str, row: dict[str, Any], *, task_merged: bool = True) ->
 
 
 def _intent_reason(detail: dict[str, Any]) -> str | None:
+    """One line (a tool's output summarized; `wtc intent list --json` keeps all of it)."""
     error = detail.get("error")
     if isinstance(error, dict):
-        return error.get("message")
-    return detail.get("message") or detail.get("reason") or (str(error) if error else None)
+        reason = error.get("message")
+    else:
+        reason = detail.get("message") or detail.get("reason") or (str(error) if error else None)
+    return summarize_message(reason) if reason else None
 
 
 def leftover_summary(leftovers: dict[str, Any]) -> str:
@@ -275,7 +284,8 @@ def leftover_warnings(run_id: str, leftovers: dict[str, Any]) -> list[str]:
     for state, rows in sorted(leftovers["intents"].items()):
         for row in rows:
             why = f": {row['reason']}" if row.get("reason") else ""
-            out.append(f"intent {row['intent']} ({row['op']} {row['name']} in {row['manifest']}, task {row['task']}) "
+            what = " ".join(part for part in (row["op"], row["name"]) if part)   # a relock has no name
+            out.append(f"intent {row['intent']} ({what} in {row['manifest']}, task {row['task']}) "
                        f"is {state}{why}; landing leaves it out. Fix: {row['fix']}")
     for state, names in sorted(leftovers["tasks"].items()):
         for name in names:
