@@ -147,10 +147,10 @@ def merge_appendable(kind: Kind, base: bytes, left: bytes, right: bytes, *, eol:
 def _with_line_ends(pieces: list[Piece], eol: bytes) -> list[Piece]:
     """An entry that was last in its file without a final newline gets one when more follows it."""
     out: list[Piece] = []
+    last = max((index for index, piece in enumerate(pieces) if not isinstance(piece, bytes) or piece), default=-1)
     for index, piece in enumerate(pieces):
-        more = any(p if isinstance(p, bytes) else True for p in pieces[index + 1:])
         if isinstance(piece, bytes):
-            out.append(piece + eol if piece and more and not piece.endswith(b"\n") else piece)
+            out.append(piece + eol if piece and index < last and not piece.endswith(b"\n") else piece)
         else:
             parts = [part + eol if part and not part.endswith(b"\n") else part
                      for part in (piece.base, piece.ours, piece.theirs)]

@@ -319,6 +319,8 @@ def _appendable(base: bytes, left: bytes, right: bytes, path: str, line: FileMer
         pieces = appendable.merge_appendable(kind, base, left, right, eol=_eol(left))
     except Unmergeable as why:
         return fallback(f"{kind.name} entry merge not possible: {why}")
+    except Exception as error:  # noqa: BLE001 - a bug in a later stage must never cost the line merge
+        return fallback(f"{kind.name} entry merge failed internally ({type(error).__name__}: {error})")
     merged, conflicts = render(pieces, marker_size=marker_size, labels=labels, eol=_eol(left), language=kind.name)
     result = FileMerge(merged=merged, clean=not conflicts, strategy=Strategy.DATA, conflicts=conflicts,
                        language=kind.name)

@@ -173,5 +173,6 @@ def cut(data: bytes, format: str, *, comment: str = "#", key: str = "line") -> t
         entries = cut_properties(data)
     else:
         raise EntryError(f"unknown entry format {format!r}")
-    assert b"".join(entry.text for entry in entries) == data
+    if b"".join(entry.text for entry in entries) != data:   # the invariant; never expected to fail
+        raise EntryError(f"the {format} entries do not add up to the file")
     return entries
