@@ -70,3 +70,11 @@ def test_inputs_with_markers_or_not_utf8_keep_the_line_merge_and_say_why() -> No
     assert not marked.clean and marked.notes == ("an input already holds conflict markers",)
     latin = merge_file(b"# \xe9\na\n", b"# \xe9\na\nb\n", b"# \xe9\na\nc\n", "AUTHORS")
     assert not latin.clean and "not UTF-8" in latin.notes[0]
+
+
+def test_properties_in_iso_8859_1_merge_and_their_conflicts_keep_the_line_merge() -> None:
+    base = b"# \xc4nderungen\ngreeting=Gr\xfc\xdfe\n"
+    both = merge_file(base, base + b"a=\xe4\n", base + b"b=\xf6\n", "messages_de.properties")
+    assert both.clean and both.merged == base + b"a=\xe4\nb=\xf6\n"
+    clash = merge_file(base, base + b"a=\xe4\n", base + b"a=\xf6\n", "messages_de.properties")
+    assert not clash.clean and clash.notes == ("properties entry merge left conflicts in a file that is not UTF-8",)

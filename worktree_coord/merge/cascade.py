@@ -321,7 +321,10 @@ def _appendable(base: bytes, left: bytes, right: bytes, path: str, line: FileMer
         return fallback(f"{kind.name} entry merge not possible: {why}")
     except Exception as error:  # noqa: BLE001 - a bug in a later stage must never cost the line merge
         return fallback(f"{kind.name} entry merge failed internally ({type(error).__name__}: {error})")
-    merged, conflicts = render(pieces, marker_size=marker_size, labels=labels, eol=_eol(left), language=kind.name)
+    try:
+        merged, conflicts = render(pieces, marker_size=marker_size, labels=labels, eol=_eol(left), language=kind.name)
+    except UnicodeDecodeError:
+        return fallback(f"{kind.name} entry merge left conflicts in a file that is not UTF-8")
     result = FileMerge(merged=merged, clean=not conflicts, strategy=Strategy.DATA, conflicts=conflicts,
                        language=kind.name)
     if result.clean or result.conflict_mass < line.conflict_mass:

@@ -71,7 +71,7 @@ def _grouped(lines: list[bytes], is_trivia, key_of, *, trivia_leads: bool = True
             break
         key, end = key_of(lines, index)
         entries.append(Entry(key, b"".join(lines[start:end]), lead=trivia_leads and index > start,
-                             pattern=lines[index].decode("utf-8").split()[0] if lines[index].split() else ""))
+                             pattern=lines[index].decode("utf-8", "replace").split()[0] if lines[index].split() else ""))
         index = end
     return tuple(entries)
 
@@ -95,7 +95,8 @@ def cut_properties(data: bytes) -> tuple[Entry, ...]:
         end = index
         while end < len(lines) and _continues(lines[end]):
             end += 1
-        return _property_key(lines[index].decode("utf-8")), min(end + 1, len(lines))
+        # ISO-8859-1 decodes any bytes; a UTF-8 file's non-ASCII keys read the same in every version.
+        return _property_key(lines[index].decode("latin-1")), min(end + 1, len(lines))
     return _grouped(_lines(data), is_trivia, key_of)
 
 
@@ -160,11 +161,13 @@ def _po_key(lines: list[bytes]) -> str:
 
 
 def cut(data: bytes, format: str, *, comment: str = "#", key: str = "line") -> tuple[Entry, ...]:
-    """`data` in `format` cut into entries; EntryError when it is not UTF-8."""
+    """`data` in `format` cut into entries; EntryError when it is not UTF-8 (a .properties file
+    may also be ISO-8859-1, the format's own encoding: its syntax is ASCII either way)."""
     try:
         data.decode("utf-8")
     except UnicodeDecodeError as error:
-        raise EntryError(f"not UTF-8 ({error})") from None
+        if format != "properties":
+            raise EntryError(f"not UTF-8 ({error})") from None
     if format == "lines":
         entries = cut_lines(data, comment=comment, key=key)
     elif format == "po":
