@@ -988,11 +988,11 @@ def _call_form(source: bytes, node: tree_sitter.Node) -> str | None:
 
 def _registration_form(source: bytes, node: tree_sitter.Node) -> str | None:
     """What makes members one list of registrations: a statement's callee (`_call_form`), or, for
-    an element of a registry array laid out one element a line (`routes = [\n home,\n about,\n]`,
+    an element of a registry array (JS) or list (Python) laid out one element a line (`routes = [\n home,\n about,\n]`,
     `plugins: [\n vue(),\n legacy(),\n]`), its node kind (identifier, call, object, string...).
     A one-line array (`[1024, 768]`) is a value, not a registry: None."""
     parent = node.parent
-    if parent is None or parent.type != "array":
+    if parent is None or parent.type not in ("array", "list"):
         return _call_form(source, node)
     if parent.start_point[0] == parent.end_point[0]:
         return None
