@@ -113,3 +113,32 @@ def test_edits_of_one_entry_conflict_and_of_two_entries_hold(path: str, base: li
     deleted = merge_file(_file(path, entries), _file(path, [e for e in entries if e[0] != first]),
                          edited({first: 3}), path)
     assert not deleted.clean
+
+
+# Registries in code: path -> (head, element template with {i}, tail). Elements one a line.
+REGISTRIES: dict[str, tuple[str, str, str]] = {
+    "routes.js": ("export const routes = [\n", "  {{ path: '/p{i}', component: P{i} }},\n", "];\n"),
+    "plugins.ts": ("export default defineConfig({\n  plugins: [\n", "    plugin{i}(),\n", "  ],\n});\n"),
+    "settings.py": ("INSTALLED_APPS = [\n", "    'app{i}',\n", "]\n"),
+    "pkg/__init__.py": ("__all__ = [\n", '    "Name{i}",\n', "]\n"),
+}
+
+
+def _registry(path: str, items: list[int]) -> bytes:
+    head, element, tail = REGISTRIES[path]
+    return (head + "".join(element.format(i=f"{i:02d}") for i in items) + tail).encode()
+
+
+@pytest.mark.parametrize("path", sorted(REGISTRIES))
+@settings(max_examples=20, deadline=None)
+@given(base=st.lists(st.integers(0, 30), min_size=1, max_size=6, unique=True),
+       left=st.lists(st.integers(31, 60), min_size=1, max_size=3, unique=True),
+       right=st.lists(st.integers(61, 90), min_size=1, max_size=3, unique=True))
+def test_registry_appends_on_both_sides_are_a_union(path: str, base: list[int], left: list[int],
+                                                    right: list[int]) -> None:
+    """Both sides append elements to a registry list in code: both kept, left's first (`__all__`
+    sorts when it is sorted: its unsorted case is the one asserted here)."""
+    assume(base != sorted(base) or len(base) < 2)
+    result = merge_file(_registry(path, base), _registry(path, base + left), _registry(path, base + right), path)
+    assert result.clean, result.merged.decode()
+    assert result.merged == _registry(path, base + left + right)
