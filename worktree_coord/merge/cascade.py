@@ -194,7 +194,7 @@ def merge_file(base: bytes, left: bytes, right: bytes, path: str, *, marker_size
     # the inputs cannot tell, and then git's conflicts stand.
     if result.clean and lines and not lines[0].clean and result.strategy != Strategy.TRIVIAL:
         kind = appendable.kind_for_path(path)
-        why = guards.distrust(profile_for_path(path), base, left, right, lines[0].conflicts,
+        why = guards.distrust(profile_for_path(path, base, left, right), base, left, right, lines[0].conflicts,
                               skip=kind.skip_guards if kind is not None else frozenset())
         if why is not None:
             return _Fallback(lines[0])(why)
@@ -231,7 +231,7 @@ def _generic(base: bytes, left: bytes, right: bytes, path: str, *, marker_size: 
     """The language-independent cascade (module docstring, steps 1-4); the trees it parses of the
     three inputs are left in `parsed` (base, left, right) for the semantic check to reuse, and the
     line merge, when one ran, is appended to `line_out` (for the precision guards)."""
-    profile = profile_for_path(path)
+    profile = profile_for_path(path, base, left, right)
     language = profile.name if profile else None
     if left == right or right == base:
         return FileMerge(merged=left, clean=True, strategy=Strategy.TRIVIAL, language=language)
