@@ -48,7 +48,7 @@ aside (DEVELOPERS.md).
 Usage: python scripts/eval_merge_quality.py [--corpus main|sdist] [--fetch] [--seed N] [--max-files N]
        [--show-wrong N]
        python scripts/eval_merge_quality.py --corpus history [--repo PATH]... [--part dev|aside|all]
-       [--language L] [--show CLASS:N] [--dump DIR] [--save FILE] [--compare FILE [--only VERDICTS]]
+       [--language L] [--files profiles|appendable] [--show CLASS:N] [--dump DIR] [--save FILE] [--compare FILE [--only VERDICTS]]
        [--without GUARD]...
 """
 
@@ -379,7 +379,7 @@ def history_main(args: argparse.Namespace) -> int:
         print("no repositories: give --repo PATH (a git clone of a project's history; DEVELOPERS.md)",
               file=sys.stderr)
         return 2
-    cases = [case for found in history_corpus.load_cases(paths, seed=args.seed,
+    cases = [case for found in history_corpus.load_cases(paths, seed=args.seed, files=args.files,
                                                          progress=lambda text: print(text, file=sys.stderr))
              for case in found
              if (args.part == "all" or case.part == args.part) and (not args.language or case.language == args.language)]
@@ -499,6 +499,9 @@ def main() -> int:
     parser.add_argument("--part", choices=("dev", "aside", "all"), default="dev",
                         help="history: the development part, the part kept aside, or both")
     parser.add_argument("--language", help="history: only this language")
+    parser.add_argument("--files", choices=("profiles", "appendable"), default="profiles",
+                        help="history: the files a language profile handles (default), or the files every task "
+                             "appends to (line lists, PO, .properties, Markdown changelogs, JSON/YAML catalogs)")
     parser.add_argument("--show", action="append", default=[], metavar="CLASS:N",
                         help="history: print N results of a class (diff, human, order, exact, wrong, added, semantic, conflict)")
     parser.add_argument("--dump", help="history: write each non-exact case's versions under this folder")

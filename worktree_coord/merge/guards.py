@@ -53,11 +53,12 @@ _VERSION = re.compile(r"\d+(?:\.\d+)+(?:[-.+][0-9A-Za-z][0-9A-Za-z.-]*)?")
 
 
 def distrust(profile: Profile | None, base: bytes, left: bytes, right: bytes,
-             conflicts: Sequence[MergeConflict]) -> str | None:
+             conflicts: Sequence[MergeConflict], *, skip: frozenset[str] = frozenset()) -> str | None:
     """Why a clean merge of these inputs must not be trusted where git's line merge conflicted
-    (the blocks in `conflicts`), or None."""
+    (the blocks in `conflicts`), or None; the guards named in `skip` do not apply to this file
+    (a file kind that says so, grammars/append/kinds.toml)."""
     for name, guard in _GUARDS:
-        if name in disabled:
+        if name in disabled or name in skip:
             continue
         why = guard(profile, (base, left, right), conflicts)
         if why:

@@ -314,7 +314,8 @@ class StructuredMerge:
                 only_left = [item for item in group if item[0] == "L"]
                 self._apply_one_side(entries, only_left, b_ids, lo, hi, bmap, lmap, rmap, name, sep, added_twice, both=True)
             elif rule.unordered and self._all_keyed(group, bmap, lmap, rmap, b_ids) \
-                    and not self._ambiguous_order(group) and not self._replaced_on_both_sides(group, bmap, lmap, rmap, b_ids):
+                    and not self._ambiguous_order(group) and not self._replaced_on_both_sides(group, bmap, lmap, rmap, b_ids) \
+                    and not self._reworded_against_deletion(group, bmap, lmap, rmap, b_ids):
                 self._apply_union(entries, group, b_ids, lo, hi, bmap, lmap, rmap, name, sep, added_twice, overrides, moved)
             elif not rule.unordered and self._registrations_added(group, b_ids, bmap, lmap, rmap):
                 self._apply_union(entries, group, b_ids, lo, hi, bmap, lmap, rmap, name, sep, added_twice, overrides, moved)
@@ -409,14 +410,14 @@ class StructuredMerge:
         if start != end or len(b_ids) == 0:
             return False
         neighbour = bmap[b_ids[start - 1]] if start > 0 else bmap[b_ids[start]]
-        form = _call_form(neighbour.source, neighbour.node)
+        form = _registration_form(neighbour.source, neighbour.node)
         if form is None:
             return False
         inserted = {"L": [i for s, h in group if s == "L" for i in h[2]], "R": [i for s, h in group if s == "R" for i in h[2]]}
         if not inserted["L"] or not inserted["R"] or set(inserted["L"]) & set(inserted["R"]):
             return False  # the same statement added on both sides: once or twice is a guess
         maps = {"L": lmap, "R": rmap}
-        if not all(_call_form(maps[side][i].source, maps[side][i].node) == form
+        if not all(_registration_form(maps[side][i].source, maps[side][i].node) == form
                    for side in ("L", "R") for i in inserted[side]):
             return False
         # The same registration (callee and name: `test('fixes #10185', ...)`) written by both
@@ -459,6 +460,27 @@ class StructuredMerge:
             kinds[side].update(smap[i].node.type for i in inserted if i not in bmap)
         return any(bmap[i].node.type in kinds["L"] and bmap[i].node.type in kinds["R"]
                    for i in deleted["L"] & deleted["R"])
+
+    @staticmethod
+    def _reworded_against_deletion(group, bmap, lmap, rmap, b_ids) -> bool:  # type: ignore[no-untyped-def]
+        """True when both sides took one base member out and only one of them put in its place a
+        new member of its kind whose text is close to it: that side reworded it (a CHANGELOG
+        bullet, whose key is its text) or renamed it, while the other side deleted it. A union
+        would keep the edit and drop the deletion unseen; the region's line merge decides instead
+        (a delete/modify conflict)."""
+        deleted: dict[str, set[str]] = {"L": set(), "R": set()}
+        inserted: dict[str, list[Member]] = {"L": [], "R": []}
+        for side, (start, end, idents) in group:
+            smap = lmap if side == "L" else rmap
+            deleted[side].update(b_ids[start:end])
+            inserted[side].extend(smap[i] for i in idents if i not in bmap)
+        for ident in deleted["L"] & deleted["R"]:
+            base = bmap[ident]
+            close = {side: any(member.node.type == base.node.type and _close_texts(member.body, base.body)
+                               for member in inserted[side]) for side in ("L", "R")}
+            if close["L"] != close["R"]:
+                return True
+        return False
 
     def _all_keyed(self, group, bmap, lmap, rmap, b_ids) -> bool:  # type: ignore[no-untyped-def]
         """Every member the group adds or deletes is a keyed declaration that may commute (an
@@ -973,6 +995,26 @@ def _call_form(source: bytes, node: tree_sitter.Node) -> str | None:
         text = source[(target or name).start_byte:name.end_byte]
         return " ".join(text.decode("utf-8", "replace").split())
     return None
+
+
+def _registration_form(source: bytes, node: tree_sitter.Node) -> str | None:
+    """What makes members one list of registrations: a statement's callee (`_call_form`), or, for
+    an element of a registry array (JS) or list (Python) laid out one element a line (`routes = [\n home,\n about,\n]`,
+    `plugins: [\n vue(),\n legacy(),\n]`), its node kind (identifier, call, object, string...).
+    A one-line array (`[1024, 768]`) is a value, not a registry: None."""
+    parent = node.parent
+    if parent is None or parent.type not in ("array", "list"):
+        return _call_form(source, node)
+    if parent.start_point[0] == parent.end_point[0]:
+        return None
+    return f"element {node.type}"
+
+
+def _close_texts(first: bytes, second: bytes) -> bool:
+    """Two texts one is most likely an edit of the other (difflib's ratio of their words >= 0.6)."""
+    import difflib
+
+    return difflib.SequenceMatcher(None, first.split(), second.split(), autojunk=False).ratio() >= 0.6
 
 
 def _call_name(source: bytes, node: tree_sitter.Node) -> str | None:
