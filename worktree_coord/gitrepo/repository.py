@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
 import subprocess
 import time
 from dataclasses import dataclass
@@ -615,6 +616,40 @@ class GitRepo:
             raise GitError(f"git {' '.join(args)} failed in {path}: {done.stderr.decode('utf-8', 'replace').strip()}",
                            details={"args": list(args), "cwd": str(path)})
         return done.stdout.decode("utf-8", "surrogateescape").strip()
+
+    def working_changes(self, path: Path) -> tuple[str | None, list[str]]:
+        """(HEAD of the worktree at `path`, the files that differ from it: uncommitted, staged, or
+        untracked but not ignored). Read-only for the worktree: `git status` runs with
+        GIT_OPTIONAL_LOCKS=0, so it never refreshes (writes) the worktree's index. Cost: a stat
+        per tracked file. `working_blobs` turns the list into blobs."""
+        head, _ = self.worktree_head(path)
+        listed = self.git("status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames",
+                          "--ignore-submodules=all", cwd=path, env={"GIT_OPTIONAL_LOCKS": "0"}).stdout
+        paths = []
+        for item in listed.split(b"\0"):
+            if len(item) < 4:
+                continue
+            rel = item[3:].decode("utf-8", "surrogateescape")
+            if not rel.endswith("/"):   # "dir/": an untracked nested repository, not a file of this one
+                paths.append(rel)
+        return head, paths
+
+    def working_blobs(self, path: Path, paths: Sequence[str]) -> dict[str, tuple[str, int] | None]:
+        """The worktree's files at `paths` as (blob id, mode), None for a file missing from disk (a
+        deletion). The blobs are written to the object database, unreachable until committed."""
+        return {rel: self._working_blob(path / rel) for rel in paths}
+
+    def _working_blob(self, file: Path) -> tuple[str, int] | None:
+        try:
+            info = file.lstat()
+        except FileNotFoundError:
+            return None
+        if stat.S_ISLNK(info.st_mode):
+            return str(self.repo.create_blob(os.fsencode(os.readlink(file)))), GIT_MODE_LINK
+        if not stat.S_ISREG(info.st_mode):
+            return None
+        mode = 0o100755 if info.st_mode & 0o111 else 0o100644
+        return str(self.repo.create_blob(file.read_bytes())), mode
 
     def has_uncommitted(self, path: Path) -> bool:
         out = self.git("status", "--porcelain", "--untracked-files=all", cwd=path, check=False)
