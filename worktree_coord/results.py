@@ -140,6 +140,7 @@ class RunStatus(Result):
     tasks: list[dict[str, Any]] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=dict)
     intents: dict[str, int] = field(default_factory=dict)
+    forecast_at: float | None = None   # when the tasks' `forecast` column was computed (None: never)
 
 
 @dataclass(frozen=True)
@@ -150,7 +151,8 @@ class RunSnapshot(Result):
     changed); `merges`: the latest merges, newest first; `conflicts`: one row per conflict of each
     task in conflict (file, declaration, kind, the merged tasks that last changed the file);
     `admission`: the machine-wide heavy-work queue (running, waiting, limit, longest wait);
-    `intents`: by state; `throughput`: merges in the last minute and ten minutes."""
+    `intents`: by state; `throughput`: merges in the last minute and ten minutes; with a forecast
+    asked for, each task row has `forecast` ({"forecast": clean|overlap|conflict, "conflicts_with"})."""
 
     at: float = 0.0
     run: dict[str, Any] = field(default_factory=dict)
@@ -162,6 +164,7 @@ class RunSnapshot(Result):
     intents: dict[str, int] = field(default_factory=dict)
     pending_intents: int = 0
     throughput: dict[str, Any] = field(default_factory=dict)
+    forecast_at: float | None = None   # when the tasks' `forecast` column was computed (None: not asked)
 
 
 @dataclass(frozen=True)

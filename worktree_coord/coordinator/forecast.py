@@ -49,6 +49,7 @@ from ..merge.result import SemanticMode
 from ..model import TaskRecord, TaskState
 from ..results import Forecast, TaskCheck
 from .base import CoordinatorBase, staged
+from .forecast_column import column_of, read_latest, write_latest
 
 INTEGRATION = "integration"
 CACHE_DIR = "forecast-cache"
@@ -114,8 +115,22 @@ class ForecastOperations(CoordinatorBase):
                          "head": state.head, "files": len(state.changes), "uncommitted": state.uncommitted,
                          "forecast": "conflict" if against else ("overlap" if shares else "clean"),
                          "conflicts_with": against} | ({"error": state.error} if state.error else {}))
-        return Forecast(run=run_id, integration_tip=tip, at=time.time(), tasks=rows, overlaps=overlaps,
-                        conflicts=conflicts, stats=engine.stats(started, len(states)))
+        result = Forecast(run=run_id, integration_tip=tip, at=time.time(), tasks=rows, overlaps=overlaps,
+                          conflicts=conflicts, stats=engine.stats(started, len(states)))
+        write_latest(self.git.common_dir, run_id, column_of(rows, result.at, tip))
+        return result
+
+    def forecast_column(self, run_id: str, *, max_age: float = 10.0) -> dict[str, Any]:
+        """The run's forecast per task (forecast_column.py), as last computed when that is at most
+        `max_age` seconds old, else computed now: what `wtc watch` calls on every frame. Cheap on
+        repeat: a fresh column is one file read, a recomputation merges only files whose blobs
+        changed since the last one (the merge cache)."""
+        self._run(run_id)
+        latest = read_latest(self.git.common_dir, run_id)
+        if latest is not None and time.time() - float(latest.get("at", 0)) <= max_age:
+            return latest
+        result = self.forecast(run_id)
+        return column_of(result.tasks, result.at, result.integration_tip)
 
     @staged("task.check")
     def check_task(self, run_id: str, task_id: str) -> TaskCheck:
