@@ -129,6 +129,9 @@ class ForecastOperations(CoordinatorBase):
         latest = read_latest(self.git.common_dir, run_id)
         if latest is not None and time.time() - float(latest.get("at", 0)) <= max_age:
             return latest
+        if not any(t.state.live or t.state is TaskState.FINISHED for t in self.store.list_tasks(run_id)):
+            # Nothing left that could conflict: no forecast to run (and no span for a view's refresh).
+            return {"at": time.time(), "tip": None, "tasks": {}}
         result = self.forecast(run_id)
         return column_of(result.tasks, result.at, result.integration_tip)
 
