@@ -97,6 +97,11 @@ class RunReport(Result):
     target: dict[str, Any] | None = None
     warnings: list[str] = field(default_factory=list)
     leftovers: dict[str, Any] = field(default_factory=dict)   # what landing now would leave out
+    # When each task started, finished, merged, conflicted, was rejected ... (the store's event log):
+    # {"started_at", "now", "tasks": [{"task", "state", "events": [{"at", "kind"}]}], "run": [{"at", "kind"}]}
+    timeline: dict[str, Any] = field(default_factory=dict)
+    # Consolidation per root, as last run: root, ecosystem, state, commit, when; intents by state.
+    consolidation: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

@@ -41,7 +41,8 @@ class ConsolidationOperations(CoordinatorBase):
                     configs=relock_configs(self.config.relock), heavy=lambda: self._heavy("relock"),
                     integration_tip=tip, retry_failed=retry_failed, reporter=self.reporter)
             self.store.log_event(run_id, None, "run.consolidated",
-                                 {"roots": [{"root": r["root"], "state": r["state"], "commit": r["commit"]}
+                                 {"roots": [{"root": r["root"], "ecosystem": r.get("ecosystem", ""), "state": r["state"],
+                                             "commit": r["commit"]}
                                             for r in report.roots]})
             self.reporter.event("consolidate.done", run=run_id, roots=len(report.roots))
             return Outcome(report.to_json(), report.exit_code, final=False)  # later merges bring more intents
