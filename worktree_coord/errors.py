@@ -181,6 +181,14 @@ class GitError(WtcError):
     kind = "git"
 
 
+class GitLocked(BusyError):
+    """git refused because another process holds one of its lock files (`index.lock`, a ref's
+    `.lock`, `config.lock`): the repository is busy, not broken, and the same call is safe to repeat
+    (exit 4). A lock left by a killed git stays until removed: the fix names the file."""
+
+    kind = "git_locked"
+
+
 class StoreError(WtcError):
     """The coordination store cannot be used as configured, and retrying will not change that: a
     corrupt file, a schema from a newer worktree_coord, a store address that is malformed, refused

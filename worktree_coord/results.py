@@ -137,6 +137,7 @@ class TaskAbandoned(Result):
     branch: str = ""
     snapshot: str | None = None
     notes: list[str] = field(default_factory=list)
+    dropped_intents: list[str] = field(default_factory=list)   # its intents not applied: they never will be
 
 
 @dataclass(frozen=True)

@@ -196,3 +196,24 @@ def test_a_merge_that_moves_member_manifests_under_a_consolidation_restarts_it_o
         assert lock["packages"]["packages/a"]["dependencies"] == {"b": "1.0.0"}, "the lock saw task a's manifest"
         assert json.loads(git(repo, "show", f"{tip}:packages/a/package.json"))["dependencies"] == {"b": "1.0.0"}
         assert {r["state"] for r in coord.store.list_intents("r1")} <= {"applied", "satisfied"}
+
+
+def test_abandoning_a_task_drops_its_intents_so_they_never_hold_up_landing(npm_repo):
+    repo = npm_repo
+    with Coordinator(repo) as coord:
+        coord.start_run("r1")
+        wt = Path(coord.start_task("r1", "kept", ["packages/a/**"]).worktree)
+        write(wt, {"packages/a/index.js": "kept\n"})
+        coord.start_task("r1", "gone", ["packages/b/**"])
+        gone = coord.add_intent("r1", "gone", manifest="packages/b/package.json", op="add_dep", name="a", spec="1.0.0")
+        assert coord.finish_task("r1", "kept").state == "merged"
+        abandoned = coord.abandon_task("r1", "gone")
+        assert abandoned.dropped_intents == [gone["intent_id"]]
+        assert any("dropped" in note for note in abandoned.notes)
+        row = {i["intent"]: i for i in coord.intents("r1")}[gone["intent_id"]]
+        assert row["state"] == "dropped" and "abandoned" in row["detail"]["reason"]   # kept, with why
+        report = coord.report("r1")
+        assert report.intents_pending == [] and report.leftovers["intents"] == {}
+        assert coord.consolidate("r1").exit_code == 0                        # nothing skipped
+        replay = coord.abandon_task("r1", "gone")                           # a repeat changes nothing
+        assert replay.replayed and replay.dropped_intents == [gone["intent_id"]]

@@ -63,7 +63,8 @@ def task_abandon(
     repo: str = RepoOption,
     json_mode: bool = JsonOption,
 ) -> int:
-    """Drop the worktree (uncommitted work is snapshotted onto the branch), keep the branch."""
+    """Drop the worktree (uncommitted work is snapshotted onto the branch), keep the branch; its intents
+    not applied are dropped (kept in `wtc intent list` with the reason), since the task will never merge."""
     with open_coordinator(repo) as coordinator:
         result = coordinator.abandon_task(run, task, key=key)
     emit(result.to_json(), schema="task.abandon", json_mode=json_mode, human=render.task_abandoned(result))

@@ -112,6 +112,7 @@ class LandingOperations(CoordinatorBase):
         not in integration (by state)."""
         intents: dict[str, list[dict[str, Any]]] = {}
         merged = {t.task_id for t in task_records if t.state is TaskState.MERGED}
+        closed = {t.task_id for t in task_records if t.state in (TaskState.ABANDONED, TaskState.EMPTY)}
         for row in self.store.list_intents(run_id, UNAPPLIED_INTENT_STATES):
             data = row["data"]
             detail = row["detail"] or {}
@@ -119,7 +120,8 @@ class LandingOperations(CoordinatorBase):
                 "intent": row["intent_id"], "task": row["task_id"], "state": row["state"],
                 "manifest": data.get("manifest"), "op": data.get("op"), "name": data.get("name"),
                 "spec": data.get("spec"), "reason": _intent_reason(detail),
-                "fix": intent_fix(run_id, row, task_merged=row["task_id"] in merged)})
+                "fix": intent_fix(run_id, row, task_merged=row["task_id"] in merged,
+                                  task_closed=row["task_id"] in closed)})
         tasks: dict[str, list[str]] = {}
         for task in task_records:
             if task.state in LEFTOVER_TASK_STATES:
@@ -255,10 +257,13 @@ _TASK_FIX = {"started": "finish it (wtc task finish T --run R) or abandon it (wt
              "rejected": "fix the violations in its worktree, then wtc task finish T --run R"}
 
 
-def intent_fix(run_id: str, row: dict[str, Any], *, task_merged: bool = True) -> str:
-    """What to run for an intent that is not applied, by its state."""
+def intent_fix(run_id: str, row: dict[str, Any], *, task_merged: bool = True, task_closed: bool = False) -> str:
+    """What to run for an intent that is not applied, by its state (`task_closed`: its task was
+    abandoned or ended empty, so it will never merge)."""
     intent = row["intent_id"]
     state = row["state"]
+    if task_closed:   # left by a wtc that did not drop them at abandon
+        return f"wtc intent drop {intent} --run {run_id}: its task {row['task_id']} will never merge"
     if state in ("pending", "declared"):
         if not task_merged:
             return (f"merge its task {row['task_id']} first (intents apply once their task has merged), "

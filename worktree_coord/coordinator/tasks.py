@@ -468,6 +468,20 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         return report, {"base": str(base), "ours": before, "theirs": tip}
 
     @staged("task.abandon")
+    def _drop_abandoned_intents(self, run_id: str, task_id: str) -> None:
+        """Mark the abandoned task's intents not applied as `dropped` (kept, with the reason), under
+        the run's intents lease like `wtc intent drop`; a repeat after a kill finishes the job."""
+        with leases.hold(self.store, f"intents:{run_id}", timeout=self.config.wait_timeout,
+                         what=f"run {run_id} intents"):
+            for row in self.store.list_intents(run_id, ABANDONED_INTENT_STATES):
+                if row["task_id"] != task_id:
+                    continue
+                self.store.set_intent_state(run_id, row["intent_id"], "dropped",
+                                            {"was": row["state"], "reason": f"its task {task_id} was abandoned",
+                                             "previous": row["detail"]})
+                self.store.log_event(run_id, task_id, "intent.dropped",
+                                     {"intent": row["intent_id"], "reason": "task abandoned"})
+
     def abandon_task(self, run_id: str, task_id: str, *, key: str | None = None) -> TaskAbandoned:
         """Drop the worktree and keep the branch (with any uncommitted work snapshotted onto it)."""
         self._run(run_id)
@@ -480,15 +494,23 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
                 task = self._task(run_id, task_id)
                 if task.state is TaskState.ABANDONED:
                     self._drop_worktree(task)  # what a killed abandon may have left (never read)
+                    self._drop_abandoned_intents(run_id, task_id)
                     return Outcome(TaskAbandoned.from_json(task.result).to_json())
                 if not task.state.live:
                     raise StateError(f"task {task_id!r} is {task.state.value}; only live tasks can be abandoned")
                 snapshot, missing = self._snapshot(task, "wtc: abandoned snapshot of uncommitted work")
                 notes = [_missing_note(missing)] if missing else []
-                result = TaskAbandoned(run=run_id, task=task_id, branch=task.branch, snapshot=snapshot, notes=notes)
+                waiting = [r["intent_id"] for r in self.store.list_intents(run_id, ABANDONED_INTENT_STATES)
+                           if r["task_id"] == task_id]
+                if waiting:
+                    notes.append(f"its {len(waiting)} intent(s) not applied were dropped (intents apply once their "
+                                 f"task merges, and this one never will); declare again with `wtc intent add` to keep one")
+                result = TaskAbandoned(run=run_id, task=task_id, branch=task.branch, snapshot=snapshot, notes=notes,
+                                       dropped_intents=waiting)
                 self.store.update_task(run_id, task_id, state=TaskState.ABANDONED, finished_at=time.time(),
                                        result=result.to_json(), holder=self._fence(run_id, task_id))
                 self.store.log_event(run_id, task_id, "task.abandoned", {"snapshot": snapshot})
+                self._drop_abandoned_intents(run_id, task_id)
                 self._drop_worktree(task)
                 self.reporter.event("task.closed", run=run_id, task=task_id, state=TaskState.ABANDONED.value,
                                     started_at=task.created_at)
@@ -497,6 +519,11 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         done = run_once(self.store, key or default_key(run_id, "abandon", task_id), "task.abandon", request, body,
                         ttl=self.config.idempotency_ttl, wait_timeout=self.config.wait_timeout)
         return TaskAbandoned.from_json(done.outcome.result, replayed=done.replayed)
+
+
+# An abandoned task never merges, so its intents in these states would wait for ever; applied and
+# already-closed intents stay as they are.
+ABANDONED_INTENT_STATES = ("pending", "declared", "needs_network", "failed", "conflict", "rejected")
 
 
 def _missing_note(missing: list[str]) -> str:

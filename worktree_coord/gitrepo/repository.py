@@ -20,6 +20,7 @@ Facts this module is built on (../shared/research/git-layer.md):
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import stat
 import subprocess
@@ -33,7 +34,7 @@ import pygit2
 from . import filelock
 from .environment import git_environment
 from ..crashpoints import crash_point
-from ..errors import GitError, NotFoundError, UsageError
+from ..errors import GitError, GitLocked, NotFoundError, UsageError
 
 if TYPE_CHECKING:
     from .mergetree import TreeMergeOutcome
@@ -112,6 +113,13 @@ class GitRepo:
         done = subprocess.run(command, cwd=where, env=full_env, input=input, capture_output=True)
         if check and done.returncode != 0:
             message = done.stderr.decode("utf-8", "replace").strip() or done.stdout.decode("utf-8", "replace").strip()
+            held = held_lock_file(message)
+            if held is not None:
+                raise GitLocked(
+                    f"git {' '.join(args[:3])} found the repository busy: {message.splitlines()[0]}",
+                    fix=f"retry in a moment; if no git process is running, the lock {held} was left by a killed "
+                    "one: remove it and retry",
+                    retry_after=1.0, details={"args": list(args), "cwd": where, "lock": held})
             raise GitError(f"git {' '.join(args[:3])} failed: {message}", details={"args": list(args), "cwd": where})
         return done
 
@@ -654,6 +662,20 @@ class GitRepo:
     def has_uncommitted(self, path: Path) -> bool:
         out = self.git("status", "--porcelain", "--untracked-files=all", cwd=path, check=False)
         return bool(out.stdout.strip()) or out.returncode != 0
+
+
+# git's words when another process holds one of its lock files (index, a ref, HEAD, config).
+_HELD_LOCK = (re.compile(r"Unable to create '([^']+\.lock)': File exists"),
+              re.compile(r"could not lock config file (\S+): File exists"))
+
+
+def held_lock_file(message: str) -> str | None:
+    """The lock file git names when it refused because the file exists, else None."""
+    for pattern in _HELD_LOCK:
+        found = pattern.search(message)
+        if found:
+            return found.group(1)
+    return None
 
 
 def _config_bool(config: pygit2.Config, name: str) -> bool:

@@ -206,11 +206,18 @@ class SQLiteStore:
 
     # ---- plumbing -------------------------------------------------------------------------------
 
-    def _database_error(self, error: sqlite3.Error) -> Exception:
+    def _database_error(self, error: sqlite3.Error, *, waited: float | None = None) -> Exception:
         text = str(error)
         if "locked" in text or "busy" in text:
+            # SQLite may give up before its busy timeout (a lock it cannot wait for, such as another
+            # connection's WAL recovery): say how long this call waited, not what it was allowed to.
+            if waited is None or waited >= self.busy_timeout * 0.9:
+                how_long = f"stayed locked for {self.busy_timeout:g} s"
+            else:
+                how_long = (f"was locked; SQLite gave up after {waited:.1f} s, before the "
+                            f"{self.busy_timeout:g} s busy timeout")
             return BusyError(
-                f"the store {self.path} stayed locked for {self.busy_timeout:.0f} s ({text})",
+                f"the store {self.path} {how_long} ({text})",
                 fix="retry; if it persists, look for a hung wtc process holding the store",
                 retry_after=1.0,
             )
@@ -226,6 +233,7 @@ class SQLiteStore:
     def _write(self) -> Iterator[sqlite3.Cursor]:
         """One short write transaction, taken at once (IMMEDIATE) so it never deadlocks on upgrade."""
         with self._lock:
+            began = time.monotonic()
             try:
                 cursor = self._db.cursor()
                 cursor.execute("BEGIN IMMEDIATE")
@@ -236,16 +244,17 @@ class SQLiteStore:
                     raise
                 cursor.execute("COMMIT")
             except sqlite3.Error as error:
-                raise self._database_error(error) from error
+                raise self._database_error(error, waited=time.monotonic() - began) from error
 
     def _read(self, sql: str, params: Iterable[Any] = ()) -> list[sqlite3.Row]:
         with self._lock:
+            began = time.monotonic()
             try:
                 cursor = self._db.execute(sql, tuple(params))
                 names = [d[0] for d in cursor.description or ()]
                 return [dict(zip(names, row)) for row in cursor.fetchall()]  # type: ignore[misc]
             except sqlite3.Error as error:
-                raise self._database_error(error) from error
+                raise self._database_error(error, waited=time.monotonic() - began) from error
 
     def _migrate(self) -> None:
         version = self._db.execute("PRAGMA user_version").fetchone()[0]
