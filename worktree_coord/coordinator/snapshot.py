@@ -47,7 +47,8 @@ class SnapshotOperations(CoordinatorBase):
                 "idle_seconds": round(now - task.updated_at, 1), "own": list(task.boundary.own),
                 "files": len(result.get("changed", [])), "violations": len(result.get("violations", [])),
                 "conflicts": len(result.get("conflicts", [])),
-                **({"forecast": column["tasks"][task.task_id]} if column and task.task_id in column["tasks"] else {}),
+                **({"forecast": column["tasks"][task.task_id]} if column and task.task_id in column["tasks"]
+                   and (task.state.live or task.state is TaskState.FINISHED) else {}),
             })
             merge = result.get("merge") or {}
             if task.state is TaskState.MERGED and merge.get("at"):

@@ -19,7 +19,7 @@ from typing import Any
 from ..config import load_config
 from ..errors import NotFoundError
 from ..gitrepo.locate import locate_plain
-from ..model import validate_name
+from ..model import TaskState, validate_name
 from ..results import RunStatus
 from ..store.address import open_store, resolve
 from ..store.base import Store
@@ -75,7 +75,9 @@ def read_status(store: Store | None, run_id: str | None = None, *, where: Path |
             "conflicts": len(task.result.get("conflicts", [])),
             "age_seconds": round(now - task.created_at, 1),
             **origins.get(task.task_id, {}),
-            **({"forecast": forecast["tasks"][task.task_id]} if forecast and task.task_id in forecast["tasks"] else {}),
+            # Only a task that can still conflict has a forecast (an ended one's last one is history).
+            **({"forecast": forecast["tasks"][task.task_id]}
+               if forecast and task.task_id in forecast["tasks"] and _forecast_applies(task.state) else {}),
         })
     intents: dict[str, int] = {}
     if run_id:
@@ -94,6 +96,10 @@ def read_status(store: Store | None, run_id: str | None = None, *, where: Path |
             row["session"] = {"harness": sessions[0]["harness"], "id": sessions[0]["session_id"]}
     return RunStatus(runs=run_rows, tasks=rows, counts=counts, intents=intents,
                      forecast_at=float(forecast["at"]) if forecast else None)
+
+
+def _forecast_applies(state: TaskState) -> bool:
+    return state.live or state is TaskState.FINISHED
 
 
 def _task_origins(store: Store, run_id: str) -> dict[str, dict[str, Any]]:

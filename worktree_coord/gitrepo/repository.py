@@ -626,21 +626,25 @@ class GitRepo:
         return done.stdout.decode("utf-8", "surrogateescape").strip()
 
     def working_changes(self, path: Path) -> tuple[str | None, list[str]]:
-        """(HEAD of the worktree at `path`, the files that differ from it: uncommitted, staged, or
-        untracked but not ignored). Read-only for the worktree: `git status` runs with
-        GIT_OPTIONAL_LOCKS=0, so it never refreshes (writes) the worktree's index. Cost: a stat
-        per tracked file. `working_blobs` turns the list into blobs."""
-        head, _ = self.worktree_head(path)
-        listed = self.git("status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames",
+        """(HEAD of the worktree at `path`, None while unborn; the files that differ from it:
+        uncommitted, staged, or untracked but not ignored). One `git status` process (porcelain v2
+        names HEAD too), run with GIT_OPTIONAL_LOCKS=0 so it never refreshes (writes) the
+        worktree's index. Cost: a stat per tracked file. `working_blobs` turns the list into blobs."""
+        listed = self.git("status", "--porcelain=v2", "--branch", "-z", "--untracked-files=all", "--no-renames",
                           "--ignore-submodules=all", cwd=path, env={"GIT_OPTIONAL_LOCKS": "0"}).stdout
+        head: str | None = None
         paths = []
         for item in listed.split(b"\0"):
-            if len(item) < 4:
-                continue
-            rel = item[3:].decode("utf-8", "surrogateescape")
-            if not rel.endswith("/"):   # "dir/": an untracked nested repository, not a file of this one
-                paths.append(rel)
-        return head, paths
+            if item.startswith(b"# branch.oid "):
+                oid = item[len(b"# branch.oid "):].decode()
+                head = oid if oid != "(initial)" else None
+            elif item.startswith(b"1 "):
+                paths.append(item.split(b" ", 8)[8])
+            elif item.startswith(b"u "):
+                paths.append(item.split(b" ", 10)[10])
+            elif item.startswith(b"? ") and not item.endswith(b"/"):   # "dir/": a nested repository
+                paths.append(item[2:])
+        return head, [p.decode("utf-8", "surrogateescape") for p in paths]
 
     def working_blobs(self, path: Path, paths: Sequence[str]) -> dict[str, tuple[str, int] | None]:
         """The worktree's files at `paths` as (blob id, mode), None for a file missing from disk (a
