@@ -217,3 +217,36 @@ def test_abandoning_a_task_drops_its_intents_so_they_never_hold_up_landing(npm_r
         assert coord.consolidate("r1").exit_code == 0                        # nothing skipped
         replay = coord.abandon_task("r1", "gone")                           # a repeat changes nothing
         assert replay.replayed and replay.dropped_intents == [gone["intent_id"]]
+
+
+def test_an_unreachable_registry_online_is_needs_network_never_a_broken_base(npm_repo, monkeypatch):
+    """--online with a registry nobody answers at: the run says the network failed (needs_network,
+    kind unreachable, one readable line), keeps the intent for a retry, and neither blames the base
+    nor bisects the intents for a culprit."""
+    import socket
+
+    with socket.socket() as probe:                 # a loopback port nothing listens on: refused at once
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    monkeypatch.setenv("npm_config_registry", f"http://127.0.0.1:{port}/")
+    monkeypatch.setenv("npm_config_fetch_retries", "0")
+    repo = npm_repo
+    with Coordinator(repo) as coord:
+        coord.start_run("r1")
+        wt = Path(coord.start_task("r1", "t", ["packages/a/**"]).worktree)
+        write(wt, {"packages/a/index.js": "uses left-pad\n"})
+        intent = coord.add_intent("r1", "t", manifest="packages/a/package.json", op="add_dep", name="left-pad",
+                                  spec="^1.3.0")
+        assert coord.finish_task("r1", "t").state == "merged"
+        report = coord.consolidate("r1", offline=False)
+        assert report.exit_code == 1
+        [root] = report.roots
+        assert root["state"] == "needs_network", root
+        assert root["error"]["kind"] == "unreachable" and "could not reach" in root["error"]["message"]
+        assert "ECONNREFUSED" in root["error"]["stderr"] or "connect" in root["error"]["stderr"].lower()
+        assert root["culprits"] == []                                 # no intent blamed for the network
+        [skipped] = report.skipped
+        assert skipped["intent"] == intent["intent_id"] and skipped["state"] == "needs_network"
+        assert "could not reach" in skipped["why"] and "\n" not in skipped["why"]
+        [pending] = coord.report("r1").intents_pending
+        assert "\n" not in pending["reason"] and "could not reach" in pending["reason"]

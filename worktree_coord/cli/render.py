@@ -165,7 +165,7 @@ def run_report(r: RunReport) -> str:
         lines.append(f"    {item['status']:<8} {item['path']}  ({item['origin']})")
     for item in r.intents_pending:
         why = f": {item['reason']}" if item.get("reason") else ""
-        lines.append(f"  intent    {item['state']:<13} {item['op']} {item['name']}"
+        lines.append(f"  intent    {item['state']:<13} " + " ".join(p for p in (item["op"], item["name"]) if p)
                      + (f" {item['spec']}" if item.get("spec") else "")
                      + f" in {item['manifest']} (task {item['task']}){why}")
     for c in r.conflicts:
@@ -223,7 +223,9 @@ def consolidation_report(result: ConsolidationReport) -> str:
             lines.append(f"      warning: {warning}")
         if root.get("error"):
             error = root["error"]
-            lines.append(f"      error: {error.get('message')}")
+            from ..consolidate.tool_output import summarize_message   # here: render also serves the light `status`
+
+            lines.append(f"      error: {summarize_message(str(error.get('message')))}")
             if error.get("fix"):
                 lines.append(f"      fix: {error['fix']}")
     if result.skipped:

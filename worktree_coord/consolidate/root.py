@@ -29,6 +29,7 @@ from worktree_coord.consolidate.graph import MANIFEST_OF, check_version_bumps, d
 from worktree_coord.consolidate.intent import Ecosystem, Intent, Op
 from worktree_coord.consolidate.planning import SINGLE_VERSION, Change, directory_reader, plan
 from worktree_coord.consolidate.result import ConsolidationResult, Culprit, LockDiff, RootResult, RootState
+from worktree_coord.consolidate.tool_output import summarize_tool_output
 from worktree_coord.consolidate.textformat import ManifestParseError, refuse_conflict_markers
 from worktree_coord.consolidate.verify import lock_diff, verify_root
 from worktree_coord.errors import WtcError
@@ -100,7 +101,7 @@ def _relock(adapter: ToolAdapter, offline: bool, reporter: Reporter) -> tuple[To
     with stage(reporter, "relock", lockfile=adapter.lockfile) as out:
         run = adapter.relock(offline=True)
         kind = None if run.ok else adapter.classify(run.stderr)
-        if kind == FailureKind.OFFLINE_MISS and not offline:
+        if kind in (FailureKind.OFFLINE_MISS, FailureKind.UNREACHABLE) and not offline:
             run = adapter.relock(offline=False)
             kind = None if run.ok else adapter.classify(run.stderr)
         out.update(command=" ".join(run.argv), returncode=run.returncode, seconds=round(run.seconds, 3),
@@ -191,6 +192,14 @@ def consolidate_root(
             return restore_and(RootState.NEEDS_NETWORK, error={
                 "kind": "needs_network", "message": f"`{' '.join(run.argv)}` needs packages that are not cached",
                 "fix": "run consolidation with the network allowed (wtc consolidate --online), or warm the package cache",
+                "stderr": run.stderr[-4000:], "intent_ids": [i.intent_id for c in ordered for i in c.sources]})
+        if failure == FailureKind.UNREACHABLE:
+            # Not the manifests' fault: never bisect for a culprit, never blame the base.
+            return restore_and(RootState.NEEDS_NETWORK, error={
+                "kind": "unreachable",
+                "message": f"`{' '.join(run.argv)}` could not reach its package registry: {summarize_tool_output(run.stderr)}",
+                "fix": "check that this machine reaches the registry (proxy, mirror or registry settings), or warm "
+                       "the package cache; then consolidate again with --online --retry-failed",
                 "stderr": run.stderr[-4000:], "intent_ids": [i.intent_id for c in ordered for i in c.sources]})
         if failure is not None:
             if failure in (FailureKind.TOOL_MISSING, FailureKind.TIMEOUT) or len(culprits) >= MAX_CULPRITS:

@@ -41,6 +41,7 @@ import pygit2
 from ..consolidate import ConsolidationResult, Intent, RootResult, RootState, consolidate
 from ..consolidate.adapters import ADAPTERS, ToolConfig
 from ..consolidate.intent import Ecosystem
+from ..consolidate.tool_output import summarize_message
 from ..crashpoints import crash_point
 from ..events import NullReporter, Reporter
 from ..errors import ConfigError, StateError
@@ -208,12 +209,17 @@ def skipped_intents(store: Store, run_id: str) -> list[dict[str, Any]]:
         error = detail.get("error")
         reason = (error.get("message") if isinstance(error, dict) else error) or detail.get("message") \
             or detail.get("reason")
+        reason = summarize_message(str(reason)) if reason else reason   # the tool's full output stays in the detail
         if task_state is not TaskState.MERGED and state in ("pending", "declared"):
             where = task_state.value if task_state else "unknown"
             why = f"its task {task} is {where}: intents apply once their task has merged"
             fix = (f"drop it (wtc intent drop {intent} --run {run_id}): the task will not merge"
                    if task_state in (TaskState.ABANDONED, TaskState.EMPTY) else
                    f"merge the task (wtc task finish {task} --run {run_id}), then consolidate again")
+        elif state == "needs_network" and isinstance(error, dict) and error.get("kind") == "unreachable":
+            why = reason
+            fix = (f"check that this machine reaches the package registry (proxy, mirror or registry settings), "
+                   f"then wtc consolidate --run {run_id} --online --retry-failed")
         elif state == "needs_network":
             why = f"the offline relock needs packages that are not cached ({reason})" if reason else \
                 "the offline relock needs packages that are not cached"

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 from . import merge_queue as queue
 from ..store import leases
+from ..consolidate.tool_output import summarize_message
 from ..errors import ActionRequired, BusyError, NotFoundError, StateError, UsageError
 from ..store.idempotency import Outcome, default_key, run_once, variant_key
 from ..integrate import IntegrationState, StaleRef, fast_forward, labelled_resolver
@@ -283,10 +284,13 @@ def intent_fix(run_id: str, row: dict[str, Any], *, task_merged: bool = True, ta
 
 
 def _intent_reason(detail: dict[str, Any]) -> str | None:
+    """One line (a tool's output summarized; `wtc intent list --json` keeps all of it)."""
     error = detail.get("error")
     if isinstance(error, dict):
-        return error.get("message")
-    return detail.get("message") or detail.get("reason") or (str(error) if error else None)
+        reason = error.get("message")
+    else:
+        reason = detail.get("message") or detail.get("reason") or (str(error) if error else None)
+    return summarize_message(reason) if reason else None
 
 
 def leftover_summary(leftovers: dict[str, Any]) -> str:
@@ -305,7 +309,8 @@ def leftover_warnings(run_id: str, leftovers: dict[str, Any]) -> list[str]:
     for state, rows in sorted(leftovers["intents"].items()):
         for row in rows:
             why = f": {row['reason']}" if row.get("reason") else ""
-            out.append(f"intent {row['intent']} ({row['op']} {row['name']} in {row['manifest']}, task {row['task']}) "
+            what = " ".join(part for part in (row["op"], row["name"]) if part)   # a relock has no name
+            out.append(f"intent {row['intent']} ({what} in {row['manifest']}, task {row['task']}) "
                        f"is {state}{why}; landing leaves it out. Fix: {row['fix']}")
     for state, names in sorted(leftovers["tasks"].items()):
         for name in names:

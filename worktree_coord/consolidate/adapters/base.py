@@ -16,6 +16,7 @@ from __future__ import annotations
 import enum
 import errno
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -32,6 +33,7 @@ from worktree_coord.consolidate.planning import current_value, target_value
 
 class FailureKind(str, enum.Enum):
     OFFLINE_MISS = "offline_miss"      # needed metadata is not cached and the network is off
+    UNREACHABLE = "unreachable"        # the tool tried the network and could not reach its registry
     RESOLUTION = "resolution"          # the resolver refused the manifests (cycle, no version, ...)
     TOOL_MISSING = "tool_missing"
     TIMEOUT = "timeout"
@@ -87,6 +89,23 @@ class EcosystemAdapter(Protocol):
 
     def locked_versions(self) -> dict[str, set[str]]:
         """Package name -> versions in the lockfile (members included)."""
+
+
+# What package managers print when the network itself failed (name resolution, refused or cut
+# connections), as opposed to a registry that answered "no such version": cargo (curl's words),
+# npm/yarn/pnpm (Node's error codes), uv and pip (Rust's and urllib3's), go, bun.
+_NETWORK_FAILURE = re.compile(
+    r"Could not resolve host|Couldn't resolve host|\bENOTFOUND\b|\bEAI_AGAIN\b|\bECONNREFUSED\b|\bECONNRESET\b"
+    r"|\bETIMEDOUT\b|\bENETUNREACH\b|\bEHOSTUNREACH\b|getaddrinfo|Network is unreachable"
+    r"|Temporary failure in name resolution|Name or service not known|failed to lookup address information"
+    r"|NameResolutionError|Failed to establish a new connection|dial tcp[^\n]*(no such host|i/o timeout|refused)"
+    r"|Connection refused|Couldn't connect to server|dns error",
+    re.IGNORECASE)
+
+
+def unreachable_registry(stderr: str) -> bool:
+    """Whether a failed relock's output shows that the network, not the resolver, failed."""
+    return bool(_NETWORK_FAILURE.search(stderr))
 
 
 # How to get each tool a relock runs, for the message when it is missing.
@@ -275,4 +294,6 @@ class ToolAdapter:
             return FailureKind.TOOL_MISSING
         if stderr.startswith("timed out after"):
             return FailureKind.TIMEOUT
+        if unreachable_registry(stderr):
+            return FailureKind.UNREACHABLE
         return None

@@ -1,0 +1,70 @@
+"""A package manager's failure, read: network failures told from resolver refusals, and one line
+for people out of dozens (the full text stays in the JSON)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from worktree_coord.consolidate.adapters import adapter_for
+from worktree_coord.consolidate.adapters.base import FailureKind, unreachable_registry
+from worktree_coord.consolidate.tool_output import MAX_CHARS, summarize_message, summarize_tool_output
+
+CARGO_NO_DNS = """    Updating crates.io index
+warning: spurious network error (3 tries remaining): [6] Could not resolve hostname (Could not resolve host: index.crates.io)
+error: failed to get `divan` as a dependency of package `clap_bench v0.0.0 (/w/clap_bench)`
+
+Caused by:
+  download of config.json failed
+
+Caused by:
+  [6] Could not resolve hostname (Could not resolve host: index.crates.io)
+"""
+NPM_REFUSED = """npm error code ECONNREFUSED
+npm error syscall connect
+npm error errno ECONNREFUSED
+npm error FetchError: request to http://127.0.0.1:9/left-pad failed, reason: connect ECONNREFUSED 127.0.0.1:9
+npm error A complete log of this run can be found in: /root/.npm/_logs/x.log
+"""
+CARGO_NO_VERSION = """    Updating crates.io index
+error: failed to select a version for the requirement `memchr = "^99"`
+candidate versions found which didn't match: 2.8.0
+"""
+NPM_NO_VERSION = "npm error code ETARGET\nnpm error notarget No matching version found for left-pad@^99.0.0.\n"
+
+
+@pytest.mark.parametrize("text", [CARGO_NO_DNS, NPM_REFUSED, "go: github.com/x/y@v1: dial tcp: lookup proxy.golang.org: no such host",
+                                  "error: Failed to fetch: `https://pypi.org/simple/idna/`\n  Caused by: dns error: failed to lookup address information"])
+def test_network_failures_are_told_apart(text):
+    assert unreachable_registry(text)
+
+
+@pytest.mark.parametrize("text", [CARGO_NO_VERSION, NPM_NO_VERSION, "npm error code ENOTCACHED"])
+def test_resolver_refusals_and_cache_misses_are_not_network_failures(text):
+    assert not unreachable_registry(text)
+
+
+def test_adapters_classify_an_unreachable_registry_before_their_own_rules(tmp_path: Path):
+    cargo = adapter_for("cargo", tmp_path, "")
+    npm = adapter_for("npm", tmp_path, "")
+    assert cargo.classify(CARGO_NO_DNS) == FailureKind.UNREACHABLE
+    assert npm.classify(NPM_REFUSED) == FailureKind.UNREACHABLE
+    assert cargo.classify(CARGO_NO_VERSION) == FailureKind.RESOLUTION
+    assert npm.classify(NPM_NO_VERSION) == FailureKind.RESOLUTION
+
+
+def test_one_line_names_the_error_and_its_root_cause():
+    line = summarize_tool_output(CARGO_NO_DNS)
+    assert line.startswith("error: failed to get `divan`")
+    assert line.endswith("(cause: [6] Could not resolve hostname (Could not resolve host: index.crates.io))")
+    assert "warning" not in line and "\n" not in line
+    assert summarize_tool_output(NPM_REFUSED) == "npm error code ECONNREFUSED"
+    assert summarize_tool_output("  just one line  ") == "just one line"
+    assert len(summarize_tool_output("error: " + "x" * 1000 + "\nmore")) == MAX_CHARS
+
+
+def test_wtcs_own_head_is_kept_and_only_the_tools_tail_summarized():
+    message = "the base of packages/a does not relock: " + CARGO_NO_DNS
+    assert summarize_message(message).startswith("the base of packages/a does not relock: error: failed to get")
+    assert summarize_message("an ordinary one-line reason: with a colon") == "an ordinary one-line reason: with a colon"
