@@ -153,3 +153,14 @@ def test_checking_an_unknown_task_names_it(coordinator):
 
     with pytest.raises(NotFoundError, match="no task 'nope'"):
         coordinator.check_task("r1", "nope")
+
+
+def test_a_worktree_missing_from_disk_is_named_and_its_branch_stands_in(coordinator, tmp_path):
+    a, b = start(coordinator, "a"), start(coordinator, "b")
+    edit(a, "app/service.py", "return x * 2", "return x * 5")
+    git(a, "commit", "-qam", "a's committed edit")
+    edit(b, "app/service.py", "return x * 2", "return x * 6")
+    a.rename(tmp_path / "moved-away")
+    forecast = coordinator.forecast("r1")
+    assert row(forecast, "a")["source"] == "branch" and "is missing" in row(forecast, "a")["error"]
+    assert [(c["left"], c["right"]) for c in forecast.conflicts] == [("a", "b")]   # its commit still counts

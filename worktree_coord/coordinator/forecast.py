@@ -198,6 +198,10 @@ class ForecastOperations(CoordinatorBase):
         return states
 
     def _working_listing(self, task: TaskRecord, worktree: Path | None) -> tuple[str | None, list[str], str | None]:
+        if worktree is None and task.state.live and task.worktree:
+            # Recorded but gone (moved or deleted by hand): say so, and forecast from the branch.
+            return self.git.ref_target(f"refs/heads/{task.branch}"), [], (
+                f"worktree {task.worktree} is missing; its branch is used instead (uncommitted edits unseen)")
         if worktree is not None:
             try:
                 head, paths = self.git.working_changes(worktree)
