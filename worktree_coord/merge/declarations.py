@@ -8,8 +8,9 @@ are (its keyed members of containers), found the way the structured merge segmen
 
 Invariants: only the innermost changed declarations are listed (a method edited inside a class
 names the method, not the class as well, unless the class's own text outside its members changed
-too); a file with no profile, binary or not UTF-8, or that does not parse, is one unit: the result
-is ("",), meaning "the file, not a declaration". Identical inputs give ().
+too; a declaration added or removed whole is named without its members); a file with no profile,
+binary or not UTF-8, or that does not parse, is one unit: the result is ("",), meaning "the file,
+not a declaration". Identical inputs give ().
 """
 
 from __future__ import annotations
@@ -40,6 +41,9 @@ def changed_declarations(old: bytes | None, new: bytes | None, path: str) -> tup
     changed = {key for key in set(before) | set(after) if before.get(key) != after.get(key)}
     if not changed:
         return (WHOLE_FILE,)   # only text outside every declaration changed (a module docstring, a blank line)
+    # A declaration added or removed as a whole is named once, not with each of its members.
+    one_sided = set(before) ^ set(after)
+    changed = {key for key in changed if not any(key[:n] in one_sided for n in range(1, len(key)))}
     innermost = []
     for key in changed:
         inner = [other for other in changed if len(other) > len(key) and other[:len(key)] == key]
