@@ -44,7 +44,8 @@ def _container(rule: ContainerRule) -> str:
 
 
 def _row(profile: Profile) -> str:
-    files = ", ".join([f"`{name}`" for name in profile.filenames] + [f"`.{ext}`" for ext in profile.extensions])
+    files = ", ".join([f"`{name}`" for name in profile.filenames] + [f"`.{ext}`" for ext in profile.extensions]
+                      + [f"`.{ext}` by content" for ext in profile.claimed])
     commute = ", ".join(_container(rule) for rule in profile.containers if rule.unordered) or "none"
     ordered = ", ".join(_container(rule) for rule in profile.containers if not rule.unordered) or "none"
     anchored = ", ".join(f"`{kind}`" for kind in sorted(profile.anchored)) or "none"

@@ -113,6 +113,7 @@ class MineStats:
     candidates: int = 0          # files both sides changed differently that a profile handles
     too_large: int = 0
     with_markers: int = 0        # an input or the committed result holds conflict markers
+    missing: int = 0             # a version's blob is absent (a partial snapshot leaves large files out)
     seconds: float = 0.0
     by_part: dict[str, int] = field(default_factory=dict)
 
@@ -236,7 +237,11 @@ def mine(path: Path, *, seed: int = 1, max_conflicts: int = 200, max_clean: int 
             if None in oids:
                 continue
             stats.candidates += 1
-            blobs = [repo[oid].data for oid in oids]  # type: ignore[index]
+            try:
+                blobs = [repo[oid].data for oid in oids]  # type: ignore[index]
+            except KeyError:
+                stats.missing += 1
+                continue
             if not all(_usable(data) for data in blobs):
                 stats.too_large += 1
                 continue

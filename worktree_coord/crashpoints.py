@@ -8,6 +8,7 @@ point: it reproduces a power cut or an OOM kill between two writes, which a rais
 Names in use (keep this list current so tests and docs can find them):
     start.after_record           the task row exists, its worktree does not yet
     finish.after_commit          the worktree's changes are committed, nothing recorded yet
+    finish.after_push            a remote run's finished task branch is pushed, nothing recorded yet
     finish.after_record          the task is recorded finished, its worktree not yet removed
     merge.after_commit_written   the merge commit object exists, the integration ref has not moved
     merge.after_ref_moved        the integration ref moved, nothing else has been recorded yet

@@ -121,6 +121,7 @@ class RunRecord:
     options: dict[str, Any] = field(default_factory=dict)
     trace_id: str | None = None       # the run's trace (32 hex digits): every process acting on it joins it
     root_span_id: str | None = None   # the run's root span (16 hex digits), the parent of its task spans
+    remote: str | None = None         # the git remote holding the integration branch (None: this repository)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -131,6 +132,7 @@ class RunRecord:
             "created_at": self.created_at,
             "options": self.options,
             "trace_id": self.trace_id,
+            "remote": self.remote,
         }
 
 

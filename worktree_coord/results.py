@@ -36,6 +36,7 @@ class RunStarted(Result):
     run: str = ""
     base: str = ""
     integration: str = ""
+    remote: str | None = None     # the git remote holding the integration branch (None: this repository)
 
 
 @dataclass(frozen=True)

@@ -24,13 +24,13 @@ function_definition = "def {name}"
 def test_every_shipped_profile_loads() -> None:
     names = {profile.name for profile in load_profiles()}
     assert names == {"python", "javascript", "typescript", "tsx", "go", "rust", "java", "json", "toml", "yaml",
-                     "c", "cpp", "csharp", "ruby", "bash", "kotlin", "php", "css", "hcl", "markdown"}
+                     "c", "cpp", "csharp", "ruby", "bash", "kotlin", "php", "css", "hcl", "markdown", "swift", "scala", "lua", "elixir", "haskell", "html", "xml"}
 
 
 @pytest.mark.parametrize("path, language", [
     ("a/b.py", "python"), ("x.pyi", "python"), ("c.tsx", "tsx"), ("c.ts", "typescript"), ("c.mjs", "javascript"),
     ("main.go", "go"), ("lib.rs", "rust"), ("A.java", "java"), ("package.json", "json"), ("Cargo.toml", "toml"),
-    (".github/workflows/ci.yml", "yaml"), ("src/main.c", "c"), ("include/geom.h", "c"), ("a.cc", "cpp"), ("b.hpp", "cpp"), ("src/App/Line.cs", "csharp"), ("lib/shop.rb", "ruby"), ("Gemfile", "ruby"), ("scripts/build.sh", "bash"), ("app/Main.kt", "kotlin"), ("build.gradle.kts", "kotlin"), ("src/Line.php", "php"), ("web/site.css", "css"), ("infra/main.tf", "hcl"), ("prod.tfvars", "hcl"), ("CHANGELOG.md", "markdown"), ("notes.txt", None), ("Cargo.lock", None),
+    (".github/workflows/ci.yml", "yaml"), ("src/main.c", "c"), ("include/geom.h", "c"), ("a.cc", "cpp"), ("b.hpp", "cpp"), ("src/App/Line.cs", "csharp"), ("lib/shop.rb", "ruby"), ("Gemfile", "ruby"), ("scripts/build.sh", "bash"), ("app/Main.kt", "kotlin"), ("Sources/App/Line.swift", "swift"), ("src/main/scala/Line.scala", "scala"), ("build.sbt", "scala"), ("kong/plugins/acl/handler.lua", "lua"), ("lib/shop/line.ex", "elixir"), ("test/line_test.exs", "elixir"), ("src/Shop/Line.hs", "haskell"), ("_layouts/default.html", "html"), ("pom.xml", "xml"), ("src/App/App.csproj", "xml"), ("build.gradle.kts", "kotlin"), ("src/Line.php", "php"), ("web/site.css", "css"), ("infra/main.tf", "hcl"), ("prod.tfvars", "hcl"), ("CHANGELOG.md", "markdown"), ("notes.txt", None), ("Cargo.lock", None),
 ])
 def test_profile_for_path(path: str, language: str | None) -> None:
     profile = profile_for_path(path)
@@ -190,3 +190,85 @@ def test_a_plus_step_keys_by_every_child_of_a_kind() -> None:
     body = tree_sitter.Parser(hcl.language).parse(source).root_node.named_children[0]
     assert [declaration_key(source, block, hcl) for block in body.named_children] == \
         ['resource "a","x"', 'resource "a","y"', "locals"]
+
+
+def test_a_text_guard_keys_only_the_calls_it_names() -> None:
+    """`{target=def,defp}` resolves only when the target's text is one of the words: Elixir's
+    `def` calls are declarations, its `plug` calls stay positional statements."""
+    import tree_sitter
+
+    from worktree_coord.merge.members import declaration_key
+
+    elixir = profile_for_path("lib/m.ex")
+    assert elixir is not None
+    source = b"def f(x), do: x\ndefp g(x) when x > 0, do: x\nplug :auth\nalias A.B\n"
+    root = tree_sitter.Parser(elixir.language).parse(source).root_node
+    assert [declaration_key(source, call, elixir) for call in root.named_children] == \
+        ["def f", "defp g", None, "alias A.B"]
+    text = GOOD.replace('"def {name}"', '"{name=main,run} entry"')
+    profile = load_profile_text(text, "mini.toml")
+    source = b"def main():\n    pass\n\ndef other():\n    pass\n"
+    functions = tree_sitter.Parser(profile.language).parse(source).root_node.named_children
+    assert [declaration_key(source, node, profile) for node in functions] == ["main entry", None]
+    with pytest.raises(ConfigError, match="names 'nme'"):
+        load_profile_text(GOOD.replace('"def {name}"', '"{nme=main}"'), "mini.toml")
+
+
+def test_a_parent_key_with_a_star_matches_every_key_with_that_prefix() -> None:
+    """Elixir: the body of any `defmodule X` is a container, the body of a `def` is not."""
+    import tree_sitter
+
+    from worktree_coord.merge.members import declaration_key
+
+    elixir = profile_for_path("lib/m.ex")
+    assert elixir is not None
+    source = b"defmodule A.B do\n  def f(x) do\n    x\n  end\nend\n"
+    module = tree_sitter.Parser(elixir.language).parse(source).root_node.named_children[0]
+    key_of = lambda node: declaration_key(source, node, elixir)  # noqa: E731
+    (body,) = [child for child in module.named_children if child.type == "do_block"]
+    (function,) = body.named_children
+    (function_body,) = [child for child in function.named_children if child.type == "do_block"]
+    assert elixir.container_rule(body, key_of) is not None
+    assert elixir.container_rule(function_body, key_of) is None
+
+
+def test_underscore_captures_in_binds_serve_predicates_only() -> None:
+    """`@_def` filters the `binds` query (a `def` call binds its function's name) and is never
+    itself a bound name; any other unknown capture is still an error."""
+    import tree_sitter
+
+    from worktree_coord.merge.names import bound_names
+
+    elixir = profile_for_path("lib/m.ex")
+    assert elixir is not None
+    source = b"def f(x), do: g(x)\nplug :auth\n"
+    root = tree_sitter.Parser(elixir.language).parse(source).root_node
+    assert [dict(bound_names(elixir, source, call)) for call in root.named_children] == [{"f": 1}, {}]
+    with pytest.raises(ConfigError, match="binds captures"):
+        load_profile_text(GOOD.replace('comments = ["comment"]', 'comments = ["comment"]\n'
+                                       "binds = '(function_definition name: (identifier) @fn)'"), "mini.toml")
+    helper = "binds = '((function_definition name: (identifier) @name @_n) (#eq? @_n \"main\"))'"
+    assert load_profile_text(GOOD.replace('comments = ["comment"]', 'comments = ["comment"]\n' + helper),
+                             "mini.toml").binds_query is not None
+
+
+def test_a_header_is_cpp_when_a_version_holds_cpp_and_c_otherwise() -> None:
+    """cpp.toml claims `.h` files whose content has a namespace, a class, a template, an access
+    label, `using` or `std::` (any of the merge's versions: all merge with one grammar)."""
+    c_header = b"#ifndef LINE_H\n#define LINE_H\nstruct line { int quantity; };\nint total(struct line *);\n#endif\n"
+    assert profile_for_path("include/line.h").name == "c"  # type: ignore[union-attr]
+    assert profile_for_path("include/line.h", c_header, c_header).name == "c"  # type: ignore[union-attr]
+    assert profile_for_path("include/line.h", c_header, b"namespace shop {\n}\n").name == "cpp"  # type: ignore[union-attr]
+    for cpp in (b"template <typename T>\nT f(T);\n", b"class Line {\n};\n", b"  public:\n", b"using Price = double;\n",
+                b"std::string name();\n"):
+        assert profile_for_path("line.h", cpp).name == "cpp", cpp  # type: ignore[union-attr]
+    assert profile_for_path("line.c", b"namespace shop {\n}\n").name == "c"  # type: ignore[union-attr]
+    # A comment or a C identifier that only looks like a keyword is still C.
+    assert profile_for_path("line.h", b"/* the class of a line */\nint class_of(int);\n").name == "c"  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("claims", ['claims = { extensions = "h", marker = "x" }', 'claims = { extensions = ["h"] }',
+                                    'claims = { extensions = ["h"], marker = "(" }'])
+def test_invalid_claims_are_config_errors(claims: str) -> None:
+    with pytest.raises(ConfigError, match="claims"):
+        load_profile_text(GOOD.replace('comments = ["comment"]', 'comments = ["comment"]\n' + claims), "mini.toml")

@@ -98,6 +98,15 @@ def test_runs_are_created_once_and_read_back(store):
     assert [(r.run_id, r.state) for r in store.list_runs()] == [("r1", RunState.OPEN), ("r2", RunState.LANDED)]
 
 
+def test_a_runs_remote_is_stored_with_it(store):
+    import dataclasses
+
+    store.create_run(dataclasses.replace(_run("r1"), remote="origin"))
+    store.create_run(_run("r2"))
+    assert (store.get_run("r1").remote, store.get_run("r2").remote) == ("origin", None)
+    assert [r.remote for r in store.list_runs()] == ["origin", None]
+
+
 def test_a_runs_trace_ids_are_stored_with_it_and_set_once(store):
     import dataclasses
 
@@ -592,6 +601,7 @@ def test_an_old_schema_is_upgraded_and_keeps_its_data(store_address):
         store.put_intents("old", "t", [{"intent_id": "i"}])  # version 3's table
         assert store.beat("o", 60, renew=False) and not store.owner_expired("o")  # version 4's
         assert store.add_plan_rule("", "api-*", {"own": ["api/**"]}) >= 1  # version 5's
+        assert store.get_run("old").remote is None  # the remote column: a run from before is local
         assert store.integrity_check() == []
     finally:
         store.close()

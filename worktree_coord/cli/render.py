@@ -19,7 +19,8 @@ def _again(replayed: bool) -> str:
 
 
 def run_started(r: RunStarted) -> str:
-    return f"run {r.run} pinned at {r.base[:12]}; integration branch {r.integration}{_again(r.replayed)}"
+    where = f" on remote {r.remote}" if r.remote else ""
+    return f"run {r.run} pinned at {r.base[:12]}; integration branch {r.integration}{where}{_again(r.replayed)}"
 
 
 def task_started(r: TaskStarted) -> str:

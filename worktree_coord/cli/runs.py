@@ -22,12 +22,14 @@ def run_start(
     verify: Optional[str] = typer.Option(None, "--verify", help="Shell command every merge candidate must pass before integration moves."),
     semantic: Optional[str] = typer.Option(None, "--semantic", metavar="block|warn|off",
                                            help="What a semantic finding (a name one side removed that the other side's new code uses) does to this run's merges: block (a conflict), warn, or off. Default: the configuration's semantic-check, else block."),
+    remote: Optional[str] = typer.Option(None, "--remote", metavar="NAME",
+                                         help="A git remote of this clone that holds the integration branch: a run across machines (docs/multi-machine.md)."),
     key: Optional[str] = KeyOption,
     repo: str = RepoOption,
     json_mode: bool = JsonOption,
 ) -> int:
-    """Pin BASE and create the integration branch wtc/<run>/integration at it."""
+    """Pin BASE and create the integration branch wtc/<run>/integration at it (on REMOTE with --remote)."""
     with open_coordinator(repo) as coordinator:
-        result = coordinator.start_run(run, base, verify=verify, semantic=semantic, key=key)
+        result = coordinator.start_run(run, base, verify=verify, semantic=semantic, remote=remote, key=key)
     emit(result.to_json(), schema="run.start", json_mode=json_mode, human=render.run_started(result))
     return result.exit_code

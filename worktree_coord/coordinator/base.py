@@ -8,7 +8,7 @@ consolidating, landing, cleanup); each module holds one concern's operations and
 
 from __future__ import annotations
 
-from typing import Any, Callable, ContextManager, Iterator, Self, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, ContextManager, Iterator, Self, TypeVar
 
 import contextlib
 import functools
@@ -16,6 +16,8 @@ import inspect
 import os
 import time
 from pathlib import Path
+
+import pygit2
 
 from ..store import admission, heartbeat, leases
 from ..config import Config, load_config
@@ -33,6 +35,10 @@ MANIFEST_PATH = ".wtc/task.json"
 EXIT_BOUNDARY = 3
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+if TYPE_CHECKING:
+    from ..gitrepo.remote import Remote
+    from ..integrate.engine import Publisher
 
 
 def staged(name: str) -> Callable[[F], F]:
@@ -155,8 +161,100 @@ class CoordinatorBase:
             self._integrator_instance = Integrator(self.git.repo)
         return self._integrator_instance
 
+    # ---- remote runs (docs/multi-machine.md): the integration branch lives on a git remote --------
+
+    def _remote(self, run: RunRecord) -> "Remote | None":
+        """The run's git remote as this clone names it, or None for a run kept in this repository."""
+        if not run.remote:
+            return None
+        from ..gitrepo.remote import Remote
+
+        return Remote(self.git, run.remote)
+
+    def _sync_integration(self, run: RunRecord) -> None:
+        """Bring this clone's mirror of the integration branch to what the remote holds (the truth)."""
+        remote = self._remote(run)
+        if remote is not None:
+            ref = f"refs/heads/{run.integration_ref}"
+            remote.fetch([f"+{ref}:{ref}"], what=f"fetching {run.integration_ref}")
+
+    def _publisher(self, run: RunRecord) -> "Publisher | None":
+        """How a merge moves the integration ref: None (the local compare-and-swap) for a local run;
+        for a remote run a push with a lease from the tip the merge was built on, the local mirror
+        fetched again when the lease is refused (the merge is then built again on the new tip)."""
+        remote = self._remote(run)
+        if remote is None:
+            return None
+        from ..gitrepo.refs import StaleRef
+        from ..gitrepo.remote import RemoteStale
+
+        def publish(ref: str, new: Any, old: Any) -> None:
+            try:
+                remote.push_with_lease(ref, str(new), str(old), what=f"moving {ref} on {remote.name}")
+            except RemoteStale:
+                remote.fetch([f"+{ref}:{ref}"], what=f"fetching {ref} after a lost push race")
+                raise StaleRef(ref, old, None) from None
+            try:
+                self.git.set_ref(ref, str(new), "worktree_coord: pushed to " + remote.name)
+            except (pygit2.GitError, OSError):
+                pass   # the local mirror is a hint (another process of this clone holds its lock): the next fetch sets it
+        return publish
+
+    @staticmethod
+    def _mergeable_ref(run_id: str, task_id: str) -> str:
+        """Where a remote run keeps a task's mergeable commit (its tip without reserved-file edits)."""
+        return f"refs/wtc/{run_id}/mergeable/{task_id}"
+
+    def _fetch_pin(self, run: RunRecord) -> None:
+        """A remote run's pinned commit, fetched alone when this clone lacks it (in a partial clone,
+        its commits and trees: blobs come with the checkout, for the task's sparse cone only)."""
+        remote = self._remote(run)
+        if remote is not None and not self.git.has_commit(run.base):
+            remote.fetch([f"+{run.base}:refs/wtc/{run.run_id}/pin"], what=f"fetching the pin {run.base[:12]}")
+
+    def _fetch_task(self, run: RunRecord, task: TaskRecord) -> bool:
+        """A remote run's task branch (and mergeable commit) as another machine pushed them, into
+        this clone's refs; False when the remote has no branch for the task."""
+        remote = self._remote(run)
+        if remote is None:
+            return False
+        refs = [f"refs/heads/{task.branch}", self._mergeable_ref(run.run_id, task.task_id)]
+        there = remote.remote_refs(refs)
+        if refs[0] not in there:
+            return False
+        if self.git.worktree_on_branch(refs[0]) is not None:
+            return True   # its worktree is here: the local branch is the newer one
+        remote.fetch([f"+{ref}:{ref}" for ref in refs if ref in there], what=f"fetching task {task.task_id}")
+        return True
+
+    def _publish_task(self, run: RunRecord, task_id: str, branch: str, tip: str, mergeable: str) -> None:
+        """Push a finished task's branch (and its mergeable commit) so any machine can merge it."""
+        remote = self._remote(run)
+        if remote is None:
+            return
+        refs = {f"refs/heads/{branch}": tip}
+        if mergeable and mergeable != tip:
+            refs[self._mergeable_ref(run.run_id, task_id)] = mergeable
+        remote.push_refs(refs, what=f"pushing task {task_id}")
+
+    def _is_ours(self, path: Path) -> bool:
+        """Is the folder at `path` a worktree of this clone? A remote run's task may have been started
+        by another clone whose folder this machine can see (a shared disk): never touch that one."""
+        dot_git = path / ".git"
+        text = dot_git.read_text(errors="replace").strip() if dot_git.is_file() else ""
+        if not text.startswith("gitdir:"):
+            return True   # not a linked worktree at all (a half-made or half-removed folder): ours to clean
+        admin = Path(text[len("gitdir:"):].strip())
+        admin = (admin if admin.is_absolute() else path / admin).resolve()
+        if admin.parent == (self.git.common_dir / "worktrees").resolve():
+            return True
+        # Registered in another repository's admin folder (another clone): not ours. Anything else
+        # is a .git file someone rewrote here, which the task's own checks report (git_dir).
+        other = admin.parent.parent
+        return not (admin.parent.name == "worktrees" and (other / "objects").is_dir() and (other / "HEAD").is_file())
+
     def _drop_worktree(self, task: TaskRecord) -> None:
-        if task.worktree and Path(task.worktree).exists():
+        if task.worktree and Path(task.worktree).exists() and self._is_ours(Path(task.worktree)):
             self.git.remove_worktree(Path(task.worktree))
         if task.worktree:
             self.store.update_task(task.run_id, task.task_id, worktree=None)

@@ -65,7 +65,8 @@ class CleanupOperations(CoordinatorBase):
         root = self.worktree_root()
         folders: list[tuple[str, str, Path]] = []
         for task in self.store.list_tasks():
-            if task.worktree and not task.state.live:
+            # (a worktree another clone of a remote run registered is that clone's to collect)
+            if task.worktree and not task.state.live and self._is_ours(Path(task.worktree)):
                 folders.append((task.run_id, task.task_id, Path(task.worktree)))
         if root.is_dir():
             for run_dir in sorted(p for p in root.iterdir() if p.is_dir()):

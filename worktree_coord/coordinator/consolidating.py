@@ -35,11 +35,13 @@ class ConsolidationOperations(CoordinatorBase):
         def body() -> Outcome:
             with leases.hold(self.store, f"consolidate:{run_id}", timeout=self.config.wait_timeout,
                              what=f"run {run_id} consolidation"):
+                self._sync_integration(run)
                 tip = self._check_integration(run)
                 report = consolidate_run(
                     self.git, self.store, run, offline=offline, scratch_root=self.worktree_root() / run_id / ".consolidate",
                     configs=relock_configs(self.config.relock), heavy=lambda: self._heavy("relock"),
-                    integration_tip=tip, retry_failed=retry_failed, reporter=self.reporter)
+                    integration_tip=tip, retry_failed=retry_failed, reporter=self.reporter,
+                    publish=self._publisher(run))
             self.store.log_event(run_id, None, "run.consolidated",
                                  {"roots": [{"root": r["root"], "ecosystem": r.get("ecosystem", ""), "state": r["state"],
                                              "commit": r["commit"]}

@@ -120,10 +120,11 @@ def requeue(store: Store, run_id: str, rows: list[dict[str, Any]], why: str) -> 
 def consolidate_run(git: GitRepo, store: Store, run: RunRecord, *, offline: bool, scratch_root: Path,
                     configs: Mapping[str, ToolConfig], heavy: Callable[[], ContextManager[None]],
                     integration_tip: str, retry_failed: bool = False,
-                    reporter: Reporter | None = None) -> ConsolidationReport:
+                    reporter: Reporter | None = None, publish: Any = None) -> ConsolidationReport:
     """Apply every pending intent of the run's merged tasks (see the module docstring); each root
     and each relock is a stage reported to `reporter`, which also hears `consolidate.progress` with
-    `done` of `total` steps: the relock of every root, then each root recorded."""
+    `done` of `total` steps: the relock of every root, then each root recorded. `publish` moves the
+    integration ref for a remote run (a push with a lease: CoordinatorBase._publisher)."""
     reporter = reporter or NullReporter()
     roots: list[dict[str, Any]] = []
     tip = integration_tip
@@ -135,7 +136,8 @@ def consolidate_run(git: GitRepo, store: Store, run: RunRecord, *, offline: bool
     for attempt in range(MAX_ATTEMPTS):
         try:
             report = _consolidate_once(git, store, run, offline=offline, scratch_root=scratch_root, configs=configs,
-                                       heavy=heavy, integration_tip=tip, earlier=roots, reporter=reporter)
+                                       heavy=heavy, integration_tip=tip, earlier=roots, reporter=reporter,
+                                       publish=publish)
             return dataclasses.replace(report, retried=retried)
         except _RootMoved as moved:
             # Roots committed before the move are recorded (their intents are no longer pending);
@@ -149,7 +151,8 @@ def consolidate_run(git: GitRepo, store: Store, run: RunRecord, *, offline: bool
 
 def _consolidate_once(git: GitRepo, store: Store, run: RunRecord, *, offline: bool, scratch_root: Path,
                       configs: Mapping[str, ToolConfig], heavy: Callable[[], ContextManager[None]],
-                      integration_tip: str, earlier: list[dict[str, Any]], reporter: Reporter) -> ConsolidationReport:
+                      integration_tip: str, earlier: list[dict[str, Any]], reporter: Reporter,
+                      publish: Any = None) -> ConsolidationReport:
     merged = {t.task_id for t in store.list_tasks(run.run_id, [TaskState.MERGED])}
     rows = store.list_intents(run.run_id, PENDING_STATES)
     ready = [r for r in rows if r["task_id"] in merged]
@@ -169,7 +172,7 @@ def _consolidate_once(git: GitRepo, store: Store, run: RunRecord, *, offline: bo
         for number, root in enumerate(result.roots, start=2):
             commit = None
             if root.state is RootState.APPLIED and root.files_changed:
-                commit, tip = _commit_root(git, run, root, scratch, tip)
+                commit, tip = _commit_root(git, run, root, scratch, tip, publish)
                 crash_point("consolidate.after_root_commit")
             mine = [i.intent_id for i in intents if i.root_key == (root.ecosystem, root.root)]
             _record_intents(store, run.run_id, root, commit, mine)
@@ -254,7 +257,8 @@ def _moved_paths(repo: pygit2.Repository, before: str, after: str, root: RootRes
     return sorted(set(out))
 
 
-def _commit_root(git: GitRepo, run: RunRecord, root: RootResult, scratch: Path, tip: str) -> tuple[str, str]:
+def _commit_root(git: GitRepo, run: RunRecord, root: RootResult, scratch: Path, tip: str,
+                 publish: Any = None) -> tuple[str, str]:
     """One commit holding the root's changed files, moved onto integration by compare-and-swap.
 
     `tip` is where integration is believed to be: the commit the scratch worktree was made from,
@@ -279,7 +283,10 @@ def _commit_root(git: GitRepo, run: RunRecord, root: RootResult, scratch: Path, 
         tree = update_tree(repo, parent.tree_id, files)
         commit = repo.create_commit(None, signature, signature, message, tree, [parent.id])
         try:
-            compare_and_swap(repo, ref, commit, parent.id, message=f"worktree_coord: consolidate {root.ecosystem}")
+            if publish is not None:
+                publish(ref, commit, parent.id)
+            else:
+                compare_and_swap(repo, ref, commit, parent.id, message=f"worktree_coord: consolidate {root.ecosystem}")
             return str(commit), str(commit)
         except StaleRef:
             moved_to = git.ref_target(ref) or tip

@@ -42,6 +42,7 @@ class LandingOperations(CoordinatorBase):
         consolidation root, sync), tasks, intents not applied, conflicts, verification, the
         leftovers landing would leave out, and (with `onto`) whether the target fast-forwards."""
         run = self._run(run_id)
+        self._sync_integration(run)
         tip = self.git.ref_target(f"refs/heads/{run.integration_ref}") or run.base
         tasks, conflicts, checks, warnings = [], [], [], []
         task_records = self.store.list_tasks(run_id)
@@ -67,7 +68,7 @@ class LandingOperations(CoordinatorBase):
         target = None
         land_from = run.base
         if onto is not None:
-            target_tip = self.git.ref_target(_branch_ref(onto))
+            target_tip = self._target_tip(run, onto)
             if target_tip is None:
                 raise NotFoundError(f"no branch {onto!r} to land onto", fix="name an existing branch, e.g. --onto main")
             forward = self.git.is_ancestor(target_tip, tip)
@@ -166,6 +167,7 @@ class LandingOperations(CoordinatorBase):
         if not approved:
             raise UsageError("landing needs approval", fix=f"review `wtc report --run {run_id} --onto {onto}`, "
                                                           "then land with --yes (or confirm at the prompt)")
+        self._sync_integration(run)
         leftovers = self._leftovers(run_id, self.store.list_tasks(run_id))
         warnings = leftover_warnings(run_id, leftovers)
         if warnings and not allow_partial:
@@ -185,7 +187,7 @@ class LandingOperations(CoordinatorBase):
 
         def body() -> Outcome:
             ref = _branch_ref(onto)
-            old = self.git.ref_target(ref)
+            old = self._target_tip(run, onto)
             if old is None:
                 raise NotFoundError(f"no branch {onto!r} to land onto", fix="name an existing branch, e.g. --onto main")
             if old == tip or self.git.is_ancestor(tip, old):
@@ -199,7 +201,18 @@ class LandingOperations(CoordinatorBase):
                     details={"target": old, "integration": tip},
                 )
             checked_out = self.git.worktree_on_branch(ref)
-            if checked_out is not None:
+            remote = self._remote(run)
+            if remote is not None:
+                # The target is the remote's branch; its lease is the value this land was checked against.
+                from ..gitrepo.remote import RemoteStale
+
+                try:
+                    remote.push_with_lease(ref, tip, old, what=f"landing run {run_id} on {remote.name}'s {onto}")
+                except RemoteStale:
+                    raise BusyError(f"{onto} moved on {remote.name} while landing", fix="run land again",
+                                    retry_after=1.0) from None
+                how = f"push --force-with-lease to {remote.name}"
+            elif checked_out is not None:
                 # Moving a checked-out branch behind git's back would leave its files stale.
                 self.git.fast_forward_worktree(checked_out, tip)
                 how = f"git merge --ff-only in {checked_out}"
@@ -220,12 +233,25 @@ class LandingOperations(CoordinatorBase):
                         ttl=self.config.idempotency_ttl, wait_timeout=self.config.wait_timeout)
         return Landed.from_json(done.outcome.result, replayed=done.replayed, left_out=leftovers, warnings=warnings)
 
+    def _target_tip(self, run: RunRecord, onto: str) -> str | None:
+        """Where the branch to land onto is: this repository's, or for a remote run the remote's
+        (fetched into refs/remotes/<remote>/<onto> so its history can be compared here)."""
+        remote = self._remote(run)
+        if remote is None:
+            return self.git.ref_target(_branch_ref(onto))
+        ref, tracking = _branch_ref(onto), f"refs/remotes/{remote.name}/{onto.removeprefix('refs/heads/')}"
+        if remote.remote_ref(ref) is None:
+            return None
+        remote.fetch([f"+{ref}:{tracking}"], what=f"fetching {onto} from {remote.name}")
+        return self.git.ref_target(tracking)
+
     @staged("sync")
     def sync(self, run_id: str, source: str, *, key: str | None = None) -> MergeReport:
         """Merge branch `source` (e.g. main, which moved since the pin) into the integration branch,
         so a later land is a fast-forward. Conflicts leave integration untouched and are reported."""
         run = self._run(run_id)
-        source_tip = self.git.ref_target(_branch_ref(source))
+        self._sync_integration(run)
+        source_tip = self._target_tip(run, source)
         if source_tip is None:
             raise NotFoundError(f"no branch {source!r}", fix="name an existing branch, e.g. --from main")
         if not self.git.is_ancestor(run.base, source_tip):
@@ -236,7 +262,7 @@ class LandingOperations(CoordinatorBase):
             outcome = self._integrator().merge_into(
                 f"refs/heads/{run.integration_ref}", source_tip, run.base,
                 message=f"wtc: sync run {run_id} with {source}", author=queue.signature(),
-                resolve=labelled_resolver(f"integration {run_id}", source))
+                resolve=labelled_resolver(f"integration {run_id}", source), publish=self._publisher(run))
         row = {"task": f"sync:{source}", "state": outcome.state.value,
                "conflicts": [c.to_json() for c in outcome.conflicts], "merge_commit": outcome.merge_commit}
         self.store.log_event(run_id, None, "run.synced", {"source": source, "state": outcome.state.value})

@@ -61,10 +61,21 @@ class MergeOperations(CoordinatorBase):
         if task.state not in (TaskState.FINISHED, TaskState.CONFLICT):
             raise StateError(f"task {task_id!r} is {task.state.value}; only finished tasks merge")
         self._drop_finished_worktree(task)
+        self._sync_integration(run)   # a remote run: the remote's tip is the truth
         self._check_integration(run)
+        if run.remote:
+            self._prepare_remote_merge(run, task)
+        violations = self._boundary_again(run, task)
+        if violations:
+            return self._record_rejected_at_merge(run, task, violations)
         # A task that failed verification is verified again with the same command when it comes
         # back, even if this finish does not repeat --verify.
         command = self._verify_command(run, verify) or task.result.get("verify_command")
+        if command and run.remote:
+            raise UsageError(f"run {run.run_id!r} keeps its integration branch on {run.remote}, and a verified merge "
+                             f"is not supported there yet (verification command: {command!r})",
+                             fix="merge without a verification command (drop --verify, or `verify` from the "
+                                 "configuration for this run) and run the checks in CI on the integration branch")
         if command:
             with leases.hold(self.store, f"integration:{run.run_id}", timeout=self.config.wait_timeout,
                              what=f"run {run.run_id} integration"):
@@ -74,7 +85,7 @@ class MergeOperations(CoordinatorBase):
                 f"refs/heads/{run.integration_ref}", self._mergeable(task), run.base,
                 message=self._merge_message(run, task), author=queue.signature(),
                 resolve=queue.integration_resolver(run.run_id, task.task_id),
-                **self._semantic(run, task))
+                publish=self._publisher(run), **self._semantic(run, task))
         self._report_merge(outcome, out)
         if outcome.state is IntegrationState.CONFLICT:
             return self._record_conflict(run, task, outcome)
@@ -82,6 +93,48 @@ class MergeOperations(CoordinatorBase):
                                    path=outcome.path.value, resolved=list(outcome.resolved),
                                    already=outcome.state is IntegrationState.ALREADY_MERGED,
                                    findings=self._findings(run, task, outcome))
+
+    def _prepare_remote_merge(self, run: RunRecord, task: TaskRecord) -> None:
+        """What merging a remote run's task needs in this clone: the task's commits (finished on
+        another machine, they come from its pushed branch) and, in a partial clone, the blobs the
+        merge reads (both sides' changed files at the merge base and the two tips), in one fetch."""
+        mergeable = self._mergeable(task)
+        if not mergeable or not self.git.has_commit(mergeable):
+            if not self._fetch_task(run, task) or not self.git.has_commit(mergeable):
+                raise StateError(
+                    f"task {task.task_id!r} is recorded finished at {mergeable[:12]}, but {run.remote} has no such "
+                    f"commit on {task.branch}",
+                    fix=f"finish it again on the machine that holds its worktree (wtc task finish {task.task_id} "
+                        f"--run {run.run_id}): it pushes the branch before it records the finish")
+        remote = self._remote(run)
+        if remote is not None and remote.is_partial():
+            tip = self.git.ref_target(f"refs/heads/{run.integration_ref}") or run.base
+            remote.fetch_objects(self.git.merge_blobs(tip, mergeable), what=f"fetching the files task {task.task_id} merges")
+
+    def _boundary_again(self, run: RunRecord, task: TaskRecord) -> list[dict[str, Any]]:
+        """The task's boundary checked again from git objects by whoever merges it (never the
+        finishing sandbox's word): what the recorded commit changed since its recorded base."""
+        from .. import boundary as boundaries
+
+        head, since = task.head, task.result.get("since")
+        if not head or not since or not self.git.has_commit(head):
+            return []
+        report = boundaries.check_changes(self.git.changes(since, head), task.boundary, self.git.read_blob)
+        return [v.to_json() for v in report.violations]
+
+    def _record_rejected_at_merge(self, run: RunRecord, task: TaskRecord,
+                                  violations: list[dict[str, Any]]) -> TaskFinished:
+        base_result = {k: v for k, v in task.result.items() if k not in ("conflicts", "merge", "verification", "reason")}
+        result = TaskFinished.from_json(
+            base_result, state=TaskState.REJECTED.value, exit_code=3, violations=violations, conflicts=[],
+            replayed=False,
+            notes=[f"the merge checked the task's boundary again from its commits and refused them: fix the paths, "
+                   f"then `wtc task finish {task.task_id} --run {run.run_id}` again"])
+        self.store.update_task(run.run_id, task.task_id, state=TaskState.REJECTED, result=result.to_json() | self._carry(task),
+                               holder=self._fence(run.run_id, task.task_id))
+        self.store.log_event(run.run_id, task.task_id, "task.rejected", {"violations": violations, "at": "merge"})
+        self.reporter.event("task.rejected", run=run.run_id, task=task.task_id, violations=violations)
+        return result
 
     def _check_integration(self, run: RunRecord) -> str:
         """The integration tip, refusing (and saying how to repair) when someone deleted it or moved
@@ -339,6 +392,9 @@ class MergeOperations(CoordinatorBase):
         command = self._verify_command(run, verify)
         if batch > 1 and not command:
             raise UsageError("--batch needs a verification command", fix="pass --verify CMD (or set it at run start)")
+        if batch > 1 and run.remote:
+            raise UsageError(f"run {run_id!r} keeps its integration branch on {run.remote}: verified batches are not "
+                             "supported there yet", fix="drain without --batch and --verify")
 
         def body() -> Outcome:
             rows = []

@@ -20,11 +20,13 @@ class RunOperations(CoordinatorBase):
     """Starting runs and reading their state."""
 
     def start_run(self, run_id: str | None = None, base: str = "HEAD", *, verify: str | None = None,
-                  semantic: str | None = None, key: str | None = None) -> RunStarted:
+                  semantic: str | None = None, remote: str | None = None, key: str | None = None) -> RunStarted:
         """Pin `base` and create the run's integration branch at it. `verify` is a shell command every
         merge candidate must pass (in a scratch worktree) before the integration branch moves.
         `semantic` (block, warn, off) says what a semantic finding does to the run's merges; the
-        configuration's `semantic-check` (default block) when not given."""
+        configuration's `semantic-check` (default block) when not given. `remote` names a git
+        remote of this clone that holds the integration branch (a run across machines: every clone
+        with that remote and the shared store works on it; docs/multi-machine.md)."""
         started_at = time.time()
         if run_id is None:
             if key is not None:
@@ -36,18 +38,31 @@ class RunOperations(CoordinatorBase):
         sha = self.git.resolve_commit(base)
         if semantic is not None:
             semantic = SemanticMode.parse(semantic).value
-        request = {"run": run_id, "base": sha, "verify": verify} | ({"semantic": semantic} if semantic else {})
+        request = {"run": run_id, "base": sha, "verify": verify} | ({"semantic": semantic} if semantic else {}) \
+            | ({"remote": remote} if remote else {})
+        if remote is not None:
+            from ..gitrepo.remote import Remote
+
+            Remote(self.git, remote).url()   # a clone without that remote: exit 2 naming the fix
+            if verify:
+                raise UsageError("a remote run cannot have a verification command yet",
+                                 fix="drop --verify (run the checks in CI on the integration branch), or omit --remote")
 
         def body() -> Outcome:
             integration = f"wtc/{run_id}/integration"
             existing = self.store.get_run(run_id)
             if existing is not None:
+                if (existing.remote or None) != remote:
+                    raise UsageError(
+                        f"run {run_id!r} exists " + (f"with its integration branch on remote {existing.remote!r}"
+                                                     if existing.remote else "in this repository, without a remote"),
+                        fix="repeat the original --remote, or start a run with a new --run id")
                 if existing.base != sha:
                     raise UsageError(
                         f"run {run_id!r} exists, pinned at {existing.base[:12]}, not {sha[:12]}",
                         fix="start a run with a new --run id, or omit --base to reuse this run",
                     )
-                return Outcome(RunStarted(run=run_id, base=sha, integration=integration).to_json())
+                return Outcome(RunStarted(run=run_id, base=sha, integration=integration, remote=remote).to_json())
             ref = f"refs/heads/{integration}"
             if not self.git.create_ref(ref, sha, f"worktree_coord: run {run_id} pinned"):
                 current = self.git.ref_target(ref)
@@ -56,20 +71,40 @@ class RunOperations(CoordinatorBase):
                         f"branch {integration} already exists at {str(current)[:12]} but no run {run_id!r} is recorded",
                         fix=f"choose another --run id, or delete the branch (git branch -D {integration})",
                     )
+            if remote is not None:
+                self._publish_new_integration(remote, ref, sha, run_id)
             options = ({"verify": verify} if verify else {}) | ({"semantic": semantic} if semantic else {})
             # The run's trace ids, kept whether or not this process traces: every later process joins.
             ids = RunTrace.new()
             created = self.store.create_run(RunRecord(run_id, sha, integration, RunState.OPEN, time.time(), options,
-                                                      trace_id=ids.trace_hex, root_span_id=ids.root_hex))
+                                                      trace_id=ids.trace_hex, root_span_id=ids.root_hex,
+                                                      remote=remote))
             self.store.log_event(run_id, None, "run.started", {"base": sha})
             if created:   # (a racing start with another key recorded it first: its root span, not ours)
                 self.reporter.event("run.started", run=run_id, base=sha, trace_id=ids.trace_hex,
                                     root_span_id=ids.root_hex, started_at=started_at)
-            return Outcome(RunStarted(run=run_id, base=sha, integration=integration).to_json())
+            return Outcome(RunStarted(run=run_id, base=sha, integration=integration, remote=remote).to_json())
 
         done = run_once(self.store, key or default_key(run_id, "run-start"), "run.start", request, body,
                         ttl=self.config.idempotency_ttl, wait_timeout=self.config.wait_timeout)
         return RunStarted.from_json(done.outcome.result, replayed=done.replayed)
+
+    def _publish_new_integration(self, remote_name: str, ref: str, sha: str, run_id: str) -> None:
+        """Create the integration branch on the remote at the pin (create-only: a lease on "absent").
+        A retry whose first push reached the remote finds it there at the pin, which is fine; a
+        branch of that name at another commit belongs to someone else."""
+        from ..gitrepo.remote import Remote, RemoteStale
+
+        remote = Remote(self.git, remote_name)
+        try:
+            remote.push_with_lease(ref, sha, None, what=f"creating {ref} on {remote_name}")
+        except RemoteStale:
+            current = remote.remote_ref(ref)
+            if current != sha:
+                raise UsageError(
+                    f"the remote {remote_name!r} already has {ref} at {str(current)[:12]}, and no run {run_id!r} is recorded",
+                    fix=f"choose another --run id, or delete it there (git push {remote_name} --delete {ref})",
+                ) from None
 
     def status(self, run_id: str | None = None) -> RunStatus:
         """The runs (all, or one) and their tasks at a glance (status_view.read_status)."""

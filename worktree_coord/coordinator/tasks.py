@@ -110,6 +110,9 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
             self.store.update_task_context(run.run_id, task_id, {"boundary_from": boundary_from})
             self.store.log_event(run.run_id, task_id, "task.started", {"own": list(boundary.own)})
         crash_point("start.after_record")
+        self._fetch_pin(run)
+        if existing is not None and self.git.ref_target(f"refs/heads/{branch}") is None:
+            self._fetch_task(run, existing)   # started on another machine and pushed there: resume it here
         cone = boundaries.cone_directories(list(boundary.own) + list(boundary.read)) if boundary.sparse else None
         notes = []
         if boundary.sparse and cone is None:
@@ -244,7 +247,7 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         path = Path(task.worktree) if task.worktree else None
         notes: list[str] = []
         problems: list[dict[str, str]] = []
-        if path is not None and path.exists():
+        if path is not None and path.exists() and self._is_ours(path):
             notes += self._clear_stale_index_lock(path)
             notes += self._recover_branch(run, task, path)
             problems = self._worktree_problems(task, path)
@@ -252,10 +255,18 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
                 name, email = _split_author(task.author)
                 self.git.commit_all(path, message or f"wtc: {task_id}", name, email)
         else:
-            notes.append("the worktree was gone; checked the branch as it is")
+            if run.remote and self._fetch_task(run, task):
+                notes.append(f"the worktree is not on this machine; finished the branch as pushed to {run.remote}")
+            else:
+                notes.append("the worktree was gone; checked the branch as it is")
         crash_point("finish.after_commit")
         tip = self.git.ref_target(ref)
         if tip is None:
+            if run.remote:
+                raise StateError(f"the task branch {task.branch} is neither in this clone nor on {run.remote}: its "
+                                 "worktree is on another machine and was never pushed",
+                                 fix=f"finish it on the machine that holds {task.worktree}, or abandon it "
+                                     f"(wtc task abandon {task_id} --run {run.run_id}) and start a new one")
             raise StateError(f"the task branch {task.branch} was deleted",
                              fix=f"abandon the task (wtc task abandon {task_id} --run {run.run_id}) and start a new one")
         with self._stage("boundary_check", run=run.run_id, task=task_id) as checked:
@@ -315,6 +326,10 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         )
         self.store.put_intents(run.run_id, task_id, [i.to_json() for i in derived])
         mergeable = queue.mergeable_commit(self.git.repo, tip, since, [r["path"] for r in reserved], task_id)
+        if state is TaskState.FINISHED:
+            # Pushed before it is recorded: a finished task's commits are on the remote for any machine.
+            self._publish_task(run, task_id, task.branch, tip, mergeable)
+            crash_point("finish.after_push")
         self.store.update_task(run.run_id, task_id, state=state, head=tip, finished_at=time.time(),
                                holder=self._fence(run.run_id, task_id),
                                result=result.to_json() | {"since": since, "mergeable": mergeable}
@@ -371,7 +386,7 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
     def _has_new_work(self, task: TaskRecord) -> bool:
         """A task in conflict has new work when its worktree holds changes or commits since the
         conflict was recorded (the agent resolved something): then finish runs again."""
-        if task.worktree and Path(task.worktree).exists():
+        if task.worktree and Path(task.worktree).exists() and self._is_ours(Path(task.worktree)):
             if self.git.has_uncommitted(Path(task.worktree)):
                 return True
         tip = self.git.ref_target(f"refs/heads/{task.branch}")
@@ -384,6 +399,7 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         it can and left as markers where it cannot. Finishing again merges the task."""
         run = self._run(run_id)
         self._task(run_id, task_id)
+        self._sync_integration(run)
         tip_now = self.git.ref_target(f"refs/heads/{run.integration_ref}") or run.base
         request = {"run": run_id, "task": task_id, "integration": tip_now}
 
@@ -407,6 +423,9 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
             task = self._task(run.run_id, task_id)
         if task.state not in (TaskState.STARTED, TaskState.REJECTED, TaskState.CONFLICT):
             raise StateError(f"task {task_id!r} is {task.state.value}; only live tasks can be updated")
+        self._sync_integration(run)
+        if self.git.ref_target(f"refs/heads/{task.branch}") is None:
+            self._fetch_task(run, task)   # a remote run's task that finished (in conflict) on another machine
         path = self.worktree_path(run.run_id, task_id)
         cone = boundaries.cone_directories(list(task.boundary.own) + list(task.boundary.read)) \
             if task.boundary.sparse else None

@@ -181,6 +181,10 @@ class GitRepo:
             return None
         return str(ref.resolve().target)
 
+    def has_commit(self, sha: str) -> bool:
+        """Does this repository hold the object `sha` (a commit fetched or made here)?"""
+        return pygit2.Oid(hex=sha) in self.repo
+
     def set_ref(self, name: str, sha: str, message: str) -> None:
         """Point a private ref (ours alone, e.g. a merge candidate) at `sha`, whatever it held."""
         self.repo.create_reference(name, pygit2.Oid(hex=sha), force=True, message=message)
@@ -223,7 +227,33 @@ class GitRepo:
         return str(self.repo[pygit2.Oid(hex=sha)].peel(pygit2.Commit).tree_id)
 
     def read_blob(self, oid: str) -> bytes:
-        return self.repo[pygit2.Oid(hex=oid)].read_raw()
+        try:
+            return self.repo[pygit2.Oid(hex=oid)].read_raw()
+        except KeyError:
+            return self._lazy_blob(oid)
+
+    def _lazy_blob(self, oid: str) -> bytes:
+        """A blob libgit2 does not have: in a partial clone, git fetches it from the promisor remote
+        on demand (libgit2 cannot); elsewhere git fails the same way libgit2 did (KeyError)."""
+        done = self.git("cat-file", "blob", oid, check=False)
+        if done.returncode != 0:
+            raise KeyError(oid)
+        return done.stdout
+
+    def merge_blobs(self, ours: str, theirs: str) -> list[str]:
+        """The blobs a three-way merge of two commits may read: every changed file of either side,
+        at the merge base and at both tips (what a partial clone fetches before a merge)."""
+        base = self.merge_base(ours, theirs)
+        oids: list[str] = []
+        for side in (ours, theirs):
+            for change in self.changes(base, side):
+                oids += [o for o, m in ((change.old_oid, change.old_mode), (change.new_oid, change.new_mode))
+                         if o is not None and m not in (GIT_MODE_TREE, GIT_MODE_GITLINK)]
+        return oids
+
+    def missing_blobs(self, oids: Sequence[str]) -> list[str]:
+        """The blobs among `oids` this repository does not hold (a partial clone fetches them on demand)."""
+        return [o for o in dict.fromkeys(oids) if pygit2.Oid(hex=o) not in self.repo]
 
     def tree_paths(self, sha: str) -> Iterator[str]:
         """Every file path in a commit's tree (used for small checks, not on hot paths)."""
@@ -530,8 +560,12 @@ class GitRepo:
             entry = tree[rel]
         except KeyError:
             return None
-        obj = self.repo[entry.id]
-        return obj.read_raw() if isinstance(obj, pygit2.Blob) else None
+        if entry.type_str != "blob":
+            return None
+        try:
+            return self.repo[entry.id].read_raw()
+        except KeyError:
+            return self._lazy_blob(str(entry.id))
 
     def path_in_tree(self, commit: str, rel: str) -> bool:
         """Whether `rel` (a file or a folder) exists in the commit's tree."""

@@ -19,8 +19,9 @@ One `merge_into` call, in order:
              else they ride along on the MERGED result as `findings`.
   4. commit  `create_commit(None, ...)` writes the merge commit (parents: old tip, task) and moves
              nothing. Crash point `merge.after_commit_written`.
-  5. publish compare-and-swap of the ref from the old tip (refs.py). If the tip moved meanwhile,
-             go back to 1 and merge onto the new tip: never overwrite. Crash point
+  5. publish compare-and-swap of the ref from the old tip (refs.py), or the caller's `publish` (a
+             remote run: a push with a lease, then the local mirror fetched on refusal). If the tip
+             moved meanwhile, go back to 1 and merge onto the new tip: never overwrite. Crash point
              `merge.after_ref_moved`.
 Invariants: the ref only ever moves to a merge commit whose first parent is the value it had; a
 conflict or an error leaves it untouched; commits and trees written by an abandoned attempt are
@@ -31,6 +32,7 @@ from __future__ import annotations
 
 import atexit
 import os
+from typing import Callable
 import threading
 import time
 
@@ -54,7 +56,10 @@ from .result import (
 )
 from .trees import update_tree
 
-MERGE_COMMIT_SEARCH = 1_000   # first-parent steps searched to name the commit that merged a task
+MERGE_COMMIT_SEARCH = 1_000
+
+# Moves `ref` from `old` to `new` or raises StaleRef (then `ref` holds the tip to merge onto).
+Publisher = Callable[[str, pygit2.Oid, pygit2.Oid], None]   # first-parent steps searched to name the commit that merged a task
 
 
 def _ms(start: float) -> float:
@@ -131,8 +136,11 @@ class Integrator:
                    message: str, author: pygit2.Signature,
                    committer: pygit2.Signature | None = None,
                    resolve: Resolver | None = None, check: TreeCheck | None = None,
-                   check_blocks: bool = True) -> IntegrationResult:
-        """Merge `task_commit` into `ref` (see the module docstring); returns what happened."""
+                   check_blocks: bool = True, publish: Publisher | None = None) -> IntegrationResult:
+        """Merge `task_commit` into `ref` (see the module docstring); returns what happened.
+        `publish(ref, new, old)` moves the ref instead of the local compare-and-swap (a remote run
+        pushes with a lease); it raises StaleRef when the ref moved, after which `ref` must hold
+        the new tip to merge onto."""
         started = time.perf_counter()
         timings: dict[str, float] = {}
         repo = self.repo
@@ -197,8 +205,11 @@ class Integrator:
             crash_point("merge.after_commit_written")
             t = time.perf_counter()
             try:
-                compare_and_swap(repo, ref, commit, tip, message=_reflog_message(message),
-                                 signature=committer, timeout=self.cas_timeout)
+                if publish is not None:
+                    publish(ref, commit, tip)
+                else:
+                    compare_and_swap(repo, ref, commit, tip, message=_reflog_message(message),
+                                     signature=committer, timeout=self.cas_timeout)
             except StaleRef:
                 timings["ref"] = timings.get("ref", 0.0) + _ms(t)
                 if attempts >= self.max_attempts:

@@ -96,11 +96,15 @@ def build_tools(served: Served) -> list[Tool]:
         base: Annotated[str, Field(description="Revision to pin: every task branches from it (default HEAD).")] = "HEAD",
         verify: Annotated[str | None, Field(description="Shell command every merge candidate must pass (in a "
                                                         "scratch worktree) before the integration branch moves.")] = None,
+        remote: Annotated[str | None, Field(description="A git remote of this clone (e.g. 'origin') that holds the "
+                                                        "integration branch: a run across machines sharing one "
+                                                        "store (docs/multi-machine.md).")] = None,
         idempotency_key: Key = None,
     ) -> CallToolResult:
-        """Start a run: pin BASE and create its integration branch wtc/<run>/integration. Returns `run`,
-        `base` (the pinned sha) and `integration`."""
-        return await run_call(served, lambda c: _reply(c.start_run(run, base, verify=verify, key=idempotency_key),
+        """Start a run: pin BASE and create its integration branch wtc/<run>/integration (on REMOTE when
+        given). Returns `run`, `base` (the pinned sha), `integration` and `remote`."""
+        return await run_call(served, lambda c: _reply(c.start_run(run, base, verify=verify, remote=remote,
+                                                                   key=idempotency_key),
                                                        "run.start", render.run_started))
 
     async def task_start(

@@ -193,7 +193,7 @@ def merge_file(base: bytes, left: bytes, right: bytes, path: str, *, marker_size
     # A clean result where git's line merge conflicted: the precision guards (guards.py) may say
     # the inputs cannot tell, and then git's conflicts stand.
     if result.clean and lines and not lines[0].clean and result.strategy != Strategy.TRIVIAL:
-        why = guards.distrust(profile_for_path(path), base, left, right, lines[0].conflicts)
+        why = guards.distrust(profile_for_path(path, base, left, right), base, left, right, lines[0].conflicts)
         if why is not None:
             return _Fallback(lines[0])(why)
     if mode is not SemanticMode.OFF and result.clean and result.strategy in (Strategy.LINE, Strategy.STRUCTURED,
@@ -229,7 +229,7 @@ def _generic(base: bytes, left: bytes, right: bytes, path: str, *, marker_size: 
     """The language-independent cascade (module docstring, steps 1-4); the trees it parses of the
     three inputs are left in `parsed` (base, left, right) for the semantic check to reuse, and the
     line merge, when one ran, is appended to `line_out` (for the precision guards)."""
-    profile = profile_for_path(path)
+    profile = profile_for_path(path, base, left, right)
     language = profile.name if profile else None
     if left == right or right == base:
         return FileMerge(merged=left, clean=True, strategy=Strategy.TRIVIAL, language=language)

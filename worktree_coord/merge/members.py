@@ -141,7 +141,8 @@ def declaration_key(source: bytes, node: tree_sitter.Node, profile: Profile, dep
     """The node's signature key per its profile template, or None when it has none.
 
     A template may list alternatives separated by "|": the first whose parts all resolve wins.
-    A part "{?path}" only requires the path to exist and prints nothing."""
+    A part "{?path}" only requires the path to exist and prints nothing; "{path=a,b}" resolves
+    only when the path's text is one of the listed words (and prints it)."""
     template = profile.declaration_keys.get(node.type)
     if template is None:
         return None
@@ -154,6 +155,13 @@ def declaration_key(source: bytes, node: tree_sitter.Node, profile: Profile, dep
             if part.startswith("?"):
                 # Existence only: the node may be long or span lines (a body, a `{...}` list).
                 value = "" if _exists(node, part[1:]) else None
+            elif "=" in part:
+                # A text guard: the path's text must be one of the listed words (Elixir's
+                # `def`/`defp` calls are declarations, its other calls are statements).
+                path, words = part.split("=", 1)
+                value = _resolve(source, node, path, profile, depth)
+                if value not in words.split(","):
+                    value = None
             else:
                 value = _resolve(source, node, part, profile, depth)
             if value is None:
@@ -216,7 +224,10 @@ def segment(source: bytes, container: tree_sitter.Node, rule: ContainerRule, pro
     # The prefix ends after the last opening token before the first member (and its line break).
     opening = [child for child in children[:first] if child.type not in profile.comments]
     position = max(begin, opening[-1].end_byte) if opening else begin
-    if opening:
+    # The rest of the opening line goes to the prefix too when the container itself starts mid-line
+    # with no opening token (XML's `content` right after `<tag>`): members then own whole lines.
+    mid_line = not opening and position > 0 and source[position - 1:position] != b"\n"
+    if opening or mid_line:
         line_end = _line_end(source, position)
         if source[position:line_end].strip() == b"" and line_end <= children[first].start_byte:
             position = line_end

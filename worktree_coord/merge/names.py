@@ -80,7 +80,7 @@ def bound_names(profile: Profile, source: bytes, member: tree_sitter.Node, *,
         if not among:
             return out
     for kind, nodes in tree_sitter.QueryCursor(query).captures(member).items():
-        if imports_only and kind == "name":
+        if (imports_only and kind == "name") or kind.startswith("_"):
             continue
         for node in nodes:
             text = source[node.start_byte:node.end_byte]

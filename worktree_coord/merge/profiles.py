@@ -8,6 +8,9 @@ on its first use, so merging one file pays for its own language only; `load_prof
 
 Profile keys:
     name, extensions, filenames, grammar (module), grammar_function (default "language"),
+    claims (`{ extensions = [...], marker = "regex" }`, in the profile's head: a file with one of
+    those extensions whose content matches the marker is this profile's, although another
+    profile lists the extension: a `.h` holding a class or a namespace is C++, not C),
     comments (node kinds bundled with the next member: comments, decorators, attributes),
     terminators (anonymous tokens that end the member before them, like ";"),
     anchored (keyed node kinds that are matched by key but never commute: a new or deleted one
@@ -29,12 +32,16 @@ Profile keys:
     `#[cfg(windows)] fn f` are not a duplicate, while the same condition twice still is),
     binds (a tree-sitter query over one member: `@name` captures the names a declaration binds,
     `@import` the names an import binds, `@path` an import path whose last segment is the name, as
-    Go's; read by names.py: the lost-binding and duplicate-import checks of the structured merge),
-    [[containers]] kind, parent?, parent_key?, top_level?, unordered, member_field?, separator?, keep_sorted?
+    Go's; captures named `@_...` serve predicates only; read by names.py: the lost-binding and
+    duplicate-import checks of the structured merge),
+    [[containers]] kind, parent?, parent_key? (a key; "prefix *" matches every key starting with
+    the prefix), top_level?, unordered, member_field?, separator?, keep_sorted?
     [declarations] kind = key template: "{path}" parts resolve a child by field name or, failing
     that, by node kind; steps join with "."; "*field" maps over named children; "+kind" takes every
     direct child of that kind or field (joined with ","); "@text" is the
-    node's own text; "{?path}" only requires the path; alternatives are separated by "|". When no
+    node's own text; "{?path}" only requires the path; "{path=a,b,c}" resolves only when the
+    path's text is one of those words (Elixir: a `call` whose target is `def` is a declaration,
+    other calls are statements); alternatives are separated by "|". When no
     alternative resolves, the node has no key (it stays positional, matched by its text).
     [semantic] the post-merge semantic check's data (see `SemanticRules`; the check is symbols.py
     and semantic.py). Its keys and types are validated at load; its query is compiled on first
@@ -136,6 +143,7 @@ class Profile:
     lazy_annotation_marker: re.Pattern[bytes] | None = None   # text meaning the same (`from __future__ ...`)
     semantic: SemanticRules = SemanticRules()   # the semantic check's data; disabled when empty
     binds: str | None = None                 # query source: names members bind (names.py)
+    claimed: tuple[str, ...] = ()            # extensions taken from another profile by content (`claims`)
 
     def annotations_run(self, path: str, source: bytes) -> bool:
         """Whether type annotations in `source` (a file at `path`) run where they stand."""
@@ -186,7 +194,7 @@ class Profile:
                 return False
             key = key_of(ancestor)
             if key is not None:
-                return key == wanted
+                return key.startswith(wanted[:-1]) if wanted.endswith("*") else key == wanted
             ancestor = ancestor.parent
         return False
 
@@ -243,9 +251,10 @@ def _validate(raw: dict[str, Any], source: str) -> Profile:
     unknown_keys = set(raw) - {"name", "grammar", "grammar_function", "extensions", "filenames", "comments",
                                "terminators", "containers", "declarations", "data", "anchored",
                                "repeatable", "order_sensitive", "deferred", "name_kinds", "variant_markers", "lazy_annotations", "binds",
-                               "semantic"}
+                               "semantic", "claims"}
     if unknown_keys:
         raise ConfigError(f"language profile {source}: unknown setting(s) {sorted(unknown_keys)}")
+    claims = _claims(raw, source)
     lazy = raw.get("lazy_annotations", {})
     if not isinstance(lazy, dict) or set(lazy) - {"extensions", "marker"}:
         raise ConfigError(f"language profile {source}: lazy_annotations takes `extensions` and `marker`")
@@ -262,10 +271,12 @@ def _validate(raw: dict[str, Any], source: str) -> Profile:
         except (tree_sitter.QueryError, ValueError, NameError, SyntaxError) as exc:
             raise ConfigError(f"language profile {source}: binds is not a valid query for {grammar}: {exc}",
                               fix="check the node kinds and fields against the grammar") from None
-        unknown_captures = {query.capture_name(i) for i in range(query.capture_count)} - {"name", "import", "path"}
+        # `@_...` captures only serve predicates (`(#any-of? @_def "def" "defp")`): names.py skips them.
+        unknown_captures = {query.capture_name(i) for i in range(query.capture_count)
+                            if not query.capture_name(i).startswith("_")} - {"name", "import", "path"}
         if unknown_captures:
             raise ConfigError(f"language profile {source}: binds captures {sorted(unknown_captures)}",
-                              fix="capture only @name, @import and @path")
+                              fix="capture only @name, @import and @path (and @_helpers for predicates)")
     containers = []
     for item in raw.get("containers", []):
         rule = ContainerRule(kind=item["kind"], parent=item.get("parent"), unordered=item.get("unordered", True),
@@ -288,7 +299,7 @@ def _validate(raw: dict[str, Any], source: str) -> Profile:
     for kind, template in declarations.items():
         check_kind(kind, "declarations")
         for part in _PART.findall(template):
-            for step in part.lstrip("?").split("."):
+            for step in part.lstrip("?").split("=", 1)[0].split("."):
                 step = step.lstrip("*+")
                 if step == "@text":
                     continue
@@ -304,7 +315,7 @@ def _validate(raw: dict[str, Any], source: str) -> Profile:
         name_kinds=name_kinds,
         variant_markers=tuple(raw.get("variant_markers", [])),
         lazy_annotation_extensions=tuple(lazy.get("extensions", [])), lazy_annotation_marker=marker,
-        binds=binds,
+        binds=binds, claimed=claims[0] if claims else (),
         semantic=_semantic_rules(raw.get("semantic", {}), source, check_kind, check_field),
     )
 
@@ -381,14 +392,32 @@ def _shipped() -> tuple[tuple[str, str], ...]:
                  for entry in sorted(root.iterdir(), key=lambda item: item.name) if entry.name.endswith(".toml"))
 
 
+def _claims(raw: dict[str, Any], source: str) -> tuple[tuple[str, ...], re.Pattern[bytes]] | None:
+    """The profile's `claims` (extensions, compiled marker), checked, or None."""
+    claims = raw.get("claims")
+    if claims is None:
+        return None
+    extensions = claims.get("extensions") if isinstance(claims, dict) else None
+    if not isinstance(claims, dict) or set(claims) != {"extensions", "marker"} or not isinstance(extensions, list) \
+            or not all(isinstance(item, str) for item in extensions) or not isinstance(claims["marker"], str):
+        raise ConfigError(f"language profile {source}: claims takes `extensions` (a list) and `marker` (a regex)",
+                          fix='claims = { extensions = ["h"], marker = "^namespace " }')
+    try:
+        return tuple(extensions), re.compile(claims["marker"].encode(), re.MULTILINE)
+    except re.error as exc:
+        raise ConfigError(f"language profile {source}: claims.marker is not a regex: {exc}") from None
+
+
 @functools.lru_cache(maxsize=1)
-def _shipped_index() -> tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...]:
-    """(file name, filenames, extensions) of every shipped profile: what `profile_for_path` matches
-    on, read without validating the profile, since validating loads the language's grammar."""
+def _shipped_index() -> tuple[tuple[str, tuple[str, ...], tuple[str, ...],
+                                    tuple[tuple[str, ...], re.Pattern[bytes]] | None], ...]:
+    """(file name, filenames, extensions, claims) of every shipped profile: what
+    `profile_for_path` matches on, read without validating the profile, since validating loads the
+    language's grammar."""
     index = []
     for name, text in _shipped():
         raw = _head(text, name)
-        index.append((name, tuple(raw.get("filenames", [])), tuple(raw.get("extensions", []))))
+        index.append((name, tuple(raw.get("filenames", [])), tuple(raw.get("extensions", [])), _claims(raw, name)))
     return tuple(index)
 
 
@@ -424,15 +453,22 @@ def load_profiles() -> tuple[Profile, ...]:
     return tuple(_shipped_profile(name) for name, _ in _shipped())
 
 
-def profile_for_path(path: str) -> Profile | None:
-    """The profile that handles `path` (by file name first, then by extension), or None."""
+def profile_for_path(path: str, *contents: bytes) -> Profile | None:
+    """The profile that handles `path` (by file name first, then by extension), or None. With the
+    file's `contents` (each version of a merge), a profile whose `claims` marker matches any of
+    them takes the file from the one its extension names (all versions merge with one grammar)."""
     base = os.path.basename(path)
     index = _shipped_index()
-    for name, filenames, _ in index:
+    for name, filenames, _, _ in index:
         if base in filenames:
             return _shipped_profile(name)
     lowered = base.lower()
-    for name, _, extensions in index:
+    if contents:
+        for name, _, _, claims in index:
+            if claims is not None and any(lowered.endswith("." + extension) for extension in claims[0]) \
+                    and any(claims[1].search(content) for content in contents):
+                return _shipped_profile(name)
+    for name, _, extensions, _ in index:
         for extension in extensions:
             if lowered.endswith("." + extension):
                 return _shipped_profile(name)

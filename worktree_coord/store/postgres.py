@@ -189,6 +189,10 @@ MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE wtc_runs ADD COLUMN trace_id TEXT;
     ALTER TABLE wtc_runs ADD COLUMN root_span_id TEXT;
     """,
+    # Remote runs (docs/multi-machine.md): the git remote that holds the run's integration branch.
+    """
+    ALTER TABLE wtc_runs ADD COLUMN remote TEXT;
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -372,10 +376,10 @@ class PostgresStore:
     def create_run(self, run: RunRecord) -> bool:
         with self._tx() as cursor:
             cursor.execute(
-                "INSERT INTO wtc_runs(run_id, base, integration_ref, state, created_at, options, trace_id, root_span_id)"
-                " VALUES (%s,%s,%s,%s,%s,%s,%s,%s) ON CONFLICT (run_id) DO NOTHING",
+                "INSERT INTO wtc_runs(run_id, base, integration_ref, state, created_at, options, trace_id, root_span_id,"
+                " remote) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s) ON CONFLICT (run_id) DO NOTHING",
                 (run.run_id, run.base, run.integration_ref, run.state.value, run.created_at, dumps(run.options),
-                 run.trace_id, run.root_span_id))
+                 run.trace_id, run.root_span_id, run.remote))
             return cursor.rowcount == 1
 
     def set_run_trace(self, run_id: str, trace_id: str, root_span_id: str) -> RunRecord | None:
@@ -846,7 +850,7 @@ def _run(row: dict[str, Any]) -> RunRecord:
     return RunRecord(
         run_id=row["run_id"], base=row["base"], integration_ref=row["integration_ref"],
         state=RunState(row["state"]), created_at=row["created_at"], options=json.loads(row["options"] or "{}"),
-        trace_id=row.get("trace_id"), root_span_id=row.get("root_span_id"),
+        trace_id=row.get("trace_id"), root_span_id=row.get("root_span_id"), remote=row.get("remote"),
     )
 
 

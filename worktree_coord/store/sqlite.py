@@ -159,6 +159,10 @@ MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE runs ADD COLUMN trace_id TEXT;
     ALTER TABLE runs ADD COLUMN root_span_id TEXT;
     """,
+    # Remote runs (docs/multi-machine.md): the git remote that holds the run's integration branch.
+    """
+    ALTER TABLE runs ADD COLUMN remote TEXT;
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -284,9 +288,9 @@ class SQLiteStore:
         with self._write() as cursor:
             cursor.execute(
                 "INSERT OR IGNORE INTO runs(run_id, base, integration_ref, state, created_at, options, trace_id,"
-                " root_span_id) VALUES (?,?,?,?,?,?,?,?)",
+                " root_span_id, remote) VALUES (?,?,?,?,?,?,?,?,?)",
                 (run.run_id, run.base, run.integration_ref, run.state.value, run.created_at, dumps(run.options),
-                 run.trace_id, run.root_span_id),
+                 run.trace_id, run.root_span_id, run.remote),
             )
             return cursor.rowcount == 1
 
@@ -717,7 +721,7 @@ def _run(row: dict[str, Any]) -> RunRecord:
     return RunRecord(
         run_id=row["run_id"], base=row["base"], integration_ref=row["integration_ref"],
         state=RunState(row["state"]), created_at=row["created_at"], options=json.loads(row["options"] or "{}"),
-        trace_id=row.get("trace_id"), root_span_id=row.get("root_span_id"),
+        trace_id=row.get("trace_id"), root_span_id=row.get("root_span_id"), remote=row.get("remote"),
     )
 
 
