@@ -21,7 +21,8 @@ files; a file merge is cached by (path, base blob, left blob, right blob, semant
 and in `<git common dir>/wtc/forecast-cache/`, so an agent calling `task check` every minute pays
 for the files that changed since its last call.
 
-Invariants: no ref moves, no worktree file or index is written, the store is not written; the
+Invariants: no ref moves (for a run kept on a remote, the local mirror of its integration branch is
+fetched first, as `report` does), no worktree file or index is written, the store is not written; the
 only writes are unreachable objects (the working files' blobs and the state trees) and the cache.
 Not predicted: cross-file semantic conflicts (a name removed in one file and used in another;
 the queue's tree-level check catches those at merge time), and reserved files (root manifests and
@@ -84,6 +85,7 @@ class ForecastOperations(CoordinatorBase):
         pairwise and onto the integration tip (see the module docstring)."""
         started = time.monotonic()
         run = self._run(run_id)
+        self._sync_integration(run)   # a remote run: the remote's tip is the truth (one ref fetched)
         tip = self.git.ref_target(f"refs/heads/{run.integration_ref}") or run.base
         engine = _Engine(self, self._semantic_mode(run))
         states = self._states(self.store.list_tasks(run_id), tip)
@@ -142,6 +144,7 @@ class ForecastOperations(CoordinatorBase):
         started = time.monotonic()
         run = self._run(run_id)
         record = self._task(run_id, task_id)
+        self._sync_integration(run)
         tip = self.git.ref_target(f"refs/heads/{run.integration_ref}") or run.base
         engine = _Engine(self, self._semantic_mode(run))
         records = self.store.list_tasks(run_id)
