@@ -38,15 +38,17 @@ holds only the sides' lines and ours differs, a likely wrong merge; `1side` coun
 the committed file is one side's version whole, the other side's changes dropped, which no merge
 of the three versions can know). `agree` is (exact + order) / resolved. `union` is how many of
 git's conflicted files keeping both sides of every conflict block resolves (order set aside): the
-reach a plain union would have. On files git merges cleanly: `added` (we conflict), `wrong` (git
-was right and our clean result differs) and `git-wrong` (git's own result is not what was
-committed). `--part dev` (the default) scores the development part, `--part aside` the part kept
+reach a plain union would have. On files git merges cleanly: `added` (we conflict in the merge
+itself), `sem` (the merge is git's but the post-merge semantic check flags a name it broke: a
+finding, not a merge error), `fixed` (of those, the developers changed git's clean result in the
+merge commit; the others were committed as git merged them, broken or not), `wrong` (git was right
+and our clean result differs) and `git-wrong` (git's own result is not what was committed). `--part dev` (the default) scores the development part, `--part aside` the part kept
 aside (DEVELOPERS.md).
 
 Usage: python scripts/eval_merge_quality.py [--corpus main|sdist] [--fetch] [--seed N] [--max-files N]
        [--show-wrong N]
        python scripts/eval_merge_quality.py --corpus history [--repo PATH]... [--part dev|aside|all]
-       [--language L] [--show CLASS:N] [--dump DIR] [--save FILE] [--compare FILE [--only VERDICTS]]
+       [--language L] [--files profiles|appendable] [--show CLASS:N] [--dump DIR] [--save FILE] [--compare FILE [--only VERDICTS]]
        [--without GUARD]...
 """
 
@@ -377,7 +379,7 @@ def history_main(args: argparse.Namespace) -> int:
         print("no repositories: give --repo PATH (a git clone of a project's history; DEVELOPERS.md)",
               file=sys.stderr)
         return 2
-    cases = [case for found in history_corpus.load_cases(paths, seed=args.seed,
+    cases = [case for found in history_corpus.load_cases(paths, seed=args.seed, files=args.files,
                                                          progress=lambda text: print(text, file=sys.stderr))
              for case in found
              if (args.part == "all" or case.part == args.part) and (not args.language or case.language == args.language)]
@@ -399,8 +401,12 @@ def history_main(args: argparse.Namespace) -> int:
         times.append((time.perf_counter() - started, case.name))
         if case.git_clean:
             git_merged = b""
-            verdict = "added" if not ours.clean else ("wrong" if ours.merged != result and
-                                                      line_merge(base, left, right).merged == result else "clean")
+            if not ours.clean:
+                # Only semantic findings: the merge itself is git's, the check says what it broke.
+                verdict = "semantic" if all(c.kind == "semantic" for c in ours.conflicts) else "added"
+            else:
+                verdict = ("wrong" if ours.merged != result and line_merge(base, left, right).merged == result
+                           else "clean")
         else:
             git_merged = line_merge(base, left, right).merged
             verdict = history_class(ours.merged, result, base, left, right, case.path) if ours.clean else "conflict"
@@ -410,6 +416,7 @@ def history_main(args: argparse.Namespace) -> int:
                 row["git_clean"] += 1
                 row[verdict] += 1
                 row["git_wrong"] += line_merge(base, left, right).merged != result
+                row["sem_fixed"] += verdict == "semantic" and line_merge(base, left, right).merged != result
             else:
                 row["git_conflicted"] += 1
                 row["resolved"] += ours.clean
@@ -418,7 +425,7 @@ def history_main(args: argparse.Namespace) -> int:
                 row["took_side"] += verdict == "diff" and result in (left, right)
         shown[verdict].append((case, ours))
         verdicts[case.name] = verdict
-        if dump is not None and verdict in ("diff", "human", "broken", "order", "wrong", "added"):
+        if dump is not None and verdict in ("diff", "human", "broken", "order", "wrong", "added", "semantic"):
             folder = dump / verdict / case.name.replace("/", "__").replace(":", "__")
             folder.mkdir(parents=True, exist_ok=True)
             suffix = Path(case.path).suffix
@@ -433,14 +440,14 @@ def history_main(args: argparse.Namespace) -> int:
     print(f"history corpus, part {args.part}: {len(cases)} files from {len({c.repo for c in cases})} repositories, "
           f"{len({c.merge for c in cases})} merge commits")
     print(f"{'language':<11}{'confl':>6}{'resolved':>9}{'res%':>7}{'exact':>6}{'order':>6}{'broken':>7}{'human':>6}{'diff':>5}{'1side':>6}"
-          f"{'agree%':>8}{'diff%':>7}{'union%':>7}{'clean':>7}{'added':>6}{'wrong':>6}{'git-wrong':>10}")
+          f"{'agree%':>8}{'diff%':>7}{'union%':>7}{'clean':>7}{'added':>6}{'sem':>4}{'fixed':>6}{'wrong':>6}{'git-wrong':>10}")
     for language in sorted(stats, key=lambda name: (name == "ALL", name)):
         s = stats[language]
         resolved = s["resolved"]
         print(f"{language:<11}{s['git_conflicted']:>6}{resolved:>9}{pct(resolved, s['git_conflicted']):>7}"
               f"{s['exact']:>6}{s['order']:>6}{s['broken']:>7}{s['human']:>6}{s['diff']:>5}{s['took_side']:>6}"
               f"{pct(s['exact'] + s['order'], resolved):>8}{pct(s['diff'], resolved):>7}"
-              f"{pct(s['union'], s['git_conflicted']):>7}{s['git_clean']:>7}{s['added']:>6}{s['wrong']:>6}"
+              f"{pct(s['union'], s['git_conflicted']):>7}{s['git_clean']:>7}{s['added']:>6}{s['semantic']:>4}{s['sem_fixed']:>6}{s['wrong']:>6}"
               f"{s['git_wrong']:>10}")
     times.sort()
     if times:
@@ -492,8 +499,11 @@ def main() -> int:
     parser.add_argument("--part", choices=("dev", "aside", "all"), default="dev",
                         help="history: the development part, the part kept aside, or both")
     parser.add_argument("--language", help="history: only this language")
+    parser.add_argument("--files", choices=("profiles", "appendable"), default="profiles",
+                        help="history: the files a language profile handles (default), or the files every task "
+                             "appends to (line lists, PO, .properties, Markdown changelogs, JSON/YAML catalogs)")
     parser.add_argument("--show", action="append", default=[], metavar="CLASS:N",
-                        help="history: print N results of a class (diff, human, order, exact, wrong, added, conflict)")
+                        help="history: print N results of a class (diff, human, order, exact, wrong, added, semantic, conflict)")
     parser.add_argument("--dump", help="history: write each non-exact case's versions under this folder")
     parser.add_argument("--without", action="append", default=[], metavar="GUARD",
                         help="turn off one precision guard (merge/guards.py) to measure what it does (repeatable)")

@@ -48,6 +48,7 @@ import pygit2  # noqa: E402
 
 from worktree_coord.merge import line_merge  # noqa: E402
 from worktree_coord.merge.markers import has_markers  # noqa: E402
+from worktree_coord.merge.appendable import kind_for_path  # noqa: E402
 from worktree_coord.merge.profiles import profile_for_path  # noqa: E402
 
 CACHE = ROOT / "scratch" / "history"
@@ -190,13 +191,45 @@ def _store(repo: pygit2.Repository, oid: str) -> bytes:
     return data
 
 
+_NOTES = ("changelog", "changes", "history", "news", "release", "releasenotes", "release-notes", "release_notes")
+_CATALOG_FOLDERS = ("locale", "locales", "i18n", "l10n", "lang", "langs", "translations", "messages")
+
+
+def profile_language(path: str) -> str | None:
+    """`--files profiles` (the default): the language of a file a profile handles."""
+    profile = profile_for_path(path)
+    return profile.name if profile else None
+
+
+def appendable_language(path: str) -> str | None:
+    """`--files appendable`: the files every task appends to (issue 18 item 2), named by kind:
+    grammars/append/kinds.toml's kinds, Markdown changelogs and release notes (`changelog-md`), and
+    JSON/YAML message catalogs under a locale folder (`catalog-json`, `catalog-yaml`)."""
+    kind = kind_for_path(path)
+    if kind is not None:
+        return kind.name
+    parts = path.lower().split("/")
+    stem = parts[-1].rsplit(".", 1)[0]
+    language = profile_language(path)
+    if language == "markdown" and (stem in _NOTES or stem.startswith(_NOTES) or "changelog" in parts[:-1]):
+        return "changelog-md"
+    if language in ("json", "yaml") and any(part in _CATALOG_FOLDERS for part in parts[:-1]):
+        return f"catalog-{language}"
+    return None
+
+
+LANGUAGE_OF = {"profiles": profile_language, "appendable": appendable_language}
+
+
 def _usable(data: bytes) -> bool:
     return len(data) <= MAX_BYTES and data.count(b"\n") <= MAX_LINES and b"\x00" not in data[:8000]
 
 
 def mine(path: Path, *, seed: int = 1, max_conflicts: int = 200, max_clean: int = 100, per_merge: int = 3,
-         progress: Callable[[str], None] | None = None) -> tuple[list[Case], MineStats]:
-    """Walk one repository's merge commits (module docstring) and return its cases."""
+         progress: Callable[[str], None] | None = None, files: str = "profiles") -> tuple[list[Case], MineStats]:
+    """Walk one repository's merge commits (module docstring) and return its cases; `files` says
+    which files are cases (LANGUAGE_OF: those a profile handles, or the appended-to ones)."""
+    language_of = LANGUAGE_OF[files]
     name = repository_name(path)
     if name in FORBIDDEN:
         raise SystemExit(f"{name} is part of the project's held-out evaluation (issue 13): do not mine it")
@@ -225,7 +258,7 @@ def mine(path: Path, *, seed: int = 1, max_conflicts: int = 200, max_clean: int 
             continue
         right_changed = _changed(repo, trees[0], trees[2])
         both = sorted(p for p in set(left_changed) & set(right_changed)
-                      if left_changed[p] != right_changed[p] and profile_for_path(p) is not None)
+                      if left_changed[p] != right_changed[p] and language_of(p) is not None)
         if not both:
             continue
         if len(_merge_bases(path, first, second)) > 1:
@@ -248,7 +281,8 @@ def mine(path: Path, *, seed: int = 1, max_conflicts: int = 200, max_clean: int 
             if any(has_markers(data, 7) for data in blobs):
                 stats.with_markers += 1
                 continue
-            language = profile_for_path(file).name  # type: ignore[union-attr]
+            language = language_of(file)
+            assert language is not None
             git_clean = line_merge(blobs[0], blobs[1], blobs[2]).clean
             found[git_clean].append(Case(repo=name, merge=sha, path=file, language=language, git_clean=git_clean,
                                          part=part_of(name, sha), base=oids[0], left=oids[1],  # type: ignore[arg-type]
@@ -273,16 +307,19 @@ def mine(path: Path, *, seed: int = 1, max_conflicts: int = 200, max_clean: int 
 
 def load_cases(paths: Iterable[Path], *, seed: int = 1, max_conflicts: int = 200, max_clean: int = 100,
                per_merge: int = 3, refresh: bool = False,
-               progress: Callable[[str], None] | None = None) -> Iterator[tuple[Case, ...]]:
+               progress: Callable[[str], None] | None = None, files: str = "profiles") -> Iterator[tuple[Case, ...]]:
     """The cases of each repository, from the cache when it was mined with the same parameters."""
     params = {"version": MINER_VERSION, "seed": seed, "max_conflicts": max_conflicts, "max_clean": max_clean,
               "per_merge": per_merge, "max_bytes": MAX_BYTES, "max_lines": MAX_LINES}
+    if files != "profiles":
+        params["files"] = files
     for path in paths:
         path = Path(path)
         if not (path / "HEAD").exists() and not (path / ".git").exists():
             raise SystemExit(f"{path} is not a git repository: give a bare clone (git clone --bare URL) "
                              "or a working copy's folder (DEVELOPERS.md)")
-        cache = CACHE / f"{repository_name(path)}.json"
+        cache = CACHE / (f"{repository_name(path)}.json" if files == "profiles"
+                         else f"{repository_name(path)}.{files}.json")
         if not refresh and cache.exists():
             stored = json.loads(cache.read_text())
             if stored.get("params") == params and all(blob_path(case[key]).exists() for case in stored["cases"]
@@ -290,7 +327,7 @@ def load_cases(paths: Iterable[Path], *, seed: int = 1, max_conflicts: int = 200
                 yield tuple(Case(**case) for case in stored["cases"])
                 continue
         cases, stats = mine(path, seed=seed, max_conflicts=max_conflicts, max_clean=max_clean,
-                            per_merge=per_merge, progress=progress)
+                            per_merge=per_merge, progress=progress, files=files)
         if progress:
             progress(f"{repository_name(path)}: mined {len(cases)} files in {stats.seconds:g} s ({asdict(stats)})")
         cache.parent.mkdir(parents=True, exist_ok=True)

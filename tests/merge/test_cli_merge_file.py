@@ -174,3 +174,23 @@ def test_semantic_warn_exits_0_and_off_is_silent(tmp_path: Path) -> None:
     assert off.returncode == 0 and off.stderr == b""
     bad = _run([WTC, "merge-file", *files, "--semantic", "loud"])
     assert bad.returncode == 2 and b"block, warn, off" in bad.stderr
+
+
+def test_driver_install_covers_the_appended_to_files(tmp_path: Path) -> None:
+    """`wtc driver install` routes .gitignore, CODEOWNERS, PO and .properties files to wtc too, and
+    git's own merge of two branches each appending to .gitignore then resolves through it."""
+    repo, env = _repo_with_branches(tmp_path, LEFT, RIGHT)
+    assert _run([WTC, "driver", "install", "--repo", str(repo), "--json"], env=env).returncode == 0
+    paths = [".gitignore", "docs/.dockerignore", ".github/CODEOWNERS", "locale/de.po", "app/messages.properties",
+             "dev-requirements.txt", "AUTHORS"]
+    attributes = _git(repo, "check-attr", "merge", "--", *paths, env=env).stdout.decode().splitlines()
+    assert attributes == [f"{path}: merge: wtc" for path in paths]
+    for branch, line in (("other", b"dist/\n"), ("main", b".venv/\n")):
+        _git(repo, "checkout", "-q", branch, env=env)
+        (repo / ".gitignore").write_bytes(b"*.pyc\n" + line)
+        _git(repo, "add", ".gitignore", env=env)
+        _git(repo, "commit", "-qm", f"ignore on {branch}", env=env)
+    _git(repo, "checkout", "-q", "other", env=env)
+    # both branches created .gitignore from nothing: an add/add with an empty base, one line each
+    done = _run(["git", "merge", "-q", "--no-edit", "main"], env=env, cwd=repo)
+    assert (repo / ".gitignore").read_bytes() == b"*.pyc\ndist/\n.venv/\n", done.stderr

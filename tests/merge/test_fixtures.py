@@ -1,6 +1,7 @@
 """Data-driven fixtures: fixtures/merge/<language>/<case>/{Base,Left,Right,Expected}.<ext> + README.
 
-Each case merges Base/Left/Right as the file `Base.<ext>` and must produce Expected byte for byte;
+Each case merges Base/Left/Right as the file `Base.<ext>` (or as the path its `PATH` file names: a
+.gitignore, a CODEOWNERS) and must produce Expected byte for byte;
 an Expected holding conflict markers must come back as a conflict, one without as clean.
 """
 
@@ -28,7 +29,8 @@ def test_fixture(case: Path) -> None:
     right, _ = _read(case, "Right")
     expected, _ = _read(case, "Expected")
     assert (case / "README").read_text().strip(), "every case says what it proves"
-    result = merge_file(base, left, right, f"Base{ext}")
+    path = (case / "PATH").read_text().strip() if (case / "PATH").exists() else f"Base{ext}"
+    result = merge_file(base, left, right, path)
     assert result.merged == expected, result.notes
     assert result.clean == (expected.count(b"<<<<<<<") == left.count(b"<<<<<<<"))
 

@@ -75,3 +75,48 @@ def test_disabled_guard_lets_the_merge_through() -> None:
     finally:
         guards.disabled.discard("release_lines")
     assert result.clean and b"6.4.8.Final" in result.merged and b"2.7.3" in result.merged
+
+
+LINTS = b'[lints.clippy]\nbool_assert_comparison = "allow"\nstring_to_string = "warn"\ntodo = "warn"\n'
+
+
+@pytest.mark.parametrize(("edited", "by_guard"), [
+    (LINTS.replace(b"string_to_string", b"# string_to_string"), True),                  # commented out
+    (LINTS.replace(b'string_to_string = "warn"', b'str_to_string = "warn"'), True),      # key renamed
+    # A value changed where the other side deleted the key: the data merge's own delete/modify.
+    (LINTS.replace(b'string_to_string = "warn"', b'string_to_string = "allow"'), False),
+])
+def test_deleted_vs_edited_keeps_gits_conflict(edited: bytes, by_guard: bool) -> None:
+    deleted = LINTS.replace(b'string_to_string = "warn"\n', b"")
+    for left, right in ((edited, deleted), (deleted, edited)):
+        result = merge_file(LINTS, left, right, "Cargo.toml")
+        assert not result.clean, result.merged
+        assert any(note.startswith("deleted_vs_edited:") for note in result.notes) == by_guard, result.notes
+
+
+def test_deleted_vs_edited_names_both_sides() -> None:
+    result = merge_file(LINTS, LINTS.replace(b"string_to_string", b"# string_to_string"),
+                        LINTS.replace(b'string_to_string = "warn"\n', b""), "Cargo.toml")
+    assert result.notes == ("deleted_vs_edited: theirs deleted every line of the block, 'string_to_string = \"warn\"' "
+                            "among them, while ours changed that line ('# string_to_string = \"warn\"'): a delete/modify "
+                            "the data merge would settle silently",)
+
+
+def test_deletion_next_to_an_insertion_still_merges() -> None:
+    # One side deletes entries, the other only inserts next to them: no line both touched.
+    base = b'[dependencies]\na = "1"\nb = "2"\nc = "3"\nd = "4"\n'
+    left = b'[dependencies]\na = "1"\nb = "2"\nbb = "9"\nc = "3"\nd = "4"\n'
+    right = b'[dependencies]\na = "1"\nd = "4"\n'
+    result = merge_file(base, left, right, "Cargo.toml")
+    assert result.clean and result.merged == b'[dependencies]\na = "1"\nbb = "9"\nd = "4"\n'
+
+
+def test_deleted_vs_edited_only_in_data_files() -> None:
+    # In code the structured merge sees declarations, not keys: a function deleted on one side
+    # and edited on the other is its own delete/modify conflict; a comment added where the
+    # other side removed a line merges as before.
+    base = b"def a():\n    return 1\n\n\ndef b():\n    return 2\n"
+    left = b"def a():\n    return 1\n\n\ndef b():\n    return 2\n\n\ndef c():\n    return 3\n"
+    right = b"def a():\n    return 1\n"
+    result = merge_file(base, left, right, "m.py")
+    assert not any(note.startswith("deleted_vs_edited:") for note in result.notes)

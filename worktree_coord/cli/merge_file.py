@@ -157,13 +157,18 @@ def _git(args: list[str], cwd: str) -> str:
 
 
 def attribute_patterns() -> list[str]:
-    """The .gitattributes patterns for every file the structured merge understands."""
+    """The .gitattributes patterns for every file the structured merge understands: the language
+    profiles' and the appended-to files' (grammars/append/kinds.toml: .gitignore, CODEOWNERS, PO...)."""
+    from ..merge.appendable import kinds
     from ..merge.profiles import load_profiles
 
     patterns: list[str] = []
     for profile in load_profiles():
         patterns.extend(f"*.{extension}" for extension in profile.extensions)
         patterns.extend(profile.filenames)
+    for kind in kinds():
+        patterns.extend(f"*.{extension}" for extension in kind.extensions)
+        patterns.extend((*kind.filenames, *kind.globs))
     return sorted(dict.fromkeys(patterns))
 
 

@@ -6,7 +6,8 @@ from `grammars/`), `members` (containers cut into members), `structured` (declar
 lost-binding and duplicate-import checks), `validate` (strict parsers as a second opinion),
 `python_cst` (libcst refinements of Python results: import union, one statement per module),
 `guards` (shapes where the inputs cannot tell the right merge: a clean resolution of git's
-conflicts there is not trusted), `cascade` (the order of attempts and the choice of result), `tree`
+conflicts there is not trusted), `appendable` + `entries` + `keyed_sequence` (the files every task
+appends to and no profile covers: line lists, PO and .properties catalogs, merged entry by entry), `cascade` (the order of attempts and the choice of result), `tree`
 (conflicted index entries of a tree merge resolved file by file), `symbols` and `semantic` (the
 post-merge semantic check: names one side removed that the other side's new code uses, in one file
 or across a merge's files). Results are the `result` dataclasses.

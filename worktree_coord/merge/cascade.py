@@ -34,7 +34,7 @@ from dataclasses import replace
 
 import tree_sitter
 
-from . import data_semantics, guards, names, python_cst, validate
+from . import appendable, data_semantics, guards, names, python_cst, validate
 from .line import line_merge
 from .markers import has_markers, render_block
 from .members import Unmergeable, declaration_key
@@ -193,7 +193,9 @@ def merge_file(base: bytes, left: bytes, right: bytes, path: str, *, marker_size
     # A clean result where git's line merge conflicted: the precision guards (guards.py) may say
     # the inputs cannot tell, and then git's conflicts stand.
     if result.clean and lines and not lines[0].clean and result.strategy != Strategy.TRIVIAL:
-        why = guards.distrust(profile_for_path(path, base, left, right), base, left, right, lines[0].conflicts)
+        kind = appendable.kind_for_path(path)
+        why = guards.distrust(profile_for_path(path, base, left, right), base, left, right, lines[0].conflicts,
+                              skip=kind.skip_guards if kind is not None else frozenset())
         if why is not None:
             return _Fallback(lines[0])(why)
     if mode is not SemanticMode.OFF and result.clean and result.strategy in (Strategy.LINE, Strategy.STRUCTURED,
@@ -243,7 +245,8 @@ def _generic(base: bytes, left: bytes, right: bytes, path: str, *, marker_size: 
     if line_out is not None:
         line_out.append(line)
     if profile is None:
-        return line
+        return line if line.clean else _appendable(base, left, right, path, line, marker_size=marker_size,
+                                                   labels=labels)
     fallback = _Fallback(line)
     if any(has_markers(data, marker_size) for data in (base, left, right)):
         return fallback("an input already holds conflict markers")
@@ -300,6 +303,33 @@ def _generic(base: bytes, left: bytes, right: bytes, path: str, *, marker_size: 
     if line.clean or result.conflict_mass <= line.conflict_mass or any(c.kind in _NAME_KINDS for c in conflicts):
         return result
     return fallback("structured result was not smaller than the line merge")
+
+
+def _appendable(base: bytes, left: bytes, right: bytes, path: str, line: FileMerge, *, marker_size: int,
+                labels: tuple[str, str, str]) -> FileMerge:
+    """Step 4 for a file every task appends to (appendable.py: line lists, PO, .properties): the
+    entry-level merge, kept when clean or when its conflicts are smaller than the line merge's."""
+    kind = appendable.kind_for_path(path)
+    if kind is None:
+        return line
+    fallback = _Fallback(line)
+    if any(has_markers(data, marker_size) for data in (base, left, right)):
+        return fallback("an input already holds conflict markers")
+    try:
+        pieces = appendable.merge_appendable(kind, base, left, right, eol=_eol(left))
+    except Unmergeable as why:
+        return fallback(f"{kind.name} entry merge not possible: {why}")
+    except Exception as error:  # noqa: BLE001 - a bug in a later stage must never cost the line merge
+        return fallback(f"{kind.name} entry merge failed internally ({type(error).__name__}: {error})")
+    try:
+        merged, conflicts = render(pieces, marker_size=marker_size, labels=labels, eol=_eol(left), language=kind.name)
+    except UnicodeDecodeError:
+        return fallback(f"{kind.name} entry merge left conflicts in a file that is not UTF-8")
+    result = FileMerge(merged=merged, clean=not conflicts, strategy=Strategy.DATA, conflicts=conflicts,
+                       language=kind.name)
+    if result.clean or result.conflict_mass < line.conflict_mass:
+        return result
+    return fallback(f"{kind.name} entry merge was not smaller than the line merge")
 
 
 class _Fallback:

@@ -32,7 +32,7 @@ def changed_declarations(old: bytes | None, new: bytes | None, path: str) -> tup
         return ()
     if old is None or new is None:
         return (WHOLE_FILE,)
-    profile = profile_for_path(path)
+    profile = profile_for_path(path, old, new)   # a content marker may claim the file for another profile
     if profile is None or b"\x00" in old[:8000] or b"\x00" in new[:8000]:
         return (WHOLE_FILE,)
     before, after = inventory(profile, old), inventory(profile, new)

@@ -18,6 +18,13 @@ Each guard is a rule a reviewer would accept on sight, measured on real merge co
     lines; whether the maintenance line's bumps belong on the newer line is the maintainers' call
     (projects often keep the newer line's versions), so it stays a conflict.
 
+  * deleted_vs_edited: in a data file, one block git could not merge whose lines one side
+    deleted, all of them, while the other side changed some of them (rewrote or removed a line,
+    not only inserted next to them): a delete/modify at the level of lines. A data merge sees keys,
+    and a key both sides dropped (one deleting it, the other commenting it out or moving it) looks
+    agreed while the two sides did different things to the same lines; which one stands is the
+    developers' call.
+
 Invariants: a guard only ever turns a clean result into the line merge's conflicts, never the
 other way; it reads the inputs only (never the result), so it explains itself from them.
 `disabled` exists for measurement (`scripts/eval_merge_quality.py --without NAME`); the product
@@ -46,11 +53,12 @@ _VERSION = re.compile(r"\d+(?:\.\d+)+(?:[-.+][0-9A-Za-z][0-9A-Za-z.-]*)?")
 
 
 def distrust(profile: Profile | None, base: bytes, left: bytes, right: bytes,
-             conflicts: Sequence[MergeConflict]) -> str | None:
+             conflicts: Sequence[MergeConflict], *, skip: frozenset[str] = frozenset()) -> str | None:
     """Why a clean merge of these inputs must not be trusted where git's line merge conflicted
-    (the blocks in `conflicts`), or None."""
+    (the blocks in `conflicts`), or None; the guards named in `skip` do not apply to this file
+    (a file kind that says so, grammars/append/kinds.toml)."""
     for name, guard in _GUARDS:
-        if name in disabled:
+        if name in disabled or name in skip:
             continue
         why = guard(profile, (base, left, right), conflicts)
         if why:
@@ -105,8 +113,31 @@ def _release_lines(profile: Profile | None, inputs: tuple[bytes, bytes, bytes],
     return None
 
 
+def _deleted_vs_edited(profile: Profile | None, inputs: tuple[bytes, bytes, bytes],
+                       conflicts: Sequence[MergeConflict]) -> str | None:
+    if profile is None or not profile.data:
+        return None
+    for block in conflicts:
+        base = block.base.splitlines()
+        if not any(line.strip() for line in base):
+            continue
+        for deleter, deleted, editor, edited in (("ours", block.ours, "theirs", block.theirs),
+                                                 ("theirs", block.theirs, "ours", block.ours)):
+            if deleted.strip():
+                continue
+            opcodes = difflib.SequenceMatcher(None, base, edited.splitlines(), autojunk=False).get_opcodes()
+            touched = next(((i1, j1, j2) for tag, i1, _i2, j1, j2 in opcodes if tag in ("replace", "delete")), None)
+            if touched is not None:
+                i1, j1, j2 = touched
+                now = edited.splitlines()[j1].strip()[:60] if j2 > j1 else "(removed)"
+                return (f"{deleter} deleted every line of the block, {base[i1].strip()[:60]!r} among them, while "
+                        f"{editor} changed that line ({now!r}): a delete/modify the data merge would settle silently")
+    return None
+
+
 _GUARDS: tuple[tuple[str, Callable[[Profile | None, tuple[bytes, bytes, bytes], Sequence[MergeConflict]], str | None]], ...] = (
     ("generated", _generated),
     ("release_lines", _release_lines),
+    ("deleted_vs_edited", _deleted_vs_edited),
 )
 GUARD_NAMES = tuple(name for name, _ in _GUARDS)

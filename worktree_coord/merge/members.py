@@ -39,6 +39,9 @@ class Member:
     node: tree_sitter.Node
     start: int               # byte offset of `lead` in the version's source
     source: bytes            # that version's whole source (shared, not copied)
+    # The declaration key a member had before it was matched by text because that key repeats
+    # (overloads, several re-exports from one module): it is still a declaration, not a statement.
+    repeated_key: str | None = None
 
     @property
     def content(self) -> bytes:

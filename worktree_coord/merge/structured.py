@@ -242,7 +242,8 @@ class StructuredMerge:
                     moved.add(ident)
         # A declaration added on both sides is placed once, where left put it: identical texts
         # merge into one, different texts become one insert/insert conflict there.
-        added_twice = {i for i in lmap if i in rmap and i not in bmap and lmap[i].key is not None}
+        added_twice = {i for i in lmap if i in rmap and i not in bmap
+                       and (lmap[i].key is not None or lmap[i].repeated_key is not None)}
         right_hunks = []
         for start, end, inserted in _hunks(b_ids, r_ids, r_kept):
             kept = [i for i in inserted if i not in added_twice]
@@ -313,7 +314,8 @@ class StructuredMerge:
                 only_left = [item for item in group if item[0] == "L"]
                 self._apply_one_side(entries, only_left, b_ids, lo, hi, bmap, lmap, rmap, name, sep, added_twice, both=True)
             elif rule.unordered and self._all_keyed(group, bmap, lmap, rmap, b_ids) \
-                    and not self._ambiguous_order(group) and not self._replaced_on_both_sides(group, bmap, lmap, rmap, b_ids):
+                    and not self._ambiguous_order(group) and not self._replaced_on_both_sides(group, bmap, lmap, rmap, b_ids) \
+                    and not self._reworded_against_deletion(group, bmap, lmap, rmap, b_ids):
                 self._apply_union(entries, group, b_ids, lo, hi, bmap, lmap, rmap, name, sep, added_twice, overrides, moved)
             elif not rule.unordered and self._registrations_added(group, b_ids, bmap, lmap, rmap):
                 self._apply_union(entries, group, b_ids, lo, hi, bmap, lmap, rmap, name, sep, added_twice, overrides, moved)
@@ -408,14 +410,14 @@ class StructuredMerge:
         if start != end or len(b_ids) == 0:
             return False
         neighbour = bmap[b_ids[start - 1]] if start > 0 else bmap[b_ids[start]]
-        form = _call_form(neighbour.source, neighbour.node)
+        form = _registration_form(neighbour.source, neighbour.node)
         if form is None:
             return False
         inserted = {"L": [i for s, h in group if s == "L" for i in h[2]], "R": [i for s, h in group if s == "R" for i in h[2]]}
         if not inserted["L"] or not inserted["R"] or set(inserted["L"]) & set(inserted["R"]):
             return False  # the same statement added on both sides: once or twice is a guess
         maps = {"L": lmap, "R": rmap}
-        if not all(_call_form(maps[side][i].source, maps[side][i].node) == form
+        if not all(_registration_form(maps[side][i].source, maps[side][i].node) == form
                    for side in ("L", "R") for i in inserted[side]):
             return False
         # The same registration (callee and name: `test('fixes #10185', ...)`) written by both
@@ -459,17 +461,48 @@ class StructuredMerge:
         return any(bmap[i].node.type in kinds["L"] and bmap[i].node.type in kinds["R"]
                    for i in deleted["L"] & deleted["R"])
 
+    @staticmethod
+    def _reworded_against_deletion(group, bmap, lmap, rmap, b_ids) -> bool:  # type: ignore[no-untyped-def]
+        """True when both sides took one base member out and only one of them put in its place a
+        new member of its kind whose text is close to it: that side reworded it (a CHANGELOG
+        bullet, whose key is its text) or renamed it, while the other side deleted it. A union
+        would keep the edit and drop the deletion unseen; the region's line merge decides instead
+        (a delete/modify conflict)."""
+        deleted: dict[str, set[str]] = {"L": set(), "R": set()}
+        inserted: dict[str, list[Member]] = {"L": [], "R": []}
+        for side, (start, end, idents) in group:
+            smap = lmap if side == "L" else rmap
+            deleted[side].update(b_ids[start:end])
+            inserted[side].extend(smap[i] for i in idents if i not in bmap)
+        for ident in deleted["L"] & deleted["R"]:
+            base = bmap[ident]
+            close = {side: any(member.node.type == base.node.type and _close_texts(member.body, base.body)
+                               for member in inserted[side]) for side in ("L", "R")}
+            if close["L"] != close["R"]:
+                return True
+        return False
+
     def _all_keyed(self, group, bmap, lmap, rmap, b_ids) -> bool:  # type: ignore[no-untyped-def]
         """Every member the group adds or deletes is a keyed declaration that may commute (an
-        anchored kind, like Python's `if COND:` block, is keyed only to be matched, never moved)."""
+        anchored kind, like Python's `if COND:` block, is keyed only to be matched, never moved).
+        A declaration whose key repeats (a second re-export from one module) is matched by its
+        text but still commutes like one, unless both sides add one under the same key (two
+        overloads of one function, in an order that may matter): then keeping both is a guess."""
         anchored = self.profile.anchored
+
+        def commutes(member: Member) -> bool:
+            return (member.key is not None or member.repeated_key is not None) and member.node.type not in anchored
+        repeated: dict[str, set[tuple[str, str]]] = {"L": set(), "R": set()}   # (key, ident) added
         for side, (start, end, inserted) in group:
             smap = lmap if side == "L" else rmap
-            if any(bmap[i].key is None or bmap[i].node.type in anchored for i in b_ids[start:end]):
+            if not all(commutes(bmap[i]) for i in b_ids[start:end]) or not all(commutes(smap[i]) for i in inserted):
                 return False
-            if any(smap[i].key is None or smap[i].node.type in anchored for i in inserted):
-                return False
-        return True
+            repeated[side].update((smap[i].repeated_key, i) for i in inserted
+                                  if smap[i].repeated_key is not None and i not in bmap)
+        # The same text added by both sides is one member (placed once); the same key with two
+        # texts is two sides' versions of one thing.
+        return not any(key == other_key and ident != other_ident
+                       for key, ident in repeated["L"] for other_key, other_ident in repeated["R"])
 
     def _uses_new_to(self, side: str) -> frozenset[str]:
         """Identifiers on the lines `side` added to the file (its new code), computed once."""
@@ -964,6 +997,26 @@ def _call_form(source: bytes, node: tree_sitter.Node) -> str | None:
     return None
 
 
+def _registration_form(source: bytes, node: tree_sitter.Node) -> str | None:
+    """What makes members one list of registrations: a statement's callee (`_call_form`), or, for
+    an element of a registry array (JS) or list (Python) laid out one element a line (`routes = [\n home,\n about,\n]`,
+    `plugins: [\n vue(),\n legacy(),\n]`), its node kind (identifier, call, object, string...).
+    A one-line array (`[1024, 768]`) is a value, not a registry: None."""
+    parent = node.parent
+    if parent is None or parent.type not in ("array", "list"):
+        return _call_form(source, node)
+    if parent.start_point[0] == parent.end_point[0]:
+        return None
+    return f"element {node.type}"
+
+
+def _close_texts(first: bytes, second: bytes) -> bool:
+    """Two texts one is most likely an edit of the other (difflib's ratio of their words >= 0.6)."""
+    import difflib
+
+    return difflib.SequenceMatcher(None, first.split(), second.split(), autojunk=False).ratio() >= 0.6
+
+
 def _call_name(source: bytes, node: tree_sitter.Node) -> str | None:
     """`describe('watch')` for a statement that calls `describe` with the string 'watch' first,
     else None: the identity of a positional call statement edited on both sides."""
@@ -1115,7 +1168,8 @@ def _positional_duplicates(*segs: Segmented) -> tuple[Segmented, ...]:
                 ident = "text:" + b" ".join(member.body.split()).decode("utf-8", "replace")
                 count = counts.get(ident, 0)
                 counts[ident] = count + 1
-                member = replace(member, key=None, ident=ident if not count else f"{ident}#{count}")
+                member = replace(member, key=None, ident=ident if not count else f"{ident}#{count}",
+                                 repeated_key=member.key)
             members.append(member)
         out.append(replace(seg, members=tuple(members)))
     return tuple(out)
