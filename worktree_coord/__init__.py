@@ -2,7 +2,7 @@
 
 Public API (everything else is private):
     Coordinator                 runs, tasks, boundaries, merging, consolidation, gc
-    RunStarted, TaskStarted, TaskFinished, TaskAbandoned, RunStatus, GcReport
+    RunStarted, TaskStarted, TaskFinished, TaskAbandoned, RunStatus, GcReport, Forecast, TaskCheck
                                 result dataclasses (`to_json()`, `exit_code`)
     TaskState                   the task state machine
     WtcError and subclasses     errors, each carrying the exit code the CLI maps it to
@@ -30,8 +30,8 @@ _LAZY = {
     "merge_file": ("worktree_coord.merge", "merge_file"),
     "FileMerge": ("worktree_coord.merge", "FileMerge"),
     **{name: ("worktree_coord.results", name) for name in (
-        "GcReport", "Landed", "MergeReport", "RunReport", "RunStarted", "RunStatus", "TaskAbandoned",
-        "TaskFinished", "TaskStarted", "TaskUpdated")},
+        "Forecast", "GcReport", "Landed", "MergeReport", "RunReport", "RunStarted", "RunStatus", "TaskAbandoned",
+        "TaskCheck", "TaskFinished", "TaskStarted", "TaskUpdated")},
 }
 
 
@@ -47,8 +47,8 @@ def __getattr__(name: str) -> object:
 
 
 __all__ = [
-    "__version__", "BoundaryViolation", "BusyError", "ConflictError", "Coordinator", "FileMerge", "GcReport",
+    "__version__", "BoundaryViolation", "BusyError", "ConflictError", "Coordinator", "FileMerge", "Forecast", "GcReport",
     "Landed", "MergeReport", "NotFoundError", "RunReport", "RunStarted", "RunStatus", "StateError",
-    "TaskAbandoned", "TaskFinished", "TaskStarted", "TaskState", "TaskUpdated", "UsageError", "WtcError",
+    "TaskAbandoned", "TaskCheck", "TaskFinished", "TaskStarted", "TaskState", "TaskUpdated", "UsageError", "WtcError",
     "merge_file",
 ]

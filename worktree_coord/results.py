@@ -98,6 +98,11 @@ class RunReport(Result):
     target: dict[str, Any] | None = None
     warnings: list[str] = field(default_factory=list)
     leftovers: dict[str, Any] = field(default_factory=dict)   # what landing now would leave out
+    # When each task started, finished, merged, conflicted, was rejected ... (the store's event log):
+    # {"started_at", "now", "tasks": [{"task", "state", "events": [{"at", "kind"}]}], "run": [{"at", "kind"}]}
+    timeline: dict[str, Any] = field(default_factory=dict)
+    # Consolidation per root, as last run: root, ecosystem, state, commit, when; intents by state.
+    consolidation: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -142,6 +147,7 @@ class RunStatus(Result):
     tasks: list[dict[str, Any]] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=dict)
     intents: dict[str, int] = field(default_factory=dict)
+    forecast_at: float | None = None   # when the tasks' `forecast` column was computed (None: never)
 
 
 @dataclass(frozen=True)
@@ -152,7 +158,8 @@ class RunSnapshot(Result):
     changed); `merges`: the latest merges, newest first; `conflicts`: one row per conflict of each
     task in conflict (file, declaration, kind, the merged tasks that last changed the file);
     `admission`: the machine-wide heavy-work queue (running, waiting, limit, longest wait);
-    `intents`: by state; `throughput`: merges in the last minute and ten minutes."""
+    `intents`: by state; `throughput`: merges in the last minute and ten minutes; with a forecast
+    asked for, each task row has `forecast` ({"forecast": clean|overlap|conflict, "conflicts_with"})."""
 
     at: float = 0.0
     run: dict[str, Any] = field(default_factory=dict)
@@ -164,6 +171,7 @@ class RunSnapshot(Result):
     intents: dict[str, int] = field(default_factory=dict)
     pending_intents: int = 0
     throughput: dict[str, Any] = field(default_factory=dict)
+    forecast_at: float | None = None   # when the tasks' `forecast` column was computed (None: not asked)
 
 
 @dataclass(frozen=True)
@@ -226,3 +234,42 @@ class AgentFinished(Result):
     message: str = ""
     next: list[str] = field(default_factory=list)
     finish: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class Forecast(Result):
+    """`wtc forecast`: which live (and finished-but-unmerged) tasks are changing the same files and
+    declarations right now, and whether a structured merge of their current states would conflict.
+
+    `tasks`: one row per task looked at (its state, where its state was read: `worktree` with
+    uncommitted edits or `branch`, files changed, uncommitted files, and its forecast: `clean`,
+    `overlap` (shares files, merges cleanly) or `conflict`, with the tasks it would conflict with;
+    "integration" names the integration branch); `overlaps`: per file two or more tasks change, the
+    tasks and the declarations each changes; `conflicts`: one row per predicted conflict (the two
+    sides, file, declaration, kind). Exit code 0 even with conflicts: it is a report (`task check` is
+    the question that exits 1)."""
+
+    run: str = ""
+    integration_tip: str = ""
+    at: float = 0.0
+    tasks: list[dict[str, Any]] = field(default_factory=list)
+    overlaps: list[dict[str, Any]] = field(default_factory=list)
+    conflicts: list[dict[str, Any]] = field(default_factory=list)
+    stats: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class TaskCheck(Result):
+    """`wtc task check`: would this task's current state (uncommitted edits included) merge onto the
+    integration tip, and onto each other live or finished-but-unmerged task? Exit 1 when any
+    conflict is predicted. `onto`: one row per target (`integration` first, then tasks sharing files
+    with this one) with `clean`, the shared files and the conflicts."""
+
+    run: str = ""
+    task: str = ""
+    state: str = ""
+    source: str = ""
+    clean: bool = True
+    files: list[str] = field(default_factory=list)
+    onto: list[dict[str, Any]] = field(default_factory=list)
+    stats: dict[str, Any] = field(default_factory=dict)

@@ -81,6 +81,10 @@ CASES = [
     ("task start", ["task", "start", "t", "--run", "r", "--own", "packages/api/**", "--repo", "{repo}"], 0),
     ("task start", ["task", "start", "t2", "--run", "r", "--own", "../x", "--repo", "{repo}"], 2),
     ("task start", ["task", "start", "t", "--run", "nope", "--own", "x/**", "--repo", "{repo}"], 5),
+    ("task check", ["task", "check", "t", "--run", "r", "--repo", "{repo}"], 0),
+    ("task check", ["task", "check", "ghost", "--run", "r", "--repo", "{repo}"], 5),
+    ("forecast", ["forecast", "--run", "r", "--repo", "{repo}"], 0),
+    ("forecast", ["forecast", "--run", "nope", "--repo", "{repo}"], 5),
     ("task update", ["task", "update", "t", "--run", "r", "--repo", "{repo}"], 0),
     ("task update", ["task", "update", "ghost", "--run", "r", "--repo", "{repo}"], 5),
     ("task finish", ["task", "finish", "ghost", "--run", "r", "--repo", "{repo}"], 5),
@@ -101,6 +105,7 @@ CASES = [
     ("intent drop", ["intent", "drop", "ghost", "--run", "r", "--repo", "{repo}"], 5),
     ("report", ["report", "--run", "r", "--onto", "main", "--repo", "{repo}"], 0),
     ("report", ["report", "--run", "r", "--onto", "nope", "--repo", "{repo}"], 5),
+    ("report", ["report", "--run", "r", "--format", "pdf", "--repo", "{repo}"], 2),
     ("land", ["land", "--run", "r", "--onto", "main", "--repo", "{repo}"], 2),        # no approval
     ("land", ["land", "--run", "r", "--onto", "main", "--yes", "--repo", "{repo}"], 0),
     ("sync", ["sync", "--run", "r", "--from", "main", "--repo", "{repo}"], 0),

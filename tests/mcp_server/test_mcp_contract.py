@@ -26,7 +26,7 @@ from tests.mcp_server.helpers import (ASKED, WRITE_TOOLS, accept, call, check_re
 
 TOOLS = {"run_start", "task_start", "task_finish", "task_update", "task_abandon", "task_status", "merge",
          "consolidate", "intent_add", "intent_list", "intent_retry", "intent_drop", "check", "report", "sync",
-         "merge_file", "land", "plan_add", "plan_list"}
+         "merge_file", "land", "plan_add", "plan_list", "task_check", "forecast"}
 KEYLESS_WRITES = {"plan_add"}   # idempotent by content: the same rule added again is returned as it is
 
 
@@ -439,6 +439,26 @@ def test_what_a_verification_prints_never_reaches_the_stdio_protocol(repo):
                                                        "verify": "echo '{\"jsonrpc\": \"2.0\"}'; echo noise; true"})
             assert done["state"] == "merged" and done["merge"]["verification"]["ok"] is True
             assert (await call(session, "task_status", {"run": "r"}))["counts"] == {"merged": 1}
+
+    anyio.run(scenario)
+
+
+def test_an_agent_asks_task_check_and_the_lead_forecast_over_mcp(repo):
+    # Two agents edit one function of one file, uncommitted: each one's check predicts the conflict
+    # (exit 1, is_error) naming the other; the forecast names the pair. Results match the schemas.
+    async def scenario() -> None:
+        async with stdio_session(repo) as session:
+            await call(session, "run_start", {"run": "r"})
+            for task, value in (("one", 10), ("two", 20)):
+                await start_edit(session, task, "packages/api/index.js",
+                                 f"export function api() {{\n  return {value};\n}}\n")
+            check = await call(session, "task_check", {"run": "r", "task": "one"})
+            assert check["exit_code"] == 1 and check["clean"] is False
+            assert [(o["target"], o["clean"]) for o in check["onto"]] == [("integration", True), ("two", False)]
+            assert check["onto"][1]["conflicts"][0]["declaration"] == "export function api"
+            forecast = await call(session, "forecast", {"run": "r"})
+            assert forecast["exit_code"] == 0
+            assert [(c["left"], c["right"]) for c in forecast["conflicts"]] == [("one", "two")]
 
     anyio.run(scenario)
 

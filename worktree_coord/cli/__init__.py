@@ -46,8 +46,8 @@ def _root(version: bool = typer.Option(False, "--version", callback=_print_versi
 
 def _register_commands() -> None:
     # Each module adds its commands to `app`; imported here so `app` is complete before use.
-    from . import (check, consolidating, demo, hooks, info, maintenance, mcp, merge_file, merging, plan,  # noqa: F401
-                   runs, tasks, watch)
+    from . import (check, consolidating, demo, forecast, hooks, info, maintenance, mcp, merge_file, merging,  # noqa: F401
+                   plan, runs, tasks, watch)
 
 
 _ABBREVIATIONS = re.compile(r"\b(?:e\.g|i\.e|etc|vs)\.$")

@@ -9,6 +9,7 @@ import typer
 from . import app
 from .common import JsonOption, RepoOption, open_coordinator
 from .output import emit
+from ..errors import UsageError
 from . import render
 
 if TYPE_CHECKING:
@@ -18,10 +19,17 @@ if TYPE_CHECKING:
 @app.command("status")
 def status(
     run: Optional[str] = typer.Option(None, "--run", "-r", help="Run id (default: list the runs)."),
+    forecast: bool = typer.Option(False, "--forecast", help="Compute the forecast column now (reads the live "
+                                  "worktrees) instead of showing the last one computed."),
     repo: str = RepoOption,
     json_mode: bool = JsonOption,
 ) -> int:
-    """Show the runs, or one run's tasks with their states."""
+    """Show the runs, or one run's tasks with their states and their last conflict forecast."""
+    if forecast:
+        if not run:
+            raise UsageError("--forecast needs a run", fix="name it: wtc status --run RUN --forecast")
+        with open_coordinator(repo) as coordinator:
+            coordinator.forecast(run)   # saves the column the status below shows
     result = _read_status(repo, run)
     from .progress import wants_progress
 

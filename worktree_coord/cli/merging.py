@@ -33,16 +33,29 @@ def merge(
 def report(
     run: str = RunOption,
     onto: Optional[str] = typer.Option(None, "--onto", help="Also say whether this branch can be fast-forwarded."),
+    format: str = typer.Option("text", "--format", help="text, json (same as --json) or html: one self-contained "
+                               "page with a timeline, the conflict map, consolidation per root and the manifest."),
     repo: str = RepoOption,
     json_mode: bool = JsonOption,
 ) -> int:
     """The run's change manifest: every path landing changes and where it came from, tasks, intents
     not applied, conflicts, verification results, and what landing now would leave out.
 
-    Exits 0 (it only reads); `leftovers` and `warnings` say what is left and how to finish it."""
+    Exits 0 (it only reads); `leftovers` and `warnings` say what is left and how to finish it.
+    `--format html > run.html` writes the same content as one page to open in a browser (no network)."""
+    if format not in ("text", "json", "html"):
+        raise UsageError(f"unknown report format {format!r}", fix="use --format text, json or html")
+    if format == "html" and json_mode:
+        raise UsageError("--json and --format html ask for two different outputs", fix="choose one")
     with open_coordinator(repo) as coordinator:
         result = coordinator.report(run, onto=onto)
-    emit(result.to_json(), schema="report", json_mode=json_mode, human=render.run_report(result))
+    if format == "html":
+        from .html_report import render_html
+
+        sys.stdout.write(render_html(result))
+        sys.stdout.flush()
+        return result.exit_code
+    emit(result.to_json(), schema="report", json_mode=json_mode or format == "json", human=render.run_report(result))
     return result.exit_code
 
 

@@ -7,9 +7,8 @@ from typing import TYPE_CHECKING, Any
 
 from typing import Any
 
-from ..results import (GcReport, Landed, MergeReport, PlanRules, RunReport, RunSnapshot, RunStarted, RunStatus,
-                       TaskAbandoned,
-                       TaskFinished, TaskStarted, TaskUpdated)
+from ..results import (Forecast, GcReport, Landed, MergeReport, PlanRules, RunReport, RunSnapshot, RunStarted,
+                       RunStatus, TaskAbandoned, TaskCheck, TaskFinished, TaskStarted, TaskUpdated)
 
 if TYPE_CHECKING:  # consolidation loads only when a consolidation result is drawn
     from ..coordinator.consolidation_phase import ConsolidationReport
@@ -294,10 +293,12 @@ def run_status(r: RunStatus) -> str:
     if not r.tasks:
         lines.append("  no tasks")
         return "\n".join(lines)
-    lines.append(f"  {'task':<24} {'state':<10} {'files':>5} {'viol':>4} {'confl':>5} {'age':>7}")
+    forecast = r.forecast_at is not None
+    lines.append(f"  {'task':<24} {'state':<10} {'files':>5} {'viol':>4} {'confl':>5} {'age':>7}"
+                 + (f"  forecast ({_forecast_age(r.forecast_at)})" if forecast else ""))
     for t in r.tasks:
         lines.append(f"  {t['task']:<24} {t['state']:<10} {t['files']:>5} {t['violations']:>4} {t['conflicts']:>5} "
-                     f"{_age(t['age_seconds']):>7}")
+                     f"{_age(t['age_seconds']):>7}" + (f"  {forecast_cell(t.get('forecast') or {})}" if forecast else ""))
         lines += [f"    {line}" for line in _origin_lines(t)]
     lines.append("  " + ", ".join(f"{n} {s}" for s, n in sorted(r.counts.items())))
     if r.intents:
@@ -348,12 +349,16 @@ def run_status_table(r: RunStatus, *, width: int | None = None) -> str:
     table.add_column("state")
     for name in ("files", "violations", "conflicts", "age"):
         table.add_column(name, justify="right")
+    forecast = r.forecast_at is not None
+    if forecast:
+        table.add_column(f"forecast ({_forecast_age(r.forecast_at)})")
     for t in r.tasks:
         style = _STATE_STYLE.get(t["state"], "")
         table.add_row(t["task"], f"[{style}]{t['state']}[/]" if style else t["state"], str(t["files"]),
-                      str(t["violations"] or ""), str(t["conflicts"] or ""), _age(t["age_seconds"]))
+                      str(t["violations"] or ""), str(t["conflicts"] or ""), _age(t["age_seconds"]),
+                      *([_forecast_markup(t.get("forecast"))] if forecast else []))
         for line in _origin_lines(t):
-            table.add_row(f"  [dim]{line}[/]", "", "", "", "", "")
+            table.add_row(f"  [dim]{line}[/]", "", "", "", "", "", *([""] if forecast else []))
     buffer = io.StringIO()
     console = Console(file=buffer, force_terminal=True, width=width or 100, color_system="standard")
     console.print(heading)
@@ -387,11 +392,15 @@ def run_snapshot_view(r: RunSnapshot) -> Any:
     for name, justify in (("task", "left"), ("state", "left"), ("age", "right"), ("idle", "right"),
                           ("files", "right"), ("conflicts", "right"), ("violations", "right")):
         tasks.add_column(name, justify=justify)  # type: ignore[arg-type]
+    forecast = r.forecast_at is not None
+    if forecast:
+        tasks.add_column(f"forecast ({_forecast_age(r.forecast_at, now=r.at)})")
     order = {"conflict": 0, "failed": 1, "rejected": 2, "started": 3, "finished": 4, "merged": 5}
     for t in sorted(r.tasks, key=lambda t: (order.get(t["state"], 6), -t["age_seconds"], t["task"])):
         style = _STATE_STYLE.get(t["state"], "")
         tasks.add_row(t["task"], f"[{style}]{t['state']}[/]" if style else t["state"], _age(t["age_seconds"]),
-                      _age(t["idle_seconds"]), str(t["files"]), str(t["conflicts"] or ""), str(t["violations"] or ""))
+                      _age(t["idle_seconds"]), str(t["files"]), str(t["conflicts"] or ""), str(t["violations"] or ""),
+                      *([_forecast_markup(t.get("forecast"))] if forecast else []))
     parts: list[Any] = [heading, tasks]
     if r.merges:
         merges = Table(title="latest merges", title_justify="left")
@@ -424,6 +433,65 @@ def run_snapshot_text(r: RunSnapshot, *, width: int = 100, color: bool = False) 
                       no_color=not color)
     console.print(run_snapshot_view(r))
     return buffer.getvalue().rstrip("\n")
+
+
+def forecast_report(r: Forecast) -> str:
+    """`wtc forecast` for people: each task's forecast, the files two tasks share with the
+    declarations each changes, and every predicted conflict."""
+    lines = [f"forecast of run {r.run} (integration at {r.integration_tip[:12]}): {len(r.tasks)} tasks, "
+             f"{len(r.overlaps)} shared files, {len(r.conflicts)} predicted conflicts "
+             f"({r.stats.get('seconds', 0):.2f}s, {r.stats.get('files_merged', 0)} files merged, "
+             f"{r.stats.get('cache_hits', 0)} from cache)"]
+    if r.tasks:
+        lines.append(f"  {'task':<24} {'state':<10} {'from':<9} {'files':>5} {'uncommitted':>11}  forecast")
+        for t in r.tasks:
+            lines.append(f"  {t['task']:<24} {t['state']:<10} {t['source']:<9} {t['files']:>5} {t['uncommitted']:>11}  "
+                         + forecast_cell(t) + (f"  ({t['error']})" if t.get("error") else ""))
+    for o in r.overlaps:
+        changed = "; ".join(f"{task}: {', '.join(d or '(file)' for d in decls) or '(none)'}"
+                            for task, decls in o["declarations"].items())
+        lines.append(f"  shared {o['path']}" + (" (reserved: consolidated, not merged)" if o["reserved"] else "")
+                     + f" -- {changed}")
+    for c in r.conflicts:
+        lines.append(f"  CONFLICT {c['left']} x {c['right']}: {c['path']}"
+                     + (f" in {c['declaration']}" if c.get("declaration") else "") + f" ({c['kind']})")
+    return "\n".join(lines)
+
+
+def _forecast_age(at: float | None, now: float | None = None) -> str:
+    import time
+
+    return "never" if at is None else _age(max(0.0, (now or time.time()) - at)) + " ago"
+
+
+def _forecast_markup(entry: dict | None) -> str:  # type: ignore[type-arg]
+    text = forecast_cell(entry or {})
+    if text.startswith("conflict"):
+        return f"[red]{text}[/]"
+    return f"[yellow]{text}[/]" if text == "overlap" else text
+
+
+def forecast_cell(row: dict) -> str:  # type: ignore[type-arg]
+    """One task's forecast as a table cell: "conflict: a, b", "overlap", "clean"."""
+    from ..coordinator.forecast_column import cell
+
+    return cell(row)
+
+
+def task_check(r: TaskCheck) -> str:
+    """`wtc task check` for people: one line per target, conflicts with their declaration."""
+    verdict = "merges cleanly everywhere" if r.clean else "WOULD CONFLICT"
+    lines = [f"task {r.task} ({r.state}, read from its {r.source}, {len(r.files)} files changed): {verdict}"]
+    for row in r.onto:
+        shared = len(row["files"])
+        lines.append(f"  onto {row['target']}: {'clean' if row['clean'] else 'conflict'}"
+                     f" ({shared} shared file{'s' if shared != 1 else ''})")
+        for c in row["conflicts"]:
+            lines.append(f"    {c['path']}" + (f" in {c['declaration']}" if c.get("declaration") else "")
+                         + f" ({c['kind']})" + (f": {c['detail']}" if c.get("detail") else ""))
+    if not r.clean:
+        lines.append("  talk to the other task's agent, or finish and resolve with `wtc task update` if it merges first")
+    return "\n".join(lines)
 
 
 def _age(seconds: float) -> str:

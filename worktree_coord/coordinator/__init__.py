@@ -14,6 +14,7 @@ process may pick up where a killed one stopped. One module per concern:
     landing.py        check (the CI step), report, land, sync
     cleanup.py        gc
     snapshot.py       snapshot: the run at one instant, read-only (wtc watch)
+    forecast.py       forecast, check_task: predicted conflicts of tasks still working, read-only
     plan.py           the plan: boundaries by agent-name pattern, the default boundary
     worktree_setup.py worktrees that run: .worktreeinclude, linked folders, setup command, ports
     agents.py         harness agents (Claude Code hooks, MCP) as tasks: a run per session, task names
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
     from .agents import AgentOperations
     from .cleanup import CleanupOperations
     from .consolidating import ConsolidationOperations
+    from .forecast import ForecastOperations
     from .landing import LandingOperations
     from .merging import MergeOperations
     from .runs import RunOperations
@@ -34,7 +36,7 @@ if TYPE_CHECKING:
     from .tasks import TaskOperations
 
     class Coordinator(RunOperations, AgentOperations, TaskOperations, MergeOperations, ConsolidationOperations,
-                      LandingOperations, CleanupOperations, SnapshotOperations):
+                      LandingOperations, CleanupOperations, SnapshotOperations, ForecastOperations):
         """Coordinates the runs and tasks of one git repository (see the package docstring)."""
 
 _composed: dict[str, type] = {}
@@ -49,6 +51,7 @@ def __getattr__(name: str) -> Any:
         from .agents import AgentOperations
         from .cleanup import CleanupOperations
         from .consolidating import ConsolidationOperations
+        from .forecast import ForecastOperations
         from .landing import LandingOperations
         from .merging import MergeOperations
         from .runs import RunOperations
@@ -56,7 +59,7 @@ def __getattr__(name: str) -> Any:
         from .tasks import TaskOperations
 
         class Coordinator(RunOperations, AgentOperations, TaskOperations, MergeOperations,  # type: ignore[no-redef]
-                          ConsolidationOperations, LandingOperations, CleanupOperations, SnapshotOperations):
+                          ConsolidationOperations, LandingOperations, CleanupOperations, SnapshotOperations, ForecastOperations):
             """Coordinates the runs and tasks of one git repository (see the package docstring)."""
 
         Coordinator.__module__, Coordinator.__qualname__ = __name__, "Coordinator"

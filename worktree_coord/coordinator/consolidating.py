@@ -43,7 +43,8 @@ class ConsolidationOperations(CoordinatorBase):
                     integration_tip=tip, retry_failed=retry_failed, reporter=self.reporter,
                     publish=self._publisher(run))
             self.store.log_event(run_id, None, "run.consolidated",
-                                 {"roots": [{"root": r["root"], "state": r["state"], "commit": r["commit"]}
+                                 {"roots": [{"root": r["root"], "ecosystem": r.get("ecosystem", ""), "state": r["state"],
+                                             "commit": r["commit"]}
                                             for r in report.roots]})
             self.reporter.event("consolidate.done", run=run_id, roots=len(report.roots))
             return Outcome(report.to_json(), report.exit_code, final=False)  # later merges bring more intents

@@ -80,9 +80,34 @@ class LandingOperations(CoordinatorBase):
                 warnings.append(f"{onto} moved since the run was pinned: landing needs the integration branch "
                                 f"brought up to date (wtc sync --run {run_id} --from {onto})")
         files = self._landing_files(run, land_from, tip, task_records)
+        events = self.store.events(run_id)
         return RunReport(run=run_id, base=run.base, integration=run.integration_ref, tip=tip, tasks=tasks,
                          files=files, intents_pending=unapplied, conflicts=conflicts, verification=checks,
-                         target=target, warnings=warnings, leftovers=leftovers)
+                         target=target, warnings=warnings, leftovers=leftovers,
+                         timeline=_timeline(run, task_records, events),
+                         consolidation=self._consolidation_rows(run_id, events))
+
+    def _consolidation_rows(self, run_id: str, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Per root: its last consolidation (state, commit, when) and the run's intents on it by state."""
+        rows: dict[str, dict[str, Any]] = {}
+        for event in events:
+            if event["kind"] == "run.consolidated":
+                for root in event["data"].get("roots", []):
+                    rows[root["root"]] = {"root": root["root"], "ecosystem": root.get("ecosystem", ""),
+                                          "state": root["state"], "commit": root.get("commit"), "at": event["at"],
+                                          "intents": {}}
+        consolidated = sorted(rows, key=len, reverse=True)
+        for intent in self.store.list_intents(run_id):
+            manifest = str(intent["data"].get("manifest") or "")
+            folder = manifest.rsplit("/", 1)[0] if "/" in manifest else ""
+            # An intent belongs to the innermost consolidated root holding its manifest (a member
+            # manifest's intent is consolidated with its workspace root), else to its own folder.
+            root = next((r for r in consolidated if r in ("", ".") or folder == r or folder.startswith(r + "/")),
+                        folder)
+            row = rows.setdefault(root, {"root": root, "ecosystem": "", "state": "not consolidated", "commit": None,
+                                         "at": None, "intents": {}})
+            row["intents"][intent["state"]] = row["intents"].get(intent["state"], 0) + 1
+        return [rows[key] for key in sorted(rows)]
 
     def _leftovers(self, run_id: str, task_records: Sequence[TaskRecord]) -> dict[str, Any]:
         """What landing now would leave out: intents not applied (by state) and tasks whose work is
@@ -349,4 +374,29 @@ def describe_origins(origins: list[dict[str, Any]]) -> str:
         if word not in words:
             words.append(word)
     return ", ".join(words)
+
+
+TIMELINE_KINDS = ("task.started", "task.finished", "task.merged", "task.conflict", "task.rejected", "task.updated",
+                  "task.abandoned", "task.empty", "task.failed", "task.failed_verification")
+
+
+def _timeline(run: RunRecord, tasks: Sequence[TaskRecord], events: list[dict[str, Any]]) -> dict[str, Any]:
+    """Every task's life as points in time, from the store's event log (a task recorded before the
+    log kept its start gets its creation time as `task.started`)."""
+    import time
+
+    per_task: dict[str, list[dict[str, Any]]] = {t.task_id: [] for t in tasks}
+    run_events = []
+    for event in events:
+        if event["task_id"] in per_task and event["kind"] in TIMELINE_KINDS:
+            per_task[event["task_id"]].append({"at": event["at"], "kind": event["kind"]})
+        elif event["task_id"] is None and event["kind"].startswith("run."):
+            run_events.append({"at": event["at"], "kind": event["kind"]})
+    rows = []
+    for task in sorted(tasks, key=lambda t: (t.created_at, t.task_id)):
+        points = per_task[task.task_id]
+        if not any(p["kind"] == "task.started" for p in points):
+            points.insert(0, {"at": task.created_at, "kind": "task.started"})
+        rows.append({"task": task.task_id, "state": task.state.value, "events": points})
+    return {"started_at": run.created_at, "now": time.time(), "tasks": rows, "run": run_events}
 

@@ -25,10 +25,14 @@ PENDING_INTENT_STATES = ("pending", "declared", "needs_network")
 class SnapshotOperations(CoordinatorBase):
     """Read-only views of a run."""
 
-    def snapshot(self, run_id: str) -> RunSnapshot:
+    def snapshot(self, run_id: str, *, forecast_age: float | None = None) -> RunSnapshot:
         """The run now (see RunSnapshot): tasks by state with their age, the latest merges, each
-        conflict with its declaration, the admission queue, intents, throughput."""
+        conflict with its declaration, the admission queue, intents, throughput. With
+        `forecast_age`, each task also gets its forecast (`forecast_column`: the last one when at most
+        that many seconds old, else one computed now, which reads the live worktrees: still no
+        lease and no write an agent could wait on)."""
         run = self._run(run_id)
+        column = self.forecast_column(run_id, max_age=forecast_age) if forecast_age is not None else None  # type: ignore[attr-defined]
         now = time.time()
         tasks = self.store.list_tasks(run_id)
         counts: dict[str, int] = {}
@@ -43,6 +47,8 @@ class SnapshotOperations(CoordinatorBase):
                 "idle_seconds": round(now - task.updated_at, 1), "own": list(task.boundary.own),
                 "files": len(result.get("changed", [])), "violations": len(result.get("violations", [])),
                 "conflicts": len(result.get("conflicts", [])),
+                **({"forecast": column["tasks"][task.task_id]} if column and task.task_id in column["tasks"]
+                   and (task.state.live or task.state is TaskState.FINISHED) else {}),
             })
             merge = result.get("merge") or {}
             if task.state is TaskState.MERGED and merge.get("at"):
@@ -78,4 +84,5 @@ class SnapshotOperations(CoordinatorBase):
                         "last_minute": sum(1 for at in recent if now - at <= 60),
                         "last_10_minutes": sum(1 for at in recent if now - at <= 600),
                         "per_minute": round(sum(1 for at in recent if now - at <= 600) / 10.0, 2)},
+            forecast_at=float(column["at"]) if column else None,
         )

@@ -2,7 +2,8 @@
 
 Stage: a read-only view. Input: a store (and a run id, or none). Output: a `RunStatus` (the runs,
 one run's tasks with their states, boundaries, agents, ports and setup logs, counts of intents by
-state). It takes no lease and writes nothing. Importing this module loads neither pygit2 nor the
+state, and the forecast column: each task's last forecast, read from forecast_column.py's file). It
+takes no lease and writes nothing. Importing this module loads neither pygit2 nor the
 merge engine: `open_for_status` finds a plain repository's store from a few files
 (gitrepo.locate), so `wtc status` starts at the cost of Python, the store and the command line
 (scripts/bench_startup.py); anything unusual (a bare repository, a separate git dir) returns None
@@ -18,10 +19,11 @@ from typing import Any
 from ..config import load_config
 from ..errors import NotFoundError
 from ..gitrepo.locate import locate_plain
-from ..model import validate_name
+from ..model import TaskState, validate_name
 from ..results import RunStatus
 from ..store.address import open_store, resolve
 from ..store.base import Store
+from .forecast_column import read_latest
 
 STORE_FILE = "state.sqlite3"   # under <common dir>/wtc, as GitRepo.wtc_dir and base.py place it
 
@@ -62,6 +64,8 @@ def read_status(store: Store | None, run_id: str | None = None, *, where: Path |
     now = time.time()
     rows = []
     origins = _task_origins(store, run_id) if run_id else {}
+    # The forecast column: the run's last forecast (a file beside the store; nothing is computed here).
+    forecast = read_latest(where, run_id) if (run_id and where is not None) else None
     for task in tasks:
         counts[task.state.value] = counts.get(task.state.value, 0) + 1
         rows.append({
@@ -71,6 +75,9 @@ def read_status(store: Store | None, run_id: str | None = None, *, where: Path |
             "conflicts": len(task.result.get("conflicts", [])),
             "age_seconds": round(now - task.created_at, 1),
             **origins.get(task.task_id, {}),
+            # Only a task that can still conflict has a forecast (an ended one's last one is history).
+            **({"forecast": forecast["tasks"][task.task_id]}
+               if forecast and task.task_id in forecast["tasks"] and _forecast_applies(task.state) else {}),
         })
     intents: dict[str, int] = {}
     if run_id:
@@ -87,7 +94,12 @@ def read_status(store: Store | None, run_id: str | None = None, *, where: Path |
         sessions = store.harness_sessions(run_id=row["run"])
         if sessions:
             row["session"] = {"harness": sessions[0]["harness"], "id": sessions[0]["session_id"]}
-    return RunStatus(runs=run_rows, tasks=rows, counts=counts, intents=intents)
+    return RunStatus(runs=run_rows, tasks=rows, counts=counts, intents=intents,
+                     forecast_at=float(forecast["at"]) if forecast else None)
+
+
+def _forecast_applies(state: TaskState) -> bool:
+    return state.live or state is TaskState.FINISHED
 
 
 def _task_origins(store: Store, run_id: str) -> dict[str, dict[str, Any]]:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import stat
 import subprocess
 import time
 from dataclasses import dataclass
@@ -657,6 +658,44 @@ class GitRepo:
             raise GitError(f"git {' '.join(args)} failed in {path}: {done.stderr.decode('utf-8', 'replace').strip()}",
                            details={"args": list(args), "cwd": str(path)})
         return done.stdout.decode("utf-8", "surrogateescape").strip()
+
+    def working_changes(self, path: Path) -> tuple[str | None, list[str]]:
+        """(HEAD of the worktree at `path`, None while unborn; the files that differ from it:
+        uncommitted, staged, or untracked but not ignored). One `git status` process (porcelain v2
+        names HEAD too), run with GIT_OPTIONAL_LOCKS=0 so it never refreshes (writes) the
+        worktree's index. Cost: a stat per tracked file. `working_blobs` turns the list into blobs."""
+        listed = self.git("status", "--porcelain=v2", "--branch", "-z", "--untracked-files=all", "--no-renames",
+                          "--ignore-submodules=all", cwd=path, env={"GIT_OPTIONAL_LOCKS": "0"}).stdout
+        head: str | None = None
+        paths = []
+        for item in listed.split(b"\0"):
+            if item.startswith(b"# branch.oid "):
+                oid = item[len(b"# branch.oid "):].decode()
+                head = oid if oid != "(initial)" else None
+            elif item.startswith(b"1 "):
+                paths.append(item.split(b" ", 8)[8])
+            elif item.startswith(b"u "):
+                paths.append(item.split(b" ", 10)[10])
+            elif item.startswith(b"? ") and not item.endswith(b"/"):   # "dir/": a nested repository
+                paths.append(item[2:])
+        return head, [p.decode("utf-8", "surrogateescape") for p in paths]
+
+    def working_blobs(self, path: Path, paths: Sequence[str]) -> dict[str, tuple[str, int] | None]:
+        """The worktree's files at `paths` as (blob id, mode), None for a file missing from disk (a
+        deletion). The blobs are written to the object database, unreachable until committed."""
+        return {rel: self._working_blob(path / rel) for rel in paths}
+
+    def _working_blob(self, file: Path) -> tuple[str, int] | None:
+        try:
+            info = file.lstat()
+        except FileNotFoundError:
+            return None
+        if stat.S_ISLNK(info.st_mode):
+            return str(self.repo.create_blob(os.fsencode(os.readlink(file)))), GIT_MODE_LINK
+        if not stat.S_ISREG(info.st_mode):
+            return None
+        mode = 0o100755 if info.st_mode & 0o111 else 0o100644
+        return str(self.repo.create_blob(file.read_bytes())), mode
 
     def has_uncommitted(self, path: Path) -> bool:
         out = self.git("status", "--porcelain", "--untracked-files=all", cwd=path, check=False)

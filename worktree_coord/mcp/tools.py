@@ -25,8 +25,8 @@ from ..cli import render
 from ..cli.output import schema_name
 from ..consolidate.intent import Op
 from ..errors import NotFoundError
-from ..results import (MergeReport, PlanRules, Result, RunReport, RunStarted, RunStatus, TaskAbandoned,
-                       TaskFinished, TaskStarted, TaskUpdated)
+from ..results import (Forecast, MergeReport, PlanRules, Result, RunReport, RunStarted, RunStatus, TaskAbandoned,
+                       TaskCheck, TaskFinished, TaskStarted, TaskUpdated)
 from .calls import Reply, Served, run_call
 
 if TYPE_CHECKING:
@@ -158,6 +158,19 @@ def build_tools(served: Served) -> list[Tool]:
         keep the branch, mark the task abandoned."""
         return await run_call(served, lambda c: _reply(c.abandon_task(run, task, key=idempotency_key),
                                                        "task.abandon", render.task_abandoned))
+
+    async def task_check(run: Run, task: Task) -> CallToolResult:
+        """Before finishing: would the task's current edits (uncommitted and untracked files included)
+        merge onto the integration tip and onto each other live or finished task? `onto` lists each
+        target with the shared files, the declarations each side changes and any predicted conflict.
+        Read-only and cheap to repeat (merges cached by blob id); exit 1 when a conflict is predicted."""
+        return await run_call(served, lambda c: _reply(c.check_task(run, task), "task.check", render.task_check))
+
+    async def forecast(run: Run) -> CallToolResult:
+        """The run's conflict forecast: which files and declarations two or more tasks are changing right
+        now (live worktrees read as they are, finished-but-unmerged branches), and which pairs would
+        conflict if merged, naming the tasks, file and declaration. Read-only; exit 0."""
+        return await run_call(served, lambda c: _reply(c.forecast(run), "forecast", render.forecast_report))
 
     async def task_status(
         run: Annotated[str | None, Field(description="Run id (default: the only run, else every run with "
@@ -373,6 +386,8 @@ def build_tools(served: Served) -> list[Tool]:
         (task_finish, WRITE, "Finish a task", output_schema("task.finish", TaskFinished)),
         (task_update, WRITE, "Update a task", output_schema("task.update", TaskUpdated)),
         (task_abandon, DESTRUCTIVE, "Abandon a task", output_schema("task.abandon", TaskAbandoned)),
+        (task_check, READ, "Check a task before it finishes", output_schema("task.check", TaskCheck)),
+        (forecast, READ, "Conflict forecast", output_schema("forecast", Forecast)),
         (task_status, READ, "Run status", output_schema("status", RunStatus)),
         (merge, WRITE, "Drain the merge queue", output_schema("merge", MergeReport)),
         (consolidate, WRITE, "Consolidate intents", output_schema("consolidate", _consolidation_report_type())),

@@ -1,0 +1,166 @@
+"""The conflict forecast on real repositories: live tasks' worktrees read as they are (uncommitted
+edits, deletions, binary files), pairs that would conflict named, pairs that would merge predicted
+clean, and nothing written to a worktree, its index or a ref."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import git, make_repo, write
+from worktree_coord import Coordinator
+
+SERVICE = '''def alpha(x):
+    return x + 1
+
+
+def beta(x):
+    return x * 2
+
+
+def gamma(x):
+    return x - 3
+'''
+
+FILES = {"app/service.py": SERVICE, "app/other.py": "VALUE = 1\n", "README.md": "# demo\n",
+         "assets/logo.bin": b"\x00\x01\x02logo\x00" * 8, "app/old.py": "def old():\n    return 0\n"}
+
+
+@pytest.fixture
+def coordinator(tmp_path: Path):
+    repo = make_repo(tmp_path / "repo", FILES)
+    with Coordinator(repo) as coordinator:
+        coordinator.start_run(run_id="r1")
+        yield coordinator
+
+
+def start(coordinator: Coordinator, task: str) -> Path:
+    return Path(coordinator.start_task("r1", task, ["**"]).worktree)
+
+
+def edit(worktree: Path, path: str, old: str, new: str) -> None:
+    file = worktree / path
+    text = file.read_text()
+    assert old in text
+    file.write_text(text.replace(old, new))
+
+
+def fingerprint(worktree: Path) -> tuple[str, str]:
+    """The worktree's index bytes and HEAD: what the forecast must never change."""
+    admin = Path(git(worktree, "rev-parse", "--git-dir"))
+    admin = admin if admin.is_absolute() else worktree / admin
+    return hashlib.sha256((admin / "index").read_bytes()).hexdigest(), git(worktree, "rev-parse", "HEAD")
+
+
+def row(forecast, task):
+    return next(r for r in forecast.tasks if r["task"] == task)
+
+
+def test_two_tasks_editing_one_function_are_a_predicted_conflict_naming_both(coordinator):
+    a, b = start(coordinator, "a"), start(coordinator, "b")
+    edit(a, "app/service.py", "return x * 2", "return x * 20")      # uncommitted
+    edit(b, "app/service.py", "return x * 2", "return x * 200")
+    before = fingerprint(a), fingerprint(b)
+    forecast = coordinator.forecast("r1")
+    assert [(c["left"], c["right"], c["path"], c["declaration"]) for c in forecast.conflicts] == [
+        ("a", "b", "app/service.py", "def beta")]
+    assert row(forecast, "a")["forecast"] == "conflict" and row(forecast, "a")["conflicts_with"] == ["b"]
+    assert row(forecast, "a")["source"] == "worktree" and row(forecast, "a")["uncommitted"] == 1
+    [overlap] = forecast.overlaps
+    assert overlap["path"] == "app/service.py" and overlap["declarations"] == {"a": ["def beta"], "b": ["def beta"]}
+    assert forecast.exit_code == 0
+    assert (fingerprint(a), fingerprint(b)) == before    # read-only: index bytes and HEAD unchanged
+    assert git(a, "status", "--porcelain") == "M app/service.py"
+    check = coordinator.check_task("r1", "a")
+    assert check.exit_code == 1 and not check.clean
+    assert [(o["target"], o["clean"]) for o in check.onto] == [("integration", True), ("b", False)]
+    assert check.onto[1]["conflicts"][0]["declaration"] == "def beta"
+
+
+def test_two_tasks_editing_different_functions_of_one_file_are_predicted_clean(coordinator):
+    a, b = start(coordinator, "a"), start(coordinator, "b")
+    edit(a, "app/service.py", "return x + 1", "return x + 10")
+    edit(b, "app/service.py", "return x - 3", "return x - 30")
+    git(b, "commit", "-qam", "b commits its edit")                    # committed and uncommitted alike
+    forecast = coordinator.forecast("r1")
+    assert forecast.conflicts == []
+    assert [r["forecast"] for r in forecast.tasks] == ["overlap", "overlap"]
+    assert forecast.overlaps[0]["declarations"] == {"a": ["def alpha"], "b": ["def gamma"]}
+    assert coordinator.check_task("r1", "b").exit_code == 0
+
+
+def test_an_untracked_file_both_tasks_add_differently_conflicts_and_ignored_files_do_not_count(coordinator):
+    a, b = start(coordinator, "a"), start(coordinator, "b")
+    write(a, {"app/new.py": "def new():\n    return 'a'\n", "build/out.o": "x"})
+    write(b, {"app/new.py": "def new():\n    return 'b'\n"})
+    (a / ".gitignore").write_text("build/\n")
+    forecast = coordinator.forecast("r1")
+    assert {(c["path"], c["kind"]) for c in forecast.conflicts} == {("app/new.py", "add_add")}
+    assert "build/out.o" not in {o["path"] for o in forecast.overlaps}
+    assert row(forecast, "a")["files"] == 2                         # app/new.py and .gitignore
+
+
+def test_a_deleted_file_against_an_edit_of_it_is_a_conflict_and_two_deletions_are_not(coordinator):
+    a, b, c = start(coordinator, "a"), start(coordinator, "b"), start(coordinator, "c")
+    (a / "app/old.py").unlink()                                      # deleted on disk, not staged
+    edit(b, "app/old.py", "return 0", "return 1")
+    git(c, "rm", "-q", "app/old.py")                                 # deleted and staged
+    forecast = coordinator.forecast("r1")
+    pairs = {(x["left"], x["right"], x["kind"]) for x in forecast.conflicts}
+    assert pairs == {("a", "b", "delete_modify"), ("b", "c", "delete_modify")}
+    assert forecast.overlaps[0]["declarations"]["a"] == [""]         # the whole file
+
+
+def test_a_binary_file_two_tasks_change_conflicts_and_one_side_alone_does_not(coordinator):
+    a, b = start(coordinator, "a"), start(coordinator, "b")
+    (a / "assets/logo.bin").write_bytes(b"\x00new logo a\x00")
+    assert coordinator.forecast("r1").conflicts == []
+    (b / "assets/logo.bin").write_bytes(b"\x00new logo b\x00")
+    forecast = coordinator.forecast("r1")
+    assert [(c["path"], c["left"], c["right"]) for c in forecast.conflicts] == [("assets/logo.bin", "a", "b")]
+
+
+def test_a_task_is_checked_onto_the_integration_tip_after_another_merged(coordinator):
+    a, b = start(coordinator, "a"), start(coordinator, "b")
+    edit(a, "app/service.py", "return x + 1", "return x + 100")
+    edit(b, "app/service.py", "return x + 1", "return x + 200")
+    assert coordinator.finish_task("r1", "a").state == "merged"
+    check = coordinator.check_task("r1", "b")
+    assert check.exit_code == 1
+    assert check.onto[0]["target"] == "integration" and not check.onto[0]["clean"]
+    assert check.onto[0]["conflicts"][0]["declaration"] == "def alpha"
+    forecast = coordinator.forecast("r1")
+    assert [(c["left"], c["right"]) for c in forecast.conflicts] == [("integration", "b")]
+
+
+def test_a_finished_unmerged_branch_takes_part_and_repeat_calls_hit_the_cache(coordinator):
+    a, b = start(coordinator, "a"), start(coordinator, "b")
+    edit(a, "app/service.py", "return x * 2", "return x * 3")
+    edit(b, "app/service.py", "return x * 2", "return x * 4")
+    assert coordinator.finish_task("r1", "a", merge=False).state == "finished"
+    first = coordinator.forecast("r1")
+    assert row(first, "a")["source"] == "branch"
+    assert [(c["left"], c["right"]) for c in first.conflicts] == [("a", "b")]
+    again = coordinator.forecast("r1")
+    assert again.conflicts == first.conflicts
+    assert again.stats["files_merged"] == 0 and again.stats["cache_hits"] >= 1
+
+
+def test_checking_an_unknown_task_names_it(coordinator):
+    from worktree_coord.errors import NotFoundError
+
+    with pytest.raises(NotFoundError, match="no task 'nope'"):
+        coordinator.check_task("r1", "nope")
+
+
+def test_a_worktree_missing_from_disk_is_named_and_its_branch_stands_in(coordinator, tmp_path):
+    a, b = start(coordinator, "a"), start(coordinator, "b")
+    edit(a, "app/service.py", "return x * 2", "return x * 5")
+    git(a, "commit", "-qam", "a's committed edit")
+    edit(b, "app/service.py", "return x * 2", "return x * 6")
+    a.rename(tmp_path / "moved-away")
+    forecast = coordinator.forecast("r1")
+    assert row(forecast, "a")["source"] == "branch" and "is missing" in row(forecast, "a")["error"]
+    assert [(c["left"], c["right"]) for c in forecast.conflicts] == [("a", "b")]   # its commit still counts

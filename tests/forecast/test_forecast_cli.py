@@ -1,0 +1,111 @@
+"""`wtc forecast`, `wtc task check`, and the forecast column of `wtc status` and `wtc watch`, through
+the real command line: JSON matching the documented schemas, exit 1 from `task check` exactly when a
+conflict is predicted, and spans for both operations."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from tests.conftest import make_repo, wtc
+from worktree_coord import Coordinator, telemetry
+
+ROOT = Path(__file__).resolve().parents[2]
+SERVICE = "def alpha(x):\n    return x + 1\n\n\ndef beta(x):\n    return x * 2\n\n\ndef gamma(x):\n    return x - 3\n"
+
+
+def schema(name: str) -> dict:
+    return json.loads((ROOT / "docs" / "schemas" / name).read_text())
+
+
+def validate(body: dict, name: str) -> None:
+    jsonschema.Draft202012Validator(schema(name)).validate(body)
+
+
+@pytest.fixture
+def three_tasks(tmp_path: Path) -> Path:
+    """Tasks a and b edit one function (uncommitted), c another function of the same file."""
+    repo = make_repo(tmp_path / "repo", {"app/service.py": SERVICE, "README.md": "# x\n"})
+    with Coordinator(repo) as coordinator:
+        coordinator.start_run(run_id="r1")
+        for task, old, new in (("a", "x * 2", "x * 20"), ("b", "x * 2", "x * 200"), ("c", "x - 3", "x - 30")):
+            file = Path(coordinator.start_task("r1", task, ["app/**"]).worktree) / "app/service.py"
+            file.write_text(file.read_text().replace(old, new))
+    return repo
+
+
+def plain(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "worktree_coord", *args], cwd=repo, capture_output=True, text=True,
+                          env=dict(os.environ, COLUMNS="160"), timeout=120)
+
+
+def test_forecast_json_names_the_conflicting_pair_and_matches_its_schema(three_tasks):
+    code, body = wtc(three_tasks, "forecast", "--run", "r1")
+    assert code == 0
+    validate(body, "forecast.schema.json")
+    assert [(c["left"], c["right"], c["declaration"]) for c in body["conflicts"]] == [("a", "b", "def beta")]
+    assert {t["task"]: t["forecast"] for t in body["tasks"]} == {"a": "conflict", "b": "conflict", "c": "overlap"}
+    text = plain(three_tasks, "forecast", "--run", "r1").stdout
+    assert "CONFLICT a x b: app/service.py in def beta" in text
+
+
+def test_task_check_exits_1_on_a_predicted_conflict_and_0_when_clean(three_tasks):
+    code, body = wtc(three_tasks, "task", "check", "a", "--run", "r1")
+    assert code == 1 and body["exit_code"] == 1 and body["clean"] is False
+    validate(body, "task-check.schema.json")
+    assert [(o["target"], o["clean"]) for o in body["onto"]] == [("integration", True), ("b", False), ("c", True)]
+    code, body = wtc(three_tasks, "task", "check", "c", "--run", "r1")
+    assert code == 0 and body["clean"] is True
+    validate(body, "task-check.schema.json")
+    done = plain(three_tasks, "task", "check", "b", "--run", "r1")
+    assert done.returncode == 1 and "WOULD CONFLICT" in done.stdout and "def beta" in done.stdout
+    code, body = wtc(three_tasks, "task", "check", "zzz", "--run", "r1")
+    assert code == 5 and "zzz" in body["error"]["message"]
+
+
+def test_status_and_watch_show_the_forecast_column(three_tasks):
+    before = plain(three_tasks, "status", "--run", "r1").stdout
+    assert "forecast" not in before                       # nothing computed yet: no column, no cost
+    done = plain(three_tasks, "status", "--run", "r1", "--forecast")
+    assert done.returncode == 0, done.stderr
+    rows = {line.split()[0]: line for line in done.stdout.splitlines()[2:] if line.strip()[:1] in "abc"}
+    assert rows["a"].rstrip().endswith("conflict: b") and rows["c"].rstrip().endswith("overlap"), done.stdout
+    code, body = wtc(three_tasks, "status", "--run", "r1")
+    assert {t["task"]: t["forecast"]["forecast"] for t in body["tasks"]} == {
+        "a": "conflict", "b": "conflict", "c": "overlap"}
+    code, frame = wtc(three_tasks, "watch", "--run", "r1")
+    assert code == 0 and frame["forecast_at"] is not None
+    jsonschema.validate(frame, schema("watch.schema.json"))
+    assert {t["task"]: t["forecast"]["conflicts_with"] for t in frame["tasks"]} == {"a": ["b"], "b": ["a"], "c": []}
+    once = plain(three_tasks, "watch", "--run", "r1", "--once").stdout
+    assert "conflict: b" in once and "overlap" in once
+    assert plain(three_tasks, "status", "--forecast").returncode == 2
+
+
+def test_forecast_and_task_check_are_spans_of_the_run(three_tasks):
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    telemetry.install(provider)
+    try:
+        with Coordinator(three_tasks) as coordinator:
+            trace = coordinator._run_trace("r1")
+            coordinator.forecast("r1")
+            assert coordinator.check_task("r1", "a").exit_code == 1
+    finally:
+        telemetry.reset()
+    spans = {s.name: s for s in exporter.get_finished_spans()}
+    forecast, check = spans["wtc.forecast"], spans["wtc.task.check"]
+    assert forecast.context.trace_id == check.context.trace_id == trace.trace_id
+    assert forecast.attributes["wtc.run"] == "r1" and check.attributes["wtc.task"] == "a"
+    assert check.attributes["wtc.exit_code"] == 1

@@ -1,0 +1,45 @@
+"""`wtc forecast` and `wtc task check`: the conflict forecast while agents still work (a face over
+`Coordinator.forecast` and `Coordinator.check_task`)."""
+
+from __future__ import annotations
+
+import typer
+
+from . import app, render
+from .common import JsonOption, RepoOption, RunOption, open_coordinator
+from .output import emit
+from .tasks import task_app
+
+
+@app.command("forecast")
+def forecast(
+    run: str = RunOption,
+    repo: str = RepoOption,
+    json_mode: bool = JsonOption,
+) -> int:
+    """Which files and declarations two or more tasks are changing now, and which would conflict.
+
+    Reads each live task's worktree as it is (uncommitted and untracked files included, its index
+    never written) and each finished-but-unmerged branch, and merges the files two sides share,
+    pairwise and onto the integration tip. Exit 0: it is a report (`wtc task check` exits 1)."""
+    with open_coordinator(repo) as coordinator:
+        result = coordinator.forecast(run)
+    emit(result.to_json(), schema="forecast", json_mode=json_mode, human=lambda: render.forecast_report(result))
+    return result.exit_code
+
+
+@task_app.command("check")
+def task_check(
+    task: str = typer.Argument(..., help="Task id."),
+    run: str = RunOption,
+    repo: str = RepoOption,
+    json_mode: bool = JsonOption,
+) -> int:
+    """Would this task's current change merge onto integration and onto each other live task? Exit 1 if not.
+
+    Read-only and cheap on repeat (file merges are cached by blob id): call it as often as you like
+    before `wtc task finish`."""
+    with open_coordinator(repo) as coordinator:
+        result = coordinator.check_task(run, task)
+    emit(result.to_json(), schema="task.check", json_mode=json_mode, human=lambda: render.task_check(result))
+    return result.exit_code

@@ -1,0 +1,361 @@
+"""The conflict forecast: which tasks are changing the same files and declarations while they still
+work, and whether a structured merge of their current states would conflict right now.
+
+Stage: a read-only view (`Coordinator.forecast`, `Coordinator.check_task`; `wtc forecast`,
+`wtc task check`, the forecast column of `wtc status` and `wtc watch`).
+Input: the run's tasks from the store; each live task's worktree as it is now (HEAD plus every
+uncommitted or untracked-but-not-ignored file, read with `GitRepo.working_edits`: `git status`
+without optional locks, so the worktree's index is never written), each finished-but-unmerged
+task's branch, and the integration tip.
+Output: a `Forecast` (or a `TaskCheck` for one task): per task its state and forecast, per file
+two or more tasks change the tasks and declarations (merge.declarations, from the language
+profiles), and each predicted conflict naming both sides, file and declaration.
+
+How: a task's state is a tree (its HEAD's tree with its working files written over it, built with
+integrate.update_tree: only the directories on changed paths are rewritten); its changes are the
+diff from the merge base of its HEAD and the integration tip (the pin, unless `task update` merged
+integration in). Only files two sides both change are merged, each with the engine's `merge_file`
+(the same cascade the merge queue runs, semantic check per file included), pairwise and onto the
+integration tip. Cost: one `git status` per live worktree plus work proportional to the changed
+files; a file merge is cached by (path, base blob, left blob, right blob, semantic mode) in memory
+and in `<git common dir>/wtc/forecast-cache/`, so an agent calling `task check` every minute pays
+for the files that changed since its last call.
+
+Invariants: no ref moves (for a run kept on a remote, the local mirror of its integration branch is
+fetched first, as `report` does), no worktree file or index is written, the store is not written; the
+only writes are unreachable objects (the working files' blobs and the state trees) and the cache.
+Not predicted: cross-file semantic conflicts (a name removed in one file and used in another;
+the queue's tree-level check catches those at merge time), and reserved files (root manifests and
+lockfiles), which are consolidated, never text-merged: they are listed as overlaps with
+`reserved: true`, never as conflicts.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+import pygit2
+
+from ..boundary.globs import matches
+from ..gitrepo.repository import Change
+from ..integrate.trees import update_tree
+from ..merge.result import SemanticMode
+from ..model import TaskRecord, TaskState
+from ..results import Forecast, TaskCheck
+from .base import CoordinatorBase, staged
+from .forecast_column import column_of, read_latest, write_latest
+
+INTEGRATION = "integration"
+CACHE_DIR = "forecast-cache"
+CACHE_VERSION = 1
+STATUS_THREADS = 4   # `git status` per worktree runs in parallel: it waits on the disk, not the CPU
+
+
+@dataclass
+class CurrentState:
+    """One task's current state as the forecast sees it."""
+
+    task: TaskRecord
+    source: str                       # "worktree" (uncommitted edits included) or "branch"
+    head: str
+    tree: str
+    base: str                         # merge base of head and the integration tip
+    uncommitted: int = 0
+    changes: dict[str, Change] = field(default_factory=dict)
+    error: str | None = None
+
+    @property
+    def name(self) -> str:
+        return self.task.task_id
+
+
+class ForecastOperations(CoordinatorBase):
+    """The forecast: read-only, callable as often as an agent likes."""
+
+    @staged("forecast")
+    def forecast(self, run_id: str) -> Forecast:
+        """Every live and finished-but-unmerged task of the run: overlaps and predicted conflicts,
+        pairwise and onto the integration tip (see the module docstring)."""
+        started = time.monotonic()
+        run = self._run(run_id)
+        self._sync_integration(run)   # a remote run: the remote's tip is the truth (one ref fetched)
+        tip = self.git.ref_target(f"refs/heads/{run.integration_ref}") or run.base
+        engine = _Engine(self, self._semantic_mode(run))
+        states = self._states(self.store.list_tasks(run_id), tip)
+        by_path = _by_path(states)
+        overlaps, conflicts = [], []
+        pair_files: dict[tuple[str, str], list[str]] = {}
+        for path, holders in sorted(by_path.items()):
+            if len(holders) < 2:
+                continue
+            reserved = any(matches(s.task.boundary.reserved, path) for s in holders)
+            overlaps.append({"path": path, "tasks": [s.name for s in holders], "reserved": reserved,
+                             "declarations": {s.name: list(engine.declarations(s, path)) for s in holders}})
+            if reserved:
+                continue
+            for i, left in enumerate(holders):
+                for right in holders[i + 1:]:
+                    pair_files.setdefault((left.name, right.name), []).append(path)
+        named = {s.name: s for s in states}
+        for (left, right), paths in sorted(pair_files.items()):
+            conflicts += engine.merge_pair(named[left], named[right], paths)
+        for state in states:
+            conflicts += engine.merge_onto_integration(state, tip)
+        rows = []
+        for state in states:
+            against = sorted({c["right"] if c["left"] == state.name else c["left"]
+                              for c in conflicts if state.name in (c["left"], c["right"])})
+            shares = any(state.name in o["tasks"] for o in overlaps)
+            rows.append({"task": state.name, "state": state.task.state.value, "source": state.source,
+                         "head": state.head, "files": len(state.changes), "uncommitted": state.uncommitted,
+                         "forecast": "conflict" if against else ("overlap" if shares else "clean"),
+                         "conflicts_with": against} | ({"error": state.error} if state.error else {}))
+        result = Forecast(run=run_id, integration_tip=tip, at=time.time(), tasks=rows, overlaps=overlaps,
+                          conflicts=conflicts, stats=engine.stats(started, len(states)))
+        write_latest(self.git.common_dir, run_id, column_of(rows, result.at, tip))
+        return result
+
+    def forecast_column(self, run_id: str, *, max_age: float = 10.0) -> dict[str, Any]:
+        """The run's forecast per task (forecast_column.py), as last computed when that is at most
+        `max_age` seconds old, else computed now: what `wtc watch` calls on every frame. Cheap on
+        repeat: a fresh column is one file read, a recomputation merges only files whose blobs
+        changed since the last one (the merge cache)."""
+        self._run(run_id)
+        latest = read_latest(self.git.common_dir, run_id)
+        if latest is not None and time.time() - float(latest.get("at", 0)) <= max_age:
+            return latest
+        if not any(t.state.live or t.state is TaskState.FINISHED for t in self.store.list_tasks(run_id)):
+            # Nothing left that could conflict: no forecast to run (and no span for a view's refresh).
+            return {"at": time.time(), "tip": None, "tasks": {}}
+        result = self.forecast(run_id)
+        return column_of(result.tasks, result.at, result.integration_tip)
+
+    @staged("task.check")
+    def check_task(self, run_id: str, task_id: str) -> TaskCheck:
+        """Would `task_id`'s current state merge onto the integration tip and onto every other live
+        or finished-but-unmerged task? Exit code 1 when a conflict is predicted."""
+        started = time.monotonic()
+        run = self._run(run_id)
+        record = self._task(run_id, task_id)
+        self._sync_integration(run)
+        tip = self.git.ref_target(f"refs/heads/{run.integration_ref}") or run.base
+        engine = _Engine(self, self._semantic_mode(run))
+        records = self.store.list_tasks(run_id)
+        mine = self._states([record], tip, include_ended=True)
+        if not mine:
+            from ..errors import StateError
+            raise StateError(f"task {task_id!r} is {record.state.value}: it has no state left to check",
+                             fix=f"check a live or finished task; `wtc status --run {run_id}` lists them")
+        me = mine[0]
+        others = self._states([r for r in records if r.task_id != task_id], tip)
+        onto = []
+        found = engine.merge_onto_integration(me, tip)
+        onto.append({"target": INTEGRATION, "tip": tip, "clean": not found,
+                     "files": sorted(engine.integration_overlap(me, tip)), "conflicts": found})
+        for other in others:
+            shared = sorted(set(me.changes) & set(other.changes))
+            if not shared:
+                continue
+            mergeable = [p for p in shared if not (matches(me.task.boundary.reserved, p)
+                                                   or matches(other.task.boundary.reserved, p))]
+            found = engine.merge_pair(me, other, mergeable)
+            onto.append({"target": other.name, "state": other.task.state.value, "clean": not found,
+                         "files": shared, "reserved": sorted(set(shared) - set(mergeable)),
+                         "declarations": {p: {me.name: list(engine.declarations(me, p)),
+                                              other.name: list(engine.declarations(other, p))} for p in shared},
+                         "conflicts": found})
+        clean = all(row["clean"] for row in onto)
+        return TaskCheck(exit_code=0 if clean else 1, run=run_id, task=task_id, state=record.state.value,
+                         source=me.source, clean=clean, files=sorted(me.changes), onto=onto,
+                         stats=engine.stats(started, 1 + len(others)))
+
+    # ---- each task's state now -----------------------------------------------------------------
+
+    def _states(self, records: Iterable[TaskRecord], tip: str, *, include_ended: bool = False) -> list[CurrentState]:
+        """The current state of each live task (its worktree) and each finished-but-unmerged task
+        (its branch); with `include_ended`, any task whose branch still exists."""
+        chosen: list[tuple[TaskRecord, Path | None]] = []
+        for task in records:
+            worktree = Path(task.worktree) if task.worktree else None
+            if task.state.live and worktree is not None and worktree.is_dir():
+                chosen.append((task, worktree))
+            elif task.state.live or task.state is TaskState.FINISHED or include_ended:
+                chosen.append((task, None))
+        with ThreadPoolExecutor(max_workers=STATUS_THREADS) as pool:
+            listed = list(pool.map(lambda item: self._working_listing(*item), chosen))
+        states = []
+        for (task, worktree), (head, paths, error) in zip(chosen, listed):
+            if head is None:
+                continue   # no branch to read (a task whose branch was deleted)
+            try:
+                states.append(self._state(task, worktree, head, paths, tip, error))
+            except (KeyError, ValueError, pygit2.GitError) as problem:
+                states.append(CurrentState(task, "branch", head, "", tip, error=f"unreadable: {problem}"))
+        return states
+
+    def _working_listing(self, task: TaskRecord, worktree: Path | None) -> tuple[str | None, list[str], str | None]:
+        if worktree is None and task.state.live and task.worktree:
+            # Recorded but gone (moved or deleted by hand): say so, and forecast from the branch.
+            return self.git.ref_target(f"refs/heads/{task.branch}"), [], (
+                f"worktree {task.worktree} is missing; its branch is used instead (uncommitted edits unseen)")
+        if worktree is not None:
+            try:
+                head, paths = self.git.working_changes(worktree)
+                if head is not None:
+                    return head, paths, None
+            except Exception as problem:  # noqa: BLE001 - a broken worktree must not hide the others
+                return self.git.ref_target(f"refs/heads/{task.branch}"), [], (
+                    f"worktree unreadable ({problem}); its branch is used instead")
+        return self.git.ref_target(f"refs/heads/{task.branch}"), [], None
+
+    def _state(self, task: TaskRecord, worktree: Path | None, head: str, paths: list[str], tip: str,
+               error: str | None) -> CurrentState:
+        repo = self.git.repo
+        head_tree = str(repo[pygit2.Oid(hex=head)].peel(pygit2.Tree).id)
+        tree, source, uncommitted = head_tree, "branch", 0
+        if worktree is not None and error is None:
+            source = "worktree"
+            edits = self.git.working_blobs(worktree, paths)
+            uncommitted = len(edits)
+            if edits:
+                tree = str(update_tree(repo, head_tree, edits))
+        base = self.git.merge_base(head, tip)
+        state = CurrentState(task, source, head, tree, base, uncommitted, error=error)
+        state.changes = {c.path: c for c in self.git.changes(base, tree)}
+        return state
+
+
+class _Engine:
+    """The file merges and declaration inventories of one forecast, with their caches."""
+
+    def __init__(self, coordinator: CoordinatorBase, semantic: SemanticMode):
+        self.git = coordinator.git
+        self.semantic = semantic
+        self.cache_dir = coordinator.git.wtc_dir / CACHE_DIR
+        self.memory: dict[str, dict[str, Any]] = {}
+        self.declared: dict[tuple[str, str | None, str | None], tuple[str, ...]] = {}
+        self.integration_changes: dict[str, dict[str, Change]] = {}
+        self.merged = self.hits = self.pairs = 0
+
+    def stats(self, started: float, tasks: int) -> dict[str, Any]:
+        return {"tasks": tasks, "pairs_merged": self.pairs, "files_merged": self.merged,
+                "cache_hits": self.hits, "seconds": round(time.monotonic() - started, 4)}
+
+    # -- declarations each side changes
+
+    def declarations(self, state: CurrentState, path: str) -> tuple[str, ...]:
+        from ..merge.declarations import changed_declarations
+
+        change = state.changes[path]
+        key = (path, change.old_oid, change.new_oid)
+        if key not in self.declared:
+            self.declared[key] = changed_declarations(self._blob(change.old_oid), self._blob(change.new_oid), path)
+        return self.declared[key]
+
+    # -- merges
+
+    def merge_pair(self, left: CurrentState, right: CurrentState, paths: list[str]) -> list[dict[str, Any]]:
+        """Conflicts predicted when `left`'s and `right`'s current states merge (files in `paths`)."""
+        if not paths:
+            return []
+        self.pairs += 1
+        base = left.base if left.base == right.base else self.git.merge_base(left.head, right.head)
+        found = []
+        for path in paths:
+            base_oid = self._entry(base, path)
+            outcome = self._merge(path, base_oid, left.changes[path].new_oid, right.changes[path].new_oid)
+            found += [{"left": left.name, "right": right.name, "path": path} | c for c in outcome["conflicts"]]
+        return found
+
+    def integration_overlap(self, state: CurrentState, tip: str) -> set[str]:
+        if state.base == tip:
+            return set()
+        if state.base not in self.integration_changes:
+            self.integration_changes[state.base] = {c.path: c for c in self.git.changes(state.base, tip)}
+        return {p for p in set(state.changes) & set(self.integration_changes[state.base])
+                if not matches(state.task.boundary.reserved, p)}
+
+    def merge_onto_integration(self, state: CurrentState, tip: str) -> list[dict[str, Any]]:
+        """Conflicts predicted when the task's current state merges onto the integration tip."""
+        found = []
+        for path in sorted(self.integration_overlap(state, tip)):
+            ours = self.integration_changes[state.base][path]
+            outcome = self._merge(path, ours.old_oid, ours.new_oid, state.changes[path].new_oid)
+            found += [{"left": INTEGRATION, "right": state.name, "path": path} | c for c in outcome["conflicts"]]
+        return found
+
+    def _merge(self, path: str, base: str | None, left: str | None, right: str | None) -> dict[str, Any]:
+        key = hashlib.sha256(json.dumps([CACHE_VERSION, path, base, left, right, self.semantic.value])
+                             .encode()).hexdigest()
+        if key in self.memory:
+            self.hits += 1
+            return self.memory[key]
+        file = self.cache_dir / key[:2] / key[2:]
+        try:
+            outcome = json.loads(file.read_text())
+            self.hits += 1
+        except (OSError, ValueError):
+            outcome = self._merge_now(path, base, left, right)
+            self.merged += 1
+            _write_atomically(file, json.dumps(outcome))
+        self.memory[key] = outcome
+        return outcome
+
+    def _merge_now(self, path: str, base: str | None, left: str | None, right: str | None) -> dict[str, Any]:
+        if left == right or left == base:
+            return {"clean": True, "conflicts": []}
+        if right == base:
+            return {"clean": True, "conflicts": []}
+        if left is None or right is None:
+            return {"clean": False, "conflicts": [{"declaration": "", "kind": "delete_modify",
+                                                   "start_line": None, "end_line": None,
+                                                   "detail": "one side deletes the file, the other changes it"}]}
+        from ..merge import merge_file
+
+        result = merge_file(self._blob(base) or b"", self._blob(left) or b"", self._blob(right) or b"", path,
+                            semantic=self.semantic)
+        conflicts = [{"declaration": c.declaration, "kind": c.kind, "start_line": c.start_line,
+                      "end_line": c.end_line}
+                     | ({"detail": c.finding.message} if c.finding is not None else {})
+                     for c in result.conflicts]
+        if not result.clean and not conflicts:
+            conflicts = [{"declaration": "", "kind": "content", "start_line": None, "end_line": None}]
+        if base is None and not result.clean:
+            for conflict in conflicts:
+                conflict["kind"] = "add_add" if conflict["kind"] == "content" else conflict["kind"]
+        return {"clean": result.clean, "conflicts": conflicts}
+
+    def _entry(self, commit: str, path: str) -> str | None:
+        tree = self.git.repo[pygit2.Oid(hex=commit)].peel(pygit2.Tree)
+        try:
+            return str(tree[path].id)
+        except KeyError:
+            return None
+
+    def _blob(self, oid: str | None) -> bytes | None:
+        return None if oid is None else self.git.read_blob(oid)
+
+
+def _by_path(states: list[CurrentState]) -> dict[str, list[CurrentState]]:
+    found: dict[str, list[CurrentState]] = {}
+    for state in states:
+        for path in state.changes:
+            found.setdefault(path, []).append(state)
+    return found
+
+
+def _write_atomically(file: Path, text: str) -> None:
+    try:
+        file.parent.mkdir(parents=True, exist_ok=True)
+        temporary = file.with_name(f".{file.name}.{os.getpid()}.tmp")
+        temporary.write_text(text)
+        os.replace(temporary, file)
+    except OSError:
+        pass   # a cache that cannot be written only costs the next call a merge
