@@ -143,3 +143,54 @@ def test_claude_code_hook_processes_join_the_sessions_run_trace(tmp_path):
     starts = [s for s in spans if s["name"] == "wtc.task.start"]
     assert len(starts) == 2 and all(s["parent_id"] in task_ids for s in starts)
     assert len({s["resource"]["service.instance.id"] for s in spans}) == 4, "two creates and two removes"
+
+
+def test_an_mcp_server_process_joins_the_run_trace_the_command_line_started(tmp_path):
+    """The run is started by `wtc run start` in one process; a `wtc mcp` server (another process,
+    its own tracer) starts and finishes a task through its tools: every span is in the run's trace,
+    and the task span hangs under the run's root span."""
+    import anyio
+
+    from tests.mcp_server.helpers import call, stdio_session
+
+    repo = make_repo(tmp_path / "repo", {"app/a.py": "x = 1\n"})
+    trace_file = tmp_path / "spans.jsonl"
+    env = {"WTC_TRACE_FILE": str(trace_file)}
+    code, started = wtc(repo, "run", "start", "--run", "r1", env=env)
+    assert code == 0, started
+
+    async def agent() -> None:
+        async with stdio_session(repo, env=env) as session:
+            body = await call(session, "task_start", {"run": "r1", "task": "t1", "own": ["app/**"]})
+            (Path(body["worktree"]) / "app" / "a.py").write_text("x = 2\n")
+            done = await call(session, "task_finish", {"run": "r1", "task": "t1"})
+            assert done["state"] == "merged", done
+
+    anyio.run(agent)
+    spans = [json.loads(line) for line in trace_file.read_text().splitlines()]
+    assert len({s["trace_id"] for s in spans}) == 1, "the MCP server's spans are in the run's trace"
+    [root] = [s for s in spans if s["name"] == "wtc.run"]
+    [task] = [s for s in spans if s["name"] == "wtc.task"]
+    assert task["parent_id"] == root["span_id"]
+    assert {s["name"] for s in spans} >= {"wtc.task.start", "wtc.task.finish"}
+    assert len({s["resource"]["service.instance.id"] for s in spans}) == 2, "the command line and the server"
+
+
+def test_a_trace_file_without_the_sdk_is_a_configuration_error_that_says_what_to_install(tmp_path):
+    """WTC_TRACE_FILE names worktree_coord itself, so without the SDK (the [otel] extra) it is an
+    error (exit 2) naming the install, never silently no trace; nothing is written to the store."""
+    repo = make_repo(tmp_path / "repo", {"a.txt": "1\n"})
+    trace_file = tmp_path / "spans.jsonl"
+    # A real process in which the SDK cannot be imported (as in an install without the extra).
+    program = ("import sys; sys.modules['opentelemetry.sdk'] = None\n"
+               "from worktree_coord.entry import main\n"
+               "sys.argv = ['wtc', 'run', 'start', '--run', 'r1', '--json', '--repo', sys.argv[1]]\n"
+               "main()\n")
+    done = subprocess.run([sys.executable, "-c", program, str(repo)], capture_output=True, text=True,
+                          env=dict(os.environ, WTC_TRACE_FILE=str(trace_file)), cwd=repo)
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    error = json.loads(done.stdout)["error"]
+    assert "SDK is not installed" in error["message"] and "worktree-coord[otel]" in error["fix"]
+    assert not trace_file.exists()
+    code, again = wtc(repo, "run", "start", "--run", "r1")              # with the SDK, nothing half-done
+    assert code == 0 and again["replayed"] is False
