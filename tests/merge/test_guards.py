@@ -122,3 +122,26 @@ def test_deleted_vs_edited_only_in_data_files() -> None:
     right = b"def a():\n    return 1\n"
     result = merge_file(base, left, right, "m.py")
     assert not any(note.startswith("deleted_vs_edited:") for note in result.notes)
+
+
+def test_section_owner_keeps_gits_conflict_where_one_side_opens_a_section_at_the_others_insertion() -> None:
+    """Both sides inserted at one place and one opened a section there: the other side's text may
+    belong above or under the new heading (replay eval: fastapi's contributing.md got its heading
+    put after the bullets the release puts under it)."""
+    from worktree_coord.merge.profiles import profile_for_path
+    from worktree_coord.merge.result import MergeConflict
+
+    markdown, python = profile_for_path("docs/guide.md"), profile_for_path("app.py")
+    inputs = (b"", b"", b"")
+    opened = MergeConflict(1, 5, base="", ours="#### Tips and guidelines\n", theirs="\n* Translate the docs.\n")
+    setext = MergeConflict(1, 5, base="", ours="text\n", theirs="Tips\n----\n")
+    assert "ours starts a section" in guards._section_owner(markdown, inputs, [opened])
+    assert "theirs starts a section" in guards._section_owner(markdown, inputs, [setext])
+    for block in (
+        MergeConflict(1, 5, base="old line\n", ours="## New\n", theirs="other\n"),   # an edit, not two insertions
+        MergeConflict(1, 5, base="", ours="## New\n", theirs=""),                   # one side only
+        MergeConflict(1, 5, base="", ours="a paragraph\n", theirs="* a bullet\n"),  # no heading
+    ):
+        assert guards._section_owner(markdown, inputs, [block]) is None
+    assert guards._section_owner(python, inputs, [opened]) is None               # Markdown only
+    assert "section_owner" in guards.GUARD_NAMES

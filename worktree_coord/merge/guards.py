@@ -25,6 +25,11 @@ Each guard is a rule a reviewer would accept on sight, measured on real merge co
     agreed while the two sides did different things to the same lines; which one stands is the
     developers' call.
 
+  * section_owner: in Markdown, both sides inserted at one place and one side's insertion opens a
+    section (a heading): the other side's text may continue the section above or belong under the
+    new heading, and a merge keyed by sections puts it above. The replay eval found it (fastapi's
+    contributing.md: a heading placed after the bullets the new release puts under it).
+
 Invariants: a guard only ever turns a clean result into the line merge's conflicts, never the
 other way; it reads the inputs only (never the result), so it explains itself from them.
 `disabled` exists for measurement (`scripts/eval_merge_quality.py --without NAME`); the product
@@ -135,9 +140,29 @@ def _deleted_vs_edited(profile: Profile | None, inputs: tuple[bytes, bytes, byte
     return None
 
 
+# An ATX heading (`## Title`) or a setext underline (`Title` over `====`/`----`).
+_HEADING = re.compile(r"^ {0,3}#{1,6}(\s|$)|^ {0,3}(=+|-+)\s*$")
+
+
+def _section_owner(profile: Profile | None, inputs: tuple[bytes, bytes, bytes],
+                   conflicts: Sequence[MergeConflict]) -> str | None:
+    if profile is None or profile.name != "markdown":
+        return None
+    for block in conflicts:
+        if block.base.strip() or not (block.ours.strip() and block.theirs.strip()):
+            continue   # only both sides inserting at one place
+        for opener, text, other in (("ours", block.ours, "theirs"), ("theirs", block.theirs, "ours")):
+            heading = next((line for line in text.splitlines() if _HEADING.match(line)), None)
+            if heading is not None:
+                return (f"{opener} starts a section here ({heading.strip()[:60]!r}) where {other} adds text: "
+                        f"whether {other}'s text belongs above the new heading or under it cannot be told")
+    return None
+
+
 _GUARDS: tuple[tuple[str, Callable[[Profile | None, tuple[bytes, bytes, bytes], Sequence[MergeConflict]], str | None]], ...] = (
     ("generated", _generated),
     ("release_lines", _release_lines),
     ("deleted_vs_edited", _deleted_vs_edited),
+    ("section_owner", _section_owner),
 )
 GUARD_NAMES = tuple(name for name, _ in _GUARDS)
