@@ -37,8 +37,8 @@ import tree_sitter
 from . import appendable, data_semantics, guards, names, python_cst, validate
 from .line import line_merge
 from .markers import has_markers, render_block
-from .members import Unmergeable, declaration_key
-from .profiles import Profile, profile_for_path
+from .members import Unmergeable, visit_keyed_members
+from .profiles import ContainerRule, Profile, profile_for_path
 from .result import FileMerge, MergeConflict, SemanticMode, Strategy
 from .structured import Conflict, Piece, StructuredMerge, StructuredTimeout, Version
 
@@ -66,27 +66,18 @@ def declaration_census(profile: Profile, source: bytes, root: tree_sitter.Node) 
     Only containers reached through keyed declarations count (a path names them unambiguously),
     searched as the structured merge searches them: a few levels below the root or a member."""
     counts: KeyCount = Counter()
-    stack: list[tuple[tree_sitter.Node, tuple[str, ...], int]] = [(root, (), 4)]
-    while stack:
-        node, path, budget = stack.pop()
-        rule = profile.container_rule(node, lambda item: declaration_key(source, item, profile))
-        if rule is None:
-            if budget > 0:
-                stack.extend((child, path, budget - 1) for child in node.named_children)
-            continue
-        for index, child in enumerate(node.children):
-            if not child.is_named or child.type in profile.comments:
-                continue
-            if rule.member_field is not None and node.field_name_for_child(index) != rule.member_field:
-                continue
-            key = declaration_key(source, child, profile)
-            if key is None or child.type in profile.repeatable:
-                continue
-            if rule.unordered and child.type not in profile.anchored:
-                counts[(path, key + _variant(profile, source, node, index))] += 1
-            # An anchored member (an `if COND:` block) is named by its kind, not its key: an edited
-            # condition must not read as its whole body lost and found elsewhere.
-            stack.append((child, path + ((child.type,) if child.type in profile.anchored else (key,)), 3))
+
+    def count(container: tree_sitter.Node, index: int, child: tree_sitter.Node, rule: ContainerRule,
+              path: tuple[str, ...], key: str) -> tuple[str, ...] | None:
+        if child.type in profile.repeatable:
+            return None
+        if rule.unordered and child.type not in profile.anchored:
+            counts[(path, key + _variant(profile, source, container, index))] += 1
+        # An anchored member (an `if COND:` block) is named by its kind, not its key: an edited
+        # condition must not read as its whole body lost and found elsewhere.
+        return path + ((child.type,) if child.type in profile.anchored else (key,))
+
+    visit_keyed_members(profile, source, root, count)
     return counts
 
 

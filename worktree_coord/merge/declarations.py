@@ -19,11 +19,10 @@ import hashlib
 
 import tree_sitter
 
-from .members import declaration_key
-from .profiles import Profile, profile_for_path
+from .members import visit_keyed_members
+from .profiles import ContainerRule, Profile, profile_for_path
 
 WHOLE_FILE = ""
-_DEPTH = 4   # how far below a keyed member containers are looked for (as cascade.declaration_census)
 
 
 def changed_declarations(old: bytes | None, new: bytes | None, path: str) -> tuple[str, ...]:
@@ -60,28 +59,17 @@ def inventory(profile: Profile, source: bytes) -> dict[tuple[str, ...], tuple[st
     if tree.root_node.has_error:
         return None
     spans: dict[tuple[str, ...], tuple[int, int]] = {}
-    stack: list[tuple[tree_sitter.Node, tuple[str, ...], int]] = [(tree.root_node, (), _DEPTH)]
-    while stack:
-        node, path, budget = stack.pop()
-        rule = profile.container_rule(node, lambda item: declaration_key(source, item, profile))
-        if rule is None:
-            if budget > 0:
-                stack.extend((child, path, budget - 1) for child in node.named_children)
-            continue
-        for index, child in enumerate(node.children):
-            if not child.is_named or child.type in profile.comments:
-                continue
-            if rule.member_field is not None and node.field_name_for_child(index) != rule.member_field:
-                continue
-            key = declaration_key(source, child, profile)
-            if key is None:
-                continue
-            here, repeat = path + (key,), 1
-            while here in spans:   # a repeated key (an overload): told apart by order
-                repeat += 1
-                here = path + (f"{key} #{repeat}",)
-            spans[here] = (child.start_byte, child.end_byte)
-            stack.append((child, here, _DEPTH - 1))
+
+    def record(container: tree_sitter.Node, index: int, child: tree_sitter.Node, rule: ContainerRule,
+               path: tuple[str, ...], key: str) -> tuple[str, ...]:
+        here, repeat = path + (key,), 1
+        while here in spans:   # a repeated key (an overload): told apart by order
+            repeat += 1
+            here = path + (f"{key} #{repeat}",)
+        spans[here] = (child.start_byte, child.end_byte)
+        return here
+
+    visit_keyed_members(profile, source, tree.root_node, record)
     found: dict[tuple[str, ...], tuple[str, str]] = {}
     for key, (start, end) in spans.items():
         # Its own text: the declaration with its keyed members cut out, so that a class whose

@@ -12,6 +12,7 @@ Invariant: prefix + every member (with its own separator) + suffix == region byt
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import tree_sitter
@@ -199,6 +200,42 @@ def _line_end(source: bytes, position: int) -> int:
     """Index just past the newline ending the line that holds `position` (or len(source))."""
     found = source.find(b"\n", position)
     return len(source) if found < 0 else found + 1
+
+
+# How far containers are looked for below the root, and below a keyed member (as the structured
+# merge searches them).
+ROOT_DEPTH = 4
+MEMBER_DEPTH = 3
+
+# visit(container, index, member, rule, path, key) -> the member's own path to search below it, or None.
+MemberVisitor = Callable[[tree_sitter.Node, int, tree_sitter.Node, ContainerRule, tuple[str, ...], str],
+                         "tuple[str, ...] | None"]
+
+
+def visit_keyed_members(profile: Profile, source: bytes, root: tree_sitter.Node, visit: MemberVisitor) -> None:
+    """Call `visit` for every keyed member of every container reachable through keyed declarations
+    (a few levels below the root or a member), depth first; below a member only when `visit` returns
+    the path to search it under. The one walk both the cascade's declaration census and the
+    forecast's declaration inventory use."""
+    stack: list[tuple[tree_sitter.Node, tuple[str, ...], int]] = [(root, (), ROOT_DEPTH)]
+    while stack:
+        node, path, budget = stack.pop()
+        rule = profile.container_rule(node, lambda item: declaration_key(source, item, profile))
+        if rule is None:
+            if budget > 0:
+                stack.extend((child, path, budget - 1) for child in node.named_children)
+            continue
+        for index, child in enumerate(node.children):
+            if not child.is_named or child.type in profile.comments:
+                continue
+            if rule.member_field is not None and node.field_name_for_child(index) != rule.member_field:
+                continue
+            key = declaration_key(source, child, profile)
+            if key is None:
+                continue
+            below = visit(node, index, child, rule, path, key)
+            if below is not None:
+                stack.append((child, below, MEMBER_DEPTH))
 
 
 def segment(source: bytes, container: tree_sitter.Node, rule: ContainerRule, profile: Profile,
