@@ -22,6 +22,12 @@ from typing import Any
 from .errors import UsageError
 
 
+# An intent's states (the store's `intents.state`): waiting to be applied, applied or given up,
+# and the union the lead must still act on before landing leaves nothing out.
+PENDING_INTENT_STATES = ("pending", "declared", "needs_network")
+UNAPPLIED_INTENT_STATES = PENDING_INTENT_STATES + ("failed", "conflict", "rejected")
+
+
 class TaskState(str, enum.Enum):
     STARTED = "started"
     FINISHED = "finished"

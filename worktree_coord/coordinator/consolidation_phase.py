@@ -49,13 +49,11 @@ from ..gitrepo import GitRepo
 from . import merge_queue as queue
 from ..integrate import StaleRef, compare_and_swap
 from ..integrate.trees import update_tree
-from ..model import RunRecord, TaskState
+from ..model import PENDING_INTENT_STATES, UNAPPLIED_INTENT_STATES, RunRecord, TaskState
 from ..results import Result
 from ..store import Store
 
-PENDING_STATES = ("pending", "declared", "needs_network")
 RETRYABLE_STATES = ("failed", "conflict", "rejected", "needs_network")
-UNAPPLIED_STATES = ("pending", "declared", "needs_network", "failed", "conflict", "rejected")
 CLOSED_STATES = ("applied", "satisfied", "superseded", "dropped")
 MAX_ATTEMPTS = 5      # consolidations restarted because merges kept moving the root's manifests
 
@@ -154,7 +152,7 @@ def _consolidate_once(git: GitRepo, store: Store, run: RunRecord, *, offline: bo
                       integration_tip: str, earlier: list[dict[str, Any]], reporter: Reporter,
                       publish: Any = None) -> ConsolidationReport:
     merged = {t.task_id for t in store.list_tasks(run.run_id, [TaskState.MERGED])}
-    rows = store.list_intents(run.run_id, PENDING_STATES)
+    rows = store.list_intents(run.run_id, PENDING_INTENT_STATES)
     ready = [r for r in rows if r["task_id"] in merged]
     waiting = [{"task": r["task_id"], "intent": r["intent_id"]} for r in rows if r["task_id"] not in merged]
     if not ready:
@@ -205,7 +203,7 @@ def skipped_intents(store: Store, run_id: str) -> list[dict[str, Any]]:
     """Every intent of the run not applied after this consolidation, with why and what to do."""
     tasks = {t.task_id: t.state for t in store.list_tasks(run_id)}
     out = []
-    for row in store.list_intents(run_id, UNAPPLIED_STATES):
+    for row in store.list_intents(run_id, UNAPPLIED_INTENT_STATES):
         state, intent, task = row["state"], row["intent_id"], row["task_id"]
         task_state = tasks.get(task)
         detail = row["detail"] or {}

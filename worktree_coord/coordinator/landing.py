@@ -14,7 +14,7 @@ from ..consolidate.tool_output import summarize_message
 from ..errors import ActionRequired, BusyError, NotFoundError, StateError, UsageError
 from ..store.idempotency import Outcome, default_key, run_once, variant_key
 from ..integrate import IntegrationState, StaleRef, fast_forward, labelled_resolver
-from ..model import RunRecord, RunState, TaskRecord, TaskState
+from ..model import UNAPPLIED_INTENT_STATES, RunRecord, RunState, TaskRecord, TaskState
 from ..results import Landed, MergeReport, RunReport
 
 from .base import CoordinatorBase, staged
@@ -274,7 +274,6 @@ def _branch_ref(name: str) -> str:
     return name if name.startswith("refs/") else f"refs/heads/{name}"
 
 
-UNAPPLIED_INTENT_STATES = ("pending", "declared", "needs_network", "failed", "conflict", "rejected")
 LEFTOVER_TASK_STATES = frozenset({TaskState.STARTED, TaskState.FINISHED, TaskState.CONFLICT, TaskState.FAILED,
                                   TaskState.REJECTED})
 _TASK_FIX = {"started": "finish it (wtc task finish T --run R) or abandon it (wtc task abandon T --run R)",

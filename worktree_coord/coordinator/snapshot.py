@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from ..model import TaskState
+from ..model import PENDING_INTENT_STATES, TaskState
 from ..results import RunSnapshot
 from ..store import admission
 
@@ -19,7 +19,6 @@ from .base import CoordinatorBase
 
 RECENT_MERGES = 10
 MAX_CONFLICT_ROWS = 50
-PENDING_INTENT_STATES = ("pending", "declared", "needs_network")
 
 
 class SnapshotOperations(CoordinatorBase):

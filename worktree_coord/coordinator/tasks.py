@@ -24,7 +24,7 @@ from ..gitrepo import GitRepo
 from ..integrate import FileToResolve, Resolver
 from ..store.idempotency import Outcome, default_key, run_once, variant_key
 from ..merge.result import SemanticMode
-from ..model import Boundary, RunRecord, TaskRecord, TaskState, validate_name
+from ..model import UNAPPLIED_INTENT_STATES, Boundary, RunRecord, TaskRecord, TaskState, validate_name
 from ..results import (TaskAbandoned, TaskFinished,
                       TaskStarted, TaskUpdated)
 
@@ -489,10 +489,11 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
     @staged("task.abandon")
     def _drop_abandoned_intents(self, run_id: str, task_id: str) -> None:
         """Mark the abandoned task's intents not applied as `dropped` (kept, with the reason), under
-        the run's intents lease like `wtc intent drop`; a repeat after a kill finishes the job."""
+        the run's intents lease like `wtc intent drop`; a repeat after a kill finishes the job. An
+        abandoned task never merges, so these would wait for ever; applied and closed ones stay."""
         with leases.hold(self.store, f"intents:{run_id}", timeout=self.config.wait_timeout,
                          what=f"run {run_id} intents"):
-            for row in self.store.list_intents(run_id, ABANDONED_INTENT_STATES):
+            for row in self.store.list_intents(run_id, UNAPPLIED_INTENT_STATES):
                 if row["task_id"] != task_id:
                     continue
                 self.store.set_intent_state(run_id, row["intent_id"], "dropped",
@@ -519,7 +520,7 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
                     raise StateError(f"task {task_id!r} is {task.state.value}; only live tasks can be abandoned")
                 snapshot, missing = self._snapshot(task, "wtc: abandoned snapshot of uncommitted work")
                 notes = [_missing_note(missing)] if missing else []
-                waiting = [r["intent_id"] for r in self.store.list_intents(run_id, ABANDONED_INTENT_STATES)
+                waiting = [r["intent_id"] for r in self.store.list_intents(run_id, UNAPPLIED_INTENT_STATES)
                            if r["task_id"] == task_id]
                 if waiting:
                     notes.append(f"its {len(waiting)} intent(s) not applied were dropped (intents apply once their "
@@ -538,11 +539,6 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         done = run_once(self.store, key or default_key(run_id, "abandon", task_id), "task.abandon", request, body,
                         ttl=self.config.idempotency_ttl, wait_timeout=self.config.wait_timeout)
         return TaskAbandoned.from_json(done.outcome.result, replayed=done.replayed)
-
-
-# An abandoned task never merges, so its intents in these states would wait for ever; applied and
-# already-closed intents stay as they are.
-ABANDONED_INTENT_STATES = ("pending", "declared", "needs_network", "failed", "conflict", "rejected")
 
 
 def _missing_note(missing: list[str]) -> str:
