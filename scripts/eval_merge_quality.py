@@ -49,7 +49,7 @@ Usage: python scripts/eval_merge_quality.py [--corpus main|sdist] [--fetch] [--s
        [--show-wrong N]
        python scripts/eval_merge_quality.py --corpus history [--repo PATH]... [--part dev|aside|all]
        [--language L] [--files profiles|appendable] [--show CLASS:N] [--dump DIR] [--save FILE] [--compare FILE [--only VERDICTS]]
-       [--without GUARD]...
+       [--without GUARD]... [--by-shape]
 """
 
 from __future__ import annotations
@@ -73,7 +73,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from worktree_coord.merge import line_merge, merge_file  # noqa: E402
+from worktree_coord.merge import line_merge, merge_file, provenance  # noqa: E402
 from worktree_coord.merge import validate  # noqa: E402
 from worktree_coord.merge.profiles import profile_for_path  # noqa: E402
 
@@ -394,6 +394,10 @@ def history_main(args: argparse.Namespace) -> int:
     shown: dict[str, list[tuple]] = defaultdict(list)
     times = []
     dump = Path(args.dump) if args.dump else None
+    # --by-shape: per rule that settled a git conflict region (merge/provenance.py), the verdicts
+    # of the resolved files it took part in (a file counts once under each of its rules).
+    by_shape: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    shapes_of: dict[str, list[list[str]]] = {}
     for case in cases:
         base, left, right, result = (case.read(which) for which in ("base", "left", "right", "result"))
         started = time.perf_counter()
@@ -423,6 +427,23 @@ def history_main(args: argparse.Namespace) -> int:
                 row[verdict] += 1
                 row["union"] += union_resolves(git_merged, result)
                 row["took_side"] += verdict == "diff" and result in (left, right)
+        if args.by_shape and not case.git_clean and ours.clean:
+            found = provenance.regions(base, left, right, ours)
+            maps: dict[str, dict[int, int]] = {}
+            region_verdicts = [region_verdict(base, ours.merged, result, region.start, region.end, maps)
+                               for region in found]
+            shapes_of[case.name] = [[*region.rules, region.shape, rv] for region, rv in zip(found, region_verdicts)]
+            for region, rv in zip(found, region_verdicts):
+                for key in {*region.rules, *(f"{rule} | {region.shape}" for rule in region.rules), "ALL"}:
+                    by_shape[key]["regions"] += 1
+                    by_shape[key]["r_" + rv] += 1
+            keys = {rule for region in found for rule in region.rules}
+            keys |= {f"{rule} | {region.shape}" for region in found for rule in region.rules}
+            for key in keys | {"ALL"}:
+                row = by_shape[key]
+                row["resolved"] += 1
+                row[verdict] += 1
+                row["took_side"] += verdict == "diff" and result in (left, right)
         shown[verdict].append((case, ours))
         verdicts[case.name] = verdict
         if dump is not None and verdict in ("diff", "human", "broken", "order", "wrong", "added", "semantic"):
@@ -449,6 +470,8 @@ def history_main(args: argparse.Namespace) -> int:
               f"{pct(s['exact'] + s['order'], resolved):>8}{pct(s['diff'], resolved):>7}"
               f"{pct(s['union'], s['git_conflicted']):>7}{s['git_clean']:>7}{s['added']:>6}{s['semantic']:>4}{s['sem_fixed']:>6}{s['wrong']:>6}"
               f"{s['git_wrong']:>10}")
+    if args.by_shape:
+        _print_by_shape(by_shape)
     times.sort()
     if times:
         print(f"merge_file time: median {times[len(times) // 2][0] * 1000:.1f} ms, "
@@ -456,6 +479,8 @@ def history_main(args: argparse.Namespace) -> int:
               f"({times[-1][1]}) over {len(times)} files")
     if args.save:
         Path(args.save).write_text(json.dumps(verdicts, indent=0, sort_keys=True))
+        if args.by_shape:
+            Path(args.save + ".shapes.json").write_text(json.dumps(shapes_of, indent=0, sort_keys=True))
     if previous:
         _print_transitions(previous, verdicts)
     for spec in args.show:
@@ -468,6 +493,72 @@ def history_main(args: argparse.Namespace) -> int:
                                         "committed", "ours", lineterm="", n=2)
             print("\n".join(list(diff)[:80]))
     return 0
+
+
+def _unchanged_map(base: bytes, other: bytes) -> dict[int, int]:
+    """Base line -> line of `other`, for each base line the diff base -> other leaves unchanged."""
+    import pygit2
+
+    hunks = [(h.old_start - 1 if h.old_lines else h.old_start, h.old_lines, h.new_lines)
+             for h in pygit2.Patch.create_from(base, other, context_lines=0).hunks]
+    out: dict[int, int] = {}
+    delta, done = 0, 0
+    for start, old_lines, new_lines in hunks:
+        out.update((line, line + delta) for line in range(done, start))
+        delta += new_lines - old_lines
+        done = start + old_lines
+    out.update((line, line + delta) for line in range(done, len(base.splitlines())))
+    return out
+
+
+def region_verdict(base: bytes, ours: bytes, result: bytes, start: int, end: int,
+                   maps: dict[str, dict[int, int]]) -> str:
+    """Whether our text for base lines [start, end) is the committed file's text there: the lines
+    between the nearest base lines both kept unchanged around the region, compared as `exact`,
+    `order` (the same lines in another order) or `differs`; `unknown` without common anchors."""
+    ours_map = maps.setdefault("ours", _unchanged_map(base, ours))
+    result_map = maps.setdefault("result", _unchanged_map(base, result))
+    before = next((line for line in range(start - 1, -1, -1) if line in ours_map and line in result_map), None)
+    after = next((line for line in range(end, end + 10000) if line in ours_map and line in result_map
+                  or line >= len(base.splitlines())), None)
+    ours_lines, result_lines = _lines(ours), _lines(result)
+
+    def between(lines: list[bytes], mapping: dict[int, int]) -> list[bytes] | None:
+        lo = mapping[before] + 1 if before is not None else 0
+        hi = mapping[after] if after is not None and after in mapping else len(lines)
+        return lines[lo:hi] if lo <= hi else None
+
+    mine, theirs = between(ours_lines, ours_map), between(result_lines, result_map)
+    if mine is None or theirs is None:
+        return "unknown"
+    mine, theirs = [line for line in mine if line.strip()], [line for line in theirs if line.strip()]
+    if mine == theirs:
+        return "exact"
+    return "order" if sorted(mine) == sorted(theirs) else "differs"
+
+
+def _print_by_shape(by_shape: dict[str, dict[str, int]]) -> None:
+    """The --by-shape table: one row per rule (and per rule and input shape, indented)."""
+    def pct(part: int, whole: int) -> str:
+        return f"{part / whole:.1%}" if whole else "-"
+
+    print(f"\nby shape of resolution (a file counts under each rule that settled one of its git conflict regions)")
+    print("files: verdicts of the resolved files; regions: git conflict regions the rule settled, each compared")
+    print("with the committed file between the nearest lines base, ours and committed share (r-exact, r-order,")
+    print("r-differs; r-agree% = (r-exact + r-order) / regions compared)")
+    print(f"{'rule | input shape':<52}{'files':>6}{'exact':>6}{'order':>6}{'broken':>7}{'human':>6}{'diff':>5}"
+          f"{'1side':>6}{'agree%':>8}{'diff%':>7}{'regions':>8}{'r-exact':>8}{'r-order':>8}{'r-diff':>7}{'r-agree%':>9}")
+    rules = sorted((key for key in by_shape if " | " not in key and key != "ALL"),
+                   key=lambda key: (-by_shape[key]["resolved"], key))
+    for rule in rules + ["ALL"]:
+        for key in [rule] + sorted(k for k in by_shape if k.startswith(rule + " | ")):
+            s = by_shape[key]
+            label = key if key == rule else "    " + key.split(" | ", 1)[1]
+            compared = s["r_exact"] + s["r_order"] + s["r_differs"]
+            print(f"{label[:51]:<52}{s['resolved']:>6}{s['exact']:>6}{s['order']:>6}{s['broken']:>7}{s['human']:>6}"
+                  f"{s['diff']:>5}{s['took_side']:>6}{pct(s['exact'] + s['order'], s['resolved']):>8}"
+                  f"{pct(s['diff'], s['resolved']):>7}{s['regions']:>8}{s['r_exact']:>8}{s['r_order']:>8}"
+                  f"{s['r_differs']:>7}{pct(s['r_exact'] + s['r_order'], compared):>9}")
 
 
 def _print_transitions(previous: dict[str, str], verdicts: dict[str, str]) -> None:
@@ -507,6 +598,8 @@ def main() -> int:
     parser.add_argument("--dump", help="history: write each non-exact case's versions under this folder")
     parser.add_argument("--without", action="append", default=[], metavar="GUARD",
                         help="turn off one precision guard (merge/guards.py) to measure what it does (repeatable)")
+    parser.add_argument("--by-shape", action="store_true",
+                        help="history: a table of verdicts per rule that settled a git conflict region (merge/provenance.py)")
     parser.add_argument("--save", help="history: write every case's verdict to this JSON file")
     parser.add_argument("--compare", help="history: a --save file of an earlier run: print the cases whose verdict moved")
     parser.add_argument("--only", metavar="VERDICTS",

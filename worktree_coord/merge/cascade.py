@@ -272,7 +272,8 @@ def _generic(base: bytes, left: bytes, right: bytes, path: str, *, marker_size: 
         return fallback(f"structured merge failed internally ({type(error).__name__}: {error})")
     merged, conflicts = render(pieces, marker_size=marker_size, labels=labels, eol=_eol(left), language=language)
     strategy = Strategy.DATA if profile.data else Strategy.STRUCTURED
-    result = FileMerge(merged=merged, clean=not conflicts, strategy=strategy, conflicts=conflicts, language=language)
+    result = FileMerge(merged=merged, clean=not conflicts, strategy=strategy, conflicts=conflicts, language=language,
+                       trace=tuple(engine.trace))
     if result.clean:
         tree = _parse(profile, merged)
         if tree.root_node.has_error:
@@ -317,7 +318,7 @@ def _appendable(base: bytes, left: bytes, right: bytes, path: str, line: FileMer
     except UnicodeDecodeError:
         return fallback(f"{kind.name} entry merge left conflicts in a file that is not UTF-8")
     result = FileMerge(merged=merged, clean=not conflicts, strategy=Strategy.DATA, conflicts=conflicts,
-                       language=kind.name)
+                       language=kind.name, trace=((f"{kind.name} entries", -1, -1),))
     if result.clean or result.conflict_mass < line.conflict_mass:
         return result
     return fallback(f"{kind.name} entry merge was not smaller than the line merge")

@@ -258,7 +258,8 @@ def refine(base: bytes, left: bytes, right: bytes, result: FileMerge) -> FileMer
             resolved = resolve_import_conflicts(base, left, right, result)
             if resolved is None:
                 return result
-            result = replace(result, merged=resolved, clean=True, conflicts=(), strategy=Strategy.PYTHON)
+            result = replace(result, merged=resolved, clean=True, conflicts=(), strategy=Strategy.PYTHON,
+                             trace=result.trace + (("python import union", -1, -1),))
             notes += ("python: import conflicts resolved as a union",)
         combined = combine_from_imports(base, left, right, result.merged)
     except Exception:  # noqa: BLE001 - a refinement must never cost the result it refines

@@ -135,6 +135,10 @@ class FileMerge:
     language: str | None = None
     notes: tuple[str, ...] = field(default=())   # why a stage was skipped or a fallback taken
     warnings: tuple[MergeConflict, ...] = ()     # semantic findings reported, not blocking
+    # Provenance: (rule, base start byte, base end byte) for each place where both sides edited and
+    # a rule of the structured merge settled it; (rule, -1, -1) for a rule of the whole file.
+    # Internal, for measurement (provenance.py); never part of the JSON contract.
+    trace: tuple[tuple[str, int, int], ...] = field(default=(), compare=False, repr=False)
 
     @property
     def has_markers(self) -> bool:

@@ -78,6 +78,9 @@ class Conflict:
 
 Piece = bytes | Conflict
 
+# The provenance record of a member both sides edited that merged through its nested container.
+INSIDE = "both edited one member: merged inside"
+
 
 class StructuredTimeout(Unmergeable):
     """The structured attempt passed its time limit."""
@@ -177,11 +180,15 @@ class StructuredMerge:
         self.deadline = deadline
         self._versions: dict[str, Version] = {}
         self._new_uses: dict[str, frozenset[str]] = {}
+        # Provenance (provenance.py): which rule merged which base bytes, where both sides edited
+        # one place: (rule, base start, base end). Internal; read by the quality eval.
+        self.trace: list[tuple[str, int, int]] = []
 
     # -- entry -------------------------------------------------------------------------------
     def merge(self, base: Version, left: Version, right: Version) -> list[Piece]:
         self._versions = {"B": base, "L": left, "R": right}
         self._new_uses = {}
+        self.trace = []
         found = [self._find_container(v.source, v.root, 4) for v in (base, left, right)]
         if any(item is None for item in found) or len({item[0].type for item in found}) != 1:  # type: ignore[index]
             raise Unmergeable("no common top-level container")
@@ -195,6 +202,9 @@ class StructuredMerge:
         pieces = self._merge_container([], segs[0], segs[1], segs[2], brule)
         _check_aligned(pieces, at_line_start=True)
         return pieces
+
+    def _record(self, rule: str, start: int, end: int) -> None:
+        self.trace.append(("data: " + rule if self.profile.data else rule, start, end))
 
     # -- containers --------------------------------------------------------------------------
     def _find_container(self, source: bytes, node: tree_sitter.Node, limit: int) -> tuple[tree_sitter.Node, ContainerRule] | None:
@@ -250,6 +260,8 @@ class StructuredMerge:
             if kept or start != end:
                 right_hunks.append((start, end, kept))
         left_hunks = _hunks(b_ids, l_ids, l_kept)
+        for ident in moved:
+            self._record("move", bmap[ident].start, bmap[ident].start + len(bmap[ident].lead + bmap[ident].body))
         if moved:
             _check_moves_apart(b_ids, moved, (l_ids, l_kept, right_hunks), (r_ids, r_kept, left_hunks))
         _check_no_slide(b_ids, bmap, b.separator, (left_hunks, lmap, rmap), (right_hunks, rmap, lmap))
@@ -306,19 +318,24 @@ class StructuredMerge:
             hi = max(h[1] for _, h in group)
             emit_base_until(lo)
             sides = {s for s, _ in group}
+            span = _base_span(b, b_ids, bmap, lo, hi)
             if len(sides) == 1:
                 self._apply_one_side(entries, group, b_ids, lo, hi, bmap, lmap, rmap, name, sep, added_twice)
             elif (pair := self._one_call_edited_twice(group, b_ids, bmap, lmap, rmap)) is not None:
                 entries.append(("pair", pair))
+                self._record("one call edited twice", *span)
             elif self._same_hunks(group, lmap, rmap):
                 only_left = [item for item in group if item[0] == "L"]
                 self._apply_one_side(entries, only_left, b_ids, lo, hi, bmap, lmap, rmap, name, sep, added_twice, both=True)
+                self._record("same edit on both sides", *span)
             elif rule.unordered and self._all_keyed(group, bmap, lmap, rmap, b_ids) \
                     and not self._ambiguous_order(group) and not self._replaced_on_both_sides(group, bmap, lmap, rmap, b_ids) \
                     and not self._reworded_against_deletion(group, bmap, lmap, rmap, b_ids):
                 self._apply_union(entries, group, b_ids, lo, hi, bmap, lmap, rmap, name, sep, added_twice, overrides, moved)
+                self._record("union of members: " + _group_shape(group), *span)
             elif not rule.unordered and self._registrations_added(group, b_ids, bmap, lmap, rmap):
                 self._apply_union(entries, group, b_ids, lo, hi, bmap, lmap, rmap, name, sep, added_twice, overrides, moved)
+                self._record("registrations at one place", *span)
             else:
                 lefts = self._side_region(l_ids, b_ids, lo, hi, lmap)
                 rights = self._side_region(r_ids, b_ids, lo, hi, rmap)
@@ -336,6 +353,8 @@ class StructuredMerge:
                 kind = "insert_insert" if lo == hi else "content"
                 pieces = [merged] if clean else _pieces_from_markers(merged, self.marker_size, name, kind)
                 entries.append(("region", pieces))
+                if clean:
+                    self._record("line merge between members: " + _group_shape(group), *span)
             position = hi
         emit_base_until(len(b_ids))
         if rule.keep_sorted:
@@ -805,14 +824,19 @@ class StructuredMerge:
         # One side changed only the member's leading trivia (its comment, the blank lines above it:
         # e.g. the member before it moved away), the other only the member itself: both edits
         # are disjoint parts of the member, so each is taken from the side that made it.
+        end = bm.start + len(bm.lead + bm.body)
         for lead_side, body_side in ((lm, rm), (rm, lm)):
             if lead_side.body == bm.body and lead_side.tail == bm.tail and body_side.lead == bm.lead:
+                self._record("lead and body of one member", bm.start, end)
                 return [replace(body_side, lead=lead_side.lead).render(sep, with_sep)]
         inner_path = path + [bm.key] if bm.key else path
         try:
             pieces = self._merge_nested(inner_path, bm, lm, rm, sep, with_sep)
             if pieces is not None:
                 _check_aligned(pieces, at_line_start=_at_line_start(bm))
+                # Recorded for the member as a whole: provenance names a region by the rules
+                # inside it when there are any, by this one when the sides' edits inside were apart.
+                self._record(INSIDE, bm.start, end)
                 return pieces
         except StructuredTimeout:
             raise
@@ -821,6 +845,7 @@ class StructuredMerge:
         texts = [m.render(sep, with_sep) for m in (bm, lm, rm)]
         merged, clean = raw_line_merge(texts[0], texts[1], texts[2], marker_size=self.marker_size, labels=self.labels)
         if clean:
+            self._record("line merge inside one member", bm.start, end)
             return [merged]
         return _pieces_from_markers(merged, self.marker_size, " > ".join(inner_path))
 
@@ -1034,6 +1059,33 @@ def _call_name(source: bytes, node: tree_sitter.Node) -> str | None:
     if b"\n" in text or len(text) > 200:
         return None
     return f"{form}({text.decode('utf-8', 'replace')})"
+
+
+def _base_span(b: Segmented, b_ids: list[str], bmap: dict[str, Member], lo: int, hi: int) -> tuple[int, int]:
+    """Base byte range of members lo..hi (a point before member lo, or at the container's end,
+    when the group only inserts): where a group of hunks stands, for provenance."""
+    if lo < hi:
+        last = bmap[b_ids[hi - 1]]
+        return bmap[b_ids[lo]].start, last.start + len(last.lead + last.body)
+    if lo < len(b_ids):
+        member = bmap[b_ids[lo]]
+        return (point := member.start + len(member.lead)), point
+    if b_ids:
+        last = bmap[b_ids[-1]]
+        return (point := last.start + len(last.lead + last.body)), point
+    return b.start, b.start
+
+
+def _group_shape(group: list[tuple[str, tuple[int, int, list[str]]]]) -> str:
+    """What each side did in a group of hunks: both only inserted ("insert/insert"), one only
+    deleted where the other only inserted ("delete next to insert"), else "edit/edit"."""
+    did = {side: (any(end > start for _s, (start, end, _i) in group if _s == side),
+                  any(inserted for _s, (_b, _e, inserted) in group if _s == side)) for side in ("L", "R")}
+    if not did["L"][0] and not did["R"][0]:
+        return "insert/insert"
+    if sorted(did.values()) == [(False, True), (True, False)]:
+        return "delete next to insert"
+    return "edit/edit"
 
 
 def _kept_ident(entry: tuple[str, object]) -> str | None:
