@@ -123,6 +123,8 @@ def regions(base: bytes, left: bytes, right: bytes, result: FileMerge) -> list[R
         if start < 0:
             continue
         first = line_of(start)
+        if end == start and base[starts[first]:start].strip():
+            first += 1   # a point after a member's last text: an insertion before the next line
         spans.append((rule, first, line_of(end - 1) + 1 if end > start else first))
     out = []
     for start, end, base_lines, ours, theirs in conflict_regions(base, left, right):
