@@ -145,3 +145,51 @@ def test_section_owner_keeps_gits_conflict_where_one_side_opens_a_section_at_the
         assert guards._section_owner(markdown, inputs, [block]) is None
     assert guards._section_owner(python, inputs, [opened]) is None               # Markdown only
     assert "section_owner" in guards.GUARD_NAMES
+
+
+# comment_over_head: one side writes a comment or attribute over a declaration whose first line the
+# other side rewrites (diesel: a lint silenced by an attribute on one side, by dropping the
+# lifetimes on the other).
+RS_BASE = (b"impl Copy {\n    fn other(&self) {}\n\n    fn execute<'conn, T>(\n        &'conn mut self,\n"
+           b"    ) -> Buffer<'conn> {\n        todo!()\n    }\n}\n")
+RS_ATTR = RS_BASE.replace(b"    fn execute", b"    // A false positive, see the lint docs.\n"
+                          b"    #[allow(clippy::needless_lifetimes)]\n    fn execute")
+RS_SIGNATURE = RS_BASE.replace(b"fn execute<'conn, T>(\n        &'conn mut self,\n    ) -> Buffer<'conn> {",
+                               b"fn execute<T>(&mut self) -> Buffer<'_> {")
+
+
+def test_comment_over_rewritten_head_keeps_gits_conflict() -> None:
+    for left, right in ((RS_ATTR, RS_SIGNATURE), (RS_SIGNATURE, RS_ATTR)):
+        result = merge_file(RS_BASE, left, right, "copy_to.rs")
+        assert not result.clean and result.strategy == Strategy.LINE
+        assert result.notes[0].startswith("comment_over_head:") and "fn execute<'conn, T>(" in result.notes[0]
+
+
+def test_comment_over_a_reformatted_head_merges() -> None:
+    # The other side only re-formatted the line (prettier dropped parentheses): every word the
+    # comment may speak of is still there.
+    base = b"export type A = 1\n\nexport type IfAny<T, Y, N> = 0 extends (1 & T) ? Y : N\n"
+    left = base.replace(b"(1 & T)", b"1 & T")
+    right = base.replace(b"\nexport type IfAny", b"\n// If T accepts any, Y, else N.\nexport type IfAny")
+    result = merge_file(base, left, right, "typeUtils.ts")
+    assert result.clean, result.notes
+    assert b"// If T accepts any" in result.merged and b"0 extends 1 & T" in result.merged
+
+
+def test_blank_lines_over_a_rewritten_head_merge() -> None:
+    # A lead that only lost or gained blank lines (the member above it moved) says nothing about
+    # the head: the merge stands.
+    base = b"def f():\n    return 1\n\n\ndef g(a):\n    return a\n"
+    left = base.replace(b"def g(a)", b"def g(a, b)")
+    right = base.replace(b"\n\n\ndef g", b"\n\n\n\ndef g")
+    result = merge_file(base, left, right, "m.py")
+    assert not any(note.startswith("comment_over_head") for note in result.notes)
+
+
+def test_comment_over_head_disabled() -> None:
+    guards.disabled.add("comment_over_head")
+    try:
+        result = merge_file(RS_BASE, RS_ATTR, RS_SIGNATURE, "copy_to.rs")
+    finally:
+        guards.disabled.discard("comment_over_head")
+    assert result.clean and b"#[allow(clippy::needless_lifetimes)]\n    fn execute<T>(&mut self)" in result.merged

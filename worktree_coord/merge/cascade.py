@@ -186,7 +186,7 @@ def merge_file(base: bytes, left: bytes, right: bytes, path: str, *, marker_size
     if result.clean and lines and not lines[0].clean and result.strategy != Strategy.TRIVIAL:
         kind = appendable.kind_for_path(path)
         why = guards.distrust(profile_for_path(path, base, left, right), base, left, right, lines[0].conflicts,
-                              skip=kind.skip_guards if kind is not None else frozenset())
+                              skip=kind.skip_guards if kind is not None else frozenset(), trace=result.trace)
         if why is not None:
             return _Fallback(lines[0])(why)
     if mode is not SemanticMode.OFF and result.clean and result.strategy in (Strategy.LINE, Strategy.STRUCTURED,

@@ -30,6 +30,17 @@ Each guard is a rule a reviewer would accept on sight, measured on real merge co
     new heading, and a merge keyed by sections puts it above. The replay eval found it (fastapi's
     contributing.md: a heading placed after the bullets the new release puts under it).
 
+  * comment_over_head (by shape of resolution): a git conflict the structured merge settled by
+    taking one member's leading lines from one side and the member from the other, where one side
+    wrote a new comment or attribute line over the member and the other rewrote the member's first
+    line (its signature): the comment was written for the old line (a parameter list it documents,
+    a lint it silences: diesel's `#[allow(clippy::needless_lifetimes)]` over a signature the other
+    side rid of the lifetimes), and whether it still holds cannot be told.
+
+Guards by shape of resolution read the result's provenance (FileMerge.trace, provenance.py): which
+rule settled each git conflict region; that is the engine's account of the inputs, not the result's
+bytes.
+
 Invariants: a guard only ever turns a clean result into the line merge's conflicts, never the
 other way; it reads the inputs only (never the result), so it explains itself from them.
 `disabled` exists for measurement (`scripts/eval_merge_quality.py --without NAME`); the product
@@ -42,8 +53,11 @@ import difflib
 import re
 from collections.abc import Callable, Sequence
 
-from .result import MergeConflict
+from . import provenance
+from .provenance import Region
+from .result import FileMerge, MergeConflict, Strategy
 from .profiles import Profile
+from .structured import COMMENT_OVER_HEAD
 
 disabled: set[str] = set()
 
@@ -58,14 +72,17 @@ _VERSION = re.compile(r"\d+(?:\.\d+)+(?:[-.+][0-9A-Za-z][0-9A-Za-z.-]*)?")
 
 
 def distrust(profile: Profile | None, base: bytes, left: bytes, right: bytes,
-             conflicts: Sequence[MergeConflict], *, skip: frozenset[str] = frozenset()) -> str | None:
+             conflicts: Sequence[MergeConflict], *, skip: frozenset[str] = frozenset(),
+             trace: Sequence[tuple[str, int, int]] = ()) -> str | None:
     """Why a clean merge of these inputs must not be trusted where git's line merge conflicted
     (the blocks in `conflicts`), or None; the guards named in `skip` do not apply to this file
-    (a file kind that says so, grammars/append/kinds.toml)."""
+    (a file kind that says so, grammars/append/kinds.toml). `trace` is the clean result's
+    provenance (FileMerge.trace): which rule of the structured merge settled which base bytes."""
     for name, guard in _GUARDS:
         if name in disabled or name in skip:
             continue
-        why = guard(profile, (base, left, right), conflicts)
+        why = guard(profile, (base, left, right), conflicts) if name not in _BY_SHAPE \
+            else _BY_SHAPE[name](profile, (base, left, right), trace)
         if why:
             return f"{name}: {why}"
     return None
@@ -159,10 +176,35 @@ def _section_owner(profile: Profile | None, inputs: tuple[bytes, bytes, bytes],
     return None
 
 
+def _settled_by(rule: str, inputs: tuple[bytes, bytes, bytes], trace: Sequence[tuple[str, int, int]]) -> Region | None:
+    """The first git conflict region of the inputs that `rule` settled (provenance.py), or None."""
+    if not any(name == rule for name, _start, _end in trace):
+        return None   # the common case: no need to compute git's regions
+    return next((region for region in provenance.regions(*inputs, FileMerge(b"", True, Strategy.STRUCTURED,
+                                                                                trace=tuple(trace)))
+                 if rule in region.rules), None)
+
+
+def _comment_over_head(profile: Profile | None, inputs: tuple[bytes, bytes, bytes],
+                       trace: Sequence[tuple[str, int, int]]) -> str | None:
+    region = _settled_by(COMMENT_OVER_HEAD, inputs, trace)
+    if region is None:
+        return None
+    head = next((line.strip() for line in region.base if line.strip() and not line.strip().startswith(
+        _COMMENT_OPENERS + ("@", "#["))), (region.base or ("",))[0].strip())
+    return (f"one side wrote a comment or attribute over {head[:60]!r} while the other rewrote that line: "
+            f"whether what it says still holds for the new line cannot be told")
+
+
+_BY_SHAPE: dict[str, Callable[[Profile | None, tuple[bytes, bytes, bytes], Sequence[tuple[str, int, int]]], str | None]] = {
+    "comment_over_head": _comment_over_head,
+}
+
 _GUARDS: tuple[tuple[str, Callable[[Profile | None, tuple[bytes, bytes, bytes], Sequence[MergeConflict]], str | None]], ...] = (
     ("generated", _generated),
     ("release_lines", _release_lines),
     ("deleted_vs_edited", _deleted_vs_edited),
     ("section_owner", _section_owner),
+    ("comment_over_head", lambda *_: None),   # by shape of resolution: _BY_SHAPE
 )
 GUARD_NAMES = tuple(name for name, _ in _GUARDS)

@@ -80,6 +80,9 @@ Piece = bytes | Conflict
 
 # The provenance record of a member both sides edited that merged through its nested container.
 INSIDE = "both edited one member: merged inside"
+# ... of a member where one side wrote new comment or attribute lines above it and the other rewrote
+# its first line (its head: a signature, a type's definition).
+COMMENT_OVER_HEAD = "lead and body of one member: comment over a rewritten head"
 
 
 class StructuredTimeout(Unmergeable):
@@ -827,7 +830,8 @@ class StructuredMerge:
         end = bm.start + len(bm.lead + bm.body)
         for lead_side, body_side in ((lm, rm), (rm, lm)):
             if lead_side.body == bm.body and lead_side.tail == bm.tail and body_side.lead == bm.lead:
-                self._record("lead and body of one member", bm.start, end)
+                self._record(COMMENT_OVER_HEAD if _comment_over_new_head(bm, lead_side, body_side)
+                             else "lead and body of one member", bm.start, end)
                 return [replace(body_side, lead=lead_side.lead).render(sep, with_sep)]
         inner_path = path + [bm.key] if bm.key else path
         try:
@@ -890,6 +894,7 @@ class StructuredMerge:
 
 
 _IDENTIFIER = re.compile(rb"[A-Za-z_$][A-Za-z0-9_$]*")
+_WORD = re.compile(rb"[A-Za-z0-9_$']+")
 
 
 def _head_drops_used_name(shells: list[tuple[bytes, bytes, bytes]], segs: list[Segmented]) -> bool:
@@ -1059,6 +1064,18 @@ def _call_name(source: bytes, node: tree_sitter.Node) -> str | None:
     if b"\n" in text or len(text) > 200:
         return None
     return f"{form}({text.decode('utf-8', 'replace')})"
+
+
+def _comment_over_new_head(base: Member, lead_side: Member, body_side: Member) -> bool:
+    """One side's lead holds a line the base lead did not (a comment, an attribute, a decorator)
+    while the other side rewrote the member's first line: changed its words (a name, a parameter,
+    a lifetime), not only its layout or punctuation (a formatter's run keeps what a comment says)."""
+    old = {line.strip() for line in base.lead.splitlines()}
+    added = [line for line in lead_side.lead.splitlines() if line.strip() and line.strip() not in old]
+
+    def words(member: Member) -> list[bytes]:
+        return _WORD.findall(member.body.split(b"\n", 1)[0])
+    return bool(added) and words(body_side) != words(base)
 
 
 def _base_span(b: Segmented, b_ids: list[str], bmap: dict[str, Member], lo: int, hi: int) -> tuple[int, int]:
