@@ -111,6 +111,18 @@ def test_overlapping_own_is_reported_and_exclusive_refuses(repo, coord):
         coord.start_task("r1", "c", ["packages/api/lib/**"], exclusive=True)
     assert refused.value.exit_code == 4
     coord.start_task("r1", "d", ["docs/**"], exclusive=True)
+    assert second.notes == [] and not any("has no '/'" in n for n in coord.start_task("r1", "e", ["/README.md"]).notes)
+
+
+def test_a_plain_name_that_overlaps_says_it_owns_that_name_in_every_folder(repo, coord):
+    coord.start_run("r1")
+    coord.start_task("r1", "api", ["packages/api/**"])
+    log = coord.start_task("r1", "log", ["CHANGELOG.md"])
+    assert [o["task"] for o in log.overlaps] == ["api"]
+    assert log.notes == ["--own 'CHANGELOG.md' has no '/', so it owns every CHANGELOG.md in any folder (gitignore "
+                         "rules), which is why it may overlap; write '/CHANGELOG.md' for the one at the repository root"]
+    root_only = coord.start_task("r1", "log2", ["/CHANGELOG.md"])
+    assert [o["task"] for o in root_only.overlaps] == ["log"] and root_only.notes == []
 
 
 def test_unknown_run_and_task_are_not_found(repo, coord):
