@@ -320,6 +320,12 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         state = TaskState.EMPTY if not changes else TaskState.FINISHED
         if reserved:
             notes.append("reserved-file edits are kept aside on the branch for the consolidation phase")
+            carried = {i.manifest for i in derived}
+            for path in sorted({r["path"] for r in reserved} - carried):
+                # Its edit asks for nothing consolidation applies (e.g. a Go module required again with
+                # the version it already has, comments, order): say so rather than "kept aside" alone.
+                notes.append(f"{path}: the edit changes no dependency, member, version or override that "
+                             "consolidation applies, so no intent carries it (the relock decides the rest)")
         result = TaskFinished(
             run=run.run_id, task=task_id, state=state.value, commit=tip, branch=task.branch, changed=changed,
             reserved=reserved, intents=[i.to_json() for i in derived], worktree=None, notes=notes,
