@@ -66,22 +66,37 @@ def first_sentence(text: str) -> str:
     return paragraph.rstrip(".")
 
 
-def _metavar(param: Any) -> str:
-    """What a value looks like in `--help`: the argument's name (TASK), else its type (TEXT,
-    INTEGER, PATH, or the choices), instead of typer's `<list[str]>` and `{task}`."""
+def value_kind(param: Any) -> str | tuple[str, ...]:
+    """What an option's value is: TEXT, INTEGER, NUMBER, BOOLEAN, PATH, or its choices (a tuple);
+    read from the click type typer built (typer 0.29 and later: from the annotation it kept)."""
     import enum
     import typing
     from pathlib import Path
 
-    if param.param_type_name == "argument":
-        return param.name.upper()
-    annotation = param.type_descriptor.annotation
+    descriptor = getattr(param, "type_descriptor", None)
+    if descriptor is None:
+        choices = getattr(param.type, "choices", None)
+        if choices:
+            return tuple(str(getattr(c, "value", c)) for c in choices)
+        kinds = {"IntParamType": "INTEGER", "FloatParamType": "NUMBER", "BoolParamType": "BOOLEAN",
+                 "Path": "PATH", "TyperPath": "PATH"}          # ranges subclass the number types
+        return next((kinds[k.__name__] for k in type(param.type).__mro__ if k.__name__ in kinds), "TEXT")
+    annotation = descriptor.annotation
     args = [a for a in typing.get_args(annotation) if a is not type(None)]
     if typing.get_origin(annotation) in (list, tuple, typing.Union) and args:
         annotation = args[0]
     if isinstance(annotation, type) and issubclass(annotation, enum.Enum):
-        return "[" + "|".join(str(member.value) for member in annotation) + "]"
-    return {int: "INTEGER", float: "NUMBER", Path: "PATH"}.get(annotation, "TEXT")
+        return tuple(str(member.value) for member in annotation)
+    return {int: "INTEGER", float: "NUMBER", bool: "BOOLEAN", Path: "PATH"}.get(annotation, "TEXT")
+
+
+def _metavar(param: Any) -> str:
+    """What a value looks like in `--help`: the argument's name (TASK), else its type (TEXT,
+    INTEGER, PATH, or the choices), instead of typer's `<list[str]>` and `{task}`."""
+    if param.param_type_name == "argument":
+        return param.name.upper()
+    kind = value_kind(param)
+    return "[" + "|".join(kind) + "]" if isinstance(kind, tuple) else kind
 
 
 def _polish(command: Any) -> None:
@@ -94,7 +109,7 @@ def _polish(command: Any) -> None:
             # typer writes a required argument as `{task}` in the usage line and adds `<str>` in
             # the help; git and click users read `TASK` and `[TASK]`.
             shown = param.metavar if param.required else f"[{param.metavar}]"
-            param._usage_display_name = lambda shown=shown: shown
+            param.get_usage_pieces = lambda ctx, shown=shown: [shown]
             param.display_type_rich = lambda ctx=None: None
     if command.help and not command.short_help:
         command.short_help = first_sentence(command.help)
