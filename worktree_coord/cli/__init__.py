@@ -44,10 +44,26 @@ def _root(version: bool = typer.Option(False, "--version", callback=_print_versi
     """Coordinate parallel coding agents on one git repository (see `wtc COMMAND --help`)."""
 
 
-def _register_commands() -> None:
-    # Each module adds its commands to `app`; imported here so `app` is complete before use.
-    from . import (check, consolidating, demo, forecast, hooks, info, maintenance, mcp, merge_file, merging,  # noqa: F401
-                   plan, runs, tasks, watch)
+# Which modules register each top-level command or group: a call imports only what its command
+# needs (git runs `wtc merge-file` once per conflicted file; every module costs start-up time).
+# tests/cli/test_command_modules.py keeps this table equal to what the modules register.
+COMMAND_MODULES: dict[str, tuple[str, ...]] = {
+    "check": ("check",), "consolidate": ("consolidating",), "intent": ("consolidating",), "demo": ("demo",),
+    "forecast": ("forecast",), "version": ("info",), "status": ("maintenance",), "gc": ("maintenance",),
+    "mcp": ("mcp",), "merge-file": ("merge_file",), "driver": ("merge_file",), "merge": ("merging",),
+    "report": ("merging",), "land": ("merging",), "sync": ("merging",), "watch": ("watch",),
+    "task": ("tasks", "forecast"), "hook": ("hooks",), "hooks": ("hooks",), "plan": ("plan",), "run": ("runs",),
+}
+
+
+def _register_commands(name: str | None = None) -> None:
+    """Import the modules that add commands to `app`: those of command `name`, or (None, an unknown
+    name, `--help`) all of them, so the command list and click's suggestions are complete."""
+    import importlib
+
+    modules = COMMAND_MODULES.get(name or "") or tuple(dict.fromkeys(m for ms in COMMAND_MODULES.values() for m in ms))
+    for module in modules:
+        importlib.import_module(f"{__name__}.{module}")
 
 
 _ABBREVIATIONS = re.compile(r"\b(?:e\.g|i\.e|etc|vs)\.$")
@@ -120,9 +136,10 @@ def _polish(command: Any) -> None:
             _polish(child)
 
 
-def build_command() -> Any:
-    """The click command tree of `wtc`, complete and polished (also what scripts/gen_cli_docs.py walks)."""
-    _register_commands()
+def build_command(name: str | None = None) -> Any:
+    """The click command tree of `wtc`, polished: complete (what scripts/gen_cli_docs.py walks), or
+    with `name` only that command's modules loaded (what a call to it needs)."""
+    _register_commands(name)
     command = typer.main.get_command(app)
     _polish(command)
     return command
@@ -137,7 +154,7 @@ def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     json_mode = "--json" in args
     try:
-        command = build_command()
+        command = build_command(args[0] if args and not args[0].startswith("-") else None)
         result = command.main(args=args, prog_name="wtc", standalone_mode=False)
         code = result if isinstance(result, int) else 0
     except WtcError as error:
