@@ -18,7 +18,9 @@ parse with libcst, and no clean result may import a name more often than every i
 (python_cst.refine: from-imports of one module combined), which keep it unless they are sure.
 (6) a clean result of the structured, data or Python stage where the line merge conflicted passes
 the precision guards (guards.py: shapes where the inputs cannot tell the right merge, like a
-generated file or a forward-port between release lines), else the line merge's conflicts stand.
+generated file or a forward-port between release lines; some read the result's provenance,
+`FileMerge.trace`: which rule of the structured merge settled each place both sides edited), else
+the line merge's conflicts stand.
 (7) a clean result of the line or structured stage goes through the semantic check (semantic.py:
 a name one side removed that the other side's new lines use): with `semantic="block"` (the
 default) each finding is a conflict of kind `semantic` and the result is not clean; with "warn" it
