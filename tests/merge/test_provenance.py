@@ -93,3 +93,31 @@ def test_a_rule_inside_a_member_names_the_region() -> None:
     right = b"class C:\n    def f(self):\n        return 1\n\n    def h(self):\n        return 3\n"
     region = _one(base, left, right, "m.py")
     assert region.rules == ("union of members: insert/insert",)
+
+
+def _eval_script():  # type: ignore[no-untyped-def]
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    scripts = Path(__file__).resolve().parents[2] / "scripts"
+    spec = importlib.util.spec_from_file_location("eval_merge_quality_for_tests", scripts / "eval_merge_quality.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.path.insert(0, str(scripts))
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.path.remove(str(scripts))
+    return module
+
+
+def test_region_verdict_compares_only_the_region() -> None:
+    verdict = _eval_script().region_verdict
+    base = b"a\nb\nc\nd\ne\nf\n"
+    ours = b"a\nX\nY\nc\nd\ne\nf\n"          # our resolution of base line 1 ("b")
+    assert verdict(base, ours, ours, 1, 2, {}) == "exact"
+    assert verdict(base, ours, b"a\nY\nX\nc\nd\ne\nf\n", 1, 2, {}) == "order"
+    assert verdict(base, ours, b"a\nX\nc\nd\ne\nf\n", 1, 2, {}) == "differs"
+    # The committed file differs elsewhere (a line git merged cleanly): the region still agrees.
+    assert verdict(base, ours, b"a\nX\nY\nc\nd\nE\nf\n", 1, 2, {}) == "exact"
