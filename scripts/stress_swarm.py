@@ -609,6 +609,14 @@ def check_invariants(repo: Path, pin: str, plans: Sequence[TaskPlan], outcomes: 
         if task is None:  # a derived commit: its parent is the task tip
             parent = _git(repo, "rev-parse", "--verify", "-q", f"{second}^", check=False).strip()
             task = branch_tips.get(parent)
+        if task is None:  # its branch was deleted by `wtc gc` once merged (a remote run): its finish's author names it
+            # the task's tip is the merged commit, or the parent of a derived one (set aside reserved edits)
+            for tip_commit in (_git(repo, "rev-parse", "--verify", "-q", f"{second}^", check=False).strip(), second):
+                author = _git(repo, "log", "-1", "--format=%an", tip_commit, check=False).strip() if tip_commit else ""
+                if author.startswith("wtc task ") and author[len("wtc task "):] in by_task:
+                    task = author[len("wtc task "):]
+                    branch_tips.setdefault(tip_commit, task)
+                    break
         if task is None:
             stray.append(f"{commit[:12]} merges {second[:12]}, which is no task's branch tip")
             continue

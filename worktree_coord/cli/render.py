@@ -520,8 +520,11 @@ def gc_report(r: GcReport) -> str:
         ("git admin entries", r.admin_entries_pruned),
         ("leases of dead owners", r.leases_removed), ("expired idempotency records", r.records_expired),
         ("empty task branches", r.branches_deleted),
+        ("remote branches of ended tasks", r.remote_branches_deleted),
+        ("remote-tracking refs", r.tracking_refs_pruned),
     ]
-    lines = [f"gc: {verb} " + ", ".join(f"{len(items)} {name}" for name, items in sections)]
+    lines = [f"gc: {verb} " + ", ".join(f"{len(items)} {name}" for name, items in sections)
+             + f", {r.forecast_cache_removed} forecast cache files"]
     for name, items in sections:
         for item in items[:20]:
             lines.append(f"  {name}: {item}")

@@ -27,6 +27,11 @@ The rules, each applied per folder at the moment of removal:
   registrations are unlocked first), leases of dead owners are dropped, wtc ref locks older than 60 s
   are removed, expired idempotency records are deleted, and branches of empty tasks that hold nothing
   beyond the pinned commit are deleted.
+- Runs kept on a git remote: the remote branches of merged and abandoned tasks are deleted, each
+  only while it holds the commit the store recorded (remote_gc.py), and tracking refs of branches
+  gone from the remote are pruned.
+- The forecast cache (`<git common dir>/wtc/forecast-cache/`) loses what runs no longer open left
+  (forecast_column.prune).
 
 gc never snapshots: the only snapshot is `task abandon`'s, of a live task under its lease
 (`CoordinatorBase._snapshot`). `GcReport.snapshots` stays in the result for callers that read it,
@@ -41,10 +46,12 @@ from pathlib import Path
 from ..store import leases
 from ..errors import BusyError
 from ..gitrepo import delete_tombstone, is_tombstone
-from ..model import TaskRecord, TaskState
+from ..model import RunState, TaskRecord, TaskState
 from ..results import GcReport
 
+from . import forecast_column
 from .base import CoordinatorBase, staged
+from .remote_gc import collect_remote_branches
 
 REMOVED = "removed"
 
@@ -118,9 +125,14 @@ class CleanupOperations(CoordinatorBase):
                     self.git.delete_ref(ref, tip)
             else:
                 kept.append({"branch": task.branch, "why": "has commits beyond the pinned base"})
+        remote = collect_remote_branches(self.git, self.store, dry_run=dry_run)
+        open_runs = {run.run_id: run.created_at for run in self.store.list_runs() if run.state is not RunState.LANDED}
+        cache = forecast_column.prune(self.git.common_dir, open_runs, dry_run=dry_run)
         return GcReport(dry_run=dry_run, worktrees_removed=removed, tombstones_removed=tombstones, snapshots=[],
                         admin_entries_pruned=pruned + locks, leases_removed=leases_removed, records_expired=expired,
-                        branches_deleted=branches, kept=kept)
+                        branches_deleted=branches, kept=kept + remote.kept,
+                        remote_branches_deleted=remote.deleted, tracking_refs_pruned=remote.tracking_pruned,
+                        forecast_cache_removed=len(cache))
 
     def _collect_folder(self, run_id: str, task_id: str, folder: Path, *, dry_run: bool) -> str | None:
         """Remove one folder if its task (read afresh, under its lease) has ended or does not exist.

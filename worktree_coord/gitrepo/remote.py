@@ -142,6 +142,32 @@ class Remote:
                 found[name] = sha
         return found
 
+    def list_refs(self, patterns: Sequence[str]) -> dict[str, str]:
+        """The remote's refs matching these patterns (`refs/heads/wtc/r1/*`), one `ls-remote`."""
+        out = self._run(["ls-remote", "--refs", self.name, *patterns], what=f"listing {', '.join(patterns)} on {self.name}")
+        found = {}
+        for line in out.splitlines():
+            sha, _, name = line.partition("\t")
+            if name:
+                found[name] = sha
+        return found
+
+    def delete_with_lease(self, refs: dict[str, str], *, what: str) -> list[str]:
+        """Delete each of `refs` on the remote only while it holds the given value, in one push (not
+        atomic: each ref is decided alone). Returns the refs deleted; a ref that moved since is
+        refused by the remote and kept. RemoteUnavailable when the remote stays unreachable."""
+        if not refs:
+            return []
+        args = [f"--force-with-lease={ref}:{old}" for ref, old in refs.items()] + [f":{ref}" for ref in refs]
+        out = self._run(["push", "--porcelain", "--no-verify", self.name, *args], what=what, allow_refused=True)
+        deleted = []
+        for line in out.splitlines():
+            flag, _, rest = line.partition("\t")
+            target = rest.split("\t")[0].removeprefix(":")
+            if flag == "-" and target in refs:
+                deleted.append(target)
+        return deleted
+
     def push_with_lease(self, ref: str, new: str, expected: str | None, *, what: str) -> None:
         """Set the remote's `ref` to `new` only if it holds `expected` (None: only if it does not
         exist). Raises RemoteStale when the lease is refused, RemoteUnavailable when the remote
