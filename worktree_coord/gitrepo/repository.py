@@ -183,7 +183,7 @@ class GitRepo:
 
     def refs_under(self, prefix: str) -> dict[str, str]:
         """Every ref whose name starts with `prefix` (e.g. "refs/remotes/origin/wtc/r1/"), with its target."""
-        done = self.git("for-each-ref", "--format=%(objectname) %(refname)", prefix, check=False)
+        done = self.git("for-each-ref", "--format=%(objectname) %(refname)", prefix.rstrip("/"), check=False)
         found = {}
         for line in done.stdout.decode().splitlines():
             oid, _, name = line.partition(" ")
