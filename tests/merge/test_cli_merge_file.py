@@ -49,6 +49,18 @@ def test_conflict_exits_1_and_json_lists_it(tmp_path: Path) -> None:
     assert out.read_bytes().count(b"<<<<<<<<< task\n") == 1
 
 
+def test_a_conflict_the_structured_merge_could_not_take_says_why_on_stderr(tmp_path: Path) -> None:
+    left = BASE.replace(b"return 1", b"return 2")
+    right = BASE.replace(b"return 1", b"return (3")          # does not parse
+    done = _run([WTC, "merge-file", *_files(tmp_path, left=left, right=right), "--output", str(tmp_path / "o.py")])
+    assert done.returncode == 1
+    assert done.stderr.decode().splitlines()[-1] == "wtc merge-file: why: a side does not parse"
+    # A true overlap the structured merge did read: no "why" line.
+    plain = _run([WTC, "merge-file", *_files(tmp_path, left=left, right=BASE.replace(b"return 1", b"return 3")),
+                  "--output", str(tmp_path / "p.py")])
+    assert plain.returncode == 1 and b"why:" not in plain.stderr
+
+
 def test_bad_input_exits_2(tmp_path: Path) -> None:
     base, _left, right = _files(tmp_path)
     done = _run([WTC, "merge-file", base, str(tmp_path / "missing.py"), right])
