@@ -126,6 +126,15 @@ def test_status_watch_and_report_show_the_remotes_tip_and_say_when_it_is_stale(t
     code, report = m2.wtc("report", "--run", "r1", "--onto", "main")
     assert code == 0 and report["tip"] == tip, report
     assert any(w.startswith("stale:") for w in report["warnings"]), report["warnings"]
+    code, collected = m2.wtc("gc")   # the rest of gc runs; the remote part says why it was skipped
+    assert code == 0 and collected["remote_branches_deleted"] == [], collected
+    assert any("origin unreachable" in k["why"] for k in collected["kept"]), collected["kept"]
+    git(m2.repo, "remote", "rename", "origin", "elsewhere")
+    code, status = m2.wtc("status", "--run", "r1")
+    assert code == 0 and "does not appear to be a git repository" in status["runs"][0]["tip_stale"], status
+    code, collected = m2.wtc("gc")
+    assert code == 0 and any("no remote 'origin'" in k["why"] for k in collected["kept"]), collected
+    git(m2.repo, "remote", "rename", "elsewhere", "origin")
     daemon.start()
     code, status = m2.wtc("status", "--run", "r1")
     assert status["runs"][0]["tip"] == remote_tip(bare, INTEGRATION) != tip and status["runs"][0]["tip_fresh"]

@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..errors import GitError
+from ..errors import GitError, UsageError
 from ..gitrepo.remote import Remote, RemoteUnavailable
 from ..model import RunRecord, TaskRecord, TaskState
 
@@ -48,7 +48,7 @@ def collect_remote_branches(git: "GitRepo", store: "Store", *, dry_run: bool) ->
         try:
             remote = Remote(git, run.remote)
             remote.url()
-        except GitError:   # UsageError included: this clone has no remote of that name
+        except (GitError, UsageError):   # this clone has no remote of that name
             found.kept.append({"branch": f"wtc/{run.run_id}/*", "why": f"this clone has no remote {run.remote!r}"})
             continue
         try:

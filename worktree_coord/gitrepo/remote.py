@@ -261,7 +261,8 @@ def refresh_ref(git_dir: Path, remote: str, ref: str, *, timeout: float = VIEW_T
                               env=git_environment(), capture_output=True, timeout=timeout)
         if done.returncode != 0:
             err = done.stderr.decode("utf-8", "replace").strip().splitlines()
-            stale = f"fetching {ref} from {remote} failed: {err[-1] if err else f'exit {done.returncode}'}"
+            said = next((line for line in err if line.startswith(("fatal:", "error:"))), err[-1] if err else "")
+            stale = f"fetching {ref} from {remote} failed: {said or f'exit {done.returncode}'}"
     except subprocess.TimeoutExpired:
         stale = f"{remote} did not answer within {timeout:g} s"
     read = subprocess.run([*base, "rev-parse", "--verify", "-q", f"{ref}^{{commit}}"], env=git_environment(),
