@@ -193,3 +193,20 @@ def test_a_reserved_edit_no_intent_carries_is_said_and_one_that_does_is_not(repo
     done = coord.finish_task("r1", "dep")
     assert [i["op"] for i in done.intents] == ["add_dep"]
     assert not [n for n in done.notes if "no intent carries" in n]
+
+
+def test_run_start_names_the_uncommitted_work_no_task_will_see(repo, coord):
+    clean = coord.start_run("r0")
+    assert clean.notes == [] and clean.uncommitted == []
+    (repo / "packages/api/index.js").write_text("edited, not committed\n")
+    (repo / "scratch.txt").write_text("new, not added\n")
+    started = coord.start_run("r1")
+    assert sorted(started.uncommitted) == ["packages/api/index.js", "scratch.txt"]
+    [note] = started.notes
+    assert note.startswith("this checkout has 2 uncommitted change(s) (") and "no task will see" in note
+    # The worktree a task gets holds the pinned commit, not the lead's edit: what the note warns of.
+    wt = Path(coord.start_task("r1", "t", ["packages/api/**"]).worktree)
+    assert (wt / "packages/api/index.js").read_text() != "edited, not committed\n"
+    # Pinned elsewhere than this checkout's HEAD: its uncommitted work is not the question.
+    git(repo, "commit", "-qam", "more")
+    assert coord.start_run("r2", base="HEAD~1").notes == []

@@ -61,6 +61,22 @@ def test_a_conflict_the_structured_merge_could_not_take_says_why_on_stderr(tmp_p
     assert plain.returncode == 1 and b"why:" not in plain.stderr
 
 
+def test_the_merge_driver_loads_only_what_the_file_needs(tmp_path: Path) -> None:
+    # git starts the driver once per conflicted file: a TypeScript merge loads no Python parser
+    # (libcst) and no pydantic (typer 0.29 coerced every option through it).
+    paths = []
+    for name, data in (("b.ts", b"let a = 1\n"), ("l.ts", b"let a = 1\nlet b = 2\n"), ("r.ts", b"let c = 3\nlet a = 1\n")):
+        (tmp_path / name).write_bytes(data)
+        paths.append(str(tmp_path / name))
+    done = _run([sys.executable, "-X", "importtime", "-m", "worktree_coord", "merge-file", *paths, "--path", "x.ts"])
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == b"let c = 3\nlet a = 1\nlet b = 2\n"
+    loaded = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.decode().splitlines()
+              if line.startswith("import time:")}
+    assert "worktree_coord.merge" in loaded
+    assert not loaded & {"pydantic", "libcst", "psycopg", "networkx"}, loaded & {"pydantic", "libcst", "psycopg", "networkx"}
+
+
 def test_bad_input_exits_2(tmp_path: Path) -> None:
     base, _left, right = _files(tmp_path)
     done = _run([WTC, "merge-file", base, str(tmp_path / "missing.py"), right])

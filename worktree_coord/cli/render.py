@@ -20,7 +20,8 @@ def _again(replayed: bool) -> str:
 
 def run_started(r: RunStarted) -> str:
     where = f" on remote {r.remote}" if r.remote else ""
-    return f"run {r.run} pinned at {r.base[:12]}; integration branch {r.integration}{where}{_again(r.replayed)}"
+    notes = "".join(f"\n  note: {note}" for note in r.notes)
+    return f"run {r.run} pinned at {r.base[:12]}; integration branch {r.integration}{where}{_again(r.replayed)}{notes}"
 
 
 def task_started(r: TaskStarted) -> str:
