@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from typing import Any
-
+from ..model import TaskState
 from ..results import (Forecast, GcReport, Landed, MergeReport, PlanRules, RunReport, RunSnapshot, RunStarted,
                        RunStatus, TaskAbandoned, TaskCheck, TaskFinished, TaskStarted, TaskUpdated)
 
@@ -324,6 +323,9 @@ def _session_text(run: dict) -> str:  # type: ignore[type-arg]
     return f", for {session['harness']} session {session['id']}" if session else ""
 
 
+_LIVE_STATES = frozenset(state.value for state in TaskState if state.live)
+
+
 def _origin_lines(t: dict) -> list[str]:  # type: ignore[type-arg]
     """Where a task's boundary came from, the agent it serves, its ports and setup log."""
     lines = []
@@ -331,7 +333,7 @@ def _origin_lines(t: dict) -> list[str]:  # type: ignore[type-arg]
         lines.append(f"agent {t['agent']!r}")
     if t.get("boundary_from") and t["boundary_from"] != "--own":
         lines.append(f"own {' '.join(t['own'])} from {t['boundary_from']}")
-    if t.get("ports"):
+    if t.get("ports") and t.get("state") in _LIVE_STATES:   # an ended task's ports are free again
         lines.append(f"ports {t['ports']['base']}-{t['ports']['last']}")
     if t.get("setup_log"):
         lines.append(f"setup log {t['setup_log']}")
