@@ -44,7 +44,7 @@ def _remote_branches(bare: Path) -> set[str]:
     return {line.rsplit("/", 1)[1] for line in out.splitlines()}
 
 
-def test_gc_deletes_remote_branches_of_ended_tasks_only_while_they_hold_the_recorded_commit(three):
+def test_gc_deletes_remote_branches_of_merged_tasks_only_while_they_hold_the_recorded_commit(three):
     (m1, m2, m3), _, bare = three
     assert m1.wtc("run", "start", "--run", "r1", "--remote", "origin")[0] == 0
     _start(m1, "a", "a\n")
@@ -70,13 +70,15 @@ def test_gc_deletes_remote_branches_of_ended_tasks_only_while_they_hold_the_reco
 
     code, dry = m1.wtc("gc", "--dry-run")
     assert code == 0, dry
-    assert sorted(dry["remote_branches_deleted"]) == [f"origin:refs/heads/wtc/r1/{t}" for t in ("a", "b", "c1", "c2")]
+    assert sorted(dry["remote_branches_deleted"]) == [f"origin:refs/heads/wtc/r1/{t}" for t in ("a", "b", "c1")]
     assert {"a", "b", "c1", "c2", "d", "e"} <= _remote_branches(bare), "a dry run deletes nothing"
+    # The abandoned task's work is on no other branch: kept, and said so.
+    assert any(k["branch"] == "origin:wtc/r1/c2" and "abandoned" in k["why"] for k in dry["kept"]), dry["kept"]
 
     code, done = m2.wtc("gc")
     assert code == 0, done
     assert sorted(done["remote_branches_deleted"]) == sorted(dry["remote_branches_deleted"])
-    assert _remote_branches(bare) == {"d", "e", "integration"}
+    assert _remote_branches(bare) == {"c2", "d", "e", "integration"}
     assert git(bare, "rev-parse", "wtc/r1/e") == repushed, "the branch pushed again is kept"
     assert any("wtc/r1/e" in k["branch"] and "pushed again" in k["why"] for k in done["kept"]), done["kept"]
     # The machine that deleted them lost its tracking refs with the push; another machine's gc prunes its own.
@@ -84,9 +86,9 @@ def test_gc_deletes_remote_branches_of_ended_tasks_only_while_they_hold_the_reco
         if node is m1:
             code, other = m1.wtc("gc")
             assert other["remote_branches_deleted"] == [], other
-            assert sorted(other["tracking_refs_pruned"]) == [f"refs/remotes/origin/wtc/r1/{t}" for t in ("a", "b", "c1", "c2")]
+            assert sorted(other["tracking_refs_pruned"]) == [f"refs/remotes/origin/wtc/r1/{t}" for t in ("a", "b", "c1")]
         tracking = git(node.repo, "for-each-ref", "--format=%(refname)", "refs/remotes/origin/wtc/r1").split()
-        assert sorted(ref.rsplit("/", 1)[1] for ref in tracking) == ["d", "e", "integration"], node.name
+        assert sorted(ref.rsplit("/", 1)[1] for ref in tracking) == ["c2", "d", "e", "integration"], node.name
     # Nothing the run needs was lost: the finished task still merges from another machine, and the
     # merged tasks' commits are all in the remote's integration history.
     code, merged = m1.wtc("merge", "--run", "r1")

@@ -68,7 +68,7 @@ def gc(
 ) -> int:
     """Remove ended tasks' worktrees (never committing them), tombstones of interrupted removals,
     orphaned folders and admin entries, dead leases, expired keys; for runs on a git remote, the
-    remote branches of merged and abandoned tasks (lease-checked) and stale tracking refs; the
+    remote branches of merged tasks (lease-checked) and stale tracking refs; the
     forecast cache of runs no longer open."""
     with open_coordinator(repo, progress="gc", json_mode=json_mode) as coordinator:
         result = coordinator.gc(dry_run=dry_run)

@@ -1,5 +1,5 @@
-"""`wtc gc` for runs kept on a git remote: delete the remote task branches of tasks that ended
-(merged or abandoned), and prune this clone's remote-tracking refs of branches gone from the remote.
+"""`wtc gc` for runs kept on a git remote: delete the remote task branches of merged tasks, and prune
+this clone's remote-tracking refs of branches gone from the remote.
 
 Stage: maintenance (called by cleanup.py). Input: a clone, the store, dry-run or not. Output: the
 refs deleted on the remote, the local tracking refs pruned, and the branches kept with why.
@@ -11,7 +11,9 @@ Invariants:
   again since (new work under the same name) is refused by the remote and kept, never lost.
 - A task's mergeable commit (`refs/wtc/<run>/mergeable/<task>`) goes with its branch, leased on
   the value read just before.
-- Live and finished-but-not-merged tasks keep everything (another machine may still merge them).
+- Live and finished-but-not-merged tasks keep everything (another machine may still merge them), and
+  so do abandoned tasks: their work is on no other branch (`task abandon` keeps the branch, as on a
+  local run), so gc lists them as kept and a person deletes them.
 - An unreachable remote skips that run's remote part (the rest of gc still runs) and says so.
 """
 
@@ -28,7 +30,7 @@ if TYPE_CHECKING:
     from ..gitrepo import GitRepo
     from ..store.base import Store
 
-ENDED = (TaskState.MERGED, TaskState.ABANDONED)
+ENDED = (TaskState.MERGED,)          # their commits are in the integration history
 
 
 @dataclass
@@ -64,6 +66,11 @@ def _collect_run(git: "GitRepo", store: "Store", remote: Remote, run: RunRecord,
     mergeable_prefix = f"refs/wtc/{run.run_id}/mergeable/"
     there = remote.list_refs([prefix + "*", mergeable_prefix + "*"])
     leases: dict[str, str] = {}
+    for task in store.list_tasks(run.run_id, [TaskState.ABANDONED]):
+        if f"refs/heads/{task.branch}" in there:
+            found.kept.append({"branch": f"{remote.name}:{task.branch}",
+                               "why": f"task {task.task_id} was abandoned: its work is on no other branch "
+                                      f"(delete it when unwanted: git push {remote.name} --delete {task.branch})"})
     for task in store.list_tasks(run.run_id, list(ENDED)):
         branch, mergeable = f"refs/heads/{task.branch}", mergeable_prefix + task.task_id
         if branch in there:
