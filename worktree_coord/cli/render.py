@@ -524,8 +524,8 @@ def gc_report(r: GcReport) -> str:
         ("worktrees", r.worktrees_removed), ("tombstones of interrupted removals", r.tombstones_removed),
         ("git admin entries", r.admin_entries_pruned),
         ("leases of dead owners", r.leases_removed), ("expired idempotency records", r.records_expired),
-        ("empty task branches", r.branches_deleted),
-        ("remote branches of ended tasks", r.remote_branches_deleted),
+        ("branches of merged and empty tasks", r.branches_deleted),
+        ("remote branches of merged tasks", r.remote_branches_deleted),
         ("remote-tracking refs", r.tracking_refs_pruned),
     ]
     lines = [f"gc: {verb} " + ", ".join(f"{len(items)} {name}" for name, items in sections)
