@@ -122,6 +122,17 @@ def test_lazy_annotations_settings_are_checked() -> None:
         load_profile_text(good.replace('extensions = ["pyi"]', 'marker = "("'), "mini.toml")
 
 
+def test_a_section_opener_is_profile_data_and_checked() -> None:
+    markdown, python = profile_for_path("a.md"), profile_for_path("a.py")
+    assert markdown is not None and markdown.section_opener is not None and python is not None
+    assert markdown.section_opener.match("## Added") and markdown.section_opener.match("====")
+    assert not markdown.section_opener.match("text under it") and python.section_opener is None
+    good = GOOD.replace('comments = ["comment"]', 'comments = ["comment"]\nsection_opener = "^#"')
+    assert load_profile_text(good, "mini.toml").section_opener.pattern == "^#"
+    with pytest.raises(ConfigError, match="section_opener is not a regex"):
+        load_profile_text(good.replace('"^#"', '"("'), "mini.toml")
+
+
 def test_every_shipped_semantic_query_compiles() -> None:
     from worktree_coord.merge.symbols import query_for
 

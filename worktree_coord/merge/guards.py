@@ -25,8 +25,8 @@ Each guard is a rule a reviewer would accept on sight, measured on real merge co
     agreed while the two sides did different things to the same lines; which one stands is the
     developers' call.
 
-  * section_owner: in Markdown, both sides inserted at one place and one side's insertion opens a
-    section (a heading): the other side's text may continue the section above or belong under the
+  * section_owner: both sides inserted at one place and one side's insertion opens a section (a
+    line the profile's `section_opener` matches: a Markdown heading): the other side's text may continue the section above or belong under the
     new heading, and a merge keyed by sections puts it above. The replay eval found it (fastapi's
     contributing.md: a heading placed after the bullets the new release puts under it).
 
@@ -157,19 +157,17 @@ def _deleted_vs_edited(profile: Profile | None, inputs: tuple[bytes, bytes, byte
     return None
 
 
-# An ATX heading (`## Title`) or a setext underline (`Title` over `====`/`----`).
-_HEADING = re.compile(r"^ {0,3}#{1,6}(\s|$)|^ {0,3}(=+|-+)\s*$")
-
-
 def _section_owner(profile: Profile | None, inputs: tuple[bytes, bytes, bytes],
                    conflicts: Sequence[MergeConflict]) -> str | None:
-    if profile is None or profile.name != "markdown":
+    # What opens a section is the profile's data (Markdown: a heading; grammars/markdown.toml).
+    starts_section = profile.section_opener if profile is not None else None
+    if starts_section is None:
         return None
     for block in conflicts:
         if block.base.strip() or not (block.ours.strip() and block.theirs.strip()):
             continue   # only both sides inserting at one place
         for opener, text, other in (("ours", block.ours, "theirs"), ("theirs", block.theirs, "ours")):
-            heading = next((line for line in text.splitlines() if _HEADING.match(line)), None)
+            heading = next((line for line in text.splitlines() if starts_section.match(line)), None)
             if heading is not None:
                 return (f"{opener} starts a section here ({heading.strip()[:60]!r}) where {other} adds text: "
                         f"whether {other}'s text belongs above the new heading or under it cannot be told")

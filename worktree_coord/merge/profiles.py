@@ -27,6 +27,9 @@ Profile keys:
     lazy_annotations (for order_sensitive profiles: `extensions` whose files never run their type
     annotations, like Python stubs, and a `marker` regex whose presence in a file means the same,
     like `from __future__ import annotations`: annotations then do not count as uses),
+    section_opener (a regex matching a line that opens a section, like a Markdown heading: where both
+    sides insert at one place and one side's text opens a section, the other's may belong above or
+    under it; the `section_owner` guard keeps git's conflict there),
     variant_markers (lead texts, like Rust's "#[cfg", marking conditional variants of one item:
     the duplicate census keys such items by their conditions too, so `#[cfg(unix)] fn f` and
     `#[cfg(windows)] fn f` are not a duplicate, while the same condition twice still is),
@@ -144,6 +147,7 @@ class Profile:
     semantic: SemanticRules = SemanticRules()   # the semantic check's data; disabled when empty
     binds: str | None = None                 # query source: names members bind (names.py)
     claimed: tuple[str, ...] = ()            # extensions taken from another profile by content (`claims`)
+    section_opener: re.Pattern[str] | None = None   # a line opening a section (Markdown heading): guards.py
 
     def annotations_run(self, path: str, source: bytes) -> bool:
         """Whether type annotations in `source` (a file at `path`) run where they stand."""
@@ -251,7 +255,7 @@ def _validate(raw: dict[str, Any], source: str) -> Profile:
     unknown_keys = set(raw) - {"name", "grammar", "grammar_function", "extensions", "filenames", "comments",
                                "terminators", "containers", "declarations", "data", "anchored",
                                "repeatable", "order_sensitive", "deferred", "name_kinds", "variant_markers", "lazy_annotations", "binds",
-                               "semantic", "claims"}
+                               "semantic", "claims", "section_opener"}
     if unknown_keys:
         raise ConfigError(f"language profile {source}: unknown setting(s) {sorted(unknown_keys)}")
     claims = _claims(raw, source)
@@ -262,6 +266,10 @@ def _validate(raw: dict[str, Any], source: str) -> Profile:
         marker = re.compile(lazy["marker"].encode(), re.MULTILINE) if lazy.get("marker") else None
     except re.error as exc:
         raise ConfigError(f"language profile {source}: lazy_annotations.marker is not a regex: {exc}") from None
+    try:
+        opener = re.compile(raw["section_opener"]) if raw.get("section_opener") else None
+    except (re.error, TypeError) as exc:
+        raise ConfigError(f"language profile {source}: section_opener is not a regex: {exc}") from None
     binds = raw.get("binds")
     if binds is not None:
         if not isinstance(binds, str):
@@ -315,7 +323,7 @@ def _validate(raw: dict[str, Any], source: str) -> Profile:
         name_kinds=name_kinds,
         variant_markers=tuple(raw.get("variant_markers", [])),
         lazy_annotation_extensions=tuple(lazy.get("extensions", [])), lazy_annotation_marker=marker,
-        binds=binds, claimed=claims[0] if claims else (),
+        binds=binds, claimed=claims[0] if claims else (), section_opener=opener,
         semantic=_semantic_rules(raw.get("semantic", {}), source, check_kind, check_field),
     )
 
