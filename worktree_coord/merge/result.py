@@ -135,6 +135,10 @@ class FileMerge:
     language: str | None = None
     notes: tuple[str, ...] = field(default=())   # why a stage was skipped or a fallback taken
     warnings: tuple[MergeConflict, ...] = ()     # semantic findings reported, not blocking
+    # Which steps of the structured merge left conflicts, when it ran and did not resolve (a member
+    # both sides edited, a region of an ordered container, a delete/modify...): a diagnosis for
+    # measurement (the history eval's `--why-unresolved`), not a reason shown to users.
+    steps: tuple[str, ...] = ()
 
     @property
     def has_markers(self) -> bool:
