@@ -91,28 +91,17 @@ def _walk(command: Any, path: list[str]):
         yield from _walk(command.commands[name], path + [name])
 
 
-def _type_name(annotation: Any) -> str:
-    """A readable type for a typer parameter's annotation: TEXT, INTEGER, PATH, or the enum's choices."""
-    import enum
-    import typing
-    from pathlib import Path as _Path
-
-    args = [a for a in typing.get_args(annotation) if a is not type(None)]
-    if typing.get_origin(annotation) in (list, tuple, typing.Union) and args:
-        return _type_name(args[0])
-    if isinstance(annotation, type) and issubclass(annotation, enum.Enum):
-        return " \\| ".join(str(member.value) for member in annotation)
-    return {str: "TEXT", int: "INTEGER", float: "NUMBER", bool: "BOOLEAN", _Path: "PATH"}.get(annotation, "TEXT")
-
-
 def _param_row(param: Any) -> str:
+    from worktree_coord.cli import value_kind
+
     if param.param_type_name == "argument":
         names = f"`{param.name.upper()}`"
     else:
         names = ", ".join(f"`{o}`" for o in list(param.opts) + list(param.secondary_opts))
     is_flag = getattr(param, "is_flag", False)
     secondary = list(getattr(param, "secondary_opts", []))
-    kind = "flag" if is_flag else _type_name(param.type_descriptor.annotation)
+    kind = "flag" if is_flag else value_kind(param)
+    kind = " \\| ".join(kind) if isinstance(kind, tuple) else kind
     if param.multiple:
         kind += " (repeatable)"
     default = param.default

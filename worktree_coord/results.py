@@ -37,6 +37,8 @@ class RunStarted(Result):
     base: str = ""
     integration: str = ""
     remote: str | None = None     # the git remote holding the integration branch (None: this repository)
+    uncommitted: list[str] = field(default_factory=list)   # the checkout's changes the pin leaves out (first 50)
+    notes: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

@@ -270,3 +270,38 @@ snapshots:
 """})
     locked = PnpmAdapter(tmp_path, "").locked_versions()
     assert locked == {"a": {"1.2.0"}, "string-width": {"4.2.3"}, "react-dom": {"18.2.0"}, "@scope/x": {"2.0.1"}}
+
+
+def test_a_relock_by_another_pnpm_major_than_the_project_pins_is_a_warning(tmp_path, pnpm_env):
+    used = pnpm(tmp_path, pnpm_env, "--version").stdout.strip().splitlines()[-1]
+    other = f"{int(used.split('.')[0]) - 1}.19.0"
+    ws = make_workspace(tmp_path / "ws", pnpm_env, root_fields={"packageManager": f"pnpm@{other}+sha512.abc"})
+    intents = json_edit(ws, "t", dependencies={"a": "workspace:*"})
+    result = consolidate_root(ws, "", "pnpm", intents, env=pnpm_env)
+    assert result.state == RootState.APPLIED, result.error
+    assert [w for w in result.warnings if "pins pnpm@" in w] == [
+        f"relocked with pnpm {used}, but package.json pins pnpm@{other} (packageManager): review the lockfile "
+        "diff, or put that pnpm on PATH and consolidate again"]
+    # The same major pinned: nothing to say.
+    same = make_workspace(tmp_path / "same", pnpm_env, root_fields={"packageManager": f"pnpm@{used}"})
+    result = consolidate_root(same, "", "pnpm", json_edit(same, "t", dependencies={"a": "workspace:*"}), env=pnpm_env)
+    assert result.state == RootState.APPLIED and not [w for w in result.warnings if "pins pnpm@" in w]
+
+
+def test_packages_the_relock_moves_without_an_intent_are_a_warning(tmp_path, pnpm_env):
+    ws = make_workspace(tmp_path / "ws", pnpm_env)
+    # The base lock holds a package nothing depends on (left by an old hand edit): the relock prunes
+    # it, which no intent asked for; a person should see that before landing.
+    text = (ws / "pnpm-lock.yaml").read_text()
+    write(ws, {"vendor/ghost/package.json": pkg("ghost", "1.0.0")})
+    assert "\npackages:" not in text
+    text += ("\npackages:\n\n  ghost@file:vendor/ghost:\n    resolution: {directory: vendor/ghost, type: directory}\n"
+             "\nsnapshots:\n\n  ghost@file:vendor/ghost: {}\n")
+    (ws / "pnpm-lock.yaml").write_text(text)
+    assert PnpmAdapter(ws, "", env=pnpm_env).locked_versions()["ghost"] == {"file:vendor/ghost"}
+    result = consolidate_root(ws, "", "pnpm", json_edit(ws, "t", dependencies={"a": "workspace:*"}), env=pnpm_env)
+    assert result.state == RootState.APPLIED, result.error
+    assert "ghost" not in PnpmAdapter(ws, "", env=pnpm_env).locked_versions()
+    assert result.lock_diff.unexplained == ("ghost: removed (file:vendor/ghost)",)
+    assert ("the relock also moved 1 package(s) no intent names: ghost: removed (file:vendor/ghost) "
+            "(review pnpm-lock.yaml before landing)") in result.warnings

@@ -68,3 +68,24 @@ def test_wtcs_own_head_is_kept_and_only_the_tools_tail_summarized():
     message = "the base of packages/a does not relock: " + CARGO_NO_DNS
     assert summarize_message(message).startswith("the base of packages/a does not relock: error: failed to get")
     assert summarize_message("an ordinary one-line reason: with a colon") == "an ordinary one-line reason: with a colon"
+
+
+GO_NO_DNS = """\
+go: downloading github.com/Masterminds/semver/v3 v3.5.0
+go: downloading github.com/fatih/color v1.20.0
+go: example.com/app/pkg/kube tested by
+\texample.com/app/pkg/kube.test imports
+\tk8s.io/client-go/testing: k8s.io/client-go@v0.36.3: Get "https://proxy.golang.org/k8s.io/client-go/@v/v0.36.3.zip": dial tcp: lookup proxy.golang.org on 10.0.0.53:53: no such host
+go: example.com/app/pkg/kube tested by
+\texample.com/app/pkg/kube.test imports
+\tk8s.io/kubectl/pkg/scheme: k8s.io/kubectl@v0.36.3: Get "https://proxy.golang.org/k8s.io/kubectl/@v/v0.36.3.zip": dial tcp: lookup proxy.golang.org on 10.0.0.53:53: no such host
+"""
+
+
+def test_go_progress_is_noise_and_the_line_naming_the_network_failure_tells():
+    line = summarize_tool_output(GO_NO_DNS)
+    assert line.startswith("k8s.io/client-go/testing: k8s.io/client-go@v0.36.3: Get")
+    assert "no such host" in line and "downloading" not in line
+    # Without a network failure, a go progress line is still not what a person is shown.
+    assert summarize_tool_output("go: downloading a v1\ngo: updates to go.mod needed; to update it:\n\tgo mod tidy") \
+        == "go: updates to go.mod needed; to update it:"

@@ -95,6 +95,8 @@ def test_root_manifest_edit_becomes_an_intent_and_a_registry_miss_needs_network(
         assert git(repo, "rev-parse", "wtc/r1/integration") == tip, "nothing committed"
         assert git(repo, "show", "wtc/r1/integration:package-lock.json") == lock_before
         assert [r["state"] for r in coord.store.list_intents("r1")] == ["needs_network"]
+        [skipped] = report.skipped       # one sentence, not the same words twice
+        assert skipped["why"].startswith("the offline relock: `npm install") and skipped["why"].count("not cached") == 1
 
 
 def test_unexpressible_root_manifest_edit_is_a_violation_not_a_silent_loss(npm_repo):

@@ -91,3 +91,24 @@ def test_member_in_workspace_yaml_and_root_dependency_on_it_land_in_one_consolid
 
     again = wtc(repo, "consolidate", "--run", "r1")
     assert again["roots"] == [] and git(repo, "rev-parse", "wtc/r1/integration") == report["tip"]
+
+
+def test_a_relock_by_another_pnpm_major_is_a_warning_of_the_consolidation_and_the_report(pnpm_repo):
+    repo = pnpm_repo
+    used = subprocess.run(["pnpm", "--version"], capture_output=True, text=True).stdout.strip().splitlines()[-1]
+    pinned = f"{int(used.split('.')[0]) - 1}.4.0"
+    manifest = {"name": "root", "private": True, "packageManager": f"pnpm@{pinned}"}
+    write(repo, {"package.json": json.dumps(manifest, indent=2) + "\n"})
+    git(repo, "commit", "-qam", "pin pnpm")
+    wtc(repo, "run", "start", "--run", "r1")
+    app = Path(wtc(repo, "task", "start", "app", "--run", "r1", "--own", "packages/a/**")["worktree"])
+    write(app, {"package.json": json.dumps(manifest | {"devDependencies": {"a": "workspace:*"}}, indent=2) + "\n"})
+    assert wtc(repo, "task", "finish", "app", "--run", "r1")["state"] == "merged"
+    [root] = wtc(repo, "consolidate", "--run", "r1")["roots"]
+    assert root["state"] == "applied", root
+    warning = (f"relocked with pnpm {used}, but package.json pins pnpm@{pinned} (packageManager): review the "
+               "lockfile diff, or put that pnpm on PATH and consolidate again")
+    assert root["warnings"] == [warning]
+    report = wtc(repo, "report", "--run", "r1")
+    assert f"consolidation of pnpm root .: {warning}" in report["warnings"]
+    assert report["consolidation"][0]["warnings"] == [warning]

@@ -111,6 +111,18 @@ def test_overlapping_own_is_reported_and_exclusive_refuses(repo, coord):
         coord.start_task("r1", "c", ["packages/api/lib/**"], exclusive=True)
     assert refused.value.exit_code == 4
     coord.start_task("r1", "d", ["docs/**"], exclusive=True)
+    assert second.notes == [] and not any("has no '/'" in n for n in coord.start_task("r1", "e", ["/README.md"]).notes)
+
+
+def test_a_plain_name_that_overlaps_says_it_owns_that_name_in_every_folder(repo, coord):
+    coord.start_run("r1")
+    coord.start_task("r1", "api", ["packages/api/**"])
+    log = coord.start_task("r1", "log", ["CHANGELOG.md"])
+    assert [o["task"] for o in log.overlaps] == ["api"]
+    assert log.notes == ["--own 'CHANGELOG.md' has no '/', so it owns every CHANGELOG.md in any folder (gitignore "
+                         "rules), which is why it may overlap; write '/CHANGELOG.md' for the one at the repository root"]
+    root_only = coord.start_task("r1", "log2", ["/CHANGELOG.md"])
+    assert [o["task"] for o in root_only.overlaps] == ["log"] and root_only.notes == []
 
 
 def test_unknown_run_and_task_are_not_found(repo, coord):
@@ -164,3 +176,37 @@ def test_gc_removes_orphans_and_keeps_live_work(repo, coord):
     assert "wtc/r1/noop" in report.branches_deleted
     assert git(repo, "rev-parse", "--verify", "-q", "refs/heads/wtc/r1/noop", check=False) == ""
     assert git(repo, "rev-parse", "--verify", "-q", "refs/heads/wtc/r1/live", check=False) != ""
+
+
+def test_a_reserved_edit_no_intent_carries_is_said_and_one_that_does_is_not(repo, coord):
+    coord.start_run("r1")
+    wt = Path(coord.start_task("r1", "fmt", ["packages/api/**"]).worktree)
+    # Only the layout of the root manifest: nothing consolidation applies.
+    (wt / "package.json").write_text('{"name": "root", "workspaces": ["packages/*"]}\n')
+    done = coord.finish_task("r1", "fmt")
+    assert done.intents == [] and [r["path"] for r in done.reserved] == ["package.json"]
+    assert ("package.json: the edit changes no dependency, member, version or override that consolidation "
+            "applies, so no intent carries it (the relock decides the rest)") in done.notes
+    wt = Path(coord.start_task("r1", "dep", ["packages/web/**"]).worktree)
+    (wt / "package.json").write_text('{\n  "name": "root",\n  "workspaces": ["packages/*"],\n'
+                                     '  "devDependencies": {"api": "*"}\n}\n')
+    done = coord.finish_task("r1", "dep")
+    assert [i["op"] for i in done.intents] == ["add_dep"]
+    assert not [n for n in done.notes if "no intent carries" in n]
+
+
+def test_run_start_names_the_uncommitted_work_no_task_will_see(repo, coord):
+    clean = coord.start_run("r0")
+    assert clean.notes == [] and clean.uncommitted == []
+    (repo / "packages/api/index.js").write_text("edited, not committed\n")
+    (repo / "scratch.txt").write_text("new, not added\n")
+    started = coord.start_run("r1")
+    assert sorted(started.uncommitted) == ["packages/api/index.js", "scratch.txt"]
+    [note] = started.notes
+    assert note.startswith("this checkout has 2 uncommitted change(s) (") and "no task will see" in note
+    # The worktree a task gets holds the pinned commit, not the lead's edit: what the note warns of.
+    wt = Path(coord.start_task("r1", "t", ["packages/api/**"]).worktree)
+    assert (wt / "packages/api/index.js").read_text() != "edited, not committed\n"
+    # Pinned elsewhere than this checkout's HEAD: its uncommitted work is not the question.
+    git(repo, "commit", "-qam", "more")
+    assert coord.start_run("r2", base="HEAD~1").notes == []

@@ -52,6 +52,7 @@ def test_status_loads_no_libgit2_and_shows_what_the_coordinator_shows(tmp_path):
     assert fast.returncode == 0, fast.stderr
     loaded = {line.rsplit("|", 1)[-1].strip() for line in fast.stderr.splitlines() if line.startswith("import time:")}
     assert "pygit2" not in loaded and "worktree_coord.integrate" not in loaded and "libcst" not in loaded
+    assert "pydantic" not in loaded, "the command line itself must not load pydantic (typer 0.29 does)"
     assert "worktree_coord.coordinator.status_view" in loaded, "the reader is broken, not the command light"
     from worktree_coord.coordinator import Coordinator
 

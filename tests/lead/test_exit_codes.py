@@ -160,7 +160,7 @@ def test_a_bug_exits_6_saying_it_is_one_and_never_2(world, capsys, monkeypatch):
 def test_ctrl_c_while_commands_load_is_one_clean_line_and_exit_130(world, capsys, monkeypatch):
     import worktree_coord.cli as cli
 
-    def interrupted() -> None:
+    def interrupted(name: str | None = None) -> None:
         raise KeyboardInterrupt
 
     monkeypatch.setattr(cli, "_register_commands", interrupted)

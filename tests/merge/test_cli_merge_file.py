@@ -49,6 +49,34 @@ def test_conflict_exits_1_and_json_lists_it(tmp_path: Path) -> None:
     assert out.read_bytes().count(b"<<<<<<<<< task\n") == 1
 
 
+def test_a_conflict_the_structured_merge_could_not_take_says_why_on_stderr(tmp_path: Path) -> None:
+    left = BASE.replace(b"return 1", b"return 2")
+    right = BASE.replace(b"return 1", b"return (3")          # does not parse
+    done = _run([WTC, "merge-file", *_files(tmp_path, left=left, right=right), "--output", str(tmp_path / "o.py")])
+    assert done.returncode == 1
+    assert done.stderr.decode().splitlines()[-1] == "wtc merge-file: why: a side does not parse"
+    # A true overlap the structured merge did read: no "why" line.
+    plain = _run([WTC, "merge-file", *_files(tmp_path, left=left, right=BASE.replace(b"return 1", b"return 3")),
+                  "--output", str(tmp_path / "p.py")])
+    assert plain.returncode == 1 and b"why:" not in plain.stderr
+
+
+def test_the_merge_driver_loads_only_what_the_file_needs(tmp_path: Path) -> None:
+    # git starts the driver once per conflicted file: a TypeScript merge loads no Python parser
+    # (libcst) and no pydantic (typer 0.29 coerced every option through it).
+    paths = []
+    for name, data in (("b.ts", b"let a = 1\n"), ("l.ts", b"let a = 1\nlet b = 2\n"), ("r.ts", b"let c = 3\nlet a = 1\n")):
+        (tmp_path / name).write_bytes(data)
+        paths.append(str(tmp_path / name))
+    done = _run([sys.executable, "-X", "importtime", "-m", "worktree_coord", "merge-file", *paths, "--path", "x.ts"])
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == b"let c = 3\nlet a = 1\nlet b = 2\n"
+    loaded = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.decode().splitlines()
+              if line.startswith("import time:")}
+    assert "worktree_coord.merge" in loaded
+    assert not loaded & {"pydantic", "libcst", "psycopg", "networkx"}, loaded & {"pydantic", "libcst", "psycopg", "networkx"}
+
+
 def test_bad_input_exits_2(tmp_path: Path) -> None:
     base, _left, right = _files(tmp_path)
     done = _run([WTC, "merge-file", base, str(tmp_path / "missing.py"), right])

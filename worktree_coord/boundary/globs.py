@@ -119,6 +119,12 @@ def cone_directories(globs: Iterable[str]) -> tuple[str, ...] | None:
     return tuple(minimal)
 
 
+def unanchored_name(glob: str) -> bool:
+    """A plain name with no '/' (`CHANGELOG.md`, `Makefile`): gitignore matches it in every folder,
+    which is rarely what a task owning "the" CHANGELOG.md means."""
+    return "/" not in glob and not _GLOB_CHARS.search(glob)
+
+
 def may_overlap(a: Sequence[str], b: Sequence[str]) -> list[tuple[str, str]]:
     """Pairs of globs (one from each list) that could match a common path. Conservative: it may
     report a pair that cannot really meet, never misses one that can."""

@@ -44,10 +44,26 @@ def _root(version: bool = typer.Option(False, "--version", callback=_print_versi
     """Coordinate parallel coding agents on one git repository (see `wtc COMMAND --help`)."""
 
 
-def _register_commands() -> None:
-    # Each module adds its commands to `app`; imported here so `app` is complete before use.
-    from . import (check, consolidating, demo, forecast, hooks, info, maintenance, mcp, merge_file, merging,  # noqa: F401
-                   plan, runs, tasks, watch)
+# Which modules register each top-level command or group: a call imports only what its command
+# needs (git runs `wtc merge-file` once per conflicted file; every module costs start-up time).
+# tests/cli/test_command_modules.py keeps this table equal to what the modules register.
+COMMAND_MODULES: dict[str, tuple[str, ...]] = {
+    "check": ("check",), "consolidate": ("consolidating",), "intent": ("consolidating",), "demo": ("demo",),
+    "forecast": ("forecast",), "version": ("info",), "status": ("maintenance",), "gc": ("maintenance",),
+    "mcp": ("mcp",), "merge-file": ("merge_file",), "driver": ("merge_file",), "merge": ("merging",),
+    "report": ("merging",), "land": ("merging",), "sync": ("merging",), "watch": ("watch",),
+    "task": ("tasks", "forecast"), "hook": ("hooks",), "hooks": ("hooks",), "plan": ("plan",), "run": ("runs",),
+}
+
+
+def _register_commands(name: str | None = None) -> None:
+    """Import the modules that add commands to `app`: those of command `name`, or (None, an unknown
+    name, `--help`) all of them, so the command list and click's suggestions are complete."""
+    import importlib
+
+    modules = COMMAND_MODULES.get(name or "") or tuple(dict.fromkeys(m for ms in COMMAND_MODULES.values() for m in ms))
+    for module in modules:
+        importlib.import_module(f"{__name__}.{module}")
 
 
 _ABBREVIATIONS = re.compile(r"\b(?:e\.g|i\.e|etc|vs)\.$")
@@ -66,22 +82,37 @@ def first_sentence(text: str) -> str:
     return paragraph.rstrip(".")
 
 
-def _metavar(param: Any) -> str:
-    """What a value looks like in `--help`: the argument's name (TASK), else its type (TEXT,
-    INTEGER, PATH, or the choices), instead of typer's `<list[str]>` and `{task}`."""
+def value_kind(param: Any) -> str | tuple[str, ...]:
+    """What an option's value is: TEXT, INTEGER, NUMBER, BOOLEAN, PATH, or its choices (a tuple);
+    read from the click type typer built (typer 0.29 and later: from the annotation it kept)."""
     import enum
     import typing
     from pathlib import Path
 
-    if param.param_type_name == "argument":
-        return param.name.upper()
-    annotation = param.type_descriptor.annotation
+    descriptor = getattr(param, "type_descriptor", None)
+    if descriptor is None:
+        choices = getattr(param.type, "choices", None)
+        if choices:
+            return tuple(str(getattr(c, "value", c)) for c in choices)
+        kinds = {"IntParamType": "INTEGER", "FloatParamType": "NUMBER", "BoolParamType": "BOOLEAN",
+                 "Path": "PATH", "TyperPath": "PATH"}          # ranges subclass the number types
+        return next((kinds[k.__name__] for k in type(param.type).__mro__ if k.__name__ in kinds), "TEXT")
+    annotation = descriptor.annotation
     args = [a for a in typing.get_args(annotation) if a is not type(None)]
     if typing.get_origin(annotation) in (list, tuple, typing.Union) and args:
         annotation = args[0]
     if isinstance(annotation, type) and issubclass(annotation, enum.Enum):
-        return "[" + "|".join(str(member.value) for member in annotation) + "]"
-    return {int: "INTEGER", float: "NUMBER", Path: "PATH"}.get(annotation, "TEXT")
+        return tuple(str(member.value) for member in annotation)
+    return {int: "INTEGER", float: "NUMBER", bool: "BOOLEAN", Path: "PATH"}.get(annotation, "TEXT")
+
+
+def _metavar(param: Any) -> str:
+    """What a value looks like in `--help`: the argument's name (TASK), else its type (TEXT,
+    INTEGER, PATH, or the choices), instead of typer's `<list[str]>` and `{task}`."""
+    if param.param_type_name == "argument":
+        return param.name.upper()
+    kind = value_kind(param)
+    return "[" + "|".join(kind) + "]" if isinstance(kind, tuple) else kind
 
 
 def _polish(command: Any) -> None:
@@ -94,7 +125,7 @@ def _polish(command: Any) -> None:
             # typer writes a required argument as `{task}` in the usage line and adds `<str>` in
             # the help; git and click users read `TASK` and `[TASK]`.
             shown = param.metavar if param.required else f"[{param.metavar}]"
-            param._usage_display_name = lambda shown=shown: shown
+            param.get_usage_pieces = lambda ctx, shown=shown: [shown]
             param.display_type_rich = lambda ctx=None: None
     if command.help and not command.short_help:
         command.short_help = first_sentence(command.help)
@@ -105,9 +136,10 @@ def _polish(command: Any) -> None:
             _polish(child)
 
 
-def build_command() -> Any:
-    """The click command tree of `wtc`, complete and polished (also what scripts/gen_cli_docs.py walks)."""
-    _register_commands()
+def build_command(name: str | None = None) -> Any:
+    """The click command tree of `wtc`, polished: complete (what scripts/gen_cli_docs.py walks), or
+    with `name` only that command's modules loaded (what a call to it needs)."""
+    _register_commands(name)
     command = typer.main.get_command(app)
     _polish(command)
     return command
@@ -122,7 +154,7 @@ def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     json_mode = "--json" in args
     try:
-        command = build_command()
+        command = build_command(args[0] if args and not args[0].startswith("-") else None)
         result = command.main(args=args, prog_name="wtc", standalone_mode=False)
         code = result if isinstance(result, int) else 0
     except WtcError as error:

@@ -110,6 +110,8 @@ def merge_file_command(
     if not json_mode and marked:
         places = ", ".join(f"{c.declaration or 'file'} (lines {c.start_line}-{c.end_line})" for c in marked)
         sys.stderr.write(f"wtc merge-file: {len(marked)} conflict(s) in {path or left}: {places}\n")
+        for note in result.notes:   # why the structured merge kept these conflicts (a guard, a fallback)
+            sys.stderr.write(f"wtc merge-file: why: {note}\n")
     if not json_mode:
         for finding in result.semantic:
             what = "semantic conflict" if mode is SemanticMode.BLOCK else "semantic warning"

@@ -20,7 +20,8 @@ def _again(replayed: bool) -> str:
 
 def run_started(r: RunStarted) -> str:
     where = f" on remote {r.remote}" if r.remote else ""
-    return f"run {r.run} pinned at {r.base[:12]}; integration branch {r.integration}{where}{_again(r.replayed)}"
+    notes = "".join(f"\n  note: {note}" for note in r.notes)
+    return f"run {r.run} pinned at {r.base[:12]}; integration branch {r.integration}{where}{_again(r.replayed)}{notes}"
 
 
 def task_started(r: TaskStarted) -> str:
@@ -104,6 +105,8 @@ def task_finished(r: TaskFinished) -> str:
         where = f" in {c['declaration']}" if c.get("declaration") else ""
         lines.append(f"  conflict  {c['path']}{where} lines {c.get('start_line')}-{c.get('end_line')} ({c['kind']})"
                      + (f"; last changed by {', '.join(c['last_changed_by'])}" if c.get("last_changed_by") else ""))
+    for path, why in dict.fromkeys((c["path"], "; ".join(c["why"])) for c in r.conflicts if c.get("why")):
+        lines.append(f"  why       {path}: {why}")
     if r.verification and not r.verification.get("ok", True):
         check = r.verification
         lines.append(f"  verification failed: `{check['command']}` exited {check.get('exit_code')}; last lines:")

@@ -247,6 +247,11 @@ def consolidate_root(
         return result(state, applied=tuple(ordered), satisfied=the_plan.satisfied, conflicts=conflicts,
                       culprits=tuple(culprits), warnings=warnings, error=error)
     methods = tuple((c.intent.intent_id, adapter.edit_methods.get(c.intent.intent_id, "")) for c in ordered)
+    warnings += tuple(adapter.relock_warnings())
+    if diff.unexplained:
+        warnings += (f"the relock also moved {len(diff.unexplained)} package(s) no intent names: "
+                     + "; ".join(diff.unexplained[:8]) + ("; ..." if len(diff.unexplained) > 8 else "")
+                     + f" (review {adapter.lockfile} before landing)",)
     return result(RootState.APPLIED, files_changed=changed, applied=tuple(ordered), satisfied=the_plan.satisfied,
                   conflicts=conflicts, culprits=tuple(culprits), warnings=warnings, lock_diff=diff,
                   edit_methods=methods)

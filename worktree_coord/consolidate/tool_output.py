@@ -12,7 +12,11 @@ import re
 
 MAX_CHARS = 300
 _ERROR = re.compile(r"^(error|fatal|npm ERR!|npm error|ERR_|YN\d{4}: .*(Error|error))", re.IGNORECASE)
-_NOISE = re.compile(r"^(warning|warn|npm WARN|npm warn|note|hint|help)\b[:!]?", re.IGNORECASE)
+_NOISE = re.compile(r"^(warning|warn|npm WARN|npm warn|note|hint|help)\b[:!]?|^go: (downloading|finding|extracting) ",
+                    re.IGNORECASE)
+# A tool that prints no "error:" line (go) still names the network failure on some line: that one tells.
+_NETWORK = re.compile(r"dial tcp|no such host|connection refused|i/o timeout|TLS handshake|Could not resolve host|"
+                      r"ECONNREFUSED|ENOTFOUND|ETIMEDOUT|EAI_AGAIN|network is unreachable", re.IGNORECASE)
 _CAUSED_BY = re.compile(r"^(Caused by:?|caused by:?)\s*$")
 
 
@@ -23,6 +27,8 @@ def summarize_tool_output(text: str) -> str:
     if len(lines) <= 1:
         return _clip(lines[0] if lines else "")
     first_error = next((line for line in lines if _ERROR.match(line)), None)
+    if first_error is None:
+        first_error = next((line for line in lines if _NETWORK.search(line)), None)
     if first_error is None:
         first_error = next((line for line in lines if not _NOISE.match(line)), lines[0])
     cause = None

@@ -44,7 +44,7 @@ class ConsolidationOperations(CoordinatorBase):
                     publish=self._publisher(run))
             self.store.log_event(run_id, None, "run.consolidated",
                                  {"roots": [{"root": r["root"], "ecosystem": r.get("ecosystem", ""), "state": r["state"],
-                                             "commit": r["commit"]}
+                                             "commit": r["commit"], "warnings": r.get("warnings", [])}
                                             for r in report.roots]})
             self.reporter.event("consolidate.done", run=run_id, roots=len(report.roots))
             return Outcome(report.to_json(), report.exit_code, final=False)  # later merges bring more intents

@@ -222,8 +222,9 @@ def skipped_intents(store: Store, run_id: str) -> list[dict[str, Any]]:
             fix = (f"check that this machine reaches the package registry (proxy, mirror or registry settings), "
                    f"then wtc consolidate --run {run_id} --online --retry-failed")
         elif state == "needs_network":
-            why = f"the offline relock needs packages that are not cached ({reason})" if reason else \
-                "the offline relock needs packages that are not cached"
+            why = "the offline relock needs packages that are not cached"
+            if reason:   # the root's own message usually says so already: one sentence, not two
+                why = f"the offline relock: {reason}" if "not cached" in reason else f"{why} ({reason})"
             fix = f"wtc consolidate --run {run_id} --online (or warm the package cache and consolidate again)"
         elif state in ("failed", "conflict", "rejected"):
             why = f"ended {state}" + (f": {reason}" if reason else "")

@@ -81,11 +81,14 @@ class LandingOperations(CoordinatorBase):
                                 f"brought up to date (wtc sync --run {run_id} --from {onto})")
         files = self._landing_files(run, land_from, tip, task_records)
         events = self.store.events(run_id)
+        consolidation = self._consolidation_rows(run_id, events)
+        for row in consolidation:     # e.g. the relock moved packages no intent names: a person reviews it
+            warnings += [f"consolidation of {row['ecosystem']} root {row['root'] or '.'}: {w}" for w in row["warnings"]]
         return RunReport(run=run_id, base=run.base, integration=run.integration_ref, tip=tip, tasks=tasks,
                          files=files, intents_pending=unapplied, conflicts=conflicts, verification=checks,
                          target=target, warnings=warnings, leftovers=leftovers,
                          timeline=_timeline(run, task_records, events),
-                         consolidation=self._consolidation_rows(run_id, events))
+                         consolidation=consolidation)
 
     def _consolidation_rows(self, run_id: str, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """Per root: its last consolidation (state, commit, when) and the run's intents on it by state."""
@@ -95,7 +98,7 @@ class LandingOperations(CoordinatorBase):
                 for root in event["data"].get("roots", []):
                     rows[root["root"]] = {"root": root["root"], "ecosystem": root.get("ecosystem", ""),
                                           "state": root["state"], "commit": root.get("commit"), "at": event["at"],
-                                          "intents": {}}
+                                          "intents": {}, "warnings": list(root.get("warnings", []))}
         consolidated = sorted(rows, key=len, reverse=True)
         for intent in self.store.list_intents(run_id):
             manifest = str(intent["data"].get("manifest") or "")
@@ -105,7 +108,7 @@ class LandingOperations(CoordinatorBase):
             root = next((r for r in consolidated if r in ("", ".") or folder == r or folder.startswith(r + "/")),
                         folder)
             row = rows.setdefault(root, {"root": root, "ecosystem": "", "state": "not consolidated", "commit": None,
-                                         "at": None, "intents": {}})
+                                         "at": None, "intents": {}, "warnings": []})
             row["intents"][intent["state"]] = row["intents"].get(intent["state"], 0) + 1
         return [rows[key] for key in sorted(rows)]
 

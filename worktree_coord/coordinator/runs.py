@@ -87,7 +87,23 @@ class RunOperations(CoordinatorBase):
 
         done = run_once(self.store, key or default_key(run_id, "run-start"), "run.start", request, body,
                         ttl=self.config.idempotency_ttl, wait_timeout=self.config.wait_timeout)
-        return RunStarted.from_json(done.outcome.result, replayed=done.replayed)
+        started = RunStarted.from_json(done.outcome.result, replayed=done.replayed)
+        return self._with_uncommitted_note(started, sha)
+
+    def _with_uncommitted_note(self, started: RunStarted, sha: str) -> RunStarted:
+        """Tasks start from the pinned commit: work the lead has not committed in this checkout is not
+        in any task's worktree, and agents would work (and report) without it. Say so, by name."""
+        import dataclasses
+
+        if self.git.toplevel is None:
+            return started
+        head, changed = self.git.working_changes(self.git.toplevel)
+        if head != sha or not changed:
+            return started
+        shown = ", ".join(changed[:3]) + (f" and {len(changed) - 3} more" if len(changed) > 3 else "")
+        note = (f"this checkout has {len(changed)} uncommitted change(s) ({shown}) that no task will see: tasks "
+                f"start from the pinned commit {sha[:12]}; commit them and start a new run if the tasks need them")
+        return dataclasses.replace(started, uncommitted=changed[:50], notes=[*started.notes, note])
 
     def _publish_new_integration(self, remote_name: str, ref: str, sha: str, run_id: str) -> None:
         """Create the integration branch on the remote at the pin (create-only: a lease on "absent").

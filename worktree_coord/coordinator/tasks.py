@@ -114,7 +114,7 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         if existing is not None and self.git.ref_target(f"refs/heads/{branch}") is None:
             self._fetch_task(run, existing)   # started on another machine and pushed there: resume it here
         cone = boundaries.cone_directories(list(boundary.own) + list(boundary.read)) if boundary.sparse else None
-        notes = []
+        notes = _unanchored_overlap_notes(overlaps)
         if boundary.sparse and cone is None:
             wide = [g for g in list(boundary.own) + list(boundary.read) if boundaries.cone_directories([g]) is None]
             notes.append(f"--sparse asked, but {', '.join(repr(g) for g in wide)} may match files in any folder, "
@@ -320,6 +320,12 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         state = TaskState.EMPTY if not changes else TaskState.FINISHED
         if reserved:
             notes.append("reserved-file edits are kept aside on the branch for the consolidation phase")
+            carried = {i.manifest for i in derived}
+            for path in sorted({r["path"] for r in reserved} - carried):
+                # Its edit asks for nothing consolidation applies (e.g. a Go module required again with
+                # the version it already has, comments, order): say so rather than "kept aside" alone.
+                notes.append(f"{path}: the edit changes no dependency, member, version or override that "
+                             "consolidation applies, so no intent carries it (the relock decides the rest)")
         result = TaskFinished(
             run=run.run_id, task=task_id, state=state.value, commit=tip, branch=task.branch, changed=changed,
             reserved=reserved, intents=[i.to_json() for i in derived], worktree=None, notes=notes,
@@ -578,3 +584,10 @@ def _structured_merge_in_worktree(git: GitRepo, path: Path, rel: str, resolver: 
     if result.clean:
         git.stage_path(path, rel)
     return result.clean
+
+
+def _unanchored_overlap_notes(overlaps: list[dict[str, Any]]) -> list[str]:
+    """Why a plain name such as `CHANGELOG.md` overlaps `pkg/**`: it owns that name in every folder."""
+    names = dict.fromkeys(own for o in overlaps for own, _ in o["globs"] if boundaries.unanchored_name(own))
+    return [f"--own {name!r} has no '/', so it owns every {name} in any folder (gitignore rules), which is why "
+            f"it may overlap; write '/{name}' for the one at the repository root" for name in names]

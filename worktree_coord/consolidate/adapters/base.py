@@ -263,6 +263,11 @@ class ToolAdapter:
             path.write_bytes(data)
 
     # --------------------------------------------------------------------------------- relock
+    def relock_warnings(self) -> list[str]:
+        """What a person should know about how the relock ran (e.g. another version of the tool than
+        the project pins); read after a successful relock. Nothing by default."""
+        return []
+
     def relock(self, offline: bool) -> ToolRun:
         argv = list(self.config.relock) + (list(self.config.offline_flags) if offline else [])
         return self.run(argv, env=self.config.offline_env if offline else None)

@@ -8,6 +8,7 @@ record a workspace link, not the version a range is checked against).
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from worktree_coord.consolidate.adapters.base import ToolRun
@@ -56,3 +57,25 @@ def with_output(run: ToolRun) -> ToolRun:
     if run.ok or not run.stdout.strip():
         return run
     return ToolRun(run.argv, run.returncode, run.stdout, (run.stderr + "\n" + run.stdout).strip(), run.seconds)
+
+
+def pinned_tool_version(root_dir: Path, tool: str) -> str | None:
+    """The version the root package.json's `packageManager` field pins for `tool` (`pnpm@11.19.0+sha...`
+    -> `11.19.0`); None when it pins nothing or another tool."""
+    file = root_dir / "package.json"
+    if not file.is_file():
+        return None
+    try:
+        doc = load_json(file.as_posix(), file.read_bytes())
+    except Exception:   # a broken manifest is reported by the verification, not here
+        return None
+    field = doc.get("packageManager") if isinstance(doc, dict) else None
+    match = re.fullmatch(rf"{re.escape(tool)}@(\d+\.\d+\.\d+[^+]*)(\+.*)?", field.strip()) \
+        if isinstance(field, str) else None
+    return match.group(1) if match else None
+
+
+def major_mismatch(pinned: str, used: str) -> bool:
+    """Whether two versions differ in their major number: a major apart, lockfile formats and
+    resolution rules differ (a minor apart, they agree)."""
+    return pinned.split(".", 1)[0] != used.split(".", 1)[0]

@@ -10,7 +10,10 @@ Measured with pnpm 12.21.0 (lockfile v9):
   cache folders follow `pnpm_config_store_dir` / `pnpm_config_cache_dir`, else the XDG folders;
 - a `packageManager: pnpm@<other>` field makes pnpm fetch that version first (a network call
   offline relocks cannot make): the relock runs with the installed pnpm instead
-  (`pnpm_config_manage_package_manager_versions=false`).
+  (`pnpm_config_manage_package_manager_versions=false`); pnpm 12 also records a pin of its own
+  version in the lock, which resolves `@pnpm/exe` from the registry and fails offline even when the
+  pin names the running pnpm: `pnpm_config_pm_on_fail=ignore` skips both (a warning names a pin of
+  another major version, whose lockfile rules differ).
 pnpm's own editor (`pnpm add --filter P --lockfile-only`) is not used: it resolves from the
 registry and rewrites package.json with its own layout; the structural editors keep the file's.
 """
@@ -23,7 +26,9 @@ from typing import Any
 
 from worktree_coord.consolidate.adapters.base import FailureKind, ToolAdapter, ToolConfig, ToolRun
 from worktree_coord.consolidate.adapters.javascript import (
+    major_mismatch,
     package_version,
+    pinned_tool_version,
     split_package_key,
     strip_peers,
     with_output,
@@ -51,7 +56,8 @@ class PnpmAdapter(ToolAdapter):
         relock=("pnpm", "install", "--lockfile-only", "--ignore-scripts", "--no-frozen-lockfile"),
         offline_flags=("--offline",),
         check=(("pnpm", "install", "--frozen-lockfile", "--lockfile-only", "--ignore-scripts", "--offline"),),
-        env={"pnpm_config_manage_package_manager_versions": "false", "pnpm_config_update_notifier": "false",
+        env={"pnpm_config_manage_package_manager_versions": "false", "pnpm_config_pm_on_fail": "ignore",
+             "pnpm_config_update_notifier": "false",
              "pnpm_config_color": "never"},
     )
 
@@ -62,6 +68,19 @@ class PnpmAdapter(ToolAdapter):
                             f"package.json `workspaces` (intent {intent.intent_id})",
                             fix=f"list {intent.name!r} under `packages` in {join(self.root, 'pnpm-workspace.yaml')}")
         return super().edit(intent)
+
+    def relock_warnings(self) -> list[str]:
+        """The relock runs the installed pnpm (fetching the pinned one would need the network): say
+        so when the project pins another major version, whose lockfile rules differ."""
+        pinned = pinned_tool_version(self.root_dir, "pnpm")
+        if pinned is None:
+            return []
+        done = ToolAdapter.run(self, ("pnpm", "--version"))
+        used = done.stdout.strip().splitlines()[-1] if done.ok and done.stdout.strip() else ""
+        if not used or not major_mismatch(pinned, used):
+            return []
+        return [f"relocked with pnpm {used}, but {join(self.root, 'package.json')} pins pnpm@{pinned} "
+                "(packageManager): review the lockfile diff, or put that pnpm on PATH and consolidate again"]
 
     def run(self, argv, **kwargs) -> ToolRun:
         result = with_output(super().run(argv, **kwargs))
