@@ -40,8 +40,7 @@ How a container merges (module, class body, object literal, import list, ...):
      statement of one is a near copy of one of the other (close texts, or one line that differs
      only in its literals: one intent written twice);
      a positional call statement both sides replaced by one edited call of the same callee and
-     name (`describe('x', ...)`), or any multi-line positional member both sides replaced by one
-     member of its kind close to it, is matched as that one member (its insides merge);
+     name (`describe('x', ...)`) is matched as that one member;
   3. members kept on both sides merge their content: one side changed -> that side (but a conflict
      when the change drops a name the member bound and the other side's new code uses it: names.py;
      the same for a member one side deleted); one side only
@@ -410,9 +409,10 @@ class StructuredMerge:
     def _one_call_edited_twice(group, b_ids, bmap, lmap, rmap) -> tuple[str, str, str] | None:  # type: ignore[no-untyped-def]
         """(base, left, right) identities when both sides replaced one positional base member by
         one member each, and all three are the same call with the same name (`describe('watch',
-        ...)`, `test('x', ...)`: callee and first string argument), or the base member spans lines
-        and both replacements are of its kind with texts close to it: one statement edited on both
-        sides, matched as such so its insides merge, instead of two unrelated replacements."""
+        ...)`, `test('x', ...)`: callee and first string argument): one statement edited on both
+        sides, matched as such so its insides merge, instead of two unrelated replacements. (Any
+        multi-line statement both sides rewrote close to its base, matched the same way, was
+        measured in round 4 and not adopted: docs/merge-precision.md.)"""
         if len(group) != 2 or {side for side, _ in group} != {"L", "R"}:
             return None
         (_, (l_start, l_end, l_new)), (_, (r_start, r_end, r_new)) = sorted(group)
@@ -421,12 +421,6 @@ class StructuredMerge:
         base = bmap[b_ids[l_start]]
         if base.key is not None or l_new[0] in bmap or r_new[0] in bmap:
             return None
-        # Any multi-line statement (a `const x = {...}`, a `cmd := &cobra.Command{...}`) that each
-        # side rewrote into one statement of its kind close to it: one statement edited twice, whose
-        # insides may merge (a one-line one would conflict either way).
-        if b"\n" in base.body and all(m.node.type == base.node.type and _close_texts(base.body, m.body)
-                                      for m in (lmap[l_new[0]], rmap[r_new[0]])):
-            return base.ident, l_new[0], r_new[0]
         name = _call_name(base.source, base.node)
         if name is None or any(_call_name(m.source, m.node) != name for m in (lmap[l_new[0]], rmap[r_new[0]])):
             return None
