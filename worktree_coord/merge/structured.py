@@ -472,6 +472,11 @@ class StructuredMerge:
             editing = self._insertion_by_edit(group, b_ids, bmap, maps)
             if editing is None:
                 return False
+        if any(start == len(b_ids) for _side, (start, _end, _idents) in group):
+            # Appended after the block's last statement: the blank lines before the block's end
+            # belong to no statement, and where each side's run stands against them is a guess
+            # (the replay eval's wrong layouts).
+            return False
         runs = {side: [maps[side][i] for s, h in group if s == side for i in h[2]] for side in ("L", "R")}
         if not runs["L"] or not runs["R"] or any(m.ident in bmap for run in runs.values() for m in run):
             return False
