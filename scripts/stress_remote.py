@@ -9,9 +9,10 @@ its own, "nothing left behind on any clone"; exit 1 when an invariant fails.
 
 What one run does:
   1. stress_swarm.build_repo makes the repository; a bare copy of it is served by `git daemon`;
-  2. CLONES clones of it stand for machines (own folders); the store is one SQLite file inside the
-     bare repository's `wtc/` folder (machines on one host share it; that is where the swarm's
-     invariants read the store's leases and claims; tests/remote covers the PostgreSQL store);
+  2. CLONES clones of it stand for machines (own folders); the store is one shared PostgreSQL
+     database (default: a server of our own started the way the tests start theirs,
+     tests/pg_server.py, unprivileged as the `postgres` user when we are root; or --pg-url for one
+     you run), or with --store sqlite one SQLite file inside the bare repository's `wtc/` folder;
   3. `wtc run start --remote origin` on the first clone;
   4. WORKERS agents take the planned tasks, task i on clone i % CLONES, and drive each through
      `wtc task start` -> edit -> `wtc task finish` with RETRY_RATE repeats under one key and KILL_RATE
@@ -25,12 +26,14 @@ What one run does:
 
     python scripts/stress_remote.py [--clones 3] [--workers 48] [--tasks 48] [--retry-rate 0.2]
                                     [--kill-rate 0.05] [--seed 1] [--keep]
+                                    [--store postgresql|sqlite] [--pg-url postgresql://...]
 """
 
 from __future__ import annotations
 
 import argparse
 import concurrent.futures
+import contextlib
 import dataclasses
 import os
 import random
@@ -40,7 +43,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, Iterator
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
@@ -53,6 +56,44 @@ from tests.remote.remote_helpers import GitDaemon  # noqa: E402
 class RemoteConfig:
     swarm: swarm.SwarmConfig
     clones: int = 3
+    store: str = "postgresql"     # or "sqlite"
+    pg_url: str | None = None     # an existing database; None: start a server of our own
+
+
+def postgres_leftovers(url: str) -> Callable[[Path], tuple[list, list, list]]:
+    """The swarm's store check against the PostgreSQL store: the schema is at the version this
+    worktree_coord writes (its stand-in for SQLite's integrity check), no lease is held, no
+    idempotency claim is still running."""
+    import psycopg
+
+    from worktree_coord.store.postgres import SCHEMA_VERSION
+
+    def read(_admin: Path) -> tuple[list, list, list]:
+        with psycopg.connect(url, autocommit=True) as db:
+            version = db.execute("SELECT max(version) FROM wtc_schema").fetchone()[0]
+            leases = db.execute("SELECT name, owner FROM wtc_leases").fetchall()
+            running = db.execute("SELECT key, owner FROM wtc_idempotency WHERE state = 'running'").fetchall()
+        integrity = [("ok",)] if version == SCHEMA_VERSION else [(f"schema version {version}, expected {SCHEMA_VERSION}",)]
+        return integrity, leases, running
+
+    return read
+
+
+@contextlib.contextmanager
+def shared_store(config: RemoteConfig, bare: Path) -> Iterator[tuple[str, Callable[[Path], tuple[list, list, list]] | None]]:
+    """The store every clone shares: (WTC_STORE, the invariants' reader of its leftovers)."""
+    if config.store == "sqlite":
+        (bare / "wtc").mkdir(exist_ok=True)
+        yield f"sqlite:{bare / 'wtc' / 'state.sqlite3'}", None
+        return
+    if config.pg_url:
+        yield config.pg_url, postgres_leftovers(config.pg_url)
+        return
+    from tests.pg_server import running_server
+
+    with running_server() as server:
+        url = server.url(server.create_database("wtc_stress"))
+        yield url, postgres_leftovers(url)
 
 
 def _drive(repo: str, config: swarm.SwarmConfig, plan: swarm.TaskPlan) -> swarm.TaskOutcome:
@@ -89,16 +130,17 @@ def run_remote_swarm(config: RemoteConfig, log: Any = print) -> swarm.SwarmRepor
     daemon = GitDaemon(served)
     daemon.start()
     saved_store = os.environ.get("WTC_STORE")
+    held = contextlib.ExitStack()   # the shared store (a PostgreSQL server of our own: stopped at the end)
     try:
-        (bare / "wtc").mkdir(exist_ok=True)
-        os.environ["WTC_STORE"] = f"sqlite:{bare / 'wtc' / 'state.sqlite3'}"
+        store_url, store_leftovers = held.enter_context(shared_store(config, bare))
+        os.environ["WTC_STORE"] = store_url
         clones = []
         for number in range(config.clones):
             clone = workdir / f"machine{number}" / "repo"
             clone.parent.mkdir(parents=True)
             subprocess.run(["git", "clone", "-q", daemon.url("repo.git"), str(clone)], check=True)
             clones.append(clone)
-        log(f"remote {daemon.url('repo.git')}, {config.clones} clones, store {os.environ['WTC_STORE'].split('@')[-1]}, "
+        log(f"remote {daemon.url('repo.git')}, {config.clones} clones, store {store_url.split('@')[-1]}, "
             f"pin {pin[:12]}")
         setup = swarm.Caller(clones[0], settings, random.Random(settings.seed), None)
         started = setup.run("run.start", ["run", "start", "--run", swarm.RUN_ID, "--remote", "origin"], "k-run-start")
@@ -135,7 +177,8 @@ def run_remote_swarm(config: RemoteConfig, log: Any = print) -> swarm.SwarmRepor
             if row.get("task") in outcomes:
                 outcomes[row["task"]].final_state = row.get("state")
         swarm.write_call_log(workdir / "calls.jsonl", all_calls)
-        verdicts = swarm.check_invariants(bare, pin, plans, outcomes, all_calls, workdir / "no-worktrees-on-the-remote")
+        verdicts = swarm.check_invariants(bare, pin, plans, outcomes, all_calls, workdir / "no-worktrees-on-the-remote",
+                                          store_leftovers)
         verdicts.append(clone_leftovers(clones))
         counts = {
             "calls": len(all_calls),
@@ -156,6 +199,7 @@ def run_remote_swarm(config: RemoteConfig, log: Any = print) -> swarm.SwarmRepor
         )
     finally:
         daemon.stop()
+        held.close()
         if saved_store is None:
             os.environ.pop("WTC_STORE", None)
         else:
@@ -178,14 +222,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--drain-interval", type=float, default=5.0)
     parser.add_argument("--workdir")
     parser.add_argument("--keep", action="store_true")
+    parser.add_argument("--store", choices=("postgresql", "sqlite"), default="postgresql",
+                        help="the shared store: a PostgreSQL database (default) or one SQLite file")
+    parser.add_argument("--pg-url", help="a PostgreSQL database to use (default: start a server of our own)")
     ns = parser.parse_args(argv)
     settings = swarm.SwarmConfig(workers=ns.workers, tasks=ns.tasks, retry_rate=ns.retry_rate, kill_rate=ns.kill_rate,
                                  seed=ns.seed, packages=ns.packages, files=ns.files, drain_interval=ns.drain_interval,
                                  workdir=ns.workdir, keep=ns.keep)
-    config = RemoteConfig(settings, clones=ns.clones)
+    config = RemoteConfig(settings, clones=ns.clones, store=ns.store, pg_url=ns.pg_url)
     report = run_remote_swarm(config)
     swarm.print_report(report, settings)
-    print(f"clones: {ns.clones}; remote: {report.repo}")
+    print(f"clones: {ns.clones}; store: {ns.store}; remote: {report.repo}")
     return 0 if report.ok else 1
 
 

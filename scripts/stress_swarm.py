@@ -62,7 +62,7 @@ import threading
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import monorepo  # noqa: E402  (scripts/ is not a package)
@@ -567,8 +567,22 @@ class Verdict:
     examples: tuple[str, ...] = ()
 
 
+def sqlite_leftovers(admin: Path) -> tuple[list[tuple[str, ...]], list[tuple[str, str]], list[tuple[str, str]]]:
+    """The SQLite store's integrity check, held leases and running claims (read-only)."""
+    store = admin / "wtc" / "state.sqlite3"
+    with sqlite3.connect(f"file:{store}?mode=ro", uri=True) as db:
+        integrity = db.execute("PRAGMA integrity_check").fetchall()
+        leases = db.execute("SELECT name, owner FROM leases").fetchall()
+        running = db.execute("SELECT key, owner FROM idempotency WHERE state = 'running'").fetchall()
+    return integrity, leases, running
+
+
 def check_invariants(repo: Path, pin: str, plans: Sequence[TaskPlan], outcomes: dict[str, TaskOutcome],
-                     all_calls: Sequence[Call], worktree_root: Path) -> list[Verdict]:
+                     all_calls: Sequence[Call], worktree_root: Path,
+                     store_leftovers: Callable[[Path], tuple[list, list, list]] | None = None) -> list[Verdict]:
+    """The swarm's invariants from `repo` (git is the truth) and the store. `store_leftovers(admin)`
+    reads the store's integrity, held leases and running claims (default: the SQLite file in the git
+    common dir; scripts/stress_remote.py passes its PostgreSQL reader)."""
     verdicts: list[Verdict] = []
     by_task = {p.task: p for p in plans}
     integration = f"refs/heads/wtc/{RUN_ID}/integration"
@@ -595,6 +609,14 @@ def check_invariants(repo: Path, pin: str, plans: Sequence[TaskPlan], outcomes: 
         if task is None:  # a derived commit: its parent is the task tip
             parent = _git(repo, "rev-parse", "--verify", "-q", f"{second}^", check=False).strip()
             task = branch_tips.get(parent)
+        if task is None:  # its branch was deleted by `wtc gc` once merged (a remote run): its finish's author names it
+            # the task's tip is the merged commit, or the parent of a derived one (set aside reserved edits)
+            for tip_commit in (_git(repo, "rev-parse", "--verify", "-q", f"{second}^", check=False).strip(), second):
+                author = _git(repo, "log", "-1", "--format=%an", tip_commit, check=False).strip() if tip_commit else ""
+                if author.startswith("wtc task ") and author[len("wtc task "):] in by_task:
+                    task = author[len("wtc task "):]
+                    branch_tips.setdefault(tip_commit, task)
+                    break
         if task is None:
             stray.append(f"{commit[:12]} merges {second[:12]}, which is no task's branch tip")
             continue
@@ -694,11 +716,7 @@ def check_invariants(repo: Path, pin: str, plans: Sequence[TaskPlan], outcomes: 
     if (admin / "worktrees").exists():
         left += [f"admin entry {p.name}" for p in (admin / "worktrees").iterdir()]
     left += [f"lock file {p.relative_to(admin)}" for p in admin.rglob("*.lock")]
-    store = admin / "wtc" / "state.sqlite3"
-    with sqlite3.connect(f"file:{store}?mode=ro", uri=True) as db:
-        integrity = db.execute("PRAGMA integrity_check").fetchall()
-        leases = db.execute("SELECT name, owner FROM leases").fetchall()
-        running = db.execute("SELECT key, owner FROM idempotency WHERE state = 'running'").fetchall()
+    integrity, leases, running = (store_leftovers or sqlite_leftovers)(admin)
     left += [f"lease {name} held by {owner}" for name, owner in leases]
     left += [f"idempotency key {key} still 'running' ({owner})" for key, owner in running]
     verdicts.append(Verdict("nothing left behind", not left, f"{len(left)} leftovers", tuple(sorted(set(left))[:10])))

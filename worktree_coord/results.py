@@ -187,6 +187,9 @@ class GcReport(Result):
     records_expired: list[str] = field(default_factory=list)
     branches_deleted: list[str] = field(default_factory=list)
     kept: list[dict[str, str]] = field(default_factory=list)
+    remote_branches_deleted: list[str] = field(default_factory=list)   # "<remote>:<ref>" of merged tasks
+    tracking_refs_pruned: list[str] = field(default_factory=list)      # refs/remotes/... gone from the remote
+    forecast_cache_removed: int = 0                                    # files finished runs left in the cache
 
 
 @dataclass(frozen=True)

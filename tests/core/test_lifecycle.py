@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -159,6 +160,33 @@ def test_a_leading_slash_anchors_at_the_root_for_every_name(repo, coord, glob):
     assert started.boundary["own"] == [glob]
     inside = glob.strip("/").replace("**", "f.txt")
     assert matches([glob], inside) and not matches([glob], "sub/" + inside)
+
+
+def test_gc_deletes_merged_tasks_branches_whose_commits_integration_holds(repo, coord):
+    coord.start_run("r1")
+    for task, path in (("api", "packages/api/index.js"), ("web", "packages/web/index.js")):
+        wt = Path(coord.start_task("r1", task, [path.rsplit("/", 1)[0] + "/**"]).worktree)
+        (wt / path).write_text(f"// {task} v2\n")
+        assert coord.finish_task("r1", task).state == "merged"
+    tips = {t: git(repo, "rev-parse", f"wtc/r1/{t}") for t in ("api", "web")}
+    # Someone commits on web's branch after it merged: that branch holds news, so it stays.
+    git(repo, "update-ref", "refs/heads/wtc/r1/web",
+        git(repo, "commit-tree", "-p", tips["web"], "-m", "later", f"{tips['web']}^{{tree}}"))
+    abandoned = Path(coord.start_task("r1", "gone", ["docs/**"]).worktree)
+    (abandoned / "docs/guide.md").write_text("half\n")
+    coord.abandon_task("r1", "gone")
+    dry = coord.gc(dry_run=True)
+    assert dry.branches_deleted == ["wtc/r1/api"]
+    assert git(repo, "rev-parse", "--verify", "-q", "refs/heads/wtc/r1/api", check=False) != ""
+    report = coord.gc()
+    assert report.branches_deleted == ["wtc/r1/api"]
+    assert any(k["branch"] == "wtc/r1/web" and "pushed again" in k["why"] for k in report.kept), report.kept
+    assert git(repo, "rev-parse", "--verify", "-q", "refs/heads/wtc/r1/api", check=False) == ""
+    assert git(repo, "rev-parse", "--verify", "-q", "refs/heads/wtc/r1/gone", check=False) != "", "abandoned work kept"
+    # Nothing lost: the deleted branch's commit is in the integration history; report still reads the run.
+    assert subprocess.run(["git", "merge-base", "--is-ancestor", tips["api"], "wtc/r1/integration"],
+                          cwd=repo).returncode == 0
+    assert [t["task"] for t in coord.report("r1").tasks if t["state"] == "merged"] == ["api", "web"]
 
 
 def test_gc_removes_orphans_and_keeps_live_work(repo, coord):

@@ -80,3 +80,19 @@ def test_status_of_a_missing_run_a_fresh_repository_and_a_bare_one(tmp_path):
     assert bare.returncode == 0 and json.loads(bare.stdout)["runs"] == []
     outside = wtc(tmp_path, "status")
     assert outside.returncode == 5 and "not inside a git repository" in outside.stderr
+
+
+def test_status_shows_ports_only_for_tasks_that_still_hold_them(tmp_path):
+    repo = make_repo(tmp_path / "main", {"pkg/a.py": "a = 1\n", "lib/b.py": "b = 1\n"})
+    assert wtc(repo, "run", "start", "--run", "r").returncode == 0
+    done = json.loads(wtc(repo, "task", "start", "done", "--run", "r", "--own", "pkg/**", "--json").stdout)
+    assert wtc(repo, "task", "start", "live", "--run", "r", "--own", "lib/**").returncode == 0
+    write(Path(done["worktree"]), {"pkg/a.py": "a = 2\n"})
+    assert wtc(repo, "task", "finish", "done", "--run", "r").returncode == 0
+    text = wtc(repo, "status", "--run", "r").stdout
+    rows = text.splitlines()
+    live_at = next(i for i, line in enumerate(rows) if line.split()[:2] == ["live", "started"])
+    assert rows[live_at + 1].strip().startswith("ports ")
+    assert sum(line.strip().startswith("ports ") for line in rows) == 1, text
+    shown = json.loads(wtc(repo, "status", "--run", "r", "--json").stdout)
+    assert all("ports" in t for t in shown["tasks"])      # the JSON keeps them for both

@@ -1,4 +1,4 @@
-"""The line stage: libgit2 through cffi agrees byte for byte with the real `git merge-file`."""
+"""The line stage: libgit2 through ctypes agrees byte for byte with the real `git merge-file`."""
 
 from __future__ import annotations
 

@@ -49,6 +49,27 @@ def test_no_finding_without_a_removal_or_without_a_new_use() -> None:
     assert check_file(base, removed, edits_elsewhere, merged, "m.py") == ()
 
 
+def test_a_one_file_merge_is_parsed_only_when_a_touched_word_is_added_on_the_other_side() -> None:
+    from worktree_coord.merge.semantic import _Check
+
+    base = UTIL + b"\n\ndef render(items):\n    return items\n"
+    renamed = base.replace(b"def parse(text)", b"def tokens(text)")
+    uses = base + b"\n\ndef extra():\n    return parse('a')\n"
+    # The rename touched the line holding `parse`; the other side added a line using it.
+    assert _Check._may_break_a_name(FileVersions("m.py", base, renamed, uses, None))
+    merged = renamed + b"\n\ndef extra():\n    return parse('a')\n"
+    [finding] = check_file(base, renamed, uses, merged, "m.py")
+    assert finding.name == "parse"
+    # Edits that share no word between what one side touched and what the other added: no parse at all.
+    elsewhere = base.replace(b"return items", b"return list(items)")
+    adds = base + b"\n\nLIMIT = 3\n"
+    assert not _Check._may_break_a_name(FileVersions("m.py", base, elsewhere, adds, None))
+    assert check_file(base, elsewhere, adds, elsewhere + b"\n\nLIMIT = 3\n", "m.py") == ()
+    # A side that deleted the file, or a file new on both sides: the full check, or nothing to break.
+    assert _Check._may_break_a_name(FileVersions("m.py", base, None, uses, None))
+    assert not _Check._may_break_a_name(FileVersions("m.py", None, adds, uses, None))
+
+
 def test_a_version_that_does_not_parse_gives_no_findings() -> None:
     base = UTIL + b"\n\ndef render(items):\n    return items\n"
     broken = b"def render(items:\n    return items\n"      # ours deletes parse but does not parse itself

@@ -47,6 +47,22 @@ def test_verify_gate_ejects_a_breaking_task_and_keeps_integration_green(repo, co
     assert merged["verification"]["ok"] is True
 
 
+def test_a_task_that_failed_verification_can_be_abandoned_and_a_merged_one_cannot(repo, coord):
+    from worktree_coord.errors import StateError
+
+    coord.start_run("r1", verify=CHECK)
+    edit(coord, "r1", "bad", "BROKEN\n")
+    assert coord.finish_task("r1", "bad").state == "failed"
+    gone = coord.abandon_task("r1", "bad")
+    assert coord.store.get_task("r1", "bad").state.value == "abandoned"
+    assert git(repo, "show", f"{gone.branch}:packages/bad/f.txt") == "BROKEN", "the branch keeps the work"
+    edit(coord, "r1", "good", "fine\n")
+    assert coord.finish_task("r1", "good").state == "merged"
+    with pytest.raises(StateError) as refused:
+        coord.abandon_task("r1", "good")
+    assert "merged task's work is in integration" in refused.value.fix
+
+
 def test_batch_is_verified_once_and_bisected_to_the_culprit(repo, coord):
     coord.start_run("r1")
     names = ["t1", "t2", "t3", "t4", "t5", "t6"]

@@ -29,12 +29,14 @@ def _load(name: str):
 
 @pytest.mark.slow
 @pytest.mark.timeout(600)
-def test_three_clones_four_agents_keep_every_invariant_read_from_the_remote(tmp_path):
+def test_three_clones_four_agents_keep_every_invariant_read_from_the_remote(tmp_path, pg_url, monkeypatch):
     swarm = _load("stress_swarm")
     remote = _load("stress_remote")
     settings = swarm.SwarmConfig(workers=4, tasks=12, retry_rate=0.25, kill_rate=0.10, seed=3, packages=6, files=4,
                                  drain_interval=5.0, workdir=str(tmp_path))
-    report = remote.run_remote_swarm(remote.RemoteConfig(settings, clones=3), log=lambda *_: None)
+    # one shared PostgreSQL store, as machines share it (the session's server)
+    report = remote.run_remote_swarm(remote.RemoteConfig(settings, clones=3, store="postgresql", pg_url=pg_url),
+                                     log=lambda *_: None)
     failed = [f"{v.name}: {v.detail} {list(v.examples)}" for v in report.verdicts if not v.ok]
     assert not failed, "\n".join(failed)
     assert len(report.verdicts) == 11
@@ -42,5 +44,6 @@ def test_three_clones_four_agents_keep_every_invariant_read_from_the_remote(tmp_
     assert report.counts["killed"] + report.counts["crash_points"] >= 1
     assert report.counts["repeats"] >= 1
     assert report.counts["hangs"] == 0
+    monkeypatch.setenv("WTC_STORE", pg_url)
     status = swarm._status(Path(report.repo))
     assert status["counts"] == {"merged": 12}

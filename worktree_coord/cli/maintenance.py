@@ -67,7 +67,10 @@ def gc(
     json_mode: bool = JsonOption,
 ) -> int:
     """Remove ended tasks' worktrees (never committing them), tombstones of interrupted removals,
-    orphaned folders and admin entries, dead leases, expired keys."""
+    orphaned folders and admin entries, dead leases, expired keys, branches of empty tasks and of
+    merged ones (their commits stay in the integration history); for runs on a git remote, the
+    remote branches of merged tasks (lease-checked) and stale tracking refs; the
+    forecast cache of runs no longer open."""
     with open_coordinator(repo, progress="gc", json_mode=json_mode) as coordinator:
         result = coordinator.gc(dry_run=dry_run)
     emit(result.to_json(), schema="gc", json_mode=json_mode, human=render.gc_report(result))

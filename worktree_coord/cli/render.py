@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from typing import Any
-
+from ..model import TaskState
 from ..results import (Forecast, GcReport, Landed, MergeReport, PlanRules, RunReport, RunSnapshot, RunStarted,
                        RunStatus, TaskAbandoned, TaskCheck, TaskFinished, TaskStarted, TaskUpdated)
 
@@ -293,6 +292,8 @@ def run_status(r: RunStatus) -> str:
     run = r.runs[0]
     lines.append(f"run {run['run']} ({run['state']}) pinned at {run['base'][:12]}, integration {run['integration']}"
                  + _session_text(run))
+    if run.get("remote"):
+        lines.append("  " + remote_tip_text(run))
     if not r.tasks:
         lines.append("  no tasks")
         return "\n".join(lines)
@@ -309,9 +310,20 @@ def run_status(r: RunStatus) -> str:
     return "\n".join(lines)
 
 
+def remote_tip_text(run: dict) -> str:  # type: ignore[type-arg]
+    """Where a remote run's integration tip stands, and whether it is the remote's word now."""
+    tip = (run.get("tip") or "")[:12] or "unknown"
+    if run.get("tip_fresh", True):
+        return f"integration tip {tip} on {run['remote']} (fetched now)"
+    return f"integration tip {tip}: STALE, the last one this clone fetched ({run.get('tip_stale')})"
+
+
 def _session_text(run: dict) -> str:  # type: ignore[type-arg]
     session = run.get("session")
     return f", for {session['harness']} session {session['id']}" if session else ""
+
+
+_LIVE_STATES = frozenset(state.value for state in TaskState if state.live)
 
 
 def _origin_lines(t: dict) -> list[str]:  # type: ignore[type-arg]
@@ -321,7 +333,7 @@ def _origin_lines(t: dict) -> list[str]:  # type: ignore[type-arg]
         lines.append(f"agent {t['agent']!r}")
     if t.get("boundary_from") and t["boundary_from"] != "--own":
         lines.append(f"own {' '.join(t['own'])} from {t['boundary_from']}")
-    if t.get("ports"):
+    if t.get("ports") and t.get("state") in _LIVE_STATES:   # an ended task's ports are free again
         lines.append(f"ports {t['ports']['base']}-{t['ports']['last']}")
     if t.get("setup_log"):
         lines.append(f"setup log {t['setup_log']}")
@@ -384,7 +396,8 @@ def run_snapshot_view(r: RunSnapshot) -> Any:
     heading = Text.from_markup(
         f"run [bold]{run['run']}[/] ({run['state']}, {_age(run.get('age_seconds', 0))} old) pinned at "
         f"{run['base'][:12]}, integration {run['integration']} at {(run.get('tip') or '?')[:12]}\n"
-        f"tasks: {counts}\n"
+        + (f"{remote_tip_text(run)}\n" if run.get("remote") else "")
+        + f"tasks: {counts}\n"
         f"merged {r.throughput.get('merged', 0)}: {r.throughput.get('last_minute', 0)} in the last minute, "
         f"{r.throughput.get('last_10_minutes', 0)} in 10 minutes ({r.throughput.get('per_minute', 0)}/min)\n"
         f"admission queue: {queue.get('running', 0)} running of {queue.get('limit', '?')}, "
@@ -511,9 +524,12 @@ def gc_report(r: GcReport) -> str:
         ("worktrees", r.worktrees_removed), ("tombstones of interrupted removals", r.tombstones_removed),
         ("git admin entries", r.admin_entries_pruned),
         ("leases of dead owners", r.leases_removed), ("expired idempotency records", r.records_expired),
-        ("empty task branches", r.branches_deleted),
+        ("branches of merged and empty tasks", r.branches_deleted),
+        ("remote branches of merged tasks", r.remote_branches_deleted),
+        ("remote-tracking refs", r.tracking_refs_pruned),
     ]
-    lines = [f"gc: {verb} " + ", ".join(f"{len(items)} {name}" for name, items in sections)]
+    lines = [f"gc: {verb} " + ", ".join(f"{len(items)} {name}" for name, items in sections)
+             + f", {r.forecast_cache_removed} forecast cache files"]
     for name, items in sections:
         for item in items[:20]:
             lines.append(f"  {name}: {item}")

@@ -37,7 +37,7 @@ EXIT_BOUNDARY = 3
 F = TypeVar("F", bound=Callable[..., Any])
 
 if TYPE_CHECKING:
-    from ..gitrepo.remote import Remote
+    from ..gitrepo.remote import RefView, Remote
     from ..integrate.engine import Publisher
 
 
@@ -177,6 +177,16 @@ class CoordinatorBase:
         if remote is not None:
             ref = f"refs/heads/{run.integration_ref}"
             remote.fetch([f"+{ref}:{ref}"], what=f"fetching {run.integration_ref}")
+
+    def _view_integration(self, run: RunRecord) -> "RefView | None":
+        """For read-only views (status, watch, report): a remote run's integration tip refreshed
+        from the remote (one ref, one short try), or the last fetched one marked stale when the
+        remote does not answer; never raises for the network. None for a run kept in this repository."""
+        if not run.remote:
+            return None
+        from ..gitrepo.remote import refresh_ref
+
+        return refresh_ref(self.git.common_dir, run.remote, f"refs/heads/{run.integration_ref}")
 
     def _publisher(self, run: RunRecord) -> "Publisher | None":
         """How a merge moves the integration ref: None (the local compare-and-swap) for a local run;

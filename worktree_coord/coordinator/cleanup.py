@@ -25,8 +25,14 @@ The rules, each applied per folder at the moment of removal:
   relock can run were left by a crash and are removed.
 - Then: admin entries whose folders are gone are pruned (stale `initializing` locks of killed
   registrations are unlocked first), leases of dead owners are dropped, wtc ref locks older than 60 s
-  are removed, expired idempotency records are deleted, and branches of empty tasks that hold nothing
-  beyond the pinned commit are deleted.
+  are removed, expired idempotency records are deleted, branches of empty tasks that hold nothing
+  beyond the pinned commit are deleted, and so are branches of merged tasks whose tip is in the
+  integration history (with their mergeable commit's ref): their commits stay there, reachable.
+- Runs kept on a git remote: the remote branches of merged and abandoned tasks are deleted, each
+  only while it holds the commit the store recorded (remote_gc.py), and tracking refs of branches
+  gone from the remote are pruned.
+- The forecast cache (`<git common dir>/wtc/forecast-cache/`) loses what runs no longer open left
+  (forecast_column.prune).
 
 gc never snapshots: the only snapshot is `task abandon`'s, of a live task under its lease
 (`CoordinatorBase._snapshot`). `GcReport.snapshots` stays in the result for callers that read it,
@@ -41,10 +47,12 @@ from pathlib import Path
 from ..store import leases
 from ..errors import BusyError
 from ..gitrepo import delete_tombstone, is_tombstone
-from ..model import TaskRecord, TaskState
+from ..model import RunRecord, RunState, TaskRecord, TaskState
 from ..results import GcReport
 
+from . import forecast_column
 from .base import CoordinatorBase, staged
+from .remote_gc import collect_remote_branches
 
 REMOVED = "removed"
 
@@ -106,21 +114,49 @@ class CleanupOperations(CoordinatorBase):
         locks = self.git.stale_ref_locks(older_than=2 * 30.0, dry_run=dry_run)
         expired = self.store.delete_expired_records(time.time(), dry_run=dry_run)
         branches = []
-        for task in self.store.list_tasks(states=[TaskState.EMPTY]):
+        runs = {run.run_id: run for run in self.store.list_runs()}
+        for task in self.store.list_tasks(states=[TaskState.EMPTY, TaskState.MERGED]):
             ref = f"refs/heads/{task.branch}"
             tip = self.git.ref_target(ref)
-            run = self.store.get_run(task.run_id)
+            run = runs.get(task.run_id)
             if tip is None or run is None:
                 continue
-            if tip == run.base:  # nothing on it: deleting loses nothing
+            if task.state is TaskState.MERGED:
+                # Its commits are in the integration history: the branch only adds clutter (a run of
+                # 1,000 agents leaves 1,000 of them). One that moved since the merge keeps its news.
+                if self._in_integration(run, tip):
+                    branches.append(task.branch)
+                    if not dry_run:
+                        self.git.delete_ref(ref, tip)
+                        mergeable = self._mergeable_ref(run.run_id, task.task_id)
+                        held = self.git.ref_target(mergeable)
+                        if held is not None and self._in_integration(run, held):
+                            self.git.delete_ref(mergeable, held)
+                else:
+                    kept.append({"branch": task.branch, "why": "merged, but it holds commits the integration "
+                                                               "branch here does not (pushed again since?)"})
+            elif tip == run.base:  # an empty task's: nothing on it, deleting loses nothing
                 branches.append(task.branch)
                 if not dry_run:
                     self.git.delete_ref(ref, tip)
             else:
                 kept.append({"branch": task.branch, "why": "has commits beyond the pinned base"})
+        remote = collect_remote_branches(self.git, self.store, dry_run=dry_run)
+        open_runs = {run.run_id: run.created_at for run in self.store.list_runs() if run.state is not RunState.LANDED}
+        cache = forecast_column.prune(self.git.common_dir, open_runs, dry_run=dry_run)
         return GcReport(dry_run=dry_run, worktrees_removed=removed, tombstones_removed=tombstones, snapshots=[],
                         admin_entries_pruned=pruned + locks, leases_removed=leases_removed, records_expired=expired,
-                        branches_deleted=branches, kept=kept)
+                        branches_deleted=branches, kept=kept + remote.kept,
+                        remote_branches_deleted=remote.deleted, tracking_refs_pruned=remote.tracking_pruned,
+                        forecast_cache_removed=len(cache))
+
+    def _in_integration(self, run: RunRecord, commit: str) -> bool:
+        """Whether `commit` is in the run's integration history as this clone knows it (its branch,
+        or for a remote run the tracking ref a fetch keeps)."""
+        tips = [self.git.ref_target(f"refs/heads/{run.integration_ref}")]
+        if run.remote:
+            tips.append(self.git.ref_target(f"refs/remotes/{run.remote}/{run.integration_ref}"))
+        return any(tip is not None and (tip == commit or self.git.is_ancestor(commit, tip)) for tip in tips)
 
     def _collect_folder(self, run_id: str, task_id: str, folder: Path, *, dry_run: bool) -> str | None:
         """Remove one folder if its task (read afresh, under its lease) has ended or does not exist.

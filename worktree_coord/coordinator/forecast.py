@@ -32,6 +32,7 @@ lockfiles), which are consolidated, never text-merged: they are listed as overla
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -301,6 +302,8 @@ class _Engine:
         try:
             outcome = json.loads(file.read_text())
             self.hits += 1
+            with contextlib.suppress(OSError):
+                os.utime(file)   # in use: `wtc gc` prunes only files no open run read or wrote (forecast_column.prune)
         except (OSError, ValueError):
             outcome = self._merge_now(path, base, left, right)
             self.merged += 1

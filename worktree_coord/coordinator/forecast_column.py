@@ -5,7 +5,8 @@ Stage: a small file beside the forecast's merge cache, `<git common dir>/wtc/for
 `wtc status` stays a store-only read: {"at": unix seconds, "tip": integration tip, "tasks":
 {task: {"forecast": clean|overlap|conflict, "conflicts_with": [...]}}}. A missing or unreadable
 file is no column, never an error. `Coordinator.forecast_column` (forecast.py) refreshes it when it
-is older than the caller allows.
+is older than the caller allows. `prune` (called by `wtc gc`) removes what finished runs left in
+the whole cache folder.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 LATEST = Path("wtc") / "forecast-cache" / "latest"
+CACHE = LATEST.parent
 
 
 def latest_path(common_dir: Path, run_id: str) -> Path:
@@ -57,3 +59,38 @@ def cell(entry: dict[str, Any] | None) -> str:
     if entry.get("forecast") == "conflict":
         return "conflict: " + ", ".join(entry.get("conflicts_with", []))
     return str(entry.get("forecast", ""))
+
+
+def prune(common_dir: Path, open_runs: dict[str, float], *, dry_run: bool) -> list[str]:
+    """Remove what runs that are no longer open left in the forecast cache; returns the files (relative
+    to the cache folder). A run's column goes when the run is landed or gone from the store. A file
+    merge is content-addressed (shared by any run that merges the same blobs), so it goes when it was
+    last written or read (forecast.py touches a file it reads) before the oldest open run started:
+    only runs finished since can have used it. With no open run the whole cache goes. `open_runs`:
+    run id -> when it started. Files that vanish meanwhile (another gc) are skipped."""
+    root = common_dir / CACHE
+    if not root.is_dir():
+        return []
+    horizon = min(open_runs.values(), default=float("inf"))
+    removed = []
+    for folder in sorted(p for p in root.iterdir() if p.is_dir()):
+        for file in sorted(folder.iterdir()):
+            try:
+                if folder.name == LATEST.name:
+                    stale = file.suffix == ".json" and file.stem not in open_runs
+                    stale = stale or (file.name.startswith(".") and file.stat().st_mtime < horizon)
+                else:
+                    stale = file.stat().st_mtime < horizon
+                if not stale:
+                    continue
+                if not dry_run:
+                    file.unlink()
+            except FileNotFoundError:
+                continue
+            removed.append(f"{folder.name}/{file.name}")
+        if not dry_run and folder.name != LATEST.name:
+            try:
+                folder.rmdir()   # only when empty
+            except OSError:
+                pass
+    return removed

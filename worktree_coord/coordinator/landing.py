@@ -42,9 +42,12 @@ class LandingOperations(CoordinatorBase):
         consolidation root, sync), tasks, intents not applied, conflicts, verification, the
         leftovers landing would leave out, and (with `onto`) whether the target fast-forwards."""
         run = self._run(run_id)
-        self._sync_integration(run)
-        tip = self.git.ref_target(f"refs/heads/{run.integration_ref}") or run.base
         tasks, conflicts, checks, warnings = [], [], [], []
+        view = self._view_integration(run)   # a remote run: the remote's tip now; offline, the last one
+        if view is not None and not view.fresh:
+            warnings.append(f"stale: {view.stale}; this report is of the integration tip this clone fetched "
+                            "last, not necessarily the remote's now")
+        tip = self.git.ref_target(f"refs/heads/{run.integration_ref}") or run.base
         task_records = self.store.list_tasks(run_id)
         for task in task_records:
             merge = task.result.get("merge") or {}
@@ -68,7 +71,10 @@ class LandingOperations(CoordinatorBase):
         target = None
         land_from = run.base
         if onto is not None:
-            target_tip = self._target_tip(run, onto)
+            if view is not None and not view.fresh:   # offline: the remote's branch as this clone last fetched it
+                target_tip = self.git.ref_target(f"refs/remotes/{run.remote}/{onto.removeprefix('refs/heads/')}")
+            else:
+                target_tip = self._target_tip(run, onto)
             if target_tip is None:
                 raise NotFoundError(f"no branch {onto!r} to land onto", fix="name an existing branch, e.g. --onto main")
             forward = self.git.is_ancestor(target_tip, tip)

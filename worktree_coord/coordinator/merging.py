@@ -5,6 +5,11 @@ onto a moved tip). With one, the merge is built on a private candidate ref, veri
 worktree, then integration is fast-forwarded to it by compare-and-swap. `merge` drains every finished
 task in dependency order; batches verify several at once and bisect a failing batch to its culprit.
 A conflict or a failed verification leaves integration untouched and the task with a report.
+
+On a remote run (docs/multi-machine.md) the same holds across machines: the candidate is built and
+verified in this clone, onto the integration tip it fetched, and the remote's ref moves only after
+verification passed, by a push with a lease on that tip. A lost race (another machine moved the
+ref meanwhile) fetches the new tip, merges and verifies again, at most VERIFIED_RACES times.
 """
 
 from __future__ import annotations
@@ -29,6 +34,10 @@ from ..results import (MergeReport, TaskFinished)
 from .verification import VerifyResult, verify_commit
 
 from .base import CoordinatorBase, outcome_of, staged
+
+# How many times a verified merge (or batch) is built and verified again because integration moved
+# while it was verified, before giving up with exit 4: each round costs a whole verification.
+VERIFIED_RACES = 8
 
 
 class MergeOperations(CoordinatorBase):
@@ -71,11 +80,6 @@ class MergeOperations(CoordinatorBase):
         # A task that failed verification is verified again with the same command when it comes
         # back, even if this finish does not repeat --verify.
         command = self._verify_command(run, verify) or task.result.get("verify_command")
-        if command and run.remote:
-            raise UsageError(f"run {run.run_id!r} keeps its integration branch on {run.remote}, and a verified merge "
-                             f"is not supported there yet (verification command: {command!r})",
-                             fix="merge without a verification command (drop --verify, or `verify` from the "
-                                 "configuration for this run) and run the checks in CI on the integration branch")
         if command:
             with leases.hold(self.store, f"integration:{run.run_id}", timeout=self.config.wait_timeout,
                              what=f"run {run.run_id} integration"):
@@ -94,10 +98,11 @@ class MergeOperations(CoordinatorBase):
                                    already=outcome.state is IntegrationState.ALREADY_MERGED,
                                    findings=self._findings(run, task, outcome))
 
-    def _prepare_remote_merge(self, run: RunRecord, task: TaskRecord) -> None:
+    def _prepare_remote_merge(self, run: RunRecord, task: TaskRecord, onto: str | None = None) -> None:
         """What merging a remote run's task needs in this clone: the task's commits (finished on
         another machine, they come from its pushed branch) and, in a partial clone, the blobs the
-        merge reads (both sides' changed files at the merge base and the two tips), in one fetch."""
+        merge reads (both sides' changed files at the merge base and the two tips), in one fetch.
+        `onto`: the commit it merges onto (default: the integration mirror's tip)."""
         mergeable = self._mergeable(task)
         if not mergeable or not self.git.has_commit(mergeable):
             if not self._fetch_task(run, task) or not self.git.has_commit(mergeable):
@@ -108,7 +113,7 @@ class MergeOperations(CoordinatorBase):
                         f"--run {run.run_id}): it pushes the branch before it records the finish")
         remote = self._remote(run)
         if remote is not None and remote.is_partial():
-            tip = self.git.ref_target(f"refs/heads/{run.integration_ref}") or run.base
+            tip = onto or self.git.ref_target(f"refs/heads/{run.integration_ref}") or run.base
             remote.fetch_objects(self.git.merge_blobs(tip, mergeable), what=f"fetching the files task {task.task_id} merges")
 
     def _boundary_again(self, run: RunRecord, task: TaskRecord) -> list[dict[str, Any]]:
@@ -269,15 +274,37 @@ class MergeOperations(CoordinatorBase):
         self.reporter.event("verify.done", run=run.run_id, commit=commit, ok=check.ok)
         return check
 
+    def _advance_verified(self, run: RunRecord, new: str, old: str, message: str) -> None:
+        """Move integration from `old` to the verified `new` (a fast-forward): the local
+        compare-and-swap, or on a remote run a push with a lease on `old` (StaleRef when another
+        machine moved it; the mirror then holds the remote's new tip)."""
+        integration = f"refs/heads/{run.integration_ref}"
+        publish = self._publisher(run)
+        if publish is None:
+            fast_forward(self.git.repo, integration, new, old, message=message)
+            return
+        if new != old and not self.git.is_ancestor(old, new):
+            raise UsageError(f"{new} does not descend from {old}: moving {integration} there is not a fast-forward")
+        publish(integration, new, old)
+
+    @staticmethod
+    def _raced_out(run: RunRecord, what: str) -> BusyError:
+        return BusyError(f"{what}: integration of run {run.run_id} moved under {VERIFIED_RACES} verifications in a "
+                         "row (other merges landed while each one ran)", retry_after=1.0,
+                         fix="repeat the same command: nothing was recorded for the tasks not merged")
+
     def _merge_verified(self, run: RunRecord, task: TaskRecord, command: str, out: dict[str, Any]) -> TaskFinished:
         """Candidate merge on a private ref, verification in a scratch worktree, then a CAS of
-        integration from the tip the candidate was built on; a moved tip means build again."""
+        integration from the tip the candidate was built on (on a remote run, a push with a lease);
+        a moved tip means build and verify again, at most VERIFIED_RACES times."""
         integration = f"refs/heads/{run.integration_ref}"
         candidate = self._candidate_ref(run, task.task_id)
         integrator = self._integrator()
         try:
-            while True:
+            for _round in range(VERIFIED_RACES):
                 tip = self.git.ref_target(integration) or run.base
+                if run.remote:
+                    self._prepare_remote_merge(run, task, tip)
                 if integrator.already_merged(integration, self._mergeable(task), run.base):
                     return self._record_merged(run, task, None, tip, tip, path="none", resolved=[], already=True)
                 self.git.set_ref(candidate, tip, f"worktree_coord: candidate for {task.task_id}")
@@ -293,14 +320,15 @@ class MergeOperations(CoordinatorBase):
                 if not check.ok:
                     return self._record_failed_verification(run, task, check)
                 try:
-                    fast_forward(self.git.repo, integration, outcome.new_tip, tip,
-                                 message=f"worktree_coord: merge task {task.task_id} (verified)")
+                    self._advance_verified(run, outcome.new_tip, tip,
+                                           f"worktree_coord: merge task {task.task_id} (verified)")
                 except StaleRef:
                     continue  # integration moved while we verified: build and verify again
                 return self._record_merged(run, task, outcome.merge_commit, tip, outcome.new_tip,
                                            path=outcome.path.value, resolved=list(outcome.resolved),
                                            already=False, verification=check.to_json(),
                                            findings=self._findings(run, task, outcome))
+            raise self._raced_out(run, f"task {task.task_id} was verified {VERIFIED_RACES} times")
         finally:
             self.git.delete_ref(candidate)
 
@@ -313,15 +341,23 @@ class MergeOperations(CoordinatorBase):
         integrator = self._integrator()
         results: list[TaskFinished] = []
         pending = list(tasks)
+        races = 0
         try:
             while pending:
                 batch, pending = pending[:size], pending[size:]
+                self._sync_integration(run)   # a remote run: the remote's tip is the truth
                 tip = self.git.ref_target(integration) or run.base
                 self.git.set_ref(candidate, tip, "worktree_coord: batch candidate")
                 stack: list[tuple[TaskRecord, IntegrationResult]] = []
                 for task in batch:
                     task = self._task(run.run_id, task.task_id)
                     self._drop_finished_worktree(task)
+                    if run.remote:   # finished on another machine: its pushed commits; in a partial clone, blobs
+                        self._prepare_remote_merge(run, task, self.git.ref_target(candidate))
+                    violations = self._boundary_again(run, task)
+                    if violations:
+                        results.append(self._record_rejected_at_merge(run, task, violations))
+                        continue
                     # Onto the batch's candidate: the merge lands when the batch verifies.
                     with self._stage("merge", run=run.run_id, task=task.task_id, batch=True) as out, \
                             self._heavy("merge"):
@@ -360,9 +396,11 @@ class MergeOperations(CoordinatorBase):
                 if good:
                     top = stack[good - 1][1].new_tip
                     try:
-                        fast_forward(self.git.repo, integration, top, tip,
-                                     message=f"worktree_coord: merge batch of {good} (verified)")
+                        self._advance_verified(run, top, tip, f"worktree_coord: merge batch of {good} (verified)")
                     except StaleRef:
+                        races += 1
+                        if races >= VERIFIED_RACES:
+                            raise self._raced_out(run, f"a batch of {len(stack)} was verified {races} times") from None
                         pending = [t for t, _ in stack] + pending  # integration moved: rebuild this batch
                         continue
                     for task, outcome in stack[:good]:
@@ -392,9 +430,6 @@ class MergeOperations(CoordinatorBase):
         command = self._verify_command(run, verify)
         if batch > 1 and not command:
             raise UsageError("--batch needs a verification command", fix="pass --verify CMD (or set it at run start)")
-        if batch > 1 and run.remote:
-            raise UsageError(f"run {run_id!r} keeps its integration branch on {run.remote}: verified batches are not "
-                             "supported there yet", fix="drain without --batch and --verify")
 
         def body() -> Outcome:
             rows = []

@@ -44,9 +44,6 @@ class RunOperations(CoordinatorBase):
             from ..gitrepo.remote import Remote
 
             Remote(self.git, remote).url()   # a clone without that remote: exit 2 naming the fix
-            if verify:
-                raise UsageError("a remote run cannot have a verification command yet",
-                                 fix="drop --verify (run the checks in CI on the integration branch), or omit --remote")
 
         def body() -> Outcome:
             integration = f"wtc/{run_id}/integration"

@@ -2,7 +2,9 @@
 
 `snapshot(run)` reads the store (the run, its tasks, intents and the admission queue) and the
 integration ref, and nothing else: no lease, no idempotency key, no write, so a view refreshing
-every second never makes an agent wait (SQLite in WAL mode: readers never block the writer).
+every second never makes an agent wait (SQLite in WAL mode: readers never block the writer). For a
+run kept on a git remote the integration ref is fetched first (one ref, one short try); when the
+remote does not answer the view shows the last fetched tip with `tip_fresh` false and why.
 Its cost grows with the number of tasks, not with the repository.
 """
 
@@ -68,11 +70,13 @@ class SnapshotOperations(CoordinatorBase):
         queue = self.store.queue_entries("heavy")
         running = [e for e in queue if e["admitted_at"]]
         waiting = [e for e in queue if not e["admitted_at"]]
-        tip = self.git.ref_target(f"refs/heads/{run.integration_ref}")
+        view = self._view_integration(run)   # a remote run: the remote's tip now, or the last one, stale
+        tip = view.tip if view is not None else self.git.ref_target(f"refs/heads/{run.integration_ref}")
         recent = [m["at"] for m in merges]
         return RunSnapshot(
             at=now,
-            run=run.to_json() | {"tip": tip, "age_seconds": round(now - run.created_at, 1)},
+            run=run.to_json() | {"tip": tip, "age_seconds": round(now - run.created_at, 1)}
+            | (view.to_json() if view is not None else {}),
             counts=counts, tasks=rows, merges=merges[:RECENT_MERGES],
             conflicts=conflicts[:MAX_CONFLICT_ROWS],
             admission={"running": len(running), "waiting": len(waiting),

@@ -3,7 +3,9 @@
 Stage: a read-only view. Input: a store (and a run id, or none). Output: a `RunStatus` (the runs,
 one run's tasks with their states, boundaries, agents, ports and setup logs, counts of intents by
 state, and the forecast column: each task's last forecast, read from forecast_column.py's file). It
-takes no lease and writes nothing. Importing this module loads neither pygit2 nor the
+takes no lease and writes nothing to the store. For one run kept on a git remote, it also shows the
+integration tip the remote holds (one ref fetched into this clone's mirror, one short try; on a
+network failure the last fetched tip, said to be stale). Importing this module loads neither pygit2 nor the
 merge engine: `open_for_status` finds a plain repository's store from a few files
 (gitrepo.locate), so `wtc status` starts at the cost of Python, the store and the command line
 (scripts/bench_startup.py); anything unusual (a bare repository, a separate git dir) returns None
@@ -84,6 +86,14 @@ def read_status(store: Store | None, run_id: str | None = None, *, where: Path |
         for row in store.list_intents(run_id):
             intents[row["state"]] = intents.get(row["state"], 0) + 1
     run_rows = [r.to_json() for r in runs]
+    if run_id and where is not None:
+        for record, row in zip(runs, run_rows):
+            if record.run_id == run_id and record.remote:
+                # A run across machines: the tip the remote holds now (one ref, one short try), or the
+                # last one this clone fetched, marked stale: status never fails for the network.
+                from ..gitrepo.remote import refresh_ref
+
+                row.update(refresh_ref(where, record.remote, f"refs/heads/{record.integration_ref}").to_json())
     if run_id is None:
         for row in run_rows:
             per_run: dict[str, int] = {}

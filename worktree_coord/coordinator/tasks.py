@@ -522,8 +522,13 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
                     self._drop_worktree(task)  # what a killed abandon may have left (never read)
                     self._drop_abandoned_intents(run_id, task_id)
                     return Outcome(TaskAbandoned.from_json(task.result).to_json())
-                if not task.state.live:
-                    raise StateError(f"task {task_id!r} is {task.state.value}; only live tasks can be abandoned")
+                # A task whose verification failed is given up the same way (its worktree is gone;
+                # update brings it back to fix): the lead may decide it is not worth fixing.
+                if not task.state.live and task.state is not TaskState.FAILED:
+                    raise StateError(f"task {task_id!r} is {task.state.value}; only live tasks and tasks that failed "
+                                     "verification can be abandoned",
+                                     fix="nothing to abandon: a merged task's work is in integration, an empty "
+                                         "or finished one needs nothing from you")
                 snapshot, missing = self._snapshot(task, "wtc: abandoned snapshot of uncommitted work")
                 notes = [_missing_note(missing)] if missing else []
                 waiting = [r["intent_id"] for r in self.store.list_intents(run_id, UNAPPLIED_INTENT_STATES)

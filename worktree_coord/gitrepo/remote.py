@@ -17,6 +17,9 @@ Invariants:
   decided by the store, the same call is safe to repeat. Anything else git refuses (no such remote,
   a hook that declined, permissions) is a `GitError` with git's words: retrying will not help.
 - Every git process runs in `git_environment` (environment.py): no prompts, C locale.
+- Read-only views (status, watch, report) refresh the integration ref with `refresh_ref`: one fetch
+  of one ref, one try, a short timeout; a failure never fails the view, it shows the clone's last
+  fetched value and says it is stale.
 """
 
 from __future__ import annotations
@@ -25,7 +28,9 @@ import random
 import re
 import subprocess
 import time
-from typing import TYPE_CHECKING, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Sequence
 
 from .environment import git_environment
 from ..errors import BusyError, GitError, UsageError
@@ -49,6 +54,9 @@ _TRANSIENT = re.compile(
     re.IGNORECASE,
 )
 
+
+# How long a read-only view waits for the remote before showing the last fetched tip as stale.
+VIEW_TIMEOUT_SECONDS = 5.0
 
 # A remote that refused a ref update because another push held the ref's lock at that instant.
 _CONTENDED = re.compile(r"lock|failed to update ref|cannot lock", re.IGNORECASE)
@@ -134,6 +142,32 @@ class Remote:
                 found[name] = sha
         return found
 
+    def list_refs(self, patterns: Sequence[str]) -> dict[str, str]:
+        """The remote's refs matching these patterns (`refs/heads/wtc/r1/*`), one `ls-remote`."""
+        out = self._run(["ls-remote", "--refs", self.name, *patterns], what=f"listing {', '.join(patterns)} on {self.name}")
+        found = {}
+        for line in out.splitlines():
+            sha, _, name = line.partition("\t")
+            if name:
+                found[name] = sha
+        return found
+
+    def delete_with_lease(self, refs: dict[str, str], *, what: str) -> list[str]:
+        """Delete each of `refs` on the remote only while it holds the given value, in one push (not
+        atomic: each ref is decided alone). Returns the refs deleted; a ref that moved since is
+        refused by the remote and kept. RemoteUnavailable when the remote stays unreachable."""
+        if not refs:
+            return []
+        args = [f"--force-with-lease={ref}:{old}" for ref, old in refs.items()] + [f":{ref}" for ref in refs]
+        out = self._run(["push", "--porcelain", "--no-verify", self.name, *args], what=what, allow_refused=True)
+        deleted = []
+        for line in out.splitlines():
+            flag, _, rest = line.partition("\t")
+            target = rest.split("\t")[0].removeprefix(":")
+            if flag == "-" and target in refs:
+                deleted.append(target)
+        return deleted
+
     def push_with_lease(self, ref: str, new: str, expected: str | None, *, what: str) -> None:
         """Set the remote's `ref` to `new` only if it holds `expected` (None: only if it does not
         exist). Raises RemoteStale when the lease is refused, RemoteUnavailable when the remote
@@ -198,3 +232,40 @@ class Remote:
                 "safe to repeat: nothing was recorded",
             details={"remote": self.name},
         )
+
+
+@dataclass(frozen=True)
+class RefView:
+    """A ref as a read-only view shows it: this clone's value after trying to refresh it from the
+    remote. `fresh` is False when the remote did not answer (then `stale` says why, and `tip` is the
+    last value this clone fetched, None when it never fetched it)."""
+
+    tip: str | None
+    fresh: bool
+    stale: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"tip": self.tip, "tip_fresh": self.fresh} | ({"tip_stale": self.stale} if self.stale else {})
+
+
+def refresh_ref(git_dir: Path, remote: str, ref: str, *, timeout: float = VIEW_TIMEOUT_SECONDS) -> RefView:
+    """Fetch `ref` from `remote` into the same local ref (one ref; in a partial clone its commits and
+    trees only, the clone's filter applies) with one try of at most `timeout` seconds, then read it.
+    Never raises for the network or a missing remote: the view says the tip is stale instead. Needs
+    no pygit2 (`wtc status` runs without it)."""
+    base = ["git", f"--git-dir={git_dir}", "-c", "gc.auto=0", "-c", "maintenance.auto=false"]
+    stale = None
+    try:
+        done = subprocess.run([*base, "fetch", "--no-tags", "--no-write-fetch-head", "--recurse-submodules=no",
+                               "--quiet", remote, f"+{ref}:{ref}"],
+                              env=git_environment(), capture_output=True, timeout=timeout)
+        if done.returncode != 0:
+            err = done.stderr.decode("utf-8", "replace").strip().splitlines()
+            said = next((line for line in err if line.startswith(("fatal:", "error:"))), err[-1] if err else "")
+            stale = f"fetching {ref} from {remote} failed: {said or f'exit {done.returncode}'}"
+    except subprocess.TimeoutExpired:
+        stale = f"{remote} did not answer within {timeout:g} s"
+    read = subprocess.run([*base, "rev-parse", "--verify", "-q", f"{ref}^{{commit}}"], env=git_environment(),
+                          capture_output=True)
+    tip = read.stdout.decode().strip() or None
+    return RefView(tip, stale is None, stale)

@@ -181,6 +181,16 @@ class GitRepo:
             return None
         return str(ref.resolve().target)
 
+    def refs_under(self, prefix: str) -> dict[str, str]:
+        """Every ref whose name starts with `prefix` (e.g. "refs/remotes/origin/wtc/r1/"), with its target."""
+        done = self.git("for-each-ref", "--format=%(objectname) %(refname)", prefix.rstrip("/"), check=False)
+        found = {}
+        for line in done.stdout.decode().splitlines():
+            oid, _, name = line.partition(" ")
+            if name.startswith(prefix):
+                found[name] = oid
+        return found
+
     def has_commit(self, sha: str) -> bool:
         """Does this repository hold the object `sha` (a commit fetched or made here)?"""
         return pygit2.Oid(hex=sha) in self.repo

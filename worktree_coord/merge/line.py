@@ -6,110 +6,86 @@ Output: a `FileMerge` with strategy LINE whose `merged` bytes are byte-identical
 every marker block.
 
 How: libgit2's `git_merge_file` (exported by the libgit2 shared library bundled in the pygit2
-wheel, but not wrapped by pygit2 1.21) is called through cffi in ABI mode; the struct layouts are
+wheel, but not wrapped by pygit2 1.21) is called through ctypes; the struct layouts are
 libgit2 1.9's, which is why pyproject pins pygit2 to 1.21.x. When the binding cannot be loaded the
 same merge runs as a `git merge-file` subprocess; tests check that both agree byte for byte.
 """
 
 from __future__ import annotations
 
+import ctypes
 import functools
 import glob
 import os
 import subprocess
 import tempfile
-from typing import Any
 
 from ..errors import GitError
 from .markers import parse_conflicts
 from .result import FileMerge, Strategy
 
-_CDEF = """
-typedef struct {
-    unsigned int version;
-    const char *ptr;
-    size_t size;
-    const char *path;
-    unsigned int mode;
-} git_merge_file_input;
+class _Input(ctypes.Structure):        # git_merge_file_input
+    _fields_ = [("version", ctypes.c_uint), ("ptr", ctypes.c_char_p), ("size", ctypes.c_size_t),
+                ("path", ctypes.c_char_p), ("mode", ctypes.c_uint)]
 
-typedef struct {
-    unsigned int automergeable;
-    const char *path;
-    unsigned int mode;
-    const char *ptr;
-    size_t len;
-} git_merge_file_result;
 
-typedef struct {
-    unsigned int version;
-    const char *ancestor_label;
-    const char *our_label;
-    const char *their_label;
-    int favor;
-    unsigned int flags;
-    unsigned short marker_size;
-} git_merge_file_options;
+class _Result(ctypes.Structure):       # git_merge_file_result
+    _fields_ = [("automergeable", ctypes.c_uint), ("path", ctypes.c_char_p), ("mode", ctypes.c_uint),
+                ("ptr", ctypes.c_void_p), ("len", ctypes.c_size_t)]
 
-int git_libgit2_init(void);
-int git_merge_file(git_merge_file_result *out, const git_merge_file_input *ancestor,
-                   const git_merge_file_input *ours, const git_merge_file_input *theirs,
-                   const git_merge_file_options *opts);
-void git_merge_file_result_free(git_merge_file_result *result);
-"""
+
+class _Options(ctypes.Structure):      # git_merge_file_options
+    _fields_ = [("version", ctypes.c_uint), ("ancestor_label", ctypes.c_char_p), ("our_label", ctypes.c_char_p),
+                ("their_label", ctypes.c_char_p), ("favor", ctypes.c_int), ("flags", ctypes.c_uint),
+                ("marker_size", ctypes.c_ushort)]
+
 
 _STYLE_DIFF3 = 2
 _STYLE_ZDIFF3 = 1 << 8
 
 
 class _Libgit2:
-    """The cffi handle on the bundled libgit2; built once per process."""
+    """The ctypes handle on the bundled libgit2; built once per process. (ctypes, not cffi: cffi
+    parses its C declarations with pycparser on every start, ~50 ms of each `wtc merge-file` that
+    git starts once per conflicted file.)"""
 
     def __init__(self) -> None:
-        import cffi
         import pygit2  # noqa: F401  (its import runs git_libgit2_init on the same library)
 
         libdir = os.path.join(os.path.dirname(os.path.dirname(pygit2.__file__)), "pygit2.libs")
         candidates = sorted(glob.glob(os.path.join(libdir, "libgit2-*.so*")))
         if not candidates:
             raise OSError(f"no bundled libgit2 under {libdir}")
-        self.ffi = cffi.FFI()
-        self.ffi.cdef(_CDEF)
-        self.lib: Any = self.ffi.dlopen(candidates[0])
-        self.lib.git_libgit2_init()
+        lib = ctypes.CDLL(candidates[0])
+        lib.git_libgit2_init.restype = ctypes.c_int
+        lib.git_libgit2_init.argtypes = []
+        lib.git_merge_file.restype = ctypes.c_int
+        lib.git_merge_file.argtypes = [ctypes.POINTER(_Result), ctypes.POINTER(_Input), ctypes.POINTER(_Input),
+                                       ctypes.POINTER(_Input), ctypes.POINTER(_Options)]
+        lib.git_merge_file_result_free.restype = None
+        lib.git_merge_file_result_free.argtypes = [ctypes.POINTER(_Result)]
+        lib.git_libgit2_init()
+        self.lib = lib
 
     def merge(self, base: bytes, left: bytes, right: bytes, *, marker_size: int,
               labels: tuple[str, str, str], zdiff3: bool) -> tuple[bytes, bool]:
-        ffi, lib = self.ffi, self.lib
-        keep = []  # cffi buffers must outlive the call
+        def source(data: bytes) -> _Input:
+            # never NULL: NULL means "no ancestor" to libgit2; the struct keeps the bytes alive
+            return _Input(version=1, ptr=data or b"\0", size=len(data), path=None, mode=0o100644)
 
-        def source(data: bytes) -> Any:
-            buf = ffi.new("char[]", data or b"\0")  # never NULL: NULL means "no ancestor" to libgit2
-            keep.append(buf)
-            item = ffi.new("git_merge_file_input *")
-            item.version = 1
-            item.ptr = buf
-            item.size = len(data)
-            item.path = ffi.NULL
-            item.mode = 0o100644
-            return item
-
-        opts = ffi.new("git_merge_file_options *")
-        opts.version = 1
-        names = [ffi.new("char[]", label.encode("utf-8")) for label in (labels[1], labels[0], labels[2])]
-        opts.ancestor_label, opts.our_label, opts.their_label = names
-        opts.favor = 0
-        opts.flags = _STYLE_ZDIFF3 if zdiff3 else _STYLE_DIFF3
-        opts.marker_size = marker_size
-        out = ffi.new("git_merge_file_result *")
-        code = lib.git_merge_file(out, source(base), source(left), source(right), opts)
+        names = [label.encode("utf-8") for label in (labels[1], labels[0], labels[2])]
+        opts = _Options(version=1, ancestor_label=names[0], our_label=names[1], their_label=names[2], favor=0,
+                        flags=_STYLE_ZDIFF3 if zdiff3 else _STYLE_DIFF3, marker_size=marker_size)
+        out = _Result()
+        inputs = [source(base), source(left), source(right)]
+        code = self.lib.git_merge_file(ctypes.byref(out), *(ctypes.byref(i) for i in inputs), ctypes.byref(opts))
         if code != 0:
             raise GitError(f"libgit2 git_merge_file failed with code {code}")
         try:
-            merged = bytes(ffi.buffer(out.ptr, out.len)) if out.len else b""
+            merged = ctypes.string_at(out.ptr, out.len) if out.len else b""
             return merged, bool(out.automergeable)
         finally:
-            lib.git_merge_file_result_free(out)
+            self.lib.git_merge_file_result_free(ctypes.byref(out))
 
 
 @functools.lru_cache(maxsize=1)

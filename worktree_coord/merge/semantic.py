@@ -156,6 +156,8 @@ class _Check:
         return found
 
     def run(self) -> tuple[SemanticFinding, ...]:
+        if len(self.files) == 1 and not self._may_break_a_name(next(iter(self.files.values()))):
+            return ()
         removals = list(self.removals())
         if not removals:
             return ()
@@ -166,6 +168,30 @@ class _Check:
                 for finding in self.uses(mine, used_side):
                     found.setdefault((finding.use_path, finding.use_line, finding.definition_path, finding.name), finding)
         return tuple(sorted(found.values(), key=lambda f: (f.use_path, f.use_line, f.name)))
+
+    @staticmethod
+    def _may_break_a_name(versions: Versions) -> bool:
+        """Whether one side touched (deleted or changed) a base line holding a word that a line the
+        other side added holds. A finding needs both (its definition's name line is touched, its use
+        is an added line), so without one no file is parsed and no query compiled: most one-file
+        merges (a git merge driver call) end here. A side that deleted the file goes to the full check."""
+        base = versions.base
+        if base is None:
+            return False                      # nothing was defined before either side
+        for side, other in (("left", "right"), ("right", "left")):
+            mine, theirs = versions.version(side), versions.version(other)
+            if mine is None or theirs is None:
+                return True
+            touched = _touched_lines(base, mine)
+            if not touched:
+                continue
+            lines = base.split(b"\n")
+            gone = set(_WORDS.findall(b"\n".join(b"\n".join(lines[first - 1:last]) for first, last in touched)))
+            new_lines = theirs.split(b"\n")
+            added = b"\n".join(new_lines[n - 1] for n in _added_lines(base, theirs) if n <= len(new_lines))
+            if gone.intersection(_WORDS.findall(added)):
+                return True
+        return False
 
     # -- step 1: what each side no longer defines -----------------------------------------------
     def removals(self) -> Iterator[_Removal]:

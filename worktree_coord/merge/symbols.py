@@ -106,20 +106,26 @@ def query_for(profile: Profile, uses: bool = True) -> tree_sitter.Query:
     """The profile's semantic query (the wheels' tags, then its own patterns), compiled once; with
     uses=False only the patterns that define (definitions, imports, heritage): what a version needs
     when only the names it defines are asked for."""
-    texts = [_tags_text(wheel) for wheel in profile.semantic.tags] + [profile.semantic.query]
-    text = "\n".join(texts)
+    if not uses:
+        # Only the defining patterns, compiled from their own text: a query's compile time grows with
+        # its patterns (TypeScript's full query takes ~100 ms), and a merge driver process pays it.
+        full, encoded = query_for(profile), _query_text(profile).encode("utf-8")
+        patterns = [encoded[full.start_byte_for_pattern(i):full.end_byte_for_pattern(i)] for i in range(full.pattern_count)]
+        defining = [p for p in patterns if any(mark in p for mark in (b"@definition.", b"@import.", b"@heritage"))]
+        return _compile(profile, b"\n".join(defining).decode("utf-8"))
+    return _compile(profile, _query_text(profile))
+
+
+def _query_text(profile: Profile) -> str:
+    return "\n".join([_tags_text(wheel) for wheel in profile.semantic.tags] + [profile.semantic.query])
+
+
+def _compile(profile: Profile, text: str) -> tree_sitter.Query:
     try:
-        query = tree_sitter.Query(profile.language, text)
+        return tree_sitter.Query(profile.language, text)
     except (tree_sitter.QueryError, ValueError) as error:   # a pattern the grammar does not have
         raise ConfigError(f"language profile {profile.name}: the semantic query does not compile: {error}",
                           fix=f"fix [semantic] in grammars/{profile.name}.toml") from None
-    if not uses:
-        encoded = text.encode("utf-8")
-        for index in range(query.pattern_count):
-            pattern = encoded[query.start_byte_for_pattern(index):query.end_byte_for_pattern(index)]
-            if not any(mark in pattern for mark in (b"@definition.", b"@import.", b"@heritage")):
-                query.disable_pattern(index)
-    return query
 
 
 def _text(source: bytes, node: tree_sitter.Node) -> str:
