@@ -43,13 +43,16 @@ itself), `sem` (the merge is git's but the post-merge semantic check flags a nam
 finding, not a merge error), `fixed` (of those, the developers changed git's clean result in the
 merge commit; the others were committed as git merged them, broken or not), `wrong` (git was right
 and our clean result differs) and `git-wrong` (git's own result is not what was committed). `--part dev` (the default) scores the development part, `--part aside` the part kept
-aside (DEVELOPERS.md).
+aside (DEVELOPERS.md). `--why-unresolved` adds a census of the conflicted files we leave
+conflicted: the step that declined (a fallback's reason, a guard, or the structured merge's
+conflict steps: a member both sides edited, a region of an ordered container, a delete/modify...),
+per language, with how many of them keeping both sides' lines would resolve (union).
 
 Usage: python scripts/eval_merge_quality.py [--corpus main|sdist] [--fetch] [--seed N] [--max-files N]
        [--show-wrong N]
        python scripts/eval_merge_quality.py --corpus history [--repo PATH]... [--part dev|aside|all]
        [--language L] [--files profiles|appendable] [--show CLASS:N] [--dump DIR] [--save FILE] [--compare FILE [--only VERDICTS]]
-       [--without GUARD]... [--by-shape]
+       [--without GUARD]... [--by-shape] [--why-unresolved]
 """
 
 from __future__ import annotations
@@ -370,6 +373,57 @@ def union_resolves(git_merged: bytes, result: bytes) -> bool:
     return sorted(line for line in out if line) == sorted(line for line in _lines(result) if line)
 
 
+# Which step declined, in the order a file's several reasons are ranked: the first found names the
+# file in the `--why-unresolved` census (a delete/modify needs a person whatever else merges).
+_STEP_RANK = ("member: delete_modify", "member: rename_use", "member: delete_use", "region: a side's edit",
+              "member: one declaration added", "member:", "region:")
+
+
+def why_unresolved(ours) -> str:  # type: ignore[no-untyped-def]
+    """The step of the cascade that left a file git conflicts on unresolved, as one census reason
+    (what merge_file records: a fallback's sentence or the precision guard's name in `notes`, the
+    structured merge's conflict steps in `steps`), with case-specific words taken out."""
+    import re
+
+    from worktree_coord.merge import guards
+
+    if ours.conflicts and all(c.kind == "semantic" for c in ours.conflicts):
+        return "semantic check: a name one side removed, the other's new code uses"
+    notes = list(ours.notes)
+    first = notes[0] if notes else ""
+    for name in guards.GUARD_NAMES:
+        if first.startswith(f"{name}:"):
+            return f"guard: {name}"
+    steps = sorted(ours.steps, key=lambda step: next((i for i, p in enumerate(_STEP_RANK) if step.startswith(p)),
+                                                       len(_STEP_RANK)))
+    if steps:
+        return ("not smaller than the line merge; " if first else "") + steps[0]
+    if not notes:
+        return f"no structured stage ({ours.strategy.value} merge only)"
+    first = re.sub(r"imports .* more often", "imports a name more often", first)
+    first = re.sub(r"\(\d+(\.\d+)? s\)", "", first).strip()
+    first = re.sub(r"failed internally \(.*", "failed internally", first)
+    return first
+
+
+def _print_why_unresolved(rows: dict[str, dict[str, list[int]]]) -> None:
+    """The census table: per reason, per language, files (and how many a union of both sides'
+    lines would resolve: `keep every line both sides added`, resolvable in principle)."""
+    languages = sorted({language for per in rows.values() for language in per})
+    print("\nwhy unresolved (files git conflicts on that we leave conflicted; n/u = files / of those union-resolvable)")
+    print(f"{'reason':<92}{'all':>9}" + "".join(f"{language[:8]:>9}" for language in languages))
+    order = sorted(rows, key=lambda reason: -sum(n for n, _ in rows[reason].values()))
+    totals = [0, 0]
+    for reason in order:
+        per = rows[reason]
+        n, u = sum(v[0] for v in per.values()), sum(v[1] for v in per.values())
+        totals[0] += n
+        totals[1] += u
+        cells = "".join(f"{(f'{per[l][0]}/{per[l][1]}' if l in per else ''):>9}" for l in languages)
+        print(f"{reason[:91]:<92}{f'{n}/{u}':>9}{cells}")
+    print(f"{'total':<92}{f'{totals[0]}/{totals[1]}':>9}")
+
+
 def history_main(args: argparse.Namespace) -> int:
     """Score merge_file on real merge commits (module docstring, `--corpus history`)."""
     import history_corpus
@@ -393,6 +447,7 @@ def history_main(args: argparse.Namespace) -> int:
     stats: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     shown: dict[str, list[tuple]] = defaultdict(list)
     times = []
+    why: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))
     dump = Path(args.dump) if args.dump else None
     # --by-shape: per rule that settled a git conflict region (merge/provenance.py), the verdicts
     # of the resolved files it took part in (a file counts once under each of its rules).
@@ -427,6 +482,10 @@ def history_main(args: argparse.Namespace) -> int:
                 row[verdict] += 1
                 row["union"] += union_resolves(git_merged, result)
                 row["took_side"] += verdict == "diff" and result in (left, right)
+            if not case.git_clean and not ours.clean and key != "ALL":
+                cell = why[why_unresolved(ours)][key]
+                cell[0] += 1
+                cell[1] += union_resolves(git_merged, result)
         if args.by_shape and not case.git_clean and ours.clean:
             found = provenance.regions(base, left, right, ours)
             maps: dict[str, dict[int, int]] = {}
@@ -477,6 +536,8 @@ def history_main(args: argparse.Namespace) -> int:
         print(f"merge_file time: median {times[len(times) // 2][0] * 1000:.1f} ms, "
               f"p95 {times[int(len(times) * 0.95)][0] * 1000:.1f} ms, max {times[-1][0] * 1000:.0f} ms "
               f"({times[-1][1]}) over {len(times)} files")
+    if args.why_unresolved:
+        _print_why_unresolved(why)
     if args.save:
         Path(args.save).write_text(json.dumps(verdicts, indent=0, sort_keys=True))
         if args.by_shape:
@@ -600,6 +661,9 @@ def main() -> int:
                         help="turn off one precision guard (merge/guards.py) to measure what it does (repeatable)")
     parser.add_argument("--by-shape", action="store_true",
                         help="history: a table of verdicts per rule that settled a git conflict region (merge/provenance.py)")
+    parser.add_argument("--why-unresolved", action="store_true",
+                        help="history: a census of the files git conflicts on that stay conflicted: which step "
+                             "declined, per language, and how many keeping both sides' lines would resolve")
     parser.add_argument("--save", help="history: write every case's verdict to this JSON file")
     parser.add_argument("--compare", help="history: a --save file of an earlier run: print the cases whose verdict moved")
     parser.add_argument("--only", metavar="VERDICTS",

@@ -156,3 +156,32 @@ def test_strict_parser_rejects_what_tree_sitter_lets_through() -> None:
     assert not validate.accepts("toml", (b"", b"", b""), b"a = 1\na = 2\n")
     # An input the strict parser refuses gives it no say.
     assert validate.accepts("python", (b"match x:\n  case 1: pass\n", b"x(\n", b""), b"x(\n")
+
+
+def test_structured_conflicts_say_which_step_left_them() -> None:
+    """A structured result with conflicts records, per step, why it did not resolve (the history
+    eval's `--why-unresolved` census reads these steps): here one function both sides edited on
+    one line (its body's statements conflict as one region) and a delete/modify of another."""
+    base = b"def a():\n    return 1\n\n\ndef b():\n    return 2\n\n\ndef c():\n    return 3\n"
+    left = base.replace(b"return 1", b"return 10").replace(b"def b():\n    return 2\n\n\n", b"")
+    right = base.replace(b"return 1", b"return 11").replace(b"return 2", b"return 22")
+    result = merge_file(base, left, right, "m.py")
+    assert not result.clean and result.strategy is Strategy.STRUCTURED
+    assert result.steps == ("region: both sides' edits touch in an ordered container", "member: delete_modify")
+    assert result.notes == ()   # a true overlap: nothing for the user to be told (notes are reasons)
+
+
+def test_why_unresolved_names_the_declining_step() -> None:
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
+    from eval_merge_quality import why_unresolved
+
+    broken = RIGHT + b"def broken(:\n"
+    assert why_unresolved(merge_file(BASE, LEFT, broken, "m.py")) == "a side does not parse"
+    assert why_unresolved(merge_file(BASE, LEFT, RIGHT, "m.py", timeout=0.0)) == "structured merge passed its time limit"
+    base = b"def a():\n    return 1\n\n\ndef b():\n    return 2\n"
+    left = base.replace(b"def b():\n    return 2\n", b"")
+    right = base.replace(b"return 2", b"return 22")
+    # The structured merge's delete/modify conflict is no smaller than git's: git's conflict stands.
+    assert why_unresolved(merge_file(base, left, right, "m.py")) == "not smaller than the line merge; member: delete_modify"

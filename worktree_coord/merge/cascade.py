@@ -144,8 +144,7 @@ def _hoist_blank_lines(pieces: list[Piece]) -> list[Piece]:
                 parts = [part[len(first[0]):] for part in parts]
             if hoisted:
                 out.append(hoisted)
-                piece = Conflict(base=parts[0], ours=parts[1], theirs=parts[2], declaration=piece.declaration,
-                                 kind=piece.kind)
+                piece = replace(piece, base=parts[0], ours=parts[1], theirs=parts[2])
         out.append(piece)
     return out
 
@@ -275,7 +274,7 @@ def _generic(base: bytes, left: bytes, right: bytes, path: str, *, marker_size: 
     merged, conflicts = render(pieces, marker_size=marker_size, labels=labels, eol=_eol(left), language=language)
     strategy = Strategy.DATA if profile.data else Strategy.STRUCTURED
     result = FileMerge(merged=merged, clean=not conflicts, strategy=strategy, conflicts=conflicts, language=language,
-                       trace=tuple(engine.trace))
+                       trace=tuple(engine.trace), steps=_conflict_steps(pieces))
     if result.clean:
         tree = _parse(profile, merged)
         if tree.root_node.has_error:
@@ -296,7 +295,7 @@ def _generic(base: bytes, left: bytes, right: bytes, path: str, *, marker_size: 
     # one the line merge cannot show: its smaller conflict would hide the dangling use.
     if line.clean or result.conflict_mass <= line.conflict_mass or any(c.kind in _NAME_KINDS for c in conflicts):
         return result
-    return fallback("structured result was not smaller than the line merge")
+    return fallback("structured result was not smaller than the line merge", steps=result.steps)
 
 
 def _appendable(base: bytes, left: bytes, right: bytes, path: str, line: FileMerge, *, marker_size: int,
@@ -332,6 +331,13 @@ class _Fallback:
     def __init__(self, line: FileMerge) -> None:
         self.line = line
 
-    def __call__(self, why: str) -> FileMerge:
+    def __call__(self, why: str, steps: tuple[str, ...] = ()) -> FileMerge:
         return FileMerge(merged=self.line.merged, clean=self.line.clean, strategy=self.line.strategy,
-                         conflicts=self.line.conflicts, language=self.line.language, notes=(why,))
+                         conflicts=self.line.conflicts, language=self.line.language, notes=(why,), steps=steps)
+
+
+def _conflict_steps(pieces: list[Piece]) -> tuple[str, ...]:
+    """Each distinct step of the structured merge that left a conflict (structured.Conflict.step:
+    a region between members, a member both sides edited and why it did not merge inside), in
+    file order: why the structured stage did not resolve the file (FileMerge.steps)."""
+    return tuple(dict.fromkeys(piece.step or piece.kind for piece in pieces if isinstance(piece, Conflict)))

@@ -38,7 +38,10 @@ Profile keys:
     Go's; captures named `@_...` serve predicates only; read by names.py: the lost-binding and
     duplicate-import checks of the structured merge),
     [[containers]] kind, parent?, parent_key? (a key; "prefix *" matches every key starting with
-    the prefix), top_level?, unordered, member_field?, separator?, keep_sorted?
+    the prefix), top_level?, unordered, member_field?, separator?, keep_sorted?, statements? (an
+    ordered container whose members are statements that run in order, a function's body: both
+    sides' independent insertions at one place may be kept, structured.py; not a struct's fields,
+    whose order is layout)
     [declarations] kind = key template: "{path}" parts resolve a child by field name or, failing
     that, by node kind; steps join with "."; "*field" maps over named children; "+kind" takes every
     direct child of that kind or field (joined with ","); "@text" is the
@@ -82,6 +85,7 @@ class ContainerRule:
     keep_sorted: bool = False
     parent_key: str | None = None   # only inside the declaration with this key (e.g. "= __all__")
     top_level: bool = False         # only when the parent sits directly in the file's root node
+    statements: bool = False        # ordered members that are statements run in order (a body)
 
 
 @dataclass(frozen=True)
@@ -290,7 +294,8 @@ def _validate(raw: dict[str, Any], source: str) -> Profile:
         rule = ContainerRule(kind=item["kind"], parent=item.get("parent"), unordered=item.get("unordered", True),
                              member_field=item.get("member_field"), separator=item.get("separator"),
                              keep_sorted=item.get("keep_sorted", False), parent_key=item.get("parent_key"),
-                             top_level=bool(item.get("top_level", False)))
+                             top_level=bool(item.get("top_level", False)),
+                             statements=bool(item.get("statements", False)))
         check_kind(rule.kind, "containers")
         if rule.parent:
             check_kind(rule.parent, "containers.parent")
@@ -299,7 +304,7 @@ def _validate(raw: dict[str, Any], source: str) -> Profile:
         if rule.separator:
             check_kind(rule.separator, "containers.separator", named=False)
         unknown = set(item) - {"kind", "parent", "unordered", "member_field", "separator", "keep_sorted", "parent_key",
-                               "top_level"}
+                               "top_level", "statements"}
         if unknown:
             raise ConfigError(f"language profile {source}: unknown container option(s) {sorted(unknown)}")
         containers.append(rule)

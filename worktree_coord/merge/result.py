@@ -139,6 +139,10 @@ class FileMerge:
     # a rule of the structured merge settled it; (rule, -1, -1) for a rule of the whole file.
     # Internal, for measurement (provenance.py); never part of the JSON contract.
     trace: tuple[tuple[str, int, int], ...] = field(default=(), compare=False, repr=False)
+    # Which steps of the structured merge left conflicts, when it ran and did not resolve (a member
+    # both sides edited, a region of an ordered container, a delete/modify...): a diagnosis for
+    # measurement (the history eval's `--why-unresolved`), not a reason shown to users.
+    steps: tuple[str, ...] = field(default=(), compare=False, repr=False)
 
     @property
     def has_markers(self) -> bool:

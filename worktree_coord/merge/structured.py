@@ -29,7 +29,16 @@ How a container merges (module, class body, object literal, import list, ...):
      in ordered containers (a function's statements: `unordered = false` in the profile) nothing
      commutes, except both sides' pure insertions at one place when every inserted statement, and
      the statement before them, calls the same function (`test(...)`, `f.BoolVar(...)`: a list of
-     registrations) and no registration name is written on both sides: left's run, then right's;
+     registrations) and no registration name is written on both sides: left's run, then right's
+     (the same for a module's top-level calls, positional members of an unordered container);
+     in a sequence of statements (a profile's `statements = true` container: a function's body),
+     both sides' pure insertions at one place, or one side's insertion right before or after a
+     statement the other side edited, are also both kept, left's first (the insertion keeps its
+     side of the edited statement), when the runs are independent: neither assigns a target or
+     binds a name the other binds or uses, neither holds a jump (`return`, `break`, `raise`,
+     also inside an `if`) unless the other side only rewrote the statement next to it, and no
+     statement of one is a near copy of one of the other (close texts, or one line that differs
+     only in its literals: one intent written twice);
      a positional call statement both sides replaced by one edited call of the same callee and
      name (`describe('x', ...)`) is matched as that one member;
   3. members kept on both sides merge their content: one side changed -> that side (but a conflict
@@ -74,6 +83,10 @@ class Conflict:
     theirs: bytes
     declaration: str
     kind: str = "content"
+    # Which step of this merge left the conflict, for the cascade's note (what a reader or the
+    # eval's `--why-unresolved` census needs to know: a region between members, one member both
+    # sides edited, and why that member did not merge through a nested container).
+    step: str = ""
 
 
 Piece = bytes | Conflict
@@ -336,9 +349,11 @@ class StructuredMerge:
                     and not self._reworded_against_deletion(group, bmap, lmap, rmap, b_ids):
                 self._apply_union(entries, group, b_ids, lo, hi, bmap, lmap, rmap, name, sep, added_twice, overrides, moved)
                 self._record("union of members: " + _group_shape(group), *span)
-            elif not rule.unordered and self._registrations_added(group, b_ids, bmap, lmap, rmap):
+            elif (registrations := self._registrations_added(group, b_ids, bmap, lmap, rmap, calls_only=rule.unordered)) \
+                    or (rule.statements and self._independent_insertions(group, b_ids, bmap, lmap, rmap)):
                 self._apply_union(entries, group, b_ids, lo, hi, bmap, lmap, rmap, name, sep, added_twice, overrides, moved)
-                self._record("registrations at one place", *span)
+                self._record("registrations at one place" if registrations else "independent statements at one place",
+                             *span)
             else:
                 lefts = self._side_region(l_ids, b_ids, lo, hi, lmap)
                 rights = self._side_region(r_ids, b_ids, lo, hi, rmap)
@@ -347,14 +362,16 @@ class StructuredMerge:
                     # A side's deletion or rename in the region takes a name the other side's new
                     # code uses: whatever the line merge makes of it, the result would not resolve.
                     entries.append(("conflict", Conflict(base=region[0], ours=region[1], theirs=region[2],
-                                                         declaration=name, kind="delete_use")))
+                                                         declaration=name, kind="delete_use",
+                                                         step="region: a side's edit takes a name the other's new code uses")))
                     position = hi
                     continue
                 # Ordered edits that touch: git's line merge of just this region, between members
                 # both sides kept, localizes the conflict to lines (it may even be clean).
                 merged, clean = raw_line_merge(*region, marker_size=self.marker_size, labels=self.labels)
                 kind = "insert_insert" if lo == hi else "content"
-                pieces = [merged] if clean else _pieces_from_markers(merged, self.marker_size, name, kind)
+                step = "region: " + self._why_no_union(rule, group, b_ids, bmap, lmap, rmap)
+                pieces = [merged] if clean else _pieces_from_markers(merged, self.marker_size, name, kind, step)
                 entries.append(("region", pieces))
                 if clean:
                     self._record("line merge between members: " + _group_shape(group), *span)
@@ -364,6 +381,18 @@ class StructuredMerge:
             entries = self._sorted(entries, b, l, r, bmap, lmap, rmap)
         entries = _relayout_insertions(entries, bmap, lmap, rmap)
         return [prefix] + self._render_entries(path, entries, b, l, r, bmap, lmap, rmap) + [suffix]
+
+    def _why_no_union(self, rule, group, b_ids, bmap, lmap, rmap) -> str:  # type: ignore[no-untyped-def]
+        """Why a group of both sides' hunks went to a line merge of its region (the census note)."""
+        if not rule.unordered:
+            return "both sides' edits touch in an ordered container"
+        if not self._all_keyed(group, bmap, lmap, rmap, b_ids):
+            return "an unkeyed or anchored member among both sides' edits"
+        if self._ambiguous_order(group):
+            return "an insertion next to the other side's multi-member replacement"
+        if self._replaced_on_both_sides(group, bmap, lmap, rmap, b_ids):
+            return "one member replaced on both sides"
+        return "a member reworded on one side and deleted on the other"
 
     def _check_rebound_together(self, groups, b_ids, bmap, lmap, rmap) -> None:  # type: ignore[no-untyped-def]
         """A member both sides deleted and one side put back elsewhere under a new key but the
@@ -404,7 +433,9 @@ class StructuredMerge:
         """(base, left, right) identities when both sides replaced one positional base member by
         one member each, and all three are the same call with the same name (`describe('watch',
         ...)`, `test('x', ...)`: callee and first string argument): one statement edited on both
-        sides, matched as such so its insides merge, instead of two unrelated replacements."""
+        sides, matched as such so its insides merge, instead of two unrelated replacements. (Any
+        multi-line statement both sides rewrote close to its base, matched the same way, was
+        measured in round 4 and not adopted: docs/merge-precision.md.)"""
         if len(group) != 2 or {side for side, _ in group} != {"L", "R"}:
             return None
         (_, (l_start, l_end, l_new)), (_, (r_start, r_end, r_new)) = sorted(group)
@@ -418,13 +449,15 @@ class StructuredMerge:
             return None
         return base.ident, l_new[0], r_new[0]
 
-    def _registrations_added(self, group, b_ids, bmap, lmap, rmap) -> bool:  # type: ignore[no-untyped-def]
+    def _registrations_added(self, group, b_ids, bmap, lmap, rmap, calls_only: bool = False) -> bool:  # type: ignore[no-untyped-def]
         """True when, in a sequence (an ordered container: a function's statements), both sides
         only inserted statements at one place and every one of them, like the statement the
         insertions follow (or precede, at the start), is a call of the same function: a list of
         registrations (`test(...)`, `flags.BoolVar(...)`, `parser.add_argument(...)`) where two
         sides' additions do not depend on each other's order. Both sides' runs are then kept,
-        left's first; any other overlap of edits in a sequence is left to the line merge."""
+        left's first; any other overlap of edits in a sequence is left to the line merge.
+        `calls_only`: the same for the positional members of an unordered container (a module's
+        top-level `test(...)` or `register(...)` calls), where only calls count, not elements."""
         starts = {(start, end) for _side, (start, end, _idents) in group}
         if len(starts) != 1:
             return False
@@ -433,7 +466,7 @@ class StructuredMerge:
             return False
         neighbour = bmap[b_ids[start - 1]] if start > 0 else bmap[b_ids[start]]
         form = _registration_form(neighbour.source, neighbour.node)
-        if form is None:
+        if form is None or (calls_only and form.startswith("element ")):
             return False
         inserted = {"L": [i for s, h in group if s == "L" for i in h[2]], "R": [i for s, h in group if s == "R" for i in h[2]]}
         if not inserted["L"] or not inserted["R"] or set(inserted["L"]) & set(inserted["R"]):
@@ -447,6 +480,70 @@ class StructuredMerge:
         named = [{_call_name(maps[side][i].source, maps[side][i].node) for i in inserted[side]} - {None}
                  for side in ("L", "R")]
         return not (named[0] & named[1])
+
+    def _independent_insertions(self, group, b_ids, bmap, lmap, rmap) -> bool:  # type: ignore[no-untyped-def]
+        """True when, in a sequence of statements (an ordered container without separators: a
+        function's body), both sides only inserted new statements at one place and the two runs
+        cannot affect each other: neither binds a name the other binds or uses, neither holds a
+        jump (`return`, `break`, `raise`...) that would cut the other's run off, and no statement
+        of one is a near copy of one of the other (the same fix written twice). Both runs are
+        then kept, left's first: in either order the statements do the same."""
+        starts = {(start, end) for _side, (start, end, _idents) in group}
+        maps = {"L": lmap, "R": rmap}
+        editing = None   # the side that edited the statement the other side's insertion touches
+        if len(starts) != 1 or next(iter(starts))[0] != next(iter(starts))[1]:
+            editing = self._insertion_by_edit(group, b_ids, bmap, maps)
+            if editing is None:
+                return False
+        if any(start == len(b_ids) for _side, (start, _end, _idents) in group):
+            # Appended after the block's last statement: the blank lines before the block's end
+            # belong to no statement, and where each side's run stands against them is a guess
+            # (the replay eval's wrong layouts).
+            return False
+        runs = {side: [maps[side][i] for s, h in group if s == side for i in h[2]] for side in ("L", "R")}
+        if not runs["L"] or not runs["R"] or any(m.ident in bmap for run in runs.values() for m in run):
+            return False
+        for side, other in (("L", "R"), ("R", "L")):
+            # A jump may cut the other side's new statements off; but when the other side only
+            # rewrote the statement this side's run stands next to (its new statements all stand
+            # in that statement's place), what follows the jump is that statement on both sides.
+            if editing != other and any(_jumps(m.node) for m in runs[side]):
+                return False
+        if any(_close_texts(a.body, b.body) or _same_shape(a.body, b.body) for a in runs["L"] for b in runs["R"]):
+            return False
+        profile = self.profile
+        bound, used = {}, {}
+        for side, run in runs.items():
+            bound[side] = frozenset().union(*(names_bound(m.source, m.node) | frozenset(names.bound_names(profile, m.source, m.node))
+                                              | _assigned(m.source, m.node) for m in run))
+            used[side] = frozenset().union(*(names_used(m.source, m.node, annotations=profile.annotations_run(self.path, m.source),
+                                                        deferred_kinds=profile.deferred, name_kinds=profile.name_kinds)
+                                             for m in run))
+        return not (bound["L"] & bound["R"] or bound["L"] & used["R"] or bound["R"] & used["L"])
+
+    @staticmethod
+    def _insertion_by_edit(group, b_ids, bmap, maps) -> str | None:  # type: ignore[no-untyped-def]
+        """The editing side when one side only inserted, right before or right after one base
+        statement, and the other side edited that statement (replaced it by one member of its kind
+        whose text is close to it) and maybe added statements with it: the insertion keeps its
+        place against the edited statement (before it, or after it), as a line merge of two
+        separate hunks would. None otherwise."""
+        by_side: dict[str, list[tuple[int, int, list[str]]]] = {"L": [], "R": []}
+        for side, hunk in group:
+            by_side[side].append(hunk)
+        for inserting, editing in (("L", "R"), ("R", "L")):
+            if len(by_side[editing]) != 1 or not by_side[inserting]:
+                continue
+            start, end, new = by_side[editing][0]
+            if end - start != 1 or not new:
+                continue
+            base = bmap[b_ids[start]]
+            if not any(maps[editing][i].node.type == base.node.type and _close_texts(base.body, maps[editing][i].body)
+                       for i in new):
+                continue
+            if all(h_start == h_end and h_start in (start, end) for h_start, h_end, _ in by_side[inserting]):
+                return editing
+        return None
 
     @staticmethod
     def _same_hunks(group, lmap, rmap) -> bool:  # type: ignore[no-untyped-def]
@@ -580,7 +677,8 @@ class StructuredMerge:
         kept = other.render(sep, other.has_sep)
         ours, theirs = (b"", kept) if deleting_side == "L" else (kept, b"")
         entries.append(("conflict", Conflict(base=base_text, ours=ours, theirs=theirs,
-                                             declaration=_join(name, bmap[ident].key), kind=kind)))
+                                             declaration=_join(name, bmap[ident].key), kind=kind,
+                                             step=f"member: {kind}")))
 
     def _apply_one_side(self, entries, group, b_ids, lo, hi, bmap, lmap, rmap, name, sep, twice, both=False) -> None:  # type: ignore[no-untyped-def]
         for side, (start, end, inserted) in sorted(group, key=lambda item: item[1][0]):
@@ -646,7 +744,7 @@ class StructuredMerge:
                     ours, theirs = (text, b"") if side == "L" else (b"", text)
                     entries.append(("conflict", Conflict(base=bmap[ident].render(sep, True), ours=ours, theirs=theirs,
                                                          declaration=_join(name, bmap[ident].key),
-                                                         kind="delete_modify")))
+                                                         kind="delete_modify", step="member: delete_modify")))
                 elif who == "L":
                     self._deletion(entries, ident, bmap, rmap, name, "L", sep, lmap)
                 elif who == "R":
@@ -802,7 +900,8 @@ class StructuredMerge:
             elif kind == "addboth":
                 lm, rm = lmap[value], rmap[value]
                 out.append(Conflict(base=b"", ours=lm.render(sep, with_sep), theirs=rm.render(sep, with_sep),
-                                    declaration=_join(" > ".join(path), lm.key), kind="insert_insert"))
+                                    declaration=_join(" > ".join(path), lm.key), kind="insert_insert",
+                                    step="member: one declaration added by both sides with two texts"))
             elif isinstance(value, tuple):  # kept, with the lead a chained insertion gave it
                 ident, lead = value
                 members = [replace(m[ident], lead=lead) for m in (bmap, lmap, rmap)]
@@ -822,7 +921,7 @@ class StructuredMerge:
                     and self._lost_and_used(bm, changed, maps[0] if side == "L" else maps[1], side):
                 return [Conflict(base=bm.render(sep, with_sep), ours=lm.render(sep, with_sep),
                                  theirs=rm.render(sep, with_sep), declaration=_join(" > ".join(path), bm.key),
-                                 kind="rename_use")]
+                                 kind="rename_use", step="member: rename_use")]
             return [changed.render(sep, with_sep)]
         # One side changed only the member's leading trivia (its comment, the blank lines above it:
         # e.g. the member before it moved away), the other only the member itself: both edits
@@ -834,6 +933,7 @@ class StructuredMerge:
                              else "lead and body of one member", bm.start, end)
                 return [replace(body_side, lead=lead_side.lead).render(sep, with_sep)]
         inner_path = path + [bm.key] if bm.key else path
+        why = "both sides edited it and it holds no container"
         try:
             pieces = self._merge_nested(inner_path, bm, lm, rm, sep, with_sep)
             if pieces is not None:
@@ -842,16 +942,17 @@ class StructuredMerge:
                 # inside it when there are any, by this one when the sides' edits inside were apart.
                 self._record(INSIDE, bm.start, end)
                 return pieces
+            why = "both sides edited its head or its container differs"
         except StructuredTimeout:
             raise
-        except Unmergeable:
-            pass
+        except Unmergeable as error:
+            why = f"its container is not mergeable ({error})"
         texts = [m.render(sep, with_sep) for m in (bm, lm, rm)]
         merged, clean = raw_line_merge(texts[0], texts[1], texts[2], marker_size=self.marker_size, labels=self.labels)
         if clean:
             self._record("line merge inside one member", bm.start, end)
             return [merged]
-        return _pieces_from_markers(merged, self.marker_size, " > ".join(inner_path))
+        return _pieces_from_markers(merged, self.marker_size, " > ".join(inner_path), step=f"member: {why}")
 
     def _merge_nested(self, path: list[str], bm: Member, lm: Member, rm: Member, sep: bytes | None,
                       with_sep: bool) -> list[Piece] | None:
@@ -1007,6 +1108,55 @@ def _check_no_slide(b_ids: list[str], bmap: dict[str, Member], sep: bytes | None
                     raise Unmergeable("the side's line diff puts its insertion inside a member the other side edited")
 
 
+# Statement kinds that leave the sequence (tree-sitter node types containing one of these words):
+# a run holding one could cut the other side's run off.
+_JUMPS = ("return", "break", "continue", "throw", "raise", "goto", "exit")
+# Nodes whose insides run elsewhere (a jump in a callback leaves the callback, not the sequence).
+_OWN_SCOPE = ("function", "lambda", "closure", "arrow", "method", "class")
+
+
+def _jumps(node: tree_sitter.Node) -> bool:
+    """True when the statement holds a jump out of the sequence it stands in (`return`, `break`,
+    `raise`..., also inside an `if`), not counting jumps inside nested functions or classes."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if any(word in current.type for word in _JUMPS):
+            return True
+        stack.extend(child for child in current.children
+                     if not any(word in child.type for word in _OWN_SCOPE))
+    return False
+
+
+# Fields that hold what a declaration or assignment binds, across tree-sitter grammars (Go's
+# `left` of `:=` and `=`, JavaScript's and Java's declarator `name`, Rust's `let` `pattern`).
+_TARGET_FIELDS = ("left", "name", "pattern", "declarator")
+_TARGET_LISTS = ("expression_list", "pattern_list", "tuple_pattern", "identifier_list")
+
+
+def _assigned(source: bytes, node: tree_sitter.Node) -> frozenset[str]:
+    """The targets one statement declares or assigns, as their texts (`timeout`, `o.name`, `err`):
+    the statement, its declarators and an expression statement's assignment, not deeper. Two new
+    statements that assign one target are not independent."""
+    out: set[str] = set()
+    stack = [(node, 0)]
+    while stack:
+        current, depth = stack.pop()
+        for field in _TARGET_FIELDS:
+            target = current.child_by_field_name(field)
+            if target is None:
+                continue
+            if target.type.endswith("declarator") and depth < 3:
+                stack.append((target, depth + 1))
+            elif target.type in _TARGET_LISTS:
+                out.update(source[c.start_byte:c.end_byte].decode("utf-8", "replace") for c in target.named_children)
+            else:
+                out.add(source[target.start_byte:target.end_byte].decode("utf-8", "replace"))
+        if depth < 2:
+            stack.extend((child, depth + 1) for child in current.named_children
+                         if child.type.endswith(("declarator", "assignment", "assignment_expression", "declaration")))
+    return frozenset(out)
+
 _CALLEE_FIELDS = ("function", "macro")   # the callee of a call node, by field name (tree-sitter grammars)
 
 
@@ -1045,6 +1195,26 @@ def _close_texts(first: bytes, second: bytes) -> bool:
     import difflib
 
     return difflib.SequenceMatcher(None, first.split(), second.split(), autojunk=False).ratio() >= 0.6
+
+
+_STRING = re.compile(rb'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'|`[^`]*`')
+_NUMBER = re.compile(rb"\b\d[\w.]*")
+
+
+def _same_shape(first: bytes, second: bytes) -> bool:
+    """Two one-line statements that are the same statement but for their literals (`log("left")`
+    and `log("right")`, `timeout = 5` and `timeout = 10`): most likely one intent written twice
+    (one message or value chosen two ways), not two additions. (Measured: also counting names as
+    literals, `w.Cancel()` against `w.Remove()`, stops two right merges of flag registrations per
+    wrong one: docs/merge-precision.md, round 4.)"""
+    if b"\n" in first.strip() or b"\n" in second.strip():
+        return False
+
+    def shape(text: bytes) -> bytes:
+        text = _STRING.sub(b"S", text)
+        text = _NUMBER.sub(b"N", text)
+        return b"".join(text.split())
+    return shape(first) == shape(second)
 
 
 def _call_name(source: bytes, node: tree_sitter.Node) -> str | None:
@@ -1269,7 +1439,8 @@ def _check_aligned(pieces: list[Piece], *, at_line_start: bool) -> None:
             line_start = piece.endswith(b"\n")
 
 
-def _pieces_from_markers(merged: bytes, marker_size: int, declaration: str, kind: str = "content") -> list[Piece]:
+def _pieces_from_markers(merged: bytes, marker_size: int, declaration: str, kind: str = "content",
+                         step: str = "") -> list[Piece]:
     """Turn a line merge's diff3 output back into pieces (text and Conflict records)."""
     lines = merged.splitlines(keepends=True)
     blocks = parse_conflicts(merged, marker_size=marker_size, declaration=declaration)
@@ -1280,7 +1451,7 @@ def _pieces_from_markers(merged: bytes, marker_size: int, declaration: str, kind
         pieces.append(Conflict(base=block.base.encode("utf-8", "surrogateescape"),
                                ours=block.ours.encode("utf-8", "surrogateescape"),
                                theirs=block.theirs.encode("utf-8", "surrogateescape"),
-                               declaration=declaration, kind=kind))
+                               declaration=declaration, kind=kind, step=step))
         cursor = block.end_line
     pieces.append(b"".join(lines[cursor:]))
     return pieces
