@@ -83,27 +83,14 @@ def first_sentence(text: str) -> str:
 
 
 def value_kind(param: Any) -> str | tuple[str, ...]:
-    """What an option's value is: TEXT, INTEGER, NUMBER, BOOLEAN, PATH, or its choices (a tuple);
-    read from the click type typer built (typer 0.29 and later: from the annotation it kept)."""
-    import enum
-    import typing
-    from pathlib import Path
-
-    descriptor = getattr(param, "type_descriptor", None)
-    if descriptor is None:
-        choices = getattr(param.type, "choices", None)
-        if choices:
-            return tuple(str(getattr(c, "value", c)) for c in choices)
-        kinds = {"IntParamType": "INTEGER", "FloatParamType": "NUMBER", "BoolParamType": "BOOLEAN",
-                 "Path": "PATH", "TyperPath": "PATH"}          # ranges subclass the number types
-        return next((kinds[k.__name__] for k in type(param.type).__mro__ if k.__name__ in kinds), "TEXT")
-    annotation = descriptor.annotation
-    args = [a for a in typing.get_args(annotation) if a is not type(None)]
-    if typing.get_origin(annotation) in (list, tuple, typing.Union) and args:
-        annotation = args[0]
-    if isinstance(annotation, type) and issubclass(annotation, enum.Enum):
-        return tuple(str(member.value) for member in annotation)
-    return {int: "INTEGER", float: "NUMBER", bool: "BOOLEAN", Path: "PATH"}.get(annotation, "TEXT")
+    """What an option's value is: TEXT, INTEGER, NUMBER, BOOLEAN, PATH, or its choices (a tuple),
+    read from the (vendored) click type typer built for it."""
+    choices = getattr(param.type, "choices", None)
+    if choices:
+        return tuple(str(getattr(c, "value", c)) for c in choices)
+    kinds = {"IntParamType": "INTEGER", "FloatParamType": "NUMBER", "BoolParamType": "BOOLEAN",
+             "Path": "PATH", "TyperPath": "PATH"}          # ranges subclass the number types
+    return next((kinds[k.__name__] for k in type(param.type).__mro__ if k.__name__ in kinds), "TEXT")
 
 
 def _metavar(param: Any) -> str:

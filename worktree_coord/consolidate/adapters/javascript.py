@@ -8,6 +8,7 @@ record a workspace link, not the version a range is checked against).
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -61,18 +62,18 @@ def with_output(run: ToolRun) -> ToolRun:
 
 def pinned_tool_version(root_dir: Path, tool: str) -> str | None:
     """The version the root package.json's `packageManager` field pins for `tool` (`pnpm@11.19.0+sha...`
-    -> `11.19.0`); None when it pins nothing or another tool."""
+    -> `11.19.0`); None when it pins nothing or another tool. Read leniently: it is a hint about the
+    tool, and a broken manifest is reported by verification, not here."""
     file = root_dir / "package.json"
     if not file.is_file():
         return None
     try:
-        doc = load_json(file.as_posix(), file.read_bytes())
-    except Exception:   # a broken manifest is reported by the verification, not here
+        doc = json.loads(file.read_bytes())
+    except ValueError:
         return None
     field = doc.get("packageManager") if isinstance(doc, dict) else None
-    match = re.fullmatch(rf"{re.escape(tool)}@(\d+\.\d+\.\d+[^+]*)(\+.*)?", field.strip()) \
-        if isinstance(field, str) else None
-    return match.group(1) if match else None
+    match = re.match(rf"{re.escape(tool)}@(\d[^+]*)", field) if isinstance(field, str) else None
+    return match.group(1).strip() if match else None
 
 
 def major_mismatch(pinned: str, used: str) -> bool:

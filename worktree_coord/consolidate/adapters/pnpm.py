@@ -75,7 +75,7 @@ class PnpmAdapter(ToolAdapter):
         pinned = pinned_tool_version(self.root_dir, "pnpm")
         if pinned is None:
             return []
-        done = ToolAdapter.run(self, ("pnpm", "--version"))
+        done = self.run(("pnpm", "--version"))
         used = done.stdout.strip().splitlines()[-1] if done.ok and done.stdout.strip() else ""
         if not used or not major_mismatch(pinned, used):
             return []

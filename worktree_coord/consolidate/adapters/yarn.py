@@ -39,6 +39,7 @@ from worktree_coord.consolidate.adapters.base import FailureKind, ToolAdapter, T
 from worktree_coord.consolidate.adapters.javascript import (
     member_versions,
     package_version,
+    pinned_tool_version,
     split_package_key,
     with_output,
 )
@@ -80,15 +81,8 @@ def yarn_kind(root_dir: Path) -> YarnKind:
             return YarnKind.BERRY
         if b"# yarn lockfile v1" in head:
             return YarnKind.CLASSIC
-    manifest = root_dir / "package.json"
-    if manifest.is_file():
-        try:
-            field = json.loads(manifest.read_bytes()).get("packageManager")
-        except (ValueError, AttributeError):
-            field = None
-        if isinstance(field, str) and re.match(r"yarn@1\.", field):
-            return YarnKind.CLASSIC
-    return YarnKind.BERRY
+    pinned = pinned_tool_version(root_dir, "yarn")
+    return YarnKind.CLASSIC if pinned is not None and pinned.startswith("1.") else YarnKind.BERRY
 
 
 class YarnAdapter(ToolAdapter):
