@@ -58,6 +58,7 @@ Usage: python scripts/eval_merge_quality.py [--corpus main|sdist] [--fetch] [--s
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import difflib
 import json
 import os
@@ -427,6 +428,7 @@ def _print_why_unresolved(rows: dict[str, dict[str, list[int]]]) -> None:
 def history_main(args: argparse.Namespace) -> int:
     """Score merge_file on real merge commits (module docstring, `--corpus history`)."""
     import history_corpus
+    import whole_merge
 
     paths = args.repo or history_corpus.default_repositories()
     if not paths:
@@ -453,22 +455,8 @@ def history_main(args: argparse.Namespace) -> int:
     # of the resolved files it took part in (a file counts once under each of its rules).
     by_shape: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     shapes_of: dict[str, list[list[str]]] = {}
-    for case in cases:
-        base, left, right, result = (case.read(which) for which in ("base", "left", "right", "result"))
-        started = time.perf_counter()
-        ours = merge_file(base, left, right, case.path)
-        times.append((time.perf_counter() - started, case.name))
-        if case.git_clean:
-            git_merged = b""
-            if not ours.clean:
-                # Only semantic findings: the merge itself is git's, the check says what it broke.
-                verdict = "semantic" if all(c.kind == "semantic" for c in ours.conflicts) else "added"
-            else:
-                verdict = ("wrong" if ours.merged != result and line_merge(base, left, right).merged == result
-                           else "clean")
-        else:
-            git_merged = line_merge(base, left, right).merged
-            verdict = history_class(ours.merged, result, base, left, right, case.path) if ours.clean else "conflict"
+    def _score(case, versions, ours, verdict, git_merged) -> None:  # type: ignore[no-untyped-def]
+        base, left, right, result = versions
         for key in (case.language, "ALL"):
             row = stats[key]
             if case.git_clean:
@@ -483,7 +471,9 @@ def history_main(args: argparse.Namespace) -> int:
                 row["union"] += union_resolves(git_merged, result)
                 row["took_side"] += verdict == "diff" and result in (left, right)
             if not case.git_clean and not ours.clean and key != "ALL":
-                cell = why[why_unresolved(ours)][key]
+                reason = ("semantic check over the whole merge (a name another file breaks)" if verdict == "reported"
+                          else why_unresolved(ours))
+                cell = why[reason][key]
                 cell[0] += 1
                 cell[1] += union_resolves(git_merged, result)
         if args.by_shape and not case.git_clean and ours.clean:
@@ -505,7 +495,7 @@ def history_main(args: argparse.Namespace) -> int:
                 row["took_side"] += verdict == "diff" and result in (left, right)
         shown[verdict].append((case, ours))
         verdicts[case.name] = verdict
-        if dump is not None and verdict in ("diff", "human", "broken", "order", "wrong", "added", "semantic"):
+        if dump is not None and verdict in ("diff", "human", "broken", "order", "wrong", "added", "semantic", "reported"):
             folder = dump / verdict / case.name.replace("/", "__").replace(":", "__")
             folder.mkdir(parents=True, exist_ok=True)
             suffix = Path(case.path).suffix
@@ -514,21 +504,98 @@ def history_main(args: argparse.Namespace) -> int:
                 (folder / f"{stem}{suffix}").write_bytes(data)
             (folder / "NOTES").write_text(f"{case.name}\nstrategy {ours.strategy.value}\nnotes {ours.notes}\n")
 
+    # The whole merge (default): each merge commit's tree merge re-assembled as the product makes
+    # it and checked as the product checks it (scripts/whole_merge.py); a resolved file a finding
+    # names is `reported` (a conflict of kind semantic), counted by the verdict it would have had.
+    repositories = {history_corpus.repository_name(Path(path)): Path(path) for path in paths}
+    opened: dict[str, object] = {}
+    wholes: dict[str, whole_merge.WholeMerge] = {}
+    groups: dict[tuple[str, str], list] = {}
+    for case in cases:
+        groups.setdefault((case.repo, case.merge), []).append(case)
+    for (repo_name, merge), group in groups.items():
+        merged_cases = []
+        for case in group:
+            base, left, right, result = (case.read(which) for which in ("base", "left", "right", "result"))
+            started = time.perf_counter()
+            ours = merge_file(base, left, right, case.path)
+            times.append((time.perf_counter() - started, case.name))
+            merged_cases.append((case, (base, left, right, result), ours))
+        whole = None
+        if not args.file_only:
+            if repo_name not in opened:
+                import pygit2
+
+                location = repositories.get(repo_name)
+                opened[repo_name] = pygit2.Repository(str(location)) if location is not None else None
+            handle = opened[repo_name]
+            if handle is None:
+                whole = whole_merge.WholeMerge(error="repository not on this machine")
+            else:
+                try:
+                    whole = whole_merge.check_merge_commit(handle, merge, {c.path: o.merged for c, _, o in merged_cases})
+                except KeyError as exc:   # a partial snapshot without a blob the merge needs
+                    whole = whole_merge.WholeMerge(error=f"object missing: {exc}")
+            wholes[f"{repo_name}@{merge[:10]}"] = whole
+            if whole.seconds > 20:
+                print(f"whole merge: {repo_name}@{merge[:10]} took {whole.seconds:.0f} s ({whole.both_changed} files "
+                      f"both sides changed, {whole.structured} merged by merge_file)", file=sys.stderr)
+        for case, (base, left, right, result), ours in merged_cases:
+            named = whole is not None and case.path in whole.paths
+            if case.git_clean:
+                git_merged = b""
+                if not ours.clean:
+                    # Only semantic findings: the merge itself is git's, the check says what it broke.
+                    verdict = "semantic" if all(c.kind == "semantic" for c in ours.conflicts) else "added"
+                elif named:
+                    verdict = "semantic"
+                    for key in (case.language, "ALL"):
+                        stats[key]["xsem"] += 1
+                else:
+                    verdict = ("wrong" if ours.merged != result and line_merge(base, left, right).merged == result
+                               else "clean")
+            else:
+                git_merged = line_merge(base, left, right).merged
+                verdict = history_class(ours.merged, result, base, left, right, case.path) if ours.clean else "conflict"
+                if named and ours.clean:
+                    for key in (case.language, "ALL"):
+                        stats[key]["rep_" + verdict] += 1
+                        stats[key]["rep_took_side"] += verdict == "diff" and result in (left, right)
+                    verdict = "reported"
+                    ours = dataclasses.replace(ours, clean=False, notes=ours.notes + tuple(
+                        f"semantic (whole merge): {f.name} removed by {f.removed_by} in {f.definition_path}:"
+                        f"{f.definition_line}, used by {f.used_by} in {f.use_path}:{f.use_line}"
+                        for f in whole.findings if case.path in (f.use_path, f.definition_path)))
+            _score(case, (base, left, right, result), ours, verdict, git_merged)
+
     def pct(part: int, whole: int) -> str:
         return f"{part / whole:.1%}" if whole else "-"
 
     print(f"history corpus, part {args.part}: {len(cases)} files from {len({c.repo for c in cases})} repositories, "
           f"{len({c.merge for c in cases})} merge commits")
     print(f"{'language':<11}{'confl':>6}{'resolved':>9}{'res%':>7}{'exact':>6}{'order':>6}{'broken':>7}{'human':>6}{'diff':>5}{'1side':>6}"
-          f"{'agree%':>8}{'diff%':>7}{'union%':>7}{'clean':>7}{'added':>6}{'sem':>4}{'fixed':>6}{'wrong':>6}{'git-wrong':>10}")
+          f"{'agree%':>8}{'diff%':>7}{'union%':>7}{'clean':>7}{'added':>6}{'sem':>4}{'xsem':>5}{'fixed':>6}{'wrong':>6}{'git-wrong':>10}"
+          f"{'rep':>5}{'rep e/o/b/h/d':>15}")
     for language in sorted(stats, key=lambda name: (name == "ALL", name)):
         s = stats[language]
         resolved = s["resolved"]
         print(f"{language:<11}{s['git_conflicted']:>6}{resolved:>9}{pct(resolved, s['git_conflicted']):>7}"
               f"{s['exact']:>6}{s['order']:>6}{s['broken']:>7}{s['human']:>6}{s['diff']:>5}{s['took_side']:>6}"
               f"{pct(s['exact'] + s['order'], resolved):>8}{pct(s['diff'], resolved):>7}"
-              f"{pct(s['union'], s['git_conflicted']):>7}{s['git_clean']:>7}{s['added']:>6}{s['semantic']:>4}{s['sem_fixed']:>6}{s['wrong']:>6}"
-              f"{s['git_wrong']:>10}")
+              f"{pct(s['union'], s['git_conflicted']):>7}{s['git_clean']:>7}{s['added']:>6}{s['semantic']:>4}{s['xsem']:>5}{s['sem_fixed']:>6}{s['wrong']:>6}"
+              f"{s['git_wrong']:>10}{s['reported']:>5}"
+              f"{'/'.join(str(s['rep_' + v]) for v in ('exact', 'order', 'broken', 'human', 'diff')):>15}")
+    if wholes:
+        checked = [w for w in wholes.values() if not w.error]
+        spent = sorted(w.seconds for w in checked)
+        print(f"whole merge: {len(checked)} of {len(wholes)} merge commits checked"
+              + (f" ({len(wholes) - len(checked)} not: {sorted({w.error for w in wholes.values() if w.error})})"
+                 if len(checked) < len(wholes) else "")
+              + f", {sum(bool(w.findings) for w in checked)} with a finding ({sum(len(w.findings) for w in checked)} "
+              f"findings), {sum(w.both_changed for w in checked)} files both sides changed, "
+              f"{sum(w.structured for w in checked)} merged by merge_file besides the cases"
+              + (f"; time per merge median {spent[len(spent) // 2] * 1000:.0f} ms, p95 "
+                 f"{spent[int(len(spent) * 0.95)] * 1000:.0f} ms, max {spent[-1]:.1f} s" if spent else ""))
     if args.by_shape:
         _print_by_shape(by_shape)
     times.sort()
@@ -664,6 +731,9 @@ def main() -> int:
     parser.add_argument("--why-unresolved", action="store_true",
                         help="history: a census of the files git conflicts on that stay conflicted: which step "
                              "declined, per language, and how many keeping both sides' lines would resolve")
+    parser.add_argument("--file-only", action="store_true",
+                        help="history: score each file alone (rounds 1-4), without the semantic check of each merge "
+                             "commit's whole tree merge (a resolved file a finding names is `reported`)")
     parser.add_argument("--save", help="history: write every case's verdict to this JSON file")
     parser.add_argument("--compare", help="history: a --save file of an earlier run: print the cases whose verdict moved")
     parser.add_argument("--only", metavar="VERDICTS",

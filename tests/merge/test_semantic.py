@@ -5,9 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pygit2
+import pytest
 
 from tests.conftest import git, make_repo, write
 from worktree_coord.merge import FileVersions, check_file, check_tree_merge, find_broken_names
+from worktree_coord.merge.tree import changed_on_both_sides, check_merge
 
 UTIL = b"def parse(text):\n    return text.split()\n"
 APP = b"from pkg.util import parse\n\n\ndef main(text):\n    return text\n"
@@ -93,3 +95,31 @@ def test_ambiguous_module_resolution_is_not_guessed() -> None:
              FileVersions("b/util.py", util, util, util, util),
              FileVersions("c/app.py", app, app, uses, uses)]
     assert find_broken_names(files) == ()
+
+
+def test_check_merge_reads_the_merged_bytes_it_is_given_for_files_both_sides_changed(tmp_path: Path) -> None:
+    """`check_merge` is `check_tree_merge` for a merge not written as a tree (the history eval's
+    view): the same finding from the same merge, the given bytes read for the files both sides
+    changed, and a missing one named rather than guessed. The side that uses `parse` changed fewer
+    files and reaches util.py through an import that is an old line of app.py (the check's reach
+    filter once read only the added lines, and missed it)."""
+    app = APP + b"\n\ndef other():\n    return 1\n"
+    repo = make_repo(tmp_path / "repo", {"pkg/__init__.py": "", "pkg/util.py": UTIL.decode(), "pkg/app.py": app.decode()})
+    base = git(repo, "rev-parse", "HEAD")
+    ours = _commit(repo, {"pkg/util.py": b"def split(text):\n    return text.split()\n",
+                          "pkg/app.py": app.replace(b"return 1", b"return 2")}, "ours: parse renamed, other edited")
+    git(repo, "checkout", "-q", "-b", "theirs", base)
+    theirs = _commit(repo, {"pkg/app.py": app.replace(b"return text", b"return parse(text)")}, "theirs: parse used")
+    handle = pygit2.Repository(str(repo))
+    index = handle.merge_commits(ours, theirs)
+    assert not index.conflicts
+    merged_tree = index.write_tree(handle)
+    merged_app = handle[handle[merged_tree]["pkg/app.py"].id].data
+    assert list(changed_on_both_sides(handle, base, ours, theirs)) == ["pkg/app.py"]
+    expected = check_tree_merge(handle, base, ours, theirs, merged_tree)
+    assert [(f.name, f.definition_path, f.use_path) for f in expected] == [("parse", "pkg/util.py", "pkg/app.py")]
+    assert check_merge(handle, base, ours, theirs, {"pkg/app.py": merged_app}) == expected
+    # The given bytes are what is read: a merged app.py without the new use breaks nothing.
+    assert check_merge(handle, base, ours, theirs, {"pkg/app.py": app.replace(b"return 1", b"return 2")}) == ()
+    with pytest.raises(ValueError, match="pkg/app.py: changed on both sides"):
+        check_merge(handle, base, ours, theirs, {})

@@ -252,7 +252,9 @@ class _Check:
     def added_names(self, side: str) -> tuple[frozenset[bytes], bytes]:
         """The names the lines `side` added use (references found on them; every identifier-like
         word of them for a version that does not parse cleanly), over all the files it changed,
-        and the text of those lines (to tell which modules they can reach)."""
+        and the text of those lines with the modules of the imports their references go through
+        (to tell which modules they can reach: a new line reaches a module through an import that
+        may be an old line of its file)."""
         names: set[bytes] = set()
         texts: list[bytes] = []
         for path, versions in self.files.items():
@@ -269,13 +271,21 @@ class _Check:
                     if number <= len(lines):
                         names.update(_WORDS.findall(lines[number - 1]))
                 continue
-            names.update(ref.name.encode() for ref in symbols.references if ref.line in added)
+            new_uses = [ref for ref in symbols.references if ref.line in added]
+            names.update(ref.name.encode() for ref in new_uses)
+            through = {ref.receiver or ref.name for ref in new_uses}
+            texts.extend(f"{item.module} {item.name or ''}".encode() for item in symbols.imports if item.bound in through)
         return frozenset(names), b"\n".join(texts)
 
     # -- step 2: uses the other side added, resolved in the merged result ----------------------
     def uses(self, removals: list[_Removal], used_side: str) -> Iterator[SemanticFinding]:
         by_key = {(r.path, r.definition.container, r.definition.name): r for r in removals}
         tokens = {r.path: self.module_token(r.path) for r in removals}
+        wide = {path: self.package_wide(path) for path in tokens}
+        directories = {path: posixpath.dirname(path) for path in tokens}
+        by_name: dict[bytes, list[_Removal]] = {}
+        for removal in removals:
+            by_name.setdefault(removal.definition.name.encode(), []).append(removal)
         for path, versions in self.files.items():
             if versions.same(used_side, "base") or not versions.exists(used_side) or not versions.exists("merged"):
                 continue
@@ -283,9 +293,10 @@ class _Check:
             assert data is not None and versions.merged is not None
             # Cheapest first: a use in another file reaches a definition only through an import
             # naming its module (or, Go, from the same directory), so the file must mention it.
-            reachable = [r for r in removals if r.path == path or tokens[r.path] in data
-                         or (self.package_wide(r.path) and posixpath.dirname(r.path) == posixpath.dirname(path))]
-            names = {r.definition.name for r in reachable if r.definition.name.encode() in data}
+            # (By the names the file holds first: a big merge has thousands of removals and files.)
+            here = posixpath.dirname(path)
+            names = {r.definition.name for word in by_name.keys() & set(_WORDS.findall(data)) for r in by_name[word]
+                     if r.path == path or tokens[r.path] in data or (wide[r.path] and directories[r.path] == here)}
             if not names:
                 continue
             added = _added_lines(versions.base or b"", data)

@@ -14,6 +14,10 @@ textually; a mode changed on both sides to different values is a conflict.
 either side changed that a language with a semantic query handles, base/ours/theirs/merged read
 from the four trees, so a name one side removed in one file and the other side's new code uses in
 another file is found, as well as within one file git merged cleanly and never offered here.
+`check_merge` is the same check for a tree merge not written as a tree: the merged bytes of the
+paths both sides changed are given, every other path is the side that changed it (the history
+eval re-assembles the product's tree merge of a merge commit that way, writing nothing into the
+repository it reads).
 """
 
 from __future__ import annotations
@@ -126,18 +130,71 @@ def check_tree_merge(repo: pygit2.Repository, base: pygit2.Oid | str, ours: pygi
     trees = [repo[_oid(x)].peel(pygit2.Tree) for x in (base, ours, theirs, merged)]
     # Three diffs from the base give every version's blob id: a path a diff does not list is as
     # it was at the base (no per-path tree lookups, which cost more than the check on big merges).
-    changes = [_changes(trees[0], tree) for tree in trees[1:]]
+    files = _tree_files(repo, [_changes(trees[0], tree) for tree in trees[1:]])
+    return find_broken_names(files, labels=labels) if files else ()
+
+
+def changed_on_both_sides(repo: pygit2.Repository, base: pygit2.Oid | str, ours: pygit2.Oid | str,
+                          theirs: pygit2.Oid | str) -> dict[str, tuple[pygit2.Oid | None, pygit2.Oid | None,
+                                                                      pygit2.Oid | None]]:
+    """path -> (base, ours, theirs) blob ids (None: absent) of every regular file both sides
+    changed, to different contents, that the semantic check reads: the paths `check_merge` needs
+    merged bytes for."""
+    trees = [repo[_oid(x)].peel(pygit2.Tree) for x in (base, ours, theirs)]
+    left, right = (_changes(trees[0], tree) for tree in trees[1:])
+    out = {}
+    for path in sorted(set(left) & set(right)):
+        if semantic_profile(path) is None or left[path][1] == right[path][1]:
+            continue
+        sides = (left[path][0], left[path][1], right[path][1])
+        if all(oid is None or mode in (0o100644, 0o100755) for oid, mode in sides):
+            out[path] = tuple(oid for oid, _ in sides)
+    return out  # type: ignore[return-value]
+
+
+def check_merge(repo: pygit2.Repository, base: pygit2.Oid | str, ours: pygit2.Oid | str, theirs: pygit2.Oid | str,
+                merged: Mapping[str, bytes | None], *,
+                labels: tuple[str, str, str] = ("ours", "base", "theirs")) -> tuple[SemanticFinding, ...]:
+    """`check_tree_merge` for a merge not written as a tree: `merged` holds the merged bytes (None:
+    deleted) of every path `changed_on_both_sides` lists; a path one side changed is that side's
+    version, as in any tree merge. A path both sides changed that `merged` lacks is an error."""
+    trees = [repo[_oid(x)].peel(pygit2.Tree) for x in (base, ours, theirs)]
+    left, right = (_changes(trees[0], tree) for tree in trees[1:])
+    merged_sides: dict[str, tuple[Side, Side]] = {}
+    given: dict[str, bytes | None] = {}
+    for path in set(left) | set(right):
+        if path in left and path in right and left[path][1] != right[path][1] and semantic_profile(path) is not None:
+            if path not in merged:
+                raise ValueError(f"{path}: changed on both sides, and no merged bytes given for it "
+                                 "(give every path changed_on_both_sides lists)")
+            given[path] = merged[path]
+            merged_sides[path] = (left[path][0], (None, 0))   # the merged version is given below
+        else:
+            merged_sides[path] = left[path] if path in left else right[path]
+    files = _tree_files(repo, [left, right, merged_sides], given)
+    return find_broken_names(files, labels=labels) if files else ()
+
+
+def _tree_files(repo: pygit2.Repository, changes: list[dict[str, tuple[Side, Side]]],
+                given: Mapping[str, bytes | None] | None = None) -> list["_TreeFile"]:
+    """The semantic check's view of each regular file that ours or theirs changed (`changes`: the
+    diffs base -> ours, base -> theirs, base -> merged); `given`: merged bytes known already."""
+    given = given or {}
     paths = sorted(p for p in set(changes[0]) | set(changes[1]) if semantic_profile(p) is not None)
     files = []
     for path in paths:
         base_side = next((c[path][0] for c in changes if path in c), (None, _REGULAR))
         versions = [base_side] + [c.get(path, (None, base_side))[1] for c in changes]
+        if path in given:
+            versions[3] = (None, _REGULAR)
         if all(oid is None or mode in (0o100644, 0o100755) for oid, mode in versions):
-            files.append(_TreeFile(repo, path, [oid for oid, _ in versions]))
-    return find_broken_names(files, labels=labels) if files else ()
+            files.append(_TreeFile(repo, path, [oid for oid, _ in versions],
+                                   merged=given[path] if path in given else _UNSET))
+    return files
 
 
 Side = tuple[pygit2.Oid | None, int]   # a path's blob id (None: absent) and mode in one tree
+_UNSET = object()                       # _TreeFile: the merged version is read from its blob id
 
 
 def _changes(old: pygit2.Tree, new: pygit2.Tree) -> dict[str, tuple[Side, Side]]:
@@ -155,11 +212,15 @@ class _TreeFile:
 
     _NAMES = ("base", "left", "right", "merged")
 
-    def __init__(self, repo: pygit2.Repository, path: str, ids: list[pygit2.Oid | None]):
+    def __init__(self, repo: pygit2.Repository, path: str, ids: list[pygit2.Oid | None],
+                 merged: bytes | None | object = _UNSET):
         self.path = path
         self._repo = repo
-        self._ids = dict(zip(self._NAMES, ids))
+        self._ids: dict[str, object] = dict(zip(self._NAMES, ids))
         self._data: dict[str, bytes | None] = {}
+        if merged is not _UNSET:   # merged bytes given (not in the repository): never compared by id
+            self._ids["merged"] = None if merged is None else object()
+            self._data["merged"] = merged  # type: ignore[assignment]
 
     def version(self, which: str) -> bytes | None:
         if which not in self._data:
