@@ -287,7 +287,8 @@ LEFTOVER_TASK_STATES = frozenset({TaskState.STARTED, TaskState.FINISHED, TaskSta
                                   TaskState.REJECTED})
 _TASK_FIX = {"started": "finish it (wtc task finish T --run R) or abandon it (wtc task abandon T --run R)",
              "finished": "merge it: wtc merge --run R",
-             "conflict": "wtc task update T --run R, resolve the markers, then wtc task finish T --run R",
+             "conflict": "wtc task update T --run R, resolve the markers (a semantic conflict has none: use the "
+                         "name that replaced the removed one, or restore it), then wtc task finish T --run R",
              "failed": "wtc task update T --run R, fix what verification reported, then wtc task finish T --run R",
              "rejected": "fix the violations in its worktree, then wtc task finish T --run R"}
 

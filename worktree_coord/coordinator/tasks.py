@@ -10,6 +10,7 @@ deleted branch whose worktree still holds the work) and never commits twice.
 from __future__ import annotations
 
 import json
+import shlex
 import time
 from pathlib import Path
 from typing import Any, Sequence
@@ -308,6 +309,16 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
             # The way out travels in the JSON too (an agent reading `--json` or an MCP result has no
             # text renderer): fix the paths where they are, finish again.
             notes.append(f"fix the paths in {task.worktree} and run `wtc task finish {task_id} --run {run.run_id}` again")
+            outside = sorted({v["path"] for v in violations
+                              if v.get("rule") in ("outside_own", "symlink_outside_own", "symlink_outside_repo") and v["path"]})
+            if outside and task.worktree:
+                # The edits are committed on the branch by now: the exact way to give them up (after
+                # keeping them, for the lead or the task that owns those paths) saves an agent a guess.
+                paths = " ".join(shlex.quote(p) for p in outside)
+                notes.append(f"to give up the changes outside the boundary (keep them first: `git -C {task.worktree} "
+                             f"diff {since[:12]} HEAD -- {paths} > outside.patch`): `git -C {task.worktree} restore "
+                             f"--source={since[:12]} --staged --worktree -- {paths}`, then finish again; or ask "
+                             f"the lead to widen the boundary")
             result = TaskFinished(
                 exit_code=EXIT_BOUNDARY, run=run.run_id, task=task_id, state=TaskState.REJECTED.value, commit=tip,
                 branch=task.branch, changed=changed, violations=violations, worktree=task.worktree, notes=notes,
