@@ -42,7 +42,14 @@ reach a plain union would have. On files git merges cleanly: `added` (we conflic
 itself), `sem` (the merge is git's but the post-merge semantic check flags a name it broke: a
 finding, not a merge error), `fixed` (of those, the developers changed git's clean result in the
 merge commit; the others were committed as git merged them, broken or not), `wrong` (git was right
-and our clean result differs) and `git-wrong` (git's own result is not what was committed). `--part dev` (the default) scores the development part, `--part aside` the part kept
+and our clean result differs) and `git-wrong` (git's own result is not what was committed).
+Each merge commit is also scored as a whole (unless `--file-only`): its tree merge re-assembled as
+the product makes it (scripts/whole_merge.py: a file one side changed is that side's, a file both
+changed git's clean merge or ours) and checked as the merge queue checks it (the semantic check over
+every file either side changed, across files); a resolved file a finding names (its use or the
+removed definition) is `rep` (reported: a conflict of kind semantic, not resolved), broken down by
+the verdict it would have had (`rep e/o/b/h/d`); a git-clean file a finding names is `sem`, and
+`xsem` counts those only the whole-merge check found. `--part dev` (the default) scores the development part, `--part aside` the part kept
 aside (DEVELOPERS.md). `--why-unresolved` adds a census of the conflicted files we leave
 conflicted: the step that declined (a fallback's reason, a guard, or the structured merge's
 conflict steps: a member both sides edited, a region of an ordered container, a delete/modify...),
@@ -51,7 +58,7 @@ per language, with how many of them keeping both sides' lines would resolve (uni
 Usage: python scripts/eval_merge_quality.py [--corpus main|sdist] [--fetch] [--seed N] [--max-files N]
        [--show-wrong N]
        python scripts/eval_merge_quality.py --corpus history [--repo PATH]... [--part dev|aside|all]
-       [--language L] [--files profiles|appendable] [--show CLASS:N] [--dump DIR] [--save FILE] [--compare FILE [--only VERDICTS]]
+       [--language L] [--files profiles|appendable] [--file-only] [--show CLASS:N] [--dump DIR] [--save FILE] [--compare FILE [--only VERDICTS]]
        [--without GUARD]... [--by-shape] [--why-unresolved]
 """
 

@@ -123,3 +123,19 @@ def test_check_merge_reads_the_merged_bytes_it_is_given_for_files_both_sides_cha
     assert check_merge(handle, base, ours, theirs, {"pkg/app.py": app.replace(b"return 1", b"return 2")}) == ()
     with pytest.raises(ValueError, match="pkg/app.py: changed on both sides"):
         check_merge(handle, base, ours, theirs, {})
+
+
+def test_a_new_use_through_an_old_import_of_another_module_is_not_a_finding(tmp_path: Path) -> None:
+    """The negative of the test above: the new `parse(...)` goes through an (old) import of
+    pkg/other.py, so util's `parse` renamed away on the other side breaks nothing."""
+    app = b"from pkg.other import parse\n\n\ndef main(text):\n    return text\n\n\ndef other():\n    return 1\n"
+    repo = make_repo(tmp_path / "repo", {"pkg/__init__.py": "", "pkg/util.py": UTIL.decode(),
+                                         "pkg/other.py": UTIL.decode(), "pkg/app.py": app.decode()})
+    base = git(repo, "rev-parse", "HEAD")
+    ours = _commit(repo, {"pkg/util.py": b"def split(text):\n    return text.split()\n",
+                          "pkg/app.py": app.replace(b"return 1", b"return 2")}, "ours: util's parse renamed")
+    git(repo, "checkout", "-q", "-b", "theirs", base)
+    theirs = _commit(repo, {"pkg/app.py": app.replace(b"return text", b"return parse(text)")}, "theirs: parse used")
+    handle = pygit2.Repository(str(repo))
+    merged_tree = handle.merge_commits(ours, theirs).write_tree(handle)
+    assert check_tree_merge(handle, base, ours, theirs, merged_tree) == ()
