@@ -46,6 +46,7 @@ from .symbols import Definition, Import, Reference, Symbols, extract
 _SIDES = ("left", "right")
 _WORDS = re.compile(rb"[A-Za-z_$][\w$]*")
 _EXCERPT_LINES = 6
+_FEW_REMOVALS = 256    # up to this many removals, a file is searched for each (else its words are scanned)
 MAX_BYTES = 1_000_000   # a version bigger than this gives no removals and no uses
 
 
@@ -293,10 +294,14 @@ class _Check:
             assert data is not None and versions.merged is not None
             # Cheapest first: a use in another file reaches a definition only through an import
             # naming its module (or, Go, from the same directory), so the file must mention it.
-            # (By the names the file holds first: a big merge has thousands of removals and files.)
+            # With many removals (a big merge has thousands, and thousands of files), by the words
+            # the file holds first: one scan of the file instead of a search per removal.
             here = posixpath.dirname(path)
-            names = {r.definition.name for word in by_name.keys() & set(_WORDS.findall(data)) for r in by_name[word]
-                     if r.path == path or tokens[r.path] in data or (wide[r.path] and directories[r.path] == here)}
+            candidates = (removals if len(removals) <= _FEW_REMOVALS
+                          else [r for word in by_name.keys() & set(_WORDS.findall(data)) for r in by_name[word]])
+            names = {r.definition.name for r in candidates
+                     if (r.path == path or tokens[r.path] in data or (wide[r.path] and directories[r.path] == here))
+                     and r.definition.name.encode() in data}
             if not names:
                 continue
             added = _added_lines(versions.base or b"", data)
