@@ -139,3 +139,36 @@ def test_a_new_use_through_an_old_import_of_another_module_is_not_a_finding(tmp_
     handle = pygit2.Repository(str(repo))
     merged_tree = handle.merge_commits(ours, theirs).write_tree(handle)
     assert check_tree_merge(handle, base, ours, theirs, merged_tree) == ()
+
+
+FLAG_GO = "package cli\n\ntype BoolFlag struct {\n\tName string\n}\n"
+MAIN_GO = ('package main\n\nimport (\n\t"fmt"\n\n\t"github.com/x/cli"\n)\n\nfunc main() {\n\tfmt.Println("a")\n}\n'
+           "\n\nfunc other() int {\n\treturn 1\n}\n")
+MAIN_GO_USES = MAIN_GO.replace('fmt.Println("a")', 'fmt.Println(cli.BoolFlag{Name: "a"})')
+
+
+def _vendor_merge(tmp_path: Path, moved: bool) -> tuple[pygit2.Repository, str, str, str, pygit2.Oid]:
+    """Ours moves (or deletes) a vendored Go package `github.com/x/cli` out of cmd/vendor/ and
+    edits main.go elsewhere; theirs adds a use of `cli.BoolFlag` to main.go."""
+    repo = make_repo(tmp_path / "repo", {"cmd/vendor/github.com/x/cli/flag.go": FLAG_GO, "app/main.go": MAIN_GO})
+    base = git(repo, "rev-parse", "HEAD")
+    ours = _commit(repo, {"cmd/vendor/github.com/x/cli/flag.go": None,
+                          **({"vendor/github.com/x/cli/flag.go": FLAG_GO} if moved else {}),
+                          "app/main.go": MAIN_GO.replace("return 1", "return 2")}, "ours: vendor moved")
+    git(repo, "checkout", "-q", "-b", "theirs", base)
+    theirs = _commit(repo, {"app/main.go": MAIN_GO_USES}, "theirs: BoolFlag used")
+    handle = pygit2.Repository(str(repo))
+    return handle, base, ours, theirs, handle.merge_commits(ours, theirs).write_tree(handle)
+
+
+def test_a_go_package_moved_to_a_directory_the_same_import_names_is_not_a_finding(tmp_path: Path) -> None:
+    """etcd 9e0ab4807e: one side moved the vendored urfave/cli from cmd/vendor/ to vendor/, the
+    other side's new line uses `cli.BoolFlag`; the import resolves to both directories, and the
+    new one defines it: nothing broke."""
+    assert check_tree_merge(*_vendor_merge(tmp_path, moved=True)) == ()
+
+
+def test_a_go_package_deleted_while_the_other_side_uses_it_is_a_finding(tmp_path: Path) -> None:
+    [finding] = check_tree_merge(*_vendor_merge(tmp_path, moved=False))
+    assert (finding.name, finding.definition_path, finding.use_path) == \
+        ("BoolFlag", "cmd/vendor/github.com/x/cli/flag.go", "app/main.go")

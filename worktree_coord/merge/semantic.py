@@ -318,11 +318,22 @@ class _Check:
             for reference in merged.references:
                 if reference.line not in merged_lines or reference.name not in names:
                     continue
-                for target in self.targets(path, reference, merged):
+                targets = list(self.targets(path, reference, merged))
+                if any(target not in by_key and self.defined_in_merged(target) for target in targets):
+                    continue   # another file the use may mean defines it (a package moved: Go's vendor/)
+                for target in targets:
                     removal = by_key.get(target)
                     if removal is not None and self.broken(removal, used_side):
                         yield self.finding(removal, path, reference, used_side)
                         break
+
+    def defined_in_merged(self, target: tuple[str, tuple[str, ...], str]) -> bool:
+        path, container, name = target
+        versions = self.files.get(path)
+        if versions is None or not versions.exists("merged"):
+            return False
+        found = self.symbols(path, "merged", uses=False)
+        return found is not None and found.binds(container, name)
 
     def targets(self, path: str, reference: Reference, merged: Symbols) -> Iterator[tuple[str, tuple[str, ...], str]]:
         """The definitions (path, container, name) the use may mean; nothing when unsure."""
