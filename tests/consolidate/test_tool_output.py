@@ -89,3 +89,27 @@ def test_go_progress_is_noise_and_the_line_naming_the_network_failure_tells():
     # Without a network failure, a go progress line is still not what a person is shown.
     assert summarize_tool_output("go: downloading a v1\ngo: updates to go.mod needed; to update it:\n\tgo mod tidy") \
         == "go: updates to go.mod needed; to update it:"
+
+
+CARGO_UNREACHABLE = """\
+    Updating crates.io index
+error: failed to get `divan` as a dependency of package `clap_bench v0.0.0 (/tmp/u24/clap/.wtc/worktrees/r1/.consolidate/consolidate-e940edb1/clap_bench)`
+
+Caused by:
+  download of config.json failed
+
+Caused by:
+  [6] Could not resolve hostname (Could not resolve host: index.crates.io)
+"""
+
+
+def test_paths_in_the_consolidation_scratch_checkout_read_relative_to_the_repository():
+    # The scratch checkout is gone when a person reads the line: its absolute path says nothing.
+    line = summarize_tool_output(CARGO_UNREACHABLE)
+    assert "`clap_bench v0.0.0 (clap_bench)`" in line and ".consolidate" not in line
+    assert summarize_tool_output('npm error in "/w/.wtc/worktrees/r/.consolidate/consolidate-0a1b2c3d/package.json"') \
+        == 'npm error in "package.json"'
+    assert summarize_tool_output("error: in /w/.consolidate/consolidate-0a1b2c3d") == "error: in ."
+    # A path with a space cannot be told apart from the words before it: left as it is, never mangled.
+    spaced = "error: /tmp/a b/.consolidate/consolidate-0a1b2c3d/package.json"
+    assert summarize_tool_output(spaced) == spaced

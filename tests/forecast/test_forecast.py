@@ -135,6 +135,37 @@ def test_a_task_is_checked_onto_the_integration_tip_after_another_merged(coordin
     assert [(c["left"], c["right"]) for c in forecast.conflicts] == [("integration", "b")]
 
 
+def test_a_name_removed_in_one_file_and_used_in_another_is_predicted_by_task_check(coordinator):
+    # No file is shared: only the queue's tree-level semantic check sees it, and task check runs it.
+    renamer, user, bystander = start(coordinator, "renamer"), start(coordinator, "user"), start(coordinator, "bystander")
+    edit(renamer, "app/service.py", "def beta(x):", "def beta_times_two(x):")
+    edit(user, "app/other.py", "VALUE = 1\n", "from app.service import beta\n\nVALUE = beta(1)\n")
+    edit(bystander, "app/old.py", "return 0", "return 1")
+    check = coordinator.check_task("r1", "user")
+    assert check.exit_code == 1
+    rows = {r["target"]: r for r in check.onto}
+    assert rows["integration"]["clean"], "nothing merged yet"
+    assert "bystander" not in rows, "a task sharing no file and no name is not checked"
+    [found] = rows["renamer"]["conflicts"]
+    assert (found["kind"], found["path"], found["left"], found["right"]) == ("semantic", "app/other.py", "renamer", "user")
+    assert "beta" in found["detail"] and rows["renamer"]["files"] == []
+    # Once the rename merged, the prediction is onto integration, which is what finish then meets.
+    assert coordinator.finish_task("r1", "renamer").state == "merged"
+    onto = coordinator.check_task("r1", "user").onto[0]
+    assert onto["target"] == "integration" and [c["kind"] for c in onto["conflicts"]] == ["semantic"]
+    again = coordinator.check_task("r1", "user")
+    assert again.onto[0]["conflicts"] == onto["conflicts"] and again.stats["cache_hits"] >= 1
+    assert coordinator.finish_task("r1", "user").state == "conflict"
+
+
+def test_a_removed_name_nobody_uses_is_not_predicted(coordinator):
+    renamer, user = start(coordinator, "renamer"), start(coordinator, "user")
+    edit(renamer, "app/service.py", "def beta(x):", "def beta_times_two(x):")
+    edit(user, "app/other.py", "VALUE = 1\n", "from app.service import alpha\n\nVALUE = alpha(1)\n")
+    check = coordinator.check_task("r1", "user")
+    assert check.exit_code == 0 and [r["target"] for r in check.onto] == ["integration"]
+
+
 def test_a_finished_unmerged_branch_takes_part_and_repeat_calls_hit_the_cache(coordinator):
     a, b = start(coordinator, "a"), start(coordinator, "b")
     edit(a, "app/service.py", "return x * 2", "return x * 3")

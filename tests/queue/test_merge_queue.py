@@ -80,6 +80,28 @@ def test_a_conflict_says_why_the_structured_merge_kept_it(repo, coord):
     assert plain.state == "conflict" and [c["why"] for c in plain.conflicts] == [[]]
 
 
+def test_a_conflict_names_the_task_that_wrote_the_integration_side(repo, coord):
+    body = "".join(f"def f{i}():\n    return {i}\n\n\n" for i in range(8))
+    write(repo, {"packages/core/lib.py": body})
+    git(repo, "commit", "-qam", "eight functions")
+    coord.start_run("r2")
+    # Two tasks merge edits of one file in different functions; a third edits what the second did.
+    for task, old, new in (("top", "return 0", "return 100"), ("bottom", "return 6", "return 600"),
+                           ("clash", "return 6", "return -6")):
+        wt = Path(coord.start_task("r2", task, ["packages/core/**"]).worktree)
+        write(wt, {"packages/core/lib.py": body.replace(old, new)})
+    assert coord.finish_task("r2", "top").state == "merged"
+    assert coord.finish_task("r2", "bottom").state == "merged"
+    done = coord.finish_task("r2", "clash")
+    assert done.state == "conflict"
+    [conflict] = done.conflicts
+    assert sorted(conflict["last_changed_by"]) == ["bottom", "top"], "every merged task that changed the file"
+    assert conflict["written_by"] == ["bottom"], "only the task whose lines stand on the integration side"
+    from worktree_coord.cli.render import task_finished
+
+    assert "integration side written by bottom" in task_finished(done)
+
+
 def test_conflict_round_trip_through_update_and_a_second_finish(repo, coord):
     wt_a = Path(coord.start_task("r1", "a", ["packages/api/**"]).worktree)
     wt_b = Path(coord.start_task("r1", "b", ["packages/api/**"]).worktree)

@@ -103,7 +103,7 @@ def task_finished(r: TaskFinished) -> str:
             continue
         where = f" in {c['declaration']}" if c.get("declaration") else ""
         lines.append(f"  conflict  {c['path']}{where} lines {c.get('start_line')}-{c.get('end_line')} ({c['kind']})"
-                     + (f"; last changed by {', '.join(c['last_changed_by'])}" if c.get("last_changed_by") else ""))
+                     + _conflict_authors(c))
     for path, why in dict.fromkeys((c["path"], "; ".join(c["why"])) for c in r.conflicts if c.get("why")):
         lines.append(f"  why       {path}: {why}")
     if r.verification and not r.verification.get("ok", True):
@@ -135,6 +135,15 @@ def task_updated(r: TaskUpdated) -> str:
     else:
         lines.append(f"  merged cleanly; finish again to land it: wtc task finish {r.task} --run {r.run}")
     return "\n".join(lines)
+
+
+def _conflict_authors(conflict: dict[str, Any]) -> str:
+    """Who wrote the integration side of a conflict block, else which merged tasks changed the file."""
+    if conflict.get("written_by"):
+        return f"; integration side written by {', '.join(conflict['written_by'])}"
+    if conflict.get("last_changed_by"):
+        return f"; file last changed by {', '.join(conflict['last_changed_by'])}"
+    return ""
 
 
 def _semantic_line(f: dict) -> str:  # type: ignore[type-arg]
@@ -428,12 +437,12 @@ def run_snapshot_view(r: RunSnapshot) -> Any:
         parts.append(merges)
     if r.conflicts:
         conflicts = Table(title="conflicts", title_justify="left")
-        for name in ("task", "file", "declaration", "kind", "last changed by"):
+        for name in ("task", "file", "declaration", "kind", "integration side by"):
             conflicts.add_column(name)
         for c in r.conflicts:
             where = c["path"] + (f":{c['start_line']}" if c.get("start_line") else "")
             conflicts.add_row(c["task"], where, c.get("declaration") or "(file)", c.get("kind") or "",
-                              ", ".join(c.get("last_changed_by", [])))
+                              ", ".join(c.get("written_by") or c.get("last_changed_by", [])))
         parts.append(conflicts)
     return Group(*parts)
 

@@ -18,11 +18,17 @@ _NOISE = re.compile(r"^(warning|warn|npm WARN|npm warn|note|hint|help)\b[:!]?|^g
 _NETWORK = re.compile(r"dial tcp|no such host|connection refused|i/o timeout|TLS handshake|Could not resolve host|"
                       r"ECONNREFUSED|ENOTFOUND|ETIMEDOUT|EAI_AGAIN|network is unreachable", re.IGNORECASE)
 _CAUSED_BY = re.compile(r"^(Caused by:?|caused by:?)\s*$")
+# The consolidation relocks in a scratch checkout (<worktrees>/<run>/.consolidate/consolidate-<hex>,
+# see consolidation_phase.py) that is gone when a person reads the line: its paths are shown
+# relative to the repository ("clap_bench" rather than /tmp/.../consolidate-e940edb1/clap_bench).
+_SCRATCH = re.compile(r"(?<![^\s(\'\"`])(?:/[^\s/()'\"`]+)*/\.consolidate/consolidate-[0-9a-f]+(/|\b)")
 
 
 def summarize_tool_output(text: str) -> str:
     """The telling line of `text` (the first error, plus the last cause of a chain), at most
-    MAX_CHARS characters; text of one line comes back as it is (trimmed)."""
+    MAX_CHARS characters, paths in the consolidation's scratch checkout made repository-relative;
+    text of one line comes back as it is (trimmed)."""
+    text = _SCRATCH.sub(lambda m: "" if m.group(1) == "/" else ".", text)
     lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
     if len(lines) <= 1:
         return _clip(lines[0] if lines else "")

@@ -24,10 +24,14 @@ for the files that changed since its last call.
 Invariants: no ref moves (for a run kept on a remote, the local mirror of its integration branch is
 fetched first, as `report` does), no worktree file or index is written, the store is not written; the
 only writes are unreachable objects (the working files' blobs and the state trees) and the cache.
-Not predicted: cross-file semantic conflicts (a name removed in one file and used in another;
-the queue's tree-level check catches those at merge time), and reserved files (root manifests and
-lockfiles), which are consolidated, never text-merged: they are listed as overlaps with
-`reserved: true`, never as conflicts.
+Cross-file semantic conflicts (a name one side removes from one file and the other's new code uses
+in another: what the queue's tree-level check blocks at merge time) are predicted by `task check`,
+onto integration and onto each other task, when the semantic check blocks (the run's default): on
+a merged tree built from the two states, by the queue's own check, for a pair only when a word gone
+from a file one side changed is new in a file the other changed (a finding needs both); cached like
+file merges. The run-wide forecast (`wtc forecast`, the status column) predicts them per file only.
+Not predicted: reserved files (root manifests and lockfiles), which are consolidated, never
+text-merged: they are listed as overlaps with `reserved: true`, never as conflicts.
 """
 
 from __future__ import annotations
@@ -36,11 +40,12 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 import pygit2
 
@@ -54,6 +59,7 @@ from .base import CoordinatorBase, staged
 from .forecast_column import column_of, read_latest, write_latest
 
 INTEGRATION = "integration"
+_WORDS = re.compile(rb"[A-Za-z_$][\w$]*")
 CACHE_DIR = "forecast-cache"
 CACHE_VERSION = 1
 STATUS_THREADS = 4   # `git status` per worktree runs in parallel: it waits on the disk, not the CPU
@@ -158,15 +164,22 @@ class ForecastOperations(CoordinatorBase):
         others = self._states([r for r in records if r.task_id != task_id], tip)
         onto = []
         found = engine.merge_onto_integration(me, tip)
+        if me.base != tip:
+            found += engine.names_broken_across(me, INTEGRATION, me.base, tip, engine.integration_changes[me.base])
         onto.append({"target": INTEGRATION, "tip": tip, "clean": not found,
                      "files": sorted(engine.integration_overlap(me, tip)), "conflicts": found})
         for other in others:
             shared = sorted(set(me.changes) & set(other.changes))
-            if not shared:
+            across = engine.may_break_names(me, other)
+            if not shared and not across:
                 continue
             mergeable = [p for p in shared if not (matches(me.task.boundary.reserved, p)
                                                    or matches(other.task.boundary.reserved, p))]
             found = engine.merge_pair(me, other, mergeable)
+            if across:
+                base = me.base if me.base == other.base else self.git.merge_base(me.head, other.head)
+                theirs = other.changes if base == other.base else {c.path: c for c in self.git.changes(base, other.tree)}
+                found += engine.names_broken_across(me, other.name, base, other.tree, theirs)
             onto.append({"target": other.name, "state": other.task.state.value, "clean": not found,
                          "files": shared, "reserved": sorted(set(shared) - set(mergeable)),
                          "declarations": {p: {me.name: list(engine.declarations(me, p)),
@@ -243,6 +256,8 @@ class _Engine:
         self.memory: dict[str, dict[str, Any]] = {}
         self.declared: dict[tuple[str, str | None, str | None], tuple[str, ...]] = {}
         self.integration_changes: dict[str, dict[str, Change]] = {}
+        self.word_sets: dict[str, tuple[set[bytes], set[bytes]]] = {}
+        self.file_words: dict[str, set[bytes]] = {}
         self.merged = self.hits = self.pairs = 0
 
     def stats(self, started: float, tasks: int) -> dict[str, Any]:
@@ -292,9 +307,93 @@ class _Engine:
             found += [{"left": INTEGRATION, "right": state.name, "path": path} | c for c in outcome["conflicts"]]
         return found
 
+    # -- names one side removes and the other's new code uses, across files
+
+    def may_break_names(self, one: CurrentState, other: CurrentState) -> bool:
+        """Whether a word gone from a file one task changed appears new in a file the other changed:
+        a cross-file semantic finding needs both (a definition's name gone from its file, a use on
+        an added line), so a pair without one is never checked. Sure but incomplete: a name that
+        leaves its definition yet stays in the file (a comment) is not looked for, as the queue's
+        check at merge time still is."""
+        return self._may_break(self._words(one.tree + one.base, one.changes),
+                               self._words(other.tree + other.base, other.changes))
+
+    @staticmethod
+    def _may_break(one: tuple[set[bytes], set[bytes]], other: tuple[set[bytes], set[bytes]]) -> bool:
+        return bool(one[0] & other[1] or other[0] & one[1])
+
+    def _words(self, key: str, changes: dict[str, Change]) -> tuple[set[bytes], set[bytes]]:
+        """(words gone from, words new in) the changed files that have a semantic check."""
+        if key not in self.word_sets:
+            from ..merge.semantic import semantic_profile
+
+            gone: set[bytes] = set()
+            new: set[bytes] = set()
+            for change in changes.values():
+                if semantic_profile(change.path) is None:
+                    continue
+                before, after = self._file_words(change.old_oid), self._file_words(change.new_oid)
+                gone |= before - after
+                new |= after - before
+            self.word_sets[key] = (gone, new)
+        return self.word_sets[key]
+
+    def _file_words(self, oid: str | None) -> set[bytes]:
+        if oid is None:
+            return set()
+        if oid not in self.file_words:
+            self.file_words[oid] = set(_WORDS.findall(self._blob(oid) or b""))
+        return self.file_words[oid]
+
+    def names_broken_across(self, state: CurrentState, target: str, base: str, target_tree: str,  # tree or commit
+                            target_changes: dict[str, Change]) -> list[dict[str, Any]]:
+        """Semantic conflicts the merge of `state` onto `target_tree` (both from `base`) would have
+        across its files: the check the merge queue runs on a tree merge (`check_tree_merge`), on a
+        merged tree built here: the target's tree with the task's changes written over it, and for
+        a file both change, the structured merge of it (or the target's version when that conflicts:
+        its conflict is predicted already). Blocking mode only: in warn mode the queue merges."""
+        if self.semantic is not SemanticMode.BLOCK:
+            return []
+        mine = state.changes if base == state.base else {c.path: c for c in self.git.changes(base, state.tree)}
+        if not self._may_break(self._words(state.tree + base, mine), self._words(target_tree + base, target_changes)):
+            return []
+        key = hashlib.sha256(json.dumps([CACHE_VERSION, "across", base, target_tree, state.tree, target, state.name])
+                             .encode()).hexdigest()
+        return self._cached(key, lambda: {"conflicts": self._names_broken_now(state, target, base, target_tree,
+                                                                              target_changes, mine)})["conflicts"]
+
+    def _names_broken_now(self, state: CurrentState, target: str, base: str, target_tree: str,
+                          target_changes: dict[str, Change], mine: dict[str, Change]) -> list[dict[str, Any]]:
+        from ..merge import check_tree_merge, merge_file
+
+        repo = self.git.repo
+        edits: dict[str, tuple[str, int] | None] = {}
+        for path, change in mine.items():
+            theirs = target_changes.get(path)
+            if theirs is None:
+                edits[path] = None if change.new_oid is None else (change.new_oid, change.new_mode or 0o100644)
+            elif theirs.new_oid is not None and change.new_oid is not None and theirs.new_oid != change.new_oid:
+                merged = merge_file(self._blob(change.old_oid) or b"", self._blob(theirs.new_oid) or b"",
+                                    self._blob(change.new_oid) or b"", path, semantic=SemanticMode.OFF)
+                if merged.clean:
+                    edits[path] = (str(repo.create_blob(merged.merged)), theirs.new_mode or 0o100644)
+        if not edits:
+            return []
+        merged_tree = update_tree(repo, repo[pygit2.Oid(hex=target_tree)].peel(pygit2.Tree).id, edits)
+        self.pairs += 1
+        findings = check_tree_merge(repo, base, target_tree, state.tree, merged_tree,
+                                    labels=(target, "base", state.name))
+        return [{"left": target, "right": state.name, "path": f.use_path, "declaration": f.declaration,
+                 "kind": "semantic", "start_line": f.use_line, "end_line": f.use_line, "detail": f.message}
+                for f in findings]
+
     def _merge(self, path: str, base: str | None, left: str | None, right: str | None) -> dict[str, Any]:
         key = hashlib.sha256(json.dumps([CACHE_VERSION, path, base, left, right, self.semantic.value])
                              .encode()).hexdigest()
+        return self._cached(key, lambda: self._merge_now(path, base, left, right))
+
+    def _cached(self, key: str, compute: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+        """`compute()`'s outcome, from memory, the cache folder, or computed and stored there."""
         if key in self.memory:
             self.hits += 1
             return self.memory[key]
@@ -305,7 +404,7 @@ class _Engine:
             with contextlib.suppress(OSError):
                 os.utime(file)   # in use: `wtc gc` prunes only files no open run read or wrote (forecast_column.prune)
         except (OSError, ValueError):
-            outcome = self._merge_now(path, base, left, right)
+            outcome = compute()
             self.merged += 1
             _write_atomically(file, json.dumps(outcome))
         self.memory[key] = outcome

@@ -14,7 +14,7 @@ Invariants:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
 
 from ..boundary import matches
 from ..boundary.globs import literal_prefix
@@ -88,10 +88,23 @@ def _last_changed(merged_tasks: Iterable[TaskRecord]) -> dict[str, list[str]]:
     return touched
 
 
-def conflict_report(result: IntegrationResult, merged_tasks: Iterable[TaskRecord], task: str = ""
-                    ) -> list[dict[str, Any]]:
-    """One entry per conflict: path, declaration, lines, the three versions, and which merged tasks
-    last changed that file (most recent first); a semantic conflict also carries its finding
+def _written_by(integration_side: str, base: str, path: str, candidates: list[str],
+                added_lines: Callable[[str, str], set[str]] | None) -> list[str]:
+    """The merged tasks whose own change added a line of the integration side of one conflict
+    block (a line of `integration_side` not in `base`): who to ask about that side, rather than every task
+    that touched the file. Empty when unknown (no reader, or that side only deletes)."""
+    if added_lines is None:
+        return []
+    wanted = {line.strip() for line in integration_side.splitlines()} - {line.strip() for line in base.splitlines()} - {""}
+    return [name for name in candidates if wanted & added_lines(name, path)] if wanted else []
+
+
+def conflict_report(result: IntegrationResult, merged_tasks: Iterable[TaskRecord], task: str = "",
+                    added_lines: Callable[[str, str], set[str]] | None = None) -> list[dict[str, Any]]:
+    """One entry per conflict: path, declaration, lines, the three versions, which merged tasks
+    last changed that file (`last_changed_by`, most recent first) and, when `added_lines(task,
+    path)` can say which lines a merged task's own change added, which of them wrote the
+    integration side of that block (`written_by`); a semantic conflict also carries its finding
     (`semantic`: the name, the definition's old place, the new use, and both tasks)."""
     merged_tasks = list(merged_tasks)
     touched = _last_changed(merged_tasks)
@@ -117,6 +130,9 @@ def conflict_report(result: IntegrationResult, merged_tasks: Iterable[TaskRecord
             report.append(base | {
                 "declaration": block.declaration, "start_line": block.start_line, "end_line": block.end_line,
                 "base": _excerpt(block.base), "ours": _excerpt(block.ours), "theirs": _excerpt(block.theirs),
+                # The queue merges the task (theirs) onto the integration tip (ours).
+                "written_by": _written_by(block.ours, block.base, item.path, touched.get(item.path, []),
+                                          added_lines),
             })
     return report
 

@@ -19,7 +19,9 @@ import posixpath
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
+
+import pygit2
 
 from . import merge_queue as queue
 from ..store import leases
@@ -191,7 +193,7 @@ class MergeOperations(CoordinatorBase):
 
     def _record_conflict(self, run: RunRecord, task: TaskRecord, outcome: IntegrationResult) -> TaskFinished:
         merged = self.store.list_tasks(run.run_id, [TaskState.MERGED])
-        conflicts = queue.conflict_report(outcome, merged, task.task_id)
+        conflicts = queue.conflict_report(outcome, merged, task.task_id, self._added_lines_reader(run, merged))
         base_result = {k: v for k, v in task.result.items() if k not in ("conflicts", "merge", "verification", "reason")}
         notes = []
         if any(c["kind"] != "semantic" for c in conflicts):
@@ -210,6 +212,25 @@ class MergeOperations(CoordinatorBase):
                              {"paths": sorted({c["path"] for c in conflicts})})
         self.reporter.event("task.conflict", run=run.run_id, task=task.task_id, conflicts=conflicts)
         return result
+
+    def _added_lines_reader(self, run: RunRecord, merged: list[TaskRecord]) -> Callable[[str, str], set[str]]:
+        """`(task, path) -> the lines that task's own commit added to path` (stripped, as a set),
+        read from objects this clone holds (never a fetch: an unknown task or blob gives nothing)."""
+        commits = {t.task_id: t.result.get("commit") for t in merged}
+        repo = self.git.repo
+
+        def local_lines(commit: str | None, path: str) -> set[str]:
+            try:
+                entry = repo[commit].peel(pygit2.Tree)[path] if commit and commit in repo else None
+            except KeyError:
+                return set()
+            if entry is None or entry.type_str != "blob" or entry.id not in repo:
+                return set()
+            return {line.strip() for line in repo[entry.id].read_raw().decode("utf-8", "replace").splitlines()}
+
+        def added(task_id: str, path: str) -> set[str]:
+            return local_lines(commits.get(task_id), path) - local_lines(run.base, path)
+        return added
 
     def _record_merged(self, run: RunRecord, task: TaskRecord, merge_commit: str | None, old_tip: str,
                        new_tip: str, *, path: str, resolved: list[str], already: bool,

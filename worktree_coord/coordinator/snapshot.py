@@ -62,7 +62,8 @@ class SnapshotOperations(CoordinatorBase):
                                       "declaration": conflict.get("declaration", ""),
                                       "kind": conflict.get("kind", ""),
                                       "start_line": conflict.get("start_line"),
-                                      "last_changed_by": list(conflict.get("last_changed_by", []))})
+                                      "last_changed_by": list(conflict.get("last_changed_by", [])),
+                                      "written_by": list(conflict.get("written_by", []))})
         merges.sort(key=lambda m: (-m["at"], m["task"]))
         intents: dict[str, int] = {}
         for row in self.store.list_intents(run_id):
