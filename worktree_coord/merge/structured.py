@@ -54,8 +54,9 @@ How a container merges (module, class body, object literal, import list, ...):
      the other side's new lines inside use: a renamed parameter), else a line merge of the
      member's text, whose conflicts are then localized to that declaration. A member a side
      inserted into a one-line list the other side broke onto lines takes the other side's layout.
-Invariants: code nobody touched is copied byte for byte; a move on both sides or against the other
-side's edit, new members whose text repeats the edge of a neighbour the other side edited there
+Invariants: code nobody touched is copied byte for byte; a move of one member on both sides, a move
+against a deletion, a move touching the other side's edit that no union of keyed members places,
+new members whose text repeats the edge of a neighbour the other side edited there
 when the side's own line diff puts them inside that neighbour (the two readings disagree), an
 unexpected node between members, or a conflict that would not start and end on a line boundary
 makes the container Unmergeable (never a guess). Blank lines between a nested container's header
@@ -890,10 +891,13 @@ class StructuredMerge:
         maps = {"L": lmap, "R": rmap}
         if deleted.get(b_ids[index - 1]) != removing or successor not in lmap or successor not in rmap:
             return {}, None
-        base_lead = bmap[successor].lead
-        if maps[inserting][successor].lead != base_lead or maps[removing][successor].lead == base_lead:
+        base_lead, new_lead = bmap[successor].lead, maps[removing][successor].lead
+        # Only layout (blank lines, indentation): a comment the removing side wrote is the
+        # successor's own and stays with it.
+        if maps[inserting][successor].lead != base_lead or new_lead == base_lead or new_lead.strip() \
+                or base_lead.strip():
             return {}, None
-        return {run[0][1]: maps[removing][successor].lead}, base_lead
+        return {run[0][1]: new_lead}, base_lead
 
     @staticmethod
     def _sorted_run(run, index, b_ids, bmap, lmap, rmap):  # type: ignore[no-untyped-def]
