@@ -39,7 +39,8 @@ GIT_IDENTITY = {"GIT_AUTHOR_NAME": "orchestrator", "GIT_AUTHOR_EMAIL": "orchestr
 
 
 def build_scratch_repo(root: Path, packages: int) -> Path:
-    """A small monorepo: a root package.json and `packages/pN/src/index.js` for N packages."""
+    """A small monorepo: a root package.json and its package-lock.json, and `packages/pN/src/index.js`
+    for N packages."""
     repo = root / "repo"
     (repo / "packages").mkdir(parents=True)
     (repo / "package.json").write_text('{\n  "name": "scratch",\n  "private": true,\n  "workspaces": ["packages/*"]\n}\n')
@@ -49,6 +50,10 @@ def build_scratch_repo(root: Path, packages: int) -> Path:
         (source / "index.js").write_text(f"export function p{index}() {{\n  return {index};\n}}\n")
         (source.parent / "package.json").write_text(f'{{\n  "name": "p{index}",\n  "version": "1.0.0"\n}}\n')
     env = dict(os.environ, **GIT_IDENTITY)
+    # The monorepo commits its lockfile, as most do: consolidation keeps it current (a project that
+    # commits none gets its manifest edited and no lockfile). Workspace packages only: no network.
+    subprocess.run(["npm", "install", "--package-lock-only", "--offline", "--ignore-scripts", "--no-audit",
+                    "--no-fund"], cwd=repo, check=True, capture_output=True)
     for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-q", "-m", "scratch monorepo"]):
         subprocess.run(["git", *args], cwd=repo, env=env, check=True)
     return repo

@@ -95,6 +95,15 @@ def test_explicit_base_head_and_target(tmp_path):
     assert report.exit_code == 3
 
 
+def test_a_base_outside_the_heads_history_is_a_usage_error_pointing_at_target(tmp_path):
+    # `--base main` where main moved since the branch left it: the diff would undo main's own commits.
+    s = messy_branch(tmp_path)
+    with pytest.raises(UsageError) as caught:
+        check(s.repo, head="feature", base="main", own=["packages/api/**"])
+    assert caught.value.exit_code == 2 and "not in the history of the head" in caught.value.message
+    assert "--target main" in caught.value.fix
+
+
 def test_bad_revision_is_a_usage_error(tmp_path):
     s = clean_branch(tmp_path)
     with pytest.raises(UsageError) as caught:

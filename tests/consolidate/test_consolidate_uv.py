@@ -135,3 +135,31 @@ def test_a_workspace_requirement_the_lock_cannot_meet_is_dropped_by_verification
     assert [c.intent.task for c in result.applied] == ["good"]
     assert plain(load_toml("uv.lock", (ws / "uv.lock").read_bytes()))["requires-python"] == ">=3.11, <4"
     assert b"lib-b>=5" not in (ws / "pyproject.toml").read_bytes()
+
+
+@pytest.mark.parametrize("manifest, old, new, lockfile", [
+    ("pyproject.toml", '    "click>=8",\n', '    "click>=8",\n    "rich>=13",\n', "uv.lock"),
+    ("package.json", '"left-pad": "^1.3.0"', '"left-pad": "^1.3.0", "chalk": "^5.3.0"', "package-lock.json"),
+])
+def test_a_project_that_locks_nothing_gets_its_manifest_edited_and_no_lockfile(tmp_path, tool_env, manifest, old,
+                                                                                new, lockfile):
+    # A library without a committed lockfile (black: hatch, no uv.lock): consolidation must not add one
+    # (nor fail offline trying to resolve the whole project to write it).
+    texts = {"pyproject.toml": '[project]\nname = "lib"\nversion = "1.0"\ndependencies = [\n    "click>=8",\n]\n',
+             "package.json": '{\n  "name": "lib",\n  "version": "1.0.0",\n  "dependencies": {"left-pad": "^1.3.0"}\n}\n'}
+    ws = tmp_path / "ws"
+    write(ws, {manifest: texts[manifest]})
+    base = (ws / manifest).read_bytes()
+    intents = derive_intents(manifest, base, base.replace(old.encode(), new.encode()), task="t")
+    [result] = consolidate(ws, intents, env=tool_env).roots
+    assert result.state == RootState.APPLIED, result.error
+    assert result.files_changed == (manifest,) and not (ws / lockfile).exists()
+    edited = (ws / manifest).read_text()
+    assert ("rich>=13" if manifest == "pyproject.toml" else '"chalk": "^5.3.0"') in edited
+    relock_argv = list(adapter_for("uv" if lockfile == "uv.lock" else "npm", ws, "", env=tool_env).config.relock)
+    assert [run["argv"] for run in result.tool_runs if run["argv"][:len(relock_argv)] == relock_argv] == [], \
+        "the relock never ran"
+    assert any(f"has no {lockfile}" in warning for warning in result.warnings)
+    # A task that asks for the lockfile itself (a relock intent) still gets it relocked.
+    relock = derive_intents(lockfile, None, b"{}" if lockfile.endswith(".json") else b"version = 1\n", task="r")
+    assert relock and all(i.op.value == "relock" for i in relock)

@@ -42,6 +42,27 @@ def test_edit_outside_own_is_rejected_and_can_be_fixed(repo, coord):
     assert [c["path"] for c in second.changed] == ["packages/api/index.js"]
 
 
+def test_the_rejection_gives_the_command_that_gives_up_the_outside_edits_and_it_works(repo, coord):
+    wt = start(coord)
+    write(wt, {"packages/api/index.js": "ok\n", "packages/web/index.js": "not yours\n", "docs/new page.md": "new\n"})
+    os.remove(wt / "docs/guide.md")
+    first = coord.finish_task("r1", "api")
+    [note] = [n for n in first.notes if "to give up the changes outside the boundary" in n]
+    keep = note.split("(keep them first: `")[1].split("`")[0]
+    restore = note.split("): `")[1].split("`")[0]
+    assert "'docs/new page.md'" in restore, "paths are quoted for the shell"
+    # Run them as an agent would, from its shell: the patch keeps the work, the restore gives it up.
+    import subprocess
+
+    subprocess.run(keep, shell=True, cwd=wt, check=True)
+    assert "not yours" in (wt / "outside.patch").read_text()
+    (wt / "outside.patch").unlink()
+    subprocess.run(restore, shell=True, cwd=wt, check=True)
+    second = coord.finish_task("r1", "api")
+    assert second.state == "merged", second.violations
+    assert [c["path"] for c in second.changed] == ["packages/api/index.js"]
+
+
 def test_reserved_root_manifest_edit_is_kept_aside_not_a_violation(repo, coord):
     wt = start(coord)
     write(wt, {"package.json": '{"name": "root", "dependencies": {"lodash": "^4"}}\n',
@@ -144,4 +165,5 @@ def test_violation_through_the_cli_exits_3_with_every_path(repo):
     assert finished["state"] == "rejected"
     assert {v["path"] for v in finished["violations"]} == {"packages/web/index.js", "docs/new.md"}
     # The way out is in the JSON too (an agent reading --json or an MCP result has no text renderer).
-    assert finished["notes"] == [f"fix the paths in {wt} and run `wtc task finish t --run r1` again"]
+    assert finished["notes"][0] == f"fix the paths in {wt} and run `wtc task finish t --run r1` again"
+    assert "restore --source=" in finished["notes"][1] and "docs/new.md packages/web/index.js" in finished["notes"][1]

@@ -70,6 +70,14 @@ def check(repo: str | os.PathLike[str] = ".", *, head: str | None = None, base: 
     target_name = target_name or revisions.default_target(git)
     target_tip = revisions.resolve(git, target_name, "target")
     base_sha = revisions.resolve(git, base, "base") if base else revisions.merge_base(git, head_sha, target_tip)
+    if base and base_sha != head_sha and not git.is_ancestor(base_sha, head_sha):
+        # The diff from a base that is not in the head's history undoes the base's own commits: every
+        # one of them would read as the branch's change. Mostly --base given where --target was meant.
+        raise UsageError(f"--base {base!r} ({base_sha[:12]}) is not in the history of the head {head_sha[:12]}: "
+                         "the branch's changes are measured from its base, which must be an ancestor",
+                         fix=f"to check a merge into {base!r}, pass --target {base} (the base defaults to the "
+                             "merge base); or pass the commit the branch started from as --base",
+                         details={"base": base_sha, "head": head_sha})
     manifest_boundary = (_choose_manifest(git, base_sha, head_manifest, manifest_path, explicit=manifest is not None)
                          if use_manifest else None)
     if head_error is not None and (manifest_boundary is None or manifest_boundary.version != "base"):

@@ -12,6 +12,8 @@ Invariants:
 - any other relock failure bisects the ordered changes (apply a prefix, relock) to name the first
   change that breaks it, drops it as a culprit and consolidates the rest;
 - a base lockfile holding conflict markers is refused (FAILED) before anything is written;
+- a root that locks nothing (no lockfile; npm, uv, Poetry, Cargo) has its manifests edited and
+  verified, and is not relocked, unless a relock intent asks for the lockfile;
 - same directory content and intents in any order give byte-identical results; a second run over
   its own output changes nothing (UNCHANGED).
 """
@@ -36,6 +38,10 @@ from worktree_coord.errors import WtcError
 from worktree_coord.events import NullReporter, Reporter, stage
 
 MAX_CULPRITS = 8
+# Ecosystems where committing a lockfile is the project's choice (libraries often lock nothing):
+# a root without one has its manifests edited and is not relocked, so consolidation never adds a
+# lockfile the project does not track (unless a task asked for one: a relock intent). Go is not among them: go.sum is what makes a module build.
+OPTIONAL_LOCK = (Ecosystem.NPM, Ecosystem.UV, Ecosystem.POETRY, Ecosystem.CARGO)
 
 
 class _Snapshot:
@@ -149,6 +155,9 @@ def consolidate_root(
     def result(state: RootState, **fields) -> RootResult:
         return RootResult(eco.value, root, state, tool_runs=tuple(r.to_json() for r in adapter.runs), **fields)
 
+    # (a relock intent asks for the lockfile itself: a task that created or edited one)
+    lockless = (eco in OPTIONAL_LOCK and not any(i.op == Op.RELOCK for i in intents)
+                and not any((workdir / lockfile).is_file() for lockfile in adapter.lockfiles()))
     try:
         for lockfile in adapter.lockfiles():
             if (workdir / lockfile).is_file():
@@ -187,7 +196,10 @@ def consolidate_root(
             bad_ids = {id(c.change) for c in bad}
             ordered = [c for c in ordered if id(c) not in bad_ids]
             continue
-        run, failure = _relock(adapter, offline, reporter)
+        if lockless:
+            failure = None
+        else:
+            run, failure = _relock(adapter, offline, reporter)
         if failure == FailureKind.OFFLINE_MISS:
             return restore_and(RootState.NEEDS_NETWORK, error={
                 "kind": "needs_network", "message": f"`{' '.join(run.argv)}` needs packages that are not cached",
@@ -220,7 +232,7 @@ def consolidate_root(
             ordered = ordered[:index] + ordered[index + 1:]
             continue
         manifests = sorted({c.intent.manifest for c in ordered} | {join(root, MANIFEST_OF[eco])})
-        problems = verify_root(adapter, tuple(ordered), manifests)
+        problems = verify_root(adapter, tuple(ordered), manifests, relocked=not lockless)
         if not problems:
             break
         blamed = [p for p in problems if p.change is not None]
@@ -248,6 +260,9 @@ def consolidate_root(
                       culprits=tuple(culprits), warnings=warnings, error=error)
     methods = tuple((c.intent.intent_id, adapter.edit_methods.get(c.intent.intent_id, "")) for c in ordered)
     warnings += tuple(adapter.relock_warnings())
+    if lockless:
+        warnings += (f"{root or '.'} has no {adapter.lock_name}: its manifests were edited and nothing was relocked "
+                     f"(the project locks nothing; commit a {adapter.lock_name} to have consolidation keep it current)",)
     if diff.unexplained:
         warnings += (f"the relock also moved {len(diff.unexplained)} package(s) no intent names: "
                      + "; ".join(diff.unexplained[:8]) + ("; ..." if len(diff.unexplained) > 8 else "")

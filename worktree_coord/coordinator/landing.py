@@ -49,11 +49,17 @@ class LandingOperations(CoordinatorBase):
                             "last, not necessarily the remote's now")
         tip = self.git.ref_target(f"refs/heads/{run.integration_ref}") or run.base
         task_records = self.store.list_tasks(run_id)
+        events = self.store.events(run_id)
+        widened: dict[str, list[dict[str, Any]]] = {}
+        for event in events:   # boundaries the lead widened after start: part of what a reviewer checks
+            if event.get("kind") == "task.widened":
+                widened.setdefault(event["task_id"], []).append(event["data"])
         for task in task_records:
             merge = task.result.get("merge") or {}
             tasks.append({"task": task.task_id, "state": task.state.value, "branch": task.branch, "head": task.head,
                           "merge_commit": merge.get("merge_commit"),
-                          "files": [c["path"] for c in task.result.get("changed", [])]})
+                          "files": [c["path"] for c in task.result.get("changed", [])],
+                          "widened": widened.get(task.task_id, [])})
             if task.state is TaskState.MERGED:
                 if merge.get("verification"):
                     checks.append({"task": task.task_id} | merge["verification"])
@@ -86,7 +92,6 @@ class LandingOperations(CoordinatorBase):
                 warnings.append(f"{onto} moved since the run was pinned: landing needs the integration branch "
                                 f"brought up to date (wtc sync --run {run_id} --from {onto})")
         files = self._landing_files(run, land_from, tip, task_records)
-        events = self.store.events(run_id)
         consolidation = self._consolidation_rows(run_id, events)
         for row in consolidation:     # e.g. the relock moved packages no intent names: a person reviews it
             warnings += [f"consolidation of {row['ecosystem']} root {row['root'] or '.'}: {w}" for w in row["warnings"]]
@@ -287,7 +292,8 @@ LEFTOVER_TASK_STATES = frozenset({TaskState.STARTED, TaskState.FINISHED, TaskSta
                                   TaskState.REJECTED})
 _TASK_FIX = {"started": "finish it (wtc task finish T --run R) or abandon it (wtc task abandon T --run R)",
              "finished": "merge it: wtc merge --run R",
-             "conflict": "wtc task update T --run R, resolve the markers, then wtc task finish T --run R",
+             "conflict": "wtc task update T --run R, resolve the markers (a semantic conflict has none: use the "
+                         "name that replaced the removed one, or restore it), then wtc task finish T --run R",
              "failed": "wtc task update T --run R, fix what verification reported, then wtc task finish T --run R",
              "rejected": "fix the violations in its worktree, then wtc task finish T --run R"}
 
