@@ -72,7 +72,7 @@ class LandingOperations(CoordinatorBase):
             elif task.state is TaskState.FAILED and task.result.get("verification"):
                 checks.append({"task": task.task_id} | task.result["verification"])
         leftovers = self._leftovers(run_id, task_records)
-        warnings += leftover_warnings(run_id, leftovers)
+        warnings += leftover_warnings(run_id, leftovers, reasons=False)   # intents_pending holds them
         unapplied = [row for rows in leftovers["intents"].values() for row in rows]
         target = None
         land_from = run.base
@@ -343,12 +343,13 @@ def leftover_summary(leftovers: dict[str, Any]) -> str:
     return "; ".join(parts)
 
 
-def leftover_warnings(run_id: str, leftovers: dict[str, Any]) -> list[str]:
-    """One line per leftover, each with its fix."""
+def leftover_warnings(run_id: str, leftovers: dict[str, Any], *, reasons: bool = True) -> list[str]:
+    """One line per leftover, each with its fix; without `reasons` an intent's reason (a tool's
+    error, often long) is left to where it is shown already (the report's intent lines)."""
     out = []
     for state, rows in sorted(leftovers["intents"].items()):
         for row in rows:
-            why = f": {row['reason']}" if row.get("reason") else ""
+            why = f": {row['reason']}" if row.get("reason") and reasons else ""
             what = " ".join(part for part in (row["op"], row["name"]) if part)   # a relock has no name
             out.append(f"intent {row['intent']} ({what} in {row['manifest']}, task {row['task']}) "
                        f"is {state}{why}; landing leaves it out. Fix: {row['fix']}")
