@@ -144,6 +144,23 @@ class TaskAbandoned(Result):
 
 
 @dataclass(frozen=True)
+class TaskWidened(Result):
+    """`wtc task widen`: the lead gave a live task more of the repository (`added_own`, `added_read`,
+    with `why`); `boundary` is the whole boundary now, `overlaps` the live tasks the new globs meet."""
+
+    run: str = ""
+    task: str = ""
+    state: str = ""
+    boundary: dict[str, Any] = field(default_factory=dict)
+    added_own: list[str] = field(default_factory=list)
+    added_read: list[str] = field(default_factory=list)
+    why: str = ""
+    overlaps: list[dict[str, Any]] = field(default_factory=list)
+    sparse_cone: list[str] | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
 class RunStatus(Result):
     runs: list[dict[str, Any]] = field(default_factory=list)
     tasks: list[dict[str, Any]] = field(default_factory=list)

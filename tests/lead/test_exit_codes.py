@@ -85,6 +85,9 @@ CASES = [
     ("task check", ["task", "check", "ghost", "--run", "r", "--repo", "{repo}"], 5),
     ("forecast", ["forecast", "--run", "r", "--repo", "{repo}"], 0),
     ("forecast", ["forecast", "--run", "nope", "--repo", "{repo}"], 5),
+    ("task widen", ["task", "widen", "t", "--run", "r", "--read", "docs/**", "--why", "docs", "--repo", "{repo}"], 0),
+    ("task widen", ["task", "widen", "t", "--run", "r", "--repo", "{repo}"], 2),          # nothing to widen
+    ("task widen", ["task", "widen", "ghost", "--run", "r", "--own", "x/**", "--repo", "{repo}"], 5),
     ("task update", ["task", "update", "t", "--run", "r", "--repo", "{repo}"], 0),
     ("task update", ["task", "update", "ghost", "--run", "r", "--repo", "{repo}"], 5),
     ("task finish", ["task", "finish", "ghost", "--run", "r", "--repo", "{repo}"], 5),

@@ -20,7 +20,7 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
-WRITE_TOOLS = {"run_start", "task_start", "task_finish", "task_update", "task_abandon", "merge", "consolidate",
+WRITE_TOOLS = {"run_start", "task_start", "task_finish", "task_update", "task_abandon", "task_widen", "merge", "consolidate",
                "intent_add", "intent_retry", "intent_drop", "sync", "land"}
 
 

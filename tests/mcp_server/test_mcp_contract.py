@@ -24,7 +24,7 @@ from tests.conftest import git, write
 from tests.mcp_server.helpers import (ASKED, WRITE_TOOLS, accept, call, check_result, decline, http_server,
                                       http_session, list_tools, server_command, stdio_session)
 
-TOOLS = {"run_start", "task_start", "task_finish", "task_update", "task_abandon", "task_status", "merge",
+TOOLS = {"run_start", "task_start", "task_finish", "task_update", "task_abandon", "task_widen", "task_status", "merge",
          "consolidate", "intent_add", "intent_list", "intent_retry", "intent_drop", "check", "report", "sync",
          "merge_file", "land", "plan_add", "plan_list", "task_check", "forecast"}
 KEYLESS_WRITES = {"plan_add"}   # idempotent by content: the same rule added again is returned as it is
@@ -186,7 +186,7 @@ def test_errors_carry_their_class_message_and_fix(repo):
             assert (rejected["exit_code"], rejected["state"]) == (3, "rejected") and result.is_error
             assert rejected["violations"] == [{"path": "packages/api/index.js", "rule": "outside_own",
                                                "detail": "modified a path outside --own ['packages/web/index.js']"}]
-            assert "wtc task finish web --run r" in rejected["notes"][-1], "the fix is in the structured content"
+            assert any("wtc task finish web --run r" in note for note in rejected["notes"]), "the fix is in the structured content"
 
     anyio.run(scenario)
 

@@ -283,3 +283,26 @@ def test_a_header_is_cpp_when_a_version_holds_cpp_and_c_otherwise() -> None:
 def test_invalid_claims_are_config_errors(claims: str) -> None:
     with pytest.raises(ConfigError, match="claims"):
         load_profile_text(GOOD.replace('comments = ["comment"]', 'comments = ["comment"]\n' + claims), "mini.toml")
+
+
+def test_parse_aliases_let_rust_2015_try_parse_with_the_sources_offsets() -> None:
+    rust = profile_for_path("a.rs")
+    assert rust is not None
+    source = b"fn f() -> Result<u8, E> {\n    let x = try!(g());\n    let retry = try::h(x);\n    Ok(retry)\n}\n"
+    tree = rust.parse(source)
+    assert not tree.root_node.has_error
+    call = tree.root_node.children[0].child_by_field_name("body").named_children[0].child_by_field_name("value")
+    assert call.type == "macro_invocation" and source[call.start_byte:call.end_byte] == b"try!(g())"
+    # `retry!`, a word that only ends in the alias, is left alone; a 2018 try block still parses.
+    assert rust.parse(b"fn f() { retry!(x); }").root_node.children[0].child_by_field_name("body") \
+        .named_children[0].named_children[0].child_by_field_name("macro").type == "identifier"
+    assert not rust.parse(b"fn f() { let r: Result<u8, E> = try { g()? }; }").root_node.has_error
+
+
+def test_parse_aliases_must_keep_the_length() -> None:
+    good = GOOD.replace('comments = ["comment"]', 'comments = ["comment"]\nparse_aliases = [["try!", "tri!"]]')
+    assert load_profile_text(good, "mini.toml").parse_aliases == ((b"try!", b"tri!"),)
+    with pytest.raises(ConfigError, match="equal length"):
+        load_profile_text(good.replace('"tri!"', '"attempt!"'), "mini.toml")
+    with pytest.raises(ConfigError, match="equal length"):
+        load_profile_text(good.replace('[["try!", "tri!"]]', '["try!"]'), "mini.toml")

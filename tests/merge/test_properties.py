@@ -170,3 +170,21 @@ def test_a_move_on_one_side_and_edits_of_other_declarations_both_survive(case: t
     assert result.clean, result.merged.decode()
     expected = [(n, v + 100 if int(n[1:]) in edited else v) for n, v in left]
     assert result.merged == _module(expected, ["os"]), result.merged.decode()
+
+
+@settings(max_examples=60, deadline=None)
+@given(move_and_edits())
+def test_a_move_on_one_side_carries_the_other_sides_edit_of_the_moved_declaration(
+        case: tuple[list[int], int, int, set[int]]) -> None:
+    # Issue 13 round 5: the other side edits the moved function too (and others); the function
+    # stands where the moving side put it, with the other side's body.
+    values, moved, target, edited = case
+    edited = edited | {moved}
+    base = [(f"f{i}", v) for i, v in enumerate(values)]
+    left = list(base)
+    left.insert(target, left.pop(moved))
+    right = [(n, v + 100 if i in edited else v) for i, (n, v) in enumerate(base)]
+    result = merge_file(_module(base, ["os"]), _module(left, ["os"]), _module(right, ["os"]), "m.py")
+    assert result.clean, result.merged.decode()
+    expected = [(n, v + 100 if int(n[1:]) in edited else v) for n, v in left]
+    assert result.merged == _module(expected, ["os"]), result.merged.decode()

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..model import TaskState
 from ..results import (Forecast, GcReport, Landed, MergeReport, PlanRules, RunReport, RunSnapshot, RunStarted,
-                       RunStatus, TaskAbandoned, TaskCheck, TaskFinished, TaskStarted, TaskUpdated)
+                       RunStatus, TaskAbandoned, TaskCheck, TaskFinished, TaskStarted, TaskUpdated, TaskWidened)
 
 if TYPE_CHECKING:  # consolidation loads only when a consolidation result is drawn
     from ..coordinator.consolidation_phase import ConsolidationReport
@@ -171,6 +171,11 @@ def run_report(r: RunReport) -> str:
         by_state.setdefault(task["state"], []).append(task["task"])
     for state, names in sorted(by_state.items()):
         lines.append(f"  {state:<10} {len(names):>3}  {', '.join(names[:12])}{' ...' if len(names) > 12 else ''}")
+    for task in r.tasks:
+        for change in task.get("widened", []):
+            globs = [f"own {g}" for g in change.get("own", [])] + [f"read {g}" for g in change.get("read", [])]
+            lines.append(f"  widened   task {task['task']}: " + ", ".join(globs)
+                         + (f" (why: {change['why']})" if change.get("why") else " (no reason given)"))
     where = f"{r.target['branch']}" if r.target and r.target.get("fast_forward") else "the pinned commit"
     lines.append(f"  {len(r.files)} path(s) landing changes (against {where}), with where each change came from:")
     for item in r.files:
@@ -286,6 +291,21 @@ def task_abandoned(r: TaskAbandoned) -> str:
     snap = f"; uncommitted work saved as {r.snapshot[:12]}" if r.snapshot else ""
     notes = "".join(f"\n  note: {note}" for note in r.notes)
     return f"task {r.task} abandoned; branch {r.branch} kept{snap}{_again(r.replayed)}{notes}"
+
+
+def task_widened(r: TaskWidened) -> str:
+    added = [f"own {g}" for g in r.added_own] + [f"read {g}" for g in r.added_read]
+    head = (f"task {r.task} ({r.state}) widened: " + ", ".join(added)) if added else f"task {r.task}: boundary unchanged"
+    lines = [head + (f" (why: {r.why})" if r.why and added else "") + _again(r.replayed),
+             f"  own now: {', '.join(r.boundary.get('own', []))}"]
+    if r.boundary.get("read"):
+        lines.append(f"  read now: {', '.join(r.boundary['read'])}")
+    for overlap in r.overlaps:
+        lines.append(f"  overlaps live task {overlap['task']}" + (" (exclusive)" if overlap.get("exclusive") else ""))
+    lines += [f"  note: {note}" for note in r.notes]
+    if added and r.state == "rejected":
+        lines.append(f"  then: wtc task finish {r.task} --run {r.run}")
+    return "\n".join(lines)
 
 
 def run_status(r: RunStatus) -> str:

@@ -1,4 +1,4 @@
-"""`wtc task start|finish|abandon`: what each agent calls from its shell."""
+"""`wtc task start|finish|update|abandon|widen`: what each agent (and, for widen, the lead) calls from its shell."""
 
 from __future__ import annotations
 
@@ -68,6 +68,26 @@ def task_abandon(
     with open_coordinator(repo) as coordinator:
         result = coordinator.abandon_task(run, task, key=key)
     emit(result.to_json(), schema="task.abandon", json_mode=json_mode, human=render.task_abandoned(result))
+    return result.exit_code
+
+
+@task_app.command("widen")
+def task_widen(
+    task: str = typer.Argument(..., help="Task id."),
+    run: str = RunOption,
+    own: List[str] = typer.Option([], "--own", help="Glob the task may also change (repeatable)."),
+    read: List[str] = typer.Option([], "--read", help="Glob the task may also read (repeatable; widens a sparse cone)."),
+    why: str = typer.Option("", "--why", help="Why the task needs it (kept with the change, shown by `wtc report`)."),
+    key: Optional[str] = KeyOption,
+    repo: str = RepoOption,
+    json_mode: bool = JsonOption,
+) -> int:
+    """The lead gives a live task more of the repository (e.g. after its finish was rejected for a path
+    it had good reason to change): new globs are checked for overlaps like start's, recorded with why,
+    and the worktree's .wtc/task.json and sparse cone follow."""
+    with open_coordinator(repo) as coordinator:
+        result = coordinator.widen_task(run, task, own, read, why=why, key=key)
+    emit(result.to_json(), schema="task.widen", json_mode=json_mode, human=render.task_widened(result))
     return result.exit_code
 
 

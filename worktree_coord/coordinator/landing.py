@@ -49,11 +49,17 @@ class LandingOperations(CoordinatorBase):
                             "last, not necessarily the remote's now")
         tip = self.git.ref_target(f"refs/heads/{run.integration_ref}") or run.base
         task_records = self.store.list_tasks(run_id)
+        events = self.store.events(run_id)
+        widened: dict[str, list[dict[str, Any]]] = {}
+        for event in events:   # boundaries the lead widened after start: part of what a reviewer checks
+            if event.get("kind") == "task.widened":
+                widened.setdefault(event["task_id"], []).append(event["data"])
         for task in task_records:
             merge = task.result.get("merge") or {}
             tasks.append({"task": task.task_id, "state": task.state.value, "branch": task.branch, "head": task.head,
                           "merge_commit": merge.get("merge_commit"),
-                          "files": [c["path"] for c in task.result.get("changed", [])]})
+                          "files": [c["path"] for c in task.result.get("changed", [])],
+                          "widened": widened.get(task.task_id, [])})
             if task.state is TaskState.MERGED:
                 if merge.get("verification"):
                     checks.append({"task": task.task_id} | merge["verification"])
@@ -66,7 +72,7 @@ class LandingOperations(CoordinatorBase):
             elif task.state is TaskState.FAILED and task.result.get("verification"):
                 checks.append({"task": task.task_id} | task.result["verification"])
         leftovers = self._leftovers(run_id, task_records)
-        warnings += leftover_warnings(run_id, leftovers)
+        warnings += leftover_warnings(run_id, leftovers, reasons=False)   # intents_pending holds them
         unapplied = [row for rows in leftovers["intents"].values() for row in rows]
         target = None
         land_from = run.base
@@ -86,7 +92,6 @@ class LandingOperations(CoordinatorBase):
                 warnings.append(f"{onto} moved since the run was pinned: landing needs the integration branch "
                                 f"brought up to date (wtc sync --run {run_id} --from {onto})")
         files = self._landing_files(run, land_from, tip, task_records)
-        events = self.store.events(run_id)
         consolidation = self._consolidation_rows(run_id, events)
         for row in consolidation:     # e.g. the relock moved packages no intent names: a person reviews it
             warnings += [f"consolidation of {row['ecosystem']} root {row['root'] or '.'}: {w}" for w in row["warnings"]]
@@ -338,12 +343,13 @@ def leftover_summary(leftovers: dict[str, Any]) -> str:
     return "; ".join(parts)
 
 
-def leftover_warnings(run_id: str, leftovers: dict[str, Any]) -> list[str]:
-    """One line per leftover, each with its fix."""
+def leftover_warnings(run_id: str, leftovers: dict[str, Any], *, reasons: bool = True) -> list[str]:
+    """One line per leftover, each with its fix; without `reasons` an intent's reason (a tool's
+    error, often long) is left to where it is shown already (the report's intent lines)."""
     out = []
     for state, rows in sorted(leftovers["intents"].items()):
         for row in rows:
-            why = f": {row['reason']}" if row.get("reason") else ""
+            why = f": {row['reason']}" if row.get("reason") and reasons else ""
             what = " ".join(part for part in (row["op"], row["name"]) if part)   # a relock has no name
             out.append(f"intent {row['intent']} ({what} in {row['manifest']}, task {row['task']}) "
                        f"is {state}{why}; landing leaves it out. Fix: {row['fix']}")

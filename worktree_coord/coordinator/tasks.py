@@ -26,7 +26,7 @@ from ..integrate import FileToResolve, Resolver
 from ..store.idempotency import Outcome, default_key, run_once, variant_key
 from ..merge.result import SemanticMode
 from ..model import UNAPPLIED_INTENT_STATES, Boundary, RunRecord, TaskRecord, TaskState, validate_name
-from ..results import (TaskAbandoned, TaskFinished,
+from ..results import (TaskAbandoned, TaskFinished, TaskWidened,
                       TaskStarted, TaskUpdated)
 
 from .base import MANIFEST_PATH, EXIT_BOUNDARY, _parse_author, _split_author, staged
@@ -317,8 +317,10 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
                 paths = " ".join(shlex.quote(p) for p in outside)
                 notes.append(f"to give up the changes outside the boundary (keep them first: `git -C {task.worktree} "
                              f"diff {since[:12]} HEAD -- {paths} > outside.patch`): `git -C {task.worktree} restore "
-                             f"--source={since[:12]} --staged --worktree -- {paths}`, then finish again; or ask "
-                             f"the lead to widen the boundary")
+                             f"--source={since[:12]} --staged --worktree -- {paths}`, then finish again; or, when the "
+                             f"task had good reason to change them, the lead widens its boundary: `wtc task widen "
+                             f"{task_id} --run {run.run_id} {' '.join('--own ' + shlex.quote('/' + p) for p in outside)} "
+                             f"--why '...'`, then finish again")
             result = TaskFinished(
                 exit_code=EXIT_BOUNDARY, run=run.run_id, task=task_id, state=TaskState.REJECTED.value, commit=tip,
                 branch=task.branch, changed=changed, violations=violations, worktree=task.worktree, notes=notes,
@@ -561,6 +563,85 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         done = run_once(self.store, key or default_key(run_id, "abandon", task_id), "task.abandon", request, body,
                         ttl=self.config.idempotency_ttl, wait_timeout=self.config.wait_timeout)
         return TaskAbandoned.from_json(done.outcome.result, replayed=done.replayed)
+
+    @staged("task.widen")
+    def widen_task(self, run_id: str, task_id: str, own: Sequence[str] = (), read: Sequence[str] = (), *,
+                   why: str = "", key: str | None = None) -> TaskWidened:
+        """The lead widens a live task's boundary (more globs it may change or read), e.g. after a finish
+        was rejected for a path the task had good reason to touch. Recorded with `why` (an event the
+        report shows); the new globs are checked for overlaps like `task start`'s (an exclusive task
+        they meet refuses, exit 4); the worktree's `.wtc/task.json` and sparse cone follow."""
+        run = self._run(run_id)
+        self._task(run_id, task_id)
+        if not own and not read:
+            raise UsageError("nothing to widen: give --own GLOB (what the task may also change) or --read GLOB",
+                             fix=f"e.g. wtc task widen {task_id} --run {run_id} --own 'docs/index.md' --why '...'")
+        added = boundaries.make_boundary(own or ["**"], read)   # validates the globs (own: one is needed)
+        added_own = list(added.own) if own else []
+        request = {"run": run_id, "task": task_id, "own": added_own, "read": list(added.read), "why": why}
+
+        def body() -> Outcome:
+            with leases.hold(self.store, leases.task_lease(run_id, task_id), timeout=self.config.wait_timeout,
+                             what=f"task {task_id}"):
+                return Outcome(self._widen_locked(run, self._task(run_id, task_id), added_own, list(added.read),
+                                                  why).to_json())
+
+        widen_key = key or variant_key(default_key(run_id, "widen", task_id), own=added_own, read=list(added.read))
+        done = run_once(self.store, widen_key, "task.widen", request, body,
+                        ttl=self.config.idempotency_ttl, wait_timeout=self.config.wait_timeout)
+        return TaskWidened.from_json(done.outcome.result, replayed=done.replayed)
+
+    def _widen_locked(self, run: RunRecord, task: TaskRecord, own: list[str], read: list[str],
+                      why: str) -> TaskWidened:
+        if not task.state.live and task.state is not TaskState.FAILED:
+            raise StateError(f"task {task.task_id!r} is {task.state.value}: only a live task (or one that failed "
+                             "verification) can be widened",
+                             fix="start a new task with the boundary it needs")
+        old = task.boundary
+        new_own = [g for g in own if g not in old.own]
+        new_read = [g for g in read if g not in old.read and g not in old.own]
+        boundary = Boundary(own=tuple(old.own) + tuple(new_own), read=tuple(old.read) + tuple(new_read),
+                            reserved=old.reserved, exclusive=old.exclusive, sparse=old.sparse)
+        overlaps = task.result.get("overlaps", [])
+        met: list[dict[str, Any]] = []
+        if new_own:
+            with leases.hold(self.store, f"boundaries:{run.run_id}", timeout=self.config.wait_timeout,
+                             what=f"run {run.run_id} boundaries"):
+                met = self._overlaps(run.run_id, task.task_id, Boundary(own=tuple(new_own), read=(),
+                                                                         reserved=old.reserved))
+                blocking = [o for o in met if old.exclusive or o["exclusive"]]
+                if blocking:
+                    raise BusyError(f"widening task {task.task_id!r} would overlap live task(s) "
+                                    f"{', '.join(o['task'] for o in blocking)}, and exclusive ownership was asked",
+                                    fix="retry after those tasks finish, or widen by narrower globs",
+                                    retry_after=30.0, details={"overlaps": blocking})
+                known = {o["task"] for o in overlaps}
+                overlaps = overlaps + [o for o in met if o["task"] not in known]
+                self.store.update_task(run.run_id, task.task_id, boundary=boundary,
+                                       result={**task.result, "overlaps": overlaps}, holder=self._fence(run.run_id, task.task_id))
+        elif new_read:
+            self.store.update_task(run.run_id, task.task_id, boundary=boundary, holder=self._fence(run.run_id, task.task_id))
+        if new_own or new_read:
+            self.store.log_event(run.run_id, task.task_id, "task.widened", {"own": new_own, "read": new_read, "why": why})
+        notes = _unanchored_overlap_notes(met)
+        cone = None
+        worktree = Path(task.worktree) if task.worktree else None
+        if worktree is not None and (worktree / MANIFEST_PATH).is_file():
+            # The agent reads its boundary from .wtc/task.json; a sparse worktree must now hold the new folders.
+            self._write_manifest(run, task.task_id, task.branch, worktree, boundary, self._prepared(run.run_id, task.task_id))
+            if boundary.sparse:
+                cone = boundaries.cone_directories(list(boundary.own) + list(boundary.read))
+                self.git.set_sparse(worktree, cone)
+                if cone is None:
+                    notes.append("a new glob may match files in any folder: the worktree is now a full checkout")
+        elif worktree is not None and task.state.live:
+            notes.append(f"the worktree {worktree} is not on this machine: the new boundary holds at finish, but "
+                         "its .wtc/task.json and sparse cone are as they were")
+        if not new_own and not new_read:
+            notes.append("the boundary already held every glob given: nothing changed")
+        return TaskWidened(run=run.run_id, task=task.task_id, state=task.state.value, boundary=boundary.to_json(),
+                           added_own=new_own, added_read=new_read, why=why, overlaps=overlaps,
+                           sparse_cone=list(cone) if cone is not None else None, notes=notes)
 
 
 def _missing_note(missing: list[str]) -> str:

@@ -311,6 +311,14 @@ class GitRepo:
 
     # ---- worktrees ----------------------------------------------------------------------------
 
+    def set_sparse(self, path: Path, sparse_dirs: Sequence[str] | None) -> None:
+        """The worktree at `path` checks out `sparse_dirs` (cone mode, plus root-level files), or
+        everything when None. Files the agent changed stay as they are (git refuses to drop them)."""
+        if sparse_dirs is None:
+            self.git("sparse-checkout", "disable", cwd=path)
+        else:
+            self.git("sparse-checkout", "set", "--cone", "--sparse-index", *sparse_dirs, cwd=path)
+
     def add_worktree(self, path: Path, branch: str, commit: str, *, sparse_dirs: Sequence[str] | None) -> str:
         """Create a worktree at `path` on `branch` (created at `commit` unless it exists).
 

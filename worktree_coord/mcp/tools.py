@@ -26,7 +26,7 @@ from ..cli.output import schema_name
 from ..consolidate.intent import Op
 from ..errors import NotFoundError
 from ..results import (Forecast, MergeReport, PlanRules, Result, RunReport, RunStarted, RunStatus, TaskAbandoned,
-                       TaskCheck, TaskFinished, TaskStarted, TaskUpdated)
+                       TaskCheck, TaskFinished, TaskStarted, TaskUpdated, TaskWidened)
 from .calls import Reply, Served, run_call
 
 if TYPE_CHECKING:
@@ -158,6 +158,20 @@ def build_tools(served: Served) -> list[Tool]:
         keep the branch, mark the task abandoned."""
         return await run_call(served, lambda c: _reply(c.abandon_task(run, task, key=idempotency_key),
                                                        "task.abandon", render.task_abandoned))
+
+    async def task_widen(
+        run: Run, task: Task,
+        own: Annotated[list[str], Field(description="Globs the task may also change (gitignore-style).")] = [],
+        read: Annotated[list[str], Field(description="Globs the task may also read.")] = [],
+        why: Annotated[str, Field(description="Why the task needs it (kept, shown by the report).")] = "",
+        idempotency_key: Key = None,
+    ) -> CallToolResult:
+        """The lead widens a live task's boundary (e.g. after a finish was rejected for a path the task had
+        good reason to change): the new globs are checked for overlaps with live tasks (an exclusive
+        one refuses, exit 4), recorded with `why`, and the worktree's .wtc/task.json and sparse cone
+        follow. Then the task finishes again."""
+        return await run_call(served, lambda c: _reply(c.widen_task(run, task, own, read, why=why, key=idempotency_key),
+                                                       "task.widen", render.task_widened))
 
     async def task_check(run: Run, task: Task) -> CallToolResult:
         """Before finishing: would the task's current edits (uncommitted and untracked files included)
@@ -386,6 +400,7 @@ def build_tools(served: Served) -> list[Tool]:
         (task_finish, WRITE, "Finish a task", output_schema("task.finish", TaskFinished)),
         (task_update, WRITE, "Update a task", output_schema("task.update", TaskUpdated)),
         (task_abandon, DESTRUCTIVE, "Abandon a task", output_schema("task.abandon", TaskAbandoned)),
+        (task_widen, WRITE, "Widen a task's boundary", output_schema("task.widen", TaskWidened)),
         (task_check, READ, "Check a task before it finishes", output_schema("task.check", TaskCheck)),
         (forecast, READ, "Conflict forecast", output_schema("forecast", Forecast)),
         (task_status, READ, "Run status", output_schema("status", RunStatus)),

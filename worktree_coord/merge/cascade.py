@@ -55,7 +55,7 @@ def _eol(data: bytes) -> str:
 
 
 def _parse(profile: Profile, data: bytes) -> tree_sitter.Tree:
-    return tree_sitter.Parser(profile.language).parse(data)
+    return profile.parse(data)
 
 
 KeyCount = Counter[tuple[tuple[str, ...], str]]

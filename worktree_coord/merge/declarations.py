@@ -55,7 +55,7 @@ def changed_declarations(old: bytes | None, new: bytes | None, path: str) -> tup
 def inventory(profile: Profile, source: bytes) -> dict[tuple[str, ...], tuple[str, str]] | None:
     """Each keyed declaration's path -> (digest of its whole text, digest of its text without its
     keyed members); None when the source does not parse cleanly."""
-    tree = tree_sitter.Parser(profile.language).parse(source)
+    tree = profile.parse(source)
     if tree.root_node.has_error:
         return None
     spans: dict[tuple[str, ...], tuple[int, int]] = {}

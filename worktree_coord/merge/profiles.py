@@ -33,6 +33,11 @@ Profile keys:
     variant_markers (lead texts, like Rust's "#[cfg", marking conditional variants of one item:
     the duplicate census keys such items by their conditions too, so `#[cfg(unix)] fn f` and
     `#[cfg(windows)] fn f` are not a duplicate, while the same condition twice still is),
+    parse_aliases (pairs `["try!", "tri!"]` of texts of equal length: where the first stands as a
+    word, the parser reads the second; only the parse sees it, so every offset of the tree is the
+    source's and the merge copies the source's own bytes. For code the grammar rejects although
+    the compiler accepts it: Rust 2015's `try!(...)` and `try::`, which tree-sitter-rust reads as
+    the 2018 keyword of `try { }` blocks and reports as ERROR),
     binds (a tree-sitter query over one member: `@name` captures the names a declaration binds,
     `@import` the names an import binds, `@path` an import path whose last segment is the name, as
     Go's; captures named `@_...` serve predicates only; read by names.py: the lost-binding and
@@ -128,6 +133,12 @@ _SEMANTIC_KEYS = {"tags", "query", "self_receivers", "members_in_scope", "module
                   "member_of", "self_fields", "type_names", "globals"}
 
 
+@functools.lru_cache(maxsize=None)
+def _alias_pattern(aliases: tuple[tuple[bytes, bytes], ...]) -> re.Pattern[bytes]:
+    """The aliased texts, each where it starts a word (`retry!` is not `try!`)."""
+    return re.compile(rb"(?<![A-Za-z0-9_])(?:" + b"|".join(re.escape(text) for text, _ in aliases) + rb")")
+
+
 @dataclass(frozen=True)
 class Profile:
     name: str
@@ -152,6 +163,17 @@ class Profile:
     binds: str | None = None                 # query source: names members bind (names.py)
     claimed: tuple[str, ...] = ()            # extensions taken from another profile by content (`claims`)
     section_opener: re.Pattern[str] | None = None   # a line opening a section (Markdown heading): guards.py
+    parse_aliases: tuple[tuple[bytes, bytes], ...] = ()   # text read as another of equal length, parse only
+
+    def parse(self, source: bytes) -> tree_sitter.Tree:
+        """The tree of `source` under this profile's grammar, `parse_aliases` applied (offsets
+        are the source's: each alias has the length of the text it stands for)."""
+        return tree_sitter.Parser(self.language).parse(self._aliased(source))
+
+    def _aliased(self, source: bytes) -> bytes:
+        if not self.parse_aliases or not any(text in source for text, _ in self.parse_aliases):
+            return source
+        return _alias_pattern(self.parse_aliases).sub(lambda match: dict(self.parse_aliases)[match.group(0)], source)
 
     def annotations_run(self, path: str, source: bytes) -> bool:
         """Whether type annotations in `source` (a file at `path`) run where they stand."""
@@ -259,7 +281,7 @@ def _validate(raw: dict[str, Any], source: str) -> Profile:
     unknown_keys = set(raw) - {"name", "grammar", "grammar_function", "extensions", "filenames", "comments",
                                "terminators", "containers", "declarations", "data", "anchored",
                                "repeatable", "order_sensitive", "deferred", "name_kinds", "variant_markers", "lazy_annotations", "binds",
-                               "semantic", "claims", "section_opener"}
+                               "semantic", "claims", "section_opener", "parse_aliases"}
     if unknown_keys:
         raise ConfigError(f"language profile {source}: unknown setting(s) {sorted(unknown_keys)}")
     claims = _claims(raw, source)
@@ -274,6 +296,12 @@ def _validate(raw: dict[str, Any], source: str) -> Profile:
         opener = re.compile(raw["section_opener"]) if raw.get("section_opener") else None
     except (re.error, TypeError) as exc:
         raise ConfigError(f"language profile {source}: section_opener is not a regex: {exc}") from None
+    aliases = raw.get("parse_aliases", [])
+    if not isinstance(aliases, list) or not all(
+            isinstance(pair, list) and len(pair) == 2 and all(isinstance(text, str) and text for text in pair)
+            and len(pair[0].encode()) == len(pair[1].encode()) for pair in aliases):
+        raise ConfigError(f"language profile {source}: parse_aliases must be pairs of texts of equal length",
+                          fix='write e.g. parse_aliases = [["try!", "tri!"]] (the parse tree keeps the source\'s offsets)')
     binds = raw.get("binds")
     if binds is not None:
         if not isinstance(binds, str):
@@ -329,6 +357,7 @@ def _validate(raw: dict[str, Any], source: str) -> Profile:
         variant_markers=tuple(raw.get("variant_markers", [])),
         lazy_annotation_extensions=tuple(lazy.get("extensions", [])), lazy_annotation_marker=marker,
         binds=binds, claimed=claims[0] if claims else (), section_opener=opener,
+        parse_aliases=tuple((text.encode(), alias.encode()) for text, alias in aliases),
         semantic=_semantic_rules(raw.get("semantic", {}), source, check_kind, check_field),
     )
 

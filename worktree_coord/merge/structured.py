@@ -9,8 +9,13 @@ How a container merges (module, class body, object literal, import list, ...):
      for declarations, the text for positional members;
   2. the member sequences are diffed against base into hunks (deleted base runs plus inserted runs);
      a member one side moved (kept, but out of base order) is a deletion at its old place and an
-     insertion at its new one, accepted only when the other side kept it in place unchanged and
-     made no edit in the span it crossed; hunks of the two sides that overlap or touch are merged
+     insertion at its new one, accepted when the other side kept it in place (then the other
+     side's edit of it, if any, is merged into it where it now stands) and made no edit touching
+     either place (in an unordered container an edit there is allowed when the group's union of
+     keyed members places it: the other side's new member stays anchored where it was written; a
+     side whose moves sorted runs of one-line members, an import block, gets the merged runs
+     sorted); a member moved on both sides, moved on one and deleted on the other, or moves on
+     both sides where a moved member was changed or crossed an edit are Unmergeable; hunks of the two sides that overlap or touch are merged
      as in diff3 (a line merge of just that region, between members both sides kept), except in
      unordered containers where both hunks only add or delete keyed, non-anchored declarations:
      those commute (added on one side -> kept; deleted and unchanged on the other -> deleted;
@@ -49,8 +54,9 @@ How a container merges (module, class body, object literal, import list, ...):
      the other side's new lines inside use: a renamed parameter), else a line merge of the
      member's text, whose conflicts are then localized to that declaration. A member a side
      inserted into a one-line list the other side broke onto lines takes the other side's layout.
-Invariants: code nobody touched is copied byte for byte; a move on both sides or against the other
-side's edit, new members whose text repeats the edge of a neighbour the other side edited there
+Invariants: code nobody touched is copied byte for byte; a move of one member on both sides, a move
+against a deletion, a move touching the other side's edit that no union of keyed members places,
+new members whose text repeats the edge of a neighbour the other side edited there
 when the side's own line diff puts them inside that neighbour (the two readings disagree), an
 unexpected node between members, or a conflict that would not start and end on a line boundary
 makes the container Unmergeable (never a guess). Blank lines between a nested container's header
@@ -96,6 +102,10 @@ INSIDE = "both edited one member: merged inside"
 # ... of a member where one side wrote new comment or attribute lines above it and the other rewrote
 # its first line (its head: a signature, a type's definition).
 COMMENT_OVER_HEAD = "lead and body of one member: comment over a rewritten head"
+
+
+# ... of a member one side moved and the other side edited: the edit applied where the member now stands.
+MOVED_AND_EDITED = "move: a member moved on one side, edited on the other"
 
 
 class StructuredTimeout(Unmergeable):
@@ -260,12 +270,23 @@ class StructuredMerge:
                       for side, smap in (("L", lmap), ("R", rmap))}
         l_kept, r_kept = _kept_in_place(b_ids, l_ids, touched_by["R"]), _kept_in_place(b_ids, r_ids, touched_by["L"])
         moved = set()
-        for mine, kept, other, other_kept in ((lmap, l_kept, rmap, r_kept), (rmap, r_kept, lmap, l_kept)):
+        moved_by: dict[str, set[str]] = {"L": set(), "R": set()}
+        for side, mine, kept, other, other_kept in (("L", lmap, l_kept, rmap, r_kept), ("R", rmap, r_kept, lmap, l_kept)):
             for ident in mine:
                 if ident in bmap and ident not in kept:
-                    if ident not in other_kept or other[ident].content != bmap[ident].content:
-                        raise Unmergeable("members reordered on one side and changed on the other")
+                    if ident not in other:
+                        raise Unmergeable("a member moved on one side was deleted on the other")
+                    if ident not in other_kept:
+                        raise Unmergeable("a member moved on both sides")
                     moved.add(ident)
+                    moved_by[side].add(ident)
+        # A member one side moved may carry the other side's edit only when the other side moved
+        # nothing here: with moves on both sides, which side's order explains an edited member
+        # (the other side may have moved its neighbours instead) is a guess.
+        if moved_by["L"] and moved_by["R"] and any(
+                (rmap if side == "L" else lmap)[ident].content != bmap[ident].content
+                for side in ("L", "R") for ident in moved_by[side]):
+            raise Unmergeable("members moved on both sides, one of them changed by the other")
         # A declaration added on both sides is placed once, where left put it: identical texts
         # merge into one, different texts become one insert/insert conflict there.
         added_twice = {i for i in lmap if i in rmap and i not in bmap
@@ -277,9 +298,19 @@ class StructuredMerge:
                 right_hunks.append((start, end, kept))
         left_hunks = _hunks(b_ids, l_ids, l_kept)
         for ident in moved:
-            self._record("move", bmap[ident].start, bmap[ident].start + len(bmap[ident].lead + bmap[ident].body))
-        if moved:
-            _check_moves_apart(b_ids, moved, (l_ids, l_kept, right_hunks), (r_ids, r_kept, left_hunks))
+            stayed = lmap[ident] if ident in l_kept else rmap[ident]  # the side that did not move it
+            edited = stayed.content != bmap[ident].content
+            self._record(MOVED_AND_EDITED if edited else "move",
+                         bmap[ident].start, bmap[ident].start + len(bmap[ident].lead + bmap[ident].body))
+        if moved_by["L"] and moved_by["R"]:
+            # Both sides moved members: each side's reading of the other's order is its own (a
+            # block both sides re-sorted differently), so nothing may stand in a span a member
+            # crossed (the rule before issue 13 round 5).
+            _check_moves_cross_nothing(b_ids, moved, (l_ids, l_kept, right_hunks), (r_ids, r_kept, left_hunks))
+        if moved and not rule.unordered:
+            # In an unordered container a move next to the other side's edit may still commute
+            # (a re-sorted import block beside a new import): the group's union decides, below.
+            _check_moves_apart(b_ids, moved, (left_hunks, right_hunks), (right_hunks, left_hunks))
         _check_no_slide(b_ids, bmap, b.separator, (left_hunks, lmap, rmap), (right_hunks, rmap, lmap))
         hunks = [("L", h) for h in left_hunks] + [("R", h) for h in right_hunks]
         # A side that only changed the text before the first (after the last) member, next to
@@ -335,18 +366,25 @@ class StructuredMerge:
             emit_base_until(lo)
             sides = {s for s, _ in group}
             span = _base_span(b, b_ids, bmap, lo, hi)
+            union = len(sides) == 2 and rule.unordered and self._all_keyed(group, bmap, lmap, rmap, b_ids) \
+                and not self._ambiguous_order(group) and not self._replaced_on_both_sides(group, bmap, lmap, rmap, b_ids) \
+                and not self._reworded_against_deletion(group, bmap, lmap, rmap, b_ids)
+            has_move = any(i in moved for _, h in group for i in h[2] + b_ids[h[0]:h[1]])
+            if len(sides) == 2 and not union and has_move:
+                # Only a union of keyed members says where the other side's edit goes once the
+                # member moved; any other reading of the group is an order the engine would guess.
+                raise Unmergeable("a member moved next to the other side's edit")
             if len(sides) == 1:
-                self._apply_one_side(entries, group, b_ids, lo, hi, bmap, lmap, rmap, name, sep, added_twice)
-            elif (pair := self._one_call_edited_twice(group, b_ids, bmap, lmap, rmap)) is not None:
+                self._apply_one_side(entries, group, b_ids, lo, hi, bmap, lmap, rmap, name, sep, added_twice,
+                                     moved=moved)
+            elif not has_move and (pair := self._one_call_edited_twice(group, b_ids, bmap, lmap, rmap)) is not None:
                 entries.append(("pair", pair))
                 self._record("one call edited twice", *span)
-            elif self._same_hunks(group, lmap, rmap):
+            elif not has_move and self._same_hunks(group, lmap, rmap):
                 only_left = [item for item in group if item[0] == "L"]
                 self._apply_one_side(entries, only_left, b_ids, lo, hi, bmap, lmap, rmap, name, sep, added_twice, both=True)
                 self._record("same edit on both sides", *span)
-            elif rule.unordered and self._all_keyed(group, bmap, lmap, rmap, b_ids) \
-                    and not self._ambiguous_order(group) and not self._replaced_on_both_sides(group, bmap, lmap, rmap, b_ids) \
-                    and not self._reworded_against_deletion(group, bmap, lmap, rmap, b_ids):
+            elif union:
                 self._apply_union(entries, group, b_ids, lo, hi, bmap, lmap, rmap, name, sep, added_twice, overrides, moved)
                 self._record("union of members: " + _group_shape(group), *span)
             elif (registrations := self._registrations_added(group, b_ids, bmap, lmap, rmap, calls_only=rule.unordered)) \
@@ -378,7 +416,9 @@ class StructuredMerge:
             position = hi
         emit_base_until(len(b_ids))
         if rule.keep_sorted:
-            entries = self._sorted(entries, b, l, r, bmap, lmap, rmap)
+            entries = self._sorted(entries, (b, l, r), bmap, lmap, rmap)
+        elif moved:
+            entries = _sorted_as_moved(entries, moved, (l, lmap, l_kept), (r, rmap, r_kept), bmap=bmap)
         entries = _relayout_insertions(entries, bmap, lmap, rmap)
         return [prefix] + self._render_entries(path, entries, b, l, r, bmap, lmap, rmap) + [suffix]
 
@@ -680,14 +720,19 @@ class StructuredMerge:
                                              declaration=_join(name, bmap[ident].key), kind=kind,
                                              step=f"member: {kind}")))
 
-    def _apply_one_side(self, entries, group, b_ids, lo, hi, bmap, lmap, rmap, name, sep, twice, both=False) -> None:  # type: ignore[no-untyped-def]
+    def _apply_one_side(self, entries, group, b_ids, lo, hi, bmap, lmap, rmap, name, sep, twice, both=False,  # type: ignore[no-untyped-def]
+                        moved=frozenset()) -> None:
         for side, (start, end, inserted) in sorted(group, key=lambda item: item[1][0]):
             smap, other = (lmap, rmap) if side == "L" else (rmap, lmap)
             for ident in b_ids[start:end]:
-                if not both:
+                if not both and ident not in moved:
                     self._deletion(entries, ident, bmap, other, name, side, sep, smap)
             for ident in inserted:
-                if ident in twice and lmap[ident].content != rmap[ident].content:
+                if ident in moved:
+                    # A member this side moved: it stands where this side put it, with the other
+                    # side's edit of it (if any) merged in.
+                    entries.append(("moved", ident))
+                elif ident in twice and lmap[ident].content != rmap[ident].content:
                     entries.append(("addboth", ident))
                 else:
                     entries.append(("add", (side, ident)))
@@ -719,13 +764,17 @@ class StructuredMerge:
             if self.profile.order_sensitive:
                 run = _bind_before_use(run, lmap, rmap, self.profile, self.path)
             leads, successor_lead = self._run_leads(run, index, b_ids, bmap, lmap, rmap, moved)
+            if successor_lead is None:
+                leads, successor_lead = self._lead_over_deletion(run, index, b_ids, bmap, lmap, rmap, deleted)
             if successor_lead is not None:
                 overrides[b_ids[index]] = successor_lead
             for side, ident in run:
                 if ident in placed:
                     continue
                 placed.add(ident)
-                if ident in twice and lmap[ident].content != rmap[ident].content:
+                if ident in moved:
+                    entries.append(("moved", ident))
+                elif ident in twice and lmap[ident].content != rmap[ident].content:
                     entries.append(("addboth", ident))
                 elif ident in leads:
                     entries.append(("add", (side, ident, leads[ident])))
@@ -745,6 +794,8 @@ class StructuredMerge:
                     entries.append(("conflict", Conflict(base=bmap[ident].render(sep, True), ours=ours, theirs=theirs,
                                                          declaration=_join(name, bmap[ident].key),
                                                          kind="delete_modify", step="member: delete_modify")))
+                elif ident in moved:
+                    pass  # taken to where its side put it (a "moved" entry of that side's run)
                 elif who == "L":
                     self._deletion(entries, ident, bmap, rmap, name, "L", sep, lmap)
                 elif who == "R":
@@ -823,6 +874,32 @@ class StructuredMerge:
         return {}, None
 
     @staticmethod
+    def _lead_over_deletion(run, index, b_ids, bmap, lmap, rmap, deleted) -> tuple[dict[str, bytes], bytes | None]:  # type: ignore[no-untyped-def]
+        """Leading trivia when one side took away the member before base member `index` (deleted
+        or moved it) and gave the successor a new lead for it (the first member of a module loses
+        its blank lines above), while the other side inserted a run right there: the run now
+        stands where the removed member stood, so its first member takes the lead the removing side
+        gave the successor, and the successor keeps the lead it had after a member (base's: the
+        inserting side left it so). Returns the lead override of the run's first member and the
+        successor's lead, or ({}, None) when the case does not apply."""
+        sides = {side for side, _ in run}
+        if len(sides) != 1 or index == 0 or index >= len(b_ids):
+            return {}, None
+        inserting = sides.pop()
+        removing = "R" if inserting == "L" else "L"
+        successor = b_ids[index]
+        maps = {"L": lmap, "R": rmap}
+        if deleted.get(b_ids[index - 1]) != removing or successor not in lmap or successor not in rmap:
+            return {}, None
+        base_lead, new_lead = bmap[successor].lead, maps[removing][successor].lead
+        # Only layout (blank lines, indentation): a comment the removing side wrote is the
+        # successor's own and stays with it.
+        if maps[inserting][successor].lead != base_lead or new_lead == base_lead or new_lead.strip() \
+                or base_lead.strip():
+            return {}, None
+        return {run[0][1]: new_lead}, base_lead
+
+    @staticmethod
     def _sorted_run(run, index, b_ids, bmap, lmap, rmap):  # type: ignore[no-untyped-def]
         """Both sides' one-line members added at one place, interleaved in sorted order, when the
         place is a sorted run of one-line members of the same kind (an import block, a sorted
@@ -857,20 +934,23 @@ class StructuredMerge:
             return None
         return [(side, ident) for _, side, ident in ordered]
 
-    def _sorted(self, entries, b, l, r, bmap, lmap, rmap):  # type: ignore[no-untyped-def]
-        """Keep a sorted table sorted (npm sorts dependency tables) when every version was."""
+    def _sorted(self, entries, versions, bmap, lmap, rmap):  # type: ignore[no-untyped-def]
+        """Keep a sorted table sorted (npm sorts dependency tables) when every version in
+        `versions` was (all three, or the side whose moves sorted it)."""
         def is_sorted(seg: Segmented) -> bool:
             keys = [m.key for m in seg.members]
             return len(keys) >= 2 and None not in keys and keys == sorted(keys)  # type: ignore[type-var]
-        if not all(is_sorted(s) for s in (b, l, r)) or any(kind not in ("kept", "add") for kind, _ in entries):
+        if not all(is_sorted(s) for s in versions) or any(kind not in ("kept", "add", "moved") for kind, _ in entries):
             return entries
 
         def key_of(entry) -> str:  # type: ignore[no-untyped-def]
             kind, value = entry
-            if kind == "kept":
+            if kind in ("kept", "moved"):
                 return bmap[value if isinstance(value, str) else value[0]].key
             side, ident = value[0], value[1]
             return (lmap if side == "L" else rmap)[ident].key
+        if any(key_of(entry) is None for entry in entries):
+            return entries
         return sorted(entries, key=key_of)
 
     # -- rendering members -------------------------------------------------------------------
@@ -902,6 +982,9 @@ class StructuredMerge:
                 out.append(Conflict(base=b"", ours=lm.render(sep, with_sep), theirs=rm.render(sep, with_sep),
                                     declaration=_join(" > ".join(path), lm.key), kind="insert_insert",
                                     step="member: one declaration added by both sides with two texts"))
+            elif kind == "moved":
+                out.extend(self._merge_member(path, bmap[value], lmap[value], rmap[value], sep, with_sep,
+                                              maps=(lmap, rmap)))
             elif isinstance(value, tuple):  # kept, with the lead a chained insertion gave it
                 ident, lead = value
                 members = [replace(m[ident], lead=lead) for m in (bmap, lmap, rmap)]
@@ -1020,10 +1103,69 @@ def _region_text(seg: Segmented) -> bytes:
     return seg.prefix + b"".join(m.render(seg.separator, m.has_sep) for m in seg.members) + seg.suffix
 
 
-def _check_moves_apart(b_ids: list[str], moved: set[str],
-                       *sides: tuple[list[str], set[str], list[tuple[int, int, list[str]]]]) -> None:
-    """A moved member and the other side's edits must keep apart: the base span the member was
-    moved across (from its old place to between the base members that now surround it) may not
+def _one_line_runs(members: list[Member], kinds: set[str]) -> list[list[Member]]:
+    """Maximal runs of consecutive one-line members of these node kinds, a run broken by a blank
+    line (a group of imports ends there)."""
+    runs: list[list[Member]] = [[]]
+    for member in members:
+        if member.node.type in kinds and b"\n" not in member.body.strip() and b"\n\n" not in member.lead:
+            runs[-1].append(member)
+        else:
+            runs.append([member] if member.node.type in kinds and b"\n" not in member.body.strip() else [])
+    return [run for run in runs if run]
+
+
+def _sorted_as_moved(entries: list[tuple[str, object]], moved: set[str],
+                     *sides: tuple[Segmented, dict[str, Member], set[str]], bmap: dict[str, Member]) -> list[tuple[str, object]]:
+    """When one side's moves sorted runs of one-line members (an import block put in order: the
+    moved members' kinds, each run holding a moved member sorted by its text afterwards), the
+    merged runs are sorted too: the other side's new imports go where the order puts them, as
+    the sorting side's tool (isort, gofmt) would put them. Otherwise the entries are unchanged."""
+    for seg, smap, kept in sides:
+        if not all(ident not in kept for ident in moved if ident in smap):
+            continue
+        kinds = {bmap[ident].node.type for ident in moved}
+        runs = [run for run in _one_line_runs(list(seg.members), kinds) if any(m.ident in moved for m in run)]
+        if not runs or any([m.body.strip() for m in run] != sorted(m.body.strip() for m in run) for run in runs):
+            return entries
+        maps = {"L": sides[0][1], "R": sides[1][1]}
+
+        def member_of(entry: tuple[str, object]) -> Member | None:
+            kind, value = entry
+            if kind in ("kept", "moved"):
+                ident = value if isinstance(value, str) else value[0]  # type: ignore[index]
+                return smap.get(ident) or bmap[ident]  # type: ignore[arg-type]
+            if kind == "add":
+                return maps[value[0]][value[1]]  # type: ignore[index]
+            return None
+        out: list[tuple[str, object]] = []
+        pending: list[tuple[Member, tuple[str, object]]] = []
+
+        def flush() -> None:
+            if any(member.ident in moved for member, _ in pending):
+                pending.sort(key=lambda item: item[0].body.strip())
+            out.extend(entry for _, entry in pending)
+            pending.clear()
+        for entry in entries:
+            member = member_of(entry)
+            if member is None or member.node.type not in kinds or b"\n" in member.body.strip() \
+                    or (pending and b"\n\n" in member.lead):
+                flush()
+                if member is not None and member.node.type in kinds and b"\n" not in member.body.strip():
+                    pending.append((member, entry))
+                else:
+                    out.append(entry)
+            else:
+                pending.append((member, entry))
+        flush()
+        return out
+    return entries
+
+
+def _check_moves_cross_nothing(b_ids: list[str], moved: set[str],
+                               *sides: tuple[list[str], set[str], list[tuple[int, int, list[str]]]]) -> None:
+    """With moves on both sides, a moved member and the other side's edits must keep apart: the
+    base span the member was moved across (from its old place to between the base members that now surround it) may not
     hold or touch any hunk of the other side. A side that re-sorts a block while the other adds
     to it, or moves code across the other's edit, is an ordering question the engine does not
     answer (the line merge and the import refinements get it)."""
@@ -1037,6 +1179,22 @@ def _check_moves_apart(b_ids: list[str], moved: set[str],
             lo, hi = min(index[ident], before + 1), max(index[ident] + 1, after)
             if any(start <= hi and end >= lo for start, end, _ in other_hunks):
                 raise Unmergeable("a member moved across the other side's edit")
+
+
+def _check_moves_apart(b_ids: list[str], moved: set[str],
+                       *sides: tuple[list[tuple[int, int, list[str]]], list[tuple[int, int, list[str]]]]) -> None:
+    """A moved member's two places (the hunk that takes it from its old place, the hunk that
+    puts it in its new one) may not touch a hunk of the other side: a side that re-sorts a block
+    while the other adds at one of the places, or moves a member to where the other side
+    inserted, is an ordering question the engine does not answer (the line merge gets it). Edits
+    of the other side elsewhere in the span the member crossed stay where they are anchored, as
+    they would in a line merge."""
+    for own_hunks, other_hunks in sides:
+        for start, end, inserted in own_hunks:
+            if not any(ident in moved for ident in inserted) and not any(ident in moved for ident in b_ids[start:end]):
+                continue
+            if any(o_start <= end and o_end >= start for o_start, o_end, _ in other_hunks):
+                raise Unmergeable("a member moved next to the other side's edit")
 
 
 def _common_edge_lines(first: list[bytes], second: list[bytes], *, at_end: bool) -> int:
