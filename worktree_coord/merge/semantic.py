@@ -150,7 +150,7 @@ class _Check:
         tree = self._trees.get((path, data))
         if tree is None:
             given = self.trees.get(which) if len(self.files) == 1 else None
-            tree = given or tree_sitter.Parser(profile.language).parse(data)
+            tree = given or profile.parse(data)
             self._trees[(path, data)] = tree
         found = None if tree.root_node.has_error else extract(profile, data, tree, uses=uses)
         self._symbols[(path, data, uses)] = found

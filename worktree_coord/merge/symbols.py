@@ -227,7 +227,7 @@ def extract(profile: Profile, source: bytes, tree: tree_sitter.Tree | None = Non
     definitions, imports and heritage (no references, no local bindings): cheaper."""
     rules = profile.semantic
     if tree is None:
-        tree = tree_sitter.Parser(profile.language).parse(source)
+        tree = profile.parse(source)
     matches = tree_sitter.QueryCursor(query_for(profile, uses)).matches(tree.root_node)
     defs: dict[int, tuple[str, str]] = {}
     raw_defs: list[tuple[tree_sitter.Node, tree_sitter.Node, str]] = []
