@@ -178,8 +178,7 @@ class ForecastOperations(CoordinatorBase):
             found = engine.merge_pair(me, other, mergeable)
             if across:
                 base = me.base if me.base == other.base else self.git.merge_base(me.head, other.head)
-                theirs = other.changes if base == other.base else {c.path: c for c in self.git.changes(base, other.tree)}
-                found += engine.names_broken_across(me, other.name, base, other.tree, theirs)
+                found += engine.names_broken_across(me, other.name, base, other.tree, engine.changes_from(other, base))
             onto.append({"target": other.name, "state": other.task.state.value, "clean": not found,
                          "files": shared, "reserved": sorted(set(shared) - set(mergeable)),
                          "declarations": {p: {me.name: list(engine.declarations(me, p)),
@@ -354,13 +353,17 @@ class _Engine:
         its conflict is predicted already). Blocking mode only: in warn mode the queue merges."""
         if self.semantic is not SemanticMode.BLOCK:
             return []
-        mine = state.changes if base == state.base else {c.path: c for c in self.git.changes(base, state.tree)}
+        mine = self.changes_from(state, base)
         if not self._may_break(self._words(state.tree + base, mine), self._words(target_tree + base, target_changes)):
             return []
         key = hashlib.sha256(json.dumps([CACHE_VERSION, "across", base, target_tree, state.tree, target, state.name])
                              .encode()).hexdigest()
         return self._cached(key, lambda: {"conflicts": self._names_broken_now(state, target, base, target_tree,
                                                                               target_changes, mine)})["conflicts"]
+
+    def changes_from(self, state: CurrentState, base: str) -> dict[str, Change]:
+        """The task's changes measured from `base` (its own, unless the pair's merge base differs)."""
+        return state.changes if base == state.base else {c.path: c for c in self.git.changes(base, state.tree)}
 
     def _names_broken_now(self, state: CurrentState, target: str, base: str, target_tree: str,
                           target_changes: dict[str, Change], mine: dict[str, Change]) -> list[dict[str, Any]]:

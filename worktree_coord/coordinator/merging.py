@@ -15,6 +15,7 @@ ref meanwhile) fetches the new tip, merges and verifies again, at most VERIFIED_
 from __future__ import annotations
 
 import contextlib
+import functools
 import posixpath
 import tempfile
 import time
@@ -219,17 +220,18 @@ class MergeOperations(CoordinatorBase):
         commits = {t.task_id: t.result.get("commit") for t in merged}
         repo = self.git.repo
 
-        def local_lines(commit: str | None, path: str) -> set[str]:
+        @functools.cache   # the pin's version of a path is read once, whichever task asks
+        def local_lines(commit: str | None, path: str) -> frozenset[str]:
             try:
                 entry = repo[commit].peel(pygit2.Tree)[path] if commit and commit in repo else None
             except KeyError:
-                return set()
+                return frozenset()
             if entry is None or entry.type_str != "blob" or entry.id not in repo:
-                return set()
-            return {line.strip() for line in repo[entry.id].read_raw().decode("utf-8", "replace").splitlines()}
+                return frozenset()
+            return frozenset(line.strip() for line in repo[entry.id].read_raw().decode("utf-8", "replace").splitlines())
 
         def added(task_id: str, path: str) -> set[str]:
-            return local_lines(commits.get(task_id), path) - local_lines(run.base, path)
+            return set(local_lines(commits.get(task_id), path) - local_lines(run.base, path))
         return added
 
     def _record_merged(self, run: RunRecord, task: TaskRecord, merge_commit: str | None, old_tip: str,

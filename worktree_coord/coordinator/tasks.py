@@ -576,17 +576,17 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         if not own and not read:
             raise UsageError("nothing to widen: give --own GLOB (what the task may also change) or --read GLOB",
                              fix=f"e.g. wtc task widen {task_id} --run {run_id} --own 'docs/index.md' --why '...'")
-        added = boundaries.make_boundary(own or ["**"], read)   # validates the globs (own: one is needed)
-        added_own = list(added.own) if own else []
-        request = {"run": run_id, "task": task_id, "own": added_own, "read": list(added.read), "why": why}
+        added_own = list(boundaries.validate_globs("own", own))
+        added_read = list(boundaries.validate_globs("read", read))
+        request = {"run": run_id, "task": task_id, "own": added_own, "read": added_read, "why": why}
 
         def body() -> Outcome:
             with leases.hold(self.store, leases.task_lease(run_id, task_id), timeout=self.config.wait_timeout,
                              what=f"task {task_id}"):
-                return Outcome(self._widen_locked(run, self._task(run_id, task_id), added_own, list(added.read),
+                return Outcome(self._widen_locked(run, self._task(run_id, task_id), added_own, added_read,
                                                   why).to_json())
 
-        widen_key = key or variant_key(default_key(run_id, "widen", task_id), own=added_own, read=list(added.read))
+        widen_key = key or variant_key(default_key(run_id, "widen", task_id), own=added_own, read=added_read)
         done = run_once(self.store, widen_key, "task.widen", request, body,
                         ttl=self.config.idempotency_ttl, wait_timeout=self.config.wait_timeout)
         return TaskWidened.from_json(done.outcome.result, replayed=done.replayed)
@@ -604,11 +604,11 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
                             reserved=old.reserved, exclusive=old.exclusive, sparse=old.sparse)
         overlaps = task.result.get("overlaps", [])
         met: list[dict[str, Any]] = []
-        if new_own:
+        if new_own or new_read:
+            # Overlap check and write under the run's boundary lease, as start's insert is.
             with leases.hold(self.store, f"boundaries:{run.run_id}", timeout=self.config.wait_timeout,
                              what=f"run {run.run_id} boundaries"):
-                met = self._overlaps(run.run_id, task.task_id, Boundary(own=tuple(new_own), read=(),
-                                                                         reserved=old.reserved))
+                met = self._overlaps(run.run_id, task.task_id, Boundary(own=tuple(new_own))) if new_own else []
                 blocking = [o for o in met if old.exclusive or o["exclusive"]]
                 if blocking:
                     raise BusyError(f"widening task {task.task_id!r} would overlap live task(s) "
@@ -619,9 +619,6 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
                 overlaps = overlaps + [o for o in met if o["task"] not in known]
                 self.store.update_task(run.run_id, task.task_id, boundary=boundary,
                                        result={**task.result, "overlaps": overlaps}, holder=self._fence(run.run_id, task.task_id))
-        elif new_read:
-            self.store.update_task(run.run_id, task.task_id, boundary=boundary, holder=self._fence(run.run_id, task.task_id))
-        if new_own or new_read:
             self.store.log_event(run.run_id, task.task_id, "task.widened", {"own": new_own, "read": new_read, "why": why})
         notes = _unanchored_overlap_notes(met)
         cone = None
