@@ -23,6 +23,8 @@ Precision first (a flag that is usually wrong gets turned off, so fewer and sure
 - overloads: a name stays defined while any definition of it remains;
 - a version that does not parse cleanly, is binary or over MAX_BYTES gives no removals and no
   uses (nothing is guessed).
+The same entry points also report a declaration the merged file holds twice where the base and
+each side hold it once (duplicates.py: a finding with `problem="duplicate"`).
 Names, kinds and scopes come from symbols.py (the grammar wheels' tags queries and the profile's
 data); nothing here is language-specific.
 """
@@ -39,6 +41,7 @@ from typing import Iterable, Iterator, Protocol
 import pygit2
 import tree_sitter
 
+from .duplicates import find_duplicates
 from .profiles import Profile, SemanticRules, profile_for_path
 from .result import SemanticFinding
 from .symbols import Definition, Import, Reference, Symbols, extract
@@ -119,7 +122,12 @@ def find_broken_names(files: Iterable[Versions], *, labels: tuple[str, str, str]
     """Every name the merge of `files` broke (see the module docstring), in path and line order.
     `complete`: `files` hold every file either side changed (what a tree merge gives); when not,
     a package-wide name (Go) gone from one file is not known to be gone from its package."""
-    return _Check([f for f in files if semantic_profile(f.path) is not None], labels, trees or {}, complete).run()
+    checked = [f for f in files if semantic_profile(f.path) is not None]
+    broken = _Check(checked, labels, trees or {}, complete).run()
+    twice = find_duplicates(checked, labels=labels, trees=trees)
+    if not twice:
+        return broken
+    return tuple(sorted(broken + twice, key=lambda f: (f.use_path, f.use_line, f.name)))
 
 
 class _Check:
