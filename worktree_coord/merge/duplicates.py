@@ -127,10 +127,14 @@ def _check_file(versions: _Versions, profile: Profile, rules: DuplicateRules, la
         if parsed is None:
             return []   # an input that does not parse: nothing is guessed
         before[which] = collections.Counter(item.key for item in parsed)
+    pairs = [items for key, items in twice.items() if len(items) > max(before[which][key] for which in before)]
+    # A declaration inside one reported twice (a method of an impl both sides added) is that pair's.
+    pairs = [items for items in pairs
+             if not any(other is not items and o.start_byte <= items[0].start_byte < o.end_byte
+                        and (o.start_byte, o.end_byte) != (items[0].start_byte, items[0].end_byte)
+                        for other in pairs for o in other[:1])]
     out = []
-    for key, items in twice.items():
-        if len(items) <= max(before[which][key] for which in before):
-            continue
+    for items in pairs:
         first, second = items[0], items[1]
         text = merged[first.start_byte:first.end_byte].decode("utf-8", "replace").splitlines()
         excerpt = "\n".join(text[:_EXCERPT_LINES]) + ("\n..." if len(text) > _EXCERPT_LINES else "")
