@@ -148,9 +148,7 @@ def _semantic(git: GitRepo, target: str, target_tip: str, head: str, tree: str, 
                 start, lines_in = where[0], "head"
         removed = "the head" if finding.removed_by == "head" else target
         used = "the head" if finding.used_by == "head" else target
-        text = (f"{finding.name} ({finding.kind}) is declared twice by the merge, at {finding.definition_path}:"
-                f"{finding.definition_line} and line {finding.use_line}, once by each side"
-                if finding.problem == "duplicate" else
+        text = (finding.message if finding.problem != "broken" else
                 f"{finding.name} ({finding.kind}, {finding.definition_path}:{finding.definition_line} at the merge base) "
                 f"is removed or renamed by {removed}, but {used} adds a use of it")
         out.append(Finding(

@@ -64,7 +64,9 @@ class SemanticFinding:
     declaration: str = ""
     definition: str = ""    # the definition's first lines at the base
     use: str = ""           # the line that uses it, in the merged result
-    # "broken" (above) or "duplicate": the merged file declares `name` twice in one scope, at
+    # "broken" (above); "import_path": `name` is a module `removed_by` replaced throughout (one of
+    # its base imports at `definition_path:definition_line`) and `used_by` imports at the use; or
+    # "duplicate": the merged file declares `name` twice in one scope, at
     # `definition_line` and `use_line` (`definition`: the first copy, `use`: the second's line),
     # where the base and each side declare it at most once (merge/duplicates.py)
     problem: str = "broken"
@@ -72,6 +74,9 @@ class SemanticFinding:
     @property
     def message(self) -> str:
         where = f"{self.definition_path}:{self.definition_line}"
+        if self.problem == "import_path":
+            return (f"{self.use_path}:{self.use_line} imports {self.name}, which {self.removed_by} replaced in every "
+                    f"file (as at {where} in the base) while {self.used_by} added this import")
         if self.problem == "duplicate":
             return (f"{where} and {self.use_path}:{self.use_line} both declare {self.name} ({self.kind}): the merge "
                     f"holds it twice in one scope, where {self.removed_by} and {self.used_by} each hold it once")

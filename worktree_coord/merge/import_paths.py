@@ -1,0 +1,126 @@
+"""The post-merge check for an import path one side replaced throughout and the other side still adds.
+
+Stage: after a tree merge, beside the broken-names check (semantic.py calls it when the caller can
+say what a side's whole tree still mentions: merge/tree.py can, a one-file merge cannot). Input:
+the files of the merge (base, left, right, merged versions) and `mentions(side, module)`: whether
+any file of that side's tree still names the module. Output: `SemanticFinding`s with
+`problem="import_path"`.
+
+The shape (`javax.servlet` -> `jakarta.servlet`, a Go module path bumped to `/v2`, a Python package
+renamed): one side replaced every import of module P, the other side's new lines import P. The
+merge is clean and does not build (P is gone from the tree or from the dependencies).
+
+A finding needs all of (precision first):
+- the using side added an import from P to a file (a name from P it did not import at the base),
+  and the merged file still holds that import;
+- the other side replaced P in at least one file it changed: the base imported a name from P there
+  and that side's version binds the same name from another module (a move, not a dropped use);
+- no file that side changed imports P any more, and no file of its whole tree mentions P
+  (`mentions`), so the base's imports of P are gone from every file, changed or not;
+- every version read parses cleanly (nothing is guessed).
+Cost: without an import the using side added to a file both sides did not share, nothing is read;
+the tree-wide look runs only for a module the other side replaced.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Iterable, Protocol
+
+from .result import SemanticFinding
+from .symbols import Import, Symbols
+
+_SIDES = ("left", "right")
+
+
+class _Symbolic(Protocol):
+    def symbols(self, path: str, which: str, uses: bool = True) -> Symbols | None: ...
+
+
+def find_replaced_imports(files: Iterable[object], check: _Symbolic, labels: dict[str, str],
+                          mentions: Callable[[str, str], bool]) -> list[SemanticFinding]:
+    """The findings (module docstring); `check` gives each version's symbols (semantic._Check),
+    `labels` the sides' names."""
+    files = list(files)
+    out: list[SemanticFinding] = []
+    for used_side in _SIDES:
+        other = "right" if used_side == "left" else "left"
+        added = _added_imports(files, check, used_side)
+        if not added:
+            continue
+        replaced = _replaced(files, check, other, set(added))
+        for module, (where, line) in sorted(replaced.items()):
+            if mentions(other, module):
+                continue
+            for path, item in added[module]:
+                merged = check.symbols(path, "merged", uses=False)
+                if merged is None:
+                    continue
+                kept = [m for m in merged.imports if m.module == module and m.name == item.name and m.scope is None]
+                if not kept:
+                    continue
+                out.append(SemanticFinding(
+                    name=module, kind="import", definition_path=where, definition_line=line, use_path=path,
+                    use_line=kept[0].line, removed_by=labels[other], used_by=labels[used_side],
+                    definition=f"{module} (imported at the base here)",
+                    use=_line(_version_of(files, path, "merged"), kept[0].line), problem="import_path"))
+    return out
+
+
+def _version_of(files: list[object], path: str, which: str) -> bytes:
+    for versions in files:
+        if versions.path == path:   # type: ignore[attr-defined]
+            return versions.version(which) or b""   # type: ignore[attr-defined]
+    return b""
+
+
+def _added_imports(files: list[object], check: _Symbolic, side: str) -> dict[str, list[tuple[str, Import]]]:
+    """module -> (path, import) for each top-level import `side` added to a file (from a module)."""
+    out: dict[str, list[tuple[str, Import]]] = {}
+    for versions in files:
+        path = versions.path   # type: ignore[attr-defined]
+        if versions.same(side, "base") or not versions.exists(side) or not versions.exists("merged"):   # type: ignore[attr-defined]
+            continue
+        mine = check.symbols(path, side, uses=False)
+        if mine is None:
+            continue
+        before = check.symbols(path, "base", uses=False) if versions.exists("base") else Symbols()   # type: ignore[attr-defined]
+        if before is None:
+            continue
+        had = {(i.module, i.name) for i in before.imports if i.scope is None}
+        for item in mine.imports:
+            if item.scope is None and item.module and (item.module, item.name) not in had:
+                out.setdefault(item.module, []).append((path, item))
+    return out
+
+
+def _replaced(files: list[object], check: _Symbolic, side: str, modules: set[str]) -> dict[str, tuple[str, int]]:
+    """module -> (path, base line) for each of `modules` that `side` replaced in a file it changed
+    (module docstring) and imports in no file it changed."""
+    replaced: dict[str, tuple[str, int]] = {}
+    still: set[str] = set()
+    for versions in files:
+        path = versions.path   # type: ignore[attr-defined]
+        if versions.same(side, "base"):   # type: ignore[attr-defined]
+            continue
+        after = check.symbols(path, side, uses=False) if versions.exists(side) else None   # type: ignore[attr-defined]
+        if versions.exists(side) and after is None:   # type: ignore[attr-defined]
+            return {}   # a version that does not parse: its imports are unknown
+        if after is not None:
+            still.update(i.module for i in after.imports if i.module in modules)
+        if after is None or not versions.exists("base"):   # type: ignore[attr-defined]
+            continue
+        before = check.symbols(path, "base", uses=False)
+        if before is None:
+            continue
+        bound_after = {i.bound: i.module for i in after.imports if i.scope is None}
+        for item in before.imports:
+            if item.module in modules and item.scope is None and item.module not in replaced:
+                moved_to = bound_after.get(item.bound)
+                if moved_to is not None and moved_to != item.module:
+                    replaced[item.module] = (path, item.line)
+    return {module: where for module, where in replaced.items() if module not in still}
+
+
+def _line(data: bytes, number: int) -> str:
+    lines = data.split(b"\n")
+    return lines[number - 1].decode("utf-8", "replace").strip() if 0 < number <= len(lines) else ""
