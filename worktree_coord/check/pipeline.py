@@ -165,7 +165,9 @@ def _boundary_source(config: Config, own: Sequence[str], read: Sequence[str], ta
         return BoundarySource("manifest", made.own, made.read, made.reserved, manifest=manifest_boundary.path,
                               manifest_version=manifest_boundary.version)
     raise UsageError("no boundary to check against",
-                     fix=f"pass --own GLOB, or --run ID --task ID, or commit a {DEFAULT_MANIFEST} (see docs/ci.md)")
+                     fix=f"pass --own GLOB (--own '**' for a branch that may change anything: then only its"
+                         f" reserved-file edits and the dry-run merge are checked), or --run ID --task ID, or commit"
+                         f" a {DEFAULT_MANIFEST} (see docs/ci.md)")
 
 
 _MANIFEST_NOTES = {

@@ -499,7 +499,9 @@ def forecast_report(r: Forecast) -> str:
                      + f" -- {changed}")
     for c in r.conflicts:
         lines.append(f"  CONFLICT {c['left']} x {c['right']}: {c['path']}"
-                     + (f" in {c['declaration']}" if c.get("declaration") else "") + f" ({c['kind']})")
+                     + (f" in {c['declaration']}" if c.get("declaration") else "") + f" ({c['kind']})"
+                     # A semantic conflict has no shared lines to point at: its detail says which name.
+                     + (f": {c['detail']}" if c.get("kind") == "semantic" and c.get("detail") else ""))
     return "\n".join(lines)
 
 
