@@ -145,6 +145,40 @@ def test_switched_branch_is_rejected(repo, coord):
     assert coord.finish_task("r1", "api").state == "empty"
 
 
+def test_commits_on_a_branch_of_the_agents_own_are_kept_by_the_way_back(repo, coord):
+    # Agents habitually `git checkout -b fix` and commit there: the fix must carry those commits
+    # (and the edits left uncommitted) onto the task branch, run exactly as a shell would.
+    import re
+    import subprocess
+
+    wt = start(coord)
+    git(wt, "switch", "-q", "-c", "fix")
+    write(wt, {"packages/api/index.js": "committed on fix\n"})
+    git(wt, "commit", "-q", "-am", "agent's own commit")
+    write(wt, {"packages/api/extra.js": "left uncommitted\n"})
+    done = coord.finish_task("r1", "api")
+    [violation] = done.violations
+    assert violation["rule"] == "branch_switched" and "nothing was committed" in violation["detail"]
+    assert done.notes[0].startswith("put the worktree back on wtc/r1/api")
+    [command] = re.findall(r"`([^`]*branch -f[^`]*)`", violation["detail"])
+    subprocess.run(command, shell=True, check=True)
+    finished = coord.finish_task("r1", "api")
+    assert finished.state == "merged"
+    assert git(repo, "show", "wtc/r1/integration:packages/api/index.js") == "committed on fix"
+    assert git(repo, "show", "wtc/r1/integration:packages/api/extra.js") == "left uncommitted"
+
+
+def test_a_switch_to_a_branch_that_left_the_task_branch_behind_says_merge(repo, coord):
+    wt = start(coord)
+    write(wt, {"packages/api/index.js": "on the task branch\n"})
+    git(wt, "commit", "-q", "-am", "task work")
+    git(wt, "switch", "-q", "-c", "other", "HEAD~1")
+    done = coord.finish_task("r1", "api")
+    [violation] = done.violations
+    assert "branch -f" not in violation["detail"], "moving the task branch would drop its own commit"
+    assert "switch wtc/r1/api && git -C" in violation["detail"] and "merge other" in violation["detail"]
+
+
 def test_branch_rewritten_off_the_pinned_base_is_rejected(repo, coord):
     wt = start(coord)
     tree = git(wt, "rev-parse", "HEAD^{tree}")

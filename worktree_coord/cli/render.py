@@ -87,7 +87,9 @@ def task_finished(r: TaskFinished) -> str:
     head = f"task {r.task}: {r.state}" + (f" at {r.commit[:12]}" if r.commit else "") + _again(r.replayed)
     lines = [head]
     if r.violations:
-        lines.append(f"  {len(r.violations)} boundary violation(s); the commit stays on {r.branch} and the worktree stays:")
+        kept = ("the worktree stays" if any(v["rule"] in ("branch_switched", "git_dir") for v in r.violations)
+                else f"the commit stays on {r.branch} and the worktree stays")
+        lines.append(f"  {len(r.violations)} boundary violation(s); {kept}:")
         for v in r.violations:
             lines.append(f"    {v['rule']:<22} {v['path'] or '-'}  {v['detail']}")
     else:

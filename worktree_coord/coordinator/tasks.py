@@ -308,7 +308,11 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         if violations:
             # The way out travels in the JSON too (an agent reading `--json` or an MCP result has no
             # text renderer): fix the paths where they are, finish again.
-            notes.append(f"fix the paths in {task.worktree} and run `wtc task finish {task_id} --run {run.run_id}` again")
+            if all(v.get("rule") == "branch_switched" for v in violations):
+                notes.append(f"put the worktree back on {task.branch} as the violation says, and run "
+                             f"`wtc task finish {task_id} --run {run.run_id}` again")
+            else:
+                notes.append(f"fix the paths in {task.worktree} and run `wtc task finish {task_id} --run {run.run_id}` again")
             outside = sorted({v["path"] for v in violations
                               if v.get("rule") in ("outside_own", "symlink_outside_own", "symlink_outside_repo") and v["path"]})
             if outside and task.worktree:
