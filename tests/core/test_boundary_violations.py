@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -123,6 +124,60 @@ def test_gitlink_and_gitmodules_outside_own_are_rejected(repo, coord):
     write(wt, {".gitmodules": '[submodule "lib"]\n\tpath = vendor/lib\n\turl = https://example.com/lib.git\n'})
     done = coord.finish_task("r1", "api")
     assert rules(done) == {("submodule", "vendor/lib"), ("submodule", ".gitmodules")}
+
+
+def test_a_folder_with_its_own_repository_inside_own_is_rejected_and_the_fix_commits_its_files(repo, coord):
+    # A `git init` (or a scaffolding tool) in the worktree: `git add -A` would record a gitlink to a
+    # commit only that folder has, and the merge would hand every checkout an empty folder.
+    import re
+    import subprocess
+
+    wt = start(coord, own=("**",))
+    nested = wt / "packages/newapp"
+    nested.mkdir(parents=True)
+    git(nested, "init", "-q")
+    write(nested, {"index.js": "module.exports = 1\n"})
+    git(nested, "add", "index.js")
+    git(nested, "commit", "-q", "-m", "scaffold")
+    done = coord.finish_task("r1", "api")
+    assert done.exit_code == 3 and rules(done) == {("embedded_repository", "packages/newapp")}
+    [violation] = done.violations
+    assert "git rm -q --cached packages/newapp" in violation["detail"]
+    shutil.rmtree(nested / ".git")                       # the fix, as the detail says it
+    subprocess.run(["git", "rm", "-q", "--cached", "packages/newapp"], cwd=wt, check=True)
+    finished = coord.finish_task("r1", "api")
+    assert finished.state == "merged"
+    assert git(repo, "show", "wtc/r1/integration:packages/newapp/index.js") == "module.exports = 1"
+
+
+def test_a_declared_submodule_inside_own_merges(repo, coord, tmp_path):
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    git(lib, "init", "-q")
+    write(lib, {"x.txt": "x\n"})
+    git(lib, "add", "x.txt")
+    git(lib, "commit", "-q", "-m", "lib")
+    wt = start(coord, own=("**",))
+    git(wt, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(lib), "vendor/lib")
+    done = coord.finish_task("r1", "api")
+    assert done.state == "merged", done.violations
+    assert "vendor/lib" in git(repo, "ls-tree", "-r", "wtc/r1/integration", "vendor/lib")
+
+
+def test_the_ci_check_reports_an_embedded_repository(repo, tmp_path):
+    from worktree_coord.check.pipeline import check
+
+    git(repo, "switch", "-q", "-c", "feature")
+    nested = repo / "tools/gen"
+    nested.mkdir(parents=True)
+    git(nested, "init", "-q")
+    write(nested, {"gen.py": "print(1)\n"})
+    git(nested, "add", "gen.py")
+    git(nested, "commit", "-q", "-m", "inner")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "adds a folder with its own repository")
+    report = check(repo, base="main", own=["**"])
+    assert [(f.rule, f.path) for f in report.findings if f.rule == "embedded_repository"] == [("embedded_repository", "tools/gen")]
 
 
 def test_tampered_worktree_git_file_is_rejected_without_committing(repo, coord, tmp_path):

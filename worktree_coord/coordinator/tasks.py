@@ -291,7 +291,8 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
                     since = self.git.merge_base(tip, integration_tip) \
                         if self.git.is_ancestor(run.base, integration_tip) else run.base
                     changes = self.git.changes(since, tip)
-                    report = boundaries.check_changes(changes, task.boundary, self.git.read_blob)
+                    report = boundaries.check_changes(changes, task.boundary, self.git.read_blob,
+                                                      lambda: self.git.submodule_paths(tip))
                     violations = [v.to_json() for v in report.violations]
                     violations += self._leftover_markers(task, tip)
                     reserved = [{"path": c.path, "status": c.status, "base_oid": c.old_oid, "new_oid": c.new_oid}

@@ -585,6 +585,14 @@ class GitRepo:
         except KeyError:
             return self._lazy_blob(str(entry.id))
 
+    def submodule_paths(self, commit: str) -> frozenset[str]:
+        """The paths the .gitmodules of `commit` (or tree) declares submodules at; none without one."""
+        if self.file_at(commit, ".gitmodules") is None:
+            return frozenset()
+        done = self.git("config", f"--blob={commit}:.gitmodules", "--get-regexp", r"^submodule\..*\.path$", check=False)
+        return frozenset(line.split(" ", 1)[1].strip().strip("/")
+                         for line in done.stdout.decode("utf-8", "surrogateescape").splitlines() if " " in line)
+
     def path_in_tree(self, commit: str, rel: str) -> bool:
         """Whether `rel` (a file or a folder) exists in the commit's tree."""
         tree = self.repo[pygit2.Oid(hex=commit)].peel(pygit2.Tree)
