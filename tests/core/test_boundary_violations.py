@@ -223,6 +223,32 @@ def test_commits_on_a_branch_of_the_agents_own_are_kept_by_the_way_back(repo, co
     assert git(repo, "show", "wtc/r1/integration:packages/api/extra.js") == "left uncommitted"
 
 
+def test_work_left_in_the_shared_stash_is_not_left_behind_by_finish(repo, coord):
+    # refs/stash is shared by every worktree: a stash an agent forgot is work no commit holds, where
+    # another agent's `git stash pop` can take it. Finish stops and says how to keep or drop it.
+    import re
+    import subprocess
+
+    wt = start(coord)
+    write(wt, {"packages/api/index.js": "stashed edit\n"})
+    git(wt, "stash", "-q")
+    other = start(coord, "web", own=("packages/web/**",))
+    write(other, {"packages/web/index.js": "web\n"})
+    git(other, "stash", "-q")                      # another task's stash: not this task's business
+    done = coord.finish_task("r1", "api")
+    assert done.exit_code == 3 and rules(done) == {("stashed_work", "")}
+    [violation] = done.violations
+    assert "stash@{1}" in violation["detail"] and "stash@{0}" not in violation["detail"]
+    [keep] = re.findall(r"`([^`]*stash pop[^`]*)`", violation["detail"])
+    subprocess.run(keep, shell=True, check=True)
+    finished = coord.finish_task("r1", "api")
+    assert finished.state == "merged"
+    assert git(repo, "show", "wtc/r1/integration:packages/api/index.js") == "stashed edit"
+    # The other task's stash is still there, and abandoning that task names it.
+    abandoned = coord.abandon_task("r1", "web")
+    assert any("stash@{0}" in note and "wtc/r1/web" in note for note in abandoned.notes)
+
+
 def test_a_switch_to_a_branch_that_left_the_task_branch_behind_says_merge(repo, coord):
     wt = start(coord)
     write(wt, {"packages/api/index.js": "on the task branch\n"})

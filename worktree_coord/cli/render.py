@@ -87,7 +87,7 @@ def task_finished(r: TaskFinished) -> str:
     head = f"task {r.task}: {r.state}" + (f" at {r.commit[:12]}" if r.commit else "") + _again(r.replayed)
     lines = [head]
     if r.violations:
-        kept = ("the worktree stays" if any(v["rule"] in ("branch_switched", "git_dir") for v in r.violations)
+        kept = ("the worktree stays" if any(v["rule"] in ("branch_switched", "git_dir", "stashed_work") for v in r.violations)
                 else f"the commit stays on {r.branch} and the worktree stays")
         lines.append(f"  {len(r.violations)} boundary violation(s); {kept}:")
         for v in r.violations:

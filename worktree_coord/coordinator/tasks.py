@@ -252,6 +252,12 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
             notes += self._clear_stale_index_lock(path)
             notes += self._recover_branch(run, task, path)
             problems = self._worktree_problems(task, path)
+            stashed = self.git.stashes_made_on(task.branch)
+            if stashed and not problems:
+                # Work the commit would not hold, in a place every other agent's `git stash pop`
+                # reaches: the agent decides (apply or drop), finish never leaves it behind silently.
+                problems.append({"path": "", "rule": "stashed_work",
+                                 "detail": _stash_note(task.branch, task.worktree, stashed)})
             if not problems:
                 name, email = _split_author(task.author)
                 self.git.commit_all(path, message or f"wtc: {task_id}", name, email)
@@ -549,6 +555,9 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
                                          "or finished one needs nothing from you")
                 snapshot, missing = self._snapshot(task, "wtc: abandoned snapshot of uncommitted work")
                 notes = [_missing_note(missing)] if missing else []
+                stashed = self.git.stashes_made_on(task.branch)
+                if stashed:  # the worktree goes: the stash stays, applicable in any checkout of the branch
+                    notes.append(_stash_note(task.branch, None, stashed))
                 waiting = [r["intent_id"] for r in self.store.list_intents(run_id, UNAPPLIED_INTENT_STATES)
                            if r["task_id"] == task_id]
                 if waiting:
@@ -683,6 +692,17 @@ def _structured_merge_in_worktree(git: GitRepo, path: Path, rel: str, resolver: 
     if result.clean:
         git.stage_path(path, rel)
     return result.clean
+
+
+def _stash_note(branch: str, worktree: str | None, stashes: list[tuple[str, str]]) -> str:
+    """What stash entries made on a task's branch are, and the commands that keep or drop them
+    (the newest first: dropping stash@{n} renumbers the older ones, so one at a time)."""
+    where = f"git -C {shlex.quote(worktree)}" if worktree else "git"
+    refs = ", ".join(ref for ref, _ in stashes)
+    newest = stashes[0][0]
+    return (f"{refs} hold{'s' if len(stashes) == 1 else ''} work stashed on {branch} that no commit includes (the "
+            f"stash is shared by every worktree, where another agent's stash pop can take it); keep it with "
+            f"`{where} stash pop {newest}`, or give it up with `{where} stash drop {newest}`, then finish again")
 
 
 def _unanchored_overlap_notes(overlaps: list[dict[str, Any]]) -> list[str]:
