@@ -158,6 +158,31 @@ def test_a_name_removed_in_one_file_and_used_in_another_is_predicted_by_task_che
     assert coordinator.finish_task("r1", "user").state == "conflict"
 
 
+def test_the_run_wide_forecast_predicts_a_name_broken_across_files(coordinator):
+    renamer, user, bystander = start(coordinator, "renamer"), start(coordinator, "user"), start(coordinator, "bystander")
+    edit(renamer, "app/service.py", "def beta(x):", "def beta_times_two(x):")
+    edit(user, "app/other.py", "VALUE = 1\n", "from app.service import beta\n\nVALUE = beta(1)\n")
+    edit(bystander, "app/old.py", "return 0", "return 1")
+    forecast = coordinator.forecast("r1")
+    [found] = forecast.conflicts
+    assert (found["kind"], found["path"], found["left"], found["right"]) == ("semantic", "app/other.py", "renamer", "user")
+    assert [(r["task"], r["forecast"], r["conflicts_with"]) for r in forecast.tasks] == [
+        ("renamer", "conflict", ["user"]), ("user", "conflict", ["renamer"]), ("bystander", "clean", [])]
+    assert coordinator.forecast_column("r1", max_age=0)["tasks"]["user"]["forecast"] == "conflict"
+    # Once the rename merged, the run-wide forecast meets it onto integration, as finish will.
+    assert coordinator.finish_task("r1", "renamer").state == "merged"
+    again = coordinator.forecast("r1")
+    assert [(c["kind"], c["left"], c["right"]) for c in again.conflicts] == [("semantic", "integration", "user")]
+
+
+def test_the_run_wide_forecast_names_a_break_inside_a_shared_file_once(coordinator):
+    renamer, user = start(coordinator, "renamer"), start(coordinator, "user")
+    edit(renamer, "app/service.py", "def beta(x):\n    return x * 2", "def beta_times_two(x):\n    return x * 2")
+    edit(user, "app/service.py", "def gamma(x):\n    return x - 3", "def gamma(x):\n    return beta(x) - 3")
+    forecast = coordinator.forecast("r1")
+    assert [(c["kind"], c["path"]) for c in forecast.conflicts] == [("semantic", "app/service.py")]
+
+
 def test_a_removed_name_nobody_uses_is_not_predicted(coordinator):
     renamer, user = start(coordinator, "renamer"), start(coordinator, "user")
     edit(renamer, "app/service.py", "def beta(x):", "def beta_times_two(x):")

@@ -29,7 +29,8 @@ in another: what the queue's tree-level check blocks at merge time) are predicte
 onto integration and onto each other task, when the semantic check blocks (the run's default): on
 a merged tree built from the two states, by the queue's own check, for a pair only when a word gone
 from a file one side changed is new in a file the other changed (a finding needs both); cached like
-file merges. The run-wide forecast (`wtc forecast`, the status column) predicts them per file only.
+file merges. The run-wide forecast (`wtc forecast`, the status column) predicts them the same way,
+for every such pair (found through an index of removed words, not by trying every pair).
 Not predicted: reserved files (root manifests and lockfiles), which are consolidated, never
 text-merged: they are listed as overlaps with `reserved: true`, never as conflicts.
 """
@@ -113,8 +114,15 @@ class ForecastOperations(CoordinatorBase):
         named = {s.name: s for s in states}
         for (left, right), paths in sorted(pair_files.items()):
             conflicts += engine.merge_pair(named[left], named[right], paths)
+        for left, right in engine.pairs_that_may_break_names(states):
+            base = left.base if left.base == right.base else self.git.merge_base(left.head, right.head)
+            conflicts += engine.names_broken_across(right, left.name, base, left.tree,
+                                                    engine.changes_from(left, base))
         for state in states:
             conflicts += engine.merge_onto_integration(state, tip)
+            if state.base != tip:
+                conflicts += engine.names_broken_across(state, INTEGRATION, state.base, tip,
+                                                        engine.integration_changes[state.base])
         rows = []
         for state in states:
             against = sorted({c["right"] if c["left"] == state.name else c["left"]
@@ -316,6 +324,25 @@ class _Engine:
         check at merge time still is."""
         return self._may_break(self._words(one.tree + one.base, one.changes),
                                self._words(other.tree + other.base, other.changes))
+
+    def pairs_that_may_break_names(self, states: list[CurrentState]) -> list[tuple[CurrentState, CurrentState]]:
+        """Every pair of tasks `may_break_names` holds for, in the states' order, found through an
+        index of the words gone from each task's files (so a run of 1,000 tasks is not 500,000
+        set intersections): only pairs sharing a word are returned."""
+        if self.semantic is not SemanticMode.BLOCK:
+            return []
+        words = [self._words(s.tree + s.base, s.changes) for s in states]
+        gone_by: dict[bytes, list[int]] = {}
+        for index, (gone, _new) in enumerate(words):
+            for word in gone:
+                gone_by.setdefault(word, []).append(index)
+        pairs: set[tuple[int, int]] = set()
+        for index, (_gone, new) in enumerate(words):
+            for word in new:
+                for other in gone_by.get(word, ()):
+                    if other != index:
+                        pairs.add((min(index, other), max(index, other)))
+        return [(states[i], states[j]) for i, j in sorted(pairs)]
 
     @staticmethod
     def _may_break(one: tuple[set[bytes], set[bytes]], other: tuple[set[bytes], set[bytes]]) -> bool:
