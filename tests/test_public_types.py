@@ -43,8 +43,16 @@ def mypy(*files: Path) -> subprocess.CompletedProcess[str]:
                           capture_output=True, text=True, cwd=ROOT)
 
 
-def test_py_typed_ships():
-    assert (Path(worktree_coord.__file__).parent / "py.typed").is_file()
+def test_py_typed_ships_and_the_stub_names_every_public_name():
+    package = Path(worktree_coord.__file__).parent
+    assert (package / "py.typed").is_file()
+    import ast
+
+    stub = ast.parse((package / "__init__.pyi").read_text())
+    named = {alias.asname or alias.name for node in stub.body if isinstance(node, ast.ImportFrom)
+             for alias in node.names}
+    named |= {node.target.id for node in stub.body if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)}
+    assert named - {"__all__"} == set(worktree_coord.__all__)
 
 
 def test_an_orchestrator_type_checks_against_the_public_api(tmp_path):

@@ -10,8 +10,6 @@ Public API (everything else is private):
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 __version__ = "0.1.0"
 
 from .errors import (
@@ -24,17 +22,9 @@ from .errors import (
     WtcError,
 )
 
-if TYPE_CHECKING:
-    # What a type checker sees: the real classes (at run time they load lazily, below), so that an
-    # orchestrator type-checked against this package gets `Coordinator`, not `object`.
-    from .coordinator import Coordinator
-    from .merge import FileMerge, merge_file
-    from .model import TaskState
-    from .results import (Forecast, GcReport, Landed, MergeReport, RunReport, RunStarted, RunStatus, TaskAbandoned,
-                          TaskCheck, TaskFinished, TaskStarted, TaskUpdated)
-
 # Heavy names load on first use (PEP 562): `wtc` is started by every agent call, and most calls
-# need neither the merge engine nor consolidation.
+# need neither the merge engine nor consolidation. Type checkers read __init__.pyi instead, which
+# names the real classes (this module's lazy names would read as `object`).
 _LAZY = {
     "Coordinator": ("worktree_coord.coordinator", "Coordinator"),
     "TaskState": ("worktree_coord.model", "TaskState"),
