@@ -14,7 +14,9 @@ A finding needs all of (precision first):
 - the using side added an import from P to a file (a name from P it did not import at the base),
   and the merged file still holds that import;
 - the other side replaced P in at least one file it changed: the base imported a name from P there
-  and that side's version binds the same name from another module (a move, not a dropped use);
+  and that side's version binds the same name from another module, or imports a module that is P
+  moved (`P/v2`, or P's words split differently: `etcd/clientv3` -> `etcd/client/v3`): a move,
+  not a dropped use;
 - no file that side changed imports P any more, and no file of its whole tree mentions P
   (`mentions`), so the base's imports of P are gone from every file, changed or not;
 - every version read parses cleanly (nothing is guessed).
@@ -24,12 +26,14 @@ the tree-wide look runs only for a module the other side replaced.
 
 from __future__ import annotations
 
+import re
 from typing import Callable, Iterable, Protocol
 
 from .result import SemanticFinding
 from .symbols import Import, Symbols
 
 _SIDES = ("left", "right")
+_ALNUM = re.compile(r"[^0-9A-Za-z]")
 
 
 class _Symbolic(Protocol):
@@ -113,12 +117,21 @@ def _replaced(files: list[object], check: _Symbolic, side: str, modules: set[str
         if before is None:
             continue
         bound_after = {i.bound: i.module for i in after.imports if i.scope is None}
+        had = {i.module for i in before.imports}
+        new_modules = {i.module for i in after.imports if i.scope is None and i.module not in had}
         for item in before.imports:
             if item.module in modules and item.scope is None and item.module not in replaced:
                 moved_to = bound_after.get(item.bound)
-                if moved_to is not None and moved_to != item.module:
+                if (moved_to is not None and moved_to != item.module) or any(_moved(item.module, new) for new in new_modules):
                     replaced[item.module] = (path, item.line)
     return {module: where for module, where in replaced.items() if module not in still}
+
+
+def _moved(old: str, new: str) -> bool:
+    """Whether `new` is `old` moved rather than another module: a version bump below it
+    (`example.com/mod` -> `example.com/mod/v2`) or the same words split differently
+    (`go.etcd.io/etcd/clientv3` -> `go.etcd.io/etcd/client/v3`)."""
+    return new != old and (new.startswith(old + "/") or _ALNUM.sub("", new) == _ALNUM.sub("", old))
 
 
 def _line(data: bytes, number: int) -> str:
