@@ -51,16 +51,20 @@ def find_replaced_imports(files: Iterable[object], check: _Symbolic, labels: dic
         other = "right" if used_side == "left" else "left"
         # The smaller side's files are read first, and the bigger side's only where they spell a
         # module the first step found (a queue merge: ~1,000 files of integration, a few of the task).
+        # The tree-wide look comes before the bigger side's files: a module still named anywhere in
+        # that side's tree (most: `os`, `fmt`) is found in its first files, and ends it there.
         if changed[used_side] <= changed[other]:
             added = _added_imports(files, check, used_side)
-            replaced = _replaced(files, check, other, set(added)) if added else {}
+            gone = {module for module in added if not mentions(other, module)}
+            replaced = _replaced(files, check, other, gone) if gone else {}
         else:
             replaced = _replaced(files, check, other, None)
+            replaced = {module: where for module, where in replaced.items() if not mentions(other, module)}
             added = _added_imports(files, check, used_side, set(replaced)) if replaced else {}
         if not added:
             continue
         for module, (where, line) in sorted(replaced.items()):
-            if mentions(other, module):
+            if module not in added:
                 continue
             for path, item in added[module]:
                 merged = check.symbols(path, "merged", uses=False)

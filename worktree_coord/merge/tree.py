@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Iterator
 
 import pygit2
 
@@ -230,20 +230,24 @@ class _Mentions:
                                    for data in (self._repo[oid].data for oid in self._files(side)))
         return self._known[key]
 
-    def _files(self, side: str) -> list[pygit2.Oid]:
-        if side not in self._blobs:
-            found: list[pygit2.Oid] = []
-            stack: list[tuple[str, pygit2.Tree]] = [("", self._trees[side])]
-            while stack:
-                prefix, tree = stack.pop()
-                for entry in tree:
-                    path = prefix + entry.name
-                    if entry.type_str == "tree":
-                        stack.append((path + "/", self._repo[entry.id]))
-                    elif entry.type_str == "blob" and semantic_profile(path) is not None:
-                        found.append(entry.id)
-            self._blobs[side] = found
-        return self._blobs[side]
+    def _files(self, side: str) -> Iterator[pygit2.Oid]:
+        """The blob ids of the side's files a semantic profile reads, walked lazily (a search that
+        finds its module early reads a few trees) and kept for the next search."""
+        if side in self._blobs:
+            yield from self._blobs[side]
+            return
+        found: list[pygit2.Oid] = []
+        stack: list[tuple[str, pygit2.Tree]] = [("", self._trees[side])]
+        while stack:
+            prefix, tree = stack.pop()
+            for entry in tree:
+                path = prefix + entry.name
+                if entry.type_str == "tree":
+                    stack.append((path + "/", self._repo[entry.id]))
+                elif entry.type_str == "blob" and semantic_profile(path) is not None:
+                    found.append(entry.id)
+                    yield entry.id
+        self._blobs[side] = found   # only reached when walked to the end
 
 
 class _TreeFile:
