@@ -31,9 +31,10 @@ declaration twice whose name the merge added occurrences of.
 from __future__ import annotations
 
 import collections
+import functools
 import re
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Iterable, Protocol
 
 import tree_sitter
 
@@ -47,12 +48,20 @@ _EXCERPT_LINES = 6
 MAX_BYTES = 1_000_000
 
 
-class _Versions:   # the semantic check's Versions protocol (semantic.py), restated to avoid the cycle
+class _Versions(Protocol):   # the semantic check's Versions protocol (semantic.py), restated to avoid the cycle
     path: str
-    base: bytes | None
-    merged: bytes | None
+
+    @property
+    def base(self) -> bytes | None: ...
+
+    @property
+    def merged(self) -> bytes | None: ...
 
     def version(self, which: str) -> bytes | None: ...
+
+    def exists(self, which: str) -> bool: ...
+
+    def same(self, one: str, other: str) -> bool: ...
 
 
 @dataclass(frozen=True)
@@ -67,6 +76,7 @@ class Declaration:
     end_byte: int
 
 
+@functools.lru_cache(maxsize=65536)
 def duplicate_rules(path: str) -> tuple[Profile, DuplicateRules] | None:
     profile = profile_for_path(path)
     if profile is None or not profile.semantic.enabled or not profile.semantic.duplicates.enabled:
@@ -82,13 +92,16 @@ def find_duplicates(files: Iterable[_Versions], *, labels: tuple[str, str, str] 
     out: list[SemanticFinding] = []
     files = list(files)
     for versions in files:
+        # One side's version (every file only one side changed, in a tree merge): any pair in it is
+        # that side's own. Compared by blob id where the versions have one, before any is read.
+        if not versions.exists("merged") or versions.same("merged", "left") or versions.same("merged", "right"):
+            continue
         found = duplicate_rules(versions.path)
         if found is None:
             continue
         merged = versions.merged
-        left, right = versions.version("left"), versions.version("right")
-        if merged is None or merged == left or merged == right:
-            continue   # one side's version: any pair in it is that side's own
+        if merged is None or merged == versions.version("left") or merged == versions.version("right"):
+            continue
         out.extend(_check_file(versions, found[0], found[1], labels, trees if len(files) == 1 else None))
     return tuple(sorted(out, key=lambda f: (f.use_path, f.use_line, f.name)))
 
