@@ -14,7 +14,7 @@ REQ = "package app;\n\nimport javax.servlet.http.HttpServletRequest;\n\nclass {n
 COOKIE = "package app;\n\nimport javax.servlet.http.Cookie;\n\nclass New {\n    Cookie c;\n}\n"
 
 
-def _merge(tmp_path: Path, base: dict[str, str], ours: dict[str, str | None], theirs: dict[str, str]):
+def _merge(tmp_path: Path, base: dict[str, str], ours: dict[str, str | None], theirs: dict[str, str | None]):
     repo = make_repo(tmp_path / "repo", base)
     base_id = git(repo, "rev-parse", "HEAD")
     for path, text in ours.items():
@@ -26,12 +26,17 @@ def _merge(tmp_path: Path, base: dict[str, str], ours: dict[str, str | None], th
     git(repo, "commit", "-qm", "ours")
     ours_id = git(repo, "rev-parse", "HEAD")
     git(repo, "checkout", "-q", "-b", "theirs", base_id)
-    write(repo, theirs)
+    for path, text in theirs.items():
+        if text is None:
+            (repo / path).unlink()
+        else:
+            write(repo, {path: text})
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "theirs")
     theirs_id = git(repo, "rev-parse", "HEAD")
     handle = pygit2.Repository(str(repo))
-    index = handle.merge_commits(ours_id, theirs_id)
+    # Without rename detection, as the check's own diffs see a tree (a move is a deletion and an addition).
+    index = handle.merge_commits(ours_id, theirs_id, flags=pygit2.enums.MergeFlag(0))
     assert not index.conflicts
     return check_tree_merge(handle, base_id, ours_id, theirs_id, index.write_tree(handle),
                             labels=("integration", "base", "t1"))
@@ -80,3 +85,17 @@ def test_a_go_module_path_bumped_with_an_alias_is_reported_and_the_new_path_is_n
     # the other side importing the new path (a prefix of nothing old) is fine
     assert [f for f in _merge(tmp_path / "again", base, ours, {"b/b.go": new_use.replace("etcd/clientv3", "etcd/client/v3")})
             if f.problem == "import_path"] == []
+
+
+def test_a_file_the_using_side_moved_brings_no_new_imports(tmp_path: Path) -> None:
+    """The check's diffs do not pair renames: a file moved to another folder reads as added, and its
+    old imports are not taken for the using side's new ones (precision first: the moved file is not
+    read, whatever it imports)."""
+    old = COOKIE.replace("class New", "class Old")
+    base = BASE | {"src/app/Old.java": old}
+    ours = {p: _jakarta(t) for p, t in BASE.items() if p.endswith(".java")} | {"src/app/Old.java": None}
+    found = _merge(tmp_path, base, ours, {"src/app/Old.java": None, "lib/app/Old.java": old})
+    assert [f for f in found if f.problem == "import_path"] == []
+    moved_and_new = _merge(tmp_path / "again", base, ours, {"src/app/Old.java": None, "lib/app/Old.java": old,
+                                                            "src/app/New.java": COOKIE})
+    assert [f.use_path for f in moved_and_new if f.problem == "import_path"] == ["src/app/New.java"]

@@ -11,8 +11,9 @@ renamed): one side replaced every import of module P, the other side's new lines
 merge is clean and does not build (P is gone from the tree or from the dependencies).
 
 A finding needs all of (precision first):
-- the using side added an import from P to a file (a name from P it did not import at the base),
-  and the merged file still holds that import;
+- the using side added an import from P to a file (a name from P it did not import at the base;
+  a file it added where it deleted one of the same name is a move, not new imports), and the
+  merged file still holds that import;
 - the other side replaced P in at least one file it changed: the base imported a name from P there
   and that side's version binds the same name from another module, or imports a module that is P
   moved (`P/v2`, or P's words split differently: `etcd/clientv3` -> `etcd/client/v3`): a move,
@@ -26,6 +27,7 @@ the tree-wide look runs only for a module the other side replaced.
 
 from __future__ import annotations
 
+import posixpath
 import re
 from typing import Callable, Iterable, Protocol
 
@@ -94,11 +96,17 @@ def _added_imports(files: list[object], check: _Symbolic, side: str,
     only from `modules` when given, and then a file that never spells one is not read)."""
     out: dict[str, list[tuple[str, Import]]] = {}
     names = [module.encode() for module in modules] if modules is not None else None
+    # A file the side added where it deleted one of the same name is a move (the check's diffs do
+    # not pair renames): its imports are the old file's, not new ones.
+    deleted = {posixpath.basename(v.path) for v in files   # type: ignore[attr-defined]
+               if v.exists("base") and not v.exists(side)}   # type: ignore[attr-defined]
     for versions in files:
         path = versions.path   # type: ignore[attr-defined]
         if versions.same(side, "base") or not versions.exists(side) or not versions.exists("merged"):   # type: ignore[attr-defined]
             continue
         if names is not None and not any(name in (versions.version(side) or b"") for name in names):   # type: ignore[attr-defined]
+            continue
+        if not versions.exists("base") and posixpath.basename(path) in deleted:   # type: ignore[attr-defined]
             continue
         mine = check.symbols(path, side, uses=False)
         if mine is None:
