@@ -98,7 +98,8 @@ class ForecastOperations(CoordinatorBase):
         engine = _Engine(self, self._semantic_mode(run))
         states = self._states(self.store.list_tasks(run_id), tip)
         by_path = _by_path(states)
-        overlaps, conflicts = [], []
+        overlaps: list[dict[str, Any]] = []
+        conflicts: list[dict[str, Any]] = []
         pair_files: dict[tuple[str, str], list[str]] = {}
         for path, holders in sorted(by_path.items()):
             if len(holders) < 2:
@@ -112,12 +113,11 @@ class ForecastOperations(CoordinatorBase):
                 for right in holders[i + 1:]:
                     pair_files.setdefault((left.name, right.name), []).append(path)
         named = {s.name: s for s in states}
-        for (left, right), paths in sorted(pair_files.items()):
-            conflicts += engine.merge_pair(named[left], named[right], paths)
-        for left, right in engine.pairs_that_may_break_names(states):
-            base = left.base if left.base == right.base else self.git.merge_base(left.head, right.head)
-            conflicts += engine.names_broken_across(right, left.name, base, left.tree,
-                                                    engine.changes_from(left, base))
+        for (left_name, right_name), paths in sorted(pair_files.items()):
+            conflicts += engine.merge_pair(named[left_name], named[right_name], paths)
+        for one, other in engine.pairs_that_may_break_names(states):
+            base = one.base if one.base == other.base else self.git.merge_base(one.head, other.head)
+            conflicts += engine.names_broken_across(other, one.name, base, one.tree, engine.changes_from(one, base))
         for state in states:
             conflicts += engine.merge_onto_integration(state, tip)
             if state.base != tip:
