@@ -183,6 +183,21 @@ def test_the_run_wide_forecast_names_a_break_inside_a_shared_file_once(coordinat
     assert [(c["kind"], c["path"]) for c in forecast.conflicts] == [("semantic", "app/service.py")]
 
 
+def test_a_deleted_file_is_paired_only_with_tasks_that_use_what_it_defined(coordinator):
+    # Deleting a file takes every word it had (return, x, def): pairs are found by the names whose
+    # definitions went, so a task writing an unrelated new module is never checked against it.
+    deleter, writer, user = start(coordinator, "deleter"), start(coordinator, "writer"), start(coordinator, "user")
+    (deleter / "app/old.py").unlink()
+    (writer / "app/fresh.py").write_text("def fresh(x):\n    return x + 1\n")
+    first = coordinator.forecast("r1")
+    assert first.conflicts == [] and first.stats["pairs_merged"] == 0
+    (user / "app/caller.py").write_text("from app.old import old\n\n\ndef call():\n    return old()\n")
+    second = coordinator.forecast("r1")
+    assert second.stats["pairs_merged"] == 1
+    assert [(c["kind"], c["left"], c["right"], c["path"]) for c in second.conflicts] == [
+        ("semantic", "deleter", "user", "app/caller.py")]
+
+
 def test_a_removed_name_nobody_uses_is_not_predicted(coordinator):
     renamer, user = start(coordinator, "renamer"), start(coordinator, "user")
     edit(renamer, "app/service.py", "def beta(x):", "def beta_times_two(x):")
