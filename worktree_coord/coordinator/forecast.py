@@ -377,8 +377,12 @@ class _Engine:
 
             before = extract(profile, self._blob(old) or b"", uses=False)
             after = extract(profile, self._blob(new) or b"", uses=False) if new is not None else Symbols()
+            # A Go import binds in its own file only, though the directory's files share every other
+            # top-level name: a file that drops `import "io"` breaks no other file. (A Python or JS
+            # import can be a re-export other modules use, so there it counts.)
+            file_local = {"import"} if profile.semantic.package == "directory" else set()
             self.undefined[(old, new)] = {d.name.encode("utf-8", "surrogateescape") for d in before.definitions
-                                          if not after.binds(d.container, d.name)}
+                                          if d.kind not in file_local and not after.binds(d.container, d.name)}
         return self.undefined[(old, new)]
 
     def _file_words(self, oid: str | None) -> set[bytes]:
