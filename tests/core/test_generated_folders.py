@@ -69,3 +69,10 @@ def test_an_abandoned_task_snapshot_leaves_them_out_too(coordinator, origin):
     abandoned = coordinator.abandon_task("r1", "t")
     files = tree(origin, abandoned.branch)
     assert "app/wip.py" in files and not [f for f in files if f.startswith("node_modules/")]
+
+
+def test_the_forecast_does_not_count_them_as_the_tasks_changes(coordinator):
+    wt = Path(coordinator.start_task("r1", "t", ["**"]).worktree)
+    write(wt, {"node_modules/x/index.js": "x\n", "node_modules/y/index.js": "y\n", "app/main.py": "print(3)\n"})
+    check = coordinator.check_task("r1", "t")
+    assert check.files == ["app/main.py"]
