@@ -183,6 +183,42 @@ def test_the_run_wide_forecast_names_a_break_inside_a_shared_file_once(coordinat
     assert [(c["kind"], c["path"]) for c in forecast.conflicts] == [("semantic", "app/service.py")]
 
 
+def test_a_deleted_file_is_paired_only_with_tasks_that_use_what_it_defined(coordinator):
+    # Deleting a file takes every word it had (return, x, def): pairs are found by the names whose
+    # definitions went, so a task writing an unrelated new module is never checked against it.
+    deleter, writer, user = start(coordinator, "deleter"), start(coordinator, "writer"), start(coordinator, "user")
+    (deleter / "app/old.py").unlink()
+    (writer / "app/fresh.py").write_text("def fresh(x):\n    return x + 1\n")
+    first = coordinator.forecast("r1")
+    assert first.conflicts == [] and first.stats["pairs_merged"] == 0
+    (user / "app/caller.py").write_text("from app.old import old\n\n\ndef call():\n    return old()\n")
+    second = coordinator.forecast("r1")
+    assert second.stats["pairs_merged"] == 1
+    assert [(c["kind"], c["left"], c["right"], c["path"]) for c in second.conflicts] == [
+        ("semantic", "deleter", "user", "app/caller.py")]
+
+
+def test_a_go_import_a_deleted_file_held_pairs_it_with_nobody(tmp_path):
+    # Go files of one directory share their top-level names, not their imports: a deleted file's
+    # `import "fmt"` is no name another task's new `fmt.Println` could lose.
+    repo = make_repo(tmp_path / "go", {
+        "go.mod": "module example.com/m\n\ngo 1.21\n",
+        "pkg/a.go": 'package pkg\n\nimport "fmt"\n\nfunc Hello() { fmt.Println("a") }\n',
+        "pkg/b.go": "package pkg\n\nfunc B() int { return 1 }\n"})
+    with Coordinator(repo) as coordinator:
+        coordinator.start_run(run_id="r1")
+        deleter = Path(coordinator.start_task("r1", "deleter", ["**"]).worktree)
+        writer = Path(coordinator.start_task("r1", "writer", ["**"]).worktree)
+        (deleter / "pkg/a.go").unlink()
+        (writer / "pkg/c.go").write_text('package pkg\n\nimport "fmt"\n\nfunc C() { fmt.Println(B()) }\n')
+        quiet = coordinator.forecast("r1")
+        assert quiet.conflicts == [] and quiet.stats["pairs_merged"] == 0
+        # A use of what the deleted file defined is checked, and found.
+        (writer / "pkg/c.go").write_text('package pkg\n\nfunc C() { Hello() }\n')
+        found = coordinator.forecast("r1")
+        assert [(c["kind"], c["path"]) for c in found.conflicts] == [("semantic", "pkg/c.go")]
+
+
 def test_a_removed_name_nobody_uses_is_not_predicted(coordinator):
     renamer, user = start(coordinator, "renamer"), start(coordinator, "user")
     edit(renamer, "app/service.py", "def beta(x):", "def beta_times_two(x):")
