@@ -214,3 +214,16 @@ def test_a_bad_exempt_pattern_in_a_profile_is_a_clear_error(bad: str) -> None:
     text = text.replace("exempt = '^\\s*@(?:[\\w.]+\\.)?(?:overload|setter|getter|deleter|register)\\b'", f"exempt = {bad}")
     with pytest.raises(ConfigError, match="semantic.duplicates.exempt"):
         load_profile_text(text, "python.toml")
+
+
+def test_the_queue_report_line_names_both_places_and_both_tasks() -> None:
+    """What `wtc merge` prints for a semantic conflict of the queue (cli/render.py), for a duplicate."""
+    from worktree_coord.cli.render import _semantic_line
+    finding = SemanticFinding(name="C", kind="function", definition_path="p/p.go", definition_line=13,
+                              use_path="p/p.go", use_line=19, removed_by="integration", used_by="t2",
+                              problem="duplicate")
+    row = finding.to_json() | {"removed_by_task": "t1", "used_by_task": "t2"}
+    line = _semantic_line(row)
+    assert line.startswith("p/p.go:13 and p/p.go:19 both declare C (function)")
+    assert line.endswith("(semantic); removed by task t1, used by task t2")
+    assert SemanticFinding.from_json(finding.to_json()) == finding
