@@ -225,5 +225,5 @@ def test_the_queue_report_line_names_both_places_and_both_tasks() -> None:
     row = finding.to_json() | {"removed_by_task": "t1", "used_by_task": "t2"}
     line = _semantic_line(row)
     assert line.startswith("p/p.go:13 and p/p.go:19 both declare C (function)")
-    assert line.endswith("(semantic); removed by task t1, used by task t2")
+    assert line.endswith("(semantic); one copy from task t1, the other from task t2")
     assert SemanticFinding.from_json(finding.to_json()) == finding

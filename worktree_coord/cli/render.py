@@ -148,9 +148,15 @@ def _conflict_authors(conflict: dict[str, Any]) -> str:
     return ""
 
 
+# What each side did, per kind of semantic finding (the store keeps the sides as removed_by / used_by).
+_SEMANTIC_ROLES = {"broken": ("removed by", "used by"), "duplicate": ("one copy from", "the other from"),
+                   "import_path": ("replaced throughout by", "imported again by")}
+
+
 def _semantic_line(f: dict) -> str:  # type: ignore[type-arg]
     """A semantic finding on one line, with both tasks when known."""
-    tasks = [f"{role} by task {f[key]}" for role, key in (("removed", "removed_by_task"), ("used", "used_by_task"))
+    removed, used = _SEMANTIC_ROLES.get(f.get("problem", "broken"), _SEMANTIC_ROLES["broken"])
+    tasks = [f"{role} task {f[key]}" for role, key in ((removed, "removed_by_task"), (used, "used_by_task"))
              if f.get(key)]
     if f.get("problem", "broken") != "broken":   # a duplicate, an import path replaced: the message names both places
         return f"{f['message']} (semantic)" + (f"; {', '.join(tasks)}" if tasks else "")

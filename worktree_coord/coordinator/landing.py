@@ -64,8 +64,10 @@ class LandingOperations(CoordinatorBase):
                 if merge.get("verification"):
                     checks.append({"task": task.task_id} | merge["verification"])
                 for finding in merge.get("semantic", []):   # the run's semantic check warned
+                    other = {"duplicate": "the other copy from", "import_path": "replaced throughout by"}.get(
+                        finding.get("problem", "broken"), "removed by")
                     warnings.append(f"semantic: task {task.task_id}: {finding['message']}"
-                                    + (f" (removed by task {finding['removed_by_task']})"
+                                    + (f" ({other} task {finding['removed_by_task']})"
                                        if finding.get("removed_by_task") not in (None, task.task_id) else ""))
             elif task.state is TaskState.CONFLICT:
                 conflicts += [{"task": task.task_id} | c for c in task.result.get("conflicts", [])]
