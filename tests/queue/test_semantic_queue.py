@@ -117,3 +117,20 @@ def test_finishing_after_update_without_fixing_is_still_a_conflict(repo: Path) -
         user = Path(coordinator.update_task("r6", "use-parse").worktree)
         write(user, {"pkg/app.py": APP.replace("return render(items)", "return render(items.split())")})
         assert coordinator.finish_task("r6", "use-parse").state == "merged"
+
+
+def test_a_declaration_two_tasks_both_add_blocks_with_a_note_that_says_keep_one(repo: Path) -> None:
+    # Git merges the two additions cleanly (they sit apart); the merge would declare it twice.
+    with Coordinator(repo) as coordinator:
+        coordinator.start_run("r1")
+        first = Path(coordinator.start_task("r1", "first", ["pkg/**"]).worktree)
+        second = Path(coordinator.start_task("r1", "second", ["pkg/**"]).worktree)
+        write(first, {"pkg/util.py": "def words(text):\n    return len(text.split())\n\n\n" + UTIL})
+        write(second, {"pkg/util.py": UTIL + "\n\ndef words(text):\n    return text.count(' ') + 1\n"})
+        assert coordinator.finish_task("r1", "first").state == "merged"
+        done = coordinator.finish_task("r1", "second")
+        assert done.state == "conflict"
+        [conflict] = done.conflicts
+        assert conflict["semantic"]["problem"] == "duplicate" and conflict["semantic"]["name"] == "words"
+        [note] = [n for n in done.notes if "semantic conflict" in n]
+        assert "holds it twice" in note and "keep one of the two" in note and "removed or renamed" not in note

@@ -133,7 +133,9 @@ def task_updated(r: TaskUpdated) -> str:
         what = "conflict" if r.exit_code else "warning"
         lines.append(f"  merged cleanly line by line, but names broke ({len(r.semantic)} semantic {what}(s)):")
         lines += [f"    {_semantic_line(f)}" for f in r.semantic]
-        lines.append(f"  fix the use(s), then: wtc task finish {r.task} --run {r.run}")
+        fix = ("keep one copy of each declaration held twice, fix each use"
+               if any(f.get("problem") == "duplicate" for f in r.semantic) else "fix the use(s)")
+        lines.append(f"  {fix}, then: wtc task finish {r.task} --run {r.run}")
     else:
         lines.append(f"  merged cleanly; finish again to land it: wtc task finish {r.task} --run {r.run}")
     return "\n".join(lines)

@@ -201,11 +201,17 @@ class MergeOperations(CoordinatorBase):
         if any(c["kind"] != "semantic" for c in conflicts):
             notes.append(f"run `wtc task update {task.task_id} --run {run.run_id}` to get the "
                          "integration tip into a worktree with conflict markers, resolve, then finish again")
-        if any(c["kind"] == "semantic" for c in conflicts):
-            notes.append("a semantic conflict has no markers: the merge is clean line by line, but the task's "
-                         "new code uses a name the other side removed or renamed (or the other way round); "
-                         f"after `wtc task update {task.task_id} --run {run.run_id}`, use the name that "
-                         "replaced it (or restore it), then finish again")
+        problems = {(c.get("semantic") or {}).get("problem", "broken") for c in conflicts if c["kind"] == "semantic"}
+        update = f"`wtc task update {task.task_id} --run {run.run_id}`"
+        if problems:
+            notes.append("a semantic conflict has no markers: the merge is clean line by line, but " + "; ".join(
+                {"broken": f"the task's new code uses a name the other side removed or renamed (or the other way "
+                           f"round): after {update}, use the name that replaced it (or restore it)",
+                 "duplicate": f"both sides declare the same thing, so the merge holds it twice: after {update}, "
+                              "keep one of the two (merging what each adds)",
+                 "import_path": f"one side moved an import path everywhere and the other imports the old one: "
+                                f"after {update}, import the new path"}[p] for p in sorted(problems))
+                         + ", then finish again")
         result = TaskFinished.from_json(base_result, state=TaskState.CONFLICT.value, exit_code=1,
                                         conflicts=conflicts, replayed=False, notes=notes)
         self.store.update_task(run.run_id, task.task_id, state=TaskState.CONFLICT,
