@@ -172,3 +172,22 @@ def test_a_go_package_deleted_while_the_other_side_uses_it_is_a_finding(tmp_path
     [finding] = check_tree_merge(*_vendor_merge(tmp_path, moved=False))
     assert (finding.name, finding.definition_path, finding.use_path) == \
         ("BoolFlag", "cmd/vendor/github.com/x/cli/flag.go", "app/main.go")
+
+
+SERVICE = b"def alpha(x):\n    return x\n\n\ndef beta(x):\n    return alpha(x) * 2\n"
+
+
+@pytest.mark.parametrize(("renamed", "replacement"), [
+    # One new function where beta stood: named as the likely new name.
+    (SERVICE.replace(b"def beta(x):", b"def double(x):"), "double"),
+    # Two new functions: which one replaced it is not known, so nothing is guessed.
+    (SERVICE.replace(b"def beta(x):", b"def double(x):") + b"\n\ndef triple(x):\n    return 3 * x\n", ""),
+    # Only a class added: another kind, not a rename of the function.
+    (SERVICE.replace(b"def beta(x):\n    return alpha(x) * 2\n", b"class Beta:\n    pass\n"), ""),
+])
+def test_a_finding_names_the_likely_new_name_only_when_there_is_one(renamed: bytes, replacement: str) -> None:
+    theirs = SERVICE + b"\n\ndef gamma(x):\n    return beta(x) + 1\n"
+    merged = renamed + b"\n\ndef gamma(x):\n    return beta(x) + 1\n"
+    [finding] = check_file(SERVICE, renamed, theirs, merged, "svc.py")
+    assert finding.name == "beta" and finding.replacement == replacement
+    assert (f"(to {replacement}, it seems" in finding.message) == bool(replacement)

@@ -162,8 +162,9 @@ def _semantic_line(f: dict) -> str:  # type: ignore[type-arg]
              if f.get(key)]
     if f.get("problem", "broken") != "broken":   # a duplicate, an import path replaced: the message names both places
         return f"{f['message']} (semantic)" + (f"; {', '.join(tasks)}" if tasks else "")
+    renamed = f" (to {f['replacement']}, it seems)" if f.get("replacement") else ""
     return (f"{f['use_path']}:{f['use_line']} uses {f['name']} ({f['kind']} at {f['definition_path']}:"
-            f"{f['definition_line']} in the base), removed or renamed on the other side (semantic)"
+            f"{f['definition_line']} in the base), removed or renamed{renamed} on the other side (semantic)"
             + (f"; {', '.join(tasks)}" if tasks else ""))
 
 

@@ -62,7 +62,9 @@ from .forecast_column import column_of, read_latest, write_latest
 INTEGRATION = "integration"
 _WORDS = re.compile(rb"[A-Za-z_$][\w$]*")
 CACHE_DIR = "forecast-cache"
-CACHE_VERSION = 1
+# Part of every cache key: bump it when what a merge or a check reports changes (new findings, new
+# words in them), so a forecast never answers from an older engine's results.
+CACHE_VERSION = 2
 STATUS_THREADS = 4   # `git status` per worktree runs in parallel: it waits on the disk, not the CPU
 
 

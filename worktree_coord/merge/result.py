@@ -70,6 +70,9 @@ class SemanticFinding:
     # `definition_line` and `use_line` (`definition`: the first copy, `use`: the second's line),
     # where the base and each side declare it at most once (merge/duplicates.py)
     problem: str = "broken"
+    # For "broken": the one definition of the same kind, in the same place, that the removing side
+    # added to that file (a likely new name: `defaultPort` for `portOrDefault`); "" when none or several.
+    replacement: str = ""
 
     @property
     def message(self) -> str:
@@ -80,21 +83,24 @@ class SemanticFinding:
         if self.problem == "duplicate":
             return (f"{where} and {self.use_path}:{self.use_line} both declare {self.name} ({self.kind}): the merge "
                     f"holds it twice in one scope, where {self.removed_by} and {self.used_by} each hold it once")
+        renamed = f" (to {self.replacement}, it seems: the one {self.kind} it added there)" if self.replacement else ""
         return (f"{self.use_path}:{self.use_line} uses {self.name} ({self.kind} at {where} in the base), "
-                f"which {self.removed_by} removed or renamed while {self.used_by} added this use")
+                f"which {self.removed_by} removed or renamed{renamed} while {self.used_by} added this use")
 
     def to_json(self) -> dict[str, Any]:
         return {"name": self.name, "kind": self.kind, "definition_path": self.definition_path,
                 "definition_line": self.definition_line, "use_path": self.use_path, "use_line": self.use_line,
                 "removed_by": self.removed_by, "used_by": self.used_by, "declaration": self.declaration,
-                "definition": self.definition, "use": self.use, "problem": self.problem, "message": self.message}
+                "definition": self.definition, "use": self.use, "problem": self.problem,
+                "replacement": self.replacement, "message": self.message}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> "SemanticFinding":
         return cls(**{k: data[k] for k in ("name", "kind", "definition_path", "definition_line", "use_path",
                                            "use_line", "removed_by", "used_by")},
                    declaration=data.get("declaration", ""), definition=data.get("definition", ""),
-                   use=data.get("use", ""), problem=data.get("problem", "broken"))
+                   use=data.get("use", ""), problem=data.get("problem", "broken"),
+                   replacement=data.get("replacement", ""))
 
     def as_conflict(self) -> "MergeConflict":
         """The finding as a conflict of kind `semantic` (lines: the use, in the merged result)."""

@@ -489,7 +489,21 @@ class _Check:
             name=".".join(definition.container + (definition.name,)), kind=definition.kind,
             definition_path=removal.path, definition_line=definition.line, use_path=use_path,
             use_line=reference.line, removed_by=self.labels[removal.side], used_by=self.labels[used_side],
-            declaration=reference.declaration, definition=excerpt, use=use)
+            declaration=reference.declaration, definition=excerpt, use=use, replacement=self.replacement(removal))
+
+    def replacement(self, removal: _Removal) -> str:
+        """The name a removed definition was likely renamed to: the removing side's version of the
+        file holds exactly one definition of the same kind in the same container that the base did
+        not (several, or none: nothing is guessed)."""
+        definition = removal.definition
+        after = self.symbols(removal.path, removal.side, uses=False) if self.files[removal.path].exists(removal.side) else None
+        before = self.symbols(removal.path, "base", uses=False)
+        if after is None or before is None:
+            return ""
+        old = {(d.container, d.name) for d in before.definitions}
+        new = {d.name for d in after.definitions
+               if d.kind == definition.kind and d.container == definition.container and (d.container, d.name) not in old}
+        return ".".join(definition.container + (new.pop(),)) if len(new) == 1 else ""
 
 
 def _defines(symbols: Symbols, definition: Definition) -> bool:
