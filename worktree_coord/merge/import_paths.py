@@ -2,8 +2,8 @@
 
 Stage: after a tree merge, beside the broken-names check (semantic.py calls it when the caller can
 say what a side's whole tree still mentions: merge/tree.py can, a one-file merge cannot). Input:
-the files of the merge (base, left, right, merged versions) and `mentions(side, module)`: whether
-any file of that side's tree still names the module. Output: `SemanticFinding`s with
+the files of the merge (base, left, right, merged versions) and `mentions(side, modules)`: which of
+the modules some file of that side's tree still names (one pass for all of them). Output: `SemanticFinding`s with
 `problem="import_path"`.
 
 The shape (`javax.servlet` -> `jakarta.servlet`, a Go module path bumped to `/v2`, a Python package
@@ -43,7 +43,7 @@ class _Symbolic(Protocol):
 
 
 def find_replaced_imports(files: Iterable[object], check: _Symbolic, labels: dict[str, str],
-                          mentions: Callable[[str, str], bool]) -> list[SemanticFinding]:
+                          mentions: Callable[[str, Iterable[str]], set[str]]) -> list[SemanticFinding]:
     """The findings (module docstring); `check` gives each version's symbols (semantic._Check),
     `labels` the sides' names."""
     files = list(files)
@@ -57,11 +57,12 @@ def find_replaced_imports(files: Iterable[object], check: _Symbolic, labels: dic
         # that side's tree (most: `os`, `fmt`) is found in its first files, and ends it there.
         if changed[used_side] <= changed[other]:
             added = _added_imports(files, check, used_side)
-            gone = {module for module in added if not mentions(other, module)}
+            gone = set(added) - mentions(other, added)
             replaced = _replaced(files, check, other, gone) if gone else {}
         else:
             replaced = _replaced(files, check, other, None)
-            replaced = {module: where for module, where in replaced.items() if not mentions(other, module)}
+            still_named = mentions(other, replaced) if replaced else set()
+            replaced = {module: where for module, where in replaced.items() if module not in still_named}
             added = _added_imports(files, check, used_side, set(replaced)) if replaced else {}
         if not added:
             continue

@@ -122,11 +122,11 @@ def check_file(base: bytes, left: bytes, right: bytes, merged: bytes, path: str,
 def find_broken_names(files: Iterable[Versions], *, labels: tuple[str, str, str] = ("ours", "base", "theirs"),
                       trees: dict[str, tree_sitter.Tree] | None = None,
                       complete: bool = True,
-                      mentions: Callable[[str, str], bool] | None = None) -> tuple[SemanticFinding, ...]:
+                      mentions: Callable[[str, Iterable[str]], set[str]] | None = None) -> tuple[SemanticFinding, ...]:
     """Every name the merge of `files` broke (see the module docstring), in path and line order.
     `complete`: `files` hold every file either side changed (what a tree merge gives); when not,
     a package-wide name (Go) gone from one file is not known to be gone from its package.
-    `mentions(side, module)`: whether any file of that side's whole tree still names the module;
+    `mentions(side, modules)`: which of the modules some file of that side's whole tree still names;
     given (a tree merge), imports of a module one side replaced throughout are checked too
     (import_paths.py)."""
     checked = [f for f in files if semantic_profile(f.path) is not None]
