@@ -23,7 +23,8 @@ from .errors import (
 )
 
 # Heavy names load on first use (PEP 562): `wtc` is started by every agent call, and most calls
-# need neither the merge engine nor consolidation.
+# need neither the merge engine nor consolidation. Type checkers read __init__.pyi instead, which
+# names the real classes (this module's lazy names would read as `object`).
 _LAZY = {
     "Coordinator": ("worktree_coord.coordinator", "Coordinator"),
     "TaskState": ("worktree_coord.model", "TaskState"),

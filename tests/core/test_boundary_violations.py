@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -125,6 +126,60 @@ def test_gitlink_and_gitmodules_outside_own_are_rejected(repo, coord):
     assert rules(done) == {("submodule", "vendor/lib"), ("submodule", ".gitmodules")}
 
 
+def test_a_folder_with_its_own_repository_inside_own_is_rejected_and_the_fix_commits_its_files(repo, coord):
+    # A `git init` (or a scaffolding tool) in the worktree: `git add -A` would record a gitlink to a
+    # commit only that folder has, and the merge would hand every checkout an empty folder.
+    import re
+    import subprocess
+
+    wt = start(coord, own=("**",))
+    nested = wt / "packages/newapp"
+    nested.mkdir(parents=True)
+    git(nested, "init", "-q")
+    write(nested, {"index.js": "module.exports = 1\n"})
+    git(nested, "add", "index.js")
+    git(nested, "commit", "-q", "-m", "scaffold")
+    done = coord.finish_task("r1", "api")
+    assert done.exit_code == 3 and rules(done) == {("embedded_repository", "packages/newapp")}
+    [violation] = done.violations
+    assert "git rm -q --cached packages/newapp" in violation["detail"]
+    shutil.rmtree(nested / ".git")                       # the fix, as the detail says it
+    subprocess.run(["git", "rm", "-q", "--cached", "packages/newapp"], cwd=wt, check=True)
+    finished = coord.finish_task("r1", "api")
+    assert finished.state == "merged"
+    assert git(repo, "show", "wtc/r1/integration:packages/newapp/index.js") == "module.exports = 1"
+
+
+def test_a_declared_submodule_inside_own_merges(repo, coord, tmp_path):
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    git(lib, "init", "-q")
+    write(lib, {"x.txt": "x\n"})
+    git(lib, "add", "x.txt")
+    git(lib, "commit", "-q", "-m", "lib")
+    wt = start(coord, own=("**",))
+    git(wt, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(lib), "vendor/lib")
+    done = coord.finish_task("r1", "api")
+    assert done.state == "merged", done.violations
+    assert "vendor/lib" in git(repo, "ls-tree", "-r", "wtc/r1/integration", "vendor/lib")
+
+
+def test_the_ci_check_reports_an_embedded_repository(repo, tmp_path):
+    from worktree_coord.check.pipeline import check
+
+    git(repo, "switch", "-q", "-c", "feature")
+    nested = repo / "tools/gen"
+    nested.mkdir(parents=True)
+    git(nested, "init", "-q")
+    write(nested, {"gen.py": "print(1)\n"})
+    git(nested, "add", "gen.py")
+    git(nested, "commit", "-q", "-m", "inner")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "adds a folder with its own repository")
+    report = check(repo, base="main", own=["**"])
+    assert [(f.rule, f.path) for f in report.findings if f.rule == "embedded_repository"] == [("embedded_repository", "tools/gen")]
+
+
 def test_tampered_worktree_git_file_is_rejected_without_committing(repo, coord, tmp_path):
     wt = start(coord)
     write(wt, {"packages/api/index.js": "edited\n"})
@@ -143,6 +198,66 @@ def test_switched_branch_is_rejected(repo, coord):
     assert {r for r, _ in rules(done)} == {"branch_switched"}
     git(wt, "switch", "-q", "wtc/r1/api")
     assert coord.finish_task("r1", "api").state == "empty"
+
+
+def test_commits_on_a_branch_of_the_agents_own_are_kept_by_the_way_back(repo, coord):
+    # Agents habitually `git checkout -b fix` and commit there: the fix must carry those commits
+    # (and the edits left uncommitted) onto the task branch, run exactly as a shell would.
+    import re
+    import subprocess
+
+    wt = start(coord)
+    git(wt, "switch", "-q", "-c", "fix")
+    write(wt, {"packages/api/index.js": "committed on fix\n"})
+    git(wt, "commit", "-q", "-am", "agent's own commit")
+    write(wt, {"packages/api/extra.js": "left uncommitted\n"})
+    done = coord.finish_task("r1", "api")
+    [violation] = done.violations
+    assert violation["rule"] == "branch_switched" and "nothing was committed" in violation["detail"]
+    assert done.notes[0].startswith("put the worktree back on wtc/r1/api")
+    [command] = re.findall(r"`([^`]*branch -f[^`]*)`", violation["detail"])
+    subprocess.run(command, shell=True, check=True)
+    finished = coord.finish_task("r1", "api")
+    assert finished.state == "merged"
+    assert git(repo, "show", "wtc/r1/integration:packages/api/index.js") == "committed on fix"
+    assert git(repo, "show", "wtc/r1/integration:packages/api/extra.js") == "left uncommitted"
+
+
+def test_work_left_in_the_shared_stash_is_not_left_behind_by_finish(repo, coord):
+    # refs/stash is shared by every worktree: a stash an agent forgot is work no commit holds, where
+    # another agent's `git stash pop` can take it. Finish stops and says how to keep or drop it.
+    import re
+    import subprocess
+
+    wt = start(coord)
+    write(wt, {"packages/api/index.js": "stashed edit\n"})
+    git(wt, "stash", "-q")
+    other = start(coord, "web", own=("packages/web/**",))
+    write(other, {"packages/web/index.js": "web\n"})
+    git(other, "stash", "-q")                      # another task's stash: not this task's business
+    done = coord.finish_task("r1", "api")
+    assert done.exit_code == 3 and rules(done) == {("stashed_work", "")}
+    [violation] = done.violations
+    assert "stash@{1}" in violation["detail"] and "stash@{0}" not in violation["detail"]
+    [keep] = re.findall(r"`([^`]*stash pop[^`]*)`", violation["detail"])
+    subprocess.run(keep, shell=True, check=True)
+    finished = coord.finish_task("r1", "api")
+    assert finished.state == "merged"
+    assert git(repo, "show", "wtc/r1/integration:packages/api/index.js") == "stashed edit"
+    # The other task's stash is still there, and abandoning that task names it.
+    abandoned = coord.abandon_task("r1", "web")
+    assert any("stash@{0}" in note and "wtc/r1/web" in note for note in abandoned.notes)
+
+
+def test_a_switch_to_a_branch_that_left_the_task_branch_behind_says_merge(repo, coord):
+    wt = start(coord)
+    write(wt, {"packages/api/index.js": "on the task branch\n"})
+    git(wt, "commit", "-q", "-am", "task work")
+    git(wt, "switch", "-q", "-c", "other", "HEAD~1")
+    done = coord.finish_task("r1", "api")
+    [violation] = done.violations
+    assert "branch -f" not in violation["detail"], "moving the task branch would drop its own commit"
+    assert "switch wtc/r1/api && git -C" in violation["detail"] and "merge other" in violation["detail"]
 
 
 def test_branch_rewritten_off_the_pinned_base_is_rejected(repo, coord):

@@ -158,6 +158,67 @@ def test_a_name_removed_in_one_file_and_used_in_another_is_predicted_by_task_che
     assert coordinator.finish_task("r1", "user").state == "conflict"
 
 
+def test_the_run_wide_forecast_predicts_a_name_broken_across_files(coordinator):
+    renamer, user, bystander = start(coordinator, "renamer"), start(coordinator, "user"), start(coordinator, "bystander")
+    edit(renamer, "app/service.py", "def beta(x):", "def beta_times_two(x):")
+    edit(user, "app/other.py", "VALUE = 1\n", "from app.service import beta\n\nVALUE = beta(1)\n")
+    edit(bystander, "app/old.py", "return 0", "return 1")
+    forecast = coordinator.forecast("r1")
+    [found] = forecast.conflicts
+    assert (found["kind"], found["path"], found["left"], found["right"]) == ("semantic", "app/other.py", "renamer", "user")
+    assert [(r["task"], r["forecast"], r["conflicts_with"]) for r in forecast.tasks] == [
+        ("renamer", "conflict", ["user"]), ("user", "conflict", ["renamer"]), ("bystander", "clean", [])]
+    assert coordinator.forecast_column("r1", max_age=0)["tasks"]["user"]["forecast"] == "conflict"
+    # Once the rename merged, the run-wide forecast meets it onto integration, as finish will.
+    assert coordinator.finish_task("r1", "renamer").state == "merged"
+    again = coordinator.forecast("r1")
+    assert [(c["kind"], c["left"], c["right"]) for c in again.conflicts] == [("semantic", "integration", "user")]
+
+
+def test_the_run_wide_forecast_names_a_break_inside_a_shared_file_once(coordinator):
+    renamer, user = start(coordinator, "renamer"), start(coordinator, "user")
+    edit(renamer, "app/service.py", "def beta(x):\n    return x * 2", "def beta_times_two(x):\n    return x * 2")
+    edit(user, "app/service.py", "def gamma(x):\n    return x - 3", "def gamma(x):\n    return beta(x) - 3")
+    forecast = coordinator.forecast("r1")
+    assert [(c["kind"], c["path"]) for c in forecast.conflicts] == [("semantic", "app/service.py")]
+
+
+def test_a_deleted_file_is_paired_only_with_tasks_that_use_what_it_defined(coordinator):
+    # Deleting a file takes every word it had (return, x, def): pairs are found by the names whose
+    # definitions went, so a task writing an unrelated new module is never checked against it.
+    deleter, writer, user = start(coordinator, "deleter"), start(coordinator, "writer"), start(coordinator, "user")
+    (deleter / "app/old.py").unlink()
+    (writer / "app/fresh.py").write_text("def fresh(x):\n    return x + 1\n")
+    first = coordinator.forecast("r1")
+    assert first.conflicts == [] and first.stats["pairs_merged"] == 0
+    (user / "app/caller.py").write_text("from app.old import old\n\n\ndef call():\n    return old()\n")
+    second = coordinator.forecast("r1")
+    assert second.stats["pairs_merged"] == 1
+    assert [(c["kind"], c["left"], c["right"], c["path"]) for c in second.conflicts] == [
+        ("semantic", "deleter", "user", "app/caller.py")]
+
+
+def test_a_go_import_a_deleted_file_held_pairs_it_with_nobody(tmp_path):
+    # Go files of one directory share their top-level names, not their imports: a deleted file's
+    # `import "fmt"` is no name another task's new `fmt.Println` could lose.
+    repo = make_repo(tmp_path / "go", {
+        "go.mod": "module example.com/m\n\ngo 1.21\n",
+        "pkg/a.go": 'package pkg\n\nimport "fmt"\n\nfunc Hello() { fmt.Println("a") }\n',
+        "pkg/b.go": "package pkg\n\nfunc B() int { return 1 }\n"})
+    with Coordinator(repo) as coordinator:
+        coordinator.start_run(run_id="r1")
+        deleter = Path(coordinator.start_task("r1", "deleter", ["**"]).worktree)
+        writer = Path(coordinator.start_task("r1", "writer", ["**"]).worktree)
+        (deleter / "pkg/a.go").unlink()
+        (writer / "pkg/c.go").write_text('package pkg\n\nimport "fmt"\n\nfunc C() { fmt.Println(B()) }\n')
+        quiet = coordinator.forecast("r1")
+        assert quiet.conflicts == [] and quiet.stats["pairs_merged"] == 0
+        # A use of what the deleted file defined is checked, and found.
+        (writer / "pkg/c.go").write_text('package pkg\n\nfunc C() { Hello() }\n')
+        found = coordinator.forecast("r1")
+        assert [(c["kind"], c["path"]) for c in found.conflicts] == [("semantic", "pkg/c.go")]
+
+
 def test_a_removed_name_nobody_uses_is_not_predicted(coordinator):
     renamer, user = start(coordinator, "renamer"), start(coordinator, "user")
     edit(renamer, "app/service.py", "def beta(x):", "def beta_times_two(x):")

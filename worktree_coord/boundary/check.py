@@ -19,10 +19,16 @@ from .globs import matches
 from .manifest import LOCKFILE_NAMES
 
 
+EMBEDDED_REPOSITORY = ("{path} holds a git repository of its own (a `git init` or a scaffolding tool in the "
+                       "worktree), recorded as a gitlink no .gitmodules declares, to a commit only that folder has; "
+                       "to commit its files, remove {path}/.git and run `git rm -q --cached {path}`; to keep it a "
+                       "submodule, add it with `git submodule add URL {path}`; then finish again")
+
+
 @dataclass(frozen=True)
 class Violation:
     path: str
-    rule: str        # outside_own, git_dir, symlink_outside_repo, symlink_outside_own, submodule
+    rule: str        # outside_own, git_dir, symlink_outside_repo, symlink_outside_own, submodule, embedded_repository
     detail: str
 
     def to_json(self) -> dict[str, str]:
@@ -40,8 +46,10 @@ class BoundaryReport:
         return not self.violations
 
 
-def check_changes(changes: Sequence[Change], boundary: Boundary, read_blob: Callable[[str], bytes]) -> BoundaryReport:
-    """Classify every change; `read_blob(oid)` reads a symlink's target."""
+def check_changes(changes: Sequence[Change], boundary: Boundary, read_blob: Callable[[str], bytes],
+                  submodules: Callable[[], frozenset[str]] | None = None) -> BoundaryReport:
+    """Classify every change; `read_blob(oid)` reads a symlink's target; `submodules()` gives the
+    paths the head's .gitmodules declares (read only when a gitlink was added or moved)."""
     owned: list[Change] = []
     reserved: list[Change] = []
     violations: list[Violation] = []
@@ -49,6 +57,13 @@ def check_changes(changes: Sequence[Change], boundary: Boundary, read_blob: Call
         path = change.path
         if _under_git_dir(path):
             violations.append(Violation(path, "git_dir", "paths under .git are never allowed"))
+            continue
+        if (submodules is not None and change.new_mode == GIT_MODE_GITLINK and change.new_oid
+                and change.new_oid != change.old_oid and path not in submodules()):
+            # `git add -A` records a folder holding its own repository (a `git init`, a scaffolding
+            # tool's) as a gitlink to a commit only that folder has: merged, every checkout gets an
+            # empty folder and a dangling commit id instead of the files.
+            violations.append(Violation(path, "embedded_repository", EMBEDDED_REPOSITORY.format(path=path)))
             continue
         # A reserved manifest the task creates inside its own globs (a new module's go.mod and go.sum,
         # a new service's requirements.txt) did not exist at the base, so no other task can have

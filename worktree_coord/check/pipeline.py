@@ -25,7 +25,7 @@ from ..boundary import check_changes, make_boundary, reserved_patterns
 from ..config import Config, load_config
 from ..errors import GitError, UsageError
 from ..events import NullReporter, Reporter
-from ..gitrepo import Change, GitRepo
+from ..gitrepo import GIT_MODE_GITLINK, Change, GitRepo
 from ..integrate import Resolver
 from ..model import Boundary, validate_name
 from . import revisions
@@ -88,7 +88,7 @@ def check(repo: str | os.PathLike[str] = ".", *, head: str | None = None, base: 
     boundary = Boundary(own=source.own, read=source.read, reserved=source.reserved)
     reporter.event("check.stage", stage="boundary", head=head_sha, base=base_sha)
     changes = git.changes(base_sha, head_sha)
-    findings = _boundary_findings(git, changes, boundary, source if source.kind == "manifest" else None)
+    findings = _boundary_findings(git, changes, boundary, source if source.kind == "manifest" else None, head_sha)
     reserved_paths = [f.path for f in findings if f.rule == "reserved_edit"]
 
     summary = MergeSummary(False, True, target_name, target_tip, reason="not asked (--no-merge)")
@@ -136,7 +136,7 @@ def check_staged(repo: str | os.PathLike[str] = ".", *, own: Sequence[str] = (),
     source = _boundary_source(config, own, read, None, manifest_boundary)
     boundary = Boundary(own=source.own, read=source.read, reserved=source.reserved)
     changes = git.changes(base_tree, index_tree)
-    findings = _boundary_findings(git, changes, boundary, source if source.kind == "manifest" else None)
+    findings = _boundary_findings(git, changes, boundary, source if source.kind == "manifest" else None, index_tree)
     intents, refused = _intents(git, changes, boundary, task="staged", since=head_sha or "", tree=base_tree)
     findings += refused
     return CheckReport(
@@ -165,7 +165,9 @@ def _boundary_source(config: Config, own: Sequence[str], read: Sequence[str], ta
         return BoundarySource("manifest", made.own, made.read, made.reserved, manifest=manifest_boundary.path,
                               manifest_version=manifest_boundary.version)
     raise UsageError("no boundary to check against",
-                     fix=f"pass --own GLOB, or --run ID --task ID, or commit a {DEFAULT_MANIFEST} (see docs/ci.md)")
+                     fix=f"pass --own GLOB (--own '**' for a branch that may change anything: then only its"
+                         f" reserved-file edits and the dry-run merge are checked), or --run ID --task ID, or commit"
+                         f" a {DEFAULT_MANIFEST} (see docs/ci.md)")
 
 
 _MANIFEST_NOTES = {
@@ -178,7 +180,7 @@ _MANIFEST_NOTES = {
 
 
 def _boundary_findings(git: GitRepo, changes: Sequence[Change], boundary: Boundary,
-                       manifest: BoundarySource | None) -> list[Finding]:
+                       manifest: BoundarySource | None, head: str) -> list[Finding]:
     findings: list[Finding] = []
     judged = list(changes)
     if manifest is not None and manifest.manifest is not None:
@@ -189,7 +191,7 @@ def _boundary_findings(git: GitRepo, changes: Sequence[Change], boundary: Bounda
                                         Severity.WARNING, *_lines(git, change),
                                         details={"status": change.status, "used": manifest.manifest_version}))
     by_path = {c.path: c for c in judged}
-    report = check_changes(judged, boundary, git.read_blob)
+    report = check_changes(judged, boundary, git.read_blob, lambda: git.submodule_paths(head))
     for violation in report.violations:
         change = by_path.get(violation.path)
         info = rule_info(violation.rule)
@@ -205,6 +207,8 @@ def _boundary_findings(git: GitRepo, changes: Sequence[Change], boundary: Bounda
 
 
 def _lines(git: GitRepo, change: Change) -> tuple[int | None, int | None]:
+    if GIT_MODE_GITLINK in (change.old_mode, change.new_mode):
+        return None, None  # a submodule's id names a commit of another repository: no lines to point at
     found = first_range(git.repo, change.old_oid, change.new_oid)
     return found if found else (None, None)
 

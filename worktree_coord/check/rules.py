@@ -54,6 +54,11 @@ RULES: dict[str, RuleInfo] = {r.id: r for r in (
     _rule("submodule", "Submodule change outside the boundary", Category.BOUNDARY, Severity.ERROR, EXIT_BOUNDARY,
           "The branch changes a gitlink or .gitmodules outside --own.",
           "Leave submodules alone, or own them explicitly."),
+    _rule("embedded_repository", "Folder with a repository of its own", Category.BOUNDARY, Severity.ERROR,
+          EXIT_BOUNDARY,
+          "The branch records a folder holding its own git repository as a gitlink that no .gitmodules declares:"
+          " a commit id only that folder has, where the files were meant.",
+          "Remove the folder's .git and `git rm --cached` it to commit its files, or add it with `git submodule add`."),
     _rule("reserved_type", "Reserved file changes type", Category.BOUNDARY, Severity.ERROR, EXIT_BOUNDARY,
           "A reserved manifest or lockfile became, or stopped being, a symlink.",
           "Keep reserved files regular files; express the change as an edit."),

@@ -87,7 +87,9 @@ def task_finished(r: TaskFinished) -> str:
     head = f"task {r.task}: {r.state}" + (f" at {r.commit[:12]}" if r.commit else "") + _again(r.replayed)
     lines = [head]
     if r.violations:
-        lines.append(f"  {len(r.violations)} boundary violation(s); the commit stays on {r.branch} and the worktree stays:")
+        kept = ("the worktree stays" if any(v["rule"] in ("branch_switched", "git_dir", "stashed_work") for v in r.violations)
+                else f"the commit stays on {r.branch} and the worktree stays")
+        lines.append(f"  {len(r.violations)} boundary violation(s); {kept}:")
         for v in r.violations:
             lines.append(f"    {v['rule']:<22} {v['path'] or '-'}  {v['detail']}")
     else:
@@ -499,7 +501,9 @@ def forecast_report(r: Forecast) -> str:
                      + f" -- {changed}")
     for c in r.conflicts:
         lines.append(f"  CONFLICT {c['left']} x {c['right']}: {c['path']}"
-                     + (f" in {c['declaration']}" if c.get("declaration") else "") + f" ({c['kind']})")
+                     + (f" in {c['declaration']}" if c.get("declaration") else "") + f" ({c['kind']})"
+                     # A semantic conflict has no shared lines to point at: its detail says which name.
+                     + (f": {c['detail']}" if c.get("kind") == "semantic" and c.get("detail") else ""))
     return "\n".join(lines)
 
 

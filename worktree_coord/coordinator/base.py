@@ -14,6 +14,7 @@ import contextlib
 import functools
 import inspect
 import os
+import shlex
 import time
 from pathlib import Path
 
@@ -285,9 +286,27 @@ class CoordinatorBase:
         head, symbolic = self.git.worktree_head(path)
         if symbolic != f"refs/heads/{task.branch}":
             problems.append({"path": "", "rule": "branch_switched",
-                             "detail": f"the worktree is on {symbolic or 'a detached HEAD'}, not {task.branch}; "
-                                       f"switch back with `git switch {task.branch}`"})
+                             "detail": self._switched_detail(task, path, head, symbolic)})
         return problems
+
+    def _switched_detail(self, task: TaskRecord, path: Path, head: str | None, symbolic: str | None) -> str:
+        """What to do about a worktree switched off its task branch. Agents switch to a branch of
+        their own (`git checkout -b fix`) and commit there: those commits are the work, so the way
+        back must carry them onto the task branch, not leave them behind on the other branch."""
+        where = symbolic.removeprefix("refs/heads/") if symbolic else "a detached HEAD"
+        tip = self.git.ref_target(f"refs/heads/{task.branch}")
+        text = f"the worktree is on {where}, not {task.branch}, so nothing was committed; "
+        quoted = shlex.quote(str(path))
+        if head is None or head == tip:
+            return text + f"switch back with `git -C {quoted} switch {task.branch}`"
+        if tip is not None and self.git.is_ancestor(tip, head):
+            # The task branch is behind what the agent committed: move it there and switch back;
+            # uncommitted edits come along (same commit), nothing is rewritten.
+            return text + (f"its commits are ahead of the task branch: keep them with `git -C {quoted} branch -f "
+                           f"{task.branch} HEAD && git -C {quoted} switch {task.branch}`, then finish again")
+        return text + (f"the task branch does not hold what it committed: `git -C {quoted} switch {task.branch} && "
+                       f"git -C {quoted} merge {shlex.quote(symbolic.removeprefix('refs/heads/') if symbolic else head)}`"
+                       f" (commit or stash uncommitted edits first), then finish again")
 
     def _snapshot(self, task: TaskRecord, message: str) -> tuple[str | None, list[str]]:
         """Commit what the agent left uncommitted in the task's worktree onto its branch, so that

@@ -27,9 +27,10 @@ only writes are unreachable objects (the working files' blobs and the state tree
 Cross-file semantic conflicts (a name one side removes from one file and the other's new code uses
 in another: what the queue's tree-level check blocks at merge time) are predicted by `task check`,
 onto integration and onto each other task, when the semantic check blocks (the run's default): on
-a merged tree built from the two states, by the queue's own check, for a pair only when a word gone
-from a file one side changed is new in a file the other changed (a finding needs both); cached like
-file merges. The run-wide forecast (`wtc forecast`, the status column) predicts them per file only.
+a merged tree built from the two states, by the queue's own check, for a pair only when a name whose
+definition one side removed is a word new in a file the other changed (a finding needs both); cached like
+file merges. The run-wide forecast (`wtc forecast`, the status column) predicts them the same way,
+for every such pair (found through an index of removed words, not by trying every pair).
 Not predicted: reserved files (root manifests and lockfiles), which are consolidated, never
 text-merged: they are listed as overlaps with `reserved: true`, never as conflicts.
 """
@@ -97,7 +98,8 @@ class ForecastOperations(CoordinatorBase):
         engine = _Engine(self, self._semantic_mode(run))
         states = self._states(self.store.list_tasks(run_id), tip)
         by_path = _by_path(states)
-        overlaps, conflicts = [], []
+        overlaps: list[dict[str, Any]] = []
+        conflicts: list[dict[str, Any]] = []
         pair_files: dict[tuple[str, str], list[str]] = {}
         for path, holders in sorted(by_path.items()):
             if len(holders) < 2:
@@ -111,10 +113,16 @@ class ForecastOperations(CoordinatorBase):
                 for right in holders[i + 1:]:
                     pair_files.setdefault((left.name, right.name), []).append(path)
         named = {s.name: s for s in states}
-        for (left, right), paths in sorted(pair_files.items()):
-            conflicts += engine.merge_pair(named[left], named[right], paths)
+        for (left_name, right_name), paths in sorted(pair_files.items()):
+            conflicts += engine.merge_pair(named[left_name], named[right_name], paths)
+        for one, other in engine.pairs_that_may_break_names(states):
+            base = one.base if one.base == other.base else self.git.merge_base(one.head, other.head)
+            conflicts += engine.names_broken_across(other, one.name, base, one.tree, engine.changes_from(one, base))
         for state in states:
             conflicts += engine.merge_onto_integration(state, tip)
+            if state.base != tip:
+                conflicts += engine.names_broken_across(state, INTEGRATION, state.base, tip,
+                                                        engine.integration_changes[state.base])
         rows = []
         for state in states:
             against = sorted({c["right"] if c["left"] == state.name else c["left"]
@@ -257,6 +265,7 @@ class _Engine:
         self.integration_changes: dict[str, dict[str, Change]] = {}
         self.word_sets: dict[str, tuple[set[bytes], set[bytes]]] = {}
         self.file_words: dict[str, set[bytes]] = {}
+        self.undefined: dict[tuple[str, str | None], set[bytes]] = {}
         self.merged = self.hits = self.pairs = 0
 
     def stats(self, started: float, tasks: int) -> dict[str, Any]:
@@ -309,33 +318,72 @@ class _Engine:
     # -- names one side removes and the other's new code uses, across files
 
     def may_break_names(self, one: CurrentState, other: CurrentState) -> bool:
-        """Whether a word gone from a file one task changed appears new in a file the other changed:
-        a cross-file semantic finding needs both (a definition's name gone from its file, a use on
-        an added line), so a pair without one is never checked. Sure but incomplete: a name that
-        leaves its definition yet stays in the file (a comment) is not looked for, as the queue's
-        check at merge time still is."""
+        """Whether a name whose definition one task removed from a file appears new in a file the
+        other changed: a cross-file semantic finding needs both (a definition gone, a use on an
+        added line), so a pair without one is never checked."""
         return self._may_break(self._words(one.tree + one.base, one.changes),
                                self._words(other.tree + other.base, other.changes))
+
+    def pairs_that_may_break_names(self, states: list[CurrentState]) -> list[tuple[CurrentState, CurrentState]]:
+        """Every pair of tasks `may_break_names` holds for, in the states' order, found through an
+        index of the names whose definitions each task removed (so a run of 1,000 tasks is not
+        500,000 set intersections): only pairs sharing a name are returned."""
+        if self.semantic is not SemanticMode.BLOCK:
+            return []
+        words = [self._words(s.tree + s.base, s.changes) for s in states]
+        gone_by: dict[bytes, list[int]] = {}
+        for index, (gone, _new) in enumerate(words):
+            for word in gone:
+                gone_by.setdefault(word, []).append(index)
+        pairs: set[tuple[int, int]] = set()
+        for index, (_gone, new) in enumerate(words):
+            for word in new:
+                for other in gone_by.get(word, ()):
+                    if other != index:
+                        pairs.add((min(index, other), max(index, other)))
+        return [(states[i], states[j]) for i, j in sorted(pairs)]
 
     @staticmethod
     def _may_break(one: tuple[set[bytes], set[bytes]], other: tuple[set[bytes], set[bytes]]) -> bool:
         return bool(one[0] & other[1] or other[0] & one[1])
 
     def _words(self, key: str, changes: dict[str, Change]) -> tuple[set[bytes], set[bytes]]:
-        """(words gone from, words new in) the changed files that have a semantic check."""
+        """(names whose definition is gone from, words new in) the changed files that have a
+        semantic check. Gone is read from definitions, not words: a deleted or rewritten file loses
+        every word it had (`return`, `self`, `err`), and pairing it with every task that writes
+        a new file would check hundreds of pairs that cannot hold a finding."""
         if key not in self.word_sets:
             from ..merge.semantic import semantic_profile
 
             gone: set[bytes] = set()
             new: set[bytes] = set()
             for change in changes.values():
-                if semantic_profile(change.path) is None:
+                profile = semantic_profile(change.path)
+                if profile is None:
                     continue
-                before, after = self._file_words(change.old_oid), self._file_words(change.new_oid)
-                gone |= before - after
-                new |= after - before
+                gone |= self._undefined(profile, change.old_oid, change.new_oid)
+                new |= self._file_words(change.new_oid) - self._file_words(change.old_oid)
             self.word_sets[key] = (gone, new)
         return self.word_sets[key]
+
+    def _undefined(self, profile: Any, old: str | None, new: str | None) -> set[bytes]:
+        """Names the old version of a file defines that the new one no longer binds in the same
+        place (top level or the same container): the semantic check's removals, read the same way
+        (symbols.extract), without the check's narrowing to the lines the other side touched."""
+        if old is None or old == new:
+            return set()
+        if (old, new) not in self.undefined:
+            from ..merge.symbols import Symbols, extract
+
+            before = extract(profile, self._blob(old) or b"", uses=False)
+            after = extract(profile, self._blob(new) or b"", uses=False) if new is not None else Symbols()
+            # A Go import binds in its own file only, though the directory's files share every other
+            # top-level name: a file that drops `import "io"` breaks no other file. (A Python or JS
+            # import can be a re-export other modules use, so there it counts.)
+            file_local = {"import"} if profile.semantic.package == "directory" else set()
+            self.undefined[(old, new)] = {d.name.encode("utf-8", "surrogateescape") for d in before.definitions
+                                          if d.kind not in file_local and not after.binds(d.container, d.name)}
+        return self.undefined[(old, new)]
 
     def _file_words(self, oid: str | None) -> set[bytes]:
         if oid is None:

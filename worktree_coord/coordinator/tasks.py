@@ -252,6 +252,12 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
             notes += self._clear_stale_index_lock(path)
             notes += self._recover_branch(run, task, path)
             problems = self._worktree_problems(task, path)
+            stashed = self.git.stashes_made_on(task.branch)
+            if stashed and not problems:
+                # Work the commit would not hold, in a place every other agent's `git stash pop`
+                # reaches: the agent decides (apply or drop), finish never leaves it behind silently.
+                problems.append({"path": "", "rule": "stashed_work",
+                                 "detail": _stash_note(task.branch, task.worktree, stashed)})
             if not problems:
                 name, email = _split_author(task.author)
                 self.git.commit_all(path, message or f"wtc: {task_id}", name, email)
@@ -291,7 +297,8 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
                     since = self.git.merge_base(tip, integration_tip) \
                         if self.git.is_ancestor(run.base, integration_tip) else run.base
                     changes = self.git.changes(since, tip)
-                    report = boundaries.check_changes(changes, task.boundary, self.git.read_blob)
+                    report = boundaries.check_changes(changes, task.boundary, self.git.read_blob,
+                                                      lambda: self.git.submodule_paths(tip))
                     violations = [v.to_json() for v in report.violations]
                     violations += self._leftover_markers(task, tip)
                     reserved = [{"path": c.path, "status": c.status, "base_oid": c.old_oid, "new_oid": c.new_oid}
@@ -308,7 +315,11 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         if violations:
             # The way out travels in the JSON too (an agent reading `--json` or an MCP result has no
             # text renderer): fix the paths where they are, finish again.
-            notes.append(f"fix the paths in {task.worktree} and run `wtc task finish {task_id} --run {run.run_id}` again")
+            if all(v.get("rule") == "branch_switched" for v in violations):
+                notes.append(f"put the worktree back on {task.branch} as the violation says, and run "
+                             f"`wtc task finish {task_id} --run {run.run_id}` again")
+            else:
+                notes.append(f"fix the paths in {task.worktree} and run `wtc task finish {task_id} --run {run.run_id}` again")
             outside = sorted({v["path"] for v in violations
                               if v.get("rule") in ("outside_own", "symlink_outside_own", "symlink_outside_repo") and v["path"]})
             if outside and task.worktree:
@@ -544,6 +555,9 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
                                          "or finished one needs nothing from you")
                 snapshot, missing = self._snapshot(task, "wtc: abandoned snapshot of uncommitted work")
                 notes = [_missing_note(missing)] if missing else []
+                stashed = self.git.stashes_made_on(task.branch)
+                if stashed:  # the worktree goes: the stash stays, applicable in any checkout of the branch
+                    notes.append(_stash_note(task.branch, None, stashed))
                 waiting = [r["intent_id"] for r in self.store.list_intents(run_id, UNAPPLIED_INTENT_STATES)
                            if r["task_id"] == task_id]
                 if waiting:
@@ -678,6 +692,17 @@ def _structured_merge_in_worktree(git: GitRepo, path: Path, rel: str, resolver: 
     if result.clean:
         git.stage_path(path, rel)
     return result.clean
+
+
+def _stash_note(branch: str, worktree: str | None, stashes: list[tuple[str, str]]) -> str:
+    """What stash entries made on a task's branch are, and the commands that keep or drop them
+    (the newest first: dropping stash@{n} renumbers the older ones, so one at a time)."""
+    where = f"git -C {shlex.quote(worktree)}" if worktree else "git"
+    refs = ", ".join(ref for ref, _ in stashes)
+    newest = stashes[0][0]
+    return (f"{refs} hold{'s' if len(stashes) == 1 else ''} work stashed on {branch} that no commit includes (the "
+            f"stash is shared by every worktree, where another agent's stash pop can take it); keep it with "
+            f"`{where} stash pop {newest}`, or give it up with `{where} stash drop {newest}`, then finish again")
 
 
 def _unanchored_overlap_notes(overlaps: list[dict[str, Any]]) -> list[str]:

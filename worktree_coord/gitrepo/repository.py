@@ -585,6 +585,28 @@ class GitRepo:
         except KeyError:
             return self._lazy_blob(str(entry.id))
 
+    def stashes_made_on(self, branch: str) -> list[tuple[str, str]]:
+        """(stash@{n}, subject) of every stash entry made while `branch` was checked out. refs/stash is
+        shared by every worktree of a repository, so an agent's `git stash` lands where any other
+        agent's `git stash pop` can take it, and a stash left behind is work no commit holds."""
+        if self.ref_target("refs/stash") is None:
+            return []
+        listed = self.git("log", "-g", "--format=%gd%x00%gs", "refs/stash", check=False).stdout
+        found = []
+        for line in listed.decode("utf-8", "surrogateescape").splitlines():
+            ref, _, subject = line.partition("\0")
+            if subject.startswith((f"WIP on {branch}: ", f"On {branch}: ")):
+                found.append((ref.replace("refs/stash@", "stash@"), subject))
+        return found
+
+    def submodule_paths(self, commit: str) -> frozenset[str]:
+        """The paths the .gitmodules of `commit` (or tree) declares submodules at; none without one."""
+        if self.file_at(commit, ".gitmodules") is None:
+            return frozenset()
+        done = self.git("config", f"--blob={commit}:.gitmodules", "--get-regexp", r"^submodule\..*\.path$", check=False)
+        return frozenset(line.split(" ", 1)[1].strip().strip("/")
+                         for line in done.stdout.decode("utf-8", "surrogateescape").splitlines() if " " in line)
+
     def path_in_tree(self, commit: str, rel: str) -> bool:
         """Whether `rel` (a file or a folder) exists in the commit's tree."""
         tree = self.repo[pygit2.Oid(hex=commit)].peel(pygit2.Tree)

@@ -1,0 +1,74 @@
+"""The typed public face: an orchestrator written against `worktree_coord` type-checks with mypy
+--strict, as its author's CI would run it (the package's own modules are read, their errors not
+reported: what a user sees of an installed package). `py.typed` ships, and the lazily loaded names
+are real classes to a type checker, not `object`."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import worktree_coord
+
+ROOT = Path(__file__).resolve().parent.parent
+
+USES = '''
+from pathlib import Path
+
+from worktree_coord import Coordinator, TaskFinished, TaskState, WtcError, merge_file
+
+
+def finish_all(repo: Path, run: str, tasks: list[str]) -> list[str]:
+    states: list[str] = []
+    with Coordinator(repo) as coordinator:
+        for task in tasks:
+            try:
+                done: TaskFinished = coordinator.finish_task(run, task)
+            except WtcError as error:
+                states.append(f"{task}: exit {error.exit_code}")
+                continue
+            states.append(done.state)
+        check = coordinator.check_task(run, tasks[0])
+        states.append("clean" if check.clean else "conflict")
+    merged = merge_file(b"a\\n", b"b\\n", b"a\\n", "x.txt")
+    states.append(merged.merged.decode() if merged.clean else TaskState.CONFLICT.value)
+    return states
+'''
+
+
+def mypy(*files: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "mypy", "--strict", "--follow-imports=silent",
+                           "--no-incremental", "--cache-dir=/dev/null", *map(str, files)],
+                          capture_output=True, text=True, cwd=ROOT)
+
+
+def test_py_typed_ships_and_the_stub_names_every_public_name():
+    package = Path(worktree_coord.__file__).parent
+    assert (package / "py.typed").is_file()
+    import ast
+
+    stub = ast.parse((package / "__init__.pyi").read_text())
+    named = {alias.asname or alias.name for node in stub.body if isinstance(node, ast.ImportFrom)
+             for alias in node.names}
+    named |= {node.target.id for node in stub.body if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)}
+    assert named - {"__all__"} == set(worktree_coord.__all__)
+
+
+def test_an_orchestrator_type_checks_against_the_public_api(tmp_path):
+    uses = tmp_path / "uses_api.py"
+    uses.write_text(USES)
+    done = mypy(ROOT / "examples/orchestrator.py", uses)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_a_wrong_use_of_the_public_api_is_caught(tmp_path):
+    # The check could fail: a call the API does not have, and a result read as the wrong type.
+    wrong = tmp_path / "wrong_use.py"
+    wrong.write_text("from pathlib import Path\nfrom worktree_coord import Coordinator\n\n\n"
+                     "def f(repo: Path) -> int:\n    with Coordinator(repo) as c:\n"
+                     "        c.finish_everything('r1')\n        return c.finish_task('r1', 't').state\n")
+    done = mypy(wrong)
+    assert done.returncode == 1
+    assert '"Coordinator" has no attribute "finish_everything"' in done.stdout
+    assert 'Incompatible return value type (got "str", expected "int")' in done.stdout
