@@ -570,9 +570,8 @@ def history_main(args: argparse.Namespace) -> int:
                         stats[key]["rep_took_side"] += verdict == "diff" and result in (left, right)
                     verdict = "reported"
                     ours = dataclasses.replace(ours, clean=False, notes=ours.notes + tuple(
-                        f"semantic (whole merge): {f.name} removed by {f.removed_by} in {f.definition_path}:"
-                        f"{f.definition_line}, used by {f.used_by} in {f.use_path}:{f.use_line}"
-                        for f in whole.findings if case.path in (f.use_path, f.definition_path)))
+                        f"semantic (whole merge): {f.message}" for f in whole.findings
+                        if case.path == f.use_path or (case.path == f.definition_path and f.problem != "import_path")))
             _score(case, (base, left, right, result), ours, verdict, git_merged)
 
     def pct(part: int, whole: int) -> str:

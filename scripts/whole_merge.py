@@ -78,6 +78,9 @@ def check_merge_commit(repo: pygit2.Repository, merge: str, given: Mapping[str, 
         out.structured += 1
         merged[path] = merge_file(base_bytes, left_bytes, right_bytes, path, semantic="off").merged
     out.findings = check_merge(repo, base, left, right, merged, labels=("left", "base", "right"))
-    out.paths = {f.use_path for f in out.findings} | {f.definition_path for f in out.findings}
+    # A broken name names two places the merge broke; a duplicate is in one file; an import path
+    # replaced names, as its definition, a file where the other side replaced it (not broken there).
+    out.paths = {f.use_path for f in out.findings} | {f.definition_path for f in out.findings
+                                                       if f.problem != "import_path"}
     out.seconds = time.perf_counter() - started
     return out

@@ -148,10 +148,11 @@ def _semantic(git: GitRepo, target: str, target_tip: str, head: str, tree: str, 
                 start, lines_in = where[0], "head"
         removed = "the head" if finding.removed_by == "head" else target
         used = "the head" if finding.used_by == "head" else target
+        text = (finding.message if finding.problem != "broken" else
+                f"{finding.name} ({finding.kind}, {finding.definition_path}:{finding.definition_line} at the merge base) "
+                f"is removed or renamed by {removed}, but {used} adds a use of it")
         out.append(Finding(
-            rule, finding.use_path,
-            f"{finding.name} ({finding.kind}, {finding.definition_path}:{finding.definition_line} at the merge base) "
-            f"is removed or renamed by {removed}, but {used} adds a use of it",
+            rule, finding.use_path, text,
             severity, start, start, finding.declaration,
             details={"kind": "semantic", "lines_in": lines_in, "merged_line": finding.use_line} | finding.to_json()))
     return tuple(out)

@@ -152,6 +152,8 @@ def _semantic_line(f: dict) -> str:  # type: ignore[type-arg]
     """A semantic finding on one line, with both tasks when known."""
     tasks = [f"{role} by task {f[key]}" for role, key in (("removed", "removed_by_task"), ("used", "used_by_task"))
              if f.get(key)]
+    if f.get("problem", "broken") != "broken":   # a duplicate, an import path replaced: the message names both places
+        return f"{f['message']} (semantic)" + (f"; {', '.join(tasks)}" if tasks else "")
     return (f"{f['use_path']}:{f['use_line']} uses {f['name']} ({f['kind']} at {f['definition_path']}:"
             f"{f['definition_line']} in the base), removed or renamed on the other side (semantic)"
             + (f"; {', '.join(tasks)}" if tasks else ""))

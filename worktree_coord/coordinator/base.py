@@ -325,7 +325,14 @@ class CoordinatorBase:
         if self._worktree_problems(task, path):
             return None, []  # never commit through a tampered .git file or onto another branch
         name, email = _split_author(task.author)
-        return self.git.commit_snapshot(path, message, name, email)
+        return self.git.commit_snapshot(path, message, name, email,
+                                        leave_out=[folder for folder, _ in self._generated(path)])
+
+    def _generated(self, path: Path) -> list[tuple[str, str]]:
+        """Untracked folders in the worktree that tools generated (boundary/generated.py): never committed."""
+        from ..boundary.generated import generated_folders
+
+        return generated_folders(path, self.git.untracked_entries(path))
 
     def _read_head_file(self, name: str) -> bytes | None:
         repo = self.git.repo

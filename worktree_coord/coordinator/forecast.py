@@ -229,6 +229,9 @@ class ForecastOperations(CoordinatorBase):
         if worktree is not None:
             try:
                 head, paths = self.git.working_changes(worktree)
+                generated = tuple(folder for folder, _ in self._generated(worktree)) if paths else ()
+                if generated:  # what finish will not commit is not the task's change (and may be 10,000 files)
+                    paths = [p for p in paths if not p.startswith(generated)]
                 if head is not None:
                     return head, paths, None
             except Exception as problem:  # noqa: BLE001 - a broken worktree must not hide the others

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from .. import boundary as boundaries
+from ..boundary.generated import left_out_note
 from . import merge_queue as queue
 from ..store import leases
 from ..consolidate.names import is_manifest
@@ -260,7 +261,11 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
                                  "detail": _stash_note(task.branch, task.worktree, stashed)})
             if not problems:
                 name, email = _split_author(task.author)
-                self.git.commit_all(path, message or f"wtc: {task_id}", name, email)
+                generated = self._generated(path)
+                self.git.commit_all(path, message or f"wtc: {task_id}", name, email,
+                                    leave_out=[folder for folder, _ in generated])
+                if generated:
+                    notes.append(left_out_note(generated))
         else:
             if run.remote and self._fetch_task(run, task):
                 notes.append(f"the worktree is not on this machine; finished the branch as pushed to {run.remote}")
@@ -470,7 +475,8 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         # them onto the branch, so they stay pending (finish refuses them) until they are gone.
         still_marked = [rel for rel in task.result.get("pending_markers", []) if _has_markers(path / rel)]
         if not self._worktree_problems(task, path):
-            self.git.commit_all(path, f"wtc: {task_id} work before update", name, email)
+            self.git.commit_all(path, f"wtc: {task_id} work before update", name, email,
+                                leave_out=[folder for folder, _ in self._generated(path)])
         tip = self.git.ref_target(f"refs/heads/{run.integration_ref}") or run.base
         before = self.git.ref_target(f"refs/heads/{task.branch}")
         conflicted = self.git.merge_into_worktree(path, tip, f"wtc: update {task_id} onto {run.integration_ref}",
@@ -482,7 +488,8 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
             if not merged:
                 unresolved.append(rel)
         if conflicted and not unresolved:
-            self.git.commit_all(path, f"wtc: update {task_id} onto {run.integration_ref} (structured merge)", name, email)
+            self.git.commit_all(path, f"wtc: update {task_id} onto {run.integration_ref} (structured merge)", name, email,
+                                leave_out=[folder for folder, _ in self._generated(path)])
         unresolved = sorted(set(unresolved) | set(still_marked))
         findings, pending = ([], None) if unresolved else self._update_findings(run, task, before, tip)
         blocking = bool(findings) and self._semantic_mode(run) is SemanticMode.BLOCK

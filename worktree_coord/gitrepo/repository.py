@@ -483,14 +483,22 @@ class GitRepo:
         branch = self.git("symbolic-ref", "-q", "HEAD", cwd=path, check=False).stdout.decode().strip() or None
         return head, branch
 
-    def commit_all(self, path: Path, message: str, author_name: str, author_email: str) -> str | None:
-        """Stage everything (untracked too, .gitignore respected, outside the sparse cone too) and
-        commit as the author. Returns the new commit, or None when there was nothing to commit."""
-        self.git("add", "-A", "--sparse", cwd=path)
+    def untracked_entries(self, path: Path) -> list[str]:
+        """The worktree's untracked files that .gitignore does not hide; a wholly untracked folder is
+        one entry ending in "/"."""
+        listed = self.git("ls-files", "--others", "--exclude-standard", "--directory", "-z", cwd=path).stdout
+        return [p.decode("utf-8", "surrogateescape") for p in listed.split(b"\0") if p]
+
+    def commit_all(self, path: Path, message: str, author_name: str, author_email: str, *,
+                   leave_out: Sequence[str] = ()) -> str | None:
+        """Stage everything (untracked too, .gitignore respected, outside the sparse cone too) but the
+        untracked paths in `leave_out`, and commit as the author. Returns the new commit, or None when
+        there was nothing to commit."""
+        self.git("add", "-A", "--sparse", "--", ":/", *_excluded(leave_out), cwd=path)
         return self._commit_index(path, message, author_name, author_email)
 
-    def commit_snapshot(self, path: Path, message: str, author_name: str,
-                        author_email: str) -> tuple[str | None, list[str]]:
+    def commit_snapshot(self, path: Path, message: str, author_name: str, author_email: str, *,
+                        leave_out: Sequence[str] = ()) -> tuple[str | None, list[str]]:
         """Commit what was left uncommitted in a worktree without taking a missing file for a
         deletion: new and changed files are staged (untracked too, .gitignore respected, outside the
         sparse cone too) and what is already staged is kept (a `git rm` the agent made), but a
@@ -500,7 +508,7 @@ class GitRepo:
         nothing was staged) and the paths missing from disk that were not recorded."""
         listed = self.git("ls-files", "--deleted", "-z", cwd=path).stdout
         missing = sorted({p.decode("utf-8", "surrogateescape") for p in listed.split(b"\0") if p})
-        self.git("add", "--ignore-removal", "--sparse", "--", ":/", cwd=path)
+        self.git("add", "--ignore-removal", "--sparse", "--", ":/", *_excluded(leave_out), cwd=path)
         return self._commit_index(path, message, author_name, author_email), missing
 
     def _commit_index(self, path: Path, message: str, author_name: str, author_email: str) -> str | None:
@@ -819,3 +827,8 @@ def _rmtree(path: Path) -> None:
             pass
 
     shutil.rmtree(path, onerror=make_writable_and_retry)
+
+
+def _excluded(paths: Sequence[str]) -> list[str]:
+    """Pathspecs that keep `git add` away from `paths` (repository-relative, taken literally)."""
+    return [f":(top,exclude,literal){p.rstrip('/')}" for p in paths]

@@ -94,6 +94,38 @@ class ContainerRule:
 
 
 @dataclass(frozen=True)
+class DuplicateRules:
+    """Which declarations the merged file may not hold twice (`[semantic.duplicates]`; duplicates.py).
+
+    `declarations`: node kinds (captured by the semantic query's `@definition.*`) that declare a
+    name once per scope. `through`: node kinds such a declaration may stand in (bodies, wrappers,
+    import lists): a declaration under any other node (an `if`, a `try`, a function body's
+    statements) is conditional or local and never counted. `signature`: a field whose text is part
+    of what is declared (Java's overloads: the parameters). `headers`: node kind -> field it must
+    have to count itself, declared by its text before its body (Rust's `impl Trait for T`: one per
+    trait and type); any `scopes` node is a scope named by that text. `lead`: kinds of preceding
+    siblings that belong to a declaration (Rust attributes). `exempt`: a regex; a declaration whose
+    lead (decorators, attributes, `export`) matches is never counted (`@overload`, `#[cfg(...)]`).
+    `repeatable`: names a language lets repeat (Go's `init`, `_`). `imports`: the node kinds of
+    import statements (what holds a semantic query's `@import.*` captures) whose imports count:
+    one name imported from one module twice is an error in Go, Rust and TypeScript; harmless in
+    Python, and allowed in Java (none listed there)."""
+
+    declarations: frozenset[str] = frozenset()
+    through: frozenset[str] = frozenset()
+    signature: str | None = None
+    headers: tuple[tuple[str, str], ...] = ()
+    lead: frozenset[str] = frozenset()
+    exempt: re.Pattern[str] | None = None
+    repeatable: frozenset[str] = frozenset()
+    imports: frozenset[str] = frozenset()
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self.declarations or self.headers or self.imports)
+
+
+@dataclass(frozen=True)
 class SemanticRules:
     """What the semantic check needs to know about a language (`[semantic]` in its profile).
 
@@ -122,6 +154,7 @@ class SemanticRules:
     self_fields: tuple[tuple[str, str], ...] = ()   # definition kind -> field whose name is its `self` (Go receivers)
     type_names: frozenset[str] = frozenset()        # node kinds naming a type inside those fields
     globals: frozenset[str] = frozenset()           # names defined everywhere (builtins, prelude)
+    duplicates: DuplicateRules = DuplicateRules()   # what may not be declared twice (duplicates.py)
 
     @property
     def enabled(self) -> bool:
@@ -130,7 +163,8 @@ class SemanticRules:
 
 _SEMANTIC_KEYS = {"tags", "query", "self_receivers", "members_in_scope", "module_separator",
                   "module_roots", "relative_parents", "index_names", "module_binding", "package", "scopes",
-                  "member_of", "self_fields", "type_names", "globals"}
+                  "member_of", "self_fields", "type_names", "globals", "duplicates"}
+_DUPLICATE_KEYS = {"declarations", "through", "signature", "headers", "lead", "exempt", "repeatable", "imports"}
 
 
 @functools.lru_cache(maxsize=None)
@@ -411,7 +445,49 @@ def _semantic_rules(raw: Any, source: str, check_kind: Callable[[str, str], None
         package=text("package", "file", ("file", "directory")), scopes=kind_to_field("scopes"),
         member_of=kind_to_field("member_of"), self_fields=kind_to_field("self_fields"), type_names=frozenset(strings("type_names")),
         globals=frozenset(strings("globals")),
+        duplicates=_duplicate_rules(raw.get("duplicates", {}), source, check_kind, check_field),
     )
+
+
+def _duplicate_rules(raw: Any, source: str, check_kind: Callable[[str, str], None],
+                     check_field: Callable[[str, str], None]) -> DuplicateRules:
+    """The `[semantic.duplicates]` table, its keys, types and node kinds checked."""
+    where = f"language profile {source}: semantic.duplicates"
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{where} must be a table")
+    unknown = set(raw) - _DUPLICATE_KEYS
+    if unknown:
+        raise ConfigError(f"{where}: unknown setting(s) {sorted(unknown)}", fix=f"use only {sorted(_DUPLICATE_KEYS)}")
+
+    def strings(key: str) -> tuple[str, ...]:
+        value = raw.get(key, [])
+        if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+            raise ConfigError(f"{where}.{key} must be a list of strings")
+        return tuple(value)
+
+    for key in ("declarations", "through", "lead", "imports"):
+        for kind in strings(key):
+            check_kind(kind, f"semantic.duplicates.{key}")
+    headers = raw.get("headers", {})
+    if not isinstance(headers, dict) or not all(isinstance(v, str) for v in headers.values()):
+        raise ConfigError(f"{where}.headers maps node kinds to field names")
+    for kind, field_name in headers.items():
+        check_kind(kind, "semantic.duplicates.headers")
+        check_field(field_name, "semantic.duplicates.headers")
+    signature = raw.get("signature")
+    if signature is not None:
+        if not isinstance(signature, str):
+            raise ConfigError(f"{where}.signature must be a field name")
+        check_field(signature, "semantic.duplicates.signature")
+    exempt = raw.get("exempt")
+    try:
+        pattern = re.compile(exempt, re.MULTILINE) if exempt is not None else None
+    except (re.error, TypeError) as error:
+        raise ConfigError(f"{where}.exempt is not a regular expression: {error}") from None
+    return DuplicateRules(declarations=frozenset(strings("declarations")), through=frozenset(strings("through")),
+                          signature=signature, headers=tuple(headers.items()), lead=frozenset(strings("lead")),
+                          exempt=pattern, repeatable=frozenset(strings("repeatable")),
+                          imports=frozenset(strings("imports")))
 
 
 def load_profile_text(text: str, source: str = "<string>") -> Profile:

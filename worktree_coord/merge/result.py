@@ -64,10 +64,22 @@ class SemanticFinding:
     declaration: str = ""
     definition: str = ""    # the definition's first lines at the base
     use: str = ""           # the line that uses it, in the merged result
+    # "broken" (above); "import_path": `name` is a module `removed_by` replaced throughout (one of
+    # its base imports at `definition_path:definition_line`) and `used_by` imports at the use; or
+    # "duplicate": the merged file declares `name` twice in one scope, at
+    # `definition_line` and `use_line` (`definition`: the first copy, `use`: the second's line),
+    # where the base and each side declare it at most once (merge/duplicates.py)
+    problem: str = "broken"
 
     @property
     def message(self) -> str:
         where = f"{self.definition_path}:{self.definition_line}"
+        if self.problem == "import_path":
+            return (f"{self.use_path}:{self.use_line} imports {self.name}, which {self.removed_by} replaced in every "
+                    f"file (as at {where} in the base) while {self.used_by} added this import")
+        if self.problem == "duplicate":
+            return (f"{where} and {self.use_path}:{self.use_line} both declare {self.name} ({self.kind}): the merge "
+                    f"holds it twice in one scope, where {self.removed_by} and {self.used_by} each hold it once")
         return (f"{self.use_path}:{self.use_line} uses {self.name} ({self.kind} at {where} in the base), "
                 f"which {self.removed_by} removed or renamed while {self.used_by} added this use")
 
@@ -75,14 +87,14 @@ class SemanticFinding:
         return {"name": self.name, "kind": self.kind, "definition_path": self.definition_path,
                 "definition_line": self.definition_line, "use_path": self.use_path, "use_line": self.use_line,
                 "removed_by": self.removed_by, "used_by": self.used_by, "declaration": self.declaration,
-                "definition": self.definition, "use": self.use, "message": self.message}
+                "definition": self.definition, "use": self.use, "problem": self.problem, "message": self.message}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> "SemanticFinding":
         return cls(**{k: data[k] for k in ("name", "kind", "definition_path", "definition_line", "use_path",
                                            "use_line", "removed_by", "used_by")},
                    declaration=data.get("declaration", ""), definition=data.get("definition", ""),
-                   use=data.get("use", ""))
+                   use=data.get("use", ""), problem=data.get("problem", "broken"))
 
     def as_conflict(self) -> "MergeConflict":
         """The finding as a conflict of kind `semantic` (lines: the use, in the merged result)."""

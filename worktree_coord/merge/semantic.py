@@ -23,6 +23,10 @@ Precision first (a flag that is usually wrong gets turned off, so fewer and sure
 - overloads: a name stays defined while any definition of it remains;
 - a version that does not parse cleanly, is binary or over MAX_BYTES gives no removals and no
   uses (nothing is guessed).
+The same entry points also report a declaration the merged file holds twice where the base and
+each side hold it once (duplicates.py: a finding with `problem="duplicate"`), and, over a tree
+merge, an import of a module one side replaced throughout that the other side added
+(import_paths.py: `problem="import_path"`).
 Names, kinds and scopes come from symbols.py (the grammar wheels' tags queries and the profile's
 data); nothing here is language-specific.
 """
@@ -34,11 +38,13 @@ import functools
 import posixpath
 import re
 from dataclasses import dataclass
-from typing import Iterable, Iterator, Protocol
+from typing import Callable, Iterable, Iterator, Protocol
 
 import pygit2
 import tree_sitter
 
+from .duplicates import find_duplicates
+from .import_paths import find_replaced_imports
 from .profiles import Profile, SemanticRules, profile_for_path
 from .result import SemanticFinding
 from .symbols import Definition, Import, Reference, Symbols, extract
@@ -115,11 +121,20 @@ def check_file(base: bytes, left: bytes, right: bytes, merged: bytes, path: str,
 
 def find_broken_names(files: Iterable[Versions], *, labels: tuple[str, str, str] = ("ours", "base", "theirs"),
                       trees: dict[str, tree_sitter.Tree] | None = None,
-                      complete: bool = True) -> tuple[SemanticFinding, ...]:
+                      complete: bool = True,
+                      mentions: Callable[[str, str], bool] | None = None) -> tuple[SemanticFinding, ...]:
     """Every name the merge of `files` broke (see the module docstring), in path and line order.
     `complete`: `files` hold every file either side changed (what a tree merge gives); when not,
-    a package-wide name (Go) gone from one file is not known to be gone from its package."""
-    return _Check([f for f in files if semantic_profile(f.path) is not None], labels, trees or {}, complete).run()
+    a package-wide name (Go) gone from one file is not known to be gone from its package.
+    `mentions(side, module)`: whether any file of that side's whole tree still names the module;
+    given (a tree merge), imports of a module one side replaced throughout are checked too
+    (import_paths.py)."""
+    checked = [f for f in files if semantic_profile(f.path) is not None]
+    check = _Check(checked, labels, trees or {}, complete)
+    found = check.run() + find_duplicates(checked, labels=labels, trees=trees)
+    if mentions is not None and len(checked) > 1:
+        found += tuple(find_replaced_imports(checked, check, check.labels, mentions))
+    return tuple(sorted(found, key=lambda f: (f.use_path, f.use_line, f.name)))
 
 
 class _Check:

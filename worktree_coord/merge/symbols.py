@@ -71,6 +71,7 @@ class Import:
     module: str
     name: str | None
     scope: int | None             # the function-like definition it sits in; None at top level or in a class
+    line: int = 0                 # 1-based line of the bound name (or the module, when that is all there is)
 
 
 @dataclass
@@ -322,7 +323,7 @@ def _add_import(out: Symbols, parts: dict[str, tree_sitter.Node], source: bytes,
     if not bound:
         return
     scope = placer.innermost_function(anchor.parent) if local else None
-    out.imports.append(Import(bound, module, name, scope))
+    out.imports.append(Import(bound, module, name, scope, anchor.start_point[0] + 1))
     simple = bound.split(".", 1)[0] if module_binding == "full" else bound
     if local:
         out.local.setdefault(simple, set()).add(scope)  # type: ignore[arg-type]

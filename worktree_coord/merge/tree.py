@@ -22,9 +22,10 @@ repository it reads).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Iterator
 
 import pygit2
 
@@ -131,7 +132,7 @@ def check_tree_merge(repo: pygit2.Repository, base: pygit2.Oid | str, ours: pygi
     # Three diffs from the base give every version's blob id: a path a diff does not list is as
     # it was at the base (no per-path tree lookups, which cost more than the check on big merges).
     files = _tree_files(repo, [_changes(trees[0], tree) for tree in trees[1:]])
-    return find_broken_names(files, labels=labels) if files else ()
+    return find_broken_names(files, labels=labels, mentions=_Mentions(repo, trees[1], trees[2])) if files else ()
 
 
 def changed_on_both_sides(repo: pygit2.Repository, base: pygit2.Oid | str, ours: pygit2.Oid | str,
@@ -172,7 +173,7 @@ def check_merge(repo: pygit2.Repository, base: pygit2.Oid | str, ours: pygit2.Oi
         else:
             merged_sides[path] = left[path] if path in left else right[path]
     files = _tree_files(repo, [left, right, merged_sides], given)
-    return find_broken_names(files, labels=labels) if files else ()
+    return find_broken_names(files, labels=labels, mentions=_Mentions(repo, trees[1], trees[2])) if files else ()
 
 
 def _tree_files(repo: pygit2.Repository, changes: list[dict[str, tuple[Side, Side]]],
@@ -205,6 +206,48 @@ def _changes(old: pygit2.Tree, new: pygit2.Tree) -> dict[str, tuple[Side, Side]]
         after = (delta.new_file.id, delta.new_file.mode) if delta.status != pygit2.GIT_DELTA_DELETED else (None, 0)
         out[delta.new_file.path or delta.old_file.path] = (before, after)
     return out
+
+
+class _Mentions:
+    """`mentions(side, module)` for the import-path check (import_paths.py): whether any file of that
+    side's whole tree that a semantic profile reads names the module, as a whole word of a path (so
+    `javax.servlet` is in `javax.servlet.http.Cookie`, and `example.com/mod` is not in
+    `example.com/mod/v2`). Read only when the check asks (a module one side replaced), once per
+    side and module; a tree is walked once, its blobs read as needed."""
+
+    def __init__(self, repo: pygit2.Repository, ours: pygit2.Tree, theirs: pygit2.Tree):
+        self._repo = repo
+        self._trees = {"left": ours, "right": theirs}
+        self._blobs: dict[str, list[pygit2.Oid]] = {}
+        self._known: dict[tuple[str, str], bool] = {}
+
+    def __call__(self, side: str, module: str) -> bool:
+        key = (side, module)
+        if key not in self._known:
+            pattern = re.compile(rb"(?<![\w/.-])" + re.escape(module.encode()) + rb"(?![\w/-])")
+            needle = module.encode()
+            self._known[key] = any(needle in data and pattern.search(data) is not None
+                                   for data in (self._repo[oid].data for oid in self._files(side)))
+        return self._known[key]
+
+    def _files(self, side: str) -> Iterator[pygit2.Oid]:
+        """The blob ids of the side's files a semantic profile reads, walked lazily (a search that
+        finds its module early reads a few trees) and kept for the next search."""
+        if side in self._blobs:
+            yield from self._blobs[side]
+            return
+        found: list[pygit2.Oid] = []
+        stack: list[tuple[str, pygit2.Tree]] = [("", self._trees[side])]
+        while stack:
+            prefix, tree = stack.pop()
+            for entry in tree:
+                path = prefix + entry.name
+                if entry.type_str == "tree":
+                    stack.append((path + "/", self._repo[entry.id]))
+                elif entry.type_str == "blob" and semantic_profile(path) is not None:
+                    found.append(entry.id)
+                    yield entry.id
+        self._blobs[side] = found   # only reached when walked to the end
 
 
 class _TreeFile:

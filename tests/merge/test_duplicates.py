@@ -1,0 +1,229 @@
+"""The duplicate check (merge/duplicates.py): a declaration a clean merge holds twice, and what repeats legally.
+
+Every merged text here is git's own line merge of the three versions (real xdiff, through pygit2),
+or a tree merge of real repositories, so each positive case is a merge git calls clean."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pygit2
+import pytest
+
+from tests.conftest import git, make_repo
+from worktree_coord.merge import FileVersions, check_tree_merge, find_broken_names, line_merge, merge_file
+from worktree_coord.merge.result import SemanticFinding
+
+WTC = str(Path(sys.executable).parent / "wtc")
+
+
+def _merged(base: bytes, left: bytes, right: bytes) -> bytes:
+    result = line_merge(base, left, right)
+    assert result.clean, "the fixture must be a merge git calls clean"
+    return result.merged
+
+
+def _twice(path: str, base: bytes, left: bytes, right: bytes) -> list[SemanticFinding]:
+    merged = _merged(base, left, right)
+    found = find_broken_names([FileVersions(path, base, left, right, merged)], complete=False)
+    return [f for f in found if f.problem == "duplicate"]
+
+
+# -- both sides added the same declaration, in different places -------------------------------------
+
+PY_BASE = b"class Store:\n    def get(self, key):\n        return key\n\n    def put(self, key):\n        return key\n"
+PY_NEW = b"    def drop(self, key):\n        return None\n\n"
+
+
+def test_python_method_both_sides_added_in_different_places_is_reported_with_both_places() -> None:
+    left = PY_BASE.replace(b"    def get", PY_NEW + b"    def get")
+    right = PY_BASE + b"\n" + PY_NEW.rstrip(b"\n") + b"\n"
+    [finding] = _twice("store.py", PY_BASE, left, right)
+    assert (finding.name, finding.kind, finding.definition_line, finding.use_line) == ("Store.drop", "function", 2, 11)
+    assert finding.definition_path == finding.use_path == "store.py"
+    assert "store.py:2 and store.py:11 both declare Store.drop" in finding.message
+    assert finding.as_conflict().kind == "semantic"
+
+
+GO_BASE = b'package p\n\nimport (\n\t"fmt"\n\t"io"\n)\n\nfunc A() { fmt.Println() }\n\nfunc B() {}\n\nfunc D() {}\n'
+
+
+def test_go_function_and_import_both_sides_added_are_reported() -> None:
+    left = GO_BASE.replace(b'\t"fmt"\n', b'\t"fmt"\n\t"os"\n').replace(b"func B()", b"func C() {}\n\nfunc B()")
+    right = GO_BASE.replace(b'\t"io"\n)\n', b'\t"io"\n)\n\nimport "os"\n') + b"\nfunc C() {}\n"
+    found = _twice("p/p.go", GO_BASE, left, right)
+    assert sorted((f.name, f.kind) for f in found) == [('"os"', "import"), ("C", "function")]
+
+
+def test_go_methods_on_different_receivers_and_init_twice_are_not_reported() -> None:
+    base = b"package p\n\ntype A struct{}\n\ntype B struct{}\n\nfunc init() {}\n"
+    left = base.replace(b"type B", b"func (a A) String() string { return \"\" }\n\nfunc init() {}\n\ntype B")
+    right = base + b"\nfunc (b *B) String() string { return \"\" }\n\nfunc init() {}\n"
+    assert _twice("p/p.go", base, left, right) == []
+
+
+RS_BASE = b"struct Foo;\n\nimpl Foo {\n    fn new() -> Foo { Foo }\n}\n\nfn main() {}\n"
+DISPLAY = b"impl std::fmt::Display for Foo {\n    fn fmt(&self) {}\n}\n\n"
+
+
+def test_rust_trait_impl_both_sides_added_is_reported_by_its_header() -> None:
+    left = RS_BASE.replace(b"impl Foo", DISPLAY + b"impl Foo")
+    right = RS_BASE + b"\n" + DISPLAY.rstrip(b"\n") + b"\n"
+    found = _twice("src/lib.rs", RS_BASE, left, right)
+    assert [f.name for f in found] == ["impl std::fmt::Display for Foo"]
+
+
+def test_rust_impls_of_different_traits_and_cfg_twins_are_not_reported() -> None:
+    debug = DISPLAY.replace(b"Display", b"Debug")
+    left = RS_BASE.replace(b"impl Foo", DISPLAY + b"#[cfg(unix)]\nfn os() {}\n\nimpl Foo")
+    right = RS_BASE + b"\n" + debug + b"#[cfg(windows)]\nfn os() {}\n"
+    assert _twice("src/lib.rs", RS_BASE, left, right) == []
+
+
+JAVA_BASE = b"class A {\n    void a() {}\n\n    void b() {}\n}\n"
+
+
+def test_java_method_twice_is_reported_and_overloads_are_not() -> None:
+    same = b"    void c(int x) {}\n\n"
+    left = JAVA_BASE.replace(b"    void a()", same + b"    void a()")
+    right = JAVA_BASE.replace(b"    void b() {}\n", b"    void b() {}\n\n" + same.rstrip(b"\n") + b"\n")
+    [finding] = _twice("A.java", JAVA_BASE, left, right)
+    assert finding.name == "A.c"
+    overload = right.replace(b"void c(int x)", b"void c(String s)")
+    assert _twice("A.java", JAVA_BASE, left, overload) == []
+
+
+def test_typescript_import_twice_is_reported_and_accessors_are_not() -> None:
+    base = b"import { a } from './a';\n\nexport class K {\n  m() {}\n}\n"
+    left = base.replace(b"import { a }", b"import { b } from './b';\nimport { a }").replace(
+        b"  m() {}", b"  get v() { return 1; }\n  m() {}")
+    right = base.replace(b"  m() {}\n}", b"  m() {}\n  set v(x: number) {}\n}") + b"import { b } from './b';\n"
+    found = _twice("k.ts", base, left, right)
+    assert [(f.name, f.kind) for f in found] == [("b", "import")]
+
+
+# -- a member moved on one side and edited (or deleted) on the other ---------------------------------
+
+def test_a_function_moved_to_different_places_on_each_side_is_reported() -> None:
+    """Both sides delete it where it was (the same change) and insert it elsewhere: git keeps both copies."""
+    base = b"def a():\n    return 1\n\n\ndef b():\n    return 2\n\n\ndef c():\n    return 3\n\n\ndef d():\n    return 4\n"
+    left = b"def d():\n    return 4\n\n\n" + base.split(b"\n\n\ndef d")[0] + b"\n"                   # d to the top
+    right = base.replace(b"\n\n\ndef d():\n    return 4\n", b"\n").replace(
+        b"def b():", b"def d():\n    return 4\n\n\ndef b():")                                       # d after a
+    [finding] = _twice("m.py", base, left, right)
+    assert (finding.name, finding.definition_line, finding.use_line) == ("d", 1, 9)
+
+
+def test_a_function_moved_on_one_side_and_deleted_on_the_other_is_not_twice() -> None:
+    base = b"def a():\n    return 1\n\n\ndef b():\n    return 2\n\n\ndef c():\n    return 3\n\n\ndef d():\n    return 4\n"
+    left = b"def d():\n    return 4\n\n\n" + base.split(b"\n\n\ndef d")[0] + b"\n"
+    right = base.split(b"\n\n\ndef d")[0] + b"\n"
+    assert _twice("m.py", base, left, right) == []
+
+
+# -- what legitimately repeats, or was there before ---------------------------------------------------
+
+def test_python_overloads_setters_and_conditional_definitions_are_not_reported() -> None:
+    base = (b"import typing\n\n\nclass C:\n    def a(self):\n        pass\n\n    def z(self):\n        pass\n\n\n"
+            b"def top():\n    pass\n")
+    left = base.replace(b"class C:\n", b"class C:\n    @property\n    def v(self):\n        return 1\n\n"
+                        b"    @typing.overload\n    def f(self, x: int) -> int: ...\n\n") + \
+        b"\n\nif X:\n    def g():\n        pass\nelse:\n    def g():\n        return 1\n"
+    right = base.replace(b"    def z(self):\n        pass\n", b"    def z(self):\n        pass\n\n    @v.setter\n"
+                         b"    def v(self, x):\n        pass\n\n    def f(self, x):\n        return x\n").replace(
+        b"import typing\n", b"import typing\n\ntry:\n    def g():\n        pass\nexcept E:\n    pass\n")
+    merged = _merged(base, left, right)
+    assert merged.count(b"def v(") == merged.count(b"def f(") == 2 and merged.count(b"def g(") == 3
+    assert _twice("c.py", base, left, right) == []
+
+
+def test_a_pair_the_base_or_a_side_already_held_and_a_file_one_side_changed_are_not_reported() -> None:
+    base = b"def a():\n    return 1\n\n\ndef a():\n    return 2\n\n\ndef b():\n    return 3\n"   # already twice
+    left = base.replace(b"return 3", b"return 30")
+    right = b"def c():\n    return 4\n\n\n" + base
+    assert _twice("p.py", base, left, right) == []
+    twice = b"def x():\n    pass\n\n\ndef x():\n    pass\n"
+    assert find_broken_names([FileVersions("q.py", b"", twice, b"", twice)]) == ()   # one side's own version
+
+
+def test_a_version_that_does_not_parse_is_never_guessed_at() -> None:
+    left = PY_BASE.replace(b"    def get", PY_NEW + b"    def get")
+    right = PY_BASE + b"\n" + PY_NEW.rstrip(b"\n") + b"\n"
+    broken_base = PY_BASE.replace(b"class Store:", b"class Store(:")
+    merged = _merged(PY_BASE, left, right)
+    assert find_broken_names([FileVersions("s.py", broken_base, left, right, merged)]) == ()
+
+
+GO_LEFT = GO_BASE.replace(b'\t"fmt"\n', b'\t"fmt"\n\t"os"\n').replace(b"func B()", b"func C() {}\n\nfunc B()")
+GO_RIGHT = GO_BASE.replace(b'\t"io"\n)\n', b'\t"io"\n)\n\nimport "os"\n') + b"\nfunc C() {}\n"
+
+
+def test_merge_file_reports_the_duplicates_of_its_line_merge_as_semantic_conflicts() -> None:
+    result = merge_file(GO_BASE, GO_LEFT, GO_RIGHT, "p/p.go")
+    assert not result.clean and result.merged == _merged(GO_BASE, GO_LEFT, GO_RIGHT), "git's merge, no markers"
+    assert [(c.kind, c.finding.problem, c.finding.name) for c in result.conflicts if c.finding] == \
+        [("semantic", "duplicate", '"os"'), ("semantic", "duplicate", "C")]
+
+
+# -- tree level, real repositories; and the CLI ------------------------------------------------------
+
+def test_tree_merge_reports_a_function_both_branches_added(tmp_path: Path) -> None:
+    util = "def a():\n    return 1\n\n\ndef b():\n    return 2\n"
+    repo = make_repo(tmp_path / "repo", {"pkg/__init__.py": "", "pkg/util.py": util, "pkg/other.py": "X = 1\n"})
+    base = git(repo, "rev-parse", "HEAD")
+    (repo / "pkg/util.py").write_text("def helper():\n    return 0\n\n\n" + util)
+    git(repo, "commit", "-qam", "ours: helper at the top")
+    ours = git(repo, "rev-parse", "HEAD")
+    git(repo, "checkout", "-q", "-b", "theirs", base)
+    (repo / "pkg/util.py").write_text(util + "\n\ndef helper():\n    return 0\n")
+    (repo / "pkg/other.py").write_text("X = 2\n")
+    git(repo, "commit", "-qam", "theirs: helper at the end")
+    theirs = git(repo, "rev-parse", "HEAD")
+    handle = pygit2.Repository(str(repo))
+    index = handle.merge_commits(ours, theirs)
+    assert not index.conflicts, "git merges it cleanly"
+    [finding] = check_tree_merge(handle, base, ours, theirs, index.write_tree(handle), labels=("integration", "base", "t1"))
+    assert (finding.problem, finding.name, finding.definition_path, finding.definition_line, finding.use_line) == \
+        ("duplicate", "helper", "pkg/util.py", 1, 13)
+    assert (finding.removed_by, finding.used_by) == ("integration", "t1")
+
+
+def test_cli_merge_file_names_both_places(tmp_path: Path) -> None:
+    files = []
+    for name, data in (("base.go", GO_BASE), ("left.go", GO_LEFT), ("right.go", GO_RIGHT)):
+        (tmp_path / name).write_bytes(data)
+        files.append(str(tmp_path / name))
+    done = subprocess.run([WTC, "merge-file", *files, "--path", "p/p.go"], capture_output=True, check=False)
+    assert done.returncode == 1
+    assert b"semantic conflict: p/p.go:13 and p/p.go:19 both declare C (function)" in done.stderr
+    payload = json.loads(subprocess.run([WTC, "merge-file", *files, "--path", "p/p.go", "--json"],
+                                        capture_output=True, check=False).stdout)
+    semantic = [c["semantic"] for c in payload["conflicts"] if c["kind"] == "semantic"]
+    assert [(s["problem"], s["name"], s["definition_line"], s["use_line"]) for s in semantic] == \
+        [("duplicate", '"os"', 5, 9), ("duplicate", "C", 13, 19)]
+
+
+@pytest.mark.parametrize("bad", ["'['", "3"])
+def test_a_bad_exempt_pattern_in_a_profile_is_a_clear_error(bad: str) -> None:
+    from worktree_coord.errors import ConfigError
+    from worktree_coord.merge.profiles import load_profile_text
+    text = (Path(__file__).resolve().parents[2] / "grammars" / "python.toml").read_text()
+    text = text.replace("exempt = '^\\s*@(?:[\\w.]+\\.)?(?:overload|setter|getter|deleter|register)\\b'", f"exempt = {bad}")
+    with pytest.raises(ConfigError, match="semantic.duplicates.exempt"):
+        load_profile_text(text, "python.toml")
+
+
+def test_the_queue_report_line_names_both_places_and_both_tasks() -> None:
+    """What `wtc merge` prints for a semantic conflict of the queue (cli/render.py), for a duplicate."""
+    from worktree_coord.cli.render import _semantic_line
+    finding = SemanticFinding(name="C", kind="function", definition_path="p/p.go", definition_line=13,
+                              use_path="p/p.go", use_line=19, removed_by="integration", used_by="t2",
+                              problem="duplicate")
+    row = finding.to_json() | {"removed_by_task": "t1", "used_by_task": "t2"}
+    line = _semantic_line(row)
+    assert line.startswith("p/p.go:13 and p/p.go:19 both declare C (function)")
+    assert line.endswith("(semantic); removed by task t1, used by task t2")
+    assert SemanticFinding.from_json(finding.to_json()) == finding

@@ -1,0 +1,312 @@
+"""The post-merge duplicate check: a declaration the merged file holds twice.
+
+Stage: after a merge (one file, or every file of a tree merge), beside the broken-names check
+(semantic.py calls both). Input: per file, its path and the base, left, right and merged bytes.
+Output: `SemanticFinding`s with `problem="duplicate"`, naming both places in the merged file.
+
+A clean merge (git's line merge, or the structured merge) can hold one declaration twice: both
+sides added the same function or import in different places, a member moved on one side and
+edited or moved on the other (the line merge keeps both copies), moved on one side and deleted on
+the other. That does not compile in Go, Rust, Java or TypeScript, and in Python the second silently
+replaces the first. A declaration is reported when the merged file declares it more often in one
+scope than the base and each side do (so a pair either side already had is not the merge's doing).
+
+Precision first (the profile's `[semantic.duplicates]` data says what counts; nothing here is
+language-specific):
+- only declaration kinds the profile lists count, and only where every node between them and the
+  file's root is a listed body or wrapper, a declaration or a scope: a definition in an `if`, a
+  `try`, a function's statements or a preprocessor branch is conditional or local, never counted;
+- what is declared is the node's kind, the text before its name (modifiers, `async`, a Go
+  receiver, `get`/`set`), its name, the profile's signature field (overloads: parameters), and
+  the chain of enclosing declarations and scopes (Rust `impl` headers, not type names), so
+  overloads, accessors, methods of different receivers and different trait impls never collide;
+- a lead (decorator, attribute, `export`) matching the profile's `exempt` pattern (`@overload`,
+  `@x.setter`, `#[cfg(...)]`) takes a declaration, and everything in it, out of the count;
+- a file version that does not parse cleanly gives nothing (never guessed).
+Cost: a file whose merged bytes are one side's (what a tree merge gives every file only one side
+changed) is never read; otherwise the merged file is parsed, and the others only when it holds a
+declaration twice whose name the merge added occurrences of.
+"""
+
+from __future__ import annotations
+
+import collections
+import functools
+import re
+from dataclasses import dataclass
+from typing import Iterable, Protocol
+
+import tree_sitter
+
+from .profiles import DuplicateRules, Profile, profile_for_path
+from .result import SemanticFinding
+from .symbols import query_for
+
+_WORDS = re.compile(rb"[A-Za-z_$][\w$]*")
+_SPACE = re.compile(r"\s+")
+_EXCERPT_LINES = 6
+MAX_BYTES = 1_000_000
+
+
+class _Versions(Protocol):   # the semantic check's Versions protocol (semantic.py), restated to avoid the cycle
+    path: str
+
+    @property
+    def base(self) -> bytes | None: ...
+
+    @property
+    def merged(self) -> bytes | None: ...
+
+    def version(self, which: str) -> bytes | None: ...
+
+    def exists(self, which: str) -> bool: ...
+
+    def same(self, one: str, other: str) -> bool: ...
+
+
+@dataclass(frozen=True)
+class Declaration:
+    """One counted declaration: `key` is what it declares (equal keys may not repeat in a file)."""
+
+    key: tuple[object, ...]
+    name: str           # qualified by its enclosing declarations (`Store.get`)
+    kind: str           # the capture's kind (function, method, class...), "import" or the header's node kind
+    line: int
+    start_byte: int
+    end_byte: int
+
+
+@functools.lru_cache(maxsize=65536)
+def duplicate_rules(path: str) -> tuple[Profile, DuplicateRules] | None:
+    profile = profile_for_path(path)
+    if profile is None or not profile.semantic.enabled or not profile.semantic.duplicates.enabled:
+        return None
+    return profile, profile.semantic.duplicates
+
+
+def find_duplicates(files: Iterable[_Versions], *, labels: tuple[str, str, str] = ("ours", "base", "theirs"),
+                    trees: dict[str, tree_sitter.Tree] | None = None) -> tuple[SemanticFinding, ...]:
+    """Every declaration a merged file of `files` holds twice in one scope where neither the base nor
+    either side did (module docstring), in path and line order. `trees`: parsed versions by name
+    (base, left, right), for a one-file call."""
+    out: list[SemanticFinding] = []
+    files = list(files)
+    for versions in files:
+        # One side's version (every file only one side changed, in a tree merge): any pair in it is
+        # that side's own. Compared by blob id where the versions have one, before any is read.
+        if not versions.exists("merged") or versions.same("merged", "left") or versions.same("merged", "right"):
+            continue
+        found = duplicate_rules(versions.path)
+        if found is None:
+            continue
+        merged = versions.merged
+        if merged is None or merged == versions.version("left") or merged == versions.version("right"):
+            continue
+        out.extend(_check_file(versions, found[0], found[1], labels, trees if len(files) == 1 else None))
+    return tuple(sorted(out, key=lambda f: (f.use_path, f.use_line, f.name)))
+
+
+def _check_file(versions: _Versions, profile: Profile, rules: DuplicateRules, labels: tuple[str, str, str],
+                trees: dict[str, tree_sitter.Tree] | None) -> list[SemanticFinding]:
+    merged = versions.merged
+    assert merged is not None
+    found = declarations(profile, rules, merged)
+    if not found:
+        return []
+    groups: dict[tuple[object, ...], list[Declaration]] = collections.defaultdict(list)
+    for item in found:
+        groups[item.key].append(item)
+    twice = {key: items for key, items in groups.items() if len(items) > 1}
+    if not twice:
+        return []
+    # The merge made a pair only when it added occurrences of the name's words: cheap, before parsing
+    # the three inputs.
+    counts = {which: collections.Counter(_WORDS.findall(versions.version(which) or b""))
+              for which in ("base", "left", "right")}
+    in_merged = collections.Counter(_WORDS.findall(merged))
+    grown = {word for word, n in in_merged.items() if n > max(c[word] for c in counts.values())}
+    twice = {key: items for key, items in twice.items()
+             if any(word in grown for word in _WORDS.findall(items[0].name.rsplit(".", 1)[-1].encode()))}
+    if not twice:
+        return []
+    before: dict[str, collections.Counter[tuple[object, ...]]] = {}
+    for which in ("base", "left", "right"):
+        data = versions.version(which)
+        if data is None:
+            before[which] = collections.Counter()
+            continue
+        tree = (trees or {}).get(which)
+        parsed = declarations(profile, rules, data, tree)
+        if parsed is None:
+            return []   # an input that does not parse: nothing is guessed
+        before[which] = collections.Counter(item.key for item in parsed)
+    pairs = [items for key, items in twice.items() if len(items) > max(before[which][key] for which in before)]
+    # A declaration inside one reported twice (a method of an impl both sides added) is that pair's.
+    pairs = [items for items in pairs
+             if not any(other is not items and o.start_byte <= items[0].start_byte < o.end_byte
+                        and (o.start_byte, o.end_byte) != (items[0].start_byte, items[0].end_byte)
+                        for other in pairs for o in other[:1])]
+    out = []
+    for items in pairs:
+        first, second = items[0], items[1]
+        text = merged[first.start_byte:first.end_byte].decode("utf-8", "replace").splitlines()
+        excerpt = "\n".join(text[:_EXCERPT_LINES]) + ("\n..." if len(text) > _EXCERPT_LINES else "")
+        lines = merged.split(b"\n")
+        use = lines[second.line - 1].decode("utf-8", "replace").strip() if second.line <= len(lines) else ""
+        out.append(SemanticFinding(
+            name=first.name, kind=first.kind, definition_path=versions.path, definition_line=first.line,
+            use_path=versions.path, use_line=second.line, removed_by=labels[0], used_by=labels[2],
+            definition=excerpt, use=use, problem="duplicate"))
+    return out
+
+
+def declarations(profile: Profile, rules: DuplicateRules, source: bytes,
+                 tree: tree_sitter.Tree | None = None) -> list[Declaration] | None:
+    """The counted declarations of one file version, in file order (None: it does not parse
+    cleanly, is binary or too big)."""
+    if len(source) > MAX_BYTES or b"\x00" in source[:8000]:
+        return None
+    if tree is None:
+        tree = profile.parse(source)
+    if tree.root_node.has_error:
+        return None
+    captured: dict[int, tuple[tree_sitter.Node, tree_sitter.Node, str]] = {}   # node id -> (node, name, kind)
+    imports: list[dict[str, tree_sitter.Node]] = []
+    for _, captures in tree_sitter.QueryCursor(query_for(profile, False)).matches(tree.root_node):
+        names = captures.get("name", [])
+        for capture, nodes in captures.items():
+            if capture.startswith("definition.") and names:
+                captured.setdefault(nodes[0].id, (nodes[0], names[0], capture.split(".", 1)[1]))
+        if rules.imports:
+            parts = {key.split(".", 1)[1]: nodes[0] for key, nodes in captures.items() if key.startswith("import.")}
+            if parts and "wildcard" not in parts:
+                imports.append(parts)
+    headers = dict(rules.headers)
+    scopes = {kind for kind, _ in profile.semantic.scopes} | set(headers)
+    walker = _Walker(source, rules, captured, scopes)
+    out: list[Declaration] = []
+    for node, name_node, kind in captured.values():
+        if node.type not in rules.declarations:
+            continue
+        name = _text(source, name_node)
+        if name in rules.repeatable:
+            continue
+        chain = walker.chain(node.parent)
+        if chain is None or walker.exempt(node):
+            continue
+        prefix = _normal(source[node.start_byte:name_node.start_byte])
+        signature = ""
+        if rules.signature:
+            field = node.child_by_field_name(rules.signature)
+            signature = _normal(_text(source, field)) if field is not None else ""
+        out.append(Declaration((chain[0], node.type, prefix, name, signature), ".".join(chain[1] + (name,)), kind,
+                               name_node.start_point[0] + 1, node.start_byte, node.end_byte))
+    for parts in imports:
+        anchor = parts.get("alias") or parts.get("name") or parts.get("module")
+        if anchor is None:
+            continue
+        statement = anchor   # the import statement holding it (its own nodes are its parts)
+        while statement is not None and statement.type not in rules.imports:
+            statement = statement.parent
+        if statement is None:
+            continue
+        chain = walker.chain(statement.parent)
+        if chain is None:
+            continue
+        what = tuple(_text(source, parts[k]) if k in parts else None for k in ("module", "name", "alias"))
+        bound = what[2] or what[1] or what[0] or ""
+        if bound in rules.repeatable:
+            continue
+        out.append(Declaration((chain[0], "import") + what, bound, "import", anchor.start_point[0] + 1,
+                               anchor.start_byte, anchor.end_byte))
+    if headers:
+        for node in walker.header_nodes(tree.root_node, headers):
+            chain = walker.chain(node.parent)
+            if chain is None or walker.exempt(node):
+                continue
+            header = walker.header(node)
+            out.append(Declaration((chain[0], node.type, header), header, node.type, node.start_point[0] + 1,
+                                   node.start_byte, node.end_byte))
+    out.sort(key=lambda d: d.start_byte)
+    return out
+
+
+class _Walker:
+    """Places a declaration among its ancestors: the scope chain it declares in, or None when an
+    ancestor makes it conditional or local (a node the profile does not list)."""
+
+    def __init__(self, source: bytes, rules: DuplicateRules,
+                 captured: dict[int, tuple[tree_sitter.Node, tree_sitter.Node, str]], scopes: set[str]):
+        self.source, self.rules, self.captured, self.scopes = source, rules, captured, scopes
+        self._chains: dict[int, tuple[tuple[object, ...], tuple[str, ...]] | None] = {}
+
+    def chain(self, node: tree_sitter.Node | None) -> tuple[tuple[object, ...], tuple[str, ...]] | None:
+        """(scope key, enclosing names) of what stands directly in `node`; None: not counted."""
+        if node is None:
+            return (), ()
+        cache_key = node.id
+        if cache_key in self._chains:
+            return self._chains[cache_key]
+        result: tuple[tuple[object, ...], tuple[str, ...]] | None
+        if node.parent is None or node.type in self.rules.through:
+            result = self.chain(node.parent)
+        elif node.id in self.captured and node.type in self.rules.declarations and not self.exempt(node):
+            outer = self.chain(node.parent)
+            _, name_node, _ = self.captured[node.id]
+            name = _text(self.source, name_node)
+            result = None if outer is None else (outer[0] + ((node.type, name),), outer[1] + (name,))
+        elif node.type in self.scopes and not self.exempt(node):
+            outer = self.chain(node.parent)
+            result = None if outer is None else (outer[0] + ((node.type, self.header(node)),), outer[1])
+        else:
+            result = None
+        self._chains[cache_key] = result
+        return result
+
+    def exempt(self, node: tree_sitter.Node) -> bool:
+        """Whether the node's lead (its wrappers' text before it, the profile's `lead` siblings before
+        it) matches the profile's `exempt` pattern."""
+        pattern = self.rules.exempt
+        if pattern is None:
+            return False
+        parts: list[bytes] = []
+        current = node
+        while True:
+            sibling = current.prev_named_sibling
+            while sibling is not None and (sibling.type in self.rules.lead or sibling.is_extra):
+                parts.append(self.source[sibling.start_byte:sibling.end_byte])
+                sibling = sibling.prev_named_sibling
+            parent = current.parent
+            if sibling is not None or parent is None or parent.parent is None or parent.type not in self.rules.through:
+                break
+            # Nothing but lead before it: the parent wraps it (decorated_definition, export_statement),
+            # and the parent's own text before it (`export `) and lead are the declaration's too.
+            parts.append(self.source[parent.start_byte:current.start_byte])
+            current = parent
+        return bool(parts) and pattern.search(b"\n".join(parts).decode("utf-8", "replace")) is not None
+
+    def header(self, node: tree_sitter.Node) -> str:
+        """The node's text before its body (`impl<T> Display for Foo<T>`), spaces normalized."""
+        body = node.child_by_field_name("body")
+        end = body.start_byte if body is not None else node.end_byte
+        return _normal(self.source[node.start_byte:end])
+
+    @staticmethod
+    def header_nodes(root: tree_sitter.Node, headers: dict[str, str]) -> list[tree_sitter.Node]:
+        """Nodes of a `headers` kind that have its field (`impl_item` with a `trait`), top-down."""
+        out, stack = [], [root]
+        while stack:
+            node = stack.pop()
+            if node.type in headers and node.child_by_field_name(headers[node.type]) is not None:
+                out.append(node)
+            stack.extend(reversed(node.named_children))
+        return out
+
+
+def _text(source: bytes, node: tree_sitter.Node) -> str:
+    return source[node.start_byte:node.end_byte].decode("utf-8", "replace")
+
+
+def _normal(data: bytes | str) -> str:
+    text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
+    return _SPACE.sub(" ", text).strip()

@@ -1,0 +1,170 @@
+"""The post-merge check for an import path one side replaced throughout and the other side still adds.
+
+Stage: after a tree merge, beside the broken-names check (semantic.py calls it when the caller can
+say what a side's whole tree still mentions: merge/tree.py can, a one-file merge cannot). Input:
+the files of the merge (base, left, right, merged versions) and `mentions(side, module)`: whether
+any file of that side's tree still names the module. Output: `SemanticFinding`s with
+`problem="import_path"`.
+
+The shape (`javax.servlet` -> `jakarta.servlet`, a Go module path bumped to `/v2`, a Python package
+renamed): one side replaced every import of module P, the other side's new lines import P. The
+merge is clean and does not build (P is gone from the tree or from the dependencies).
+
+A finding needs all of (precision first):
+- the using side added an import from P to a file (a name from P it did not import at the base;
+  a file it added where it deleted one of the same name is a move, not new imports), and the
+  merged file still holds that import;
+- the other side replaced P in at least one file it changed: the base imported a name from P there
+  and that side's version binds the same name from another module, or imports a module that is P
+  moved (`P/v2`, or P's words split differently: `etcd/clientv3` -> `etcd/client/v3`): a move,
+  not a dropped use;
+- no file that side changed imports P any more, and no file of its whole tree mentions P
+  (`mentions`), so the base's imports of P are gone from every file, changed or not;
+- every version read parses cleanly (nothing is guessed).
+Cost: without an import the using side added to a file both sides did not share, nothing is read;
+the tree-wide look runs only for a module the other side replaced.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from typing import Callable, Iterable, Protocol
+
+from .result import SemanticFinding
+from .symbols import Import, Symbols
+
+_SIDES = ("left", "right")
+_ALNUM = re.compile(r"[^0-9A-Za-z]")
+
+
+class _Symbolic(Protocol):
+    def symbols(self, path: str, which: str, uses: bool = True) -> Symbols | None: ...
+
+
+def find_replaced_imports(files: Iterable[object], check: _Symbolic, labels: dict[str, str],
+                          mentions: Callable[[str, str], bool]) -> list[SemanticFinding]:
+    """The findings (module docstring); `check` gives each version's symbols (semantic._Check),
+    `labels` the sides' names."""
+    files = list(files)
+    out: list[SemanticFinding] = []
+    changed = {side: sum(not v.same(side, "base") for v in files) for side in _SIDES}   # type: ignore[attr-defined]
+    for used_side in _SIDES:
+        other = "right" if used_side == "left" else "left"
+        # The smaller side's files are read first, and the bigger side's only where they spell a
+        # module the first step found (a queue merge: ~1,000 files of integration, a few of the task).
+        # The tree-wide look comes before the bigger side's files: a module still named anywhere in
+        # that side's tree (most: `os`, `fmt`) is found in its first files, and ends it there.
+        if changed[used_side] <= changed[other]:
+            added = _added_imports(files, check, used_side)
+            gone = {module for module in added if not mentions(other, module)}
+            replaced = _replaced(files, check, other, gone) if gone else {}
+        else:
+            replaced = _replaced(files, check, other, None)
+            replaced = {module: where for module, where in replaced.items() if not mentions(other, module)}
+            added = _added_imports(files, check, used_side, set(replaced)) if replaced else {}
+        if not added:
+            continue
+        for module, (where, line) in sorted(replaced.items()):
+            if module not in added:
+                continue
+            for path, item in added[module]:
+                merged = check.symbols(path, "merged", uses=False)
+                if merged is None:
+                    continue
+                kept = [m for m in merged.imports if m.module == module and m.name == item.name and m.scope is None]
+                if not kept:
+                    continue
+                out.append(SemanticFinding(
+                    name=module, kind="import", definition_path=where, definition_line=line, use_path=path,
+                    use_line=kept[0].line, removed_by=labels[other], used_by=labels[used_side],
+                    definition=f"{module} (imported at the base here)",
+                    use=_line(_version_of(files, path, "merged"), kept[0].line), problem="import_path"))
+    return out
+
+
+def _version_of(files: list[object], path: str, which: str) -> bytes:
+    for versions in files:
+        if versions.path == path:   # type: ignore[attr-defined]
+            return versions.version(which) or b""   # type: ignore[attr-defined]
+    return b""
+
+
+def _added_imports(files: list[object], check: _Symbolic, side: str,
+                   modules: set[str] | None = None) -> dict[str, list[tuple[str, Import]]]:
+    """module -> (path, import) for each top-level import `side` added to a file (from a module;
+    only from `modules` when given, and then a file that never spells one is not read)."""
+    out: dict[str, list[tuple[str, Import]]] = {}
+    names = [module.encode() for module in modules] if modules is not None else None
+    # A file the side added where it deleted one of the same name is a move (the check's diffs do
+    # not pair renames): its imports are the old file's, not new ones.
+    deleted = {posixpath.basename(v.path) for v in files   # type: ignore[attr-defined]
+               if v.exists("base") and not v.exists(side)}   # type: ignore[attr-defined]
+    for versions in files:
+        path = versions.path   # type: ignore[attr-defined]
+        if versions.same(side, "base") or not versions.exists(side) or not versions.exists("merged"):   # type: ignore[attr-defined]
+            continue
+        if names is not None and not any(name in (versions.version(side) or b"") for name in names):   # type: ignore[attr-defined]
+            continue
+        if not versions.exists("base") and posixpath.basename(path) in deleted:   # type: ignore[attr-defined]
+            continue
+        mine = check.symbols(path, side, uses=False)
+        if mine is None:
+            continue
+        before = check.symbols(path, "base", uses=False) if versions.exists("base") else Symbols()   # type: ignore[attr-defined]
+        if before is None:
+            continue
+        had = {(i.module, i.name) for i in before.imports if i.scope is None}
+        for item in mine.imports:
+            if item.scope is None and item.module and (item.module, item.name) not in had \
+                    and (modules is None or item.module in modules):
+                out.setdefault(item.module, []).append((path, item))
+    return out
+
+
+def _replaced(files: list[object], check: _Symbolic, side: str, modules: set[str] | None) -> dict[str, tuple[str, int]]:
+    """module -> (path, base line) for each module (of `modules`, when given) that `side` replaced
+    in a file it changed (module docstring) and imports in no file it changed."""
+    replaced: dict[str, tuple[str, int]] = {}
+    still: set[str] = set()
+    names = [module.encode() for module in modules] if modules is not None else None
+    for versions in files:
+        path = versions.path   # type: ignore[attr-defined]
+        if versions.same(side, "base"):   # type: ignore[attr-defined]
+            continue
+        # Cheap first: a file whose base and new version never spell a module's name is not read
+        # (integration's side of a queue merge has changed ~1,000 files, the task's new imports few).
+        if names is not None and not any(name in (versions.version(which) or b"")   # type: ignore[attr-defined]
+                                         for which in ("base", side) for name in names):
+            continue
+        after = check.symbols(path, side, uses=False) if versions.exists(side) else None   # type: ignore[attr-defined]
+        if versions.exists(side) and after is None:   # type: ignore[attr-defined]
+            return {}   # a version that does not parse: its imports are unknown
+        if after is not None:
+            still.update(i.module for i in after.imports)
+        if after is None or not versions.exists("base"):   # type: ignore[attr-defined]
+            continue
+        before = check.symbols(path, "base", uses=False)
+        if before is None:
+            continue
+        bound_after = {i.bound: i.module for i in after.imports if i.scope is None}
+        had = {i.module for i in before.imports}
+        new_modules = {i.module for i in after.imports if i.scope is None and i.module not in had}
+        for item in before.imports:
+            if (modules is None or item.module in modules) and item.scope is None and item.module not in replaced:
+                moved_to = bound_after.get(item.bound)
+                if (moved_to is not None and moved_to != item.module) or any(_moved(item.module, new) for new in new_modules):
+                    replaced[item.module] = (path, item.line)
+    return {module: where for module, where in replaced.items() if module not in still}
+
+
+def _moved(old: str, new: str) -> bool:
+    """Whether `new` is `old` moved rather than another module: a version bump below it
+    (`example.com/mod` -> `example.com/mod/v2`) or the same words split differently
+    (`go.etcd.io/etcd/clientv3` -> `go.etcd.io/etcd/client/v3`)."""
+    return new != old and (new.startswith(old + "/") or _ALNUM.sub("", new) == _ALNUM.sub("", old))
+
+
+def _line(data: bytes, number: int) -> str:
+    lines = data.split(b"\n")
+    return lines[number - 1].decode("utf-8", "replace").strip() if 0 < number <= len(lines) else ""
