@@ -146,6 +146,11 @@ class _Check:
         self.trees = trees
         self._symbols: dict[tuple[str, bytes, bool], Symbols | None] = {}   # (path, bytes, uses)
         self._trees: dict[tuple[str, bytes], tree_sitter.Tree] = {}
+        # resolve()'s index, per rules: module path -> files, and last module part -> (file, parts).
+        # Built once: a merge of thousands of files resolves thousands of imports (cortex 531e91f0:
+        # 150 s, most of it recomputing every file's module path for each import).
+        self._directories: dict[str, list[str]] | None = None   # directory -> files, for package_files
+        self._modules: dict[int, tuple[dict[str, list[str]], dict[str, list[tuple[str, list[str]]]]]] = {}
 
     def symbols(self, path: str, which: str, uses: bool = True) -> Symbols | None:
         """The symbols of one version (None: absent, or it does not parse cleanly); uses=False
@@ -314,9 +319,15 @@ class _Check:
             here = posixpath.dirname(path)
             candidates = (removals if len(removals) <= _FEW_REMOVALS
                           else [r for word in by_name.keys() & set(_WORDS.findall(data)) for r in by_name[word]])
-            names = {r.definition.name for r in candidates
-                     if (r.path == path or tokens[r.path] in data or (wide[r.path] and directories[r.path] == here))
-                     and r.definition.name.encode() in data}
+            mentioned: dict[bytes, bool] = {}   # module token -> in this file (many removals share one)
+            names = set()
+            for r in candidates:
+                token = tokens[r.path]
+                if token not in mentioned:
+                    mentioned[token] = token in data
+                if ((r.path == path or mentioned[token] or (wide[r.path] and directories[r.path] == here))
+                        and r.definition.name.encode() in data):
+                    names.add(r.definition.name)
             if not names:
                 continue
             added = _added_lines(versions.base or b"", data)
@@ -411,8 +422,11 @@ class _Check:
         return profile is not None and profile.semantic.package == "directory"
 
     def package_files(self, path: str) -> list[str]:
-        directory = posixpath.dirname(path)
-        return [p for p in self.files if p != path and posixpath.dirname(p) == directory]
+        if self._directories is None:   # once: a big merge asks for thousands of packages
+            self._directories = {}
+            for p in self.files:
+                self._directories.setdefault(posixpath.dirname(p), []).append(p)
+        return [p for p in self._directories.get(posixpath.dirname(path), ()) if p != path]
 
     def resolve(self, module: str, importer: str, rules: SemanticRules) -> list[str]:
         """The files of this merge that `module`, imported from `importer`, names (none if unsure)."""
@@ -430,19 +444,18 @@ class _Check:
         parts = [p for p in parts if p]
         if parts and separator != "." and "." in parts[-1]:
             parts[-1] = parts[-1].rsplit(".", 1)[0]   # './util.js' names util.ts as well
-        candidates = [p for p in self.files if semantic_profile(p) is not None]
+        by_path, by_last = self._module_index(rules)
         if relative:
             directory = posixpath.dirname(importer)
             for _ in range(up):
                 directory = posixpath.dirname(directory)
             wanted = posixpath.normpath(posixpath.join(directory, *parts)) if parts else directory
-            return [p for p in candidates if _module_path(p, rules) == wanted]
+            return list(by_path.get(wanted, ()))
         if not parts:
             return []
         best: list[str] = []
         longest = 0
-        for candidate in candidates:
-            own = _module_path(candidate, rules).split("/")
+        for candidate, own in by_last.get(parts[-1], ()):   # a file whose last part differs shares none
             common = 0
             while common < min(len(own), len(parts)) and own[-1 - common] == parts[-1 - common]:
                 common += 1
@@ -455,6 +468,21 @@ class _Check:
         if len(best) > 1 and rules.package != "directory":
             return []   # two files could be meant: do not guess
         return best
+
+    def _module_index(self, rules: SemanticRules) -> tuple[dict[str, list[str]], dict[str, list[tuple[str, list[str]]]]]:
+        index = self._modules.get(id(rules))
+        if index is None:
+            by_path: dict[str, list[str]] = {}
+            by_last: dict[str, list[tuple[str, list[str]]]] = {}
+            for p in self.files:   # in the files' order, so resolve() answers as a scan would
+                if semantic_profile(p) is None:
+                    continue
+                module = _module_path(p, rules)
+                by_path.setdefault(module, []).append(p)
+                own = module.split("/")
+                by_last.setdefault(own[-1], []).append((p, own))
+            index = self._modules[id(rules)] = (by_path, by_last)
+        return index
 
     def broken(self, removal: _Removal, used_side: str) -> bool:
         """Is the removed definition still wanted by the using side and missing from the merge?"""

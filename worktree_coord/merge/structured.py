@@ -869,6 +869,12 @@ class StructuredMerge:
             p, q = base_lead[:cut], base_lead[cut:]
             if not (a_lead.startswith(p) and b_lead.startswith(p) and a_succ.endswith(q) and b_succ.endswith(q)):
                 continue
+            # A cut inside a run of spaces is no hand-over point: the side re-indented the gap
+            # rather than writing its run into it (vite 8a3a3133: `{ a }` broken onto lines by both
+            # sides, `' '` then `'  '` gave a new member three spaces).
+            if any(_splits_blanks(lead[:len(p)], lead[len(p):]) for lead in (a_lead, b_lead)) or any(
+                    _splits_blanks(succ[:len(succ) - len(q)], q) for succ in (a_succ, b_succ)):
+                continue
             joined = a_succ[:len(a_succ) - len(q)] + b_lead[len(p):]
             return {second_first: joined}, b_succ
         return {}, None
@@ -1474,6 +1480,11 @@ def _relayout_insertions(entries: list[tuple[str, object]], bmap: dict[str, Memb
             continue
         out[index] = ("add", (side, ident, other_n.lead, other_n.tail))
     return out
+
+
+def _splits_blanks(before: bytes, after: bytes) -> bool:
+    """Whether `before + after` is cut inside a run of spaces or tabs (both sides of the cut are)."""
+    return before[-1:] in (b" ", b"\t") and after[:1] in (b" ", b"\t")
 
 
 def _bind_before_use(run: list[tuple[str, str]], lmap: dict[str, Member],
