@@ -34,34 +34,18 @@ import collections
 import functools
 import re
 from dataclasses import dataclass
-from typing import Iterable, Protocol
+from typing import Iterable
 
 import tree_sitter
 
 from .profiles import DuplicateRules, Profile, profile_for_path
 from .result import SemanticFinding
 from .symbols import query_for
+from .versions import MAX_BYTES, Versions
 
 _WORDS = re.compile(rb"[A-Za-z_$][\w$]*")
 _SPACE = re.compile(r"\s+")
 _EXCERPT_LINES = 6
-MAX_BYTES = 1_000_000
-
-
-class _Versions(Protocol):   # the semantic check's Versions protocol (semantic.py), restated to avoid the cycle
-    path: str
-
-    @property
-    def base(self) -> bytes | None: ...
-
-    @property
-    def merged(self) -> bytes | None: ...
-
-    def version(self, which: str) -> bytes | None: ...
-
-    def exists(self, which: str) -> bool: ...
-
-    def same(self, one: str, other: str) -> bool: ...
 
 
 @dataclass(frozen=True)
@@ -84,7 +68,7 @@ def duplicate_rules(path: str) -> tuple[Profile, DuplicateRules] | None:
     return profile, profile.semantic.duplicates
 
 
-def find_duplicates(files: Iterable[_Versions], *, labels: tuple[str, str, str] = ("ours", "base", "theirs"),
+def find_duplicates(files: Iterable[Versions], *, labels: tuple[str, str, str] = ("ours", "base", "theirs"),
                     trees: dict[str, tree_sitter.Tree] | None = None) -> tuple[SemanticFinding, ...]:
     """Every declaration a merged file of `files` holds twice in one scope where neither the base nor
     either side did (module docstring), in path and line order. `trees`: parsed versions by name
@@ -106,7 +90,7 @@ def find_duplicates(files: Iterable[_Versions], *, labels: tuple[str, str, str] 
     return tuple(sorted(out, key=lambda f: (f.use_path, f.use_line, f.name)))
 
 
-def _check_file(versions: _Versions, profile: Profile, rules: DuplicateRules, labels: tuple[str, str, str],
+def _check_file(versions: Versions, profile: Profile, rules: DuplicateRules, labels: tuple[str, str, str],
                 trees: dict[str, tree_sitter.Tree] | None) -> list[SemanticFinding]:
     merged = versions.merged
     assert merged is not None

@@ -33,6 +33,7 @@ from typing import Callable, Iterable, Protocol
 
 from .result import SemanticFinding
 from .symbols import Import, Symbols
+from .versions import Versions
 
 _SIDES = ("left", "right")
 _ALNUM = re.compile(r"[^0-9A-Za-z]")
@@ -42,13 +43,13 @@ class _Symbolic(Protocol):
     def symbols(self, path: str, which: str, uses: bool = True) -> Symbols | None: ...
 
 
-def find_replaced_imports(files: Iterable[object], check: _Symbolic, labels: dict[str, str],
+def find_replaced_imports(files: Iterable[Versions], check: _Symbolic, labels: dict[str, str],
                           mentions: Callable[[str, Iterable[str]], set[str]]) -> list[SemanticFinding]:
     """The findings (module docstring); `check` gives each version's symbols (semantic._Check),
     `labels` the sides' names."""
     files = list(files)
     out: list[SemanticFinding] = []
-    changed = {side: sum(not v.same(side, "base") for v in files) for side in _SIDES}   # type: ignore[attr-defined]
+    changed = {side: sum(not v.same(side, "base") for v in files) for side in _SIDES}
     for used_side in _SIDES:
         other = "right" if used_side == "left" else "left"
         # The smaller side's files are read first, and the bigger side's only where they spell a
@@ -84,14 +85,14 @@ def find_replaced_imports(files: Iterable[object], check: _Symbolic, labels: dic
     return out
 
 
-def _version_of(files: list[object], path: str, which: str) -> bytes:
+def _version_of(files: list[Versions], path: str, which: str) -> bytes:
     for versions in files:
-        if versions.path == path:   # type: ignore[attr-defined]
-            return versions.version(which) or b""   # type: ignore[attr-defined]
+        if versions.path == path:
+            return versions.version(which) or b""
     return b""
 
 
-def _added_imports(files: list[object], check: _Symbolic, side: str,
+def _added_imports(files: list[Versions], check: _Symbolic, side: str,
                    modules: set[str] | None = None) -> dict[str, list[tuple[str, Import]]]:
     """module -> (path, import) for each top-level import `side` added to a file (from a module;
     only from `modules` when given, and then a file that never spells one is not read)."""
@@ -99,20 +100,20 @@ def _added_imports(files: list[object], check: _Symbolic, side: str,
     names = [module.encode() for module in modules] if modules is not None else None
     # A file the side added where it deleted one of the same name is a move (the check's diffs do
     # not pair renames): its imports are the old file's, not new ones.
-    deleted = {posixpath.basename(v.path) for v in files   # type: ignore[attr-defined]
-               if v.exists("base") and not v.exists(side)}   # type: ignore[attr-defined]
+    deleted = {posixpath.basename(v.path) for v in files
+               if v.exists("base") and not v.exists(side)}
     for versions in files:
-        path = versions.path   # type: ignore[attr-defined]
-        if versions.same(side, "base") or not versions.exists(side) or not versions.exists("merged"):   # type: ignore[attr-defined]
+        path = versions.path
+        if versions.same(side, "base") or not versions.exists(side) or not versions.exists("merged"):
             continue
-        if names is not None and not any(name in (versions.version(side) or b"") for name in names):   # type: ignore[attr-defined]
+        if names is not None and not any(name in (versions.version(side) or b"") for name in names):
             continue
-        if not versions.exists("base") and posixpath.basename(path) in deleted:   # type: ignore[attr-defined]
+        if not versions.exists("base") and posixpath.basename(path) in deleted:
             continue
         mine = check.symbols(path, side, uses=False)
         if mine is None:
             continue
-        before = check.symbols(path, "base", uses=False) if versions.exists("base") else Symbols()   # type: ignore[attr-defined]
+        before = check.symbols(path, "base", uses=False) if versions.exists("base") else Symbols()
         if before is None:
             continue
         had = {(i.module, i.name) for i in before.imports if i.scope is None}
@@ -123,27 +124,27 @@ def _added_imports(files: list[object], check: _Symbolic, side: str,
     return out
 
 
-def _replaced(files: list[object], check: _Symbolic, side: str, modules: set[str] | None) -> dict[str, tuple[str, int]]:
+def _replaced(files: list[Versions], check: _Symbolic, side: str, modules: set[str] | None) -> dict[str, tuple[str, int]]:
     """module -> (path, base line) for each module (of `modules`, when given) that `side` replaced
     in a file it changed (module docstring) and imports in no file it changed."""
     replaced: dict[str, tuple[str, int]] = {}
     still: set[str] = set()
     names = [module.encode() for module in modules] if modules is not None else None
     for versions in files:
-        path = versions.path   # type: ignore[attr-defined]
-        if versions.same(side, "base"):   # type: ignore[attr-defined]
+        path = versions.path
+        if versions.same(side, "base"):
             continue
         # Cheap first: a file whose base and new version never spell a module's name is not read
         # (integration's side of a queue merge has changed ~1,000 files, the task's new imports few).
-        if names is not None and not any(name in (versions.version(which) or b"")   # type: ignore[attr-defined]
+        if names is not None and not any(name in (versions.version(which) or b"")
                                          for which in ("base", side) for name in names):
             continue
-        after = check.symbols(path, side, uses=False) if versions.exists(side) else None   # type: ignore[attr-defined]
-        if versions.exists(side) and after is None:   # type: ignore[attr-defined]
+        after = check.symbols(path, side, uses=False) if versions.exists(side) else None
+        if versions.exists(side) and after is None:
             return {}   # a version that does not parse: its imports are unknown
         if after is not None:
             still.update(i.module for i in after.imports)
-        if after is None or not versions.exists("base"):   # type: ignore[attr-defined]
+        if after is None or not versions.exists("base"):
             continue
         before = check.symbols(path, "base", uses=False)
         if before is None:

@@ -38,7 +38,7 @@ import functools
 import posixpath
 import re
 from dataclasses import dataclass
-from typing import Callable, Iterable, Iterator, Protocol
+from typing import Callable, Iterable, Iterator
 
 import pygit2
 import tree_sitter
@@ -48,50 +48,12 @@ from .import_paths import find_replaced_imports
 from .profiles import Profile, SemanticRules, profile_for_path
 from .result import SemanticFinding
 from .symbols import Definition, Import, Reference, Symbols, extract
+from .versions import MAX_BYTES, FileVersions, Versions
 
 _SIDES = ("left", "right")
 _WORDS = re.compile(rb"[A-Za-z_$][\w$]*")
 _EXCERPT_LINES = 6
 _FEW_REMOVALS = 256    # up to this many removals, a file is searched for each (else its words are scanned)
-MAX_BYTES = 1_000_000   # a version bigger than this gives no removals and no uses
-
-
-class Versions(Protocol):
-    """What the check reads of one file: its path and four versions (None: the file is absent)."""
-
-    path: str
-
-    @property
-    def base(self) -> bytes | None: ...
-
-    @property
-    def merged(self) -> bytes | None: ...
-
-    def version(self, which: str) -> bytes | None: ...
-
-    def exists(self, which: str) -> bool: ...
-
-    def same(self, one: str, other: str) -> bool: ...
-
-
-@dataclass(frozen=True)
-class FileVersions:
-    """One file of a merge: its four versions, None where the file does not exist."""
-
-    path: str
-    base: bytes | None
-    left: bytes | None
-    right: bytes | None
-    merged: bytes | None
-
-    def version(self, which: str) -> bytes | None:
-        return getattr(self, which)
-
-    def exists(self, which: str) -> bool:
-        return self.version(which) is not None
-
-    def same(self, one: str, other: str) -> bool:
-        return self.version(one) == self.version(other)
 
 
 @dataclass(frozen=True)
