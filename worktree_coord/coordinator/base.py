@@ -326,13 +326,17 @@ class CoordinatorBase:
             return None, []  # never commit through a tampered .git file or onto another branch
         name, email = _split_author(task.author)
         return self.git.commit_snapshot(path, message, name, email,
-                                        leave_out=[folder for folder, _ in self._generated(path)])
+                                        leave_out=self._generated_paths(path))
 
     def _generated(self, path: Path) -> list[tuple[str, str]]:
         """Untracked folders in the worktree that tools generated (boundary/generated.py): never committed."""
         from ..boundary.generated import generated_folders
 
         return generated_folders(path, self.git.untracked_entries(path))
+
+    def _generated_paths(self, path: Path) -> list[str]:
+        """Just the folders of `_generated`: what a commit of the worktree leaves out."""
+        return [folder for folder, _ in self._generated(path)]
 
     def _read_head_file(self, name: str) -> bytes | None:
         repo = self.git.repo

@@ -231,7 +231,7 @@ class ForecastOperations(CoordinatorBase):
         if worktree is not None:
             try:
                 head, paths = self.git.working_changes(worktree)
-                generated = tuple(folder for folder, _ in self._generated(worktree)) if paths else ()
+                generated = tuple(self._generated_paths(worktree)) if paths else ()
                 if generated:  # what finish will not commit is not the task's change (and may be 10,000 files)
                     paths = [p for p in paths if not p.startswith(generated)]
                 if head is not None:

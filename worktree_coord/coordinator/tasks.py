@@ -476,7 +476,7 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         still_marked = [rel for rel in task.result.get("pending_markers", []) if _has_markers(path / rel)]
         if not self._worktree_problems(task, path):
             self.git.commit_all(path, f"wtc: {task_id} work before update", name, email,
-                                leave_out=[folder for folder, _ in self._generated(path)])
+                                leave_out=self._generated_paths(path))
         tip = self.git.ref_target(f"refs/heads/{run.integration_ref}") or run.base
         before = self.git.ref_target(f"refs/heads/{task.branch}")
         conflicted = self.git.merge_into_worktree(path, tip, f"wtc: update {task_id} onto {run.integration_ref}",
@@ -489,7 +489,7 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
                 unresolved.append(rel)
         if conflicted and not unresolved:
             self.git.commit_all(path, f"wtc: update {task_id} onto {run.integration_ref} (structured merge)", name, email,
-                                leave_out=[folder for folder, _ in self._generated(path)])
+                                leave_out=self._generated_paths(path))
         unresolved = sorted(set(unresolved) | set(still_marked))
         findings, pending = ([], None) if unresolved else self._update_findings(run, task, before, tip)
         blocking = bool(findings) and self._semantic_mode(run) is SemanticMode.BLOCK
