@@ -239,6 +239,7 @@ def test_work_left_in_the_shared_stash_is_not_left_behind_by_finish(repo, coord)
     assert done.exit_code == 3 and rules(done) == {("stashed_work", "")}
     [violation] = done.violations
     assert "stash@{1}" in violation["detail"] and "stash@{0}" not in violation["detail"]
+    assert done.notes[0].startswith("pop or drop the stash as the violation says")
     [keep] = re.findall(r"`([^`]*stash pop[^`]*)`", violation["detail"])
     subprocess.run(keep, shell=True, check=True)
     finished = coord.finish_task("r1", "api")

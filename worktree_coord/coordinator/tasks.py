@@ -320,8 +320,12 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         if violations:
             # The way out travels in the JSON too (an agent reading `--json` or an MCP result has no
             # text renderer): fix the paths where they are, finish again.
-            if all(v.get("rule") == "branch_switched" for v in violations):
-                notes.append(f"put the worktree back on {task.branch} as the violation says, and run "
+            # A worktree's state, not its paths, is what is wrong: say what to put right.
+            state_fixes = {"branch_switched": f"put the worktree back on {task.branch}",
+                           "stashed_work": "pop or drop the stash"}
+            rules = {v.get("rule") for v in violations}
+            if rules <= state_fixes.keys():
+                notes.append(f"{' and '.join(state_fixes[r] for r in sorted(rules))} as the violation says, and run "
                              f"`wtc task finish {task_id} --run {run.run_id}` again")
             else:
                 notes.append(f"fix the paths in {task.worktree} and run `wtc task finish {task_id} --run {run.run_id}` again")
