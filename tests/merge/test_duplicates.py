@@ -105,6 +105,50 @@ def test_typescript_import_twice_is_reported_and_accessors_are_not() -> None:
     assert [(f.name, f.kind) for f in found] == [("b", "import")]
 
 
+# -- one name bound by two imports: from one path or from two (round 7, tokio-rs/axum c43b3dd77b) ---
+
+RS_TESTS = (b"pub fn f() {}\n\n#[cfg(test)]\nmod tests {\n    use super::*;\n    use crate::{a::A, routing::get};\n"
+            b"    use http::StatusCode;\n\n    #[test]\n    fn one() {}\n\n    #[test]\n    fn two() {}\n}\n")
+
+
+def test_rust_a_name_two_uses_bind_from_different_paths_in_a_cfg_test_module_is_reported() -> None:
+    """Left adds `body::Body` to a nested use list, right adds `use hyper::Body`: E0252. The
+    module's `#[cfg(test)]` does not hide what it holds from the count."""
+    left = RS_TESTS.replace(b"    use crate::{a::A, routing::get};\n",
+                            b"    use crate::{\n        a::A,\n        body::Body,\n        routing::get,\n    };\n")
+    right = RS_TESTS.replace(b"    use http::StatusCode;\n", b"    use http::StatusCode;\n    use hyper::Body;\n")
+    [finding] = _twice("src/lib.rs", RS_TESTS, left, right)
+    assert (finding.name, finding.kind, finding.definition_line, finding.use_line) == ("Body", "import", 8, 12)
+    assert merge_file(RS_TESTS, left, right, "src/lib.rs").conflicts[0].kind == "semantic"
+    # The same two functions added in the test module, at different places, are reported too.
+    test = b"    #[test]\n    fn three() {}\n\n"
+    left = RS_TESTS.replace(b"    #[test]\n    fn one()", test + b"    #[test]\n    fn one()")
+    right = RS_TESTS.replace(b"    fn two() {}\n}", b"    fn two() {}\n\n" + test.rstrip(b"\n") + b"\n}")
+    assert [f.name for f in _twice("src/lib.rs", RS_TESTS, left, right)] == ["tests.three"]
+
+
+def test_rust_underscore_imports_other_names_and_cfg_twin_modules_are_not_reported() -> None:
+    base = b"mod m {\n    use a::X;\n}\n\nfn main() {}\n"
+    left = base.replace(b"mod m {", b"use std::io::Write as _;\nuse crate::{b::Y, c::{Z as W}};\n\n"
+                        b"#[cfg(unix)]\nmod imp {\n    use unix::Sys;\n}\n\nmod m {")
+    right = base + b"\nuse std::fmt::Write as _;\nuse d::Y2;\n\n#[cfg(windows)]\nmod imp {\n    use windows::Sys;\n}\n"
+    merged = _merged(base, left, right)
+    assert merged.count(b" as _;") == 2 and merged.count(b"use unix::Sys") == merged.count(b"use windows::Sys") == 1
+    assert _twice("src/main.rs", base, left, right) == []
+
+
+def test_typescript_a_name_imported_from_two_modules_is_reported_and_python_rebinding_is_not() -> None:
+    base = b"import { a } from './a';\n\nexport function f() {\n  return a;\n}\n"
+    left = base.replace(b"import { a } from './a';\n", b"import { a } from './a';\nimport { Body } from './body';\n")
+    right = base + b"\nimport { Body } from 'hyper';\n"
+    assert [(f.name, f.kind) for f in _twice("k.ts", base, left, right)] == [("Body", "import")]
+    aliased = right.replace(b"{ Body }", b"{ Body as HyperBody }")
+    assert _twice("k.ts", base, left, aliased) == []
+    py = b"import os\n\n\ndef f():\n    return os\n"
+    assert _twice("k.py", py, py.replace(b"import os\n", b"import os\nfrom body import Body\n"),
+                  py + b"\n\nfrom hyper import Body\n") == []
+
+
 # -- a member moved on one side and edited (or deleted) on the other ---------------------------------
 
 def test_a_function_moved_to_different_places_on_each_side_is_reported() -> None:
@@ -214,6 +258,18 @@ def test_a_bad_exempt_pattern_in_a_profile_is_a_clear_error(bad: str) -> None:
     text = text.replace("exempt = '^\\s*@(?:[\\w.]+\\.)?(?:overload|setter|getter|deleter|register)\\b'", f"exempt = {bad}")
     with pytest.raises(ConfigError, match="semantic.duplicates.exempt"):
         load_profile_text(text, "python.toml")
+
+
+@pytest.mark.parametrize(("bad", "match"), [("3", "must be a tree-sitter query"), ('"(no_such_kind) @bound"', "not a valid query"),
+                                            ('"(use_list (identifier) @name)"', "only @bound")])
+def test_a_bad_bindings_query_in_a_profile_is_a_clear_error(bad: str, match: str) -> None:
+    from worktree_coord.errors import ConfigError
+    from worktree_coord.merge.profiles import load_profile_text
+    text = (Path(__file__).resolve().parents[2] / "grammars" / "rust.toml").read_text()
+    start = text.index('bindings = """')
+    text = text[:start] + f"bindings = {bad}" + text[text.index('"""', start + 14) + 3:]
+    with pytest.raises(ConfigError, match=match):
+        load_profile_text(text, "rust.toml")
 
 
 def test_the_queue_report_line_names_both_places_and_both_tasks() -> None:

@@ -185,10 +185,17 @@ def declarations(profile: Profile, rules: DuplicateRules, source: bytes,
             signature = _normal(_text(source, field)) if field is not None else ""
         out.append(Declaration((chain[0], node.type, prefix, name, signature), ".".join(chain[1] + (name,)), kind,
                                name_node.start_point[0] + 1, node.start_byte, node.end_byte))
-    for parts in imports:
-        anchor = parts.get("alias") or parts.get("name") or parts.get("module")
-        if anchor is None:
+    # An import is what it binds: the same name imported twice into one scope, from one module or
+    # from two (`use crate::body::Body` and `use hyper::Body`), does not compile.
+    anchors = [parts.get("alias") or parts.get("name") or parts.get("module") for parts in imports]
+    if rules.bindings:
+        anchors.extend(node for node in tree_sitter.QueryCursor(_bindings_query(profile)).captures(
+            tree.root_node).get("bound", []))
+    seen: set[int] = set()
+    for anchor in anchors:
+        if anchor is None or anchor.id in seen:
             continue
+        seen.add(anchor.id)
         statement = anchor   # the import statement holding it (its own nodes are its parts)
         while statement is not None and statement.type not in rules.imports:
             statement = statement.parent
@@ -197,11 +204,10 @@ def declarations(profile: Profile, rules: DuplicateRules, source: bytes,
         chain = walker.chain(statement.parent)
         if chain is None:
             continue
-        what = tuple(_text(source, parts[k]) if k in parts else None for k in ("module", "name", "alias"))
-        bound = what[2] or what[1] or what[0] or ""
+        bound = _text(source, anchor)
         if bound in rules.repeatable:
             continue
-        out.append(Declaration((chain[0], "import") + what, bound, "import", anchor.start_point[0] + 1,
+        out.append(Declaration((chain[0], "import", bound), bound, "import", anchor.start_point[0] + 1,
                                anchor.start_byte, anchor.end_byte))
     if headers:
         for node in walker.header_nodes(tree.root_node, headers):
@@ -234,25 +240,34 @@ class _Walker:
         result: tuple[tuple[object, ...], tuple[str, ...]] | None
         if node.parent is None or node.type in self.rules.through:
             result = self.chain(node.parent)
-        elif node.id in self.captured and node.type in self.rules.declarations and not self.exempt(node):
+        elif node.id in self.captured and node.type in self.rules.declarations:
+            # An exempt declaration (`#[cfg(test)] mod tests`) is not counted itself, but it is a
+            # scope of its own, named with its lead: what it holds may not repeat inside it, and
+            # its twin under another condition is another scope.
             outer = self.chain(node.parent)
             _, name_node, _ = self.captured[node.id]
             name = _text(self.source, name_node)
-            result = None if outer is None else (outer[0] + ((node.type, name),), outer[1] + (name,))
-        elif node.type in self.scopes and not self.exempt(node):
+            scope = (node.type, name) + ((self.lead(node),) if self.exempt(node) else ())
+            result = None if outer is None else (outer[0] + (scope,), outer[1] + (name,))
+        elif node.type in self.scopes:
             outer = self.chain(node.parent)
-            result = None if outer is None else (outer[0] + ((node.type, self.header(node)),), outer[1])
+            scope = (node.type, self.header(node)) + ((self.lead(node),) if self.exempt(node) else ())
+            result = None if outer is None else (outer[0] + (scope,), outer[1])
         else:
             result = None
         self._chains[cache_key] = result
         return result
 
     def exempt(self, node: tree_sitter.Node) -> bool:
-        """Whether the node's lead (its wrappers' text before it, the profile's `lead` siblings before
-        it) matches the profile's `exempt` pattern."""
+        """Whether the node's lead matches the profile's `exempt` pattern."""
         pattern = self.rules.exempt
         if pattern is None:
             return False
+        lead = self.lead(node)
+        return bool(lead) and pattern.search(lead) is not None
+
+    def lead(self, node: tree_sitter.Node) -> str:
+        """The node's lead: its wrappers' text before it and the profile's `lead` siblings before it."""
         parts: list[bytes] = []
         current = node
         while True:
@@ -267,7 +282,7 @@ class _Walker:
             # and the parent's own text before it (`export `) and lead are the declaration's too.
             parts.append(self.source[parent.start_byte:current.start_byte])
             current = parent
-        return bool(parts) and pattern.search(b"\n".join(parts).decode("utf-8", "replace")) is not None
+        return _normal(b"\n".join(parts)) if parts else ""
 
     def header(self, node: tree_sitter.Node) -> str:
         """The node's text before its body (`impl<T> Display for Foo<T>`), spaces normalized."""
@@ -285,6 +300,12 @@ class _Walker:
                 out.append(node)
             stack.extend(reversed(node.named_children))
         return out
+
+
+@functools.lru_cache(maxsize=None)
+def _bindings_query(profile: Profile) -> tree_sitter.Query:
+    """The profile's `bindings` query, compiled once (profiles.py checked it when the profile loaded)."""
+    return tree_sitter.Query(profile.language, profile.semantic.duplicates.bindings)
 
 
 def _text(source: bytes, node: tree_sitter.Node) -> str:

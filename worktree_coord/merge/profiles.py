@@ -108,8 +108,10 @@ class DuplicateRules:
     lead (decorators, attributes, `export`) matches is never counted (`@overload`, `#[cfg(...)]`).
     `repeatable`: names a language lets repeat (Go's `init`, `_`). `imports`: the node kinds of
     import statements (what holds a semantic query's `@import.*` captures) whose imports count:
-    one name imported from one module twice is an error in Go, Rust and TypeScript; harmless in
-    Python, and allowed in Java (none listed there)."""
+    one name bound by two imports of one scope (from one module or two) is an error in Go, Rust
+    and TypeScript; harmless in Python, and allowed in Java for one type (none listed there).
+    `bindings`: a query whose `@bound` captures are names an import statement binds that the
+    semantic query's `@import.*` patterns do not see (Rust's `use a::{b::C}`), counted the same."""
 
     declarations: frozenset[str] = frozenset()
     through: frozenset[str] = frozenset()
@@ -119,6 +121,7 @@ class DuplicateRules:
     exempt: re.Pattern[str] | None = None
     repeatable: frozenset[str] = frozenset()
     imports: frozenset[str] = frozenset()
+    bindings: str = ""
 
     @property
     def enabled(self) -> bool:
@@ -164,7 +167,8 @@ class SemanticRules:
 _SEMANTIC_KEYS = {"tags", "query", "self_receivers", "members_in_scope", "module_separator",
                   "module_roots", "relative_parents", "index_names", "module_binding", "package", "scopes",
                   "member_of", "self_fields", "type_names", "globals", "duplicates"}
-_DUPLICATE_KEYS = {"declarations", "through", "signature", "headers", "lead", "exempt", "repeatable", "imports"}
+_DUPLICATE_KEYS = {"declarations", "through", "signature", "headers", "lead", "exempt", "repeatable", "imports",
+                   "bindings"}
 
 
 @functools.lru_cache(maxsize=None)
@@ -392,12 +396,13 @@ def _validate(raw: dict[str, Any], source: str) -> Profile:
         lazy_annotation_extensions=tuple(lazy.get("extensions", [])), lazy_annotation_marker=marker,
         binds=binds, claimed=claims[0] if claims else (), section_opener=opener,
         parse_aliases=tuple((text.encode(), alias.encode()) for text, alias in aliases),
-        semantic=_semantic_rules(raw.get("semantic", {}), source, check_kind, check_field),
+        semantic=_semantic_rules(raw.get("semantic", {}), source, check_kind, check_field, language),
     )
 
 
 def _semantic_rules(raw: Any, source: str, check_kind: Callable[[str, str], None],
-                    check_field: Callable[[str, str], None]) -> SemanticRules:
+                    check_field: Callable[[str, str], None],
+                    language: tree_sitter.Language | None = None) -> SemanticRules:
     """The `[semantic]` table, its keys, types and node kinds checked (the query compiles lazily)."""
     if not isinstance(raw, dict):
         raise ConfigError(f"language profile {source}: [semantic] must be a table")
@@ -445,12 +450,13 @@ def _semantic_rules(raw: Any, source: str, check_kind: Callable[[str, str], None
         package=text("package", "file", ("file", "directory")), scopes=kind_to_field("scopes"),
         member_of=kind_to_field("member_of"), self_fields=kind_to_field("self_fields"), type_names=frozenset(strings("type_names")),
         globals=frozenset(strings("globals")),
-        duplicates=_duplicate_rules(raw.get("duplicates", {}), source, check_kind, check_field),
+        duplicates=_duplicate_rules(raw.get("duplicates", {}), source, check_kind, check_field, language),
     )
 
 
 def _duplicate_rules(raw: Any, source: str, check_kind: Callable[[str, str], None],
-                     check_field: Callable[[str, str], None]) -> DuplicateRules:
+                     check_field: Callable[[str, str], None],
+                     language: tree_sitter.Language | None = None) -> DuplicateRules:
     """The `[semantic.duplicates]` table, its keys, types and node kinds checked."""
     where = f"language profile {source}: semantic.duplicates"
     if not isinstance(raw, dict):
@@ -484,10 +490,21 @@ def _duplicate_rules(raw: Any, source: str, check_kind: Callable[[str, str], Non
         pattern = re.compile(exempt, re.MULTILINE) if exempt is not None else None
     except (re.error, TypeError) as error:
         raise ConfigError(f"{where}.exempt is not a regular expression: {error}") from None
+    bindings = raw.get("bindings", "")
+    if not isinstance(bindings, str):
+        raise ConfigError(f"{where}.bindings must be a tree-sitter query (a string)")
+    if bindings and language is not None:
+        try:
+            query = tree_sitter.Query(language, bindings)
+        except (tree_sitter.QueryError, ValueError, NameError, SyntaxError) as exc:
+            raise ConfigError(f"{where}.bindings is not a valid query: {exc}",
+                              fix="check the node kinds and fields against the grammar") from None
+        if {query.capture_name(i) for i in range(query.capture_count)} != {"bound"}:
+            raise ConfigError(f"{where}.bindings must capture only @bound (the name an import binds)")
     return DuplicateRules(declarations=frozenset(strings("declarations")), through=frozenset(strings("through")),
                           signature=signature, headers=tuple(headers.items()), lead=frozenset(strings("lead")),
                           exempt=pattern, repeatable=frozenset(strings("repeatable")),
-                          imports=frozenset(strings("imports")))
+                          imports=frozenset(strings("imports")), bindings=bindings)
 
 
 def load_profile_text(text: str, source: str = "<string>") -> Profile:
