@@ -22,6 +22,7 @@ precision beats reach.
 from __future__ import annotations
 
 import ast
+import functools
 import re
 import warnings
 from collections import Counter
@@ -79,10 +80,34 @@ def _all_kind(data: bytes) -> str | None:
     return None
 
 
+_PARSE_ERRORS = (RecursionError, UnicodeDecodeError, ValueError)   # and cst.ParserSyntaxError
+
+
+@functools.lru_cache(maxsize=8)
+def _parsed(data: bytes) -> tuple[cst.Module | None, BaseException | None]:
+    try:
+        return cst.parse_module(data), None
+    except (cst.ParserSyntaxError, *_PARSE_ERRORS) as error:
+        return None, error
+
+
+def _module(data: bytes) -> cst.Module:
+    """`cst.parse_module(data)`, each text parsed once: one merge asks for the same four versions
+    (base, left, right, merged) from the strict check, the import union, the from-import combiner
+    and the binding counts, and a 2,000-line module costs ~0.1-0.4 s to parse (aiohttp
+    `tests/test_client_request.py` was parsed 29 times in one merge_file: 3 s CPU). libcst trees
+    are immutable, so sharing one is safe."""
+    module, error = _parsed(data)
+    if error is not None:
+        raise error
+    assert module is not None
+    return module
+
+
 def _parses(data: bytes) -> bool:
     try:
-        cst.parse_module(data)
-    except (cst.ParserSyntaxError, RecursionError, UnicodeDecodeError, ValueError):
+        _module(data)
+    except (cst.ParserSyntaxError, *_PARSE_ERRORS):
         return False
     return True
 
@@ -186,8 +211,8 @@ def combine_from_imports(base: bytes, left: bytes, right: bytes, merged: bytes) 
     if len(modules) == len(set(modules)):
         return None
     try:
-        tree = cst.parse_module(merged)
-        inputs = [cst.parse_module(data) for data in (base, left, right)]
+        tree = _module(merged)
+        inputs = [_module(data) for data in (base, left, right)]
     except (cst.ParserSyntaxError, RecursionError, UnicodeDecodeError, ValueError):
         return None
     input_counts = [_counts(module) for module in inputs]
@@ -234,7 +259,7 @@ def combine_from_imports(base: bytes, left: bytes, right: bytes, merged: bytes) 
         return None
     new_tree = tree.with_changes(body=[statement for index, statement in enumerate(body) if index not in dropped])
     out = new_tree.code.encode(tree.encoding)
-    if out == merged or _bindings(cst.parse_module(out)) != _bindings(tree) or not _parses(out):
+    if out == merged or _bindings(_module(out)) != _bindings(tree) or not _parses(out):
         return None
     try:
         with warnings.catch_warnings():
@@ -277,7 +302,7 @@ def refine(base: bytes, left: bytes, right: bytes, result: FileMerge) -> FileMer
 def _binding_counts(data: bytes) -> Counter[str]:
     """How many module-level import statements bind each name."""
     counts: Counter[str] = Counter()
-    for statement in cst.parse_module(data).body:
+    for statement in _module(data).body:
         if not isinstance(statement, cst.SimpleStatementLine):
             continue
         for node in statement.body:
@@ -442,7 +467,7 @@ def resolve_import_conflicts(base: bytes, left: bytes, right: bytes, result: Fil
         return None
     # Every name either side bound and the other did not unbind must be bound in the result.
     try:
-        trees = [cst.parse_module(data) for data in (base, left, right, merged)]
+        trees = [_module(data) for data in (base, left, right, merged)]
     except (cst.ParserSyntaxError, RecursionError, ValueError):
         return None
     if _rebinds_deleted(*(_import_lines_of(tree) for tree in trees[:3])):
