@@ -92,7 +92,8 @@ def _parsed(data: bytes) -> tuple[cst.Module | None, BaseException | None]:
 
 
 def _module(data: bytes) -> cst.Module:
-    """`cst.parse_module(data)`, each text parsed once: one merge asks for the same four versions
+    """`cst.parse_module(data)`, each text parsed once per merge (`refine` empties the cache when it
+    returns): one merge asks for the same four versions
     (base, left, right, merged) from the strict check, the import union, the from-import combiner
     and the binding counts, and a 2,000-line module costs ~0.1-0.4 s to parse (aiohttp
     `tests/test_client_request.py` was parsed 29 times in one merge_file: 3 s CPU). libcst trees
@@ -276,6 +277,13 @@ def refine(base: bytes, left: bytes, right: bytes, result: FileMerge) -> FileMer
     A conflicted result whose every conflict holds only import statements becomes the import
     union (what either side added, minus what either removed); a clean result gets its duplicated
     `from m import` statements combined."""
+    try:
+        return _refine(base, left, right, result)
+    finally:
+        _parsed.cache_clear()   # the trees serve one merge (and a benchmark's repeats start cold)
+
+
+def _refine(base: bytes, left: bytes, right: bytes, result: FileMerge) -> FileMerge:
     notes = result.notes
     original = result
     try:
