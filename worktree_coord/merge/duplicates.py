@@ -21,7 +21,12 @@ language-specific):
   the chain of enclosing declarations and scopes (Rust `impl` headers, not type names), so
   overloads, accessors, methods of different receivers and different trait impls never collide;
 - a lead (decorator, attribute, `export`) matching the profile's `exempt` pattern (`@overload`,
-  `@x.setter`, `#[cfg(...)]`) takes a declaration, and everything in it, out of the count;
+  `@x.setter`, `#[cfg(...)]`) takes a declaration out of the count; what it holds is counted in a
+  scope of its own, named with that lead (`#[cfg(test)] mod tests` and `#[cfg(unix)] mod imp`
+  are scopes, their twins under other conditions other scopes);
+- an import is the name it binds in its scope (from one path or two: `use crate::body::Body` and
+  `use hyper::Body`), seen through the semantic query's `@import.*` captures and the profile's
+  `bindings` query (Rust's nested use lists);
 - a file version that does not parse cleanly gives nothing (never guessed).
 Cost: a file whose merged bytes are one side's (what a tree merge gives every file only one side
 changed) is never read; otherwise the merged file is parsed, and the others only when it holds a
