@@ -122,3 +122,16 @@ def test_a_pinned_pnpm_of_another_major_is_never_used_silently_offline_then_fetc
     assert any(f"--package=pnpm@{pinned}" in run["argv"] and run["returncode"] == 0 for run in root["tool_runs"])
     importers = yaml.safe_load(git(repo, "show", "wtc/r1/integration:pnpm-lock.yaml"))["importers"]
     assert importers["."]["devDependencies"]["a"] == {"specifier": "workspace:*", "version": "link:packages/a"}
+
+
+def test_a_member_manifest_change_merges_as_code_and_the_finish_says_its_root_relocks_at_consolidation(pnpm_repo):
+    repo = pnpm_repo
+    wtc(repo, "run", "start", "--run", "r1")
+    wt = Path(wtc(repo, "task", "start", "dep", "--run", "r1", "--own", "packages/a/**")["worktree"])
+    write(wt, {"packages/a/package.json": pkg("a", dependencies={"left-pad": "^1.3.0"})})
+    done = subprocess.run([sys.executable, "-m", "worktree_coord", "task", "finish", "dep", "--run", "r1"], cwd=repo,
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert ("  relock    pnpm root . (packages/a/package.json changed): at consolidation "
+            "(`wtc consolidate --run r1`)") in done.stdout.splitlines(), done.stdout
+    assert "reserved" not in done.stdout, "the member's manifest is not reserved: it merged as code"
