@@ -135,3 +135,15 @@ def test_a_member_manifest_change_merges_as_code_and_the_finish_says_its_root_re
     assert ("  relock    pnpm root . (packages/a/package.json changed): at consolidation "
             "(`wtc consolidate --run r1`)") in done.stdout.splitlines(), done.stdout
     assert "reserved" not in done.stdout, "the member's manifest is not reserved: it merged as code"
+
+
+def test_a_lockfile_edit_is_named_once_as_reserved_not_again_as_a_relock(pnpm_repo):
+    repo = pnpm_repo
+    wtc(repo, "run", "start", "--run", "r1")
+    wt = Path(wtc(repo, "task", "start", "lock", "--run", "r1", "--own", "packages/a/**")["worktree"])
+    write(wt, {"pnpm-lock.yaml": (wt / "pnpm-lock.yaml").read_text() + "\n"})
+    done = subprocess.run([sys.executable, "-m", "worktree_coord", "task", "finish", "lock", "--run", "r1"], cwd=repo,
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "  reserved  pnpm-lock.yaml (modified): kept aside for consolidation" in done.stdout.splitlines()
+    assert "relock" not in done.stdout, done.stdout

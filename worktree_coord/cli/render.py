@@ -99,8 +99,10 @@ def task_finished(r: TaskFinished) -> str:
                      + (f" (resolved {', '.join(r.merge['resolved'])})" if r.merge.get("resolved") else ""))
     for item in r.reserved:
         lines.append(f"  reserved  {item['path']} ({item['status']}): kept aside for consolidation")
+    reserved_paths = {item["path"] for item in r.reserved}
     for intent in r.intents:
-        if intent.get("op") == "relock":     # a member's manifest merged as code; its root's lock waits
+        # A member's manifest merged as code, so its root's lock waits (a reserved file's line says so already).
+        if intent.get("op") == "relock" and intent.get("manifest") not in reserved_paths:
             lines.append(f"  relock    {intent['ecosystem']} root {intent.get('root') or '.'} "
                          f"({intent['manifest']} changed): at consolidation (`wtc consolidate --run {r.run}`)")
     for c in r.conflicts:
