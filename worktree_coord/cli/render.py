@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ..boundary.large_files import NOTHING_COMMITTED
 from ..model import TaskState
 from ..results import (Forecast, GcReport, Landed, MergeReport, PlanRules, RunReport, RunSnapshot, RunStarted,
                        RunStatus, TaskAbandoned, TaskCheck, TaskFinished, TaskStarted, TaskUpdated, TaskWidened)
@@ -83,11 +84,13 @@ def _rule_text(rule: dict) -> str:  # type: ignore[type-arg]
     return text + f"  [{'run ' + rule['run'] if rule['run'] else 'every run'}]"
 
 
+
 def task_finished(r: TaskFinished) -> str:
     head = f"task {r.task}: {r.state}" + (f" at {r.commit[:12]}" if r.commit else "") + _again(r.replayed)
     lines = [head]
     if r.violations:
-        kept = ("the worktree stays" if any(v["rule"] in ("branch_switched", "git_dir", "stashed_work") for v in r.violations)
+        kept = ("the worktree stays" if any(v["rule"] in ("branch_switched", "git_dir", "stashed_work")
+                                            or v["detail"].endswith(NOTHING_COMMITTED) for v in r.violations)
                 else f"the commit stays on {r.branch} and the worktree stays")
         lines.append(f"  {len(r.violations)} boundary violation(s); {kept}:")
         for v in r.violations:
