@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..boundary.large_files import NOTHING_COMMITTED
 from ..model import TaskState
 from ..results import (Forecast, GcReport, Landed, MergeReport, PlanRules, RunReport, RunSnapshot, RunStarted,
                        RunStatus, TaskAbandoned, TaskCheck, TaskFinished, TaskStarted, TaskUpdated, TaskWidened)
@@ -89,6 +88,8 @@ def task_finished(r: TaskFinished) -> str:
     head = f"task {r.task}: {r.state}" + (f" at {r.commit[:12]}" if r.commit else "") + _again(r.replayed)
     lines = [head]
     if r.violations:
+        from ..boundary.large_files import NOTHING_COMMITTED  # not at the top: `wtc status` must not load pygit2
+
         kept = ("the worktree stays" if any(v["rule"] in ("branch_switched", "git_dir", "stashed_work")
                                             or v["detail"].endswith(NOTHING_COMMITTED) for v in r.violations)
                 else f"the commit stays on {r.branch} and the worktree stays")

@@ -16,8 +16,6 @@ import time
 from pathlib import Path
 from typing import Any, Sequence
 
-import pygit2
-
 from .. import boundary as boundaries
 from ..boundary.generated import left_out_note
 from . import merge_queue as queue
@@ -448,6 +446,8 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         project's own."""
         from ..boundary.large_files import too_large
 
+        import pygit2   # here, not at the top: `wtc status` imports this module and must not load libgit2
+
         limit = self.config.max_file_size
         if not limit or since == tip:
             return []
@@ -472,6 +472,8 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
                 for _, large in sorted(found.items())]
 
     def _blob_size(self, oid: str | None) -> int | None:
+        import pygit2
+
         if not oid:
             return None
         try:
@@ -480,6 +482,8 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
             return None
 
     def _size_at(self, commit: str | None, rel: str) -> int | None:
+        import pygit2
+
         if not commit:
             return None
         try:
