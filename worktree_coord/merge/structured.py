@@ -75,27 +75,11 @@ import tree_sitter
 from . import names
 from .bindings import names_bound, names_used
 from .line import raw_line_merge
-from .markers import parse_conflicts
 from .members import Member, Segmented, Unmergeable, declaration_key, region_start, segment
+from .pieces import (Conflict, Piece, at_line_start, check_aligned, join_declaration, pick3, pick_flag,
+                     pieces_from_markers)
 from .profiles import ContainerRule, Profile
 
-
-@dataclass(frozen=True)
-class Conflict:
-    """A conflicted region in the output, before it is rendered with markers."""
-
-    base: bytes
-    ours: bytes
-    theirs: bytes
-    declaration: str
-    kind: str = "content"
-    # Which step of this merge left the conflict, for the cascade's note (what a reader or the
-    # eval's `--why-unresolved` census needs to know: a region between members, one member both
-    # sides edited, and why that member did not merge through a nested container).
-    step: str = ""
-
-
-Piece = bytes | Conflict
 
 # The provenance record of a member both sides edited that merged through its nested container.
 INSIDE = "both edited one member: merged inside"
@@ -110,21 +94,6 @@ MOVED_AND_EDITED = "move: a member moved on one side, edited on the other"
 
 class StructuredTimeout(Unmergeable):
     """The structured attempt passed its time limit."""
-
-
-def pick3(base: bytes, left: bytes, right: bytes) -> bytes | None:
-    """The trivial three-way pick: the changed side, the common change, or None if both differ."""
-    if left == base:
-        return right
-    if right == base or left == right:
-        return left
-    return None
-
-
-def _pick_flag(base: bool, left: bool, right: bool) -> bool:
-    if left == base:
-        return right
-    return left
 
 
 @dataclass
@@ -226,7 +195,7 @@ class StructuredMerge:
             segs.append(replace(seg, prefix=version.source[:seg.start] + seg.prefix,
                                 suffix=seg.suffix + version.source[seg.end:]))
         pieces = self._merge_container([], segs[0], segs[1], segs[2], brule)
-        _check_aligned(pieces, at_line_start=True)
+        check_aligned(pieces, at_line_start=True)
         return pieces
 
     def _record(self, rule: str, start: int, end: int) -> None:
@@ -409,7 +378,7 @@ class StructuredMerge:
                 merged, clean = raw_line_merge(*region, marker_size=self.marker_size, labels=self.labels)
                 kind = "insert_insert" if lo == hi else "content"
                 step = "region: " + self._why_no_union(rule, group, b_ids, bmap, lmap, rmap)
-                pieces = [merged] if clean else _pieces_from_markers(merged, self.marker_size, name, kind, step)
+                pieces = [merged] if clean else pieces_from_markers(merged, self.marker_size, name, kind, step)
                 entries.append(("region", pieces))
                 if clean:
                     self._record("line merge between members: " + _group_shape(group), *span)
@@ -717,7 +686,7 @@ class StructuredMerge:
         kept = other.render(sep, other.has_sep)
         ours, theirs = (b"", kept) if deleting_side == "L" else (kept, b"")
         entries.append(("conflict", Conflict(base=base_text, ours=ours, theirs=theirs,
-                                             declaration=_join(name, bmap[ident].key), kind=kind,
+                                             declaration=join_declaration(name, bmap[ident].key), kind=kind,
                                              step=f"member: {kind}")))
 
     def _apply_one_side(self, entries, group, b_ids, lo, hi, bmap, lmap, rmap, name, sep, twice, both=False,  # type: ignore[no-untyped-def]
@@ -792,7 +761,7 @@ class StructuredMerge:
                     text = b"".join((lmap if side == "L" else rmap)[i].render(sep, True) for i in replacement)
                     ours, theirs = (text, b"") if side == "L" else (b"", text)
                     entries.append(("conflict", Conflict(base=bmap[ident].render(sep, True), ours=ours, theirs=theirs,
-                                                         declaration=_join(name, bmap[ident].key),
+                                                         declaration=join_declaration(name, bmap[ident].key),
                                                          kind="delete_modify", step="member: delete_modify")))
                 elif ident in moved:
                     pass  # taken to where its side put it (a "moved" entry of that side's run)
@@ -963,7 +932,7 @@ class StructuredMerge:
     def _render_entries(self, path, entries, b, l, r, bmap, lmap, rmap) -> list[Piece]:  # type: ignore[no-untyped-def]
         sep = b.separator
         member_positions = [i for i, (kind, _) in enumerate(entries) if kind not in ("conflict", "region")]
-        trailing = _pick_flag(b.trailing_sep, l.trailing_sep, r.trailing_sep)
+        trailing = pick_flag(b.trailing_sep, l.trailing_sep, r.trailing_sep)
         out: list[Piece] = []
         for index, (kind, value) in enumerate(entries):
             with_sep = True if not member_positions or index != member_positions[-1] else trailing
@@ -986,7 +955,7 @@ class StructuredMerge:
             elif kind == "addboth":
                 lm, rm = lmap[value], rmap[value]
                 out.append(Conflict(base=b"", ours=lm.render(sep, with_sep), theirs=rm.render(sep, with_sep),
-                                    declaration=_join(" > ".join(path), lm.key), kind="insert_insert",
+                                    declaration=join_declaration(" > ".join(path), lm.key), kind="insert_insert",
                                     step="member: one declaration added by both sides with two texts"))
             elif kind == "moved":
                 out.extend(self._merge_member(path, bmap[value], lmap[value], rmap[value], sep, with_sep,
@@ -1009,7 +978,7 @@ class StructuredMerge:
             if maps is not None and lm.content != rm.content and changed.content != bm.content \
                     and self._lost_and_used(bm, changed, maps[0] if side == "L" else maps[1], side):
                 return [Conflict(base=bm.render(sep, with_sep), ours=lm.render(sep, with_sep),
-                                 theirs=rm.render(sep, with_sep), declaration=_join(" > ".join(path), bm.key),
+                                 theirs=rm.render(sep, with_sep), declaration=join_declaration(" > ".join(path), bm.key),
                                  kind="rename_use", step="member: rename_use")]
             return [changed.render(sep, with_sep)]
         # One side changed only the member's leading trivia (its comment, the blank lines above it:
@@ -1026,7 +995,7 @@ class StructuredMerge:
         try:
             pieces = self._merge_nested(inner_path, bm, lm, rm, sep, with_sep)
             if pieces is not None:
-                _check_aligned(pieces, at_line_start=_at_line_start(bm))
+                check_aligned(pieces, at_line_start=at_line_start(bm))
                 # Recorded for the member as a whole: provenance names a region by the rules
                 # inside it when there are any, by this one when the sides' edits inside were apart.
                 self._record(INSIDE, bm.start, end)
@@ -1041,7 +1010,7 @@ class StructuredMerge:
         if clean:
             self._record("line merge inside one member", bm.start, end)
             return [merged]
-        return _pieces_from_markers(merged, self.marker_size, " > ".join(inner_path), step=f"member: {why}")
+        return pieces_from_markers(merged, self.marker_size, " > ".join(inner_path), step=f"member: {why}")
 
     def _merge_nested(self, path: list[str], bm: Member, lm: Member, rm: Member, sep: bytes | None,
                       with_sep: bool) -> list[Piece] | None:
@@ -1583,44 +1552,3 @@ def _positional_duplicates(*segs: Segmented) -> tuple[Segmented, ...]:
     return tuple(out)
 
 
-def _join(name: str, key: str | None) -> str:
-    if not key:
-        return name
-    return f"{name} > {key}" if name else key
-
-
-def _at_line_start(member: Member) -> bool:
-    return member.start == 0 or member.source[member.start - 1:member.start] == b"\n"
-
-
-def _check_aligned(pieces: list[Piece], *, at_line_start: bool) -> None:
-    """Every conflict must start on a line start and each of its parts end with a newline."""
-    line_start = at_line_start
-    for piece in pieces:
-        if isinstance(piece, Conflict):
-            if not line_start:
-                raise Unmergeable("conflict would start mid-line")
-            for part in (piece.base, piece.ours, piece.theirs):
-                if part and not part.endswith(b"\n"):
-                    raise Unmergeable("conflict would end mid-line")
-            line_start = True
-        elif piece:
-            line_start = piece.endswith(b"\n")
-
-
-def _pieces_from_markers(merged: bytes, marker_size: int, declaration: str, kind: str = "content",
-                         step: str = "") -> list[Piece]:
-    """Turn a line merge's diff3 output back into pieces (text and Conflict records)."""
-    lines = merged.splitlines(keepends=True)
-    blocks = parse_conflicts(merged, marker_size=marker_size, declaration=declaration)
-    pieces: list[Piece] = []
-    cursor = 0
-    for block in blocks:
-        pieces.append(b"".join(lines[cursor:block.start_line - 1]))
-        pieces.append(Conflict(base=block.base.encode("utf-8", "surrogateescape"),
-                               ours=block.ours.encode("utf-8", "surrogateescape"),
-                               theirs=block.theirs.encode("utf-8", "surrogateescape"),
-                               declaration=declaration, kind=kind, step=step))
-        cursor = block.end_line
-    pieces.append(b"".join(lines[cursor:]))
-    return pieces
