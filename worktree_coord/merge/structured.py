@@ -80,6 +80,7 @@ from .members import Member, Segmented, Unmergeable, declaration_key, region_sta
 from .pieces import (Conflict, Piece, at_line_start, check_aligned, join_declaration, pick3, pick_flag,
                      pieces_from_markers)
 from .profiles import ContainerRule, Profile
+from .statement_forms import assigned, call_name, close_texts, holds_jump, registration_form, same_shape
 
 
 # The provenance record of a member both sides edited that merged through its nested container.
@@ -395,8 +396,8 @@ class StructuredMerge:
         base = bmap[b_ids[l_start]]
         if base.key is not None or l_new[0] in bmap or r_new[0] in bmap:
             return None
-        name = _call_name(base.source, base.node)
-        if name is None or any(_call_name(m.source, m.node) != name for m in (lmap[l_new[0]], rmap[r_new[0]])):
+        name = call_name(base.source, base.node)
+        if name is None or any(call_name(m.source, m.node) != name for m in (lmap[l_new[0]], rmap[r_new[0]])):
             return None
         return base.ident, l_new[0], r_new[0]
 
@@ -416,19 +417,19 @@ class StructuredMerge:
         if start != end or len(b_ids) == 0:
             return False
         neighbour = bmap[b_ids[start - 1]] if start > 0 else bmap[b_ids[start]]
-        form = _registration_form(neighbour.source, neighbour.node)
+        form = registration_form(neighbour.source, neighbour.node)
         if form is None or (calls_only and form.startswith("element ")):
             return False
         inserted = {"L": [i for s, h in group if s == "L" for i in h[2]], "R": [i for s, h in group if s == "R" for i in h[2]]}
         if not inserted["L"] or not inserted["R"] or set(inserted["L"]) & set(inserted["R"]):
             return False  # the same statement added on both sides: once or twice is a guess
         maps = {"L": lmap, "R": rmap}
-        if not all(_registration_form(maps[side][i].source, maps[side][i].node) == form
+        if not all(registration_form(maps[side][i].source, maps[side][i].node) == form
                    for side in ("L", "R") for i in inserted[side]):
             return False
         # The same registration (callee and name: `test('fixes #10185', ...)`) written by both
         # sides, differently: keeping both would run it twice, keeping one is a guess.
-        named = [{_call_name(maps[side][i].source, maps[side][i].node) for i in inserted[side]} - {None}
+        named = [{call_name(maps[side][i].source, maps[side][i].node) for i in inserted[side]} - {None}
                  for side in ("L", "R")]
         return not (named[0] & named[1])
 
@@ -458,15 +459,15 @@ class StructuredMerge:
             # A jump may cut the other side's new statements off; but when the other side only
             # rewrote the statement this side's run stands next to (its new statements all stand
             # in that statement's place), what follows the jump is that statement on both sides.
-            if editing != other and any(_jumps(m.node) for m in runs[side]):
+            if editing != other and any(holds_jump(m.node) for m in runs[side]):
                 return False
-        if any(_close_texts(a.body, b.body) or _same_shape(a.body, b.body) for a in runs["L"] for b in runs["R"]):
+        if any(close_texts(a.body, b.body) or same_shape(a.body, b.body) for a in runs["L"] for b in runs["R"]):
             return False
         profile = self.profile
         bound, used = {}, {}
         for side, run in runs.items():
             bound[side] = frozenset().union(*(names_bound(m.source, m.node) | frozenset(names.bound_names(profile, m.source, m.node))
-                                              | _assigned(m.source, m.node) for m in run))
+                                              | assigned(m.source, m.node) for m in run))
             used[side] = frozenset().union(*(names_used(m.source, m.node, annotations=profile.annotations_run(self.path, m.source),
                                                         deferred_kinds=profile.deferred, name_kinds=profile.name_kinds)
                                              for m in run))
@@ -489,7 +490,7 @@ class StructuredMerge:
             if end - start != 1 or not new:
                 continue
             base = bmap[b_ids[start]]
-            if not any(maps[editing][i].node.type == base.node.type and _close_texts(base.body, maps[editing][i].body)
+            if not any(maps[editing][i].node.type == base.node.type and close_texts(base.body, maps[editing][i].body)
                        for i in new):
                 continue
             if all(h_start == h_end and h_start in (start, end) for h_start, h_end, _ in by_side[inserting]):
@@ -546,7 +547,7 @@ class StructuredMerge:
             inserted[side].extend(smap[i] for i in idents if i not in bmap)
         for ident in deleted["L"] & deleted["R"]:
             base = bmap[ident]
-            close = {side: any(member.node.type == base.node.type and _close_texts(member.body, base.body)
+            close = {side: any(member.node.type == base.node.type and close_texts(member.body, base.body)
                                for member in inserted[side]) for side in ("L", "R")}
             if close["L"] != close["R"]:
                 return True
@@ -1077,134 +1078,6 @@ def _sorted_as_moved(entries: list[tuple[str, object]], moved: set[str],
         flush()
         return out
     return entries
-
-
-# Statement kinds that leave the sequence (tree-sitter node types containing one of these words):
-# a run holding one could cut the other side's run off.
-_JUMPS = ("return", "break", "continue", "throw", "raise", "goto", "exit")
-# Nodes whose insides run elsewhere (a jump in a callback leaves the callback, not the sequence).
-_OWN_SCOPE = ("function", "lambda", "closure", "arrow", "method", "class")
-
-
-def _jumps(node: tree_sitter.Node) -> bool:
-    """True when the statement holds a jump out of the sequence it stands in (`return`, `break`,
-    `raise`..., also inside an `if`), not counting jumps inside nested functions or classes."""
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        if any(word in current.type for word in _JUMPS):
-            return True
-        stack.extend(child for child in current.children
-                     if not any(word in child.type for word in _OWN_SCOPE))
-    return False
-
-
-# Fields that hold what a declaration or assignment binds, across tree-sitter grammars (Go's
-# `left` of `:=` and `=`, JavaScript's and Java's declarator `name`, Rust's `let` `pattern`).
-_TARGET_FIELDS = ("left", "name", "pattern", "declarator")
-_TARGET_LISTS = ("expression_list", "pattern_list", "tuple_pattern", "identifier_list")
-
-
-def _assigned(source: bytes, node: tree_sitter.Node) -> frozenset[str]:
-    """The targets one statement declares or assigns, as their texts (`timeout`, `o.name`, `err`):
-    the statement, its declarators and an expression statement's assignment, not deeper. Two new
-    statements that assign one target are not independent."""
-    out: set[str] = set()
-    stack = [(node, 0)]
-    while stack:
-        current, depth = stack.pop()
-        for field in _TARGET_FIELDS:
-            target = current.child_by_field_name(field)
-            if target is None:
-                continue
-            if target.type.endswith("declarator") and depth < 3:
-                stack.append((target, depth + 1))
-            elif target.type in _TARGET_LISTS:
-                out.update(source[c.start_byte:c.end_byte].decode("utf-8", "replace") for c in target.named_children)
-            else:
-                out.add(source[target.start_byte:target.end_byte].decode("utf-8", "replace"))
-        if depth < 2:
-            stack.extend((child, depth + 1) for child in current.named_children
-                         if child.type.endswith(("declarator", "assignment", "assignment_expression", "declaration")))
-    return frozenset(out)
-
-_CALLEE_FIELDS = ("function", "macro")   # the callee of a call node, by field name (tree-sitter grammars)
-
-
-def _call_form(source: bytes, node: tree_sitter.Node) -> str | None:
-    """The callee text when the statement `node` is just a call (`test('x', ...)` -> "test",
-    `f.BoolVar(...)` -> "f.BoolVar", `await it(...)` -> "it"), else None."""
-    while node.named_child_count == 1 and node.type in ("expression_statement", "await_expression"):
-        node = node.named_children[0]
-    for field in _CALLEE_FIELDS:
-        callee = node.child_by_field_name(field)
-        if callee is not None and (node.child_by_field_name("arguments") is not None or field == "macro"):
-            return " ".join(source[callee.start_byte:callee.end_byte].decode("utf-8", "replace").split())
-    name, arguments = node.child_by_field_name("name"), node.child_by_field_name("arguments")
-    if node.type == "method_invocation" and name is not None and arguments is not None:   # Java
-        target = node.child_by_field_name("object")
-        text = source[(target or name).start_byte:name.end_byte]
-        return " ".join(text.decode("utf-8", "replace").split())
-    return None
-
-
-def _registration_form(source: bytes, node: tree_sitter.Node) -> str | None:
-    """What makes members one list of registrations: a statement's callee (`_call_form`), or, for
-    an element of a registry array (JS) or list (Python) laid out one element a line (`routes = [\n home,\n about,\n]`,
-    `plugins: [\n vue(),\n legacy(),\n]`), its node kind (identifier, call, object, string...).
-    A one-line array (`[1024, 768]`) is a value, not a registry: None."""
-    parent = node.parent
-    if parent is None or parent.type not in ("array", "list"):
-        return _call_form(source, node)
-    if parent.start_point[0] == parent.end_point[0]:
-        return None
-    return f"element {node.type}"
-
-
-def _close_texts(first: bytes, second: bytes) -> bool:
-    """Two texts one is most likely an edit of the other (difflib's ratio of their words >= 0.6)."""
-    import difflib
-
-    return difflib.SequenceMatcher(None, first.split(), second.split(), autojunk=False).ratio() >= 0.6
-
-
-_STRING = re.compile(rb'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'|`[^`]*`')
-_NUMBER = re.compile(rb"\b\d[\w.]*")
-
-
-def _same_shape(first: bytes, second: bytes) -> bool:
-    """Two one-line statements that are the same statement but for their literals (`log("left")`
-    and `log("right")`, `timeout = 5` and `timeout = 10`): most likely one intent written twice
-    (one message or value chosen two ways), not two additions. (Measured: also counting names as
-    literals, `w.Cancel()` against `w.Remove()`, stops two right merges of flag registrations per
-    wrong one: docs/merge-precision.md, round 4.)"""
-    if b"\n" in first.strip() or b"\n" in second.strip():
-        return False
-
-    def shape(text: bytes) -> bytes:
-        text = _STRING.sub(b"S", text)
-        text = _NUMBER.sub(b"N", text)
-        return b"".join(text.split())
-    return shape(first) == shape(second)
-
-
-def _call_name(source: bytes, node: tree_sitter.Node) -> str | None:
-    """`describe('watch')` for a statement that calls `describe` with the string 'watch' first,
-    else None: the identity of a positional call statement edited on both sides."""
-    form = _call_form(source, node)
-    if form is None:
-        return None
-    while node.named_child_count == 1 and node.type in ("expression_statement", "await_expression"):
-        node = node.named_children[0]
-    arguments = node.child_by_field_name("arguments")
-    first = next((child for child in arguments.named_children if child.type not in ("comment",)), None) \
-        if arguments is not None else None
-    if first is None or "string" not in first.type:
-        return None
-    text = source[first.start_byte:first.end_byte]
-    if b"\n" in text or len(text) > 200:
-        return None
-    return f"{form}({text.decode('utf-8', 'replace')})"
 
 
 def _comment_over_new_head(base: Member, lead_side: Member, body_side: Member) -> bool:
