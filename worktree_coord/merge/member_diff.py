@@ -57,7 +57,6 @@ def positional_duplicates(*segs: Segmented) -> tuple[Segmented, ...]:
     return tuple(out)
 
 
-
 def kept_in_place(base_ids: list[str], side_ids: list[str], heavy: set[str] = frozenset()) -> set[str]:  # type: ignore[assignment]
     """The base members a side kept in their base order; the side's other surviving base members
     were moved. Of all orders that explain the side, the one keeping the most members in place,
@@ -92,7 +91,6 @@ def kept_in_place(base_ids: list[str], side_ids: list[str], heavy: set[str] = fr
     return kept
 
 
-
 def side_hunks(base_ids: list[str], side_ids: list[str], kept: set[str]) -> list[tuple[int, int, list[str]]]:
     """Hunks of one side against base: (first deleted base index, end, inserted identities).
 
@@ -118,7 +116,6 @@ def side_hunks(base_ids: list[str], side_ids: list[str], kept: set[str]) -> list
     return out
 
 
-
 def check_moves_cross_nothing(b_ids: list[str], moved: set[str],
                                *sides: tuple[list[str], set[str], list[tuple[int, int, list[str]]]]) -> None:
     """With moves on both sides, a moved member and the other side's edits must keep apart: the
@@ -138,7 +135,6 @@ def check_moves_cross_nothing(b_ids: list[str], moved: set[str],
                 raise Unmergeable("a member moved across the other side's edit")
 
 
-
 def check_moves_apart(b_ids: list[str], moved: set[str],
                        *sides: tuple[list[tuple[int, int, list[str]]], list[tuple[int, int, list[str]]]]) -> None:
     """A moved member's two places (the hunk that takes it from its old place, the hunk that
@@ -153,7 +149,6 @@ def check_moves_apart(b_ids: list[str], moved: set[str],
                 continue
             if any(o_start <= end and o_end >= start for o_start, o_end, _ in other_hunks):
                 raise Unmergeable("a member moved next to the other side's edit")
-
 
 
 def check_no_slide(b_ids: list[str], bmap: dict[str, Member], sep: bytes | None,
@@ -196,7 +191,6 @@ def check_no_slide(b_ids: list[str], bmap: dict[str, Member], sep: bytes | None,
                     raise Unmergeable("the side's line diff puts its insertion inside a member the other side edited")
 
 
-
 def _common_edge_lines(first: list[bytes], second: list[bytes], *, at_end: bool) -> int:
     """How many lines `first` and `second` share at their ends (at_end) or starts, not counting
     a shared run made only of blank lines."""
@@ -211,7 +205,6 @@ def _common_edge_lines(first: list[bytes], second: list[bytes], *, at_end: bool)
     return count if any(line.strip() for line in shared) else 0
 
 
-
 def _line_cuts(base: bytes, side: bytes) -> list[int]:
     """Where the side's line diff (libgit2's xdiff, as the line merge sees it) puts new text: for
     each hunk that adds lines, the number of base lines before it."""
@@ -220,13 +213,11 @@ def _line_cuts(base: bytes, side: bytes) -> list[int]:
             for hunk in patch.hunks if hunk.new_lines > 0]
 
 
-
 def _body_lines(member: Member) -> tuple[int, int]:
     """First and last line (1-based, in its version's file) of the member's body."""
     begin = member.start + len(member.lead)
     finish = max(begin, begin + len(member.body) - 1)
     return member.source.count(b"\n", 0, begin) + 1, member.source.count(b"\n", 0, finish) + 1
-
 
 
 def base_span(b: Segmented, b_ids: list[str], bmap: dict[str, Member], lo: int, hi: int) -> tuple[int, int]:
@@ -242,7 +233,6 @@ def base_span(b: Segmented, b_ids: list[str], bmap: dict[str, Member], lo: int, 
         last = bmap[b_ids[-1]]
         return (point := last.start + len(last.lead + last.body)), point
     return b.start, b.start
-
 
 
 def group_shape(group: list[tuple[str, tuple[int, int, list[str]]]]) -> str:

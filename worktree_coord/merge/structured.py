@@ -73,6 +73,8 @@ import tree_sitter
 
 from . import names
 from .bindings import names_bound, names_used
+from .insertion_layout import lead_over_deletion, over_blank_lines, relayout_insertions, run_leads
+from .insertion_order import bind_before_use, sorted_as_moved, sorted_run, sorted_table
 from .line import raw_line_merge
 from .member_diff import (base_span, check_moves_apart, check_moves_cross_nothing, check_no_slide, group_shape,
                           kept_in_place, positional_duplicates, side_hunks)
@@ -328,10 +330,10 @@ class StructuredMerge:
             position = hi
         emit_base_until(len(b_ids))
         if rule.keep_sorted:
-            entries = self._sorted(entries, (b, l, r), bmap, lmap, rmap)
+            entries = sorted_table(entries, (b, l, r), bmap, lmap, rmap)
         elif moved:
-            entries = _sorted_as_moved(entries, moved, (l, lmap, l_kept), (r, rmap, r_kept), bmap=bmap)
-        entries = _relayout_insertions(entries, bmap, lmap, rmap)
+            entries = sorted_as_moved(entries, moved, (l, lmap, l_kept), (r, rmap, r_kept), bmap=bmap)
+        entries = relayout_insertions(entries, bmap, lmap, rmap)
         return [prefix] + self._render_entries(path, entries, b, l, r, bmap, lmap, rmap) + [suffix]
 
     def _why_no_union(self, rule, group, b_ids, bmap, lmap, rmap) -> str:  # type: ignore[no-untyped-def]
@@ -672,12 +674,12 @@ class StructuredMerge:
             # replacement of member i (new text standing where i stood): the insertion sat
             # right after member i - 1, as in a line merge. Otherwise left's run comes first.
             run = sorted(inserts.get(index, []), key=lambda item: (item[0] + str(index) in replacing, item[0]))
-            run = self._sorted_run(run, index, b_ids, bmap, lmap, rmap) or run
+            run = sorted_run(run, index, b_ids, bmap, lmap, rmap) or run
             if self.profile.order_sensitive:
-                run = _bind_before_use(run, lmap, rmap, self.profile, self.path)
-            leads, successor_lead = self._run_leads(run, index, b_ids, bmap, lmap, rmap, moved)
+                run = bind_before_use(run, lmap, rmap, self.profile, self.path)
+            leads, successor_lead = run_leads(run, index, b_ids, bmap, lmap, rmap, moved)
             if successor_lead is None:
-                leads, successor_lead = self._lead_over_deletion(run, index, b_ids, bmap, lmap, rmap, deleted)
+                leads, successor_lead = lead_over_deletion(run, index, b_ids, bmap, lmap, rmap, deleted)
             if successor_lead is not None:
                 overrides[b_ids[index]] = successor_lead
             for side, ident in run:
@@ -747,129 +749,6 @@ class StructuredMerge:
                 taken.update(found[sides[0]])
         return out
 
-    @staticmethod
-    def _run_leads(run, index, b_ids, bmap, lmap, rmap, moved) -> tuple[dict[str, bytes], bytes | None]:  # type: ignore[no-untyped-def]
-        """Leading trivia when both sides insert runs before the same base member (the successor).
-
-        Each side inserted its text somewhere in the successor's base lead `g0` (its blank lines,
-        comments, indentation): g0 = p + q, and the side wrote p, its run, its own trailing blank
-        lines, then q and the successor. Chaining the runs A then B the way a developer (and a line
-        concatenation) would gives p, A's run, A's trailing blank lines, B's own leading blank
-        lines, B's run, B's trailing blank lines, q, successor. So B's first member gets (what A
-        gave the successor minus q) + (B's first lead minus p) and the successor gets what B gave
-        it. The cut p|q is searched at line boundaries of g0, longest p first (p = g0 is the plain
-        case: B wrote its run right after the base text); it must fit all four leads, else the
-        sides are left as they wrote them. Returns lead overrides per inserted identity and the
-        successor's new lead (None: leave everything as the sides wrote it)."""
-        sides = [side for side, _ in run]
-        if len(set(sides)) < 2 or index >= len(b_ids) or b_ids[index] not in lmap or b_ids[index] not in rmap \
-                or b_ids[index] in moved:
-            return {}, None
-        first, second = sides[0], next(side for side in sides if side != sides[0])
-        if sides != [first] * sides.count(first) + [second] * sides.count(second):
-            return {}, None  # interleaved (sorted) runs: no single hand-over point
-        successor = b_ids[index]
-        base_lead = bmap[successor].lead
-        maps = {"L": lmap, "R": rmap}
-        first_first = next(ident for side, ident in run if side == first)
-        second_first = next(ident for side, ident in run if side == second)
-        a_lead, b_lead = maps[first][first_first].lead, maps[second][second_first].lead
-        a_succ, b_succ = maps[first][successor].lead, maps[second][successor].lead
-        cuts = [len(base_lead)] + [i + 1 for i in range(len(base_lead) - 1, -1, -1) if base_lead[i:i + 1] == b"\n"
-                                   and i + 1 < len(base_lead)] + ([0] if base_lead else [])
-        for cut in cuts:
-            p, q = base_lead[:cut], base_lead[cut:]
-            if not (a_lead.startswith(p) and b_lead.startswith(p) and a_succ.endswith(q) and b_succ.endswith(q)):
-                continue
-            # A cut inside a run of spaces is no hand-over point: the side re-indented the gap
-            # rather than writing its run into it (vite 8a3a3133: `{ a }` broken onto lines by both
-            # sides, `' '` then `'  '` gave a new member three spaces).
-            if any(_splits_blanks(lead[:len(p)], lead[len(p):]) for lead in (a_lead, b_lead)) or any(
-                    _splits_blanks(succ[:len(succ) - len(q)], q) for succ in (a_succ, b_succ)):
-                continue
-            joined = a_succ[:len(a_succ) - len(q)] + b_lead[len(p):]
-            return {second_first: joined}, b_succ
-        return {}, None
-
-    @staticmethod
-    def _lead_over_deletion(run, index, b_ids, bmap, lmap, rmap, deleted) -> tuple[dict[str, bytes], bytes | None]:  # type: ignore[no-untyped-def]
-        """Leading trivia when one side took away the member before base member `index` (deleted
-        or moved it) and gave the successor a new lead for it (the first member of a module loses
-        its blank lines above), while the other side inserted a run right there: the run now
-        stands where the removed member stood, so its first member takes the lead the removing side
-        gave the successor, and the successor keeps the lead it had after a member (base's: the
-        inserting side left it so). Returns the lead override of the run's first member and the
-        successor's lead, or ({}, None) when the case does not apply."""
-        sides = {side for side, _ in run}
-        if len(sides) != 1 or index == 0 or index >= len(b_ids):
-            return {}, None
-        inserting = sides.pop()
-        removing = "R" if inserting == "L" else "L"
-        successor = b_ids[index]
-        maps = {"L": lmap, "R": rmap}
-        if deleted.get(b_ids[index - 1]) != removing or successor not in lmap or successor not in rmap:
-            return {}, None
-        base_lead, new_lead = bmap[successor].lead, maps[removing][successor].lead
-        # Only layout (blank lines, indentation): a comment the removing side wrote is the
-        # successor's own and stays with it.
-        if maps[inserting][successor].lead != base_lead or new_lead == base_lead or new_lead.strip() \
-                or base_lead.strip():
-            return {}, None
-        return {run[0][1]: new_lead}, base_lead
-
-    @staticmethod
-    def _sorted_run(run, index, b_ids, bmap, lmap, rmap):  # type: ignore[no-untyped-def]
-        """Both sides' one-line members added at one place, interleaved in sorted order, when the
-        place is a sorted run of one-line members of the same kind (an import block, a sorted
-        table): that is how a person resolves it. None when the context is not sorted."""
-        if len({side for side, _ in run}) < 2:
-            return None
-        members = [((lmap if side == "L" else rmap)[ident], side, ident) for side, ident in run]
-        kinds = {member.node.type for member, _, _ in members}
-        if len(kinds) != 1 or any(b"\n" in member.body.strip() for member, _, _ in members):
-            return None
-        def text(member: Member) -> bytes:
-            return member.body.strip()
-        neighbors = []
-        if index > 0:
-            neighbors.append(("before", bmap[b_ids[index - 1]]))
-        if index < len(b_ids):
-            neighbors.append(("after", bmap[b_ids[index]]))
-        neighbors = [(where, m) for where, m in neighbors if m.node.type in kinds and b"\n" not in m.body.strip()]
-        if not neighbors:
-            return None
-        same_kind = [text(bmap[i]) for i in b_ids if bmap[i].node.type in kinds and b"\n" not in bmap[i].body.strip()]
-        if len(same_kind) < 2 or same_kind != sorted(same_kind):
-            return None  # the container itself must be kept sorted, not just happen to be here
-        for side in ("L", "R"):
-            own = [text(member) for member, s, _ in members if s == side]
-            if own != sorted(own):
-                return None
-        ordered = sorted(members, key=lambda item: text(item[0]))
-        line = [text(m) for where, m in neighbors if where == "before"] + [text(m) for m, _, _ in ordered] + \
-               [text(m) for where, m in neighbors if where == "after"]
-        if line != sorted(line):
-            return None
-        return [(side, ident) for _, side, ident in ordered]
-
-    def _sorted(self, entries, versions, bmap, lmap, rmap):  # type: ignore[no-untyped-def]
-        """Keep a sorted table sorted (npm sorts dependency tables) when every version in
-        `versions` was (all three, or the side whose moves sorted it)."""
-        def is_sorted(seg: Segmented) -> bool:
-            keys = [m.key for m in seg.members]
-            return len(keys) >= 2 and None not in keys and keys == sorted(keys)  # type: ignore[type-var]
-        if not all(is_sorted(s) for s in versions) or any(kind not in ("kept", "add", "moved") for kind, _ in entries):
-            return entries
-
-        def key_of(entry) -> str:  # type: ignore[no-untyped-def]
-            kind, value = entry
-            if kind in ("kept", "moved"):
-                return bmap[value if isinstance(value, str) else value[0]].key
-            side, ident = value[0], value[1]
-            return (lmap if side == "L" else rmap)[ident].key
-        if any(key_of(entry) is None for entry in entries):
-            return entries
-        return sorted(entries, key=key_of)
 
     # -- rendering members -------------------------------------------------------------------
     def _render_entries(self, path, entries, b, l, r, bmap, lmap, rmap) -> list[Piece]:  # type: ignore[no-untyped-def]
@@ -970,11 +849,11 @@ class StructuredMerge:
         for member, (node, rule) in zip((bm, lm, rm), found):  # type: ignore[misc]
             src = member.source
             # The member's lead may not be its source's (chained insertions before it gave it a
-            # new one: `_run_leads`): the head is then that lead plus the source from the body on.
+            # new one: `run_leads`): the head is then that lead plus the source from the body on.
             body_start = member.node.start_byte
             own_lead = src[member.start:body_start] == member.lead
             floor = member.start if own_lead else body_start
-            start = _over_blank_lines(src, max(region_start(src, node), floor), floor)
+            start = over_blank_lines(src, max(region_start(src, node), floor), floor)
             body_end = body_start + len(member.body)
             limit = body_end + (0 if member.has_sep else len(member.tail))
             seg = segment(src, node, rule, self.profile, start=start, limit=limit)
@@ -1021,65 +900,6 @@ def _region_text(seg: Segmented) -> bytes:
     return seg.prefix + b"".join(m.render(seg.separator, m.has_sep) for m in seg.members) + seg.suffix
 
 
-def _one_line_runs(members: list[Member], kinds: set[str]) -> list[list[Member]]:
-    """Maximal runs of consecutive one-line members of these node kinds, a run broken by a blank
-    line (a group of imports ends there)."""
-    runs: list[list[Member]] = [[]]
-    for member in members:
-        if member.node.type in kinds and b"\n" not in member.body.strip() and b"\n\n" not in member.lead:
-            runs[-1].append(member)
-        else:
-            runs.append([member] if member.node.type in kinds and b"\n" not in member.body.strip() else [])
-    return [run for run in runs if run]
-
-
-def _sorted_as_moved(entries: list[tuple[str, object]], moved: set[str],
-                     *sides: tuple[Segmented, dict[str, Member], set[str]], bmap: dict[str, Member]) -> list[tuple[str, object]]:
-    """When one side's moves sorted runs of one-line members (an import block put in order: the
-    moved members' kinds, each run holding a moved member sorted by its text afterwards), the
-    merged runs are sorted too: the other side's new imports go where the order puts them, as
-    the sorting side's tool (isort, gofmt) would put them. Otherwise the entries are unchanged."""
-    for seg, smap, kept in sides:
-        if not all(ident not in kept for ident in moved if ident in smap):
-            continue
-        kinds = {bmap[ident].node.type for ident in moved}
-        runs = [run for run in _one_line_runs(list(seg.members), kinds) if any(m.ident in moved for m in run)]
-        if not runs or any([m.body.strip() for m in run] != sorted(m.body.strip() for m in run) for run in runs):
-            return entries
-        maps = {"L": sides[0][1], "R": sides[1][1]}
-
-        def member_of(entry: tuple[str, object]) -> Member | None:
-            kind, value = entry
-            if kind in ("kept", "moved"):
-                ident = value if isinstance(value, str) else value[0]  # type: ignore[index]
-                return smap.get(ident) or bmap[ident]  # type: ignore[arg-type]
-            if kind == "add":
-                return maps[value[0]][value[1]]  # type: ignore[index]
-            return None
-        out: list[tuple[str, object]] = []
-        pending: list[tuple[Member, tuple[str, object]]] = []
-
-        def flush() -> None:
-            if any(member.ident in moved for member, _ in pending):
-                pending.sort(key=lambda item: item[0].body.strip())
-            out.extend(entry for _, entry in pending)
-            pending.clear()
-        for entry in entries:
-            member = member_of(entry)
-            if member is None or member.node.type not in kinds or b"\n" in member.body.strip() \
-                    or (pending and b"\n\n" in member.lead):
-                flush()
-                if member is not None and member.node.type in kinds and b"\n" not in member.body.strip():
-                    pending.append((member, entry))
-                else:
-                    out.append(entry)
-            else:
-                pending.append((member, entry))
-        flush()
-        return out
-    return entries
-
-
 def _comment_over_new_head(base: Member, lead_side: Member, body_side: Member) -> bool:
     """One side's lead holds a line the base lead did not (a comment, an attribute, a decorator)
     while the other side rewrote the member's first line: changed its words (a name, a parameter,
@@ -1090,120 +910,5 @@ def _comment_over_new_head(base: Member, lead_side: Member, body_side: Member) -
     def words(member: Member) -> list[bytes]:
         return _WORD.findall(member.body.split(b"\n", 1)[0])
     return bool(added) and words(body_side) != words(base)
-
-
-def _kept_ident(entry: tuple[str, object]) -> str | None:
-    kind, value = entry
-    if kind != "kept":
-        return None
-    return value if isinstance(value, str) else value[0]  # type: ignore[index,return-value]
-
-
-def _relayout_insertions(entries: list[tuple[str, object]], bmap: dict[str, Member], lmap: dict[str, Member],
-                         rmap: dict[str, Member]) -> list[tuple[str, object]]:
-    """New members take the layout the other side gave their neighbours.
-
-    When one side broke a one-line container onto lines (`{ a, b }` -> one member per line: only
-    the whitespace around its members changed) and the other side inserted a member laid out as its own
-    neighbour was (on the same line), the inserted member gets the whitespace the re-flowing side
-    gave that neighbour: `a,\n  new,\n  b,` instead of `a,\n new,  b,`. The neighbour is the
-    kept base member after the insertion (else before it); nothing changes unless the inserting
-    side left that neighbour's whitespace as base had it and the member matched it exactly."""
-    out = list(entries)
-    for index, (kind, value) in enumerate(entries):
-        if kind != "add":
-            continue
-        side, ident, *layout = value  # type: ignore[misc]
-        if layout:
-            continue
-        neighbour = next((_kept_ident(e) for e in entries[index + 1:] if e[0] != "add"), None) \
-            or next((_kept_ident(e) for e in reversed(entries[:index]) if e[0] != "add"), None)
-        if neighbour is None:
-            continue
-        mine, theirs = (lmap, rmap) if side == "L" else (rmap, lmap)
-        member, base_n = mine[ident], bmap[neighbour]
-        if neighbour not in mine or neighbour not in theirs:
-            continue
-        own_n, other_n = mine[neighbour], theirs[neighbour]
-        if (own_n.lead, own_n.tail) != (base_n.lead, base_n.tail) or (member.lead, member.tail) != (own_n.lead, own_n.tail):
-            continue
-        # Only a list the other side broke onto lines: base kept the neighbour on a shared line.
-        if b"\n" in base_n.lead + base_n.tail or b"\n" not in other_n.lead + other_n.tail \
-                or (other_n.lead + other_n.tail).strip() or (base_n.lead + base_n.tail).strip():
-            continue
-        out[index] = ("add", (side, ident, other_n.lead, other_n.tail))
-    return out
-
-
-def _splits_blanks(before: bytes, after: bytes) -> bool:
-    """Whether `before + after` is cut inside a run of spaces or tabs (both sides of the cut are)."""
-    return before[-1:] in (b" ", b"\t") and after[:1] in (b" ", b"\t")
-
-
-def _bind_before_use(run: list[tuple[str, str]], lmap: dict[str, Member],
-                     rmap: dict[str, Member], profile: Profile, path: str) -> list[tuple[str, str]]:
-    """Both sides' insertions at one place of a container that runs top to bottom, ordered so no
-    statement comes before one of the other side's statements that binds a name it uses.
-
-    Each side's own order is kept; among the statements free to go next, left's goes first (the
-    usual union order), so a run with no such dependency is returned unchanged, and otherwise
-    the binding statements are pulled ahead. When each side's next statement waits for the
-    other's (a name cycle), when the order found takes the sides in turns (more than one
-    hand-over), or when the runs were interleaved (sorted) already, no order is trusted."""
-    sides = [side for side, _ in run]
-    if len(set(sides)) < 2:
-        return run
-    maps = {"L": lmap, "R": rmap}
-    queues: dict[str, list[tuple[str, str]]] = {"L": [], "R": []}
-    used: dict[tuple[str, str], frozenset[str]] = {}
-    bound: dict[tuple[str, str], frozenset[str]] = {}
-    for item in run:
-        side, ident = item
-        member = maps[side][ident]
-        used[item] = names_used(member.source, member.node, annotations=profile.annotations_run(path, member.source),
-                                deferred_kinds=profile.deferred, name_kinds=profile.name_kinds)
-        # Python's statements say what they bind in their own shape (assignments, imports); the
-        # profile's `binds` query names what declarations bind in any language (C's declarators).
-        bound[item] = names_bound(member.source, member.node) | frozenset(names.bound_names(profile, member.source, member.node))
-        queues[side].append(item)
-    own_bound = {side: frozenset().union(*(bound[item] for item in queues[side])) for side in queues}
-
-    def waits_for(item: tuple[str, str], pending: list[tuple[str, str]]) -> bool:
-        """True when `item` uses a name one of the other side's pending statements binds."""
-        names = used[item] - own_bound[item[0]]
-        return any(names & bound[other] for other in pending)
-
-    if not any(waits_for(item, queues["R" if item[0] == "L" else "L"]) for item in run):
-        return run
-    if sides != [sides[0]] * sides.count(sides[0]) + [side for side in sides if side != sides[0]]:
-        raise Unmergeable("interleaved insertions where one side uses a name the other binds")
-    ordered: list[tuple[str, str]] = []
-    while queues["L"] or queues["R"]:
-        for side, other in (("L", "R"), ("R", "L")):
-            if queues[side] and not waits_for(queues[side][0], queues[other]):
-                ordered.append(queues[side].pop(0))
-                break
-        else:
-            raise Unmergeable("both sides' insertions use names the other side's insertions bind")
-    if sum(1 for before, after in zip(ordered, ordered[1:]) if before[0] != after[0]) > 1:
-        # Statements of the two sides taken turn about: which blank lines go between them was
-        # written against other neighbours, and the order of the rest is a guess.
-        raise Unmergeable("binding before use would interleave the two sides' insertions")
-    return ordered
-
-
-def _over_blank_lines(source: bytes, start: int, floor: int) -> int:
-    """Move a nested container's line-start `start` back over the blank lines above it (never
-    before `floor`): a blank line a side put between a header (`class C:`) and its first member
-    belongs to that member's lead, so it travels with it instead of staying under the header
-    when the other side inserts members first."""
-    if start == 0 or source[start - 1:start] != b"\n":
-        return start
-    while start > floor:
-        previous = source.rfind(b"\n", 0, start - 1) + 1
-        if previous < floor or source[previous:start].strip():
-            break
-        start = previous
-    return start
 
 
