@@ -220,6 +220,17 @@ def _body_lines(member: Member) -> tuple[int, int]:
     return member.source.count(b"\n", 0, begin) + 1, member.source.count(b"\n", 0, finish) + 1
 
 
+def side_region(side_ids: list[str], b_ids: list[str], lo: int, hi: int, smap: dict[str, Member]) -> list[Member]:
+    """The side's members between the surviving base members that bound [lo, hi)."""
+    start = 0
+    if lo > 0:
+        start = side_ids.index(b_ids[lo - 1]) + 1
+    stop = len(side_ids)
+    if hi < len(b_ids):
+        stop = side_ids.index(b_ids[hi])
+    return [smap[i] for i in side_ids[start:stop]]
+
+
 def base_span(b: Segmented, b_ids: list[str], bmap: dict[str, Member], lo: int, hi: int) -> tuple[int, int]:
     """Base byte range of members lo..hi (a point before member lo, or at the container's end,
     when the group only inserts): where a group of hunks stands, for provenance."""

@@ -72,17 +72,18 @@ from dataclasses import dataclass, replace
 import tree_sitter
 
 from . import names
-from .bindings import names_bound, names_used
+from .group_rules import (all_keyed, ambiguous_order, independent_insertions, one_call_edited_twice,
+                          registrations_added, replaced_on_both_sides, reworded_against_deletion, same_hunks,
+                          why_no_union)
 from .insertion_layout import lead_over_deletion, over_blank_lines, relayout_insertions, run_leads
 from .insertion_order import bind_before_use, sorted_as_moved, sorted_run, sorted_table
 from .line import raw_line_merge
 from .member_diff import (base_span, check_moves_apart, check_moves_cross_nothing, check_no_slide, group_shape,
-                          kept_in_place, positional_duplicates, side_hunks)
+                          kept_in_place, positional_duplicates, side_hunks, side_region)
 from .members import Member, Segmented, Unmergeable, declaration_key, region_start, segment
 from .pieces import (Conflict, Piece, at_line_start, check_aligned, join_declaration, pick3, pick_flag,
                      pieces_from_markers)
 from .profiles import ContainerRule, Profile
-from .statement_forms import assigned, call_name, close_texts, holds_jump, registration_form, same_shape
 
 
 # The provenance record of a member both sides edited that merged through its nested container.
@@ -280,9 +281,9 @@ class StructuredMerge:
             emit_base_until(lo)
             sides = {s for s, _ in group}
             span = base_span(b, b_ids, bmap, lo, hi)
-            union = len(sides) == 2 and rule.unordered and self._all_keyed(group, bmap, lmap, rmap, b_ids) \
-                and not self._ambiguous_order(group) and not self._replaced_on_both_sides(group, bmap, lmap, rmap, b_ids) \
-                and not self._reworded_against_deletion(group, bmap, lmap, rmap, b_ids)
+            union = len(sides) == 2 and rule.unordered and all_keyed(self.profile, group, bmap, lmap, rmap, b_ids) \
+                and not ambiguous_order(group) and not replaced_on_both_sides(group, bmap, lmap, rmap, b_ids) \
+                and not reworded_against_deletion(group, bmap, lmap, rmap, b_ids)
             has_move = any(i in moved for _, h in group for i in h[2] + b_ids[h[0]:h[1]])
             if len(sides) == 2 and not union and has_move:
                 # Only a union of keyed members says where the other side's edit goes once the
@@ -291,24 +292,24 @@ class StructuredMerge:
             if len(sides) == 1:
                 self._apply_one_side(entries, group, b_ids, lo, hi, bmap, lmap, rmap, name, sep, added_twice,
                                      moved=moved)
-            elif not has_move and (pair := self._one_call_edited_twice(group, b_ids, bmap, lmap, rmap)) is not None:
+            elif not has_move and (pair := one_call_edited_twice(group, b_ids, bmap, lmap, rmap)) is not None:
                 entries.append(("pair", pair))
                 self._record("one call edited twice", *span)
-            elif not has_move and self._same_hunks(group, lmap, rmap):
+            elif not has_move and same_hunks(group, lmap, rmap):
                 only_left = [item for item in group if item[0] == "L"]
                 self._apply_one_side(entries, only_left, b_ids, lo, hi, bmap, lmap, rmap, name, sep, added_twice, both=True)
                 self._record("same edit on both sides", *span)
             elif union:
                 self._apply_union(entries, group, b_ids, lo, hi, bmap, lmap, rmap, name, sep, added_twice, overrides, moved)
                 self._record("union of members: " + group_shape(group), *span)
-            elif (registrations := self._registrations_added(group, b_ids, bmap, lmap, rmap, calls_only=rule.unordered)) \
-                    or (rule.statements and self._independent_insertions(group, b_ids, bmap, lmap, rmap)):
+            elif (registrations := registrations_added(group, b_ids, bmap, lmap, rmap, calls_only=rule.unordered)) \
+                    or (rule.statements and independent_insertions(self.profile, self.path, group, b_ids, bmap, lmap, rmap)):
                 self._apply_union(entries, group, b_ids, lo, hi, bmap, lmap, rmap, name, sep, added_twice, overrides, moved)
                 self._record("registrations at one place" if registrations else "independent statements at one place",
                              *span)
             else:
-                lefts = self._side_region(l_ids, b_ids, lo, hi, lmap)
-                rights = self._side_region(r_ids, b_ids, lo, hi, rmap)
+                lefts = side_region(l_ids, b_ids, lo, hi, lmap)
+                rights = side_region(r_ids, b_ids, lo, hi, rmap)
                 region = [text_of([bmap[i] for i in b_ids[lo:hi]]), text_of(lefts), text_of(rights)]
                 if self._region_loses_used_name(b_ids[lo:hi], bmap, lmap, rmap):
                     # A side's deletion or rename in the region takes a name the other side's new
@@ -322,7 +323,7 @@ class StructuredMerge:
                 # both sides kept, localizes the conflict to lines (it may even be clean).
                 merged, clean = raw_line_merge(*region, marker_size=self.marker_size, labels=self.labels)
                 kind = "insert_insert" if lo == hi else "content"
-                step = "region: " + self._why_no_union(rule, group, b_ids, bmap, lmap, rmap)
+                step = "region: " + why_no_union(self.profile, rule, group, b_ids, bmap, lmap, rmap)
                 pieces = [merged] if clean else pieces_from_markers(merged, self.marker_size, name, kind, step)
                 entries.append(("region", pieces))
                 if clean:
@@ -336,17 +337,6 @@ class StructuredMerge:
         entries = relayout_insertions(entries, bmap, lmap, rmap)
         return [prefix] + self._render_entries(path, entries, b, l, r, bmap, lmap, rmap) + [suffix]
 
-    def _why_no_union(self, rule, group, b_ids, bmap, lmap, rmap) -> str:  # type: ignore[no-untyped-def]
-        """Why a group of both sides' hunks went to a line merge of its region (the census note)."""
-        if not rule.unordered:
-            return "both sides' edits touch in an ordered container"
-        if not self._all_keyed(group, bmap, lmap, rmap, b_ids):
-            return "an unkeyed or anchored member among both sides' edits"
-        if self._ambiguous_order(group):
-            return "an insertion next to the other side's multi-member replacement"
-        if self._replaced_on_both_sides(group, bmap, lmap, rmap, b_ids):
-            return "one member replaced on both sides"
-        return "a member reworded on one side and deleted on the other"
 
     def _check_rebound_together(self, groups, b_ids, bmap, lmap, rmap) -> None:  # type: ignore[no-untyped-def]
         """A member both sides deleted and one side put back elsewhere under a new key but the
@@ -371,211 +361,6 @@ class StructuredMerge:
             if any(where.get((side, other)) != where.get(ident) for other in replacement):
                 raise Unmergeable("a member one side deleted was moved under a new key by the other side")
 
-    @staticmethod
-    def _side_region(side_ids: list[str], b_ids: list[str], lo: int, hi: int, smap: dict[str, Member]) -> list[Member]:
-        """The side's members between the surviving base members that bound [lo, hi)."""
-        start = 0
-        if lo > 0:
-            start = side_ids.index(b_ids[lo - 1]) + 1
-        stop = len(side_ids)
-        if hi < len(b_ids):
-            stop = side_ids.index(b_ids[hi])
-        return [smap[i] for i in side_ids[start:stop]]
-
-    @staticmethod
-    def _one_call_edited_twice(group, b_ids, bmap, lmap, rmap) -> tuple[str, str, str] | None:  # type: ignore[no-untyped-def]
-        """(base, left, right) identities when both sides replaced one positional base member by
-        one member each, and all three are the same call with the same name (`describe('watch',
-        ...)`, `test('x', ...)`: callee and first string argument): one statement edited on both
-        sides, matched as such so its insides merge, instead of two unrelated replacements. (Any
-        multi-line statement both sides rewrote close to its base, matched the same way, was
-        measured in round 4 and not adopted: docs/merge-precision.md.)"""
-        if len(group) != 2 or {side for side, _ in group} != {"L", "R"}:
-            return None
-        (_, (l_start, l_end, l_new)), (_, (r_start, r_end, r_new)) = sorted(group)
-        if (l_start, l_end) != (r_start, r_end) or l_end - l_start != 1 or len(l_new) != 1 or len(r_new) != 1:
-            return None
-        base = bmap[b_ids[l_start]]
-        if base.key is not None or l_new[0] in bmap or r_new[0] in bmap:
-            return None
-        name = call_name(base.source, base.node)
-        if name is None or any(call_name(m.source, m.node) != name for m in (lmap[l_new[0]], rmap[r_new[0]])):
-            return None
-        return base.ident, l_new[0], r_new[0]
-
-    def _registrations_added(self, group, b_ids, bmap, lmap, rmap, calls_only: bool = False) -> bool:  # type: ignore[no-untyped-def]
-        """True when, in a sequence (an ordered container: a function's statements), both sides
-        only inserted statements at one place and every one of them, like the statement the
-        insertions follow (or precede, at the start), is a call of the same function: a list of
-        registrations (`test(...)`, `flags.BoolVar(...)`, `parser.add_argument(...)`) where two
-        sides' additions do not depend on each other's order. Both sides' runs are then kept,
-        left's first; any other overlap of edits in a sequence is left to the line merge.
-        `calls_only`: the same for the positional members of an unordered container (a module's
-        top-level `test(...)` or `register(...)` calls), where only calls count, not elements."""
-        starts = {(start, end) for _side, (start, end, _idents) in group}
-        if len(starts) != 1:
-            return False
-        start, end = next(iter(starts))
-        if start != end or len(b_ids) == 0:
-            return False
-        neighbour = bmap[b_ids[start - 1]] if start > 0 else bmap[b_ids[start]]
-        form = registration_form(neighbour.source, neighbour.node)
-        if form is None or (calls_only and form.startswith("element ")):
-            return False
-        inserted = {"L": [i for s, h in group if s == "L" for i in h[2]], "R": [i for s, h in group if s == "R" for i in h[2]]}
-        if not inserted["L"] or not inserted["R"] or set(inserted["L"]) & set(inserted["R"]):
-            return False  # the same statement added on both sides: once or twice is a guess
-        maps = {"L": lmap, "R": rmap}
-        if not all(registration_form(maps[side][i].source, maps[side][i].node) == form
-                   for side in ("L", "R") for i in inserted[side]):
-            return False
-        # The same registration (callee and name: `test('fixes #10185', ...)`) written by both
-        # sides, differently: keeping both would run it twice, keeping one is a guess.
-        named = [{call_name(maps[side][i].source, maps[side][i].node) for i in inserted[side]} - {None}
-                 for side in ("L", "R")]
-        return not (named[0] & named[1])
-
-    def _independent_insertions(self, group, b_ids, bmap, lmap, rmap) -> bool:  # type: ignore[no-untyped-def]
-        """True when, in a sequence of statements (an ordered container without separators: a
-        function's body), both sides only inserted new statements at one place and the two runs
-        cannot affect each other: neither binds a name the other binds or uses, neither holds a
-        jump (`return`, `break`, `raise`...) that would cut the other's run off, and no statement
-        of one is a near copy of one of the other (the same fix written twice). Both runs are
-        then kept, left's first: in either order the statements do the same."""
-        starts = {(start, end) for _side, (start, end, _idents) in group}
-        maps = {"L": lmap, "R": rmap}
-        editing = None   # the side that edited the statement the other side's insertion touches
-        if len(starts) != 1 or next(iter(starts))[0] != next(iter(starts))[1]:
-            editing = self._insertion_by_edit(group, b_ids, bmap, maps)
-            if editing is None:
-                return False
-        if any(start == len(b_ids) for _side, (start, _end, _idents) in group):
-            # Appended after the block's last statement: the blank lines before the block's end
-            # belong to no statement, and where each side's run stands against them is a guess
-            # (the replay eval's wrong layouts).
-            return False
-        runs = {side: [maps[side][i] for s, h in group if s == side for i in h[2]] for side in ("L", "R")}
-        if not runs["L"] or not runs["R"] or any(m.ident in bmap for run in runs.values() for m in run):
-            return False
-        for side, other in (("L", "R"), ("R", "L")):
-            # A jump may cut the other side's new statements off; but when the other side only
-            # rewrote the statement this side's run stands next to (its new statements all stand
-            # in that statement's place), what follows the jump is that statement on both sides.
-            if editing != other and any(holds_jump(m.node) for m in runs[side]):
-                return False
-        if any(close_texts(a.body, b.body) or same_shape(a.body, b.body) for a in runs["L"] for b in runs["R"]):
-            return False
-        profile = self.profile
-        bound, used = {}, {}
-        for side, run in runs.items():
-            bound[side] = frozenset().union(*(names_bound(m.source, m.node) | frozenset(names.bound_names(profile, m.source, m.node))
-                                              | assigned(m.source, m.node) for m in run))
-            used[side] = frozenset().union(*(names_used(m.source, m.node, annotations=profile.annotations_run(self.path, m.source),
-                                                        deferred_kinds=profile.deferred, name_kinds=profile.name_kinds)
-                                             for m in run))
-        return not (bound["L"] & bound["R"] or bound["L"] & used["R"] or bound["R"] & used["L"])
-
-    @staticmethod
-    def _insertion_by_edit(group, b_ids, bmap, maps) -> str | None:  # type: ignore[no-untyped-def]
-        """The editing side when one side only inserted, right before or right after one base
-        statement, and the other side edited that statement (replaced it by one member of its kind
-        whose text is close to it) and maybe added statements with it: the insertion keeps its
-        place against the edited statement (before it, or after it), as a line merge of two
-        separate hunks would. None otherwise."""
-        by_side: dict[str, list[tuple[int, int, list[str]]]] = {"L": [], "R": []}
-        for side, hunk in group:
-            by_side[side].append(hunk)
-        for inserting, editing in (("L", "R"), ("R", "L")):
-            if len(by_side[editing]) != 1 or not by_side[inserting]:
-                continue
-            start, end, new = by_side[editing][0]
-            if end - start != 1 or not new:
-                continue
-            base = bmap[b_ids[start]]
-            if not any(maps[editing][i].node.type == base.node.type and close_texts(base.body, maps[editing][i].body)
-                       for i in new):
-                continue
-            if all(h_start == h_end and h_start in (start, end) for h_start, h_end, _ in by_side[inserting]):
-                return editing
-        return None
-
-    @staticmethod
-    def _same_hunks(group, lmap, rmap) -> bool:  # type: ignore[no-untyped-def]
-        lh = [(h[0], h[1], [lmap[i].content for i in h[2]]) for s, h in group if s == "L"]
-        rh = [(h[0], h[1], [rmap[i].content for i in h[2]]) for s, h in group if s == "R"]
-        return lh == rh
-
-    @staticmethod
-    def _ambiguous_order(group) -> bool:  # type: ignore[no-untyped-def]
-        """True when one side inserts at the edge of (or inside) a run of base members the other side
-        replaced by two or more members: whether the insertion goes before, between or after the
-        replacement's members (a renamed method followed by new ones) cannot be told, so the union
-        is not attempted (the region's line merge decides, usually a conflict)."""
-        for side, (start, end, inserted) in group:
-            if start != end or not inserted:
-                continue
-            for other, (o_start, o_end, o_inserted) in group:
-                if other != side and o_start < o_end and len(o_inserted) >= 2 and o_start <= start <= o_end:
-                    return True
-        return False
-
-    @staticmethod
-    def _replaced_on_both_sides(group, bmap, lmap, rmap, b_ids) -> bool:  # type: ignore[no-untyped-def]
-        """True when both sides deleted one base member and each inserted new members of its kind
-        in the group: most likely both edited it in a way that changed its key (both edited the
-        first name of one `from m import a, b`, both renamed one function). A union would keep
-        both edits side by side, so the region's line merge decides instead."""
-        deleted: dict[str, set[str]] = {"L": set(), "R": set()}
-        kinds: dict[str, set[str]] = {"L": set(), "R": set()}
-        for side, (start, end, inserted) in group:
-            smap = lmap if side == "L" else rmap
-            deleted[side].update(b_ids[start:end])
-            kinds[side].update(smap[i].node.type for i in inserted if i not in bmap)
-        return any(bmap[i].node.type in kinds["L"] and bmap[i].node.type in kinds["R"]
-                   for i in deleted["L"] & deleted["R"])
-
-    @staticmethod
-    def _reworded_against_deletion(group, bmap, lmap, rmap, b_ids) -> bool:  # type: ignore[no-untyped-def]
-        """True when both sides took one base member out and only one of them put in its place a
-        new member of its kind whose text is close to it: that side reworded it (a CHANGELOG
-        bullet, whose key is its text) or renamed it, while the other side deleted it. A union
-        would keep the edit and drop the deletion unseen; the region's line merge decides instead
-        (a delete/modify conflict)."""
-        deleted: dict[str, set[str]] = {"L": set(), "R": set()}
-        inserted: dict[str, list[Member]] = {"L": [], "R": []}
-        for side, (start, end, idents) in group:
-            smap = lmap if side == "L" else rmap
-            deleted[side].update(b_ids[start:end])
-            inserted[side].extend(smap[i] for i in idents if i not in bmap)
-        for ident in deleted["L"] & deleted["R"]:
-            base = bmap[ident]
-            close = {side: any(member.node.type == base.node.type and close_texts(member.body, base.body)
-                               for member in inserted[side]) for side in ("L", "R")}
-            if close["L"] != close["R"]:
-                return True
-        return False
-
-    def _all_keyed(self, group, bmap, lmap, rmap, b_ids) -> bool:  # type: ignore[no-untyped-def]
-        """Every member the group adds or deletes is a keyed declaration that may commute (an
-        anchored kind, like Python's `if COND:` block, is keyed only to be matched, never moved).
-        A declaration whose key repeats (a second re-export from one module) is matched by its
-        text but still commutes like one, unless both sides add one under the same key (two
-        overloads of one function, in an order that may matter): then keeping both is a guess."""
-        anchored = self.profile.anchored
-
-        def commutes(member: Member) -> bool:
-            return (member.key is not None or member.repeated_key is not None) and member.node.type not in anchored
-        repeated: dict[str, set[tuple[str, str]]] = {"L": set(), "R": set()}   # (key, ident) added
-        for side, (start, end, inserted) in group:
-            smap = lmap if side == "L" else rmap
-            if not all(commutes(bmap[i]) for i in b_ids[start:end]) or not all(commutes(smap[i]) for i in inserted):
-                return False
-            repeated[side].update((smap[i].repeated_key, i) for i in inserted
-                                  if smap[i].repeated_key is not None and i not in bmap)
-        # The same text added by both sides is one member (placed once); the same key with two
-        # texts is two sides' versions of one thing.
-        return not any(key == other_key and ident != other_ident
-                       for key, ident in repeated["L"] for other_key, other_ident in repeated["R"])
 
     def _uses_new_to(self, side: str) -> frozenset[str]:
         """Identifiers on the lines `side` added to the file (its new code), computed once."""
