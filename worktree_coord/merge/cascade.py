@@ -39,11 +39,11 @@ import tree_sitter
 from . import appendable, data_semantics, guards, names, python_cst, validate
 from .line import line_merge
 from .markers import has_markers, render_block
-from .members import Unmergeable, visit_keyed_members
+from .members import Unmergeable, Version, visit_keyed_members
 from .pieces import Conflict, Piece
 from .profiles import ContainerRule, Profile, profile_for_path
 from .result import FileMerge, MergeConflict, SemanticMode, Strategy
-from .structured import StructuredMerge, StructuredTimeout, Version
+from .structured import StructuredMerge, StructuredTimeout
 
 
 def _is_binary(data: bytes) -> bool:

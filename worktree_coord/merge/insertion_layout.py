@@ -101,7 +101,7 @@ def _kept_ident(entry: tuple[str, object]) -> str | None:
 
 
 def relayout_insertions(entries: list[tuple[str, object]], bmap: dict[str, Member], lmap: dict[str, Member],
-                         rmap: dict[str, Member]) -> list[tuple[str, object]]:
+                        rmap: dict[str, Member]) -> list[tuple[str, object]]:
     """New members take the layout the other side gave their neighbours.
 
     When one side broke a one-line container onto lines (`{ a, b }` -> one member per line: only

@@ -92,7 +92,7 @@ def _one_line_runs(members: list[Member], kinds: set[str]) -> list[list[Member]]
 
 
 def sorted_as_moved(entries: list[tuple[str, object]], moved: set[str],
-                     *sides: tuple[Segmented, dict[str, Member], set[str]], bmap: dict[str, Member]) -> list[tuple[str, object]]:
+                    *sides: tuple[Segmented, dict[str, Member], set[str]], bmap: dict[str, Member]) -> list[tuple[str, object]]:
     """When one side's moves sorted runs of one-line members (an import block put in order: the
     moved members' kinds, each run holding a moved member sorted by its text afterwards), the
     merged runs are sorted too: the other side's new imports go where the order puts them, as
@@ -139,7 +139,7 @@ def sorted_as_moved(entries: list[tuple[str, object]], moved: set[str],
 
 
 def bind_before_use(run: list[tuple[str, str]], lmap: dict[str, Member],
-                     rmap: dict[str, Member], profile: Profile, path: str) -> list[tuple[str, str]]:
+                    rmap: dict[str, Member], profile: Profile, path: str) -> list[tuple[str, str]]:
     """Both sides' insertions at one place of a container that runs top to bottom, ordered so no
     statement comes before one of the other side's statements that binds a name it uses.
 

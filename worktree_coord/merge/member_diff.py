@@ -117,7 +117,7 @@ def side_hunks(base_ids: list[str], side_ids: list[str], kept: set[str]) -> list
 
 
 def check_moves_cross_nothing(b_ids: list[str], moved: set[str],
-                               *sides: tuple[list[str], set[str], list[tuple[int, int, list[str]]]]) -> None:
+                              *sides: tuple[list[str], set[str], list[tuple[int, int, list[str]]]]) -> None:
     """With moves on both sides, a moved member and the other side's edits must keep apart: the
     base span the member was moved across (from its old place to between the base members that now surround it) may not
     hold or touch any hunk of the other side. A side that re-sorts a block while the other adds
@@ -136,7 +136,7 @@ def check_moves_cross_nothing(b_ids: list[str], moved: set[str],
 
 
 def check_moves_apart(b_ids: list[str], moved: set[str],
-                       *sides: tuple[list[tuple[int, int, list[str]]], list[tuple[int, int, list[str]]]]) -> None:
+                      *sides: tuple[list[tuple[int, int, list[str]]], list[tuple[int, int, list[str]]]]) -> None:
     """A moved member's two places (the hunk that takes it from its old place, the hunk that
     puts it in its new one) may not touch a hunk of the other side: a side that re-sorts a block
     while the other adds at one of the places, or moves a member to where the other side
@@ -152,7 +152,7 @@ def check_moves_apart(b_ids: list[str], moved: set[str],
 
 
 def check_no_slide(b_ids: list[str], bmap: dict[str, Member], sep: bytes | None,
-                    *sides: tuple[list[tuple[int, int, list[str]]], dict[str, Member], dict[str, Member]]) -> None:
+                   *sides: tuple[list[tuple[int, int, list[str]]], dict[str, Member], dict[str, Member]]) -> None:
     """An inserted run whose last lines repeat the last lines of the member before it (or whose
     first lines repeat the first lines of the member after it) can be read two ways: as new
     members next to that one (the tree's reading) or as text put inside it (the line diff may

@@ -78,7 +78,7 @@ def check_aligned(pieces: list[Piece], *, at_line_start: bool) -> None:
 
 
 def pieces_from_markers(merged: bytes, marker_size: int, declaration: str, kind: str = "content",
-                         step: str = "") -> list[Piece]:
+                        step: str = "") -> list[Piece]:
     """Turn a line merge's diff3 output back into pieces (text and Conflict records)."""
     lines = merged.splitlines(keepends=True)
     blocks = parse_conflicts(merged, marker_size=marker_size, declaration=declaration)

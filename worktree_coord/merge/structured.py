@@ -1,63 +1,69 @@
 """Stage 2 of the cascade: the declaration-level three-way merge over tree-sitter trees.
 
 Input: the three parsed versions of a file and its language profile. Output: a list of pieces
-(bytes, or `Conflict` records) that render to the merged file, or `Unmergeable` when the
-structure cannot be trusted (then the caller keeps the line merge).
+(bytes, or `Conflict` records: pieces.py) that render to the merged file, or `Unmergeable` when
+the structure cannot be trusted (then the caller keeps the line merge).
+
+This module is the driver (`StructuredMerge`): it walks containers, groups both sides' hunks,
+picks the rule that settles each group and merges the members both sides kept. Each rule lives
+with its job, and documents itself there:
+  members.py           a container's versions cut into members, matched by identity
+  member_diff.py       each side's members diffed against base into hunks; moves; checks on hunks
+  group_rules.py       which rule settles a group of both sides' hunks that touch
+  statement_forms.py   what one statement is (a call and its name, a registration, a jump, targets)
+  insertion_order.py   the order of both sides' insertions at one place; tables kept sorted
+  insertion_layout.py  the leads and whitespace inserted members take
+  name_loss.py         names a side's edit takes away that the other side's new code uses
+  bindings.py, names.py  what a member binds and uses
+  pieces.py            `Conflict`, `Piece`, and the conflicts of a line merge as pieces
 
 How a container merges (module, class body, object literal, import list, ...):
   1. each version is segmented into members (members.py) matched by identity: the declaration key
      for declarations, the text for positional members;
-  2. the member sequences are diffed against base into hunks (deleted base runs plus inserted runs);
-     a member one side moved (kept, but out of base order) is a deletion at its old place and an
-     insertion at its new one, accepted when the other side kept it in place (then the other
-     side's edit of it, if any, is merged into it where it now stands) and made no edit touching
-     either place (in an unordered container an edit there is allowed when the group's union of
-     keyed members places it: the other side's new member stays anchored where it was written; a
-     side whose moves sorted runs of one-line members, an import block, gets the merged runs
-     sorted); a member moved on both sides, moved on one and deleted on the other, or moves on
-     both sides where a moved member was changed or crossed an edit are Unmergeable; hunks of the two sides that overlap or touch are merged
-     as in diff3 (a line merge of just that region, between members both sides kept), except in
-     unordered containers where both hunks only add or delete keyed, non-anchored declarations:
-     those commute (added on one side -> kept; deleted and unchanged on the other -> deleted;
-     deleted vs modified -> conflict; the same key added twice -> once if identical, else
-     conflict; one base member deleted by both sides while each inserted new members of its kind
-     there -> no union (both edited it and its key changed); both sides' runs at one place ->
-     left's first, a pure insertion before the other side's one-member replacement, and no union
-     at all next to a multi-member replacement, whose order against the insertion cannot be
-     known; in an order-sensitive container, a Python module or class body, a side's new
-     statements that use a name the other side's new statements bind come after them
-     (bindings.py), and no order is guessed when both sides wait for each other or the order
-     would take the sides in turns; a base member both sides deleted while one side put a member
-     of its kind binding the same name in (an import re-pointed to a new path) is that side's
-     edit against the other's deletion: a delete/modify conflict when both stand in one group,
-     Unmergeable when the new key moved it elsewhere);
-     in ordered containers (a function's statements: `unordered = false` in the profile) nothing
-     commutes, except both sides' pure insertions at one place when every inserted statement, and
-     the statement before them, calls the same function (`test(...)`, `f.BoolVar(...)`: a list of
-     registrations) and no registration name is written on both sides: left's run, then right's
-     (the same for a module's top-level calls, positional members of an unordered container);
-     in a sequence of statements (a profile's `statements = true` container: a function's body),
-     both sides' pure insertions at one place, or one side's insertion right before or after a
-     statement the other side edited, are also both kept, left's first (the insertion keeps its
-     side of the edited statement), when the runs are independent: neither assigns a target or
-     binds a name the other binds or uses, neither holds a jump (`return`, `break`, `raise`,
-     also inside an `if`) unless the other side only rewrote the statement next to it, and no
-     statement of one is a near copy of one of the other (close texts, or one line that differs
-     only in its literals: one intent written twice);
-     a positional call statement both sides replaced by one edited call of the same callee and
-     name (`describe('x', ...)`) is matched as that one member;
+  2. the member sequences are diffed against base into hunks (member_diff.py); a member one side
+     moved is a deletion at its old place and an insertion at its new one, accepted when the
+     other side kept it in place (the other side's edit of it, if any, is merged into it where it
+     now stands) and made no edit touching either place, unless, in an unordered container, the
+     group's union of keyed members places it (the other side's new member stays anchored where
+     it was written; a side whose moves sorted runs of one-line members, an import block, gets
+     the merged runs sorted: insertion_order.py); a member moved on both sides, moved on one and
+     deleted on the other, or moves on both sides where a moved member was changed or crossed an
+     edit are Unmergeable. Hunks of the two sides that overlap or touch form a group, settled by
+     the first rule that holds (group_rules.py):
+       - the same edit on both sides: taken once;
+       - one positional call statement both sides replaced by one edited call of the same callee
+         and name (`describe('x', ...)`): merged as that one member;
+       - in an unordered container, both hunks only add or delete keyed, non-anchored members:
+         a union (added on one side -> kept; deleted and unchanged on the other -> deleted;
+         deleted vs modified -> conflict; the same key added twice -> once if identical, else
+         conflict; no union when one base member was replaced on both sides, reworded on one
+         and deleted on the other, or next to a multi-member replacement); both sides' runs at one
+         place -> left's first, a pure insertion before the other side's one-member replacement,
+         sorted into a sorted run, and, in an order-sensitive container (a Python module or class
+         body), a side's statements using a name the other side's statements bind after them
+         (insertion_order.py), their blank lines chained (insertion_layout.py); a base member
+         both sides deleted while one side put a member of its kind binding the same name in (an
+         import re-pointed to a new path) is that side's edit against the other's deletion: a
+         delete/modify conflict in one group, Unmergeable when the new key moved it elsewhere
+         (name_loss.py);
+       - in an ordered container, both sides' pure insertions at one place that are all calls of
+         one function (registrations), or in a sequence of statements (`statements = true`: a
+         function's body) independent runs, or an insertion next to a statement the other side
+         edited: both kept, left's first;
+       - otherwise git's line merge of just that region, between members both sides kept (a
+         conflict localized to lines; a `delete_use` conflict when a side's edit there takes a
+         name the other side's new code uses);
   3. members kept on both sides merge their content: one side changed -> that side (but a conflict
-     when the change drops a name the member bound and the other side's new code uses it: names.py;
-     the same for a member one side deleted); one side only
-     the leading trivia and the other only the rest -> both; both -> recursively through a nested
-     container if the member has one (unless one side's edit of the member's head drops a name
-     the other side's new lines inside use: a renamed parameter), else a line merge of the
-     member's text, whose conflicts are then localized to that declaration. A member a side
-     inserted into a one-line list the other side broke onto lines takes the other side's layout.
+     when the change drops a name the member bound and the other side's new code uses it:
+     name_loss.py; the same for a member one side deleted); one side only the leading trivia and
+     the other only the rest -> both; both -> recursively through a nested container if the
+     member has one (unless one side's edit of the member's head drops a name the other side's new
+     lines inside use: a renamed parameter), else a line merge of the member's text, whose
+     conflicts are then localized to that declaration. A member a side inserted into a one-line
+     list the other side broke onto lines takes the other side's layout (insertion_layout.py).
 Invariants: code nobody touched is copied byte for byte; a move of one member on both sides, a move
 against a deletion, a move touching the other side's edit that no union of keyed members places,
-new members whose text repeats the edge of a neighbour the other side edited there
-when the side's own line diff puts them inside that neighbour (the two readings disagree), an
+new members a side's line diff puts inside a neighbour the other side edited (member_diff.py), an
 unexpected node between members, or a conflict that would not start and end on a line boundary
 makes the container Unmergeable (never a guess). Blank lines between a nested container's header
 (`class C:`) and its first member belong to that member's lead, so they travel with it.
@@ -67,11 +73,10 @@ from __future__ import annotations
 
 import re
 import time
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 import tree_sitter
 
-from . import names
 from .group_rules import (all_keyed, ambiguous_order, independent_insertions, one_call_edited_twice,
                           registrations_added, replaced_on_both_sides, reworded_against_deletion, same_hunks,
                           why_no_union)
@@ -80,7 +85,8 @@ from .insertion_order import bind_before_use, sorted_as_moved, sorted_run, sorte
 from .line import raw_line_merge
 from .member_diff import (base_span, check_moves_apart, check_moves_cross_nothing, check_no_slide, group_shape,
                           kept_in_place, positional_duplicates, side_hunks, side_region)
-from .members import Member, Segmented, Unmergeable, declaration_key, region_start, segment
+from .members import Member, Segmented, Unmergeable, Version, declaration_key, region_start, segment
+from .name_loss import NameLoss
 from .pieces import (Conflict, Piece, at_line_start, check_aligned, join_declaration, pick3, pick_flag,
                      pieces_from_markers)
 from .profiles import ContainerRule, Profile
@@ -101,12 +107,6 @@ class StructuredTimeout(Unmergeable):
     """The structured attempt passed its time limit."""
 
 
-@dataclass
-class Version:
-    source: bytes
-    root: tree_sitter.Node
-
-
 class StructuredMerge:
     """One structured merge of one file: holds the profile, the options and the deadline."""
 
@@ -119,16 +119,15 @@ class StructuredMerge:
         self.marker_size = marker_size
         self.labels = labels
         self.deadline = deadline
-        self._versions: dict[str, Version] = {}
-        self._new_uses: dict[str, frozenset[str]] = {}
+        # The name checks (delete_use, rename_use, re-bound members) of the file being merged.
+        self._name_loss = NameLoss(profile, {})
         # Provenance (provenance.py): which rule merged which base bytes, where both sides edited
         # one place: (rule, base start, base end). Internal; read by the quality eval.
         self.trace: list[tuple[str, int, int]] = []
 
     # -- entry -------------------------------------------------------------------------------
     def merge(self, base: Version, left: Version, right: Version) -> list[Piece]:
-        self._versions = {"B": base, "L": left, "R": right}
-        self._new_uses = {}
+        self._name_loss = NameLoss(self.profile, {"B": base, "L": left, "R": right})
         self.trace = []
         found = [self._find_container(v.source, v.root, 4) for v in (base, left, right)]
         if any(item is None for item in found) or len({item[0].type for item in found}) != 1:  # type: ignore[index]
@@ -256,7 +255,7 @@ class StructuredMerge:
             else:
                 groups.append([item])
                 reach = end
-        self._check_rebound_together(groups, b_ids, bmap, lmap, rmap)
+        self._name_loss.check_rebound_together(groups, b_ids, bmap, lmap, rmap)
         # entries: ("member", ident) resolved later, or ("conflict", Conflict)
         entries: list[tuple[str, object]] = []
         name = " > ".join(path)
@@ -311,7 +310,7 @@ class StructuredMerge:
                 lefts = side_region(l_ids, b_ids, lo, hi, lmap)
                 rights = side_region(r_ids, b_ids, lo, hi, rmap)
                 region = [text_of([bmap[i] for i in b_ids[lo:hi]]), text_of(lefts), text_of(rights)]
-                if self._region_loses_used_name(b_ids[lo:hi], bmap, lmap, rmap):
+                if self._name_loss.region_loses_used_name(b_ids[lo:hi], bmap, lmap, rmap):
                     # A side's deletion or rename in the region takes a name the other side's new
                     # code uses: whatever the line merge makes of it, the result would not resolve.
                     entries.append(("conflict", Conflict(base=region[0], ours=region[1], theirs=region[2],
@@ -338,68 +337,6 @@ class StructuredMerge:
         return [prefix] + self._render_entries(path, entries, b, l, r, bmap, lmap, rmap) + [suffix]
 
 
-    def _check_rebound_together(self, groups, b_ids, bmap, lmap, rmap) -> None:  # type: ignore[no-untyped-def]
-        """A member both sides deleted and one side put back elsewhere under a new key but the
-        same name (an import whose path changed moves in a sorted block) is that side's edit of it
-        against the other side's deletion; `_apply_union` reports it as delete/modify when both
-        stand in one group of hunks, otherwise the container is not merged structurally."""
-        if self.profile.binds_query is None:
-            return
-        gone = [ident for ident in b_ids if ident not in lmap and ident not in rmap]
-        if not gone:
-            return
-        inserted = {"L": [i for i in lmap if i not in bmap], "R": [i for i in rmap if i not in bmap]}
-        rebound = self._rebound(gone, inserted, bmap, lmap, rmap)
-        if not rebound:
-            return
-        where = {}
-        for number, group in enumerate(groups):
-            for side, (start, end, idents) in group:
-                where.update({ident: number for ident in b_ids[start:end]})
-                where.update({(side, ident): number for ident in idents})
-        for ident, (side, replacement) in rebound.items():
-            if any(where.get((side, other)) != where.get(ident) for other in replacement):
-                raise Unmergeable("a member one side deleted was moved under a new key by the other side")
-
-
-    def _uses_new_to(self, side: str) -> frozenset[str]:
-        """Identifiers on the lines `side` added to the file (its new code), computed once."""
-        if side not in self._new_uses:
-            version = self._versions[side]
-            ranges = names.added_ranges(self._versions["B"].source, version.source)
-            self._new_uses[side] = names.names_used_in(version.source, version.root, ranges, self.profile.name_kinds)
-        return self._new_uses[side]
-
-    def _lost_and_used(self, bm: Member, sm: Member | None, side_map: dict[str, Member], side: str) -> frozenset[str]:
-        """Names base member `bm` bound that the side's version `sm` (None: deleted) no longer
-        binds, nothing else in the side's container binds, and the other side's new code uses:
-        taking the side's change would leave those uses dangling (a rename on one side, a new
-        call on the other)."""
-        profile = self.profile
-        if profile.binds_query is None:
-            return frozenset()
-        used = self._uses_new_to("R" if side == "L" else "L")
-        lost = set(names.bound_names(profile, bm.source, bm.node, among=used))
-        if lost and sm is not None:
-            lost -= set(names.bound_names(profile, sm.source, sm.node, among=lost))
-        for member in side_map.values():
-            if not lost:
-                break
-            lost -= set(names.bound_names(profile, member.source, member.node, among=lost))
-        return frozenset(lost)
-
-    def _region_loses_used_name(self, idents: list[str], bmap: dict[str, Member], lmap: dict[str, Member],
-                                rmap: dict[str, Member]) -> bool:
-        """True when a base member of a region one side deleted or changed, and the other side
-        kept, bound a name the first side no longer binds and the other side's new code uses."""
-        for ident in idents:
-            for side, mine, other in (("L", lmap, rmap), ("R", rmap, lmap)):
-                if ident not in other or (ident in mine and mine[ident].content == bmap[ident].content):
-                    continue
-                if self._lost_and_used(bmap[ident], mine.get(ident), mine, side):
-                    return True
-        return False
-
     def _deletion(self, entries, ident, bmap, other_map, name, deleting_side: str, sep, own_map=None) -> None:  # type: ignore[no-untyped-def]
         """A base member deleted by one side: gone if the other side left it alone, else conflict;
         also a conflict when the other side's new code uses a name only the member bound."""
@@ -407,7 +344,7 @@ class StructuredMerge:
         if other is None:
             return
         if other.content == bmap[ident].content:
-            if own_map is None or not self._lost_and_used(bmap[ident], None, own_map, deleting_side):
+            if own_map is None or not self._name_loss.lost_and_used(bmap[ident], None, own_map, deleting_side):
                 return
             kind = "delete_use"
         else:
@@ -452,7 +389,7 @@ class StructuredMerge:
         # A base member both sides deleted, where one side put a member binding the same name in
         # the group (an import whose path changed: `chart/loader` -> `chart/v2/loader`), was edited
         # by that side and deleted by the other: delete/modify, as if its key had not changed.
-        rebound = self._rebound_on_one_side(group, deleted, bmap, lmap, rmap, b_ids)
+        rebound = self._name_loss.rebound_on_one_side(group, deleted, bmap, lmap, rmap, b_ids)
         placed.update(i for _side, replacement in rebound.values() for i in replacement)
         for index in range(lo, hi + 1):
             # A side's pure insertion before base member i goes before the other side's
@@ -499,40 +436,6 @@ class StructuredMerge:
                     self._deletion(entries, ident, bmap, rmap, name, "L", sep, lmap)
                 elif who == "R":
                     self._deletion(entries, ident, bmap, lmap, name, "R", sep, rmap)
-
-    def _rebound_on_one_side(self, group, deleted, bmap, lmap, rmap, b_ids) -> dict[str, tuple[str, list[str]]]:  # type: ignore[no-untyped-def]
-        """`_rebound` within one group of hunks."""
-        inserted: dict[str, list[str]] = {"L": [], "R": []}
-        for side, (_start, _end, idents) in group:
-            inserted[side].extend(i for i in idents if i not in bmap)
-        return self._rebound([ident for ident, who in deleted.items() if who == "both"], inserted, bmap, lmap, rmap)
-
-    def _rebound(self, gone: list[str], inserted: dict[str, list[str]], bmap, lmap, rmap) -> dict[str, tuple[str, list[str]]]:  # type: ignore[no-untyped-def]
-        """Of the base members both sides deleted (`gone`), those for which exactly one side
-        inserted members binding a name the base member bound (per the profile's `binds` query):
-        that side's replacement (base ident -> (side, replacing idents)). The members must be of
-        the base member's kind, and the other side must bind none of those names anew."""
-        if self.profile.binds_query is None:
-            return {}
-        maps = {"L": lmap, "R": rmap}
-        out: dict[str, tuple[str, list[str]]] = {}
-        taken: set[str] = set()
-        for ident in gone:
-            base_member = bmap[ident]
-            bound = set(names.bound_names(self.profile, base_member.source, base_member.node))
-            if not bound:
-                continue
-            found = {}
-            for side in ("L", "R"):
-                found[side] = [i for i in inserted[side] if i not in taken
-                               and maps[side][i].node.type == base_member.node.type
-                               and bound & set(names.bound_names(self.profile, maps[side][i].source,
-                                                                 maps[side][i].node, among=bound))]
-            sides = [side for side in ("L", "R") if found[side]]
-            if len(sides) == 1:
-                out[ident] = (sides[0], found[sides[0]])
-                taken.update(found[sides[0]])
-        return out
 
 
     # -- rendering members -------------------------------------------------------------------
@@ -583,7 +486,7 @@ class StructuredMerge:
             # One side changed the member; when the change drops a name it bound (a rename) that the
             # other side's new code uses, taking it would leave those uses dangling.
             if maps is not None and lm.content != rm.content and changed.content != bm.content \
-                    and self._lost_and_used(bm, changed, maps[0] if side == "L" else maps[1], side):
+                    and self._name_loss.lost_and_used(bm, changed, maps[0] if side == "L" else maps[1], side):
                 return [Conflict(base=bm.render(sep, with_sep), ours=lm.render(sep, with_sep),
                                  theirs=rm.render(sep, with_sep), declaration=join_declaration(" > ".join(path), bm.key),
                                  kind="rename_use", step="member: rename_use")]
