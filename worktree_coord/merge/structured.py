@@ -336,7 +336,6 @@ class StructuredMerge:
         entries = relayout_insertions(entries, bmap, lmap, rmap)
         return [prefix] + self._render_entries(path, entries, b, l, r, bmap, lmap, rmap) + [suffix]
 
-
     def _deletion(self, entries, ident, bmap, other_map, name, deleting_side: str, sep, own_map=None) -> None:  # type: ignore[no-untyped-def]
         """A base member deleted by one side: gone if the other side left it alone, else conflict;
         also a conflict when the other side's new code uses a name only the member bound."""
@@ -436,7 +435,6 @@ class StructuredMerge:
                     self._deletion(entries, ident, bmap, rmap, name, "L", sep, lmap)
                 elif who == "R":
                     self._deletion(entries, ident, bmap, lmap, name, "R", sep, rmap)
-
 
     # -- rendering members -------------------------------------------------------------------
     def _render_entries(self, path, entries, b, l, r, bmap, lmap, rmap) -> list[Piece]:  # type: ignore[no-untyped-def]
