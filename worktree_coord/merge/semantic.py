@@ -47,6 +47,7 @@ from .duplicates import find_duplicates
 from .import_paths import find_replaced_imports
 from .profiles import Profile, SemanticRules, profile_for_path
 from .result import SemanticFinding
+from .signatures import find_signature_changes
 from .symbols import Definition, Import, Reference, Symbols, extract
 from .versions import MAX_BYTES, FileVersions, Versions
 
@@ -93,7 +94,7 @@ def find_broken_names(files: Iterable[Versions], *, labels: tuple[str, str, str]
     (import_paths.py)."""
     checked = [f for f in files if semantic_profile(f.path) is not None]
     check = _Check(checked, labels, trees or {}, complete)
-    found = check.run() + find_duplicates(checked, labels=labels, trees=trees)
+    found = check.run() + find_duplicates(checked, labels=labels, trees=trees) + find_signature_changes(check)
     if mentions is not None and len(checked) > 1:
         found += tuple(find_replaced_imports(checked, check, check.labels, mentions))
     return tuple(sorted(found, key=lambda f: (f.use_path, f.use_line, f.name)))
@@ -113,6 +114,7 @@ class _Check:
         # 150 s, most of it recomputing every file's module path for each import).
         self._directories: dict[str, list[str]] | None = None   # directory -> files, for package_files
         self._modules: dict[int, tuple[dict[str, list[str]], dict[str, list[tuple[str, list[str]]]]]] = {}
+        self._added: dict[str, tuple[frozenset[bytes], bytes]] = {}   # added_names, per side
 
     def symbols(self, path: str, which: str, uses: bool = True) -> Symbols | None:
         """The symbols of one version (None: absent, or it does not parse cleanly); uses=False
@@ -137,6 +139,13 @@ class _Check:
         found = None if tree.root_node.has_error else extract(profile, data, tree, uses=uses)
         self._symbols[(path, data, uses)] = found
         return found
+
+    def tree(self, path: str, which: str) -> tree_sitter.Tree | None:
+        """The parsed tree of one version (None: absent, or it does not parse cleanly)."""
+        data = self.files[path].version(which)
+        if data is None or self.symbols(path, which, uses=False) is None:
+            return None
+        return self._trees.get((path, data))
 
     def run(self) -> tuple[SemanticFinding, ...]:
         if len(self.files) == 1 and not self._may_break_a_name(next(iter(self.files.values()))):
@@ -237,7 +246,9 @@ class _Check:
         word of them for a version that does not parse cleanly), over all the files it changed,
         and the text of those lines with the modules of the imports their references go through
         (to tell which modules they can reach: a new line reaches a module through an import that
-        may be an old line of its file)."""
+        may be an old line of its file). Computed once per side (signatures.py asks again)."""
+        if side in self._added:
+            return self._added[side]
         names: set[bytes] = set()
         texts: list[bytes] = []
         for path, versions in self.files.items():
@@ -258,7 +269,8 @@ class _Check:
             names.update(ref.name.encode() for ref in new_uses)
             through = {ref.receiver or ref.name for ref in new_uses}
             texts.extend(f"{item.module} {item.name or ''}".encode() for item in symbols.imports if item.bound in through)
-        return frozenset(names), b"\n".join(texts)
+        self._added[side] = (frozenset(names), b"\n".join(texts))
+        return self._added[side]
 
     # -- step 2: uses the other side added, resolved in the merged result ----------------------
     def uses(self, removals: list[_Removal], used_side: str) -> Iterator[SemanticFinding]:

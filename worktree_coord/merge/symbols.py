@@ -61,6 +61,7 @@ class Reference:
     line: int
     declaration: str              # where it stands: "class C > method run"
     selves: frozenset[str] = frozenset()   # receiver names that mean the enclosing type (Go's `s` of `func (s *S)`)
+    start_byte: int = -1                   # where the name stands (signatures.py finds its call from it)
 
 
 @dataclass(frozen=True)
@@ -293,7 +294,7 @@ def extract(profile: Profile, source: bytes, tree: tree_sitter.Tree | None = Non
         receiver = _receiver(source, name_node)
         selves = placer.selves(name_node.parent) if placer.self_fields and receiver else frozenset()
         out.references.append(Reference(name, kind, receiver, container, functions,
-                                        name_node.start_point[0] + 1, declaration, selves))
+                                        name_node.start_point[0] + 1, declaration, selves, name_node.start_byte))
         leading = _LEADING_WORD.match(receiver.encode()) if receiver else None
         if leading and leading.group().decode() not in rules.self_receivers | selves:
             # `util.parse()` uses `util` too: a removed import or class is caught through it.
