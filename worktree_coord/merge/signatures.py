@@ -142,8 +142,12 @@ def _changes(check: "_Check", side: str, other: str, used: frozenset[bytes] | No
         member_of = {kind for kind, _ in profile.semantic.member_of}
         trees = {which: check.tree(path, which) for which in ("base", side, other, "merged")}
         sources = {which: versions.version(which) or b"" for which in trees}
+        seen: set[tuple[tuple[str, ...], str]] = set()
         for definition in candidates:
             key = (definition.container, definition.name)
+            if key in seen:
+                continue   # the same node captured twice (a method is a function too), or an overload
+            seen.add(key)
             if definition.container and any(definition.container in s.heritage for s in (before, after, theirs, merged)):
                 continue   # a member of a class with bases: an inherited overload may take the old shape
             found = {which: _only(symbols, key) for which, symbols in
@@ -163,8 +167,12 @@ def _changes(check: "_Check", side: str, other: str, used: frozenset[bytes] | No
 
 def _only(symbols: Symbols, key: tuple[tuple[str, ...], str]) -> Definition | None:
     """The one function-like definition of `key`, or None (none, several: an overload, or not a function)."""
-    found = [d for d in symbols.definitions if (d.container, d.name) == key]
-    return found[0] if len(found) == 1 and found[0].kind in FUNCTION_KINDS else None
+    found: dict[tuple[int, int], Definition] = {}
+    for d in symbols.definitions:
+        if (d.container, d.name) == key:
+            found.setdefault((d.start_byte, d.end_byte), d)
+    # one node may be captured by two patterns (Rust's tags: a function in an impl is a method too)
+    return next(iter(found.values())) if len(found) == 1 and next(iter(found.values())).kind in FUNCTION_KINDS else None
 
 
 def _shape(rules: SignatureRules, member_of: set[str], tree: tree_sitter.Tree | None, source: bytes,
