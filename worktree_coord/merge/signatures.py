@@ -29,6 +29,7 @@ the other side added mentions; calls are looked for only in files whose bytes na
 
 from __future__ import annotations
 
+import posixpath
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterator
@@ -105,17 +106,26 @@ def find_signature_changes(check: "_Check") -> tuple[SemanticFinding, ...]:
             continue
         # The other side's added names prune the files this side reshaped, when it is the smaller
         # side (a task against the integration branch): cheap to read all of its files.
-        used = check.added_names(other)[0] if counts[other] <= counts[side] else None
-        changes = list(_changes(check, side, other, used))
+        pruned = check.added_names(other) if counts[other] <= counts[side] else None
+        changes = list(_changes(check, side, other, pruned))
         for finding in _calls(check, changes, other):
             found.setdefault((finding.use_path, finding.use_line, finding.name), finding)
     return tuple(sorted(found.values(), key=lambda f: (f.use_path, f.use_line, f.name)))
 
 
 # -- step 1: definitions one side reshaped ---------------------------------------------------------
-def _changes(check: "_Check", side: str, other: str, used: frozenset[bytes] | None) -> Iterator[_Change]:
+def _changes(check: "_Check", side: str, other: str,
+             pruned: tuple[frozenset[bytes], bytes] | None) -> Iterator[_Change]:
+    """`pruned`: the names the other side's added lines use and the text they reach modules through
+    (`_Check.added_names`), when that side is the smaller: only a file its new lines can reach (one
+    it changed, one whose module they name, a Go file of a directory it changed) is read."""
     from .semantic import _touched_lines, semantic_profile
+    used = pruned[0] if pruned is not None else None
+    other_dirs = {posixpath.dirname(p) for p, v in check.files.items() if not v.same(other, "base")}
     for path, versions in check.files.items():
+        if pruned is not None and versions.same(other, "base") and check.module_token(path) not in pruned[1] \
+                and not (check.package_wide(path) and posixpath.dirname(path) in other_dirs):
+            continue
         base, mine = versions.base, versions.version(side)
         if base is None or mine is None or base == mine or not versions.exists(other) or not versions.exists("merged"):
             continue
