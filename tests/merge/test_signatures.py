@@ -393,3 +393,12 @@ def test_a_bad_signatures_table_in_a_profile_is_a_clear_error() -> None:
                                        'counted = { no_such_node = "" }'), "python.toml")
     with pytest.raises(ConfigError, match="unknown setting"):
         load_profile_text(text.replace("receiver_first = true", "receiver_frist = true"), "python.toml")
+
+
+def test_a_parameter_inserted_on_a_line_of_its_own_is_seen() -> None:
+    base = ("def parse(\n    text,\n    strict,\n):\n    return text\n\n\ndef run():\n    return parse('a', True)\n\n\n"
+            "def tail():\n    pass\n")
+    left = base.replace("    strict,\n", "    strict,\n    encoding,\n").replace("parse('a', True)", "parse('a', True, 'u')")
+    right = base + "\n\ndef other():\n    return parse('b', False)\n"
+    [finding] = _reshaped("m.py", base.encode(), left.encode(), right.encode())
+    assert (finding.name, finding.arguments, finding.replacement) == ("parse", 2, "parse( text, strict, encoding, )")

@@ -75,12 +75,12 @@ def may_change_a_call(base: bytes | None, left: bytes | None, right: bytes | Non
     a word that a line the other side added holds: a finding needs it (the parameter list it
     reshaped sits at or below the definition's name; the call is an added line naming it). Cheap:
     two diffs, no parse."""
-    from .semantic import _added_lines, _touched_lines
+    from .semantic import _added_lines
     if base is None or left is None or right is None:
         return False
     lines = base.split(b"\n")
     for side, other in ((left, right), (right, left)):
-        touched = _touched_lines(base, side)
+        touched = _edited_lines(base, side)
         if not touched:
             continue
         near = b"\n".join(b"\n".join(lines[max(first - 1 - _HEADER_LINES, 0):last]) for first, last in touched)
@@ -119,22 +119,24 @@ def _changes(check: "_Check", side: str, other: str,
     """`pruned`: the names the other side's added lines use and the text they reach modules through
     (`_Check.added_names`), when that side is the smaller: only a file its new lines can reach (one
     it changed, one whose module they name, a Go file of a directory it changed) is read."""
-    from .semantic import _touched_lines, semantic_profile
+    from .semantic import semantic_profile
     used = pruned[0] if pruned is not None else None
     other_dirs = {posixpath.dirname(p) for p, v in check.files.items() if not v.same(other, "base")}
     for path, versions in check.files.items():
+        # By blob ids and paths first: a big side's thousands of files are mostly never read.
+        if versions.same(side, "base") or not all(versions.exists(w) for w in ("base", side, other, "merged")):
+            continue
         if pruned is not None and versions.same(other, "base") and check.module_token(path) not in pruned[1] \
                 and not (check.package_wide(path) and posixpath.dirname(path) in other_dirs):
-            continue
-        base, mine = versions.base, versions.version(side)
-        if base is None or mine is None or base == mine or not versions.exists(other) or not versions.exists("merged"):
             continue
         profile = semantic_profile(path)
         if profile is None or not profile.semantic.signatures.enabled:
             continue
+        base, mine = versions.base, versions.version(side)
+        assert base is not None and mine is not None
         if used is not None and not any(name in base for name in used):
             continue
-        touched = _touched_lines(base, mine)
+        touched = _edited_lines(base, mine)
         if not touched:
             continue
         before = check.symbols(path, "base", uses=False)
@@ -145,34 +147,52 @@ def _changes(check: "_Check", side: str, other: str,
                       and any(first - _HEADER_LINES <= d.line <= last for first, last in touched)]
         if not candidates:
             continue
-        after, theirs, merged = (check.symbols(path, which, uses=False) for which in (side, other, "merged"))
-        if after is None or theirs is None or merged is None:
-            continue
         rules = profile.semantic.signatures
+        base_tree = check.tree(path, "base")
+        # Only a definition whose parameter list this side touched can have been reshaped.
+        candidates = [d for d in candidates if _touches(_parameter_list(rules, base_tree, d), touched)]
+        if not candidates:
+            continue
+        after = check.symbols(path, side, uses=False)
+        if after is None:
+            continue
         member_of = {kind for kind, _ in profile.semantic.member_of}
-        trees = {which: check.tree(path, which) for which in ("base", side, other, "merged")}
-        sources = {which: versions.version(which) or b"" for which in trees}
+
+        def shape(which: str, symbols: Symbols, key: tuple[tuple[str, ...], str]) -> tuple[Definition, Shape] | None:
+            definition = _only(symbols, key)
+            found = _shape(rules, member_of, check.tree(path, which), versions.version(which) or b"",
+                           definition) if definition is not None else None
+            return (definition, found) if definition is not None and found is not None else None
+
         seen: set[tuple[tuple[str, ...], str]] = set()
         for definition in candidates:
             key = (definition.container, definition.name)
             if key in seen:
                 continue   # the same node captured twice (a method is a function too), or an overload
             seen.add(key)
+            # The base's and this side's shapes first: the other versions are parsed only for a
+            # definition whose count changed (rare), not for every one near an edit.
+            old, new = shape("base", before, key), shape(side, after, key)
+            if old is None or new is None or old[1].arity == new[1].arity or old[1].receiver != new[1].receiver:
+                continue
+            theirs, merged = check.symbols(path, other, uses=False), check.symbols(path, "merged", uses=False)
+            if theirs is None or merged is None:
+                continue
             if definition.container and any(definition.container in s.heritage for s in (before, after, theirs, merged)):
                 continue   # a member of a class with bases: an inherited overload may take the old shape
-            found = {which: _only(symbols, key) for which, symbols in
-                     (("base", before), (side, after), (other, theirs), ("merged", merged))}
-            if any(d is None for d in found.values()):
+            kept, result = shape(other, theirs, key), shape("merged", merged, key)
+            if kept is None or kept[1].arity != old[1].arity or result is None or result[1].arity != new[1].arity:
                 continue
-            shapes = {which: _shape(rules, member_of, trees[which], sources[which], d)  # type: ignore[arg-type]
-                      for which, d in found.items()}
-            old, new = shapes["base"], shapes[side]
-            if old is None or new is None or old.arity == new.arity or old.receiver != new.receiver:
-                continue
-            kept, result = shapes[other], shapes["merged"]
-            if kept is None or kept.arity != old.arity or result is None or result.arity != new.arity:
-                continue
-            yield _Change(path, definition, side, old, result, found["merged"].line)  # type: ignore[union-attr]
+            yield _Change(path, definition, side, old[1], result[1], result[0].line)
+
+
+def _edited_lines(old: bytes, new: bytes) -> list[tuple[int, int]]:
+    """The line ranges (first, last) of `old` that `new` changes, deletes or inserts between (an
+    insertion after line n is (n, n + 1)): a parameter added on a line of its own is an insertion."""
+    from .semantic import _hunks
+    if old == new:
+        return []
+    return [(start, start + count - 1) if count else (start, start + 1) for start, count, _, _ in _hunks(old, new)]
 
 
 def _only(symbols: Symbols, key: tuple[tuple[str, ...], str]) -> Definition | None:
@@ -188,22 +208,13 @@ def _only(symbols: Symbols, key: tuple[tuple[str, ...], str]) -> Definition | No
 def _shape(rules: SignatureRules, member_of: set[str], tree: tree_sitter.Tree | None, source: bytes,
            definition: Definition) -> Shape | None:
     """What `definition` takes, or None when it cannot be counted (module docstring)."""
-    if tree is None:
-        return None
-    node = tree.root_node.descendant_for_byte_range(definition.start_byte, definition.end_byte)
-    if node is None or (node.start_byte, node.end_byte) != (definition.start_byte, definition.end_byte):
-        return None
-    if node.parent is not None and node.parent.type in rules.wrappers:
-        return None
-    parameters = None
-    for path in rules.parameters:
-        current: tree_sitter.Node | None = node
-        for step in path:
-            current = current.child_by_field_name(step) if current is not None else None
-        if current is not None:
-            parameters = current
-            break
+    parameters = _parameter_list(rules, tree, definition)
     if parameters is None:
+        return None
+    node = parameters.parent
+    while node is not None and (node.start_byte, node.end_byte) != (definition.start_byte, definition.end_byte):
+        node = node.parent
+    if node is None or (node.parent is not None and node.parent.type in rules.wrappers):
         return None
     counted = dict(rules.counted)
     arity, receiver = 0, False
@@ -230,6 +241,30 @@ def _shape(rules: SignatureRules, member_of: set[str], tree: tree_sitter.Tree | 
     start = shown.find(definition.name + "(") if definition.name + "(" in shown else shown.find(definition.name)
     shown = shown[start:] if start >= 0 else shown
     return Shape(arity, receiver, shown if len(shown) <= _SHAPE_CHARS else shown[:_SHAPE_CHARS - 3] + "...")
+
+
+def _parameter_list(rules: SignatureRules, tree: tree_sitter.Tree | None,
+                    definition: Definition) -> tree_sitter.Node | None:
+    """The parameter list node of `definition` in `tree` (None: not found, or it has none)."""
+    if tree is None:
+        return None
+    node = tree.root_node.descendant_for_byte_range(definition.start_byte, definition.end_byte)
+    if node is None or (node.start_byte, node.end_byte) != (definition.start_byte, definition.end_byte):
+        return None
+    for path in rules.parameters:
+        current: tree_sitter.Node | None = node
+        for step in path:
+            current = current.child_by_field_name(step) if current is not None else None
+        if current is not None:
+            return current
+    return None
+
+
+def _touches(node: tree_sitter.Node | None, touched: list[tuple[int, int]]) -> bool:
+    if node is None:
+        return False
+    first, last = node.start_point[0] + 1, node.end_point[0] + 1
+    return any(start <= last and first <= end for start, end in touched)
 
 
 def _holds(node: tree_sitter.Node, kinds: frozenset[str]) -> bool:
