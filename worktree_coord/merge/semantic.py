@@ -115,6 +115,7 @@ class _Check:
         self._directories: dict[str, list[str]] | None = None   # directory -> files, for package_files
         self._modules: dict[int, tuple[dict[str, list[str]], dict[str, list[tuple[str, list[str]]]]]] = {}
         self._added: dict[str, tuple[frozenset[bytes], bytes]] = {}   # added_names, per side
+        self._tokens: dict[str, bytes] = {}                              # module_token, per path
 
     def symbols(self, path: str, which: str, uses: bool = True) -> Symbols | None:
         """The symbols of one version (None: absent, or it does not parse cleanly); uses=False
@@ -387,9 +388,12 @@ class _Check:
     def module_token(self, path: str) -> bytes:
         """The last part of the module `path` is (`util` of pkg/util.py, `pkg` of pkg/__init__.py,
         the directory of a Go file): an import of it names it."""
-        profile = semantic_profile(path)
-        assert profile is not None
-        return posixpath.basename(_module_path(path, profile.semantic)).encode()
+        token = self._tokens.get(path)
+        if token is None:
+            profile = semantic_profile(path)
+            assert profile is not None
+            token = self._tokens[path] = posixpath.basename(_module_path(path, profile.semantic)).encode()
+        return token
 
     def package_wide(self, path: str) -> bool:
         profile = semantic_profile(path)

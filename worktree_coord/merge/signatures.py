@@ -121,10 +121,12 @@ def _changes(check: "_Check", side: str, other: str,
     it changed, one whose module they name, a Go file of a directory it changed) is read."""
     from .semantic import semantic_profile
     used = pruned[0] if pruned is not None else None
-    other_dirs = {posixpath.dirname(p) for p, v in check.files.items() if not v.same(other, "base")}
+    other_dirs = ({posixpath.dirname(p) for p, v in check.files.items() if not v.same(other, "base")}
+                  if pruned is not None else set())
     for path, versions in check.files.items():
         # By blob ids and paths first: a big side's thousands of files are mostly never read.
-        if versions.same(side, "base") or not all(versions.exists(w) for w in ("base", side, other, "merged")):
+        if versions.same(side, "base") or not (versions.exists("base") and versions.exists(side)
+                                               and versions.exists(other) and versions.exists("merged")):
             continue
         if pruned is not None and versions.same(other, "base") and check.module_token(path) not in pruned[1] \
                 and not (check.package_wide(path) and posixpath.dirname(path) in other_dirs):
