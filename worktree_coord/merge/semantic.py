@@ -33,14 +33,12 @@ data); nothing here is language-specific.
 
 from __future__ import annotations
 
-import bisect
 import functools
 import posixpath
 import re
 from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator
 
-import pygit2
 import tree_sitter
 
 from .duplicates import find_duplicates
@@ -48,7 +46,8 @@ from .import_paths import find_replaced_imports
 from .profiles import Profile, SemanticRules, profile_for_path
 from .result import SemanticFinding
 from .signatures import find_signature_changes
-from .symbols import Definition, Import, Reference, Symbols, extract
+from .linediff import added_lines as _added_lines, follow as _follow, touched_lines as _touched_lines
+from .symbols import Definition, Reference, Symbols, extract, visible_import as _visible_import
 from .versions import MAX_BYTES, FileVersions, Versions
 
 _SIDES = ("left", "right")
@@ -518,13 +517,6 @@ def _defines(symbols: Symbols, definition: Definition) -> bool:
     return not definition.container and symbols.wildcard
 
 
-def _visible_import(symbols: Symbols, bound: str, reference: Reference) -> Import | None:
-    for item in symbols.imports:
-        if item.bound == bound and (item.scope is None or item.scope in reference.scopes):
-            return item
-    return None
-
-
 def _module_path(path: str, rules: SemanticRules) -> str:
     """The module a file is, as a path: `pkg/util.py` -> pkg/util, `pkg/__init__.py` -> pkg; for a
     language whose directories are packages, the directory."""
@@ -536,46 +528,5 @@ def _module_path(path: str, rules: SemanticRules) -> str:
     return stem
 
 
-def _hunks(old: bytes, new: bytes) -> list[tuple[int, int, int, int]]:
-    patch = pygit2.Patch.create_from(old, new, context_lines=0)
-    return [(h.old_start, h.old_lines, h.new_start, h.new_lines) for h in patch.hunks]
-
-
-def _touched_lines(old: bytes, new: bytes | None) -> list[tuple[int, int]]:
-    """The line ranges (first, last) of `old` that `new` deletes or changes (all of it when None)."""
-    if new is None:
-        return [(1, old.count(b"\n") + 1)]
-    if new == old:
-        return []
-    return [(start, start + count - 1) for start, count, _, _ in _hunks(old, new) if count]
-
-
 def _within(line: int, ranges: list[tuple[int, int]]) -> bool:
     return any(first <= line <= last for first, last in ranges)
-
-
-def _added_lines(old: bytes, new: bytes) -> list[int]:
-    """Line numbers (1-based) of `new` that a line diff from `old` marks added or changed."""
-    out: list[int] = []
-    for _, _, new_start, new_lines in _hunks(old, new):
-        out.extend(range(new_start, new_start + new_lines))
-    return out
-
-
-def _follow(old: bytes, new: bytes, lines: list[int]) -> set[int]:
-    """Where `lines` of `old` stand in `new` (lines the diff leaves untouched; the others are gone)."""
-    hunks = _hunks(old, new)
-    ends: list[int] = []      # for each hunk, the last old line it touches (inserts: the line before)
-    shifts: list[int] = []    # the shift of old lines after it
-    shift = 0
-    for old_start, old_lines, _, new_lines in hunks:
-        shift += new_lines - old_lines
-        ends.append(old_start + old_lines - 1 if old_lines else old_start)
-        shifts.append(shift)
-    out: set[int] = set()
-    for line in lines:
-        if any(old_lines and old_start <= line < old_start + old_lines for old_start, old_lines, _, _ in hunks):
-            continue
-        index = bisect.bisect_left(ends, line)   # hunks ending before `line`
-        out.add(line + (shifts[index - 1] if index else 0))
-    return out

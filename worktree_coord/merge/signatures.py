@@ -32,16 +32,46 @@ from __future__ import annotations
 import posixpath
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterator
+from typing import Iterator, Protocol
 
 import tree_sitter
 
-from .profiles import SignatureRules
+from .linediff import added_lines, edited_lines, follow
+from .profiles import Profile, SemanticRules, SignatureRules, profile_for_path
 from .result import SemanticFinding
-from .symbols import FUNCTION_KINDS, Definition, Reference, Symbols
+from .symbols import FUNCTION_KINDS, Definition, Reference, Symbols, visible_import
+from .versions import Versions
 
-if TYPE_CHECKING:   # semantic.py imports this module; the check object is only a parameter here
-    from .semantic import _Check
+
+class _Check(Protocol):
+    """What this check reads of semantic.py's `_Check` (shared parses, module resolution)."""
+
+    files: dict[str, Versions]
+    labels: dict[str, str]
+
+    def symbols(self, path: str, which: str, uses: bool = True) -> Symbols | None: ...
+
+    def tree(self, path: str, which: str) -> tree_sitter.Tree | None: ...
+
+    def added_names(self, side: str) -> tuple[frozenset[bytes], bytes]: ...
+
+    def module_token(self, path: str) -> bytes: ...
+
+    def package_wide(self, path: str) -> bool: ...
+
+    def package_files(self, path: str) -> list[str]: ...
+
+    def defined_in_merged(self, target: tuple[str, tuple[str, ...], str]) -> bool: ...
+
+    def resolve(self, module: str, importer: str, rules: SemanticRules) -> list[str]: ...
+
+
+def _profile(path: str) -> Profile | None:
+    """The profile whose `[semantic.signatures]` counts `path`'s parameters, or None."""
+    profile = profile_for_path(path)
+    if profile is None or not profile.semantic.enabled or not profile.semantic.signatures.enabled:
+        return None
+    return profile
 
 _SIDES = ("left", "right")
 _WORDS = re.compile(rb"[A-Za-z_$][\w$]*")
@@ -75,23 +105,22 @@ def may_change_a_call(base: bytes | None, left: bytes | None, right: bytes | Non
     a word that a line the other side added holds: a finding needs it (the parameter list it
     reshaped sits at or below the definition's name; the call is an added line naming it). Cheap:
     two diffs, no parse."""
-    from .semantic import _added_lines
     if base is None or left is None or right is None:
         return False
     lines = base.split(b"\n")
     for side, other in ((left, right), (right, left)):
-        touched = _edited_lines(base, side)
+        touched = edited_lines(base, side)
         if not touched:
             continue
         near = b"\n".join(b"\n".join(lines[max(first - 1 - _HEADER_LINES, 0):last]) for first, last in touched)
         new_lines = other.split(b"\n")
-        added = b"\n".join(new_lines[n - 1] for n in _added_lines(base, other) if n <= len(new_lines))
+        added = b"\n".join(new_lines[n - 1] for n in added_lines(base, other) if n <= len(new_lines))
         if set(_WORDS.findall(near)).intersection(_WORDS.findall(added)):
             return True
     return False
 
 
-def find_signature_changes(check: "_Check") -> tuple[SemanticFinding, ...]:
+def find_signature_changes(check: _Check) -> tuple[SemanticFinding, ...]:
     """Every call the merge broke by a reshaped definition (module docstring), in path and line order."""
     files = check.files
     if len(files) == 1:
@@ -114,12 +143,11 @@ def find_signature_changes(check: "_Check") -> tuple[SemanticFinding, ...]:
 
 
 # -- step 1: definitions one side reshaped ---------------------------------------------------------
-def _changes(check: "_Check", side: str, other: str,
+def _changes(check: _Check, side: str, other: str,
              pruned: tuple[frozenset[bytes], bytes] | None) -> Iterator[_Change]:
     """`pruned`: the names the other side's added lines use and the text they reach modules through
     (`_Check.added_names`), when that side is the smaller: only a file its new lines can reach (one
     it changed, one whose module they name, a Go file of a directory it changed) is read."""
-    from .semantic import semantic_profile
     used = pruned[0] if pruned is not None else None
     other_dirs = ({posixpath.dirname(p) for p, v in check.files.items() if not v.same(other, "base")}
                   if pruned is not None else set())
@@ -131,14 +159,14 @@ def _changes(check: "_Check", side: str, other: str,
         if pruned is not None and versions.same(other, "base") and check.module_token(path) not in pruned[1] \
                 and not (check.package_wide(path) and posixpath.dirname(path) in other_dirs):
             continue
-        profile = semantic_profile(path)
-        if profile is None or not profile.semantic.signatures.enabled:
+        profile = _profile(path)
+        if profile is None:
             continue
         base, mine = versions.base, versions.version(side)
         assert base is not None and mine is not None
         if used is not None and not any(name in base for name in used):
             continue
-        touched = _edited_lines(base, mine)
+        touched = edited_lines(base, mine)
         if not touched:
             continue
         before = check.symbols(path, "base", uses=False)
@@ -186,15 +214,6 @@ def _changes(check: "_Check", side: str, other: str,
             if kept is None or kept[1].arity != old[1].arity or result is None or result[1].arity != new[1].arity:
                 continue
             yield _Change(path, definition, side, old[1], result[1], result[0].line)
-
-
-def _edited_lines(old: bytes, new: bytes) -> list[tuple[int, int]]:
-    """The line ranges (first, last) of `old` that `new` changes, deletes or inserts between (an
-    insertion after line n is (n, n + 1)): a parameter added on a line of its own is an insertion."""
-    from .semantic import _hunks
-    if old == new:
-        return []
-    return [(start, start + count - 1) if count else (start, start + 1) for start, count, _, _ in _hunks(old, new)]
 
 
 def _only(symbols: Symbols, key: tuple[tuple[str, ...], str]) -> Definition | None:
@@ -280,8 +299,7 @@ def _holds(node: tree_sitter.Node, kinds: frozenset[str]) -> bool:
 
 
 # -- step 2: calls the other side added, the old way -----------------------------------------------
-def _calls(check: "_Check", changes: list[_Change], used_side: str) -> Iterator[SemanticFinding]:
-    from .semantic import _added_lines, _follow, semantic_profile
+def _calls(check: _Check, changes: list[_Change], used_side: str) -> Iterator[SemanticFinding]:
     if not changes:
         return
     by_key = {(c.path, c.definition.container, c.definition.name): c for c in changes}
@@ -290,8 +308,8 @@ def _calls(check: "_Check", changes: list[_Change], used_side: str) -> Iterator[
         data, merged_data = versions.version(used_side), versions.merged
         if data is None or merged_data is None or versions.same(used_side, "base"):
             continue
-        profile = semantic_profile(path)
-        if profile is None or not profile.semantic.signatures.enabled:
+        profile = _profile(path)
+        if profile is None:
             continue
         here = path.rsplit("/", 1)[0] if "/" in path else ""
         names = {c.definition.name for c in changes
@@ -300,7 +318,7 @@ def _calls(check: "_Check", changes: list[_Change], used_side: str) -> Iterator[
                       or (check.package_wide(c.path) and (c.path.rsplit("/", 1)[0] if "/" in c.path else "") == here))}
         if not names:
             continue
-        added = _added_lines(versions.base or b"", data)
+        added = added_lines(versions.base or b"", data)
         lines = data.split(b"\n")
         text = b"\n".join(lines[n - 1] for n in added if n <= len(lines))
         if not any(name.encode() in text for name in names):
@@ -309,7 +327,7 @@ def _calls(check: "_Check", changes: list[_Change], used_side: str) -> Iterator[
         tree = check.tree(path, "merged")
         if merged is None or tree is None:
             continue
-        followed = _follow(data, merged_data, added)
+        followed = follow(data, merged_data, added)
         rules = profile.semantic.signatures
         for reference in merged.references:
             if reference.kind != "call" or reference.name not in names or reference.line not in followed:
@@ -326,18 +344,17 @@ def _calls(check: "_Check", changes: list[_Change], used_side: str) -> Iterator[
             yield _finding(check, change, path, reference, used_side, count)
 
 
-def _target(check: "_Check", path: str, reference: Reference,
+def _target(check: _Check, path: str, reference: Reference,
             merged: Symbols) -> tuple[str, tuple[str, ...], str, str] | None:
     """(file, container, name, how) of the one definition a call surely means, else None; `how`:
     "bare", "self" (through the enclosing type's receiver), "class" or "module"."""
-    from .semantic import _visible_import, semantic_profile
-    profile = semantic_profile(path)
+    profile = _profile(path)
     assert profile is not None
     rules = profile.semantic
     name, receiver = reference.name, reference.receiver
     candidates: list[tuple[str, tuple[str, ...], str, str]] = []
     if receiver is None:
-        imported = _visible_import(merged, name, reference)
+        imported = visible_import(merged, name, reference)
         if imported is not None:
             if imported.name is not None:
                 candidates += [(f, (), imported.name, "bare") for f in check.resolve(imported.module, path, rules)]
@@ -365,7 +382,7 @@ def _target(check: "_Check", path: str, reference: Reference,
     else:
         if (receiver,) in merged.bound or any(d.name == receiver and not d.container for d in merged.definitions):
             candidates.append((path, (receiver,), name, "class"))
-        imported = _visible_import(merged, receiver, reference)
+        imported = visible_import(merged, receiver, reference)
         if imported is not None and imported.name is None:
             candidates += [(f, (), name, "module") for f in check.resolve(imported.module, path, rules)]
         elif imported is not None:
@@ -402,7 +419,7 @@ def _arguments(rules: SignatureRules, tree: tree_sitter.Tree, reference: Referen
     return len(items)
 
 
-def _finding(check: "_Check", change: _Change, use_path: str, reference: Reference, used_side: str,
+def _finding(check: _Check, change: _Change, use_path: str, reference: Reference, used_side: str,
              count: int) -> SemanticFinding:
     definition = change.definition
     merged_lines = (check.files[use_path].merged or b"").split(b"\n")

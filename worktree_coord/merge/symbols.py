@@ -303,6 +303,14 @@ def extract(profile: Profile, source: bytes, tree: tree_sitter.Tree | None = Non
     return out
 
 
+def visible_import(symbols: Symbols, bound: str, reference: Reference) -> Import | None:
+    """The import that binds `bound` where `reference` stands (its function scope, or the top), if any."""
+    for item in symbols.imports:
+        if item.bound == bound and (item.scope is None or item.scope in reference.scopes):
+            return item
+    return None
+
+
 def _add_import(out: Symbols, parts: dict[str, tree_sitter.Node], source: bytes, placer: _Placer,
                 module_binding: str, separator: str) -> None:
     anchor = parts.get("alias") or parts.get("name") or next(iter(parts.values()))   # the bound name's line
