@@ -26,7 +26,8 @@ Precision first (a flag that is usually wrong gets turned off, so fewer and sure
 The same entry points also report a declaration the merged file holds twice where the base and
 each side hold it once (duplicates.py: a finding with `problem="duplicate"`), and, over a tree
 merge, an import of a module one side replaced throughout that the other side added
-(import_paths.py: `problem="import_path"`).
+(import_paths.py: `problem="import_path"`), and a call a side added that passes what a function's
+base shape takes where the other side changed its parameters (signatures.py: `problem="signature"`).
 Names, kinds and scopes come from symbols.py (the grammar wheels' tags queries and the profile's
 data); nothing here is language-specific.
 """
