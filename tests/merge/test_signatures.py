@@ -402,3 +402,14 @@ def test_a_parameter_inserted_on_a_line_of_its_own_is_seen() -> None:
     right = base + "\n\ndef other():\n    return parse('b', False)\n"
     [finding] = _reshaped("m.py", base.encode(), left.encode(), right.encode())
     assert (finding.name, finding.arguments, finding.replacement) == ("parse", 2, "parse( text, strict, encoding, )")
+
+
+def test_typescript_an_arrow_function_bound_to_a_const_is_counted() -> None:
+    arrow = TS.replace("export function parse(text: string, strict: boolean): string {\n  return text;\n}",
+                       "export const parse = (text: string, strict: boolean): string => {\n  return text;\n};")
+    base, left, right = _case(arrow, "(text: string, strict: boolean)", "(text: string, strict: boolean, enc: string)",
+                              'parse("a", true)', 'parse("a", true, "u")',
+                              '\nexport function other(): string {\n  return parse("b", false);\n}\n')
+    [finding] = _reshaped("src/m.ts", base, left, right)
+    assert (finding.name, finding.arguments) == ("parse", 2)
+    assert finding.replacement == "parse = (text: string, strict: boolean, enc: string)"
