@@ -80,6 +80,13 @@ CONFIG_DOCS: dict[str, tuple[str, str]] = {
                        "the merge held back), `warn` (merged, reported in `task finish`, `wtc report` and "
                        "`wtc check`), or `off`. `wtc run start --semantic` overrides it for one run, "
                        "`wtc check --semantic` and `wtc merge-file --semantic` for one call."),
+    "max-file-size": ('"200MB"', "The largest file a task may merge: bytes, or a size like `100MB` or `1.5GiB` "
+                      "(units of 1024), 0 for no limit. `task finish` refuses a bigger one before committing it (an "
+                      "agent's build output, dataset or dump the `.gitignore` does not name), and one in any of the "
+                      "agent's own commits, even when a later commit removed it (the merge would bring that history "
+                      "in), naming the command that takes it out; `wtc check` flags a branch that adds one. A file "
+                      "the repository already tracked over the limit is left alone. The default, 50 MiB, is where "
+                      "GitHub starts warning; it refuses pushes holding a file over 100 MiB."),
 }
 
 

@@ -8,6 +8,8 @@ tree in a bare repository.
 
 from __future__ import annotations
 
+import re
+
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
@@ -69,6 +71,7 @@ class Config:
     store: str | None = None
     lease_ttl: float = 30.0
     semantic_check: str = "block"
+    max_file_size: int = 50 * 1024 * 1024   # bytes; 0: no limit (boundary/large_files.py)
     source: str | None = None
 
     def to_json(self) -> dict[str, Any]:
@@ -88,6 +91,7 @@ class Config:
             "store": redact_address(self.store) if self.store else None,
             "lease-ttl": self.lease_ttl,
             "semantic-check": self.semantic_check,
+            "max-file-size": self.max_file_size,
             "source": self.source,
         }
 
@@ -114,6 +118,21 @@ def _positive_int(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise TypeError("a positive integer")
     return value
+
+
+_SIZE_UNITS = {"": 1, "b": 1, "k": 1024, "kb": 1024, "kib": 1024, "m": 1024 ** 2, "mb": 1024 ** 2, "mib": 1024 ** 2,
+               "g": 1024 ** 3, "gb": 1024 ** 3, "gib": 1024 ** 3}
+
+
+def _size(value: Any) -> int:
+    """Bytes, or a text like "100MB" / "1.5 GiB" (units of 1024; "MB" means MiB, as git and hosts
+    count); 0 turns the limit off."""
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return value
+    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*", value) if isinstance(value, str) else None
+    if match is None or match.group(2).lower() not in _SIZE_UNITS:
+        raise TypeError('a size in bytes, or a text like "100MB" or "1GiB" (0 for no limit)')
+    return int(float(match.group(1)) * _SIZE_UNITS[match.group(2).lower()])
 
 
 def _semantic_mode(value: Any) -> str:
@@ -238,6 +257,7 @@ _KEYS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "store": ("store", _store_address),
     "lease-ttl": ("lease_ttl", _seconds),
     "semantic-check": ("semantic_check", _semantic_mode),
+    "max-file-size": ("max_file_size", _size),
 }
 
 

@@ -272,20 +272,73 @@ snapshots:
     assert locked == {"a": {"1.2.0"}, "string-width": {"4.2.3"}, "react-dom": {"18.2.0"}, "@scope/x": {"2.0.1"}}
 
 
-def test_a_relock_by_another_pnpm_major_than_the_project_pins_is_a_warning(tmp_path, pnpm_env):
-    used = pnpm(tmp_path, pnpm_env, "--version").stdout.strip().splitlines()[-1]
+def _pin(ws: Path, version: str) -> None:
+    doc = json.loads((ws / "package.json").read_text())
+    (ws / "package.json").write_text(json.dumps({**doc, "packageManager": f"pnpm@{version}"}, indent=2) + "\n")
+
+
+def _installed_pnpm(tmp_path: Path, env: dict) -> str:
+    return pnpm(tmp_path, env, "--version").stdout.strip().splitlines()[-1]
+
+
+def test_a_pinned_pnpm_of_another_major_that_npm_has_not_cached_is_needs_network_offline(tmp_path, pnpm_env):
+    """Relocking with another major than the project pins rewrites the lock in that major's format
+    (and nothing undoes a committed relock): offline, with the pinned pnpm not in npm's cache, the
+    root needs the network and its files are put back."""
+    used = _installed_pnpm(tmp_path, pnpm_env)
     other = f"{int(used.split('.')[0]) - 1}.19.0"
-    ws = make_workspace(tmp_path / "ws", pnpm_env, root_fields={"packageManager": f"pnpm@{other}+sha512.abc"})
-    intents = json_edit(ws, "t", dependencies={"a": "workspace:*"})
-    result = consolidate_root(ws, "", "pnpm", intents, env=pnpm_env)
-    assert result.state == RootState.APPLIED, result.error
-    assert [w for w in result.warnings if "pins pnpm@" in w] == [
-        f"relocked with pnpm {used}, but package.json pins pnpm@{other} (packageManager): review the lockfile "
-        "diff, or put that pnpm on PATH and consolidate again"]
-    # The same major pinned: nothing to say.
-    same = make_workspace(tmp_path / "same", pnpm_env, root_fields={"packageManager": f"pnpm@{used}"})
+    ws = make_workspace(tmp_path / "ws", pnpm_env)
+    _pin(ws, other)
+    before = snapshot(ws)
+    result = consolidate_root(ws, "", "pnpm", json_edit(ws, "t", dependencies={"a": "workspace:*"}), env=pnpm_env)
+    assert result.state == RootState.NEEDS_NETWORK, result.error
+    assert result.error["fix"].startswith("run consolidation with the network allowed (wtc consolidate --online)")
+    assert f"package.json pins pnpm@{other} (packageManager) and the pnpm on PATH is {used}" in result.error["stderr"]
+    assert "ENOTCACHED" in result.error["stderr"]
+    assert snapshot(ws) == before, "nothing relocked by the wrong pnpm stays on disk"
+    # The same major pinned (another minor): the installed pnpm runs, nothing fetched.
+    same = make_workspace(tmp_path / "same", pnpm_env)
+    _pin(same, f"{used.split('.')[0]}.0.0")
     result = consolidate_root(same, "", "pnpm", json_edit(same, "t", dependencies={"a": "workspace:*"}), env=pnpm_env)
-    assert result.state == RootState.APPLIED and not [w for w in result.warnings if "pins pnpm@" in w]
+    assert result.state == RootState.APPLIED and not result.warnings, result
+    assert not [run for run in result.tool_runs if run["argv"][:2] == ["npm", "exec"]]
+
+
+def test_a_pinned_pnpm_with_no_npm_to_fetch_it_names_the_version_to_install(tmp_path, pnpm_env):
+    ws = make_workspace(tmp_path / "ws", pnpm_env)
+    _pin(ws, "9.15.9")
+    bin_dir = tmp_path / "bin"                       # node and pnpm, but no npm
+    bin_dir.mkdir()
+    for tool in ("node", "pnpm"):
+        (bin_dir / tool).symlink_to(shutil.which(tool))
+    env = {**pnpm_env, "PATH": str(bin_dir)}
+    result = consolidate_root(ws, "", "pnpm", json_edit(ws, "t", dependencies={"a": "workspace:*"}), env=env,
+                              offline=False)
+    assert result.state == RootState.FAILED and result.error["kind"] == "tool_missing", result.error
+    assert result.error["fix"] == ("install pnpm@9.15.9 (npm install -g pnpm@9.15.9, or run consolidation with "
+                                   "--online, which fetches it with npm exec), then consolidate again with "
+                                   "--retry-failed")
+
+
+@pytest.mark.skipif(shutil.which("npm") is None, reason="npm comes with Node.js 20, which the README's set-up needs")
+def test_online_the_pinned_pnpm_is_fetched_with_npm_exec_and_relocks_then_offline_from_the_cache(tmp_path, pnpm_env):
+    """Uses the npm registry, as the README's `npm install --prefix tools` does: pnpm@10 is fetched
+    once into this test's own npm cache, relocks, and a later offline consolidation reuses it."""
+    pinned = "10.34.5"
+    assert _installed_pnpm(tmp_path, pnpm_env).split(".")[0] != "10", "the test needs another major on PATH"
+    ws = make_workspace(tmp_path / "ws", pnpm_env, members=("a", "b"))
+    _pin(ws, pinned)
+    result = consolidate_root(ws, "", "pnpm", json_edit(ws, "t", dependencies={"a": "workspace:*"}), env=pnpm_env,
+                              offline=False)
+    assert result.state == RootState.APPLIED, result.error
+    assert not [w for w in result.warnings if "pins pnpm@" in w], result.warnings
+    fetched = [run for run in result.tool_runs if run["argv"][:2] == ["npm", "exec"]]
+    assert [run["returncode"] for run in fetched] == [1, 0], "offline first (not cached), then fetched"
+    assert f"--package=pnpm@{pinned}" in fetched[-1]["argv"]
+    assert lock(ws)["importers"]["."]["dependencies"]["a"]["version"] == "link:packages/a"
+    adapter = adapter_for("pnpm", ws, "", env=pnpm_env)
+    assert adapter.relock(offline=True).ok, "offline now: npm's cache holds the pinned pnpm"
+    assert adapter.run(("pnpm", "--version")).stdout.strip().splitlines()[-1] == pinned
 
 
 def test_packages_the_relock_moves_without_an_intent_are_a_warning(tmp_path, pnpm_env):

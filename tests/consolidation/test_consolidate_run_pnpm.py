@@ -93,10 +93,15 @@ def test_member_in_workspace_yaml_and_root_dependency_on_it_land_in_one_consolid
     assert again["roots"] == [] and git(repo, "rev-parse", "wtc/r1/integration") == report["tip"]
 
 
-def test_a_relock_by_another_pnpm_major_is_a_warning_of_the_consolidation_and_the_report(pnpm_repo):
+def test_a_pinned_pnpm_of_another_major_is_never_used_silently_offline_then_fetched_online(pnpm_repo, monkeypatch):
+    """The project pins pnpm@10 while PATH has another major: offline (npm's cache empty) the
+    intent waits for the network and landing is told why; `--online` fetches the pinned pnpm with
+    npm exec (the registry, as the README's `npm install --prefix tools` uses it) and relocks with it."""
     repo = pnpm_repo
+    monkeypatch.setenv("npm_config_cache", str(repo.parent / "npm-cache"))
     used = subprocess.run(["pnpm", "--version"], capture_output=True, text=True).stdout.strip().splitlines()[-1]
-    pinned = f"{int(used.split('.')[0]) - 1}.4.0"
+    pinned = "10.34.5"
+    assert used.split(".")[0] != "10", "the test needs another major on PATH"
     manifest = {"name": "root", "private": True, "packageManager": f"pnpm@{pinned}"}
     write(repo, {"package.json": json.dumps(manifest, indent=2) + "\n"})
     git(repo, "commit", "-qam", "pin pnpm")
@@ -104,11 +109,41 @@ def test_a_relock_by_another_pnpm_major_is_a_warning_of_the_consolidation_and_th
     app = Path(wtc(repo, "task", "start", "app", "--run", "r1", "--own", "packages/a/**")["worktree"])
     write(app, {"package.json": json.dumps(manifest | {"devDependencies": {"a": "workspace:*"}}, indent=2) + "\n"})
     assert wtc(repo, "task", "finish", "app", "--run", "r1")["state"] == "merged"
+    before = git(repo, "rev-parse", "wtc/r1/integration")
     [root] = wtc(repo, "consolidate", "--run", "r1")["roots"]
-    assert root["state"] == "applied", root
-    warning = (f"relocked with pnpm {used}, but package.json pins pnpm@{pinned} (packageManager): review the "
-               "lockfile diff, or put that pnpm on PATH and consolidate again")
-    assert root["warnings"] == [warning]
+    assert root["state"] == "needs_network", root
+    assert f"pins pnpm@{pinned} (packageManager) and the pnpm on PATH is {used}" in root["error"]["stderr"]
+    assert git(repo, "rev-parse", "wtc/r1/integration") == before, "nothing committed"
     report = wtc(repo, "report", "--run", "r1")
-    assert f"consolidation of pnpm root .: {warning}" in report["warnings"]
-    assert report["consolidation"][0]["warnings"] == [warning]
+    assert [i["state"] for i in report["intents_pending"]] == ["needs_network"], report["intents_pending"]
+
+    [root] = wtc(repo, "consolidate", "--run", "r1", "--online", "--retry-failed")["roots"]
+    assert root["state"] == "applied" and root["warnings"] == [], root
+    assert any(f"--package=pnpm@{pinned}" in run["argv"] and run["returncode"] == 0 for run in root["tool_runs"])
+    importers = yaml.safe_load(git(repo, "show", "wtc/r1/integration:pnpm-lock.yaml"))["importers"]
+    assert importers["."]["devDependencies"]["a"] == {"specifier": "workspace:*", "version": "link:packages/a"}
+
+
+def test_a_member_manifest_change_merges_as_code_and_the_finish_says_its_root_relocks_at_consolidation(pnpm_repo):
+    repo = pnpm_repo
+    wtc(repo, "run", "start", "--run", "r1")
+    wt = Path(wtc(repo, "task", "start", "dep", "--run", "r1", "--own", "packages/a/**")["worktree"])
+    write(wt, {"packages/a/package.json": pkg("a", dependencies={"left-pad": "^1.3.0"})})
+    done = subprocess.run([sys.executable, "-m", "worktree_coord", "task", "finish", "dep", "--run", "r1"], cwd=repo,
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert ("  relock    pnpm root . (packages/a/package.json changed): at consolidation "
+            "(`wtc consolidate --run r1`)") in done.stdout.splitlines(), done.stdout
+    assert "reserved" not in done.stdout, "the member's manifest is not reserved: it merged as code"
+
+
+def test_a_lockfile_edit_is_named_once_as_reserved_not_again_as_a_relock(pnpm_repo):
+    repo = pnpm_repo
+    wtc(repo, "run", "start", "--run", "r1")
+    wt = Path(wtc(repo, "task", "start", "lock", "--run", "r1", "--own", "packages/a/**")["worktree"])
+    write(wt, {"pnpm-lock.yaml": (wt / "pnpm-lock.yaml").read_text() + "\n"})
+    done = subprocess.run([sys.executable, "-m", "worktree_coord", "task", "finish", "lock", "--run", "r1"], cwd=repo,
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "  reserved  pnpm-lock.yaml (modified): kept aside for consolidation" in done.stdout.splitlines()
+    assert "relock" not in done.stdout, done.stdout

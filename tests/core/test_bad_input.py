@@ -30,11 +30,11 @@ def test_binary_and_large_files_are_committed_and_merged(repo, coord):
     wt = start(coord)
     write(wt, {"packages/api/logo.png": bytes(range(256)) * 40})
     with open(wt / "packages/api/big.bin", "wb") as handle:
-        handle.seek(51 * 1024 * 1024)
+        handle.seek(45 * 1024 * 1024)
         handle.write(b"\0")
     done = coord.finish_task("r1", "t")
     assert done.state == "merged"
-    assert git(repo, "cat-file", "-s", "wtc/r1/integration:packages/api/big.bin") == str(51 * 1024 * 1024 + 1)
+    assert git(repo, "cat-file", "-s", "wtc/r1/integration:packages/api/big.bin") == str(45 * 1024 * 1024 + 1)
 
 
 def test_non_utf8_file_names_and_contents(repo, coord):

@@ -113,6 +113,36 @@ def test_a_deleted_file_against_an_edit_of_it_is_a_conflict_and_two_deletions_ar
     assert forecast.overlaps[0]["declarations"]["a"] == [""]         # the whole file
 
 
+def test_a_file_one_task_renamed_and_another_edited_merges_into_the_renamed_file_as_git_does(coordinator):
+    """git's rename detection carries an edit of the old path into the moved file at merge time: the
+    forecast and `task check` say the same (never a delete/modify conflict), and an edit that
+    collides with the mover's own edit is a conflict named at the new path, as the finish reports."""
+    mover, editor, clasher = start(coordinator, "mover"), start(coordinator, "editor"), start(coordinator, "clasher")
+    git(mover, "mv", "app/service.py", "app/services.py")
+    edit(mover, "app/services.py", "return x + 1", "return x + 10")
+    edit(editor, "app/service.py", "return x - 3", "return x - 30")
+    edit(clasher, "app/service.py", "return x + 1", "return x + 11")
+    forecast = coordinator.forecast("r1")
+    assert {(c["left"], c["right"], c["path"], c["kind"]) for c in forecast.conflicts} == {
+        ("mover", "clasher", "app/services.py", "content")}
+    assert row(forecast, "editor")["forecast"] == "overlap"
+    assert coordinator.check_task("r1", "editor").exit_code == 0
+    assert coordinator.finish_task("r1", "mover").state == "merged"
+    check = coordinator.check_task("r1", "editor")
+    assert check.exit_code == 0 and check.onto[0]["target"] == "integration", check.onto
+    check = coordinator.check_task("r1", "clasher")
+    assert check.exit_code == 1 and [c["path"] for c in check.onto[0]["conflicts"]] == ["app/services.py"]
+    assert coordinator.finish_task("r1", "editor").state == "merged"
+    repo = mover.parents[3]                                  # <repo>/.wtc/worktrees/r1/mover
+    assert "return x - 30" in git(repo, "show", "wtc/r1/integration:app/services.py")
+    assert coordinator.finish_task("r1", "clasher").state == "conflict"
+    # A deletion that is no rename (nothing similar added) stays a delete/modify conflict.
+    deleter, other = start(coordinator, "deleter"), start(coordinator, "other")
+    git(deleter, "rm", "-q", "app/other.py")
+    edit(other, "app/other.py", "VALUE = 1", "VALUE = 2")
+    assert [c["kind"] for c in coordinator.forecast("r1").conflicts if c["left"] == "deleter"] == ["delete_modify"]
+
+
 def test_a_binary_file_two_tasks_change_conflicts_and_one_side_alone_does_not(coordinator):
     a, b = start(coordinator, "a"), start(coordinator, "b")
     (a / "assets/logo.bin").write_bytes(b"\x00new logo a\x00")

@@ -83,7 +83,7 @@ LINTS = b'[lints.clippy]\nbool_assert_comparison = "allow"\nstring_to_string = "
 @pytest.mark.parametrize(("edited", "by_guard"), [
     (LINTS.replace(b"string_to_string", b"# string_to_string"), True),                  # commented out
     # Key renamed: the data merge conflicts by itself (a member one side deleted and the other
-    # reworded is a delete/modify, structured._reworded_against_deletion), before the guard is asked.
+    # reworded is a delete/modify, group_rules.reworded_against_deletion), before the guard is asked.
     (LINTS.replace(b'string_to_string = "warn"', b'str_to_string = "warn"'), False),
     # A value changed where the other side deleted the key: the data merge's own delete/modify.
     (LINTS.replace(b'string_to_string = "warn"', b'string_to_string = "allow"'), False),

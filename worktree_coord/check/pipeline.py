@@ -21,6 +21,8 @@ import os
 from pathlib import Path
 from typing import Any, Sequence
 
+import pygit2
+
 from ..boundary import check_changes, make_boundary, reserved_patterns
 from ..config import Config, load_config
 from ..errors import GitError, UsageError
@@ -89,6 +91,7 @@ def check(repo: str | os.PathLike[str] = ".", *, head: str | None = None, base: 
     reporter.event("check.stage", stage="boundary", head=head_sha, base=base_sha)
     changes = git.changes(base_sha, head_sha)
     findings = _boundary_findings(git, changes, boundary, source if source.kind == "manifest" else None, head_sha)
+    findings += _large_file_findings(git, changes, config.max_file_size)
     reserved_paths = [f.path for f in findings if f.rule == "reserved_edit"]
 
     summary = MergeSummary(False, True, target_name, target_tip, reason="not asked (--no-merge)")
@@ -137,6 +140,7 @@ def check_staged(repo: str | os.PathLike[str] = ".", *, own: Sequence[str] = (),
     boundary = Boundary(own=source.own, read=source.read, reserved=source.reserved)
     changes = git.changes(base_tree, index_tree)
     findings = _boundary_findings(git, changes, boundary, source if source.kind == "manifest" else None, index_tree)
+    findings += _large_file_findings(git, changes, config.max_file_size)
     intents, refused = _intents(git, changes, boundary, task="staged", since=head_sha or "", tree=base_tree)
     findings += refused
     return CheckReport(
@@ -168,6 +172,22 @@ def _boundary_source(config: Config, own: Sequence[str], read: Sequence[str], ta
                      fix=f"pass --own GLOB (--own '**' for a branch that may change anything: then only its"
                          f" reserved-file edits and the dry-run merge are checked), or --run ID --task ID, or commit"
                          f" a {DEFAULT_MANIFEST} (see docs/ci.md)")
+
+
+def _large_file_findings(git: GitRepo, changes: Sequence[Change], limit: int) -> list[Finding]:
+    """Files over max-file-size the branch adds or grows past it (boundary/large_files.py)."""
+    from ..boundary.large_files import too_large
+
+    def size(oid: str | None) -> int | None:
+        return int(git.repo.odb.read_header(pygit2.Oid(hex=oid))[1]) if oid else None
+
+    sizes = [(c.path, size(c.new_oid)) for c in changes if c.new_oid and c.new_mode != GIT_MODE_GITLINK]
+    old = {c.path: c.old_oid for c in changes}
+    found = too_large(sizes, limit, lambda path: size(old.get(path)))
+    # No line range: a file this large is not read (a diff of it would load it whole).
+    return [Finding("large_file", large.path, large.violation(limit, None, committed=True)["detail"],
+                    Severity.ERROR, None, None, details={"size": large.size, "limit": limit})
+            for large in found]
 
 
 _MANIFEST_NOTES = {

@@ -59,6 +59,11 @@ RULES: dict[str, RuleInfo] = {r.id: r for r in (
           "The branch records a folder holding its own git repository as a gitlink that no .gitmodules declares:"
           " a commit id only that folder has, where the files were meant.",
           "Remove the folder's .git and `git rm --cached` it to commit its files, or add it with `git submodule add`."),
+    _rule("large_file", "File over max-file-size", Category.BOUNDARY, Severity.ERROR, EXIT_BOUNDARY,
+          "The branch adds a file over max-file-size (default 50 MiB), or grows one past it: once merged it is "
+          "in the history every clone downloads, and hosts refuse pushes holding files over 100 MiB.",
+          "Name it in .gitignore and take it out of the branch's commits, or raise max-file-size in "
+          "[tool.worktree-coord] if it belongs in the repository (or track it with git LFS)."),
     _rule("reserved_type", "Reserved file changes type", Category.BOUNDARY, Severity.ERROR, EXIT_BOUNDARY,
           "A reserved manifest or lockfile became, or stopped being, a symlink.",
           "Keep reserved files regular files; express the change as an edit."),

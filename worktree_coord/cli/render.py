@@ -84,11 +84,15 @@ def _rule_text(rule: dict) -> str:  # type: ignore[type-arg]
     return text + f"  [{'run ' + rule['run'] if rule['run'] else 'every run'}]"
 
 
+
 def task_finished(r: TaskFinished) -> str:
     head = f"task {r.task}: {r.state}" + (f" at {r.commit[:12]}" if r.commit else "") + _again(r.replayed)
     lines = [head]
     if r.violations:
-        kept = ("the worktree stays" if any(v["rule"] in ("branch_switched", "git_dir", "stashed_work") for v in r.violations)
+        from ..boundary.large_files import NOTHING_COMMITTED  # not at the top: `wtc status` must not load pygit2
+
+        kept = ("the worktree stays" if any(v["rule"] in ("branch_switched", "git_dir", "stashed_work")
+                                            or v["detail"].endswith(NOTHING_COMMITTED) for v in r.violations)
                 else f"the commit stays on {r.branch} and the worktree stays")
         lines.append(f"  {len(r.violations)} boundary violation(s); {kept}:")
         for v in r.violations:
@@ -100,6 +104,12 @@ def task_finished(r: TaskFinished) -> str:
                      + (f" (resolved {', '.join(r.merge['resolved'])})" if r.merge.get("resolved") else ""))
     for item in r.reserved:
         lines.append(f"  reserved  {item['path']} ({item['status']}): kept aside for consolidation")
+    reserved_paths = {item["path"] for item in r.reserved}
+    for intent in r.intents:
+        # A member's manifest merged as code, so its root's lock waits (a reserved file's line says so already).
+        if intent.get("op") == "relock" and intent.get("manifest") not in reserved_paths:
+            lines.append(f"  relock    {intent['ecosystem']} root {intent.get('root') or '.'} "
+                         f"({intent['manifest']} changed): at consolidation (`wtc consolidate --run {r.run}`)")
     for c in r.conflicts:
         if c.get("semantic"):
             lines.append(f"  conflict  {_semantic_line(c['semantic'])}")

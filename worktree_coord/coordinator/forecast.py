@@ -16,7 +16,9 @@ integrate.update_tree: only the directories on changed paths are rewritten); its
 diff from the merge base of its HEAD and the integration tip (the pin, unless `task update` merged
 integration in). Only files two sides both change are merged, each with the engine's `merge_file`
 (the same cascade the merge queue runs, semantic check per file included), pairwise and onto the
-integration tip. Cost: one `git status` per live worktree plus work proportional to the changed
+integration tip; a file one side deleted and the other changed is followed into the file the deleting
+side renamed it to, when git's rename detection pairs them (as merge-ort does when the queue
+merges), and reported at the new path. Cost: one `git status` per live worktree plus work proportional to the changed
 files; a file merge is cached by (path, base blob, left blob, right blob, semantic mode) in memory
 and in `<git common dir>/wtc/forecast-cache/`, so an agent calling `task check` every minute pays
 for the files that changed since its last call.
@@ -271,6 +273,7 @@ class _Engine:
         self.word_sets: dict[str, tuple[set[bytes], set[bytes]]] = {}
         self.file_words: dict[str, set[bytes]] = {}
         self.undefined: dict[tuple[str, str | None], set[bytes]] = {}
+        self.renamed: dict[tuple[str, str], dict[str, str]] = {}
         self.merged = self.hits = self.pairs = 0
 
     def stats(self, started: float, tasks: int) -> dict[str, Any]:
@@ -299,8 +302,11 @@ class _Engine:
         found = []
         for path in paths:
             base_oid = self._entry(base, path)
-            outcome = self._merge(path, base_oid, left.changes[path].new_oid, right.changes[path].new_oid)
-            found += [{"left": left.name, "right": right.name, "path": path} | c for c in outcome["conflicts"]]
+            shown, left_oid, right_oid = self._follow_renames(path, base_oid, left.changes[path].new_oid,
+                                                              right.changes[path].new_oid,
+                                                              (base, left.tree), (base, right.tree))
+            outcome = self._merge(shown, base_oid, left_oid, right_oid)
+            found += [{"left": left.name, "right": right.name, "path": shown} | c for c in outcome["conflicts"]]
         return found
 
     def integration_overlap(self, state: CurrentState, tip: str) -> set[str]:
@@ -316,9 +322,40 @@ class _Engine:
         found = []
         for path in sorted(self.integration_overlap(state, tip)):
             ours = self.integration_changes[state.base][path]
-            outcome = self._merge(path, ours.old_oid, ours.new_oid, state.changes[path].new_oid)
-            found += [{"left": INTEGRATION, "right": state.name, "path": path} | c for c in outcome["conflicts"]]
+            shown, left_oid, right_oid = self._follow_renames(path, ours.old_oid, ours.new_oid,
+                                                              state.changes[path].new_oid,
+                                                              (state.base, tip), (state.base, state.tree))
+            outcome = self._merge(shown, ours.old_oid, left_oid, right_oid)
+            found += [{"left": INTEGRATION, "right": state.name, "path": shown} | c for c in outcome["conflicts"]]
         return found
+
+    # -- renames: a file one side moved (and maybe edited) while the other edited it in place merges
+    # -- into the moved file, as git's rename detection does at merge time (merge-ort, in the queue)
+
+    def _follow_renames(self, path: str, base_oid: str | None, left_oid: str | None, right_oid: str | None,
+                        left_from: tuple[str, str], right_from: tuple[str, str]) -> tuple[str, str | None, str | None]:
+        """(path to report, left blob, right blob) for a file the two sides share: when one side
+        deleted `path` that the other changed, and the deleting side renamed it (git's similarity
+        rules), its version is the renamed file's and the path reported is the new one."""
+        if base_oid is None or (left_oid is None) == (right_oid is None):
+            return path, left_oid, right_oid
+        mover, kept_oid = (left_from, right_oid) if left_oid is None else (right_from, left_oid)
+        new_path = self._renames(*mover).get(path)
+        if new_path is None or kept_oid is None:
+            return path, left_oid, right_oid
+        moved_oid = self._entry(mover[1], new_path)
+        return (new_path, moved_oid, right_oid) if left_oid is None else (new_path, left_oid, moved_oid)
+
+    def _renames(self, base: str, tree: str) -> dict[str, str]:
+        """Old path -> new path for every file git's rename detection pairs between `base` and `tree`
+        (commits or trees); computed once per pair, only when a shared file was deleted on one side."""
+        if (base, tree) not in self.renamed:
+            repo = self.git.repo
+            diff = repo.diff(repo[pygit2.Oid(hex=base)].peel(pygit2.Tree), repo[pygit2.Oid(hex=tree)].peel(pygit2.Tree))
+            diff.find_similar()
+            self.renamed[(base, tree)] = {delta.old_file.path: delta.new_file.path for delta in diff.deltas
+                                          if delta.status == pygit2.GIT_DELTA_RENAMED}
+        return self.renamed[(base, tree)]
 
     # -- names one side removes and the other's new code uses, across files
 

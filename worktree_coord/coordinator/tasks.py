@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import shlex
+import stat
 import time
 from pathlib import Path
 from typing import Any, Sequence
@@ -22,7 +23,7 @@ from ..store import leases
 from ..consolidate.names import is_manifest
 from ..crashpoints import crash_point
 from ..errors import BusyError, StateError, UsageError
-from ..gitrepo import GitRepo
+from ..gitrepo import GIT_MODE_GITLINK, GitRepo
 from ..integrate import FileToResolve, Resolver
 from ..store.idempotency import Outcome, default_key, run_once, variant_key
 from ..merge.result import SemanticMode
@@ -260,8 +261,11 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
                 problems.append({"path": "", "rule": "stashed_work",
                                  "detail": _stash_note(task.branch, task.worktree, stashed)})
             if not problems:
-                name, email = _split_author(task.author)
                 generated = self._generated(path)
+                # Checked before the commit: once committed, a file is in the history landing pushes.
+                problems = self._large_working_files(task, path, [folder for folder, _ in generated])
+            if not problems:
+                name, email = _split_author(task.author)
                 self.git.commit_all(path, message or f"wtc: {task_id}", name, email,
                                     leave_out=[folder for folder, _ in generated])
                 if generated:
@@ -306,6 +310,7 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
                                                       lambda: self.git.submodule_paths(tip))
                     violations = [v.to_json() for v in report.violations]
                     violations += self._leftover_markers(task, tip)
+                    violations += self._large_committed_files(task, since, tip)
                     reserved = [{"path": c.path, "status": c.status, "base_oid": c.old_oid, "new_oid": c.new_oid}
                                 for c in report.reserved]
                     if not violations and (report.reserved or any(is_manifest(c.path) for c in report.owned)):
@@ -409,6 +414,83 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
             return []
         self.git.git("checkout", "-q", "-B", task.branch, cwd=path)
         return [f"the branch {task.branch} was deleted by hand; recreated it at the worktree's HEAD {head[:12]}"]
+
+    def _large_working_files(self, task: TaskRecord, path: Path, leave_out: list[str]) -> list[dict[str, str]]:
+        """Files finish would commit that are over max-file-size (boundary/large_files.py), by their
+        size on disk; a file the worktree's HEAD already holds that large is left to the check of
+        the task's commits."""
+        from ..boundary.large_files import too_large
+
+        limit = self.config.max_file_size
+        if not limit:
+            return []
+        head, paths = self.git.working_changes(path)
+        sizes = []
+        for rel in paths:
+            if leave_out and rel.startswith(tuple(leave_out)):
+                continue
+            try:
+                info = (path / rel).lstat()
+            except OSError:
+                continue
+            if stat.S_ISREG(info.st_mode) and info.st_size > limit:
+                sizes.append((rel, info.st_size))
+        found = too_large(sizes, limit, lambda rel: self._size_at(head, rel))
+        return [large.violation(limit, task.worktree, committed=False) for large in found]
+
+    def _large_committed_files(self, task: TaskRecord, since: str, tip: str) -> list[dict[str, str]]:
+        """Files over max-file-size in any of the task's own commits since `since` (the agent
+        committed them itself), by blob size from the object header: a file a later commit removed
+        is still in the history the merge would bring in. Merge commits (`task update`) bring other
+        tasks' files and are skipped; a file already that large in the commit before is the
+        project's own."""
+        from ..boundary.large_files import too_large
+
+        import pygit2   # here, not at the top: `wtc status` imports this module and must not load libgit2
+
+        limit = self.config.max_file_size
+        if not limit or since == tip:
+            return []
+        repo = self.git.repo
+        walker = repo.walk(pygit2.Oid(hex=tip))
+        walker.hide(pygit2.Oid(hex=since))
+        found: dict[str, Any] = {}
+        for commit in walker:
+            if len(commit.parents) != 1:
+                continue
+            diff = repo.diff(commit.parents[0].tree, commit.tree)
+            sizes, old = [], {}
+            for delta in diff.deltas:
+                if delta.new_file.mode in (pygit2.GIT_FILEMODE_BLOB, pygit2.GIT_FILEMODE_BLOB_EXECUTABLE) \
+                        and delta.status != pygit2.GIT_DELTA_DELETED:
+                    path = delta.new_file.path
+                    sizes.append((path, self._blob_size(str(delta.new_file.id))))
+                    old[path] = str(delta.old_file.id) if delta.status != pygit2.GIT_DELTA_ADDED else None
+            for large in too_large(sizes, limit, lambda rel: self._blob_size(old.get(rel))):
+                found.setdefault(large.path, large)
+        return [large.violation(limit, task.worktree, committed=True, since=since)
+                for _, large in sorted(found.items())]
+
+    def _blob_size(self, oid: str | None) -> int | None:
+        import pygit2
+
+        if not oid:
+            return None
+        try:
+            return int(self.git.repo.odb.read_header(pygit2.Oid(hex=oid))[1])
+        except (KeyError, ValueError, pygit2.GitError):
+            return None
+
+    def _size_at(self, commit: str | None, rel: str) -> int | None:
+        import pygit2
+
+        if not commit:
+            return None
+        try:
+            entry = self.git.repo[pygit2.Oid(hex=commit)].peel(pygit2.Tree)[rel]
+        except KeyError:
+            return None
+        return self._blob_size(str(entry.id))
 
     def _leftover_markers(self, task: TaskRecord, tip: str) -> list[dict[str, str]]:
         """Files `task update` left with conflict markers must not be committed with them."""

@@ -1,7 +1,9 @@
 """The merge engine: bytes in, bytes out, one file at a time, and a tree-level helper.
 
 Stages (one module each): `line` (diff3 line merge through libgit2), `profiles` (language data
-from `grammars/`), `members` (containers cut into members), `structured` (declaration-level merge),
+from `grammars/`), `members` (containers cut into members), `structured` (declaration-level merge: the
+driver, with `member_diff`, `group_rules`, `statement_forms`, `insertion_order`, `insertion_layout`,
+`name_loss` for its rules and `pieces` for its output),
 `markers` (conflict blocks read and written), `names` (names members bind and new code uses:
 lost-binding and duplicate-import checks), `validate` (strict parsers as a second opinion),
 `python_cst` (libcst refinements of Python results: import union, one statement per module),

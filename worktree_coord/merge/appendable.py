@@ -3,7 +3,7 @@
 Stage: after the line merge conflicted on a file no tree-sitter profile covers (the cascade's
 step 4 for .gitignore, CODEOWNERS, requirements-style lists, AUTHORS, gettext PO, Java
 .properties). Input: base, left, right bytes and the file's kind. Output: pieces (bytes or
-`structured.Conflict`) from `keyed_sequence.merge_entries`, or Unmergeable with the reason (the
+`pieces.Conflict`) from `keyed_sequence.merge_entries`, or Unmergeable with the reason (the
 cascade then keeps the line merge and says why in `notes`).
 Order rules that are the file's own: a `.gitignore` negation (`!pattern`) and a CODEOWNERS or
 .gitattributes pattern (the last match wins) depend on what comes before them, so both sides
@@ -25,7 +25,7 @@ from ..errors import ConfigError
 from .entries import TRAILER, Entry, EntryError, cut
 from .keyed_sequence import Clash, merge_entries
 from .members import Unmergeable
-from .structured import Conflict, Piece
+from .pieces import Conflict, Piece
 
 _FORMATS = ("lines", "po", "properties")
 _KEYS = ("line", "first_field", "requirement")

@@ -39,10 +39,11 @@ import tree_sitter
 from . import appendable, data_semantics, guards, names, python_cst, validate
 from .line import line_merge
 from .markers import has_markers, render_block
-from .members import Unmergeable, visit_keyed_members
+from .members import Unmergeable, Version, visit_keyed_members
+from .pieces import Conflict, Piece
 from .profiles import ContainerRule, Profile, profile_for_path
 from .result import FileMerge, MergeConflict, SemanticMode, Strategy
-from .structured import Conflict, Piece, StructuredMerge, StructuredTimeout, Version
+from .structured import StructuredMerge, StructuredTimeout
 
 
 def _is_binary(data: bytes) -> bool:
@@ -337,7 +338,7 @@ class _Fallback:
 
 
 def _conflict_steps(pieces: list[Piece]) -> tuple[str, ...]:
-    """Each distinct step of the structured merge that left a conflict (structured.Conflict.step:
+    """Each distinct step of the structured merge that left a conflict (pieces.Conflict.step:
     a region between members, a member both sides edited and why it did not merge inside), in
     file order: why the structured stage did not resolve the file (FileMerge.steps)."""
     return tuple(dict.fromkeys(piece.step or piece.kind for piece in pieces if isinstance(piece, Conflict)))

@@ -2,7 +2,7 @@
 
 Input: base, left (ours) and right (theirs) as tuples of `entries.Entry` (a key and its text), and
 an optional `clash(left_new, right_new)` saying when both sides' new entries at one place cannot
-be put in either order. Output: pieces (bytes, or `structured.Conflict` for an entry left to the
+be put in either order. Output: pieces (bytes, or `pieces.Conflict` for an entry left to the
 user) whose concatenation is the merged file.
 Rules, per entry (by key): one side's change is taken; both sides' same change is taken once; both
 sides editing one entry differently, one side deleting what the other edits, both adding one key
@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 
 from .entries import TRAILER, Entry
 from .members import Unmergeable
-from .structured import Conflict, Piece, pick3
+from .pieces import Conflict, Piece, pick3
 
 Clash = Callable[[Sequence[Entry], Sequence[Entry]], bool]
 

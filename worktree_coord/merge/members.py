@@ -29,6 +29,14 @@ class Unmergeable(Exception):
     """This container (or member) cannot be merged structurally; the caller falls back to lines."""
 
 
+@dataclass
+class Version:
+    """One version of a file as the structured merge reads it: its bytes and their parse tree."""
+
+    source: bytes
+    root: tree_sitter.Node
+
+
 @dataclass(frozen=True)
 class Member:
     key: str | None          # declaration key, None for positional members

@@ -45,7 +45,7 @@ Profile keys:
     [[containers]] kind, parent?, parent_key? (a key; "prefix *" matches every key starting with
     the prefix), top_level?, unordered, member_field?, separator?, keep_sorted?, statements? (an
     ordered container whose members are statements that run in order, a function's body: both
-    sides' independent insertions at one place may be kept, structured.py; not a struct's fields,
+    sides' independent insertions at one place may be kept, group_rules.py; not a struct's fields,
     whose order is layout)
     [declarations] kind = key template: "{path}" parts resolve a child by field name or, failing
     that, by node kind; steps join with "."; "*field" maps over named children; "+kind" takes every

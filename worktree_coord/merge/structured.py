@@ -1,63 +1,69 @@
 """Stage 2 of the cascade: the declaration-level three-way merge over tree-sitter trees.
 
 Input: the three parsed versions of a file and its language profile. Output: a list of pieces
-(bytes, or `Conflict` records) that render to the merged file, or `Unmergeable` when the
-structure cannot be trusted (then the caller keeps the line merge).
+(bytes, or `Conflict` records: pieces.py) that render to the merged file, or `Unmergeable` when
+the structure cannot be trusted (then the caller keeps the line merge).
+
+This module is the driver (`StructuredMerge`): it walks containers, groups both sides' hunks,
+picks the rule that settles each group and merges the members both sides kept. Each rule lives
+with its job, and documents itself there:
+  members.py           a container's versions cut into members, matched by identity
+  member_diff.py       each side's members diffed against base into hunks; moves; checks on hunks
+  group_rules.py       which rule settles a group of both sides' hunks that touch
+  statement_forms.py   what one statement is (a call and its name, a registration, a jump, targets)
+  insertion_order.py   the order of both sides' insertions at one place; tables kept sorted
+  insertion_layout.py  the leads and whitespace inserted members take
+  name_loss.py         names a side's edit takes away that the other side's new code uses
+  bindings.py, names.py  what a member binds and uses
+  pieces.py            `Conflict`, `Piece`, and the conflicts of a line merge as pieces
 
 How a container merges (module, class body, object literal, import list, ...):
   1. each version is segmented into members (members.py) matched by identity: the declaration key
      for declarations, the text for positional members;
-  2. the member sequences are diffed against base into hunks (deleted base runs plus inserted runs);
-     a member one side moved (kept, but out of base order) is a deletion at its old place and an
-     insertion at its new one, accepted when the other side kept it in place (then the other
-     side's edit of it, if any, is merged into it where it now stands) and made no edit touching
-     either place (in an unordered container an edit there is allowed when the group's union of
-     keyed members places it: the other side's new member stays anchored where it was written; a
-     side whose moves sorted runs of one-line members, an import block, gets the merged runs
-     sorted); a member moved on both sides, moved on one and deleted on the other, or moves on
-     both sides where a moved member was changed or crossed an edit are Unmergeable; hunks of the two sides that overlap or touch are merged
-     as in diff3 (a line merge of just that region, between members both sides kept), except in
-     unordered containers where both hunks only add or delete keyed, non-anchored declarations:
-     those commute (added on one side -> kept; deleted and unchanged on the other -> deleted;
-     deleted vs modified -> conflict; the same key added twice -> once if identical, else
-     conflict; one base member deleted by both sides while each inserted new members of its kind
-     there -> no union (both edited it and its key changed); both sides' runs at one place ->
-     left's first, a pure insertion before the other side's one-member replacement, and no union
-     at all next to a multi-member replacement, whose order against the insertion cannot be
-     known; in an order-sensitive container, a Python module or class body, a side's new
-     statements that use a name the other side's new statements bind come after them
-     (bindings.py), and no order is guessed when both sides wait for each other or the order
-     would take the sides in turns; a base member both sides deleted while one side put a member
-     of its kind binding the same name in (an import re-pointed to a new path) is that side's
-     edit against the other's deletion: a delete/modify conflict when both stand in one group,
-     Unmergeable when the new key moved it elsewhere);
-     in ordered containers (a function's statements: `unordered = false` in the profile) nothing
-     commutes, except both sides' pure insertions at one place when every inserted statement, and
-     the statement before them, calls the same function (`test(...)`, `f.BoolVar(...)`: a list of
-     registrations) and no registration name is written on both sides: left's run, then right's
-     (the same for a module's top-level calls, positional members of an unordered container);
-     in a sequence of statements (a profile's `statements = true` container: a function's body),
-     both sides' pure insertions at one place, or one side's insertion right before or after a
-     statement the other side edited, are also both kept, left's first (the insertion keeps its
-     side of the edited statement), when the runs are independent: neither assigns a target or
-     binds a name the other binds or uses, neither holds a jump (`return`, `break`, `raise`,
-     also inside an `if`) unless the other side only rewrote the statement next to it, and no
-     statement of one is a near copy of one of the other (close texts, or one line that differs
-     only in its literals: one intent written twice);
-     a positional call statement both sides replaced by one edited call of the same callee and
-     name (`describe('x', ...)`) is matched as that one member;
+  2. the member sequences are diffed against base into hunks (member_diff.py); a member one side
+     moved is a deletion at its old place and an insertion at its new one, accepted when the
+     other side kept it in place (the other side's edit of it, if any, is merged into it where it
+     now stands) and made no edit touching either place, unless, in an unordered container, the
+     group's union of keyed members places it (the other side's new member stays anchored where
+     it was written; a side whose moves sorted runs of one-line members, an import block, gets
+     the merged runs sorted: insertion_order.py); a member moved on both sides, moved on one and
+     deleted on the other, or moves on both sides where a moved member was changed or crossed an
+     edit are Unmergeable. Hunks of the two sides that overlap or touch form a group, settled by
+     the first rule that holds (group_rules.py):
+       - the same edit on both sides: taken once;
+       - one positional call statement both sides replaced by one edited call of the same callee
+         and name (`describe('x', ...)`): merged as that one member;
+       - in an unordered container, both hunks only add or delete keyed, non-anchored members:
+         a union (added on one side -> kept; deleted and unchanged on the other -> deleted;
+         deleted vs modified -> conflict; the same key added twice -> once if identical, else
+         conflict; no union when one base member was replaced on both sides, reworded on one
+         and deleted on the other, or next to a multi-member replacement); both sides' runs at one
+         place -> left's first, a pure insertion before the other side's one-member replacement,
+         sorted into a sorted run, and, in an order-sensitive container (a Python module or class
+         body), a side's statements using a name the other side's statements bind after them
+         (insertion_order.py), their blank lines chained (insertion_layout.py); a base member
+         both sides deleted while one side put a member of its kind binding the same name in (an
+         import re-pointed to a new path) is that side's edit against the other's deletion: a
+         delete/modify conflict in one group, Unmergeable when the new key moved it elsewhere
+         (name_loss.py);
+       - in an ordered container, both sides' pure insertions at one place that are all calls of
+         one function (registrations), or in a sequence of statements (`statements = true`: a
+         function's body) independent runs, or an insertion next to a statement the other side
+         edited: both kept, left's first;
+       - otherwise git's line merge of just that region, between members both sides kept (a
+         conflict localized to lines; a `delete_use` conflict when a side's edit there takes a
+         name the other side's new code uses);
   3. members kept on both sides merge their content: one side changed -> that side (but a conflict
-     when the change drops a name the member bound and the other side's new code uses it: names.py;
-     the same for a member one side deleted); one side only
-     the leading trivia and the other only the rest -> both; both -> recursively through a nested
-     container if the member has one (unless one side's edit of the member's head drops a name
-     the other side's new lines inside use: a renamed parameter), else a line merge of the
-     member's text, whose conflicts are then localized to that declaration. A member a side
-     inserted into a one-line list the other side broke onto lines takes the other side's layout.
+     when the change drops a name the member bound and the other side's new code uses it:
+     name_loss.py; the same for a member one side deleted); one side only the leading trivia and
+     the other only the rest -> both; both -> recursively through a nested container if the
+     member has one (unless one side's edit of the member's head drops a name the other side's new
+     lines inside use: a renamed parameter), else a line merge of the member's text, whose
+     conflicts are then localized to that declaration. A member a side inserted into a one-line
+     list the other side broke onto lines takes the other side's layout (insertion_layout.py).
 Invariants: code nobody touched is copied byte for byte; a move of one member on both sides, a move
 against a deletion, a move touching the other side's edit that no union of keyed members places,
-new members whose text repeats the edge of a neighbour the other side edited there
-when the side's own line diff puts them inside that neighbour (the two readings disagree), an
+new members a side's line diff puts inside a neighbour the other side edited (member_diff.py), an
 unexpected node between members, or a conflict that would not start and end on a line boundary
 makes the container Unmergeable (never a guess). Blank lines between a nested container's header
 (`class C:`) and its first member belong to that member's lead, so they travel with it.
@@ -67,35 +73,24 @@ from __future__ import annotations
 
 import re
 import time
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
-import pygit2
 import tree_sitter
 
-from . import names
-from .bindings import names_bound, names_used
+from .group_rules import (all_keyed, ambiguous_order, independent_insertions, one_call_edited_twice,
+                          registrations_added, replaced_on_both_sides, reworded_against_deletion, same_hunks,
+                          why_no_union)
+from .insertion_layout import lead_over_deletion, over_blank_lines, relayout_insertions, run_leads
+from .insertion_order import bind_before_use, sorted_as_moved, sorted_run, sorted_table
 from .line import raw_line_merge
-from .markers import parse_conflicts
-from .members import Member, Segmented, Unmergeable, declaration_key, region_start, segment
+from .member_diff import (base_span, check_moves_apart, check_moves_cross_nothing, check_no_slide, group_shape,
+                          kept_in_place, positional_duplicates, side_hunks, side_region)
+from .members import Member, Segmented, Unmergeable, Version, declaration_key, region_start, segment
+from .name_loss import NameLoss
+from .pieces import (Conflict, Piece, at_line_start, check_aligned, join_declaration, pick3, pick_flag,
+                     pieces_from_markers)
 from .profiles import ContainerRule, Profile
 
-
-@dataclass(frozen=True)
-class Conflict:
-    """A conflicted region in the output, before it is rendered with markers."""
-
-    base: bytes
-    ours: bytes
-    theirs: bytes
-    declaration: str
-    kind: str = "content"
-    # Which step of this merge left the conflict, for the cascade's note (what a reader or the
-    # eval's `--why-unresolved` census needs to know: a region between members, one member both
-    # sides edited, and why that member did not merge through a nested container).
-    step: str = ""
-
-
-Piece = bytes | Conflict
 
 # The provenance record of a member both sides edited that merged through its nested container.
 INSIDE = "both edited one member: merged inside"
@@ -112,86 +107,6 @@ class StructuredTimeout(Unmergeable):
     """The structured attempt passed its time limit."""
 
 
-def pick3(base: bytes, left: bytes, right: bytes) -> bytes | None:
-    """The trivial three-way pick: the changed side, the common change, or None if both differ."""
-    if left == base:
-        return right
-    if right == base or left == right:
-        return left
-    return None
-
-
-def _pick_flag(base: bool, left: bool, right: bool) -> bool:
-    if left == base:
-        return right
-    return left
-
-
-@dataclass
-class Version:
-    source: bytes
-    root: tree_sitter.Node
-
-
-def _kept_in_place(base_ids: list[str], side_ids: list[str], heavy: set[str] = frozenset()) -> set[str]:  # type: ignore[assignment]
-    """The base members a side kept in their base order; the side's other surviving base members
-    were moved. Of all orders that explain the side, the one keeping the most members in place,
-    where members in `heavy` (those the other side changed or deleted) count far more: a swap of
-    two neighbours is read as a move of the one the other side left alone. A maximum-weight
-    increasing subsequence of base positions, O(n log n) with a Fenwick tree of prefix maxima."""
-    side_set, base_set = set(side_ids), set(base_ids)
-    in_side_order = [i for i in side_ids if i in base_set]
-    if [i for i in base_ids if i in side_set] == in_side_order:
-        return set(in_side_order)
-    position = {ident: index for index, ident in enumerate(base_ids)}
-    size = len(base_ids)
-    tree: list[tuple[int, int]] = [(0, -1)] * (size + 1)
-    best: list[int] = []
-    previous: list[int] = []
-    for k, ident in enumerate(in_side_order):
-        at, found = position[ident], (0, -1)
-        while at > 0:                                   # best chain ending before this position
-            found = max(found, tree[at])
-            at -= at & -at
-        best.append(found[0] + (len(base_ids) + 1 if ident in heavy else 1))
-        previous.append(found[1])
-        at = position[ident] + 1
-        while at <= size:
-            tree[at] = max(tree[at], (best[k], k))
-            at += at & -at
-    end = max(range(len(best)), key=lambda k: (best[k], k))
-    kept: set[str] = set()
-    while end != -1:
-        kept.add(in_side_order[end])
-        end = previous[end]
-    return kept
-
-
-def _hunks(base_ids: list[str], side_ids: list[str], kept: set[str]) -> list[tuple[int, int, list[str]]]:
-    """Hunks of one side against base: (first deleted base index, end, inserted identities).
-
-    `kept` are the base members the side kept in place (`_kept_in_place`); a moved member shows
-    as deleted where base had it and inserted where the side put it."""
-    out = []
-    i = j = 0
-    while i < len(base_ids) or j < len(side_ids):
-        if i < len(base_ids) and j < len(side_ids) and base_ids[i] == side_ids[j] and base_ids[i] in kept:
-            i += 1
-            j += 1
-            continue
-        start = i
-        inserted = []
-        while i < len(base_ids) and base_ids[i] not in kept:
-            i += 1
-        while j < len(side_ids) and side_ids[j] not in kept:
-            inserted.append(side_ids[j])
-            j += 1
-        if start == i and not inserted:
-            raise Unmergeable("member order changed")
-        out.append((start, i, inserted))
-    return out
-
-
 class StructuredMerge:
     """One structured merge of one file: holds the profile, the options and the deadline."""
 
@@ -204,16 +119,15 @@ class StructuredMerge:
         self.marker_size = marker_size
         self.labels = labels
         self.deadline = deadline
-        self._versions: dict[str, Version] = {}
-        self._new_uses: dict[str, frozenset[str]] = {}
+        # The name checks (delete_use, rename_use, re-bound members) of the file being merged.
+        self._name_loss = NameLoss(profile, {})
         # Provenance (provenance.py): which rule merged which base bytes, where both sides edited
         # one place: (rule, base start, base end). Internal; read by the quality eval.
         self.trace: list[tuple[str, int, int]] = []
 
     # -- entry -------------------------------------------------------------------------------
     def merge(self, base: Version, left: Version, right: Version) -> list[Piece]:
-        self._versions = {"B": base, "L": left, "R": right}
-        self._new_uses = {}
+        self._name_loss = NameLoss(self.profile, {"B": base, "L": left, "R": right})
         self.trace = []
         found = [self._find_container(v.source, v.root, 4) for v in (base, left, right)]
         if any(item is None for item in found) or len({item[0].type for item in found}) != 1:  # type: ignore[index]
@@ -226,7 +140,7 @@ class StructuredMerge:
             segs.append(replace(seg, prefix=version.source[:seg.start] + seg.prefix,
                                 suffix=seg.suffix + version.source[seg.end:]))
         pieces = self._merge_container([], segs[0], segs[1], segs[2], brule)
-        _check_aligned(pieces, at_line_start=True)
+        check_aligned(pieces, at_line_start=True)
         return pieces
 
     def _record(self, rule: str, start: int, end: int) -> None:
@@ -255,7 +169,7 @@ class StructuredMerge:
             raise Unmergeable("container delimiters changed on both sides")
         if not b.members and l.members and r.members:
             raise Unmergeable("both sides filled an empty container")
-        b, l, r = _positional_duplicates(b, l, r)
+        b, l, r = positional_duplicates(b, l, r)
         bmap = {m.ident: m for m in b.members}
         lmap = {m.ident: m for m in l.members}
         rmap = {m.ident: m for m in r.members}
@@ -268,7 +182,7 @@ class StructuredMerge:
         # sides, or moved by one and changed or deleted by the other, is not guessed at.
         touched_by = {side: {i for i in b_ids if i not in smap or smap[i].content != bmap[i].content}
                       for side, smap in (("L", lmap), ("R", rmap))}
-        l_kept, r_kept = _kept_in_place(b_ids, l_ids, touched_by["R"]), _kept_in_place(b_ids, r_ids, touched_by["L"])
+        l_kept, r_kept = kept_in_place(b_ids, l_ids, touched_by["R"]), kept_in_place(b_ids, r_ids, touched_by["L"])
         moved = set()
         moved_by: dict[str, set[str]] = {"L": set(), "R": set()}
         for side, mine, kept, other, other_kept in (("L", lmap, l_kept, rmap, r_kept), ("R", rmap, r_kept, lmap, l_kept)):
@@ -292,11 +206,11 @@ class StructuredMerge:
         added_twice = {i for i in lmap if i in rmap and i not in bmap
                        and (lmap[i].key is not None or lmap[i].repeated_key is not None)}
         right_hunks = []
-        for start, end, inserted in _hunks(b_ids, r_ids, r_kept):
+        for start, end, inserted in side_hunks(b_ids, r_ids, r_kept):
             kept = [i for i in inserted if i not in added_twice]
             if kept or start != end:
                 right_hunks.append((start, end, kept))
-        left_hunks = _hunks(b_ids, l_ids, l_kept)
+        left_hunks = side_hunks(b_ids, l_ids, l_kept)
         for ident in moved:
             stayed = lmap[ident] if ident in l_kept else rmap[ident]  # the side that did not move it
             edited = stayed.content != bmap[ident].content
@@ -306,12 +220,12 @@ class StructuredMerge:
             # Both sides moved members: each side's reading of the other's order is its own (a
             # block both sides re-sorted differently), so nothing may stand in a span a member
             # crossed (the rule before issue 13 round 5).
-            _check_moves_cross_nothing(b_ids, moved, (l_ids, l_kept, right_hunks), (r_ids, r_kept, left_hunks))
+            check_moves_cross_nothing(b_ids, moved, (l_ids, l_kept, right_hunks), (r_ids, r_kept, left_hunks))
         if moved and not rule.unordered:
             # In an unordered container a move next to the other side's edit may still commute
             # (a re-sorted import block beside a new import): the group's union decides, below.
-            _check_moves_apart(b_ids, moved, (left_hunks, right_hunks), (right_hunks, left_hunks))
-        _check_no_slide(b_ids, bmap, b.separator, (left_hunks, lmap, rmap), (right_hunks, rmap, lmap))
+            check_moves_apart(b_ids, moved, (left_hunks, right_hunks), (right_hunks, left_hunks))
+        check_no_slide(b_ids, bmap, b.separator, (left_hunks, lmap, rmap), (right_hunks, rmap, lmap))
         hunks = [("L", h) for h in left_hunks] + [("R", h) for h in right_hunks]
         # A side that only changed the text before the first (after the last) member, next to
         # members the other side inserted there: which comes first is anyone's guess.
@@ -341,7 +255,7 @@ class StructuredMerge:
             else:
                 groups.append([item])
                 reach = end
-        self._check_rebound_together(groups, b_ids, bmap, lmap, rmap)
+        self._name_loss.check_rebound_together(groups, b_ids, bmap, lmap, rmap)
         # entries: ("member", ident) resolved later, or ("conflict", Conflict)
         entries: list[tuple[str, object]] = []
         name = " > ".join(path)
@@ -365,10 +279,10 @@ class StructuredMerge:
             hi = max(h[1] for _, h in group)
             emit_base_until(lo)
             sides = {s for s, _ in group}
-            span = _base_span(b, b_ids, bmap, lo, hi)
-            union = len(sides) == 2 and rule.unordered and self._all_keyed(group, bmap, lmap, rmap, b_ids) \
-                and not self._ambiguous_order(group) and not self._replaced_on_both_sides(group, bmap, lmap, rmap, b_ids) \
-                and not self._reworded_against_deletion(group, bmap, lmap, rmap, b_ids)
+            span = base_span(b, b_ids, bmap, lo, hi)
+            union = len(sides) == 2 and rule.unordered and all_keyed(self.profile, group, bmap, lmap, rmap, b_ids) \
+                and not ambiguous_order(group) and not replaced_on_both_sides(group, bmap, lmap, rmap, b_ids) \
+                and not reworded_against_deletion(group, bmap, lmap, rmap, b_ids)
             has_move = any(i in moved for _, h in group for i in h[2] + b_ids[h[0]:h[1]])
             if len(sides) == 2 and not union and has_move:
                 # Only a union of keyed members says where the other side's edit goes once the
@@ -377,26 +291,26 @@ class StructuredMerge:
             if len(sides) == 1:
                 self._apply_one_side(entries, group, b_ids, lo, hi, bmap, lmap, rmap, name, sep, added_twice,
                                      moved=moved)
-            elif not has_move and (pair := self._one_call_edited_twice(group, b_ids, bmap, lmap, rmap)) is not None:
+            elif not has_move and (pair := one_call_edited_twice(group, b_ids, bmap, lmap, rmap)) is not None:
                 entries.append(("pair", pair))
                 self._record("one call edited twice", *span)
-            elif not has_move and self._same_hunks(group, lmap, rmap):
+            elif not has_move and same_hunks(group, lmap, rmap):
                 only_left = [item for item in group if item[0] == "L"]
                 self._apply_one_side(entries, only_left, b_ids, lo, hi, bmap, lmap, rmap, name, sep, added_twice, both=True)
                 self._record("same edit on both sides", *span)
             elif union:
                 self._apply_union(entries, group, b_ids, lo, hi, bmap, lmap, rmap, name, sep, added_twice, overrides, moved)
-                self._record("union of members: " + _group_shape(group), *span)
-            elif (registrations := self._registrations_added(group, b_ids, bmap, lmap, rmap, calls_only=rule.unordered)) \
-                    or (rule.statements and self._independent_insertions(group, b_ids, bmap, lmap, rmap)):
+                self._record("union of members: " + group_shape(group), *span)
+            elif (registrations := registrations_added(group, b_ids, bmap, lmap, rmap, calls_only=rule.unordered)) \
+                    or (rule.statements and independent_insertions(self.profile, self.path, group, b_ids, bmap, lmap, rmap)):
                 self._apply_union(entries, group, b_ids, lo, hi, bmap, lmap, rmap, name, sep, added_twice, overrides, moved)
                 self._record("registrations at one place" if registrations else "independent statements at one place",
                              *span)
             else:
-                lefts = self._side_region(l_ids, b_ids, lo, hi, lmap)
-                rights = self._side_region(r_ids, b_ids, lo, hi, rmap)
+                lefts = side_region(l_ids, b_ids, lo, hi, lmap)
+                rights = side_region(r_ids, b_ids, lo, hi, rmap)
                 region = [text_of([bmap[i] for i in b_ids[lo:hi]]), text_of(lefts), text_of(rights)]
-                if self._region_loses_used_name(b_ids[lo:hi], bmap, lmap, rmap):
+                if self._name_loss.region_loses_used_name(b_ids[lo:hi], bmap, lmap, rmap):
                     # A side's deletion or rename in the region takes a name the other side's new
                     # code uses: whatever the line merge makes of it, the result would not resolve.
                     entries.append(("conflict", Conflict(base=region[0], ours=region[1], theirs=region[2],
@@ -408,298 +322,19 @@ class StructuredMerge:
                 # both sides kept, localizes the conflict to lines (it may even be clean).
                 merged, clean = raw_line_merge(*region, marker_size=self.marker_size, labels=self.labels)
                 kind = "insert_insert" if lo == hi else "content"
-                step = "region: " + self._why_no_union(rule, group, b_ids, bmap, lmap, rmap)
-                pieces = [merged] if clean else _pieces_from_markers(merged, self.marker_size, name, kind, step)
+                step = "region: " + why_no_union(self.profile, rule, group, b_ids, bmap, lmap, rmap)
+                pieces = [merged] if clean else pieces_from_markers(merged, self.marker_size, name, kind, step)
                 entries.append(("region", pieces))
                 if clean:
-                    self._record("line merge between members: " + _group_shape(group), *span)
+                    self._record("line merge between members: " + group_shape(group), *span)
             position = hi
         emit_base_until(len(b_ids))
         if rule.keep_sorted:
-            entries = self._sorted(entries, (b, l, r), bmap, lmap, rmap)
+            entries = sorted_table(entries, (b, l, r), bmap, lmap, rmap)
         elif moved:
-            entries = _sorted_as_moved(entries, moved, (l, lmap, l_kept), (r, rmap, r_kept), bmap=bmap)
-        entries = _relayout_insertions(entries, bmap, lmap, rmap)
+            entries = sorted_as_moved(entries, moved, (l, lmap, l_kept), (r, rmap, r_kept), bmap=bmap)
+        entries = relayout_insertions(entries, bmap, lmap, rmap)
         return [prefix] + self._render_entries(path, entries, b, l, r, bmap, lmap, rmap) + [suffix]
-
-    def _why_no_union(self, rule, group, b_ids, bmap, lmap, rmap) -> str:  # type: ignore[no-untyped-def]
-        """Why a group of both sides' hunks went to a line merge of its region (the census note)."""
-        if not rule.unordered:
-            return "both sides' edits touch in an ordered container"
-        if not self._all_keyed(group, bmap, lmap, rmap, b_ids):
-            return "an unkeyed or anchored member among both sides' edits"
-        if self._ambiguous_order(group):
-            return "an insertion next to the other side's multi-member replacement"
-        if self._replaced_on_both_sides(group, bmap, lmap, rmap, b_ids):
-            return "one member replaced on both sides"
-        return "a member reworded on one side and deleted on the other"
-
-    def _check_rebound_together(self, groups, b_ids, bmap, lmap, rmap) -> None:  # type: ignore[no-untyped-def]
-        """A member both sides deleted and one side put back elsewhere under a new key but the
-        same name (an import whose path changed moves in a sorted block) is that side's edit of it
-        against the other side's deletion; `_apply_union` reports it as delete/modify when both
-        stand in one group of hunks, otherwise the container is not merged structurally."""
-        if self.profile.binds_query is None:
-            return
-        gone = [ident for ident in b_ids if ident not in lmap and ident not in rmap]
-        if not gone:
-            return
-        inserted = {"L": [i for i in lmap if i not in bmap], "R": [i for i in rmap if i not in bmap]}
-        rebound = self._rebound(gone, inserted, bmap, lmap, rmap)
-        if not rebound:
-            return
-        where = {}
-        for number, group in enumerate(groups):
-            for side, (start, end, idents) in group:
-                where.update({ident: number for ident in b_ids[start:end]})
-                where.update({(side, ident): number for ident in idents})
-        for ident, (side, replacement) in rebound.items():
-            if any(where.get((side, other)) != where.get(ident) for other in replacement):
-                raise Unmergeable("a member one side deleted was moved under a new key by the other side")
-
-    @staticmethod
-    def _side_region(side_ids: list[str], b_ids: list[str], lo: int, hi: int, smap: dict[str, Member]) -> list[Member]:
-        """The side's members between the surviving base members that bound [lo, hi)."""
-        start = 0
-        if lo > 0:
-            start = side_ids.index(b_ids[lo - 1]) + 1
-        stop = len(side_ids)
-        if hi < len(b_ids):
-            stop = side_ids.index(b_ids[hi])
-        return [smap[i] for i in side_ids[start:stop]]
-
-    @staticmethod
-    def _one_call_edited_twice(group, b_ids, bmap, lmap, rmap) -> tuple[str, str, str] | None:  # type: ignore[no-untyped-def]
-        """(base, left, right) identities when both sides replaced one positional base member by
-        one member each, and all three are the same call with the same name (`describe('watch',
-        ...)`, `test('x', ...)`: callee and first string argument): one statement edited on both
-        sides, matched as such so its insides merge, instead of two unrelated replacements. (Any
-        multi-line statement both sides rewrote close to its base, matched the same way, was
-        measured in round 4 and not adopted: docs/merge-precision.md.)"""
-        if len(group) != 2 or {side for side, _ in group} != {"L", "R"}:
-            return None
-        (_, (l_start, l_end, l_new)), (_, (r_start, r_end, r_new)) = sorted(group)
-        if (l_start, l_end) != (r_start, r_end) or l_end - l_start != 1 or len(l_new) != 1 or len(r_new) != 1:
-            return None
-        base = bmap[b_ids[l_start]]
-        if base.key is not None or l_new[0] in bmap or r_new[0] in bmap:
-            return None
-        name = _call_name(base.source, base.node)
-        if name is None or any(_call_name(m.source, m.node) != name for m in (lmap[l_new[0]], rmap[r_new[0]])):
-            return None
-        return base.ident, l_new[0], r_new[0]
-
-    def _registrations_added(self, group, b_ids, bmap, lmap, rmap, calls_only: bool = False) -> bool:  # type: ignore[no-untyped-def]
-        """True when, in a sequence (an ordered container: a function's statements), both sides
-        only inserted statements at one place and every one of them, like the statement the
-        insertions follow (or precede, at the start), is a call of the same function: a list of
-        registrations (`test(...)`, `flags.BoolVar(...)`, `parser.add_argument(...)`) where two
-        sides' additions do not depend on each other's order. Both sides' runs are then kept,
-        left's first; any other overlap of edits in a sequence is left to the line merge.
-        `calls_only`: the same for the positional members of an unordered container (a module's
-        top-level `test(...)` or `register(...)` calls), where only calls count, not elements."""
-        starts = {(start, end) for _side, (start, end, _idents) in group}
-        if len(starts) != 1:
-            return False
-        start, end = next(iter(starts))
-        if start != end or len(b_ids) == 0:
-            return False
-        neighbour = bmap[b_ids[start - 1]] if start > 0 else bmap[b_ids[start]]
-        form = _registration_form(neighbour.source, neighbour.node)
-        if form is None or (calls_only and form.startswith("element ")):
-            return False
-        inserted = {"L": [i for s, h in group if s == "L" for i in h[2]], "R": [i for s, h in group if s == "R" for i in h[2]]}
-        if not inserted["L"] or not inserted["R"] or set(inserted["L"]) & set(inserted["R"]):
-            return False  # the same statement added on both sides: once or twice is a guess
-        maps = {"L": lmap, "R": rmap}
-        if not all(_registration_form(maps[side][i].source, maps[side][i].node) == form
-                   for side in ("L", "R") for i in inserted[side]):
-            return False
-        # The same registration (callee and name: `test('fixes #10185', ...)`) written by both
-        # sides, differently: keeping both would run it twice, keeping one is a guess.
-        named = [{_call_name(maps[side][i].source, maps[side][i].node) for i in inserted[side]} - {None}
-                 for side in ("L", "R")]
-        return not (named[0] & named[1])
-
-    def _independent_insertions(self, group, b_ids, bmap, lmap, rmap) -> bool:  # type: ignore[no-untyped-def]
-        """True when, in a sequence of statements (an ordered container without separators: a
-        function's body), both sides only inserted new statements at one place and the two runs
-        cannot affect each other: neither binds a name the other binds or uses, neither holds a
-        jump (`return`, `break`, `raise`...) that would cut the other's run off, and no statement
-        of one is a near copy of one of the other (the same fix written twice). Both runs are
-        then kept, left's first: in either order the statements do the same."""
-        starts = {(start, end) for _side, (start, end, _idents) in group}
-        maps = {"L": lmap, "R": rmap}
-        editing = None   # the side that edited the statement the other side's insertion touches
-        if len(starts) != 1 or next(iter(starts))[0] != next(iter(starts))[1]:
-            editing = self._insertion_by_edit(group, b_ids, bmap, maps)
-            if editing is None:
-                return False
-        if any(start == len(b_ids) for _side, (start, _end, _idents) in group):
-            # Appended after the block's last statement: the blank lines before the block's end
-            # belong to no statement, and where each side's run stands against them is a guess
-            # (the replay eval's wrong layouts).
-            return False
-        runs = {side: [maps[side][i] for s, h in group if s == side for i in h[2]] for side in ("L", "R")}
-        if not runs["L"] or not runs["R"] or any(m.ident in bmap for run in runs.values() for m in run):
-            return False
-        for side, other in (("L", "R"), ("R", "L")):
-            # A jump may cut the other side's new statements off; but when the other side only
-            # rewrote the statement this side's run stands next to (its new statements all stand
-            # in that statement's place), what follows the jump is that statement on both sides.
-            if editing != other and any(_jumps(m.node) for m in runs[side]):
-                return False
-        if any(_close_texts(a.body, b.body) or _same_shape(a.body, b.body) for a in runs["L"] for b in runs["R"]):
-            return False
-        profile = self.profile
-        bound, used = {}, {}
-        for side, run in runs.items():
-            bound[side] = frozenset().union(*(names_bound(m.source, m.node) | frozenset(names.bound_names(profile, m.source, m.node))
-                                              | _assigned(m.source, m.node) for m in run))
-            used[side] = frozenset().union(*(names_used(m.source, m.node, annotations=profile.annotations_run(self.path, m.source),
-                                                        deferred_kinds=profile.deferred, name_kinds=profile.name_kinds)
-                                             for m in run))
-        return not (bound["L"] & bound["R"] or bound["L"] & used["R"] or bound["R"] & used["L"])
-
-    @staticmethod
-    def _insertion_by_edit(group, b_ids, bmap, maps) -> str | None:  # type: ignore[no-untyped-def]
-        """The editing side when one side only inserted, right before or right after one base
-        statement, and the other side edited that statement (replaced it by one member of its kind
-        whose text is close to it) and maybe added statements with it: the insertion keeps its
-        place against the edited statement (before it, or after it), as a line merge of two
-        separate hunks would. None otherwise."""
-        by_side: dict[str, list[tuple[int, int, list[str]]]] = {"L": [], "R": []}
-        for side, hunk in group:
-            by_side[side].append(hunk)
-        for inserting, editing in (("L", "R"), ("R", "L")):
-            if len(by_side[editing]) != 1 or not by_side[inserting]:
-                continue
-            start, end, new = by_side[editing][0]
-            if end - start != 1 or not new:
-                continue
-            base = bmap[b_ids[start]]
-            if not any(maps[editing][i].node.type == base.node.type and _close_texts(base.body, maps[editing][i].body)
-                       for i in new):
-                continue
-            if all(h_start == h_end and h_start in (start, end) for h_start, h_end, _ in by_side[inserting]):
-                return editing
-        return None
-
-    @staticmethod
-    def _same_hunks(group, lmap, rmap) -> bool:  # type: ignore[no-untyped-def]
-        lh = [(h[0], h[1], [lmap[i].content for i in h[2]]) for s, h in group if s == "L"]
-        rh = [(h[0], h[1], [rmap[i].content for i in h[2]]) for s, h in group if s == "R"]
-        return lh == rh
-
-    @staticmethod
-    def _ambiguous_order(group) -> bool:  # type: ignore[no-untyped-def]
-        """True when one side inserts at the edge of (or inside) a run of base members the other side
-        replaced by two or more members: whether the insertion goes before, between or after the
-        replacement's members (a renamed method followed by new ones) cannot be told, so the union
-        is not attempted (the region's line merge decides, usually a conflict)."""
-        for side, (start, end, inserted) in group:
-            if start != end or not inserted:
-                continue
-            for other, (o_start, o_end, o_inserted) in group:
-                if other != side and o_start < o_end and len(o_inserted) >= 2 and o_start <= start <= o_end:
-                    return True
-        return False
-
-    @staticmethod
-    def _replaced_on_both_sides(group, bmap, lmap, rmap, b_ids) -> bool:  # type: ignore[no-untyped-def]
-        """True when both sides deleted one base member and each inserted new members of its kind
-        in the group: most likely both edited it in a way that changed its key (both edited the
-        first name of one `from m import a, b`, both renamed one function). A union would keep
-        both edits side by side, so the region's line merge decides instead."""
-        deleted: dict[str, set[str]] = {"L": set(), "R": set()}
-        kinds: dict[str, set[str]] = {"L": set(), "R": set()}
-        for side, (start, end, inserted) in group:
-            smap = lmap if side == "L" else rmap
-            deleted[side].update(b_ids[start:end])
-            kinds[side].update(smap[i].node.type for i in inserted if i not in bmap)
-        return any(bmap[i].node.type in kinds["L"] and bmap[i].node.type in kinds["R"]
-                   for i in deleted["L"] & deleted["R"])
-
-    @staticmethod
-    def _reworded_against_deletion(group, bmap, lmap, rmap, b_ids) -> bool:  # type: ignore[no-untyped-def]
-        """True when both sides took one base member out and only one of them put in its place a
-        new member of its kind whose text is close to it: that side reworded it (a CHANGELOG
-        bullet, whose key is its text) or renamed it, while the other side deleted it. A union
-        would keep the edit and drop the deletion unseen; the region's line merge decides instead
-        (a delete/modify conflict)."""
-        deleted: dict[str, set[str]] = {"L": set(), "R": set()}
-        inserted: dict[str, list[Member]] = {"L": [], "R": []}
-        for side, (start, end, idents) in group:
-            smap = lmap if side == "L" else rmap
-            deleted[side].update(b_ids[start:end])
-            inserted[side].extend(smap[i] for i in idents if i not in bmap)
-        for ident in deleted["L"] & deleted["R"]:
-            base = bmap[ident]
-            close = {side: any(member.node.type == base.node.type and _close_texts(member.body, base.body)
-                               for member in inserted[side]) for side in ("L", "R")}
-            if close["L"] != close["R"]:
-                return True
-        return False
-
-    def _all_keyed(self, group, bmap, lmap, rmap, b_ids) -> bool:  # type: ignore[no-untyped-def]
-        """Every member the group adds or deletes is a keyed declaration that may commute (an
-        anchored kind, like Python's `if COND:` block, is keyed only to be matched, never moved).
-        A declaration whose key repeats (a second re-export from one module) is matched by its
-        text but still commutes like one, unless both sides add one under the same key (two
-        overloads of one function, in an order that may matter): then keeping both is a guess."""
-        anchored = self.profile.anchored
-
-        def commutes(member: Member) -> bool:
-            return (member.key is not None or member.repeated_key is not None) and member.node.type not in anchored
-        repeated: dict[str, set[tuple[str, str]]] = {"L": set(), "R": set()}   # (key, ident) added
-        for side, (start, end, inserted) in group:
-            smap = lmap if side == "L" else rmap
-            if not all(commutes(bmap[i]) for i in b_ids[start:end]) or not all(commutes(smap[i]) for i in inserted):
-                return False
-            repeated[side].update((smap[i].repeated_key, i) for i in inserted
-                                  if smap[i].repeated_key is not None and i not in bmap)
-        # The same text added by both sides is one member (placed once); the same key with two
-        # texts is two sides' versions of one thing.
-        return not any(key == other_key and ident != other_ident
-                       for key, ident in repeated["L"] for other_key, other_ident in repeated["R"])
-
-    def _uses_new_to(self, side: str) -> frozenset[str]:
-        """Identifiers on the lines `side` added to the file (its new code), computed once."""
-        if side not in self._new_uses:
-            version = self._versions[side]
-            ranges = names.added_ranges(self._versions["B"].source, version.source)
-            self._new_uses[side] = names.names_used_in(version.source, version.root, ranges, self.profile.name_kinds)
-        return self._new_uses[side]
-
-    def _lost_and_used(self, bm: Member, sm: Member | None, side_map: dict[str, Member], side: str) -> frozenset[str]:
-        """Names base member `bm` bound that the side's version `sm` (None: deleted) no longer
-        binds, nothing else in the side's container binds, and the other side's new code uses:
-        taking the side's change would leave those uses dangling (a rename on one side, a new
-        call on the other)."""
-        profile = self.profile
-        if profile.binds_query is None:
-            return frozenset()
-        used = self._uses_new_to("R" if side == "L" else "L")
-        lost = set(names.bound_names(profile, bm.source, bm.node, among=used))
-        if lost and sm is not None:
-            lost -= set(names.bound_names(profile, sm.source, sm.node, among=lost))
-        for member in side_map.values():
-            if not lost:
-                break
-            lost -= set(names.bound_names(profile, member.source, member.node, among=lost))
-        return frozenset(lost)
-
-    def _region_loses_used_name(self, idents: list[str], bmap: dict[str, Member], lmap: dict[str, Member],
-                                rmap: dict[str, Member]) -> bool:
-        """True when a base member of a region one side deleted or changed, and the other side
-        kept, bound a name the first side no longer binds and the other side's new code uses."""
-        for ident in idents:
-            for side, mine, other in (("L", lmap, rmap), ("R", rmap, lmap)):
-                if ident not in other or (ident in mine and mine[ident].content == bmap[ident].content):
-                    continue
-                if self._lost_and_used(bmap[ident], mine.get(ident), mine, side):
-                    return True
-        return False
 
     def _deletion(self, entries, ident, bmap, other_map, name, deleting_side: str, sep, own_map=None) -> None:  # type: ignore[no-untyped-def]
         """A base member deleted by one side: gone if the other side left it alone, else conflict;
@@ -708,7 +343,7 @@ class StructuredMerge:
         if other is None:
             return
         if other.content == bmap[ident].content:
-            if own_map is None or not self._lost_and_used(bmap[ident], None, own_map, deleting_side):
+            if own_map is None or not self._name_loss.lost_and_used(bmap[ident], None, own_map, deleting_side):
                 return
             kind = "delete_use"
         else:
@@ -717,7 +352,7 @@ class StructuredMerge:
         kept = other.render(sep, other.has_sep)
         ours, theirs = (b"", kept) if deleting_side == "L" else (kept, b"")
         entries.append(("conflict", Conflict(base=base_text, ours=ours, theirs=theirs,
-                                             declaration=_join(name, bmap[ident].key), kind=kind,
+                                             declaration=join_declaration(name, bmap[ident].key), kind=kind,
                                              step=f"member: {kind}")))
 
     def _apply_one_side(self, entries, group, b_ids, lo, hi, bmap, lmap, rmap, name, sep, twice, both=False,  # type: ignore[no-untyped-def]
@@ -753,19 +388,19 @@ class StructuredMerge:
         # A base member both sides deleted, where one side put a member binding the same name in
         # the group (an import whose path changed: `chart/loader` -> `chart/v2/loader`), was edited
         # by that side and deleted by the other: delete/modify, as if its key had not changed.
-        rebound = self._rebound_on_one_side(group, deleted, bmap, lmap, rmap, b_ids)
+        rebound = self._name_loss.rebound_on_one_side(group, deleted, bmap, lmap, rmap, b_ids)
         placed.update(i for _side, replacement in rebound.values() for i in replacement)
         for index in range(lo, hi + 1):
             # A side's pure insertion before base member i goes before the other side's
             # replacement of member i (new text standing where i stood): the insertion sat
             # right after member i - 1, as in a line merge. Otherwise left's run comes first.
             run = sorted(inserts.get(index, []), key=lambda item: (item[0] + str(index) in replacing, item[0]))
-            run = self._sorted_run(run, index, b_ids, bmap, lmap, rmap) or run
+            run = sorted_run(run, index, b_ids, bmap, lmap, rmap) or run
             if self.profile.order_sensitive:
-                run = _bind_before_use(run, lmap, rmap, self.profile, self.path)
-            leads, successor_lead = self._run_leads(run, index, b_ids, bmap, lmap, rmap, moved)
+                run = bind_before_use(run, lmap, rmap, self.profile, self.path)
+            leads, successor_lead = run_leads(run, index, b_ids, bmap, lmap, rmap, moved)
             if successor_lead is None:
-                leads, successor_lead = self._lead_over_deletion(run, index, b_ids, bmap, lmap, rmap, deleted)
+                leads, successor_lead = lead_over_deletion(run, index, b_ids, bmap, lmap, rmap, deleted)
             if successor_lead is not None:
                 overrides[b_ids[index]] = successor_lead
             for side, ident in run:
@@ -792,7 +427,7 @@ class StructuredMerge:
                     text = b"".join((lmap if side == "L" else rmap)[i].render(sep, True) for i in replacement)
                     ours, theirs = (text, b"") if side == "L" else (b"", text)
                     entries.append(("conflict", Conflict(base=bmap[ident].render(sep, True), ours=ours, theirs=theirs,
-                                                         declaration=_join(name, bmap[ident].key),
+                                                         declaration=join_declaration(name, bmap[ident].key),
                                                          kind="delete_modify", step="member: delete_modify")))
                 elif ident in moved:
                     pass  # taken to where its side put it (a "moved" entry of that side's run)
@@ -801,169 +436,11 @@ class StructuredMerge:
                 elif who == "R":
                     self._deletion(entries, ident, bmap, lmap, name, "R", sep, rmap)
 
-    def _rebound_on_one_side(self, group, deleted, bmap, lmap, rmap, b_ids) -> dict[str, tuple[str, list[str]]]:  # type: ignore[no-untyped-def]
-        """`_rebound` within one group of hunks."""
-        inserted: dict[str, list[str]] = {"L": [], "R": []}
-        for side, (_start, _end, idents) in group:
-            inserted[side].extend(i for i in idents if i not in bmap)
-        return self._rebound([ident for ident, who in deleted.items() if who == "both"], inserted, bmap, lmap, rmap)
-
-    def _rebound(self, gone: list[str], inserted: dict[str, list[str]], bmap, lmap, rmap) -> dict[str, tuple[str, list[str]]]:  # type: ignore[no-untyped-def]
-        """Of the base members both sides deleted (`gone`), those for which exactly one side
-        inserted members binding a name the base member bound (per the profile's `binds` query):
-        that side's replacement (base ident -> (side, replacing idents)). The members must be of
-        the base member's kind, and the other side must bind none of those names anew."""
-        if self.profile.binds_query is None:
-            return {}
-        maps = {"L": lmap, "R": rmap}
-        out: dict[str, tuple[str, list[str]]] = {}
-        taken: set[str] = set()
-        for ident in gone:
-            base_member = bmap[ident]
-            bound = set(names.bound_names(self.profile, base_member.source, base_member.node))
-            if not bound:
-                continue
-            found = {}
-            for side in ("L", "R"):
-                found[side] = [i for i in inserted[side] if i not in taken
-                               and maps[side][i].node.type == base_member.node.type
-                               and bound & set(names.bound_names(self.profile, maps[side][i].source,
-                                                                 maps[side][i].node, among=bound))]
-            sides = [side for side in ("L", "R") if found[side]]
-            if len(sides) == 1:
-                out[ident] = (sides[0], found[sides[0]])
-                taken.update(found[sides[0]])
-        return out
-
-    @staticmethod
-    def _run_leads(run, index, b_ids, bmap, lmap, rmap, moved) -> tuple[dict[str, bytes], bytes | None]:  # type: ignore[no-untyped-def]
-        """Leading trivia when both sides insert runs before the same base member (the successor).
-
-        Each side inserted its text somewhere in the successor's base lead `g0` (its blank lines,
-        comments, indentation): g0 = p + q, and the side wrote p, its run, its own trailing blank
-        lines, then q and the successor. Chaining the runs A then B the way a developer (and a line
-        concatenation) would gives p, A's run, A's trailing blank lines, B's own leading blank
-        lines, B's run, B's trailing blank lines, q, successor. So B's first member gets (what A
-        gave the successor minus q) + (B's first lead minus p) and the successor gets what B gave
-        it. The cut p|q is searched at line boundaries of g0, longest p first (p = g0 is the plain
-        case: B wrote its run right after the base text); it must fit all four leads, else the
-        sides are left as they wrote them. Returns lead overrides per inserted identity and the
-        successor's new lead (None: leave everything as the sides wrote it)."""
-        sides = [side for side, _ in run]
-        if len(set(sides)) < 2 or index >= len(b_ids) or b_ids[index] not in lmap or b_ids[index] not in rmap \
-                or b_ids[index] in moved:
-            return {}, None
-        first, second = sides[0], next(side for side in sides if side != sides[0])
-        if sides != [first] * sides.count(first) + [second] * sides.count(second):
-            return {}, None  # interleaved (sorted) runs: no single hand-over point
-        successor = b_ids[index]
-        base_lead = bmap[successor].lead
-        maps = {"L": lmap, "R": rmap}
-        first_first = next(ident for side, ident in run if side == first)
-        second_first = next(ident for side, ident in run if side == second)
-        a_lead, b_lead = maps[first][first_first].lead, maps[second][second_first].lead
-        a_succ, b_succ = maps[first][successor].lead, maps[second][successor].lead
-        cuts = [len(base_lead)] + [i + 1 for i in range(len(base_lead) - 1, -1, -1) if base_lead[i:i + 1] == b"\n"
-                                   and i + 1 < len(base_lead)] + ([0] if base_lead else [])
-        for cut in cuts:
-            p, q = base_lead[:cut], base_lead[cut:]
-            if not (a_lead.startswith(p) and b_lead.startswith(p) and a_succ.endswith(q) and b_succ.endswith(q)):
-                continue
-            # A cut inside a run of spaces is no hand-over point: the side re-indented the gap
-            # rather than writing its run into it (vite 8a3a3133: `{ a }` broken onto lines by both
-            # sides, `' '` then `'  '` gave a new member three spaces).
-            if any(_splits_blanks(lead[:len(p)], lead[len(p):]) for lead in (a_lead, b_lead)) or any(
-                    _splits_blanks(succ[:len(succ) - len(q)], q) for succ in (a_succ, b_succ)):
-                continue
-            joined = a_succ[:len(a_succ) - len(q)] + b_lead[len(p):]
-            return {second_first: joined}, b_succ
-        return {}, None
-
-    @staticmethod
-    def _lead_over_deletion(run, index, b_ids, bmap, lmap, rmap, deleted) -> tuple[dict[str, bytes], bytes | None]:  # type: ignore[no-untyped-def]
-        """Leading trivia when one side took away the member before base member `index` (deleted
-        or moved it) and gave the successor a new lead for it (the first member of a module loses
-        its blank lines above), while the other side inserted a run right there: the run now
-        stands where the removed member stood, so its first member takes the lead the removing side
-        gave the successor, and the successor keeps the lead it had after a member (base's: the
-        inserting side left it so). Returns the lead override of the run's first member and the
-        successor's lead, or ({}, None) when the case does not apply."""
-        sides = {side for side, _ in run}
-        if len(sides) != 1 or index == 0 or index >= len(b_ids):
-            return {}, None
-        inserting = sides.pop()
-        removing = "R" if inserting == "L" else "L"
-        successor = b_ids[index]
-        maps = {"L": lmap, "R": rmap}
-        if deleted.get(b_ids[index - 1]) != removing or successor not in lmap or successor not in rmap:
-            return {}, None
-        base_lead, new_lead = bmap[successor].lead, maps[removing][successor].lead
-        # Only layout (blank lines, indentation): a comment the removing side wrote is the
-        # successor's own and stays with it.
-        if maps[inserting][successor].lead != base_lead or new_lead == base_lead or new_lead.strip() \
-                or base_lead.strip():
-            return {}, None
-        return {run[0][1]: new_lead}, base_lead
-
-    @staticmethod
-    def _sorted_run(run, index, b_ids, bmap, lmap, rmap):  # type: ignore[no-untyped-def]
-        """Both sides' one-line members added at one place, interleaved in sorted order, when the
-        place is a sorted run of one-line members of the same kind (an import block, a sorted
-        table): that is how a person resolves it. None when the context is not sorted."""
-        if len({side for side, _ in run}) < 2:
-            return None
-        members = [((lmap if side == "L" else rmap)[ident], side, ident) for side, ident in run]
-        kinds = {member.node.type for member, _, _ in members}
-        if len(kinds) != 1 or any(b"\n" in member.body.strip() for member, _, _ in members):
-            return None
-        def text(member: Member) -> bytes:
-            return member.body.strip()
-        neighbors = []
-        if index > 0:
-            neighbors.append(("before", bmap[b_ids[index - 1]]))
-        if index < len(b_ids):
-            neighbors.append(("after", bmap[b_ids[index]]))
-        neighbors = [(where, m) for where, m in neighbors if m.node.type in kinds and b"\n" not in m.body.strip()]
-        if not neighbors:
-            return None
-        same_kind = [text(bmap[i]) for i in b_ids if bmap[i].node.type in kinds and b"\n" not in bmap[i].body.strip()]
-        if len(same_kind) < 2 or same_kind != sorted(same_kind):
-            return None  # the container itself must be kept sorted, not just happen to be here
-        for side in ("L", "R"):
-            own = [text(member) for member, s, _ in members if s == side]
-            if own != sorted(own):
-                return None
-        ordered = sorted(members, key=lambda item: text(item[0]))
-        line = [text(m) for where, m in neighbors if where == "before"] + [text(m) for m, _, _ in ordered] + \
-               [text(m) for where, m in neighbors if where == "after"]
-        if line != sorted(line):
-            return None
-        return [(side, ident) for _, side, ident in ordered]
-
-    def _sorted(self, entries, versions, bmap, lmap, rmap):  # type: ignore[no-untyped-def]
-        """Keep a sorted table sorted (npm sorts dependency tables) when every version in
-        `versions` was (all three, or the side whose moves sorted it)."""
-        def is_sorted(seg: Segmented) -> bool:
-            keys = [m.key for m in seg.members]
-            return len(keys) >= 2 and None not in keys and keys == sorted(keys)  # type: ignore[type-var]
-        if not all(is_sorted(s) for s in versions) or any(kind not in ("kept", "add", "moved") for kind, _ in entries):
-            return entries
-
-        def key_of(entry) -> str:  # type: ignore[no-untyped-def]
-            kind, value = entry
-            if kind in ("kept", "moved"):
-                return bmap[value if isinstance(value, str) else value[0]].key
-            side, ident = value[0], value[1]
-            return (lmap if side == "L" else rmap)[ident].key
-        if any(key_of(entry) is None for entry in entries):
-            return entries
-        return sorted(entries, key=key_of)
-
     # -- rendering members -------------------------------------------------------------------
     def _render_entries(self, path, entries, b, l, r, bmap, lmap, rmap) -> list[Piece]:  # type: ignore[no-untyped-def]
         sep = b.separator
         member_positions = [i for i, (kind, _) in enumerate(entries) if kind not in ("conflict", "region")]
-        trailing = _pick_flag(b.trailing_sep, l.trailing_sep, r.trailing_sep)
+        trailing = pick_flag(b.trailing_sep, l.trailing_sep, r.trailing_sep)
         out: list[Piece] = []
         for index, (kind, value) in enumerate(entries):
             with_sep = True if not member_positions or index != member_positions[-1] else trailing
@@ -986,7 +463,7 @@ class StructuredMerge:
             elif kind == "addboth":
                 lm, rm = lmap[value], rmap[value]
                 out.append(Conflict(base=b"", ours=lm.render(sep, with_sep), theirs=rm.render(sep, with_sep),
-                                    declaration=_join(" > ".join(path), lm.key), kind="insert_insert",
+                                    declaration=join_declaration(" > ".join(path), lm.key), kind="insert_insert",
                                     step="member: one declaration added by both sides with two texts"))
             elif kind == "moved":
                 out.extend(self._merge_member(path, bmap[value], lmap[value], rmap[value], sep, with_sep,
@@ -1007,9 +484,9 @@ class StructuredMerge:
             # One side changed the member; when the change drops a name it bound (a rename) that the
             # other side's new code uses, taking it would leave those uses dangling.
             if maps is not None and lm.content != rm.content and changed.content != bm.content \
-                    and self._lost_and_used(bm, changed, maps[0] if side == "L" else maps[1], side):
+                    and self._name_loss.lost_and_used(bm, changed, maps[0] if side == "L" else maps[1], side):
                 return [Conflict(base=bm.render(sep, with_sep), ours=lm.render(sep, with_sep),
-                                 theirs=rm.render(sep, with_sep), declaration=_join(" > ".join(path), bm.key),
+                                 theirs=rm.render(sep, with_sep), declaration=join_declaration(" > ".join(path), bm.key),
                                  kind="rename_use", step="member: rename_use")]
             return [changed.render(sep, with_sep)]
         # One side changed only the member's leading trivia (its comment, the blank lines above it:
@@ -1026,7 +503,7 @@ class StructuredMerge:
         try:
             pieces = self._merge_nested(inner_path, bm, lm, rm, sep, with_sep)
             if pieces is not None:
-                _check_aligned(pieces, at_line_start=_at_line_start(bm))
+                check_aligned(pieces, at_line_start=at_line_start(bm))
                 # Recorded for the member as a whole: provenance names a region by the rules
                 # inside it when there are any, by this one when the sides' edits inside were apart.
                 self._record(INSIDE, bm.start, end)
@@ -1041,7 +518,7 @@ class StructuredMerge:
         if clean:
             self._record("line merge inside one member", bm.start, end)
             return [merged]
-        return _pieces_from_markers(merged, self.marker_size, " > ".join(inner_path), step=f"member: {why}")
+        return pieces_from_markers(merged, self.marker_size, " > ".join(inner_path), step=f"member: {why}")
 
     def _merge_nested(self, path: list[str], bm: Member, lm: Member, rm: Member, sep: bytes | None,
                       with_sep: bool) -> list[Piece] | None:
@@ -1058,11 +535,11 @@ class StructuredMerge:
         for member, (node, rule) in zip((bm, lm, rm), found):  # type: ignore[misc]
             src = member.source
             # The member's lead may not be its source's (chained insertions before it gave it a
-            # new one: `_run_leads`): the head is then that lead plus the source from the body on.
+            # new one: `run_leads`): the head is then that lead plus the source from the body on.
             body_start = member.node.start_byte
             own_lead = src[member.start:body_start] == member.lead
             floor = member.start if own_lead else body_start
-            start = _over_blank_lines(src, max(region_start(src, node), floor), floor)
+            start = over_blank_lines(src, max(region_start(src, node), floor), floor)
             body_end = body_start + len(member.body)
             limit = body_end + (0 if member.has_sep else len(member.tail))
             seg = segment(src, node, rule, self.profile, start=start, limit=limit)
@@ -1109,297 +586,6 @@ def _region_text(seg: Segmented) -> bytes:
     return seg.prefix + b"".join(m.render(seg.separator, m.has_sep) for m in seg.members) + seg.suffix
 
 
-def _one_line_runs(members: list[Member], kinds: set[str]) -> list[list[Member]]:
-    """Maximal runs of consecutive one-line members of these node kinds, a run broken by a blank
-    line (a group of imports ends there)."""
-    runs: list[list[Member]] = [[]]
-    for member in members:
-        if member.node.type in kinds and b"\n" not in member.body.strip() and b"\n\n" not in member.lead:
-            runs[-1].append(member)
-        else:
-            runs.append([member] if member.node.type in kinds and b"\n" not in member.body.strip() else [])
-    return [run for run in runs if run]
-
-
-def _sorted_as_moved(entries: list[tuple[str, object]], moved: set[str],
-                     *sides: tuple[Segmented, dict[str, Member], set[str]], bmap: dict[str, Member]) -> list[tuple[str, object]]:
-    """When one side's moves sorted runs of one-line members (an import block put in order: the
-    moved members' kinds, each run holding a moved member sorted by its text afterwards), the
-    merged runs are sorted too: the other side's new imports go where the order puts them, as
-    the sorting side's tool (isort, gofmt) would put them. Otherwise the entries are unchanged."""
-    for seg, smap, kept in sides:
-        if not all(ident not in kept for ident in moved if ident in smap):
-            continue
-        kinds = {bmap[ident].node.type for ident in moved}
-        runs = [run for run in _one_line_runs(list(seg.members), kinds) if any(m.ident in moved for m in run)]
-        if not runs or any([m.body.strip() for m in run] != sorted(m.body.strip() for m in run) for run in runs):
-            return entries
-        maps = {"L": sides[0][1], "R": sides[1][1]}
-
-        def member_of(entry: tuple[str, object]) -> Member | None:
-            kind, value = entry
-            if kind in ("kept", "moved"):
-                ident = value if isinstance(value, str) else value[0]  # type: ignore[index]
-                return smap.get(ident) or bmap[ident]  # type: ignore[arg-type]
-            if kind == "add":
-                return maps[value[0]][value[1]]  # type: ignore[index]
-            return None
-        out: list[tuple[str, object]] = []
-        pending: list[tuple[Member, tuple[str, object]]] = []
-
-        def flush() -> None:
-            if any(member.ident in moved for member, _ in pending):
-                pending.sort(key=lambda item: item[0].body.strip())
-            out.extend(entry for _, entry in pending)
-            pending.clear()
-        for entry in entries:
-            member = member_of(entry)
-            if member is None or member.node.type not in kinds or b"\n" in member.body.strip() \
-                    or (pending and b"\n\n" in member.lead):
-                flush()
-                if member is not None and member.node.type in kinds and b"\n" not in member.body.strip():
-                    pending.append((member, entry))
-                else:
-                    out.append(entry)
-            else:
-                pending.append((member, entry))
-        flush()
-        return out
-    return entries
-
-
-def _check_moves_cross_nothing(b_ids: list[str], moved: set[str],
-                               *sides: tuple[list[str], set[str], list[tuple[int, int, list[str]]]]) -> None:
-    """With moves on both sides, a moved member and the other side's edits must keep apart: the
-    base span the member was moved across (from its old place to between the base members that now surround it) may not
-    hold or touch any hunk of the other side. A side that re-sorts a block while the other adds
-    to it, or moves code across the other's edit, is an ordering question the engine does not
-    answer (the line merge and the import refinements get it)."""
-    index = {ident: position for position, ident in enumerate(b_ids)}
-    for side_ids, kept, other_hunks in sides:
-        for at, ident in enumerate(side_ids):
-            if ident not in moved or ident not in index or ident in kept:
-                continue
-            before = next((index[i] for i in reversed(side_ids[:at]) if i in kept), -1)
-            after = next((index[i] for i in side_ids[at + 1:] if i in kept), len(b_ids))
-            lo, hi = min(index[ident], before + 1), max(index[ident] + 1, after)
-            if any(start <= hi and end >= lo for start, end, _ in other_hunks):
-                raise Unmergeable("a member moved across the other side's edit")
-
-
-def _check_moves_apart(b_ids: list[str], moved: set[str],
-                       *sides: tuple[list[tuple[int, int, list[str]]], list[tuple[int, int, list[str]]]]) -> None:
-    """A moved member's two places (the hunk that takes it from its old place, the hunk that
-    puts it in its new one) may not touch a hunk of the other side: a side that re-sorts a block
-    while the other adds at one of the places, or moves a member to where the other side
-    inserted, is an ordering question the engine does not answer (the line merge gets it). Edits
-    of the other side elsewhere in the span the member crossed stay where they are anchored, as
-    they would in a line merge."""
-    for own_hunks, other_hunks in sides:
-        for start, end, inserted in own_hunks:
-            if not any(ident in moved for ident in inserted) and not any(ident in moved for ident in b_ids[start:end]):
-                continue
-            if any(o_start <= end and o_end >= start for o_start, o_end, _ in other_hunks):
-                raise Unmergeable("a member moved next to the other side's edit")
-
-
-def _common_edge_lines(first: list[bytes], second: list[bytes], *, at_end: bool) -> int:
-    """How many lines `first` and `second` share at their ends (at_end) or starts, not counting
-    a shared run made only of blank lines."""
-    count = 0
-    limit = min(len(first), len(second))
-    while count < limit:
-        a, b = (first[-1 - count], second[-1 - count]) if at_end else (first[count], second[count])
-        if a != b:
-            break
-        count += 1
-    shared = first[len(first) - count:] if at_end else first[:count]
-    return count if any(line.strip() for line in shared) else 0
-
-
-def _line_cuts(base: bytes, side: bytes) -> list[int]:
-    """Where the side's line diff (libgit2's xdiff, as the line merge sees it) puts new text: for
-    each hunk that adds lines, the number of base lines before it."""
-    patch = pygit2.Patch.create_from(base, side, context_lines=0)
-    return [hunk.old_start if hunk.old_lines == 0 else hunk.old_start - 1
-            for hunk in patch.hunks if hunk.new_lines > 0]
-
-
-def _body_lines(member: Member) -> tuple[int, int]:
-    """First and last line (1-based, in its version's file) of the member's body."""
-    begin = member.start + len(member.lead)
-    finish = max(begin, begin + len(member.body) - 1)
-    return member.source.count(b"\n", 0, begin) + 1, member.source.count(b"\n", 0, finish) + 1
-
-
-def _check_no_slide(b_ids: list[str], bmap: dict[str, Member], sep: bytes | None,
-                    *sides: tuple[list[tuple[int, int, list[str]]], dict[str, Member], dict[str, Member]]) -> None:
-    """An inserted run whose last lines repeat the last lines of the member before it (or whose
-    first lines repeat the first lines of the member after it) can be read two ways: as new
-    members next to that one (the tree's reading) or as text put inside it (the line diff may
-    slide it there). When the side's own line diff does put it inside, and the other side edited
-    those very lines, the two readings merge differently (a method's `return` ending up in the
-    last inserted method instead of its own): no structured answer is trusted, the line merge of
-    the enclosing region decides. New text only: a moved member is a copy of base text."""
-    for hunks, mine, other in sides:
-        cuts: list[int] | None = None
-        for start, end, inserted in hunks:
-            if not inserted or any(ident in bmap for ident in inserted):
-                continue
-            run = [line for ident in inserted for line in mine[ident].render(sep, True).splitlines(keepends=True)]
-            for neighbour, at_end in ((b_ids[start - 1] if start > 0 else None, True),
-                                      (b_ids[end] if end < len(b_ids) else None, False)):
-                if neighbour is None or neighbour not in mine or neighbour not in other:
-                    continue
-                base_member = bmap[neighbour]
-                if other[neighbour].content == base_member.content:
-                    continue
-                own = mine[neighbour].render(sep, True).splitlines(keepends=True)
-                shared = _common_edge_lines(run, own, at_end=at_end)
-                if not shared:
-                    continue
-                base_lines = base_member.render(sep, True).splitlines(keepends=True)
-                other_lines = other[neighbour].render(sep, True).splitlines(keepends=True)
-                edge = slice(-shared, None) if at_end else slice(0, shared)
-                if len(base_lines) >= shared and base_lines[edge] == other_lines[edge]:
-                    continue
-                if cuts is None:
-                    cuts = _line_cuts(base_member.source, mine[neighbour].source)
-                first, last = _body_lines(base_member)
-                # Anywhere inside: the side may also have edited the member (a blank line taken
-                # out of it), which moves where its line diff starts the insertion.
-                if any(first <= cut < last for cut in cuts):
-                    raise Unmergeable("the side's line diff puts its insertion inside a member the other side edited")
-
-
-# Statement kinds that leave the sequence (tree-sitter node types containing one of these words):
-# a run holding one could cut the other side's run off.
-_JUMPS = ("return", "break", "continue", "throw", "raise", "goto", "exit")
-# Nodes whose insides run elsewhere (a jump in a callback leaves the callback, not the sequence).
-_OWN_SCOPE = ("function", "lambda", "closure", "arrow", "method", "class")
-
-
-def _jumps(node: tree_sitter.Node) -> bool:
-    """True when the statement holds a jump out of the sequence it stands in (`return`, `break`,
-    `raise`..., also inside an `if`), not counting jumps inside nested functions or classes."""
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        if any(word in current.type for word in _JUMPS):
-            return True
-        stack.extend(child for child in current.children
-                     if not any(word in child.type for word in _OWN_SCOPE))
-    return False
-
-
-# Fields that hold what a declaration or assignment binds, across tree-sitter grammars (Go's
-# `left` of `:=` and `=`, JavaScript's and Java's declarator `name`, Rust's `let` `pattern`).
-_TARGET_FIELDS = ("left", "name", "pattern", "declarator")
-_TARGET_LISTS = ("expression_list", "pattern_list", "tuple_pattern", "identifier_list")
-
-
-def _assigned(source: bytes, node: tree_sitter.Node) -> frozenset[str]:
-    """The targets one statement declares or assigns, as their texts (`timeout`, `o.name`, `err`):
-    the statement, its declarators and an expression statement's assignment, not deeper. Two new
-    statements that assign one target are not independent."""
-    out: set[str] = set()
-    stack = [(node, 0)]
-    while stack:
-        current, depth = stack.pop()
-        for field in _TARGET_FIELDS:
-            target = current.child_by_field_name(field)
-            if target is None:
-                continue
-            if target.type.endswith("declarator") and depth < 3:
-                stack.append((target, depth + 1))
-            elif target.type in _TARGET_LISTS:
-                out.update(source[c.start_byte:c.end_byte].decode("utf-8", "replace") for c in target.named_children)
-            else:
-                out.add(source[target.start_byte:target.end_byte].decode("utf-8", "replace"))
-        if depth < 2:
-            stack.extend((child, depth + 1) for child in current.named_children
-                         if child.type.endswith(("declarator", "assignment", "assignment_expression", "declaration")))
-    return frozenset(out)
-
-_CALLEE_FIELDS = ("function", "macro")   # the callee of a call node, by field name (tree-sitter grammars)
-
-
-def _call_form(source: bytes, node: tree_sitter.Node) -> str | None:
-    """The callee text when the statement `node` is just a call (`test('x', ...)` -> "test",
-    `f.BoolVar(...)` -> "f.BoolVar", `await it(...)` -> "it"), else None."""
-    while node.named_child_count == 1 and node.type in ("expression_statement", "await_expression"):
-        node = node.named_children[0]
-    for field in _CALLEE_FIELDS:
-        callee = node.child_by_field_name(field)
-        if callee is not None and (node.child_by_field_name("arguments") is not None or field == "macro"):
-            return " ".join(source[callee.start_byte:callee.end_byte].decode("utf-8", "replace").split())
-    name, arguments = node.child_by_field_name("name"), node.child_by_field_name("arguments")
-    if node.type == "method_invocation" and name is not None and arguments is not None:   # Java
-        target = node.child_by_field_name("object")
-        text = source[(target or name).start_byte:name.end_byte]
-        return " ".join(text.decode("utf-8", "replace").split())
-    return None
-
-
-def _registration_form(source: bytes, node: tree_sitter.Node) -> str | None:
-    """What makes members one list of registrations: a statement's callee (`_call_form`), or, for
-    an element of a registry array (JS) or list (Python) laid out one element a line (`routes = [\n home,\n about,\n]`,
-    `plugins: [\n vue(),\n legacy(),\n]`), its node kind (identifier, call, object, string...).
-    A one-line array (`[1024, 768]`) is a value, not a registry: None."""
-    parent = node.parent
-    if parent is None or parent.type not in ("array", "list"):
-        return _call_form(source, node)
-    if parent.start_point[0] == parent.end_point[0]:
-        return None
-    return f"element {node.type}"
-
-
-def _close_texts(first: bytes, second: bytes) -> bool:
-    """Two texts one is most likely an edit of the other (difflib's ratio of their words >= 0.6)."""
-    import difflib
-
-    return difflib.SequenceMatcher(None, first.split(), second.split(), autojunk=False).ratio() >= 0.6
-
-
-_STRING = re.compile(rb'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'|`[^`]*`')
-_NUMBER = re.compile(rb"\b\d[\w.]*")
-
-
-def _same_shape(first: bytes, second: bytes) -> bool:
-    """Two one-line statements that are the same statement but for their literals (`log("left")`
-    and `log("right")`, `timeout = 5` and `timeout = 10`): most likely one intent written twice
-    (one message or value chosen two ways), not two additions. (Measured: also counting names as
-    literals, `w.Cancel()` against `w.Remove()`, stops two right merges of flag registrations per
-    wrong one: docs/merge-precision.md, round 4.)"""
-    if b"\n" in first.strip() or b"\n" in second.strip():
-        return False
-
-    def shape(text: bytes) -> bytes:
-        text = _STRING.sub(b"S", text)
-        text = _NUMBER.sub(b"N", text)
-        return b"".join(text.split())
-    return shape(first) == shape(second)
-
-
-def _call_name(source: bytes, node: tree_sitter.Node) -> str | None:
-    """`describe('watch')` for a statement that calls `describe` with the string 'watch' first,
-    else None: the identity of a positional call statement edited on both sides."""
-    form = _call_form(source, node)
-    if form is None:
-        return None
-    while node.named_child_count == 1 and node.type in ("expression_statement", "await_expression"):
-        node = node.named_children[0]
-    arguments = node.child_by_field_name("arguments")
-    first = next((child for child in arguments.named_children if child.type not in ("comment",)), None) \
-        if arguments is not None else None
-    if first is None or "string" not in first.type:
-        return None
-    text = source[first.start_byte:first.end_byte]
-    if b"\n" in text or len(text) > 200:
-        return None
-    return f"{form}({text.decode('utf-8', 'replace')})"
-
-
 def _comment_over_new_head(base: Member, lead_side: Member, body_side: Member) -> bool:
     """One side's lead holds a line the base lead did not (a comment, an attribute, a decorator)
     while the other side rewrote the member's first line: changed its words (a name, a parameter,
@@ -1412,215 +598,3 @@ def _comment_over_new_head(base: Member, lead_side: Member, body_side: Member) -
     return bool(added) and words(body_side) != words(base)
 
 
-def _base_span(b: Segmented, b_ids: list[str], bmap: dict[str, Member], lo: int, hi: int) -> tuple[int, int]:
-    """Base byte range of members lo..hi (a point before member lo, or at the container's end,
-    when the group only inserts): where a group of hunks stands, for provenance."""
-    if lo < hi:
-        last = bmap[b_ids[hi - 1]]
-        return bmap[b_ids[lo]].start, last.start + len(last.lead + last.body)
-    if lo < len(b_ids):
-        member = bmap[b_ids[lo]]
-        return (point := member.start + len(member.lead)), point
-    if b_ids:
-        last = bmap[b_ids[-1]]
-        return (point := last.start + len(last.lead + last.body)), point
-    return b.start, b.start
-
-
-def _group_shape(group: list[tuple[str, tuple[int, int, list[str]]]]) -> str:
-    """What each side did in a group of hunks: both only inserted ("insert/insert"), one only
-    deleted where the other only inserted ("delete next to insert"), else "edit/edit"."""
-    did = {side: (any(end > start for _s, (start, end, _i) in group if _s == side),
-                  any(inserted for _s, (_b, _e, inserted) in group if _s == side)) for side in ("L", "R")}
-    if not did["L"][0] and not did["R"][0]:
-        return "insert/insert"
-    if sorted(did.values()) == [(False, True), (True, False)]:
-        return "delete next to insert"
-    return "edit/edit"
-
-
-def _kept_ident(entry: tuple[str, object]) -> str | None:
-    kind, value = entry
-    if kind != "kept":
-        return None
-    return value if isinstance(value, str) else value[0]  # type: ignore[index,return-value]
-
-
-def _relayout_insertions(entries: list[tuple[str, object]], bmap: dict[str, Member], lmap: dict[str, Member],
-                         rmap: dict[str, Member]) -> list[tuple[str, object]]:
-    """New members take the layout the other side gave their neighbours.
-
-    When one side broke a one-line container onto lines (`{ a, b }` -> one member per line: only
-    the whitespace around its members changed) and the other side inserted a member laid out as its own
-    neighbour was (on the same line), the inserted member gets the whitespace the re-flowing side
-    gave that neighbour: `a,\n  new,\n  b,` instead of `a,\n new,  b,`. The neighbour is the
-    kept base member after the insertion (else before it); nothing changes unless the inserting
-    side left that neighbour's whitespace as base had it and the member matched it exactly."""
-    out = list(entries)
-    for index, (kind, value) in enumerate(entries):
-        if kind != "add":
-            continue
-        side, ident, *layout = value  # type: ignore[misc]
-        if layout:
-            continue
-        neighbour = next((_kept_ident(e) for e in entries[index + 1:] if e[0] != "add"), None) \
-            or next((_kept_ident(e) for e in reversed(entries[:index]) if e[0] != "add"), None)
-        if neighbour is None:
-            continue
-        mine, theirs = (lmap, rmap) if side == "L" else (rmap, lmap)
-        member, base_n = mine[ident], bmap[neighbour]
-        if neighbour not in mine or neighbour not in theirs:
-            continue
-        own_n, other_n = mine[neighbour], theirs[neighbour]
-        if (own_n.lead, own_n.tail) != (base_n.lead, base_n.tail) or (member.lead, member.tail) != (own_n.lead, own_n.tail):
-            continue
-        # Only a list the other side broke onto lines: base kept the neighbour on a shared line.
-        if b"\n" in base_n.lead + base_n.tail or b"\n" not in other_n.lead + other_n.tail \
-                or (other_n.lead + other_n.tail).strip() or (base_n.lead + base_n.tail).strip():
-            continue
-        out[index] = ("add", (side, ident, other_n.lead, other_n.tail))
-    return out
-
-
-def _splits_blanks(before: bytes, after: bytes) -> bool:
-    """Whether `before + after` is cut inside a run of spaces or tabs (both sides of the cut are)."""
-    return before[-1:] in (b" ", b"\t") and after[:1] in (b" ", b"\t")
-
-
-def _bind_before_use(run: list[tuple[str, str]], lmap: dict[str, Member],
-                     rmap: dict[str, Member], profile: Profile, path: str) -> list[tuple[str, str]]:
-    """Both sides' insertions at one place of a container that runs top to bottom, ordered so no
-    statement comes before one of the other side's statements that binds a name it uses.
-
-    Each side's own order is kept; among the statements free to go next, left's goes first (the
-    usual union order), so a run with no such dependency is returned unchanged, and otherwise
-    the binding statements are pulled ahead. When each side's next statement waits for the
-    other's (a name cycle), when the order found takes the sides in turns (more than one
-    hand-over), or when the runs were interleaved (sorted) already, no order is trusted."""
-    sides = [side for side, _ in run]
-    if len(set(sides)) < 2:
-        return run
-    maps = {"L": lmap, "R": rmap}
-    queues: dict[str, list[tuple[str, str]]] = {"L": [], "R": []}
-    used: dict[tuple[str, str], frozenset[str]] = {}
-    bound: dict[tuple[str, str], frozenset[str]] = {}
-    for item in run:
-        side, ident = item
-        member = maps[side][ident]
-        used[item] = names_used(member.source, member.node, annotations=profile.annotations_run(path, member.source),
-                                deferred_kinds=profile.deferred, name_kinds=profile.name_kinds)
-        # Python's statements say what they bind in their own shape (assignments, imports); the
-        # profile's `binds` query names what declarations bind in any language (C's declarators).
-        bound[item] = names_bound(member.source, member.node) | frozenset(names.bound_names(profile, member.source, member.node))
-        queues[side].append(item)
-    own_bound = {side: frozenset().union(*(bound[item] for item in queues[side])) for side in queues}
-
-    def waits_for(item: tuple[str, str], pending: list[tuple[str, str]]) -> bool:
-        """True when `item` uses a name one of the other side's pending statements binds."""
-        names = used[item] - own_bound[item[0]]
-        return any(names & bound[other] for other in pending)
-
-    if not any(waits_for(item, queues["R" if item[0] == "L" else "L"]) for item in run):
-        return run
-    if sides != [sides[0]] * sides.count(sides[0]) + [side for side in sides if side != sides[0]]:
-        raise Unmergeable("interleaved insertions where one side uses a name the other binds")
-    ordered: list[tuple[str, str]] = []
-    while queues["L"] or queues["R"]:
-        for side, other in (("L", "R"), ("R", "L")):
-            if queues[side] and not waits_for(queues[side][0], queues[other]):
-                ordered.append(queues[side].pop(0))
-                break
-        else:
-            raise Unmergeable("both sides' insertions use names the other side's insertions bind")
-    if sum(1 for before, after in zip(ordered, ordered[1:]) if before[0] != after[0]) > 1:
-        # Statements of the two sides taken turn about: which blank lines go between them was
-        # written against other neighbours, and the order of the rest is a guess.
-        raise Unmergeable("binding before use would interleave the two sides' insertions")
-    return ordered
-
-
-def _over_blank_lines(source: bytes, start: int, floor: int) -> int:
-    """Move a nested container's line-start `start` back over the blank lines above it (never
-    before `floor`): a blank line a side put between a header (`class C:`) and its first member
-    belongs to that member's lead, so it travels with it instead of staying under the header
-    when the other side inserts members first."""
-    if start == 0 or source[start - 1:start] != b"\n":
-        return start
-    while start > floor:
-        previous = source.rfind(b"\n", 0, start - 1) + 1
-        if previous < floor or source[previous:start].strip():
-            break
-        start = previous
-    return start
-
-
-def _positional_duplicates(*segs: Segmented) -> tuple[Segmented, ...]:
-    """Members whose key repeats in any version (overloads, several `from m import`) lose the key:
-    they are matched by text, so a shifted occurrence can never be merged into the wrong one."""
-    repeated: set[str] = set()
-    for seg in segs:
-        seen: set[str] = set()
-        for member in seg.members:
-            if member.key is not None:
-                if member.key in seen:
-                    repeated.add(member.key)
-                seen.add(member.key)
-    if not repeated:
-        return segs
-    out = []
-    for seg in segs:
-        members = []
-        counts: dict[str, int] = {}
-        for member in seg.members:
-            if member.key in repeated:
-                ident = "text:" + b" ".join(member.body.split()).decode("utf-8", "replace")
-                count = counts.get(ident, 0)
-                counts[ident] = count + 1
-                member = replace(member, key=None, ident=ident if not count else f"{ident}#{count}",
-                                 repeated_key=member.key)
-            members.append(member)
-        out.append(replace(seg, members=tuple(members)))
-    return tuple(out)
-
-
-def _join(name: str, key: str | None) -> str:
-    if not key:
-        return name
-    return f"{name} > {key}" if name else key
-
-
-def _at_line_start(member: Member) -> bool:
-    return member.start == 0 or member.source[member.start - 1:member.start] == b"\n"
-
-
-def _check_aligned(pieces: list[Piece], *, at_line_start: bool) -> None:
-    """Every conflict must start on a line start and each of its parts end with a newline."""
-    line_start = at_line_start
-    for piece in pieces:
-        if isinstance(piece, Conflict):
-            if not line_start:
-                raise Unmergeable("conflict would start mid-line")
-            for part in (piece.base, piece.ours, piece.theirs):
-                if part and not part.endswith(b"\n"):
-                    raise Unmergeable("conflict would end mid-line")
-            line_start = True
-        elif piece:
-            line_start = piece.endswith(b"\n")
-
-
-def _pieces_from_markers(merged: bytes, marker_size: int, declaration: str, kind: str = "content",
-                         step: str = "") -> list[Piece]:
-    """Turn a line merge's diff3 output back into pieces (text and Conflict records)."""
-    lines = merged.splitlines(keepends=True)
-    blocks = parse_conflicts(merged, marker_size=marker_size, declaration=declaration)
-    pieces: list[Piece] = []
-    cursor = 0
-    for block in blocks:
-        pieces.append(b"".join(lines[cursor:block.start_line - 1]))
-        pieces.append(Conflict(base=block.base.encode("utf-8", "surrogateescape"),
-                               ours=block.ours.encode("utf-8", "surrogateescape"),
-                               theirs=block.theirs.encode("utf-8", "surrogateescape"),
-                               declaration=declaration, kind=kind, step=step))
-        cursor = block.end_line
-    pieces.append(b"".join(lines[cursor:]))
-    return pieces

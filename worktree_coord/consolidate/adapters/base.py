@@ -123,6 +123,10 @@ INSTALL_HINTS = {
 
 
 def install_hint(tool: str) -> str:
+    """How to get `tool`, or `tool@version` (a version a project pins: npm installs that one)."""
+    name, at, version = tool.partition("@")
+    if at and version and name in ("pnpm", "yarn"):
+        return f"npm install -g {tool}, or run consolidation with --online, which fetches it with npm exec"
     return INSTALL_HINTS.get(tool, f"put `{tool}` on PATH")
 
 

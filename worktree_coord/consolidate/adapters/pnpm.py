@@ -8,23 +8,35 @@ Measured with pnpm 12.21.0 (lockfile v9):
   `ERR_PNPM_PACKAGE_MANAGER_NO_IMPORTER` for a member the lock does not know yet);
 - pnpm 11+ reads its settings from `pnpm_config_*` variables (not `npm_config_*`): the store and
   cache folders follow `pnpm_config_store_dir` / `pnpm_config_cache_dir`, else the XDG folders;
-- a `packageManager: pnpm@<other>` field makes pnpm fetch that version first (a network call
-  offline relocks cannot make): the relock runs with the installed pnpm instead
-  (`pnpm_config_manage_package_manager_versions=false`); pnpm 12 also records a pin of its own
-  version in the lock, which resolves `@pnpm/exe` from the registry and fails offline even when the
-  pin names the running pnpm: `pnpm_config_pm_on_fail=ignore` skips both (a warning names a pin of
-  another major version, whose lockfile rules differ).
+- a `packageManager: pnpm@<other>` field makes pnpm fetch that version itself, in a way that
+  fails offline (and, measured with pnpm 12.21.0 on Linux, online too: it asked the registry for
+  `@pnpm/macos-x64`); pnpm 12 also records a pin of its own version in the lock, which resolves
+  `@pnpm/exe` from the registry and fails offline even when the pin names the running pnpm:
+  `pnpm_config_manage_package_manager_versions=false` and `pnpm_config_pm_on_fail=ignore` turn
+  both off, and the adapter picks the pnpm itself: the one on PATH when it is the pinned major,
+  else the pinned version through `npm exec` (from npm's cache offline, fetched with `--online`).
+  A lock rewritten by another major is a large diff of format changes nobody asked for (measured
+  on vitejs/vite, pinned pnpm@10 relocked by pnpm 12: `patchedDependencies` and peer suffixes
+  rewritten), and once committed no later consolidation undoes it: so when the pinned pnpm cannot
+  be had, the relock does not run (offline: needs the network; online: the fix names the version).
 pnpm's own editor (`pnpm add --filter P --lockfile-only`) is not used: it resolves from the
 registry and rewrites package.json with its own layout; the structural editors keep the file's.
 """
 
 from __future__ import annotations
 
+import os
 import posixpath
 from pathlib import Path
 from typing import Any
 
-from worktree_coord.consolidate.adapters.base import FailureKind, ToolAdapter, ToolConfig, ToolRun
+from worktree_coord.consolidate.adapters.base import (
+    FailureKind,
+    ToolAdapter,
+    ToolConfig,
+    ToolRun,
+    unreachable_registry,
+)
 from worktree_coord.consolidate.adapters.javascript import (
     major_mismatch,
     package_version,
@@ -38,7 +50,8 @@ from worktree_coord.consolidate.graph import join
 from worktree_coord.consolidate.intent import Ecosystem, Intent, Op
 from worktree_coord.consolidate.textformat import load_yaml
 
-OFFLINE_MISS_CODES = ("ERR_PNPM_NO_OFFLINE_META", "ERR_PNPM_NO_OFFLINE_TARBALL")
+OFFLINE_MISS_CODES = ("ERR_PNPM_NO_OFFLINE_META", "ERR_PNPM_NO_OFFLINE_TARBALL",
+                      "ENOTCACHED")     # npm's, for the pinned pnpm `npm exec --offline` does not have
 RESOLUTION_CODES = ("ERR_PNPM_NO_MATCHING_VERSION", "ERR_PNPM_WORKSPACE_PKG_NOT_FOUND",
                     "ERR_PNPM_NO_MATCHING_VERSION_INSIDE_WORKSPACE", "ERR_PNPM_PEER_DEP_ISSUES",
                     "ERR_PNPM_CATALOG_ENTRY_NOT_FOUND", "ERR_PNPM_BAD_PM_VERSION",
@@ -69,6 +82,55 @@ class PnpmAdapter(ToolAdapter):
                             fix=f"list {intent.name!r} under `packages` in {join(self.root, 'pnpm-workspace.yaml')}")
         return super().edit(intent)
 
+    def relock(self, offline: bool) -> ToolRun:
+        missing = self._use_pinned_pnpm(offline)
+        return missing if missing is not None else super().relock(offline)
+
+    def check(self) -> list[ToolRun]:
+        missing = self._use_pinned_pnpm(offline=True)
+        return [missing] if missing is not None else super().check()
+
+    def _use_pinned_pnpm(self, offline: bool) -> ToolRun | None:
+        """Put the pnpm the root's `packageManager` pins first on PATH (module docstring); None when
+        every later pnpm command runs it, else the failed run that says why it cannot be had."""
+        if self._pinned_bin is not None:
+            return None
+        pinned = pinned_tool_version(self.root_dir, "pnpm")
+        if pinned is None:
+            self._pinned_bin = ""
+            return None
+        installed = self.run(("pnpm", "--version"))
+        used = installed.stdout.strip().splitlines()[-1] if installed.ok and installed.stdout.strip() else ""
+        if used and not major_mismatch(pinned, used):
+            self._pinned_bin = ""
+            return None
+        # `--call` runs npm's own shell in the folder npm exec prepared: `command -v` answers where
+        # that pnpm lives, so the later commands run it directly (npm exec costs 2-5 s per call).
+        argv = ("npm", "exec", *(("--offline",) if offline else ()), "--yes", f"--package=pnpm@{pinned}",
+                "--call", "command -v pnpm")
+        found = self.run(argv)
+        path = found.stdout.strip().splitlines()[-1] if found.ok and found.stdout.strip() else ""
+        if found.ok and Path(path).is_file():
+            self._pinned_bin = str(Path(path).parent)
+            self.env["PATH"] = self._pinned_bin + os.pathsep + self.env.get("PATH", "")
+            return None
+        why = (f"{join(self.root, 'package.json')} pins pnpm@{pinned} (packageManager) and the pnpm on PATH is "
+               f"{used or 'missing'}: a lock relocked by another major is rewritten in that major's format")
+        relock = tuple(self.config.relock) + (tuple(self.config.offline_flags) if offline else ())
+        if found.returncode == 127:            # no npm to fetch it with
+            stderr = f"pnpm@{pinned}: command not found ({why}; npm, which would fetch it, is not on PATH either)"
+        elif offline or unreachable_registry(found.stderr):
+            stderr = f"{why}; `npm exec --offline` does not have it cached: {found.stderr.strip()[-2000:]}"
+            if "ENOTCACHED" not in stderr and not unreachable_registry(stderr):
+                stderr += " (ENOTCACHED)"
+        else:
+            stderr = f"pnpm@{pinned}: command not found ({why}; npm could not fetch it: {found.stderr.strip()[-2000:]})"
+        if "command not found" in stderr:          # the fix then names the pinned version to install
+            relock = (f"pnpm@{pinned}", *relock[1:])
+        failed = ToolRun(relock, found.returncode or 1, found.stdout, stderr, found.seconds)
+        self.runs.append(failed)
+        return failed
+
     def relock_warnings(self) -> list[str]:
         """The relock runs the installed pnpm (fetching the pinned one would need the network): say
         so when the project pins another major version, whose lockfile rules differ."""
@@ -81,6 +143,10 @@ class PnpmAdapter(ToolAdapter):
             return []
         return [f"relocked with pnpm {used}, but {join(self.root, 'package.json')} pins pnpm@{pinned} "
                 "(packageManager): review the lockfile diff, or put that pnpm on PATH and consolidate again"]
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._pinned_bin: str | None = None     # "" once PATH's pnpm is the one to run
 
     def run(self, argv, **kwargs) -> ToolRun:
         result = with_output(super().run(argv, **kwargs))
