@@ -25,7 +25,7 @@ from typing import Optional
 import typer
 
 from ..errors import EXIT_CONFLICT, EXIT_OK, GitError, NotFoundError, UsageError
-from ..merge.result import SemanticMode
+from ..merge.result import SemanticMode, problem_words
 from . import app
 from .output import emit
 
@@ -116,6 +116,9 @@ def merge_file_command(
         for finding in result.semantic:
             what = "semantic conflict" if mode is SemanticMode.BLOCK else "semantic warning"
             sys.stderr.write(f"wtc merge-file: {what}: {finding.message}\n")
+        fixes = dict.fromkeys(problem_words(finding.problem).fix for finding in result.semantic)
+        if fixes:
+            sys.stderr.write(f"wtc merge-file: fix: {', '.join(fixes)}\n")
     raise typer.Exit(EXIT_OK if result.clean else EXIT_CONFLICT)
 
 

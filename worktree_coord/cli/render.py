@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ..merge.result import problem_words
 from ..model import TaskState
 from ..results import (Forecast, GcReport, Landed, MergeReport, PlanRules, RunReport, RunSnapshot, RunStarted,
                        RunStatus, TaskAbandoned, TaskCheck, TaskFinished, TaskStarted, TaskUpdated, TaskWidened)
@@ -143,8 +144,7 @@ def task_updated(r: TaskUpdated) -> str:
         what = "conflict" if r.exit_code else "warning"
         lines.append(f"  merged cleanly line by line, but names broke ({len(r.semantic)} semantic {what}(s)):")
         lines += [f"    {_semantic_line(f)}" for f in r.semantic]
-        fix = ("keep one copy of each declaration held twice, fix each use"
-               if any(f.get("problem") == "duplicate" for f in r.semantic) else "fix the use(s)")
+        fix = ", ".join(dict.fromkeys(problem_words(f.get("problem", "broken")).fix for f in r.semantic))
         lines.append(f"  {fix}, then: wtc task finish {r.task} --run {r.run}")
     else:
         lines.append(f"  merged cleanly; finish again to land it: wtc task finish {r.task} --run {r.run}")
@@ -160,17 +160,13 @@ def _conflict_authors(conflict: dict[str, Any]) -> str:
     return ""
 
 
-# What each side did, per kind of semantic finding (the store keeps the sides as removed_by / used_by).
-_SEMANTIC_ROLES = {"broken": ("removed by", "used by"), "duplicate": ("one copy from", "the other from"),
-                   "import_path": ("replaced throughout by", "imported again by")}
-
-
 def _semantic_line(f: dict) -> str:  # type: ignore[type-arg]
     """A semantic finding on one line, with both tasks when known."""
-    removed, used = _SEMANTIC_ROLES.get(f.get("problem", "broken"), _SEMANTIC_ROLES["broken"])
+    words = problem_words(f.get("problem", "broken"))   # what each side did (stored as removed_by / used_by)
+    removed, used = words.removed_role, words.used_role
     tasks = [f"{role} task {f[key]}" for role, key in ((removed, "removed_by_task"), (used, "used_by_task"))
              if f.get(key)]
-    if f.get("problem", "broken") != "broken":   # a duplicate, an import path replaced: the message names both places
+    if f.get("problem", "broken") != "broken":   # a duplicate, a reshaped call...: the message names both places
         return f"{f['message']} (semantic)" + (f"; {', '.join(tasks)}" if tasks else "")
     renamed = f" (to {f['replacement']}, it seems)" if f.get("replacement") else ""
     return (f"{f['use_path']}:{f['use_line']} uses {f['name']} ({f['kind']} at {f['definition_path']}:"

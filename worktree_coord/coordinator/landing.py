@@ -15,6 +15,7 @@ from ..errors import ActionRequired, BusyError, NotFoundError, StateError, Usage
 from ..store.idempotency import Outcome, default_key, run_once, variant_key
 from ..integrate import IntegrationState, StaleRef, fast_forward, labelled_resolver
 from ..model import UNAPPLIED_INTENT_STATES, RunRecord, RunState, TaskRecord, TaskState
+from ..merge.result import problem_words
 from ..results import Landed, MergeReport, RunReport
 
 from .base import CoordinatorBase, staged
@@ -64,8 +65,7 @@ class LandingOperations(CoordinatorBase):
                 if merge.get("verification"):
                     checks.append({"task": task.task_id} | merge["verification"])
                 for finding in merge.get("semantic", []):   # the run's semantic check warned
-                    other = {"duplicate": "the other copy from", "import_path": "replaced throughout by"}.get(
-                        finding.get("problem", "broken"), "removed by")
+                    other = problem_words(finding.get("problem", "broken")).other
                     warnings.append(f"semantic: task {task.task_id}: {finding['message']}"
                                     + (f" ({other} task {finding['removed_by_task']})"
                                        if finding.get("removed_by_task") not in (None, task.task_id) else ""))

@@ -31,7 +31,7 @@ from ..errors import BusyError, StateError, UsageError, WtcError
 from ..events import wants
 from ..store.idempotency import Outcome, default_key, run_once, variant_key
 from ..integrate import IntegrationResult, IntegrationState, StaleRef, fast_forward, merge_account
-from ..merge.result import SemanticMode
+from ..merge.result import SemanticMode, problem_words
 from ..model import RunRecord, TaskRecord, TaskState
 from ..results import (MergeReport, TaskFinished)
 from .verification import VerifyResult, verify_commit
@@ -205,13 +205,7 @@ class MergeOperations(CoordinatorBase):
         update = f"`wtc task update {task.task_id} --run {run.run_id}`"
         if problems:
             notes.append("a semantic conflict has no markers: the merge is clean line by line, but " + "; ".join(
-                {"broken": f"the task's new code uses a name the other side removed or renamed (or the other way "
-                           f"round): after {update}, use the name that replaced it (or restore it)",
-                 "duplicate": f"both sides declare the same thing, so the merge holds it twice: after {update}, "
-                              "keep one of the two (merging what each adds)",
-                 "import_path": f"one side moved an import path everywhere and the other imports the old one: "
-                                f"after {update}, import the new path"}[p] for p in sorted(problems))
-                         + ", then finish again")
+                problem_words(p).note.format(update=update) for p in sorted(problems)) + ", then finish again")
         result = TaskFinished.from_json(base_result, state=TaskState.CONFLICT.value, exit_code=1,
                                         conflicts=conflicts, replayed=False, notes=notes)
         self.store.update_task(run.run_id, task.task_id, state=TaskState.CONFLICT,

@@ -129,6 +129,41 @@ class DuplicateRules:
 
 
 @dataclass(frozen=True)
+class SignatureRules:
+    """How to count a function's parameters and a call's arguments (`[semantic.signatures]`;
+    signatures.py). Everything not listed makes a count unknown, and an unknown count never flags.
+
+    `parameters`: field paths ("a/b": field b of field a) from a definition node (what a semantic
+    query's `@definition.function`/`.method` captures) to its parameter list; the first present is
+    used. `counted`: node kind of a parameter -> "" (counts one) or a field whose children it counts
+    (Go's `a, b int`: two). `receivers`: parameter kinds that are the receiver (Rust `&self`): not
+    counted, and the definition is a method called through its receiver. `receiver_first`: a
+    member's first parameter is its receiver (Python's `self`). Any other named child of the list
+    (a default, a rest or optional parameter, a separator, an attribute) makes the count unknown, as
+    does an `uncountable` kind anywhere inside it or a `defaults` field on a counted parameter (TS
+    `x = 1`). `wrappers`: a definition under one of these (Python's decorators) is never counted.
+    `calls`: call node kind -> the field holding what is called; `arguments`: the field holding a
+    call's arguments, which must be one of `argument_lists`; an argument of a `spread` kind (`*xs`,
+    `xs...`, `...xs`, a keyword argument) makes the count unknown."""
+
+    parameters: tuple[tuple[str, ...], ...] = ()
+    counted: tuple[tuple[str, str], ...] = ()
+    receivers: frozenset[str] = frozenset()
+    receiver_first: bool = False
+    uncountable: frozenset[str] = frozenset()
+    defaults: frozenset[str] = frozenset()
+    wrappers: frozenset[str] = frozenset()
+    calls: tuple[tuple[str, str], ...] = ()
+    arguments: str = "arguments"
+    argument_lists: frozenset[str] = frozenset()
+    spread: frozenset[str] = frozenset()
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self.parameters and self.counted and self.calls and self.argument_lists)
+
+
+@dataclass(frozen=True)
 class SemanticRules:
     """What the semantic check needs to know about a language (`[semantic]` in its profile).
 
@@ -158,6 +193,7 @@ class SemanticRules:
     type_names: frozenset[str] = frozenset()        # node kinds naming a type inside those fields
     globals: frozenset[str] = frozenset()           # names defined everywhere (builtins, prelude)
     duplicates: DuplicateRules = DuplicateRules()   # what may not be declared twice (duplicates.py)
+    signatures: SignatureRules = SignatureRules()   # how parameters and arguments count (signatures.py)
 
     @property
     def enabled(self) -> bool:
@@ -166,7 +202,9 @@ class SemanticRules:
 
 _SEMANTIC_KEYS = {"tags", "query", "self_receivers", "members_in_scope", "module_separator",
                   "module_roots", "relative_parents", "index_names", "module_binding", "package", "scopes",
-                  "member_of", "self_fields", "type_names", "globals", "duplicates"}
+                  "member_of", "self_fields", "type_names", "globals", "duplicates", "signatures"}
+_SIGNATURE_KEYS = {"parameters", "counted", "receivers", "receiver_first", "uncountable", "defaults", "wrappers",
+                   "calls", "arguments", "argument_lists", "spread"}
 _DUPLICATE_KEYS = {"declarations", "through", "signature", "headers", "lead", "exempt", "repeatable", "imports",
                    "bindings"}
 
@@ -451,7 +489,58 @@ def _semantic_rules(raw: Any, source: str, check_kind: Callable[[str, str], None
         member_of=kind_to_field("member_of"), self_fields=kind_to_field("self_fields"), type_names=frozenset(strings("type_names")),
         globals=frozenset(strings("globals")),
         duplicates=_duplicate_rules(raw.get("duplicates", {}), source, check_kind, check_field, language),
+        signatures=_signature_rules(raw.get("signatures", {}), source, check_kind, check_field),
     )
+
+
+def _signature_rules(raw: Any, source: str, check_kind: Callable[[str, str], None],
+                     check_field: Callable[[str, str], None]) -> SignatureRules:
+    """The `[semantic.signatures]` table, its keys, types, node kinds and fields checked."""
+    where = f"language profile {source}: semantic.signatures"
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{where} must be a table")
+    unknown = set(raw) - _SIGNATURE_KEYS
+    if unknown:
+        raise ConfigError(f"{where}: unknown setting(s) {sorted(unknown)}", fix=f"use only {sorted(_SIGNATURE_KEYS)}")
+
+    def strings(key: str) -> tuple[str, ...]:
+        value = raw.get(key, [])
+        if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+            raise ConfigError(f"{where}.{key} must be a list of strings")
+        return tuple(value)
+
+    def kind_to_field(key: str, empty: bool) -> tuple[tuple[str, str], ...]:
+        value = raw.get(key, {})
+        if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+            raise ConfigError(f"{where}.{key} maps node kinds to field names")
+        for kind, field_name in value.items():
+            check_kind(kind, f"semantic.signatures.{key}")
+            if field_name or not empty:
+                check_field(field_name, f"semantic.signatures.{key}")
+        return tuple(value.items())
+
+    paths = tuple(tuple(p.split("/")) for p in strings("parameters"))
+    for path in paths:
+        for step in path:
+            check_field(step, "semantic.signatures.parameters")
+    for key in ("receivers", "uncountable", "wrappers", "argument_lists", "spread"):
+        for kind in strings(key):
+            check_kind(kind, f"semantic.signatures.{key}")
+    for name in strings("defaults"):
+        check_field(name, "semantic.signatures.defaults")
+    arguments = raw.get("arguments", "arguments")
+    if not isinstance(arguments, str):
+        raise ConfigError(f"{where}.arguments must be a field name")
+    if raw:
+        check_field(arguments, "semantic.signatures.arguments")
+    if not isinstance(raw.get("receiver_first", False), bool):
+        raise ConfigError(f"{where}.receiver_first must be true or false")
+    return SignatureRules(parameters=paths, counted=kind_to_field("counted", True),
+                          receivers=frozenset(strings("receivers")), receiver_first=raw.get("receiver_first", False),
+                          uncountable=frozenset(strings("uncountable")), defaults=frozenset(strings("defaults")),
+                          wrappers=frozenset(strings("wrappers")), calls=kind_to_field("calls", False),
+                          arguments=arguments, argument_lists=frozenset(strings("argument_lists")),
+                          spread=frozenset(strings("spread")))
 
 
 def _duplicate_rules(raw: Any, source: str, check_kind: Callable[[str, str], None],

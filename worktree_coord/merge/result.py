@@ -72,7 +72,12 @@ class SemanticFinding:
     problem: str = "broken"
     # For "broken": the one definition of the same kind, in the same place, that the removing side
     # added to that file (a likely new name: `defaultPort` for `portOrDefault`); "" when none or several.
+    # For "signature" (merge/signatures.py): `removed_by` reshaped the function `name` (its parameters)
+    # and `used_by` added a call at the use that passes `arguments`, what the base's shape takes:
+    # `definition` is that old shape, `replacement` the new one, `definition_line` where the merged
+    # result defines it.
     replacement: str = ""
+    arguments: int = 0
 
     @property
     def message(self) -> str:
@@ -80,6 +85,10 @@ class SemanticFinding:
         if self.problem == "import_path":
             return (f"{self.use_path}:{self.use_line} imports {self.name}, which {self.removed_by} replaced in every "
                     f"file (as at {where} in the base) while {self.used_by} added this import")
+        if self.problem == "signature":
+            return (f"{self.use_path}:{self.use_line} calls {self.name} with {self.arguments} argument(s), as its base "
+                    f"shape {self.definition} takes, while {self.removed_by} changed it to {self.replacement} "
+                    f"({where} in the merge) and {self.used_by} added this call")
         if self.problem == "duplicate":
             return (f"{where} and {self.use_path}:{self.use_line} both declare {self.name} ({self.kind}): the merge "
                     f"holds it twice in one scope, where {self.removed_by} and {self.used_by} each hold it once")
@@ -92,7 +101,7 @@ class SemanticFinding:
                 "definition_line": self.definition_line, "use_path": self.use_path, "use_line": self.use_line,
                 "removed_by": self.removed_by, "used_by": self.used_by, "declaration": self.declaration,
                 "definition": self.definition, "use": self.use, "problem": self.problem,
-                "replacement": self.replacement, "message": self.message}
+                "replacement": self.replacement, "arguments": self.arguments, "message": self.message}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> "SemanticFinding":
@@ -100,12 +109,50 @@ class SemanticFinding:
                                            "use_line", "removed_by", "used_by")},
                    declaration=data.get("declaration", ""), definition=data.get("definition", ""),
                    use=data.get("use", ""), problem=data.get("problem", "broken"),
-                   replacement=data.get("replacement", ""))
+                   replacement=data.get("replacement", ""), arguments=data.get("arguments", 0))
 
     def as_conflict(self) -> "MergeConflict":
         """The finding as a conflict of kind `semantic` (lines: the use, in the merged result)."""
         return MergeConflict(start_line=self.use_line, end_line=self.use_line, declaration=self.declaration,
                              kind="semantic", base=self.definition, ours="", theirs=self.use, finding=self)
+
+
+@dataclass(frozen=True)
+class ProblemWords:
+    """How one kind of semantic finding (`SemanticFinding.problem`) is worded for people: by
+    `wtc merge-file`, `task update` and the landing report (cli/render.py, coordinator/landing.py)
+    and the queue's conflict note (coordinator/merging.py), from this one table."""
+
+    removed_role: str   # what the side named `removed_by` did ("removed by" task t1)
+    used_role: str      # what the side named `used_by` did
+    other: str          # the landing report: the other task, seen from the task that landed
+    fix: str            # what to do, a short clause (`task update`, `merge-file`)
+    note: str           # the queue's note on the conflict; `{update}` is the command that brings the tip in
+
+
+PROBLEM_WORDS: dict[str, ProblemWords] = {
+    "broken": ProblemWords(
+        "removed by", "used by", "removed by", "fix the use(s)",
+        "the task's new code uses a name the other side removed or renamed (or the other way round): "
+        "after {update}, use the name that replaced it (or restore it)"),
+    "duplicate": ProblemWords(
+        "one copy from", "the other from", "the other copy from", "keep one copy of each declaration held twice",
+        "both sides declare the same thing, so the merge holds it twice: after {update}, "
+        "keep one of the two (merging what each adds)"),
+    "import_path": ProblemWords(
+        "replaced throughout by", "imported again by", "replaced throughout by", "import the new path",
+        "one side moved an import path everywhere and the other imports the old one: after {update}, "
+        "import the new path"),
+    "signature": ProblemWords(
+        "reshaped by", "called the old way by", "reshaped by", "pass what the new shape takes at each call",
+        "one side changed a function's parameters and the other side's new code calls it the old way: "
+        "after {update}, call it with its new parameters (or keep an overload of the old shape)"),
+}
+
+
+def problem_words(problem: str) -> ProblemWords:
+    """The words for a kind of finding (an unknown kind, from a newer store: the broken name's)."""
+    return PROBLEM_WORDS.get(problem, PROBLEM_WORDS["broken"])
 
 
 @dataclass(frozen=True)

@@ -26,28 +26,29 @@ Precision first (a flag that is usually wrong gets turned off, so fewer and sure
 The same entry points also report a declaration the merged file holds twice where the base and
 each side hold it once (duplicates.py: a finding with `problem="duplicate"`), and, over a tree
 merge, an import of a module one side replaced throughout that the other side added
-(import_paths.py: `problem="import_path"`).
+(import_paths.py: `problem="import_path"`), and a call a side added that passes what a function's
+base shape takes where the other side changed its parameters (signatures.py: `problem="signature"`).
 Names, kinds and scopes come from symbols.py (the grammar wheels' tags queries and the profile's
 data); nothing here is language-specific.
 """
 
 from __future__ import annotations
 
-import bisect
 import functools
 import posixpath
 import re
 from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator
 
-import pygit2
 import tree_sitter
 
 from .duplicates import find_duplicates
 from .import_paths import find_replaced_imports
 from .profiles import Profile, SemanticRules, profile_for_path
 from .result import SemanticFinding
-from .symbols import Definition, Import, Reference, Symbols, extract
+from .signatures import find_signature_changes
+from .linediff import added_lines as _added_lines, follow as _follow, touched_lines as _touched_lines
+from .symbols import Definition, Reference, Symbols, extract, visible_import as _visible_import
 from .versions import MAX_BYTES, FileVersions, Versions
 
 _SIDES = ("left", "right")
@@ -93,7 +94,7 @@ def find_broken_names(files: Iterable[Versions], *, labels: tuple[str, str, str]
     (import_paths.py)."""
     checked = [f for f in files if semantic_profile(f.path) is not None]
     check = _Check(checked, labels, trees or {}, complete)
-    found = check.run() + find_duplicates(checked, labels=labels, trees=trees)
+    found = check.run() + find_duplicates(checked, labels=labels, trees=trees) + find_signature_changes(check)
     if mentions is not None and len(checked) > 1:
         found += tuple(find_replaced_imports(checked, check, check.labels, mentions))
     return tuple(sorted(found, key=lambda f: (f.use_path, f.use_line, f.name)))
@@ -113,6 +114,8 @@ class _Check:
         # 150 s, most of it recomputing every file's module path for each import).
         self._directories: dict[str, list[str]] | None = None   # directory -> files, for package_files
         self._modules: dict[int, tuple[dict[str, list[str]], dict[str, list[tuple[str, list[str]]]]]] = {}
+        self._added: dict[str, tuple[frozenset[bytes], bytes]] = {}   # added_names, per side
+        self._tokens: dict[str, bytes] = {}                              # module_token, per path
 
     def symbols(self, path: str, which: str, uses: bool = True) -> Symbols | None:
         """The symbols of one version (None: absent, or it does not parse cleanly); uses=False
@@ -137,6 +140,13 @@ class _Check:
         found = None if tree.root_node.has_error else extract(profile, data, tree, uses=uses)
         self._symbols[(path, data, uses)] = found
         return found
+
+    def tree(self, path: str, which: str) -> tree_sitter.Tree | None:
+        """The parsed tree of one version (None: absent, or it does not parse cleanly)."""
+        data = self.files[path].version(which)
+        if data is None or self.symbols(path, which, uses=False) is None:
+            return None
+        return self._trees.get((path, data))
 
     def run(self) -> tuple[SemanticFinding, ...]:
         if len(self.files) == 1 and not self._may_break_a_name(next(iter(self.files.values()))):
@@ -237,7 +247,9 @@ class _Check:
         word of them for a version that does not parse cleanly), over all the files it changed,
         and the text of those lines with the modules of the imports their references go through
         (to tell which modules they can reach: a new line reaches a module through an import that
-        may be an old line of its file)."""
+        may be an old line of its file). Computed once per side (signatures.py asks again)."""
+        if side in self._added:
+            return self._added[side]
         names: set[bytes] = set()
         texts: list[bytes] = []
         for path, versions in self.files.items():
@@ -258,7 +270,8 @@ class _Check:
             names.update(ref.name.encode() for ref in new_uses)
             through = {ref.receiver or ref.name for ref in new_uses}
             texts.extend(f"{item.module} {item.name or ''}".encode() for item in symbols.imports if item.bound in through)
-        return frozenset(names), b"\n".join(texts)
+        self._added[side] = (frozenset(names), b"\n".join(texts))
+        return self._added[side]
 
     # -- step 2: uses the other side added, resolved in the merged result ----------------------
     def uses(self, removals: list[_Removal], used_side: str) -> Iterator[SemanticFinding]:
@@ -375,9 +388,12 @@ class _Check:
     def module_token(self, path: str) -> bytes:
         """The last part of the module `path` is (`util` of pkg/util.py, `pkg` of pkg/__init__.py,
         the directory of a Go file): an import of it names it."""
-        profile = semantic_profile(path)
-        assert profile is not None
-        return posixpath.basename(_module_path(path, profile.semantic)).encode()
+        token = self._tokens.get(path)
+        if token is None:
+            profile = semantic_profile(path)
+            assert profile is not None
+            token = self._tokens[path] = posixpath.basename(_module_path(path, profile.semantic)).encode()
+        return token
 
     def package_wide(self, path: str) -> bool:
         profile = semantic_profile(path)
@@ -502,13 +518,6 @@ def _defines(symbols: Symbols, definition: Definition) -> bool:
     return not definition.container and symbols.wildcard
 
 
-def _visible_import(symbols: Symbols, bound: str, reference: Reference) -> Import | None:
-    for item in symbols.imports:
-        if item.bound == bound and (item.scope is None or item.scope in reference.scopes):
-            return item
-    return None
-
-
 def _module_path(path: str, rules: SemanticRules) -> str:
     """The module a file is, as a path: `pkg/util.py` -> pkg/util, `pkg/__init__.py` -> pkg; for a
     language whose directories are packages, the directory."""
@@ -520,46 +529,5 @@ def _module_path(path: str, rules: SemanticRules) -> str:
     return stem
 
 
-def _hunks(old: bytes, new: bytes) -> list[tuple[int, int, int, int]]:
-    patch = pygit2.Patch.create_from(old, new, context_lines=0)
-    return [(h.old_start, h.old_lines, h.new_start, h.new_lines) for h in patch.hunks]
-
-
-def _touched_lines(old: bytes, new: bytes | None) -> list[tuple[int, int]]:
-    """The line ranges (first, last) of `old` that `new` deletes or changes (all of it when None)."""
-    if new is None:
-        return [(1, old.count(b"\n") + 1)]
-    if new == old:
-        return []
-    return [(start, start + count - 1) for start, count, _, _ in _hunks(old, new) if count]
-
-
 def _within(line: int, ranges: list[tuple[int, int]]) -> bool:
     return any(first <= line <= last for first, last in ranges)
-
-
-def _added_lines(old: bytes, new: bytes) -> list[int]:
-    """Line numbers (1-based) of `new` that a line diff from `old` marks added or changed."""
-    out: list[int] = []
-    for _, _, new_start, new_lines in _hunks(old, new):
-        out.extend(range(new_start, new_start + new_lines))
-    return out
-
-
-def _follow(old: bytes, new: bytes, lines: list[int]) -> set[int]:
-    """Where `lines` of `old` stand in `new` (lines the diff leaves untouched; the others are gone)."""
-    hunks = _hunks(old, new)
-    ends: list[int] = []      # for each hunk, the last old line it touches (inserts: the line before)
-    shifts: list[int] = []    # the shift of old lines after it
-    shift = 0
-    for old_start, old_lines, _, new_lines in hunks:
-        shift += new_lines - old_lines
-        ends.append(old_start + old_lines - 1 if old_lines else old_start)
-        shifts.append(shift)
-    out: set[int] = set()
-    for line in lines:
-        if any(old_lines and old_start <= line < old_start + old_lines for old_start, old_lines, _, _ in hunks):
-            continue
-        index = bisect.bisect_left(ends, line)   # hunks ending before `line`
-        out.add(line + (shifts[index - 1] if index else 0))
-    return out

@@ -61,6 +61,7 @@ class Reference:
     line: int
     declaration: str              # where it stands: "class C > method run"
     selves: frozenset[str] = frozenset()   # receiver names that mean the enclosing type (Go's `s` of `func (s *S)`)
+    start_byte: int = -1                   # where the name stands (signatures.py finds its call from it)
 
 
 @dataclass(frozen=True)
@@ -293,13 +294,21 @@ def extract(profile: Profile, source: bytes, tree: tree_sitter.Tree | None = Non
         receiver = _receiver(source, name_node)
         selves = placer.selves(name_node.parent) if placer.self_fields and receiver else frozenset()
         out.references.append(Reference(name, kind, receiver, container, functions,
-                                        name_node.start_point[0] + 1, declaration, selves))
+                                        name_node.start_point[0] + 1, declaration, selves, name_node.start_byte))
         leading = _LEADING_WORD.match(receiver.encode()) if receiver else None
         if leading and leading.group().decode() not in rules.self_receivers | selves:
             # `util.parse()` uses `util` too: a removed import or class is caught through it.
             out.references.append(Reference(leading.group().decode(), "receiver", None, container, functions,
                                             name_node.start_point[0] + 1, declaration))
     return out
+
+
+def visible_import(symbols: Symbols, bound: str, reference: Reference) -> Import | None:
+    """The import that binds `bound` where `reference` stands (its function scope, or the top), if any."""
+    for item in symbols.imports:
+        if item.bound == bound and (item.scope is None or item.scope in reference.scopes):
+            return item
+    return None
 
 
 def _add_import(out: Symbols, parts: dict[str, tree_sitter.Node], source: bytes, placer: _Placer,

@@ -1,0 +1,61 @@
+"""Line diffs the post-merge checks read: which lines of a version one side touched or added, and
+where a line of one version stands in another (git's xdiff, through pygit2, zero context lines).
+
+Stage: a helper of the post-merge checks (semantic.py, signatures.py). Input: two versions' bytes.
+Output: 1-based line numbers and ranges. No parsing, nothing language-specific.
+"""
+
+from __future__ import annotations
+
+import bisect
+
+import pygit2
+
+
+def hunks(old: bytes, new: bytes) -> list[tuple[int, int, int, int]]:
+    patch = pygit2.Patch.create_from(old, new, context_lines=0)
+    return [(h.old_start, h.old_lines, h.new_start, h.new_lines) for h in patch.hunks]
+
+
+def touched_lines(old: bytes, new: bytes | None) -> list[tuple[int, int]]:
+    """The line ranges (first, last) of `old` that `new` deletes or changes (all of it when None)."""
+    if new is None:
+        return [(1, old.count(b"\n") + 1)]
+    if new == old:
+        return []
+    return [(start, start + count - 1) for start, count, _, _ in hunks(old, new) if count]
+
+
+def added_lines(old: bytes, new: bytes) -> list[int]:
+    """Line numbers (1-based) of `new` that a line diff from `old` marks added or changed."""
+    out: list[int] = []
+    for _, _, new_start, new_lines in hunks(old, new):
+        out.extend(range(new_start, new_start + new_lines))
+    return out
+
+
+def follow(old: bytes, new: bytes, lines: list[int]) -> set[int]:
+    """Where `lines` of `old` stand in `new` (lines the diff leaves untouched; the others are gone)."""
+    found = hunks(old, new)
+    ends: list[int] = []      # for each hunk, the last old line it touches (inserts: the line before)
+    shifts: list[int] = []    # the shift of old lines after it
+    shift = 0
+    for old_start, old_lines, _, new_lines in found:
+        shift += new_lines - old_lines
+        ends.append(old_start + old_lines - 1 if old_lines else old_start)
+        shifts.append(shift)
+    out: set[int] = set()
+    for line in lines:
+        if any(old_lines and old_start <= line < old_start + old_lines for old_start, old_lines, _, _ in found):
+            continue
+        index = bisect.bisect_left(ends, line)   # hunks ending before `line`
+        out.add(line + (shifts[index - 1] if index else 0))
+    return out
+
+
+def edited_lines(old: bytes, new: bytes) -> list[tuple[int, int]]:
+    """The line ranges (first, last) of `old` that `new` changes, deletes or inserts between (an
+    insertion after line n is (n, n + 1)): a parameter added on a line of its own is an insertion."""
+    if old == new:
+        return []
+    return [(start, start + count - 1) if count else (start, start + 1) for start, count, _, _ in hunks(old, new)]
