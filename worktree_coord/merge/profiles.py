@@ -493,21 +493,29 @@ def _semantic_rules(raw: Any, source: str, check_kind: Callable[[str, str], None
     )
 
 
-def _signature_rules(raw: Any, source: str, check_kind: Callable[[str, str], None],
-                     check_field: Callable[[str, str], None]) -> SignatureRules:
-    """The `[semantic.signatures]` table, its keys, types, node kinds and fields checked."""
-    where = f"language profile {source}: semantic.signatures"
+def _subtable_strings(raw: Any, where: str, allowed: frozenset[str] | set[str]) -> Callable[[str], tuple[str, ...]]:
+    """Check that a `[semantic.*]` sub-table is a table with only `allowed` keys; return the reader
+    of its string-list settings (a missing key reads as empty)."""
     if not isinstance(raw, dict):
         raise ConfigError(f"{where} must be a table")
-    unknown = set(raw) - _SIGNATURE_KEYS
+    unknown = set(raw) - set(allowed)
     if unknown:
-        raise ConfigError(f"{where}: unknown setting(s) {sorted(unknown)}", fix=f"use only {sorted(_SIGNATURE_KEYS)}")
+        raise ConfigError(f"{where}: unknown setting(s) {sorted(unknown)}", fix=f"use only {sorted(allowed)}")
 
     def strings(key: str) -> tuple[str, ...]:
         value = raw.get(key, [])
         if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
             raise ConfigError(f"{where}.{key} must be a list of strings")
         return tuple(value)
+
+    return strings
+
+
+def _signature_rules(raw: Any, source: str, check_kind: Callable[[str, str], None],
+                     check_field: Callable[[str, str], None]) -> SignatureRules:
+    """The `[semantic.signatures]` table, its keys, types, node kinds and fields checked."""
+    where = f"language profile {source}: semantic.signatures"
+    strings = _subtable_strings(raw, where, _SIGNATURE_KEYS)
 
     def kind_to_field(key: str, empty: bool) -> tuple[tuple[str, str], ...]:
         value = raw.get(key, {})
@@ -548,17 +556,7 @@ def _duplicate_rules(raw: Any, source: str, check_kind: Callable[[str, str], Non
                      language: tree_sitter.Language | None = None) -> DuplicateRules:
     """The `[semantic.duplicates]` table, its keys, types and node kinds checked."""
     where = f"language profile {source}: semantic.duplicates"
-    if not isinstance(raw, dict):
-        raise ConfigError(f"{where} must be a table")
-    unknown = set(raw) - _DUPLICATE_KEYS
-    if unknown:
-        raise ConfigError(f"{where}: unknown setting(s) {sorted(unknown)}", fix=f"use only {sorted(_DUPLICATE_KEYS)}")
-
-    def strings(key: str) -> tuple[str, ...]:
-        value = raw.get(key, [])
-        if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
-            raise ConfigError(f"{where}.{key} must be a list of strings")
-        return tuple(value)
+    strings = _subtable_strings(raw, where, _DUPLICATE_KEYS)
 
     for key in ("declarations", "through", "lead", "imports"):
         for kind in strings(key):
