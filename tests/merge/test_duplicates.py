@@ -14,22 +14,15 @@ import pygit2
 import pytest
 
 from tests.conftest import git, make_repo
-from worktree_coord.merge import FileVersions, check_tree_merge, find_broken_names, line_merge, merge_file
+from tests.merge.clean_merges import clean_merge, findings
+from worktree_coord.merge import FileVersions, check_tree_merge, find_broken_names, merge_file
 from worktree_coord.merge.result import SemanticFinding
 
 WTC = str(Path(sys.executable).parent / "wtc")
 
 
-def _merged(base: bytes, left: bytes, right: bytes) -> bytes:
-    result = line_merge(base, left, right)
-    assert result.clean, "the fixture must be a merge git calls clean"
-    return result.merged
-
-
 def _twice(path: str, base: bytes, left: bytes, right: bytes) -> list[SemanticFinding]:
-    merged = _merged(base, left, right)
-    found = find_broken_names([FileVersions(path, base, left, right, merged)], complete=False)
-    return [f for f in found if f.problem == "duplicate"]
+    return findings("duplicate", path, base, left, right)
 
 
 # -- both sides added the same declaration, in different places -------------------------------------
@@ -132,7 +125,7 @@ def test_rust_underscore_imports_other_names_and_cfg_twin_modules_are_not_report
     left = base.replace(b"mod m {", b"use std::io::Write as _;\nuse crate::{b::Y, c::{Z as W}};\n\n"
                         b"#[cfg(unix)]\nmod imp {\n    use unix::Sys;\n}\n\nmod m {")
     right = base + b"\nuse std::fmt::Write as _;\nuse d::Y2;\n\n#[cfg(windows)]\nmod imp {\n    use windows::Sys;\n}\n"
-    merged = _merged(base, left, right)
+    merged = clean_merge(base, left, right)
     assert merged.count(b" as _;") == 2 and merged.count(b"use unix::Sys") == merged.count(b"use windows::Sys") == 1
     assert _twice("src/main.rs", base, left, right) == []
 
@@ -179,7 +172,7 @@ def test_python_overloads_setters_and_conditional_definitions_are_not_reported()
     right = base.replace(b"    def z(self):\n        pass\n", b"    def z(self):\n        pass\n\n    @v.setter\n"
                          b"    def v(self, x):\n        pass\n\n    def f(self, x):\n        return x\n").replace(
         b"import typing\n", b"import typing\n\ntry:\n    def g():\n        pass\nexcept E:\n    pass\n")
-    merged = _merged(base, left, right)
+    merged = clean_merge(base, left, right)
     assert merged.count(b"def v(") == merged.count(b"def f(") == 2 and merged.count(b"def g(") == 3
     assert _twice("c.py", base, left, right) == []
 
@@ -197,7 +190,7 @@ def test_a_version_that_does_not_parse_is_never_guessed_at() -> None:
     left = PY_BASE.replace(b"    def get", PY_NEW + b"    def get")
     right = PY_BASE + b"\n" + PY_NEW.rstrip(b"\n") + b"\n"
     broken_base = PY_BASE.replace(b"class Store:", b"class Store(:")
-    merged = _merged(PY_BASE, left, right)
+    merged = clean_merge(PY_BASE, left, right)
     assert find_broken_names([FileVersions("s.py", broken_base, left, right, merged)]) == ()
 
 
@@ -207,7 +200,7 @@ GO_RIGHT = GO_BASE.replace(b'\t"io"\n)\n', b'\t"io"\n)\n\nimport "os"\n') + b"\n
 
 def test_merge_file_reports_the_duplicates_of_its_line_merge_as_semantic_conflicts() -> None:
     result = merge_file(GO_BASE, GO_LEFT, GO_RIGHT, "p/p.go")
-    assert not result.clean and result.merged == _merged(GO_BASE, GO_LEFT, GO_RIGHT), "git's merge, no markers"
+    assert not result.clean and result.merged == clean_merge(GO_BASE, GO_LEFT, GO_RIGHT), "git's merge, no markers"
     assert [(c.kind, c.finding.problem, c.finding.name) for c in result.conflicts if c.finding] == \
         [("semantic", "duplicate", '"os"'), ("semantic", "duplicate", "C")]
 

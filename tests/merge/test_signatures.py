@@ -17,6 +17,7 @@ import pygit2
 import pytest
 
 from tests.conftest import git, make_repo, write
+from tests.merge.clean_merges import findings
 from worktree_coord.coordinator import Coordinator
 from worktree_coord.merge import FileVersions, check_tree_merge, find_broken_names, line_merge, merge_file
 from worktree_coord.merge.result import PROBLEM_WORDS, SemanticFinding
@@ -24,16 +25,8 @@ from worktree_coord.merge.result import PROBLEM_WORDS, SemanticFinding
 WTC = str(Path(sys.executable).parent / "wtc")
 
 
-def _merged(base: bytes, left: bytes, right: bytes) -> bytes:
-    result = line_merge(base, left, right)
-    assert result.clean, "the fixture must be a merge git calls clean"
-    return result.merged
-
-
 def _reshaped(path: str, base: bytes, left: bytes, right: bytes) -> list[SemanticFinding]:
-    merged = _merged(base, left, right)
-    found = find_broken_names([FileVersions(path, base, left, right, merged)], complete=False)
-    return [f for f in found if f.problem == "signature"]
+    return findings("signature", path, base, left, right)
 
 
 def _case(base: str, old: str, new: str, old_call: str, new_call: str, added: str) -> tuple[bytes, bytes, bytes]:

@@ -484,13 +484,17 @@ class _Check:
                         return False   # defined in another file of the package (moved, or a build variant)
         return True
 
+    def merged_line(self, path: str, line: int) -> str:
+        """Line `line` of the merged `path`, stripped: the use a finding shows ("" past its end)."""
+        lines = (self.files[path].merged or b"").split(b"\n")
+        return lines[line - 1].decode("utf-8", "replace").strip() if line <= len(lines) else ""
+
     def finding(self, removal: _Removal, use_path: str, reference: Reference, used_side: str) -> SemanticFinding:
         definition = removal.definition
         base = self.files[removal.path].base or b""
         text = base[definition.start_byte:definition.end_byte].decode("utf-8", "replace").splitlines()
         excerpt = "\n".join(text[:_EXCERPT_LINES]) + ("\n..." if len(text) > _EXCERPT_LINES else "")
-        merged_lines = (self.files[use_path].merged or b"").split(b"\n")
-        use = merged_lines[reference.line - 1].decode("utf-8", "replace").strip() if reference.line <= len(merged_lines) else ""
+        use = self.merged_line(use_path, reference.line)
         return SemanticFinding(
             name=".".join(definition.container + (definition.name,)), kind=definition.kind,
             definition_path=removal.path, definition_line=definition.line, use_path=use_path,

@@ -65,6 +65,8 @@ class _Check(Protocol):
 
     def resolve(self, module: str, importer: str, rules: SemanticRules) -> list[str]: ...
 
+    def merged_line(self, path: str, line: int) -> str: ...
+
 
 def _profile(path: str) -> Profile | None:
     """The profile whose `[semantic.signatures]` counts `path`'s parameters, or None."""
@@ -422,8 +424,7 @@ def _arguments(rules: SignatureRules, tree: tree_sitter.Tree, reference: Referen
 def _finding(check: _Check, change: _Change, use_path: str, reference: Reference, used_side: str,
              count: int) -> SemanticFinding:
     definition = change.definition
-    merged_lines = (check.files[use_path].merged or b"").split(b"\n")
-    use = merged_lines[reference.line - 1].decode("utf-8", "replace").strip() if reference.line <= len(merged_lines) else ""
+    use = check.merged_line(use_path, reference.line)
     return SemanticFinding(
         name=".".join(definition.container + (definition.name,)), kind=definition.kind,
         definition_path=change.path, definition_line=change.merged_line, use_path=use_path,
