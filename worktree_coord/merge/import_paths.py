@@ -56,7 +56,11 @@ def find_replaced_imports(files: Iterable[Versions], check: _Symbolic, labels: d
         # module the first step found (a queue merge: ~1,000 files of integration, a few of the task).
         # The tree-wide look comes before the bigger side's files: a module still named anywhere in
         # that side's tree (most: `os`, `fmt`) is found in its first files, and ends it there.
-        if changed[used_side] <= changed[other]:
+        # A file both sides changed alike adds no import the other side dropped (it imports the
+        # same), so the first way reads only the files where the using side differs from the other:
+        # chosen when those are fewer than the other side's files (a vendored tree bumped on both).
+        differing = sum(not v.same(used_side, "base") and not v.same(used_side, other) for v in files)
+        if differing <= changed[other]:
             added = _added_imports(files, check, used_side)
             gone = set(added) - mentions(other, added)
             replaced = _replaced(files, check, other, gone) if gone else {}
@@ -97,6 +101,7 @@ def _added_imports(files: list[Versions], check: _Symbolic, side: str,
     """module -> (path, import) for each top-level import `side` added to a file (from a module;
     only from `modules` when given, and then a file that never spells one is not read)."""
     out: dict[str, list[tuple[str, Import]]] = {}
+    other = "right" if side == "left" else "left"
     names = [module.encode() for module in modules] if modules is not None else None
     # A file the side added where it deleted one of the same name is a move (the check's diffs do
     # not pair renames): its imports are the old file's, not new ones.
@@ -108,6 +113,8 @@ def _added_imports(files: list[Versions], check: _Symbolic, side: str,
             continue
         if names is not None and not any(name in (versions.version(side) or b"") for name in names):
             continue
+        if versions.same(side, other):
+            continue   # the other side's version imports the same: a module it still imports in a file it changed
         if not versions.exists("base") and posixpath.basename(path) in deleted:
             continue
         mine = check.symbols(path, side, uses=False)

@@ -45,6 +45,7 @@ import tree_sitter
 from .duplicates import find_duplicates
 from .import_paths import find_replaced_imports
 from .profiles import Profile, SemanticRules, profile_for_path
+from .reach import Reach, words
 from .result import SemanticFinding
 from .signatures import find_signature_changes
 from .linediff import added_lines as _added_lines, follow as _follow, touched_lines as _touched_lines
@@ -114,7 +115,7 @@ class _Check:
         # 150 s, most of it recomputing every file's module path for each import).
         self._directories: dict[str, list[str]] | None = None   # directory -> files, for package_files
         self._modules: dict[int, tuple[dict[str, list[str]], dict[str, list[tuple[str, list[str]]]]]] = {}
-        self._added: dict[str, tuple[frozenset[bytes], bytes]] = {}   # added_names, per side
+        self._reach: Reach | None = None                                # live words, per side and file
         self._tokens: dict[str, bytes] = {}                              # module_token, per path
 
     def symbols(self, path: str, which: str, uses: bool = True) -> Symbols | None:
@@ -189,38 +190,24 @@ class _Check:
     # -- step 1: what each side no longer defines -----------------------------------------------
     def removals(self) -> Iterator[_Removal]:
         """Base definitions a side no longer defines. Only a definition whose name's line the side
-        deleted or changed can have gone (a file deleted takes all of them), so a side that only
-        adds lines, or edits inside bodies, costs one diff and nothing else. And a removal only
-        matters when the other side's added lines hold its name: the side that changed more files
-        (integration, against one task) has a file parsed only when the lines it touched there share
-        a word with what the other side added."""
-        counts = {side: sum(not v.same(side, "base") for v in self.files.values()) for side in _SIDES}
-        small = min(_SIDES, key=lambda side: counts[side])
-        used, reach = self.added_names(small)
-        small_dirs = {posixpath.dirname(p) for p, v in self.files.items() if not v.same(small, "base")}
+        deleted or changed can have gone (a file deleted takes all of them), and it matters only
+        when lines the other side added, in a file that can reach it, hold its name (reach.py: the
+        live words, found before parsing). So a side that only adds lines, or edits inside bodies,
+        costs one diff, and of a big merge's thousands of files only those a new use can reach
+        are parsed."""
         for path, versions in self.files.items():
             if not versions.exists("base"):
                 continue
-            # The bigger side's edits matter only in a file the smaller side's new lines can reach
-            # (the same file, one whose module they name, or a Go file of a directory they changed)
-            # and whose base mentions a name they use: most of its files are never read.
-            big_sides = [side for side in _SIDES if side != small and not versions.same(side, "base")]
-            if not big_sides and versions.same(small, "base"):
-                continue
-            reachable = (not versions.same(small, "base") or self.module_token(path) in reach
-                         or (self.package_wide(path) and posixpath.dirname(path) in small_dirs))
-            if not reachable and versions.same(small, "base"):
-                continue
             assert versions.base is not None
-            wanted = {side: side not in big_sides or (reachable and any(name in versions.base for name in used))
-                      for side in _SIDES}
-            touched = {side: _touched_lines(versions.base, versions.version(side)) if wanted[side] else []
-                       for side in _SIDES}
-            if any(touched[side] for side in big_sides):
-                lines = versions.base.split(b"\n")
-                for side in big_sides:
+            touched: dict[str, list[tuple[int, int]]] = {}
+            live: dict[str, frozenset[bytes]] = {}
+            for side in _SIDES:
+                live[side] = self.live(side, path) if not versions.same(side, "base") else frozenset()
+                touched[side] = _touched_lines(versions.base, versions.version(side)) if live[side] else []
+                if touched[side]:
+                    lines = versions.base.split(b"\n")
                     text = b"\n".join(b"\n".join(lines[first - 1:last]) for first, last in touched[side])
-                    if not used.intersection(_WORDS.findall(text)):
+                    if not live[side] & words(text):
                         touched[side] = []
             if not any(touched.values()):
                 continue
@@ -229,7 +216,7 @@ class _Check:
                 continue
             for side in _SIDES:
                 ranges = touched[side]
-                candidates = [d for d in base.definitions if _within(d.line, ranges)]
+                candidates = [d for d in base.definitions if _within(d.line, ranges) and d.name.encode() in live[side]]
                 if not candidates:
                     continue
                 after = self.symbols(path, side) if versions.exists(side) else Symbols()
@@ -242,36 +229,32 @@ class _Check:
                         seen.add(key)
                         yield _Removal(path, definition, side)
 
-    def added_names(self, side: str) -> tuple[frozenset[bytes], bytes]:
-        """The names the lines `side` added use (references found on them; every identifier-like
-        word of them for a version that does not parse cleanly), over all the files it changed,
-        and the text of those lines with the modules of the imports their references go through
-        (to tell which modules they can reach: a new line reaches a module through an import that
-        may be an old line of its file). Computed once per side (signatures.py asks again)."""
-        if side in self._added:
-            return self._added[side]
-        names: set[bytes] = set()
-        texts: list[bytes] = []
-        for path, versions in self.files.items():
-            if versions.same(side, "base") or not versions.exists(side):
-                continue
-            data = versions.version(side)
-            assert data is not None
-            added = set(_added_lines(versions.base or b"", data))
-            lines = data.split(b"\n")
-            texts.extend(lines[number - 1] for number in sorted(added) if number <= len(lines))
-            symbols = self.symbols(path, side)
-            if symbols is None:
-                for number in added:
-                    if number <= len(lines):
-                        names.update(_WORDS.findall(lines[number - 1]))
-                continue
-            new_uses = [ref for ref in symbols.references if ref.line in added]
-            names.update(ref.name.encode() for ref in new_uses)
-            through = {ref.receiver or ref.name for ref in new_uses}
-            texts.extend(f"{item.module} {item.name or ''}".encode() for item in symbols.imports if item.bound in through)
-        self._added[side] = (frozenset(names), b"\n".join(texts))
-        return self._added[side]
+    def live(self, side: str, path: str) -> frozenset[bytes]:
+        """The names a definition `side` removed or reshaped in `path` can have and still be used
+        by the other side's new lines (reach.py); empty: nothing there can break."""
+        if self._reach is None:
+            self._reach = Reach(self.files, module_path=self.module_path, module_token=self.module_token,
+                                package_wide=self.package_wide, imported_files=self.imported_files)
+        return self._reach.live(side, path)
+
+    def imported_files(self, path: str) -> frozenset[str]:
+        """The files of this merge that an import of the merged `path` names, as `targets` resolves
+        them (a module, or a module's name that is itself a module or a class): every file a use
+        there can reach through an import. Nothing when the merged version does not parse (its
+        uses are never read)."""
+        merged = self.symbols(path, "merged", uses=False) if self.files[path].exists("merged") else None
+        if merged is None:
+            return frozenset()
+        profile = semantic_profile(path)
+        assert profile is not None
+        rules = profile.semantic
+        out: set[str] = set()
+        for item in merged.imports:
+            out.update(self.resolve(item.module, path, rules))
+            if item.name is not None:
+                out.update(self.resolve(item.module.rstrip(rules.module_separator) + rules.module_separator + item.name,
+                                        path, rules))
+        return frozenset(out)
 
     # -- step 2: uses the other side added, resolved in the merged result ----------------------
     def uses(self, removals: list[_Removal], used_side: str) -> Iterator[SemanticFinding]:
@@ -384,6 +367,12 @@ class _Check:
                 yield (target, (imported.name,), name)
             for target in self.resolve(imported.module, path, rules):
                 yield (target, (imported.name,), name)
+
+    def module_path(self, path: str) -> str:
+        """The module `path` is, as a path (`_module_path`)."""
+        profile = semantic_profile(path)
+        assert profile is not None
+        return _module_path(path, profile.semantic)
 
     def module_token(self, path: str) -> bytes:
         """The last part of the module `path` is (`util` of pkg/util.py, `pkg` of pkg/__init__.py,

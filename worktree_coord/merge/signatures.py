@@ -29,7 +29,6 @@ the other side added mentions; calls are looked for only in files whose bytes na
 
 from __future__ import annotations
 
-import posixpath
 import re
 from dataclasses import dataclass
 from typing import Iterator, Protocol
@@ -38,6 +37,7 @@ import tree_sitter
 
 from .linediff import added_lines, edited_lines, follow
 from .profiles import Profile, SemanticRules, SignatureRules, profile_for_path
+from .reach import NEAR
 from .result import SemanticFinding
 from .symbols import FUNCTION_KINDS, Definition, Reference, Symbols, visible_import
 from .versions import Versions
@@ -53,7 +53,7 @@ class _Check(Protocol):
 
     def tree(self, path: str, which: str) -> tree_sitter.Tree | None: ...
 
-    def added_names(self, side: str) -> tuple[frozenset[bytes], bytes]: ...
+    def live(self, side: str, path: str) -> frozenset[bytes]: ...
 
     def module_token(self, path: str) -> bytes: ...
 
@@ -78,7 +78,7 @@ def _profile(path: str) -> Profile | None:
 _SIDES = ("left", "right")
 _WORDS = re.compile(rb"[A-Za-z_$][\w$]*")
 _SPACE = re.compile(r"\s+")
-_HEADER_LINES = 16       # a parameter line this far below its definition's name still counts as near it
+_HEADER_LINES = NEAR    # a parameter line this far below its definition's name still counts as near it
 _SHAPE_CHARS = 160
 
 
@@ -129,45 +129,33 @@ def find_signature_changes(check: _Check) -> tuple[SemanticFinding, ...]:
         versions = next(iter(files.values()))
         if not may_change_a_call(versions.base, versions.version("left"), versions.version("right")):
             return ()
-    counts = {side: sum(not v.same(side, "base") for v in files.values()) for side in _SIDES}
     found: dict[tuple[str, int, str], SemanticFinding] = {}
     for side in _SIDES:
         other = "right" if side == "left" else "left"
-        if not counts[side] or not counts[other]:
-            continue
-        # The other side's added names prune the files this side reshaped, when it is the smaller
-        # side (a task against the integration branch): cheap to read all of its files.
-        pruned = check.added_names(other) if counts[other] <= counts[side] else None
-        changes = list(_changes(check, side, other, pruned))
+        changes = list(_changes(check, side, other))
         for finding in _calls(check, changes, other):
             found.setdefault((finding.use_path, finding.use_line, finding.name), finding)
     return tuple(sorted(found.values(), key=lambda f: (f.use_path, f.use_line, f.name)))
 
 
 # -- step 1: definitions one side reshaped ---------------------------------------------------------
-def _changes(check: _Check, side: str, other: str,
-             pruned: tuple[frozenset[bytes], bytes] | None) -> Iterator[_Change]:
-    """`pruned`: the names the other side's added lines use and the text they reach modules through
-    (`_Check.added_names`), when that side is the smaller: only a file its new lines can reach (one
-    it changed, one whose module they name, a Go file of a directory it changed) is read."""
-    used = pruned[0] if pruned is not None else None
-    other_dirs = ({posixpath.dirname(p) for p, v in check.files.items() if not v.same(other, "base")}
-                  if pruned is not None else set())
+def _changes(check: _Check, side: str, other: str) -> Iterator[_Change]:
+    """Only a file where `side` touched a line near a word that the other side's new lines, in a
+    file that can reach it, hold (`_Check.live`, reach.py) is read: of a big merge's thousands of
+    files, a few."""
     for path, versions in check.files.items():
-        # By blob ids and paths first: a big side's thousands of files are mostly never read.
+        # By blob ids and paths first, then by the live words, before any parse.
         if versions.same(side, "base") or not (versions.exists("base") and versions.exists(side)
                                                and versions.exists(other) and versions.exists("merged")):
             continue
-        if pruned is not None and versions.same(other, "base") and check.module_token(path) not in pruned[1] \
-                and not (check.package_wide(path) and posixpath.dirname(path) in other_dirs):
+        used = check.live(side, path)
+        if not used:
             continue
         profile = _profile(path)
         if profile is None:
             continue
         base, mine = versions.base, versions.version(side)
         assert base is not None and mine is not None
-        if used is not None and not any(name in base for name in used):
-            continue
         touched = edited_lines(base, mine)
         if not touched:
             continue
@@ -175,7 +163,7 @@ def _changes(check: _Check, side: str, other: str,
         if before is None:
             continue
         candidates = [d for d in before.definitions if d.kind in FUNCTION_KINDS
-                      and (used is None or d.name.encode() in used)
+                      and d.name.encode() in used
                       and any(first - _HEADER_LINES <= d.line <= last for first, last in touched)]
         if not candidates:
             continue

@@ -1,0 +1,199 @@
+"""Benchmark: the tree merge's semantic check (`merge.tree.check_merge`) on real merge commits.
+
+For each merge commit it re-assembles the product's tree merge (scripts/whole_merge.py: a file
+one side changed is that side's, a file both changed is git's clean line merge or `merge_file`'s
+result) and times the check alone (`check_merge`: broken names, reshaped functions, duplicates,
+replaced import paths), CPU and wall. The assembly's own time is reported apart.
+
+`--baseline TREE` times another checkout of the product (e.g. `git archive main | tar -x -C
+/tmp/old`) in the same run: each code runs in a worker process of its own (warmed up by a first
+merge that is not counted), the two asked in turn for every merge, so load drifts hit both alike.
+It prints median, p95 and max of each, their ratio, the merges whose findings differ (none is the
+point: a faster check must find the same things), and with `--show` the per-merge rows.
+
+Merges: `--merge REPO:SHA` (repeatable; REPO a mirror folder or `owner+name`), or `--corpus dev|aside`
+for every merge commit with a mined case in that part of the history corpus (history_corpus.py),
+`--limit N` of them spread over the repositories.
+
+Usage:
+    python scripts/bench_merge_check.py --merge containerd+containerd:8dee199878 \\
+        --merge traefik+traefik:dd79f4c6f2 --baseline /tmp/old --show
+    python scripts/bench_merge_check.py --corpus dev --baseline /tmp/old --save /tmp/after.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+MIRROR = Path(os.environ.get("WTC_MIRROR", "/work/.mirror"))
+
+
+# -- the worker: one code tree, asked merge by merge over stdin/stdout ----------------------------
+def worker(tree: Path) -> int:
+    sys.path[:0] = [str(tree), str(tree / "scripts")]
+    import pygit2
+    import whole_merge
+    from worktree_coord.merge import tree as tree_module
+
+    timed: dict[str, float] = {}
+    real_check = whole_merge.check_merge
+
+    def check(*args, **kwargs):  # type: ignore[no-untyped-def]
+        cpu, wall = time.process_time(), time.perf_counter()
+        try:
+            return real_check(*args, **kwargs)
+        finally:
+            timed["cpu"], timed["wall"] = time.process_time() - cpu, time.perf_counter() - wall
+
+    whole_merge.check_merge = check
+    repos: dict[str, pygit2.Repository] = {}
+    print(json.dumps({"ready": str(Path(tree_module.__file__).resolve())}), flush=True)
+    for line in sys.stdin:
+        request = json.loads(line)
+        repo = repos.get(request["repo"]) or repos.setdefault(request["repo"], pygit2.Repository(request["repo"]))
+        timed.clear()
+        started = time.perf_counter()
+        sha = str(repo.revparse_single(request["sha"]).id)
+        done = whole_merge.check_merge_commit(repo, sha, {})
+        findings = sorted(json.dumps([f.problem, f.name, f.kind, f.definition_path, f.definition_line, f.use_path,
+                                      f.use_line, f.removed_by, f.used_by, f.replacement, f.use])
+                          for f in done.findings)
+        print(json.dumps({"sha": sha, "error": done.error, "both": done.both_changed, "findings": findings,
+                          "check_cpu": timed.get("cpu", 0.0), "check_wall": timed.get("wall", 0.0),
+                          "total_wall": time.perf_counter() - started}), flush=True)
+    return 0
+
+
+class _Worker:
+    def __init__(self, tree: Path):
+        env = dict(os.environ, PYTHONPATH=str(tree))
+        self.process = subprocess.Popen([sys.executable, __file__, "--worker", str(tree)], env=env, text=True,
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        ready = json.loads(self._line())
+        self.module = ready["ready"]
+
+    def _line(self) -> str:
+        assert self.process.stdout is not None
+        line = self.process.stdout.readline()
+        if not line:
+            raise SystemExit("a benchmark worker died (its error is above)")
+        return line
+
+    def ask(self, repo: str, sha: str) -> dict:
+        assert self.process.stdin is not None
+        self.process.stdin.write(json.dumps({"repo": repo, "sha": sha}) + "\n")
+        self.process.stdin.flush()
+        return json.loads(self._line())
+
+    def close(self) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.close()
+        self.process.wait()
+
+
+# -- the driver ----------------------------------------------------------------------------------
+def _repo_path(name: str) -> str:
+    path = Path(name)
+    if not (path / "HEAD").exists() and not (path / ".git").exists():
+        path = MIRROR / name / "repo"
+    if not path.exists():
+        raise SystemExit(f"{name}: no such repository (give a path or an owner+name under {MIRROR})")
+    return str(path)
+
+
+def _corpus_merges(part: str, limit: int | None) -> list[tuple[str, str]]:
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import history_corpus
+
+    by_repo: dict[str, list[str]] = {}
+    for cases in history_corpus.load_cases(history_corpus.default_repositories()):
+        for case in cases:
+            if case.part == part:
+                by_repo.setdefault(case.repo, [])
+                if case.merge not in by_repo[case.repo]:
+                    by_repo[case.repo].append(case.merge)
+    merges = [(repo, sha) for repo in sorted(by_repo) for sha in sorted(by_repo[repo])]
+    if limit is not None and len(merges) > limit:   # spread over the repositories, deterministic
+        step = len(merges) / limit
+        merges = [merges[int(i * step)] for i in range(limit)]
+    return merges
+
+
+def _summary(values: list[float]) -> str:
+    ordered = sorted(values)
+    p95 = ordered[min(len(ordered) - 1, int(round(0.95 * (len(ordered) - 1))))]
+    return f"median {statistics.median(ordered):7.3f} s  p95 {p95:7.3f} s  max {ordered[-1]:7.3f} s  total {sum(ordered):8.1f} s"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--merge", action="append", default=[], help="REPO:SHA (repeatable)")
+    parser.add_argument("--corpus", choices=("dev", "aside"), help="every merge with a mined case in that part")
+    parser.add_argument("--limit", type=int, help="at most this many corpus merges (spread over repositories)")
+    parser.add_argument("--baseline", type=Path, help="another checkout of the product, timed in the same run")
+    parser.add_argument("--save", type=Path, help="write every merge's rows (findings, times) as JSON")
+    parser.add_argument("--show", action="store_true", help="print one row per merge")
+    parser.add_argument("--worker", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.worker:
+        return worker(args.worker)
+    merges = [(_repo_path(repo), sha) for repo, sha in (m.rsplit(":", 1) for m in args.merge)]
+    if args.corpus:
+        merges += [(_repo_path(repo), sha) for repo, sha in _corpus_merges(args.corpus, args.limit)]
+    if not merges:
+        parser.error("give --merge REPO:SHA or --corpus dev|aside")
+    codes = {"this": _Worker(ROOT)}
+    if args.baseline:
+        if not (args.baseline / "worktree_coord").is_dir():
+            parser.error(f"--baseline {args.baseline}: not a checkout of the product (no worktree_coord/ in it)")
+        codes["baseline"] = _Worker(args.baseline.resolve())
+    for name, code in codes.items():
+        print(f"{name}: {code.module}", file=sys.stderr)
+        code.ask(*merges[0])   # warm-up: profiles, grammars, queries (not counted)
+    print(f"load average at start: {os.getloadavg()[0]:.1f}", file=sys.stderr)
+    rows: list[dict] = []
+    for index, (repo, sha) in enumerate(merges):
+        order = list(codes) if index % 2 == 0 else list(reversed(codes))
+        row: dict = {"repo": Path(repo).parent.name, "sha": sha}
+        for name in order:
+            row[name] = codes[name].ask(repo, sha)
+        row["same"] = len({json.dumps(row[name]["findings"]) for name in codes}) == 1
+        rows.append(row)
+        if args.show or not row["same"]:
+            times = "  ".join(f"{name} {row[name]['check_cpu']:7.2f} s cpu {row[name]['check_wall']:7.2f} s wall"
+                              for name in codes)
+            flags = "/".join(str(len(row[name]["findings"])) for name in codes)
+            print(f"{row['repo']:<34} {sha[:10]}  both {row['this']['both']:>5}  {times}  findings {flags}"
+                  f"{'' if row['same'] else '  DIFFERENT'}{'  ' + row['this']['error'] if row['this']['error'] else ''}",
+                  flush=True)
+    print(f"load average at end: {os.getloadavg()[0]:.1f}", file=sys.stderr)
+    for code in codes.values():
+        code.close()
+    checked = [row for row in rows if not row["this"]["error"]]
+    print(f"{len(rows)} merges ({len(rows) - len(checked)} not checkable), "
+          f"{sum(len(row['this']['findings']) for row in rows)} findings")
+    for name in codes:
+        print(f"{name:>8} check CPU: {_summary([row[name]['check_cpu'] for row in checked])}")
+        print(f"{name:>8} check wall: {_summary([row[name]['check_wall'] for row in checked])}")
+    if "baseline" in codes:
+        ratio = [row["this"]["check_cpu"] / row["baseline"]["check_cpu"] for row in checked
+                 if row["baseline"]["check_cpu"] > 0]
+        print(f"CPU ratio this/baseline: median {statistics.median(ratio):.3f}, "
+              f"total {sum(r['this']['check_cpu'] for r in checked) / max(1e-9, sum(r['baseline']['check_cpu'] for r in checked)):.3f}")
+        different = [row for row in rows if not row["same"]]
+        print(f"merges whose findings differ: {len(different)}")
+    if args.save:
+        args.save.write_text(json.dumps(rows, indent=1))
+    return 0 if all(row["same"] for row in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
