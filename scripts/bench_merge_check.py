@@ -1,9 +1,10 @@
 """Benchmark: the tree merge's semantic check (`merge.tree.check_merge`) on real merge commits.
 
-For each merge commit it re-assembles the product's tree merge (scripts/whole_merge.py: a file
-one side changed is that side's, a file both changed is git's clean line merge or `merge_file`'s
-result) and times the check alone (`check_merge`: broken names, reshaped functions, duplicates,
-replaced import paths), CPU and wall. The assembly's own time is reported apart.
+For each merge commit it re-assembles the product's tree merge once, with this checkout's
+`merge_file` (scripts/whole_merge.py's assembly: a file one side changed is that side's, a file
+both changed is git's clean line merge or `merge_file`'s result), then times the check alone
+(`check_merge`: broken names, reshaped functions, duplicates, replaced import paths) on it, CPU
+and wall, in each code's worker.
 
 `--baseline TREE` times another checkout of the product (e.g. `git archive main | tar -x -C
 /tmp/old`) in the same run: each code runs in a worker process of its own (warmed up by a first
@@ -24,6 +25,7 @@ Usage:
 from __future__ import annotations
 
 import argparse
+import base64
 import json
 import os
 import statistics
@@ -31,45 +33,66 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT), str(ROOT / "scripts")]
 MIRROR = Path(os.environ.get("WTC_MIRROR", "/work/.mirror"))
 
 
 # -- the worker: one code tree, asked merge by merge over stdin/stdout ----------------------------
 def worker(tree: Path) -> int:
-    sys.path[:0] = [str(tree), str(tree / "scripts")]
+    """Checks the merges the driver sends (the merged bytes of the files both sides changed come
+    with each, assembled once by the driver: both codes check the same tree merge)."""
+    sys.path[:0] = [str(tree)]
     import pygit2
-    import whole_merge
     from worktree_coord.merge import tree as tree_module
 
-    timed: dict[str, float] = {}
-    real_check = whole_merge.check_merge
-
-    def check(*args, **kwargs):  # type: ignore[no-untyped-def]
-        cpu, wall = time.process_time(), time.perf_counter()
-        try:
-            return real_check(*args, **kwargs)
-        finally:
-            timed["cpu"], timed["wall"] = time.process_time() - cpu, time.perf_counter() - wall
-
-    whole_merge.check_merge = check
     repos: dict[str, pygit2.Repository] = {}
     print(json.dumps({"ready": str(Path(tree_module.__file__).resolve())}), flush=True)
     for line in sys.stdin:
         request = json.loads(line)
         repo = repos.get(request["repo"]) or repos.setdefault(request["repo"], pygit2.Repository(request["repo"]))
-        timed.clear()
-        started = time.perf_counter()
-        sha = str(repo.revparse_single(request["sha"]).id)
-        done = whole_merge.check_merge_commit(repo, sha, {})
+        merged = {path: None if data is None else base64.b64decode(data) for path, data in request["merged"].items()}
+        cpu, wall = time.process_time(), time.perf_counter()
+        found = tree_module.check_merge(repo, request["base"], request["left"], request["right"], merged,
+                                        labels=("left", "base", "right"))
+        cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
         findings = sorted(json.dumps([f.problem, f.name, f.kind, f.definition_path, f.definition_line, f.use_path,
                                       f.use_line, f.removed_by, f.used_by, f.replacement, f.use])
-                          for f in done.findings)
-        print(json.dumps({"sha": sha, "error": done.error, "both": done.both_changed, "findings": findings,
-                          "check_cpu": timed.get("cpu", 0.0), "check_wall": timed.get("wall", 0.0),
-                          "total_wall": time.perf_counter() - started}), flush=True)
+                          for f in found)
+        print(json.dumps({"findings": findings, "check_cpu": cpu, "check_wall": wall}), flush=True)
     return 0
+
+
+def assemble(repo: Any, sha: str) -> dict | None:
+    """The product's tree merge of a merge commit (scripts/whole_merge.py's assembly): its base,
+    parents and the merged bytes of the files both sides changed; None for a merge it cannot check."""
+    import whole_merge
+    from worktree_coord.merge import line_merge, merge_file
+    from worktree_coord.merge.tree import changed_on_both_sides
+
+    commit = repo[sha]
+    if len(commit.parent_ids) != 2:
+        return None
+    left, right = commit.parent_ids
+    base = repo.merge_base(left, right)
+    if base is None:
+        return None
+    merged: dict[str, str | None] = {}
+    for path, (base_id, left_id, right_id) in changed_on_both_sides(repo, base, left, right).items():
+        if left_id is None or right_id is None:
+            kept = right_id if left_id is None else left_id
+            data = None if kept is None or kept == base_id else repo[kept].data
+        else:
+            versions = [repo[base_id].data if base_id is not None else b"", repo[left_id].data, repo[right_id].data]
+            git = line_merge(*versions)
+            if git.clean or max(map(len, versions)) > whole_merge.MAX_BYTES:
+                data = git.merged
+            else:
+                data = merge_file(*versions, path, semantic="off").merged
+        merged[path] = None if data is None else base64.b64encode(data).decode()
+    return {"base": str(base), "left": str(left), "right": str(right), "merged": merged}
 
 
 class _Worker:
@@ -87,9 +110,9 @@ class _Worker:
             raise SystemExit("a benchmark worker died (its error is above)")
         return line
 
-    def ask(self, repo: str, sha: str) -> dict:
+    def ask(self, repo: str, request: dict) -> dict:
         assert self.process.stdin is not None
-        self.process.stdin.write(json.dumps({"repo": repo, "sha": sha}) + "\n")
+        self.process.stdin.write(json.dumps({"repo": repo, **request}) + "\n")
         self.process.stdin.flush()
         return json.loads(self._line())
 
@@ -155,31 +178,46 @@ def main() -> int:
         if not (args.baseline / "worktree_coord").is_dir():
             parser.error(f"--baseline {args.baseline}: not a checkout of the product (no worktree_coord/ in it)")
         codes["baseline"] = _Worker(args.baseline.resolve())
+    import pygit2
+
+    repos: dict[str, pygit2.Repository] = {}
+    requests: list[tuple[str, str, dict]] = []
+    assembling = time.perf_counter()
+    for repo, sha in merges:
+        handle = repos.get(repo) or repos.setdefault(repo, pygit2.Repository(repo))
+        sha = str(handle.revparse_single(sha).id)
+        request = assemble(handle, sha)
+        if request is not None:
+            requests.append((repo, sha, request))
+        if len(requests) % 100 == 0:
+            print(f"assembled {len(requests)} of {len(merges)} merges", file=sys.stderr, flush=True)
+    print(f"assembled {len(requests)} merges ({len(merges) - len(requests)} not checkable) in "
+          f"{time.perf_counter() - assembling:.0f} s", file=sys.stderr)
     for name, code in codes.items():
         print(f"{name}: {code.module}", file=sys.stderr)
-        code.ask(*merges[0])   # warm-up: profiles, grammars, queries (not counted)
+        code.ask(requests[0][0], requests[0][2])   # warm-up: profiles, grammars, queries (not counted)
     print(f"load average at start: {os.getloadavg()[0]:.1f}", file=sys.stderr)
     rows: list[dict] = []
-    for index, (repo, sha) in enumerate(merges):
+    for index, (repo, sha, request) in enumerate(requests):
         order = list(codes) if index % 2 == 0 else list(reversed(codes))
-        row: dict = {"repo": Path(repo).parent.name, "sha": sha}
+        row: dict = {"repo": Path(repo).parent.name, "sha": sha, "both": len(request["merged"])}
         for name in order:
-            row[name] = codes[name].ask(repo, sha)
+            row[name] = codes[name].ask(repo, request)
         row["same"] = len({json.dumps(row[name]["findings"]) for name in codes}) == 1
         rows.append(row)
         if args.show or not row["same"]:
             times = "  ".join(f"{name} {row[name]['check_cpu']:7.2f} s cpu {row[name]['check_wall']:7.2f} s wall"
                               for name in codes)
             flags = "/".join(str(len(row[name]["findings"])) for name in codes)
-            print(f"{row['repo']:<34} {sha[:10]}  both {row['this']['both']:>5}  {times}  findings {flags}"
-                  f"{'' if row['same'] else '  DIFFERENT'}{'  ' + row['this']['error'] if row['this']['error'] else ''}",
-                  flush=True)
+            print(f"{row['repo']:<34} {sha[:10]}  both {row['both']:>5}  {times}  findings {flags}"
+                  f"{'' if row['same'] else '  DIFFERENT'}", flush=True)
+        if (index + 1) % 100 == 0:
+            print(f"checked {index + 1} of {len(requests)}", file=sys.stderr, flush=True)
     print(f"load average at end: {os.getloadavg()[0]:.1f}", file=sys.stderr)
     for code in codes.values():
         code.close()
-    checked = [row for row in rows if not row["this"]["error"]]
-    print(f"{len(rows)} merges ({len(rows) - len(checked)} not checkable), "
-          f"{sum(len(row['this']['findings']) for row in rows)} findings")
+    checked = rows
+    print(f"{len(rows)} merges checked, {sum(len(row['this']['findings']) for row in rows)} findings")
     for name in codes:
         print(f"{name:>8} check CPU: {_summary([row[name]['check_cpu'] for row in checked])}")
         print(f"{name:>8} check wall: {_summary([row[name]['check_wall'] for row in checked])}")

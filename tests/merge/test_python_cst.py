@@ -184,3 +184,37 @@ def test_import_union_takes_the_order_theirs_block_also_follows() -> None:
     # When theirs' block tells nothing and the fitting orders disagree, no guess is made.
     theirs_unsorted = ["import pytest", "from _pytest.terminal import TerminalReporter", "from _pytest.config import Config"]
     assert _union_imports(base, ours, theirs_unsorted) is None
+
+
+TRICKY_IMPORTS = (
+    b'"""Doc.\n\nfrom a import b\n"""\nfrom a import b\nfrom a import (c,\n    d)\nfrom . import e\nfrom .a import f as g\n'
+    b"from ..x.y import *\nimport os.path as p, sys\nx = 1; from a import h\nfrom a import i;\n"
+    b"if x:\n    from a import j\nfrom\\\n  a import k\n"
+)
+
+
+def test_the_ast_readings_of_from_imports_and_bindings_are_libcsts() -> None:
+    """The quick gates read imports through `ast` and must see what libcst's readers see: a
+    statement sharing its line, a star import, a docstring holding an import, a nested import, a
+    backslash continuation, relative levels and aliases."""
+    from worktree_coord.merge.python_cst import _all_bindings, _ast_bindings, _ast_counts, _counts
+
+    module = libcst.parse_module(TRICKY_IMPORTS)
+    assert _ast_counts(TRICKY_IMPORTS) == _counts(module) == {(0, "a"): 4, (1, ""): 1, (1, "a"): 1}
+    assert _ast_bindings(TRICKY_IMPORTS) == _all_bindings(module)
+    assert _ast_counts(b"from a import (\n") is None and _ast_bindings(b"def f(:\n") is None
+
+
+def test_a_duplicate_only_the_inputs_had_costs_no_libcst_parse_and_one_the_merge_made_is_combined() -> None:
+    from worktree_coord.merge import python_cst
+
+    own = b"from a import b\nfrom a import c\n\n\nx = 1\n"
+    left, right = own.replace(b"x = 1", b"x = 2"), own + b"\n\ny = 3\n"
+    merged = own.replace(b"x = 1", b"x = 2") + b"\n\ny = 3\n"
+    python_cst._parsed.cache_clear()
+    assert combine_from_imports(own, left, right, merged) is None
+    assert python_cst._parsed.cache_info().currsize == 0   # decided by the ast gate alone
+    base = b"import os\n\n\nx = 1\n"
+    left, right = base.replace(b"os\n", b"os\nfrom a import c\n"), base.replace(b"os\n", b"os\nfrom a import d\n")
+    made = b"import os\nfrom a import c\nfrom a import d\n\n\nx = 1\n"
+    assert b"from a import c, d\n" in combine_from_imports(base, left, right, made)  # type: ignore[operator]
