@@ -163,6 +163,9 @@ def main() -> int:
     parser.add_argument("--limit", type=int, help="at most this many corpus merges (spread over repositories)")
     parser.add_argument("--baseline", type=Path, help="another checkout of the product, timed in the same run")
     parser.add_argument("--save", type=Path, help="write every merge's rows (findings, times) as JSON")
+    parser.add_argument("--compare", type=Path,
+                        help="a --save file of an earlier run: its findings (and times, as `saved`) stand in for "
+                             "the baseline's, merge by merge (the same merges are checked)")
     parser.add_argument("--show", action="store_true", help="print one row per merge")
     parser.add_argument("--worker", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -197,18 +200,24 @@ def main() -> int:
         print(f"{name}: {code.module}", file=sys.stderr)
         code.ask(requests[0][0], requests[0][2])   # warm-up: profiles, grammars, queries (not counted)
     print(f"load average at start: {os.getloadavg()[0]:.1f}", file=sys.stderr)
+    saved = None
+    if args.compare:
+        saved = {row["sha"]: row["this"] for row in json.loads(args.compare.read_text())}
+    names = list(codes) + (["saved"] if saved is not None else [])
     rows: list[dict] = []
     for index, (repo, sha, request) in enumerate(requests):
         order = list(codes) if index % 2 == 0 else list(reversed(codes))
         row: dict = {"repo": Path(repo).parent.name, "sha": sha, "both": len(request["merged"])}
         for name in order:
             row[name] = codes[name].ask(repo, request)
-        row["same"] = len({json.dumps(row[name]["findings"]) for name in codes}) == 1
+        if saved is not None:
+            row["saved"] = saved.get(sha, {"findings": None, "check_cpu": float("nan"), "check_wall": float("nan")})
+        row["same"] = len({json.dumps(row[name]["findings"]) for name in row if name in names}) == 1
         rows.append(row)
         if args.show or not row["same"]:
             times = "  ".join(f"{name} {row[name]['check_cpu']:7.2f} s cpu {row[name]['check_wall']:7.2f} s wall"
-                              for name in codes)
-            flags = "/".join(str(len(row[name]["findings"])) for name in codes)
+                              for name in names)
+            flags = "/".join(str(len(row[name]["findings"] or ())) for name in names)
             print(f"{row['repo']:<34} {sha[:10]}  both {row['both']:>5}  {times}  findings {flags}"
                   f"{'' if row['same'] else '  DIFFERENT'}", flush=True)
         if (index + 1) % 100 == 0:
@@ -221,6 +230,8 @@ def main() -> int:
     for name in codes:
         print(f"{name:>8} check CPU: {_summary([row[name]['check_cpu'] for row in checked])}")
         print(f"{name:>8} check wall: {_summary([row[name]['check_wall'] for row in checked])}")
+    if saved is not None:
+        print(f"merges whose findings differ from {args.compare}: {sum(not row['same'] for row in rows)}")
     if "baseline" in codes:
         ratio = [row["this"]["check_cpu"] / row["baseline"]["check_cpu"] for row in checked
                  if row["baseline"]["check_cpu"] > 0]

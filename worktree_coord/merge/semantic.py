@@ -262,6 +262,8 @@ class _Check:
         tokens = {r.path: self.module_token(r.path) for r in removals}
         wide = {path: self.package_wide(path) for path in tokens}
         directories = {path: posixpath.dirname(path) for path in tokens}
+        removed_paths = set(tokens)
+        wide_directories = {directories[path] for path in tokens if wide[path]}
         by_name: dict[bytes, list[_Removal]] = {}
         for removal in removals:
             by_name.setdefault(removal.definition.name.encode(), []).append(removal)
@@ -295,6 +297,12 @@ class _Check:
             text = b"\n".join(lines[number - 1] for number in added if number <= len(lines))
             if not any(name.encode() in text for name in names):
                 continue   # cheap: no added line even mentions a removed name
+            # A use resolves only to its own file, a file of its package (Go) or a file one of its
+            # imports names (`targets`): with no removal in any of those, nothing here can break,
+            # and the merged file's uses are never extracted.
+            if path not in removed_paths and here not in wide_directories \
+                    and not self.imported_files(path) & removed_paths:
+                continue
             merged_lines = _follow(data, versions.merged, added)
             merged = self.symbols(path, "merged")
             if merged is None:
