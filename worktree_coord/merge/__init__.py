@@ -12,7 +12,7 @@ conflicts there is not trusted), `appendable` + `entries` + `keyed_sequence` (th
 appends to and no profile covers: line lists, PO and .properties catalogs, merged entry by entry), `cascade` (the order of attempts and the choice of result), `tree`
 (conflicted index entries of a tree merge resolved file by file), `symbols` and `semantic` (the
 post-merge semantic check: names one side removed that the other side's new code uses, in one file
-or across a merge's files). Results are the `result` dataclasses.
+or across a merge's files; `reach` picks, before any parse, the files a new use can reach). Results are the `result` dataclasses.
 """
 
 from __future__ import annotations

@@ -1,32 +1,35 @@
-"""Which files of a merge the post-merge checks must parse: decided from bytes and paths alone.
+"""Which files of a merge the post-merge checks must parse: decided before they parse anything.
 
-Stage: the first step of the post-merge checks over a merge (semantic.py's broken names,
-signatures.py's reshaped functions), before any file is parsed. Input: the merge's files (base,
-left, right, merged versions) and how the checks name a file's module (its module path, the last
-part of it, whether its directory is its package). Output: for a side and a file it changed, the
-`live` words: the words of the base lines that side touched (at or up to `NEAR` lines above a
-change) that lines the other side added, in a file that can reach this one, also hold. A
-definition can be reported only when its name is one of them; a file without any is not parsed.
+Stage: the first step of the post-merge checks over a merge (semantic.py's broken names and
+signatures.py's reshaped functions ask it), before any file is parsed. Input: the merge's files
+(base, left, right, merged versions), how the checks name a file's module (its module path, the
+last part of it, whether its directory is its package) and, for the few files that need it, which
+files the merged version's imports resolve to. Output: for a side and a file it changed, the `live`
+words: the words of the base lines that side touched (or up to `NEAR` lines above a change) that
+lines the other side added, in a file that can reach this one, also hold. A definition is read
+only when its name is one of them; a file without any is not parsed.
 
-Why it holds: a finding is a definition one side removed or reshaped (its name's line touched,
-or near a change of its parameters) and a use of that name on a line the other side added, in a
-file whose use can resolve to the definition's file. The checks resolve a use to a file only
-through
-- the same file, or (a language whose directories are packages, Go) a file of the same directory;
-- an import of the file's module, whose text names the module's last part (`util` of
-  `from pkg.util import parse`, `./util.js`, `github.com/x/util`): that word stands in the using
-  file (its version on the using side, which the checks read first, or its merged version);
-- a relative import of a package without a name part (`from . import x`, `from '..'`): the
-  package's module path is the using file's directory or one above it.
-So a file pair that meets none of these cannot link a definition to a use, and a name not among
-the words the other side added in a reaching file has no use to break. Words are runs of ASCII
-word characters, `$` and any non-ASCII byte: a name the checks accept (`[A-Za-z_$][\\w$]*`,
-Unicode) is always one whole word of the line holding it.
+Why it finds the same things: a finding is a definition one side removed or reshaped (its name's
+line touched, or near a change of its parameters), that the other side still has, and a use of
+it on a line the other side added, in a file whose use resolves to the definition's file. So:
+- a file both sides changed alike (a vendored tree bumped on both) holds nothing to find: the
+  other side does not keep what one side removed there;
+- the checks resolve a use only to its own file, a file of its directory (a language whose
+  directories are packages, Go) or a file one of its merged imports names (`_Check.targets`);
+  an import of a file spells the last part of its module (`util` of `from pkg.util import x`,
+  `./util.js`, `github.com/x/util`) or, relative without a name (`from . import x`), names the
+  using file's directory or one above it. The words and directories pick the candidates cheaply;
+  the candidates' merged imports, resolved as the checks resolve them, decide;
+- the use's name is a word of an added line: words are runs of ASCII word characters, `$` and
+  any non-ASCII byte, so a name the checks accept (`[A-Za-z_$][\\w$]*`, Unicode) is one word.
+One shape is not kept: a use through an alias (`from m import a as b`, a call of `b`) whose
+original name `a` no added line of a reaching file holds, where `b` is also a name the using
+side's candidates removed (only then did the unpruned check read the reference at all).
 
-Cost: one line diff per changed file and side, a word scan of the touched and added lines, and a
-substring search of each reaching candidate's module word in the using files that share a word
-with some touched line; nothing is parsed. A big merge (both sides changed thousands of vendored
-files) then parses only the files a use can reach, not every file either side changed.
+Cost: one line diff per changed file and side, a word scan of the touched and added lines, a
+substring search of the candidates' module words in the using files that share a word with some
+touched line, and the merged imports of those that spell one. A merge where both sides changed
+thousands of vendored files parses the few files a new use can reach.
 """
 
 from __future__ import annotations
