@@ -13,7 +13,8 @@ Invariants:
   change that breaks it, drops it as a culprit and consolidates the rest;
 - a base lockfile holding conflict markers is refused (FAILED) before anything is written;
 - a root that locks nothing (no lockfile; npm, uv, Poetry, Cargo) has its manifests edited and
-  verified, and is not relocked, unless a relock intent asks for the lockfile;
+  verified, and is not relocked, unless a relock intent asks for the lockfile; nor is a root whose
+  every intent sets a key no lockfile records (`settings.LOCK_NEUTRAL`: a lint, a test script);
 - same directory content and intents in any order give byte-identical results; a second run over
   its own output changes nothing (UNCHANGED).
 """
@@ -24,11 +25,13 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Collection, Iterable, Mapping
 
+from worktree_coord.consolidate import settings
 from worktree_coord.consolidate.adapters import ToolAdapter, ToolConfig, adapter_for
 from worktree_coord.consolidate.adapters.base import FailureKind, ToolRun, install_hint
 from worktree_coord.consolidate.edits import EditError
 from worktree_coord.consolidate.graph import MANIFEST_OF, check_version_bumps, discover_workspace, join, order_changes
 from worktree_coord.consolidate.intent import Ecosystem, Intent, Op
+from worktree_coord.consolidate.manifests import classify_path
 from worktree_coord.consolidate.planning import SINGLE_VERSION, Change, directory_reader, plan
 from worktree_coord.consolidate.result import ConsolidationResult, Culprit, LockDiff, RootResult, RootState
 from worktree_coord.consolidate.tool_output import summarize_tool_output
@@ -91,6 +94,12 @@ def _workspace_manifests(workdir: Path, eco: Ecosystem, root: str, intents: list
     workspace = discover_workspace(workdir, eco, root, extra_members=members)
     dirs = sorted({root, *workspace.members.values()} - dropped)
     return {(eco.value, root): tuple(join(d, MANIFEST_OF[eco]) for d in dirs)}
+
+
+def _lock_neutral(intent: Intent) -> bool:
+    kind = classify_path(intent.manifest)
+    return (intent.op in (Op.SET_KEY, Op.REMOVE_KEY) and kind is not None
+            and settings.lock_neutral(kind.format, intent.name))
 
 
 def _apply(adapter: ToolAdapter, changes: Iterable[Change]) -> list[Culprit]:
@@ -158,6 +167,9 @@ def consolidate_root(
     # (a relock intent asks for the lockfile itself: a task that created or edited one)
     lockless = (eco in OPTIONAL_LOCK and not any(i.op == Op.RELOCK for i in intents)
                 and not any((workdir / lockfile).is_file() for lockfile in adapter.lockfiles()))
+    # Settings no lockfile records (a lint, a test script) are committed without a relock, so they
+    # never wait for the network; one intent of any other kind and the root relocks as always.
+    neutral = bool(intents) and all(_lock_neutral(i) for i in intents)
     try:
         for lockfile in adapter.lockfiles():
             if (workdir / lockfile).is_file():
@@ -196,7 +208,7 @@ def consolidate_root(
             bad_ids = {id(c.change) for c in bad}
             ordered = [c for c in ordered if id(c) not in bad_ids]
             continue
-        if lockless:
+        if lockless or neutral:
             failure = None
         else:
             run, failure = _relock(adapter, offline, reporter)
@@ -232,7 +244,7 @@ def consolidate_root(
             ordered = ordered[:index] + ordered[index + 1:]
             continue
         manifests = sorted({c.intent.manifest for c in ordered} | {join(root, MANIFEST_OF[eco])})
-        problems = verify_root(adapter, tuple(ordered), manifests, relocked=not lockless)
+        problems = verify_root(adapter, tuple(ordered), manifests, relocked=not (lockless or neutral))
         if not problems:
             break
         blamed = [p for p in problems if p.change is not None]
