@@ -152,6 +152,32 @@ def test_root_manifest_settings_land_key_by_key_and_one_key_set_twice_is_a_confl
         assert "'scripts.test'" in conflict["message"]
 
 
+def test_a_root_script_lands_while_the_dependency_beside_it_waits_for_the_network(npm_repo):
+    repo = npm_repo
+    with Coordinator(repo) as coord:
+        coord.start_run("r1")
+        wt = Path(coord.start_task("r1", "t", ["packages/a/**"]).worktree)
+        root_manifest = json.loads((wt / "package.json").read_text())
+        root_manifest["devDependencies"] = {"left-pad-not-cached": "^1.3.0"}
+        root_manifest["scripts"] = {"test": "node --test"}
+        write(wt, {"package.json": json.dumps(root_manifest, indent=2) + "\n"})
+        assert coord.finish_task("r1", "t").state == "merged"
+        lock_before = git(repo, "show", "wtc/r1/integration:package-lock.json")
+        report = coord.consolidate("r1")
+        assert report.exit_code == 1
+        assert [(r["state"], r.get("intent_ids")) for r in report.roots] == [
+            ("applied", ["t:package.json:set_key:settings:scripts.test"]),
+            ("needs_network", ["t:package.json:add_dep:devDependencies:left-pad-not-cached"])]
+        landed = json.loads(git(repo, "show", "wtc/r1/integration:package.json"))
+        assert landed["scripts"] == {"test": "node --test"} and "devDependencies" not in landed
+        assert git(repo, "show", "wtc/r1/integration:package-lock.json") == lock_before
+        states = {r["intent_id"]: r["state"] for r in coord.store.list_intents("r1")}
+        assert states == {"t:package.json:set_key:settings:scripts.test": "applied",
+                          "t:package.json:add_dep:devDependencies:left-pad-not-cached": "needs_network"}
+        [skipped] = report.skipped
+        assert skipped["intent"].endswith("left-pad-not-cached") and "--online" in skipped["fix"]
+
+
 def test_declared_intent_is_consolidated(npm_repo):
     repo = npm_repo
     with Coordinator(repo) as coord:

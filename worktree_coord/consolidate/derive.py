@@ -142,7 +142,8 @@ def derive_intents(
             if change.after is None:
                 add(Op.REMOVE_KEY, settings.SETTINGS_GROUP, change.name, expected_before=change.before)
             else:
-                placement = (("form", change.form),) * bool(change.form) + (("after", change.follows),) * bool(change.follows)
+                placement = tuple((key, value) for key, value in (("form", change.form), ("after", change.follows),
+                                                                   ("toml", change.text)) if value)
                 add(Op.SET_KEY, settings.SETTINGS_GROUP, change.name, spec=change.after,
                     expected_before=change.before, options=placement)
 
@@ -223,20 +224,20 @@ def _setting_changes(path: str, fmt: str, base: bytes | None, new: bytes) -> lis
 
     from worktree_coord.consolidate.textformat import load_json
 
-    def unmodeled(data: bytes) -> tuple[dict, dict | None]:
+    def unmodeled(data: bytes) -> tuple[dict, dict | None, dict | None]:
         if fmt == "package.json":
-            doc, forms = load_json(path, data), None
+            doc, forms, texts = load_json(path, data), None, None
         else:
             parsed = load_toml(path, data)
-            doc, forms = plain(parsed), settings.toml_forms(parsed)
+            doc, (forms, texts) = plain(parsed), settings.toml_forms(parsed)
         doc = copy.deepcopy(doc) if isinstance(doc, dict) else {}
         for modeled in MODELED[fmt]:
             _strip(doc, modeled)
-        return doc, forms
+        return doc, forms, texts
 
     before = unmodeled(base)[0] if base is not None else {}
-    after, forms = unmodeled(new)
-    return settings.changes(before, after, new_forms=forms)
+    after, forms, texts = unmodeled(new)
+    return settings.changes(before, after, new_forms=forms, new_texts=texts)
 
 
 def _differences(a, b, prefix: str = "") -> list[str]:

@@ -14,13 +14,16 @@ Invariants:
 - a base lockfile holding conflict markers is refused (FAILED) before anything is written;
 - a root that locks nothing (no lockfile; npm, uv, Poetry, Cargo) has its manifests edited and
   verified, and is not relocked, unless a relock intent asks for the lockfile; nor is a root whose
-  every intent sets a key no lockfile records (`settings.LOCK_NEUTRAL`: a lint, a test script);
+  every intent sets a key no lockfile records (`settings.LOCK_NEUTRAL`: a lint, a test script); when
+  a root's relock cannot run (no network, no tool), those settings are applied on their own and
+  committed, the rest keeping the failed state (two results for that root);
 - same directory content and intents in any order give byte-identical results; a second run over
   its own output changes nothing (UNCHANGED).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections import defaultdict
 from pathlib import Path
 from typing import Collection, Iterable, Mapping
@@ -284,6 +287,31 @@ def consolidate_root(
                   edit_methods=methods)
 
 
+def _settings_apart(workdir: Path, root: str, eco: Ecosystem | str, intents: list[Intent], done: RootResult, *,
+                    offline: bool, config: ToolConfig | None, env: Mapping[str, str] | None,
+                    reporter: Reporter) -> list[RootResult]:
+    """When a root's relock could not run (no network, no tool, a timeout), its lock-neutral settings
+    (a lint, a test script) are applied on their own, without the relock, instead of waiting with
+    the dependency changes; the rest keeps the root's failed state. Otherwise `[done]`."""
+    if done.state not in (RootState.NEEDS_NETWORK, RootState.FAILED) or done.culprits or done.conflicts:
+        return [done]
+    if (done.error or {}).get("kind") in ("verification", "base_does_not_relock"):
+        return [done]   # the manifests are at fault, not the relock's reach: nothing goes on its own
+    neutral = [i for i in intents if _lock_neutral(i)]
+    rest = [i for i in intents if not _lock_neutral(i)]
+    if not neutral or not rest:
+        return [done]
+    alone = consolidate_root(workdir, root, eco, neutral, offline=offline, config=config, env=env, reporter=reporter)
+    if alone.state is not RootState.APPLIED:
+        return [done]
+    rest_ids = tuple(i.intent_id for i in rest)
+    error = dict(done.error or {})
+    if "intent_ids" in error:
+        error["intent_ids"] = [i for i in error["intent_ids"] if i in rest_ids]
+    return [dataclasses.replace(alone, intent_ids=tuple(i.intent_id for i in neutral)),
+            dataclasses.replace(done, intent_ids=rest_ids, error=error or None)]
+
+
 def consolidate(
     workdir: Path,
     intents: Iterable[Intent],
@@ -303,11 +331,14 @@ def consolidate(
     for (eco, root) in sorted(by_root):
         with stage(reporter, "consolidate.root", ecosystem=str(getattr(eco, "value", eco)), root=root or ".",
                    intents=len(by_root[(eco, root)])) as out:
+            config = (configs or {}).get(eco)
             try:
-                results.append(consolidate_root(workdir, root, eco, by_root[(eco, root)], offline=offline,
-                                                config=(configs or {}).get(eco), env=env, reporter=reporter))
+                done = consolidate_root(workdir, root, eco, by_root[(eco, root)], offline=offline,
+                                        config=config, env=env, reporter=reporter)
             except WtcError as exc:      # e.g. no adapter for this ecosystem: the other roots go on
-                results.append(RootResult(eco, root, RootState.FAILED, error=exc.to_json()))
+                done = RootResult(eco, root, RootState.FAILED, error=exc.to_json())
+            results += _settings_apart(workdir, root, eco, by_root[(eco, root)], done, offline=offline,
+                                       config=config, env=env, reporter=reporter)
             done = results[-1]
             out.update(state=done.state.value, files=list(done.files_changed), applied=len(done.applied),
                        conflicts=len(done.conflicts), culprits=len(done.culprits))

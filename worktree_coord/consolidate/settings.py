@@ -138,6 +138,7 @@ class SettingChange:
     after: str | None
     form: str = ""           # TOML: "table" when the task wrote a new table with a header, else inline
     follows: str = ""        # a new key: the key before it in the task's file (where it goes)
+    text: str = ""           # TOML: the value as the task wrote it (an array's comments and layout)
 
     @property
     def name(self) -> str:
@@ -145,6 +146,7 @@ class SettingChange:
 
 
 def changes(base: dict, new: dict, *, new_forms: dict[tuple[str, ...], str] | None = None,
+            new_texts: dict[tuple[str, ...], str] | None = None,
             prefix: tuple[str, ...] = ()) -> list[SettingChange]:
     """Key-level differences of two plain documents (modeled sections already stripped).
 
@@ -161,7 +163,8 @@ def changes(base: dict, new: dict, *, new_forms: dict[tuple[str, ...], str] | No
             continue
         headed = new_forms is None or new_forms.get(parts) == "table"
         if isinstance(cur, dict) and cur and (isinstance(old, dict) or (old is _ABSENT and headed)):
-            out += changes(old if isinstance(old, dict) else {}, cur, new_forms=new_forms, prefix=parts)
+            out += changes(old if isinstance(old, dict) else {}, cur, new_forms=new_forms, new_texts=new_texts,
+                           prefix=parts)
             continue
         try:
             before = None if old is _ABSENT else encode(old)
@@ -173,22 +176,42 @@ def changes(base: dict, new: dict, *, new_forms: dict[tuple[str, ...], str] | No
             keys = list(new)
             follows = str(keys[keys.index(key) - 1]) if keys.index(key) > 0 else ""
         form = "table" if isinstance(cur, (dict, list)) and new_forms is not None and headed else ""
-        out.append(SettingChange(parts, before, after, form, follows))
+        out.append(SettingChange(parts, before, after, form, follows, (new_texts or {}).get(parts, "")))
     return out
 
 
 _ABSENT = object()
 
 
-def toml_forms(document: Any, prefix: tuple[str, ...] = ()) -> dict[tuple[str, ...], str]:
-    """Which keys of a tomlkit document are tables or arrays of tables written with headers."""
-    import tomlkit.items as items
+def _spelled_own_way(item: Any) -> bool:
+    """Whether tomlkit would write this value differently from how the file does (comments, one
+    item per line, a literal string): only then is its text worth carrying."""
+    import tomlkit
 
-    out: dict[tuple[str, ...], str] = {}
+    try:
+        return item.as_string() != tomlkit.item(item.unwrap()).as_string()
+    except Exception:   # a value tomlkit cannot rebuild by itself: carry the text
+        return True
+
+
+def toml_forms(document: Any, prefix: tuple[str, ...] = ()) -> tuple[dict[tuple[str, ...], str], dict[tuple[str, ...], str]]:
+    """Which keys of a tomlkit document are tables or arrays of tables written with headers, and
+    the text of every other value (what a setting writes back, comments and layout kept)."""
+    import tomlkit.items as items
+    from tomlkit.container import OutOfOrderTableProxy
+
+    forms: dict[tuple[str, ...], str] = {}
+    texts: dict[tuple[str, ...], str] = {}
     for key, value in document.items():
         parts = (*prefix, str(key))
-        if isinstance(value, (items.Table, items.AoT)):
-            out[parts] = "table"
-        if isinstance(value, (items.Table, items.InlineTable)):
-            out.update(toml_forms(value, parts))
-    return out
+        # A table whose sub-tables are not contiguous (`[tool.uv]`, then `[tool.ruff]` further on)
+        # comes as a proxy over its pieces, not as a Table.
+        if isinstance(value, (items.Table, items.AoT, OutOfOrderTableProxy)):
+            forms[parts] = "table"
+        elif isinstance(value, items.Item) and _spelled_own_way(value):
+            texts[parts] = value.as_string()
+        if isinstance(value, (items.Table, items.InlineTable, OutOfOrderTableProxy)):
+            inner_forms, inner_texts = toml_forms(value, parts)
+            forms.update(inner_forms)
+            texts.update(inner_texts)
+    return forms, texts

@@ -52,11 +52,22 @@ def _aot(values: list[dict]):
     return aot
 
 
-def set_key(doc, parts: tuple[str, ...], value: Any, form: str = "", after: str = "") -> None:
+def _written(text: str, value: Any):
+    """The value as the task wrote it (an array's comments, one item per line), when that text
+    still reads as the value; None otherwise."""
+    try:
+        item = tomlkit.parse(f"v = {text}\n")["v"]
+    except Exception:   # tomlkit raises several kinds; any of them means: write the value afresh
+        return None
+    return item if getattr(item, "unwrap", lambda: item)() == value else None
+
+
+def set_key(doc, parts: tuple[str, ...], value: Any, form: str = "", after: str = "", text: str = "") -> None:
     """Put `value` at the dotted key `parts`, creating missing tables (as `[a.b]` headers); a new
-    key goes right after `after` when its table holds that key (where the task put it), else last."""
+    key goes right after `after` when its table holds that key (where the task put it), else last;
+    `text`: the task's own spelling of the value, kept when it reads back as the value."""
     parent = table_path(doc, list(parts[:-1]), create=True) if parts[:-1] else doc
-    item = _toml_value(value, form)
+    item = (_written(text, value) if text else None) or _toml_value(value, form)
     container = parent.value if isinstance(parent, Table) else parent
     headed = isinstance(item, (Table, AoT))   # a table with a header goes after the others, as appended
     if parts[-1] not in parent and after and after in parent and not headed and hasattr(container, "_insert_after"):
@@ -98,4 +109,5 @@ def edit_setting(doc, intent) -> None:
         remove_key(doc, parts)
     else:
         options = dict(intent.options)
-        set_key(doc, parts, settings.decode(intent.spec), options.get("form", ""), options.get("after", ""))
+        set_key(doc, parts, settings.decode(intent.spec), options.get("form", ""), options.get("after", ""),
+                options.get("toml", ""))
