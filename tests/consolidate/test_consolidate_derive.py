@@ -162,8 +162,8 @@ def test_changes_no_intent_can_express_are_reported_not_dropped():
         == ["package.metadata.released: a date value (datetime.date(2024, 1, 1))"]
     assert unexpressed_changes("requirements.txt", b"a==1\n", b"--index-url https://x\na==2\n") == ["options lines"]
     assert unexpressed_changes("go.mod", b"module m\n\ngo 1.21\n", b"module m\n\ngo 1.22\n\nexclude x v1.0.0\n") == ["exclude"]
-    assert unexpressed_changes("pnpm-workspace.yaml", b"packages: []\n", b"packages: []\nonlyBuiltDependencies: [esbuild]\n") \
-        == ["onlyBuiltDependencies"]
+    assert unexpressed_changes("pnpm-workspace.yaml", b"packages: []\nx: 2024-01-01\n", b"packages: []\nx: 2024-02-01\n") \
+        == ["x: a date value (datetime.date(2024, 1, 1))"]
     assert unexpressed_changes("package-lock.json", b"{}", b'{"x": 1}') == []
 
 
@@ -194,6 +194,32 @@ def test_keys_outside_the_dependency_model_become_setting_intents_at_the_deepest
     assert parse_key(exports[0].name) == ("exports", "./x.js")
     with pytest.raises(ValueError, match="quoted part"):
         parse_key('exports."./x')
+
+
+def test_pnpm_workspace_settings_are_whole_top_level_keys_written_as_the_task_wrote_them():
+    from worktree_coord.consolidate.edits import edit_manifest
+
+    base = b"packages:\n  - 'packages/*'\n\n# builds we allow\nonlyBuiltDependencies:\n  - esbuild\n\ncatalog:\n  react: ^18\n"
+    # pnpm 10's `pnpm approve-builds` grows onlyBuiltDependencies; another task ignores a build.
+    grown = base.replace(b"  - esbuild\n", b"  - esbuild\n  - sharp\n")
+    ignored = base + b"\nignoredBuiltDependencies:\n  - core-js\n"
+    out = base
+    intents = derive_intents("pnpm-workspace.yaml", base, grown, task="a") + \
+        derive_intents("pnpm-workspace.yaml", base, ignored, task="b")
+    assert [(i.op.value, i.name, i.spec) for i in intents] == [
+        ("set_key", "onlyBuiltDependencies", '["esbuild","sharp"]'), ("set_key", "ignoredBuiltDependencies", '["core-js"]')]
+    for intent in intents:
+        out = edit_manifest("pnpm-workspace.yaml", out, intent)
+    assert out == grown + b"\nignoredBuiltDependencies:\n  - core-js\n"
+    # Declared by hand: the value as a JSON flow, which YAML reads; a key inside one is refused.
+    from worktree_coord.consolidate.derive import declare_intent
+
+    declared = declare_intent("pnpm-workspace.yaml", base, task="c", op="set_key", name="onlyBuiltDependencies",
+                              spec='["esbuild", "sharp"]')
+    assert edit_manifest("pnpm-workspace.yaml", base, declared) == base.replace(
+        b"onlyBuiltDependencies:\n  - esbuild\n", b'onlyBuiltDependencies: ["esbuild","sharp"]\n')
+    with pytest.raises(UsageError, match="whole top-level keys"):
+        declare_intent("pnpm-workspace.yaml", base, task="c", op="set_key", name="a.b", spec="1")
 
 
 def test_setting_intents_applied_keep_the_files_layout():

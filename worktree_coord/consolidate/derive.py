@@ -142,8 +142,9 @@ def derive_intents(
             if change.after is None:
                 add(Op.REMOVE_KEY, settings.SETTINGS_GROUP, change.name, expected_before=change.before)
             else:
+                text_key = "yaml" if kind.format in settings.TOP_LEVEL_ONLY else "toml"
                 placement = tuple((key, value) for key, value in (("form", change.form), ("after", change.follows),
-                                                                   ("toml", change.text)) if value)
+                                                                   (text_key, change.text)) if value)
                 add(Op.SET_KEY, settings.SETTINGS_GROUP, change.name, spec=change.after,
                     expected_before=change.before, options=placement)
 
@@ -224,6 +225,9 @@ def _setting_changes(path: str, fmt: str, base: bytes | None, new: bytes) -> lis
 
     from worktree_coord.consolidate.textformat import load_json
 
+    if fmt in settings.TOP_LEVEL_ONLY:
+        return _top_level_setting_changes(path, fmt, base, new)
+
     def unmodeled(data: bytes) -> tuple[dict, dict | None, dict | None]:
         if fmt == "package.json":
             doc, forms, texts = load_json(path, data), None, None
@@ -240,26 +244,45 @@ def _setting_changes(path: str, fmt: str, base: bytes | None, new: bytes) -> lis
     return settings.changes(before, after, new_forms=forms, new_texts=texts)
 
 
-def _differences(a, b, prefix: str = "") -> list[str]:
-    if isinstance(a, dict) and isinstance(b, dict):
-        out: list[str] = []
-        for key in sorted(set(a) | set(b), key=str):
-            out += _differences(a.get(key), b.get(key), f"{prefix}.{key}" if prefix else str(key))
-        return out
-    return [] if a == b else [prefix or "(whole file)"]
+def _top_level_setting_changes(path: str, fmt: str, base: bytes | None, new: bytes) -> list[settings.SettingChange]:
+    """pnpm-workspace.yaml: each top-level key outside the model that changed, with the task's own
+    lines for it (the line editor replaces or appends that block as written)."""
+    from worktree_coord.consolidate.edits.pnpm_workspace import top_level_block
+    from worktree_coord.consolidate.textformat import load_yaml
+
+    def unmodeled(data: bytes | None) -> dict:
+        doc = (load_yaml(path, data) or {}) if data is not None else {}
+        doc = {k: v for k, v in doc.items()} if isinstance(doc, dict) else {}
+        for modeled in MODELED[fmt]:
+            doc.pop(modeled[0], None)
+        return doc
+
+    before, after = unmodeled(base), unmodeled(new)
+    out = []
+    for key in sorted(set(before) | set(after), key=str):
+        if before.get(key, _MISSING) == after.get(key, _MISSING):
+            continue
+        try:
+            old = settings.encode(before[key]) if key in before else None
+            cur = settings.encode(after[key]) if key in after else None
+        except settings.Unexpressible as exc:
+            raise settings.Unexpressible(f"{key}: {exc}") from None
+        text = top_level_block(new.decode("utf-8"), str(key)) if key in after else ""
+        out.append(settings.SettingChange((str(key),), old, cur, text=text or ""))
+    return out
+
+
+_MISSING = object()
 
 
 def unexpressed_changes(path: str, base: bytes | None, new: bytes | None) -> list[str]:
-    """Changes to a root manifest that no intent can express (e.g. `scripts.test` in package.json).
+    """Changes to a root manifest that no intent can express (a TOML date, a requirements option line).
 
     Consolidation applies intents only, so these edits would be lost: the caller rejects or reports
     them instead of dropping them silently. Lockfiles and member manifests return [] (by design a
     lockfile edit is replaced by a relock, and member manifests merge through the merge engine).
     """
-    import copy
-
     from worktree_coord.consolidate.manifests import _go_directives, requirement_lines
-    from worktree_coord.consolidate.textformat import load_yaml
 
     kind = classify_path(path)
     if kind is None or kind.kind == "lockfile" or base == new or base is None or new is None:
@@ -272,12 +295,6 @@ def unexpressed_changes(path: str, base: bytes | None, new: bytes | None) -> lis
         except settings.Unexpressible as exc:
             return [str(exc)]
         return []
-    if kind.format in MODELED:
-        docs = [copy.deepcopy(load_yaml(path, data) or {}) for data in (base, new)]
-        for doc in docs:
-            for modeled in MODELED[kind.format]:
-                _strip(doc, modeled)
-        return _differences(*docs)
     if kind.format == "requirements":
         def options(data: bytes) -> list[str]:
             reqs = {index for index, _ in requirement_lines(data.decode("utf-8"))}
@@ -379,6 +396,9 @@ def _declared_setting(path: str, fmt: str, op: Op, name: str, spec: str | None) 
     except ValueError as exc:
         raise UsageError(str(exc), fix='name the key as a dotted path, e.g. workspace.lints.clippy.todo or '
                                        'exports."./feature"') from None
+    if fmt in settings.TOP_LEVEL_ONLY and len(parts) > 1:
+        raise UsageError(f"{path} settings are whole top-level keys; {name} is inside {parts[0]}",
+                         fix=f"declare --name {settings.key_text(parts[:1])} with its whole value as --spec")
     for modeled in MODELED[fmt]:
         if len(parts) >= len(modeled) and all(m in ("*", p) for m, p in zip(modeled, parts)):
             raise UsageError(f"{name} in {path} is a {'.'.join(modeled)} key, which its own intents carry",

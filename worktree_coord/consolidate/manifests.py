@@ -339,7 +339,7 @@ def read_go_mod(path: str, data: bytes) -> ManifestModel:
 
 def read_pnpm_workspace(path: str, data: bytes) -> ManifestModel:
     doc = load_yaml(path, data) or {}
-    model = ManifestModel(Ecosystem.PNPM)
+    model = ManifestModel(Ecosystem.PNPM, document=doc)
     model.members = tuple(normalize_member(m) for m in doc.get("packages") or [])
     for name, spec in (doc.get("catalog") or {}).items():
         model.deps[("catalog", name)] = npm_dep(spec)

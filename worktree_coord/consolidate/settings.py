@@ -1,7 +1,8 @@
 """Keys of a root manifest outside the dependency model (lints, scripts, tool tables), as intents.
 
 Stage: finish-time derivation and consolidation's plan and edit. Input: a root manifest's bytes at
-the task's base and in its result (package.json, Cargo.toml, pyproject.toml). Output: one
+the task's base and in its result (package.json, Cargo.toml, pyproject.toml, and pnpm-workspace.yaml
+by whole top-level keys: `onlyBuiltDependencies`, `ignoredBuiltDependencies`). Output: one
 `SettingChange` per key the task set or removed, named by its key path, for the `set_key` and
 `remove_key` intents; and the value a key holds in a manifest now (for the plan's stale-base and
 already-applied checks).
@@ -32,7 +33,8 @@ from dataclasses import dataclass
 from typing import Any
 
 SETTINGS_GROUP = "settings"
-FORMATS = frozenset({"package.json", "cargo", "pyproject"})
+FORMATS = frozenset({"package.json", "cargo", "pyproject", "pnpm-workspace"})
+TOP_LEVEL_ONLY = frozenset({"pnpm-workspace"})   # edited as whole top-level blocks (line edits, not a YAML round trip)
 
 _BARE = re.compile(r"[A-Za-z0-9_-]+")
 
