@@ -140,6 +140,7 @@ class SettingChange:
     after: str | None
     form: str = ""           # TOML: "table" when the task wrote a new table with a header, else inline
     follows: str = ""        # a new key: the key before it in the task's file (where it goes)
+    precedes: str = ""       # a new first key: the key after it
     text: str = ""           # TOML: the value as the task wrote it (an array's comments and layout)
 
     @property
@@ -173,12 +174,14 @@ def changes(base: dict, new: dict, *, new_forms: dict[tuple[str, ...], str] | No
             after = None if cur is _ABSENT else encode(cur)
         except Unexpressible as exc:
             raise Unexpressible(f"{key_text(parts)}: {exc}") from None
-        follows = ""
+        follows = precedes = ""
         if old is _ABSENT and cur is not _ABSENT:
             keys = list(new)
-            follows = str(keys[keys.index(key) - 1]) if keys.index(key) > 0 else ""
+            at = keys.index(key)
+            follows = str(keys[at - 1]) if at > 0 else ""
+            precedes = str(keys[at + 1]) if at == 0 and len(keys) > 1 else ""
         form = "table" if isinstance(cur, (dict, list)) and new_forms is not None and headed else ""
-        out.append(SettingChange(parts, before, after, form, follows, (new_texts or {}).get(parts, "")))
+        out.append(SettingChange(parts, before, after, form, follows, precedes, (new_texts or {}).get(parts, "")))
     return out
 
 
