@@ -289,7 +289,9 @@ def intent_list(rows: list[dict[str, Any]]) -> str:
     lines = []
     for r in rows:
         data = r["data"]
-        what = f"{data.get('op')} {data.get('name')}" + (f" {data['spec']}" if data.get("spec") else "")
+        what = " ".join(str(part) for part in (data.get("op"), data.get("name"), data.get("spec")) if part)
+        if data.get("op") == "relock" and data.get("rationale"):
+            what += f": {data['rationale']}"      # a relock names no key: say why it was asked for
         extra = f" -> {r['detail']['superseded_by']}" if r["state"] == "superseded" else ""
         lines.append(f"{r['state']:<14} {r['intent']}  ({what}){extra}")
     return "\n".join(lines) or "no intents"
@@ -555,8 +557,13 @@ def task_check(r: TaskCheck) -> str:
         for c in row["conflicts"]:
             lines.append(f"    {c['path']}" + (f" in {c['declaration']}" if c.get("declaration") else "")
                          + f" ({c['kind']})" + (f": {c['detail']}" if c.get("detail") else ""))
-    if not r.clean:
+    kinds = {c.get("kind") for row in r.onto for c in row["conflicts"]}
+    if kinds - {"consolidation"}:
         lines.append("  talk to the other task's agent, or finish and resolve with `wtc task update` if it merges first")
+    if "consolidation" in kinds:
+        # A reserved file is never merged as text: `task update` cannot settle it, agreeing can.
+        lines.append("  for a reserved manifest: agree on one value with the other task's agent (or leave the key "
+                     "to one task); else consolidation refuses both intents and the lead decides")
     return "\n".join(lines)
 
 
