@@ -128,3 +128,18 @@ def test_a_non_ascii_name_is_one_word(tmp_path: Path) -> None:
     theirs = {"pkg/app.py": app.replace("return x", "return café(x)")}
     [finding] = check_tree_merge(*_tree_merge(tmp_path, base, ours, theirs))
     assert (finding.name, finding.definition_path, finding.use_path) == ("café", "pkg/util.py", "pkg/app.py")
+
+
+def test_rust_a_call_through_a_crate_path_in_a_file_that_imports_nothing(tmp_path: Path) -> None:
+    """`crate::routing::path_router::nested(..)` in a file with no `use` or `mod`: the path itself
+    names the module, so that file reaches the definition (and is read for it)."""
+    router = "pub(crate) fn nested(prefix: &str) -> String {\n    prefix.to_string()\n}\n"
+    other = "pub fn run() -> u8 {\n    1\n}\n"
+    base = {"src/lib.rs": "pub mod routing;\npub mod other;\n", "src/routing/mod.rs": "mod path_router;\n",
+            "src/routing/path_router.rs": router, "src/other.rs": other}
+    ours = {"src/routing/path_router.rs": router.replace("fn nested(", "fn nested_path(")}
+    theirs = {"src/other.rs": other + "\npub fn joined(a: &str) -> String {\n"
+                                      "    crate::routing::path_router::nested(a)\n}\n"}
+    [finding] = check_tree_merge(*_tree_merge(tmp_path, base, ours, theirs))
+    assert (finding.name, finding.definition_path, finding.use_path, finding.use_line) == \
+        ("nested", "src/routing/path_router.rs", "src/other.rs", 6)

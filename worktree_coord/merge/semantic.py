@@ -254,6 +254,18 @@ class _Check:
             if item.name is not None:
                 out.update(self.resolve(item.module.rstrip(rules.module_separator) + rules.module_separator + item.name,
                                         path, rules))
+        separator = rules.module_separator
+        if separator not in (".", "/"):
+            # A path through modules (`crate::routing::util::parse()`): `targets` resolves its
+            # receiver's module too, so the file's uses are read. Not for `/` (Go, JavaScript): a
+            # receiver holding it is a parenthesized or indexed expression (`(a/b).f()`), whose
+            # first part is never a module root or an imported name, so `targets` resolves nothing.
+            with_uses = self.symbols(path, "merged")
+            for reference in with_uses.references if with_uses is not None else ():
+                if reference.receiver is not None and separator in reference.receiver:
+                    module = _path_module(reference.receiver, rules, with_uses, reference)
+                    if module is not None:
+                        out.update(self.resolve(module, path, rules))
         return frozenset(out)
 
     # -- step 2: uses the other side added, resolved in the merged result ----------------------
@@ -364,14 +376,9 @@ class _Check:
                 # `util` is a module the file declares or imports): resolved only when it starts at
                 # a module root or at a name the file binds to a module; `std::mem::take()` names
                 # no file of the merge and is left alone.
-                head, _, rest = receiver.partition(separator)
-                if head in rules.module_roots:
-                    module = receiver
-                else:
-                    through = _visible_import(merged, head, reference)
-                    if through is None:
-                        return
-                    module = separator.join(p for p in (through.module, through.name, rest) if p)
+                module = _path_module(receiver, rules, merged, reference)
+                if module is None:
+                    return
                 for target in self.resolve(module, path, rules):
                     yield (target, (), name)
                 return
@@ -528,6 +535,20 @@ class _Check:
         new = {d.name for d in after.definitions
                if d.kind == definition.kind and d.container == definition.container and (d.container, d.name) not in old}
         return ".".join(definition.container + (new.pop(),)) if len(new) == 1 else ""
+
+
+def _path_module(receiver: str, rules: SemanticRules, merged: Symbols, reference: Reference) -> str | None:
+    """The module a path receiver names (`crate::routing::util` of `crate::routing::util::parse()`;
+    through the file's import of its first part, `util::parse()`), or None when it starts at
+    neither a module root nor a name the file imports."""
+    separator = rules.module_separator
+    head, _, rest = receiver.partition(separator)
+    if head in rules.module_roots:
+        return receiver
+    through = _visible_import(merged, head, reference)
+    if through is None:
+        return None
+    return separator.join(p for p in (through.module, through.name, rest) if p)
 
 
 def _defines(symbols: Symbols, definition: Definition) -> bool:
