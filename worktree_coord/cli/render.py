@@ -247,6 +247,8 @@ def consolidation_report(result: ConsolidationReport) -> str:
         for change in root.get("applied", []):
             intent = change["intent"]
             spec = f" {intent['spec']}" if intent.get("spec") and intent['spec'] != intent['name'] else ""
+            if len(spec) > 72:   # a whole table or a long array: its start says which; the file holds it all
+                spec = spec[:68] + " ..."
             lines.append(f"      applied {intent['op']} {intent['name']}{spec} in {intent['manifest']} "
                          f"(from {', '.join(change['tasks'])})")
         for path in root["files_changed"]:
