@@ -220,8 +220,10 @@ def main() -> int:
             flags = "/".join(str(len(row[name]["findings"] or ())) for name in names)
             print(f"{row['repo']:<34} {sha[:10]}  both {row['both']:>5}  {times}  findings {flags}"
                   f"{'' if row['same'] else '  DIFFERENT'}", flush=True)
-        if (index + 1) % 100 == 0:
+        if (index + 1) % 50 == 0:
             print(f"checked {index + 1} of {len(requests)}", file=sys.stderr, flush=True)
+            if args.save:   # so far, in case the run is cut short
+                args.save.write_text(json.dumps(rows, indent=1))
     print(f"load average at end: {os.getloadavg()[0]:.1f}", file=sys.stderr)
     for code in codes.values():
         code.close()

@@ -64,6 +64,7 @@ class Reach:
         self._package_wide = package_wide
         self._imported_files = imported_files
         self._imported: dict[str, frozenset[str]] = {}
+        self._added_cache: dict[tuple[str, str], frozenset[bytes]] = {}
         self._live: dict[str, dict[str, frozenset[bytes]]] = {}
 
     def live(self, side: str, path: str) -> frozenset[bytes]:
@@ -72,60 +73,68 @@ class Reach:
         return self._live[side].get(path, frozenset())
 
     def _compute(self, side: str, other: str) -> dict[str, frozenset[bytes]]:
-        users = self._added_words(other)
-        if not users:
+        files = self._files
+        # A definition is broken only when the other side still has it: where both sides made the
+        # same change (a vendored tree bumped on both), neither breaks the other. By blob ids.
+        candidates = [path for path, v in files.items()
+                      if v.exists("base") and not v.same(side, "base") and not v.same(side, other)]
+        users = [path for path, v in files.items()
+                 if not v.same(other, "base") and v.exists(other) and v.exists("merged")]
+        if not candidates or not users:
             return {}
-        added_anywhere = frozenset().union(*users.values())
-        touched: dict[str, frozenset[bytes]] = {}
-        for path, versions in self._files.items():
-            # A definition is broken only when the other side still has it: where both sides
-            # made the same change (a vendored tree bumped on both), neither breaks the other.
-            if versions.same(side, "base") or versions.same(side, other) or not versions.exists("base"):
-                continue
-            near = _near_words(versions.base or b"", versions.version(side)) & added_anywhere
-            if near:
-                touched[path] = near
-        if not touched:
-            return {}
-        # The using files that share a word with some touched line, and the module words of the
-        # touched files each one spells (a substring search, as the checks' own first test).
-        touched_anywhere = frozenset().union(*touched.values())
+        # 1. Which using file may reach which candidate, from paths and the module words the using
+        #    files spell: nothing of a candidate is read yet (integration's thousands of files,
+        #    against a task's few, cost a path lookup each).
         by_token: dict[bytes, list[str]] = {}
-        for path in touched:
-            by_token.setdefault(self._module_token(path), []).append(path)
-        spelled: dict[bytes, list[str]] = {}
+        by_module: dict[str, list[str]] = {}
         by_directory: dict[str, list[str]] = {}
-        under: dict[str, list[str]] = {}
-        for user, added in users.items():
-            if not added & touched_anywhere:
-                continue
-            versions = self._files[user]
+        for path in candidates:
+            by_token.setdefault(self._module_token(path), []).append(path)
+            by_module.setdefault(self._module_path(path), []).append(path)
+            if self._package_wide(path):
+                by_directory.setdefault(posixpath.dirname(path), []).append(path)
+        whole = {token for token in by_token if _NAME_WORDS.fullmatch(token)}
+        split = [token for token in by_token if token not in whole]
+        candidate_set = set(candidates)
+        near_by: dict[str, set[str]] = {}        # candidate -> users that may reach it by path
+        imported_by: dict[str, set[str]] = {}    # candidate -> users that may import it
+        for user in users:
+            versions = files[user]
             text = versions.version(other) or b""
             if not versions.same(other, "merged"):
                 text += b"\0" + (versions.merged or b"")
-            for token in by_token:
-                if token in text:
-                    spelled.setdefault(token, []).append(user)
+            # An import spells its module's last part as a whole word (`util` in `pkg.util`,
+            # `./util.js`, `x/util`); a part holding other characters (`yaml.v2`) is searched as is.
+            spelled = (whole & words(text)) if len(whole) > 32 else {t for t in whole if t in text}
+            spelled.update(token for token in split if token in text)
+            for token in spelled:
+                for path in by_token[token]:
+                    imported_by.setdefault(path, set()).add(user)
             directory = posixpath.dirname(user)
-            by_directory.setdefault(directory, []).append(user)
-            while True:   # the using file's directory and every one above it
-                under.setdefault(directory, []).append(user)
+            for path in by_directory.get(directory, ()):
+                near_by.setdefault(path, set()).add(user)
+            if user in candidate_set:
+                near_by.setdefault(user, set()).add(user)
+            while True:   # a relative import without a name reaches the directory's package or one above
+                for path in by_module.get(directory, ()):
+                    imported_by.setdefault(path, set()).add(user)
                 if not directory:
                     break
                 directory = posixpath.dirname(directory)
+        # 2. The words, only for the pairs found: a candidate's touched lines against the lines
+        #    its reaching users added; an import is confirmed by resolving the user's merged
+        #    imports only when they share a word.
         out: dict[str, frozenset[bytes]] = {}
-        for path, near in touched.items():
-            reaching = {path} if path in users else set()
-            if self._package_wide(path):
-                reaching.update(by_directory.get(posixpath.dirname(path), ()))
-            # Through an import: the words and directories say which using files may import this
-            # one; their merged imports, resolved as the checks resolve them, say which do.
-            for user in set(spelled.get(self._module_token(path), ())) | set(under.get(self._module_path(path), ())):
-                if user not in reaching and path in self._imports_of(user):
-                    reaching.add(user)
+        for path in set(near_by) | set(imported_by):
+            versions = files[path]
+            near = _near_words(versions.base or b"", versions.version(side))
             live: set[bytes] = set()
-            for user in reaching:
-                live |= near & users[user]
+            for user in near_by.get(path, ()):
+                live |= near & self._added(other, user)
+            for user in imported_by.get(path, ()):
+                common = near & self._added(other, user)
+                if common and not common <= live and path in self._imports_of(user):
+                    live |= common
             if live:
                 out[path] = frozenset(live)
         return out
@@ -135,21 +144,17 @@ class Reach:
             self._imported[user] = self._imported_files(user)
         return self._imported[user]
 
-    def _added_words(self, side: str) -> dict[str, frozenset[bytes]]:
-        """path -> the words of the lines `side` added to it, for every file whose added lines a
-        check reads for uses (changed by that side, present on it and in the merged result)."""
-        out: dict[str, frozenset[bytes]] = {}
-        for path, versions in self._files.items():
-            if versions.same(side, "base") or not versions.exists(side) or not versions.exists("merged"):
-                continue
+    def _added(self, side: str, path: str) -> frozenset[bytes]:
+        """The words of the lines `side` added to `path` (computed once)."""
+        key = (side, path)
+        if key not in self._added_cache:
+            versions = self._files[path]
             data = versions.version(side) or b""
             lines = data.split(b"\n")
             found = [lines[start - 1:start - 1 + count] for _, _, start, count in hunks(versions.base or b"", data)
                      if count]
-            text = b"\n".join(b"\n".join(chunk) for chunk in found)
-            if text:
-                out[path] = words(text)
-        return out
+            self._added_cache[key] = words(b"\n".join(b"\n".join(chunk) for chunk in found))
+        return self._added_cache[key]
 
 
 def _near_words(base: bytes, new: bytes | None) -> frozenset[bytes]:
