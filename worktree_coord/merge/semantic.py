@@ -198,11 +198,12 @@ class _Check:
         for path, versions in self.files.items():
             if not versions.exists("base"):
                 continue
+            live = {side: self.live(side, path) if not versions.same(side, "base") else frozenset() for side in _SIDES}
+            if not any(live.values()):
+                continue   # by paths and blob ids: nothing of the file is read
             assert versions.base is not None
             touched: dict[str, list[tuple[int, int]]] = {}
-            live: dict[str, frozenset[bytes]] = {}
             for side in _SIDES:
-                live[side] = self.live(side, path) if not versions.same(side, "base") else frozenset()
                 touched[side] = _touched_lines(versions.base, versions.version(side)) if live[side] else []
                 if touched[side]:
                     lines = versions.base.split(b"\n")
