@@ -143,3 +143,12 @@ def test_rust_a_call_through_a_crate_path_in_a_file_that_imports_nothing(tmp_pat
     [finding] = check_tree_merge(*_tree_merge(tmp_path, base, ours, theirs))
     assert (finding.name, finding.definition_path, finding.use_path, finding.use_line) == \
         ("nested", "src/routing/path_router.rs", "src/other.rs", 6)
+
+
+def test_an_absolute_path_ends_the_walk_up_its_directories() -> None:
+    """`wtc merge-file /tmp/x/base.py ...` checks a file named by an absolute path: the walk up its
+    directories stops at `/` (it looped there)."""
+    base = b"def a():\n    return 1\n"
+    left, right = base + b"\n\ndef b():\n    return a()\n", base.replace(b"def a():", b"def a(x):")
+    found = find_broken_names([FileVersions("/tmp/x/base.py", base, left, right, left + b"")], complete=False)
+    assert found == ()

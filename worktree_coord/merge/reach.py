@@ -118,9 +118,10 @@ class Reach:
             while True:   # a relative import without a name reaches the directory's package or one above
                 for path in by_module.get(directory, ()):
                     imported_by.setdefault(path, set()).add(user)
-                if not directory:
+                parent = posixpath.dirname(directory)
+                if parent == directory:   # "" for a relative path, "/" for an absolute one
                     break
-                directory = posixpath.dirname(directory)
+                directory = parent
         # 2. The words, only for the pairs found: a candidate's touched lines against the lines
         #    its reaching users added; an import is confirmed by resolving the user's merged
         #    imports only when they share a word.
