@@ -337,3 +337,12 @@ def test_tree_merge_reports_one_new_function_both_branches_declared_with_two_sig
     assert (finding.problem, finding.name, finding.definition_path, finding.definition_line, finding.use_line) == \
         ("duplicate", "mergeConfig", "index.d.ts", 8, 12)
     assert (finding.removed_by, finding.used_by) == ("integration", "t1")
+
+
+def test_an_unknown_node_kind_in_overloads_is_a_clear_error() -> None:
+    from worktree_coord.errors import ConfigError
+    from worktree_coord.merge.profiles import load_profile_text
+    text = (Path(__file__).resolve().parents[2] / "grammars" / "typescript.toml").read_text()
+    text = text.replace('overloads = ["function_signature"]', 'overloads = ["function_signatur"]')
+    with pytest.raises(ConfigError, match="function_signatur"):
+        load_profile_text(text, "typescript.toml")
