@@ -151,8 +151,8 @@ def moved_against_deletion(groups, b_ids, bmap, lmap, rmap) -> list[tuple[str, s
     gone = [i for i in b_ids if i not in lmap and i not in rmap]
     if not gone:
         return []
-    new = {"L": [m for i, m in lmap.items() if i not in bmap and i not in rmap],
-           "R": [m for i, m in rmap.items() if i not in bmap and i not in lmap]}
+    new = {"L": [(m, _lines(m.body)) for i, m in lmap.items() if i not in bmap and i not in rmap],
+           "R": [(m, _lines(m.body)) for i, m in rmap.items() if i not in bmap and i not in lmap]}
     if not new["L"] and not new["R"]:
         return []
     group_of = {}
@@ -167,8 +167,8 @@ def moved_against_deletion(groups, b_ids, bmap, lmap, rmap) -> list[tuple[str, s
         if len(lines) < 2:
             continue   # one line: any statement of the same shape is "close" by its words
         words = base.body.split()
-        near = {side: [(ratio, m.ident) for m in new[side] if m.node.type == base.node.type
-                       and len(lines & _lines(m.body)) >= 2 and (ratio := _near(words, m.body.split()))]
+        near = {side: [(ratio, m.ident) for m, its_lines in new[side] if m.node.type == base.node.type
+                       and len(lines & its_lines) >= 2 and (ratio := _near(words, m.body.split()))]
                 for side in ("L", "R")}
         if bool(near["L"]) == bool(near["R"]):
             continue
