@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
+from worktree_coord.consolidate import settings
 from worktree_coord.consolidate.intent import REMOVING_OPS, DepValue, Ecosystem, Intent, Op
 from worktree_coord.consolidate.manifests import ManifestModel, encode_value, read_manifest
 from worktree_coord.consolidate.specs import Relation, compare, conjunction
@@ -44,6 +45,7 @@ class ConflictKind(str, enum.Enum):
     ALIAS_COLLISION = "alias_collision"
     STALE_BASE = "stale_base"
     DIFFERENT_VALUES = "different_values"
+    NESTED_KEYS = "nested_keys"
     CYCLE = "cycle"
 
 
@@ -134,6 +136,8 @@ def current_value(model: ManifestModel | None, intent: Intent) -> str | None:
         return model.overrides.get(intent.name)
     if intent.op == Op.SET_RUNTIME:
         return model.runtime.get(intent.name)
+    if intent.op in (Op.SET_KEY, Op.REMOVE_KEY):
+        return settings.value_at(model.document, settings.parse_key(intent.name))
     return None
 
 
@@ -159,6 +163,8 @@ def _sort_key(intent: Intent) -> tuple[Any, ...]:
 
 
 def _shape(intent: Intent) -> tuple[Any, ...]:
+    if intent.op == Op.SET_KEY:
+        return ()   # a setting's options say where it goes, not what it is: its spec is compared
     return (intent.extras, intent.features, intent.markers, intent.package, intent.options)
 
 
@@ -297,6 +303,7 @@ def plan(intents: Iterable[Intent], tree_reader: TreeReader, *,
             assert merged is not None
             changes[key] = Change(merged, tuple(fresh))
 
+    _nested_settings(changes, conflicts)
     _group_collisions(changes, models, conflicts)
     _single_version(changes, conflicts, models, workspace_manifests or {})
     return Plan(
@@ -369,6 +376,31 @@ SINGLE_VERSION = (Ecosystem.UV,)
 # A uv source that still comes from a package index; any other source (workspace, path, git, url)
 # pins the package outside version ranges, so a range there says nothing about the registry one.
 _INDEX_SOURCE_KEYS = frozenset({"index", "marker", "extra", "group"})
+
+
+def _nested_settings(changes: dict[tuple[str, ...], Change], conflicts: list[IntentConflict]) -> None:
+    """A setting of one key and a setting inside it (a whole `[tool.ruff]` table against its
+    `line-length`) cannot both stand: whichever applies last would undo part of the other."""
+    keyed = {key: settings.parse_key(key[4]) for key, change in changes.items()
+             if change.intent.op in (Op.SET_KEY, Op.REMOVE_KEY)}
+    clashing: set[tuple[str, ...]] = set()
+    for outer, outer_parts in keyed.items():
+        for inner, inner_parts in keyed.items():
+            if outer[:3] != inner[:3] or outer == inner or inner_parts[:len(outer_parts)] != outer_parts:
+                continue
+            a, b = changes[outer], changes[inner]
+            if set(a.tasks) == set(b.tasks):
+                continue   # one task's own coherent edit (a table it replaced, then a key in it)
+            clashing |= {outer, inner}
+            tasks = tuple(sorted(set(a.tasks) | set(b.tasks)))
+            conflicts.append(IntentConflict(
+                ConflictKind.NESTED_KEYS, inner, tasks,
+                tuple(i.intent_id for i in (*a.sources, *b.sources)),
+                f"{outer[4]!r} in {outer[2]}: task(s) {', '.join(a.tasks)} change it as a whole, task(s) "
+                f"{', '.join(b.tasks)} change {inner[4]!r} inside it",
+                "make one task carry both edits (or drop one intent), then consolidate again"))
+    for key in clashing:
+        del changes[key]
 
 
 def _registry(source: Any) -> bool:
