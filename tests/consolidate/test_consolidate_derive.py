@@ -185,6 +185,13 @@ def test_keys_outside_the_dependency_model_become_setting_intents_at_the_deepest
         ("set_key", "workspace.lints.clippy.large_futures", '"warn"', {"after": "dbg_macro"})
     # A new table written with a header is taken key by key too (another task may add to it).
     assert (profile.name, profile.spec) == ("profile.release.lto", "true")
+    # A new key goes where the task put it, also first (vitejs/vite: a script added at the top).
+    from worktree_coord.consolidate.edits import edit_manifest
+
+    scripts = pkg(scripts={"a": "1", "b": "2"})
+    for edited in (pkg(scripts={"new": "0", "a": "1", "b": "2"}), pkg(scripts={"a": "1", "new": "0", "b": "2"})):
+        [added] = derive_intents("package.json", scripts, edited, task="t")
+        assert edit_manifest("package.json", scripts, added) == edited
     # A key that needs quotes in a dotted path reads back exactly.
     exports = derive_intents("package.json", pkg(exports={".": "./i.js"}), pkg(exports={".": "./i.js", "./x.js": "./x.js"}),
                              task="t")

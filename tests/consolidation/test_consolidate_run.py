@@ -126,7 +126,7 @@ def test_root_manifest_settings_land_key_by_key_and_one_key_set_twice_is_a_confl
         assert landed["scripts"] == {"lint": "eslint ."}, "neither value of the contested key is chosen"
         [conflict] = report.roots[0]["conflicts"]
         assert conflict["kind"] == "different_values" and conflict["tasks"] == ["t", "v"]
-        assert "'scripts.test'" in conflict["message"]
+        assert 'scripts.test in package.json: task t wants "node --test", task v wants "vitest"' in conflict["message"]
         states = sorted((r["intent_id"].split(":")[0], r["state"]) for r in coord.store.list_intents("r1"))
         assert ("u", "applied") in states and ("t", "conflict") in states and ("v", "conflict") in states, states
 
@@ -149,7 +149,7 @@ def test_root_manifest_settings_land_key_by_key_and_one_key_set_twice_is_a_confl
         assert landed["scripts"] == {"build": "tsc", "lint": "eslint ."}
         [conflict] = report.roots[0]["conflicts"]
         assert conflict["kind"] == "different_values" and conflict["tasks"] == ["t", "v"]
-        assert "'scripts.test'" in conflict["message"]
+        assert 'scripts.test in package.json: task t wants "node --test", task v wants "vitest"' in conflict["message"]
 
 
 def test_a_root_script_lands_while_the_dependency_beside_it_waits_for_the_network(npm_repo):

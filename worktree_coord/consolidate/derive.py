@@ -143,8 +143,9 @@ def derive_intents(
                 add(Op.REMOVE_KEY, settings.SETTINGS_GROUP, change.name, expected_before=change.before)
             else:
                 text_key = "yaml" if kind.format in settings.TOP_LEVEL_ONLY else "toml"
-                placement = tuple((key, value) for key, value in (("form", change.form), ("after", change.follows),
-                                                                   (text_key, change.text)) if value)
+                placement = tuple((key, value) for key, value in (
+                    ("form", change.form), ("after", change.follows), ("before", change.precedes),
+                    (text_key, change.text)) if value)
                 add(Op.SET_KEY, settings.SETTINGS_GROUP, change.name, spec=change.after,
                     expected_before=change.before, options=placement)
 

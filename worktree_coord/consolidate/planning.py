@@ -168,6 +168,20 @@ def _shape(intent: Intent) -> tuple[Any, ...]:
     return (intent.extras, intent.features, intent.markers, intent.package, intent.options)
 
 
+def _where(key: tuple[str, ...]) -> str:
+    """How a message names a key: `'lodash' in package.json [dependencies]`, `scripts.test in package.json`."""
+    if key[3] == settings.SETTINGS_GROUP:
+        return f"{key[4]} in {key[2]}"
+    return f"{key[4]!r} in {key[2]} [{key[3]}]"
+
+
+def _shown(value: str | None, intent: Intent) -> str:
+    """A value in a message: a setting's JSON as it is (`"vitest"`, `120`), a spec quoted."""
+    if intent.op in (Op.SET_KEY, Op.REMOVE_KEY):
+        return "absent" if value is None else value
+    return repr(value)
+
+
 def _fold(group: list[Intent], warnings: list[str]) -> tuple[Intent | None, IntentConflict | None]:
     """Merge intents that share one key; either a merged intent or a conflict."""
     key = group[0].key
@@ -178,7 +192,7 @@ def _fold(group: list[Intent], warnings: list[str]) -> tuple[Intent | None, Inte
     if setting and removing:
         return None, IntentConflict(
             ConflictKind.ADD_VS_REMOVE, key, tasks, ids,
-            f"{key[4]!r} in {key[2]} [{key[3]}]: task(s) {', '.join(sorted({i.task for i in setting}))} set it, "
+            f"{_where(key)}: task(s) {', '.join(sorted({i.task for i in setting}))} set it, "
             f"task(s) {', '.join(sorted({i.task for i in removing}))} remove it",
             "decide which task's change stands and drop the other intent")
     if removing:
@@ -188,13 +202,13 @@ def _fold(group: list[Intent], warnings: list[str]) -> tuple[Intent | None, Inte
         if other.source != first.source:
             return None, IntentConflict(
                 ConflictKind.DIFFERENT_SOURCES, key, tasks, ids,
-                f"{key[4]!r} in {key[2]} [{key[3]}]: task {first.task} uses source {first.source_dict()}, "
+                f"{_where(key)}: task {first.task} uses source {first.source_dict()}, "
                 f"task {other.task} uses {other.source_dict()}",
                 "make both tasks agree on where the package comes from (workspace/path/git/registry)")
         if _shape(other) != _shape(first):
             return None, IntentConflict(
                 ConflictKind.DIFFERENT_ATTRIBUTES, key, tasks, ids,
-                f"{key[4]!r} in {key[2]} [{key[3]}]: tasks {first.task} and {other.task} ask for different "
+                f"{_where(key)}: tasks {first.task} and {other.task} ask for different "
                 f"extras/features/markers/options", "make both intents carry the same attributes")
     chosen = first
     eco = first.ecosystem
@@ -202,14 +216,23 @@ def _fold(group: list[Intent], warnings: list[str]) -> tuple[Intent | None, Inte
     for other in setting[1:]:
         if other.spec == chosen.spec:
             continue
+        if chosen.op == other.op == Op.SET_KEY and chosen.expected_before == other.expected_before:
+            both = settings.merge_lists(chosen.expected_before, chosen.spec, other.spec)
+            if both is not None:
+                # Two tasks each added (or took out) items of one array: both edits stand. The
+                # merged array is edited in place (the tasks' own spelling fits neither alone).
+                warnings.append(f"{_where(key)}: merged the array edits of tasks {chosen.task} and {other.task}")
+                chosen = dataclasses.replace(chosen, spec=both,
+                                             options=tuple((k, v) for k, v in chosen.options if k != "toml"))
+                continue
         if chosen.op not in decidable_ops or other.op not in decidable_ops:
             return None, IntentConflict(
                 ConflictKind.DIFFERENT_VALUES, key, tasks, ids,
-                f"{key[4]!r} in {key[2]} [{key[3]}]: task {chosen.task} wants {chosen.spec!r}, "
-                f"task {other.task} wants {other.spec!r}", "make both tasks agree on one value")
+                f"{_where(key)}: task {chosen.task} wants {_shown(chosen.spec, chosen)}, "
+                f"task {other.task} wants {_shown(other.spec, other)}", "make both tasks agree on one value")
         spec_eco = Ecosystem.UV if (first.op == Op.SET_RUNTIME and key[4] == "python") else eco
         rel = compare(spec_eco, chosen.spec, other.spec)
-        where = f"{key[4]!r} in {key[2]} [{key[3]}]"
+        where = _where(key)
         if rel == Relation.EQUAL:
             continue
         if rel == Relation.SUBSET:
@@ -284,13 +307,19 @@ def plan(intents: Iterable[Intent], tree_reader: TreeReader, *,
                 done.append(intent)
             elif intent.op in (Op.ADD_MEMBER, Op.REMOVE_MEMBER) or intent.expected_before == current:
                 fresh.append(intent)
+            elif intent.op == Op.SET_KEY and (rebased := settings.merge_lists(intent.expected_before, current,
+                                                                               intent.spec)) is not None:
+                # The array changed since the task's base (an earlier consolidation applied another
+                # task's items): the task's own additions and removals still apply on top.
+                fresh.append(dataclasses.replace(intent, spec=rebased, expected_before=current,
+                                                 options=tuple((k, v) for k, v in intent.options if k != "toml")))
             else:
                 others = sorted({i.task for i in group if i.task != intent.task}) or ["integration"]
                 conflicts.append(IntentConflict(
                     ConflictKind.STALE_BASE, key, tuple(sorted({intent.task, *others})), (intent.intent_id,),
-                    f"{key[4]!r} in {key[2]} [{key[3]}]: task {intent.task} changed it from "
-                    f"{intent.expected_before!r}, but it is now {current!r} (changed by {', '.join(others)}); "
-                    f"applying {intent.spec!r} would undo that", 
+                    f"{_where(key)}: task {intent.task} changed it from "
+                    f"{_shown(intent.expected_before, intent)}, but it is now {_shown(current, intent)} "
+                    f"(changed by {', '.join(others)}); applying {_shown(intent.spec, intent)} would undo that",
                     f"rebase task {intent.task} on the current integration branch and re-declare its intent"))
         if done:
             satisfied.append(Change(done[0], tuple(done)))
@@ -396,8 +425,8 @@ def _nested_settings(changes: dict[tuple[str, ...], Change], conflicts: list[Int
             conflicts.append(IntentConflict(
                 ConflictKind.NESTED_KEYS, inner, tasks,
                 tuple(i.intent_id for i in (*a.sources, *b.sources)),
-                f"{outer[4]!r} in {outer[2]}: task(s) {', '.join(a.tasks)} change it as a whole, task(s) "
-                f"{', '.join(b.tasks)} change {inner[4]!r} inside it",
+                f"{outer[4]} in {outer[2]}: task(s) {', '.join(a.tasks)} change it as a whole, task(s) "
+                f"{', '.join(b.tasks)} change {inner[4]} inside it",
                 "make one task carry both edits (or drop one intent), then consolidate again"))
     for key in clashing:
         del changes[key]

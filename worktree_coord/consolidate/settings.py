@@ -140,6 +140,7 @@ class SettingChange:
     after: str | None
     form: str = ""           # TOML: "table" when the task wrote a new table with a header, else inline
     follows: str = ""        # a new key: the key before it in the task's file (where it goes)
+    precedes: str = ""       # a new first key: the key after it
     text: str = ""           # TOML: the value as the task wrote it (an array's comments and layout)
 
     @property
@@ -173,12 +174,14 @@ def changes(base: dict, new: dict, *, new_forms: dict[tuple[str, ...], str] | No
             after = None if cur is _ABSENT else encode(cur)
         except Unexpressible as exc:
             raise Unexpressible(f"{key_text(parts)}: {exc}") from None
-        follows = ""
+        follows = precedes = ""
         if old is _ABSENT and cur is not _ABSENT:
             keys = list(new)
-            follows = str(keys[keys.index(key) - 1]) if keys.index(key) > 0 else ""
+            at = keys.index(key)
+            follows = str(keys[at - 1]) if at > 0 else ""
+            precedes = str(keys[at + 1]) if at == 0 and len(keys) > 1 else ""
         form = "table" if isinstance(cur, (dict, list)) and new_forms is not None and headed else ""
-        out.append(SettingChange(parts, before, after, form, follows, (new_texts or {}).get(parts, "")))
+        out.append(SettingChange(parts, before, after, form, follows, precedes, (new_texts or {}).get(parts, "")))
     return out
 
 
@@ -217,3 +220,25 @@ def toml_forms(document: Any, prefix: tuple[str, ...] = ()) -> tuple[dict[tuple[
             forms.update(inner_forms)
             texts.update(inner_texts)
     return forms, texts
+
+
+def merge_lists(base: str | None, left: str | None, right: str | None) -> str | None:
+    """Two tasks' edits of one array of plain values (ruff's `select`, package.json's `files`), merged
+    as a set edit: the base's items either side removed go, each side's new items are appended in
+    its order (left's first); None (a conflict) unless all three are such arrays, free of repeats,
+    and neither side reordered the items it kept."""
+    values = [decode(v) if v is not None else None for v in (base, left, right)]
+    if not all(isinstance(v, list) and all(isinstance(x, (str, int, float, bool)) for x in v) for v in values):
+        return None
+    old, mine, theirs = values
+    if any(len(v) != len({json.dumps(x) for x in v}) for v in values):
+        return None
+    key = json.dumps
+    kept = {key(x) for x in mine} & {key(x) for x in theirs}
+    for side in (mine, theirs):
+        if [x for x in side if key(x) in {key(y) for y in old}] != [x for x in old if key(x) in {key(y) for y in side}]:
+            return None   # the side reordered what it kept: order may matter here
+    merged = [x for x in old if key(x) in kept]
+    for side in (mine, theirs):
+        merged += [x for x in side if key(x) not in {key(y) for y in old} and key(x) not in {key(y) for y in merged}]
+    return encode(merged)

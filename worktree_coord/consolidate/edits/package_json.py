@@ -53,11 +53,14 @@ def _edit_setting(doc: dict, intent: Intent) -> None:
         chain.append(node)
     if intent.op == Op.SET_KEY:
         holder, key, value = chain[-1], parts[-1], settings.decode(intent.spec)
-        after = dict(intent.options).get("after", "")
-        if key not in holder and after in holder:
-            # Where the task put it: right after the key that preceded it in the task's file.
+        options = dict(intent.options)
+        after, before = options.get("after", ""), options.get("before", "")
+        if key not in holder and (after in holder or before in holder):
+            # Where the task put it: right after the key that preceded it in the task's file (or
+            # before the one that followed it, for a new first key).
             items = list(holder.items())
-            index = [k for k, _ in items].index(after) + 1
+            names = [k for k, _ in items]
+            index = names.index(after) + 1 if after in holder else names.index(before)
             holder.clear()
             holder.update(items[:index] + [(key, value)] + items[index:])
         else:
