@@ -273,12 +273,25 @@ def test_head_already_in_the_target_has_nothing_to_merge(tmp_path):
 
 
 def test_reserved_edit_no_intent_can_express_is_refused_like_finish_refuses_it(tmp_path):
+    from tests.ci.ci_helpers import BASE_FILES
+
+    cargo = '[workspace]\nmembers = []\n[workspace.metadata]\nreleased = 2024-05-01\n'
+    repo = make_repo(tmp_path / "repo", {**BASE_FILES, "Cargo.toml": cargo})
+    git(repo, "checkout", "-q", "-b", "feature")
+    write(repo, {"Cargo.toml": cargo.replace("05-01", "06-01")})
+    commit_all(repo, "feature: another date in the root manifest")
+    report = check(repo, base="main", own=["packages/api/**"])
+    assert [(f.rule, f.path) for f in report.violations] == [("reserved_unexpressible", "Cargo.toml")]
+    assert "workspace.metadata.released" in report.violations[0].message and report.exit_code == 3
+
+
+def test_a_root_manifest_script_becomes_a_setting_intent_not_a_violation(tmp_path):
     s = clean_branch(tmp_path)
     write(s.repo, {"package.json": '{\n  "name": "root",\n  "private": true,\n  "scripts": {"test": "x"}\n}\n'})
     commit_all(s.repo, "feature: a script in the root manifest")
     report = check(s.repo, own=["packages/api/**"])
-    assert [(f.rule, f.path) for f in report.violations] == [("reserved_unexpressible", "package.json")]
-    assert "scripts" in report.violations[0].message and report.exit_code == 3
+    assert [f for f in report.violations if f.path == "package.json"] == []
+    assert ("set_key", "scripts.test", '"x"') in [(i["op"], i["name"], i["spec"]) for i in report.intents]
 
 
 def test_a_branch_cannot_widen_the_boundary_its_base_committed(tmp_path):

@@ -152,18 +152,114 @@ def test_hostile_inputs_are_refused_clearly():
 def test_changes_no_intent_can_express_are_reported_not_dropped():
     from worktree_coord.consolidate.derive import unexpressed_changes
 
+    # Keys outside the dependency model are carried as settings (below); only what a setting
+    # cannot carry unchanged, and the formats without key-level settings, are reported.
     base = pkg(scripts={"test": "jest"}, dependencies={"a": "1"})
     new = pkg(scripts={"test": "vitest"}, dependencies={"a": "2"}, license="MIT")
-    assert unexpressed_changes("package.json", base, new) == ["license", "scripts.test"]
-    assert unexpressed_changes("package.json", base, pkg(scripts={"test": "jest"}, dependencies={"b": "1"})) == []
-    cargo = b'[package]\nname = "c"\nversion = "0.1.0"\nedition = "2021"\n[dependencies]\nx = "1"\n'
-    assert unexpressed_changes("Cargo.toml", cargo, cargo.replace(b'"2021"', b'"2024"').replace(b'x = "1"', b'x = "2"')) \
-        == ["package.edition"]
-    py = b'[project]\nname = "p"\ndependencies = []\n[tool.ruff]\nline-length = 100\n'
-    assert unexpressed_changes("pyproject.toml", py, py.replace(b"100", b"120")) == ["tool.ruff.line-length"]
+    assert unexpressed_changes("package.json", base, new) == []
+    cargo = b'[package]\nname = "c"\nversion = "0.1.0"\n[package.metadata]\nreleased = 2024-01-01\n'
+    assert unexpressed_changes("Cargo.toml", cargo, cargo.replace(b"2024-01-01", b"2024-02-01")) \
+        == ["package.metadata.released: a date value (datetime.date(2024, 1, 1))"]
     assert unexpressed_changes("requirements.txt", b"a==1\n", b"--index-url https://x\na==2\n") == ["options lines"]
     assert unexpressed_changes("go.mod", b"module m\n\ngo 1.21\n", b"module m\n\ngo 1.22\n\nexclude x v1.0.0\n") == ["exclude"]
+    assert unexpressed_changes("pnpm-workspace.yaml", b"packages: []\nx: 2024-01-01\n", b"packages: []\nx: 2024-02-01\n") \
+        == ["x: a date value (datetime.date(2024, 1, 1))"]
     assert unexpressed_changes("package-lock.json", b"{}", b'{"x": 1}') == []
+
+
+def test_keys_outside_the_dependency_model_become_setting_intents_at_the_deepest_shared_table():
+    base = pkg(scripts={"test": "jest", "old": "x"}, dependencies={"a": "1"})
+    new = pkg(scripts={"test": "vitest", "lint": "eslint ."}, dependencies={"a": "2"}, license="MIT")
+    assert ops(derive_intents("package.json", base, new, task="t")) == [
+        ("remove_key", "settings", "scripts.old", None, '"x"'),
+        ("set_key", "settings", "license", '"MIT"', None),
+        ("set_key", "settings", "scripts.lint", '"eslint ."', None),
+        ("set_key", "settings", "scripts.test", '"vitest"', '"jest"'),
+        ("set_spec", "dependencies", "a", "2", "1"),
+    ]
+    cargo = b'[workspace]\nmembers = ["a"]\n\n[workspace.lints.clippy]\ndbg_macro = "warn"\n'
+    edited = cargo.replace(b'dbg_macro = "warn"\n', b'dbg_macro = "warn"\nlarge_futures = "warn"\n') \
+        + b'\n[profile.release]\nlto = true\n'
+    [profile, lint] = derive_intents("Cargo.toml", cargo, edited, task="t")
+    assert (lint.op.value, lint.name, lint.spec, dict(lint.options)) == \
+        ("set_key", "workspace.lints.clippy.large_futures", '"warn"', {"after": "dbg_macro"})
+    # A new table written with a header is taken key by key too (another task may add to it).
+    assert (profile.name, profile.spec) == ("profile.release.lto", "true")
+    # A new key goes where the task put it, also first (vitejs/vite: a script added at the top).
+    from worktree_coord.consolidate.edits import edit_manifest
+
+    scripts = pkg(scripts={"a": "1", "b": "2"})
+    for edited in (pkg(scripts={"new": "0", "a": "1", "b": "2"}), pkg(scripts={"a": "1", "new": "0", "b": "2"})):
+        [added] = derive_intents("package.json", scripts, edited, task="t")
+        assert edit_manifest("package.json", scripts, added) == edited
+    # A key that needs quotes in a dotted path reads back exactly.
+    exports = derive_intents("package.json", pkg(exports={".": "./i.js"}), pkg(exports={".": "./i.js", "./x.js": "./x.js"}),
+                             task="t")
+    assert [i.name for i in exports] == ['exports."./x.js"']
+    from worktree_coord.consolidate.settings import parse_key
+
+    assert parse_key(exports[0].name) == ("exports", "./x.js")
+    with pytest.raises(ValueError, match="quoted part"):
+        parse_key('exports."./x')
+
+
+def test_pnpm_workspace_settings_are_whole_top_level_keys_written_as_the_task_wrote_them():
+    from worktree_coord.consolidate.edits import edit_manifest
+
+    base = b"packages:\n  - 'packages/*'\n\n# builds we allow\nonlyBuiltDependencies:\n  - esbuild\n\ncatalog:\n  react: ^18\n"
+    # pnpm 10's `pnpm approve-builds` grows onlyBuiltDependencies; another task ignores a build.
+    grown = base.replace(b"  - esbuild\n", b"  - esbuild\n  - sharp\n")
+    ignored = base + b"\nignoredBuiltDependencies:\n  - core-js\n"
+    out = base
+    intents = derive_intents("pnpm-workspace.yaml", base, grown, task="a") + \
+        derive_intents("pnpm-workspace.yaml", base, ignored, task="b")
+    assert [(i.op.value, i.name, i.spec) for i in intents] == [
+        ("set_key", "onlyBuiltDependencies", '["esbuild","sharp"]'), ("set_key", "ignoredBuiltDependencies", '["core-js"]')]
+    for intent in intents:
+        out = edit_manifest("pnpm-workspace.yaml", out, intent)
+    assert out == grown + b"\nignoredBuiltDependencies:\n  - core-js\n"
+    # Declared by hand: the value as a JSON flow, which YAML reads; a key inside one is refused.
+    from worktree_coord.consolidate.derive import declare_intent
+
+    declared = declare_intent("pnpm-workspace.yaml", base, task="c", op="set_key", name="onlyBuiltDependencies",
+                              spec='["esbuild", "sharp"]')
+    assert edit_manifest("pnpm-workspace.yaml", base, declared) == base.replace(
+        b"onlyBuiltDependencies:\n  - esbuild\n", b'onlyBuiltDependencies: ["esbuild","sharp"]\n')
+    with pytest.raises(UsageError, match="whole top-level keys"):
+        declare_intent("pnpm-workspace.yaml", base, task="c", op="set_key", name="a.b", spec="1")
+
+
+def test_setting_intents_applied_keep_the_files_layout():
+    from worktree_coord.consolidate.edits import edit_manifest
+
+    cargo = (b'[workspace]\nmembers = ["a"]\n\n[workspace.lints.clippy]\n# keep this\ndbg_macro = "warn"\n'
+             b'todo = "warn"\n\n# the next table\n[workspace.metadata.x]\ny = 1\n')
+    edited = cargo.replace(b'dbg_macro = "warn"\n', b'dbg_macro = "warn"\nlarge_futures = "warn"\n').replace(
+        b'todo = "warn"\n', b"")
+    out = cargo
+    for intent in derive_intents("Cargo.toml", cargo, edited, task="t"):
+        out = edit_manifest("Cargo.toml", out, intent)
+    assert out == edited
+    py = b'[project]\nname = "p"\ndependencies = []\n\n[tool.ruff]\nline-length = 100\n'
+    new_py = py.replace(b"100", b"120") + b'\n[tool.ruff.lint]\nselect = ["E", "F"]\n'
+    out = py
+    for intent in derive_intents("pyproject.toml", py, new_py, task="t"):
+        out = edit_manifest("pyproject.toml", out, intent)
+    assert out == new_py
+    # An array the task grew keeps its comments, also in a table split by another (`[tool.uv]` ...
+    # `[tool.ruff]` further on: tomlkit gives such a table as a proxy, not a Table).
+    split = (b'[tool.uv]\ndefault-groups = ["dev"]\n\n[project]\nname = "p"\ndependencies = []\n\n'
+             b'[tool.ruff.lint]\nselect = [\n    "E",  # pycodestyle\n    "F",  # pyflakes\n]\n')
+    grown = split.replace(b'    "E",  # pycodestyle\n', b'    "B",  # bugbear\n    "E",  # pycodestyle\n')
+    out = split
+    for intent in derive_intents("pyproject.toml", split, grown, task="t"):
+        out = edit_manifest("pyproject.toml", out, intent)
+    assert out == grown
+    # Removing the last key of a table takes the table away with it.
+    out = py
+    for intent in derive_intents("pyproject.toml", py, b'[project]\nname = "p"\ndependencies = []\n', task="t"):
+        out = edit_manifest("pyproject.toml", out, intent)
+    assert b"tool" not in out
 
 
 def test_declared_intents_equal_the_derived_ones_for_the_same_edit():

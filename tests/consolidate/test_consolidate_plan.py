@@ -180,3 +180,23 @@ def test_a_python_package_may_be_a_main_dependency_and_in_an_extra_if_the_ranges
                            task="b")
     [conflict] = plan(apart, tree, workspace_manifests=workspace).conflicts
     assert conflict.kind == ConflictKind.DISJOINT_RANGES and conflict.tasks == ("b", "integration")
+
+
+def test_settings_conflict_by_key_and_by_nesting_and_otherwise_fold_key_by_key():
+    py = b'[project]\nname = "p"\ndependencies = []\n\n[tool.ruff]\nline-length = 100\nselect = ["E"]\n'
+    dropped = derive_intents("pyproject.toml", py, b'[project]\nname = "p"\ndependencies = []\n', task="a")
+    longer = derive_intents("pyproject.toml", py, py.replace(b"100", b"120"), task="b")
+    same = derive_intents("pyproject.toml", py, py.replace(b"100", b"120"), task="c")
+    other = derive_intents("pyproject.toml", py, py.replace(b'["E"]', b'["E", "F"]'), task="d")
+    # a takes the whole table away, b changes a key inside it: neither can apply after the other.
+    result = plan(dropped + longer, reader({"pyproject.toml": py}))
+    assert [(c.kind, c.tasks) for c in result.conflicts] == [(ConflictKind.NESTED_KEYS, ("a", "b"))]
+    assert result.changes == ()
+    # One value set by two tasks folds into one change; another key of the table is its own.
+    result = plan(longer + same + other, reader({"pyproject.toml": py}))
+    assert result.conflicts == ()
+    assert [(c.intent.name, c.intent.spec, c.tasks) for c in result.changes] == [
+        ("tool.ruff.line-length", "120", ("b", "c")), ("tool.ruff.select", '["E","F"]', ("d",))]
+    # Already what the manifest holds: satisfied, not applied again.
+    result = plan(longer, reader({"pyproject.toml": py.replace(b"100", b"120")}))
+    assert result.changes == () and [c.intent.name for c in result.satisfied] == ["tool.ruff.line-length"]

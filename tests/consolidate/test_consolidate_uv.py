@@ -163,3 +163,27 @@ def test_a_project_that_locks_nothing_gets_its_manifest_edited_and_no_lockfile(t
     # A task that asks for the lockfile itself (a relock intent) still gets it relocked.
     relock = derive_intents(lockfile, None, b"{}" if lockfile.endswith(".json") else b"version = 1\n", task="r")
     assert relock and all(i.op.value == "relock" for i in relock)
+
+
+def test_an_uncached_git_dependency_needs_the_network_and_lock_neutral_settings_land_apart(tmp_path, tool_env):
+    """modelcontextprotocol/python-sdk, driven as a user: its dev group holds a git dependency; offline,
+    uv said "Remote Git fetches are not allowed because network connectivity is disabled", which was
+    taken for a base that does not relock (FAILED, "fix the manifests"), and a `[tool.ruff]` edit in
+    the same root waited with it. Now: the miss needs the network, and the lint lands on its own."""
+    ws = make_workspace(tmp_path / "ws", tool_env)
+    lock = (ws / "uv.lock").read_bytes()
+    base = (ws / "pyproject.toml").read_bytes()
+    new = base.replace(b'    "lib-a",\n', b'    "lib-a",\n    "gitdep @ git+https://example.invalid/org/gitdep",\n') \
+        + b"\n[tool.ruff]\nline-length = 100\n"
+    intents = derive_intents("pyproject.toml", base, new, task="t")
+    assert sorted(i.op.value for i in intents) == ["add_dep", "set_key"]
+    result = consolidate(ws, intents, env=tool_env)
+    alone, rest = result.roots
+    assert (alone.state, alone.files_changed, alone.intent_ids) == \
+        (RootState.APPLIED, ("pyproject.toml",), ("t:pyproject.toml:set_key:settings:tool.ruff.line-length",))
+    assert alone.tool_runs == (), "a lint needs no relock"
+    assert rest.state is RootState.NEEDS_NETWORK, rest.error
+    assert rest.intent_ids == ("t:pyproject.toml:add_dep:dependencies:gitdep",)
+    written = (ws / "pyproject.toml").read_bytes()
+    assert written.endswith(b"[tool.ruff]\nline-length = 100\n") and b"gitdep" not in written
+    assert (ws / "uv.lock").read_bytes() == lock

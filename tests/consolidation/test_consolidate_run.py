@@ -105,17 +105,77 @@ def test_root_manifest_edit_becomes_an_intent_and_a_registry_miss_needs_network(
         assert "landing leaves it out. Fix: wtc consolidate --run r1 --online --retry-failed" in text
 
 
-def test_unexpressible_root_manifest_edit_is_a_violation_not_a_silent_loss(npm_repo):
+def test_root_manifest_settings_land_key_by_key_and_one_key_set_twice_is_a_conflict(npm_repo):
+    repo = npm_repo
+    with Coordinator(repo) as coord:
+        coord.start_run("r1")
+        for task, scripts in (("t", {"test": "node --test"}), ("u", {"lint": "eslint ."}),
+                              ("v", {"test": "vitest"})):
+            wt = Path(coord.start_task("r1", task, [f"packages/{task}/**"]).worktree)
+            root_manifest = json.loads((wt / "package.json").read_text())
+            root_manifest["scripts"] = scripts
+            write(wt, {"package.json": json.dumps(root_manifest, indent=2) + "\n"})
+            done = coord.finish_task("r1", task)
+            assert done.state == "merged", done.violations
+            assert [(i["op"], i["name"]) for i in done.intents] == [("set_key", f"scripts.{next(iter(scripts))}")]
+        report = coord.consolidate("r1")
+        # "scripts" is absent at the base: each task's key is still its own, so t's and u's land (the
+        # object created on the way) and v's value for the key t set is a conflict naming both.
+        assert report.exit_code == 1
+        landed = json.loads(git(repo, "show", "wtc/r1/integration:package.json"))
+        assert landed["scripts"] == {"lint": "eslint ."}, "neither value of the contested key is chosen"
+        [conflict] = report.roots[0]["conflicts"]
+        assert conflict["kind"] == "different_values" and conflict["tasks"] == ["t", "v"]
+        assert 'scripts.test in package.json: task t wants "node --test", task v wants "vitest"' in conflict["message"]
+        states = sorted((r["intent_id"].split(":")[0], r["state"]) for r in coord.store.list_intents("r1"))
+        assert ("u", "applied") in states and ("t", "conflict") in states and ("v", "conflict") in states, states
+
+    # With the object at the base, each task's key is its own: two land, one key set twice conflicts.
+    root_manifest = json.loads((repo / "package.json").read_text())
+    root_manifest["scripts"] = {"build": "tsc"}
+    write(repo, {"package.json": json.dumps(root_manifest, indent=2) + "\n"})
+    git(repo, "commit", "-qam", "scripts")
+    with Coordinator(repo) as coord:
+        coord.start_run("r2")
+        for task, script in (("t", ("test", "node --test")), ("u", ("lint", "eslint .")), ("v", ("test", "vitest"))):
+            wt = Path(coord.start_task("r2", task, [f"packages/{task}/**"]).worktree)
+            root_manifest = json.loads((wt / "package.json").read_text())
+            root_manifest["scripts"][script[0]] = script[1]
+            write(wt, {"package.json": json.dumps(root_manifest, indent=2) + "\n"})
+            assert coord.finish_task("r2", task).state == "merged"
+        report = coord.consolidate("r2")
+        assert report.exit_code == 1
+        landed = json.loads(git(repo, "show", "wtc/r2/integration:package.json"))
+        assert landed["scripts"] == {"build": "tsc", "lint": "eslint ."}
+        [conflict] = report.roots[0]["conflicts"]
+        assert conflict["kind"] == "different_values" and conflict["tasks"] == ["t", "v"]
+        assert 'scripts.test in package.json: task t wants "node --test", task v wants "vitest"' in conflict["message"]
+
+
+def test_a_root_script_lands_while_the_dependency_beside_it_waits_for_the_network(npm_repo):
     repo = npm_repo
     with Coordinator(repo) as coord:
         coord.start_run("r1")
         wt = Path(coord.start_task("r1", "t", ["packages/a/**"]).worktree)
         root_manifest = json.loads((wt / "package.json").read_text())
+        root_manifest["devDependencies"] = {"left-pad-not-cached": "^1.3.0"}
         root_manifest["scripts"] = {"test": "node --test"}
         write(wt, {"package.json": json.dumps(root_manifest, indent=2) + "\n"})
-        done = coord.finish_task("r1", "t")
-        assert done.state == "rejected" and done.violations[0]["rule"] == "reserved_unexpressible"
-        assert "scripts" in done.violations[0]["detail"]
+        assert coord.finish_task("r1", "t").state == "merged"
+        lock_before = git(repo, "show", "wtc/r1/integration:package-lock.json")
+        report = coord.consolidate("r1")
+        assert report.exit_code == 1
+        assert [(r["state"], r.get("intent_ids")) for r in report.roots] == [
+            ("applied", ["t:package.json:set_key:settings:scripts.test"]),
+            ("needs_network", ["t:package.json:add_dep:devDependencies:left-pad-not-cached"])]
+        landed = json.loads(git(repo, "show", "wtc/r1/integration:package.json"))
+        assert landed["scripts"] == {"test": "node --test"} and "devDependencies" not in landed
+        assert git(repo, "show", "wtc/r1/integration:package-lock.json") == lock_before
+        states = {r["intent_id"]: r["state"] for r in coord.store.list_intents("r1")}
+        assert states == {"t:package.json:set_key:settings:scripts.test": "applied",
+                          "t:package.json:add_dep:devDependencies:left-pad-not-cached": "needs_network"}
+        [skipped] = report.skipped
+        assert skipped["intent"].endswith("left-pad-not-cached") and "--online" in skipped["fix"]
 
 
 def test_declared_intent_is_consolidated(npm_repo):

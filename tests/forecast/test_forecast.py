@@ -286,3 +286,46 @@ def test_a_worktree_missing_from_disk_is_named_and_its_branch_stands_in(coordina
     forecast = coordinator.forecast("r1")
     assert row(forecast, "a")["source"] == "branch" and "is missing" in row(forecast, "a")["error"]
     assert [(c["left"], c["right"]) for c in forecast.conflicts] == [("a", "b")]   # its commit still counts
+
+
+def test_two_tasks_setting_one_root_manifest_key_differently_are_predicted_as_a_consolidation_conflict(tmp_path):
+    """A reserved root manifest is never text-merged, so the forecast listed two tasks editing it as
+    an overlap only; consolidation then found their intents in conflict after both had finished."""
+    import json
+
+    manifest = {"name": "root", "private": True, "scripts": {"build": "tsc"}, "dependencies": {"a": "^1.0.0"}}
+    repo = make_repo(tmp_path / "repo", {"package.json": json.dumps(manifest, indent=2) + "\n", "src/x.js": "x\n"})
+
+    def edited(**changes) -> str:
+        doc = json.loads(json.dumps(manifest))
+        for key, value in changes.items():
+            group, name = key.split("__")
+            doc[group][name] = value
+        return json.dumps(doc, indent=2) + "\n"
+
+    with Coordinator(repo) as coord:
+        coord.start_run(run_id="r1")
+        worktrees = {t: Path(coord.start_task("r1", t, ["src/**"]).worktree) for t in ("t", "v", "u", "w")}
+        write(worktrees["t"], {"package.json": edited(scripts__test="node --test")})
+        write(worktrees["v"], {"package.json": edited(scripts__test="vitest")})
+        write(worktrees["u"], {"package.json": edited(scripts__lint="eslint .")})
+        write(worktrees["w"], {"package.json": edited(dependencies__a="^2.0.0")})
+        check = coord.check_task("r1", "t")
+        assert not check.clean and check.exit_code == 1
+        by_target = {row["target"]: row for row in check.onto}
+        [conflict] = by_target["v"]["conflicts"]
+        assert (conflict["path"], conflict["declaration"], conflict["kind"]) == ("package.json", "scripts.test",
+                                                                              "consolidation")
+        assert 'task t wants "node --test", task v wants "vitest"' in conflict["detail"]
+        assert by_target["u"]["clean"] and by_target["u"]["reserved"] == ["package.json"]
+        assert by_target["integration"]["clean"]
+        forecast = coord.forecast("r1")
+        assert [(c["left"], c["right"], c["declaration"]) for c in forecast.conflicts] == [("t", "v", "scripts.test")]
+        assert row(forecast, "u")["forecast"] == "overlap" and row(forecast, "w")["forecast"] == "overlap"
+
+        # Once t has merged, its intent waits for consolidation: v's check onto integration says so.
+        assert coord.finish_task("r1", "t").state == "merged"
+        onto = {row["target"]: row for row in coord.check_task("r1", "v").onto}
+        [waiting] = onto["integration"]["conflicts"]
+        assert (waiting["left"], waiting["right"], waiting["declaration"]) == ("integration", "v", "scripts.test")
+        assert coord.check_task("r1", "u").clean

@@ -191,3 +191,39 @@ def test_a_finding_names_the_likely_new_name_only_when_there_is_one(renamed: byt
     [finding] = check_file(SERVICE, renamed, theirs, merged, "svc.py")
     assert finding.name == "beta" and finding.replacement == replacement
     assert (f"(to {replacement}, it seems" in finding.message) == bool(replacement)
+
+
+ROUTER = ("pub(crate) fn path_for_nested_route(prefix: &str, path: &str) -> String {\n"
+          "    format!(\"{prefix}{path}\")\n}\n")
+ROUTING = "mod path_router;\n\npub fn route() -> u8 {\n    1\n}\n"
+
+
+@pytest.mark.parametrize("call, found", [
+    ("path_router::path_for_nested_route(a, b)", True),              # through `mod path_router;`
+    ("crate::routing::path_router::path_for_nested_route(a, b)", True),   # a path from the crate root
+    ("self::path_router::path_for_nested_route(a, b)", True),
+    ("other::path_for_nested_route(a, b)", False),                   # a module the file does not bind
+    ("std::path_router::path_for_nested_route(a, b)", False),        # a path no file of the merge is
+])
+def test_a_rust_function_renamed_while_the_other_side_calls_it_through_a_module_path(
+        tmp_path: Path, call: str, found: bool) -> None:
+    """tokio-rs/axum, driven as a user: one task renamed `path_router::path_for_nested_route`, another
+    added `path_router::path_for_nested_route(prefix, path)` in routing/mod.rs, and the merge was
+    called clean (a call through a module path, `mod m;` declared in the file, was never resolved)."""
+    repo = make_repo(tmp_path / "repo", {"src/routing/path_router.rs": ROUTER, "src/routing/mod.rs": ROUTING,
+                                         "src/lib.rs": "pub mod routing;\n"})
+    base = git(repo, "rev-parse", "HEAD")
+    ours = _commit(repo, {"src/routing/path_router.rs": ROUTER.replace("path_for_nested_route", "nested_route_path")},
+                   "ours: renamed")
+    git(repo, "checkout", "-q", "-b", "theirs", base)
+    joined = ROUTING + f"\npub(crate) fn joined(a: &str, b: &str) -> String {{\n    {call}\n}}\n"
+    theirs = _commit(repo, {"src/routing/mod.rs": joined}, "theirs: a new call")
+    handle = pygit2.Repository(str(repo))
+    merged = handle.merge_commits(ours, theirs).write_tree(handle)
+    findings = check_tree_merge(handle, base, ours, theirs, merged)
+    if not found:
+        assert findings == ()
+        return
+    [finding] = findings
+    assert (finding.name, finding.definition_path, finding.use_path, finding.use_line) == \
+        ("path_for_nested_route", "src/routing/path_router.rs", "src/routing/mod.rs", 8)

@@ -4,8 +4,9 @@ Stage: finish-time derivation. Input: the task's changes since its base, the bou
 (reserved vs owned), and blob access. Output: `Intent`s (consolidation's model) and violations for
 reserved edits consolidation could not carry, so no edit is ever dropped silently:
 - a reserved manifest that does not parse strictly: `reserved_invalid`;
-- a root-manifest edit no intent can express (e.g. `scripts.test` in package.json):
-  `reserved_unexpressible` (make it in a member manifest, or ask for it to be unreserved).
+- a root-manifest edit no intent can express (a TOML or YAML date, a
+  requirements option line; every other key of a root package.json, Cargo.toml or pyproject.toml
+  is a `set_key` intent): `reserved_unexpressible` (make it in a member manifest, or unreserve it).
 Owned member manifests merge through the merge engine and still ask their root for a relock.
 """
 
@@ -47,7 +48,8 @@ def derive_task_intents(reserved: Sequence[Change], owned: Sequence[Change], *, 
                 violations.append({
                     "path": change.path, "rule": "reserved_unexpressible",
                     "detail": "consolidation cannot carry these edits of a reserved file: " + ", ".join(lost[:6])
-                              + "; make them in a member manifest or ask for the file to be unreserved"})
+                              + "; make them in a member manifest, or have the lead unreserve the file "
+                                "(`reserved-remove` in .wtc.toml or [tool.worktree-coord])"})
                 continue
             intents += derive_intents(change.path, base, new, task=task, root=root, base_commit=since,
                                       ecosystem=detect_ecosystem(change.path, root, paths))

@@ -78,10 +78,13 @@ RULES: dict[str, RuleInfo] = {r.id: r for r in (
           "intent applied in the consolidation phase.",
           "Nothing to do if the intent is what you meant; it is applied by `wtc consolidate`."),
     _rule("reserved_unexpressible", "Reserved edit consolidation cannot carry", Category.RESERVED, Severity.ERROR,
-          EXIT_BOUNDARY, "The branch edits a reserved file in a way no intent can express (e.g. `scripts` in the "
-          "root package.json); `wtc task finish` refuses it, since the edit would otherwise be lost.",
-          "Make the change in a member manifest, declare an intent (`wtc intent add`), or ask for the file to be "
-          "unreserved."),
+          EXIT_BOUNDARY, "The branch edits a reserved file in a way no intent can express (a TOML or YAML date "
+          "value, a requirements option line, a go.mod directive other than require, "
+          "replace, go and toolchain); `wtc task finish` refuses it, since the edit would otherwise be lost. "
+          "Other keys of a root package.json, Cargo.toml, pyproject.toml or pnpm-workspace.yaml are "
+          "carried as set_key intents.",
+          "Make the change in a member manifest, declare an intent (`wtc intent add`), or have the lead unreserve "
+          "the file (`reserved-remove` in `.wtc.toml` or `[tool.worktree-coord]`)."),
     _rule("reserved_invalid", "Reserved file does not parse", Category.RESERVED, Severity.ERROR, EXIT_BOUNDARY,
           "The branch leaves a reserved manifest that does not parse strictly, so no intent can be derived from it.",
           "Fix the file's syntax."),

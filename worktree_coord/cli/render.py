@@ -289,7 +289,9 @@ def intent_list(rows: list[dict[str, Any]]) -> str:
     lines = []
     for r in rows:
         data = r["data"]
-        what = f"{data.get('op')} {data.get('name')}" + (f" {data['spec']}" if data.get("spec") else "")
+        what = " ".join(str(part) for part in (data.get("op"), data.get("name"), data.get("spec")) if part)
+        if data.get("op") == "relock" and data.get("rationale"):
+            what += f": {data['rationale']}"      # a relock names no key: say why it was asked for
         extra = f" -> {r['detail']['superseded_by']}" if r["state"] == "superseded" else ""
         lines.append(f"{r['state']:<14} {r['intent']}  ({what}){extra}")
     return "\n".join(lines) or "no intents"

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import posixpath
 
+from worktree_coord.consolidate import settings
 from worktree_coord.consolidate.intent import Ecosystem, Intent, Op
 from worktree_coord.consolidate.manifests import (
     ManifestModel,
@@ -136,6 +137,18 @@ def derive_intents(
         if old_r != new_r and new_r is not None:
             add(Op.SET_RUNTIME, "runtime", name, spec=new_r, expected_before=old_r)
 
+    if kind.format in settings.FORMATS:
+        for change in _setting_changes(path, kind.format, base, new):
+            if change.after is None:
+                add(Op.REMOVE_KEY, settings.SETTINGS_GROUP, change.name, expected_before=change.before)
+            else:
+                text_key = "yaml" if kind.format in settings.TOP_LEVEL_ONLY else "toml"
+                placement = tuple((key, value) for key, value in (
+                    ("form", change.form), ("after", change.follows), ("before", change.precedes),
+                    (text_key, change.text)) if value)
+                add(Op.SET_KEY, settings.SETTINGS_GROUP, change.name, spec=change.after,
+                    expected_before=change.before, options=placement)
+
     return sorted(intents, key=lambda i: i.intent_id)
 
 
@@ -207,43 +220,82 @@ def _strip(doc, path: tuple[str, ...]) -> None:
             del doc[key]
 
 
-def _differences(a, b, prefix: str = "") -> list[str]:
-    if isinstance(a, dict) and isinstance(b, dict):
-        out: list[str] = []
-        for key in sorted(set(a) | set(b), key=str):
-            out += _differences(a.get(key), b.get(key), f"{prefix}.{key}" if prefix else str(key))
-        return out
-    return [] if a == b else [prefix or "(whole file)"]
+def _setting_changes(path: str, fmt: str, base: bytes | None, new: bytes) -> list[settings.SettingChange]:
+    """The keys outside the dependency model that `new` sets or removes against `base`."""
+    import copy
+
+    from worktree_coord.consolidate.textformat import load_json
+
+    if fmt in settings.TOP_LEVEL_ONLY:
+        return _top_level_setting_changes(path, fmt, base, new)
+
+    def unmodeled(data: bytes) -> tuple[dict, dict | None, dict | None]:
+        if fmt == "package.json":
+            doc, forms, texts = load_json(path, data), None, None
+        else:
+            parsed = load_toml(path, data)
+            doc, (forms, texts) = plain(parsed), settings.toml_forms(parsed)
+        doc = copy.deepcopy(doc) if isinstance(doc, dict) else {}
+        for modeled in MODELED[fmt]:
+            _strip(doc, modeled)
+        return doc, forms, texts
+
+    before = unmodeled(base)[0] if base is not None else {}
+    after, forms, texts = unmodeled(new)
+    return settings.changes(before, after, new_forms=forms, new_texts=texts)
+
+
+def _top_level_setting_changes(path: str, fmt: str, base: bytes | None, new: bytes) -> list[settings.SettingChange]:
+    """pnpm-workspace.yaml: each top-level key outside the model that changed, with the task's own
+    lines for it (the line editor replaces or appends that block as written)."""
+    from worktree_coord.consolidate.edits.pnpm_workspace import top_level_block
+    from worktree_coord.consolidate.textformat import load_yaml
+
+    def unmodeled(data: bytes | None) -> dict:
+        doc = (load_yaml(path, data) or {}) if data is not None else {}
+        doc = {k: v for k, v in doc.items()} if isinstance(doc, dict) else {}
+        for modeled in MODELED[fmt]:
+            doc.pop(modeled[0], None)
+        return doc
+
+    before, after = unmodeled(base), unmodeled(new)
+    out = []
+    for key in sorted(set(before) | set(after), key=str):
+        if before.get(key, _MISSING) == after.get(key, _MISSING):
+            continue
+        try:
+            old = settings.encode(before[key]) if key in before else None
+            cur = settings.encode(after[key]) if key in after else None
+        except settings.Unexpressible as exc:
+            raise settings.Unexpressible(f"{key}: {exc}") from None
+        text = top_level_block(new.decode("utf-8"), str(key)) if key in after else ""
+        out.append(settings.SettingChange((str(key),), old, cur, text=text or ""))
+    return out
+
+
+_MISSING = object()
 
 
 def unexpressed_changes(path: str, base: bytes | None, new: bytes | None) -> list[str]:
-    """Changes to a root manifest that no intent can express (e.g. `scripts.test` in package.json).
+    """Changes to a root manifest that no intent can express (a TOML date, a requirements option line).
 
     Consolidation applies intents only, so these edits would be lost: the caller rejects or reports
     them instead of dropping them silently. Lockfiles and member manifests return [] (by design a
     lockfile edit is replaced by a relock, and member manifests merge through the merge engine).
     """
-    import copy
-
     from worktree_coord.consolidate.manifests import _go_directives, requirement_lines
-    from worktree_coord.consolidate.textformat import load_json, load_yaml
 
     kind = classify_path(path)
     if kind is None or kind.kind == "lockfile" or base == new or base is None or new is None:
         return []
-    if kind.format in MODELED:
-        def load(data: bytes):
-            if kind.format == "package.json":
-                return load_json(path, data)
-            if kind.format == "pnpm-workspace":
-                return load_yaml(path, data) or {}
-            return plain(load_toml(path, data))
-
-        docs = [copy.deepcopy(load(data)) for data in (base, new)]
-        for doc in docs:
-            for modeled in MODELED[kind.format]:
-                _strip(doc, modeled)
-        return _differences(*docs)
+    if kind.format in settings.FORMATS:
+        # Every key outside the dependency model is carried as a setting intent; only a value
+        # JSON cannot carry unchanged (a TOML date) is left for the task to take back.
+        try:
+            _setting_changes(path, kind.format, base, new)
+        except settings.Unexpressible as exc:
+            return [str(exc)]
+        return []
     if kind.format == "requirements":
         def options(data: bytes) -> list[str]:
             reqs = {index for index, _ in requirement_lines(data.decode("utf-8"))}
@@ -307,6 +359,8 @@ def declare_intent(
         group = "overrides"
     elif op == Op.SET_RUNTIME:
         group = "runtime"
+    elif op in (Op.SET_KEY, Op.REMOVE_KEY):
+        group, name, spec = settings.SETTINGS_GROUP, *_declared_setting(path, kind.format, op, name, spec)
     else:
         group = group or DEFAULT_GROUP[kind.format]
         name = normalize_name(eco, name)
@@ -328,6 +382,39 @@ def declare_intent(
     import dataclasses
 
     return dataclasses.replace(draft, expected_before=before)
+
+
+def _declared_setting(path: str, fmt: str, op: Op, name: str, spec: str | None) -> tuple[str, str | None]:
+    """A hand-declared `set_key`/`remove_key`: its key path checked and spelled canonically, its
+    value as canonical JSON (`--spec 120` is a number, `--spec warn` a string)."""
+    import json
+
+    if fmt not in settings.FORMATS:
+        raise UsageError(f"{path} has no key-level settings (--op {op.value} is for package.json, Cargo.toml "
+                         "and pyproject.toml)", fix=f"edit {path} in a task, or declare a dependency intent")
+    try:
+        parts = settings.parse_key(name)
+    except ValueError as exc:
+        raise UsageError(str(exc), fix='name the key as a dotted path, e.g. workspace.lints.clippy.todo or '
+                                       'exports."./feature"') from None
+    if fmt in settings.TOP_LEVEL_ONLY and len(parts) > 1:
+        raise UsageError(f"{path} settings are whole top-level keys; {name} is inside {parts[0]}",
+                         fix=f"declare --name {settings.key_text(parts[:1])} with its whole value as --spec")
+    for modeled in MODELED[fmt]:
+        if len(parts) >= len(modeled) and all(m in ("*", p) for m, p in zip(modeled, parts)):
+            raise UsageError(f"{name} in {path} is a {'.'.join(modeled)} key, which its own intents carry",
+                             fix="declare add_dep/set_spec/remove_dep (or add_member, bump_version, "
+                                 "set_override, set_runtime) for it")
+    if op == Op.REMOVE_KEY:
+        return settings.key_text(parts), None
+    if spec is None:
+        raise UsageError(f"--op set_key {name} needs --spec (the value, as JSON or a plain string)",
+                         fix=f"e.g. --spec '\"warn\"' or --spec 120 or --spec '{{\"level\": \"warn\"}}'")
+    try:
+        value = json.loads(spec)
+    except json.JSONDecodeError:
+        value = spec
+    return settings.key_text(parts), settings.encode(value)
 
 
 def detect_ecosystem(path: str, root: str, tree_paths: set[str] | frozenset[str]) -> Ecosystem | None:

@@ -43,12 +43,15 @@ class Op(str, enum.Enum):
     SET_OVERRIDE = "set_override"      # npm overrides, uv override-dependencies, go replace, pnpm overrides
     REMOVE_OVERRIDE = "remove_override"
     SET_RUNTIME = "set_runtime"        # requires-python, the go directive, poetry's python
+    SET_KEY = "set_key"                # any other key of a root manifest (name = its dotted key path, spec = JSON)
+    REMOVE_KEY = "remove_key"
     RELOCK = "relock"                  # "the lockfile of this root needs regeneration" (no manifest edit)
 
 
 # Ops that put a value at their key; the others take it away (or only ask for a relock).
-SETTING_OPS = frozenset({Op.ADD_DEP, Op.SET_SPEC, Op.BUMP_VERSION, Op.ADD_MEMBER, Op.SET_OVERRIDE, Op.SET_RUNTIME})
-REMOVING_OPS = frozenset({Op.REMOVE_DEP, Op.REMOVE_MEMBER, Op.REMOVE_OVERRIDE})
+SETTING_OPS = frozenset({Op.ADD_DEP, Op.SET_SPEC, Op.BUMP_VERSION, Op.ADD_MEMBER, Op.SET_OVERRIDE, Op.SET_RUNTIME,
+                         Op.SET_KEY})
+REMOVING_OPS = frozenset({Op.REMOVE_DEP, Op.REMOVE_MEMBER, Op.REMOVE_OVERRIDE, Op.REMOVE_KEY})
 
 
 def _freeze_source(source: Any) -> tuple[tuple[str, Any], ...] | None:

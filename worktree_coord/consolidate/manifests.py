@@ -79,6 +79,7 @@ class ManifestModel:
     overrides: dict[str, str] = field(default_factory=dict)
     runtime: dict[str, str] = field(default_factory=dict)
     sources: dict[str, dict[str, Any]] = field(default_factory=dict)   # uv [tool.uv.sources], by normalized name
+    document: Any = field(default=None, compare=False, repr=False)     # the plain parsed file (setting intents read it)
 
     def dep_names(self) -> set[str]:
         return {name for (_, name) in self.deps}
@@ -107,7 +108,7 @@ def read_package_json(path: str, data: bytes, ecosystem: Ecosystem = Ecosystem.N
     doc = load_json(path, data)
     if not isinstance(doc, dict):
         raise ManifestParseError(f"{path} must hold a JSON object", fix=f"make {path} a JSON object")
-    model = ManifestModel(ecosystem, package_name=doc.get("name"), version=doc.get("version"))
+    model = ManifestModel(ecosystem, package_name=doc.get("name"), version=doc.get("version"), document=doc)
     for group in NPM_GROUPS:
         for name, spec in (doc.get(group) or {}).items():
             model.deps[(group, name)] = npm_dep(spec)
@@ -151,7 +152,7 @@ def read_cargo_toml(path: str, data: bytes) -> ManifestModel:
     package = doc.get("package") or {}
     version = package.get("version")
     model = ManifestModel(Ecosystem.CARGO, package_name=package.get("name"),
-                          version=version if isinstance(version, str) else None)
+                          version=version if isinstance(version, str) else None, document=doc)
     for group in CARGO_GROUPS:
         for name, value in (doc.get(group) or {}).items():
             model.deps[(group, name)] = cargo_dep(value)
@@ -226,7 +227,7 @@ def read_pyproject(path: str, data: bytes, ecosystem: Ecosystem | None = None) -
         ecosystem = Ecosystem.POETRY if is_poetry(doc) else Ecosystem.UV
     name = project.get("name") or poetry.get("name")
     model = ManifestModel(ecosystem, package_name=canonicalize_name(name) if name else None,
-                          version=project.get("version") or poetry.get("version"))
+                          version=project.get("version") or poetry.get("version"), document=doc)
     _add_pep508_array(model, "dependencies", project.get("dependencies"), path)
     for extra, items in (project.get("optional-dependencies") or {}).items():
         _add_pep508_array(model, f"optional:{canonicalize_name(extra)}", items, path)
@@ -338,7 +339,7 @@ def read_go_mod(path: str, data: bytes) -> ManifestModel:
 
 def read_pnpm_workspace(path: str, data: bytes) -> ManifestModel:
     doc = load_yaml(path, data) or {}
-    model = ManifestModel(Ecosystem.PNPM)
+    model = ManifestModel(Ecosystem.PNPM, document=doc)
     model.members = tuple(normalize_member(m) for m in doc.get("packages") or [])
     for name, spec in (doc.get("catalog") or {}).items():
         model.deps[("catalog", name)] = npm_dep(spec)

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
+from worktree_coord.consolidate import settings
 from worktree_coord.consolidate.intent import REMOVING_OPS, DepValue, Ecosystem, Intent, Op
 from worktree_coord.consolidate.manifests import ManifestModel, encode_value, read_manifest
 from worktree_coord.consolidate.specs import Relation, compare, conjunction
@@ -44,6 +45,7 @@ class ConflictKind(str, enum.Enum):
     ALIAS_COLLISION = "alias_collision"
     STALE_BASE = "stale_base"
     DIFFERENT_VALUES = "different_values"
+    NESTED_KEYS = "nested_keys"
     CYCLE = "cycle"
 
 
@@ -134,6 +136,8 @@ def current_value(model: ManifestModel | None, intent: Intent) -> str | None:
         return model.overrides.get(intent.name)
     if intent.op == Op.SET_RUNTIME:
         return model.runtime.get(intent.name)
+    if intent.op in (Op.SET_KEY, Op.REMOVE_KEY):
+        return settings.value_at(model.document, settings.parse_key(intent.name))
     return None
 
 
@@ -159,7 +163,23 @@ def _sort_key(intent: Intent) -> tuple[Any, ...]:
 
 
 def _shape(intent: Intent) -> tuple[Any, ...]:
+    if intent.op == Op.SET_KEY:
+        return ()   # a setting's options say where it goes, not what it is: its spec is compared
     return (intent.extras, intent.features, intent.markers, intent.package, intent.options)
+
+
+def _where(key: tuple[str, ...]) -> str:
+    """How a message names a key: `'lodash' in package.json [dependencies]`, `scripts.test in package.json`."""
+    if key[3] == settings.SETTINGS_GROUP:
+        return f"{key[4]} in {key[2]}"
+    return f"{key[4]!r} in {key[2]} [{key[3]}]"
+
+
+def _shown(value: str | None, intent: Intent) -> str:
+    """A value in a message: a setting's JSON as it is (`"vitest"`, `120`), a spec quoted."""
+    if intent.op in (Op.SET_KEY, Op.REMOVE_KEY):
+        return "absent" if value is None else value
+    return repr(value)
 
 
 def _fold(group: list[Intent], warnings: list[str]) -> tuple[Intent | None, IntentConflict | None]:
@@ -172,7 +192,7 @@ def _fold(group: list[Intent], warnings: list[str]) -> tuple[Intent | None, Inte
     if setting and removing:
         return None, IntentConflict(
             ConflictKind.ADD_VS_REMOVE, key, tasks, ids,
-            f"{key[4]!r} in {key[2]} [{key[3]}]: task(s) {', '.join(sorted({i.task for i in setting}))} set it, "
+            f"{_where(key)}: task(s) {', '.join(sorted({i.task for i in setting}))} set it, "
             f"task(s) {', '.join(sorted({i.task for i in removing}))} remove it",
             "decide which task's change stands and drop the other intent")
     if removing:
@@ -182,13 +202,13 @@ def _fold(group: list[Intent], warnings: list[str]) -> tuple[Intent | None, Inte
         if other.source != first.source:
             return None, IntentConflict(
                 ConflictKind.DIFFERENT_SOURCES, key, tasks, ids,
-                f"{key[4]!r} in {key[2]} [{key[3]}]: task {first.task} uses source {first.source_dict()}, "
+                f"{_where(key)}: task {first.task} uses source {first.source_dict()}, "
                 f"task {other.task} uses {other.source_dict()}",
                 "make both tasks agree on where the package comes from (workspace/path/git/registry)")
         if _shape(other) != _shape(first):
             return None, IntentConflict(
                 ConflictKind.DIFFERENT_ATTRIBUTES, key, tasks, ids,
-                f"{key[4]!r} in {key[2]} [{key[3]}]: tasks {first.task} and {other.task} ask for different "
+                f"{_where(key)}: tasks {first.task} and {other.task} ask for different "
                 f"extras/features/markers/options", "make both intents carry the same attributes")
     chosen = first
     eco = first.ecosystem
@@ -199,11 +219,11 @@ def _fold(group: list[Intent], warnings: list[str]) -> tuple[Intent | None, Inte
         if chosen.op not in decidable_ops or other.op not in decidable_ops:
             return None, IntentConflict(
                 ConflictKind.DIFFERENT_VALUES, key, tasks, ids,
-                f"{key[4]!r} in {key[2]} [{key[3]}]: task {chosen.task} wants {chosen.spec!r}, "
-                f"task {other.task} wants {other.spec!r}", "make both tasks agree on one value")
+                f"{_where(key)}: task {chosen.task} wants {_shown(chosen.spec, chosen)}, "
+                f"task {other.task} wants {_shown(other.spec, other)}", "make both tasks agree on one value")
         spec_eco = Ecosystem.UV if (first.op == Op.SET_RUNTIME and key[4] == "python") else eco
         rel = compare(spec_eco, chosen.spec, other.spec)
-        where = f"{key[4]!r} in {key[2]} [{key[3]}]"
+        where = _where(key)
         if rel == Relation.EQUAL:
             continue
         if rel == Relation.SUBSET:
@@ -282,9 +302,9 @@ def plan(intents: Iterable[Intent], tree_reader: TreeReader, *,
                 others = sorted({i.task for i in group if i.task != intent.task}) or ["integration"]
                 conflicts.append(IntentConflict(
                     ConflictKind.STALE_BASE, key, tuple(sorted({intent.task, *others})), (intent.intent_id,),
-                    f"{key[4]!r} in {key[2]} [{key[3]}]: task {intent.task} changed it from "
-                    f"{intent.expected_before!r}, but it is now {current!r} (changed by {', '.join(others)}); "
-                    f"applying {intent.spec!r} would undo that", 
+                    f"{_where(key)}: task {intent.task} changed it from "
+                    f"{_shown(intent.expected_before, intent)}, but it is now {_shown(current, intent)} "
+                    f"(changed by {', '.join(others)}); applying {_shown(intent.spec, intent)} would undo that",
                     f"rebase task {intent.task} on the current integration branch and re-declare its intent"))
         if done:
             satisfied.append(Change(done[0], tuple(done)))
@@ -297,6 +317,7 @@ def plan(intents: Iterable[Intent], tree_reader: TreeReader, *,
             assert merged is not None
             changes[key] = Change(merged, tuple(fresh))
 
+    _nested_settings(changes, conflicts)
     _group_collisions(changes, models, conflicts)
     _single_version(changes, conflicts, models, workspace_manifests or {})
     return Plan(
@@ -369,6 +390,31 @@ SINGLE_VERSION = (Ecosystem.UV,)
 # A uv source that still comes from a package index; any other source (workspace, path, git, url)
 # pins the package outside version ranges, so a range there says nothing about the registry one.
 _INDEX_SOURCE_KEYS = frozenset({"index", "marker", "extra", "group"})
+
+
+def _nested_settings(changes: dict[tuple[str, ...], Change], conflicts: list[IntentConflict]) -> None:
+    """A setting of one key and a setting inside it (a whole `[tool.ruff]` table against its
+    `line-length`) cannot both stand: whichever applies last would undo part of the other."""
+    keyed = {key: settings.parse_key(key[4]) for key, change in changes.items()
+             if change.intent.op in (Op.SET_KEY, Op.REMOVE_KEY)}
+    clashing: set[tuple[str, ...]] = set()
+    for outer, outer_parts in keyed.items():
+        for inner, inner_parts in keyed.items():
+            if outer[:3] != inner[:3] or outer == inner or inner_parts[:len(outer_parts)] != outer_parts:
+                continue
+            a, b = changes[outer], changes[inner]
+            if set(a.tasks) == set(b.tasks):
+                continue   # one task's own coherent edit (a table it replaced, then a key in it)
+            clashing |= {outer, inner}
+            tasks = tuple(sorted(set(a.tasks) | set(b.tasks)))
+            conflicts.append(IntentConflict(
+                ConflictKind.NESTED_KEYS, inner, tasks,
+                tuple(i.intent_id for i in (*a.sources, *b.sources)),
+                f"{outer[4]} in {outer[2]}: task(s) {', '.join(a.tasks)} change it as a whole, task(s) "
+                f"{', '.join(b.tasks)} change {inner[4]} inside it",
+                "make one task carry both edits (or drop one intent), then consolidate again"))
+    for key in clashing:
+        del changes[key]
 
 
 def _registry(source: Any) -> bool:

@@ -2,7 +2,9 @@
 
 Stage: output of `consolidate_root` / `consolidate`. Invariants: frozen values with `to_json`;
 `files_changed` lists exactly the files whose bytes differ from before the run (the caller commits
-them together, or none of them); a root that is not APPLIED changed no file.
+them together, or none of them); a root that is not APPLIED changed no file. A root whose relock
+could not run may give two results: its lock-neutral settings applied (`intent_ids` naming them),
+then the rest in the failed state (`intent_ids` naming those).
 """
 
 from __future__ import annotations
@@ -61,10 +63,12 @@ class RootResult:
     error: dict[str, Any] | None = None
     edit_methods: tuple[tuple[str, str], ...] = ()     # (intent id, "native" | "structural") of applied changes
     tool_runs: tuple[dict[str, Any], ...] = ()
+    intent_ids: tuple[str, ...] | None = None          # the intents this result stands for (None: all of its root's)
 
     def to_json(self) -> dict[str, Any]:
         return {
             "ecosystem": self.ecosystem, "root": self.root, "state": self.state.value,
+            **({"intent_ids": list(self.intent_ids)} if self.intent_ids is not None else {}),
             "files_changed": list(self.files_changed),
             "applied": [c.to_json() for c in self.applied], "satisfied": [c.to_json() for c in self.satisfied],
             "conflicts": [c.to_json() for c in self.conflicts], "culprits": [c.to_json() for c in self.culprits],

@@ -13,22 +13,28 @@ Invariants:
   change that breaks it, drops it as a culprit and consolidates the rest;
 - a base lockfile holding conflict markers is refused (FAILED) before anything is written;
 - a root that locks nothing (no lockfile; npm, uv, Poetry, Cargo) has its manifests edited and
-  verified, and is not relocked, unless a relock intent asks for the lockfile;
+  verified, and is not relocked, unless a relock intent asks for the lockfile; nor is a root whose
+  every intent sets a key no lockfile records (`settings.LOCK_NEUTRAL`: a lint, a test script); when
+  a root's relock cannot run (no network, no tool), those settings are applied on their own and
+  committed, the rest keeping the failed state (two results for that root);
 - same directory content and intents in any order give byte-identical results; a second run over
   its own output changes nothing (UNCHANGED).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections import defaultdict
 from pathlib import Path
 from typing import Collection, Iterable, Mapping
 
+from worktree_coord.consolidate import settings
 from worktree_coord.consolidate.adapters import ToolAdapter, ToolConfig, adapter_for
 from worktree_coord.consolidate.adapters.base import FailureKind, ToolRun, install_hint
 from worktree_coord.consolidate.edits import EditError
 from worktree_coord.consolidate.graph import MANIFEST_OF, check_version_bumps, discover_workspace, join, order_changes
 from worktree_coord.consolidate.intent import Ecosystem, Intent, Op
+from worktree_coord.consolidate.manifests import classify_path
 from worktree_coord.consolidate.planning import SINGLE_VERSION, Change, directory_reader, plan
 from worktree_coord.consolidate.result import ConsolidationResult, Culprit, LockDiff, RootResult, RootState
 from worktree_coord.consolidate.tool_output import summarize_tool_output
@@ -91,6 +97,12 @@ def _workspace_manifests(workdir: Path, eco: Ecosystem, root: str, intents: list
     workspace = discover_workspace(workdir, eco, root, extra_members=members)
     dirs = sorted({root, *workspace.members.values()} - dropped)
     return {(eco.value, root): tuple(join(d, MANIFEST_OF[eco]) for d in dirs)}
+
+
+def _lock_neutral(intent: Intent) -> bool:
+    kind = classify_path(intent.manifest)
+    return (intent.op in (Op.SET_KEY, Op.REMOVE_KEY) and kind is not None
+            and settings.lock_neutral(kind.format, intent.name))
 
 
 def _apply(adapter: ToolAdapter, changes: Iterable[Change]) -> list[Culprit]:
@@ -158,6 +170,9 @@ def consolidate_root(
     # (a relock intent asks for the lockfile itself: a task that created or edited one)
     lockless = (eco in OPTIONAL_LOCK and not any(i.op == Op.RELOCK for i in intents)
                 and not any((workdir / lockfile).is_file() for lockfile in adapter.lockfiles()))
+    # Settings no lockfile records (a lint, a test script) are committed without a relock, so they
+    # never wait for the network; one intent of any other kind and the root relocks as always.
+    neutral = bool(intents) and all(_lock_neutral(i) for i in intents)
     try:
         for lockfile in adapter.lockfiles():
             if (workdir / lockfile).is_file():
@@ -196,7 +211,7 @@ def consolidate_root(
             bad_ids = {id(c.change) for c in bad}
             ordered = [c for c in ordered if id(c) not in bad_ids]
             continue
-        if lockless:
+        if lockless or neutral:
             failure = None
         else:
             run, failure = _relock(adapter, offline, reporter)
@@ -232,7 +247,7 @@ def consolidate_root(
             ordered = ordered[:index] + ordered[index + 1:]
             continue
         manifests = sorted({c.intent.manifest for c in ordered} | {join(root, MANIFEST_OF[eco])})
-        problems = verify_root(adapter, tuple(ordered), manifests, relocked=not lockless)
+        problems = verify_root(adapter, tuple(ordered), manifests, relocked=not (lockless or neutral))
         if not problems:
             break
         blamed = [p for p in problems if p.change is not None]
@@ -272,6 +287,31 @@ def consolidate_root(
                   edit_methods=methods)
 
 
+def _settings_apart(workdir: Path, root: str, eco: Ecosystem | str, intents: list[Intent], done: RootResult, *,
+                    offline: bool, config: ToolConfig | None, env: Mapping[str, str] | None,
+                    reporter: Reporter) -> list[RootResult]:
+    """When a root's relock could not run (no network, no tool, a timeout), its lock-neutral settings
+    (a lint, a test script) are applied on their own, without the relock, instead of waiting with
+    the dependency changes; the rest keeps the root's failed state. Otherwise `[done]`."""
+    if done.state not in (RootState.NEEDS_NETWORK, RootState.FAILED) or done.culprits or done.conflicts:
+        return [done]
+    if (done.error or {}).get("kind") in ("verification", "base_does_not_relock"):
+        return [done]   # the manifests are at fault, not the relock's reach: nothing goes on its own
+    neutral = [i for i in intents if _lock_neutral(i)]
+    rest = [i for i in intents if not _lock_neutral(i)]
+    if not neutral or not rest:
+        return [done]
+    alone = consolidate_root(workdir, root, eco, neutral, offline=offline, config=config, env=env, reporter=reporter)
+    if alone.state is not RootState.APPLIED:
+        return [done]
+    rest_ids = tuple(i.intent_id for i in rest)
+    error = dict(done.error or {})
+    if "intent_ids" in error:
+        error["intent_ids"] = [i for i in error["intent_ids"] if i in rest_ids]
+    return [dataclasses.replace(alone, intent_ids=tuple(i.intent_id for i in neutral)),
+            dataclasses.replace(done, intent_ids=rest_ids, error=error or None)]
+
+
 def consolidate(
     workdir: Path,
     intents: Iterable[Intent],
@@ -291,11 +331,14 @@ def consolidate(
     for (eco, root) in sorted(by_root):
         with stage(reporter, "consolidate.root", ecosystem=str(getattr(eco, "value", eco)), root=root or ".",
                    intents=len(by_root[(eco, root)])) as out:
+            config = (configs or {}).get(eco)
             try:
-                results.append(consolidate_root(workdir, root, eco, by_root[(eco, root)], offline=offline,
-                                                config=(configs or {}).get(eco), env=env, reporter=reporter))
+                done = consolidate_root(workdir, root, eco, by_root[(eco, root)], offline=offline,
+                                        config=config, env=env, reporter=reporter)
             except WtcError as exc:      # e.g. no adapter for this ecosystem: the other roots go on
-                results.append(RootResult(eco, root, RootState.FAILED, error=exc.to_json()))
+                done = RootResult(eco, root, RootState.FAILED, error=exc.to_json())
+            results += _settings_apart(workdir, root, eco, by_root[(eco, root)], done, offline=offline,
+                                       config=config, env=env, reporter=reporter)
             done = results[-1]
             out.update(state=done.state.value, files=list(done.files_changed), applied=len(done.applied),
                        conflicts=len(done.conflicts), culprits=len(done.culprits))

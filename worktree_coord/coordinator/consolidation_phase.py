@@ -172,7 +172,8 @@ def _consolidate_once(git: GitRepo, store: Store, run: RunRecord, *, offline: bo
             if root.state is RootState.APPLIED and root.files_changed:
                 commit, tip = _commit_root(git, run, root, scratch, tip, publish)
                 crash_point("consolidate.after_root_commit")
-            mine = [i.intent_id for i in intents if i.root_key == (root.ecosystem, root.root)]
+            mine = list(root.intent_ids) if root.intent_ids is not None else \
+                [i.intent_id for i in intents if i.root_key == (root.ecosystem, root.root)]
             _record_intents(store, run.run_id, root, commit, mine)
             earlier.append(root.to_json() | {"commit": commit})
             reporter.event("consolidate.progress", run=run.run_id, stage=f"{root.ecosystem} root {root.root or '.'}",

@@ -33,8 +33,11 @@ a merged tree built from the two states, by the queue's own check, for a pair on
 definition one side removed is a word new in a file the other changed (a finding needs both); cached like
 file merges. The run-wide forecast (`wtc forecast`, the status column) predicts them the same way,
 for every such pair (found through an index of removed words, not by trying every pair).
-Not predicted: reserved files (root manifests and lockfiles), which are consolidated, never
-text-merged: they are listed as overlaps with `reserved: true`, never as conflicts.
+Reserved files (root manifests and lockfiles) are consolidated, never text-merged: they are listed
+as overlaps with `reserved: true`, and what consolidation would say of the tasks' intents for a
+root manifest (two tasks setting one key to two values, a dependency range no version meets; onto
+integration: against the intents merged tasks left waiting and the tip's manifest) is predicted as a
+conflict of kind `consolidation` (forecast_intents.py).
 """
 
 from __future__ import annotations
@@ -53,10 +56,12 @@ from typing import Any, Callable, Iterable
 import pygit2
 
 from ..boundary.globs import matches
+from ..consolidate import Intent
 from ..gitrepo.repository import Change
 from ..integrate.trees import update_tree
 from ..merge.result import SemanticMode
-from ..model import TaskRecord, TaskState
+from ..model import PENDING_INTENT_STATES, TaskRecord, TaskState
+from . import forecast_intents
 from ..results import Forecast, TaskCheck
 from .base import CoordinatorBase, staged
 from .forecast_column import column_of, read_latest, write_latest
@@ -112,6 +117,10 @@ class ForecastOperations(CoordinatorBase):
             overlaps.append({"path": path, "tasks": [s.name for s in holders], "reserved": reserved,
                              "declarations": {s.name: list(engine.declarations(s, path)) for s in holders}})
             if reserved:
+                # Never text-merged: what consolidation would say of the two tasks' intents.
+                for i, left in enumerate(holders):
+                    for right in holders[i + 1:]:
+                        conflicts += engine.reserved_pair(left, right, path)
                 continue
             for i, left in enumerate(holders):
                 for right in holders[i + 1:]:
@@ -178,6 +187,11 @@ class ForecastOperations(CoordinatorBase):
         found = engine.merge_onto_integration(me, tip)
         if me.base != tip:
             found += engine.names_broken_across(me, INTEGRATION, me.base, tip, engine.integration_changes[me.base])
+        merged = {t.task_id for t in records if t.state is TaskState.MERGED}
+        waiting = [Intent.from_json(row["data"]) for row in self.store.list_intents(run_id, PENDING_INTENT_STATES)
+                   if row["task_id"] in merged]
+        for path in sorted(p for p in me.changes if matches(me.task.boundary.reserved, p)):
+            found += engine.reserved_onto_integration(me, path, tip, waiting)
         onto.append({"target": INTEGRATION, "tip": tip, "clean": not found,
                      "files": sorted(engine.integration_overlap(me, tip)), "conflicts": found})
         for other in others:
@@ -188,6 +202,8 @@ class ForecastOperations(CoordinatorBase):
             mergeable = [p for p in shared if not (matches(me.task.boundary.reserved, p)
                                                    or matches(other.task.boundary.reserved, p))]
             found = engine.merge_pair(me, other, mergeable)
+            for path in sorted(set(shared) - set(mergeable)):
+                found += engine.reserved_pair(me, other, path)
             if across:
                 base = me.base if me.base == other.base else self.git.merge_base(me.head, other.head)
                 found += engine.names_broken_across(me, other.name, base, other.tree, engine.changes_from(other, base))
@@ -308,6 +324,21 @@ class _Engine:
             outcome = self._merge(shown, base_oid, left_oid, right_oid)
             found += [{"left": left.name, "right": right.name, "path": shown} | c for c in outcome["conflicts"]]
         return found
+
+    def reserved_pair(self, left: CurrentState, right: CurrentState, path: str) -> list[dict[str, Any]]:
+        """What consolidation would say of both tasks' edits of the reserved file `path`."""
+        base = left.base if left.base == right.base else self.git.merge_base(left.head, right.head)
+        return forecast_intents.between_tasks(
+            path, self._blob(self._entry(base, path)), self._blob(left.changes[path].new_oid),
+            self._blob(right.changes[path].new_oid), left_task=left.name, right_task=right.name)
+
+    def reserved_onto_integration(self, state: CurrentState, path: str, tip: str,
+                                  waiting: list[Any]) -> list[dict[str, Any]]:
+        """What consolidation would say of the task's edit of `path` after the intents waiting on
+        integration (merged tasks'), against the integration tip's manifest."""
+        return forecast_intents.onto_integration(
+            path, self._blob(self._entry(state.base, path)), self._blob(state.changes[path].new_oid),
+            self._blob(self._entry(tip, path)), task=state.name, waiting=waiting, integration=INTEGRATION)
 
     def integration_overlap(self, state: CurrentState, tip: str) -> set[str]:
         if state.base == tip:

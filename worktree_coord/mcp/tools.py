@@ -242,8 +242,10 @@ def build_tools(served: Served) -> list[Tool]:
         manifest: Annotated[str, Field(description="Reserved manifest path from the repository root, e.g. "
                                                    "package.json, packages/api/package.json, Cargo.toml.")],
         op: Annotated[OpName, Field(description="What to change.")],
-        name: Annotated[str, Field(description="Dependency, member or key name.")],
-        spec: Annotated[str | None, Field(description="Version range or value, e.g. ^4.17.21.")] = None,
+        name: Annotated[str, Field(description="Dependency, member or key name; for set_key/remove_key a "
+                                               "dotted key path, e.g. workspace.lints.clippy.todo or scripts.test.")],
+        spec: Annotated[str | None, Field(description="Version range or value, e.g. ^4.17.21; for set_key the "
+                                                      "value as JSON or a plain string.")] = None,
         group: Annotated[str | None, Field(description="Dependency group (default: the manifest's main "
                                                        "one), e.g. devDependencies.")] = None,
         why: Annotated[str, Field(description="Why the task needs it (kept with the intent).")] = "",

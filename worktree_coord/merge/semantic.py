@@ -367,6 +367,23 @@ class _Check:
             if reference.container:
                 yield (path, reference.container, name)
         else:
+            separator = rules.module_separator
+            if separator != "." and separator in receiver:
+                # A path through modules (`crate::routing::util::parse()`, `util::parse()` where
+                # `util` is a module the file declares or imports): resolved only when it starts at
+                # a module root or at a name the file binds to a module; `std::mem::take()` names
+                # no file of the merge and is left alone.
+                head, _, rest = receiver.partition(separator)
+                if head in rules.module_roots:
+                    module = receiver
+                else:
+                    through = _visible_import(merged, head, reference)
+                    if through is None:
+                        return
+                    module = separator.join(p for p in (through.module, through.name, rest) if p)
+                for target in self.resolve(module, path, rules):
+                    yield (target, (), name)
+                return
             if (receiver,) in merged.bound or any(d.name == receiver and not d.container for d in merged.definitions):
                 yield (path, (receiver,), name)
             imported = _visible_import(merged, receiver, reference)

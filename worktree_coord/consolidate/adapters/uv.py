@@ -47,7 +47,9 @@ class UvAdapter(ToolAdapter):
         common = self._classify_common(stderr)
         if common is not None:
             return common
-        if "network was disabled" in stderr or "not found in the cache" in stderr:
+        # "network connectivity is disabled": a git source it has not fetched (uv 0.9+ words it so).
+        if any(words in stderr for words in ("network was disabled", "not found in the cache",
+                                             "network connectivity is disabled")):
             return FailureKind.OFFLINE_MISS
         if "No solution found" in stderr or "unsatisfiable" in stderr:
             return FailureKind.RESOLUTION

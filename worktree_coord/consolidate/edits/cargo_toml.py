@@ -6,7 +6,7 @@ from typing import Any
 
 import tomlkit
 
-from worktree_coord.consolidate.edits.toml_values import inline_table, table_path
+from worktree_coord.consolidate.edits.toml_values import edit_setting, inline_table, table_path
 from worktree_coord.consolidate.intent import Intent, Op
 from worktree_coord.consolidate.textformat import dump_toml, load_toml
 from worktree_coord.errors import EditError
@@ -89,6 +89,8 @@ def edit(path: str, data: bytes, intent: Intent) -> bytes:
         else:
             value = json.loads(intent.spec or "{}")
             patch[intent.name] = inline_table(value) if isinstance(value, dict) else value
+    elif op in (Op.SET_KEY, Op.REMOVE_KEY):
+        edit_setting(doc, intent)
     else:
         raise EditError(f"{path}: intent {intent.intent_id} ({op.value} {intent.name}) has no Cargo.toml form")
     return dump_toml(doc)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+from worktree_coord.consolidate import settings
 from worktree_coord.consolidate.edits.json_text import rewrite_json
 from worktree_coord.consolidate.intent import Ecosystem, Intent, Op
 from worktree_coord.consolidate.textformat import json_style, load_json
@@ -36,6 +37,40 @@ def _overrides_home(doc: dict, intent: Intent) -> tuple[dict, str]:
     if intent.ecosystem == Ecosystem.PNPM:
         return doc.setdefault("pnpm", {}), "overrides"
     return doc, "overrides"
+
+
+def _edit_setting(doc: dict, intent: Intent) -> None:
+    """A key outside the dependency model (`scripts.test`): objects on the way are created; an
+    object a removal leaves empty goes too. New keys go last, as npm adds them."""
+    parts = settings.parse_key(intent.name)
+    chain = [doc]
+    for part in parts[:-1]:
+        node = chain[-1].get(part)
+        if not isinstance(node, dict):
+            if intent.op == Op.REMOVE_KEY:
+                return
+            node = chain[-1][part] = {}
+        chain.append(node)
+    if intent.op == Op.SET_KEY:
+        holder, key, value = chain[-1], parts[-1], settings.decode(intent.spec)
+        options = dict(intent.options)
+        after, before = options.get("after", ""), options.get("before", "")
+        if key not in holder and (after in holder or before in holder):
+            # Where the task put it: right after the key that preceded it in the task's file (or
+            # before the one that followed it, for a new first key).
+            items = list(holder.items())
+            names = [k for k, _ in items]
+            index = names.index(after) + 1 if after in holder else names.index(before)
+            holder.clear()
+            holder.update(items[:index] + [(key, value)] + items[index:])
+        else:
+            holder[key] = value
+        return
+    chain[-1].pop(parts[-1], None)
+    for depth in range(len(chain) - 1, 0, -1):
+        if chain[depth]:
+            break
+        del chain[depth - 1][parts[depth - 1]]
 
 
 def edit(path: str, data: bytes, intent: Intent) -> bytes:
@@ -85,6 +120,8 @@ def edit(path: str, data: bytes, intent: Intent) -> bytes:
                 doc.pop("pnpm", None)
     elif op == Op.SET_RUNTIME and intent.name == "node":
         doc.setdefault("engines", {})["node"] = intent.spec
+    elif op in (Op.SET_KEY, Op.REMOVE_KEY):
+        _edit_setting(doc, intent)
     else:
         raise EditError(f"{path}: intent {intent.intent_id} ({op.value} {intent.name}) has no package.json form")
     return rewrite_json(data, doc, style)

@@ -1,8 +1,9 @@
 """pnpm-workspace.yaml edits as careful line edits: untouched lines stay byte for byte.
 
 Stage: apply (the structural edit of pnpm's workspace file). Input: the file's bytes and one intent
-on `packages` (add/remove member), `catalog` / `catalogs.<name>` (add/set/remove dependency) or
-`overrides` (set/remove). Output: the new bytes.
+on `packages` (add/remove member), `catalog` / `catalogs.<name>` (add/set/remove dependency),
+`overrides` (set/remove) or any other top-level key (set_key/remove_key: its whole block, written
+as the task wrote it). Output: the new bytes.
 Invariants:
 - only the lines of the changed entry are written (an added entry copies the indentation and the
   quoting of its siblings); comments, quoting, indentation, blank lines and the end of line of
@@ -303,6 +304,12 @@ def _edit_flow(doc: _Doc, header: int, value: str, comment: str, intent: Intent)
 def _expected(before: dict, intent: Intent) -> dict:
     """The document the edit must produce: `before` with exactly this intent applied."""
     after = copy.deepcopy(before)
+    if intent.op in (Op.SET_KEY, Op.REMOVE_KEY):
+        if intent.op == Op.REMOVE_KEY:
+            after.pop(intent.name, None)
+        else:
+            after[intent.name] = json.loads(intent.spec or "null")
+        return after
     if intent.op in (Op.ADD_MEMBER, Op.REMOVE_MEMBER):
         members = list(after.get("packages") or [])
         names = [normalize_member(str(m)) for m in members]
@@ -331,6 +338,35 @@ def _expected(before: dict, intent: Intent) -> dict:
     return after
 
 
+# ----------------------------------------------------------------------------- whole top-level keys
+
+def top_level_block(text: str, key: str) -> str | None:
+    """The lines of top-level `key` (its line and its block) as the file writes them; None when absent."""
+    doc = _Doc("", text)
+    found = doc.find_key(0, len(doc.lines), 0, key)
+    if found is None:
+        return None
+    return "\n".join(doc.lines[found[0]:doc.block_end(found[0])])
+
+
+def _edit_setting(doc: _Doc, intent: Intent) -> None:
+    """A top-level key outside packages, catalogs and overrides (`onlyBuiltDependencies`): its block
+    replaced by the task's own lines (else `key: <value as a JSON flow>`, which YAML reads), removed,
+    or appended at the end."""
+    key = intent.name if _plain_ok(intent.name) else json.dumps(intent.name)
+    found = doc.find_key(0, len(doc.lines), 0, intent.name)
+    start, end = (found[0], doc.block_end(found[0])) if found else (len(doc.lines), len(doc.lines))
+    if intent.op == Op.REMOVE_KEY:
+        del doc.lines[start:end]
+        return
+    written = dict(intent.options).get("yaml") or f"{key}: {intent.spec}"
+    lines = written.split("\n")
+    if found:
+        doc.lines[start:end] = lines
+    else:
+        doc.append_top_level(lines)
+
+
 def edit(path: str, data: bytes, intent: Intent) -> bytes:
     before = load_yaml(path, data) or {}
     if not isinstance(before, dict):
@@ -340,6 +376,8 @@ def edit(path: str, data: bytes, intent: Intent) -> bytes:
         _edit_packages(doc, intent)
     elif intent.op in (Op.ADD_DEP, Op.SET_SPEC, Op.REMOVE_DEP, Op.SET_OVERRIDE, Op.REMOVE_OVERRIDE):
         _edit_mapping(doc, intent)
+    elif intent.op in (Op.SET_KEY, Op.REMOVE_KEY):
+        _edit_setting(doc, intent)
     else:
         raise EditError(f"{path}: intent {intent.intent_id} ({intent.op.value} {intent.name}) has no "
                         f"pnpm-workspace.yaml form", fix="make this change in a package.json")

@@ -8,7 +8,7 @@ import tomlkit
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
-from worktree_coord.consolidate.edits.toml_values import inline_table, table_path
+from worktree_coord.consolidate.edits.toml_values import edit_setting, inline_table, table_path
 from worktree_coord.consolidate.intent import Ecosystem, Intent, Op
 from worktree_coord.consolidate.textformat import dump_toml, load_toml
 from worktree_coord.errors import EditError
@@ -173,6 +173,8 @@ def edit(path: str, data: bytes, intent: Intent) -> bytes:
             del overrides[index]
         if op == Op.SET_OVERRIDE:
             overrides.append(intent.spec if intent.spec and intent.spec[:1].isalpha() else f"{intent.name}{intent.spec or ''}")
+    elif op in (Op.SET_KEY, Op.REMOVE_KEY):
+        edit_setting(doc, intent)
     else:
         raise EditError(f"{path}: intent {intent.intent_id} ({op.value} {intent.name}) has no pyproject form")
     return dump_toml(doc)

@@ -1,4 +1,5 @@
-"""Small tomlkit helpers shared by the TOML editors: inline tables in the common `{ a = 1 }` style."""
+"""Small tomlkit helpers shared by the TOML editors: inline tables in the common `{ a = 1 }` style,
+the tables on a key path, and a setting intent's key put or taken away."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from typing import Any
 import re
 
 import tomlkit
-from tomlkit.items import KeyType, SingleKey
+from tomlkit.items import AoT, KeyType, SingleKey, Table
 
 
 def inline_table(values: dict[str, Any]):
@@ -27,3 +28,86 @@ def table_path(doc, parts: list[str], *, create: bool):
             node.add(key, tomlkit.table(is_super_table=index < len(parts) - 1))
         node = node[part]
     return node
+
+
+def _toml_value(value: Any, form: str):
+    """A setting's value as tomlkit writes it: the task's own tables as tables (with headers), else
+    inline, as `key = { ... }` and `key = [ ... ]`."""
+    if isinstance(value, dict) and form == "table":
+        table = tomlkit.table()
+        for key, item in value.items():
+            table[key] = _toml_value(item, "table" if isinstance(item, dict) else form)
+        return table
+    if isinstance(value, list) and form == "table" and value and all(isinstance(v, dict) for v in value):
+        return _aot(value)
+    if isinstance(value, dict):
+        return inline_table(value)
+    return tomlkit.item(value)
+
+
+def _aot(values: list[dict]):
+    aot = tomlkit.aot()
+    for value in values:
+        aot.append(_toml_value(value, "table"))
+    return aot
+
+
+def _written(text: str, value: Any):
+    """The value as the task wrote it (an array's comments, one item per line), when that text
+    still reads as the value; None otherwise."""
+    try:
+        item = tomlkit.parse(f"v = {text}\n")["v"]
+    except Exception:   # tomlkit raises several kinds; any of them means: write the value afresh
+        return None
+    return item if getattr(item, "unwrap", lambda: item)() == value else None
+
+
+def set_key(doc, parts: tuple[str, ...], value: Any, form: str = "", after: str = "", text: str = "") -> None:
+    """Put `value` at the dotted key `parts`, creating missing tables (as `[a.b]` headers); a new
+    key goes right after `after` when its table holds that key (where the task put it), else last;
+    `text`: the task's own spelling of the value, kept when it reads back as the value."""
+    parent = table_path(doc, list(parts[:-1]), create=True) if parts[:-1] else doc
+    item = (_written(text, value) if text else None) or _toml_value(value, form)
+    container = parent.value if isinstance(parent, Table) else parent
+    headed = isinstance(item, (Table, AoT))   # a table with a header goes after the others, as appended
+    if parts[-1] not in parent and after and after in parent and not headed and hasattr(container, "_insert_after"):
+        try:
+            # tomlkit appends a new key after the table's trailing comments, which belong to the
+            # next header; placing it after its neighbour keeps both where people wrote them.
+            container._insert_after(after, parts[-1], item)
+            return
+        except Exception:   # a layout tomlkit cannot insert into: append as below
+            pass
+    parent[parts[-1]] = item
+
+
+def remove_key(doc, parts: tuple[str, ...]) -> None:
+    """Take the key away; a table the removal leaves empty goes too (it only held that key)."""
+    chain = [doc]
+    for part in parts[:-1]:
+        node = chain[-1].get(part) if hasattr(chain[-1], "get") else None
+        if node is None:
+            return
+        chain.append(node)
+    if parts[-1] not in chain[-1]:
+        return
+    del chain[-1][parts[-1]]
+    for depth in range(len(chain) - 1, 0, -1):
+        if len(chain[depth]) == 0:
+            del chain[depth - 1][parts[depth - 1]]
+        else:
+            break
+
+
+def edit_setting(doc, intent) -> None:
+    """Apply a `set_key` / `remove_key` intent to a tomlkit document."""
+    from worktree_coord.consolidate import settings
+    from worktree_coord.consolidate.intent import Op
+
+    parts = settings.parse_key(intent.name)
+    if intent.op == Op.REMOVE_KEY:
+        remove_key(doc, parts)
+    else:
+        options = dict(intent.options)
+        set_key(doc, parts, settings.decode(intent.spec), options.get("form", ""), options.get("after", ""),
+                options.get("toml", ""))

@@ -1,0 +1,222 @@
+"""Keys of a root manifest outside the dependency model (lints, scripts, tool tables), as intents.
+
+Stage: finish-time derivation and consolidation's plan and edit. Input: a root manifest's bytes at
+the task's base and in its result (package.json, Cargo.toml, pyproject.toml, and pnpm-workspace.yaml
+by whole top-level keys: `onlyBuiltDependencies`, `ignoredBuiltDependencies`). Output: one
+`SettingChange` per key the task set or removed, named by its key path, for the `set_key` and
+`remove_key` intents; and the value a key holds in a manifest now (for the plan's stale-base and
+already-applied checks).
+
+Why: a root manifest is reserved because many tasks edit it at once, and consolidation applies its
+edits one by one. Dependencies, members, versions, overrides and runtimes have their own intents;
+every other key (`[workspace.lints]`, `scripts.test`, `[tool.ruff]`) used to be refused at finish
+(`reserved_unexpressible`), which left an agent with no way to make an ordinary edit. Carried as a
+key-level setting, two tasks setting different keys both land, and two setting one key differently
+(or one key and a key inside it) are a conflict naming both.
+
+Invariants:
+- a key path is written the way TOML writes dotted keys (`workspace.lints.clippy.large_futures`,
+  `exports."./package.json"`), so it reads naturally and parses back exactly (`parse_key`);
+- a change is taken key by key inside every table both versions hold and every new table written
+  with a header (every new JSON object), so two tasks adding different keys to one table never
+  collide; an inline table, an array or a removed table is one change with the whole value;
+- values are carried as canonical JSON (`encode`); a value JSON cannot carry exactly (a TOML date)
+  is reported as not expressible rather than changed on the way.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+SETTINGS_GROUP = "settings"
+FORMATS = frozenset({"package.json", "cargo", "pyproject", "pnpm-workspace"})
+TOP_LEVEL_ONLY = frozenset({"pnpm-workspace"})   # edited as whole top-level blocks (line edits, not a YAML round trip)
+
+_BARE = re.compile(r"[A-Za-z0-9_-]+")
+
+# Keys no lockfile records and no resolver reads, per manifest format: a consolidation whose
+# changes of a root are all among these commits the manifest without running the relock (a lint
+# or a script must not wait for the network). Anything not listed is taken to matter (a relock
+# runs), so the list only ever saves work, never skips a needed relock. Kept narrow on purpose:
+# npm's lock records the root's name, version, license, bin, engines, funding and install scripts;
+# pnpm's lock records the `pnpm` settings; Cargo's `resolver` changes the resolution.
+LOCK_NEUTRAL: dict[str, tuple[tuple[str, ...], ...]] = {
+    "cargo": (("lints",), ("workspace", "lints"), ("profile",), ("workspace", "metadata"), ("package", "metadata"),
+              ("badges",), *((*table, key) for table in (("package",), ("workspace", "package")) for key in (
+                  "description", "documentation", "homepage", "repository", "readme", "keywords", "categories",
+                  "authors", "edition", "exclude", "include", "publish", "license-file"))),
+    "package.json": (("description",), ("keywords",), ("author",), ("contributors",), ("repository",),
+                     ("homepage",), ("bugs",), ("files",), ("directories",), ("main",), ("module",), ("types",),
+                     ("typings",), ("exports",), ("browser",), ("sideEffects",), ("type",), ("prettier",),
+                     ("eslintConfig",), ("stylelint",), ("jest",), ("babel",), ("browserslist",),
+                     ("lint-staged",), ("commitlint",), ("c8",), ("nyc",), ("ava",), ("mocha",),
+                     *(("scripts", s) for s in ("test", "build", "lint", "format", "dev", "start", "typecheck",
+                                                 "check", "clean", "coverage", "docs", "release", "bench"))),
+    "pyproject": (*(("tool", t) for t in ("ruff", "black", "isort", "mypy", "pytest", "coverage", "pyright",
+                                          "pylint", "codespell", "towncrier", "bandit", "pydocstyle", "tox",
+                                          "bumpversion", "commitizen", "cibuildwheel", "docformatter", "flake8")),
+                  *(("project", k) for k in ("description", "readme", "urls", "classifiers", "keywords",
+                                             "authors", "maintainers", "scripts", "gui-scripts", "entry-points"))),
+}
+
+
+def lock_neutral(fmt: str, key: str) -> bool:
+    """Whether a setting of `key` in a root manifest of format `fmt` leaves its lockfile as it is."""
+    parts = parse_key(key)
+    return any(parts[:len(prefix)] == prefix for prefix in LOCK_NEUTRAL.get(fmt, ()))
+
+
+class Unexpressible(ValueError):
+    """A value a setting intent cannot carry unchanged."""
+
+
+def key_text(parts: tuple[str, ...]) -> str:
+    """`("exports", "./x")` -> `exports."./x"` (TOML's dotted-key spelling)."""
+    return ".".join(p if _BARE.fullmatch(p) else json.dumps(p, ensure_ascii=False) for p in parts)
+
+
+def parse_key(text: str) -> tuple[str, ...]:
+    """The inverse of `key_text`; a ValueError names what is wrong with a hand-typed key."""
+    parts: list[str] = []
+    pos = 0
+    while True:
+        if text.startswith('"', pos):
+            decoder = json.JSONDecoder()
+            try:
+                part, pos = decoder.raw_decode(text, pos)
+            except json.JSONDecodeError as exc:
+                raise ValueError(f"key {text!r}: unterminated quoted part at {pos}") from exc
+        else:
+            match = _BARE.match(text, pos)
+            if match is None:
+                raise ValueError(f"key {text!r}: expected a bare name or a quoted part at {pos} "
+                                 "(write parts with other characters in double quotes: exports.\"./x\")")
+            part, pos = match.group(), match.end()
+        parts.append(part)
+        if pos == len(text):
+            return tuple(parts)
+        if text[pos] != ".":
+            raise ValueError(f"key {text!r}: expected '.' at {pos}")
+        pos += 1
+
+
+def encode(value: Any) -> str:
+    """Canonical JSON of a manifest value (the form intents carry and the plan compares)."""
+    def refuse(item: Any) -> Any:
+        raise Unexpressible(f"a {type(item).__name__} value ({item!r})")
+
+    if isinstance(value, (datetime.date, datetime.time)):
+        refuse(value)
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=refuse)
+
+
+def decode(spec: str | None) -> Any:
+    return None if spec is None else json.loads(spec)
+
+
+def value_at(document: Any, parts: tuple[str, ...]) -> str | None:
+    """The encoded value at `parts` in a plain document (None: absent)."""
+    node = document
+    for part in parts:
+        if not isinstance(node, dict) or part not in node:
+            return None
+        node = node[part]
+    try:
+        return encode(node)
+    except Unexpressible:
+        return repr(node)   # compares unequal to any intent's value: a stale base, never a silent overwrite
+
+
+@dataclass(frozen=True)
+class SettingChange:
+    """One key a task set (after = its encoded value) or removed (after = None)."""
+
+    parts: tuple[str, ...]
+    before: str | None
+    after: str | None
+    form: str = ""           # TOML: "table" when the task wrote a new table with a header, else inline
+    follows: str = ""        # a new key: the key before it in the task's file (where it goes)
+    precedes: str = ""       # a new first key: the key after it
+    text: str = ""           # TOML: the value as the task wrote it (an array's comments and layout)
+
+    @property
+    def name(self) -> str:
+        return key_text(self.parts)
+
+
+def changes(base: dict, new: dict, *, new_forms: dict[tuple[str, ...], str] | None = None,
+            new_texts: dict[tuple[str, ...], str] | None = None,
+            prefix: tuple[str, ...] = ()) -> list[SettingChange]:
+    """Key-level differences of two plain documents (modeled sections already stripped).
+
+    `new_forms` (TOML) says which of the new document's tables have headers; None (JSON) means
+    every object does. A table both versions hold, or a new table with a header, is compared key
+    by key (two tasks adding keys to a new `[profile.release]` or `scripts` do not collide); an
+    inline table, an array, a scalar and a removed table are one change each. Raises
+    `Unexpressible` naming the key whose value cannot be carried."""
+    out: list[SettingChange] = []
+    for key in sorted(set(base) | set(new), key=str):
+        parts = (*prefix, str(key))
+        old, cur = base.get(key, _ABSENT), new.get(key, _ABSENT)
+        if old == cur:
+            continue
+        headed = new_forms is None or new_forms.get(parts) == "table"
+        if isinstance(cur, dict) and cur and (isinstance(old, dict) or (old is _ABSENT and headed)):
+            out += changes(old if isinstance(old, dict) else {}, cur, new_forms=new_forms, new_texts=new_texts,
+                           prefix=parts)
+            continue
+        try:
+            before = None if old is _ABSENT else encode(old)
+            after = None if cur is _ABSENT else encode(cur)
+        except Unexpressible as exc:
+            raise Unexpressible(f"{key_text(parts)}: {exc}") from None
+        follows = precedes = ""
+        if old is _ABSENT and cur is not _ABSENT:
+            keys = list(new)
+            at = keys.index(key)
+            follows = str(keys[at - 1]) if at > 0 else ""
+            precedes = str(keys[at + 1]) if at == 0 and len(keys) > 1 else ""
+        form = "table" if isinstance(cur, (dict, list)) and new_forms is not None and headed else ""
+        out.append(SettingChange(parts, before, after, form, follows, precedes, (new_texts or {}).get(parts, "")))
+    return out
+
+
+_ABSENT = object()
+
+
+def _spelled_own_way(item: Any) -> bool:
+    """Whether tomlkit would write this value differently from how the file does (comments, one
+    item per line, a literal string): only then is its text worth carrying."""
+    import tomlkit
+
+    try:
+        return item.as_string() != tomlkit.item(item.unwrap()).as_string()
+    except Exception:   # a value tomlkit cannot rebuild by itself: carry the text
+        return True
+
+
+def toml_forms(document: Any, prefix: tuple[str, ...] = ()) -> tuple[dict[tuple[str, ...], str], dict[tuple[str, ...], str]]:
+    """Which keys of a tomlkit document are tables or arrays of tables written with headers, and
+    the text of every other value (what a setting writes back, comments and layout kept)."""
+    import tomlkit.items as items
+    from tomlkit.container import OutOfOrderTableProxy
+
+    forms: dict[tuple[str, ...], str] = {}
+    texts: dict[tuple[str, ...], str] = {}
+    for key, value in document.items():
+        parts = (*prefix, str(key))
+        # A table whose sub-tables are not contiguous (`[tool.uv]`, then `[tool.ruff]` further on)
+        # comes as a proxy over its pieces, not as a Table.
+        if isinstance(value, (items.Table, items.AoT, OutOfOrderTableProxy)):
+            forms[parts] = "table"
+        elif isinstance(value, items.Item) and _spelled_own_way(value):
+            texts[parts] = value.as_string()
+        if isinstance(value, (items.Table, items.InlineTable, OutOfOrderTableProxy)):
+            inner_forms, inner_texts = toml_forms(value, parts)
+            forms.update(inner_forms)
+            texts.update(inner_texts)
+    return forms, texts
