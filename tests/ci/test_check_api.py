@@ -292,6 +292,9 @@ def test_a_root_manifest_script_becomes_a_setting_intent_not_a_violation(tmp_pat
     report = check(s.repo, own=["packages/api/**"])
     assert [f for f in report.violations if f.path == "package.json"] == []
     assert ("set_key", "scripts.test", '"x"') in [(i["op"], i["name"], i["spec"]) for i in report.intents]
+    from worktree_coord.ci import text
+
+    assert 'intent: package.json: set_key scripts.test = "x"' in text.render(report)
 
 
 def test_a_branch_cannot_widen_the_boundary_its_base_committed(tmp_path):

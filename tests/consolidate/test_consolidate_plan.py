@@ -200,3 +200,28 @@ def test_settings_conflict_by_key_and_by_nesting_and_otherwise_fold_key_by_key()
     # Already what the manifest holds: satisfied, not applied again.
     result = plan(longer, reader({"pyproject.toml": py.replace(b"100", b"120")}))
     assert result.changes == () and [c.intent.name for c in result.satisfied] == ["tool.ruff.line-length"]
+
+
+def test_two_tasks_growing_one_array_both_land_in_place_and_a_reorder_still_conflicts():
+    from worktree_coord.consolidate.edits import edit_manifest
+
+    py = (b'[project]\nname = "p"\ndependencies = []\n\n[tool.ruff.lint]\n'
+          b'select = [\n    "E",  # pycodestyle\n    "F",  # pyflakes\n]\n')
+    bugbear = py.replace(b'    "F",  # pyflakes\n', b'    "F",  # pyflakes\n    "B",  # bugbear\n')
+    upgrade = py.replace(b'    "E",  # pycodestyle\n', b'    "UP",  # pyupgrade\n    "E",  # pycodestyle\n')
+    a = derive_intents("pyproject.toml", py, bugbear, task="a")
+    b = derive_intents("pyproject.toml", py, upgrade, task="b")
+    result = plan(a + b, reader({"pyproject.toml": py}))
+    assert result.conflicts == () and "merged the array edits of tasks a and b" in result.warnings[0]
+    [change] = result.changes
+    out = edit_manifest("pyproject.toml", py, change.intent)
+    assert out == py.replace(b'    "F",  # pyflakes\n', b'    "F",  # pyflakes\n    "B",\n    "UP",\n'), out.decode()
+    # b's intent after a's was consolidated on its own: its base is stale, its addition still applies.
+    result = plan(b, reader({"pyproject.toml": bugbear}))
+    assert result.conflicts == () and [c.intent.spec for c in result.changes] == ['["E","F","B","UP"]']
+    # A side that reorders the items it kept may mean the order: a conflict, as before.
+    swapped = derive_intents("pyproject.toml", py, py.replace(b'    "E",  # pycodestyle\n    "F",  # pyflakes\n',
+                                                                 b'    "F",  # pyflakes\n    "E",  # pycodestyle\n'),
+                             task="c")
+    assert [c.kind for c in plan(a + swapped, reader({"pyproject.toml": py})).conflicts] == \
+        [ConflictKind.DIFFERENT_VALUES]

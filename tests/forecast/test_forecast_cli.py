@@ -109,3 +109,21 @@ def test_forecast_and_task_check_are_spans_of_the_run(three_tasks):
     assert forecast.context.trace_id == check.context.trace_id == trace.trace_id
     assert forecast.attributes["wtc.run"] == "r1" and check.attributes["wtc.task"] == "a"
     assert check.attributes["wtc.exit_code"] == 1
+
+
+def test_task_check_of_two_tasks_setting_one_root_lint_differently_says_to_agree(tmp_path):
+    cargo = '[workspace]\nmembers = []\n\n[workspace.lints.clippy]\ndbg_macro = "warn"\n'
+    repo = make_repo(tmp_path / "repo", {"Cargo.toml": cargo, "src/lib.rs": "pub fn a() {}\n"})
+    with Coordinator(repo) as coordinator:
+        coordinator.start_run(run_id="r1")
+        for task, level in (("x", "deny"), ("y", "allow")):
+            (Path(coordinator.start_task("r1", task, ["src/**"]).worktree) / "Cargo.toml").write_text(
+                cargo.replace('"warn"', f'"{level}"'))
+    code, body = wtc(repo, "task", "check", "x", "--run", "r1")
+    assert code == 1
+    validate(body, "task-check.schema.json")
+    [conflict] = body["onto"][1]["conflicts"]
+    assert (conflict["kind"], conflict["declaration"]) == ("consolidation", "workspace.lints.clippy.dbg_macro")
+    done = plain(repo, "task", "check", "x", "--run", "r1")
+    assert 'task x wants "deny", task y wants "allow"' in done.stdout
+    assert "agree on one value" in done.stdout and "wtc task update" not in done.stdout

@@ -42,7 +42,9 @@ def render(report: CheckReport) -> str:
     else:
         lines.append(f"dry-run merge: skipped ({m.reason})")
     for intent in report.intents:
-        target = ".".join(part for part in (intent.get("group"), intent.get("name")) if part)
+        # A setting's name is its whole key path; its group ("settings") says nothing more.
+        group = None if intent.get("op") in ("set_key", "remove_key") else intent.get("group")
+        target = ".".join(part for part in (group, intent.get("name")) if part)
         spec = f" = {intent['spec']}" if intent.get("spec") else ""
         lines.append(f"intent: {intent.get('manifest') or intent.get('root') or '.'}: {intent.get('op')} {target}{spec}"
                      .rstrip())

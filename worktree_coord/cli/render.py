@@ -247,6 +247,8 @@ def consolidation_report(result: ConsolidationReport) -> str:
         for change in root.get("applied", []):
             intent = change["intent"]
             spec = f" {intent['spec']}" if intent.get("spec") and intent['spec'] != intent['name'] else ""
+            if len(spec) > 72:   # a whole table or a long array: its start says which; the file holds it all
+                spec = spec[:68] + " ..."
             lines.append(f"      applied {intent['op']} {intent['name']}{spec} in {intent['manifest']} "
                          f"(from {', '.join(change['tasks'])})")
         for path in root["files_changed"]:
@@ -557,8 +559,13 @@ def task_check(r: TaskCheck) -> str:
         for c in row["conflicts"]:
             lines.append(f"    {c['path']}" + (f" in {c['declaration']}" if c.get("declaration") else "")
                          + f" ({c['kind']})" + (f": {c['detail']}" if c.get("detail") else ""))
-    if not r.clean:
+    kinds = {c.get("kind") for row in r.onto for c in row["conflicts"]}
+    if kinds - {"consolidation"}:
         lines.append("  talk to the other task's agent, or finish and resolve with `wtc task update` if it merges first")
+    if "consolidation" in kinds:
+        # A reserved file is never merged as text: `task update` cannot settle it, agreeing can.
+        lines.append("  for a reserved manifest: agree on one value with the other task's agent (or leave the key "
+                     "to one task); else consolidation refuses both intents and the lead decides")
     return "\n".join(lines)
 
 

@@ -216,6 +216,15 @@ def _fold(group: list[Intent], warnings: list[str]) -> tuple[Intent | None, Inte
     for other in setting[1:]:
         if other.spec == chosen.spec:
             continue
+        if chosen.op == other.op == Op.SET_KEY and chosen.expected_before == other.expected_before:
+            both = settings.merge_lists(chosen.expected_before, chosen.spec, other.spec)
+            if both is not None:
+                # Two tasks each added (or took out) items of one array: both edits stand. The
+                # merged array is edited in place (the tasks' own spelling fits neither alone).
+                warnings.append(f"{_where(key)}: merged the array edits of tasks {chosen.task} and {other.task}")
+                chosen = dataclasses.replace(chosen, spec=both,
+                                             options=tuple((k, v) for k, v in chosen.options if k != "toml"))
+                continue
         if chosen.op not in decidable_ops or other.op not in decidable_ops:
             return None, IntentConflict(
                 ConflictKind.DIFFERENT_VALUES, key, tasks, ids,
@@ -298,6 +307,12 @@ def plan(intents: Iterable[Intent], tree_reader: TreeReader, *,
                 done.append(intent)
             elif intent.op in (Op.ADD_MEMBER, Op.REMOVE_MEMBER) or intent.expected_before == current:
                 fresh.append(intent)
+            elif intent.op == Op.SET_KEY and (rebased := settings.merge_lists(intent.expected_before, current,
+                                                                               intent.spec)) is not None:
+                # The array changed since the task's base (an earlier consolidation applied another
+                # task's items): the task's own additions and removals still apply on top.
+                fresh.append(dataclasses.replace(intent, spec=rebased, expected_before=current,
+                                                 options=tuple((k, v) for k, v in intent.options if k != "toml")))
             else:
                 others = sorted({i.task for i in group if i.task != intent.task}) or ["integration"]
                 conflicts.append(IntentConflict(

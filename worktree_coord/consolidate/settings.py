@@ -220,3 +220,25 @@ def toml_forms(document: Any, prefix: tuple[str, ...] = ()) -> tuple[dict[tuple[
             forms.update(inner_forms)
             texts.update(inner_texts)
     return forms, texts
+
+
+def merge_lists(base: str | None, left: str | None, right: str | None) -> str | None:
+    """Two tasks' edits of one array of plain values (ruff's `select`, package.json's `files`), merged
+    as a set edit: the base's items either side removed go, each side's new items are appended in
+    its order (left's first); None (a conflict) unless all three are such arrays, free of repeats,
+    and neither side reordered the items it kept."""
+    values = [decode(v) if v is not None else None for v in (base, left, right)]
+    if not all(isinstance(v, list) and all(isinstance(x, (str, int, float, bool)) for x in v) for v in values):
+        return None
+    old, mine, theirs = values
+    if any(len(v) != len({json.dumps(x) for x in v}) for v in values):
+        return None
+    key = json.dumps
+    kept = {key(x) for x in mine} & {key(x) for x in theirs}
+    for side in (mine, theirs):
+        if [x for x in side if key(x) in {key(y) for y in old}] != [x for x in old if key(x) in {key(y) for y in side}]:
+            return None   # the side reordered what it kept: order may matter here
+    merged = [x for x in old if key(x) in kept]
+    for side in (mine, theirs):
+        merged += [x for x in side if key(x) not in {key(y) for y in old} and key(x) not in {key(y) for y in merged}]
+    return encode(merged)

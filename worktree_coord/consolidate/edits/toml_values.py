@@ -8,7 +8,7 @@ from typing import Any
 import re
 
 import tomlkit
-from tomlkit.items import AoT, KeyType, SingleKey, Table
+from tomlkit.items import AoT, Array, KeyType, SingleKey, Table
 
 
 def inline_table(values: dict[str, Any]):
@@ -62,11 +62,28 @@ def _written(text: str, value: Any):
     return item if getattr(item, "unwrap", lambda: item)() == value else None
 
 
+def _edit_in_place(array: Array, value: list) -> bool:
+    """Make `array` hold `value` by taking items out and appending the new ones, so the items it
+    keeps keep their comments and layout; False (nothing changed) when that cannot give `value`."""
+    current = array.unwrap()
+    if [x for x in current if x in value] != [x for x in value if x in current]:
+        return False
+    for index in reversed([i for i, x in enumerate(current) if x not in value]):
+        del array[index]
+    for item in value:
+        if item not in current:
+            array.append(item)
+    return array.unwrap() == value
+
+
 def set_key(doc, parts: tuple[str, ...], value: Any, form: str = "", after: str = "", text: str = "") -> None:
     """Put `value` at the dotted key `parts`, creating missing tables (as `[a.b]` headers); a new
     key goes right after `after` when its table holds that key (where the task put it), else last;
     `text`: the task's own spelling of the value, kept when it reads back as the value."""
     parent = table_path(doc, list(parts[:-1]), create=True) if parts[:-1] else doc
+    current = parent.get(parts[-1]) if hasattr(parent, "get") else None
+    if not text and isinstance(current, Array) and isinstance(value, list) and _edit_in_place(current, value):
+        return
     item = (_written(text, value) if text else None) or _toml_value(value, form)
     container = parent.value if isinstance(parent, Table) else parent
     headed = isinstance(item, (Table, AoT))   # a table with a header goes after the others, as appended
