@@ -276,3 +276,73 @@ def test_the_queue_report_line_names_both_places_and_both_tasks() -> None:
     assert line.startswith("p/p.go:13 and p/p.go:19 both declare C (function)")
     assert line.endswith("(semantic); one copy from task t1, the other from task t2")
     assert SemanticFinding.from_json(finding.to_json()) == finding
+
+
+# -- one new name both sides declared with two signatures (round 8, axios/axios 8dc8bf9f2f) -----------
+
+DTS_BASE = (b"export interface Config<D = any> {\n  url?: string;\n  data?: D;\n}\n\n"
+            b"export function isCancel(value: any): boolean;\n\n"
+            b"export function toFormData(sourceObj: object): FormData;\n")
+
+
+def test_typescript_one_new_function_declared_by_both_sides_with_two_signatures_is_reported() -> None:
+    left = DTS_BASE.replace(b"export function toFormData",
+                            b"export function mergeConfig<D = any>(config1: Config, config2?: Config<D>): Config<D>;\n\n"
+                            b"export function toFormData")
+    right = DTS_BASE + (b"\nexport function mergeConfig<D = any>(config1: Config<D>, config2: Config<D>): Config<D>;\n")
+    [finding] = _twice("index.d.ts", DTS_BASE, left, right)
+    assert (finding.name, finding.kind, finding.definition_line, finding.use_line) == ("mergeConfig", "function", 8, 12)
+    assert "index.d.ts:8 and index.d.ts:12 both declare mergeConfig" in finding.message
+
+
+def test_typescript_overloads_that_stand_are_not_reported() -> None:
+    # Overloads added to a name the base declared; a side that only extends the other's overloads;
+    # a new name whose two signatures take differently named parameters; one identical signature
+    # both sides added (an overload may repeat).
+    base = DTS_BASE
+    left = base.replace(b"export function toFormData",
+                        b"export function isCancel(value: unknown, strict: boolean): boolean;\n\n"
+                        b"export function pick(key: string): string;\n\n"
+                        b"export function only(name: string): string;\n\nexport function toFormData")
+    right = base + (b"\nexport function isCancel(value: Error): value is Error;\n\n"
+                    b"export function pick(key: string): string;\nexport function pick(key: string, fallback: string): string;\n\n"
+                    b"export function only(index: number): string;\n")
+    assert _twice("index.d.ts", base, left, right) == []
+
+
+def test_java_one_new_method_declared_by_both_sides_with_one_parameter_name_is_reported() -> None:
+    left = JAVA_BASE.replace(b"    void a()", b"    static A of(int size) { return new A(); }\n\n    void a()")
+    right = JAVA_BASE.replace(b"    void b() {}\n", b"    void b() {}\n\n    static A of(long size) { return null; }\n")
+    [finding] = _twice("A.java", JAVA_BASE, left, right)
+    assert (finding.name, finding.definition_line, finding.use_line) == ("A.of", 2, 8)
+
+
+def test_tree_merge_reports_one_new_function_both_branches_declared_with_two_signatures(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo", {"index.d.ts": DTS_BASE.decode(), "lib/util.ts": "export const x = 1;\n"})
+    base = git(repo, "rev-parse", "HEAD")
+    (repo / "index.d.ts").write_bytes(DTS_BASE.replace(
+        b"export function toFormData",
+        b"export function mergeConfig(config1: Config, config2?: Config): Config;\n\nexport function toFormData"))
+    git(repo, "commit", "-qam", "ours: mergeConfig with an optional second config")
+    ours = git(repo, "rev-parse", "HEAD")
+    git(repo, "checkout", "-q", "-b", "theirs", base)
+    (repo / "index.d.ts").write_bytes(DTS_BASE + b"\nexport function mergeConfig(config1: Config, config2: Config): Config;\n")
+    (repo / "lib/util.ts").write_text("export const x = 2;\n")
+    git(repo, "commit", "-qam", "theirs: mergeConfig with two configs")
+    theirs = git(repo, "rev-parse", "HEAD")
+    handle = pygit2.Repository(str(repo))
+    index = handle.merge_commits(ours, theirs)
+    assert not index.conflicts, "git merges it cleanly"
+    [finding] = check_tree_merge(handle, base, ours, theirs, index.write_tree(handle), labels=("integration", "base", "t1"))
+    assert (finding.problem, finding.name, finding.definition_path, finding.definition_line, finding.use_line) == \
+        ("duplicate", "mergeConfig", "index.d.ts", 8, 12)
+    assert (finding.removed_by, finding.used_by) == ("integration", "t1")
+
+
+def test_an_unknown_node_kind_in_overloads_is_a_clear_error() -> None:
+    from worktree_coord.errors import ConfigError
+    from worktree_coord.merge.profiles import load_profile_text
+    text = (Path(__file__).resolve().parents[2] / "grammars" / "typescript.toml").read_text()
+    text = text.replace('overloads = ["function_signature"]', 'overloads = ["function_signatur"]')
+    with pytest.raises(ConfigError, match="function_signatur"):
+        load_profile_text(text, "typescript.toml")

@@ -43,7 +43,7 @@ from .members import Unmergeable, Version, visit_keyed_members
 from .pieces import Conflict, Piece
 from .profiles import ContainerRule, Profile, profile_for_path
 from .result import FileMerge, MergeConflict, SemanticMode, Strategy
-from .structured import StructuredMerge, StructuredTimeout
+from .structured import MOVED_AGAINST_DELETION, StructuredMerge, StructuredTimeout
 
 
 def _is_binary(data: bytes) -> bool:
@@ -292,9 +292,11 @@ def _generic(base: bytes, left: bytes, right: bytes, path: str, *, marker_size: 
         if twice:
             return fallback(f"structured result imports {', '.join(sorted(twice))} more often than any input")
         return result
-    # A conflict over a name one side took away and the other side's new code uses (names.py) is
-    # one the line merge cannot show: its smaller conflict would hide the dangling use.
-    if line.clean or result.conflict_mass <= line.conflict_mass or any(c.kind in _NAME_KINDS for c in conflicts):
+    # A conflict over a name one side took away and the other side's new code uses (names.py), or
+    # over a member one side moved or renamed and the other deleted, is one the line merge cannot
+    # show: its smaller conflict would hide the dangling use or keep the moved copy unseen.
+    if line.clean or result.conflict_mass <= line.conflict_mass or any(c.kind in _NAME_KINDS for c in conflicts) \
+            or MOVED_AGAINST_DELETION in result.steps:
         return result
     return fallback("structured result was not smaller than the line merge", steps=result.steps)
 

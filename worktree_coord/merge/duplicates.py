@@ -11,6 +11,15 @@ the other. That does not compile in Go, Rust, Java or TypeScript, and in Python 
 replaces the first. A declaration is reported when the merged file declares it more often in one
 scope than the base and each side do (so a pair either side already had is not the merge's doing).
 
+Where a profile keys declarations with their signature (overloads: Java, TypeScript), two
+declarations of one name with two signatures are two overloads, and legal; but a name the base
+did not declare in that scope, which both sides declare with a signature the other side does not
+have, taking the same parameters by name (`mergeConfig(config1: C, config2?: C<D>)` on one side,
+`mergeConfig(config1: C<D>, config2: C<D>)` on the other), while the merged file holds both, is
+one new function written twice, not two overloads anyone asked for: reported as a pair too. A
+name the base already declared, a side's signatures the other side also has, and overloads whose
+parameters are named differently (`of(int x)`, `of(String s)`) stand.
+
 Precision first (the profile's `[semantic.duplicates]` data says what counts; nothing here is
 language-specific):
 - only declaration kinds the profile lists count, and only where every node between them and the
@@ -63,6 +72,7 @@ class Declaration:
     line: int
     start_byte: int
     end_byte: int
+    parameters: tuple[str, ...] | None = None   # the signature's parameter names, where it has one
 
 
 @functools.lru_cache(maxsize=65536)
@@ -105,8 +115,16 @@ def _check_file(versions: Versions, profile: Profile, rules: DuplicateRules, lab
     groups: dict[tuple[object, ...], list[Declaration]] = collections.defaultdict(list)
     for item in found:
         groups[item.key].append(item)
-    twice = {key: items for key, items in groups.items() if len(items) > 1}
-    if not twice:
+    twice = {key: items for key, items in groups.items() if len(items) > 1 and key[1] not in rules.overloads}
+    # One name declared with two or more signatures (keys): overloads, or one new name both sides
+    # declared their own way (decided below, once the inputs are read).
+    by_name: dict[tuple[object, ...], list[tuple[object, ...]]] = collections.defaultdict(list)
+    if rules.signature:
+        for key in groups:
+            if len(key) == 5:
+                by_name[key[:4]].append(key)
+    overloaded = {name: keys for name, keys in by_name.items() if len(keys) > 1}
+    if not twice and not overloaded:
         return []
     # The merge made a pair only when it added occurrences of the name's words: cheap, before parsing
     # the three inputs.
@@ -116,7 +134,9 @@ def _check_file(versions: Versions, profile: Profile, rules: DuplicateRules, lab
     grown = {word for word, n in in_merged.items() if n > max(c[word] for c in counts.values())}
     twice = {key: items for key, items in twice.items()
              if any(word in grown for word in _WORDS.findall(items[0].name.rsplit(".", 1)[-1].encode()))}
-    if not twice:
+    overloaded = {name: keys for name, keys in overloaded.items()
+                  if any(word in grown for word in _WORDS.findall(str(name[3]).encode()))}
+    if not twice and not overloaded:
         return []
     before: dict[str, collections.Counter[tuple[object, ...]]] = {}
     for which in ("base", "left", "right"):
@@ -130,6 +150,17 @@ def _check_file(versions: Versions, profile: Profile, rules: DuplicateRules, lab
             return []   # an input that does not parse: nothing is guessed
         before[which] = collections.Counter(item.key for item in parsed)
     pairs = [items for key, items in twice.items() if len(items) > max(before[which][key] for which in before)]
+    declared = {which: {key[:4] for key in before[which] if len(key) == 5} for which in before}
+    for name, keys in overloaded.items():
+        if name in declared["base"]:
+            continue   # overloads added to a name the base had: they stand
+        left = {key for key in before["left"] if key[:4] == name}
+        right = {key for key in before["right"] if key[:4] == name}
+        only_left = [key for key in keys if key in left and key not in right]
+        only_right = [key for key in keys if key in right and key not in left]
+        same = [(a, b) for a in only_left for b in only_right if groups[a][0].parameters == groups[b][0].parameters]
+        if same:
+            pairs.append(sorted((groups[same[0][0]][0], groups[same[0][1]][0]), key=lambda d: d.start_byte))
     # A declaration inside one reported twice (a method of an impl both sides added) is that pair's.
     pairs = [items for items in pairs
              if not any(other is not items and o.start_byte <= items[0].start_byte < o.end_byte
@@ -175,7 +206,7 @@ def declarations(profile: Profile, rules: DuplicateRules, source: bytes,
     walker = _Walker(source, rules, captured, scopes)
     out: list[Declaration] = []
     for node, name_node, kind in captured.values():
-        if node.type not in rules.declarations:
+        if node.type not in rules.declarations and node.type not in rules.overloads:
             continue
         name = _text(source, name_node)
         if name in rules.repeatable:
@@ -184,12 +215,15 @@ def declarations(profile: Profile, rules: DuplicateRules, source: bytes,
         if chain is None or walker.exempt(node):
             continue
         prefix = _normal(source[node.start_byte:name_node.start_byte])
-        signature = ""
+        signature, parameters = "", None
         if rules.signature:
             field = node.child_by_field_name(rules.signature)
-            signature = _normal(_text(source, field)) if field is not None else ""
+            if field is not None:
+                signature = _normal(_text(source, field))
+                parameters = tuple(_parameter_name(source, child) for child in field.named_children
+                                   if not child.is_extra)
         out.append(Declaration((chain[0], node.type, prefix, name, signature), ".".join(chain[1] + (name,)), kind,
-                               name_node.start_point[0] + 1, node.start_byte, node.end_byte))
+                               name_node.start_point[0] + 1, node.start_byte, node.end_byte, parameters))
     # An import is what it binds: the same name imported twice into one scope, from one module or
     # from two (`use crate::body::Body` and `use hyper::Body`), does not compile.
     anchors = [parts.get("alias") or parts.get("name") or parts.get("module") for parts in imports]
@@ -311,6 +345,15 @@ class _Walker:
 def _bindings_query(profile: Profile) -> tree_sitter.Query:
     """The profile's `bindings` query, compiled once (profiles.py checked it when the profile loaded)."""
     return tree_sitter.Query(profile.language, profile.semantic.duplicates.bindings)
+
+
+def _parameter_name(source: bytes, node: tree_sitter.Node) -> str:
+    """A parameter's name: its `name` field (Java), its `pattern` (TypeScript), else its text."""
+    for field in ("name", "pattern"):
+        child = node.child_by_field_name(field)
+        if child is not None:
+            return _normal(_text(source, child))
+    return _normal(_text(source, node))
 
 
 def _text(source: bytes, node: tree_sitter.Node) -> str:

@@ -8,6 +8,9 @@ the matched identities, for the container driver to pick the rule:
   - `same_hunks`: both sides made the same edit (taken once);
   - `one_call_edited_twice`: one positional call statement both sides replaced by one edited
     call of the same callee and name (`describe('x', ...)`), matched as that one member;
+  - `moved_against_deletion` (over the whole container, once its groups are known): a base
+    member both sides took out while exactly one of them holds a near copy of it in another group
+    (moved and retitled, renamed and moved): a delete against a move, never a silent keep;
   - `all_keyed`, `ambiguous_order`, `replaced_on_both_sides`, `reworded_against_deletion`: in an
     unordered container both sides' additions and deletions of keyed members commute unless an
     insertion stands against a multi-member replacement, one member was replaced on both sides, or
@@ -132,6 +135,66 @@ def reworded_against_deletion(group, bmap, lmap, rmap, b_ids) -> bool:  # type: 
         if close["L"] != close["R"]:
             return True
     return False
+
+
+
+def moved_against_deletion(groups, b_ids, bmap, lmap, rmap) -> list[tuple[str, str, str]]:  # type: ignore[no-untyped-def]
+    """(base identity, moving side, its copy's identity) for each member both sides took out while
+    exactly one side holds, in another group of hunks, a new member of its kind whose text is close
+    to it: that side moved it and changed its key on the way (a Markdown section moved up and
+    retitled, a function renamed and moved), the other deleted it. Each side's deletion at the old
+    place is "the same edit on both sides", and the moving side's copy elsewhere is its own
+    insertion: a union keeps it and drops the deletion unseen. A near copy shares two whole lines
+    with the member (so a one-line member never has one: a statement of the same shape is close by
+    its words) and its words are close (`close_texts`); the closest is named. A near copy in the
+    deletion's own group is `reworded_against_deletion`'s."""
+    gone = [i for i in b_ids if i not in lmap and i not in rmap]
+    if not gone:
+        return []
+    new = {"L": [(m, _lines(m.body)) for i, m in lmap.items() if i not in bmap and i not in rmap],
+           "R": [(m, _lines(m.body)) for i, m in rmap.items() if i not in bmap and i not in lmap]}
+    if not new["L"] and not new["R"]:
+        return []
+    group_of = {}
+    for index, group in enumerate(groups):
+        for _side, (start, end, inserted) in group:
+            group_of.update((i, index) for i in b_ids[start:end])
+            group_of.update((i, index) for i in inserted)
+    found = []
+    for ident in gone:
+        base = bmap[ident]
+        lines = _lines(base.body)
+        if len(lines) < 2:
+            continue   # one line: any statement of the same shape is "close" by its words
+        words = base.body.split()
+        near = {side: [(ratio, m.ident) for m, its_lines in new[side] if m.node.type == base.node.type
+                       and len(lines & its_lines) >= 2 and (ratio := _near(words, m.body.split()))]
+                for side in ("L", "R")}
+        if bool(near["L"]) == bool(near["R"]):
+            continue
+        side = "L" if near["L"] else "R"
+        if all(group_of.get(copy) != group_of.get(ident) for _ratio, copy in near[side]):
+            found.append((ident, side, max(near[side])[1]))   # the closest copy
+    return found
+
+
+def _lines(text: bytes) -> set[bytes]:
+    """A member's non-blank lines, stripped: a near copy shares at least two of them."""
+    return {line.strip() for line in text.splitlines() if line.strip()}
+
+
+def _near(first: list[bytes], second: list[bytes]) -> float:
+    """`close_texts` on word lists, with difflib's cheap upper bounds first: the ratio when it is
+    at least 0.6, else 0."""
+    if not first or not second or 2 * min(len(first), len(second)) < 0.6 * (len(first) + len(second)):
+        return 0.0
+    import difflib
+
+    matcher = difflib.SequenceMatcher(None, first, second, autojunk=False)
+    if matcher.real_quick_ratio() < 0.6 or matcher.quick_ratio() < 0.6:
+        return 0.0
+    ratio = matcher.ratio()
+    return ratio if ratio >= 0.6 else 0.0
 
 
 

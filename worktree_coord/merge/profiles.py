@@ -111,7 +111,9 @@ class DuplicateRules:
     one name bound by two imports of one scope (from one module or two) is an error in Go, Rust
     and TypeScript; harmless in Python, and allowed in Java for one type (none listed there).
     `bindings`: a query whose `@bound` captures are names an import statement binds that the
-    semantic query's `@import.*` patterns do not see (Rust's `use a::{b::C}`), counted the same."""
+    semantic query's `@import.*` patterns do not see (Rust's `use a::{b::C}`), counted the same.
+    `overloads`: declaration kinds that may repeat under one key (TypeScript's bodiless overload
+    signatures), counted only for a new name both sides declared with two signatures."""
 
     declarations: frozenset[str] = frozenset()
     through: frozenset[str] = frozenset()
@@ -122,6 +124,7 @@ class DuplicateRules:
     repeatable: frozenset[str] = frozenset()
     imports: frozenset[str] = frozenset()
     bindings: str = ""
+    overloads: frozenset[str] = frozenset()
 
     @property
     def enabled(self) -> bool:
@@ -206,7 +209,7 @@ _SEMANTIC_KEYS = {"tags", "query", "self_receivers", "members_in_scope", "module
 _SIGNATURE_KEYS = {"parameters", "counted", "receivers", "receiver_first", "uncountable", "defaults", "wrappers",
                    "calls", "arguments", "argument_lists", "spread"}
 _DUPLICATE_KEYS = {"declarations", "through", "signature", "headers", "lead", "exempt", "repeatable", "imports",
-                   "bindings"}
+                   "bindings", "overloads"}
 
 
 @functools.lru_cache(maxsize=None)
@@ -558,7 +561,7 @@ def _duplicate_rules(raw: Any, source: str, check_kind: Callable[[str, str], Non
     where = f"language profile {source}: semantic.duplicates"
     strings = _subtable_strings(raw, where, _DUPLICATE_KEYS)
 
-    for key in ("declarations", "through", "lead", "imports"):
+    for key in ("declarations", "through", "lead", "imports", "overloads"):
         for kind in strings(key):
             check_kind(kind, f"semantic.duplicates.{key}")
     headers = raw.get("headers", {})
@@ -591,7 +594,8 @@ def _duplicate_rules(raw: Any, source: str, check_kind: Callable[[str, str], Non
     return DuplicateRules(declarations=frozenset(strings("declarations")), through=frozenset(strings("through")),
                           signature=signature, headers=tuple(headers.items()), lead=frozenset(strings("lead")),
                           exempt=pattern, repeatable=frozenset(strings("repeatable")),
-                          imports=frozenset(strings("imports")), bindings=bindings)
+                          imports=frozenset(strings("imports")), bindings=bindings,
+                          overloads=frozenset(strings("overloads")))
 
 
 def load_profile_text(text: str, source: str = "<string>") -> Profile:

@@ -77,8 +77,8 @@ from dataclasses import replace
 
 import tree_sitter
 
-from .group_rules import (all_keyed, ambiguous_order, independent_insertions, one_call_edited_twice,
-                          registrations_added, replaced_on_both_sides, reworded_against_deletion, same_hunks,
+from .group_rules import (all_keyed, ambiguous_order, independent_insertions, moved_against_deletion,
+                          one_call_edited_twice, registrations_added, replaced_on_both_sides, reworded_against_deletion, same_hunks,
                           why_no_union)
 from .insertion_layout import lead_over_deletion, over_blank_lines, relayout_insertions, run_leads
 from .insertion_order import bind_before_use, sorted_as_moved, sorted_run, sorted_table
@@ -101,6 +101,11 @@ COMMENT_OVER_HEAD = "lead and body of one member: comment over a rewritten head"
 
 # ... of a member one side moved and the other side edited: the edit applied where the member now stands.
 MOVED_AND_EDITED = "move: a member moved on one side, edited on the other"
+
+
+# The step of the conflict a member moved or renamed on one side and deleted on the other leaves
+# where the moving side's copy stands (git's line merge keeps the copy without a word).
+MOVED_AGAINST_DELETION = "member: moved or renamed on one side, deleted on the other"
 
 
 class StructuredTimeout(Unmergeable):
@@ -256,6 +261,9 @@ class StructuredMerge:
                 groups.append([item])
                 reach = end
         self._name_loss.check_rebound_together(groups, b_ids, bmap, lmap, rmap)
+        # Both sides took a member out, one of them to put a near copy elsewhere (moved and
+        # retitled, renamed and moved): a move against a delete, a conflict where the copy stands.
+        moved_away = moved_against_deletion(groups, b_ids, bmap, lmap, rmap)
         # entries: ("member", ident) resolved later, or ("conflict", Conflict)
         entries: list[tuple[str, object]] = []
         name = " > ".join(path)
@@ -329,12 +337,38 @@ class StructuredMerge:
                     self._record("line merge between members: " + group_shape(group), *span)
             position = hi
         emit_base_until(len(b_ids))
+        if moved_away:
+            entries = self._moved_against_deletion(entries, moved_away, bmap, lmap, rmap, name, sep)
         if rule.keep_sorted:
             entries = sorted_table(entries, (b, l, r), bmap, lmap, rmap)
         elif moved:
             entries = sorted_as_moved(entries, moved, (l, lmap, l_kept), (r, rmap, r_kept), bmap=bmap)
         entries = relayout_insertions(entries, bmap, lmap, rmap)
         return [prefix] + self._render_entries(path, entries, b, l, r, bmap, lmap, rmap) + [suffix]
+
+    def _moved_against_deletion(self, entries, moved_away, bmap, lmap, rmap, name, sep):  # type: ignore[no-untyped-def]
+        """The entries with each moving side's near copy of a member the other side deleted
+        turned into a delete/modify conflict where the copy stands (the base text, the copy, and
+        nothing from the deleting side). A copy the entries do not hold as that side's plain
+        insertion (a region's line merge took it) makes the container Unmergeable instead."""
+        conflicts = {}
+        for ident, side, copy in moved_away:
+            member = (lmap if side == "L" else rmap)[copy]
+            text = member.render(sep, True)
+            ours, theirs = (text, b"") if side == "L" else (b"", text)
+            conflicts[(side, copy)] = Conflict(
+                base=bmap[ident].render(sep, True), ours=ours, theirs=theirs,
+                declaration=join_declaration(name, bmap[ident].key), kind="delete_modify",
+                step=MOVED_AGAINST_DELETION)
+        out = []
+        for kind, value in entries:
+            if kind == "add" and tuple(value[:2]) in conflicts:  # type: ignore[index]
+                out.append(("conflict", conflicts.pop(tuple(value[:2]))))  # type: ignore[index]
+            else:
+                out.append((kind, value))
+        if conflicts:
+            raise Unmergeable("a member moved or renamed on one side was deleted on the other")
+        return out
 
     def _deletion(self, entries, ident, bmap, other_map, name, deleting_side: str, sep, own_map=None) -> None:  # type: ignore[no-untyped-def]
         """A base member deleted by one side: gone if the other side left it alone, else conflict;
