@@ -273,15 +273,23 @@ def combine_from_imports(base: bytes, left: bytes, right: bytes, merged: bytes) 
     return out
 
 
+def _ast_body(data: bytes) -> list[ast.stmt] | None:
+    """The module's statements as CPython's parser reads them (its warnings on odd escapes are
+    not ours to show), or None when it refuses the text."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return ast.parse(data).body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
 def _ast_counts(data: bytes) -> dict[tuple[int, str], int] | None:
     """`_counts` read through `ast` (CPython's parser: ~20x faster than libcst's), or None when
     `ast` refuses the text: module-level `from m import` statements alone on their lines (no other
     statement shares a line with them), star imports left out, per (relative level, module)."""
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            body = ast.parse(data).body
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    body = _ast_body(data)
+    if body is None:
         return None
     counts: dict[tuple[int, str], int] = {}
     for index, node in enumerate(body):
@@ -538,11 +546,8 @@ def resolve_import_conflicts(base: bytes, left: bytes, right: bytes, result: Fil
 
 def _ast_bindings(data: bytes) -> set[tuple[str, str, str | None]] | None:
     """`_all_bindings` read through `ast`, or None when `ast` refuses the text."""
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            body = ast.parse(data).body
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    body = _ast_body(data)
+    if body is None:
         return None
     out: set[tuple[str, str, str | None]] = set()
     for node in body:
