@@ -17,3 +17,26 @@ def findings(problem: str, path: str, base: bytes, left: bytes, right: bytes) ->
     merged = clean_merge(base, left, right)
     found = find_broken_names([FileVersions(path, base, left, right, merged)], complete=False)
     return [f for f in found if f.problem == problem]
+
+
+def tree_merge_findings(repo, ours: dict[str, bytes], theirs: dict[str, bytes]) -> tuple[SemanticFinding, ...]:
+    """The tree merge's findings when `ours` (committed on the checked-out branch) and `theirs` (on
+    a branch from the same base) merge, which git must call clean; labelled integration / t1."""
+    import pygit2
+
+    from tests.conftest import git
+    from worktree_coord.merge import check_tree_merge
+
+    base = git(repo, "rev-parse", "HEAD")
+    commits = []
+    for files, message in ((ours, "ours"), (theirs, "theirs")):
+        if commits:
+            git(repo, "checkout", "-q", "-b", "theirs", base)
+        for path, data in files.items():
+            (repo / path).write_bytes(data)
+        git(repo, "commit", "-qam", message)
+        commits.append(git(repo, "rev-parse", "HEAD"))
+    handle = pygit2.Repository(str(repo))
+    index = handle.merge_commits(*commits)
+    assert not index.conflicts, "git merges it cleanly"
+    return check_tree_merge(handle, base, *commits, index.write_tree(handle), labels=("integration", "base", "t1"))

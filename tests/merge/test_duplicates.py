@@ -10,12 +10,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pygit2
 import pytest
 
-from tests.conftest import git, make_repo
-from tests.merge.clean_merges import clean_merge, findings
-from worktree_coord.merge import FileVersions, check_tree_merge, find_broken_names, merge_file
+from tests.conftest import make_repo
+from tests.merge.clean_merges import clean_merge, findings, tree_merge_findings
+from worktree_coord.merge import FileVersions, find_broken_names, merge_file
 from worktree_coord.merge.result import SemanticFinding
 
 WTC = str(Path(sys.executable).parent / "wtc")
@@ -210,19 +209,9 @@ def test_merge_file_reports_the_duplicates_of_its_line_merge_as_semantic_conflic
 def test_tree_merge_reports_a_function_both_branches_added(tmp_path: Path) -> None:
     util = "def a():\n    return 1\n\n\ndef b():\n    return 2\n"
     repo = make_repo(tmp_path / "repo", {"pkg/__init__.py": "", "pkg/util.py": util, "pkg/other.py": "X = 1\n"})
-    base = git(repo, "rev-parse", "HEAD")
-    (repo / "pkg/util.py").write_text("def helper():\n    return 0\n\n\n" + util)
-    git(repo, "commit", "-qam", "ours: helper at the top")
-    ours = git(repo, "rev-parse", "HEAD")
-    git(repo, "checkout", "-q", "-b", "theirs", base)
-    (repo / "pkg/util.py").write_text(util + "\n\ndef helper():\n    return 0\n")
-    (repo / "pkg/other.py").write_text("X = 2\n")
-    git(repo, "commit", "-qam", "theirs: helper at the end")
-    theirs = git(repo, "rev-parse", "HEAD")
-    handle = pygit2.Repository(str(repo))
-    index = handle.merge_commits(ours, theirs)
-    assert not index.conflicts, "git merges it cleanly"
-    [finding] = check_tree_merge(handle, base, ours, theirs, index.write_tree(handle), labels=("integration", "base", "t1"))
+    [finding] = tree_merge_findings(repo, {"pkg/util.py": ("def helper():\n    return 0\n\n\n" + util).encode()},
+                                    {"pkg/util.py": (util + "\n\ndef helper():\n    return 0\n").encode(),
+                                     "pkg/other.py": b"X = 2\n"})
     assert (finding.problem, finding.name, finding.definition_path, finding.definition_line, finding.use_line) == \
         ("duplicate", "helper", "pkg/util.py", 1, 13)
     assert (finding.removed_by, finding.used_by) == ("integration", "t1")
@@ -319,21 +308,12 @@ def test_java_one_new_method_declared_by_both_sides_with_one_parameter_name_is_r
 
 def test_tree_merge_reports_one_new_function_both_branches_declared_with_two_signatures(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "repo", {"index.d.ts": DTS_BASE.decode(), "lib/util.ts": "export const x = 1;\n"})
-    base = git(repo, "rev-parse", "HEAD")
-    (repo / "index.d.ts").write_bytes(DTS_BASE.replace(
-        b"export function toFormData",
-        b"export function mergeConfig(config1: Config, config2?: Config): Config;\n\nexport function toFormData"))
-    git(repo, "commit", "-qam", "ours: mergeConfig with an optional second config")
-    ours = git(repo, "rev-parse", "HEAD")
-    git(repo, "checkout", "-q", "-b", "theirs", base)
-    (repo / "index.d.ts").write_bytes(DTS_BASE + b"\nexport function mergeConfig(config1: Config, config2: Config): Config;\n")
-    (repo / "lib/util.ts").write_text("export const x = 2;\n")
-    git(repo, "commit", "-qam", "theirs: mergeConfig with two configs")
-    theirs = git(repo, "rev-parse", "HEAD")
-    handle = pygit2.Repository(str(repo))
-    index = handle.merge_commits(ours, theirs)
-    assert not index.conflicts, "git merges it cleanly"
-    [finding] = check_tree_merge(handle, base, ours, theirs, index.write_tree(handle), labels=("integration", "base", "t1"))
+    [finding] = tree_merge_findings(
+        repo, {"index.d.ts": DTS_BASE.replace(b"export function toFormData",
+                                              b"export function mergeConfig(config1: Config, config2?: Config): Config;"
+                                              b"\n\nexport function toFormData")},
+        {"index.d.ts": DTS_BASE + b"\nexport function mergeConfig(config1: Config, config2: Config): Config;\n",
+         "lib/util.ts": b"export const x = 2;\n"})
     assert (finding.problem, finding.name, finding.definition_path, finding.definition_line, finding.use_line) == \
         ("duplicate", "mergeConfig", "index.d.ts", 8, 12)
     assert (finding.removed_by, finding.used_by) == ("integration", "t1")

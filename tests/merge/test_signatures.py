@@ -46,7 +46,7 @@ def run():
 
 
 def tail():
-    pass
+    return None
 '''
 PY_OLD, PY_NEW = "def parse(text, strict):", "def parse(text, strict, encoding):"
 PY_CALL, PY_CALL_NEW = 'parse("a", True)', 'parse("a", True, "utf-8")'
