@@ -31,7 +31,7 @@ import pygit2
 
 from .cascade import merge_file
 from .result import FileMerge, MergeConflict, SemanticFinding, SemanticMode, Strategy
-from .semantic import FileVersions, find_broken_names, semantic_profile
+from .semantic import find_broken_names, semantic_profile
 
 _REGULAR = 0o100644
 _SPECIAL = (0o120000, 0o160000)
