@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import subprocess
@@ -15,6 +16,29 @@ import pytest
 TOOLS_BIN = Path(__file__).resolve().parent.parent / "tools" / "node_modules" / ".bin"
 if TOOLS_BIN.is_dir() and str(TOOLS_BIN) not in os.environ.get("PATH", "").split(os.pathsep):
     os.environ["PATH"] = os.pathsep.join([str(TOOLS_BIN), os.environ.get("PATH", "")])
+
+
+def _compile_package_bytecode() -> None:
+    """Compile worktree_coord's bytecode once, before any test starts a `wtc` process.
+
+    The suite starts thousands of `wtc` processes (every CLI call, hook, merge driver, MCP server).
+    An installed wtc has its bytecode (pip compiles it); an editable checkout run with
+    PYTHONDONTWRITEBYTECODE=1, as on the development machine, would instead compile all ~190 modules
+    from source in every one of those processes (+0.1 s of CPU each; scripts/bench_hooks.py drops the
+    variable for the same reason). Python still reads existing bytecode under that variable, so one
+    compile here gives every child what an installed wtc has. The files go where Python itself puts
+    them without the variable (`__pycache__/`, ignored by git); stale ones are rebuilt by mtime."""
+    import compileall
+
+    import worktree_coord
+
+    for package in {Path(worktree_coord.__file__).resolve().parent,
+                    Path(importlib.util.find_spec("worktree_coord.grammars").origin).resolve().parent}:
+        # quiet=2: a read-only install (its bytecode already there) is no error worth printing
+        compileall.compile_dir(str(package), quiet=2, workers=1)
+
+
+_compile_package_bytecode()
 
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "Test Author", "GIT_AUTHOR_EMAIL": "author@example.com",
