@@ -29,6 +29,7 @@ def _load_harness():
 stress = _load_harness()
 
 
+@pytest.mark.heavy
 @pytest.mark.slow
 @pytest.mark.timeout(400)
 def test_swarm_16_workers_100_tasks_keeps_every_invariant(tmp_path):
