@@ -125,6 +125,8 @@ class DuplicateRules:
     imports: frozenset[str] = frozenset()
     bindings: str = ""
     overloads: frozenset[str] = frozenset()
+    implementations: frozenset[str] = frozenset()
+    parameter_name: str | None = None
 
     @property
     def enabled(self) -> bool:
@@ -209,7 +211,7 @@ _SEMANTIC_KEYS = {"tags", "query", "self_receivers", "members_in_scope", "module
 _SIGNATURE_KEYS = {"parameters", "counted", "receivers", "receiver_first", "uncountable", "defaults", "wrappers",
                    "calls", "arguments", "argument_lists", "spread"}
 _DUPLICATE_KEYS = {"declarations", "through", "signature", "headers", "lead", "exempt", "repeatable", "imports",
-                   "bindings", "overloads"}
+                   "bindings", "overloads", "implementations", "parameter_name"}
 
 
 @functools.lru_cache(maxsize=None)
@@ -561,7 +563,7 @@ def _duplicate_rules(raw: Any, source: str, check_kind: Callable[[str, str], Non
     where = f"language profile {source}: semantic.duplicates"
     strings = _subtable_strings(raw, where, _DUPLICATE_KEYS)
 
-    for key in ("declarations", "through", "lead", "imports", "overloads"):
+    for key in ("declarations", "through", "lead", "imports", "overloads", "implementations"):
         for kind in strings(key):
             check_kind(kind, f"semantic.duplicates.{key}")
     headers = raw.get("headers", {})
@@ -575,6 +577,11 @@ def _duplicate_rules(raw: Any, source: str, check_kind: Callable[[str, str], Non
         if not isinstance(signature, str):
             raise ConfigError(f"{where}.signature must be a field name")
         check_field(signature, "semantic.duplicates.signature")
+    parameter_name = raw.get("parameter_name")
+    if parameter_name is not None:
+        if not isinstance(parameter_name, str) or signature is None:
+            raise ConfigError(f"{where}.parameter_name must be a field name, and needs `signature`")
+        check_field(parameter_name, "semantic.duplicates.parameter_name")
     exempt = raw.get("exempt")
     try:
         pattern = re.compile(exempt, re.MULTILINE) if exempt is not None else None
@@ -595,7 +602,8 @@ def _duplicate_rules(raw: Any, source: str, check_kind: Callable[[str, str], Non
                           signature=signature, headers=tuple(headers.items()), lead=frozenset(strings("lead")),
                           exempt=pattern, repeatable=frozenset(strings("repeatable")),
                           imports=frozenset(strings("imports")), bindings=bindings,
-                          overloads=frozenset(strings("overloads")))
+                          overloads=frozenset(strings("overloads")),
+                          implementations=frozenset(strings("implementations")), parameter_name=parameter_name)
 
 
 def load_profile_text(text: str, source: str = "<string>") -> Profile:
