@@ -50,7 +50,9 @@ Profile keys:
     [declarations] kind = key template: "{path}" parts resolve a child by field name or, failing
     that, by node kind; steps join with "."; "*field" maps over named children; "+kind" takes every
     direct child of that kind or field (joined with ","); "@text" is the
-    node's own text; "{?path}" only requires the path; "{path=a,b,c}" resolves only when the
+    node's own text when it is short and on one line (else no key: a longer text is content);
+    "@content" is the node's text whatever its length, spaces normalized (the content is the
+    identity: Markdown list items that wrap); "{?path}" only requires the path; "{path=a,b,c}" resolves only when the
     path's text is one of those words (Elixir: a `call` whose target is `def` is a declaration,
     other calls are statements); alternatives are separated by "|". When no
     alternative resolves, the node has no key (it stays positional, matched by its text).
@@ -423,7 +425,7 @@ def _validate(raw: dict[str, Any], source: str) -> Profile:
         for part in _PART.findall(template):
             for step in part.lstrip("?").split("=", 1)[0].split("."):
                 step = step.lstrip("*+")
-                if step == "@text":
+                if step in ("@text", "@content"):
                     continue
                 if language.field_id_for_name(step) is None and language.id_for_node_kind(step, True) is None:
                     raise ConfigError(f"language profile {source}: key of {kind!r} names {step!r}, "
