@@ -285,10 +285,10 @@ class _Mentions:
         key = (which, path)
         if key not in self._read:
             try:
-                entry = self._trees[which][path]
+                found = self._repo[self._trees[which][path].id]
             except KeyError:
-                entry = None
-            self._read[key] = self._repo[entry.id].data if entry is not None and entry.type_str == "blob" else None
+                found = None
+            self._read[key] = found.data if isinstance(found, pygit2.Blob) else None
         return self._read[key]
 
 class _TreeFile:
