@@ -220,10 +220,11 @@ class _Mentions:
     some file of that side's whole tree (a file a semantic profile reads) names, as a whole word of a
     path (so `javax.servlet` is in `javax.servlet.http.Cookie`, and `example.com/mod` is not in
     `example.com/mod/v2`), or, in a language that groups imports under a `::` path (Rust), inside
-    a group (`use std::{io, ops::Deref}` names std::ops: `import_paths.grouped_paths`). One pass over the tree answers every module asked at once, and stops as
-    soon as each is found: a side that replaced many modules (a vendored tree moved) costs one read
-    of its files, not one per module (cortex 531e91f084: 850,000 object reads before). Answers are
-    kept for the next question."""
+    a group (`use std::{io, ops::Deref}` names std::ops: `import_paths.grouped_paths`). One pass
+    over the tree answers every module asked at once, and stops as soon as each is found: a side
+    that replaced many modules (a vendored tree moved) costs one read of its files, not one per
+    module (cortex 531e91f084: 850,000 object reads before). Answers are kept for the next
+    question. `file(which, path)` reads one file of the base or a side's tree (the manifests)."""
 
     def __init__(self, repo: pygit2.Repository, base: pygit2.Tree, ours: pygit2.Tree, theirs: pygit2.Tree):
         self._repo = repo
