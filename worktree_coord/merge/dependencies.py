@@ -36,7 +36,7 @@ import tomllib
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-MANIFESTS = ("Cargo.toml", "go.mod", "package.json", "pyproject.toml")
+from .profiles import MANIFESTS
 
 _CARGO_GROUPS = ("dependencies", "dev-dependencies", "build-dependencies")
 _NPM_GROUPS = ("dependencies", "devDependencies", "peerDependencies", "optionalDependencies")

@@ -74,7 +74,6 @@ from typing import Any, Callable
 import tree_sitter
 
 from ..errors import ConfigError
-from .dependencies import MANIFESTS
 
 _PART = re.compile(r"\{([^{}]+)\}")
 
@@ -208,6 +207,10 @@ class SemanticRules:
     def enabled(self) -> bool:
         return bool(self.tags or self.query)
 
+
+# The manifests dependencies.py reads (profile `[semantic] manifest`); named here so that loading a
+# profile does not load their readers.
+MANIFESTS = ("Cargo.toml", "go.mod", "package.json", "pyproject.toml")
 
 _SEMANTIC_KEYS = {"tags", "query", "self_receivers", "members_in_scope", "module_separator",
                   "module_roots", "relative_parents", "index_names", "module_binding", "package", "scopes",
