@@ -134,12 +134,14 @@ def test_a_section_opener_is_profile_data_and_checked() -> None:
 
 
 def test_every_shipped_semantic_query_compiles() -> None:
-    from worktree_coord.merge.symbols import query_for
+    from worktree_coord.merge.symbols import hidden_query, query_for
 
     enabled = [profile for profile in load_profiles() if profile.semantic.enabled]
     assert {p.name for p in enabled} == {"python", "javascript", "typescript", "tsx", "go", "rust", "java"}
     for profile in enabled:
         assert query_for(profile).pattern_count > 0
+        if profile.semantic.hidden_names:
+            assert hidden_query(profile).capture_name(0) == "name"
 
 
 @pytest.mark.parametrize("section, message", [
@@ -148,6 +150,7 @@ def test_every_shipped_semantic_query_compiles() -> None:
     ('[semantic]\nscopes = { impl_block = "type" }\n', "unknown node kind 'impl_block' in semantic.scopes"),
     ('[semantic]\nglobals = "print"\n', "semantic.globals must be a list of strings"),
     ('[semantic]\ntags = ["tree-sitter-python"]\n', "not a module"),
+    ('[semantic]\nmanifest = "setup.py"\n', "semantic.manifest must be"),
 ])
 def test_invalid_semantic_sections_are_config_errors(section: str, message: str) -> None:
     with pytest.raises(ConfigError) as raised:

@@ -181,7 +181,10 @@ class SemanticRules:
     as), `@import.wildcard` (a star import or re-export: any name may come from it), `@heritage`
     (a class, or a `scopes` node, that declares bases: its members may be inherited, so a member it
     no longer defines is not known to be gone), and more definitions or references where the tags
-    miss them.
+    miss them. `manifest`: the file name of the language's dependency manifest (dependencies.py: a
+    module of a dependency the merge still declares unchanged is never "replaced"). `hidden_names`:
+    a query whose `@name`s are identifiers the parse does not place (tokens inside a macro call): a
+    definition whose name still stands there is not taken as removed.
     """
 
     tags: tuple[str, ...] = ()
@@ -199,6 +202,8 @@ class SemanticRules:
     self_fields: tuple[tuple[str, str], ...] = ()   # definition kind -> field whose name is its `self` (Go receivers)
     type_names: frozenset[str] = frozenset()        # node kinds naming a type inside those fields
     globals: frozenset[str] = frozenset()           # names defined everywhere (builtins, prelude)
+    manifest: str = ""                              # the file declaring dependencies (`Cargo.toml`): dependencies.py
+    hidden_names: str = ""                          # a query: `@name`s the parse does not place (a macro call's tokens)
     duplicates: DuplicateRules = DuplicateRules()   # what may not be declared twice (duplicates.py)
     signatures: SignatureRules = SignatureRules()   # how parameters and arguments count (signatures.py)
 
@@ -207,9 +212,14 @@ class SemanticRules:
         return bool(self.tags or self.query)
 
 
+# The manifests dependencies.py reads (profile `[semantic] manifest`); named here so that loading a
+# profile does not load their readers.
+MANIFESTS = ("Cargo.toml", "go.mod", "package.json", "pyproject.toml")
+
 _SEMANTIC_KEYS = {"tags", "query", "self_receivers", "members_in_scope", "module_separator",
                   "module_roots", "relative_parents", "index_names", "module_binding", "package", "scopes",
-                  "member_of", "self_fields", "type_names", "globals", "duplicates", "signatures"}
+                  "member_of", "self_fields", "type_names", "globals", "manifest", "hidden_names", "duplicates",
+                  "signatures"}
 _SIGNATURE_KEYS = {"parameters", "counted", "receivers", "receiver_first", "uncountable", "defaults", "wrappers",
                    "calls", "arguments", "argument_lists", "spread"}
 _DUPLICATE_KEYS = {"declarations", "through", "signature", "headers", "lead", "exempt", "repeatable", "imports",
@@ -495,6 +505,7 @@ def _semantic_rules(raw: Any, source: str, check_kind: Callable[[str, str], None
         package=text("package", "file", ("file", "directory")), scopes=kind_to_field("scopes"),
         member_of=kind_to_field("member_of"), self_fields=kind_to_field("self_fields"), type_names=frozenset(strings("type_names")),
         globals=frozenset(strings("globals")),
+        manifest=text("manifest", "", ("",) + MANIFESTS), hidden_names=text("hidden_names", ""),
         duplicates=_duplicate_rules(raw.get("duplicates", {}), source, check_kind, check_field, language),
         signatures=_signature_rules(raw.get("signatures", {}), source, check_kind, check_field),
     )
