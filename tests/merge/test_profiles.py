@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from worktree_coord.errors import ConfigError
@@ -309,3 +311,11 @@ def test_parse_aliases_must_keep_the_length() -> None:
         load_profile_text(good.replace('"tri!"', '"attempt!"'), "mini.toml")
     with pytest.raises(ConfigError, match="equal length"):
         load_profile_text(good.replace('[["try!", "tri!"]]', '["try!"]'), "mini.toml")
+
+
+def test_union_when_added_twice_names_node_kinds_of_the_grammar() -> None:
+    text = (Path(__file__).resolve().parents[2] / "grammars" / "markdown.toml").read_text()
+    assert load_profile_text(text, "markdown.toml").union_when_added_twice == frozenset({"list"})
+    with pytest.raises(ConfigError, match="union_when_added_twice"):
+        load_profile_text(text.replace('union_when_added_twice = ["list"]', 'union_when_added_twice = ["lists"]'),
+                          "markdown.toml")

@@ -15,6 +15,10 @@ Profile keys:
     terminators (anonymous tokens that end the member before them, like ";"),
     anchored (keyed node kinds that are matched by key but never commute: a new or deleted one
     is never placed by the union of an unordered container, e.g. Python's `if COND:` blocks),
+    union_when_added_twice (container kinds whose members commute, keyed: one that both sides
+    added at one place with two texts, a Markdown list both sides started under one heading,
+    merges as the union of its members, left's first, a member both added once; any member
+    without a key, or one key with two texts, keeps the conflict),
     repeatable (keyed node kinds whose key may legitimately repeat in a file, like assignments to
     one target: left out of the declaration census, so a line merge repeating one is not suspect),
     order_sensitive (true when containers run top to bottom, as Python modules and class bodies do,
@@ -245,6 +249,7 @@ class Profile:
     declarations: tuple[tuple[str, str], ...]
     data: bool = False
     anchored: frozenset[str] = frozenset()
+    union_when_added_twice: frozenset[str] = frozenset()
     repeatable: frozenset[str] = frozenset()
     order_sensitive: bool = False            # containers run top to bottom (Python module, class body)
     deferred: frozenset[str] = frozenset()   # kinds whose body runs later (Python def, lambda)
@@ -362,6 +367,9 @@ def _validate(raw: dict[str, Any], source: str) -> Profile:
     anchored = frozenset(raw.get("anchored", []))
     for kind in anchored:
         check_kind(kind, "anchored")
+    union_when_added_twice = frozenset(raw.get("union_when_added_twice", []))
+    for kind in union_when_added_twice:
+        check_kind(kind, "union_when_added_twice")
     repeatable = frozenset(raw.get("repeatable", []))
     for kind in repeatable:
         check_kind(kind, "repeatable")
@@ -374,7 +382,8 @@ def _validate(raw: dict[str, Any], source: str) -> Profile:
     unknown_keys = set(raw) - {"name", "grammar", "grammar_function", "extensions", "filenames", "comments",
                                "terminators", "containers", "declarations", "data", "anchored",
                                "repeatable", "order_sensitive", "deferred", "name_kinds", "variant_markers", "lazy_annotations", "binds",
-                               "semantic", "claims", "section_opener", "parse_aliases"}
+                               "semantic", "claims", "section_opener", "parse_aliases",
+                               "union_when_added_twice"}
     if unknown_keys:
         raise ConfigError(f"language profile {source}: unknown setting(s) {sorted(unknown_keys)}")
     claims = _claims(raw, source)
@@ -445,6 +454,7 @@ def _validate(raw: dict[str, Any], source: str) -> Profile:
         grammar=grammar, grammar_function=function, comments=comments,
         terminators=frozenset(raw.get("terminators", [])), containers=tuple(containers),
         declarations=tuple(declarations.items()), data=bool(raw.get("data", False)), anchored=anchored,
+        union_when_added_twice=union_when_added_twice,
         repeatable=repeatable, order_sensitive=bool(raw.get("order_sensitive", False)), deferred=deferred,
         name_kinds=name_kinds,
         variant_markers=tuple(raw.get("variant_markers", [])),
