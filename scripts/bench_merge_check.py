@@ -45,11 +45,14 @@ def worker(tree: Path) -> int:
     """Checks the merges the driver sends (the merged bytes of the files both sides changed come
     with each, assembled once by the driver: both codes check the same tree merge)."""
     sys.path[:0] = [str(tree)]
+    _own_grammars(tree)
     import pygit2
     from worktree_coord.merge import tree as tree_module
 
     repos: dict[str, pygit2.Repository] = {}
-    print(json.dumps({"ready": str(Path(tree_module.__file__).resolve())}), flush=True)
+    import importlib.resources
+    grammars = importlib.resources.files("worktree_coord.grammars")
+    print(json.dumps({"ready": f"{Path(tree_module.__file__).resolve()} (grammars {grammars})"}), flush=True)
     for line in sys.stdin:
         request = json.loads(line)
         repo = repos.get(request["repo"]) or repos.setdefault(request["repo"], pygit2.Repository(request["repo"]))
@@ -63,6 +66,21 @@ def worker(tree: Path) -> int:
                           for f in found)
         print(json.dumps({"findings": findings, "check_cpu": cpu, "check_wall": wall}), flush=True)
     return 0
+
+
+def _own_grammars(tree: Path) -> None:
+    """Make `worktree_coord.grammars` the tree's own `grammars/`: pyproject maps that package to the
+    repository's top-level folder, so an editable install would hand every tree the installed
+    checkout's profiles (a baseline would read this branch's grammars, or refuse its new keys)."""
+    import importlib.machinery
+    import importlib.util
+
+    spec = importlib.machinery.PathFinder.find_spec("worktree_coord.grammars", [str(tree)])
+    if spec is None or spec.loader is None:
+        return   # no grammars/ folder there: the installed one stands
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["worktree_coord.grammars"] = module
+    spec.loader.exec_module(module)
 
 
 def assemble(repo: Any, sha: str) -> dict | None:

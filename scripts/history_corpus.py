@@ -185,7 +185,8 @@ def _store(repo: pygit2.Repository, oid: str) -> bytes:
     target = blob_path(oid)
     if not target.exists():
         target.parent.mkdir(parents=True, exist_ok=True)
-        temporary = target.with_suffix(".part")
+        # One temporary name per process: two miners (the eval and this script) may store one blob at once.
+        temporary = target.with_suffix(f".{os.getpid()}.part")
         temporary.write_bytes(data)
         temporary.replace(target)
     return data

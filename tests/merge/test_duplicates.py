@@ -326,3 +326,50 @@ def test_an_unknown_node_kind_in_overloads_is_a_clear_error() -> None:
     text = text.replace('overloads = ["function_signature"]', 'overloads = ["function_signatur"]')
     with pytest.raises(ConfigError, match="function_signatur"):
         load_profile_text(text, "typescript.toml")
+
+
+# -- one implementation per name, whatever its parameters (TypeScript); overloads by type (Java) ------
+
+TS_BASE = b"export function a(): number {\n  return 1;\n}\n\nexport class K {\n  m(): void {}\n}\n"
+
+
+def test_typescript_one_new_function_implemented_by_both_sides_with_other_parameters_is_reported() -> None:
+    """Two bodies of one name are "Duplicate function implementation" whatever their parameters
+    (the overloads are bodiless signatures): keyed by parameters, they were taken for overloads."""
+    left = TS_BASE.replace(b"export class K", b"export function parse(text: string): number {\n"
+                           b"  return Number(text);\n}\n\nexport class K")
+    right = TS_BASE + b"\nexport function parse(input: string, radix = 10): number {\n  return parseInt(input, radix);\n}\n"
+    [finding] = _twice("util.ts", TS_BASE, left, right)
+    assert (finding.name, finding.definition_line, finding.use_line) == ("parse", 5, 13)
+    methods = TS_BASE.replace(b"  m(): void {}\n", b"  size(): number { return 0; }\n\n  m(): void {}\n")
+    other = TS_BASE.replace(b"  m(): void {}\n}\n", b"  m(): void {}\n\n  size(unit: string): number { return 1; }\n}\n")
+    [method] = _twice("util.ts", TS_BASE, methods, other)
+    assert method.name == "K.size"
+
+
+def test_typescript_overload_signatures_with_one_implementation_accessors_and_statics_are_not_reported() -> None:
+    left = TS_BASE.replace(b"export class K {\n", b"export function parse(text: string): number;\n"
+                           b"export function parse(text: string, radix: number): number;\n"
+                           b"export function parse(text: string, radix = 10): number {\n  return parseInt(text, radix);\n}\n\n"
+                           b"export class K {\n  get v(): number { return 1; }\n")
+    right = TS_BASE.replace(b"  m(): void {}\n}\n", b"  m(): void {}\n  set v(x: number) {}\n  static m(): void {}\n}\n")
+    assert _twice("util.ts", TS_BASE, left, right) == []
+
+
+def test_java_overloads_differing_only_in_parameter_names_are_reported_and_by_type_are_not() -> None:
+    left = JAVA_BASE.replace(b"    void a()", b"    void c(final int x) {}\n\n    void a()")
+    right = JAVA_BASE.replace(b"    void b() {}\n", b"    void b() {}\n\n    void c(final int count) {}\n")
+    [finding] = _twice("A.java", JAVA_BASE, left, right)
+    assert (finding.name, finding.definition_line, finding.use_line) == ("A.c", 2, 8)
+    for other in (b"void c(final int[] count)", b"void c(final int count[])", b"void c(final long count)",
+                  b"void c(final int count, int more)"):
+        assert _twice("A.java", JAVA_BASE, left, right.replace(b"void c(final int count)", other)) == [], other
+
+
+def test_parameter_name_without_a_signature_is_a_clear_error() -> None:
+    from worktree_coord.errors import ConfigError
+    from worktree_coord.merge.profiles import load_profile_text
+    text = (Path(__file__).resolve().parents[2] / "grammars" / "java.toml").read_text()
+    text = text.replace('signature = "parameters"\n# Overloads', '# Overloads', 1)
+    with pytest.raises(ConfigError, match="parameter_name"):
+        load_profile_text(text, "java.toml")

@@ -99,3 +99,102 @@ def test_a_file_the_using_side_moved_brings_no_new_imports(tmp_path: Path) -> No
     moved_and_new = _merge(tmp_path / "again", base, ours, {"src/app/Old.java": None, "lib/app/Old.java": old,
                                                             "src/app/New.java": COOKIE})
     assert [f.use_path for f in moved_and_new if f.problem == "import_path"] == ["src/app/New.java"]
+
+
+def _import_paths(found) -> list[tuple[str, str, int]]:
+    return [(f.name, f.use_path, f.use_line) for f in found if f.problem == "import_path"]
+
+
+# -- Rust: a path still imported inside a grouped use list (actix-web df3bf79873) -----------------
+CARGO = '[package]\nname = "app"\nversion = "0.1.0"\n\n[dependencies]\nderive_more = "0.99"\n'
+NAMED = "use std::ops::Deref;\n\npub struct Named(String);\n\nimpl Deref for Named {\n    type Target = String;\n}\n"
+NAMED_DERIVED = "use derive_more::Deref;\n\n#[derive(Deref)]\npub struct Named(String);\n"
+POOL = "use std::io;\n\npub fn open() -> io::Result<()> {\n    Ok(())\n}\n"
+RETRY = "use std::ops::{Deref, DerefMut};\n\npub fn retry<T: Deref + DerefMut>(t: T) -> T {\n    t\n}\n"
+RUST_BASE = {"Cargo.toml": CARGO, "src/named.rs": NAMED, "src/pool.rs": POOL}
+
+
+def _pool(group: str) -> str:
+    return POOL.replace("use std::io;", f"use std::{{\n    io,\n    {group},\n}};")
+
+
+def test_a_path_the_other_side_still_imports_inside_a_nested_use_list_is_not_replaced(tmp_path: Path) -> None:
+    ours = {"src/named.rs": NAMED_DERIVED, "src/pool.rs": _pool("ops::{Deref, Index}")}
+    assert _import_paths(_merge(tmp_path, RUST_BASE, ours, {"src/retry.rs": RETRY})) == []
+
+
+def test_a_path_no_use_list_of_the_other_side_holds_is_reported_once_per_use_line(tmp_path: Path) -> None:
+    """The positive twin: the group names fmt, not ops, so std::ops is gone from that side's tree;
+    the new line imports two names of it and is one finding (it was two)."""
+    ours = {"src/named.rs": NAMED_DERIVED, "src/pool.rs": _pool("fmt::{Debug, Display}")}
+    found = _merge(tmp_path, RUST_BASE, ours, {"src/retry.rs": RETRY})
+    assert _import_paths(found) == [("std::ops", "src/retry.rs", 1)]
+
+
+# -- an external dependency the merge still declares (actix-web c7ad677804) -----------------------
+ENC_CARGO = '[package]\nname = "app"\nversion = "0.1.0"\n\n[dependencies]\nencoding = "0.2"\nencoding_rs = "0.8"\n'
+FORM = "use encoding::types::Encoding;\n\npub fn form(e: &dyn Encoding) -> usize {\n    1\n}\n"
+READ = "use encoding::types::{DecoderTrap, Encoding};\n\npub fn read(e: &dyn Encoding, t: DecoderTrap) -> usize {\n    2\n}\n"
+ENC_BASE = {"Cargo.toml": ENC_CARGO, "src/form.rs": FORM, "src/lines.rs": FORM.replace("fn form", "fn lines")}
+
+
+def _dropped_encoding(cargo: str | None) -> dict[str, str | None]:
+    """Ours stops importing `encoding` (its names come from encoding_rs now), Cargo.toml as given."""
+    files: dict[str, str | None] = {path: text.replace("use encoding::types::Encoding;", "use encoding_rs::Encoding;")
+                                    for path, text in ENC_BASE.items() if path.endswith(".rs")}
+    if cargo is not None:
+        files["Cargo.toml"] = cargo
+    return files
+
+
+def test_an_external_crate_one_side_stopped_importing_while_the_manifest_keeps_it_is_not_replaced(tmp_path: Path) -> None:
+    assert _import_paths(_merge(tmp_path, ENC_BASE, _dropped_encoding(None), {"src/read.rs": READ})) == []
+
+
+def test_an_external_crate_the_other_side_dropped_or_bumped_in_its_manifest_is_reported(tmp_path: Path) -> None:
+    dropped = ENC_CARGO.replace('encoding = "0.2"\n', "")
+    found = _merge(tmp_path, ENC_BASE, _dropped_encoding(dropped), {"src/read.rs": READ})
+    assert _import_paths(found) == [("encoding::types", "src/read.rs", 1)]
+    bumped = ENC_CARGO.replace('encoding = "0.2"', 'encoding = "0.3"')
+    found = _merge(tmp_path / "bumped", ENC_BASE, _dropped_encoding(bumped), {"src/read.rs": READ})
+    assert _import_paths(found) == [("encoding::types", "src/read.rs", 1)]
+
+
+def test_a_crate_whose_source_is_in_the_tree_is_not_external(tmp_path: Path) -> None:
+    """actix-web df3bf79873's shape: a path dependency (or a [patch] to a path) is the tree's own
+    code, which the other side may have changed; its module replaced throughout stays reported."""
+    base = ENC_BASE | {"Cargo.toml": ENC_CARGO.replace('encoding = "0.2"', 'encoding = { path = "vendor/encoding" }')}
+    found = _merge(tmp_path, base, _dropped_encoding(None), {"src/read.rs": READ})
+    assert _import_paths(found) == [("encoding::types", "src/read.rs", 1)]
+    patched = ENC_BASE | {"Cargo.toml": ENC_CARGO + '\n[patch.crates-io]\nencoding = { path = "vendor/encoding" }\n'}
+    found = _merge(tmp_path / "patched", patched, _dropped_encoding(None), {"src/read.rs": READ})
+    assert _import_paths(found) == [("encoding::types", "src/read.rs", 1)]
+
+
+def test_a_go_module_still_required_alike_is_not_replaced_and_one_dropped_from_go_mod_is(tmp_path: Path) -> None:
+    use = 'package {pkg}\n\nimport (\n\t"github.com/pkg/errors"\n)\n\nvar {var} = errors.New("x")\n'
+    gomod = "module example.com/x\n\ngo 1.21\n\nrequire (\n\tgithub.com/pkg/errors v0.9.1\n\tgolang.org/x/sync v0.1.0\n)\n"
+    base = {"go.mod": gomod, "a/a.go": use.format(pkg="a", var="A"), "a/b.go": use.format(pkg="a", var="B")}
+    ours = {p: t.replace('"github.com/pkg/errors"', '"errors"') for p, t in base.items() if p.endswith(".go")}
+    theirs = {"c/c.go": use.format(pkg="c", var="C")}
+    assert _import_paths(_merge(tmp_path, base, ours, theirs)) == []
+    ours_dropped = ours | {"go.mod": gomod.replace("\tgithub.com/pkg/errors v0.9.1\n", "")}
+    assert _import_paths(_merge(tmp_path / "dropped", base, ours_dropped, theirs)) == [("github.com/pkg/errors", "c/c.go", 4)]
+
+
+# -- Python 2's implicit relative import (requests e4c85b318f) ------------------------------------
+HOOKS = "def dispatch(x):\n    return x\n"
+API = "from .hooks import dispatch\n\n\ndef get(x):\n    return dispatch(x)\n"
+SESSION = "from .hooks import dispatch\n\n\ndef run(x):\n    return dispatch(x)\n"
+PY_BASE = {"pkg/__init__.py": "", "pkg/hooks.py": HOOKS, "pkg/api.py": API}
+
+
+def test_a_relative_module_written_without_its_dot_is_not_moved_while_its_file_stays(tmp_path: Path) -> None:
+    ours = {"pkg/api.py": API.replace("from .hooks", "from hooks"), "pkg/hooks.py": HOOKS + "\n\nVERSION = 2\n"}
+    assert _import_paths(_merge(tmp_path, PY_BASE, ours, {"pkg/session.py": SESSION})) == []
+
+
+def test_a_relative_module_whose_file_the_other_side_moved_away_is_reported(tmp_path: Path) -> None:
+    ours = {"pkg/api.py": API.replace("from .hooks", "from .events"), "pkg/hooks.py": None, "pkg/events.py": HOOKS}
+    found = _merge(tmp_path, PY_BASE, ours, {"pkg/session.py": SESSION})
+    assert _import_paths(found) == [(".hooks", "pkg/session.py", 1)]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from worktree_coord.errors import ConfigError
@@ -134,12 +136,14 @@ def test_a_section_opener_is_profile_data_and_checked() -> None:
 
 
 def test_every_shipped_semantic_query_compiles() -> None:
-    from worktree_coord.merge.symbols import query_for
+    from worktree_coord.merge.symbols import hidden_query, query_for
 
     enabled = [profile for profile in load_profiles() if profile.semantic.enabled]
     assert {p.name for p in enabled} == {"python", "javascript", "typescript", "tsx", "go", "rust", "java"}
     for profile in enabled:
         assert query_for(profile).pattern_count > 0
+        if profile.semantic.hidden_names:
+            assert hidden_query(profile).capture_name(0) == "name"
 
 
 @pytest.mark.parametrize("section, message", [
@@ -148,6 +152,7 @@ def test_every_shipped_semantic_query_compiles() -> None:
     ('[semantic]\nscopes = { impl_block = "type" }\n', "unknown node kind 'impl_block' in semantic.scopes"),
     ('[semantic]\nglobals = "print"\n', "semantic.globals must be a list of strings"),
     ('[semantic]\ntags = ["tree-sitter-python"]\n', "not a module"),
+    ('[semantic]\nmanifest = "setup.py"\n', "semantic.manifest must be"),
 ])
 def test_invalid_semantic_sections_are_config_errors(section: str, message: str) -> None:
     with pytest.raises(ConfigError) as raised:
@@ -306,3 +311,11 @@ def test_parse_aliases_must_keep_the_length() -> None:
         load_profile_text(good.replace('"tri!"', '"attempt!"'), "mini.toml")
     with pytest.raises(ConfigError, match="equal length"):
         load_profile_text(good.replace('[["try!", "tri!"]]', '["try!"]'), "mini.toml")
+
+
+def test_union_when_added_twice_names_node_kinds_of_the_grammar() -> None:
+    text = (Path(__file__).resolve().parents[2] / "grammars" / "markdown.toml").read_text()
+    assert load_profile_text(text, "markdown.toml").union_when_added_twice == frozenset({"list"})
+    with pytest.raises(ConfigError, match="union_when_added_twice"):
+        load_profile_text(text.replace('union_when_added_twice = ["list"]', 'union_when_added_twice = ["lists"]'),
+                          "markdown.toml")

@@ -227,3 +227,16 @@ def test_a_rust_function_renamed_while_the_other_side_calls_it_through_a_module_
     [finding] = findings
     assert (finding.name, finding.definition_path, finding.use_path, finding.use_line) == \
         ("path_for_nested_route", "src/routing/path_router.rs", "src/routing/mod.rs", 8)
+
+
+def test_a_rust_name_in_a_macro_call_keeps_its_definition_but_one_in_an_attribute_or_macro_rules_does_not() -> None:
+    """`hidden_names` (grammars/rust.toml): a macro call's tokens may define the name (pin_project!),
+    an attribute's (`#[allow(frame)]`) or a `macro_rules!` body's never do by themselves."""
+    base = b"pub fn frame() -> u8 {\n    1\n}\n\npub fn other() -> u8 {\n    2\n}\n"
+    left = base + b"\npub fn send() -> u8 {\n    frame()\n}\n"
+    into_macro = b"define! {\n    pub fn frame() -> u8 {\n        1\n    }\n}\n\npub fn other() -> u8 {\n    2\n}\n"
+    assert check_file(base, left, into_macro, left.replace(base, into_macro), "lib.rs") == ()
+    for keeps_the_word in (b"#[allow(frame)]\npub fn other() -> u8 {\n    2\n}\n",
+                           b"macro_rules! framed {\n    () => { frame() };\n}\n\npub fn other() -> u8 {\n    2\n}\n"):
+        [finding] = check_file(base, left, keeps_the_word, left.replace(base, keeps_the_word), "lib.rs")
+        assert (finding.name, finding.removed_by) == ("frame", "theirs")

@@ -134,3 +134,28 @@ def test_a_declaration_two_tasks_both_add_blocks_with_a_note_that_says_keep_one(
         assert conflict["semantic"]["problem"] == "duplicate" and conflict["semantic"]["name"] == "words"
         [note] = [n for n in done.notes if "semantic conflict" in n]
         assert "holds it twice" in note and "keep one of the two" in note and "removed or renamed" not in note
+
+
+def test_a_duplicate_names_the_task_that_wrote_the_integration_copy_not_the_last_to_touch_the_file(
+        repo: Path) -> None:
+    """Task `add-count` adds `count` to util.py, `add-size` then adds another function to the same
+    file; `add-count-again` declares `count` too: the copy on integration is add-count's (the user
+    drive on psf/black named the last task to change the file instead)."""
+    count = "def count(items):\n    return len(items)\n\n\n"
+    with Coordinator(repo) as coordinator:
+        coordinator.start_run("r9")
+        first = Path(coordinator.start_task("r9", "add-count", ["pkg/util.py"]).worktree)
+        second = Path(coordinator.start_task("r9", "add-size", ["pkg/util.py"]).worktree)
+        third = Path(coordinator.start_task("r9", "add-count-again", ["pkg/util.py"]).worktree)
+        write(first, {"pkg/util.py": UTIL.replace("def render", count + "def render")})
+        write(second, {"pkg/util.py": UTIL + "\n\ndef size(items):\n    return len(items) * 8\n"})
+        write(third, {"pkg/util.py": count.replace("return len(items)", "return sum(1 for _ in items)") + UTIL})
+        assert coordinator.finish_task("r9", "add-count").state == "merged"
+        assert coordinator.finish_task("r9", "add-size").state == "merged"
+        outcome = coordinator.finish_task("r9", "add-count-again")
+        assert outcome.state == "conflict"
+        [conflict] = outcome.conflicts
+        finding = conflict["semantic"]
+        assert finding["problem"] == "duplicate" and finding["name"] == "count"
+        assert finding["removed_by_task"] == "add-count" and finding["used_by_task"] == "add-count-again"
+        assert conflict["last_changed_by"] == ["add-size", "add-count"]

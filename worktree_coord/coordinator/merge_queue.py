@@ -13,8 +13,11 @@ Invariants:
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
+
+import pygit2
 
 from ..boundary import matches
 from ..boundary.globs import literal_prefix
@@ -24,8 +27,6 @@ from ..merge.result import SemanticFinding
 from ..model import TaskRecord
 
 if TYPE_CHECKING:
-    import pygit2
-
     from ..integrate import TreeCheck
 
 EXCERPT_LINES = 12
@@ -62,18 +63,28 @@ def semantic_check(task: str, pending: Mapping[str, str] | None = None) -> TreeC
     return check
 
 
-def semantic_report(findings: Iterable[SemanticFinding], task: str, merged_tasks: Iterable[TaskRecord]
-                    ) -> list[dict[str, Any]]:
+def semantic_report(findings: Iterable[SemanticFinding], task: str, merged_tasks: Iterable[TaskRecord],
+                    added_lines: Callable[[str, str], set[str]] | None = None) -> list[dict[str, Any]]:
     """Each finding with the two tasks named where known: `used_by_task`/`removed_by_task` is the
-    task being merged on its side, and on the integration side the merged task that last changed
-    the file (the definition's for a removal, the use's for a use), from the integration history."""
+    task being merged on its side; on the integration side, the merged task whose own change added
+    the line that side wrote (the new use; a duplicate's declaration line) when `added_lines` can
+    tell, else the merged task that last changed the file (a removal leaves no line to look for)."""
     touched = _last_changed(merged_tasks)
     out = []
     for finding in findings:
         row = finding.to_json()
         for role, path in (("removed_by", finding.definition_path), ("used_by", finding.use_path)):
             side = getattr(finding, role)
-            row[f"{role}_task"] = task if side == task else (touched.get(path) or [None])[0]
+            if side == task:
+                row[f"{role}_task"] = task
+                continue
+            candidates = touched.get(path) or []
+            # What that side wrote: the use; for a duplicate, the declaration's first line (both
+            # copies usually share it, and a merged task's change added it).
+            line = finding.use if role == "used_by" else \
+                (finding.definition.splitlines()[0] if finding.problem == "duplicate" and finding.definition else "")
+            wrote = _written_by(line, "", path, candidates, added_lines) if line.strip() else []
+            row[f"{role}_task"] = (wrote or candidates or [None])[0]
         out.append(row)
     return out
 
@@ -117,7 +128,7 @@ def conflict_report(result: IntegrationResult, merged_tasks: Iterable[TaskRecord
         base = {"path": item.path, "kind": item.kind, "last_changed_by": touched.get(item.path, []), "why": why}
         if item.kind == "semantic":
             findings = [b.finding for b in blocks if b.finding is not None]
-            for block, row in zip(blocks, semantic_report(findings, task, merged_tasks)):
+            for block, row in zip(blocks, semantic_report(findings, task, merged_tasks, added_lines)):
                 report.append(base | {"declaration": block.declaration, "start_line": block.start_line,
                                       "end_line": block.end_line, "base": _excerpt(block.base), "ours": "",
                                       "theirs": block.theirs, "semantic": row})
@@ -135,6 +146,26 @@ def conflict_report(result: IntegrationResult, merged_tasks: Iterable[TaskRecord
                                           added_lines),
             })
     return report
+
+
+def added_lines_reader(repo: pygit2.Repository, base: str, merged: Iterable[TaskRecord]) -> Callable[[str, str], set[str]]:
+    """`(task, path) -> the lines that task's own commit added to path` (stripped, as a set),
+    read from objects this clone holds (never a fetch: an unknown task or blob gives nothing)."""
+    commits = {t.task_id: t.result.get("commit") for t in merged}
+
+    @functools.cache   # the pin's version of a path is read once, whichever task asks
+    def local_lines(commit: str | None, path: str) -> frozenset[str]:
+        try:
+            entry = repo[commit].peel(pygit2.Tree)[path] if commit and commit in repo else None
+        except KeyError:
+            return frozenset()
+        if entry is None or entry.type_str != "blob" or entry.id not in repo:
+            return frozenset()
+        return frozenset(line.strip() for line in repo[entry.id].read_raw().decode("utf-8", "replace").splitlines())
+
+    def added(task_id: str, path: str) -> set[str]:
+        return set(local_lines(commits.get(task_id), path) - local_lines(base, path))
+    return added
 
 
 def _excerpt(text: str) -> str:

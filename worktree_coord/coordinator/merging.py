@@ -15,14 +15,12 @@ ref meanwhile) fetches the new tip, merges and verifies again, at most VERIFIED_
 from __future__ import annotations
 
 import contextlib
-import functools
 import posixpath
 import tempfile
 import time
 from pathlib import Path
 from typing import Any, Callable
 
-import pygit2
 
 from . import merge_queue as queue
 from ..store import leases
@@ -190,8 +188,8 @@ class MergeOperations(CoordinatorBase):
         """Non-blocking semantic findings of a merge, with both tasks named where known."""
         if not outcome.findings:
             return []
-        return queue.semantic_report(outcome.findings, task.task_id,
-                                     self.store.list_tasks(run.run_id, [TaskState.MERGED]))
+        merged = self.store.list_tasks(run.run_id, [TaskState.MERGED])
+        return queue.semantic_report(outcome.findings, task.task_id, merged, self._added_lines_reader(run, merged))
 
     def _record_conflict(self, run: RunRecord, task: TaskRecord, outcome: IntegrationResult) -> TaskFinished:
         merged = self.store.list_tasks(run.run_id, [TaskState.MERGED])
@@ -216,24 +214,7 @@ class MergeOperations(CoordinatorBase):
         return result
 
     def _added_lines_reader(self, run: RunRecord, merged: list[TaskRecord]) -> Callable[[str, str], set[str]]:
-        """`(task, path) -> the lines that task's own commit added to path` (stripped, as a set),
-        read from objects this clone holds (never a fetch: an unknown task or blob gives nothing)."""
-        commits = {t.task_id: t.result.get("commit") for t in merged}
-        repo = self.git.repo
-
-        @functools.cache   # the pin's version of a path is read once, whichever task asks
-        def local_lines(commit: str | None, path: str) -> frozenset[str]:
-            try:
-                entry = repo[commit].peel(pygit2.Tree)[path] if commit and commit in repo else None
-            except KeyError:
-                return frozenset()
-            if entry is None or entry.type_str != "blob" or entry.id not in repo:
-                return frozenset()
-            return frozenset(line.strip() for line in repo[entry.id].read_raw().decode("utf-8", "replace").splitlines())
-
-        def added(task_id: str, path: str) -> set[str]:
-            return set(local_lines(commits.get(task_id), path) - local_lines(run.base, path))
-        return added
+        return queue.added_lines_reader(self.git.repo, run.base, merged)
 
     def _record_merged(self, run: RunRecord, task: TaskRecord, merge_commit: str | None, old_tip: str,
                        new_tip: str, *, path: str, resolved: list[str], already: bool,

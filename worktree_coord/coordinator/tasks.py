@@ -606,7 +606,8 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         from ..merge import check_tree_merge
 
         found = check_tree_merge(self.git.repo, base, before, tip, after, labels=(task.task_id, "base", "integration"))
-        report = queue.semantic_report(found, task.task_id, self.store.list_tasks(run.run_id, [TaskState.MERGED]))
+        merged = self.store.list_tasks(run.run_id, [TaskState.MERGED])
+        report = queue.semantic_report(found, task.task_id, merged, queue.added_lines_reader(self.git.repo, run.base, merged))
         return report, {"base": str(base), "ours": before, "theirs": tip}
 
     @staged("task.abandon")

@@ -18,7 +18,10 @@ have, taking the same parameters by name (`mergeConfig(config1: C, config2?: C<D
 `mergeConfig(config1: C<D>, config2: C<D>)` on the other), while the merged file holds both, is
 one new function written twice, not two overloads anyone asked for: reported as a pair too. A
 name the base already declared, a side's signatures the other side also has, and overloads whose
-parameters are named differently (`of(int x)`, `of(String s)`) stand.
+parameters are named differently (`of(int x)`, `of(String s)`) stand. Two signatures that differ
+only in their parameters' names are one (`parameter_name`: Java's `c(int x)` and `c(int y)`), and a
+kind that can have only one body per name (`implementations`: TypeScript's functions and methods,
+whose overloads are bodiless signatures) is keyed without its parameters at all.
 
 Precision first (the profile's `[semantic.duplicates]` data says what counts; nothing here is
 language-specific):
@@ -216,10 +219,10 @@ def declarations(profile: Profile, rules: DuplicateRules, source: bytes,
             continue
         prefix = _normal(source[node.start_byte:name_node.start_byte])
         signature, parameters = "", None
-        if rules.signature:
+        if rules.signature and node.type not in rules.implementations:
             field = node.child_by_field_name(rules.signature)
             if field is not None:
-                signature = _normal(_text(source, field))
+                signature = _signature_key(source, field, rules.parameter_name)
                 parameters = tuple(_parameter_name(source, child) for child in field.named_children
                                    if not child.is_extra)
         out.append(Declaration((chain[0], node.type, prefix, name, signature), ".".join(chain[1] + (name,)), kind,
@@ -345,6 +348,22 @@ class _Walker:
 def _bindings_query(profile: Profile) -> tree_sitter.Query:
     """The profile's `bindings` query, compiled once (profiles.py checked it when the profile loaded)."""
     return tree_sitter.Query(profile.language, profile.semantic.duplicates.bindings)
+
+
+def _signature_key(source: bytes, field: tree_sitter.Node, name_field: str | None) -> str:
+    """What tells overloads apart: the parameter list's text, or, with `name_field`, each
+    parameter's text without its name (`(int x)` and `(int y)` are one signature in Java)."""
+    if name_field is None:
+        return _normal(_text(source, field))
+    parts = []
+    for child in field.named_children:
+        if child.is_extra:
+            continue
+        name = child.child_by_field_name(name_field)
+        text = source[child.start_byte:child.end_byte] if name is None else \
+            source[child.start_byte:name.start_byte] + b" " + source[name.end_byte:child.end_byte]
+        parts.append(_normal(text))
+    return "(" + ", ".join(parts) + ")"
 
 
 def _parameter_name(source: bytes, node: tree_sitter.Node) -> str:

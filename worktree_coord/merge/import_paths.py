@@ -19,8 +19,14 @@ A finding needs all of (precision first):
   moved (`P/v2`, or P's words split differently: `etcd/clientv3` -> `etcd/client/v3`): a move,
   not a dropped use;
 - no file that side changed imports P any more, and no file of its whole tree mentions P
-  (`mentions`), so the base's imports of P are gone from every file, changed or not;
+  (`mentions`; in a grouped import too: `use std::{ops::Deref}` mentions std::ops, `grouped_paths`),
+  so the base's imports of P are gone from every file, changed or not;
+- P is not a relative module whose file that side and the merged tree still hold (a side that
+  wrote `hooks` for `.hooks`, Python 2's implicit relative import, did not move it), and not an external
+  dependency's module that the merge still declares as the base did (dependencies.py: that side
+  stopped using it; the module is still there);
 - every version read parses cleanly (nothing is guessed).
+One finding per module and use line (a line importing several names of P is one place to fix).
 Cost: without an import the using side added to a file both sides did not share, nothing is read;
 the tree-wide look runs only for a module the other side replaced.
 """
@@ -31,6 +37,8 @@ import posixpath
 import re
 from typing import Callable, Iterable, Protocol
 
+from .dependencies import declared_dependency
+from .profiles import profile_for_path
 from .result import SemanticFinding
 from .symbols import Import, Symbols
 from .versions import Versions
@@ -42,13 +50,21 @@ _ALNUM = re.compile(r"[^0-9A-Za-z]")
 class _Symbolic(Protocol):
     def symbols(self, path: str, which: str, uses: bool = True) -> Symbols | None: ...
 
+    def still_holds(self, module: str, importer: str, side: str) -> bool: ...
+
+
+TreeFile = Callable[[str, str], "bytes | None"]   # (which: base/left/right, path) -> that tree's bytes, None: absent
+
 
 def find_replaced_imports(files: Iterable[Versions], check: _Symbolic, labels: dict[str, str],
-                          mentions: Callable[[str, Iterable[str]], set[str]]) -> list[SemanticFinding]:
+                          mentions: Callable[[str, Iterable[str]], set[str]],
+                          tree_file: TreeFile | None = None) -> list[SemanticFinding]:
     """The findings (module docstring); `check` gives each version's symbols (semantic._Check),
-    `labels` the sides' names."""
+    `labels` the sides' names; `tree_file` reads any file of the base and sides' trees (the
+    manifests: dependencies.py), None when there are no trees (then no dependency is known kept)."""
     files = list(files)
     out: list[SemanticFinding] = []
+    reported: set[tuple[str, int, str]] = set()
     changed = {side: sum(not v.same(side, "base") for v in files) for side in _SIDES}
     for used_side in _SIDES:
         other = "right" if used_side == "left" else "left"
@@ -79,8 +95,13 @@ def find_replaced_imports(files: Iterable[Versions], check: _Symbolic, labels: d
                 if merged is None:
                     continue
                 kept = [m for m in merged.imports if m.module == module and m.name == item.name and m.scope is None]
-                if not kept:
-                    continue
+                if not kept or (path, kept[0].line, module) in reported:
+                    continue   # one finding per use line: `use p::{A, B}` imports two names of p there
+                if check.still_holds(module, path, other):
+                    continue   # a relative module whose file that side still has (`.hooks` -> `hooks`)
+                if tree_file is not None and _dependency_kept(module, path, used_side, other, tree_file):
+                    continue   # an external dependency the merge still declares as the base did
+                reported.add((path, kept[0].line, module))
                 out.append(SemanticFinding(
                     name=module, kind="import", definition_path=where, definition_line=line, use_path=path,
                     use_line=kept[0].line, removed_by=labels[other], used_by=labels[used_side],
@@ -177,3 +198,105 @@ def _moved(old: str, new: str) -> bool:
 def _line(data: bytes, number: int) -> str:
     lines = data.split(b"\n")
     return lines[number - 1].decode("utf-8", "replace").strip() if 0 < number <= len(lines) else ""
+
+
+def _dependency_kept(module: str, path: str, used_side: str, other: str, tree_file: TreeFile) -> bool:
+    """Whether `module` is an external dependency's (dependencies.py) that the merge still declares:
+    the manifest governing `path` declares it alike at the base and on `other` (the side that
+    stopped importing it), the using side declares it too, and its source is not in the tree."""
+    profile = profile_for_path(path)
+    manifest = profile.semantic.manifest if profile is not None else ""
+    if not manifest:
+        return False
+    found = []
+    for which in ("base", other, used_side):
+        chain = _manifests(manifest, path, which, tree_file)
+        declared = declared_dependency(manifest, module, [data for _, data in chain]) if chain else None
+        if declared is None or declared.local:
+            return False
+        found.append((chain[0][0], declared))
+    (base_path, base), (other_path, theirs), (used_path, _) = found
+    # The same manifest on every side (a crate the using side added has its own, which the base lacks).
+    return base_path == other_path == used_path and base.entry == theirs.entry
+
+
+def _manifests(manifest: str, path: str, which: str, tree_file: TreeFile) -> list[tuple[str, bytes]]:
+    """The files named `manifest` in the folders holding `path`, nearest first, in one tree."""
+    out = []
+    folder = posixpath.dirname(path)
+    while True:
+        candidate = posixpath.join(folder, manifest) if folder else manifest
+        data = tree_file(which, candidate)
+        if data is not None:
+            out.append((candidate, data))
+        if not folder:
+            return out
+        folder = posixpath.dirname(folder)
+
+
+_GROUP_WORD = re.compile(rb"[A-Za-z_][\w]*")
+
+
+def grouped_paths(data: bytes, separator: str) -> set[str]:
+    """Every path a grouped import spells out in `data`: `std::{io, ops::{Deref, DerefMut}}` gives
+    std::io, std::ops::Deref, std::ops::DerefMut (Rust's use lists, PHP's group use), found by the
+    text `<path><separator>{`; an alias (`b as c`) keeps the path (a::b). A file without that text
+    costs one substring search. Read as text, not parsed: a comment that looks like a group counts
+    (a mention too many only ever removes a finding)."""
+    sep = separator.encode()
+    if not sep or sep + b"{" not in data:
+        return set()
+    start = re.compile(rb"(?<![\w" + re.escape(sep[-1:]) + rb"])((?:[A-Za-z_][\w]*" + re.escape(sep) + rb")+)\{")
+    out: set[str] = set()
+    end = 0
+    for match in start.finditer(data):
+        if match.start() < end:
+            continue   # an inner group of one already read
+        end = _expand(data, match.end(), match.group(1), sep, out)
+    return out
+
+
+def _expand(data: bytes, at: int, prefix: bytes, sep: bytes, out: set[str]) -> int:
+    """Read the group opened just before `at` (paths under `prefix`) into `out`; return where it ends."""
+    stack, current, alias = [prefix], b"", False
+
+    def flush() -> None:
+        nonlocal current, alias
+        if current:
+            out.add((stack[-1] + current).decode("utf-8", "replace"))
+        current, alias = b"", False
+
+    while at < len(data) and stack:
+        if data.startswith(sep, at):
+            current += sep
+            at += len(sep)
+            continue
+        char = data[at:at + 1]
+        if char == b"{":
+            stack.append(stack[-1] + current)
+            current = b""
+        elif char == b",":
+            flush()
+        elif char == b"}":
+            flush()
+            stack.pop()
+        elif data.startswith(b"//", at):
+            newline = data.find(b"\n", at)
+            at = len(data) if newline < 0 else newline
+            continue
+        elif char.isspace():
+            pass
+        elif char == b"*":
+            current += char
+        else:
+            word = _GROUP_WORD.match(data, at)
+            if word is None:
+                return at   # not a group after all (`;`, a string...): what was read stands
+            if word.group() == b"as":
+                alias = True
+            elif not alias:
+                current += word.group()
+            at = word.end()
+            continue
+        at += 1
+    return at

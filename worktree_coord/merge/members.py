@@ -86,9 +86,11 @@ def node_text(source: bytes, node: tree_sitter.Node) -> bytes:
 def _resolve(source: bytes, node: tree_sitter.Node, path: str, profile: Profile, depth: int) -> str | None:
     current: list[tree_sitter.Node] = [node]
     for step in path.split("."):
-        if step == "@text":
+        if step in ("@text", "@content"):
             texts = [node_text(source, item) for item in current]
-            if any(b"\n" in text or len(text) > _MAX_NAME for text in texts):
+            # "@content": the text is the identity whatever its length (a Markdown list item that
+            # wraps over lines: items commute, and an edited item is another item).
+            if step == "@text" and any(b"\n" in text or len(text) > _MAX_NAME for text in texts):
                 return None
             return " ".join(_SPACE.sub(b" ", text).decode("utf-8", "replace").strip() for text in texts)
         stepped = _step(current, step)
@@ -141,7 +143,7 @@ def _exists(node: tree_sitter.Node, path: str) -> bool:
     """True when every step of `path` (field name or node kind, "*" mapping) finds a node."""
     current: list[tree_sitter.Node] | None = [node]
     for step in path.split("."):
-        if step == "@text":
+        if step in ("@text", "@content"):
             return True
         current = _step(current, step)
         if current is None:

@@ -15,6 +15,10 @@ Profile keys:
     terminators (anonymous tokens that end the member before them, like ";"),
     anchored (keyed node kinds that are matched by key but never commute: a new or deleted one
     is never placed by the union of an unordered container, e.g. Python's `if COND:` blocks),
+    union_when_added_twice (container kinds whose members commute, keyed: one that both sides
+    added at one place with two texts, a Markdown list both sides started under one heading,
+    merges as the union of its members, left's first, a member both added once; any member
+    without a key, or one key with two texts, keeps the conflict),
     repeatable (keyed node kinds whose key may legitimately repeat in a file, like assignments to
     one target: left out of the declaration census, so a line merge repeating one is not suspect),
     order_sensitive (true when containers run top to bottom, as Python modules and class bodies do,
@@ -50,7 +54,9 @@ Profile keys:
     [declarations] kind = key template: "{path}" parts resolve a child by field name or, failing
     that, by node kind; steps join with "."; "*field" maps over named children; "+kind" takes every
     direct child of that kind or field (joined with ","); "@text" is the
-    node's own text; "{?path}" only requires the path; "{path=a,b,c}" resolves only when the
+    node's own text when it is short and on one line (else no key: a longer text is content);
+    "@content" is the node's text whatever its length, spaces normalized (the content is the
+    identity: Markdown list items that wrap); "{?path}" only requires the path; "{path=a,b,c}" resolves only when the
     path's text is one of those words (Elixir: a `call` whose target is `def` is a declaration,
     other calls are statements); alternatives are separated by "|". When no
     alternative resolves, the node has no key (it stays positional, matched by its text).
@@ -125,6 +131,8 @@ class DuplicateRules:
     imports: frozenset[str] = frozenset()
     bindings: str = ""
     overloads: frozenset[str] = frozenset()
+    implementations: frozenset[str] = frozenset()
+    parameter_name: str | None = None
 
     @property
     def enabled(self) -> bool:
@@ -177,7 +185,10 @@ class SemanticRules:
     as), `@import.wildcard` (a star import or re-export: any name may come from it), `@heritage`
     (a class, or a `scopes` node, that declares bases: its members may be inherited, so a member it
     no longer defines is not known to be gone), and more definitions or references where the tags
-    miss them.
+    miss them. `manifest`: the file name of the language's dependency manifest (dependencies.py: a
+    module of a dependency the merge still declares unchanged is never "replaced"). `hidden_names`:
+    a query whose `@name`s are identifiers the parse does not place (tokens inside a macro call): a
+    definition whose name still stands there is not taken as removed.
     """
 
     tags: tuple[str, ...] = ()
@@ -195,6 +206,8 @@ class SemanticRules:
     self_fields: tuple[tuple[str, str], ...] = ()   # definition kind -> field whose name is its `self` (Go receivers)
     type_names: frozenset[str] = frozenset()        # node kinds naming a type inside those fields
     globals: frozenset[str] = frozenset()           # names defined everywhere (builtins, prelude)
+    manifest: str = ""                              # the file declaring dependencies (`Cargo.toml`): dependencies.py
+    hidden_names: str = ""                          # a query: `@name`s the parse does not place (a macro call's tokens)
     duplicates: DuplicateRules = DuplicateRules()   # what may not be declared twice (duplicates.py)
     signatures: SignatureRules = SignatureRules()   # how parameters and arguments count (signatures.py)
 
@@ -203,13 +216,18 @@ class SemanticRules:
         return bool(self.tags or self.query)
 
 
+# The manifests dependencies.py reads (profile `[semantic] manifest`); named here so that loading a
+# profile does not load their readers.
+MANIFESTS = ("Cargo.toml", "go.mod", "package.json", "pyproject.toml")
+
 _SEMANTIC_KEYS = {"tags", "query", "self_receivers", "members_in_scope", "module_separator",
                   "module_roots", "relative_parents", "index_names", "module_binding", "package", "scopes",
-                  "member_of", "self_fields", "type_names", "globals", "duplicates", "signatures"}
+                  "member_of", "self_fields", "type_names", "globals", "manifest", "hidden_names", "duplicates",
+                  "signatures"}
 _SIGNATURE_KEYS = {"parameters", "counted", "receivers", "receiver_first", "uncountable", "defaults", "wrappers",
                    "calls", "arguments", "argument_lists", "spread"}
 _DUPLICATE_KEYS = {"declarations", "through", "signature", "headers", "lead", "exempt", "repeatable", "imports",
-                   "bindings", "overloads"}
+                   "bindings", "overloads", "implementations", "parameter_name"}
 
 
 @functools.lru_cache(maxsize=None)
@@ -231,6 +249,7 @@ class Profile:
     declarations: tuple[tuple[str, str], ...]
     data: bool = False
     anchored: frozenset[str] = frozenset()
+    union_when_added_twice: frozenset[str] = frozenset()
     repeatable: frozenset[str] = frozenset()
     order_sensitive: bool = False            # containers run top to bottom (Python module, class body)
     deferred: frozenset[str] = frozenset()   # kinds whose body runs later (Python def, lambda)
@@ -348,6 +367,9 @@ def _validate(raw: dict[str, Any], source: str) -> Profile:
     anchored = frozenset(raw.get("anchored", []))
     for kind in anchored:
         check_kind(kind, "anchored")
+    union_when_added_twice = frozenset(raw.get("union_when_added_twice", []))
+    for kind in union_when_added_twice:
+        check_kind(kind, "union_when_added_twice")
     repeatable = frozenset(raw.get("repeatable", []))
     for kind in repeatable:
         check_kind(kind, "repeatable")
@@ -360,7 +382,8 @@ def _validate(raw: dict[str, Any], source: str) -> Profile:
     unknown_keys = set(raw) - {"name", "grammar", "grammar_function", "extensions", "filenames", "comments",
                                "terminators", "containers", "declarations", "data", "anchored",
                                "repeatable", "order_sensitive", "deferred", "name_kinds", "variant_markers", "lazy_annotations", "binds",
-                               "semantic", "claims", "section_opener", "parse_aliases"}
+                               "semantic", "claims", "section_opener", "parse_aliases",
+                               "union_when_added_twice"}
     if unknown_keys:
         raise ConfigError(f"language profile {source}: unknown setting(s) {sorted(unknown_keys)}")
     claims = _claims(raw, source)
@@ -421,7 +444,7 @@ def _validate(raw: dict[str, Any], source: str) -> Profile:
         for part in _PART.findall(template):
             for step in part.lstrip("?").split("=", 1)[0].split("."):
                 step = step.lstrip("*+")
-                if step == "@text":
+                if step in ("@text", "@content"):
                     continue
                 if language.field_id_for_name(step) is None and language.id_for_node_kind(step, True) is None:
                     raise ConfigError(f"language profile {source}: key of {kind!r} names {step!r}, "
@@ -431,6 +454,7 @@ def _validate(raw: dict[str, Any], source: str) -> Profile:
         grammar=grammar, grammar_function=function, comments=comments,
         terminators=frozenset(raw.get("terminators", [])), containers=tuple(containers),
         declarations=tuple(declarations.items()), data=bool(raw.get("data", False)), anchored=anchored,
+        union_when_added_twice=union_when_added_twice,
         repeatable=repeatable, order_sensitive=bool(raw.get("order_sensitive", False)), deferred=deferred,
         name_kinds=name_kinds,
         variant_markers=tuple(raw.get("variant_markers", [])),
@@ -491,6 +515,7 @@ def _semantic_rules(raw: Any, source: str, check_kind: Callable[[str, str], None
         package=text("package", "file", ("file", "directory")), scopes=kind_to_field("scopes"),
         member_of=kind_to_field("member_of"), self_fields=kind_to_field("self_fields"), type_names=frozenset(strings("type_names")),
         globals=frozenset(strings("globals")),
+        manifest=text("manifest", "", ("",) + MANIFESTS), hidden_names=text("hidden_names", ""),
         duplicates=_duplicate_rules(raw.get("duplicates", {}), source, check_kind, check_field, language),
         signatures=_signature_rules(raw.get("signatures", {}), source, check_kind, check_field),
     )
@@ -561,7 +586,7 @@ def _duplicate_rules(raw: Any, source: str, check_kind: Callable[[str, str], Non
     where = f"language profile {source}: semantic.duplicates"
     strings = _subtable_strings(raw, where, _DUPLICATE_KEYS)
 
-    for key in ("declarations", "through", "lead", "imports", "overloads"):
+    for key in ("declarations", "through", "lead", "imports", "overloads", "implementations"):
         for kind in strings(key):
             check_kind(kind, f"semantic.duplicates.{key}")
     headers = raw.get("headers", {})
@@ -575,6 +600,11 @@ def _duplicate_rules(raw: Any, source: str, check_kind: Callable[[str, str], Non
         if not isinstance(signature, str):
             raise ConfigError(f"{where}.signature must be a field name")
         check_field(signature, "semantic.duplicates.signature")
+    parameter_name = raw.get("parameter_name")
+    if parameter_name is not None:
+        if not isinstance(parameter_name, str) or signature is None:
+            raise ConfigError(f"{where}.parameter_name must be a field name, and needs `signature`")
+        check_field(parameter_name, "semantic.duplicates.parameter_name")
     exempt = raw.get("exempt")
     try:
         pattern = re.compile(exempt, re.MULTILINE) if exempt is not None else None
@@ -595,7 +625,8 @@ def _duplicate_rules(raw: Any, source: str, check_kind: Callable[[str, str], Non
                           signature=signature, headers=tuple(headers.items()), lead=frozenset(strings("lead")),
                           exempt=pattern, repeatable=frozenset(strings("repeatable")),
                           imports=frozenset(strings("imports")), bindings=bindings,
-                          overloads=frozenset(strings("overloads")))
+                          overloads=frozenset(strings("overloads")),
+                          implementations=frozenset(strings("implementations")), parameter_name=parameter_name)
 
 
 def load_profile_text(text: str, source: str = "<string>") -> Profile:

@@ -43,13 +43,13 @@ from typing import Callable, Iterable, Iterator
 import tree_sitter
 
 from .duplicates import find_duplicates
-from .import_paths import find_replaced_imports
+from .import_paths import TreeFile, find_replaced_imports
 from .profiles import Profile, SemanticRules, profile_for_path
 from .reach import Reach, words
 from .result import SemanticFinding
 from .signatures import find_signature_changes
 from .linediff import added_lines as _added_lines, follow as _follow, touched_lines as _touched_lines
-from .symbols import Definition, Reference, Symbols, extract, visible_import as _visible_import
+from .symbols import Definition, Reference, Symbols, extract, hidden_query, visible_import as _visible_import
 from .versions import MAX_BYTES, FileVersions, Versions
 
 _SIDES = ("left", "right")
@@ -86,19 +86,24 @@ def check_file(base: bytes, left: bytes, right: bytes, merged: bytes, path: str,
 def find_broken_names(files: Iterable[Versions], *, labels: tuple[str, str, str] = ("ours", "base", "theirs"),
                       trees: dict[str, tree_sitter.Tree] | None = None,
                       complete: bool = True,
-                      mentions: Callable[[str, Iterable[str]], set[str]] | None = None) -> tuple[SemanticFinding, ...]:
-    """Every name the merge of `files` broke (see the module docstring), in path and line order.
-    `complete`: `files` hold every file either side changed (what a tree merge gives); when not,
-    a package-wide name (Go) gone from one file is not known to be gone from its package.
-    `mentions(side, modules)`: which of the modules some file of that side's whole tree still names;
-    given (a tree merge), imports of a module one side replaced throughout are checked too
-    (import_paths.py)."""
+                      mentions: Callable[[str, Iterable[str]], set[str]] | None = None,
+                      tree_file: TreeFile | None = None) -> tuple[SemanticFinding, ...]:
+    """Every name the merge of `files` broke (see the module docstring), in path and line order,
+    each (use file, use line, problem, name) once. `complete`: `files` hold every file either side
+    changed (what a tree merge gives); when not, a package-wide name (Go) gone from one file is not
+    known to be gone from its package. `mentions(side, modules)`: which of the modules some file of
+    that side's whole tree still names; given (a tree merge), imports of a module one side replaced
+    throughout are checked too (import_paths.py), and `tree_file(which, path)` (any file of the
+    base, left or right tree: their manifests) tells a dependency the merge still declares."""
     checked = [f for f in files if semantic_profile(f.path) is not None]
     check = _Check(checked, labels, trees or {}, complete)
     found = check.run() + find_duplicates(checked, labels=labels, trees=trees) + find_signature_changes(check)
     if mentions is not None and len(checked) > 1:
-        found += tuple(find_replaced_imports(checked, check, check.labels, mentions))
-    return tuple(sorted(found, key=lambda f: (f.use_path, f.use_line, f.name)))
+        found += tuple(find_replaced_imports(checked, check, check.labels, mentions, tree_file))
+    unique: dict[tuple[str, int, str, str], SemanticFinding] = {}
+    for finding in found:   # the same place, problem and name found twice is one thing to fix
+        unique.setdefault((finding.use_path, finding.use_line, finding.problem, finding.name), finding)
+    return tuple(sorted(unique.values(), key=lambda f: (f.use_path, f.use_line, f.name)))
 
 
 class _Check:
@@ -117,6 +122,7 @@ class _Check:
         self._modules: dict[int, tuple[dict[str, list[str]], dict[str, list[tuple[str, list[str]]]]]] = {}
         self._reach: Reach | None = None                                # live words, per side and file
         self._tokens: dict[str, bytes] = {}                              # module_token, per path
+        self._hidden: dict[tuple[str, bytes], frozenset[str]] = {}       # hidden(), per (path, bytes)
 
     def symbols(self, path: str, which: str, uses: bool = True) -> Symbols | None:
         """The symbols of one version (None: absent, or it does not parse cleanly); uses=False
@@ -141,6 +147,37 @@ class _Check:
         found = None if tree.root_node.has_error else extract(profile, data, tree, uses=uses)
         self._symbols[(path, data, uses)] = found
         return found
+
+    def hidden(self, path: str, which: str) -> frozenset[str]:
+        """The names the version writes where the parse does not place them (profile `hidden_names`:
+        identifiers in a macro call's tokens, `pin_project! { struct S {...} }`). A definition moved
+        there is not removed; the check cannot tell a definition from a use there, so any such name
+        counts (precision first). Asked only for a definition about to be reported removed."""
+        profile = semantic_profile(path)
+        assert profile is not None
+        data = self.files[path].version(which)
+        if not profile.semantic.hidden_names or data is None:
+            return frozenset()
+        found = self._hidden.get((path, data))
+        if found is None:
+            tree = self.tree(path, which)
+            captures = tree_sitter.QueryCursor(hidden_query(profile)).captures(tree.root_node) if tree else {}
+            found = self._hidden[(path, data)] = frozenset(
+                data[node.start_byte:node.end_byte].decode("utf-8", "replace") for node in captures.get("name", ()))
+        return found
+
+    def still_holds(self, module: str, importer: str, side: str) -> bool:
+        """Whether `module`, imported from `importer`, is relative (`.hooks`, `./util`) and names a
+        file of this merge that `side` and the merged tree still hold (import_paths.py: a module
+        that side did not move, whatever it now writes for it)."""
+        profile = semantic_profile(importer)
+        assert profile is not None
+        rules = profile.semantic
+        head = module.split(rules.module_separator, 1)[0]
+        relative = ((rules.module_separator == "." and module.startswith("."))
+                    or head == "." or head in rules.relative_parents)
+        return relative and any(self.files[target].exists("merged") and self.files[target].exists(side)
+                                for target in self.resolve(module, importer, rules))
 
     def tree(self, path: str, which: str) -> tree_sitter.Tree | None:
         """The parsed tree of one version (None: absent, or it does not parse cleanly)."""
@@ -226,7 +263,8 @@ class _Check:
                 seen: set[tuple[tuple[str, ...], str]] = set()
                 for definition in candidates:
                     key = (definition.container, definition.name)
-                    if key not in seen and not _defines(after, definition):
+                    if key not in seen and not _defines(after, definition) \
+                            and definition.name not in self.hidden(path, side):
                         seen.add(key)
                         yield _Removal(path, definition, side)
 

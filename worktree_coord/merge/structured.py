@@ -496,6 +496,10 @@ class StructuredMerge:
                                               with_sep, maps=(lmap, rmap)))
             elif kind == "addboth":
                 lm, rm = lmap[value], rmap[value]
+                union = self._union_added_twice(lm, rm, sep, with_sep)
+                if union is not None:
+                    out.extend(union)
+                    continue
                 out.append(Conflict(base=b"", ours=lm.render(sep, with_sep), theirs=rm.render(sep, with_sep),
                                     declaration=join_declaration(" > ".join(path), lm.key), kind="insert_insert",
                                     step="member: one declaration added by both sides with two texts"))
@@ -567,21 +571,8 @@ class StructuredMerge:
         segs = []
         shells = []
         for member, (node, rule) in zip((bm, lm, rm), found):  # type: ignore[misc]
-            src = member.source
-            # The member's lead may not be its source's (chained insertions before it gave it a
-            # new one: `run_leads`): the head is then that lead plus the source from the body on.
-            body_start = member.node.start_byte
-            own_lead = src[member.start:body_start] == member.lead
-            floor = member.start if own_lead else body_start
-            start = over_blank_lines(src, max(region_start(src, node), floor), floor)
-            body_end = body_start + len(member.body)
-            limit = body_end + (0 if member.has_sep else len(member.tail))
-            seg = segment(src, node, rule, self.profile, start=start, limit=limit)
-            tail = member.tail
-            if seg.end > body_end:
-                tail = tail[seg.end - body_end:]
-            head = src[member.start:seg.start] if own_lead else member.lead + src[body_start:seg.start]
-            shells.append((head, src[min(seg.end, body_end):body_end], tail))
+            shell, seg = self._shell(member, node, rule)
+            shells.append(shell)
             segs.append(seg)
         head = pick3(*(s[0] for s in shells))
         foot = pick3(*(s[1] for s in shells))
@@ -592,6 +583,59 @@ class StructuredMerge:
             return None
         inner = self._merge_container(path, segs[0], segs[1], segs[2], found[0][1])  # type: ignore[index]
         return [head] + inner + [foot + (sep if (sep and with_sep) else b"") + tail]
+
+
+    def _shell(self, member: Member, node: tree_sitter.Node, rule: ContainerRule
+               ) -> tuple[tuple[bytes, bytes, bytes], Segmented]:
+        """A member cut around the container nested in it: (head, foot, tail) and the container's
+        segments."""
+        src = member.source
+        # The member's lead may not be its source's (chained insertions before it gave it a
+        # new one: `run_leads`): the head is then that lead plus the source from the body on.
+        body_start = member.node.start_byte
+        own_lead = src[member.start:body_start] == member.lead
+        floor = member.start if own_lead else body_start
+        start = over_blank_lines(src, max(region_start(src, node), floor), floor)
+        body_end = body_start + len(member.body)
+        limit = body_end + (0 if member.has_sep else len(member.tail))
+        seg = segment(src, node, rule, self.profile, start=start, limit=limit)
+        tail = member.tail
+        if seg.end > body_end:
+            tail = tail[seg.end - body_end:]
+        head = src[member.start:seg.start] if own_lead else member.lead + src[body_start:seg.start]
+        return (head, src[min(seg.end, body_end):body_end], tail), seg
+
+    def _union_added_twice(self, lm: Member, rm: Member, sep: bytes | None, with_sep: bool) -> list[Piece] | None:
+        """One container both sides added at one place with two texts, of a kind whose members
+        commute (the profile's `union_when_added_twice`: a Markdown list both sides started under
+        one heading): left's members, then right's that left does not hold, a member both added
+        once. None (the caller's conflict stands) unless every member has a key, a key both added
+        has one text, and the two containers' own text around their members is the same."""
+        if lm.node.type not in self.profile.union_when_added_twice or rm.node.type != lm.node.type:
+            return None
+        found = [self._find_container(m.source, m.node, 0) for m in (lm, rm)]
+        if found[0] is None or found[1] is None:
+            return None
+        try:
+            (left_shell, left), (right_shell, right) = (self._shell(m, *item) for m, item in zip((lm, rm), found))
+        except Unmergeable:
+            return None
+        if left_shell != right_shell or (left.prefix, left.suffix) != (right.prefix, right.suffix):
+            return None
+        members = list(left.members)
+        held = {m.key: m for m in left.members}
+        for member in (*left.members, *right.members):
+            if member.key is None:
+                return None
+        for member in right.members:
+            if member.key in held:
+                if held[member.key].body != member.body:
+                    return None   # one key, two texts: the caller's conflict
+                continue
+            members.append(member)
+        head, foot, tail = left_shell
+        body = b"".join(m.render(left.separator, m.has_sep) for m in members)
+        return [head + left.prefix + body + left.suffix + foot + (sep if (sep and with_sep) else b"") + tail]
 
 
 _IDENTIFIER = re.compile(rb"[A-Za-z_$][A-Za-z0-9_$]*")

@@ -118,6 +118,12 @@ def query_for(profile: Profile, uses: bool = True) -> tree_sitter.Query:
     return _compile(profile, _query_text(profile))
 
 
+@functools.lru_cache(maxsize=None)
+def hidden_query(profile: Profile) -> tree_sitter.Query:
+    """The profile's `hidden_names` query (names the parse does not place), compiled once."""
+    return _compile(profile, profile.semantic.hidden_names)
+
+
 def _query_text(profile: Profile) -> str:
     return "\n".join([_tags_text(wheel) for wheel in profile.semantic.tags] + [profile.semantic.query])
 

@@ -31,6 +31,7 @@ import pygit2
 
 from .cascade import merge_file
 from .result import FileMerge, MergeConflict, SemanticFinding, SemanticMode, Strategy
+from .import_paths import grouped_paths
 from .semantic import find_broken_names, semantic_profile
 
 _REGULAR = 0o100644
@@ -132,7 +133,10 @@ def check_tree_merge(repo: pygit2.Repository, base: pygit2.Oid | str, ours: pygi
     # Three diffs from the base give every version's blob id: a path a diff does not list is as
     # it was at the base (no per-path tree lookups, which cost more than the check on big merges).
     files = _tree_files(repo, [_changes(trees[0], tree) for tree in trees[1:]])
-    return find_broken_names(files, labels=labels, mentions=_Mentions(repo, trees[1], trees[2])) if files else ()
+    if not files:
+        return ()
+    mentions = _Mentions(repo, trees[0], trees[1], trees[2])
+    return find_broken_names(files, labels=labels, mentions=mentions, tree_file=mentions.file)
 
 
 def changed_on_both_sides(repo: pygit2.Repository, base: pygit2.Oid | str, ours: pygit2.Oid | str,
@@ -173,7 +177,10 @@ def check_merge(repo: pygit2.Repository, base: pygit2.Oid | str, ours: pygit2.Oi
         else:
             merged_sides[path] = left[path] if path in left else right[path]
     files = _tree_files(repo, [left, right, merged_sides], given)
-    return find_broken_names(files, labels=labels, mentions=_Mentions(repo, trees[1], trees[2])) if files else ()
+    if not files:
+        return ()
+    mentions = _Mentions(repo, trees[0], trees[1], trees[2])
+    return find_broken_names(files, labels=labels, mentions=mentions, tree_file=mentions.file)
 
 
 def _tree_files(repo: pygit2.Repository, changes: list[dict[str, tuple[Side, Side]]],
@@ -212,26 +219,37 @@ class _Mentions:
     """`mentions(side, modules)` for the import-path check (import_paths.py): which of the modules
     some file of that side's whole tree (a file a semantic profile reads) names, as a whole word of a
     path (so `javax.servlet` is in `javax.servlet.http.Cookie`, and `example.com/mod` is not in
-    `example.com/mod/v2`). One pass over the tree answers every module asked at once, and stops as
-    soon as each is found: a side that replaced many modules (a vendored tree moved) costs one read
-    of its files, not one per module (cortex 531e91f084: 850,000 object reads before). Answers are
-    kept for the next question."""
+    `example.com/mod/v2`), or, in a language that groups imports under a `::` path (Rust), inside
+    a group (`use std::{io, ops::Deref}` names std::ops: `import_paths.grouped_paths`). One pass
+    over the tree answers every module asked at once, and stops as soon as each is found: a side
+    that replaced many modules (a vendored tree moved) costs one read of its files, not one per
+    module (cortex 531e91f084: 850,000 object reads before). Answers are kept for the next
+    question. `file(which, path)` reads one file of the base or a side's tree (the manifests)."""
 
-    def __init__(self, repo: pygit2.Repository, ours: pygit2.Tree, theirs: pygit2.Tree):
+    def __init__(self, repo: pygit2.Repository, base: pygit2.Tree, ours: pygit2.Tree, theirs: pygit2.Tree):
         self._repo = repo
-        self._trees = {"left": ours, "right": theirs}
-        self._blobs: dict[str, list[pygit2.Oid]] = {}
+        self._trees = {"base": base, "left": ours, "right": theirs}
+        self._blobs: dict[str, list[tuple[pygit2.Oid, str]]] = {}
         self._known: dict[tuple[str, str], bool] = {}
+        self._read: dict[tuple[str, str], bytes | None] = {}
 
     def __call__(self, side: str, modules: Iterable[str]) -> set[str]:
         wanted = {module for module in modules if (side, module) not in self._known}
         if wanted:
             patterns = {module: re.compile(rb"(?<![\w/.-])" + re.escape(module.encode()) + rb"(?![\w/-])")
                         for module in wanted}
-            for oid in self._files(side):
+            for oid, separator in self._files(side):
                 data = self._repo[oid].data
                 found = {module for module in wanted
                          if module.encode() in data and patterns[module].search(data) is not None}
+                # Only a path (`std::ops`) can hide in a group, and only where its last part is spelled.
+                grouped = [module for module in wanted - found if separator == "::" and separator in module
+                           and module.rsplit(separator, 1)[1].encode() in data]
+                if grouped:
+                    # `use std::{io, ops::Deref}` mentions std::ops without spelling it.
+                    spelled = grouped_paths(data, separator)
+                    found |= {module for module in grouped if module in spelled
+                              or any(path.startswith(module + separator) for path in spelled)}
                 for module in found:
                     self._known[(side, module)] = True
                 wanted -= found
@@ -241,13 +259,13 @@ class _Mentions:
                 self._known[(side, module)] = False
         return {module for module in modules if self._known[(side, module)]}
 
-    def _files(self, side: str) -> Iterator[pygit2.Oid]:
-        """The blob ids of the side's files a semantic profile reads, walked lazily (a search that
-        finds its modules early reads a few trees) and kept once walked to the end."""
+    def _files(self, side: str) -> Iterator[tuple[pygit2.Oid, str]]:
+        """The blob ids (and module separators) of the side's files a semantic profile reads, walked
+        lazily (a search that finds its modules early reads a few trees) and kept once walked to the end."""
         if side in self._blobs:
             yield from self._blobs[side]
             return
-        found: list[pygit2.Oid] = []
+        found: list[tuple[pygit2.Oid, str]] = []
         stack: list[tuple[str, pygit2.Tree]] = [("", self._trees[side])]
         while stack:
             prefix, tree = stack.pop()
@@ -255,10 +273,24 @@ class _Mentions:
                 path = prefix + entry.name
                 if entry.type_str == "tree":
                     stack.append((path + "/", self._repo[entry.id]))
-                elif entry.type_str == "blob" and semantic_profile(path) is not None:
-                    found.append(entry.id)
-                    yield entry.id
+                elif entry.type_str == "blob":
+                    profile = semantic_profile(path)
+                    if profile is not None:
+                        found.append((entry.id, profile.semantic.module_separator))
+                        yield found[-1]
         self._blobs[side] = found   # only reached when walked to the end
+
+    def file(self, which: str, path: str) -> bytes | None:
+        """The bytes of `path` in the base, left or right tree (None: no such regular file there):
+        the import-path check reads manifests through it (dependencies.py)."""
+        key = (which, path)
+        if key not in self._read:
+            try:
+                found = self._repo[self._trees[which][path].id]
+            except KeyError:
+                found = None
+            self._read[key] = found.data if isinstance(found, pygit2.Blob) else None
+        return self._read[key]
 
 class _TreeFile:
     """One file of a tree merge for the semantic check (semantic.Versions), read on first use."""
