@@ -135,7 +135,8 @@ def _heavy_tests_run_alone(request: pytest.FixtureRequest, tmp_path_factory: pyt
     set for a machine that is merely busy, not 60 processes deep. A heavy test takes the lock
     exclusively, every other test takes it shared. The turnstile is held while waiting for the lock,
     so a waiting heavy test stops the other worker from taking the shared lock again between two of
-    its tests (no starvation). Without xdist tests run one at a time anyway and nothing is locked."""
+    its tests (no starvation). Without xdist tests run one at a time anyway and nothing is locked.
+    The wait counts as the waiting test's setup in `--durations`."""
     if os.environ.get("PYTEST_XDIST_WORKER") is None:
         yield
         return
