@@ -75,6 +75,10 @@ HOT_GROUP = 3                    # tasks per hot line: one merges, the others co
 EXPECTED_EXITS = {"task.start": {0}, "task.finish": {0, 1}, "merge": {0, 1}, "status": {0}, "gc": {0},
                   "run.start": {0}}
 BUSY = 4
+# How long an agent keeps retrying busy answers (besides at least 20 retries): past the 120 s after
+# which finish clears an index.lock a killed git left (coordinator/tasks.py STALE_INDEX_LOCK_SECONDS),
+# which it answers with busy until then. A budget of 20 retries of <= 7.5 s alone ran out at ~113 s.
+BUSY_BUDGET_SECONDS = 180.0
 
 
 # ---- configuration and plan ------------------------------------------------------------------------
@@ -323,6 +327,7 @@ class Caller:
         """Run one logical call to completion: kills and repeats as planned, busy answers retried."""
         role = "first"
         busy_retries = 0
+        busy_since: float | None = None
         while True:
             if self.rng.random() < self.config.kill_rate:
                 if op == "task.finish" and self.rng.random() < self.config.removal_kill_share:
@@ -361,7 +366,10 @@ class Caller:
             else:
                 started = time.monotonic()
                 result = self._finish(self._spawn(args, key), op, key, started, role)
-            if result.exit == BUSY and busy_retries < 20:
+            if result.exit == BUSY:
+                busy_since = time.monotonic() if busy_since is None else busy_since
+            if result.exit == BUSY and (busy_retries < 20
+                                        or time.monotonic() - busy_since < BUSY_BUDGET_SECONDS):
                 busy_retries += 1
                 hint = (result.body or {}).get("error", {}).get("retry_after") or 1.0
                 time.sleep(min(float(hint), 5.0) * (0.5 + self.rng.random()))
@@ -592,7 +600,10 @@ def check_invariants(repo: Path, pin: str, plans: Sequence[TaskPlan], outcomes: 
     for line in refs.splitlines():
         oid, ref = line.split()
         name = ref.rsplit("/", 1)[1]
-        if name != "integration":
+        # A task branch still at the pin (started, nothing committed) brings nothing in: left in,
+        # it would name every merge of a gc'd branch whose tip's parent is the pin (read below
+        # as a derived commit's parent) as that task's.
+        if name != "integration" and oid != pin:
             branch_tips[oid] = name
 
     # 1. Every task that finished is merged exactly once: one first-parent merge commit brings it in.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import subprocess
@@ -15,6 +16,50 @@ import pytest
 TOOLS_BIN = Path(__file__).resolve().parent.parent / "tools" / "node_modules" / ".bin"
 if TOOLS_BIN.is_dir() and str(TOOLS_BIN) not in os.environ.get("PATH", "").split(os.pathsep):
     os.environ["PATH"] = os.pathsep.join([str(TOOLS_BIN), os.environ.get("PATH", "")])
+
+
+def _compile_package_bytecode() -> None:
+    """Compile worktree_coord's bytecode once, before any test starts a `wtc` process.
+
+    The suite starts thousands of `wtc` processes (every CLI call, hook, merge driver, MCP server).
+    An installed wtc has its bytecode (pip compiles it); an editable checkout run with
+    PYTHONDONTWRITEBYTECODE=1, as on the development machine, would instead compile all ~190 modules
+    from source in every one of those processes (+0.1 s of CPU each; scripts/bench_hooks.py drops the
+    variable for the same reason). Python still reads existing bytecode under that variable, so one
+    compile here gives every child what an installed wtc has. The files go where Python itself puts
+    them without the variable (`__pycache__/`, ignored by git); stale ones are rebuilt by mtime."""
+    import compileall
+
+    import worktree_coord
+
+    for package in {Path(worktree_coord.__file__).resolve().parent,
+                    Path(importlib.util.find_spec("worktree_coord.grammars").origin).resolve().parent}:
+        # quiet=2: a read-only install (its bytecode already there) is no error worth printing
+        compileall.compile_dir(str(package), quiet=2, workers=1)
+
+
+_compile_package_bytecode()
+
+
+def _terminal_size_as_the_session_started() -> None:
+    """pytest-xdist starts its workers with COLUMNS=80 and LINES=24 when the session had neither; every
+    tool a test runs would inherit them. uv then wraps its error chains at 80 columns, and a test must
+    not depend on whether it ran in a worker (found: an offline git-source miss classified as the
+    manifest's fault, tests/consolidate/test_consolidate_uv.py; the classifier matches unwrapped
+    words). The session's own values (or their absence) are handed to the workers and restored."""
+    names = ("COLUMNS", "LINES")
+    if os.environ.get("PYTEST_XDIST_WORKER") is None:
+        os.environ["WTC_TEST_SESSION_TERMINAL"] = json.dumps({name: os.environ.get(name) for name in names})
+        return
+    started = json.loads(os.environ.get("WTC_TEST_SESSION_TERMINAL", "{}"))
+    for name in names:
+        if name in started and started[name] is None:
+            os.environ.pop(name, None)
+        elif started.get(name) is not None:
+            os.environ[name] = started[name]
+
+
+_terminal_size_as_the_session_started()
 
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "Test Author", "GIT_AUTHOR_EMAIL": "author@example.com",
@@ -72,6 +117,38 @@ def wtc(cwd: Path, *args: str, env: dict[str, str] | None = None, timeout: float
     lines = [line for line in done.stdout.splitlines() if line.strip()]
     assert len(lines) == 1, f"expected one JSON line, got {done.stdout!r} (stderr {done.stderr!r})"
     return done.returncode, json.loads(lines[0])
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Heavy tests first (stable otherwise): they are the longest, and one started last would leave
+    the other worker idle until it ends."""
+    items.sort(key=lambda item: item.get_closest_marker("heavy") is None)
+
+
+@pytest.fixture(autouse=True)
+def _heavy_tests_run_alone(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):
+    """Under pytest-xdist, a test marked `heavy` (it starts 8 to 64 wtc processes at once) runs with no
+    other test of the session beside it, and the others run two at a time.
+
+    Why: a heavy test saturates both cores by itself, so running anything beside it gains nothing,
+    and the test beside it would get a sliver of the CPU: its timeouts and heartbeat deadlines were
+    set for a machine that is merely busy, not 60 processes deep. A heavy test takes the lock
+    exclusively, every other test takes it shared. The turnstile is held while waiting for the lock,
+    so a waiting heavy test stops the other worker from taking the shared lock again between two of
+    its tests (no starvation). Without xdist tests run one at a time anyway and nothing is locked.
+    The wait counts as the waiting test's setup in `--durations`."""
+    if os.environ.get("PYTEST_XDIST_WORKER") is None:
+        yield
+        return
+    import fcntl
+
+    folder = tmp_path_factory.getbasetemp().parent     # shared by the session's workers (popen-gwN live in it)
+    heavy = request.node.get_closest_marker("heavy") is not None
+    with open(folder / "heavy-tests.turnstile", "a") as turnstile, open(folder / "heavy-tests.lock", "a") as lock:
+        fcntl.flock(turnstile, fcntl.LOCK_EX)
+        fcntl.flock(lock, fcntl.LOCK_EX if heavy else fcntl.LOCK_SH)
+        fcntl.flock(turnstile, fcntl.LOCK_UN)
+        yield     # the lock is released when the file closes, after the test's own fixtures are torn down
 
 
 @pytest.fixture

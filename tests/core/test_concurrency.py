@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import git, write, wtc
 
 WTC = [sys.executable, "-m", "worktree_coord"]
@@ -29,6 +31,7 @@ def spawn_all(cwd: Path, commands: list[list[str]], env: dict[str, str] | None =
     return results
 
 
+@pytest.mark.heavy
 def test_32_concurrent_task_starts_on_different_tasks_all_succeed(repo):
     assert wtc(repo, "run", "start", "--run", "r1")[0] == 0
     commands = [["task", "start", f"t{i:02d}", "--run", "r1", "--own", f"packages/p{i:02d}/**",
@@ -44,6 +47,7 @@ def test_32_concurrent_task_starts_on_different_tasks_all_succeed(repo):
     assert not list((repo / ".git").rglob("*.lock")), "no lock file left behind"
 
 
+@pytest.mark.heavy
 def test_16_identical_calls_with_one_key_make_one_worktree_and_one_commit(repo):
     assert wtc(repo, "run", "start", "--run", "r1")[0] == 0
     starts = spawn_all(repo, [["task", "start", "t", "--run", "r1", "--own", "packages/api/**", "--key", "k-start"]] * 16)

@@ -37,6 +37,7 @@ def session_run(repo: Path, session: str) -> str:
     return runs[0]
 
 
+@pytest.mark.heavy
 @pytest.mark.slow
 def test_64_parallel_creates_then_removes_all_merge_and_leave_nothing_behind(tmp_path):
     repo = make_repo(tmp_path / "repo")
@@ -78,6 +79,7 @@ def test_64_parallel_creates_then_removes_all_merge_and_leave_nothing_behind(tmp
     assert not list((repo / ".git").rglob("*.lock"))
 
 
+@pytest.mark.heavy
 def test_a_retried_create_for_the_same_agent_returns_the_same_worktree(repo):
     first = assert_contract(create(repo, "retry-me"))
     again = assert_contract(create(repo, "retry-me", shape="documented"))
@@ -163,6 +165,7 @@ def test_create_with_source_ref_pins_the_session_run_there(repo):
     assert "not the session run's pinned commit" in later.stderr
 
 
+@pytest.mark.heavy
 def test_two_sessions_at_once_get_two_runs(repo):
     procs = [start_hook("WorktreeCreate", create_payload("workflow", f"a{i}", session=session, cwd=repo),
                         cwd=repo, project=repo) for i in range(4) for session in ("alpha", "beta")]
@@ -264,6 +267,7 @@ def test_a_setup_command_past_its_timeout_is_killed_and_rolled_back(tmp_path):
     assert wtc(repo, "status", "--run", "r")[1]["tasks"] == []
 
 
+@pytest.mark.heavy
 def test_ports_are_distinct_across_32_parallel_tasks(repo):
     assert wtc(repo, "run", "start", "--run", "ports")[0] == 0
     procs = []

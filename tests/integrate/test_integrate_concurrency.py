@@ -38,6 +38,7 @@ def _tasks(repo: pygit2.Repository, base: pygit2.Oid, workers: int) -> list[list
     return per_worker
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("workers", [2, 8])
 def test_concurrent_mergers_all_land_and_match_a_sequential_replay(tmp_path, workers):
     repo, base = base_repo(tmp_path / "repo", packages=8)

@@ -16,7 +16,7 @@ from tests.conftest import git
 from tests.lead.helpers import lead_repo, tool_env, wheel
 from tests.mcp_server.helpers import ASKED, accept, call, http_server, http_session, stdio_session
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.heavy]   # heavy: 16 client sessions at once
 SESSIONS = 16
 
 

@@ -28,6 +28,7 @@ def _load(name: str):
 
 
 @pytest.mark.slow
+@pytest.mark.heavy
 @pytest.mark.timeout(600)
 def test_three_clones_four_agents_keep_every_invariant_read_from_the_remote(tmp_path, pg_url, monkeypatch):
     swarm = _load("stress_swarm")

@@ -29,6 +29,7 @@ def _load_harness():
 stress = _load_harness()
 
 
+@pytest.mark.heavy
 @pytest.mark.slow
 @pytest.mark.timeout(400)
 def test_swarm_16_workers_100_tasks_keeps_every_invariant(tmp_path):
@@ -100,3 +101,38 @@ def test_sweep_kills_finish_during_the_worktree_removal_and_gc_runs_before_the_r
     assert len(gcs) == 3 and all(c["exit"] == 0 for c in gcs), "a gc after each kill, and the final one"
     assert all(c["body"]["snapshots"] == [] for c in gcs)
     assert any(c["body"]["tombstones_removed"] for c in gcs), "a kill left a tombstone and gc removed it"
+
+
+def test_a_merge_of_a_gcd_branch_is_not_taken_for_a_live_task_still_at_the_pin(tmp_path):
+    """The invariants name a merge's task by its branch tip (or, once `wtc gc` deleted a merged
+    task's branch, by the merged commit's author). A started task that committed nothing has its
+    branch at the pin, which is also the parent of every merged task commit: it must not be read as
+    the task behind those merges (one such task once named all 97 merges of a swarm as its own)."""
+    config = stress.SwarmConfig(tasks=2, packages=2, files=3, seed=7, shared_rate=0.0, hot_rate=0.0,
+                                reserved_rate=0.0, no_merge_rate=0.0, sparse_rate=0.0)
+    merged, live = stress.plan_tasks(config)
+    repo = tmp_path / "repo"
+    pin = stress.build_repo(repo, config, [merged, live])
+    caller = stress.Caller(repo, config, stress.random.Random(1), None)
+
+    def call(*args: str) -> dict:
+        done = caller._finish(caller._spawn(list(args), None), args[0], None, stress.time.monotonic(), "first")
+        assert done.exit == 0, stress._brief(done)
+        return done.body
+
+    call("run", "start", "--run", stress.RUN_ID)
+    worktrees = {plan.task: Path(call("task", "start", plan.task, "--run", stress.RUN_ID,
+                                      *sum((["--own", g] for g in plan.own), []))["worktree"])
+                 for plan in (merged, live)}
+    stress.apply_edits(worktrees[merged.task], merged)
+    assert call("task", "finish", merged.task, "--run", stress.RUN_ID)["state"] == "merged"
+    call("gc")
+    branches = stress._git(repo, "for-each-ref", "--format=%(objectname) %(refname:short)", "refs/heads/wtc/")
+    assert f"{pin} wtc/{stress.RUN_ID}/{live.task}" in branches.splitlines(), "the live task's branch is at the pin"
+    assert f"wtc/{stress.RUN_ID}/{merged.task}" not in branches, "gc deleted the merged task's branch"
+    outcomes = {merged.task: stress.TaskOutcome(merged.task, [], [], final_state="merged")}
+    verdicts = {v.name: v for v in stress.check_invariants(repo, pin, [merged, live], outcomes, [],
+                                                           repo / ".wtc" / "worktrees")}
+    once = verdicts["merged exactly once (git)"]
+    assert once.ok and once.detail.startswith("1 tasks merged by 1 first-parent commits"), once
+    assert verdicts["each merged change present once (tree)"].ok, verdicts["each merged change present once (tree)"]

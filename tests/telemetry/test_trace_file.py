@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import jsonschema
+import pytest
 
 from tests.conftest import make_repo, write, wtc
 from worktree_coord.telemetry import RunTrace
@@ -22,6 +23,7 @@ SHARED = "".join(f"def f{i}():\n    return {i}\n\n\n" + "".join(f"# {i}.{k}\n" f
                  for i in range(TASKS))
 
 
+@pytest.mark.heavy
 def test_eight_finishing_processes_write_one_trace_with_the_right_structure(tmp_path):
     repo = make_repo(tmp_path / "repo", {"pkg/shared.py": SHARED, "README.md": "r\n"})
     trace_file = tmp_path / "spans.jsonl"
