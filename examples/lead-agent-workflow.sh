@@ -12,7 +12,8 @@
 # Every write passes an idempotency key derived from the run id, `<run>-<op>-<task>`, so the whole
 # script can be re-run after a crash or a timeout with the same RUN: calls that already happened
 # return their stored result and do nothing, and only the missing work is done. (The keys here are
-# the ones wtc derives itself when --key is omitted; spelling them out shows the contract.)
+# spelled like the ones wtc derives itself when --key is omitted, which live apart under `auto:`, so a
+# later call without --key, such as a finish again after a conflict, never meets one of these.)
 #
 # Exit code: 0 when every task merged, 1 when some need attention (conflicts, rejected boundaries).
 set -euo pipefail

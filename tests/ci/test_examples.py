@@ -68,7 +68,7 @@ def test_lead_agent_workflow_script_runs_and_is_safe_to_repeat(tmp_path):
     assert second.returncode == 0, second.stdout + second.stderr
     assert second.stdout.count("already done, skipped") == 3
     assert git(repo, "rev-parse", "wtc/L1/integration") == tip
-    # the keys it used are the <run>-<op>-<task> ones: a repeat of one with another request is refused
+    # the keys it passed are <run>-<op>-<task>: a repeat of one with another request is refused
     done = subprocess.run([sys.executable, "-m", "worktree_coord", "task", "start", "api-health", "--run", "L1",
                            "--own", "elsewhere/**", "--key", "L1-start-api-health", "--json"],
                           cwd=repo, capture_output=True, text=True, timeout=120)

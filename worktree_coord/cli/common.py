@@ -13,7 +13,7 @@ if TYPE_CHECKING:  # the coordinator (pygit2, the store, the merge engine) loads
 
 RepoOption = typer.Option(".", "--repo", "-C", help="Path inside the git repository.", show_default=False)
 JsonOption = typer.Option(False, "--json", help="Print exactly one JSON object (with a `schema` field).")
-KeyOption = typer.Option(None, "--key", help="Idempotency key (default: <run>-<op>-<task>).")
+KeyOption = typer.Option(None, "--key", help="Idempotency key (default: auto:<run>-<op>-<task>; the auto: prefix is kept for defaults).")
 RunOption = typer.Option(..., "--run", "-r", help="Run id.")
 
 

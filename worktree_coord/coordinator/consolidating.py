@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..store import leases
 from ..errors import NotFoundError, StateError, UsageError
-from ..store.idempotency import Outcome, default_key, run_once, variant_key
+from ..store.idempotency import Outcome, caller_key, default_key, run_once, variant_key
 from ..model import TaskState
 
 from .base import CoordinatorBase, staged
@@ -52,7 +52,7 @@ class ConsolidationOperations(CoordinatorBase):
         request: dict[str, Any] = {"run": run_id, "offline": offline}
         if retry_failed:
             request["retry_failed"] = True
-        done = run_once(self.store, key or variant_key(default_key(run_id, "consolidate"), online=not offline,
+        done = run_once(self.store, caller_key(key) or variant_key(default_key(run_id, "consolidate"), online=not offline,
                                                        retry=retry_failed),
                         "run.consolidate", request, body, ttl=self.config.idempotency_ttl,
                         wait_timeout=self.config.wait_timeout)
@@ -96,7 +96,7 @@ class ConsolidationOperations(CoordinatorBase):
                 # after another one superseded it must supersede that one in turn.
                 return Outcome(self._declare_locked(run_id, task_id, intent.to_json()), final=False)
 
-        done = run_once(self.store, key or variant_key(default_key(run_id, "intent", task_id),
+        done = run_once(self.store, caller_key(key) or variant_key(default_key(run_id, "intent", task_id),
                                                        intent=intent.intent_id, spec=spec, group=group, op=op),
                         "intent.add", request, body, ttl=self.config.idempotency_ttl,
                         wait_timeout=self.config.wait_timeout)
@@ -168,7 +168,7 @@ class ConsolidationOperations(CoordinatorBase):
                                | {"previous_state": row["state"], "changed": True}, final=False)
 
         self._intent_row(run_id, intent_id)
-        done = run_once(self.store, key or default_key(run_id, "intent-retry", intent_id),
+        done = run_once(self.store, caller_key(key) or default_key(run_id, "intent-retry", intent_id),
                         "intent.retry", {"run": run_id, "intent": intent_id}, body,
                         ttl=self.config.idempotency_ttl, wait_timeout=self.config.wait_timeout)
         return done.outcome.result | {"replayed": done.replayed}
@@ -193,7 +193,7 @@ class ConsolidationOperations(CoordinatorBase):
                                | {"previous_state": row["state"], "changed": True})
 
         self._intent_row(run_id, intent_id)
-        done = run_once(self.store, key or default_key(run_id, "intent-drop", intent_id), "intent.drop",
+        done = run_once(self.store, caller_key(key) or default_key(run_id, "intent-drop", intent_id), "intent.drop",
                         {"run": run_id, "intent": intent_id, "reason": reason}, body,
                         ttl=self.config.idempotency_ttl, wait_timeout=self.config.wait_timeout)
         return done.outcome.result | {"replayed": done.replayed}

@@ -25,7 +25,7 @@ from ..crashpoints import crash_point
 from ..errors import BusyError, StateError, UsageError
 from ..gitrepo import GIT_MODE_GITLINK, GitRepo
 from ..integrate import FileToResolve, Resolver
-from ..store.idempotency import Outcome, default_key, run_once, variant_key
+from ..store.idempotency import Outcome, caller_key, default_key, run_once, variant_key
 from ..merge.result import SemanticMode
 from ..model import UNAPPLIED_INTENT_STATES, Boundary, RunRecord, TaskRecord, TaskState, validate_name
 from ..results import (TaskAbandoned, TaskFinished, TaskWidened,
@@ -66,7 +66,7 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
                 return Outcome(self._start_task_locked(run, task_id, boundary, f"{author_name} <{author_email}>",
                                                        boundary_from or "--own").to_json())
 
-        done = run_once(self.store, key or default_key(run_id, "start", task_id), "task.start", request, body,
+        done = run_once(self.store, caller_key(key) or default_key(run_id, "start", task_id), "task.start", request, body,
                         ttl=self.config.idempotency_ttl, wait_timeout=self.config.wait_timeout)
         return TaskStarted.from_json(done.outcome.result, replayed=done.replayed)
 
@@ -224,7 +224,7 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         # A finish again with or without --verify (after a failed verification, say), or with or
         # without a message (a first finish with -m ended in a conflict; the fix says to run `wtc task
         # finish` again), is another request, not a misuse of the first one's key.
-        done = run_once(self.store, key or variant_key(default_key(run_id, "finish", task_id), verify=verify,
+        done = run_once(self.store, caller_key(key) or variant_key(default_key(run_id, "finish", task_id), verify=verify,
                                                        no_merge=not merge, message=message),
                         "task.finish", request, body,
                         ttl=self.config.idempotency_ttl, wait_timeout=self.config.wait_timeout)
@@ -530,7 +530,7 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
                 result = self._update_task_locked(run, task_id)
             return Outcome(result.to_json(), result.exit_code, final=False)
 
-        done = run_once(self.store, key or default_key(run_id, "update", task_id) + "-" + tip_now[:12],
+        done = run_once(self.store, caller_key(key) or default_key(run_id, "update", task_id) + "-" + tip_now[:12],
                         "task.update", request, body, ttl=self.config.idempotency_ttl,
                         wait_timeout=self.config.wait_timeout)
         return TaskUpdated.from_json(done.outcome.result, replayed=done.replayed)
@@ -668,7 +668,7 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
                                     started_at=task.created_at)
                 return Outcome(result.to_json())
 
-        done = run_once(self.store, key or default_key(run_id, "abandon", task_id), "task.abandon", request, body,
+        done = run_once(self.store, caller_key(key) or default_key(run_id, "abandon", task_id), "task.abandon", request, body,
                         ttl=self.config.idempotency_ttl, wait_timeout=self.config.wait_timeout)
         return TaskAbandoned.from_json(done.outcome.result, replayed=done.replayed)
 
@@ -694,7 +694,7 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
                 return Outcome(self._widen_locked(run, self._task(run_id, task_id), added_own, added_read,
                                                   why).to_json())
 
-        widen_key = key or variant_key(default_key(run_id, "widen", task_id), own=added_own, read=added_read)
+        widen_key = caller_key(key) or variant_key(default_key(run_id, "widen", task_id), own=added_own, read=added_read)
         done = run_once(self.store, widen_key, "task.widen", request, body,
                         ttl=self.config.idempotency_ttl, wait_timeout=self.config.wait_timeout)
         return TaskWidened.from_json(done.outcome.result, replayed=done.replayed)

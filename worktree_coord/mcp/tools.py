@@ -42,8 +42,8 @@ TASK = "Task id within the run (same rules as a run id), as given to task_start.
 KEY = ("Idempotency key. Repeating a call with the same key and the same arguments is safe: it returns "
        "the first call's stored result and changes nothing again (a repeat while the first still runs "
        "waits for it). The same key with other arguments is refused (exit 2). Leave it out to get the "
-       "command line's default key (<run>-<op>-<target>), which makes a plain retry of the same call safe "
-       "too; pass a new key only to ask for a new operation.")
+       "command line's default key (auto:<run>-<op>-<target>), which makes a plain retry of the same call safe "
+       "too; pass a new key only to ask for a new operation (a key of your own may not start with auto:).")
 RETRY_NOTE = " Safe to retry: a repeat with the same idempotency_key returns the first result."
 CONTENT_RETRY_NOTE = " Safe to retry: the same arguments again change nothing and return the same result."
 EXIT_NOTE = (" The result's exit_code is the CLI's: 0 done, 1 you must act (conflict, failed verification), "

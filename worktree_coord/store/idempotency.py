@@ -25,7 +25,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from ..errors import BusyError, IdempotencyMismatch, LeaseLost, StoreUnavailable
+from ..errors import BusyError, IdempotencyMismatch, LeaseLost, StoreUnavailable, UsageError
 from ..model import dumps
 from . import heartbeat
 from .base import ClaimStatus, Store
@@ -48,9 +48,25 @@ class Replayed:
     replayed: bool      # True when the stored result of an earlier call was returned
 
 
+# Derived keys live in their own namespace. Without it a caller's own key that happens to read like
+# a derived one (an agent that names its finish `r2-finish-api`, as the default is documented) and a
+# later call without --key (the README's "finish again") were one key for two requests: exit 2.
+DEFAULT_KEY_PREFIX = "auto:"
+
+
 def default_key(run_id: str, op: str, target: str | None = None) -> str:
-    """`<run>-<op>-<target>`: the key a call gets when the caller passes none."""
-    return "-".join(part for part in (run_id, op, target) if part)
+    """`auto:<run>-<op>-<target>`: the key a call gets when the caller passes none."""
+    return DEFAULT_KEY_PREFIX + "-".join(part for part in (run_id, op, target) if part)
+
+
+def caller_key(key: str | None) -> str | None:
+    """A key the caller passed (None: none was), checked: never one of the derived keys' namespace."""
+    if key is not None and key.startswith(DEFAULT_KEY_PREFIX):
+        raise UsageError(f"idempotency key {key!r} starts with {DEFAULT_KEY_PREFIX!r}, which is kept for the keys "
+                         "wtc derives when no key is given",
+                         fix=f"choose a key that does not start with {DEFAULT_KEY_PREFIX!r}, or pass no key to "
+                             "get the derived one")
+    return key
 
 
 def variant_key(key: str, **params: Any) -> str:
