@@ -315,7 +315,18 @@ def test_parse_aliases_must_keep_the_length() -> None:
 
 def test_union_when_added_twice_names_node_kinds_of_the_grammar() -> None:
     text = (Path(__file__).resolve().parents[2] / "grammars" / "markdown.toml").read_text()
-    assert load_profile_text(text, "markdown.toml").union_when_added_twice == frozenset({"list"})
+    assert load_profile_text(text, "markdown.toml").union_when_added_twice == frozenset({"list", "section"})
     with pytest.raises(ConfigError, match="union_when_added_twice"):
-        load_profile_text(text.replace('union_when_added_twice = ["list"]', 'union_when_added_twice = ["lists"]'),
+        load_profile_text(text.replace('union_when_added_twice = ["list", "section"]', 'union_when_added_twice = ["lists"]'),
                           "markdown.toml")
+
+
+def test_added_twice_conflict_is_a_regex_over_a_first_line() -> None:
+    text = (Path(__file__).resolve().parents[2] / "grammars" / "markdown.toml").read_text()
+    profile = load_profile_text(text, "markdown.toml")
+    assert profile.added_twice_conflict is not None
+    assert profile.added_twice_conflict.search("## [2.4.0] - 2026-04-01")
+    assert not profile.added_twice_conflict.search("## Unreleased")
+    broken = text.replace("added_twice_conflict = '", "added_twice_conflict = '(unclosed", 1)
+    with pytest.raises(ConfigError, match="added_twice_conflict is not a regex"):
+        load_profile_text(broken, "markdown.toml")

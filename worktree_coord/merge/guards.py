@@ -28,7 +28,9 @@ Each guard is a rule a reviewer would accept on sight, measured on real merge co
   * section_owner: both sides inserted at one place and one side's insertion opens a section (a
     line the profile's `section_opener` matches: a Markdown heading): the other side's text may continue the section above or belong under the
     new heading, and a merge keyed by sections puts it above. The replay eval found it (fastapi's
-    contributing.md: a heading placed after the bullets the new release puts under it).
+    contributing.md: a heading placed after the bullets the new release puts under it). Not when
+    both sides' text opens with the same heading line: both wrote under it (one `## Unreleased`
+    both sides opened), and the structured merge merges the two as one section or conflicts.
 
   * comment_over_head (by shape of resolution): a git conflict the structured merge settled by
     taking one member's leading lines from one side and the member from the other, where one side
@@ -166,6 +168,9 @@ def _section_owner(profile: Profile | None, inputs: tuple[bytes, bytes, bytes],
     for block in conflicts:
         if block.base.strip() or not (block.ours.strip() and block.theirs.strip()):
             continue   # only both sides inserting at one place
+        firsts = {next(line.strip() for line in text.splitlines() if line.strip()) for text in (block.ours, block.theirs)}
+        if len(firsts) == 1 and starts_section.match(next(iter(firsts))):
+            continue   # both open the same section (`## Unreleased`): each side's text is under that heading
         for opener, text, other in (("ours", block.ours, "theirs"), ("theirs", block.theirs, "ours")):
             heading = next((line for line in text.splitlines() if starts_section.match(line)), None)
             if heading is not None:

@@ -17,8 +17,11 @@ Profile keys:
     is never placed by the union of an unordered container, e.g. Python's `if COND:` blocks),
     union_when_added_twice (container kinds whose members commute, keyed: one that both sides
     added at one place with two texts, a Markdown list both sides started under one heading,
-    merges as the union of its members, left's first, a member both added once; any member
-    without a key, or one key with two texts, keeps the conflict),
+    merges as the union of its members, left's first, a member both added once; one key with two
+    texts keeps the conflict; a container whose members keep their places, a section, merges
+    only where both sides' members run in one order, and each place gets one side's new members),
+    added_twice_conflict (a regex: a container added twice whose first line matches it keeps the
+    conflict whatever union_when_added_twice says, a Markdown release `## 1.2.0` both sides cut),
     repeatable (keyed node kinds whose key may legitimately repeat in a file, like assignments to
     one target: left out of the declaration census, so a line merge repeating one is not suspect),
     order_sensitive (true when containers run top to bottom, as Python modules and class bodies do,
@@ -261,6 +264,7 @@ class Profile:
     binds: str | None = None                 # query source: names members bind (names.py)
     claimed: tuple[str, ...] = ()            # extensions taken from another profile by content (`claims`)
     section_opener: re.Pattern[str] | None = None   # a line opening a section (Markdown heading): guards.py
+    added_twice_conflict: re.Pattern[str] | None = None   # first lines that keep union_when_added_twice off
     parse_aliases: tuple[tuple[bytes, bytes], ...] = ()   # text read as another of equal length, parse only
 
     def parse(self, source: bytes) -> tree_sitter.Tree:
@@ -383,7 +387,7 @@ def _validate(raw: dict[str, Any], source: str) -> Profile:
                                "terminators", "containers", "declarations", "data", "anchored",
                                "repeatable", "order_sensitive", "deferred", "name_kinds", "variant_markers", "lazy_annotations", "binds",
                                "semantic", "claims", "section_opener", "parse_aliases",
-                               "union_when_added_twice"}
+                               "union_when_added_twice", "added_twice_conflict"}
     if unknown_keys:
         raise ConfigError(f"language profile {source}: unknown setting(s) {sorted(unknown_keys)}")
     claims = _claims(raw, source)
@@ -394,6 +398,10 @@ def _validate(raw: dict[str, Any], source: str) -> Profile:
         marker = re.compile(lazy["marker"].encode(), re.MULTILINE) if lazy.get("marker") else None
     except re.error as exc:
         raise ConfigError(f"language profile {source}: lazy_annotations.marker is not a regex: {exc}") from None
+    try:
+        added_twice_conflict = re.compile(raw["added_twice_conflict"]) if raw.get("added_twice_conflict") else None
+    except (re.error, TypeError) as exc:
+        raise ConfigError(f"language profile {source}: added_twice_conflict is not a regex: {exc}") from None
     try:
         opener = re.compile(raw["section_opener"]) if raw.get("section_opener") else None
     except (re.error, TypeError) as exc:
@@ -460,6 +468,7 @@ def _validate(raw: dict[str, Any], source: str) -> Profile:
         variant_markers=tuple(raw.get("variant_markers", [])),
         lazy_annotation_extensions=tuple(lazy.get("extensions", [])), lazy_annotation_marker=marker,
         binds=binds, claimed=claims[0] if claims else (), section_opener=opener,
+        added_twice_conflict=added_twice_conflict,
         parse_aliases=tuple((text.encode(), alias.encode()) for text, alias in aliases),
         semantic=_semantic_rules(raw.get("semantic", {}), source, check_kind, check_field, language),
     )

@@ -613,6 +613,9 @@ class StructuredMerge:
         has one text, and the two containers' own text around their members is the same."""
         if lm.node.type not in self.profile.union_when_added_twice or rm.node.type != lm.node.type:
             return None
+        first_line = lm.body.split(b"\n", 1)[0].decode("utf-8", "replace")
+        if self.profile.added_twice_conflict is not None and self.profile.added_twice_conflict.search(first_line):
+            return None
         found = [self._find_container(m.source, m.node, 0) for m in (lm, rm)]
         if found[0] is None or found[1] is None:
             return None
@@ -622,11 +625,12 @@ class StructuredMerge:
             return None
         if left_shell != right_shell or (left.prefix, left.suffix) != (right.prefix, right.suffix):
             return None
+        if any(m.key is None or m.node.type in self.profile.anchored for m in (*left.members, *right.members)):
+            # Members that keep their places (a section's paragraphs, its `###` subsections): both
+            # kept only where their order is the same on both sides.
+            return self._ordered_added_twice(left_shell, left, right, sep, with_sep)
         members = list(left.members)
         held = {m.key: m for m in left.members}
-        for member in (*left.members, *right.members):
-            if member.key is None:
-                return None
         for member in right.members:
             if member.key in held:
                 if held[member.key].body != member.body:
@@ -634,8 +638,58 @@ class StructuredMerge:
                 continue
             members.append(member)
         head, foot, tail = left_shell
+        if len(members) > len(left.members) and right.members[0] in members:
+            # Right's first member leads with the gap that opens its container (the blank line under
+            # a heading); in the middle of the union it takes the lead of a member that follows another.
+            inner = next((m.lead for m in (*left.members[1:], *right.members[1:])), b"")
+            members[members.index(right.members[0])] = replace(right.members[0], lead=inner)
         body = b"".join(m.render(left.separator, m.has_sep) for m in members)
         return [head + left.prefix + body + left.suffix + foot + (sep if (sep and with_sep) else b"") + tail]
+
+
+    def _ordered_added_twice(self, shell: tuple[bytes, bytes, bytes], left: Segmented, right: Segmented,
+                              sep: bytes | None, with_sep: bool) -> list[Piece] | None:
+        """One ordered container both sides added under one head (a Markdown `## Unreleased`
+        section both sides opened): the members both hold, in the same order on both sides, are
+        anchors; a member both hold with two texts merges the same way when it is a container of
+        `union_when_added_twice` (a `### Fixed` under it, the list under that), and what only one
+        side added between two anchors goes there. None (the caller's conflict stands) when the
+        anchors' order differs, both sides added members between the same two anchors (sections and
+        paragraphs never commute), or a member both hold with two texts does not merge."""
+        left_ids = [m.ident for m in left.members]
+        right_ids = [m.ident for m in right.members]
+        shared = [ident for ident in left_ids if ident in set(right_ids)]
+        if shared != [ident for ident in right_ids if ident in set(left_ids)]:
+            return None
+        lmap = {m.ident: m for m in left.members}
+        rmap = {m.ident: m for m in right.members}
+        body: list[bytes] = []
+        li = ri = 0
+        for anchor in [*shared, None]:
+            left_gap, right_gap = [], []
+            while li < len(left_ids) and left_ids[li] != anchor:
+                left_gap.append(lmap[left_ids[li]])
+                li += 1
+            while ri < len(right_ids) and right_ids[ri] != anchor:
+                right_gap.append(rmap[right_ids[ri]])
+                ri += 1
+            if left_gap and right_gap:
+                return None
+            body.extend(m.render(left.separator, m.has_sep) for m in left_gap or right_gap)
+            if anchor is None:
+                break
+            lm, rm = lmap[anchor], rmap[anchor]
+            li, ri = li + 1, ri + 1
+            if lm.content == rm.content:
+                body.append(lm.render(left.separator, lm.has_sep))
+                continue
+            merged = self._union_added_twice(lm, rm, left.separator, lm.has_sep)
+            if merged is None or not all(isinstance(piece, bytes) for piece in merged):
+                return None
+            body.extend(merged)   # type: ignore[arg-type]
+        head, foot, tail = shell
+        text = b"".join(body)
+        return [head + left.prefix + text + left.suffix + foot + (sep if (sep and with_sep) else b"") + tail]
 
 
 _IDENTIFIER = re.compile(rb"[A-Za-z_$][A-Za-z0-9_$]*")
