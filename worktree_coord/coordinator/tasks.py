@@ -230,6 +230,20 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
                         ttl=self.config.idempotency_ttl, wait_timeout=self.config.wait_timeout)
         return TaskFinished.from_json(done.outcome.result, replayed=done.replayed)
 
+    def _left_behind_notes(self, run: RunRecord, task_id: str, changes: list, since: str) -> list[str]:
+        """Notes for uses, in files this task did not change, of names it removed or renamed
+        (left_behind.py); never a rejection: the task cannot change those files itself."""
+        from .left_behind import uses_left_behind
+
+        found = uses_left_behind(changes, self.git.read_blob, since, lambda commit, names: _grep_words(self.git, commit, names),
+                                 self.git.file_at)
+        from .left_behind import MAX_NOTES
+
+        notes = [item.note(task_id, run.run_id) for item in found[:MAX_NOTES]]
+        if len(found) > MAX_NOTES:
+            notes.append(f"and {len(found) - MAX_NOTES} more uses, outside this task's changes, of names it removed or renamed")
+        return notes
+
     def _finish_task_locked(self, run: RunRecord, task_id: str, message: str | None) -> TaskFinished:
         task = self._task(run.run_id, task_id)
         if task.state in (TaskState.FINISHED, TaskState.MERGED, TaskState.EMPTY) or (
@@ -356,6 +370,7 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
             self.reporter.event("task.rejected", run=run.run_id, task=task_id, violations=violations)
             return result
         state = TaskState.EMPTY if not changes else TaskState.FINISHED
+        notes += self._left_behind_notes(run, task_id, changes, since)
         if reserved:
             notes.append("reserved-file edits are kept aside on the branch for the consolidation phase")
             carried = {i.manifest for i in derived}
@@ -797,6 +812,19 @@ def _stash_note(branch: str, worktree: str | None, stashes: list[tuple[str, str]
     return (f"{refs} hold{'s' if len(stashes) == 1 else ''} work stashed on {branch} that no commit includes (the "
             f"stash is shared by every worktree, where another agent's stash pop can take it); keep it with "
             f"`{where} stash pop {newest}`, or give it up with `{where} stash drop {newest}`, then finish again")
+
+
+def _grep_words(git, commit: str, names: list[str]) -> list[str]:  # type: ignore[no-untyped-def]
+    """The files of `commit` that mention one of `names` as a whole word."""
+    if not names:
+        return []
+    args = ["grep", "-l", "-w", "-F"]
+    for name in names:
+        args += ["-e", name]
+    done = git.git(*args, commit, "--", check=False)
+    prefix = f"{commit}:"
+    return [line[len(prefix):] if line.startswith(prefix) else line
+            for line in done.stdout.decode("utf-8", "replace").splitlines() if line]
 
 
 def _unanchored_overlap_notes(overlaps: list[dict[str, Any]]) -> list[str]:

@@ -1,0 +1,99 @@
+"""Uses a task's removal or rename leaves behind in files it did not change.
+
+Stage: `task finish`, after the boundary check passed, before the merge. Input: the repository,
+the commit the task's work is measured from (`since`), the task's tip, and its changes. Output:
+notes (never a rejection) naming each place outside the task's changes that still uses a name the
+task removed or renamed.
+
+Why: a task owns a few files. When it renames `util.parse` in the file it owns, the imports of
+`parse` in files it does not own still name the old function; every merge is clean (no other task
+touched those lines, so the post-merge semantic check has nothing to say), and the landed tree does
+not import. Found driving wtc on psf/requests: a task that owned `utils.py` renamed `guess_filename`,
+`models.py` still imported it, the run landed, `import requests` failed. The task cannot fix those
+files itself (they are outside its boundary), so finish says where they are and what the ways out
+are: keep the old name, or the lead widens the task.
+
+How: the top-level names the task's version of a changed file no longer defines (symbols.py), `git
+grep -w` at `since` for files that mention one, and the post-merge check itself
+(semantic.find_broken_names) over a merge where one side is the task and the other "adds" those
+files whole: its import resolution and its precision rules (shadowing, star imports, a name still
+defined elsewhere) decide what counts as a use. At most MAX_FILES files are read.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Iterable
+
+from ..gitrepo.repository import Change
+from ..merge.semantic import find_broken_names, semantic_profile
+from ..merge.symbols import extract
+from ..merge.versions import MAX_BYTES, FileVersions
+
+MAX_FILES = 100          # files that mention a removed name, read at most (finish stays quick)
+MAX_NAMES = 64           # removed names searched for at most (a file deleted whole can remove many)
+MAX_NOTES = 20           # uses named one by one; the rest are counted
+
+
+@dataclass(frozen=True)
+class LeftBehind:
+    use_path: str
+    use_line: int
+    name: str
+    definition_path: str
+    replacement: str
+
+    def note(self, task: str, run: str) -> str:
+        renamed = f" (to {self.replacement}, it seems)" if self.replacement else ""
+        return (f"{self.use_path}:{self.use_line} still uses {self.name}, which this task removed or renamed{renamed} "
+                f"in {self.definition_path}; {self.use_path} is outside the task's changes, so the landed tree would "
+                f"not resolve it: keep the old name too (an alias), or the lead widens the task "
+                f"(`wtc task widen {task} --run {run} --own '/{self.use_path}' --why '...'`) and it updates the use")
+
+
+def _removed_names(profile_path: str, before: bytes, after: bytes | None) -> set[str]:
+    profile = semantic_profile(profile_path)
+    if profile is None or len(before) > MAX_BYTES or (after is not None and len(after) > MAX_BYTES):
+        return set()
+    try:
+        old = {d.name for d in extract(profile, before, uses=False).definitions if not d.container}
+        new = set() if after is None else {d.name for d in extract(profile, after, uses=False).definitions
+                                           if not d.container}
+    except (ValueError, UnicodeDecodeError):
+        return set()
+    return old - new
+
+
+def uses_left_behind(changes: Iterable[Change], read_blob: Callable[[str], bytes], since: str,
+                     grep: Callable[[str, list[str]], list[str]],
+                     file_at: Callable[[str, str], bytes | None]) -> list[LeftBehind]:
+    """Each use, in a file the task did not change, of a top-level name the task removed or renamed.
+    `grep(commit, names)` lists the files of `commit` that mention one of `names` as a word."""
+    changes = list(changes)
+    removed: set[str] = set()
+    files: list[FileVersions] = []
+    for change in changes:
+        if change.old_oid is None or semantic_profile(change.path) is None:
+            continue
+        before = read_blob(change.old_oid)
+        after = read_blob(change.new_oid) if change.new_oid is not None else None
+        gone = _removed_names(change.path, before, after)
+        if gone:
+            removed |= gone
+        # The task is one side; the other side kept the file as it was.
+        files.append(FileVersions(change.path, base=before, left=after, right=before, merged=after))
+    if not removed:
+        return []
+    touched = {c.path for c in changes}
+    mentioning = [path for path in grep(since, sorted(removed)[:MAX_NAMES])
+                  if path not in touched and semantic_profile(path) is not None][:MAX_FILES]
+    for path in mentioning:
+        text = file_at(since, path)
+        if text is not None and len(text) <= MAX_BYTES:
+            # The other side "adds" the file whole: each of its uses is a use the task's side did not see.
+            files.append(FileVersions(path, base=None, left=None, right=text, merged=text))
+    if len(files) == len([c for c in changes if c.old_oid is not None and semantic_profile(c.path) is not None]):
+        return []
+    found = find_broken_names(files, labels=("task", "base", "unchanged"), complete=False)
+    return [LeftBehind(f.use_path, f.use_line, f.name, f.definition_path, f.replacement or "")
+            for f in found if f.problem == "broken" and f.use_path not in touched and f.removed_by == "task"]
