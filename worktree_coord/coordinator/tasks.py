@@ -235,8 +235,12 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         (left_behind.py); never a rejection: the task cannot change those files itself."""
         from .left_behind import uses_left_behind
 
-        found = uses_left_behind(changes, self.git.read_blob, since, lambda commit, names: _grep_words(self.git, commit, names),
-                                 self.git.file_at)
+        try:
+            found = uses_left_behind(changes, self.git.read_blob, since,
+                                     lambda commit, names: _grep_words(self.git, commit, names), self.git.file_at)
+        except Exception as problem:   # noqa: BLE001 - advice must never stop a finish; say it could not be given
+            return [f"uses of removed names in files outside this task's changes were not looked for: "
+                    f"{type(problem).__name__}: {problem}"]
         from .left_behind import MAX_NOTES
 
         notes = [item.note(task_id, run.run_id) for item in found[:MAX_NOTES]]
