@@ -285,7 +285,8 @@ class TaskCheck(Result):
     """`wtc task check`: would this task's current state (uncommitted edits included) merge onto the
     integration tip, and onto each other live or finished-but-unmerged task? Exit 1 when any
     conflict is predicted. `onto`: one row per target (`integration` first, then tasks sharing files
-    with this one) with `clean`, the shared files and the conflicts."""
+    with this one) with `clean`, the shared files and the conflicts. `left_behind`: uses, in files the
+    task did not change, of names it removed or renamed (advice; not counted in the exit code)."""
 
     run: str = ""
     task: str = ""
@@ -294,4 +295,7 @@ class TaskCheck(Result):
     clean: bool = True
     files: list[str] = field(default_factory=list)
     onto: list[dict[str, Any]] = field(default_factory=list)
+    # Uses, in files the task did not change, of names it removed or renamed (left_behind.py): advice,
+    # the exit code does not count them; `finish` gives the same as notes.
+    left_behind: list[dict[str, Any]] = field(default_factory=list)
     stats: dict[str, Any] = field(default_factory=dict)

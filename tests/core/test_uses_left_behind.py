@@ -51,3 +51,16 @@ def test_an_edit_that_removes_no_name_reads_no_other_file(tmp_path):
     body = _finish_rename(tmp_path, FILES["pkg/utils.py"].replace("return 1", "return 2"))
     assert not any("still uses" in note for note in body["notes"]), body["notes"]
     assert git(tmp_path / "repo", "show", "wtc/r1/integration:pkg/utils.py").endswith("return 2")
+
+
+def test_task_check_names_them_before_the_finish_without_counting_them_as_conflicts(tmp_path):
+    repo = make_repo(tmp_path / "repo", FILES)
+    assert wtc(repo, "run", "start", "--run", "r1")[0] == 0
+    code, body = wtc(repo, "task", "start", "rename", "--run", "r1", "--own", "pkg/utils.py")
+    worktree = Path(body["worktree"])
+    (worktree / "pkg/utils.py").write_text(FILES["pkg/utils.py"].replace("def guess_filename", "def filename_of"))
+    code, body = wtc(repo, "task", "check", "rename", "--run", "r1")      # uncommitted edits count
+    assert code == 0 and body["clean"], body
+    assert [(u["use_path"], u["use_lines"], u["name"], u["replacement"]) for u in body["left_behind"]] == \
+        [("pkg/models.py", [5], "guess_filename", "filename_of")]
+    assert "wtc task widen rename" in body["left_behind"][0]["note"]

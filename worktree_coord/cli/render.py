@@ -566,6 +566,8 @@ def task_check(r: TaskCheck) -> str:
         # A reserved file is never merged as text: `task update` cannot settle it, agreeing can.
         lines.append("  for a reserved manifest: agree on one value with the other task's agent (or leave the key "
                      "to one task); else consolidation refuses both intents and the lead decides")
+    for use in r.left_behind:
+        lines.append(f"  left behind: {use['note']}")
     return "\n".join(lines)
 
 

@@ -215,7 +215,19 @@ class ForecastOperations(CoordinatorBase):
         clean = all(row["clean"] for row in onto)
         return TaskCheck(exit_code=0 if clean else 1, run=run_id, task=task_id, state=record.state.value,
                          source=me.source, clean=clean, files=sorted(me.changes), onto=onto,
-                         stats=engine.stats(started, 1 + len(others)))
+                         left_behind=self._left_behind(run_id, task_id, me), stats=engine.stats(started, 1 + len(others)))
+
+    def _left_behind(self, run_id: str, task_id: str, me: CurrentState) -> list[dict[str, Any]]:
+        """What `task finish` would note about uses this task's removals leave behind (left_behind.py)."""
+        from .left_behind import grep_words, uses_left_behind
+
+        try:
+            found = uses_left_behind(me.changes.values(), self.git.read_blob, me.base,
+                                     lambda commit, names: grep_words(self.git, commit, names), self.git.file_at)
+        except Exception as problem:   # noqa: BLE001 - advice must never stop a check; say it could not be given
+            return [{"note": f"uses of removed names were not looked for: {type(problem).__name__}: {problem}"}]
+        return [{"use_path": f.use_path, "use_lines": list(f.use_lines), "name": f.name, "definition_path": f.definition_path,
+                 "replacement": f.replacement, "note": f.note(task_id, run_id)} for f in found]
 
     # ---- each task's state now -----------------------------------------------------------------
 

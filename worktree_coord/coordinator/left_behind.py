@@ -25,7 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
-from ..gitrepo.repository import Change
+from ..gitrepo.repository import Change, GitRepo
 from ..merge.semantic import find_broken_names, semantic_profile
 from ..merge.symbols import extract
 from ..merge.versions import MAX_BYTES, FileVersions
@@ -37,15 +37,20 @@ MAX_NOTES = 20           # uses named one by one; the rest are counted
 
 @dataclass(frozen=True)
 class LeftBehind:
+    """One file's uses of one name the task removed or renamed."""
+
     use_path: str
-    use_line: int
+    use_lines: tuple[int, ...]
     name: str
     definition_path: str
     replacement: str
 
     def note(self, task: str, run: str) -> str:
         renamed = f" (to {self.replacement}, it seems)" if self.replacement else ""
-        return (f"{self.use_path}:{self.use_line} still uses {self.name}, which this task removed or renamed{renamed} "
+        lines = ", ".join(str(line) for line in self.use_lines[:8]) + (", ..." if len(self.use_lines) > 8 else "")
+        where = f"{self.use_path}:{self.use_lines[0]}" if len(self.use_lines) == 1 else \
+            f"{self.use_path} (lines {lines}: {len(self.use_lines)} uses)"
+        return (f"{where} still uses {self.name}, which this task removed or renamed{renamed} "
                 f"in {self.definition_path}; {self.use_path} is outside the task's changes, so the landed tree would "
                 f"not resolve it: keep the old name too (an alias), or the lead widens the task "
                 f"(`wtc task widen {task} --run {run} --own '/{self.use_path}' --why '...'`) and it updates the use")
@@ -95,5 +100,22 @@ def uses_left_behind(changes: Iterable[Change], read_blob: Callable[[str], bytes
     if len(files) == len([c for c in changes if c.old_oid is not None and semantic_profile(c.path) is not None]):
         return []
     found = find_broken_names(files, labels=("task", "base", "unchanged"), complete=False)
-    return [LeftBehind(f.use_path, f.use_line, f.name, f.definition_path, f.replacement or "")
-            for f in found if f.problem == "broken" and f.use_path not in touched and f.removed_by == "task"]
+    grouped: dict[tuple[str, str], list] = {}
+    for finding in found:
+        if finding.problem == "broken" and finding.use_path not in touched and finding.removed_by == "task":
+            grouped.setdefault((finding.use_path, finding.name), []).append(finding)
+    return [LeftBehind(path, tuple(f.use_line for f in uses), name, uses[0].definition_path, uses[0].replacement or "")
+            for (path, name), uses in grouped.items()]
+
+
+def grep_words(git: GitRepo, commit: str, names: list[str]) -> list[str]:
+    """The files of `commit` that mention one of `names` as a whole word."""
+    if not names:
+        return []
+    args = ["grep", "-l", "-w", "-F"]
+    for name in names:
+        args += ["-e", name]
+    done = git.git(*args, commit, "--", check=False)
+    prefix = f"{commit}:"
+    return [line[len(prefix):] if line.startswith(prefix) else line
+            for line in done.stdout.decode("utf-8", "replace").splitlines() if line]

@@ -233,11 +233,11 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
     def _left_behind_notes(self, run: RunRecord, task_id: str, changes: list, since: str) -> list[str]:
         """Notes for uses, in files this task did not change, of names it removed or renamed
         (left_behind.py); never a rejection: the task cannot change those files itself."""
-        from .left_behind import uses_left_behind
+        from .left_behind import grep_words, uses_left_behind
 
         try:
             found = uses_left_behind(changes, self.git.read_blob, since,
-                                     lambda commit, names: _grep_words(self.git, commit, names), self.git.file_at)
+                                     lambda commit, names: grep_words(self.git, commit, names), self.git.file_at)
         except Exception as problem:   # noqa: BLE001 - advice must never stop a finish; say it could not be given
             return [f"uses of removed names in files outside this task's changes were not looked for: "
                     f"{type(problem).__name__}: {problem}"]
@@ -816,19 +816,6 @@ def _stash_note(branch: str, worktree: str | None, stashes: list[tuple[str, str]
     return (f"{refs} hold{'s' if len(stashes) == 1 else ''} work stashed on {branch} that no commit includes (the "
             f"stash is shared by every worktree, where another agent's stash pop can take it); keep it with "
             f"`{where} stash pop {newest}`, or give it up with `{where} stash drop {newest}`, then finish again")
-
-
-def _grep_words(git, commit: str, names: list[str]) -> list[str]:  # type: ignore[no-untyped-def]
-    """The files of `commit` that mention one of `names` as a whole word."""
-    if not names:
-        return []
-    args = ["grep", "-l", "-w", "-F"]
-    for name in names:
-        args += ["-e", name]
-    done = git.git(*args, commit, "--", check=False)
-    prefix = f"{commit}:"
-    return [line[len(prefix):] if line.startswith(prefix) else line
-            for line in done.stdout.decode("utf-8", "replace").splitlines() if line]
 
 
 def _unanchored_overlap_notes(overlaps: list[dict[str, Any]]) -> list[str]:
