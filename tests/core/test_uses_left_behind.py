@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import git, make_repo, wtc
 
 FILES = {
@@ -64,3 +66,13 @@ def test_task_check_names_them_before_the_finish_without_counting_them_as_confli
     assert [(u["use_path"], u["use_lines"], u["name"], u["replacement"]) for u in body["left_behind"]] == \
         [("pkg/models.py", [5], "guess_filename", "filename_of")]
     assert "wtc task widen rename" in body["left_behind"][0]["note"]
+
+
+def test_a_task_changing_more_files_than_finish_reads_says_it_did_not_look(tmp_path, monkeypatch):
+    from worktree_coord.coordinator import left_behind
+    from worktree_coord.gitrepo.repository import Change
+
+    changes = [Change(f"pkg/m{i}.py", 0o100644, 0o100644, "0" * 40, "1" * 40) for i in range(left_behind.MAX_CHANGED + 1)]
+    monkeypatch.setattr(left_behind, "semantic_profile", lambda path: object())
+    with pytest.raises(left_behind.LookupTooLarge, match="more than the 100 finish reads"):
+        left_behind.uses_left_behind(changes, lambda oid: b"", "HEAD", lambda commit, names: [], lambda c, p: None)

@@ -33,6 +33,11 @@ from ..merge.versions import MAX_BYTES, FileVersions
 MAX_FILES = 100          # files that mention a removed name, read at most (finish stays quick)
 MAX_NAMES = 64           # removed names searched for at most (a file deleted whole can remove many)
 MAX_NOTES = 20           # uses named one by one; the rest are counted
+MAX_CHANGED = 100        # changed files whose removed names are read (about 20 ms each)
+
+
+class LookupTooLarge(Exception):
+    """The task changed too many files to read them all at finish: the caller says so in a note."""
 
 
 @dataclass(frozen=True)
@@ -77,9 +82,11 @@ def uses_left_behind(changes: Iterable[Change], read_blob: Callable[[str], bytes
     changes = list(changes)
     removed: set[str] = set()
     files: list[FileVersions] = []
-    for change in changes:
-        if change.old_oid is None or semantic_profile(change.path) is None:
-            continue
+    readable = [c for c in changes if c.old_oid is not None and semantic_profile(c.path) is not None]
+    if len(readable) > MAX_CHANGED:
+        raise LookupTooLarge(f"the task changed {len(readable)} files with a semantic check, more than the "
+                             f"{MAX_CHANGED} finish reads for removed names")
+    for change in readable:
         before = read_blob(change.old_oid)
         after = read_blob(change.new_oid) if change.new_oid is not None else None
         gone = _removed_names(change.path, before, after)
@@ -97,7 +104,7 @@ def uses_left_behind(changes: Iterable[Change], read_blob: Callable[[str], bytes
         if text is not None and len(text) <= MAX_BYTES:
             # The other side "adds" the file whole: each of its uses is a use the task's side did not see.
             files.append(FileVersions(path, base=None, left=None, right=text, merged=text))
-    if len(files) == len([c for c in changes if c.old_oid is not None and semantic_profile(c.path) is not None]):
+    if len(files) == len(readable):
         return []
     found = find_broken_names(files, labels=("task", "base", "unchanged"), complete=False)
     grouped: dict[tuple[str, str], list] = {}

@@ -233,11 +233,13 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
     def _left_behind_notes(self, run: RunRecord, task_id: str, changes: list, since: str) -> list[str]:
         """Notes for uses, in files this task did not change, of names it removed or renamed
         (left_behind.py); never a rejection: the task cannot change those files itself."""
-        from .left_behind import grep_words, uses_left_behind
+        from .left_behind import LookupTooLarge, grep_words, uses_left_behind
 
         try:
             found = uses_left_behind(changes, self.git.read_blob, since,
                                      lambda commit, names: grep_words(self.git, commit, names), self.git.file_at)
+        except LookupTooLarge as too_large:
+            return [f"uses of removed names in files outside this task's changes were not looked for: {too_large}"]
         except Exception as problem:   # noqa: BLE001 - advice must never stop a finish; say it could not be given
             return [f"uses of removed names in files outside this task's changes were not looked for: "
                     f"{type(problem).__name__}: {problem}"]
