@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..store import leases
 from ..errors import NotFoundError, StateError, UsageError
-from ..store.idempotency import Outcome, caller_key, default_key, run_once, variant_key
+from ..store.idempotency import Outcome, default_key, run_once, variant_key
 from ..model import TaskState
 
 from .base import CoordinatorBase, staged
@@ -52,10 +52,10 @@ class ConsolidationOperations(CoordinatorBase):
         request: dict[str, Any] = {"run": run_id, "offline": offline}
         if retry_failed:
             request["retry_failed"] = True
-        done = run_once(self.store, caller_key(key) or variant_key(default_key(run_id, "consolidate"), online=not offline,
-                                                       retry=retry_failed),
+        done = run_once(self.store, key,
                         "run.consolidate", request, body, ttl=self.config.idempotency_ttl,
-                        wait_timeout=self.config.wait_timeout)
+                        wait_timeout=self.config.wait_timeout,
+                        derived=variant_key(default_key(run_id, "consolidate"), online=not offline, retry=retry_failed))
         return ConsolidationReport.from_json(done.outcome.result, replayed=done.replayed)
 
     def add_intent(self, run_id: str, task_id: str, *, manifest: str, op: str, name: str, spec: str | None = None,
@@ -96,10 +96,11 @@ class ConsolidationOperations(CoordinatorBase):
                 # after another one superseded it must supersede that one in turn.
                 return Outcome(self._declare_locked(run_id, task_id, intent.to_json()), final=False)
 
-        done = run_once(self.store, caller_key(key) or variant_key(default_key(run_id, "intent", task_id),
-                                                       intent=intent.intent_id, spec=spec, group=group, op=op),
+        done = run_once(self.store, key,
                         "intent.add", request, body, ttl=self.config.idempotency_ttl,
-                        wait_timeout=self.config.wait_timeout)
+                        wait_timeout=self.config.wait_timeout,
+                        derived=variant_key(default_key(run_id, "intent", task_id), intent=intent.intent_id, spec=spec,
+                                            group=group, op=op))
         return done.outcome.result | {"replayed": done.replayed}
 
     def _declare_locked(self, run_id: str, task_id: str, data: dict[str, Any]) -> dict[str, Any]:
@@ -168,9 +169,10 @@ class ConsolidationOperations(CoordinatorBase):
                                | {"previous_state": row["state"], "changed": True}, final=False)
 
         self._intent_row(run_id, intent_id)
-        done = run_once(self.store, caller_key(key) or default_key(run_id, "intent-retry", intent_id),
+        done = run_once(self.store, key,
                         "intent.retry", {"run": run_id, "intent": intent_id}, body,
-                        ttl=self.config.idempotency_ttl, wait_timeout=self.config.wait_timeout)
+                        ttl=self.config.idempotency_ttl, wait_timeout=self.config.wait_timeout,
+                        derived=default_key(run_id, "intent-retry", intent_id))
         return done.outcome.result | {"replayed": done.replayed}
 
     def drop_intent(self, run_id: str, intent_id: str, *, reason: str = "", key: str | None = None) -> dict[str, Any]:
@@ -193,9 +195,10 @@ class ConsolidationOperations(CoordinatorBase):
                                | {"previous_state": row["state"], "changed": True})
 
         self._intent_row(run_id, intent_id)
-        done = run_once(self.store, caller_key(key) or default_key(run_id, "intent-drop", intent_id), "intent.drop",
+        done = run_once(self.store, key, "intent.drop",
                         {"run": run_id, "intent": intent_id, "reason": reason}, body,
-                        ttl=self.config.idempotency_ttl, wait_timeout=self.config.wait_timeout)
+                        ttl=self.config.idempotency_ttl, wait_timeout=self.config.wait_timeout,
+                        derived=default_key(run_id, "intent-drop", intent_id))
         return done.outcome.result | {"replayed": done.replayed}
 
     def intents(self, run_id: str) -> list[dict[str, Any]]:

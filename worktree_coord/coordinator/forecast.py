@@ -219,15 +219,11 @@ class ForecastOperations(CoordinatorBase):
 
     def _left_behind(self, run_id: str, task_id: str, me: CurrentState) -> list[dict[str, Any]]:
         """What `task finish` would note about uses this task's removals leave behind (left_behind.py)."""
-        from .left_behind import LookupTooLarge, grep_words, uses_left_behind
+        from .left_behind import look_for_uses
 
-        try:
-            found = uses_left_behind(me.changes.values(), self.git.read_blob, me.base,
-                                     lambda commit, names: grep_words(self.git, commit, names), self.git.file_at)
-        except LookupTooLarge as too_large:
-            return [{"note": f"uses of removed names were not looked for: {too_large}"}]
-        except Exception as problem:   # noqa: BLE001 - advice must never stop a check; say it could not be given
-            return [{"note": f"uses of removed names were not looked for: {type(problem).__name__}: {problem}"}]
+        found, not_looked = look_for_uses(self.git, me.changes.values(), me.base)
+        if not_looked:
+            return [{"note": f"uses of removed names were not looked for: {not_looked}"}]
         return [{"use_path": f.use_path, "use_lines": list(f.use_lines), "name": f.name, "definition_path": f.definition_path,
                  "replacement": f.replacement, "note": f.note(task_id, run_id)} for f in found]
 

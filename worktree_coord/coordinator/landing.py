@@ -12,7 +12,7 @@ from . import merge_queue as queue
 from ..store import leases
 from ..consolidate.tool_output import summarize_message
 from ..errors import ActionRequired, BusyError, NotFoundError, StateError, UsageError
-from ..store.idempotency import Outcome, caller_key, default_key, run_once, variant_key
+from ..store.idempotency import Outcome, default_key, run_once, variant_key
 from ..integrate import IntegrationState, StaleRef, fast_forward, labelled_resolver
 from ..model import UNAPPLIED_INTENT_STATES, RunRecord, RunState, TaskRecord, TaskState
 from ..merge.result import problem_words
@@ -244,9 +244,10 @@ class LandingOperations(CoordinatorBase):
             return Outcome(Landed(run=run_id, onto=onto, old=old, new=tip, tip=tip, how=how).to_json())
 
         # A run may land more than once (again after more work merged): each tip is its own request.
-        done = run_once(self.store, caller_key(key) or variant_key(default_key(run_id, "land", onto), tip=tip), "run.land",
+        done = run_once(self.store, key, "run.land",
                         request, body,
-                        ttl=self.config.idempotency_ttl, wait_timeout=self.config.wait_timeout)
+                        ttl=self.config.idempotency_ttl, wait_timeout=self.config.wait_timeout,
+                        derived=variant_key(default_key(run_id, "land", onto), tip=tip))
         return Landed.from_json(done.outcome.result, replayed=done.replayed, left_out=leftovers, warnings=warnings)
 
     def _target_tip(self, run: RunRecord, onto: str) -> str | None:

@@ -89,9 +89,7 @@ def uses_left_behind(changes: Iterable[Change], read_blob: Callable[[str], bytes
     for change in readable:
         before = read_blob(change.old_oid)
         after = read_blob(change.new_oid) if change.new_oid is not None else None
-        gone = _removed_names(change.path, before, after)
-        if gone:
-            removed |= gone
+        removed |= _removed_names(change.path, before, after)
         # The task is one side; the other side kept the file as it was.
         files.append(FileVersions(change.path, base=before, left=after, right=before, merged=after))
     if not removed:
@@ -99,14 +97,12 @@ def uses_left_behind(changes: Iterable[Change], read_blob: Callable[[str], bytes
     touched = {c.path for c in changes}
     mentioning = [path for path in grep(since, sorted(removed)[:MAX_NAMES])
                   if path not in touched and semantic_profile(path) is not None][:MAX_FILES]
-    for path in mentioning:
-        text = file_at(since, path)
-        if text is not None and len(text) <= MAX_BYTES:
-            # The other side "adds" the file whole: each of its uses is a use the task's side did not see.
-            files.append(FileVersions(path, base=None, left=None, right=text, merged=text))
-    if len(files) == len(readable):
+    # The other side "adds" each such file whole: each of its uses is a use the task's side did not see.
+    unchanged = [FileVersions(path, base=None, left=None, right=text, merged=text)
+                 for path in mentioning if (text := file_at(since, path)) is not None and len(text) <= MAX_BYTES]
+    if not unchanged:
         return []
-    found = find_broken_names(files, labels=("task", "base", "unchanged"), complete=False)
+    found = find_broken_names(files + unchanged, labels=("task", "base", "unchanged"), complete=False)
     grouped: dict[tuple[str, str], list] = {}
     for finding in found:
         if finding.problem == "broken" and finding.use_path not in touched and finding.removed_by == "task":
@@ -115,14 +111,12 @@ def uses_left_behind(changes: Iterable[Change], read_blob: Callable[[str], bytes
             for (path, name), uses in grouped.items()]
 
 
-def grep_words(git: GitRepo, commit: str, names: list[str]) -> list[str]:
-    """The files of `commit` that mention one of `names` as a whole word."""
-    if not names:
-        return []
-    args = ["grep", "-l", "-w", "-F"]
-    for name in names:
-        args += ["-e", name]
-    done = git.git(*args, commit, "--", check=False)
-    prefix = f"{commit}:"
-    return [line[len(prefix):] if line.startswith(prefix) else line
-            for line in done.stdout.decode("utf-8", "replace").splitlines() if line]
+def look_for_uses(git: GitRepo, changes: Iterable[Change], since: str) -> tuple[list[LeftBehind], str | None]:
+    """`uses_left_behind` on the repository, and why they were not looked for (None: they were). This
+    is advice: a finish or a check never fails for it, it says it could not give it."""
+    try:
+        return uses_left_behind(changes, git.read_blob, since, git.files_mentioning, git.file_at), None
+    except LookupTooLarge as too_large:
+        return [], str(too_large)
+    except Exception as problem:   # noqa: BLE001 - advice must never stop a finish or a check
+        return [], f"{type(problem).__name__}: {problem}"

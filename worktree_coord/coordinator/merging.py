@@ -27,7 +27,7 @@ from ..store import leases
 from ..crashpoints import crash_point
 from ..errors import BusyError, StateError, UsageError, WtcError
 from ..events import wants
-from ..store.idempotency import Outcome, caller_key, default_key, run_once, variant_key
+from ..store.idempotency import Outcome, default_key, run_once, variant_key
 from ..integrate import IntegrationResult, IntegrationState, StaleRef, fast_forward, merge_account
 from ..merge.result import SemanticMode, problem_words
 from ..model import RunRecord, TaskRecord, TaskState
@@ -474,10 +474,11 @@ class MergeOperations(CoordinatorBase):
             report = MergeReport(exit_code=code, run=run_id, integration=run.integration_ref, tip=tip, tasks=rows)
             return Outcome(report.to_json(), code, final=False)  # a later drain must see later tasks
 
-        done = run_once(self.store, caller_key(key) or variant_key(default_key(run_id, "merge"), verify=verify,
-                                                  batch=batch if batch != 1 else None), "run.merge",
+        done = run_once(self.store, key, "run.merge",
                         {"run": run_id, "verify": verify, "batch": batch}, body,
-                        ttl=self.config.idempotency_ttl, wait_timeout=self.config.wait_timeout)
+                        ttl=self.config.idempotency_ttl, wait_timeout=self.config.wait_timeout,
+                        derived=variant_key(default_key(run_id, "merge"), verify=verify,
+                                            batch=batch if batch != 1 else None))
         return MergeReport.from_json(done.outcome.result, replayed=done.replayed)
 
     def _packages(self, run: RunRecord) -> list[queue.Package]:

@@ -7,7 +7,7 @@ import time
 
 from ..errors import UsageError
 from ..merge.result import SemanticMode
-from ..store.idempotency import Outcome, caller_key, default_key, run_once
+from ..store.idempotency import Outcome, default_key, run_once
 from ..model import RunRecord, RunState, validate_name
 from ..results import (RunStarted, RunStatus)
 from ..telemetry import RunTrace
@@ -82,8 +82,9 @@ class RunOperations(CoordinatorBase):
                                     root_span_id=ids.root_hex, started_at=started_at)
             return Outcome(RunStarted(run=run_id, base=sha, integration=integration, remote=remote).to_json())
 
-        done = run_once(self.store, caller_key(key) or default_key(run_id, "run-start"), "run.start", request, body,
-                        ttl=self.config.idempotency_ttl, wait_timeout=self.config.wait_timeout)
+        done = run_once(self.store, key, "run.start", request, body,
+                        ttl=self.config.idempotency_ttl, wait_timeout=self.config.wait_timeout,
+                        derived=default_key(run_id, "run-start"))
         started = RunStarted.from_json(done.outcome.result, replayed=done.replayed)
         return self._with_uncommitted_note(started, sha)
 

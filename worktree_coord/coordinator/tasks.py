@@ -25,7 +25,7 @@ from ..crashpoints import crash_point
 from ..errors import BusyError, StateError, UsageError
 from ..gitrepo import GIT_MODE_GITLINK, GitRepo
 from ..integrate import FileToResolve, Resolver
-from ..store.idempotency import Outcome, caller_key, default_key, run_once, variant_key
+from ..store.idempotency import Outcome, default_key, run_once, variant_key
 from ..merge.result import SemanticMode
 from ..model import UNAPPLIED_INTENT_STATES, Boundary, RunRecord, TaskRecord, TaskState, validate_name
 from ..results import (TaskAbandoned, TaskFinished, TaskWidened,
@@ -66,8 +66,9 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
                 return Outcome(self._start_task_locked(run, task_id, boundary, f"{author_name} <{author_email}>",
                                                        boundary_from or "--own").to_json())
 
-        done = run_once(self.store, caller_key(key) or default_key(run_id, "start", task_id), "task.start", request, body,
-                        ttl=self.config.idempotency_ttl, wait_timeout=self.config.wait_timeout)
+        done = run_once(self.store, key, "task.start", request, body,
+                        ttl=self.config.idempotency_ttl, wait_timeout=self.config.wait_timeout,
+                        derived=default_key(run_id, "start", task_id))
         return TaskStarted.from_json(done.outcome.result, replayed=done.replayed)
 
     def _start_task_locked(self, run: RunRecord, task_id: str, boundary: Boundary, author: str,
@@ -224,27 +225,21 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         # A finish again with or without --verify (after a failed verification, say), or with or
         # without a message (a first finish with -m ended in a conflict; the fix says to run `wtc task
         # finish` again), is another request, not a misuse of the first one's key.
-        done = run_once(self.store, caller_key(key) or variant_key(default_key(run_id, "finish", task_id), verify=verify,
-                                                       no_merge=not merge, message=message),
+        done = run_once(self.store, key,
                         "task.finish", request, body,
-                        ttl=self.config.idempotency_ttl, wait_timeout=self.config.wait_timeout)
+                        ttl=self.config.idempotency_ttl, wait_timeout=self.config.wait_timeout,
+                        derived=variant_key(default_key(run_id, "finish", task_id), verify=verify, no_merge=not merge,
+                                            message=message))
         return TaskFinished.from_json(done.outcome.result, replayed=done.replayed)
 
     def _left_behind_notes(self, run: RunRecord, task_id: str, changes: list, since: str) -> list[str]:
         """Notes for uses, in files this task did not change, of names it removed or renamed
         (left_behind.py); never a rejection: the task cannot change those files itself."""
-        from .left_behind import LookupTooLarge, grep_words, uses_left_behind
+        from .left_behind import MAX_NOTES, look_for_uses
 
-        try:
-            found = uses_left_behind(changes, self.git.read_blob, since,
-                                     lambda commit, names: grep_words(self.git, commit, names), self.git.file_at)
-        except LookupTooLarge as too_large:
-            return [f"uses of removed names in files outside this task's changes were not looked for: {too_large}"]
-        except Exception as problem:   # noqa: BLE001 - advice must never stop a finish; say it could not be given
-            return [f"uses of removed names in files outside this task's changes were not looked for: "
-                    f"{type(problem).__name__}: {problem}"]
-        from .left_behind import MAX_NOTES
-
+        found, not_looked = look_for_uses(self.git, changes, since)
+        if not_looked:
+            return [f"uses of removed names in files outside this task's changes were not looked for: {not_looked}"]
         notes = [item.note(task_id, run.run_id) for item in found[:MAX_NOTES]]
         if len(found) > MAX_NOTES:
             notes.append(f"and {len(found) - MAX_NOTES} more uses, outside this task's changes, of names it removed or renamed")
@@ -551,9 +546,10 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
                 result = self._update_task_locked(run, task_id)
             return Outcome(result.to_json(), result.exit_code, final=False)
 
-        done = run_once(self.store, caller_key(key) or default_key(run_id, "update", task_id) + "-" + tip_now[:12],
+        done = run_once(self.store, key,
                         "task.update", request, body, ttl=self.config.idempotency_ttl,
-                        wait_timeout=self.config.wait_timeout)
+                        wait_timeout=self.config.wait_timeout,
+                        derived=default_key(run_id, "update", task_id) + "-" + tip_now[:12])
         return TaskUpdated.from_json(done.outcome.result, replayed=done.replayed)
 
     def _update_task_locked(self, run: RunRecord, task_id: str) -> TaskUpdated:
@@ -689,8 +685,9 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
                                     started_at=task.created_at)
                 return Outcome(result.to_json())
 
-        done = run_once(self.store, caller_key(key) or default_key(run_id, "abandon", task_id), "task.abandon", request, body,
-                        ttl=self.config.idempotency_ttl, wait_timeout=self.config.wait_timeout)
+        done = run_once(self.store, key, "task.abandon", request, body,
+                        ttl=self.config.idempotency_ttl, wait_timeout=self.config.wait_timeout,
+                        derived=default_key(run_id, "abandon", task_id))
         return TaskAbandoned.from_json(done.outcome.result, replayed=done.replayed)
 
     @staged("task.widen")
@@ -715,9 +712,9 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
                 return Outcome(self._widen_locked(run, self._task(run_id, task_id), added_own, added_read,
                                                   why).to_json())
 
-        widen_key = caller_key(key) or variant_key(default_key(run_id, "widen", task_id), own=added_own, read=added_read)
-        done = run_once(self.store, widen_key, "task.widen", request, body,
-                        ttl=self.config.idempotency_ttl, wait_timeout=self.config.wait_timeout)
+        done = run_once(self.store, key, "task.widen", request, body,
+                        ttl=self.config.idempotency_ttl, wait_timeout=self.config.wait_timeout,
+                        derived=variant_key(default_key(run_id, "widen", task_id), own=added_own, read=added_read))
         return TaskWidened.from_json(done.outcome.result, replayed=done.replayed)
 
     def _widen_locked(self, run: RunRecord, task: TaskRecord, own: list[str], read: list[str],

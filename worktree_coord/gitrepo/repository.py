@@ -580,6 +580,17 @@ class GitRepo:
                 fix=f"commit or stash the changes in {path}, then land again",
             )
 
+    def files_mentioning(self, commit: str, words: list[str]) -> list[str]:
+        """The files of `commit` that hold one of `words` as a whole word (`git grep -lwF`)."""
+        if not words:
+            return []
+        args = ["grep", "-l", "-w", "-F"]
+        for word in words:
+            args += ["-e", word]
+        done = self.git(*args, commit, "--", check=False)   # exit 1: no file holds one
+        prefix = f"{commit}:"
+        return [line.removeprefix(prefix) for line in done.stdout.decode("utf-8", "replace").splitlines() if line]
+
     def file_at(self, commit: str, rel: str) -> bytes | None:
         tree = self.repo[pygit2.Oid(hex=commit)].peel(pygit2.Tree)
         try:

@@ -637,15 +637,12 @@ class StructuredMerge:
                     return None   # one key, two texts: the caller's conflict
                 continue
             members.append(member)
-        head, foot, tail = left_shell
-        if len(members) > len(left.members) and right.members[0] in members:
+        if right.members and right.members[0].key not in held:
             # Right's first member leads with the gap that opens its container (the blank line under
-            # a heading); in the middle of the union it takes the lead of a member that follows another.
+            # a heading); first after left's members, it takes the lead of a member that follows another.
             inner = next((m.lead for m in (*left.members[1:], *right.members[1:])), b"")
-            members[members.index(right.members[0])] = replace(right.members[0], lead=inner)
-        body = b"".join(m.render(left.separator, m.has_sep) for m in members)
-        return [head + left.prefix + body + left.suffix + foot + (sep if (sep and with_sep) else b"") + tail]
-
+            members[len(left.members)] = replace(right.members[0], lead=inner)
+        return _in_shell(left_shell, left, [m.render(left.separator, m.has_sep) for m in members], sep, with_sep)
 
     def _ordered_added_twice(self, shell: tuple[bytes, bytes, bytes], left: Segmented, right: Segmented,
                               sep: bytes | None, with_sep: bool) -> list[Piece] | None:
@@ -687,9 +684,16 @@ class StructuredMerge:
             if merged is None or not all(isinstance(piece, bytes) for piece in merged):
                 return None
             body.extend(merged)   # type: ignore[arg-type]
-        head, foot, tail = shell
-        text = b"".join(body)
-        return [head + left.prefix + text + left.suffix + foot + (sep if (sep and with_sep) else b"") + tail]
+        return _in_shell(shell, left, body, sep, with_sep)
+
+
+def _in_shell(shell: tuple[bytes, bytes, bytes], container: Segmented, body: list[bytes], sep: bytes | None,
+              with_sep: bool) -> list[Piece]:
+    """A merged container's members put back into its member's text: head, the container's own
+    text around the members, foot, the separator when one follows, and the member's tail."""
+    head, foot, tail = shell
+    return [head + container.prefix + b"".join(body) + container.suffix + foot
+            + (sep if (sep and with_sep) else b"") + tail]
 
 
 _IDENTIFIER = re.compile(rb"[A-Za-z_$][A-Za-z0-9_$]*")

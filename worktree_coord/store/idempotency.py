@@ -1,6 +1,6 @@
 """Idempotent operations: a repeat with the same key returns the stored result and does nothing.
 
-Every write operation runs through `run_once(key, op, request, body)`:
+Every write operation runs through `run_once(key, op, request, body, derived=default_key(...))`:
 - first call: the key is claimed (owner = this process) and `body` runs; its outcome is stored;
 - a repeat after it ended: the stored result comes back, nothing runs again;
 - a repeat while it runs: waits for it (bounded by `wait_timeout`, then BusyError, exit 4);
@@ -59,9 +59,9 @@ def default_key(run_id: str, op: str, target: str | None = None) -> str:
     return DEFAULT_KEY_PREFIX + "-".join(part for part in (run_id, op, target) if part)
 
 
-def caller_key(key: str | None) -> str | None:
-    """A key the caller passed (None: none was), checked: never one of the derived keys' namespace."""
-    if key is not None and key.startswith(DEFAULT_KEY_PREFIX):
+def _caller_key(key: str) -> str:
+    """A key the caller passed, checked: never one of the derived keys' namespace."""
+    if key.startswith(DEFAULT_KEY_PREFIX):
         raise UsageError(f"idempotency key {key!r} starts with {DEFAULT_KEY_PREFIX!r}, which is kept for the keys "
                          "wtc derives when no key is given",
                          fix=f"choose a key that does not start with {DEFAULT_KEY_PREFIX!r}, or pass no key to "
@@ -83,9 +83,16 @@ def request_hash(op: str, request: dict[str, Any]) -> str:
     return hashlib.sha256(dumps({"op": op, "request": request}).encode()).hexdigest()
 
 
-def run_once(store: Store, key: str, op: str, request: dict[str, Any], body: Callable[[], Outcome], *,
-             ttl: float, wait_timeout: float) -> Replayed:
-    """Run `body` at most once per key (see the module docstring)."""
+def run_once(store: Store, key: str | None, op: str, request: dict[str, Any], body: Callable[[], Outcome], *,
+             ttl: float, wait_timeout: float, derived: str | None = None) -> Replayed:
+    """Run `body` at most once per key (see the module docstring): `key` is the caller's (checked,
+    never in the derived keys' namespace), `derived` the one used when the caller gave none."""
+    if key is not None:
+        key = _caller_key(key)
+    elif derived is not None:
+        key = derived
+    else:
+        raise ValueError("run_once needs the caller's key or a derived one")
     me = str(current_owner())
     with heartbeat.keeper(store, me).keeping():
         return _run_once(store, key, op, request, body, me=me, wait_timeout=wait_timeout, ttl=ttl)
