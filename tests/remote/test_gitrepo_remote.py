@@ -70,3 +70,19 @@ def test_other_refusals_are_errors_with_gits_words(clone, tmp_path):
         Remote(repo, "upstream").url()
     with pytest.raises(UsageError):
         Remote(repo, "--upload-pack=evil")
+
+
+def test_a_worktree_head_caught_half_written_is_retried_not_an_error(clone, tmp_path):
+    """Found by the remote stress test: a fetch while another process of the clone adds or removes a
+    task's worktree failed with `fatal: bad object worktrees/t0010/HEAD` (exit 2, a git error). It is
+    that moment's state, so it is retried; one left broken for good ends as RemoteUnavailable."""
+    repo, _, _ = clone
+    git(repo.toplevel, "worktree", "add", "-q", str(tmp_path / "wt"), "HEAD")
+    head = repo.common_dir / "worktrees" / "wt" / "HEAD"
+    kept = head.read_text()
+    head.write_text("1234567890123456789012345678901234567890\n")
+    remote = Remote(repo, "origin", attempts=2, first_delay=0.05)
+    with pytest.raises(RemoteUnavailable, match="2 tries"):
+        remote.fetch(["+refs/heads/main:refs/remotes/origin/main"], what="fetching main")
+    head.write_text(kept)
+    remote.fetch(["+refs/heads/main:refs/remotes/origin/main"], what="fetching main")

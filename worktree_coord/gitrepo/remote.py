@@ -50,7 +50,10 @@ _TRANSIENT = re.compile(
     r"rpc failed|unable to access|temporarily unavailable|"
     # another wtc process of this clone updating the same local ref at this moment (two agents on one
     # machine fetching integration): git failed to take the ref's lock; the next try gets it
-    r"cannot lock ref|unable to update local ref|unable to create '.*\.lock'",
+    r"cannot lock ref|unable to update local ref|unable to create '.*\.lock'|"
+    # another wtc process of this clone adding or removing a task's worktree at this moment: git, telling
+    # the remote what this clone holds, read that worktree's HEAD half written (the remote stress test)
+    r"bad object worktrees/[^/\s]+/HEAD",
     re.IGNORECASE,
 )
 
