@@ -191,7 +191,11 @@ class SemanticRules:
     miss them. `manifest`: the file name of the language's dependency manifest (dependencies.py: a
     module of a dependency the merge still declares unchanged is never "replaced"). `hidden_names`:
     a query whose `@name`s are identifiers the parse does not place (tokens inside a macro call): a
-    definition whose name still stands there is not taken as removed.
+    definition whose name still stands there is not taken as removed. `module_files`: where a
+    module's file may stand, each a pattern of its path without extension (`{}.ts`, `{}/index.ts`,
+    `{}/__init__.py`): the check reads a file no side changed through them, to follow a re-export
+    (`export * from "./util"`, `from .util import parse` in a package's `__init__.py`) to the file
+    that defines the name (semantic.py).
     """
 
     tags: tuple[str, ...] = ()
@@ -211,6 +215,7 @@ class SemanticRules:
     globals: frozenset[str] = frozenset()           # names defined everywhere (builtins, prelude)
     manifest: str = ""                              # the file declaring dependencies (`Cargo.toml`): dependencies.py
     hidden_names: str = ""                          # a query: `@name`s the parse does not place (a macro call's tokens)
+    module_files: tuple[str, ...] = ()              # where a module's file stands: `{}.ts`, `{}/__init__.py`
     duplicates: DuplicateRules = DuplicateRules()   # what may not be declared twice (duplicates.py)
     signatures: SignatureRules = SignatureRules()   # how parameters and arguments count (signatures.py)
 
@@ -226,7 +231,7 @@ MANIFESTS = ("Cargo.toml", "go.mod", "package.json", "pyproject.toml")
 _SEMANTIC_KEYS = {"tags", "query", "self_receivers", "members_in_scope", "module_separator",
                   "module_roots", "relative_parents", "index_names", "module_binding", "package", "scopes",
                   "member_of", "self_fields", "type_names", "globals", "manifest", "hidden_names", "duplicates",
-                  "signatures"}
+                  "signatures", "module_files"}
 _SIGNATURE_KEYS = {"parameters", "counted", "receivers", "receiver_first", "uncountable", "defaults", "wrappers",
                    "calls", "arguments", "argument_lists", "spread"}
 _DUPLICATE_KEYS = {"declarations", "through", "signature", "headers", "lead", "exempt", "repeatable", "imports",
@@ -513,6 +518,10 @@ def _semantic_rules(raw: Any, source: str, check_kind: Callable[[str, str], None
                               fix="name a grammar wheel's module, like tree_sitter_python")
     for kind in strings("type_names"):
         check_kind(kind, "semantic.type_names")
+    for pattern in strings("module_files"):
+        if pattern.count("{}") != 1 or pattern.startswith("/"):
+            raise ConfigError(f"language profile {source}: semantic.module_files entry {pattern!r} must hold `{{}}` "
+                              "once (the module's path) and be relative", fix='write it like "{}.ts" or "{}/__init__.py"')
     if not isinstance(raw.get("members_in_scope", False), bool):
         raise ConfigError(f"language profile {source}: semantic.members_in_scope must be true or false")
     return SemanticRules(
@@ -525,6 +534,7 @@ def _semantic_rules(raw: Any, source: str, check_kind: Callable[[str, str], None
         member_of=kind_to_field("member_of"), self_fields=kind_to_field("self_fields"), type_names=frozenset(strings("type_names")),
         globals=frozenset(strings("globals")),
         manifest=text("manifest", "", ("",) + MANIFESTS), hidden_names=text("hidden_names", ""),
+        module_files=strings("module_files"),
         duplicates=_duplicate_rules(raw.get("duplicates", {}), source, check_kind, check_field, language),
         signatures=_signature_rules(raw.get("signatures", {}), source, check_kind, check_field),
     )

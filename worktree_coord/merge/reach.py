@@ -19,7 +19,10 @@ it on a line the other side added, in a file whose use resolves to the definitio
   an import of a file spells the last part of its module (`util` of `from pkg.util import x`,
   `./util.js`, `github.com/x/util`) or, relative without a name (`from . import x`), names the
   using file's directory or one above it. The words and directories pick the candidates cheaply;
-  the candidates' merged imports, resolved as the checks resolve them, decide;
+  the candidates' merged imports, resolved as the checks resolve them, decide; a using file that
+  imports the name through a file re-exporting it (`from "../internal"`, reexports.py) spells no
+  word of the candidate's module, so for those of the using files whose added lines share a word
+  with the candidates' touched lines, the imports are read and followed (at most BARREL_USERS);
 - the use's name is a word of an added line: words are runs of ASCII word characters, `$` and
   any non-ASCII byte, so a name the checks accept (`[A-Za-z_$][\\w$]*`, Unicode) is one word.
 One shape is not kept: a use through an alias (`from m import a as b`, a call of `b`) whose
@@ -38,9 +41,11 @@ import posixpath
 import re
 from typing import Callable, Mapping
 
-from .linediff import hunks
+from .linediff import hunks, touched_lines
 from .versions import Versions
 
+BARREL_USERS = 256        # using files whose imports are read for re-exports (1b), at most
+BARREL_CANDIDATES = 64    # changed files whose removed names pick those users (1b), at most
 NEAR = 16   # a parameter list's line this far below its definition's name (signatures.py) still counts
 _SIDES = ("left", "right")
 _NAME_WORDS = re.compile(rb"[A-Za-z_$\x80-\xff][\w$\x80-\xff]*")
@@ -57,12 +62,16 @@ class Reach:
 
     def __init__(self, files: Mapping[str, Versions], *, module_path: Callable[[str], str],
                  module_token: Callable[[str], bytes], package_wide: Callable[[str], bool],
-                 imported_files: Callable[[str], frozenset[str]]):
+                 imported_files: Callable[[str], frozenset[str]],
+                 reexported: Callable[[str, frozenset[bytes]], frozenset[str]] | None = None,
+                 barrels: Callable[[str], bool] = lambda path: False):
         self._files = files
         self._module_path = module_path
         self._module_token = module_token
         self._package_wide = package_wide
         self._imported_files = imported_files
+        self._reexported = reexported   # (user, words) -> candidates its imports reach by re-export
+        self._barrels = barrels         # path -> whether its language re-exports (profile module_files)
         self._imported: dict[str, frozenset[str]] = {}
         self._added_cache: dict[tuple[str, str], frozenset[bytes]] = {}
         self._live: dict[str, dict[str, frozenset[bytes]]] = {}
@@ -122,6 +131,39 @@ class Reach:
                 if parent == directory:   # "" for a relative path, "/" for an absolute one
                     break
                 directory = parent
+        # 1b. A using file that imports a name through a file re-exporting it (`import { x } from
+        #     "../internal"`, whose `export * from "./utils/utils"` leads to the candidate) spells no
+        #     word of the candidate's module: its imports are read, for the users in a language
+        #     with re-exports (profile module_files) that spell a word a candidate's touched lines
+        #     held and its new version no longer does (a removed name, when the candidates are few:
+        #     a task's files against integration's), or for every such user when they are few; else
+        #     not (a missed finding, never a false one).
+        through: set[tuple[str, str]] = set()   # (candidate, user): the user's import reaches it by re-export
+        pool = [user for user in users if self._barrels(user)] if self._reexported is not None else []
+        if pool and len(candidates) <= BARREL_CANDIDATES:
+            gone_by = {path: _gone_words(files[path].base or b"", files[path].version(side)) for path in candidates}
+            gone = frozenset().union(*gone_by.values())
+            if len(gone) <= 32:   # a rename or two: a search of each user's text for them, whole words
+                spelled = re.compile(rb"(?<![\w$])(?:" + b"|".join(map(re.escape, gone)) + rb")(?![\w$])") \
+                    if gone else None
+                pool = [user for user in pool if spelled is not None
+                        and spelled.search(files[user].version(other) or b"") is not None]
+            for user in pool[:BARREL_USERS]:
+                # The use is on a line the user's side added, of a name gone from a candidate that
+                # the steps above did not already pair with this user.
+                added = self._added(other, user)
+                wanted = {path for path, words_gone in gone_by.items() if words_gone & added
+                          and user not in imported_by.get(path, ()) and user not in near_by.get(path, ())}
+                if wanted:
+                    names = frozenset().union(*(gone_by[path] & added for path in wanted))
+                    for path in self._reexported(user, names) & wanted:   # type: ignore[misc]
+                        imported_by.setdefault(path, set()).add(user)
+                        through.add((path, user))
+        elif len(pool) <= BARREL_USERS:   # many candidates, few users: each user's imports, read
+            for user in pool:
+                for path in self._reexported(user, self._added(other, user)) & candidate_set:   # type: ignore[misc]
+                    imported_by.setdefault(path, set()).add(user)
+                    through.add((path, user))
         # 2. The words, only for the pairs found: a candidate's touched lines against the lines
         #    its reaching users added; an import is confirmed by resolving the user's merged
         #    imports only when they share a word.
@@ -134,7 +176,7 @@ class Reach:
                 live |= near & self._added(other, user)
             for user in imported_by.get(path, ()):
                 common = near & self._added(other, user)
-                if common and not common <= live and path in self._imports_of(user):
+                if common and not common <= live and ((path, user) in through or path in self._imports_of(user)):
                     live |= common
             if live:
                 out[path] = frozenset(live)
@@ -171,3 +213,15 @@ def _near_words(base: bytes, new: bytes | None) -> frozenset[bytes]:
         last = start + count - 1 if count else start + 1
         found.append(b"\n".join(lines[max(start - 1 - NEAR, 0):last]))
     return words(b"\n".join(found))
+
+
+def _gone_words(base: bytes, new: bytes | None) -> frozenset[bytes]:
+    """The words of the base lines `new` deleted or changed that `new` no longer holds anywhere: a
+    name defined there and renamed or removed (unless `new` still spells it, in a comment say)."""
+    if new is None:
+        return words(base)
+    touched = touched_lines(base, new)
+    if not touched:
+        return frozenset()
+    lines = base.split(b"\n")
+    return words(b"\n".join(b"\n".join(lines[first - 1:last]) for first, last in touched)) - words(new)

@@ -13,8 +13,9 @@ Precision first (a flag that is usually wrong gets turned off, so fewer and sure
   no builtin (profile `globals`) answers goes to its own file's top level, to the file an import of
   it names, or (Go) to its directory's files; `self.f()` (profile `self_receivers`) and `C.f()`,
   for a class C of the file, go to the members of that class; a call on any other object is never
-  resolved (its type is unknown), nor a name imported from a module no file of the merge is; a Go
-  method's receiver (profile `self_fields`) counts as `self`;
+  resolved (its type is unknown), nor a name imported from a module no file of the merge is, unless
+  that module's file, read from the tree, re-exports it from one (reexports.py: a barrel of `export *
+  from`, a package's `__init__.py`); a Go method's receiver (profile `self_fields`) counts as `self`;
 - a member is never flagged when its class declares bases (it may be inherited), a top-level name
   never when the file has a star import or re-export;
 - the side that added the use must still define the name (else it broke it itself), and the
@@ -46,6 +47,7 @@ from .duplicates import find_duplicates
 from .import_paths import TreeFile, find_replaced_imports
 from .profiles import Profile, SemanticRules, profile_for_path
 from .reach import Reach, words
+from .reexports import ReExports, module_parts
 from .result import SemanticFinding
 from .signatures import find_signature_changes
 from .linediff import added_lines as _added_lines, follow as _follow, touched_lines as _touched_lines
@@ -96,7 +98,7 @@ def find_broken_names(files: Iterable[Versions], *, labels: tuple[str, str, str]
     throughout are checked too (import_paths.py), and `tree_file(which, path)` (any file of the
     base, left or right tree: their manifests) tells a dependency the merge still declares."""
     checked = [f for f in files if semantic_profile(f.path) is not None]
-    check = _Check(checked, labels, trees or {}, complete)
+    check = _Check(checked, labels, trees or {}, complete, tree_file)
     found = check.run() + find_duplicates(checked, labels=labels, trees=trees) + find_signature_changes(check)
     if mentions is not None and len(checked) > 1:
         found += tuple(find_replaced_imports(checked, check, check.labels, mentions, tree_file))
@@ -108,8 +110,11 @@ def find_broken_names(files: Iterable[Versions], *, labels: tuple[str, str, str]
 
 class _Check:
     def __init__(self, files: list[Versions], labels: tuple[str, str, str], trees: dict[str, tree_sitter.Tree],
-                 complete: bool = True):
+                 complete: bool = True, tree_file: TreeFile | None = None):
         self.files = {f.path: f for f in files}
+        # A name imported through a file that re-exports it (a barrel, a package's __init__.py):
+        # which file of the merge defines it (reexports.py; files no side changed read through tree_file).
+        self.reexports = ReExports(self, tree_file)
         self.complete = complete
         self.labels = {"left": labels[0], "right": labels[2]}
         self.trees = trees
@@ -273,7 +278,9 @@ class _Check:
         by the other side's new lines (reach.py); empty: nothing there can break."""
         if self._reach is None:
             self._reach = Reach(self.files, module_path=self.module_path, module_token=self.module_token,
-                                package_wide=self.package_wide, imported_files=self.imported_files)
+                                package_wide=self.package_wide, imported_files=self.imported_files,
+                                reexported=self.reexports.reached,
+                                barrels=lambda path: bool(semantic_profile(path).semantic.module_files))
         return self._reach.live(side, path)
 
     def imported_files(self, path: str) -> frozenset[str]:
@@ -332,26 +339,35 @@ class _Check:
                           else [r for word in by_name.keys() & set(_WORDS.findall(data)) for r in by_name[word]])
             mentioned: dict[bytes, bool] = {}   # module token -> in this file (many removals share one)
             names = set()
+            through: list[_Removal] = []        # named here, but the file does not spell their module
+            reached: frozenset[str] = frozenset()
             for r in candidates:
                 token = tokens[r.path]
                 if token not in mentioned:
                     mentioned[token] = token in data
-                if ((r.path == path or mentioned[token] or (wide[r.path] and directories[r.path] == here))
-                        and r.definition.name.encode() in data):
+                if r.definition.name.encode() not in data:
+                    continue
+                if r.path == path or mentioned[token] or (wide[r.path] and directories[r.path] == here):
                     names.add(r.definition.name)
-            if not names:
+                else:
+                    through.append(r)
+            if not names and not through:
                 continue
             added = _added_lines(versions.base or b"", data)
             if not added:
                 continue
             lines = data.split(b"\n")
             text = b"\n".join(lines[number - 1] for number in added if number <= len(lines))
+            through = [r for r in through if r.definition.name.encode() in text]
+            if through:   # imported through a file that re-exports it (`from "../internal"`)
+                reached = self.reexports.reached(path, {r.definition.name.encode() for r in through})
+                names.update(r.definition.name for r in through if r.path in reached)
             if not any(name.encode() in text for name in names):
                 continue   # cheap: no added line even mentions a removed name
             # A use resolves only to its own file, a file of its package (Go) or a file one of its
             # imports names (`targets`): with no removal in any of those, nothing here can break,
             # and the merged file's uses are never extracted.
-            if path not in removed_paths and here not in wide_directories \
+            if path not in removed_paths and here not in wide_directories and not reached & removed_paths \
                     and not self.imported_files(path) & removed_paths:
                 continue
             merged_lines = _follow(data, versions.merged, added)
@@ -388,8 +404,7 @@ class _Check:
             imported = _visible_import(merged, name, reference)
             if imported is not None:
                 if imported.name is not None:
-                    for target in self.resolve(imported.module, path, rules):
-                        yield (target, (), imported.name)
+                    yield from self.imported_from(imported.module, imported.name, path, rules)
                 return
             if reference.scopes & merged.local.get(name, set()) or name in rules.globals:
                 return
@@ -427,8 +442,7 @@ class _Check:
             if imported is None:
                 return
             if imported.name is None:   # a module: `util.parse()`
-                for target in self.resolve(imported.module, path, rules):
-                    yield (target, (), name)
+                yield from self.imported_from(imported.module, name, path, rules)
                 return
             # A name from a module: a module itself (`from pkg import util`), or a class of the
             # module's file (`from pkg.mod import Cls`; Java's `import com.x.Util`).
@@ -466,22 +480,21 @@ class _Check:
                 self._directories.setdefault(posixpath.dirname(p), []).append(p)
         return [p for p in self._directories.get(posixpath.dirname(path), ()) if p != path]
 
+    def imported_from(self, module: str, name: str, importer: str,
+                      rules: SemanticRules) -> Iterator[tuple[str, tuple[str, ...], str]]:
+        """The definitions (path, (), name there) `name`, imported from `module` in `importer`, may
+        mean: the module's file of the merge, or where its re-exports lead (reexports.py)."""
+        if not rules.module_files:
+            for target in self.resolve(module, importer, rules):
+                yield (target, (), name)
+            return
+        for target in self.reexports.locate(module, importer, rules):
+            for origin, original in self.reexports.origins(target, name) or ():
+                yield (origin, (), original)
+
     def resolve(self, module: str, importer: str, rules: SemanticRules) -> list[str]:
         """The files of this merge that `module`, imported from `importer`, names (none if unsure)."""
-        separator = rules.module_separator
-        parts = module.split(separator)
-        relative, up = False, 0
-        if separator == "." and module.startswith("."):
-            dots = len(module) - len(module.lstrip("."))
-            relative, up, parts = True, dots - 1, module[dots:].split(".")
-        while parts and (parts[0] == "." or parts[0] in rules.relative_parents):
-            relative, up = True, up + (parts[0] != ".")
-            parts = parts[1:]
-        while parts and parts[0] in rules.module_roots:
-            parts = parts[1:]
-        parts = [p for p in parts if p]
-        if parts and separator != "." and "." in parts[-1]:
-            parts[-1] = parts[-1].rsplit(".", 1)[0]   # './util.js' names util.ts as well
+        relative, up, parts = module_parts(module, rules)
         by_path, by_last = self._module_index(rules)
         if relative:
             directory = posixpath.dirname(importer)

@@ -83,6 +83,7 @@ class Symbols:
     local: dict[str, set[int]] = field(default_factory=dict)         # name -> function scopes binding it
     imports: list[Import] = field(default_factory=list)
     wildcard: bool = False                                           # a top-level star import/re-export
+    star_modules: list[str] = field(default_factory=list)            # the modules those name (`./util`, `.util`)
     heritage: set[Container] = field(default_factory=set)            # containers that declare bases
 
     def binds(self, container: Container, name: str) -> bool:
@@ -324,6 +325,8 @@ def _add_import(out: Symbols, parts: dict[str, tree_sitter.Node], source: bytes,
     if "wildcard" in parts:
         if not local and not container:
             out.wildcard = True
+            if "module" in parts:
+                out.star_modules.append(_text(source, parts["module"]).strip("\"'`"))
         return
     module = _text(source, parts["module"]).strip("\"'`") if "module" in parts else ""
     name = _text(source, parts["name"]) if "name" in parts else None

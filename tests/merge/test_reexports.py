@@ -1,0 +1,114 @@
+"""The semantic check follows a name imported through a file that re-exports it (a TypeScript
+barrel of `export * from`, a Python package's `__init__.py`), on real repositories and tree merges.
+
+Found driving wtc on mobxjs/mobx: every module imports from `../internal`, sixty lines of `export *
+from "./utils/utils"`; one task renamed `hasProp` in utils.ts, another added a call of it in eq.ts,
+the merge was clean and the landed tree did not build."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pygit2
+
+from tests.conftest import git, make_repo, write
+from worktree_coord.merge import check_tree_merge
+
+UTILS_TS = ("export function hasProp(target: Object, prop: PropertyKey): boolean {\n"
+            "    return Object.prototype.hasOwnProperty.call(target, prop)\n}\n\n"
+            "export function isObject(value: any): value is Object {\n    return value !== null\n}\n")
+OTHER_TS = "export function noop() {}\n"
+INTERNAL_TS = 'export * from "./utils/other"\nexport * from "./utils/utils"\n'
+EQ_TS = ('import { hasProp, isObject } from "../internal"\n\n'
+         "export function deepEqual(a: any, b: any): boolean {\n    return isObject(a) && a === b\n}\n")
+EQ_USES = EQ_TS.replace("return isObject(a) && a === b", "return isObject(a) && hasProp(a, \"x\") && a === b")
+
+
+def _commit(repo: Path, files: dict[str, str | None], message: str) -> str:
+    for path, data in files.items():
+        if data is None:
+            (repo / path).unlink()
+        else:
+            write(repo, {path: data})
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", message)
+    return git(repo, "rev-parse", "HEAD")
+
+
+def _merge(tmp_path: Path, start: dict[str, str], ours: dict[str, str | None], theirs: dict[str, str | None]):
+    repo = make_repo(tmp_path / "repo", start)
+    base = git(repo, "rev-parse", "HEAD")
+    left = _commit(repo, ours, "ours")
+    git(repo, "checkout", "-q", "-b", "theirs", base)
+    right = _commit(repo, theirs, "theirs")
+    handle = pygit2.Repository(str(repo))
+    index = handle.merge_commits(left, right)
+    assert not index.conflicts
+    return check_tree_merge(handle, base, left, right, index.write_tree(handle))
+
+
+TS_START = {"src/utils/utils.ts": UTILS_TS, "src/utils/other.ts": OTHER_TS, "src/internal.ts": INTERNAL_TS,
+            "src/utils/eq.ts": EQ_TS}
+RENAMED = {"src/utils/utils.ts": UTILS_TS.replace("function hasProp", "function hasOwnProp")}
+
+
+def test_a_rename_meets_a_new_use_imported_through_a_star_barrel(tmp_path: Path) -> None:
+    [finding] = _merge(tmp_path, TS_START, RENAMED, {"src/utils/eq.ts": EQ_USES})
+    assert (finding.name, finding.definition_path, finding.use_path, finding.use_line) == \
+        ("hasProp", "src/utils/utils.ts", "src/utils/eq.ts", 4)
+    assert finding.replacement == "hasOwnProp"
+
+
+def test_a_name_a_file_no_side_changed_still_defines_is_not_a_finding(tmp_path: Path) -> None:
+    """The barrel's other module defines `hasProp` too: the use resolves there (never guessed)."""
+    start = dict(TS_START, **{"src/utils/other.ts": OTHER_TS + "\nexport function hasProp(a: any, b: any) {\n"
+                                                               "    return false\n}\n"})
+    assert _merge(tmp_path, start, RENAMED, {"src/utils/eq.ts": EQ_USES}) == ()
+
+
+def test_a_name_moved_to_a_new_file_the_barrel_now_exports_is_not_a_finding(tmp_path: Path) -> None:
+    moved = {"src/utils/utils.ts": UTILS_TS.split("\n\nexport function isObject")[0].replace("hasProp", "unused")
+             + "\n\nexport function isObject(value: any): value is Object {\n    return value !== null\n}\n",
+             "src/utils/props.ts": UTILS_TS.split("\n\nexport function isObject")[0] + "\n",
+             "src/internal.ts": INTERNAL_TS + 'export * from "./utils/props"\n'}
+    assert _merge(tmp_path, TS_START, moved, {"src/utils/eq.ts": EQ_USES}) == ()
+
+
+def test_a_named_re_export_is_followed_to_its_module(tmp_path: Path) -> None:
+    """(A use through an alias, `export { hasProp as owns }`, is not followed: the check reads only
+    files whose added lines spell a removed name, reach.py.)"""
+    start = {"src/utils/utils.ts": UTILS_TS, "src/index.ts": 'export { isObject, hasProp } from "./utils/utils"\n',
+             "src/app.ts": 'import { hasProp } from "./index"\n\nexport function run(a: any) {\n    return a\n}\n'}
+    theirs = {"src/app.ts": start["src/app.ts"].replace("return a\n", "return hasProp(a, \"k\")\n")}
+    [finding] = _merge(tmp_path, start, RENAMED, theirs)
+    assert (finding.name, finding.definition_path, finding.use_path) == ("hasProp", "src/utils/utils.ts", "src/app.ts")
+
+
+def test_without_the_barrel_in_the_tree_nothing_is_guessed(tmp_path: Path) -> None:
+    start = {k: v for k, v in TS_START.items() if k != "src/internal.ts"}
+    assert _merge(tmp_path, start, RENAMED, {"src/utils/eq.ts": EQ_USES}) == ()
+
+
+PY_UTIL = "def parse(text):\n    return text.split()\n\n\ndef other():\n    return 1\n"
+PY_APP = "from pkg import parse\n\n\ndef main(text):\n    return text\n"
+
+
+def test_a_python_package_init_passes_a_name_on_from_its_module(tmp_path: Path) -> None:
+    start = {"src/pkg/__init__.py": "from .util import parse\n", "src/pkg/util.py": PY_UTIL,
+             "src/pkg/app.py": PY_APP}
+    ours = {"src/pkg/util.py": PY_UTIL.replace("def parse", "def split_words")}
+    theirs = {"src/pkg/app.py": PY_APP.replace("return text", "return parse(text)")}
+    [finding] = _merge(tmp_path, start, ours, theirs)
+    assert (finding.name, finding.definition_path, finding.use_path, finding.use_line) == \
+        ("parse", "src/pkg/util.py", "src/pkg/app.py", 5)
+
+
+def test_a_python_star_import_in_init_is_followed_and_a_defining_init_answers(tmp_path: Path) -> None:
+    start = {"pkg/__init__.py": "from .util import *\n", "pkg/util.py": PY_UTIL, "pkg/app.py": PY_APP}
+    ours = {"pkg/util.py": PY_UTIL.replace("def parse", "def split_words")}
+    theirs = {"pkg/app.py": PY_APP.replace("return text", "return parse(text)")}
+    [finding] = _merge(tmp_path / "star", start, ours, theirs)
+    assert finding.definition_path == "pkg/util.py"
+    # __init__.py defining parse itself answers the use, whatever util.py does.
+    start["pkg/__init__.py"] = "from .util import *\n\n\ndef parse(text):\n    return [text]\n"
+    assert _merge(tmp_path / "own", start, ours, theirs) == ()
