@@ -105,6 +105,10 @@ class RunReport(Result):
     timeline: dict[str, Any] = field(default_factory=dict)
     # Consolidation per root, as last run: root, ecosystem, state, commit, when; intents by state.
     consolidation: list[dict[str, Any]] = field(default_factory=list)
+    # Uses the landed tree keeps of names the run removed or renamed, in files that do not define
+    # them any more (left_behind.py over pin..tip): use_path, use_lines, name, definition_path,
+    # replacement, tasks (those that changed the definition's file). Advice: also in `warnings`.
+    left_behind: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -286,7 +290,9 @@ class TaskCheck(Result):
     integration tip, and onto each other live or finished-but-unmerged task? Exit 1 when any
     conflict is predicted. `onto`: one row per target (`integration` first, then tasks sharing files
     with this one) with `clean`, the shared files and the conflicts. `left_behind`: uses, in files the
-    task did not change, of names it removed or renamed (advice; not counted in the exit code)."""
+    task did not change, of names it removed or renamed (advice; not counted in the exit code).
+    `violations`: the changes its boundary does not allow, as `task finish` would reject them (exit 3,
+    before any conflict counts)."""
 
     run: str = ""
     task: str = ""
@@ -294,6 +300,7 @@ class TaskCheck(Result):
     source: str = ""
     clean: bool = True
     files: list[str] = field(default_factory=list)
+    violations: list[dict[str, Any]] = field(default_factory=list)
     onto: list[dict[str, Any]] = field(default_factory=list)
     # Uses, in files the task did not change, of names it removed or renamed (left_behind.py): advice,
     # the exit code does not count them; `finish` gives the same as notes.

@@ -74,5 +74,53 @@ def test_a_task_changing_more_files_than_finish_reads_says_it_did_not_look(tmp_p
 
     changes = [Change(f"pkg/m{i}.py", 0o100644, 0o100644, "0" * 40, "1" * 40) for i in range(left_behind.MAX_CHANGED + 1)]
     monkeypatch.setattr(left_behind, "semantic_profile", lambda path: object())
-    with pytest.raises(left_behind.LookupTooLarge, match="more than the 100 finish reads"):
+    with pytest.raises(left_behind.LookupTooLarge, match="more than the 100 read for removed names"):
         left_behind.uses_left_behind(changes, lambda oid: b"", "HEAD", lambda commit, names: [], lambda c, p: None)
+
+
+def test_uses_imported_through_a_barrel_the_task_did_not_change_are_named(tmp_path):
+    """mobx's shape: every module imports from `../internal`, a file of `export * from`; the task
+    that owned utils.ts renamed `hasProp`, and the files using it through the barrel were not named."""
+    files = {
+        "src/utils/utils.ts": "export function hasProp(target: Object, prop: PropertyKey): boolean {\n"
+                              "    return Object.prototype.hasOwnProperty.call(target, prop)\n}\n",
+        "src/internal.ts": 'export * from "./utils/utils"\nexport * from "./types/map"\n',
+        "src/types/map.ts": 'import { hasProp } from "../internal"\n\nexport function has(m: any, k: string) {\n'
+                            "    return hasProp(m, k)\n}\n",
+    }
+    repo = make_repo(tmp_path / "repo", files)
+    assert wtc(repo, "run", "start", "--run", "r1")[0] == 0
+    code, body = wtc(repo, "task", "start", "rename", "--run", "r1", "--own", "src/utils/**")
+    assert code == 0, body
+    (Path(body["worktree"]) / "src/utils/utils.ts").write_text(files["src/utils/utils.ts"].replace("hasProp", "hasOwnProp"))
+    code, body = wtc(repo, "task", "finish", "rename", "--run", "r1")
+    assert code == 0 and body["state"] == "merged", body
+    left = [note for note in body["notes"] if "still uses" in note]
+    assert len(left) == 1 and left[0].startswith("src/types/map.ts:4 still uses hasProp"), body["notes"]
+
+
+def test_the_report_names_uses_the_landed_tree_keeps_of_a_removed_name_until_a_task_updates_them(tmp_path):
+    """The lead reads the report, not each finish's notes: a use another task's file keeps (here a
+    task that changed models.py elsewhere, so no finish note and no merge finding names it) is a
+    warning there, with the task that renamed the definition; once a task updates the use, it goes."""
+    repo = make_repo(tmp_path / "repo", FILES)
+    assert wtc(repo, "run", "start", "--run", "r1")[0] == 0
+    for task, own in (("rename", "pkg/utils.py"), ("models", "pkg/models.py")):
+        assert wtc(repo, "task", "start", task, "--run", "r1", "--own", own)[0] == 0
+    worktrees = repo / ".wtc" / "worktrees" / "r1"
+    (worktrees / "models" / "pkg/models.py").write_text(FILES["pkg/models.py"] + "\n\nLIMIT = 10\n")
+    assert wtc(repo, "task", "finish", "models", "--run", "r1")[0] == 0
+    (worktrees / "rename" / "pkg/utils.py").write_text(FILES["pkg/utils.py"].replace("def guess_filename", "def filename_of"))
+    assert wtc(repo, "task", "finish", "rename", "--run", "r1")[0] == 0
+    code, body = wtc(repo, "report", "--run", "r1")
+    assert code == 0
+    assert [(u["use_path"], u["use_lines"], u["name"], u["replacement"], u["tasks"]) for u in body["left_behind"]] == \
+        [("pkg/models.py", [5], "guess_filename", "filename_of", ["rename"])]
+    assert any(w.startswith("left behind: pkg/models.py (line 5) still uses guess_filename, which task rename")
+               for w in body["warnings"]), body["warnings"]
+    assert wtc(repo, "task", "start", "fix", "--run", "r1", "--own", "pkg/models.py")[0] == 0
+    fixed = git(repo, "show", "wtc/r1/integration:pkg/models.py").replace("guess_filename", "filename_of")
+    (worktrees / "fix" / "pkg/models.py").write_text(fixed + "\n")
+    assert wtc(repo, "task", "finish", "fix", "--run", "r1")[0] == 0
+    code, body = wtc(repo, "report", "--run", "r1")
+    assert body["left_behind"] == [] and not any(w.startswith("left behind") for w in body["warnings"])

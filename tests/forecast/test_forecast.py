@@ -188,6 +188,23 @@ def test_a_name_removed_in_one_file_and_used_in_another_is_predicted_by_task_che
     assert coordinator.finish_task("r1", "user").state == "conflict"
 
 
+def test_a_second_use_of_a_name_the_file_already_uses_is_predicted_after_its_rename_merged(tmp_path):
+    """Found driving wtc on mobxjs/mobx: eq.ts already called `hasProp`; a task added another call
+    while another renamed it. `task check` said clean (the pair was skipped: no word new to the
+    file), then finish reported the semantic conflict. The words of the added lines count."""
+    files = dict(FILES, **{"app/other.py": "from app.service import beta\n\nVALUE = beta(1)\n"})
+    with Coordinator(make_repo(tmp_path / "repo", files)) as coordinator:
+        coordinator.start_run(run_id="r1")
+        renamer, user = start(coordinator, "renamer"), start(coordinator, "user")
+        edit(renamer, "app/service.py", "def beta(x):", "def beta_times_two(x):")
+        assert coordinator.finish_task("r1", "renamer").state == "merged"
+        edit(user, "app/other.py", "VALUE = beta(1)\n", "VALUE = beta(1)\nLIMIT = beta(2)\n")
+        check = coordinator.check_task("r1", "user")
+        assert check.exit_code == 1, check.onto
+        assert [c["kind"] for c in check.onto[0]["conflicts"]] == ["semantic"]
+        assert coordinator.finish_task("r1", "user").state == "conflict"
+
+
 def test_the_run_wide_forecast_predicts_a_name_broken_across_files(coordinator):
     renamer, user, bystander = start(coordinator, "renamer"), start(coordinator, "user"), start(coordinator, "bystander")
     edit(renamer, "app/service.py", "def beta(x):", "def beta_times_two(x):")

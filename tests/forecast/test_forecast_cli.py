@@ -127,3 +127,20 @@ def test_task_check_of_two_tasks_setting_one_root_lint_differently_says_to_agree
     done = plain(repo, "task", "check", "x", "--run", "r1")
     assert 'task x wants "deny", task y wants "allow"' in done.stdout
     assert "agree on one value" in done.stdout and "wtc task update" not in done.stdout
+
+
+def test_task_check_exits_3_naming_a_change_outside_the_boundary_before_any_conflict(three_tasks):
+    """Found driving wtc on mobxjs/mobx: check said "merges cleanly everywhere", then finish rejected
+    the task (exit 3) for a file outside its --own. Check now says what finish would reject."""
+    with Coordinator(three_tasks) as coordinator:
+        worktree = Path(coordinator.store.get_task("r1", "c").worktree)
+    (worktree / "README.md").write_text("# x, edited outside app/**\n")
+    code, body = wtc(three_tasks, "task", "check", "c", "--run", "r1")
+    validate(body, "task-check.schema.json")
+    assert code == 3 and body["exit_code"] == 3
+    assert [(v["path"], v["rule"]) for v in body["violations"]] == [("README.md", "outside_own")]
+    human = plain(three_tasks, "task", "check", "c", "--run", "r1")
+    assert "OUTSIDE THE BOUNDARY" in human.stdout and "README.md" in human.stdout
+    (worktree / "README.md").write_text("# x\n")   # put back: check is clean again, and so is finish
+    assert wtc(three_tasks, "task", "check", "c", "--run", "r1")[0] == 0
+    assert wtc(three_tasks, "task", "finish", "c", "--run", "r1")[0] == 0

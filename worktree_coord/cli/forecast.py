@@ -35,7 +35,8 @@ def task_check(
     repo: str = RepoOption,
     json_mode: bool = JsonOption,
 ) -> int:
-    """Would this task's current change merge onto integration and onto each other live task? Exit 1 if not.
+    """Would this task's current change merge onto integration and onto each other live task? Exit 1 if not,
+    exit 3 if a change is outside the task's boundary (finish would reject it).
 
     Read-only and cheap on repeat (file merges are cached by blob id): call it as often as you like
     before `wtc task finish`."""

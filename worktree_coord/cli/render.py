@@ -552,6 +552,11 @@ def task_check(r: TaskCheck) -> str:
     """`wtc task check` for people: one line per target, conflicts with their declaration."""
     verdict = "merges cleanly everywhere" if r.clean else "WOULD CONFLICT"
     lines = [f"task {r.task} ({r.state}, read from its {r.source}, {len(r.files)} files changed): {verdict}"]
+    if r.violations:
+        lines.append(f"  OUTSIDE THE BOUNDARY: finish would reject {len(r.violations)} change(s); put them back, "
+                     f"or ask the lead to widen the task (wtc task widen {r.task} --run {r.run} --own GLOB --why TEXT)")
+        for v in r.violations:
+            lines.append(f"    {v['path'] or '-'}: {v['detail']}")
     for row in r.onto:
         shared = len(row["files"])
         lines.append(f"  onto {row['target']}: {'clean' if row['clean'] else 'conflict'}"

@@ -55,6 +55,7 @@ from typing import Any, Callable, Iterable
 
 import pygit2
 
+from .. import boundary as boundaries
 from ..boundary.globs import matches
 from ..consolidate import Intent
 from ..gitrepo.repository import Change
@@ -136,6 +137,7 @@ class ForecastOperations(CoordinatorBase):
             if state.base != tip:
                 conflicts += engine.names_broken_across(state, INTEGRATION, state.base, tip,
                                                         engine.integration_changes[state.base])
+        conflicts = _once(conflicts)
         rows = []
         for state in states:
             against = sorted({c["right"] if c["left"] == state.name else c["left"]
@@ -192,6 +194,7 @@ class ForecastOperations(CoordinatorBase):
                    if row["task_id"] in merged]
         for path in sorted(p for p in me.changes if matches(me.task.boundary.reserved, p)):
             found += engine.reserved_onto_integration(me, path, tip, waiting)
+        found = _once(found)
         onto.append({"target": INTEGRATION, "tip": tip, "clean": not found,
                      "files": sorted(engine.integration_overlap(me, tip)), "conflicts": found})
         for other in others:
@@ -207,14 +210,22 @@ class ForecastOperations(CoordinatorBase):
             if across:
                 base = me.base if me.base == other.base else self.git.merge_base(me.head, other.head)
                 found += engine.names_broken_across(me, other.name, base, other.tree, engine.changes_from(other, base))
+            found = _once(found)
             onto.append({"target": other.name, "state": other.task.state.value, "clean": not found,
                          "files": shared, "reserved": sorted(set(shared) - set(mergeable)),
                          "declarations": {p: {me.name: list(engine.declarations(me, p)),
                                               other.name: list(engine.declarations(other, p))} for p in shared},
                          "conflicts": found})
         clean = all(row["clean"] for row in onto)
-        return TaskCheck(exit_code=0 if clean else 1, run=run_id, task=task_id, state=record.state.value,
-                         source=me.source, clean=clean, files=sorted(me.changes), onto=onto,
+        # The boundary finish checks first (exit 3 there): an agent that checks before finishing
+        # learns it here, while it can still put the path back (found driving wtc on mobxjs/mobx:
+        # check said "merges cleanly everywhere", the finish was rejected).
+        report = boundaries.check_changes(list(me.changes.values()), record.boundary, self.git.read_blob,
+                                          lambda: self.git.submodule_paths(me.head))
+        violations = [v.to_json() for v in report.violations]
+        return TaskCheck(exit_code=3 if violations else 0 if clean else 1, run=run_id, task=task_id,
+                         state=record.state.value, source=me.source, clean=clean, files=sorted(me.changes),
+                         violations=violations, onto=onto,
                          left_behind=self._left_behind(run_id, task_id, me), stats=engine.stats(started, 1 + len(others)))
 
     def _left_behind(self, run_id: str, task_id: str, me: CurrentState) -> list[dict[str, Any]]:
@@ -431,10 +442,13 @@ class _Engine:
         return bool(one[0] & other[1] or other[0] & one[1])
 
     def _words(self, key: str, changes: dict[str, Change]) -> tuple[set[bytes], set[bytes]]:
-        """(names whose definition is gone from, words new in) the changed files that have a
-        semantic check. Gone is read from definitions, not words: a deleted or rewritten file loses
-        every word it had (`return`, `self`, `err`), and pairing it with every task that writes
-        a new file would check hundreds of pairs that cannot hold a finding."""
+        """(names whose definition is gone from, words of the lines added to) the changed files that
+        have a semantic check. Gone is read from definitions, not words: a deleted or rewritten file
+        loses every word it had (`return`, `self`, `err`), and pairing it with every task that writes
+        a new file would check hundreds of pairs that cannot hold a finding. New is read from the
+        added lines, not from words the file did not hold: a second call of a name the file already
+        calls is a new use (found driving wtc on mobxjs/mobx: `task check` said clean, finish then
+        reported the semantic conflict)."""
         if key not in self.word_sets:
             from ..merge.semantic import semantic_profile
 
@@ -445,7 +459,7 @@ class _Engine:
                 if profile is None:
                     continue
                 gone |= self._undefined(profile, change.old_oid, change.new_oid)
-                new |= self._file_words(change.new_oid) - self._file_words(change.old_oid)
+                new |= self._added_words(change.old_oid, change.new_oid)
             self.word_sets[key] = (gone, new)
         return self.word_sets[key]
 
@@ -468,12 +482,22 @@ class _Engine:
                                           if d.kind not in file_local and not after.binds(d.container, d.name)}
         return self.undefined[(old, new)]
 
-    def _file_words(self, oid: str | None) -> set[bytes]:
-        if oid is None:
+    def _added_words(self, old: str | None, new: str | None) -> set[bytes]:
+        """The words of the lines `new` adds to `old` (every line of a new file)."""
+        if new is None or old == new:
             return set()
-        if oid not in self.file_words:
-            self.file_words[oid] = set(_WORDS.findall(self._blob(oid) or b""))
-        return self.file_words[oid]
+        key = f"{old}..{new}"
+        if key not in self.file_words:
+            from ..merge.linediff import added_lines
+
+            data = self._blob(new) or b""
+            if old is None:
+                self.file_words[key] = set(_WORDS.findall(data))
+            else:
+                lines = data.split(b"\n")
+                added = added_lines(self._blob(old) or b"", data)
+                self.file_words[key] = set(_WORDS.findall(b"\n".join(lines[n - 1] for n in added if n <= len(lines))))
+        return self.file_words[key]
 
     def names_broken_across(self, state: CurrentState, target: str, base: str, target_tree: str,  # tree or commit
                             target_changes: dict[str, Change]) -> list[dict[str, Any]]:
@@ -595,3 +619,19 @@ def _write_atomically(file: Path, text: str) -> None:
         os.replace(temporary, file)
     except OSError:
         pass   # a cache that cannot be written only costs the next call a merge
+
+
+def _once(conflicts: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each semantic conflict once: a use in a file both tasks change is found by the file's merge
+    and by the tree-level check across files (whose prefilter reads the added lines' words), with
+    the pair in either order."""
+    seen: set[tuple[Any, ...]] = set()
+    out = []
+    for conflict in conflicts:
+        if conflict.get("kind") == "semantic":
+            key = (conflict.get("path"), conflict.get("start_line"), frozenset((conflict.get("left"), conflict.get("right"))))
+            if key in seen:
+                continue
+            seen.add(key)
+        out.append(conflict)
+    return out

@@ -94,6 +94,7 @@ class LandingOperations(CoordinatorBase):
                 warnings.append(f"{onto} moved since the run was pinned: landing needs the integration branch "
                                 f"brought up to date (wtc sync --run {run_id} --from {onto})")
         files = self._landing_files(run, land_from, tip, task_records)
+        left_behind = self._left_behind_in_run(run, tip, task_records, warnings)
         consolidation = self._consolidation_rows(run_id, events)
         for row in consolidation:     # e.g. the relock moved packages no intent names: a person reviews it
             warnings += [f"consolidation of {row['ecosystem']} root {row['root'] or '.'}: {w}" for w in row["warnings"]]
@@ -101,7 +102,36 @@ class LandingOperations(CoordinatorBase):
                          files=files, intents_pending=unapplied, conflicts=conflicts, verification=checks,
                          target=target, warnings=warnings, leftovers=leftovers,
                          timeline=_timeline(run, task_records, events),
-                         consolidation=consolidation)
+                         consolidation=consolidation, left_behind=left_behind)
+
+    def _left_behind_in_run(self, run: RunRecord, tip: str, task_records: Sequence[TaskRecord],
+                     warnings: list[str]) -> list[dict[str, Any]]:
+        """Uses the integration tip keeps of names the run removed or renamed (left_behind.py): each
+        task's finish noted its own, but the lead reads the report, and a use another task added or
+        left after that finish shows only here. Advice: each is a warning, never a refusal to land."""
+        from .left_behind import MAX_RUN_CHANGED, look_for_uses
+
+        if tip == run.base:
+            return []
+        found, not_looked = look_for_uses(self.git, self.git.changes(run.base, tip), run.base, at=tip,
+                                          max_changed=MAX_RUN_CHANGED)
+        if not_looked:
+            warnings.append(f"left behind: uses of names the run removed were not looked for: {not_looked}")
+            return []
+        rows = []
+        for use in found:
+            tasks = [t.task_id for t in task_records if t.state is TaskState.MERGED
+                     and any(c.get("path") == use.definition_path for c in t.result.get("changed", []))]
+            lines = ", ".join(str(n) for n in use.use_lines[:8]) + (", ..." if len(use.use_lines) > 8 else "")
+            renamed = f" (to {use.replacement}, it seems)" if use.replacement else ""
+            by = f"task {', '.join(tasks)}" if tasks else "the run"
+            warnings.append(f"left behind: {use.use_path} (line {lines}) still uses {use.name}, which {by} removed or "
+                            f"renamed{renamed} in {use.definition_path}; the landed tree would not resolve it: keep the "
+                            f"old name too (an alias), or update the use (a task that owns {use.use_path}, or "
+                            f"`wtc task widen`)")
+            rows.append({"use_path": use.use_path, "use_lines": list(use.use_lines), "name": use.name,
+                         "definition_path": use.definition_path, "replacement": use.replacement, "tasks": tasks})
+        return rows
 
     def _consolidation_rows(self, run_id: str, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """Per root: its last consolidation (state, commit, when) and the run's intents on it by state."""

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterable
 
 from ..gitrepo.repository import Change, GitRepo
+from ..merge.linediff import touched_lines
 from ..merge.semantic import find_broken_names, semantic_profile
 from ..merge.symbols import extract
 from ..merge.versions import MAX_BYTES, FileVersions
@@ -34,6 +35,7 @@ MAX_FILES = 100          # files that mention a removed name, read at most (fini
 MAX_NAMES = 64           # removed names searched for at most (a file deleted whole can remove many)
 MAX_NOTES = 20           # uses named one by one; the rest are counted
 MAX_CHANGED = 100        # changed files whose removed names are read (about 20 ms each)
+MAX_RUN_CHANGED = 400    # the same for a whole run's changes (`wtc report`, which the lead asks for once)
 
 
 class LookupTooLarge(Exception):
@@ -76,33 +78,44 @@ def _removed_names(profile_path: str, before: bytes, after: bytes | None) -> set
 
 def uses_left_behind(changes: Iterable[Change], read_blob: Callable[[str], bytes], since: str,
                      grep: Callable[[str, list[str]], list[str]],
-                     file_at: Callable[[str, str], bytes | None]) -> list[LeftBehind]:
+                     file_at: Callable[[str, str], bytes | None], *, at: str | None = None,
+                     max_changed: int = MAX_CHANGED) -> list[LeftBehind]:
     """Each use, in a file the task did not change, of a top-level name the task removed or renamed.
-    `grep(commit, names)` lists the files of `commit` that mention one of `names` as a word."""
+    `grep(commit, names)` lists the files of `commit` that mention one of `names` as a word.
+    With `at` (a whole run: `changes` from its pin `since` to its integration tip `at`), the uses
+    are read at `at` in every file that removed no name, changed or not: what the landed tree
+    still uses and no longer defines."""
     changes = list(changes)
     removed: set[str] = set()
     files: list[FileVersions] = []
     readable = [c for c in changes if c.old_oid is not None and semantic_profile(c.path) is not None]
-    if len(readable) > MAX_CHANGED:
-        raise LookupTooLarge(f"the task changed {len(readable)} files with a semantic check, more than the "
-                             f"{MAX_CHANGED} finish reads for removed names")
+    if len(readable) > max_changed:
+        raise LookupTooLarge(f"{len(readable)} files with a semantic check changed, more than the "
+                             f"{max_changed} read for removed names")
     for change in readable:
         before = read_blob(change.old_oid)
         after = read_blob(change.new_oid) if change.new_oid is not None else None
-        removed |= _removed_names(change.path, before, after)
-        # The task is one side; the other side kept the file as it was.
-        files.append(FileVersions(change.path, base=before, left=after, right=before, merged=after))
+        if after is not None and not touched_lines(before, after):
+            continue   # lines added only: no definition can have gone (and nothing to parse)
+        gone = _removed_names(change.path, before, after)
+        removed |= gone
+        if gone or at is None:
+            # The task is one side; the other side kept the file as it was.
+            files.append(FileVersions(change.path, base=before, left=after, right=before, merged=after))
     if not removed:
         return []
-    touched = {c.path for c in changes}
-    mentioning = [path for path in grep(since, sorted(removed)[:MAX_NAMES])
+    touched = {c.path for c in changes} if at is None else {f.path for f in files}
+    where = since if at is None else at
+    mentioning = [path for path in grep(where, sorted(removed)[:MAX_NAMES])
                   if path not in touched and semantic_profile(path) is not None][:MAX_FILES]
     # The other side "adds" each such file whole: each of its uses is a use the task's side did not see.
     unchanged = [FileVersions(path, base=None, left=None, right=text, merged=text)
-                 for path in mentioning if (text := file_at(since, path)) is not None and len(text) <= MAX_BYTES]
+                 for path in mentioning if (text := file_at(where, path)) is not None and len(text) <= MAX_BYTES]
     if not unchanged:
         return []
-    found = find_broken_names(files + unchanged, labels=("task", "base", "unchanged"), complete=False)
+    # Files neither "side" holds (a barrel the uses import through: `from "../internal"`) are read there too.
+    found = find_broken_names(files + unchanged, labels=("task", "base", "unchanged"), complete=False,
+                              tree_file=lambda _which, path: file_at(where, path))
     grouped: dict[tuple[str, str], list] = {}
     for finding in found:
         if finding.problem == "broken" and finding.use_path not in touched and finding.removed_by == "task":
@@ -111,11 +124,13 @@ def uses_left_behind(changes: Iterable[Change], read_blob: Callable[[str], bytes
             for (path, name), uses in grouped.items()]
 
 
-def look_for_uses(git: GitRepo, changes: Iterable[Change], since: str) -> tuple[list[LeftBehind], str | None]:
+def look_for_uses(git: GitRepo, changes: Iterable[Change], since: str, *, at: str | None = None,
+                  max_changed: int = MAX_CHANGED) -> tuple[list[LeftBehind], str | None]:
     """`uses_left_behind` on the repository, and why they were not looked for (None: they were). This
-    is advice: a finish or a check never fails for it, it says it could not give it."""
+    is advice: a finish, a check or a report never fails for it, it says it could not give it."""
     try:
-        return uses_left_behind(changes, git.read_blob, since, git.files_mentioning, git.file_at), None
+        return uses_left_behind(changes, git.read_blob, since, git.files_mentioning, git.file_at, at=at,
+                                max_changed=max_changed), None
     except LookupTooLarge as too_large:
         return [], str(too_large)
     except Exception as problem:   # noqa: BLE001 - advice must never stop a finish or a check
