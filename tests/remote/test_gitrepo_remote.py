@@ -86,3 +86,21 @@ def test_a_worktree_head_caught_half_written_is_retried_not_an_error(clone, tmp_
         remote.fetch(["+refs/heads/main:refs/remotes/origin/main"], what="fetching main")
     head.write_text(kept)
     remote.fetch(["+refs/heads/main:refs/remotes/origin/main"], what="fetching main")
+
+
+def test_a_worktree_admin_file_caught_empty_is_retried_not_an_error(clone, tmp_path):
+    """After the HEAD above was retried, a probe fetching beside GitRepo.add_worktree/remove_worktree in
+    other processes of the clone found the next file of the same moment: `git worktree add` creates the
+    entry's `commondir` before it writes it, and a fetch listing the clone's worktrees then dies with
+    `fatal: failed to read .git/worktrees/<task>/commondir: Success` (exit 2, a git error). It is that
+    moment's state, so it is retried; one left empty for good ends as RemoteUnavailable."""
+    repo, _, _ = clone
+    git(repo.toplevel, "worktree", "add", "-q", str(tmp_path / "wt"), "HEAD")
+    commondir = repo.common_dir / "worktrees" / "wt" / "commondir"
+    kept = commondir.read_text()
+    commondir.write_text("")   # what a concurrent `git worktree add` holds between creating and writing it
+    remote = Remote(repo, "origin", attempts=2, first_delay=0.05)
+    with pytest.raises(RemoteUnavailable, match="2 tries"):
+        remote.fetch(["+refs/heads/main:refs/remotes/origin/main"], what="fetching main")
+    commondir.write_text(kept)
+    remote.fetch(["+refs/heads/main:refs/remotes/origin/main"], what="fetching main")

@@ -53,7 +53,11 @@ _TRANSIENT = re.compile(
     r"cannot lock ref|unable to update local ref|unable to create '.*\.lock'|"
     # another wtc process of this clone adding or removing a task's worktree at this moment: git, telling
     # the remote what this clone holds, read that worktree's HEAD half written (the remote stress test)
-    r"bad object worktrees/[^/\s]+/HEAD",
+    r"bad object worktrees/[^/\s]+/HEAD|"
+    # the same race on another admin file: git lists the clone's worktrees and reads the `commondir` of
+    # one being added while it is still empty ("failed to read .git/worktrees/<task>/commondir: Success":
+    # opened, not yet written), or a file of one being pruned after it saw it ("No such file or directory")
+    r"failed to read '?[^'\s]*worktrees/[^/\s]+/",
     re.IGNORECASE,
 )
 
