@@ -449,7 +449,13 @@ class GitRepo:
             delete_tombstone(tombstone)
 
     def list_worktrees(self) -> list[WorktreeEntry]:
-        out = self.git("worktree", "list", "--porcelain").stdout.decode("utf-8", "surrogateescape")
+        # Under the registration lock: `git worktree list` dies (exit 128) on the admin entry of a
+        # worktree another process is adding ("failed to read .git/worktrees/<name>/commondir: Success":
+        # created, not yet written; "failed to read '.../locked'": unlinked as the add ends) or pruning
+        # ("Invalid path '.../worktrees'": the last entry's folder removed); every add and prune of ours
+        # runs under this lock, so none is half done while we list.
+        with self.registration_lock("listing worktrees"):
+            out = self.git("worktree", "list", "--porcelain").stdout.decode("utf-8", "surrogateescape")
         entries: list[WorktreeEntry] = []
         for block in out.strip().split("\n\n"):
             fields: dict[str, str] = {}
