@@ -124,3 +124,19 @@ def test_the_report_names_uses_the_landed_tree_keeps_of_a_removed_name_until_a_t
     assert wtc(repo, "task", "finish", "fix", "--run", "r1")[0] == 0
     code, body = wtc(repo, "report", "--run", "r1")
     assert body["left_behind"] == [] and not any(w.startswith("left behind") for w in body["warnings"])
+
+
+def test_a_finish_that_conflicts_keeps_its_notes_of_uses_left_behind(tmp_path):
+    repo = make_repo(tmp_path / "repo", FILES)
+    assert wtc(repo, "run", "start", "--run", "r1")[0] == 0
+    for task in ("first", "rename"):
+        assert wtc(repo, "task", "start", task, "--run", "r1", "--own", "pkg/utils.py")[0] == 0
+    worktrees = repo / ".wtc" / "worktrees" / "r1"
+    (worktrees / "first" / "pkg/utils.py").write_text(FILES["pkg/utils.py"].replace("return 1", "return 10"))
+    assert wtc(repo, "task", "finish", "first", "--run", "r1")[0] == 0
+    (worktrees / "rename" / "pkg/utils.py").write_text(
+        FILES["pkg/utils.py"].replace("def guess_filename", "def filename_of").replace("return 1", "return 2"))
+    code, body = wtc(repo, "task", "finish", "rename", "--run", "r1")
+    assert code == 1 and body["state"] == "conflict", body
+    assert any(n.startswith("pkg/models.py:5 still uses guess_filename") for n in body["notes"]), body["notes"]
+    assert any(n.startswith("run `wtc task update rename") for n in body["notes"]), body["notes"]

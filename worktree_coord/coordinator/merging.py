@@ -40,6 +40,10 @@ from .base import CoordinatorBase, outcome_of, staged
 # while it was verified, before giving up with exit 4: each round costs a whole verification.
 VERIFIED_RACES = 8
 
+# Notes a conflict writes (below): a finish after `task update` carries its earlier result's notes,
+# and these are not repeated from there.
+_CONFLICT_NOTE_STARTS = ("run `wtc task update", "a semantic conflict has no markers")
+
 
 class MergeOperations(CoordinatorBase):
     """Merging finished tasks into the integration branch."""
@@ -195,7 +199,9 @@ class MergeOperations(CoordinatorBase):
         merged = self.store.list_tasks(run.run_id, [TaskState.MERGED])
         conflicts = queue.conflict_report(outcome, merged, task.task_id, self._added_lines_reader(run, merged))
         base_result = {k: v for k, v in task.result.items() if k not in ("conflicts", "merge", "verification", "reason")}
-        notes = []
+        # The finish's own notes stay (uses its rename leaves behind, folders left out of the commit,
+        # reserved edits kept aside): a conflict adds what to do about it, it does not erase them.
+        notes = [n for n in base_result.get("notes", []) if not n.startswith(_CONFLICT_NOTE_STARTS)]
         if any(c["kind"] != "semantic" for c in conflicts):
             notes.append(f"run `wtc task update {task.task_id} --run {run.run_id}` to get the "
                          "integration tip into a worktree with conflict markers, resolve, then finish again")
