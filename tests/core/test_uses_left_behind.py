@@ -105,11 +105,14 @@ def test_the_report_names_uses_the_landed_tree_keeps_of_a_removed_name_until_a_t
     warning there, with the task that renamed the definition; once a task updates the use, it goes."""
     repo = make_repo(tmp_path / "repo", FILES)
     assert wtc(repo, "run", "start", "--run", "r1")[0] == 0
-    for task, own in (("rename", "pkg/utils.py"), ("models", "pkg/models.py")):
+    for task, own in (("rename", "pkg/utils.py"), ("models", "pkg/models.py"), ("other", "pkg/utils.py")):
         assert wtc(repo, "task", "start", task, "--run", "r1", "--own", own)[0] == 0
     worktrees = repo / ".wtc" / "worktrees" / "r1"
     (worktrees / "models" / "pkg/models.py").write_text(FILES["pkg/models.py"] + "\n\nLIMIT = 10\n")
     assert wtc(repo, "task", "finish", "models", "--run", "r1")[0] == 0
+    # A task that changed the definition's file elsewhere is not named for the rename.
+    (worktrees / "other" / "pkg/utils.py").write_text(FILES["pkg/utils.py"].replace("return 1", "return 7"))
+    assert wtc(repo, "task", "finish", "other", "--run", "r1")[0] == 0
     (worktrees / "rename" / "pkg/utils.py").write_text(FILES["pkg/utils.py"].replace("def guess_filename", "def filename_of"))
     assert wtc(repo, "task", "finish", "rename", "--run", "r1")[0] == 0
     code, body = wtc(repo, "report", "--run", "r1")

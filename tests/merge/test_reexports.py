@@ -112,3 +112,14 @@ def test_a_python_star_import_in_init_is_followed_and_a_defining_init_answers(tm
     # __init__.py defining parse itself answers the use, whatever util.py does.
     start["pkg/__init__.py"] = "from .util import *\n\n\ndef parse(text):\n    return [text]\n"
     assert _merge(tmp_path / "own", start, ours, theirs) == ()
+
+
+def test_a_star_re_exported_file_that_only_imported_the_name_is_not_its_origin(tmp_path: Path) -> None:
+    """eq.ts imported hasProp (through the barrel) and renamed its uses with the definition: the
+    barrel's `export * from "./utils/eq"` passes on no import, so the finding names utils.ts."""
+    start = dict(TS_START, **{"src/internal.ts": INTERNAL_TS + 'export * from "./utils/eq"\n',
+                              "src/types/map.ts": 'import { hasProp } from "../internal"\n\nexport const n = 1\n'})
+    ours = dict(RENAMED, **{"src/utils/eq.ts": EQ_TS.replace("hasProp", "hasOwnProp")})
+    theirs = {"src/types/map.ts": start["src/types/map.ts"] + "export const has = (m: any) => hasProp(m, \"k\")\n"}
+    [finding] = _merge(tmp_path, start, ours, theirs)
+    assert (finding.name, finding.definition_path, finding.use_path) == ("hasProp", "src/utils/utils.ts", "src/types/map.ts")

@@ -120,12 +120,16 @@ class LandingOperations(CoordinatorBase):
             return []
         rows = []
         for use in found:
-            tasks = [t.task_id for t in task_records if t.state is TaskState.MERGED
-                     and any(c.get("path") == use.definition_path for c in t.result.get("changed", []))]
+            # The tasks that removed it: of the merged tasks that changed its file, those whose own
+            # version of the file no longer spells the name (the others edited elsewhere in it).
+            spelled = re.compile(rb"(?<![\w$])" + re.escape(use.name.encode()) + rb"(?![\w$])")
+            tasks = [t.task_id for t in task_records if t.state is TaskState.MERGED and t.head
+                     and any(c.get("path") == use.definition_path for c in t.result.get("changed", []))
+                     and not spelled.search(self.git.file_at(t.head, use.definition_path) or b"")]
             lines = ", ".join(str(n) for n in use.use_lines[:8]) + (", ..." if len(use.use_lines) > 8 else "")
             renamed = f" (to {use.replacement}, it seems)" if use.replacement else ""
             by = f"task {', '.join(tasks)}" if tasks else "the run"
-            warnings.append(f"left behind: {use.use_path} (line {lines}) still uses {use.name}, which {by} removed or "
+            warnings.append(f"left behind: {use.use_path} (line{'s' if len(use.use_lines) > 1 else ''} {lines}) still uses {use.name}, which {by} removed or "
                             f"renamed{renamed} in {use.definition_path}; the landed tree would not resolve it: keep the "
                             f"old name too (an alias), or update the use (a task that owns {use.use_path}, or "
                             f"`wtc task widen`)")

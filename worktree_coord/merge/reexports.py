@@ -156,7 +156,10 @@ class ReExports:
                 return False
         passed = [item for item in symbols.imports if item.scope is None and item.bound == name and item.name]
         own = any(d.name == name and not d.container and d.kind != "import" for d in symbols.definitions)
-        if versions is not None and (own or not passed):
+        if versions is not None and (own or not passed) and (depth == 0 or own or self._defined_at_base(path, name)):
+            # The imported file itself, as the check always took it; a file reached through a
+            # re-export only where it defines the name (a star re-export passes on no import:
+            # eq.ts importing hasProp is not where hasProp comes from).
             found.add((path, name))
         elif versions is None and own:
             return False   # defined in a file no side changed: the use is fine
@@ -177,6 +180,12 @@ class ReExports:
                     if not self._follow(target, name, depth + 1, seen, found):
                         return False
         return True
+
+    def _defined_at_base(self, path: str, name: str) -> bool:
+        versions = self._merge.files[path]
+        base = self._merge.symbols(path, "base", uses=False) if versions.exists("base") else None
+        return base is not None and any(d.name == name and not d.container and d.kind != "import"
+                                        for d in base.definitions)
 
     def _mentions(self, path: str, name: str) -> bool:
         data = self._tree_file("base", path) if self._tree_file is not None else None
