@@ -86,6 +86,18 @@ def write(root: Path, files: dict[str, str | bytes]) -> None:
             path.write_text(content)
 
 
+def commit(root: Path, files: dict[str, str | bytes | None], message: str) -> str:
+    """Write `files` (None: delete the file), commit everything, and return the new HEAD."""
+    for rel, content in files.items():
+        if content is None:
+            (root / rel).unlink()
+        else:
+            write(root, {rel: content})
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", message)
+    return git(root, "rev-parse", "HEAD")
+
+
 def make_repo(root: Path, files: dict[str, str | bytes] | None = None) -> Path:
     """A repository with one commit holding `files` (default: a small monorepo)."""
     root.mkdir(parents=True, exist_ok=True)

@@ -19,24 +19,22 @@ def findings(problem: str, path: str, base: bytes, left: bytes, right: bytes) ->
     return [f for f in found if f.problem == problem]
 
 
-def tree_merge_findings(repo, ours: dict[str, bytes], theirs: dict[str, bytes]) -> tuple[SemanticFinding, ...]:
+def tree_merge_findings(repo, ours: dict[str, str | bytes | None], theirs: dict[str, str | bytes | None], *,
+                        renames: bool = True) -> tuple[SemanticFinding, ...]:
     """The tree merge's findings when `ours` (committed on the checked-out branch) and `theirs` (on
-    a branch from the same base) merge, which git must call clean; labelled integration / t1."""
+    a branch from the same base) merge, which git must call clean; labelled integration / t1. A
+    file's None deletes it; `renames=False` merges without rename detection, as the check's own
+    diffs see a tree (a move is a deletion and an addition)."""
     import pygit2
 
-    from tests.conftest import git
+    from tests.conftest import commit, git
     from worktree_coord.merge import check_tree_merge
 
     base = git(repo, "rev-parse", "HEAD")
-    commits = []
-    for files, message in ((ours, "ours"), (theirs, "theirs")):
-        if commits:
-            git(repo, "checkout", "-q", "-b", "theirs", base)
-        for path, data in files.items():
-            (repo / path).write_bytes(data)
-        git(repo, "commit", "-qam", message)
-        commits.append(git(repo, "rev-parse", "HEAD"))
+    left = commit(repo, ours, "ours")
+    git(repo, "checkout", "-q", "-b", "theirs", base)
+    right = commit(repo, theirs, "theirs")
     handle = pygit2.Repository(str(repo))
-    index = handle.merge_commits(*commits)
+    index = handle.merge_commits(left, right, **({} if renames else {"flags": pygit2.enums.MergeFlag(0)}))
     assert not index.conflicts, "git merges it cleanly"
-    return check_tree_merge(handle, base, *commits, index.write_tree(handle), labels=("integration", "base", "t1"))
+    return check_tree_merge(handle, base, left, right, index.write_tree(handle), labels=("integration", "base", "t1"))

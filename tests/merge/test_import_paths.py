@@ -5,41 +5,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pygit2
-
-from tests.conftest import git, make_repo, write
-from worktree_coord.merge import check_tree_merge
+from tests.conftest import make_repo
+from tests.merge.clean_merges import tree_merge_findings
 
 REQ = "package app;\n\nimport javax.servlet.http.HttpServletRequest;\n\nclass {name} {{\n    HttpServletRequest r;\n}}\n"
 COOKIE = "package app;\n\nimport javax.servlet.http.Cookie;\n\nclass New {\n    Cookie c;\n}\n"
 
 
 def _merge(tmp_path: Path, base: dict[str, str], ours: dict[str, str | None], theirs: dict[str, str | None]):
-    repo = make_repo(tmp_path / "repo", base)
-    base_id = git(repo, "rev-parse", "HEAD")
-    for path, text in ours.items():
-        if text is None:
-            (repo / path).unlink()
-        else:
-            write(repo, {path: text})
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "ours")
-    ours_id = git(repo, "rev-parse", "HEAD")
-    git(repo, "checkout", "-q", "-b", "theirs", base_id)
-    for path, text in theirs.items():
-        if text is None:
-            (repo / path).unlink()
-        else:
-            write(repo, {path: text})
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "theirs")
-    theirs_id = git(repo, "rev-parse", "HEAD")
-    handle = pygit2.Repository(str(repo))
-    # Without rename detection, as the check's own diffs see a tree (a move is a deletion and an addition).
-    index = handle.merge_commits(ours_id, theirs_id, flags=pygit2.enums.MergeFlag(0))
-    assert not index.conflicts
-    return check_tree_merge(handle, base_id, ours_id, theirs_id, index.write_tree(handle),
-                            labels=("integration", "base", "t1"))
+    return tree_merge_findings(make_repo(tmp_path / "repo", base), ours, theirs, renames=False)
 
 
 def _jakarta(text: str) -> str:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pygit2
 
-from tests.conftest import git, make_repo, write
+from tests.conftest import commit, git, make_repo
 from worktree_coord.merge import FileVersions, check_tree_merge, find_broken_names
 from worktree_coord.merge.semantic import _Check
 
@@ -25,14 +25,7 @@ def _tree_merge(tmp_path: Path, base: dict[str, str], ours: dict[str, str | None
     ids = []
     for branch, changes in (("ours", ours), ("theirs", theirs)):
         git(repo, "checkout", "-q", "-b", branch, base_id)
-        for path, text in changes.items():
-            if text is None:
-                (repo / path).unlink()
-            else:
-                write(repo, {path: text})
-        git(repo, "add", "-A")
-        git(repo, "commit", "-qm", branch)
-        ids.append(git(repo, "rev-parse", "HEAD"))
+        ids.append(commit(repo, changes, branch))
     handle = pygit2.Repository(str(repo))
     index = handle.merge_commits(ids[0], ids[1], flags=pygit2.enums.MergeFlag(0))
     assert not index.conflicts

@@ -9,10 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pygit2
-
-from tests.conftest import git, make_repo, write
-from worktree_coord.merge import check_tree_merge
+from tests.conftest import make_repo
+from tests.merge.clean_merges import tree_merge_findings
 
 UTILS_TS = ("export function hasProp(target: Object, prop: PropertyKey): boolean {\n"
             "    return Object.prototype.hasOwnProperty.call(target, prop)\n}\n\n"
@@ -24,27 +22,8 @@ EQ_TS = ('import { hasProp, isObject } from "../internal"\n\n'
 EQ_USES = EQ_TS.replace("return isObject(a) && a === b", "return isObject(a) && hasProp(a, \"x\") && a === b")
 
 
-def _commit(repo: Path, files: dict[str, str | None], message: str) -> str:
-    for path, data in files.items():
-        if data is None:
-            (repo / path).unlink()
-        else:
-            write(repo, {path: data})
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", message)
-    return git(repo, "rev-parse", "HEAD")
-
-
 def _merge(tmp_path: Path, start: dict[str, str], ours: dict[str, str | None], theirs: dict[str, str | None]):
-    repo = make_repo(tmp_path / "repo", start)
-    base = git(repo, "rev-parse", "HEAD")
-    left = _commit(repo, ours, "ours")
-    git(repo, "checkout", "-q", "-b", "theirs", base)
-    right = _commit(repo, theirs, "theirs")
-    handle = pygit2.Repository(str(repo))
-    index = handle.merge_commits(left, right)
-    assert not index.conflicts
-    return check_tree_merge(handle, base, left, right, index.write_tree(handle))
+    return tree_merge_findings(make_repo(tmp_path / "repo", start), ours, theirs)
 
 
 TS_START = {"src/utils/utils.ts": UTILS_TS, "src/utils/other.ts": OTHER_TS, "src/internal.ts": INTERNAL_TS,

@@ -7,7 +7,7 @@ from pathlib import Path
 import pygit2
 import pytest
 
-from tests.conftest import git, make_repo, write
+from tests.conftest import commit, git, make_repo
 from worktree_coord.merge import FileVersions, check_file, check_tree_merge, find_broken_names
 from worktree_coord.merge.tree import changed_on_both_sides, check_merge
 
@@ -16,23 +16,12 @@ APP = b"from pkg.util import parse\n\n\ndef main(text):\n    return text\n"
 APP_USES = APP.replace(b"return text", b"return parse(text)")
 
 
-def _commit(repo: Path, files: dict[str, str | bytes | None], message: str) -> str:
-    for path, data in files.items():
-        if data is None:
-            (repo / path).unlink()
-        else:
-            write(repo, {path: data})
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", message)
-    return git(repo, "rev-parse", "HEAD")
-
-
 def test_a_deleted_module_is_a_removal_of_all_its_names(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "repo", {"pkg/__init__.py": "", "pkg/util.py": UTIL.decode(), "pkg/app.py": APP.decode()})
     base = git(repo, "rev-parse", "HEAD")
-    ours = _commit(repo, {"pkg/util.py": None}, "ours: drop util")
+    ours = commit(repo, {"pkg/util.py": None}, "ours: drop util")
     git(repo, "checkout", "-q", "-b", "theirs", base)
-    theirs = _commit(repo, {"pkg/app.py": APP_USES}, "theirs: parse")
+    theirs = commit(repo, {"pkg/app.py": APP_USES}, "theirs: parse")
     handle = pygit2.Repository(str(repo))
     merged = handle.merge_commits(ours, theirs).write_tree(handle)
     [finding] = check_tree_merge(handle, base, ours, theirs, merged)
@@ -106,10 +95,10 @@ def test_check_merge_reads_the_merged_bytes_it_is_given_for_files_both_sides_cha
     app = APP + b"\n\ndef other():\n    return 1\n"
     repo = make_repo(tmp_path / "repo", {"pkg/__init__.py": "", "pkg/util.py": UTIL.decode(), "pkg/app.py": app.decode()})
     base = git(repo, "rev-parse", "HEAD")
-    ours = _commit(repo, {"pkg/util.py": b"def split(text):\n    return text.split()\n",
+    ours = commit(repo, {"pkg/util.py": b"def split(text):\n    return text.split()\n",
                           "pkg/app.py": app.replace(b"return 1", b"return 2")}, "ours: parse renamed, other edited")
     git(repo, "checkout", "-q", "-b", "theirs", base)
-    theirs = _commit(repo, {"pkg/app.py": app.replace(b"return text", b"return parse(text)")}, "theirs: parse used")
+    theirs = commit(repo, {"pkg/app.py": app.replace(b"return text", b"return parse(text)")}, "theirs: parse used")
     handle = pygit2.Repository(str(repo))
     index = handle.merge_commits(ours, theirs)
     assert not index.conflicts
@@ -132,10 +121,10 @@ def test_a_new_use_through_an_old_import_of_another_module_is_not_a_finding(tmp_
     repo = make_repo(tmp_path / "repo", {"pkg/__init__.py": "", "pkg/util.py": UTIL.decode(),
                                          "pkg/other.py": UTIL.decode(), "pkg/app.py": app.decode()})
     base = git(repo, "rev-parse", "HEAD")
-    ours = _commit(repo, {"pkg/util.py": b"def split(text):\n    return text.split()\n",
+    ours = commit(repo, {"pkg/util.py": b"def split(text):\n    return text.split()\n",
                           "pkg/app.py": app.replace(b"return 1", b"return 2")}, "ours: util's parse renamed")
     git(repo, "checkout", "-q", "-b", "theirs", base)
-    theirs = _commit(repo, {"pkg/app.py": app.replace(b"return text", b"return parse(text)")}, "theirs: parse used")
+    theirs = commit(repo, {"pkg/app.py": app.replace(b"return text", b"return parse(text)")}, "theirs: parse used")
     handle = pygit2.Repository(str(repo))
     merged_tree = handle.merge_commits(ours, theirs).write_tree(handle)
     assert check_tree_merge(handle, base, ours, theirs, merged_tree) == ()
@@ -152,11 +141,11 @@ def _vendor_merge(tmp_path: Path, moved: bool) -> tuple[pygit2.Repository, str, 
     edits main.go elsewhere; theirs adds a use of `cli.BoolFlag` to main.go."""
     repo = make_repo(tmp_path / "repo", {"cmd/vendor/github.com/x/cli/flag.go": FLAG_GO, "app/main.go": MAIN_GO})
     base = git(repo, "rev-parse", "HEAD")
-    ours = _commit(repo, {"cmd/vendor/github.com/x/cli/flag.go": None,
+    ours = commit(repo, {"cmd/vendor/github.com/x/cli/flag.go": None,
                           **({"vendor/github.com/x/cli/flag.go": FLAG_GO} if moved else {}),
                           "app/main.go": MAIN_GO.replace("return 1", "return 2")}, "ours: vendor moved")
     git(repo, "checkout", "-q", "-b", "theirs", base)
-    theirs = _commit(repo, {"app/main.go": MAIN_GO_USES}, "theirs: BoolFlag used")
+    theirs = commit(repo, {"app/main.go": MAIN_GO_USES}, "theirs: BoolFlag used")
     handle = pygit2.Repository(str(repo))
     return handle, base, ours, theirs, handle.merge_commits(ours, theirs).write_tree(handle)
 
@@ -213,11 +202,11 @@ def test_a_rust_function_renamed_while_the_other_side_calls_it_through_a_module_
     repo = make_repo(tmp_path / "repo", {"src/routing/path_router.rs": ROUTER, "src/routing/mod.rs": ROUTING,
                                          "src/lib.rs": "pub mod routing;\n"})
     base = git(repo, "rev-parse", "HEAD")
-    ours = _commit(repo, {"src/routing/path_router.rs": ROUTER.replace("path_for_nested_route", "nested_route_path")},
+    ours = commit(repo, {"src/routing/path_router.rs": ROUTER.replace("path_for_nested_route", "nested_route_path")},
                    "ours: renamed")
     git(repo, "checkout", "-q", "-b", "theirs", base)
     joined = ROUTING + f"\npub(crate) fn joined(a: &str, b: &str) -> String {{\n    {call}\n}}\n"
-    theirs = _commit(repo, {"src/routing/mod.rs": joined}, "theirs: a new call")
+    theirs = commit(repo, {"src/routing/mod.rs": joined}, "theirs: a new call")
     handle = pygit2.Repository(str(repo))
     merged = handle.merge_commits(ours, theirs).write_tree(handle)
     findings = check_tree_merge(handle, base, ours, theirs, merged)
