@@ -102,3 +102,17 @@ def test_a_star_re_exported_file_that_only_imported_the_name_is_not_its_origin(t
     theirs = {"src/types/map.ts": start["src/types/map.ts"] + "export const has = (m: any) => hasProp(m, \"k\")\n"}
     [finding] = _merge(tmp_path, start, ours, theirs)
     assert (finding.name, finding.definition_path, finding.use_path) == ("hasProp", "src/utils/utils.ts", "src/types/map.ts")
+
+
+def test_a_module_one_side_turned_into_a_package_that_re_exports_the_name_is_not_a_finding(tmp_path: Path) -> None:
+    """pip 8ba11ed565: one side turned urllib3's util.py into util/__init__.py re-exporting
+    is_fp_closed from util/response.py; the other side's new file imports it through an unchanged
+    compat.py (`from pkg.util import is_fp_closed`). util.py and util/__init__.py both name pkg.util:
+    resolve() declines to pick, and the tree lookup must not pick the deleted one."""
+    util = "def is_fp_closed(obj):\n    return obj.closed\n\n\ndef other():\n    return 1\n"
+    start = {"pkg/__init__.py": "", "pkg/util.py": util, "lib/__init__.py": "",
+             "lib/compat.py": "from pkg.util import is_fp_closed\n", "lib/app.py": "X = 1\n"}
+    ours = {"pkg/util.py": None, "pkg/util/__init__.py": "from .response import is_fp_closed\n",
+            "pkg/util/response.py": util}
+    theirs = {"lib/wrapper.py": "from .compat import is_fp_closed\n\n\ndef closed(fp):\n    return is_fp_closed(fp)\n"}
+    assert _merge(tmp_path, start, ours, theirs) == ()

@@ -120,10 +120,12 @@ class ReExports:
                 continue
             for pattern in rules.module_files:
                 path = pattern.format(stem)
-                if self._tree_file("base", path) is not None:   # type: ignore[misc]
+                if path in self._merge.files or self._tree_file("base", path) is not None:   # type: ignore[misc]
                     hits.append(path)
-                    break
-        return hits if len(hits) == 1 else []   # two directories could be meant: do not guess
+        # Exactly one file, and none of the merge's: two directories, or `util.py` beside `util/__init__.py`
+        # (one side turned the module into a package, pip 8ba11ed565), could be meant, and a file of the
+        # merge that resolve() did not answer with was one it declined to guess between: do not guess.
+        return hits if len(hits) == 1 and hits[0] not in self._merge.files else []
 
     def origins(self, path: str, name: str) -> list[tuple[str, str]] | None:
         """The (file of the merge, name there) pairs a `name` imported from `path` may be defined in,
