@@ -488,15 +488,10 @@ class _Engine:
             return set()
         key = f"{old}..{new}"
         if key not in self.file_words:
-            from ..merge.linediff import added_lines
+            from ..merge.linediff import added_text
 
             data = self._blob(new) or b""
-            if old is None:
-                self.file_words[key] = set(_WORDS.findall(data))
-            else:
-                lines = data.split(b"\n")
-                added = added_lines(self._blob(old) or b"", data)
-                self.file_words[key] = set(_WORDS.findall(b"\n".join(lines[n - 1] for n in added if n <= len(lines))))
+            self.file_words[key] = set(_WORDS.findall(data if old is None else added_text(self._blob(old) or b"", data)))
         return self.file_words[key]
 
     def names_broken_across(self, state: CurrentState, target: str, base: str, target_tree: str,  # tree or commit

@@ -109,6 +109,7 @@ class LandingOperations(CoordinatorBase):
         """Uses the integration tip keeps of names the run removed or renamed (left_behind.py): each
         task's finish noted its own, but the lead reads the report, and a use another task added or
         left after that finish shows only here. Advice: each is a warning, never a refusal to land."""
+        from ..merge.reach import spelling
         from .left_behind import MAX_RUN_CHANGED, look_for_uses
 
         if tip == run.base:
@@ -122,15 +123,13 @@ class LandingOperations(CoordinatorBase):
         for use in found:
             # The tasks that removed it: of the merged tasks that changed its file, those whose own
             # version of the file no longer spells the name (the others edited elsewhere in it).
-            spelled = re.compile(rb"(?<![\w$])" + re.escape(use.name.encode()) + rb"(?![\w$])")
+            spelled = spelling([use.name.encode()])
             tasks = [t.task_id for t in task_records if t.state is TaskState.MERGED and t.head
                      and any(c.get("path") == use.definition_path for c in t.result.get("changed", []))
                      and not spelled.search(self.git.file_at(t.head, use.definition_path) or b"")]
-            lines = ", ".join(str(n) for n in use.use_lines[:8]) + (", ..." if len(use.use_lines) > 8 else "")
-            renamed = f" (to {use.replacement}, it seems)" if use.replacement else ""
             by = f"task {', '.join(tasks)}" if tasks else "the run"
-            warnings.append(f"left behind: {use.use_path} (line{'s' if len(use.use_lines) > 1 else ''} {lines}) still uses {use.name}, which {by} removed or "
-                            f"renamed{renamed} in {use.definition_path}; the landed tree would not resolve it: keep the "
+            warnings.append(f"left behind: {use.use_path} (line{'s' if len(use.use_lines) > 1 else ''} {use.lines}) still uses "
+                            f"{use.name}, which {by} removed or renamed{use.renamed} in {use.definition_path}; the landed tree would not resolve it: keep the "
                             f"old name too (an alias), or update the use (a task that owns {use.use_path}, or "
                             f"`wtc task widen`)")
             rows.append({"use_path": use.use_path, "use_lines": list(use.use_lines), "name": use.name,

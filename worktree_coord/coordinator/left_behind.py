@@ -52,11 +52,19 @@ class LeftBehind:
     definition_path: str
     replacement: str
 
+    @property
+    def lines(self) -> str:
+        """The use lines as a note shows them: the first eight, then "...". """
+        return ", ".join(str(line) for line in self.use_lines[:8]) + (", ..." if len(self.use_lines) > 8 else "")
+
+    @property
+    def renamed(self) -> str:
+        return f" (to {self.replacement}, it seems)" if self.replacement else ""
+
     def note(self, task: str, run: str) -> str:
-        renamed = f" (to {self.replacement}, it seems)" if self.replacement else ""
-        lines = ", ".join(str(line) for line in self.use_lines[:8]) + (", ..." if len(self.use_lines) > 8 else "")
+        renamed = self.renamed
         where = f"{self.use_path}:{self.use_lines[0]}" if len(self.use_lines) == 1 else \
-            f"{self.use_path} (lines {lines}: {len(self.use_lines)} uses)"
+            f"{self.use_path} (lines {self.lines}: {len(self.use_lines)} uses)"
         return (f"{where} still uses {self.name}, which this task removed or renamed{renamed} "
                 f"in {self.definition_path}; {self.use_path} is outside the task's changes, so the landed tree would "
                 f"not resolve it: keep the old name too (an alias), or the lead widens the task "

@@ -8,6 +8,7 @@ Output: 1-based line numbers and ranges. No parsing, nothing language-specific.
 from __future__ import annotations
 
 import bisect
+from typing import Iterable
 
 import pygit2
 
@@ -32,6 +33,23 @@ def added_lines(old: bytes, new: bytes) -> list[int]:
     for _, _, new_start, new_lines in hunks(old, new):
         out.extend(range(new_start, new_start + new_lines))
     return out
+
+
+def lines_text(data: bytes, numbers: Iterable[int]) -> bytes:
+    """The lines `numbers` (1-based) of `data`, joined by newlines (a number past its end is skipped)."""
+    lines = data.split(b"\n")
+    return b"\n".join(lines[n - 1] for n in numbers if 0 < n <= len(lines))
+
+
+def ranges_text(data: bytes, ranges: Iterable[tuple[int, int]]) -> bytes:
+    """The lines of `data` in the (first, last) ranges, joined by newlines."""
+    lines = data.split(b"\n")
+    return b"\n".join(b"\n".join(lines[first - 1:last]) for first, last in ranges)
+
+
+def added_text(old: bytes, new: bytes) -> bytes:
+    """The lines `new` adds to (or changes from) `old`: where a new use of a name stands."""
+    return lines_text(new, added_lines(old, new))
 
 
 def follow(old: bytes, new: bytes, lines: list[int]) -> set[int]:

@@ -39,9 +39,9 @@ from __future__ import annotations
 
 import posixpath
 import re
-from typing import Callable, Mapping
+from typing import Callable, Iterable, Mapping
 
-from .linediff import hunks, touched_lines
+from .linediff import hunks, ranges_text, touched_lines
 from .versions import Versions
 
 BARREL_USERS = 256        # using files whose imports are read for re-exports (1b), at most
@@ -54,6 +54,11 @@ _NAME_WORDS = re.compile(rb"[A-Za-z_$\x80-\xff][\w$\x80-\xff]*")
 def words(text: bytes) -> frozenset[bytes]:
     """The words of `text` a name can be (module docstring)."""
     return frozenset(_NAME_WORDS.findall(text))
+
+
+def spelling(names: Iterable[bytes]) -> re.Pattern[bytes]:
+    """A search for any of `names` as a whole word (not inside a longer name)."""
+    return re.compile(rb"(?<![\w$])(?:" + b"|".join(re.escape(name) for name in names) + rb")(?![\w$])")
 
 
 class Reach:
@@ -144,8 +149,7 @@ class Reach:
             gone_by = {path: _gone_words(files[path].base or b"", files[path].version(side)) for path in candidates}
             gone = frozenset().union(*gone_by.values())
             if len(gone) <= 32:   # a rename or two: a search of each user's text for them, whole words
-                spelled = re.compile(rb"(?<![\w$])(?:" + b"|".join(map(re.escape, gone)) + rb")(?![\w$])") \
-                    if gone else None
+                spelled = spelling(gone) if gone else None
                 pool = [user for user in pool if spelled is not None
                         and spelled.search(files[user].version(other) or b"") is not None]
             for user in pool[:BARREL_USERS]:
@@ -223,5 +227,4 @@ def _gone_words(base: bytes, new: bytes | None) -> frozenset[bytes]:
     touched = touched_lines(base, new)
     if not touched:
         return frozenset()
-    lines = base.split(b"\n")
-    return words(b"\n".join(b"\n".join(lines[first - 1:last]) for first, last in touched)) - words(new)
+    return words(ranges_text(base, touched)) - words(new)

@@ -32,10 +32,10 @@ How (precision first, nothing guessed):
 from __future__ import annotations
 
 import posixpath
-import re
 from typing import Callable, Iterable, Protocol
 
 from .profiles import SemanticRules, profile_for_path
+from .reach import spelling
 from .symbols import Symbols, extract
 from .versions import MAX_BYTES
 
@@ -191,7 +191,7 @@ class ReExports:
 
     def _mentions(self, path: str, name: str) -> bool:
         data = self._tree_file("base", path) if self._tree_file is not None else None
-        return data is not None and re.search(rb"(?<![\w$])" + re.escape(name.encode()) + rb"(?![\w$])", data) is not None
+        return data is not None and spelling([name.encode()]).search(data) is not None
 
     def _read(self, path: str, name: str) -> Symbols | None:
         """What a file no side changed defines and imports (None: absent, unreadable, over budget)."""

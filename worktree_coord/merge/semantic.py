@@ -50,7 +50,8 @@ from .reach import Reach, words
 from .reexports import ReExports, module_parts
 from .result import SemanticFinding
 from .signatures import find_signature_changes
-from .linediff import added_lines as _added_lines, follow as _follow, touched_lines as _touched_lines
+from .linediff import (added_lines as _added_lines, added_text, follow as _follow, lines_text, ranges_text,
+                       touched_lines as _touched_lines)
 from .symbols import Definition, Reference, Symbols, extract, hidden_query, visible_import as _visible_import
 from .versions import MAX_BYTES, FileVersions, Versions
 
@@ -221,10 +222,8 @@ class _Check:
             touched = _touched_lines(base, mine)
             if not touched:
                 continue
-            lines = base.split(b"\n")
-            gone = set(_WORDS.findall(b"\n".join(b"\n".join(lines[first - 1:last]) for first, last in touched)))
-            new_lines = theirs.split(b"\n")
-            added = b"\n".join(new_lines[n - 1] for n in _added_lines(base, theirs) if n <= len(new_lines))
+            gone = set(_WORDS.findall(ranges_text(base, touched)))
+            added = added_text(base, theirs)
             if gone.intersection(_WORDS.findall(added)):
                 return True
         return False
@@ -248,8 +247,7 @@ class _Check:
             for side in _SIDES:
                 touched[side] = _touched_lines(versions.base, versions.version(side)) if live[side] else []
                 if touched[side]:
-                    lines = versions.base.split(b"\n")
-                    text = b"\n".join(b"\n".join(lines[first - 1:last]) for first, last in touched[side])
+                    text = ranges_text(versions.base, touched[side])
                     if not live[side] & words(text):
                         touched[side] = []
             if not any(touched.values()):
@@ -356,8 +354,7 @@ class _Check:
             added = _added_lines(versions.base or b"", data)
             if not added:
                 continue
-            lines = data.split(b"\n")
-            text = b"\n".join(lines[number - 1] for number in added if number <= len(lines))
+            text = lines_text(data, added)
             through = [r for r in through if r.definition.name.encode() in text]
             if through:   # imported through a file that re-exports it (`from "../internal"`)
                 reached = self.reexports.reached(path, {r.definition.name.encode() for r in through})

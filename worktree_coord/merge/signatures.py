@@ -35,7 +35,7 @@ from typing import Iterator, Protocol
 
 import tree_sitter
 
-from .linediff import added_lines, edited_lines, follow
+from .linediff import added_lines, added_text, edited_lines, follow, lines_text
 from .profiles import Profile, SemanticRules, SignatureRules, profile_for_path
 from .reach import NEAR
 from .result import SemanticFinding
@@ -115,8 +115,7 @@ def may_change_a_call(base: bytes | None, left: bytes | None, right: bytes | Non
         if not touched:
             continue
         near = b"\n".join(b"\n".join(lines[max(first - 1 - _HEADER_LINES, 0):last]) for first, last in touched)
-        new_lines = other.split(b"\n")
-        added = b"\n".join(new_lines[n - 1] for n in added_lines(base, other) if n <= len(new_lines))
+        added = added_text(base, other)
         if set(_WORDS.findall(near)).intersection(_WORDS.findall(added)):
             return True
     return False
@@ -309,8 +308,7 @@ def _calls(check: _Check, changes: list[_Change], used_side: str) -> Iterator[Se
         if not names:
             continue
         added = added_lines(versions.base or b"", data)
-        lines = data.split(b"\n")
-        text = b"\n".join(lines[n - 1] for n in added if n <= len(lines))
+        text = lines_text(data, added)
         if not any(name.encode() in text for name in names):
             continue
         merged = check.symbols(path, "merged")
