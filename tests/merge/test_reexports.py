@@ -116,3 +116,106 @@ def test_a_module_one_side_turned_into_a_package_that_re_exports_the_name_is_not
             "pkg/util/response.py": util}
     theirs = {"lib/wrapper.py": "from .compat import is_fp_closed\n\n\ndef closed(fp):\n    return is_fp_closed(fp)\n"}
     assert _merge(tmp_path, start, ours, theirs) == ()
+
+
+# -- the src layout, a module used by its attribute, a barrel the renaming side updated ----------
+PY_TEST = "from pkg import other\n\n\ndef test_x():\n    assert other() == 1\n"
+PY_TEST_USES = "from pkg import other, parse\n\n\ndef test_x():\n    assert other() == 1\n    assert parse('a b')\n"
+SRC_START = {"src/pkg/__init__.py": "from .util import parse, other\n", "src/pkg/util.py": PY_UTIL,
+             "tests/test_app.py": PY_TEST}
+SRC_RENAMED = {"src/pkg/util.py": PY_UTIL.replace("def parse", "def split_words")}
+
+
+def test_a_test_imports_a_src_layout_package_through_its_init(tmp_path: Path) -> None:
+    """tests/test_app.py's `from pkg import parse` names src/pkg/__init__.py (profile source_folders)."""
+    [finding] = _merge(tmp_path, SRC_START, SRC_RENAMED, {"tests/test_app.py": PY_TEST_USES})
+    assert (finding.name, finding.definition_path, finding.use_path, finding.use_line) == \
+        ("parse", "src/pkg/util.py", "tests/test_app.py", 6)
+
+
+def test_a_name_used_through_its_imported_module_is_followed(tmp_path: Path) -> None:
+    """`import pkg` then `pkg.parse(...)`: Reach pairs the test with util.py through the package."""
+    start = dict(SRC_START, **{"tests/test_app.py": "import pkg\n\n\ndef test_x():\n    assert pkg.other() == 1\n"})
+    theirs = {"tests/test_app.py": start["tests/test_app.py"] + "    assert pkg.parse('a b')\n"}
+    [finding] = _merge(tmp_path, start, SRC_RENAMED, theirs)
+    assert (finding.name, finding.definition_path, finding.use_path) == ("parse", "src/pkg/util.py", "tests/test_app.py")
+
+
+def test_a_package_both_in_src_and_at_the_root_is_not_guessed(tmp_path: Path) -> None:
+    start = dict(SRC_START, **{"pkg/__init__.py": "from .util import parse, other\n", "pkg/util.py": PY_UTIL})
+    assert _merge(tmp_path, start, SRC_RENAMED, {"tests/test_app.py": PY_TEST_USES}) == ()
+
+
+def test_a_rename_that_also_updates_the_barrel_meets_a_new_use_through_it(tmp_path: Path) -> None:
+    """The renaming task updated `export { hasProp }` too (an agent renames everywhere it looks),
+    and the new use imports from "./index" spelled out."""
+    start = {"src/utils/utils.ts": UTILS_TS, "src/index.ts": 'export { isObject, hasProp } from "./utils/utils"\n',
+             "src/app.ts": 'import { isObject } from "./index"\n\nexport function run(a: any) {\n    return isObject(a)\n}\n'}
+    ours = dict(RENAMED, **{"src/index.ts": 'export { isObject, hasOwnProp } from "./utils/utils"\n'})
+    theirs = {"src/app.ts": start["src/app.ts"].replace("{ isObject }", "{ isObject, hasProp }")
+              .replace("return isObject(a)", "return isObject(a) && hasProp(a, \"k\")")}
+    [finding] = _merge(tmp_path, start, ours, theirs)
+    assert (finding.name, finding.use_path, finding.use_line) == ("hasProp", "src/app.ts", 4)
+    assert finding.definition_path in ("src/index.ts", "src/utils/utils.ts")
+
+
+def test_a_name_moved_with_its_barrel_entry_is_not_a_finding(tmp_path: Path) -> None:
+    """The barrel now passes parse on from the module it moved to: the base's re-export is not followed."""
+    ours = {"src/pkg/util.py": PY_UTIL.replace("def parse(text):\n    return text.split()\n\n\n", ""),
+            "src/pkg/words.py": "def parse(text):\n    return text.split()\n",
+            "src/pkg/__init__.py": "from .util import other\nfrom .words import parse\n"}
+    assert _merge(tmp_path, SRC_START, ours, {"tests/test_app.py": PY_TEST_USES}) == ()
+
+
+# -- Rust: a crate's root re-exports (merge/crate_paths.py) --------------------------------------
+RS_UTIL = "pub fn parse(s: &str) -> usize {\n    s.len()\n}\n\npub fn other() -> u8 {\n    1\n}\n"
+RS_START = {"Cargo.toml": '[package]\nname = "my-crate"\nversion = "0.1.0"\n',
+            "src/lib.rs": "mod util;\nmod app;\npub use util::{parse, other};\n", "src/util.rs": RS_UTIL,
+            "src/app.rs": "use crate::util::other;\n\npub fn run() -> u8 {\n    other()\n}\n",
+            "tests/it.rs": "use my_crate::other;\n\n#[test]\nfn t() {\n    assert_eq!(other(), 1);\n}\n"}
+RS_RENAMED = {"src/util.rs": RS_UTIL.replace("fn parse", "fn parse_len"),
+              "src/lib.rs": "mod util;\nmod app;\npub use util::{parse_len, other};\n"}
+RS_TEST_USES = ("use my_crate::{other, parse};\n\n#[test]\nfn t() {\n    assert_eq!(other(), 1);\n"
+                "    let n = parse(\"ab\");\n    assert_eq!(n, 2);\n}\n")
+
+
+def test_a_rust_test_imports_a_renamed_function_by_the_crate_name(tmp_path: Path) -> None:
+    [finding] = _merge(tmp_path, RS_START, RS_RENAMED, {"tests/it.rs": RS_TEST_USES})
+    assert (finding.name, finding.definition_path, finding.use_path, finding.use_line) == \
+        ("parse", "src/util.rs", "tests/it.rs", 6)
+    assert finding.replacement == "parse_len"
+
+
+def test_a_rust_module_imports_a_renamed_function_from_the_crate_root(tmp_path: Path) -> None:
+    theirs = {"src/app.rs": "use crate::parse;\nuse crate::util::other;\n\npub fn run() -> u8 {\n"
+                            "    other() + parse(\"a\") as u8\n}\n"}
+    [finding] = _merge(tmp_path, RS_START, RS_RENAMED, theirs)
+    assert (finding.name, finding.definition_path, finding.use_path) == ("parse", "src/util.rs", "src/app.rs")
+
+
+def test_a_rust_workspace_crate_imports_a_path_dependency(tmp_path: Path) -> None:
+    """`my-core = { workspace = true }`, the workspace's entry a path: `use my_core::parse` names
+    crates/core/src/lib.rs."""
+    start = {"Cargo.toml": '[workspace]\nmembers = ["crates/*"]\n\n[workspace.dependencies]\n'
+                           'my-core = { path = "crates/core" }\n',
+             "crates/core/Cargo.toml": '[package]\nname = "my-core"\n',
+             "crates/core/src/lib.rs": "mod util;\npub use util::*;\n", "crates/core/src/util.rs": RS_UTIL,
+             "crates/app/Cargo.toml": '[package]\nname = "app"\n\n[dependencies]\nmy-core = { workspace = true }\n',
+             "crates/app/src/main.rs": "use my_core::other;\n\nfn main() {\n    other();\n}\n"}
+    ours = {"crates/core/src/util.rs": RS_UTIL.replace("fn parse", "fn parse_len")}
+    theirs = {"crates/app/src/main.rs": "use my_core::{other, parse};\n\nfn main() {\n    other();\n"
+                                        "    let n = parse(\"a\");\n}\n"}
+    [finding] = _merge(tmp_path, start, ours, theirs)
+    assert (finding.name, finding.definition_path, finding.use_path) == \
+        ("parse", "crates/core/src/util.rs", "crates/app/src/main.rs")
+
+
+def test_rust_names_that_lead_to_no_changed_definition_are_not_findings(tmp_path: Path) -> None:
+    # moved to a new module, the root's re-export updated with it
+    moved = {"src/util.rs": RS_UTIL.split("\n\npub fn other")[0].replace("parse", "unused") + "\n\npub fn other() -> u8 {\n    1\n}\n",
+             "src/words.rs": "pub fn parse(s: &str) -> usize {\n    s.len()\n}\n",
+             "src/lib.rs": "mod util;\nmod app;\nmod words;\npub use util::other;\npub use words::parse;\n"}
+    assert _merge(tmp_path / "moved", RS_START, moved, {"tests/it.rs": RS_TEST_USES}) == ()
+    # a crate of the same name that is not this package (an external dependency): nothing to read
+    external = dict(RS_START, **{"Cargo.toml": '[package]\nname = "other-name"\n\n[dependencies]\nmy-crate = "1"\n'})
+    assert _merge(tmp_path / "external", external, RS_RENAMED, {"tests/it.rs": RS_TEST_USES}) == ()

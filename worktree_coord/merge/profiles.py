@@ -195,7 +195,11 @@ class SemanticRules:
     module's file may stand, each a pattern of its path without extension (`{}.ts`, `{}/index.ts`,
     `{}/__init__.py`): the check reads a file no side changed through them, to follow a re-export
     (`export * from "./util"`, `from .util import parse` in a package's `__init__.py`) to the file
-    that defines the name (semantic.py).
+    that defines the name (semantic.py). `source_folders`: folders that hold a project's absolute
+    modules below any directory above the importer (`src`, the src layout): `from pkg import parse`
+    in tests/test_app.py may name src/pkg/__init__.py. `package_roots`: where a package's root
+    module file stands below the folder of its `manifest` (`src/lib.rs`): `crate::`, the package's
+    own name and a path dependency's name lead there (crate_paths.py).
     """
 
     tags: tuple[str, ...] = ()
@@ -216,6 +220,8 @@ class SemanticRules:
     manifest: str = ""                              # the file declaring dependencies (`Cargo.toml`): dependencies.py
     hidden_names: str = ""                          # a query: `@name`s the parse does not place (a macro call's tokens)
     module_files: tuple[str, ...] = ()              # where a module's file stands: `{}.ts`, `{}/__init__.py`
+    source_folders: tuple[str, ...] = ()            # folders holding absolute modules (`src`): reexports.py
+    package_roots: tuple[str, ...] = ()             # a package's root module file (`src/lib.rs`): crate_paths.py
     duplicates: DuplicateRules = DuplicateRules()   # what may not be declared twice (duplicates.py)
     signatures: SignatureRules = SignatureRules()   # how parameters and arguments count (signatures.py)
 
@@ -231,7 +237,8 @@ MANIFESTS = ("Cargo.toml", "go.mod", "package.json", "pyproject.toml")
 _SEMANTIC_KEYS = {"tags", "query", "self_receivers", "members_in_scope", "module_separator",
                   "module_roots", "relative_parents", "index_names", "module_binding", "package", "scopes",
                   "member_of", "self_fields", "type_names", "globals", "manifest", "hidden_names", "duplicates",
-                  "signatures", "module_files"}
+                  "signatures", "module_files", "source_folders",
+                  "package_roots"}
 _SIGNATURE_KEYS = {"parameters", "counted", "receivers", "receiver_first", "uncountable", "defaults", "wrappers",
                    "calls", "arguments", "argument_lists", "spread"}
 _DUPLICATE_KEYS = {"declarations", "through", "signature", "headers", "lead", "exempt", "repeatable", "imports",
@@ -522,6 +529,14 @@ def _semantic_rules(raw: Any, source: str, check_kind: Callable[[str, str], None
         if pattern.count("{}") != 1 or pattern.startswith("/"):
             raise ConfigError(f"language profile {source}: semantic.module_files entry {pattern!r} must hold `{{}}` "
                               "once (the module's path) and be relative", fix='write it like "{}.ts" or "{}/__init__.py"')
+    if strings("package_roots") and not raw.get("manifest"):
+        raise ConfigError(f"language profile {source}: semantic.package_roots needs semantic.manifest "
+                          "(the file whose folder a package root stands below)", fix='add manifest = "Cargo.toml"')
+    for key in ("source_folders", "package_roots"):
+        for folder in strings(key):
+            if not folder or folder.startswith("/") or ".." in folder.split("/"):
+                raise ConfigError(f"language profile {source}: semantic.{key} entry {folder!r} must be a "
+                                  "path below the project", fix='write it like "src" or "src/lib.rs"')
     if not isinstance(raw.get("members_in_scope", False), bool):
         raise ConfigError(f"language profile {source}: semantic.members_in_scope must be true or false")
     return SemanticRules(
@@ -534,7 +549,8 @@ def _semantic_rules(raw: Any, source: str, check_kind: Callable[[str, str], None
         member_of=kind_to_field("member_of"), self_fields=kind_to_field("self_fields"), type_names=frozenset(strings("type_names")),
         globals=frozenset(strings("globals")),
         manifest=text("manifest", "", ("",) + MANIFESTS), hidden_names=text("hidden_names", ""),
-        module_files=strings("module_files"),
+        module_files=strings("module_files"), source_folders=strings("source_folders"),
+        package_roots=strings("package_roots"),
         duplicates=_duplicate_rules(raw.get("duplicates", {}), source, check_kind, check_field, language),
         signatures=_signature_rules(raw.get("signatures", {}), source, check_kind, check_field),
     )

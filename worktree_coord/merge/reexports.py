@@ -17,7 +17,8 @@ How (precision first, nothing guessed):
 - a module resolves to the files of the merge as before; where none answers, to the one file of
   the tree at the module's path (profile `module_files`: `{}.ts`, `{}/__init__.py`), relative
   modules only, or (module separator `.`, Python) an absolute module found under exactly one of the
-  importer's directories;
+  importer's directories or a source folder below one (profile `source_folders`: `src`, so that
+  tests/test_app.py's `from pkg import parse` reads src/pkg/__init__.py);
 - a file whose top level imports the name (`export { x } from "./a"`, `from .a import x`) passes it
   on to that module, under its original name (an alias is followed); a star re-export (`export *
   from "./a"`, `from .a import *`) passes on every name;
@@ -34,6 +35,7 @@ from __future__ import annotations
 import posixpath
 from typing import Callable, Iterable, Protocol
 
+from .crate_paths import CratePaths
 from .profiles import SemanticRules, profile_for_path
 from .reach import spelling
 from .symbols import Symbols, extract
@@ -83,6 +85,7 @@ class ReExports:
         self._outside: dict[str, Symbols | None] = {}
         self._located: dict[tuple[str, str], list[str]] = {}
         self._reads = 0
+        self._crate_paths: dict[str, CratePaths] = {}
 
     def locate(self, module: str, importer: str, rules: SemanticRules) -> list[str]:
         """The files `module`, imported from `importer`, names: the merge's (semantic.resolve), else
@@ -96,6 +99,14 @@ class ReExports:
         return self._located[key]
 
     def _in_tree(self, module: str, importer: str, rules: SemanticRules) -> list[str]:
+        if rules.package_roots and rules.manifest:
+            # Paths that start at a crate (crate_paths.py): computed from the path, not searched for,
+            # so a file of the merge is as good an answer as any.
+            files, stems = self._crates(rules).locate(module, importer)
+            hits = [path for path in files if self._exists(path)]
+            hits += [pattern.format(stem) for stem in stems for pattern in rules.module_files
+                     if self._exists(pattern.format(stem))]
+            return hits if len(hits) == 1 else []
         relative, up, parts = module_parts(module, rules)
         if not parts and not relative:
             return []
@@ -105,10 +116,14 @@ class ReExports:
                 directory = posixpath.dirname(directory)
             stems = [posixpath.normpath(posixpath.join(directory, *parts)) if parts else directory]
         elif rules.module_separator == ".":
-            # `from pkg import x` in src/pkg/app.py: pkg stands under one of the importer's directories.
+            # `from pkg import x` in src/pkg/app.py: pkg stands under one of the importer's directories,
+            # or in a source folder below one (tests/test_app.py importing src/pkg: the src layout).
             stems, directory = [], posixpath.dirname(importer)
             while True:
-                stems.append(posixpath.join(directory, *parts))
+                for folder in ("",) + rules.source_folders:
+                    stem = posixpath.join(directory, folder, *parts)
+                    if stem not in stems:
+                        stems.append(stem)
                 if not directory:
                     break
                 directory = posixpath.dirname(directory)
@@ -120,12 +135,23 @@ class ReExports:
                 continue
             for pattern in rules.module_files:
                 path = pattern.format(stem)
-                if path in self._merge.files or self._tree_file("base", path) is not None:   # type: ignore[misc]
+                if self._exists(path):
                     hits.append(path)
         # Exactly one file, and none of the merge's: two directories, or `util.py` beside `util/__init__.py`
         # (one side turned the module into a package, pip 8ba11ed565), could be meant, and a file of the
         # merge that resolve() did not answer with was one it declined to guess between: do not guess.
         return hits if len(hits) == 1 and hits[0] not in self._merge.files else []
+
+    def _exists(self, path: str) -> bool:
+        return path in self._merge.files or self._tree_file("base", path) is not None   # type: ignore[misc]
+
+    def _crates(self, rules: SemanticRules) -> CratePaths:
+        crates = self._crate_paths.get(rules.manifest)
+        if crates is None:
+            assert self._tree_file is not None
+            crates = self._crate_paths[rules.manifest] = CratePaths(
+                self._tree_file, rules.manifest, rules.package_roots, rules.index_names, rules.module_separator)
+        return crates
 
     def origins(self, path: str, name: str) -> list[tuple[str, str]] | None:
         """The (file of the merge, name there) pairs a `name` imported from `path` may be defined in,
@@ -158,6 +184,16 @@ class ReExports:
                 return False
         passed = [item for item in symbols.imports if item.scope is None and item.bound == name and item.name]
         own = any(d.name == name and not d.container and d.kind != "import" for d in symbols.definitions)
+        if versions is not None and not passed and not own and not symbols.star_modules and versions.exists("base"):
+            # The merged file no longer passes the name on: a side renamed it and its re-export
+            # (`pub use util::{parse}` -> `{parse_len}`). Where the base passed it from is where it
+            # was removed; the check asks there whether the merge lost it.
+            base = self._merge.symbols(path, "base", uses=False)
+            for item in base.imports if base is not None else ():
+                if item.scope is None and item.bound == name and item.name:
+                    for target in self.locate(item.module, path, rules):
+                        if not self._follow(target, item.name, depth + 1, seen, found):
+                            return False
         if versions is not None and (own or not passed) and (depth == 0 or own or self._defined_at_base(path, name)):
             # The imported file itself, as the check always took it; a file reached through a
             # re-export only where it defines the name (a star re-export passes on no import:
@@ -222,10 +258,16 @@ class ReExports:
         wanted = {n.decode("utf-8", "replace") for n in names}
         out: set[str] = set()
         for item in symbols.imports:
-            if item.name is None or item.bound not in wanted:
+            if item.name is None and item.scope is None:
+                # A module (`import pkg`, used as `pkg.parse()`): any of the names may be read through it.
+                through = sorted(wanted)
+            elif item.bound in wanted:
+                through = [item.name]
+            else:
                 continue
             for target in self.locate(item.module, user, profile.semantic):
-                for origin, _ in self.origins(target, item.name) or ():
-                    if origin != target:
-                        out.add(origin)
+                for name in through:
+                    for origin, _ in self.origins(target, name) or ():
+                        if origin != target:
+                            out.add(origin)
         return frozenset(out)

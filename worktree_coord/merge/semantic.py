@@ -498,6 +498,10 @@ class _Check:
             for _ in range(up):
                 directory = posixpath.dirname(directory)
             wanted = posixpath.normpath(posixpath.join(directory, *parts)) if parts else directory
+            if wanted not in by_path and parts and parts[-1] in rules.index_names:
+                # `./index` spelled out: the folder's index file, which is keyed by its folder.
+                return [p for p in by_path.get(posixpath.dirname(wanted), ())
+                        if posixpath.basename(p).rsplit(".", 1)[0] == parts[-1]]
             return list(by_path.get(wanted, ()))
         if not parts:
             return []

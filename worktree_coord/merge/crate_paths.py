@@ -1,0 +1,176 @@
+"""Where a Rust path leads: the file of the crate module a `use` names, found from the path itself.
+
+Stage: the post-merge semantic check, inside reexports.py's lookup of a module no file of the merge
+answers (profile `[semantic] package_roots`). Input: a module path as an import spells it
+(`crate::util`, `mycrate`, `super::a`, `util`), the importing file, and a reader of the base tree.
+Output: the files the path may name (the crate's root file) and the path stems below which its
+module file stands (`src/util` for `{}.rs` / `{}/mod.rs`), or nothing when unsure.
+
+Why: a crate re-exports what its modules define from its root (`pub use util::{parse, other};` in
+src/lib.rs), and its tests, examples and sibling crates import it from there (`use mycrate::parse;`
+in tests/it.rs; `use crate::parse;` in a module). The file that defines the name is then hidden
+from the use: one task renames `parse` in src/util.rs (and its `pub use`), another adds a test that
+calls it; git merges cleanly, and the check found nothing because `mycrate` and `crate` named no
+file.
+
+How (Rust's own rules; nothing searched for, nothing guessed):
+- `crate::` is the importing file's crate root: the package's root file (`src/lib.rs`, else
+  `src/main.rs`; the package is the nearest folder above holding the manifest, `Cargo.toml`) for a
+  file under its `src/` (not `src/bin/`); a file outside `src/` (tests, examples) is a crate of its
+  own, and is left alone;
+- the package's own name (`[package] name`, `[lib] name`, `-` read as `_`), and a dependency whose
+  source is a folder of the tree (`path = "../core"`, or `workspace = true` with the workspace's
+  entry a path), is that package's library root (`[lib] path`, else `src/lib.rs`);
+- `self::` is the importing module, `super::` its parent; any other first part is a module the
+  importing module declares (`mod util;` then `use util::parse;`), whose file stands below the
+  importing module's folder (`src/a.rs`'s children in `src/a/`; a root or `mod.rs` file's beside
+  it). An external crate's name leads to no file of the tree, so nothing is found for it.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import tomllib
+from typing import Any, Callable
+
+TreeFile = Callable[[str, str], "bytes | None"]   # (which: base/left/right, path) -> bytes, None: absent
+
+_GROUPS = ("dependencies", "dev-dependencies", "build-dependencies")
+
+
+class CratePaths:
+    """`locate(module, importer)` over one tree, reading each manifest once."""
+
+    def __init__(self, tree_file: TreeFile, manifest: str, package_roots: tuple[str, ...],
+                 index_names: frozenset[str], separator: str = "::"):
+        self._tree_file = tree_file
+        self._manifest = manifest
+        self._roots = package_roots
+        self._index_names = index_names
+        self._separator = separator
+        self._manifests: dict[str, dict[str, Any] | None] = {}
+
+    def locate(self, module: str, importer: str) -> tuple[list[str], list[str]]:
+        """(files, stems): the files `module` names itself (a crate root) and the stems its module
+        file may stand at; both empty when unsure."""
+        parts = [p for p in module.split(self._separator) if p]
+        if not parts:
+            return [], []
+        head, rest = parts[0], parts[1:]
+        if head == "crate":
+            root = self._crate_root(importer)
+        elif head in ("self", "super"):
+            folder, below = self._module_folder(importer), parts
+            while below and below[0] in ("self", "super"):
+                if below[0] == "super":
+                    if not folder:
+                        return [], []
+                    folder = posixpath.dirname(folder)
+                below = below[1:]
+            return [], ([posixpath.join(folder, *below)] if below else [])
+        else:
+            root = self._named_crate(head, importer)
+            if root is None:   # a module the importing module declares (or an external crate: no file)
+                return [], [posixpath.join(self._module_folder(importer), *parts)]
+        if root is None:
+            return [], []
+        if not rest:
+            return [root], []
+        return [], [posixpath.join(posixpath.dirname(root), *rest)]
+
+    def _module_folder(self, path: str) -> str:
+        """The folder a file's child modules stand in: beside a root or `mod.rs` file, else below
+        the file's own name (`src/a.rs` -> `src/a`)."""
+        stem = path.rsplit(".", 1)[0]
+        return posixpath.dirname(stem) if posixpath.basename(stem) in self._index_names else stem
+
+    def _package(self, path: str) -> str | None:
+        """The nearest folder above `path` holding the manifest."""
+        folder = posixpath.dirname(path)
+        while True:
+            if self._read(folder) is not None:
+                return folder
+            if not folder:
+                return None
+            folder = posixpath.dirname(folder)
+
+    def _read(self, folder: str) -> dict[str, Any] | None:
+        if folder not in self._manifests:
+            data = self._tree_file("base", posixpath.join(folder, self._manifest))
+            doc = None
+            if data is not None:
+                try:
+                    doc = tomllib.loads(data.decode("utf-8"))
+                except (ValueError, UnicodeDecodeError):
+                    doc = None
+            self._manifests[folder] = doc
+        return self._manifests[folder]
+
+    def _exists(self, path: str) -> bool:
+        return self._tree_file("base", path) is not None
+
+    def _crate_root(self, importer: str) -> str | None:
+        package = self._package(importer)
+        if package is None:
+            return None
+        source = posixpath.join(package, "src")
+        if posixpath.dirname(importer) == source and posixpath.basename(importer).rsplit(".", 1)[0] in self._index_names:
+            return importer   # the root file itself
+        if not importer.startswith(source + "/") or importer.startswith(source + "/bin/"):
+            return None       # a test, example or binary: a crate of its own
+        roots = [posixpath.join(package, root) for root in self._roots]
+        return next((root for root in roots if self._exists(root)), None)
+
+    def _library_root(self, package: str) -> str | None:
+        doc = self._read(package) or {}
+        lib = doc.get("lib") if isinstance(doc.get("lib"), dict) else {}
+        declared = lib.get("path") if isinstance(lib.get("path"), str) else None
+        root = posixpath.normpath(posixpath.join(package, declared)) if declared else posixpath.join(package, self._roots[0])
+        return root if self._exists(root) else None
+
+    def _named_crate(self, name: str, importer: str) -> str | None:
+        """The library root of the crate `name` means in `importer`'s package: the package itself,
+        or a dependency whose source is a folder of the tree; None for any other name."""
+        package = self._package(importer)
+        if package is None:
+            return None
+        doc = self._read(package) or {}
+        own = [(doc.get("package") or {}).get("name"), (doc.get("lib") or {}).get("name")]
+        if name in {str(n).replace("-", "_") for n in own if isinstance(n, str)}:
+            return self._library_root(package)
+        for key, value in self._dependencies(doc):
+            if key.replace("-", "_") != name and not (isinstance(value, dict) and
+                                                       str(value.get("package", "")).replace("-", "_") == name):
+                continue
+            folder = self._path_of(key, value, package)
+            return self._library_root(folder) if folder is not None else None
+        return None
+
+    @staticmethod
+    def _dependencies(doc: dict[str, Any]) -> list[tuple[str, Any]]:
+        tables = [doc.get(group) or {} for group in _GROUPS]
+        for target in (doc.get("target") or {}).values():
+            if isinstance(target, dict):
+                tables.extend(target.get(group) or {} for group in _GROUPS)
+        return [(key, value) for table in tables if isinstance(table, dict) for key, value in table.items()]
+
+    def _path_of(self, key: str, value: Any, package: str) -> str | None:
+        """The folder a dependency's source is, when it is one of the tree (relative to the root)."""
+        if not isinstance(value, dict):
+            return None
+        if isinstance(value.get("path"), str):
+            return posixpath.normpath(posixpath.join(package, value["path"]))
+        if value.get("workspace") is True:
+            folder = package
+            while True:   # the nearest manifest at or above the package that declares a workspace
+                workspace = (self._read(folder) or {}).get("workspace")
+                if isinstance(workspace, dict):
+                    entry = (workspace.get("dependencies") or {}).get(key)
+                    if isinstance(entry, dict) and isinstance(entry.get("path"), str):
+                        return posixpath.normpath(posixpath.join(folder, entry["path"]))
+                    return None
+                if not folder:
+                    return None
+                folder = posixpath.dirname(folder)
+        return None
+        return None
