@@ -219,3 +219,25 @@ def test_rust_names_that_lead_to_no_changed_definition_are_not_findings(tmp_path
     # a crate of the same name that is not this package (an external dependency): nothing to read
     external = dict(RS_START, **{"Cargo.toml": '[package]\nname = "other-name"\n\n[dependencies]\nmy-crate = "1"\n'})
     assert _merge(tmp_path / "external", external, RS_RENAMED, {"tests/it.rs": RS_TEST_USES}) == ()
+
+
+def test_a_rust_call_through_a_crate_path_meets_the_rename(tmp_path: Path) -> None:
+    """`my_core::util::parse(...)` with no import, and `use my_core::util;` then `util::parse(...)`."""
+    start = {"Cargo.toml": '[workspace]\nmembers = ["crates/*"]\n',
+             "crates/core/Cargo.toml": '[package]\nname = "my-core"\n',
+             "crates/core/src/lib.rs": "pub mod util;\n", "crates/core/src/util.rs": RS_UTIL,
+             "crates/app/Cargo.toml": '[package]\nname = "app"\n\n[dependencies]\nmy-core = { path = "../core" }\n',
+             "crates/app/src/main.rs": "fn main() {\n    my_core::util::other();\n}\n"}
+    ours = {"crates/core/src/util.rs": RS_UTIL.replace("fn parse", "fn parse_len")}
+    theirs = {"crates/app/src/main.rs": "fn main() {\n    my_core::util::other();\n    my_core::util::parse(\"a\");\n}\n"}
+    [finding] = _merge(tmp_path / "path", start, ours, theirs)
+    assert (finding.name, finding.definition_path, finding.use_path, finding.use_line) == \
+        ("parse", "crates/core/src/util.rs", "crates/app/src/main.rs", 3)
+    start["crates/app/src/main.rs"] = "use my_core::util;\n\nfn main() {\n    util::other();\n}\n"
+    theirs = {"crates/app/src/main.rs": "use my_core::util;\n\nfn main() {\n    util::other();\n    util::parse(\"a\");\n}\n"}
+    [finding] = _merge(tmp_path / "imported", start, ours, theirs)
+    assert (finding.definition_path, finding.use_line) == ("crates/core/src/util.rs", 5)
+    # std's paths name no file of the tree
+    theirs = {"crates/app/src/main.rs": start["crates/app/src/main.rs"].replace(
+        "util::other();", "util::other();\n    let v: Vec<u8> = std::vec::Vec::new();")}
+    assert _merge(tmp_path / "std", start, ours, theirs) == ()

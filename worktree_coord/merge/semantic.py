@@ -293,11 +293,14 @@ class _Check:
         assert profile is not None
         rules = profile.semantic
         out: set[str] = set()
+        # A path from a crate (`use tracing_core::dispatcher;`) is read exactly (crate_paths.py), not
+        # by its last parts as the merge's own files are.
+        find = self.reexports.locate if rules.package_roots else self.resolve
         for item in merged.imports:
-            out.update(self.resolve(item.module, path, rules))
+            out.update(find(item.module, path, rules))
             if item.name is not None:
-                out.update(self.resolve(item.module.rstrip(rules.module_separator) + rules.module_separator + item.name,
-                                        path, rules))
+                out.update(find(item.module.rstrip(rules.module_separator) + rules.module_separator + item.name,
+                                path, rules))
         separator = rules.module_separator
         if separator not in (".", "/"):
             # A path through modules (`crate::routing::util::parse()`): `targets` resolves its
@@ -309,7 +312,7 @@ class _Check:
                 if reference.receiver is not None and separator in reference.receiver:
                     module = _path_module(reference.receiver, rules, with_uses, reference)
                     if module is not None:
-                        out.update(self.resolve(module, path, rules))
+                        out.update(target for target, _, _ in self.imported_from(module, reference.name, path, rules))
         return frozenset(out)
 
     # -- step 2: uses the other side added, resolved in the merged result ----------------------
@@ -424,14 +427,14 @@ class _Check:
             separator = rules.module_separator
             if separator != "." and separator in receiver:
                 # A path through modules (`crate::routing::util::parse()`, `util::parse()` where
-                # `util` is a module the file declares or imports): resolved only when it starts at
-                # a module root or at a name the file binds to a module; `std::mem::take()` names
-                # no file of the merge and is left alone.
+                # `util` is a module the file declares or imports, `my_core::parse()` through the
+                # crate root's `pub use`): resolved when it starts at a module root, at a name the
+                # file binds to a module, or (crate_paths.py) at a crate of the tree;
+                # `std::mem::take()` names no file of the tree and is left alone.
                 module = _path_module(receiver, rules, merged, reference)
                 if module is None:
                     return
-                for target in self.resolve(module, path, rules):
-                    yield (target, (), name)
+                yield from self.imported_from(module, name, path, rules)
                 return
             if (receiver,) in merged.bound or any(d.name == receiver and not d.container for d in merged.definitions):
                 yield (path, (receiver,), name)
@@ -444,10 +447,11 @@ class _Check:
             # A name from a module: a module itself (`from pkg import util`), or a class of the
             # module's file (`from pkg.mod import Cls`; Java's `import com.x.Util`).
             separator = rules.module_separator
-            for target in self.resolve(imported.module.rstrip(separator) + separator + imported.name, path, rules):
+            find = self.reexports.locate if rules.package_roots else self.resolve   # as imported_files
+            for target in find(imported.module.rstrip(separator) + separator + imported.name, path, rules):
                 yield (target, (), name)
                 yield (target, (imported.name,), name)
-            for target in self.resolve(imported.module, path, rules):
+            for target in find(imported.module, path, rules):
                 yield (target, (imported.name,), name)
 
     def module_path(self, path: str) -> str:
@@ -486,7 +490,9 @@ class _Check:
                 yield (target, (), name)
             return
         for target in self.reexports.locate(module, importer, rules):
-            for origin, original in self.reexports.origins(target, name) or ():
+            # Where a re-export leads first: a finding names the definition's file, not the
+            # `pub use` / `export {}` line that passed it on.
+            for origin, original in sorted(self.reexports.origins(target, name) or (), key=lambda o: o[0] == target):
                 yield (origin, (), original)
 
     def resolve(self, module: str, importer: str, rules: SemanticRules) -> list[str]:
@@ -592,15 +598,18 @@ class _Check:
 
 def _path_module(receiver: str, rules: SemanticRules, merged: Symbols, reference: Reference) -> str | None:
     """The module a path receiver names (`crate::routing::util` of `crate::routing::util::parse()`;
-    through the file's import of its first part, `util::parse()`), or None when it starts at
-    neither a module root nor a name the file imports."""
+    through the file's import of its first part, `util::parse()`; the whole path where crates are
+    known, `my_core::util`), or None when it starts at neither a module root nor a name the file
+    imports."""
     separator = rules.module_separator
     head, _, rest = receiver.partition(separator)
     if head in rules.module_roots:
         return receiver
     through = _visible_import(merged, head, reference)
     if through is None:
-        return None
+        # A crate's name (`tracing_core::dispatcher`), read exactly by crate_paths.py where the
+        # profile knows where crates stand; else unknown.
+        return receiver if rules.package_roots else None
     return separator.join(p for p in (through.module, through.name, rest) if p)
 
 
