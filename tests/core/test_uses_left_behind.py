@@ -99,6 +99,33 @@ def test_uses_imported_through_a_barrel_the_task_did_not_change_are_named(tmp_pa
     assert len(left) == 1 and left[0].startswith("src/types/map.ts:4 still uses hasProp"), body["notes"]
 
 
+def test_a_re_export_of_the_renamed_name_in_another_crate_is_named(tmp_path):
+    """tokio-rs/tracing's shape (found driving wtc on it): tracing-core's dispatcher.rs defines
+    `has_been_set`, the tracing crate re-exports it (`pub use tracing_core::dispatcher::has_been_set;`)
+    and calls it nowhere. A task owning dispatcher.rs renamed it; that re-export, which no longer
+    compiles, was not named."""
+    files = {
+        "Cargo.toml": '[workspace]\nmembers = ["core", "tracing"]\n',
+        "core/Cargo.toml": '[package]\nname = "tracing-core"\n',
+        "core/src/lib.rs": "pub mod dispatcher;\n",
+        "core/src/dispatcher.rs": "pub fn has_been_set() -> bool {\n    true\n}\n",
+        "tracing/Cargo.toml": '[package]\nname = "tracing"\n\n[dependencies]\ntracing-core = { path = "../core" }\n',
+        "tracing/src/lib.rs": "pub mod dispatcher;\n",
+        "tracing/src/dispatcher.rs": "pub use tracing_core::dispatcher::has_been_set;\n",
+    }
+    repo = make_repo(tmp_path / "repo", files)
+    assert wtc(repo, "run", "start", "--run", "r1")[0] == 0
+    code, body = wtc(repo, "task", "start", "rename", "--run", "r1", "--own", "core/src/dispatcher.rs")
+    assert code == 0, body
+    (Path(body["worktree"]) / "core/src/dispatcher.rs").write_text(files["core/src/dispatcher.rs"].replace(
+        "has_been_set", "is_set_globally"))
+    code, body = wtc(repo, "task", "finish", "rename", "--run", "r1")
+    assert code == 0 and body["state"] == "merged", body
+    left = [note for note in body["notes"] if "still uses" in note]
+    assert len(left) == 1 and left[0].startswith("tracing/src/dispatcher.rs:1 still uses has_been_set"), body["notes"]
+    assert "to is_set_globally" in left[0]
+
+
 def test_the_report_names_uses_the_landed_tree_keeps_of_a_removed_name_until_a_task_updates_them(tmp_path):
     """The lead reads the report, not each finish's notes: a use another task's file keeps (here a
     task that changed models.py elsewhere, so no finish note and no merge finding names it) is a

@@ -241,3 +241,40 @@ def test_a_rust_call_through_a_crate_path_meets_the_rename(tmp_path: Path) -> No
     theirs = {"crates/app/src/main.rs": start["crates/app/src/main.rs"].replace(
         "util::other();", "util::other();\n    let v: Vec<u8> = std::vec::Vec::new();")}
     assert _merge(tmp_path / "std", start, ours, theirs) == ()
+
+
+# -- an import of a removed name is a use by itself ------------------------------------------------
+def test_a_new_re_export_of_a_renamed_name_is_a_finding_without_any_call(tmp_path: Path) -> None:
+    """Rust `pub use`, a Python package's `from .util import parse`, a TypeScript `export { } from`:
+    the importing line is broken (E0432, ImportError, TS2305) though nothing calls the name."""
+    rust = dict(RS_START, **{"src/lib.rs": "mod util;\nmod app;\npub use util::other;\n"})
+    ours = {"src/util.rs": RS_UTIL.replace("fn parse", "fn parse_len")}
+    [finding] = _merge(tmp_path / "rust", rust, ours, {"src/lib.rs": rust["src/lib.rs"] + "pub use util::parse;\n"})
+    assert (finding.name, finding.definition_path, finding.use_path, finding.use_line) == \
+        ("parse", "src/util.rs", "src/lib.rs", 4)
+    python = {"pkg/__init__.py": "from .util import other\n", "pkg/util.py": PY_UTIL}
+    [finding] = _merge(tmp_path / "python", python, {"pkg/util.py": PY_UTIL.replace("def parse", "def split_words")},
+                       {"pkg/__init__.py": "from .util import other, parse\n"})
+    assert (finding.name, finding.definition_path, finding.use_path, finding.use_line) == \
+        ("parse", "pkg/util.py", "pkg/__init__.py", 1)
+    ts = {"src/utils/utils.ts": UTILS_TS, "src/index.ts": 'export { isObject } from "./utils/utils"\n'}
+    [finding] = _merge(tmp_path / "ts", ts, RENAMED, {"src/index.ts": 'export { isObject, hasProp } from "./utils/utils"\n'})
+    assert (finding.name, finding.definition_path, finding.use_path) == ("hasProp", "src/utils/utils.ts", "src/index.ts")
+
+
+def test_an_import_whose_calls_are_reported_adds_no_finding_of_its_own(tmp_path: Path) -> None:
+    start = {"pkg/__init__.py": "", "pkg/util.py": PY_UTIL, "pkg/app.py": "X = 1\n"}
+    theirs = {"pkg/app.py": "from pkg.util import parse\n\nX = parse('a')\n"}
+    [finding] = _merge(tmp_path, start, {"pkg/util.py": PY_UTIL.replace("def parse", "def split")}, theirs)
+    assert (finding.use_path, finding.use_line) == ("pkg/app.py", 3)
+
+
+def test_an_import_of_a_name_the_module_still_has_is_not_a_finding(tmp_path: Path) -> None:
+    """The importing side re-exports `other`, which nobody removed; and a name moved to another
+    module that the import follows (the other side's own new import names the new module)."""
+    python = {"pkg/__init__.py": "from .util import other\n", "pkg/util.py": PY_UTIL}
+    ours = {"pkg/util.py": PY_UTIL.replace("def parse", "def split_words")}
+    assert _merge(tmp_path / "kept", python, ours, {"pkg/__init__.py": "from .util import other\nfrom .util import other as o\n"}) == ()
+    moved = {"pkg/util.py": PY_UTIL.replace("def parse(text):\n    return text.split()\n\n\n", ""),
+             "pkg/words.py": "def parse(text):\n    return text.split()\n"}
+    assert _merge(tmp_path / "moved", python, moved, {"pkg/app.py": "from .words import parse\n"}) == ()

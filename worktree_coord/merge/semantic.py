@@ -374,17 +374,38 @@ class _Check:
             merged = self.symbols(path, "merged")
             if merged is None:
                 continue
-            for reference in merged.references:
-                if reference.line not in merged_lines or reference.name not in names:
-                    continue
-                targets = list(self.targets(path, reference, merged))
+            reported: set[str] = set()
+            uses = [(reference, list(self.targets(path, reference, merged))) for reference in merged.references
+                    if reference.line in merged_lines and reference.name in names]
+            for reference, targets in uses + list(self._imports_as_uses(path, merged, merged_lines, names)):
+                if reference.kind == "import" and reference.name in reported:
+                    continue   # the file's calls of it are reported already: its import is one more line to fix
                 if any(target not in by_key and self.defined_in_merged(target) for target in targets):
                     continue   # another file the use may mean defines it (a package moved: Go's vendor/)
                 for target in targets:
                     removal = by_key.get(target)
                     if removal is not None and self.broken(removal, used_side):
+                        reported.add(reference.name)
                         yield self.finding(removal, path, reference, used_side)
                         break
+
+    def _imports_as_uses(self, path: str, merged: Symbols, lines: set[int] | frozenset[int],
+                         names: set[str]) -> Iterator[tuple[Reference, list[tuple[str, tuple[str, ...], str]]]]:
+        """The top-level imports of a removed name on the given lines, each as a use with the
+        definitions it may mean. An import of a name its module no longer has is broken by itself
+        (Rust E0432, Python's ImportError, TypeScript 2305), called or not: a re-export (`pub use
+        tracing_core::dispatcher::has_been_set;`, `export { hasProp } from "./utils"`) is often all
+        a file does with it. Only where modules are files the profile can find (`module_files`:
+        Python, TypeScript, JavaScript, Rust); a name imported from a package (Java, Go) is not a
+        module's top-level name."""
+        profile = semantic_profile(path)
+        if profile is None or not profile.semantic.module_files:
+            return
+        for item in merged.imports:
+            if item.name is None or item.scope is not None or item.line not in lines or item.name not in names:
+                continue
+            reference = Reference(item.name, "import", None, (), frozenset(), item.line, "")
+            yield reference, list(self.imported_from(item.module, item.name, path, profile.semantic))
 
     def defined_in_merged(self, target: tuple[str, tuple[str, ...], str]) -> bool:
         path, container, name = target
