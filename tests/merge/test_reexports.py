@@ -278,3 +278,18 @@ def test_an_import_of_a_name_the_module_still_has_is_not_a_finding(tmp_path: Pat
     moved = {"pkg/util.py": PY_UTIL.replace("def parse(text):\n    return text.split()\n\n\n", ""),
              "pkg/words.py": "def parse(text):\n    return text.split()\n"}
     assert _merge(tmp_path / "moved", python, moved, {"pkg/app.py": "from .words import parse\n"}) == ()
+
+
+def test_a_rust_call_inside_a_macro_call_is_a_use(tmp_path: Path) -> None:
+    """Rust tests call through assert macros (`assert_eq!(parse("ab"), 2)`): the macro's tokens are
+    not parsed as an expression, so the call was no reference; a definition written inside one
+    (`fn helper()`) and a method call (`a.parse()`) are still none."""
+    theirs = {"tests/it.rs": "use my_crate::{other, parse};\n\n#[test]\nfn t() {\n    assert_eq!(other(), 1);\n"
+                             "    assert_eq!(parse(\"ab\"), 2);\n}\n"}
+    [finding] = _merge(tmp_path / "assert", RS_START, RS_RENAMED, theirs)
+    assert (finding.name, finding.definition_path, finding.use_path, finding.use_line) == \
+        ("parse", "src/util.rs", "tests/it.rs", 6)
+    theirs = {"tests/it.rs": "use my_crate::other;\n\n#[test]\nfn t() {\n    assert_eq!(other(), 1);\n"
+                             "    let s = \"ab\".to_string();\n    assert_eq!(s.parse::<u8>().is_err(), true);\n"
+                             "    my_macro! { fn parse() {} }\n}\n"}
+    assert _merge(tmp_path / "method", RS_START, RS_RENAMED, theirs) == ()
