@@ -126,6 +126,28 @@ def test_a_re_export_of_the_renamed_name_in_another_crate_is_named(tmp_path):
     assert "to is_set_globally" in left[0]
 
 
+def test_uses_imported_by_a_workspace_package_name_are_named(tmp_path):
+    """A monorepo: packages/app imports `hasProp` from "@acme/core" (packages/core/package.json's
+    name, its entry src/index.ts a barrel); the task that owned core's util.ts renamed it."""
+    util = "export function hasProp(a: any, b: string): boolean {\n    return b in a\n}\n"
+    files = {
+        "package.json": '{"private": true, "workspaces": ["packages/*"]}\n',
+        "packages/core/package.json": '{"name": "@acme/core", "main": "dist/index.js"}\n',
+        "packages/core/src/index.ts": 'export * from "./util"\n',
+        "packages/core/src/util.ts": util,
+        "packages/app/src/main.ts": 'import { hasProp } from "@acme/core"\n\nexport function run() {\n'
+                                    '    return hasProp({}, "x")\n}\n',
+    }
+    repo = make_repo(tmp_path / "repo", files)
+    assert wtc(repo, "run", "start", "--run", "r1")[0] == 0
+    code, body = wtc(repo, "task", "start", "rename", "--run", "r1", "--own", "packages/core/**")
+    assert code == 0, body
+    (Path(body["worktree"]) / "packages/core/src/util.ts").write_text(util.replace("hasProp", "hasOwn"))
+    code, body = wtc(repo, "task", "finish", "rename", "--run", "r1")
+    assert code == 0 and body["state"] == "merged", body
+    left = [note for note in body["notes"] if "still uses" in note]
+    assert len(left) == 1 and left[0].startswith("packages/app/src/main.ts:4 still uses hasProp"), body["notes"]
+
 def test_the_report_names_uses_the_landed_tree_keeps_of_a_removed_name_until_a_task_updates_them(tmp_path):
     """The lead reads the report, not each finish's notes: a use another task's file keeps (here a
     task that changed models.py elsewhere, so no finish note and no merge finding names it) is a

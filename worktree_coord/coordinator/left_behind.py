@@ -87,12 +87,14 @@ def _removed_names(profile_path: str, before: bytes, after: bytes | None) -> set
 def uses_left_behind(changes: Iterable[Change], read_blob: Callable[[str], bytes], since: str,
                      grep: Callable[[str, list[str]], list[str]],
                      file_at: Callable[[str, str], bytes | None], *, at: str | None = None,
-                     max_changed: int = MAX_CHANGED) -> list[LeftBehind]:
+                     max_changed: int = MAX_CHANGED,
+                     folders_at: Callable[[str, str], list[str] | None] | None = None) -> list[LeftBehind]:
     """Each use, in a file the task did not change, of a top-level name the task removed or renamed.
     `grep(commit, names)` lists the files of `commit` that mention one of `names` as a word.
     With `at` (a whole run: `changes` from its pin `since` to its integration tip `at`), the uses
     are read at `at` in every file that removed no name, changed or not: what the landed tree
-    still uses and no longer defines."""
+    still uses and no longer defines. `folders_at(commit, folder)` lists a folder's subfolders (a
+    workspace's packages, for a use importing `@acme/core`)."""
     changes = list(changes)
     removed: set[str] = set()
     files: list[FileVersions] = []
@@ -121,9 +123,11 @@ def uses_left_behind(changes: Iterable[Change], read_blob: Callable[[str], bytes
                  for path in mentioning if (text := file_at(where, path)) is not None and len(text) <= MAX_BYTES]
     if not unchanged:
         return []
-    # Files neither "side" holds (a barrel the uses import through: `from "../internal"`) are read there too.
+    # Files neither "side" holds (a barrel the uses import through: `from "../internal"`, a workspace
+    # package's entry: `from "@acme/core"`) are read there too.
     found = find_broken_names(files + unchanged, labels=("task", "base", "unchanged"), complete=False,
-                              tree_file=lambda _which, path: file_at(where, path))
+                              tree_file=lambda _which, path: file_at(where, path),
+                              tree_folders=None if folders_at is None else lambda _which, path: folders_at(where, path))
     grouped: dict[tuple[str, str], list] = {}
     for finding in found:
         if finding.problem == "broken" and finding.use_path not in touched and finding.removed_by == "task":
@@ -138,7 +142,7 @@ def look_for_uses(git: GitRepo, changes: Iterable[Change], since: str, *, at: st
     is advice: a finish, a check or a report never fails for it, it says it could not give it."""
     try:
         return uses_left_behind(changes, git.read_blob, since, git.files_mentioning, git.file_at, at=at,
-                                max_changed=max_changed), None
+                                max_changed=max_changed, folders_at=git.folders_at), None
     except LookupTooLarge as too_large:
         return [], str(too_large)
     except Exception as problem:   # noqa: BLE001 - advice must never stop a finish or a check

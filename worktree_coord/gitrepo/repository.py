@@ -610,6 +610,19 @@ class GitRepo:
         except KeyError:
             return self._lazy_blob(str(entry.id))
 
+    def folders_at(self, commit: str, rel: str) -> list[str] | None:
+        """The names of the subfolders of `rel` ("" the root) at `commit` (None: no such folder)."""
+        tree = self.repo[pygit2.Oid(hex=commit)].peel(pygit2.Tree)
+        if rel:
+            try:
+                entry = tree[rel]
+            except KeyError:
+                return None
+            if entry.type_str != "tree":
+                return None
+            tree = self.repo[entry.id]
+        return [item.name for item in tree if item.type_str == "tree"]
+
     def stashes_made_on(self, branch: str) -> list[tuple[str, str]]:
         """(stash@{n}, subject) of every stash entry made while `branch` was checked out. refs/stash is
         shared by every worktree of a repository, so an agent's `git stash` lands where any other

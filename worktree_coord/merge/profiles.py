@@ -178,6 +178,37 @@ class SignatureRules:
 
 
 @dataclass(frozen=True)
+class PackageRules:
+    """How a bare import specifier names a package of the repository's own workspace
+    (`[semantic.packages]`; workspace_packages.py). Nothing set: a bare specifier names no file.
+
+    `workspaces`: where the root declares the workspace's package folders, each `file:key.path`
+    (`package.json:workspaces`, `pnpm-workspace.yaml:packages`; a JSON or YAML file at the tree's
+    root holding a list of globs). `manifest`: each package's file, whose `name` is the package's
+    name. `entry_fields`: its fields naming the entry file, in order (`types`, `main`, `exports`);
+    a field's value is a path, or a map of subpaths (`"."`, `"./util"`) and `conditions` (read in
+    their order). `built_folders` and `built_extensions`: a path the tree lacks is built output
+    (`dist/index.d.ts`): its source is the same path without them, under a `source_folders` folder or
+    the package's own; `entries`: the entry's path (no extension) where no field leads to a file.
+    `dependency_fields`: the importing package's fields whose range for the name must take the
+    workspace's package (`workspace:*`, or its version), not a release or an alias."""
+
+    workspaces: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    manifest: str = ""
+    entry_fields: tuple[str, ...] = ()
+    conditions: tuple[str, ...] = ()
+    built_folders: frozenset[str] = frozenset()
+    built_extensions: tuple[str, ...] = ()
+    source_folders: tuple[str, ...] = ()
+    entries: tuple[str, ...] = ()
+    dependency_fields: tuple[str, ...] = ()
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self.workspaces and self.manifest)
+
+
+@dataclass(frozen=True)
 class SemanticRules:
     """What the semantic check needs to know about a language (`[semantic]` in its profile).
 
@@ -199,7 +230,9 @@ class SemanticRules:
     modules below any directory above the importer (`src`, the src layout): `from pkg import parse`
     in tests/test_app.py may name src/pkg/__init__.py. `package_roots`: where a package's root
     module file stands below the folder of its `manifest` (`src/lib.rs`): `crate::`, the package's
-    own name and a path dependency's name lead there (crate_paths.py).
+    own name and a path dependency's name lead there (crate_paths.py). `packages`: how a bare
+    specifier names a package of the repository's own workspace (`@acme/core`:
+    packages/core/src/index.ts; workspace_packages.py).
     """
 
     tags: tuple[str, ...] = ()
@@ -224,6 +257,7 @@ class SemanticRules:
     package_roots: tuple[str, ...] = ()             # a package's root module file (`src/lib.rs`): crate_paths.py
     duplicates: DuplicateRules = DuplicateRules()   # what may not be declared twice (duplicates.py)
     signatures: SignatureRules = SignatureRules()   # how parameters and arguments count (signatures.py)
+    packages: PackageRules = PackageRules()         # a workspace package's name -> its entry (workspace_packages.py)
 
     @property
     def enabled(self) -> bool:
@@ -238,9 +272,11 @@ _SEMANTIC_KEYS = {"tags", "query", "self_receivers", "members_in_scope", "module
                   "module_roots", "relative_parents", "index_names", "module_binding", "package", "scopes",
                   "member_of", "self_fields", "type_names", "globals", "manifest", "hidden_names", "duplicates",
                   "signatures", "module_files", "source_folders",
-                  "package_roots"}
+                  "package_roots", "packages"}
 _SIGNATURE_KEYS = {"parameters", "counted", "receivers", "receiver_first", "uncountable", "defaults", "wrappers",
                    "calls", "arguments", "argument_lists", "spread"}
+_PACKAGE_KEYS = {"workspaces", "manifest", "entry_fields", "conditions", "built_folders", "built_extensions",
+                 "source_folders", "entries", "dependency_fields"}
 _DUPLICATE_KEYS = {"declarations", "through", "signature", "headers", "lead", "exempt", "repeatable", "imports",
                    "bindings", "overloads", "implementations", "parameter_name"}
 
@@ -553,7 +589,35 @@ def _semantic_rules(raw: Any, source: str, check_kind: Callable[[str, str], None
         package_roots=strings("package_roots"),
         duplicates=_duplicate_rules(raw.get("duplicates", {}), source, check_kind, check_field, language),
         signatures=_signature_rules(raw.get("signatures", {}), source, check_kind, check_field),
+        packages=_package_rules(raw.get("packages", {}), source),
     )
+
+
+def _package_rules(raw: Any, source: str) -> PackageRules:
+    """The `[semantic.packages]` table: its keys, and paths that stay inside a package's folder."""
+    where = f"language profile {source}: semantic.packages"
+    strings = _subtable_strings(raw, where, _PACKAGE_KEYS)
+    workspaces = []
+    for entry in strings("workspaces"):
+        file, _, key = entry.partition(":")
+        if not file or not key or not file.endswith((".json", ".yaml", ".yml")) or "/" in file:
+            raise ConfigError(f"{where}.workspaces entry {entry!r} must be `file:key` (a JSON or YAML file "
+                              "at the root)", fix='write it like "package.json:workspaces"')
+        workspaces.append((file, tuple(key.split("."))))
+    manifest = raw.get("manifest", "")
+    if not isinstance(manifest, str) or "/" in manifest or (workspaces and not manifest):
+        raise ConfigError(f"{where}.manifest must be a file name (each package's, like package.json)")
+    for key in ("source_folders", "entries"):
+        for path in strings(key):
+            if not path or path.startswith("/") or ".." in path.split("/"):
+                raise ConfigError(f"{where}.{key} entry {path!r} must be a path inside the package's folder")
+    for extension in strings("built_extensions"):
+        if not extension.startswith("."):
+            raise ConfigError(f"{where}.built_extensions entry {extension!r} must start with a dot")
+    return PackageRules(workspaces=tuple(workspaces), manifest=manifest, entry_fields=strings("entry_fields"),
+                        conditions=strings("conditions"), built_folders=frozenset(strings("built_folders")),
+                        built_extensions=strings("built_extensions"), source_folders=strings("source_folders"),
+                        entries=strings("entries"), dependency_fields=strings("dependency_fields"))
 
 
 def _subtable_strings(raw: Any, where: str, allowed: frozenset[str] | set[str]) -> Callable[[str], tuple[str, ...]]:

@@ -18,7 +18,9 @@ How (precision first, nothing guessed):
   the tree at the module's path (profile `module_files`: `{}.ts`, `{}/__init__.py`), relative
   modules only, or (module separator `.`, Python) an absolute module found under exactly one of the
   importer's directories or a source folder below one (profile `source_folders`: `src`, so that
-  tests/test_app.py's `from pkg import parse` reads src/pkg/__init__.py);
+  tests/test_app.py's `from pkg import parse` reads src/pkg/__init__.py), or (`@acme/core`) the
+  entry of the workspace package of that name (workspace_packages.py), or (Rust) the file a crate
+  path leads to (crate_paths.py);
 - a file whose top level imports the name (`export { x } from "./a"`, `from .a import x`) passes it
   on to that module, under its original name (an alias is followed); a star re-export (`export *
   from "./a"`, `from .a import *`) passes on every name;
@@ -36,10 +38,11 @@ import posixpath
 from typing import Callable, Iterable, Protocol
 
 from .crate_paths import CratePaths
-from .profiles import SemanticRules, profile_for_path
+from .profiles import PackageRules, SemanticRules, profile_for_path
 from .reach import spelling
 from .symbols import Symbols, extract
 from .versions import MAX_BYTES
+from .workspace_packages import TreeFolders, WorkspacePackages
 
 MAX_FILES = 256    # files no side changed, read per check
 MAX_DEPTH = 4      # re-exports followed from the imported file
@@ -79,9 +82,11 @@ def module_parts(module: str, rules: SemanticRules) -> tuple[bool, int, list[str
 class ReExports:
     """`origins(path, name)` and `reached(user, names)` over one check's merge (module docstring)."""
 
-    def __init__(self, merge: _Merge, tree_file: TreeFile | None):
+    def __init__(self, merge: _Merge, tree_file: TreeFile | None, tree_folders: TreeFolders | None = None):
         self._merge = merge
         self._tree_file = tree_file
+        self._tree_folders = tree_folders
+        self._workspaces: dict[PackageRules, WorkspacePackages] = {}   # read on the first bare specifier
         self._outside: dict[str, Symbols | None] = {}
         self._located: dict[tuple[str, str], list[str]] = {}
         self._reads = 0
@@ -127,6 +132,15 @@ class ReExports:
                 if not directory:
                     break
                 directory = posixpath.dirname(directory)
+        elif rules.packages.enabled:
+            # A package's name: a package of the repository's own workspace names its entry file
+            # (`@acme/core`: packages/core/src/index.ts); any other package's (`react`) no file of the tree.
+            workspace = self._workspaces.get(rules.packages)
+            if workspace is None:
+                assert self._tree_file is not None
+                workspace = self._workspaces[rules.packages] = WorkspacePackages(
+                    rules.packages, self._tree_file, self._tree_folders)
+            return workspace.locate(module, importer, rules.module_files)
         else:
             return []   # a package's name (`react`, `github.com/x/y`) names no file of the tree
         hits = []
@@ -248,7 +262,8 @@ class ReExports:
 
     def reached(self, user: str, names: Iterable[bytes]) -> frozenset[str]:
         """The files of the merge that `user`'s merged imports of one of `names` reach through a
-        re-export (its own file aside): where a use of that name added there may be defined."""
+        re-export or a workspace package's name (a file its import names itself aside): where a use
+        of that name added there may be defined."""
         profile = profile_for_path(user)
         if profile is None or not profile.semantic.module_files or not self._merge.files[user].exists("merged"):
             return frozenset()
@@ -265,9 +280,13 @@ class ReExports:
                 through = [item.name]
             else:
                 continue
+            direct = self._merge.resolve(item.module, user, profile.semantic)
             for target in self.locate(item.module, user, profile.semantic):
                 for name in through:
                     for origin, _ in self.origins(target, name) or ():
-                        if origin != target:
+                        # The imported file itself is paired by its module's word (reach.py), unless no
+                        # word of the import names it: a workspace package's entry (`@acme/core`), a
+                        # crate's root (`my_core`).
+                        if origin != target or target not in direct:
                             out.add(origin)
         return frozenset(out)

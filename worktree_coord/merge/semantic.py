@@ -54,6 +54,7 @@ from .linediff import (added_lines as _added_lines, added_text, follow as _follo
                        touched_lines as _touched_lines)
 from .symbols import Definition, Reference, Symbols, extract, hidden_query, visible_import as _visible_import
 from .versions import MAX_BYTES, FileVersions, Versions
+from .workspace_packages import TreeFolders
 
 _SIDES = ("left", "right")
 _WORDS = re.compile(rb"[A-Za-z_$][\w$]*")
@@ -90,16 +91,19 @@ def find_broken_names(files: Iterable[Versions], *, labels: tuple[str, str, str]
                       trees: dict[str, tree_sitter.Tree] | None = None,
                       complete: bool = True,
                       mentions: Callable[[str, Iterable[str]], set[str]] | None = None,
-                      tree_file: TreeFile | None = None) -> tuple[SemanticFinding, ...]:
+                      tree_file: TreeFile | None = None,
+                      tree_folders: TreeFolders | None = None) -> tuple[SemanticFinding, ...]:
     """Every name the merge of `files` broke (see the module docstring), in path and line order,
     each (use file, use line, problem, name) once. `complete`: `files` hold every file either side
     changed (what a tree merge gives); when not, a package-wide name (Go) gone from one file is not
     known to be gone from its package. `mentions(side, modules)`: which of the modules some file of
     that side's whole tree still names; given (a tree merge), imports of a module one side replaced
     throughout are checked too (import_paths.py), and `tree_file(which, path)` (any file of the
-    base, left or right tree: their manifests) tells a dependency the merge still declares."""
+    base, left or right tree: their manifests) tells a dependency the merge still declares.
+    `tree_folders(which, folder)`: the names of a folder's subfolders there (a workspace's package
+    folders, found by its globs: workspace_packages.py)."""
     checked = [f for f in files if semantic_profile(f.path) is not None]
-    check = _Check(checked, labels, trees or {}, complete, tree_file)
+    check = _Check(checked, labels, trees or {}, complete, tree_file, tree_folders)
     found = check.run() + find_duplicates(checked, labels=labels, trees=trees) + find_signature_changes(check)
     if mentions is not None and len(checked) > 1:
         found += tuple(find_replaced_imports(checked, check, check.labels, mentions, tree_file))
@@ -111,11 +115,12 @@ def find_broken_names(files: Iterable[Versions], *, labels: tuple[str, str, str]
 
 class _Check:
     def __init__(self, files: list[Versions], labels: tuple[str, str, str], trees: dict[str, tree_sitter.Tree],
-                 complete: bool = True, tree_file: TreeFile | None = None):
+                 complete: bool = True, tree_file: TreeFile | None = None,
+                 tree_folders: TreeFolders | None = None):
         self.files = {f.path: f for f in files}
         # A name imported through a file that re-exports it (a barrel, a package's __init__.py):
         # which file of the merge defines it (reexports.py; files no side changed read through tree_file).
-        self.reexports = ReExports(self, tree_file)
+        self.reexports = ReExports(self, tree_file, tree_folders)
         self.complete = complete
         self.labels = {"left": labels[0], "right": labels[2]}
         self.trees = trees
@@ -297,7 +302,12 @@ class _Check:
         # by its last parts as the merge's own files are.
         find = self.reexports.locate if rules.package_roots else self.resolve
         for item in merged.imports:
-            out.update(find(item.module, path, rules))
+            found = find(item.module, path, rules)
+            if not found and rules.packages.enabled and not module_parts(item.module, rules)[0]:
+                # A workspace package's name (`@acme/core/util`): the file it names, as `targets` reads
+                # it (reexports.py), although its word may name another of the merge's (`util`).
+                found = [f for f in self.reexports.locate(item.module, path, rules) if f in self.files]
+            out.update(found)
             if item.name is not None:
                 out.update(find(item.module.rstrip(rules.module_separator) + rules.module_separator + item.name,
                                 path, rules))

@@ -136,7 +136,8 @@ def check_tree_merge(repo: pygit2.Repository, base: pygit2.Oid | str, ours: pygi
     if not files:
         return ()
     mentions = _Mentions(repo, trees[0], trees[1], trees[2])
-    return find_broken_names(files, labels=labels, mentions=mentions, tree_file=mentions.file)
+    return find_broken_names(files, labels=labels, mentions=mentions, tree_file=mentions.file,
+                             tree_folders=mentions.folders)
 
 
 def changed_on_both_sides(repo: pygit2.Repository, base: pygit2.Oid | str, ours: pygit2.Oid | str,
@@ -180,7 +181,8 @@ def check_merge(repo: pygit2.Repository, base: pygit2.Oid | str, ours: pygit2.Oi
     if not files:
         return ()
     mentions = _Mentions(repo, trees[0], trees[1], trees[2])
-    return find_broken_names(files, labels=labels, mentions=mentions, tree_file=mentions.file)
+    return find_broken_names(files, labels=labels, mentions=mentions, tree_file=mentions.file,
+                             tree_folders=mentions.folders)
 
 
 def _tree_files(repo: pygit2.Repository, changes: list[dict[str, tuple[Side, Side]]],
@@ -224,7 +226,8 @@ class _Mentions:
     over the tree answers every module asked at once, and stops as soon as each is found: a side
     that replaced many modules (a vendored tree moved) costs one read of its files, not one per
     module (cortex 531e91f084: 850,000 object reads before). Answers are kept for the next
-    question. `file(which, path)` reads one file of the base or a side's tree (the manifests)."""
+    question. `file(which, path)` reads one file of the base or a side's tree (the manifests),
+    `folders(which, path)` lists one folder's subfolders (a workspace's package folders)."""
 
     def __init__(self, repo: pygit2.Repository, base: pygit2.Tree, ours: pygit2.Tree, theirs: pygit2.Tree):
         self._repo = repo
@@ -291,6 +294,20 @@ class _Mentions:
                 found = None
             self._read[key] = found.data if isinstance(found, pygit2.Blob) else None
         return self._read[key]
+
+    def folders(self, which: str, path: str) -> list[str] | None:
+        """The names of the subfolders of `path` ("" the root) in the base, left or right tree (None:
+        no such folder there): the semantic check expands a workspace's globs through it."""
+        try:
+            tree = self._trees[which][path] if path else self._trees[which]
+        except KeyError:
+            return None
+        if not isinstance(tree, pygit2.Tree):
+            tree = self._repo[tree.id]
+            if not isinstance(tree, pygit2.Tree):
+                return None
+        return [entry.name for entry in tree if entry.type_str == "tree"]
+
 
 class _TreeFile:
     """One file of a tree merge for the semantic check (semantic.Versions), read on first use."""
