@@ -10,8 +10,9 @@ Two units, each reported per language:
   or only by the engine ("engine-clean"); the check within the file (`check_file`);
 - merges: every sampled merge commit whose every file merges clean (git, or the engine for a file
   git conflicts on; a file one side left alone is the other side's): the check over all the files
-  either side changed (`find_broken_names`: within files and across them); a finding counts for
-  the language of the file holding the use.
+  either side changed (`find_broken_names`: within files and across them, reading the files no side
+  changed from the trees, as the tree merge does: a barrel, a crate's root, a workspace's package
+  list); a finding counts for the language of the file holding the use.
 A flag is "fixed by hand" when the project's committed merge result differs from the clean merge
 at or near the flagged use (a changed line within 2 lines of it, or the file gone), or defines the
 removed name again where it was defined. A flag not fixed is either a false alarm or broken code
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import inspect
 import sys
 import time
 from pathlib import Path
@@ -89,10 +91,43 @@ def blob(repo: pygit2.Repository, tree: pygit2.Tree, path: str) -> bytes | None 
     return False if len(data) > MAX_BYTES or b"\x00" in data[:8000] else data
 
 
-def merge_files(repo: pygit2.Repository, sha: str) -> tuple[list[FileVersions], dict[str, bytes | None], str] | None:
+class TreeReader:
+    """The base and sides' trees of one merge, read as the tree merge's check reads them
+    (merge/tree.py): a file no side changed (a barrel, a package's `__init__.py`, a crate's root, a
+    workspace's package.json) and a folder's subfolders."""
+
+    def __init__(self, repo: pygit2.Repository, trees: dict[str, pygit2.Tree]):
+        self._repo = repo
+        self._trees = trees
+
+    def file(self, which: str, path: str) -> bytes | None:
+        try:
+            found = self._repo[self._trees[which][path].id]
+        except KeyError:
+            return None
+        return found.data if isinstance(found, pygit2.Blob) else None
+
+    def folders(self, which: str, path: str) -> list[str] | None:
+        try:
+            tree = self._repo[self._trees[which][path].id] if path else self._trees[which]
+        except KeyError:
+            return None
+        return [entry.name for entry in tree if entry.type_str == "tree"] if isinstance(tree, pygit2.Tree) else None
+
+
+def check_whole(files: list[FileVersions], reader: TreeReader) -> tuple[SemanticFinding, ...]:
+    """`find_broken_names` over a merge's files with its trees to read; a checkout whose check
+    takes no folder reader (an older one, measured as a baseline) gets the files alone."""
+    accepted = inspect.signature(find_broken_names).parameters
+    extra = {name: reader_of for name, reader_of in (("tree_file", reader.file), ("tree_folders", reader.folders))
+             if name in accepted}
+    return find_broken_names(files, **extra)
+
+
+def merge_files(repo: pygit2.Repository, sha: str) -> tuple[list[FileVersions], dict[str, bytes | None], str, TreeReader] | None:
     """The semantic-checkable files of one merge commit with their clean merge, the committed
-    versions, and how it merged ("git" when every file merged line by line, else "engine"); None
-    when some file does not merge clean (or the merge is too big)."""
+    versions, how it merged ("git" when every file merged line by line, else "engine") and a
+    reader of its trees; None when some file does not merge clean (or the merge is too big)."""
     commit = repo[sha]
     first, second = commit.parent_ids
     base_id = repo.merge_base(first, second)
@@ -125,7 +160,7 @@ def merge_files(repo: pygit2.Repository, sha: str) -> tuple[list[FileVersions], 
             how = "engine" if way == "engine" else how
         files.append(FileVersions(path, base, left, right, merged))  # type: ignore[arg-type]
         committed[path] = result if result is not False else None  # type: ignore[assignment]
-    return files, committed, how
+    return files, committed, how, TreeReader(repo, dict(zip(("base", "left", "right"), trees)))
 
 
 def main() -> int:
@@ -173,11 +208,11 @@ def main() -> int:
             got = merge_files(repo, sha)
             if got is None:
                 continue
-            files, committed, how = got
+            files, committed, how, reader = got
             languages = {semantic_profile(f.path).name for f in files}  # type: ignore[union-attr]
             for language in languages:
                 merges_checked[language] += 1
-            found = find_broken_names(files)
+            found = check_whole(files, reader)
             by_language: dict[str, list[str]] = collections.defaultdict(list)
             merged = {f.path: f.merged for f in files}
             for finding in found:
