@@ -232,7 +232,9 @@ class SemanticRules:
     module file stands below the folder of its `manifest` (`src/lib.rs`): `crate::`, the package's
     own name and a path dependency's name lead there (crate_paths.py). `packages`: how a bare
     specifier names a package of the repository's own workspace (`@acme/core`:
-    packages/core/src/index.ts; workspace_packages.py).
+    packages/core/src/index.ts; workspace_packages.py). `path_maps`: the config files whose
+    `compilerOptions.paths` and `baseUrl` map a bare specifier to the project's own files
+    (`tsconfig.json`: `@/utils` -> src/utils.ts; path_maps.py), read before a workspace's packages.
     """
 
     tags: tuple[str, ...] = ()
@@ -255,6 +257,7 @@ class SemanticRules:
     module_files: tuple[str, ...] = ()              # where a module's file stands: `{}.ts`, `{}/__init__.py`
     source_folders: tuple[str, ...] = ()            # folders holding absolute modules (`src`): reexports.py
     package_roots: tuple[str, ...] = ()             # a package's root module file (`src/lib.rs`): crate_paths.py
+    path_maps: tuple[str, ...] = ()                 # configs mapping bare specifiers (`tsconfig.json`): path_maps.py
     duplicates: DuplicateRules = DuplicateRules()   # what may not be declared twice (duplicates.py)
     signatures: SignatureRules = SignatureRules()   # how parameters and arguments count (signatures.py)
     packages: PackageRules = PackageRules()         # a workspace package's name -> its entry (workspace_packages.py)
@@ -272,7 +275,7 @@ _SEMANTIC_KEYS = {"tags", "query", "self_receivers", "members_in_scope", "module
                   "module_roots", "relative_parents", "index_names", "module_binding", "package", "scopes",
                   "member_of", "self_fields", "type_names", "globals", "manifest", "hidden_names", "duplicates",
                   "signatures", "module_files", "source_folders",
-                  "package_roots", "packages"}
+                  "package_roots", "packages", "path_maps"}
 _SIGNATURE_KEYS = {"parameters", "counted", "receivers", "receiver_first", "uncountable", "defaults", "wrappers",
                    "calls", "arguments", "argument_lists", "spread"}
 _PACKAGE_KEYS = {"workspaces", "manifest", "entry_fields", "conditions", "built_folders", "built_extensions",
@@ -568,6 +571,10 @@ def _semantic_rules(raw: Any, source: str, check_kind: Callable[[str, str], None
     if strings("package_roots") and not raw.get("manifest"):
         raise ConfigError(f"language profile {source}: semantic.package_roots needs semantic.manifest "
                           "(the file whose folder a package root stands below)", fix='add manifest = "Cargo.toml"')
+    for name in strings("path_maps"):
+        if not name or "/" in name:
+            raise ConfigError(f"language profile {source}: semantic.path_maps entry {name!r} must be a file name",
+                              fix='write it like "tsconfig.json"')
     for key in ("source_folders", "package_roots"):
         for folder in strings(key):
             if not folder or folder.startswith("/") or ".." in folder.split("/"):
@@ -586,7 +593,7 @@ def _semantic_rules(raw: Any, source: str, check_kind: Callable[[str, str], None
         globals=frozenset(strings("globals")),
         manifest=text("manifest", "", ("",) + MANIFESTS), hidden_names=text("hidden_names", ""),
         module_files=strings("module_files"), source_folders=strings("source_folders"),
-        package_roots=strings("package_roots"),
+        package_roots=strings("package_roots"), path_maps=strings("path_maps"),
         duplicates=_duplicate_rules(raw.get("duplicates", {}), source, check_kind, check_field, language),
         signatures=_signature_rules(raw.get("signatures", {}), source, check_kind, check_field),
         packages=_package_rules(raw.get("packages", {}), source),

@@ -18,7 +18,8 @@ How (precision first, nothing guessed):
   the tree at the module's path (profile `module_files`: `{}.ts`, `{}/__init__.py`), relative
   modules only, or (module separator `.`, Python) an absolute module found under exactly one of the
   importer's directories or a source folder below one (profile `source_folders`: `src`, so that
-  tests/test_app.py's `from pkg import parse` reads src/pkg/__init__.py), or (`@acme/core`) the
+  tests/test_app.py's `from pkg import parse` reads src/pkg/__init__.py), or (`@/utils`) the file
+  the project's tsconfig `paths` maps it to (path_maps.py), or (`@acme/core`) the
   entry of the workspace package of that name (workspace_packages.py), or (Rust) the file a crate
   path leads to (crate_paths.py);
 - a file whose top level imports the name (`export { x } from "./a"`, `from .a import x`) passes it
@@ -38,6 +39,7 @@ import posixpath
 from typing import Callable, Iterable, Protocol
 
 from .crate_paths import CratePaths
+from .path_maps import PathMaps
 from .profiles import PackageRules, SemanticRules, profile_for_path
 from .reach import spelling
 from .symbols import Symbols, extract
@@ -91,6 +93,7 @@ class ReExports:
         self._located: dict[tuple[str, str], list[str]] = {}
         self._reads = 0
         self._crate_paths: dict[str, CratePaths] = {}
+        self._path_maps: PathMaps | None = None
 
     def locate(self, module: str, importer: str, rules: SemanticRules) -> list[str]:
         """The files `module`, imported from `importer`, names: the merge's (semantic.resolve), else
@@ -132,9 +135,13 @@ class ReExports:
                 if not directory:
                     break
                 directory = posixpath.dirname(directory)
-        elif rules.packages.enabled:
-            # A package's name: a package of the repository's own workspace names its entry file
+        elif rules.path_maps or rules.packages.enabled:
+            # A name the project's tsconfig maps (`@/utils`: src/utils.ts), read first as the compiler
+            # does; else a package of the repository's own workspace names its entry file
             # (`@acme/core`: packages/core/src/index.ts); any other package's (`react`) no file of the tree.
+            mapped = self._mapped(module, importer, rules)
+            if mapped is not None or not rules.packages.enabled:
+                return mapped or []
             workspace = self._workspaces.get(rules.packages)
             if workspace is None:
                 assert self._tree_file is not None
@@ -155,6 +162,21 @@ class ReExports:
         # (one side turned the module into a package, pip 8ba11ed565), could be meant, and a file of the
         # merge that resolve() did not answer with was one it declined to guess between: do not guess.
         return hits if len(hits) == 1 and hits[0] not in self._merge.files else []
+
+    def _mapped(self, module: str, importer: str, rules: SemanticRules) -> list[str] | None:
+        """The one file a tsconfig `paths`/`baseUrl` mapping gives `module` (path_maps.py), at the
+        first of its candidates that holds one ([] where one holds two: unsure); None when nothing
+        maps it or no candidate holds a file (the compiler then looks for a package)."""
+        if not rules.path_maps:
+            return None
+        if self._path_maps is None:
+            assert self._tree_file is not None
+            self._path_maps = PathMaps(self._tree_file, rules.path_maps)
+        for stem in self._path_maps.candidates(module, importer) or ():
+            hits = [pattern.format(stem) for pattern in rules.module_files if self._exists(pattern.format(stem))]
+            if hits:
+                return hits if len(hits) == 1 else []
+        return None
 
     def _exists(self, path: str) -> bool:
         return path in self._merge.files or self._tree_file("base", path) is not None   # type: ignore[misc]

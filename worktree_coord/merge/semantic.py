@@ -303,9 +303,10 @@ class _Check:
         find = self.reexports.locate if rules.package_roots else self.resolve
         for item in merged.imports:
             found = find(item.module, path, rules)
-            if not found and rules.packages.enabled and not module_parts(item.module, rules)[0]:
-                # A workspace package's name (`@acme/core/util`): the file it names, as `targets` reads
-                # it (reexports.py), although its word may name another of the merge's (`util`).
+            if not found and (rules.packages.enabled or rules.path_maps) and not module_parts(item.module, rules)[0]:
+                # A workspace package's name (`@acme/core/util`), a tsconfig alias (`@/utils`): the file
+                # it names, as `targets` reads it (reexports.py), although its word may name another
+                # of the merge's (`util`).
                 found = [f for f in self.reexports.locate(item.module, path, rules) if f in self.files]
             out.update(found)
             if item.name is not None:
