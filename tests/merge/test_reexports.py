@@ -293,3 +293,19 @@ def test_a_rust_call_inside_a_macro_call_is_a_use(tmp_path: Path) -> None:
                              "    let s = \"ab\".to_string();\n    assert_eq!(s.parse::<u8>().is_err(), true);\n"
                              "    my_macro! { fn parse() {} }\n}\n"}
     assert _merge(tmp_path / "method", RS_START, RS_RENAMED, theirs) == ()
+
+
+def test_a_renamed_rust_dependency_is_named_by_its_key(tmp_path: Path) -> None:
+    """`utils = { package = "my-core", path = "../core" }`: code says `utils::`, never `my_core::`."""
+    start = {"Cargo.toml": '[workspace]\nmembers = ["crates/*"]\n',
+             "crates/core/Cargo.toml": '[package]\nname = "my-core"\n',
+             "crates/core/src/lib.rs": "mod util;\npub use util::*;\n", "crates/core/src/util.rs": RS_UTIL,
+             "crates/app/Cargo.toml": '[package]\nname = "app"\n\n[dependencies]\n'
+                                      'utils = { package = "my-core", path = "../core" }\n',
+             "crates/app/src/main.rs": "use utils::other;\n\nfn main() {\n    other();\n}\n"}
+    ours = {"crates/core/src/util.rs": RS_UTIL.replace("fn parse", "fn parse_len")}
+    uses = "use utils::{other, parse};\n\nfn main() {\n    other();\n    let n = parse(\"a\");\n}\n"
+    [finding] = _merge(tmp_path / "key", start, ours, {"crates/app/src/main.rs": uses})
+    assert finding.definition_path == "crates/core/src/util.rs"
+    assert _merge(tmp_path / "package", start, ours,
+                  {"crates/app/src/main.rs": uses.replace("utils::", "my_core::")}) == ()

@@ -139,9 +139,8 @@ class CratePaths:
         if name in {str(n).replace("-", "_") for n in own if isinstance(n, str)}:
             return self._library_root(package)
         for key, value in self._dependencies(doc):
-            if key.replace("-", "_") != name and not (isinstance(value, dict) and
-                                                       str(value.get("package", "")).replace("-", "_") == name):
-                continue
+            if key.replace("-", "_") != name:
+                continue   # code names a dependency by its key (`core = { package = "my-core", ... }`)
             folder = self._path_of(key, value, package)
             return self._library_root(folder) if folder is not None else None
         return None

@@ -180,11 +180,21 @@ class Reach:
                 live |= near & self._added(other, user)
             for user in imported_by.get(path, ()):
                 common = near & self._added(other, user)
-                if common and not common <= live and ((path, user) in through or path in self._imports_of(user)):
+                if common and not common <= live and ((path, user) in through or path in self._imports_of(user)
+                                                      or self._reexports_to(user, common, path)):
                     live |= common
             if live:
                 out[path] = frozenset(live)
         return out
+
+    def _reexports_to(self, user: str, names: frozenset[bytes], path: str) -> bool:
+        """Whether `user`'s imports of `names` reach `path` through a re-export: a user that spells
+        the candidate's word without importing its file (`use utils::parse` where `utils` is a crate
+        whose root re-exports util.rs; the word `util` is inside `utils`) was paired by step 1 and
+        so not read in 1b."""
+        if self._reexported is None or not self._barrels(user):
+            return False
+        return path in self._reexported(user, names)
 
     def _imports_of(self, user: str) -> frozenset[str]:
         if user not in self._imported:

@@ -375,11 +375,14 @@ class _Check:
                 names.update(r.definition.name for r in through if r.path in reached)
             if not any(name.encode() in text for name in names):
                 continue   # cheap: no added line even mentions a removed name
-            # A use resolves only to its own file, a file of its package (Go) or a file one of its
-            # imports names (`targets`): with no removal in any of those, nothing here can break,
-            # and the merged file's uses are never extracted.
+            # A use resolves only to its own file, a file of its package (Go), a file one of its
+            # imports names (`targets`) or one a re-export leads that import to: with no removal in
+            # any of those, nothing here can break, and the merged file's uses are never extracted.
+            # (The re-exports are read last, and only for names the file spelled its way to: `utils`
+            # spells the token of util.rs, yet reaches it only through the crate root's `pub use`.)
             if path not in removed_paths and here not in wide_directories and not reached & removed_paths \
-                    and not self.imported_files(path) & removed_paths:
+                    and not self.imported_files(path) & removed_paths \
+                    and not (names and self.reexports.reached(path, {n.encode() for n in names}) & removed_paths):
                 continue
             merged_lines = _follow(data, versions.merged, added)
             merged = self.symbols(path, "merged")
