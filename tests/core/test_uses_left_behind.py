@@ -33,6 +33,18 @@ def _finish_rename(tmp_path: Path, utils_after: str) -> dict:
     return body
 
 
+def _left_behind_notes(tmp_path: Path, files: dict[str, str], own: str, path: str, old: str, new: str) -> list[str]:
+    """The "still uses" notes of a task owning `own` that renames `old` to `new` in `path` and finishes."""
+    repo = make_repo(tmp_path / "repo", files)
+    assert wtc(repo, "run", "start", "--run", "r1")[0] == 0
+    code, body = wtc(repo, "task", "start", "rename", "--run", "r1", "--own", own)
+    assert code == 0, body
+    (Path(body["worktree"]) / path).write_text(files[path].replace(old, new))
+    code, body = wtc(repo, "task", "finish", "rename", "--run", "r1")
+    assert code == 0 and body["state"] == "merged", body
+    return [note for note in body["notes"] if "still uses" in note]
+
+
 def test_a_rename_whose_old_name_another_file_imports_is_named_at_finish(tmp_path):
     body = _finish_rename(tmp_path, FILES["pkg/utils.py"].replace("def guess_filename", "def filename_of"))
     left = [note for note in body["notes"] if "still uses" in note]
@@ -88,15 +100,8 @@ def test_uses_imported_through_a_barrel_the_task_did_not_change_are_named(tmp_pa
         "src/types/map.ts": 'import { hasProp } from "../internal"\n\nexport function has(m: any, k: string) {\n'
                             "    return hasProp(m, k)\n}\n",
     }
-    repo = make_repo(tmp_path / "repo", files)
-    assert wtc(repo, "run", "start", "--run", "r1")[0] == 0
-    code, body = wtc(repo, "task", "start", "rename", "--run", "r1", "--own", "src/utils/**")
-    assert code == 0, body
-    (Path(body["worktree"]) / "src/utils/utils.ts").write_text(files["src/utils/utils.ts"].replace("hasProp", "hasOwnProp"))
-    code, body = wtc(repo, "task", "finish", "rename", "--run", "r1")
-    assert code == 0 and body["state"] == "merged", body
-    left = [note for note in body["notes"] if "still uses" in note]
-    assert len(left) == 1 and left[0].startswith("src/types/map.ts:4 still uses hasProp"), body["notes"]
+    left = _left_behind_notes(tmp_path, files, "src/utils/**", "src/utils/utils.ts", "hasProp", "hasOwnProp")
+    assert len(left) == 1 and left[0].startswith("src/types/map.ts:4 still uses hasProp"), left
 
 
 def test_a_re_export_of_the_renamed_name_in_another_crate_is_named(tmp_path):
@@ -113,16 +118,9 @@ def test_a_re_export_of_the_renamed_name_in_another_crate_is_named(tmp_path):
         "tracing/src/lib.rs": "pub mod dispatcher;\n",
         "tracing/src/dispatcher.rs": "pub use tracing_core::dispatcher::has_been_set;\n",
     }
-    repo = make_repo(tmp_path / "repo", files)
-    assert wtc(repo, "run", "start", "--run", "r1")[0] == 0
-    code, body = wtc(repo, "task", "start", "rename", "--run", "r1", "--own", "core/src/dispatcher.rs")
-    assert code == 0, body
-    (Path(body["worktree"]) / "core/src/dispatcher.rs").write_text(files["core/src/dispatcher.rs"].replace(
-        "has_been_set", "is_set_globally"))
-    code, body = wtc(repo, "task", "finish", "rename", "--run", "r1")
-    assert code == 0 and body["state"] == "merged", body
-    left = [note for note in body["notes"] if "still uses" in note]
-    assert len(left) == 1 and left[0].startswith("tracing/src/dispatcher.rs:1 still uses has_been_set"), body["notes"]
+    left = _left_behind_notes(tmp_path, files, "core/src/dispatcher.rs", "core/src/dispatcher.rs", "has_been_set",
+                              "is_set_globally")
+    assert len(left) == 1 and left[0].startswith("tracing/src/dispatcher.rs:1 still uses has_been_set"), left
     assert "to is_set_globally" in left[0]
 
 
@@ -138,15 +136,8 @@ def test_uses_imported_by_a_workspace_package_name_are_named(tmp_path):
         "packages/app/src/main.ts": 'import { hasProp } from "@acme/core"\n\nexport function run() {\n'
                                     '    return hasProp({}, "x")\n}\n',
     }
-    repo = make_repo(tmp_path / "repo", files)
-    assert wtc(repo, "run", "start", "--run", "r1")[0] == 0
-    code, body = wtc(repo, "task", "start", "rename", "--run", "r1", "--own", "packages/core/**")
-    assert code == 0, body
-    (Path(body["worktree"]) / "packages/core/src/util.ts").write_text(util.replace("hasProp", "hasOwn"))
-    code, body = wtc(repo, "task", "finish", "rename", "--run", "r1")
-    assert code == 0 and body["state"] == "merged", body
-    left = [note for note in body["notes"] if "still uses" in note]
-    assert len(left) == 1 and left[0].startswith("packages/app/src/main.ts:4 still uses hasProp"), body["notes"]
+    left = _left_behind_notes(tmp_path, files, "packages/core/**", "packages/core/src/util.ts", "hasProp", "hasOwn")
+    assert len(left) == 1 and left[0].startswith("packages/app/src/main.ts:4 still uses hasProp"), left
 
 def test_the_report_names_uses_the_landed_tree_keeps_of_a_removed_name_until_a_task_updates_them(tmp_path):
     """The lead reads the report, not each finish's notes: a use another task's file keeps (here a
