@@ -309,3 +309,21 @@ def test_a_renamed_rust_dependency_is_named_by_its_key(tmp_path: Path) -> None:
     assert finding.definition_path == "crates/core/src/util.rs"
     assert _merge(tmp_path / "package", start, ours,
                   {"crates/app/src/main.rs": uses.replace("utils::", "my_core::")}) == ()
+
+
+def test_a_crate_one_side_moved_out_to_the_registry_is_no_file_of_the_tree(tmp_path: Path) -> None:
+    """serde 431636af0d: one side deleted serde_test/ and took `serde_test = "1.0.176"` from the
+    registry; the other side's new tests use `serde_test::Token`. The tests build against the
+    registry's crate: nothing is broken (the merge's findings were 80 false ones)."""
+    start = {"Cargo.toml": '[workspace]\nmembers = ["serde_test", "test_suite"]\n',
+             "serde_test/Cargo.toml": '[package]\nname = "serde_test"\n',
+             "serde_test/src/lib.rs": "mod token;\npub use token::Token;\n",
+             "serde_test/src/token.rs": "pub enum Token {\n    Str(&'static str),\n}\n",
+             "test_suite/Cargo.toml": '[package]\nname = "test_suite"\n\n[dev-dependencies]\nserde_test = { path = "../serde_test" }\n',
+             "test_suite/tests/test_de.rs": "use serde_test::Token;\n\n#[test]\nfn t() {\n}\n"}
+    ours = {"serde_test/Cargo.toml": None, "serde_test/src/lib.rs": None, "serde_test/src/token.rs": None,
+            "Cargo.toml": '[workspace]\nmembers = ["test_suite"]\n',
+            "test_suite/Cargo.toml": start["test_suite/Cargo.toml"].replace('{ path = "../serde_test" }', '"1.0.176"')}
+    theirs = {"test_suite/tests/test_de.rs": "use serde_test::Token;\n\n#[test]\nfn t() {\n"
+                                             "    let t = Token::Str(\"a\");\n}\n"}
+    assert _merge(tmp_path, start, ours, theirs) == ()

@@ -161,3 +161,17 @@ def test_an_import_already_there_with_no_new_use_is_not_a_finding(tmp_path: Path
     theirs = {"packages/app/src/main.ts": start["packages/app/src/main.ts"] + "\nexport const VERSION = 2\n"}
     found = tree_merge_findings(make_repo(tmp_path / "repo", start), {"packages/core/src/util.ts": RENAMED}, theirs)
     assert found == ()
+
+
+
+def test_a_package_one_side_moved_out_of_the_workspace_names_nothing(tmp_path: Path) -> None:
+    """The TypeScript form of serde's serde_test: one side deleted packages/core (taken from the
+    registry since); the other side's new use of `@acme/core` builds against the registry's package."""
+    start = {"package.json": NPM_ROOT,
+             "packages/core/package.json": '{"name": "@acme/core", "version": "1.0.0", "main": "src/index.ts"}\n',
+             "packages/core/src/index.ts": UTIL_TS,
+             "packages/app/package.json": '{"name": "app", "dependencies": {"@acme/core": "*"}}\n',
+             "packages/app/src/main.ts": MAIN_TS.replace("{module}", "@acme/core")}
+    ours = {"packages/core/package.json": None, "packages/core/src/index.ts": None}
+    theirs = {"packages/app/src/main.ts": MAIN_USES.replace("{module}", "@acme/core")}
+    assert tree_merge_findings(make_repo(tmp_path / "repo", start), ours, theirs) == ()

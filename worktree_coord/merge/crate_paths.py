@@ -20,7 +20,9 @@ How (Rust's own rules; nothing searched for, nothing guessed):
   own, and is left alone;
 - the package's own name (`[package] name`, `[lib] name`, `-` read as `_`), and a dependency whose
   source is a folder of the tree (`path = "../core"`, or `workspace = true` with the workspace's
-  entry a path), is that package's library root (`[lib] path`, else `src/lib.rs`);
+  entry a path), is that package's library root (`[lib] path`, else `src/lib.rs`), where the base
+  and both sides' trees agree on it: a side that moved the crate out (serde's serde_test, deleted
+  for `serde_test = "1.0.176"` from the registry) leaves its name to no file of the tree;
 - `self::` is the importing module, `super::` its parent; any other first part is a module the
   importing module declares (`mod util;` then `use util::parse;`), whose file stands below the
   importing module's folder (`src/a.rs`'s children in `src/a/`; a root or `mod.rs` file's beside
@@ -36,6 +38,7 @@ from typing import Any, Callable
 TreeFile = Callable[[str, str], "bytes | None"]   # (which: base/left/right, path) -> bytes, None: absent
 
 _GROUPS = ("dependencies", "dev-dependencies", "build-dependencies")
+_TREES = ("base", "left", "right")
 
 
 class CratePaths:
@@ -84,30 +87,31 @@ class CratePaths:
         stem = path.rsplit(".", 1)[0]
         return posixpath.dirname(stem) if posixpath.basename(stem) in self._index_names else stem
 
-    def _package(self, path: str) -> str | None:
+    def _package(self, path: str, which: str = "base") -> str | None:
         """The nearest folder above `path` holding the manifest."""
         folder = posixpath.dirname(path)
         while True:
-            if self._read(folder) is not None:
+            if self._read(folder, which) is not None:
                 return folder
             if not folder:
                 return None
             folder = posixpath.dirname(folder)
 
-    def _read(self, folder: str) -> dict[str, Any] | None:
-        if folder not in self._manifests:
-            data = self._tree_file("base", posixpath.join(folder, self._manifest))
+    def _read(self, folder: str, which: str = "base") -> dict[str, Any] | None:
+        key = f"{which}:{folder}"
+        if key not in self._manifests:
+            data = self._tree_file(which, posixpath.join(folder, self._manifest))
             doc = None
             if data is not None:
                 try:
                     doc = tomllib.loads(data.decode("utf-8"))
                 except (ValueError, UnicodeDecodeError):
                     doc = None
-            self._manifests[folder] = doc
-        return self._manifests[folder]
+            self._manifests[key] = doc
+        return self._manifests[key]
 
-    def _exists(self, path: str) -> bool:
-        return self._tree_file("base", path) is not None
+    def _exists(self, path: str, which: str = "base") -> bool:
+        return self._tree_file(which, path) is not None
 
     def _crate_root(self, importer: str) -> str | None:
         package = self._package(importer)
@@ -121,28 +125,35 @@ class CratePaths:
         roots = [posixpath.join(package, root) for root in self._roots]
         return next((root for root in roots if self._exists(root)), None)
 
-    def _library_root(self, package: str) -> str | None:
-        doc = self._read(package) or {}
+    def _library_root(self, package: str, which: str = "base") -> str | None:
+        doc = self._read(package, which) or {}
         lib = doc.get("lib") if isinstance(doc.get("lib"), dict) else {}
         declared = lib.get("path") if isinstance(lib.get("path"), str) else None
         root = posixpath.normpath(posixpath.join(package, declared)) if declared else posixpath.join(package, self._roots[0])
-        return root if self._exists(root) else None
+        return root if self._exists(root, which) else None
 
     def _named_crate(self, name: str, importer: str) -> str | None:
-        """The library root of the crate `name` means in `importer`'s package: the package itself,
-        or a dependency whose source is a folder of the tree; None for any other name."""
-        package = self._package(importer)
+        """The library root of the crate `name` means in `importer`'s package, the same in the base
+        and both sides' trees: a side that moved the crate out of the tree (serde's serde_test, now
+        `serde_test = "1.0.176"` from the registry) leaves its name to a crate no file here is."""
+        roots = {self._named_crate_in(name, importer, which) for which in _TREES}
+        return roots.pop() if len(roots) == 1 else None
+
+    def _named_crate_in(self, name: str, importer: str, which: str) -> str | None:
+        """The library root of the crate `name` means in `importer`'s package in one tree: the
+        package itself, or a dependency whose source is a folder of the tree; None for any other."""
+        package = self._package(importer, which)
         if package is None:
             return None
-        doc = self._read(package) or {}
+        doc = self._read(package, which) or {}
         own = [(doc.get("package") or {}).get("name"), (doc.get("lib") or {}).get("name")]
         if name in {str(n).replace("-", "_") for n in own if isinstance(n, str)}:
-            return self._library_root(package)
+            return self._library_root(package, which)
         for key, value in self._dependencies(doc):
             if key.replace("-", "_") != name:
                 continue   # code names a dependency by its key (`core = { package = "my-core", ... }`)
-            folder = self._path_of(key, value, package)
-            return self._library_root(folder) if folder is not None else None
+            folder = self._path_of(key, value, package, which)
+            return self._library_root(folder, which) if folder is not None else None
         return None
 
     @staticmethod
@@ -153,7 +164,7 @@ class CratePaths:
                 tables.extend(target.get(group) or {} for group in _GROUPS)
         return [(key, value) for table in tables if isinstance(table, dict) for key, value in table.items()]
 
-    def _path_of(self, key: str, value: Any, package: str) -> str | None:
+    def _path_of(self, key: str, value: Any, package: str, which: str) -> str | None:
         """The folder a dependency's source is, when it is one of the tree (relative to the root)."""
         if not isinstance(value, dict):
             return None
@@ -162,7 +173,7 @@ class CratePaths:
         if value.get("workspace") is True:
             folder = package
             while True:   # the nearest manifest at or above the package that declares a workspace
-                workspace = (self._read(folder) or {}).get("workspace")
+                workspace = (self._read(folder, which) or {}).get("workspace")
                 if isinstance(workspace, dict):
                     entry = (workspace.get("dependencies") or {}).get(key)
                     if isinstance(entry, dict) and isinstance(entry.get("path"), str):

@@ -147,7 +147,11 @@ class ReExports:
                 assert self._tree_file is not None
                 workspace = self._workspaces[rules.packages] = WorkspacePackages(
                     rules.packages, self._tree_file, self._tree_folders)
-            return workspace.locate(module, importer, rules.module_files)
+            found = workspace.locate(module, importer, rules.module_files)
+            # A package one side deleted (moved out of the workspace, then taken from the registry,
+            # as serde did with serde_test) is no file of the merged tree: its name names nothing.
+            return [path for path in found if path not in self._merge.files
+                    or all(self._merge.files[path].exists(side) for side in ("left", "right"))]
         else:
             return []   # a package's name (`react`, `github.com/x/y`) names no file of the tree
         hits = []
