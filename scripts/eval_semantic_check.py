@@ -94,7 +94,9 @@ def blob(repo: pygit2.Repository, tree: pygit2.Tree, path: str) -> bytes | None 
 class TreeReader:
     """The base and sides' trees of one merge, read as the tree merge's check reads them
     (merge/tree.py): a file no side changed (a barrel, a package's `__init__.py`, a crate's root, a
-    workspace's package.json) and a folder's subfolders."""
+    workspace's package.json) and a folder's subfolders. Written here rather than imported from
+    merge/tree.py (whose reader is private to the tree merge, and absent from older checkouts): the
+    script also runs against a baseline checkout."""
 
     def __init__(self, repo: pygit2.Repository, trees: dict[str, pygit2.Tree]):
         self._repo = repo

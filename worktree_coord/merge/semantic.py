@@ -298,11 +298,8 @@ class _Check:
         assert profile is not None
         rules = profile.semantic
         out: set[str] = set()
-        # A path from a crate (`use tracing_core::dispatcher;`) is read exactly (crate_paths.py), not
-        # by its last parts as the merge's own files are.
-        find = self.reexports.locate if rules.package_roots else self.resolve
         for item in merged.imports:
-            found = find(item.module, path, rules)
+            found = self.import_files(item.module, path, rules)
             if not found and (rules.packages.enabled or rules.path_maps) and not module_parts(item.module, rules)[0]:
                 # A workspace package's name (`@acme/core/util`), a tsconfig alias (`@/utils`): the file
                 # it names, as `targets` reads it (reexports.py), although its word may name another
@@ -310,8 +307,8 @@ class _Check:
                 found = [f for f in self.reexports.locate(item.module, path, rules) if f in self.files]
             out.update(found)
             if item.name is not None:
-                out.update(find(item.module.rstrip(rules.module_separator) + rules.module_separator + item.name,
-                                path, rules))
+                out.update(self.import_files(item.module.rstrip(rules.module_separator) + rules.module_separator
+                                             + item.name, path, rules))
         separator = rules.module_separator
         if separator not in (".", "/"):
             # A path through modules (`crate::routing::util::parse()`): `targets` resolves its
@@ -482,11 +479,10 @@ class _Check:
             # A name from a module: a module itself (`from pkg import util`), or a class of the
             # module's file (`from pkg.mod import Cls`; Java's `import com.x.Util`).
             separator = rules.module_separator
-            find = self.reexports.locate if rules.package_roots else self.resolve   # as imported_files
-            for target in find(imported.module.rstrip(separator) + separator + imported.name, path, rules):
+            for target in self.import_files(imported.module.rstrip(separator) + separator + imported.name, path, rules):
                 yield (target, (), name)
                 yield (target, (imported.name,), name)
-            for target in find(imported.module, path, rules):
+            for target in self.import_files(imported.module, path, rules):
                 yield (target, (imported.name,), name)
 
     def module_path(self, path: str) -> str:
@@ -529,6 +525,14 @@ class _Check:
             # `pub use` / `export {}` line that passed it on.
             for origin, original in sorted(self.reexports.origins(target, name) or (), key=lambda o: o[0] == target):
                 yield (origin, (), original)
+
+    def import_files(self, module: str, importer: str, rules: SemanticRules) -> list[str]:
+        """The files an import of `module` in `importer` names, as `targets` and `imported_files`
+        both read it: a crate's path (`use tracing_core::dispatcher;`) exactly, from the crate it
+        starts at (crate_paths.py through reexports.locate); any other module by `resolve`."""
+        if rules.package_roots:
+            return self.reexports.locate(module, importer, rules)
+        return self.resolve(module, importer, rules)
 
     def resolve(self, module: str, importer: str, rules: SemanticRules) -> list[str]:
         """The files of this merge that `module`, imported from `importer`, names (none if unsure)."""
