@@ -134,6 +134,7 @@ class TaskUpdated(Result):
     merged_cleanly: bool = False
     semantic: list[dict[str, Any]] = field(default_factory=list)   # names the update's merge broke
     markers: list[dict[str, str]] = field(default_factory=list)   # which label is which side
+    notes: list[str] = field(default_factory=list)   # e.g. a finding whose use is outside the task's boundary
 
 
 @dataclass(frozen=True)

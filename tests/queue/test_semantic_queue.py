@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import git, make_repo, write, wtc
+from worktree_coord.cli.render import task_updated
 from worktree_coord.coordinator import Coordinator
 
 UTIL = "def parse(text):\n    return text.split()\n\n\ndef render(items):\n    return ', '.join(items)\n"
@@ -159,3 +160,36 @@ def test_a_duplicate_names_the_task_that_wrote_the_integration_copy_not_the_last
         assert finding["problem"] == "duplicate" and finding["name"] == "count"
         assert finding["removed_by_task"] == "add-count" and finding["used_by_task"] == "add-count-again"
         assert conflict["last_changed_by"] == ["add-size", "add-count"]
+
+
+def test_the_removing_task_hears_the_use_is_outside_its_boundary_and_its_ways_out(repo: Path) -> None:
+    # Found driving wtc on google/gson: the renaming task finished after another task's new call of
+    # the old name; finish and update told it to "fix the use(s)" in a file it may not change.
+    with Coordinator(repo) as coordinator:
+        coordinator.start_run("r7")
+        remover = Path(coordinator.start_task("r7", "rename-parse", ["pkg/util.py"]).worktree)
+        user = Path(coordinator.start_task("r7", "use-parse", ["pkg/app.py"]).worktree)
+        write(user, {"pkg/app.py": APP.replace("import render", "import parse, render")
+                     .replace("return render(items)", "return render(parse(items))")})
+        assert coordinator.finish_task("r7", "use-parse").state == "merged"
+        write(remover, {"pkg/util.py": UTIL.replace("def parse(", "def split_words(")})
+        finished = coordinator.finish_task("r7", "rename-parse")
+        assert finished.state == "conflict"
+        [outside] = [note for note in finished.notes if "outside this task's boundary" in note]
+        assert outside.startswith("pkg/app.py:5 is outside this task's boundary (use-parse wrote the use)")
+        assert "keep parse too (an alias of split_words)" in outside
+        assert "wtc task widen rename-parse --run r7 --own '/pkg/app.py'" in outside
+        updated = coordinator.update_task("r7", "rename-parse")
+        assert updated.exit_code == 1 and updated.notes == [outside]
+        assert f"  note: {outside}" in task_updated(updated).splitlines()
+        # The way out it names works: the alias, and the finish merges.
+        write(Path(updated.worktree), {"pkg/util.py": UTIL.replace("def parse(", "def split_words(")
+                                       + "\n\nparse = split_words\n"})
+        assert coordinator.finish_task("r7", "rename-parse").state == "merged"
+
+
+def test_a_use_inside_the_task_boundary_gets_no_outside_note(repo: Path) -> None:
+    with Coordinator(repo) as coordinator:
+        _, second = _two_tasks(coordinator, "r8")
+        assert second.state == "conflict"
+        assert not [note for note in second.notes if "outside this task's boundary" in note]

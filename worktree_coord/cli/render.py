@@ -148,6 +148,7 @@ def task_updated(r: TaskUpdated) -> str:
         lines.append(f"  {fix}, then: wtc task finish {r.task} --run {r.run}")
     else:
         lines.append(f"  merged cleanly; finish again to land it: wtc task finish {r.task} --run {r.run}")
+    lines += [f"  note: {note}" for note in r.notes]
     return "\n".join(lines)
 
 

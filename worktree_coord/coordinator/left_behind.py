@@ -25,6 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
+from ..boundary.globs import matches
 from ..gitrepo.repository import Change, GitRepo
 from ..merge.linediff import touched_lines
 from ..merge.semantic import find_broken_names, semantic_profile
@@ -69,6 +70,38 @@ class LeftBehind:
                 f"in {self.definition_path}; {self.use_path} is outside the task's changes, so the landed tree would "
                 f"not resolve it: keep the old name too (an alias), or the lead widens the task "
                 f"(`wtc task widen {task} --run {run} --own '/{self.use_path}' --why '...'`) and it updates the use")
+
+
+def uses_outside_boundary(task: str, run: str, own: Iterable[str], findings: Iterable[dict]) -> list[str]:
+    """Notes for the semantic findings of a task's merge whose fix is in a file the task does not own.
+
+    A finding's advice is "fix the use": but when this task renamed `isWrapperType` and another task
+    wrote the new call in its own file, the agent cannot edit that file (finish would reject it for
+    the boundary) and needs the ways it does have. Found driving wtc on google/gson: `task update`
+    said "fix the use(s)" for two uses in files two other tasks owned. `findings` are the semantic
+    dicts of a finish's conflicts or an update's findings (merge_queue.semantic_report); a duplicate
+    is fixed in the task's own copy, so it is left out.
+    """
+    own = tuple(own)
+    notes: list[str] = []
+    for finding in findings:
+        path = finding.get("use_path", "")
+        if not path or finding.get("problem") == "duplicate" or matches(own, path):
+            continue
+        writer = finding.get("used_by_task") or finding.get("used_by") or "another task"
+        name = finding.get("name")
+        if finding.get("problem") == "signature":
+            kept = f"keep {name}'s old shape too (an overload, or defaults for what it added)"
+        elif finding.get("problem") == "import_path":
+            kept = f"keep the old import of {name} working too (a re-export)"
+        elif finding.get("replacement"):
+            kept = f"keep {name} too (an alias of {finding['replacement']})"
+        else:
+            kept = f"keep {name} as the base had it"
+        notes.append(f"{path}:{finding.get('use_line')} is outside this task's boundary ({writer} wrote the use): "
+                     f"{kept}, or the lead widens the task "
+                     f"(`wtc task widen {task} --run {run} --own '/{path}' --why '...'`) and it updates the use")
+    return list(dict.fromkeys(notes))
 
 
 def _removed_names(profile_path: str, before: bytes, after: bytes | None) -> set[str]:

@@ -210,6 +210,9 @@ class MergeOperations(CoordinatorBase):
         if problems:
             notes.append("a semantic conflict has no markers: the merge is clean line by line, but " + "; ".join(
                 problem_words(p).note.format(update=update) for p in sorted(problems)) + ", then finish again")
+            from .left_behind import uses_outside_boundary
+            notes += uses_outside_boundary(task.task_id, run.run_id, task.boundary.own,
+                                           [c["semantic"] for c in conflicts if c.get("semantic")])
         result = TaskFinished.from_json(base_result, state=TaskState.CONFLICT.value, exit_code=1,
                                         conflicts=conflicts, replayed=False, notes=notes)
         self.store.update_task(run.run_id, task.task_id, state=TaskState.CONFLICT,
