@@ -102,6 +102,23 @@ def test_a_conflict_names_the_task_that_wrote_the_integration_side(repo, coord):
     assert "integration side written by bottom" in task_finished(done)
 
 
+def test_a_conflict_is_named_by_what_the_sides_did_to_the_member(repo, coord):
+    # Found driving wtc on google/gson: one task deleted JsonArray.remove(int), another changed its
+    # body; `task check` said delete_modify, the finish said git's "content" for the same block.
+    body = "def keep():\n    return 1\n\n\ndef old():\n    return 2\n"
+    write(repo, {"packages/core/lib.py": body})
+    git(repo, "commit", "-qam", "two functions")
+    coord.start_run("r3")
+    deleter = Path(coord.start_task("r3", "delete-old", ["packages/core/**"]).worktree)
+    changer = Path(coord.start_task("r3", "change-old", ["packages/core/**"]).worktree)
+    write(deleter, {"packages/core/lib.py": "def keep():\n    return 1\n"})
+    write(changer, {"packages/core/lib.py": body.replace("return 2", "return 3")})
+    assert coord.finish_task("r3", "delete-old").state == "merged"
+    done = coord.finish_task("r3", "change-old")
+    assert done.state == "conflict"
+    assert [(c["kind"], c["declaration"]) for c in done.conflicts] == [("delete_modify", "def old")]
+
+
 def test_conflict_round_trip_through_update_and_a_second_finish(repo, coord):
     wt_a = Path(coord.start_task("r1", "a", ["packages/api/**"]).worktree)
     wt_b = Path(coord.start_task("r1", "b", ["packages/api/**"]).worktree)

@@ -138,8 +138,11 @@ def conflict_report(result: IntegrationResult, merged_tasks: Iterable[TaskRecord
                                   "base": "", "ours": "", "theirs": ""})
             continue
         for block in blocks:
+            # git names the file's conflict ("content"); the structured merge names each block's
+            # (delete_modify: one side deleted the member the other changed), as `task check` does.
+            kind = block.kind if item.kind == "content" and block.kind else item.kind
             report.append(base | {
-                "declaration": block.declaration, "start_line": block.start_line, "end_line": block.end_line,
+                "kind": kind, "declaration": block.declaration, "start_line": block.start_line, "end_line": block.end_line,
                 "base": _excerpt(block.base), "ours": _excerpt(block.ours), "theirs": _excerpt(block.theirs),
                 # The queue merges the task (theirs) onto the integration tip (ours).
                 "written_by": _written_by(block.ours, block.base, item.path, touched.get(item.path, []),
