@@ -110,13 +110,20 @@ def test_finishing_after_update_without_fixing_is_still_a_conflict(repo: Path) -
         # yet finishing without a fix must not land the broken use.
         again = coordinator.finish_task("r6", "use-parse")
         assert again.state == "conflict" and again.conflicts[0]["semantic"]["name"] == "parse"
-        # An update with nothing new to merge keeps the finding pending.
-        user = Path(coordinator.update_task("r6", "use-parse").worktree)
+        # An update with nothing new to merge keeps the finding pending, and says so (it said
+        # "merged cleanly; finish again" while the finish would refuse).
+        again = coordinator.update_task("r6", "use-parse")
+        assert again.exit_code == 1 and [f["name"] for f in again.semantic] == ["parse"]
+        user = Path(again.worktree)
         with (user / "pkg/app.py").open("a") as handle:
             handle.write("# still not fixed\n")
+        assert coordinator.update_task("r6", "use-parse").exit_code == 1
         assert coordinator.finish_task("r6", "use-parse").state == "conflict"
         user = Path(coordinator.update_task("r6", "use-parse").worktree)
         write(user, {"pkg/app.py": APP.replace("return render(items)", "return render(items.split())")})
+        # An update checks the fix the same way the finish will: it holds.
+        fixed = coordinator.update_task("r6", "use-parse")
+        assert fixed.exit_code == 0 and fixed.semantic == []
         assert coordinator.finish_task("r6", "use-parse").state == "merged"
 
 

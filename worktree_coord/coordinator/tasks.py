@@ -619,15 +619,25 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         the merge's three commits, kept as `pending_semantic` so the queue checks them again at the
         next finish (queue.semantic_check)."""
         after = self.git.ref_target(f"refs/heads/{task.branch}")
-        if self._semantic_mode(run) is SemanticMode.OFF or before is None or after in (None, before):
+        pending = task.result.get("pending_semantic")
+        if self._semantic_mode(run) is SemanticMode.OFF or before is None or after is None or \
+                (after == before and not pending):
             return [], None
-        base = self.git.merge_base(before, tip)
         from ..merge import check_tree_merge
 
-        found = check_tree_merge(self.git.repo, base, before, tip, after, labels=(task.task_id, "base", "integration"))
+        if after == before:
+            # Nothing new to merge, but an earlier update's merge broke names: check that merge again
+            # with what the branch holds now (the agent's fix, committed above), so an update says
+            # whether the fix holds instead of "merged cleanly" while the next finish would refuse.
+            found = check_tree_merge(self.git.repo, pending["base"], pending["ours"], pending["theirs"], after,
+                                     labels=(task.task_id, "base", "integration"))
+        else:
+            base = self.git.merge_base(before, tip)
+            found = check_tree_merge(self.git.repo, base, before, tip, after,
+                                     labels=(task.task_id, "base", "integration"))
         merged = self.store.list_tasks(run.run_id, [TaskState.MERGED])
         report = queue.semantic_report(found, task.task_id, merged, queue.added_lines_reader(self.git.repo, run.base, merged))
-        return report, {"base": str(base), "ours": before, "theirs": tip}
+        return report, pending if after == before else {"base": str(base), "ours": before, "theirs": tip}
 
     @staged("task.abandon")
     def _drop_abandoned_intents(self, run_id: str, task_id: str) -> None:
