@@ -105,16 +105,20 @@ def uses_outside_boundary(task: str, run: str, own: Iterable[str], findings: Ite
 
 
 def _removed_names(profile_path: str, before: bytes, after: bytes | None) -> set[str]:
+    """The names of the definitions `before` holds and `after` no longer does, top-level and members
+    alike (a member by its owner: `Primitives.isWrapperType` renamed, or moved to another class).
+    Java and C# have no top-level functions: a renamed static method used as
+    `Primitives.isWrapperType(...)` elsewhere is a member (found driving wtc on google/gson); the
+    post-merge check below decides which mentions are uses of it."""
     profile = semantic_profile(profile_path)
     if profile is None or len(before) > MAX_BYTES or (after is not None and len(after) > MAX_BYTES):
         return set()
     try:
-        old = {d.name for d in extract(profile, before, uses=False).definitions if not d.container}
-        new = set() if after is None else {d.name for d in extract(profile, after, uses=False).definitions
-                                           if not d.container}
+        old = {(d.container, d.name) for d in extract(profile, before, uses=False).definitions}
+        new = set() if after is None else {(d.container, d.name) for d in extract(profile, after, uses=False).definitions}
     except (ValueError, UnicodeDecodeError):
         return set()
-    return old - new
+    return {name for _container, name in old - new}
 
 
 def uses_left_behind(changes: Iterable[Change], read_blob: Callable[[str], bytes], since: str,
@@ -122,7 +126,7 @@ def uses_left_behind(changes: Iterable[Change], read_blob: Callable[[str], bytes
                      file_at: Callable[[str, str], bytes | None], *, at: str | None = None,
                      max_changed: int = MAX_CHANGED,
                      folders_at: Callable[[str, str], list[str] | None] | None = None) -> list[LeftBehind]:
-    """Each use, in a file the task did not change, of a top-level name the task removed or renamed.
+    """Each use, in a file the task did not change, of a name the task removed or renamed.
     `grep(commit, names)` lists the files of `commit` that mention one of `names` as a word.
     With `at` (a whole run: `changes` from its pin `since` to its integration tip `at`), the uses
     are read at `at` in every file that removed no name, changed or not: what the landed tree
@@ -148,6 +152,12 @@ def uses_left_behind(changes: Iterable[Change], read_blob: Callable[[str], bytes
     if not removed:
         return []
     touched = {c.path for c in changes} if at is None else {f.path for f in files}
+    # The files the task added stand in the merge too: a module made a package (errors.py moved to
+    # errors/__init__.py, which re-exports) still answers every import of it, as the landed tree does.
+    added = [c for c in changes if c.old_oid is None and c.new_oid is not None and c.path in touched
+             and semantic_profile(c.path) is not None][:MAX_FILES]
+    files += [FileVersions(c.path, base=None, left=text, right=None, merged=text) for c in added
+              if len(text := read_blob(c.new_oid)) <= MAX_BYTES]
     where = since if at is None else at
     mentioning = [path for path in grep(where, sorted(removed)[:MAX_NAMES])
                   if path not in touched and semantic_profile(path) is not None][:MAX_FILES]
