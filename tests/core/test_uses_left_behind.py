@@ -243,3 +243,28 @@ def test_a_module_made_a_package_that_keeps_its_names_leaves_nothing_behind(tmp_
     assert [note for note in body["notes"] if "still uses" in note] == []
     code, report = wtc(repo, "report", "--run", "r1", "--onto", "main")
     assert code == 0 and report["left_behind"] == [], report["left_behind"]
+
+
+def test_a_module_moved_to_another_crate_and_re_exported_leaves_nothing_behind(tmp_path):
+    # serde f3869307cc (each commit of its history read as a task) moved `ser` into serde_core with
+    # `pub use serde_core::ser;` at the root: 52 uses were named; the root read was the base's.
+    ser = "pub trait Serialize {}\n"
+    files = {"Cargo.toml": '[workspace]\nmembers = ["app"]\n',
+             "app/Cargo.toml": '[package]\nname = "app"\nversion = "0.1.0"\n',
+             "app/src/lib.rs": "pub mod ser;\nmod other;\n", "app/src/ser.rs": ser,
+             "app/src/other.rs": "use crate::ser::Serialize;\n\npub struct S;\n\nimpl Serialize for S {}\n"}
+    repo = make_repo(tmp_path / "repo", files)
+    assert wtc(repo, "run", "start", "--run", "r1")[0] == 0
+    code, body = wtc(repo, "task", "start", "extract", "--run", "r1", "--own", "app/src/lib.rs",
+                     "--own", "app/src/ser.rs", "--own", "core/**")
+    assert code == 0, body
+    worktree = Path(body["worktree"])
+    (worktree / "app/src/ser.rs").unlink()
+    (worktree / "core/src").mkdir(parents=True)
+    (worktree / "core/Cargo.toml").write_text('[package]\nname = "core_x"\nversion = "0.1.0"\n')
+    (worktree / "core/src/lib.rs").write_text("pub mod ser;\n")
+    (worktree / "core/src/ser.rs").write_text(ser)
+    (worktree / "app/src/lib.rs").write_text("pub use core_x::ser;\nmod other;\n")
+    code, body = wtc(repo, "task", "finish", "extract", "--run", "r1")
+    assert code == 0 and body["state"] == "merged", body
+    assert [note for note in body["notes"] if "still uses" in note] == []

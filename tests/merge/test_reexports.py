@@ -327,3 +327,34 @@ def test_a_crate_one_side_moved_out_to_the_registry_is_no_file_of_the_tree(tmp_p
     theirs = {"test_suite/tests/test_de.rs": "use serde_test::Token;\n\n#[test]\nfn t() {\n"
                                              "    let t = Token::Str(\"a\");\n}\n"}
     assert _merge(tmp_path, start, ours, theirs) == ()
+
+
+RS_SER = "pub trait Serialize {}\n\npub fn emit() -> u8 {\n    1\n}\n"
+RS_EXTRACT_START = {"Cargo.toml": '[workspace]\nmembers = ["app"]\n',
+                    "app/Cargo.toml": '[package]\nname = "app"\nversion = "0.1.0"\n',
+                    "app/src/lib.rs": "pub mod ser;\nmod other;\n\npub fn run() -> u8 {\n    ser::emit()\n}\n",
+                    "app/src/ser.rs": RS_SER, "app/src/other.rs": "pub fn other() {}\n"}
+RS_USES_SER = {"app/src/other.rs": "use crate::ser::Serialize;\n\npub struct S;\n\nimpl Serialize for S {}\n\n"
+                                   "pub fn other() {}\n"}
+
+
+def test_a_module_moved_to_another_crate_and_re_exported_by_the_root_is_not_a_finding(tmp_path: Path) -> None:
+    """serde f3869307cc moved `ser` into serde_core and re-exported it (`pub use serde_core::ser;`):
+    `crate::ser::Serialize` still resolves, through the root, not the deleted src/ser.rs."""
+    extracted = {"app/src/ser.rs": None, "core/Cargo.toml": '[package]\nname = "core_x"\nversion = "0.1.0"\n',
+                 "core/src/lib.rs": "pub mod ser;\n", "core/src/ser.rs": RS_SER,
+                 "app/Cargo.toml": RS_EXTRACT_START["app/Cargo.toml"] + '\n[dependencies]\ncore_x = { path = "../core" }\n',
+                 "app/src/lib.rs": "pub use core_x::ser;\nmod other;\n\npub fn run() -> u8 {\n    ser::emit()\n}\n"}
+    assert _merge(tmp_path / "use", RS_EXTRACT_START, extracted, RS_USES_SER) == ()
+    # the same through a glob, and through a macro at the root that may declare it
+    globbed = dict(extracted, **{"app/src/lib.rs": "pub use core_x::*;\nmod other;\n"})
+    assert _merge(tmp_path / "glob", RS_EXTRACT_START, globbed, RS_USES_SER) == ()
+    macro = dict(extracted, **{"app/src/lib.rs": "mod other;\n\ncrate_root!();\n"})
+    assert _merge(tmp_path / "macro", RS_EXTRACT_START, macro, RS_USES_SER) == ()
+
+
+def test_a_module_deleted_with_its_mod_declaration_still_breaks_a_new_use(tmp_path: Path) -> None:
+    deleted = {"app/src/ser.rs": None,
+               "app/src/lib.rs": "mod other;\n\npub fn run() -> u8 {\n    1\n}\n\nfn log() {\n    println!(\"x\");\n}\n"}
+    [finding] = _merge(tmp_path, RS_EXTRACT_START, deleted, RS_USES_SER)
+    assert (finding.name, finding.definition_path, finding.use_path) == ("Serialize", "app/src/ser.rs", "app/src/other.rs")

@@ -168,8 +168,18 @@ def uses_left_behind(changes: Iterable[Change], read_blob: Callable[[str], bytes
         return []
     # Files neither "side" holds (a barrel the uses import through: `from "../internal"`, a workspace
     # package's entry: `from "@acme/core"`) are read there too.
+    # The task's side of a file it changed is its own version (a crate root that now re-exports a
+    # module it moved out); every other read is the tree at `where`.
+    after_oids = {c.path: c.new_oid for c in changes} if at is None else {}
+
+    def tree_file(which: str, path: str) -> bytes | None:
+        if which == "left" and path in after_oids:
+            oid = after_oids[path]
+            return None if oid is None else read_blob(oid)
+        return file_at(where, path)
+
     found = find_broken_names(files + unchanged, labels=("task", "base", "unchanged"), complete=False,
-                              tree_file=lambda _which, path: file_at(where, path),
+                              tree_file=tree_file,
                               tree_folders=None if folders_at is None else lambda _which, path: folders_at(where, path))
     grouped: dict[tuple[str, str], list] = {}
     for finding in found:

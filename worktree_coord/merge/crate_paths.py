@@ -32,11 +32,15 @@ How (Rust's own rules; nothing searched for, nothing guessed):
 from __future__ import annotations
 
 import posixpath
+import re
 import tomllib
 from typing import Any, Callable
 
 TreeFile = Callable[[str, str], "bytes | None"]   # (which: base/left/right, path) -> bytes, None: absent
 
+# An item-level macro call other than macro_rules! (`cfg_if! {`, `crate_root!();`) at the start of a line
+# (an item of the root: a call inside a function body is indented): it may declare modules.
+_ITEM_MACRO = re.compile(rb"(?m)^(?!macro_rules!)[A-Za-z_][A-Za-z0-9_]*(?:::[A-Za-z_][A-Za-z0-9_]*)*![ \t]*[({\[]")
 _GROUPS = ("dependencies", "dev-dependencies", "build-dependencies")
 _TREES = ("base", "left", "right")
 
@@ -79,7 +83,26 @@ class CratePaths:
             return [], []
         if not rest:
             return [root], []
+        if self._bound_elsewhere(root, rest[0]):
+            return [], []
         return [], [posixpath.join(posixpath.dirname(root), *rest)]
+
+    def _bound_elsewhere(self, root: str, name: str) -> bool:
+        """Whether, in some tree, the crate root gives `name` by other means than a module of its own
+        (`pub use core_x::ser;`, a glob, a macro that may declare it) instead of `mod name;`: the path
+        then leads there, not to the module file. Found in serde f3869307cc, which moved `ser` into
+        serde_core and re-exported it: every `crate::ser::Serialize` use was taken for a use of the
+        deleted serde/src/ser.rs. A root that gives `name` no way at all (the module deleted with its
+        `mod`) is not unsure: the use is broken."""
+        declared = re.compile(rb"\bmod\s+(?:r#)?" + re.escape(name.encode()) + rb"\s*[;{]")
+        used = re.compile(rb"\buse\s[^;]*(?:\b" + re.escape(name.encode()) + rb"\b|\*)[^;]*;")
+        for which in _TREES:
+            text = self._tree_file(which, root)
+            if text is None or declared.search(text):
+                continue
+            if used.search(text) or _ITEM_MACRO.search(text):
+                return True
+        return False
 
     def _module_folder(self, path: str) -> str:
         """The folder a file's child modules stand in: beside a root or `mod.rs` file, else below
