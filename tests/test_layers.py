@@ -24,7 +24,7 @@ COORDINATOR = frozenset({"coordinator"})                          # the API and 
 CHECK = frozenset({"check"})                                      # composes the capabilities below
 CAPABILITIES = frozenset({"boundary", "merge", "integrate", "consolidate", "telemetry"})
 INFRASTRUCTURE = frozenset({"gitrepo", "store"})
-VOCABULARY = frozenset({"model", "results", "errors", "config", "events", "crashpoints",
+VOCABULARY = frozenset({"model", "results", "errors", "config", "events", "crashpoints", "member_globs",
                         ""})                                      # "" is the package itself (__init__)
 EVERYTHING = FACES | COORDINATOR | CHECK | CAPABILITIES | INFRASTRUCTURE | VOCABULARY
 

@@ -52,6 +52,26 @@ def test_discovers_npm_cargo_uv_and_go_workspaces(tmp_path):
     assert sorted(go.graph.edges) == [("example.com/svc", "example.com/lib")]
 
 
+def test_member_globs_are_expanded_as_each_package_manager_expands_them(tmp_path):
+    """Discovery and the merge's semantic check share one expander (member_globs.py). What changed
+    here: a trailing `/**` is the folder and every folder below (it was the folder alone), and npm,
+    yarn, pnpm and bun never expand into node_modules or a dot folder (Path.glob did); Cargo's and
+    uv's globs still do, as theirs do."""
+    write(tmp_path, {
+        "package.json": npm_pkg("root", workspaces=["packages/**", "!packages/old"]),
+        "packages/a/package.json": npm_pkg("a"),
+        "packages/group/b/package.json": npm_pkg("b"),
+        "packages/old/package.json": npm_pkg("old"),
+        "packages/a/node_modules/dep/package.json": npm_pkg("dep"),
+        "packages/.template/package.json": npm_pkg("template"),
+        "Cargo.toml": '[workspace]\nmembers = ["crates/*"]\n',
+        "crates/core/Cargo.toml": '[package]\nname = "core"\nversion = "0.1.0"\n',
+        "crates/.hidden/Cargo.toml": '[package]\nname = "hidden"\nversion = "0.1.0"\n',
+    })
+    assert discover_workspace(tmp_path, "npm", "").members == {"root": "", "a": "packages/a", "b": "packages/group/b"}
+    assert discover_workspace(tmp_path, "cargo", "").members == {"core": "crates/core", "hidden": "crates/.hidden"}
+
+
 def member_dep(task: str, frm: str, to: str, priority: int = 0) -> Intent:
     return Intent(intent_id=f"{task}:1", task=task, ecosystem="cargo", root="", manifest=f"crates/{frm}/Cargo.toml",
                   member=f"crates/{frm}", op="add_dep", group="dependencies", name=to, spec="0.1.0",

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from worktree_coord.merge.dependencies import declared_dependency
+from worktree_coord.merge.dependencies import declared_dependency, workspace_entry
 from worktree_coord.merge.import_paths import grouped_paths
 
 CARGO = b'''[package]
@@ -52,6 +52,21 @@ def test_a_workspace_inherited_crate_takes_the_workspace_entry_and_a_patch_to_a_
     patched = WORKSPACE + b'\n[patch.crates-io]\nencoding = { path = "vendor/encoding" }\n'
     found = declared_dependency("Cargo.toml", "encoding::types", [CARGO, patched])
     assert found is not None and found.local
+
+
+def test_the_workspace_a_crate_inherits_from_is_the_nearest_manifest_with_a_workspace_table() -> None:
+    """Cargo's rule, one reader for the import-path check (the entry) and crate_paths.py (the folder
+    its `path =` is relative to). Before, the import-path check skipped a nearer `[workspace]`
+    without the key and took an outer workspace's entry, which Cargo refuses."""
+    import tomllib
+
+    own_workspace = CARGO + b'\n[workspace]\nmembers = ["."]\n'   # a fuzz crate kept out of the outer one
+    app, outer, fuzz = (tomllib.loads(data.decode()) for data in (CARGO, WORKSPACE, own_workspace))
+    assert workspace_entry("tokio", [("rs/app", app), ("rs", outer)]) == ({"version": "1", "features": ["rt"]}, "rs")
+    assert workspace_entry("tokio", [("rs/fuzz", fuzz), ("rs", outer)]) is None
+    assert workspace_entry("tokio", [("rs/app", app)]) is None
+    assert workspace_entry("serde", [("rs/app", app), ("rs", outer)]) is None
+    assert declared_dependency("Cargo.toml", "tokio::net", [own_workspace, WORKSPACE]) is None
 
 
 def test_a_go_import_belongs_to_the_longest_required_module_above_it() -> None:

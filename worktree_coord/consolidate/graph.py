@@ -7,6 +7,8 @@ a networkx DiGraph with an edge P -> Q when member P depends on member Q) and an
 Invariants:
 - discovery is offline and reads files only (npm/yarn/bun `workspaces`, `pnpm-workspace.yaml`,
   Cargo `[workspace]` and path deps, uv `[tool.uv.workspace]` and workspace sources, `go.work`);
+  member globs are expanded by the package managers' rules (member_globs.py, which the merge's
+  semantic check shares: a member found here is a package found there);
 - a cycle that the changes would create rejects the change that sorts last on the cycle (lowest
   priority, then the greatest task id, then the greatest intent id): the same inputs always
   reject the same change;
@@ -25,6 +27,7 @@ from typing import Iterable
 import networkx as nx
 from packaging.utils import canonicalize_name
 
+from worktree_coord import member_globs
 from worktree_coord.consolidate.intent import Ecosystem, Intent, Op
 from worktree_coord.consolidate.manifests import (
     ManifestModel,
@@ -40,6 +43,9 @@ MANIFEST_OF: dict[Ecosystem, str] = {
     Ecosystem.BUN: "package.json", Ecosystem.CARGO: "Cargo.toml", Ecosystem.UV: "pyproject.toml",
     Ecosystem.POETRY: "pyproject.toml", Ecosystem.PIP_TOOLS: "requirements.in", Ecosystem.GO: "go.mod",
 }
+# npm, yarn, pnpm and bun never expand a member glob into node_modules or a dot folder; Cargo's and
+# uv's globs do (go.work names its modules one by one).
+_JAVASCRIPT = frozenset({Ecosystem.NPM, Ecosystem.PNPM, Ecosystem.YARN, Ecosystem.BUN})
 
 
 def join(root: str, rel: str) -> str:
@@ -63,21 +69,13 @@ class Workspace:
         return None
 
 
-def _expand(workdir: Path, root: str, patterns: Iterable[str], manifest: str) -> list[str]:
+def _expand(workdir: Path, eco: Ecosystem, root: str, patterns: Iterable[str], manifest: str) -> list[str]:
     """Directories (repo-relative) matched by the member globs that hold `manifest`."""
-    base = workdir / root if root else workdir
-    found: set[str] = set()
-    excluded: set[str] = set()
-    for pattern in patterns:
-        negate = pattern.startswith("!")
-        pattern = normalize_member(pattern.lstrip("!"))
-        pattern = pattern[:-3] if pattern.endswith("/**") else pattern
-        hits = [base] if pattern == "." else [p for p in sorted(base.glob(pattern)) if p.is_dir()]
-        for hit in hits:
-            if (hit / manifest).is_file():
-                rel = hit.relative_to(workdir).as_posix()
-                (excluded if negate else found).add("" if rel == "." else rel)
-    return sorted(found - excluded)
+    globs = [("!" if pattern.startswith("!") else "") + normalize_member(pattern.lstrip("!")) for pattern in patterns]
+    skip = member_globs.skipped_by_javascript if eco in _JAVASCRIPT else None
+    folders = member_globs.expand(globs, member_globs.disk_subfolders(workdir / root), skip=skip)
+    return sorted(directory for directory in (join(root, folder) for folder in folders)
+                  if (workdir / directory / manifest).is_file())
 
 
 def _model(workdir: Path, path: str, ecosystem: Ecosystem) -> ManifestModel | None:
@@ -116,7 +114,7 @@ def discover_workspace(workdir: Path, ecosystem: Ecosystem | str, root: str,
         uv_ws = ((_raw_toml(workdir / root_manifest).get("tool") or {}).get("uv") or {}).get("workspace") or {}
         globs += [f"!{e}" for e in uv_ws.get("exclude") or []]
     globs += list(extra_members)
-    dirs = _expand(workdir, root, globs, manifest)
+    dirs = _expand(workdir, eco, root, globs, manifest)
     if root_model is not None and root_model.package_name and root not in dirs:
         dirs.insert(0, root)
     for directory in dirs:

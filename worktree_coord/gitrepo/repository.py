@@ -35,6 +35,7 @@ from . import filelock
 from .environment import git_environment
 from ..crashpoints import crash_point
 from ..errors import GitError, GitLocked, NotFoundError, UsageError
+from ..member_globs import tree_subfolders
 
 if TYPE_CHECKING:
     from .mergetree import TreeMergeOutcome
@@ -612,16 +613,7 @@ class GitRepo:
 
     def folders_at(self, commit: str, rel: str) -> list[str] | None:
         """The names of the subfolders of `rel` ("" the root) at `commit` (None: no such folder)."""
-        tree = self.repo[pygit2.Oid(hex=commit)].peel(pygit2.Tree)
-        if rel:
-            try:
-                entry = tree[rel]
-            except KeyError:
-                return None
-            if entry.type_str != "tree":
-                return None
-            tree = self.repo[entry.id]
-        return [item.name for item in tree if item.type_str == "tree"]
+        return tree_subfolders(self.repo[pygit2.Oid(hex=commit)].peel(pygit2.Tree), rel)
 
     def stashes_made_on(self, branch: str) -> list[tuple[str, str]]:
         """(stash@{n}, subject) of every stash entry made while `branch` was checked out. refs/stash is

@@ -34,7 +34,9 @@ from __future__ import annotations
 import posixpath
 import re
 import tomllib
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
+
+from .dependencies import workspace_entry
 
 TreeFile = Callable[[str, str], "bytes | None"]   # (which: base/left/right, path) -> bytes, None: absent
 
@@ -194,16 +196,20 @@ class CratePaths:
         if isinstance(value.get("path"), str):
             return posixpath.normpath(posixpath.join(package, value["path"]))
         if value.get("workspace") is True:
-            folder = package
-            while True:   # the nearest manifest at or above the package that declares a workspace
-                workspace = (self._read(folder, which) or {}).get("workspace")
-                if isinstance(workspace, dict):
-                    entry = (workspace.get("dependencies") or {}).get(key)
-                    if isinstance(entry, dict) and isinstance(entry.get("path"), str):
-                        return posixpath.normpath(posixpath.join(folder, entry["path"]))
-                    return None
-                if not folder:
-                    return None
-                folder = posixpath.dirname(folder)
+            inherited = workspace_entry(key, self._upward(package, which))
+            if inherited is not None:
+                entry, folder = inherited
+                if isinstance(entry, dict) and isinstance(entry.get("path"), str):
+                    return posixpath.normpath(posixpath.join(folder, entry["path"]))
         return None
-        return None
+
+    def _upward(self, folder: str, which: str) -> Iterator[tuple[str, dict[str, Any]]]:
+        """The manifests at and above `folder` in one tree, nearest first, each with its folder
+        (read as they are asked for: the nearest workspace usually ends the walk)."""
+        while True:
+            doc = self._read(folder, which)
+            if doc is not None:
+                yield folder, doc
+            if not folder:
+                return
+            folder = posixpath.dirname(folder)

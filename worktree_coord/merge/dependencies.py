@@ -19,7 +19,8 @@ hold the module (actix-web `df3bf79873`: `actix_http::client`).
 How each manifest names what code imports (a name no rule maps is simply not found, which keeps
 the check as strict as without this module):
 - Cargo.toml: the dependency's key (`-` read as `_`) is a path's first part (`encoding::types`);
-  `workspace = true` takes the entry of the nearest `[workspace.dependencies]` above.
+  `workspace = true` takes the entry of the package's workspace (`workspace_entry`: the nearest
+  manifest above with a `[workspace]` table).
 - go.mod: the longest required module path that is the import path or a folder above it.
 - package.json: the package of a bare specifier (`lodash/fp` -> lodash, `@scope/pkg/x` -> @scope/pkg).
 - pyproject.toml: a requirement whose normalized name is the module's first part (`simplejson`);
@@ -34,7 +35,7 @@ import json
 import re
 import tomllib
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Iterable, Sequence, TypeVar
 
 from .profiles import MANIFESTS
 
@@ -42,6 +43,8 @@ _CARGO_GROUPS = ("dependencies", "dev-dependencies", "build-dependencies")
 _NPM_GROUPS = ("dependencies", "devDependencies", "peerDependencies", "optionalDependencies")
 _NPM_LOCAL = ("file:", "link:", "workspace:", "portal:", ".", "/")
 _PEP508_NAME = re.compile(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
+
+Where = TypeVar("Where")   # a manifest's place: its folder (crate_paths.py), or its rank in a chain
 
 
 @dataclass(frozen=True)
@@ -96,18 +99,32 @@ def _cargo(module: str, docs: list[dict[str, Any]]) -> Declared | None:
     resolved = []
     for key, value in entries:
         if isinstance(value, dict) and value.get("workspace") is True:
-            # `foo = { workspace = true }`: the entry is the workspace's (the nearest above that has one).
-            inherited = next(((doc.get("workspace") or {}).get("dependencies", {}).get(key)
-                              for doc in docs if key in ((doc.get("workspace") or {}).get("dependencies") or {})), None)
+            inherited = workspace_entry(key, enumerate(docs))
             if inherited is None:
                 return None
-            value = {"inherited": inherited, **{k: v for k, v in value.items() if k != "workspace"}}
+            value = {"inherited": inherited[0], **{k: v for k, v in value.items() if k != "workspace"}}
         resolved.append((key, value))
     key = resolved[0][0]
     patched = any(isinstance(table.get(key), dict) and "path" in table[key]
                   for doc in docs for table in (doc.get("patch") or {}).values() if isinstance(table, dict))
     local = patched or any(_cargo_path(value) for _, value in resolved)
     return Declared(key, _canonical([value for _, value in resolved]), local)
+
+
+def workspace_entry(key: str, manifests: Iterable[tuple[Where, Any]]) -> tuple[Any, Where] | None:
+    """What `key = { workspace = true }` inherits: the entry of `[workspace.dependencies]` for `key`
+    and where the manifest declaring it is (crate_paths.py resolves a `path =` from that folder).
+    `manifests` are the parsed Cargo.toml files from the package's own upward, each with its place.
+    The workspace is the nearest of them with a `[workspace]` table (Cargo's rule, its `exclude` and
+    `package.workspace` aside); None when that one has no entry for `key`, or there is none (an
+    outer workspace's entry is not the package's: Cargo refuses it)."""
+    for where, doc in manifests:
+        workspace = doc.get("workspace") if isinstance(doc, dict) else None
+        if isinstance(workspace, dict):
+            dependencies = workspace.get("dependencies")
+            entry = dependencies.get(key) if isinstance(dependencies, dict) else None
+            return None if entry is None else (entry, where)
+    return None
 
 
 def _cargo_path(value: Any) -> bool:

@@ -29,6 +29,7 @@ from typing import Any, Iterable, Iterator
 
 import pygit2
 
+from ..member_globs import tree_subfolders
 from .cascade import merge_file
 from .result import FileMerge, MergeConflict, SemanticFinding, SemanticMode, Strategy
 from .import_paths import grouped_paths
@@ -298,15 +299,8 @@ class _Mentions:
     def folders(self, which: str, path: str) -> list[str] | None:
         """The names of the subfolders of `path` ("" the root) in the base, left or right tree (None:
         no such folder there): the semantic check expands a workspace's globs through it."""
-        try:
-            tree = self._trees[which][path] if path else self._trees[which]
-        except KeyError:
-            return None
-        if not isinstance(tree, pygit2.Tree):
-            tree = self._repo[tree.id]
-            if not isinstance(tree, pygit2.Tree):
-                return None
-        return [entry.name for entry in tree if entry.type_str == "tree"]
+        tree = self._trees.get(which)
+        return None if tree is None else tree_subfolders(tree, path)
 
 
 class _TreeFile:

@@ -15,8 +15,8 @@ bare specifier for a package from outside the tree (`react`) and found nothing.
 How (precision first, nothing guessed):
 - the workspace is what the tree's root declares (`workspaces` of package.json, a list or
   `{packages: [...]}`; `packages` of pnpm-workspace.yaml): each glob (`packages/*`, `apps/**`,
-  `!packages/old`) expanded over the base tree's folders, each folder's package.json read for its
-  `name`. Read once per check, on the first bare specifier asked about, never for a check without
+  `!packages/old`) expanded over the base tree's folders as npm expands it (member_globs.py:
+  `node_modules` and dot folders skipped), each folder's package.json read for its `name`. Read once per check, on the first bare specifier asked about, never for a check without
   one; a name two folders hold names nothing, and a workspace past MAX_FOLDERS listings or
   MAX_PACKAGES packages names nothing at all (a package unseen could hold the name);
 - the name alone names the entry: the first of the `entry_fields` the package.json holds (`types`,
@@ -35,12 +35,12 @@ How (precision first, nothing guessed):
 
 from __future__ import annotations
 
-import fnmatch
 import json
 import posixpath
 import re
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
+from .. import member_globs
 from .profiles import PackageRules, profile_for_path
 
 MAX_FOLDERS = 512     # folder listings to expand the workspace's globs, per check
@@ -48,10 +48,6 @@ MAX_PACKAGES = 1000   # package manifests read, per check
 
 TreeFile = Callable[[str, str], "bytes | None"]          # (which, path) -> bytes; None: absent
 TreeFolders = Callable[[str, str], "list[str] | None"]   # (which, folder; "" the root) -> its subfolders' names
-
-
-class _Unsure(Exception):
-    """The workspace cannot be read whole: no name is known to be unique."""
 
 
 class WorkspacePackages:
@@ -93,19 +89,14 @@ class WorkspacePackages:
                 globs += [item for item in value if isinstance(item, str)]
         if not globs:
             return {}
-        budget = [MAX_FOLDERS]
+        if any(".." in pattern.split("/") for pattern in globs):
+            return {}   # a package outside the tree: its files are not read
         try:
-            folders: set[str] = set()
-            for pattern in globs:
-                if ".." in pattern.split("/"):
-                    raise _Unsure   # a package outside the tree: its files are not read
-                if not pattern.startswith("!"):
-                    folders.update(self._expand(_parts(pattern), "", budget))
-            excluded = [_parts(pattern[1:]) for pattern in globs if pattern.startswith("!")]
-            folders = {f for f in folders if not any(_matches(parts, f) for parts in excluded)}
-            if len(folders) > MAX_PACKAGES:
-                raise _Unsure
-        except _Unsure:
+            folders = member_globs.expand(globs, self._list_folder, skip=member_globs.skipped_by_javascript,
+                                          budget=MAX_FOLDERS)
+        except member_globs.Unsure:
+            return {}
+        if len(folders) > MAX_PACKAGES:
             return {}
         packages: dict[str, list[str]] = {}
         for folder in sorted(folders):
@@ -115,30 +106,10 @@ class WorkspacePackages:
                 packages.setdefault(manifest["name"], []).append(folder)
         return packages
 
-    def _expand(self, parts: list[str], folder: str, budget: list[int]) -> Iterator[str]:
-        """The folders below `folder` that `parts` (a glob split at `/`) match."""
-        if not parts:
-            yield folder
-            return
-        head, rest = parts[0], parts[1:]
-        if not any(c in head for c in "*?["):
-            yield from self._expand(rest, posixpath.join(folder, head), budget)   # a literal: no listing
-            return
-        for name in self._folders(folder, budget):
-            if name == "node_modules" or name.startswith("."):
-                continue   # as npm, yarn and pnpm skip them
-            if head == "**":
-                yield from self._expand(parts, posixpath.join(folder, name), budget)
-            elif fnmatch.fnmatchcase(name, head):
-                yield from self._expand(rest, posixpath.join(folder, name), budget)
-        if head == "**":
-            yield from self._expand(rest, folder, budget)
-
-    def _folders(self, folder: str, budget: list[int]) -> list[str]:
-        if self._tree_folders is None or budget[0] <= 0:
-            raise _Unsure   # a glob nothing can expand, or too many folders to list
-        budget[0] -= 1
-        return self._tree_folders("base", folder) or []
+    def _list_folder(self, folder: str) -> list[str] | None:
+        if self._tree_folders is None:
+            raise member_globs.Unsure   # a glob nothing can expand
+        return self._tree_folders("base", folder)
 
     def _linked(self, importer: str, name: str, folder: str) -> bool:
         """Whether the importer's package gets `name` from the workspace: it declares no other source
@@ -282,21 +253,3 @@ def _load(file: str, data: bytes | None) -> Any:
         return yaml.safe_load(data)
     except (yaml.YAMLError, ValueError):
         return None
-
-
-def _parts(pattern: str) -> list[str]:
-    return [part for part in pattern.strip().strip("/").split("/") if part and part != "."]
-
-
-def _matches(parts: list[str], folder: str) -> bool:
-    """Does `folder` match the glob `parts` (`**` any number of folders)?"""
-    names = folder.split("/") if folder else []
-
-    def match(i: int, j: int) -> bool:
-        if i == len(parts):
-            return j == len(names)
-        if parts[i] == "**":
-            return any(match(i + 1, k) for k in range(j, len(names) + 1))
-        return j < len(names) and fnmatch.fnmatchcase(names[j], parts[i]) and match(i + 1, j + 1)
-
-    return match(0, 0)
