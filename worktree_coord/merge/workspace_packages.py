@@ -16,9 +16,10 @@ How (precision first, nothing guessed):
 - the workspace is what the tree's root declares (`workspaces` of package.json, a list or
   `{packages: [...]}`; `packages` of pnpm-workspace.yaml): each glob (`packages/*`, `apps/**`,
   `!packages/old`) expanded over the base tree's folders as npm expands it (member_globs.py:
-  `node_modules` and dot folders skipped), each folder's package.json read for its `name`. Read once per check, on the first bare specifier asked about, never for a check without
-  one; a name two folders hold names nothing, and a workspace past MAX_FOLDERS listings or
-  MAX_PACKAGES packages names nothing at all (a package unseen could hold the name);
+  `node_modules` and dot folders skipped), each folder's package.json read for its `name`. Read
+  once per check, on the first bare specifier asked about, never for a check without one; a name
+  two folders hold names nothing, and a workspace past MAX_FOLDERS listings or MAX_PACKAGES
+  packages names nothing at all (a package unseen could hold the name);
 - the name alone names the entry: the first of the `entry_fields` the package.json holds (`types`,
   `source`, `module`, `main`, `exports`: a path, or a map of `"."` and `conditions`) decides; its
   path where the tree holds it, else (built output, `dist/index.d.ts`) the same path without its
