@@ -90,12 +90,17 @@ def test_crlf_is_kept_when_imports_are_combined() -> None:
     assert result.merged.count(b"\n") == result.merged.count(b"\r\n")
 
 
-def test_libcst_is_the_strict_check() -> None:
+def test_the_strict_python_check_is_the_interpreters_own_parser() -> None:
+    """validate.py's `ast` refuses a result the inputs' grammar does not take; accepts() asks only
+    what `ast` cannot (the kind of `__all__`), without a second parser."""
+    from worktree_coord.merge import validate
+
     good = b"x = 1\n"
+    assert validate.accepts("python", (good, good, good), good)
+    assert not validate.accepts("python", (good, good, good), b"def f(:\n")
+    # an input the parser refuses itself: no opinion
+    assert validate.accepts("python", (b"def f(:\n", good, good), b"def f(:\n")
     assert accepts((good, good, good), good)
-    assert not accepts((good, good, good), b"def f(:\n")
-    # an input libcst refuses itself: no opinion
-    assert accepts((b"def f(:\n", good, good), b"def f(:\n")
 
 
 def test_functions_both_sides_insert_before_a_successor_keep_pep8_spacing() -> None:

@@ -12,8 +12,8 @@ without errors, keeps every declaration either side added or both kept, and has 
 mass than the line merge (or holds a conflict over a name one side removed and the other's new
 code uses, which the line merge cannot show), and, when clean, passes the language's strict
 parser (validate.py); every fallback is recorded in `notes`; a clean Python result must also
-parse with libcst, and no clean result may import a name more often than every input did
-(names.py, the profile's `binds`).
+keep the kind of its `__all__` (python_cst.accepts), and no clean result may import a name more
+often than every input did (names.py, the profile's `binds`).
 (5) a clean Python result of the line or structured stage goes through the libcst refinements
 (python_cst.refine: from-imports of one module combined), which keep it unless they are sure.
 (6) a clean result of the structured, data or Python stage where the line merge conflicted passes
@@ -285,7 +285,7 @@ def _generic(base: bytes, left: bytes, right: bytes, path: str, *, marker_size: 
         if not validate.accepts(profile.name, (base, left, right), merged):
             return fallback(f"structured result rejected by the strict {profile.name} parser")
         if profile.name == "python" and not python_cst.accepts((base, left, right), merged):
-            return fallback("structured result rejected by libcst")
+            return fallback("structured result changed the kind of __all__")
         if not data_semantics.accepts(profile.name, base, left, right, merged):
             return fallback(f"structured {profile.name} result does not hold the key-level merge of the inputs")
         twice = _imported_more_often(profile, merged, tree.root_node, (base, left, right), trees)

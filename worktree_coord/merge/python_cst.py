@@ -9,8 +9,11 @@ Refinements:
     statements for the same module where no input had more than one (both sides imported new
     names from m), they become one statement at the first one's place: names in first-seen order
     and de-duplicated (aliases kept), sorted when the inputs' name lists were sorted.
-Also `accepts`: libcst's parser as the strict check of a Python result (the structured stage's
-results are discarded when libcst refuses them and takes every input).
+Also `accepts`: the structured stage's Python result keeps the kind of its `__all__`. (It once also
+asked libcst's parser to take the result: validate.py's `ast`, the interpreter's own grammar, has
+already taken it by then, and libcst's grammar follows the interpreter's, so a refusal could only be
+a gap of libcst's. Over the history corpus's 879 Python files it refused none of the 166 structured
+results it saw, while the parse cost 13% of their merge time, and 0.95 s of a 5,100-line module's.)
 
 Invariants: the refined text parses with libcst and with `ast`; it binds exactly the names the
 unrefined result bound (same set of (level, module, name, alias)); everything but the combined
@@ -55,12 +58,9 @@ _ONE_LINE_IMPORT = re.compile(r"^(?:import|from)[ \t][^#(\\]*\r?\n$|^(?:import|f
 
 
 def accepts(inputs: tuple[bytes, bytes, bytes], merged: bytes) -> bool:
-    """False when libcst parses all three inputs and refuses the merged result, or when the
-    merged `__all__` is no longer the kind of sequence every input had (a one-name tuple that
-    lost its comma is a string: `("b")`)."""
-    if _parses(merged):
-        return _all_kind(merged) in {_all_kind(data) for data in inputs}
-    return not all(_parses(data) for data in inputs)
+    """False when the merged `__all__` is no longer the kind of sequence every input had (a one-name
+    tuple that lost its comma is a string: `("b")`); the caller has checked that `ast` parses it."""
+    return _all_kind(merged) in {_all_kind(data) for data in inputs}
 
 
 def _all_kind(data: bytes) -> str | None:
