@@ -85,3 +85,20 @@ def test_an_impossible_range_is_the_culprit_and_a_compiled_file_edit_is_only_a_r
     [culprit] = result.culprits
     assert culprit.change.tasks == ("bad",) and "beta<2" in culprit.stderr
     assert "gamma==0.5.0" in (root / "requirements.txt").read_text()
+
+
+def test_a_requirements_txt_kept_by_hand_is_edited_and_never_compiled(tmp_path):
+    """Found driving wtc on encode/httpx: its requirements.txt pins tooling by hand (no
+    requirements.in); a task's new pin became an intent, and consolidation ran pip-compile, which
+    wanted requirements.in, and blamed the base ("does not relock: fix the manifests")."""
+    root = tmp_path / "app"
+    text = "# tooling, pinned by hand\n-e .[cli]\n\n# Tests\npytest==8.3.5\n"
+    write(root, {"requirements.txt": text})
+    base = text.encode()
+    [intent] = derive_intents("requirements.txt", base, base + b"pytest-xdist==3.6.1\n", task="req")
+    assert intent.op == Op.ADD_DEP
+    result = consolidate_root(root, "", "pip-tools", [intent], env={"PATH": "/nonexistent"})
+    assert result.state == RootState.APPLIED, result.error
+    assert (root / "requirements.txt").read_text().endswith("pytest==8.3.5\npytest-xdist==3.6.1\n")
+    assert not (root / "requirements.in").exists() and result.tool_runs == ()
+    assert any("kept by hand" in warning for warning in result.warnings)

@@ -167,9 +167,12 @@ def consolidate_root(
     def result(state: RootState, **fields) -> RootResult:
         return RootResult(eco.value, root, state, tool_runs=tuple(r.to_json() for r in adapter.runs), **fields)
 
+    # pip-compile writes requirements.txt from requirements.in; a root without one keeps its
+    # requirements.txt by hand (httpx pins its tooling there): it is edited, nothing is compiled.
+    hand_kept = eco == Ecosystem.PIP_TOOLS and not (workdir / join(root, MANIFEST_OF[eco])).is_file()
     # (a relock intent asks for the lockfile itself: a task that created or edited one)
-    lockless = (eco in OPTIONAL_LOCK and not any(i.op == Op.RELOCK for i in intents)
-                and not any((workdir / lockfile).is_file() for lockfile in adapter.lockfiles()))
+    lockless = hand_kept or (eco in OPTIONAL_LOCK and not any(i.op == Op.RELOCK for i in intents)
+                             and not any((workdir / lockfile).is_file() for lockfile in adapter.lockfiles()))
     # Settings no lockfile records (a lint, a test script) are committed without a relock, so they
     # never wait for the network; one intent of any other kind and the root relocks as always.
     neutral = bool(intents) and all(_lock_neutral(i) for i in intents)
@@ -275,7 +278,10 @@ def consolidate_root(
                       culprits=tuple(culprits), warnings=warnings, error=error)
     methods = tuple((c.intent.intent_id, adapter.edit_methods.get(c.intent.intent_id, "")) for c in ordered)
     warnings += tuple(adapter.relock_warnings())
-    if lockless:
+    if hand_kept:
+        warnings += (f"{root or '.'} has no {MANIFEST_OF[eco]}: its requirements files are kept by hand, so they "
+                     "were edited and nothing was compiled",)
+    elif lockless:
         warnings += (f"{root or '.'} has no {adapter.lock_name}: its manifests were edited and nothing was relocked "
                      f"(the project locks nothing; commit a {adapter.lock_name} to have consolidation keep it current)",)
     if diff.unexplained:

@@ -31,9 +31,10 @@ def edit(path: str, data: bytes, intent: Intent) -> bytes:
             del lines[index]
     else:
         new = requirement_text(intent)
-        reqs = [(i, r.lower()) for i, r in requirement_lines(text)]
+        # Ordered by name, not by line: `pytest==8.3.5` comes before `pytest-xdist==3.6.1`.
+        reqs = [(i, pep508(r, path)[0].lower()) for i, r in requirement_lines(text)]
         if reqs and [r for _, r in reqs] == sorted(r for _, r in reqs):
-            after = [i for i, r in reqs if r < new.lower()]
+            after = [i for i, r in reqs if r <= intent.name.lower()]
             position = after[-1] + 1 if after else reqs[0][0]
             lines.insert(position, new)
         else:
