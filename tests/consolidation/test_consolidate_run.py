@@ -318,3 +318,26 @@ def test_an_unreachable_registry_online_is_needs_network_never_a_broken_base(npm
         assert "could not reach" in skipped["why"] and "\n" not in skipped["why"]
         [pending] = coord.report("r1").intents_pending
         assert "\n" not in pending["reason"] and "could not reach" in pending["reason"]
+
+
+def test_two_ecosystems_rooted_in_one_folder_each_keep_their_row_in_the_report(tmp_path):
+    """Found driving wtc on encode/httpx: uv's pyproject.toml and a hand-kept requirements.txt both at
+    the top; the report keyed consolidation by folder, so the second root's row hid the first's
+    (its state, its intents, its warning that nothing was relocked)."""
+    pyproject = '[project]\nname = "app"\nversion = "1.0"\ndependencies = [\n    "idna",\n]\n'
+    repo = make_repo(tmp_path / "repo", {"pyproject.toml": pyproject, "requirements.txt": "pytest==8.4.1\n",
+                                         "app.py": "X = 1\n"})
+    with Coordinator(repo) as coord:
+        coord.start_run("r1")
+        dep = Path(coord.start_task("r1", "dep", ["app.py"]).worktree)
+        req = Path(coord.start_task("r1", "req", ["app.py"]).worktree)
+        write(dep, {"pyproject.toml": pyproject.replace('"idna",', '"idna",\n    "sniffio>=1.3",')})
+        write(req, {"requirements.txt": "pytest==8.4.1\npytest-xdist==3.6.1\n"})
+        assert coord.finish_task("r1", "dep").state == "merged"
+        assert coord.finish_task("r1", "req").state == "merged"
+        coord.consolidate("r1")
+        rows = {row["ecosystem"]: row for row in coord.report("r1").consolidation}
+        assert set(rows) == {"uv", "pip-tools"}
+        assert rows["uv"]["intents"] == {"applied": 1} and rows["pip-tools"]["intents"] == {"applied": 1}
+        assert any("no uv.lock" in w for w in rows["uv"]["warnings"])
+        assert any("kept by hand" in w for w in rows["pip-tools"]["warnings"])

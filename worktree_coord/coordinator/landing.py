@@ -137,24 +137,29 @@ class LandingOperations(CoordinatorBase):
         return rows
 
     def _consolidation_rows(self, run_id: str, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """Per root: its last consolidation (state, commit, when) and the run's intents on it by state."""
-        rows: dict[str, dict[str, Any]] = {}
+        """Per root and ecosystem: its last consolidation (state, commit, when) and the run's intents
+        on it by state. One folder can be the root of two ecosystems (httpx: uv's pyproject.toml and a
+        requirements.txt at the top), each consolidated on its own."""
+        rows: dict[tuple[str, str], dict[str, Any]] = {}
         for event in events:
             if event["kind"] == "run.consolidated":
                 for root in event["data"].get("roots", []):
-                    rows[root["root"]] = {"root": root["root"], "ecosystem": root.get("ecosystem", ""),
-                                          "state": root["state"], "commit": root.get("commit"), "at": event["at"],
-                                          "intents": {}, "warnings": list(root.get("warnings", []))}
-        consolidated = sorted(rows, key=len, reverse=True)
+                    key = (root["root"], root.get("ecosystem", ""))
+                    rows[key] = {"root": root["root"], "ecosystem": root.get("ecosystem", ""),
+                                 "state": root["state"], "commit": root.get("commit"), "at": event["at"],
+                                 "intents": {}, "warnings": list(root.get("warnings", []))}
+        consolidated = sorted(rows, key=lambda key: len(key[0]), reverse=True)
         for intent in self.store.list_intents(run_id):
             manifest = str(intent["data"].get("manifest") or "")
+            ecosystem = str(intent["data"].get("ecosystem") or "")
             folder = manifest.rsplit("/", 1)[0] if "/" in manifest else ""
-            # An intent belongs to the innermost consolidated root holding its manifest (a member
-            # manifest's intent is consolidated with its workspace root), else to its own folder.
-            root = next((r for r in consolidated if r in ("", ".") or folder == r or folder.startswith(r + "/")),
-                        folder)
-            row = rows.setdefault(root, {"root": root, "ecosystem": "", "state": "not consolidated", "commit": None,
-                                         "at": None, "intents": {}, "warnings": []})
+            # An intent belongs to the innermost consolidated root of its ecosystem holding its
+            # manifest (a member manifest's intent is consolidated with its workspace root), else
+            # to its own folder.
+            key = next(((r, e) for r, e in consolidated if e in ("", ecosystem)
+                        and (r in ("", ".") or folder == r or folder.startswith(r + "/"))), (folder, ecosystem))
+            row = rows.setdefault(key, {"root": key[0], "ecosystem": key[1], "state": "not consolidated",
+                                        "commit": None, "at": None, "intents": {}, "warnings": []})
             row["intents"][intent["state"]] = row["intents"].get(intent["state"], 0) + 1
         return [rows[key] for key in sorted(rows)]
 
