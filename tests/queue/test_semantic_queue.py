@@ -124,6 +124,7 @@ def test_finishing_after_update_without_fixing_is_still_a_conflict(repo: Path) -
         # An update checks the fix the same way the finish will: it holds.
         fixed = coordinator.update_task("r6", "use-parse")
         assert fixed.exit_code == 0 and fixed.semantic == []
+        assert fixed.notes == ["nothing new to merge; the names an earlier update found broken resolve now"]
         assert coordinator.finish_task("r6", "use-parse").state == "merged"
 
 

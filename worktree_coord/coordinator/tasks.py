@@ -597,11 +597,14 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         findings, pending = ([], None) if unresolved else self._update_findings(run, task, before, tip)
         blocking = bool(findings) and self._semantic_mode(run) is SemanticMode.BLOCK
         from .left_behind import uses_outside_boundary
+        notes = uses_outside_boundary(task_id, run.run_id, task.boundary.own, findings)
+        if pending and not findings and self.git.ref_target(f"refs/heads/{task.branch}") == before:
+            notes.append("nothing new to merge; the names an earlier update found broken resolve now")
         result = TaskUpdated(exit_code=1 if unresolved or blocking else 0, run=run.run_id, task=task_id,
                              state=task.state.value, worktree=str(path), integration_tip=tip,
                              conflicted_paths=unresolved, merged_cleanly=not unresolved,
                              markers=update_markers(run.run_id, task_id), semantic=findings,
-                             notes=uses_outside_boundary(task_id, run.run_id, task.boundary.own, findings))
+                             notes=notes)
         kept = dict(task.result)
         if self.git.ref_target(f"refs/heads/{task.branch}") != before:   # a new merge: its findings now
             kept.pop("pending_semantic", None)
