@@ -39,6 +39,7 @@ GLOBS = [
     ["**/de*"],
     ["**/deep"],                              # a literal last part: every folder's `deep`, for the caller to look in
     ["apps/**/nested/*"],
+    [".*/*"],                                 # a part with a leading dot lists dot folders (npm, pnpm)
     ["tools/[ab]*", "tools/?c"],
     ["."], ["./packages/a/"], [""],
     ["packages/missing"],                     # a literal is joined, not looked for
@@ -82,6 +83,11 @@ def test_what_the_globs_name(layout) -> None:
     assert "node_modules/left-pad/deep" not in expand(["**/deep"], npm, skip=skipped_by_javascript)
     assert "node_modules/left-pad/deep" in expand(["**/deep"], npm)
     assert expand([".github/*/*"], npm, skip=skipped_by_javascript) == {".github/actions/setup"}
+    # A part that starts with a dot asks for dot folders (pnpm 10 and npm 11 expand trpc's
+    # `examples/.*/*`); `*` and `**` beside it still skip them.
+    assert expand([".*/*"], npm, skip=skipped_by_javascript) == {".github/actions"}
+    assert expand(["packages/.*"], npm, skip=skipped_by_javascript) == {"packages/.cache"}
+    assert "packages/.cache" not in expand(["packages/**"], npm, skip=skipped_by_javascript)
     assert "packages/a/node_modules" not in expand(["packages/**"], npm, skip=skipped_by_javascript)
     assert "packages/a/node_modules/dep" in expand(["packages/**"], npm)
 

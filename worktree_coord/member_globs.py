@@ -17,8 +17,9 @@ Rules (the package managers'):
   number of folders, none included, so a trailing `/**` is the folder and every folder below it;
 - a glob starting with `!` removes the folders it matches from what the others found, wherever it
   stands in the list;
-- a wildcard never lists a folder `skip` refuses (npm, yarn and pnpm: `node_modules` and dot
-  folders, `skipped_by_javascript`); a literal part still names one;
+- a wildcard never lists a folder `skip` refuses for it (npm, yarn and pnpm: `node_modules`, and a
+  dot folder unless the glob part starts with `.` itself, `skipped_by_javascript`); a literal part
+  still names one;
 - past `budget` listings the answer is `Unsure` (a folder never listed could be a member).
 """
 
@@ -40,7 +41,7 @@ class Unsure(Exception):
     """The globs cannot be expanded whole (too many folders to list, or nothing to list them with)."""
 
 
-def expand(globs: Iterable[str], subfolders: Subfolders, *, skip: Callable[[str], bool] | None = None,
+def expand(globs: Iterable[str], subfolders: Subfolders, *, skip: Callable[[str, str], bool] | None = None,
            budget: int | None = None) -> set[str]:
     """The folders `globs` name below the top folder `subfolders` lists (module docstring); raises
     `Unsure` when more than `budget` listings would be needed."""
@@ -54,9 +55,14 @@ def expand(globs: Iterable[str], subfolders: Subfolders, *, skip: Callable[[str]
     return {folder for folder in found if not any(_matches(parts, folder) for parts in excluded)}
 
 
-def skipped_by_javascript(name: str) -> bool:
-    """npm, yarn and pnpm never expand a glob into `node_modules` or a dot folder."""
-    return name == "node_modules" or name.startswith(".")
+def skipped_by_javascript(name: str, part: str = "*") -> bool:
+    """npm, yarn and pnpm never expand the glob part `part` into `node_modules`, nor into a dot
+    folder unless `part` asks for a leading dot itself (their glob libraries' `dot: false`: trpc's
+    pnpm-workspace.yaml lists `examples/.*/*`, which pnpm 10 and npm 11 both expand into
+    `examples/.test/...` while `examples/*` skips it)."""
+    if name == "node_modules":
+        return True
+    return name.startswith(".") and not part.startswith(".")
 
 
 def disk_subfolders(top: Path) -> Subfolders:
@@ -87,7 +93,7 @@ def tree_subfolders(tree: pygit2.Tree, folder: str) -> list[str] | None:
 
 
 class _Walk:
-    def __init__(self, subfolders: Subfolders, skip: Callable[[str], bool], budget: int | None):
+    def __init__(self, subfolders: Subfolders, skip: Callable[[str, str], bool], budget: int | None):
         self._subfolders = subfolders
         self._skip = skip
         self._left = budget   # listings still allowed (None: no limit)
@@ -102,7 +108,7 @@ class _Walk:
             yield from self.expand(rest, _join(folder, head))   # a literal: no listing
             return
         for name in self._list(folder):
-            if self._skip(name):
+            if self._skip(name, head):
                 continue
             if head == "**":
                 yield from self.expand(parts, _join(folder, name))
@@ -119,7 +125,7 @@ class _Walk:
         return self._subfolders(folder) or []
 
 
-def _skip_none(name: str) -> bool:
+def _skip_none(name: str, part: str) -> bool:
     return False
 
 

@@ -72,6 +72,22 @@ def test_member_globs_are_expanded_as_each_package_manager_expands_them(tmp_path
     assert discover_workspace(tmp_path, "cargo", "").members == {"core": "crates/core", "hidden": "crates/.hidden"}
 
 
+def test_a_glob_part_with_a_leading_dot_names_dot_folders_as_pnpm_and_npm_do(tmp_path):
+    """trpc's pnpm-workspace.yaml lists `examples/.*/*` beside `examples/*`: pnpm 10.33 and npm 11.19
+    expand the first into `examples/.test/...` (a part that starts with a dot asks for dot folders)
+    and the second past it. Discovery skipped every dot folder, so those packages were no members."""
+    write(tmp_path, {
+        "package.json": npm_pkg("root"),
+        "pnpm-workspace.yaml": "packages:\n  - 'examples/*'\n  - 'examples/.*/*'\n",
+        "examples/app/package.json": npm_pkg("app", dependencies={"types-check": "workspace:*"}),
+        "examples/.test/types-check/package.json": npm_pkg("types-check"),
+        "examples/.test/package.json": npm_pkg("not-a-member"),
+    })
+    ws = discover_workspace(tmp_path, "pnpm", "")
+    assert ws.members == {"root": "", "app": "examples/app", "types-check": "examples/.test/types-check"}
+    assert sorted(ws.graph.edges) == [("app", "types-check")]
+
+
 def member_dep(task: str, frm: str, to: str, priority: int = 0) -> Intent:
     return Intent(intent_id=f"{task}:1", task=task, ecosystem="cargo", root="", manifest=f"crates/{frm}/Cargo.toml",
                   member=f"crates/{frm}", op="add_dep", group="dependencies", name=to, spec="0.1.0",
