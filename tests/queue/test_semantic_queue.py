@@ -201,3 +201,55 @@ def test_a_use_inside_the_task_boundary_gets_no_outside_note(repo: Path) -> None
         _, second = _two_tasks(coordinator, "r8")
         assert second.state == "conflict"
         assert not [note for note in second.notes if "outside this task's boundary" in note]
+
+
+WS = ("import { isAsyncIterable, isObject } from './utils';\nimport { Unpromise } from './unpromise';\n\n"
+      "export function handle(value: unknown): boolean {\n  return isObject(value) && !isAsyncIterable(value);\n}\n")
+
+
+def test_a_hand_resolved_update_that_imports_a_name_twice_is_checked_at_finish(tmp_path: Path) -> None:
+    """Found driving wtc on trpc/trpc: two tasks import `isFunction` into ws.ts (one in the import
+    list, one as a new import statement) and each appends a function at the end. The structured
+    merge declines (it would import isFunction twice), the update leaves markers at the end, and
+    the agent keeps both functions; git's line merge outside the markers kept both imports. The
+    finish merged that (its base is integration's tip once the branch holds the update), a file
+    that does not compile."""
+    repo = make_repo(tmp_path / "repo", {"src/utils.ts": "export function isFunction(x: unknown) {\n  return "
+                                         "typeof x === 'function';\n}\n", "src/ws.ts": WS})
+    with Coordinator(repo) as coordinator:
+        coordinator.start_run("r1")
+        listed = Path(coordinator.start_task("r1", "listed", ["src/ws.ts"]).worktree)
+        separate = Path(coordinator.start_task("r1", "separate", ["src/ws.ts"]).worktree)
+        write(separate, {"src/ws.ts": WS.replace("import { Unpromise } from './unpromise';\n",
+                                                 "import { Unpromise } from './unpromise';\n"
+                                                 "import { isFunction } from './utils';\n")
+                         + "\nexport function call(fn: unknown): void {\n  if (isFunction(fn)) (fn as () => void)();\n}\n"})
+        write(listed, {"src/ws.ts": WS.replace("{ isAsyncIterable, isObject }", "{ isAsyncIterable, isFunction, isObject }")
+                       + "\nexport function isHandler(fn: unknown): boolean {\n  return isFunction(fn);\n}\n"})
+        assert coordinator.finish_task("r1", "separate").state == "merged"
+        first = coordinator.finish_task("r1", "listed")
+        assert first.state == "conflict"
+        updated = coordinator.update_task("r1", "listed")
+        assert updated.conflicted_paths == ["src/ws.ts"]
+        assert any(note.startswith("src/ws.ts keeps conflict markers because") and "isFunction" in note
+                   for note in updated.notes), updated.notes
+        # The agent keeps both sides of the markers, as the update's output invites.
+        text = (listed / "src/ws.ts").read_text()
+        ours, theirs = text.split("<<<<<<< ")[1].split("\n", 1)[1].split("=======\n")
+        ours = ours.split("||||||| ")[0]
+        theirs = theirs.split(">>>>>>> ")[0]
+        start, end = text.index("<<<<<<< "), text.index("\n", text.index(">>>>>>> ")) + 1
+        write(listed, {"src/ws.ts": text[:start] + ours + theirs + text[end:]})
+        assert (listed / "src/ws.ts").read_text().count("isFunction } from") + \
+            (listed / "src/ws.ts").read_text().count("isFunction, isObject }") == 2
+        finished = coordinator.finish_task("r1", "listed")
+        assert finished.state == "conflict", "a resolution that imports isFunction twice must not merge"
+        [conflict] = finished.conflicts
+        assert conflict["semantic"]["problem"] == "duplicate" and conflict["semantic"]["name"] == "isFunction"
+        # The agent keeps one import: it merges, holding both functions and one import.
+        fixed = Path(coordinator.update_task("r1", "listed").worktree)
+        text = (fixed / "src/ws.ts").read_text().replace("import { isFunction } from './utils';\n", "")
+        write(fixed, {"src/ws.ts": text})
+        assert coordinator.finish_task("r1", "listed").state == "merged"
+        landed = git(repo, "show", "wtc/r1/integration:src/ws.ts")
+        assert "isHandler" in landed and "function call" in landed and landed.count("isFunction") == 3

@@ -42,25 +42,38 @@ def update_resolver(run: str, task: str) -> Resolver:
     return labelled_resolver(f"task {task}", f"integration {run}")
 
 
-def semantic_check(task: str, pending: Mapping[str, str] | None = None) -> TreeCheck:
+def semantic_check(task: str, pending: Any = None) -> TreeCheck:
     """The semantic check of a task's merge into integration (merge.check_tree_merge), the sides
-    labelled `integration` and the task's name. `pending` ({base, ours, theirs} commits) is the
-    merge `wtc task update` made and found names broken in: once the task's branch holds that
-    merge, integration's removal is behind the merge base and the queue's own three-way view no
-    longer sees it, so that merge is checked again with the queue's merged tree as its result
-    (what the agent fixed since is in it)."""
+    labelled `integration` and the task's name. `pending` (`pending_merges`) are the merges `wtc
+    task update` made into the task's branch that are checked again here: one it found names broken
+    in, and one it left conflict markers in, which the agent resolved by hand. Once the task's
+    branch holds such a merge, integration's side of it is behind the merge base and the queue's
+    own three-way view no longer sees it, so each is checked again with the queue's merged tree as
+    its result (what the agent fixed or resolved since is in it)."""
+    merges = pending_merges(pending)
+
     def check(repo: pygit2.Repository, base: pygit2.Oid, tip: pygit2.Oid, task_commit: pygit2.Oid,
               tree: pygit2.Oid) -> tuple[SemanticFinding, ...]:
         from ..merge import check_tree_merge
 
         found = list(check_tree_merge(repo, base, tip, task_commit, tree, labels=("integration", "base", task)))
-        if pending:
-            again = check_tree_merge(repo, pending["base"], pending["ours"], pending["theirs"], tree,
+        seen = {(f.use_path, f.use_line, f.name) for f in found}
+        for merge in merges:
+            again = check_tree_merge(repo, merge["base"], merge["ours"], merge["theirs"], tree,
                                      labels=(task, "base", "integration"))
-            seen = {(f.use_path, f.use_line, f.name) for f in found}
             found += [f for f in again if (f.use_path, f.use_line, f.name) not in seen]
+            seen |= {(f.use_path, f.use_line, f.name) for f in again}
         return tuple(found)
     return check
+
+
+def pending_merges(pending: Any) -> list[dict[str, str]]:
+    """The update merges a task's `pending_semantic` holds ({base, ours, theirs} commits each, and
+    `found`: whether names broke in it, else the agent resolved its markers): a list, or the one
+    mapping a task recorded before there could be several (always a merge that broke names)."""
+    if not pending:
+        return []
+    return [{"found": True} | dict(m) for m in ([pending] if isinstance(pending, Mapping) else pending)]
 
 
 def semantic_report(findings: Iterable[SemanticFinding], task: str, merged_tasks: Iterable[TaskRecord],

@@ -585,62 +585,84 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         conflicted = self.git.merge_into_worktree(path, tip, f"wtc: update {task_id} onto {run.integration_ref}",
                                                   name, email)
         unresolved = []
+        whys: dict[str, list[str]] = {}
         resolver = queue.update_resolver(run.run_id, task_id)  # ours = this task, theirs = integration
         for rel in conflicted:
-            merged = _structured_merge_in_worktree(self.git, path, rel, resolver)
+            merged, why = _structured_merge_in_worktree(self.git, path, rel, resolver)
             if not merged:
                 unresolved.append(rel)
+                whys[rel] = why
         if conflicted and not unresolved:
             self.git.commit_all(path, f"wtc: update {task_id} onto {run.integration_ref} (structured merge)", name, email,
                                 leave_out=self._generated_paths(path))
+        hand_merge = bool(unresolved)   # this update's merge is left to the agent to resolve
         unresolved = sorted(set(unresolved) | set(still_marked))
-        findings, pending = ([], None) if unresolved else self._update_findings(run, task, before, tip)
+        findings, pending = ([], []) if unresolved else self._update_findings(run, task, before, tip)
         blocking = bool(findings) and self._semantic_mode(run) is SemanticMode.BLOCK
         from .left_behind import uses_outside_boundary
         notes = uses_outside_boundary(task_id, run.run_id, task.boundary.own, findings)
-        if pending and not findings and self.git.ref_target(f"refs/heads/{task.branch}") == before:
-            notes.append("nothing new to merge; the names an earlier update found broken resolve now")
+        notes += [f"{rel} keeps conflict markers because {'; '.join(why)}" for rel, why in whys.items() if why]
+        moved = self.git.ref_target(f"refs/heads/{task.branch}") != before
+        if pending and not findings and not moved:
+            notes.append("nothing new to merge; " + (
+                "the names an earlier update found broken resolve now" if any(m.get("found") for m in pending)
+                else "the merge you resolved by hand breaks no name and declares nothing twice"))
         result = TaskUpdated(exit_code=1 if unresolved or blocking else 0, run=run.run_id, task=task_id,
                              state=task.state.value, worktree=str(path), integration_tip=tip,
                              conflicted_paths=unresolved, merged_cleanly=not unresolved,
                              markers=update_markers(run.run_id, task_id), semantic=findings,
                              notes=notes)
         kept = dict(task.result)
-        if self.git.ref_target(f"refs/heads/{task.branch}") != before:   # a new merge: its findings now
-            kept.pop("pending_semantic", None)
-            if blocking and pending:
-                kept["pending_semantic"] = pending   # the queue checks that merge again at the next finish
+        merges = queue.pending_merges(kept.pop("pending_semantic", None))
+        if moved and blocking:   # a new merge broke names: the queue checks it again at the next finish
+            merges += [m for m in pending if m not in merges]
+        if hand_merge and self._semantic_mode(run) is not SemanticMode.OFF and before is not None:
+            # The agent resolves this merge's markers by hand, and the lines outside them are git's
+            # line merge: the finish checks that resolution like any merge (a name it breaks, an
+            # import both sides added that it now holds twice), which its own three-way view, based
+            # on integration's tip once the branch holds the merge, cannot see.
+            merges.append({"base": str(self.git.merge_base(before, tip)), "ours": before, "theirs": tip,
+                           "found": False})
+        if merges:
+            kept["pending_semantic"] = merges
         self.store.update_task(run.run_id, task_id, result=kept | {"pending_markers": unresolved})
         self.store.log_event(run.run_id, task_id, "task.updated", {"integration": tip, "conflicts": unresolved})
         return result
 
     def _update_findings(self, run: RunRecord, task: TaskRecord, before: str | None, tip: str
-                         ) -> tuple[list[dict[str, Any]], dict[str, str] | None]:
+                         ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         """The semantic check of the merge `task update` just committed (the task's branch before it,
         integration's tip, the merge): a name integration removed that the task's new code uses, or
         the other way round. The merge stays; the agent fixes the use (exit 1 when blocking). Also
-        the merge's three commits, kept as `pending_semantic` so the queue checks them again at the
-        next finish (queue.semantic_check)."""
+        the merges to keep in `pending_semantic` so the queue checks them again at the next finish
+        (queue.semantic_check): this one, or with nothing new to merge the ones already pending."""
         after = self.git.ref_target(f"refs/heads/{task.branch}")
-        pending = task.result.get("pending_semantic")
+        pending = queue.pending_merges(task.result.get("pending_semantic"))
         if self._semantic_mode(run) is SemanticMode.OFF or before is None or after is None or \
                 (after == before and not pending):
-            return [], None
+            return [], []
         from ..merge import check_tree_merge
 
         if after == before:
-            # Nothing new to merge, but an earlier update's merge broke names: check that merge again
-            # with what the branch holds now (the agent's fix, committed above), so an update says
-            # whether the fix holds instead of "merged cleanly" while the next finish would refuse.
-            found = check_tree_merge(self.git.repo, pending["base"], pending["ours"], pending["theirs"], after,
-                                     labels=(task.task_id, "base", "integration"))
+            # Nothing new to merge, but an earlier update's merge broke names or was left to the
+            # agent to resolve: check those merges again with what the branch holds now (the
+            # agent's fix, committed above), so an update says whether the fix holds instead of
+            # "merged cleanly" while the next finish would refuse.
+            found, seen = [], set()
+            for merge in pending:
+                for finding in check_tree_merge(self.git.repo, merge["base"], merge["ours"], merge["theirs"], after,
+                                                labels=(task.task_id, "base", "integration")):
+                    if (finding.use_path, finding.use_line, finding.name) not in seen:
+                        seen.add((finding.use_path, finding.use_line, finding.name))
+                        found.append(finding)
         else:
             base = self.git.merge_base(before, tip)
-            found = check_tree_merge(self.git.repo, base, before, tip, after,
-                                     labels=(task.task_id, "base", "integration"))
+            found = list(check_tree_merge(self.git.repo, base, before, tip, after,
+                                          labels=(task.task_id, "base", "integration")))
+            pending = [{"base": str(base), "ours": before, "theirs": tip, "found": bool(found)}]
         merged = self.store.list_tasks(run.run_id, [TaskState.MERGED])
         report = queue.semantic_report(found, task.task_id, merged, queue.added_lines_reader(self.git.repo, run.base, merged))
-        return report, pending if after == before else {"base": str(base), "ours": before, "theirs": tip}
+        return report, pending
 
     @staged("task.abandon")
     def _drop_abandoned_intents(self, run_id: str, task_id: str) -> None:
@@ -808,17 +830,18 @@ def _has_markers(path: Path) -> bool:
     return path.is_file() and has_markers(path.read_bytes())
 
 
-def _structured_merge_in_worktree(git: GitRepo, path: Path, rel: str, resolver: Resolver) -> bool:
+def _structured_merge_in_worktree(git: GitRepo, path: Path, rel: str, resolver: Resolver) -> tuple[bool, list[str]]:
     """Re-merge one conflicted file of `task update`'s in-progress merge with `resolver`, from its
-    index stages; write the result into the file, staging it when clean. Returns whether it is clean."""
+    index stages; write the result into the file, staging it when clean. Returns whether it is
+    clean, and why the structured merge kept conflicts (a guard's sentence, a fallback's reason)."""
     base, ours, theirs = (git.index_stage(path, rel, number) for number in (1, 2, 3))
     if ours is None or theirs is None:
-        return False  # delete/modify: leave git's own state for the agent
+        return False, []  # delete/modify: leave git's own state for the agent
     result = resolver([FileToResolve(rel, base or b"", ours, theirs)])[rel]
     (path / rel).write_bytes(result.merged)
     if result.clean:
         git.stage_path(path, rel)
-    return result.clean
+    return result.clean, list(result.notes)
 
 
 def _stash_note(branch: str, worktree: str | None, stashes: list[tuple[str, str]]) -> str:
