@@ -109,6 +109,10 @@ class RunReport(Result):
     # them any more (left_behind.py over pin..tip): use_path, use_lines, name, definition_path,
     # replacement, tasks (those that changed the definition's file). Advice: also in `warnings`.
     left_behind: list[dict[str, Any]] = field(default_factory=list)
+    # Declarations the landed tree holds twice in one scope where the pin did not (duplicates.py
+    # over pin..tip): path, name, kind, lines (both copies), tasks (those that changed the file).
+    # Advice: also in `warnings`.
+    declared_twice: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

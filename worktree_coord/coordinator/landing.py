@@ -95,6 +95,7 @@ class LandingOperations(CoordinatorBase):
                                 f"brought up to date (wtc sync --run {run_id} --from {onto})")
         files = self._landing_files(run, land_from, tip, task_records)
         left_behind = self._left_behind_in_run(run, tip, task_records, warnings)
+        declared_twice = self._declared_twice_in_run(run, tip, task_records, warnings)
         consolidation = self._consolidation_rows(run_id, events)
         for row in consolidation:     # e.g. the relock moved packages no intent names: a person reviews it
             warnings += [f"consolidation of {row['ecosystem']} root {row['root'] or '.'}: {w}" for w in row["warnings"]]
@@ -102,7 +103,7 @@ class LandingOperations(CoordinatorBase):
                          files=files, intents_pending=unapplied, conflicts=conflicts, verification=checks,
                          target=target, warnings=warnings, leftovers=leftovers,
                          timeline=_timeline(run, task_records, events),
-                         consolidation=consolidation, left_behind=left_behind)
+                         consolidation=consolidation, left_behind=left_behind, declared_twice=declared_twice)
 
     def _left_behind_in_run(self, run: RunRecord, tip: str, task_records: Sequence[TaskRecord],
                      warnings: list[str]) -> list[dict[str, Any]]:
@@ -134,6 +135,43 @@ class LandingOperations(CoordinatorBase):
                             f"`wtc task widen`)")
             rows.append({"use_path": use.use_path, "use_lines": list(use.use_lines), "name": use.name,
                          "definition_path": use.definition_path, "replacement": use.replacement, "tasks": tasks})
+        return rows
+
+    def _declared_twice_in_run(self, run: RunRecord, tip: str, task_records: Sequence[TaskRecord],
+                               warnings: list[str]) -> list[dict[str, Any]]:
+        """Declarations the integration tip holds twice in one scope where the pin did not: the last
+        net under every merge of the run (duplicates.py). Each merge is checked as it lands, but a
+        merge made with `--semantic warn` or `off`, or a hand resolution the check could not see,
+        can still leave an import or a function twice, which does not compile (Go, Rust, Java,
+        TypeScript) or silently replaces the first (Python). Advice: each is a warning, never a
+        refusal to land."""
+        from ..merge.duplicates import find_duplicates
+        from ..merge.semantic import FileVersions
+        from .left_behind import MAX_RUN_CHANGED
+
+        if tip == run.base:
+            return []
+        changes = [c for c in self.git.changes(run.base, tip) if c.new_oid is not None]
+        if len(changes) > MAX_RUN_CHANGED:
+            warnings.append(f"declared twice: not looked for in the run's {len(changes)} changed files "
+                            f"(more than {MAX_RUN_CHANGED})")
+            return []
+        rows = []
+        for change in changes:
+            pin = self.git.read_blob(change.old_oid) if change.old_oid else None
+            landed = self.git.read_blob(change.new_oid)
+            # The pin stands for both sides: a pair the landed file holds that the pin did not is
+            # the run's doing, whichever task's merge or resolution made it.
+            for found in find_duplicates([FileVersions(change.path, pin, pin, pin, landed)], labels=("run", "pin", "run")):
+                tasks = [t.task_id for t in task_records if t.state is TaskState.MERGED
+                         and any(c.get("path") == change.path for c in t.result.get("changed", []))]
+                by = f"task{'s' if len(tasks) > 1 else ''} {', '.join(tasks)}" if tasks else "the run"
+                warnings.append(f"declared twice: {change.path} declares {found.name} at lines {found.definition_line} "
+                                f"and {found.use_line}, which the pin did not ({by} changed the file): the landed "
+                                f"tree would not compile, or the second silently replaces the first; keep one (a "
+                                f"task that owns {change.path}, or `wtc task widen`)")
+                rows.append({"path": change.path, "name": found.name, "kind": found.kind,
+                             "lines": [found.definition_line, found.use_line], "tasks": tasks})
         return rows
 
     def _consolidation_rows(self, run_id: str, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
