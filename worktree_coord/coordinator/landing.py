@@ -145,15 +145,16 @@ class LandingOperations(CoordinatorBase):
         can still leave an import or a function twice, which does not compile (Go, Rust, Java,
         TypeScript) or silently replaces the first (Python). Advice: each is a warning, never a
         refusal to land."""
-        from ..merge.duplicates import find_duplicates
+        from ..merge.duplicates import duplicate_rules, find_duplicates
         from ..merge.semantic import FileVersions
         from .left_behind import MAX_RUN_CHANGED
 
         if tip == run.base:
             return []
-        changes = [c for c in self.git.changes(run.base, tip) if c.new_oid is not None]
+        changes = [c for c in self.git.changes(run.base, tip)
+                   if c.new_oid is not None and duplicate_rules(c.path) is not None]
         if len(changes) > MAX_RUN_CHANGED:
-            warnings.append(f"declared twice: not looked for in the run's {len(changes)} changed files "
+            warnings.append(f"declared twice: not looked for in the run's {len(changes)} changed source files "
                             f"(more than {MAX_RUN_CHANGED})")
             return []
         rows = []
