@@ -268,3 +268,25 @@ def test_a_module_moved_to_another_crate_and_re_exported_leaves_nothing_behind(t
     code, body = wtc(repo, "task", "finish", "extract", "--run", "r1")
     assert code == 0 and body["state"] == "merged", body
     assert [note for note in body["notes"] if "still uses" in note] == []
+
+
+def test_a_name_several_files_still_use_is_one_note_naming_them_all(tmp_path):
+    """Found driving wtc on trpc/trpc: renaming `sleep` gave four notes of the same advice, one per
+    file that still called it; now one note names the files, and one widen command takes them all."""
+    files = dict(FILES)
+    files["pkg/views.py"] = "from .utils import guess_filename\n\n\ndef show(obj):\n    return guess_filename(obj) or ''\n"
+    [note] = [n for n in _all_notes(tmp_path, files) if "guess_filename" in n]
+    assert note.startswith("pkg/models.py:5, pkg/views.py:5 still use guess_filename, which this task removed or "
+                           "renamed (to filename_of, it seems) in pkg/utils.py"), note
+    assert "--own '/pkg/models.py' --own '/pkg/views.py'" in note
+
+
+def _all_notes(tmp_path: Path, files: dict[str, str]) -> list[str]:
+    repo = make_repo(tmp_path / "repo", files)
+    assert wtc(repo, "run", "start", "--run", "r1")[0] == 0
+    code, body = wtc(repo, "task", "start", "rename", "--run", "r1", "--own", "pkg/utils.py")
+    assert code == 0, body
+    (Path(body["worktree"]) / "pkg/utils.py").write_text(files["pkg/utils.py"].replace("def guess_filename", "def filename_of"))
+    code, body = wtc(repo, "task", "finish", "rename", "--run", "r1")
+    assert code == 0 and body["state"] == "merged", body
+    return body["notes"]

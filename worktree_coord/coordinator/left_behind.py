@@ -72,6 +72,40 @@ class LeftBehind:
                 f"(`wtc task widen {task} --run {run} --own '/{self.use_path}' --why '...'`) and it updates the use")
 
 
+def grouped_notes(found: Iterable[LeftBehind], task: str, run: str, limit: int) -> list[str]:
+    """`LeftBehind.note` for each name one file still uses, and one note per name several files
+    still use (found driving wtc on trpc: renaming `sleep` gave four notes of the same advice, and a
+    common name gives twenty), naming at most `limit` files in all, then a count of the rest."""
+    groups: dict[tuple[str, str, str], list[LeftBehind]] = {}
+    for item in found:
+        groups.setdefault((item.name, item.definition_path, item.replacement), []).append(item)
+    notes: list[str] = []
+    left = limit
+    skipped = 0
+    for items in groups.values():
+        if left <= 0:
+            skipped += sum(len(item.use_lines) for item in items)
+            continue
+        shown, rest = items[:left], items[left:]
+        left -= len(shown)
+        skipped += sum(len(item.use_lines) for item in rest)
+        if len(shown) == 1 and not rest:
+            notes.append(shown[0].note(task, run))
+            continue
+        first = shown[0]
+        where = ", ".join(f"{item.use_path}:{item.use_lines[0]}" if len(item.use_lines) == 1
+                          else f"{item.use_path} (lines {item.lines})" for item in shown)
+        more = f" and {len(rest)} more file{'s' if len(rest) > 1 else ''}" if rest else ""
+        owns = " ".join(f"--own '/{item.use_path}'" for item in shown)
+        notes.append(f"{where}{more} still use {first.name}, which this task removed or renamed{first.renamed} in "
+                     f"{first.definition_path}; those files are outside the task's changes, so the landed tree "
+                     f"would not resolve them: keep the old name too (an alias), or the lead widens the task "
+                     f"(`wtc task widen {task} --run {run} {owns} --why '...'`) and it updates the uses")
+    if skipped:
+        notes.append(f"and {skipped} more uses, outside this task's changes, of names it removed or renamed")
+    return notes
+
+
 def uses_outside_boundary(task: str, run: str, own: Iterable[str], findings: Iterable[dict]) -> list[str]:
     """Notes for the semantic findings of a task's merge whose fix is in a file the task does not own.
 

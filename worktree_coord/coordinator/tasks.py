@@ -235,15 +235,12 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
     def _left_behind_notes(self, run: RunRecord, task_id: str, changes: list, since: str) -> list[str]:
         """Notes for uses, in files this task did not change, of names it removed or renamed
         (left_behind.py); never a rejection: the task cannot change those files itself."""
-        from .left_behind import MAX_NOTES, look_for_uses
+        from .left_behind import MAX_NOTES, grouped_notes, look_for_uses
 
         found, not_looked = look_for_uses(self.git, changes, since)
         if not_looked:
             return [f"uses of removed names in files outside this task's changes were not looked for: {not_looked}"]
-        notes = [item.note(task_id, run.run_id) for item in found[:MAX_NOTES]]
-        if len(found) > MAX_NOTES:
-            notes.append(f"and {len(found) - MAX_NOTES} more uses, outside this task's changes, of names it removed or renamed")
-        return notes
+        return grouped_notes(found, task_id, run.run_id, MAX_NOTES)
 
     def _finish_task_locked(self, run: RunRecord, task_id: str, message: str | None) -> TaskFinished:
         task = self._task(run.run_id, task_id)
