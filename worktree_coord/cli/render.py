@@ -572,9 +572,19 @@ def task_check(r: TaskCheck) -> str:
         # A reserved file is never merged as text: `task update` cannot settle it, agreeing can.
         lines.append("  for a reserved manifest: agree on one value with the other task's agent (or leave the key "
                      "to one task); else consolidation refuses both intents and the lead decides")
-    for use in r.left_behind:
-        lines.append(f"  left behind: {use['note']}")
+    lines += [f"  left behind: {note}" for note in _left_behind_notes(r)]
     return "\n".join(lines)
+
+
+def _left_behind_notes(r: TaskCheck) -> list[str]:
+    """The check's left-behind rows as finish words them: one note per name, naming every file."""
+    from ..coordinator.left_behind import MAX_NOTES, LeftBehind, grouped_notes
+
+    rows = [use for use in r.left_behind if "use_path" in use]
+    found = [LeftBehind(use["use_path"], tuple(use["use_lines"]), use["name"], use["definition_path"],
+                        use.get("replacement", "")) for use in rows]
+    return [use["note"] for use in r.left_behind if "use_path" not in use] + \
+        grouped_notes(found, r.task, r.run, MAX_NOTES)
 
 
 def _age(seconds: float) -> str:
