@@ -253,3 +253,62 @@ def test_a_hand_resolved_update_that_imports_a_name_twice_is_checked_at_finish(t
         assert coordinator.finish_task("r1", "listed").state == "merged"
         landed = git(repo, "show", "wtc/r1/integration:src/ws.ts")
         assert "isHandler" in landed and "function call" in landed and landed.count("isFunction") == 3
+
+
+def test_a_hand_resolution_that_drops_what_integration_added_and_still_uses_is_a_conflict(tmp_path: Path) -> None:
+    """Task `adds-helper` changes `parse` and adds `helper`, which app.py now calls; task `edits`
+    changes the same line of `parse`. Its update leaves markers there, and the agent keeps only its
+    own version of util.py: `helper` is gone while app.py calls it. No merge check saw it (the name
+    was at no merge base; the finish's own view, based on integration's tip, sees the task remove
+    it), so the finish merged a tree that fails on import."""
+    util = "def parse(text):\n    return text.split()\n"
+    app = "from util import parse\n\n\ndef main(t):\n    return parse(t)\n"
+    repo = make_repo(tmp_path / "repo", {"util.py": util, "app.py": app})
+    with Coordinator(repo) as coordinator:
+        coordinator.start_run("r1")
+        adds = Path(coordinator.start_task("r1", "adds-helper", ["**"]).worktree)
+        edits = Path(coordinator.start_task("r1", "edits", ["util.py"]).worktree)
+        write(adds, {"util.py": util.replace("split()", "split(' ')") + "\n\ndef helper(x):\n    return x.strip()\n",
+                     "app.py": app.replace("import parse", "import helper, parse").replace("parse(t)", "parse(helper(t))")})
+        mine = util.replace("split()", "split(',')")
+        write(edits, {"util.py": mine})
+        assert coordinator.finish_task("r1", "adds-helper").state == "merged"
+        assert coordinator.finish_task("r1", "edits").state == "conflict"
+        assert coordinator.update_task("r1", "edits").conflicted_paths == ["util.py"]
+        write(edits, {"util.py": mine})   # the agent keeps its own side, whole
+        # An update with nothing new to merge checks the resolution as the finish will.
+        checked = coordinator.update_task("r1", "edits")
+        assert checked.exit_code == 1 and [(f["name"], f["problem"]) for f in checked.semantic] == [("helper", "dropped")]
+        assert not any("outside this task's boundary" in note for note in checked.notes), checked.notes
+        done = coordinator.finish_task("r1", "edits")
+        assert done.state == "conflict"
+        findings = [c["semantic"] for c in done.conflicts]
+        assert {(f["name"], f["problem"], f["use_path"]) for f in findings} == {("helper", "dropped", "app.py")}
+        assert "dropped when it resolved an update's conflict markers by hand" in findings[0]["message"]
+        assert any("put it back" in note for note in done.notes), done.notes
+        # The agent puts helper back: it merges.
+        fixed = Path(coordinator.update_task("r1", "edits").worktree)
+        write(fixed, {"util.py": mine + "\n\ndef helper(x):\n    return x.strip()\n"})
+        assert coordinator.finish_task("r1", "edits").state == "merged"
+        assert "def helper" in git(repo, "show", "wtc/r1/integration:util.py")
+
+
+def test_a_hand_resolution_that_removes_a_name_on_purpose_is_not_called_dropped(tmp_path: Path) -> None:
+    """The task's own side removed `render` (nothing uses it): resolving the markers its way is its
+    removal, not a definition the resolution lost. The resolution is the task's own version whole,
+    so the merge's tree is the branch's: finish committed nothing (git had nothing staged), the
+    branch never held integration's tip, and every finish conflicted again."""
+    util = "def parse(text):\n    return text.split()\n\n\ndef render(items):\n    return ', '.join(items)\n"
+    repo = make_repo(tmp_path / "repo", {"util.py": util, "app.py": "from util import parse\n"})
+    with Coordinator(repo) as coordinator:
+        coordinator.start_run("r1")
+        other = Path(coordinator.start_task("r1", "other", ["util.py"]).worktree)
+        mine = Path(coordinator.start_task("r1", "mine", ["util.py"]).worktree)
+        write(other, {"util.py": util.replace("split()", "split(' ')")})
+        write(mine, {"util.py": "def parse(text):\n    return text.split(',')\n"})
+        assert coordinator.finish_task("r1", "other").state == "merged"
+        assert coordinator.finish_task("r1", "mine").state == "conflict"
+        assert coordinator.update_task("r1", "mine").conflicted_paths == ["util.py"]
+        write(mine, {"util.py": "def parse(text):\n    return text.split(',')\n"})
+        done = coordinator.finish_task("r1", "mine")
+        assert done.state == "merged", done.conflicts

@@ -22,12 +22,14 @@ defined elsewhere) decide what counts as a use. At most MAX_FILES files are read
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
 from ..boundary.globs import matches
 from ..gitrepo.repository import Change, GitRepo
 from ..merge.linediff import touched_lines
+from ..merge.result import SemanticFinding
 from ..merge.semantic import find_broken_names, semantic_profile
 from ..merge.symbols import extract
 from ..merge.versions import MAX_BYTES, FileVersions
@@ -113,14 +115,15 @@ def uses_outside_boundary(task: str, run: str, own: Iterable[str], findings: Ite
     wrote the new call in its own file, the agent cannot edit that file (finish would reject it for
     the boundary) and needs the ways it does have. Found driving wtc on google/gson: `task update`
     said "fix the use(s)" for two uses in files two other tasks owned. `findings` are the semantic
-    dicts of a finish's conflicts or an update's findings (merge_queue.semantic_report); a duplicate
-    is fixed in the task's own copy, so it is left out.
+    dicts of a finish's conflicts or an update's findings (merge_queue.semantic_report); a duplicate,
+    and a definition the task's hand resolution dropped, are fixed in the task's own file, so they
+    are left out.
     """
     own = tuple(own)
     notes: list[str] = []
     for finding in findings:
         path = finding.get("use_path", "")
-        if not path or finding.get("problem") == "duplicate" or matches(own, path):
+        if not path or finding.get("problem") in ("duplicate", "dropped") or matches(own, path):
             continue
         writer = finding.get("used_by_task") or finding.get("used_by") or "another task"
         name = finding.get("name")
@@ -166,6 +169,49 @@ def uses_left_behind(changes: Iterable[Change], read_blob: Callable[[str], bytes
     are read at `at` in every file that removed no name, changed or not: what the landed tree
     still uses and no longer defines. `folders_at(commit, folder)` lists a folder's subfolders (a
     workspace's packages, for a use importing `@acme/core`)."""
+    found = _broken_uses(changes, read_blob, since, grep, file_at, at=at, max_changed=max_changed,
+                         folders_at=folders_at)
+    grouped: dict[tuple[str, str], list] = {}
+    for finding in found:
+        grouped.setdefault((finding.use_path, finding.name), []).append(finding)
+    return [LeftBehind(path, tuple(f.use_line for f in uses), name, uses[0].definition_path, uses[0].replacement or "")
+            for (path, name), uses in grouped.items()]
+
+
+def dropped_by_resolution(git: GitRepo, merge: dict[str, str], paths: Iterable[str], merged: str,
+                          task: str) -> list[SemanticFinding]:
+    """Uses, anywhere in the tree `merged`, of a definition the integration side of a `task update`
+    merge holds (`merge`: its base, ours = the task, theirs = integration) that the agent's hand
+    resolution of `paths` (the files that update left markers in) dropped: the agent kept its own
+    side of a block and lost a function integration added, which another file of integration calls.
+    The merge checks cannot see it (the name was never at any merge base), and the queue's three-way
+    view of the finish, based on integration's tip, sees only the task removing it. A name the task
+    removed on purpose (its base had it, its own side did not) is not counted: that is a removal
+    the other checks and the left-behind notes answer for."""
+    changes: list[Change] = []
+    on_purpose: set[str] = set()
+    for path in paths:
+        theirs, now = git.file_id_at(merge["theirs"], path), git.file_id_at(merged, path)
+        if theirs is None or now is None or theirs == now:
+            continue
+        changes.append(Change(path, None, None, theirs, now))
+        base, ours = git.file_at(merge["base"], path), git.file_at(merge["ours"], path)
+        if base is not None:
+            on_purpose |= _removed_names(path, base, ours)
+    if not changes:
+        return []
+    found = _broken_uses(changes, git.read_blob, merge["theirs"], git.files_mentioning, git.file_at, at=merged,
+                         ignore=on_purpose, folders_at=git.folders_at)
+    return [dataclasses.replace(f, removed_by=task, used_by="integration", problem="dropped") for f in found]
+
+
+def _broken_uses(changes: Iterable[Change], read_blob: Callable[[str], bytes], since: str,
+                 grep: Callable[[str, list[str]], list[str]],
+                 file_at: Callable[[str, str], bytes | None], *, at: str | None = None,
+                 max_changed: int = MAX_CHANGED, ignore: set[str] | frozenset[str] = frozenset(),
+                 folders_at: Callable[[str, str], list[str] | None] | None = None) -> list[SemanticFinding]:
+    """The post-merge check's findings behind `uses_left_behind` (its docstring), one per use;
+    names in `ignore` are not counted as removed."""
     changes = list(changes)
     removed: set[str] = set()
     files: list[FileVersions] = []
@@ -178,7 +224,7 @@ def uses_left_behind(changes: Iterable[Change], read_blob: Callable[[str], bytes
         after = read_blob(change.new_oid) if change.new_oid is not None else None
         if after is not None and not touched_lines(before, after):
             continue   # lines added only: no definition can have gone (and nothing to parse)
-        gone = _removed_names(change.path, before, after)
+        gone = _removed_names(change.path, before, after) - ignore
         removed |= gone
         if gone or at is None:
             # The task is one side; the other side kept the file as it was.
@@ -215,12 +261,9 @@ def uses_left_behind(changes: Iterable[Change], read_blob: Callable[[str], bytes
     found = find_broken_names(files + unchanged, labels=("task", "base", "unchanged"), complete=False,
                               tree_file=tree_file,
                               tree_folders=None if folders_at is None else lambda _which, path: folders_at(where, path))
-    grouped: dict[tuple[str, str], list] = {}
-    for finding in found:
-        if finding.problem == "broken" and finding.use_path not in touched and finding.removed_by == "task":
-            grouped.setdefault((finding.use_path, finding.name), []).append(finding)
-    return [LeftBehind(path, tuple(f.use_line for f in uses), name, uses[0].definition_path, uses[0].replacement or "")
-            for (path, name), uses in grouped.items()]
+    return [finding for finding in found
+            if finding.problem == "broken" and finding.use_path not in touched and finding.removed_by == "task"
+            and finding.name.rsplit(".", 1)[-1] not in ignore]
 
 
 def look_for_uses(git: GitRepo, changes: Iterable[Change], since: str, *, at: str | None = None,

@@ -27,6 +27,7 @@ from ..merge.result import SemanticFinding
 from ..model import TaskRecord
 
 if TYPE_CHECKING:
+    from ..gitrepo.repository import GitRepo
     from ..integrate import TreeCheck
 
 EXCERPT_LINES = 12
@@ -42,14 +43,14 @@ def update_resolver(run: str, task: str) -> Resolver:
     return labelled_resolver(f"task {task}", f"integration {run}")
 
 
-def semantic_check(task: str, pending: Any = None) -> TreeCheck:
+def semantic_check(task: str, pending: Any = None, git: GitRepo | None = None) -> TreeCheck:
     """The semantic check of a task's merge into integration (merge.check_tree_merge), the sides
     labelled `integration` and the task's name. `pending` (`pending_merges`) are the merges `wtc
     task update` made into the task's branch that are checked again here: one it found names broken
     in, and one it left conflict markers in, which the agent resolved by hand. Once the task's
     branch holds such a merge, integration's side of it is behind the merge base and the queue's
     own three-way view no longer sees it, so each is checked again with the queue's merged tree as
-    its result (what the agent fixed or resolved since is in it)."""
+    its result (what the agent fixed or resolved since is in it): `recheck_pending`."""
     merges = pending_merges(pending)
 
     def check(repo: pygit2.Repository, base: pygit2.Oid, tip: pygit2.Oid, task_commit: pygit2.Oid,
@@ -57,14 +58,37 @@ def semantic_check(task: str, pending: Any = None) -> TreeCheck:
         from ..merge import check_tree_merge
 
         found = list(check_tree_merge(repo, base, tip, task_commit, tree, labels=("integration", "base", task)))
-        seen = {(f.use_path, f.use_line, f.name) for f in found}
-        for merge in merges:
-            again = check_tree_merge(repo, merge["base"], merge["ours"], merge["theirs"], tree,
-                                     labels=(task, "base", "integration"))
-            found += [f for f in again if (f.use_path, f.use_line, f.name) not in seen]
-            seen |= {(f.use_path, f.use_line, f.name) for f in again}
-        return tuple(found)
+        return tuple(_unseen(found, recheck_pending(repo, git, task, merges, str(tree))))
     return check
+
+
+def recheck_pending(repo: pygit2.Repository, git: GitRepo | None, task: str, merges: list[dict[str, Any]],
+                    tree: str) -> list[SemanticFinding]:
+    """Each pending update merge checked again with `tree` (a tree or commit id) as its result: the
+    names it broke that `tree` still does not resolve, and for one the agent resolved by hand (its
+    `paths`: the files it left markers in), a definition the integration side held that the
+    resolution dropped while `tree` still uses it (left_behind.dropped_by_resolution)."""
+    from ..merge import check_tree_merge
+    from .left_behind import dropped_by_resolution
+
+    found: list[SemanticFinding] = []
+    for merge in merges:
+        found = _unseen(found, check_tree_merge(repo, merge["base"], merge["ours"], merge["theirs"], tree,
+                                                labels=(task, "base", "integration")))
+        if git is not None and merge.get("paths"):
+            found = _unseen(found, dropped_by_resolution(git, merge, merge["paths"], tree, task))
+    return found
+
+
+def _unseen(found: list[SemanticFinding], more: Iterable[SemanticFinding]) -> list[SemanticFinding]:
+    """`found` and the findings of `more` at a place and name `found` does not hold yet."""
+    seen = {(f.use_path, f.use_line, f.name) for f in found}
+    out = list(found)
+    for finding in more:
+        if (finding.use_path, finding.use_line, finding.name) not in seen:
+            seen.add((finding.use_path, finding.use_line, finding.name))
+            out.append(finding)
+    return out
 
 
 def pending_merges(pending: Any) -> list[dict[str, str]]:

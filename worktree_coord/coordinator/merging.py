@@ -185,7 +185,7 @@ class MergeOperations(CoordinatorBase):
         mode = self._semantic_mode(run)
         if mode is SemanticMode.OFF:
             return {}
-        return {"check": queue.semantic_check(task.task_id, task.result.get("pending_semantic")),
+        return {"check": queue.semantic_check(task.task_id, task.result.get("pending_semantic"), self.git),
                 "check_blocks": mode is SemanticMode.BLOCK}
 
     def _findings(self, run: RunRecord, task: TaskRecord, outcome: IntegrationResult) -> list[dict[str, Any]]:

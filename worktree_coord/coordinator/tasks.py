@@ -619,7 +619,7 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
             # import both sides added that it now holds twice), which its own three-way view, based
             # on integration's tip once the branch holds the merge, cannot see.
             merges.append({"base": str(self.git.merge_base(before, tip)), "ours": before, "theirs": tip,
-                           "found": False})
+                           "found": False, "paths": sorted(whys)})
         if merges:
             kept["pending_semantic"] = merges
         self.store.update_task(run.run_id, task_id, result=kept | {"pending_markers": unresolved})
@@ -645,13 +645,7 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
             # agent to resolve: check those merges again with what the branch holds now (the
             # agent's fix, committed above), so an update says whether the fix holds instead of
             # "merged cleanly" while the next finish would refuse.
-            found, seen = [], set()
-            for merge in pending:
-                for finding in check_tree_merge(self.git.repo, merge["base"], merge["ours"], merge["theirs"], after,
-                                                labels=(task.task_id, "base", "integration")):
-                    if (finding.use_path, finding.use_line, finding.name) not in seen:
-                        seen.add((finding.use_path, finding.use_line, finding.name))
-                        found.append(finding)
+            found = queue.recheck_pending(self.git.repo, self.git, task.task_id, pending, after)
         else:
             base = self.git.merge_base(before, tip)
             found = list(check_tree_merge(self.git.repo, base, before, tip, after,

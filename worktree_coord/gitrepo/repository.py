@@ -519,7 +519,11 @@ class GitRepo:
         return self._commit_index(path, message, author_name, author_email), missing
 
     def _commit_index(self, path: Path, message: str, author_name: str, author_email: str) -> str | None:
-        if self.git("diff", "--cached", "--quiet", cwd=path, check=False).returncode == 0:
+        # A merge in progress is committed even when its tree is HEAD's: an agent that resolved a
+        # `task update`'s markers by keeping its own side whole made that merge (without the commit
+        # the branch never holds integration's tip, and every finish conflicts again).
+        if self.git("diff", "--cached", "--quiet", cwd=path, check=False).returncode == 0 and \
+                self.git("rev-parse", "-q", "--verify", "MERGE_HEAD", cwd=path, check=False).returncode != 0:
             return None
         identity = {
             "GIT_AUTHOR_NAME": author_name, "GIT_AUTHOR_EMAIL": author_email,
@@ -610,6 +614,15 @@ class GitRepo:
             return self.repo[entry.id].read_raw()
         except KeyError:
             return self._lazy_blob(str(entry.id))
+
+    def file_id_at(self, commit: str, rel: str) -> str | None:
+        """The blob id of the file `rel` at `commit` (a commit or a tree; None: no such file)."""
+        tree = self.repo[pygit2.Oid(hex=commit)].peel(pygit2.Tree)
+        try:
+            entry = tree[rel]
+        except KeyError:
+            return None
+        return str(entry.id) if entry.type_str == "blob" else None
 
     def folders_at(self, commit: str, rel: str) -> list[str] | None:
         """The names of the subfolders of `rel` ("" the root) at `commit` (None: no such folder)."""

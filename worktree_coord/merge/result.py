@@ -68,7 +68,10 @@ class SemanticFinding:
     # its base imports at `definition_path:definition_line`) and `used_by` imports at the use; or
     # "duplicate": the merged file declares `name` twice in one scope, at
     # `definition_line` and `use_line` (`definition`: the first copy, `use`: the second's line),
-    # where the base and each side declare it at most once (merge/duplicates.py)
+    # where the base and each side declare it at most once (merge/duplicates.py); or "dropped": the
+    # side `removed_by` resolved an update's conflict markers by hand and lost `name`, which the
+    # side `used_by` defines (`definition_path:definition_line` there) and the merged tree still
+    # uses (coordinator/left_behind.dropped_by_resolution)
     problem: str = "broken"
     # For "broken": the one definition of the same kind, in the same place, that the removing side
     # added to that file (a likely new name: `defaultPort` for `portOrDefault`); "" when none or several.
@@ -89,6 +92,9 @@ class SemanticFinding:
             return (f"{self.use_path}:{self.use_line} calls {self.name} with {self.arguments} argument(s), as its base "
                     f"shape {self.definition} takes, while {self.removed_by} changed it to {self.replacement} "
                     f"({where} in the merge) and {self.used_by} added this call")
+        if self.problem == "dropped":
+            return (f"{self.use_path}:{self.use_line} uses {self.name} ({self.kind} at {where} on the {self.used_by} "
+                    f"side), which {self.removed_by} dropped when it resolved an update's conflict markers by hand")
         if self.problem == "duplicate":
             return (f"{where} and {self.use_path}:{self.use_line} both declare {self.name} ({self.kind}): the merge "
                     f"holds it twice in one scope, where {self.removed_by} and {self.used_by} each hold it once")
@@ -139,6 +145,10 @@ PROBLEM_WORDS: dict[str, ProblemWords] = {
         "one copy from", "the other from", "the other copy from", "keep one copy of each declaration held twice",
         "both sides declare the same thing, so the merge holds it twice: after {update}, "
         "keep one of the two (merging what each adds)"),
+    "dropped": ProblemWords(
+        "dropped by", "still used on", "dropped by", "put back what the resolution dropped",
+        "the task's resolution of an update's conflict markers dropped a definition the integration side holds "
+        "and other code still uses: after {update}, put it back (keep both sides' work in each block)"),
     "import_path": ProblemWords(
         "replaced throughout by", "imported again by", "replaced throughout by", "import the new path",
         "one side moved an import path everywhere and the other imports the old one: after {update}, "
