@@ -312,3 +312,25 @@ def test_a_hand_resolution_that_removes_a_name_on_purpose_is_not_called_dropped(
         write(mine, {"util.py": "def parse(text):\n    return text.split(',')\n"})
         done = coordinator.finish_task("r1", "mine")
         assert done.state == "merged", done.conflicts
+
+
+def test_a_hand_resolution_that_deletes_a_file_integration_added_a_used_function_to_is_a_conflict(tmp_path: Path) -> None:
+    """Delete/modify: the task deletes legacy.py (nothing used it); integration added `extra` to it
+    and a call in app.py. The agent resolves the update by deleting the file: `extra` is gone."""
+    legacy = "def old():\n    return 1\n"
+    app = "def main():\n    return 0\n"
+    repo = make_repo(tmp_path / "repo", {"legacy.py": legacy, "app.py": app})
+    with Coordinator(repo) as coordinator:
+        coordinator.start_run("r1")
+        adds = Path(coordinator.start_task("r1", "adds", ["**"]).worktree)
+        deletes = Path(coordinator.start_task("r1", "deletes", ["legacy.py"]).worktree)
+        write(adds, {"legacy.py": legacy + "\n\ndef extra():\n    return 2\n",
+                     "app.py": "from legacy import extra\n\n\n" + app.replace("return 0", "return extra()")})
+        (deletes / "legacy.py").unlink()
+        assert coordinator.finish_task("r1", "adds").state == "merged"
+        assert coordinator.finish_task("r1", "deletes").state == "conflict"
+        assert coordinator.update_task("r1", "deletes").conflicted_paths == ["legacy.py"]
+        git(deletes, "rm", "-q", "legacy.py")
+        done = coordinator.finish_task("r1", "deletes")
+        assert done.state == "conflict"
+        assert {(c["semantic"]["name"], c["semantic"]["problem"]) for c in done.conflicts} == {("extra", "dropped")}

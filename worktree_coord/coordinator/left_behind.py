@@ -192,8 +192,8 @@ def dropped_by_resolution(git: GitRepo, merge: dict[str, str], paths: Iterable[s
     on_purpose: set[str] = set()
     for path in paths:
         theirs, now = git.file_id_at(merge["theirs"], path), git.file_id_at(merged, path)
-        if theirs is None or now is None or theirs == now:
-            continue
+        if theirs is None or theirs == now:
+            continue   # (now None: the resolution deleted the file, and every name in it)
         changes.append(Change(path, None, None, theirs, now))
         base, ours = git.file_at(merge["base"], path), git.file_at(merge["ours"], path)
         if base is not None:
