@@ -290,3 +290,26 @@ def _all_notes(tmp_path: Path, files: dict[str, str]) -> list[str]:
     code, body = wtc(repo, "task", "finish", "rename", "--run", "r1")
     assert code == 0 and body["state"] == "merged", body
     return body["notes"]
+
+
+def test_a_moved_module_is_named_as_moved_with_all_its_names_in_one_note(tmp_path):
+    """Found driving wtc on trpc/trpc: a task moved `error/formatter.ts` to `error/errorFormatter.ts`
+    and missed one importer; finish said the importer "still uses ErrorFormatter, which this task
+    removed or renamed" (and again for DefaultErrorShape), advising an alias. It was a move: the
+    importer needs the new path, or the old path a re-export."""
+    files = dict(FILES)
+    files["pkg/views.py"] = "from .utils import guess_filename, other\n\n\ndef show(obj):\n    return guess_filename(obj) or other()\n"
+    repo = make_repo(tmp_path / "repo", files)
+    assert wtc(repo, "run", "start", "--run", "r1")[0] == 0
+    code, body = wtc(repo, "task", "start", "move", "--run", "r1", "--own", "pkg/utils.py", "--own", "pkg/helpers.py",
+                     "--own", "pkg/models.py")
+    worktree = Path(body["worktree"])
+    git(worktree, "mv", "pkg/utils.py", "pkg/helpers.py")
+    (worktree / "pkg/models.py").write_text(files["pkg/models.py"].replace(".utils", ".helpers"))
+    code, body = wtc(repo, "task", "finish", "move", "--run", "r1")
+    assert code == 0 and body["state"] == "merged", body
+    notes = [n for n in body["notes"] if "pkg/views.py" in n]
+    assert notes == ["pkg/views.py:5 still uses guess_filename, other from pkg/utils.py, which this task "
+                     "moved to pkg/helpers.py; that file is outside the task's changes, so the landed tree would not "
+                     "resolve them: keep a re-export at the old path, or the lead widens the task (`wtc task widen move "
+                     "--run r1 --own '/pkg/views.py' --why '...'`) and it updates the imports"], notes

@@ -582,7 +582,7 @@ def _left_behind_notes(r: TaskCheck) -> list[str]:
 
     rows = [use for use in r.left_behind if "use_path" in use]
     found = [LeftBehind(use["use_path"], tuple(use["use_lines"]), use["name"], use["definition_path"],
-                        use.get("replacement", "")) for use in rows]
+                        use.get("replacement", ""), use.get("moved_to", "")) for use in rows]
     return [use["note"] for use in r.left_behind if "use_path" not in use] + \
         grouped_notes(found, r.task, r.run, MAX_NOTES)
 

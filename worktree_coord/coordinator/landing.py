@@ -129,12 +129,13 @@ class LandingOperations(CoordinatorBase):
                      and any(c.get("path") == use.definition_path for c in t.result.get("changed", []))
                      and not spelled.search(self.git.file_at(t.head, use.definition_path) or b"")]
             by = f"task {', '.join(tasks)}" if tasks else "the run"
+            keep = "a re-export at the old path" if use.moved_to else "the old name too (an alias)"
             warnings.append(f"left behind: {use.use_path} (line{'s' if len(use.use_lines) > 1 else ''} {use.lines}) still uses "
-                            f"{use.name}, which {by} removed or renamed{use.renamed} in {use.definition_path}; the landed tree would not resolve it: keep the "
-                            f"old name too (an alias), or update the use (a task that owns {use.use_path}, or "
-                            f"`wtc task widen`)")
+                            f"{use.name}, which {by} {use.what_happened}; the landed tree would not resolve it: keep "
+                            f"{keep}, or update the use (a task that owns {use.use_path}, or `wtc task widen`)")
             rows.append({"use_path": use.use_path, "use_lines": list(use.use_lines), "name": use.name,
-                         "definition_path": use.definition_path, "replacement": use.replacement, "tasks": tasks})
+                         "definition_path": use.definition_path, "replacement": use.replacement,
+                         "moved_to": use.moved_to, "tasks": tasks})
         return rows
 
     def _declared_twice_in_run(self, run: RunRecord, tip: str, task_records: Sequence[TaskRecord],

@@ -54,6 +54,7 @@ class LeftBehind:
     name: str
     definition_path: str
     replacement: str
+    moved_to: str = ""   # the file the task moved `definition_path` to (its definitions went along)
 
     @property
     def lines(self) -> str:
@@ -64,7 +65,16 @@ class LeftBehind:
     def renamed(self) -> str:
         return f" (to {self.replacement}, it seems)" if self.replacement else ""
 
+    @property
+    def what_happened(self) -> str:
+        """What the task did to the definition, as the notes say it."""
+        if self.moved_to:
+            return f"moved from {self.definition_path} to {self.moved_to}"
+        return f"removed or renamed{self.renamed} in {self.definition_path}"
+
     def note(self, task: str, run: str) -> str:
+        if self.moved_to:
+            return _moved_note([self], task, run)
         renamed = self.renamed
         where = f"{self.use_path}:{self.use_lines[0]}" if len(self.use_lines) == 1 else \
             f"{self.use_path} (lines {self.lines}: {len(self.use_lines)} uses)"
@@ -80,13 +90,23 @@ def grouped_notes(found: Iterable[LeftBehind], task: str, run: str, limit: int) 
     common name gives twenty), naming at most `limit` files in all, then a count of the rest."""
     groups: dict[tuple[str, str, str], list[LeftBehind]] = {}
     for item in found:
-        groups.setdefault((item.name, item.definition_path, item.replacement), []).append(item)
+        # A moved file is one note for all of its names (`rootConfig.ts` imports two of them).
+        key = ("", item.definition_path, item.moved_to) if item.moved_to else \
+            (item.name, item.definition_path, item.replacement)
+        groups.setdefault(key, []).append(item)
     notes: list[str] = []
     left = limit
     skipped = 0
-    for items in groups.values():
+    for key, items in groups.items():
         if left <= 0:
             skipped += sum(len(item.use_lines) for item in items)
+            continue
+        if not key[0]:
+            files = list(dict.fromkeys(item.use_path for item in items))
+            shown_files = set(files[:left])
+            left -= len(shown_files)
+            skipped += sum(len(item.use_lines) for item in items if item.use_path not in shown_files)
+            notes.append(_moved_note([item for item in items if item.use_path in shown_files], task, run))
             continue
         shown, rest = items[:left], items[left:]
         left -= len(shown)
@@ -106,6 +126,23 @@ def grouped_notes(found: Iterable[LeftBehind], task: str, run: str, limit: int) 
     if skipped:
         notes.append(f"and {skipped} more uses, outside this task's changes, of names it removed or renamed")
     return notes
+
+
+def _moved_note(items: list[LeftBehind], task: str, run: str) -> str:
+    """One note for the uses of the names of one file the task moved, in files it did not change."""
+    first = items[0]
+    lines: dict[str, set[int]] = {}
+    for item in items:
+        lines.setdefault(item.use_path, set()).update(item.use_lines)
+    where = ", ".join(f"{path}:{min(found)}" if len(found) == 1 else f"{path} (lines {', '.join(map(str, sorted(found)[:8]))})"
+                      for path, found in lines.items())
+    names = ", ".join(dict.fromkeys(item.name for item in items))
+    owns = " ".join(f"--own '/{path}'" for path in lines)
+    those = "that file is" if len(lines) == 1 else "those files are"
+    return (f"{where} still use{'s' if len(lines) == 1 else ''} {names} from {first.definition_path}, which this task "
+            f"moved to {first.moved_to}; {those} outside the task's changes, so the landed tree would not resolve "
+            f"them: keep a re-export at the old path, or the lead widens the task (`wtc task widen {task} --run {run} "
+            f"{owns} --why '...'`) and it updates the imports")
 
 
 def uses_outside_boundary(task: str, run: str, own: Iterable[str], findings: Iterable[dict]) -> list[str]:
@@ -169,13 +206,47 @@ def uses_left_behind(changes: Iterable[Change], read_blob: Callable[[str], bytes
     are read at `at` in every file that removed no name, changed or not: what the landed tree
     still uses and no longer defines. `folders_at(commit, folder)` lists a folder's subfolders (a
     workspace's packages, for a use importing `@acme/core`)."""
+    changes = list(changes)
     found = _broken_uses(changes, read_blob, since, grep, file_at, at=at, max_changed=max_changed,
                          folders_at=folders_at)
     grouped: dict[tuple[str, str], list] = {}
     for finding in found:
         grouped.setdefault((finding.use_path, finding.name), []).append(finding)
-    return [LeftBehind(path, tuple(f.use_line for f in uses), name, uses[0].definition_path, uses[0].replacement or "")
+    moved = _moves(changes, read_blob, {uses[0].definition_path for uses in grouped.values()})
+    return [LeftBehind(path, tuple(f.use_line for f in uses), name, uses[0].definition_path, uses[0].replacement or "",
+                       moved.get(uses[0].definition_path, ""))
             for (path, name), uses in grouped.items()]
+
+
+def _moves(changes: list[Change], read_blob: Callable[[str], bytes], deleted: set[str]) -> dict[str, str]:
+    """Which of the `deleted` files the task moved, and where: a file it added, of the same kind,
+    that defines at least four in five of the deleted file's names (`git mv` and a few edits; git's
+    own rename detection reads the text, this the definitions, which is what the uses need)."""
+    gone = {c.path: c for c in changes if c.new_oid is None and c.old_oid is not None and c.path in deleted}
+    added = [c for c in changes if c.old_oid is None and c.new_oid is not None][:MAX_FILES]
+    if not gone or not added:
+        return {}
+
+    def names(path: str, oid: str) -> set[str]:
+        profile = semantic_profile(path)
+        data = read_blob(oid)
+        if profile is None or len(data) > MAX_BYTES:
+            return set()
+        try:
+            return {d.name for d in extract(profile, data, uses=False).definitions}
+        except (ValueError, UnicodeDecodeError):
+            return set()
+
+    moved: dict[str, str] = {}
+    candidates = {c.path: names(c.path, c.new_oid) for c in added if semantic_profile(c.path) is not None}
+    for path, change in gone.items():
+        old = names(path, change.old_oid)
+        suffix = path.rsplit(".", 1)[-1]
+        best = max(((len(old & new), other) for other, new in candidates.items() if other.endswith("." + suffix)),
+                   default=(0, ""))
+        if old and best[0] * 5 >= len(old) * 4:
+            moved[path] = best[1]
+    return moved
 
 
 def dropped_by_resolution(git: GitRepo, merge: dict[str, str], paths: Iterable[str], merged: str,
