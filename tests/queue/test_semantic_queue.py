@@ -334,3 +334,28 @@ def test_a_hand_resolution_that_deletes_a_file_integration_added_a_used_function
         done = coordinator.finish_task("r1", "deletes")
         assert done.state == "conflict"
         assert {(c["semantic"]["name"], c["semantic"]["problem"]) for c in done.conflicts} == {("extra", "dropped")}
+
+
+def test_the_task_that_moved_a_definition_away_is_named_not_the_last_to_edit_the_file(tmp_path: Path) -> None:
+    """Found driving wtc on trpc/trpc: `mover` moved formatter.ts, `editor` then edited it (the merge
+    followed the move), and a third task's new import of the old path was "removed by task editor",
+    the last task to change the file, whose own version still defines the name."""
+    util = "def parse(text):\n    return text.split()\n\n\ndef render(items):\n    return ', '.join(items)\n"
+    repo = make_repo(tmp_path / "repo", {"pkg/__init__.py": "", "pkg/util.py": util,
+                                         "pkg/app.py": "from pkg.util import render\n"})
+    with Coordinator(repo) as coordinator:
+        coordinator.start_run("r1")
+        mover = Path(coordinator.start_task("r1", "mover", ["pkg/**"]).worktree)
+        editor = Path(coordinator.start_task("r1", "editor", ["pkg/util.py"]).worktree)
+        user = Path(coordinator.start_task("r1", "user", ["pkg/main.py"]).worktree)
+        git(mover, "mv", "pkg/util.py", "pkg/helpers.py")
+        write(mover, {"pkg/app.py": "from pkg.helpers import render\n"})
+        write(editor, {"pkg/util.py": util.replace("return text.split()", "return text.split(',')")})
+        write(user, {"pkg/main.py": "from pkg.util import parse\n\n\ndef main(text):\n    return parse(text)\n"})
+        assert coordinator.finish_task("r1", "mover").state == "merged"
+        assert coordinator.finish_task("r1", "editor").state == "merged"
+        assert "split(',')" in git(repo, "show", "wtc/r1/integration:pkg/helpers.py")
+        done = coordinator.finish_task("r1", "user")
+        assert done.state == "conflict"
+        found = {(c["semantic"]["name"], c["semantic"]["removed_by_task"]) for c in done.conflicts}
+        assert ("parse", "mover") in found and {task for _, task in found} == {"mover"}, found

@@ -23,6 +23,7 @@ from ..boundary import matches
 from ..boundary.globs import literal_prefix
 from ..integrate import IntegrationResult, Resolver, labelled_resolver
 from ..integrate import MERGE_IDENTITY, mergeable_commit, signature, structured_resolver  # noqa: F401 (re-exported)
+from ..merge.reach import spelling
 from ..merge.result import SemanticFinding
 from ..model import TaskRecord
 
@@ -116,6 +117,13 @@ def semantic_report(findings: Iterable[SemanticFinding], task: str, merged_tasks
                 row[f"{role}_task"] = task
                 continue
             candidates = touched.get(path) or []
+            if role == "removed_by" and finding.problem != "duplicate" and len(candidates) > 1 and \
+                    isinstance(added_lines, TaskLines):
+                # Of the tasks that changed the definition's file, the ones whose own version no
+                # longer names it removed it (trpc: a task that moved formatter.ts, not the one that
+                # later edited the moved file, which was named for being the last to touch it).
+                gone = [name for name in candidates if added_lines.spells(name, path, finding.name) is False]
+                candidates = gone or candidates
             # What that side wrote: the use; for a duplicate, the declaration's first line (both
             # copies usually share it, and a merged task's change added it).
             line = finding.use if role == "used_by" else \
@@ -188,24 +196,48 @@ def conflict_report(result: IntegrationResult, merged_tasks: Iterable[TaskRecord
     return report
 
 
-def added_lines_reader(repo: pygit2.Repository, base: str, merged: Iterable[TaskRecord]) -> Callable[[str, str], set[str]]:
+def added_lines_reader(repo: pygit2.Repository, base: str, merged: Iterable[TaskRecord]) -> "TaskLines":
     """`(task, path) -> the lines that task's own commit added to path` (stripped, as a set),
     read from objects this clone holds (never a fetch: an unknown task or blob gives nothing)."""
-    commits = {t.task_id: t.result.get("commit") for t in merged}
+    return TaskLines(repo, base, {t.task_id: t.result.get("commit") for t in merged})
 
-    @functools.cache   # the pin's version of a path is read once, whichever task asks
-    def local_lines(commit: str | None, path: str) -> frozenset[str]:
+
+class TaskLines:
+    """What merged tasks' own commits hold (`added_lines_reader`): called as `(task, path)`, the
+    lines that task added to path; `spells(task, path, name)`, whether its version still names it."""
+
+    def __init__(self, repo: pygit2.Repository, base: str, commits: Mapping[str, str | None]):
+        self._repo = repo
+        self._base = base
+        self._commits = dict(commits)
+        self._lines = functools.cache(self._read_lines)   # the pin's version is read once, whichever task asks
+
+    def _read(self, commit: str | None, path: str) -> bytes | None:
+        repo = self._repo
         try:
             entry = repo[commit].peel(pygit2.Tree)[path] if commit and commit in repo else None
         except KeyError:
-            return frozenset()
+            return None
         if entry is None or entry.type_str != "blob" or entry.id not in repo:
-            return frozenset()
-        return frozenset(line.strip() for line in repo[entry.id].read_raw().decode("utf-8", "replace").splitlines())
+            return None
+        return repo[entry.id].read_raw()
 
-    def added(task_id: str, path: str) -> set[str]:
-        return set(local_lines(commits.get(task_id), path) - local_lines(base, path))
-    return added
+    def _read_lines(self, commit: str | None, path: str) -> frozenset[str]:
+        data = self._read(commit, path)
+        return frozenset() if data is None else \
+            frozenset(line.strip() for line in data.decode("utf-8", "replace").splitlines())
+
+    def __call__(self, task_id: str, path: str) -> set[str]:
+        return set(self._lines(self._commits.get(task_id), path) - self._lines(self._base, path))
+
+    def spells(self, task_id: str, path: str, name: str) -> bool | None:
+        """Does the task's own version of `path` still hold `name` (its last part) as a word? None:
+        its commit is not known here."""
+        commit = self._commits.get(task_id)
+        if not commit or commit not in self._repo:
+            return None
+        data = self._read(commit, path)
+        return data is not None and spelling([name.rsplit(".", 1)[-1].encode()]).search(data) is not None
 
 
 def _excerpt(text: str) -> str:
