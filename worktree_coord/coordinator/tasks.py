@@ -621,7 +621,10 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
             merges.append({"base": str(self.git.merge_base(before, tip)), "ours": before, "theirs": tip,
                            "found": False, "paths": sorted(whys)})
         if merges:
-            kept["pending_semantic"] = merges
+            # The newest few: each is checked again at every finish (a tree merge's check), and an
+            # agent that updates often would make a finish slow; the report's run-wide checks
+            # (left_behind, declared_twice) still look at what older ones might have left.
+            kept["pending_semantic"] = merges[-MAX_PENDING_MERGES:]
         self.store.update_task(run.run_id, task_id, result=kept | {"pending_markers": unresolved})
         self.store.log_event(run.run_id, task_id, "task.updated", {"integration": tip, "conflicts": unresolved})
         return result
@@ -819,6 +822,9 @@ def _has_markers(path: Path) -> bool:
     from ..merge.markers import has_markers
 
     return path.is_file() and has_markers(path.read_bytes())
+
+
+MAX_PENDING_MERGES = 8   # update merges a finish checks again (pending_semantic), the newest kept
 
 
 def _structured_merge_in_worktree(git: GitRepo, path: Path, rel: str, resolver: Resolver) -> tuple[bool, list[str]]:
