@@ -173,7 +173,10 @@ class StructuredMerge:
         if prefix is None or suffix is None:
             raise Unmergeable("container delimiters changed on both sides")
         if not b.members and l.members and r.members:
-            raise Unmergeable("both sides filled an empty container")
+            # Said to people too (`task update` names why a file keeps markers): a new file both
+            # sides wrote is the usual case, and "container" means nothing to them.
+            raise Unmergeable("both sides added this file, each its own way" if not path and not (b.prefix + b.suffix).strip()
+                              else "both sides filled an empty container")
         b, l, r = positional_duplicates(b, l, r)
         bmap = {m.ident: m for m in b.members}
         lmap = {m.ident: m for m in l.members}
