@@ -580,9 +580,7 @@ def _left_behind_notes(r: TaskCheck) -> list[str]:
     """The check's left-behind rows as finish words them: one note per name, naming every file."""
     from ..coordinator.left_behind import MAX_NOTES, LeftBehind, grouped_notes
 
-    rows = [use for use in r.left_behind if "use_path" in use]
-    found = [LeftBehind(use["use_path"], tuple(use["use_lines"]), use["name"], use["definition_path"],
-                        use.get("replacement", ""), use.get("moved_to", "")) for use in rows]
+    found = [LeftBehind.from_json(use) for use in r.left_behind if "use_path" in use]
     return [use["note"] for use in r.left_behind if "use_path" not in use] + \
         grouped_notes(found, r.task, r.run, MAX_NOTES)
 

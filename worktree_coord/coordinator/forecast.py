@@ -235,8 +235,7 @@ class ForecastOperations(CoordinatorBase):
         found, not_looked = look_for_uses(self.git, me.changes.values(), me.base)
         if not_looked:
             return [{"note": f"uses of removed names were not looked for: {not_looked}"}]
-        return [{"use_path": f.use_path, "use_lines": list(f.use_lines), "name": f.name, "definition_path": f.definition_path,
-                 "replacement": f.replacement, "moved_to": f.moved_to, "note": f.note(task_id, run_id)} for f in found]
+        return [f.to_json() | {"note": f.note(task_id, run_id)} for f in found]
 
     # ---- each task's state now -----------------------------------------------------------------
 

@@ -133,9 +133,7 @@ class LandingOperations(CoordinatorBase):
             warnings.append(f"left behind: {use.use_path} (line{'s' if len(use.use_lines) > 1 else ''} {use.lines}) still uses "
                             f"{use.name}, which {by} {use.what_happened}; the landed tree would not resolve it: keep "
                             f"{keep}, or update the use (a task that owns {use.use_path}, or `wtc task widen`)")
-            rows.append({"use_path": use.use_path, "use_lines": list(use.use_lines), "name": use.name,
-                         "definition_path": use.definition_path, "replacement": use.replacement,
-                         "moved_to": use.moved_to, "tasks": tasks})
+            rows.append(use.to_json() | {"tasks": tasks})
         return rows
 
     def _declared_twice_in_run(self, run: RunRecord, tip: str, task_records: Sequence[TaskRecord],

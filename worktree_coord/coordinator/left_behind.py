@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Callable, Iterable
+from typing import Any, Callable, Iterable
 
 from ..boundary.globs import matches
 from ..gitrepo.repository import Change, GitRepo
@@ -73,63 +73,69 @@ class LeftBehind:
         return f"removed or renamed{self.renamed} in {self.definition_path}"
 
     def note(self, task: str, run: str) -> str:
-        if self.moved_to:
-            return _moved_note([self], task, run)
-        renamed = self.renamed
-        where = f"{self.use_path}:{self.use_lines[0]}" if len(self.use_lines) == 1 else \
-            f"{self.use_path} (lines {self.lines}: {len(self.use_lines)} uses)"
-        return (f"{where} still uses {self.name}, which this task removed or renamed{renamed} "
-                f"in {self.definition_path}; {self.use_path} is outside the task's changes, so the landed tree would "
-                f"not resolve it: keep the old name too (an alias), or the lead widens the task "
-                f"(`wtc task widen {task} --run {run} --own '/{self.use_path}' --why '...'`) and it updates the use")
+        return (_moved_note if self.moved_to else _renamed_note)([self], 0, task, run)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"use_path": self.use_path, "use_lines": list(self.use_lines), "name": self.name,
+                "definition_path": self.definition_path, "replacement": self.replacement, "moved_to": self.moved_to}
+
+    @classmethod
+    def from_json(cls, row: dict[str, Any]) -> "LeftBehind":
+        return cls(row["use_path"], tuple(row["use_lines"]), row["name"], row["definition_path"],
+                   row.get("replacement", ""), row.get("moved_to", ""))
 
 
 def grouped_notes(found: Iterable[LeftBehind], task: str, run: str, limit: int) -> list[str]:
-    """`LeftBehind.note` for each name one file still uses, and one note per name several files
-    still use (found driving wtc on trpc: renaming `sleep` gave four notes of the same advice, and a
-    common name gives twenty), naming at most `limit` files in all, then a count of the rest."""
+    """One note per name the task removed or renamed, naming every file that still uses it, and one
+    per file it moved, for all of its names (found driving wtc on trpc: renaming `sleep` gave four
+    notes of the same advice, and `rootConfig.ts` imports two names of the moved `formatter.ts`);
+    at most `limit` files are named in all, then a count of the uses left out."""
     groups: dict[tuple[str, str, str], list[LeftBehind]] = {}
     for item in found:
-        # A moved file is one note for all of its names (`rootConfig.ts` imports two of them).
         key = ("", item.definition_path, item.moved_to) if item.moved_to else \
             (item.name, item.definition_path, item.replacement)
         groups.setdefault(key, []).append(item)
     notes: list[str] = []
     left = limit
     skipped = 0
-    for key, items in groups.items():
-        if left <= 0:
-            skipped += sum(len(item.use_lines) for item in items)
-            continue
-        if not key[0]:
-            files = list(dict.fromkeys(item.use_path for item in items))
-            shown_files = set(files[:left])
-            left -= len(shown_files)
-            skipped += sum(len(item.use_lines) for item in items if item.use_path not in shown_files)
-            notes.append(_moved_note([item for item in items if item.use_path in shown_files], task, run))
-            continue
-        shown, rest = items[:left], items[left:]
-        left -= len(shown)
-        skipped += sum(len(item.use_lines) for item in rest)
-        if len(shown) == 1 and not rest:
-            notes.append(shown[0].note(task, run))
-            continue
-        first = shown[0]
-        where = ", ".join(f"{item.use_path}:{item.use_lines[0]}" if len(item.use_lines) == 1
-                          else f"{item.use_path} (lines {item.lines})" for item in shown)
-        more = f" and {len(rest)} more file{'s' if len(rest) > 1 else ''}" if rest else ""
-        owns = " ".join(f"--own '/{item.use_path}'" for item in shown)
-        notes.append(f"{where}{more} still use {first.name}, which this task removed or renamed{first.renamed} in "
-                     f"{first.definition_path}; those files are outside the task's changes, so the landed tree "
-                     f"would not resolve them: keep the old name too (an alias), or the lead widens the task "
-                     f"(`wtc task widen {task} --run {run} {owns} --why '...'`) and it updates the uses")
+    for items in groups.values():
+        files = list(dict.fromkeys(item.use_path for item in items))
+        shown_files = set(files[:max(left, 0)])
+        left -= len(shown_files)
+        skipped += sum(len(item.use_lines) for item in items if item.use_path not in shown_files)
+        shown = [item for item in items if item.use_path in shown_files]
+        if shown:
+            write = _moved_note if items[0].moved_to else _renamed_note
+            notes.append(write(shown, len(files) - len(shown_files), task, run))
     if skipped:
         notes.append(f"and {skipped} more uses, outside this task's changes, of names it removed or renamed")
     return notes
 
 
-def _moved_note(items: list[LeftBehind], task: str, run: str) -> str:
-    """One note for the uses of the names of one file the task moved, in files it did not change."""
+def _renamed_note(items: list[LeftBehind], more: int, task: str, run: str) -> str:
+    """One note for the uses of one name the task removed or renamed, in files it did not change
+    (one item a file; `more`: files left unnamed)."""
+    first = items[0]
+    if len(items) == 1 and not more:
+        where = f"{first.use_path}:{first.use_lines[0]}" if len(first.use_lines) == 1 else \
+            f"{first.use_path} (lines {first.lines}: {len(first.use_lines)} uses)"
+        return (f"{where} still uses {first.name}, which this task removed or renamed{first.renamed} "
+                f"in {first.definition_path}; {first.use_path} is outside the task's changes, so the landed tree would "
+                f"not resolve it: keep the old name too (an alias), or the lead widens the task "
+                f"(`wtc task widen {task} --run {run} --own '/{first.use_path}' --why '...'`) and it updates the use")
+    where = ", ".join(f"{item.use_path}:{item.use_lines[0]}" if len(item.use_lines) == 1
+                      else f"{item.use_path} (lines {item.lines})" for item in items)
+    more_files = f" and {more} more file{'s' if more > 1 else ''}" if more else ""
+    owns = " ".join(f"--own '/{item.use_path}'" for item in items)
+    return (f"{where}{more_files} still use {first.name}, which this task removed or renamed{first.renamed} in "
+            f"{first.definition_path}; those files are outside the task's changes, so the landed tree "
+            f"would not resolve them: keep the old name too (an alias), or the lead widens the task "
+            f"(`wtc task widen {task} --run {run} {owns} --why '...'`) and it updates the uses")
+
+
+def _moved_note(items: list[LeftBehind], more: int, task: str, run: str) -> str:
+    """One note for the uses of the names of one file the task moved, in files it did not change
+    (`more`, files left unnamed, is counted by the caller's last note)."""
     first = items[0]
     lines: dict[str, set[int]] = {}
     for item in items:
@@ -184,15 +190,22 @@ def _removed_names(profile_path: str, before: bytes, after: bytes | None) -> set
     Java and C# have no top-level functions: a renamed static method used as
     `Primitives.isWrapperType(...)` elsewhere is a member (found driving wtc on google/gson); the
     post-merge check below decides which mentions are uses of it."""
-    profile = semantic_profile(profile_path)
-    if profile is None or len(before) > MAX_BYTES or (after is not None and len(after) > MAX_BYTES):
-        return set()
-    try:
-        old = {(d.container, d.name) for d in extract(profile, before, uses=False).definitions}
-        new = set() if after is None else {(d.container, d.name) for d in extract(profile, after, uses=False).definitions}
-    except (ValueError, UnicodeDecodeError):
+    old, new = _definitions(profile_path, before), set() if after is None else _definitions(profile_path, after)
+    if old is None or new is None:
         return set()
     return {name for _container, name in old - new}
+
+
+def _definitions(profile_path: str, data: bytes) -> set[tuple[str, str]] | None:
+    """The (container, name) of each definition a version of a file holds (symbols.py); None when no
+    profile reads the file, it is too big, or it does not decode."""
+    profile = semantic_profile(profile_path)
+    if profile is None or len(data) > MAX_BYTES:
+        return None
+    try:
+        return {(d.container, d.name) for d in extract(profile, data, uses=False).definitions}
+    except (ValueError, UnicodeDecodeError):
+        return None
 
 
 def uses_left_behind(changes: Iterable[Change], read_blob: Callable[[str], bytes], since: str,
@@ -228,14 +241,7 @@ def _moves(changes: list[Change], read_blob: Callable[[str], bytes], deleted: se
         return {}
 
     def names(path: str, oid: str) -> set[str]:
-        profile = semantic_profile(path)
-        data = read_blob(oid)
-        if profile is None or len(data) > MAX_BYTES:
-            return set()
-        try:
-            return {d.name for d in extract(profile, data, uses=False).definitions}
-        except (ValueError, UnicodeDecodeError):
-            return set()
+        return {name for _container, name in _definitions(path, read_blob(oid)) or set()}
 
     moved: dict[str, str] = {}
     candidates = {c.path: names(c.path, c.new_oid) for c in added if semantic_profile(c.path) is not None}

@@ -102,11 +102,12 @@ def pending_merges(pending: Any) -> list[dict[str, str]]:
 
 
 def semantic_report(findings: Iterable[SemanticFinding], task: str, merged_tasks: Iterable[TaskRecord],
-                    added_lines: Callable[[str, str], set[str]] | None = None) -> list[dict[str, Any]]:
+                    added_lines: TaskLines | None = None) -> list[dict[str, Any]]:
     """Each finding with the two tasks named where known: `used_by_task`/`removed_by_task` is the
     task being merged on its side; on the integration side, the merged task whose own change added
     the line that side wrote (the new use; a duplicate's declaration line) when `added_lines` can
-    tell, else the merged task that last changed the file (a removal leaves no line to look for)."""
+    tell; for a removal, which leaves no line to look for, the merged tasks whose own version of the
+    file no longer names it; else the merged task that last changed the file."""
     touched = _last_changed(merged_tasks)
     out = []
     for finding in findings:
@@ -117,8 +118,7 @@ def semantic_report(findings: Iterable[SemanticFinding], task: str, merged_tasks
                 row[f"{role}_task"] = task
                 continue
             candidates = touched.get(path) or []
-            if role == "removed_by" and finding.problem != "duplicate" and len(candidates) > 1 and \
-                    isinstance(added_lines, TaskLines):
+            if role == "removed_by" and finding.problem != "duplicate" and len(candidates) > 1 and added_lines:
                 # Of the tasks that changed the definition's file, the ones whose own version no
                 # longer names it removed it (trpc: a task that moved formatter.ts, not the one that
                 # later edited the moved file, which was named for being the last to touch it).
@@ -156,7 +156,7 @@ def _written_by(integration_side: str, base: str, path: str, candidates: list[st
 
 
 def conflict_report(result: IntegrationResult, merged_tasks: Iterable[TaskRecord], task: str = "",
-                    added_lines: Callable[[str, str], set[str]] | None = None) -> list[dict[str, Any]]:
+                    added_lines: TaskLines | None = None) -> list[dict[str, Any]]:
     """One entry per conflict: path, declaration, lines, the three versions, which merged tasks
     last changed that file (`last_changed_by`, most recent first) and, when `added_lines(task,
     path)` can say which lines a merged task's own change added, which of them wrote the
@@ -197,8 +197,8 @@ def conflict_report(result: IntegrationResult, merged_tasks: Iterable[TaskRecord
 
 
 def added_lines_reader(repo: pygit2.Repository, base: str, merged: Iterable[TaskRecord]) -> "TaskLines":
-    """`(task, path) -> the lines that task's own commit added to path` (stripped, as a set),
-    read from objects this clone holds (never a fetch: an unknown task or blob gives nothing)."""
+    """What the merged tasks' own commits hold (`TaskLines`), read from objects this clone holds
+    (never a fetch: an unknown task or blob gives nothing)."""
     return TaskLines(repo, base, {t.task_id: t.result.get("commit") for t in merged})
 
 

@@ -19,7 +19,7 @@ import posixpath
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 
 from . import merge_queue as queue
@@ -222,7 +222,7 @@ class MergeOperations(CoordinatorBase):
         self.reporter.event("task.conflict", run=run.run_id, task=task.task_id, conflicts=conflicts)
         return result
 
-    def _added_lines_reader(self, run: RunRecord, merged: list[TaskRecord]) -> Callable[[str, str], set[str]]:
+    def _added_lines_reader(self, run: RunRecord, merged: list[TaskRecord]) -> queue.TaskLines:
         return queue.added_lines_reader(self.git.repo, run.base, merged)
 
     def _record_merged(self, run: RunRecord, task: TaskRecord, merge_commit: str | None, old_tip: str,

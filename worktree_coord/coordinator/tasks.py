@@ -582,7 +582,7 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         conflicted = self.git.merge_into_worktree(path, tip, f"wtc: update {task_id} onto {run.integration_ref}",
                                                   name, email)
         unresolved = []
-        whys: dict[str, list[str]] = {}
+        whys: dict[str, list[str]] = {}   # the files this update's merge leaves to the agent, and why
         resolver = queue.update_resolver(run.run_id, task_id)  # ours = this task, theirs = integration
         for rel in conflicted:
             merged, why = _structured_merge_in_worktree(self.git, path, rel, resolver)
@@ -592,7 +592,6 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         if conflicted and not unresolved:
             self.git.commit_all(path, f"wtc: update {task_id} onto {run.integration_ref} (structured merge)", name, email,
                                 leave_out=self._generated_paths(path))
-        hand_merge = bool(unresolved)   # this update's merge is left to the agent to resolve
         unresolved = sorted(set(unresolved) | set(still_marked))
         findings, pending = ([], []) if unresolved else self._update_findings(run, task, before, tip)
         blocking = bool(findings) and self._semantic_mode(run) is SemanticMode.BLOCK
@@ -613,7 +612,7 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         merges = queue.pending_merges(kept.pop("pending_semantic", None))
         if moved and blocking:   # a new merge broke names: the queue checks it again at the next finish
             merges += [m for m in pending if m not in merges]
-        if hand_merge and self._semantic_mode(run) is not SemanticMode.OFF and before is not None:
+        if whys and self._semantic_mode(run) is not SemanticMode.OFF and before is not None:
             # The agent resolves this merge's markers by hand, and the lines outside them are git's
             # line merge: the finish checks that resolution like any merge (a name it breaks, an
             # import both sides added that it now holds twice), which its own three-way view, based

@@ -603,12 +603,8 @@ class GitRepo:
         return [line.removeprefix(prefix) for line in done.stdout.decode("utf-8", "replace").splitlines() if line]
 
     def file_at(self, commit: str, rel: str) -> bytes | None:
-        tree = self.repo[pygit2.Oid(hex=commit)].peel(pygit2.Tree)
-        try:
-            entry = tree[rel]
-        except KeyError:
-            return None
-        if entry.type_str != "blob":
+        entry = self._blob_entry(commit, rel)
+        if entry is None:
             return None
         try:
             return self.repo[entry.id].read_raw()
@@ -617,12 +613,17 @@ class GitRepo:
 
     def file_id_at(self, commit: str, rel: str) -> str | None:
         """The blob id of the file `rel` at `commit` (a commit or a tree; None: no such file)."""
+        entry = self._blob_entry(commit, rel)
+        return None if entry is None else str(entry.id)
+
+    def _blob_entry(self, commit: str, rel: str) -> pygit2.Object | None:
+        """The tree entry of the file `rel` at `commit` (a commit or a tree; None: none, or not a file)."""
         tree = self.repo[pygit2.Oid(hex=commit)].peel(pygit2.Tree)
         try:
             entry = tree[rel]
         except KeyError:
             return None
-        return str(entry.id) if entry.type_str == "blob" else None
+        return entry if entry.type_str == "blob" else None
 
     def folders_at(self, commit: str, rel: str) -> list[str] | None:
         """The names of the subfolders of `rel` ("" the root) at `commit` (None: no such folder)."""
