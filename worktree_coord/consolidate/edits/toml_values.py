@@ -87,15 +87,31 @@ def set_key(doc, parts: tuple[str, ...], value: Any, form: str = "", after: str 
     item = (_written(text, value) if text else None) or _toml_value(value, form)
     container = parent.value if isinstance(parent, Table) else parent
     headed = isinstance(item, (Table, AoT))   # a table with a header goes after the others, as appended
-    if parts[-1] not in parent and after and after in parent and not headed and hasattr(container, "_insert_after"):
-        try:
-            # tomlkit appends a new key after the table's trailing comments, which belong to the
-            # next header; placing it after its neighbour keeps both where people wrote them.
-            container._insert_after(after, parts[-1], item)
-            return
-        except Exception:   # a layout tomlkit cannot insert into: append as below
-            pass
+    if parts[-1] not in parent and after and after in parent and not headed and _insert_after(container, after,
+                                                                                                parts[-1], item):
+        return
     parent[parts[-1]] = item
+
+
+def _insert_after(container, after: str, key: str, item) -> bool:
+    """Put a new key right after `after` in a tomlkit container; False: append it instead.
+
+    tomlkit appends a new key after the table's trailing comments, which belong to the next header;
+    placing it after its neighbour keeps both where people wrote them. tomlkit has no public insert:
+    the position comes from the public `body`, the insert from `_insert_at` (in every tomlkit since
+    0.7; 0.15.3 removed the `_insert_after` this used to call, so anything missing falls back)."""
+    insert_at = getattr(container, "_insert_at", None)
+    body = getattr(container, "body", None)
+    if insert_at is None or body is None:
+        return False
+    index = next((i for i, (name, _) in enumerate(body) if name is not None and name.key == after), None)
+    if index is None or index + 1 >= len(body):   # `after` is last: appending puts the key right after it
+        return False
+    try:
+        insert_at(index + 1, key, item)
+    except Exception:   # a layout tomlkit cannot insert into: append as before
+        return False
+    return True
 
 
 def remove_key(doc, parts: tuple[str, ...]) -> None:
