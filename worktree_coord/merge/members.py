@@ -11,6 +11,7 @@ Invariant: prefix + every member (with its own separator) + suffix == region byt
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -151,6 +152,11 @@ def _exists(node: tree_sitter.Node, path: str) -> bool:
     return True
 
 
+@functools.lru_cache(maxsize=None)
+def _key_regex(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern)
+
+
 def declaration_key(source: bytes, node: tree_sitter.Node, profile: Profile, depth: int = 0) -> str | None:
     """The node's signature key per its profile template, or None when it has none.
 
@@ -166,7 +172,12 @@ def declaration_key(source: bytes, node: tree_sitter.Node, profile: Profile, dep
         for match in _PART.finditer(alternative):
             out.append(alternative[position:match.start()])
             part = match.group(1)
-            if part.startswith("?"):
+            if part.startswith("~"):
+                # A pattern over the node's own text: its first group is the key (a requirement
+                # string "anyio>=4.7" keyed by its package, so two specifiers of one package clash).
+                found = _key_regex(part[1:]).match(node_text(source, node).decode("utf-8", "replace"))
+                value = found.group(1) if found else None
+            elif part.startswith("?"):
                 # Existence only: the node may be long or span lines (a body, a `{...}` list).
                 value = "" if _exists(node, part[1:]) else None
             elif "=" in part:

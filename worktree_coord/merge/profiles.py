@@ -50,7 +50,7 @@ Profile keys:
     Go's; captures named `@_...` serve predicates only; read by names.py: the lost-binding and
     duplicate-import checks of the structured merge),
     [[containers]] kind, parent?, parent_key? (a key; "prefix *" matches every key starting with
-    the prefix), top_level?, unordered, member_field?, separator?, keep_sorted?, statements? (an
+    the prefix; keys joined by " > " name the keyed ancestors outermost first), top_level?, unordered, member_field?, separator?, keep_sorted?, statements? (an
     ordered container whose members are statements that run in order, a function's body: both
     sides' independent insertions at one place may be kept, group_rules.py; not a struct's fields,
     whose order is layout)
@@ -59,7 +59,8 @@ Profile keys:
     direct child of that kind or field (joined with ","); "@text" is the
     node's own text when it is short and on one line (else no key: a longer text is content);
     "@content" is the node's text whatever its length, spaces normalized (the content is the
-    identity: Markdown list items that wrap); "{?path}" only requires the path; "{path=a,b,c}" resolves only when the
+    identity: Markdown list items that wrap); "{~regex}" is the regex's first group where it matches
+    the start of the node's text (no match: no key; a requirement string keyed by its package); "{?path}" only requires the path; "{path=a,b,c}" resolves only when the
     path's text is one of those words (Elixir: a `call` whose target is `def` is a declaration,
     other calls are statements); alternatives are separated by "|". When no
     alternative resolves, the node has no key (it stays positional, matched by its text).
@@ -369,17 +370,36 @@ class Profile:
     @staticmethod
     def _inside_key(node: tree_sitter.Node, wanted: str,
                     key_of: Callable[[tree_sitter.Node], str | None] | None) -> bool:
+        """Whether the nearest keyed ancestor's key is `wanted`; a `wanted` of parts joined by " > "
+        names the keyed ancestors outermost first (`[project] > dependencies`: the pair
+        `dependencies` of the table `[project]`). A "*" in a part matches any text."""
         if key_of is None:
             return False
+        parts = wanted.split(" > ")
         ancestor = node.parent
-        for _ in range(3):
-            if ancestor is None:
+        for part in reversed(parts):
+            for _ in range(3):
+                if ancestor is None:
+                    return False
+                key = key_of(ancestor)
+                ancestor = ancestor.parent
+                if key is not None:
+                    if not _key_matches(part, key):
+                        return False
+                    break
+            else:
                 return False
-            key = key_of(ancestor)
-            if key is not None:
-                return key.startswith(wanted[:-1]) if wanted.endswith("*") else key == wanted
-            ancestor = ancestor.parent
-        return False
+        return True
+
+
+@functools.lru_cache(maxsize=None)
+def _key_pattern(part: str) -> re.Pattern[str]:
+    return re.compile(".*".join(re.escape(piece) for piece in part.split("*")), re.DOTALL)
+
+
+def _key_matches(part: str, key: str) -> bool:
+    """`part` with each "*" standing for any text (keys hold brackets and dots, so no glob classes)."""
+    return "*" in part and _key_pattern(part).fullmatch(key) is not None or key == part
 
 
 @functools.lru_cache(maxsize=None)
@@ -501,6 +521,16 @@ def _validate(raw: dict[str, Any], source: str) -> Profile:
     for kind, template in declarations.items():
         check_kind(kind, "declarations")
         for part in _PART.findall(template):
+            if part.startswith("~"):
+                try:
+                    groups = re.compile(part[1:]).groups
+                except re.error as error:
+                    raise ConfigError(f"language profile {source}: key of {kind!r}: bad pattern {part[1:]!r} "
+                                      f"({error})") from error
+                if groups < 1:
+                    raise ConfigError(f"language profile {source}: key of {kind!r}: pattern {part[1:]!r} "
+                                      "needs a group (the key)")
+                continue
             for step in part.lstrip("?").split("=", 1)[0].split("."):
                 step = step.lstrip("*+")
                 if step in ("@text", "@content"):
