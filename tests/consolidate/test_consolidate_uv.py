@@ -187,3 +187,27 @@ def test_an_uncached_git_dependency_needs_the_network_and_lock_neutral_settings_
     written = (ws / "pyproject.toml").read_bytes()
     assert written.endswith(b"[tool.ruff]\nline-length = 100\n") and b"gitdep" not in written
     assert (ws / "uv.lock").read_bytes() == lock
+
+
+def test_a_merged_member_manifest_that_does_not_relock_is_named_not_the_base(tmp_path, tool_env):
+    """pydantic/pydantic-ai, driven as a user: a member's pyproject.toml is merged on the integration
+    branch (only the root is reserved), each edit leaving a `relock` intent. When that merged member
+    breaks the lock, no intent's edit is to blame, and the error said "the base of . does not relock",
+    sending the lead to the pinned commit. It names the member manifests and the tasks that changed
+    them, and the summary carries uv's own cause line."""
+    from worktree_coord.consolidate.tool_output import summarize_message
+
+    ws = make_workspace(tmp_path / "ws", tool_env)
+    member = "libs/lib-a/pyproject.toml"
+    before = (ws / member).read_bytes()
+    after = before.replace(b"dependencies = []", b'dependencies = ["lib-c"]') + \
+        b"\n[tool.uv.sources]\nlib-c = { workspace = true }\n"
+    [relock] = derive_intents(member, before, after, task="t1", root="")
+    (ws / member).write_bytes(after)           # merged on the integration branch, as the queue does
+    result = consolidate_root(ws, "", "uv", [relock], env=tool_env)
+    assert result.state == RootState.FAILED
+    message = result.error["message"]
+    assert "(libs/lib-a/pyproject.toml by task t1)" in message and "the base of" not in message
+    assert "libs/lib-a/pyproject.toml" in result.error["fix"]
+    summary = summarize_message(message)      # what the report and the consolidation summary print
+    assert "(libs/lib-a/pyproject.toml by task t1)" in summary and "`lib-c` references a workspace" in summary

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from worktree_coord.consolidate.adapters import adapter_for
-from worktree_coord.consolidate.adapters.base import FailureKind, unreachable_registry
+from worktree_coord.consolidate.adapters.base import FailureKind, unreachable_registry, unreached
 from worktree_coord.consolidate.tool_output import MAX_CHARS, summarize_message, summarize_tool_output
 
 CARGO_NO_DNS = """    Updating crates.io index
@@ -113,3 +113,39 @@ def test_paths_in_the_consolidation_scratch_checkout_read_relative_to_the_reposi
     # A path with a space cannot be told apart from the words before it: left as it is, never mangled.
     spaced = "error: /tmp/a b/.consolidate/consolidate-0a1b2c3d/package.json"
     assert summarize_tool_output(spaced) == spaced
+
+
+UV_GIT_DEPENDENCY = """   Updating https://github.com/pydantic/strict-no-cover.git (7fc59da2c4dff919db2095a0f0e47101b657131d)
+error: Failed to download and build `strict-no-cover @ git+https://github.com/pydantic/strict-no-cover.git@7fc59da2c4`
+  cause: Git operation failed
+  cause: process didn't exit successfully: `/usr/bin/git fetch --force 'https://github.com/pydantic/strict-no-cover.git'` (exit status: 128)
+         --- stderr
+         fatal: unable to access 'https://github.com/pydantic/strict-no-cover.git/': Could not resolve host: github.com
+"""
+
+
+@pytest.mark.parametrize(("text", "host", "git_source"), [
+    (UV_GIT_DEPENDENCY, "github.com", "https://github.com/pydantic/strict-no-cover.git@7fc59da2c4"),
+    (CARGO_NO_DNS, "index.crates.io", ""),
+    ("go: github.com/x/y@v1: dial tcp: lookup proxy.golang.org: no such host", "proxy.golang.org", ""),
+    ("error: Failed to fetch: `https://pypi.org/simple/idna/`\n  Caused by: dns error: failed to lookup address "
+     "information", "pypi.org", ""),
+])
+def test_a_network_failure_names_the_host_and_a_git_dependency(text, host, git_source):
+    """A lock that needs a git host (not the registry) says so: the user's fix is another host's access,
+    or a registry release, and "could not reach its package registry" sent them to the wrong place."""
+    missed = unreached(text)
+    assert (missed.host, missed.git_source) == (host, git_source)
+    assert ("git dependency" in missed.what()) == bool(git_source)
+    assert host in missed.what()
+
+
+def test_uv_causes_on_their_own_lines_are_the_summary_cause():
+    text = ("Using CPython 3.11.7 interpreter at: /usr/bin/python3\n"
+            "error: No solution found when resolving dependencies for split (markers: python_full_version >= '3.15')\n"
+            "  cause: Because probe-pkg-1 was not found in the package registry and lib depends on probe-pkg-1>=1.0, "
+            "we can conclude that lib's requirements are unsatisfiable.\n\n"
+            "hint: While the active Python version is 3.11, the resolution failed for other Python versions\n")
+    summary = summarize_tool_output(text)
+    assert summary.startswith("error: No solution found")
+    assert "(cause: Because probe-pkg-1 was not found in the package registry" in summary

@@ -30,7 +30,7 @@ from typing import Collection, Iterable, Mapping
 
 from worktree_coord.consolidate import settings
 from worktree_coord.consolidate.adapters import ToolAdapter, ToolConfig, adapter_for
-from worktree_coord.consolidate.adapters.base import FailureKind, ToolRun, install_hint
+from worktree_coord.consolidate.adapters.base import FailureKind, ToolRun, install_hint, unreached
 from worktree_coord.consolidate.edits import EditError
 from worktree_coord.consolidate.graph import MANIFEST_OF, check_version_bumps, discover_workspace, join, order_changes
 from worktree_coord.consolidate.intent import Ecosystem, Intent, Op
@@ -125,6 +125,30 @@ def _relock(adapter: ToolAdapter, offline: bool, reporter: Reporter) -> tuple[To
         out.update(command=" ".join(run.argv), returncode=run.returncode, seconds=round(run.seconds, 3),
                    online=not offline, failure=kind.value if kind is not None else None)
     return run, kind
+
+
+def _base_failure(root: str, intents: list[Intent], run: ToolRun) -> dict[str, str]:
+    """The error when the root does not relock with no intent applied. A member manifest is not
+    reserved: tasks' edits to it are merged on the integration branch (a `relock` intent records
+    each), so the manifests that fail may be theirs, not the pinned commit's; naming them sends the
+    lead to the right file instead of to "the base"."""
+    merged = sorted({(i.manifest, i.task) for i in intents if i.op == Op.RELOCK and i.manifest and i.task})
+    where = root or "."
+    if not merged:
+        return {"kind": "base_does_not_relock",
+                "message": f"the base of {where} does not relock: {run.stderr.strip()[-2000:]}",
+                "fix": "fix the manifests on the integration branch first"}
+    by_manifest: dict[str, list[str]] = defaultdict(list)
+    for manifest, task in merged:
+        by_manifest[manifest].append(task)
+    changed = "; ".join(f"{manifest} by task{'s' if len(tasks) > 1 else ''} {', '.join(tasks)}"
+                        for manifest, tasks in sorted(by_manifest.items()))
+    return {"kind": "base_does_not_relock",
+            # (no ": " before the tool's output: summaries keep the head whole and shorten the rest)
+            "message": f"{where} does not relock with the member manifests tasks changed on the integration branch, "
+                       f"before any intent is applied ({changed}): {run.stderr.strip()[-2000:]}",
+            "fix": f"correct {', '.join(sorted(by_manifest))} with a new task that owns it (its tool's message "
+                   "names the requirement), then consolidate again with --retry-failed"}
 
 
 def _bisect(adapter: ToolAdapter, snapshot: _Snapshot, ordered: list[Change], offline: bool,
@@ -225,11 +249,16 @@ def consolidate_root(
                 "stderr": run.stderr[-4000:], "intent_ids": [i.intent_id for c in ordered for i in c.sources]})
         if failure == FailureKind.UNREACHABLE:
             # Not the manifests' fault: never bisect for a culprit, never blame the base.
+            missed = unreached(run.stderr)
+            fix = (f"check that this machine reaches {missed.host or 'the registry'} (proxy, mirror or registry "
+                   "settings), or warm the package cache")
+            if missed.git_source:
+                fix += ", or depend on a registry release instead of the git source"
             return restore_and(RootState.NEEDS_NETWORK, error={
                 "kind": "unreachable",
-                "message": f"`{' '.join(run.argv)}` could not reach its package registry: {summarize_tool_output(run.stderr)}",
-                "fix": "check that this machine reaches the registry (proxy, mirror or registry settings), or warm "
-                       "the package cache; then consolidate again with --online --retry-failed",
+                "message": f"`{' '.join(run.argv)}` could not reach {missed.what()}: "
+                           f"{summarize_tool_output(run.stderr)}",
+                "fix": fix + "; then consolidate again with --online --retry-failed",
                 "stderr": run.stderr[-4000:], "intent_ids": [i.intent_id for c in ordered for i in c.sources]})
         if failure is not None:
             if failure in (FailureKind.TOOL_MISSING, FailureKind.TIMEOUT) or len(culprits) >= MAX_CULPRITS:
@@ -242,10 +271,7 @@ def consolidate_root(
                 return restore_and(RootState.FAILED, error=error)
             index = _bisect(adapter, snapshot, ordered, offline, reporter)
             if index is None:
-                return restore_and(RootState.FAILED, error={
-                    "kind": "base_does_not_relock", "message": f"the base of {root or '.'} does not relock: "
-                                                               f"{run.stderr.strip()[-2000:]}",
-                    "fix": "fix the manifests on the integration branch first"})
+                return restore_and(RootState.FAILED, error=_base_failure(root, intents, run))
             culprits.append(Culprit(ordered[index], "relock fails once this change is applied", run.stderr))
             ordered = ordered[:index] + ordered[index + 1:]
             continue

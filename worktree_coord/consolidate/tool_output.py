@@ -18,6 +18,8 @@ _NOISE = re.compile(r"^(warning|warn|npm WARN|npm warn|note|hint|help)\b[:!]?|^g
 _NETWORK = re.compile(r"dial tcp|no such host|connection refused|i/o timeout|TLS handshake|Could not resolve host|"
                       r"ECONNREFUSED|ENOTFOUND|ETIMEDOUT|EAI_AGAIN|network is unreachable", re.IGNORECASE)
 _CAUSED_BY = re.compile(r"^(Caused by:?|caused by:?)\s*$")
+# uv puts each cause of its chain on the cause's own line ("cause: Because x was not found ...").
+_INLINE_CAUSE = re.compile(r"^cause:\s+(\S.*)$")
 # The consolidation relocks in a scratch checkout (<worktrees>/<run>/.consolidate/consolidate-<hex>,
 # see consolidation_phase.py) that is gone when a person reads the line: its paths are shown
 # relative to the repository ("clap_bench" rather than /tmp/.../consolidate-e940edb1/clap_bench).
@@ -38,8 +40,11 @@ def summarize_tool_output(text: str) -> str:
     if first_error is None:
         first_error = next((line for line in lines if not _NOISE.match(line)), lines[0])
     cause = None
-    for index, line in enumerate(lines[:-1]):
-        if _CAUSED_BY.match(line):
+    for index, line in enumerate(lines):
+        inline = _INLINE_CAUSE.match(line)
+        if inline:
+            cause = inline.group(1)
+        elif _CAUSED_BY.match(line) and index + 1 < len(lines):
             cause = lines[index + 1]
     if cause and cause not in first_error:
         return _clip(f"{first_error} (cause: {cause})")

@@ -108,6 +108,45 @@ def unreachable_registry(stderr: str) -> bool:
     return bool(_NETWORK_FAILURE.search(stderr))
 
 
+_HOST_IN_ERROR = re.compile(r"(?:Could not resolve host|Couldn't resolve host):\s*'?([\w.-]+)|"
+                            r"(?:getaddrinfo \w+|lookup) ([\w.-]+\.[a-z]{2,})|"
+                            r"dial tcp: lookup ([\w.-]+)", re.IGNORECASE)
+_URL = re.compile(r"(git\+)?(?:https?|ssh)://(?:[^@/\s]+@)?([\w.-]+)[^\s'\"`)]*")
+_GIT_DEPENDENCY = re.compile(r"git\+(?:https?|ssh)://[^\s'\"`)]+|Git operation failed|git fetch|git clone|"
+                             r"failed to (?:clone|fetch) into|Updating git repository", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Unreached:
+    """What a network failure names: the host not reached, and the git dependency it was fetched for."""
+
+    host: str = ""
+    git_source: str = ""   # a git dependency's URL (the lock needs a git host, not the registry)
+
+    def what(self) -> str:
+        if self.git_source:
+            return f"a git dependency's host ({self.host or self.git_source}, for {self.git_source})"
+        return f"its package registry ({self.host})" if self.host else "its package registry"
+
+
+def unreached(stderr: str) -> Unreached:
+    """The host a failed relock could not reach, and whether a git dependency needed it (uv, cargo,
+    npm and go fetch git dependencies with git itself, whose words differ from the registry's)."""
+    match = _HOST_IN_ERROR.search(stderr)
+    host = next((g for g in match.groups() if g), "") if match else ""
+    git = _GIT_DEPENDENCY.search(stderr)
+    source = ""
+    if git is not None:
+        url = _URL.search(stderr, git.start()) or _URL.search(stderr)
+        source = url.group(0).removeprefix("git+") if url else ""
+        if url and not host:
+            host = url.group(2)
+    elif not host:
+        url = _URL.search(stderr)
+        host = url.group(2) if url else ""
+    return Unreached(host, source)
+
+
 # How to get each tool a relock runs, for the message when it is missing.
 INSTALL_HINTS = {
     "uv": "pip install uv, or see https://docs.astral.sh/uv/getting-started/installation/",
