@@ -211,3 +211,24 @@ def test_a_merged_member_manifest_that_does_not_relock_is_named_not_the_base(tmp
     assert "libs/lib-a/pyproject.toml" in result.error["fix"]
     summary = summarize_message(message)      # what the report and the consolidation summary print
     assert "(libs/lib-a/pyproject.toml by task t1)" in summary and "`lib-c` references a workspace" in summary
+
+
+def test_a_source_entry_no_dependency_intent_carries_is_kept(tmp_path, tool_env):
+    """pydantic/pydantic-ai, driven as a user: a task that adds a workspace member also lists it in the
+    root's `[tool.uv.sources]`, whose dependencies a hatch metadata hook writes (outside the model). The
+    source travelled with no intent, and consolidation rewrote the root without it, silently. It is a
+    setting now, placed where the task wrote it; a source its dependency's intent carries is not
+    repeated."""
+    ws = make_workspace(tmp_path / "ws", tool_env, lib("lib-b"))
+    base = (ws / "pyproject.toml").read_bytes()
+    edited = base.replace(b'members = ["libs/lib-a"]', b'members = ["libs/lib-a", "libs/lib-b"]').replace(
+        b"lib-a = { workspace = true }\n", b"lib-a = { workspace = true }\nlib-b = { workspace = true }\n")
+    intents = derive_intents("pyproject.toml", base, edited, task="m")
+    assert [(i.op.value, i.name, i.spec) for i in intents] == [
+        ("add_member", "libs/lib-b", "libs/lib-b"), ("set_key", "tool.uv.sources.lib-b", '{"workspace":true}')]
+    result = consolidate_root(ws, "", "uv", intents, env=tool_env)
+    assert result.state == RootState.APPLIED, result.error
+    assert (ws / "pyproject.toml").read_bytes() == edited
+    # a dependency added with its source: the source rides on add_dep, never twice
+    with_dep = edited.replace(b'    "lib-a",\n', b'    "lib-a",\n    "lib-b",\n')
+    assert [i.op.value for i in derive_intents("pyproject.toml", base, with_dep, task="d")] == ["add_dep", "add_member"]

@@ -103,7 +103,12 @@ def task_finished(r: TaskFinished) -> str:
         lines.append(f"  merged into integration as {str(r.merge.get('merge_commit'))[:12]}"
                      + (f" (resolved {', '.join(r.merge['resolved'])})" if r.merge.get("resolved") else ""))
     for item in r.reserved:
-        lines.append(f"  reserved  {item['path']} ({item['status']}): kept aside for consolidation")
+        # What the edit became, so the agent sees every change it made is carried (none dropped).
+        carried = [f"{i['op']} {i.get('name') or ''}".rstrip() for i in r.intents
+                   if i.get("manifest") == item["path"] and i.get("op") != "relock"]
+        more = f" and {len(carried) - MAX_INTENTS_NAMED} more" if len(carried) > MAX_INTENTS_NAMED else ""
+        lines.append(f"  reserved  {item['path']} ({item['status']}): kept aside for consolidation"
+                     + (f" as {', '.join(carried[:MAX_INTENTS_NAMED])}{more}" if carried else ""))
     reserved_paths = {item["path"] for item in r.reserved}
     for intent in r.intents:
         # A member's manifest merged as code, so its root's lock waits (a reserved file's line says so already).
@@ -129,6 +134,7 @@ def task_finished(r: TaskFinished) -> str:
     return "\n".join(lines)
 
 
+MAX_INTENTS_NAMED = 6   # a finish line names at most this many intents of one reserved file
 VERIFY_TAIL_LINES = 20
 
 

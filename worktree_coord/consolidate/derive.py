@@ -138,7 +138,11 @@ def derive_intents(
             add(Op.SET_RUNTIME, "runtime", name, spec=new_r, expected_before=old_r)
 
     if kind.format in settings.FORMATS:
-        for change in _setting_changes(path, kind.format, base, new):
+        setting_changes = _setting_changes(path, kind.format, base, new)
+        if kind.format == "pyproject":
+            carried = {i.name for i in intents if i.op in (Op.ADD_DEP, Op.SET_SPEC, Op.REMOVE_DEP)}
+            setting_changes += _orphan_sources(path, base, new, carried, eco)
+        for change in setting_changes:
             if change.after is None:
                 add(Op.REMOVE_KEY, settings.SETTINGS_GROUP, change.name, expected_before=change.before)
             else:
@@ -243,6 +247,30 @@ def _setting_changes(path: str, fmt: str, base: bytes | None, new: bytes) -> lis
     before = unmodeled(base)[0] if base is not None else {}
     after, forms, texts = unmodeled(new)
     return settings.changes(before, after, new_forms=forms, new_texts=texts)
+
+
+def _orphan_sources(path: str, base: bytes | None, new: bytes, carried: set[str],
+                    eco: Ecosystem) -> list[settings.SettingChange]:
+    """`[tool.uv.sources]` entries that changed where no dependency intent carries them, as settings.
+
+    A source travels with its dependency's intent (`source=`); an entry whose dependency this
+    manifest does not declare in the model (pydantic-ai's root lists its workspace members there for
+    dependencies a hatch metadata hook writes) or whose dependency did not change would otherwise be
+    dropped without a word when consolidation rewrites the file."""
+    from worktree_coord.consolidate.manifests import normalize_name
+
+    def sources(data: bytes | None) -> dict:
+        doc = plain(load_toml(path, data)) if data is not None else {}
+        found = doc.get("tool", {}).get("uv", {}).get("sources", {}) if isinstance(doc, dict) else {}
+        return found if isinstance(found, dict) else {}
+
+    before, after = sources(base), sources(new)
+    if before == after:
+        return []
+    forms, texts = settings.toml_forms(load_toml(path, new))
+    prefix = ("tool", "uv", "sources")
+    return [change for change in settings.changes(before, after, new_forms=forms, new_texts=texts, prefix=prefix)
+            if normalize_name(eco, change.parts[len(prefix)]) not in carried]
 
 
 def _top_level_setting_changes(path: str, fmt: str, base: bytes | None, new: bytes) -> list[settings.SettingChange]:
