@@ -31,8 +31,8 @@ With `--corpus history --repo PATH [--repo PATH...]` it scores real merge commit
 both parents changed, mined by scripts/history_corpus.py into scratch/history/): the committed
 file is the expected result. Of the files git's line merge conflicts (`confl`), `resolved` are
 those we merge cleanly, each classed as `exact` (byte for byte the committed file), `order` (the
-same lines in another order), `broken` (the committed file does not parse while the inputs do: no
-reference), `human` (the committed file holds a line none of base, left, right had: the developer
+same lines in another order), `broken` (the committed file does not parse while the inputs do, or
+holds a declaration twice in one scope where no input does: no reference), `human` (the committed file holds a line none of base, left, right had: the developer
 wrote something, so no merge tool could match it) or `diff` (none of those: the committed file
 holds only the sides' lines and ours differs, a likely wrong merge; `1side` counts the diffs where
 the committed file is one side's version whole, the other side's changes dropped, which no merge
@@ -334,8 +334,9 @@ def _lines(data: bytes) -> list[bytes]:
 
 
 def _broken(path: str, result: bytes, inputs: tuple[bytes, bytes, bytes]) -> bool:
-    """The committed file does not parse while all three inputs do: it is no reference for a merge
-    (a conflict resolved by hand that left a function cut in half)."""
+    """The committed file does not parse while all three inputs do, or declares a name twice in one
+    scope where none of them does: it is no reference for a merge (a conflict resolved by hand that
+    left a function cut in half, or kept both sides' copies of one import)."""
     profile = profile_for_path(path)
     if profile is None:
         return False
@@ -345,7 +346,13 @@ def _broken(path: str, result: bytes, inputs: tuple[bytes, bytes, bytes]) -> boo
         return True
     # tree-sitter recovers from some errors silently (an `except:` left without a body); the
     # language's strict parser, where there is one, does not.
-    return not validate.accepts(profile.name, inputs, result)
+    if not validate.accepts(profile.name, inputs, result):
+        return True
+    # A declaration the committed file holds twice in one scope where no input did does not compile
+    # either (helm 1de11e668c: `testify/require` imported twice in one Go import block).
+    from worktree_coord.merge.duplicates import find_duplicates
+    from worktree_coord.merge.versions import FileVersions
+    return bool(find_duplicates([FileVersions(path, *inputs, merged=result)]))
 
 
 def history_class(ours: bytes, result: bytes, base: bytes, left: bytes, right: bytes, path: str = "") -> str:

@@ -185,3 +185,21 @@ def test_why_unresolved_names_the_declining_step() -> None:
     right = base.replace(b"return 2", b"return 22")
     # The structured merge's delete/modify conflict is no smaller than git's: git's conflict stands.
     assert why_unresolved(merge_file(base, left, right, "m.py")) == "not smaller than the line merge; member: delete_modify"
+
+
+def test_a_committed_file_holding_one_import_twice_is_no_reference(monkeypatch) -> None:
+    """The history eval scores a clean merge against the committed file; helm 1de11e668c committed a Go
+    import block holding `testify/require` twice (it does not compile), so it is `broken`, not a
+    disagreement, while the same file with the import once is compared as usual."""
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[2] / "scripts"))
+    from eval_merge_quality import history_class
+
+    base = b'package p\n\nimport (\n\t"os"\n\n\t"github.com/x/require"\n)\n'
+    left = b'package p\n\nimport (\n\t"os"\n\n\t"github.com/x/require"\n\n\t"helm.sh/chart"\n)\n'
+    right = b'package p\n\nimport (\n\t"os"\n\n\t"github.com/x/assert"\n\t"github.com/x/require"\n)\n'
+    ours = b'package p\n\nimport (\n\t"os"\n\n\t"github.com/x/assert"\n\t"github.com/x/require"\n\n\t"helm.sh/chart"\n)\n'
+    twice = (b'package p\n\nimport (\n\t"os"\n\n\t"github.com/x/require"\n\n\t"helm.sh/chart"\n\n'
+             b'\t"github.com/x/assert"\n\t"github.com/x/require"\n)\n')
+    assert history_class(ours, twice, base, left, right, "p/save_test.go") == "broken"
+    once = twice.replace(b'\t"github.com/x/require"\n\n\t"helm.sh/chart"', b'\t"helm.sh/chart"')
+    assert history_class(ours, once, base, left, right, "p/save_test.go") == "order"
