@@ -5,7 +5,8 @@ reserved (only the root is), so it goes through the merge; two tasks each adding
 the end of `dependencies = [...]` conflicted, as git does, although a resolver reads the list as a
 set. Each element is now keyed by its package name: different packages at one place are both kept,
 one package given two specifiers (added, bumped, or deleted against a bump) stays a conflict, and
-arrays that are not requirement lists (classifiers, Cargo features) keep the line merge."""
+Cargo's `[features]` lists merge as sets of features the same way; arrays that are neither
+(classifiers, keywords) keep the line merge."""
 
 from __future__ import annotations
 
@@ -103,11 +104,24 @@ def test_groups_extras_build_requires_and_a_metadata_hook_are_requirement_lists(
 @pytest.mark.parametrize(("path", "text", "anchor"), [
     ("pyproject.toml", '[project]\nname = "x"\nclassifiers = [\n    "A :: B",\n]\n', '"A :: B",\n'),
     ("pyproject.toml", '[tool.ruff]\nsrc = [\n    "src",\n]\n', '"src",\n'),
-    ("Cargo.toml", '[package]\nname = "x"\n[features]\ndefault = [\n    "a",\n]\n', '"a",\n'),
+    ("Cargo.toml", '[package]\nname = "x"\nkeywords = [\n    "a",\n]\n', '"a",\n'),
 ])
 def test_other_arrays_keep_the_line_merge(path: str, text: str, anchor: str) -> None:
     result = merged(text, _after(text, anchor, '"left"'), _after(text, anchor, '"right"'), path=path)
     assert not result.clean
+
+
+def test_cargo_features_enable_sets_of_features() -> None:
+    """A feature's list is a set too: tasks enabling different features of one feature both land; the
+    same feature enabled by both is kept once."""
+    cargo = '[package]\nname = "x"\n\n[features]\ndefault = ["std"]\nfull = [\n    "fs",\n    "net",\n]\n'
+    result = merged(cargo, _after(cargo, '"net",\n', '"dep:serde"', '"io-util"'),
+                    _after(cargo, '"net",\n', '"serde?/std"', '"io-util"'), path="Cargo.toml")
+    assert result.clean, result.notes
+    assert result.merged.decode() == _after(cargo, '"net",\n', '"dep:serde"', '"io-util"', '"serde?/std"')
+    one_line = merged(cargo, cargo.replace('["std"]', '["std", "alloc"]'), cargo.replace('["std"]', '["std", "rt"]'),
+                      path="Cargo.toml")
+    assert one_line.clean and one_line.merged.decode() == cargo.replace('["std"]', '["std", "alloc", "rt"]')
 
 
 def test_a_package_listed_twice_in_the_base_still_merges_beside_it() -> None:
