@@ -296,3 +296,31 @@ def test_ecosystem_of_a_manifest_comes_from_the_lockfiles_beside_its_root():
     [intent] = derive_intents("package.json", b'{"name": "r"}', b'{"name": "r", "dependencies": {"x": "1"}}',
                               task="t", ecosystem=detect_ecosystem("package.json", "", tree))
     assert intent.ecosystem == Ecosystem.PNPM
+
+
+@pytest.mark.parametrize(("path", "base", "wrote"), [
+    ("pyproject.toml", b'[tool.uv.workspace]\nmembers = [\n    "slim",\n    "graph",  # the graph\n    "examples",\n]\n',
+     b'[tool.uv.workspace]\nmembers = [\n    "slim",\n    "foo",\n    "graph",  # the graph\n    "examples",\n]\n'),
+    ("Cargo.toml", b'[workspace]\nmembers = ["a", "c"]\n', b'[workspace]\nmembers = ["a", "b", "c"]\n'),
+    ("package.json", b'{\n  "workspaces": [\n    "packages/a",\n    "packages/c"\n  ]\n}\n',
+     b'{\n  "workspaces": [\n    "packages/a",\n    "packages/b",\n    "packages/c"\n  ]\n}\n'),
+])
+def test_a_new_member_lands_where_the_task_wrote_it(path, base, wrote):
+    """pydantic/pydantic-ai, driven as a user: a task put its new member second in the root's list and
+    consolidation appended it last. The member that followed it is recorded, and the edit puts it there."""
+    from worktree_coord.consolidate.edits import edit_manifest
+
+    [intent] = [i for i in derive_intents(path, base, wrote, task="t") if i.op.value == "add_member"]
+    assert edit_manifest(path, base, intent) == wrote
+
+
+def test_members_two_tasks_add_at_one_place_keep_the_order_they_are_applied():
+    from worktree_coord.consolidate.edits import edit_manifest
+
+    base = b'[workspace]\nmembers = ["a", "z"]\n'
+    first = derive_intents("Cargo.toml", base, b'[workspace]\nmembers = ["a", "b", "z"]\n', task="t1")
+    second = derive_intents("Cargo.toml", base, b'[workspace]\nmembers = ["a", "c", "z"]\n', task="t2")
+    out = base
+    for intent in first + second:
+        out = edit_manifest("Cargo.toml", out, intent)
+    assert out == b'[workspace]\nmembers = ["a", "b", "c", "z"]\n'

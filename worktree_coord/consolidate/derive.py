@@ -115,7 +115,10 @@ def derive_intents(
             markers=cur.markers, package=cur.package, options=cur.options, expected_before=encode_value(old))
 
     for member in sorted(set(after.members) - set(before.members)):
-        add(Op.ADD_MEMBER, "workspace.members", member, spec=member)
+        # where the task wrote it (edits/member_lists.py): before the member that follows it
+        following = after.members[after.members.index(member) + 1:]
+        add(Op.ADD_MEMBER, "workspace.members", member, spec=member,
+            options=(("before", following[0]),) if following else ())
     for member in sorted(set(before.members) - set(after.members)):
         add(Op.REMOVE_MEMBER, "workspace.members", member, expected_before=member)
 

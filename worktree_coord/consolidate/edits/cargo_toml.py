@@ -6,6 +6,7 @@ from typing import Any
 
 import tomlkit
 
+from worktree_coord.consolidate.edits.member_lists import edit_member_array
 from worktree_coord.consolidate.edits.toml_values import edit_setting, inline_table, table_path
 from worktree_coord.consolidate.intent import Intent, Op
 from worktree_coord.consolidate.textformat import dump_toml, load_toml
@@ -66,12 +67,7 @@ def edit(path: str, data: bytes, intent: Intent) -> bytes:
         workspace = table_path(doc, ["workspace"], create=True)
         if "members" not in workspace:
             workspace["members"] = tomlkit.array()
-        members = workspace["members"]
-        present = [m for m in members if str(m).removeprefix("./").rstrip("/") == intent.name]
-        if op == Op.ADD_MEMBER and not present:
-            members.append(intent.name)
-        for item in present if op == Op.REMOVE_MEMBER else []:
-            members.remove(item)
+        edit_member_array(workspace["members"], intent)
     elif op == Op.BUMP_VERSION:
         package = table_path(doc, ["package"], create=False)
         if package is None:

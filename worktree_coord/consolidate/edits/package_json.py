@@ -7,6 +7,7 @@ import json
 
 from worktree_coord.consolidate import settings
 from worktree_coord.consolidate.edits.json_text import rewrite_json
+from worktree_coord.consolidate.edits.member_lists import member_slot
 from worktree_coord.consolidate.intent import Ecosystem, Intent, Op
 from worktree_coord.consolidate.textformat import json_style, load_json
 from worktree_coord.errors import EditError
@@ -95,7 +96,7 @@ def edit(path: str, data: bytes, intent: Intent) -> bytes:
         members = list((holder.get("packages") if isinstance(holder, dict) else holder) or [])
         spelled = {m.removeprefix("./").rstrip("/"): m for m in members}
         if op == Op.ADD_MEMBER and intent.name not in spelled:
-            members.append(intent.name)
+            members.insert(member_slot(members, intent), intent.name)
         elif op == Op.REMOVE_MEMBER and intent.name in spelled:
             members.remove(spelled[intent.name])
         if isinstance(holder, dict):
