@@ -324,3 +324,26 @@ def test_members_two_tasks_add_at_one_place_keep_the_order_they_are_applied():
     for intent in first + second:
         out = edit_manifest("Cargo.toml", out, intent)
     assert out == b'[workspace]\nmembers = ["a", "b", "c", "z"]\n'
+
+
+@pytest.mark.parametrize(("path", "base", "new", "relock"), [
+    ("crates/c/Cargo.toml", b'[package]\nname = "c"\n\n[features]\ndefault = []\nx = ["dep:b"]\n',
+     b'[package]\nname = "c"\n\n[features]\ndefault = ["x"]\nx = ["dep:b", "b?/foo"]\n', False),
+    ("crates/c/Cargo.toml", b'[package]\nname = "c"\n\n[lints]\nworkspace = true\n',
+     b'[package]\nname = "c"\ndescription = "the c crate"\n\n[lints]\nworkspace = false\n', False),
+    ("crates/c/Cargo.toml", b'[package]\nname = "c"\n\n[dependencies]\n', b'[package]\nname = "c"\n\n[dependencies]\nb = "1"\n',
+     True),
+    ("packages/a/package.json", b'{"name": "a", "scripts": {"test": "jest"}}', b'{"name": "a", "scripts": {"test": "vitest"}}',
+     False),
+    ("packages/a/package.json", b'{"name": "a"}', b'{"name": "a", "dependencies": {"left-pad": "^1.3.0"}}', True),
+    ("libs/l/pyproject.toml", b'[project]\nname = "l"\n\n[tool.ruff]\nline-length = 100\n',
+     b'[project]\nname = "l"\n\n[tool.ruff]\nline-length = 120\n', False),
+    ("libs/l/pyproject.toml", b'[project]\nname = "l"\ndependencies = []\n', b'[project]\nname = "l"\ndependencies = ["x"]\n',
+     True),
+])
+def test_a_member_edit_its_lockfile_records_nothing_of_needs_no_relock(path, base, new, relock):
+    """clap, driven as a user: two tasks enabled features in clap_complete's `[features]`; each left a
+    relock intent, so consolidation asked for the network to rewrite a Cargo.lock that features never
+    change (measured: Cargo.lock records every optional dependency and no feature)."""
+    intents = derive_intents(path, base, new, task="t", root="")
+    assert [i.op.value for i in intents] == (["relock"] if relock else [])

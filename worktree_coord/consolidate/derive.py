@@ -88,7 +88,10 @@ def derive_intents(
                              f"go.mod is reserved, so consolidation would lose the new module",
                              fix=f"create {path} inside the task's --own globs (a module the task creates there "
                                  f"merges as its own work), or add it on the base branch first")
-    if kind.kind == "lockfile" or (_dir(path) != root and not go_member) or is_compiled_requirements(path, base, new):
+    member = kind.kind != "lockfile" and _dir(path) != root and not go_member
+    if member and _lock_neutral_edit(path, kind.format, base, new):
+        return []   # a member's lint, feature list or description: its root's lockfile records none of it
+    if kind.kind == "lockfile" or member or is_compiled_requirements(path, base, new):
         why = "lockfile edited by the task" if kind.kind == "lockfile" else "member manifest changed"
         return [Intent(intent_id=f"{task}:{root or '.'}:relock:{eco.value}", op=Op.RELOCK, rationale=why, **common)]
     if new is None:
@@ -157,6 +160,29 @@ def derive_intents(
                     expected_before=change.before, options=placement)
 
     return sorted(intents, key=lambda i: i.intent_id)
+
+
+def _lock_neutral_edit(path: str, fmt: str, base: bytes | None, new: bytes | None) -> bool:
+    """Whether a member manifest's edit touches only keys its root's lockfile does not record
+    (settings.LOCK_NEUTRAL: Cargo `[features]` and `[lints]`, a description, a test script): then
+    the merged file is the whole change and no relock waits at consolidation (a feature list edited
+    in clap_complete made consolidation ask for the network to rewrite a Cargo.lock it left as it was)."""
+    if base is None or new is None or fmt not in settings.LOCK_NEUTRAL:
+        return False
+    from worktree_coord.consolidate.textformat import load_json
+
+    def recorded(data: bytes) -> object:
+        doc = load_json(path, data) if fmt == "package.json" else plain(load_toml(path, data))
+        if not isinstance(doc, dict):
+            return doc
+        for prefix in settings.LOCK_NEUTRAL[fmt]:
+            _strip(doc, prefix)
+        return doc
+
+    try:
+        return recorded(base) == recorded(new)
+    except Exception:   # noqa: BLE001 - a manifest that does not load: relock as before, never skip
+        return False
 
 
 GO_FILES = frozenset({"go.mod", "go.sum", "go.work", "go.work.sum"})

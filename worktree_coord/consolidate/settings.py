@@ -43,9 +43,11 @@ _BARE = re.compile(r"[A-Za-z0-9_-]+")
 # or a script must not wait for the network). Anything not listed is taken to matter (a relock
 # runs), so the list only ever saves work, never skips a needed relock. Kept narrow on purpose:
 # npm's lock records the root's name, version, license, bin, engines, funding and install scripts;
-# pnpm's lock records the `pnpm` settings; Cargo's `resolver` changes the resolution.
+# pnpm's lock records the `pnpm` settings; Cargo's `resolver` changes the resolution. The same list
+# decides whether a member manifest's edit needs its root relocked at all (derive.py).
 LOCK_NEUTRAL: dict[str, tuple[tuple[str, ...], ...]] = {
     "cargo": (("lints",), ("workspace", "lints"), ("profile",), ("workspace", "metadata"), ("package", "metadata"),
+              ("features",),   # Cargo.lock records every optional dependency, never a feature (measured, cargo 1.9x)
               ("badges",), *((*table, key) for table in (("package",), ("workspace", "package")) for key in (
                   "description", "documentation", "homepage", "repository", "readme", "keywords", "categories",
                   "authors", "edition", "exclude", "include", "publish", "license-file"))),
