@@ -50,7 +50,8 @@ Profile keys:
     Go's; captures named `@_...` serve predicates only; read by names.py: the lost-binding and
     duplicate-import checks of the structured merge),
     [[containers]] kind, parent?, parent_key? (a key; "prefix *" matches every key starting with
-    the prefix; keys joined by " > " name the keyed ancestors outermost first), top_level?, unordered, member_field?, separator?, keep_sorted?, statements? (an
+    the prefix; keys joined by " > " name the keyed ancestors outermost first: `[project] >
+    dependencies`), top_level?, unordered, member_field?, separator?, keep_sorted?, statements? (an
     ordered container whose members are statements that run in order, a function's body: both
     sides' independent insertions at one place may be kept, group_rules.py; not a struct's fields,
     whose order is layout)
@@ -60,10 +61,11 @@ Profile keys:
     node's own text when it is short and on one line (else no key: a longer text is content);
     "@content" is the node's text whatever its length, spaces normalized (the content is the
     identity: Markdown list items that wrap); "{~regex}" is the regex's first group where it matches
-    the start of the node's text (no match: no key; a requirement string keyed by its package); "{?path}" only requires the path; "{path=a,b,c}" resolves only when the
-    path's text is one of those words (Elixir: a `call` whose target is `def` is a declaration,
-    other calls are statements); alternatives are separated by "|". When no
-    alternative resolves, the node has no key (it stays positional, matched by its text).
+    the start of the node's text (no match: no key; a requirement string keyed by its package);
+    "{?path}" only requires the path; "{path=a,b,c}" resolves only when the path's text is one of
+    those words (Elixir: a `call` whose target is `def` is a declaration, other calls are
+    statements); alternatives are separated by "|". When no alternative resolves, the node has no
+    key (it stays positional, matched by its text).
     [semantic] the post-merge semantic check's data (see `SemanticRules`; the check is symbols.py
     and semantic.py). Its keys and types are validated at load; its query is compiled on first
     use (a language's query is only paid for when a file of it is checked), and a test compiles
