@@ -32,8 +32,8 @@ both parents changed, mined by scripts/history_corpus.py into scratch/history/):
 file is the expected result. Of the files git's line merge conflicts (`confl`), `resolved` are
 those we merge cleanly, each classed as `exact` (byte for byte the committed file), `order` (the
 same lines in another order), `broken` (the committed file does not parse while the inputs do, or
-holds a declaration twice in one scope where no input does: no reference), `human` (the committed file holds a line none of base, left, right had: the developer
-wrote something, so no merge tool could match it) or `diff` (none of those: the committed file
+holds a declaration twice in one scope where no input does: no reference), `human` (the committed
+file holds a line none of base, left, right had: the developer wrote something, so no merge tool could match it) or `diff` (none of those: the committed file
 holds only the sides' lines and ours differs, a likely wrong merge; `1side` counts the diffs where
 the committed file is one side's version whole, the other side's changes dropped, which no merge
 of the three versions can know). `agree` is (exact + order) / resolved. `union` is how many of
@@ -86,7 +86,9 @@ sys.path.insert(0, str(ROOT))
 
 from worktree_coord.merge import line_merge, merge_file, provenance  # noqa: E402
 from worktree_coord.merge import validate  # noqa: E402
+from worktree_coord.merge.duplicates import find_duplicates  # noqa: E402
 from worktree_coord.merge.profiles import profile_for_path  # noqa: E402
+from worktree_coord.merge.versions import FileVersions  # noqa: E402
 
 SCRATCH = ROOT / "scratch" / "corpus"
 
@@ -350,8 +352,6 @@ def _broken(path: str, result: bytes, inputs: tuple[bytes, bytes, bytes]) -> boo
         return True
     # A declaration the committed file holds twice in one scope where no input did does not compile
     # either (helm 1de11e668c: `testify/require` imported twice in one Go import block).
-    from worktree_coord.merge.duplicates import find_duplicates
-    from worktree_coord.merge.versions import FileVersions
     return bool(find_duplicates([FileVersions(path, *inputs, merged=result)]))
 
 

@@ -127,6 +127,10 @@ def _relock(adapter: ToolAdapter, offline: bool, reporter: Reporter) -> tuple[To
     return run, kind
 
 
+# The tail of an unreachable root's fix; the run-level summary puts its own command in its place.
+RETRY_ONLINE = "then consolidate again with --online --retry-failed"
+
+
 def _base_failure(root: str, intents: list[Intent], run: ToolRun) -> dict[str, str]:
     """The error when the root does not relock with no intent applied. A member manifest is not
     reserved: tasks' edits to it are merged on the integration branch (a `relock` intent records
@@ -258,7 +262,7 @@ def consolidate_root(
                 "kind": "unreachable",
                 "message": f"`{' '.join(run.argv)}` could not reach {missed.what()}: "
                            f"{summarize_tool_output(run.stderr)}",
-                "fix": fix + "; then consolidate again with --online --retry-failed",
+                "fix": f"{fix}; {RETRY_ONLINE}",
                 "stderr": run.stderr[-4000:], "intent_ids": [i.intent_id for c in ordered for i in c.sources]})
         if failure is not None:
             if failure in (FailureKind.TOOL_MISSING, FailureKind.TIMEOUT) or len(culprits) >= MAX_CULPRITS:

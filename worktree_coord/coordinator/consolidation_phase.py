@@ -41,6 +41,7 @@ import pygit2
 from ..consolidate import ConsolidationResult, Intent, RootResult, RootState, consolidate
 from ..consolidate.adapters import ADAPTERS, ToolConfig
 from ..consolidate.intent import Ecosystem
+from ..consolidate.root import RETRY_ONLINE
 from ..consolidate.tool_output import summarize_message
 from ..crashpoints import crash_point
 from ..events import NullReporter, Reporter
@@ -220,8 +221,10 @@ def skipped_intents(store: Store, run_id: str) -> list[dict[str, Any]]:
                    f"merge the task (wtc task finish {task} --run {run_id}), then consolidate again")
         elif state == "needs_network" and isinstance(error, dict) and error.get("kind") == "unreachable":
             why = reason
-            fix = (f"check that this machine reaches the package registry (proxy, mirror or registry settings), "
-                   f"then wtc consolidate --run {run_id} --online --retry-failed")
+            # The root's own advice names the host (and a git source); the command is the run's.
+            advice = str(error.get("fix") or "check that this machine reaches the package registry").removesuffix(
+                f"; {RETRY_ONLINE}")
+            fix = f"{advice}, then wtc consolidate --run {run_id} --online --retry-failed"
         elif state == "needs_network":
             why = "the offline relock needs packages that are not cached"
             if reason:   # the root's own message usually says so already: one sentence, not two

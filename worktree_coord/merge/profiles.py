@@ -401,7 +401,9 @@ def _key_pattern(part: str) -> re.Pattern[str]:
 
 def _key_matches(part: str, key: str) -> bool:
     """`part` with each "*" standing for any text (keys hold brackets and dots, so no glob classes)."""
-    return "*" in part and _key_pattern(part).fullmatch(key) is not None or key == part
+    if "*" not in part:
+        return key == part
+    return _key_pattern(part).fullmatch(key) is not None
 
 
 @functools.lru_cache(maxsize=None)

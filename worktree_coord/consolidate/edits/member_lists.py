@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from worktree_coord.consolidate.intent import Intent, Op
+from worktree_coord.consolidate.manifests import normalize_member
 
 
 def member_slot(spelled: list[Any], intent: Intent) -> int:
@@ -20,14 +21,14 @@ def member_slot(spelled: list[Any], intent: Intent) -> int:
     tool, so this is the file's layout only: a task that put `pydantic_foo` beside its sibling sees
     it there, not last. Anchoring on the next member keeps several tasks' members added at one
     place in the order they are applied (each goes before the same neighbour, after the last)."""
-    names = [str(m).removeprefix("./").rstrip("/") for m in spelled]
+    names = [normalize_member(str(m)) for m in spelled]
     following = dict(intent.options).get("before")
     return names.index(following) if following in names else len(names)
 
 
 def edit_member_array(members: Any, intent: Intent) -> None:
     """Add or remove `intent.name` in a tomlkit array of workspace members (Cargo, uv)."""
-    present = [m for m in members if str(m).removeprefix("./").rstrip("/") == intent.name]
+    present = [m for m in members if normalize_member(str(m)) == intent.name]
     if intent.op == Op.ADD_MEMBER and not present:
         members.insert(member_slot(list(members), intent), intent.name)
     for item in present if intent.op == Op.REMOVE_MEMBER else []:

@@ -144,4 +144,3 @@ def edit_setting(doc, intent) -> None:
         options = dict(intent.options)
         set_key(doc, parts, settings.decode(intent.spec), options.get("form", ""), options.get("after", ""),
                 options.get("toml", ""))
-
