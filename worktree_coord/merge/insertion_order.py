@@ -5,6 +5,10 @@ found to commute (a union of members) and before the entries are rendered.
 Input: a run of (side, identity) insertions at one base position, or a container's merged
 entries, with the three versions' members. Output: the run or the entries in their final order.
 Rules:
+  - where the base parts two groups with a blank line (an import block's standard library and its
+    third-party packages) and one side appended to the group above it while the other opened the
+    group below it, the appended run comes first and the blank line stays between the two
+    (`group_order`), whatever the sorting rule would say;
   - one-line members of one kind added by both sides into a sorted run of such members (an import
     block) are interleaved in sorted order (`sorted_run`);
   - a table every version keeps sorted by key stays sorted (`sorted_table`: npm's dependencies);
@@ -18,10 +22,68 @@ taken in turns, already interleaved runs) the container is Unmergeable.
 
 from __future__ import annotations
 
+import re
+
 from . import names
 from .bindings import names_bound, names_used
 from .members import Member, Segmented, Unmergeable
 from .profiles import Profile
+
+
+def _blank(member: Member) -> bool:
+    """Whether a blank line stands right above a member: in its lead, or where the member before
+    it ends (a member's tail may take the line break that ends it)."""
+    if member.lead.strip():
+        return False
+    before = member.source[:member.start]
+    gap = before[len(before.rstrip()):] + member.lead
+    return re.search(rb"\n[ \t\r]*\n", gap) is not None
+
+
+def group_order(run, index, b_ids, bmap, lmap, rmap):  # type: ignore[no-untyped-def]
+    """Both sides' runs before one base member whose lead holds a blank line (a group boundary),
+    ordered by the group each run joined: the side that kept the blank line before the successor
+    and wrote its run without one appended to the group above; the side whose run opens with
+    the blank line and left the successor without one opened the group below. The appended run
+    goes first, so the blank line stays between the groups (helm a0ee68f693: `log/slog` appended
+    to the standard library imports where the other side deleted `fmt` and put
+    `github.com/pkg/errors` at the head of the third-party group). None when the runs do not
+    split that way."""
+    sides = [side for side, _ in run]
+    if len(set(sides)) < 2 or index >= len(b_ids):
+        return None
+    successor = b_ids[index]
+    maps = {"L": lmap, "R": rmap}
+    if not _blank(bmap[successor]) or successor not in lmap or successor not in rmap:
+        return None
+    own = {side: [ident for s, ident in run if s == side] for side in ("L", "R")}
+
+    def appended(side: str) -> bool:
+        smap = maps[side]
+        return smap[successor].lead == bmap[successor].lead and _blank(smap[successor]) and not any(_blank(smap[i]) for i in own[side])
+
+    def opened(side: str) -> bool:
+        smap = maps[side]
+        first, *rest = own[side]
+        return _blank(smap[first]) and not _blank(smap[successor]) and not any(_blank(smap[i]) for i in rest)
+    for above, below in (("L", "R"), ("R", "L")):
+        if appended(above) and opened(below):
+            return [(above, ident) for ident in own[above]] + [(below, ident) for ident in own[below]]
+    return None
+
+
+def opens_group_below(side, start, end, inserted, b_ids, bmap, lmap, rmap) -> bool:  # type: ignore[no-untyped-def]
+    """Whether a side's hunk replacing base members [start, end) put a run at the head of the
+    group that begins at base member `end`: that member's base lead holds a blank line, the
+    side's run begins with it, and the side left the member without one. Such a run is that
+    group's, not the place of the members it replaced (`group_order` then orders it)."""
+    if end <= start or not inserted or end >= len(b_ids):
+        return False
+    smap = lmap if side == "L" else rmap
+    successor = b_ids[end]
+    if successor not in smap or inserted[0] not in smap:
+        return False
+    return _blank(bmap[successor]) and _blank(smap[inserted[0]]) and not _blank(smap[successor])
 
 
 def sorted_run(run, index, b_ids, bmap, lmap, rmap):  # type: ignore[no-untyped-def]

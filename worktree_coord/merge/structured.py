@@ -81,7 +81,7 @@ from .group_rules import (all_keyed, ambiguous_order, independent_insertions, mo
                           one_call_edited_twice, registrations_added, replaced_on_both_sides, reworded_against_deletion, same_hunks,
                           why_no_union)
 from .insertion_layout import lead_over_deletion, over_blank_lines, relayout_insertions, run_leads
-from .insertion_order import bind_before_use, sorted_as_moved, sorted_run, sorted_table
+from .insertion_order import bind_before_use, group_order, opens_group_below, sorted_as_moved, sorted_run, sorted_table
 from .line import raw_line_merge
 from .member_diff import (base_span, check_moves_apart, check_moves_cross_nothing, check_no_slide, group_shape,
                           kept_in_place, positional_duplicates, side_hunks, side_region)
@@ -418,7 +418,11 @@ class StructuredMerge:
                 deleted.setdefault(ident, side)
                 if ident in deleted and deleted[ident] != side:
                     deleted[ident] = "both"
-            inserts.setdefault(start, []).extend((side, ident) for ident in inserted)
+            # A side that replaced the members ending at a group boundary with a run that opens
+            # the group below (it took the successor's blank line) inserted that run at the
+            # successor, where the other side's additions to either group are ordered against it.
+            at = end if opens_group_below(side, start, end, inserted, b_ids, bmap, lmap, rmap) else start
+            inserts.setdefault(at, []).extend((side, ident) for ident in inserted)
             if end > start:
                 replacing.add(side + str(start))
         placed: set[str] = set()
@@ -432,7 +436,7 @@ class StructuredMerge:
             # replacement of member i (new text standing where i stood): the insertion sat
             # right after member i - 1, as in a line merge. Otherwise left's run comes first.
             run = sorted(inserts.get(index, []), key=lambda item: (item[0] + str(index) in replacing, item[0]))
-            run = sorted_run(run, index, b_ids, bmap, lmap, rmap) or run
+            run = group_order(run, index, b_ids, bmap, lmap, rmap) or sorted_run(run, index, b_ids, bmap, lmap, rmap) or run
             if self.profile.order_sensitive:
                 run = bind_before_use(run, lmap, rmap, self.profile, self.path)
             leads, successor_lead = run_leads(run, index, b_ids, bmap, lmap, rmap, moved)
