@@ -359,3 +359,35 @@ def test_the_task_that_moved_a_definition_away_is_named_not_the_last_to_edit_the
         assert done.state == "conflict"
         found = {(c["semantic"]["name"], c["semantic"]["removed_by_task"]) for c in done.conflicts}
         assert ("parse", "mover") in found and {task for _, task in found} == {"mover"}, found
+
+
+def test_a_task_that_took_a_removal_in_with_update_is_not_named_as_removing_it(tmp_path: Path) -> None:
+    """Found driving wtc on vuejs/core: `rename` renamed looseToNumber, `same-line-2` then ran
+    `task update` (for a conflict elsewhere in the file) and finished, and a third task's new use
+    of the old name was "removed by task same-line-2": its version no longer names it, but only
+    because it merged the integration tip in. The removal is named on the task whose own change
+    made it, in the merge queue and in the report's left-behind warnings."""
+    util = "def parse(text):\n    return text.split()\n\n\ndef render(items):\n    return ', '.join(items)\n"
+    repo = make_repo(tmp_path / "repo", {"pkg/__init__.py": "", "pkg/util.py": util,
+                                         "pkg/cli.py": "from pkg.util import parse\n\nARGS = parse('a b')\n"})
+    with Coordinator(repo) as coordinator:
+        coordinator.start_run("r1")
+        remover = Path(coordinator.start_task("r1", "remover", ["pkg/util.py"]).worktree)
+        later = Path(coordinator.start_task("r1", "later", ["pkg/util.py"]).worktree)
+        user = Path(coordinator.start_task("r1", "user", ["pkg/main.py"]).worktree)
+        write(remover, {"pkg/util.py": util.replace("def parse(", "def parse_words(")})
+        write(user, {"pkg/main.py": "from pkg.util import parse\n\n\ndef main(text):\n    return parse(text)\n"})
+        assert coordinator.finish_task("r1", "remover").state == "merged"
+        coordinator.update_task("r1", "later")       # takes the rename in
+        edited = (later / "pkg/util.py").read_text().replace("', '.join(items)", "'; '.join(items)")
+        assert "parse_words" in edited
+        write(later, {"pkg/util.py": edited})
+        assert coordinator.finish_task("r1", "later").state == "merged"
+        done = coordinator.finish_task("r1", "user")
+        assert done.state == "conflict"
+        found = {(c["semantic"]["name"], c["semantic"]["removed_by_task"]) for c in done.conflicts}
+        assert found == {("parse", "remover")}, found
+        report = coordinator.report("r1")
+        [row] = [r for r in report.left_behind if r["use_path"] == "pkg/cli.py"]
+        assert row["tasks"] == ["remover"], row
+        assert any("pkg/cli.py" in w and "task remover " in w for w in report.warnings), report.warnings

@@ -110,7 +110,6 @@ class LandingOperations(CoordinatorBase):
         """Uses the integration tip keeps of names the run removed or renamed (left_behind.py): each
         task's finish noted its own, but the lead reads the report, and a use another task added or
         left after that finish shows only here. Advice: each is a warning, never a refusal to land."""
-        from ..merge.reach import spelling
         from .left_behind import MAX_RUN_CHANGED, look_for_uses
 
         if tip == run.base:
@@ -120,14 +119,16 @@ class LandingOperations(CoordinatorBase):
         if not_looked:
             warnings.append(f"left behind: uses of names the run removed were not looked for: {not_looked}")
             return []
+        merged = [t for t in task_records if t.state is TaskState.MERGED]
+        own_lines = queue.added_lines_reader(self.git.repo, run.base, merged)
         rows = []
         for use in found:
             # The tasks that removed it: of the merged tasks that changed its file, those whose own
-            # version of the file no longer spells the name (the others edited elsewhere in it).
-            spelled = spelling([use.name.encode()])
-            tasks = [t.task_id for t in task_records if t.state is TaskState.MERGED and t.head
-                     and any(c.get("path") == use.definition_path for c in t.result.get("changed", []))
-                     and not spelled.search(self.git.file_at(t.head, use.definition_path) or b"")]
+            # change took the name out (not the others that edited elsewhere in it, nor one that
+            # only took the removal in from integration with `task update`).
+            tasks = [t.task_id for t in merged
+                     if any(c.get("path") == use.definition_path for c in t.result.get("changed", []))
+                     and own_lines.removed(t.task_id, use.definition_path, use.name)]
             by = f"task {', '.join(tasks)}" if tasks else "the run"
             keep = "a re-export at the old path" if use.moved_to else "the old name too (an alias)"
             warnings.append(f"left behind: {use.use_path} (line{'s' if len(use.use_lines) > 1 else ''} {use.lines}) still uses "

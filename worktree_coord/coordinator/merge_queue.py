@@ -119,10 +119,10 @@ def semantic_report(findings: Iterable[SemanticFinding], task: str, merged_tasks
                 continue
             candidates = touched.get(path) or []
             if role == "removed_by" and finding.problem != "duplicate" and len(candidates) > 1 and added_lines:
-                # Of the tasks that changed the definition's file, the ones whose own version no
-                # longer names it removed it (trpc: a task that moved formatter.ts, not the one that
+                # Of the tasks that changed the definition's file, the ones whose own change took
+                # the name out removed it (trpc: a task that moved formatter.ts, not the one that
                 # later edited the moved file, which was named for being the last to touch it).
-                gone = [name for name in candidates if added_lines.spells(name, path, finding.name) is False]
+                gone = [name for name in candidates if added_lines.removed(name, path, finding.name)]
                 candidates = gone or candidates
             # What that side wrote: the use; for a duplicate, the declaration's first line (both
             # copies usually share it, and a merged task's change added it).
@@ -204,13 +204,18 @@ def added_lines_reader(repo: pygit2.Repository, base: str, merged: Iterable[Task
 
 class TaskLines:
     """What merged tasks' own commits hold (`added_lines_reader`): called as `(task, path)`, the
-    lines that task added to path; `spells(task, path, name)`, whether its version still names it."""
+    lines that task added to path; `removed(task, path, name)`, whether its own change took the
+    name out. A task that ran `wtc task update` merged the integration tip into its branch: the
+    versions it took that way (the other parents of the merges on its branch) are not its own
+    change, so what they added or removed is not put down to it (vue: a task that updated after
+    another task renamed `looseToNumber` was named as the one that removed it)."""
 
     def __init__(self, repo: pygit2.Repository, base: str, commits: Mapping[str, str | None]):
         self._repo = repo
         self._base = base
         self._commits = dict(commits)
         self._lines = functools.cache(self._read_lines)   # the pin's version is read once, whichever task asks
+        self._taken = functools.cache(self._taken_in)
 
     def _read(self, commit: str | None, path: str) -> bytes | None:
         repo = self._repo
@@ -227,17 +232,39 @@ class TaskLines:
         return frozenset() if data is None else \
             frozenset(line.strip() for line in data.decode("utf-8", "replace").splitlines())
 
-    def __call__(self, task_id: str, path: str) -> set[str]:
-        return set(self._lines(self._commits.get(task_id), path) - self._lines(self._base, path))
+    def _taken_in(self, commit: str) -> tuple[str, ...]:
+        """The commits a task's branch merged in (`task update`), latest first: the other parents
+        of the merge commits on its first-parent line, back to the pin."""
+        taken: list[str] = []
+        repo, seen = self._repo, 0
+        current = repo.get(commit)
+        while current is not None and str(current.id) != self._base and seen < 10_000:
+            parents = list(current.parent_ids)
+            taken.extend(str(p) for p in parents[1:])
+            current = repo.get(parents[0]) if parents and parents[0] in repo else None
+            seen += 1
+        return tuple(taken)
 
-    def spells(self, task_id: str, path: str, name: str) -> bool | None:
-        """Does the task's own version of `path` still hold `name` (its last part) as a word? None:
-        its commit is not known here."""
+    def __call__(self, task_id: str, path: str) -> set[str]:
+        commit = self._commits.get(task_id)
+        lines = set(self._lines(commit, path) - self._lines(self._base, path))
+        for taken in self._taken(commit) if commit and commit in self._repo else ():
+            lines -= self._lines(taken, path)
+        return lines
+
+    def _names(self, commit: str | None, path: str, name: str) -> bool:
+        data = self._read(commit, path)
+        return data is not None and spelling([name.rsplit(".", 1)[-1].encode()]).search(data) is not None
+
+    def removed(self, task_id: str, path: str, name: str) -> bool | None:
+        """Did the task's own change take `name` (its last part, as a word) out of `path`: the
+        version it last started from (the pin, or the integration tip it last merged in) names it
+        and its own version does not. None: its commit is not known here."""
         commit = self._commits.get(task_id)
         if not commit or commit not in self._repo:
             return None
-        data = self._read(commit, path)
-        return data is not None and spelling([name.rsplit(".", 1)[-1].encode()]).search(data) is not None
+        taken = self._taken(commit)
+        return self._names(taken[0] if taken else self._base, path, name) and not self._names(commit, path, name)
 
 
 def _excerpt(text: str) -> str:
