@@ -216,3 +216,30 @@ def test_a_root_whose_intents_all_conflict_is_still_relocked_when_a_member_chang
     assert result.state == RootState.APPLIED and result.files_changed == ("package-lock.json",)
     assert [c.kind for c in result.conflicts] == [ConflictKind.DISJOINT_RANGES]
     assert lock(ws)["packages"]["packages/b"]["dependencies"] == {"a": "^1.0.0"}
+
+
+def test_a_relock_tool_that_crashes_is_not_blamed_on_the_manifests_and_scripts_land_apart(tmp_path, tool_env):
+    """Driving vuejs/core: the project's pinned pnpm could not run on this machine's Node, and the
+    root failed with "the base of . does not relock: fix the manifests on the integration branch
+    first", holding back a new `check:size` script with it. A tool that dies of its own error is
+    named as such, with no manifest blamed, and a script (no lockfile records one but the install
+    scripts) lands on its own."""
+    from worktree_coord.consolidate import ToolConfig
+
+    ws = make_workspace(tmp_path / "ws", tool_env)
+    write(ws, {"packages/b/package.json": pkg("b")})
+    intents = task_edit(ws, "t", workspaces=["packages/a", "packages/b"], scripts={"check:size": "node size.js"})
+    assert sorted(i.op.value for i in intents) == ["add_member", "set_key"]
+    crashing = ToolConfig(relock=("node", "-e", "throw new TypeError('lockfile store unavailable')"))
+    result = consolidate(ws, intents, configs={"npm": crashing}, env=tool_env)
+    alone, rest = result.roots
+    assert (alone.state, alone.files_changed) == (RootState.APPLIED, ("package.json",))
+    assert json.loads((ws / "package.json").read_text())["scripts"] == {"check:size": "node size.js"}
+    assert rest.state is RootState.FAILED and rest.error["kind"] == "tool_cannot_run", rest.error
+    assert "node crashed (TypeError: lockfile store unavailable)" in rest.error["message"]
+    assert "manifests" not in rest.error["fix"] and "--retry-failed" in rest.error["fix"]
+    # An install script is recorded in package-lock.json (hasInstallScript): it waits for the relock.
+    hooks = task_edit(ws, "u", scripts={"check:size": "node size.js", "postinstall": "node setup.js"})
+    assert [i.op.value for i in hooks] == ["set_key"]
+    again = consolidate(ws, hooks, configs={"npm": crashing}, env=tool_env)
+    assert [r.state for r in again.roots] == [RootState.FAILED]

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from worktree_coord.consolidate.adapters import adapter_for
-from worktree_coord.consolidate.adapters.base import FailureKind, unreachable_registry, unreached
+from worktree_coord.consolidate.adapters.base import CannotRun, FailureKind, cannot_run, unreachable_registry, unreached
 from worktree_coord.consolidate.tool_output import MAX_CHARS, summarize_message, summarize_tool_output
 
 CARGO_NO_DNS = """    Updating crates.io index
@@ -149,3 +149,46 @@ def test_uv_causes_on_their_own_lines_are_the_summary_cause():
     summary = summarize_tool_output(text)
     assert summary.startswith("error: No solution found")
     assert "(cause: Because probe-pkg-1 was not found in the package registry" in summary
+
+
+# pnpm 11.19.0 (vuejs/core pins it in packageManager) started by Node.js 20, as measured on this
+# machine: it warns that it needs Node 22.13, then dies loading `node:sqlite`.
+PNPM_NEEDS_NEWER_NODE = """warn: This version of pnpm requires at least Node.js v22.13
+warn: The current version of Node.js is v20.20.2
+warn: Visit https://r.pnpm.io/comp to see the list of past pnpm versions with respective Node.js version support.
+node:internal/modules/cjs/loader:1031
+      throw new ERR_UNKNOWN_BUILTIN_MODULE(request);
+            ^
+
+Error [ERR_UNKNOWN_BUILTIN_MODULE]: No such built-in module: node:sqlite
+    at Module._load (node:internal/modules/cjs/loader:1031:13)
+    at require (node:internal/modules/helpers:182:18)
+    at ../store/index/lib/index.js (file:///root/.npm/_npx/2a6889d81a455288/node_modules/pnpm/dist/pnpm.mjs:100515:25) {
+  code: 'ERR_UNKNOWN_BUILTIN_MODULE'
+}
+
+Node.js v20.20.2
+"""
+
+
+def test_a_tool_that_refuses_this_machines_node_is_told_from_manifests_that_do_not_resolve():
+    """Driving vuejs/core: the pinned pnpm could not run on Node 20, and consolidation said "the base
+    of . does not relock: fix the manifests on the integration branch first"."""
+    why = cannot_run(PNPM_NEEDS_NEWER_NODE)
+    assert why is not None and (why.need, why.have) == ("22.13", "v20.20.2")
+    assert why.what("pnpm") == "pnpm needs Node.js 22.13 or newer and this machine runs v20.20.2"
+    assert adapter_for("pnpm", Path("/nonexistent"), "").classify(PNPM_NEEDS_NEWER_NODE) is FailureKind.TOOL_CANNOT_RUN
+    assert not unreachable_registry(PNPM_NEEDS_NEWER_NODE)
+    # A resolver's refusal and a network failure are neither.
+    for text in (CARGO_NO_VERSION, NPM_REFUSED, CARGO_NO_DNS):
+        assert cannot_run(text) is None, text
+
+
+def test_a_crash_of_the_tool_itself_names_the_error_it_died_of():
+    node = "/x/cli.js:3\n  throw new TypeError('boom')\n  ^\n\nTypeError: boom\n    at Object.<anonymous> (/x/cli.js:3:9)\n\nNode.js v20.20.2\n"
+    assert cannot_run(node) == CannotRun(crash="TypeError: boom")
+    rust = "thread 'main' panicked at src/resolver.rs:12:5:\nindex out of bounds\nnote: run with `RUST_BACKTRACE=1`\n"
+    assert cannot_run(rust).crash == "src/resolver.rs:12:5:"
+    python = "Traceback (most recent call last):\n  File \"/x/poetry\", line 8, in <module>\nKeyError: 'packages'\n"
+    assert cannot_run(python).crash == "KeyError: 'packages'"
+    assert cannot_run(python).what("poetry") == "poetry crashed (KeyError: 'packages')"

@@ -56,8 +56,7 @@ LOCK_NEUTRAL: dict[str, tuple[tuple[str, ...], ...]] = {
                      ("typings",), ("exports",), ("browser",), ("sideEffects",), ("type",), ("prettier",),
                      ("eslintConfig",), ("stylelint",), ("jest",), ("babel",), ("browserslist",),
                      ("lint-staged",), ("commitlint",), ("c8",), ("nyc",), ("ava",), ("mocha",),
-                     *(("scripts", s) for s in ("test", "build", "lint", "format", "dev", "start", "typecheck",
-                                                 "check", "clean", "coverage", "docs", "release", "bench"))),
+                     ("scripts",)),   # but the install scripts: LOCK_RECORDED
     "pyproject": (*(("tool", t) for t in ("ruff", "black", "isort", "mypy", "pytest", "coverage", "pyright",
                                           "pylint", "codespell", "towncrier", "bandit", "pydocstyle", "tox",
                                           "bumpversion", "commitizen", "cibuildwheel", "docformatter", "flake8")),
@@ -66,10 +65,22 @@ LOCK_NEUTRAL: dict[str, tuple[tuple[str, ...], ...]] = {
 }
 
 
+# Keys under a LOCK_NEUTRAL prefix that a lockfile does record. npm marks a package, the root
+# or a workspace member, `hasInstallScript` when it has one of these three (measured, npm 10: a
+# `prepare`, `prepack` or any other script leaves package-lock.json as it is).
+LOCK_RECORDED: dict[str, tuple[tuple[str, ...], ...]] = {
+    "package.json": (("scripts", "preinstall"), ("scripts", "install"), ("scripts", "postinstall")),
+}
+
+
 def lock_neutral(fmt: str, key: str) -> bool:
     """Whether a setting of `key` in a root manifest of format `fmt` leaves its lockfile as it is."""
     parts = parse_key(key)
-    return any(parts[:len(prefix)] == prefix for prefix in LOCK_NEUTRAL.get(fmt, ()))
+    def under(prefixes: tuple[tuple[str, ...], ...]) -> bool:
+        return any(parts[:len(prefix)] == prefix for prefix in prefixes)
+    # A key holding a recorded one (the whole `scripts` table) may set it too.
+    holds = any(prefix[:len(parts)] == parts for prefix in LOCK_RECORDED.get(fmt, ()))
+    return under(LOCK_NEUTRAL.get(fmt, ())) and not under(LOCK_RECORDED.get(fmt, ())) and not holds
 
 
 class Unexpressible(ValueError):

@@ -36,6 +36,7 @@ class FailureKind(str, enum.Enum):
     UNREACHABLE = "unreachable"        # the tool tried the network and could not reach its registry
     RESOLUTION = "resolution"          # the resolver refused the manifests (cycle, no version, ...)
     TOOL_MISSING = "tool_missing"
+    TOOL_CANNOT_RUN = "tool_cannot_run"  # the tool is there but not for this machine's runtime (Node too old)
     TIMEOUT = "timeout"
     OTHER = "other"
 
@@ -145,6 +146,50 @@ def unreached(stderr: str) -> Unreached:
         url = _URL.search(stderr)
         host = url.group(2) if url else ""
     return Unreached(host, source)
+
+
+# A tool that refuses the runtime it was started with, before it reads a manifest: pnpm 9+ and
+# Yarn Berry check Node's version themselves, npm's own check says EBADENGINE for the tool.
+_RUNTIME_REQUIRED = (
+    re.compile(r"requires at least Node\.js v?(?P<need>[\w.]+)[\s\S]*?current version of Node\.js is v?(?P<have>[\w.]+)"),
+    re.compile(r"requires a Node version compatible with (?P<need>\S+) \(got v?(?P<have>[\w.]+)\)"),
+)
+# A tool that died of its own error (an uncaught exception, a panic), whatever the manifests say.
+_CRASH = (
+    (re.compile(r"^Node\.js v\d+\.\d+\.\d+\s*$", re.MULTILINE), re.compile(r"^(\w*Error\b.*)$", re.MULTILINE)),
+    (re.compile(r"thread '[^']*' panicked at"), re.compile(r"panicked at (.*)")),
+    (re.compile(r"^Traceback \(most recent call last\):", re.MULTILINE), re.compile(r"^(\w+(?:Error|Exception)\b.*)$", re.MULTILINE)),
+)
+
+
+@dataclass(frozen=True)
+class CannotRun:
+    """Why a relock tool could not run here, read off its output: a runtime it refuses (`need`,
+    `have`), or a crash of its own (`crash`: the error it died of)."""
+
+    need: str = ""
+    have: str = ""
+    crash: str = ""
+
+    def what(self, tool: str) -> str:
+        if self.need:
+            return f"{tool} needs Node.js {self.need} or newer and this machine runs {self.have}"
+        return f"{tool} crashed ({self.crash})" if self.crash else f"{tool} crashed"
+
+
+def cannot_run(stderr: str) -> CannotRun | None:
+    """The runtime a tool refused or the crash it died of, when its output shows one; else None
+    (the tool ran and refused the manifests, or the network failed)."""
+    for pattern in _RUNTIME_REQUIRED:
+        match = pattern.search(stderr)
+        if match:
+            have = match.group("have")
+            return CannotRun(need=match.group("need"), have=have if have.startswith("v") else f"v{have}")
+    for marker, error in _CRASH:
+        if marker.search(stderr):
+            found = error.search(stderr)
+            return CannotRun(crash=found.group(1).strip()[:300] if found else "")
+    return None
 
 
 # How to get each tool a relock runs, for the message when it is missing.
@@ -344,4 +389,7 @@ class ToolAdapter:
             return FailureKind.TIMEOUT
         if unreachable_registry(stderr):
             return FailureKind.UNREACHABLE
+        refused = cannot_run(stderr)
+        if refused is not None and refused.need:
+            return FailureKind.TOOL_CANNOT_RUN
         return None
