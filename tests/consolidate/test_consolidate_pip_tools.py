@@ -102,3 +102,28 @@ def test_a_requirements_txt_kept_by_hand_is_edited_and_never_compiled(tmp_path):
     assert (root / "requirements.txt").read_text().endswith("pytest==8.3.5\npytest-xdist==3.6.1\n")
     assert not (root / "requirements.in").exists() and result.tool_runs == ()
     assert any("kept by hand" in warning for warning in result.warnings)
+
+
+def test_a_dependency_the_bumped_package_pulls_along_is_not_flagged_for_review(tmp_path, pip_env):
+    """A bump that needs a newer dependency moves that dependency too: pip-compile's `# via` lines
+    say who required it, so the audit explains the move instead of asking a person to review a
+    package "no intent names". A package no named one depends on still is flagged."""
+    house = Path(pip_env["PIP_FIND_LINKS"])
+    wheel(house, "delta", "1.0.0", ("epsilon>=1",))
+    wheel(house, "delta", "2.0.0", ("epsilon>=2",))
+    wheel(house, "epsilon", "1.0.0")
+    wheel(house, "epsilon", "2.0.0")
+    root = tmp_path / "app"
+    write(root, {"requirements.in": "alpha>=1\ndelta<2\ngamma\n"})
+    assert adapter_for("pip-tools", root, "", env=pip_env).relock(offline=True).ok
+    assert "epsilon==2.0.0" in (root / "requirements.txt").read_text()
+    # Pin epsilon back by hand in the lock (as an older lock would have it), then bump delta.
+    locked = (root / "requirements.txt").read_text().replace("epsilon==2.0.0", "epsilon==1.0.0")
+    (root / "requirements.txt").write_text(locked)
+    base = (root / "requirements.in").read_bytes()
+    bump = derive_intents("requirements.in", base, base.replace(b"delta<2", b"delta>=2"), task="bump")
+    result = consolidate_root(root, "", "pip-tools", bump, env=pip_env)
+    assert result.state == RootState.APPLIED, result.error
+    assert result.lock_diff.changed == (("delta", ("1.0.0",), ("2.0.0",)), ("epsilon", ("1.0.0",), ("2.0.0",)))
+    assert result.lock_diff.unexplained == (), result.lock_diff
+    assert not any("no intent names" in w for w in result.warnings)

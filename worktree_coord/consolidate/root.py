@@ -39,6 +39,7 @@ from worktree_coord.consolidate.planning import SINGLE_VERSION, Change, director
 from worktree_coord.consolidate.result import ConsolidationResult, Culprit, LockDiff, RootResult, RootState
 from worktree_coord.consolidate.tool_output import summarize_tool_output
 from worktree_coord.consolidate.textformat import ManifestParseError, refuse_conflict_markers
+from worktree_coord.consolidate.lock_graph import read_graph, union
 from worktree_coord.consolidate.verify import lock_diff, verify_root
 from worktree_coord.errors import WtcError
 from worktree_coord.events import NullReporter, Reporter, stage
@@ -247,6 +248,7 @@ def consolidate_root(
     snapshot = _Snapshot(workdir, _touchable(workdir, adapter, eco, root, the_plan.changes,
                                              workspace.members.values()))
     base_locked = adapter.locked_versions()
+    base_graph = read_graph(workdir / adapter.lockfile)
     culprits: list[Culprit] = []
 
     def restore_and(state: RootState, **fields) -> RootResult:
@@ -321,8 +323,8 @@ def consolidate_root(
         ordered = [c for c in ordered if id(c) not in dropped]
 
     changed = snapshot.changed()
-    diff = lock_diff(base_locked, adapter.locked_versions(), tuple(ordered), set(workspace.members)) \
-        if changed else LockDiff()
+    diff = lock_diff(base_locked, adapter.locked_versions(), tuple(ordered), set(workspace.members),
+                     union(base_graph, read_graph(workdir / adapter.lockfile))) if changed else LockDiff()
     if not changed:
         # Nothing to commit: say why (a change that could not be applied outranks a conflict).
         state = RootState.FAILED if culprits else RootState.CONFLICT if conflicts else RootState.UNCHANGED

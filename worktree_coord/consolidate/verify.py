@@ -8,11 +8,15 @@ when it moved; every problem names the file, the intent or the tool run that fai
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from packaging.utils import canonicalize_name
+
 from worktree_coord.consolidate.adapters.base import ToolAdapter
 from worktree_coord.consolidate.intent import Op
+from worktree_coord.consolidate.lock_graph import reachable
 from worktree_coord.consolidate.manifests import read_manifest
 from worktree_coord.consolidate.planning import Change, current_value, target_value
 from worktree_coord.consolidate.result import LockDiff
@@ -84,8 +88,15 @@ def verify_root(adapter: ToolAdapter, changes: tuple[Change, ...], manifests: li
 
 
 def lock_diff(before: dict[str, set[str]], after: dict[str, set[str]], changes: tuple[Change, ...],
-              members: set[str]) -> LockDiff:
-    named = {(c.intent.package or c.intent.name).split(";")[0].strip() for c in changes} | members
+              members: set[str], graph: Mapping[str, Iterable[str]] | None = None) -> LockDiff:
+    """What the relock moved, and which of those moves no intent explains. A move is explained when
+    an intent names the package, it is a workspace member, or (with the lockfile's dependency
+    `graph`, before and after the relock) a package an intent names depends on it, directly or not:
+    a bump carries its own dependencies along."""
+    named = {(c.intent.package or c.intent.name).split(";")[0].strip() for c in changes}
+    # Python lockfiles spell names normalized (`Flask_Login` is locked as `flask-login`).
+    named |= {canonicalize_name(n) for n in named} & (set(before) | set(after))
+    named |= members | reachable(graph or {}, named)
     removals = any(c.intent.op == Op.REMOVE_DEP for c in changes)
     added = tuple((n, tuple(sorted(after[n]))) for n in sorted(set(after) - set(before)))
     removed = tuple((n, tuple(sorted(before[n]))) for n in sorted(set(before) - set(after)))
