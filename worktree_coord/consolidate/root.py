@@ -171,8 +171,7 @@ def _cannot_run_error(run: ToolRun) -> dict[str, str]:
         fix = (f"run `{command}` in the integration checkout to see it fail; when another {tool} version runs, "
                "put that one on PATH, then wtc consolidate --retry-failed")
     return {"kind": FailureKind.TOOL_CANNOT_RUN.value,
-            "message": f"`{command}` could not run on this machine: "
-                       f"{(why or cannot_run('')).what(tool) if why else tool + ' failed'}",
+            "message": f"`{command}` could not run on this machine: {why.what(tool) if why else tool + ' failed'}",
             "fix": fix, "stderr": run.stderr[-4000:]}
 
 
