@@ -391,3 +391,24 @@ def test_a_task_that_took_a_removal_in_with_update_is_not_named_as_removing_it(t
         [row] = [r for r in report.left_behind if r["use_path"] == "pkg/cli.py"]
         assert row["tasks"] == ["remover"], row
         assert any("pkg/cli.py" in w and "task remover " in w for w in report.warnings), report.warnings
+
+
+def test_a_conflict_names_the_task_that_wrote_the_integration_side_not_one_that_updated_past_it(tmp_path: Path) -> None:
+    """The same rule for a content conflict's `written_by`: `later` took `comma`'s line in with
+    `task update`, so the line is in its commit, but it did not write it."""
+    util = "def parse(text):\n    return text.split()\n\n\ndef render(items):\n    return ', '.join(items)\n"
+    repo = make_repo(tmp_path / "repo", {"pkg/__init__.py": "", "pkg/util.py": util})
+    with Coordinator(repo) as coordinator:
+        coordinator.start_run("r1")
+        comma, later, semi = (Path(coordinator.start_task("r1", name, ["pkg/util.py"]).worktree)
+                              for name in ("comma", "later", "semi"))
+        write(comma, {"pkg/util.py": util.replace("text.split()", "text.split(',')")})
+        write(semi, {"pkg/util.py": util.replace("text.split()", "text.split(';')")})
+        assert coordinator.finish_task("r1", "comma").state == "merged"
+        coordinator.update_task("r1", "later")
+        write(later, {"pkg/util.py": (later / "pkg/util.py").read_text().replace("', '.join", "'; '.join")})
+        assert coordinator.finish_task("r1", "later").state == "merged"
+        done = coordinator.finish_task("r1", "semi")
+        assert done.state == "conflict"
+        [block] = [c for c in done.conflicts if c["kind"] == "content"]
+        assert block["written_by"] == ["comma"], block
