@@ -330,3 +330,12 @@ def test_added_twice_conflict_is_a_regex_over_a_first_line() -> None:
     broken = text.replace("added_twice_conflict = '", "added_twice_conflict = '(unclosed", 1)
     with pytest.raises(ConfigError, match="added_twice_conflict is not a regex"):
         load_profile_text(broken, "markdown.toml")
+
+
+def test_commute_is_for_unordered_containers_only() -> None:
+    commuting = GOOD.replace('[[containers]]\nkind = "module"\n', '[[containers]]\nkind = "module"\ncommute = true\n')
+    assert load_profile_text(commuting, "mini.toml").containers[0].commute
+    with pytest.raises(ConfigError, match="commute"):
+        load_profile_text(commuting.replace("commute = true", "commute = true\nunordered = false"), "mini.toml")
+    xml = profile_for_path("pom.xml")
+    assert xml is not None and [rule.parent_key for rule in xml.containers if rule.commute] == ["<modules>"]

@@ -61,13 +61,14 @@ def one_call_edited_twice(group, b_ids, bmap, lmap, rmap) -> tuple[str, str, str
 
 
 
-def all_keyed(profile, group, bmap, lmap, rmap, b_ids) -> bool:  # type: ignore[no-untyped-def]
+def all_keyed(profile, group, bmap, lmap, rmap, b_ids, rule=None) -> bool:  # type: ignore[no-untyped-def]
     """Every member the group adds or deletes is a keyed declaration that may commute (an
-    anchored kind, like Python's `if COND:` block, is keyed only to be matched, never moved).
+    anchored kind, like Python's `if COND:` block, is keyed only to be matched, never moved,
+    unless the container's rule says its members commute: Maven's `<modules>` elements).
     A declaration whose key repeats (a second re-export from one module) is matched by its
     text but still commutes like one, unless both sides add one under the same key (two
     overloads of one function, in an order that may matter): then keeping both is a guess."""
-    anchored = profile.anchored
+    anchored = frozenset() if rule is not None and rule.commute else profile.anchored
 
     def commutes(member: Member) -> bool:
         return (member.key is not None or member.repeated_key is not None) and member.node.type not in anchored
@@ -302,7 +303,7 @@ def why_no_union(profile, rule, group, b_ids, bmap, lmap, rmap) -> str:  # type:
     """Why a group of both sides' hunks went to a line merge of its region (the census note)."""
     if not rule.unordered:
         return "both sides' edits touch in an ordered container"
-    if not all_keyed(profile, group, bmap, lmap, rmap, b_ids):
+    if not all_keyed(profile, group, bmap, lmap, rmap, b_ids, rule):
         return "an unkeyed or anchored member among both sides' edits"
     if ambiguous_order(group):
         return "an insertion next to the other side's multi-member replacement"

@@ -54,7 +54,8 @@ Profile keys:
     dependencies`), top_level?, unordered, member_field?, separator?, keep_sorted?, statements? (an
     ordered container whose members are statements that run in order, a function's body: both
     sides' independent insertions at one place may be kept, group_rules.py; not a struct's fields,
-    whose order is layout)
+    whose order is layout), commute? (an unordered container whose members commute even when
+    their kind is anchored: Maven's `<modules>` among XML's ordered elements)
     [declarations] kind = key template: "{path}" parts resolve a child by field name or, failing
     that, by node kind; steps join with "."; "*field" maps over named children; "+kind" takes every
     direct child of that kind or field (joined with ","); "@text" is the
@@ -103,6 +104,7 @@ class ContainerRule:
     parent_key: str | None = None   # only inside the declaration with this key (e.g. "= __all__")
     top_level: bool = False         # only when the parent sits directly in the file's root node
     statements: bool = False        # ordered members that are statements run in order (a body)
+    commute: bool = False           # its members commute even of an anchored kind (Maven's <modules>)
 
 
 @dataclass(frozen=True)
@@ -508,8 +510,12 @@ def _validate(raw: dict[str, Any], source: str) -> Profile:
                              member_field=item.get("member_field"), separator=item.get("separator"),
                              keep_sorted=item.get("keep_sorted", False), parent_key=item.get("parent_key"),
                              top_level=bool(item.get("top_level", False)),
-                             statements=bool(item.get("statements", False)))
+                             statements=bool(item.get("statements", False)),
+                             commute=bool(item.get("commute", False)))
         check_kind(rule.kind, "containers")
+        if rule.commute and not rule.unordered:
+            raise ConfigError(f"language profile {source}: container {rule.kind!r} has commute = true but is ordered",
+                              fix="members commute only in an unordered container: drop commute, or unordered = false")
         if rule.parent:
             check_kind(rule.parent, "containers.parent")
         if rule.member_field:
@@ -517,7 +523,7 @@ def _validate(raw: dict[str, Any], source: str) -> Profile:
         if rule.separator:
             check_kind(rule.separator, "containers.separator", named=False)
         unknown = set(item) - {"kind", "parent", "unordered", "member_field", "separator", "keep_sorted", "parent_key",
-                               "top_level", "statements"}
+                               "top_level", "statements", "commute"}
         if unknown:
             raise ConfigError(f"language profile {source}: unknown container option(s) {sorted(unknown)}")
         containers.append(rule)

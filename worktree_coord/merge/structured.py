@@ -291,7 +291,7 @@ class StructuredMerge:
             emit_base_until(lo)
             sides = {s for s, _ in group}
             span = base_span(b, b_ids, bmap, lo, hi)
-            union = len(sides) == 2 and rule.unordered and all_keyed(self.profile, group, bmap, lmap, rmap, b_ids) \
+            union = len(sides) == 2 and rule.unordered and all_keyed(self.profile, group, bmap, lmap, rmap, b_ids, rule) \
                 and not ambiguous_order(group) and not replaced_on_both_sides(group, bmap, lmap, rmap, b_ids) \
                 and not reworded_against_deletion(group, bmap, lmap, rmap, b_ids)
             has_move = any(i in moved for _, h in group for i in h[2] + b_ids[h[0]:h[1]])
