@@ -23,9 +23,25 @@ import tree_sitter
 _CALLEE_FIELDS = ("function", "macro")   # the callee of a call node, by field name (tree-sitter grammars)
 
 
+def _unfielded_call(node: tree_sitter.Node) -> tuple[tree_sitter.Node, tree_sitter.Node] | None:
+    """(callee, arguments) of a call node whose grammar names no fields (Kotlin's and Swift's
+    `call_expression`: a callee, then `value_arguments` or a `call_suffix` holding them)."""
+    # Only `call_expression`: Ruby's and Elixir's `call` nodes are commands (`require 'x'`, a
+    # function clause) whose order is the program's, never a list of registrations.
+    if node.type != "call_expression" or node.named_child_count != 2:
+        return None
+    callee, suffix = node.named_children
+    if suffix.type == "annotated_lambda" and callee.type == "call_expression":
+        return _unfielded_call(callee)           # Kotlin's trailing lambda: `test("x") { ... }`
+    if suffix.type == "call_suffix":
+        suffix = next((child for child in suffix.named_children if "argument" in child.type), suffix)
+    return (callee, suffix) if "argument" in suffix.type else None
+
+
 def call_form(source: bytes, node: tree_sitter.Node) -> str | None:
     """The callee text when the statement `node` is just a call (`test('x', ...)` -> "test",
-    `f.BoolVar(...)` -> "f.BoolVar", `await it(...)` -> "it"), else None."""
+    `f.BoolVar(...)` -> "f.BoolVar", `await it(...)` -> "it", Kotlin's `include("core")` ->
+    "include"), else None."""
     while node.named_child_count == 1 and node.type in ("expression_statement", "await_expression"):
         node = node.named_children[0]
     for field in _CALLEE_FIELDS:
@@ -37,6 +53,10 @@ def call_form(source: bytes, node: tree_sitter.Node) -> str | None:
         target = node.child_by_field_name("object")
         text = source[(target or name).start_byte:name.end_byte]
         return " ".join(text.decode("utf-8", "replace").split())
+    unfielded = _unfielded_call(node)
+    if unfielded is not None:
+        callee = unfielded[0]
+        return " ".join(source[callee.start_byte:callee.end_byte].decode("utf-8", "replace").split())
     return None
 
 
@@ -49,8 +69,12 @@ def call_name(source: bytes, node: tree_sitter.Node) -> str | None:
     while node.named_child_count == 1 and node.type in ("expression_statement", "await_expression"):
         node = node.named_children[0]
     arguments = node.child_by_field_name("arguments")
+    if arguments is None and (unfielded := _unfielded_call(node)) is not None:
+        arguments = unfielded[1]
     first = next((child for child in arguments.named_children if child.type not in ("comment",)), None) \
         if arguments is not None else None
+    if first is not None and first.type == "value_argument" and first.named_child_count == 1:
+        first = first.named_children[0]          # Kotlin wraps each argument
     if first is None or "string" not in first.type:
         return None
     text = source[first.start_byte:first.end_byte]
