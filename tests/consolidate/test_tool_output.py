@@ -179,6 +179,10 @@ def test_a_tool_that_refuses_this_machines_node_is_told_from_manifests_that_do_n
     assert why.what("pnpm") == "pnpm needs Node.js 22.13 or newer and this machine runs v20.20.2"
     assert adapter_for("pnpm", Path("/nonexistent"), "").classify(PNPM_NEEDS_NEWER_NODE) is FailureKind.TOOL_CANNOT_RUN
     assert not unreachable_registry(PNPM_NEEDS_NEWER_NODE)
+    # Yarn Berry's own check, as it prints it (a range, then the running version without its "v").
+    yarn = ("Usage Error: This tool requires a Node version compatible with >=18.12.0 (got 16.20.1). Upgrade Node, "
+            "or set `YARN_IGNORE_NODE=1` in your environment.\n\nYarn Package Manager - 4.0.1\n")
+    assert cannot_run(yarn).what("yarn") == "yarn needs Node.js 18.12.0 or newer and this machine runs v16.20.1"
     # A resolver's refusal and a network failure are neither.
     for text in (CARGO_NO_VERSION, NPM_REFUSED, CARGO_NO_DNS):
         assert cannot_run(text) is None, text

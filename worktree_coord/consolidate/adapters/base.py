@@ -184,7 +184,8 @@ def cannot_run(stderr: str) -> CannotRun | None:
         match = pattern.search(stderr)
         if match:
             have = match.group("have")
-            return CannotRun(need=match.group("need"), have=have if have.startswith("v") else f"v{have}")
+            need = match.group("need").lstrip(">=^~ ")       # Yarn prints a range: `>=18.12.0`
+            return CannotRun(need=need, have=have if have.startswith("v") else f"v{have}")
     for marker, error in _CRASH:
         if marker.search(stderr):
             found = error.search(stderr)
