@@ -20,6 +20,7 @@ import re
 import tree_sitter
 
 
+_VERSION_SUFFIX = re.compile(r"(?<=\w)[:@](?:v?\d[\w.+-]*|\$\{?[\w.]+\}?)([\"'`])$")
 _CALLEE_FIELDS = ("function", "macro")   # the callee of a call node, by field name (tree-sitter grammars)
 
 
@@ -80,7 +81,11 @@ def call_name(source: bytes, node: tree_sitter.Node) -> str | None:
     text = source[first.start_byte:first.end_byte]
     if b"\n" in text or len(text) > 200:
         return None
-    return f"{form}({text.decode('utf-8', 'replace')})"
+    # A coordinate's version is not part of what it names: `implementation("g:a:1.2")` and
+    # `implementation("g:a:1.3")` register one artifact (Gradle's `group:artifact:version`, a
+    # `name@version` spec), so two sides adding it at two versions clash instead of both landing.
+    named = _VERSION_SUFFIX.sub(r"\1", text.decode("utf-8", "replace"))
+    return f"{form}({named})"
 
 
 def registration_form(source: bytes, node: tree_sitter.Node) -> str | None:
