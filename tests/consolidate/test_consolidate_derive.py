@@ -336,6 +336,10 @@ def test_members_two_tasks_add_at_one_place_keep_the_order_they_are_applied():
     ("packages/a/package.json", b'{"name": "a", "scripts": {"test": "jest"}}', b'{"name": "a", "scripts": {"test": "vitest"}}',
      False),
     ("packages/a/package.json", b'{"name": "a"}', b'{"name": "a", "dependencies": {"left-pad": "^1.3.0"}}', True),
+    # npm records a member's install script (hasInstallScript): that one relocks, a new other script does not.
+    ("packages/a/package.json", b'{"name": "a", "scripts": {"test": "jest"}}',
+     b'{"name": "a", "scripts": {"test": "jest", "postinstall": "node setup.js"}}', True),
+    ("packages/a/package.json", b'{"name": "a"}', b'{"name": "a", "scripts": {"check:size": "node size.js"}}', False),
     ("libs/l/pyproject.toml", b'[project]\nname = "l"\n\n[tool.ruff]\nline-length = 100\n',
      b'[project]\nname = "l"\n\n[tool.ruff]\nline-length = 120\n', False),
     ("libs/l/pyproject.toml", b'[project]\nname = "l"\ndependencies = []\n', b'[project]\nname = "l"\ndependencies = ["x"]\n',

@@ -164,7 +164,7 @@ def derive_intents(
 
 def _lock_neutral_edit(path: str, fmt: str, base: bytes | None, new: bytes | None) -> bool:
     """Whether a member manifest's edit touches only keys its root's lockfile does not record
-    (settings.LOCK_NEUTRAL: Cargo `[features]` and `[lints]`, a description, a test script): then
+    (`settings.lock_recorded`: Cargo `[features]` and `[lints]`, a description, a test script): then
     the merged file is the whole change and no relock waits at consolidation (a feature list edited
     in clap_complete made consolidation ask for the network to rewrite a Cargo.lock it left as it was)."""
     if base is None or new is None or fmt not in settings.LOCK_NEUTRAL:
@@ -173,11 +173,7 @@ def _lock_neutral_edit(path: str, fmt: str, base: bytes | None, new: bytes | Non
 
     def recorded(data: bytes) -> object:
         doc = load_json(path, data) if fmt == "package.json" else plain(load_toml(path, data))
-        if not isinstance(doc, dict):
-            return doc
-        for prefix in settings.LOCK_NEUTRAL[fmt]:
-            _strip(doc, prefix)
-        return doc
+        return settings.lock_recorded(fmt, doc) if isinstance(doc, dict) else doc
 
     try:
         return recorded(base) == recorded(new)
@@ -239,20 +235,6 @@ MODELED: dict[str, tuple[tuple[str, ...], ...]] = {
 }
 
 
-def _strip(doc, path: tuple[str, ...]) -> None:
-    if not isinstance(doc, dict) or not path:
-        return
-    head, rest = path[0], path[1:]
-    keys = list(doc) if head == "*" else [head] if head in doc else []
-    for key in keys:
-        if rest:
-            _strip(doc[key], rest)
-            if isinstance(doc[key], dict) and not doc[key]:
-                del doc[key]
-        else:
-            del doc[key]
-
-
 def _setting_changes(path: str, fmt: str, base: bytes | None, new: bytes) -> list[settings.SettingChange]:
     """The keys outside the dependency model that `new` sets or removes against `base`."""
     import copy
@@ -270,7 +252,7 @@ def _setting_changes(path: str, fmt: str, base: bytes | None, new: bytes) -> lis
             doc, (forms, texts) = plain(parsed), settings.toml_forms(parsed)
         doc = copy.deepcopy(doc) if isinstance(doc, dict) else {}
         for modeled in MODELED[fmt]:
-            _strip(doc, modeled)
+            settings.drop_path(doc, modeled)
         return doc, forms, texts
 
     before = unmodeled(base)[0] if base is not None else {}

@@ -26,6 +26,8 @@ Invariants:
 
 from __future__ import annotations
 
+import copy
+
 import datetime
 import json
 import re
@@ -71,6 +73,39 @@ LOCK_NEUTRAL: dict[str, tuple[tuple[str, ...], ...]] = {
 LOCK_RECORDED: dict[str, tuple[tuple[str, ...], ...]] = {
     "package.json": (("scripts", "preinstall"), ("scripts", "install"), ("scripts", "postinstall")),
 }
+
+
+def lock_recorded(fmt: str, doc: dict) -> dict:
+    """What a lockfile can see of a manifest `doc` of format `fmt`: the document without its
+    LOCK_NEUTRAL keys, the LOCK_RECORDED ones among them kept (a member's `postinstall` script still
+    counts). Two versions of a manifest that read the same here relock to the same lockfile."""
+    kept = {prefix: _get(doc, prefix) for prefix in LOCK_RECORDED.get(fmt, ())}
+    out = copy.deepcopy(doc)
+    for prefix in LOCK_NEUTRAL.get(fmt, ()):
+        drop_path(out, prefix)
+    return {"doc": out, "recorded": kept}
+
+
+def _get(doc: object, path: tuple[str, ...]) -> object:
+    for part in path:
+        if not isinstance(doc, dict) or part not in doc:
+            return None
+        doc = doc[part]
+    return doc
+
+
+def drop_path(doc: object, path: tuple[str, ...]) -> None:
+    """Remove `path` from `doc` ("*" matches every key), and the tables it leaves empty."""
+    if not isinstance(doc, dict) or not path:
+        return
+    head, rest = path[0], path[1:]
+    for key in list(doc) if head == "*" else [head] if head in doc else []:
+        if rest:
+            drop_path(doc[key], rest)
+            if isinstance(doc[key], dict) and not doc[key]:
+                del doc[key]
+        else:
+            del doc[key]
 
 
 def lock_neutral(fmt: str, key: str) -> bool:
