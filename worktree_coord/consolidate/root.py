@@ -30,7 +30,7 @@ from typing import Collection, Iterable, Mapping
 
 from worktree_coord.consolidate import settings
 from worktree_coord.consolidate.adapters import ToolAdapter, ToolConfig, adapter_for
-from worktree_coord.consolidate.adapters.base import FailureKind, ToolRun, cannot_run, install_hint, unreached
+from worktree_coord.consolidate.adapters.base import CannotRun, FailureKind, ToolRun, cannot_run, install_hint, unreached
 from worktree_coord.consolidate.edits import EditError
 from worktree_coord.consolidate.graph import MANIFEST_OF, check_version_bumps, discover_workspace, join, order_changes
 from worktree_coord.consolidate.intent import Ecosystem, Intent, Op
@@ -139,8 +139,9 @@ def _base_failure(root: str, intents: list[Intent], run: ToolRun) -> dict[str, s
     lead to the right file instead of to "the base"."""
     merged = sorted({(i.manifest, i.task) for i in intents if i.op == Op.RELOCK and i.manifest and i.task})
     where = root or "."
-    if cannot_run(run.stderr) is not None:
-        return _cannot_run_error(run)       # the tool died of its own error, with or without intents
+    crashed = cannot_run(run.stderr)
+    if crashed is not None:
+        return _cannot_run_error(run, crashed)   # the tool died of its own error, with or without intents
     if not merged:
         return {"kind": "base_does_not_relock",
                 "message": f"the base of {where} does not relock: {run.stderr.strip()[-2000:]}",
@@ -158,20 +159,19 @@ def _base_failure(root: str, intents: list[Intent], run: ToolRun) -> dict[str, s
                    "names the requirement), then consolidate again with --retry-failed"}
 
 
-def _cannot_run_error(run: ToolRun) -> dict[str, str]:
+def _cannot_run_error(run: ToolRun, why: CannotRun) -> dict[str, str]:
     """The error when the relock tool could not run on this machine (a runtime it refuses, or a
     crash of its own): the manifests are not at fault, so nothing names them."""
-    why = cannot_run(run.stderr)
     tool = run.argv[0] if run.argv else "the relock tool"
     command = " ".join(run.argv)
-    if why is not None and why.need:
+    if why.need:
         fix = (f"run consolidation where Node.js {why.need} or newer is installed (or install it here), or pin a "
                f"{tool} release that supports Node.js {why.have}; then wtc consolidate --retry-failed")
     else:
         fix = (f"run `{command}` in the integration checkout to see it fail; when another {tool} version runs, "
                "put that one on PATH, then wtc consolidate --retry-failed")
     return {"kind": FailureKind.TOOL_CANNOT_RUN.value,
-            "message": f"`{command}` could not run on this machine: {why.what(tool) if why else tool + ' failed'}",
+            "message": f"`{command}` could not run on this machine: {why.what(tool)}",
             "fix": fix, "stderr": run.stderr[-4000:]}
 
 
@@ -288,7 +288,7 @@ def consolidate_root(
         if failure is not None:
             if failure == FailureKind.TOOL_CANNOT_RUN:
                 # The machine's runtime, not the manifests: never bisect for a culprit.
-                return restore_and(RootState.FAILED, error=_cannot_run_error(run))
+                return restore_and(RootState.FAILED, error=_cannot_run_error(run, cannot_run(run.stderr) or CannotRun()))
             if failure in (FailureKind.TOOL_MISSING, FailureKind.TIMEOUT) or len(culprits) >= MAX_CULPRITS:
                 error = {"kind": failure.value, "message": run.stderr[-4000:]}
                 if failure == FailureKind.TOOL_MISSING:

@@ -60,12 +60,13 @@ def group_order(run, index, b_ids, bmap, lmap, rmap):  # type: ignore[no-untyped
 
     def appended(side: str) -> bool:
         smap = maps[side]
-        return smap[successor].lead == bmap[successor].lead and _blank(smap[successor]) and not any(_blank(smap[i]) for i in own[side])
+        return smap[successor].lead == bmap[successor].lead and _blank(smap[successor]) \
+            and not any(_blank(smap[i]) for i in own[side])
 
     def opened(side: str) -> bool:
         smap = maps[side]
         first, *rest = own[side]
-        return _blank(smap[first]) and not _blank(smap[successor]) and not any(_blank(smap[i]) for i in rest)
+        return _takes_blank(smap, first, successor) and not any(_blank(smap[i]) for i in rest)
     for above, below in (("L", "R"), ("R", "L")):
         if appended(above) and opened(below):
             return [(above, ident) for ident in own[above]] + [(below, ident) for ident in own[below]]
@@ -83,7 +84,13 @@ def opens_group_below(side, start, end, inserted, b_ids, bmap, lmap, rmap) -> bo
     successor = b_ids[end]
     if successor not in smap or inserted[0] not in smap:
         return False
-    return _blank(bmap[successor]) and _blank(smap[inserted[0]]) and not _blank(smap[successor])
+    return _blank(bmap[successor]) and _takes_blank(smap, inserted[0], successor)
+
+
+def _takes_blank(smap, first: str, successor: str) -> bool:  # type: ignore[no-untyped-def]
+    """A side's new member `first` has the blank line above it and the member it stands before no
+    longer does: the side moved the group boundary above its run (it opened the group below)."""
+    return _blank(smap[first]) and not _blank(smap[successor])
 
 
 def sorted_run(run, index, b_ids, bmap, lmap, rmap):  # type: ignore[no-untyped-def]

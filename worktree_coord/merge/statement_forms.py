@@ -25,16 +25,17 @@ _CALLEE_FIELDS = ("function", "macro")   # the callee of a call node, by field n
 
 
 def _unfielded_call(node: tree_sitter.Node) -> tuple[tree_sitter.Node, tree_sitter.Node] | None:
-    """(callee, arguments) of a call node whose grammar names no fields (Kotlin's and Swift's
-    `call_expression`: a callee, then `value_arguments` or a `call_suffix` holding them)."""
+    """(callee, arguments) of a call node whose grammar names no fields (Kotlin's and Swift's): a
+    callee, then its arguments, directly or inside a suffix node; a call followed only by a
+    trailing lambda or closure is that inner call (`test("x") { ... }`)."""
     # Only `call_expression`: Ruby's and Elixir's `call` nodes are commands (`require 'x'`, a
     # function clause) whose order is the program's, never a list of registrations.
     if node.type != "call_expression" or node.named_child_count != 2:
         return None
     callee, suffix = node.named_children
-    if suffix.type == "annotated_lambda" and callee.type == "call_expression":
-        return _unfielded_call(callee)           # Kotlin's trailing lambda: `test("x") { ... }`
-    if suffix.type == "call_suffix":
+    if callee.type == "call_expression" and any(word in suffix.type for word in ("lambda", "closure")):
+        return _unfielded_call(callee)
+    if "argument" not in suffix.type:
         suffix = next((child for child in suffix.named_children if "argument" in child.type), suffix)
     return (callee, suffix) if "argument" in suffix.type else None
 
@@ -74,8 +75,8 @@ def call_name(source: bytes, node: tree_sitter.Node) -> str | None:
         arguments = unfielded[1]
     first = next((child for child in arguments.named_children if child.type not in ("comment",)), None) \
         if arguments is not None else None
-    if first is not None and first.type == "value_argument" and first.named_child_count == 1:
-        first = first.named_children[0]          # Kotlin wraps each argument
+    if first is not None and "argument" in first.type and first.named_child_count == 1:
+        first = first.named_children[0]          # a grammar that wraps each argument (Kotlin, Swift)
     if first is None or "string" not in first.type:
         return None
     text = source[first.start_byte:first.end_byte]
