@@ -63,8 +63,11 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         def body() -> Outcome:
             with leases.hold(self.store, leases.task_lease(run_id, task_id), timeout=self.config.wait_timeout,
                              what=f"task {task_id}"):
-                return Outcome(self._start_task_locked(run, task_id, boundary, f"{author_name} <{author_email}>",
-                                                       boundary_from or "--own").to_json())
+                started = self._start_task_locked(run, task_id, boundary, f"{author_name} <{author_email}>",
+                                                  boundary_from or "--own")
+            # Never final: a repeat answers the task's state then (merged, its worktree re-created),
+            # not what this call saw. Harnesses re-run agents on resume; that is the normal path.
+            return Outcome(started.to_json(), started.exit_code, final=False)
 
         done = run_once(self.store, key, "task.start", request, body,
                         ttl=self.config.idempotency_ttl, wait_timeout=self.config.wait_timeout,
@@ -85,9 +88,12 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
                     f"(own {list(existing.boundary.own)})",
                     fix="use a new task name, or repeat the original --own/--read/--sparse flags",
                 )
+            if existing.state is TaskState.ABANDONED:
+                raise StateError(f"task {task_id!r} was abandoned; it cannot be started again",
+                                 fix=f"its branch {existing.branch} keeps the work: start a new task with another "
+                                     f"name (from there: git -C <its worktree> merge {existing.branch})")
             if not existing.state.live:
-                raise StateError(f"task {task_id!r} is {existing.state.value}; it cannot be started again",
-                                 fix="start a new task with another name")
+                return self._ended_task(run, existing)
             boundary = existing.boundary
             overlaps = existing.result.get("overlaps", [])
         else:
@@ -124,6 +130,7 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
             notes.append(f"--sparse asked, but {', '.join(repr(g) for g in wide)} may match files in any folder, "
                          "so the worktree is a full checkout; give globs under a folder (e.g. 'docs/**/*.rst') "
                          "for a sparse one")
+        kept = existing is not None and (path / ".git").is_file() and (path / MANIFEST_PATH).is_file()
         try:
             self._ensure_worktree(run, task_id, branch, path, cone)
             # No manifest: the worktree was (re-)made just now and is not prepared yet.
@@ -137,11 +144,52 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         self.store.update_task(run.run_id, task_id, worktree=str(path))
         self.reporter.event("task.started", run=run.run_id, task=task_id, worktree=str(path))
         context = self.store.task_contexts(run.run_id, task_id)
+        exit_code = 0
+        if existing is not None:
+            notes = _live_again_notes(existing, str(path), kept, run.run_id) + notes
+            # A conflict asks the caller to act (update, resolve, finish again), as its finish did.
+            exit_code = 1 if existing.state is TaskState.CONFLICT else 0
         return TaskStarted(
-            run=run.run_id, task=task_id, worktree=str(path), branch=branch, base=run.base,
+            exit_code=exit_code, run=run.run_id, task=task_id, state=existing.state.value if existing else "started",
+            worktree=str(path), branch=branch, base=run.base,
             boundary=boundary.to_json(), sparse_cone=list(cone) if cone is not None else None,
             overlaps=overlaps, manifest=str(manifest), notes=notes,
             boundary_from=context[0]["data"].get("boundary_from", "") if context else "", prepared=prepared,
+            existing=existing is not None,
+            last_finish=_public_result(existing.result) if existing is not None and existing.finished_at else None,
+        )
+
+    def _ended_task(self, run: RunRecord, task: TaskRecord) -> TaskStarted:
+        """What a start of a task that has ended answers: its state, never a worktree (a merged
+        task's folder was removed when it merged, and nothing is left to do in one). A folder a
+        killed finish left behind is removed first, as its finish would have."""
+        if task.state in (TaskState.MERGED, TaskState.EMPTY, TaskState.FINISHED):
+            self._drop_worktree(task)
+        result = task.result
+        merge = result.get("merge") or {}
+        if task.state is TaskState.MERGED:
+            tip = merge.get("new_tip") or ""
+            files = [c["path"] for c in result.get("changed", [])]
+            shown = ", ".join(files[:10]) + (f" and {len(files) - 10} more" if len(files) > 10 else "")
+            notes = [f"task {task.task_id} already merged into {run.integration_ref}"
+                     + (f" as {tip[:12]}" if tip else "") + (f": {shown}" if shown else "")
+                     + "; nothing to do (its worktree was removed when it merged)"]
+            exit_code = 0
+        elif task.state is TaskState.EMPTY:
+            notes = [f"task {task.task_id} already finished with no change; nothing to do"]
+            exit_code = 0
+        elif task.state is TaskState.FINISHED:
+            notes = [f"task {task.task_id} is finished and waits to merge: `wtc merge --run {run.run_id}` merges it"]
+            exit_code = 0
+        else:   # FAILED: its verification failed; update brings the worktree back to fix it
+            notes = [f"task {task.task_id} failed verification; its work is on {task.branch}: "
+                     f"`wtc task update {task.task_id} --run {run.run_id}` brings its worktree back onto the "
+                     f"integration tip, fix it there, then `wtc task finish {task.task_id} --run {run.run_id}`"]
+            exit_code = 1
+        return TaskStarted(
+            exit_code=exit_code, run=run.run_id, task=task.task_id, state=task.state.value, worktree="",
+            branch=task.branch, base=run.base, boundary=task.boundary.to_json(), notes=notes, existing=True,
+            last_finish=_public_result(result),
         )
 
     def _overlaps(self, run_id: str, task_id: str, boundary: Boundary) -> list[dict[str, Any]]:
@@ -232,15 +280,20 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
                                             message=message))
         return TaskFinished.from_json(done.outcome.result, replayed=done.replayed)
 
-    def _left_behind_notes(self, run: RunRecord, task_id: str, changes: list, since: str) -> list[str]:
-        """Notes for uses, in files this task did not change, of names it removed or renamed
-        (left_behind.py); never a rejection: the task cannot change those files itself."""
-        from .left_behind import MAX_NOTES, grouped_notes, look_for_uses
+    def _left_behind_notes(self, run: RunRecord, changes: list) -> list[str]:
+        """Uses, in code the task did not change, of names it removed are checked when it merges, on
+        the merged tree (left_behind.left_behind_at_merge: a use another task updated meanwhile is
+        not one); a task that changed more files than that check reads is told it was not."""
+        from .left_behind import MAX_CHANGED, readable_changes
 
-        found, not_looked = look_for_uses(self.git, changes, since)
-        if not_looked:
-            return [f"uses of removed names in files outside this task's changes were not looked for: {not_looked}"]
-        return grouped_notes(found, task_id, run.run_id, MAX_NOTES)
+        if self._left_behind_mode(run) is SemanticMode.OFF:
+            return []
+        count = len(readable_changes(changes))
+        if count <= MAX_CHANGED:
+            return []
+        return [f"uses of removed names in code outside this task's changes are not looked for at its merge: it "
+                f"changed {count} files with a semantic check, more than the {MAX_CHANGED} read; `wtc report "
+                f"--run {run.run_id}` looks across the run before landing"]
 
     def _finish_task_locked(self, run: RunRecord, task_id: str, message: str | None) -> TaskFinished:
         task = self._task(run.run_id, task_id)
@@ -367,8 +420,16 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
             self.store.log_event(run.run_id, task_id, "task.rejected", {"violations": violations})
             self.reporter.event("task.rejected", run=run.run_id, task=task_id, violations=violations)
             return result
-        state = TaskState.EMPTY if not changes else TaskState.FINISHED
-        notes += self._left_behind_notes(run, task_id, changes, since)
+        # Intents declared with `wtc intent add` are the task's work as much as its files: a task
+        # whose only change is its intents merges (an empty merge) so that they apply.
+        declared = [row for row in self.store.list_intents(run.run_id, ("declared",)) if row["task_id"] == task_id]
+        state = TaskState.FINISHED if changes or declared else TaskState.EMPTY
+        if declared:
+            names = ", ".join(f"{row['data'].get('op')} {row['data'].get('name')} in {row['data'].get('manifest')}"
+                              for row in declared[:5]) + (f" and {len(declared) - 5} more" if len(declared) > 5 else "")
+            notes.append(f"{len(declared)} intent(s) declared with `wtc intent add` ({names}) apply once the task "
+                         f"has merged, at `wtc consolidate --run {run.run_id}`")
+        notes += self._left_behind_notes(run, changes)
         if reserved:
             notes.append("reserved-file edits are kept aside on the branch for the consolidation phase")
             carried = {i.manifest for i in derived}
@@ -379,7 +440,8 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
                              "consolidation applies, so no intent carries it (the relock decides the rest)")
         result = TaskFinished(
             run=run.run_id, task=task_id, state=state.value, commit=tip, branch=task.branch, changed=changed,
-            reserved=reserved, intents=[i.to_json() for i in derived], worktree=None, notes=notes,
+            reserved=reserved, worktree=None, notes=notes,
+            intents=[i.to_json() for i in derived] + [row["data"] | {"state": row["state"]} for row in declared],
         )
         self.store.put_intents(run.run_id, task_id, [i.to_json() for i in derived])
         mergeable = queue.mergeable_commit(self.git.repo, tip, since, [r["path"] for r in reserved], task_id)
@@ -795,6 +857,31 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         return TaskWidened(run=run.run_id, task=task.task_id, state=task.state.value, boundary=boundary.to_json(),
                            added_own=new_own, added_read=new_read, why=why, overlaps=overlaps,
                            sparse_cone=list(cone) if cone is not None else None, notes=notes)
+
+
+def _public_result(result: dict[str, Any]) -> dict[str, Any]:
+    """A task's recorded result without the bookkeeping that follows it through its states."""
+    return {k: v for k, v in result.items()
+            if k not in ("overlaps", "since", "mergeable", "pending_markers", "pending_semantic", "verify_command")}
+
+
+def _live_again_notes(task: TaskRecord, worktree: str, kept: bool, run_id: str) -> list[str]:
+    """What a start of a live task that exists says: its worktree is the task's own (kept as it
+    was, uncommitted work included, or re-created from its branch), and what stopped its last
+    finish, with the way on."""
+    where = (f"its worktree {worktree} is as it was (uncommitted work kept)" if kept else
+             f"its worktree {worktree} was re-created from {task.branch} (the commits are in it; the folder was gone)")
+    notes = [f"task {task.task_id} already exists ({task.state.value}): {where}"]
+    finish = f"`wtc task finish {task.task_id} --run {run_id}`"
+    if task.state is TaskState.REJECTED:
+        broken = "; ".join(f"{v.get('path') or '-'}: {v.get('rule')}" for v in task.result.get("violations", [])[:5])
+        notes.append(f"its last finish was rejected ({broken}): fix that in the worktree, then {finish} again")
+    elif task.state is TaskState.CONFLICT:
+        paths = ", ".join(sorted({c.get("path", "") for c in task.result.get("conflicts", [])})) or "its files"
+        notes.append(f"its last finish conflicted with the integration branch in {paths}; the worktree holds the "
+                     f"task's own work: `wtc task update {task.task_id} --run {run_id}` brings the integration tip "
+                     f"in (markers where it cannot merge), resolve, then {finish} again")
+    return notes
 
 
 def _missing_note(missing: list[str]) -> str:
