@@ -252,6 +252,7 @@ class AgentStarted(Result):
     boundary_from: str = ""
     prepared: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    earlier: str | None = None   # the agent's earlier task in this session that this one continues from
 
 
 @dataclass(frozen=True)

@@ -248,6 +248,9 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
             body["env_file"] = prepared.get("env_file")
             if prepared.get("ports"):
                 body["ports"] = prepared["ports"]
+        context = self.store.task_contexts(run.run_id, task_id)
+        if context and context[0]["data"].get("earlier"):   # a re-run agent (agents.py): what it ran before
+            body["earlier"] = context[0]["data"]["earlier"]
         temporary = manifest.with_suffix(".tmp")
         temporary.write_text(json.dumps(body, indent=2) + "\n")
         temporary.replace(manifest)
@@ -266,7 +269,8 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
             with leases.hold(self.store, leases.task_lease(run_id, task_id), timeout=self.config.wait_timeout,
                              what=f"task {task_id}"):
                 result = self._finish_task_locked(run, task_id, message)
-                if merge and result.state in (TaskState.FINISHED.value, TaskState.CONFLICT.value):
+                if merge and result.state in (TaskState.FINISHED.value, TaskState.CONFLICT.value) \
+                        and not _unresolved_markers(result.conflicts):
                     result = self._merge_task_locked(run, task_id, verify)
             return Outcome(result.to_json(), result.exit_code, final=result.exit_code == 0)
 
@@ -298,7 +302,8 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
     def _finish_task_locked(self, run: RunRecord, task_id: str, message: str | None) -> TaskFinished:
         task = self._task(run.run_id, task_id)
         if task.state in (TaskState.FINISHED, TaskState.MERGED, TaskState.EMPTY) or (
-                task.state is TaskState.CONFLICT and not self._has_new_work(task)):
+                task.state is TaskState.CONFLICT and not _unresolved_markers(task.result.get("conflicts", []))
+                and not self._has_new_work(task)):
             # Finished earlier (perhaps by a call with another key): clean up what a crash may have
             # left, and return the recorded outcome (the caller goes on to merge a FINISHED task).
             if task.state is not TaskState.CONFLICT:
@@ -354,6 +359,7 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
             violations = [dict(v) for v in problems]
             changes = []
             reserved = []
+            markers: list[dict[str, Any]] = []   # blocks `task update` left unresolved
             derived: list = []  # consolidation Intents, derived only when reserved files or manifests changed
             since = run.base
             if not violations:
@@ -374,7 +380,7 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
                     report = boundaries.check_changes(changes, task.boundary, self.git.read_blob,
                                                       lambda: self.git.submodule_paths(tip))
                     violations = [v.to_json() for v in report.violations]
-                    violations += self._leftover_markers(task, tip)
+                    markers = self._leftover_markers(task, tip)
                     violations += self._large_committed_files(task, since, tip)
                     reserved = [{"path": c.path, "status": c.status, "base_oid": c.old_oid, "new_oid": c.new_oid}
                                 for c in report.reserved]
@@ -387,6 +393,8 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
                         violations += refused
             checked.update(violations=violations, files=len(changes), reserved=len(reserved))
         changed = [{"path": c.path, "status": c.status} for c in changes]
+        if markers and not violations:
+            return self._refuse_markers(run, task, tip, markers, changed, notes)
         if violations:
             # The way out travels in the JSON too (an agent reading `--json` or an MCP result has no
             # text renderer): fix the paths where they are, finish again.
@@ -567,17 +575,48 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
             return None
         return self._blob_size(str(entry.id))
 
-    def _leftover_markers(self, task: TaskRecord, tip: str) -> list[dict[str, str]]:
-        """Files `task update` left with conflict markers must not be committed with them."""
-        from ..merge.markers import has_markers  # the merge engine's own marker detector
+    def _leftover_markers(self, task: TaskRecord, tip: str) -> list[dict[str, Any]]:
+        """The conflict blocks `task update` left that are still in the task's files: not a boundary
+        problem but a conflict the agent has not resolved yet, one row per block (kind
+        `unresolved_markers`, its lines and both sides, as a merge conflict's row)."""
+        from ..merge.markers import has_markers, parse_conflicts  # the merge engine's own marker reader
 
-        found = []
+        found: list[dict[str, Any]] = []
         for rel in task.result.get("pending_markers", []):
             data = self.git.file_at(tip, rel)
-            if data is not None and has_markers(data):
-                found.append({"path": rel, "rule": "conflict_markers",
-                              "detail": "still holds conflict markers from `wtc task update`; resolve them first"})
+            if data is None:
+                continue
+            blocks = parse_conflicts(data, kind="unresolved_markers")
+            for block in blocks:
+                found.append({"path": rel, "kind": block.kind, "declaration": "", "start_line": block.start_line,
+                              "end_line": block.end_line, "base": block.base, "ours": block.ours,
+                              "theirs": block.theirs})
+            if not blocks and has_markers(data):   # a block left half-removed: no whole block to show
+                found.append({"path": rel, "kind": "unresolved_markers", "declaration": "", "start_line": None,
+                              "end_line": None, "base": "", "ours": "", "theirs": ""})
         return found
+
+    def _refuse_markers(self, run: RunRecord, task: TaskRecord, tip: str, markers: list[dict[str, Any]],
+                        changed: list[dict[str, str]], notes: list[str]) -> TaskFinished:
+        """A finish with conflict markers `task update` left: exit 1, the task in conflict with its
+        worktree kept (the commit stays on its branch), each block named with the way on."""
+        where = ", ".join(f"{m['path']} lines {m['start_line']}-{m['end_line']}" if m["start_line"] else m["path"]
+                          for m in markers[:8]) \
+            + (f" and {len(markers) - 8} more" if len(markers) > 8 else "")
+        notes = notes + [f"`wtc task update` left conflict markers that are still there ({where}): in each block "
+                         f"keep what both sides need (above ======= the task's own version, below it what "
+                         f"integration holds), remove the markers, then `wtc task finish {task.task_id} --run "
+                         f"{run.run_id}` again"]
+        result = TaskFinished(exit_code=1, run=run.run_id, task=task.task_id, state=TaskState.CONFLICT.value,
+                              commit=tip, branch=task.branch, changed=changed, conflicts=markers,
+                              worktree=task.worktree, notes=notes)
+        self.store.update_task(run.run_id, task.task_id, state=TaskState.CONFLICT, head=tip,
+                               holder=self._fence(run.run_id, task.task_id),
+                               result={**task.result, **result.to_json()})
+        self.store.log_event(run.run_id, task.task_id, "task.conflict",
+                             {"paths": sorted({m["path"] for m in markers}), "unresolved_markers": True})
+        self.reporter.event("task.conflict", run=run.run_id, task=task.task_id, conflicts=markers)
+        return result
 
     def _has_new_work(self, task: TaskRecord) -> bool:
         """A task in conflict has new work when its worktree holds changes or commits since the
@@ -857,6 +896,11 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         return TaskWidened(run=run.run_id, task=task.task_id, state=task.state.value, boundary=boundary.to_json(),
                            added_own=new_own, added_read=new_read, why=why, overlaps=overlaps,
                            sparse_cone=list(cone) if cone is not None else None, notes=notes)
+
+
+def _unresolved_markers(conflicts: Sequence[dict[str, Any]]) -> bool:
+    """Did a finish stop at conflict markers `task update` left (nothing to merge until resolved)?"""
+    return any(c.get("kind") == "unresolved_markers" for c in conflicts)
 
 
 def _public_result(result: dict[str, Any]) -> dict[str, Any]:
