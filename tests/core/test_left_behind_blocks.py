@@ -200,3 +200,23 @@ def test_the_api_lands_with_names_approved(tmp_path):
     with Coordinator(repo) as coordinator:
         landed = coordinator.land("r", "main", approved=True, allow_left_behind=["unquote"])
     assert landed.exit_code == 0 and [u["name"] for u in landed.left_behind] == ["unquote"]
+
+
+def test_a_target_that_moved_and_uses_a_removed_name_is_caught_at_land(tmp_path):
+    """The merges saw no use (nothing used `helper` at the pin when the task removed it), but main
+    moved meanwhile and its new file imports it; `wtc sync` brings that in, and landing would ship
+    a tree that does not import. Land refuses it, naming the name and the use."""
+    files = dict(FILES, **{"pkg/helper.py": "def helper():\n    return 1\n\n\ndef other():\n    return 2\n"})
+    repo = make_repo(tmp_path / "repo", files)
+    assert wtc(repo, "run", "start", "--run", "r")[0] == 0
+    code, body = wtc(repo, "task", "start", "drop", "--run", "r", "--own", "pkg/helper.py")
+    (Path(body["worktree"]) / "pkg/helper.py").write_text("def other():\n    return 2\n")
+    assert wtc(repo, "task", "finish", "drop", "--run", "r")[0] == 0          # nothing used it: merged
+    (repo / "pkg/late.py").write_text("from pkg.helper import helper\n\nVALUE = helper()\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "late use on main")
+    assert wtc(repo, "sync", "--run", "r", "--from", "main")[0] == 0
+    code, body = wtc(repo, "land", "--run", "r", "--onto", "main", "--yes")
+    assert code == 1 and "helper (pkg/late.py:1, 3)" in body["error"]["message"], body
+    code, body = wtc(repo, "report", "--run", "r", "--onto", "main")
+    assert [(u["use_path"], u["tasks"]) for u in body["left_behind"]] == [("pkg/late.py", ["drop"])]

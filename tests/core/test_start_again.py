@@ -16,7 +16,7 @@ import pytest
 
 from tests.conftest import git, wtc, write
 from worktree_coord.coordinator import Coordinator
-from worktree_coord.errors import StateError
+from worktree_coord.errors import StateError, UsageError
 from worktree_coord.model import TaskState
 
 
@@ -152,3 +152,18 @@ def test_a_task_with_no_change_and_no_intent_is_still_empty(repo, coord):
     coord.start_run("r")
     coord.start_task("r", "idle", ["docs/**"])
     assert coord.finish_task("r", "idle").state == "empty"
+
+
+def test_a_widened_task_started_again_with_its_first_flags_is_the_same_task(repo, coord):
+    """Found extending the lead's-path test: the lead widened a task, its agent was re-run with the
+    flags it started with, and the start answered exit 2 (the derived key's first request differed;
+    then "already exists with another boundary"). The widened task covers those flags: it is the
+    task as it is now; a boundary it does not cover is still refused."""
+    coord.start_run("r")
+    first = coord.start_task("r", "api", ["packages/api/**"])
+    coord.widen_task("r", "api", ["docs/**"], why="its docs")
+    again = coord.start_task("r", "api", ["packages/api/**"])
+    assert again.existing and again.worktree == first.worktree
+    assert again.boundary["own"] == ["packages/api/**", "docs/**"]
+    with pytest.raises(UsageError, match="another boundary"):
+        coord.start_task("r", "api", ["packages/web/**"])

@@ -69,9 +69,12 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
             # not what this call saw. Harnesses re-run agents on resume; that is the normal path.
             return Outcome(started.to_json(), started.exit_code, final=False)
 
+        # The derived key serializes identical starts; a start is never replayed (its outcome is
+        # open), so another boundary is another request (checked against the task itself), not a
+        # misuse of one key: a re-run agent's original flags after the lead widened its task.
         done = run_once(self.store, key, "task.start", request, body,
                         ttl=self.config.idempotency_ttl, wait_timeout=self.config.wait_timeout,
-                        derived=default_key(run_id, "start", task_id))
+                        derived=variant_key(default_key(run_id, "start", task_id), boundary=request))
         return TaskStarted.from_json(done.outcome.result, replayed=done.replayed)
 
     def _start_task_locked(self, run: RunRecord, task_id: str, boundary: Boundary, author: str,
@@ -81,8 +84,11 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         existing = self.store.get_task(run.run_id, task_id)
         overlaps: list[dict[str, Any]] = []
         if existing is not None:
-            if (existing.boundary.own, existing.boundary.read, existing.boundary.sparse, existing.boundary.exclusive) != (
-                    boundary.own, boundary.read, boundary.sparse, boundary.exclusive):
+            # The same flags again, or the flags it started with after the lead widened it (a harness
+            # re-running its agent passes what it passed the first time): the task as it is now.
+            old = existing.boundary
+            if not (set(boundary.own) <= set(old.own) and set(boundary.read) <= set(old.read) | set(old.own)
+                    and (boundary.sparse, boundary.exclusive) == (old.sparse, old.exclusive)):
                 raise UsageError(
                     f"task {task_id!r} already exists in run {run.run_id!r} with another boundary "
                     f"(own {list(existing.boundary.own)})",
