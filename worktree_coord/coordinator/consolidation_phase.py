@@ -219,6 +219,9 @@ def skipped_intents(store: Store, run_id: str) -> list[dict[str, Any]]:
             fix = (f"drop it (wtc intent drop {intent} --run {run_id}): the task will not merge"
                    if task_state in (TaskState.ABANDONED, TaskState.EMPTY) else
                    f"merge the task (wtc task finish {task} --run {run_id}), then consolidate again")
+        elif state == "needs_network" and isinstance(error, dict) and error.get("kind") == "tool_not_cached":
+            why = reason       # the relock tool itself is not to be had offline: the root names it and the fix
+            fix = str(error.get("fix")).replace("wtc consolidate", f"wtc consolidate --run {run_id}")
         elif state == "needs_network" and isinstance(error, dict) and error.get("kind") == "unreachable":
             why = reason
             # The root's own advice names the host (and a git source); the command is the run's.

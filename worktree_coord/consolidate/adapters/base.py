@@ -251,6 +251,17 @@ def tool_env(overrides: Mapping[str, str] | None) -> dict[str, str]:
     return env
 
 
+@dataclass(frozen=True)
+class OfflineMiss:
+    """An offline relock that could not run for want of something other than packages: its own
+    message and fix, and `kind`, the failure's kind in the root's error (`needs_network` stays the
+    root's state)."""
+
+    kind: str
+    message: str
+    fix: str
+
+
 def _shown(value: str | None) -> str:
     """An encoded manifest value in a message (a spec, or a dependency's JSON); None: absent."""
     return "nothing (the key is absent)" if value is None else repr(value)
@@ -410,6 +421,11 @@ class ToolAdapter:
 
     def classify(self, stderr: str) -> FailureKind:
         return FailureKind.OTHER
+
+    def offline_miss(self, run: ToolRun) -> OfflineMiss | None:
+        """What an offline relock that missed the cache lacked, when it was not the packages (the
+        tool itself, say); None: the packages, which the generic message says."""
+        return None
 
     def locked_versions(self) -> dict[str, set[str]]:
         return {}
