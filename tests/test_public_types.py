@@ -16,7 +16,17 @@ ROOT = Path(__file__).resolve().parent.parent
 USES = '''
 from pathlib import Path
 
-from worktree_coord import Coordinator, TaskFinished, TaskState, WtcError, merge_file
+from worktree_coord import (
+    ActionRequired,
+    ConflictRecord,
+    ConsolidationReport,
+    Coordinator,
+    LeftoverRecord,
+    TaskFinished,
+    TaskState,
+    WtcError,
+    merge_file,
+)
 
 
 def finish_all(repo: Path, run: str, tasks: list[str]) -> list[str]:
@@ -29,8 +39,20 @@ def finish_all(repo: Path, run: str, tasks: list[str]) -> list[str]:
                 states.append(f"{task}: exit {error.exit_code}")
                 continue
             states.append(done.state)
+            states += [f"{v.path}: {v.rule}" for v in done.violation_records]
+            first: ConflictRecord | None = done.conflict_records[0] if done.conflict_records else None
+            if first is not None and first.start_line is not None and first.semantic is not None:
+                states.append(f"{first.path}:{first.start_line + 1} {first.semantic.name} {first.semantic.use_line}")
         check = coordinator.check_task(run, tasks[0])
         states.append("clean" if check.clean else "conflict")
+        consolidated: ConsolidationReport = coordinator.consolidate(run)
+        states += [f"{s.intent} {s.state}: {s.fix}" for s in consolidated.skipped_records]
+        left: tuple[LeftoverRecord, ...] = coordinator.report(run).leftover_records
+        states += [f"{item.what} {item.name} is {item.state}" for item in left]
+        try:
+            coordinator.land(run, "main", approved=True)
+        except ActionRequired as error:
+            states.append(error.fix or "")
     merged = merge_file(b"a\\n", b"b\\n", b"a\\n", "x.txt")
     states.append(merged.merged.decode() if merged.clean else TaskState.CONFLICT.value)
     return states
@@ -67,8 +89,11 @@ def test_a_wrong_use_of_the_public_api_is_caught(tmp_path):
     wrong = tmp_path / "wrong_use.py"
     wrong.write_text("from pathlib import Path\nfrom worktree_coord import Coordinator\n\n\n"
                      "def f(repo: Path) -> int:\n    with Coordinator(repo) as c:\n"
-                     "        c.finish_everything('r1')\n        return c.finish_task('r1', 't').state\n")
+                     "        c.finish_everything('r1')\n"
+                     "        print(c.finish_task('r1', 't').violation_records[0].line)\n"
+                     "        return c.finish_task('r1', 't').state\n")
     done = mypy(wrong)
     assert done.returncode == 1
     assert '"Coordinator" has no attribute "finish_everything"' in done.stdout
+    assert '"ViolationRecord" has no attribute "line"' in done.stdout
     assert 'Incompatible return value type (got "str", expected "int")' in done.stdout

@@ -81,6 +81,8 @@ def test_the_api_page_example_runs(tmp_path):
     done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert "['api/app.py']" in done.stdout and "{'merged': 1, 'rejected': 1}" in done.stdout
+    assert "(ViolationRecord(path='api/app.py', rule='outside_own', detail=" in done.stdout
+    assert "\ntask web rejected\n" in done.stdout
 
 
 def test_driver_install_writes_exactly_the_documented_lines(tmp_path):
@@ -112,3 +114,137 @@ def test_readme_and_cli_page_show_the_one_exit_code_table():
     for page in (ROOT / "README.md", ROOT / "docs" / "cli.md"):
         assert table in page.read_text(), f"{page.name} does not show errors.exit_code_table(); regenerate or copy it"
     assert [row.code for row in EXIT_CODES] == [0, 1, 2, 3, 4, 5, 6, 130]
+
+
+# ---- docs/api.md against the code ------------------------------------------------------------------
+
+SIGNATURE = re.compile(r"^(?P<method>\.)?(?P<name>\w+)\((?P<params>.*)\)(?:\s*->\s*(?P<returns>\w+))?$")
+
+
+def _api_section(title: str) -> str:
+    text = (ROOT / "docs" / "api.md").read_text()
+    start = text.index(f"### {title}\n")
+    end = text.find("\n### ", start + 1)
+    return text[start:end if end != -1 else len(text)]
+
+
+def _table_rows(section: str) -> list[list[str]]:
+    """Every table row of the section, cells split (header and rule rows included)."""
+    return [[cell.strip() for cell in line.strip().strip("|").split(" | ")]
+            for line in section.splitlines() if line.startswith("| ")]
+
+
+def _spans(cell: str) -> list[str]:
+    return re.findall(r"`([^`]+)`", cell)
+
+
+def _documented_parameters(params: str) -> list[tuple[str, str, object]]:
+    """(name, kind, default) of a documented parameter list; default `inspect.Parameter.empty` when none."""
+    import ast
+    import inspect
+
+    tree = ast.parse(f"def documented({params}): pass").body[0].args
+    out: list[tuple[str, str, object]] = []
+    positional = tree.posonlyargs + tree.args
+    defaults = [inspect.Parameter.empty] * (len(positional) - len(tree.defaults)) + [
+        ast.literal_eval(d) for d in tree.defaults]
+    for arg, default in zip(positional, defaults):
+        out.append((arg.arg, "POSITIONAL_OR_KEYWORD", default))
+    for arg, default in zip(tree.kwonlyargs, tree.kw_defaults):
+        out.append((arg.arg, "KEYWORD_ONLY", inspect.Parameter.empty if default is None else ast.literal_eval(default)))
+    return out
+
+
+def _real_parameters(function) -> list[tuple[str, str, object]]:
+    import inspect
+
+    return [(p.name, p.kind.name, p.default) for p in inspect.signature(function).parameters.values()
+            if p.name != "self"]
+
+
+def _check_signature(module, span: str, problems: list[str]) -> None:
+    match = SIGNATURE.match(span)
+    assert match, span
+    owner = getattr(module, "Coordinator") if match["method"] else module
+    target = getattr(owner, match["name"], None)
+    if target is None:
+        problems.append(f"{span}: {owner.__name__} has no {match['name']}")
+        return
+    function = target.__init__ if isinstance(target, type) else target
+    documented, real = _documented_parameters(match["params"]), _real_parameters(function)
+    if documented != real:
+        problems.append(f"{span}\n    documented {documented}\n    real       {real}")
+    if match["returns"]:
+        import builtins
+        import inspect
+
+        annotation = inspect.signature(function).return_annotation
+        if getattr(annotation, "__name__", annotation) != match["returns"]:
+            problems.append(f"{span}: returns {annotation}, documented {match['returns']}")
+        if not hasattr(builtins, match["returns"]) and not hasattr(module, match["returns"]):
+            problems.append(f"{span}: its result {match['returns']} does not import from {module.__name__}")
+
+
+def test_every_name_api_md_documents_under_worktree_coord_imports_with_its_documented_signature():
+    import dataclasses
+    import inspect
+
+    import worktree_coord
+
+    problems: list[str] = []
+    rows = _table_rows(_api_section("`worktree_coord`"))
+    header = None
+    checked = 0
+    for row in rows:
+        if row[0] in ("name", "exception", "record") or set(row[0]) <= set("-"):
+            header = row[0] if row[0] != "---" and not set(row[0]) <= set("-") else header
+            continue
+        for span in _spans(row[0]):
+            checked += 1
+            if "(" in span:
+                _check_signature(worktree_coord, span, problems)
+                continue
+            if span not in worktree_coord.__all__ or not hasattr(worktree_coord, span):
+                problems.append(f"{span} does not import from worktree_coord")
+                continue
+            value = getattr(worktree_coord, span)
+            if header == "exception" and value.exit_code != int(row[1]):
+                problems.append(f"{span} exits {value.exit_code}, documented {row[1]}")
+            if header == "record":
+                fields = [f.name for f in dataclasses.fields(value)]
+                documented = _spans(re.sub(r"\([^)]*\)", "", row[1]))
+                if documented != fields or not value.__dataclass_params__.frozen:
+                    problems.append(f"{span}: fields {fields}, documented {documented}")
+                for view in _spans(re.sub(r"\([^)]*\)", "", row[2])):
+                    owner, attribute = view.split(".")
+                    holder = getattr(worktree_coord, owner)
+                    member = inspect.getattr_static(holder, attribute, None)
+                    if isinstance(member, property):        # a view: typed by its return annotation
+                        annotation = member.fget.__annotations__.get("return")
+                    else:                                   # a record's field (ConflictRecord.semantic)
+                        annotation = getattr(holder.__dataclass_fields__.get(attribute), "type", None)
+                    if annotation is None or span not in str(annotation):
+                        problems.append(f"{view} does not return {span} records ({annotation!r})")
+    assert not problems, "docs/api.md and worktree_coord disagree:\n" + "\n".join(problems)
+    assert checked > 30, f"only {checked} names read: has the page's table layout changed?"
+
+
+def test_the_check_names_api_md_documents_import_with_their_documented_signatures():
+    import worktree_coord.check
+    import worktree_coord.ci
+
+    problems: list[str] = []
+    section = _api_section("`worktree_coord.check` and `worktree_coord.ci`")
+    for row in _table_rows(section)[2:]:
+        for span in _spans(row[0]):
+            if "(" in span:
+                _check_signature(worktree_coord.ci, span, problems)
+            elif not hasattr(worktree_coord.ci, span):
+                problems.append(f"{span} does not import from worktree_coord.ci")
+    listed = re.search(r"is `worktree_coord.check` \(([^)]*)\)", section)
+    assert listed, "the paragraph naming what worktree_coord.check holds"
+    for name in _spans(listed.group(1)):
+        if not hasattr(worktree_coord.check, name):
+            problems.append(f"{name} does not import from worktree_coord.check")
+    assert not problems, "docs/api.md and worktree_coord.check disagree:\n" + "\n".join(problems)
+
