@@ -248,3 +248,14 @@ def test_the_check_names_api_md_documents_import_with_their_documented_signature
             problems.append(f"{name} does not import from worktree_coord.check")
     assert not problems, "docs/api.md and worktree_coord.check disagree:\n" + "\n".join(problems)
 
+
+def test_docs_and_readme_hold_no_words_left_from_development():
+    # What a reader cannot act on: a pointer to an issue tracker they do not see, a feature "when
+    # installed" or "until it is installed" that is in the package they have.
+    leftovers = re.compile(r"until it is installed|when installed|\(issue \d+|issue \d+'s|\bthe issue\b"
+                           r"|merge-engine work")
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), *sorted((ROOT / "examples").rglob("*.*"))]
+    found = [f"{page.relative_to(ROOT)}:{number}: {line.strip()}" for page in pages if page.is_file()
+             for number, line in enumerate(page.read_text(errors="replace").splitlines(), 1)
+             if leftovers.search(line)]
+    assert not found, "\n".join(found)
