@@ -259,3 +259,31 @@ def test_docs_and_readme_hold_no_words_left_from_development():
              for number, line in enumerate(page.read_text(errors="replace").splitlines(), 1)
              if leftovers.search(line)]
     assert not found, "\n".join(found)
+
+
+def test_the_exit_code_the_docs_give_an_exclusive_overlap_is_the_one_it_exits_with(tmp_path):
+    from tests.conftest import make_repo
+    from worktree_coord import Coordinator, WtcError
+
+    repo = make_repo(tmp_path / "repo", {"pkg/a.py": "x = 1\n"})
+    with Coordinator(repo) as coordinator:
+        coordinator.start_run("r")
+        coordinator.start_task("r", "first", ["pkg/**"])
+        try:
+            coordinator.start_task("r", "second", ["pkg/a.py"], exclusive=True)
+        except WtcError as error:
+            code = error.exit_code
+        else:
+            raise AssertionError("an exclusive overlap must be refused")
+    mcp = next(line for line in (ROOT / "docs" / "mcp.md").read_text().splitlines() if line.startswith("| `exclusive` |"))
+    readme = " ".join((ROOT / "README.md").read_text().split())
+    assert re.search(r"\(exit (\d)", mcp).group(1) == str(code) == "4", mcp
+    assert f"`--exclusive` refuses it (exit {code}:" in readme
+
+
+def test_the_intent_ops_the_cli_page_lists_are_every_op():
+    from worktree_coord.consolidate.intent import Op
+
+    row = next(line for line in (ROOT / "docs" / "cli.md").read_text().splitlines() if line.startswith("| `--op` |"))
+    listed = row.split(" | ")[3].split(" (")[0].split(", ")
+    assert listed == [op.value for op in Op]
