@@ -261,6 +261,22 @@ def test_docs_and_readme_hold_no_words_left_from_development():
     assert not found, "\n".join(found)
 
 
+def test_the_readme_describes_the_demo_the_scenario_runs():
+    from collections import Counter
+
+    from worktree_coord.cli.demo_scenario import DEMO_TASKS
+
+    text = " ".join((ROOT / "README.md").read_text().split())
+    said = re.search(r"the built-in example \(a scratch monorepo, (\d+) agents in parallel processes, two of them "
+                     r"editing one module, one editing a reserved root manifest, one breaking its boundary\)", text)
+    assert said, "README's sentence about `wtc demo` changed: keep this test in step with it"
+    assert int(said.group(1)) == len(DEMO_TASKS)
+    files = [{edit.path for edit in task.edits} for task in DEMO_TASKS]
+    assert max(Counter(path for paths in files for path in paths).values()) == 2     # two editing one module
+    assert sum("package.json" in paths for paths in files) == 1                      # a reserved root manifest
+    assert [task.expect for task in DEMO_TASKS].count("rejected") == 1                # one breaking its boundary
+
+
 def test_the_exit_code_the_docs_give_an_exclusive_overlap_is_the_one_it_exits_with(tmp_path):
     from tests.conftest import make_repo
     from worktree_coord import Coordinator, WtcError
