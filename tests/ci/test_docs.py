@@ -303,3 +303,53 @@ def test_the_intent_ops_the_cli_page_lists_are_every_op():
     row = next(line for line in (ROOT / "docs" / "cli.md").read_text().splitlines() if line.startswith("| `--op` |"))
     listed = row.split(" | ")[3].split(" (")[0].split(", ")
     assert listed == [op.value for op in Op]
+
+
+def test_the_multi_machine_page_starts_a_postgresql_store_wtc_then_uses(tmp_path):
+    """docs/multi-machine.md's "try it by hand" commands, run as they stand (as root when the tests
+    run as root, as CI does: the root sequence, whose `createdb` used to fail with `role "root" does
+    not exist`), on a free port and folder of their own; then `wtc run start` creates its tables."""
+    import os
+    import shutil
+    import tempfile
+    import uuid
+
+    from tests.pg_server import find_binary, free_port
+
+    text = (ROOT / "docs" / "multi-machine.md").read_text()
+    section = text[text.index("To try it by hand"):text.index("The remote-run tests")]
+    plain, as_root = re.findall(r"```sh\n(.*?)```", section, re.S)
+    script = as_root if os.geteuid() == 0 else plain
+    stop = re.search(r"# when done: (.*)", as_root).group(1)
+    port, folder = str(free_port()), f"/tmp/wtcpg-{uuid.uuid4().hex[:8]}"
+    bin_dir = os.path.dirname(os.path.realpath(find_binary("initdb")))   # where createuser lives too
+
+    def local(commands: str) -> str:
+        return commands.replace("/usr/lib/postgresql/15/bin", bin_dir).replace("5433", port).replace("/tmp/wtcpg", folder)
+
+    # A repository the server's user may enter (pytest's tmp folders are the caller's alone).
+    repo = Path(tempfile.mkdtemp(prefix="wtc-doc-pg-"))
+    os.chmod(repo, 0o755)
+    for args in (["init", "-q", "-b", "main"], ["commit", "-q", "--allow-empty", "-m", "init"]):
+        subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", *args], cwd=repo,
+                       check=True)
+    env = dict(os.environ, PATH=str(Path(sys.executable).parent) + os.pathsep + os.environ["PATH"])
+    env.pop("WTC_STORE", None)
+    try:
+        done = subprocess.run(["bash", "-c", "set -e\n" + local(script)], cwd=repo, env=env, capture_output=True,
+                              text=True, timeout=300)
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert "run r42 pinned at" in done.stdout
+        user = "wtc" if script is as_root else os.environ.get("USER", "root")
+        tables = subprocess.run(["psql", "-h", "/tmp", "-p", port, "-U", user, "wtc", "-Atc",
+                                 "select count(*) from pg_tables where tablename like 'wtc\\_%'"],
+                                capture_output=True, text=True, env=env, cwd=repo)
+        assert tables.returncode == 0 and int(tables.stdout) > 5, tables.stdout + tables.stderr
+    finally:
+        if script is as_root:
+            subprocess.run(["bash", "-c", local(f"PG={bin_dir}; {stop}")], cwd=repo, capture_output=True, timeout=120)
+        else:
+            subprocess.run([f"{bin_dir}/pg_ctl", "-D", folder, "-m", "fast", "-w", "stop"], capture_output=True)
+            shutil.rmtree(folder, ignore_errors=True)
+        shutil.rmtree(repo, ignore_errors=True)
+    assert not Path(folder).exists(), "the page's own clean-up removes the cluster"
