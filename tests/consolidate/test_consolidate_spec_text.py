@@ -166,3 +166,15 @@ def test_other_ecosystems_write_the_spec_as_the_task_wrote_it(tmp_path, tool_env
     adapter_for(ecosystem, tmp_path, "", env=tool_env).edit(intent)
     assert expected in (tmp_path / manifest).read_text()
     assert Ecosystem(ecosystem) == intent.ecosystem
+
+
+@needs_uv
+def test_a_uv_override_keeps_its_spec_as_written_and_a_reordering_derives_nothing(tmp_path, tool_env):
+    base = b'[project]\nname = "app"\nversion = "0"\ndependencies = []\n\n[tool.uv]\noverride-dependencies = ["idna>=3"]\n'
+    new = base.replace(b'"idna>=3"', b'"idna>=3.7,<4"')
+    [intent] = derive_intents("pyproject.toml", base, new, task="t", ecosystem="uv")
+    assert (intent.op, intent.spec) == (Op.SET_OVERRIDE, ">=3.7,<4")
+    write(tmp_path, {"pyproject.toml": base})
+    adapter_for("uv", tmp_path, "", env=tool_env).edit(intent)
+    assert b'override-dependencies = ["idna>=3.7,<4"]' in (tmp_path / "pyproject.toml").read_bytes()
+    assert derive_intents("pyproject.toml", new, new.replace(b">=3.7,<4", b"<4,>=3.7"), task="t", ecosystem="uv") == []
