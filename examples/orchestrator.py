@@ -103,7 +103,8 @@ def ask_approval(report: RunReport) -> bool:
     print(f"run {report.run}: {len(report.files)} file(s) change, integration at {report.tip[:12]}")
     for warning in report.warnings:
         print(f"  warning: {warning}")
-    return input(f"land onto {(report.target or {}).get('branch', 'the target')}? [y/N] ").strip().lower() in ("y", "yes")
+    answer = input(f"land onto {(report.target or {}).get('branch', 'the target')}? [y/N] ")
+    return answer.strip().lower() in ("y", "yes")
 
 
 def first_base(coordinator: Coordinator, run: str) -> str:
