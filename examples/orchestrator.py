@@ -122,14 +122,12 @@ def orchestrate(repo: Path, run: str, tasks: int, parallel: int, onto: str, appr
     with Coordinator(repo) as coordinator:
         pinned = coordinator.start_run(run, first_base(coordinator, run), key=f"{run}-run-start")
         worktrees: dict[str, str] = {}
-        replayed_starts = 0
         for spec in specs:
             started = coordinator.start_task(run, spec["task"], spec["own"], key=f"{run}-start-{spec['task']}")
             worktrees[spec["task"]] = started.worktree
-            replayed_starts += started.replayed
-    # Agents run in their own processes, as real agents do; each opens its own Coordinator. A task
-    # that already finished (a rerun) has no worktree left, and gets no agent.
-    pending = [s for s in specs if worktrees[s["task"]] and Path(worktrees[s["task"]]).is_dir()]
+    # Agents run in their own processes, as real agents do; each opens its own Coordinator.
+    # A re-run skips finished tasks: a start of one answers its state (merged, no worktree).
+    pending = [s for s in specs if worktrees[s["task"]]]
     with ProcessPoolExecutor(max_workers=parallel) as pool:
         finished = list(pool.map(fake_agent, [str(repo)] * len(pending), [run] * len(pending), pending,
                                  [worktrees[s["task"]] for s in pending]))
@@ -153,8 +151,7 @@ def orchestrate(repo: Path, run: str, tasks: int, parallel: int, onto: str, appr
             "tip": report.tip,                                 # the integration tip after consolidation
             "leftovers": [dataclasses.asdict(item) for item in report.leftover_records],
             "land": landed.to_json() if landed else None, "landed": landed is not None, "not_landed": not_landed,
-            "replayed": {"run_start": pinned.replayed, "task_starts": replayed_starts,
-                         "land": bool(landed and landed.replayed)},
+            "replayed": {"run_start": pinned.replayed, "land": bool(landed and landed.replayed)},
             "status": status.to_json()}
 
 
