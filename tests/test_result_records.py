@@ -113,3 +113,21 @@ def test_views_read_payloads_of_older_results_that_lack_keys():
     assert old.conflict_records == (ConflictRecord(path="a.py"),)
     assert old.violation_records == (ViolationRecord(path="b.py", rule="outside_own", detail=""),)
     assert RunReport().leftover_records == () and Landed(left_out={"tasks": {}}).leftover_records == ()
+
+
+def test_a_left_behind_conflict_carries_what_broke_as_a_semantic_record(tmp_path):
+    # A use, in code no task changed, of a name the task removed: a conflict of kind left_behind.
+    repo = make_repo(tmp_path / "repo", {"api/util.py": "def helper():\n    return 1\n\n\ndef other():\n    return 2\n",
+                                         "api/caller.py": "from api.util import helper\n\nVALUE = helper()\n"})
+    with Coordinator(repo) as coord:
+        coord.start_run("r")
+        task = coord.start_task("r", "d", ["api/util.py"])
+        write(Path(task.worktree), {"api/util.py": "def other():\n    return 2\n"})
+        done = coord.finish_task("r", "d")
+    assert done.exit_code == 1 and len(done.conflict_records) == len(done.conflicts) == 2   # the import, the call
+    for conflict, row in zip(done.conflict_records, done.conflicts):
+        assert (conflict.kind, conflict.path, conflict.start_line) == ("left_behind", row["path"], row["start_line"])
+        assert conflict.semantic is not None and conflict.semantic.use_line == conflict.start_line
+        assert (conflict.semantic.name, conflict.semantic.problem, conflict.semantic.use_path,
+                conflict.semantic.removed_by_task) == ("helper", "left_behind", "api/caller.py", "d")
+    assert [c.start_line for c in done.conflict_records] == [1, 3]

@@ -40,10 +40,11 @@ class ViolationRecord:
 
 @dataclass(frozen=True)
 class SemanticRecord:
-    """What a conflict of kind `semantic` broke: `name` (a `kind`: function, class, ...), defined at
-    `definition_path:definition_line` in the base and used at `use_path:use_line`; `problem` is
-    `broken`, `duplicate`, `dropped`, `import_path` or `signature`; `removed_by_task` and
-    `used_by_task` name the two tasks where known; `message` says it in one sentence."""
+    """What a conflict of kind `semantic` or `left_behind` broke: `name` (a `kind`: function, class,
+    ...), defined at `definition_path:definition_line` in the base and used at `use_path:use_line`;
+    `problem` is `broken`, `duplicate`, `dropped`, `import_path`, `signature` or `left_behind`;
+    `removed_by_task` and `used_by_task` name the two tasks where known; `message` says it in one
+    sentence."""
 
     name: str
     kind: str = ""
@@ -67,12 +68,13 @@ class SemanticRecord:
 
 @dataclass(frozen=True)
 class ConflictRecord:
-    """One conflict a merge left: the file, its `kind` (`content`, `semantic`, `modify_delete`, ...),
-    the smallest enclosing `declaration` and its lines (None: the whole file), the three versions of
-    the region (`ours` the integration side, `theirs` the task), the merged tasks that last changed
-    the file (`last_changed_by`, most recent first) and wrote the integration side (`written_by`),
-    why the structured merge kept it (`why`), `semantic` for a semantic conflict, and `task`, the
-    task in conflict (in a run report; None in a task's own result)."""
+    """One conflict a merge left: the file, its `kind` (`content`, `semantic`, `left_behind`,
+    `unresolved_markers`, `modify_delete`, ...), the smallest enclosing `declaration` and its lines
+    (None: the whole file), the three versions of the region (`ours` the integration side, `theirs`
+    the task), the merged tasks that last changed the file (`last_changed_by`, most recent first) and
+    wrote the integration side (`written_by`), why the structured merge kept it (`why`), `semantic`
+    for a `semantic` or `left_behind` conflict, and `task`, the task in conflict (in a run report;
+    None in a task's own result)."""
 
     path: str
     kind: str = "content"
