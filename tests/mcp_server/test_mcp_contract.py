@@ -369,6 +369,39 @@ def test_an_approval_that_names_leftovers_lands_without_them(repo):
     assert body["exit_code"] == 0 and body["new"] == tip and body["left_out"]["tasks"] == {"started": ["unfinished"]}
 
 
+def test_a_repeated_land_returns_the_first_result_without_asking_again(repo):
+    # Issue 35, 1.4: a repeat of an approved land (the same idempotency key, or none twice) asked
+    # the person again, and a decline of the repeat answered exit 2 "not approved" although the
+    # branch had landed. A repeat replays the first result; a land with nothing left to land asks
+    # nothing either; a key used for another landing is refused without a question.
+    _finished_run(repo)
+    tip = git(repo, "rev-parse", "wtc/r/integration")
+
+    async def scenario() -> None:
+        async with stdio_session(repo, elicitation=accept) as session:
+            asked = len(ASKED)
+            first = await call(session, "land", {"run": "r", "onto": "main", "idempotency_key": "land-r-1"})
+            assert first["exit_code"] == 0 and first["new"] == tip and not first["replayed"]
+            assert len(ASKED) == asked + 1
+        async with stdio_session(repo, elicitation=decline) as session:
+            asked = len(ASKED)
+            again = await call(session, "land", {"run": "r", "onto": "main", "idempotency_key": "land-r-1"})
+            assert again["exit_code"] == 0 and again["replayed"] and again["new"] == tip
+            assert again["how"] == first["how"] and again["manifest"]["tip"] == tip
+            nothing = await call(session, "land", {"run": "r", "onto": "main", "idempotency_key": "land-r-2"})
+            assert nothing["exit_code"] == 0 and nothing["how"] == "already" and nothing["new"] == tip
+            default = await call(session, "land", {"run": "r", "onto": "main"})
+            assert default["exit_code"] == 0 and default["how"] == "already"
+            assert len(ASKED) == asked, "a repeat or a land with nothing to land asks the person nothing"
+            _move_integration(repo)
+            other = await call(session, "land", {"run": "r", "onto": "main", "idempotency_key": "land-r-1"})
+            assert other["exit_code"] == 2 and other["error"]["kind"] == "idempotency_mismatch"
+            assert len(ASKED) == asked, "a key that cannot land this tip is refused before asking"
+
+    anyio.run(scenario)
+    assert git(repo, "rev-parse", "main") == tip
+
+
 # ---- HTTP: the bearer token ------------------------------------------------------------------------------
 
 def test_http_off_loopback_requires_the_token_it_prints_once(repo):
