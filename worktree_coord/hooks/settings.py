@@ -72,9 +72,10 @@ def locate(scope: str, repo: str | os.PathLike[str]) -> tuple[Path, Path]:
     if scope not in SCOPES:
         raise UsageError(f"unknown scope {scope!r}", fix="use --scope local, project or user")
     if scope == "user":
+        from ..config import user_state_dir
+
         home = Path(os.environ.get("CLAUDE_CONFIG_DIR") or Path.home() / ".claude")
-        state = Path(os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state")
-        return home / "settings.json", state / "worktree-coord" / "hooks"
+        return home / "settings.json", user_state_dir() / "hooks"
     from ..gitrepo import GitRepo
 
     git = GitRepo(repo)
