@@ -148,6 +148,21 @@ def test_remove_of_a_worktree_wtc_did_not_create_leaves_it_to_git(repo, tmp_path
     assert gone.returncode == 0
 
 
+def test_remove_of_the_main_checkout_is_refused_naming_why(repo):
+    # Issue 35: the main checkout as worktree_path (or as cwd, with no worktree_path) exited 0 and
+    # advised `git worktree remove <main checkout>`. It is no worktree to hand back: exit 2, and
+    # Claude Code keeps its record. A plain folder inside it is not a git worktree either: no advice
+    # to remove it with git.
+    event = {"session_id": "s", "hook_event_name": "WorktreeRemove"}
+    for given in ({"worktree_path": str(repo)}, {"cwd": str(repo)}, {"cwd": str(repo / "docs"), "worktree_path": ".."}):
+        done = run_hook("WorktreeRemove", event | given, cwd=repo, project=repo)
+        assert done.returncode == 2, (given, done.stderr)
+        assert f"{repo} is the repository's main checkout" in done.stderr and "git worktree remove" not in done.stderr
+    folder = run_hook("WorktreeRemove", event | {"worktree_path": str(repo / "docs")}, cwd=repo, project=repo)
+    assert folder.returncode == 0 and "not a worktree" in folder.stderr and "git worktree remove" not in folder.stderr
+    assert (repo / "docs" / "guide.md").is_file() and git(repo, "status", "--porcelain") == ""
+
+
 def test_create_with_source_ref_pins_the_session_run_there(repo):
     git(repo, "switch", "-q", "-c", "feature")
     write(repo, {"packages/core/extra.py": "EXTRA = 1\n"})

@@ -234,9 +234,7 @@ class AgentOperations(TaskOperations):
         path = path.resolve() if path.exists() else Path(path.absolute())
         task = self._task_at(path)
         if task is None:
-            return AgentFinished(worktree=str(path), action="not_ours", kept=path.exists(),
-                                 message=f"{path} is not a worktree of a wtc task; left untouched",
-                                 next=[f"git worktree remove {path}"] if path.exists() else [])
+            return self._not_ours(path)
         agent = self._agent_of(task)
         if task.state.live or task.state is TaskState.FINISHED:
             finished = self.finish_task(task.run_id, task.task_id, message=message)
@@ -251,6 +249,25 @@ class AgentOperations(TaskOperations):
                     + ("; its leftover folder is for `wtc gc`" if kept else ""),
             next=["wtc gc"] if kept else [f"wtc status --run {task.run_id}"],
         )
+
+    def _not_ours(self, path: Path) -> AgentFinished:
+        """A path no wtc task has: left untouched (exit 0: the harness forgets it), except the
+        repository itself, which no harness may hand back as an agent's worktree (exit 2: Claude Code
+        keeps its record). Git's own removal is advised only for a folder that is a git worktree."""
+        main = self.git.toplevel
+        if path in {main, self.git.common_dir}:
+            what = "main checkout" if path == main else "git directory"
+            raise UsageError(
+                f"{path} is the repository's {what}, not an agent's worktree: handing it back would remove "
+                "the repository's own working tree, so it is left as it is",
+                fix="the hook payload's worktree_path (or, without one, its cwd) must name the worktree the "
+                    "WorktreeCreate hook printed; nothing of the main checkout is removed")
+        linked = path.exists() and any(Path(entry.path).resolve() == path for entry in self.git.list_worktrees()[1:])
+        return AgentFinished(worktree=str(path), action="not_ours", kept=path.exists(),
+                             message=f"{path} is not a worktree of a wtc task" + ("" if linked or not path.exists()
+                                                                                 else " (nor a git worktree)")
+                                     + "; left untouched",
+                             next=[f"git worktree remove {path}"] if linked else [])
 
     def _handed_back(self, task: TaskRecord, agent: str | None, finished: TaskFinished) -> AgentFinished:
         run, name, branch = task.run_id, task.task_id, task.branch

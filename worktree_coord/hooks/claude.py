@@ -10,8 +10,9 @@ The contract with Claude Code (../shared/research/agent-harnesses.md, the hooks 
   Claude Code reads a non-zero exit as "not removed" and keeps its record of the worktree (it
   deletes nothing itself: the hook is the removal). So the exit code says whether the worktree is
   still there: 0 when it is gone (merged, unchanged, or in conflict with its work kept on its
-  branch) or was never wtc's (left to git, untouched); 3 when a boundary violation keeps it; 4 when
-  the repository stayed busy past the timeout; 6 for a bug.
+  branch) or was never wtc's (left to git, untouched); 2 when the payload is bad or names the main
+  checkout (never an agent's worktree: refused); 3 when a boundary violation keeps it; 4 when the
+  repository stayed busy past the timeout; 6 for a bug.
 
 This module only reads payloads, finds the repository and renders; the policy (runs per session,
 task names, the plan, finishing) is `Coordinator.start_agent` / `finish_agent_worktree`.
