@@ -116,6 +116,20 @@ def test_remove_commits_uncommitted_work_and_merges_it(repo):
     assert "packages/web/new.js" in files and "docs/guide.md" not in files
 
 
+def test_remove_says_a_reserved_edit_waits_for_consolidation(repo):
+    # Issue 35: the hook said only "merged" while the agent's edit of the root package.json had
+    # become an intent that lands only with `wtc consolidate` (finish says so).
+    path = assert_contract(create(repo, "deps"))
+    write(path, {"packages/web/index.js": "export function web() {\n  return 3;\n}\n",
+                 "package.json": '{\n  "name": "root",\n  "workspaces": ["packages/*"],\n'
+                                 '  "dependencies": {"left-pad": "^1.3.0"}\n}\n'})
+    done = remove(repo, path)
+    run = session_run(repo, "session-1")
+    assert done.returncode == 0 and "merged into" in done.stderr, done.stderr
+    assert "package.json" in done.stderr and "left-pad" in done.stderr and "consolidat" in done.stderr
+    assert f"next: wtc consolidate --run {run}" in done.stderr
+
+
 def test_remove_after_a_boundary_violation_keeps_branch_and_worktree_and_says_why(repo):
     assert wtc(repo, "plan", "add", "api-*", "--own", "packages/api/**")[0] == 0
     path = assert_contract(create(repo, "api-1"))

@@ -300,6 +300,11 @@ class AgentOperations(TaskOperations):
         else:
             message = f"task {name} is {state}; its work is on {branch}"
             steps = [f"wtc status --run {run}"]
+        waiting = _intents_waiting(finished)
+        if waiting and state in (TaskState.MERGED.value, TaskState.EMPTY.value):
+            # A reserved file's edit did not merge: it lands only when the lead consolidates.
+            message += f"; its edits of reserved files wait for consolidation as intents ({waiting})"
+            steps.append(f"wtc consolidate --run {run}")
         return AgentFinished(
             exit_code=finished.exit_code if kept else 0, worktree=str(path) if path else "", action="finished",
             run=run, task=name, agent=agent, state=state, kept=kept, branch=branch, message=message,
@@ -326,6 +331,18 @@ class AgentOperations(TaskOperations):
     def _agent_of(self, task: TaskRecord) -> str | None:
         rows = self.store.agent_tasks(task.run_id, task_id=task.task_id)
         return rows[0]["agent"] if rows else None
+
+
+def _intents_waiting(finished: TaskFinished, limit: int = 6) -> str:
+    """The intents a finish declared, by manifest: `package.json: add left-pad ^1.3.0`."""
+    by_manifest: dict[str, list[str]] = {}
+    for intent in finished.intents:
+        words = [intent.get("op") or "change"] + ([] if intent.get("op") == "relock" else
+                                                   [str(intent.get(key)) for key in ("name", "spec") if intent.get(key)])
+        by_manifest.setdefault(str(intent.get("manifest") or "?"), []).append(" ".join(words))
+    parts = [f"{manifest}: {', '.join(ops[:limit])}" + (f" and {len(ops) - limit} more" if len(ops) > limit else "")
+             for manifest, ops in by_manifest.items()]
+    return "; ".join(parts)
 
 
 _INVALID = re.compile(r"[^A-Za-z0-9._-]+")
