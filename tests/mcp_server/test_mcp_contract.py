@@ -424,6 +424,22 @@ def test_http_off_loopback_requires_the_token_it_prints_once(repo):
         assert server.stderr().count(server.token) == 1, "the token is never logged"
 
 
+def test_the_bearer_scheme_is_case_insensitive_and_the_token_is_not(repo):
+    # RFC 7235 2.1: the auth-scheme is case-insensitive. `bearer TOKEN` was refused with 401.
+    token = "s3cret-" + "x" * 24
+    with http_server(repo, env={"WTC_MCP_TOKEN": token}) as server:
+        initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                      "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                                 "clientInfo": {"name": "t", "version": "1"}}}
+        headers = {"Accept": "application/json, text/event-stream"}
+        for given in (f"bearer {token}", f"BEARER {token}", f"Bearer  {token}"):
+            answered = httpx2.post(server.url, json=initialize, headers=headers | {"Authorization": given}, timeout=30)
+            assert answered.status_code == 200, (given, answered.status_code, answered.text)
+        for given in (f"Bearer {token.upper()}", f"Basic {token}", f"Bearer{token}", "Bearer"):
+            refused = httpx2.post(server.url, json=initialize, headers=headers | {"Authorization": given}, timeout=30)
+            assert refused.status_code == 401, given
+
+
 def test_http_token_from_the_environment_guards_loopback_too(repo):
     token = "s3cret-" + "x" * 24
     with http_server(repo, env={"WTC_MCP_TOKEN": token}) as server:
