@@ -191,6 +191,27 @@ def test_errors_carry_their_class_message_and_fix(repo):
     anyio.run(scenario)
 
 
+def test_an_unknown_argument_is_refused_naming_the_closest_known_one(repo):
+    # Issue 35: a misspelled `idempotency_kye` was dropped silently, so the call ran under the
+    # default key as if none had been given. Every tool refuses an argument it does not take.
+    async def scenario() -> None:
+        async with stdio_session(repo) as session:
+            await call(session, "run_start", {"run": "r"})
+            typo = await call(session, "task_start", {"run": "r", "task": "api", "own": ["packages/api/**"],
+                                                      "idempotency_kye": "start-api-1"})
+            assert (typo["exit_code"], typo["error"]["kind"]) == (2, "usage"), typo
+            assert "'idempotency_kye'" in typo["error"]["message"] and "'idempotency_key'" in typo["error"]["message"]
+            assert "own" in typo["error"]["fix"] and "sparse" in typo["error"]["fix"]
+            assert (await call(session, "task_status", {"run": "r"}))["tasks"] == [], "nothing ran"
+            land = await call(session, "land", {"run": "r", "onto": "main", "yes": True})
+            assert land["exit_code"] == 2 and "'yes'" in land["error"]["message"]
+            fine = await call(session, "task_start", {"run": "r", "task": "api", "own": ["packages/api/**"],
+                                                      "idempotency_key": "start-api-1"})
+            assert fine["exit_code"] == 0
+
+    anyio.run(scenario)
+
+
 def test_an_unexpected_exception_is_an_internal_error_not_bad_input(repo):
     from worktree_coord.mcp.calls import Served, run_call
 
