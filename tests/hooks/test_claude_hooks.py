@@ -238,6 +238,8 @@ def test_bad_payloads_and_places_fail_with_nothing_on_stdout(repo, tmp_path):
     lost = run_hook("WorktreeCreate", {"session_id": "s", "cwd": str(outside), "name": "a"}, cwd=outside,
                     project=outside)
     assert lost.returncode == 5 and not lost.stdout and "not inside a git repository" in lost.stderr
+    # Issue 35: the fix offered "--repo PATH", which the hook does not take; it says what does work.
+    assert "--repo" not in lost.stderr and "cwd" in lost.stderr and "CLAUDE_PROJECT_DIR" in lost.stderr
     empty = subprocess.run([*WTC, "hook", "claude", "worktree-create"], cwd=repo, input="", capture_output=True, text=True)
     assert empty.returncode == 2 and not empty.stdout
 

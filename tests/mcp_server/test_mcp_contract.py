@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import anyio
@@ -490,6 +491,24 @@ def test_a_folder_that_is_no_repository_fails_before_serving(tmp_path):
     done = subprocess.run(server_command(tmp_path), capture_output=True, text=True, timeout=60,
                           stdin=subprocess.DEVNULL)
     assert done.returncode == 5 and "git" in done.stderr.lower()
+    # Issue 35: the fix said "or pass --repo PATH" to a caller who had passed --repo.
+    assert f"--repo {tmp_path}" in done.stderr and "or pass --repo PATH" not in done.stderr
+
+
+def test_the_start_up_line_names_the_repository_by_its_absolute_path(repo):
+    # Issue 35: `wtc mcp --http` started in the repository printed "serving . at ...".
+    log = repo.parent / "serving.log"
+    with log.open("w") as err:
+        process = subprocess.Popen([sys.executable, "-m", "worktree_coord", "mcp", "--http", "127.0.0.1:0"],
+                                   cwd=repo / "docs", stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err)
+        try:
+            deadline = time.monotonic() + 60
+            while "at http://" not in log.read_text() and process.poll() is None and time.monotonic() < deadline:
+                time.sleep(0.05)
+        finally:
+            process.terminate()
+            process.wait(timeout=30)
+    assert f"wtc mcp: serving {repo} at http://127.0.0.1:" in log.read_text(), log.read_text()
 
 
 def test_other_commands_do_not_load_the_sdk():

@@ -37,6 +37,7 @@ def worktree_create(stdin: BinaryIO, *, run: str | None, environ: Mapping[str, s
 
     payload = create_payload(read_object(stdin, what="wtc hook claude worktree-create"))
     folder = _first_folder(payload.cwd, payload.base_path, environ.get("CLAUDE_PROJECT_DIR"))
+    _check_repository(folder)
     with Coordinator(folder) as coordinator:
         return coordinator.start_agent(payload.name, harness=HARNESS, session_id=payload.session_id, run_id=run,
                                        source_ref=payload.source_ref, checkout=folder)
@@ -60,6 +61,21 @@ def worktree_remove(stdin: BinaryIO, *, environ: Mapping[str, str] = os.environ)
     os.chdir(main)
     with Coordinator(main) as coordinator:
         return coordinator.finish_agent_worktree(target)
+
+
+def _check_repository(folder: str) -> None:
+    """NotFoundError that says where the hook looks for its repository (it takes no --repo, which
+    the git layer's own fix offers)."""
+    from ..gitrepo import GitRepo
+
+    try:
+        GitRepo(folder)
+    except NotFoundError as error:
+        raise NotFoundError(
+            error.message,
+            fix="the hook works in the repository of the payload's cwd (else its base_path, else "
+                "CLAUDE_PROJECT_DIR, else the folder it runs in): start Claude Code inside a git repository",
+            details=error.details | {"folder": folder}) from None
 
 
 def _first_folder(*candidates: str | None) -> str:

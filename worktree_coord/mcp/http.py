@@ -116,7 +116,7 @@ def serve_http(repo: str, bind: Bind, *, max_calls: int | None = None) -> None:
 
     from .server import DEFAULT_MAX_CALLS, build_server, check_repository, quiet_sdk_logs
 
-    check_repository(repo)
+    located = check_repository(repo)
     token, generated = token_for(bind)
     family = socket.AF_INET6 if ":" in bind.host else socket.AF_INET
     listener = socket.socket(family, socket.SOCK_STREAM)
@@ -131,13 +131,13 @@ def serve_http(repo: str, bind: Bind, *, max_calls: int | None = None) -> None:
     # the backlog until uvicorn accepts, instead of being refused while the server still starts.
     listener.listen(socket.SOMAXCONN)
     port = listener.getsockname()[1]
-    server = build_server(repo, max_calls=max_calls or DEFAULT_MAX_CALLS)
+    server = build_server(located, max_calls=max_calls or DEFAULT_MAX_CALLS)
     app: ASGIApp = server.streamable_http_app(host=bind.host, streamable_http_path=PATH)
     if token is not None:
         app = BearerGate(app, token)
     quiet_sdk_logs()
     shown = f"[{bind.host}]" if ":" in bind.host else bind.host
-    sys.stderr.write(f"wtc mcp: serving {repo} at http://{shown}:{port}{PATH}"
+    sys.stderr.write(f"wtc mcp: serving {located} at http://{shown}:{port}{PATH}"
                      + (" (bearer token required)" if token else " (loopback only, no token)") + "\n")
     if generated:
         sys.stderr.write(f"wtc mcp: bearer token (shown once; set {TOKEN_ENV} to choose your own): {token}\n")
