@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import git, make_repo, write, wtc
-from tests.hooks.hook_helpers import (WTC, assert_contract, create, create_payload, finish_hook, remove, run_hook,
-                                      start_hook)
+from tests.hooks.hook_helpers import (WTC, assert_contract, create, create_payload, finish_hook, hook_env, remove,
+                                      run_hook, start_hook)
 
 SHAPES = ("workflow", "documented", "legacy")
 
@@ -232,7 +232,9 @@ def test_bad_payloads_and_places_fail_with_nothing_on_stdout(repo, tmp_path):
     nameless = run_hook("WorktreeCreate", {"session_id": "s", "cwd": str(repo)}, cwd=repo, project=repo)
     assert nameless.returncode == 2 and not nameless.stdout and "names no worktree" in nameless.stderr
     wrong = run_hook("WorktreeCreate", {"session_id": 7, "cwd": str(repo), "name": "a"}, cwd=repo, project=repo)
-    assert wrong.returncode == 2 and "'session_id'" in wrong.stderr
+    assert wrong.returncode == 2 and "the hook payload's 'session_id' is a number, not a string" in wrong.stderr
+    listed = run_hook("WorktreeCreate", [{"name": "a"}], cwd=repo, project=repo)  # type: ignore[arg-type]
+    assert listed.returncode == 2 and "the hook payload is an array, not a JSON object" in listed.stderr
     outside = tmp_path / "not-a-repo"
     outside.mkdir()
     lost = run_hook("WorktreeCreate", {"session_id": "s", "cwd": str(outside), "name": "a"}, cwd=outside,
@@ -242,6 +244,30 @@ def test_bad_payloads_and_places_fail_with_nothing_on_stdout(repo, tmp_path):
     assert "--repo" not in lost.stderr and "cwd" in lost.stderr and "CLAUDE_PROJECT_DIR" in lost.stderr
     empty = subprocess.run([*WTC, "hook", "claude", "worktree-create"], cwd=repo, input="", capture_output=True, text=True)
     assert empty.returncode == 2 and not empty.stdout
+
+
+def test_a_payload_that_never_ends_times_out_as_configured(repo):
+    # Issue 35: a harness that keeps stdin open without a complete payload held the hook for a
+    # fixed 30 s; the read timeout is the caller's to choose (WTC_HOOK_STDIN_TIMEOUT or
+    # --stdin-timeout), and its error names it.
+    for extra, env, sent in (([], {"WTC_HOOK_STDIN_TIMEOUT": "1"}, ""),
+                             (["--stdin-timeout", "1"], {}, '{"session_id": "s", "cwd": ')):
+        process = subprocess.Popen([*WTC, "hook", "claude", "worktree-create", *extra], cwd=repo,
+                                   env=hook_env(repo, env), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, text=True)
+        process.stdin.write(sent)
+        process.stdin.flush()      # and never closed while the hook runs
+        try:
+            code = process.wait(timeout=25)
+        finally:
+            process.kill()
+            out, err = process.communicate()
+        assert code == 2 and not out, (code, err)
+        assert "within 1 s" in err and "WTC_HOOK_STDIN_TIMEOUT" in err and "--stdin-timeout" in err
+        assert (f"{len(sent)} byte(s) of it" in err) if sent else "nothing arrived" in err
+    bad = subprocess.run([*WTC, "hook", "claude", "worktree-remove", "--stdin-timeout", "0"], cwd=repo, input="{}",
+                         capture_output=True, text=True)
+    assert bad.returncode == 2 and "stdin-timeout" in bad.stderr
 
 
 def test_worktreeinclude_copies_ignored_secrets_and_globs_only(tmp_path):

@@ -109,6 +109,18 @@ def test_broken_settings_are_named_not_overwritten(tmp_path):
     assert run(repo, "hooks", "install", "cursor").returncode == 2
 
 
+@pytest.mark.parametrize(("text", "words"), [
+    ('{"hooks": 3}\n', '"hooks" in {path} is a number, not an object'),
+    ('{"hooks": {"WorktreeCreate": {"x": 1}}}\n', '"hooks.WorktreeCreate" in {path} is an object, not an array'),
+    ('[1, 2]\n', '{path} holds an array, not a JSON object'),
+])
+def test_a_settings_value_of_the_wrong_kind_is_named_in_json_words(tmp_path, text, words):
+    # Issue 35: "is a int" (Python's type names, and their grammar) where JSON has a number.
+    repo = make_repo(tmp_path / "repo", {".claude/settings.json": text})
+    done = run(repo, "hooks", "install", "claude", "--scope", "project")
+    assert done.returncode == 2 and words.format(path=repo / ".claude" / "settings.json") in done.stderr, done.stderr
+
+
 def test_a_moved_wtc_gets_its_command_updated_in_place(tmp_path):
     path = tmp_path / "settings.json"
     change = settings.plan_install("project", path, tmp_path / "backups", "/old/wtc")

@@ -30,6 +30,10 @@ hooks_app = typer.Typer(help="Install wtc as an agent harness's worktree provide
 app.add_typer(hooks_app, name="hooks")
 
 
+StdinTimeoutOption = typer.Option(30.0, "--stdin-timeout", envvar="WTC_HOOK_STDIN_TIMEOUT", min=0.001,
+                                  help="Seconds to wait for the whole payload on stdin before failing (exit 2).")
+
+
 class Scope(str, enum.Enum):
     local = "local"
     project = "project"
@@ -40,12 +44,13 @@ class Scope(str, enum.Enum):
 def worktree_create(
     run: Optional[str] = typer.Option(None, "--run", "-r", envvar="WTC_RUN",
                                       help="Run the agents join (default: a run per Claude Code session)."),
+    stdin_timeout: float = StdinTimeoutOption,
     json_mode: bool = JsonOption,
 ) -> int:
     """Read a WorktreeCreate payload on stdin, start the agent's task, print its worktree's path."""
     from ..hooks import claude
 
-    result = claude.worktree_create(sys.stdin.buffer, run=run)
+    result = claude.worktree_create(sys.stdin.buffer, run=run, timeout=stdin_timeout)
     if json_mode:
         emit(result.to_json(), schema="hook.worktree-create", json_mode=True, human="")
     else:
@@ -57,11 +62,11 @@ def worktree_create(
 
 
 @claude_app.command("worktree-remove")
-def worktree_remove(json_mode: bool = JsonOption) -> int:
+def worktree_remove(stdin_timeout: float = StdinTimeoutOption, json_mode: bool = JsonOption) -> int:
     """Read a WorktreeRemove payload on stdin and finish the worktree's task (commit, check, merge)."""
     from ..hooks import claude
 
-    result = claude.worktree_remove(sys.stdin.buffer)
+    result = claude.worktree_remove(sys.stdin.buffer, timeout=stdin_timeout)
     if json_mode:
         emit(result.to_json(), schema="hook.worktree-remove", json_mode=True, human="")
     else:

@@ -26,16 +26,17 @@ from typing import BinaryIO, Mapping
 
 from ..errors import NotFoundError
 from ..results import AgentFinished, AgentStarted
-from .payload import create_payload, read_object, remove_payload
+from .payload import STDIN_TIMEOUT_SECONDS, create_payload, read_object, remove_payload
 
 HARNESS = "claude"
 
 
-def worktree_create(stdin: BinaryIO, *, run: str | None, environ: Mapping[str, str] = os.environ) -> AgentStarted:
-    """Read a WorktreeCreate payload and make the agent's task worktree."""
+def worktree_create(stdin: BinaryIO, *, run: str | None, environ: Mapping[str, str] = os.environ,
+                    timeout: float = STDIN_TIMEOUT_SECONDS) -> AgentStarted:
+    """Read a WorktreeCreate payload (within `timeout` seconds) and make the agent's task worktree."""
     from ..coordinator import Coordinator
 
-    payload = create_payload(read_object(stdin, what="wtc hook claude worktree-create"))
+    payload = create_payload(read_object(stdin, what="wtc hook claude worktree-create", timeout=timeout))
     folder = _first_folder(payload.cwd, payload.base_path, environ.get("CLAUDE_PROJECT_DIR"))
     _check_repository(folder)
     with Coordinator(folder) as coordinator:
@@ -43,12 +44,13 @@ def worktree_create(stdin: BinaryIO, *, run: str | None, environ: Mapping[str, s
                                        source_ref=payload.source_ref, checkout=folder)
 
 
-def worktree_remove(stdin: BinaryIO, *, environ: Mapping[str, str] = os.environ) -> AgentFinished:
-    """Read a WorktreeRemove payload and hand the worktree back (finish its task)."""
+def worktree_remove(stdin: BinaryIO, *, environ: Mapping[str, str] = os.environ,
+                    timeout: float = STDIN_TIMEOUT_SECONDS) -> AgentFinished:
+    """Read a WorktreeRemove payload (within `timeout` seconds) and hand the worktree back (finish its task)."""
     from ..coordinator import Coordinator
     from ..gitrepo import GitRepo
 
-    payload = remove_payload(read_object(stdin, what="wtc hook claude worktree-remove"))
+    payload = remove_payload(read_object(stdin, what="wtc hook claude worktree-remove", timeout=timeout))
     given = payload.worktree_path or payload.cwd or _cwd()
     target = Path(payload.cwd or _cwd(), given) if not os.path.isabs(given) else Path(given)
     try:
