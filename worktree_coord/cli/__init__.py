@@ -141,6 +141,13 @@ def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     json_mode = "--json" in args
     try:
+        if os.environ.get("WTC_TRACE_FILE") and args and args[0] not in ("version", "--version", "--help", "-h") \
+                and "--help" not in args:
+            # Every command, the read-only ones that trace nothing too (docs/telemetry.md); only
+            # when the variable is set, so a plain call's start-up pays nothing for it.
+            from ..telemetry.configuration import check_trace_file
+
+            check_trace_file(os.environ)
         command = build_command(args[0] if args and not args[0].startswith("-") else None)
         result = command.main(args=args, prog_name="wtc", standalone_mode=False)
         code = result if isinstance(result, int) else 0

@@ -266,10 +266,20 @@ class GitRepo:
         """The blobs among `oids` this repository does not hold (a partial clone fetches them on demand)."""
         return [o for o in dict.fromkeys(oids) if pygit2.Oid(hex=o) not in self.repo]
 
-    def tree_paths(self, sha: str) -> Iterator[str]:
-        """Every file path in a commit's tree (used for small checks, not on hot paths)."""
+    def tree_paths(self, sha: str, under: str = "") -> Iterator[str]:
+        """Every file path in a commit's tree, or in its folder `under` (that path alone when it is a
+        file; nothing when it is absent); used for small checks, not on hot paths."""
         tree = self.repo[pygit2.Oid(hex=sha)].peel(pygit2.Tree)
-        stack: list[tuple[str, pygit2.Tree]] = [("", tree)]
+        if under:
+            try:
+                entry = tree[under]
+            except KeyError:
+                return
+            if entry.filemode != GIT_MODE_TREE:
+                yield under
+                return
+            tree = self.repo[entry.id]
+        stack: list[tuple[str, pygit2.Tree]] = [(f"{under}/" if under else "", tree)]
         while stack:
             prefix, node = stack.pop()
             for entry in node:
