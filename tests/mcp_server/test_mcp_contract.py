@@ -391,6 +391,28 @@ def test_an_approval_that_names_leftovers_lands_without_them(repo):
     assert body["exit_code"] == 0 and body["new"] == tip and body["left_out"]["tasks"] == {"started": ["unfinished"]}
 
 
+def test_an_approval_that_names_a_use_left_behind_lands_it(repo):
+    """Found reviewing the faces: the MCP land's question did not name the uses the landed tree keeps
+    of a name the run removed, and nothing could approve them (exit 1 with a CLI-only fix). The
+    question names them now, and the person's approval approves them by name."""
+    _finished_run(repo)
+    git(repo, "checkout", "-q", "wtc/r/integration")        # someone removes a used name by hand
+    (repo / "packages/core/lib.py").write_text("def other():\n    return 4\n")
+    (repo / "packages/core/use.py").write_text("from packages.core.lib import core\n\nVALUE = core()\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "by hand")
+    git(repo, "checkout", "-q", "main")
+    tip = git(repo, "rev-parse", "wtc/r/integration")
+
+    async def scenario() -> dict:
+        async with stdio_session(repo, elicitation=accept) as session:
+            return await call(session, "land", {"run": "r", "onto": "main"})
+
+    body = anyio.run(scenario)
+    assert "KEEPING USES OF NAMES THE RUN REMOVED: core (packages/core/use.py:1, 3)" in ASKED[-1], ASKED[-1]
+    assert body["exit_code"] == 0 and body["new"] == tip and [u["name"] for u in body["left_behind"]] == ["core"]
+
+
 def test_a_repeated_land_returns_the_first_result_without_asking_again(repo):
     # Issue 35, 1.4: a repeat of an approved land (the same idempotency key, or none twice) asked
     # the person again, and a decline of the repeat answered exit 2 "not approved" although the

@@ -12,8 +12,8 @@ handshake-era connections, an `input_required` round trip on 2026-07-28 and late
    capability is not asked (there is nobody to ask) and gets a refusal that says to land by hand;
 3. the tool lands only on an accepted answer with `approve` true, passing the approved tip: if
    integration moved meanwhile the Coordinator refuses, since the approval covered another manifest.
-An approval of a question that names leftovers is the person's `--allow-partial`, as at the CLI's
-prompt. A repeat of a land already made is not asked again: its stored result comes back (the
+An approval of a question that names leftovers is the person's `--allow-partial`, and of one that
+names uses of names the run removed their `--allow-left-behind`, as at the CLI's prompt. A repeat of a land already made is not asked again: its stored result comes back (the
 idempotency record of that land: same key, or the default key, and the same tip), and a target that
 already holds the tip has nothing to approve. On 2026-07-28 connections the question re-renders
 every round; an answer counts only for the exact question it answered (the SDK compares digests),
@@ -75,17 +75,11 @@ class NotAsked:
 def question(report: RunReport, onto: str) -> str:
     """The elicitation message: the change manifest as `wtc land` shows it at the prompt, then the
     question, naming the leftovers when there are any."""
-    from ..coordinator.landing import leftover_summary
-
     lines = render.run_report(report).splitlines()
     if len(lines) > MANIFEST_LINES:
         lines = lines[:MANIFEST_LINES] + [f"  ... {len(lines) - MANIFEST_LINES} more line(s): read "
                                           f"wtc://runs/{report.run}/report"]
-    ask = f"Fast-forward {onto} to {report.tip[:12]} (integration of run {report.run})?"
-    if report.leftovers.get("intents") or report.leftovers.get("tasks"):
-        ask = (f"Fast-forward {onto} to {report.tip[:12]} (integration of run {report.run}) LEAVING OUT "
-               f"{leftover_summary(report.leftovers)}?")
-    return "\n".join(lines + ["", ask])
+    return "\n".join(lines + ["", render.land_question(report, onto)])
 
 
 def build_land(served: Served) -> "Tool":
@@ -159,8 +153,9 @@ def build_land(served: Served) -> "Tool":
                 details={"manifest_tip": report.tip}))
 
         def land_now(c: "Coordinator") -> Reply:
+            # The question named each use left behind: approving it approves those names.
             landed: Landed = c.land(run, onto, approved=True, allow_partial=partial, key=idempotency_key,
-                                    expected_tip=report.tip)
+                                    expected_tip=report.tip, allow_left_behind=render.left_behind_names(report))
             return Reply(landed.to_json() | {"manifest": report.to_json()}, "land", render.landed(landed))
 
         return await run_call(served, land_now)
