@@ -26,6 +26,11 @@ a name one side removed that the other side's new lines use): with `semantic="bl
 default) each finding is a conflict of kind `semantic` and the result is not clean; with "warn" it
 is a warning and the result stays clean; with "off" the check does not run. The merged bytes are
 never changed by it.
+Around them (line_endings.py): (0) the inputs are merged in the line-ending convention a side
+changed the file to, else the base's, so a side converting a file to CRLF changes no line by it and
+the other side's LF lines do not end up beside CRLF ones; (8) any line break a stage wrote in
+another convention (a marker, a separator) is put in it too. An input mixing conventions, or
+binary, is merged as it is.
 """
 
 from __future__ import annotations
@@ -36,7 +41,7 @@ from dataclasses import replace
 
 import tree_sitter
 
-from . import appendable, data_semantics, guards, names, python_cst, validate
+from . import appendable, data_semantics, guards, line_endings, names, python_cst, validate
 from .line import line_merge
 from .markers import has_markers, render_block
 from .members import Unmergeable, Version, visit_keyed_members
@@ -175,7 +180,21 @@ def merge_file(base: bytes, left: bytes, right: bytes, path: str, *, marker_size
                labels: tuple[str, str, str] = ("ours", "base", "theirs"), timeout: float = 10.0,
                semantic: SemanticMode | str = SemanticMode.BLOCK) -> FileMerge:
     """Three-way merge of one file; labels are (left/ours, base, right/theirs)."""
-    mode = SemanticMode.parse(semantic)
+    # Step 0: the inputs in the line-ending convention the result takes (line_endings.py).
+    wanted = None if any(_is_binary(data) for data in (base, left, right)) else \
+        line_endings.result_convention(base, left, right)
+    if wanted is not None:
+        base, left, right = (line_endings.normalized(data, wanted) for data in (base, left, right))
+    result = _merge(base, left, right, path, marker_size=marker_size, labels=labels, timeout=timeout,
+                    semantic=SemanticMode.parse(semantic))
+    # Step 8: a line break a stage wrote in another convention (a marker, a separator) in it too.
+    return line_endings.unify(result, wanted)
+
+
+def _merge(base: bytes, left: bytes, right: bytes, path: str, *, marker_size: int,
+           labels: tuple[str, str, str], timeout: float, semantic: SemanticMode) -> FileMerge:
+    """Steps 1-7 of the module docstring."""
+    mode = semantic
     parsed: dict[str, tree_sitter.Tree] = {}
     lines: list[FileMerge] = []
     result = _generic(base, left, right, path, marker_size=marker_size, labels=labels, timeout=timeout, parsed=parsed,
