@@ -16,6 +16,7 @@ venv on PATH.
 
 from __future__ import annotations
 
+import base64
 import os
 import subprocess
 import sys
@@ -76,7 +77,12 @@ def merge_file_command(
                                       "(block, exit 1), a warning on stderr (warn), or not checked (off)."),
     json_mode: bool = typer.Option(False, "--json", help="Print one JSON object."),
 ) -> None:
-    """Three-way merge of one file; exit 0 clean, 1 conflicts, 2 bad input."""
+    """Three-way merge of one file; exit 0 clean, 1 conflicts, 2 bad input.
+
+    With --json and no --output/--git, the result's bytes are in the JSON object: `merged` holds
+    the text and `encoding` is "utf-8" when they are UTF-8; otherwise (a binary or Latin-1 file)
+    `merged` is null, `merged_base64` holds them and `encoding` is "base64" (schema
+    wtc.merge-file/1: fields are added within a version; UTF-8 results are as before)."""
     if len(label) > 3:
         raise UsageError("at most three --label values (ours, base, theirs)", fix="drop the extra --label")
     if not 1 <= marker_size <= 100:
@@ -100,7 +106,7 @@ def merge_file_command(
         payload["output"] = target
     if json_mode:
         if not target:
-            payload["merged"] = result.merged.decode("utf-8", "replace")
+            payload.update(merged_fields(result.merged))
         emit(payload, schema="merge-file", json_mode=True, human="",
              exit_code=EXIT_OK if result.clean else EXIT_CONFLICT)
     elif not target:
@@ -120,6 +126,17 @@ def merge_file_command(
         if fixes:
             sys.stderr.write(f"wtc merge-file: fix: {', '.join(fixes)}\n")
     raise typer.Exit(EXIT_OK if result.clean else EXIT_CONFLICT)
+
+
+def merged_fields(merged: bytes) -> dict[str, str | None]:
+    """The merged bytes in `--json`, carried faithfully: `merged` is the text when the bytes are
+    UTF-8 (`encoding: "utf-8"`); otherwise (a binary or Latin-1 file) `merged` is null and
+    `merged_base64` holds them (`encoding: "base64"`). A JSON string holds text, not bytes: decoding
+    with replacement turned every byte >= 0x80 of such a file into U+FFFD, silently."""
+    try:
+        return {"merged": merged.decode("utf-8"), "encoding": "utf-8"}
+    except UnicodeDecodeError:
+        return {"merged": None, "merged_base64": base64.b64encode(merged).decode("ascii"), "encoding": "base64"}
 
 
 def _labels(given: list[str], as_driver: bool) -> tuple[str, str, str]:
