@@ -250,3 +250,14 @@ def test_json_carries_bytes_that_are_not_utf8_faithfully(tmp_path: Path) -> None
     cafe = LEFT.replace(b"return 2", "return 'café'".encode())
     utf8 = json.loads(_run([WTC, "merge-file", *_files(tmp_path, BASE, cafe, RIGHT), "--json"]).stdout)
     assert "return 'café'" in utf8["merged"] and utf8["encoding"] == "utf-8"
+
+
+def test_a_binary_conflict_says_binary_file_and_no_line_range(tmp_path: Path) -> None:
+    """Issue 35, section 2: a binary conflict was reported as "lines 1-39" of a file with no markers."""
+    files = _files(tmp_path, b"\x00logo\n" * 40, b"\x00logo v2\n" * 40, b"\x00logo v3\n" * 40)
+    done = _run([WTC, "merge-file", *files, "--path", "assets/logo.bin", "--output", str(tmp_path / "out.bin")])
+    assert done.returncode == 1
+    assert done.stderr.decode().splitlines()[0] == "wtc merge-file: 1 conflict(s) in assets/logo.bin: binary file"
+    assert b"lines" not in done.stderr
+    [conflict] = json.loads(_run([WTC, "merge-file", *files, "--path", "assets/logo.bin", "--json"]).stdout)["conflicts"]
+    assert (conflict["kind"], conflict["start_line"], conflict["end_line"]) == ("binary", 0, 0)

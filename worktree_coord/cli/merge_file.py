@@ -114,7 +114,7 @@ def merge_file_command(
         sys.stdout.flush()
     marked = [c for c in result.conflicts if c.finding is None]
     if not json_mode and marked:
-        places = ", ".join(f"{c.declaration or 'file'} (lines {c.start_line}-{c.end_line})" for c in marked)
+        places = ", ".join(c.place for c in marked)
         sys.stderr.write(f"wtc merge-file: {len(marked)} conflict(s) in {path or left}: {places}\n")
         for note in result.notes:   # why the structured merge kept these conflicts (a guard, a fallback)
             sys.stderr.write(f"wtc merge-file: why: {note}\n")

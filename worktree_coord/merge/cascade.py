@@ -250,7 +250,7 @@ def _generic(base: bytes, left: bytes, right: bytes, path: str, *, marker_size: 
     if left == base:
         return FileMerge(merged=right, clean=True, strategy=Strategy.TRIVIAL, language=language)
     if any(_is_binary(data) for data in (base, left, right)):
-        conflict = MergeConflict(start_line=1, end_line=max(1, left.count(b"\n")), kind="binary")
+        conflict = MergeConflict(start_line=0, end_line=0, kind="binary")   # no markers: no lines
         return FileMerge(merged=left, clean=False, strategy=Strategy.BINARY, conflicts=(conflict,),
                          language=language, notes=("binary: both sides changed; kept ours",))
     line = line_merge(base, left, right, marker_size=marker_size, labels=labels, language=language)
