@@ -17,5 +17,5 @@ def test_one_declaration_both_sides_added_two_ways_is_the_conflict_not_the_whole
     result = merge_file(b"", b"export const EXTRA = 1;\n", b"export const EXTRA = 2;\nexport const F = 3;\n",
                         path="src/extra.ts")
     assert not result.clean and result.notes == ()
-    assert [(c.declaration, c.kind) for c in result.conflicts] == [("export var EXTRA", "insert_insert")]
+    assert [(c.declaration, c.kind) for c in result.conflicts] == [("export const EXTRA", "insert_insert")]
     assert result.merged.endswith(b">>>>>>> theirs\nexport const F = 3;\n")

@@ -88,7 +88,8 @@ from .insertion_order import bind_before_use, group_order, opens_group_below, so
 from .line import raw_line_merge
 from .member_diff import (base_span, check_moves_apart, check_moves_cross_nothing, check_no_slide, group_shape,
                           kept_in_place, positional_duplicates, side_hunks, side_region)
-from .members import Member, Segmented, Unmergeable, Version, declaration_key, region_start, segment
+from .members import (Member, Segmented, Unmergeable, Version, declaration_key, declaration_label, region_start,
+                      segment)
 from .name_loss import NameLoss
 from .pieces import (Conflict, Piece, at_line_start, check_aligned, join_declaration, pick3, pick_flag,
                      pieces_from_markers)
@@ -172,6 +173,11 @@ class StructuredMerge:
             raise
         check_aligned(pieces, at_line_start=True)
         return pieces
+
+    def _label(self, member: Member) -> str | None:
+        """How a member reads in a conflict's declaration path: `const x`, not its key `var x`
+        (profile `[labels]`; members.declaration_label). Paths are for people: never matched."""
+        return declaration_label(member, self.profile)
 
     def _record(self, rule: str, start: int, end: int) -> None:
         self.trace.append(("data: " + rule if self.profile.data else rule, start, end))
@@ -381,7 +387,7 @@ class StructuredMerge:
             ours, theirs = (text, b"") if side == "L" else (b"", text)
             conflicts[(side, copy)] = Conflict(
                 base=bmap[ident].render(sep, True), ours=ours, theirs=theirs,
-                declaration=join_declaration(name, bmap[ident].key), kind="delete_modify",
+                declaration=join_declaration(name, self._label(bmap[ident])), kind="delete_modify",
                 step=MOVED_AGAINST_DELETION)
         out = []
         for kind, value in entries:
@@ -409,7 +415,7 @@ class StructuredMerge:
         kept = other.render(sep, other.has_sep)
         ours, theirs = (b"", kept) if deleting_side == "L" else (kept, b"")
         entries.append(("conflict", Conflict(base=base_text, ours=ours, theirs=theirs,
-                                             declaration=join_declaration(name, bmap[ident].key), kind=kind,
+                                             declaration=join_declaration(name, self._label(bmap[ident])), kind=kind,
                                              step=f"member: {kind}")))
 
     def _apply_one_side(self, entries, group, b_ids, lo, hi, bmap, lmap, rmap, name, sep, twice, both=False,  # type: ignore[no-untyped-def]
@@ -490,7 +496,7 @@ class StructuredMerge:
                     text = b"".join((lmap if side == "L" else rmap)[i].render(sep, True) for i in replacement)
                     ours, theirs = (text, b"") if side == "L" else (b"", text)
                     entries.append(("conflict", Conflict(base=bmap[ident].render(sep, True), ours=ours, theirs=theirs,
-                                                         declaration=join_declaration(name, bmap[ident].key),
+                                                         declaration=join_declaration(name, self._label(bmap[ident])),
                                                          kind="delete_modify", step="member: delete_modify")))
                 elif ident in moved:
                     pass  # taken to where its side put it (a "moved" entry of that side's run)
@@ -530,7 +536,7 @@ class StructuredMerge:
                     out.extend(union)
                     continue
                 out.append(Conflict(base=b"", ours=lm.render(sep, with_sep), theirs=rm.render(sep, with_sep),
-                                    declaration=join_declaration(" > ".join(path), lm.key), kind="insert_insert",
+                                    declaration=join_declaration(" > ".join(path), self._label(lm)), kind="insert_insert",
                                     step="member: one declaration added by both sides with two texts"))
             elif kind == "moved":
                 out.extend(self._merge_member(path, bmap[value], lmap[value], rmap[value], sep, with_sep,
@@ -553,7 +559,7 @@ class StructuredMerge:
             if maps is not None and lm.content != rm.content and changed.content != bm.content \
                     and self._name_loss.lost_and_used(bm, changed, maps[0] if side == "L" else maps[1], side):
                 return [Conflict(base=bm.render(sep, with_sep), ours=lm.render(sep, with_sep),
-                                 theirs=rm.render(sep, with_sep), declaration=join_declaration(" > ".join(path), bm.key),
+                                 theirs=rm.render(sep, with_sep), declaration=join_declaration(" > ".join(path), self._label(bm)),
                                  kind="rename_use", step="member: rename_use")]
             return [changed.render(sep, with_sep)]
         # One side changed only the member's leading trivia (its comment, the blank lines above it:
@@ -565,7 +571,7 @@ class StructuredMerge:
                 self._record(COMMENT_OVER_HEAD if _comment_over_new_head(bm, lead_side, body_side)
                              else "lead and body of one member", bm.start, end)
                 return [replace(body_side, lead=lead_side.lead).render(sep, with_sep)]
-        inner_path = path + [bm.key] if bm.key else path
+        inner_path = path + [self._label(bm)] if bm.key else path
         why = "both sides edited it and it holds no container"
         try:
             pieces = self._merge_nested(inner_path, bm, lm, rm, sep, with_sep)
