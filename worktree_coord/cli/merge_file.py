@@ -7,8 +7,10 @@ bad input. A semantic finding (a name one side removed that the other side's new
 markers: it is reported on stderr (and in `--json`), the merged bytes are written as merged.
 
 Conflict markers carry labels like `git merge-file -L ours -L base -L theirs`: the block under
-`<<<<<<<` is LEFT (git's "ours": the side being merged into). As a driver, git passes its own
-labels (`%X %S %Y`, git 2.44 and later) and the path (`%P`); an older git leaves the placeholders
+`<<<<<<<` is LEFT (git's "ours": the side being merged into). They are written in diff3 style (the
+base section shown) unless `--conflict-style` says otherwise; as a driver, in the style of the
+repository's `merge.conflictStyle`, as git writes its own (none set: git's default, `merge`, no
+base section). As a driver, git passes its own labels (`%X %S %Y`, git 2.44 and later) and the path (`%P`); an older git leaves the placeholders
 unexpanded, and then the labels are read from the repository (HEAD's branch, MERGE_HEAD's name).
 The driver line names the absolute path of the `wtc` that installed it, so git finds it without a
 venv on PATH.
@@ -72,6 +74,11 @@ def merge_file_command(
     label: list[str] = typer.Option([], "--label", "-L", help="Conflict marker labels, as for `git merge-file`: "
                                     "ours (LEFT), then base, then theirs (RIGHT); up to 3."),
     timeout: float = typer.Option(10.0, "--timeout", help="Seconds allowed for the structured merge."),
+    conflict_style: Optional[str] = typer.Option(
+        None, "--conflict-style", metavar="merge|diff3|zdiff3",
+        help="How conflict blocks are written, as git's merge.conflictStyle: merge (no base section), diff3 (the "
+             "base section, the default) or zdiff3 (lines both sides share moved out of the block). Under --git "
+             "the repository's merge.conflictStyle, unless given here."),
     semantic: str = typer.Option("block", "--semantic", metavar="block|warn|off",
                                  help="A name one side removed that the other side's new lines use: a conflict "
                                       "(block, exit 1), a warning on stderr (warn), or not checked (off)."),
@@ -91,11 +98,12 @@ def merge_file_command(
         raise UsageError("--git and --output both say where to write", fix="use one of them")
     from ..merge import merge_file as merge_one  # loaded per call: git runs this once per conflicted file
 
+    style = _conflict_style(conflict_style, git)
     labels = _labels(label, git)
     data = [_read(base, "BASE"), _read(left, "LEFT"), _read(right, "RIGHT")]
     mode = SemanticMode.parse(semantic)
     result = merge_one(data[0], data[1], data[2], path or left, marker_size=marker_size,
-                       labels=labels, timeout=timeout, semantic=mode)  # type: ignore[arg-type]
+                       labels=labels, timeout=timeout, semantic=mode, conflict_style=style)  # type: ignore[arg-type]
     target = left if git else output
     if target:
         Path(target).write_bytes(result.merged)
@@ -137,6 +145,30 @@ def merged_fields(merged: bytes) -> dict[str, str | None]:
         return {"merged": merged.decode("utf-8"), "encoding": "utf-8"}
     except UnicodeDecodeError:
         return {"merged": None, "merged_base64": base64.b64encode(merged).decode("ascii"), "encoding": "base64"}
+
+
+def _conflict_style(given: str | None, as_driver: bool) -> str:
+    """The conflict style asked for; as a git merge driver (git runs it at the repository's top),
+    the repository's `merge.conflictStyle` when none is; else diff3 (the base section shown)."""
+    from ..merge.markers import STYLES
+
+    if given is not None:
+        if given not in STYLES:
+            raise UsageError(f"--conflict-style {given!r} is not one of {', '.join(STYLES)}",
+                             fix="pass --conflict-style merge, diff3 or zdiff3")
+        return given
+    if not as_driver:
+        return "diff3"
+    done = subprocess.run(["git", "config", "--get", "merge.conflictStyle"], capture_output=True, text=True,
+                          check=False)
+    configured = done.stdout.strip().lower() if done.returncode == 0 else ""
+    if configured and configured not in STYLES:
+        # git itself refuses such a value before it starts a driver; a newer git may know a style
+        # this wtc does not: say so, and keep the markers readable.
+        sys.stderr.write(f"wtc merge-file: merge.conflictStyle {configured!r} is not one of {', '.join(STYLES)}; "
+                         "writing diff3 markers\n")
+        return "diff3"
+    return configured or "merge"
 
 
 def _labels(given: list[str], as_driver: bool) -> tuple[str, str, str]:

@@ -30,7 +30,9 @@ Around them (line_endings.py): (0) the inputs are merged in the line-ending conv
 changed the file to, else the base's, so a side converting a file to CRLF changes no line by it and
 the other side's LF lines do not end up beside CRLF ones; (8) any line break a stage wrote in
 another convention (a marker, a separator) is put in it too. An input mixing conventions, or
-binary, is merged as it is.
+binary, is merged as it is. Every stage writes and compares diff3 blocks; a result's blocks are
+then written in the conflict style asked for (git's `merge.conflictStyle`: merge, diff3, zdiff3;
+markers.restyle), each conflict's lines moved with its block.
 """
 
 from __future__ import annotations
@@ -41,9 +43,10 @@ from dataclasses import replace
 
 import tree_sitter
 
+from ..errors import UsageError
 from . import appendable, data_semantics, guards, line_endings, names, python_cst, validate
 from .line import line_merge
-from .markers import has_markers, render_block
+from .markers import STYLES, has_markers, render_block, restyle
 from .members import Unmergeable, Version, visit_keyed_members
 from .pieces import Conflict, Piece
 from .profiles import ContainerRule, Profile, profile_for_path
@@ -178,8 +181,12 @@ def render(pieces: list[Piece], *, marker_size: int, labels: tuple[str, str, str
 
 def merge_file(base: bytes, left: bytes, right: bytes, path: str, *, marker_size: int = 7,
                labels: tuple[str, str, str] = ("ours", "base", "theirs"), timeout: float = 10.0,
-               semantic: SemanticMode | str = SemanticMode.BLOCK) -> FileMerge:
-    """Three-way merge of one file; labels are (left/ours, base, right/theirs)."""
+               semantic: SemanticMode | str = SemanticMode.BLOCK, conflict_style: str = "diff3") -> FileMerge:
+    """Three-way merge of one file; labels are (left/ours, base, right/theirs); markers in git's
+    `conflict_style` (merge, diff3, zdiff3: markers.restyle; the stages compare diff3 blocks)."""
+    if conflict_style not in STYLES:
+        raise UsageError(f"conflict style {conflict_style!r} is not one of {', '.join(STYLES)}",
+                         fix="use merge, diff3 or zdiff3 (git's merge.conflictStyle values)")
     # Step 0: the inputs in the line-ending convention the result takes (line_endings.py).
     wanted = None if any(_is_binary(data) for data in (base, left, right)) else \
         line_endings.result_convention(base, left, right)
@@ -187,8 +194,26 @@ def merge_file(base: bytes, left: bytes, right: bytes, path: str, *, marker_size
         base, left, right = (line_endings.normalized(data, wanted) for data in (base, left, right))
     result = _merge(base, left, right, path, marker_size=marker_size, labels=labels, timeout=timeout,
                     semantic=SemanticMode.parse(semantic))
+    if conflict_style != "diff3" and result.has_markers:
+        result = _restyled(result, conflict_style, marker_size)
     # Step 8: a line break a stage wrote in another convention (a marker, a separator) in it too.
     return line_endings.unify(result, wanted)
+
+
+def _restyled(result: FileMerge, style: str, marker_size: int) -> FileMerge:
+    """`result` with its marker blocks in `style`, each conflict's lines and sides moved with them
+    (unchanged when the blocks cannot be read back one for one)."""
+    rewritten = restyle(result.merged, style=style, marker_size=marker_size)
+    marked = [index for index, conflict in enumerate(result.conflicts) if conflict.kind not in ("semantic", "binary")]
+    if rewritten is None or len(rewritten[1]) != len(marked):
+        return result
+    merged, blocks = rewritten
+    conflicts = list(result.conflicts)
+    for index, block in zip(marked, blocks):
+        conflicts[index] = replace(conflicts[index], start_line=block.start_line, end_line=block.end_line,
+                                   ours=block.ours.decode("utf-8", "replace"),
+                                   theirs=block.theirs.decode("utf-8", "replace"))
+    return replace(result, merged=merged, conflicts=tuple(conflicts))
 
 
 def _merge(base: bytes, left: bytes, right: bytes, path: str, *, marker_size: int,
