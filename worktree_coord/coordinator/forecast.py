@@ -582,8 +582,8 @@ class _Engine:
         if not result.clean and not conflicts:
             conflicts = [{"declaration": "", "kind": "content", "start_line": None, "end_line": None}]
         if base is None and not result.clean:
-            for conflict in conflicts:
-                conflict["kind"] = "add_add" if conflict["kind"] == "content" else conflict["kind"]
+            for conflict in conflicts:   # a file both added: one declaration both wrote, or the whole file
+                conflict["kind"] = "add_add" if conflict["kind"] in ("content", "insert_insert") else conflict["kind"]
         return {"clean": result.clean, "conflicts": conflicts}
 
     def _entry(self, commit: str, path: str) -> str | None:
