@@ -4,7 +4,11 @@ Thin face over `worktree_coord.merge.merge_file`: reads three files, writes the 
 `--output F`, or into LEFT with `--git`, as git's merge driver contract asks), exits 0 when clean,
 1 when conflicts remain (a semantic finding included, under `--semantic block`, the default), 2 on
 bad input. A semantic finding (a name one side removed that the other side's new lines use) adds no
-markers: it is reported on stderr (and in `--json`), the merged bytes are written as merged.
+markers: it is reported on stderr (and in `--json`), the merged bytes are written as merged. In a
+language whose folders are packages (Go) a name gone from this file may live on in another file of
+its package: with `--path`, inside a repository, those files are read (`PackageReader`: the working
+tree's and the merged-in commit's); standalone nothing can tell, and the use is reported all the
+same, with a note (never a clean merge nobody checked).
 
 Conflict markers carry labels like `git merge-file -L ours -L base -L theirs`: the block under
 `<<<<<<<` is LEFT (git's "ours": the side being merged into). They are written in diff3 style (the
@@ -67,7 +71,9 @@ def merge_file_command(
     base: str = typer.Argument(..., help="The common ancestor (git's %O)."),
     left: str = typer.Argument(..., help="Ours (git's %A); overwritten with the result under --git."),
     right: str = typer.Argument(..., help="Theirs (git's %B)."),
-    path: Optional[str] = typer.Option(None, "--path", help="The file's path in the repository: picks the language."),
+    path: Optional[str] = typer.Option(None, "--path", help="The file's path in the repository: picks the language, "
+                                       "and (run inside the repository, as git runs a driver) where the rest of its "
+                                       "package is read for the semantic check (Go: the other files of its folder)."),
     output: Optional[str] = typer.Option(None, "--output", "-o", help="Write the result here instead of stdout."),
     git: bool = typer.Option(False, "--git", help="Act as a git merge driver: write the result into LEFT."),
     marker_size: int = typer.Option(7, "--marker-size", help="Length of conflict markers (git's %L)."),
@@ -103,7 +109,8 @@ def merge_file_command(
     data = [_read(base, "BASE"), _read(left, "LEFT"), _read(right, "RIGHT")]
     mode = SemanticMode.parse(semantic)
     result = merge_one(data[0], data[1], data[2], path or left, marker_size=marker_size,
-                       labels=labels, timeout=timeout, semantic=mode, conflict_style=style)  # type: ignore[arg-type]
+                       labels=labels, timeout=timeout, semantic=mode, conflict_style=style,  # type: ignore[arg-type]
+                       package_files=PackageReader() if path else None)
     target = left if git else output
     if target:
         Path(target).write_bytes(result.merged)
@@ -130,10 +137,82 @@ def merge_file_command(
         for finding in result.semantic:
             what = "semantic conflict" if mode is SemanticMode.BLOCK else "semantic warning"
             sys.stderr.write(f"wtc merge-file: {what}: {finding.message}\n")
+        if result.semantic and not marked:
+            for note in result.notes:   # e.g. a package whose other files were not read
+                sys.stderr.write(f"wtc merge-file: note: {note}\n")
         fixes = dict.fromkeys(problem_words(finding.problem).fix for finding in result.semantic)
         if fixes:
             sys.stderr.write(f"wtc merge-file: fix: {', '.join(fixes)}\n")
     raise typer.Exit(EXIT_OK if result.clean else EXIT_CONFLICT)
+
+
+class PackageReader:
+    """The other files of the merged file's package (Go: its folder), read from the repository the
+    command runs in (git runs a driver at the repository's top; `--path` is repository-relative):
+    the working tree's (ours, and any edit), and, while git merges, cherry-picks, reverts or
+    rebases, the other commit's (theirs: a file it moved the name into). Called only when the
+    semantic check needs it (a package-wide name one side removed and the other side's new lines
+    use), so a driver call pays nothing otherwise. None outside a repository: the check then
+    cannot tell and reports the use (merge/semantic.PackageFiles)."""
+
+    def __call__(self, path: str) -> list[tuple[str, bytes]] | None:
+        top = _ask_git("rev-parse", "--show-toplevel")
+        if not top or os.path.isabs(path) or path.startswith("../"):
+            return None
+        folder, suffix = os.path.dirname(path), os.path.splitext(path)[1]
+        found: list[tuple[str, bytes]] = []
+        here = Path(top) / folder
+        for entry in sorted(here.iterdir()) if here.is_dir() else ():
+            if entry.suffix == suffix and entry.is_file():
+                found.append(((f"{folder}/" if folder else "") + entry.name, entry.read_bytes()))
+        theirs = _merging_commit()
+        if theirs:
+            found.extend(_files_at(theirs, folder, suffix))
+        return found
+
+
+def _ask_git(*args: str) -> str:
+    done = subprocess.run(["git", *args], capture_output=True, text=True, check=False)
+    return done.stdout.strip() if done.returncode == 0 else ""
+
+
+def _merging_commit() -> str:
+    """The commit git is merging in (or cherry-picking, reverting, rebasing): "" when none."""
+    named = [key[len("GITHEAD_"):] for key in os.environ if key.startswith("GITHEAD_")]
+    if len(named) == 1:
+        return named[0]
+    for head in ("MERGE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD", "REBASE_HEAD"):
+        sha = _ask_git("rev-parse", "-q", "--verify", head)
+        if sha:
+            return sha
+    return ""
+
+
+def _files_at(commit: str, folder: str, suffix: str) -> list[tuple[str, bytes]]:
+    """The files of `folder` with `suffix` at `commit` (path, bytes), read in one `git cat-file`."""
+    listed = subprocess.run(["git", "ls-tree", "-z", commit, "--", f"{folder}/" if folder else "."],
+                            capture_output=True, check=False)
+    if listed.returncode != 0:
+        return []
+    blobs = []
+    for entry in listed.stdout.split(b"\0"):
+        meta, _, name = entry.partition(b"\t")
+        parts = meta.split()
+        if len(parts) == 3 and parts[1] == b"blob" and name.decode("utf-8", "surrogateescape").endswith(suffix):
+            blobs.append((name.decode("utf-8", "surrogateescape"), parts[2].decode()))
+    if not blobs:
+        return []
+    read = subprocess.run(["git", "cat-file", "--batch"], input="".join(f"{oid}\n" for _, oid in blobs).encode(),
+                          capture_output=True, check=False)
+    out, data = [], read.stdout
+    for name, _ in blobs:
+        header, _, data = data.partition(b"\n")   # "<oid> blob <size>", or "<oid> missing" (no content)
+        parts = header.split()
+        if len(parts) == 3 and parts[2].isdigit():
+            size = int(parts[2])
+            out.append((name, data[:size]))
+            data = data[size + 1:]
+    return out
 
 
 def merged_fields(merged: bytes) -> dict[str, str | None]:

@@ -39,7 +39,9 @@ from __future__ import annotations
 
 import time
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 import tree_sitter
 
@@ -52,6 +54,9 @@ from .pieces import Conflict, Piece
 from .profiles import ContainerRule, Profile, profile_for_path
 from .result import FileMerge, MergeConflict, SemanticMode, Strategy
 from .structured import MOVED_AGAINST_DELETION, StructuredMerge, StructuredTimeout
+
+if TYPE_CHECKING:   # semantic.py loads when a check runs (start-up of a merge driver call)
+    from .semantic import PackageFiles
 
 
 def _is_binary(data: bytes) -> bool:
@@ -181,9 +186,14 @@ def render(pieces: list[Piece], *, marker_size: int, labels: tuple[str, str, str
 
 def merge_file(base: bytes, left: bytes, right: bytes, path: str, *, marker_size: int = 7,
                labels: tuple[str, str, str] = ("ours", "base", "theirs"), timeout: float = 10.0,
-               semantic: SemanticMode | str = SemanticMode.BLOCK, conflict_style: str = "diff3") -> FileMerge:
+               semantic: SemanticMode | str = SemanticMode.BLOCK, conflict_style: str = "diff3",
+               package_files: PackageFiles | None = None) -> FileMerge:
     """Three-way merge of one file; labels are (left/ours, base, right/theirs); markers in git's
-    `conflict_style` (merge, diff3, zdiff3: markers.restyle; the stages compare diff3 blocks)."""
+    `conflict_style` (merge, diff3, zdiff3: markers.restyle; the stages compare diff3 blocks).
+    `package_files(path)`: the other files of the file's package (Go: its folder) as the sides hold
+    them, for the semantic check (semantic.PackageFiles; a git merge driver reads them from its
+    repository); without it a name one side removed, that another file may still define, is
+    reported all the same (a note says the package was not read)."""
     if conflict_style not in STYLES:
         raise UsageError(f"conflict style {conflict_style!r} is not one of {', '.join(STYLES)}",
                          fix="use merge, diff3 or zdiff3 (git's merge.conflictStyle values)")
@@ -193,7 +203,7 @@ def merge_file(base: bytes, left: bytes, right: bytes, path: str, *, marker_size
     if wanted is not None:
         base, left, right = (line_endings.normalized(data, wanted) for data in (base, left, right))
     result = _merge(base, left, right, path, marker_size=marker_size, labels=labels, timeout=timeout,
-                    semantic=SemanticMode.parse(semantic))
+                    semantic=SemanticMode.parse(semantic), package_files=package_files)
     if conflict_style != "diff3" and result.has_markers:
         result = _restyled(result, conflict_style, marker_size)
     # Step 8: a line break a stage wrote in another convention (a marker, a separator) in it too.
@@ -217,7 +227,8 @@ def _restyled(result: FileMerge, style: str, marker_size: int) -> FileMerge:
 
 
 def _merge(base: bytes, left: bytes, right: bytes, path: str, *, marker_size: int,
-           labels: tuple[str, str, str], timeout: float, semantic: SemanticMode) -> FileMerge:
+           labels: tuple[str, str, str], timeout: float, semantic: SemanticMode,
+           package_files: PackageFiles | None) -> FileMerge:
     """Steps 1-7 of the module docstring."""
     mode = semantic
     parsed: dict[str, tree_sitter.Tree] = {}
@@ -237,29 +248,43 @@ def _merge(base: bytes, left: bytes, right: bytes, path: str, *, marker_size: in
             return _Fallback(lines[0])(why)
     if mode is not SemanticMode.OFF and result.clean and result.strategy in (Strategy.LINE, Strategy.STRUCTURED,
                                                                             Strategy.PYTHON):
-        result = with_semantic_check(result, base, left, right, path, labels=labels, mode=mode, trees=parsed)
+        result = with_semantic_check(result, base, left, right, path, labels=labels, mode=mode, trees=parsed,
+                                     package_files=package_files)
     return result
 
 
 def with_semantic_check(result: FileMerge, base: bytes, left: bytes, right: bytes, path: str, *,
                         labels: tuple[str, str, str], mode: SemanticMode,
-                        trees: dict[str, tree_sitter.Tree] | None = None) -> FileMerge:
+                        trees: dict[str, tree_sitter.Tree] | None = None,
+                        package_files: PackageFiles | None = None) -> FileMerge:
     """Step 7: the result with its semantic findings as conflicts (block) or warnings (warn)."""
-    from .semantic import check_file, semantic_profile
+    from .semantic import check_file, package_unseen, semantic_profile
 
     if semantic_profile(path) is None:
         return result
+    unread: list[str] = []    # packages the check needed and could not read
+
+    def reader(wanted: str) -> Iterable[tuple[str, bytes]] | None:
+        files = package_files(wanted) if package_files is not None else None
+        if files is None:
+            unread.append(wanted)
+        return files
+
     try:
-        findings = check_file(base, left, right, result.merged, path, labels=labels, trees=trees)
+        findings = check_file(base, left, right, result.merged, path, labels=labels, trees=trees,
+                              package_files=reader)
     except Exception as error:  # noqa: BLE001 - the check must never cost a merge its result
         return replace(result, notes=result.notes + (f"semantic check failed internally "
                                                      f"({type(error).__name__}: {error})",))
     if not findings:
         return result
     found = tuple(finding.as_conflict() for finding in findings)
+    unseen = sorted({f.name for f in findings if package_unseen(f)}) if unread else []
+    notes = result.notes + ((f"the other files of this file's package were not read: {', '.join(unseen)} may "
+                             "still be defined in one of them",) if unseen else ())
     if mode is SemanticMode.WARN:
-        return replace(result, warnings=result.warnings + found)
-    return replace(result, clean=False, conflicts=result.conflicts + found)
+        return replace(result, warnings=result.warnings + found, notes=notes)
+    return replace(result, clean=False, conflicts=result.conflicts + found, notes=notes)
 
 
 def _generic(base: bytes, left: bytes, right: bytes, path: str, *, marker_size: int,
