@@ -96,7 +96,8 @@ def orchestrate(repo: Path, run: str, tasks: int, parallel: int) -> dict[str, An
             started = coordinator.start_task(run, spec["task"], spec["own"], key=f"{run}-start-{spec['task']}")
             worktrees[spec["task"]] = started.worktree
     # Agents run in their own processes, as real agents do; each opens its own Coordinator.
-    pending = [s for s in specs if Path(worktrees[s["task"]]).is_dir()]  # a re-run skips finished tasks
+    # A re-run skips finished tasks: a start of one answers its state (merged, no worktree).
+    pending = [s for s in specs if worktrees[s["task"]]]
     with ProcessPoolExecutor(max_workers=parallel) as pool:
         finished = list(pool.map(fake_agent, [str(repo)] * len(pending), [run] * len(pending), pending,
                                  [worktrees[s["task"]] for s in pending]))

@@ -80,6 +80,13 @@ CONFIG_DOCS: dict[str, tuple[str, str]] = {
                        "the merge held back), `warn` (merged, reported in `task finish`, `wtc report` and "
                        "`wtc check`), or `off`. `wtc run start --semantic` overrides it for one run, "
                        "`wtc check --semantic` and `wtc merge-file --semantic` for one call."),
+    "left-behind": ('"warn"', "What a use the landed tree keeps of a name a task removed or renamed does, when "
+                    "no task changed that use (old code that still imports or calls it): `block` (default: the "
+                    "task's merge is a conflict of kind `left_behind` naming the file, lines and name, and the "
+                    "live task owning that file; `wtc task check` exits 1; `wtc land` refuses while one remains "
+                    "unless approved by name with `--allow-left-behind NAME`), `warn` (merged, reported in the "
+                    "finish's notes and `wtc report`), or `off`. `wtc run start --left-behind` overrides it for "
+                    "one run."),
     "max-file-size": ('"200MB"', "The largest file a task may merge: bytes, or a size like `100MB` or `1.5GiB` "
                       "(units of 1024), 0 for no limit. `task finish` refuses a bigger one before committing it (an "
                       "agent's build output, dataset or dump the `.gitignore` does not name), and one in any of the "

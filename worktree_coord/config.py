@@ -71,6 +71,7 @@ class Config:
     store: str | None = None
     lease_ttl: float = 30.0
     semantic_check: str = "block"
+    left_behind: str = "block"   # a use the landed tree keeps of a name the run removed: block, warn, off
     max_file_size: int = 50 * 1024 * 1024   # bytes; 0: no limit (boundary/large_files.py)
     source: str | None = None
 
@@ -91,6 +92,7 @@ class Config:
             "store": redact_address(self.store) if self.store else None,
             "lease-ttl": self.lease_ttl,
             "semantic-check": self.semantic_check,
+            "left-behind": self.left_behind,
             "max-file-size": self.max_file_size,
             "source": self.source,
         }
@@ -257,6 +259,7 @@ _KEYS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "store": ("store", _store_address),
     "lease-ttl": ("lease_ttl", _seconds),
     "semantic-check": ("semantic_check", _semantic_mode),
+    "left-behind": ("left_behind", _semantic_mode),
     "max-file-size": ("max_file_size", _size),
 }
 

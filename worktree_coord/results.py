@@ -56,6 +56,11 @@ class TaskStarted(Result):
     boundary_from: str = ""
     prepared: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    # The task existed before this call (a harness re-running an agent, a retry): the result is its
+    # state now, never a replay of what the first start said; `last_finish` is its last finish's
+    # recorded result (the merge, the conflicts or violations that stopped it), None if it had none.
+    existing: bool = False
+    last_finish: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -125,6 +130,8 @@ class Landed(Result):
     how: str = ""
     left_out: dict[str, Any] = field(default_factory=dict)   # leftovers landed without (--allow-partial)
     warnings: list[str] = field(default_factory=list)
+    # Uses the landed tree keeps of names the run removed, approved by name (--allow-left-behind)
+    left_behind: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -245,6 +252,7 @@ class AgentStarted(Result):
     boundary_from: str = ""
     prepared: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    earlier: str | None = None   # the agent's earlier task in this session that this one continues from
 
 
 @dataclass(frozen=True)
@@ -295,7 +303,8 @@ class TaskCheck(Result):
     integration tip, and onto each other live or finished-but-unmerged task? Exit 1 when any
     conflict is predicted. `onto`: one row per target (`integration` first, then tasks sharing files
     with this one) with `clean`, the shared files and the conflicts. `left_behind`: uses, in files the
-    task did not change, of names it removed or renamed (advice; not counted in the exit code).
+    task did not change, of names it removed or renamed (exit 1 too when the run's left-behind mode
+    blocks: its merge would refuse them).
     `violations`: the changes its boundary does not allow, as `task finish` would reject them (exit 3,
     before any conflict counts)."""
 
@@ -307,7 +316,9 @@ class TaskCheck(Result):
     files: list[str] = field(default_factory=list)
     violations: list[dict[str, Any]] = field(default_factory=list)
     onto: list[dict[str, Any]] = field(default_factory=list)
-    # Uses, in files the task did not change, of names it removed or renamed (left_behind.py): advice,
-    # the exit code does not count them; `finish` gives the same as notes.
+    # Uses, in files the task did not change, of names it removed or renamed (left_behind.py), as its
+    # merge would find them; with the run's left-behind mode `block` they block that merge, and the
+    # check exits 1 (`left_behind_blocks`).
     left_behind: list[dict[str, Any]] = field(default_factory=list)
+    left_behind_blocks: bool = False
     stats: dict[str, Any] = field(default_factory=dict)

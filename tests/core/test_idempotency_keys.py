@@ -49,12 +49,13 @@ def test_a_finish_again_without_a_key_never_meets_the_callers_key_spelled_like_a
     assert code == 0 and body["state"] == "merged", body
 
 
-def test_a_plain_retry_without_a_key_still_replays(repo):
+def test_a_plain_retry_without_a_key_answers_the_same_task(repo):
     assert wtc(repo, "run", "start", "--run", "r1")[0] == 0
     first = wtc(repo, "task", "start", "t", "--run", "r1", "--own", "packages/web/**")
     again = wtc(repo, "task", "start", "t", "--run", "r1", "--own", "packages/web/**")
     assert first[0] == again[0] == 0
-    assert again[1]["replayed"] is True and again[1]["worktree"] == first[1]["worktree"]
+    # A start answers the task's state now (tests/core/test_start_again.py), never a stored replay.
+    assert again[1]["existing"] is True and again[1]["worktree"] == first[1]["worktree"]
 
 
 def test_a_callers_key_in_the_derived_namespace_is_bad_input_that_names_the_fix(repo):

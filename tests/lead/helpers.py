@@ -52,6 +52,21 @@ requires-python = ">=3.11"
 dependencies = []
 '''
 
+UTIL = '''def helper(text):
+    return text.strip()
+
+
+def keep(text):
+    return text
+'''
+
+USE = '''from app.util import helper
+
+
+def clean(text):
+    return helper(text)
+'''
+
 CORE = '''def alpha():
     return 1
 
@@ -74,6 +89,7 @@ def lead_repo(tmp_path: Path, env: dict[str, str]) -> Path:
     repo.mkdir()
     git(repo, "init", "-q", "-b", "main")
     write(repo, {"pyproject.toml": PYPROJECT, "app/__init__.py": "", "app/core.py": CORE,
+                 "app/util.py": UTIL, "app/use.py": USE,
                  "app/v.py": "OK = True\n",
                  "package.json": json.dumps({"name": "web", "version": "1.0.0", "private": True}, indent=2) + "\n",
                  "web/index.js": "module.exports = 1;\n", "README.md": "# app\n"})

@@ -1,5 +1,7 @@
 """The lead's whole path through the command line (not the API), on a repository with a uv root and
 an npm root: conflicting tasks resolved through `task update` (which side each marker block holds),
+a removal that code no task changed still uses (refused by check and finish, then widened, updated
+and merged; started again after it merged: its real state), a task whose only change is an intent,
 a verification that fails and is fixed in place, intents in every state (applied, pending,
 needs_network, failed, conflict) then retried, re-declared and dropped, `report` in text and JSON at
 each step, `land` refused with leftovers and accepted with approval, `status` with one run and with
@@ -16,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import git
-from tests.lead.helpers import cli, lead_repo, tool_env, wheel
+from tests.lead.helpers import UTIL, cli, lead_repo, tool_env, wheel
 from worktree_coord.consolidate.adapters.base import find_tool
 
 pytestmark = pytest.mark.skipif(find_tool("uv") is None or shutil.which("npm") is None,
@@ -106,8 +108,9 @@ def test_the_leads_path_end_to_end(tmp_path, timings):
     theirs = marked.split("=======\n", 1)[1].split(">>>>>>> integration r", 1)[0]
     assert "from b" in ours and "from a" not in ours, "the block under the task's label holds the task's line"
     assert "from a" in theirs and "from b" not in theirs, "the integration block holds a's merged line"
-    # A finish with the markers still in is refused, not merged.
-    cli(repo, "task", "finish", "b", "--run", "r", env=env, expect=3)
+    # A finish with the markers still in is a conflict still to resolve (exit 1), not merged.
+    _, refused = cli(repo, "task", "finish", "b", "--run", "r", env=env, expect=1)
+    assert refused["conflicts"][0]["kind"] == "unresolved_markers" and wt_b.is_dir()
     (wt_b / "app/core.py").write_text(marked.split("<<<<<<<")[0] + "    return 20  # from a, kept by b\n"
                                       + marked.split(">>>>>>> integration r\n", 1)[1])
     _, done = cli(repo, "task", "finish", "b", "--run", "r", env=env, expect=0)
@@ -127,6 +130,37 @@ def test_the_leads_path_end_to_end(tmp_path, timings):
     _, done = cli(repo, "task", "finish", "v", "--run", "r", env=env, expect=0)
     assert done["state"] == "merged" and done["merge"]["verification"]["ok"] is True
     assert done["merge"]["verification"]["command"] == VERIFY, "verified again with the same command"
+
+    # -- a removal that code no task changed still uses: check and finish refuse it ---------------
+    wt_rm = start(repo, env, "rm", "app/util.py")
+    (wt_rm / "app/util.py").write_text(UTIL.split("\n\n\n", 1)[1])        # helper deleted
+    _, checked = cli(repo, "task", "check", "rm", "--run", "r", env=env, expect=1)
+    assert checked["left_behind_blocks"] and [(u["use_path"], u["use_lines"]) for u in checked["left_behind"]] == \
+        [("app/use.py", [1, 5])]
+    tip = git(repo, "rev-parse", "wtc/r/integration")
+    _, blocked = cli(repo, "task", "finish", "rm", "--run", "r", env=env, expect=1)
+    assert [(c["kind"], c["path"], c["start_line"]) for c in blocked["conflicts"]] == \
+        [("left_behind", "app/use.py", 1), ("left_behind", "app/use.py", 5)]
+    assert git(repo, "rev-parse", "wtc/r/integration") == tip
+    # The lead widens the task to the caller; the agent updates the use and finishes.
+    cli(repo, "task", "widen", "rm", "--run", "r", "--own", "app/use.py", "--why", "update helper's callers",
+        env=env, expect=0)
+    _, updated = cli(repo, "task", "update", "rm", "--run", "r", env=env, expect=0)
+    (Path(updated["worktree"]) / "app/use.py").write_text("def clean(text):\n    return text.strip()\n")
+    _, done = cli(repo, "task", "finish", "rm", "--run", "r", env=env, expect=0)
+    assert done["state"] == "merged"
+    # Started again (a harness re-running its agent): its real state, no worktree that is gone.
+    _, again = cli(repo, "task", "start", "rm", "--run", "r", "--own=app/util.py", "--own=app/use.py", env=env,
+                   expect=0)
+    assert again["state"] == "merged" and again["existing"] and again["worktree"] == ""
+    assert not Path(updated["worktree"]).exists()
+
+    # -- a task whose only change is an intent declared with `intent add` merges; the intent applies
+    start(repo, env, "only-intent", "docs/**")
+    cli(repo, "intent", "add", "only-intent", "--run", "r", "--manifest", "pyproject.toml", "--op", "add_dep",
+        "--name", "extra", "--spec", ">=1", env=env, expect=0)
+    _, done = cli(repo, "task", "finish", "only-intent", "--run", "r", env=env, expect=0)
+    assert done["state"] == "merged" and done["intents"][0]["name"] == "extra"
 
     # -- intents in every state --------------------------------------------------------------------
     for task, requirement in (("d1", "shared>=1"), ("d2", "missingpkg>=1"), ("c1", "pyyaml>=6.0"),
@@ -224,8 +258,8 @@ def test_the_leads_path_end_to_end(tmp_path, timings):
     cli(repo, "run", "start", "--run", "r2", env=env, expect=0)
     _, status = cli(repo, "status", env=env, expect=0)
     assert [r["run"] for r in status["runs"]] == ["r", "r2"] and status["tasks"] == []
-    assert status["runs"][0]["counts"] == {"merged": 9}
+    assert status["runs"][0]["counts"] == {"merged": 11}
     _, text = cli(repo, "status", env=env, json_mode=False, expect=0)
-    assert "r2" in text and "9 merged" in text
+    assert "r2" in text and "11 merged" in text
     # Nothing left behind in the worktree folder: no empty .verify or .consolidate.
     assert sorted(p.name for p in (repo / ".wtc" / "worktrees" / "r").iterdir()) == []

@@ -37,7 +37,12 @@ def test_a_second_update_keeps_unresolved_markers_pending_and_finish_refuses_the
         again = coord.update_task("r", "u2", key="second-update")
         assert again.conflicted_paths == ["m.py"] and again.exit_code == 1 and not again.merged_cleanly
         refused = coord.finish_task("r", "u2")
-        assert refused.state == "rejected" and refused.violations[0]["rule"] == "conflict_markers"
+        # Not a boundary violation: a conflict the agent has not resolved yet (exit 1), the worktree kept
+        assert refused.state == "conflict" and refused.exit_code == 1 and not refused.violations
+        assert [(c["path"], c["kind"]) for c in refused.conflicts] == [("m.py", "unresolved_markers")]
+        assert "# U2" in refused.conflicts[0]["ours"] and "# U1" in refused.conflicts[0]["theirs"]
+        assert Path(first.worktree).is_dir()
+        assert coord.finish_task("r", "u2").conflicts == refused.conflicts      # asked again: the same
         assert "U2" not in git(repo, "show", "wtc/r/integration:m.py")
 
 

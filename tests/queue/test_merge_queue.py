@@ -142,7 +142,11 @@ def test_conflict_round_trip_through_update_and_a_second_finish(repo, coord):
     assert "<<<<<<<" in (wt / "packages/api/index.js").read_text()
     # finishing with the markers still in is refused
     refused = coord.finish_task("r1", "b")
-    assert refused.exit_code == 3 and refused.violations[0]["rule"] == "conflict_markers"
+    assert refused.exit_code == 1 and refused.state == "conflict" and not refused.violations
+    assert refused.conflicts[0]["kind"] == "unresolved_markers" and refused.conflicts[0]["start_line"] >= 1
+    assert any("left conflict markers that are still there (packages/api/index.js lines" in n for n in refused.notes)
+    assert git(repo, "rev-parse", INTEGRATION) != git(repo, "rev-parse", "wtc/r1/b") and \
+        "<<<<<<<" not in git(repo, "show", f"{INTEGRATION}:packages/api/index.js")
     write(wt, {"packages/api/index.js": "export function api() {\n  return 'a' + 'b';\n}\n"})
     final = coord.finish_task("r1", "b")
     assert final.state == "merged", final.violations

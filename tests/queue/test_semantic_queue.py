@@ -278,7 +278,9 @@ def test_a_hand_resolution_that_drops_what_integration_added_and_still_uses_is_a
         write(edits, {"util.py": mine})   # the agent keeps its own side, whole
         # An update with nothing new to merge checks the resolution as the finish will.
         checked = coordinator.update_task("r1", "edits")
-        assert checked.exit_code == 1 and [(f["name"], f["problem"]) for f in checked.semantic] == [("helper", "dropped")]
+        # Every use is named, the import first: it is what fails on import.
+        assert checked.exit_code == 1 and [(f["name"], f["problem"], f["use_line"]) for f in checked.semantic] == \
+            [("helper", "dropped", 1), ("helper", "dropped", 5)]
         assert not any("outside this task's boundary" in note for note in checked.notes), checked.notes
         done = coordinator.finish_task("r1", "edits")
         assert done.state == "conflict"
@@ -371,7 +373,8 @@ def test_a_task_that_took_a_removal_in_with_update_is_not_named_as_removing_it(t
     repo = make_repo(tmp_path / "repo", {"pkg/__init__.py": "", "pkg/util.py": util,
                                          "pkg/cli.py": "from pkg.util import parse\n\nARGS = parse('a b')\n"})
     with Coordinator(repo) as coordinator:
-        coordinator.start_run("r1")
+        # cli.py keeps using the old name: a use left behind, which this run lets merge (the report warns)
+        coordinator.start_run("r1", left_behind="warn")
         remover = Path(coordinator.start_task("r1", "remover", ["pkg/util.py"]).worktree)
         later = Path(coordinator.start_task("r1", "later", ["pkg/util.py"]).worktree)
         user = Path(coordinator.start_task("r1", "user", ["pkg/main.py"]).worktree)

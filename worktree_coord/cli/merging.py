@@ -66,6 +66,10 @@ def land(
     yes: bool = typer.Option(False, "--yes", "-y", help="Approve without asking."),
     allow_partial: bool = typer.Option(False, "--allow-partial", help="Land even though intents are not applied or "
                                        "tasks are not merged; the output lists every leftover."),
+    allow_left_behind: list[str] = typer.Option([], "--allow-left-behind", metavar="NAME",
+                                                help="Land although the landed tree still uses NAME, which the run "
+                                                     "removed or renamed (the report lists them under left behind); "
+                                                     "repeat for each name."),
     key: Optional[str] = KeyOption,
     repo: str = RepoOption,
     json_mode: bool = JsonOption,
@@ -73,8 +77,9 @@ def land(
     """Show the change manifest, ask for approval, then fast-forward the target by compare-and-swap.
 
     Refuses (exit 1) while something would be left out (intents not applied, tasks in conflict,
-    failed, rejected, started or not merged) unless --allow-partial, or a person approves at the
-    prompt that names the leftovers."""
+    failed, rejected, started or not merged) unless --allow-partial, and while the landed tree would
+    use a name the run removed unless --allow-left-behind NAME; or a person approves at the prompt
+    that names them."""
     with open_coordinator(repo) as coordinator:
         manifest = coordinator.report(run, onto=onto)
         approved = yes
@@ -90,10 +95,18 @@ def land(
                 question = (f"Fast-forward {onto} to {manifest.tip[:12]} LEAVING OUT "
                             f"{leftover_summary(manifest.leftovers)}?")
                 allow_partial = True  # the person approves with the leftovers named in the question
+            if manifest.left_behind:
+                from ..coordinator.landing import left_behind_summary
+
+                # The person approves each name the question shows (the uses the tree keeps of it).
+                question = (question.removesuffix("?") + " KEEPING USES OF NAMES THE RUN REMOVED: "
+                            + left_behind_summary(manifest.left_behind) + "?")
+                allow_left_behind = sorted({row["name"] for row in manifest.left_behind})
             approved = typer.confirm(question, default=False)
             if not approved:
                 raise UsageError("landing was not approved", fix="nothing changed; run land again when ready")
-        result = coordinator.land(run, onto, approved=approved, allow_partial=allow_partial, key=key)
+        result = coordinator.land(run, onto, approved=approved, allow_partial=allow_partial,
+                                  allow_left_behind=allow_left_behind, key=key)
     emit(result.to_json() | {"manifest": manifest.to_json()}, schema="land", json_mode=json_mode,
          human=render.landed(result))
     return result.exit_code

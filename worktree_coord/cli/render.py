@@ -25,7 +25,11 @@ def run_started(r: RunStarted) -> str:
 
 
 def task_started(r: TaskStarted) -> str:
-    lines = [f"task {r.task} started{_again(r.replayed)}",
+    if r.existing and not r.worktree:   # an ended task: its state, no worktree
+        return "\n".join([f"task {r.task}: {r.state} (it existed before this call)"]
+                         + [f"  note: {note}" for note in r.notes])
+    head = f"task {r.task} exists ({r.state})" if r.existing else f"task {r.task} started{_again(r.replayed)}"
+    lines = [head,
              f"  worktree  {r.worktree}",
              f"  branch    {r.branch} at {r.base[:12]}",
              f"  own       {' '.join(r.boundary.get('own', []))}"]
@@ -99,9 +103,12 @@ def task_finished(r: TaskFinished) -> str:
             lines.append(f"    {v['rule']:<22} {v['path'] or '-'}  {v['detail']}")
     else:
         lines.append(f"  {len(r.changed)} file(s) changed on {r.branch}")
-    if r.merge:
+    if r.merge and r.merge.get("merge_commit"):
         lines.append(f"  merged into integration as {str(r.merge.get('merge_commit'))[:12]}"
                      + (f" (resolved {', '.join(r.merge['resolved'])})" if r.merge.get("resolved") else ""))
+    elif r.merge:   # nothing to bring in: its commits were in integration already, or it changed no file
+        lines.append(f"  nothing to merge: integration at {str(r.merge.get('new_tip'))[:12]} already holds "
+                     + ("its commits" if r.changed else "everything it changed (no file)"))
     for item in r.reserved:
         # What the edit became, so the agent sees every change it made is carried (none dropped).
         carried = [f"{i['op']} {i.get('name') or ''}".rstrip() for i in r.intents
@@ -173,6 +180,8 @@ def _semantic_line(f: dict) -> str:  # type: ignore[type-arg]
     removed, used = words.removed_role, words.used_role
     tasks = [f"{role} task {f[key]}" for role, key in ((removed, "removed_by_task"), (used, "used_by_task"))
              if f.get(key)]
+    if f.get("problem") == "left_behind":   # its own kind: no side wrote the use
+        return f"{f['message']} (left behind)" + (f"; {', '.join(tasks)}" if tasks else "")
     if f.get("problem", "broken") != "broken":   # a duplicate, a reshaped call...: the message names both places
         return f"{f['message']} (semantic)" + (f"; {', '.join(tasks)}" if tasks else "")
     renamed = f" (to {f['replacement']}, it seems)" if f.get("replacement") else ""
@@ -238,6 +247,11 @@ def landed(r: Landed) -> str:
     if r.warnings:
         lines.append(f"  landed without {len(r.warnings)} leftover(s) (--allow-partial):")
         lines += [f"  left out: {warning}" for warning in r.warnings]
+    if r.left_behind:
+        from ..coordinator.landing import left_behind_summary
+
+        lines.append(f"  landed keeping uses of names the run removed (approved by name): "
+                     f"{left_behind_summary(r.left_behind)}")
     return "\n".join(lines)
 
 
@@ -557,7 +571,9 @@ def forecast_cell(row: dict) -> str:  # type: ignore[type-arg]
 
 def task_check(r: TaskCheck) -> str:
     """`wtc task check` for people: one line per target, conflicts with their declaration."""
-    verdict = "merges cleanly everywhere" if r.clean else "WOULD CONFLICT"
+    verdict = "WOULD CONFLICT" if not r.clean else \
+        "WOULD BE REFUSED at its merge: it leaves uses of names it removed (below)" if r.left_behind_blocks else \
+        "merges cleanly everywhere"
     lines = [f"task {r.task} ({r.state}, read from its {r.source}, {len(r.files)} files changed): {verdict}"]
     if r.violations:
         lines.append(f"  OUTSIDE THE BOUNDARY: finish would reject {len(r.violations)} change(s); put them back, "

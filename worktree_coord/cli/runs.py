@@ -22,6 +22,8 @@ def run_start(
     verify: Optional[str] = typer.Option(None, "--verify", help="Shell command every merge candidate must pass before integration moves."),
     semantic: Optional[str] = typer.Option(None, "--semantic", metavar="block|warn|off",
                                            help="What a semantic finding (a name one side removed that the other side's new code uses) does to this run's merges: block (a conflict), warn, or off. Default: the configuration's semantic-check, else block."),
+    left_behind: Optional[str] = typer.Option(None, "--left-behind", metavar="block|warn|off",
+                                              help="What a use the landed tree keeps of a name a task removed or renamed (in code no task changed) does to that task's merge and to landing: block (a conflict of kind left_behind; land refuses unless approved by name), warn, or off. Default: the configuration's left-behind, else block."),
     remote: Optional[str] = typer.Option(None, "--remote", metavar="NAME",
                                          help="A git remote of this clone that holds the integration branch: a run across machines (docs/multi-machine.md)."),
     key: Optional[str] = KeyOption,
@@ -30,6 +32,7 @@ def run_start(
 ) -> int:
     """Pin BASE and create the integration branch wtc/<run>/integration at it (on REMOTE with --remote)."""
     with open_coordinator(repo) as coordinator:
-        result = coordinator.start_run(run, base, verify=verify, semantic=semantic, remote=remote, key=key)
+        result = coordinator.start_run(run, base, verify=verify, semantic=semantic, remote=remote,
+                                       left_behind=left_behind, key=key)
     emit(result.to_json(), schema="run.start", json_mode=json_mode, human=render.run_started(result))
     return result.exit_code

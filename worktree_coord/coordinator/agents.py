@@ -12,9 +12,15 @@ Output: `AgentStarted` (the task's worktree) and `AgentFinished` (what finishing
 - **The task.** An agent name need not be a valid task name (`a/b`, spaces, 200 characters): the
   task is named after it (invalid characters become `-`), with a stable suffix when the plain name
   is taken; the store reserves the name atomically and records the original. The same agent asking
-  again (a retried hook: same session, same name) while its task is live gets the same worktree;
-  after its task ended, a new task. The boundary comes from the plan (plan.py), decided once, when
-  the name is reserved.
+  again (a retried hook, or a harness re-running it on resume: same session, same name) while its
+  task is live gets the same task and worktree (re-created if it went missing, uncommitted work
+  kept), with what stopped its last finish; one whose verification failed gets it back through
+  `task update`. After its task ended, a new task that continues from it: where the earlier work
+  merged (or it changed nothing, or waits to merge), the new worktree takes the integration tip in,
+  and one line in `.wtc/task.json` and the notes says so ("this agent ran before in this session
+  and its work merged as ..."), so the agent continues instead of redoing it; writing the same work
+  again merges as nothing. The boundary comes from the plan (plan.py), decided once, when the name
+  is reserved.
 - **Handing back.** The worktree's path names the task. Finishing is `finish_task`: commit
   everything, check the boundary, merge. It never deletes uncommitted work: on a violation the
   commit stays on the branch and the worktree stays; on a conflict the branch keeps the work. A
@@ -63,11 +69,19 @@ class AgentOperations(TaskOperations):
             run, created, more = self._session_run(harness, session_id, source_ref, checkout)
             notes += more
         session = session_id or ""
-        row, claimed = self._agent_task(run, harness, session, agent)
+        row, claimed, earlier = self._agent_task(run, harness, session, agent)
         boundary = row["boundary"]
+        current = self.store.get_task(run.run_id, row["task_id"])
         try:
+            if current is not None and current.state is TaskState.FAILED:
+                # Its verification failed: update brings its worktree back, onto the integration tip.
+                self.update_task(run.run_id, row["task_id"])
             started = self.start_task(run.run_id, row["task_id"], boundary["own"], boundary["read"],
                                       sparse=boundary["sparse"], boundary_from=row["rule"])
+            if earlier is not None:
+                notes += self._continue_from(run, started.task, earlier)
+            else:
+                notes += self._continue_unfinished(run, started.task)
         except BaseException:
             if claimed:
                 self.store.delete_agent_task(run.run_id, row["task_id"])
@@ -78,8 +92,59 @@ class AgentOperations(TaskOperations):
             harness=harness, session=session_id, agent=agent, run=run.run_id, run_created=created,
             task=started.task, worktree=started.worktree, branch=started.branch, base=started.base,
             boundary=started.boundary, boundary_from=started.boundary_from, prepared=started.prepared,
-            notes=notes, replayed=started.replayed,
+            notes=[*started.notes, *notes], replayed=started.replayed, earlier=earlier.task_id if earlier else None,
         )
+
+    def _continue_from(self, run: RunRecord, task_id: str, earlier: TaskRecord) -> list[str]:
+        """A re-run agent (a harness resuming a workflow re-runs agents that had finished) gets the
+        work its earlier task did, not a start from the pin beside it: where that work merged, the
+        new task takes the integration tip in (`task update`: a merge onto its branch, so its own
+        changes are measured from there and writing the same work again merges as nothing); the
+        line saying so is in `.wtc/task.json` and the hook's stderr."""
+        merge = earlier.result.get("merge") or {}
+        files = [c["path"] for c in earlier.result.get("changed", [])]
+        shown = ", ".join(files[:10]) + (f" and {len(files) - 10} more" if len(files) > 10 else "")
+        if earlier.state is TaskState.MERGED:
+            commit = merge.get("merge_commit") or merge.get("new_tip") or earlier.head or ""
+            line = (f"this agent ran before in this session (task {earlier.task_id}) and its work merged as "
+                    f"{commit[:12]}" + (f": {shown}" if shown else "") + "; this worktree holds it (the "
+                    "integration tip): continue from it, do not redo it")
+        elif earlier.state is TaskState.EMPTY:
+            line = (f"this agent ran before in this session (task {earlier.task_id}) and changed nothing; this "
+                    "worktree holds the integration tip")
+        elif earlier.state is TaskState.FINISHED:
+            line = (f"this agent ran before in this session (task {earlier.task_id}), finished" +
+                    (f" ({shown})" if shown else "") + f" and waits to merge (`wtc merge --run {run.run_id}`); "
+                    "this worktree holds the integration tip without that work: do not redo it")
+        else:   # abandoned: its work stays on its branch, not in integration
+            self.store.update_task_context(run.run_id, task_id, {"earlier": (
+                f"this agent ran before in this session as task {earlier.task_id}, which was abandoned; its work "
+                f"is on the branch {earlier.branch} (git merge {earlier.branch} takes it in)")})
+            self._rewrite_manifest(run, task_id)
+            return [self.store.task_contexts(run.run_id, task_id)[0]["data"]["earlier"]]
+        # Recorded before the update: a start killed before it ends is completed by the retry
+        # (`_continue_unfinished`), which finds the task live and no longer knows what it ran before.
+        self.store.update_task_context(run.run_id, task_id, {"earlier": line, "takes_integration": True})
+        self.update_task(run.run_id, task_id)     # rewrites the manifest, now with the line
+        self.store.update_task_context(run.run_id, task_id, {"takes_integration": False})
+        return [line]
+
+    def _continue_unfinished(self, run: RunRecord, task_id: str) -> list[str]:
+        """The line a re-run agent's task keeps about what it ran before (said again when the hook is
+        retried); a start killed before its task took the integration tip in takes it in now (the
+        retry finds the task live)."""
+        context = self.store.task_contexts(run.run_id, task_id)
+        data = context[0]["data"] if context else {}
+        if data.get("takes_integration"):
+            self.update_task(run.run_id, task_id)
+            self.store.update_task_context(run.run_id, task_id, {"takes_integration": False})
+        return [data["earlier"]] if data.get("earlier") else []   # said again to a retried hook
+
+    def _rewrite_manifest(self, run: RunRecord, task_id: str) -> None:
+        task = self._task(run.run_id, task_id)
+        if task.worktree and Path(task.worktree).is_dir():
+            self._write_manifest(run, task_id, task.branch, Path(task.worktree), task.boundary,
+                                 self._prepared(run.run_id, task_id))
 
     def _session_run(self, harness: str, session_id: str, source_ref: str | None,
                      checkout: str | Path | None) -> tuple[RunRecord, bool, list[str]]:
@@ -129,18 +194,24 @@ class AgentOperations(TaskOperations):
         except NotFoundError:
             return None
 
-    def _agent_task(self, run: RunRecord, harness: str, session: str, agent: str) -> tuple[dict[str, Any], bool]:
-        """The agent's task row: its live (or still being made) task, else a newly reserved name.
-        Returns the row and whether this call reserved it."""
+    def _agent_task(self, run: RunRecord, harness: str, session: str,
+                    agent: str) -> tuple[dict[str, Any], bool, TaskRecord | None]:
+        """The agent's task row: its live (or still being made) task, or one whose verification
+        failed (it comes back to be fixed), else a newly reserved name. Returns the row, whether this
+        call reserved it, and for a new one the agent's earlier task in this session that ended
+        (merged, empty, finished or abandoned), whose work the new one continues from."""
         mine = {"harness": harness, "session_id": session, "agent": agent}
 
         def reusable(row: dict[str, Any]) -> bool:
             task = self.store.get_task(run.run_id, row["task_id"])
-            return task is None or task.state.live
+            return task is None or task.state.live or task.state is TaskState.FAILED
 
-        for row in reversed(self.store.agent_tasks(run.run_id, harness=harness, session_id=session, agent=agent)):
+        rows = self.store.agent_tasks(run.run_id, harness=harness, session_id=session, agent=agent)
+        for row in reversed(rows):
             if reusable(row):
-                return row, False
+                return row, False, None
+        ended = [task for row in rows if (task := self.store.get_task(run.run_id, row["task_id"])) is not None]
+        earlier = max(ended, key=lambda t: (t.created_at, t.task_id)) if ended else None
         boundary, rule = self.boundary_for(run.run_id, agent, task_name_from(agent))
         for name in _task_names(agent, harness, session):
             for attempt in range(2):
@@ -148,12 +219,12 @@ class AgentOperations(TaskOperations):
                 if holders:
                     holder = holders[0]
                     if {k: holder[k] for k in mine} == mine and reusable(holder):
-                        return holder, False  # the same agent, asking twice at once
+                        return holder, False, None  # the same agent, asking twice at once
                     break
                 if self.store.get_task(run.run_id, name) is not None:
                     break  # a task started by hand has that name
                 if self.store.claim_agent_task(run.run_id, name, boundary=boundary, rule=rule, **mine):
-                    return self.store.agent_tasks(run.run_id, task_id=name)[0], True
+                    return self.store.agent_tasks(run.run_id, task_id=name)[0], True, earlier
                 # Lost the race for the name: look at who won (second turn).
         raise UsageError(f"no free task name for agent {agent!r} in run {run.run_id!r}")  # pragma: no cover
 
@@ -184,10 +255,16 @@ class AgentOperations(TaskOperations):
     def _handed_back(self, task: TaskRecord, agent: str | None, finished: TaskFinished) -> AgentFinished:
         run, name, branch = task.run_id, task.task_id, task.branch
         path = Path(task.worktree) if task.worktree else None
-        kept = path is not None and path.exists() and finished.state == TaskState.REJECTED.value
+        markers = any(c.get("kind") == "unresolved_markers" for c in finished.conflicts)
+        kept = path is not None and path.exists() and (finished.state == TaskState.REJECTED.value or markers)
         state = finished.state
         steps: list[str] = []
-        if state == TaskState.MERGED.value:
+        if markers:
+            paths = ", ".join(sorted({c["path"] for c in finished.conflicts}))
+            message = (f"task {name} still holds the conflict markers `wtc task update` left in {paths}; its work "
+                       f"is committed on {branch} and the worktree {task.worktree} stays")
+            steps = [f"resolve the markers in {task.worktree}, then: wtc task finish {name} --run {run}"]
+        elif state == TaskState.MERGED.value:
             tip = (finished.merge or {}).get("new_tip") or ""
             message = f"task {name} merged into {self._run(run).integration_ref} at {tip[:12]}; worktree removed"
         elif state == TaskState.EMPTY.value:

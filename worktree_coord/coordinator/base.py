@@ -157,6 +157,11 @@ class CoordinatorBase:
         """The run's `--semantic`, else the configuration's `semantic-check` (default block)."""
         return SemanticMode.parse(run.options.get("semantic") or self.config.semantic_check)
 
+    def _left_behind_mode(self, run: RunRecord) -> SemanticMode:
+        """The run's `--left-behind`, else the configuration's `left-behind` (default block): what a
+        use the landed tree keeps of a name the run removed does to a merge and to landing."""
+        return SemanticMode.parse(run.options.get("left_behind") or self.config.left_behind)
+
     def _integrator(self) -> Integrator:
         if self._integrator_instance is None:
             self._integrator_instance = Integrator(self.git.repo)

@@ -224,19 +224,37 @@ class ForecastOperations(CoordinatorBase):
         report = boundaries.check_changes(list(me.changes.values()), record.boundary, self.git.read_blob,
                                           lambda: self.git.submodule_paths(me.head))
         violations = [v.to_json() for v in report.violations]
-        return TaskCheck(exit_code=3 if violations else 0 if clean else 1, run=run_id, task=task_id,
+        mode = self._left_behind_mode(run)
+        left_behind = self._left_behind(run_id, task_id, me, tip) if mode is not SemanticMode.OFF else []
+        # The merge refuses a task that leaves uses of a name it removed (the run's left-behind mode).
+        blocked = mode is SemanticMode.BLOCK and any("use_path" in row for row in left_behind)
+        return TaskCheck(exit_code=3 if violations else 0 if clean and not blocked else 1, run=run_id, task=task_id,
                          state=record.state.value, source=me.source, clean=clean, files=sorted(me.changes),
-                         violations=violations, onto=onto,
-                         left_behind=self._left_behind(run_id, task_id, me), stats=engine.stats(started, 1 + len(others)))
+                         violations=violations, onto=onto, left_behind=left_behind, left_behind_blocks=blocked,
+                         stats=engine.stats(started, 1 + len(others)))
 
-    def _left_behind(self, run_id: str, task_id: str, me: CurrentState) -> list[dict[str, Any]]:
-        """What `task finish` would note about uses this task's removals leave behind (left_behind.py)."""
+    def _left_behind(self, run_id: str, task_id: str, me: CurrentState, tip: str) -> list[dict[str, Any]]:
+        """The uses, in code this task did not change, of names it removed or renamed, that its merge
+        would find (left_behind.py): read at the task's base, less those the integration tip no
+        longer holds (a merged task updated that file and the name is gone from it)."""
         from .left_behind import look_for_uses
 
         found, not_looked = look_for_uses(self.git, me.changes.values(), me.base)
         if not_looked:
             return [{"note": f"uses of removed names were not looked for: {not_looked}"}]
+        if tip != me.base:
+            found = [f for f in found if self._still_used_at(tip, me.base, f.use_path, f.name)]
         return [f.to_json() | {"note": f.note(task_id, run_id)} for f in found]
+
+    def _still_used_at(self, tip: str, base: str, path: str, name: str) -> bool:
+        """Does the integration tip's version of `path` still name `name` (as a word)? The same file
+        as at the base does."""
+        now = self.git.file_id_at(tip, path)
+        if now == self.git.file_id_at(base, path):
+            return True
+        data = self.git.file_at(tip, path) if now is not None else None
+        return data is not None and re.search(rb"(?<![\w$])" + re.escape(name.rsplit(".", 1)[-1].encode())
+                                              + rb"(?![\w$])", data) is not None
 
     # ---- each task's state now -----------------------------------------------------------------
 

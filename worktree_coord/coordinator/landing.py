@@ -5,6 +5,7 @@ that moved since the pin.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from typing import TYPE_CHECKING, Any, Sequence
 
@@ -65,6 +66,8 @@ class LandingOperations(CoordinatorBase):
                 if merge.get("verification"):
                     checks.append({"task": task.task_id} | merge["verification"])
                 for finding in merge.get("semantic", []):   # the run's semantic check warned
+                    if finding.get("problem") == "left_behind":
+                        continue   # the run-wide left_behind below reads them on the tip as it is now
                     other = problem_words(finding.get("problem", "broken")).other
                     warnings.append(f"semantic: task {task.task_id}: {finding['message']}"
                                     + (f" ({other} task {finding['removed_by_task']})"
@@ -108,8 +111,12 @@ class LandingOperations(CoordinatorBase):
     def _left_behind_in_run(self, run: RunRecord, tip: str, task_records: Sequence[TaskRecord],
                      warnings: list[str]) -> list[dict[str, Any]]:
         """Uses the integration tip keeps of names the run removed or renamed (left_behind.py): each
-        task's finish noted its own, but the lead reads the report, and a use another task added or
-        left after that finish shows only here. Advice: each is a warning, never a refusal to land."""
+        task's merge refused its own (the run's left-behind mode), but a merge made with the mode at
+        `warn` or `off`, a hand resolution, or a removal no merge could see shows here. With the
+        mode at `block`, landing refuses while any remains that the person did not approve by
+        name (`land`); each is also a warning. A rename guess (`replacement`) is kept only where
+        the removing task's own change added that name: another task's new function in the same
+        file is not what the name became."""
         from .left_behind import MAX_RUN_CHANGED, look_for_uses
 
         if tip == run.base:
@@ -121,6 +128,7 @@ class LandingOperations(CoordinatorBase):
             return []
         merged = [t for t in task_records if t.state is TaskState.MERGED]
         own_lines = queue.added_lines_reader(self.git.repo, run.base, merged)
+        blocking = self._left_behind_mode(run).value == "block"
         rows = []
         for use in found:
             # The tasks that removed it: of the merged tasks that changed its file, those whose own
@@ -129,11 +137,16 @@ class LandingOperations(CoordinatorBase):
             tasks = [t.task_id for t in merged
                      if any(c.get("path") == use.definition_path for c in t.result.get("changed", []))
                      and own_lines.removed(t.task_id, use.definition_path, use.name)]
+            if use.replacement and not any(_spells(own_lines(name, use.definition_path), use.replacement)
+                                           for name in tasks):
+                use = dataclasses.replace(use, replacement="")
             by = f"task {', '.join(tasks)}" if tasks else "the run"
             keep = "a re-export at the old path" if use.moved_to else "the old name too (an alias)"
             warnings.append(f"left behind: {use.use_path} (line{'s' if len(use.use_lines) > 1 else ''} {use.lines}) still uses "
                             f"{use.name}, which {by} {use.what_happened}; the landed tree would not resolve it: keep "
-                            f"{keep}, or update the use (a task that owns {use.use_path}, or `wtc task widen`)")
+                            f"{keep}, or update the use (a task that owns {use.use_path}, or `wtc task widen`)"
+                            + (f"; `wtc land` refuses it until then, unless approved by name (--allow-left-behind "
+                               f"{use.name})" if blocking else ""))
             rows.append(use.to_json() | {"tasks": tasks})
         return rows
 
@@ -248,14 +261,17 @@ class LandingOperations(CoordinatorBase):
 
     @staged("land")
     def land(self, run_id: str, onto: str, *, approved: bool, allow_partial: bool = False,
-             key: str | None = None, expected_tip: str | None = None) -> Landed:
+             allow_left_behind: Sequence[str] = (), key: str | None = None,
+             expected_tip: str | None = None) -> Landed:
         """Fast-forward `onto` to the integration tip by compare-and-swap, after approval. Refuses
         when the target moved (not a fast-forward) and says how to bring integration up to date.
         Refuses (exit 1) while intents are not applied or tasks are in conflict, failed, rejected,
         still started or finished but not merged, unless `allow_partial`: then the result lists
         every leftover in `left_out` and `warnings`. With `expected_tip` (the tip of the manifest
         that was approved), refuses when integration has moved since: an approval covers exactly
-        the change manifest it was given."""
+        the change manifest it was given. With the run's left-behind mode at `block` (the default),
+        refuses (exit 1) while the landed tree would keep a use of a name the run removed or
+        renamed, unless each such name is in `allow_left_behind` (a person approved it by name)."""
         run = self._run(run_id)
         if not approved:
             raise UsageError("landing needs approval", fix=f"review `wtc report --run {run_id} --onto {onto}`, "
@@ -285,6 +301,8 @@ class LandingOperations(CoordinatorBase):
                 raise NotFoundError(f"no branch {onto!r} to land onto", fix="name an existing branch, e.g. --onto main")
             if old == tip or self.git.is_ancestor(tip, old):
                 return Outcome(Landed(run=run_id, onto=onto, old=old, new=old, tip=tip, how="already").to_json())
+            # Checked here, in the call that lands (a repeat replays what it landed): read once.
+            left_behind = self._left_behind_to_approve(run, tip, allow_left_behind, onto)
             if not self.git.is_ancestor(old, tip):
                 raise StateError(
                     f"{onto} moved to {old[:12]} since the run was pinned at {run.base[:12]}; "
@@ -318,7 +336,8 @@ class LandingOperations(CoordinatorBase):
             self.store.set_run_state(run_id, RunState.LANDED)
             self.store.log_event(run_id, None, "run.landed", {"onto": onto, "old": old, "new": tip,
                                                               "left_out": leftovers})
-            return Outcome(Landed(run=run_id, onto=onto, old=old, new=tip, tip=tip, how=how).to_json())
+            return Outcome(Landed(run=run_id, onto=onto, old=old, new=tip, tip=tip, how=how,
+                                  left_behind=left_behind).to_json())
 
         # A run may land more than once (again after more work merged): each tip is its own request.
         done = run_once(self.store, key, "run.land",
@@ -326,6 +345,38 @@ class LandingOperations(CoordinatorBase):
                         ttl=self.config.idempotency_ttl, wait_timeout=self.config.wait_timeout,
                         derived=variant_key(default_key(run_id, "land", onto), tip=tip))
         return Landed.from_json(done.outcome.result, replayed=done.replayed, left_out=leftovers, warnings=warnings)
+
+    def _left_behind_to_approve(self, run: RunRecord, tip: str, approved: Sequence[str],
+                                onto: str) -> list[dict[str, Any]]:
+        """The uses the landed tree would keep of names the run removed (the report's `left_behind`);
+        with the run's mode at `block`, a refusal (ActionRequired, exit 1) while one is of a name
+        not in `approved`. Returns them (approved ones land, listed in the result)."""
+        from ..merge.result import SemanticMode
+
+        mode = self._left_behind_mode(run)
+        if mode is SemanticMode.OFF:
+            return []
+        rows = self._left_behind_in_run(run, tip, self.store.list_tasks(run.run_id), [])
+        if mode is not SemanticMode.BLOCK:
+            return rows
+        names = sorted({row["name"] for row in rows})
+        unknown = sorted(set(approved) - set(names))
+        if unknown:
+            raise UsageError(f"--allow-left-behind names {', '.join(unknown)}, which the landed tree does not use "
+                             "after the run removed it" + (f" (it uses {', '.join(names)})" if names else ""),
+                             fix=f"approve exactly the names `wtc report --run {run.run_id} --onto {onto}` lists "
+                                 "under left behind")
+        waiting = [row for row in rows if row["name"] not in set(approved)]
+        if waiting:
+            pending = sorted({row["name"] for row in waiting})
+            raise ActionRequired(
+                f"landing run {run.run_id} now would land code that uses names the run removed or renamed: "
+                f"{left_behind_summary(waiting)}; the landed tree would not resolve them",
+                fix=f"update those uses (a task that owns the files, or `wtc task widen` of the task that removed "
+                    f"the name), or keep the old names; or, having read them, approve them by name: wtc land --run "
+                    f"{run.run_id} --onto {onto} --yes " + " ".join(f"--allow-left-behind {n}" for n in pending),
+                details={"left_behind": waiting})
+        return rows
 
     def _target_tip(self, run: RunRecord, onto: str) -> str | None:
         """Where the branch to land onto is: this repository's, or for a remote run the remote's
@@ -362,6 +413,23 @@ class LandingOperations(CoordinatorBase):
         self.store.log_event(run_id, None, "run.synced", {"source": source, "state": outcome.state.value})
         return MergeReport(exit_code=1 if outcome.state is IntegrationState.CONFLICT else 0, run=run_id,
                            integration=run.integration_ref, tip=outcome.new_tip, tasks=[row])
+
+
+def _spells(lines: set[str], name: str) -> bool:
+    """Does one of `lines` hold `name` (its last part) as a word?"""
+    word = re.compile(r"(?<![\w$])" + re.escape(name.rsplit(".", 1)[-1]) + r"(?![\w$])")
+    return any(word.search(line) for line in lines)
+
+
+def left_behind_summary(rows: Sequence[dict[str, Any]]) -> str:
+    """`unquote (httpx/_auth.py:13, 240), quote (...)`: the names a landing would leave used, with
+    their first uses."""
+    by_name: dict[str, list[str]] = {}
+    for row in rows:
+        by_name.setdefault(row["name"], []).append(
+            f"{row['use_path']}:{', '.join(str(line) for line in row['use_lines'][:4])}")
+    return ", ".join(f"{name} ({'; '.join(places[:3])}{'; ...' if len(places) > 3 else ''})"
+                     for name, places in by_name.items())
 
 
 def _branch_ref(name: str) -> str:

@@ -225,13 +225,13 @@ def uses_left_behind(changes: Iterable[Change], read_blob: Callable[[str], bytes
     grouped: dict[tuple[str, str], list] = {}
     for finding in found:
         grouped.setdefault((finding.use_path, finding.name), []).append(finding)
-    moved = _moves(changes, read_blob, {uses[0].definition_path for uses in grouped.values()})
+    moved = moved_files(changes, read_blob, {uses[0].definition_path for uses in grouped.values()})
     return [LeftBehind(path, tuple(f.use_line for f in uses), name, uses[0].definition_path, uses[0].replacement or "",
                        moved.get(uses[0].definition_path, ""))
             for (path, name), uses in grouped.items()]
 
 
-def _moves(changes: list[Change], read_blob: Callable[[str], bytes], deleted: set[str]) -> dict[str, str]:
+def moved_files(changes: list[Change], read_blob: Callable[[str], bytes], deleted: set[str]) -> dict[str, str]:
     """Which of the `deleted` files the task moved, and where: a file it added, of the same kind,
     that defines at least four in five of the deleted file's names (`git mv` and a few edits; git's
     own rename detection reads the text, this the definitions, which is what the uses need)."""
@@ -282,6 +282,12 @@ def dropped_by_resolution(git: GitRepo, merge: dict[str, str], paths: Iterable[s
     return [dataclasses.replace(f, removed_by=task, used_by="integration", problem="dropped") for f in found]
 
 
+def readable_changes(changes: Iterable[Change]) -> list[Change]:
+    """The changed files a removed name is looked for in: each that existed before and that a
+    profile's semantic check reads."""
+    return [c for c in changes if c.old_oid is not None and semantic_profile(c.path) is not None]
+
+
 def _broken_uses(changes: Iterable[Change], read_blob: Callable[[str], bytes], since: str,
                  grep: Callable[[str, list[str]], list[str]],
                  file_at: Callable[[str, str], bytes | None], *, at: str | None = None,
@@ -292,7 +298,7 @@ def _broken_uses(changes: Iterable[Change], read_blob: Callable[[str], bytes], s
     changes = list(changes)
     removed: set[str] = set()
     files: list[FileVersions] = []
-    readable = [c for c in changes if c.old_oid is not None and semantic_profile(c.path) is not None]
+    readable = readable_changes(changes)
     if len(readable) > max_changed:
         raise LookupTooLarge(f"{len(readable)} files with a semantic check changed, more than the "
                              f"{max_changed} read for removed names")
@@ -336,11 +342,38 @@ def _broken_uses(changes: Iterable[Change], read_blob: Callable[[str], bytes], s
         return file_at(where, path)
 
     found = find_broken_names(files + unchanged, labels=("task", "base", "unchanged"), complete=False,
-                              tree_file=tree_file,
+                              tree_file=tree_file, every_use=True,
                               tree_folders=None if folders_at is None else lambda _which, path: folders_at(where, path))
     return [finding for finding in found
             if finding.problem == "broken" and finding.use_path not in touched and finding.removed_by == "task"
             and finding.name.rsplit(".", 1)[-1] not in ignore]
+
+
+def left_behind_at_merge(git: GitRepo, base: str, task_commit: str, merged: str, task: str) -> list[SemanticFinding]:
+    """Uses, in the merged tree `merged` (a tree or commit id), of names the task's side removed or
+    renamed since `base` (the merge base), where no side changed the use: the landed tree would not
+    resolve them, and no line of either side shows it to the post-merge check (which reads new
+    lines). Each is a finding of its own problem, `left_behind`, removed by `task`. Read on the
+    merged tree, so a use another task already updated is gone, and a use in a file the task
+    changed and left is counted too (its own file no longer resolves). A task that changed more
+    files than the lookup reads (MAX_CHANGED) is not looked at: a merge must not cost the
+    repository's size; `wtc report` and `land` read the whole run."""
+    try:
+        found = _broken_uses(git.changes(base, task_commit), git.read_blob, base, git.files_mentioning, git.file_at,
+                             at=merged, folders_at=git.folders_at)
+    except LookupTooLarge:
+        return []
+    return [dataclasses.replace(f, removed_by=task, used_by="", problem="left_behind") for f in found]
+
+
+def advice_notes(git: GitRepo, changes: Iterable[Change], since: str, task: str, run: str) -> list[str]:
+    """The uses a task's removals leave behind, read at `since`, as notes: what a finish whose merge
+    stopped at a content conflict (before any check of the merged tree) says, so the agent learns
+    of them while it resolves."""
+    found, not_looked = look_for_uses(git, changes, since)
+    if not_looked:
+        return [f"uses of removed names in files outside this task's changes were not looked for: {not_looked}"]
+    return grouped_notes(found, task, run, MAX_NOTES)
 
 
 def look_for_uses(git: GitRepo, changes: Iterable[Change], since: str, *, at: str | None = None,

@@ -44,22 +44,33 @@ def update_resolver(run: str, task: str) -> Resolver:
     return labelled_resolver(f"task {task}", f"integration {run}")
 
 
-def semantic_check(task: str, pending: Any = None, git: GitRepo | None = None) -> TreeCheck:
-    """The semantic check of a task's merge into integration (merge.check_tree_merge), the sides
-    labelled `integration` and the task's name. `pending` (`pending_merges`) are the merges `wtc
-    task update` made into the task's branch that are checked again here: one it found names broken
-    in, and one it left conflict markers in, which the agent resolved by hand. Once the task's
-    branch holds such a merge, integration's side of it is behind the merge base and the queue's
-    own three-way view no longer sees it, so each is checked again with the queue's merged tree as
-    its result (what the agent fixed or resolved since is in it): `recheck_pending`."""
+def semantic_check(task: str, pending: Any = None, git: GitRepo | None = None, *, semantic: bool = True,
+                   left_behind: bool = False) -> TreeCheck:
+    """The checks of a task's merge into integration. `semantic`: the post-merge semantic check
+    (merge.check_tree_merge), the sides labelled `integration` and the task's name. `pending`
+    (`pending_merges`) are the merges `wtc task update` made into the task's branch that are
+    checked again here: one it found names broken in, and one it left conflict markers in, which
+    the agent resolved by hand. Once the task's branch holds such a merge, integration's side of it
+    is behind the merge base and the queue's own three-way view no longer sees it, so each is
+    checked again with the queue's merged tree as its result (what the agent fixed or resolved
+    since is in it): `recheck_pending`. `left_behind` (with `git`): uses the merged tree keeps, in
+    code no side changed, of names the task removed (left_behind.left_behind_at_merge); a use
+    the semantic check already names is not named twice."""
     merges = pending_merges(pending)
 
     def check(repo: pygit2.Repository, base: pygit2.Oid, tip: pygit2.Oid, task_commit: pygit2.Oid,
               tree: pygit2.Oid) -> tuple[SemanticFinding, ...]:
         from ..merge import check_tree_merge
 
-        found = list(check_tree_merge(repo, base, tip, task_commit, tree, labels=("integration", "base", task)))
-        return tuple(_unseen(found, recheck_pending(repo, git, task, merges, str(tree))))
+        found: list[SemanticFinding] = []
+        if semantic:
+            found = list(check_tree_merge(repo, base, tip, task_commit, tree, labels=("integration", "base", task)))
+            found = _unseen(found, recheck_pending(repo, git, task, merges, str(tree)))
+        if left_behind and git is not None:
+            from .left_behind import left_behind_at_merge
+
+            found = _unseen(found, left_behind_at_merge(git, str(base), str(task_commit), str(tree), task))
+        return tuple(found)
     return check
 
 
@@ -116,6 +127,9 @@ def semantic_report(findings: Iterable[SemanticFinding], task: str, merged_tasks
             side = getattr(finding, role)
             if side == task:
                 row[f"{role}_task"] = task
+                continue
+            if role == "used_by" and finding.problem == "left_behind":
+                row["used_by_task"] = None   # code no side changed: nobody of this run wrote the use
                 continue
             candidates = touched.get(path) or []
             if role == "removed_by" and finding.problem != "duplicate" and len(candidates) > 1 and added_lines:
@@ -174,7 +188,9 @@ def conflict_report(result: IntegrationResult, merged_tasks: Iterable[TaskRecord
         if item.kind == "semantic":
             findings = [b.finding for b in blocks if b.finding is not None]
             for block, row in zip(blocks, semantic_report(findings, task, merged_tasks, added_lines)):
-                report.append(base | {"declaration": block.declaration, "start_line": block.start_line,
+                # A use no side changed of a name the task removed is a finding of its own kind.
+                kind = "left_behind" if row.get("problem") == "left_behind" else item.kind
+                report.append(base | {"kind": kind, "declaration": block.declaration, "start_line": block.start_line,
                                       "end_line": block.end_line, "base": _excerpt(block.base), "ours": "",
                                       "theirs": block.theirs, "semantic": row})
             continue

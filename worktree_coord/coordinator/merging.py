@@ -23,13 +23,14 @@ from typing import Any
 
 
 from . import merge_queue as queue
+from ..boundary.globs import matches
 from ..store import leases
 from ..crashpoints import crash_point
 from ..errors import BusyError, StateError, UsageError, WtcError
 from ..events import wants
 from ..store.idempotency import Outcome, default_key, run_once, variant_key
 from ..integrate import IntegrationResult, IntegrationState, StaleRef, fast_forward, merge_account
-from ..merge.result import SemanticMode, problem_words
+from ..merge.result import SemanticFinding, SemanticMode, problem_words
 from ..model import RunRecord, TaskRecord, TaskState
 from ..results import (MergeReport, TaskFinished)
 from .verification import VerifyResult, verify_commit
@@ -181,12 +182,19 @@ class MergeOperations(CoordinatorBase):
         return explicit or run.options.get("verify") or self.config.verify
 
     def _semantic(self, run: RunRecord, task: TaskRecord) -> dict[str, Any]:
-        """The semantic check arguments of `merge_into` for this run (none when it is off)."""
-        mode = self._semantic_mode(run)
-        if mode is SemanticMode.OFF:
+        """The check arguments of `merge_into` for this run: the semantic check and the left-behind
+        check, each blocking, warning or off by the run's mode for it (none when both are off)."""
+        semantic, left_behind = self._semantic_mode(run), self._left_behind_mode(run)
+        if semantic is SemanticMode.OFF and left_behind is SemanticMode.OFF:
             return {}
-        return {"check": queue.semantic_check(task.task_id, task.result.get("pending_semantic"), self.git),
-                "check_blocks": mode is SemanticMode.BLOCK}
+
+        def blocks(finding: SemanticFinding) -> bool:
+            mode = left_behind if finding.problem == "left_behind" else semantic
+            return mode is SemanticMode.BLOCK
+        return {"check": queue.semantic_check(task.task_id, task.result.get("pending_semantic"), self.git,
+                                              semantic=semantic is not SemanticMode.OFF,
+                                              left_behind=left_behind is not SemanticMode.OFF),
+                "check_blocks": blocks}
 
     def _findings(self, run: RunRecord, task: TaskRecord, outcome: IntegrationResult) -> list[dict[str, Any]]:
         """Non-blocking semantic findings of a merge, with both tasks named where known."""
@@ -202,7 +210,7 @@ class MergeOperations(CoordinatorBase):
         # The finish's own notes stay (uses its rename leaves behind, folders left out of the commit,
         # reserved edits kept aside): a conflict adds what to do about it, it does not erase them.
         notes = [n for n in base_result.get("notes", []) if not n.startswith(_CONFLICT_NOTE_STARTS)]
-        if any(c["kind"] != "semantic" for c in conflicts):
+        if any(c["kind"] not in ("semantic", "left_behind") for c in conflicts):
             notes.append(f"run `wtc task update {task.task_id} --run {run.run_id}` to get the "
                          "integration tip into a worktree with conflict markers, resolve, then finish again")
         problems = {(c.get("semantic") or {}).get("problem", "broken") for c in conflicts if c["kind"] == "semantic"}
@@ -212,7 +220,20 @@ class MergeOperations(CoordinatorBase):
                 problem_words(p).note.format(update=update) for p in sorted(problems)) + ", then finish again")
             from .left_behind import uses_outside_boundary
             notes += uses_outside_boundary(task.task_id, run.run_id, task.boundary.own,
-                                           [c["semantic"] for c in conflicts if c.get("semantic")])
+                                           [c["semantic"] for c in conflicts if c.get("semantic")
+                                            and c["kind"] == "semantic"])
+        left = [c for c in conflicts if c["kind"] == "left_behind"]
+        if left:
+            notes += self._left_behind_conflict_notes(run, task, left)
+        elif any(c["kind"] not in ("semantic", "left_behind") for c in conflicts) and task.head \
+                and task.result.get("since") and self._left_behind_mode(run) is not SemanticMode.OFF:
+            # The merge stopped before the merged tree could be checked: name what the task's removals
+            # leave behind now, so the agent learns it while it resolves, not at its next finish.
+            from .left_behind import advice_notes
+
+            since = task.result["since"]
+            notes += [n for n in advice_notes(self.git, self.git.changes(since, task.head), since, task.task_id,
+                                              run.run_id) if n not in notes]
         result = TaskFinished.from_json(base_result, state=TaskState.CONFLICT.value, exit_code=1,
                                         conflicts=conflicts, replayed=False, notes=notes)
         self.store.update_task(run.run_id, task.task_id, state=TaskState.CONFLICT,
@@ -221,6 +242,46 @@ class MergeOperations(CoordinatorBase):
                              {"paths": sorted({c["path"] for c in conflicts})})
         self.reporter.event("task.conflict", run=run.run_id, task=task.task_id, conflicts=conflicts)
         return result
+
+    def _left_behind_conflict_notes(self, run: RunRecord, task: TaskRecord,
+                                    conflicts: list[dict[str, Any]]) -> list[str]:
+        """The ways out of a merge that would leave uses of a removed name behind: one note per
+        name (its files and lines, keep the old name or the lead widens the task), and for each
+        use in a file a live task owns, that task (it may be updating the use right now: let it
+        finish first, then finish this task again). Each conflict row gains `owned_by` (the live
+        tasks whose boundary owns the use's file)."""
+        from .left_behind import MAX_NOTES, LeftBehind, grouped_notes, moved_files
+
+        live = [t for t in self.store.list_tasks(run.run_id, [TaskState.STARTED, TaskState.REJECTED,
+                                                             TaskState.CONFLICT, TaskState.FINISHED])
+                if t.task_id != task.task_id]
+        uses: dict[tuple[str, str], list[int]] = {}
+        rows: dict[tuple[str, str], dict[str, Any]] = {}
+        owners: dict[str, list[str]] = {}
+        for conflict in conflicts:
+            finding = conflict["semantic"]
+            path = finding["use_path"]
+            owners[path] = [t.task_id for t in live if matches(t.boundary.own, path)]
+            conflict["owned_by"] = owners[path]
+            uses.setdefault((path, finding["name"]), []).append(finding["use_line"])
+            rows.setdefault((path, finding["name"]), finding)
+        # A file the task moved (its definitions went to a file it added) is advised as moved: the
+        # old path keeps a re-export, rather than each name an alias.
+        since, head = task.result.get("since"), task.head
+        moved = moved_files(self.git.changes(since, head), self.git.read_blob,
+                            {row["definition_path"] for row in rows.values()}) if since and head else {}
+        found = [LeftBehind(path, tuple(sorted(lines)), name, rows[(path, name)]["definition_path"],
+                            rows[(path, name)].get("replacement", ""),
+                            moved.get(rows[(path, name)]["definition_path"], ""))
+                 for (path, name), lines in uses.items()]
+        notes = [note if note.startswith("and ") else note + ", then finish again"
+                 for note in grouped_notes(found, task.task_id, run.run_id, MAX_NOTES)]
+        for owner in sorted({o for names in owners.values() for o in names}):
+            paths = sorted(p for p, names in owners.items() if owner in names)
+            notes.append(f"task {owner} owns {', '.join(paths)} and is not merged yet: it may be updating those uses; "
+                         f"let it finish first, then `wtc task finish {task.task_id} --run {run.run_id}` again merges "
+                         "this task once no use is left behind")
+        return notes
 
     def _added_lines_reader(self, run: RunRecord, merged: list[TaskRecord]) -> queue.TaskLines:
         return queue.added_lines_reader(self.git.repo, run.base, merged)
@@ -236,7 +297,9 @@ class MergeOperations(CoordinatorBase):
         if findings:
             merge_info["semantic"] = findings   # warnings (the run's semantic check is `warn`)
         base_result = {k: v for k, v in task.result.items() if k not in ("conflicts", "merge", "verification", "reason")}
-        notes = list(base_result.get("notes", [])) + [f"semantic warning: {f['message']}" for f in findings or []]
+        notes = list(base_result.get("notes", [])) + [
+            f"{'left behind' if f.get('problem') == 'left_behind' else 'semantic'} warning: {f['message']}"
+            for f in findings or []]
         result = TaskFinished.from_json(base_result, state=TaskState.MERGED.value, exit_code=0, merge=merge_info,
                                         conflicts=[], replayed=False, notes=notes)
         self.store.update_task(run.run_id, task.task_id, state=TaskState.MERGED,

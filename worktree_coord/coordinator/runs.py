@@ -20,11 +20,15 @@ class RunOperations(CoordinatorBase):
     """Starting runs and reading their state."""
 
     def start_run(self, run_id: str | None = None, base: str = "HEAD", *, verify: str | None = None,
-                  semantic: str | None = None, remote: str | None = None, key: str | None = None) -> RunStarted:
+                  semantic: str | None = None, remote: str | None = None, left_behind: str | None = None,
+                  key: str | None = None) -> RunStarted:
         """Pin `base` and create the run's integration branch at it. `verify` is a shell command every
         merge candidate must pass (in a scratch worktree) before the integration branch moves.
         `semantic` (block, warn, off) says what a semantic finding does to the run's merges; the
-        configuration's `semantic-check` (default block) when not given. `remote` names a git
+        configuration's `semantic-check` (default block) when not given. `left_behind` (block, warn,
+        off) says what a use the landed tree keeps of a name a task removed does to that task's
+        merge and to landing; the configuration's `left-behind` (default block) when not given.
+        `remote` names a git
         remote of this clone that holds the integration branch (a run across machines: every clone
         with that remote and the shared store works on it; docs/multi-machine.md)."""
         started_at = time.time()
@@ -38,8 +42,10 @@ class RunOperations(CoordinatorBase):
         sha = self.git.resolve_commit(base)
         if semantic is not None:
             semantic = SemanticMode.parse(semantic).value
+        if left_behind is not None:
+            left_behind = SemanticMode.parse(left_behind, option="--left-behind", key="left-behind").value
         request = {"run": run_id, "base": sha, "verify": verify} | ({"semantic": semantic} if semantic else {}) \
-            | ({"remote": remote} if remote else {})
+            | ({"remote": remote} if remote else {}) | ({"left_behind": left_behind} if left_behind else {})
         if remote is not None:
             from ..gitrepo.remote import Remote
 
@@ -70,7 +76,8 @@ class RunOperations(CoordinatorBase):
                     )
             if remote is not None:
                 self._publish_new_integration(remote, ref, sha, run_id)
-            options = ({"verify": verify} if verify else {}) | ({"semantic": semantic} if semantic else {})
+            options = ({"verify": verify} if verify else {}) | ({"semantic": semantic} if semantic else {}) \
+                | ({"left_behind": left_behind} if left_behind else {})
             # The run's trace ids, kept whether or not this process traces: every later process joins.
             ids = RunTrace.new()
             created = self.store.create_run(RunRecord(run_id, sha, integration, RunState.OPEN, time.time(), options,

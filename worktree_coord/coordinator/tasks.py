@@ -63,12 +63,18 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         def body() -> Outcome:
             with leases.hold(self.store, leases.task_lease(run_id, task_id), timeout=self.config.wait_timeout,
                              what=f"task {task_id}"):
-                return Outcome(self._start_task_locked(run, task_id, boundary, f"{author_name} <{author_email}>",
-                                                       boundary_from or "--own").to_json())
+                started = self._start_task_locked(run, task_id, boundary, f"{author_name} <{author_email}>",
+                                                  boundary_from or "--own")
+            # Never final: a repeat answers the task's state then (merged, its worktree re-created),
+            # not what this call saw. Harnesses re-run agents on resume; that is the normal path.
+            return Outcome(started.to_json(), started.exit_code, final=False)
 
+        # The derived key serializes identical starts; a start is never replayed (its outcome is
+        # open), so another boundary is another request (checked against the task itself), not a
+        # misuse of one key: a re-run agent's original flags after the lead widened its task.
         done = run_once(self.store, key, "task.start", request, body,
                         ttl=self.config.idempotency_ttl, wait_timeout=self.config.wait_timeout,
-                        derived=default_key(run_id, "start", task_id))
+                        derived=variant_key(default_key(run_id, "start", task_id), boundary=request))
         return TaskStarted.from_json(done.outcome.result, replayed=done.replayed)
 
     def _start_task_locked(self, run: RunRecord, task_id: str, boundary: Boundary, author: str,
@@ -78,16 +84,22 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         existing = self.store.get_task(run.run_id, task_id)
         overlaps: list[dict[str, Any]] = []
         if existing is not None:
-            if (existing.boundary.own, existing.boundary.read, existing.boundary.sparse, existing.boundary.exclusive) != (
-                    boundary.own, boundary.read, boundary.sparse, boundary.exclusive):
+            # The same flags again, or the flags it started with after the lead widened it (a harness
+            # re-running its agent passes what it passed the first time): the task as it is now.
+            old = existing.boundary
+            if not (set(boundary.own) <= set(old.own) and set(boundary.read) <= set(old.read) | set(old.own)
+                    and (boundary.sparse, boundary.exclusive) == (old.sparse, old.exclusive)):
                 raise UsageError(
                     f"task {task_id!r} already exists in run {run.run_id!r} with another boundary "
                     f"(own {list(existing.boundary.own)})",
                     fix="use a new task name, or repeat the original --own/--read/--sparse flags",
                 )
+            if existing.state is TaskState.ABANDONED:
+                raise StateError(f"task {task_id!r} was abandoned; it cannot be started again",
+                                 fix=f"its branch {existing.branch} keeps the work: start a new task with another "
+                                     f"name (from there: git -C <its worktree> merge {existing.branch})")
             if not existing.state.live:
-                raise StateError(f"task {task_id!r} is {existing.state.value}; it cannot be started again",
-                                 fix="start a new task with another name")
+                return self._ended_task(run, existing)
             boundary = existing.boundary
             overlaps = existing.result.get("overlaps", [])
         else:
@@ -124,6 +136,7 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
             notes.append(f"--sparse asked, but {', '.join(repr(g) for g in wide)} may match files in any folder, "
                          "so the worktree is a full checkout; give globs under a folder (e.g. 'docs/**/*.rst') "
                          "for a sparse one")
+        kept = existing is not None and (path / ".git").is_file() and (path / MANIFEST_PATH).is_file()
         try:
             self._ensure_worktree(run, task_id, branch, path, cone)
             # No manifest: the worktree was (re-)made just now and is not prepared yet.
@@ -137,11 +150,52 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         self.store.update_task(run.run_id, task_id, worktree=str(path))
         self.reporter.event("task.started", run=run.run_id, task=task_id, worktree=str(path))
         context = self.store.task_contexts(run.run_id, task_id)
+        exit_code = 0
+        if existing is not None:
+            notes = _live_again_notes(existing, str(path), kept, run.run_id) + notes
+            # A conflict asks the caller to act (update, resolve, finish again), as its finish did.
+            exit_code = 1 if existing.state is TaskState.CONFLICT else 0
         return TaskStarted(
-            run=run.run_id, task=task_id, worktree=str(path), branch=branch, base=run.base,
+            exit_code=exit_code, run=run.run_id, task=task_id, state=existing.state.value if existing else "started",
+            worktree=str(path), branch=branch, base=run.base,
             boundary=boundary.to_json(), sparse_cone=list(cone) if cone is not None else None,
             overlaps=overlaps, manifest=str(manifest), notes=notes,
             boundary_from=context[0]["data"].get("boundary_from", "") if context else "", prepared=prepared,
+            existing=existing is not None,
+            last_finish=_public_result(existing.result) if existing is not None and existing.finished_at else None,
+        )
+
+    def _ended_task(self, run: RunRecord, task: TaskRecord) -> TaskStarted:
+        """What a start of a task that has ended answers: its state, never a worktree (a merged
+        task's folder was removed when it merged, and nothing is left to do in one). A folder a
+        killed finish left behind is removed first, as its finish would have."""
+        if task.state in (TaskState.MERGED, TaskState.EMPTY, TaskState.FINISHED):
+            self._drop_worktree(task)
+        result = task.result
+        merge = result.get("merge") or {}
+        if task.state is TaskState.MERGED:
+            tip = merge.get("new_tip") or ""
+            files = [c["path"] for c in result.get("changed", [])]
+            shown = ", ".join(files[:10]) + (f" and {len(files) - 10} more" if len(files) > 10 else "")
+            notes = [f"task {task.task_id} already merged into {run.integration_ref}"
+                     + (f" as {tip[:12]}" if tip else "") + (f": {shown}" if shown else "")
+                     + "; nothing to do (its worktree was removed when it merged)"]
+            exit_code = 0
+        elif task.state is TaskState.EMPTY:
+            notes = [f"task {task.task_id} already finished with no change; nothing to do"]
+            exit_code = 0
+        elif task.state is TaskState.FINISHED:
+            notes = [f"task {task.task_id} is finished and waits to merge: `wtc merge --run {run.run_id}` merges it"]
+            exit_code = 0
+        else:   # FAILED: its verification failed; update brings the worktree back to fix it
+            notes = [f"task {task.task_id} failed verification; its work is on {task.branch}: "
+                     f"`wtc task update {task.task_id} --run {run.run_id}` brings its worktree back onto the "
+                     f"integration tip, fix it there, then `wtc task finish {task.task_id} --run {run.run_id}`"]
+            exit_code = 1
+        return TaskStarted(
+            exit_code=exit_code, run=run.run_id, task=task.task_id, state=task.state.value, worktree="",
+            branch=task.branch, base=run.base, boundary=task.boundary.to_json(), notes=notes, existing=True,
+            last_finish=_public_result(result),
         )
 
     def _overlaps(self, run_id: str, task_id: str, boundary: Boundary) -> list[dict[str, Any]]:
@@ -200,6 +254,9 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
             body["env_file"] = prepared.get("env_file")
             if prepared.get("ports"):
                 body["ports"] = prepared["ports"]
+        context = self.store.task_contexts(run.run_id, task_id)
+        if context and context[0]["data"].get("earlier"):   # a re-run agent (agents.py): what it ran before
+            body["earlier"] = context[0]["data"]["earlier"]
         temporary = manifest.with_suffix(".tmp")
         temporary.write_text(json.dumps(body, indent=2) + "\n")
         temporary.replace(manifest)
@@ -218,7 +275,8 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
             with leases.hold(self.store, leases.task_lease(run_id, task_id), timeout=self.config.wait_timeout,
                              what=f"task {task_id}"):
                 result = self._finish_task_locked(run, task_id, message)
-                if merge and result.state in (TaskState.FINISHED.value, TaskState.CONFLICT.value):
+                if merge and result.state in (TaskState.FINISHED.value, TaskState.CONFLICT.value) \
+                        and not _unresolved_markers(result.conflicts):
                     result = self._merge_task_locked(run, task_id, verify)
             return Outcome(result.to_json(), result.exit_code, final=result.exit_code == 0)
 
@@ -232,20 +290,26 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
                                             message=message))
         return TaskFinished.from_json(done.outcome.result, replayed=done.replayed)
 
-    def _left_behind_notes(self, run: RunRecord, task_id: str, changes: list, since: str) -> list[str]:
-        """Notes for uses, in files this task did not change, of names it removed or renamed
-        (left_behind.py); never a rejection: the task cannot change those files itself."""
-        from .left_behind import MAX_NOTES, grouped_notes, look_for_uses
+    def _left_behind_notes(self, run: RunRecord, changes: list) -> list[str]:
+        """Uses, in code the task did not change, of names it removed are checked when it merges, on
+        the merged tree (left_behind.left_behind_at_merge: a use another task updated meanwhile is
+        not one); a task that changed more files than that check reads is told it was not."""
+        from .left_behind import MAX_CHANGED, readable_changes
 
-        found, not_looked = look_for_uses(self.git, changes, since)
-        if not_looked:
-            return [f"uses of removed names in files outside this task's changes were not looked for: {not_looked}"]
-        return grouped_notes(found, task_id, run.run_id, MAX_NOTES)
+        if self._left_behind_mode(run) is SemanticMode.OFF:
+            return []
+        count = len(readable_changes(changes))
+        if count <= MAX_CHANGED:
+            return []
+        return [f"uses of removed names in code outside this task's changes are not looked for at its merge: it "
+                f"changed {count} files with a semantic check, more than the {MAX_CHANGED} read; `wtc report "
+                f"--run {run.run_id}` looks across the run before landing"]
 
     def _finish_task_locked(self, run: RunRecord, task_id: str, message: str | None) -> TaskFinished:
         task = self._task(run.run_id, task_id)
         if task.state in (TaskState.FINISHED, TaskState.MERGED, TaskState.EMPTY) or (
-                task.state is TaskState.CONFLICT and not self._has_new_work(task)):
+                task.state is TaskState.CONFLICT and not _unresolved_markers(task.result.get("conflicts", []))
+                and not self._has_new_work(task)):
             # Finished earlier (perhaps by a call with another key): clean up what a crash may have
             # left, and return the recorded outcome (the caller goes on to merge a FINISHED task).
             if task.state is not TaskState.CONFLICT:
@@ -301,6 +365,7 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
             violations = [dict(v) for v in problems]
             changes = []
             reserved = []
+            markers: list[dict[str, Any]] = []   # blocks `task update` left unresolved
             derived: list = []  # consolidation Intents, derived only when reserved files or manifests changed
             since = run.base
             if not violations:
@@ -321,7 +386,7 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
                     report = boundaries.check_changes(changes, task.boundary, self.git.read_blob,
                                                       lambda: self.git.submodule_paths(tip))
                     violations = [v.to_json() for v in report.violations]
-                    violations += self._leftover_markers(task, tip)
+                    markers = self._leftover_markers(task, tip)
                     violations += self._large_committed_files(task, since, tip)
                     reserved = [{"path": c.path, "status": c.status, "base_oid": c.old_oid, "new_oid": c.new_oid}
                                 for c in report.reserved]
@@ -334,6 +399,8 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
                         violations += refused
             checked.update(violations=violations, files=len(changes), reserved=len(reserved))
         changed = [{"path": c.path, "status": c.status} for c in changes]
+        if markers and not violations:
+            return self._refuse_markers(run, task, tip, markers, changed, notes)
         if violations:
             # The way out travels in the JSON too (an agent reading `--json` or an MCP result has no
             # text renderer): fix the paths where they are, finish again.
@@ -367,8 +434,16 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
             self.store.log_event(run.run_id, task_id, "task.rejected", {"violations": violations})
             self.reporter.event("task.rejected", run=run.run_id, task=task_id, violations=violations)
             return result
-        state = TaskState.EMPTY if not changes else TaskState.FINISHED
-        notes += self._left_behind_notes(run, task_id, changes, since)
+        # Intents declared with `wtc intent add` are the task's work as much as its files: a task
+        # whose only change is its intents merges (an empty merge) so that they apply.
+        declared = [row for row in self.store.list_intents(run.run_id, ("declared",)) if row["task_id"] == task_id]
+        state = TaskState.FINISHED if changes or declared else TaskState.EMPTY
+        if declared:
+            names = ", ".join(f"{row['data'].get('op')} {row['data'].get('name')} in {row['data'].get('manifest')}"
+                              for row in declared[:5]) + (f" and {len(declared) - 5} more" if len(declared) > 5 else "")
+            notes.append(f"{len(declared)} intent(s) declared with `wtc intent add` ({names}) apply once the task "
+                         f"has merged, at `wtc consolidate --run {run.run_id}`")
+        notes += self._left_behind_notes(run, changes)
         if reserved:
             notes.append("reserved-file edits are kept aside on the branch for the consolidation phase")
             carried = {i.manifest for i in derived}
@@ -379,7 +454,8 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
                              "consolidation applies, so no intent carries it (the relock decides the rest)")
         result = TaskFinished(
             run=run.run_id, task=task_id, state=state.value, commit=tip, branch=task.branch, changed=changed,
-            reserved=reserved, intents=[i.to_json() for i in derived], worktree=None, notes=notes,
+            reserved=reserved, worktree=None, notes=notes,
+            intents=[i.to_json() for i in derived] + [row["data"] | {"state": row["state"]} for row in declared],
         )
         self.store.put_intents(run.run_id, task_id, [i.to_json() for i in derived])
         mergeable = queue.mergeable_commit(self.git.repo, tip, since, [r["path"] for r in reserved], task_id)
@@ -505,17 +581,48 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
             return None
         return self._blob_size(str(entry.id))
 
-    def _leftover_markers(self, task: TaskRecord, tip: str) -> list[dict[str, str]]:
-        """Files `task update` left with conflict markers must not be committed with them."""
-        from ..merge.markers import has_markers  # the merge engine's own marker detector
+    def _leftover_markers(self, task: TaskRecord, tip: str) -> list[dict[str, Any]]:
+        """The conflict blocks `task update` left that are still in the task's files: not a boundary
+        problem but a conflict the agent has not resolved yet, one row per block (kind
+        `unresolved_markers`, its lines and both sides, as a merge conflict's row)."""
+        from ..merge.markers import has_markers, parse_conflicts  # the merge engine's own marker reader
 
-        found = []
+        found: list[dict[str, Any]] = []
         for rel in task.result.get("pending_markers", []):
             data = self.git.file_at(tip, rel)
-            if data is not None and has_markers(data):
-                found.append({"path": rel, "rule": "conflict_markers",
-                              "detail": "still holds conflict markers from `wtc task update`; resolve them first"})
+            if data is None:
+                continue
+            blocks = parse_conflicts(data, kind="unresolved_markers")
+            for block in blocks:
+                found.append({"path": rel, "kind": block.kind, "declaration": "", "start_line": block.start_line,
+                              "end_line": block.end_line, "base": block.base, "ours": block.ours,
+                              "theirs": block.theirs})
+            if not blocks and has_markers(data):   # a block left half-removed: no whole block to show
+                found.append({"path": rel, "kind": "unresolved_markers", "declaration": "", "start_line": None,
+                              "end_line": None, "base": "", "ours": "", "theirs": ""})
         return found
+
+    def _refuse_markers(self, run: RunRecord, task: TaskRecord, tip: str, markers: list[dict[str, Any]],
+                        changed: list[dict[str, str]], notes: list[str]) -> TaskFinished:
+        """A finish with conflict markers `task update` left: exit 1, the task in conflict with its
+        worktree kept (the commit stays on its branch), each block named with the way on."""
+        where = ", ".join(f"{m['path']} lines {m['start_line']}-{m['end_line']}" if m["start_line"] else m["path"]
+                          for m in markers[:8]) \
+            + (f" and {len(markers) - 8} more" if len(markers) > 8 else "")
+        notes = notes + [f"`wtc task update` left conflict markers that are still there ({where}): in each block "
+                         f"keep what both sides need (above ======= the task's own version, below it what "
+                         f"integration holds), remove the markers, then `wtc task finish {task.task_id} --run "
+                         f"{run.run_id}` again"]
+        result = TaskFinished(exit_code=1, run=run.run_id, task=task.task_id, state=TaskState.CONFLICT.value,
+                              commit=tip, branch=task.branch, changed=changed, conflicts=markers,
+                              worktree=task.worktree, notes=notes)
+        self.store.update_task(run.run_id, task.task_id, state=TaskState.CONFLICT, head=tip,
+                               holder=self._fence(run.run_id, task.task_id),
+                               result={**task.result, **result.to_json()})
+        self.store.log_event(run.run_id, task.task_id, "task.conflict",
+                             {"paths": sorted({m["path"] for m in markers}), "unresolved_markers": True})
+        self.reporter.event("task.conflict", run=run.run_id, task=task.task_id, conflicts=markers)
+        return result
 
     def _has_new_work(self, task: TaskRecord) -> bool:
         """A task in conflict has new work when its worktree holds changes or commits since the
@@ -795,6 +902,36 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         return TaskWidened(run=run.run_id, task=task.task_id, state=task.state.value, boundary=boundary.to_json(),
                            added_own=new_own, added_read=new_read, why=why, overlaps=overlaps,
                            sparse_cone=list(cone) if cone is not None else None, notes=notes)
+
+
+def _unresolved_markers(conflicts: Sequence[dict[str, Any]]) -> bool:
+    """Did a finish stop at conflict markers `task update` left (nothing to merge until resolved)?"""
+    return any(c.get("kind") == "unresolved_markers" for c in conflicts)
+
+
+def _public_result(result: dict[str, Any]) -> dict[str, Any]:
+    """A task's recorded result without the bookkeeping that follows it through its states."""
+    return {k: v for k, v in result.items()
+            if k not in ("overlaps", "since", "mergeable", "pending_markers", "pending_semantic", "verify_command")}
+
+
+def _live_again_notes(task: TaskRecord, worktree: str, kept: bool, run_id: str) -> list[str]:
+    """What a start of a live task that exists says: its worktree is the task's own (kept as it
+    was, uncommitted work included, or re-created from its branch), and what stopped its last
+    finish, with the way on."""
+    where = (f"its worktree {worktree} is as it was (uncommitted work kept)" if kept else
+             f"its worktree {worktree} was re-created from {task.branch} (the commits are in it; the folder was gone)")
+    notes = [f"task {task.task_id} already exists ({task.state.value}): {where}"]
+    finish = f"`wtc task finish {task.task_id} --run {run_id}`"
+    if task.state is TaskState.REJECTED:
+        broken = "; ".join(f"{v.get('path') or '-'}: {v.get('rule')}" for v in task.result.get("violations", [])[:5])
+        notes.append(f"its last finish was rejected ({broken}): fix that in the worktree, then {finish} again")
+    elif task.state is TaskState.CONFLICT:
+        paths = ", ".join(sorted({c.get("path", "") for c in task.result.get("conflicts", [])})) or "its files"
+        notes.append(f"its last finish conflicted with the integration branch in {paths}; the worktree holds the "
+                     f"task's own work: `wtc task update {task.task_id} --run {run_id}` brings the integration tip "
+                     f"in (markers where it cannot merge), resolve, then {finish} again")
+    return notes
 
 
 def _missing_note(missing: list[str]) -> str:

@@ -15,8 +15,9 @@ One `merge_into` call, in order:
              CONFLICT and leave the ref alone.
      check   with a `check` (the semantic check: merge.check_tree_merge, through the queue), the
              clean tree is checked against the merge base, the tip and the task; its findings
-             block the merge (CONFLICT, kind `semantic`, the ref left alone) when `check_blocks`,
-             else they ride along on the MERGED result as `findings`.
+             block the merge (CONFLICT, kind `semantic`, the ref left alone) when `check_blocks`
+             (True, or a predicate saying which findings block: the run's modes per kind), else
+             they ride along on the MERGED result as `findings`.
   4. commit  `create_commit(None, ...)` writes the merge commit (parents: old tip, task) and moves
              nothing. Crash point `merge.after_commit_written`.
   5. publish compare-and-swap of the ref from the old tip (refs.py), or the caller's `publish` (a
@@ -136,7 +137,8 @@ class Integrator:
                    message: str, author: pygit2.Signature,
                    committer: pygit2.Signature | None = None,
                    resolve: Resolver | None = None, check: TreeCheck | None = None,
-                   check_blocks: bool = True, publish: Publisher | None = None) -> IntegrationResult:
+                   check_blocks: bool | Callable[[SemanticFinding], bool] = True,
+                   publish: Publisher | None = None) -> IntegrationResult:
         """Merge `task_commit` into `ref` (see the module docstring); returns what happened.
         `publish(ref, new, old)` moves the ref instead of the local compare-and-swap (a remote run
         pushes with a lease); it raises StaleRef when the ref moved, after which `ref` must hold
@@ -193,12 +195,14 @@ class Integrator:
                 merge_base = repo.merge_base(tip, task)
                 findings = tuple(check(repo, merge_base, tip, task, tree)) if merge_base else ()
                 timings["semantic"] = timings.get("semantic", 0.0) + _ms(t)
-                if findings and check_blocks:
+                blocking = tuple(f for f in findings if check_blocks(f)) if callable(check_blocks) else \
+                    findings if check_blocks else ()
+                if blocking:
                     timings["total"] = _ms(started)
                     return IntegrationResult(
                         IntegrationState.CONFLICT, ref, str(task), str(base_id), str(tip), str(tip),
-                        None, str(tree), path, semantic_conflicts(repo, tree, findings), resolved, attempts,
-                        reason, timings, findings=findings, strategies=strategies)
+                        None, str(tree), path, semantic_conflicts(repo, tree, blocking), resolved, attempts,
+                        reason, timings, findings=blocking, strategies=strategies)
             t = time.perf_counter()
             commit = repo.create_commit(None, author, committer, message, tree, [tip, task])
             timings["commit"] = timings.get("commit", 0.0) + _ms(t)
@@ -372,7 +376,8 @@ def _integrator(repo: pygit2.Repository | str | os.PathLike[str]) -> Integrator:
 def merge_into(repo: pygit2.Repository | str | os.PathLike[str], ref: str, task_commit: pygit2.Oid | str,
                base: pygit2.Oid | str, *, message: str, author: pygit2.Signature,
                committer: pygit2.Signature | None = None, resolve: Resolver | None = None,
-               check: TreeCheck | None = None, check_blocks: bool = True) -> IntegrationResult:
+               check: TreeCheck | None = None,
+               check_blocks: bool | Callable[[SemanticFinding], bool] = True) -> IntegrationResult:
     """Merge `task_commit` into `ref` by compare-and-swap; see `Integrator.merge_into`."""
     return _integrator(repo).merge_into(ref, task_commit, base, message=message, author=author,
                                         committer=committer, resolve=resolve, check=check,

@@ -37,13 +37,14 @@ class SemanticMode(str, enum.Enum):
     OFF = "off"
 
     @classmethod
-    def parse(cls, value: "SemanticMode | str") -> "SemanticMode":
+    def parse(cls, value: "SemanticMode | str", *, option: str = "--semantic",
+              key: str = "semantic-check") -> "SemanticMode":
         try:
             return cls(value)
         except ValueError:
             from ..errors import UsageError
-            raise UsageError(f"semantic check mode {value!r} is not one of block, warn, off",
-                             fix="pass --semantic block|warn|off (or semantic-check = \"block\" in the config)") from None
+            raise UsageError(f"{option.removeprefix('--')} mode {value!r} is not one of block, warn, off",
+                             fix=f"pass {option} block|warn|off (or {key} = \"block\" in the config)") from None
 
 
 @dataclass(frozen=True)
@@ -71,7 +72,9 @@ class SemanticFinding:
     # where the base and each side declare it at most once (merge/duplicates.py); or "dropped": the
     # side `removed_by` resolved an update's conflict markers by hand and lost `name`, which the
     # side `used_by` defines (`definition_path:definition_line` there) and the merged tree still
-    # uses (coordinator/left_behind.dropped_by_resolution)
+    # uses (coordinator/left_behind.dropped_by_resolution); or "left_behind": `removed_by` removed or
+    # renamed `name`, and code no side changed (`use_path:use_line` in the merged result) still uses
+    # it (coordinator/left_behind.left_behind_at_merge; `used_by` is "")
     problem: str = "broken"
     # For "broken": the one definition of the same kind, in the same place, that the removing side
     # added to that file (a likely new name: `defaultPort` for `portOrDefault`); "" when none or several.
@@ -95,6 +98,11 @@ class SemanticFinding:
         if self.problem == "dropped":
             return (f"{self.use_path}:{self.use_line} uses {self.name} ({self.kind} at {where} on the {self.used_by} "
                     f"side), which {self.removed_by} dropped when it resolved an update's conflict markers by hand")
+        if self.problem == "left_behind":
+            renamed = f" (to {self.replacement}, it seems)" if self.replacement else ""
+            return (f"{self.use_path}:{self.use_line} uses {self.name} ({self.kind} at {where} in the base), which "
+                    f"{self.removed_by} removed or renamed{renamed}; no task changed that use, so the landed tree "
+                    "would not resolve it")
         if self.problem == "duplicate":
             return (f"{where} and {self.use_path}:{self.use_line} both declare {self.name} ({self.kind}): the merge "
                     f"holds it twice in one scope, where {self.removed_by} and {self.used_by} each hold it once")
@@ -153,6 +161,11 @@ PROBLEM_WORDS: dict[str, ProblemWords] = {
         "replaced throughout by", "imported again by", "replaced throughout by", "import the new path",
         "one side moved an import path everywhere and the other imports the old one: after {update}, "
         "import the new path"),
+    "left_behind": ProblemWords(
+        "removed by", "still used by", "removed by", "keep the old name too, or update the use(s)",
+        "the task removed or renamed a name that code no task changed still uses, so the landed tree would not "
+        "resolve it: keep the old name too (an alias), or the lead widens the task (`wtc task widen`) and it "
+        "updates the uses; when a live task owns that code, let it finish first"),
     "signature": ProblemWords(
         "reshaped by", "called the old way by", "reshaped by", "pass what the new shape takes at each call",
         "one side changed a function's parameters and the other side's new code calls it the old way: "

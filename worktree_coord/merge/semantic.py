@@ -111,19 +111,24 @@ def find_broken_names(files: Iterable[Versions], *, labels: tuple[str, str, str]
                       mentions: Callable[[str, Iterable[str]], set[str]] | None = None,
                       tree_file: TreeFile | None = None,
                       tree_folders: TreeFolders | None = None,
+                      every_use: bool = False,
                       package_files: PackageFiles | None = None) -> tuple[SemanticFinding, ...]:
     """Every name the merge of `files` broke (see the module docstring), in path and line order,
     each (use file, use line, problem, name) once. `complete`: `files` hold every file either side
     changed (what a tree merge gives); when not, a package-wide name (Go) gone from one file is
     looked up in the rest of its package through `package_files`, and reported when that cannot
-    be read (the name may be defined there, or not: the inputs cannot tell). `mentions(side, modules)`: which of the modules some file of
-    that side's whole tree still names; given (a tree merge), imports of a module one side replaced
-    throughout are checked too (import_paths.py), and `tree_file(which, path)` (any file of the
-    base, left or right tree: their manifests) tells a dependency the merge still declares.
+    be read (the name may be defined there, or not: the inputs cannot tell). `mentions(side,
+    modules)`: which of the modules some file of that side's whole tree still names; given (a tree
+    merge), imports of a module one side replaced throughout are checked too (import_paths.py), and
+    `tree_file(which, path)` (any file of the base, left or right tree: their manifests) tells a
+    dependency the merge still declares.
     `tree_folders(which, folder)`: the names of a folder's subfolders there (a workspace's package
-    folders, found by its globs: workspace_packages.py)."""
+    folders, found by its globs: workspace_packages.py). `every_use`: an import of a broken name is
+    named even where the file's calls of it are (a use left behind, which nobody wrote in this merge:
+    the import is what fails first)."""
     checked = [f for f in files if semantic_profile(f.path) is not None]
     check = _Check(checked, labels, trees or {}, complete, tree_file, tree_folders, package_files)
+    check.every_use = every_use
     found = check.run() + find_duplicates(checked, labels=labels, trees=trees) + find_signature_changes(check)
     if mentions is not None and len(checked) > 1:
         found += tuple(find_replaced_imports(checked, check, check.labels, mentions, tree_file))
@@ -144,6 +149,7 @@ class _Check:
         # which file of the merge defines it (reexports.py; files no side changed read through tree_file).
         self.reexports = ReExports(self, tree_file, tree_folders)
         self.complete = complete
+        self.every_use = False   # find_broken_names(every_use=...)
         self.labels = {"left": labels[0], "right": labels[2]}
         self.trees = trees
         self._symbols: dict[tuple[str, bytes, bool], Symbols | None] = {}   # (path, bytes, uses)
@@ -411,7 +417,7 @@ class _Check:
             uses = [(reference, list(self.targets(path, reference, merged))) for reference in merged.references
                     if reference.line in merged_lines and reference.name in names]
             for reference, targets in uses + list(self._imports_as_uses(path, merged, merged_lines, names)):
-                if reference.kind == "import" and reference.name in reported:
+                if reference.kind == "import" and reference.name in reported and not self.every_use:
                     continue   # the file's calls of it are reported already: its import is one more line to fix
                 if any(target not in by_key and self.defined_in_merged(target) for target in targets):
                     continue   # another file the use may mean defines it (a package moved: Go's vendor/)
