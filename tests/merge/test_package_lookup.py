@@ -223,3 +223,15 @@ def test_merge_file_inside_the_repository_reads_the_working_tree(tmp_path: Path)
     again = subprocess.run([WTC, "merge-file", *files, "--path", "pkg/util/util.go"], cwd=repo, env=env,
                            capture_output=True, check=False)
     assert again.returncode == 1 and b"semantic conflict" in again.stderr
+
+
+def test_git_rebase_through_the_driver_reads_the_commit_it_applies(tmp_path: Path) -> None:
+    """A rebase names the commit it applies only in rebase-merge/done while the driver runs: the
+    moving commit, replayed onto a branch that calls the function, is no conflict."""
+    _, deleting, calling = GO_CASES["call_in_new_function"]
+    repo, env = _repo(tmp_path, {"pkg/util/util.go": deleting, "pkg/util/other.go": OTHER_WITH_HELPER},
+                      {"pkg/util/util.go": calling})
+    subprocess.run(["git", "checkout", "-q", "other"], cwd=repo, env=env, check=True)
+    done = subprocess.run(["git", "rebase", "main"], cwd=repo, env=env, capture_output=True)
+    assert done.returncode == 0, done.stderr
+    assert "strings.Fields(helper(s))" in (repo / "pkg/util/util.go").read_text()

@@ -177,10 +177,23 @@ def _ask_git(*args: str) -> str:
 
 
 def _merging_commit() -> str:
-    """The commit git is merging in (or cherry-picking, reverting, rebasing): "" when none."""
+    """The commit git is applying while it runs the driver: "" when none is known. `git merge`
+    names it in GITHEAD_<sha>; a rebase lists it last in rebase-merge/done (REBASE_HEAD and
+    CHERRY_PICK_HEAD are written only after the merge stopped: read for a run by hand then). A
+    single `git cherry-pick` or `revert` leaves no trace of it while it merges: only the working
+    tree is read, and a name its commit moved to another file is reported (the safe side)."""
     named = [key[len("GITHEAD_"):] for key in os.environ if key.startswith("GITHEAD_")]
     if len(named) == 1:
         return named[0]
+    done = _ask_git("rev-parse", "--git-path", "rebase-merge/done")
+    try:
+        steps = [line.split() for line in Path(done).read_text().splitlines() if line.strip()] if done else []
+    except OSError:
+        steps = []
+    if steps and len(steps[-1]) >= 2 and not steps[-1][0].startswith("#"):
+        sha = _ask_git("rev-parse", "-q", "--verify", f"{steps[-1][1]}^{{commit}}")
+        if sha:
+            return sha
     for head in ("MERGE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD", "REBASE_HEAD"):
         sha = _ask_git("rev-parse", "-q", "--verify", head)
         if sha:
