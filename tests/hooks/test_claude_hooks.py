@@ -237,6 +237,26 @@ def test_worktreeinclude_copies_ignored_secrets_and_globs_only(tmp_path):
     assert ".env" not in integration_files(repo, run), "a copied secret is never committed"
 
 
+def test_worktreeinclude_never_walks_into_another_agents_worktree_being_made(tmp_path):
+    """Found in the suite (play_harness, four agents at once): the .worktreeinclude lookup walked
+    the main checkout's untracked files into .wtc/worktrees/, where each worktree's .git file made
+    git read its admin folder; one being made beside it (its commondir not written yet) failed the
+    start: "fatal: failed to read .../commondir". Stood in for here by an admin folder git cannot
+    read (its commondir a folder); the lookup must not go there at all."""
+    repo = make_repo(tmp_path / "repo", {".gitignore": ".env\n", ".worktreeinclude": ".env\n", "a.txt": "a\n"})
+    write(repo, {".env": "KEY=1\n"})
+    first = assert_contract(create(repo, "first"))
+    # A worktree folder whose admin folder git cannot read (as one half made is, for a moment): its
+    # commondir is a folder. Registered nowhere, so only a walk into the worktree folders meets it.
+    ghost, admin = first.parent / "ghost", tmp_path / "ghost-admin"
+    (admin / "commondir").mkdir(parents=True)
+    (admin / "HEAD").write_text("ref: refs/heads/ghost\n")
+    ghost.mkdir()
+    (ghost / ".git").write_text(f"gitdir: {admin}\n")
+    second = assert_contract(create(repo, "second"))
+    assert (second / ".env").read_text() == "KEY=1\n"
+
+
 def test_a_failing_setup_command_rolls_the_start_back_and_names_its_log(tmp_path):
     repo = make_repo(tmp_path / "repo", {"a.txt": "a\n", ".wtc.toml": '[worktree-setup]\nrun = "echo preparing; '
                                          'echo broken >&2; exit 7"\n'})

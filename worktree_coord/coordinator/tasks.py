@@ -610,9 +610,9 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
                           for m in markers[:8]) \
             + (f" and {len(markers) - 8} more" if len(markers) > 8 else "")
         notes = notes + [f"`wtc task update` left conflict markers that are still there ({where}): in each block "
-                         f"keep what both sides need (above ======= the task's own version, below it what "
-                         f"integration holds), remove the markers, then `wtc task finish {task.task_id} --run "
-                         f"{run.run_id}` again"]
+                         f"keep what both sides need (under <<<<<<< the task's own version, above >>>>>>> what "
+                         f"integration holds, between ||||||| and ======= the base), remove the markers, then "
+                         f"`wtc task finish {task.task_id} --run {run.run_id}` again"]
         result = TaskFinished(exit_code=1, run=run.run_id, task=task.task_id, state=TaskState.CONFLICT.value,
                               commit=tip, branch=task.branch, changed=changed, conflicts=markers,
                               worktree=task.worktree, notes=notes)

@@ -107,7 +107,7 @@ class WorktreeSetupOperations(CoordinatorBase):
         if not include.is_file():
             return [], []
         own_folders = self._own_folders(main)
-        candidates = [rel for rel in self.git.untracked_matching(include)
+        candidates = [rel for rel in self.git.untracked_matching(include, skip=own_folders)
                       if not any(rel == f or rel.startswith(f + "/") for f in own_folders)]
         ignored = self.git.ignored(candidates)
         copied: list[str] = []

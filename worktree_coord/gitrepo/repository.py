@@ -662,13 +662,17 @@ class GitRepo:
 
     # ---- git-ignored files of the main checkout (what a new worktree lacks) --------------------
 
-    def untracked_matching(self, patterns_file: Path) -> list[str]:
+    def untracked_matching(self, patterns_file: Path, skip: Sequence[str] = ()) -> list[str]:
         """Untracked files of the main checkout that match the gitignore-syntax patterns in
-        `patterns_file` (git's own matcher: negations, anchors and `**` as git reads them)."""
+        `patterns_file` (git's own matcher: negations, anchors and `**` as git reads them), never
+        walking into the folders `skip` names. Those are the worktree folders: each worktree's `.git`
+        file makes git read its admin folder, which a worktree being added or removed beside this
+        call may hold half made ("fatal: failed to read .../commondir", seen with four agents
+        starting at once); pathspec exclusions prune the walk."""
         if self.toplevel is None:
             return []
-        out = self.git("ls-files", "-z", "--others", "--ignored", f"--exclude-from={patterns_file}",
-                       cwd=self.toplevel).stdout
+        out = self.git("ls-files", "-z", "--others", "--ignored", f"--exclude-from={patterns_file}", "--", ".",
+                       *[f":(exclude,literal){folder}" for folder in skip], cwd=self.toplevel).stdout
         return [p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p]
 
     def ignored(self, paths: Sequence[str]) -> set[str]:

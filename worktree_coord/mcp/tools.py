@@ -115,8 +115,8 @@ def build_tools(served: Served) -> list[Tool]:
         read: Annotated[list[str], Field(description="Globs the task only reads (with sparse: the checkout "
                                                      "holds own + read folders and root files).")] = [],
         sparse: Annotated[bool, Field(description="Check out only own/read folders plus root files.")] = False,
-        exclusive: Annotated[bool, Field(description="Refuse (exit 2) if own overlaps another live task's "
-                                                     "own globs.")] = False,
+        exclusive: Annotated[bool, Field(description="Refuse (exit 4, busy: retry once that task ends) if own "
+                                                     "overlaps another live task's own globs.")] = False,
         author: Annotated[str | None, Field(description='Commit author for the task, "Name <email>".')] = None,
         idempotency_key: Key = None,
     ) -> CallToolResult:
