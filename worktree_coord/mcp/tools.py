@@ -387,8 +387,7 @@ def build_tools(served: Served) -> list[Tool]:
                                 labels=named)  # type: ignore[arg-type]
             payload = result.to_json() | {"path": path, "labels": dict(zip(("ours", "base", "theirs"), named)),
                                           "merged": result.merged.decode("utf-8", "replace")}
-            places = ", ".join(f"{c.declaration or 'file'} (lines {c.start_line}-{c.end_line})"
-                               for c in result.conflicts)
+            places = ", ".join(c.place for c in result.conflicts)
             text = f"clean merge of {path}" if result.clean else f"{len(result.conflicts)} conflict(s) in {path}: {places}"
             return Reply(payload, "merge-file", text, exit_code=0 if result.clean else 1)
 
