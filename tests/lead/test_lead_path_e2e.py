@@ -156,7 +156,14 @@ def test_the_leads_path_end_to_end(tmp_path, timings):
     assert not Path(updated["worktree"]).exists()
 
     # -- a task whose only change is an intent declared with `intent add` merges; the intent applies
-    start(repo, env, "only-intent", "docs/**")
+    _, live = cli(repo, "task", "start", "only-intent", "--run", "r", "--own=docs/**", env=env, expect=0)
+    # (a second clone on this machine hands out a port block no live task of this one holds)
+    other = tmp_path / "other"
+    git(tmp_path, "clone", "-q", str(repo), str(other))
+    cli(other, "run", "start", "--run", "o", env=env, expect=0)
+    _, theirs = cli(other, "task", "start", "t", "--run", "o", "--own=app/x.py", env=env, expect=0)
+    ours, them = live["prepared"]["ports"], theirs["prepared"]["ports"]
+    assert them["last"] < ours["base"] or them["base"] > ours["last"], (ours, them)
     cli(repo, "intent", "add", "only-intent", "--run", "r", "--manifest", "pyproject.toml", "--op", "add_dep",
         "--name", "extra", "--spec", ">=1", env=env, expect=0)
     _, done = cli(repo, "task", "finish", "only-intent", "--run", "r", env=env, expect=0)

@@ -596,3 +596,20 @@ def test_a_plan_rule_added_over_mcp_gives_a_task_started_without_own_its_boundar
             assert empty.is_error, "a rule that owns nothing is refused by the schema"
 
     anyio.run(scenario)
+
+
+def test_task_start_of_a_merged_task_answers_its_state_not_a_dead_worktree(repo):
+    """Issue 35, 1.3, through the MCP tool: a harness re-running an agent calls task_start again
+    after the task merged; it answered the first start's worktree, removed at finish."""
+    async def scenario() -> tuple[dict, dict]:
+        async with stdio_session(repo) as session:
+            await call(session, "run_start", {"run": "r"})
+            worktree = await start_edit(session, "api", "packages/api/index.js", "export const api = 2;\n")
+            done = await call(session, "task_finish", {"run": "r", "task": "api"})
+            assert done["state"] == "merged" and not worktree.exists()
+            again = await call(session, "task_start", {"run": "r", "task": "api", "own": ["packages/api/index.js"]})
+            return done, again
+
+    done, again = anyio.run(scenario)
+    assert again["exit_code"] == 0 and again["state"] == "merged" and again["existing"] is True
+    assert again["worktree"] == "" and again["last_finish"]["merge"]["new_tip"] == done["merge"]["new_tip"]
