@@ -52,7 +52,7 @@ COMMAND_MODULES: dict[str, tuple[str, ...]] = {
     "forecast": ("forecast",), "version": ("info",), "status": ("maintenance",), "gc": ("maintenance",),
     "mcp": ("mcp",), "merge-file": ("merge_file",), "driver": ("merge_file",), "merge": ("merging",),
     "report": ("merging",), "land": ("merging",), "sync": ("merging",), "watch": ("watch",),
-    "task": ("tasks", "forecast"), "hook": ("hooks",), "hooks": ("hooks",), "plan": ("plan",), "run": ("runs",),
+    "task": ("tasks", "forecast", "fanout"), "fanout": ("fanout",), "hook": ("hooks",), "hooks": ("hooks",), "plan": ("plan",), "run": ("runs",),
 }
 
 
