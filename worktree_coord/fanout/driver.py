@@ -1,9 +1,10 @@
 """One task's pipeline: start (or resume), bring its dependencies' work in, run the agent, finish,
 repair, until it merged or needs the lead.
 
-Stage: what each worker thread of the runner does for one task, over its own Coordinator (its own
-lease owner, as two `wtc` processes would be). Input: the task's plan, its ledger and its record in
-the store. Output: a `TaskOutcome`; every step is written to the ledger before the next begins.
+Stage: what a pipeline (a worker thread of the runner) does for one task, over the pipeline's own
+Coordinator (its own lease owner, as two `wtc` processes would be). Input: the task's plan, its
+ledger and its record in the store. Output: a `TaskOutcome`; every step is written to the ledger
+before the next begins.
 
 The steps, from the ledger's `step` and the task's real state (`start_task` answers it):
   merged, empty               done: no agent runs (a task that finished is never run again)
@@ -118,6 +119,8 @@ class TaskDriver:
 
     # ---- the pipeline -------------------------------------------------------------------------
     def drive(self) -> TaskOutcome:
+        if self.context.stopping.is_set():      # picked up after the runner was told to stop
+            return self._outcome("stopped")
         with stage(self.c.reporter, "fanout.task", run=self.run, task=self.name) as out:
             outcome = self._drive()
             out.update(outcome=outcome.outcome, attempts=outcome.attempts_used, runs=outcome.runs_now)

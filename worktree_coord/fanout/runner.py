@@ -9,10 +9,11 @@ In order:
      killed leaves a lease the next one takes over at once (its owner is dead);
   3. the plan against the one the run stored: the same, or refused with the differences listed,
      or (`replan`) stored as the run's plan from now on;
-  4. the scheduler: tasks in dependency order; a task's pipeline (driver.py) starts on a worker
-     thread as soon as a pipeline is free and every task it depends on merged; a task whose
-     dependency will not merge is blocked; at most `concurrency` agents run at once (a pipeline
-     holds an agent slot only while its agent runs, so starts, updates and merges overlap agents);
+  4. the scheduler: tasks in dependency order; a task is handed to a pipeline (a worker thread with
+     a Coordinator of its own, driving one task after another: driver.py) as soon as one is free
+     and every task it depends on merged; a task whose dependency will not merge is blocked; at
+     most `concurrency` agents run at once (a pipeline holds an agent slot only while its agent
+     runs, and there are half as many pipelines again, so starts, updates and merges overlap agents);
   5. the end: when every task has merged or needs the lead, consolidation (offline first, as
      `wtc consolidate`); the report. Never lands.
 Ctrl-C or SIGTERM stops every agent's process group, lets the Coordinator calls in flight end
@@ -123,6 +124,8 @@ class Scheduler:
         self.stopped: str | None = None
         self._lock = threading.Lock()
         self.phases: dict[str, str] = {}
+        self.work: queue.Queue[str | None] = queue.Queue()
+        self.results: queue.Queue[TaskOutcome] = queue.Queue()
         self.context = RunContext(repo=Path(coordinator.git.toplevel or coordinator.git.common_dir), run=run_id,
                                   plan=plan, max_agents=options.max_agents, agent_timeout=options.agent_timeout,
                                   agent_slots=threading.Semaphore(concurrency), emit=self.emit,
@@ -170,25 +173,30 @@ class Scheduler:
                              "settled": len(settled), "concurrency": self.concurrency,
                              "max_agents": self.context.max_agents}, self.counts())
         pending = [t.name for t in self.plan.tasks if t.name not in settled]
-        results: queue.Queue[TaskOutcome] = queue.Queue()
-        in_flight: dict[str, threading.Thread] = {}
+        in_flight: set[str] = set()
+        workers = [threading.Thread(target=self._worker, name=f"wtc-fanout-{i}", daemon=True)
+                   for i in range(min(self.pipelines, len(pending)))]
+        for worker in workers:
+            worker.start()
         try:
             while pending or in_flight:
-                self._collect(results, in_flight, settled, block=False)
+                self._collect(in_flight, settled, block=False)
                 if not self.context.stopping.is_set() and not self.context.limit_reached.is_set():
-                    self._start_ready(pending, in_flight, settled, results)
+                    self._start_ready(pending, in_flight, settled)
                 elif not in_flight:
                     break
                 if not pending and not in_flight:
                     break
-                self._collect(results, in_flight, settled, block=True)
+                self._collect(in_flight, settled, block=True)
                 with self._lock:
                     self.view.tick(self.counts(), time.monotonic() - self.began)
         except KeyboardInterrupt:
             self.stopped = "interrupted"
             self.context.stopping.set()
             self.emit("stopping", why="interrupted: stopping every agent (their worktrees keep their work)")
-            self._wait_for(results, in_flight, settled)
+            self._wait_for(in_flight, settled)
+        for _ in workers:
+            self.work.put(None)
         if self.context.limit_reached.is_set() and self.stopped is None:
             self.stopped = "limit"
         for name in pending:
@@ -197,8 +205,7 @@ class Scheduler:
         order = {t.name: i for i, t in enumerate(self.plan.tasks)}
         return sorted(settled.values(), key=lambda o: order.get(o.task, len(order))) + removed
 
-    def _start_ready(self, pending: list[str], in_flight: dict[str, threading.Thread],
-                     settled: dict[str, TaskOutcome], results: queue.Queue[TaskOutcome]) -> None:
+    def _start_ready(self, pending: list[str], in_flight: set[str], settled: dict[str, TaskOutcome]) -> None:
         for name in list(pending):
             if len(in_flight) >= self.pipelines:
                 return
@@ -211,53 +218,66 @@ class Scheduler:
             if not all(d in settled for d in task.depends_on):
                 continue
             pending.remove(name)
-            thread = threading.Thread(target=self._work, args=(name, results), name=f"wtc-fanout-{name}", daemon=True)
-            in_flight[name] = thread
-            thread.start()
+            in_flight.add(name)
+            self.work.put(name)
 
-    def _work(self, name: str, results: queue.Queue[TaskOutcome]) -> None:
+    def _worker(self) -> None:
+        """A pipeline: one task after another, each driven to the end of this invocation, with one
+        Coordinator of its own (its own lease owner, as a `wtc` process would be)."""
         from ..coordinator import Coordinator
 
-        task = self.plan.task(name)
-        try:
-            with separate_owner(), Coordinator(self.context.repo) as coordinator:
-                outcome = TaskDriver(self.context, coordinator, task).drive()
-        except BaseException as error:  # noqa: BLE001 - one task's failure never stops the others
-            message = error.message if isinstance(error, WtcError) else f"{type(error).__name__}: {error}"
-            outcome = TaskOutcome(name, "lead", attempts=self.plan.attempts_of(task), reason="error",
-                                  report=f"wtc could not drive the task: {message}")
-            self.set_phase(name, "lead", {})
-        results.put(outcome)
+        coordinator = None
+        with separate_owner():
+            try:
+                while True:
+                    name = self.work.get()
+                    if name is None:
+                        return
+                    task = self.plan.task(name)
+                    try:
+                        if coordinator is None:
+                            coordinator = Coordinator(self.context.repo)
+                        outcome = TaskDriver(self.context, coordinator, task).drive()
+                    except BaseException as error:  # noqa: BLE001 - one task's failure never stops the others
+                        message = error.message if isinstance(error, WtcError) else f"{type(error).__name__}: {error}"
+                        outcome = TaskOutcome(name, "lead", attempts=self.plan.attempts_of(task), reason="error",
+                                              report=f"wtc could not drive the task: {message}")
+                        self.set_phase(name, "lead", {})
+                    self.results.put(outcome)
+            finally:
+                if coordinator is not None:
+                    coordinator.close()
 
-    def _collect(self, results: queue.Queue[TaskOutcome], in_flight: dict[str, threading.Thread],
-                 settled: dict[str, TaskOutcome], *, block: bool) -> None:
+    def _collect(self, in_flight: set[str], settled: dict[str, TaskOutcome], *, block: bool) -> None:
         try:
-            outcome = results.get(timeout=TICK_SECONDS) if block else results.get_nowait()
+            outcome = self.results.get(timeout=TICK_SECONDS) if block else self.results.get_nowait()
         except queue.Empty:
             return
         while True:
             settled[outcome.task] = outcome
-            thread = in_flight.pop(outcome.task, None)
-            if thread is not None:
-                thread.join()
+            in_flight.discard(outcome.task)
             self.emit("task.end", task=outcome.task, outcome=outcome.outcome, attempts=outcome.attempts_used,
                       reason=outcome.reason)
             try:
-                outcome = results.get_nowait()
+                outcome = self.results.get_nowait()
             except queue.Empty:
                 return
 
-    def _wait_for(self, results: queue.Queue[TaskOutcome], in_flight: dict[str, threading.Thread],
-                  settled: dict[str, TaskOutcome]) -> None:
-        """After a stop: every pipeline ends its agent and returns; a second Ctrl-C stops waiting (the
-        agents' groups are being stopped; anything left is what a killed runner leaves: resumable)."""
-        for name, thread in list(in_flight.items()):
-            if thread.ident is None:          # the stop came between its entry and its start
-                del in_flight[name]
+    def _wait_for(self, in_flight: set[str], settled: dict[str, TaskOutcome]) -> None:
+        """After a stop: tasks not picked up yet are not started, every pipeline ends its agent and
+        returns; a second Ctrl-C stops waiting (anything left is what a killed runner leaves:
+        resumable)."""
+        while True:
+            try:
+                name = self.work.get_nowait()
+            except queue.Empty:
+                break
+            if name is not None:
+                in_flight.discard(name)
                 settled[name] = TaskOutcome(name, "stopped", attempts=self.plan.attempts_of(self.plan.task(name)))
         try:
             while in_flight:
-                self._collect(results, in_flight, settled, block=True)
+                self._collect(in_flight, settled, block=True)
         except KeyboardInterrupt:
             for name in list(in_flight):
                 settled.setdefault(name, TaskOutcome(name, "stopped", attempts=self.plan.attempts_of(self.plan.task(name))))
