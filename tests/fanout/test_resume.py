@@ -117,3 +117,18 @@ def test_a_second_runner_on_the_same_run_is_refused_as_busy(repo, tmp_path):
     out, err = first.communicate(timeout=120)
     assert first.returncode == 0, (out, err)
     assert count(log) == {"slow": 1}
+
+
+def test_a_runner_killed_as_it_stops_an_agent_at_its_timeout_counts_that_run_as_an_attempt(repo, tmp_path):
+    # Found by scripts/stress_fanout.py: the next runner took the stopped run for one that never
+    # ended and ran attempt 1 again (a hanging agent's timeout paid twice) instead of the repair.
+    log = tmp_path / "standin.log"
+    plan = write_plan(tmp_path / "plan.json", [task("slow", "@1 hang", "write pkg/slow/x.txt ok", timeout=1)])
+    code, _, _ = fanout(repo, plan, "r1", log=log, env={"WTC_CRASH_AT": "fanout.after_timeout_stop"})
+    assert code == -signal.SIGKILL
+    code, events, summary = fanout(repo, plan, "r1", log=log)
+    assert code == 0, summary
+    begun = [(line["attempt"], line["repair"]) for line in runs(log) if line["event"] == "begin"]
+    assert begun == [(1, False), (2, True)]
+    assert summary["tasks"][0]["attempts_used"] == 2
+    assert "ran past its timeout of 1 s" in (repo / ".git/wtc/fanout/r1/slow/run-2.prompt.md").read_text()

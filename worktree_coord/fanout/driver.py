@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
+from ..crashpoints import crash_point
 from ..errors import BusyError, StateError, WtcError
 from ..events import stage
 from ..results import TaskFinished, TaskStarted
@@ -283,6 +284,10 @@ class TaskDriver:
         if recorded is not None:
             return Ended(recorded), False
         process = AgentProcess.adopt(pid_file, status_file)
+        if agent.get("stopping") == "timeout":     # the last runner was stopping it at its timeout
+            if process is not None:
+                process.stop()
+            return Ended(None), True
         if process is None and not pid_file.exists() and time.time() - agent["started_at"] < 30:
             time.sleep(PID_FILE_GRACE)   # a kill just after the spawn: the wrapper writes its pid at once
             process = AgentProcess.adopt(pid_file, status_file)
@@ -312,7 +317,13 @@ class TaskDriver:
                 # It may have ended on its own just before the stop: that run finished.
                 return (ended, False) if ended is not None and ended.exit_code is not None else None
             if time.time() >= deadline:
+                # Recorded before the stop: a runner killed while it stops the agent leaves a run
+                # the next one counts as timed out, not one it runs again as if never tried.
+                if self.ledger.agent is not None:
+                    self.ledger.agent["stopping"] = "timeout"
+                    self._save()
                 process.stop()
+                crash_point("fanout.after_timeout_stop")
                 return Ended(None), True
             self.context.stopping.wait(POLL_SECONDS)
 
