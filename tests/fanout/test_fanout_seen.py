@@ -34,6 +34,10 @@ def test_watch_shows_each_task_agent_phase_and_attempt(repaired_run):
     repo, _ = repaired_run
     code, frame = wtc(repo, "watch", "--run", "r1")
     assert code == 0
+    import jsonschema
+
+    schema = Path(__file__).resolve().parents[2] / "docs" / "schemas" / "watch.schema.json"
+    jsonschema.validate(frame, json.loads(schema.read_text()))
     agents = {t["task"]: t["agent"] for t in frame["tasks"]}
     assert agents["fixme"] == {"phase": "merged", "attempt": 2, "attempts": 3, "runs": 2}
     assert agents["fine"]["attempt"] == 1
