@@ -12,6 +12,7 @@ repair whose report says verification failed (`@fix-verify`):
     ! crash CODE          exit with CODE before anything after it
     ! commit MESSAGE      commit what is there (git add -A; agents do commit)
     ! require PATH        exit 4 unless PATH exists (a dependency's merged work must be there)
+    ! keep-markers        a repair that leaves the conflict markers where they are (a sloppy agent)
 
 A repair run (WTC_REPAIR=1) first reads the report at the end of its prompt, as an agent would:
   - each `outside_own PATH` violation: the file is put back as the pin had it (or deleted);
@@ -58,7 +59,7 @@ def resolve_markers(path: Path) -> None:
     path.write_text("".join(out))
 
 
-def repair_from_report(report: str) -> None:
+def repair_from_report(report: str, *, markers: bool = True) -> None:
     # As the finish's note says: put each path outside the boundary back as the task's base had it.
     source = re.search(r"restore --source=([0-9a-f]+)", report)
     for match in re.finditer(r"^\s+outside_own\s+(\S+)", report, re.M):
@@ -68,6 +69,8 @@ def repair_from_report(report: str) -> None:
                            check=True, capture_output=True)
         else:
             Path(rel).unlink(missing_ok=True)
+    if not markers:
+        return
     block = re.search(r"file\(s\) hold conflict markers to resolve:\n((?:    \S.*\n)+)", report)
     paths = [line.strip() for line in block.group(1).splitlines()] if block else []
     paths += re.findall(r"^\s+conflict\s+(\S+) lines .*\(unresolved_markers\)", report, re.M)
@@ -85,8 +88,7 @@ def main() -> int:
         prompt_file=os.environ.get("WTC_PROMPT_FILE"), report_file=os.environ.get("WTC_REPORT_FILE"),
         stdin=sys.stdin.read() if sys.stdin is not None else None, mine=os.environ.get("MINE"))
     report = prompt.split("\n---\nwtc: ", 1)[1] if "\n---\nwtc: " in prompt else ""
-    if repair:
-        repair_from_report(report)
+    directives = []
     for line in prompt.splitlines():
         if not line.startswith("! "):
             continue
@@ -99,6 +101,10 @@ def main() -> int:
                 continue
             if when.isdigit() and int(when) != attempt:
                 continue
+        directives.append((line, words))
+    if repair:
+        repair_from_report(report, markers=not any(words[0] == "keep-markers" for _, words in directives))
+    for line, words in directives:
         verb, args = words[0], words[1:]
         if verb in ("write", "append"):
             path = Path(args[0])
@@ -116,6 +122,8 @@ def main() -> int:
         elif verb == "crash":
             log("crash", code=int(args[0]))
             return int(args[0])
+        elif verb == "keep-markers":
+            pass
         elif verb == "require":
             if not Path(args[0]).exists():
                 print(f"standin: {args[0]} is missing", file=sys.stderr)

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import shlex
 import sys
 from typing import List, Optional
 
@@ -96,7 +97,7 @@ def _exec_text(result: object) -> str:
                                                                     if start.get("worktree") else ""))
     if command is not None:
         how = "stopped at its timeout" if command["timed_out"] else f"exit {command['exit_code']}"
-        lines.append(f"$ {' '.join(command['argv'])}: {how} after {command['seconds']} s")
+        lines.append(f"$ {shlex.join(command['argv'])}: {how} after {command['seconds']} s")
     if finish is not None:
         lines.append(render.task_finished(TaskFinished.from_json(finish)))
     lines += [f"note: {note}" for note in result.notes]  # type: ignore[attr-defined]

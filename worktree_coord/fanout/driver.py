@@ -24,6 +24,7 @@ store); an agent slot is held only while an agent process runs.
 from __future__ import annotations
 
 import re
+import shlex
 import threading
 import time
 from dataclasses import dataclass, field
@@ -262,7 +263,7 @@ class TaskDriver:
                        repair=attempt > 1) as out:
                 with open(files.log, "ab") as log:
                     log.write(f"# wtc fanout: task {self.name}, attempt {attempt} of {self.attempts}, "
-                              f"{time.strftime('%Y-%m-%d %H:%M:%S')}\n# $ {' '.join(argv)[:2000]}\n".encode())
+                              f"{time.strftime('%Y-%m-%d %H:%M:%S')}\n# $ {shlex.join(argv)[:2000]}\n".encode())
                     log.flush()
                     process = spawn_agent(argv, cwd=Path(worktree), env=env, output=log,
                                           status_file=files.status, pid_file=files.pid)

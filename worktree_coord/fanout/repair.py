@@ -93,8 +93,8 @@ def repair_prompt(prompt: str, *, task: str, run: str, attempt: int, attempts: i
             f"is in this worktree; wtc tried to finish and merge it and could not. What stopped it:\n\n"
             f"{report.rstrip()}\n\n"
             f"Fix that in this worktree and exit. wtc commits, checks and merges the worktree itself when you "
-            f"exit with code 0, and it already ran any `wtc task update` named above: do not run `wtc task "
-            f"finish` or `wtc task update` yourself.\n")
+            f"exit with code 0, and brings the integration tip in when a report asks for it: do not run "
+            f"`wtc task finish` or `wtc task update` yourself (where the report says to, wtc does it).\n")
 
 
 def output_tail(log: str, limit: int = 64 * 1024) -> str:

@@ -153,7 +153,8 @@ class RichView(NullView):
     def start(self, info: dict[str, Any], counts: dict[str, int]) -> None:
         from rich.live import Live
 
-        self.title = describe("start", info) or ""
+        self.title = (f"run {info['run']}  {info['tasks']} task(s), {info['settled']} done before  "
+                      f"{info['concurrency']} agent(s) at once")
         self.counts = dict(counts)
         self.live = Live(self._frame(), console=self.console, refresh_per_second=4, transient=False)
         self.live.start()
