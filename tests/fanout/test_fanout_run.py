@@ -152,3 +152,18 @@ def test_the_agent_gets_its_placeholders_environment_and_working_directory(repo,
     prompt_file, name, run, worktree, prompt = own["argv"]
     assert (name, run, worktree) == ("own-command", "r1", own["cwd"]) and own["mine"] == "task"
     assert prompt == Path(prompt_file).read_text() and "! write pkg/own-command/x.txt ok" in prompt
+
+
+def test_the_end_consolidates_the_intents_tasks_left_and_reports_it(tmp_path):
+    manifest = '{\n  "name": "root",\n  "version": "1.0.0",\n  "dependencies": {}\n}\n'
+    repo = make_repo(tmp_path / "repo", {"package.json": manifest, "src/a.txt": "a\n"})
+    wanted = manifest.replace("{}", '{\n    "left-pad": "^1.3.0"\n  }').replace("\n", "\\n")
+    plan = write_plan(tmp_path / "plan.json", [task("dep", f"write package.json {wanted.removesuffix(chr(92) + 'n')}",
+                                                    "write src/b.txt b", own=["src/**"])])
+    code, events, summary = fanout(repo, plan, "r1", log=tmp_path / "log")
+    assert code == 0, summary
+    assert summary["consolidation"]["exit_code"] == 0 and summary["consolidation"]["offline"] is True
+    assert [root["state"] for root in summary["consolidation"]["roots"]] == ["applied"]
+    assert any(e["event"] == "consolidate" for e in events)
+    assert '"left-pad": "^1.3.0"' in git(repo, "show", "wtc/r1/integration:package.json")
+    assert git(repo, "log", "-1", "--format=%s", "wtc/r1/integration").startswith("wtc: consolidate npm root")
