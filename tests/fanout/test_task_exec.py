@@ -89,3 +89,13 @@ def test_the_command_output_goes_to_the_terminal_and_text_says_what_ran(repo, tm
     assert "$ sh -c" in done.stdout and "exit 0" in done.stdout and "rejected" in done.stdout
     code, _ = wtc(repo, "task", "exec", "none", "--run", "r1")
     assert code == 2                                               # no command given
+
+
+def test_a_json_flag_after_the_double_dash_is_the_command_s_not_wtc_s(repo, tmp_path):
+    import os
+
+    done = subprocess.run([sys.executable, "-m", "worktree_coord", "task", "exec", "t", "--run", "no-such-run",
+                           "--", "tool", "--json"], cwd=repo, env=dict(os.environ, **GIT_ENV),
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 5
+    assert done.stdout == "" and "wtc: error: no run 'no-such-run'" in done.stderr     # text, as asked

@@ -139,7 +139,8 @@ def main(argv: list[str] | None = None) -> int:
     with 2, Ctrl-C (even while the commands are still loading) with 130 and a one-line message, and
     anything else is a bug in wtc: exit 6 (never 2, which would blame the caller's input)."""
     args = list(sys.argv[1:] if argv is None else argv)
-    json_mode = "--json" in args
+    # What follows `--` is another program's command line (`wtc task exec T -- CMD --json`), not ours.
+    json_mode = "--json" in (args[:args.index("--")] if "--" in args else args)
     try:
         command = build_command(args[0] if args and not args[0].startswith("-") else None)
         result = command.main(args=args, prog_name="wtc", standalone_mode=False)

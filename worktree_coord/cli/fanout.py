@@ -79,9 +79,18 @@ def task_exec(
     from ..fanout import exec_task
 
     result = exec_task(repo, run, task, command, own=own, read=read, sparse=sparse, timeout=timeout,
-                       message=message, verify=verify, output=sys.stderr.fileno() if json_mode else None)
+                       message=message, verify=verify, output=_stderr_descriptor() if json_mode else None)
     emit(result.to_json(), schema="task.exec", json_mode=json_mode, human=lambda: _exec_text(result))
     return result.exit_code
+
+
+def _stderr_descriptor() -> int:
+    """Where CMD's output goes under --json (stdout holds the one JSON object): this process's stderr,
+    or descriptor 2 when sys.stderr is not a file (wtc called in-process, its streams captured)."""
+    try:
+        return sys.stderr.fileno()
+    except (AttributeError, OSError, ValueError):   # io.UnsupportedOperation is both of the last two
+        return 2
 
 
 def _exec_text(result: object) -> str:
