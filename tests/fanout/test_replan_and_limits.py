@@ -110,3 +110,15 @@ def test_bad_input_is_refused_before_anything_runs(repo, tmp_path):
     assert count(log) == {}
     with Coordinator(repo) as coordinator:
         assert coordinator.store.list_tasks("r1") == []
+
+
+def test_the_python_api_refuses_limits_that_could_never_run(repo, tmp_path):
+    from worktree_coord.errors import UsageError
+    from worktree_coord.fanout import FanoutOptions, load, run_fanout
+
+    plan = load(write_plan(tmp_path / "plan.json", [task("a", "write pkg/a/x.txt")]))
+    for options, word in ((FanoutOptions(concurrency=0), "--concurrency 0"),        # a semaphore of 0: a hang
+                          (FanoutOptions(agent_timeout=0), "--agent-timeout 0"),
+                          (FanoutOptions(max_agents=0), "--max-agents 0")):
+        with pytest.raises(UsageError, match=word):
+            run_fanout(repo, plan, "r1", options)

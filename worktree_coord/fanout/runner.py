@@ -41,7 +41,7 @@ from ..store import leases
 from ..store.liveness import separate_owner
 from . import ledger as ledgers
 from .driver import RunContext, TaskDriver, TaskOutcome
-from .plan import Plan, differences
+from .plan import MAX_CONCURRENCY, Plan, differences
 from .summary import FanoutReport, build_report
 from .view import NullView, View
 
@@ -79,6 +79,12 @@ def run_fanout(repo: str | os.PathLike[str], plan: Plan, run_id: str, options: F
     if options.max_agents < 1:
         raise UsageError(f"--max-agents {options.max_agents}: at least one agent run is needed",
                          fix="give --max-agents 1 or more (default 1000)")
+    if options.concurrency is not None and not 1 <= options.concurrency <= MAX_CONCURRENCY:
+        raise UsageError(f"--concurrency {options.concurrency}: give 1 to {MAX_CONCURRENCY} agents at once",
+                         fix="e.g. --concurrency 16")
+    if options.agent_timeout is not None and options.agent_timeout <= 0:
+        raise UsageError(f"--agent-timeout {options.agent_timeout}: give a number of seconds above 0",
+                         fix="e.g. --agent-timeout 1800")
     view = view or NullView()
     began = time.monotonic()
     with Coordinator(repo) as coordinator, _stop_on_sigterm():
