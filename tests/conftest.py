@@ -163,6 +163,13 @@ def _heavy_tests_run_alone(request: pytest.FixtureRequest, tmp_path_factory: pyt
         yield     # the lock is released when the file closes, after the test's own fixtures are torn down
 
 
+@pytest.fixture(autouse=True)
+def _user_state_of_its_own(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test has its own user state folder (WTC_STATE_DIR, inherited by every `wtc` it starts):
+    the machine-wide port registry of one test never meets another's, nor the developer's own."""
+    monkeypatch.setenv("WTC_STATE_DIR", str(tmp_path_factory.mktemp("user-state")))
+
+
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     return make_repo(tmp_path / "repo")

@@ -1,11 +1,15 @@
 """worktree_coord: coordinate many parallel coding agents on one git repository.
 
-Public API (everything else is private):
+Public API (everything else is private; docs/api.md documents each name):
     Coordinator                 runs, tasks, boundaries, merging, consolidation, gc
-    RunStarted, TaskStarted, TaskFinished, TaskAbandoned, RunStatus, GcReport, Forecast, TaskCheck
+    RunStarted, TaskStarted, TaskFinished, TaskUpdated, TaskAbandoned, TaskWidened, TaskCheck,
+    MergeReport, ConsolidationReport, RunReport, Landed, RunStatus, GcReport, Forecast
                                 result dataclasses (`to_json()`, `exit_code`)
+    ViolationRecord, ConflictRecord, SemanticRecord, SkippedRecord, LeftoverRecord
+                                typed views of their payloads (`violation_records`, ...)
     TaskState                   the task state machine
     WtcError and subclasses     errors, each carrying the exit code the CLI maps it to
+    merge_file, FileMerge       the structured three-way merge of one file
 """
 
 from __future__ import annotations
@@ -13,9 +17,14 @@ from __future__ import annotations
 __version__ = "0.1.0"
 
 from .errors import (
+    ActionRequired,
     BoundaryViolation,
     BusyError,
+    ConfigError,
     ConflictError,
+    IdempotencyMismatch,
+    InternalError,
+    Interrupted,
     NotFoundError,
     StateError,
     UsageError,
@@ -31,8 +40,9 @@ _LAZY = {
     "merge_file": ("worktree_coord.merge", "merge_file"),
     "FileMerge": ("worktree_coord.merge", "FileMerge"),
     **{name: ("worktree_coord.results", name) for name in (
-        "Forecast", "GcReport", "Landed", "MergeReport", "RunReport", "RunStarted", "RunStatus", "TaskAbandoned",
-        "TaskCheck", "TaskFinished", "TaskStarted", "TaskUpdated")},
+        "ConflictRecord", "ConsolidationReport", "Forecast", "GcReport", "Landed", "LeftoverRecord", "MergeReport",
+        "RunReport", "RunStarted", "RunStatus", "SemanticRecord", "SkippedRecord", "TaskAbandoned", "TaskCheck",
+        "TaskFinished", "TaskStarted", "TaskUpdated", "TaskWidened", "ViolationRecord")},
 }
 
 
@@ -48,8 +58,10 @@ def __getattr__(name: str) -> object:
 
 
 __all__ = [
-    "__version__", "BoundaryViolation", "BusyError", "ConflictError", "Coordinator", "FileMerge", "Forecast", "GcReport",
-    "Landed", "MergeReport", "NotFoundError", "RunReport", "RunStarted", "RunStatus", "StateError",
-    "TaskAbandoned", "TaskCheck", "TaskFinished", "TaskStarted", "TaskState", "TaskUpdated", "UsageError", "WtcError",
-    "merge_file",
+    "__version__", "ActionRequired", "BoundaryViolation", "BusyError", "ConfigError", "ConflictError",
+    "ConflictRecord", "ConsolidationReport", "Coordinator", "FileMerge", "Forecast", "GcReport",
+    "IdempotencyMismatch", "InternalError", "Interrupted", "Landed", "LeftoverRecord", "MergeReport",
+    "NotFoundError", "RunReport", "RunStarted", "RunStatus", "SemanticRecord", "SkippedRecord", "StateError",
+    "TaskAbandoned", "TaskCheck", "TaskFinished", "TaskStarted", "TaskState", "TaskUpdated", "TaskWidened",
+    "UsageError", "ViolationRecord", "WtcError", "merge_file",
 ]

@@ -8,6 +8,7 @@ tree in a bare repository.
 
 from __future__ import annotations
 
+import os
 import re
 
 import tomllib
@@ -209,6 +210,18 @@ def _default_boundary(value: Any) -> DefaultBoundary:
 
 
 STORE_SCHEMES = ("postgresql", "postgres", "sqlite")
+STATE_DIR_VARIABLE = "WTC_STATE_DIR"
+
+
+def user_state_dir() -> Path:
+    """Where this user's worktree_coord state lives, outside every repository (the port blocks
+    leased across the machine, backups of user-scope settings): `$WTC_STATE_DIR`, else
+    `$XDG_STATE_HOME/worktree-coord`, else `~/.local/state/worktree-coord`."""
+    chosen = os.environ.get(STATE_DIR_VARIABLE, "").strip()
+    if chosen:
+        return Path(chosen).expanduser()
+    state = os.environ.get("XDG_STATE_HOME", "").strip()
+    return (Path(state) if state else Path.home() / ".local" / "state") / "worktree-coord"
 
 
 def redact_address(address: str) -> str:

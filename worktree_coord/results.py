@@ -2,16 +2,151 @@
 face renders (`to_json()` is the `--json` payload). Each carries the exit code the CLI exits with.
 
 Results are rebuilt from stored JSON when an idempotent call is replayed, so every field is a plain
-JSON value.
+JSON value. For an orchestrator that would rather not index dicts, the payloads it acts on have typed,
+read-only views beside them: `violation_records`, `conflict_records`, `skipped_records` and
+`leftover_records`, tuples of the frozen records below, built from the fields on each read (a key a
+stored result lacks takes its default). The views are properties, not fields: `to_json()` and the
+fields stay as they are.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 T = TypeVar("T", bound="Result")
+
+
+# ---- typed records: read-only views of the JSON payloads ----------------------------------------
+
+def _strings(value: Any) -> tuple[str, ...]:
+    return tuple(str(item) for item in value) if isinstance(value, (list, tuple)) else ()
+
+
+@dataclass(frozen=True)
+class ViolationRecord:
+    """A change the task's boundary does not allow: `rule` is one of README's rule list
+    (`outside_own`, `git_dir`, `symlink_outside_own`, ...), `detail` says what it did."""
+
+    path: str
+    rule: str
+    detail: str = ""
+
+    @classmethod
+    def from_json(cls, row: dict[str, Any]) -> "ViolationRecord":
+        return cls(path=str(row.get("path", "")), rule=str(row.get("rule", "")), detail=str(row.get("detail", "")))
+
+
+@dataclass(frozen=True)
+class SemanticRecord:
+    """What a conflict of kind `semantic` or `left_behind` broke: `name` (a `kind`: function, class,
+    ...), defined at `definition_path:definition_line` in the base and used at `use_path:use_line`;
+    `problem` is `broken`, `duplicate`, `dropped`, `import_path`, `signature` or `left_behind`;
+    `removed_by_task` and `used_by_task` name the two tasks where known; `message` says it in one
+    sentence."""
+
+    name: str
+    kind: str = ""
+    problem: str = "broken"
+    definition_path: str = ""
+    definition_line: int = 0
+    use_path: str = ""
+    use_line: int = 0
+    removed_by_task: str | None = None
+    used_by_task: str | None = None
+    message: str = ""
+
+    @classmethod
+    def from_json(cls, row: dict[str, Any]) -> "SemanticRecord":
+        return cls(name=str(row.get("name", "")), kind=str(row.get("kind", "")),
+                   problem=str(row.get("problem", "broken")), definition_path=str(row.get("definition_path", "")),
+                   definition_line=int(row.get("definition_line") or 0), use_path=str(row.get("use_path", "")),
+                   use_line=int(row.get("use_line") or 0), removed_by_task=row.get("removed_by_task"),
+                   used_by_task=row.get("used_by_task"), message=str(row.get("message", "")))
+
+
+@dataclass(frozen=True)
+class ConflictRecord:
+    """One conflict a merge left: the file, its `kind` (`content`, `semantic`, `left_behind`,
+    `unresolved_markers`, `modify_delete`, ...), the smallest enclosing `declaration` and its lines
+    (None: the whole file), the three versions of the region (`ours` the integration side, `theirs`
+    the task), the merged tasks that last changed the file (`last_changed_by`, most recent first) and
+    wrote the integration side (`written_by`), why the structured merge kept it (`why`), `semantic`
+    for a `semantic` or `left_behind` conflict, and `task`, the task in conflict (in a run report;
+    None in a task's own result)."""
+
+    path: str
+    kind: str = "content"
+    declaration: str = ""
+    start_line: int | None = None
+    end_line: int | None = None
+    base: str = ""
+    ours: str = ""
+    theirs: str = ""
+    last_changed_by: tuple[str, ...] = ()
+    written_by: tuple[str, ...] = ()
+    why: tuple[str, ...] = ()
+    semantic: SemanticRecord | None = None
+    task: str | None = None
+
+    @classmethod
+    def from_json(cls, row: dict[str, Any]) -> "ConflictRecord":
+        semantic = row.get("semantic")
+        return cls(path=str(row.get("path", "")), kind=str(row.get("kind", "content")),
+                   declaration=str(row.get("declaration") or ""), start_line=row.get("start_line"),
+                   end_line=row.get("end_line"), base=str(row.get("base") or ""), ours=str(row.get("ours") or ""),
+                   theirs=str(row.get("theirs") or ""), last_changed_by=_strings(row.get("last_changed_by")),
+                   written_by=_strings(row.get("written_by")), why=_strings(row.get("why")),
+                   semantic=SemanticRecord.from_json(semantic) if isinstance(semantic, dict) else None,
+                   task=row.get("task"))
+
+
+@dataclass(frozen=True)
+class SkippedRecord:
+    """An intent consolidation left unapplied: its id, its task, its `state` (pending, declared,
+    needs_network, failed, conflict, rejected), `why` and what to do (`fix`)."""
+
+    intent: str
+    task: str
+    state: str
+    why: str = ""
+    fix: str = ""
+
+    @classmethod
+    def from_json(cls, row: dict[str, Any]) -> "SkippedRecord":
+        return cls(intent=str(row.get("intent", "")), task=str(row.get("task", "")), state=str(row.get("state", "")),
+                   why=str(row.get("why", "")), fix=str(row.get("fix", "")))
+
+
+@dataclass(frozen=True)
+class LeftoverRecord:
+    """Something landing leaves out (`what`): an intent not applied, by its id (`name`), its task,
+    its `state`, why (`reason`) and what to do (`fix`); or a task whose work is not in integration
+    (`name` and `task`: the task, `state`: conflict, rejected, ...; its fix is in `warnings`)."""
+
+    what: Literal["intent", "task"]
+    name: str
+    state: str
+    task: str = ""
+    reason: str = ""
+    fix: str = ""
+
+
+def _leftover_records(leftovers: dict[str, Any]) -> tuple[LeftoverRecord, ...]:
+    """`{"intents": {state: [row, ...]}, "tasks": {state: [name, ...]}}` as records, intents first."""
+    out: list[LeftoverRecord] = []
+    for state, rows in sorted((leftovers.get("intents") or {}).items()):
+        for row in rows if isinstance(rows, list) else ():
+            if isinstance(row, dict):
+                out.append(LeftoverRecord("intent", str(row.get("intent", "")), str(row.get("state") or state),
+                                          task=str(row.get("task") or ""), reason=str(row.get("reason") or ""),
+                                          fix=str(row.get("fix") or "")))
+            else:
+                out.append(LeftoverRecord("intent", str(row), str(state)))
+    for state, names in sorted((leftovers.get("tasks") or {}).items()):
+        out.extend(LeftoverRecord("task", name, str(state), task=name) for name in _strings(names))
+    return tuple(out)
 
 
 @dataclass(frozen=True)
@@ -80,6 +215,16 @@ class TaskFinished(Result):
     notes: list[str] = field(default_factory=list)
     verification: dict[str, Any] | None = None   # a failed verification: command, exit code, output tail
 
+    @property
+    def violation_records(self) -> tuple[ViolationRecord, ...]:
+        """`violations` as typed records."""
+        return tuple(ViolationRecord.from_json(row) for row in self.violations)
+
+    @property
+    def conflict_records(self) -> tuple[ConflictRecord, ...]:
+        """`conflicts` as typed records."""
+        return tuple(ConflictRecord.from_json(row) for row in self.conflicts)
+
 
 @dataclass(frozen=True)
 class MergeReport(Result):
@@ -87,6 +232,27 @@ class MergeReport(Result):
     integration: str = ""
     tip: str = ""
     tasks: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class ConsolidationReport(Result):
+    """`wtc consolidate`: per ecosystem root its state, commit, conflicts and culprits (`roots`), the
+    intents of tasks not merged yet (`waiting`), every intent of the run left unapplied with why and
+    what to do (`skipped`; the exit code is 0 only when it is empty), and the intents taken up again
+    (`retried`, by `retry_failed`)."""
+
+    run: str = ""
+    tip: str = ""
+    offline: bool = True
+    roots: list[dict[str, Any]] = field(default_factory=list)
+    waiting: list[dict[str, Any]] = field(default_factory=list)   # intents of tasks not merged yet
+    skipped: list[dict[str, Any]] = field(default_factory=list)   # every intent left unapplied, with why
+    retried: list[str] = field(default_factory=list)              # intents taken up again (--retry-failed)
+
+    @property
+    def skipped_records(self) -> tuple[SkippedRecord, ...]:
+        """`skipped` as typed records."""
+        return tuple(SkippedRecord.from_json(row) for row in self.skipped)
 
 
 @dataclass(frozen=True)
@@ -119,6 +285,16 @@ class RunReport(Result):
     # Advice: also in `warnings`.
     declared_twice: list[dict[str, Any]] = field(default_factory=list)
 
+    @property
+    def conflict_records(self) -> tuple[ConflictRecord, ...]:
+        """`conflicts` as typed records (each with its `task`)."""
+        return tuple(ConflictRecord.from_json(row) for row in self.conflicts)
+
+    @property
+    def leftover_records(self) -> tuple[LeftoverRecord, ...]:
+        """`leftovers` (what landing now would leave out) as typed records, intents first."""
+        return _leftover_records(self.leftovers)
+
 
 @dataclass(frozen=True)
 class Landed(Result):
@@ -132,6 +308,11 @@ class Landed(Result):
     warnings: list[str] = field(default_factory=list)
     # Uses the landed tree keeps of names the run removed, approved by name (--allow-left-behind)
     left_behind: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def leftover_records(self) -> tuple[LeftoverRecord, ...]:
+        """`left_out` (what was landed without, `allow_partial`) as typed records, intents first."""
+        return _leftover_records(self.left_out)
 
 
 @dataclass(frozen=True)
@@ -322,3 +503,8 @@ class TaskCheck(Result):
     left_behind: list[dict[str, Any]] = field(default_factory=list)
     left_behind_blocks: bool = False
     stats: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def violation_records(self) -> tuple[ViolationRecord, ...]:
+        """`violations` as typed records."""
+        return tuple(ViolationRecord.from_json(row) for row in self.violations)

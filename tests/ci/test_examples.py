@@ -26,30 +26,47 @@ def env_with_wtc() -> dict[str, str]:
                 GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@example.invalid")
 
 
-def test_orchestrator_fans_out_merges_and_replays(tmp_path):
-    done = subprocess.run([sys.executable, str(ROOT / "examples" / "orchestrator.py"), "--tasks", "4",
-                           "--parallel", "2", "--json"], capture_output=True, text=True, timeout=600, cwd=tmp_path)
-    assert done.returncode == 0, done.stderr
-    result = json.loads(done.stdout)
-    assert result["landed"] is True
+def orchestrator(*args: str, cwd: Path) -> tuple[int, dict]:
+    done = subprocess.run([sys.executable, str(ROOT / "examples" / "orchestrator.py"), *args, "--json"],
+                          capture_output=True, text=True, timeout=600, cwd=cwd, stdin=subprocess.DEVNULL)
+    assert done.stdout, done.stderr
+    return done.returncode, json.loads(done.stdout)
+
+
+def test_orchestrator_fans_out_merges_consolidates_lands_when_approved_and_replays(tmp_path):
+    # Not approved (no --yes, no terminal to ask on): everything up to landing, then exit 1.
+    code, result = orchestrator("--tasks", "4", "--parallel", "2", cwd=tmp_path)
+    repo = Path(result["repo"])
+    base = git(repo, "rev-parse", "main")
+    assert code == 1 and result["landed"] is False and result["land"] is None
+    assert result["not_landed"].startswith("not approved: review the change manifest, then run again with --yes")
+    assert git(repo, "rev-parse", "main") == base, "nothing lands without approval"
     assert {row["task"]: row["state"] for row in result["status"]["tasks"]} == {
         f"p{i}-feature": "merged" for i in range(4)}
     assert [a["reserved"] for a in result["agents"] if a["task"] == "p0-feature"] == [["package.json"]]
-    repo = Path(result["repo"])
     tip = git(repo, "rev-parse", "wtc/orchestrated/integration")
     for index in range(4):
         assert f"p{index}Twice" in git(repo, "show", f"{tip}:packages/p{index}/src/index.js")
     # the reserved edit never went through a text merge: consolidation applied it and relocked, offline
     [root] = result["consolidate"]["roots"]
     assert (root["ecosystem"], root["state"]) == ("npm", "applied")
-    assert git(repo, "rev-parse", "wtc/orchestrated/integration") == root["commit"]
+    assert tip == root["commit"] == result["tip"], "the tip printed is the one after consolidation"
     assert json.loads(git(repo, "show", f"{tip}:package.json"))["dependencies"] == {"p1": "1.0.0"}
     assert '"packages/p1"' in git(repo, "show", f"{tip}:package-lock.json")
-    again = subprocess.run([sys.executable, str(ROOT / "examples" / "orchestrator.py"), "--repo", str(repo),
-                            "--tasks", "4", "--json"], capture_output=True, text=True, timeout=600)
-    assert again.returncode == 0, again.stderr
-    assert json.loads(again.stdout)["agents"] == []  # nothing left to do
-    assert git(repo, "rev-parse", "wtc/orchestrated/integration") == tip
+
+    # Approved: the same run goes on (the agents' work is not done again) and lands.
+    code, landed = orchestrator("--repo", str(repo), "--tasks", "4", "--yes", cwd=tmp_path)
+    assert code == 0 and landed["landed"] is True and landed["agents"] == [], landed
+    assert landed["land"]["old"] == base and landed["land"]["new"] == tip == landed["tip"]
+    assert git(repo, "rev-parse", "main") == tip
+    assert landed["replayed"]["run_start"] is True and landed["replayed"]["land"] is False
+
+    # Run again: every write replays through its idempotency key, nothing moves.
+    code, again = orchestrator("--repo", str(repo), "--tasks", "4", "--yes", cwd=tmp_path)
+    assert code == 0 and again["landed"] is True and again["agents"] == []
+    assert again["replayed"]["run_start"] is True and again["replayed"]["land"] is True
+    assert again["land"] == landed["land"] | {"replayed": True}
+    assert git(repo, "rev-parse", "main") == git(repo, "rev-parse", "wtc/orchestrated/integration") == tip
 
 
 def test_lead_agent_workflow_script_runs_and_is_safe_to_repeat(tmp_path):

@@ -292,7 +292,13 @@ def test_a_pinned_pnpm_of_another_major_that_npm_has_not_cached_is_needs_network
     before = snapshot(ws)
     result = consolidate_root(ws, "", "pnpm", json_edit(ws, "t", dependencies={"a": "workspace:*"}), env=pnpm_env)
     assert result.state == RootState.NEEDS_NETWORK, result.error
-    assert result.error["fix"].startswith("run consolidation with the network allowed (wtc consolidate --online)")
+    # The message names what the relock lacked (the pinned pnpm, not packages) and both ways out.
+    assert result.error["kind"] == "tool_not_cached"
+    assert result.error["message"] == (f"pnpm cannot run offline: package.json pins pnpm@{other} (packageManager), "
+                                       f"the pnpm on PATH is {used}, another major (its lockfile format differs), "
+                                       f"and `npm exec --offline` has no pnpm@{other} cached")
+    assert result.error["fix"].startswith(f"install pnpm@{other} (npm install -g pnpm@{other}) and consolidate "
+                                          "again, or consolidate online once (wtc consolidate --online)")
     assert f"package.json pins pnpm@{other} (packageManager) and the pnpm on PATH is {used}" in result.error["stderr"]
     assert "ENOTCACHED" in result.error["stderr"]
     assert snapshot(ws) == before, "nothing relocked by the wrong pnpm stays on disk"

@@ -124,6 +124,40 @@ def test_a_pinned_pnpm_of_another_major_is_never_used_silently_offline_then_fetc
     assert importers["."]["devDependencies"]["a"] == {"specifier": "workspace:*", "version": "link:packages/a"}
 
 
+def test_offline_with_no_pnpm_on_path_the_message_names_the_missing_pnpm_and_both_fixes(pnpm_repo, monkeypatch):
+    """The project pins the pnpm the tests use, but the machine has none on PATH (only node and npm)
+    and npm's cache is empty: the offline relock lacks pnpm itself. The root and the skipped intent
+    said "needs packages that are not cached"; the cause was only in the tool's output."""
+    repo = pnpm_repo
+    pinned = subprocess.run(["pnpm", "--version"], capture_output=True, text=True).stdout.strip().splitlines()[-1]
+    manifest = {"name": "root", "private": True, "packageManager": f"pnpm@{pinned}"}
+    write(repo, {"package.json": json.dumps(manifest, indent=2) + "\n"})
+    git(repo, "commit", "-qam", "pin pnpm")
+    wtc(repo, "run", "start", "--run", "r1")
+    app = Path(wtc(repo, "task", "start", "app", "--run", "r1", "--own", "packages/a/**")["worktree"])
+    write(app, {"package.json": json.dumps(manifest | {"devDependencies": {"a": "workspace:*"}}, indent=2) + "\n"})
+    assert wtc(repo, "task", "finish", "app", "--run", "r1")["state"] == "merged"
+    without = os.pathsep.join(p for p in os.environ["PATH"].split(os.pathsep) if not (Path(p) / "pnpm").exists())
+    monkeypatch.setenv("PATH", without)
+    monkeypatch.setenv("npm_config_cache", str(repo.parent / "npm-cache"))
+    assert shutil.which("pnpm") is None and shutil.which("npm") is not None
+    report = wtc(repo, "consolidate", "--run", "r1")
+    [root] = report["roots"]
+    assert (root["state"], root["error"]["kind"]) == ("needs_network", "tool_not_cached"), root
+    cause = (f"pnpm cannot run offline: package.json pins pnpm@{pinned} (packageManager), there is no pnpm on "
+             f"PATH, and `npm exec --offline` has no pnpm@{pinned} cached")
+    assert root["error"]["message"] == cause
+    assert root["error"]["fix"] == (f"install pnpm@{pinned} (npm install -g pnpm@{pinned}) and consolidate again, "
+                                    "or consolidate online once (wtc consolidate --online): npm exec fetches "
+                                    f"pnpm@{pinned} into npm's cache, where later offline runs find it")
+    [skipped] = report["skipped"]
+    assert skipped["why"] == cause
+    assert "or consolidate online once (wtc consolidate --run r1 --online)" in skipped["fix"]
+    text = subprocess.run([sys.executable, "-m", "worktree_coord", "consolidate", "--run", "r1"], cwd=repo,
+                          capture_output=True, text=True, env=dict(os.environ))
+    assert text.returncode == 1 and "not cached\n" not in text.stdout and cause in text.stdout, text.stdout
+
+
 def test_a_member_manifest_change_merges_as_code_and_the_finish_says_its_root_relocks_at_consolidation(pnpm_repo):
     repo = pnpm_repo
     wtc(repo, "run", "start", "--run", "r1")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import git, write
+from tests.conftest import commit, git, write
 from worktree_coord.coordinator import Coordinator
 from worktree_coord.errors import NotFoundError, StateError, UsageError
 from worktree_coord.model import TaskState
@@ -116,6 +116,7 @@ def test_overlapping_own_is_reported_and_exclusive_refuses(repo, coord):
 
 
 def test_a_plain_name_that_overlaps_says_it_owns_that_name_in_every_folder(repo, coord):
+    commit(repo, {"CHANGELOG.md": "# changes\n"}, "a changelog")   # owned globs that match a file: no note of that
     coord.start_run("r1")
     coord.start_task("r1", "api", ["packages/api/**"])
     log = coord.start_task("r1", "log", ["CHANGELOG.md"])

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import git, make_repo, write, wtc
-from tests.hooks.hook_helpers import (WTC, assert_contract, create, create_payload, finish_hook, remove, run_hook,
-                                      start_hook)
+from tests.hooks.hook_helpers import (WTC, assert_contract, create, create_payload, finish_hook, hook_env, remove,
+                                      run_hook, start_hook)
 
 SHAPES = ("workflow", "documented", "legacy")
 
@@ -116,6 +116,20 @@ def test_remove_commits_uncommitted_work_and_merges_it(repo):
     assert "packages/web/new.js" in files and "docs/guide.md" not in files
 
 
+def test_remove_says_a_reserved_edit_waits_for_consolidation(repo):
+    # Issue 35: the hook said only "merged" while the agent's edit of the root package.json had
+    # become an intent that lands only with `wtc consolidate` (finish says so).
+    path = assert_contract(create(repo, "deps"))
+    write(path, {"packages/web/index.js": "export function web() {\n  return 3;\n}\n",
+                 "package.json": '{\n  "name": "root",\n  "workspaces": ["packages/*"],\n'
+                                 '  "dependencies": {"left-pad": "^1.3.0"}\n}\n'})
+    done = remove(repo, path)
+    run = session_run(repo, "session-1")
+    assert done.returncode == 0 and "merged into" in done.stderr, done.stderr
+    assert "package.json" in done.stderr and "left-pad" in done.stderr and "consolidat" in done.stderr
+    assert f"next: wtc consolidate --run {run}" in done.stderr
+
+
 def test_remove_after_a_boundary_violation_keeps_branch_and_worktree_and_says_why(repo):
     assert wtc(repo, "plan", "add", "api-*", "--own", "packages/api/**")[0] == 0
     path = assert_contract(create(repo, "api-1"))
@@ -146,6 +160,21 @@ def test_remove_of_a_worktree_wtc_did_not_create_leaves_it_to_git(repo, tmp_path
     assert str(other) in git(repo, "worktree", "list")
     gone = remove(repo, tmp_path / "never-existed")
     assert gone.returncode == 0
+
+
+def test_remove_of_the_main_checkout_is_refused_naming_why(repo):
+    # Issue 35: the main checkout as worktree_path (or as cwd, with no worktree_path) exited 0 and
+    # advised `git worktree remove <main checkout>`. It is no worktree to hand back: exit 2, and
+    # Claude Code keeps its record. A plain folder inside it is not a git worktree either: no advice
+    # to remove it with git.
+    event = {"session_id": "s", "hook_event_name": "WorktreeRemove"}
+    for given in ({"worktree_path": str(repo)}, {"cwd": str(repo)}, {"cwd": str(repo / "docs"), "worktree_path": ".."}):
+        done = run_hook("WorktreeRemove", event | given, cwd=repo, project=repo)
+        assert done.returncode == 2, (given, done.stderr)
+        assert f"{repo} is the repository's main checkout" in done.stderr and "git worktree remove" not in done.stderr
+    folder = run_hook("WorktreeRemove", event | {"worktree_path": str(repo / "docs")}, cwd=repo, project=repo)
+    assert folder.returncode == 0 and "not a worktree" in folder.stderr and "git worktree remove" not in folder.stderr
+    assert (repo / "docs" / "guide.md").is_file() and git(repo, "status", "--porcelain") == ""
 
 
 def test_create_with_source_ref_pins_the_session_run_there(repo):
@@ -203,14 +232,42 @@ def test_bad_payloads_and_places_fail_with_nothing_on_stdout(repo, tmp_path):
     nameless = run_hook("WorktreeCreate", {"session_id": "s", "cwd": str(repo)}, cwd=repo, project=repo)
     assert nameless.returncode == 2 and not nameless.stdout and "names no worktree" in nameless.stderr
     wrong = run_hook("WorktreeCreate", {"session_id": 7, "cwd": str(repo), "name": "a"}, cwd=repo, project=repo)
-    assert wrong.returncode == 2 and "'session_id'" in wrong.stderr
+    assert wrong.returncode == 2 and "the hook payload's 'session_id' is a number, not a string" in wrong.stderr
+    listed = run_hook("WorktreeCreate", [{"name": "a"}], cwd=repo, project=repo)  # type: ignore[arg-type]
+    assert listed.returncode == 2 and "the hook payload is an array, not a JSON object" in listed.stderr
     outside = tmp_path / "not-a-repo"
     outside.mkdir()
     lost = run_hook("WorktreeCreate", {"session_id": "s", "cwd": str(outside), "name": "a"}, cwd=outside,
                     project=outside)
     assert lost.returncode == 5 and not lost.stdout and "not inside a git repository" in lost.stderr
+    # Issue 35: the fix offered "--repo PATH", which the hook does not take; it says what does work.
+    assert "--repo" not in lost.stderr and "cwd" in lost.stderr and "CLAUDE_PROJECT_DIR" in lost.stderr
     empty = subprocess.run([*WTC, "hook", "claude", "worktree-create"], cwd=repo, input="", capture_output=True, text=True)
     assert empty.returncode == 2 and not empty.stdout
+
+
+def test_a_payload_that_never_ends_times_out_as_configured(repo):
+    # Issue 35: a harness that keeps stdin open without a complete payload held the hook for a
+    # fixed 30 s; the read timeout is the caller's to choose (WTC_HOOK_STDIN_TIMEOUT or
+    # --stdin-timeout), and its error names it.
+    for extra, env, sent in (([], {"WTC_HOOK_STDIN_TIMEOUT": "1"}, ""),
+                             (["--stdin-timeout", "1"], {}, '{"session_id": "s", "cwd": ')):
+        process = subprocess.Popen([*WTC, "hook", "claude", "worktree-create", *extra], cwd=repo,
+                                   env=hook_env(repo, env), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, text=True)
+        process.stdin.write(sent)
+        process.stdin.flush()      # and never closed while the hook runs
+        try:
+            code = process.wait(timeout=25)
+        finally:
+            process.kill()
+            out, err = process.communicate()
+        assert code == 2 and not out, (code, err)
+        assert "within 1 s" in err and "WTC_HOOK_STDIN_TIMEOUT" in err and "--stdin-timeout" in err
+        assert (f"{len(sent)} byte(s) of it" in err) if sent else "nothing arrived" in err
+    bad = subprocess.run([*WTC, "hook", "claude", "worktree-remove", "--stdin-timeout", "0"], cwd=repo, input="{}",
+                         capture_output=True, text=True)
+    assert bad.returncode == 2 and "stdin-timeout" in bad.stderr
 
 
 def test_worktreeinclude_copies_ignored_secrets_and_globs_only(tmp_path):
@@ -235,6 +292,26 @@ def test_worktreeinclude_copies_ignored_secrets_and_globs_only(tmp_path):
     assert done.returncode == 0
     run = session_run(repo, "session-1")
     assert ".env" not in integration_files(repo, run), "a copied secret is never committed"
+
+
+def test_worktreeinclude_never_walks_into_another_agents_worktree_being_made(tmp_path):
+    """Found in the suite (play_harness, four agents at once): the .worktreeinclude lookup walked
+    the main checkout's untracked files into .wtc/worktrees/, where each worktree's .git file made
+    git read its admin folder; one being made beside it (its commondir not written yet) failed the
+    start: "fatal: failed to read .../commondir". Stood in for here by an admin folder git cannot
+    read (its commondir a folder); the lookup must not go there at all."""
+    repo = make_repo(tmp_path / "repo", {".gitignore": ".env\n", ".worktreeinclude": ".env\n", "a.txt": "a\n"})
+    write(repo, {".env": "KEY=1\n"})
+    first = assert_contract(create(repo, "first"))
+    # A worktree folder whose admin folder git cannot read (as one half made is, for a moment): its
+    # commondir is a folder. Registered nowhere, so only a walk into the worktree folders meets it.
+    ghost, admin = first.parent / "ghost", tmp_path / "ghost-admin"
+    (admin / "commondir").mkdir(parents=True)
+    (admin / "HEAD").write_text("ref: refs/heads/ghost\n")
+    ghost.mkdir()
+    (ghost / ".git").write_text(f"gitdir: {admin}\n")
+    second = assert_contract(create(repo, "second"))
+    assert (second / ".env").read_text() == "KEY=1\n"
 
 
 def test_a_failing_setup_command_rolls_the_start_back_and_names_its_log(tmp_path):

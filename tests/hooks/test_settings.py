@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -109,6 +110,18 @@ def test_broken_settings_are_named_not_overwritten(tmp_path):
     assert run(repo, "hooks", "install", "cursor").returncode == 2
 
 
+@pytest.mark.parametrize(("text", "words"), [
+    ('{"hooks": 3}\n', '"hooks" in {path} is a number, not an object'),
+    ('{"hooks": {"WorktreeCreate": {"x": 1}}}\n', '"hooks.WorktreeCreate" in {path} is an object, not an array'),
+    ('[1, 2]\n', '{path} holds an array, not a JSON object'),
+])
+def test_a_settings_value_of_the_wrong_kind_is_named_in_json_words(tmp_path, text, words):
+    # Issue 35: "is a int" (Python's type names, and their grammar) where JSON has a number.
+    repo = make_repo(tmp_path / "repo", {".claude/settings.json": text})
+    done = run(repo, "hooks", "install", "claude", "--scope", "project")
+    assert done.returncode == 2 and words.format(path=repo / ".claude" / "settings.json") in done.stderr, done.stderr
+
+
 def test_a_moved_wtc_gets_its_command_updated_in_place(tmp_path):
     path = tmp_path / "settings.json"
     change = settings.plan_install("project", path, tmp_path / "backups", "/old/wtc")
@@ -197,3 +210,50 @@ def test_worktree_setup_and_default_boundary_are_validated_by_key():
         with pytest.raises(ConfigError) as raised:
             parse_config(table, ".wtc.toml")
         assert words in raised.value.message and ".wtc.toml" in raised.value.message
+
+
+def _script(folder: Path) -> Path:
+    """A `wtc` console script as pip writes one, at `folder/wtc`."""
+    folder.mkdir(parents=True, exist_ok=True)
+    script = folder / "wtc"
+    script.write_text(f"#!{sys.executable}\nimport sys\nfrom worktree_coord.entry import main\nsys.exit(main())\n")
+    script.chmod(0o755)
+    return script
+
+
+def test_project_scope_warns_of_this_machines_path_and_offers_the_portable_form(tmp_path):
+    # Issue 35: --scope project wrote this machine's absolute path into the committed
+    # .claude/settings.json without a word.
+    repo = make_repo(tmp_path / "repo", {"a.txt": "a\n", ".gitignore": ".venv/\n"})
+    settings_file = repo / ".claude" / "settings.json"
+    outside = run(repo, "hooks", "install", "claude", "--scope", "project", "--dry-run")
+    assert outside.returncode == 0
+    assert "warning:" in outside.stderr and sys.executable in outside.stderr and "committed" in outside.stderr
+    assert "no portable form" in outside.stderr and "--scope local" in outside.stderr
+    refused = run(repo, "hooks", "install", "claude", "--scope", "project", "--portable")
+    assert refused.returncode == 2 and "no portable form" in refused.stderr and not settings_file.exists()
+
+    inside = _script(repo / ".venv" / "bin")          # the project's own virtual environment
+    offered = subprocess.run([str(inside), "hooks", "install", "claude", "--scope", "project", "--json"], cwd=repo,
+                             capture_output=True, text=True)
+    body = json.loads(offered.stdout)
+    assert offered.returncode == 0 and any(str(inside) in w and '"$CLAUDE_PROJECT_DIR"/.venv/bin/wtc' in w
+                                           for w in body["warnings"]), body
+    portable = subprocess.run([str(inside), "hooks", "install", "claude", "--scope", "project", "--portable"],
+                              cwd=repo, capture_output=True, text=True)
+    assert portable.returncode == 0 and "warning" not in portable.stderr, portable.stderr
+    command = json.loads(settings_file.read_text())["hooks"]["WorktreeCreate"][0]["hooks"][0]["command"]
+    assert command == '"$CLAUDE_PROJECT_DIR"/.venv/bin/wtc hook claude worktree-create'
+    # The command works wherever the project is, as Claude Code runs it: a shell, CLAUDE_PROJECT_DIR set.
+    payload = json.dumps({"session_id": "s", "cwd": str(repo), "name": "agent-1"})
+    created = subprocess.run(["sh", "-c", command], input=payload, cwd=repo, capture_output=True, text=True,
+                             env=dict(os.environ, CLAUDE_PROJECT_DIR=str(repo)))
+    assert created.returncode == 0 and Path(created.stdout.strip()).is_dir(), created.stderr
+
+    on_path = _script(tmp_path / "bin")                # a wtc every machine has on its PATH
+    other = make_repo(tmp_path / "other", {"a.txt": "a\n"})
+    found = subprocess.run(["wtc", "hooks", "install", "claude", "--scope", "project", "--portable"], cwd=other,
+                           capture_output=True, text=True, env=dict(os.environ, PATH=f"{on_path.parent}:{os.environ['PATH']}"))
+    assert found.returncode == 0, found.stderr
+    command = json.loads((other / ".claude" / "settings.json").read_text())["hooks"]["WorktreeRemove"][0]["hooks"][0]
+    assert command["command"] == "wtc hook claude worktree-remove"

@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import anyio
@@ -191,6 +192,27 @@ def test_errors_carry_their_class_message_and_fix(repo):
     anyio.run(scenario)
 
 
+def test_an_unknown_argument_is_refused_naming_the_closest_known_one(repo):
+    # Issue 35: a misspelled `idempotency_kye` was dropped silently, so the call ran under the
+    # default key as if none had been given. Every tool refuses an argument it does not take.
+    async def scenario() -> None:
+        async with stdio_session(repo) as session:
+            await call(session, "run_start", {"run": "r"})
+            typo = await call(session, "task_start", {"run": "r", "task": "api", "own": ["packages/api/**"],
+                                                      "idempotency_kye": "start-api-1"})
+            assert (typo["exit_code"], typo["error"]["kind"]) == (2, "usage"), typo
+            assert "'idempotency_kye'" in typo["error"]["message"] and "'idempotency_key'" in typo["error"]["message"]
+            assert "own" in typo["error"]["fix"] and "sparse" in typo["error"]["fix"]
+            assert (await call(session, "task_status", {"run": "r"}))["tasks"] == [], "nothing ran"
+            land = await call(session, "land", {"run": "r", "onto": "main", "yes": True})
+            assert land["exit_code"] == 2 and "'yes'" in land["error"]["message"]
+            fine = await call(session, "task_start", {"run": "r", "task": "api", "own": ["packages/api/**"],
+                                                      "idempotency_key": "start-api-1"})
+            assert fine["exit_code"] == 0
+
+    anyio.run(scenario)
+
+
 def test_an_unexpected_exception_is_an_internal_error_not_bad_input(repo):
     from worktree_coord.mcp.calls import Served, run_call
 
@@ -369,6 +391,61 @@ def test_an_approval_that_names_leftovers_lands_without_them(repo):
     assert body["exit_code"] == 0 and body["new"] == tip and body["left_out"]["tasks"] == {"started": ["unfinished"]}
 
 
+def test_an_approval_that_names_a_use_left_behind_lands_it(repo):
+    """Found reviewing the faces: the MCP land's question did not name the uses the landed tree keeps
+    of a name the run removed, and nothing could approve them (exit 1 with a CLI-only fix). The
+    question names them now, and the person's approval approves them by name."""
+    _finished_run(repo)
+    git(repo, "checkout", "-q", "wtc/r/integration")        # someone removes a used name by hand
+    (repo / "packages/core/lib.py").write_text("def other():\n    return 4\n")
+    (repo / "packages/core/use.py").write_text("from packages.core.lib import core\n\nVALUE = core()\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "by hand")
+    git(repo, "checkout", "-q", "main")
+    tip = git(repo, "rev-parse", "wtc/r/integration")
+
+    async def scenario() -> dict:
+        async with stdio_session(repo, elicitation=accept) as session:
+            return await call(session, "land", {"run": "r", "onto": "main"})
+
+    body = anyio.run(scenario)
+    assert "KEEPING USES OF NAMES THE RUN REMOVED: core (packages/core/use.py:1, 3)" in ASKED[-1], ASKED[-1]
+    assert body["exit_code"] == 0 and body["new"] == tip and [u["name"] for u in body["left_behind"]] == ["core"]
+
+
+def test_a_repeated_land_returns_the_first_result_without_asking_again(repo):
+    # Issue 35, 1.4: a repeat of an approved land (the same idempotency key, or none twice) asked
+    # the person again, and a decline of the repeat answered exit 2 "not approved" although the
+    # branch had landed. A repeat replays the first result; a land with nothing left to land asks
+    # nothing either; a key used for another landing is refused without a question.
+    _finished_run(repo)
+    tip = git(repo, "rev-parse", "wtc/r/integration")
+
+    async def scenario() -> None:
+        async with stdio_session(repo, elicitation=accept) as session:
+            asked = len(ASKED)
+            first = await call(session, "land", {"run": "r", "onto": "main", "idempotency_key": "land-r-1"})
+            assert first["exit_code"] == 0 and first["new"] == tip and not first["replayed"]
+            assert len(ASKED) == asked + 1
+        async with stdio_session(repo, elicitation=decline) as session:
+            asked = len(ASKED)
+            again = await call(session, "land", {"run": "r", "onto": "main", "idempotency_key": "land-r-1"})
+            assert again["exit_code"] == 0 and again["replayed"] and again["new"] == tip
+            assert again["how"] == first["how"] and again["manifest"]["tip"] == tip
+            nothing = await call(session, "land", {"run": "r", "onto": "main", "idempotency_key": "land-r-2"})
+            assert nothing["exit_code"] == 0 and nothing["how"] == "already" and nothing["new"] == tip
+            default = await call(session, "land", {"run": "r", "onto": "main"})
+            assert default["exit_code"] == 0 and default["how"] == "already"
+            assert len(ASKED) == asked, "a repeat or a land with nothing to land asks the person nothing"
+            _move_integration(repo)
+            other = await call(session, "land", {"run": "r", "onto": "main", "idempotency_key": "land-r-1"})
+            assert other["exit_code"] == 2 and other["error"]["kind"] == "idempotency_mismatch"
+            assert len(ASKED) == asked, "a key that cannot land this tip is refused before asking"
+
+    anyio.run(scenario)
+    assert git(repo, "rev-parse", "main") == tip
+
+
 # ---- HTTP: the bearer token ------------------------------------------------------------------------------
 
 def test_http_off_loopback_requires_the_token_it_prints_once(repo):
@@ -389,6 +466,22 @@ def test_http_off_loopback_requires_the_token_it_prints_once(repo):
 
         anyio.run(with_token)
         assert server.stderr().count(server.token) == 1, "the token is never logged"
+
+
+def test_the_bearer_scheme_is_case_insensitive_and_the_token_is_not(repo):
+    # RFC 7235 2.1: the auth-scheme is case-insensitive. `bearer TOKEN` was refused with 401.
+    token = "s3cret-" + "x" * 24
+    with http_server(repo, env={"WTC_MCP_TOKEN": token}) as server:
+        initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                      "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                                 "clientInfo": {"name": "t", "version": "1"}}}
+        headers = {"Accept": "application/json, text/event-stream"}
+        for given in (f"bearer {token}", f"BEARER {token}", f"Bearer  {token}"):
+            answered = httpx2.post(server.url, json=initialize, headers=headers | {"Authorization": given}, timeout=30)
+            assert answered.status_code == 200, (given, answered.status_code, answered.text)
+        for given in (f"Bearer {token.upper()}", f"Basic {token}", f"Bearer{token}", "Bearer"):
+            refused = httpx2.post(server.url, json=initialize, headers=headers | {"Authorization": given}, timeout=30)
+            assert refused.status_code == 401, given
 
 
 def test_http_token_from_the_environment_guards_loopback_too(repo):
@@ -420,6 +513,24 @@ def test_a_folder_that_is_no_repository_fails_before_serving(tmp_path):
     done = subprocess.run(server_command(tmp_path), capture_output=True, text=True, timeout=60,
                           stdin=subprocess.DEVNULL)
     assert done.returncode == 5 and "git" in done.stderr.lower()
+    # Issue 35: the fix said "or pass --repo PATH" to a caller who had passed --repo.
+    assert f"--repo {tmp_path}" in done.stderr and "or pass --repo PATH" not in done.stderr
+
+
+def test_the_start_up_line_names_the_repository_by_its_absolute_path(repo):
+    # Issue 35: `wtc mcp --http` started in the repository printed "serving . at ...".
+    log = repo.parent / "serving.log"
+    with log.open("w") as err:
+        process = subprocess.Popen([sys.executable, "-m", "worktree_coord", "mcp", "--http", "127.0.0.1:0"],
+                                   cwd=repo / "docs", stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err)
+        try:
+            deadline = time.monotonic() + 60
+            while "at http://" not in log.read_text() and process.poll() is None and time.monotonic() < deadline:
+                time.sleep(0.05)
+        finally:
+            process.terminate()
+            process.wait(timeout=30)
+    assert f"wtc mcp: serving {repo} at http://127.0.0.1:" in log.read_text(), log.read_text()
 
 
 def test_other_commands_do_not_load_the_sdk():

@@ -222,3 +222,42 @@ def test_driver_install_covers_the_appended_to_files(tmp_path: Path) -> None:
     # both branches created .gitignore from nothing: an add/add with an empty base, one line each
     done = _run(["git", "merge", "-q", "--no-edit", "main"], env=env, cwd=repo)
     assert (repo / ".gitignore").read_bytes() == b"*.pyc\ndist/\n.venv/\n", done.stderr
+
+
+def test_json_carries_bytes_that_are_not_utf8_faithfully(tmp_path: Path) -> None:
+    """Issue 35, 1.8: `merged` decoded with replacement turned every byte >= 0x80 into U+FFFD."""
+    import base64
+
+    latin1 = ("# café\n" + "x = 1\n" * 5 + "# naïve\n").encode("latin-1")
+    left, right = latin1.replace(b"x = 1\n", b"x = 2\n", 1), latin1.replace(b"# na\xefve", b"# na\xefve!")
+    files = _files(tmp_path, latin1, left, right)
+    plain = _run([WTC, "merge-file", *files])
+    assert plain.returncode == 0 and b"caf\xe9" in plain.stdout
+    payload = json.loads(_run([WTC, "merge-file", *files, "--json"]).stdout)
+    assert payload["schema"] == "wtc.merge-file/1" and payload["exit_code"] == 0
+    assert payload["merged"] is None and payload["encoding"] == "base64"
+    assert base64.b64decode(payload["merged_base64"]) == plain.stdout
+
+    binary = [b"\x89PNG\x00\x01\xff", b"\x89PNG\x00\x02\xfe", b"\x89PNG\x00\x03\xfd"]
+    files = _files(tmp_path, *binary)
+    done = _run([WTC, "merge-file", *files, "--path", "logo.png", "--json"])
+    payload = json.loads(done.stdout)
+    assert done.returncode == 1 and payload["merged"] is None
+    assert base64.b64decode(payload["merged_base64"]) == binary[1], "ours kept, byte for byte"
+
+    text = json.loads(_run([WTC, "merge-file", *_files(tmp_path), "--json"]).stdout)
+    assert text["merged"] == BOTH.decode() and text["encoding"] == "utf-8" and "merged_base64" not in text
+    cafe = LEFT.replace(b"return 2", "return 'café'".encode())
+    utf8 = json.loads(_run([WTC, "merge-file", *_files(tmp_path, BASE, cafe, RIGHT), "--json"]).stdout)
+    assert "return 'café'" in utf8["merged"] and utf8["encoding"] == "utf-8"
+
+
+def test_a_binary_conflict_says_binary_file_and_no_line_range(tmp_path: Path) -> None:
+    """Issue 35, section 2: a binary conflict was reported as "lines 1-39" of a file with no markers."""
+    files = _files(tmp_path, b"\x00logo\n" * 40, b"\x00logo v2\n" * 40, b"\x00logo v3\n" * 40)
+    done = _run([WTC, "merge-file", *files, "--path", "assets/logo.bin", "--output", str(tmp_path / "out.bin")])
+    assert done.returncode == 1
+    assert done.stderr.decode().splitlines()[0] == "wtc merge-file: 1 conflict(s) in assets/logo.bin: binary file"
+    assert b"lines" not in done.stderr
+    [conflict] = json.loads(_run([WTC, "merge-file", *files, "--path", "assets/logo.bin", "--json"]).stdout)["conflicts"]
+    assert (conflict["kind"], conflict["start_line"], conflict["end_line"]) == ("binary", 0, 0)

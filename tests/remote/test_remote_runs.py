@@ -305,3 +305,23 @@ def test_a_clone_without_the_pin_fetches_it(three):
     code, done = m2.wtc("task", "finish", "a", "--run", "r1")
     assert code == 0 and done["state"] == "merged", done
     assert remote_tip(bare, INTEGRATION) == done["merge"]["new_tip"]
+
+
+def test_a_clone_behind_the_remote_pins_what_was_asked_and_says_the_remote_is_ahead(three):
+    # Issue 35: `run start --remote origin` in a clone whose main is behind origin's pinned the stale
+    # HEAD without a word. It still pins what was asked, and says by how much and how to pin that.
+    (m1, m2, _), _, bare = three
+    stale = m1.git("rev-parse", "HEAD")
+    for n in (1, 2):
+        m2.git("commit", "-q", "--allow-empty", "-m", f"newer {n}")
+    m2.git("push", "-q", "origin", "main")
+    code, started = m1.wtc("run", "start", "--run", "r1", "--remote", "origin")
+    assert code == 0 and started["base"] == stale, started
+    [note] = [n for n in started["notes"] if "ahead" in n]
+    assert "origin's main is 2 commit(s) ahead of the pinned main" in note, note
+    assert "--base origin/main" in note
+    code, newer = m1.wtc("run", "start", "--run", "r2", "--remote", "origin", "--base", "origin/main")
+    assert code == 0 and newer["base"] == remote_tip(bare, "refs/heads/main")
+    assert not [n for n in newer["notes"] if "ahead" in n]
+    code, current = m2.wtc("run", "start", "--run", "r3", "--remote", "origin")
+    assert code == 0 and not [n for n in current["notes"] if "ahead" in n], current["notes"]

@@ -583,6 +583,21 @@ def test_port_blocks_are_distinct_among_live_tasks_under_threads(store):
     assert store.allocate_port_block("r", late, 10) == 3
 
 
+def test_a_port_block_the_machine_holds_elsewhere_is_never_given(store):
+    # `usable` says which blocks the machine holds elsewhere (another repository's live task, a
+    # listening program): they are skipped, and a task's own block held elsewhere meanwhile moves.
+    store.create_run(_run())
+    for task in ("a", "b"):
+        store.insert_task(_task(task))
+    elsewhere = {0, 2}
+    assert store.allocate_port_block("r", "a", 10, lambda n: n not in elsewhere) == 1
+    assert store.allocate_port_block("r", "b", 10, lambda n: n not in elsewhere) == 3
+    assert store.allocate_port_block("r", "a", 10, lambda n: n not in elsewhere) == 1, "its own block, still free"
+    elsewhere.add(1)
+    assert store.allocate_port_block("r", "a", 10, lambda n: n not in elsewhere) == 4
+    assert store.allocate_port_block("r", "a", 10, lambda n: False) is None
+
+
 def test_task_context_merges_keys(store):
     store.update_task_context("r", "t", {"boundary_from": "plan #1"})
     store.update_task_context("r", "t", {"setup": {"log": "x.log"}})

@@ -101,8 +101,8 @@ def _root_id(repo: Path) -> str:
 
 def test_a_trace_file_that_cannot_be_written_is_a_usage_error_naming_it(tmp_path):
     repo = make_repo(tmp_path / "repo", {"a.txt": "1\n"})
-    # Checked by every command that can trace, before it acts (`wtc status` only reads the store: it
-    # traces nothing and checks nothing of telemetry).
+    # Checked by every command before it acts, the read-only ones that trace nothing too (issue 35:
+    # `wtc status` and `wtc merge-file` exited 0 without a word; docs/telemetry.md says exit 2).
     code, body = wtc(repo, "run", "start", "--run", "r1", env={"WTC_TRACE_FILE": str(tmp_path / "missing" / "spans.jsonl")})
     assert code == 2 and "WTC_TRACE_FILE" in body["error"]["message"]
     assert "folder that exists" in body["error"]["fix"]
@@ -110,7 +110,12 @@ def test_a_trace_file_that_cannot_be_written_is_a_usage_error_naming_it(tmp_path
     assert code == 2 and "zipkin" in body["error"]["message"] and "otlp, console or none" in body["error"]["fix"]
     # Switched off: neither is looked at.
     assert wtc(repo, "run", "start", "--run", "r1", env={"WTC_TELEMETRY": "off", "OTEL_TRACES_EXPORTER": "zipkin"})[0] == 0
-    assert wtc(repo, "status", env={"WTC_TRACE_FILE": str(tmp_path / "missing" / "spans.jsonl")})[0] == 0
+    missing = {"WTC_TRACE_FILE": str(tmp_path / "missing" / "spans.jsonl")}
+    for command in (["status"], ["merge-file", "a.txt", "a.txt", "a.txt"]):
+        code, body = wtc(repo, *command, env=missing)
+        assert code == 2 and "WTC_TRACE_FILE" in body["error"]["message"] and "cannot append" in body["error"]["message"]
+    assert wtc(repo, "status", env=missing | {"WTC_TELEMETRY": "off"})[0] == 0, "switched off: not looked at"
+    assert wtc(repo, "version", env=missing)[0] == 0, "the version is always there to read"
 
 
 def test_nothing_configured_imports_no_opentelemetry(tmp_path):

@@ -12,8 +12,9 @@ from __future__ import annotations
 import fnmatch
 import posixpath
 import re
+import warnings
 from functools import lru_cache
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 import pathspec
 
@@ -49,6 +50,8 @@ def validate_globs(kind: str, globs: Sequence[str]) -> tuple[str, ...]:
                 why = "it names something under .git"
             elif glob.startswith("/") and glob.strip("/") == "":
                 why = "it is the filesystem root"
+            else:
+                why = pattern_problem(glob)
         if why:
             raise UsageError(
                 f"invalid --{kind} glob {raw!r}: {why}",
@@ -57,6 +60,29 @@ def validate_globs(kind: str, globs: Sequence[str]) -> tuple[str, ...]:
             )
         out.append(_expand_directory(glob))
     return tuple(dict.fromkeys(out))
+
+
+def pattern_problem(glob: str) -> str | None:
+    """Why gitignore's matcher cannot read `glob` as a pattern (it would match nothing, or fail when
+    first used), or None. Checked where a boundary is given, so a malformed glob is exit 2 at start,
+    widen and plan add, not a boundary that silently owns nothing."""
+    if glob.startswith("#"):
+        return ("'#' at its start makes it a comment in gitignore syntax, which matches nothing "
+                "(write '\\#...' for a name that starts with '#')")
+    stripped = glob.rstrip("\\")
+    if (len(glob) - len(stripped)) % 2 == 1:
+        return "it ends with a lone '\\' (an escape with nothing after it)"
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")   # re's FutureWarning on '[[' inside a class: still a valid class
+            patterns = pathspec.GitIgnoreSpec.from_lines([glob]).patterns
+    except Exception as error:  # noqa: BLE001 - pathspec raises re.error or its own pattern error
+        return f"it is not a glob gitignore can read ({error})"
+    if any(pattern.regex is None for pattern in patterns):
+        if "[" in glob:
+            return "its '[' opens a character class that no ']' closes (write '[[]' for a literal '[')"
+        return "it is not a glob gitignore can read (it would match nothing)"
+    return None
 
 
 def _expand_directory(glob: str) -> str:
@@ -117,6 +143,26 @@ def cone_directories(globs: Iterable[str]) -> tuple[str, ...] | None:
     # Drop folders inside other listed folders: cone mode includes them anyway.
     minimal = sorted(d for d in dirs if not any(d != o and d.startswith(o + "/") for o in dirs))
     return tuple(minimal)
+
+
+def unmatched_glob_notes(kind: str, globs: Sequence[str], paths_under: Callable[[str], Iterable[str]], where: str,
+                         *, budget: int = 50_000) -> list[str]:
+    """A note per glob that matches no file `paths_under(folder)` yields (the pin's files under the
+    glob's literal folder, `""` the whole tree): accepted, since a task may create the files, but
+    worth a word in case it is a misspelling. Each walk stops at its first match; one that reads
+    more than `budget` paths gives up without a note (not worth the start's time)."""
+    notes = []
+    for glob in globs:
+        seen, found = 0, False
+        for path in paths_under(literal_prefix(glob)):
+            seen += 1
+            if matches([glob], path) or seen > budget:
+                found = True
+                break
+        if not found:
+            notes.append(f"--{kind} {glob!r} matches no file at the pin ({where}): fine for files the task creates; "
+                         "if it was meant to name existing files, check its spelling (wtc task widen adds a glob)")
+    return notes
 
 
 def unanchored_name(glob: str) -> bool:

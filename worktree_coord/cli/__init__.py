@@ -142,6 +142,13 @@ def main(argv: list[str] | None = None) -> int:
     # What follows `--` is another program's command line (`wtc task exec T -- CMD --json`), not ours.
     json_mode = "--json" in (args[:args.index("--")] if "--" in args else args)
     try:
+        if os.environ.get("WTC_TRACE_FILE") and args and args[0] not in ("version", "--version", "--help", "-h") \
+                and "--help" not in args:
+            # Every command, the read-only ones that trace nothing too (docs/telemetry.md); only
+            # when the variable is set, so a plain call's start-up pays nothing for it.
+            from ..telemetry.configuration import check_trace_file
+
+            check_trace_file(os.environ)
         command = build_command(args[0] if args and not args[0].startswith("-") else None)
         result = command.main(args=args, prog_name="wtc", standalone_mode=False)
         code = result if isinstance(result, int) else 0

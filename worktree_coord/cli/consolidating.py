@@ -41,7 +41,7 @@ def intent_add(
     task: str = typer.Argument(..., help="Task id."),
     run: str = RunOption,
     manifest: str = typer.Option(..., "--manifest", help="Reserved manifest, e.g. package.json or Cargo.toml."),
-    op: str = typer.Option(..., "--op", help="add_dep, remove_dep, set_spec, bump_version, add_member, remove_member, set_override, set_runtime, set_key, remove_key, relock (set_key/remove_key: any other key of a root package.json, Cargo.toml or pyproject.toml, --name as a dotted path like workspace.lints.clippy.todo, --spec its value as JSON or a plain string)."),
+    op: str = typer.Option(..., "--op", help="add_dep, remove_dep, set_spec, bump_version, add_member, remove_member, set_override, remove_override, set_runtime, set_key, remove_key, relock (set_key/remove_key: any other key of a root package.json, Cargo.toml or pyproject.toml, --name as a dotted path like workspace.lints.clippy.todo, --spec its value as JSON or a plain string)."),
     name: str = typer.Option(..., "--name", help="Dependency, member or key name (a dotted key path for set_key/remove_key)."),
     spec: Optional[str] = typer.Option(None, "--spec", help="Version range or value."),
     group: Optional[str] = typer.Option(None, "--group", help="Dependency group (default: the manifest's main one)."),

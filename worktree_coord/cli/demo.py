@@ -19,13 +19,13 @@ def demo(
     json_mode: bool = typer.Option(False, "--json", help="Print one JSON object."),
 ) -> int:
     """Build a scratch monorepo and fan parallel agents out over it, then show what happened."""
-    from .demo_scenario import render_report, run_demo, surprises
+    from .demo_scenario import DEMO_TASKS, render_report, run_demo, surprises
     from .progress import reporter_for
 
     if directory is not None and directory.exists() and any(directory.iterdir()):
         raise WtcError(f"{directory} is not empty", fix="pass an empty or new folder to --dir")
     with reporter_for(json_mode=json_mode, label="demo") as reporter:
-        reporter.event("demo.running", stage=f"{parallel} agents in parallel processes")
+        reporter.event("demo.running", stage=f"{len(DEMO_TASKS)} agents, {parallel} processes at once")
         report = run_demo(directory, parallel=parallel)
     problems = surprises(report)
     payload = report.to_json() | {"surprises": problems}

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -213,8 +214,12 @@ def surprises(report: DemoReport) -> list[str]:
     return out
 
 
-def render_report(report: DemoReport) -> str:
-    """The demo's story for a person."""
+def render_report(report: DemoReport, wtc: str | None = None) -> str:
+    """The demo's story for a person. Its closing commands name `wtc` by the absolute path of the
+    one running (a venv that is not activated puts no `wtc` on PATH: `wtc status` would not be found)."""
+    from .executable import wtc_executable
+
+    wtc = wtc or wtc_executable()
     stories = {t.task: t for t in DEMO_TASKS}
     lines = [f"demo repository: {report.repo}", f"run {RUN_ID} pinned at {report.base[:12]}; "
              f"{len(report.agents)} agents in parallel processes", ""]
@@ -257,6 +262,7 @@ def render_report(report: DemoReport) -> str:
               f"{len(report.report.get('files', []))} file change(s); landing onto main would "
               + ("be a fast-forward" if target.get("fast_forward") else "need a sync"),
               f"took {report.seconds} s", ""]
-    lines.append(f"explore: cd {report.repo} && wtc status --run {RUN_ID} && wtc report --run {RUN_ID} --onto main")
-    lines.append(f"land it: wtc land --run {RUN_ID} --onto main")
+    lines.append(f"explore: cd {shlex.quote(report.repo)} && {wtc} status --run {RUN_ID} && "
+                 f"{wtc} report --run {RUN_ID} --onto main")
+    lines.append(f"land it: {wtc} land --run {RUN_ID} --onto main")
     return "\n".join(lines)

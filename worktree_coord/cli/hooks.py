@@ -30,6 +30,10 @@ hooks_app = typer.Typer(help="Install wtc as an agent harness's worktree provide
 app.add_typer(hooks_app, name="hooks")
 
 
+StdinTimeoutOption = typer.Option(30.0, "--stdin-timeout", envvar="WTC_HOOK_STDIN_TIMEOUT", min=0.001,
+                                  help="Seconds to wait for the whole payload on stdin before failing (exit 2).")
+
+
 class Scope(str, enum.Enum):
     local = "local"
     project = "project"
@@ -40,12 +44,13 @@ class Scope(str, enum.Enum):
 def worktree_create(
     run: Optional[str] = typer.Option(None, "--run", "-r", envvar="WTC_RUN",
                                       help="Run the agents join (default: a run per Claude Code session)."),
+    stdin_timeout: float = StdinTimeoutOption,
     json_mode: bool = JsonOption,
 ) -> int:
     """Read a WorktreeCreate payload on stdin, start the agent's task, print its worktree's path."""
     from ..hooks import claude
 
-    result = claude.worktree_create(sys.stdin.buffer, run=run)
+    result = claude.worktree_create(sys.stdin.buffer, run=run, timeout=stdin_timeout)
     if json_mode:
         emit(result.to_json(), schema="hook.worktree-create", json_mode=True, human="")
     else:
@@ -57,11 +62,11 @@ def worktree_create(
 
 
 @claude_app.command("worktree-remove")
-def worktree_remove(json_mode: bool = JsonOption) -> int:
+def worktree_remove(stdin_timeout: float = StdinTimeoutOption, json_mode: bool = JsonOption) -> int:
     """Read a WorktreeRemove payload on stdin and finish the worktree's task (commit, check, merge)."""
     from ..hooks import claude
 
-    result = claude.worktree_remove(sys.stdin.buffer)
+    result = claude.worktree_remove(sys.stdin.buffer, timeout=stdin_timeout)
     if json_mode:
         emit(result.to_json(), schema="hook.worktree-remove", json_mode=True, human="")
     else:
@@ -82,6 +87,10 @@ def hooks_install(
                                 "not committed; the default, since the hook names this wtc's absolute path); "
                                 "project: .claude/settings.json; user: ~/.claude/settings.json."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Print the change as a unified diff; write nothing."),
+    portable: bool = typer.Option(False, "--portable", help="With --scope project: name wtc in a form every machine "
+                                  "with the project's layout can run (\"$CLAUDE_PROJECT_DIR\"/.venv/bin/wtc for a wtc "
+                                  "in the project's own folder, or `wtc` when the wtc on PATH is this one) instead of "
+                                  "this machine's absolute path."),
     repo: str = RepoOption,
     json_mode: bool = JsonOption,
 ) -> int:
@@ -90,13 +99,41 @@ def hooks_install(
 
     _harness(harness)
     path, backups = settings.locate(scope.value, repo)
-    change = settings.plan_install(scope.value, path, backups, wtc_executable())
+    executable, warnings = _hook_executable(scope, path, portable)
+    change = settings.plan_install(scope.value, path, backups, executable)
     if not dry_run:
         settings.apply(change)
         if scope is Scope.local and change.after is not None:
             _keep_out_of_git(repo, path)
-    _emit_change(change, dry_run=dry_run, json_mode=json_mode, schema="hooks.install")
+    _emit_change(change, dry_run=dry_run, json_mode=json_mode, schema="hooks.install", warnings=warnings)
     return 0
+
+
+def _hook_executable(scope: Scope, path, portable: bool) -> tuple[str, list[str]]:  # type: ignore[no-untyped-def]
+    """The wtc command the hooks name, and the warnings to give about it: this machine's absolute
+    path in the committed project settings works on no other machine."""
+    from .executable import portable_executable
+
+    if scope is not Scope.project:
+        if portable:
+            raise UsageError(f"--portable is for --scope project (the committed settings); --scope {scope.value} is "
+                             "this machine's own", fix="drop --portable, or install with --scope project")
+        return wtc_executable(), []
+    project = path.parent.parent           # <checkout>/.claude/settings.json
+    offered = portable_executable(project)
+    if portable:
+        if offered is None:
+            raise UsageError(f"this wtc ({wtc_executable()}) has no portable form: it is neither inside the project "
+                             "nor the `wtc` on PATH",
+                             fix="install wtc into the project's own virtual environment (e.g. .venv) or onto PATH, "
+                                 "or install with --scope local (this machine's settings, not committed)")
+        return offered, []
+    executable = wtc_executable()
+    advice = (f"--portable writes `{offered}` instead" if offered is not None else
+              "this wtc has no portable form (neither inside the project nor the `wtc` on PATH): --scope local "
+              "(the default) keeps the hooks in this machine's settings, not committed")
+    return executable, [f"{path} is committed with the project, and the hooks name this machine's {executable}, "
+                        f"which other machines' Claude Code cannot run; {advice}"]
 
 
 @hooks_app.command("uninstall")
@@ -119,7 +156,12 @@ def hooks_uninstall(
     return 0
 
 
-def _emit_change(change, *, dry_run: bool, json_mode: bool, schema: str) -> None:  # type: ignore[no-untyped-def]
+def _emit_change(change, *, dry_run: bool, json_mode: bool, schema: str,  # type: ignore[no-untyped-def]
+                 warnings: list[str] | None = None) -> None:
+    if warnings and not json_mode:
+        sys.stderr.write("".join(f"wtc: warning: {warning}\n" for warning in warnings))
+        sys.stderr.flush()
+
     def human() -> str:
         verb = "would change" if dry_run and change.changed else ("changed" if change.changed else "unchanged:")
         lines = [f"{change.path} {verb}"] + [f"  {action}" for action in change.actions]
@@ -127,7 +169,8 @@ def _emit_change(change, *, dry_run: bool, json_mode: bool, schema: str) -> None
             lines.append(change.diff().rstrip("\n"))
         return "\n".join(lines)
 
-    emit(change.to_json() | {"dry_run": dry_run}, schema=schema, json_mode=json_mode, human=human)
+    emit(change.to_json() | {"dry_run": dry_run} | ({"warnings": warnings} if warnings is not None else {}),
+         schema=schema, json_mode=json_mode, human=human)
 
 
 def _keep_out_of_git(repo: str, path) -> None:  # type: ignore[no-untyped-def]

@@ -4,11 +4,17 @@ Thin face over `worktree_coord.merge.merge_file`: reads three files, writes the 
 `--output F`, or into LEFT with `--git`, as git's merge driver contract asks), exits 0 when clean,
 1 when conflicts remain (a semantic finding included, under `--semantic block`, the default), 2 on
 bad input. A semantic finding (a name one side removed that the other side's new lines use) adds no
-markers: it is reported on stderr (and in `--json`), the merged bytes are written as merged.
+markers: it is reported on stderr (and in `--json`), the merged bytes are written as merged. In a
+language whose folders are packages (Go) a name gone from this file may live on in another file of
+its package: with `--path`, inside a repository, those files are read (`PackageReader`: the working
+tree's and the merged-in commit's); standalone nothing can tell, and the use is reported all the
+same, with a note (never a clean merge nobody checked).
 
 Conflict markers carry labels like `git merge-file -L ours -L base -L theirs`: the block under
-`<<<<<<<` is LEFT (git's "ours": the side being merged into). As a driver, git passes its own
-labels (`%X %S %Y`, git 2.44 and later) and the path (`%P`); an older git leaves the placeholders
+`<<<<<<<` is LEFT (git's "ours": the side being merged into). They are written in diff3 style (the
+base section shown) unless `--conflict-style` says otherwise; as a driver, in the style of the
+repository's `merge.conflictStyle`, as git writes its own (none set: git's default, `merge`, no
+base section). As a driver, git passes its own labels (`%X %S %Y`, git 2.44 and later) and the path (`%P`); an older git leaves the placeholders
 unexpanded, and then the labels are read from the repository (HEAD's branch, MERGE_HEAD's name).
 The driver line names the absolute path of the `wtc` that installed it, so git finds it without a
 venv on PATH.
@@ -16,6 +22,7 @@ venv on PATH.
 
 from __future__ import annotations
 
+import base64
 import os
 import subprocess
 import sys
@@ -64,19 +71,31 @@ def merge_file_command(
     base: str = typer.Argument(..., help="The common ancestor (git's %O)."),
     left: str = typer.Argument(..., help="Ours (git's %A); overwritten with the result under --git."),
     right: str = typer.Argument(..., help="Theirs (git's %B)."),
-    path: Optional[str] = typer.Option(None, "--path", help="The file's path in the repository: picks the language."),
+    path: Optional[str] = typer.Option(None, "--path", help="The file's path in the repository: picks the language, "
+                                       "and (run inside the repository, as git runs a driver) where the rest of its "
+                                       "package is read for the semantic check (Go: the other files of its folder)."),
     output: Optional[str] = typer.Option(None, "--output", "-o", help="Write the result here instead of stdout."),
     git: bool = typer.Option(False, "--git", help="Act as a git merge driver: write the result into LEFT."),
     marker_size: int = typer.Option(7, "--marker-size", help="Length of conflict markers (git's %L)."),
     label: list[str] = typer.Option([], "--label", "-L", help="Conflict marker labels, as for `git merge-file`: "
                                     "ours (LEFT), then base, then theirs (RIGHT); up to 3."),
     timeout: float = typer.Option(10.0, "--timeout", help="Seconds allowed for the structured merge."),
+    conflict_style: Optional[str] = typer.Option(
+        None, "--conflict-style", metavar="merge|diff3|zdiff3",
+        help="How conflict blocks are written, as git's merge.conflictStyle: merge (no base section), diff3 (the "
+             "base section, the default) or zdiff3 (lines both sides share moved out of the block). Under --git "
+             "the repository's merge.conflictStyle, unless given here."),
     semantic: str = typer.Option("block", "--semantic", metavar="block|warn|off",
                                  help="A name one side removed that the other side's new lines use: a conflict "
                                       "(block, exit 1), a warning on stderr (warn), or not checked (off)."),
     json_mode: bool = typer.Option(False, "--json", help="Print one JSON object."),
 ) -> None:
-    """Three-way merge of one file; exit 0 clean, 1 conflicts, 2 bad input."""
+    """Three-way merge of one file; exit 0 clean, 1 conflicts, 2 bad input.
+
+    With --json and no --output/--git, the result's bytes are in the JSON object: `merged` holds
+    the text and `encoding` is "utf-8" when they are UTF-8; otherwise (a binary or Latin-1 file)
+    `merged` is null, `merged_base64` holds them and `encoding` is "base64" (schema
+    wtc.merge-file/1: fields are added within a version; UTF-8 results are as before)."""
     if len(label) > 3:
         raise UsageError("at most three --label values (ours, base, theirs)", fix="drop the extra --label")
     if not 1 <= marker_size <= 100:
@@ -85,11 +104,13 @@ def merge_file_command(
         raise UsageError("--git and --output both say where to write", fix="use one of them")
     from ..merge import merge_file as merge_one  # loaded per call: git runs this once per conflicted file
 
+    style = _conflict_style(conflict_style, git)
     labels = _labels(label, git)
     data = [_read(base, "BASE"), _read(left, "LEFT"), _read(right, "RIGHT")]
     mode = SemanticMode.parse(semantic)
     result = merge_one(data[0], data[1], data[2], path or left, marker_size=marker_size,
-                       labels=labels, timeout=timeout, semantic=mode)  # type: ignore[arg-type]
+                       labels=labels, timeout=timeout, semantic=mode, conflict_style=style,  # type: ignore[arg-type]
+                       package_files=PackageReader() if path else None)
     target = left if git else output
     if target:
         Path(target).write_bytes(result.merged)
@@ -100,7 +121,7 @@ def merge_file_command(
         payload["output"] = target
     if json_mode:
         if not target:
-            payload["merged"] = result.merged.decode("utf-8", "replace")
+            payload.update(merged_fields(result.merged))
         emit(payload, schema="merge-file", json_mode=True, human="",
              exit_code=EXIT_OK if result.clean else EXIT_CONFLICT)
     elif not target:
@@ -108,7 +129,7 @@ def merge_file_command(
         sys.stdout.flush()
     marked = [c for c in result.conflicts if c.finding is None]
     if not json_mode and marked:
-        places = ", ".join(f"{c.declaration or 'file'} (lines {c.start_line}-{c.end_line})" for c in marked)
+        places = ", ".join(c.place for c in marked)
         sys.stderr.write(f"wtc merge-file: {len(marked)} conflict(s) in {path or left}: {places}\n")
         for note in result.notes:   # why the structured merge kept these conflicts (a guard, a fallback)
             sys.stderr.write(f"wtc merge-file: why: {note}\n")
@@ -116,10 +137,130 @@ def merge_file_command(
         for finding in result.semantic:
             what = "semantic conflict" if mode is SemanticMode.BLOCK else "semantic warning"
             sys.stderr.write(f"wtc merge-file: {what}: {finding.message}\n")
+        if result.semantic and not marked:
+            for note in result.notes:   # e.g. a package whose other files were not read
+                sys.stderr.write(f"wtc merge-file: note: {note}\n")
         fixes = dict.fromkeys(problem_words(finding.problem).fix for finding in result.semantic)
         if fixes:
             sys.stderr.write(f"wtc merge-file: fix: {', '.join(fixes)}\n")
     raise typer.Exit(EXIT_OK if result.clean else EXIT_CONFLICT)
+
+
+class PackageReader:
+    """The other files of the merged file's package (Go: its folder), read from the repository the
+    command runs in (git runs a driver at the repository's top; `--path` is repository-relative):
+    the working tree's (ours, and any edit), and, while git merges, cherry-picks, reverts or
+    rebases, the other commit's (theirs: a file it moved the name into). Called only when the
+    semantic check needs it (a package-wide name one side removed and the other side's new lines
+    use), so a driver call pays nothing otherwise. None outside a repository: the check then
+    cannot tell and reports the use (merge/semantic.PackageFiles)."""
+
+    def __call__(self, path: str) -> list[tuple[str, bytes]] | None:
+        top = _ask_git("rev-parse", "--show-toplevel")
+        if not top or os.path.isabs(path) or path.startswith("../"):
+            return None
+        folder, suffix = os.path.dirname(path), os.path.splitext(path)[1]
+        found: list[tuple[str, bytes]] = []
+        here = Path(top) / folder
+        for entry in sorted(here.iterdir()) if here.is_dir() else ():
+            if entry.suffix == suffix and entry.is_file():
+                found.append(((f"{folder}/" if folder else "") + entry.name, entry.read_bytes()))
+        theirs = _merging_commit()
+        if theirs:
+            found.extend(_files_at(theirs, folder, suffix))
+        return found
+
+
+def _ask_git(*args: str) -> str:
+    done = subprocess.run(["git", *args], capture_output=True, text=True, check=False)
+    return done.stdout.strip() if done.returncode == 0 else ""
+
+
+def _merging_commit() -> str:
+    """The commit git is applying while it runs the driver: "" when none is known. `git merge`
+    names it in GITHEAD_<sha>; a rebase lists it last in rebase-merge/done (REBASE_HEAD and
+    CHERRY_PICK_HEAD are written only after the merge stopped: read for a run by hand then). A
+    single `git cherry-pick` or `revert` leaves no trace of it while it merges: only the working
+    tree is read, and a name its commit moved to another file is reported (the safe side)."""
+    named = [key[len("GITHEAD_"):] for key in os.environ if key.startswith("GITHEAD_")]
+    if len(named) == 1:
+        return named[0]
+    done = _ask_git("rev-parse", "--git-path", "rebase-merge/done")
+    try:
+        steps = [line.split() for line in Path(done).read_text().splitlines() if line.strip()] if done else []
+    except OSError:
+        steps = []
+    if steps and len(steps[-1]) >= 2 and not steps[-1][0].startswith("#"):
+        sha = _ask_git("rev-parse", "-q", "--verify", f"{steps[-1][1]}^{{commit}}")
+        if sha:
+            return sha
+    for head in ("MERGE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD", "REBASE_HEAD"):
+        sha = _ask_git("rev-parse", "-q", "--verify", head)
+        if sha:
+            return sha
+    return ""
+
+
+def _files_at(commit: str, folder: str, suffix: str) -> list[tuple[str, bytes]]:
+    """The files of `folder` with `suffix` at `commit` (path, bytes), read in one `git cat-file`."""
+    listed = subprocess.run(["git", "ls-tree", "-z", commit, "--", f"{folder}/" if folder else "."],
+                            capture_output=True, check=False)
+    if listed.returncode != 0:
+        return []
+    blobs = []
+    for entry in listed.stdout.split(b"\0"):
+        meta, _, name = entry.partition(b"\t")
+        parts = meta.split()
+        if len(parts) == 3 and parts[1] == b"blob" and name.decode("utf-8", "surrogateescape").endswith(suffix):
+            blobs.append((name.decode("utf-8", "surrogateescape"), parts[2].decode()))
+    if not blobs:
+        return []
+    read = subprocess.run(["git", "cat-file", "--batch"], input="".join(f"{oid}\n" for _, oid in blobs).encode(),
+                          capture_output=True, check=False)
+    out, data = [], read.stdout
+    for name, _ in blobs:
+        header, _, data = data.partition(b"\n")   # "<oid> blob <size>", or "<oid> missing" (no content)
+        parts = header.split()
+        if len(parts) == 3 and parts[2].isdigit():
+            size = int(parts[2])
+            out.append((name, data[:size]))
+            data = data[size + 1:]
+    return out
+
+
+def merged_fields(merged: bytes) -> dict[str, str | None]:
+    """The merged bytes in `--json`, carried faithfully: `merged` is the text when the bytes are
+    UTF-8 (`encoding: "utf-8"`); otherwise (a binary or Latin-1 file) `merged` is null and
+    `merged_base64` holds them (`encoding: "base64"`). A JSON string holds text, not bytes: decoding
+    with replacement turned every byte >= 0x80 of such a file into U+FFFD, silently."""
+    try:
+        return {"merged": merged.decode("utf-8"), "encoding": "utf-8"}
+    except UnicodeDecodeError:
+        return {"merged": None, "merged_base64": base64.b64encode(merged).decode("ascii"), "encoding": "base64"}
+
+
+def _conflict_style(given: str | None, as_driver: bool) -> str:
+    """The conflict style asked for; as a git merge driver (git runs it at the repository's top),
+    the repository's `merge.conflictStyle` when none is; else diff3 (the base section shown)."""
+    from ..merge.markers import STYLES
+
+    if given is not None:
+        if given not in STYLES:
+            raise UsageError(f"--conflict-style {given!r} is not one of {', '.join(STYLES)}",
+                             fix="pass --conflict-style merge, diff3 or zdiff3")
+        return given
+    if not as_driver:
+        return "diff3"
+    done = subprocess.run(["git", "config", "--get", "merge.conflictStyle"], capture_output=True, text=True,
+                          check=False)
+    configured = done.stdout.strip().lower() if done.returncode == 0 else ""
+    if configured and configured not in STYLES:
+        # git itself refuses such a value before it starts a driver; a newer git may know a style
+        # this wtc does not: say so, and keep the markers readable.
+        sys.stderr.write(f"wtc merge-file: merge.conflictStyle {configured!r} is not one of {', '.join(STYLES)}; "
+                         "writing diff3 markers\n")
+        return "diff3"
+    return configured or "merge"
 
 
 def _labels(given: list[str], as_driver: bool) -> tuple[str, str, str]:

@@ -88,21 +88,10 @@ def land(
                 raise UsageError("landing needs approval and there is no terminal to ask",
                                  fix=f"review `wtc report --run {run} --onto {onto}`, then pass --yes")
             sys.stdout.write(render.run_report(manifest) + "\n")
-            question = f"Fast-forward {onto} to {manifest.tip[:12]}?"
-            if manifest.leftovers.get("intents") or manifest.leftovers.get("tasks"):
-                from ..coordinator.landing import leftover_summary
-
-                question = (f"Fast-forward {onto} to {manifest.tip[:12]} LEAVING OUT "
-                            f"{leftover_summary(manifest.leftovers)}?")
-                allow_partial = True  # the person approves with the leftovers named in the question
-            if manifest.left_behind:
-                from ..coordinator.landing import left_behind_summary
-
-                # The person approves each name the question shows (the uses the tree keeps of it).
-                question = (question.removesuffix("?") + " KEEPING USES OF NAMES THE RUN REMOVED: "
-                            + left_behind_summary(manifest.left_behind) + "?")
-                allow_left_behind = sorted({row["name"] for row in manifest.left_behind})
-            approved = typer.confirm(question, default=False)
+            # The question names the leftovers and the uses left behind: approving it approves them.
+            allow_partial = allow_partial or bool(manifest.leftovers.get("intents") or manifest.leftovers.get("tasks"))
+            allow_left_behind = render.left_behind_names(manifest) or allow_left_behind
+            approved = typer.confirm(render.land_question(manifest, onto), default=False)
             if not approved:
                 raise UsageError("landing was not approved", fix="nothing changed; run land again when ready")
         result = coordinator.land(run, onto, approved=approved, allow_partial=allow_partial,

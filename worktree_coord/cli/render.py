@@ -237,6 +237,25 @@ def run_report(r: RunReport) -> str:
     return "\n".join(lines)
 
 
+def land_question(report: RunReport, onto: str) -> str:
+    """What a person is asked before landing (the CLI's prompt, the MCP server's elicitation): the
+    target and the exact tip, naming every leftover landing would leave out and every name the run
+    removed that the landed tree still uses; approving it approves each of them."""
+    from ..coordinator.landing import left_behind_summary, leftover_summary
+
+    ask = f"Fast-forward {onto} to {report.tip[:12]} (integration of run {report.run})"
+    if report.leftovers.get("intents") or report.leftovers.get("tasks"):
+        ask += f" LEAVING OUT {leftover_summary(report.leftovers)}"
+    if report.left_behind:
+        ask += f" KEEPING USES OF NAMES THE RUN REMOVED: {left_behind_summary(report.left_behind)}"
+    return ask + "?"
+
+
+def left_behind_names(report: RunReport) -> list[str]:
+    """The names a person approves with the question that shows them (`--allow-left-behind`)."""
+    return sorted({row["name"] for row in report.left_behind})
+
+
 def landed(r: Landed) -> str:
     if r.how == "already":
         head = (f"{r.onto} already holds the integration tip {r.tip[:12]}"

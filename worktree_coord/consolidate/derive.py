@@ -23,6 +23,7 @@ from worktree_coord.consolidate.manifests import (
     is_poetry,
     read_manifest,
 )
+from worktree_coord.consolidate.specs import same_spec
 from worktree_coord.consolidate.textformat import load_toml, plain
 from worktree_coord.errors import UsageError
 
@@ -114,7 +115,7 @@ def derive_intents(
             add(Op.REMOVE_DEP, group, name, expected_before=encode_value(old))
             continue
         op = Op.ADD_DEP if old is None else Op.SET_SPEC
-        add(op, group, name, spec=cur.spec, source=cur.source, extras=cur.extras, features=cur.features,
+        add(op, group, name, spec=cur.spec_text, source=cur.source, extras=cur.extras, features=cur.features,
             markers=cur.markers, package=cur.package, options=cur.options, expected_before=encode_value(old))
 
     for member in sorted(set(after.members) - set(before.members)):
@@ -131,7 +132,7 @@ def derive_intents(
 
     for name in sorted(set(before.overrides) | set(after.overrides)):
         old_o, new_o = before.overrides.get(name), after.overrides.get(name)
-        if old_o == new_o:
+        if old_o == new_o or old_o is not None and new_o is not None and same_spec(eco, old_o, new_o):
             continue
         if new_o is None:
             add(Op.REMOVE_OVERRIDE, "overrides", name, expected_before=old_o)
@@ -403,6 +404,7 @@ def declare_intent(
     else:
         group = group or DEFAULT_GROUP[kind.format]
         name = normalize_name(eco, name)
+        _check_pep440(eco, name, spec)
     draft = Intent(intent_id=f"{task}:{path}:{op.value}:{group}:{name}", task=task, ecosystem=eco, root=root,
                    manifest=path, op=op, group=group, name=name, spec=spec, source=source, extras=extras,
                    features=features, markers=markers, package=package, base_commit=base_commit,
@@ -420,7 +422,28 @@ def declare_intent(
                              "declare add_dep again with the new --spec (it supersedes the earlier one)")
     import dataclasses
 
+    old = model.deps.get((group, name)) if op == Op.SET_SPEC else None
+    if old is not None and source is None and not (extras or features or markers or package):
+        # A new spec for a dependency the base has: the rest of it (a workspace or git source,
+        # extras, markers, features, optional) stays as it is, as the equivalent edit keeps it.
+        draft = dataclasses.replace(draft, source=old.source, extras=old.extras, features=old.features,
+                                    markers=old.markers, package=old.package, options=old.options)
     return dataclasses.replace(draft, expected_before=before)
+
+
+def _check_pep440(eco: Ecosystem, name: str, spec: str | None) -> None:
+    """A declared Python spec is a PEP 440 specifier set, refused at once otherwise: consolidation
+    writes it as given after the name, where it could only fail (or name another package)."""
+    if not spec or eco not in (Ecosystem.UV, Ecosystem.PIP_TOOLS):
+        return
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+    try:
+        SpecifierSet(spec)
+    except InvalidSpecifier:
+        raise UsageError(f"--spec {spec!r} for {name} is not a PEP 440 version specifier",
+                         fix="write it as a requirement does after the name, e.g. --spec '>=1.0.9,<2' "
+                             "or --spec '==1.*'") from None
 
 
 def _declared_setting(path: str, fmt: str, op: Op, name: str, spec: str | None) -> tuple[str, str | None]:

@@ -159,3 +159,12 @@ class DepValue:
     package: str | None = None
     options: tuple[tuple[str, Any], ...] = ()
     raw: str = field(default="", compare=False)   # the canonical encoding (see manifests.encode_value)
+    # The spec as the manifest writes it, where `spec` is a normalized form of it (PEP 508 strings:
+    # packaging sorts `>=1.0.9,<2` into `<2,>=1.0.9`). Not compared: one spec written two ways is
+    # one value; an intent carries this text so consolidation writes what the task wrote.
+    written: str | None = field(default=None, compare=False)
+
+    @property
+    def spec_text(self) -> str | None:
+        """The spec as written in the manifest."""
+        return self.written if self.written is not None else self.spec

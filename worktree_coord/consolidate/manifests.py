@@ -5,7 +5,9 @@ lockfile, format, default ecosystem) and `ManifestModel` (dependencies keyed by 
 name), workspace members, own version, overrides, runtime versions).
 Invariants:
 - the same content written differently (key order, `Foo_Bar` vs `foo-bar`, `>=1,<2` vs `<2,>=1`)
-  gives equal models, so the structural diff of `derive` only sees real changes;
+  gives equal models, so the structural diff of `derive` only sees real changes; a spec keeps the
+  text it is written in beside its normalized form (`DepValue.written`, not compared), so what a
+  task wrote is what consolidation writes;
 - reading is strict: duplicate keys and conflict markers raise `ManifestParseError`;
 - `encode_value` is the one encoding of "the value at a key" used for compare-and-swap.
 """
@@ -18,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from packaging.requirements import InvalidRequirement, Requirement
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.utils import canonicalize_name
 
 from worktree_coord.consolidate.intent import DepValue, Ecosystem
@@ -173,14 +176,37 @@ def read_cargo_toml(path: str, data: bytes) -> ManifestModel:
 
 # ---------------------------------------------------------------------------------------- Python
 
+_REQUIREMENT_HEAD = re.compile(r"\s*[A-Za-z0-9][A-Za-z0-9._-]*\s*(?:\[[^\]]*\])?\s*")
+
+
+def written_specifier(text: str, req: Requirement) -> str | None:
+    """The version specifier as the requirement `text` writes it (`>=1.0.9,<2`, where packaging's
+    `str(req.specifier)` sorts it into `<2,>=1.0.9`); None when there is none or the text cannot be
+    cut out so that it reads as the same specifier set."""
+    if not req.specifier or req.url:
+        return None
+    head = text.split(";", 1)[0]
+    match = _REQUIREMENT_HEAD.match(head)
+    rest = head[match.end():].strip() if match else ""
+    if rest.startswith("(") and rest.endswith(")"):
+        rest = rest[1:-1].strip()
+    try:
+        return rest if SpecifierSet(rest) == req.specifier else None
+    except InvalidSpecifier:
+        return None
+
+
 def pep508(text: str, path: str) -> tuple[str, DepValue]:
     try:
         req = Requirement(text)
     except InvalidRequirement as exc:
         raise ManifestParseError(f"{path}: {text!r} is not a PEP 508 requirement: {exc}",
                                  fix=f"fix the requirement {text!r} in {path}") from exc
+    spec = str(req.specifier) or None
+    written = written_specifier(text, req)
     return canonicalize_name(req.name), dep_value(
-        spec=str(req.specifier) or None,
+        spec=spec,
+        written=written if written != spec else None,
         source=(("url", req.url),) if req.url else None,
         extras=tuple(sorted(canonicalize_name(e) for e in req.extras)),
         markers=str(req.marker) if req.marker else None,
@@ -241,11 +267,12 @@ def read_pyproject(path: str, data: bytes, ecosystem: Ecosystem | None = None) -
         for key, value in list(model.deps.items()):
             if key[1] == norm:
                 model.deps[key] = dep_value(spec=value.spec, source=_pairs(src if isinstance(src, dict) else {"list": src}),
-                                            extras=value.extras, markers=value.markers)
+                                            extras=value.extras, markers=value.markers, written=value.written)
     model.members = tuple(normalize_member(m) for m in (uv.get("workspace") or {}).get("members") or [])
     for item in uv.get("override-dependencies") or []:
         dep, value = pep508(item, path)
-        model.overrides[dep] = value.raw or item
+        # A bare spec as the override writes it (consolidation writes it back so); else the encoding.
+        model.overrides[dep] = value.spec_text if value.raw and value.raw == value.spec else value.raw or item
     if isinstance(project.get("requires-python"), str):
         model.runtime["python"] = project["requires-python"]
     for dep, value in (poetry.get("dependencies") or {}).items():

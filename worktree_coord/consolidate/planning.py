@@ -22,6 +22,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import fnmatch
+import json
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,7 +31,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 from worktree_coord.consolidate import settings
 from worktree_coord.consolidate.intent import REMOVING_OPS, DepValue, Ecosystem, Intent, Op
 from worktree_coord.consolidate.manifests import ManifestModel, encode_value, read_manifest
-from worktree_coord.consolidate.specs import Relation, compare, conjunction
+from worktree_coord.consolidate.specs import Relation, compare, conjunction, same_spec
 
 TreeReader = Callable[[str], "bytes | None"]
 
@@ -139,6 +140,36 @@ def current_value(model: ManifestModel | None, intent: Intent) -> str | None:
     if intent.op in (Op.SET_KEY, Op.REMOVE_KEY):
         return settings.value_at(model.document, settings.parse_key(intent.name))
     return None
+
+
+# Ops whose encoded value carries a version spec (bare, or as `spec` in a dependency's JSON).
+_SPEC_OPS = frozenset({Op.ADD_DEP, Op.SET_SPEC, Op.REMOVE_DEP, Op.SET_OVERRIDE, Op.REMOVE_OVERRIDE})
+
+
+def _spec_and_rest(encoded: str) -> tuple[str | None, Any]:
+    """An encoded value (`manifests.encode_value`) cut into its spec and everything else."""
+    if encoded.startswith("{"):
+        try:
+            parts = json.loads(encoded)
+        except ValueError:
+            return None, encoded
+        if isinstance(parts, dict):
+            return parts.pop("spec", None) or "", parts
+    return encoded, {}
+
+
+def same_value(intent: Intent, a: str | None, b: str | None) -> bool:
+    """Whether two encoded values of the intent's key are one value: equal text, or, for a dependency
+    or an override, equal but for how the version spec is written (`specs.same_spec`: `>=1.0.9,<2`
+    and `<2,>=1.0.9` are one specifier set). Every comparison of a manifest's value with an intent's
+    (already applied? stale base? did the edit read back?) goes through here."""
+    if a == b:
+        return True
+    if a is None or b is None or intent.op not in _SPEC_OPS:
+        return False
+    spec_a, rest_a = _spec_and_rest(a)
+    spec_b, rest_b = _spec_and_rest(b)
+    return rest_a == rest_b and same_spec(intent.ecosystem, spec_a, spec_b)
 
 
 class _Models:
@@ -303,9 +334,9 @@ def plan(intents: Iterable[Intent], tree_reader: TreeReader, *,
         fresh: list[Intent] = []
         done: list[Intent] = []
         for intent in group:
-            if target_value(intent) == current:
+            if same_value(intent, target_value(intent), current):
                 done.append(intent)
-            elif intent.op in (Op.ADD_MEMBER, Op.REMOVE_MEMBER) or intent.expected_before == current:
+            elif intent.op in (Op.ADD_MEMBER, Op.REMOVE_MEMBER) or same_value(intent, intent.expected_before, current):
                 fresh.append(intent)
             elif intent.op == Op.SET_KEY and (rebased := settings.merge_lists(intent.expected_before, current,
                                                                                intent.spec)) is not None:

@@ -30,7 +30,15 @@ from typing import Collection, Iterable, Mapping
 
 from worktree_coord.consolidate import settings
 from worktree_coord.consolidate.adapters import ToolAdapter, ToolConfig, adapter_for
-from worktree_coord.consolidate.adapters.base import CannotRun, FailureKind, ToolRun, cannot_run, install_hint, unreached
+from worktree_coord.consolidate.adapters.base import (
+    CannotRun,
+    FailureKind,
+    OfflineMiss,
+    ToolRun,
+    cannot_run,
+    install_hint,
+    unreached,
+)
 from worktree_coord.consolidate.edits import EditError
 from worktree_coord.consolidate.graph import MANIFEST_OF, check_version_bumps, discover_workspace, join, order_changes
 from worktree_coord.consolidate.intent import Ecosystem, Intent, Op
@@ -268,9 +276,11 @@ def consolidate_root(
         else:
             run, failure = _relock(adapter, offline, reporter)
         if failure == FailureKind.OFFLINE_MISS:
+            missed = adapter.offline_miss(run) or OfflineMiss(
+                "needs_network", f"`{' '.join(run.argv)}` needs packages that are not cached",
+                "run consolidation with the network allowed (wtc consolidate --online), or warm the package cache")
             return restore_and(RootState.NEEDS_NETWORK, error={
-                "kind": "needs_network", "message": f"`{' '.join(run.argv)}` needs packages that are not cached",
-                "fix": "run consolidation with the network allowed (wtc consolidate --online), or warm the package cache",
+                "kind": missed.kind, "message": missed.message, "fix": missed.fix,
                 "stderr": run.stderr[-4000:], "intent_ids": [i.intent_id for c in ordered for i in c.sources]})
         if failure == FailureKind.UNREACHABLE:
             # Not the manifests' fault: never bisect for a culprit, never blame the base.

@@ -2,7 +2,8 @@
 
 Stage: conflict detection (used by `plan`) and verification (locked version satisfies spec).
 Input: an ecosystem and spec text (npm/pnpm/yarn semver ranges, Cargo requirements, PEP 440
-specifier sets, Go versions). Output: a `Relation` between two specs, or membership of a version.
+specifier sets, Go versions). Output: a `Relation` between two specs, membership of a version, or
+whether two texts are one spec written two ways (`same_spec`, what an edit's read-back asks).
 Invariants:
 - a spec that is not plainly a range (git URLs, `workspace:`, tags, pre-release comparators,
   `===`) never yields a guess: relations involving it are EQUAL only on identical text and
@@ -323,6 +324,26 @@ def compare(ecosystem: Ecosystem, a: str | None, b: str | None) -> Relation:
         return relation(intervals(ecosystem, a), intervals(ecosystem, b))
     except Undecidable:
         return Relation.UNKNOWN
+
+
+PEP440_ECOSYSTEMS = (Ecosystem.UV, Ecosystem.PIP_TOOLS, Ecosystem.POETRY)
+
+
+def same_spec(ecosystem: Ecosystem, a: str | None, b: str | None) -> bool:
+    """Whether two spec texts say the same thing however each is written: identical (spaces at the
+    ends aside), equal as PEP 440 specifier sets for Python (`>=1.0.9,==1.*` is `==1.*,>=1.0.9`, the
+    order uv writes), else the same versions on the decided syntax (`>=1, <2` is `>=1,<2` in Cargo).
+    The read-back of an edit asks this: a tool that words a spec its own way still wrote it."""
+    if a is None or b is None:
+        return a is b
+    if a.strip() == b.strip():
+        return True
+    if ecosystem in PEP440_ECOSYSTEMS:
+        try:
+            return SpecifierSet(a) == SpecifierSet(b)
+        except InvalidSpecifier:
+            pass            # Poetry's caret and tilde forms: decided as ranges below
+    return compare(ecosystem, a, b) == Relation.EQUAL
 
 
 def conjunction(ecosystem: Ecosystem, a: str, b: str) -> str | None:

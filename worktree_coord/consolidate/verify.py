@@ -18,7 +18,7 @@ from worktree_coord.consolidate.adapters.base import ToolAdapter
 from worktree_coord.consolidate.intent import Op
 from worktree_coord.consolidate.lock_graph import reachable
 from worktree_coord.consolidate.manifests import read_manifest
-from worktree_coord.consolidate.planning import Change, current_value, target_value
+from worktree_coord.consolidate.planning import Change, current_value, same_value, target_value
 from worktree_coord.consolidate.result import LockDiff
 from worktree_coord.consolidate.specs import satisfies
 from worktree_coord.consolidate.textformat import ManifestParseError
@@ -55,7 +55,7 @@ def verify_root(adapter: ToolAdapter, changes: tuple[Change, ...], manifests: li
         intent = change.intent
         model = read_manifest(intent.manifest, (workdir / intent.manifest).read_bytes(), intent.ecosystem)
         got = current_value(model, intent)
-        if got != target_value(intent):
+        if not same_value(intent, got, target_value(intent)):
             problems.append(Problem(f"{intent.manifest}: {intent.op.value} {intent.name!r} reads back as {got!r}, "
                                     f"expected {target_value(intent)!r} (intent {intent.intent_id})", change))
     if not relocked:

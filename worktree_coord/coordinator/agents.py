@@ -234,9 +234,7 @@ class AgentOperations(TaskOperations):
         path = path.resolve() if path.exists() else Path(path.absolute())
         task = self._task_at(path)
         if task is None:
-            return AgentFinished(worktree=str(path), action="not_ours", kept=path.exists(),
-                                 message=f"{path} is not a worktree of a wtc task; left untouched",
-                                 next=[f"git worktree remove {path}"] if path.exists() else [])
+            return self._not_ours(path)
         agent = self._agent_of(task)
         if task.state.live or task.state is TaskState.FINISHED:
             finished = self.finish_task(task.run_id, task.task_id, message=message)
@@ -251,6 +249,25 @@ class AgentOperations(TaskOperations):
                     + ("; its leftover folder is for `wtc gc`" if kept else ""),
             next=["wtc gc"] if kept else [f"wtc status --run {task.run_id}"],
         )
+
+    def _not_ours(self, path: Path) -> AgentFinished:
+        """A path no wtc task has: left untouched (exit 0: the harness forgets it), except the
+        repository itself, which no harness may hand back as an agent's worktree (exit 2: Claude Code
+        keeps its record). Git's own removal is advised only for a folder that is a git worktree."""
+        main = self.git.toplevel
+        if path in {main, self.git.common_dir}:
+            what = "main checkout" if path == main else "git directory"
+            raise UsageError(
+                f"{path} is the repository's {what}, not an agent's worktree: handing it back would remove "
+                "the repository's own working tree, so it is left as it is",
+                fix="the hook payload's worktree_path (or, without one, its cwd) must name the worktree the "
+                    "WorktreeCreate hook printed; nothing of the main checkout is removed")
+        linked = path.exists() and any(Path(entry.path).resolve() == path for entry in self.git.list_worktrees()[1:])
+        return AgentFinished(worktree=str(path), action="not_ours", kept=path.exists(),
+                             message=f"{path} is not a worktree of a wtc task" + ("" if linked or not path.exists()
+                                                                                 else " (nor a git worktree)")
+                                     + "; left untouched",
+                             next=[f"git worktree remove {path}"] if linked else [])
 
     def _handed_back(self, task: TaskRecord, agent: str | None, finished: TaskFinished) -> AgentFinished:
         run, name, branch = task.run_id, task.task_id, task.branch
@@ -283,6 +300,11 @@ class AgentOperations(TaskOperations):
         else:
             message = f"task {name} is {state}; its work is on {branch}"
             steps = [f"wtc status --run {run}"]
+        waiting = _intents_waiting(finished)
+        if waiting and state in (TaskState.MERGED.value, TaskState.EMPTY.value):
+            # A reserved file's edit did not merge: it lands only when the lead consolidates.
+            message += f"; its edits of reserved files wait for consolidation as intents ({waiting})"
+            steps.append(f"wtc consolidate --run {run}")
         return AgentFinished(
             exit_code=finished.exit_code if kept else 0, worktree=str(path) if path else "", action="finished",
             run=run, task=name, agent=agent, state=state, kept=kept, branch=branch, message=message,
@@ -309,6 +331,18 @@ class AgentOperations(TaskOperations):
     def _agent_of(self, task: TaskRecord) -> str | None:
         rows = self.store.agent_tasks(task.run_id, task_id=task.task_id)
         return rows[0]["agent"] if rows else None
+
+
+def _intents_waiting(finished: TaskFinished, limit: int = 6) -> str:
+    """The intents a finish declared, by manifest: `package.json: add left-pad ^1.3.0`."""
+    by_manifest: dict[str, list[str]] = {}
+    for intent in finished.intents:
+        words = [intent.get("op") or "change"] + ([] if intent.get("op") == "relock" else
+                                                   [str(intent.get(key)) for key in ("name", "spec") if intent.get(key)])
+        by_manifest.setdefault(str(intent.get("manifest") or "?"), []).append(" ".join(words))
+    parts = [f"{manifest}: {', '.join(ops[:limit])}" + (f" and {len(ops) - limit} more" if len(ops) > limit else "")
+             for manifest, ops in by_manifest.items()]
+    return "; ".join(parts)
 
 
 _INVALID = re.compile(r"[^A-Za-z0-9._-]+")

@@ -32,7 +32,6 @@ from __future__ import annotations
 import dataclasses
 import shlex
 import uuid
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, ContextManager, Mapping
 
@@ -51,7 +50,7 @@ from . import merge_queue as queue
 from ..integrate import StaleRef, compare_and_swap
 from ..integrate.trees import update_tree
 from ..model import PENDING_INTENT_STATES, UNAPPLIED_INTENT_STATES, RunRecord, TaskState
-from ..results import Result
+from ..results import ConsolidationReport
 from ..store import Store
 
 RETRYABLE_STATES = ("failed", "conflict", "rejected", "needs_network")
@@ -66,17 +65,6 @@ class _RootMoved(Exception):
         super().__init__(f"integration moved to {tip[:12]} and changed {', '.join(paths[:5])}")
         self.tip = tip
         self.paths = paths
-
-
-@dataclass(frozen=True)
-class ConsolidationReport(Result):
-    run: str = ""
-    tip: str = ""
-    offline: bool = True
-    roots: list[dict[str, Any]] = field(default_factory=list)
-    waiting: list[dict[str, Any]] = field(default_factory=list)   # intents of tasks not merged yet
-    skipped: list[dict[str, Any]] = field(default_factory=list)   # every intent left unapplied, with why
-    retried: list[str] = field(default_factory=list)              # intents taken up again (--retry-failed)
 
 
 def relock_configs(commands: Mapping[str, str]) -> dict[str, ToolConfig]:
@@ -219,6 +207,9 @@ def skipped_intents(store: Store, run_id: str) -> list[dict[str, Any]]:
             fix = (f"drop it (wtc intent drop {intent} --run {run_id}): the task will not merge"
                    if task_state in (TaskState.ABANDONED, TaskState.EMPTY) else
                    f"merge the task (wtc task finish {task} --run {run_id}), then consolidate again")
+        elif state == "needs_network" and isinstance(error, dict) and error.get("kind") == "tool_not_cached":
+            why = reason       # the relock tool itself is not to be had offline: the root names it and the fix
+            fix = str(error.get("fix")).replace("wtc consolidate", f"wtc consolidate --run {run_id}")
         elif state == "needs_network" and isinstance(error, dict) and error.get("kind") == "unreachable":
             why = reason
             # The root's own advice names the host (and a git source); the command is the run's.

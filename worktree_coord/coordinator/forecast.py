@@ -46,6 +46,7 @@ import contextlib
 import hashlib
 import json
 import os
+import posixpath
 import re
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -72,7 +73,7 @@ _WORDS = re.compile(rb"[A-Za-z_$][\w$]*")
 CACHE_DIR = "forecast-cache"
 # Part of every cache key: bump it when what a merge or a check reports changes (new findings, new
 # words in them), so a forecast never answers from an older engine's results.
-CACHE_VERSION = 2
+CACHE_VERSION = 3
 STATUS_THREADS = 4   # `git status` per worktree runs in parallel: it waits on the disk, not the CPU
 
 
@@ -359,7 +360,7 @@ class _Engine:
             shown, left_oid, right_oid = self._follow_renames(path, base_oid, left.changes[path].new_oid,
                                                               right.changes[path].new_oid,
                                                               (base, left.tree), (base, right.tree))
-            outcome = self._merge(shown, base_oid, left_oid, right_oid)
+            outcome = self._merge(shown, base_oid, left_oid, right_oid, trees=(left.tree, right.tree))
             found += [{"left": left.name, "right": right.name, "path": shown} | c for c in outcome["conflicts"]]
         return found
 
@@ -394,7 +395,7 @@ class _Engine:
             shown, left_oid, right_oid = self._follow_renames(path, ours.old_oid, ours.new_oid,
                                                               state.changes[path].new_oid,
                                                               (state.base, tip), (state.base, state.tree))
-            outcome = self._merge(shown, ours.old_oid, left_oid, right_oid)
+            outcome = self._merge(shown, ours.old_oid, left_oid, right_oid, trees=(tip, state.tree))
             found += [{"left": INTEGRATION, "right": state.name, "path": shown} | c for c in outcome["conflicts"]]
         return found
 
@@ -557,10 +558,48 @@ class _Engine:
                  "kind": "semantic", "start_line": f.use_line, "end_line": f.use_line, "detail": f.message}
                 for f in findings]
 
-    def _merge(self, path: str, base: str | None, left: str | None, right: str | None) -> dict[str, Any]:
-        key = hashlib.sha256(json.dumps([CACHE_VERSION, path, base, left, right, self.semantic.value])
+    def _merge(self, path: str, base: str | None, left: str | None, right: str | None, *,
+               trees: tuple[str, str]) -> dict[str, Any]:
+        # A file of a language whose folders are packages (Go): the semantic check reads the
+        # package's other files in both trees (a name one side moved there is not gone), so their
+        # folders are part of what the outcome depends on.
+        folders = self._package_folders(path, trees)
+        key = hashlib.sha256(json.dumps([CACHE_VERSION, path, base, left, right, self.semantic.value, *folders])
                              .encode()).hexdigest()
-        return self._cached(key, lambda: self._merge_now(path, base, left, right))
+        return self._cached(key, lambda: self._merge_now(path, base, left, right, trees))
+
+    def _package_folders(self, path: str, trees: tuple[str, str]) -> list[str | None]:
+        """The ids of `path`'s folder in both trees when its language's folders are packages, else []."""
+        from ..merge.semantic import semantic_profile
+
+        profile = semantic_profile(path)
+        if profile is None or profile.semantic.package != "directory":
+            return []
+        folder = posixpath.dirname(path)
+        out: list[str | None] = []
+        for tree in trees:
+            root = self.git.repo[pygit2.Oid(hex=tree)].peel(pygit2.Tree)
+            try:
+                out.append(str(root[folder].id) if folder else str(root.id))
+            except KeyError:
+                out.append(None)
+        return out
+
+    def _package_files(self, trees: tuple[str, str]) -> Callable[[str], list[tuple[str, bytes]]]:
+        """merge.semantic.PackageFiles over both trees: the other files of a file's folder in each."""
+        def files(path: str) -> list[tuple[str, bytes]]:
+            folder, found = posixpath.dirname(path), []
+            for tree in trees:
+                root = self.git.repo[pygit2.Oid(hex=tree)].peel(pygit2.Tree)
+                try:
+                    listing = root[folder] if folder else root
+                except KeyError:
+                    continue
+                for entry in listing:
+                    if entry.type_str == "blob" and entry.name.endswith(posixpath.splitext(path)[1]):
+                        found.append((posixpath.join(folder, entry.name), self._blob(str(entry.id)) or b""))
+            return found
+        return files
 
     def _cached(self, key: str, compute: Callable[[], dict[str, Any]]) -> dict[str, Any]:
         """`compute()`'s outcome, from memory, the cache folder, or computed and stored there."""
@@ -580,7 +619,8 @@ class _Engine:
         self.memory[key] = outcome
         return outcome
 
-    def _merge_now(self, path: str, base: str | None, left: str | None, right: str | None) -> dict[str, Any]:
+    def _merge_now(self, path: str, base: str | None, left: str | None, right: str | None,
+                   trees: tuple[str, str]) -> dict[str, Any]:
         if left == right or left == base:
             return {"clean": True, "conflicts": []}
         if right == base:
@@ -592,7 +632,7 @@ class _Engine:
         from ..merge import merge_file
 
         result = merge_file(self._blob(base) or b"", self._blob(left) or b"", self._blob(right) or b"", path,
-                            semantic=self.semantic)
+                            semantic=self.semantic, package_files=self._package_files(trees))
         conflicts = [{"declaration": c.declaration, "kind": c.kind, "start_line": c.start_line,
                       "end_line": c.end_line}
                      | ({"detail": c.finding.message} if c.finding is not None else {})
@@ -600,8 +640,8 @@ class _Engine:
         if not result.clean and not conflicts:
             conflicts = [{"declaration": "", "kind": "content", "start_line": None, "end_line": None}]
         if base is None and not result.clean:
-            for conflict in conflicts:
-                conflict["kind"] = "add_add" if conflict["kind"] == "content" else conflict["kind"]
+            for conflict in conflicts:   # a file both added: one declaration both wrote, or the whole file
+                conflict["kind"] = "add_add" if conflict["kind"] in ("content", "insert_insert") else conflict["kind"]
         return {"clean": result.clean, "conflicts": conflicts}
 
     def _entry(self, commit: str, path: str) -> str | None:

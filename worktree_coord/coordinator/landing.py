@@ -13,7 +13,7 @@ from . import merge_queue as queue
 from ..store import leases
 from ..consolidate.tool_output import summarize_message
 from ..errors import ActionRequired, BusyError, NotFoundError, StateError, UsageError
-from ..store.idempotency import Outcome, default_key, run_once, variant_key
+from ..store.idempotency import Outcome, default_key, recorded, run_once, variant_key
 from ..integrate import IntegrationState, StaleRef, fast_forward, labelled_resolver
 from ..model import UNAPPLIED_INTENT_STATES, RunRecord, RunState, TaskRecord, TaskState
 from ..merge.result import problem_words
@@ -292,7 +292,7 @@ class LandingOperations(CoordinatorBase):
                 f"{expected_tip[:12]} was approved; that approval does not cover what merged since",
                 fix=f"review the new manifest (wtc report --run {run_id} --onto {onto}) and approve landing again",
                 details={"approved_tip": expected_tip, "integration": tip})
-        request = {"run": run_id, "onto": onto, "tip": tip}
+        request = _land_request(run_id, onto, tip)
 
         def body() -> Outcome:
             ref = _branch_ref(onto)
@@ -339,11 +339,10 @@ class LandingOperations(CoordinatorBase):
             return Outcome(Landed(run=run_id, onto=onto, old=old, new=tip, tip=tip, how=how,
                                   left_behind=left_behind).to_json())
 
-        # A run may land more than once (again after more work merged): each tip is its own request.
         done = run_once(self.store, key, "run.land",
                         request, body,
                         ttl=self.config.idempotency_ttl, wait_timeout=self.config.wait_timeout,
-                        derived=variant_key(default_key(run_id, "land", onto), tip=tip))
+                        derived=_land_key(run_id, onto, tip))
         return Landed.from_json(done.outcome.result, replayed=done.replayed, left_out=leftovers, warnings=warnings)
 
     def _left_behind_to_approve(self, run: RunRecord, tip: str, approved: Sequence[str],
@@ -377,6 +376,18 @@ class LandingOperations(CoordinatorBase):
                     f"{run.run_id} --onto {onto} --yes " + " ".join(f"--allow-left-behind {n}" for n in pending),
                 details={"left_behind": waiting})
         return rows
+
+    def landed_before(self, run_id: str, onto: str, *, tip: str, key: str | None = None) -> Landed | None:
+        """The stored result of the land of `tip` onto `onto` with this key (or the default key),
+        when that land was made: a face that asks a person (MCP `land`) returns it instead of asking
+        again. None when none is on record; IdempotencyMismatch when the key landed something else."""
+        done = recorded(self.store, key, "run.land", _land_request(run_id, onto, tip),
+                        wait_timeout=self.config.wait_timeout, derived=_land_key(run_id, onto, tip))
+        if done is None:
+            return None
+        leftovers = self._leftovers(run_id, self.store.list_tasks(run_id))
+        return Landed.from_json(done.outcome.result, replayed=True, left_out=leftovers,
+                                warnings=leftover_warnings(run_id, leftovers))
 
     def _target_tip(self, run: RunRecord, onto: str) -> str | None:
         """Where the branch to land onto is: this repository's, or for a remote run the remote's
@@ -430,6 +441,15 @@ def left_behind_summary(rows: Sequence[dict[str, Any]]) -> str:
             f"{row['use_path']}:{', '.join(str(line) for line in row['use_lines'][:4])}")
     return ", ".join(f"{name} ({'; '.join(places[:3])}{'; ...' if len(places) > 3 else ''})"
                      for name, places in by_name.items())
+
+
+def _land_request(run_id: str, onto: str, tip: str) -> dict[str, str]:
+    return {"run": run_id, "onto": onto, "tip": tip}
+
+
+def _land_key(run_id: str, onto: str, tip: str) -> str:
+    # A run may land more than once (again after more work merged): each tip is its own request.
+    return variant_key(default_key(run_id, "land", onto), tip=tip)
 
 
 def _branch_ref(name: str) -> str:

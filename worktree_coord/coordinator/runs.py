@@ -93,7 +93,45 @@ class RunOperations(CoordinatorBase):
                         ttl=self.config.idempotency_ttl, wait_timeout=self.config.wait_timeout,
                         derived=default_key(run_id, "run-start"))
         started = RunStarted.from_json(done.outcome.result, replayed=done.replayed)
+        if remote is not None:
+            started = self._with_remote_ahead_note(started, base, remote)
         return self._with_uncommitted_note(started, sha)
+
+    def _with_remote_ahead_note(self, started: RunStarted, base: str, remote_name: str) -> RunStarted:
+        """A run on a remote pins what was asked; when that is a branch of this clone (HEAD's, or one
+        named) which the remote's branch of the same name has moved past, the agents on other
+        machines would work from an older commit than the remote's: say by how much, and how to pin
+        the remote's instead. Advice, best effort: a remote that cannot be asked adds no note."""
+        import dataclasses
+
+        from ..errors import WtcError
+        from ..gitrepo.remote import Remote
+
+        if base == "HEAD":
+            head = self.git.git("symbolic-ref", "-q", "HEAD", check=False).stdout.decode().strip()
+            branch = head.removeprefix("refs/heads/") if head.startswith("refs/heads/") else None
+        else:
+            name = base.removeprefix("refs/heads/")
+            branch = name if self.git.ref_target(f"refs/heads/{name}") is not None else None
+        if branch is None:
+            return started
+        try:
+            tip = Remote(self.git, remote_name).branch_tip(branch)
+        except WtcError:
+            return started
+        pin = started.base
+        if tip is None or tip == pin or not self.git.has_commit(tip) or self.git.is_ancestor(tip, pin):
+            return started
+        pin_instead = (f"to pin the remote's instead, start a run with --base {remote_name}/{branch} (fetched: it "
+                       f"is {tip[:12]})")
+        if self.git.is_ancestor(pin, tip):
+            ahead = len(self.git.commits_between(pin, tip))
+            note = (f"{remote_name}'s {branch} is {ahead} commit(s) ahead of the pinned {branch} ({pin[:12]}): the run "
+                    f"pins what was asked, this clone's {branch}; {pin_instead}")
+        else:
+            note = (f"{remote_name}'s {branch} ({tip[:12]}) and the pinned {branch} ({pin[:12]}) have diverged: the run "
+                    f"pins what was asked, this clone's {branch}; {pin_instead}")
+        return dataclasses.replace(started, notes=[*started.notes, note])
 
     def _with_uncommitted_note(self, started: RunStarted, sha: str) -> RunStarted:
         """Tasks start from the pinned commit: work the lead has not committed in this checkout is not

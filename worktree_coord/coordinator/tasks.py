@@ -110,13 +110,7 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
                 overlaps = self._overlaps(run.run_id, task_id, boundary)
                 blocking = [o for o in overlaps if boundary.exclusive or o["exclusive"]]
                 if blocking:
-                    names = ", ".join(o["task"] for o in blocking)
-                    raise BusyError(
-                        f"task {task_id!r} would overlap live task(s) {names} and exclusive ownership was asked",
-                        fix="retry after those tasks finish, or narrow --own so the globs do not meet",
-                        retry_after=30.0,
-                        details={"overlaps": blocking},
-                    )
+                    raise _exclusive_overlap(task_id, blocking, boundary.exclusive, widening=False)
                 now = time.time()
                 self.store.insert_task(TaskRecord(
                     run_id=run.run_id, task_id=task_id, state=TaskState.STARTED, branch=branch,
@@ -131,6 +125,8 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
             self._fetch_task(run, existing)   # started on another machine and pushed there: resume it here
         cone = boundaries.cone_directories(list(boundary.own) + list(boundary.read)) if boundary.sparse else None
         notes = _unanchored_overlap_notes(overlaps)
+        notes += boundaries.unmatched_glob_notes("own", boundary.own, lambda folder: self.git.tree_paths(run.base, folder),
+                                                 run.base[:12])
         if boundary.sparse and cone is None:
             wide = [g for g in list(boundary.own) + list(boundary.read) if boundaries.cone_directories([g]) is None]
             notes.append(f"--sparse asked, but {', '.join(repr(g) for g in wide)} may match files in any folder, "
@@ -610,9 +606,9 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
                           for m in markers[:8]) \
             + (f" and {len(markers) - 8} more" if len(markers) > 8 else "")
         notes = notes + [f"`wtc task update` left conflict markers that are still there ({where}): in each block "
-                         f"keep what both sides need (above ======= the task's own version, below it what "
-                         f"integration holds), remove the markers, then `wtc task finish {task.task_id} --run "
-                         f"{run.run_id}` again"]
+                         f"keep what both sides need (under <<<<<<< the task's own version, above >>>>>>> what "
+                         f"integration holds, between ||||||| and ======= the base), remove the markers, then "
+                         f"`wtc task finish {task.task_id} --run {run.run_id}` again"]
         result = TaskFinished(exit_code=1, run=run.run_id, task=task.task_id, state=TaskState.CONFLICT.value,
                               commit=tip, branch=task.branch, changed=changed, conflicts=markers,
                               worktree=task.worktree, notes=notes)
@@ -874,16 +870,15 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
                 met = self._overlaps(run.run_id, task.task_id, Boundary(own=tuple(new_own))) if new_own else []
                 blocking = [o for o in met if old.exclusive or o["exclusive"]]
                 if blocking:
-                    raise BusyError(f"widening task {task.task_id!r} would overlap live task(s) "
-                                    f"{', '.join(o['task'] for o in blocking)}, and exclusive ownership was asked",
-                                    fix="retry after those tasks finish, or widen by narrower globs",
-                                    retry_after=30.0, details={"overlaps": blocking})
+                    raise _exclusive_overlap(task.task_id, blocking, old.exclusive, widening=True)
                 known = {o["task"] for o in overlaps}
                 overlaps = overlaps + [o for o in met if o["task"] not in known]
                 self.store.update_task(run.run_id, task.task_id, boundary=boundary,
                                        result={**task.result, "overlaps": overlaps}, holder=self._fence(run.run_id, task.task_id))
             self.store.log_event(run.run_id, task.task_id, "task.widened", {"own": new_own, "read": new_read, "why": why})
         notes = _unanchored_overlap_notes(met)
+        notes += boundaries.unmatched_glob_notes("own", new_own, lambda folder: self.git.tree_paths(run.base, folder),
+                                                 run.base[:12])
         cone = None
         worktree = Path(task.worktree) if task.worktree else None
         if worktree is not None and (worktree / MANIFEST_PATH).is_file():
@@ -986,6 +981,27 @@ def _stash_note(branch: str, worktree: str | None, stashes: list[tuple[str, str]
     return (f"{refs} hold{'s' if len(stashes) == 1 else ''} work stashed on {branch} that no commit includes (the "
             f"stash is shared by every worktree, where another agent's stash pop can take it); keep it with "
             f"`{where} stash pop {newest}`, or give it up with `{where} stash drop {newest}`, then finish again")
+
+
+def _exclusive_overlap(task_id: str, blocking: list[dict[str, Any]], exclusive: bool, *, widening: bool) -> BusyError:
+    """The refusal of an overlap exclusive ownership forbids, saying whose exclusivity it is: the
+    live task(s) met (started with --exclusive), this task's own --exclusive, or both."""
+    names = [o["task"] for o in blocking]
+    holders = [o["task"] for o in blocking if o["exclusive"]]
+    reasons = []
+    if holders:
+        reasons.append(f"{', '.join(holders)} {'holds its' if len(holders) == 1 else 'hold their'} globs exclusively "
+                       "(started with --exclusive)")
+    if exclusive:
+        reasons.append(f"task {task_id!r} " + ("holds its globs exclusively (started with --exclusive)" if widening
+                                               else "asks for exclusive ownership (--exclusive)"))
+    fixes = [f"retry after {', '.join(names)} {'finishes' if len(names) == 1 else 'finish'}"]
+    if exclusive and not widening:
+        fixes.append("start it without --exclusive")
+    fixes.append("widen by narrower globs" if widening else "narrow --own so the globs do not meet")
+    return BusyError(f"{'widening task' if widening else 'task'} {task_id!r} would overlap live task(s) "
+                     f"{', '.join(names)}: {' and '.join(reasons)}",
+                     fix=", or ".join(fixes), retry_after=30.0, details={"overlaps": blocking})
 
 
 def _unanchored_overlap_notes(overlaps: list[dict[str, Any]]) -> list[str]:

@@ -6,8 +6,9 @@ is redone by the next one). Input: the main checkout, the worktree, the project'
 `[tool.worktree-coord.worktree-setup]`. Output: the preparation as JSON, recorded in the task's
 context (`wtc status`) and in its manifest. In order:
 
-  1. a block of ports no live task of any run holds (`WTC_PORT_BASE`, `WTC_PORT_COUNT`), written
-     with the task's names into `.wtc/env` in the worktree;
+  1. a block of ports no live task of any run holds, in this repository or another on the machine
+     (the machine's port registry), and whose first port nothing listens on (`WTC_PORT_BASE`,
+     `WTC_PORT_COUNT`), written with the task's names into `.wtc/env` in the worktree;
   2. the git-ignored files `.worktreeinclude` names (Claude Code's file, gitignore syntax: `.env`,
      local configuration), copied from the main checkout;
   3. the `link` / `copy` folders (node_modules, .venv) of the main checkout, where that is safe;
@@ -22,10 +23,12 @@ task rolls it back (worktree, branch, record, ports).
 
 from __future__ import annotations
 
+import errno
 import os
 import shlex
 import shutil
 import signal
+import socket
 import subprocess
 import time
 from pathlib import Path
@@ -62,7 +65,7 @@ class WorktreeSetupOperations(CoordinatorBase):
         if main is not None:
             env["WTC_MAIN_CHECKOUT"] = str(main)
         if setup.ports:
-            block = self._port_block(run.run_id, task_id, setup)
+            block = self._port_block(run.run_id, task_id, setup, path)
             base = setup.port_base + block * setup.ports
             env |= {"WTC_PORT_BASE": str(base), "WTC_PORT_COUNT": str(setup.ports)}
             prepared["ports"] = {"base": base, "count": setup.ports, "last": base + setup.ports - 1}
@@ -91,13 +94,38 @@ class WorktreeSetupOperations(CoordinatorBase):
         rows = self.store.task_contexts(run_id, task_id)
         return rows[0]["data"].get("prepared", {}) if rows else {}
 
-    def _port_block(self, run_id: str, task_id: str, setup: WorktreeSetup) -> int:
+    def _port_block(self, run_id: str, task_id: str, setup: WorktreeSetup, path: Path) -> int:
+        """The task's block: one no live task of this store holds (the store decides, and records it),
+        whose ports no live task of another repository on this machine holds (the machine's port
+        registry, store/port_registry.py), and whose first port nothing on the machine listens on
+        (a bind test), unless it is the task's own block already."""
+        from ..store.port_registry import PortLease, leased_ports
+
         limit = max(0, (65535 - setup.port_base + 1) // setup.ports)
-        block = self.store.allocate_port_block(run_id, task_id, limit)
-        if block is None:
-            raise BusyError(f"every block of {setup.ports} ports from {setup.port_base} is held by a live task",
-                            fix="finish or abandon tasks, or lower worktree-setup.ports / worktree-setup.port-base",
-                            retry_after=60.0)
+        store = self.store.location if "://" in self.store.location else os.path.realpath(self.store.location)
+        # The registry's lock is held across the store's allocation: two repositories starting
+        # tasks at once take turns, so neither hands out a block the other is taking.
+        with leased_ports(timeout=self.config.lock_timeout) as registry:
+            others = registry.held_by_other_stores(store)
+            own = registry.lease_of(store, run_id, task_id)
+
+            def usable(block: int) -> bool:
+                first, last = setup.port_base + block * setup.ports, setup.port_base + (block + 1) * setup.ports - 1
+                if any(lease.overlaps(first, last) for lease in others):
+                    return False
+                if own is not None and (own.first, own.last) == (first, last):
+                    return True     # the task's own block (a re-created worktree): its own server may hold it
+                return not port_in_use(first)
+
+            block = self.store.allocate_port_block(run_id, task_id, limit, usable)
+            if block is None:
+                raise BusyError(f"every block of {setup.ports} ports from {setup.port_base} is held by a live task "
+                                "(of this repository or another on this machine) or in use by another program",
+                                fix="finish or abandon tasks, or lower worktree-setup.ports / worktree-setup.port-base",
+                                retry_after=60.0)
+            first = setup.port_base + block * setup.ports
+            registry.hold(PortLease(store=store, run=run_id, task=task_id, worktree=str(path), first=first,
+                                    last=first + setup.ports - 1))
         return block
 
     def _copy_included(self, main: Path, path: Path) -> tuple[list[str], list[dict[str, str]]]:
@@ -107,7 +135,7 @@ class WorktreeSetupOperations(CoordinatorBase):
         if not include.is_file():
             return [], []
         own_folders = self._own_folders(main)
-        candidates = [rel for rel in self.git.untracked_matching(include)
+        candidates = [rel for rel in self.git.untracked_matching(include, skip=own_folders)
                       if not any(rel == f or rel.startswith(f + "/") for f in own_folders)]
         ignored = self.git.ignored(candidates)
         copied: list[str] = []
@@ -223,6 +251,28 @@ def run_setup_command(command: str, *, cwd: Path, env: dict[str, str], timeout: 
                          fix=f"read {log}, fix the command (worktree-setup.run) or what it needs, then start again",
                          details=ran)
     return ran
+
+
+def port_in_use(port: int) -> bool:
+    """Whether something on this machine listens on `port` (TCP, IPv4 or IPv6): a bind of every
+    address to it fails with "address in use". SO_REUSEADDR, so a connection that recently used
+    the port (TIME_WAIT) does not count; any other failure (a privileged port, no IPv6) says
+    nothing about the port and counts as free."""
+    for family, address in ((socket.AF_INET, "0.0.0.0"), (socket.AF_INET6, "::")):
+        try:
+            probe = socket.socket(family, socket.SOCK_STREAM)
+        except OSError:
+            continue
+        with probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            if family == socket.AF_INET6:
+                probe.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+            try:
+                probe.bind((address, port))
+            except OSError as error:
+                if error.errno == errno.EADDRINUSE:
+                    return True
+    return False
 
 
 def _kill_group(process: subprocess.Popen[bytes]) -> None:

@@ -149,6 +149,16 @@ class Remote:
                 found[name] = sha
         return found
 
+    def branch_tip(self, branch: str) -> str | None:
+        """The remote's `branch` now (one `ls-remote`), its commits fetched into the tracking ref
+        `refs/remotes/<remote>/<branch>` when that ref lags (so `<remote>/<branch>` names it here);
+        None when the remote has no such branch."""
+        tip = self.remote_ref(f"refs/heads/{branch}")
+        tracking = f"refs/remotes/{self.name}/{branch}"
+        if tip is not None and self.git.ref_target(tracking) != tip:
+            self.fetch([f"+refs/heads/{branch}:{tracking}"], what=f"fetching {branch} from {self.name}")
+        return tip
+
     def list_refs(self, patterns: Sequence[str]) -> dict[str, str]:
         """The remote's refs matching these patterns (`refs/heads/wtc/r1/*`), one `ls-remote`."""
         out = self._run(["ls-remote", "--refs", self.name, *patterns], what=f"listing {', '.join(patterns)} on {self.name}")

@@ -266,10 +266,20 @@ class GitRepo:
         """The blobs among `oids` this repository does not hold (a partial clone fetches them on demand)."""
         return [o for o in dict.fromkeys(oids) if pygit2.Oid(hex=o) not in self.repo]
 
-    def tree_paths(self, sha: str) -> Iterator[str]:
-        """Every file path in a commit's tree (used for small checks, not on hot paths)."""
+    def tree_paths(self, sha: str, under: str = "") -> Iterator[str]:
+        """Every file path in a commit's tree, or in its folder `under` (that path alone when it is a
+        file; nothing when it is absent); used for small checks, not on hot paths."""
         tree = self.repo[pygit2.Oid(hex=sha)].peel(pygit2.Tree)
-        stack: list[tuple[str, pygit2.Tree]] = [("", tree)]
+        if under:
+            try:
+                entry = tree[under]
+            except KeyError:
+                return
+            if entry.filemode != GIT_MODE_TREE:
+                yield under
+                return
+            tree = self.repo[entry.id]
+        stack: list[tuple[str, pygit2.Tree]] = [(f"{under}/" if under else "", tree)]
         while stack:
             prefix, node = stack.pop()
             for entry in node:
@@ -662,13 +672,17 @@ class GitRepo:
 
     # ---- git-ignored files of the main checkout (what a new worktree lacks) --------------------
 
-    def untracked_matching(self, patterns_file: Path) -> list[str]:
+    def untracked_matching(self, patterns_file: Path, skip: Sequence[str] = ()) -> list[str]:
         """Untracked files of the main checkout that match the gitignore-syntax patterns in
-        `patterns_file` (git's own matcher: negations, anchors and `**` as git reads them)."""
+        `patterns_file` (git's own matcher: negations, anchors and `**` as git reads them), never
+        walking into the folders `skip` names. Those are the worktree folders: each worktree's `.git`
+        file makes git read its admin folder, which a worktree being added or removed beside this
+        call may hold half made ("fatal: failed to read .../commondir", seen with four agents
+        starting at once); pathspec exclusions prune the walk."""
         if self.toplevel is None:
             return []
-        out = self.git("ls-files", "-z", "--others", "--ignored", f"--exclude-from={patterns_file}",
-                       cwd=self.toplevel).stdout
+        out = self.git("ls-files", "-z", "--others", "--ignored", f"--exclude-from={patterns_file}", "--", ".",
+                       *[f":(exclude,literal){folder}" for folder in skip], cwd=self.toplevel).stdout
         return [p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p]
 
     def ignored(self, paths: Sequence[str]) -> set[str]:

@@ -10,8 +10,9 @@ The contract with Claude Code (../shared/research/agent-harnesses.md, the hooks 
   Claude Code reads a non-zero exit as "not removed" and keeps its record of the worktree (it
   deletes nothing itself: the hook is the removal). So the exit code says whether the worktree is
   still there: 0 when it is gone (merged, unchanged, or in conflict with its work kept on its
-  branch) or was never wtc's (left to git, untouched); 3 when a boundary violation keeps it; 4 when
-  the repository stayed busy past the timeout; 6 for a bug.
+  branch) or was never wtc's (left to git, untouched); 2 when the payload is bad or names the main
+  checkout (never an agent's worktree: refused); 3 when a boundary violation keeps it; 4 when the
+  repository stayed busy past the timeout; 6 for a bug.
 
 This module only reads payloads, finds the repository and renders; the policy (runs per session,
 task names, the plan, finishing) is `Coordinator.start_agent` / `finish_agent_worktree`.
@@ -25,28 +26,31 @@ from typing import BinaryIO, Mapping
 
 from ..errors import NotFoundError
 from ..results import AgentFinished, AgentStarted
-from .payload import create_payload, read_object, remove_payload
+from .payload import STDIN_TIMEOUT_SECONDS, create_payload, read_object, remove_payload
 
 HARNESS = "claude"
 
 
-def worktree_create(stdin: BinaryIO, *, run: str | None, environ: Mapping[str, str] = os.environ) -> AgentStarted:
-    """Read a WorktreeCreate payload and make the agent's task worktree."""
+def worktree_create(stdin: BinaryIO, *, run: str | None, environ: Mapping[str, str] = os.environ,
+                    timeout: float = STDIN_TIMEOUT_SECONDS) -> AgentStarted:
+    """Read a WorktreeCreate payload (within `timeout` seconds) and make the agent's task worktree."""
     from ..coordinator import Coordinator
 
-    payload = create_payload(read_object(stdin, what="wtc hook claude worktree-create"))
+    payload = create_payload(read_object(stdin, what="wtc hook claude worktree-create", timeout=timeout))
     folder = _first_folder(payload.cwd, payload.base_path, environ.get("CLAUDE_PROJECT_DIR"))
+    _check_repository(folder)
     with Coordinator(folder) as coordinator:
         return coordinator.start_agent(payload.name, harness=HARNESS, session_id=payload.session_id, run_id=run,
                                        source_ref=payload.source_ref, checkout=folder)
 
 
-def worktree_remove(stdin: BinaryIO, *, environ: Mapping[str, str] = os.environ) -> AgentFinished:
-    """Read a WorktreeRemove payload and hand the worktree back (finish its task)."""
+def worktree_remove(stdin: BinaryIO, *, environ: Mapping[str, str] = os.environ,
+                    timeout: float = STDIN_TIMEOUT_SECONDS) -> AgentFinished:
+    """Read a WorktreeRemove payload (within `timeout` seconds) and hand the worktree back (finish its task)."""
     from ..coordinator import Coordinator
     from ..gitrepo import GitRepo
 
-    payload = remove_payload(read_object(stdin, what="wtc hook claude worktree-remove"))
+    payload = remove_payload(read_object(stdin, what="wtc hook claude worktree-remove", timeout=timeout))
     given = payload.worktree_path or payload.cwd or _cwd()
     target = Path(payload.cwd or _cwd(), given) if not os.path.isabs(given) else Path(given)
     try:
@@ -59,6 +63,21 @@ def worktree_remove(stdin: BinaryIO, *, environ: Mapping[str, str] = os.environ)
     os.chdir(main)
     with Coordinator(main) as coordinator:
         return coordinator.finish_agent_worktree(target)
+
+
+def _check_repository(folder: str) -> None:
+    """NotFoundError that says where the hook looks for its repository (it takes no --repo, which
+    the git layer's own fix offers)."""
+    from ..gitrepo import GitRepo
+
+    try:
+        GitRepo(folder)
+    except NotFoundError as error:
+        raise NotFoundError(
+            error.message,
+            fix="the hook works in the repository of the payload's cwd (else its base_path, else "
+                "CLAUDE_PROJECT_DIR, else the folder it runs in): start Claude Code inside a git repository",
+            details=error.details | {"folder": folder}) from None
 
 
 def _first_folder(*candidates: str | None) -> str:

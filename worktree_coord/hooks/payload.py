@@ -9,7 +9,8 @@ Every shape seen in the field is accepted (../shared/research/agent-harnesses.md
 Unknown fields are ignored; a known field of the wrong type is an error naming it.
 
 Reading stops at the end of the first complete JSON object, not at end of input: a harness that
-keeps the pipe open must not hang the hook.
+keeps the pipe open must not hang the hook. Nor may one that never sends a whole object: the read
+gives up after a timeout (30 s; `--stdin-timeout` or WTC_HOOK_STDIN_TIMEOUT) with an error saying so.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from typing import Any, BinaryIO
 from ..errors import UsageError
 
 STDIN_TIMEOUT_SECONDS = 30.0
+STDIN_TIMEOUT_VARIABLE = "WTC_HOOK_STDIN_TIMEOUT"   # or the hook commands' --stdin-timeout
 
 
 @dataclass(frozen=True)
@@ -64,8 +66,13 @@ def read_object(stream: BinaryIO, *, what: str, timeout: float = STDIN_TIMEOUT_S
     while True:
         remaining = deadline - time.monotonic()
         if remaining <= 0 or not select.select([fd], [], [], remaining)[0]:
-            raise UsageError(f"no complete JSON payload on stdin within {timeout:.0f} s",
-                             fix="pipe the hook payload into the command (Claude Code does)")
+            got = f"{len(buffer)} byte(s) of it arrived" if buffer else "nothing arrived"
+            raise UsageError(
+                f"no complete JSON payload on stdin within {timeout:g} s ({got}, and stdin is still open); "
+                f"that is the hook's read timeout (--stdin-timeout, or {STDIN_TIMEOUT_VARIABLE})",
+                fix="send the whole payload (one JSON object) and close stdin, as Claude Code does; a harness "
+                    f"that is slower to write gets more time with --stdin-timeout SECONDS or {STDIN_TIMEOUT_VARIABLE}",
+                details={"timeout_seconds": timeout, "bytes_read": len(buffer)})
         chunk = os.read(fd, 65536)
         if chunk:
             buffer += chunk
@@ -90,10 +97,23 @@ def _parse_all(buffer: bytes) -> Any:
                          f"column {error.colno})", fix="send one JSON object on stdin") from None
 
 
+def json_kind(value: Any) -> str:
+    """What a parsed JSON value is, in JSON's words with its article: "a number", "an array"
+    (not Python's "a int", "a list")."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    return "an array" if isinstance(value, list) else "an object" if isinstance(value, dict) else f"a {type(value).__name__}"
+
+
 def _as_object(value: Any) -> dict[str, Any]:
     if not isinstance(value, dict):
-        raise UsageError(f"the hook payload is a JSON {type(value).__name__}, not an object",
-                         fix="send one JSON object on stdin")
+        raise UsageError(f"the hook payload is {json_kind(value)}, not a JSON object", fix="send one JSON object on stdin")
     return value
 
 
@@ -102,7 +122,7 @@ def _text(data: dict[str, Any], key: str) -> str | None:
     if value is None:
         return None
     if not isinstance(value, str):
-        raise UsageError(f"the hook payload's {key!r} is a {type(value).__name__}, not a string",
+        raise UsageError(f"the hook payload's {key!r} is {json_kind(value)}, not a string",
                          fix=f"send {key} as a JSON string")
     return value or None
 

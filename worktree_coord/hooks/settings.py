@@ -30,6 +30,7 @@ from typing import Any
 
 from ..errors import NotFoundError, UsageError
 from .json_text import JsonText
+from .payload import json_kind
 
 SCOPES = ("local", "project", "user")
 EVENTS = {"WorktreeCreate": "worktree-create", "WorktreeRemove": "worktree-remove"}
@@ -72,9 +73,10 @@ def locate(scope: str, repo: str | os.PathLike[str]) -> tuple[Path, Path]:
     if scope not in SCOPES:
         raise UsageError(f"unknown scope {scope!r}", fix="use --scope local, project or user")
     if scope == "user":
+        from ..config import user_state_dir
+
         home = Path(os.environ.get("CLAUDE_CONFIG_DIR") or Path.home() / ".claude")
-        state = Path(os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state")
-        return home / "settings.json", state / "worktree-coord" / "hooks"
+        return home / "settings.json", user_state_dir() / "hooks"
     from ..gitrepo import GitRepo
 
     git = GitRepo(repo)
@@ -215,7 +217,7 @@ def _load(path: Path, raw: bytes | None) -> dict[str, Any]:
         raise UsageError(f"{path} is not valid JSON ({error.msg} at line {error.lineno} column {error.colno})",
                          fix=f"fix {path} (Claude Code cannot read it either), then run the command again") from None
     if not isinstance(data, dict):
-        raise UsageError(f"{path} holds a JSON {type(data).__name__}, not an object",
+        raise UsageError(f"{path} holds {json_kind(data)}, not a JSON object",
                          fix=f"make {path} a JSON object ({{...}}), then run the command again")
     return data
 
@@ -223,7 +225,7 @@ def _load(path: Path, raw: bytes | None) -> dict[str, Any]:
 def _object_at(data: dict[str, Any], key: str, path: Path) -> dict[str, Any]:
     value = data.get(key, {})
     if not isinstance(value, dict):
-        raise UsageError(f'"{key}" in {path} is a {type(value).__name__}, not an object',
+        raise UsageError(f'"{key}" in {path} is {json_kind(value)}, not an object',
                          fix=f'fix "{key}" in {path} (see Claude Code\'s hooks documentation)')
     return value
 
@@ -231,7 +233,7 @@ def _object_at(data: dict[str, Any], key: str, path: Path) -> dict[str, Any]:
 def _list_at(data: dict[str, Any], key: str, path: Path) -> list[Any]:
     value = data.get(key, [])
     if not isinstance(value, list):
-        raise UsageError(f'"hooks.{key}" in {path} is a {type(value).__name__}, not a list',
+        raise UsageError(f'"hooks.{key}" in {path} is {json_kind(value)}, not an array',
                          fix=f'fix "hooks.{key}" in {path} (a list of {{"hooks": [...]}} groups)')
     return value
 

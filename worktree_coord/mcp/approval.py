@@ -12,9 +12,12 @@ handshake-era connections, an `input_required` round trip on 2026-07-28 and late
    capability is not asked (there is nobody to ask) and gets a refusal that says to land by hand;
 3. the tool lands only on an accepted answer with `approve` true, passing the approved tip: if
    integration moved meanwhile the Coordinator refuses, since the approval covered another manifest.
-An approval of a question that names leftovers is the person's `--allow-partial`, as at the CLI's
-prompt. On 2026-07-28 connections the question re-renders every round; an answer counts only for
-the exact question it answered (the SDK compares digests), so a changed manifest is asked again.
+An approval of a question that names leftovers is the person's `--allow-partial`, and of one that
+names uses of names the run removed their `--allow-left-behind`, as at the CLI's prompt. A repeat of a land already made is not asked again: its stored result comes back (the
+idempotency record of that land: same key, or the default key, and the same tip), and a target that
+already holds the tip has nothing to approve. On 2026-07-28 connections the question re-renders
+every round; an answer counts only for the exact question it answered (the SDK compares digests),
+so a changed manifest is asked again.
 """
 
 # No `from __future__ import annotations`: the SDK evaluates the tool's and resolvers' annotations,
@@ -31,7 +34,7 @@ from pydantic import BaseModel, Field
 from ..cli import render
 from ..errors import UsageError, WtcError
 from ..results import Landed, RunReport
-from .calls import Reply, Served, call_in_thread, error_result, run_call
+from .calls import Reply, Served, call_in_thread, error_result, reply_result, run_call
 from .tools import DESTRUCTIVE, KEY, RUN, make_tool, output_schema
 
 if TYPE_CHECKING:
@@ -51,11 +54,15 @@ class LandApproval(BaseModel):
 
 @dataclass(frozen=True)
 class LandManifest:
-    """The manifest a person is asked about (or why there is none to ask about)."""
+    """The manifest a person is asked about (or why there is none to ask about): `replay` is the
+    stored result of this very land, made before (the same key, or the default key twice), and
+    `landed` says the target already holds the tip, so there is nothing to approve."""
 
     report: RunReport | None
     error: WtcError | None
     question: str = ""
+    replay: Landed | None = None
+    landed: bool = False
 
 
 @dataclass(frozen=True)
@@ -68,35 +75,37 @@ class NotAsked:
 def question(report: RunReport, onto: str) -> str:
     """The elicitation message: the change manifest as `wtc land` shows it at the prompt, then the
     question, naming the leftovers when there are any."""
-    from ..coordinator.landing import leftover_summary
-
     lines = render.run_report(report).splitlines()
     if len(lines) > MANIFEST_LINES:
         lines = lines[:MANIFEST_LINES] + [f"  ... {len(lines) - MANIFEST_LINES} more line(s): read "
                                           f"wtc://runs/{report.run}/report"]
-    ask = f"Fast-forward {onto} to {report.tip[:12]} (integration of run {report.run})?"
-    if report.leftovers.get("intents") or report.leftovers.get("tasks"):
-        ask = (f"Fast-forward {onto} to {report.tip[:12]} (integration of run {report.run}) LEAVING OUT "
-               f"{leftover_summary(report.leftovers)}?")
-    return "\n".join(lines + ["", ask])
+    return "\n".join(lines + ["", render.land_question(report, onto)])
 
 
 def build_land(served: Served) -> "Tool":
     """The `land` tool of a server bound to `served`."""
 
-    async def land_manifest(run: str, onto: str) -> LandManifest:
-        def read(c: "Coordinator") -> RunReport:
-            return c.report(run, onto=onto)
+    async def land_manifest(run: str, onto: str, idempotency_key: str | None) -> LandManifest:
+        def read(c: "Coordinator") -> tuple[RunReport, Landed | None]:
+            report = c.report(run, onto=onto)
+            # A repeat of a land already made is answered from its record: the person approved
+            # it once, and asking again (a decline saying "not approved" of a landed branch)
+            # would contradict what happened. A key that landed another tip is refused here too.
+            return report, c.landed_before(run, onto, tip=report.tip, key=idempotency_key)
 
         try:
-            report = await call_in_thread(served, read)
+            report, replay = await call_in_thread(served, read)
         except WtcError as error:
             return LandManifest(report=None, error=error)
-        return LandManifest(report=report, error=None, question=question(report, onto))
+        landed = bool(report.target and report.target.get("tip") == report.tip)
+        return LandManifest(report=report, error=None, question=question(report, onto), replay=replay,
+                            landed=landed)
 
     def land_approval(manifest: Annotated[LandManifest, Resolve(land_manifest)], ctx: Context) -> Any:
         if manifest.error is not None:
             return NotAsked("error")
+        if manifest.replay is not None or manifest.landed:
+            return NotAsked("nothing_to_approve")
         capabilities = ctx.client_capabilities
         if capabilities is None or capabilities.elicitation is None:
             return NotAsked("no_elicitation")
@@ -114,12 +123,22 @@ def build_land(served: Served) -> "Tool":
         elicitation gets a refusal (run `wtc land` in a terminal instead); a declined approval lands
         nothing. Call report first: leftovers (intents not applied, tasks not merged) are named in the
         question, and approving them lands without them. Refuses if integration moved after the
-        approval, or if ONTO moved since the pin (then call sync)."""
+        approval, or if ONTO moved since the pin (then call sync). A repeat of a land already made
+        (same idempotency_key, or none twice) returns its first result without asking again; so
+        does a land when ONTO already holds the integration tip."""
         if manifest.error is not None:
             return error_result(manifest.error)
         report = manifest.report
         assert report is not None
+        partial = bool(report.leftovers.get("intents") or report.leftovers.get("tasks"))
+        if manifest.replay is not None:
+            replay = manifest.replay
+            return reply_result(Reply(replay.to_json() | {"manifest": report.to_json()}, "land", render.landed(replay)))
         approval = answer.data if isinstance(answer, AcceptedElicitation) else None
+        if manifest.landed:
+            # ONTO holds the tip already: landing changes nothing, so there is nothing to ask
+            # (the land below answers "already" and moves no ref).
+            approval = LandApproval(approve=True)
         if isinstance(approval, NotAsked):
             return error_result(UsageError(
                 "landing needs a person's approval, and this MCP client cannot ask for it (it declared no "
@@ -132,11 +151,11 @@ def build_land(served: Served) -> "Tool":
                 f"landing was not approved ({'declined' if approval is not None else answer.action})",
                 fix="nothing changed; call land again when the person is ready to approve",
                 details={"manifest_tip": report.tip}))
-        partial = bool(report.leftovers.get("intents") or report.leftovers.get("tasks"))
 
         def land_now(c: "Coordinator") -> Reply:
+            # The question named each use left behind: approving it approves those names.
             landed: Landed = c.land(run, onto, approved=True, allow_partial=partial, key=idempotency_key,
-                                    expected_tip=report.tip)
+                                    expected_tip=report.tip, allow_left_behind=render.left_behind_names(report))
             return Reply(landed.to_json() | {"manifest": report.to_json()}, "land", render.landed(landed))
 
         return await run_call(served, land_now)

@@ -8,9 +8,9 @@ Invariants:
 - any other address requires a bearer token: `WTC_MCP_TOKEN`, else one generated at start and
   printed once to stderr (the only place it ever appears); when `WTC_MCP_TOKEN` is set it is
   required on loopback too;
-- a request without the right `Authorization: Bearer ...` gets 401 and reaches nothing; the token
-  is compared in constant time and never logged (uvicorn's access log is off: it would log paths
-  only, but a quiet server is the default).
+- a request without the right `Authorization: Bearer ...` gets 401 and reaches nothing; the scheme
+  is matched in any case (RFC 7235), the token exactly, in constant time, and never logged
+  (uvicorn's access log is off: it would log paths only, but a quiet server is the default).
 """
 
 from __future__ import annotations
@@ -87,12 +87,18 @@ class BearerGate:
 
     def __init__(self, app: ASGIApp, token: str) -> None:
         self.app = app
-        self.expected = f"Bearer {token}".encode()
+        self.expected = token.encode()
+
+    def authorized(self, header: bytes) -> bool:
+        """`Bearer <token>`: the scheme in any case (RFC 7235 2.1: auth-schemes are case-insensitive),
+        then whitespace, then the token exactly (compared in constant time)."""
+        scheme, _, given = header.strip().partition(b" ")
+        return scheme.lower() == b"bearer" and hmac.compare_digest(given.strip(b" \t"), self.expected)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
-            given = dict(scope.get("headers") or []).get(b"authorization", b"")
-            if not hmac.compare_digest(given, self.expected):
+            header = dict(scope.get("headers") or []).get(b"authorization", b"")
+            if not self.authorized(header):
                 body = (b'{"error": "unauthorized", "message": "this wtc MCP server requires '
                         b'Authorization: Bearer <token> (WTC_MCP_TOKEN, or the token printed when it started)"}')
                 await send({"type": "http.response.start", "status": 401,
@@ -110,7 +116,7 @@ def serve_http(repo: str, bind: Bind, *, max_calls: int | None = None) -> None:
 
     from .server import DEFAULT_MAX_CALLS, build_server, check_repository, quiet_sdk_logs
 
-    check_repository(repo)
+    located = check_repository(repo)
     token, generated = token_for(bind)
     family = socket.AF_INET6 if ":" in bind.host else socket.AF_INET
     listener = socket.socket(family, socket.SOCK_STREAM)
@@ -125,13 +131,13 @@ def serve_http(repo: str, bind: Bind, *, max_calls: int | None = None) -> None:
     # the backlog until uvicorn accepts, instead of being refused while the server still starts.
     listener.listen(socket.SOMAXCONN)
     port = listener.getsockname()[1]
-    server = build_server(repo, max_calls=max_calls or DEFAULT_MAX_CALLS)
+    server = build_server(located, max_calls=max_calls or DEFAULT_MAX_CALLS)
     app: ASGIApp = server.streamable_http_app(host=bind.host, streamable_http_path=PATH)
     if token is not None:
         app = BearerGate(app, token)
     quiet_sdk_logs()
     shown = f"[{bind.host}]" if ":" in bind.host else bind.host
-    sys.stderr.write(f"wtc mcp: serving {repo} at http://{shown}:{port}{PATH}"
+    sys.stderr.write(f"wtc mcp: serving {located} at http://{shown}:{port}{PATH}"
                      + (" (bearer token required)" if token else " (loopback only, no token)") + "\n")
     if generated:
         sys.stderr.write(f"wtc mcp: bearer token (shown once; set {TOKEN_ENV} to choose your own): {token}\n")

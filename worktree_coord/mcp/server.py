@@ -14,6 +14,7 @@ import anyio
 from mcp.server.mcpserver import MCPServer
 
 from .. import __version__
+from ..errors import NotFoundError
 from .approval import build_land
 from .calls import Served
 from .resources import add_resources
@@ -42,19 +43,30 @@ def build_server(repo: str | os.PathLike[str] = ".", *, max_calls: int = DEFAULT
     return server
 
 
-def check_repository(repo: str | os.PathLike[str]) -> None:
-    """Fail before serving (exit 5 or 2, as any command would) when `repo` is no usable repository."""
+def check_repository(repo: str | os.PathLike[str]) -> Path:
+    """The repository `repo` is in (its main checkout, or the git directory of a bare one), by its
+    absolute path; fails before serving (exit 5 or 2, as any command would) when it is no usable
+    repository. The fix speaks of `--repo`, which `wtc mcp` takes (the git layer's own fix offers
+    `--repo PATH` as if none had been given)."""
     from ..coordinator import Coordinator
+    from ..gitrepo import GitRepo
 
-    with Coordinator(repo):
-        pass
+    try:
+        GitRepo(repo)
+    except NotFoundError as error:
+        given = "the current folder" if str(repo) == "." else f"--repo {repo}"
+        raise NotFoundError(f"wtc mcp serves the git repository of {given}: {error.message}",
+                            fix="give --repo a folder inside a git repository (any folder of its checkout), or start "
+                                "`wtc mcp` inside one", details=error.details) from None
+    with Coordinator(repo) as coordinator:
+        return coordinator.git.toplevel or coordinator.git.common_dir
 
 
 def serve_stdio(repo: str | os.PathLike[str] = ".", *, max_calls: int = DEFAULT_MAX_CALLS) -> None:
     """Serve over stdin/stdout until the client closes them (`claude mcp add wtc -- wtc mcp`)."""
-    check_repository(repo)
+    located = check_repository(repo)
     quiet_sdk_logs()
-    anyio.run(build_server(repo, max_calls=max_calls).run_stdio_async)
+    anyio.run(build_server(located, max_calls=max_calls).run_stdio_async)
 
 
 def quiet_sdk_logs() -> None:

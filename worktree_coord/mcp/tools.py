@@ -18,20 +18,19 @@ import dataclasses
 from typing import TYPE_CHECKING, Annotated, Any, Callable, Literal
 
 from mcp.server.mcpserver import Context
+from mcp.server.mcpserver.tools import Tool
 from mcp_types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
 from ..cli import render
 from ..cli.output import schema_name
 from ..consolidate.intent import Op
-from ..errors import NotFoundError
+from ..errors import NotFoundError, UsageError
 from ..results import (Forecast, MergeReport, PlanRules, Result, RunReport, RunStarted, RunStatus, TaskAbandoned,
                        TaskCheck, TaskFinished, TaskStarted, TaskUpdated, TaskWidened)
-from .calls import Reply, Served, run_call
+from .calls import Reply, Served, error_result, run_call
 
 if TYPE_CHECKING:
-    from mcp.server.mcpserver.tools import Tool
-
     from ..coordinator import Coordinator
 
 # ---- argument descriptions an agent can act on -------------------------------------------------------
@@ -115,8 +114,8 @@ def build_tools(served: Served) -> list[Tool]:
         read: Annotated[list[str], Field(description="Globs the task only reads (with sparse: the checkout "
                                                      "holds own + read folders and root files).")] = [],
         sparse: Annotated[bool, Field(description="Check out only own/read folders plus root files.")] = False,
-        exclusive: Annotated[bool, Field(description="Refuse (exit 2) if own overlaps another live task's "
-                                                     "own globs.")] = False,
+        exclusive: Annotated[bool, Field(description="Refuse (exit 4, busy: retry once that task ends) if own "
+                                                     "overlaps another live task's own globs.")] = False,
         author: Annotated[str | None, Field(description='Commit author for the task, "Name <email>".')] = None,
         idempotency_key: Key = None,
     ) -> CallToolResult:
@@ -388,8 +387,7 @@ def build_tools(served: Served) -> list[Tool]:
                                 labels=named)  # type: ignore[arg-type]
             payload = result.to_json() | {"path": path, "labels": dict(zip(("ours", "base", "theirs"), named)),
                                           "merged": result.merged.decode("utf-8", "replace")}
-            places = ", ".join(f"{c.declaration or 'file'} (lines {c.start_line}-{c.end_line})"
-                               for c in result.conflicts)
+            places = ", ".join(c.place for c in result.conflicts)
             text = f"clean merge of {path}" if result.clean else f"{len(result.conflicts)} conflict(s) in {path}: {places}"
             return Reply(payload, "merge-file", text, exit_code=0 if result.clean else 1)
 
@@ -426,20 +424,50 @@ def build_tools(served: Served) -> list[Tool]:
 
 def make_tool(fn: Callable[..., Any], annotations: ToolAnnotations, title: str, schema: dict[str, Any]) -> Tool:
     """An SDK tool from `fn` (its name, docstring and signature), with `schema` published as its output
-    schema and the note on exit codes (and retries, for a write) appended to its description."""
+    schema and the note on exit codes (and retries, for a write) appended to its description. It
+    refuses arguments it does not take (`unknown_arguments`)."""
     import inspect
-
-    from mcp.server.mcpserver.tools import Tool
 
     description = inspect.cleandoc(fn.__doc__ or "") + EXIT_NOTE
     if not annotations.read_only_hint:
         # A write either takes a key (the coordinator's idempotency store) or is idempotent by content.
         keyed = "idempotency_key" in inspect.signature(fn).parameters
         description += RETRY_NOTE if keyed else CONTENT_RETRY_NOTE
-    tool = Tool.from_function(fn, name=fn.__name__, title=title, description=description, annotations=annotations)
+    tool = StrictTool.from_function(fn, name=fn.__name__, title=title, description=description,
+                                    annotations=annotations)
+    tool.parameters["additionalProperties"] = False   # said in the schema too, for clients that check first
     # Published, not enforced by the SDK on our CallToolResults: the tests validate real results against it.
     tool.fn_metadata.output_schema = schema
     return tool
+
+
+class StrictTool(Tool):
+    """An SDK tool that refuses arguments it does not take (as a `wtc.error/1` result, exit 2)."""
+
+    async def run(self, arguments: dict[str, Any], context: Any, convert_result: bool = False) -> Any:
+        refusal = unknown_arguments(self.name, arguments, self.parameters.get("properties", {}))
+        if refusal is not None:
+            result = error_result(refusal)
+            return self.fn_metadata.convert_result(result) if convert_result else result
+        return await super().run(arguments, context, convert_result)
+
+
+def unknown_arguments(tool: str, arguments: dict[str, Any] | None, known: dict[str, Any]) -> UsageError | None:
+    """The refusal of arguments `tool` does not take, naming each with the closest known one, or
+    None. The SDK would drop them silently: a misspelled `idempotency_kye` would run the call under
+    the default key, as if no key had been given."""
+    import difflib
+
+    unknown = sorted(set(arguments or {}) - set(known))
+    if not unknown:
+        return None
+    named = []
+    for name in unknown:
+        close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.6)
+        named.append(f"{name!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
+    return UsageError(f"{tool} takes no argument{'s' if len(unknown) > 1 else ''} {', '.join(named)}; nothing was done",
+                      fix=f"{tool} takes: {', '.join(known) or 'no arguments'}",
+                      details={"unknown": unknown, "known": list(known)})
 
 
 def _consolidation_report_type() -> type[Result]:

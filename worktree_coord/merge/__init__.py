@@ -9,7 +9,7 @@ lost-binding and duplicate-import checks), `validate` (strict parsers as a secon
 `python_cst` (libcst refinements of Python results: import union, one statement per module),
 `guards` (shapes where the inputs cannot tell the right merge: a clean resolution of git's
 conflicts there is not trusted), `appendable` + `entries` + `keyed_sequence` (the files every task
-appends to and no profile covers: line lists, PO and .properties catalogs, merged entry by entry), `cascade` (the order of attempts and the choice of result), `tree`
+appends to and no profile covers: line lists, PO and .properties catalogs, merged entry by entry), `cascade` (the order of attempts and the choice of result), `line_endings` (one line-ending convention per result: the one a side changed the file to), `tree`
 (conflicted index entries of a tree merge resolved file by file), `symbols` and `semantic` (the
 post-merge semantic check: names one side removed that the other side's new code uses, in one file
 or across a merge's files; `reach` picks, before any parse, the files a new use can reach). Results are the `result` dataclasses.

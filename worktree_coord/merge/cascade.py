@@ -26,24 +26,37 @@ a name one side removed that the other side's new lines use): with `semantic="bl
 default) each finding is a conflict of kind `semantic` and the result is not clean; with "warn" it
 is a warning and the result stays clean; with "off" the check does not run. The merged bytes are
 never changed by it.
+Around them (line_endings.py): (0) the inputs are merged in the line-ending convention a side
+changed the file to, else the base's, so a side converting a file to CRLF changes no line by it and
+the other side's LF lines do not end up beside CRLF ones; (8) any line break a stage wrote in
+another convention (a marker, a separator) is put in it too. An input mixing conventions, or
+binary, is merged as it is. Every stage writes and compares diff3 blocks; a result's blocks are
+then written in the conflict style asked for (git's `merge.conflictStyle`: merge, diff3, zdiff3;
+markers.restyle), each conflict's lines moved with its block.
 """
 
 from __future__ import annotations
 
 import time
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 import tree_sitter
 
-from . import appendable, data_semantics, guards, names, python_cst, validate
+from ..errors import UsageError
+from . import appendable, data_semantics, guards, line_endings, names, python_cst, validate
 from .line import line_merge
-from .markers import has_markers, render_block
+from .markers import STYLES, has_markers, render_block, restyle
 from .members import Unmergeable, Version, visit_keyed_members
 from .pieces import Conflict, Piece
 from .profiles import ContainerRule, Profile, profile_for_path
 from .result import FileMerge, MergeConflict, SemanticMode, Strategy
 from .structured import MOVED_AGAINST_DELETION, StructuredMerge, StructuredTimeout
+
+if TYPE_CHECKING:   # semantic.py loads when a check runs (start-up of a merge driver call)
+    from .semantic import PackageFiles
 
 
 def _is_binary(data: bytes) -> bool:
@@ -173,9 +186,51 @@ def render(pieces: list[Piece], *, marker_size: int, labels: tuple[str, str, str
 
 def merge_file(base: bytes, left: bytes, right: bytes, path: str, *, marker_size: int = 7,
                labels: tuple[str, str, str] = ("ours", "base", "theirs"), timeout: float = 10.0,
-               semantic: SemanticMode | str = SemanticMode.BLOCK) -> FileMerge:
-    """Three-way merge of one file; labels are (left/ours, base, right/theirs)."""
-    mode = SemanticMode.parse(semantic)
+               semantic: SemanticMode | str = SemanticMode.BLOCK, conflict_style: str = "diff3",
+               package_files: PackageFiles | None = None) -> FileMerge:
+    """Three-way merge of one file; labels are (left/ours, base, right/theirs); markers in git's
+    `conflict_style` (merge, diff3, zdiff3: markers.restyle; the stages compare diff3 blocks).
+    `package_files(path)`: the other files of the file's package (Go: its folder) as the sides hold
+    them, for the semantic check (semantic.PackageFiles; a git merge driver reads them from its
+    repository); without it a name one side removed, that another file may still define, is
+    reported all the same (a note says the package was not read)."""
+    if conflict_style not in STYLES:
+        raise UsageError(f"conflict style {conflict_style!r} is not one of {', '.join(STYLES)}",
+                         fix="use merge, diff3 or zdiff3 (git's merge.conflictStyle values)")
+    # Step 0: the inputs in the line-ending convention the result takes (line_endings.py).
+    wanted = None if any(_is_binary(data) for data in (base, left, right)) else \
+        line_endings.result_convention(base, left, right)
+    if wanted is not None:
+        base, left, right = (line_endings.normalized(data, wanted) for data in (base, left, right))
+    result = _merge(base, left, right, path, marker_size=marker_size, labels=labels, timeout=timeout,
+                    semantic=SemanticMode.parse(semantic), package_files=package_files)
+    if conflict_style != "diff3" and result.has_markers:
+        result = _restyled(result, conflict_style, marker_size)
+    # Step 8: a line break a stage wrote in another convention (a marker, a separator) in it too.
+    return line_endings.unify(result, wanted)
+
+
+def _restyled(result: FileMerge, style: str, marker_size: int) -> FileMerge:
+    """`result` with its marker blocks in `style`, each conflict's lines and sides moved with them
+    (unchanged when the blocks cannot be read back one for one)."""
+    rewritten = restyle(result.merged, style=style, marker_size=marker_size)
+    marked = [index for index, conflict in enumerate(result.conflicts) if conflict.kind not in ("semantic", "binary")]
+    if rewritten is None or len(rewritten[1]) != len(marked):
+        return result
+    merged, blocks = rewritten
+    conflicts = list(result.conflicts)
+    for index, block in zip(marked, blocks):
+        conflicts[index] = replace(conflicts[index], start_line=block.start_line, end_line=block.end_line,
+                                   ours=block.ours.decode("utf-8", "replace"),
+                                   theirs=block.theirs.decode("utf-8", "replace"))
+    return replace(result, merged=merged, conflicts=tuple(conflicts))
+
+
+def _merge(base: bytes, left: bytes, right: bytes, path: str, *, marker_size: int,
+           labels: tuple[str, str, str], timeout: float, semantic: SemanticMode,
+           package_files: PackageFiles | None) -> FileMerge:
+    """Steps 1-7 of the module docstring."""
+    mode = semantic
     parsed: dict[str, tree_sitter.Tree] = {}
     lines: list[FileMerge] = []
     result = _generic(base, left, right, path, marker_size=marker_size, labels=labels, timeout=timeout, parsed=parsed,
@@ -193,29 +248,43 @@ def merge_file(base: bytes, left: bytes, right: bytes, path: str, *, marker_size
             return _Fallback(lines[0])(why)
     if mode is not SemanticMode.OFF and result.clean and result.strategy in (Strategy.LINE, Strategy.STRUCTURED,
                                                                             Strategy.PYTHON):
-        result = with_semantic_check(result, base, left, right, path, labels=labels, mode=mode, trees=parsed)
+        result = with_semantic_check(result, base, left, right, path, labels=labels, mode=mode, trees=parsed,
+                                     package_files=package_files)
     return result
 
 
 def with_semantic_check(result: FileMerge, base: bytes, left: bytes, right: bytes, path: str, *,
                         labels: tuple[str, str, str], mode: SemanticMode,
-                        trees: dict[str, tree_sitter.Tree] | None = None) -> FileMerge:
+                        trees: dict[str, tree_sitter.Tree] | None = None,
+                        package_files: PackageFiles | None = None) -> FileMerge:
     """Step 7: the result with its semantic findings as conflicts (block) or warnings (warn)."""
-    from .semantic import check_file, semantic_profile
+    from .semantic import check_file, package_unseen, semantic_profile
 
     if semantic_profile(path) is None:
         return result
+    unread: list[str] = []    # packages the check needed and could not read
+
+    def reader(wanted: str) -> Iterable[tuple[str, bytes]] | None:
+        files = package_files(wanted) if package_files is not None else None
+        if files is None:
+            unread.append(wanted)
+        return files
+
     try:
-        findings = check_file(base, left, right, result.merged, path, labels=labels, trees=trees)
+        findings = check_file(base, left, right, result.merged, path, labels=labels, trees=trees,
+                              package_files=reader)
     except Exception as error:  # noqa: BLE001 - the check must never cost a merge its result
         return replace(result, notes=result.notes + (f"semantic check failed internally "
                                                      f"({type(error).__name__}: {error})",))
     if not findings:
         return result
     found = tuple(finding.as_conflict() for finding in findings)
+    unseen = sorted({f.name for f in findings if package_unseen(f)}) if unread else []
+    notes = result.notes + ((f"the other files of this file's package were not read: {', '.join(unseen)} may "
+                             "still be defined in one of them",) if unseen else ())
     if mode is SemanticMode.WARN:
-        return replace(result, warnings=result.warnings + found)
-    return replace(result, clean=False, conflicts=result.conflicts + found)
+        return replace(result, warnings=result.warnings + found, notes=notes)
+    return replace(result, clean=False, conflicts=result.conflicts + found, notes=notes)
 
 
 def _generic(base: bytes, left: bytes, right: bytes, path: str, *, marker_size: int,
@@ -231,7 +300,7 @@ def _generic(base: bytes, left: bytes, right: bytes, path: str, *, marker_size: 
     if left == base:
         return FileMerge(merged=right, clean=True, strategy=Strategy.TRIVIAL, language=language)
     if any(_is_binary(data) for data in (base, left, right)):
-        conflict = MergeConflict(start_line=1, end_line=max(1, left.count(b"\n")), kind="binary")
+        conflict = MergeConflict(start_line=0, end_line=0, kind="binary")   # no markers: no lines
         return FileMerge(merged=left, clean=False, strategy=Strategy.BINARY, conflicts=(conflict,),
                          language=language, notes=("binary: both sides changed; kept ours",))
     line = line_merge(base, left, right, marker_size=marker_size, labels=labels, language=language)

@@ -10,6 +10,8 @@ Rules:
     lead cut once, at a line boundary every side's lead fits (`run_leads`);
   - a run put where the other side removed the member before the successor takes the lead that
     side gave the successor (`lead_over_deletion`);
+  - both sides' runs filling a container the base held empty (an empty file, `[]`, `{}`): the
+    second run's first member takes the lead that separates members in a run (`leads_into_empty`);
   - a member inserted into a one-line list the other side broke onto lines takes the other
     side's layout (`relayout_insertions`);
   - blank lines between a nested container's header (`class C:`) and its first member belong to
@@ -91,6 +93,36 @@ def lead_over_deletion(run, index, b_ids, bmap, lmap, rmap, deleted) -> tuple[di
             or base_lead.strip():
         return {}, None
     return {run[0][1]: new_lead}, base_lead
+
+
+def leads_into_empty(run, lmap, rmap) -> dict[str, bytes]:  # type: ignore[no-untyped-def]
+    """Leading trivia when both sides filled a container the base held empty: each side's first
+    member took the container's opening gap as its lead (nothing before `"a"` in `["a", "c"]`, no
+    blank line above a file's first function), so the second run would be glued to the first
+    (`["a", "c","b"]`). Its first member takes the lead that stands between two members of one
+    run instead: the first side's, else its own side's; with one member on each side there is
+    none to read, and the sides' layout is left as written. Returns lead overrides by identity."""
+    sides = [side for side, _ in run]
+    if len(set(sides)) < 2:
+        return {}
+    first, second = sides[0], next(side for side in sides if side != sides[0])
+    if sides != [first] * sides.count(first) + [second] * sides.count(second):
+        return {}  # interleaved (sorted) runs: no single hand-over point
+    maps = {"L": lmap, "R": rmap}
+
+    def between(side: str) -> bytes | None:
+        idents = [ident for s, ident in run if s == side]
+        if len(idents) < 2:
+            return None
+        lead = maps[side][idents[1]].lead
+        return lead if not lead.strip() else None   # whitespace only: a comment is its member's own
+
+    lead = between(first)
+    lead = lead if lead is not None else between(second)
+    second_first = next(ident for side, ident in run if side == second)
+    if lead is None or maps[second][second_first].lead.strip():
+        return {}
+    return {second_first: lead}
 
 
 def _kept_ident(entry: tuple[str, object]) -> str | None:

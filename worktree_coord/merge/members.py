@@ -84,7 +84,8 @@ def node_text(source: bytes, node: tree_sitter.Node) -> bytes:
     return source[node.start_byte:node.end_byte]
 
 
-def _resolve(source: bytes, node: tree_sitter.Node, path: str, profile: Profile, depth: int) -> str | None:
+def _resolve(source: bytes, node: tree_sitter.Node, path: str, profile: Profile, depth: int,
+             labels: bool = False) -> str | None:
     current: list[tree_sitter.Node] = [node]
     for step in path.split("."):
         if step in ("@text", "@content"):
@@ -100,7 +101,7 @@ def _resolve(source: bytes, node: tree_sitter.Node, path: str, profile: Profile,
         current = stepped
     parts = []
     for item in current:
-        sub = declaration_key(source, item, profile, depth + 1) if depth < 4 else None
+        sub = declaration_key(source, item, profile, depth + 1, labels=labels) if depth < 4 else None
         if sub is None:
             text = node_text(source, item)
             # A name is short and on one line; a longer text is content, and content that
@@ -157,13 +158,15 @@ def _key_regex(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern)
 
 
-def declaration_key(source: bytes, node: tree_sitter.Node, profile: Profile, depth: int = 0) -> str | None:
-    """The node's signature key per its profile template, or None when it has none.
+def declaration_key(source: bytes, node: tree_sitter.Node, profile: Profile, depth: int = 0, *,
+                    labels: bool = False) -> str | None:
+    """The node's signature key per its profile template, or None when it has none; with
+    `labels`, how it reads (its `[labels]` template where it has one: `declaration_label`).
 
     A template may list alternatives separated by "|": the first whose parts all resolve wins.
     A part "{?path}" only requires the path to exist and prints nothing; "{path=a,b}" resolves
     only when the path's text is one of the listed words (and prints it)."""
-    template = profile.declaration_keys.get(node.type)
+    template = (profile.label_templates if labels else profile.declaration_keys).get(node.type)
     if template is None:
         return None
     for alternative in template.split("|"):
@@ -184,11 +187,11 @@ def declaration_key(source: bytes, node: tree_sitter.Node, profile: Profile, dep
                 # A text guard: the path's text must be one of the listed words (Elixir's
                 # `def`/`defp` calls are declarations, its other calls are statements).
                 path, words = part.split("=", 1)
-                value = _resolve(source, node, path, profile, depth)
+                value = _resolve(source, node, path, profile, depth, labels)
                 if value not in words.split(","):
                     value = None
             else:
-                value = _resolve(source, node, part, profile, depth)
+                value = _resolve(source, node, part, profile, depth, labels)
             if value is None:
                 break
             if not part.startswith("?"):
@@ -198,6 +201,14 @@ def declaration_key(source: bytes, node: tree_sitter.Node, profile: Profile, dep
             out.append(alternative[position:])
             return "".join(out)
     return None
+
+
+def declaration_label(member: Member, profile: Profile) -> str | None:
+    """How a keyed member reads where a conflict names it: `const x` for the key `var x`, `x =`
+    for Python's `= x` (profile `[labels]`); its key where the profile gives no label."""
+    if member.key is None:
+        return None
+    return declaration_key(member.source, member.node, profile, labels=True) or member.key
 
 
 def region_start(source: bytes, node: tree_sitter.Node) -> int:

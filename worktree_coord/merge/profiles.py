@@ -67,6 +67,11 @@ Profile keys:
     those words (Elixir: a `call` whose target is `def` is a declaration, other calls are
     statements); alternatives are separated by "|". When no alternative resolves, the node has no
     key (it stays positional, matched by its text).
+    [labels] kind = template, in the same language: how a keyed declaration reads where a conflict
+    names it (`MergeConflict.declaration`), when its key does not read like the code: a key is an
+    identity, so `let x` and `const x` share the key `var x` (one member edited, not one deleted and
+    one added) while the label says `const x` as written; Python's `= x` key reads `x =`. A kind
+    with no label is named by its key.
     [semantic] the post-merge semantic check's data (see `SemanticRules`; the check is symbols.py
     and semantic.py). Its keys and types are validated at load; its query is compiled on first
     use (a language's query is only paid for when a file of it is checked), and a test compiles
@@ -306,6 +311,7 @@ class Profile:
     terminators: frozenset[str]
     containers: tuple[ContainerRule, ...]
     declarations: tuple[tuple[str, str], ...]
+    labels: tuple[tuple[str, str], ...] = ()   # how a declaration reads where its key does not ([labels])
     data: bool = False
     anchored: frozenset[str] = frozenset()
     union_when_added_twice: frozenset[str] = frozenset()
@@ -351,6 +357,11 @@ class Profile:
     @functools.cached_property
     def declaration_keys(self) -> dict[str, str]:
         return dict(self.declarations)
+
+    @functools.cached_property
+    def label_templates(self) -> dict[str, str]:
+        """The templates a declaration's label is read by: its `[labels]` one, else its key's."""
+        return dict(self.declarations) | dict(self.labels)
 
     def container_rule(self, node: tree_sitter.Node,
                        key_of: Callable[[tree_sitter.Node], str | None] | None = None) -> ContainerRule | None:
@@ -461,7 +472,7 @@ def _validate(raw: dict[str, Any], source: str) -> Profile:
     for kind in name_kinds:
         check_kind(kind, "name_kinds")
     unknown_keys = set(raw) - {"name", "grammar", "grammar_function", "extensions", "filenames", "comments",
-                               "terminators", "containers", "declarations", "data", "anchored",
+                               "terminators", "containers", "declarations", "labels", "data", "anchored",
                                "repeatable", "order_sensitive", "deferred", "name_kinds", "variant_markers", "lazy_annotations", "binds",
                                "semantic", "claims", "section_opener", "parse_aliases",
                                "union_when_added_twice", "added_twice_conflict"}
@@ -527,18 +538,16 @@ def _validate(raw: dict[str, Any], source: str) -> Profile:
         if unknown:
             raise ConfigError(f"language profile {source}: unknown container option(s) {sorted(unknown)}")
         containers.append(rule)
-    declarations = need("declarations", dict)
-    for kind, template in declarations.items():
-        check_kind(kind, "declarations")
+    def check_template(kind: str, template: str, what: str) -> None:
         for part in _PART.findall(template):
             if part.startswith("~"):
                 try:
                     groups = re.compile(part[1:]).groups
                 except re.error as error:
-                    raise ConfigError(f"language profile {source}: key of {kind!r}: bad pattern {part[1:]!r} "
+                    raise ConfigError(f"language profile {source}: {what} of {kind!r}: bad pattern {part[1:]!r} "
                                       f"({error})") from error
                 if groups < 1:
-                    raise ConfigError(f"language profile {source}: key of {kind!r}: pattern {part[1:]!r} "
+                    raise ConfigError(f"language profile {source}: {what} of {kind!r}: pattern {part[1:]!r} "
                                       "needs a group (the key)")
                 continue
             for step in part.lstrip("?").split("=", 1)[0].split("."):
@@ -546,13 +555,28 @@ def _validate(raw: dict[str, Any], source: str) -> Profile:
                 if step in ("@text", "@content"):
                     continue
                 if language.field_id_for_name(step) is None and language.id_for_node_kind(step, True) is None:
-                    raise ConfigError(f"language profile {source}: key of {kind!r} names {step!r}, "
+                    raise ConfigError(f"language profile {source}: {what} of {kind!r} names {step!r}, "
                                       "which is neither a field nor a node kind of the grammar")
+
+    declarations = need("declarations", dict)
+    for kind, template in declarations.items():
+        check_kind(kind, "declarations")
+        check_template(kind, template, "key")
+    labels = raw.get("labels", {})
+    if not isinstance(labels, dict) or not all(isinstance(template, str) for template in labels.values()):
+        raise ConfigError(f"language profile {source}: labels must be a table of node kind = template")
+    for kind, template in labels.items():
+        check_kind(kind, "labels")
+        if kind not in declarations:
+            raise ConfigError(f"language profile {source}: label of {kind!r}, which has no key in [declarations]",
+                              fix="a label says how a keyed declaration reads: give the kind a key first")
+        check_template(kind, template, "label")
     return Profile(
         name=name, extensions=tuple(raw.get("extensions", [])), filenames=tuple(raw.get("filenames", [])),
         grammar=grammar, grammar_function=function, comments=comments,
         terminators=frozenset(raw.get("terminators", [])), containers=tuple(containers),
-        declarations=tuple(declarations.items()), data=bool(raw.get("data", False)), anchored=anchored,
+        declarations=tuple(declarations.items()), labels=tuple(labels.items()), data=bool(raw.get("data", False)),
+        anchored=anchored,
         union_when_added_twice=union_when_added_twice,
         repeatable=repeatable, order_sensitive=bool(raw.get("order_sensitive", False)), deferred=deferred,
         name_kinds=name_kinds,

@@ -184,7 +184,8 @@ class MergeConflict:
 
     `declaration` is the path of the smallest enclosing declaration, outermost first, joined with
     " > " (e.g. "class Store > def get"); empty when the conflict is at file level or unknown.
-    Lines are 1-based and inclusive, in the merged output (the marker block itself).
+    Lines are 1-based and inclusive, in the merged output (the marker block itself); 0 for a
+    conflict with no marker block in the text (a binary file, of kind `binary`).
     """
 
     start_line: int
@@ -195,6 +196,14 @@ class MergeConflict:
     ours: str = ""
     theirs: str = ""
     finding: SemanticFinding | None = None   # kind `semantic`: what broke (no marker block)
+
+    @property
+    def place(self) -> str:
+        """Where it stands, for people: `class Store > def get (lines 3-9)`, `file (lines 1-12)`, or
+        `binary file` (no markers were written, so no lines: its lines are 0)."""
+        if self.kind == "binary":
+            return "binary file"
+        return f"{self.declaration or 'file'} (lines {self.start_line}-{self.end_line})"
 
     def to_json(self) -> dict[str, Any]:
         out = {

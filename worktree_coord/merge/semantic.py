@@ -76,15 +76,33 @@ def semantic_profile(path: str) -> Profile | None:
     return profile if profile is not None and profile.semantic.enabled else None
 
 
+# package_files(path) -> the other files of `path`'s package (Go: the files of its folder) as the
+# merge's sides hold them, as (path, bytes) pairs (a path once per version that differs: ours' and
+# theirs'); None when they cannot be read (no repository).
+PackageFiles = Callable[[str], "Iterable[tuple[str, bytes]] | None"]
+
+
 def check_file(base: bytes, left: bytes, right: bytes, merged: bytes, path: str, *,
                labels: tuple[str, str, str] = ("ours", "base", "theirs"),
-               trees: dict[str, tree_sitter.Tree] | None = None) -> tuple[SemanticFinding, ...]:
+               trees: dict[str, tree_sitter.Tree] | None = None,
+               package_files: PackageFiles | None = None) -> tuple[SemanticFinding, ...]:
     """The check within one file (`trees`, optional: already parsed versions by name). The other
     files of the merge are unknown here, so in a language whose directories are packages (Go) a
-    name gone from this file may have moved to another file of the package: only its imports,
-    which are the file's own, are checked."""
+    name gone from this file may have moved to another file of the package: `package_files` (the
+    caller's reader of them: a git merge driver's repository) says whether one still defines it;
+    without it the inputs cannot tell, and the finding stands (a driver must not merge clean what
+    it cannot check; `package_unseen` says which findings those are)."""
     return find_broken_names([FileVersions(path, base, left, right, merged)], labels=labels, trees=trees,
-                             complete=False)
+                             complete=False, package_files=package_files)
+
+
+def package_unseen(finding: SemanticFinding) -> bool:
+    """Whether a one-file check (`check_file`) found `finding` without seeing the rest of the
+    definition's package: a top-level name of a language whose directories are packages (Go), so
+    another file of that package may still define it."""
+    profile = semantic_profile(finding.definition_path)
+    return (finding.problem == "broken" and finding.kind != "import" and profile is not None
+            and profile.semantic.package == "directory")
 
 
 def find_broken_names(files: Iterable[Versions], *, labels: tuple[str, str, str] = ("ours", "base", "theirs"),
@@ -93,20 +111,23 @@ def find_broken_names(files: Iterable[Versions], *, labels: tuple[str, str, str]
                       mentions: Callable[[str, Iterable[str]], set[str]] | None = None,
                       tree_file: TreeFile | None = None,
                       tree_folders: TreeFolders | None = None,
-                      every_use: bool = False) -> tuple[SemanticFinding, ...]:
+                      every_use: bool = False,
+                      package_files: PackageFiles | None = None) -> tuple[SemanticFinding, ...]:
     """Every name the merge of `files` broke (see the module docstring), in path and line order,
     each (use file, use line, problem, name) once. `complete`: `files` hold every file either side
-    changed (what a tree merge gives); when not, a package-wide name (Go) gone from one file is not
-    known to be gone from its package. `mentions(side, modules)`: which of the modules some file of
-    that side's whole tree still names; given (a tree merge), imports of a module one side replaced
-    throughout are checked too (import_paths.py), and `tree_file(which, path)` (any file of the
-    base, left or right tree: their manifests) tells a dependency the merge still declares.
+    changed (what a tree merge gives); when not, a package-wide name (Go) gone from one file is
+    looked up in the rest of its package through `package_files`, and reported when that cannot
+    be read (the name may be defined there, or not: the inputs cannot tell). `mentions(side,
+    modules)`: which of the modules some file of that side's whole tree still names; given (a tree
+    merge), imports of a module one side replaced throughout are checked too (import_paths.py), and
+    `tree_file(which, path)` (any file of the base, left or right tree: their manifests) tells a
+    dependency the merge still declares.
     `tree_folders(which, folder)`: the names of a folder's subfolders there (a workspace's package
     folders, found by its globs: workspace_packages.py). `every_use`: an import of a broken name is
     named even where the file's calls of it are (a use left behind, which nobody wrote in this merge:
     the import is what fails first)."""
     checked = [f for f in files if semantic_profile(f.path) is not None]
-    check = _Check(checked, labels, trees or {}, complete, tree_file, tree_folders)
+    check = _Check(checked, labels, trees or {}, complete, tree_file, tree_folders, package_files)
     check.every_use = every_use
     found = check.run() + find_duplicates(checked, labels=labels, trees=trees) + find_signature_changes(check)
     if mentions is not None and len(checked) > 1:
@@ -120,8 +141,10 @@ def find_broken_names(files: Iterable[Versions], *, labels: tuple[str, str, str]
 class _Check:
     def __init__(self, files: list[Versions], labels: tuple[str, str, str], trees: dict[str, tree_sitter.Tree],
                  complete: bool = True, tree_file: TreeFile | None = None,
-                 tree_folders: TreeFolders | None = None):
+                 tree_folders: TreeFolders | None = None, package_files: PackageFiles | None = None):
         self.files = {f.path: f for f in files}
+        self.package_reader = package_files   # the rest of a one-file check's package (PackageFiles)
+        self._outside: dict[str, list[Symbols] | None] = {}   # the rest of a file's package, when read
         # A name imported through a file that re-exports it (a barrel, a package's __init__.py):
         # which file of the merge defines it (reexports.py; files no side changed read through tree_file).
         self.reexports = ReExports(self, tree_file, tree_folders)
@@ -600,13 +623,28 @@ class _Check:
             return False
         if self.package_wide(removal.path) and definition.kind != "import":   # imports are the file's own
             if not self.complete:
-                return False   # may have moved to a file of the package this check does not see
+                # One file of the package is seen (a git merge driver): the name may have moved to
+                # another. Where the caller reads them, they say; where not, nothing can, and the
+                # use stands reported (never a clean merge nobody checked).
+                return not self.defined_outside(removal.path, definition)
             for other in self.package_files(removal.path):
                 for which in ("base", "merged"):
                     found = self.symbols(other, which, uses=False)
                     if found is not None and found.binds(definition.container, definition.name):
                         return False   # defined in another file of the package (moved, or a build variant)
         return True
+
+    def defined_outside(self, path: str, definition: Definition) -> bool:
+        """Whether another file of `path`'s package, read through `package_reader` (any version
+        given: ours' or theirs'), defines `definition`; False when they cannot be read."""
+        if path not in self._outside:
+            listed = self.package_reader(path) if self.package_reader is not None else None
+            profile = semantic_profile(path)
+            self._outside[path] = None if listed is None else [
+                extract(profile, data, uses=False) for other, data in listed
+                if other != path and semantic_profile(other) is profile and b"\x00" not in data[:8000]]
+        found = self._outside[path]
+        return found is not None and any(symbols.binds(definition.container, definition.name) for symbols in found)
 
     def merged_line(self, path: str, line: int) -> str:
         """Line `line` of the merged `path`, stripped: the use a finding shows ("" past its end)."""

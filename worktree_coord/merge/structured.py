@@ -61,6 +61,9 @@ How a container merges (module, class body, object literal, import list, ...):
      lines inside use: a renamed parameter), else a line merge of the member's text, whose
      conflicts are then localized to that declaration. A member a side inserted into a one-line
      list the other side broke onto lines takes the other side's layout (insertion_layout.py).
+A container the base holds empty (`{}`, `[]`, an empty or blank file: no members) takes both
+sides' members as insertions at one place, by the same rules (a union where the container's members
+commute; a side's run after the other's, the layout of `insertion_layout.leads_into_empty`).
 Invariants: code nobody touched is copied byte for byte; a move of one member on both sides, a move
 against a deletion, a move touching the other side's edit that no union of keyed members places,
 new members a side's line diff puts inside a neighbour the other side edited (member_diff.py), an
@@ -80,12 +83,13 @@ import tree_sitter
 from .group_rules import (all_keyed, ambiguous_order, independent_insertions, moved_against_deletion,
                           one_call_edited_twice, registrations_added, replaced_on_both_sides, reworded_against_deletion, same_hunks,
                           why_no_union)
-from .insertion_layout import lead_over_deletion, over_blank_lines, relayout_insertions, run_leads
+from .insertion_layout import lead_over_deletion, leads_into_empty, over_blank_lines, relayout_insertions, run_leads
 from .insertion_order import bind_before_use, group_order, opens_group_below, sorted_as_moved, sorted_run, sorted_table
 from .line import raw_line_merge
 from .member_diff import (base_span, check_moves_apart, check_moves_cross_nothing, check_no_slide, group_shape,
                           kept_in_place, positional_duplicates, side_hunks, side_region)
-from .members import Member, Segmented, Unmergeable, Version, declaration_key, region_start, segment
+from .members import (Member, Segmented, Unmergeable, Version, declaration_key, declaration_label, region_start,
+                      segment)
 from .name_loss import NameLoss
 from .pieces import (Conflict, Piece, at_line_start, check_aligned, join_declaration, pick3, pick_flag,
                      pieces_from_markers)
@@ -135,18 +139,45 @@ class StructuredMerge:
         self._name_loss = NameLoss(self.profile, {"B": base, "L": left, "R": right})
         self.trace = []
         found = [self._find_container(v.source, v.root, 4) for v in (base, left, right)]
+        blank = not base.source.strip()
+        # An empty file (or one of blank lines) is a container with no members, whatever kind the
+        # sides fill it with (an empty JSON file holds no object yet): their members are insertions
+        # into it, merged by the same rules as into a base that held the container.
+        empty_base = found[0] is None and blank and found[1] is not None
+        if empty_base:
+            found[0] = found[1]
         if any(item is None for item in found) or len({item[0].type for item in found}) != 1:  # type: ignore[index]
             raise Unmergeable("no common top-level container")
         (bnode, brule), (lnode, _), (rnode, _) = found  # type: ignore[misc]
         segs = []
         for version, node in zip((base, left, right), (bnode, lnode, rnode)):
+            if version is base and empty_base:
+                separator = brule.separator.encode() if brule.separator else None
+                segs.append(Segmented(prefix=base.source, members=(), suffix=b"", separator=separator,
+                                      start=0, end=len(base.source)))
+                continue
             seg = segment(version.source, node, brule, self.profile)
             # Text around the top-level container counts as its prefix and suffix.
             segs.append(replace(seg, prefix=version.source[:seg.start] + seg.prefix,
                                 suffix=seg.suffix + version.source[seg.end:]))
-        pieces = self._merge_container([], segs[0], segs[1], segs[2], brule)
+        try:
+            pieces = self._merge_container([], segs[0], segs[1], segs[2], brule)
+        except StructuredTimeout:
+            raise
+        except Unmergeable:
+            if blank and segs[1].members and segs[2].members:
+                # Said to people too (`task update` names why a file keeps markers): both sides
+                # filled a new (or empty) file, with different text around their declarations (a
+                # header, a license line); "container" would mean nothing to them.
+                raise Unmergeable("both sides added this file, each its own way") from None
+            raise
         check_aligned(pieces, at_line_start=True)
         return pieces
+
+    def _label(self, member: Member) -> str | None:
+        """How a member reads in a conflict's declaration path: `const x`, not its key `var x`
+        (profile `[labels]`; members.declaration_label). Paths are for people: never matched."""
+        return declaration_label(member, self.profile)
 
     def _record(self, rule: str, start: int, end: int) -> None:
         self.trace.append(("data: " + rule if self.profile.data else rule, start, end))
@@ -172,11 +203,6 @@ class StructuredMerge:
         suffix = pick3(b.suffix, l.suffix, r.suffix)
         if prefix is None or suffix is None:
             raise Unmergeable("container delimiters changed on both sides")
-        if not b.members and l.members and r.members:
-            # Said to people too (`task update` names why a file keeps markers): a new file both
-            # sides wrote is the usual case, and "container" means nothing to them.
-            raise Unmergeable("both sides added this file, each its own way" if not path and not (b.prefix + b.suffix).strip()
-                              else "both sides filled an empty container")
         b, l, r = positional_duplicates(b, l, r)
         bmap = {m.ident: m for m in b.members}
         lmap = {m.ident: m for m in l.members}
@@ -361,7 +387,7 @@ class StructuredMerge:
             ours, theirs = (text, b"") if side == "L" else (b"", text)
             conflicts[(side, copy)] = Conflict(
                 base=bmap[ident].render(sep, True), ours=ours, theirs=theirs,
-                declaration=join_declaration(name, bmap[ident].key), kind="delete_modify",
+                declaration=join_declaration(name, self._label(bmap[ident])), kind="delete_modify",
                 step=MOVED_AGAINST_DELETION)
         out = []
         for kind, value in entries:
@@ -389,7 +415,7 @@ class StructuredMerge:
         kept = other.render(sep, other.has_sep)
         ours, theirs = (b"", kept) if deleting_side == "L" else (kept, b"")
         entries.append(("conflict", Conflict(base=base_text, ours=ours, theirs=theirs,
-                                             declaration=join_declaration(name, bmap[ident].key), kind=kind,
+                                             declaration=join_declaration(name, self._label(bmap[ident])), kind=kind,
                                              step=f"member: {kind}")))
 
     def _apply_one_side(self, entries, group, b_ids, lo, hi, bmap, lmap, rmap, name, sep, twice, both=False,  # type: ignore[no-untyped-def]
@@ -442,6 +468,8 @@ class StructuredMerge:
             leads, successor_lead = run_leads(run, index, b_ids, bmap, lmap, rmap, moved)
             if successor_lead is None:
                 leads, successor_lead = lead_over_deletion(run, index, b_ids, bmap, lmap, rmap, deleted)
+            if not b_ids:
+                leads = leads_into_empty(run, lmap, rmap)
             if successor_lead is not None:
                 overrides[b_ids[index]] = successor_lead
             for side, ident in run:
@@ -468,7 +496,7 @@ class StructuredMerge:
                     text = b"".join((lmap if side == "L" else rmap)[i].render(sep, True) for i in replacement)
                     ours, theirs = (text, b"") if side == "L" else (b"", text)
                     entries.append(("conflict", Conflict(base=bmap[ident].render(sep, True), ours=ours, theirs=theirs,
-                                                         declaration=join_declaration(name, bmap[ident].key),
+                                                         declaration=join_declaration(name, self._label(bmap[ident])),
                                                          kind="delete_modify", step="member: delete_modify")))
                 elif ident in moved:
                     pass  # taken to where its side put it (a "moved" entry of that side's run)
@@ -508,7 +536,7 @@ class StructuredMerge:
                     out.extend(union)
                     continue
                 out.append(Conflict(base=b"", ours=lm.render(sep, with_sep), theirs=rm.render(sep, with_sep),
-                                    declaration=join_declaration(" > ".join(path), lm.key), kind="insert_insert",
+                                    declaration=join_declaration(" > ".join(path), self._label(lm)), kind="insert_insert",
                                     step="member: one declaration added by both sides with two texts"))
             elif kind == "moved":
                 out.extend(self._merge_member(path, bmap[value], lmap[value], rmap[value], sep, with_sep,
@@ -531,7 +559,7 @@ class StructuredMerge:
             if maps is not None and lm.content != rm.content and changed.content != bm.content \
                     and self._name_loss.lost_and_used(bm, changed, maps[0] if side == "L" else maps[1], side):
                 return [Conflict(base=bm.render(sep, with_sep), ours=lm.render(sep, with_sep),
-                                 theirs=rm.render(sep, with_sep), declaration=join_declaration(" > ".join(path), bm.key),
+                                 theirs=rm.render(sep, with_sep), declaration=join_declaration(" > ".join(path), self._label(bm)),
                                  kind="rename_use", step="member: rename_use")]
             return [changed.render(sep, with_sep)]
         # One side changed only the member's leading trivia (its comment, the blank lines above it:
@@ -543,7 +571,7 @@ class StructuredMerge:
                 self._record(COMMENT_OVER_HEAD if _comment_over_new_head(bm, lead_side, body_side)
                              else "lead and body of one member", bm.start, end)
                 return [replace(body_side, lead=lead_side.lead).render(sep, with_sep)]
-        inner_path = path + [bm.key] if bm.key else path
+        inner_path = path + [self._label(bm)] if bm.key else path
         why = "both sides edited it and it holds no container"
         try:
             pieces = self._merge_nested(inner_path, bm, lm, rm, sep, with_sep)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from typing import Any, Iterable, Protocol
+from typing import Any, Callable, Iterable, Protocol
 
 from ..errors import LeaseLost
 from ..model import RunRecord, RunState, TaskRecord, TaskState
@@ -189,9 +189,11 @@ class Store(Protocol):
     def delete_agent_task(self, run_id: str, task_id: str) -> None: ...
 
     # task context: the boundary's origin, the worktree's preparation, its block of ports
-    def allocate_port_block(self, run_id: str, task_id: str, limit: int) -> int | None:
-        """Atomically give the task the lowest port block (0..limit-1) no live task holds; its own
-        block when it has one; None when every block is held."""
+    def allocate_port_block(self, run_id: str, task_id: str, limit: int,
+                            usable: Callable[[int], bool] | None = None) -> int | None:
+        """Atomically give the task the lowest port block (0..limit-1) no live task holds and
+        `usable` accepts (e.g. no other repository on the machine holds its ports); its own block
+        when it has one that `usable` accepts; None when every block is held."""
 
     def update_task_context(self, run_id: str, task_id: str, data: dict[str, Any]) -> None:
         """Merge `data` into the task's context."""

@@ -28,7 +28,7 @@ from typing import Any, Callable
 from ..errors import BusyError, IdempotencyMismatch, LeaseLost, StoreUnavailable, UsageError
 from ..model import dumps
 from . import heartbeat
-from .base import ClaimStatus, Store
+from .base import ClaimStatus, IdempotencyRecord, Store
 from .leases import owner_is_dead
 from .liveness import current_owner
 
@@ -109,11 +109,7 @@ def _run_once(store: Store, key: str, op: str, request: dict[str, Any], body: Ca
         if status is ClaimStatus.DONE:
             return Replayed(Outcome(record.result or {}, record.exit_code or 0, True), replayed=True)
         if status is ClaimStatus.MISMATCH:
-            raise IdempotencyMismatch(
-                f"idempotency key {key!r} was used for a different request ({record.op} {_differences(record.request, request)})",
-                fix="use a new --key for a new request, or repeat the original request exactly",
-                details={"key": key, "original_op": record.op, "original_request": record.request},
-            )
+            raise _mismatch(key, record, request)
         if status is ClaimStatus.NEW:
             return Replayed(_execute(store, key, me, body), replayed=False)
         # RUNNING: someone else holds it.
@@ -122,14 +118,60 @@ def _run_once(store: Store, key: str, op: str, request: dict[str, Any], body: Ca
             return Replayed(_execute(store, key, me, body), replayed=False)
         now = time.monotonic()
         if now >= deadline:
-            raise BusyError(
-                f"the call with key {key!r} is still running in another process ({owner_text}) after {wait_timeout:.0f} s",
-                fix="retry later with the same key; it returns the result once the first call ends",
-                retry_after=5.0,
-                details={"key": key, "owner": owner_text},
-            )
+            raise _still_running(key, owner_text, wait_timeout)
         time.sleep(min(delay, deadline - now) * (0.5 + random.random()))
         delay = min(delay * 2, 0.25)
+
+
+def recorded(store: Store, key: str | None, op: str, request: dict[str, Any], *, wait_timeout: float,
+             derived: str | None = None) -> Replayed | None:
+    """The stored result of an earlier call with this key and request, running nothing: what a
+    face consults before it asks a person again about a call already made (MCP `land`). None when
+    a call would run the operation (no record, an expired or open one, an owner that died mid-way);
+    waits while a live owner runs it, as `run_once` does; the same key with another request is
+    IdempotencyMismatch, as `run_once` would say."""
+    if key is not None:
+        key = _caller_key(key)
+    elif derived is not None:
+        key = derived
+    else:
+        raise ValueError("recorded needs the caller's key or a derived one")
+    digest = request_hash(op, request)
+    deadline = time.monotonic() + wait_timeout
+    delay = 0.01
+    while True:
+        record = store.get_record(key)
+        if record is None or record.expires_at <= time.time() or record.state == "open":
+            return None
+        if record.op != op or record.request_hash != digest:
+            raise _mismatch(key, record, request)
+        if record.state == "done":
+            return Replayed(Outcome(record.result or {}, record.exit_code or 0, True), replayed=True)
+        owner_text = record.owner or ""
+        if owner_is_dead(store, owner_text):
+            return None
+        now = time.monotonic()
+        if now >= deadline:
+            raise _still_running(key, owner_text, wait_timeout)
+        time.sleep(min(delay, deadline - now) * (0.5 + random.random()))
+        delay = min(delay * 2, 0.25)
+
+
+def _mismatch(key: str, record: IdempotencyRecord, request: dict[str, Any]) -> IdempotencyMismatch:
+    return IdempotencyMismatch(
+        f"idempotency key {key!r} was used for a different request ({record.op} {_differences(record.request, request)})",
+        fix="use a new --key for a new request, or repeat the original request exactly",
+        details={"key": key, "original_op": record.op, "original_request": record.request},
+    )
+
+
+def _still_running(key: str, owner_text: str, wait_timeout: float) -> BusyError:
+    return BusyError(
+        f"the call with key {key!r} is still running in another process ({owner_text}) after {wait_timeout:.0f} s",
+        fix="retry later with the same key; it returns the result once the first call ends",
+        retry_after=5.0,
+        details={"key": key, "owner": owner_text},
+    )
 
 
 def _execute(store: Store, key: str, me: str, body: Callable[[], Outcome]) -> Outcome:

@@ -31,7 +31,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-from typing import Any, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 from urllib.parse import parse_qs, unquote, urlsplit
 
 import psycopg
@@ -730,7 +730,8 @@ class PostgresStore:
 
     # ---- task context: where a task's boundary came from, how its worktree was prepared ------------
 
-    def allocate_port_block(self, run_id: str, task_id: str, limit: int) -> int | None:
+    def allocate_port_block(self, run_id: str, task_id: str, limit: int,
+                            usable: Callable[[int], bool] | None = None) -> int | None:
         """As SQLiteStore.allocate_port_block; a transaction-scoped advisory lock makes the read of the
         held blocks and the write of the new one one step across every client of the server."""
         live = [s.value for s in TaskState if s.live]
@@ -739,13 +740,13 @@ class PostgresStore:
             cursor.execute("SELECT port_block FROM wtc_task_context WHERE run_id = %s AND task_id = %s",
                            (run_id, task_id))
             row = cursor.fetchone()
-            if row is not None and row["port_block"] is not None:
+            if row is not None and row["port_block"] is not None and (usable is None or usable(int(row["port_block"]))):
                 return int(row["port_block"])
             cursor.execute("SELECT c.port_block FROM wtc_task_context c JOIN wtc_tasks t"
                            " ON t.run_id = c.run_id AND t.task_id = c.task_id"
                            " WHERE c.port_block IS NOT NULL AND t.state = ANY(%s)", (live,))
             held = {r["port_block"] for r in cursor.fetchall()}
-            block = next((n for n in range(limit) if n not in held), None)
+            block = next((n for n in range(limit) if n not in held and (usable is None or usable(n))), None)
             if block is None:
                 return None
             cursor.execute("INSERT INTO wtc_task_context(run_id, task_id, port_block, data, updated_at)"

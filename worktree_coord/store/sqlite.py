@@ -18,7 +18,7 @@ import sqlite3
 import threading
 import time
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 from ..errors import BusyError, StoreError
 from ..model import Boundary, RunRecord, RunState, TaskRecord, TaskState, dumps
@@ -641,21 +641,23 @@ class SQLiteStore:
 
     # ---- task context: where a task's boundary came from, how its worktree was prepared ------------
 
-    def allocate_port_block(self, run_id: str, task_id: str, limit: int) -> int | None:
-        """The lowest block number (0, 1, ...) no live task of any run holds, now held by this task;
-        the task's own block when it has one. None when all `limit` blocks are held."""
+    def allocate_port_block(self, run_id: str, task_id: str, limit: int,
+                            usable: Callable[[int], bool] | None = None) -> int | None:
+        """The lowest block number (0, 1, ...) no live task of any run holds and `usable` accepts,
+        now held by this task; the task's own block when it has one `usable` accepts. None when
+        all `limit` blocks are held."""
         live = [s.value for s in TaskState if s.live]
         marks = ",".join("?" * len(live))
         now = time.time()
         with self._write() as cursor:
             row = cursor.execute("SELECT port_block FROM task_context WHERE run_id = ? AND task_id = ?",
                                  (run_id, task_id)).fetchone()
-            if row is not None and row[0] is not None:
+            if row is not None and row[0] is not None and (usable is None or usable(int(row[0]))):
                 return int(row[0])
             held = {r[0] for r in cursor.execute(
                 "SELECT c.port_block FROM task_context c JOIN tasks t ON t.run_id = c.run_id AND t.task_id = c.task_id"
                 f" WHERE c.port_block IS NOT NULL AND t.state IN ({marks})", live)}
-            block = next((n for n in range(limit) if n not in held), None)
+            block = next((n for n in range(limit) if n not in held and (usable is None or usable(n))), None)
             if block is None:
                 return None
             cursor.execute("INSERT INTO task_context(run_id, task_id, port_block, data, updated_at) VALUES (?,?,?,?,?)"
@@ -742,3 +744,26 @@ def _record(cursor: sqlite3.Cursor, row: tuple[Any, ...]) -> IdempotencyRecord:
         exit_code=data["exit_code"], created_at=data["created_at"], updated_at=data["updated_at"],
         expires_at=data["expires_at"],
     )
+
+
+def task_states_at(path: str | Path, tasks: Iterable[tuple[str, str]]) -> dict[tuple[str, str], str] | None:
+    """The states of `tasks` ((run, task) pairs) in the SQLite store at `path`, read without
+    opening it as a store (read-only: no migration, no WAL switch, nothing written): how another
+    repository's store is asked whether its task still holds a machine-wide port block
+    (port_registry.py). A task it does not hold is absent; None when the file cannot be read as a
+    store of this schema (then nothing can be said about its tasks)."""
+    try:
+        db = sqlite3.connect(f"file:{Path(path)}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_SECONDS)
+    except sqlite3.Error:
+        return None
+    try:
+        found: dict[tuple[str, str], str] = {}
+        for run_id, task_id in tasks:
+            row = db.execute("SELECT state FROM tasks WHERE run_id = ? AND task_id = ?", (run_id, task_id)).fetchone()
+            if row is not None:
+                found[(run_id, task_id)] = str(row[0])
+        return found
+    except sqlite3.Error:
+        return None
+    finally:
+        db.close()

@@ -130,10 +130,33 @@ def exporters(env: Mapping[str, str], signal: str) -> list[str]:
     return []
 
 
+def _switched_off(env: Mapping[str, str]) -> bool:
+    return env.get(SWITCH, "").strip().lower() in ("off", "0", "false", "no") or \
+        env.get("OTEL_SDK_DISABLED", "").strip().lower() == "true"
+
+
+def check_trace_file(env: Mapping[str, str]) -> None:
+    """A bad `WTC_TRACE_FILE` is a ConfigError (exit 2) for every command, those that trace nothing
+    (`wtc status`, `wtc merge-file`) included, as docs/telemetry.md says: the SDK missing, or a file
+    that cannot be appended to. Cheap (no OpenTelemetry import; nothing at all when the variable is
+    unset), so the CLI runs it before any command; tracing commands meet the same checks again when
+    `from_environment` sets the exporter up."""
+    trace_file = env.get(TRACE_FILE, "").strip()
+    if not trace_file or _switched_off(env):
+        return
+    if not _sdk_installed():
+        raise _no_sdk(trace_file)
+    _check_appendable(trace_file)
+
+
+def _no_sdk(trace_file: str) -> ConfigError:
+    return ConfigError(f"{TRACE_FILE} is set ({trace_file}) but the OpenTelemetry SDK is not installed",
+                       fix=f"{INSTALL_FIX}, or unset {TRACE_FILE}")
+
+
 def from_environment(env: Mapping[str, str]) -> Telemetry | None:
     """The decision of the module docstring, for `env`."""
-    if env.get(SWITCH, "").strip().lower() in ("off", "0", "false", "no") or \
-            env.get("OTEL_SDK_DISABLED", "").strip().lower() == "true":
+    if _switched_off(env):
         return None
     trace_file = env.get(TRACE_FILE, "").strip()
     traces, metrics = exporters(env, "TRACES"), exporters(env, "METRICS")
@@ -142,8 +165,7 @@ def from_environment(env: Mapping[str, str]) -> Telemetry | None:
         return None
     if not _sdk_installed():
         if trace_file:
-            raise ConfigError(f"{TRACE_FILE} is set ({trace_file}) but the OpenTelemetry SDK is not installed",
-                              fix=f"{INSTALL_FIX}, or unset {TRACE_FILE}")
+            raise _no_sdk(trace_file)
         # The bare API: spans and metrics are no-ops, as for any library (unless a host set providers).
         return _from_providers(host_tracer, host_meter) if host_tracer or host_meter else None
     owned: list[Any] = []
@@ -273,6 +295,15 @@ def _add_trace_file(provider: Any, path: str) -> None:
 
     from .jsonlines import JsonLinesSpanExporter
 
+    target = _check_appendable(path)
+    if not hasattr(provider, "add_span_processor"):
+        raise ConfigError(f"{TRACE_FILE} is set, but the host's tracer provider ({type(provider).__name__}) "
+                          "is not the OpenTelemetry SDK's and cannot take a file exporter",
+                          fix=f"unset {TRACE_FILE} and export through the host's provider")
+    provider.add_span_processor(SimpleSpanProcessor(JsonLinesSpanExporter(target)))
+
+
+def _check_appendable(path: str) -> Path:
     target = Path(path).expanduser()
     try:
         fd = os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
@@ -280,11 +311,7 @@ def _add_trace_file(provider: Any, path: str) -> None:
     except OSError as error:
         raise ConfigError(f"{TRACE_FILE}={path}: cannot append to it ({error.strerror})",
                           fix=f"point {TRACE_FILE} at a file in a folder that exists and is writable") from None
-    if not hasattr(provider, "add_span_processor"):
-        raise ConfigError(f"{TRACE_FILE} is set, but the host's tracer provider ({type(provider).__name__}) "
-                          "is not the OpenTelemetry SDK's and cannot take a file exporter",
-                          fix=f"unset {TRACE_FILE} and export through the host's provider")
-    provider.add_span_processor(SimpleSpanProcessor(JsonLinesSpanExporter(target)))
+    return target
 
 
 def _sdk_meter_provider(resource: Any, env: Mapping[str, str], names: list[str]) -> Any:

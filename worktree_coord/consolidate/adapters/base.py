@@ -6,8 +6,9 @@ Invariants:
 - every command runs in the root's directory with scripts disabled, a timeout, and the caller's
   environment overrides (HOME and caches pinned for hermetic runs); never through a shell;
 - `edit` tries the native editor first, keeps its result only when the manifest reads back with
-  exactly the intended value, and otherwise restores the manifest byte for byte and applies the
-  formatting-preserving structural edit;
+  the intended value (a spec compared as a specifier set, and then written back as the task wrote
+  it), and otherwise restores the manifest byte for byte and applies the formatting-preserving
+  structural edit; an edit that does not read back names what was expected and what was read;
 - relock commands are configuration (`ToolConfig`), with the research defaults per ecosystem.
 """
 
@@ -26,9 +27,9 @@ from pathlib import Path
 from typing import Iterable, Mapping, Protocol, Sequence
 
 from worktree_coord.consolidate.edits import EditError, edit_manifest
-from worktree_coord.consolidate.intent import Ecosystem, Intent
+from worktree_coord.consolidate.intent import Ecosystem, Intent, Op
 from worktree_coord.consolidate.manifests import read_manifest
-from worktree_coord.consolidate.planning import current_value, target_value
+from worktree_coord.consolidate.planning import current_value, same_value, target_value
 
 
 class FailureKind(str, enum.Enum):
@@ -250,6 +251,22 @@ def tool_env(overrides: Mapping[str, str] | None) -> dict[str, str]:
     return env
 
 
+@dataclass(frozen=True)
+class OfflineMiss:
+    """An offline relock that could not run for want of something other than packages: its own
+    message and fix, and `kind`, the failure's kind in the root's error (`needs_network` stays the
+    root's state)."""
+
+    kind: str
+    message: str
+    fix: str
+
+
+def _shown(value: str | None) -> str:
+    """An encoded manifest value in a message (a spec, or a dependency's JSON); None: absent."""
+    return "nothing (the key is absent)" if value is None else repr(value)
+
+
 class ToolAdapter:
     """The shared part of every adapter: running commands, the native-then-structural edit."""
 
@@ -323,6 +340,7 @@ class ToolAdapter:
             native = self.native_edit(intent)
             if native is not None and native.ok and self._holds(intent):
                 self._restore(lock, lock_before)      # the relock step owns the lockfile
+                self._keep_written(intent)
                 self.edit_methods[intent.intent_id] = "native"
                 return "native"
             if native is not None:
@@ -330,18 +348,42 @@ class ToolAdapter:
                 self._restore(lock, lock_before)
         path.write_bytes(edit_manifest(intent.manifest, before, intent))
         if not self._holds(intent):
+            read = self._read_back(intent)
             self._restore(path, before)
-            raise EditError(f"{intent.manifest}: the edit for intent {intent.intent_id} did not read back as intended",
-                            fix="declare the intent in the form the manifest uses, or edit the file in a task")
+            raise EditError(f"{intent.manifest}: the edit for intent {intent.intent_id} did not read back as intended: "
+                            f"expected {_shown(target_value(intent))}, read {_shown(read)}",
+                            fix="declare the intent in the form the manifest uses, or edit the file in a task",
+                            details={"expected": target_value(intent), "read": read})
         self.edit_methods[intent.intent_id] = "structural"
         return "structural"
 
-    def _holds(self, intent: Intent) -> bool:
+    def _read_back(self, intent: Intent) -> str | None:
+        """The encoded value the intent's key holds in the manifest on disk now (None = absent)."""
         path = self.workdir / intent.manifest
         if not path.is_file():
-            return False
-        model = read_manifest(intent.manifest, path.read_bytes(), intent.ecosystem)
-        return current_value(model, intent) == target_value(intent)
+            return None
+        return current_value(read_manifest(intent.manifest, path.read_bytes(), intent.ecosystem), intent)
+
+    def _holds(self, intent: Intent) -> bool:
+        """Whether the manifest now holds the intent's value, a spec compared as a specifier set (a
+        tool that writes `>=1.0.9,==1.*` as `==1.*,>=1.0.9` did apply it)."""
+        return (self.workdir / intent.manifest).is_file() and \
+            same_value(intent, self._read_back(intent), target_value(intent))
+
+    def _keep_written(self, intent: Intent) -> None:
+        """After a native edit: the spec as the task wrote it, where the tool worded it its own way
+        (`uv add` puts `>=` first, `cargo add` spaces the commas). The structural editor rewrites
+        that one value in place; should it not read back, the tool's wording stays."""
+        if intent.op not in (Op.ADD_DEP, Op.SET_SPEC) or not intent.spec:
+            return
+        path = self.workdir / intent.manifest
+        native = path.read_bytes()
+        value = read_manifest(intent.manifest, native, intent.ecosystem).deps.get((intent.group, intent.name))
+        if value is None or value.spec_text == intent.spec:
+            return
+        path.write_bytes(edit_manifest(intent.manifest, native, intent))
+        if not self._holds(intent):
+            path.write_bytes(native)
 
     @staticmethod
     def _restore(path: Path, data: bytes | None) -> None:
@@ -379,6 +421,11 @@ class ToolAdapter:
 
     def classify(self, stderr: str) -> FailureKind:
         return FailureKind.OTHER
+
+    def offline_miss(self, run: ToolRun) -> OfflineMiss | None:
+        """What an offline relock that missed the cache lacked, when it was not the packages (the
+        tool itself, say); None: the packages, which the generic message says."""
+        return None
 
     def locked_versions(self) -> dict[str, set[str]]:
         return {}

@@ -18,7 +18,9 @@ Measured with pnpm 12.21.0 (lockfile v9):
   A lock rewritten by another major is a large diff of format changes nobody asked for (measured
   on vitejs/vite, pinned pnpm@10 relocked by pnpm 12: `patchedDependencies` and peer suffixes
   rewritten), and once committed no later consolidation undoes it: so when the pinned pnpm cannot
-  be had, the relock does not run (offline: needs the network; online: the fix names the version).
+  be had, the relock does not run (offline: needs the network, error kind `tool_not_cached`, whose
+  message names the pnpm on PATH, or none, and whose fix is installing the pinned pnpm or one online
+  run; online: the fix names the version).
 pnpm's own editor (`pnpm add --filter P --lockfile-only`) is not used: it resolves from the
 registry and rewrites package.json with its own layout; the structural editors keep the file's.
 """
@@ -32,6 +34,7 @@ from typing import Any
 
 from worktree_coord.consolidate.adapters.base import (
     FailureKind,
+    OfflineMiss,
     ToolAdapter,
     ToolConfig,
     ToolRun,
@@ -106,6 +109,7 @@ class PnpmAdapter(ToolAdapter):
             return None
         # `--call` runs npm's own shell in the folder npm exec prepared: `command -v` answers where
         # that pnpm lives, so the later commands run it directly (npm exec costs 2-5 s per call).
+        self._not_cached = None
         argv = ("npm", "exec", *(("--offline",) if offline else ()), "--yes", f"--package=pnpm@{pinned}",
                 "--call", "command -v pnpm")
         found = self.run(argv)
@@ -120,6 +124,8 @@ class PnpmAdapter(ToolAdapter):
         if found.returncode == 127:            # no npm to fetch it with
             stderr = f"pnpm@{pinned}: command not found ({why}; npm, which would fetch it, is not on PATH either)"
         elif offline or unreachable_registry(found.stderr):
+            if offline:
+                self._not_cached = (pinned, used)
             stderr = f"{why}; `npm exec --offline` does not have it cached: {found.stderr.strip()[-2000:]}"
             if "ENOTCACHED" not in stderr and not unreachable_registry(stderr):
                 stderr += " (ENOTCACHED)"
@@ -144,9 +150,27 @@ class PnpmAdapter(ToolAdapter):
         return [f"relocked with pnpm {used}, but {join(self.root, 'package.json')} pins pnpm@{pinned} "
                 "(packageManager): review the lockfile diff, or put that pnpm on PATH and consolidate again"]
 
+    def offline_miss(self, run: ToolRun) -> OfflineMiss | None:
+        """Offline, the pnpm that package.json pins was neither on PATH nor in npm's cache: that is
+        what the relock lacked, not packages (the generic message said "packages that are not
+        cached", and the cause was only in the tool's output)."""
+        if self._not_cached is None:
+            return None
+        pinned, used = self._not_cached
+        on_path = (f"the pnpm on PATH is {used}, another major (its lockfile format differs)" if used
+                   else "there is no pnpm on PATH")
+        return OfflineMiss(
+            "tool_not_cached",
+            f"pnpm cannot run offline: {join(self.root, 'package.json')} pins pnpm@{pinned} (packageManager), "
+            f"{on_path}, and `npm exec --offline` has no pnpm@{pinned} cached",
+            f"install pnpm@{pinned} (npm install -g pnpm@{pinned}) and consolidate again, or consolidate online "
+            f"once (wtc consolidate --online): npm exec fetches pnpm@{pinned} into npm's cache, where later "
+            "offline runs find it")
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._pinned_bin: str | None = None     # "" once PATH's pnpm is the one to run
+        self._not_cached: tuple[str, str] | None = None   # (pinned, PATH's version or "") when npm had none offline
 
     def run(self, argv, **kwargs) -> ToolRun:
         result = with_output(super().run(argv, **kwargs))

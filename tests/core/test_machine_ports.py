@@ -1,0 +1,69 @@
+"""Port blocks are the machine's, not one repository's (issue 35, 1.5): two clones on one machine
+never hand out the same block while both tasks live, a block comes free when its task ends or its
+repository is gone, and a port some other program listens on is never handed out."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+from pathlib import Path
+
+from tests.conftest import make_repo, write, wtc
+
+FILES = {"pkg/a.py": "a = 1\n", "lib/b.py": "b = 1\n"}
+
+
+def _clone(root: Path, config: str = "") -> Path:
+    repo = make_repo(root, FILES | ({".wtc.toml": config} if config else {}))
+    assert wtc(repo, "run", "start", "--run", "r")[0] == 0
+    return repo
+
+
+def _start(repo: Path, task: str, own: str = "pkg/**") -> tuple[Path, tuple[int, int]]:
+    code, body = wtc(repo, "task", "start", task, "--run", "r", "--own", own)
+    assert code == 0, body
+    ports = body["prepared"]["ports"]
+    env = (Path(body["worktree"]) / ".wtc" / "env").read_text()
+    assert f"WTC_PORT_BASE={ports['base']}\n" in env
+    return Path(body["worktree"]), (ports["base"], ports["last"])
+
+
+def test_two_repositories_hand_out_distinct_blocks_and_reuse_one_freed(tmp_path):
+    one, two = _clone(tmp_path / "one"), _clone(tmp_path / "two")
+    first_worktree, first = _start(one, "api")
+    _, second = _start(two, "web")
+    assert first[1] < second[0] or second[1] < first[0], f"blocks overlap: {first} and {second}"
+    registry = json.loads((Path(os.environ["WTC_STATE_DIR"]) / "ports.json").read_text())   # tests/conftest.py
+    assert sorted((lease["first"], lease["last"]) for lease in registry["leases"]) == sorted([first, second])
+    # The status of each repository still shows its own task's block (the store's record).
+    assert wtc(one, "status", "--run", "r")[1]["tasks"][0]["ports"]["base"] == first[0]
+
+    # The first repository's task ends: its block is free again for the other repository.
+    write(first_worktree, {"pkg/a.py": "a = 2\n"})
+    assert wtc(one, "task", "finish", "api", "--run", "r")[1]["state"] == "merged"
+    _, third = _start(two, "docs", own="lib/**")
+    assert third == first
+
+
+def test_a_block_of_a_repository_that_is_gone_is_free_again(tmp_path):
+    one, two = _clone(tmp_path / "one"), _clone(tmp_path / "two")
+    _, first = _start(one, "api")
+    shutil.rmtree(one)      # the clone deleted with its task still started: nothing of it runs any more
+    _, second = _start(two, "web")
+    assert second == first
+
+
+def test_a_port_another_program_listens_on_is_skipped(tmp_path):
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        busy = listener.getsockname()[1]
+        assert busy <= 65000, "port-base takes 1024-65000; the kernel's ephemeral range lies inside it"
+        repo = _clone(tmp_path / "one", f"[worktree-setup]\nports = 2\nport-base = {busy}\n")
+        _, block = _start(repo, "api")
+        assert block[0] >= busy + 2, f"block {block} starts at the port a listener holds ({busy})"
+        listener.close()
+        _, freed = _start(repo, "web", own="lib/**")
+    assert freed == (busy, busy + 1), "a port nothing listens on any more is handed out"

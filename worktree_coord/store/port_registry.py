@@ -1,0 +1,169 @@
+"""Port blocks leased across the machine: one registry per user, so two repositories on one machine
+never hand out the same ports.
+
+Stage: under `task start`'s worktree preparation (coordinator/worktree_setup.py), beside the
+repository's own store, which records each task's block (`wtc status` shows it) and keeps the
+tasks of that store apart. Input: a holder (its store, run, task and worktree). Output: the port
+ranges the live tasks of other stores hold, and the holder's own range recorded.
+
+Where: `ports.json` in the user's state folder (`config.user_state_dir()`: `$WTC_STATE_DIR`, else
+`$XDG_STATE_HOME/worktree-coord`, else `~/.local/state/worktree-coord`), read and rewritten whole
+(by rename) under an flock of `ports.lock` beside it; the kernel drops the lock when its holder
+dies, so a killed start never leaves the registry locked.
+
+Lease rules (the store's own for its blocks): a range is held while its task is live (started,
+rejected, conflict) in its own store. An entry whose store is gone, or whose task is no longer
+live there (it ended, or its start was rolled back), is dropped when the registry is next read.
+A task of a PostgreSQL store, which this registry cannot read (its password is never written
+here), holds its range while its worktree exists. A store that cannot be read says nothing: its
+entries are kept (a block never handed out twice matters more than one kept too long).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import json
+import os
+import random
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Iterator
+
+from ..config import user_state_dir
+from ..errors import BusyError
+from ..model import TaskState
+
+REGISTRY_FILE = "ports.json"
+LOCK_FILE = "ports.lock"
+SCHEMA = "wtc.port-registry/1"
+
+
+@dataclass(frozen=True)
+class PortLease:
+    """One task's range of ports: `first`..`last` (inclusive), held for `task` of `run` in the store
+    at `store` (its location: a SQLite file, or a PostgreSQL address without its password)."""
+
+    store: str
+    run: str
+    task: str
+    worktree: str
+    first: int
+    last: int
+
+    def holds(self, store: str, run: str, task: str) -> bool:
+        return (self.store, self.run, self.task) == (store, run, task)
+
+    def overlaps(self, first: int, last: int) -> bool:
+        return self.first <= last and first <= self.last
+
+
+class PortRegistry:
+    """The machine's port leases, as read under the registry's lock (see `leased_ports`)."""
+
+    def __init__(self, leases: list[PortLease]) -> None:
+        self.leases = leases
+        self.changed = False
+
+    def held_by_other_stores(self, store: str) -> list[PortLease]:
+        """The ranges live tasks of other stores hold (this store keeps its own tasks apart)."""
+        return [lease for lease in self.leases if lease.store != store]
+
+    def lease_of(self, store: str, run: str, task: str) -> PortLease | None:
+        return next((lease for lease in self.leases if lease.holds(store, run, task)), None)
+
+    def hold(self, lease: PortLease) -> None:
+        """Record `lease`, replacing the holder's earlier one."""
+        if self.lease_of(lease.store, lease.run, lease.task) == lease:
+            return
+        self.release(lease.store, lease.run, lease.task)
+        self.leases.append(lease)
+        self.changed = True
+
+    def release(self, store: str, run: str, task: str) -> None:
+        kept = [lease for lease in self.leases if not lease.holds(store, run, task)]
+        if len(kept) != len(self.leases):
+            self.leases, self.changed = kept, True
+
+
+def registry_path() -> Path:
+    return user_state_dir() / REGISTRY_FILE
+
+
+@contextlib.contextmanager
+def leased_ports(*, timeout: float) -> Iterator[PortRegistry]:
+    """The registry under its lock, entries of ended tasks dropped; written back on exit when it
+    changed. BusyError when another process held the lock for `timeout` seconds."""
+    path = registry_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with _locked(path.with_name(LOCK_FILE), timeout=timeout):
+        leases = _read(path)
+        registry = PortRegistry(_still_held(leases))
+        registry.changed = len(registry.leases) != len(leases)
+        yield registry
+        if registry.changed:
+            temporary = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+            temporary.write_text(json.dumps({"schema": SCHEMA, "leases": [asdict(lease) for lease in registry.leases]},
+                                            indent=1) + "\n")
+            temporary.replace(path)
+
+
+def _read(path: Path) -> list[PortLease]:
+    try:
+        data = json.loads(path.read_text())
+        return [PortLease(**row) for row in data.get("leases", [])]
+    except FileNotFoundError:
+        return []
+    except (ValueError, TypeError, AttributeError):
+        # A registry nobody can read holds nothing anyone can check: start over (each repository's
+        # store still keeps its own tasks apart; the bind test still skips ports in use).
+        return []
+
+
+def _still_held(leases: list[PortLease]) -> list[PortLease]:
+    """The leases whose task is still live in its store (the module docstring's rules)."""
+    from .sqlite import task_states_at
+
+    live = {state.value for state in TaskState if state.live}
+    by_store: dict[str, list[PortLease]] = {}
+    for lease in leases:
+        by_store.setdefault(lease.store, []).append(lease)
+    kept: list[PortLease] = []
+    for store, held in by_store.items():
+        if "://" in store:     # PostgreSQL: its worktree says whether the task still runs here
+            kept += [lease for lease in held if Path(lease.worktree).exists()]
+            continue
+        if not Path(store).is_file():
+            continue           # the repository (or its store) is gone: nothing of it runs
+        states = task_states_at(store, [(lease.run, lease.task) for lease in held])
+        if states is None:
+            kept += held
+            continue
+        kept += [lease for lease in held if states.get((lease.run, lease.task)) in live]
+    return kept
+
+
+@contextlib.contextmanager
+def _locked(path: Path, *, timeout: float) -> Iterator[None]:
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        deadline = time.monotonic() + timeout
+        delay = 0.002
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except OSError as error:
+                if error.errno not in (errno.EAGAIN, errno.EACCES):
+                    raise
+            now = time.monotonic()
+            if now >= deadline:
+                raise BusyError(f"the machine's port registry {path} was locked by another process for {timeout:.0f} s",
+                                fix="retry; many tasks are starting at once on this machine", retry_after=1.0)
+            time.sleep(min(delay, deadline - now) * (0.5 + random.random()))
+            delay = min(delay * 2, 0.05)
+        yield
+    finally:
+        os.close(fd)   # closing the descriptor releases the lock
