@@ -129,8 +129,9 @@ class TaskDriver:
             return outcome
 
     def _drive(self) -> TaskOutcome:
-        self._phase("finishing" if self.ledger.step in (FINISH, LEAD) else
-                    "running" if self.ledger.attempts_used == 0 else "repairing")
+        # Running and repairing mean an agent runs (at most `concurrency` of them): a task being
+        # started or updated, its agent not yet in a slot, is still waiting.
+        self._phase("finishing" if self.ledger.step in (FINISH, LEAD) else "waiting")
         started = self._call(lambda: self._start())
         if isinstance(started, TaskOutcome):
             return started
@@ -201,7 +202,7 @@ class TaskDriver:
                 return None
         else:
             if self.ledger.needs_update:
-                self._phase("repairing")
+                self._phase("finishing")      # wtc's own step, no agent runs yet
                 updated = self._call(lambda: self.c.update_task(self.run, self.name))
                 if isinstance(updated, TaskOutcome):
                     return updated
@@ -275,7 +276,7 @@ class TaskDriver:
                 return self._outcome("stopped")
             return result
         finally:
-            self.context.agent_slots.release()
+            self._release_slot()
 
     def _adopted_run(self, agent: dict[str, Any]) -> tuple[Ended, bool] | None:
         """The agent run a killed runner left: ended by now (its status file), still running (waited
@@ -303,7 +304,7 @@ class TaskDriver:
                               log=agent["log"])
             return self._wait(process, agent["started_at"] + float(agent.get("timeout") or self._timeout()))
         finally:
-            self.context.agent_slots.release()
+            self._release_slot()
 
     def _wait(self, process: AgentProcess, deadline: float) -> tuple[Ended, bool] | None:
         """Until the agent ends (its end), its deadline passes (stopped: Ended(None), True), or the
@@ -457,6 +458,13 @@ class TaskDriver:
             self.context.agent_slots.release()
             return False
         return True
+
+    def _release_slot(self) -> None:
+        """Give the agent slot back, the task's phase moved off running first: running and repairing
+        count agents, never more than the slots."""
+        if self.ledger.phase in ("running", "repairing"):
+            self._phase("finishing")
+        self.context.agent_slots.release()
 
     def _worktree(self) -> str:
         """The task's worktree (re-created from its branch by a start when the folder went missing)."""
