@@ -13,6 +13,9 @@ repair whose report says verification failed (`@fix-verify`):
     ! commit MESSAGE      commit what is there (git add -A; agents do commit)
     ! require PATH        exit 4 unless PATH exists (a dependency's merged work must be there)
     ! keep-markers        a repair that leaves the conflict markers where they are (a sloppy agent)
+    ! wait-merged TASK    wait until TASK has merged into the run's integration branch (an order a
+                          test needs, whatever the machine's load)
+    ! wait-file PATH      wait until the file PATH exists (a test holds the agent running)
 
 A repair run (WTC_REPAIR=1) first reads the report at the end of its prompt, as an agent would:
   - each `outside_own PATH` violation: the file is put back as the pin had it (or deleted);
@@ -124,6 +127,18 @@ def main() -> int:
             return int(args[0])
         elif verb == "keep-markers":
             pass
+        elif verb == "wait-file":
+            while not Path(args[0]).exists():
+                time.sleep(0.05)
+        elif verb == "wait-merged":
+            branch = f"wtc/{os.environ['WTC_RUN']}/integration"
+            deadline = time.time() + 300
+            while f"merge task {args[0]} into" not in subprocess.run(
+                    ["git", "log", "--format=%s", branch], capture_output=True, text=True).stdout:
+                if time.time() > deadline:
+                    log("crash", code=5)
+                    return 5
+                time.sleep(0.1)
         elif verb == "require":
             if not Path(args[0]).exists():
                 print(f"standin: {args[0]} is missing", file=sys.stderr)

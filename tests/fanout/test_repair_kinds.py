@@ -30,7 +30,7 @@ def test_a_semantic_conflict_is_updated_then_repaired(tmp_path):
     plan = write_plan(tmp_path / "plan.json", [
         task("rename", "write lib/util.py def helper2():\\n    return 1",
              "write app/main.py from lib.util import helper2\\n\\nprint(helper2())", own=["lib/**", "app/**"]),
-        task("user", "sleep 2", "@1 write new/feature.py from lib.util import helper\\n\\nx = helper()",
+        task("user", "@1 wait-merged rename", "@1 write new/feature.py from lib.util import helper\\n\\nx = helper()",
              "@repair write new/feature.py from lib.util import helper2\\n\\nx = helper2()", own=["new/**"]),
     ])
     code, events, summary = fanout(repo, plan, "r1", log=tmp_path / "log")
@@ -60,12 +60,12 @@ def test_markers_a_repair_left_are_repaired_again_without_a_second_update(tmp_pa
     repo = make_repo(tmp_path / "repo", {"shared/config.txt": "value = 0\n"})
     plan = write_plan(tmp_path / "plan.json", [
         task("first", "@1 write shared/config.txt value = first", "@2 keep-markers", own=["shared/**"]),
-        task("second", "@1 sleep 1.5", "@1 write shared/config.txt value = second", "@2 keep-markers",
+        task("second", "@1 wait-merged first", "@1 write shared/config.txt value = second", "@2 keep-markers",
              own=["shared/**"]),
     ])
     code, events, summary = fanout(repo, plan, "r1", log=tmp_path / "log")
     assert code == 0, summary
-    [late] = [name for name in ("first", "second") if count(tmp_path / "log")[name] == 3]
-    assert reasons(events, late) == ["conflict", "unresolved_markers"] and updates(repo, late) == 1
+    assert count(tmp_path / "log") == {"first": 1, "second": 3}
+    assert reasons(events, "second") == ["conflict", "unresolved_markers"] and updates(repo, "second") == 1
     assert sorted(git(repo, "show", "wtc/r1/integration:shared/config.txt").splitlines()) == \
         ["value = first", "value = second"]

@@ -30,8 +30,9 @@ def merge_times(repo: Path, run: str) -> dict[str, float]:
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_a_stopped_runner_stops_its_agents_and_resumes_without_counting_them_as_attempts(repo, tmp_path, sig):
     log = tmp_path / "standin.log"
-    plan = write_plan(tmp_path / "plan.json", [task(f"t{i}", "sleep 3", f"write pkg/t{i}/x.txt {i}") for i in range(4)],
-                      concurrency=2, attempts=1)
+    release = tmp_path / "release"          # the agents wait for it: the stop always finds them running
+    plan = write_plan(tmp_path / "plan.json", [task(f"t{i}", f"wait-file {release}", f"write pkg/t{i}/x.txt {i}")
+                                               for i in range(4)], concurrency=2, attempts=1)
     runner = start_fanout(repo, plan, "r1", log=log)
     wait_for(lambda: len(count(log)) == 2, what="two agents running")
     runner.send_signal(sig)
@@ -48,6 +49,7 @@ def test_a_stopped_runner_stops_its_agents_and_resumes_without_counting_them_as_
     assert git(repo, "ls-tree", "-r", "--name-only", "wtc/r1/integration") == "README.md\npkg/keep.txt"
 
     # Again: the stopped agents run again (attempts=1, yet not used up: a stop is not an attempt).
+    release.touch()
     code, _, summary = fanout(repo, plan, "r1", log=log)
     assert code == 0, summary
     assert {t["task"]: t["outcome"] for t in summary["tasks"]} == {f"t{i}": "merged" for i in range(4)}
@@ -108,10 +110,12 @@ def test_an_agent_killed_by_someone_else_is_a_failed_attempt_and_is_repaired(rep
 
 def test_a_second_runner_on_the_same_run_is_refused_as_busy(repo, tmp_path):
     log = tmp_path / "standin.log"
-    plan = write_plan(tmp_path / "plan.json", [task("slow", "sleep 5", "write pkg/slow/x.txt ok")])
+    release = tmp_path / "release"
+    plan = write_plan(tmp_path / "plan.json", [task("slow", f"wait-file {release}", "write pkg/slow/x.txt ok")])
     first = start_fanout(repo, plan, "r1", log=log)
     wait_for(lambda: count(log).get("slow") == 1, what="the first runner's agent")
     code, _, error = fanout(repo, plan, "r1", log=log)
+    release.touch()                                    # the first runner's agent may end now
     assert code == 4 and error["schema"] == "wtc.error/1"
     assert "another `wtc fanout` is driving run 'r1'" in error["error"]["message"]
     out, err = first.communicate(timeout=120)
