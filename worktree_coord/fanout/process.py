@@ -162,7 +162,10 @@ def read_env_file(path: Path) -> dict[str, str]:
 
 
 def _runs_wrapper(pid: int, status_file: Path) -> bool:
-    """Whether `pid` is alive and is the wrapper of this attempt (its command line names the file)."""
+    """Whether `pid` is alive and is the wrapper of this attempt (its command line names the file;
+    without /proc, as on macOS, whether the pid is alive at all)."""
+    if not Path("/proc/self").exists():
+        return _group_alive(pid)
     try:
         cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
         state = Path(f"/proc/{pid}/stat").read_text()
