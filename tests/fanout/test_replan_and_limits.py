@@ -109,7 +109,7 @@ def test_bad_input_is_refused_before_anything_runs(repo, tmp_path):
     assert code == 2 and "invalid run name" in error["error"]["message"]
     assert count(log) == {}
     with Coordinator(repo) as coordinator:
-        assert coordinator.store.list_tasks("r1") == []
+        assert coordinator.store.get_run("r1") is None            # not even the run was started
 
 
 def test_the_python_api_refuses_limits_that_could_never_run(repo, tmp_path):

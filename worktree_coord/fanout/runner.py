@@ -88,6 +88,7 @@ def run_fanout(repo: str | os.PathLike[str], plan: Plan, run_id: str, options: F
     view = view or NullView()
     began = time.monotonic()
     with Coordinator(repo) as coordinator, _stop_on_sigterm():
+        _check_commands(plan, coordinator.git.toplevel)      # before anything is made: not even the run
         notes: list[str] = []
         if coordinator.store.get_run(run_id) is None:
             started = coordinator.start_run(run_id, base=plan.base or "HEAD", verify=plan.verify)
@@ -98,7 +99,6 @@ def run_fanout(repo: str | os.PathLike[str], plan: Plan, run_id: str, options: F
             removed = _removed_live(coordinator, run_id, plan)
             if changes:
                 notes.append("took the new plan (--replan): " + "; ".join(changes))
-            _check_commands(plan, coordinator.git.toplevel)
             concurrency = options.concurrency or plan.agent.concurrency or default_concurrency()
             scheduler = Scheduler(coordinator, plan, run_id, options, concurrency, view, began)
             consolidation = None
@@ -115,7 +115,7 @@ def run_fanout(repo: str | os.PathLike[str], plan: Plan, run_id: str, options: F
 
 
 class Scheduler:
-    """Starts each task's pipeline when it may start, collects outcomes, stops on request."""
+    """Hands each task to a pipeline when it may start, collects the outcomes, stops on request."""
 
     def __init__(self, coordinator: Any, plan: Plan, run_id: str, options: FanoutOptions, concurrency: int,
                  view: View, began: float):
