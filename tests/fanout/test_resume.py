@@ -31,8 +31,9 @@ def merge_times(repo: Path, run: str) -> dict[str, float]:
 def test_a_stopped_runner_stops_its_agents_and_resumes_without_counting_them_as_attempts(repo, tmp_path, sig):
     log = tmp_path / "standin.log"
     release = tmp_path / "release"          # the agents wait for it: the stop always finds them running
-    plan = write_plan(tmp_path / "plan.json", [task(f"t{i}", f"wait-file {release}", f"write pkg/t{i}/x.txt {i}")
-                                               for i in range(4)], concurrency=2, attempts=1)
+    plan = write_plan(tmp_path / "plan.json", [task(f"t{i}", f"append pkg/t{i}/runs.txt run", f"wait-file {release}",
+                                                    f"write pkg/t{i}/x.txt {i}") for i in range(4)],
+                      concurrency=2, attempts=1)
     runner = start_fanout(repo, plan, "r1", log=log)
     wait_for(lambda: len(count(log)) == 2, what="two agents running")
     runner.send_signal(sig)
@@ -47,6 +48,9 @@ def test_a_stopped_runner_stops_its_agents_and_resumes_without_counting_them_as_
     first = set(count(log))
     assert len(first) == 2
     assert git(repo, "ls-tree", "-r", "--name-only", "wtc/r1/integration") == "README.md\npkg/keep.txt"
+    for name in first:                               # what a stopped agent wrote stays, uncommitted
+        worktree = repo / ".wtc/worktrees/r1" / name
+        assert git(worktree, "status", "--porcelain") == f"?? pkg/{name}/"
 
     # Again: the stopped agents run again (attempts=1, yet not used up: a stop is not an attempt).
     release.touch()
@@ -56,6 +60,11 @@ def test_a_stopped_runner_stops_its_agents_and_resumes_without_counting_them_as_
     assert all(t["attempts_used"] == 1 for t in summary["tasks"])
     assert count(log, "end") == {f"t{i}": 1 for i in range(4)}
     assert count(log) == {f"t{i}": 2 if f"t{i}" in first else 1 for i in range(4)}
+    for i in range(4):                               # the run again continued from that work
+        runs_file = git(repo, "show", f"wtc/r1/integration:pkg/t{i}/runs.txt").splitlines()
+        assert runs_file == ["run"] * (2 if f"t{i}" in first else 1)
+    again = (repo / f".git/wtc/fanout/r1/{sorted(first)[0]}/run-2.prompt.md").read_text()
+    assert "an earlier run of this attempt was stopped before it ended" in again
 
 
 def test_a_runner_killed_at_random_moments_resumes_losing_nothing_and_rerunning_no_finished_agent(repo, tmp_path):
