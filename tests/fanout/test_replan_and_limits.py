@@ -122,3 +122,15 @@ def test_the_python_api_refuses_limits_that_could_never_run(repo, tmp_path):
                           (FanoutOptions(max_agents=0), "--max-agents 0")):
         with pytest.raises(UsageError, match=word):
             run_fanout(repo, plan, "r1", options)
+
+
+def test_a_plan_base_for_a_run_that_exists_is_named_as_not_used(repo, tmp_path):
+    from tests.conftest import commit, wtc
+
+    assert wtc(repo, "run", "start", "--run", "r1")[0] == 0
+    commit(repo, {"pkg/later.txt": "later\n"}, "later")
+    plan = write_plan(tmp_path / "plan.json", [task("a", "write pkg/a/x.txt")], run={"base": "main"})
+    code, _, summary = fanout(repo, plan, "r1", log=tmp_path / "log")
+    assert code == 0
+    assert any("the plan's base 'main' is for a run fanout starts, and was not used" in n for n in summary["notes"])
+    assert "pkg/later.txt" not in git(repo, "ls-tree", "-r", "--name-only", "wtc/r1/integration")

@@ -90,10 +90,14 @@ def run_fanout(repo: str | os.PathLike[str], plan: Plan, run_id: str, options: F
     with Coordinator(repo) as coordinator, _stop_on_sigterm():
         _check_commands(plan, coordinator.git.toplevel)      # before anything is made: not even the run
         notes: list[str] = []
-        if coordinator.store.get_run(run_id) is None:
+        existing = coordinator.store.get_run(run_id)
+        if existing is None:
             started = coordinator.start_run(run_id, base=plan.base or "HEAD", verify=plan.verify)
             notes.append(f"started run {run_id} pinned at {started.base[:12]} ({plan.base or 'HEAD'})")
             notes += started.notes
+        elif plan.base and _resolved(coordinator, plan.base) != existing.base:
+            notes.append(f"run {run_id} exists, pinned at {existing.base[:12]}: the plan's base {plan.base!r} "
+                         "is for a run fanout starts, and was not used")
         with _driving(coordinator, run_id):
             changes = _take_plan(coordinator, run_id, plan, options.replan)
             removed = _removed_live(coordinator, run_id, plan)
@@ -361,6 +365,13 @@ def _removed_live(coordinator: Any, run_id: str, plan: Plan) -> list[TaskOutcome
                                           f"{record.task_id} --run {run_id}`) or give it up (`wtc task abandon "
                                           f"{record.task_id} --run {run_id}`)"))
     return removed
+
+
+def _resolved(coordinator: Any, revision: str) -> str | None:
+    try:
+        return str(coordinator.git.resolve_commit(revision))
+    except WtcError:
+        return None
 
 
 def _check_commands(plan: Plan, toplevel: Path | None) -> None:
