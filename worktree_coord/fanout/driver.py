@@ -194,6 +194,7 @@ class TaskDriver:
     # ---- agent runs ---------------------------------------------------------------------------
     def _agent_step(self) -> TaskOutcome | None:
         agent = self.ledger.agent
+        ended: tuple[Ended, bool] | TaskOutcome | None
         if agent is not None and agent.get("state") == "running":
             ended = self._adopted_run(agent)
             if ended is None:          # it did not finish and nothing runs it: run it again
@@ -220,8 +221,8 @@ class TaskDriver:
                 self.ledger.dependencies_in = True
                 self._save()
             ended = self._new_run()
-            if isinstance(ended, TaskOutcome):
-                return ended
+        if isinstance(ended, TaskOutcome):
+            return ended
         self._agent_ended(ended)
         return None
 

@@ -52,7 +52,7 @@ def exec_task(repo: str | os.PathLike[str], run_id: str, task_id: str, argv: Seq
         raise UsageError(f"--timeout {timeout}: give a number of seconds above 0", fix="e.g. --timeout 600")
     with Coordinator(repo) as coordinator:
         started = coordinator.start_task(run_id, task_id, own, read, sparse=sparse)
-        base = {"run": run_id, "task": task_id, "start": started.to_json()}
+        base: dict[str, Any] = {"run": run_id, "task": task_id, "start": started.to_json()}
         if started.state in ("merged", "empty"):
             return ExecResult(exit_code=0, **base, notes=[
                 f"task {task_id} already {started.state}: the command was not run (a task that finished is never "
