@@ -91,6 +91,19 @@ def wait_for(predicate: Any, timeout: float = 60.0, what: str = "") -> None:
     raise AssertionError(f"timed out waiting for {what or predicate}")
 
 
+def alive(pid: int) -> bool:
+    """Whether `pid` runs (a zombie waiting for its parent to reap it does not)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    stat = Path(f"/proc/{pid}/stat")
+    try:
+        return stat.read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
 def standins_alive(log: Path) -> list[int]:
     """Pids the stand-in logged that still run (a stopped runner must leave none of its agents)."""
     alive = []

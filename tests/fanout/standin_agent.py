@@ -16,6 +16,8 @@ repair whose report says verification failed (`@fix-verify`):
     ! wait-merged TASK    wait until TASK has merged into the run's integration branch (an order a
                           test needs, whatever the machine's load)
     ! wait-file PATH      wait until the file PATH exists (a test holds the agent running)
+    ! spawn-child         start a long-lived child process (logged as `child` with its pid), as an
+                          agent starting a dev server or a test watcher does
 
 A repair run (WTC_REPAIR=1) first reads the report at the end of its prompt, as an agent would:
   - each `outside_own PATH` violation: the file is put back as the pin had it (or deleted);
@@ -127,6 +129,9 @@ def main() -> int:
             return int(args[0])
         elif verb == "keep-markers":
             pass
+        elif verb == "spawn-child":
+            child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(1000)"])
+            log("child", child=child.pid)
         elif verb == "wait-file":
             while not Path(args[0]).exists():
                 time.sleep(0.05)

@@ -83,8 +83,10 @@ def test_max_agents_stops_with_a_message_naming_it_and_the_next_run_goes_on(repo
 
 
 def test_agent_timeout_stops_a_hung_agent_and_its_repair_goes_on(repo, tmp_path):
+    from tests.fanout.helpers import alive, runs
+
     log = tmp_path / "standin.log"
-    plan = write_plan(tmp_path / "plan.json", [task("hung", "@1 hang", "write pkg/hung/x.txt ok")])
+    plan = write_plan(tmp_path / "plan.json", [task("hung", "@1 spawn-child", "@1 hang", "write pkg/hung/x.txt ok")])
     code, events, summary = fanout(repo, plan, "r1", "--agent-timeout", "2", log=log)
     assert code == 0, summary
     [ended, _] = [e for e in events if e["event"] == "agent.end"]
@@ -92,6 +94,8 @@ def test_agent_timeout_stops_a_hung_agent_and_its_repair_goes_on(repo, tmp_path)
     assert [e["reason"] for e in events if e["event"] == "repair"] == ["timeout"]
     prompt = (repo / ".git/wtc/fanout/r1/hung/run-2.prompt.md").read_text()
     assert "ran past its timeout of 2 s" in prompt
+    [child] = [line["child"] for line in runs(log) if line["event"] == "child"]
+    assert not alive(child)                        # the whole process group went, the agent's child too
 
 
 def test_bad_input_is_refused_before_anything_runs(repo, tmp_path):
