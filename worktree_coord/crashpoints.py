@@ -17,6 +17,7 @@ Names in use (keep this list current so tests and docs can find them):
     remove.after_rename          a worktree being removed is renamed to its tombstone, its admin entry not
                                  yet pruned (any removal: finish, merge, abandon, gc, a start's rebuild)
     remove.half_deleted          the tombstone is half deleted, its admin entry pruned
+    fanout.after_timeout_stop    `wtc fanout` stopped an agent at its timeout, the run's end not yet recorded
 """
 
 from __future__ import annotations

@@ -39,6 +39,7 @@ def world(tmp_path: Path) -> dict[str, str]:
     (tmp_path / "plain").mkdir()
     for name, text in (("base.py", "x = 1\n"), ("left.py", "x = 2\n"), ("right.py", "x = 3\n"), ("same.py", "x = 1\n")):
         (tmp_path / name).write_text(text)
+    (tmp_path / "plan.toml").write_text('[agent]\ncommand = ["true"]\n\n[[task]]\nname = "a"\nprompt = "p"\n')
     return {"repo": str(repo), "plain": str(tmp_path / "plain"), "tmp": str(tmp_path)}
 
 
@@ -127,6 +128,11 @@ CASES = [
     ("demo", ["demo", "--dir", "{repo}"], 2),                                         # not empty
     ("mcp", ["mcp", "--repo", "{plain}"], 5),                                         # fails before serving
     ("mcp", ["mcp", "--http", "nonsense:port", "--repo", "{repo}"], 2),
+    # A fanout that runs streams one object per event (docs/fanout.md); before it runs, one object.
+    ("fanout", ["fanout", "{tmp}/missing.toml", "--run", "r", "--repo", "{repo}"], 2),
+    ("fanout", ["fanout", "{tmp}/plan.toml", "--run", "r", "--repo", "{plain}"], 5),
+    ("task exec", ["task", "exec", "t", "--run", "r", "--repo", "{repo}"], 2),               # no command
+    ("task exec", ["task", "exec", "t", "--run", "nope", "--repo", "{repo}", "--json", "--", "true"], 5),
 ]
 
 

@@ -52,7 +52,7 @@ COMMAND_MODULES: dict[str, tuple[str, ...]] = {
     "forecast": ("forecast",), "version": ("info",), "status": ("maintenance",), "gc": ("maintenance",),
     "mcp": ("mcp",), "merge-file": ("merge_file",), "driver": ("merge_file",), "merge": ("merging",),
     "report": ("merging",), "land": ("merging",), "sync": ("merging",), "watch": ("watch",),
-    "task": ("tasks", "forecast"), "hook": ("hooks",), "hooks": ("hooks",), "plan": ("plan",), "run": ("runs",),
+    "task": ("tasks", "forecast", "fanout"), "fanout": ("fanout",), "hook": ("hooks",), "hooks": ("hooks",), "plan": ("plan",), "run": ("runs",),
 }
 
 
@@ -139,7 +139,8 @@ def main(argv: list[str] | None = None) -> int:
     with 2, Ctrl-C (even while the commands are still loading) with 130 and a one-line message, and
     anything else is a bug in wtc: exit 6 (never 2, which would blame the caller's input)."""
     args = list(sys.argv[1:] if argv is None else argv)
-    json_mode = "--json" in args
+    # What follows `--` is another program's command line (`wtc task exec T -- CMD --json`), not ours.
+    json_mode = "--json" in (args[:args.index("--")] if "--" in args else args)
     try:
         if os.environ.get("WTC_TRACE_FILE") and args and args[0] not in ("version", "--version", "--help", "-h") \
                 and "--help" not in args:

@@ -26,6 +26,7 @@ COLOURS = {
     "started": "#6b7280", "finished": "#2563eb", "merged": "#16a34a", "conflict": "#dc2626",
     "rejected": "#ea580c", "updated": "#7c3aed", "abandoned": "#374151", "empty": "#9ca3af",
     "failed": "#b91c1c", "failed_verification": "#b91c1c",
+    "agent": "#0891b2", "repair": "#d97706",     # agent runs of `wtc fanout` (fanout.agent, fanout.repair)
 }
 ROW = 22          # timeline row height (px)
 LABEL = 170       # width of the task-name column of the timeline (px)
@@ -76,7 +77,7 @@ def render_html(report: RunReport) -> str:
         f'<div class="meta">integration <code>{_e(report.integration)}</code> at <code>{_e(report.tip[:12])}</code>, '
         f"pinned at <code>{_e(report.base[:12])}</code> &middot; "
         + (", ".join(f"{n} {_e(s)}" for s, n in sorted(counts.items())) or "no tasks") + "</div>",
-        "<h2>Timeline</h2>", _legend(), _timeline_svg(report.timeline),
+        "<h2>Timeline</h2>", _legend(report.timeline), _timeline_svg(report.timeline),
         "<h2>Conflict map</h2>", _conflict_map(report),
         "<h2>Consolidation per root</h2>", _consolidation(report.consolidation),
         "<h2>Change manifest</h2>", _manifest(report),
@@ -100,8 +101,10 @@ def _kind(event_kind: str) -> str:
     return event_kind.split(".", 1)[1] if "." in event_kind else event_kind
 
 
-def _legend() -> str:
+def _legend(timeline: dict[str, Any]) -> str:
     kinds = ("started", "finished", "merged", "conflict", "rejected", "updated", "abandoned")
+    drawn = {_kind(p["kind"]) for t in timeline.get("tasks", []) for p in t["events"]}
+    kinds += tuple(k for k in ("agent", "repair") if k in drawn)   # a fanout's agent runs, when it had any
     return '<div class="legend">' + "".join(
         f'<span><i class="dot" style="background:{COLOURS[k]}"></i>{k}</span>' for k in kinds) + "</div>"
 

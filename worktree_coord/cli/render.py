@@ -503,12 +503,16 @@ def run_snapshot_view(r: RunSnapshot) -> Any:
     forecast = r.forecast_at is not None
     if forecast:
         tasks.add_column(f"forecast ({_forecast_age(r.forecast_at, now=r.at)})")
+    driven = any("agent" in t for t in r.tasks)   # `wtc fanout` drives the run: its phase and attempt
+    if driven:
+        tasks.add_column("agent")
     order = {"conflict": 0, "failed": 1, "rejected": 2, "started": 3, "finished": 4, "merged": 5}
     for t in sorted(r.tasks, key=lambda t: (order.get(t["state"], 6), -t["age_seconds"], t["task"])):
         style = _STATE_STYLE.get(t["state"], "")
         tasks.add_row(t["task"], f"[{style}]{t['state']}[/]" if style else t["state"], _age(t["age_seconds"]),
                       _age(t["idle_seconds"]), str(t["files"]), str(t["conflicts"] or ""), str(t["violations"] or ""),
-                      *([_forecast_markup(t.get("forecast"))] if forecast else []))
+                      *([_forecast_markup(t.get("forecast"))] if forecast else []),
+                      *([_agent_cell(t.get("agent"))] if driven else []))
     parts: list[Any] = [heading, tasks]
     if r.merges:
         merges = Table(title="latest merges", title_justify="left")
@@ -528,6 +532,14 @@ def run_snapshot_view(r: RunSnapshot) -> Any:
                               ", ".join(c.get("written_by") or c.get("last_changed_by", [])))
         parts.append(conflicts)
     return Group(*parts)
+
+
+def _agent_cell(agent: dict | None) -> str:  # type: ignore[type-arg]
+    """A fanout-driven task's agent in `wtc watch`: `repairing 2/3`, `lead 3/3`, `merged 1/3`."""
+    if not agent:
+        return ""
+    phase = {"lead": "needs the lead"}.get(agent.get("phase", ""), agent.get("phase", ""))
+    return f"{phase} {agent.get('attempt', 0)}/{agent.get('attempts', 0) or '?'}"
 
 
 def run_snapshot_text(r: RunSnapshot, *, width: int = 100, color: bool = False) -> str:

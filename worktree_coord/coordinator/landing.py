@@ -560,7 +560,8 @@ def describe_origins(origins: list[dict[str, Any]]) -> str:
 
 
 TIMELINE_KINDS = ("task.started", "task.finished", "task.merged", "task.conflict", "task.rejected", "task.updated",
-                  "task.abandoned", "task.empty", "task.failed", "task.failed_verification")
+                  "task.abandoned", "task.empty", "task.failed", "task.failed_verification",
+                  "fanout.agent", "fanout.repair")   # agent runs `wtc fanout` made: the first, then repairs
 
 
 def _timeline(run: RunRecord, tasks: Sequence[TaskRecord], events: list[dict[str, Any]]) -> dict[str, Any]:

@@ -36,6 +36,10 @@ class SnapshotOperations(CoordinatorBase):
         column = self.forecast_column(run_id, max_age=forecast_age) if forecast_age is not None else None  # type: ignore[attr-defined]
         now = time.time()
         tasks = self.store.list_tasks(run_id)
+        # What a runner driving the tasks recorded (`wtc fanout`'s ledger in the task's context): its
+        # phase and agent attempt, so a live view shows repairs, not just states.
+        driven = {row["task_id"]: row["data"]["fanout"] for row in self.store.task_contexts(run_id)
+                  if isinstance(row["data"].get("fanout"), dict)}
         counts: dict[str, int] = {}
         rows = []
         merges = []
@@ -50,6 +54,7 @@ class SnapshotOperations(CoordinatorBase):
                 "conflicts": len(result.get("conflicts", [])),
                 **({"forecast": column["tasks"][task.task_id]} if column and task.task_id in column["tasks"]
                    and (task.state.live or task.state is TaskState.FINISHED) else {}),
+                **({"agent": _agent_column(driven[task.task_id])} if task.task_id in driven else {}),
             })
             merge = result.get("merge") or {}
             if task.state is TaskState.MERGED and merge.get("at"):
@@ -90,3 +95,11 @@ class SnapshotOperations(CoordinatorBase):
                         "per_minute": round(sum(1 for at in recent if now - at <= 600) / 10.0, 2)},
             forecast_at=float(column["at"]) if column else None,
         )
+
+
+def _agent_column(ledger: dict[str, Any]) -> dict[str, Any]:
+    """A fanout-driven task's agent: its phase, the attempt it is on (or ended on), of how many."""
+    used, allowed = int(ledger.get("attempts_used", 0)), int(ledger.get("attempts", 0))
+    running = ledger.get("step") == "agent" and ledger.get("phase") in ("running", "repairing", "waiting")
+    return {"phase": ledger.get("phase", ""), "attempt": used + 1 if running else max(used, 1),
+            "attempts": allowed, "runs": int(ledger.get("runs", 0))}

@@ -1,0 +1,113 @@
+"""`wtc fanout PLAN --run ID` and `wtc task exec TASK --run ID -- CMD`: the command line of the fanout face
+(worktree_coord/fanout/). Parse, call, render; the work is the fanout package's."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from typing import List, Optional
+
+import typer
+
+from . import app
+from .common import JsonOption, RepoOption, RunOption
+from .output import emit
+from .tasks import task_app
+
+
+@app.command("fanout")
+def fanout(
+    plan: str = typer.Argument(..., help="The plan: a TOML, JSON or YAML file (docs/fanout.md)."),
+    run: str = RunOption,
+    concurrency: Optional[int] = typer.Option(None, "--concurrency", "-j", min=1, max=256,
+                                              help="Agents at once (default: the plan's, else 16, fewer on "
+                                                   "fewer than 4 CPUs)."),
+    max_agents: int = typer.Option(1000, "--max-agents", min=1, help="Agent runs this invocation may start."),
+    agent_timeout: Optional[float] = typer.Option(None, "--agent-timeout", min=0.001,
+                                                  help="Seconds one agent run may take, for tasks whose plan sets no "
+                                                       "timeout (default: [agent] timeout, else 3600)."),
+    replan: bool = typer.Option(False, "--replan", help="Take a plan that changed since the run began (added tasks "
+                                "run, removed tasks not started are dropped, finished ones stay)."),
+    offline: bool = typer.Option(True, "--offline/--online", help="Consolidate from caches only (default), or "
+                                 "allow the network."),
+    repo: str = RepoOption,
+    json_mode: bool = typer.Option(False, "--json", help="One JSON object per event (newline-delimited), then the "
+                                   "summary (schema wtc.fanout/1)."),
+) -> int:
+    """Drive a plan of tasks to the end: each task started, its agent run in its worktree, finished,
+    repaired (up to `attempts`), merged; pipelined, at most `--concurrency` agents at once.
+
+    Running it again resumes: merged tasks are skipped, agents that ended are never run again, a
+    plan that changed is refused unless --replan. The end consolidates (offline first) and prints
+    the report; it never lands. Exit 0 when every task merged, 1 when the lead must act, 130 when
+    stopped (Ctrl-C, SIGTERM: run it again to resume)."""
+    from ..fanout import FanoutOptions, load, run_fanout
+    from ..fanout.summary import render
+    from ..fanout.view import view_for
+
+    loaded = load(plan)
+    options = FanoutOptions(concurrency=concurrency, max_agents=max_agents, agent_timeout=agent_timeout,
+                            replan=replan, offline=offline)
+    report = run_fanout(repo, loaded, run, options, view_for(json_mode=json_mode))
+    emit(report.to_json(), schema="fanout", json_mode=json_mode, human=lambda: render(report))
+    return report.exit_code
+
+
+@task_app.command("exec")
+def task_exec(
+    task: str = typer.Argument(..., help="Task id."),
+    command: List[str] = typer.Argument(..., metavar="-- CMD [ARGS]...",
+                                        help="The command to run in the task's worktree, after --."),
+    run: str = RunOption,
+    own: List[str] = typer.Option([], "--own", help="Glob the task may change (repeatable; default: what `wtc "
+                                   "plan` gives TASK, else default-boundary, else everything)."),
+    read: List[str] = typer.Option([], "--read", help="Glob the task reads (repeatable)."),
+    sparse: bool = typer.Option(False, "--sparse", help="Check out only own/read folders plus root files."),
+    timeout: Optional[float] = typer.Option(None, "--timeout", min=0.001,
+                                            help="Seconds the command may run (default: no limit)."),
+    message: Optional[str] = typer.Option(None, "--message", "-m", help="Commit message of the finish."),
+    verify: Optional[str] = typer.Option(None, "--verify", help="Shell command the merge candidate must pass first."),
+    repo: str = RepoOption,
+    json_mode: bool = JsonOption,
+) -> int:
+    """Start (or resume) TASK, run CMD in its worktree, finish it: exit with the finish's code.
+
+    `wtc task exec TASK --run ID [--own GLOB...] -- CMD ARGS...`. CMD runs in its own process group
+    with the task's environment (WTC_RUN, WTC_TASK, WTC_WORKTREE, its ports); its output goes to
+    the terminal (to stderr under --json). A CMD that fails or times out finishes nothing (exit 1,
+    the task stays live); a task that already merged runs nothing (exit 0)."""
+    from ..fanout import exec_task
+
+    result = exec_task(repo, run, task, command, own=own, read=read, sparse=sparse, timeout=timeout,
+                       message=message, verify=verify, output=_stderr_descriptor() if json_mode else None)
+    emit(result.to_json(), schema="task.exec", json_mode=json_mode, human=lambda: _exec_text(result))
+    return result.exit_code
+
+
+def _stderr_descriptor() -> int:
+    """Where CMD's output goes under --json (stdout holds the one JSON object): this process's stderr,
+    or descriptor 2 when sys.stderr is not a file (wtc called in-process, its streams captured)."""
+    try:
+        return sys.stderr.fileno()
+    except (AttributeError, OSError, ValueError):   # io.UnsupportedOperation is both of the last two
+        return 2
+
+
+def _exec_text(result: object) -> str:
+    from ..results import TaskFinished
+    from . import render
+
+    lines = []
+    start = result.start  # type: ignore[attr-defined]
+    command = result.command  # type: ignore[attr-defined]
+    finish = result.finish  # type: ignore[attr-defined]
+    lines.append(f"task {start['task']}: " + (f"{start['state']} (it existed before)" if start.get("existing")
+                                                 else "started") + (f", worktree {start['worktree']}"
+                                                                    if start.get("worktree") else ""))
+    if command is not None:
+        how = "stopped at its timeout" if command["timed_out"] else f"exit {command['exit_code']}"
+        lines.append(f"$ {shlex.join(command['argv'])}: {how} after {command['seconds']} s")
+    if finish is not None:
+        lines.append(render.task_finished(TaskFinished.from_json(finish)))
+    lines += [f"note: {note}" for note in result.notes]  # type: ignore[attr-defined]
+    return "\n".join(lines)

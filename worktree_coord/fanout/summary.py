@@ -1,0 +1,154 @@
+"""The end of a fanout: what each task came to, what the lead must do, and the exit code.
+
+Stage: the runner's last step. Input: every task's `TaskOutcome`, consolidation's report (or None),
+the counters. Output: a `FanoutReport` (`to_json()` is the `--json` summary, schema
+`wtc.fanout/1`) and its text (`render`).
+
+Exit codes: 0 every task merged (or ended with no change, or was abandoned by the lead) and
+consolidation applied everything; 1 the lead must act (a task needs the lead, is blocked or was
+removed while live, consolidation left intents, or the agent-run limit stopped the run); 130 the
+runner was stopped (Ctrl-C, SIGTERM): the same command again resumes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import EXIT_ACTION, EXIT_INTERRUPTED, EXIT_OK
+from ..results import Result
+from .driver import TaskOutcome
+from .plan import Plan
+
+SETTLED_OK = ("merged", "empty", "abandoned")
+REPORT_LINES = 14     # lines of a lead's report shown in the text (the JSON holds it whole)
+
+
+@dataclass(frozen=True)
+class FanoutReport(Result):
+    """`wtc fanout`'s summary: `counts` by outcome, one row per task (`tasks`: outcome, state,
+    attempts used of allowed, agent runs this invocation, and for a task the lead must act on its
+    reason, report, worktree and last agent log), consolidation's report, `stopped` (interrupted,
+    limit, or None), and the commands to run next."""
+
+    run: str = ""
+    plan: str = ""
+    elapsed_seconds: float = 0.0
+    concurrency: int = 0
+    counts: dict[str, int] = field(default_factory=dict)
+    agent_runs: int = 0
+    max_agents: int = 0
+    stopped: str | None = None
+    tasks: list[dict[str, Any]] = field(default_factory=list)
+    consolidation: dict[str, Any] | None = None
+    notes: list[str] = field(default_factory=list)
+    next: list[str] = field(default_factory=list)
+
+
+def build_report(*, run: str, plan: Plan, outcomes: list[TaskOutcome], consolidation: dict[str, Any] | None,
+                 agent_runs: int, max_agents: int, stopped: str | None, elapsed: float, notes: list[str],
+                 concurrency: int) -> FanoutReport:
+    counts: dict[str, int] = {}
+    for outcome in outcomes:
+        counts[outcome.outcome] = counts.get(outcome.outcome, 0) + 1
+    consolidated_ok = consolidation is None or consolidation.get("exit_code", 0) == 0
+    if stopped == "interrupted":
+        code = EXIT_INTERRUPTED
+    elif stopped == "limit" or any(o.outcome not in SETTLED_OK for o in outcomes) or not consolidated_ok:
+        code = EXIT_ACTION
+    else:
+        code = EXIT_OK
+    notes = list(notes)
+    if stopped == "limit":
+        notes.append(f"stopped at the limit of {max_agents} agent runs for one invocation (--max-agents): the tasks "
+                     "not finished keep their work; run the same command again to go on, or raise --max-agents")
+    elif stopped == "interrupted":
+        notes.append("stopped (Ctrl-C or SIGTERM): every agent was stopped, its worktree keeps what it wrote; run the "
+                     "same command again to resume (merged tasks stay merged, agents that ended are not run again)")
+    return FanoutReport(exit_code=code, run=run, plan=plan.source, elapsed_seconds=round(elapsed, 2),
+                        concurrency=concurrency, counts=counts, agent_runs=agent_runs, max_agents=max_agents,
+                        stopped=stopped, tasks=[o.to_json() for o in outcomes], consolidation=consolidation,
+                        notes=notes, next=_next(run, plan, outcomes, consolidation, stopped))
+
+
+def _next(run: str, plan: Plan, outcomes: list[TaskOutcome], consolidation: dict[str, Any] | None,
+          stopped: str | None) -> list[str]:
+    again = f"wtc fanout {plan.source} --run {run}"
+    steps = []
+    if stopped == "interrupted":
+        steps.append(f"{again}  (resume)")
+    elif stopped == "limit":
+        steps.append(f"{again} --max-agents N  (go on)")
+    lead = [o for o in outcomes if o.outcome in ("lead", "removed")]
+    for outcome in lead[:10]:
+        steps.append(f"task {outcome.task}: fix it in {outcome.worktree or 'its worktree (`wtc task update`)'} "
+                     f"and `wtc task finish {outcome.task} --run {run}`")
+    if lead:
+        steps.append(f"{again}  (after fixing: finishes what you fixed and runs what it unblocks; raise "
+                     "`attempts` and add --replan for more agent repairs)")
+    if consolidation is not None and consolidation.get("exit_code", 0) != 0:
+        steps.append(f"wtc intent list --run {run}; wtc consolidate --run {run}  (intents left: see consolidation)")
+    steps.append(f"wtc report --run {run}  (the change manifest)")
+    if not stopped and not lead and all(o.outcome in SETTLED_OK for o in outcomes):
+        steps.append(f"wtc land --run {run} --onto <branch>  (landing is yours to approve; fanout never lands)")
+    return steps
+
+
+def render(report: FanoutReport) -> str:
+    """The summary for people."""
+    counts = report.counts
+    total = sum(counts.values())
+    merged = counts.get("merged", 0) + counts.get("empty", 0)
+    repaired = sum(1 for t in report.tasks if t["outcome"] == "merged" and t["attempts_used"] > 1)
+    head = (f"run {report.run}: {merged} of {total} task(s) merged"
+            + (f" ({repaired} after a repair)" if repaired else "")
+            + "".join(f", {counts[k]} {words}" for k, words in (
+                ("lead", "need the lead"), ("blocked", "blocked"), ("removed", "removed while live"),
+                ("abandoned", "abandoned"), ("stopped", "stopped"), ("limit", "not run (limit)"),
+                ("not_run", "not run")) if counts.get(k))
+            + f"; {report.agent_runs} agent run(s) in {_duration(report.elapsed_seconds)} at concurrency "
+            f"{report.concurrency}")
+    lines = [head]
+    lead = [t for t in report.tasks if t["outcome"] in ("lead", "removed")]
+    if lead:
+        lines.append("needs the lead:")
+        for task in lead:
+            where = f"; worktree {task['worktree']}" if task.get("worktree") else ""
+            log = f"; agent log {task['log']}" if task.get("log") else ""
+            lines.append(f"  {task['task']}: {task.get('reason') or task['outcome']} after {task['attempts_used']} of "
+                         f"{task['attempts']} attempt(s){where}{log}")
+            body = (task.get("report") or "").rstrip().splitlines()
+            lines += [f"    | {line}" for line in body[:REPORT_LINES]]
+            if len(body) > REPORT_LINES:
+                lines.append(f"    | ... {len(body) - REPORT_LINES} more line(s) in the --json summary")
+    blocked = [t for t in report.tasks if t["outcome"] == "blocked"]
+    if blocked:
+        lines.append("blocked:")
+        lines += [f"  {t['task']}: {t.get('report') or ''}" for t in blocked]
+    waiting = [t["task"] for t in report.tasks if t["outcome"] in ("stopped", "limit", "not_run")]
+    if waiting:
+        shown = ", ".join(waiting[:20]) + (f" and {len(waiting) - 20} more" if len(waiting) > 20 else "")
+        lines.append(f"not finished: {shown}")
+    if report.consolidation is not None:
+        lines.append(_consolidation_line(report.consolidation))
+    lines += [f"note: {note}" for note in report.notes]
+    if report.next:
+        lines.append("next:")
+        lines += [f"  {step}" for step in report.next]
+    return "\n".join(lines)
+
+
+def _consolidation_line(consolidation: dict[str, Any]) -> str:
+    if "error" in consolidation:
+        return f"consolidation: did not run ({consolidation['error'].get('message', '')})"
+    roots = consolidation.get("roots", [])
+    states = ", ".join(f"{r.get('root') or '.'} {r.get('state')}" for r in roots) or "nothing to apply"
+    skipped = consolidation.get("skipped", [])
+    return f"consolidation (offline first): {states}" + (f"; {len(skipped)} intent(s) not applied" if skipped else "")
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 60:
+        return f"{seconds:.1f} s"
+    minutes, rest = divmod(int(seconds), 60)
+    return f"{minutes} min {rest} s" if minutes < 60 else f"{minutes // 60} h {minutes % 60} min"
