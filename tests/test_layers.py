@@ -25,7 +25,7 @@ CHECK = frozenset({"check"})                                      # composes the
 CAPABILITIES = frozenset({"boundary", "merge", "integrate", "consolidate", "telemetry"})
 INFRASTRUCTURE = frozenset({"gitrepo", "store"})
 VOCABULARY = frozenset({"model", "results", "errors", "config", "events", "crashpoints", "member_globs",
-                        ""})                                      # "" is the package itself (__init__)
+                        "filelock", ""})                                      # "" is the package itself (__init__)
 EVERYTHING = FACES | COORDINATOR | CHECK | CAPABILITIES | INFRASTRUCTURE | VOCABULARY
 
 

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Iterator, Sequence
 
 import pygit2
 
-from . import filelock
+from .. import filelock
 from .environment import git_environment
 from ..crashpoints import crash_point
 from ..errors import GitError, GitLocked, NotFoundError, UsageError

@@ -22,18 +22,14 @@ entries are kept (a block never handed out twice matters more than one kept too 
 from __future__ import annotations
 
 import contextlib
-import errno
-import fcntl
 import json
 import os
-import random
-import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Iterator
 
+from .. import filelock
 from ..config import user_state_dir
-from ..errors import BusyError
 from ..model import TaskState
 
 REGISTRY_FILE = "ports.json"
@@ -98,7 +94,8 @@ def leased_ports(*, timeout: float) -> Iterator[PortRegistry]:
     changed. BusyError when another process held the lock for `timeout` seconds."""
     path = registry_path()
     path.parent.mkdir(parents=True, exist_ok=True)
-    with _locked(path.with_name(LOCK_FILE), timeout=timeout):
+    with filelock.exclusive(path.with_name(LOCK_FILE), timeout=timeout, what="the machine's port registry",
+                            fix="retry; many tasks are starting at once on this machine"):
         leases = _read(path)
         registry = PortRegistry(_still_held(leases))
         registry.changed = len(registry.leases) != len(leases)
@@ -143,27 +140,3 @@ def _still_held(leases: list[PortLease]) -> list[PortLease]:
             continue
         kept += [lease for lease in held if states.get((lease.run, lease.task)) in live]
     return kept
-
-
-@contextlib.contextmanager
-def _locked(path: Path, *, timeout: float) -> Iterator[None]:
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        deadline = time.monotonic() + timeout
-        delay = 0.002
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except OSError as error:
-                if error.errno not in (errno.EAGAIN, errno.EACCES):
-                    raise
-            now = time.monotonic()
-            if now >= deadline:
-                raise BusyError(f"the machine's port registry {path} was locked by another process for {timeout:.0f} s",
-                                fix="retry; many tasks are starting at once on this machine", retry_after=1.0)
-            time.sleep(min(delay, deadline - now) * (0.5 + random.random()))
-            delay = min(delay * 2, 0.05)
-        yield
-    finally:
-        os.close(fd)   # closing the descriptor releases the lock

@@ -1,8 +1,10 @@
 """A cross-process exclusive lock on a file (flock), with a timeout.
 
-Held only around git's registration steps (worktree add/prune, ref deletion, config writes): the
-steps that race when 16-64 agents start at once. The kernel drops the lock when its holder dies, so
-a crashed process never leaves it held. Local filesystems only (not NFS).
+Held only around short critical sections: git's registration steps (worktree add/prune, ref
+deletion, config writes: the steps that race when 16-64 agents start at once) and the machine's port
+registry (store/port_registry.py). The kernel drops the lock when its holder dies, so a crashed
+process never leaves it held. Local filesystems only (not NFS). Below both the git layer and the
+store, which may not import each other, so it sits with the vocabulary.
 """
 
 from __future__ import annotations
@@ -16,12 +18,15 @@ import time
 from pathlib import Path
 from typing import Iterator
 
-from ..errors import BusyError
+from .errors import BusyError
 
 
 @contextlib.contextmanager
-def exclusive(path: Path, *, timeout: float, what: str) -> Iterator[None]:
-    """Hold an exclusive flock on `path` (created if missing) or raise BusyError after `timeout`."""
+def exclusive(path: Path, *, timeout: float, what: str,
+              fix: str = "retry; many agents are starting or finishing at once (or raise lock_timeout in the "
+                         "configuration)") -> Iterator[None]:
+    """Hold an exclusive flock on `path` (created if missing) or raise BusyError after `timeout`,
+    saying `what` waited and `fix`."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     try:
@@ -38,8 +43,7 @@ def exclusive(path: Path, *, timeout: float, what: str) -> Iterator[None]:
             if now >= deadline:
                 raise BusyError(
                     f"{what}: the lock {path} was held by another process for {timeout:.0f} s",
-                    fix="retry; many agents are starting or finishing at once (or raise lock_timeout in the configuration)",
-                    retry_after=1.0,
+                    fix=fix, retry_after=1.0,
                 )
             # Sleep, growing to 50 ms with jitter, so waiting costs no CPU and waiters do not march in step.
             time.sleep(min(delay, deadline - now) * (0.5 + random.random()))
