@@ -1,0 +1,49 @@
+"""The wheel a fresh `pip install .` builds holds every package and data file the tool imports.
+
+The editable install the README uses reads the source tree, so a package missing from
+pyproject's list goes unnoticed until someone installs a wheel: then `wtc hook ...` fails with
+ModuleNotFoundError. These tests build the real wheel and read its file list.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tomllib
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _source_packages() -> set[str]:
+    found = set()
+    for init in (ROOT / "worktree_coord").rglob("__init__.py"):
+        if "__pycache__" in init.parts:
+            continue
+        found.add(".".join(init.parent.relative_to(ROOT).parts))
+    return found
+
+
+def test_every_source_package_is_listed_in_pyproject():
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    missing = sorted(_source_packages() - listed)
+    assert not missing, f"add these to [tool.setuptools] packages in pyproject.toml: {missing}"
+
+
+@pytest.mark.slow
+def test_built_wheel_holds_every_package_and_the_grammars(tmp_path):
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(tmp_path), str(ROOT)],
+        check=True,
+        capture_output=True,
+    )
+    (wheel,) = tmp_path.glob("worktree_coord-*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    for package in _source_packages():
+        init = package.replace(".", "/") + "/__init__.py"
+        assert init in names, f"{init} missing from the wheel"
+    assert "worktree_coord/grammars/python.toml" in names
+    assert "worktree_coord/py.typed" in names
