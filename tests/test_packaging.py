@@ -7,6 +7,7 @@ ModuleNotFoundError. These tests build the real wheel and read its file list.
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -35,12 +36,21 @@ def test_every_source_package_is_listed_in_pyproject():
 
 @pytest.mark.slow
 def test_built_wheel_holds_every_package_and_the_grammars(tmp_path):
+    # Build from a copy of the checkout's files: setuptools writes build/ beside the sources.
+    source = tmp_path / "source"
+    listed = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=ROOT, check=True,
+                            capture_output=True).stdout.decode().split("\0")
+    for name in filter(None, listed):
+        if (ROOT / name).is_file():
+            (source / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, source / name)
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(tmp_path), str(ROOT)],
+        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(tmp_path / "out"),
+         str(source)],
         check=True,
         capture_output=True,
     )
-    (wheel,) = tmp_path.glob("worktree_coord-*.whl")
+    (wheel,) = (tmp_path / "out").glob("worktree_coord-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
     for package in _source_packages():
         init = package.replace(".", "/") + "/__init__.py"
