@@ -175,3 +175,17 @@ def test_the_end_consolidates_the_intents_tasks_left_and_reports_it(tmp_path):
     assert any(e["event"] == "consolidate" for e in events)
     assert '"left-pad": "^1.3.0"' in git(repo, "show", "wtc/r1/integration:package.json")
     assert git(repo, "log", "-1", "--format=%s", "wtc/r1/integration").startswith("wtc: consolidate npm root")
+
+
+def test_a_landed_run_run_again_says_it_landed_and_does_not_suggest_landing_again(repo, tmp_path):
+    log = tmp_path / "standin.log"
+    plan = write_plan(tmp_path / "plan.json", [task("one", "write pkg/one/x.txt 1")])
+    code, _, summary = fanout(repo, plan, "r1", log=log)
+    assert code == 0 and any(step.startswith("wtc land --run r1") for step in summary["next"])
+    with Coordinator(repo) as coordinator:
+        coordinator.land("r1", "main", approved=True)
+    code, _, again = fanout(repo, plan, "r1", log=log)
+    assert code == 0 and again["agent_runs"] == 0
+    assert any("has landed" in note for note in again["notes"])
+    assert not any(step.startswith("wtc land") for step in again["next"])
+    assert count(log) == {"one": 1}

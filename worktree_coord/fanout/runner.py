@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from ..errors import BusyError, UsageError, WtcError
-from ..model import validate_name
+from ..model import RunState, validate_name
 from ..store import leases
 from ..store.liveness import separate_owner
 from . import ledger as ledgers
@@ -90,11 +90,16 @@ def run_fanout(repo: str | os.PathLike[str], plan: Plan, run_id: str, options: F
     with Coordinator(repo) as coordinator, _stop_on_sigterm():
         _check_commands(plan, coordinator.git.toplevel)      # before anything is made: not even the run
         notes: list[str] = []
+        landed = False
         existing = coordinator.store.get_run(run_id)
         if existing is None:
             started = coordinator.start_run(run_id, base=plan.base or "HEAD", verify=plan.verify)
             notes.append(f"started run {run_id} pinned at {started.base[:12]} ({plan.base or 'HEAD'})")
             notes += started.notes
+        elif existing.state == RunState.LANDED:
+            landed = True
+            notes.append(f"run {run_id} has landed (wtc land): its merged tasks stay as they are; a task of the plan "
+                         "that has not merged is run, and what it merges lands only with another `wtc land`")
         elif plan.base and _resolved(coordinator, plan.base) != existing.base:
             notes.append(f"run {run_id} exists, pinned at {existing.base[:12]}: the plan's base {plan.base!r} "
                          "is for a run fanout starts, and was not used")
@@ -115,7 +120,7 @@ def run_fanout(repo: str | os.PathLike[str], plan: Plan, run_id: str, options: F
             return build_report(run=run_id, plan=plan, outcomes=outcomes, consolidation=consolidation,
                                 agent_runs=scheduler.context.agent_runs, max_agents=options.max_agents,
                                 stopped=scheduler.stopped, elapsed=time.monotonic() - began, notes=notes,
-                                concurrency=concurrency)
+                                concurrency=concurrency, landed=landed)
 
 
 class Scheduler:

@@ -47,7 +47,7 @@ class FanoutReport(Result):
 
 def build_report(*, run: str, plan: Plan, outcomes: list[TaskOutcome], consolidation: dict[str, Any] | None,
                  agent_runs: int, max_agents: int, stopped: str | None, elapsed: float, notes: list[str],
-                 concurrency: int) -> FanoutReport:
+                 concurrency: int, landed: bool = False) -> FanoutReport:
     counts: dict[str, int] = {}
     for outcome in outcomes:
         counts[outcome.outcome] = counts.get(outcome.outcome, 0) + 1
@@ -68,11 +68,12 @@ def build_report(*, run: str, plan: Plan, outcomes: list[TaskOutcome], consolida
     return FanoutReport(exit_code=code, run=run, plan=plan.source, elapsed_seconds=round(elapsed, 2),
                         concurrency=concurrency, counts=counts, agent_runs=agent_runs, max_agents=max_agents,
                         stopped=stopped, tasks=[o.to_json() for o in outcomes], consolidation=consolidation,
-                        notes=notes, next=_next(run, plan, outcomes, consolidation, stopped))
+                        notes=notes, next=_next(run, plan, outcomes, consolidation, stopped,
+                                                            landed and agent_runs == 0))
 
 
 def _next(run: str, plan: Plan, outcomes: list[TaskOutcome], consolidation: dict[str, Any] | None,
-          stopped: str | None) -> list[str]:
+          stopped: str | None, nothing_to_land: bool) -> list[str]:
     again = f"wtc fanout {plan.source} --run {run}"
     steps = []
     if stopped == "interrupted":
@@ -89,7 +90,8 @@ def _next(run: str, plan: Plan, outcomes: list[TaskOutcome], consolidation: dict
     if consolidation is not None and consolidation.get("exit_code", 0) != 0:
         steps.append(f"wtc intent list --run {run}; wtc consolidate --run {run}  (intents left: see consolidation)")
     steps.append(f"wtc report --run {run}  (the change manifest)")
-    if not stopped and not lead and all(o.outcome in SETTLED_OK for o in outcomes):
+    # A landed run that ran no agent now has nothing new to land: suggesting it again reads as if it had not.
+    if not stopped and not lead and not nothing_to_land and all(o.outcome in SETTLED_OK for o in outcomes):
         steps.append(f"wtc land --run {run} --onto <branch>  (landing is yours to approve; fanout never lands)")
     return steps
 
