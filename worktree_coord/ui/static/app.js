@@ -75,7 +75,11 @@
     if (sections.forecast || sections.forecast_state || sections.forecast_error) { drawForecast(); }
     if (sections.report || sections.report_error) { drawReport(); }
     document.body.setAttribute("data-version", String(model.version));
-    document.body.setAttribute("data-ready", "1");
+    if (!document.body.hasAttribute("data-ready")) {
+      // From navigation start to the first whole drawing: the load time scripts/ui_screenshots.py reports.
+      document.body.setAttribute("data-ready-ms", String(Math.round(performance.now())));
+      document.body.setAttribute("data-ready", "1");
+    }
   }
 
   // ---- header ----------------------------------------------------------------------------------
@@ -283,7 +287,7 @@
     });
     chart.appendChild(svg("polyline", { points: points.join(" "), fill: "none", stroke: "#2563eb", "stroke-width": 1.5 }));
     var label = svg("text", { x: 4, y: 150, "font-size": 11, fill: "#6b7280" });
-    label.textContent = merges.length + " merged · busiest " + top + " per " + (span / buckets).toFixed(0) + " s";
+    label.textContent = merges.length + " merged · busiest " + top + " per " + (span / buckets).toFixed(1) + " s";
     chart.appendChild(label);
     box.textContent = "";
     box.appendChild(chart);
