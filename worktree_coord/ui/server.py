@@ -102,12 +102,17 @@ def make_handler(live: LiveRun, repo: str, token: str | None) -> type[BaseHTTPRe
         def _json(self, status: int, value: Any) -> None:
             self._send(status, json.dumps(value).encode(), "application/json")
 
+        def _loopback_host(self) -> bool:
+            """The Host header names a loopback address (a page reached through another name is a
+            DNS-rebinding attempt: refused when no token guards the server)."""
+            host = self.headers.get("Host") or ""
+            name = host.split("]")[0] + "]" if host.startswith("[") else host.rsplit(":", 1)[0]
+            return name in LOOPBACK_NAMES
+
         def _authorized(self, query: dict[str, list[str]]) -> bool | None:
             """True, False, or None: the right token came in the query (set the cookie, redirect)."""
             if expected is None:
-                host = (self.headers.get("Host") or "").rsplit(":", 1)[0] if "]" not in (self.headers.get("Host") or "") \
-                    else (self.headers.get("Host") or "").split("]")[0] + "]"
-                return host in LOOPBACK_NAMES
+                return True
             given = query.get("token", [""])[0].encode()
             if given and hmac.compare_digest(given, expected):
                 return None
@@ -123,6 +128,10 @@ def make_handler(live: LiveRun, repo: str, token: str | None) -> type[BaseHTTPRe
         def do_GET(self) -> None:
             url = urlsplit(self.path)
             query = parse_qs(url.query)
+            if expected is None and not self._loopback_host():
+                self._json(403, {"error": "forbidden", "message": "this wtc ui answers only to a loopback host name "
+                                 "(127.0.0.1, localhost, [::1]); to serve other names, set WTC_UI_TOKEN"})
+                return
             allowed = self._authorized(query)
             if allowed is None:
                 self._send(303, b"", "text/plain", {"Location": "/", "Set-Cookie":
