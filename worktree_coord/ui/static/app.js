@@ -141,13 +141,20 @@
   }
 
   // ---- timeline ----------------------------------------------------------------------------------
-  function timeRange() {
-    var start = model.run ? model.run.created_at : Infinity;
-    var end = model.now || 0;
+  // The time axis spans the rows shown (a search or a state filter fits the axis to them), from the
+  // first point to now; zoom stretches it and the timeline scrolls.
+  function timeRange(onlyShown) {
+    var start = Infinity;
+    var end = 0;
+    var any = false;
     model.tasks.forEach(function (row) {
+      if (onlyShown && !visible(row)) { return; }
+      any = true;
       row.events.forEach(function (p) { if (p.at < start) { start = p.at; } if (p.at > end) { end = p.at; } });
+      if (row.state === "started" || row.state === "conflict" || row.state === "rejected") { end = Math.max(end, model.now || 0); }
     });
-    if (!isFinite(start)) { start = end - 1; }
+    if (!any && model.run) { start = model.run.created_at; end = model.now || start + 1; }
+    if (!isFinite(start)) { start = (model.now || 1) - 1; }
     return { start: start, end: Math.max(end, start + 1) };
   }
 
@@ -163,7 +170,7 @@
 
   function drawTimeline() {
     var box = $("timeline");
-    var range = timeRange();
+    var range = timeRange(true);
     var width = Math.max(300, (box.clientWidth || 900) - LABEL - 24) * view.zoom;
     var scale = width / (range.end - range.start);
     var live = { started: true, rejected: true, conflict: true };
@@ -261,7 +268,7 @@
   function drawThroughput() {
     var box = $("throughput");
     var merges = model.sections.merges || [];
-    var range = timeRange();
+    var range = timeRange(false);
     var chart = svg("svg", { viewBox: "0 0 600 160", preserveAspectRatio: "none", role: "img",
                              "aria-label": "merges into integration over time" });
     var span = range.end - range.start;
