@@ -1,7 +1,7 @@
 """What the live page shows of a run, read from the store alone (cheap: no git, no merge).
 
 Stage: a read-only view. Input: a `Store` and a run id. Output: `RunView`, plain JSON-ready
-sections: `run` (its record), `tasks` (one row per task: state, group, the points of its life from
+sections: `run` (its record), `tasks` (one row per task: state, package, phase in a `wtc fanout` plan, the points of its life from
 the event log, counts of files, conflicts and violations, the agent's attempt when `wtc fanout`
 drives it), `conflicts` (every conflict of a task in state `conflict`: file, declaration, the two
 tasks, kind and the fix text the task's finish printed), `intents` (every intent with its state)
@@ -21,6 +21,7 @@ from ..model import TaskRecord, TaskState
 from ..store.base import Store
 
 # The points of a task's life the timeline draws (the HTML report's list, from the same event log).
+PLAN_EVENT = "fanout.plan"   # the stored plan of a run `wtc fanout` drives (fanout/ledger.py)
 TIMELINE_KINDS = frozenset({"task.started", "task.finished", "task.merged", "task.conflict", "task.rejected",
                             "task.updated", "task.abandoned", "task.empty", "task.failed",
                             "task.failed_verification", "fanout.agent", "fanout.repair"})
@@ -42,13 +43,19 @@ def read_run(store: Store, run_id: str) -> RunView | None:
         return None
     tasks = store.list_tasks(run_id)
     points: dict[str, list[dict[str, Any]]] = {t.task_id: [] for t in tasks}
+    plan: dict[str, Any] | None = None
     for event in store.events(run_id):
         if event["task_id"] in points and event["kind"] in TIMELINE_KINDS:
             points[event["task_id"]].append({"at": round(event["at"], 3), "kind": event["kind"].split(".", 1)[1]})
+        elif event["task_id"] is None and event["kind"] == PLAN_EVENT:
+            plan = event["data"].get("plan")
+    phases = phases_of(plan)
     driven = {row["task_id"]: row["data"] for row in store.task_contexts(run_id)}
     rows, conflicts, merges = [], [], []
     for task in tasks:
         rows.append(_task_row(task, points[task.task_id], driven.get(task.task_id, {})))
+        if task.task_id in phases:
+            rows[-1]["phase"] = phases[task.task_id]
         merge = task.result.get("merge") or {}
         if task.state is TaskState.MERGED and merge.get("at"):
             merges.append({"task": task.task_id, "at": round(merge["at"], 3)})
@@ -64,12 +71,27 @@ def read_run(store: Store, run_id: str) -> RunView | None:
     return RunView(run=run.to_json(), tasks=rows, conflicts=conflicts, intents=intents, merges=merges)
 
 
+def phases_of(plan: dict[str, Any] | None) -> dict[str, str]:
+    """Each task of a `wtc fanout` plan by phase: `phase 1` for tasks that depend on none, `phase
+    N+1` for those whose deepest dependency is in phase N (the order the plan can run in)."""
+    if not isinstance(plan, dict):
+        return {}
+    needs = {t["name"]: list(t.get("depends_on", [])) for t in plan.get("tasks", []) if isinstance(t, dict)}
+    depth: dict[str, int] = {}
+
+    def of(name: str, seen: frozenset[str] = frozenset()) -> int:
+        if name not in depth:   # the plan was validated without loops; `seen` guards a hand-made one
+            depth[name] = 1 + max((of(d, seen | {name}) for d in needs.get(name, []) if d in needs and d not in seen),
+                                  default=0)
+        return depth[name]
+
+    return {name: f"phase {of(name)}" for name in needs}
+
+
 def group_of(task: TaskRecord, context: dict[str, Any]) -> str:
-    """The row group of a task on the timeline: the phase `wtc fanout`'s plan gave it, else the
-    package its first `own` glob names (its path up to the first wildcard), else `.`."""
-    fanout = context.get("fanout")
-    if isinstance(fanout, dict) and fanout.get("group"):
-        return str(fanout["group"])
+    """The package of a task on the timeline: the path its first `own` glob names up to the first
+    wildcard (at most two folders deep; a single file's folder), else `.`."""
+    del context
     own = task.boundary.own[0] if task.boundary.own else ""
     fixed = []
     for part in own.split("/"):

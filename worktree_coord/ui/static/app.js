@@ -13,7 +13,7 @@
   var LABEL = 190;
 
   var model = { version: 0, tasks: new Map(), sections: {}, run: null };
-  var view = { search: "", hidden: new Set(), groupBy: "group", zoom: 1, selected: null, rows: new Map() };
+  var view = { search: "", hidden: new Set(), groupBy: "auto", zoom: 1, selected: null, rows: new Map() };
 
   function $(id) { return document.getElementById(id); }
   function el(tag, cls, text) {
@@ -179,10 +179,15 @@
     fragment.appendChild(axis(range, width));
     var groups = new Map();
     var shown = 0;
+    var by = view.groupBy;
+    if (by === "auto") {
+      by = "group";
+      model.tasks.forEach(function (row) { if (row.phase) { by = "phase"; } });
+    }
     sortedRows().forEach(function (row) {
       if (!visible(row)) { return; }
       shown += 1;
-      var key = view.groupBy === "none" ? "" : (view.groupBy === "state" ? row.state : row.group);
+      var key = by === "none" ? "" : (by === "state" ? row.state : (by === "phase" ? row.phase || "not in the plan" : row.group));
       if (!groups.has(key)) { groups.set(key, []); }
       groups.get(key).push(row);
     });
