@@ -163,6 +163,11 @@ def test_changes_since_a_version_are_only_what_changed(repo):
         assert code == 200 and detail["boundary"]["own"] == ["pkg/a/**"] and detail["merge_commit"]
         assert [f["path"] for f in detail["files"]] == ["pkg/a/x.py"] and len(detail["commits"]) == 1
         assert get(url + "/api/task/nope")[0] == 404 and get(url + "/nothing")[0] == 404
+        code, headers, body = get(url + "/api/task/a/diff")             # what the manifest links to
+        assert code == 200 and headers["Content-Type"].startswith("text/plain")
+        assert "+++ b/pkg/a/x.py" in body.decode() and "+x = 1" in body.decode()
+        assert get(url + "/api/task/b/diff")[2].decode().count("+++ b/") == 1   # abandoned: its snapshot commit
+        assert get(url + "/api/task/nope/diff")[0] == 404
 
 
 def test_the_page_is_read_only_and_its_assets_are_its_own(repo):

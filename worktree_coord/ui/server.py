@@ -5,7 +5,7 @@ Stage: transport. Input: the repository, the run, the bind address, the environm
 - `/` the page and `/static/<file>` its script and style (package data: no build step, no CDN);
 - `/api/changes?since=N` what changed since version N (changes.py), read from the store when its
   run version moved (one cheap query per poll while nothing moves);
-- `/api/task/<name>` one task's detail (task_detail.py).
+- `/api/task/<name>` one task's detail, `/api/task/<name>/diff` its changes (task_detail.py).
 It is read-only: no route writes the store, the repository or a worktree.
 
 Token rules, as the MCP HTTP server's (mcp/http.py): the default host is 127.0.0.1; any other address
@@ -35,7 +35,7 @@ from ..errors import NotFoundError, UsageError
 from ..serving import UI_TOKEN_ENV as TOKEN_ENV, Bind, token_for
 from .changes import Versions
 from .run_view import read_run
-from .task_detail import task_detail
+from .task_detail import task_detail, task_diff
 
 COOKIE = "wtc_ui"
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; "
@@ -163,6 +163,12 @@ def make_handler(live: LiveRun, repo: str, token: str | None) -> type[BaseHTTPRe
                 live.refresh()
                 self._json(200, {"schema": "wtc.ui/1", "run_id": live.run_id, "now": time.time()}
                            | live.versions.since(since))
+            elif path.startswith("/api/task/") and path.endswith("/diff"):
+                name = unquote(path[len("/api/task/"):-len("/diff")])
+                diff = task_diff(live.store, repo, live.run_id, name)
+                if diff is None:
+                    raise NotFoundError(f"no task {name!r} in run {live.run_id!r}")
+                self._send(200, diff.encode("utf-8", errors="replace"), "text/plain; charset=utf-8")
             elif path.startswith("/api/task/"):
                 detail = task_detail(live.store, repo, live.run_id, unquote(path[len("/api/task/"):]))
                 if detail is None:

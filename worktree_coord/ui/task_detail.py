@@ -7,6 +7,8 @@ time) from the run's pin to its head, its findings (violations, conflicts, seman
 merge, notes, verification), its intents, its merge commit, its events, and its trace spans when
 `WTC_TRACE_FILE` names a file the run's processes wrote (at most MAX_SPANS, newest last).
 
+`task_diff` is the task's changes as a unified diff, for the page's link.
+
 Invariants: nothing is written; a commit the repository lacks (a branch deleted by gc) is left out,
 never an error.
 """
@@ -22,6 +24,7 @@ from ..store.base import Store
 
 MAX_COMMITS = 50
 MAX_SPANS = 200
+MAX_DIFF_BYTES = 2_000_000   # a diff longer than this is cut, and says so
 
 
 def task_detail(store: Store, repo: str, run_id: str, task_id: str) -> dict[str, Any] | None:
@@ -44,19 +47,25 @@ def task_detail(store: Store, repo: str, run_id: str, task_id: str) -> dict[str,
                     k: row["data"].get(k) for k in ("manifest", "op", "name", "spec")}
                     for row in store.list_intents(run_id) if row["task_id"] == task_id],
         "events": [{"at": e["at"], "kind": e["kind"], "data": e["data"]} for e in store.events(run_id, task_id)],
-        "commits": _commits(repo, run.base, task.head or result.get("commit")),
+        "commits": _commits(repo, run.base, task),
         "spans": _spans(run_id, task_id),
     }
     return detail
 
 
-def _commits(repo: str, base: str, head: str | None) -> list[dict[str, Any]]:
-    if not head:
-        return []
+def _tip_of(git: Any, task: Any) -> str | None:
+    """The task's branch as it is now (an abandoned task's snapshot included), else its recorded head."""
+    return git.ref_target(f"refs/heads/{task.branch}") or task.head or task.result.get("commit")
+
+
+def _commits(repo: str, base: str, task: Any) -> list[dict[str, Any]]:
     from ..gitrepo import GitRepo
 
     try:
         git = GitRepo(repo)
+        head = _tip_of(git, task)
+        if not head:
+            return []
         out = []
         for sha in git.commits_between(base, head)[:MAX_COMMITS]:
             commit = git.repo.get(sha)
@@ -87,3 +96,34 @@ def _spans(run_id: str, task_id: str) -> list[dict[str, Any]]:
                               "end": span.get("end_unix_nano", 0) / 1e9,
                               "status": (span.get("status") or {}).get("code")})
     return spans[-MAX_SPANS:]
+
+
+def task_diff(store: Store, repo: str, run_id: str, task_id: str) -> str | None:
+    """What the task brings, as a unified diff (`GET /api/task/<name>/diff`): for a merged task its
+    merge commit against the integration tip before it, else its head against the merge base of its
+    head and the integration tip (the task's own changes). None when the run has no such task; an
+    empty text when it has no commit yet."""
+    task = store.get_task(run_id, task_id)
+    run = store.get_run(run_id)
+    if task is None or run is None:
+        return None
+    from ..gitrepo import GitRepo
+
+    git = GitRepo(repo)
+    merge_commit = (task.result.get("merge") or {}).get("merge_commit")
+    try:
+        if merge_commit:
+            commit = git.repo.get(merge_commit)
+            old, new = commit.parents[0].tree, commit.tree
+        elif _tip_of(git, task):
+            head = _tip_of(git, task)
+            tip = git.ref_target(f"refs/heads/{run.integration_ref}") or run.base
+            old, new = git.repo.get(git.merge_base(head, tip)).tree, git.repo.get(head).tree
+        else:
+            return ""
+    except (KeyError, ValueError, AttributeError, IndexError):   # commits gone (gc)
+        return f"the commits of task {task_id} are no longer in this repository\n"
+    text = git.repo.diff(old, new).patch or ""
+    if len(text) > MAX_DIFF_BYTES:
+        text = text[:MAX_DIFF_BYTES] + f"\n... cut at {MAX_DIFF_BYTES} bytes\n"
+    return text

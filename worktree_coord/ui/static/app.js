@@ -434,7 +434,14 @@
       tr.appendChild(el("td", null, f.status));
       tr.appendChild(el("td", "mono", f.path));
       var from = el("td");
-      if (f.task && model.tasks.has(f.task)) { from.appendChild(taskLink(f.task)); } else { from.textContent = f.origin; }
+      if (f.task && model.tasks.has(f.task)) {
+        from.appendChild(taskLink(f.task));
+        var diff = el("a", null, " diff");
+        diff.href = "/api/task/" + encodeURIComponent(f.task) + "/diff";
+        diff.target = "_blank";
+        diff.rel = "noopener";
+        from.appendChild(diff);
+      } else { from.textContent = f.origin; }
       tr.appendChild(from);
       manifest.appendChild(tr);
     });
@@ -488,6 +495,12 @@
       (task.merge_commit ? " · merged as " + short(task.merge_commit) : "") +
       (task.worktree ? " · worktree " + task.worktree : "");
     box.appendChild(facts);
+    var diff = el("a", null, "the task's diff");
+    diff.href = "/api/task/" + encodeURIComponent(task.task) + "/diff";
+    diff.target = "_blank";
+    diff.rel = "noopener";
+    diff.setAttribute("data-diff", task.task);
+    box.appendChild(diff);
     box.appendChild(el("h4", null, "Boundary"));
     box.appendChild(el("div", "mono", "own " + (task.boundary.own || []).join(" ")));
     if ((task.boundary.read || []).length) { box.appendChild(el("div", "mono", "read " + task.boundary.read.join(" "))); }
