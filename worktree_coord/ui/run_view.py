@@ -128,7 +128,9 @@ def _conflicts_of(task: TaskRecord) -> list[dict[str, Any]]:
     fix = " ".join(task.result.get("notes", [])) or f"wtc task update {task.task_id} --run {task.run_id}"
     out = []
     for conflict in task.result.get("conflicts", []):
-        others = list(dict.fromkeys([*conflict.get("last_changed_by", []), *conflict.get("written_by", [])]))
+        # The other side: the task(s) that wrote the integration side of the region (`written_by`);
+        # when none is known, the merged tasks that last changed the file (most recent first).
+        others = list(dict.fromkeys(conflict.get("written_by") or conflict.get("last_changed_by") or []))
         out.append({"task": task.task_id, "other": others, "path": conflict.get("path", ""),
                     "declaration": conflict.get("declaration", ""), "kind": conflict.get("kind", ""),
                     "start_line": conflict.get("start_line"),

@@ -324,10 +324,16 @@
       who.appendChild(taskLink(c.task));
       tr.appendChild(who);
       var other = el("td");
-      (c.other.length ? c.other : ["integration"]).forEach(function (name, i) {
+      var others = c.other.length ? c.other : ["integration"];
+      others.slice(0, 3).forEach(function (name, i) {
         if (i) { other.appendChild(document.createTextNode(", ")); }
         other.appendChild(model.tasks.has(name) ? taskLink(name) : el("span", null, name));
       });
+      if (others.length > 3) {
+        var more = el("span", null, " and " + (others.length - 3) + " more");
+        more.title = others.slice(3).join(", ");
+        other.appendChild(more);
+      }
       tr.appendChild(other);
       tr.appendChild(el("td", null, c.kind));
       tr.appendChild(el("td", null, c.fix));
