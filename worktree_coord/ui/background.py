@@ -6,11 +6,12 @@ Stage: a worker of the server. Input: a Coordinator of its own (its pygit2 handl
 thread only) and the run. Output: sections `forecast` and `report` put into the server's
 `Versions`, plus `forecast_state` (computing, when, how long, or the error).
 
-When: the report again when the run's store version moved (at most every `report_every` seconds:
-a run of 1,000 tasks merges several a second and a report reads the tree); the forecast when the
-version moved or `forecast_every` seconds passed (agents edit worktrees without writing the store,
-and the forecast reads the worktrees), never more often than `report_every`. A request never waits
-on either: it gets the last one computed. An error in one computation is shown on the page and
+When: the report again when the run's store version moved, at most every `report_every` seconds
+(a run of 1,000 tasks merges several a second and a report reads the tree); the forecast every
+`forecast_every` seconds whether the version moved or not (agents edit worktrees without writing
+the store, and the forecast reads the worktrees). Each waits at least five times what it cost last,
+so a large run's page takes at most about a fifth of a core. A request never waits on either: it
+gets the last one computed. An error in one computation is shown on the page and
 retried at the next turn; it never stops the server.
 """
 
@@ -45,24 +46,24 @@ class SlowViews(threading.Thread):
 
         with Coordinator(self.repo) as coordinator:
             seen_report: str | None = None
-            seen_forecast: str | None = None
-            forecast_at = report_at = 0.0
+            forecast_at = report_at = -1e9
+            report_cost = forecast_cost = 0.0
             while not self.stopping.is_set():
                 version = coordinator.store.run_version(self.run_id)
                 now = time.monotonic()
-                if version != seen_report and now - report_at >= self.report_every:
+                # Each waits at least five times its own last cost: at most a fifth of a core, whatever the run's size.
+                if version != seen_report and now - report_at >= max(self.report_every, 5 * report_cost):
                     seen_report, report_at = version, now
                     self._compute("report", lambda: report_section(coordinator.report(self.run_id)))
+                    report_cost = time.monotonic() - now
                 now = time.monotonic()
-                due = now - forecast_at >= self.forecast_every or (version != seen_forecast
-                                                                   and now - forecast_at >= self.report_every)
-                if self.forecast_on and due:
-                    seen_forecast, forecast_at = version, now
+                if self.forecast_on and now - forecast_at >= max(self.forecast_every, 5 * forecast_cost):
+                    forecast_at = now
                     self.versions.put_section("forecast_state", {"computing": True})
-                    started = time.monotonic()
                     done = self._compute("forecast", lambda: forecast_section(coordinator.forecast(self.run_id).to_json()))
+                    forecast_cost = time.monotonic() - now
                     self.versions.put_section("forecast_state", {"computing": False, "ok": done,
-                                                                 "seconds": round(time.monotonic() - started, 2)})
+                                                                 "seconds": round(forecast_cost, 2)})
                 self.wake.wait(0.5)
                 self.wake.clear()
 
