@@ -53,6 +53,13 @@ def task_detail(store: Store, repo: str, run_id: str, task_id: str) -> dict[str,
     return detail
 
 
+def _commit(git: Any, sha: str) -> Any:
+    """The pygit2 commit `sha` names (KeyError when the repository lacks it)."""
+    import pygit2
+
+    return git.repo[sha].peel(pygit2.Commit)
+
+
 def _tip_of(git: Any, task: Any) -> str | None:
     """The task's branch as it is now (an abandoned task's snapshot included), else its recorded head."""
     return git.ref_target(f"refs/heads/{task.branch}") or task.head or task.result.get("commit")
@@ -68,7 +75,7 @@ def _commits(repo: str, base: str, task: Any) -> list[dict[str, Any]]:
             return []
         out = []
         for sha in git.commits_between(base, head)[:MAX_COMMITS]:
-            commit = git.repo.get(sha)
+            commit = _commit(git, sha)
             out.append({"commit": sha, "summary": commit.message.split("\n", 1)[0],
                         "author": commit.author.name, "at": commit.commit_time})
         return out
@@ -111,14 +118,14 @@ def task_diff(store: Store, repo: str, run_id: str, task_id: str) -> str | None:
 
     git = GitRepo(repo)
     merge_commit = (task.result.get("merge") or {}).get("merge_commit")
+    head = _tip_of(git, task)
     try:
         if merge_commit:
-            commit = git.repo.get(merge_commit)
+            commit = _commit(git, merge_commit)
             old, new = commit.parents[0].tree, commit.tree
-        elif _tip_of(git, task):
-            head = _tip_of(git, task)
+        elif head:
             tip = git.ref_target(f"refs/heads/{run.integration_ref}") or run.base
-            old, new = git.repo.get(git.merge_base(head, tip)).tree, git.repo.get(head).tree
+            old, new = _commit(git, git.merge_base(head, tip)).tree, _commit(git, head).tree
         else:
             return ""
     except (KeyError, ValueError, AttributeError, IndexError):   # commits gone (gc)
