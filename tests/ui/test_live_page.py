@@ -224,3 +224,17 @@ def test_other_commands_do_not_load_the_page_server():
             "print(sorted(m for m in sys.modules if m.startswith('worktree_coord.ui') or m == 'http.server'))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.stdout.strip() == "[]", done.stdout + done.stderr
+
+
+def test_a_tasks_detail_holds_its_trace_spans_when_a_trace_file_is_recorded(repo, tmp_path):
+    trace = {"WTC_TRACE_FILE": str(tmp_path / "spans.jsonl")}
+    assert wtc(repo, "run", "start", "--run", "r1", env=trace)[0] == 0
+    code, started = wtc(repo, "task", "start", "t1", "--run", "r1", "--own", "pkg/**", env=trace)
+    assert code == 0
+    write(Path(started["worktree"]), {"pkg/mod.py": MODULE.replace("return 2", "return 20")})
+    assert wtc(repo, "task", "finish", "t1", "--run", "r1", env=trace)[0] == 0
+    with wtc_ui(repo, "--run", "r1", "--no-forecast", env=trace) as url:
+        spans = json.loads(get(url + "/api/task/t1")[2])["spans"]
+    names = {span["name"] for span in spans}
+    assert {"wtc.task.start", "wtc.task.finish"} <= names, names
+    assert all(span["end"] >= span["start"] > 0 for span in spans)
