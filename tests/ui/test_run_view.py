@@ -1,6 +1,7 @@
 """What the page shows of a run, read from the store alone (ui/run_view.py), and what it is sent
-on each poll (ui/changes.py): rows grouped by package or by the phase of a `wtc fanout` plan; only
-rows and sections that changed since a version."""
+on each poll (ui/changes.py): rows grouped by package or by the phase of a `wtc fanout` plan;
+conflicts, a rejected task's violations among them (kind `boundary`); only rows and sections that
+changed since a version."""
 
 from __future__ import annotations
 
@@ -29,18 +30,24 @@ def test_rows_by_package_and_by_the_phase_of_a_fanout_plan(tmp_path):
                 "last_changed_by": ["web"], "written_by": ["web"], "start_line": 3}
     store.insert_task(_task("late", "packages/api/lib/*.js", TaskState.CONFLICT,
                             {"conflicts": [conflict], "notes": ["run `wtc task update late --run r` ..."]}))
+    store.insert_task(_task("outside", "docs/**", TaskState.REJECTED,
+                            {"violations": [{"path": "src/x.py", "rule": "outside_own", "detail": "modified"}]}))
     store.log_event("r", None, "fanout.plan", {"plan": {"tasks": [
         {"name": "api", "depends_on": []}, {"name": "web", "depends_on": ["api"]},
         {"name": "late", "depends_on": ["web", "api"]}]}})
     view = read_run(store, "r")
     rows = {row["task"]: row for row in view.tasks}
     assert {name: row["group"] for name, row in rows.items()} == {
-        "api": "packages/api", "web": "apps/web", "readme": ".", "late": "packages/api"}
+        "api": "packages/api", "web": "apps/web", "readme": ".", "late": "packages/api", "outside": "docs"}
     assert {name: row.get("phase") for name, row in rows.items()} == {
-        "api": "phase 1", "web": "phase 2", "late": "phase 3", "readme": None}
+        "api": "phase 1", "web": "phase 2", "late": "phase 3", "readme": None, "outside": None}
     assert view.conflicts == [{"task": "late", "other": ["web"], "path": "packages/api/index.js",
                                "declaration": "function serve", "kind": "content", "start_line": 3, "why": [],
-                               "fix": "run `wtc task update late --run r` ..."}]
+                               "fix": "run `wtc task update late --run r` ..."},
+                              {"task": "outside", "other": [], "path": "src/x.py", "declaration": "",
+                               "kind": "boundary", "start_line": None, "why": ["outside_own: modified"],
+                               "fix": "revert the change in the worktree and finish again, or the lead widens "
+                                      "the task (wtc task widen outside --run r --own GLOB)"}]
     assert read_run(store, "nope") is None
     store.close()
 

@@ -4,7 +4,8 @@ Stage: a read-only view. Input: a `Store` and a run id. Output: `RunView`, plain
 sections: `run` (its record), `tasks` (one row per task: state, package, phase in a `wtc fanout` plan, the points of its life from
 the event log, counts of files, conflicts and violations, the agent's attempt when `wtc fanout`
 drives it), `conflicts` (every conflict of a task in state `conflict`: file, declaration, the two
-tasks, kind and the fix text the task's finish printed), `intents` (every intent with its state)
+tasks, kind and the fix text the task's finish printed; and each violation of a rejected task, as
+kind `boundary`), `intents` (every intent with its state)
 and `merges` (each merge's time, for the throughput chart). Counts per state are the page's sum
 of the rows, not sent twice.
 
@@ -61,6 +62,8 @@ def read_run(store: Store, run_id: str) -> RunView | None:
             merges.append({"task": task.task_id, "at": round(merge["at"], 3)})
         if task.state is TaskState.CONFLICT:
             conflicts += _conflicts_of(task)
+        elif task.state is TaskState.REJECTED:
+            conflicts += _boundary_conflicts_of(task)
     intents = [{"intent": row["intent_id"], "task": row["task_id"], "state": row["state"],
                 "manifest": row["data"].get("manifest", ""), "root": row["data"].get("root", ""),
                 "ecosystem": row["data"].get("ecosystem", ""), "op": row["data"].get("op", ""),
@@ -120,6 +123,16 @@ def _task_row(task: TaskRecord, points: list[dict[str, Any]], context: dict[str,
         row["agent"] = {"phase": fanout.get("phase", ""), "attempts_used": int(fanout.get("attempts_used", 0)),
                         "attempts": int(fanout.get("attempts", 0))}
     return row
+
+
+def _boundary_conflicts_of(task: TaskRecord) -> list[dict[str, Any]]:
+    """A rejected task's violations as conflicts of kind `boundary`: with its boundary, not a task."""
+    fix = " ".join(task.result.get("notes", [])) or (
+        f"revert the change in the worktree and finish again, or the lead widens the task "
+        f"(wtc task widen {task.task_id} --run {task.run_id} --own GLOB)")
+    return [{"task": task.task_id, "other": [], "path": v.get("path", ""), "declaration": "", "kind": "boundary",
+             "start_line": None, "why": [f"{v.get('rule', '')}: {v.get('detail', '')}".strip(": ")], "fix": fix}
+            for v in task.result.get("violations", [])]
 
 
 def _conflicts_of(task: TaskRecord) -> list[dict[str, Any]]:

@@ -324,7 +324,7 @@
       who.appendChild(taskLink(c.task));
       tr.appendChild(who);
       var other = el("td");
-      var others = c.other.length ? c.other : ["integration"];
+      var others = c.other.length ? c.other : [c.kind === "boundary" ? "its boundary" : "integration"];
       others.slice(0, 3).forEach(function (name, i) {
         if (i) { other.appendChild(document.createTextNode(", ")); }
         other.appendChild(model.tasks.has(name) ? taskLink(name) : el("span", null, name));
