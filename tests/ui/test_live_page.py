@@ -205,6 +205,7 @@ def test_a_token_guards_the_page_and_a_browser_brings_it_once(repo):
         assert code == 303 and headers["Location"] == "/"
         assert "HttpOnly" in headers["Set-Cookie"] and "SameSite=Strict" in headers["Set-Cookie"]
         cookie = headers["Set-Cookie"].split(";")[0]
+        assert token not in cookie                                        # a digest, not the token
         assert get(url + "/api/changes?since=0", {"Cookie": cookie})[0] == 200
         assert get(url + "/api/changes?since=0", {"Authorization": f"bearer {token}"})[0] == 200
         assert get(url + "/api/changes?since=0", {"Cookie": "wtc_ui=" + "x" * 24})[0] == 401

@@ -11,7 +11,7 @@ It is read-only: no route writes the store, the repository or a worktree.
 Token rules, as the MCP HTTP server's (mcp/http.py): the default host is 127.0.0.1; any other address
 requires a token (`WTC_UI_TOKEN`, else one generated at start and printed once to stderr); with
 `WTC_UI_TOKEN` set it is required on loopback too. A browser brings it once as `/?token=...`, which
-sets an HttpOnly, SameSite=Strict cookie and redirects to `/`; an API client sends
+sets an HttpOnly, SameSite=Strict cookie (a digest of the token) and redirects to `/`; an API client sends
 `Authorization: Bearer <token>`. Without a token on loopback, a request whose Host is not a loopback
 name is refused (DNS rebinding). Every answer carries a Content-Security-Policy that lets the page
 load only its own script and style and talk only to its own origin, and `Cache-Control: no-store`.
@@ -19,6 +19,7 @@ load only its own script and style and talk only to its own origin, and `Cache-C
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import json
 import socket
@@ -77,6 +78,9 @@ def static_file(name: str) -> bytes:
 
 def make_handler(live: LiveRun, repo: str, token: str | None) -> type[BaseHTTPRequestHandler]:
     expected = token.encode() if token else None
+    # The cookie holds a digest of the token, not the token: any characters a token holds are safe in
+    # it, and the cookie jar of the browser never stores the token itself.
+    cookie_value = hashlib.sha256(b"wtc-ui-cookie\0" + expected).hexdigest() if expected else ""
 
     class Handler(BaseHTTPRequestHandler):
         server_version = "wtc-ui"
@@ -120,7 +124,7 @@ def make_handler(live: LiveRun, repo: str, token: str | None) -> type[BaseHTTPRe
             if scheme.lower() == "bearer" and hmac.compare_digest(bearer.strip().encode(), expected):
                 return True
             jar = cookies.SimpleCookie(self.headers.get("Cookie") or "")
-            return COOKIE in jar and hmac.compare_digest(jar[COOKIE].value.encode(), expected)
+            return COOKIE in jar and hmac.compare_digest(jar[COOKIE].value.encode(), cookie_value.encode())
 
         def do_HEAD(self) -> None:
             self.do_GET()
@@ -135,7 +139,7 @@ def make_handler(live: LiveRun, repo: str, token: str | None) -> type[BaseHTTPRe
             allowed = self._authorized(query)
             if allowed is None:
                 self._send(303, b"", "text/plain", {"Location": "/", "Set-Cookie":
-                           f"{COOKIE}={query['token'][0]}; HttpOnly; SameSite=Strict; Path=/"})
+                           f"{COOKIE}={cookie_value}; HttpOnly; SameSite=Strict; Path=/"})
                 return
             if not allowed:
                 self._json(401, {"error": "unauthorized", "message": "this wtc ui requires its token: open "
