@@ -121,12 +121,10 @@ def screenshots(tasks: int, out: Path) -> None:
             browser.screenshot(out / "page.png")
             browser.screenshot(out / "conflicts.png", selector="#conflicts")
             browser.screenshot(out / "forecast.png", selector="#forecast-section")
-            browser.evaluate("document.getElementById('zoom').value = '2';"
-                             "document.getElementById('zoom').dispatchEvent(new Event('input'))")
             browser.evaluate("document.getElementById('search').value = 'p3-';"
                              "document.getElementById('search').dispatchEvent(new Event('input'))")
             time.sleep(0.5)
-            browser.screenshot(out / "timeline-zoomed.png", selector="#timeline-section")
+            browser.screenshot(out / "timeline-search.png", selector="#timeline-section")
             conflicted = browser.evaluate("document.querySelector('#conflicts tbody tr').dataset.task")
             browser.evaluate(f"document.querySelector('#timeline .row[data-task=\"{conflicted}\"]')?.click() || "
                              f"document.querySelector('#conflicts a[data-open=\"{conflicted}\"]').click()")

@@ -336,7 +336,10 @@
       }
       tr.appendChild(other);
       tr.appendChild(el("td", null, c.kind));
-      tr.appendChild(el("td", null, c.fix));
+      // A long fix (a boundary's restore commands) is cut; the whole text is the cell's tooltip.
+      var fix = el("td", "fix", c.fix.length > 160 ? c.fix.slice(0, 157) + "…" : c.fix);
+      fix.title = c.fix;
+      tr.appendChild(fix);
       body.appendChild(tr);
     });
     $("conflict-count").textContent = String(rows.length);
