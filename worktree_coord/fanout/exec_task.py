@@ -9,7 +9,9 @@ again).
 
 The command runs through `process.spawn_agent`, as fanout's agents do: in the worktree, its own
 process group (a timeout or Ctrl-C ends everything it started), stdin closed, the task's environment
-(WTC_RUN, WTC_TASK, WTC_WORKTREE, its ports).
+(WTC_RUN, WTC_TASK, WTC_WORKTREE, its ports), the run's network (by default a namespace of its own:
+a server it starts on 127.0.0.1:8000 does not collide with another task's). It is also the
+one-line wrapper for a process an agent starts by itself that should get the task's own network.
 """
 
 from __future__ import annotations
@@ -69,8 +71,11 @@ def exec_task(repo: str | os.PathLike[str], run_id: str, task_id: str, argv: Seq
             notes.append(f"task {task_id} had failed verification: its worktree was brought back onto the "
                          "integration tip (`wtc task update`) before the command ran")
         env = agent_environment(Path(worktree), {"WTC_RUN": run_id, "WTC_TASK": task_id, "WTC_WORKTREE": worktree})
+        spawn = coordinator.command_spawn(run_id)
+        if spawn.note:
+            notes.append(spawn.note)
         began = time.monotonic()
-        process = spawn_agent(argv, cwd=Path(worktree), env=env, output=output)
+        process = spawn_agent(argv, cwd=Path(worktree), env=env, output=output, spawn=spawn)
         timed_out = False
         try:
             while True:
@@ -87,7 +92,7 @@ def exec_task(repo: str | os.PathLike[str], run_id: str, task_id: str, argv: Seq
             raise
         code = ended.exit_code if ended is not None else None
         ran = {"argv": list(argv), "exit_code": code, "seconds": round(time.monotonic() - began, 2),
-               "timed_out": timed_out, "worktree": worktree}
+               "timed_out": timed_out, "worktree": worktree, "network": spawn.network}
         if timed_out or code != 0:
             why = f"ran past --timeout {timeout:.0f} s and was stopped" if timed_out else f"exited {code}"
             notes.append(f"the command {why}: the task was not finished; it stays live, its worktree {worktree} "
