@@ -154,3 +154,20 @@ def test_the_worktree_setup_command_binds_a_held_port_and_a_run_keeps_the_networ
     assert code == 1 and refused["error"]["kind"] == "setup_failed", refused
     assert refused["error"]["details"]["network"] == "shared"
     assert "cannot bind 127.0.0.1:8000" in Path(refused["error"]["details"]["log"]).read_text()
+
+
+def test_exec_no_finish_runs_a_command_isolated_and_exits_with_its_code_leaving_the_task_live(
+        repo, barrier, held_port):
+    assert wtc(repo, "run", "start", "--run", "r1")[0] == 0
+    env = dict(os.environ, **GIT_ENV)
+    done = subprocess.run(
+        [sys.executable, "-m", "worktree_coord", "task", "exec", "a", "--run", "r1", "--own", "pkg/a/**", "--no-finish",
+         "--json", "--", "sh", "-c", '"$@" && exit 7', "sh", sys.executable, BIND, PORT, str(barrier),
+         "a", "-", "pkg/a/server.txt"], cwd=repo, env=env, capture_output=True, text=True, timeout=300)
+    body = json.loads(done.stdout)
+    assert done.returncode == 7 and body["exit_code"] == 7, (body, done.stderr)      # the command's own code
+    assert body["finish"] is None and body["command"]["network"] == "isolated"
+    assert (barrier / "a.bound").exists()                                  # it bound the held port
+    assert (Path(body["start"]["worktree"]) / "pkg/a/server.txt").exists()   # the task is live, its work kept
+    code, status = wtc(repo, "status", "--run", "r1")
+    assert code == 0 and [t["state"] for t in status["tasks"] if t["task"] == "a"] == ["started"], status
