@@ -171,3 +171,20 @@ def test_exec_no_finish_runs_a_command_isolated_and_exits_with_its_code_leaving_
     assert (Path(body["start"]["worktree"]) / "pkg/a/server.txt").exists()   # the task is live, its work kept
     code, status = wtc(repo, "status", "--run", "r1")
     assert code == 0 and [t["state"] for t in status["tasks"] if t["task"] == "a"] == ["started"], status
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or not Path("/usr/bin/setpriv").exists() or not Path("/usr/bin/python3").exists(),
+                    reason="needs root, setpriv (to become an unprivileged user) and /usr/bin/python3")
+def test_an_unprivileged_user_gets_its_own_loopback_through_a_user_namespace(tmp_path, held_port):
+    """What a non-root machine does: the helper run as nobody unshares a user namespace with the
+    network one (mapping only its own uid), binds the held port, and keeps its uid."""
+    from worktree_coord.isolation import spawn_for
+
+    probe = "import os, socket; s = socket.socket(); s.bind(('127.0.0.1', 8000)); print(os.getuid())"
+    done = subprocess.run(["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                           # the system's python: this sandbox refuses a user namespace exec under /work
+                           *spawn_for("isolated").argv(["/usr/bin/python3", "-I", "-c", probe])],
+                          capture_output=True, text=True, timeout=60, cwd="/")
+    if done.returncode == 125 and "unshare" in done.stderr:
+        pytest.skip(f"this kernel refuses user namespaces to unprivileged users: {done.stderr.strip()}")
+    assert done.returncode == 0 and done.stdout.strip() == "65534", (done.stdout, done.stderr)
