@@ -104,7 +104,19 @@ class RunOperations(CoordinatorBase):
         started = RunStarted.from_json(done.outcome.result, replayed=done.replayed)
         if remote is not None:
             started = self._with_remote_ahead_note(started, base, remote)
-        return self._with_uncommitted_note(started, sha)
+        return self._with_network(self._with_uncommitted_note(started, sha))
+
+    def _with_network(self, started: RunStarted) -> RunStarted:
+        """The run's network as this machine gives it (isolation.py), with the one-line note when the
+        run asks isolation and the machine cannot."""
+        import dataclasses
+
+        run = self.store.get_run(started.run)
+        if run is None:
+            return started
+        spawn = self._spawn(run)
+        return dataclasses.replace(started, network=spawn.network,
+                                   notes=list(started.notes) + ([spawn.note] if spawn.note else []))
 
     def _with_remote_ahead_note(self, started: RunStarted, base: str, remote_name: str) -> RunStarted:
         """A run on a remote pins what was asked; when that is a branch of this clone (HEAD's, or one
