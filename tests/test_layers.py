@@ -25,7 +25,7 @@ CHECK = frozenset({"check"})                                      # composes the
 CAPABILITIES = frozenset({"boundary", "merge", "integrate", "consolidate", "telemetry"})
 INFRASTRUCTURE = frozenset({"gitrepo", "store"})
 VOCABULARY = frozenset({"model", "results", "errors", "config", "events", "crashpoints", "member_globs",
-                        "filelock", "serving", ""})                                      # "" is the package itself (__init__)
+                        "filelock", "serving", "isolation", ""})                         # "" is the package itself (__init__)
 EVERYTHING = FACES | COORDINATOR | CHECK | CAPABILITIES | INFRASTRUCTURE | VOCABULARY
 
 
