@@ -39,10 +39,10 @@ class Statements:
         self._dialect = dialect
 
     def execute(self, sql: str, params: dict[str, Any] | None = None) -> "Statements":
-        params = dict(params or {})
-        if self._dialect.uses_client_clock(sql):
-            params["now"] = time.time()
-        self._cursor.execute(self._dialect.sql(sql), params)
+        text, client_clock = self._dialect.prepare(sql)
+        if client_clock:
+            params = {**(params or {}), "now": time.time()}
+        self._cursor.execute(text, params or {})
         return self
 
     def fetchone(self) -> dict[str, Any] | None:
@@ -100,10 +100,10 @@ class SQLStore:
             yield Statements(cursor, self.dialect)
 
     def _read(self, sql: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
-        params = dict(params or {})
-        if self.dialect.uses_client_clock(sql):
-            params["now"] = time.time()
-        return self._fetch(self.dialect.sql(sql), params)
+        text, client_clock = self.dialect.prepare(sql)
+        if client_clock:
+            params = {**(params or {}), "now": time.time()}
+        return self._fetch(text, params or {})
 
     def _written_row(self, cursor: Statements, sql: str, params: dict[str, Any], columns: str,
                      read_back: str) -> dict[str, Any] | None:

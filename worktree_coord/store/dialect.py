@@ -10,14 +10,13 @@ liveness. A `Dialect` turns such a text into what one database runs:
 - PostgreSQL takes `%(name)s` parameters and replaces `:now` by the server's clock, so machines
   whose clocks disagree still agree on who expired.
 
-Nothing here runs a statement; the translation of a text is computed once and cached.
+Nothing here runs a statement; the translation of a text is computed once per process.
 """
 
 from __future__ import annotations
 
-import functools
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 _PARAMETER = re.compile(r"(?<![:\w]):([A-Za-z_]\w*)")   # `:name`, never the `::` of a cast
 _PREFIX = re.compile(r"\bwtc_")
@@ -33,17 +32,23 @@ class Dialect:
     pyformat: bool                        # parameters as %(name)s (psycopg) rather than :name (sqlite3)
     returning: bool                       # INSERT/UPDATE ... RETURNING is used (else: the row is read back)
     replace: tuple[tuple[str, str], ...]  # spellings swapped, in order: (canonical, this database's)
+    # canonical text -> (this database's text, whether it needs the client's clock); a statement is
+    # translated once per process (the texts are the core's own, a few dozen).
+    _prepared: dict[str, tuple[str, bool]] = field(default_factory=dict, compare=False, repr=False)
+
+    def prepare(self, text: str) -> tuple[str, bool]:
+        """`text` (canonical spelling) as this database runs it, and whether running it needs a
+        `now` parameter from this process's clock."""
+        prepared = self._prepared.get(text)
+        if prepared is None:
+            prepared = self._prepared[text] = (_translate(self, text), self.server_now is None and _uses_now(text))
+        return prepared
 
     def sql(self, text: str) -> str:
         """`text` (canonical spelling) as this database runs it."""
-        return _translate(self, text)
-
-    def uses_client_clock(self, text: str) -> bool:
-        """Whether running `text` needs a `now` parameter from this process's clock."""
-        return self.server_now is None and _uses_now(text)
+        return self.prepare(text)[0]
 
 
-@functools.lru_cache(maxsize=512)
 def _translate(dialect: Dialect, text: str) -> str:
     for canonical, spelled in dialect.replace:
         text = text.replace(canonical, spelled)
@@ -58,7 +63,6 @@ def _translate(dialect: Dialect, text: str) -> str:
     return text
 
 
-@functools.lru_cache(maxsize=512)
 def _uses_now(text: str) -> bool:
     return any(m.group(1) == "now" for m in _PARAMETER.finditer(text))
 
