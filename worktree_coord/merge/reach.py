@@ -42,6 +42,7 @@ import re
 from typing import Callable, Iterable, Mapping
 
 from .linediff import hunks, ranges_text, touched_lines
+from .merge_index import MergeIndex, hash_bytes
 from .versions import Versions
 
 BARREL_USERS = 256        # using files whose imports are read for re-exports (1b), at most
@@ -69,8 +70,9 @@ class Reach:
                  module_token: Callable[[str], bytes], package_wide: Callable[[str], bool],
                  imported_files: Callable[[str], frozenset[str]],
                  reexported: Callable[[str, frozenset[bytes]], frozenset[str]] | None = None,
-                 barrels: Callable[[str], bool] = lambda path: False):
+                 barrels: Callable[[str], bool] = lambda path: False, memo: "MergeIndex | None" = None):
         self._files = files
+        self._memo = memo   # answers kept across checks (merge_index.MergeIndex.memo)
         self._module_path = module_path
         self._module_token = module_token
         self._package_wide = package_wide
@@ -207,10 +209,17 @@ class Reach:
         if key not in self._added_cache:
             versions = self._files[path]
             data = versions.version(side) or b""
-            lines = data.split(b"\n")
-            found = [lines[start - 1:start - 1 + count] for _, _, start, count in hunks(versions.base or b"", data)
-                     if count]
-            self._added_cache[key] = words(b"\n".join(b"\n".join(chunk) for chunk in found))
+            base = versions.base or b""
+
+            def compute() -> frozenset[bytes]:
+                lines = data.split(b"\n")
+                found = [lines[start - 1:start - 1 + count] for _, _, start, count in hunks(base, data) if count]
+                return words(b"\n".join(b"\n".join(chunk) for chunk in found))
+
+            # Pure in the two contents: kept across the merges of a drain (merge_index.py), where
+            # integration's files are the same from one merge to the next.
+            self._added_cache[key] = compute() if self._memo is None else \
+                self._memo.memo("added", (hash_bytes(base), hash_bytes(data)), compute)
         return self._added_cache[key]
 
 
