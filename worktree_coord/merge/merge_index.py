@@ -50,6 +50,7 @@ class MergeIndex:
         self._symbols: OrderedDict[tuple[str, bytes, bool], Any] = OrderedDict()
         self._tips: OrderedDict[tuple[str, str], Changes] = OrderedDict()
         self._memo: OrderedDict[tuple[str, Any], Any] = OrderedDict()
+        self._absent: set[tuple[str, bytes, bool]] = set()   # symbols keys this process found no file for
         self._saved = 0
         self.stats = {"symbols_hit": 0, "symbols_disk": 0, "symbols_miss": 0, "tips_hit": 0, "tips_disk": 0,
                       "tips_miss": 0, "tips_composed": 0, "corrupt": 0}
@@ -75,6 +76,30 @@ class MergeIndex:
         if len(self._symbols) > MAX_SYMBOLS:
             self._symbols.popitem(last=False)
         return value
+
+    def known_symbols(self, fingerprint: str, blob_id: bytes, uses: tuple[bool, ...]) -> Any:
+        """The kept symbols of the blob `blob_id` (raw git id) extracted with one of `uses`, in
+        that order, or MISSING: a version whose id is known is answered without reading it."""
+        for full in uses:
+            key = (fingerprint, blob_id, full)
+            if key in self._symbols:
+                self._symbols.move_to_end(key)
+                self.stats["symbols_hit"] += 1
+                return self._symbols[key]
+        for full in uses:
+            key = (fingerprint, blob_id, full)
+            if key in self._absent:
+                continue   # looked for on disk already by this process: computed when asked
+            found = _load(self._entry("symbols", fingerprint, blob_id.hex() + ("u" if full else "d")), self.stats)
+            if found is _MISSING:
+                self._absent.add(key)
+                continue
+            self.stats["symbols_disk"] += 1
+            self._symbols[key] = found
+            if len(self._symbols) > MAX_SYMBOLS:
+                self._symbols.popitem(last=False)
+            return found
+        return _MISSING
 
     def memo(self, kind: str, key: Any, compute: Callable[[], Any]) -> Any:
         """`compute()` once per (kind, key) in this process (bounded): for answers pure in `key`,
@@ -186,6 +211,7 @@ def shared_index(folder: Path | str | None = None) -> MergeIndex:
 
 
 _MISSING = object()
+MISSING = _MISSING   # known_symbols: nothing kept
 
 
 def hash_bytes(data: bytes) -> bytes:

@@ -175,8 +175,7 @@ class Reach:
         #    imports only when they share a word.
         out: dict[str, frozenset[bytes]] = {}
         for path in set(near_by) | set(imported_by):
-            versions = files[path]
-            near = _near_words(versions.base or b"", versions.version(side))
+            near = self._near(side, path)
             live: set[bytes] = set()
             for user in near_by.get(path, ()):
                 live |= near & self._added(other, user)
@@ -219,8 +218,27 @@ class Reach:
             # Pure in the two contents: kept across the merges of a drain (merge_index.py), where
             # integration's files are the same from one merge to the next.
             self._added_cache[key] = compute() if self._memo is None else \
-                self._memo.memo("added", (hash_bytes(base), hash_bytes(data)), compute)
+                self._memo.memo("added", _pair_key(versions, side, base, data), compute)
         return self._added_cache[key]
+
+    def _near(self, side: str, path: str) -> frozenset[bytes]:
+        """`_near_words` of `side`'s version of `path`, kept across checks by the two contents."""
+        versions = self._files[path]
+        base, new = versions.base or b"", versions.version(side)
+        if self._memo is None:
+            return _near_words(base, new)
+        return self._memo.memo("near", _pair_key(versions, side, base, new), lambda: _near_words(base, new))
+
+
+def _pair_key(versions: Versions, side: str, base: bytes, data: bytes | None) -> tuple:
+    """A key for an answer pure in the base and `side` contents: their git ids when known, else
+    their hashes (None: the side has no file)."""
+    ids = getattr(versions, "blob_id", None)
+    if ids is not None:
+        known = (ids("base"), ids(side))
+        if known[0] is not None and known[1] is not None:
+            return ("id",) + known
+    return ("hash", hash_bytes(base), None if data is None else hash_bytes(data))
 
 
 def _near_words(base: bytes, new: bytes | None) -> frozenset[bytes]:

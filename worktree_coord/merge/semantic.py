@@ -50,7 +50,7 @@ from .reach import Reach, words
 from .reexports import ReExports, module_parts
 from .result import SemanticFinding
 from .signatures import find_signature_changes
-from .merge_index import MergeIndex
+from .merge_index import MISSING, MergeIndex
 from .linediff import (added_lines as _added_lines, added_text, follow as _follow, lines_text, ranges_text,
                        touched_lines as _touched_lines)
 from .symbols import (Definition, Reference, Symbols, extract, fingerprint, hidden_query,
@@ -173,6 +173,15 @@ class _Check:
         """The symbols of one version (None: absent, or it does not parse cleanly); uses=False
         asks only for what it defines (a full extraction answers that too)."""
         versions = self.files[path]
+        if self.index is not None and hasattr(versions, "blob_id"):
+            # Known by its id: integration's files, unchanged since the last merge, are not even read.
+            blob_id = versions.blob_id(which)
+            if blob_id is not None:
+                profile = semantic_profile(path)
+                assert profile is not None
+                kept = self.index.known_symbols(fingerprint(profile), blob_id, (True, False) if not uses else (True,))
+                if kept is not MISSING:
+                    return kept
         data = versions.version(which)
         if data is None:
             return None

@@ -340,6 +340,12 @@ class _TreeFile:
     def exists(self, which: str) -> bool:
         return self._ids[which] is not None
 
+    def blob_id(self, which: str) -> bytes | None:
+        """The git id (raw) of one version, None when absent or given as bytes: a key for what is
+        kept by content (merge_index.py), known without reading the blob."""
+        oid = self._ids[which]
+        return oid.raw if isinstance(oid, pygit2.Oid) else None
+
     def same(self, one: str, other: str) -> bool:
         return self._ids[one] == self._ids[other]
 
