@@ -27,6 +27,7 @@ import marshal
 import os
 import pickle
 import tempfile
+import threading
 from collections import OrderedDict
 from pathlib import Path
 from typing import Any, Callable
@@ -52,6 +53,7 @@ class MergeIndex:
         self._memo: OrderedDict[tuple[str, Any], Any] = OrderedDict()
         self._absent: set[tuple[str, bytes, bool]] = set()   # symbols keys this process found no file for
         self._saved = 0
+        self._lock = threading.Lock()
         self.stats = {"symbols_hit": 0, "symbols_disk": 0, "symbols_miss": 0, "tips_hit": 0, "tips_disk": 0,
                       "tips_miss": 0, "tips_composed": 0, "corrupt": 0}
 
@@ -59,10 +61,10 @@ class MergeIndex:
     def symbols(self, fingerprint: str, data: bytes, uses: bool, compute: Callable[[], Any]) -> Any:
         """`compute()` (the symbols of `data`, or None) once per (fingerprint, content, uses)."""
         key = (fingerprint, _blob_id(data), uses)
-        if key in self._symbols:
-            self._symbols.move_to_end(key)
+        kept = self._get(self._symbols, key)
+        if kept is not _MISSING:
             self.stats["symbols_hit"] += 1
-            return self._symbols[key]
+            return kept
         path = self._entry("symbols", fingerprint, key[1].hex() + ("u" if uses else "d"))
         found = _load(path, self.stats)
         if found is not _MISSING:
@@ -72,20 +74,17 @@ class MergeIndex:
             self.stats["symbols_miss"] += 1
             value = compute()
             _store(path, value)
-        self._symbols[key] = value
-        if len(self._symbols) > MAX_SYMBOLS:
-            self._symbols.popitem(last=False)
+        self._put(self._symbols, key, value, MAX_SYMBOLS)
         return value
 
     def known_symbols(self, fingerprint: str, blob_id: bytes, uses: tuple[bool, ...]) -> Any:
         """The kept symbols of the blob `blob_id` (raw git id) extracted with one of `uses`, in
         that order, or MISSING: a version whose id is known is answered without reading it."""
         for full in uses:
-            key = (fingerprint, blob_id, full)
-            if key in self._symbols:
-                self._symbols.move_to_end(key)
+            kept = self._get(self._symbols, (fingerprint, blob_id, full))
+            if kept is not _MISSING:
                 self.stats["symbols_hit"] += 1
-                return self._symbols[key]
+                return kept
         for full in uses:
             key = (fingerprint, blob_id, full)
             if key in self._absent:
@@ -95,9 +94,7 @@ class MergeIndex:
                 self._absent.add(key)
                 continue
             self.stats["symbols_disk"] += 1
-            self._symbols[key] = found
-            if len(self._symbols) > MAX_SYMBOLS:
-                self._symbols.popitem(last=False)
+            self._put(self._symbols, key, found, MAX_SYMBOLS)
             return found
         return _MISSING
 
@@ -105,23 +102,37 @@ class MergeIndex:
         """`compute()` once per (kind, key) in this process (bounded): for answers pure in `key`,
         such as the words of the lines one version added to another, keyed by both contents."""
         full = (kind, key)
-        if full in self._memo:
-            self._memo.move_to_end(full)
-            return self._memo[full]
-        value = self._memo[full] = compute()
-        if len(self._memo) > MAX_SYMBOLS:
-            self._memo.popitem(last=False)
+        kept = self._get(self._memo, full)
+        if kept is not _MISSING:
+            return kept
+        value = compute()
+        self._put(self._memo, full, value, MAX_SYMBOLS)
         return value
+
+    def _get(self, table: OrderedDict, key: Any) -> Any:
+        """table[key] (marked recently used), or _MISSING; under the lock: a server's worker
+        threads share one index."""
+        with self._lock:
+            if key not in table:
+                return _MISSING
+            table.move_to_end(key)
+            return table[key]
+
+    def _put(self, table: OrderedDict, key: Any, value: Any, limit: int) -> None:
+        with self._lock:
+            table[key] = value
+            while len(table) > limit:
+                table.popitem(last=False)
 
     # -- changes per tip --------------------------------------------------------------------------
     def changes(self, repo: pygit2.Repository, old: pygit2.Tree, new: pygit2.Tree,
                 diff: Callable[[pygit2.Tree, pygit2.Tree], Changes]) -> Changes:
         """`diff(old, new)`, from memory or disk when known (a copy: callers may keep it)."""
         key = (str(old.id), str(new.id))
-        if key in self._tips:
-            self._tips.move_to_end(key)
+        kept = self._get(self._tips, key)
+        if kept is not _MISSING:
             self.stats["tips_hit"] += 1
-            return dict(self._tips[key])
+            return dict(kept)
         path = self._entry("tips", "", f"{key[0]}-{key[1]}")
         found = _load(path, self.stats, raw=True)
         changes = _unpack(found) if found is not _MISSING else None
@@ -139,10 +150,10 @@ class MergeIndex:
         """`diff(old, result)` from `changes(old, tip)` and the (small) `diff(tip, result)`: what
         the next merge, whose tip `result` is, asks for. Kept like `changes`."""
         key = (str(old.id), str(result.id))
-        if key in self._tips:
-            self._tips.move_to_end(key)
+        kept = self._get(self._tips, key)
+        if kept is not _MISSING:
             self.stats["tips_hit"] += 1
-            return dict(self._tips[key])
+            return dict(kept)
         changes = self.changes(repo, old, tip, diff)
         for path, (before, after) in diff(tip, result).items():
             # `before` is the tip's side; the pin's side is the tip's unless the run changed the path.
@@ -157,9 +168,7 @@ class MergeIndex:
         return dict(changes)
 
     def _remember(self, key: tuple[str, str], changes: Changes) -> None:
-        self._tips[key] = changes
-        if len(self._tips) > MAX_TIPS:
-            self._tips.popitem(last=False)
+        self._put(self._tips, key, changes, MAX_TIPS)
 
     def _save_tip(self, path: Path | None, changes: Changes) -> None:
         if path is None:
