@@ -64,7 +64,12 @@ def semantic_check(task: str, pending: Any = None, git: GitRepo | None = None, *
 
         found: list[SemanticFinding] = []
         if semantic:
-            found = list(check_tree_merge(repo, base, tip, task_commit, tree, labels=("integration", "base", task)))
+            from ..merge.merge_index import index_folder, shared_index
+
+            # Kept per integration tip and by content, on disk for the next process (merge_index.py).
+            index = shared_index(index_folder(repo))
+            found = list(check_tree_merge(repo, base, tip, task_commit, tree, labels=("integration", "base", task),
+                                          index=index))
             found = _unseen(found, recheck_pending(repo, git, task, merges, str(tree)))
         if left_behind and git is not None:
             from .left_behind import left_behind_at_merge

@@ -192,7 +192,9 @@ class Integrator:
             findings: tuple[SemanticFinding, ...] = ()
             if check is not None:
                 t = time.perf_counter()
-                merge_base = repo.merge_base(tip, task)
+                # The queue's history already knows the usual answer: a task branch cut from the pin,
+                # sharing no commit with integration, has the pin as merge base (no graph walk).
+                merge_base = base_id if integration.base_is_merge_base(tip, history) else repo.merge_base(tip, task)
                 findings = tuple(check(repo, merge_base, tip, task, tree)) if merge_base else ()
                 timings["semantic"] = timings.get("semantic", 0.0) + _ms(t)
                 blocking = tuple(f for f in findings if check_blocks(f)) if callable(check_blocks) else \

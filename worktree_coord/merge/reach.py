@@ -42,6 +42,7 @@ import re
 from typing import Callable, Iterable, Mapping
 
 from .linediff import hunks, ranges_text, touched_lines
+from .merge_index import MergeIndex, hash_bytes
 from .versions import Versions
 
 BARREL_USERS = 256        # using files whose imports are read for re-exports (1b), at most
@@ -69,8 +70,9 @@ class Reach:
                  module_token: Callable[[str], bytes], package_wide: Callable[[str], bool],
                  imported_files: Callable[[str], frozenset[str]],
                  reexported: Callable[[str, frozenset[bytes]], frozenset[str]] | None = None,
-                 barrels: Callable[[str], bool] = lambda path: False):
+                 barrels: Callable[[str], bool] = lambda path: False, memo: "MergeIndex | None" = None):
         self._files = files
+        self._memo = memo   # answers kept across checks (merge_index.MergeIndex.memo)
         self._module_path = module_path
         self._module_token = module_token
         self._package_wide = package_wide
@@ -173,8 +175,7 @@ class Reach:
         #    imports only when they share a word.
         out: dict[str, frozenset[bytes]] = {}
         for path in set(near_by) | set(imported_by):
-            versions = files[path]
-            near = _near_words(versions.base or b"", versions.version(side))
+            near = self._near(side, path)
             live: set[bytes] = set()
             for user in near_by.get(path, ()):
                 live |= near & self._added(other, user)
@@ -207,11 +208,37 @@ class Reach:
         if key not in self._added_cache:
             versions = self._files[path]
             data = versions.version(side) or b""
-            lines = data.split(b"\n")
-            found = [lines[start - 1:start - 1 + count] for _, _, start, count in hunks(versions.base or b"", data)
-                     if count]
-            self._added_cache[key] = words(b"\n".join(b"\n".join(chunk) for chunk in found))
+            base = versions.base or b""
+
+            def compute() -> frozenset[bytes]:
+                lines = data.split(b"\n")
+                found = [lines[start - 1:start - 1 + count] for _, _, start, count in hunks(base, data) if count]
+                return words(b"\n".join(b"\n".join(chunk) for chunk in found))
+
+            # Pure in the two contents: kept across the merges of a drain (merge_index.py), where
+            # integration's files are the same from one merge to the next.
+            self._added_cache[key] = compute() if self._memo is None else \
+                self._memo.memo("added", _pair_key(versions, side, base, data), compute)
         return self._added_cache[key]
+
+    def _near(self, side: str, path: str) -> frozenset[bytes]:
+        """`_near_words` of `side`'s version of `path`, kept across checks by the two contents."""
+        versions = self._files[path]
+        base, new = versions.base or b"", versions.version(side)
+        if self._memo is None:
+            return _near_words(base, new)
+        return self._memo.memo("near", _pair_key(versions, side, base, new), lambda: _near_words(base, new))
+
+
+def _pair_key(versions: Versions, side: str, base: bytes, data: bytes | None) -> tuple:
+    """A key for an answer pure in the base and `side` contents: their git ids when known, else
+    their hashes (None: the side has no file)."""
+    ids = getattr(versions, "blob_id", None)
+    if ids is not None:
+        known = (ids("base"), ids(side))
+        if known[0] is not None and known[1] is not None:
+            return ("id",) + known
+    return ("hash", hash_bytes(base), None if data is None else hash_bytes(data))
 
 
 def _near_words(base: bytes, new: bytes | None) -> frozenset[bytes]:

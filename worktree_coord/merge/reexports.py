@@ -35,6 +35,7 @@ How (precision first, nothing guessed):
 
 from __future__ import annotations
 
+import functools
 import posixpath
 from typing import Callable, Iterable, Protocol
 
@@ -42,7 +43,10 @@ from .crate_paths import CratePaths
 from .path_maps import PathMaps
 from .profiles import PackageRules, SemanticRules, profile_for_path
 from .reach import spelling
-from .symbols import Symbols, extract
+
+# profile_for_path by path, remembered: `reached` asks it for each of a drain's users on every merge.
+_profile = functools.lru_cache(maxsize=65536)(profile_for_path)
+from .symbols import Symbols, extract, fingerprint
 from .versions import MAX_BYTES
 from .workspace_packages import TreeFolders, WorkspacePackages
 
@@ -280,9 +284,12 @@ class ReExports:
         profile = profile_for_path(path)
         found = None
         if data is not None and profile is not None and len(data) <= MAX_BYTES and b"\x00" not in data[:8000]:
-            tree = profile.parse(data)
-            if not tree.root_node.has_error:
-                found = extract(profile, data, tree, uses=False)
+            def compute() -> Symbols | None:
+                tree = profile.parse(data)
+                return None if tree.root_node.has_error else extract(profile, data, tree, uses=False)
+
+            index = getattr(self._merge, "index", None)
+            found = compute() if index is None else index.symbols(fingerprint(profile), data, False, compute)
         self._outside[path] = found
         return found
 
@@ -290,7 +297,7 @@ class ReExports:
         """The files of the merge that `user`'s merged imports of one of `names` reach through a
         re-export or a workspace package's name (a file its import names itself aside): where a use
         of that name added there may be defined."""
-        profile = profile_for_path(user)
+        profile = _profile(user)
         if profile is None or not profile.semantic.module_files or not self._merge.files[user].exists("merged"):
             return frozenset()
         symbols = self._merge.symbols(user, "merged", uses=False)

@@ -50,9 +50,11 @@ from .reach import Reach, words
 from .reexports import ReExports, module_parts
 from .result import SemanticFinding
 from .signatures import find_signature_changes
+from .merge_index import MISSING, MergeIndex
 from .linediff import (added_lines as _added_lines, added_text, follow as _follow, lines_text, ranges_text,
                        touched_lines as _touched_lines)
-from .symbols import Definition, Reference, Symbols, extract, hidden_query, visible_import as _visible_import
+from .symbols import (Definition, Reference, Symbols, extract, fingerprint, hidden_query,
+                      visible_import as _visible_import)
 from .versions import MAX_BYTES, FileVersions, Versions
 from .workspace_packages import TreeFolders
 
@@ -112,7 +114,8 @@ def find_broken_names(files: Iterable[Versions], *, labels: tuple[str, str, str]
                       tree_file: TreeFile | None = None,
                       tree_folders: TreeFolders | None = None,
                       every_use: bool = False,
-                      package_files: PackageFiles | None = None) -> tuple[SemanticFinding, ...]:
+                      package_files: PackageFiles | None = None,
+                      index: "MergeIndex | None" = None) -> tuple[SemanticFinding, ...]:
     """Every name the merge of `files` broke (see the module docstring), in path and line order,
     each (use file, use line, problem, name) once. `complete`: `files` hold every file either side
     changed (what a tree merge gives); when not, a package-wide name (Go) gone from one file is
@@ -125,9 +128,11 @@ def find_broken_names(files: Iterable[Versions], *, labels: tuple[str, str, str]
     `tree_folders(which, folder)`: the names of a folder's subfolders there (a workspace's package
     folders, found by its globs: workspace_packages.py). `every_use`: an import of a broken name is
     named even where the file's calls of it are (a use left behind, which nobody wrote in this merge:
-    the import is what fails first)."""
+    the import is what fails first). `index`: where symbols are kept between checks, by content
+    (merge_index.py); None parses every version this check reads."""
     checked = [f for f in files if semantic_profile(f.path) is not None]
     check = _Check(checked, labels, trees or {}, complete, tree_file, tree_folders, package_files)
+    check.index = index
     check.every_use = every_use
     found = check.run() + find_duplicates(checked, labels=labels, trees=trees) + find_signature_changes(check)
     if mentions is not None and len(checked) > 1:
@@ -143,6 +148,7 @@ class _Check:
                  complete: bool = True, tree_file: TreeFile | None = None,
                  tree_folders: TreeFolders | None = None, package_files: PackageFiles | None = None):
         self.files = {f.path: f for f in files}
+        self.index: MergeIndex | None = None   # find_broken_names(index=...)
         self.package_reader = package_files   # the rest of a one-file check's package (PackageFiles)
         self._outside: dict[str, list[Symbols] | None] = {}   # the rest of a file's package, when read
         # A name imported through a file that re-exports it (a barrel, a package's __init__.py):
@@ -167,6 +173,15 @@ class _Check:
         """The symbols of one version (None: absent, or it does not parse cleanly); uses=False
         asks only for what it defines (a full extraction answers that too)."""
         versions = self.files[path]
+        if self.index is not None and hasattr(versions, "blob_id"):
+            # Known by its id: integration's files, unchanged since the last merge, are not even read.
+            blob_id = versions.blob_id(which)
+            if blob_id is not None:
+                profile = semantic_profile(path)
+                assert profile is not None
+                kept = self.index.known_symbols(fingerprint(profile), blob_id, (True, False) if not uses else (True,))
+                if kept is not MISSING:
+                    return kept
         data = versions.version(which)
         if data is None:
             return None
@@ -178,12 +193,18 @@ class _Check:
         if len(data) > MAX_BYTES or b"\x00" in data[:8000]:
             self._symbols[(path, data, uses)] = None   # too big, or binary: never guessed at
             return None
-        tree = self._trees.get((path, data))
-        if tree is None:
-            given = self.trees.get(which) if len(self.files) == 1 else None
-            tree = given or profile.parse(data)
-            self._trees[(path, data)] = tree
-        found = None if tree.root_node.has_error else extract(profile, data, tree, uses=uses)
+
+        def compute() -> Symbols | None:
+            tree = self._trees.get((path, data))
+            if tree is None:
+                given = self.trees.get(which) if len(self.files) == 1 else None
+                tree = given or profile.parse(data)
+                self._trees[(path, data)] = tree
+            return None if tree.root_node.has_error else extract(profile, data, tree, uses=uses)
+
+        # Kept by content across merges (merge_index.py): integration's files, unchanged from one
+        # merge of a drain to the next, are parsed once, not once a merge.
+        found = compute() if self.index is None else self.index.symbols(fingerprint(profile), data, uses, compute)
         self._symbols[(path, data, uses)] = found
         return found
 
@@ -223,7 +244,12 @@ class _Check:
         data = self.files[path].version(which)
         if data is None or self.symbols(path, which, uses=False) is None:
             return None
-        return self._trees.get((path, data))
+        tree = self._trees.get((path, data))
+        if tree is None:   # the symbols came from the index: parse now (it parsed cleanly before)
+            profile = semantic_profile(path)
+            assert profile is not None
+            tree = self._trees[(path, data)] = profile.parse(data)
+        return tree
 
     def run(self) -> tuple[SemanticFinding, ...]:
         if len(self.files) == 1 and not self._may_break_a_name(next(iter(self.files.values()))):
@@ -311,7 +337,8 @@ class _Check:
             self._reach = Reach(self.files, module_path=self.module_path, module_token=self.module_token,
                                 package_wide=self.package_wide, imported_files=self.imported_files,
                                 reexported=self.reexports.reached,
-                                barrels=lambda path: bool(semantic_profile(path).semantic.module_files))
+                                barrels=lambda path: bool(semantic_profile(path).semantic.module_files),
+                                memo=self.index)
         return self._reach.live(side, path)
 
     def imported_files(self, path: str) -> frozenset[str]:
@@ -701,6 +728,7 @@ def _defines(symbols: Symbols, definition: Definition) -> bool:
     return not definition.container and symbols.wildcard
 
 
+@functools.lru_cache(maxsize=65536)   # asked for every file of every merge of a drain
 def _module_path(path: str, rules: SemanticRules) -> str:
     """The module a file is, as a path: `pkg/util.py` -> pkg/util, `pkg/__init__.py` -> pkg; for a
     language whose directories are packages, the directory."""

@@ -125,6 +125,47 @@ def hidden_query(profile: Profile) -> tree_sitter.Query:
     return _compile(profile, profile.semantic.hidden_names)
 
 
+@functools.lru_cache(maxsize=None)
+def fingerprint(profile: Profile) -> str:
+    """What an extraction under `profile` depends on besides the bytes: the query text, the
+    profile's data and this module's code, hashed (merge_index.py keys kept symbols by it)."""
+    import dataclasses
+    import hashlib
+
+    def stable(value: object) -> object:
+        # Sets print in hash order, which changes between processes: sort them.
+        if dataclasses.is_dataclass(value) and not isinstance(value, type):
+            return [(f.name, stable(getattr(value, f.name))) for f in dataclasses.fields(value)]
+        if isinstance(value, (set, frozenset)):
+            return sorted(repr(stable(v)) for v in value)
+        if isinstance(value, dict):
+            return sorted((repr(stable(k)), repr(stable(v))) for k, v in value.items())
+        if isinstance(value, (list, tuple)):
+            return [stable(v) for v in value]
+        if isinstance(value, re.Pattern):
+            return value.pattern
+        return value if isinstance(value, (str, bytes, int, float, bool, type(None))) else type(value).__name__
+
+    digest = hashlib.sha1()
+    digest.update(_query_text(profile).encode("utf-8"))
+    digest.update(repr(stable(profile)).encode("utf-8"))
+    digest.update(_code_fingerprint())
+    return digest.hexdigest()
+
+
+@functools.lru_cache(maxsize=None)
+def _code_fingerprint() -> bytes:
+    """This module's source and the grammar package's version: a changed extractor keys anew."""
+    import hashlib
+
+    try:
+        import tree_sitter as ts
+        version = getattr(ts, "__version__", "") or ""
+        return hashlib.sha1(open(__file__, "rb").read() + version.encode()).digest()
+    except OSError:
+        return b"unreadable"
+
+
 def _query_text(profile: Profile) -> str:
     return "\n".join([_tags_text(wheel) for wheel in profile.semantic.tags] + [profile.semantic.query])
 

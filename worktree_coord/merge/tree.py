@@ -33,6 +33,7 @@ from ..member_globs import tree_subfolders
 from .cascade import merge_file
 from .result import FileMerge, MergeConflict, SemanticFinding, SemanticMode, Strategy
 from .import_paths import grouped_paths
+from .merge_index import MergeIndex, shared_index
 from .semantic import find_broken_names, semantic_profile
 
 _REGULAR = 0o100644
@@ -125,20 +126,28 @@ def resolve_conflicted_files(repo: pygit2.Repository, entries: Mapping[str, tupl
 
 def check_tree_merge(repo: pygit2.Repository, base: pygit2.Oid | str, ours: pygit2.Oid | str,
                      theirs: pygit2.Oid | str, merged: pygit2.Oid | str, *,
-                     labels: tuple[str, str, str] = ("ours", "base", "theirs")) -> tuple[SemanticFinding, ...]:
+                     labels: tuple[str, str, str] = ("ours", "base", "theirs"),
+                     index: MergeIndex | None = None) -> tuple[SemanticFinding, ...]:
     """The semantic findings of a tree merge: `base`, `ours`, `theirs`, `merged` are trees (or
     commits, peeled). Only regular files are checked; their versions are read when the check asks
     for them, so a big side's files the check never needs (most of integration's, against one task)
-    cost a tree lookup and nothing more."""
+    cost a tree lookup and nothing more. `index` (merge_index.py; default: this process's memory)
+    keeps symbols by content and each tip's changes from the base: the merge after this one, whose
+    `ours` is this `merged`, finds base -> ours known, and files unchanged since, parsed."""
+    index = index if index is not None else shared_index()
     trees = [repo[_oid(x)].peel(pygit2.Tree) for x in (base, ours, theirs, merged)]
     # Three diffs from the base give every version's blob id: a path a diff does not list is as
     # it was at the base (no per-path tree lookups, which cost more than the check on big merges).
-    files = _tree_files(repo, [_changes(trees[0], tree) for tree in trees[1:]])
+    # base -> ours (integration: all the run changed so far) comes from the index, and base ->
+    # merged is it plus ours -> merged (the task's few files), kept for the next merge.
+    changes = [index.changes(repo, trees[0], trees[1], _changes), _changes(trees[0], trees[2]),
+               index.advance(repo, trees[0], trees[1], trees[3], _changes)]
+    files = _tree_files(repo, changes)
     if not files:
         return ()
     mentions = _Mentions(repo, trees[0], trees[1], trees[2])
     return find_broken_names(files, labels=labels, mentions=mentions, tree_file=mentions.file,
-                             tree_folders=mentions.folders)
+                             tree_folders=mentions.folders, index=index)
 
 
 def changed_on_both_sides(repo: pygit2.Repository, base: pygit2.Oid | str, ours: pygit2.Oid | str,
@@ -319,6 +328,9 @@ class _TreeFile:
             self._data["merged"] = merged  # type: ignore[assignment]
 
     def version(self, which: str) -> bytes | None:
+        data = self._data.get(which, _UNSET)
+        if data is not _UNSET:
+            return data  # type: ignore[return-value]
         if which not in self._data:
             oid = self._ids[which]
             same = next((w for w, known in self._ids.items() if known == oid and w in self._data), None)
@@ -327,6 +339,12 @@ class _TreeFile:
 
     def exists(self, which: str) -> bool:
         return self._ids[which] is not None
+
+    def blob_id(self, which: str) -> bytes | None:
+        """The git id (raw) of one version, None when absent or given as bytes: a key for what is
+        kept by content (merge_index.py), known without reading the blob."""
+        oid = self._ids[which]
+        return oid.raw if isinstance(oid, pygit2.Oid) else None
 
     def same(self, one: str, other: str) -> bool:
         return self._ids[one] == self._ids[other]

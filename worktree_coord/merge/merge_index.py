@@ -1,0 +1,301 @@
+"""What the post-merge check keeps between merges, so a merge costs what it changes.
+
+Stage: beside the post-merge semantic check over a tree merge (tree.check_tree_merge). A drain of
+the merge queue checks merge k as (pin, integration tip, task, merged tree); integration's side is
+every file the run changed so far, so without this each merge re-read, re-parsed and re-diffed the
+run's whole work. Two things are kept:
+- **symbols per blob**: what one file version defines, imports and references (symbols.extract),
+  keyed by its content (the blob's git id), the profile and the query's fingerprint. Content-keyed,
+  an entry is never stale: the same bytes give the same symbols in any repository and any tip.
+- **changes per tip**: path -> (pin side, tip side) for every path the tip differs from the pin on
+  (a tree diff). The next merge's tip is this merge's result, whose changes are this tip's updated
+  with the small diff tip -> result (the task's files), not a diff of the pin against the new tip.
+Both live in memory (bounded) and, given a folder (`<git common dir>/wtc/merge-index/`, what the
+coordinator passes), on disk so another process (each `wtc task finish` merges in its own) finds
+them: one file per entry, written to a temporary name and renamed into place, so a reader sees a
+whole entry or none. An entry that does not load (truncated, another format, not ours) is dropped
+and computed again; the disk is a cache, never the truth, so results are those of a full walk.
+Invariants: every answer equals what the uncached computation gives (tests/merge/test_merge_index.py
+compares them after edits, deletions, renames, a corrupt file and two processes); nothing here
+knows about runs or tasks.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import marshal
+import os
+import pickle
+import tempfile
+import threading
+from collections import OrderedDict
+from pathlib import Path
+from typing import Any, Callable
+
+import pygit2
+
+FORMAT = 1              # bump when what an entry holds changes shape
+MAX_SYMBOLS = 8192      # symbols (and memo) entries kept in memory per process
+MAX_TIPS = 16           # tips whose changes are kept in memory
+MAX_TIP_FILES = 64      # tips whose changes are kept on disk (the oldest are removed past this)
+
+Side = tuple[Any, int]   # a path's blob id (None: absent) and mode in one tree
+Changes = dict[str, tuple[Side, Side]]
+
+
+class MergeIndex:
+    """The symbols of blobs and the changes of tips (module docstring); `folder` None: memory only."""
+
+    def __init__(self, folder: Path | str | None = None):
+        self.folder = Path(folder) if folder is not None else None
+        self._symbols: OrderedDict[tuple[str, bytes, bool], Any] = OrderedDict()
+        self._tips: OrderedDict[tuple[str, str], Changes] = OrderedDict()
+        self._memo: OrderedDict[tuple[str, Any], Any] = OrderedDict()
+        self._absent: set[tuple[str, bytes, bool]] = set()   # symbols keys this process found no file for
+        self._saved = 0
+        self._lock = threading.Lock()
+        self.stats = {"symbols_hit": 0, "symbols_disk": 0, "symbols_miss": 0, "tips_hit": 0, "tips_disk": 0,
+                      "tips_miss": 0, "tips_composed": 0, "corrupt": 0}
+
+    # -- symbols per blob -------------------------------------------------------------------------
+    def symbols(self, fingerprint: str, data: bytes, uses: bool, compute: Callable[[], Any]) -> Any:
+        """`compute()` (the symbols of `data`, or None) once per (fingerprint, content, uses)."""
+        key = (fingerprint, _blob_id(data), uses)
+        kept = self._get(self._symbols, key)
+        if kept is not _MISSING:
+            self.stats["symbols_hit"] += 1
+            return kept
+        path = self._entry("symbols", fingerprint, key[1].hex() + ("u" if uses else "d"))
+        found = _load(path, self.stats)
+        if found is not _MISSING:
+            self.stats["symbols_disk"] += 1
+            value = found
+        else:
+            self.stats["symbols_miss"] += 1
+            value = compute()
+            _store(path, value)
+        self._put(self._symbols, key, value, MAX_SYMBOLS)
+        return value
+
+    def known_symbols(self, fingerprint: str, blob_id: bytes, uses: tuple[bool, ...]) -> Any:
+        """The kept symbols of the blob `blob_id` (raw git id) extracted with one of `uses`, in
+        that order, or MISSING: a version whose id is known is answered without reading it."""
+        for full in uses:
+            kept = self._get(self._symbols, (fingerprint, blob_id, full))
+            if kept is not _MISSING:
+                self.stats["symbols_hit"] += 1
+                return kept
+        for full in uses:
+            key = (fingerprint, blob_id, full)
+            if key in self._absent:
+                continue   # looked for on disk already by this process: computed when asked
+            found = _load(self._entry("symbols", fingerprint, blob_id.hex() + ("u" if full else "d")), self.stats)
+            if found is _MISSING:
+                self._absent.add(key)
+                continue
+            self.stats["symbols_disk"] += 1
+            self._put(self._symbols, key, found, MAX_SYMBOLS)
+            return found
+        return _MISSING
+
+    def memo(self, kind: str, key: Any, compute: Callable[[], Any]) -> Any:
+        """`compute()` once per (kind, key) in this process (bounded): for answers pure in `key`,
+        such as the words of the lines one version added to another, keyed by both contents."""
+        full = (kind, key)
+        kept = self._get(self._memo, full)
+        if kept is not _MISSING:
+            return kept
+        value = compute()
+        self._put(self._memo, full, value, MAX_SYMBOLS)
+        return value
+
+    def _get(self, table: OrderedDict, key: Any) -> Any:
+        """table[key] (marked recently used), or _MISSING; under the lock: a server's worker
+        threads share one index."""
+        with self._lock:
+            if key not in table:
+                return _MISSING
+            table.move_to_end(key)
+            return table[key]
+
+    def _put(self, table: OrderedDict, key: Any, value: Any, limit: int) -> None:
+        with self._lock:
+            table[key] = value
+            while len(table) > limit:
+                table.popitem(last=False)
+
+    # -- changes per tip --------------------------------------------------------------------------
+    def changes(self, repo: pygit2.Repository, old: pygit2.Tree, new: pygit2.Tree,
+                diff: Callable[[pygit2.Tree, pygit2.Tree], Changes]) -> Changes:
+        """`diff(old, new)`, from memory or disk when known (a copy: callers may keep it)."""
+        key = (str(old.id), str(new.id))
+        kept = self._get(self._tips, key)
+        if kept is not _MISSING:
+            self.stats["tips_hit"] += 1
+            return dict(kept)
+        path = self._entry("tips", "", f"{key[0]}-{key[1]}")
+        found = _load(path, self.stats, raw=True)
+        changes = _unpack(found) if found is not _MISSING else None
+        if changes is not None:
+            self.stats["tips_disk"] += 1
+        else:
+            self.stats["tips_miss"] += 1
+            changes = diff(old, new)
+            self._save_tip(path, changes)
+        self._remember(key, changes)
+        return dict(changes)
+
+    def advance(self, repo: pygit2.Repository, old: pygit2.Tree, tip: pygit2.Tree, result: pygit2.Tree,
+                diff: Callable[[pygit2.Tree, pygit2.Tree], Changes]) -> Changes:
+        """`diff(old, result)` from `changes(old, tip)` and the (small) `diff(tip, result)`: what
+        the next merge, whose tip `result` is, asks for. Kept like `changes`."""
+        key = (str(old.id), str(result.id))
+        kept = self._get(self._tips, key)
+        if kept is not _MISSING:
+            self.stats["tips_hit"] += 1
+            return dict(kept)
+        changes = self.changes(repo, old, tip, diff)
+        for path, (before, after) in diff(tip, result).items():
+            # `before` is the tip's side; the pin's side is the tip's unless the run changed the path.
+            pinned = changes[path][0] if path in changes else before
+            if _same(pinned, after):
+                changes.pop(path, None)   # back to what the pin holds: no longer a change
+            else:
+                changes[path] = (pinned, after)
+        self.stats["tips_composed"] += 1
+        self._save_tip(self._entry("tips", "", f"{key[0]}-{key[1]}"), changes)
+        self._remember(key, changes)
+        return dict(changes)
+
+    def _remember(self, key: tuple[str, str], changes: Changes) -> None:
+        self._put(self._tips, key, changes, MAX_TIPS)
+
+    def _save_tip(self, path: Path | None, changes: Changes) -> None:
+        if path is None:
+            return
+        _store(path, _pack(changes), raw=True)
+        self._saved += 1
+        if self._saved % 16:
+            return   # the folder is pruned every 16th tip written: listing it costs more than one write
+        try:
+            entries = sorted(path.parent.iterdir(), key=lambda p: p.stat().st_mtime)
+        except OSError:
+            return
+        for stale in entries[:max(0, len(entries) - MAX_TIP_FILES)]:
+            try:
+                stale.unlink()
+            except OSError:
+                pass   # another process removed it first
+
+    def _entry(self, kind: str, fingerprint: str, name: str) -> Path | None:
+        if self.folder is None:
+            return None
+        base = self.folder / f"v{FORMAT}" / kind
+        if fingerprint:
+            base = base / fingerprint[:16] / name[:2]
+        return base / name
+
+
+def index_folder(repo: pygit2.Repository) -> Path:
+    """`<git common dir>/wtc/merge-index` of `repo` (a linked worktree's too)."""
+    git_dir = Path(repo.path)
+    commondir = git_dir / "commondir"
+    if commondir.is_file():
+        git_dir = (git_dir / commondir.read_text(errors="replace").strip()).resolve()
+    return git_dir / "wtc" / "merge-index"
+
+
+_SHARED: dict[str, MergeIndex] = {}
+_MEMORY = MergeIndex()
+
+
+def shared_index(folder: Path | str | None = None) -> MergeIndex:
+    """One index per folder per process (None: the in-memory one), so the merges of one drain share it."""
+    if folder is None:
+        return _MEMORY
+    key = str(folder)
+    if key not in _SHARED:
+        _SHARED[key] = MergeIndex(folder)
+    return _SHARED[key]
+
+
+_MISSING = object()
+MISSING = _MISSING   # known_symbols: nothing kept
+
+
+def hash_bytes(data: bytes) -> bytes:
+    """A short key for `data` in memo keys (its SHA-1)."""
+    return hashlib.sha1(data).digest()
+
+
+def _blob_id(data: bytes) -> bytes:
+    """The git blob id of `data` (what the repository names it by)."""
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).digest()
+
+
+def _load(path: Path | None, stats: dict[str, int], raw: bool = False) -> Any:
+    """An entry's value, or _MISSING (absent; damaged, which is removed and counted)."""
+    if path is None:
+        return _MISSING
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return _MISSING
+    try:
+        tag, value = marshal.loads(data) if raw else pickle.loads(data)
+        if tag != ("wtc-merge-index", FORMAT):
+            raise ValueError("another format")
+        return value
+    except Exception:   # noqa: BLE001 - any damage means: not an entry; compute it again
+        stats["corrupt"] += 1
+        try:
+            path.unlink()
+        except OSError:
+            pass
+        return _MISSING
+
+
+def _store(path: Path | None, value: Any, raw: bool = False) -> None:
+    """Write one entry whole (temporary file renamed into place); a failure only loses the cache."""
+    if path is None:
+        return
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+        with os.fdopen(fd, "wb") as fh:
+            entry = (("wtc-merge-index", FORMAT), value)
+            # marshal for a tip's changes (plain tuples of bytes and ints: several times faster).
+            fh.write(marshal.dumps(entry) if raw else pickle.dumps(entry, protocol=pickle.HIGHEST_PROTOCOL))
+        os.replace(tmp, path)
+    except OSError:
+        pass
+
+
+def _same(a: Side, b: Side) -> bool:
+    if a[0] is None or b[0] is None:
+        return a[0] is None and b[0] is None
+    return a[0] == b[0] and a[1] == b[1]
+
+
+def _pack(changes: Changes) -> tuple:
+    """A tip's changes as flat tuples (marshal writes them fast): path, pin id, mode, tip id, mode."""
+    return tuple((path, None if b[0] is None else b[0].raw, int(b[1]), None if a[0] is None else a[0].raw, int(a[1]))
+                 for path, (b, a) in changes.items())
+
+
+def _unpack(value: Any) -> Changes | None:
+    """`_pack`'s inverse; None when `value` is not what `_pack` writes."""
+    try:
+        oid = pygit2.Oid
+        return {path: ((None if b is None else oid(raw=b), bm), (None if a is None else oid(raw=a), am))
+                for path, b, bm, a, am in value}
+    except (TypeError, ValueError):
+        return None
+
+
+def _raw(sides: tuple[Side, Side]) -> tuple[tuple[bytes | None, int], tuple[bytes | None, int]]:
+    return tuple((None if oid is None else oid.raw, mode) for oid, mode in sides)  # type: ignore[return-value]
+
+
+def _oids(sides: Any) -> tuple[Side, Side]:
+    return tuple((None if raw is None else pygit2.Oid(raw=raw), mode) for raw, mode in sides)  # type: ignore[return-value]
