@@ -19,7 +19,7 @@ SOURCE = Path(__file__).resolve().parents[1] / PACKAGE
 
 # ---- the layer table: every part of the package (a subpackage or a top-level module), by layer ----
 
-FACES = frozenset({"cli", "ci", "hooks", "mcp", "fanout", "__main__", "entry"})   # parse, call, render (entry: the script that starts cli)
+FACES = frozenset({"cli", "ci", "hooks", "mcp", "fanout", "serve", "__main__", "entry"})  # parse, call, render (entry: the script that starts cli)
 COORDINATOR = frozenset({"coordinator"})                          # the API and its own bookkeeping
 CHECK = frozenset({"check"})                                      # composes the capabilities below
 CAPABILITIES = frozenset({"boundary", "merge", "integrate", "consolidate", "telemetry"})

@@ -1,6 +1,7 @@
 """The `wtc` script's entry point: catches Ctrl-C from the first moment, before the command line
 loads (typer, pygit2: a few hundred milliseconds in which a KeyboardInterrupt would otherwise print
-a raw traceback), then hands over to `worktree_coord.cli.main`, which handles it from there on.
+a raw traceback), then hands the call to this repository's warm server when one runs (`wtc serve`: serve/client.py),
+else over to `worktree_coord.cli.main`, which handles it from there on.
 
 Only the standard library is imported before the handler is in place.
 """
@@ -32,6 +33,13 @@ def _interrupted_while_loading(signum: int, frame: object) -> None:
 def main() -> None:
     """Entry point of the `wtc` and `worktree-coord` scripts and of `python -m worktree_coord`."""
     previous = signal.signal(signal.SIGINT, _interrupted_while_loading)
+    # A warm server for this repository (`wtc serve`) runs the call with everything imported;
+    # without one (or a stale socket) this is a few stat calls and the call runs in-process.
+    from .serve.client import served_call
+
+    served = served_call(sys.argv[1:])
+    if served is not None:
+        sys.exit(served)
     from .cli import main as cli_main
 
     # From here on Ctrl-C is a KeyboardInterrupt again, inside cli.main's one handler.

@@ -53,6 +53,7 @@ COMMAND_MODULES: dict[str, tuple[str, ...]] = {
     "mcp": ("mcp",), "merge-file": ("merge_file",), "driver": ("merge_file",), "merge": ("merging",),
     "report": ("merging",), "land": ("merging",), "sync": ("merging",), "watch": ("watch",),
     "task": ("tasks", "forecast", "fanout"), "fanout": ("fanout",), "hook": ("hooks",), "hooks": ("hooks",), "plan": ("plan",), "run": ("runs",),
+    "serve": ("serve",),
 }
 
 
