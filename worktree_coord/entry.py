@@ -33,6 +33,12 @@ def _interrupted_while_loading(signum: int, frame: object) -> None:
 def main() -> None:
     """Entry point of the `wtc` and `worktree-coord` scripts and of `python -m worktree_coord`."""
     previous = signal.signal(signal.SIGINT, _interrupted_while_loading)
+    if sys.argv[1:] == ["--version"]:
+        # Asked before anything else by harnesses checking what is installed: no command line to build.
+        from . import __version__
+
+        sys.stdout.write(f"wtc {__version__}\n")
+        sys.exit(0)
     # A warm server for this repository (`wtc serve`) runs the call with everything imported;
     # without one (or a stale socket) this is a few stat calls and the call runs in-process.
     from .serve.client import served_call

@@ -22,12 +22,15 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import stat
 import sys
+from typing import TYPE_CHECKING
 
 from ..gitrepo.locate import locate_plain
 from . import protocol
+
+if TYPE_CHECKING:
+    import socket
 
 HELLO_TIMEOUT = 5.0                        # seconds for the server to fork the call's process
 NOT_SERVED = ("serve", "mcp")               # servers themselves, never handed to a server
@@ -57,7 +60,7 @@ def read_token(common_dir: str) -> str | None:
         return None
 
 
-def connect(common_dir: str) -> socket.socket | None:
+def connect(common_dir: str) -> "socket.socket | None":
     """A connection to the repository's server that said hello, or None (no server, stale, other code)."""
     path = protocol.socket_path(common_dir)
     try:
@@ -65,6 +68,8 @@ def connect(common_dir: str) -> socket.socket | None:
             return None
     except OSError:
         return None
+    import socket   # only now: most calls find no server and never pay for it
+
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         sock.settimeout(HELLO_TIMEOUT)
@@ -115,7 +120,7 @@ def served_call(argv: list[str]) -> int | None:
     return _await(sock)
 
 
-def _await(sock: socket.socket) -> int | None:
+def _await(sock: "socket.socket") -> int | None:
     def forward(signum: int, frame: object) -> None:
         try:
             protocol.send(sock, {"signal": signum})

@@ -20,8 +20,11 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import struct
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:   # socket loads only when a server's socket file exists: every call checks for one
+    import socket
 
 VERSION = 1
 TOKEN_ENV = "WTC_SERVE_TOKEN"
@@ -65,19 +68,23 @@ class ShortPath:
             os.close(self.fd)
 
 
-def send(sock: socket.socket, message: dict[str, object], fds: list[int] | None = None) -> None:
+def send(sock: "socket.socket", message: dict[str, object], fds: list[int] | None = None) -> None:
     data = json.dumps(message).encode()
     frame = struct.pack(">I", len(data)) + data
     if fds:
+        import socket
+
         socket.send_fds(sock, [frame], fds)
     else:
         sock.sendall(frame)
 
 
-def _exactly(sock: socket.socket, size: int, fds: list[int] | None) -> bytes | None:
+def _exactly(sock: "socket.socket", size: int, fds: list[int] | None) -> bytes | None:
     chunks, got = [], 0
     while got < size:
         if fds is not None and not got:
+            import socket
+
             data, received, _flags, _addr = socket.recv_fds(sock, size, 8)
             fds.extend(received)
         else:
@@ -89,7 +96,7 @@ def _exactly(sock: socket.socket, size: int, fds: list[int] | None) -> bytes | N
     return b"".join(chunks)
 
 
-def receive(sock: socket.socket, fds: list[int] | None = None) -> dict[str, object] | None:
+def receive(sock: "socket.socket", fds: list[int] | None = None) -> dict[str, object] | None:
     """The next message, or None at end of stream; file descriptors that came with it go into `fds`."""
     head = _exactly(sock, 4, fds)
     if head is None:
