@@ -8,7 +8,6 @@ Only the standard library is imported before the handler is in place.
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import sys
@@ -19,6 +18,8 @@ EXIT_INTERRUPTED = 130   # worktree_coord.errors.EXIT_INTERRUPTED, not imported:
 def _interrupted_while_loading(signum: int, frame: object) -> None:
     message = "interrupted (Ctrl-C) while wtc was starting; nothing was done"
     if "--json" in sys.argv[1:]:
+        import json
+
         body = {"schema": "wtc.error/1", "exit_code": EXIT_INTERRUPTED, "ok": False,
                 "error": {"kind": "interrupted", "message": message, "exit_code": EXIT_INTERRUPTED,
                           "fix": "run the same command again"}}

@@ -205,4 +205,4 @@ def test_a_second_server_for_one_repository_is_refused(repo: Path, served: Serve
 
 def test_serve_outside_a_plain_repository_says_so(tmp_path: Path) -> None:
     done = run(tmp_path, "serve", "--json")
-    assert done.returncode == 2 and "plain layout" in json.loads(done.stdout)["error"]["message"]
+    assert done.returncode == 5 and "plain layout" in json.loads(done.stdout)["error"]["message"]

@@ -41,7 +41,7 @@ import sys
 import threading
 from pathlib import Path
 
-from ..errors import UsageError
+from ..errors import NotFoundError, UsageError
 from ..gitrepo.locate import Located, locate_plain
 from . import protocol
 from .client import PACKAGE_DIR
@@ -55,7 +55,7 @@ REQUEST_TIMEOUT = 30.0   # seconds a connected caller has to send its call after
 def locate(repo: str) -> Located:
     located = locate_plain(repo)
     if located is None:
-        raise UsageError(f"wtc serve: {repo!r} is not inside a repository with the plain layout (a .git folder, "
+        raise NotFoundError(f"wtc serve: {repo!r} is not inside a repository with the plain layout (a .git folder, "
                          "or a linked worktree of one)",
                          fix="run it from the main checkout, or pass --repo PATH; bare repositories, separate "
                              "git dirs and core.worktree are served in-process only")
