@@ -4,7 +4,7 @@ Stage: a face's transport. Input: the repository, `WTC_SERVE_TOKEN` (optional). 
 `<git common dir>/wtc/serve.sock` until stopped (`wtc serve --stop`, SIGTERM, Ctrl-C).
 
 Design (measured in docs/architecture.md, "The warm path"): the server imports everything a call can
-need once (the CLI's command modules, the coordinator, pygit2, the store, the merge engine and every
+need once (the CLI's command modules and typer's command tree built from them, the coordinator, pygit2, the store, the merge engine and every
 language profile with its grammar), freezes those objects out of the garbage collector (so children
 share their pages), then accepts connections and forks a child per call. The child:
   - starts its own session (its own process group: a killed caller takes the call and its git
@@ -64,11 +64,11 @@ def locate(repo: str) -> Located:
 
 def preload() -> int:
     """Import what any served call may need; returns how many worktree_coord modules are loaded."""
-    from ..cli import build_command
+    from ..cli import keep_command_tree
     from ..coordinator import Coordinator  # noqa: F401  (composes the class: every operation's imports)
     from ..merge.profiles import load_profiles
 
-    build_command(None)
+    keep_command_tree()
     package = importlib.import_module("worktree_coord")
     for module in pkgutil.walk_packages(package.__path__, "worktree_coord."):
         if module.name.startswith(_NOT_PRELOADED):
