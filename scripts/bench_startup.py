@@ -9,9 +9,13 @@ spread, and the ratio of the median to the median of `python -c pass` measured i
 (what `python -X importtime` prints) says which heavy libraries the command imported and how many
 worktree_coord modules.
 
-Commands: `python -c pass`; `wtc --help`; `wtc version`; `wtc status` in an empty repository;
-`wtc merge-file` on a small .py whose sides merge line by line, on a small .py whose sides both
-append a function (the structured stage runs), and on a small .json; `wtc check --help`.
+Commands: `python -c pass`; `wtc --help`; `wtc --version`; `wtc version`; `wtc status` in an empty
+repository and `wtc status --run r1` in one with a run; `wtc merge-file` on a small .py whose sides
+merge line by line, on a small .py whose sides both append a function (the structured stage runs),
+and on a small .json; `wtc check --help`; and the warm path (issue 36): `wtc version`, `wtc status
+--run r1` and `wtc task start --help` in a repository a `wtc serve` serves (the call handed to the
+server: the caller's start-up plus a fork). Each row also names the command's largest imports
+(cumulative, top-level, from the traced run).
 
 To compare two checkouts in one run (before/after), pass `--src DIR` (repeatable): each DIR is put
 first on PYTHONPATH, so its `worktree_coord` is the one imported (grammars still come from the
@@ -44,7 +48,7 @@ class Command:
     name: str
     argv: tuple[str, ...]        # after the interpreter: ("-c", "pass") or ("-m", "worktree_coord", ...)
     exit_code: int = 0           # what a correct run exits with (a failing command is not timed)
-    cwd_key: str = "scratch"     # which scratch folder it runs in
+    cwd_key: str = "scratch"     # which scratch folder it runs in ("served": a repository `wtc serve` serves)
 
 
 def wtc(*args: str) -> tuple[str, ...]:
@@ -57,13 +61,21 @@ def commands() -> list[Command]:
     return [
         Command("python -c pass", ("-c", "pass")),
         Command("wtc --help", wtc("--help")),
+        Command("wtc --version", ("-m", "worktree_coord", "--version")),
         Command("wtc version", wtc("version")),
         Command("wtc status (empty repo)", wtc("status"), cwd_key="repo"),
+        Command("wtc status --run r1", ("-m", "worktree_coord", "status", "--run", "r1"), cwd_key="run"),
         Command("wtc merge-file .py (line)", wtc("merge-file", "base.py", "left.py", "right.py", "--path", "m.py")),
         Command("wtc merge-file .py (structured)", wtc("merge-file", "base.py", "left_add.py", "right_add.py",
                                                        "--path", "m.py")),
         Command("wtc merge-file .json", wtc("merge-file", "base.json", "left.json", "right.json", "--path", "c.json")),
         Command("wtc check --help", wtc("check", "--help")),
+        # The warm path: `-m worktree_coord` is the `wtc` script's entry (entry.py), which hands the
+        # call to the repository's server before the command line loads.
+        Command("served: wtc version", ("-m", "worktree_coord", "version"), cwd_key="served"),
+        Command("served: wtc status --run r1", ("-m", "worktree_coord", "status", "--run", "r1"), cwd_key="served"),
+        Command("served: wtc task start --help", ("-m", "worktree_coord", "task", "start", "--help"),
+                cwd_key="served"),
     ]
 
 
@@ -81,19 +93,40 @@ def scratch(root: Path) -> dict[str, Path]:
     (files / "left.json").write_text(json.dumps(doc | {"version": "1.1.0"}, indent=2) + "\n")
     (files / "right.json").write_text(json.dumps(doc | {"dependencies": {"a": "^1.0.0", "b": "^2.0.0"}}, indent=2)
                                       + "\n")
-    repo = root / "repo"
+    return {"scratch": files, "repo": git_repo(root / "repo")}
+
+
+def git_repo(repo: Path) -> Path:
     repo.mkdir()
     identity = ["-c", "user.name=bench", "-c", "user.email=bench@example.invalid"]
     subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True)
     (repo / "README.md").write_text("bench\n")
     subprocess.run(["git", *identity, "-C", str(repo), "add", "-A"], check=True)
     subprocess.run(["git", *identity, "-C", str(repo), "commit", "-q", "-m", "init"], check=True)
-    return {"scratch": files, "repo": repo}
+    return repo
+
+
+def repo_with_run(repo: Path, env: dict[str, str]) -> Path:
+    git_repo(repo)
+    subprocess.run([sys.executable, "-m", "worktree_coord", "run", "start", "--run", "r1"], cwd=repo, env=env,
+                   check=True, capture_output=True)
+    return repo
+
+
+def start_server(repo: Path, env: dict[str, str]) -> subprocess.Popen[str]:
+    server = subprocess.Popen([sys.executable, "-m", "worktree_coord", "serve"], cwd=repo, env=env,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    assert server.stderr is not None
+    line = server.stderr.readline()
+    if "serving" not in line:
+        raise SystemExit(f"wtc serve did not start: {line}{server.stderr.read()}")
+    return server
 
 
 def environment(src: str | None) -> dict[str, str]:
     env = dict(os.environ)
     env.pop("PYTHONPROFILEIMPORTTIME", None)
+    env.pop("WTC_NO_SERVE", None)
     if src:
         env["PYTHONPATH"] = os.pathsep.join([src] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
     return env
@@ -109,17 +142,22 @@ def run_once(command: Command, cwd: Path, env: dict[str, str]) -> float:
     return elapsed
 
 
-def imported(command: Command, cwd: Path, env: dict[str, str]) -> tuple[list[str], int]:
-    """Heavy libraries the command imported, and how many worktree_coord modules (one traced run)."""
+def imported(command: Command, cwd: Path, env: dict[str, str]) -> tuple[list[str], int, list[tuple[str, float]]]:
+    """Heavy libraries the command imported, how many worktree_coord modules, and its three largest
+    top-level imports with their cumulative milliseconds (one traced run)."""
     done = subprocess.run([sys.executable, *command.argv], cwd=cwd, env=env | {"PYTHONPROFILEIMPORTTIME": "1"},
                           capture_output=True)
     names = set()
+    top: list[tuple[str, float]] = []
     for line in done.stderr.decode("utf-8", "replace").splitlines():
-        match = re.match(r"import time:\s+\d+ \|\s+\d+ \|\s*(\S+)", line)
+        match = re.match(r"import time:\s+\d+ \|\s+(\d+) \|( *)(\S+)", line)
         if match:
-            names.add(match.group(1))
+            names.add(match.group(3))
+            if len(match.group(2)) == 1:          # one space: imported by the command itself, not by a module
+                top.append((match.group(3), int(match.group(1)) / 1000))
     heavy = [h for h in HEAVY if h in names]
-    return heavy, sum(1 for n in names if n == "worktree_coord" or n.startswith("worktree_coord."))
+    largest = sorted(top, key=lambda item: -item[1])[:3]
+    return heavy, sum(1 for n in names if n == "worktree_coord" or n.startswith("worktree_coord.")), largest
 
 
 def main() -> int:
@@ -137,13 +175,23 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="wtc-bench-startup-") as tmp:
         folders = scratch(Path(tmp))
         envs = {src: environment(src) for src in sources}
+        # Per source: a repository with a run, and one with a run that its own `wtc serve` serves
+        # (a server runs one checkout's code: the client of another checkout would not use it).
+        run_folders = {src: repo_with_run(Path(tmp) / f"run-{i}", envs[src]) for i, src in enumerate(sources)}
+        served_folders = {src: repo_with_run(Path(tmp) / f"served-{i}", envs[src]) for i, src in enumerate(sources)}
+        servers = [start_server(served_folders[src], envs[src]) for src in sources]
+
+        def folder(command: Command, src: str | None) -> Path:
+            return {"run": run_folders, "served": served_folders}.get(command.cwd_key, {}).get(src) \
+                or folders[command.cwd_key]
+
         times: dict[tuple[str | None, str], list[float]] = {}
         # Interleave sources and commands run by run, so a load spike hits every variant alike.
         for _ in range(args.runs):
             for command in commands():
                 for src in sources:
                     times.setdefault((src, command.name), []).append(
-                        run_once(command, folders[command.cwd_key], envs[src]))
+                        run_once(command, folder(command, src), envs[src]))
         for src in sources:
             label = src or "installed"
             baseline = statistics.median(times[(src, "python -c pass")])
@@ -151,12 +199,16 @@ def main() -> int:
             for command in commands():
                 samples = times[(src, command.name)]
                 median = statistics.median(samples)
-                heavy, ours = imported(command, folders[command.cwd_key], envs[src])
+                heavy, ours, largest = imported(command, folder(command, src), envs[src])
                 rows.append({"command": command.name, "median_ms": round(median * 1000, 1),
                              "min_ms": round(min(samples) * 1000, 1), "max_ms": round(max(samples) * 1000, 1),
                              "ratio": round(median / baseline, 2), "extra_ms": round((median - baseline) * 1000, 1),
-                             "wtc_modules": ours, "heavy_imports": heavy})
+                             "wtc_modules": ours, "heavy_imports": heavy,
+                             "top_imports": [{"module": name, "ms": round(ms, 1)} for name, ms in largest]})
             results[label] = rows
+        for server in servers:
+            server.terminate()
+            server.wait(timeout=120)
     if args.json:
         print(json.dumps({"runs": args.runs, "results": results}, indent=2))
         return 0
@@ -166,6 +218,9 @@ def main() -> int:
         for row in rows:
             print(f"{row['command']:34} {row['median_ms']:>8} {row['min_ms']:>8} {row['max_ms']:>8} "
                   f"{row['ratio']:>6} {row['extra_ms']:>7} {row['wtc_modules']:>5}  {', '.join(row['heavy_imports'])}")
+        print("\nlargest top-level imports per command (cumulative ms, traced run; served: the caller's own)")
+        for row in rows:
+            print(f"  {row['command']:34} " + ", ".join(f"{t['module']} {t['ms']}" for t in row["top_imports"]))
     return 0
 
 

@@ -37,6 +37,10 @@ one fresh task per kill, one at a time; after each kill a `wtc gc` runs before t
 --no-gc-during), as the lead's gc may; then the same drain, gc and invariants. It finds windows a
 random swarm rarely hits.
 
+`--serve` takes the warm path: a `wtc serve` for the repository runs every call in a process forked
+from it (the same kills apply: a killed caller takes its served call, and its process group, with it),
+and the report adds the CPU-seconds of every process waited for (on the warm path, the server's too).
+
 A call log (`calls.jsonl`, one JSON object per wtc process) is written next to the repository.
 
 Invariants are deterministic given the final repository; the plan (which task edits what, which call
@@ -51,6 +55,7 @@ import json
 import os
 import random
 import re
+import resource
 import shutil
 import signal
 import sqlite3
@@ -105,6 +110,7 @@ class SwarmConfig:
     call_timeout: float = 900.0   # a wtc call that runs longer is a hang (killed, reported)
     workdir: str | None = None
     keep: bool = False
+    serve: bool = False           # the warm path: a `wtc serve` for the repository takes every call
 
 
 @dataclass(frozen=True)
@@ -861,6 +867,7 @@ def run_sweep(config: SwarmConfig, steps: int, log: Any = print, ops: Sequence[s
     if repo.exists():
         shutil.rmtree(repo)
     pin = build_repo(repo, config, plans)
+    server = start_server(repo) if config.serve else None
     setup = Caller(repo, config, random.Random(0), None)
     if setup.run("run.start", ["run", "start", "--run", RUN_ID], "k-run-start").exit != 0:
         raise SystemExit("wtc run start failed")
@@ -868,7 +875,10 @@ def run_sweep(config: SwarmConfig, steps: int, log: Any = print, ops: Sequence[s
     duration: dict[str, float] = {}
     # Kills during interpreter start-up test nothing: spread the kill moments over the time after it.
     t = time.monotonic()
-    subprocess.run([sys.executable, "-c", "import worktree_coord.cli, worktree_coord.coordinator"], check=True)
+    if server is None:
+        subprocess.run([sys.executable, "-c", "import worktree_coord.cli, worktree_coord.coordinator"], check=True)
+    else:   # served: the caller's own start-up, and the fork
+        subprocess.run([sys.executable, "-m", "worktree_coord", "version"], cwd=repo, check=True, capture_output=True)
     startup = time.monotonic() - t
     log(f"  interpreter and imports: {startup:.2f} s; kill moments are spread over the rest of each call")
     started = time.monotonic()
@@ -888,6 +898,8 @@ def run_sweep(config: SwarmConfig, steps: int, log: Any = print, ops: Sequence[s
     final = Caller(repo, config, random.Random(1), None)
     drained = final.run("merge", ["merge", "--run", RUN_ID], "k-merge-final", compare=False)
     final.run("gc", ["gc"], None, compare=False)
+    if server is not None:
+        stop_server(repo, server)
     for row in (drained.body or {}).get("tasks", []):
         if row.get("task") in outcomes:
             outcomes[row["task"]].final_state = row.get("state")
@@ -898,7 +910,7 @@ def run_sweep(config: SwarmConfig, steps: int, log: Any = print, ops: Sequence[s
     report = SwarmReport(ok=all(v.ok for v in verdicts), verdicts=verdicts, tasks=len(plans), workers=1,
                          swarm_seconds=sweep_seconds, drain_seconds=0.0,
                          tasks_per_minute=len(plans) / (sweep_seconds / 60.0), latency=latency_table(all_calls),
-                         counts=counts, repo=str(repo))
+                         counts=counts, repo=str(repo), path="served" if config.serve else "cli")
     if not config.keep and report.ok and not config.workdir:
         shutil.rmtree(workdir, ignore_errors=True)
     return report
@@ -918,6 +930,8 @@ class SwarmReport:
     latency: dict[str, dict[str, float]]
     counts: dict[str, int]
     repo: str
+    cpu_seconds: dict[str, float] = field(default_factory=dict)   # user, sys, per_task (every process we waited on)
+    path: str = "cli"             # cli | served
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -946,6 +960,8 @@ def run_swarm(config: SwarmConfig, log: Any = print) -> SwarmReport:
     pin = build_repo(repo, config, plans)
     log(f"repository: {repo} ({config.packages} packages x {config.files} files, pin {pin[:12]}) "
         f"in {time.monotonic() - t0:.1f} s")
+    cpu_before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    server = start_server(repo) if config.serve else None
     setup = Caller(repo, config, random.Random(config.seed), None)
     started = setup.run("run.start", ["run", "start", "--run", RUN_ID], "k-run-start")
     if started.exit != 0:
@@ -971,6 +987,12 @@ def run_swarm(config: SwarmConfig, log: Any = print) -> SwarmReport:
     drained = final.run("merge", ["merge", "--run", RUN_ID], "k-merge-final", compare=False)
     cleaned = final.run("gc", ["gc"], None, compare=False)
     drain_seconds = time.monotonic() - drain_start
+    if server is not None:
+        stop_server(repo, server)
+    # Every process we waited for, with what it waited for: the pool's workers and their wtc
+    # processes, the lead's, and on the warm path the server with every call it forked.
+    cpu_after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu_user, cpu_sys = cpu_after.ru_utime - cpu_before.ru_utime, cpu_after.ru_stime - cpu_before.ru_stime
     log(f"swarm {swarm_seconds:.1f} s; final drain {_count_rows(drained)} task(s), gc exit {cleaned.exit} "
         f"({drain_seconds:.1f} s)")
     all_calls = (setup.calls + lead.caller.calls + lead.gc_caller.calls + final.calls
@@ -1000,10 +1022,34 @@ def run_swarm(config: SwarmConfig, log: Any = print) -> SwarmReport:
         swarm_seconds=swarm_seconds, drain_seconds=drain_seconds,
         tasks_per_minute=ended / ((swarm_seconds + drain_seconds) / 60.0) if swarm_seconds else 0.0,
         latency=latency_table(all_calls), counts=counts, repo=str(repo),
+        cpu_seconds={"user": round(cpu_user, 1), "sys": round(cpu_sys, 1),
+                     "per_task": round((cpu_user + cpu_sys) / max(1, len(plans)), 3)},
+        path="served" if config.serve else "cli",
     )
     if not config.keep and report.ok and not config.workdir:
         shutil.rmtree(workdir, ignore_errors=True)
     return report
+
+
+def start_server(repo: Path) -> subprocess.Popen[str]:
+    """`wtc serve` for the repository (the warm path), returned once it listens."""
+    server = subprocess.Popen([sys.executable, "-m", "worktree_coord", "serve", "--repo", str(repo)],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    assert server.stderr is not None
+    line = server.stderr.readline()
+    if "serving" not in line:
+        raise SystemExit(f"wtc serve did not start: {line}{server.stderr.read()}")
+    return server
+
+
+def stop_server(repo: Path, server: subprocess.Popen[str]) -> None:
+    subprocess.run([sys.executable, "-m", "worktree_coord", "serve", "--stop", "--repo", str(repo)],
+                   capture_output=True, check=False)
+    try:
+        server.wait(timeout=120)
+    except subprocess.TimeoutExpired:
+        server.kill()
+        server.wait()
 
 
 def write_call_log(path: Path, calls: Sequence[Call]) -> None:
@@ -1024,8 +1070,12 @@ def print_report(report: SwarmReport, config: SwarmConfig) -> None:
     else:
         print(f"\n== swarm: {report.workers} workers x {report.tasks} tasks, retry {config.retry_rate:.0%}, "
               f"kill {config.kill_rate:.0%} ({config.kill_scope}), seed {config.seed}")
+    print(f"path: {report.path} ({'a wtc serve takes every call' if report.path == 'served' else 'one process per call'})")
     print(f"throughput: {report.tasks_per_minute:.1f} tasks/minute (swarm {report.swarm_seconds:.1f} s + "
           f"drain/gc {report.drain_seconds:.1f} s)")
+    if report.cpu_seconds:
+        print(f"cpu: {report.cpu_seconds['user']} s user + {report.cpu_seconds['sys']} s sys = "
+              f"{report.cpu_seconds['per_task']} CPU-seconds per task")
     print("calls: " + ", ".join(f"{k} {v}" for k, v in report.counts.items()))
     print(f"{'command':<14}{'n':>7}{'p50 s':>9}{'p99 s':>9}{'max s':>9}")
     for op, row in report.latency.items():
@@ -1061,6 +1111,8 @@ def parse_args(argv: Sequence[str] | None = None) -> tuple[SwarmConfig, argparse
     parser.add_argument("--workdir", help="where to build the repository (default: a new temp folder)")
     parser.add_argument("--keep", action="store_true", help="keep the repository even when all invariants hold")
     parser.add_argument("--json", action="store_true", help="also print the report as one JSON object")
+    parser.add_argument("--serve", action="store_true",
+                        help="the warm path: start `wtc serve` for the repository, so every wtc call is handed to it")
     parser.add_argument("--sweep", type=int, default=0, metavar="STEPS",
                         help="instead of the swarm: kill start, finish and merge at STEPS moments each and at "
                              "every named crash point, one fresh task per kill, sequentially")
@@ -1093,7 +1145,7 @@ def parse_args(argv: Sequence[str] | None = None) -> tuple[SwarmConfig, argparse
                          removal_kill_share=ns.removal_kill_share,
                          drain_interval=ns.drain_interval, gc_interval=ns.gc_interval,
                          gc_during=not ns.no_gc_during, workdir=ns.workdir,
-                         keep=ns.keep)
+                         keep=ns.keep, serve=ns.serve)
     return config, ns
 
 

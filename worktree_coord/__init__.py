@@ -16,25 +16,15 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
-from .errors import (
-    ActionRequired,
-    BoundaryViolation,
-    BusyError,
-    ConfigError,
-    ConflictError,
-    IdempotencyMismatch,
-    InternalError,
-    Interrupted,
-    NotFoundError,
-    StateError,
-    UsageError,
-    WtcError,
-)
-
-# Heavy names load on first use (PEP 562): `wtc` is started by every agent call, and most calls
+# Names load on first use (PEP 562): `wtc` is started by every agent call, and most calls
 # need neither the merge engine nor consolidation. Type checkers read __init__.pyi instead, which
 # names the real classes (this module's lazy names would read as `object`).
 _LAZY = {
+    # The errors too: `wtc` runs worktree_coord.entry, which imports this package first, and a call
+    # handed to a warm server (serve/client.py) needs none of them.
+    **{name: ("worktree_coord.errors", name) for name in (
+        "ActionRequired", "BoundaryViolation", "BusyError", "ConfigError", "ConflictError", "IdempotencyMismatch",
+        "InternalError", "Interrupted", "NotFoundError", "StateError", "UsageError", "WtcError")},
     "Coordinator": ("worktree_coord.coordinator", "Coordinator"),
     "TaskState": ("worktree_coord.model", "TaskState"),
     "merge_file": ("worktree_coord.merge", "merge_file"),

@@ -1,13 +1,13 @@
 """The `wtc` script's entry point: catches Ctrl-C from the first moment, before the command line
 loads (typer, pygit2: a few hundred milliseconds in which a KeyboardInterrupt would otherwise print
-a raw traceback), then hands over to `worktree_coord.cli.main`, which handles it from there on.
+a raw traceback), then hands the call to this repository's warm server when one runs (`wtc serve`: serve/client.py),
+else over to `worktree_coord.cli.main`, which handles it from there on.
 
 Only the standard library is imported before the handler is in place.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import sys
@@ -18,6 +18,8 @@ EXIT_INTERRUPTED = 130   # worktree_coord.errors.EXIT_INTERRUPTED, not imported:
 def _interrupted_while_loading(signum: int, frame: object) -> None:
     message = "interrupted (Ctrl-C) while wtc was starting; nothing was done"
     if "--json" in sys.argv[1:]:
+        import json
+
         body = {"schema": "wtc.error/1", "exit_code": EXIT_INTERRUPTED, "ok": False,
                 "error": {"kind": "interrupted", "message": message, "exit_code": EXIT_INTERRUPTED,
                           "fix": "run the same command again"}}
@@ -32,6 +34,19 @@ def _interrupted_while_loading(signum: int, frame: object) -> None:
 def main() -> None:
     """Entry point of the `wtc` and `worktree-coord` scripts and of `python -m worktree_coord`."""
     previous = signal.signal(signal.SIGINT, _interrupted_while_loading)
+    if sys.argv[1:] == ["--version"]:
+        # Asked before anything else by harnesses checking what is installed: no command line to build.
+        from . import __version__
+
+        sys.stdout.write(f"wtc {__version__}\n")
+        sys.exit(0)
+    # A warm server for this repository (`wtc serve`) runs the call with everything imported;
+    # without one (or a stale socket) this is a few stat calls and the call runs in-process.
+    from .serve.client import served_call
+
+    served = served_call(sys.argv[1:])
+    if served is not None:
+        sys.exit(served)
     from .cli import main as cli_main
 
     # From here on Ctrl-C is a KeyboardInterrupt again, inside cli.main's one handler.

@@ -126,7 +126,9 @@ CASES = [
     ("driver", ["driver", "uninstall", "--repo", "{repo}"], 2),
     ("driver", ["driver", "install", "--repo", "{plain}"], 5),
     ("demo", ["demo", "--dir", "{repo}"], 2),                                         # not empty
-    ("mcp", ["mcp", "--repo", "{plain}"], 5),                                         # fails before serving
+    ("mcp", ["mcp", "--repo", "{plain}"], 5),
+    ("serve", ["serve", "--status", "--repo", "{repo}"], 0),
+    ("serve", ["serve", "--repo", "{plain}"], 5),                                     # fails before serving                                         # fails before serving
     ("mcp", ["mcp", "--http", "nonsense:port", "--repo", "{repo}"], 2),
     # A fanout that runs streams one object per event (docs/fanout.md); before it runs, one object.
     ("fanout", ["fanout", "{tmp}/missing.toml", "--run", "r", "--repo", "{repo}"], 2),

@@ -136,3 +136,18 @@ def test_a_merge_of_a_gcd_branch_is_not_taken_for_a_live_task_still_at_the_pin(t
     once = verdicts["merged exactly once (git)"]
     assert once.ok and once.detail.startswith("1 tasks merged by 1 first-parent commits"), once
     assert verdicts["each merged change present once (tree)"].ok, verdicts["each merged change present once (tree)"]
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(900)
+def test_the_kill_sweep_on_the_warm_path_keeps_every_invariant(tmp_path):
+    """Issue 36: every call handed to `wtc serve`; start, finish and merge killed mid-call (the caller,
+    alone or with its group: the served call dies with it) and at every named crash point (the call's
+    process SIGKILLs itself in the server's child); every invariant must hold as on the CLI path."""
+    config = stress.SwarmConfig(packages=4, files=4, seed=36, workdir=str(tmp_path), serve=True)
+    report = stress.run_sweep(config, 1, log=lambda *_: None)
+    failed = [f"{v.name}: {v.detail} {list(v.examples)}" for v in report.verdicts if not v.ok]
+    assert not failed, "\n".join(failed)
+    assert report.path == "served"
+    calls = [json.loads(line) for line in (tmp_path / "calls.jsonl").read_text().splitlines()]
+    assert sum(c["killed"] == "crash-point" for c in calls) >= 8, "the crash points were reached in served calls"

@@ -53,6 +53,7 @@ COMMAND_MODULES: dict[str, tuple[str, ...]] = {
     "mcp": ("mcp",), "merge-file": ("merge_file",), "driver": ("merge_file",), "merge": ("merging",),
     "report": ("merging",), "land": ("merging",), "sync": ("merging",), "watch": ("watch",), "ui": ("ui",),
     "task": ("tasks", "forecast", "fanout"), "fanout": ("fanout",), "hook": ("hooks",), "hooks": ("hooks",), "plan": ("plan",), "run": ("runs",),
+    "serve": ("serve",),
 }
 
 
@@ -123,9 +124,23 @@ def _polish(command: Any) -> None:
             _polish(child)
 
 
+_BUILT: list[Any] = []   # the complete tree, kept by `keep_command_tree` (the warm server) for its calls
+
+
+def keep_command_tree() -> Any:
+    """Build the complete command tree once and answer every later `build_command` with it. typer
+    rebuilds the tree from the functions' signatures on every call (about a fifth of a small
+    `task finish`); `wtc serve` does it once, before it forks a process per call."""
+    if not _BUILT:
+        _BUILT.append(build_command(None))
+    return _BUILT[0]
+
+
 def build_command(name: str | None = None) -> Any:
     """The click command tree of `wtc`, polished: complete (what scripts/gen_cli_docs.py walks), or
     with `name` only that command's modules loaded (what a call to it needs)."""
+    if _BUILT:
+        return _BUILT[0]
     _register_commands(name)
     command = typer.main.get_command(app)
     _polish(command)
