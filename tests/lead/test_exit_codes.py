@@ -128,7 +128,8 @@ CASES = [
     ("demo", ["demo", "--dir", "{repo}"], 2),                                         # not empty
     ("mcp", ["mcp", "--repo", "{plain}"], 5),
     ("serve", ["serve", "--status", "--repo", "{repo}"], 0),
-    ("serve", ["serve", "--repo", "{plain}"], 5),                                     # fails before serving                                         # fails before serving
+    ("serve", ["serve", "--repo", "{plain}"], 5),                                     # fails before serving
+    ("ui", ["ui", "--run", "nope", "--repo", "{repo}"], 5),                            # an unknown run, before listening
     ("mcp", ["mcp", "--http", "nonsense:port", "--repo", "{repo}"], 2),
     # A fanout that runs streams one object per event (docs/fanout.md); before it runs, one object.
     ("fanout", ["fanout", "{tmp}/missing.toml", "--run", "r", "--repo", "{repo}"], 2),

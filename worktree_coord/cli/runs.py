@@ -25,7 +25,7 @@ def run_start(
     left_behind: Optional[str] = typer.Option(None, "--left-behind", metavar="block|warn|off",
                                               help="What a use the landed tree keeps of a name a task removed or renamed (in code no task changed) does to that task's merge and to landing: block (a conflict of kind left_behind; land refuses unless approved by name), warn, or off. Default: the configuration's left-behind, else block."),
     network: Optional[str] = typer.Option(None, "--network", metavar="isolated|shared",
-                                          help="The network of the commands wtc starts for this run's tasks (the verify command, worktree-setup.run, fanout's agents, wtc task exec): isolated (a network namespace each, its own loopback: two tasks' servers can bind 127.0.0.1:8000 at once; nothing outside is reachable) or shared (the host's). Default: the configuration's network, else isolated where the machine supports it."),
+                                          help="The network of the commands wtc starts for this run's tasks (the verify command, worktree-setup.run, wtc task exec; fanout's agents only when their plan asks network = 'isolated'): isolated (a network namespace each, its own loopback: two tasks' servers can bind 127.0.0.1:8000 at once; nothing outside is reachable) or shared (the host's). Default: the configuration's network, else isolated where the machine supports it."),
     remote: Optional[str] = typer.Option(None, "--remote", metavar="NAME",
                                          help="A git remote of this clone that holds the integration branch: a run across machines (docs/multi-machine.md)."),
     key: Optional[str] = KeyOption,

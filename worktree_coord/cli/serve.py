@@ -10,7 +10,7 @@ import typer
 
 from . import app
 from .common import JsonOption, RepoOption
-from .output import emit
+from ..output.tagging import emit
 
 
 @app.command("serve")
