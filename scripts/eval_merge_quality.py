@@ -551,6 +551,10 @@ def history_main(args: argparse.Namespace) -> int:
                     whole = whole_merge.check_merge_commit(handle, merge, {c.path: o.merged for c, _, o in merged_cases})
                 except KeyError as exc:   # a partial snapshot without a blob the merge needs
                     whole = whole_merge.WholeMerge(error=f"object missing: {exc}")
+                except Exception as exc:  # noqa: BLE001 - an engine fault: named, and the run goes on
+                    whole = whole_merge.WholeMerge(error=f"check failed: {type(exc).__name__}: {exc}")
+                    print(f"whole merge: {repo_name}@{merge[:10]} check failed: {type(exc).__name__}: {exc}",
+                          file=sys.stderr)
             wholes[f"{repo_name}@{merge[:10]}"] = whole
             if whole.seconds > 20:
                 print(f"whole merge: {repo_name}@{merge[:10]} took {whole.seconds:.0f} s ({whole.both_changed} files "

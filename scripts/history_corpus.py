@@ -83,7 +83,7 @@ FRESH_REPOSITORIES = (
     "mozilla+pdf.js", "chartjs+Chart.js", "videojs+video.js", "hexojs+hexo",             # JavaScript
     "serverless+serverless", "socketio+socket.io", "Leaflet+Leaflet",
     "jupyterlab+jupyterlab", "angular+angular-cli", "typescript-eslint+typescript-eslint",  # TypeScript
-    "excalidraw+excalidraw",
+    "excalidraw+excalidraw", "ReactiveX+rxjs", "apache+echarts", "NativeScript+NativeScript",
     "hashicorp+nomad", "gohugoio+hugo", "hashicorp+terraform", "grpc+grpc-go",           # Go
     "caddyserver+caddy",
     "tauri-apps+tauri", "nushell+nushell", "meilisearch+meilisearch",                    # Rust
