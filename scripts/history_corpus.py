@@ -93,8 +93,8 @@ FRESH_REPOSITORIES = (
     "prometheus-community+helm-charts",                                                  # YAML (Helm charts)
 )
 # Their sampling: at most 40 conflicted files per language and 120 in all per repository (so each
-# language gets files from many repositories), 30 clean ones, and at most 2,000 merge commits looked at.
-FRESH_LIMITS = {"max_conflicts": 120, "max_clean": 30, "per_merge": 3, "per_language": 40, "max_visits": 2000}
+# language gets files from many repositories), 30 clean ones, and at most 1,000 merge commits looked at.
+FRESH_LIMITS = {"max_conflicts": 120, "max_clean": 30, "per_merge": 3, "per_language": 40, "max_visits": 1000}
 # The project's own held-out evaluation (issue 13): never mined here.
 FORBIDDEN = {
     "pallets+flask", "pallets+werkzeug", "pallets+click", "expressjs+express", "remix-run+react-router",
