@@ -12,6 +12,7 @@ confirm) or "fresh" (the generalisation corpus: repositories no rule was built f
     python scripts/generalisation.py FILE --rules              # each rule's reach, repository by repository
     python scripts/generalisation.py FILE --without OTHER --found-in REPO[,REPO]
                                                                # one rule, left out of its own repositories
+    python scripts/generalisation.py FILE --guard NAME --found-in REPO   # a guard FILE's run was made without
 
 Every rate is given pooled (files of all repositories together) and as the median over
 repositories, so one large history does not speak for the rest. The gap is dev minus fresh (and
@@ -265,6 +266,24 @@ def leave_one_out(verdicts: dict[str, str], without: dict[str, str], index: dict
     return "\n".join(out)
 
 
+def with_guard(verdicts: dict[str, str], index: dict[str, history_corpus.Case], guard: str) -> dict[str, str]:
+    """The verdicts a run with precision guard `guard` gives, from a run made without it: a guard
+    only turns a resolution into git's conflict (merge/guards.py), so only the resolved files are
+    merged again; those it stops become `conflict`."""
+    sys.path.insert(0, str(ROOT))
+    from worktree_coord.merge import merge_file
+
+    out = dict(verdicts)
+    for name, verdict in verdicts.items():
+        case = index.get(name)
+        if case is None or verdict not in RESOLVED:
+            continue
+        ours = merge_file(*(case.read(which) for which in ("base", "left", "right")), case.path)
+        if not ours.clean and any(note.startswith(f"{guard}:") for note in ours.notes):
+            out[name] = "conflict"
+    return out
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("save", type=Path, nargs="+",
@@ -275,6 +294,8 @@ def main() -> int:
     parser.add_argument("--rules", action="store_true", help="each rule's reach by repository (needs a --by-shape save)")
     parser.add_argument("--part", choices=PARTS, default="fresh", help="the part --rules reads (default fresh)")
     parser.add_argument("--without", type=Path, help="a verdict file of the same run without one rule")
+    parser.add_argument("--guard", help="a precision guard the saved run was made without: its effect, left out of "
+                                        "--found-in (the resolved files are merged again with it)")
     parser.add_argument("--found-in", default="", help="the repositories (owner+name, comma separated) the rule was found in")
     args = parser.parse_args()
     saves = [path for path in args.save if not path.name.endswith(".shapes.json")]
@@ -285,6 +306,10 @@ def main() -> int:
         return 2
     verdicts = {name: verdict for path in saves for name, verdict in json.loads(path.read_text()).items()}
     index = case_index()
+    if args.guard:
+        print(leave_one_out(with_guard(verdicts, index, args.guard), verdicts, index,
+                            {r for r in args.found_in.split(",") if r}))
+        return 0
     if args.without:
         print(leave_one_out(verdicts, json.loads(args.without.read_text()), index,
                             {r for r in args.found_in.split(",") if r}))
