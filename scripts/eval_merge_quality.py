@@ -50,7 +50,8 @@ every file either side changed, across files); a resolved file a finding names (
 removed definition) is `rep` (reported: a conflict of kind semantic, not resolved), broken down by
 the verdict it would have had (`rep e/o/b/h/d`); a git-clean file a finding names is `sem`, and
 `xsem` counts those only the whole-merge check found. `--part dev` (the default) scores the development part, `--part aside` the part kept
-aside (DEVELOPERS.md). `--why-unresolved` adds a census of the conflicted files we leave
+aside (DEVELOPERS.md), `--part fresh` the generalisation corpus (issue 39: repositories no rule was
+built from; `scripts/generalisation.py` reads a `--save` of it by repository). `--why-unresolved` adds a census of the conflicted files we leave
 conflicted: the step that declined (a fallback's reason, a guard, or the structured merge's
 conflict steps: a member both sides edited, a region of an ordered container, a delete/modify...),
 per language, with how many of them keeping both sides' lines would resolve (union).
@@ -550,6 +551,10 @@ def history_main(args: argparse.Namespace) -> int:
                     whole = whole_merge.check_merge_commit(handle, merge, {c.path: o.merged for c, _, o in merged_cases})
                 except KeyError as exc:   # a partial snapshot without a blob the merge needs
                     whole = whole_merge.WholeMerge(error=f"object missing: {exc}")
+                except Exception as exc:  # noqa: BLE001 - an engine fault: named, and the run goes on
+                    whole = whole_merge.WholeMerge(error=f"check failed: {type(exc).__name__}: {exc}")
+                    print(f"whole merge: {repo_name}@{merge[:10]} check failed: {type(exc).__name__}: {exc}",
+                          file=sys.stderr)
             wholes[f"{repo_name}@{merge[:10]}"] = whole
             if whole.seconds > 20:
                 print(f"whole merge: {repo_name}@{merge[:10]} took {whole.seconds:.0f} s ({whole.both_changed} files "
@@ -728,8 +733,9 @@ def main() -> int:
     parser.add_argument("--show-wrong", type=int, default=0, help="print that many wrong merges")
     parser.add_argument("--repo", action="append", type=Path, default=[],
                         help="history: a git repository to mine (repeatable; default: the corpus in DEVELOPERS.md)")
-    parser.add_argument("--part", choices=("dev", "aside", "all"), default="dev",
-                        help="history: the development part, the part kept aside, or both")
+    parser.add_argument("--part", choices=("dev", "aside", "fresh", "all"), default="dev",
+                        help="history: the development part, the part kept aside, the generalisation corpus "
+                             "(repositories no rule was built from; scripts/generalisation.py reads it), or all")
     parser.add_argument("--language", help="history: only this language")
     parser.add_argument("--files", choices=("profiles", "appendable"), default="profiles",
                         help="history: the files a language profile handles (default), or the files every task "

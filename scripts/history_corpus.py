@@ -74,6 +74,27 @@ ASIDE_REPOSITORIES = (
     "ipython+ipython", "eslint+eslint", "fastify+fastify", "typeorm+typeorm", "hashicorp+raft",
     "rust-lang+rust-analyzer", "jenkinsci+jenkins",
 )
+# The generalisation corpus (issue 39): repositories no rule was built from, each wholly part
+# "fresh". A rule is judged by what it does here, repository by repository (scripts/generalisation.py),
+# never tuned on them while it is being written; a rule found on one of them counts only on the others.
+FRESH_REPOSITORIES = (
+    "sympy+sympy", "scrapy+scrapy", "pydata+xarray", "dask+dask", "networkx+networkx",   # Python
+    "pydantic+pydantic",
+    "mozilla+pdf.js", "chartjs+Chart.js", "videojs+video.js", "hexojs+hexo",             # JavaScript
+    "serverless+serverless", "socketio+socket.io", "Leaflet+Leaflet",
+    "jupyterlab+jupyterlab", "angular+angular-cli", "typescript-eslint+typescript-eslint",  # TypeScript
+    "excalidraw+excalidraw", "ReactiveX+rxjs", "apache+echarts", "NativeScript+NativeScript",
+    "hashicorp+nomad", "gohugoio+hugo", "hashicorp+terraform", "grpc+grpc-go",           # Go
+    "caddyserver+caddy",
+    "tauri-apps+tauri", "nushell+nushell", "meilisearch+meilisearch",                    # Rust
+    "alacritty+alacritty", "bevyengine+bevy", "starship+starship",
+    "eclipse+jetty.project", "mockito+mockito", "eclipse-vertx+vert.x",                  # Java
+    "apache+logging-log4j2", "alibaba+nacos",
+    "prometheus-community+helm-charts",                                                  # YAML (Helm charts)
+)
+# Their sampling: at most 40 conflicted files per language and 120 in all per repository (so each
+# language gets files from many repositories), 30 clean ones, and at most 1,000 merge commits looked at.
+FRESH_LIMITS = {"max_conflicts": 120, "max_clean": 30, "per_merge": 3, "per_language": 40, "max_visits": 1000}
 # The project's own held-out evaluation (issue 13): never mined here.
 FORBIDDEN = {
     "pallets+flask", "pallets+werkzeug", "pallets+click", "expressjs+express", "remix-run+react-router",
@@ -136,12 +157,14 @@ def _aside_commit(sha: str) -> bool:
 
 
 def part_of(repo: str, sha: str) -> str:
+    if repo in FRESH_REPOSITORIES:
+        return "fresh"
     return "aside" if repo in ASIDE_REPOSITORIES or _aside_commit(sha) else "dev"
 
 
 def default_repositories() -> list[Path]:
     """The corpus repositories present under MIRROR (dev and aside; `part` tells them apart)."""
-    return [MIRROR / name / "repo" for name in DEV_REPOSITORIES + ASIDE_REPOSITORIES
+    return [MIRROR / name / "repo" for name in DEV_REPOSITORIES + ASIDE_REPOSITORIES + FRESH_REPOSITORIES
             if (MIRROR / name / "repo").exists()]
 
 
@@ -227,9 +250,13 @@ def _usable(data: bytes) -> bool:
 
 
 def mine(path: Path, *, seed: int = 1, max_conflicts: int = 200, max_clean: int = 100, per_merge: int = 3,
-         progress: Callable[[str], None] | None = None, files: str = "profiles") -> tuple[list[Case], MineStats]:
+         progress: Callable[[str], None] | None = None, files: str = "profiles",
+         per_language: int | None = None, max_visits: int | None = None) -> tuple[list[Case], MineStats]:
     """Walk one repository's merge commits (module docstring) and return its cases; `files` says
-    which files are cases (LANGUAGE_OF: those a profile handles, or the appended-to ones)."""
+    which files are cases (LANGUAGE_OF: those a profile handles, or the appended-to ones).
+    `per_language` bounds the conflicted files of one language (so a repository's main language
+    leaves room for its JSON, TOML and YAML); `max_visits` bounds the merge commits looked at (a
+    history with few conflicts is otherwise walked whole)."""
     language_of = LANGUAGE_OF[files]
     name = repository_name(path)
     if name in FORBIDDEN:
@@ -243,8 +270,11 @@ def mine(path: Path, *, seed: int = 1, max_conflicts: int = 200, max_clean: int 
     rng.shuffle(order)
     cases: list[Case] = []
     conflicts = clean = 0
+    by_language: dict[str, int] = {}
     for sha, first, second in order:
         if conflicts >= max_conflicts and clean >= max_clean:
+            break
+        if max_visits is not None and stats.visited >= max_visits:
             break
         stats.visited += 1
         if progress and stats.visited % 500 == 0:
@@ -290,6 +320,14 @@ def mine(path: Path, *, seed: int = 1, max_conflicts: int = 200, max_clean: int 
                                          right=oids[2], result=oids[3]))  # type: ignore[arg-type]
         for git_clean, room in ((False, max_conflicts - conflicts), (True, max_clean - clean)):
             chosen = found[git_clean]
+            if per_language is not None and not git_clean:
+                room_of = {language: per_language - count for language, count in by_language.items()}
+                kept = []
+                for case in chosen:   # in path order: the seeded sample below stays the one draw per merge
+                    if room_of.get(case.language, per_language) > 0:
+                        room_of[case.language] = room_of.get(case.language, per_language) - 1
+                        kept.append(case)
+                chosen = kept
             if len(chosen) > per_merge:
                 chosen = sorted(rng.sample(chosen, per_merge), key=lambda case: case.path)
             chosen = chosen[:max(room, 0)]
@@ -298,6 +336,9 @@ def mine(path: Path, *, seed: int = 1, max_conflicts: int = 200, max_clean: int 
                     _store(repo, oid)
                 stats.by_part[case.part] = stats.by_part.get(case.part, 0) + 1
             cases.extend(chosen)
+            if not git_clean:
+                for case in chosen:
+                    by_language[case.language] = by_language.get(case.language, 0) + 1
             if git_clean:
                 clean += len(chosen)
             else:
@@ -310,12 +351,14 @@ def load_cases(paths: Iterable[Path], *, seed: int = 1, max_conflicts: int = 200
                per_merge: int = 3, refresh: bool = False,
                progress: Callable[[str], None] | None = None, files: str = "profiles") -> Iterator[tuple[Case, ...]]:
     """The cases of each repository, from the cache when it was mined with the same parameters."""
-    params = {"version": MINER_VERSION, "seed": seed, "max_conflicts": max_conflicts, "max_clean": max_clean,
-              "per_merge": per_merge, "max_bytes": MAX_BYTES, "max_lines": MAX_LINES}
-    if files != "profiles":
-        params["files"] = files
     for path in paths:
         path = Path(path)
+        limits = {"max_conflicts": max_conflicts, "max_clean": max_clean, "per_merge": per_merge}
+        if repository_name(path) in FRESH_REPOSITORIES:
+            limits.update(FRESH_LIMITS)
+        params = {"version": MINER_VERSION, "seed": seed, **limits, "max_bytes": MAX_BYTES, "max_lines": MAX_LINES}
+        if files != "profiles":
+            params["files"] = files
         if not (path / "HEAD").exists() and not (path / ".git").exists():
             raise SystemExit(f"{path} is not a git repository: give a bare clone (git clone --bare URL) "
                              "or a working copy's folder (DEVELOPERS.md)")
@@ -327,8 +370,7 @@ def load_cases(paths: Iterable[Path], *, seed: int = 1, max_conflicts: int = 200
                                                       for key in ("base", "left", "right", "result")):
                 yield tuple(Case(**case) for case in stored["cases"])
                 continue
-        cases, stats = mine(path, seed=seed, max_conflicts=max_conflicts, max_clean=max_clean,
-                            per_merge=per_merge, progress=progress, files=files)
+        cases, stats = mine(path, seed=seed, progress=progress, files=files, **limits)
         if progress:
             progress(f"{repository_name(path)}: mined {len(cases)} files in {stats.seconds:g} s ({asdict(stats)})")
         cache.parent.mkdir(parents=True, exist_ok=True)

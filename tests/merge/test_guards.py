@@ -193,3 +193,39 @@ def test_comment_over_head_disabled() -> None:
     finally:
         guards.disabled.discard("comment_over_head")
     assert result.clean and b"#[allow(clippy::needless_lifetimes)]\n    fn execute<T>(&mut self)" in result.merged
+
+
+# jupyterlab/jupyterlab 6aed115696, packages/filebrowser-extension/package.json (shortened): one side
+# moves the monorepo's packages to the next pre-release, the other adds one at the release it left.
+TRAIN = (b'{\n  "dependencies": {\n'
+         b'    "@jupyterlab/application": "^1.0.0-alpha.10",\n'
+         b'    "@jupyterlab/apputils": "^1.0.0-alpha.10",\n'
+         b'    "@jupyterlab/services": "^4.0.0-alpha.10",\n'
+         b'    "@jupyterlab/statusbar": "^1.0.0-alpha.10",\n'
+         b'    "@lumino/widgets": "^1.6.0"\n  }\n}\n')
+TRAIN_MOVED = TRAIN.replace(b"alpha.10", b"alpha.11")
+
+
+@pytest.mark.parametrize(("added", "distrusted"), [
+    (b'    "@jupyterlab/mainmenu": "^1.0.0-alpha.10",\n', True),    # at a version the other side left
+    (b'    "@jupyterlab/mainmenu": "^1.0.0-alpha.11",\n', False),   # already at the new release
+    (b'    "@lumino/commands": "^1.6.0",\n', False),                # outside the train
+])
+def test_release_train(added: bytes, distrusted: bool) -> None:
+    ours = TRAIN.replace(b'    "@jupyterlab/services"', added + b'    "@jupyterlab/services"')
+    result = merge_file(TRAIN, ours, TRAIN_MOVED, "packages/filebrowser-extension/package.json")
+    if distrusted:
+        assert not result.clean and result.notes[0].startswith("release_train:")
+        assert "alpha.10" in result.notes[0]
+    else:
+        assert result.clean, result.notes
+        assert added.replace(b"alpha.10", b"alpha.11") in result.merged or added in result.merged
+
+
+def test_release_train_needs_two_entries_moved() -> None:
+    """One entry bumped is a dependency update, not a release train: both sides' lines merge."""
+    moved = TRAIN.replace(b'"^4.0.0-alpha.10"', b'"^4.0.0-alpha.11"')
+    ours = TRAIN.replace(b'    "@jupyterlab/services"', b'    "@jupyterlab/mainmenu": "^1.0.0-alpha.10",\n'
+                                                          b'    "@jupyterlab/services"')
+    result = merge_file(TRAIN, ours, moved, "package.json")
+    assert result.clean or not result.notes[0].startswith("release_train:")

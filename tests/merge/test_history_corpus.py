@@ -92,3 +92,36 @@ def test_bad_input_names_the_fix(history_corpus: ModuleType, tmp_path: Path) -> 
     _git(forbidden, "init", "-q")
     with pytest.raises(SystemExit, match="held-out"):
         list(history_corpus.load_cases([forbidden]))
+
+
+def _repository_with_conflicts_in_two_languages(tmp_path: Path) -> Path:
+    """One merge where both sides edit the same line of two Python files and one JSON file."""
+    repo = tmp_path / "fresh+repo" / "repo"
+    repo.mkdir(parents=True)
+    _git(repo, "init", "-q", "-b", "main")
+    files = {"a.py": "A = 1\n", "b.py": "B = 1\n", "c.json": '{"c": 1}\n'}
+    _commit(repo, files, "base")
+    _git(repo, "checkout", "-qb", "topic")
+    _commit(repo, {name: text.replace("1", "2") for name, text in files.items()}, "topic")
+    _git(repo, "checkout", "-q", "main")
+    _commit(repo, {name: text.replace("1", "3") for name, text in files.items()}, "main")
+    subprocess.run(["git", "-C", str(repo), "merge", "-q", "topic"], capture_output=True, check=False)
+    _commit(repo, {name: text.replace("1", "4") for name, text in files.items()}, "merge topic")
+    return repo
+
+
+def test_a_fresh_repository_is_its_own_part_with_room_for_each_language(history_corpus: ModuleType,
+                                                                        tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    repo = _repository_with_conflicts_in_two_languages(tmp_path)
+    (everything,) = list(history_corpus.load_cases([repo]))
+    assert sorted(case.path for case in everything) == ["a.py", "b.py", "c.json"]
+    assert {case.part for case in everything} <= {"dev", "aside"}
+    # In the generalisation corpus: wholly part "fresh", and one language fills only its own share.
+    monkeypatch.setattr(history_corpus, "FRESH_REPOSITORIES", ("fresh+repo",))
+    monkeypatch.setattr(history_corpus, "FRESH_LIMITS", {"per_language": 1, "max_visits": 10})
+    (fresh,) = list(history_corpus.load_cases([repo]))
+    assert {case.part for case in fresh} == {"fresh"}
+    assert sorted(case.language for case in fresh) == ["json", "python"]
+    stored = (tmp_path / "cache" / "fresh+repo.json").read_text()
+    assert '"per_language": 1' in stored          # the cache is keyed by the limits that made it

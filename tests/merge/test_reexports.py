@@ -358,3 +358,16 @@ def test_a_module_deleted_with_its_mod_declaration_still_breaks_a_new_use(tmp_pa
                "app/src/lib.rs": "mod other;\n\npub fn run() -> u8 {\n    1\n}\n\nfn log() {\n    println!(\"x\");\n}\n"}
     [finding] = _merge(tmp_path, RS_EXTRACT_START, deleted, RS_USES_SER)
     assert (finding.name, finding.definition_path, finding.use_path) == ("Serialize", "app/src/ser.rs", "app/src/other.rs")
+
+
+def test_a_module_imported_inside_a_function_is_no_re_export_to_follow(tmp_path: Path) -> None:
+    """Found on sympy/sympy 396a9d0542 (the generalisation corpus, issue 39): a test added
+    `import sympy` inside a function while the other side changed more files than the check reads
+    removed names of; the module's own name was followed as an imported name (None) into the
+    package's `from .core import *` and the whole-merge check raised AttributeError."""
+    start = {"pkg/__init__.py": "from .core import *\n", "pkg/core.py": "def parse(text):\n    return text.split()\n",
+             "tests/test_app.py": "def test_main():\n    return 1\n"}
+    start.update({f"pkg/m{i}.py": f"def f{i}():\n    return {i}\n" for i in range(70)})
+    ours = {f"pkg/m{i}.py": f"def g{i}():\n    return {i}\n" for i in range(70)}
+    theirs = {"tests/test_app.py": "def test_main():\n    import pkg\n    return pkg.parse('a')\n"}
+    assert _merge(tmp_path, start, ours, theirs) == ()

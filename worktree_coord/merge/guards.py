@@ -19,6 +19,15 @@ remove more wrong merges than right ones.
     lines; whether the maintenance line's bumps belong on the newer line is the maintainers' call
     (projects often keep the newer line's versions), so it stays a conflict.
 
+  * release_train: in a data file (a package manifest), one block git could not merge where one
+    side moved two or more entries' versions in one release train (each line only its version
+    changed, and the side's new versions replace old ones) while the other side added an entry
+    whose version is one of the versions the first side moved away from. The new entry was written
+    against the release the other side left (jupyterlab's package.json: one side bumps every
+    `@jupyterlab/*` to alpha.11, the other adds `@jupyterlab/mainmenu` at alpha.10); whether it
+    belongs at the old version, the new one, or at all is the maintainers' call. Found on
+    jupyterlab/jupyterlab (the generalisation corpus, issue 39).
+
   * deleted_vs_edited: in a data file, one block git could not merge whose lines one side
     deleted, all of them, while the other side changed some of them (rewrote or removed a line,
     not only inserted next to them): a delete/modify at the level of lines. A data merge sees keys,
@@ -138,6 +147,29 @@ def _release_lines(profile: Profile | None, inputs: tuple[bytes, bytes, bytes],
     return None
 
 
+def _release_train(profile: Profile | None, inputs: tuple[bytes, bytes, bytes],
+                   conflicts: Sequence[MergeConflict]) -> str | None:
+    if profile is None or not profile.data:
+        return None
+    for block in conflicts:
+        base_lines = {line.strip() for line in block.base.splitlines()}
+        for mover, moved_text, adder, added_text in (("ours", block.ours, "theirs", block.theirs),
+                                                     ("theirs", block.theirs, "ours", block.ours)):
+            moves = [pair for pair in _bumps(block.base, moved_text) if pair[0].strip() != pair[1].strip()]
+            if len(moves) < 2:
+                continue
+            left_behind = {match.group() for old, _new in moves if (match := _VERSION.search(old))}
+            for line in added_text.splitlines():
+                if line.strip() in base_lines:
+                    continue
+                version = _VERSION.search(line)
+                if version is not None and version.group() in left_behind:
+                    return (f"{mover} moved {len(moves)} entries to new releases ({moves[0][0].strip()[:50]!r} -> "
+                            f"{moves[0][1].strip()[:50]!r}) while {adder} added {line.strip()[:60]!r} at a version "
+                            f"{mover} moved away from: which version the new entry needs cannot be told")
+    return None
+
+
 def _deleted_vs_edited(profile: Profile | None, inputs: tuple[bytes, bytes, bytes],
                        conflicts: Sequence[MergeConflict]) -> str | None:
     if profile is None or not profile.data:
@@ -207,6 +239,7 @@ _BY_SHAPE: dict[str, Callable[[Profile | None, tuple[bytes, bytes, bytes], Seque
 _GUARDS: tuple[tuple[str, Callable[[Profile | None, tuple[bytes, bytes, bytes], Sequence[MergeConflict]], str | None]], ...] = (
     ("generated", _generated),
     ("release_lines", _release_lines),
+    ("release_train", _release_train),
     ("deleted_vs_edited", _deleted_vs_edited),
     ("section_owner", _section_owner),
     ("comment_over_head", lambda *_: None),   # by shape of resolution: _BY_SHAPE

@@ -309,8 +309,10 @@ class ReExports:
             if item.name is None and item.scope is None:
                 # A module (`import pkg`, used as `pkg.parse()`): any of the names may be read through it.
                 through = sorted(wanted)
-            elif item.bound in wanted:
+            elif item.bound in wanted and item.name is not None:
                 through = [item.name]
+            # (A module imported inside a function, `def test(): import sympy`, binds the module's
+            # own name: no name of the module is passed on through it, nothing to follow.)
             else:
                 continue
             direct = self._merge.resolve(item.module, user, profile.semantic)
