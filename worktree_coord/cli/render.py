@@ -602,10 +602,16 @@ def forecast_cell(row: dict) -> str:  # type: ignore[type-arg]
 
 def task_check(r: TaskCheck) -> str:
     """`wtc task check` for people: one line per target, conflicts with their declaration."""
+    others = len(r.onto) - 1
     verdict = "WOULD CONFLICT" if not r.clean else \
         "WOULD BE REFUSED at its merge: it leaves uses of names it removed (below)" if r.left_behind_blocks else \
-        "merges cleanly everywhere"
+        "merges cleanly onto integration" + (f" and the {others} other task{'s' if others != 1 else ''} compared"
+                                             if others else "")
     lines = [f"task {r.task} ({r.state}, read from its {r.source}, {len(r.files)} files changed): {verdict}"]
+    if r.not_compared:
+        # A clean verdict covers only what was compared: say who was left out, and why.
+        lines.append("  not compared: " + "; ".join(f"{row['task']} ({row['state']}, {row['why']})"
+                                                   for row in r.not_compared))
     if r.violations:
         lines.append(f"  OUTSIDE THE BOUNDARY: finish would reject {len(r.violations)} change(s); put them back, "
                      f"or ask the lead to widen the task (wtc task widen {r.task} --run {r.run} --own GLOB --why TEXT)")
@@ -614,7 +620,7 @@ def task_check(r: TaskCheck) -> str:
     for row in r.onto:
         shared = len(row["files"])
         lines.append(f"  onto {row['target']}: {'clean' if row['clean'] else 'conflict'}"
-                     f" ({shared} shared file{'s' if shared != 1 else ''})")
+                     f" ({shared} file{'s' if shared != 1 else ''} both changed)")
         for c in row["conflicts"]:
             lines.append(f"    {c['path']}" + (f" in {c['declaration']}" if c.get("declaration") else "")
                          + f" ({c['kind']})" + (f": {c['detail']}" if c.get("detail") else ""))

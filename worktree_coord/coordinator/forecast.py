@@ -198,10 +198,14 @@ class ForecastOperations(CoordinatorBase):
         found = _once(found)
         onto.append({"target": INTEGRATION, "tip": tip, "clean": not found,
                      "files": sorted(engine.integration_overlap(me, tip)), "conflicts": found})
+        not_compared = []   # live or finished tasks left out, each with why (a clean verdict covers only the rest)
         for other in others:
             shared = sorted(set(me.changes) & set(other.changes))
             across = engine.may_break_names(me, other)
             if not shared and not across:
+                why = "no changes yet" if not other.changes else "no file in common with this task"
+                not_compared.append({"task": other.name, "state": other.task.state.value,
+                                     "why": why + (f" ({other.error})" if other.error else "")})
                 continue
             mergeable = [p for p in shared if not (matches(me.task.boundary.reserved, p)
                                                    or matches(other.task.boundary.reserved, p))]
@@ -230,7 +234,8 @@ class ForecastOperations(CoordinatorBase):
         blocked = mode is SemanticMode.BLOCK and any("use_path" in row for row in left_behind)
         return TaskCheck(exit_code=3 if violations else 0 if clean and not blocked else 1, run=run_id, task=task_id,
                          state=record.state.value, source=me.source, clean=clean, files=sorted(me.changes),
-                         violations=violations, onto=onto, left_behind=left_behind, left_behind_blocks=blocked,
+                         violations=violations, onto=onto, not_compared=not_compared,
+                         left_behind=left_behind, left_behind_blocks=blocked,
                          stats=engine.stats(started, 1 + len(others)))
 
     def _left_behind(self, run_id: str, task_id: str, me: CurrentState, tip: str) -> list[dict[str, Any]]:
