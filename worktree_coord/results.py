@@ -500,6 +500,9 @@ class TaskCheck(Result):
     # The other live or finished tasks not in `onto`, each with why (`task`, `state`, `why`: "no
     # changes yet", "no file in common with this task"): a clean verdict says nothing about them yet.
     not_compared: list[dict[str, Any]] = field(default_factory=list)
+    # The intents this task declared with `wtc intent add` (and, after finish, derived from its
+    # reserved edits), each with `intent_id`, `op`, `name`, `spec`, `manifest` and its `state`.
+    intents: list[dict[str, Any]] = field(default_factory=list)
     # Uses, in files the task did not change, of names it removed or renamed (left_behind.py), as its
     # merge would find them; with the run's left-behind mode `block` they block that merge, and the
     # check exits 1 (`left_behind_blocks`).

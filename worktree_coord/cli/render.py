@@ -631,6 +631,10 @@ def task_check(r: TaskCheck) -> str:
         # A reserved file is never merged as text: `task update` cannot settle it, agreeing can.
         lines.append("  for a reserved manifest: agree on one value with the other task's agent (or leave the key "
                      "to one task); else consolidation refuses both intents and the lead decides")
+    for intent in r.intents:
+        spec = f" {intent['spec']}" if intent.get("spec") else ""
+        lines.append(f"  intent {intent['op']} {intent.get('name') or ''}{spec} in {intent['manifest']}: {intent['state']}"
+                     + (" (applies at consolidation, once the task has merged)" if intent["state"] == "declared" else ""))
     lines += [f"  left behind: {note}" for note in _left_behind_notes(r)]
     return "\n".join(lines)
 

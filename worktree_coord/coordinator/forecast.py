@@ -232,9 +232,14 @@ class ForecastOperations(CoordinatorBase):
         left_behind = self._left_behind(run_id, task_id, me, tip) if mode is not SemanticMode.OFF else []
         # The merge refuses a task that leaves uses of a name it removed (the run's left-behind mode).
         blocked = mode is SemanticMode.BLOCK and any("use_path" in row for row in left_behind)
+        # Intents declared with `wtc intent add` are the task's work too: the agent sees them, with
+        # their states, before it finishes (finish lists them the same way).
+        intents = [{"intent_id": row["intent_id"], "op": row["data"].get("op"), "name": row["data"].get("name"),
+                    "spec": row["data"].get("spec"), "manifest": row["data"].get("manifest"), "state": row["state"]}
+                   for row in self.store.list_intents(run_id) if row["task_id"] == task_id]
         return TaskCheck(exit_code=3 if violations else 0 if clean and not blocked else 1, run=run_id, task=task_id,
                          state=record.state.value, source=me.source, clean=clean, files=sorted(me.changes),
-                         violations=violations, onto=onto, not_compared=not_compared,
+                         violations=violations, onto=onto, not_compared=not_compared, intents=intents,
                          left_behind=left_behind, left_behind_blocks=blocked,
                          stats=engine.stats(started, 1 + len(others)))
 
