@@ -390,11 +390,12 @@ def run_status(r: RunStatus) -> str:
         lines.append("  no tasks")
         return "\n".join(lines)
     forecast = r.forecast_at is not None
-    lines.append(f"  {'task':<24} {'state':<10} {'files':>5} {'viol':>4} {'confl':>5} {'age':>7}"
+    lines.append(f"  {'task':<24} {'state':<10} {'files':>5} {'viol':>4} {'confl':>5} {'age':>7} {'in state':>8}"
                  + (f"  forecast ({_forecast_age(r.forecast_at)})" if forecast else ""))
     for t in r.tasks:
         lines.append(f"  {t['task']:<24} {t['state']:<10} {t['files']:>5} {t['violations']:>4} {t['conflicts']:>5} "
-                     f"{_age(t['age_seconds']):>7}" + (f"  {forecast_cell(t.get('forecast') or {})}" if forecast else ""))
+                     f"{_age(t['age_seconds']):>7} {_age(t.get('state_seconds', t['age_seconds'])):>8}"
+                     + (f"  {forecast_cell(t.get('forecast') or {})}" if forecast else ""))
         lines += [f"    {line}" for line in _origin_lines(t)]
     lines.append("  " + ", ".join(f"{n} {s}" for s, n in sorted(r.counts.items())))
     if r.intents:
