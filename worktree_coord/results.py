@@ -27,15 +27,18 @@ def _strings(value: Any) -> tuple[str, ...]:
 @dataclass(frozen=True)
 class ViolationRecord:
     """A change the task's boundary does not allow: `rule` is one of README's rule list
-    (`outside_own`, `git_dir`, `symlink_outside_own`, ...), `detail` says what it did."""
+    (`outside_own`, `git_dir`, `symlink_outside_own`, ...), `detail` says what it did; `fix`, for a
+    new file outside the boundary, the exact commands to delete it or exclude it ("" otherwise)."""
 
     path: str
     rule: str
     detail: str = ""
+    fix: str = ""
 
     @classmethod
     def from_json(cls, row: dict[str, Any]) -> "ViolationRecord":
-        return cls(path=str(row.get("path", "")), rule=str(row.get("rule", "")), detail=str(row.get("detail", "")))
+        return cls(path=str(row.get("path", "")), rule=str(row.get("rule", "")), detail=str(row.get("detail", "")),
+                   fix=str(row.get("fix", "")))
 
 
 @dataclass(frozen=True)

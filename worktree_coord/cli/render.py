@@ -101,11 +101,15 @@ def task_finished(r: TaskFinished) -> str:
         lines.append(f"  {len(r.violations)} boundary violation(s); {kept}:")
         for v in r.violations:
             lines.append(f"    {v['rule']:<22} {v['path'] or '-'}  {v['detail']}")
+            if v.get("fix"):
+                lines.append(f"      way out: {v['fix']}")
     else:
         lines.append(f"  {len(r.changed)} file(s) changed on {r.branch}")
     if r.merge and r.merge.get("merge_commit"):
         lines.append(f"  merged into integration as {str(r.merge.get('merge_commit'))[:12]}"
                      + (f" (resolved {', '.join(r.merge['resolved'])})" if r.merge.get("resolved") else ""))
+        for path, how in (r.merge.get("resolutions") or {}).items():
+            lines.append(f"    {path}: {how}")
     elif r.merge:   # nothing to bring in: its commits were in integration already, or it changed no file
         lines.append(f"  nothing to merge: integration at {str(r.merge.get('new_tip'))[:12]} already holds "
                      + ("its commits" if r.changed else "everything it changed (no file)"))
@@ -618,6 +622,8 @@ def task_check(r: TaskCheck) -> str:
                      f"or ask the lead to widen the task (wtc task widen {r.task} --run {r.run} --own GLOB --why TEXT)")
         for v in r.violations:
             lines.append(f"    {v['path'] or '-'}: {v['detail']}")
+            if v.get("fix"):
+                lines.append(f"      way out: {v['fix']}")
     for row in r.onto:
         shared = len(row["files"])
         lines.append(f"  onto {row['target']}: {'clean' if row['clean'] else 'conflict'}"

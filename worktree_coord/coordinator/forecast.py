@@ -228,6 +228,11 @@ class ForecastOperations(CoordinatorBase):
         report = boundaries.check_changes(list(me.changes.values()), record.boundary, self.git.read_blob,
                                           lambda: self.git.submodule_paths(me.head))
         violations = [v.to_json() for v in report.violations]
+        from .stray_files import add_stray_file_fixes
+
+        add_stray_file_fixes(violations, [c.path for c in me.changes.values() if c.status == "added"],
+                             record.worktree if me.source == "worktree" else None,
+                             self.git.common_dir / "info" / "exclude", committed=False)
         mode = self._left_behind_mode(run)
         left_behind = self._left_behind(run_id, task_id, me, tip) if mode is not SemanticMode.OFF else []
         # The merge refuses a task that leaves uses of a name it removed (the run's left-behind mode).
