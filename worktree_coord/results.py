@@ -486,7 +486,7 @@ class TaskCheck(Result):
     """`wtc task check`: would this task's current state (uncommitted edits included) merge onto the
     integration tip, and onto each other live or finished-but-unmerged task? Exit 1 when any
     conflict is predicted. `onto`: one row per target (`integration` first, then tasks sharing files
-    with this one) with `clean`, the shared files and the conflicts. `left_behind`: uses, in files the
+    with this one) with `clean`, the files both changed and the conflicts; `not_compared` the others, and why. `left_behind`: uses, in files the
     task did not change, of names it removed or renamed (exit 1 too when the run's left-behind mode
     blocks: its merge would refuse them).
     `violations`: the changes its boundary does not allow, as `task finish` would reject them (exit 3,

@@ -564,7 +564,7 @@ def forecast_report(r: Forecast) -> str:
     """`wtc forecast` for people: each task's forecast, the files two tasks share with the
     declarations each changes, and every predicted conflict."""
     lines = [f"forecast of run {r.run} (integration at {r.integration_tip[:12]}): {len(r.tasks)} tasks, "
-             f"{len(r.overlaps)} shared files, {len(r.conflicts)} predicted conflicts "
+             f"{len(r.overlaps)} files changed by two or more tasks, {len(r.conflicts)} predicted conflicts "
              f"({r.stats.get('seconds', 0):.2f}s, {r.stats.get('files_merged', 0)} files merged, "
              f"{r.stats.get('cache_hits', 0)} from cache)"]
     if r.tasks:
