@@ -116,7 +116,7 @@ def read_status(store: Store | None, run_id: str | None = None, *, where: Path |
 
 def _working_counts(run: Any, tasks: list[Any]) -> dict[str, int]:
     """Each live task's changed files read from its worktree (gitrepo.worktree_files: two git
-    processes per task, four tasks at a time); a task whose worktree cannot be read is left out."""
+    processes per task at most, four tasks at a time); a task whose worktree cannot be read is left out."""
     live = [t for t in tasks if t.state.live and t.worktree and Path(t.worktree).is_dir()]
     if run is None or not live:
         return {}
@@ -126,7 +126,7 @@ def _working_counts(run: Any, tasks: list[Any]) -> dict[str, int]:
 
     since = f"refs/heads/{run.integration_ref}"
     with ThreadPoolExecutor(max_workers=4) as pool:
-        counts = list(pool.map(lambda t: changed_file_count(t.worktree, since), live))
+        counts = list(pool.map(lambda t: changed_file_count(t.worktree, since, run.base), live))
     return {t.task_id: n for t, n in zip(live, counts) if n is not None}
 
 
