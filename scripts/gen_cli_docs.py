@@ -95,6 +95,13 @@ CONFIG_DOCS: dict[str, tuple[str, str]] = {
                       "in), naming the command that takes it out; `wtc check` flags a branch that adds one. A file "
                       "the repository already tracked over the limit is left alone. The default, 50 MiB, is where "
                       "GitHub starts warning; it refuses pushes holding a file over 100 MiB."),
+    "network": ('"shared"', "The network of the commands wtc starts for a task (the verify command, "
+                "`worktree-setup.run`, fanout's agents, `wtc task exec`): `isolated` (default, Linux: each in a "
+                "network namespace of its own with only its loopback, so two tasks' test servers bind "
+                "127.0.0.1:8000 at once; nothing outside the machine is reachable from it) or `shared` (the "
+                "host's network; use the port block in `.wtc/env`). Where the machine cannot isolate, commands "
+                "share the host's network and results say why. Recorded with the run at `wtc run start` "
+                "(`--network` overrides it for one run). See \"Network isolation\" below."),
 }
 
 

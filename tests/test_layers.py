@@ -19,13 +19,13 @@ SOURCE = Path(__file__).resolve().parents[1] / PACKAGE
 
 # ---- the layer table: every part of the package (a subpackage or a top-level module), by layer ----
 
-FACES = frozenset({"cli", "ci", "hooks", "mcp", "fanout", "__main__", "entry"})   # parse, call, render (entry: the script that starts cli)
+FACES = frozenset({"cli", "ci", "hooks", "mcp", "fanout", "ui", "__main__", "entry"})   # parse, call, render (entry: the script that starts cli)
 COORDINATOR = frozenset({"coordinator"})                          # the API and its own bookkeeping
 CHECK = frozenset({"check"})                                      # composes the capabilities below
 CAPABILITIES = frozenset({"boundary", "merge", "integrate", "consolidate", "telemetry"})
 INFRASTRUCTURE = frozenset({"gitrepo", "store"})
 VOCABULARY = frozenset({"model", "results", "errors", "config", "events", "crashpoints", "member_globs",
-                        "filelock", ""})                                      # "" is the package itself (__init__)
+                        "filelock", "serving", "isolation", ""})                         # "" is the package itself (__init__)
 EVERYTHING = FACES | COORDINATOR | CHECK | CAPABILITIES | INFRASTRUCTURE | VOCABULARY
 
 

@@ -57,3 +57,8 @@ def test_built_wheel_holds_every_package_and_the_grammars(tmp_path):
         assert init in names, f"{init} missing from the wheel"
     assert "worktree_coord/grammars/python.toml" in names
     assert "worktree_coord/py.typed" in names
+    # `wtc ui`'s page: every asset it serves (server.STATIC) is package data.
+    from worktree_coord.ui.server import STATIC
+
+    for asset in STATIC:
+        assert f"worktree_coord/ui/static/{asset}" in names, f"{asset} of wtc ui missing from the wheel"

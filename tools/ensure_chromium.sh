@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Make Debian's Chromium present for the HTML report's browser test (tests/report/test_html_report.py).
+# Make Debian's Chromium present for the browser tests: the HTML report's (tests/report/test_html_report.py)
+# and the live page's (tests/ui, driven over the DevTools protocol by tests/ui/browser.py).
 # Called by the README's test command, which CI (.ci/run) runs verbatim on a fresh machine as root.
 # Does nothing when /usr/bin/chromium is already there; otherwise installs the `chromium` package with
 # apt-get (about a minute on this machine, measured in the README). It never skips: when it cannot install,

@@ -74,6 +74,7 @@ class Config:
     semantic_check: str = "block"
     left_behind: str = "block"   # a use the landed tree keeps of a name the run removed: block, warn, off
     max_file_size: int = 50 * 1024 * 1024   # bytes; 0: no limit (boundary/large_files.py)
+    network: str = "isolated"    # the commands wtc starts for a task: isolated (own loopback) or shared
     source: str | None = None
 
     def to_json(self) -> dict[str, Any]:
@@ -95,6 +96,7 @@ class Config:
             "semantic-check": self.semantic_check,
             "left-behind": self.left_behind,
             "max-file-size": self.max_file_size,
+            "network": self.network,
             "source": self.source,
         }
 
@@ -141,6 +143,12 @@ def _size(value: Any) -> int:
 def _semantic_mode(value: Any) -> str:
     if value not in ("block", "warn", "off"):
         raise TypeError('one of "block", "warn", "off"')
+    return str(value)
+
+
+def _network_mode(value: Any) -> str:
+    if value not in ("isolated", "shared"):
+        raise TypeError('one of "isolated", "shared"')
     return str(value)
 
 
@@ -274,6 +282,7 @@ _KEYS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "semantic-check": ("semantic_check", _semantic_mode),
     "left-behind": ("left_behind", _semantic_mode),
     "max-file-size": ("max_file_size", _size),
+    "network": ("network", _network_mode),
 }
 
 

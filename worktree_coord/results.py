@@ -177,6 +177,7 @@ class RunStarted(Result):
     remote: str | None = None     # the git remote holding the integration branch (None: this repository)
     uncommitted: list[str] = field(default_factory=list)   # the checkout's changes the pin leaves out (first 50)
     notes: list[str] = field(default_factory=list)
+    network: str = ""             # how this machine starts the run's task commands: isolated or shared
 
 
 @dataclass(frozen=True)

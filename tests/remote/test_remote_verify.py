@@ -76,7 +76,9 @@ def test_a_race_lost_during_verification_fetches_merges_and_verifies_again(three
     remote. Machine 2's push with a lease is refused: it fetches c's merge, builds a on it, verifies
     again (twice in all), and ends merged on top of c without overwriting it."""
     (m1, m2, m3), bare = three
-    assert m1.wtc("run", "start", "--run", "r1", "--remote", "origin")[0] == 0
+    # The verify command plays machine 3, reaching the git daemon on this host's loopback: it needs
+    # the host's network (an isolated command has only its own loopback).
+    assert m1.wtc("run", "start", "--run", "r1", "--remote", "origin", "--network", "shared")[0] == 0
     c = _task(m3, "c", "from c\n", finish=False)
     assert m3.wtc("task", "finish", "c", "--run", "r1", "--no-merge")[1]["state"] == "finished"
     _task(m2, "a", "from a\n", finish=False)

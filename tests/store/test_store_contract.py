@@ -469,6 +469,43 @@ def test_events_are_an_ordered_trail(store):
     assert store.events("r")[0]["data"]["text"] == "ünï\u0000code"
 
 
+def test_the_run_version_changes_with_every_write_to_the_run_and_only_then(store):
+    # `wtc ui` polls it before reading a run again: a write it misses is a page that never updates.
+    store.create_run(_run())
+    store.create_run(_run("other"))
+    seen = [store.run_version("r")]
+
+    def changed() -> bool:
+        now = store.run_version("r")
+        new = now not in seen
+        seen.append(now)
+        return new
+
+    assert not changed()                                   # reading changes nothing
+    store.insert_task(_task("t"))
+    assert changed()
+    store.update_task("r", "t", state=TaskState.FINISHED)
+    assert changed()
+    store.update_task("r", "t", result={"merge": {"at": 1.0}})   # the same state, a new result
+    assert changed()
+    store.put_intents("r", "t", [{"intent_id": "i1"}])
+    assert changed()
+    store.set_intent_state("r", "i1", "applied", {})
+    assert changed()
+    store.update_task_context("r", "t", {"fanout": {"phase": "running"}})
+    assert changed()
+    store.log_event("r", "t", "task.merged", {})
+    assert changed()
+    store.set_run_state("r", RunState.LANDED)
+    assert changed()
+    store.delete_task("r", "t")
+    assert changed()
+    store.insert_task(_task("u", run_id="other"))           # another run's writes are not this run's
+    store.log_event("other", "u", "task.started", {})
+    assert not changed()
+    assert store.run_version("missing") == store.run_version("missing")
+
+
 def test_a_used_store_passes_its_integrity_check(store):
     store.create_run(_run())
     store.insert_task(_task("t"))

@@ -51,7 +51,7 @@ COMMAND_MODULES: dict[str, tuple[str, ...]] = {
     "check": ("check",), "consolidate": ("consolidating",), "intent": ("consolidating",), "demo": ("demo",),
     "forecast": ("forecast",), "version": ("info",), "status": ("maintenance",), "gc": ("maintenance",),
     "mcp": ("mcp",), "merge-file": ("merge_file",), "driver": ("merge_file",), "merge": ("merging",),
-    "report": ("merging",), "land": ("merging",), "sync": ("merging",), "watch": ("watch",),
+    "report": ("merging",), "land": ("merging",), "sync": ("merging",), "watch": ("watch",), "ui": ("ui",),
     "task": ("tasks", "forecast", "fanout"), "fanout": ("fanout",), "hook": ("hooks",), "hooks": ("hooks",), "plan": ("plan",), "run": ("runs",),
 }
 

@@ -67,19 +67,25 @@ def task_exec(
                                             help="Seconds the command may run (default: no limit)."),
     message: Optional[str] = typer.Option(None, "--message", "-m", help="Commit message of the finish."),
     verify: Optional[str] = typer.Option(None, "--verify", help="Shell command the merge candidate must pass first."),
+    no_finish: bool = typer.Option(False, "--no-finish", help="Run CMD and leave the task live: exit with CMD's own "
+                                   "code (124 at --timeout). The wrapper for a command an agent runs while it works "
+                                   "(its tests), with the task's environment and network."),
     repo: str = RepoOption,
     json_mode: bool = JsonOption,
 ) -> int:
     """Start (or resume) TASK, run CMD in its worktree, finish it: exit with the finish's code.
 
     `wtc task exec TASK --run ID [--own GLOB...] -- CMD ARGS...`. CMD runs in its own process group
-    with the task's environment (WTC_RUN, WTC_TASK, WTC_WORKTREE, its ports); its output goes to
-    the terminal (to stderr under --json). A CMD that fails or times out finishes nothing (exit 1,
-    the task stays live); a task that already merged runs nothing (exit 0)."""
+    with the task's environment (WTC_RUN, WTC_TASK, WTC_WORKTREE, its ports) and the run's network
+    (by default a namespace of its own: its own 127.0.0.1); its output goes to the terminal (to
+    stderr under --json). A CMD that fails or times out finishes nothing (exit 1, the task stays
+    live); a task that already merged runs nothing (exit 0). With --no-finish nothing is finished
+    and the exit code is CMD's."""
     from ..fanout import exec_task
 
     result = exec_task(repo, run, task, command, own=own, read=read, sparse=sparse, timeout=timeout,
-                       message=message, verify=verify, output=_stderr_descriptor() if json_mode else None)
+                       message=message, verify=verify, output=_stderr_descriptor() if json_mode else None,
+                       finish=not no_finish)
     emit(result.to_json(), schema="task.exec", json_mode=json_mode, human=lambda: _exec_text(result))
     return result.exit_code
 

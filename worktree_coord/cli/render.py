@@ -21,7 +21,10 @@ def _again(replayed: bool) -> str:
 def run_started(r: RunStarted) -> str:
     where = f" on remote {r.remote}" if r.remote else ""
     notes = "".join(f"\n  note: {note}" for note in r.notes)
-    return f"run {r.run} pinned at {r.base[:12]}; integration branch {r.integration}{where}{_again(r.replayed)}{notes}"
+    network = f"; task commands on {'their own network' if r.network == 'isolated' else 'the host network'}" \
+        if r.network else ""
+    return (f"run {r.run} pinned at {r.base[:12]}; integration branch {r.integration}{where}{network}"
+            f"{_again(r.replayed)}{notes}")
 
 
 def task_started(r: TaskStarted) -> str:

@@ -24,6 +24,8 @@ def run_start(
                                            help="What a semantic finding (a name one side removed that the other side's new code uses) does to this run's merges: block (a conflict), warn, or off. Default: the configuration's semantic-check, else block."),
     left_behind: Optional[str] = typer.Option(None, "--left-behind", metavar="block|warn|off",
                                               help="What a use the landed tree keeps of a name a task removed or renamed (in code no task changed) does to that task's merge and to landing: block (a conflict of kind left_behind; land refuses unless approved by name), warn, or off. Default: the configuration's left-behind, else block."),
+    network: Optional[str] = typer.Option(None, "--network", metavar="isolated|shared",
+                                          help="The network of the commands wtc starts for this run's tasks (the verify command, worktree-setup.run, fanout's agents, wtc task exec): isolated (a network namespace each, its own loopback: two tasks' servers can bind 127.0.0.1:8000 at once; nothing outside is reachable) or shared (the host's). Default: the configuration's network, else isolated where the machine supports it."),
     remote: Optional[str] = typer.Option(None, "--remote", metavar="NAME",
                                          help="A git remote of this clone that holds the integration branch: a run across machines (docs/multi-machine.md)."),
     key: Optional[str] = KeyOption,
@@ -33,6 +35,6 @@ def run_start(
     """Pin BASE and create the integration branch wtc/<run>/integration at it (on REMOTE with --remote)."""
     with open_coordinator(repo) as coordinator:
         result = coordinator.start_run(run, base, verify=verify, semantic=semantic, remote=remote,
-                                       left_behind=left_behind, key=key)
+                                       left_behind=left_behind, network=network, key=key)
     emit(result.to_json(), schema="run.start", json_mode=json_mode, human=render.run_started(result))
     return result.exit_code

@@ -26,7 +26,7 @@ from __future__ import annotations
 import dataclasses
 from collections import defaultdict
 from pathlib import Path
-from typing import Collection, Iterable, Mapping
+from typing import Any, Collection, Iterable, Mapping
 
 from worktree_coord.consolidate import settings
 from worktree_coord.consolidate.adapters import ToolAdapter, ToolConfig, adapter_for
@@ -40,10 +40,11 @@ from worktree_coord.consolidate.adapters.base import (
     unreached,
 )
 from worktree_coord.consolidate.edits import EditError
-from worktree_coord.consolidate.graph import MANIFEST_OF, check_version_bumps, discover_workspace, join, order_changes
+from worktree_coord.consolidate.graph import (MANIFEST_OF, Workspace, check_version_bumps, discover_workspace, join,
+                                              order_changes)
 from worktree_coord.consolidate.intent import Ecosystem, Intent, Op
 from worktree_coord.consolidate.manifests import classify_path
-from worktree_coord.consolidate.planning import SINGLE_VERSION, Change, directory_reader, plan
+from worktree_coord.consolidate.planning import SINGLE_VERSION, Change, Plan, directory_reader, plan
 from worktree_coord.consolidate.result import ConsolidationResult, Culprit, LockDiff, RootResult, RootState
 from worktree_coord.consolidate.tool_output import summarize_tool_output
 from worktree_coord.consolidate.textformat import ManifestParseError, refuse_conflict_markers
@@ -213,7 +214,13 @@ def consolidate_root(
     reporter: Reporter | None = None,
 ) -> RootResult:
     """Apply the intents of one ecosystem root in `workdir`, relock, verify (module docstring).
-    Each relock is a stage (`relock`) reported to `reporter`."""
+    Each relock is a stage (`relock`) reported to `reporter`.
+
+    Three steps: the plan (before anything is written: the intents planned, the workspace read, the
+    changes ordered and checked), the loop (apply, relock, verify; a failure either ends the root,
+    `_relock_failure`, or names a culprit that is dropped before the next turn) and the result
+    (what changed, with its warnings, `_applied_warnings`). The loop stays here as one algorithm:
+    each turn starts from the snapshot with what the turns before left of the changes."""
     reporter = reporter or NullReporter()
     workdir = Path(workdir)
     eco = Ecosystem(ecosystem)
@@ -233,17 +240,7 @@ def consolidate_root(
     # never wait for the network; one intent of any other kind and the root relocks as always.
     neutral = bool(intents) and all(_lock_neutral(i) for i in intents)
     try:
-        for lockfile in adapter.lockfiles():
-            if (workdir / lockfile).is_file():
-                refuse_conflict_markers(lockfile, (workdir / lockfile).read_bytes())
-        the_plan = plan(intents, directory_reader(workdir),
-                        workspace_manifests=_workspace_manifests(workdir, eco, root, intents))
-    except WtcError as exc:
-        return result(RootState.FAILED, error=exc.to_json())
-
-    extra = [c.intent.name for c in the_plan.changes if c.intent.op == Op.ADD_MEMBER]
-    try:
-        workspace = discover_workspace(workdir, eco, root, extra_members=extra)
+        the_plan, workspace = _plan_and_workspace(workdir, eco, root, intents, adapter)
     except WtcError as exc:
         return result(RootState.FAILED, error=exc.to_json())
     ordering = order_changes(the_plan.changes, workspace)
@@ -275,38 +272,10 @@ def consolidate_root(
             failure = None
         else:
             run, failure = _relock(adapter, offline, reporter)
-        if failure == FailureKind.OFFLINE_MISS:
-            missed = adapter.offline_miss(run) or OfflineMiss(
-                "needs_network", f"`{' '.join(run.argv)}` needs packages that are not cached",
-                "run consolidation with the network allowed (wtc consolidate --online), or warm the package cache")
-            return restore_and(RootState.NEEDS_NETWORK, error={
-                "kind": missed.kind, "message": missed.message, "fix": missed.fix,
-                "stderr": run.stderr[-4000:], "intent_ids": [i.intent_id for c in ordered for i in c.sources]})
-        if failure == FailureKind.UNREACHABLE:
-            # Not the manifests' fault: never bisect for a culprit, never blame the base.
-            missed = unreached(run.stderr)
-            fix = (f"check that this machine reaches {missed.host or 'the registry'} (proxy, mirror or registry "
-                   "settings), or warm the package cache")
-            if missed.git_source:
-                fix += ", or depend on a registry release instead of the git source"
-            return restore_and(RootState.NEEDS_NETWORK, error={
-                "kind": "unreachable",
-                "message": f"`{' '.join(run.argv)}` could not reach {missed.what()}: "
-                           f"{summarize_tool_output(run.stderr)}",
-                "fix": f"{fix}; {RETRY_ONLINE}",
-                "stderr": run.stderr[-4000:], "intent_ids": [i.intent_id for c in ordered for i in c.sources]})
         if failure is not None:
-            if failure == FailureKind.TOOL_CANNOT_RUN:
-                # The machine's runtime, not the manifests: never bisect for a culprit.
-                return restore_and(RootState.FAILED, error=_cannot_run_error(run, cannot_run(run.stderr) or CannotRun()))
-            if failure in (FailureKind.TOOL_MISSING, FailureKind.TIMEOUT) or len(culprits) >= MAX_CULPRITS:
-                error = {"kind": failure.value, "message": run.stderr[-4000:]}
-                if failure == FailureKind.TOOL_MISSING:
-                    error["fix"] = (f"install {run.argv[0]} ({install_hint(run.argv[0])}), then consolidate again "
-                                    "with --retry-failed")
-                elif failure == FailureKind.TIMEOUT:
-                    error["fix"] = "raise the relock timeout or warm the package cache, then consolidate again with --retry-failed"
-                return restore_and(RootState.FAILED, error=error)
+            ended = _relock_failure(failure, run, adapter, ordered, len(culprits))
+            if ended is not None:
+                return restore_and(ended[0], error=ended[1])
             index = _bisect(adapter, snapshot, ordered, offline, reporter)
             if index is None:
                 return restore_and(RootState.FAILED, error=_base_failure(root, intents, run))
@@ -341,7 +310,69 @@ def consolidate_root(
         return result(state, applied=tuple(ordered), satisfied=the_plan.satisfied, conflicts=conflicts,
                       culprits=tuple(culprits), warnings=warnings, error=error)
     methods = tuple((c.intent.intent_id, adapter.edit_methods.get(c.intent.intent_id, "")) for c in ordered)
-    warnings += tuple(adapter.relock_warnings())
+    warnings += _applied_warnings(adapter, root, eco, hand_kept=hand_kept, lockless=lockless, diff=diff)
+    return result(RootState.APPLIED, files_changed=changed, applied=tuple(ordered), satisfied=the_plan.satisfied,
+                  conflicts=conflicts, culprits=tuple(culprits), warnings=warnings, lock_diff=diff,
+                  edit_methods=methods)
+
+
+def _plan_and_workspace(workdir: Path, eco: Ecosystem, root: str, intents: list[Intent],
+                        adapter: ToolAdapter) -> tuple[Plan, Workspace]:
+    """The root's plan of changes and its workspace (with the members the plan adds), read before
+    anything is written; a base lockfile holding conflict markers is refused first (`WtcError`)."""
+    for lockfile in adapter.lockfiles():
+        if (workdir / lockfile).is_file():
+            refuse_conflict_markers(lockfile, (workdir / lockfile).read_bytes())
+    the_plan = plan(intents, directory_reader(workdir),
+                    workspace_manifests=_workspace_manifests(workdir, eco, root, intents))
+    extra = [c.intent.name for c in the_plan.changes if c.intent.op == Op.ADD_MEMBER]
+    return the_plan, discover_workspace(workdir, eco, root, extra_members=extra)
+
+
+def _relock_failure(failure: FailureKind, run: ToolRun, adapter: ToolAdapter, ordered: list[Change],
+                    culprits: int) -> tuple[RootState, dict[str, Any]] | None:
+    """What a relock that failed means for the root: the state it ends in and its error, when the
+    cause is the machine's (no network, no registry, no tool, a timeout) or enough culprits were
+    dropped already; None when the changes are to be bisected for the one that breaks the relock."""
+    if failure == FailureKind.OFFLINE_MISS:
+        missed = adapter.offline_miss(run) or OfflineMiss(
+            "needs_network", f"`{' '.join(run.argv)}` needs packages that are not cached",
+            "run consolidation with the network allowed (wtc consolidate --online), or warm the package cache")
+        return RootState.NEEDS_NETWORK, {
+            "kind": missed.kind, "message": missed.message, "fix": missed.fix,
+            "stderr": run.stderr[-4000:], "intent_ids": [i.intent_id for c in ordered for i in c.sources]}
+    if failure == FailureKind.UNREACHABLE:
+        # Not the manifests' fault: never bisect for a culprit, never blame the base.
+        unreachable = unreached(run.stderr)
+        fix = (f"check that this machine reaches {unreachable.host or 'the registry'} (proxy, mirror or registry "
+               "settings), or warm the package cache")
+        if unreachable.git_source:
+            fix += ", or depend on a registry release instead of the git source"
+        return RootState.NEEDS_NETWORK, {
+            "kind": "unreachable",
+            "message": f"`{' '.join(run.argv)}` could not reach {unreachable.what()}: "
+                       f"{summarize_tool_output(run.stderr)}",
+            "fix": f"{fix}; {RETRY_ONLINE}",
+            "stderr": run.stderr[-4000:], "intent_ids": [i.intent_id for c in ordered for i in c.sources]}
+    if failure == FailureKind.TOOL_CANNOT_RUN:
+        # The machine's runtime, not the manifests: never bisect for a culprit.
+        return RootState.FAILED, _cannot_run_error(run, cannot_run(run.stderr) or CannotRun())
+    if failure in (FailureKind.TOOL_MISSING, FailureKind.TIMEOUT) or culprits >= MAX_CULPRITS:
+        error = {"kind": failure.value, "message": run.stderr[-4000:]}
+        if failure == FailureKind.TOOL_MISSING:
+            error["fix"] = (f"install {run.argv[0]} ({install_hint(run.argv[0])}), then consolidate again "
+                            "with --retry-failed")
+        elif failure == FailureKind.TIMEOUT:
+            error["fix"] = "raise the relock timeout or warm the package cache, then consolidate again with --retry-failed"
+        return RootState.FAILED, error
+    return None
+
+
+def _applied_warnings(adapter: ToolAdapter, root: str, eco: Ecosystem, *, hand_kept: bool, lockless: bool,
+                      diff: LockDiff) -> tuple[str, ...]:
+    """What an applied root's result says besides its changes: the relock tool's own warnings, a
+    root that was edited and not compiled or relocked, packages the relock moved that no intent names."""
+    warnings = tuple(adapter.relock_warnings())
     if hand_kept:
         warnings += (f"{root or '.'} has no {MANIFEST_OF[eco]}: its requirements files are kept by hand, so they "
                      "were edited and nothing was compiled",)
@@ -352,9 +383,7 @@ def consolidate_root(
         warnings += (f"the relock also moved {len(diff.unexplained)} package(s) no intent names: "
                      + "; ".join(diff.unexplained[:8]) + ("; ..." if len(diff.unexplained) > 8 else "")
                      + f" (review {adapter.lockfile} before landing)",)
-    return result(RootState.APPLIED, files_changed=changed, applied=tuple(ordered), satisfied=the_plan.satisfied,
-                  conflicts=conflicts, culprits=tuple(culprits), warnings=warnings, lock_diff=diff,
-                  edit_methods=methods)
+    return warnings
 
 
 def _settings_apart(workdir: Path, root: str, eco: Ecosystem | str, intents: list[Intent], done: RootResult, *,

@@ -27,6 +27,7 @@ from ..events import Fanout, NullReporter, Reporter, stage
 from .. import telemetry
 from ..gitrepo import GitRepo
 from ..integrate import Integrator
+from ..isolation import Spawn, spawn_for
 from ..merge.result import SemanticMode
 from ..model import RunRecord, TaskRecord, validate_name
 from ..store import Store
@@ -161,6 +162,16 @@ class CoordinatorBase:
         """The run's `--left-behind`, else the configuration's `left-behind` (default block): what a
         use the landed tree keeps of a name the run removed does to a merge and to landing."""
         return SemanticMode.parse(run.options.get("left_behind") or self.config.left_behind)
+
+    def _spawn(self, run: RunRecord) -> Spawn:
+        """How the commands of `run` start (isolation.py): its recorded `network`, else the
+        configuration's `network` (default isolated), as this machine can give it."""
+        return spawn_for(run.options.get("network") or self.config.network)
+
+    def command_spawn(self, run_id: str) -> Spawn:
+        """How a command wtc starts for a task of `run_id` starts (its network): what fanout's agents
+        and `wtc task exec` hand to `subprocess`, as the verification gate and worktree setup do."""
+        return self._spawn(self._run(run_id))
 
     def _integrator(self) -> Integrator:
         if self._integrator_instance is None:

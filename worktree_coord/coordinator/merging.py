@@ -325,7 +325,7 @@ class MergeOperations(CoordinatorBase):
             notes=[f"ejected: `{check.command}` failed on the merge candidate (exit {check.exit_code}); "
                    f"integration stays green. Fix it in place: `wtc task update {task.task_id} --run {run.run_id}` "
                    f"brings its worktree back, fix it there, then `wtc task finish {task.task_id} --run {run.run_id}` "
-                   "verifies again."])
+                   "verifies again."] + ([check.network["note"]] if check.network and check.network.get("note") else []))
         self.store.update_task(run.run_id, task.task_id, state=TaskState.FAILED,
                                holder=self._fence(run.run_id, task.task_id), result=result.to_json() | self._carry(task)
                                | {"reason": "failed_verification", "verify_command": check.command})
@@ -348,7 +348,8 @@ class MergeOperations(CoordinatorBase):
         with self._stage("verify", run=run.run_id, commit=commit, command=command) as out:
             with self._heavy("verify"):
                 try:
-                    check = verify_commit(self.git, commit, command, scratch, timeout=self.config.verify_timeout)
+                    check = verify_commit(self.git, commit, command, scratch, timeout=self.config.verify_timeout,
+                                          spawn=self._spawn(run))
                 finally:
                     with contextlib.suppress(OSError):
                         scratch.rmdir()  # only when empty: another verification may be using it

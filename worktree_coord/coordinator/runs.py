@@ -6,6 +6,7 @@ import os
 import time
 
 from ..errors import UsageError
+from ..isolation import NetworkMode
 from ..merge.result import SemanticMode
 from ..store.idempotency import Outcome, default_key, run_once
 from ..model import RunRecord, RunState, validate_name
@@ -21,7 +22,7 @@ class RunOperations(CoordinatorBase):
 
     def start_run(self, run_id: str | None = None, base: str = "HEAD", *, verify: str | None = None,
                   semantic: str | None = None, remote: str | None = None, left_behind: str | None = None,
-                  key: str | None = None) -> RunStarted:
+                  network: str | None = None, key: str | None = None) -> RunStarted:
         """Pin `base` and create the run's integration branch at it. `verify` is a shell command every
         merge candidate must pass (in a scratch worktree) before the integration branch moves.
         `semantic` (block, warn, off) says what a semantic finding does to the run's merges; the
@@ -30,7 +31,11 @@ class RunOperations(CoordinatorBase):
         merge and to landing; the configuration's `left-behind` (default block) when not given.
         `remote` names a git
         remote of this clone that holds the integration branch (a run across machines: every clone
-        with that remote and the shared store works on it; docs/multi-machine.md)."""
+        with that remote and the shared store works on it; docs/multi-machine.md). `network`
+        (isolated, shared) says whether the commands wtc starts for its tasks (verification, worktree
+        setup, fanout's agents, `wtc task exec`) each get a network namespace of their own; the
+        configuration's `network` (default isolated) when not given. It is recorded with the run, so
+        every process acting on the run starts its commands the same way."""
         started_at = time.time()
         if run_id is None:
             if key is not None:
@@ -44,8 +49,11 @@ class RunOperations(CoordinatorBase):
             semantic = SemanticMode.parse(semantic).value
         if left_behind is not None:
             left_behind = SemanticMode.parse(left_behind, option="--left-behind", key="left-behind").value
+        if network is not None:
+            network = NetworkMode.parse(network).value
         request = {"run": run_id, "base": sha, "verify": verify} | ({"semantic": semantic} if semantic else {}) \
-            | ({"remote": remote} if remote else {}) | ({"left_behind": left_behind} if left_behind else {})
+            | ({"remote": remote} if remote else {}) | ({"left_behind": left_behind} if left_behind else {}) \
+            | ({"network": network} if network else {})
         if remote is not None:
             from ..gitrepo.remote import Remote
 
@@ -77,7 +85,8 @@ class RunOperations(CoordinatorBase):
             if remote is not None:
                 self._publish_new_integration(remote, ref, sha, run_id)
             options = ({"verify": verify} if verify else {}) | ({"semantic": semantic} if semantic else {}) \
-                | ({"left_behind": left_behind} if left_behind else {})
+                | ({"left_behind": left_behind} if left_behind else {}) \
+                | {"network": network or self.config.network}
             # The run's trace ids, kept whether or not this process traces: every later process joins.
             ids = RunTrace.new()
             created = self.store.create_run(RunRecord(run_id, sha, integration, RunState.OPEN, time.time(), options,
@@ -95,7 +104,19 @@ class RunOperations(CoordinatorBase):
         started = RunStarted.from_json(done.outcome.result, replayed=done.replayed)
         if remote is not None:
             started = self._with_remote_ahead_note(started, base, remote)
-        return self._with_uncommitted_note(started, sha)
+        return self._with_network(self._with_uncommitted_note(started, sha))
+
+    def _with_network(self, started: RunStarted) -> RunStarted:
+        """The run's network as this machine gives it (isolation.py), with the one-line note when the
+        run asks isolation and the machine cannot."""
+        import dataclasses
+
+        run = self.store.get_run(started.run)
+        if run is None:
+            return started
+        spawn = self._spawn(run)
+        return dataclasses.replace(started, network=spawn.network,
+                                   notes=list(started.notes) + ([spawn.note] if spawn.note else []))
 
     def _with_remote_ahead_note(self, started: RunStarted, base: str, remote_name: str) -> RunStarted:
         """A run on a remote pins what was asked; when that is a branch of this clone (HEAD's, or one

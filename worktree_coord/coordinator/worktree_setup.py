@@ -13,7 +13,8 @@ context (`wtc status`) and in its manifest. In order:
      local configuration), copied from the main checkout;
   3. the `link` / `copy` folders (node_modules, .venv) of the main checkout, where that is safe;
   4. the `run` command in the worktree, its output in a log outside the worktree, bounded by
-     `timeout`, one of the machine's heavy-work places held meanwhile.
+     `timeout`, one of the machine's heavy-work places held meanwhile, started through the run's
+     `Spawn` (isolation.py: by default with a network of its own).
 
 Invariants: nothing the worktree already holds is overwritten (tracked files win); a linked folder
 is excluded in the shared info/exclude before the link exists, so no commit ever takes it; a setup
@@ -38,6 +39,7 @@ from ..config import WorktreeSetup
 from ..errors import BusyError, SetupError, WtcError
 from ..model import RunRecord
 from ..gitrepo.environment import REDIRECTING
+from ..isolation import Spawn
 
 from .base import CoordinatorBase
 
@@ -86,7 +88,8 @@ class WorktreeSetupOperations(CoordinatorBase):
         if setup.run:
             log = self.setup_log_path(run.run_id, task_id)
             with self._heavy("setup"):
-                prepared["setup"] = run_setup_command(setup.run, cwd=path, env=env, timeout=setup.timeout, log=log)
+                prepared["setup"] = run_setup_command(setup.run, cwd=path, env=env, timeout=setup.timeout, log=log,
+                                                      spawn=self._spawn(run))
         self.store.update_task_context(run.run_id, task_id, {"prepared": prepared})
         return prepared
 
@@ -219,17 +222,22 @@ class WorktreeSetupOperations(CoordinatorBase):
             self.store.log_event(run.run_id, task_id, "task.setup_failed", detail)
 
 
-def run_setup_command(command: str, *, cwd: Path, env: dict[str, str], timeout: float, log: Path) -> dict[str, Any]:
+def run_setup_command(command: str, *, cwd: Path, env: dict[str, str], timeout: float, log: Path,
+                      spawn: Spawn) -> dict[str, Any]:
     """Run the project's setup command in the worktree (a shell, its own process group so a timeout
-    ends every child), output to `log`. Returns what ran; SetupError when it failed or timed out."""
+    ends every child, its network as `spawn` says), output to `log`. Returns what ran; SetupError
+    when it failed or timed out."""
     log.parent.mkdir(parents=True, exist_ok=True)
     full_env = {k: v for k, v in os.environ.items() if k not in REDIRECTING}  # git in the worktree finds it
     full_env.update(env)
     started = time.monotonic()
     with open(log, "wb") as out:
-        out.write(f"$ {command}\n# in {cwd}, timeout {timeout:.0f} s, {time.strftime('%Y-%m-%d %H:%M:%S')}\n".encode())
+        out.write(f"$ {command}\n# in {cwd}, timeout {timeout:.0f} s, network {spawn.network}, "
+                  f"{time.strftime('%Y-%m-%d %H:%M:%S')}\n".encode())
+        if spawn.note:
+            out.write(f"# {spawn.note}\n".encode())
         out.flush()
-        process = subprocess.Popen(command, shell=True, cwd=cwd, env=full_env, stdin=subprocess.DEVNULL, stdout=out,
+        process = subprocess.Popen(spawn.shell(command), cwd=cwd, env=full_env, stdin=subprocess.DEVNULL, stdout=out,
                                    stderr=subprocess.STDOUT, start_new_session=True)
         try:
             code: int | None = process.wait(timeout=timeout)
@@ -241,7 +249,7 @@ def run_setup_command(command: str, *, cwd: Path, env: dict[str, str], timeout: 
             raise
         seconds = round(time.monotonic() - started, 2)
         out.write(f"\n# exit {code if code is not None else 'none: killed at the timeout'} after {seconds} s\n".encode())
-    ran = {"command": command, "exit_code": code, "seconds": seconds, "log": str(log)}
+    ran = {"command": command, "exit_code": code, "seconds": seconds, "log": str(log)} | spawn.to_json()
     if code is None:
         raise SetupError(f"the worktree setup command `{command}` did not end within {timeout:.0f} s; see {log}",
                          fix="make it faster (offline installs, a warm cache) or raise worktree-setup.timeout",

@@ -261,13 +261,16 @@ class TaskDriver:
             self._phase("running" if attempt == 1 else "repairing")   # writes the ledger: recorded before it runs
             self.context.emit("agent.start", task=self.name, attempt=attempt, attempts=self.attempts,
                               log=str(files.log))
+            spawn = self.c.command_spawn(self.run)
             with stage(self.c.reporter, "fanout.agent", run=self.run, task=self.name, attempt=attempt,
                        repair=attempt > 1) as out:
                 with open(files.log, "ab") as log:
-                    log.write(f"# wtc fanout: task {self.name}, attempt {attempt} of {self.attempts}, "
-                              f"{time.strftime('%Y-%m-%d %H:%M:%S')}\n# $ {shlex.join(argv)[:2000]}\n".encode())
+                    log.write((f"# wtc fanout: task {self.name}, attempt {attempt} of {self.attempts}, network "
+                               f"{spawn.network}, {time.strftime('%Y-%m-%d %H:%M:%S')}\n"
+                               + (f"# {spawn.note}\n" if spawn.note else "")
+                               + f"# $ {shlex.join(argv)[:2000]}\n").encode())
                     log.flush()
-                    process = spawn_agent(argv, cwd=Path(worktree), env=env, output=log,
+                    process = spawn_agent(argv, cwd=Path(worktree), env=env, output=log, spawn=spawn,
                                           status_file=files.status, pid_file=files.pid)
                     result = self._wait(process, self.ledger.agent["started_at"] + timeout)
                 out.update(exit_code=result[0].exit_code if result else None, timed_out=bool(result and result[1]))

@@ -12,6 +12,8 @@ Invariants:
   the agent's exit code last (atomically, beside the log): a runner killed with SIGKILL leaves the
   agent running, and the next runner reads whether it ended and how (`adopt`), so an agent that
   finished is never run again and one that still runs is waited for, not doubled;
+- it runs with the network the run asks (isolation.py: by default a namespace of its own, its own
+  loopback, so two agents' test servers can both bind 127.0.0.1:8000);
 - the environment is the runner's, without variables that point git elsewhere or that name
   another task, plus the task's own (`.wtc/env`: run, task, worktree, ports) and the caller's.
 """
@@ -28,6 +30,7 @@ from pathlib import Path
 from typing import IO, Mapping, Sequence
 
 from ..gitrepo.environment import REDIRECTING
+from ..isolation import Spawn
 
 # Variables that describe one task: set for each agent, never inherited from the runner's own shell
 # (a runner started from inside a task's worktree would hand its task to every agent).
@@ -103,13 +106,15 @@ class AgentProcess:
 
 
 def spawn_agent(argv: Sequence[str], *, cwd: Path, env: Mapping[str, str], output: IO[bytes] | int | None,
-                status_file: Path | None = None, pid_file: Path | None = None) -> AgentProcess:
+                spawn: Spawn, status_file: Path | None = None, pid_file: Path | None = None) -> AgentProcess:
     """Start `argv` in `cwd` with exactly `env`, in a process group of its own, stdin closed, stdout
-    and stderr to `output` (a file, a descriptor, or None: the caller's own). With `status_file`
-    (and `pid_file`), it runs inside the wrapper that records its pid and exit code (module docstring).
+    and stderr to `output` (a file, a descriptor, or None: the caller's own), its network as the
+    run's `spawn` says (`Coordinator.command_spawn`). With `status_file` (and `pid_file`), it runs
+    inside the wrapper that records its pid and exit code (module docstring).
 
     The one place an agent process is started: whatever changes how agents run (an isolated network,
-    a sandbox) wraps `argv` here, for `wtc fanout` and `wtc task exec` alike."""
+    a sandbox) wraps `argv` here, for `wtc fanout` and `wtc task exec` alike. The isolation helper
+    execs the command in place, so the pid and process group are the wrapper's as before."""
     command = list(argv)
     if status_file is not None:
         if pid_file is None:
@@ -117,7 +122,7 @@ def spawn_agent(argv: Sequence[str], *, cwd: Path, env: Mapping[str, str], outpu
         for stale in (status_file, pid_file):
             stale.unlink(missing_ok=True)
         command = ["/bin/sh", "-c", _WRAPPER, "wtc-agent", str(pid_file), str(status_file), *command]
-    popen = subprocess.Popen(command, cwd=cwd, env=dict(env), stdin=subprocess.DEVNULL, stdout=output,
+    popen = subprocess.Popen(spawn.argv(command), cwd=cwd, env=dict(env), stdin=subprocess.DEVNULL, stdout=output,
                              stderr=subprocess.STDOUT if output is not None else None, start_new_session=True)
     return AgentProcess(popen.pid, popen=popen, status_file=status_file)
 

@@ -108,6 +108,9 @@ def run_fanout(repo: str | os.PathLike[str], plan: Plan, run_id: str, options: F
             removed = _removed_live(coordinator, run_id, plan)
             if changes:
                 notes.append("took the new plan (--replan): " + "; ".join(changes))
+            spawn = coordinator.command_spawn(run_id)    # the run's network, probed once for every agent
+            if spawn.note:
+                notes.append(spawn.note)
             concurrency = options.concurrency or plan.agent.concurrency or default_concurrency()
             scheduler = Scheduler(coordinator, plan, run_id, options, concurrency, view, began)
             consolidation = None

@@ -16,70 +16,22 @@ Invariants:
 from __future__ import annotations
 
 import hmac
-import ipaddress
-import os
-import secrets
 import socket
 import sys
-from dataclasses import dataclass
 from typing import Any, Awaitable, Callable, MutableMapping
 
 from ..errors import UsageError
+# The address and token rules, shared with `wtc ui` (serving.py: loading them loads no SDK).
+from ..serving import DEFAULT_HOST, MCP_TOKEN_ENV as TOKEN_ENV, Bind, parse_bind, token_for
 
-TOKEN_ENV = "WTC_MCP_TOKEN"
-DEFAULT_HOST = "127.0.0.1"
+__all__ = ["TOKEN_ENV", "DEFAULT_HOST", "PATH", "Bind", "parse_bind", "token_for", "BearerGate", "serve_http"]
+
 PATH = "/mcp"
 
 Scope = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
 Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
-
-
-@dataclass(frozen=True)
-class Bind:
-    host: str
-    port: int
-
-    @property
-    def loopback(self) -> bool:
-        if self.host == "localhost":
-            return True
-        try:
-            return ipaddress.ip_address(self.host).is_loopback
-        except ValueError:
-            return False   # a host name other than localhost may resolve anywhere
-
-
-def parse_bind(text: str) -> Bind:
-    """`8765`, `:8765`, `127.0.0.1:8765`, `0.0.0.0:8765` or `[::1]:8765`; port 0 picks a free one."""
-    host, port = DEFAULT_HOST, text.strip()
-    if port.startswith("["):
-        inside, _, rest = port[1:].partition("]")
-        host, port = inside, rest.removeprefix(":")
-    elif ":" in port:
-        host, _, port = port.rpartition(":")
-        host = host or DEFAULT_HOST
-    if not port.isdigit() or not 0 <= int(port) <= 65535 or not host:
-        raise UsageError(f"--http {text!r} is not an address to listen on",
-                         fix="use PORT, HOST:PORT or [IPv6]:PORT, e.g. --http 127.0.0.1:8765")
-    return Bind(host, int(port))
-
-
-def token_for(bind: Bind, environ: MutableMapping[str, str] | None = None) -> tuple[str | None, bool]:
-    """The bearer token the server requires (None: none, on loopback without WTC_MCP_TOKEN) and
-    whether it was generated here (then it must be shown to the person once)."""
-    environ = os.environ if environ is None else environ
-    given = environ.get(TOKEN_ENV, "")
-    if given:
-        if len(given) < 16:
-            raise UsageError(f"{TOKEN_ENV} is too short to guard a server ({len(given)} characters)",
-                             fix="use at least 16 random characters, e.g. `python -c 'import secrets; "
-                                 "print(secrets.token_urlsafe(32))'`")
-        return given, False
-    if bind.loopback:
-        return None, False
-    return secrets.token_urlsafe(32), True
 
 
 class BearerGate:

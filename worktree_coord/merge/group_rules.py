@@ -45,7 +45,8 @@ def one_call_edited_twice(group, b_ids, bmap, lmap, rmap) -> tuple[str, str, str
     ...)`, `test('x', ...)`: callee and first string argument): one statement edited on both
     sides, matched as such so its insides merge, instead of two unrelated replacements. (Any
     multi-line statement both sides rewrote close to its base, matched the same way, was
-    measured in round 4 and not adopted: docs/merge-precision.md.)"""
+    measured in round 4 and not adopted: docs/merge-precision.md, "Candidates measured and not
+    adopted"; the measurement: docs/merge-precision-history.md, "Round 4 (branch merge-reach-4)".)"""
     if len(group) != 2 or {side for side, _ in group} != {"L", "R"}:
         return None
     (_, (l_start, l_end, l_new)), (_, (r_start, r_end, r_new)) = sorted(group)

@@ -7,7 +7,8 @@ merge's conflict blocks. Output: None (trust the result) or a sentence saying wh
 cascade then keeps the line merge's conflicts and records the sentence in `FileMerge.notes`.
 
 Each guard is a rule a reviewer would accept on sight, measured on real merge commits
-(docs/merge-precision.md: what each guard stops, by verdict): it must remove more wrong merges than right ones.
+(docs/merge-precision.md, "Precision guards in force": what each guard stops, by verdict): it must
+remove more wrong merges than right ones.
   * generated: an input says in its first lines that it is generated ("Code generated ... DO NOT
     EDIT", "@generated", "automatically generated"): generated code is regenerated from its source,
     and a merge of two generators' outputs is neither's output.

@@ -429,151 +429,89 @@ def _language(module_name: str, function: str) -> tree_sitter.Language:
     return tree_sitter.Language(getattr(module, function)())
 
 
-def _validate(raw: dict[str, Any], source: str) -> Profile:
-    def need(key: str, kind: type) -> Any:
-        if key not in raw or not isinstance(raw[key], kind):
-            raise ConfigError(f"language profile {source}: missing or invalid {key!r}",
-                              fix=f"set {key} to a {kind.__name__}")
-        return raw[key]
+_PROFILE_KEYS = frozenset({
+    "name", "grammar", "grammar_function", "extensions", "filenames", "comments", "terminators", "containers",
+    "declarations", "labels", "data", "anchored", "repeatable", "order_sensitive", "deferred", "name_kinds",
+    "variant_markers", "lazy_annotations", "binds", "semantic", "claims", "section_opener", "parse_aliases",
+    "union_when_added_twice", "added_twice_conflict"})
+_CONTAINER_KEYS = frozenset({"kind", "parent", "unordered", "member_field", "separator", "keep_sorted", "parent_key",
+                             "top_level", "statements", "commute"})
 
-    name = need("name", str)
-    grammar = need("grammar", str)
-    function = raw.get("grammar_function", "language")
-    language = _language(grammar, function)
 
-    def check_kind(kind: str, where: str, named: bool = True) -> None:
-        if language.id_for_node_kind(kind, named) is None:
-            raise ConfigError(f"language profile {source}: unknown node kind {kind!r} in {where}",
-                              fix=f"use a node kind of the {grammar} grammar")
+class _Grammar:
+    """The grammar a profile names, and the checks that each node kind, field and key template the
+    profile mentions exists in it (a `ConfigError` naming the setting and the fix otherwise)."""
 
-    def check_field(field: str, where: str) -> None:
-        if language.field_id_for_name(field) is None:
-            raise ConfigError(f"language profile {source}: unknown field {field!r} in {where}",
-                              fix=f"use a field name of the {grammar} grammar")
+    def __init__(self, source: str, name: str, function: str) -> None:
+        self.source, self.name = source, name
+        self.language = _language(name, function)
 
-    comments = frozenset(raw.get("comments", []))
-    for kind in comments:
-        check_kind(kind, "comments")
-    for kind in raw.get("terminators", []):
-        check_kind(kind, "terminators", named=False)
-    anchored = frozenset(raw.get("anchored", []))
-    for kind in anchored:
-        check_kind(kind, "anchored")
-    union_when_added_twice = frozenset(raw.get("union_when_added_twice", []))
-    for kind in union_when_added_twice:
-        check_kind(kind, "union_when_added_twice")
-    repeatable = frozenset(raw.get("repeatable", []))
-    for kind in repeatable:
-        check_kind(kind, "repeatable")
-    deferred = frozenset(raw.get("deferred", []))
-    for kind in deferred:
-        check_kind(kind, "deferred")
-    name_kinds = frozenset(raw.get("name_kinds", []))
-    for kind in name_kinds:
-        check_kind(kind, "name_kinds")
-    unknown_keys = set(raw) - {"name", "grammar", "grammar_function", "extensions", "filenames", "comments",
-                               "terminators", "containers", "declarations", "labels", "data", "anchored",
-                               "repeatable", "order_sensitive", "deferred", "name_kinds", "variant_markers", "lazy_annotations", "binds",
-                               "semantic", "claims", "section_opener", "parse_aliases",
-                               "union_when_added_twice", "added_twice_conflict"}
-    if unknown_keys:
-        raise ConfigError(f"language profile {source}: unknown setting(s) {sorted(unknown_keys)}")
-    claims = _claims(raw, source)
-    lazy = raw.get("lazy_annotations", {})
-    if not isinstance(lazy, dict) or set(lazy) - {"extensions", "marker"}:
-        raise ConfigError(f"language profile {source}: lazy_annotations takes `extensions` and `marker`")
-    try:
-        marker = re.compile(lazy["marker"].encode(), re.MULTILINE) if lazy.get("marker") else None
-    except re.error as exc:
-        raise ConfigError(f"language profile {source}: lazy_annotations.marker is not a regex: {exc}") from None
-    try:
-        added_twice_conflict = re.compile(raw["added_twice_conflict"]) if raw.get("added_twice_conflict") else None
-    except (re.error, TypeError) as exc:
-        raise ConfigError(f"language profile {source}: added_twice_conflict is not a regex: {exc}") from None
-    try:
-        opener = re.compile(raw["section_opener"]) if raw.get("section_opener") else None
-    except (re.error, TypeError) as exc:
-        raise ConfigError(f"language profile {source}: section_opener is not a regex: {exc}") from None
-    aliases = raw.get("parse_aliases", [])
-    if not isinstance(aliases, list) or not all(
-            isinstance(pair, list) and len(pair) == 2 and all(isinstance(text, str) and text for text in pair)
-            and len(pair[0].encode()) == len(pair[1].encode()) for pair in aliases):
-        raise ConfigError(f"language profile {source}: parse_aliases must be pairs of texts of equal length",
-                          fix='write e.g. parse_aliases = [["try!", "tri!"]] (the parse tree keeps the source\'s offsets)')
-    binds = raw.get("binds")
-    if binds is not None:
-        if not isinstance(binds, str):
-            raise ConfigError(f"language profile {source}: binds must be a tree-sitter query string")
-        try:
-            query = tree_sitter.Query(language, binds)
-        except (tree_sitter.QueryError, ValueError, NameError, SyntaxError) as exc:
-            raise ConfigError(f"language profile {source}: binds is not a valid query for {grammar}: {exc}",
-                              fix="check the node kinds and fields against the grammar") from None
-        # `@_...` captures only serve predicates (`(#any-of? @_def "def" "defp")`): names.py skips them.
-        unknown_captures = {query.capture_name(i) for i in range(query.capture_count)
-                            if not query.capture_name(i).startswith("_")} - {"name", "import", "path"}
-        if unknown_captures:
-            raise ConfigError(f"language profile {source}: binds captures {sorted(unknown_captures)}",
-                              fix="capture only @name, @import and @path (and @_helpers for predicates)")
-    containers = []
-    for item in raw.get("containers", []):
-        rule = ContainerRule(kind=item["kind"], parent=item.get("parent"), unordered=item.get("unordered", True),
-                             member_field=item.get("member_field"), separator=item.get("separator"),
-                             keep_sorted=item.get("keep_sorted", False), parent_key=item.get("parent_key"),
-                             top_level=bool(item.get("top_level", False)),
-                             statements=bool(item.get("statements", False)),
-                             commute=bool(item.get("commute", False)))
-        check_kind(rule.kind, "containers")
-        if rule.commute and not rule.unordered:
-            raise ConfigError(f"language profile {source}: container {rule.kind!r} has commute = true but is ordered",
-                              fix="members commute only in an unordered container: drop commute, or unordered = false")
-        if rule.parent:
-            check_kind(rule.parent, "containers.parent")
-        if rule.member_field:
-            check_field(rule.member_field, "containers.member_field")
-        if rule.separator:
-            check_kind(rule.separator, "containers.separator", named=False)
-        unknown = set(item) - {"kind", "parent", "unordered", "member_field", "separator", "keep_sorted", "parent_key",
-                               "top_level", "statements", "commute"}
-        if unknown:
-            raise ConfigError(f"language profile {source}: unknown container option(s) {sorted(unknown)}")
-        containers.append(rule)
-    def check_template(kind: str, template: str, what: str) -> None:
+    def kind(self, kind: str, where: str, named: bool = True) -> None:
+        if self.language.id_for_node_kind(kind, named) is None:
+            raise ConfigError(f"language profile {self.source}: unknown node kind {kind!r} in {where}",
+                              fix=f"use a node kind of the {self.name} grammar")
+
+    def field(self, field_name: str, where: str) -> None:
+        if self.language.field_id_for_name(field_name) is None:
+            raise ConfigError(f"language profile {self.source}: unknown field {field_name!r} in {where}",
+                              fix=f"use a field name of the {self.name} grammar")
+
+    def kinds(self, raw: dict[str, Any], key: str) -> frozenset[str]:
+        """The node kinds listed under `key`, each checked."""
+        kinds = frozenset(raw.get(key, []))
+        for kind in kinds:
+            self.kind(kind, key)
+        return kinds
+
+    def template(self, kind: str, template: str, what: str) -> None:
+        """A key or label template: each `{part}` a pattern with a group, or a path of fields and node kinds."""
         for part in _PART.findall(template):
             if part.startswith("~"):
                 try:
                     groups = re.compile(part[1:]).groups
                 except re.error as error:
-                    raise ConfigError(f"language profile {source}: {what} of {kind!r}: bad pattern {part[1:]!r} "
+                    raise ConfigError(f"language profile {self.source}: {what} of {kind!r}: bad pattern {part[1:]!r} "
                                       f"({error})") from error
                 if groups < 1:
-                    raise ConfigError(f"language profile {source}: {what} of {kind!r}: pattern {part[1:]!r} "
+                    raise ConfigError(f"language profile {self.source}: {what} of {kind!r}: pattern {part[1:]!r} "
                                       "needs a group (the key)")
                 continue
             for step in part.lstrip("?").split("=", 1)[0].split("."):
                 step = step.lstrip("*+")
                 if step in ("@text", "@content"):
                     continue
-                if language.field_id_for_name(step) is None and language.id_for_node_kind(step, True) is None:
-                    raise ConfigError(f"language profile {source}: {what} of {kind!r} names {step!r}, "
+                if self.language.field_id_for_name(step) is None and self.language.id_for_node_kind(step, True) is None:
+                    raise ConfigError(f"language profile {self.source}: {what} of {kind!r} names {step!r}, "
                                       "which is neither a field nor a node kind of the grammar")
 
-    declarations = need("declarations", dict)
-    for kind, template in declarations.items():
-        check_kind(kind, "declarations")
-        check_template(kind, template, "key")
-    labels = raw.get("labels", {})
-    if not isinstance(labels, dict) or not all(isinstance(template, str) for template in labels.values()):
-        raise ConfigError(f"language profile {source}: labels must be a table of node kind = template")
-    for kind, template in labels.items():
-        check_kind(kind, "labels")
-        if kind not in declarations:
-            raise ConfigError(f"language profile {source}: label of {kind!r}, which has no key in [declarations]",
-                              fix="a label says how a keyed declaration reads: give the kind a key first")
-        check_template(kind, template, "label")
+
+def _validate(raw: dict[str, Any], source: str) -> Profile:
+    """One profile's TOML table, every setting checked against its grammar, frozen. Each group of
+    settings is checked by its own step below, in the order their errors are reported."""
+    name = _need(raw, source, "name", str)
+    grammar = _Grammar(source, _need(raw, source, "grammar", str), raw.get("grammar_function", "language"))
+    comments = grammar.kinds(raw, "comments")
+    for kind in raw.get("terminators", []):
+        grammar.kind(kind, "terminators", named=False)
+    anchored = grammar.kinds(raw, "anchored")
+    union_when_added_twice = grammar.kinds(raw, "union_when_added_twice")
+    repeatable = grammar.kinds(raw, "repeatable")
+    deferred = grammar.kinds(raw, "deferred")
+    name_kinds = grammar.kinds(raw, "name_kinds")
+    unknown_keys = set(raw) - _PROFILE_KEYS
+    if unknown_keys:
+        raise ConfigError(f"language profile {source}: unknown setting(s) {sorted(unknown_keys)}")
+    claims = _claims(raw, source)
+    lazy, marker = _lazy_annotations(raw, source)
+    added_twice_conflict = _regex_setting(raw, "added_twice_conflict", source)
+    opener = _regex_setting(raw, "section_opener", source)
+    aliases = _parse_aliases(raw, source)
+    binds = _binds(raw, grammar)
+    containers = _containers(raw, grammar)
+    declarations, labels = _keys_and_labels(raw, grammar)
     return Profile(
         name=name, extensions=tuple(raw.get("extensions", [])), filenames=tuple(raw.get("filenames", [])),
-        grammar=grammar, grammar_function=function, comments=comments,
+        grammar=grammar.name, grammar_function=raw.get("grammar_function", "language"), comments=comments,
         terminators=frozenset(raw.get("terminators", [])), containers=tuple(containers),
         declarations=tuple(declarations.items()), labels=tuple(labels.items()), data=bool(raw.get("data", False)),
         anchored=anchored,
@@ -585,8 +523,114 @@ def _validate(raw: dict[str, Any], source: str) -> Profile:
         binds=binds, claimed=claims[0] if claims else (), section_opener=opener,
         added_twice_conflict=added_twice_conflict,
         parse_aliases=tuple((text.encode(), alias.encode()) for text, alias in aliases),
-        semantic=_semantic_rules(raw.get("semantic", {}), source, check_kind, check_field, language),
+        semantic=_semantic_rules(raw.get("semantic", {}), source, grammar.kind, grammar.field, grammar.language),
     )
+
+
+def _need(raw: dict[str, Any], source: str, key: str, kind: type) -> Any:
+    if key not in raw or not isinstance(raw[key], kind):
+        raise ConfigError(f"language profile {source}: missing or invalid {key!r}",
+                          fix=f"set {key} to a {kind.__name__}")
+    return raw[key]
+
+
+def _lazy_annotations(raw: dict[str, Any], source: str) -> tuple[dict[str, Any], re.Pattern[bytes] | None]:
+    """The `lazy_annotations` table and its compiled `marker`."""
+    lazy = raw.get("lazy_annotations", {})
+    if not isinstance(lazy, dict) or set(lazy) - {"extensions", "marker"}:
+        raise ConfigError(f"language profile {source}: lazy_annotations takes `extensions` and `marker`")
+    try:
+        marker = re.compile(lazy["marker"].encode(), re.MULTILINE) if lazy.get("marker") else None
+    except re.error as exc:
+        raise ConfigError(f"language profile {source}: lazy_annotations.marker is not a regex: {exc}") from None
+    return lazy, marker
+
+
+def _regex_setting(raw: dict[str, Any], key: str, source: str) -> re.Pattern[str] | None:
+    try:
+        return re.compile(raw[key]) if raw.get(key) else None
+    except (re.error, TypeError) as exc:
+        raise ConfigError(f"language profile {source}: {key} is not a regex: {exc}") from None
+
+
+def _parse_aliases(raw: dict[str, Any], source: str) -> list[list[str]]:
+    """`parse_aliases`: pairs of texts of one length (the parse tree keeps the source's offsets)."""
+    aliases = raw.get("parse_aliases", [])
+    if not isinstance(aliases, list) or not all(
+            isinstance(pair, list) and len(pair) == 2 and all(isinstance(text, str) and text for text in pair)
+            and len(pair[0].encode()) == len(pair[1].encode()) for pair in aliases):
+        raise ConfigError(f"language profile {source}: parse_aliases must be pairs of texts of equal length",
+                          fix='write e.g. parse_aliases = [["try!", "tri!"]] (the parse tree keeps the source\'s offsets)')
+    return aliases
+
+
+def _binds(raw: dict[str, Any], grammar: _Grammar) -> str | None:
+    """The `binds` query: it compiles for the grammar and captures only what names.py reads."""
+    binds = raw.get("binds")
+    if binds is None:
+        return None
+    source = grammar.source
+    if not isinstance(binds, str):
+        raise ConfigError(f"language profile {source}: binds must be a tree-sitter query string")
+    try:
+        query = tree_sitter.Query(grammar.language, binds)
+    except (tree_sitter.QueryError, ValueError, NameError, SyntaxError) as exc:
+        raise ConfigError(f"language profile {source}: binds is not a valid query for {grammar.name}: {exc}",
+                          fix="check the node kinds and fields against the grammar") from None
+    # `@_...` captures only serve predicates (`(#any-of? @_def "def" "defp")`): names.py skips them.
+    unknown_captures = {query.capture_name(i) for i in range(query.capture_count)
+                        if not query.capture_name(i).startswith("_")} - {"name", "import", "path"}
+    if unknown_captures:
+        raise ConfigError(f"language profile {source}: binds captures {sorted(unknown_captures)}",
+                          fix="capture only @name, @import and @path (and @_helpers for predicates)")
+    return binds
+
+
+def _containers(raw: dict[str, Any], grammar: _Grammar) -> list[ContainerRule]:
+    """The `[[containers]]` rules, each option and node kind checked."""
+    source = grammar.source
+    containers = []
+    for item in raw.get("containers", []):
+        rule = ContainerRule(kind=item["kind"], parent=item.get("parent"), unordered=item.get("unordered", True),
+                             member_field=item.get("member_field"), separator=item.get("separator"),
+                             keep_sorted=item.get("keep_sorted", False), parent_key=item.get("parent_key"),
+                             top_level=bool(item.get("top_level", False)),
+                             statements=bool(item.get("statements", False)),
+                             commute=bool(item.get("commute", False)))
+        grammar.kind(rule.kind, "containers")
+        if rule.commute and not rule.unordered:
+            raise ConfigError(f"language profile {source}: container {rule.kind!r} has commute = true but is ordered",
+                              fix="members commute only in an unordered container: drop commute, or unordered = false")
+        if rule.parent:
+            grammar.kind(rule.parent, "containers.parent")
+        if rule.member_field:
+            grammar.field(rule.member_field, "containers.member_field")
+        if rule.separator:
+            grammar.kind(rule.separator, "containers.separator", named=False)
+        unknown = set(item) - _CONTAINER_KEYS
+        if unknown:
+            raise ConfigError(f"language profile {source}: unknown container option(s) {sorted(unknown)}")
+        containers.append(rule)
+    return containers
+
+
+def _keys_and_labels(raw: dict[str, Any], grammar: _Grammar) -> tuple[dict[str, str], dict[str, str]]:
+    """`[declarations]` (how a declaration's key is formed) and `[labels]` (how a keyed one reads)."""
+    source = grammar.source
+    declarations = _need(raw, source, "declarations", dict)
+    for kind, template in declarations.items():
+        grammar.kind(kind, "declarations")
+        grammar.template(kind, template, "key")
+    labels = raw.get("labels", {})
+    if not isinstance(labels, dict) or not all(isinstance(template, str) for template in labels.values()):
+        raise ConfigError(f"language profile {source}: labels must be a table of node kind = template")
+    for kind, template in labels.items():
+        grammar.kind(kind, "labels")
+        if kind not in declarations:
+            raise ConfigError(f"language profile {source}: label of {kind!r}, which has no key in [declarations]",
+                              fix="a label says how a keyed declaration reads: give the kind a key first")
+        grammar.template(kind, template, "label")
+    return declarations, labels
 
 
 def _semantic_rules(raw: Any, source: str, check_kind: Callable[[str, str], None],

@@ -168,7 +168,7 @@ def same_shape(first: bytes, second: bytes) -> bool:
     and `log("right")`, `timeout = 5` and `timeout = 10`): most likely one intent written twice
     (one message or value chosen two ways), not two additions. (Measured: also counting names as
     literals, `w.Cancel()` against `w.Remove()`, stops two right merges of flag registrations per
-    wrong one: docs/merge-precision.md, round 4.)"""
+    wrong one in round 4: docs/merge-precision.md, "Candidates measured and not adopted".)"""
     if b"\n" in first.strip() or b"\n" in second.strip():
         return False
 

@@ -207,6 +207,14 @@ class Store(Protocol):
 
     def events(self, run_id: str, task_id: str | None = None) -> list[dict[str, Any]]: ...
 
+    def run_version(self, run_id: str) -> str:
+        """An opaque token that changes whenever anything of the run changes (the run's state, a
+        task inserted, updated or deleted, an intent, a task context, an event), and stays equal while
+        nothing does: what a live view (`wtc ui`) polls before reading the run again. One read of
+        aggregates (per table: how many rows, the latest and the sum of their change times; the events'
+        last id), not a counter bumped by every write: a counter row would make every task write of a
+        run wait on one lock (PostgreSQL), which nothing else needs."""
+
     def integrity_check(self) -> list[str]:
         """Problems found (empty when healthy)."""
 

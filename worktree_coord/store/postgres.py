@@ -798,6 +798,18 @@ class PostgresStore:
             row["data"] = json.loads(row["data"])
         return rows
 
+    def run_version(self, run_id: str) -> str:
+        def aggregate(table: str) -> str:
+            # float8 sent as text loses nothing (PostgreSQL 12+ prints the shortest exact form).
+            return (f"(SELECT COUNT(*) || '/' || COALESCE(MAX(updated_at), 0) || '/' || COALESCE(SUM(updated_at), 0)"
+                    f" FROM {table} WHERE run_id = %(r)s)")
+        row = self._read(
+            "SELECT (SELECT state FROM wtc_runs WHERE run_id = %(r)s) AS s,"
+            " (SELECT COALESCE(MAX(id), 0) FROM wtc_events WHERE run_id = %(r)s) AS e,"
+            f" {aggregate('wtc_tasks')} AS t, {aggregate('wtc_intents')} AS i, {aggregate('wtc_task_context')} AS c",
+            {"r": run_id})[0]
+        return f"{row['s']};{row['e']};{row['t']};{row['i']};{row['c']}"
+
     def integrity_check(self) -> list[str]:
         problems = []
         with self._connection() as connection:

@@ -707,6 +707,18 @@ class SQLiteStore:
             row["data"] = json.loads(row["data"])
         return rows
 
+    def run_version(self, run_id: str) -> str:
+        row = self._read(
+            "SELECT (SELECT state FROM runs WHERE run_id = ?) AS s,"
+            " (SELECT COALESCE(MAX(id), 0) FROM events WHERE run_id = ?) AS e,"
+            " (SELECT COUNT(*) || '/' || COALESCE(MAX(updated_at), 0) || '/' || TOTAL(updated_at)"
+            "  FROM tasks WHERE run_id = ?) AS t,"
+            " (SELECT COUNT(*) || '/' || COALESCE(MAX(updated_at), 0) || '/' || TOTAL(updated_at)"
+            "  FROM intents WHERE run_id = ?) AS i,"
+            " (SELECT COUNT(*) || '/' || COALESCE(MAX(updated_at), 0) || '/' || TOTAL(updated_at)"
+            "  FROM task_context WHERE run_id = ?) AS c", [run_id] * 5)[0]
+        return f"{row['s']};{row['e']};{row['t']};{row['i']};{row['c']}"
+
     def integrity_check(self) -> list[str]:
         problems = [r["integrity_check"] for r in self._read("PRAGMA integrity_check")]
         problems = [p for p in problems if p != "ok"]
