@@ -20,13 +20,15 @@ SOURCE = Path(__file__).resolve().parents[1] / PACKAGE
 # ---- the layer table: every part of the package (a subpackage or a top-level module), by layer ----
 
 FACES = frozenset({"cli", "ci", "hooks", "mcp", "fanout", "ui", "__main__", "entry"})   # parse, call, render (entry: the script that starts cli)
+DISPATCHERS = frozenset({"cli", "__main__", "entry"})   # the command line and what starts it
+OUTPUT = frozenset({"output"})                                    # what every face prints: tagging, text, progress words
 COORDINATOR = frozenset({"coordinator"})                          # the API and its own bookkeeping
 CHECK = frozenset({"check"})                                      # composes the capabilities below
 CAPABILITIES = frozenset({"boundary", "merge", "integrate", "consolidate", "telemetry"})
 INFRASTRUCTURE = frozenset({"gitrepo", "store"})
 VOCABULARY = frozenset({"model", "results", "errors", "config", "events", "crashpoints", "member_globs",
                         "filelock", "serving", "isolation", ""})                         # "" is the package itself (__init__)
-EVERYTHING = FACES | COORDINATOR | CHECK | CAPABILITIES | INFRASTRUCTURE | VOCABULARY
+EVERYTHING = FACES | OUTPUT | COORDINATOR | CHECK | CAPABILITIES | INFRASTRUCTURE | VOCABULARY
 
 
 @dataclass(frozen=True)
@@ -38,6 +40,8 @@ class Rule:
 
 RULES = (
     Rule("nothing below the faces imports a face", EVERYTHING - FACES, FACES),
+    Rule("only the command line's own starters import the CLI: the other faces share output/ (tagging, text, "
+         "progress words) with it", FACES - DISPATCHERS, frozenset({"cli"})),
     Rule("the check, the capabilities and the infrastructure do not import the coordinator",
          CHECK | CAPABILITIES | INFRASTRUCTURE | VOCABULARY, COORDINATOR),
     Rule("the check composes the capabilities; they do not import it",
@@ -181,6 +185,10 @@ def test_no_import_cycles_below_the_faces():
      "the git layer and the store know no policy: they import no capability"),
     ("worktree_coord.check.pipeline", "import worktree_coord.ci.formats\n",
      "nothing below the faces imports a face"),
+    ("worktree_coord.output.render", "from ..cli.common import coordinator\n",
+     "nothing below the faces imports a face"),
+    ("worktree_coord.mcp.calls", "from ..cli.output import tagged\n",
+     "only the command line's own starters import the CLI"),
     ("worktree_coord.store.leases", "from worktree_coord import Coordinator\n",
      "the check, the capabilities and the infrastructure do not import the coordinator"),
     ("worktree_coord.merge.line", "from ..integrate.resolve import FileToResolve\n",

@@ -11,8 +11,8 @@ import sys
 from pathlib import Path
 
 from tests.conftest import git, make_repo, write
-from worktree_coord.cli.progress import RichProgress, describe, reporter_for, wants_progress
-from worktree_coord.cli.render import run_status, run_status_table
+from worktree_coord.output.progress import RichProgress, describe, reporter_for, wants_progress
+from worktree_coord.output.render import run_status, run_status_table
 from worktree_coord.events import NullReporter
 from worktree_coord.results import RunStatus
 

@@ -98,7 +98,7 @@ def test_root_manifest_edit_becomes_an_intent_and_a_registry_miss_needs_network(
         [skipped] = report.skipped       # one sentence, not the same words twice
         assert skipped["why"].startswith("the offline relock: `npm install") and skipped["why"].count("not cached") == 1
         # The report says the tool's reason once (its intent line), and the warning what landing leaves out.
-        from worktree_coord.cli.render import run_report
+        from worktree_coord.output.render import run_report
 
         text = run_report(coord.report("r1"))
         assert text.count("needs packages that are not cached") == 1, text

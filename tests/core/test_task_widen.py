@@ -36,7 +36,7 @@ def test_a_rejected_task_widened_by_the_lead_finishes_and_the_report_says_why(re
     assert git(repo, "show", "wtc/r1/integration:docs/guide.md") == "api guide"
     [row] = [t for t in coord.report("r1").tasks if t["task"] == "api"]
     assert row["widened"] == [{"own": ["/docs/guide.md"], "read": [], "why": "the API guide documents the new return value"}]
-    from worktree_coord.cli.render import run_report
+    from worktree_coord.output.render import run_report
 
     assert "widened   task api: own /docs/guide.md (why: the API guide documents" in run_report(coord.report("r1"))
 

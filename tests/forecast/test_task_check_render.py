@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from worktree_coord.cli.render import task_check
+from worktree_coord.output.render import task_check
 from worktree_coord.results import TaskCheck
 
 

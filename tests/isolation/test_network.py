@@ -103,7 +103,7 @@ def test_two_fanout_agents_bind_the_same_port_at_once_and_both_merge(repo, barri
     plan = tmp_path / "plan.json"
     plan.write_text(json.dumps({
         "agent": {"command": [sys.executable, BIND, PORT, str(barrier), "{task}", "*", "pkg/{task}/server.txt"],
-                  "concurrency": 2, "attempts": 1},
+                  "concurrency": 2, "attempts": 1, "network": "isolated"},
         "tasks": [{"name": name, "prompt": f"serve {name}", "own": [f"pkg/{name}/**"]} for name in ("a", "b")]}))
     code, _, summary = fanout(repo, plan, "r1", "--offline", log=tmp_path / "standin.log")
     assert code == 0 and summary is not None, summary
@@ -112,6 +112,32 @@ def test_two_fanout_agents_bind_the_same_port_at_once_and_both_merge(repo, barri
         assert git(repo, "show", f"wtc/r1/integration:pkg/{name}/server.txt") == \
             f"{name}: bound 127.0.0.1:{PORT}; partner bound the same port at the same time"
     assert not any("network isolation unavailable" in note for note in summary["notes"])
+
+
+REACH = """import pathlib, socket, sys
+try:
+    socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=5).close()
+    said = "reached the host's port"
+except OSError as error:
+    said = "did not reach: %s" % error
+pathlib.Path(sys.argv[2]).parent.mkdir(parents=True, exist_ok=True)
+pathlib.Path(sys.argv[2]).write_text(said)
+"""
+
+
+def test_a_fanout_agent_shares_the_host_network_unless_its_plan_asks_isolated(repo, tmp_path, held_port):
+    # An agent talks to its model over the network, which its own namespace (loopback only) cannot
+    # reach: by default it runs on the host's network, and reaches what listens there.
+    plan = tmp_path / "plan.json"
+    command = [sys.executable, "-c", REACH, PORT, "pkg/{task}/reach.txt"]
+    plan.write_text(json.dumps({
+        "agent": {"command": command, "attempts": 1},
+        "tasks": [{"name": "default", "prompt": "reach", "own": ["pkg/default/**"]},
+                  {"name": "alone", "prompt": "reach", "own": ["pkg/alone/**"], "network": "isolated"}]}))
+    code, _, summary = fanout(repo, plan, "r1", "--offline", log=tmp_path / "standin.log")
+    assert code == 0 and summary is not None, summary
+    assert git(repo, "show", "wtc/r1/integration:pkg/default/reach.txt") == "reached the host's port"
+    assert git(repo, "show", "wtc/r1/integration:pkg/alone/reach.txt").startswith("did not reach")
 
 
 def test_a_verify_command_binds_the_port_another_program_holds(repo, barrier, held_port):

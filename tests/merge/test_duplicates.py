@@ -255,8 +255,8 @@ def test_a_bad_bindings_query_in_a_profile_is_a_clear_error(bad: str, match: str
 
 
 def test_the_queue_report_line_names_both_places_and_both_tasks() -> None:
-    """What `wtc merge` prints for a semantic conflict of the queue (cli/render.py), for a duplicate."""
-    from worktree_coord.cli.render import _semantic_line
+    """What `wtc merge` prints for a semantic conflict of the queue (output/render.py), for a duplicate."""
+    from worktree_coord.output.render import _semantic_line
     finding = SemanticFinding(name="C", kind="function", definition_path="p/p.go", definition_line=13,
                               use_path="p/p.go", use_line=19, removed_by="integration", used_by="t2",
                               problem="duplicate")

@@ -368,7 +368,7 @@ def test_the_queue_blocks_it_names_both_tasks_and_says_how_to_fix(tmp_path: Path
         # `task update` brings the reshaped parse in and reports the call, with the fix for this kind.
         updated = coordinator.update_task("r1", "call")
         assert updated.exit_code == 1 and [f["problem"] for f in updated.semantic] == ["signature"]
-        from worktree_coord.cli.render import task_updated
+        from worktree_coord.output.render import task_updated
         shown = task_updated(updated)
         assert "pkg/app.py:5 calls parse with 2 argument(s)" in shown and "reshaped by task reshape" in shown
         assert PROBLEM_WORDS["signature"].fix in shown

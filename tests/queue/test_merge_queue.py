@@ -71,7 +71,7 @@ def test_a_conflict_says_why_the_structured_merge_kept_it(repo, coord):
     done = do_task(coord, "b", ["packages/core/**"], {"packages/core/lib.py": body.replace("return 3", "return (5")})
     assert done.state == "conflict"
     assert {c["path"]: c["why"] for c in done.conflicts} == {"packages/core/lib.py": ["a side does not parse"]}
-    from worktree_coord.cli.render import task_finished
+    from worktree_coord.output.render import task_finished
 
     assert "  why       packages/core/lib.py: a side does not parse" in task_finished(done).splitlines()
     # Two edits of one function: a true overlap, nothing to explain.
@@ -97,7 +97,7 @@ def test_a_conflict_names_the_task_that_wrote_the_integration_side(repo, coord):
     [conflict] = done.conflicts
     assert sorted(conflict["last_changed_by"]) == ["bottom", "top"], "every merged task that changed the file"
     assert conflict["written_by"] == ["bottom"], "only the task whose lines stand on the integration side"
-    from worktree_coord.cli.render import task_finished
+    from worktree_coord.output.render import task_finished
 
     assert "integration side written by bottom" in task_finished(done)
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import git, make_repo, write, wtc
-from worktree_coord.cli.render import task_updated
+from worktree_coord.output.render import task_updated
 from worktree_coord.coordinator import Coordinator
 
 UTIL = "def parse(text):\n    return text.split()\n\n\ndef render(items):\n    return ', '.join(items)\n"

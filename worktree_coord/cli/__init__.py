@@ -1,7 +1,7 @@
 """The `wtc` command line: a thin face over the Python API.
 
 Each command group lives in its own module and registers itself on the one typer app; commands only
-parse arguments, call `worktree_coord` and render the result through `cli.output`. `main()` maps
+parse arguments, call `worktree_coord` and render the result through `output.tagging`. `main()` maps
 every `WtcError` (and click's own usage errors) to the documented exit codes, and under `--json`
 still prints exactly one JSON object.
 """
@@ -18,7 +18,7 @@ from typing import Any
 import typer
 
 from ..errors import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USAGE, InternalError, Interrupted, UsageError, WtcError
-from . import output
+from ..output import tagging
 
 app = typer.Typer(
     name="wtc",
@@ -182,16 +182,16 @@ def main(argv: list[str] | None = None) -> int:
         result = command.main(args=args, prog_name="wtc", standalone_mode=False)
         code = result if isinstance(result, int) else 0
     except WtcError as error:
-        output.emit_error(error, json_mode=json_mode)
+        tagging.emit_error(error, json_mode=json_mode)
         code = error.exit_code
     except typer.Exit as done:
         code = done.exit_code
     except typer.Abort:  # click raises Abort for Ctrl-C or end of input at a prompt
-        output.emit_error(Interrupted("aborted at the prompt; nothing changed"), json_mode=json_mode)
+        tagging.emit_error(Interrupted("aborted at the prompt; nothing changed"), json_mode=json_mode)
         code = EXIT_INTERRUPTED
     except typer.TyperException as error:  # typer's (vendored click's) usage errors
         if json_mode:
-            output.emit_error(UsageError(error.format_message(), fix="see `wtc --help` or `wtc COMMAND --help`"),
+            tagging.emit_error(UsageError(error.format_message(), fix="see `wtc --help` or `wtc COMMAND --help`"),
                               json_mode=True)
         elif hasattr(error, "show"):
             error.show()
@@ -199,7 +199,7 @@ def main(argv: list[str] | None = None) -> int:
             sys.stderr.write(f"wtc: error: {error.format_message()}\n")
         code = EXIT_USAGE
     except KeyboardInterrupt:
-        output.emit_error(Interrupted("interrupted (Ctrl-C)",
+        tagging.emit_error(Interrupted("interrupted (Ctrl-C)",
                                       fix="run the same command again: every write is idempotent and resumes"),
                           json_mode=json_mode)
         code = EXIT_INTERRUPTED
@@ -212,7 +212,7 @@ def main(argv: list[str] | None = None) -> int:
             return code
         if os.environ.get("WTC_DEBUG"):
             traceback.print_exc()
-        output.emit_error(InternalError(
+        tagging.emit_error(InternalError(
             f"internal error (a bug in wtc, not in your input): {type(unexpected).__name__}: {unexpected}",
             fix="rerun with WTC_DEBUG=1 to print the traceback, and report it with that traceback and the command"),
             json_mode=json_mode)

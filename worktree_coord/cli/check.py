@@ -15,7 +15,7 @@ import typer
 from ..errors import UsageError
 from . import app
 from .common import RepoOption
-from .output import emit
+from ..output.tagging import emit
 
 
 class Format(str, enum.Enum):
@@ -56,7 +56,7 @@ def check(
     """Check a branch before it merges: boundary, reserved files, dry-run structured merge."""
     from ..ci import check as run_check
     from ..ci import check_staged, render
-    from .progress import reporter_for
+    from ..output.progress import reporter_for
 
     if staged and (base or head or target or run or task):
         raise UsageError("--staged checks the index against HEAD; it takes no --base/--head/--target/--run/--task",

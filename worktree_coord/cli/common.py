@@ -20,9 +20,9 @@ RunOption = typer.Option(..., "--run", "-r", help="Run id.")
 @contextlib.contextmanager
 def open_coordinator(repo: str, *, progress: str | None = None, json_mode: bool = False) -> Iterator[Coordinator]:
     """The Coordinator for `repo`; with `progress` (a label) long work draws a live display on a
-    terminal (cli/progress.py), and stays silent when not a terminal or under --json."""
+    terminal (output/progress.py), and stays silent when not a terminal or under --json."""
     from ..coordinator import Coordinator
-    from .progress import reporter_for
+    from ..output.progress import reporter_for
 
     if progress is None:
         with Coordinator(repo) as coordinator:

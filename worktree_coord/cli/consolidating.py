@@ -9,8 +9,8 @@ import typer
 
 from . import app
 from .common import JsonOption, KeyOption, RepoOption, RunOption, open_coordinator
-from .output import emit
-from . import render
+from ..output.tagging import emit
+from ..output import render
 
 intent_app = typer.Typer(help="Intents: structured changes to reserved manifests and lockfiles.", no_args_is_help=True)
 app.add_typer(intent_app, name="intent")

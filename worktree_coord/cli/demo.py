@@ -9,7 +9,7 @@ import typer
 
 from ..errors import EXIT_INTERNAL, WtcError
 from . import app
-from .output import emit
+from ..output.tagging import emit
 
 
 @app.command("demo")
@@ -20,7 +20,7 @@ def demo(
 ) -> int:
     """Build a scratch monorepo and fan parallel agents out over it, then show what happened."""
     from .demo_scenario import DEMO_TASKS, render_report, run_demo, surprises
-    from .progress import reporter_for
+    from ..output.progress import reporter_for
 
     if directory is not None and directory.exists() and any(directory.iterdir()):
         raise WtcError(f"{directory} is not empty", fix="pass an empty or new folder to --dir")

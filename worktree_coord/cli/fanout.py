@@ -11,7 +11,7 @@ import typer
 
 from . import app
 from .common import JsonOption, RepoOption, RunOption
-from .output import emit
+from ..output.tagging import emit
 from .tasks import task_app
 
 
@@ -101,7 +101,7 @@ def _stderr_descriptor() -> int:
 
 def _exec_text(result: object) -> str:
     from ..results import TaskFinished
-    from . import render
+    from ..output import render
 
     lines = []
     start = result.start  # type: ignore[attr-defined]

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import typer
 
-from . import app, render
+from . import app
+from ..output import render
 from .common import JsonOption, RepoOption, RunOption, open_coordinator
-from .output import emit
+from ..output.tagging import emit
 from .tasks import task_app
 
 

@@ -18,7 +18,7 @@ from ..errors import UsageError
 from . import app
 from .common import JsonOption, RepoOption
 from .executable import wtc_executable
-from .output import emit
+from ..output.tagging import emit
 
 hook_app = typer.Typer(help="What an agent harness runs as its hooks (installed by `wtc hooks install`).",
                        no_args_is_help=True)

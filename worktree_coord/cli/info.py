@@ -6,7 +6,7 @@ import typer
 
 from .. import __version__
 from . import app
-from .output import emit
+from ..output.tagging import emit
 
 
 @app.command("version")

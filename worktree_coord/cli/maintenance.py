@@ -8,9 +8,9 @@ import typer
 
 from . import app
 from .common import JsonOption, RepoOption, open_coordinator
-from .output import emit
+from ..output.tagging import emit
 from ..errors import UsageError
-from . import render
+from ..output import render
 
 if TYPE_CHECKING:
     from ..results import RunStatus
@@ -31,7 +31,7 @@ def status(
         with open_coordinator(repo) as coordinator:
             coordinator.forecast(run)   # saves the column the status below shows
     result = _read_status(repo, run)
-    from .progress import wants_progress
+    from ..output.progress import wants_progress
 
     if wants_progress(json_mode):  # a person at a terminal: a table; pipes and agents get plain text
         import shutil

@@ -34,7 +34,7 @@ import typer
 from ..errors import EXIT_CONFLICT, EXIT_OK, GitError, NotFoundError, UsageError
 from ..merge.result import SemanticMode, problem_words
 from . import app
-from .output import emit
+from ..output.tagging import emit
 
 DRIVER_NAME = "wtc"
 DRIVER_ARGUMENTS = "merge-file %O %A %B --path %P --git --marker-size %L -L %X -L %S -L %Y"

@@ -8,9 +8,10 @@ from typing import Optional
 import typer
 
 from ..errors import UsageError
-from . import app, render
+from . import app
+from ..output import render
 from .common import JsonOption, KeyOption, RepoOption, RunOption, open_coordinator
-from .output import emit
+from ..output.tagging import emit
 
 
 @app.command("merge")

@@ -8,8 +8,8 @@ import typer
 
 from . import app
 from .common import JsonOption, RepoOption, open_coordinator
-from .output import emit
-from . import render
+from ..output.tagging import emit
+from ..output import render
 
 plan_app = typer.Typer(help="The plan: which boundary an agent gets, by its name.", no_args_is_help=True)
 app.add_typer(plan_app, name="plan")

@@ -8,8 +8,8 @@ import typer
 
 from . import app
 from .common import JsonOption, KeyOption, RepoOption, open_coordinator
-from .output import emit
-from . import render
+from ..output.tagging import emit
+from ..output import render
 
 run_app = typer.Typer(help="Runs: one fan-out off one pinned commit.", no_args_is_help=True)
 app.add_typer(run_app, name="run")

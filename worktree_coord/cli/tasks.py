@@ -8,8 +8,8 @@ import typer
 
 from . import app
 from .common import JsonOption, KeyOption, RepoOption, RunOption, open_coordinator
-from .output import emit
-from . import render
+from ..output.tagging import emit
+from ..output import render
 
 task_app = typer.Typer(help="Tasks: one agent's unit of work in its own worktree.", no_args_is_help=True)
 app.add_typer(task_app, name="task")

@@ -8,9 +8,10 @@ import time
 
 import typer
 
-from . import app, render
+from . import app
+from ..output import render
 from .common import JsonOption, RepoOption, RunOption, open_coordinator
-from .output import emit
+from ..output.tagging import emit
 
 
 @app.command("watch")

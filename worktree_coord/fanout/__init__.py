@@ -2,7 +2,7 @@
 resumed from the store; and `wtc task exec`, its one-task form.
 
 A face beside the CLI, the MCP server and the hooks: it parses a plan, calls the Coordinator, and
-shows what happens; it imports no other face except the faces' shared words (cli/render.py, for the
+shows what happens; it imports no other face except the faces' shared words (output/render.py, for the
 repair reports an agent reads: the same text `wtc task finish` prints). One module per stage:
 
     plan.py       the plan (TOML, JSON, YAML): validated, in dependency order, compared on resume

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from ..crashpoints import crash_point
 from ..errors import BusyError, StateError, WtcError
 from ..events import stage
+from ..isolation import spawn_for
 from ..results import TaskFinished, TaskStarted
 from . import ledger as ledgers
 from .ledger import AGENT, DONE, FINISH, LEAD, TaskLedger
@@ -261,7 +262,7 @@ class TaskDriver:
             self._phase("running" if attempt == 1 else "repairing")   # writes the ledger: recorded before it runs
             self.context.emit("agent.start", task=self.name, attempt=attempt, attempts=self.attempts,
                               log=str(files.log))
-            spawn = self.c.command_spawn(self.run)
+            spawn = spawn_for(self.plan.network_of(self.task))
             with stage(self.c.reporter, "fanout.agent", run=self.run, task=self.name, attempt=attempt,
                        repair=attempt > 1) as out:
                 with open(files.log, "ab") as log:

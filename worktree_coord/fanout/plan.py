@@ -35,8 +35,9 @@ _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 DEFAULT_ATTEMPTS = 3
 MAX_ATTEMPTS = 20
 MAX_CONCURRENCY = 256
-AGENT_KEYS = ("command", "concurrency", "attempts", "timeout", "env")
-TASK_KEYS = ("name", "prompt", "own", "read", "depends_on", "command", "sparse", "attempts", "timeout", "env")
+AGENT_KEYS = ("command", "concurrency", "attempts", "timeout", "env", "network")
+TASK_KEYS = ("name", "prompt", "own", "read", "depends_on", "command", "sparse", "attempts", "timeout", "env",
+             "network")
 RUN_KEYS = ("base", "verify")
 TOP_KEYS = ("agent", "task", "tasks", "run")
 
@@ -51,11 +52,13 @@ class AgentSettings:
     attempts: int = DEFAULT_ATTEMPTS
     timeout: float | None = None
     env: dict[str, str] = field(default_factory=dict)
+    network: str | None = None          # "isolated" or "shared"; None: shared (module docstring of process.py)
 
     def to_json(self) -> dict[str, Any]:
+        # `network` only when given: a plan stored before the key existed compares equal on resume.
         return {"command": list(self.command) if self.command is not None else None,
                 "concurrency": self.concurrency, "attempts": self.attempts, "timeout": self.timeout,
-                "env": dict(sorted(self.env.items()))}
+                "env": dict(sorted(self.env.items()))} | ({"network": self.network} if self.network else {})
 
 
 @dataclass(frozen=True)
@@ -73,12 +76,13 @@ class TaskPlan:
     attempts: int | None = None
     timeout: float | None = None
     env: dict[str, str] = field(default_factory=dict)
+    network: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "prompt": self.prompt, "own": list(self.own), "read": list(self.read),
+        return ({"name": self.name, "prompt": self.prompt, "own": list(self.own), "read": list(self.read),
                 "depends_on": list(self.depends_on), "command": list(self.command) if self.command is not None else None,
                 "sparse": self.sparse, "attempts": self.attempts, "timeout": self.timeout,
-                "env": dict(sorted(self.env.items()))}
+                "env": dict(sorted(self.env.items()))} | ({"network": self.network} if self.network else {}))
 
 
 @dataclass(frozen=True)
@@ -111,6 +115,12 @@ class Plan:
 
     def env_of(self, task: TaskPlan) -> dict[str, str]:
         return self.agent.env | task.env
+
+    def network_of(self, task: TaskPlan) -> str:
+        """The agent's network: the task's, else `[agent]`'s, else shared. Shared by default because an
+        agent talks to its model over the internet, which an isolated namespace (its own loopback
+        only) cannot reach; a local or scripted agent may ask `isolated`."""
+        return task.network or self.agent.network or "shared"
 
     def to_json(self) -> dict[str, Any]:
         """The plan as the run stores it: every key, in one order, so two equal plans are equal JSON."""
@@ -222,7 +232,17 @@ def _agent(raw: Any, where: _Where) -> AgentSettings:
     attempts = _int(raw, "attempts", where, 1, MAX_ATTEMPTS)
     return AgentSettings(command=command, concurrency=concurrency,
                          attempts=attempts if attempts is not None else DEFAULT_ATTEMPTS,
-                         timeout=_seconds(raw, "timeout", where), env=_env(raw, where))
+                         timeout=_seconds(raw, "timeout", where), env=_env(raw, where),
+                         network=_network(raw, where))
+
+
+def _network(raw: dict[str, Any], where: "_Where") -> str | None:
+    value = raw.get("network")
+    if value is None or value in ("isolated", "shared"):
+        return value
+    raise where.fail("network", f"{value!r} is not isolated or shared",
+                     'write network = "shared" (the default: the agent reaches its model) or "isolated" (its own '
+                     "loopback only: for an agent that needs no network)")
 
 
 def _task(raw: Any, index: int, source: str) -> TaskPlan:
@@ -255,7 +275,7 @@ def _task(raw: Any, index: int, source: str) -> TaskPlan:
     return TaskPlan(name=name, prompt=prompt, own=own, read=read, depends_on=tuple(dict.fromkeys(depends)),
                     command=_command(raw["command"], where) if "command" in raw else None, sparse=sparse,
                     attempts=_int(raw, "attempts", where, 1, MAX_ATTEMPTS), timeout=_seconds(raw, "timeout", where),
-                    env=_env(raw, where))
+                    env=_env(raw, where), network=_network(raw, where))
 
 
 def _command(raw: Any, where: _Where) -> tuple[str, ...]:

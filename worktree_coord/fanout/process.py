@@ -12,8 +12,10 @@ Invariants:
   the agent's exit code last (atomically, beside the log): a runner killed with SIGKILL leaves the
   agent running, and the next runner reads whether it ended and how (`adopt`), so an agent that
   finished is never run again and one that still runs is waited for, not doubled;
-- it runs with the network the run asks (isolation.py: by default a namespace of its own, its own
-  loopback, so two agents' test servers can both bind 127.0.0.1:8000);
+- it runs with the network its caller's `Spawn` gives (isolation.py): `wtc task exec`'s command the
+  run's (by default a namespace of its own, its own loopback, so two tasks' test servers can both
+  bind 127.0.0.1:8000); a fanout agent the plan's (`Plan.network_of`: shared unless the plan asks
+  isolated, since an agent CLI reaches its hosted model over the internet);
 - the environment is the runner's, without variables that point git elsewhere or that name
   another task, plus the task's own (`.wtc/env`: run, task, worktree, ports) and the caller's.
 """
@@ -108,8 +110,8 @@ class AgentProcess:
 def spawn_agent(argv: Sequence[str], *, cwd: Path, env: Mapping[str, str], output: IO[bytes] | int | None,
                 spawn: Spawn, status_file: Path | None = None, pid_file: Path | None = None) -> AgentProcess:
     """Start `argv` in `cwd` with exactly `env`, in a process group of its own, stdin closed, stdout
-    and stderr to `output` (a file, a descriptor, or None: the caller's own), its network as the
-    run's `spawn` says (`Coordinator.command_spawn`). With `status_file` (and `pid_file`), it runs
+    and stderr to `output` (a file, a descriptor, or None: the caller's own), its network as
+    `spawn` says. With `status_file` (and `pid_file`), it runs
     inside the wrapper that records its pid and exit code (module docstring).
 
     The one place an agent process is started: whatever changes how agents run (an isolated network,

@@ -17,7 +17,7 @@ Kinds, and whether `task update` applies:
   unresolved_markers        markers an update left are still there: resolve them; no update
   left_behind               code no task changed still uses a name the task removed: keep the
                             name (or the lead widens the task); no update
-The report's words are those `wtc task finish` and `wtc task update` print (cli/render.py, the
+The report's words are those `wtc task finish` and `wtc task update` print (output/render.py, the
 faces' shared text), preceded by what the runner already did and followed by what not to do (the
 runner finishes and updates itself).
 """
@@ -40,7 +40,7 @@ class Failure:
 
 def finish_failure(finished: TaskFinished) -> Failure | None:
     """What stopped a finish, or None when the task merged, ended empty or waits to merge."""
-    from ..cli import render   # the faces' shared words (another issue moves them below the faces)
+    from ..output import render   # the faces' shared words
 
     if finished.state in ("merged", "empty", "finished"):
         return None
@@ -80,7 +80,7 @@ def agent_failure(exit_code: int | None, *, timed_out: bool, seconds: float, tim
 
 
 def update_text(updated: TaskUpdated) -> str:
-    from ..cli import render
+    from ..output import render
 
     return render.task_updated(updated)
 

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from ..errors import BusyError, UsageError, WtcError
+from ..isolation import spawn_for
 from ..model import RunState, validate_name
 from ..store import leases
 from ..store.liveness import separate_owner
@@ -108,9 +109,11 @@ def run_fanout(repo: str | os.PathLike[str], plan: Plan, run_id: str, options: F
             removed = _removed_live(coordinator, run_id, plan)
             if changes:
                 notes.append("took the new plan (--replan): " + "; ".join(changes))
-            spawn = coordinator.command_spawn(run_id)    # the run's network, probed once for every agent
-            if spawn.note:
-                notes.append(spawn.note)
+            # Agents run shared unless the plan asks isolated (plan.network_of); probed once for them all.
+            if any(plan.network_of(task) == "isolated" for task in plan.tasks):
+                spawn = spawn_for("isolated")
+                if spawn.note:
+                    notes.append(spawn.note)
             concurrency = options.concurrency or plan.agent.concurrency or default_concurrency()
             scheduler = Scheduler(coordinator, plan, run_id, options, concurrency, view, began)
             consolidation = None

@@ -31,7 +31,7 @@ from mcp.server.mcpserver.resolve import Elicit, Resolve
 from mcp_types import CallToolResult
 from pydantic import BaseModel, Field
 
-from ..cli import render
+from ..output import render
 from ..errors import UsageError, WtcError
 from ..results import Landed, RunReport
 from .calls import Reply, Served, call_in_thread, error_result, reply_result, run_call

@@ -29,8 +29,8 @@ import anyio.from_thread
 import anyio.to_thread
 from mcp_types import CallToolResult, TextContent
 
-from ..cli.output import tagged, tagged_error, to_json_text
-from ..cli.progress import describe
+from ..output.tagging import tagged, tagged_error, to_json_text
+from ..output.progress import describe
 from ..errors import InternalError, WtcError
 from ..store.liveness import separate_owner
 

@@ -21,7 +21,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.shared.exceptions import MCPError
 from mcp_types import INTERNAL_ERROR, INVALID_PARAMS
 
-from ..cli.output import tagged, tagged_error, to_json_text
+from ..output.tagging import tagged, tagged_error, to_json_text
 from ..errors import EXIT_INTERNAL, NotFoundError, WtcError
 from ..model import validate_name
 from .calls import Served, call_in_thread

@@ -4,8 +4,8 @@ Stage: the MCP face's table of operations. Input: the arguments an agent sends, 
 each tool's JSON schema (built from the signatures below, descriptions included). Output: the same
 `schema`-tagged JSON object `wtc ... --json` prints, as structured content, plus a short text.
 
-Every tool parses, calls one `Coordinator` method and renders its result through the CLI's own
-renderers (`cli/render.py`, `cli/output.py`); what a tool decides is what the CLI command with the
+Every tool parses, calls one `Coordinator` method and renders its result through the faces' shared
+renderers (`output/render.py`, `output/tagging.py`); what a tool decides is what the CLI command with the
 same flags decides, because both call the same method. Each tool is a function of this module that
 takes the server's `Served` first and its arguments after; `TOOLS` is the table of them (function,
 annotations, title, output schema), and `build_tools` binds each to one server's `Served`. The SDK
@@ -27,8 +27,8 @@ from mcp.server.mcpserver.tools import Tool
 from mcp_types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
-from ..cli import render
-from ..cli.output import schema_name
+from ..output import render
+from ..output.tagging import schema_name
 from ..consolidate.intent import Op
 from ..errors import NotFoundError, UsageError
 from ..results import (Forecast, MergeReport, PlanRules, Result, RunReport, RunStarted, RunStatus, TaskAbandoned,

@@ -1,8 +1,9 @@
 """The coordination store's protocol: every piece of shared state behind one small interface.
 
-Callers (the coordinator, idempotency, leases) use only these methods; two stores implement them,
-SQLite (`sqlite.py`, one file in the git common dir) and PostgreSQL (`postgres.py`, shared by
-machines). Every method is one short transaction; methods that decide something under contention
+Callers (the coordinator, idempotency, leases) use only these methods; one core implements them
+(`core.py`, with the schema in `schema.py` and `dialect.py`'s table of spellings) over two
+databases, SQLite (`sqlite.py`, one file in the git common dir) and PostgreSQL (`postgres.py`,
+shared by machines). Every method is one short transaction; methods that decide something under contention
 (claims, compare-and-set of a task's state, lease acquisition, admission) are atomic. A store that
 cannot be reached raises StoreUnavailable (exit 4: nothing was decided, retry later); one that
 cannot be used as configured raises StoreError (exit 2).
