@@ -27,15 +27,18 @@ def _strings(value: Any) -> tuple[str, ...]:
 @dataclass(frozen=True)
 class ViolationRecord:
     """A change the task's boundary does not allow: `rule` is one of README's rule list
-    (`outside_own`, `git_dir`, `symlink_outside_own`, ...), `detail` says what it did."""
+    (`outside_own`, `git_dir`, `symlink_outside_own`, ...), `detail` says what it did; `fix`, for a
+    new file outside the boundary, the exact commands to delete it or exclude it ("" otherwise)."""
 
     path: str
     rule: str
     detail: str = ""
+    fix: str = ""
 
     @classmethod
     def from_json(cls, row: dict[str, Any]) -> "ViolationRecord":
-        return cls(path=str(row.get("path", "")), rule=str(row.get("rule", "")), detail=str(row.get("detail", "")))
+        return cls(path=str(row.get("path", "")), rule=str(row.get("rule", "")), detail=str(row.get("detail", "")),
+                   fix=str(row.get("fix", "")))
 
 
 @dataclass(frozen=True)
@@ -484,7 +487,7 @@ class TaskCheck(Result):
     """`wtc task check`: would this task's current state (uncommitted edits included) merge onto the
     integration tip, and onto each other live or finished-but-unmerged task? Exit 1 when any
     conflict is predicted. `onto`: one row per target (`integration` first, then tasks sharing files
-    with this one) with `clean`, the shared files and the conflicts. `left_behind`: uses, in files the
+    with this one) with `clean`, the files both changed and the conflicts; `not_compared` the others, and why. `left_behind`: uses, in files the
     task did not change, of names it removed or renamed (exit 1 too when the run's left-behind mode
     blocks: its merge would refuse them).
     `violations`: the changes its boundary does not allow, as `task finish` would reject them (exit 3,
@@ -498,6 +501,12 @@ class TaskCheck(Result):
     files: list[str] = field(default_factory=list)
     violations: list[dict[str, Any]] = field(default_factory=list)
     onto: list[dict[str, Any]] = field(default_factory=list)
+    # The other live or finished tasks not in `onto`, each with why (`task`, `state`, `why`: "no
+    # changes yet", "no file in common with this task"): a clean verdict says nothing about them yet.
+    not_compared: list[dict[str, Any]] = field(default_factory=list)
+    # The intents this task declared with `wtc intent add` (and, after finish, derived from its
+    # reserved edits), each with `intent_id`, `op`, `name`, `spec`, `manifest` and its `state`.
+    intents: list[dict[str, Any]] = field(default_factory=list)
     # Uses, in files the task did not change, of names it removed or renamed (left_behind.py), as its
     # merge would find them; with the run's left-behind mode `block` they block that merge, and the
     # check exits 1 (`left_behind_blocks`).

@@ -56,7 +56,7 @@ def test_concurrent_mergers_all_land_and_match_a_sequential_replay(tmp_path, wor
         assert p.exitcode == 0
     flat = [o for out in outcomes for o in out]
     assert all(state == "merged" for _, state, _, _, _ in flat), flat
-    assert {path for _, _, path, _, _ in flat} == {"fast", "merge-tree"}
+    assert {path for _, _, path, _, _ in flat} == {"in-memory", "merge-tree"}
     all_tasks = {t for tasks in per_worker for t in tasks}
     chain = first_parent_chain(repo, repo.references[REF].target, base)
     assert len(chain) == len(all_tasks)                        # one merge commit per task, none lost

@@ -165,7 +165,7 @@ def test_a_run_is_one_trace_with_task_spans_stage_children_and_per_file_merge_ev
     merges = {(a["wtc.outcome"], a["wtc.merge.path"]): v for a, v in metrics["wtc.merges"]}
     assert sum(v for (outcome, _), v in merges.items() if outcome == "merged") == 4
     assert sum(v for (outcome, _), v in merges.items() if outcome == "conflict") == 1
-    assert ("merged", "fast") in merges and ("merged", "merge-tree") in merges
+    assert ("merged", "in-memory") in merges and ("merged", "merge-tree") in merges
     assert sum(count for _, count in metrics["wtc.merge.duration"]) == 5
     assert {a["wtc.violation.rule"]: v for a, v in metrics["wtc.violations"]} == {"outside_own": 1}
     assert sum(v for _, v in metrics["wtc.conflicts"]) >= 1

@@ -147,6 +147,32 @@ def build_command(name: str | None = None) -> Any:
     return command
 
 
+_CWD_GONE = UsageError("the current folder no longer exists; pass --repo",
+                       fix="cd into the repository (or a live worktree), or pass --repo PATH (-C PATH) with an "
+                           "absolute path")
+
+
+def _cwd_gone() -> bool:
+    """Whether the process's working directory was deleted (a task's worktree removed by its finish
+    while a shell still sat in it): every relative path, `--repo .` included, then fails."""
+    try:
+        os.getcwd()
+    except FileNotFoundError:
+        return True
+    return False
+
+
+def _repo_given(args: list[str]) -> bool:
+    """Whether the command line names an absolute repository (`--repo /x`, `--repo=/x`, `-C /x`)."""
+    mine = args[:args.index("--")] if "--" in args else args
+    for i, arg in enumerate(mine):
+        value = arg.split("=", 1)[1] if arg.startswith("--repo=") else \
+            mine[i + 1] if arg in ("--repo", "-C") and i + 1 < len(mine) else None
+        if value is not None and os.path.isabs(value):
+            return True
+    return False
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the `wtc` and `worktree-coord` scripts; returns (and exits with) the exit code.
 
@@ -157,6 +183,9 @@ def main(argv: list[str] | None = None) -> int:
     # What follows `--` is another program's command line (`wtc task exec T -- CMD --json`), not ours.
     json_mode = "--json" in (args[:args.index("--")] if "--" in args else args)
     try:
+        if args and args[0] not in ("version", "--version", "--help", "-h") and "--help" not in args \
+                and _cwd_gone() and not _repo_given(args):
+            raise _CWD_GONE
         if os.environ.get("WTC_TRACE_FILE") and args and args[0] not in ("version", "--version", "--help", "-h") \
                 and "--help" not in args:
             # Every command, the read-only ones that trace nothing too (docs/telemetry.md); only
@@ -190,6 +219,12 @@ def main(argv: list[str] | None = None) -> int:
                           json_mode=json_mode)
         code = EXIT_INTERRUPTED
     except Exception as unexpected:  # a bug: still one JSON object, and the traceback on request
+        if _cwd_gone():   # not a bug: the caller's folder was deleted under it (a removed worktree)
+            output.emit_error(_CWD_GONE, json_mode=json_mode)
+            code = EXIT_USAGE
+            if argv is None:
+                sys.exit(code)
+            return code
         if os.environ.get("WTC_DEBUG"):
             traceback.print_exc()
         tagging.emit_error(InternalError(

@@ -299,7 +299,15 @@ def _poetry_semver(ecosystem: Ecosystem, spec: str | None) -> bool:
 
 
 def _triples(ecosystem: Ecosystem, spec: str | None) -> bool:
-    return ecosystem not in (Ecosystem.UV, Ecosystem.PIP_TOOLS, Ecosystem.POETRY) or _poetry_semver(ecosystem, spec)
+    return ecosystem not in (Ecosystem.UV, Ecosystem.PIP_TOOLS, Ecosystem.POETRY)
+
+
+def _as_versions(ivs: list[Interval]) -> list[Interval]:
+    """Triple bounds as PEP 440 versions: Poetry's caret and tilde forms then compare with its PEP 440
+    forms (`^1.2` is `>=1.2,<2.0`), instead of ordering a tuple against a Version (a TypeError)."""
+    def point(p: Any) -> Any:
+        return None if p is None else Version(".".join(map(str, p)))
+    return [(point(lo), lc, point(hi), hc) for lo, lc, hi, hc in ivs]
 
 
 def intervals(ecosystem: Ecosystem, spec: str | None) -> list[Interval]:
@@ -310,7 +318,7 @@ def intervals(ecosystem: Ecosystem, spec: str | None) -> list[Interval]:
     if ecosystem == Ecosystem.CARGO:
         return cargo_intervals(spec)
     if _poetry_semver(ecosystem, spec):
-        return cargo_intervals(spec)          # poetry's caret/tilde/bare-version semantics
+        return _as_versions(cargo_intervals(spec))    # poetry's caret/tilde/bare-version semantics
     if ecosystem in (Ecosystem.UV, Ecosystem.PIP_TOOLS, Ecosystem.POETRY):
         return pep440_intervals(spec)
     raise Undecidable(spec)

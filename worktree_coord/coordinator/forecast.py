@@ -198,10 +198,14 @@ class ForecastOperations(CoordinatorBase):
         found = _once(found)
         onto.append({"target": INTEGRATION, "tip": tip, "clean": not found,
                      "files": sorted(engine.integration_overlap(me, tip)), "conflicts": found})
+        not_compared = []   # live or finished tasks left out, each with why (a clean verdict covers only the rest)
         for other in others:
             shared = sorted(set(me.changes) & set(other.changes))
             across = engine.may_break_names(me, other)
             if not shared and not across:
+                why = "no changes yet" if not other.changes else "no file in common with this task"
+                not_compared.append({"task": other.name, "state": other.task.state.value,
+                                     "why": why + (f" ({other.error})" if other.error else "")})
                 continue
             mergeable = [p for p in shared if not (matches(me.task.boundary.reserved, p)
                                                    or matches(other.task.boundary.reserved, p))]
@@ -224,13 +228,24 @@ class ForecastOperations(CoordinatorBase):
         report = boundaries.check_changes(list(me.changes.values()), record.boundary, self.git.read_blob,
                                           lambda: self.git.submodule_paths(me.head))
         violations = [v.to_json() for v in report.violations]
+        from .stray_files import add_stray_file_fixes
+
+        add_stray_file_fixes(violations, [c.path for c in me.changes.values() if c.status == "added"],
+                             record.worktree if me.source == "worktree" else None,
+                             self.git.common_dir / "info" / "exclude", committed=False)
         mode = self._left_behind_mode(run)
         left_behind = self._left_behind(run_id, task_id, me, tip) if mode is not SemanticMode.OFF else []
         # The merge refuses a task that leaves uses of a name it removed (the run's left-behind mode).
         blocked = mode is SemanticMode.BLOCK and any("use_path" in row for row in left_behind)
+        # Intents declared with `wtc intent add` are the task's work too: the agent sees them, with
+        # their states, before it finishes (finish lists them the same way).
+        intents = [{"intent_id": row["intent_id"], "op": row["data"].get("op"), "name": row["data"].get("name"),
+                    "spec": row["data"].get("spec"), "manifest": row["data"].get("manifest"), "state": row["state"]}
+                   for row in self.store.list_intents(run_id) if row["task_id"] == task_id]
         return TaskCheck(exit_code=3 if violations else 0 if clean and not blocked else 1, run=run_id, task=task_id,
                          state=record.state.value, source=me.source, clean=clean, files=sorted(me.changes),
-                         violations=violations, onto=onto, left_behind=left_behind, left_behind_blocks=blocked,
+                         violations=violations, onto=onto, not_compared=not_compared, intents=intents,
+                         left_behind=left_behind, left_behind_blocks=blocked,
                          stats=engine.stats(started, 1 + len(others)))
 
     def _left_behind(self, run_id: str, task_id: str, me: CurrentState, tip: str) -> list[dict[str, Any]]:

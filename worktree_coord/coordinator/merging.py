@@ -101,6 +101,7 @@ class MergeOperations(CoordinatorBase):
             return self._record_conflict(run, task, outcome)
         return self._record_merged(run, task, outcome.merge_commit, outcome.old_tip, outcome.new_tip,
                                    path=outcome.path.value, resolved=list(outcome.resolved),
+                                   resolutions=dict(outcome.resolutions),
                                    already=outcome.state is IntegrationState.ALREADY_MERGED,
                                    findings=self._findings(run, task, outcome))
 
@@ -288,10 +289,14 @@ class MergeOperations(CoordinatorBase):
 
     def _record_merged(self, run: RunRecord, task: TaskRecord, merge_commit: str | None, old_tip: str,
                        new_tip: str, *, path: str, resolved: list[str], already: bool,
+                       resolutions: dict[str, str] | None = None,
                        verification: dict[str, Any] | None = None,
                        findings: list[dict[str, Any]] | None = None) -> TaskFinished:
         merge_info = {"merge_commit": merge_commit, "old_tip": old_tip, "new_tip": new_tip, "path": path,
                       "resolved": resolved, "at": time.time(), "already": already}
+        if resolutions:
+            # Per resolved file, what its merge did in a line (merge.resolution_words).
+            merge_info["resolutions"] = resolutions
         if verification is not None:
             merge_info["verification"] = verification
         if findings:
@@ -404,6 +409,7 @@ class MergeOperations(CoordinatorBase):
                     continue  # integration moved while we verified: build and verify again
                 return self._record_merged(run, task, outcome.merge_commit, tip, outcome.new_tip,
                                            path=outcome.path.value, resolved=list(outcome.resolved),
+                                   resolutions=dict(outcome.resolutions),
                                            already=False, verification=check.to_json(),
                                            findings=self._findings(run, task, outcome))
             raise self._raced_out(run, f"task {task.task_id} was verified {VERIFIED_RACES} times")
@@ -484,7 +490,8 @@ class MergeOperations(CoordinatorBase):
                     for task, outcome in stack[:good]:
                         results.append(self._record_merged(
                             run, task, outcome.merge_commit, outcome.old_tip, outcome.new_tip,
-                            path=outcome.path.value, resolved=list(outcome.resolved), already=False,
+                            path=outcome.path.value, resolved=list(outcome.resolved),
+                                   resolutions=dict(outcome.resolutions), already=False,
                             verification=checks[len(stack) if culprit is None else good].to_json(),
                             findings=self._findings(run, task, outcome)))
                 if culprit is not None:

@@ -68,14 +68,20 @@ def read_status(store: Store | None, run_id: str | None = None, *, where: Path |
     origins = _task_origins(store, run_id) if run_id else {}
     # The forecast column: the run's last forecast (a file beside the store; nothing is computed here).
     forecast = read_latest(where, run_id) if (run_id and where is not None) else None
+    working = _working_counts(runs[0] if run_id else None, tasks)
     for task in tasks:
         counts[task.state.value] = counts.get(task.state.value, 0) + 1
         rows.append({
             "task": task.task_id, "state": task.state.value, "branch": task.branch, "worktree": task.worktree,
-            "own": list(task.boundary.own), "files": len(task.result.get("changed", [])),
+            "own": list(task.boundary.own),
+            # A started task's files are its worktree's (committed or not); an ended task's, what its
+            # finish recorded.
+            "files": working.get(task.task_id, len(task.result.get("changed", []))),
             "violations": len(task.result.get("violations", [])),
             "conflicts": len(task.result.get("conflicts", [])),
             "age_seconds": round(now - task.created_at, 1),
+            # How long it has been in its state: since its start while it works, since its finish after.
+            "state_seconds": round(now - (task.finished_at or task.created_at), 1),
             **origins.get(task.task_id, {}),
             # Only a task that can still conflict has a forecast (an ended one's last one is history).
             **({"forecast": forecast["tasks"][task.task_id]}
@@ -106,6 +112,22 @@ def read_status(store: Store | None, run_id: str | None = None, *, where: Path |
             row["session"] = {"harness": sessions[0]["harness"], "id": sessions[0]["session_id"]}
     return RunStatus(runs=run_rows, tasks=rows, counts=counts, intents=intents,
                      forecast_at=float(forecast["at"]) if forecast else None)
+
+
+def _working_counts(run: Any, tasks: list[Any]) -> dict[str, int]:
+    """Each live task's changed files read from its worktree (gitrepo.worktree_files: two git
+    processes per task at most, four tasks at a time); a task whose worktree cannot be read is left out."""
+    live = [t for t in tasks if t.state.live and t.worktree and Path(t.worktree).is_dir()]
+    if run is None or not live:
+        return {}
+    from concurrent.futures import ThreadPoolExecutor
+
+    from ..gitrepo.worktree_files import changed_file_count
+
+    since = f"refs/heads/{run.integration_ref}"
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        counts = list(pool.map(lambda t: changed_file_count(t.worktree, since, run.base), live))
+    return {t.task_id: n for t, n in zip(live, counts) if n is not None}
 
 
 def _forecast_applies(state: TaskState) -> bool:

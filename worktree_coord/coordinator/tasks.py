@@ -19,6 +19,7 @@ from typing import Any, Sequence
 from .. import boundary as boundaries
 from ..boundary.generated import left_out_note
 from . import merge_queue as queue
+from .stray_files import add_stray_file_fixes
 from ..store import leases
 from ..consolidate.names import is_manifest
 from ..crashpoints import crash_point
@@ -382,6 +383,8 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
                     report = boundaries.check_changes(changes, task.boundary, self.git.read_blob,
                                                       lambda: self.git.submodule_paths(tip))
                     violations = [v.to_json() for v in report.violations]
+                    add_stray_file_fixes(violations, [c.path for c in changes if c.status == "added"], task.worktree,
+                                         self.git.common_dir / "info" / "exclude", committed=True)
                     markers = self._leftover_markers(task, tip)
                     violations += self._large_committed_files(task, since, tip)
                     reserved = [{"path": c.path, "status": c.status, "base_oid": c.old_oid, "new_oid": c.new_oid}

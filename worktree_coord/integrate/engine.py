@@ -180,9 +180,10 @@ class Integrator:
             timings["merge"] = timings.get("merge", 0.0) + _ms(t)
             resolved: tuple[str, ...] = ()
             strategies: tuple[tuple[str, str], ...] = ()
+            resolutions: tuple[tuple[str, str], ...] = ()
             if conflicted is not None:
                 t = time.perf_counter()
-                tree, resolved, remaining, strategies = self._resolve(tree, conflicted, resolve)
+                tree, resolved, remaining, strategies, resolutions = self._resolve(tree, conflicted, resolve)
                 timings["resolve"] = timings.get("resolve", 0.0) + _ms(t)
                 if remaining:
                     timings["total"] = _ms(started)
@@ -228,7 +229,8 @@ class Integrator:
             timings["total"] = _ms(started)
             return IntegrationResult(
                 IntegrationState.MERGED, ref, str(task), str(base_id), str(tip), str(commit), str(commit),
-                str(tree), path, (), resolved, attempts, reason, timings, findings=findings, strategies=strategies)
+                str(tree), path, (), resolved, attempts, reason, timings, findings=findings, strategies=strategies,
+                resolutions=resolutions)
 
     # -- steps -----------------------------------------------------------------------------------
     def _tip(self, ref: str) -> pygit2.Oid:
@@ -252,7 +254,7 @@ class Integrator:
         else:
             try:
                 tree = fast_merge_trees(repo, repo[base].tree_id, repo[tip].tree_id, repo[task].tree_id)
-                return MergePath.FAST, tree, "", None
+                return MergePath.IN_MEMORY, tree, "", None
             except NotFast as exc:
                 reason = str(exc)
         outcome = self.merger.merge(str(tip), str(task))
@@ -262,9 +264,11 @@ class Integrator:
         return MergePath.MERGE_TREE, tree_id, reason, tuple(ConflictedFile.from_staged(c) for c in outcome.conflicts)
 
     def _resolve(self, tree: pygit2.Oid, conflicted: tuple[ConflictedFile, ...], resolve: Resolver
-                 ) -> tuple[pygit2.Oid, tuple[str, ...], tuple[ConflictedFile, ...], tuple[tuple[str, str], ...]]:
+                 ) -> tuple[pygit2.Oid, tuple[str, ...], tuple[ConflictedFile, ...], tuple[tuple[str, str], ...],
+                            tuple[tuple[str, str], ...]]:
         """Offer content conflicts to the resolver; write clean results; return the tree, the paths
-        made clean, what stays conflicted, and the strategy of each file the resolver merged."""
+        made clean, what stays conflicted, the strategy of each file the resolver merged, and, for
+        each file made clean, a line saying what its merge did (merge.resolution_words)."""
         repo = self.repo
         offered: list[FileToResolve] = []
         kinds: dict[str, str] = {}
@@ -282,10 +286,16 @@ class Integrator:
         strategies = tuple(sorted((p, r.strategy.value) for p, r in results.items()))
         changes: dict[str, tuple[pygit2.Oid, int]] = {}
         remaining: list[ConflictedFile] = []
+        from ..merge.resolution_words import describe_resolution   # here: loads the grammars' engine
+
+        inputs = {f.path: f for f in offered}
+        words: list[tuple[str, str]] = []
         for item in conflicted:
             result = results.get(item.path)
             if result is not None and result.clean:
                 changes[item.path] = (repo.create_blob(result.merged), _merged_mode(item))
+                given = inputs[item.path]
+                words.append((item.path, describe_resolution(given.base, given.ours, given.theirs, result, item.path)))
                 continue
             if result is not None:
                 text = result.merged
@@ -303,12 +313,12 @@ class Integrator:
                     changes[item.path] = (repo.create_blob(item.text), _merged_mode(item))
             marked = update_tree(repo, tree, changes) if changes else tree
             resolved_paths = tuple(sorted(p for p in changes if p not in {r.path for r in remaining}))
-            return marked, resolved_paths, tuple(remaining), strategies
+            return marked, resolved_paths, tuple(remaining), strategies, tuple(words)
         if not conflicted:
             # git said "conflicted" but named no file: never guess, report it.
             return tree, (), (ConflictedFile("", None, None, None, "unlisted",
-                                             b"git merge-tree reported a conflict without a path"),), strategies
-        return update_tree(repo, tree, changes), tuple(sorted(changes)), (), strategies
+                                             b"git merge-tree reported a conflict without a path"),), strategies, ()
+        return update_tree(repo, tree, changes), tuple(sorted(changes)), (), strategies, tuple(sorted(words))
 
     def _blob_at(self, tree: pygit2.Oid, path: str) -> bytes:
         try:

@@ -31,7 +31,11 @@ class IntegrationState(str, enum.Enum):
 class MergePath(str, enum.Enum):
     """Which tree merge produced the result."""
 
-    FAST = "fast"              # pygit2, rewrites only the subtrees the task changed
+    # pygit2 in memory, rewriting only the subtrees the task changed; still a merge commit with two
+    # parents. Its JSON value was "fast" before (read like a fast-forward); a result stored then
+    # still says "fast" and means this path (README, "Merging").
+    IN_MEMORY = "in-memory"
+    FAST = "in-memory"         # the Python name it had: an alias, kept for callers of the API
     MERGE_TREE = "merge-tree"  # git merge-tree (ort), the persistent --stdin process or one spawn
     NONE = "none"              # no merge was needed (already merged)
 
@@ -102,6 +106,8 @@ class IntegrationResult:
     timings_ms: dict[str, float] = field(default_factory=dict, compare=False, hash=False)
     findings: tuple[SemanticFinding, ...] = ()   # the semantic check's (conflicts when blocking, else warnings)
     strategies: tuple[tuple[str, str], ...] = ()  # (path, strategy) of each file the resolver merged, clean or not
+    # (path, what its merge did in a line: "imports of both sides combined") of each file made clean
+    resolutions: tuple[tuple[str, str], ...] = ()
 
     @property
     def moved(self) -> bool:
@@ -125,6 +131,7 @@ class IntegrationResult:
             "timings_ms": {k: round(v, 3) for k, v in self.timings_ms.items()},
             "semantic": [f.to_json() for f in self.findings],
             "strategies": dict(self.strategies),
+            "resolutions": dict(self.resolutions),
         }
 
 

@@ -190,7 +190,7 @@ async def task_widen(
 async def task_check(served: Served, run: Run, task: Task) -> CallToolResult:
     """Before finishing: would the task's current edits (uncommitted and untracked files included)
     merge onto the integration tip and onto each other live or finished task? `onto` lists each
-    target with the shared files, the declarations each side changes and any predicted conflict.
+    target with the files both changed (`not_compared`: the tasks left out, and why), the declarations each side changes and any predicted conflict.
     Read-only and cheap to repeat (merges cached by blob id); exit 1 when a conflict is predicted,
     exit 3 when a change is outside the task's boundary (`violations`: finish would reject it)."""
     return await run_call(served, lambda c: _reply(c.check_task(run, task), "task.check", render.task_check))

@@ -104,11 +104,15 @@ def task_finished(r: TaskFinished) -> str:
         lines.append(f"  {len(r.violations)} boundary violation(s); {kept}:")
         for v in r.violations:
             lines.append(f"    {v['rule']:<22} {v['path'] or '-'}  {v['detail']}")
+            if v.get("fix"):
+                lines.append(f"      way out: {v['fix']}")
     else:
         lines.append(f"  {len(r.changed)} file(s) changed on {r.branch}")
     if r.merge and r.merge.get("merge_commit"):
         lines.append(f"  merged into integration as {str(r.merge.get('merge_commit'))[:12]}"
                      + (f" (resolved {', '.join(r.merge['resolved'])})" if r.merge.get("resolved") else ""))
+        for path, how in (r.merge.get("resolutions") or {}).items():
+            lines.append(f"    {path}: {how}")
     elif r.merge:   # nothing to bring in: its commits were in integration already, or it changed no file
         lines.append(f"  nothing to merge: integration at {str(r.merge.get('new_tip'))[:12]} already holds "
                      + ("its commits" if r.changed else "everything it changed (no file)"))
@@ -393,11 +397,12 @@ def run_status(r: RunStatus) -> str:
         lines.append("  no tasks")
         return "\n".join(lines)
     forecast = r.forecast_at is not None
-    lines.append(f"  {'task':<24} {'state':<10} {'files':>5} {'viol':>4} {'confl':>5} {'age':>7}"
+    lines.append(f"  {'task':<24} {'state':<10} {'files':>5} {'viol':>4} {'confl':>5} {'age':>7} {'in state':>8}"
                  + (f"  forecast ({_forecast_age(r.forecast_at)})" if forecast else ""))
     for t in r.tasks:
         lines.append(f"  {t['task']:<24} {t['state']:<10} {t['files']:>5} {t['violations']:>4} {t['conflicts']:>5} "
-                     f"{_age(t['age_seconds']):>7}" + (f"  {forecast_cell(t.get('forecast') or {})}" if forecast else ""))
+                     f"{_age(t['age_seconds']):>7} {_age(t.get('state_seconds', t['age_seconds'])):>8}"
+                     + (f"  {forecast_cell(t.get('forecast') or {})}" if forecast else ""))
         lines += [f"    {line}" for line in _origin_lines(t)]
     lines.append("  " + ", ".join(f"{n} {s}" for s, n in sorted(r.counts.items())))
     if r.intents:
@@ -562,7 +567,7 @@ def forecast_report(r: Forecast) -> str:
     """`wtc forecast` for people: each task's forecast, the files two tasks share with the
     declarations each changes, and every predicted conflict."""
     lines = [f"forecast of run {r.run} (integration at {r.integration_tip[:12]}): {len(r.tasks)} tasks, "
-             f"{len(r.overlaps)} shared files, {len(r.conflicts)} predicted conflicts "
+             f"{len(r.overlaps)} files changed by two or more tasks, {len(r.conflicts)} predicted conflicts "
              f"({r.stats.get('seconds', 0):.2f}s, {r.stats.get('files_merged', 0)} files merged, "
              f"{r.stats.get('cache_hits', 0)} from cache)"]
     if r.tasks:
@@ -605,19 +610,27 @@ def forecast_cell(row: dict) -> str:  # type: ignore[type-arg]
 
 def task_check(r: TaskCheck) -> str:
     """`wtc task check` for people: one line per target, conflicts with their declaration."""
+    others = len(r.onto) - 1
     verdict = "WOULD CONFLICT" if not r.clean else \
         "WOULD BE REFUSED at its merge: it leaves uses of names it removed (below)" if r.left_behind_blocks else \
-        "merges cleanly everywhere"
+        "merges cleanly onto integration" + (f" and the {others} other task{'s' if others != 1 else ''} compared"
+                                             if others else "")
     lines = [f"task {r.task} ({r.state}, read from its {r.source}, {len(r.files)} files changed): {verdict}"]
+    if r.not_compared:
+        # A clean verdict covers only what was compared: say who was left out, and why.
+        lines.append("  not compared: " + "; ".join(f"{row['task']} ({row['state']}, {row['why']})"
+                                                   for row in r.not_compared))
     if r.violations:
         lines.append(f"  OUTSIDE THE BOUNDARY: finish would reject {len(r.violations)} change(s); put them back, "
                      f"or ask the lead to widen the task (wtc task widen {r.task} --run {r.run} --own GLOB --why TEXT)")
         for v in r.violations:
             lines.append(f"    {v['path'] or '-'}: {v['detail']}")
+            if v.get("fix"):
+                lines.append(f"      way out: {v['fix']}")
     for row in r.onto:
         shared = len(row["files"])
         lines.append(f"  onto {row['target']}: {'clean' if row['clean'] else 'conflict'}"
-                     f" ({shared} shared file{'s' if shared != 1 else ''})")
+                     f" ({shared} file{'s' if shared != 1 else ''} both changed)")
         for c in row["conflicts"]:
             lines.append(f"    {c['path']}" + (f" in {c['declaration']}" if c.get("declaration") else "")
                          + f" ({c['kind']})" + (f": {c['detail']}" if c.get("detail") else ""))
@@ -628,6 +641,10 @@ def task_check(r: TaskCheck) -> str:
         # A reserved file is never merged as text: `task update` cannot settle it, agreeing can.
         lines.append("  for a reserved manifest: agree on one value with the other task's agent (or leave the key "
                      "to one task); else consolidation refuses both intents and the lead decides")
+    for intent in r.intents:
+        spec = f" {intent['spec']}" if intent.get("spec") else ""
+        lines.append(f"  intent {intent['op']} {intent.get('name') or ''}{spec} in {intent['manifest']}: {intent['state']}"
+                     + (" (applies at consolidation, once the task has merged)" if intent["state"] == "declared" else ""))
     lines += [f"  left behind: {note}" for note in _left_behind_notes(r)]
     return "\n".join(lines)
 

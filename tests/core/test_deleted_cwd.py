@@ -1,0 +1,37 @@
+"""Issue 41 item 3: a command run from a folder that no longer exists (an agent's shell still in the
+worktree its finish removed) answered exit 6, "internal error (a bug in wtc...)". It is the caller's
+situation, not a bug: exit 2, saying the folder is gone and to pass --repo."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import make_repo
+
+
+def _from_deleted_folder(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    folder.mkdir()
+    script = 'cd "$1" && rmdir "$1" && shift && exec "$@"'
+    return subprocess.run(["sh", "-c", script, "sh", str(folder), sys.executable, "-m", "worktree_coord", *args],
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_a_command_from_a_deleted_folder_exits_2_and_says_to_pass_repo(tmp_path: Path) -> None:
+    done = _from_deleted_folder(tmp_path / "gone", "status", "--json")
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    body = json.loads(done.stdout)
+    assert body["exit_code"] == 2
+    assert body["error"]["message"] == "the current folder no longer exists; pass --repo"
+    text = _from_deleted_folder(tmp_path / "gone2", "task", "check", "t", "--run", "r1")
+    assert text.returncode == 2 and "the current folder no longer exists; pass --repo" in text.stderr, text.stderr
+    assert "internal error" not in text.stderr
+
+
+def test_an_absolute_repo_from_a_deleted_folder_still_works(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo", {"README.md": "# x\n"})
+    done = _from_deleted_folder(tmp_path / "gone", "run", "start", "--run", "r1", "--repo", str(repo), "--json")
+    assert done.returncode == 0, (done.stdout, done.stderr)
+    assert json.loads(done.stdout)["run"] == "r1"
