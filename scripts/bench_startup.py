@@ -39,6 +39,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from stress_swarm import start_server  # noqa: E402  (scripts/ is not a package; one way to start `wtc serve`)
+
 HEAVY = ("pygit2", "libcst", "tree_sitter", "networkx", "rich", "typer", "pydantic", "tomlkit", "packaging",
          "pathspec", "yaml", "sqlite3", "psycopg")
 
@@ -111,16 +114,6 @@ def repo_with_run(repo: Path, env: dict[str, str]) -> Path:
     subprocess.run([sys.executable, "-m", "worktree_coord", "run", "start", "--run", "r1"], cwd=repo, env=env,
                    check=True, capture_output=True)
     return repo
-
-
-def start_server(repo: Path, env: dict[str, str]) -> subprocess.Popen[str]:
-    server = subprocess.Popen([sys.executable, "-m", "worktree_coord", "serve"], cwd=repo, env=env,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True)
-    assert server.stderr is not None
-    line = server.stderr.readline()
-    if "serving" not in line:
-        raise SystemExit(f"wtc serve did not start: {line}{server.stderr.read()}")
-    return server
 
 
 def environment(src: str | None) -> dict[str, str]:

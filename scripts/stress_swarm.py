@@ -1031,9 +1031,10 @@ def run_swarm(config: SwarmConfig, log: Any = print) -> SwarmReport:
     return report
 
 
-def start_server(repo: Path) -> subprocess.Popen[str]:
-    """`wtc serve` for the repository (the warm path), returned once it listens."""
-    server = subprocess.Popen([sys.executable, "-m", "worktree_coord", "serve", "--repo", str(repo)],
+def start_server(repo: Path, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
+    """`wtc serve` for the repository (the warm path), returned once it listens (also used by
+    bench_startup.py and bench_scale.py; `env`: the server's environment, default this process's)."""
+    server = subprocess.Popen([sys.executable, "-m", "worktree_coord", "serve", "--repo", str(repo)], cwd=repo, env=env,
                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True)
     assert server.stderr is not None
     line = server.stderr.readline()
