@@ -27,6 +27,7 @@ from typing import Any
 
 from ..boundary import validate_globs
 from ..errors import UsageError
+from ..isolation import NetworkMode
 from ..model import validate_name
 
 PLACEHOLDERS = ("task", "run", "worktree", "prompt", "prompt_file")
@@ -120,7 +121,7 @@ class Plan:
         """The agent's network: the task's, else `[agent]`'s, else shared. Shared by default because an
         agent talks to its model over the internet, which an isolated namespace (its own loopback
         only) cannot reach; a local or scripted agent may ask `isolated`."""
-        return task.network or self.agent.network or "shared"
+        return task.network or self.agent.network or NetworkMode.SHARED.value
 
     def to_json(self) -> dict[str, Any]:
         """The plan as the run stores it: every key, in one order, so two equal plans are equal JSON."""
@@ -238,7 +239,7 @@ def _agent(raw: Any, where: _Where) -> AgentSettings:
 
 def _network(raw: dict[str, Any], where: "_Where") -> str | None:
     value = raw.get("network")
-    if value is None or value in ("isolated", "shared"):
+    if value is None or value in {mode.value for mode in NetworkMode}:
         return value
     raise where.fail("network", f"{value!r} is not isolated or shared",
                      'write network = "shared" (the default: the agent reaches its model) or "isolated" (its own '

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from ..errors import BusyError, UsageError, WtcError
-from ..isolation import spawn_for
+from ..isolation import NetworkMode, spawn_for
 from ..model import RunState, validate_name
 from ..store import leases
 from ..store.liveness import separate_owner
@@ -110,8 +110,8 @@ def run_fanout(repo: str | os.PathLike[str], plan: Plan, run_id: str, options: F
             if changes:
                 notes.append("took the new plan (--replan): " + "; ".join(changes))
             # Agents run shared unless the plan asks isolated (plan.network_of); probed once for them all.
-            if any(plan.network_of(task) == "isolated" for task in plan.tasks):
-                spawn = spawn_for("isolated")
+            if any(plan.network_of(task) == NetworkMode.ISOLATED.value for task in plan.tasks):
+                spawn = spawn_for(NetworkMode.ISOLATED)
                 if spawn.note:
                     notes.append(spawn.note)
             concurrency = options.concurrency or plan.agent.concurrency or default_concurrency()
