@@ -90,9 +90,11 @@ def check(summary: dict[str, Any], expected: dict[str, Expected], log: Path, mer
     """Every way the run's end differs from what the plan should come to (empty: none)."""
     problems = []
     outcomes = {t["task"]: t["outcome"] for t in summary["tasks"]}
+    reports = {t["task"]: (t.get("reason"), t.get("report")) for t in summary["tasks"]}
     for name, want in expected.items():
         if outcomes.get(name) != want.outcome:
-            problems.append(f"{name}: {outcomes.get(name)}, expected {want.outcome}")
+            reason, report = reports.get(name, (None, None))
+            problems.append(f"{name}: {outcomes.get(name)}, expected {want.outcome} (reason {reason}: {report})")
     begun = count(log)
     collide_runs = 0
     for name, want in expected.items():

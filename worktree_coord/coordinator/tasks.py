@@ -679,17 +679,30 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         name, email = _split_author(task.author)
         # Markers an earlier update left and the agent has not resolved yet: the commit below takes
         # them onto the branch, so they stay pending (finish refuses them) until they are gone.
-        still_marked = [rel for rel in task.result.get("pending_markers", []) if _has_markers(path / rel)]
+        pending_markers = task.result.get("pending_markers", [])
+        still_marked = [rel for rel in pending_markers if _has_markers(path / rel)]
+        unresolved: list[str] = []
+        whys: dict[str, list[str]] = {}   # the files this update's merge leaves to the agent, and why
+        resolver = queue.update_resolver(run.run_id, task_id)  # ours = this task, theirs = integration
+        # A merge git stopped in that no update recorded (an update killed after its `git merge`, or
+        # the agent's own merge): its conflicts are this update's, merged from the index's stages
+        # like any and reported, never committed below as the agent's own work.
+        resumed = [rel for rel in self.git.unmerged_paths(path) if rel not in pending_markers]
+        head_before = self.git.ref_target(f"refs/heads/{task.branch}")
+        for rel in resumed:
+            merged, why = _structured_merge_in_worktree(self.git, path, rel, resolver)
+            if not merged:
+                unresolved.append(rel)
+                whys[rel] = why
         if not self._worktree_problems(task, path):
             self.git.commit_all(path, f"wtc: {task_id} work before update", name, email,
                                 leave_out=self._generated_paths(path))
         tip = self.git.ref_target(f"refs/heads/{run.integration_ref}") or run.base
-        before = self.git.ref_target(f"refs/heads/{task.branch}")
+        # The merge this update checks starts from the branch before the resumed merge's commit.
+        before = head_before if resumed else self.git.ref_target(f"refs/heads/{task.branch}")
         conflicted = self.git.merge_into_worktree(path, tip, f"wtc: update {task_id} onto {run.integration_ref}",
                                                   name, email)
-        unresolved = []
-        whys: dict[str, list[str]] = {}   # the files this update's merge leaves to the agent, and why
-        resolver = queue.update_resolver(run.run_id, task_id)  # ours = this task, theirs = integration
+        crash_point("update.after_merge")
         for rel in conflicted:
             merged, why = _structured_merge_in_worktree(self.git, path, rel, resolver)
             if not merged:

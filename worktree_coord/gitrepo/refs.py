@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import random
 import time
+from pathlib import Path
 
 import pygit2
 
@@ -53,9 +54,29 @@ class _SignaturePointer:
         self._pointer = self._cell[0]
 
 
+# A ref's lock is held for the microseconds of one write. One older than this was left by a process
+# killed inside the write (SIGKILL, the OOM killer): nothing will ever remove it, and every later
+# update of the ref would fail on it (a fanout runner killed while it wrote a task's merge candidate
+# left that task unmergeable). Far above any live write, far below a person's patience.
+STALE_REF_LOCK_SECONDS = 10.0
+
+
 def _is_lock_error(exc: Exception) -> bool:
     text = str(exc).lower()
     return "lock" in text
+
+
+def clear_stale_lock(repo: pygit2.Repository, ref: str, *, older_than: float = STALE_REF_LOCK_SECONDS) -> bool:
+    """Remove `<ref>.lock` when it is older than `older_than` seconds (left by a killed writer);
+    True when it did."""
+    lock = Path(repo.path) / f"{ref}.lock"
+    try:
+        if time.time() - lock.stat().st_mtime < older_than:
+            return False
+        lock.unlink()
+    except FileNotFoundError:
+        return False
+    return True
 
 
 def read_ref(repo: pygit2.Repository, ref: str) -> pygit2.Oid | None:
@@ -93,6 +114,8 @@ def compare_and_swap(repo: pygit2.Repository, ref: str, new: pygit2.Oid,
         except (pygit2.GitError, OSError, ValueError) as exc:
             if not _is_lock_error(exc):
                 raise
+            if clear_stale_lock(repo, ref):
+                continue
             if time.monotonic() >= deadline:
                 raise BusyError(
                     f"{ref} stayed locked for {timeout:.0f} s ({exc})",

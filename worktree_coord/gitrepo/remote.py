@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
 from .environment import git_environment
+from .running import run_to_end
 from ..errors import BusyError, GitError, UsageError
 
 if TYPE_CHECKING:
@@ -229,7 +230,7 @@ class Remote:
         for attempt in range(1, self.attempts + 1):
             command = ["git", "-c", "gc.auto=0", "-c", "maintenance.auto=false", *args]
             where = str(self.git.toplevel or self.git.common_dir)
-            done = subprocess.run(command, cwd=where, env=git_environment(), input=input, capture_output=True)
+            done = run_to_end(command, cwd=where, env=git_environment(), input=input)
             out = done.stdout.decode("utf-8", "replace")
             err = done.stderr.decode("utf-8", "replace").strip()
             if done.returncode == 0:

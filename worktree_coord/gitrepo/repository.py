@@ -33,6 +33,8 @@ import pygit2
 
 from .. import filelock
 from .environment import git_environment
+from .refs import STALE_REF_LOCK_SECONDS, clear_stale_lock
+from .running import run_to_end
 from ..crashpoints import crash_point
 from ..errors import GitError, GitLocked, NotFoundError, UsageError
 from ..member_globs import tree_subfolders
@@ -111,7 +113,7 @@ class GitRepo:
         full_env = git_environment(env)  # an agent's environment must not redirect our git calls
         where = str(cwd) if cwd is not None else str(self.toplevel or self.common_dir)
         command = ["git", "-c", "gc.auto=0", "-c", "maintenance.auto=false", *args]
-        done = subprocess.run(command, cwd=where, env=full_env, input=input, capture_output=True)
+        done = run_to_end(command, cwd=where, env=full_env, input=input)
         if check and done.returncode != 0:
             message = done.stderr.decode("utf-8", "replace").strip() or done.stdout.decode("utf-8", "replace").strip()
             held = held_lock_file(message)
@@ -197,8 +199,22 @@ class GitRepo:
         return pygit2.Oid(hex=sha) in self.repo
 
     def set_ref(self, name: str, sha: str, message: str) -> None:
-        """Point a private ref (ours alone, e.g. a merge candidate) at `sha`, whatever it held."""
-        self.repo.create_reference(name, pygit2.Oid(hex=sha), force=True, message=message)
+        """Point a private ref (ours alone, e.g. a merge candidate) at `sha`, whatever it held. Its
+        lock, when a writer killed mid-write left one, is waited out and then removed (refs.py)."""
+        deadline = time.monotonic() + 2 * STALE_REF_LOCK_SECONDS
+        while True:
+            try:
+                self.repo.create_reference(name, pygit2.Oid(hex=sha), force=True, message=message)
+                return
+            except (pygit2.GitError, OSError) as error:
+                if "lock" not in str(error).lower():
+                    raise
+                if clear_stale_lock(self.repo, name):
+                    continue
+                if time.monotonic() >= deadline:
+                    raise GitLocked(f"{name} stayed locked ({error})", retry_after=1.0,
+                                    fix=f"retry; if no wtc call is running, remove {self.common_dir / name}.lock") from None
+                time.sleep(0.05)
 
     def create_ref(self, name: str, sha: str, message: str) -> bool:
         """Create-only: True when created, False when the ref already exists (whatever it points to)."""
@@ -552,11 +568,15 @@ class GitRepo:
                         cwd=path, env=identity, check=False)
         if done.returncode == 0:
             return []
-        listed = self.git("diff", "--name-only", "--diff-filter=U", "-z", cwd=path).stdout
-        paths = [p.decode("utf-8", "surrogateescape") for p in listed.split(b"\0") if p]
+        paths = self.unmerged_paths(path)
         if not paths:
             raise GitError(f"git merge failed: {done.stderr.decode('utf-8', 'replace').strip()}")
         return paths
+
+    def unmerged_paths(self, path: Path) -> list[str]:
+        """Paths the worktree's index holds in conflict (stages 1-3): a merge git stopped in."""
+        listed = self.git("diff", "--name-only", "--diff-filter=U", "-z", cwd=path).stdout
+        return [p.decode("utf-8", "surrogateescape") for p in listed.split(b"\0") if p]
 
     def index_stage(self, path: Path, rel: str, stage: int) -> bytes | None:
         """The content of `rel` at merge stage `stage` (1 base, 2 ours, 3 theirs) in the index of the

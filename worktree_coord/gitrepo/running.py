@@ -1,0 +1,35 @@
+"""Run a git process that finishes what it starts even when wtc dies while it runs.
+
+A git command's output normally comes back through pipes. When the wtc process reading them is
+killed (SIGKILL, the OOM killer, a harness's timeout), the pipes' read ends close, and the next line
+git writes kills it with SIGPIPE, wherever it is: `git merge` dies after it wrote the conflicted
+files and index but before it records MERGE_HEAD, and the next `task update` takes those half-merged
+files for the agent's own work. Measured: a fanout runner SIGKILLed during `task update` left
+exactly that (tests/gitrepo/test_running.py reproduces it with a real git).
+
+So git's stdout and stderr go to anonymous temporary files instead: a git whose caller died runs
+to its end and leaves git's own consistent state (a merge in progress with MERGE_HEAD, a released
+lock), which every wtc call already knows how to pick up, the same as a call killed just after the
+git command returned. The cost is two unlinked files per call (O_TMPFILE on Linux), within noise of
+a pipe next to the process start itself.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import tempfile
+from typing import Mapping, Sequence
+
+
+def run_to_end(command: Sequence[str], *, cwd: str | os.PathLike[str], env: Mapping[str, str] | None,
+               input: bytes | None = None, timeout: float | None = None) -> subprocess.CompletedProcess[bytes]:
+    """`subprocess.run(command, capture_output=True)` whose child never dies of its caller's death:
+    stdin is `input` (or nothing), stdout and stderr are read back from temporary files."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        done = subprocess.run(list(command), cwd=cwd, env=dict(env) if env is not None else None, input=input,
+                              stdin=None if input is not None else subprocess.DEVNULL, stdout=out, stderr=err,
+                              timeout=timeout)
+        out.seek(0)
+        err.seek(0)
+        return subprocess.CompletedProcess(done.args, done.returncode, out.read(), err.read())
