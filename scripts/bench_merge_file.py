@@ -36,7 +36,7 @@ import tree_sitter  # noqa: E402
 
 from worktree_coord.merge import merge_file  # noqa: E402
 from worktree_coord.merge.line import git_merge_file  # noqa: E402
-from worktree_coord.merge.profiles import profile_for_path  # noqa: E402
+from worktree_coord.merge.languages.profiles import profile_for_path  # noqa: E402
 from worktree_coord.merge.semantic import check_file  # noqa: E402
 from worktree_coord.merge.structured import StructuredMerge, Version  # noqa: E402
 

@@ -147,7 +147,7 @@ def test_resolve_accepts_merge_tree_stage_oids(tmp_path: Path) -> None:
 
 
 def test_strict_parser_rejects_what_tree_sitter_lets_through() -> None:
-    from worktree_coord.merge import validate
+    from worktree_coord.merge.languages import validate
 
     inputs = (b"x = 1\n", b"x = 2\n", b"x = 3\n")
     assert validate.accepts("python", inputs, b"x = 1\n")

@@ -128,7 +128,7 @@ def test_section_owner_keeps_gits_conflict_where_one_side_opens_a_section_at_the
     """Both sides inserted at one place and one opened a section there: the other side's text may
     belong above or under the new heading (replay eval: fastapi's contributing.md got its heading
     put after the bullets the release puts under it)."""
-    from worktree_coord.merge.profiles import profile_for_path
+    from worktree_coord.merge.languages.profiles import profile_for_path
     from worktree_coord.merge.result import MergeConflict
 
     markdown, python = profile_for_path("docs/guide.md"), profile_for_path("app.py")

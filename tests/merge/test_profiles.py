@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from worktree_coord.errors import ConfigError
-from worktree_coord.merge.profiles import load_profile_text, load_profiles, profile_for_path
+from worktree_coord.merge.languages.profiles import load_profile_text, load_profiles, profile_for_path
 
 GOOD = """
 name = "mini"
@@ -183,7 +183,7 @@ def test_the_start_up_index_reads_the_same_files_as_a_full_parse() -> None:
     """profile_for_path reads only each profile's head (start-up cost); it must agree with the
     whole file for every shipped profile, and fall back to the whole file when the files are named
     below a table."""
-    from worktree_coord.merge import profiles
+    from worktree_coord.merge.languages import profiles
 
     for name, text in profiles._shipped():
         whole = profiles._toml(text, name)

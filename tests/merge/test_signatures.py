@@ -379,7 +379,7 @@ def test_the_queue_blocks_it_names_both_tasks_and_says_how_to_fix(tmp_path: Path
 
 def test_a_bad_signatures_table_in_a_profile_is_a_clear_error() -> None:
     from worktree_coord.errors import ConfigError
-    from worktree_coord.merge.profiles import load_profile_text
+    from worktree_coord.merge.languages.profiles import load_profile_text
     text = (Path(__file__).resolve().parents[2] / "grammars" / "python.toml").read_text()
     with pytest.raises(ConfigError, match="semantic.signatures.counted"):
         load_profile_text(text.replace('counted = { identifier = "", typed_parameter = "" }',

@@ -306,7 +306,7 @@ def attribute_patterns() -> list[str]:
     """The .gitattributes patterns for every file the structured merge understands: the language
     profiles' and the appended-to files' (grammars/append/kinds.toml: .gitignore, CODEOWNERS, PO...)."""
     from ..merge.appendable import kinds
-    from ..merge.profiles import load_profiles
+    from ..merge.languages.profiles import load_profiles
 
     patterns: list[str] = []
     for profile in load_profiles():

@@ -46,12 +46,13 @@ from typing import TYPE_CHECKING
 import tree_sitter
 
 from ..errors import UsageError
-from . import appendable, data_semantics, guards, line_endings, names, python_cst, validate
+from . import appendable, guards, line_endings, names
+from .languages import data_semantics, python_cst, validate
 from .line import line_merge
 from .markers import STYLES, has_markers, render_block, restyle
 from .members import Unmergeable, Version, visit_keyed_members
 from .pieces import Conflict, Piece
-from .profiles import ContainerRule, Profile, profile_for_path
+from .languages.profiles import ContainerRule, Profile, profile_for_path
 from .result import FileMerge, MergeConflict, SemanticMode, Strategy
 from .structured import MOVED_AGAINST_DELETION, StructuredMerge, StructuredTimeout
 

@@ -20,7 +20,7 @@ import hashlib
 import tree_sitter
 
 from .members import visit_keyed_members
-from .profiles import ContainerRule, Profile, profile_for_path
+from .languages.profiles import ContainerRule, Profile, profile_for_path
 
 WHOLE_FILE = ""
 

@@ -55,7 +55,7 @@ from typing import Iterable
 
 import tree_sitter
 
-from .profiles import DuplicateRules, Profile, profile_for_path
+from .languages.profiles import DuplicateRules, Profile, profile_for_path
 from .result import SemanticFinding
 from .symbols import query_for
 from .versions import MAX_BYTES, Versions

@@ -68,7 +68,7 @@ from collections.abc import Callable, Sequence
 from . import provenance
 from .provenance import Region
 from .result import FileMerge, MergeConflict, Strategy
-from .profiles import Profile
+from .languages.profiles import Profile
 from .structured import COMMENT_OVER_HEAD
 
 disabled: set[str] = set()

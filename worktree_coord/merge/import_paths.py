@@ -38,7 +38,7 @@ import re
 from typing import Callable, Iterable, Protocol
 
 from .dependencies import declared_dependency
-from .profiles import profile_for_path
+from .languages.profiles import profile_for_path
 from .result import SemanticFinding
 from .symbols import Import, Symbols
 from .versions import Versions

@@ -41,7 +41,7 @@ from typing import Callable, Iterable, Protocol
 
 from .crate_paths import CratePaths
 from .path_maps import PathMaps
-from .profiles import PackageRules, SemanticRules, profile_for_path
+from .languages.profiles import PackageRules, SemanticRules, profile_for_path
 from .reach import spelling
 
 # profile_for_path by path, remembered: `reached` asks it for each of a drain's users on every merge.

@@ -45,7 +45,7 @@ import tree_sitter
 
 from .duplicates import find_duplicates
 from .import_paths import TreeFile, find_replaced_imports
-from .profiles import Profile, SemanticRules, profile_for_path
+from .languages.profiles import Profile, SemanticRules, profile_for_path
 from .reach import Reach, words
 from .reexports import ReExports, module_parts
 from .result import SemanticFinding

@@ -36,7 +36,7 @@ from typing import Iterator, Protocol
 import tree_sitter
 
 from .linediff import added_lines, added_text, edited_lines, follow, lines_text
-from .profiles import Profile, SemanticRules, SignatureRules, profile_for_path
+from .languages.profiles import Profile, SemanticRules, SignatureRules, profile_for_path
 from .reach import NEAR
 from .result import SemanticFinding
 from .symbols import FUNCTION_KINDS, Definition, Reference, Symbols, visible_import

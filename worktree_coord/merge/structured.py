@@ -93,7 +93,7 @@ from .members import (Member, Segmented, Unmergeable, Version, declaration_key, 
 from .name_loss import NameLoss
 from .pieces import (Conflict, Piece, at_line_start, check_aligned, join_declaration, pick3, pick_flag,
                      pieces_from_markers)
-from .profiles import ContainerRule, Profile
+from .languages.profiles import ContainerRule, Profile
 
 
 # The provenance record of a member both sides edited that merged through its nested container.

@@ -42,7 +42,7 @@ import re
 from typing import Any, Callable
 
 from .. import member_globs
-from .profiles import PackageRules, profile_for_path
+from .languages.profiles import PackageRules, profile_for_path
 
 MAX_FOLDERS = 512     # folder listings to expand the workspace's globs, per check
 MAX_PACKAGES = 1000   # package manifests read, per check

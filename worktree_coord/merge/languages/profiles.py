@@ -91,7 +91,7 @@ from typing import Any, Callable
 
 import tree_sitter
 
-from ..errors import ConfigError
+from ...errors import ConfigError
 
 _PART = re.compile(r"\{([^{}]+)\}")
 

@@ -32,7 +32,7 @@ from collections import Counter
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from .result import FileMerge, Strategy
+from ..result import FileMerge, Strategy
 
 
 class _LibCST:
