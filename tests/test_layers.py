@@ -191,7 +191,7 @@ def test_no_import_cycles_below_the_faces():
      "only the command line's own starters import the CLI"),
     ("worktree_coord.store.leases", "from worktree_coord import Coordinator\n",
      "the check, the capabilities and the infrastructure do not import the coordinator"),
-    ("worktree_coord.merge.line", "from ..integrate.resolve import FileToResolve\n",
+    ("worktree_coord.merge.lines.line", "from ...integrate.resolve import FileToResolve\n",
      "merge/ is a pure library (bytes in, bytes out): it imports no other capability and no infrastructure"),
 ])
 def test_the_reader_catches_an_upward_import_wherever_it_hides(module, source, rule):

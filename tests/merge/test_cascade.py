@@ -7,7 +7,7 @@ from pathlib import Path
 import pygit2
 
 from worktree_coord.merge import Strategy, line_merge, merge_file, resolve_conflicted_files
-from worktree_coord.merge.line import git_merge_file
+from worktree_coord.merge.lines.line import git_merge_file
 
 BASE = b"import os\n\n\ndef a():\n    return 1\n"
 LEFT = b"import os\nimport sys\n\n\ndef a():\n    return 1\n\n\ndef b():\n    return 2\n"

@@ -4,7 +4,7 @@ structured merge that settled it, and what the two sides did there."""
 from __future__ import annotations
 
 from worktree_coord.merge import merge_file
-from worktree_coord.merge.line import line_merge
+from worktree_coord.merge.lines.line import line_merge
 from worktree_coord.merge.provenance import SEPARATE, conflict_regions, regions
 
 

@@ -242,7 +242,7 @@ def merged_fields(merged: bytes) -> dict[str, str | None]:
 def _conflict_style(given: str | None, as_driver: bool) -> str:
     """The conflict style asked for; as a git merge driver (git runs it at the repository's top),
     the repository's `merge.conflictStyle` when none is; else diff3 (the base section shown)."""
-    from ..merge.markers import STYLES
+    from ..merge.lines.markers import STYLES
 
     if given is not None:
         if given not in STYLES:

@@ -521,7 +521,7 @@ class _Engine:
             return set()
         key = f"{old}..{new}"
         if key not in self.file_words:
-            from ..merge.linediff import added_text
+            from ..merge.lines.linediff import added_text
 
             data = self._blob(new) or b""
             self.file_words[key] = set(_WORDS.findall(data if old is None else added_text(self._blob(old) or b"", data)))

@@ -28,7 +28,7 @@ from typing import Any, Callable, Iterable
 
 from ..boundary.globs import matches
 from ..gitrepo.repository import Change, GitRepo
-from ..merge.linediff import touched_lines
+from ..merge.lines.linediff import touched_lines
 from ..merge.result import SemanticFinding
 from ..merge.semantic import find_broken_names, semantic_profile
 from ..merge.symbols import extract

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 # (integrate/, the check, the coordinator), and importing it must not load tree-sitter and libcst.
 _LAZY = {
     "merge_file": "cascade",
-    "line_merge": "line",
+    "line_merge": "lines.line",
     "FileMerge": "result",
     "MergeConflict": "result",
     "Strategy": "result",
@@ -39,7 +39,7 @@ _LAZY = {
 
 if TYPE_CHECKING:
     from .cascade import merge_file
-    from .line import line_merge
+    from .lines.line import line_merge
     from .result import FileMerge, MergeConflict, SemanticFinding, SemanticMode, Strategy
     from .semantic import FileVersions, check_file, find_broken_names
     from .tree import ResolvedFile, check_tree_merge, resolve_conflicted_files

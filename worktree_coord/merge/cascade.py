@@ -46,10 +46,11 @@ from typing import TYPE_CHECKING
 import tree_sitter
 
 from ..errors import UsageError
-from . import appendable, guards, line_endings, names
+from . import appendable, guards, names
+from .lines import line_endings
 from .languages import data_semantics, python_cst, validate
-from .line import line_merge
-from .markers import STYLES, has_markers, render_block, restyle
+from .lines.line import line_merge
+from .lines.markers import STYLES, has_markers, render_block, restyle
 from .members import Unmergeable, Version, visit_keyed_members
 from .pieces import Conflict, Piece
 from .languages.profiles import ContainerRule, Profile, profile_for_path

@@ -51,7 +51,7 @@ from .reexports import ReExports, module_parts
 from .result import SemanticFinding
 from .signatures import find_signature_changes
 from .merge_index import MISSING, MergeIndex
-from .linediff import (added_lines as _added_lines, added_text, follow as _follow, lines_text, ranges_text,
+from .lines.linediff import (added_lines as _added_lines, added_text, follow as _follow, lines_text, ranges_text,
                        touched_lines as _touched_lines)
 from .symbols import (Definition, Reference, Symbols, extract, fingerprint, hidden_query,
                       visible_import as _visible_import)

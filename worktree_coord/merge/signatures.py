@@ -35,7 +35,7 @@ from typing import Iterator, Protocol
 
 import tree_sitter
 
-from .linediff import added_lines, added_text, edited_lines, follow, lines_text
+from .lines.linediff import added_lines, added_text, edited_lines, follow, lines_text
 from .languages.profiles import Profile, SemanticRules, SignatureRules, profile_for_path
 from .reach import NEAR
 from .result import SemanticFinding

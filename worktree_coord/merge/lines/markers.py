@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from .result import MergeConflict
+from ..result import MergeConflict
 
 
 def _opening(marker_size: int) -> re.Pattern[bytes]:

@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from .result import FileMerge, Strategy
+from ..result import FileMerge, Strategy
 
 LF, CRLF, MIXED = "lf", "crlf", "mixed"
 _BARE_LF = re.compile(rb"(?<!\r)\n")

@@ -20,9 +20,9 @@ import os
 import subprocess
 import tempfile
 
-from ..errors import GitError
+from ...errors import GitError
 from .markers import parse_conflicts
-from .result import FileMerge, Strategy
+from ..result import FileMerge, Strategy
 
 class _Input(ctypes.Structure):        # git_merge_file_input
     _fields_ = [("version", ctypes.c_uint), ("ptr", ctypes.c_char_p), ("size", ctypes.c_size_t),
