@@ -7,7 +7,7 @@ import pytest
 import tree_sitter
 
 from worktree_coord.errors import ConfigError
-from worktree_coord.merge import names
+from worktree_coord.merge.syntax import names
 from worktree_coord.merge.languages.profiles import load_profile_text, profile_for_path
 
 

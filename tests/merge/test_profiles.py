@@ -198,7 +198,7 @@ def test_a_plus_step_keys_by_every_child_of_a_kind() -> None:
     are two keys, not one."""
     import tree_sitter
 
-    from worktree_coord.merge.members import declaration_key
+    from worktree_coord.merge.syntax.members import declaration_key
 
     hcl = profile_for_path("main.tf")
     assert hcl is not None
@@ -213,7 +213,7 @@ def test_a_text_guard_keys_only_the_calls_it_names() -> None:
     `def` calls are declarations, its `plug` calls stay positional statements."""
     import tree_sitter
 
-    from worktree_coord.merge.members import declaration_key
+    from worktree_coord.merge.syntax.members import declaration_key
 
     elixir = profile_for_path("lib/m.ex")
     assert elixir is not None
@@ -234,7 +234,7 @@ def test_a_parent_key_with_a_star_matches_every_key_with_that_prefix() -> None:
     """Elixir: the body of any `defmodule X` is a container, the body of a `def` is not."""
     import tree_sitter
 
-    from worktree_coord.merge.members import declaration_key
+    from worktree_coord.merge.syntax.members import declaration_key
 
     elixir = profile_for_path("lib/m.ex")
     assert elixir is not None
@@ -253,7 +253,7 @@ def test_underscore_captures_in_binds_serve_predicates_only() -> None:
     itself a bound name; any other unknown capture is still an error."""
     import tree_sitter
 
-    from worktree_coord.merge.names import bound_names
+    from worktree_coord.merge.syntax.names import bound_names
 
     elixir = profile_for_path("lib/m.ex")
     assert elixir is not None

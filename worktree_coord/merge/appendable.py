@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from ..errors import ConfigError
 from .entries import TRAILER, Entry, EntryError, cut
 from .keyed_sequence import Clash, merge_entries
-from .members import Unmergeable
-from .pieces import Conflict, Piece
+from .syntax.members import Unmergeable
+from .syntax.pieces import Conflict, Piece
 
 _FORMATS = ("lines", "po", "properties")
 _KEYS = ("line", "first_field", "requirement")

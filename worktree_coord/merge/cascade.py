@@ -46,16 +46,17 @@ from typing import TYPE_CHECKING
 import tree_sitter
 
 from ..errors import UsageError
-from . import appendable, guards, names
+from . import appendable, guards
+from .syntax import names
 from .lines import line_endings
 from .languages import data_semantics, python_cst, validate
 from .lines.line import line_merge
 from .lines.markers import STYLES, has_markers, render_block, restyle
-from .members import Unmergeable, Version, visit_keyed_members
-from .pieces import Conflict, Piece
+from .syntax.members import Unmergeable, Version, visit_keyed_members
+from .syntax.pieces import Conflict, Piece
 from .languages.profiles import ContainerRule, Profile, profile_for_path
 from .result import FileMerge, MergeConflict, SemanticMode, Strategy
-from .structured import MOVED_AGAINST_DELETION, StructuredMerge, StructuredTimeout
+from .syntax.structured import MOVED_AGAINST_DELETION, StructuredMerge, StructuredTimeout
 
 if TYPE_CHECKING:   # semantic.py loads when a check runs (start-up of a merge driver call)
     from .semantic import PackageFiles

@@ -19,7 +19,7 @@ import hashlib
 
 import tree_sitter
 
-from .members import visit_keyed_members
+from .syntax.members import visit_keyed_members
 from .languages.profiles import ContainerRule, Profile, profile_for_path
 
 WHOLE_FILE = ""

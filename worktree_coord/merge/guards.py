@@ -69,7 +69,7 @@ from . import provenance
 from .provenance import Region
 from .result import FileMerge, MergeConflict, Strategy
 from .languages.profiles import Profile
-from .structured import COMMENT_OVER_HEAD
+from .syntax.structured import COMMENT_OVER_HEAD
 
 disabled: set[str] = set()
 

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import pygit2
 
 from .result import FileMerge
-from .structured import INSIDE
+from .syntax.structured import INSIDE
 
 SEPARATE = "separate members"
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import tree_sitter
 
-from .languages.profiles import ContainerRule, Profile
+from ..languages.profiles import ContainerRule, Profile
 
 _PART = re.compile(r"\{([^{}]+)\}")
 _SPACE = re.compile(rb"\s+")

@@ -24,7 +24,7 @@ import pygit2
 import tree_sitter
 
 from .members import declaration_key
-from .languages.profiles import Profile
+from ..languages.profiles import Profile
 
 _VERSION_SEGMENT = re.compile(r"v\d+")
 _IDENTIFIER_TAIL = re.compile(r"[A-Za-z_][A-Za-z0-9_]*$")

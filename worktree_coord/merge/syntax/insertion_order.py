@@ -27,7 +27,7 @@ import re
 from . import names
 from .bindings import names_bound, names_used
 from .members import Member, Segmented, Unmergeable
-from .languages.profiles import Profile
+from ..languages.profiles import Profile
 
 
 def _blank(member: Member) -> bool:

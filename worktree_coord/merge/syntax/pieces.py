@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .lines.markers import parse_conflicts
+from ..lines.markers import parse_conflicts
 from .members import Member, Unmergeable
 
 

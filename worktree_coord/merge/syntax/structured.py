@@ -85,7 +85,7 @@ from .group_rules import (all_keyed, ambiguous_order, independent_insertions, mo
                           why_no_union)
 from .insertion_layout import lead_over_deletion, leads_into_empty, over_blank_lines, relayout_insertions, run_leads
 from .insertion_order import bind_before_use, group_order, opens_group_below, sorted_as_moved, sorted_run, sorted_table
-from .lines.line import raw_line_merge
+from ..lines.line import raw_line_merge
 from .member_diff import (base_span, check_moves_apart, check_moves_cross_nothing, check_no_slide, group_shape,
                           kept_in_place, positional_duplicates, side_hunks, side_region)
 from .members import (Member, Segmented, Unmergeable, Version, declaration_key, declaration_label, region_start,
@@ -93,7 +93,7 @@ from .members import (Member, Segmented, Unmergeable, Version, declaration_key, 
 from .name_loss import NameLoss
 from .pieces import (Conflict, Piece, at_line_start, check_aligned, join_declaration, pick3, pick_flag,
                      pieces_from_markers)
-from .languages.profiles import ContainerRule, Profile
+from ..languages.profiles import ContainerRule, Profile
 
 
 # The provenance record of a member both sides edited that merged through its nested container.

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from . import names
 from .members import Member, Unmergeable, Version
-from .languages.profiles import Profile
+from ..languages.profiles import Profile
 
 
 class NameLoss:
