@@ -1,11 +1,12 @@
-"""The precision guards (merge/guards.py), through merge_file: each turns a clean resolution of
+"""The precision guards (merge/precision/guards.py), through merge_file: each turns a clean resolution of
 git's conflicts into git's conflicts only where the inputs cannot tell, and says why."""
 
 from __future__ import annotations
 
 import pytest
 
-from worktree_coord.merge import guards, merge_file
+from worktree_coord.merge import merge_file
+from worktree_coord.merge.precision import guards
 from worktree_coord.merge.result import Strategy
 
 STRUCT_BASE = b"type Request struct {\n\tLimit       int64\n\tStatusCodes []release1.Code\n}\n"

@@ -80,7 +80,7 @@ def load_kinds(text: str, source: str) -> tuple[Kind, ...]:
 
 
 def _guard_names(names: list[str], where: str) -> list[str]:
-    from .guards import GUARD_NAMES
+    from .precision.guards import GUARD_NAMES
 
     unknown = sorted(set(names) - set(GUARD_NAMES))
     if unknown:

@@ -46,7 +46,8 @@ from typing import TYPE_CHECKING
 import tree_sitter
 
 from ..errors import UsageError
-from . import appendable, guards
+from . import appendable
+from .precision import guards
 from .syntax import names
 from .lines import line_endings
 from .languages import data_semantics, python_cst, validate

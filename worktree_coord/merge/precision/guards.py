@@ -67,9 +67,9 @@ from collections.abc import Callable, Sequence
 
 from . import provenance
 from .provenance import Region
-from .result import FileMerge, MergeConflict, Strategy
-from .languages.profiles import Profile
-from .syntax.structured import COMMENT_OVER_HEAD
+from ..result import FileMerge, MergeConflict, Strategy
+from ..languages.profiles import Profile
+from ..syntax.structured import COMMENT_OVER_HEAD
 
 disabled: set[str] = set()
 

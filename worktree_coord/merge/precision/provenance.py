@@ -27,8 +27,8 @@ from dataclasses import dataclass
 
 import pygit2
 
-from .result import FileMerge
-from .syntax.structured import INSIDE
+from ..result import FileMerge
+from ..syntax.structured import INSIDE
 
 SEPARATE = "separate members"
 
