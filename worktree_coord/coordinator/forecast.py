@@ -353,7 +353,7 @@ class _Engine:
     # -- declarations each side changes
 
     def declarations(self, state: CurrentState, path: str) -> tuple[str, ...]:
-        from ..merge.declarations import changed_declarations
+        from ..merge.inventory.declarations import changed_declarations
 
         change = state.changes[path]
         key = (path, change.old_oid, change.new_oid)

@@ -286,7 +286,7 @@ class Integrator:
         strategies = tuple(sorted((p, r.strategy.value) for p, r in results.items()))
         changes: dict[str, tuple[pygit2.Oid, int]] = {}
         remaining: list[ConflictedFile] = []
-        from ..merge.resolution_words import describe_resolution   # here: loads the grammars' engine
+        from ..merge.inventory.resolution_words import describe_resolution   # here: loads the grammars' engine
 
         inputs = {f.path: f for f in offered}
         words: list[tuple[str, str]] = []

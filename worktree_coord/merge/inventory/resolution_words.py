@@ -16,8 +16,8 @@ each version once).
 from __future__ import annotations
 
 from .declarations import WHOLE_FILE, changed_declarations
-from .result import FileMerge, Strategy
-from .syntax.structured import COMMENT_OVER_HEAD, INSIDE, MOVED_AND_EDITED
+from ..result import FileMerge, Strategy
+from ..syntax.structured import COMMENT_OVER_HEAD, INSIDE, MOVED_AND_EDITED
 
 MAX_NAMED = 3   # declarations named per side; more are counted
 

@@ -19,8 +19,8 @@ import hashlib
 
 import tree_sitter
 
-from .syntax.members import visit_keyed_members
-from .languages.profiles import ContainerRule, Profile, profile_for_path
+from ..syntax.members import visit_keyed_members
+from ..languages.profiles import ContainerRule, Profile, profile_for_path
 
 WHOLE_FILE = ""
 
