@@ -48,7 +48,7 @@ import pygit2  # noqa: E402
 
 from worktree_coord.merge import line_merge  # noqa: E402
 from worktree_coord.merge.lines.markers import has_markers  # noqa: E402
-from worktree_coord.merge.appendable import kind_for_path  # noqa: E402
+from worktree_coord.merge.appended.appendable import kind_for_path  # noqa: E402
 from worktree_coord.merge.languages.profiles import profile_for_path  # noqa: E402
 
 CACHE = ROOT / "scratch" / "history"

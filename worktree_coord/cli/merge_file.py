@@ -305,7 +305,7 @@ def _git(args: list[str], cwd: str) -> str:
 def attribute_patterns() -> list[str]:
     """The .gitattributes patterns for every file the structured merge understands: the language
     profiles' and the appended-to files' (grammars/append/kinds.toml: .gitignore, CODEOWNERS, PO...)."""
-    from ..merge.appendable import kinds
+    from ..merge.appended.appendable import kinds
     from ..merge.languages.profiles import load_profiles
 
     patterns: list[str] = []

@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING
 import tree_sitter
 
 from ..errors import UsageError
-from . import appendable
+from .appended import appendable
 from .precision import guards
 from .syntax import names
 from .lines import line_endings

@@ -22,8 +22,8 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 
 from .entries import TRAILER, Entry
-from .syntax.members import Unmergeable
-from .syntax.pieces import Conflict, Piece, pick3
+from ..syntax.members import Unmergeable
+from ..syntax.pieces import Conflict, Piece, pick3
 
 Clash = Callable[[Sequence[Entry], Sequence[Entry]], bool]
 

@@ -21,11 +21,11 @@ import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..errors import ConfigError
+from ...errors import ConfigError
 from .entries import TRAILER, Entry, EntryError, cut
 from .keyed_sequence import Clash, merge_entries
-from .syntax.members import Unmergeable
-from .syntax.pieces import Conflict, Piece
+from ..syntax.members import Unmergeable
+from ..syntax.pieces import Conflict, Piece
 
 _FORMATS = ("lines", "po", "properties")
 _KEYS = ("line", "first_field", "requirement")
@@ -80,7 +80,7 @@ def load_kinds(text: str, source: str) -> tuple[Kind, ...]:
 
 
 def _guard_names(names: list[str], where: str) -> list[str]:
-    from .precision.guards import GUARD_NAMES
+    from ..precision.guards import GUARD_NAMES
 
     unknown = sorted(set(names) - set(GUARD_NAMES))
     if unknown:
