@@ -37,7 +37,7 @@ import posixpath
 import re
 from typing import Callable, Iterable, Protocol
 
-from .dependencies import declared_dependency
+from .ecosystems.dependencies import declared_dependency
 from .languages.profiles import profile_for_path
 from .result import SemanticFinding
 from .symbols import Import, Symbols

@@ -39,8 +39,8 @@ import functools
 import posixpath
 from typing import Callable, Iterable, Protocol
 
-from .crate_paths import CratePaths
-from .path_maps import PathMaps
+from .ecosystems.crate_paths import CratePaths
+from .ecosystems.path_maps import PathMaps
 from .languages.profiles import PackageRules, SemanticRules, profile_for_path
 from .reach import spelling
 
@@ -48,7 +48,7 @@ from .reach import spelling
 _profile = functools.lru_cache(maxsize=65536)(profile_for_path)
 from .symbols import Symbols, extract, fingerprint
 from .versions import MAX_BYTES
-from .workspace_packages import TreeFolders, WorkspacePackages
+from .ecosystems.workspace_packages import TreeFolders, WorkspacePackages
 
 MAX_FILES = 256    # files no side changed, read per check
 MAX_DEPTH = 4      # re-exports followed from the imported file

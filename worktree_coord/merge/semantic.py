@@ -56,7 +56,7 @@ from .lines.linediff import (added_lines as _added_lines, added_text, follow as 
 from .symbols import (Definition, Reference, Symbols, extract, fingerprint, hidden_query,
                       visible_import as _visible_import)
 from .versions import MAX_BYTES, FileVersions, Versions
-from .workspace_packages import TreeFolders
+from .ecosystems.workspace_packages import TreeFolders
 
 _SIDES = ("left", "right")
 _WORDS = re.compile(rb"[A-Za-z_$][\w$]*")

@@ -41,8 +41,8 @@ import posixpath
 import re
 from typing import Any, Callable
 
-from .. import member_globs
-from .languages.profiles import PackageRules, profile_for_path
+from ... import member_globs
+from ..languages.profiles import PackageRules, profile_for_path
 
 MAX_FOLDERS = 512     # folder listings to expand the workspace's globs, per check
 MAX_PACKAGES = 1000   # package manifests read, per check

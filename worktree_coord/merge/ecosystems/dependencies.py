@@ -37,7 +37,7 @@ import tomllib
 from dataclasses import dataclass
 from typing import Any, Iterable, Sequence, TypeVar
 
-from .languages.profiles import MANIFESTS
+from ..languages.profiles import MANIFESTS
 
 _CARGO_GROUPS = ("dependencies", "dev-dependencies", "build-dependencies")
 _NPM_GROUPS = ("dependencies", "devDependencies", "peerDependencies", "optionalDependencies")
