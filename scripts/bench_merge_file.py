@@ -37,7 +37,7 @@ import tree_sitter  # noqa: E402
 from worktree_coord.merge import merge_file  # noqa: E402
 from worktree_coord.merge.lines.line import git_merge_file  # noqa: E402
 from worktree_coord.merge.languages.profiles import profile_for_path  # noqa: E402
-from worktree_coord.merge.semantic import check_file  # noqa: E402
+from worktree_coord.merge.checks.semantic import check_file  # noqa: E402
 from worktree_coord.merge.syntax.structured import StructuredMerge, Version  # noqa: E402
 
 

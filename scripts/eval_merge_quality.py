@@ -88,9 +88,9 @@ sys.path.insert(0, str(ROOT))
 from worktree_coord.merge import line_merge, merge_file  # noqa: E402
 from worktree_coord.merge.precision import provenance  # noqa: E402
 from worktree_coord.merge.languages import validate  # noqa: E402
-from worktree_coord.merge.duplicates import find_duplicates  # noqa: E402
+from worktree_coord.merge.checks.duplicates import find_duplicates  # noqa: E402
 from worktree_coord.merge.languages.profiles import profile_for_path  # noqa: E402
-from worktree_coord.merge.versions import FileVersions  # noqa: E402
+from worktree_coord.merge.checks.versions import FileVersions  # noqa: E402
 
 SCRATCH = ROOT / "scratch" / "corpus"
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from worktree_coord.merge.ecosystems.dependencies import declared_dependency, workspace_entry
-from worktree_coord.merge.import_paths import grouped_paths
+from worktree_coord.merge.checks.import_paths import grouped_paths
 
 CARGO = b'''[package]
 name = "app"

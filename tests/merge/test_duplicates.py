@@ -1,4 +1,4 @@
-"""The duplicate check (merge/duplicates.py): a declaration a clean merge holds twice, and what repeats legally.
+"""The duplicate check (merge/checks/duplicates.py): a declaration a clean merge holds twice, and what repeats legally.
 
 Every merged text here is git's own line merge of the three versions (real xdiff, through pygit2),
 or a tree merge of real repositories, so each positive case is a merge git calls clean."""

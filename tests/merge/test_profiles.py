@@ -136,7 +136,7 @@ def test_a_section_opener_is_profile_data_and_checked() -> None:
 
 
 def test_every_shipped_semantic_query_compiles() -> None:
-    from worktree_coord.merge.symbols import hidden_query, query_for
+    from worktree_coord.merge.checks.symbols import hidden_query, query_for
 
     enabled = [profile for profile in load_profiles() if profile.semantic.enabled]
     assert {p.name for p in enabled} == {"python", "javascript", "typescript", "tsx", "go", "rust", "java"}
@@ -161,7 +161,7 @@ def test_invalid_semantic_sections_are_config_errors(section: str, message: str)
 
 
 def test_a_semantic_query_that_does_not_compile_is_a_config_error_on_first_use() -> None:
-    from worktree_coord.merge.symbols import extract
+    from worktree_coord.merge.checks.symbols import extract
 
     profile = load_profile_text(GOOD + "[semantic]\nquery = '(function_definitio name: (identifier) @name) @definition.function'\n",
                                 "mini.toml")
@@ -171,7 +171,7 @@ def test_a_semantic_query_that_does_not_compile_is_a_config_error_on_first_use()
 
 
 def test_a_wheel_without_a_tags_query_is_a_config_error() -> None:
-    from worktree_coord.merge.symbols import extract
+    from worktree_coord.merge.checks.symbols import extract
 
     profile = load_profile_text(GOOD.replace("mini", "mini2") + '[semantic]\ntags = ["tree_sitter_json"]\n', "mini2.toml")
     with pytest.raises(ConfigError) as raised:

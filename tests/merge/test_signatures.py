@@ -1,4 +1,4 @@
-"""The signature check (merge/signatures.py): a function one side reshaped (its parameters), called
+"""The signature check (merge/checks/signatures.py): a function one side reshaped (its parameters), called
 the old way by a line the other side added, in a merge git calls clean.
 
 Every merged text here is git's own line merge of the three versions (real xdiff, through pygit2),

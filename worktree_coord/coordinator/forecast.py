@@ -483,7 +483,7 @@ class _Engine:
         calls is a new use (found driving wtc on mobxjs/mobx: `task check` said clean, finish then
         reported the semantic conflict)."""
         if key not in self.word_sets:
-            from ..merge.semantic import semantic_profile
+            from ..merge.checks.semantic import semantic_profile
 
             gone: set[bytes] = set()
             new: set[bytes] = set()
@@ -503,7 +503,7 @@ class _Engine:
         if old is None or old == new:
             return set()
         if (old, new) not in self.undefined:
-            from ..merge.symbols import Symbols, extract
+            from ..merge.checks.symbols import Symbols, extract
 
             before = extract(profile, self._blob(old) or b"", uses=False)
             after = extract(profile, self._blob(new) or b"", uses=False) if new is not None else Symbols()
@@ -585,7 +585,7 @@ class _Engine:
 
     def _package_folders(self, path: str, trees: tuple[str, str]) -> list[str | None]:
         """The ids of `path`'s folder in both trees when its language's folders are packages, else []."""
-        from ..merge.semantic import semantic_profile
+        from ..merge.checks.semantic import semantic_profile
 
         profile = semantic_profile(path)
         if profile is None or profile.semantic.package != "directory":

@@ -32,16 +32,16 @@ _LAZY = {
     "check_tree_merge": "tree",
     "SemanticFinding": "result",
     "SemanticMode": "result",
-    "FileVersions": "semantic",
-    "check_file": "semantic",
-    "find_broken_names": "semantic",
+    "FileVersions": "checks.semantic",
+    "check_file": "checks.semantic",
+    "find_broken_names": "checks.semantic",
 }
 
 if TYPE_CHECKING:
     from .cascade import merge_file
     from .lines.line import line_merge
     from .result import FileMerge, MergeConflict, SemanticFinding, SemanticMode, Strategy
-    from .semantic import FileVersions, check_file, find_broken_names
+    from .checks.semantic import FileVersions, check_file, find_broken_names
     from .tree import ResolvedFile, check_tree_merge, resolve_conflicted_files
 
 

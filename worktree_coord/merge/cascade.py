@@ -60,7 +60,7 @@ from .result import FileMerge, MergeConflict, SemanticMode, Strategy
 from .syntax.structured import MOVED_AGAINST_DELETION, StructuredMerge, StructuredTimeout
 
 if TYPE_CHECKING:   # semantic.py loads when a check runs (start-up of a merge driver call)
-    from .semantic import PackageFiles
+    from .checks.semantic import PackageFiles
 
 
 def _is_binary(data: bytes) -> bool:
@@ -262,7 +262,7 @@ def with_semantic_check(result: FileMerge, base: bytes, left: bytes, right: byte
                         trees: dict[str, tree_sitter.Tree] | None = None,
                         package_files: PackageFiles | None = None) -> FileMerge:
     """Step 7: the result with its semantic findings as conflicts (block) or warnings (warn)."""
-    from .semantic import check_file, package_unseen, semantic_profile
+    from .checks.semantic import check_file, package_unseen, semantic_profile
 
     if semantic_profile(path) is None:
         return result

@@ -55,8 +55,8 @@ from typing import Iterable
 
 import tree_sitter
 
-from .languages.profiles import DuplicateRules, Profile, profile_for_path
-from .result import SemanticFinding
+from ..languages.profiles import DuplicateRules, Profile, profile_for_path
+from ..result import SemanticFinding
 from .symbols import query_for
 from .versions import MAX_BYTES, Versions
 

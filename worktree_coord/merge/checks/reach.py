@@ -41,7 +41,7 @@ import posixpath
 import re
 from typing import Callable, Iterable, Mapping
 
-from .lines.linediff import hunks, ranges_text, touched_lines
+from ..lines.linediff import hunks, ranges_text, touched_lines
 from .merge_index import MergeIndex, hash_bytes
 from .versions import Versions
 

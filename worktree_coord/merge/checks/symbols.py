@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 
 import tree_sitter
 
-from ..errors import ConfigError
-from .languages.profiles import Profile
+from ...errors import ConfigError
+from ..languages.profiles import Profile
 
 # Capture kinds (`@definition.<kind>`) whose body is code that runs when called: names defined or
 # bound inside are local. Other definition kinds that can hold definitions are containers of members.

@@ -39,16 +39,16 @@ import functools
 import posixpath
 from typing import Callable, Iterable, Protocol
 
-from .ecosystems.crate_paths import CratePaths
-from .ecosystems.path_maps import PathMaps
-from .languages.profiles import PackageRules, SemanticRules, profile_for_path
+from ..ecosystems.crate_paths import CratePaths
+from ..ecosystems.path_maps import PathMaps
+from ..languages.profiles import PackageRules, SemanticRules, profile_for_path
 from .reach import spelling
 
 # profile_for_path by path, remembered: `reached` asks it for each of a drain's users on every merge.
 _profile = functools.lru_cache(maxsize=65536)(profile_for_path)
 from .symbols import Symbols, extract, fingerprint
 from .versions import MAX_BYTES
-from .ecosystems.workspace_packages import TreeFolders, WorkspacePackages
+from ..ecosystems.workspace_packages import TreeFolders, WorkspacePackages
 
 MAX_FILES = 256    # files no side changed, read per check
 MAX_DEPTH = 4      # re-exports followed from the imported file

@@ -45,18 +45,18 @@ import tree_sitter
 
 from .duplicates import find_duplicates
 from .import_paths import TreeFile, find_replaced_imports
-from .languages.profiles import Profile, SemanticRules, profile_for_path
+from ..languages.profiles import Profile, SemanticRules, profile_for_path
 from .reach import Reach, words
 from .reexports import ReExports, module_parts
-from .result import SemanticFinding
+from ..result import SemanticFinding
 from .signatures import find_signature_changes
 from .merge_index import MISSING, MergeIndex
-from .lines.linediff import (added_lines as _added_lines, added_text, follow as _follow, lines_text, ranges_text,
+from ..lines.linediff import (added_lines as _added_lines, added_text, follow as _follow, lines_text, ranges_text,
                        touched_lines as _touched_lines)
 from .symbols import (Definition, Reference, Symbols, extract, fingerprint, hidden_query,
                       visible_import as _visible_import)
 from .versions import MAX_BYTES, FileVersions, Versions
-from .ecosystems.workspace_packages import TreeFolders
+from ..ecosystems.workspace_packages import TreeFolders
 
 _SIDES = ("left", "right")
 _WORDS = re.compile(rb"[A-Za-z_$][\w$]*")

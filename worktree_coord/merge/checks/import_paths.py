@@ -37,9 +37,9 @@ import posixpath
 import re
 from typing import Callable, Iterable, Protocol
 
-from .ecosystems.dependencies import declared_dependency
-from .languages.profiles import profile_for_path
-from .result import SemanticFinding
+from ..ecosystems.dependencies import declared_dependency
+from ..languages.profiles import profile_for_path
+from ..result import SemanticFinding
 from .symbols import Import, Symbols
 from .versions import Versions
 

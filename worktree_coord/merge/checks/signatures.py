@@ -35,10 +35,10 @@ from typing import Iterator, Protocol
 
 import tree_sitter
 
-from .lines.linediff import added_lines, added_text, edited_lines, follow, lines_text
-from .languages.profiles import Profile, SemanticRules, SignatureRules, profile_for_path
+from ..lines.linediff import added_lines, added_text, edited_lines, follow, lines_text
+from ..languages.profiles import Profile, SemanticRules, SignatureRules, profile_for_path
 from .reach import NEAR
-from .result import SemanticFinding
+from ..result import SemanticFinding
 from .symbols import FUNCTION_KINDS, Definition, Reference, Symbols, visible_import
 from .versions import Versions
 
