@@ -153,7 +153,7 @@ class PackageReader:
     rebases, the other commit's (theirs: a file it moved the name into). Called only when the
     semantic check needs it (a package-wide name one side removed and the other side's new lines
     use), so a driver call pays nothing otherwise. None outside a repository: the check then
-    cannot tell and reports the use (merge/semantic.PackageFiles)."""
+    cannot tell and reports the use (merge/checks/semantic.PackageFiles)."""
 
     def __call__(self, path: str) -> list[tuple[str, bytes]] | None:
         top = _ask_git("rev-parse", "--show-toplevel")

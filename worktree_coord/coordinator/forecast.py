@@ -8,7 +8,7 @@ uncommitted or untracked-but-not-ignored file, read with `GitRepo.working_edits`
 without optional locks, so the worktree's index is never written), each finished-but-unmerged
 task's branch, and the integration tip.
 Output: a `Forecast` (or a `TaskCheck` for one task): per task its state and forecast, per file
-two or more tasks change the tasks and declarations (merge.declarations, from the language
+two or more tasks change the tasks and declarations (merge.inventory.declarations, from the language
 profiles), and each predicted conflict naming both sides, file and declaration.
 
 How: a task's state is a tree (its HEAD's tree with its working files written over it, built with
@@ -601,7 +601,7 @@ class _Engine:
         return out
 
     def _package_files(self, trees: tuple[str, str]) -> Callable[[str], list[tuple[str, bytes]]]:
-        """merge.semantic.PackageFiles over both trees: the other files of a file's folder in each."""
+        """merge.checks.semantic.PackageFiles over both trees: the other files of a file's folder in each."""
         def files(path: str) -> list[tuple[str, bytes]]:
             folder, found = posixpath.dirname(path), []
             for tree in trees:

@@ -268,7 +268,7 @@ class Integrator:
                             tuple[tuple[str, str], ...]]:
         """Offer content conflicts to the resolver; write clean results; return the tree, the paths
         made clean, what stays conflicted, the strategy of each file the resolver merged, and, for
-        each file made clean, a line saying what its merge did (merge.resolution_words)."""
+        each file made clean, a line saying what its merge did (merge.inventory.resolution_words)."""
         repo = self.repo
         offered: list[FileToResolve] = []
         kinds: dict[str, str] = {}
