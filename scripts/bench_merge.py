@@ -28,7 +28,7 @@ Usage:
   python scripts/bench_merge.py --tasks 50 --sizes 25,250 --json out.json
   python scripts/bench_merge.py --sizes 100 --methods engine-sem,baseline --repeat 1   # issue 36: 20,000 files
   python scripts/bench_merge.py --sizes 25,250 --methods engine-sem --repeat 1         # per merge 50k / 5k
-engine-sem checks each merge with the merge index (merge/merge_index.py) in the repository's
+engine-sem checks each merge with the merge index (merge/checks/merge_index.py) in the repository's
 `<git dir>/wtc/merge-index/`, which starts empty on each run's fresh copy: its numbers include
 building it.
 """

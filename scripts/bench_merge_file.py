@@ -35,10 +35,10 @@ sys.path.insert(0, str(ROOT))
 import tree_sitter  # noqa: E402
 
 from worktree_coord.merge import merge_file  # noqa: E402
-from worktree_coord.merge.line import git_merge_file  # noqa: E402
-from worktree_coord.merge.profiles import profile_for_path  # noqa: E402
-from worktree_coord.merge.semantic import check_file  # noqa: E402
-from worktree_coord.merge.structured import StructuredMerge, Version  # noqa: E402
+from worktree_coord.merge.lines.line import git_merge_file  # noqa: E402
+from worktree_coord.merge.languages.profiles import profile_for_path  # noqa: E402
+from worktree_coord.merge.checks.semantic import check_file  # noqa: E402
+from worktree_coord.merge.syntax.structured import StructuredMerge, Version  # noqa: E402
 
 
 def generated_module(seed: int = 3) -> tuple[bytes, bytes, bytes]:

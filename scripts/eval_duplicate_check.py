@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Measure the duplicate check (merge/duplicates.py) on real merge commits' git-clean files.
+"""Measure the duplicate check (merge/checks/duplicates.py) on real merge commits' git-clean files.
 
 Stage: evaluation, not product code. Input: the merge commits the history miner samples
 (scripts/history_corpus.py `load_cases`: the mirrors under /work/.mirror, cached under
@@ -27,8 +27,8 @@ import pygit2  # noqa: E402
 
 import history_corpus  # noqa: E402
 from worktree_coord.merge import line_merge  # noqa: E402
-from worktree_coord.merge.duplicates import declarations, duplicate_rules, find_duplicates  # noqa: E402
-from worktree_coord.merge.semantic import FileVersions  # noqa: E402
+from worktree_coord.merge.checks.duplicates import declarations, duplicate_rules, find_duplicates  # noqa: E402
+from worktree_coord.merge.checks.semantic import FileVersions  # noqa: E402
 from worktree_coord.merge.tree import changed_on_both_sides  # noqa: E402
 
 MAX_BYTES = 400_000   # the miner's bound

@@ -85,11 +85,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from worktree_coord.merge import line_merge, merge_file, provenance  # noqa: E402
-from worktree_coord.merge import validate  # noqa: E402
-from worktree_coord.merge.duplicates import find_duplicates  # noqa: E402
-from worktree_coord.merge.profiles import profile_for_path  # noqa: E402
-from worktree_coord.merge.versions import FileVersions  # noqa: E402
+from worktree_coord.merge import line_merge, merge_file  # noqa: E402
+from worktree_coord.merge.precision import provenance  # noqa: E402
+from worktree_coord.merge.languages import validate  # noqa: E402
+from worktree_coord.merge.checks.duplicates import find_duplicates  # noqa: E402
+from worktree_coord.merge.languages.profiles import profile_for_path  # noqa: E402
+from worktree_coord.merge.checks.versions import FileVersions  # noqa: E402
 
 SCRATCH = ROOT / "scratch" / "corpus"
 
@@ -401,7 +402,7 @@ def why_unresolved(ours) -> str:  # type: ignore[no-untyped-def]
     structured merge's conflict steps in `steps`), with case-specific words taken out."""
     import re
 
-    from worktree_coord.merge import guards
+    from worktree_coord.merge.precision import guards
 
     if ours.conflicts and all(c.kind == "semantic" for c in ours.conflicts):
         return "semantic check: a name one side removed, the other's new code uses"
@@ -466,7 +467,7 @@ def history_main(args: argparse.Namespace) -> int:
     times = []
     why: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))
     dump = Path(args.dump) if args.dump else None
-    # --by-shape: per rule that settled a git conflict region (merge/provenance.py), the verdicts
+    # --by-shape: per rule that settled a git conflict region (merge/precision/provenance.py), the verdicts
     # of the resolved files it took part in (a file counts once under each of its rules).
     by_shape: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     shapes_of: dict[str, list[list[str]]] = {}
@@ -744,9 +745,9 @@ def main() -> int:
                         help="history: print N results of a class (diff, human, order, exact, wrong, added, semantic, conflict)")
     parser.add_argument("--dump", help="history: write each non-exact case's versions under this folder")
     parser.add_argument("--without", action="append", default=[], metavar="GUARD",
-                        help="turn off one precision guard (merge/guards.py) to measure what it does (repeatable)")
+                        help="turn off one precision guard (merge/precision/guards.py) to measure what it does (repeatable)")
     parser.add_argument("--by-shape", action="store_true",
-                        help="history: a table of verdicts per rule that settled a git conflict region (merge/provenance.py)")
+                        help="history: a table of verdicts per rule that settled a git conflict region (merge/precision/provenance.py)")
     parser.add_argument("--why-unresolved", action="store_true",
                         help="history: a census of the files git conflicts on that stay conflicted: which step "
                              "declined, per language, and how many keeping both sides' lines would resolve")
@@ -759,7 +760,7 @@ def main() -> int:
                         help="history: with --compare, score only the cases that run classed as one of these "
                              "comma-separated verdicts (e.g. exact,order,broken,human,diff: the resolved ones)")
     args = parser.parse_args()
-    from worktree_coord.merge import guards
+    from worktree_coord.merge.precision import guards
     unknown = set(args.without) - set(guards.GUARD_NAMES)
     if unknown:
         parser.error(f"unknown guard {', '.join(sorted(unknown))}: choose from {', '.join(guards.GUARD_NAMES)}")

@@ -40,8 +40,8 @@ import pygit2  # noqa: E402
 import history_corpus  # noqa: E402
 from worktree_coord.merge import FileVersions, check_file, find_broken_names, line_merge, merge_file  # noqa: E402
 from worktree_coord.merge.result import SemanticFinding  # noqa: E402
-from worktree_coord.merge.semantic import semantic_profile  # noqa: E402
-from worktree_coord.merge.symbols import extract  # noqa: E402
+from worktree_coord.merge.checks.semantic import semantic_profile  # noqa: E402
+from worktree_coord.merge.checks.symbols import extract  # noqa: E402
 
 NEAR = 2                 # lines around the use that count as "at or near" it
 MAX_FILES = 300          # files per merge commit (a forward-port of thousands of files is skipped)

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Measure the signature check (merge/signatures.py) on real merge commits.
+"""Measure the signature check (merge/checks/signatures.py) on real merge commits.
 
 Stage: evaluation, not product code. Input: the merge commits the history miner samples
 (scripts/history_corpus.py `load_cases`, cached under scratch/history/), part `dev` (default) or
@@ -34,9 +34,9 @@ import history_corpus  # noqa: E402
 from eval_semantic_check import NEAR, merge_files  # noqa: E402
 from worktree_coord.merge import FileVersions, find_broken_names, line_merge  # noqa: E402
 from worktree_coord.merge.result import SemanticFinding  # noqa: E402
-from worktree_coord.merge.semantic import semantic_profile  # noqa: E402
-from worktree_coord.merge.signatures import _only, _shape  # noqa: E402
-from worktree_coord.merge.symbols import extract  # noqa: E402
+from worktree_coord.merge.checks.semantic import semantic_profile  # noqa: E402
+from worktree_coord.merge.checks.signatures import _only, _shape  # noqa: E402
+from worktree_coord.merge.checks.symbols import extract  # noqa: E402
 
 
 def acted_on(finding: SemanticFinding, merged: dict[str, bytes | None], committed: dict[str, bytes | None]) -> str:

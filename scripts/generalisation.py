@@ -24,7 +24,7 @@ in. `--without OTHER` compares this run with one made without the rule (`--witho
 rule taken out): per repository, the agreeing resolutions the rule adds minus the non-agreeing ones;
 repositories in `--found-in` are left out of the total. A rule whose gain comes from two
 repositories or fewer is flagged as noise. `--rules` gives each rule of the structured merge
-(merge/provenance.py) the same reading from one run: how many repositories its agreeing files
+(merge/precision/provenance.py) the same reading from one run: how many repositories its agreeing files
 come from, and its agreement outside its best repository.
 """
 
@@ -269,7 +269,7 @@ def leave_one_out(verdicts: dict[str, str], without: dict[str, str], index: dict
 
 def with_guard(verdicts: dict[str, str], index: dict[str, history_corpus.Case], guard: str) -> dict[str, str]:
     """The verdicts a run with precision guard `guard` gives, from a run made without it: a guard
-    only turns a resolution into git's conflict (merge/guards.py), so only the resolved files are
+    only turns a resolution into git's conflict (merge/precision/guards.py), so only the resolved files are
     merged again; those it stops become `conflict`."""
     sys.path.insert(0, str(ROOT))
     from worktree_coord.merge import merge_file

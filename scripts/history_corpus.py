@@ -47,9 +47,9 @@ sys.path.insert(0, str(ROOT))
 import pygit2  # noqa: E402
 
 from worktree_coord.merge import line_merge  # noqa: E402
-from worktree_coord.merge.markers import has_markers  # noqa: E402
-from worktree_coord.merge.appendable import kind_for_path  # noqa: E402
-from worktree_coord.merge.profiles import profile_for_path  # noqa: E402
+from worktree_coord.merge.lines.markers import has_markers  # noqa: E402
+from worktree_coord.merge.appended.appendable import kind_for_path  # noqa: E402
+from worktree_coord.merge.languages.profiles import profile_for_path  # noqa: E402
 
 CACHE = ROOT / "scratch" / "history"
 MINER_VERSION = 1            # bump when what makes a case changes: old caches are then re-mined

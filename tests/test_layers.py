@@ -191,7 +191,7 @@ def test_no_import_cycles_below_the_faces():
      "only the command line's own starters import the CLI"),
     ("worktree_coord.store.leases", "from worktree_coord import Coordinator\n",
      "the check, the capabilities and the infrastructure do not import the coordinator"),
-    ("worktree_coord.merge.line", "from ..integrate.resolve import FileToResolve\n",
+    ("worktree_coord.merge.lines.line", "from ...integrate.resolve import FileToResolve\n",
      "merge/ is a pure library (bytes in, bytes out): it imports no other capability and no infrastructure"),
 ])
 def test_the_reader_catches_an_upward_import_wherever_it_hides(module, source, rule):
@@ -205,6 +205,60 @@ def test_a_downward_import_is_no_problem():
                        is_package=False, known=set(package_modules()), lazy=lazy_names())
     assert [i.imported for i in found] == ["worktree_coord.check", "worktree_coord.errors"]
     assert broken_rules(found) == []
+
+
+# ---- inside merge/: rooms, each reading only the rooms below it ---------------------------------
+
+# merge/ holds its public face (`__init__`), the contract every caller reads (`result`), the cascade
+# of one file's attempts (`cascade`) and the tree level (`tree`); everything else lives in a room
+# (docs/architecture.md). A room imports only the rooms listed before it and `merge.result`, never
+# the cascade, the tree level or the face, so the order below is the order to read them in.
+MERGE_ROOMS = ("languages", "lines", "syntax", "precision", "inventory", "appended", "ecosystems", "checks")
+MERGE_TOP = frozenset({"", "result", "cascade", "tree"})    # "" is merge/__init__
+
+
+def merge_place(module: str) -> str | None:
+    """The room (or top-level module) of merge/ a module is in, or None outside merge/."""
+    parts = module.split(".")
+    if parts[:2] != [PACKAGE, "merge"]:
+        return None
+    return parts[2] if len(parts) > 2 else ""
+
+
+def room_problems(found: list[Import]) -> list[str]:
+    messages = []
+    for item in found:
+        source, target = merge_place(item.importer), merge_place(item.imported)
+        if source is None or target is None or source in MERGE_TOP or source == target or target == "result":
+            continue
+        if target not in MERGE_ROOMS or source not in MERGE_ROOMS \
+                or MERGE_ROOMS.index(target) > MERGE_ROOMS.index(source):
+            messages.append(f"{item.importer} imports {item.imported} (line {item.line}): merge/{source} may "
+                            f"import only the rooms before it in MERGE_ROOMS and merge.result")
+    return messages
+
+
+def test_merge_rooms_import_only_the_rooms_below_them():
+    problems = room_problems(all_imports())
+    assert not problems, "imports that point up merge/'s rooms:\n  " + "\n  ".join(problems)
+
+
+def test_every_module_of_merge_is_in_a_room():
+    places = {merge_place(name) for name in package_modules()} - {None}
+    unplaced = sorted(places - MERGE_TOP - set(MERGE_ROOMS))
+    assert not unplaced, (f"merge/{unplaced} are in no room: put each module in the room of its job, or add a "
+                          f"room to MERGE_ROOMS in {Path(__file__).name} (and to docs/architecture.md)")
+
+
+@pytest.mark.parametrize(("module", "source"), [
+    ("worktree_coord.merge.languages.profiles", "from ..syntax.members import Member\n"),
+    ("worktree_coord.merge.checks.semantic", "def f():\n    from ..cascade import merge_file\n"),
+    ("worktree_coord.merge.syntax.structured", "from .. import tree\n"),
+])
+def test_the_room_reader_catches_an_import_up_the_rooms(module, source):
+    found = imports_of(module, source, is_package=False, known=set(package_modules()), lazy=lazy_names())
+    problems = room_problems(found)
+    assert len(problems) == 1 and module in problems[0], problems
 
 
 # ---- who runs git -------------------------------------------------------------------------------

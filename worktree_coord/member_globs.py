@@ -2,7 +2,7 @@
 
 Who uses it: consolidation reads a workspace's members from a checkout on disk (consolidate/graph.py,
 through `disk_subfolders`), and the post-merge semantic check reads a monorepo's packages from a
-git tree (merge/workspace_packages.py, through `tree_subfolders`, which `GitRepo.folders_at` serves
+git tree (merge/ecosystems/workspace_packages.py, through `tree_subfolders`, which `GitRepo.folders_at` serves
 too). Why one: both once expanded the same npm/yarn/pnpm/Cargo/uv globs by rules of their own
 (Path.glob on disk, a folder walk over git trees), and a folder one found the other did not.
 It sits below both (they are sibling capabilities) and imports nothing of the package.

@@ -9,8 +9,8 @@ from hypothesis import strategies as st
 
 from worktree_coord.errors import ConfigError
 from worktree_coord.merge import merge_file
-from worktree_coord.merge.appendable import kind_for_path, load_kinds, may_overlap
-from worktree_coord.merge.entries import TRAILER, cut
+from worktree_coord.merge.appended.appendable import kind_for_path, load_kinds, may_overlap
+from worktree_coord.merge.appended.entries import TRAILER, cut
 
 
 @pytest.mark.parametrize(("path", "name"), [

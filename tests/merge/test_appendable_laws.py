@@ -15,8 +15,8 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from worktree_coord.merge import merge_file
-from worktree_coord.merge.appendable import kind_for_path, kinds
-from worktree_coord.merge.entries import cut
+from worktree_coord.merge.appended.appendable import kind_for_path, kinds
+from worktree_coord.merge.appended.entries import cut
 
 _PO_HEAD = 'msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=UTF-8\\n"\n'
 

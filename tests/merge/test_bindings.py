@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 import tree_sitter
 
-from worktree_coord.merge.bindings import names_bound, names_used
-from worktree_coord.merge.profiles import profile_for_path
+from worktree_coord.merge.syntax.bindings import names_bound, names_used
+from worktree_coord.merge.languages.profiles import profile_for_path
 
 
 def _statement(code: str) -> tuple[bytes, tree_sitter.Node]:

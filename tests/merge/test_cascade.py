@@ -7,7 +7,7 @@ from pathlib import Path
 import pygit2
 
 from worktree_coord.merge import Strategy, line_merge, merge_file, resolve_conflicted_files
-from worktree_coord.merge.line import git_merge_file
+from worktree_coord.merge.lines.line import git_merge_file
 
 BASE = b"import os\n\n\ndef a():\n    return 1\n"
 LEFT = b"import os\nimport sys\n\n\ndef a():\n    return 1\n\n\ndef b():\n    return 2\n"
@@ -147,7 +147,7 @@ def test_resolve_accepts_merge_tree_stage_oids(tmp_path: Path) -> None:
 
 
 def test_strict_parser_rejects_what_tree_sitter_lets_through() -> None:
-    from worktree_coord.merge import validate
+    from worktree_coord.merge.languages import validate
 
     inputs = (b"x = 1\n", b"x = 2\n", b"x = 3\n")
     assert validate.accepts("python", inputs, b"x = 1\n")

@@ -18,8 +18,8 @@ import pytest
 
 from worktree_coord.errors import UsageError
 from worktree_coord.merge import merge_file
-from worktree_coord.merge.line import git_merge_file
-from worktree_coord.merge.markers import parse_conflicts
+from worktree_coord.merge.lines.line import git_merge_file
+from worktree_coord.merge.lines.markers import parse_conflicts
 
 WTC = str(Path(sys.executable).parent / "wtc")
 TEXT = (b"A\nB\nC\n", b"A\nQ\nB\nC\nD\n", b"A\nQ\nX\nC\nY\n")

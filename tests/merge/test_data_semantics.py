@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from worktree_coord.merge import merge_file
-from worktree_coord.merge.data_semantics import _UNDECIDED, accepts, merge_values
+from worktree_coord.merge.languages.data_semantics import _UNDECIDED, accepts, merge_values
 
 BASE = b'[tool.app]\nname = "demo"  # keep this comment\nretries = 3\n\n[deps]\nalpha = "1.0"\n'
 

@@ -3,7 +3,7 @@ language profiles (what the forecast shows as "who touches what")."""
 
 from __future__ import annotations
 
-from worktree_coord.merge.declarations import changed_declarations
+from worktree_coord.merge.inventory.declarations import changed_declarations
 
 PY = (b"import os\n\n\nclass Store:\n    def get(self, key):\n        return 1\n\n    def put(self, key):\n"
       b"        return 2\n\n\ndef helper():\n    return 3\n")

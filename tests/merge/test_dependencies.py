@@ -1,4 +1,4 @@
-"""What the import-path check reads from manifests (merge/dependencies.py) and from grouped imports
+"""What the import-path check reads from manifests (merge/ecosystems/dependencies.py) and from grouped imports
 (import_paths.grouped_paths): the dependency a module belongs to, whether its source is the tree's,
 and every path a nested use list spells out."""
 
@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from worktree_coord.merge.dependencies import declared_dependency, workspace_entry
-from worktree_coord.merge.import_paths import grouped_paths
+from worktree_coord.merge.ecosystems.dependencies import declared_dependency, workspace_entry
+from worktree_coord.merge.checks.import_paths import grouped_paths
 
 CARGO = b'''[package]
 name = "app"

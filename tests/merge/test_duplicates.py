@@ -1,4 +1,4 @@
-"""The duplicate check (merge/duplicates.py): a declaration a clean merge holds twice, and what repeats legally.
+"""The duplicate check (merge/checks/duplicates.py): a declaration a clean merge holds twice, and what repeats legally.
 
 Every merged text here is git's own line merge of the three versions (real xdiff, through pygit2),
 or a tree merge of real repositories, so each positive case is a merge git calls clean."""
@@ -235,7 +235,7 @@ def test_cli_merge_file_names_both_places(tmp_path: Path) -> None:
 @pytest.mark.parametrize("bad", ["'['", "3"])
 def test_a_bad_exempt_pattern_in_a_profile_is_a_clear_error(bad: str) -> None:
     from worktree_coord.errors import ConfigError
-    from worktree_coord.merge.profiles import load_profile_text
+    from worktree_coord.merge.languages.profiles import load_profile_text
     text = (Path(__file__).resolve().parents[2] / "grammars" / "python.toml").read_text()
     text = text.replace("exempt = '^\\s*@(?:[\\w.]+\\.)?(?:overload|setter|getter|deleter|register)\\b'", f"exempt = {bad}")
     with pytest.raises(ConfigError, match="semantic.duplicates.exempt"):
@@ -246,7 +246,7 @@ def test_a_bad_exempt_pattern_in_a_profile_is_a_clear_error(bad: str) -> None:
                                             ('"(use_list (identifier) @name)"', "only @bound")])
 def test_a_bad_bindings_query_in_a_profile_is_a_clear_error(bad: str, match: str) -> None:
     from worktree_coord.errors import ConfigError
-    from worktree_coord.merge.profiles import load_profile_text
+    from worktree_coord.merge.languages.profiles import load_profile_text
     text = (Path(__file__).resolve().parents[2] / "grammars" / "rust.toml").read_text()
     start = text.index('bindings = """')
     text = text[:start] + f"bindings = {bad}" + text[text.index('"""', start + 14) + 3:]
@@ -321,7 +321,7 @@ def test_tree_merge_reports_one_new_function_both_branches_declared_with_two_sig
 
 def test_an_unknown_node_kind_in_overloads_is_a_clear_error() -> None:
     from worktree_coord.errors import ConfigError
-    from worktree_coord.merge.profiles import load_profile_text
+    from worktree_coord.merge.languages.profiles import load_profile_text
     text = (Path(__file__).resolve().parents[2] / "grammars" / "typescript.toml").read_text()
     text = text.replace('overloads = ["function_signature"]', 'overloads = ["function_signatur"]')
     with pytest.raises(ConfigError, match="function_signatur"):
@@ -368,7 +368,7 @@ def test_java_overloads_differing_only_in_parameter_names_are_reported_and_by_ty
 
 def test_parameter_name_without_a_signature_is_a_clear_error() -> None:
     from worktree_coord.errors import ConfigError
-    from worktree_coord.merge.profiles import load_profile_text
+    from worktree_coord.merge.languages.profiles import load_profile_text
     text = (Path(__file__).resolve().parents[2] / "grammars" / "java.toml").read_text()
     text = text.replace('signature = "parameters"\n# Overloads', '# Overloads', 1)
     with pytest.raises(ConfigError, match="parameter_name"):

@@ -1,11 +1,12 @@
-"""The precision guards (merge/guards.py), through merge_file: each turns a clean resolution of
+"""The precision guards (merge/precision/guards.py), through merge_file: each turns a clean resolution of
 git's conflicts into git's conflicts only where the inputs cannot tell, and says why."""
 
 from __future__ import annotations
 
 import pytest
 
-from worktree_coord.merge import guards, merge_file
+from worktree_coord.merge import merge_file
+from worktree_coord.merge.precision import guards
 from worktree_coord.merge.result import Strategy
 
 STRUCT_BASE = b"type Request struct {\n\tLimit       int64\n\tStatusCodes []release1.Code\n}\n"
@@ -128,7 +129,7 @@ def test_section_owner_keeps_gits_conflict_where_one_side_opens_a_section_at_the
     """Both sides inserted at one place and one opened a section there: the other side's text may
     belong above or under the new heading (replay eval: fastapi's contributing.md got its heading
     put after the bullets the release puts under it)."""
-    from worktree_coord.merge.profiles import profile_for_path
+    from worktree_coord.merge.languages.profiles import profile_for_path
     from worktree_coord.merge.result import MergeConflict
 
     markdown, python = profile_for_path("docs/guide.md"), profile_for_path("app.py")

@@ -1,4 +1,4 @@
-"""The import-path check (merge/import_paths.py) on real repositories: one side moves an import path
+"""The import-path check (merge/checks/import_paths.py) on real repositories: one side moves an import path
 throughout (javax -> jakarta, a Go module path bumped), the other side's new code imports the old one."""
 
 from __future__ import annotations

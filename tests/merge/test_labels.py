@@ -11,7 +11,7 @@ import pytest
 
 from worktree_coord.errors import ConfigError
 from worktree_coord.merge import merge_file
-from worktree_coord.merge.profiles import load_profile_text
+from worktree_coord.merge.languages.profiles import load_profile_text
 
 
 def declarations(base: bytes, old: bytes, left: bytes, right: bytes, path: str) -> list[str]:

@@ -15,7 +15,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from worktree_coord.merge import merge_file
-from worktree_coord.merge.profiles import load_profiles, profile_for_path
+from worktree_coord.merge.languages.profiles import load_profiles, profile_for_path
 
 from .test_properties import LANGUAGES as FIRST_LANGUAGES
 from .test_properties import check_disjoint_edits, disjoint_edits, source_from

@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
-from worktree_coord.merge.profiles import load_profiles
+from worktree_coord.merge.languages.profiles import load_profiles
 
 ROOT = Path(__file__).resolve().parents[2]
 

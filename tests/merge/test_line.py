@@ -7,7 +7,7 @@ import random
 import pytest
 
 from worktree_coord.merge import line_merge
-from worktree_coord.merge.line import binding_available, git_merge_file, raw_line_merge
+from worktree_coord.merge.lines.line import binding_available, git_merge_file, raw_line_merge
 
 CASES = {
     "clean": (b"a\nb\nc\nd\ne\n", b"A\nb\nc\nd\ne\n", b"a\nb\nc\nd\nE\n"),

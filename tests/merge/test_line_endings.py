@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from worktree_coord.merge import Strategy, merge_file
-from worktree_coord.merge.line_endings import result_convention
+from worktree_coord.merge.lines.line_endings import result_convention
 
 WTC = str(Path(sys.executable).parent / "wtc")
 BASE = b"import os\n\n\ndef a():\n    return os.sep\n\n\ndef z():\n    return 26\n"

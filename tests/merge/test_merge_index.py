@@ -1,4 +1,4 @@
-"""The merge index (merge/merge_index.py) answers what a full walk answers: a drain of merges into
+"""The merge index (merge/checks/merge_index.py) answers what a full walk answers: a drain of merges into
 an integration tip on a real repository, each checked with a warm index (kept between merges, on
 disk) and with a cold one (a full walk), including merges that delete and rename files, a damaged
 index folder, and a second process reading the first one's index."""
@@ -14,7 +14,7 @@ import pygit2
 
 from tests.conftest import commit, git, make_repo
 from worktree_coord.merge import check_tree_merge
-from worktree_coord.merge.merge_index import MergeIndex, index_folder
+from worktree_coord.merge.checks.merge_index import MergeIndex, index_folder
 from worktree_coord.merge.tree import _changes
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -130,7 +130,7 @@ _OTHER_PROCESS = """
 import json, sys
 import pygit2
 from worktree_coord.merge import check_tree_merge
-from worktree_coord.merge.merge_index import MergeIndex
+from worktree_coord.merge.checks.merge_index import MergeIndex
 repo = pygit2.Repository(sys.argv[1])
 index = MergeIndex(sys.argv[2])
 merges = json.loads(sys.argv[3])

@@ -7,8 +7,8 @@ import pytest
 import tree_sitter
 
 from worktree_coord.errors import ConfigError
-from worktree_coord.merge import names
-from worktree_coord.merge.profiles import load_profile_text, profile_for_path
+from worktree_coord.merge.syntax import names
+from worktree_coord.merge.languages.profiles import load_profile_text, profile_for_path
 
 
 def _members(path: str, code: str) -> tuple[list[dict[str, int]], dict[str, int]]:

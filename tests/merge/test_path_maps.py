@@ -1,5 +1,5 @@
 """The semantic check follows a bare specifier the project's tsconfig maps to its own files
-(`"paths": {"@/*": ["src/*"]}`, `baseUrl`): merge/path_maps.py, on real tree merges.
+(`"paths": {"@/*": ["src/*"]}`, `baseUrl`): merge/ecosystems/path_maps.py, on real tree merges.
 
 An application imports its modules through an alias (`import { hasProp } from "@/utils"`); the
 check took the alias for a package from outside the tree: one side renamed `hasProp`, the other
@@ -13,7 +13,7 @@ import pytest
 
 from tests.conftest import make_repo
 from tests.merge.clean_merges import tree_merge_findings
-from worktree_coord.merge.path_maps import read_jsonc
+from worktree_coord.merge.ecosystems.path_maps import read_jsonc
 
 UTILS = ("export function hasProp(target: object, prop: string): boolean {\n    return prop in target\n}\n\n"
          "export function noop(): void {}\n")

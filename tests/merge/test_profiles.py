@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from worktree_coord.errors import ConfigError
-from worktree_coord.merge.profiles import load_profile_text, load_profiles, profile_for_path
+from worktree_coord.merge.languages.profiles import load_profile_text, load_profiles, profile_for_path
 
 GOOD = """
 name = "mini"
@@ -136,7 +136,7 @@ def test_a_section_opener_is_profile_data_and_checked() -> None:
 
 
 def test_every_shipped_semantic_query_compiles() -> None:
-    from worktree_coord.merge.symbols import hidden_query, query_for
+    from worktree_coord.merge.checks.symbols import hidden_query, query_for
 
     enabled = [profile for profile in load_profiles() if profile.semantic.enabled]
     assert {p.name for p in enabled} == {"python", "javascript", "typescript", "tsx", "go", "rust", "java"}
@@ -161,7 +161,7 @@ def test_invalid_semantic_sections_are_config_errors(section: str, message: str)
 
 
 def test_a_semantic_query_that_does_not_compile_is_a_config_error_on_first_use() -> None:
-    from worktree_coord.merge.symbols import extract
+    from worktree_coord.merge.checks.symbols import extract
 
     profile = load_profile_text(GOOD + "[semantic]\nquery = '(function_definitio name: (identifier) @name) @definition.function'\n",
                                 "mini.toml")
@@ -171,7 +171,7 @@ def test_a_semantic_query_that_does_not_compile_is_a_config_error_on_first_use()
 
 
 def test_a_wheel_without_a_tags_query_is_a_config_error() -> None:
-    from worktree_coord.merge.symbols import extract
+    from worktree_coord.merge.checks.symbols import extract
 
     profile = load_profile_text(GOOD.replace("mini", "mini2") + '[semantic]\ntags = ["tree_sitter_json"]\n', "mini2.toml")
     with pytest.raises(ConfigError) as raised:
@@ -183,7 +183,7 @@ def test_the_start_up_index_reads_the_same_files_as_a_full_parse() -> None:
     """profile_for_path reads only each profile's head (start-up cost); it must agree with the
     whole file for every shipped profile, and fall back to the whole file when the files are named
     below a table."""
-    from worktree_coord.merge import profiles
+    from worktree_coord.merge.languages import profiles
 
     for name, text in profiles._shipped():
         whole = profiles._toml(text, name)
@@ -198,7 +198,7 @@ def test_a_plus_step_keys_by_every_child_of_a_kind() -> None:
     are two keys, not one."""
     import tree_sitter
 
-    from worktree_coord.merge.members import declaration_key
+    from worktree_coord.merge.syntax.members import declaration_key
 
     hcl = profile_for_path("main.tf")
     assert hcl is not None
@@ -213,7 +213,7 @@ def test_a_text_guard_keys_only_the_calls_it_names() -> None:
     `def` calls are declarations, its `plug` calls stay positional statements."""
     import tree_sitter
 
-    from worktree_coord.merge.members import declaration_key
+    from worktree_coord.merge.syntax.members import declaration_key
 
     elixir = profile_for_path("lib/m.ex")
     assert elixir is not None
@@ -234,7 +234,7 @@ def test_a_parent_key_with_a_star_matches_every_key_with_that_prefix() -> None:
     """Elixir: the body of any `defmodule X` is a container, the body of a `def` is not."""
     import tree_sitter
 
-    from worktree_coord.merge.members import declaration_key
+    from worktree_coord.merge.syntax.members import declaration_key
 
     elixir = profile_for_path("lib/m.ex")
     assert elixir is not None
@@ -253,7 +253,7 @@ def test_underscore_captures_in_binds_serve_predicates_only() -> None:
     itself a bound name; any other unknown capture is still an error."""
     import tree_sitter
 
-    from worktree_coord.merge.names import bound_names
+    from worktree_coord.merge.syntax.names import bound_names
 
     elixir = profile_for_path("lib/m.ex")
     assert elixir is not None

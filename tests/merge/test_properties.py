@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from worktree_coord.merge import merge_file
-from worktree_coord.merge.profiles import profile_for_path
+from worktree_coord.merge.languages.profiles import profile_for_path
 
 
 def _function(name: str, value: int) -> str:

@@ -1,11 +1,11 @@
-"""Provenance (merge/provenance.py): for each place git's line merge conflicts, the rule of the
+"""Provenance (merge/precision/provenance.py): for each place git's line merge conflicts, the rule of the
 structured merge that settled it, and what the two sides did there."""
 
 from __future__ import annotations
 
 from worktree_coord.merge import merge_file
-from worktree_coord.merge.line import line_merge
-from worktree_coord.merge.provenance import SEPARATE, conflict_regions, regions
+from worktree_coord.merge.lines.line import line_merge
+from worktree_coord.merge.precision.provenance import SEPARATE, conflict_regions, regions
 
 
 def _one(base: bytes, left: bytes, right: bytes, path: str):  # type: ignore[no-untyped-def]

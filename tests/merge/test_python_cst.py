@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from worktree_coord.merge import Strategy, merge_file
-from worktree_coord.merge.python_cst import accepts, combine_from_imports
+from worktree_coord.merge.languages.python_cst import accepts, combine_from_imports
 
 TAIL = "\n\ndef main():\n    return 0\n"
 
@@ -93,7 +93,7 @@ def test_crlf_is_kept_when_imports_are_combined() -> None:
 def test_the_strict_python_check_is_the_interpreters_own_parser() -> None:
     """validate.py's `ast` refuses a result the inputs' grammar does not take; accepts() asks only
     what `ast` cannot (the kind of `__all__`), without a second parser."""
-    from worktree_coord.merge import validate
+    from worktree_coord.merge.languages import validate
 
     good = b"x = 1\n"
     assert validate.accepts("python", (good, good, good), good)
@@ -162,7 +162,7 @@ def test_tuple_all_additions_on_both_sides_union() -> None:
 
 
 def test_import_union_declines_in_a_block_that_follows_no_order() -> None:
-    from worktree_coord.merge.python_cst import _union_imports
+    from worktree_coord.merge.languages.python_cst import _union_imports
     base = ["import zlib", "import abc", "import os"]
     assert _union_imports(base, base + ["import json"], base + ["import re"]) is None
     # a single statement on ours' side is no evidence of any order: theirs' addition follows it
@@ -170,7 +170,7 @@ def test_import_union_declines_in_a_block_that_follows_no_order() -> None:
 
 
 def test_import_union_knows_the_case_blind_isort_order() -> None:
-    from worktree_coord.merge.python_cst import _union_imports
+    from worktree_coord.merge.languages.python_cst import _union_imports
     base = ["from typing import Type", "from typing import TYPE_CHECKING", "from typing import Union"]
     merged = _union_imports(base, base, base + ["from typing import TypeVar"])
     assert merged == ["from typing import Type", "from typing import TYPE_CHECKING", "from typing import TypeVar",
@@ -178,7 +178,7 @@ def test_import_union_knows_the_case_blind_isort_order() -> None:
 
 
 def test_import_union_takes_the_order_theirs_block_also_follows() -> None:
-    from worktree_coord.merge.python_cst import _union_imports
+    from worktree_coord.merge.languages.python_cst import _union_imports
     # Ours' block holds from-imports only: isort's default and force_sort_within_sections both fit.
     # Theirs put `import pytest` after them, which only force_sort_within_sections does.
     base = ["from _pytest.config import Config", "from _pytest.terminal import TerminalReporter"]
@@ -202,7 +202,7 @@ def test_the_ast_readings_of_from_imports_and_bindings_are_libcsts() -> None:
     """The quick gates read imports through `ast` and must see what libcst's readers see: a
     statement sharing its line, a star import, a docstring holding an import, a nested import, a
     backslash continuation, relative levels and aliases."""
-    from worktree_coord.merge.python_cst import _all_bindings, _ast_bindings, _ast_counts, _counts
+    from worktree_coord.merge.languages.python_cst import _all_bindings, _ast_bindings, _ast_counts, _counts
 
     module = libcst.parse_module(TRICKY_IMPORTS)
     assert _ast_counts(TRICKY_IMPORTS) == _counts(module) == {(0, "a"): 4, (1, ""): 1, (1, "a"): 1}
@@ -211,7 +211,7 @@ def test_the_ast_readings_of_from_imports_and_bindings_are_libcsts() -> None:
 
 
 def test_a_duplicate_only_the_inputs_had_costs_no_libcst_parse_and_one_the_merge_made_is_combined() -> None:
-    from worktree_coord.merge import python_cst
+    from worktree_coord.merge.languages import python_cst
 
     own = b"from a import b\nfrom a import c\n\n\nx = 1\n"
     left, right = own.replace(b"x = 1", b"x = 2"), own + b"\n\ny = 3\n"

@@ -1,4 +1,4 @@
-"""The post-merge checks read only what the two sides' changes can break (merge/reach.py), and still
+"""The post-merge checks read only what the two sides' changes can break (merge/checks/reach.py), and still
 find what a finding needs: tree merges on real repositories, with noise both sides changed alike."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import pygit2
 
 from tests.conftest import commit, git, make_repo
 from worktree_coord.merge import FileVersions, check_tree_merge, find_broken_names
-from worktree_coord.merge.semantic import _Check
+from worktree_coord.merge.checks.semantic import _Check
 
 UTIL = "def parse(text):\n    return text.split()\n\n\ndef render(items):\n    return ' '.join(items)\n"
 APP = "from pkg.util import parse\n\n\ndef main(text):\n    return text\n"

@@ -167,7 +167,7 @@ def test_a_name_moved_with_its_barrel_entry_is_not_a_finding(tmp_path: Path) -> 
     assert _merge(tmp_path, SRC_START, ours, {"tests/test_app.py": PY_TEST_USES}) == ()
 
 
-# -- Rust: a crate's root re-exports (merge/crate_paths.py) --------------------------------------
+# -- Rust: a crate's root re-exports (merge/ecosystems/crate_paths.py) --------------------------------------
 RS_UTIL = "pub fn parse(s: &str) -> usize {\n    s.len()\n}\n\npub fn other() -> u8 {\n    1\n}\n"
 RS_START = {"Cargo.toml": '[package]\nname = "my-crate"\nversion = "0.1.0"\n',
             "src/lib.rs": "mod util;\nmod app;\npub use util::{parse, other};\n", "src/util.rs": RS_UTIL,

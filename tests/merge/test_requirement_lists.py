@@ -19,7 +19,7 @@ from tests.conftest import git, make_repo, write
 from tests.lead.helpers import cli
 from worktree_coord.errors import ConfigError
 from worktree_coord.merge import merge_file
-from worktree_coord.merge.profiles import load_profile_text
+from worktree_coord.merge.languages.profiles import load_profile_text
 
 BASE = '[project]\nname = "x"\ndependencies = [\n    "anyio>=4.7.0",\n    "pydantic>=2.12",\n]\n'
 

@@ -41,7 +41,7 @@ def test_no_finding_without_a_removal_or_without_a_new_use() -> None:
 
 
 def test_a_one_file_merge_is_parsed_only_when_a_touched_word_is_added_on_the_other_side() -> None:
-    from worktree_coord.merge.semantic import _Check
+    from worktree_coord.merge.checks.semantic import _Check
 
     base = UTIL + b"\n\ndef render(items):\n    return items\n"
     renamed = base.replace(b"def parse(text)", b"def tokens(text)")

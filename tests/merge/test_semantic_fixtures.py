@@ -68,7 +68,7 @@ def test_semantic_case(case: Path) -> None:
 
 
 def test_every_language_with_a_semantic_query_has_positive_and_negative_cases() -> None:
-    from worktree_coord.merge.profiles import load_profiles
+    from worktree_coord.merge.languages.profiles import load_profiles
 
     for profile in load_profiles():
         if not profile.semantic.enabled:

@@ -1,4 +1,4 @@
-"""The signature check (merge/signatures.py): a function one side reshaped (its parameters), called
+"""The signature check (merge/checks/signatures.py): a function one side reshaped (its parameters), called
 the old way by a line the other side added, in a merge git calls clean.
 
 Every merged text here is git's own line merge of the three versions (real xdiff, through pygit2),
@@ -379,7 +379,7 @@ def test_the_queue_blocks_it_names_both_tasks_and_says_how_to_fix(tmp_path: Path
 
 def test_a_bad_signatures_table_in_a_profile_is_a_clear_error() -> None:
     from worktree_coord.errors import ConfigError
-    from worktree_coord.merge.profiles import load_profile_text
+    from worktree_coord.merge.languages.profiles import load_profile_text
     text = (Path(__file__).resolve().parents[2] / "grammars" / "python.toml").read_text()
     with pytest.raises(ConfigError, match="semantic.signatures.counted"):
         load_profile_text(text.replace('counted = { identifier = "", typed_parameter = "" }',

@@ -153,7 +153,7 @@ class PackageReader:
     rebases, the other commit's (theirs: a file it moved the name into). Called only when the
     semantic check needs it (a package-wide name one side removed and the other side's new lines
     use), so a driver call pays nothing otherwise. None outside a repository: the check then
-    cannot tell and reports the use (merge/semantic.PackageFiles)."""
+    cannot tell and reports the use (merge/checks/semantic.PackageFiles)."""
 
     def __call__(self, path: str) -> list[tuple[str, bytes]] | None:
         top = _ask_git("rev-parse", "--show-toplevel")
@@ -242,7 +242,7 @@ def merged_fields(merged: bytes) -> dict[str, str | None]:
 def _conflict_style(given: str | None, as_driver: bool) -> str:
     """The conflict style asked for; as a git merge driver (git runs it at the repository's top),
     the repository's `merge.conflictStyle` when none is; else diff3 (the base section shown)."""
-    from ..merge.markers import STYLES
+    from ..merge.lines.markers import STYLES
 
     if given is not None:
         if given not in STYLES:
@@ -305,8 +305,8 @@ def _git(args: list[str], cwd: str) -> str:
 def attribute_patterns() -> list[str]:
     """The .gitattributes patterns for every file the structured merge understands: the language
     profiles' and the appended-to files' (grammars/append/kinds.toml: .gitignore, CODEOWNERS, PO...)."""
-    from ..merge.appendable import kinds
-    from ..merge.profiles import load_profiles
+    from ..merge.appended.appendable import kinds
+    from ..merge.languages.profiles import load_profiles
 
     patterns: list[str] = []
     for profile in load_profiles():

@@ -8,7 +8,7 @@ uncommitted or untracked-but-not-ignored file, read with `GitRepo.working_edits`
 without optional locks, so the worktree's index is never written), each finished-but-unmerged
 task's branch, and the integration tip.
 Output: a `Forecast` (or a `TaskCheck` for one task): per task its state and forecast, per file
-two or more tasks change the tasks and declarations (merge.declarations, from the language
+two or more tasks change the tasks and declarations (merge.inventory.declarations, from the language
 profiles), and each predicted conflict naming both sides, file and declaration.
 
 How: a task's state is a tree (its HEAD's tree with its working files written over it, built with
@@ -353,7 +353,7 @@ class _Engine:
     # -- declarations each side changes
 
     def declarations(self, state: CurrentState, path: str) -> tuple[str, ...]:
-        from ..merge.declarations import changed_declarations
+        from ..merge.inventory.declarations import changed_declarations
 
         change = state.changes[path]
         key = (path, change.old_oid, change.new_oid)
@@ -483,7 +483,7 @@ class _Engine:
         calls is a new use (found driving wtc on mobxjs/mobx: `task check` said clean, finish then
         reported the semantic conflict)."""
         if key not in self.word_sets:
-            from ..merge.semantic import semantic_profile
+            from ..merge.checks.semantic import semantic_profile
 
             gone: set[bytes] = set()
             new: set[bytes] = set()
@@ -503,7 +503,7 @@ class _Engine:
         if old is None or old == new:
             return set()
         if (old, new) not in self.undefined:
-            from ..merge.symbols import Symbols, extract
+            from ..merge.checks.symbols import Symbols, extract
 
             before = extract(profile, self._blob(old) or b"", uses=False)
             after = extract(profile, self._blob(new) or b"", uses=False) if new is not None else Symbols()
@@ -521,7 +521,7 @@ class _Engine:
             return set()
         key = f"{old}..{new}"
         if key not in self.file_words:
-            from ..merge.linediff import added_text
+            from ..merge.lines.linediff import added_text
 
             data = self._blob(new) or b""
             self.file_words[key] = set(_WORDS.findall(data if old is None else added_text(self._blob(old) or b"", data)))
@@ -585,7 +585,7 @@ class _Engine:
 
     def _package_folders(self, path: str, trees: tuple[str, str]) -> list[str | None]:
         """The ids of `path`'s folder in both trees when its language's folders are packages, else []."""
-        from ..merge.semantic import semantic_profile
+        from ..merge.checks.semantic import semantic_profile
 
         profile = semantic_profile(path)
         if profile is None or profile.semantic.package != "directory":
@@ -601,7 +601,7 @@ class _Engine:
         return out
 
     def _package_files(self, trees: tuple[str, str]) -> Callable[[str], list[tuple[str, bytes]]]:
-        """merge.semantic.PackageFiles over both trees: the other files of a file's folder in each."""
+        """merge.checks.semantic.PackageFiles over both trees: the other files of a file's folder in each."""
         def files(path: str) -> list[tuple[str, bytes]]:
             folder, found = posixpath.dirname(path), []
             for tree in trees:

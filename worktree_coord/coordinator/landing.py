@@ -158,8 +158,8 @@ class LandingOperations(CoordinatorBase):
         can still leave an import or a function twice, which does not compile (Go, Rust, Java,
         TypeScript) or silently replaces the first (Python). Advice: each is a warning, never a
         refusal to land."""
-        from ..merge.duplicates import duplicate_rules, find_duplicates
-        from ..merge.semantic import FileVersions
+        from ..merge.checks.duplicates import duplicate_rules, find_duplicates
+        from ..merge.checks.semantic import FileVersions
         from .left_behind import MAX_RUN_CHANGED
 
         if tip == run.base:

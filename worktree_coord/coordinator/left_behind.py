@@ -28,11 +28,11 @@ from typing import Any, Callable, Iterable
 
 from ..boundary.globs import matches
 from ..gitrepo.repository import Change, GitRepo
-from ..merge.linediff import touched_lines
+from ..merge.lines.linediff import touched_lines
 from ..merge.result import SemanticFinding
-from ..merge.semantic import find_broken_names, semantic_profile
-from ..merge.symbols import extract
-from ..merge.versions import MAX_BYTES, FileVersions
+from ..merge.checks.semantic import find_broken_names, semantic_profile
+from ..merge.checks.symbols import extract
+from ..merge.checks.versions import MAX_BYTES, FileVersions
 
 MAX_FILES = 100          # files that mention a removed name, read at most (finish stays quick)
 MAX_NAMES = 64           # removed names searched for at most (a file deleted whole can remove many)

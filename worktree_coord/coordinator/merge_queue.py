@@ -23,7 +23,7 @@ from ..boundary import matches
 from ..boundary.globs import literal_prefix
 from ..integrate import IntegrationResult, Resolver, labelled_resolver
 from ..integrate import MERGE_IDENTITY, mergeable_commit, signature, structured_resolver  # noqa: F401 (re-exported)
-from ..merge.reach import spelling
+from ..merge.checks.reach import spelling
 from ..merge.result import SemanticFinding
 from ..model import TaskRecord
 
@@ -64,7 +64,7 @@ def semantic_check(task: str, pending: Any = None, git: GitRepo | None = None, *
 
         found: list[SemanticFinding] = []
         if semantic:
-            from ..merge.merge_index import index_folder, shared_index
+            from ..merge.checks.merge_index import index_folder, shared_index
 
             # Kept per integration tip and by content, on disk for the next process (merge_index.py).
             index = shared_index(index_folder(repo))

@@ -295,7 +295,7 @@ class MergeOperations(CoordinatorBase):
         merge_info = {"merge_commit": merge_commit, "old_tip": old_tip, "new_tip": new_tip, "path": path,
                       "resolved": resolved, "at": time.time(), "already": already}
         if resolutions:
-            # Per resolved file, what its merge did in a line (merge.resolution_words).
+            # Per resolved file, what its merge did in a line (merge.inventory.resolution_words).
             merge_info["resolutions"] = resolutions
         if verification is not None:
             merge_info["verification"] = verification

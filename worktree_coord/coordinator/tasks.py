@@ -584,7 +584,7 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         """The conflict blocks `task update` left that are still in the task's files: not a boundary
         problem but a conflict the agent has not resolved yet, one row per block (kind
         `unresolved_markers`, its lines and both sides, as a merge conflict's row)."""
-        from ..merge.markers import has_markers, parse_conflicts  # the merge engine's own marker reader
+        from ..merge.lines.markers import has_markers, parse_conflicts  # the merge engine's own marker reader
 
         found: list[dict[str, Any]] = []
         for rel in task.result.get("pending_markers", []):
@@ -966,7 +966,7 @@ def update_markers(run_id: str, task_id: str) -> list[dict[str, str]]:
 
 
 def _has_markers(path: Path) -> bool:
-    from ..merge.markers import has_markers
+    from ..merge.lines.markers import has_markers
 
     return path.is_file() and has_markers(path.read_bytes())
 

@@ -268,7 +268,7 @@ class Integrator:
                             tuple[tuple[str, str], ...]]:
         """Offer content conflicts to the resolver; write clean results; return the tree, the paths
         made clean, what stays conflicted, the strategy of each file the resolver merged, and, for
-        each file made clean, a line saying what its merge did (merge.resolution_words)."""
+        each file made clean, a line saying what its merge did (merge.inventory.resolution_words)."""
         repo = self.repo
         offered: list[FileToResolve] = []
         kinds: dict[str, str] = {}
@@ -286,7 +286,7 @@ class Integrator:
         strategies = tuple(sorted((p, r.strategy.value) for p, r in results.items()))
         changes: dict[str, tuple[pygit2.Oid, int]] = {}
         remaining: list[ConflictedFile] = []
-        from ..merge.resolution_words import describe_resolution   # here: loads the grammars' engine
+        from ..merge.inventory.resolution_words import describe_resolution   # here: loads the grammars' engine
 
         inputs = {f.path: f for f in offered}
         words: list[tuple[str, str]] = []

@@ -1,18 +1,19 @@
 """The merge engine: bytes in, bytes out, one file at a time, and a tree-level helper.
 
-Stages (one module each): `line` (diff3 line merge through libgit2), `profiles` (language data
-from `grammars/`), `members` (containers cut into members), `structured` (declaration-level merge: the
-driver, with `member_diff`, `group_rules`, `statement_forms`, `insertion_order`, `insertion_layout`,
-`name_loss` for its rules and `pieces` for its output),
-`markers` (conflict blocks read and written), `names` (names members bind and new code uses:
-lost-binding and duplicate-import checks), `validate` (strict parsers as a second opinion),
-`python_cst` (libcst refinements of Python results: import union, one statement per module),
-`guards` (shapes where the inputs cannot tell the right merge: a clean resolution of git's
-conflicts there is not trusted), `appendable` + `entries` + `keyed_sequence` (the files every task
-appends to and no profile covers: line lists, PO and .properties catalogs, merged entry by entry), `cascade` (the order of attempts and the choice of result), `line_endings` (one line-ending convention per result: the one a side changed the file to), `tree`
-(conflicted index entries of a tree merge resolved file by file), `symbols` and `semantic` (the
-post-merge semantic check: names one side removed that the other side's new code uses, in one file
-or across a merge's files; `reach` picks, before any parse, the files a new use can reach). Results are the `result` dataclasses.
+Here, the public face and the pipeline's ends: `result` (what a merge returns: the contract with
+every caller), `cascade` (`merge_file`: one file's order of attempts, trivial -> line -> structured
+-> the better result, and the checks a result passes), `tree` (a tree merge's conflicted entries
+resolved file by file; `check_tree_merge`). Everything else lives in a room named by its job, each
+importing only the rooms before it in this list (tests/test_layers.py):
+  languages/   the profiles from `grammars/` that make the engine generic, and the few languages
+               known as code (Python's libcst refinements, strict parsers, JSON/TOML values)
+  lines/       text as lines: git's diff3 line merge, conflict markers, line endings, line diffs
+  syntax/      the structured merge over tree-sitter trees: the driver and one module per rule
+  precision/   where a clean result is not trusted (guards), and which rule settled each place
+  inventory/   beside the merge: the declarations a change touches, what a merge did in words
+  appended/    the files every task appends to that no profile covers, merged entry by entry
+  ecosystems/  where an import leads: manifests, crates, workspaces, tsconfig paths
+  checks/      the post-merge checks: names a clean merge broke, duplicates, reshaped functions
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from typing import TYPE_CHECKING
 # (integrate/, the check, the coordinator), and importing it must not load tree-sitter and libcst.
 _LAZY = {
     "merge_file": "cascade",
-    "line_merge": "line",
+    "line_merge": "lines.line",
     "FileMerge": "result",
     "MergeConflict": "result",
     "Strategy": "result",
@@ -32,16 +33,16 @@ _LAZY = {
     "check_tree_merge": "tree",
     "SemanticFinding": "result",
     "SemanticMode": "result",
-    "FileVersions": "semantic",
-    "check_file": "semantic",
-    "find_broken_names": "semantic",
+    "FileVersions": "checks.semantic",
+    "check_file": "checks.semantic",
+    "find_broken_names": "checks.semantic",
 }
 
 if TYPE_CHECKING:
     from .cascade import merge_file
-    from .line import line_merge
+    from .lines.line import line_merge
     from .result import FileMerge, MergeConflict, SemanticFinding, SemanticMode, Strategy
-    from .semantic import FileVersions, check_file, find_broken_names
+    from .checks.semantic import FileVersions, check_file, find_broken_names
     from .tree import ResolvedFile, check_tree_merge, resolve_conflicted_files
 
 

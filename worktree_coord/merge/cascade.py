@@ -46,17 +46,21 @@ from typing import TYPE_CHECKING
 import tree_sitter
 
 from ..errors import UsageError
-from . import appendable, data_semantics, guards, line_endings, names, python_cst, validate
-from .line import line_merge
-from .markers import STYLES, has_markers, render_block, restyle
-from .members import Unmergeable, Version, visit_keyed_members
-from .pieces import Conflict, Piece
-from .profiles import ContainerRule, Profile, profile_for_path
+from .appended import appendable
+from .precision import guards
+from .syntax import names
+from .lines import line_endings
+from .languages import data_semantics, python_cst, validate
+from .lines.line import line_merge
+from .lines.markers import STYLES, has_markers, render_block, restyle
+from .syntax.members import Unmergeable, Version, visit_keyed_members
+from .syntax.pieces import Conflict, Piece
+from .languages.profiles import ContainerRule, Profile, profile_for_path
 from .result import FileMerge, MergeConflict, SemanticMode, Strategy
-from .structured import MOVED_AGAINST_DELETION, StructuredMerge, StructuredTimeout
+from .syntax.structured import MOVED_AGAINST_DELETION, StructuredMerge, StructuredTimeout
 
 if TYPE_CHECKING:   # semantic.py loads when a check runs (start-up of a merge driver call)
-    from .semantic import PackageFiles
+    from .checks.semantic import PackageFiles
 
 
 def _is_binary(data: bytes) -> bool:
@@ -258,7 +262,7 @@ def with_semantic_check(result: FileMerge, base: bytes, left: bytes, right: byte
                         trees: dict[str, tree_sitter.Tree] | None = None,
                         package_files: PackageFiles | None = None) -> FileMerge:
     """Step 7: the result with its semantic findings as conflicts (block) or warnings (warn)."""
-    from .semantic import check_file, package_unseen, semantic_profile
+    from .checks.semantic import check_file, package_unseen, semantic_profile
 
     if semantic_profile(path) is None:
         return result

@@ -69,7 +69,7 @@ class SemanticFinding:
     # its base imports at `definition_path:definition_line`) and `used_by` imports at the use; or
     # "duplicate": the merged file declares `name` twice in one scope, at
     # `definition_line` and `use_line` (`definition`: the first copy, `use`: the second's line),
-    # where the base and each side declare it at most once (merge/duplicates.py); or "dropped": the
+    # where the base and each side declare it at most once (merge/checks/duplicates.py); or "dropped": the
     # side `removed_by` resolved an update's conflict markers by hand and lost `name`, which the
     # side `used_by` defines (`definition_path:definition_line` there) and the merged tree still
     # uses (coordinator/left_behind.dropped_by_resolution); or "left_behind": `removed_by` removed or
@@ -78,7 +78,7 @@ class SemanticFinding:
     problem: str = "broken"
     # For "broken": the one definition of the same kind, in the same place, that the removing side
     # added to that file (a likely new name: `defaultPort` for `portOrDefault`); "" when none or several.
-    # For "signature" (merge/signatures.py): `removed_by` reshaped the function `name` (its parameters)
+    # For "signature" (merge/checks/signatures.py): `removed_by` reshaped the function `name` (its parameters)
     # and `used_by` added a call at the use that passes `arguments`, what the base's shape takes:
     # `definition` is that old shape, `replacement` the new one, `definition_line` where the merged
     # result defines it.

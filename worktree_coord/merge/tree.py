@@ -32,9 +32,9 @@ import pygit2
 from ..member_globs import tree_subfolders
 from .cascade import merge_file
 from .result import FileMerge, MergeConflict, SemanticFinding, SemanticMode, Strategy
-from .import_paths import grouped_paths
-from .merge_index import MergeIndex, shared_index
-from .semantic import find_broken_names, semantic_profile
+from .checks.import_paths import grouped_paths
+from .checks.merge_index import MergeIndex, shared_index
+from .checks.semantic import find_broken_names, semantic_profile
 
 _REGULAR = 0o100644
 _SPECIAL = (0o120000, 0o160000)

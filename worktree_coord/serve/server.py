@@ -66,7 +66,7 @@ def preload() -> int:
     """Import what any served call may need; returns how many worktree_coord modules are loaded."""
     from ..cli import keep_command_tree
     from ..coordinator import Coordinator  # noqa: F401  (composes the class: every operation's imports)
-    from ..merge.profiles import load_profiles
+    from ..merge.languages.profiles import load_profiles
 
     keep_command_tree()
     package = importlib.import_module("worktree_coord")

@@ -1,0 +1,327 @@
+"""Names imported through a module that re-exports them: which file of the merge defines them.
+
+Stage: the post-merge semantic check (semantic.py), while it resolves a use to the definition it
+means. Input: the check's files (their merged versions), and a reader of the files no side changed
+(`TreeFile`: a tree merge's base tree; a task's pin for the left-behind advice). Output: for a name
+imported from a file, the (file, name) pairs of the merge it may come from.
+
+Why: a project that imports everything through one file (mobx's `import { hasProp } from
+"../internal"`, where `internal.ts` is sixty lines of `export * from "./utils/utils"`; a Python
+package's `__init__.py` of `from .util import parse`, imported as `from pkg import parse`) hides
+the definition's file from the use. That file is rarely one a side changed, so the check used to
+find nothing to resolve the use to: one task renamed `hasProp` in `utils.ts`, another added a call
+of it in `eq.ts`, the merge was clean and the landed tree did not build (found driving wtc on
+mobxjs/mobx).
+
+How (precision first, nothing guessed):
+- a module resolves to the files of the merge as before; where none answers, to the one file of
+  the tree at the module's path (profile `module_files`: `{}.ts`, `{}/__init__.py`), relative
+  modules only, or (module separator `.`, Python) an absolute module found under exactly one of the
+  importer's directories or a source folder below one (profile `source_folders`: `src`, so that
+  tests/test_app.py's `from pkg import parse` reads src/pkg/__init__.py), or (`@/utils`) the file
+  the project's tsconfig `paths` maps it to (path_maps.py), or (`@acme/core`) the
+  entry of the workspace package of that name (workspace_packages.py), or (Rust) the file a crate
+  path leads to (crate_paths.py);
+- a file whose top level imports the name (`export { x } from "./a"`, `from .a import x`) passes it
+  on to that module, under its original name (an alias is followed); a star re-export (`export *
+  from "./a"`, `from .a import *`) passes on every name;
+- a file of the merge at the end of the chain is a candidate (the check then asks, as for any use,
+  whether a side removed the name there and the merged file lacks it); a file no side changed that
+  defines the name itself answers the use: nothing is reported (`None`);
+- a file no side changed is read only when its bytes hold the name as a word, at most
+  MAX_FILES of them per check, and at most MAX_DEPTH re-exports deep; past either, nothing is
+  reported (a missed finding, never a false one).
+"""
+
+from __future__ import annotations
+
+import functools
+import posixpath
+from typing import Callable, Iterable, Protocol
+
+from ..ecosystems.crate_paths import CratePaths
+from ..ecosystems.path_maps import PathMaps
+from ..languages.profiles import PackageRules, SemanticRules, profile_for_path
+from .reach import spelling
+
+# profile_for_path by path, remembered: `reached` asks it for each of a drain's users on every merge.
+_profile = functools.lru_cache(maxsize=65536)(profile_for_path)
+from .symbols import Symbols, extract, fingerprint
+from .versions import MAX_BYTES
+from ..ecosystems.workspace_packages import TreeFolders, WorkspacePackages
+
+MAX_FILES = 256    # files no side changed, read per check
+MAX_DEPTH = 4      # re-exports followed from the imported file
+
+TreeFile = Callable[[str, str], "bytes | None"]   # (which: base/left/right, path) -> bytes, None: absent
+
+
+class _Merge(Protocol):
+    files: dict
+
+    def symbols(self, path: str, which: str, uses: bool = True) -> Symbols | None: ...
+
+    def resolve(self, module: str, importer: str, rules: SemanticRules) -> list[str]: ...
+
+
+def module_parts(module: str, rules: SemanticRules) -> tuple[bool, int, list[str]]:
+    """How a module spelled in an import names a path: (relative, directories up, parts below).
+    `..util` is (True, 1, ["util"]); `./a/b.js` is (True, 0, ["a", "b"]); `crate::x` is
+    (False, 0, ["x"]) where `crate` is a module root."""
+    separator = rules.module_separator
+    parts = module.split(separator)
+    relative, up = False, 0
+    if separator == "." and module.startswith("."):
+        dots = len(module) - len(module.lstrip("."))
+        relative, up, parts = True, dots - 1, module[dots:].split(".")
+    while parts and (parts[0] == "." or parts[0] in rules.relative_parents):
+        relative, up = True, up + (parts[0] != ".")
+        parts = parts[1:]
+    while parts and parts[0] in rules.module_roots:
+        parts = parts[1:]
+    parts = [p for p in parts if p]
+    if parts and separator != "." and "." in parts[-1]:
+        parts[-1] = parts[-1].rsplit(".", 1)[0]   # './util.js' names util.ts as well
+    return relative, up, parts
+
+
+class ReExports:
+    """`origins(path, name)` and `reached(user, names)` over one check's merge (module docstring)."""
+
+    def __init__(self, merge: _Merge, tree_file: TreeFile | None, tree_folders: TreeFolders | None = None):
+        self._merge = merge
+        self._tree_file = tree_file
+        self._tree_folders = tree_folders
+        self._workspaces: dict[PackageRules, WorkspacePackages] = {}   # read on the first bare specifier
+        self._outside: dict[str, Symbols | None] = {}
+        self._located: dict[tuple[str, str], list[str]] = {}
+        self._reads = 0
+        self._crate_paths: dict[str, CratePaths] = {}
+        self._path_maps: PathMaps | None = None
+
+    def locate(self, module: str, importer: str, rules: SemanticRules) -> list[str]:
+        """The files `module`, imported from `importer`, names: the merge's (semantic.resolve), else
+        the one file of the tree at its path (none if unsure, or nothing reads the tree)."""
+        found = self._merge.resolve(module, importer, rules)
+        if found or self._tree_file is None or not rules.module_files:
+            return found
+        key = (module, posixpath.dirname(importer))
+        if key not in self._located:
+            self._located[key] = self._in_tree(module, importer, rules)
+        return self._located[key]
+
+    def _in_tree(self, module: str, importer: str, rules: SemanticRules) -> list[str]:
+        if rules.package_roots and rules.manifest:
+            # Paths that start at a crate (crate_paths.py): computed from the path, not searched for,
+            # so a file of the merge is as good an answer as any.
+            files, stems = self._crates(rules).locate(module, importer)
+            hits = [path for path in files if self._exists(path)]
+            hits += [pattern.format(stem) for stem in stems for pattern in rules.module_files
+                     if self._exists(pattern.format(stem))]
+            return hits if len(hits) == 1 else []
+        relative, up, parts = module_parts(module, rules)
+        if not parts and not relative:
+            return []
+        if relative:
+            directory = posixpath.dirname(importer)
+            for _ in range(up):
+                directory = posixpath.dirname(directory)
+            stems = [posixpath.normpath(posixpath.join(directory, *parts)) if parts else directory]
+        elif rules.module_separator == ".":
+            # `from pkg import x` in src/pkg/app.py: pkg stands under one of the importer's directories,
+            # or in a source folder below one (tests/test_app.py importing src/pkg: the src layout).
+            stems, directory = [], posixpath.dirname(importer)
+            while True:
+                for folder in ("",) + rules.source_folders:
+                    stem = posixpath.join(directory, folder, *parts)
+                    if stem not in stems:
+                        stems.append(stem)
+                if not directory:
+                    break
+                directory = posixpath.dirname(directory)
+        elif rules.path_maps or rules.packages.enabled:
+            # A name the project's tsconfig maps (`@/utils`: src/utils.ts), read first as the compiler
+            # does; else a package of the repository's own workspace names its entry file
+            # (`@acme/core`: packages/core/src/index.ts); any other package's (`react`) no file of the tree.
+            mapped = self._mapped(module, importer, rules)
+            if mapped is not None or not rules.packages.enabled:
+                return mapped or []
+            workspace = self._workspaces.get(rules.packages)
+            if workspace is None:
+                assert self._tree_file is not None
+                workspace = self._workspaces[rules.packages] = WorkspacePackages(
+                    rules.packages, self._tree_file, self._tree_folders)
+            found = workspace.locate(module, importer, rules.module_files)
+            # A package one side deleted (moved out of the workspace, then taken from the registry,
+            # as serde did with serde_test) is no file of the merged tree: its name names nothing.
+            return [path for path in found if path not in self._merge.files
+                    or all(self._merge.files[path].exists(side) for side in ("left", "right"))]
+        else:
+            return []   # a package's name (`react`, `github.com/x/y`) names no file of the tree
+        hits = []
+        for stem in stems:
+            if stem.startswith("../") or stem == "..":
+                continue
+            for pattern in rules.module_files:
+                path = pattern.format(stem)
+                if self._exists(path):
+                    hits.append(path)
+        # Exactly one file, and none of the merge's: two directories, or `util.py` beside `util/__init__.py`
+        # (one side turned the module into a package, pip 8ba11ed565), could be meant, and a file of the
+        # merge that resolve() did not answer with was one it declined to guess between: do not guess.
+        return hits if len(hits) == 1 and hits[0] not in self._merge.files else []
+
+    def _mapped(self, module: str, importer: str, rules: SemanticRules) -> list[str] | None:
+        """The one file a tsconfig `paths`/`baseUrl` mapping gives `module` (path_maps.py), at the
+        first of its candidates that holds one ([] where one holds two: unsure); None when nothing
+        maps it or no candidate holds a file (the compiler then looks for a package)."""
+        if not rules.path_maps:
+            return None
+        if self._path_maps is None:
+            assert self._tree_file is not None
+            self._path_maps = PathMaps(self._tree_file, rules.path_maps)
+        for stem in self._path_maps.candidates(module, importer) or ():
+            hits = [pattern.format(stem) for pattern in rules.module_files if self._exists(pattern.format(stem))]
+            if hits:
+                return hits if len(hits) == 1 else []
+        return None
+
+    def _exists(self, path: str) -> bool:
+        return path in self._merge.files or self._tree_file("base", path) is not None   # type: ignore[misc]
+
+    def _crates(self, rules: SemanticRules) -> CratePaths:
+        crates = self._crate_paths.get(rules.manifest)
+        if crates is None:
+            assert self._tree_file is not None
+            crates = self._crate_paths[rules.manifest] = CratePaths(
+                self._tree_file, rules.manifest, rules.package_roots, rules.index_names, rules.module_separator)
+        return crates
+
+    def origins(self, path: str, name: str) -> list[tuple[str, str]] | None:
+        """The (file of the merge, name there) pairs a `name` imported from `path` may be defined in,
+        following `path`'s re-exports; None when a file no side changed defines it (the use is
+        answered outside the merge) or the chain cannot be read."""
+        found: set[tuple[str, str]] = set()
+        if not self._follow(path, name, 0, set(), found):
+            return None
+        return sorted(found)
+
+    def _follow(self, path: str, name: str, depth: int, seen: set[tuple[str, str]],
+                found: set[tuple[str, str]]) -> bool:
+        """Add the origins of `name` from `path` to `found`; False: answered outside the merge, or unsure."""
+        if (path, name) in seen:
+            return True
+        seen.add((path, name))
+        profile = profile_for_path(path)
+        if profile is None:
+            return path not in self._merge.files
+        rules = profile.semantic
+        versions = self._merge.files.get(path)
+        if versions is not None:
+            symbols = self._merge.symbols(path, "merged", uses=False) if versions.exists("merged") else None
+            if symbols is None:
+                found.add((path, name))   # as the check always did: the file itself
+                return True
+        else:
+            symbols = self._read(path, name)
+            if symbols is None:
+                return False
+        passed = [item for item in symbols.imports if item.scope is None and item.bound == name and item.name]
+        own = any(d.name == name and not d.container and d.kind != "import" for d in symbols.definitions)
+        if versions is not None and not passed and not own and not symbols.star_modules and versions.exists("base"):
+            # The merged file no longer passes the name on: a side renamed it and its re-export
+            # (`pub use util::{parse}` -> `{parse_len}`). Where the base passed it from is where it
+            # was removed; the check asks there whether the merge lost it.
+            base = self._merge.symbols(path, "base", uses=False)
+            for item in base.imports if base is not None else ():
+                if item.scope is None and item.bound == name and item.name:
+                    for target in self.locate(item.module, path, rules):
+                        if not self._follow(target, item.name, depth + 1, seen, found):
+                            return False
+        if versions is not None and (own or not passed) and (depth == 0 or own or self._defined_at_base(path, name)):
+            # The imported file itself, as the check always took it; a file reached through a
+            # re-export only where it defines the name (a star re-export passes on no import:
+            # eq.ts importing hasProp is not where hasProp comes from).
+            found.add((path, name))
+        elif versions is None and own:
+            return False   # defined in a file no side changed: the use is fine
+        if depth >= MAX_DEPTH:
+            return not passed and not symbols.star_modules or versions is not None
+        for item in passed:
+            targets = self.locate(item.module, path, rules)
+            if not targets and versions is None:
+                return False   # passed on from a module nothing reads: unsure
+            for target in targets:
+                if not self._follow(target, item.name or name, depth + 1, seen, found):
+                    return False
+        if not passed:
+            for module in symbols.star_modules:
+                for target in self.locate(module, path, rules):
+                    if target not in self._merge.files and not self._mentions(target, name):
+                        continue   # a file no side changed that never spells the name: not from there
+                    if not self._follow(target, name, depth + 1, seen, found):
+                        return False
+        return True
+
+    def _defined_at_base(self, path: str, name: str) -> bool:
+        versions = self._merge.files[path]
+        base = self._merge.symbols(path, "base", uses=False) if versions.exists("base") else None
+        return base is not None and any(d.name == name and not d.container and d.kind != "import"
+                                        for d in base.definitions)
+
+    def _mentions(self, path: str, name: str) -> bool:
+        data = self._tree_file("base", path) if self._tree_file is not None else None
+        return data is not None and spelling([name.encode()]).search(data) is not None
+
+    def _read(self, path: str, name: str) -> Symbols | None:
+        """What a file no side changed defines and imports (None: absent, unreadable, over budget)."""
+        if path in self._outside:
+            return self._outside[path]
+        if self._tree_file is None or self._reads >= MAX_FILES:
+            return None
+        self._reads += 1
+        data = self._tree_file("base", path)
+        profile = profile_for_path(path)
+        found = None
+        if data is not None and profile is not None and len(data) <= MAX_BYTES and b"\x00" not in data[:8000]:
+            def compute() -> Symbols | None:
+                tree = profile.parse(data)
+                return None if tree.root_node.has_error else extract(profile, data, tree, uses=False)
+
+            index = getattr(self._merge, "index", None)
+            found = compute() if index is None else index.symbols(fingerprint(profile), data, False, compute)
+        self._outside[path] = found
+        return found
+
+    def reached(self, user: str, names: Iterable[bytes]) -> frozenset[str]:
+        """The files of the merge that `user`'s merged imports of one of `names` reach through a
+        re-export or a workspace package's name (a file its import names itself aside): where a use
+        of that name added there may be defined."""
+        profile = _profile(user)
+        if profile is None or not profile.semantic.module_files or not self._merge.files[user].exists("merged"):
+            return frozenset()
+        symbols = self._merge.symbols(user, "merged", uses=False)
+        if symbols is None:
+            return frozenset()
+        wanted = {n.decode("utf-8", "replace") for n in names}
+        out: set[str] = set()
+        for item in symbols.imports:
+            if item.name is None and item.scope is None:
+                # A module (`import pkg`, used as `pkg.parse()`): any of the names may be read through it.
+                through = sorted(wanted)
+            elif item.bound in wanted and item.name is not None:
+                through = [item.name]
+            # (A module imported inside a function, `def test(): import sympy`, binds the module's
+            # own name: no name of the module is passed on through it, nothing to follow.)
+            else:
+                continue
+            direct = self._merge.resolve(item.module, user, profile.semantic)
+            for target in self.locate(item.module, user, profile.semantic):
+                for name in through:
+                    for origin, _ in self.origins(target, name) or ():
+                        # The imported file itself is paired by its module's word (reach.py), unless no
+                        # word of the import names it: a workspace package's entry (`@acme/core`), a
+                        # crate's root (`my_core`).
+                        if origin != target or target not in direct:
+                            out.add(origin)
+        return frozenset(out)

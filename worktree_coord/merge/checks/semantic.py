@@ -1,0 +1,744 @@
+"""The post-merge semantic check: names a clean merge broke.
+
+Stage: after a merge (one file, or every file of a tree merge), before its result is called clean.
+Input: per file, its path and the base, left, right and merged bytes (None where the file does not
+exist). Output: `SemanticFinding`s. A finding is a name defined at the base, no longer defined by
+one side (removed, renamed, or its file deleted), used by lines the other side added, and still not
+defined in the merged result; the use may stand in the same file or in another file of the merge
+that imports the name (or, for a language whose directories are packages, like Go, in a file of
+the same directory).
+
+Precision first (a flag that is usually wrong gets turned off, so fewer and surer flags):
+- a use is resolved only where its target is sure: a bare name that no local binding shadows and
+  no builtin (profile `globals`) answers goes to its own file's top level, to the file an import of
+  it names, or (Go) to its directory's files; `self.f()` (profile `self_receivers`) and `C.f()`,
+  for a class C of the file, go to the members of that class; a call on any other object is never
+  resolved (its type is unknown), nor a name imported from a module no file of the merge is, unless
+  that module's file, read from the tree, re-exports it from one (reexports.py: a barrel of `export *
+  from`, a package's `__init__.py`); a Go method's receiver (profile `self_fields`) counts as `self`;
+- a member is never flagged when its class declares bases (it may be inherited), a top-level name
+  never when the file has a star import or re-export;
+- the side that added the use must still define the name (else it broke it itself), and the
+  merged file must not: any definition, binding or import of it at that level counts, so a
+  definition moved elsewhere in the file or re-imported, or added again by the using side, is fine;
+- overloads: a name stays defined while any definition of it remains;
+- a version that does not parse cleanly, is binary or over MAX_BYTES gives no removals and no
+  uses (nothing is guessed).
+The same entry points also report a declaration the merged file holds twice where the base and
+each side hold it once (duplicates.py: a finding with `problem="duplicate"`), and, over a tree
+merge, an import of a module one side replaced throughout that the other side added
+(import_paths.py: `problem="import_path"`), and a call a side added that passes what a function's
+base shape takes where the other side changed its parameters (signatures.py: `problem="signature"`).
+Names, kinds and scopes come from symbols.py (the grammar wheels' tags queries and the profile's
+data); nothing here is language-specific.
+"""
+
+from __future__ import annotations
+
+import functools
+import posixpath
+import re
+from dataclasses import dataclass
+from typing import Callable, Iterable, Iterator
+
+import tree_sitter
+
+from .duplicates import find_duplicates
+from .import_paths import TreeFile, find_replaced_imports
+from ..languages.profiles import Profile, SemanticRules, profile_for_path
+from .reach import Reach, words
+from .reexports import ReExports, module_parts
+from ..result import SemanticFinding
+from .signatures import find_signature_changes
+from .merge_index import MISSING, MergeIndex
+from ..lines.linediff import (added_lines as _added_lines, added_text, follow as _follow, lines_text, ranges_text,
+                       touched_lines as _touched_lines)
+from .symbols import (Definition, Reference, Symbols, extract, fingerprint, hidden_query,
+                      visible_import as _visible_import)
+from .versions import MAX_BYTES, FileVersions, Versions
+from ..ecosystems.workspace_packages import TreeFolders
+
+_SIDES = ("left", "right")
+_WORDS = re.compile(rb"[A-Za-z_$][\w$]*")
+_EXCERPT_LINES = 6
+_FEW_REMOVALS = 256    # up to this many removals, a file is searched for each (else its words are scanned)
+
+
+@dataclass(frozen=True)
+class _Removal:
+    path: str
+    definition: Definition
+    side: str
+
+
+@functools.lru_cache(maxsize=65536)
+def semantic_profile(path: str) -> Profile | None:
+    """The profile that gives `path` a semantic check, or None (no profile, or no `[semantic]`)."""
+    profile = profile_for_path(path)
+    return profile if profile is not None and profile.semantic.enabled else None
+
+
+# package_files(path) -> the other files of `path`'s package (Go: the files of its folder) as the
+# merge's sides hold them, as (path, bytes) pairs (a path once per version that differs: ours' and
+# theirs'); None when they cannot be read (no repository).
+PackageFiles = Callable[[str], "Iterable[tuple[str, bytes]] | None"]
+
+
+def check_file(base: bytes, left: bytes, right: bytes, merged: bytes, path: str, *,
+               labels: tuple[str, str, str] = ("ours", "base", "theirs"),
+               trees: dict[str, tree_sitter.Tree] | None = None,
+               package_files: PackageFiles | None = None) -> tuple[SemanticFinding, ...]:
+    """The check within one file (`trees`, optional: already parsed versions by name). The other
+    files of the merge are unknown here, so in a language whose directories are packages (Go) a
+    name gone from this file may have moved to another file of the package: `package_files` (the
+    caller's reader of them: a git merge driver's repository) says whether one still defines it;
+    without it the inputs cannot tell, and the finding stands (a driver must not merge clean what
+    it cannot check; `package_unseen` says which findings those are)."""
+    return find_broken_names([FileVersions(path, base, left, right, merged)], labels=labels, trees=trees,
+                             complete=False, package_files=package_files)
+
+
+def package_unseen(finding: SemanticFinding) -> bool:
+    """Whether a one-file check (`check_file`) found `finding` without seeing the rest of the
+    definition's package: a top-level name of a language whose directories are packages (Go), so
+    another file of that package may still define it."""
+    profile = semantic_profile(finding.definition_path)
+    return (finding.problem == "broken" and finding.kind != "import" and profile is not None
+            and profile.semantic.package == "directory")
+
+
+def find_broken_names(files: Iterable[Versions], *, labels: tuple[str, str, str] = ("ours", "base", "theirs"),
+                      trees: dict[str, tree_sitter.Tree] | None = None,
+                      complete: bool = True,
+                      mentions: Callable[[str, Iterable[str]], set[str]] | None = None,
+                      tree_file: TreeFile | None = None,
+                      tree_folders: TreeFolders | None = None,
+                      every_use: bool = False,
+                      package_files: PackageFiles | None = None,
+                      index: "MergeIndex | None" = None) -> tuple[SemanticFinding, ...]:
+    """Every name the merge of `files` broke (see the module docstring), in path and line order,
+    each (use file, use line, problem, name) once. `complete`: `files` hold every file either side
+    changed (what a tree merge gives); when not, a package-wide name (Go) gone from one file is
+    looked up in the rest of its package through `package_files`, and reported when that cannot
+    be read (the name may be defined there, or not: the inputs cannot tell). `mentions(side,
+    modules)`: which of the modules some file of that side's whole tree still names; given (a tree
+    merge), imports of a module one side replaced throughout are checked too (import_paths.py), and
+    `tree_file(which, path)` (any file of the base, left or right tree: their manifests) tells a
+    dependency the merge still declares.
+    `tree_folders(which, folder)`: the names of a folder's subfolders there (a workspace's package
+    folders, found by its globs: workspace_packages.py). `every_use`: an import of a broken name is
+    named even where the file's calls of it are (a use left behind, which nobody wrote in this merge:
+    the import is what fails first). `index`: where symbols are kept between checks, by content
+    (merge_index.py); None parses every version this check reads."""
+    checked = [f for f in files if semantic_profile(f.path) is not None]
+    check = _Check(checked, labels, trees or {}, complete, tree_file, tree_folders, package_files)
+    check.index = index
+    check.every_use = every_use
+    found = check.run() + find_duplicates(checked, labels=labels, trees=trees) + find_signature_changes(check)
+    if mentions is not None and len(checked) > 1:
+        found += tuple(find_replaced_imports(checked, check, check.labels, mentions, tree_file))
+    unique: dict[tuple[str, int, str, str], SemanticFinding] = {}
+    for finding in found:   # the same place, problem and name found twice is one thing to fix
+        unique.setdefault((finding.use_path, finding.use_line, finding.problem, finding.name), finding)
+    return tuple(sorted(unique.values(), key=lambda f: (f.use_path, f.use_line, f.name)))
+
+
+class _Check:
+    def __init__(self, files: list[Versions], labels: tuple[str, str, str], trees: dict[str, tree_sitter.Tree],
+                 complete: bool = True, tree_file: TreeFile | None = None,
+                 tree_folders: TreeFolders | None = None, package_files: PackageFiles | None = None):
+        self.files = {f.path: f for f in files}
+        self.index: MergeIndex | None = None   # find_broken_names(index=...)
+        self.package_reader = package_files   # the rest of a one-file check's package (PackageFiles)
+        self._outside: dict[str, list[Symbols] | None] = {}   # the rest of a file's package, when read
+        # A name imported through a file that re-exports it (a barrel, a package's __init__.py):
+        # which file of the merge defines it (reexports.py; files no side changed read through tree_file).
+        self.reexports = ReExports(self, tree_file, tree_folders)
+        self.complete = complete
+        self.every_use = False   # find_broken_names(every_use=...)
+        self.labels = {"left": labels[0], "right": labels[2]}
+        self.trees = trees
+        self._symbols: dict[tuple[str, bytes, bool], Symbols | None] = {}   # (path, bytes, uses)
+        self._trees: dict[tuple[str, bytes], tree_sitter.Tree] = {}
+        # resolve()'s index, per rules: module path -> files, and last module part -> (file, parts).
+        # Built once: a merge of thousands of files resolves thousands of imports (cortex 531e91f0:
+        # 150 s, most of it recomputing every file's module path for each import).
+        self._directories: dict[str, list[str]] | None = None   # directory -> files, for package_files
+        self._modules: dict[int, tuple[dict[str, list[str]], dict[str, list[tuple[str, list[str]]]]]] = {}
+        self._reach: Reach | None = None                                # live words, per side and file
+        self._tokens: dict[str, bytes] = {}                              # module_token, per path
+        self._hidden: dict[tuple[str, bytes], frozenset[str]] = {}       # hidden(), per (path, bytes)
+
+    def symbols(self, path: str, which: str, uses: bool = True) -> Symbols | None:
+        """The symbols of one version (None: absent, or it does not parse cleanly); uses=False
+        asks only for what it defines (a full extraction answers that too)."""
+        versions = self.files[path]
+        if self.index is not None and hasattr(versions, "blob_id"):
+            # Known by its id: integration's files, unchanged since the last merge, are not even read.
+            blob_id = versions.blob_id(which)
+            if blob_id is not None:
+                profile = semantic_profile(path)
+                assert profile is not None
+                kept = self.index.known_symbols(fingerprint(profile), blob_id, (True, False) if not uses else (True,))
+                if kept is not MISSING:
+                    return kept
+        data = versions.version(which)
+        if data is None:
+            return None
+        for key in ((data, True), (data, False)) if not uses else ((data, True),):
+            if (path,) + key in self._symbols:
+                return self._symbols[(path,) + key]
+        profile = semantic_profile(path)
+        assert profile is not None
+        if len(data) > MAX_BYTES or b"\x00" in data[:8000]:
+            self._symbols[(path, data, uses)] = None   # too big, or binary: never guessed at
+            return None
+
+        def compute() -> Symbols | None:
+            tree = self._trees.get((path, data))
+            if tree is None:
+                given = self.trees.get(which) if len(self.files) == 1 else None
+                tree = given or profile.parse(data)
+                self._trees[(path, data)] = tree
+            return None if tree.root_node.has_error else extract(profile, data, tree, uses=uses)
+
+        # Kept by content across merges (merge_index.py): integration's files, unchanged from one
+        # merge of a drain to the next, are parsed once, not once a merge.
+        found = compute() if self.index is None else self.index.symbols(fingerprint(profile), data, uses, compute)
+        self._symbols[(path, data, uses)] = found
+        return found
+
+    def hidden(self, path: str, which: str) -> frozenset[str]:
+        """The names the version writes where the parse does not place them (profile `hidden_names`:
+        identifiers in a macro call's tokens, `pin_project! { struct S {...} }`). A definition moved
+        there is not removed; the check cannot tell a definition from a use there, so any such name
+        counts (precision first). Asked only for a definition about to be reported removed."""
+        profile = semantic_profile(path)
+        assert profile is not None
+        data = self.files[path].version(which)
+        if not profile.semantic.hidden_names or data is None:
+            return frozenset()
+        found = self._hidden.get((path, data))
+        if found is None:
+            tree = self.tree(path, which)
+            captures = tree_sitter.QueryCursor(hidden_query(profile)).captures(tree.root_node) if tree else {}
+            found = self._hidden[(path, data)] = frozenset(
+                data[node.start_byte:node.end_byte].decode("utf-8", "replace") for node in captures.get("name", ()))
+        return found
+
+    def still_holds(self, module: str, importer: str, side: str) -> bool:
+        """Whether `module`, imported from `importer`, is relative (`.hooks`, `./util`) and names a
+        file of this merge that `side` and the merged tree still hold (import_paths.py: a module
+        that side did not move, whatever it now writes for it)."""
+        profile = semantic_profile(importer)
+        assert profile is not None
+        rules = profile.semantic
+        head = module.split(rules.module_separator, 1)[0]
+        relative = ((rules.module_separator == "." and module.startswith("."))
+                    or head == "." or head in rules.relative_parents)
+        return relative and any(self.files[target].exists("merged") and self.files[target].exists(side)
+                                for target in self.resolve(module, importer, rules))
+
+    def tree(self, path: str, which: str) -> tree_sitter.Tree | None:
+        """The parsed tree of one version (None: absent, or it does not parse cleanly)."""
+        data = self.files[path].version(which)
+        if data is None or self.symbols(path, which, uses=False) is None:
+            return None
+        tree = self._trees.get((path, data))
+        if tree is None:   # the symbols came from the index: parse now (it parsed cleanly before)
+            profile = semantic_profile(path)
+            assert profile is not None
+            tree = self._trees[(path, data)] = profile.parse(data)
+        return tree
+
+    def run(self) -> tuple[SemanticFinding, ...]:
+        if len(self.files) == 1 and not self._may_break_a_name(next(iter(self.files.values()))):
+            return ()
+        removals = list(self.removals())
+        if not removals:
+            return ()
+        found: dict[tuple[str, int, str, str], SemanticFinding] = {}
+        for used_side in _SIDES:
+            mine = [r for r in removals if r.side != used_side]
+            if mine:
+                for finding in self.uses(mine, used_side):
+                    found.setdefault((finding.use_path, finding.use_line, finding.definition_path, finding.name), finding)
+        return tuple(sorted(found.values(), key=lambda f: (f.use_path, f.use_line, f.name)))
+
+    @staticmethod
+    def _may_break_a_name(versions: Versions) -> bool:
+        """Whether one side touched (deleted or changed) a base line holding a word that a line the
+        other side added holds. A finding needs both (its definition's name line is touched, its use
+        is an added line), so without one no file is parsed and no query compiled: most one-file
+        merges (a git merge driver call) end here. A side that deleted the file goes to the full check."""
+        base = versions.base
+        if base is None:
+            return False                      # nothing was defined before either side
+        for side, other in (("left", "right"), ("right", "left")):
+            mine, theirs = versions.version(side), versions.version(other)
+            if mine is None or theirs is None:
+                return True
+            touched = _touched_lines(base, mine)
+            if not touched:
+                continue
+            gone = set(_WORDS.findall(ranges_text(base, touched)))
+            added = added_text(base, theirs)
+            if gone.intersection(_WORDS.findall(added)):
+                return True
+        return False
+
+    # -- step 1: what each side no longer defines -----------------------------------------------
+    def removals(self) -> Iterator[_Removal]:
+        """Base definitions a side no longer defines. Only a definition whose name's line the side
+        deleted or changed can have gone (a file deleted takes all of them), and it matters only
+        when lines the other side added, in a file that can reach it, hold its name (reach.py: the
+        live words, found before parsing). So a side that only adds lines, or edits inside bodies,
+        costs one diff, and of a big merge's thousands of files only those a new use can reach
+        are parsed."""
+        for path, versions in self.files.items():
+            if not versions.exists("base"):
+                continue
+            live = {side: self.live(side, path) if not versions.same(side, "base") else frozenset() for side in _SIDES}
+            if not any(live.values()):
+                continue   # by paths and blob ids: nothing of the file is read
+            assert versions.base is not None
+            touched: dict[str, list[tuple[int, int]]] = {}
+            for side in _SIDES:
+                touched[side] = _touched_lines(versions.base, versions.version(side)) if live[side] else []
+                if touched[side]:
+                    text = ranges_text(versions.base, touched[side])
+                    if not live[side] & words(text):
+                        touched[side] = []
+            if not any(touched.values()):
+                continue
+            base = self.symbols(path, "base", uses=False)
+            if base is None:
+                continue
+            for side in _SIDES:
+                ranges = touched[side]
+                candidates = [d for d in base.definitions if _within(d.line, ranges) and d.name.encode() in live[side]]
+                if not candidates:
+                    continue
+                after = self.symbols(path, side) if versions.exists(side) else Symbols()
+                if after is None:
+                    continue
+                seen: set[tuple[tuple[str, ...], str]] = set()
+                for definition in candidates:
+                    key = (definition.container, definition.name)
+                    if key not in seen and not _defines(after, definition) \
+                            and definition.name not in self.hidden(path, side):
+                        seen.add(key)
+                        yield _Removal(path, definition, side)
+
+    def live(self, side: str, path: str) -> frozenset[bytes]:
+        """The names a definition `side` removed or reshaped in `path` can have and still be used
+        by the other side's new lines (reach.py); empty: nothing there can break."""
+        if self._reach is None:
+            self._reach = Reach(self.files, module_path=self.module_path, module_token=self.module_token,
+                                package_wide=self.package_wide, imported_files=self.imported_files,
+                                reexported=self.reexports.reached,
+                                barrels=lambda path: bool(semantic_profile(path).semantic.module_files),
+                                memo=self.index)
+        return self._reach.live(side, path)
+
+    def imported_files(self, path: str) -> frozenset[str]:
+        """The files of this merge that an import of the merged `path` names, as `targets` resolves
+        them (a module, or a module's name that is itself a module or a class): every file a use
+        there can reach through an import. Nothing when the merged version does not parse (its
+        uses are never read)."""
+        merged = self.symbols(path, "merged", uses=False) if self.files[path].exists("merged") else None
+        if merged is None:
+            return frozenset()
+        profile = semantic_profile(path)
+        assert profile is not None
+        rules = profile.semantic
+        out: set[str] = set()
+        for item in merged.imports:
+            found = self.import_files(item.module, path, rules)
+            if not found and (rules.packages.enabled or rules.path_maps) and not module_parts(item.module, rules)[0]:
+                # A workspace package's name (`@acme/core/util`), a tsconfig alias (`@/utils`): the file
+                # it names, as `targets` reads it (reexports.py), although its word may name another
+                # of the merge's (`util`).
+                found = [f for f in self.reexports.locate(item.module, path, rules) if f in self.files]
+            out.update(found)
+            if item.name is not None:
+                out.update(self.import_files(item.module.rstrip(rules.module_separator) + rules.module_separator
+                                             + item.name, path, rules))
+        separator = rules.module_separator
+        if separator not in (".", "/"):
+            # A path through modules (`crate::routing::util::parse()`): `targets` resolves its
+            # receiver's module too, so the file's uses are read. Not for `/` (Go, JavaScript): a
+            # receiver holding it is a parenthesized or indexed expression (`(a/b).f()`), whose
+            # first part is never a module root or an imported name, so `targets` resolves nothing.
+            with_uses = self.symbols(path, "merged")
+            for reference in with_uses.references if with_uses is not None else ():
+                if reference.receiver is not None and separator in reference.receiver:
+                    module = _path_module(reference.receiver, rules, with_uses, reference)
+                    if module is not None:
+                        out.update(target for target, _, _ in self.imported_from(module, reference.name, path, rules))
+        return frozenset(out)
+
+    # -- step 2: uses the other side added, resolved in the merged result ----------------------
+    def uses(self, removals: list[_Removal], used_side: str) -> Iterator[SemanticFinding]:
+        by_key = {(r.path, r.definition.container, r.definition.name): r for r in removals}
+        tokens = {r.path: self.module_token(r.path) for r in removals}
+        wide = {path: self.package_wide(path) for path in tokens}
+        directories = {path: posixpath.dirname(path) for path in tokens}
+        removed_paths = set(tokens)
+        wide_directories = {directories[path] for path in tokens if wide[path]}
+        by_name: dict[bytes, list[_Removal]] = {}
+        for removal in removals:
+            by_name.setdefault(removal.definition.name.encode(), []).append(removal)
+        for path, versions in self.files.items():
+            if versions.same(used_side, "base") or not versions.exists(used_side) or not versions.exists("merged"):
+                continue
+            data = versions.version(used_side)
+            assert data is not None and versions.merged is not None
+            # Cheapest first: a use in another file reaches a definition only through an import
+            # naming its module (or, Go, from the same directory), so the file must mention it.
+            # With many removals (a big merge has thousands, and thousands of files), by the words
+            # the file holds first: one scan of the file instead of a search per removal.
+            here = posixpath.dirname(path)
+            candidates = (removals if len(removals) <= _FEW_REMOVALS
+                          else [r for word in by_name.keys() & set(_WORDS.findall(data)) for r in by_name[word]])
+            mentioned: dict[bytes, bool] = {}   # module token -> in this file (many removals share one)
+            names = set()
+            through: list[_Removal] = []        # named here, but the file does not spell their module
+            reached: frozenset[str] = frozenset()
+            for r in candidates:
+                token = tokens[r.path]
+                if token not in mentioned:
+                    mentioned[token] = token in data
+                if r.definition.name.encode() not in data:
+                    continue
+                if r.path == path or mentioned[token] or (wide[r.path] and directories[r.path] == here):
+                    names.add(r.definition.name)
+                else:
+                    through.append(r)
+            if not names and not through:
+                continue
+            added = _added_lines(versions.base or b"", data)
+            if not added:
+                continue
+            text = lines_text(data, added)
+            through = [r for r in through if r.definition.name.encode() in text]
+            if through:   # imported through a file that re-exports it (`from "../internal"`)
+                reached = self.reexports.reached(path, {r.definition.name.encode() for r in through})
+                names.update(r.definition.name for r in through if r.path in reached)
+            if not any(name.encode() in text for name in names):
+                continue   # cheap: no added line even mentions a removed name
+            # A use resolves only to its own file, a file of its package (Go), a file one of its
+            # imports names (`targets`) or one a re-export leads that import to: with no removal in
+            # any of those, nothing here can break, and the merged file's uses are never extracted.
+            # (The re-exports are read last, and only for names the file spelled its way to: `utils`
+            # spells the token of util.rs, yet reaches it only through the crate root's `pub use`.)
+            if path not in removed_paths and here not in wide_directories and not reached & removed_paths \
+                    and not self.imported_files(path) & removed_paths \
+                    and not (names and self.reexports.reached(path, {n.encode() for n in names}) & removed_paths):
+                continue
+            merged_lines = _follow(data, versions.merged, added)
+            merged = self.symbols(path, "merged")
+            if merged is None:
+                continue
+            reported: set[str] = set()
+            uses = [(reference, list(self.targets(path, reference, merged))) for reference in merged.references
+                    if reference.line in merged_lines and reference.name in names]
+            for reference, targets in uses + list(self._imports_as_uses(path, merged, merged_lines, names)):
+                if reference.kind == "import" and reference.name in reported and not self.every_use:
+                    continue   # the file's calls of it are reported already: its import is one more line to fix
+                if any(target not in by_key and self.defined_in_merged(target) for target in targets):
+                    continue   # another file the use may mean defines it (a package moved: Go's vendor/)
+                for target in targets:
+                    removal = by_key.get(target)
+                    if removal is not None and self.broken(removal, used_side):
+                        reported.add(reference.name)
+                        yield self.finding(removal, path, reference, used_side)
+                        break
+
+    def _imports_as_uses(self, path: str, merged: Symbols, lines: set[int] | frozenset[int],
+                         names: set[str]) -> Iterator[tuple[Reference, list[tuple[str, tuple[str, ...], str]]]]:
+        """The top-level imports of a removed name on the given lines, each as a use with the
+        definitions it may mean. An import of a name its module no longer has is broken by itself
+        (Rust E0432, Python's ImportError, TypeScript 2305), called or not: a re-export (`pub use
+        tracing_core::dispatcher::has_been_set;`, `export { hasProp } from "./utils"`) is often all
+        a file does with it. Only where modules are files the profile can find (`module_files`:
+        Python, TypeScript, JavaScript, Rust); a name imported from a package (Java, Go) is not a
+        module's top-level name."""
+        profile = semantic_profile(path)
+        if profile is None or not profile.semantic.module_files:
+            return
+        for item in merged.imports:
+            if item.name is None or item.scope is not None or item.line not in lines or item.name not in names:
+                continue
+            reference = Reference(item.name, "import", None, (), frozenset(), item.line, "")
+            yield reference, list(self.imported_from(item.module, item.name, path, profile.semantic))
+
+    def defined_in_merged(self, target: tuple[str, tuple[str, ...], str]) -> bool:
+        path, container, name = target
+        versions = self.files.get(path)
+        if versions is None or not versions.exists("merged"):
+            return False
+        found = self.symbols(path, "merged", uses=False)
+        return found is not None and found.binds(container, name)
+
+    def targets(self, path: str, reference: Reference, merged: Symbols) -> Iterator[tuple[str, tuple[str, ...], str]]:
+        """The definitions (path, container, name) the use may mean; nothing when unsure."""
+        profile = semantic_profile(path)
+        assert profile is not None
+        rules = profile.semantic
+        name, receiver = reference.name, reference.receiver
+        if receiver is None:
+            imported = _visible_import(merged, name, reference)
+            if imported is not None:
+                if imported.name is not None:
+                    yield from self.imported_from(imported.module, imported.name, path, rules)
+                return
+            if reference.scopes & merged.local.get(name, set()) or name in rules.globals:
+                return
+            if rules.members_in_scope and reference.container:
+                for depth in range(len(reference.container), 0, -1):
+                    container = reference.container[:depth]
+                    if merged.binds(container, name) or container in merged.heritage:
+                        return
+                    yield (path, container, name)
+            if merged.binds((), name) or merged.wildcard:
+                return
+            yield (path, (), name)
+            if rules.package == "directory":
+                for other in self.package_files(path):
+                    yield (other, (), name)
+        elif receiver in rules.self_receivers or receiver in reference.selves:
+            if reference.container:
+                yield (path, reference.container, name)
+        else:
+            separator = rules.module_separator
+            if separator != "." and separator in receiver:
+                # A path through modules (`crate::routing::util::parse()`, `util::parse()` where
+                # `util` is a module the file declares or imports, `my_core::parse()` through the
+                # crate root's `pub use`): resolved when it starts at a module root, at a name the
+                # file binds to a module, or (crate_paths.py) at a crate of the tree;
+                # `std::mem::take()` names no file of the tree and is left alone.
+                module = _path_module(receiver, rules, merged, reference)
+                if module is None:
+                    return
+                yield from self.imported_from(module, name, path, rules)
+                return
+            if (receiver,) in merged.bound or any(d.name == receiver and not d.container for d in merged.definitions):
+                yield (path, (receiver,), name)
+            imported = _visible_import(merged, receiver, reference)
+            if imported is None:
+                return
+            if imported.name is None:   # a module: `util.parse()`
+                yield from self.imported_from(imported.module, name, path, rules)
+                return
+            # A name from a module: a module itself (`from pkg import util`), or a class of the
+            # module's file (`from pkg.mod import Cls`; Java's `import com.x.Util`).
+            separator = rules.module_separator
+            for target in self.import_files(imported.module.rstrip(separator) + separator + imported.name, path, rules):
+                yield (target, (), name)
+                yield (target, (imported.name,), name)
+            for target in self.import_files(imported.module, path, rules):
+                yield (target, (imported.name,), name)
+
+    def module_path(self, path: str) -> str:
+        """The module `path` is, as a path (`_module_path`)."""
+        profile = semantic_profile(path)
+        assert profile is not None
+        return _module_path(path, profile.semantic)
+
+    def module_token(self, path: str) -> bytes:
+        """The last part of the module `path` is (`util` of pkg/util.py, `pkg` of pkg/__init__.py,
+        the directory of a Go file): an import of it names it."""
+        token = self._tokens.get(path)
+        if token is None:
+            profile = semantic_profile(path)
+            assert profile is not None
+            token = self._tokens[path] = posixpath.basename(_module_path(path, profile.semantic)).encode()
+        return token
+
+    def package_wide(self, path: str) -> bool:
+        profile = semantic_profile(path)
+        return profile is not None and profile.semantic.package == "directory"
+
+    def package_files(self, path: str) -> list[str]:
+        if self._directories is None:   # once: a big merge asks for thousands of packages
+            self._directories = {}
+            for p in self.files:
+                self._directories.setdefault(posixpath.dirname(p), []).append(p)
+        return [p for p in self._directories.get(posixpath.dirname(path), ()) if p != path]
+
+    def imported_from(self, module: str, name: str, importer: str,
+                      rules: SemanticRules) -> Iterator[tuple[str, tuple[str, ...], str]]:
+        """The definitions (path, (), name there) `name`, imported from `module` in `importer`, may
+        mean: the module's file of the merge, or where its re-exports lead (reexports.py)."""
+        if not rules.module_files:
+            for target in self.resolve(module, importer, rules):
+                yield (target, (), name)
+            return
+        for target in self.reexports.locate(module, importer, rules):
+            # Where a re-export leads first: a finding names the definition's file, not the
+            # `pub use` / `export {}` line that passed it on.
+            for origin, original in sorted(self.reexports.origins(target, name) or (), key=lambda o: o[0] == target):
+                yield (origin, (), original)
+
+    def import_files(self, module: str, importer: str, rules: SemanticRules) -> list[str]:
+        """The files an import of `module` in `importer` names, as `targets` and `imported_files`
+        both read it: a crate's path (`use tracing_core::dispatcher;`) exactly, from the crate it
+        starts at (crate_paths.py through reexports.locate); any other module by `resolve`."""
+        if rules.package_roots:
+            return self.reexports.locate(module, importer, rules)
+        return self.resolve(module, importer, rules)
+
+    def resolve(self, module: str, importer: str, rules: SemanticRules) -> list[str]:
+        """The files of this merge that `module`, imported from `importer`, names (none if unsure)."""
+        relative, up, parts = module_parts(module, rules)
+        by_path, by_last = self._module_index(rules)
+        if relative:
+            directory = posixpath.dirname(importer)
+            for _ in range(up):
+                directory = posixpath.dirname(directory)
+            wanted = posixpath.normpath(posixpath.join(directory, *parts)) if parts else directory
+            if wanted not in by_path and parts and parts[-1] in rules.index_names:
+                # `./index` spelled out: the folder's index file, which is keyed by its folder.
+                return [p for p in by_path.get(posixpath.dirname(wanted), ())
+                        if posixpath.basename(p).rsplit(".", 1)[0] == parts[-1]]
+            return list(by_path.get(wanted, ()))
+        if not parts:
+            return []
+        best: list[str] = []
+        longest = 0
+        for candidate, own in by_last.get(parts[-1], ()):   # a file whose last part differs shares none
+            common = 0
+            while common < min(len(own), len(parts)) and own[-1 - common] == parts[-1 - common]:
+                common += 1
+            if common < min(len(own), len(parts)) or common == 0:
+                continue
+            if common > longest:
+                best, longest = [candidate], common
+            elif common == longest:
+                best.append(candidate)
+        if len(best) > 1 and rules.package != "directory":
+            return []   # two files could be meant: do not guess
+        return best
+
+    def _module_index(self, rules: SemanticRules) -> tuple[dict[str, list[str]], dict[str, list[tuple[str, list[str]]]]]:
+        index = self._modules.get(id(rules))
+        if index is None:
+            by_path: dict[str, list[str]] = {}
+            by_last: dict[str, list[tuple[str, list[str]]]] = {}
+            for p in self.files:   # in the files' order, so resolve() answers as a scan would
+                if semantic_profile(p) is None:
+                    continue
+                module = _module_path(p, rules)
+                by_path.setdefault(module, []).append(p)
+                own = module.split("/")
+                by_last.setdefault(own[-1], []).append((p, own))
+            index = self._modules[id(rules)] = (by_path, by_last)
+        return index
+
+    def broken(self, removal: _Removal, used_side: str) -> bool:
+        """Is the removed definition still wanted by the using side and missing from the merge?"""
+        definition = removal.definition
+        kept = self.symbols(removal.path, used_side) if self.files[removal.path].version(used_side) else None
+        if kept is None or not _defines(kept, definition):
+            return False   # the using side removed it too (or cannot be read): not the merge's doing
+        merged = self.symbols(removal.path, "merged") if self.files[removal.path].merged is not None else Symbols()
+        if merged is None or _defines(merged, definition):
+            return False
+        base = self.symbols(removal.path, "base", uses=False)
+        if definition.container and any(definition.container in s.heritage for s in (merged, base, kept) if s):
+            return False
+        if self.package_wide(removal.path) and definition.kind != "import":   # imports are the file's own
+            if not self.complete:
+                # One file of the package is seen (a git merge driver): the name may have moved to
+                # another. Where the caller reads them, they say; where not, nothing can, and the
+                # use stands reported (never a clean merge nobody checked).
+                return not self.defined_outside(removal.path, definition)
+            for other in self.package_files(removal.path):
+                for which in ("base", "merged"):
+                    found = self.symbols(other, which, uses=False)
+                    if found is not None and found.binds(definition.container, definition.name):
+                        return False   # defined in another file of the package (moved, or a build variant)
+        return True
+
+    def defined_outside(self, path: str, definition: Definition) -> bool:
+        """Whether another file of `path`'s package, read through `package_reader` (any version
+        given: ours' or theirs'), defines `definition`; False when they cannot be read."""
+        if path not in self._outside:
+            listed = self.package_reader(path) if self.package_reader is not None else None
+            profile = semantic_profile(path)
+            self._outside[path] = None if listed is None else [
+                extract(profile, data, uses=False) for other, data in listed
+                if other != path and semantic_profile(other) is profile and b"\x00" not in data[:8000]]
+        found = self._outside[path]
+        return found is not None and any(symbols.binds(definition.container, definition.name) for symbols in found)
+
+    def merged_line(self, path: str, line: int) -> str:
+        """Line `line` of the merged `path`, stripped: the use a finding shows ("" past its end)."""
+        lines = (self.files[path].merged or b"").split(b"\n")
+        return lines[line - 1].decode("utf-8", "replace").strip() if line <= len(lines) else ""
+
+    def finding(self, removal: _Removal, use_path: str, reference: Reference, used_side: str) -> SemanticFinding:
+        definition = removal.definition
+        base = self.files[removal.path].base or b""
+        text = base[definition.start_byte:definition.end_byte].decode("utf-8", "replace").splitlines()
+        excerpt = "\n".join(text[:_EXCERPT_LINES]) + ("\n..." if len(text) > _EXCERPT_LINES else "")
+        use = self.merged_line(use_path, reference.line)
+        return SemanticFinding(
+            name=".".join(definition.container + (definition.name,)), kind=definition.kind,
+            definition_path=removal.path, definition_line=definition.line, use_path=use_path,
+            use_line=reference.line, removed_by=self.labels[removal.side], used_by=self.labels[used_side],
+            declaration=reference.declaration, definition=excerpt, use=use, replacement=self.replacement(removal))
+
+    def replacement(self, removal: _Removal) -> str:
+        """The name a removed definition was likely renamed to: the removing side's version of the
+        file holds exactly one definition of the same kind in the same container that the base did
+        not (several, or none: nothing is guessed)."""
+        definition = removal.definition
+        after = self.symbols(removal.path, removal.side, uses=False) if self.files[removal.path].exists(removal.side) else None
+        before = self.symbols(removal.path, "base", uses=False)
+        if after is None or before is None:
+            return ""
+        old = {(d.container, d.name) for d in before.definitions}
+        new = {d.name for d in after.definitions
+               if d.kind == definition.kind and d.container == definition.container and (d.container, d.name) not in old}
+        return ".".join(definition.container + (new.pop(),)) if len(new) == 1 else ""
+
+
+def _path_module(receiver: str, rules: SemanticRules, merged: Symbols, reference: Reference) -> str | None:
+    """The module a path receiver names (`crate::routing::util` of `crate::routing::util::parse()`;
+    through the file's import of its first part, `util::parse()`; the whole path where crates are
+    known, `my_core::util`), or None when it starts at neither a module root nor a name the file
+    imports."""
+    separator = rules.module_separator
+    head, _, rest = receiver.partition(separator)
+    if head in rules.module_roots:
+        return receiver
+    through = _visible_import(merged, head, reference)
+    if through is None:
+        # A crate's name (`tracing_core::dispatcher`), read exactly by crate_paths.py where the
+        # profile knows where crates stand; else unknown.
+        return receiver if rules.package_roots else None
+    return separator.join(p for p in (through.module, through.name, rest) if p)
+
+
+def _defines(symbols: Symbols, definition: Definition) -> bool:
+    if symbols.binds(definition.container, definition.name):
+        return True
+    return not definition.container and symbols.wildcard
+
+
+@functools.lru_cache(maxsize=65536)   # asked for every file of every merge of a drain
+def _module_path(path: str, rules: SemanticRules) -> str:
+    """The module a file is, as a path: `pkg/util.py` -> pkg/util, `pkg/__init__.py` -> pkg; for a
+    language whose directories are packages, the directory."""
+    if rules.package == "directory":
+        return posixpath.dirname(path)
+    stem = path.rsplit(".", 1)[0] if "." in posixpath.basename(path) else path
+    if posixpath.basename(stem) in rules.index_names:
+        return posixpath.dirname(stem)
+    return stem
+
+
+def _within(line: int, ranges: list[tuple[int, int]]) -> bool:
+    return any(first <= line <= last for first, last in ranges)

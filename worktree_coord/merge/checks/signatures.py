@@ -1,0 +1,419 @@
+"""The post-merge signature check: a function one side reshaped, called the old way by the other.
+
+Stage: after a merge (one file, or every file of a tree merge), beside the broken-names check
+(semantic.py runs it on the same `_Check`, sharing its parsed versions and its module resolution).
+Input: per file, its path and the base, left, right and merged bytes. Output: `SemanticFinding`s
+with `problem="signature"`.
+
+The clean merge it catches: one side adds (or drops) a parameter of `f` and updates every caller it
+knows; the other side adds a call `f(x)` with the old number of arguments. git merges it cleanly;
+the build breaks (Go, Java, Rust, TypeScript when compiled; Python when the call runs). A finding is
+a function or method that
+- the base, the changing side and the merged result each define exactly once (no overload kept),
+  and the other side still defines as at the base (it did not reshape it too);
+- whose parameter count is countable in every one of those versions and differs between the base
+  and the changing side, while the merged result has the changing side's count;
+- is called on a line the other side added, that call resolved to it with the sureness rules of
+  semantic.py (a bare name to its own file, the file an import names, or its Go package; `self.f`
+  to the enclosing class; `C.f` to a class C of the file or one an import names; never a call on
+  an object of unknown type), with a countable argument list whose count is the base's and not the
+  new one.
+What counts is data (`[semantic.signatures]` in the profile, `SignatureRules`): the node kinds of a
+parameter that counts, of a receiver, of an argument list, of a spread. Anything else (defaults,
+optional, rest or variadic parameters, keyword arguments, spread arguments, decorators) makes a
+count unknown, and an unknown count never flags. A method that takes a receiver (Python's `self`,
+Rust's `&self`, a Go method) is counted only when called through its receiver (`self.f(x)`).
+Cost: a file is parsed only when a side touched a line at or above a definition whose name a line
+the other side added mentions; calls are looked for only in files whose bytes name the function.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Iterator, Protocol
+
+import tree_sitter
+
+from ..lines.linediff import added_lines, added_text, edited_lines, follow, lines_text
+from ..languages.profiles import Profile, SemanticRules, SignatureRules, profile_for_path
+from .reach import NEAR
+from ..result import SemanticFinding
+from .symbols import FUNCTION_KINDS, Definition, Reference, Symbols, visible_import
+from .versions import Versions
+
+
+class _Check(Protocol):
+    """What this check reads of semantic.py's `_Check` (shared parses, module resolution)."""
+
+    files: dict[str, Versions]
+    labels: dict[str, str]
+
+    def symbols(self, path: str, which: str, uses: bool = True) -> Symbols | None: ...
+
+    def tree(self, path: str, which: str) -> tree_sitter.Tree | None: ...
+
+    def live(self, side: str, path: str) -> frozenset[bytes]: ...
+
+    def module_token(self, path: str) -> bytes: ...
+
+    def package_wide(self, path: str) -> bool: ...
+
+    def package_files(self, path: str) -> list[str]: ...
+
+    def defined_in_merged(self, target: tuple[str, tuple[str, ...], str]) -> bool: ...
+
+    def resolve(self, module: str, importer: str, rules: SemanticRules) -> list[str]: ...
+
+    def merged_line(self, path: str, line: int) -> str: ...
+
+
+def _profile(path: str) -> Profile | None:
+    """The profile whose `[semantic.signatures]` counts `path`'s parameters, or None."""
+    profile = profile_for_path(path)
+    if profile is None or not profile.semantic.enabled or not profile.semantic.signatures.enabled:
+        return None
+    return profile
+
+_SIDES = ("left", "right")
+_WORDS = re.compile(rb"[A-Za-z_$][\w$]*")
+_SPACE = re.compile(r"\s+")
+_HEADER_LINES = NEAR    # a parameter line this far below its definition's name still counts as near it
+_SHAPE_CHARS = 160
+
+
+@dataclass(frozen=True)
+class Shape:
+    """What a definition takes: `arity` arguments at a call (its receiver not counted); `receiver`:
+    it is a method called through its receiver; `text`: its name and parameter list, as written."""
+
+    arity: int
+    receiver: bool
+    text: str
+
+
+@dataclass(frozen=True)
+class _Change:
+    path: str
+    definition: Definition      # at the base
+    side: str                   # the side that reshaped it
+    old: Shape
+    new: Shape
+    merged_line: int            # where the merged result defines it
+
+
+def may_change_a_call(base: bytes | None, left: bytes | None, right: bytes | None) -> bool:
+    """Whether one side touched a base line near (at or up to `_HEADER_LINES` below) a line holding
+    a word that a line the other side added holds: a finding needs it (the parameter list it
+    reshaped sits at or below the definition's name; the call is an added line naming it). Cheap:
+    two diffs, no parse."""
+    if base is None or left is None or right is None:
+        return False
+    lines = base.split(b"\n")
+    for side, other in ((left, right), (right, left)):
+        touched = edited_lines(base, side)
+        if not touched:
+            continue
+        near = b"\n".join(b"\n".join(lines[max(first - 1 - _HEADER_LINES, 0):last]) for first, last in touched)
+        added = added_text(base, other)
+        if set(_WORDS.findall(near)).intersection(_WORDS.findall(added)):
+            return True
+    return False
+
+
+def find_signature_changes(check: _Check) -> tuple[SemanticFinding, ...]:
+    """Every call the merge broke by a reshaped definition (module docstring), in path and line order."""
+    files = check.files
+    if len(files) == 1:
+        versions = next(iter(files.values()))
+        if not may_change_a_call(versions.base, versions.version("left"), versions.version("right")):
+            return ()
+    found: dict[tuple[str, int, str], SemanticFinding] = {}
+    for side in _SIDES:
+        other = "right" if side == "left" else "left"
+        changes = list(_changes(check, side, other))
+        for finding in _calls(check, changes, other):
+            found.setdefault((finding.use_path, finding.use_line, finding.name), finding)
+    return tuple(sorted(found.values(), key=lambda f: (f.use_path, f.use_line, f.name)))
+
+
+# -- step 1: definitions one side reshaped ---------------------------------------------------------
+def _changes(check: _Check, side: str, other: str) -> Iterator[_Change]:
+    """Only a file where `side` touched a line near a word that the other side's new lines, in a
+    file that can reach it, hold (`_Check.live`, reach.py) is read: of a big merge's thousands of
+    files, a few."""
+    for path, versions in check.files.items():
+        # By blob ids and paths first, then by the live words, before any parse.
+        if versions.same(side, "base") or not (versions.exists("base") and versions.exists(side)
+                                               and versions.exists(other) and versions.exists("merged")):
+            continue
+        used = check.live(side, path)
+        if not used:
+            continue
+        profile = _profile(path)
+        if profile is None:
+            continue
+        base, mine = versions.base, versions.version(side)
+        assert base is not None and mine is not None
+        touched = edited_lines(base, mine)
+        if not touched:
+            continue
+        before = check.symbols(path, "base", uses=False)
+        if before is None:
+            continue
+        candidates = [d for d in before.definitions if d.kind in FUNCTION_KINDS
+                      and d.name.encode() in used
+                      and any(first - _HEADER_LINES <= d.line <= last for first, last in touched)]
+        if not candidates:
+            continue
+        rules = profile.semantic.signatures
+        base_tree = check.tree(path, "base")
+        # Only a definition whose parameter list this side touched can have been reshaped.
+        candidates = [d for d in candidates if _touches(_parameter_list(rules, base_tree, d), touched)]
+        if not candidates:
+            continue
+        after = check.symbols(path, side, uses=False)
+        if after is None:
+            continue
+        member_of = {kind for kind, _ in profile.semantic.member_of}
+
+        def shape(which: str, symbols: Symbols, key: tuple[tuple[str, ...], str]) -> tuple[Definition, Shape] | None:
+            definition = _only(symbols, key)
+            found = _shape(rules, member_of, check.tree(path, which), versions.version(which) or b"",
+                           definition) if definition is not None else None
+            return (definition, found) if definition is not None and found is not None else None
+
+        seen: set[tuple[tuple[str, ...], str]] = set()
+        for definition in candidates:
+            key = (definition.container, definition.name)
+            if key in seen:
+                continue   # the same node captured twice (a method is a function too), or an overload
+            seen.add(key)
+            # The base's and this side's shapes first: the other versions are parsed only for a
+            # definition whose count changed (rare), not for every one near an edit.
+            old, new = shape("base", before, key), shape(side, after, key)
+            if old is None or new is None or old[1].arity == new[1].arity or old[1].receiver != new[1].receiver:
+                continue
+            theirs, merged = check.symbols(path, other, uses=False), check.symbols(path, "merged", uses=False)
+            if theirs is None or merged is None:
+                continue
+            if definition.container and any(definition.container in s.heritage for s in (before, after, theirs, merged)):
+                continue   # a member of a class with bases: an inherited overload may take the old shape
+            kept, result = shape(other, theirs, key), shape("merged", merged, key)
+            if kept is None or kept[1].arity != old[1].arity or result is None or result[1].arity != new[1].arity:
+                continue
+            yield _Change(path, definition, side, old[1], result[1], result[0].line)
+
+
+def _only(symbols: Symbols, key: tuple[tuple[str, ...], str]) -> Definition | None:
+    """The one function-like definition of `key`, or None (none, several: an overload, or not a function)."""
+    found: dict[tuple[int, int], Definition] = {}
+    for d in symbols.definitions:
+        if (d.container, d.name) == key:
+            found.setdefault((d.start_byte, d.end_byte), d)
+    # one node may be captured by two patterns (Rust's tags: a function in an impl is a method too)
+    return next(iter(found.values())) if len(found) == 1 and next(iter(found.values())).kind in FUNCTION_KINDS else None
+
+
+def _shape(rules: SignatureRules, member_of: set[str], tree: tree_sitter.Tree | None, source: bytes,
+           definition: Definition) -> Shape | None:
+    """What `definition` takes, or None when it cannot be counted (module docstring)."""
+    parameters = _parameter_list(rules, tree, definition)
+    if parameters is None:
+        return None
+    node = parameters.parent
+    while node is not None and (node.start_byte, node.end_byte) != (definition.start_byte, definition.end_byte):
+        node = node.parent
+    if node is None or (node.parent is not None and node.parent.type in rules.wrappers):
+        return None
+    counted = dict(rules.counted)
+    arity, receiver = 0, False
+    for child in parameters.named_children:
+        if child.is_extra:
+            continue
+        if child.type in rules.receivers:
+            receiver = True
+            continue
+        if child.type not in counted or any(child.child_by_field_name(f) is not None for f in rules.defaults):
+            return None
+        field_name = counted[child.type]
+        arity += max(1, len(child.children_by_field_name(field_name))) if field_name else 1
+    if rules.uncountable and _holds(parameters, rules.uncountable):
+        return None
+    if definition.container:
+        if rules.receiver_first:
+            if arity == 0:
+                return None
+            arity, receiver = arity - 1, True
+        elif node.type in member_of:
+            receiver = True   # a Go method: its receiver is its own field, not a parameter
+    shown = _SPACE.sub(" ", source[node.start_byte:parameters.end_byte].decode("utf-8", "replace"))
+    start = shown.find(definition.name + "(") if definition.name + "(" in shown else shown.find(definition.name)
+    shown = shown[start:] if start >= 0 else shown
+    return Shape(arity, receiver, shown if len(shown) <= _SHAPE_CHARS else shown[:_SHAPE_CHARS - 3] + "...")
+
+
+def _parameter_list(rules: SignatureRules, tree: tree_sitter.Tree | None,
+                    definition: Definition) -> tree_sitter.Node | None:
+    """The parameter list node of `definition` in `tree` (None: not found, or it has none)."""
+    if tree is None:
+        return None
+    node = tree.root_node.descendant_for_byte_range(definition.start_byte, definition.end_byte)
+    if node is None or (node.start_byte, node.end_byte) != (definition.start_byte, definition.end_byte):
+        return None
+    for path in rules.parameters:
+        current: tree_sitter.Node | None = node
+        for step in path:
+            current = current.child_by_field_name(step) if current is not None else None
+        if current is not None:
+            return current
+    return None
+
+
+def _touches(node: tree_sitter.Node | None, touched: list[tuple[int, int]]) -> bool:
+    if node is None:
+        return False
+    first, last = node.start_point[0] + 1, node.end_point[0] + 1
+    return any(start <= last and first <= end for start, end in touched)
+
+
+def _holds(node: tree_sitter.Node, kinds: frozenset[str]) -> bool:
+    stack = list(node.named_children)
+    while stack:
+        current = stack.pop()
+        if current.type in kinds:
+            return True
+        stack.extend(current.named_children)
+    return False
+
+
+# -- step 2: calls the other side added, the old way -----------------------------------------------
+def _calls(check: _Check, changes: list[_Change], used_side: str) -> Iterator[SemanticFinding]:
+    if not changes:
+        return
+    by_key = {(c.path, c.definition.container, c.definition.name): c for c in changes}
+    tokens = {c.path: check.module_token(c.path) for c in changes}
+    for path, versions in check.files.items():
+        data, merged_data = versions.version(used_side), versions.merged
+        if data is None or merged_data is None or versions.same(used_side, "base"):
+            continue
+        profile = _profile(path)
+        if profile is None:
+            continue
+        here = path.rsplit("/", 1)[0] if "/" in path else ""
+        names = {c.definition.name for c in changes
+                 if c.definition.name.encode() in data
+                 and (c.path == path or tokens[c.path] in data
+                      or (check.package_wide(c.path) and (c.path.rsplit("/", 1)[0] if "/" in c.path else "") == here))}
+        if not names:
+            continue
+        added = added_lines(versions.base or b"", data)
+        text = lines_text(data, added)
+        if not any(name.encode() in text for name in names):
+            continue
+        merged = check.symbols(path, "merged")
+        tree = check.tree(path, "merged")
+        if merged is None or tree is None:
+            continue
+        followed = follow(data, merged_data, added)
+        rules = profile.semantic.signatures
+        for reference in merged.references:
+            if reference.kind != "call" or reference.name not in names or reference.line not in followed:
+                continue
+            target = _target(check, path, reference, merged)
+            if target is None:
+                continue
+            change = by_key.get(target[:3])
+            if change is None or (change.new.receiver and target[3] != "self"):
+                continue
+            count = _arguments(rules, tree, reference)
+            if count is None or count != change.old.arity or count == change.new.arity:
+                continue
+            yield _finding(check, change, path, reference, used_side, count)
+
+
+def _target(check: _Check, path: str, reference: Reference,
+            merged: Symbols) -> tuple[str, tuple[str, ...], str, str] | None:
+    """(file, container, name, how) of the one definition a call surely means, else None; `how`:
+    "bare", "self" (through the enclosing type's receiver), "class" or "module"."""
+    profile = _profile(path)
+    assert profile is not None
+    rules = profile.semantic
+    name, receiver = reference.name, reference.receiver
+    candidates: list[tuple[str, tuple[str, ...], str, str]] = []
+    if receiver is None:
+        imported = visible_import(merged, name, reference)
+        if imported is not None:
+            if imported.name is not None:
+                candidates += [(f, (), imported.name, "bare") for f in check.resolve(imported.module, path, rules)]
+        elif reference.scopes & merged.local.get(name, set()) or name in rules.globals:
+            return None
+        else:
+            if rules.members_in_scope and reference.container:
+                for depth in range(len(reference.container), 0, -1):
+                    container = reference.container[:depth]
+                    if container in merged.heritage:
+                        return None   # may be an inherited overload
+                    if merged.binds(container, name):
+                        return (path, container, name, "bare")
+            if merged.wildcard:
+                return None
+            if merged.binds((), name):
+                return (path, (), name, "bare")
+            if rules.package == "directory":
+                candidates += [(f, (), name, "bare") for f in check.package_files(path)
+                               if check.defined_in_merged((f, (), name))]
+    elif receiver in rules.self_receivers or receiver in reference.selves:
+        if not reference.container or reference.container in merged.heritage:
+            return None
+        return (path, reference.container, name, "self")
+    else:
+        if (receiver,) in merged.bound or any(d.name == receiver and not d.container for d in merged.definitions):
+            candidates.append((path, (receiver,), name, "class"))
+        imported = visible_import(merged, receiver, reference)
+        if imported is not None and imported.name is None:
+            candidates += [(f, (), name, "module") for f in check.resolve(imported.module, path, rules)]
+        elif imported is not None:
+            separator = rules.module_separator
+            whole = imported.module.rstrip(separator) + separator + imported.name
+            candidates += [(f, (), name, "module") for f in check.resolve(whole, path, rules)]
+            candidates += [(f, (imported.name,), name, "class") for f in check.resolve(whole, path, rules)]
+            candidates += [(f, (imported.name,), name, "class") for f in check.resolve(imported.module, path, rules)]
+    defined = list(dict.fromkeys(c for c in candidates if check.defined_in_merged(c[:3])))
+    return defined[0] if len(defined) == 1 else None
+
+
+def _arguments(rules: SignatureRules, tree: tree_sitter.Tree, reference: Reference) -> int | None:
+    """How many arguments the call whose callee ends in `reference`'s name passes; None when the
+    name is not what a call calls, or the count is unknown (a spread, a keyword argument)."""
+    if reference.start_byte < 0:
+        return None
+    end = reference.start_byte + len(reference.name.encode())
+    node = tree.root_node.named_descendant_for_byte_range(reference.start_byte, end)
+    calls = dict(rules.calls)
+    while node is not None and node.type not in calls:
+        node = node.parent
+    if node is None:
+        return None
+    callee = node.child_by_field_name(calls[node.type])
+    if callee is None or callee.end_byte != end:
+        return None   # the name is not what this call calls (`f(g)`, `a.f.g()`)
+    arguments = node.child_by_field_name(rules.arguments)
+    if arguments is None or arguments.type not in rules.argument_lists:
+        return None   # Python's `f(x for x in y)`
+    items = [child for child in arguments.named_children if not child.is_extra]
+    if any(child.type in rules.spread for child in items):
+        return None
+    return len(items)
+
+
+def _finding(check: _Check, change: _Change, use_path: str, reference: Reference, used_side: str,
+             count: int) -> SemanticFinding:
+    definition = change.definition
+    use = check.merged_line(use_path, reference.line)
+    return SemanticFinding(
+        name=".".join(definition.container + (definition.name,)), kind=definition.kind,
+        definition_path=change.path, definition_line=change.merged_line, use_path=use_path,
+        use_line=reference.line, removed_by=check.labels[change.side], used_by=check.labels[used_side],
+        declaration=reference.declaration, definition=change.old.text, use=use, problem="signature",
+        replacement=change.new.text, arguments=count)

@@ -1,0 +1,419 @@
+"""What one version of a file defines, binds, imports and references: the semantic check's input.
+
+Stage: extraction, for the post-merge semantic check (semantic.py). Input: a profile whose
+`[semantic]` rules are enabled and the bytes of one file version. Output: `Symbols`.
+How: the tags queries the grammar wheels ship (`queries/tags.scm`: `@definition.<kind>` and
+`@reference.<kind>`, each with a `@name`), plus the profile's own patterns (`@binding`,
+`@import.*`, `@heritage`), run once over the tree; each capture is then placed by walking up to the enclosing
+definitions: a definition inside a function-like one (function, method, macro) is local, one
+inside a class-like one (or a profile `scopes` node, like a Rust `impl`) is a member of it, else
+it is top level.
+Invariants: nothing language-specific here, only the profile's data; a language's query is
+compiled on first use and cached; a name the check cannot place is left out (never guessed), so an
+unplaceable reference can only cost a finding, never invent one.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import importlib.resources
+import re
+from dataclasses import dataclass, field
+
+import tree_sitter
+
+from ...errors import ConfigError
+from ..languages.profiles import Profile
+
+# Capture kinds (`@definition.<kind>`) whose body is code that runs when called: names defined or
+# bound inside are local. Other definition kinds that can hold definitions are containers of members.
+FUNCTION_KINDS = frozenset({"function", "method", "macro"})
+CONTAINER_KINDS = frozenset({"class", "interface", "module", "type", "enum", "struct", "trait", "union"})
+_WORD = re.compile(r"[A-Za-z_$][\w$]*\Z")
+_LEADING_WORD = re.compile(rb"[A-Za-z_$][\w$]*")
+_ACCESSORS = {b"", b".", b"::", b"->", b"?.", b"!."}
+
+Container = tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Definition:
+    """A name defined at top level (`container` empty) or as a member of `container`."""
+
+    name: str
+    kind: str
+    container: Container
+    line: int           # 1-based line of the name
+    start_byte: int     # the whole definition
+    end_byte: int
+
+
+@dataclass(frozen=True)
+class Reference:
+    """A use of a name: `receiver` is the text before it (`util` in `util.parse()`), None when bare."""
+
+    name: str
+    kind: str
+    receiver: str | None
+    container: Container          # the enclosing classes (members' owners) at the use
+    scopes: frozenset[int]        # ids of the enclosing function-like definitions
+    line: int
+    declaration: str              # where it stands: "class C > method run"
+    selves: frozenset[str] = frozenset()   # receiver names that mean the enclosing type (Go's `s` of `func (s *S)`)
+    start_byte: int = -1                   # where the name stands (signatures.py finds its call from it)
+
+
+@dataclass(frozen=True)
+class Import:
+    """One imported name: `bound` is the name it has here, `name` None for a whole module."""
+
+    bound: str
+    module: str
+    name: str | None
+    scope: int | None             # the function-like definition it sits in; None at top level or in a class
+    line: int = 0                 # 1-based line of the bound name (or the module, when that is all there is)
+
+
+@dataclass
+class Symbols:
+    definitions: list[Definition] = field(default_factory=list)
+    references: list[Reference] = field(default_factory=list)
+    bound: dict[Container, set[str]] = field(default_factory=dict)   # names bound per container, () = top
+    local: dict[str, set[int]] = field(default_factory=dict)         # name -> function scopes binding it
+    imports: list[Import] = field(default_factory=list)
+    wildcard: bool = False                                           # a top-level star import/re-export
+    star_modules: list[str] = field(default_factory=list)            # the modules those name (`./util`, `.util`)
+    heritage: set[Container] = field(default_factory=set)            # containers that declare bases
+
+    def binds(self, container: Container, name: str) -> bool:
+        return name in self.bound.get(container, ())
+
+    def bind(self, container: Container, name: str) -> None:
+        self.bound.setdefault(container, set()).add(name)
+
+
+@functools.lru_cache(maxsize=None)
+def _tags_text(wheel: str) -> str:
+    try:
+        importlib.import_module(wheel)
+        return (importlib.resources.files(wheel) / "queries" / "tags.scm").read_text(encoding="utf-8")
+    except (ImportError, FileNotFoundError, OSError) as error:
+        raise ConfigError(f"grammar wheel {wheel!r} ships no queries/tags.scm ({error})",
+                          fix="name another wheel in the profile's semantic.tags, or write the patterns "
+                              "in semantic.query") from None
+
+
+@functools.lru_cache(maxsize=None)
+def query_for(profile: Profile, uses: bool = True) -> tree_sitter.Query:
+    """The profile's semantic query (the wheels' tags, then its own patterns), compiled once; with
+    uses=False only the patterns that define (definitions, imports, heritage): what a version needs
+    when only the names it defines are asked for."""
+    if not uses:
+        # Only the defining patterns, compiled from their own text: a query's compile time grows with
+        # its patterns (TypeScript's full query takes ~100 ms), and a merge driver process pays it.
+        full, encoded = query_for(profile), _query_text(profile).encode("utf-8")
+        patterns = [encoded[full.start_byte_for_pattern(i):full.end_byte_for_pattern(i)] for i in range(full.pattern_count)]
+        defining = [p for p in patterns if any(mark in p for mark in (b"@definition.", b"@import.", b"@heritage"))]
+        return _compile(profile, b"\n".join(defining).decode("utf-8"))
+    return _compile(profile, _query_text(profile))
+
+
+@functools.lru_cache(maxsize=None)
+def hidden_query(profile: Profile) -> tree_sitter.Query:
+    """The profile's `hidden_names` query (names the parse does not place), compiled once."""
+    return _compile(profile, profile.semantic.hidden_names)
+
+
+@functools.lru_cache(maxsize=None)
+def fingerprint(profile: Profile) -> str:
+    """What an extraction under `profile` depends on besides the bytes: the query text, the
+    profile's data and this module's code, hashed (merge_index.py keys kept symbols by it)."""
+    import dataclasses
+    import hashlib
+
+    def stable(value: object) -> object:
+        # Sets print in hash order, which changes between processes: sort them.
+        if dataclasses.is_dataclass(value) and not isinstance(value, type):
+            return [(f.name, stable(getattr(value, f.name))) for f in dataclasses.fields(value)]
+        if isinstance(value, (set, frozenset)):
+            return sorted(repr(stable(v)) for v in value)
+        if isinstance(value, dict):
+            return sorted((repr(stable(k)), repr(stable(v))) for k, v in value.items())
+        if isinstance(value, (list, tuple)):
+            return [stable(v) for v in value]
+        if isinstance(value, re.Pattern):
+            return value.pattern
+        return value if isinstance(value, (str, bytes, int, float, bool, type(None))) else type(value).__name__
+
+    digest = hashlib.sha1()
+    digest.update(_query_text(profile).encode("utf-8"))
+    digest.update(repr(stable(profile)).encode("utf-8"))
+    digest.update(_code_fingerprint())
+    return digest.hexdigest()
+
+
+@functools.lru_cache(maxsize=None)
+def _code_fingerprint() -> bytes:
+    """This module's source and the grammar package's version: a changed extractor keys anew."""
+    import hashlib
+
+    try:
+        import tree_sitter as ts
+        version = getattr(ts, "__version__", "") or ""
+        return hashlib.sha1(open(__file__, "rb").read() + version.encode()).digest()
+    except OSError:
+        return b"unreadable"
+
+
+def _query_text(profile: Profile) -> str:
+    return "\n".join([_tags_text(wheel) for wheel in profile.semantic.tags] + [profile.semantic.query])
+
+
+def _compile(profile: Profile, text: str) -> tree_sitter.Query:
+    try:
+        return tree_sitter.Query(profile.language, text)
+    except (tree_sitter.QueryError, ValueError) as error:   # a pattern the grammar does not have
+        raise ConfigError(f"language profile {profile.name}: the semantic query does not compile: {error}",
+                          fix=f"fix [semantic] in grammars/{profile.name}.toml") from None
+
+
+def _text(source: bytes, node: tree_sitter.Node) -> str:
+    return source[node.start_byte:node.end_byte].decode("utf-8", "replace")
+
+
+class _Placer:
+    """Places nodes among the file's definitions: enclosing container, function scopes, path."""
+
+    def __init__(self, profile: Profile, source: bytes, defs: dict[int, tuple[str, str]]):
+        self.source = source
+        self.defs = defs                                  # node id -> (kind, name)
+        self.scopes = dict(profile.semantic.scopes)        # node kind -> field naming its type
+        self.member_of = dict(profile.semantic.member_of)
+        self.self_fields = dict(profile.semantic.self_fields)
+        self.type_names = profile.semantic.type_names
+
+    def type_name(self, node: tree_sitter.Node, field_name: str) -> str | None:
+        """The first type name inside `node`'s field (`Foo` of `impl<T> Foo<T>`, of `(s *Foo)`)."""
+        target = node.child_by_field_name(field_name)
+        stack = [target] if target is not None else []
+        while stack:
+            current = stack.pop()
+            if current.type in self.type_names:
+                return _text(self.source, current)
+            stack.extend(reversed(current.named_children))
+        return None
+
+    def owner(self, node: tree_sitter.Node) -> tuple[str, str] | None:
+        """(role, name) when `node` holds definitions: role "function" or "container"."""
+        found = self.defs.get(node.id)
+        if found is not None:
+            kind, name = found
+            if kind in FUNCTION_KINDS:
+                return "function", name
+            if kind in CONTAINER_KINDS:
+                return "container", name
+            return None
+        if node.type in self.scopes:
+            name = self.type_name(node, self.scopes[node.type])
+            return ("container", name) if name else None
+        return None
+
+    def selves(self, node: tree_sitter.Node | None) -> frozenset[str]:
+        """The names the enclosing methods give their receiver (profile `self_fields`): the first
+        identifier in that field, `s` of Go's `func (s *Server) Get()`."""
+        found: set[str] = set()
+        while node is not None:
+            if node.type in self.self_fields and node.id in self.defs:
+                target = node.child_by_field_name(self.self_fields[node.type])
+                stack = [target] if target is not None else []
+                while stack:
+                    current = stack.pop()
+                    if current.type == "identifier":
+                        found.add(_text(self.source, current))
+                        break
+                    stack.extend(reversed(current.named_children))
+            node = node.parent
+        return frozenset(found)
+
+    def innermost_function(self, node: tree_sitter.Node | None) -> int | None:
+        """The id of the nearest function-like definition holding `node` (itself included), if any:
+        the scope a binding there binds in."""
+        while node is not None:
+            owner = self.owner(node)
+            if owner is not None and owner[0] == "function":
+                return node.id
+            node = node.parent
+        return None
+
+    def place(self, node: tree_sitter.Node | None) -> tuple[Container, frozenset[int], str, bool]:
+        """(container, function scope ids, declaration path, local) for what stands inside `node`
+        (`node` itself included). A definition inside a function is local whatever contains it; a
+        reference's container is its enclosing classes, through the methods it stands in."""
+        containers: list[str] = []
+        functions: list[int] = []
+        path: list[str] = []
+        current = node
+        while current is not None:
+            owner = self.owner(current)
+            if owner is not None:
+                role, name = owner
+                path.append(f"{self.defs.get(current.id, (current.type,))[0]} {name}")
+                if role == "function":
+                    functions.append(current.id)
+                    if current.type in self.member_of and not containers:
+                        receiver = self.type_name(current, self.member_of[current.type])
+                        if receiver:
+                            containers.append(receiver)
+                else:
+                    containers.append(name)
+            current = current.parent
+        local = bool(functions)
+        return tuple(reversed(containers)), frozenset(functions), " > ".join(reversed(path)), local
+
+
+def extract(profile: Profile, source: bytes, tree: tree_sitter.Tree | None = None, *, uses: bool = True) -> Symbols:
+    """The symbols of one file version (see the module docstring); with uses=False only its
+    definitions, imports and heritage (no references, no local bindings): cheaper."""
+    rules = profile.semantic
+    if tree is None:
+        tree = profile.parse(source)
+    matches = tree_sitter.QueryCursor(query_for(profile, uses)).matches(tree.root_node)
+    defs: dict[int, tuple[str, str]] = {}
+    raw_defs: list[tuple[tree_sitter.Node, tree_sitter.Node, str]] = []
+    raw_refs: list[tuple[tree_sitter.Node, str]] = []
+    raw_bindings: list[tree_sitter.Node] = []
+    raw_heritage: list[tree_sitter.Node] = []
+    raw_imports: list[dict[str, tree_sitter.Node]] = []
+    for _, captures in matches:
+        names = captures.get("name", [])
+        for capture, nodes in captures.items():
+            if capture.startswith("definition.") and names and _WORD.match(_text(source, names[0])):
+                kind = capture.split(".", 1)[1]
+                defs[nodes[0].id] = (kind, _text(source, names[0]))
+                raw_defs.append((nodes[0], names[0], kind))
+            elif capture.startswith("reference.") and names:
+                raw_refs.append((names[0], capture.split(".", 1)[1]))
+        raw_bindings.extend(captures.get("binding", []))
+        raw_heritage.extend(captures.get("heritage", []))
+        parts = {key.split(".", 1)[1]: nodes[0] for key, nodes in captures.items() if key.startswith("import.")}
+        if parts:
+            raw_imports.append(parts)
+    placer = _Placer(profile, source, defs)
+    out = Symbols()
+    defined_at: set[int] = set()   # name nodes of definitions: never references of themselves
+    for node, name_node, kind in raw_defs:
+        defined_at.add(name_node.id)
+        container, _, _, local = placer.place(node.parent)
+        if kind in FUNCTION_KINDS and node.type in placer.member_of:
+            receiver = placer.type_name(node, placer.member_of[node.type])
+            if receiver and not local:
+                container = container + (receiver,)
+        if local:
+            out.local.setdefault(defs[node.id][1], set()).add(placer.innermost_function(node.parent))  # type: ignore[arg-type]
+            continue
+        name = defs[node.id][1]
+        out.definitions.append(Definition(name, kind, container, name_node.start_point[0] + 1,
+                                          node.start_byte, node.end_byte))
+        out.bind(container, name)
+    for node in raw_heritage:
+        container, _, _, local = placer.place(node)
+        if not local:
+            out.heritage.add(container)
+    for node in raw_bindings:
+        name = _text(source, node)
+        if not _WORD.match(name):
+            continue
+        container, _, _, local = placer.place(node.parent)
+        if local:
+            out.local.setdefault(name, set()).add(placer.innermost_function(node.parent))  # type: ignore[arg-type]
+        else:
+            out.bind(container, name)
+    for parts in raw_imports:
+        _add_import(out, parts, source, placer, rules.module_binding, rules.module_separator)
+    for name_node, kind in raw_refs:
+        if name_node.id in defined_at:
+            continue
+        defined_at.add(name_node.id)   # one reference per name node, however many patterns found it
+        name = _text(source, name_node)
+        if not _WORD.match(name):
+            continue
+        container, functions, declaration, _ = placer.place(name_node.parent)
+        receiver = _receiver(source, name_node)
+        selves = placer.selves(name_node.parent) if placer.self_fields and receiver else frozenset()
+        out.references.append(Reference(name, kind, receiver, container, functions,
+                                        name_node.start_point[0] + 1, declaration, selves, name_node.start_byte))
+        leading = _LEADING_WORD.match(receiver.encode()) if receiver else None
+        if leading and leading.group().decode() not in rules.self_receivers | selves:
+            # `util.parse()` uses `util` too: a removed import or class is caught through it.
+            out.references.append(Reference(leading.group().decode(), "receiver", None, container, functions,
+                                            name_node.start_point[0] + 1, declaration))
+    return out
+
+
+def visible_import(symbols: Symbols, bound: str, reference: Reference) -> Import | None:
+    """The import that binds `bound` where `reference` stands (its function scope, or the top), if any."""
+    for item in symbols.imports:
+        if item.bound == bound and (item.scope is None or item.scope in reference.scopes):
+            return item
+    return None
+
+
+def _add_import(out: Symbols, parts: dict[str, tree_sitter.Node], source: bytes, placer: _Placer,
+                module_binding: str, separator: str) -> None:
+    anchor = parts.get("alias") or parts.get("name") or next(iter(parts.values()))   # the bound name's line
+    container, _, _, local = placer.place(anchor.parent)
+    if "wildcard" in parts:
+        if not local and not container:
+            out.wildcard = True
+            if "module" in parts:
+                out.star_modules.append(_text(source, parts["module"]).strip("\"'`"))
+        return
+    module = _text(source, parts["module"]).strip("\"'`") if "module" in parts else ""
+    name = _text(source, parts["name"]) if "name" in parts else None
+    if "alias" in parts:
+        bound = _text(source, parts["alias"])
+    elif name is not None:
+        bound = name
+    elif module_binding == "last":
+        bound = module.rstrip(separator).rsplit(separator, 1)[-1]
+    else:
+        bound = module
+    if not bound:
+        return
+    scope = placer.innermost_function(anchor.parent) if local else None
+    out.imports.append(Import(bound, module, name, scope, anchor.start_point[0] + 1))
+    simple = bound.split(".", 1)[0] if module_binding == "full" else bound
+    if local:
+        out.local.setdefault(simple, set()).add(scope)  # type: ignore[arg-type]
+    else:
+        out.bind(container, bound)
+        out.bind(container, simple)
+        if _WORD.match(simple):   # a removed import is a removed name like any other
+            out.definitions.append(Definition(simple, "import", container, anchor.start_point[0] + 1,
+                                              anchor.start_byte, anchor.end_byte))
+
+
+def _receiver(source: bytes, name: tree_sitter.Node) -> str | None:
+    """The expression `name` is reached through (`obj` of `obj.name`, `util` of `util::f`), or None
+    when the name is bare: the nearest named node before it in its parent, joined to it by an
+    accessor token (or nothing) rather than by a space or a keyword (`x int`, `impl T for S`)."""
+    parent = name.parent
+    if parent is None:
+        return None
+    before = None
+    for child in parent.named_children:
+        if child.end_byte > name.start_byte:
+            break
+        if not child.is_extra:
+            before = child
+    if before is None or source[before.end_byte:name.start_byte].strip() not in _ACCESSORS:
+        return None
+    return _text(source, before)
+    for child in parent.named_children:
+        if child.end_byte > name.start_byte:
+            break
+        if child.is_extra:
+            continue
+        return _text(source, child)
+    return None

@@ -1,0 +1,946 @@
+"""Language profiles: the data that makes the structured engine generic over languages.
+
+Input: `grammars/<language>.toml`, read through importlib.resources from the installed package
+`worktree_coord.grammars`. Output: validated, frozen `Profile` objects, looked up by file path.
+Invariant: every node kind and field named in a profile exists in its tree-sitter grammar; a typo
+is a `ConfigError` when the profile loads, never a silent no-op. A profile (and its grammar) loads
+on its first use, so merging one file pays for its own language only; `load_profiles()` loads all.
+
+Profile keys:
+    name, extensions, filenames, grammar (module), grammar_function (default "language"),
+    claims (`{ extensions = [...], marker = "regex" }`, in the profile's head: a file with one of
+    those extensions whose content matches the marker is this profile's, although another
+    profile lists the extension: a `.h` holding a class or a namespace is C++, not C),
+    comments (node kinds bundled with the next member: comments, decorators, attributes),
+    terminators (anonymous tokens that end the member before them, like ";"),
+    anchored (keyed node kinds that are matched by key but never commute: a new or deleted one
+    is never placed by the union of an unordered container, e.g. Python's `if COND:` blocks),
+    union_when_added_twice (container kinds whose members commute, keyed: one that both sides
+    added at one place with two texts, a Markdown list both sides started under one heading,
+    merges as the union of its members, left's first, a member both added once; one key with two
+    texts keeps the conflict; a container whose members keep their places, a section, merges
+    only where both sides' members run in one order, and each place gets one side's new members),
+    added_twice_conflict (a regex: a container added twice whose first line matches it keeps the
+    conflict whatever union_when_added_twice says, a Markdown release `## 1.2.0` both sides cut),
+    repeatable (keyed node kinds whose key may legitimately repeat in a file, like assignments to
+    one target: left out of the declaration census, so a line merge repeating one is not suspect),
+    order_sensitive (true when containers run top to bottom, as Python modules and class bodies do,
+    or declare before use, as a C translation unit does: both sides' insertions at one place are
+    ordered so a name is bound, per bindings.py and the `binds` query, before it is used),
+    deferred (for order_sensitive profiles: node kinds whose `body` runs only later, like Python's
+    `function_definition` and `lambda`; identifiers in such a body do not order statements),
+    name_kinds (node kinds that are name tokens without ending in `identifier`, like Ruby's
+    `constant`: uses that order insertions and that a side's deletion may not take away),
+    lazy_annotations (for order_sensitive profiles: `extensions` whose files never run their type
+    annotations, like Python stubs, and a `marker` regex whose presence in a file means the same,
+    like `from __future__ import annotations`: annotations then do not count as uses),
+    section_opener (a regex matching a line that opens a section, like a Markdown heading: where both
+    sides insert at one place and one side's text opens a section, the other's may belong above or
+    under it; the `section_owner` guard keeps git's conflict there),
+    variant_markers (lead texts, like Rust's "#[cfg", marking conditional variants of one item:
+    the duplicate census keys such items by their conditions too, so `#[cfg(unix)] fn f` and
+    `#[cfg(windows)] fn f` are not a duplicate, while the same condition twice still is),
+    parse_aliases (pairs `["try!", "tri!"]` of texts of equal length: where the first stands as a
+    word, the parser reads the second; only the parse sees it, so every offset of the tree is the
+    source's and the merge copies the source's own bytes. For code the grammar rejects although
+    the compiler accepts it: Rust 2015's `try!(...)` and `try::`, which tree-sitter-rust reads as
+    the 2018 keyword of `try { }` blocks and reports as ERROR),
+    binds (a tree-sitter query over one member: `@name` captures the names a declaration binds,
+    `@import` the names an import binds, `@path` an import path whose last segment is the name, as
+    Go's; captures named `@_...` serve predicates only; read by names.py: the lost-binding and
+    duplicate-import checks of the structured merge),
+    [[containers]] kind, parent?, parent_key? (a key; "prefix *" matches every key starting with
+    the prefix; keys joined by " > " name the keyed ancestors outermost first: `[project] >
+    dependencies`), top_level?, unordered, member_field?, separator?, keep_sorted?, statements? (an
+    ordered container whose members are statements that run in order, a function's body: both
+    sides' independent insertions at one place may be kept, group_rules.py; not a struct's fields,
+    whose order is layout), commute? (an unordered container whose members commute even when
+    their kind is anchored: Maven's `<modules>` among XML's ordered elements)
+    [declarations] kind = key template: "{path}" parts resolve a child by field name or, failing
+    that, by node kind; steps join with "."; "*field" maps over named children; "+kind" takes every
+    direct child of that kind or field (joined with ","); "@text" is the
+    node's own text when it is short and on one line (else no key: a longer text is content);
+    "@content" is the node's text whatever its length, spaces normalized (the content is the
+    identity: Markdown list items that wrap); "{~regex}" is the regex's first group where it matches
+    the start of the node's text (no match: no key; a requirement string keyed by its package);
+    "{?path}" only requires the path; "{path=a,b,c}" resolves only when the path's text is one of
+    those words (Elixir: a `call` whose target is `def` is a declaration, other calls are
+    statements); alternatives are separated by "|". When no alternative resolves, the node has no
+    key (it stays positional, matched by its text).
+    [labels] kind = template, in the same language: how a keyed declaration reads where a conflict
+    names it (`MergeConflict.declaration`), when its key does not read like the code: a key is an
+    identity, so `let x` and `const x` share the key `var x` (one member edited, not one deleted and
+    one added) while the label says `const x` as written; Python's `= x` key reads `x =`. A kind
+    with no label is named by its key.
+    [semantic] the post-merge semantic check's data (see `SemanticRules`; the check is symbols.py
+    and semantic.py). Its keys and types are validated at load; its query is compiled on first
+    use (a language's query is only paid for when a file of it is checked), and a test compiles
+    every shipped one.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import importlib.resources
+import os
+import re
+import tomllib
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import tree_sitter
+
+from ...errors import ConfigError
+
+_PART = re.compile(r"\{([^{}]+)\}")
+
+
+@dataclass(frozen=True)
+class ContainerRule:
+    """A node kind whose members merge one by one (unordered: members commute)."""
+
+    kind: str
+    parent: str | None = None
+    unordered: bool = True
+    member_field: str | None = None
+    separator: str | None = None
+    keep_sorted: bool = False
+    parent_key: str | None = None   # only inside the declaration with this key (e.g. "= __all__")
+    top_level: bool = False         # only when the parent sits directly in the file's root node
+    statements: bool = False        # ordered members that are statements run in order (a body)
+    commute: bool = False           # its members commute even of an anchored kind (Maven's <modules>)
+
+
+@dataclass(frozen=True)
+class DuplicateRules:
+    """Which declarations the merged file may not hold twice (`[semantic.duplicates]`; duplicates.py).
+
+    `declarations`: node kinds (captured by the semantic query's `@definition.*`) that declare a
+    name once per scope. `through`: node kinds such a declaration may stand in (bodies, wrappers,
+    import lists): a declaration under any other node (an `if`, a `try`, a function body's
+    statements) is conditional or local and never counted. `signature`: a field whose text is part
+    of what is declared (Java's overloads: the parameters). `headers`: node kind -> field it must
+    have to count itself, declared by its text before its body (Rust's `impl Trait for T`: one per
+    trait and type); any `scopes` node is a scope named by that text. `lead`: kinds of preceding
+    siblings that belong to a declaration (Rust attributes). `exempt`: a regex; a declaration whose
+    lead (decorators, attributes, `export`) matches is never counted (`@overload`, `#[cfg(...)]`).
+    `repeatable`: names a language lets repeat (Go's `init`, `_`). `imports`: the node kinds of
+    import statements (what holds a semantic query's `@import.*` captures) whose imports count:
+    one name bound by two imports of one scope (from one module or two) is an error in Go, Rust
+    and TypeScript; harmless in Python, and allowed in Java for one type (none listed there).
+    `bindings`: a query whose `@bound` captures are names an import statement binds that the
+    semantic query's `@import.*` patterns do not see (Rust's `use a::{b::C}`), counted the same.
+    `overloads`: declaration kinds that may repeat under one key (TypeScript's bodiless overload
+    signatures), counted only for a new name both sides declared with two signatures."""
+
+    declarations: frozenset[str] = frozenset()
+    through: frozenset[str] = frozenset()
+    signature: str | None = None
+    headers: tuple[tuple[str, str], ...] = ()
+    lead: frozenset[str] = frozenset()
+    exempt: re.Pattern[str] | None = None
+    repeatable: frozenset[str] = frozenset()
+    imports: frozenset[str] = frozenset()
+    bindings: str = ""
+    overloads: frozenset[str] = frozenset()
+    implementations: frozenset[str] = frozenset()
+    parameter_name: str | None = None
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self.declarations or self.headers or self.imports)
+
+
+@dataclass(frozen=True)
+class SignatureRules:
+    """How to count a function's parameters and a call's arguments (`[semantic.signatures]`;
+    signatures.py). Everything not listed makes a count unknown, and an unknown count never flags.
+
+    `parameters`: field paths ("a/b": field b of field a) from a definition node (what a semantic
+    query's `@definition.function`/`.method` captures) to its parameter list; the first present is
+    used. `counted`: node kind of a parameter -> "" (counts one) or a field whose children it counts
+    (Go's `a, b int`: two). `receivers`: parameter kinds that are the receiver (Rust `&self`): not
+    counted, and the definition is a method called through its receiver. `receiver_first`: a
+    member's first parameter is its receiver (Python's `self`). Any other named child of the list
+    (a default, a rest or optional parameter, a separator, an attribute) makes the count unknown, as
+    does an `uncountable` kind anywhere inside it or a `defaults` field on a counted parameter (TS
+    `x = 1`). `wrappers`: a definition under one of these (Python's decorators) is never counted.
+    `calls`: call node kind -> the field holding what is called; `arguments`: the field holding a
+    call's arguments, which must be one of `argument_lists`; an argument of a `spread` kind (`*xs`,
+    `xs...`, `...xs`, a keyword argument) makes the count unknown."""
+
+    parameters: tuple[tuple[str, ...], ...] = ()
+    counted: tuple[tuple[str, str], ...] = ()
+    receivers: frozenset[str] = frozenset()
+    receiver_first: bool = False
+    uncountable: frozenset[str] = frozenset()
+    defaults: frozenset[str] = frozenset()
+    wrappers: frozenset[str] = frozenset()
+    calls: tuple[tuple[str, str], ...] = ()
+    arguments: str = "arguments"
+    argument_lists: frozenset[str] = frozenset()
+    spread: frozenset[str] = frozenset()
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self.parameters and self.counted and self.calls and self.argument_lists)
+
+
+@dataclass(frozen=True)
+class PackageRules:
+    """How a bare import specifier names a package of the repository's own workspace
+    (`[semantic.packages]`; workspace_packages.py). Nothing set: a bare specifier names no file.
+
+    `workspaces`: where the root declares the workspace's package folders, each `file:key.path`
+    (`package.json:workspaces`, `pnpm-workspace.yaml:packages`; a JSON or YAML file at the tree's
+    root holding a list of globs). `manifest`: each package's file, whose `name` is the package's
+    name. `entry_fields`: its fields naming the entry file, in order (`types`, `main`, `exports`);
+    a field's value is a path, or a map of subpaths (`"."`, `"./util"`) and `conditions` (read in
+    their order). `built_folders` and `built_extensions`: a path the tree lacks is built output
+    (`dist/index.d.ts`): its source is the same path without them, under a `source_folders` folder or
+    the package's own; `entries`: the entry's path (no extension) where no field leads to a file.
+    `dependency_fields`: the importing package's fields whose range for the name must take the
+    workspace's package (`workspace:*`, or its version), not a release or an alias."""
+
+    workspaces: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    manifest: str = ""
+    entry_fields: tuple[str, ...] = ()
+    conditions: tuple[str, ...] = ()
+    built_folders: frozenset[str] = frozenset()
+    built_extensions: tuple[str, ...] = ()
+    source_folders: tuple[str, ...] = ()
+    entries: tuple[str, ...] = ()
+    dependency_fields: tuple[str, ...] = ()
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self.workspaces and self.manifest)
+
+
+@dataclass(frozen=True)
+class SemanticRules:
+    """What the semantic check needs to know about a language (`[semantic]` in its profile).
+
+    `tags`: grammar wheels whose shipped `queries/tags.scm` to use, in order (`@definition.<kind>`
+    and `@reference.<kind>` captures, each with a `@name`). `query`: the profile's own patterns,
+    added to the tags: `@binding` (a name a parameter, assignment, loop... binds where it stands),
+    `@import.module` / `@import.name` / `@import.alias` (one imported name: where from, which, bound
+    as), `@import.wildcard` (a star import or re-export: any name may come from it), `@heritage`
+    (a class, or a `scopes` node, that declares bases: its members may be inherited, so a member it
+    no longer defines is not known to be gone), and more definitions or references where the tags
+    miss them. `manifest`: the file name of the language's dependency manifest (dependencies.py: a
+    module of a dependency the merge still declares unchanged is never "replaced"). `hidden_names`:
+    a query whose `@name`s are identifiers the parse does not place (tokens inside a macro call): a
+    definition whose name still stands there is not taken as removed. `module_files`: where a
+    module's file may stand, each a pattern of its path without extension (`{}.ts`, `{}/index.ts`,
+    `{}/__init__.py`): the check reads a file no side changed through them, to follow a re-export
+    (`export * from "./util"`, `from .util import parse` in a package's `__init__.py`) to the file
+    that defines the name (semantic.py). `source_folders`: folders that hold a project's absolute
+    modules below any directory above the importer (`src`, the src layout): `from pkg import parse`
+    in tests/test_app.py may name src/pkg/__init__.py. `package_roots`: where a package's root
+    module file stands below the folder of its `manifest` (`src/lib.rs`): `crate::`, the package's
+    own name and a path dependency's name lead there (crate_paths.py). `packages`: how a bare
+    specifier names a package of the repository's own workspace (`@acme/core`:
+    packages/core/src/index.ts; workspace_packages.py). `path_maps`: the config files whose
+    `compilerOptions.paths` and `baseUrl` map a bare specifier to the project's own files
+    (`tsconfig.json`: `@/utils` -> src/utils.ts; path_maps.py), read before a workspace's packages.
+    """
+
+    tags: tuple[str, ...] = ()
+    query: str = ""
+    self_receivers: frozenset[str] = frozenset()    # `self.f()`: f is a member of the enclosing class
+    members_in_scope: bool = False                  # a bare `f()` may call a member (Java)
+    module_separator: str = "."                     # between the parts of an imported module's name
+    module_roots: frozenset[str] = frozenset()      # leading parts naming the package root (`crate`)
+    relative_parents: frozenset[str] = frozenset()  # leading parts meaning "up one directory" (`..`, `super`)
+    index_names: frozenset[str] = frozenset()       # files named for their directory (`__init__`, `index`)
+    module_binding: str = "full"                    # `import a.b` binds "a.b" (full) or "b" (last part)
+    package: str = "file"                           # "directory": a directory's files share top-level names (Go)
+    scopes: tuple[tuple[str, str], ...] = ()        # node kind -> field naming the type whose members it holds
+    member_of: tuple[tuple[str, str], ...] = ()     # definition kind -> field naming its type (Go receivers)
+    self_fields: tuple[tuple[str, str], ...] = ()   # definition kind -> field whose name is its `self` (Go receivers)
+    type_names: frozenset[str] = frozenset()        # node kinds naming a type inside those fields
+    globals: frozenset[str] = frozenset()           # names defined everywhere (builtins, prelude)
+    manifest: str = ""                              # the file declaring dependencies (`Cargo.toml`): dependencies.py
+    hidden_names: str = ""                          # a query: `@name`s the parse does not place (a macro call's tokens)
+    module_files: tuple[str, ...] = ()              # where a module's file stands: `{}.ts`, `{}/__init__.py`
+    source_folders: tuple[str, ...] = ()            # folders holding absolute modules (`src`): reexports.py
+    package_roots: tuple[str, ...] = ()             # a package's root module file (`src/lib.rs`): crate_paths.py
+    path_maps: tuple[str, ...] = ()                 # configs mapping bare specifiers (`tsconfig.json`): path_maps.py
+    duplicates: DuplicateRules = DuplicateRules()   # what may not be declared twice (duplicates.py)
+    signatures: SignatureRules = SignatureRules()   # how parameters and arguments count (signatures.py)
+    packages: PackageRules = PackageRules()         # a workspace package's name -> its entry (workspace_packages.py)
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self.tags or self.query)
+
+
+# The manifests dependencies.py reads (profile `[semantic] manifest`); named here so that loading a
+# profile does not load their readers.
+MANIFESTS = ("Cargo.toml", "go.mod", "package.json", "pyproject.toml")
+
+_SEMANTIC_KEYS = {"tags", "query", "self_receivers", "members_in_scope", "module_separator",
+                  "module_roots", "relative_parents", "index_names", "module_binding", "package", "scopes",
+                  "member_of", "self_fields", "type_names", "globals", "manifest", "hidden_names", "duplicates",
+                  "signatures", "module_files", "source_folders",
+                  "package_roots", "packages", "path_maps"}
+_SIGNATURE_KEYS = {"parameters", "counted", "receivers", "receiver_first", "uncountable", "defaults", "wrappers",
+                   "calls", "arguments", "argument_lists", "spread"}
+_PACKAGE_KEYS = {"workspaces", "manifest", "entry_fields", "conditions", "built_folders", "built_extensions",
+                 "source_folders", "entries", "dependency_fields"}
+_DUPLICATE_KEYS = {"declarations", "through", "signature", "headers", "lead", "exempt", "repeatable", "imports",
+                   "bindings", "overloads", "implementations", "parameter_name"}
+
+
+@functools.lru_cache(maxsize=None)
+def _alias_pattern(aliases: tuple[tuple[bytes, bytes], ...]) -> re.Pattern[bytes]:
+    """The aliased texts, each where it starts a word (`retry!` is not `try!`)."""
+    return re.compile(rb"(?<![A-Za-z0-9_])(?:" + b"|".join(re.escape(text) for text, _ in aliases) + rb")")
+
+
+@dataclass(frozen=True)
+class Profile:
+    name: str
+    extensions: tuple[str, ...]
+    filenames: tuple[str, ...]
+    grammar: str
+    grammar_function: str
+    comments: frozenset[str]
+    terminators: frozenset[str]
+    containers: tuple[ContainerRule, ...]
+    declarations: tuple[tuple[str, str], ...]
+    labels: tuple[tuple[str, str], ...] = ()   # how a declaration reads where its key does not ([labels])
+    data: bool = False
+    anchored: frozenset[str] = frozenset()
+    union_when_added_twice: frozenset[str] = frozenset()
+    repeatable: frozenset[str] = frozenset()
+    order_sensitive: bool = False            # containers run top to bottom (Python module, class body)
+    deferred: frozenset[str] = frozenset()   # kinds whose body runs later (Python def, lambda)
+    name_kinds: frozenset[str] = frozenset()  # name tokens not ending in "identifier" (Ruby constant)
+    variant_markers: tuple[str, ...] = ()    # lead text marking a conditional variant (Rust `#[cfg`)
+    lazy_annotation_extensions: tuple[str, ...] = ()   # files whose annotations never run (Python stubs)
+    lazy_annotation_marker: re.Pattern[bytes] | None = None   # text meaning the same (`from __future__ ...`)
+    semantic: SemanticRules = SemanticRules()   # the semantic check's data; disabled when empty
+    binds: str | None = None                 # query source: names members bind (names.py)
+    claimed: tuple[str, ...] = ()            # extensions taken from another profile by content (`claims`)
+    section_opener: re.Pattern[str] | None = None   # a line opening a section (Markdown heading): guards.py
+    added_twice_conflict: re.Pattern[str] | None = None   # first lines that keep union_when_added_twice off
+    parse_aliases: tuple[tuple[bytes, bytes], ...] = ()   # text read as another of equal length, parse only
+
+    def parse(self, source: bytes) -> tree_sitter.Tree:
+        """The tree of `source` under this profile's grammar, `parse_aliases` applied (offsets
+        are the source's: each alias has the length of the text it stands for)."""
+        return tree_sitter.Parser(self.language).parse(self._aliased(source))
+
+    def _aliased(self, source: bytes) -> bytes:
+        if not self.parse_aliases or not any(text in source for text, _ in self.parse_aliases):
+            return source
+        return _alias_pattern(self.parse_aliases).sub(lambda match: dict(self.parse_aliases)[match.group(0)], source)
+
+    def annotations_run(self, path: str, source: bytes) -> bool:
+        """Whether type annotations in `source` (a file at `path`) run where they stand."""
+        if path.rsplit(".", 1)[-1] in self.lazy_annotation_extensions:
+            return False
+        return self.lazy_annotation_marker is None or self.lazy_annotation_marker.search(source) is None
+
+    @functools.cached_property
+    def language(self) -> tree_sitter.Language:
+        return _language(self.grammar, self.grammar_function)
+
+    @functools.cached_property
+    def binds_query(self) -> tree_sitter.Query | None:
+        """The compiled `binds` query (None when the profile has none)."""
+        return tree_sitter.Query(self.language, self.binds) if self.binds else None
+
+    @functools.cached_property
+    def declaration_keys(self) -> dict[str, str]:
+        return dict(self.declarations)
+
+    @functools.cached_property
+    def label_templates(self) -> dict[str, str]:
+        """The templates a declaration's label is read by: its `[labels]` one, else its key's."""
+        return dict(self.declarations) | dict(self.labels)
+
+    def container_rule(self, node: tree_sitter.Node,
+                       key_of: Callable[[tree_sitter.Node], str | None] | None = None) -> ContainerRule | None:
+        """The rule that makes `node` a container, if any (the first matching one wins).
+
+        Rules with a `parent_key` match only when `key_of` gives that key to the nearest keyed
+        ancestor (at most three levels up)."""
+        for rule in self.containers:
+            if rule.kind != node.type:
+                continue
+            if rule.parent is not None and (node.parent is None or node.parent.type != rule.parent):
+                continue
+            if rule.top_level and (node.parent is None or node.parent.parent is None
+                                   or node.parent.parent.parent is not None):
+                continue
+            if rule.parent_key is not None and not self._inside_key(node, rule.parent_key, key_of):
+                continue
+            return rule
+        return None
+
+    @staticmethod
+    def _inside_key(node: tree_sitter.Node, wanted: str,
+                    key_of: Callable[[tree_sitter.Node], str | None] | None) -> bool:
+        """Whether the nearest keyed ancestor's key is `wanted`; a `wanted` of parts joined by " > "
+        names the keyed ancestors outermost first (`[project] > dependencies`: the pair
+        `dependencies` of the table `[project]`). A "*" in a part matches any text."""
+        if key_of is None:
+            return False
+        parts = wanted.split(" > ")
+        ancestor = node.parent
+        for part in reversed(parts):
+            for _ in range(3):
+                if ancestor is None:
+                    return False
+                key = key_of(ancestor)
+                ancestor = ancestor.parent
+                if key is not None:
+                    if not _key_matches(part, key):
+                        return False
+                    break
+            else:
+                return False
+        return True
+
+
+@functools.lru_cache(maxsize=None)
+def _key_pattern(part: str) -> re.Pattern[str]:
+    return re.compile(".*".join(re.escape(piece) for piece in part.split("*")), re.DOTALL)
+
+
+def _key_matches(part: str, key: str) -> bool:
+    """`part` with each "*" standing for any text (keys hold brackets and dots, so no glob classes)."""
+    if "*" not in part:
+        return key == part
+    return _key_pattern(part).fullmatch(key) is not None
+
+
+@functools.lru_cache(maxsize=None)
+def _language(module_name: str, function: str) -> tree_sitter.Language:
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as error:
+        raise ConfigError(f"grammar wheel {module_name!r} is not installed",
+                          fix=f"pip install {module_name.replace('_', '-')}") from error
+    return tree_sitter.Language(getattr(module, function)())
+
+
+_PROFILE_KEYS = frozenset({
+    "name", "grammar", "grammar_function", "extensions", "filenames", "comments", "terminators", "containers",
+    "declarations", "labels", "data", "anchored", "repeatable", "order_sensitive", "deferred", "name_kinds",
+    "variant_markers", "lazy_annotations", "binds", "semantic", "claims", "section_opener", "parse_aliases",
+    "union_when_added_twice", "added_twice_conflict"})
+_CONTAINER_KEYS = frozenset({"kind", "parent", "unordered", "member_field", "separator", "keep_sorted", "parent_key",
+                             "top_level", "statements", "commute"})
+
+
+class _Grammar:
+    """The grammar a profile names, and the checks that each node kind, field and key template the
+    profile mentions exists in it (a `ConfigError` naming the setting and the fix otherwise)."""
+
+    def __init__(self, source: str, name: str, function: str) -> None:
+        self.source, self.name = source, name
+        self.language = _language(name, function)
+
+    def kind(self, kind: str, where: str, named: bool = True) -> None:
+        if self.language.id_for_node_kind(kind, named) is None:
+            raise ConfigError(f"language profile {self.source}: unknown node kind {kind!r} in {where}",
+                              fix=f"use a node kind of the {self.name} grammar")
+
+    def field(self, field_name: str, where: str) -> None:
+        if self.language.field_id_for_name(field_name) is None:
+            raise ConfigError(f"language profile {self.source}: unknown field {field_name!r} in {where}",
+                              fix=f"use a field name of the {self.name} grammar")
+
+    def kinds(self, raw: dict[str, Any], key: str) -> frozenset[str]:
+        """The node kinds listed under `key`, each checked."""
+        kinds = frozenset(raw.get(key, []))
+        for kind in kinds:
+            self.kind(kind, key)
+        return kinds
+
+    def template(self, kind: str, template: str, what: str) -> None:
+        """A key or label template: each `{part}` a pattern with a group, or a path of fields and node kinds."""
+        for part in _PART.findall(template):
+            if part.startswith("~"):
+                try:
+                    groups = re.compile(part[1:]).groups
+                except re.error as error:
+                    raise ConfigError(f"language profile {self.source}: {what} of {kind!r}: bad pattern {part[1:]!r} "
+                                      f"({error})") from error
+                if groups < 1:
+                    raise ConfigError(f"language profile {self.source}: {what} of {kind!r}: pattern {part[1:]!r} "
+                                      "needs a group (the key)")
+                continue
+            for step in part.lstrip("?").split("=", 1)[0].split("."):
+                step = step.lstrip("*+")
+                if step in ("@text", "@content"):
+                    continue
+                if self.language.field_id_for_name(step) is None and self.language.id_for_node_kind(step, True) is None:
+                    raise ConfigError(f"language profile {self.source}: {what} of {kind!r} names {step!r}, "
+                                      "which is neither a field nor a node kind of the grammar")
+
+
+def _validate(raw: dict[str, Any], source: str) -> Profile:
+    """One profile's TOML table, every setting checked against its grammar, frozen. Each group of
+    settings is checked by its own step below, in the order their errors are reported."""
+    name = _need(raw, source, "name", str)
+    grammar = _Grammar(source, _need(raw, source, "grammar", str), raw.get("grammar_function", "language"))
+    comments = grammar.kinds(raw, "comments")
+    for kind in raw.get("terminators", []):
+        grammar.kind(kind, "terminators", named=False)
+    anchored = grammar.kinds(raw, "anchored")
+    union_when_added_twice = grammar.kinds(raw, "union_when_added_twice")
+    repeatable = grammar.kinds(raw, "repeatable")
+    deferred = grammar.kinds(raw, "deferred")
+    name_kinds = grammar.kinds(raw, "name_kinds")
+    unknown_keys = set(raw) - _PROFILE_KEYS
+    if unknown_keys:
+        raise ConfigError(f"language profile {source}: unknown setting(s) {sorted(unknown_keys)}")
+    claims = _claims(raw, source)
+    lazy, marker = _lazy_annotations(raw, source)
+    added_twice_conflict = _regex_setting(raw, "added_twice_conflict", source)
+    opener = _regex_setting(raw, "section_opener", source)
+    aliases = _parse_aliases(raw, source)
+    binds = _binds(raw, grammar)
+    containers = _containers(raw, grammar)
+    declarations, labels = _keys_and_labels(raw, grammar)
+    return Profile(
+        name=name, extensions=tuple(raw.get("extensions", [])), filenames=tuple(raw.get("filenames", [])),
+        grammar=grammar.name, grammar_function=raw.get("grammar_function", "language"), comments=comments,
+        terminators=frozenset(raw.get("terminators", [])), containers=tuple(containers),
+        declarations=tuple(declarations.items()), labels=tuple(labels.items()), data=bool(raw.get("data", False)),
+        anchored=anchored,
+        union_when_added_twice=union_when_added_twice,
+        repeatable=repeatable, order_sensitive=bool(raw.get("order_sensitive", False)), deferred=deferred,
+        name_kinds=name_kinds,
+        variant_markers=tuple(raw.get("variant_markers", [])),
+        lazy_annotation_extensions=tuple(lazy.get("extensions", [])), lazy_annotation_marker=marker,
+        binds=binds, claimed=claims[0] if claims else (), section_opener=opener,
+        added_twice_conflict=added_twice_conflict,
+        parse_aliases=tuple((text.encode(), alias.encode()) for text, alias in aliases),
+        semantic=_semantic_rules(raw.get("semantic", {}), source, grammar.kind, grammar.field, grammar.language),
+    )
+
+
+def _need(raw: dict[str, Any], source: str, key: str, kind: type) -> Any:
+    if key not in raw or not isinstance(raw[key], kind):
+        raise ConfigError(f"language profile {source}: missing or invalid {key!r}",
+                          fix=f"set {key} to a {kind.__name__}")
+    return raw[key]
+
+
+def _lazy_annotations(raw: dict[str, Any], source: str) -> tuple[dict[str, Any], re.Pattern[bytes] | None]:
+    """The `lazy_annotations` table and its compiled `marker`."""
+    lazy = raw.get("lazy_annotations", {})
+    if not isinstance(lazy, dict) or set(lazy) - {"extensions", "marker"}:
+        raise ConfigError(f"language profile {source}: lazy_annotations takes `extensions` and `marker`")
+    try:
+        marker = re.compile(lazy["marker"].encode(), re.MULTILINE) if lazy.get("marker") else None
+    except re.error as exc:
+        raise ConfigError(f"language profile {source}: lazy_annotations.marker is not a regex: {exc}") from None
+    return lazy, marker
+
+
+def _regex_setting(raw: dict[str, Any], key: str, source: str) -> re.Pattern[str] | None:
+    try:
+        return re.compile(raw[key]) if raw.get(key) else None
+    except (re.error, TypeError) as exc:
+        raise ConfigError(f"language profile {source}: {key} is not a regex: {exc}") from None
+
+
+def _parse_aliases(raw: dict[str, Any], source: str) -> list[list[str]]:
+    """`parse_aliases`: pairs of texts of one length (the parse tree keeps the source's offsets)."""
+    aliases = raw.get("parse_aliases", [])
+    if not isinstance(aliases, list) or not all(
+            isinstance(pair, list) and len(pair) == 2 and all(isinstance(text, str) and text for text in pair)
+            and len(pair[0].encode()) == len(pair[1].encode()) for pair in aliases):
+        raise ConfigError(f"language profile {source}: parse_aliases must be pairs of texts of equal length",
+                          fix='write e.g. parse_aliases = [["try!", "tri!"]] (the parse tree keeps the source\'s offsets)')
+    return aliases
+
+
+def _binds(raw: dict[str, Any], grammar: _Grammar) -> str | None:
+    """The `binds` query: it compiles for the grammar and captures only what names.py reads."""
+    binds = raw.get("binds")
+    if binds is None:
+        return None
+    source = grammar.source
+    if not isinstance(binds, str):
+        raise ConfigError(f"language profile {source}: binds must be a tree-sitter query string")
+    try:
+        query = tree_sitter.Query(grammar.language, binds)
+    except (tree_sitter.QueryError, ValueError, NameError, SyntaxError) as exc:
+        raise ConfigError(f"language profile {source}: binds is not a valid query for {grammar.name}: {exc}",
+                          fix="check the node kinds and fields against the grammar") from None
+    # `@_...` captures only serve predicates (`(#any-of? @_def "def" "defp")`): names.py skips them.
+    unknown_captures = {query.capture_name(i) for i in range(query.capture_count)
+                        if not query.capture_name(i).startswith("_")} - {"name", "import", "path"}
+    if unknown_captures:
+        raise ConfigError(f"language profile {source}: binds captures {sorted(unknown_captures)}",
+                          fix="capture only @name, @import and @path (and @_helpers for predicates)")
+    return binds
+
+
+def _containers(raw: dict[str, Any], grammar: _Grammar) -> list[ContainerRule]:
+    """The `[[containers]]` rules, each option and node kind checked."""
+    source = grammar.source
+    containers = []
+    for item in raw.get("containers", []):
+        rule = ContainerRule(kind=item["kind"], parent=item.get("parent"), unordered=item.get("unordered", True),
+                             member_field=item.get("member_field"), separator=item.get("separator"),
+                             keep_sorted=item.get("keep_sorted", False), parent_key=item.get("parent_key"),
+                             top_level=bool(item.get("top_level", False)),
+                             statements=bool(item.get("statements", False)),
+                             commute=bool(item.get("commute", False)))
+        grammar.kind(rule.kind, "containers")
+        if rule.commute and not rule.unordered:
+            raise ConfigError(f"language profile {source}: container {rule.kind!r} has commute = true but is ordered",
+                              fix="members commute only in an unordered container: drop commute, or unordered = false")
+        if rule.parent:
+            grammar.kind(rule.parent, "containers.parent")
+        if rule.member_field:
+            grammar.field(rule.member_field, "containers.member_field")
+        if rule.separator:
+            grammar.kind(rule.separator, "containers.separator", named=False)
+        unknown = set(item) - _CONTAINER_KEYS
+        if unknown:
+            raise ConfigError(f"language profile {source}: unknown container option(s) {sorted(unknown)}")
+        containers.append(rule)
+    return containers
+
+
+def _keys_and_labels(raw: dict[str, Any], grammar: _Grammar) -> tuple[dict[str, str], dict[str, str]]:
+    """`[declarations]` (how a declaration's key is formed) and `[labels]` (how a keyed one reads)."""
+    source = grammar.source
+    declarations = _need(raw, source, "declarations", dict)
+    for kind, template in declarations.items():
+        grammar.kind(kind, "declarations")
+        grammar.template(kind, template, "key")
+    labels = raw.get("labels", {})
+    if not isinstance(labels, dict) or not all(isinstance(template, str) for template in labels.values()):
+        raise ConfigError(f"language profile {source}: labels must be a table of node kind = template")
+    for kind, template in labels.items():
+        grammar.kind(kind, "labels")
+        if kind not in declarations:
+            raise ConfigError(f"language profile {source}: label of {kind!r}, which has no key in [declarations]",
+                              fix="a label says how a keyed declaration reads: give the kind a key first")
+        grammar.template(kind, template, "label")
+    return declarations, labels
+
+
+def _semantic_rules(raw: Any, source: str, check_kind: Callable[[str, str], None],
+                    check_field: Callable[[str, str], None],
+                    language: tree_sitter.Language | None = None) -> SemanticRules:
+    """The `[semantic]` table, its keys, types and node kinds checked (the query compiles lazily)."""
+    if not isinstance(raw, dict):
+        raise ConfigError(f"language profile {source}: [semantic] must be a table")
+    unknown = set(raw) - _SEMANTIC_KEYS
+    if unknown:
+        raise ConfigError(f"language profile {source}: unknown [semantic] setting(s) {sorted(unknown)}",
+                          fix=f"use only {sorted(_SEMANTIC_KEYS)}")
+
+    def strings(key: str) -> tuple[str, ...]:
+        value = raw.get(key, [])
+        if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+            raise ConfigError(f"language profile {source}: semantic.{key} must be a list of strings")
+        return tuple(value)
+
+    def text(key: str, default: str, allowed: tuple[str, ...] = ()) -> str:
+        value = raw.get(key, default)
+        if not isinstance(value, str) or (allowed and value not in allowed):
+            raise ConfigError(f"language profile {source}: semantic.{key} must be "
+                              + (" or ".join(repr(a) for a in allowed) if allowed else "a string"))
+        return value
+
+    def kind_to_field(key: str) -> tuple[tuple[str, str], ...]:
+        value = raw.get(key, {})
+        if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+            raise ConfigError(f"language profile {source}: semantic.{key} maps node kinds to field names")
+        for kind, field_name in value.items():
+            check_kind(kind, f"semantic.{key}")
+            check_field(field_name, f"semantic.{key}")
+        return tuple(value.items())
+
+    for wheel in strings("tags"):
+        if not wheel.isidentifier():
+            raise ConfigError(f"language profile {source}: semantic.tags names {wheel!r}, not a module",
+                              fix="name a grammar wheel's module, like tree_sitter_python")
+    for kind in strings("type_names"):
+        check_kind(kind, "semantic.type_names")
+    for pattern in strings("module_files"):
+        if pattern.count("{}") != 1 or pattern.startswith("/"):
+            raise ConfigError(f"language profile {source}: semantic.module_files entry {pattern!r} must hold `{{}}` "
+                              "once (the module's path) and be relative", fix='write it like "{}.ts" or "{}/__init__.py"')
+    if strings("package_roots") and not raw.get("manifest"):
+        raise ConfigError(f"language profile {source}: semantic.package_roots needs semantic.manifest "
+                          "(the file whose folder a package root stands below)", fix='add manifest = "Cargo.toml"')
+    for name in strings("path_maps"):
+        if not name or "/" in name:
+            raise ConfigError(f"language profile {source}: semantic.path_maps entry {name!r} must be a file name",
+                              fix='write it like "tsconfig.json"')
+    for key in ("source_folders", "package_roots"):
+        for folder in strings(key):
+            if not folder or folder.startswith("/") or ".." in folder.split("/"):
+                raise ConfigError(f"language profile {source}: semantic.{key} entry {folder!r} must be a "
+                                  "path below the project", fix='write it like "src" or "src/lib.rs"')
+    if not isinstance(raw.get("members_in_scope", False), bool):
+        raise ConfigError(f"language profile {source}: semantic.members_in_scope must be true or false")
+    return SemanticRules(
+        tags=strings("tags"), query=text("query", ""), self_receivers=frozenset(strings("self_receivers")),
+        members_in_scope=raw.get("members_in_scope", False),
+        module_separator=text("module_separator", "."), module_roots=frozenset(strings("module_roots")),
+        relative_parents=frozenset(strings("relative_parents")), index_names=frozenset(strings("index_names")),
+        module_binding=text("module_binding", "full", ("full", "last")),
+        package=text("package", "file", ("file", "directory")), scopes=kind_to_field("scopes"),
+        member_of=kind_to_field("member_of"), self_fields=kind_to_field("self_fields"), type_names=frozenset(strings("type_names")),
+        globals=frozenset(strings("globals")),
+        manifest=text("manifest", "", ("",) + MANIFESTS), hidden_names=text("hidden_names", ""),
+        module_files=strings("module_files"), source_folders=strings("source_folders"),
+        package_roots=strings("package_roots"), path_maps=strings("path_maps"),
+        duplicates=_duplicate_rules(raw.get("duplicates", {}), source, check_kind, check_field, language),
+        signatures=_signature_rules(raw.get("signatures", {}), source, check_kind, check_field),
+        packages=_package_rules(raw.get("packages", {}), source),
+    )
+
+
+def _package_rules(raw: Any, source: str) -> PackageRules:
+    """The `[semantic.packages]` table: its keys, and paths that stay inside a package's folder."""
+    where = f"language profile {source}: semantic.packages"
+    strings = _subtable_strings(raw, where, _PACKAGE_KEYS)
+    workspaces = []
+    for entry in strings("workspaces"):
+        file, _, key = entry.partition(":")
+        if not file or not key or not file.endswith((".json", ".yaml", ".yml")) or "/" in file:
+            raise ConfigError(f"{where}.workspaces entry {entry!r} must be `file:key` (a JSON or YAML file "
+                              "at the root)", fix='write it like "package.json:workspaces"')
+        workspaces.append((file, tuple(key.split("."))))
+    manifest = raw.get("manifest", "")
+    if not isinstance(manifest, str) or "/" in manifest or (workspaces and not manifest):
+        raise ConfigError(f"{where}.manifest must be a file name (each package's, like package.json)")
+    for key in ("source_folders", "entries"):
+        for path in strings(key):
+            if not path or path.startswith("/") or ".." in path.split("/"):
+                raise ConfigError(f"{where}.{key} entry {path!r} must be a path inside the package's folder")
+    for extension in strings("built_extensions"):
+        if not extension.startswith("."):
+            raise ConfigError(f"{where}.built_extensions entry {extension!r} must start with a dot")
+    return PackageRules(workspaces=tuple(workspaces), manifest=manifest, entry_fields=strings("entry_fields"),
+                        conditions=strings("conditions"), built_folders=frozenset(strings("built_folders")),
+                        built_extensions=strings("built_extensions"), source_folders=strings("source_folders"),
+                        entries=strings("entries"), dependency_fields=strings("dependency_fields"))
+
+
+def _subtable_strings(raw: Any, where: str, allowed: frozenset[str] | set[str]) -> Callable[[str], tuple[str, ...]]:
+    """Check that a `[semantic.*]` sub-table is a table with only `allowed` keys; return the reader
+    of its string-list settings (a missing key reads as empty)."""
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{where} must be a table")
+    unknown = set(raw) - set(allowed)
+    if unknown:
+        raise ConfigError(f"{where}: unknown setting(s) {sorted(unknown)}", fix=f"use only {sorted(allowed)}")
+
+    def strings(key: str) -> tuple[str, ...]:
+        value = raw.get(key, [])
+        if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+            raise ConfigError(f"{where}.{key} must be a list of strings")
+        return tuple(value)
+
+    return strings
+
+
+def _signature_rules(raw: Any, source: str, check_kind: Callable[[str, str], None],
+                     check_field: Callable[[str, str], None]) -> SignatureRules:
+    """The `[semantic.signatures]` table, its keys, types, node kinds and fields checked."""
+    where = f"language profile {source}: semantic.signatures"
+    strings = _subtable_strings(raw, where, _SIGNATURE_KEYS)
+
+    def kind_to_field(key: str, empty: bool) -> tuple[tuple[str, str], ...]:
+        value = raw.get(key, {})
+        if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+            raise ConfigError(f"{where}.{key} maps node kinds to field names")
+        for kind, field_name in value.items():
+            check_kind(kind, f"semantic.signatures.{key}")
+            if field_name or not empty:
+                check_field(field_name, f"semantic.signatures.{key}")
+        return tuple(value.items())
+
+    paths = tuple(tuple(p.split("/")) for p in strings("parameters"))
+    for path in paths:
+        for step in path:
+            check_field(step, "semantic.signatures.parameters")
+    for key in ("receivers", "uncountable", "wrappers", "argument_lists", "spread"):
+        for kind in strings(key):
+            check_kind(kind, f"semantic.signatures.{key}")
+    for name in strings("defaults"):
+        check_field(name, "semantic.signatures.defaults")
+    arguments = raw.get("arguments", "arguments")
+    if not isinstance(arguments, str):
+        raise ConfigError(f"{where}.arguments must be a field name")
+    if raw:
+        check_field(arguments, "semantic.signatures.arguments")
+    if not isinstance(raw.get("receiver_first", False), bool):
+        raise ConfigError(f"{where}.receiver_first must be true or false")
+    return SignatureRules(parameters=paths, counted=kind_to_field("counted", True),
+                          receivers=frozenset(strings("receivers")), receiver_first=raw.get("receiver_first", False),
+                          uncountable=frozenset(strings("uncountable")), defaults=frozenset(strings("defaults")),
+                          wrappers=frozenset(strings("wrappers")), calls=kind_to_field("calls", False),
+                          arguments=arguments, argument_lists=frozenset(strings("argument_lists")),
+                          spread=frozenset(strings("spread")))
+
+
+def _duplicate_rules(raw: Any, source: str, check_kind: Callable[[str, str], None],
+                     check_field: Callable[[str, str], None],
+                     language: tree_sitter.Language | None = None) -> DuplicateRules:
+    """The `[semantic.duplicates]` table, its keys, types and node kinds checked."""
+    where = f"language profile {source}: semantic.duplicates"
+    strings = _subtable_strings(raw, where, _DUPLICATE_KEYS)
+
+    for key in ("declarations", "through", "lead", "imports", "overloads", "implementations"):
+        for kind in strings(key):
+            check_kind(kind, f"semantic.duplicates.{key}")
+    headers = raw.get("headers", {})
+    if not isinstance(headers, dict) or not all(isinstance(v, str) for v in headers.values()):
+        raise ConfigError(f"{where}.headers maps node kinds to field names")
+    for kind, field_name in headers.items():
+        check_kind(kind, "semantic.duplicates.headers")
+        check_field(field_name, "semantic.duplicates.headers")
+    signature = raw.get("signature")
+    if signature is not None:
+        if not isinstance(signature, str):
+            raise ConfigError(f"{where}.signature must be a field name")
+        check_field(signature, "semantic.duplicates.signature")
+    parameter_name = raw.get("parameter_name")
+    if parameter_name is not None:
+        if not isinstance(parameter_name, str) or signature is None:
+            raise ConfigError(f"{where}.parameter_name must be a field name, and needs `signature`")
+        check_field(parameter_name, "semantic.duplicates.parameter_name")
+    exempt = raw.get("exempt")
+    try:
+        pattern = re.compile(exempt, re.MULTILINE) if exempt is not None else None
+    except (re.error, TypeError) as error:
+        raise ConfigError(f"{where}.exempt is not a regular expression: {error}") from None
+    bindings = raw.get("bindings", "")
+    if not isinstance(bindings, str):
+        raise ConfigError(f"{where}.bindings must be a tree-sitter query (a string)")
+    if bindings and language is not None:
+        try:
+            query = tree_sitter.Query(language, bindings)
+        except (tree_sitter.QueryError, ValueError, NameError, SyntaxError) as exc:
+            raise ConfigError(f"{where}.bindings is not a valid query: {exc}",
+                              fix="check the node kinds and fields against the grammar") from None
+        if {query.capture_name(i) for i in range(query.capture_count)} != {"bound"}:
+            raise ConfigError(f"{where}.bindings must capture only @bound (the name an import binds)")
+    return DuplicateRules(declarations=frozenset(strings("declarations")), through=frozenset(strings("through")),
+                          signature=signature, headers=tuple(headers.items()), lead=frozenset(strings("lead")),
+                          exempt=pattern, repeatable=frozenset(strings("repeatable")),
+                          imports=frozenset(strings("imports")), bindings=bindings,
+                          overloads=frozenset(strings("overloads")),
+                          implementations=frozenset(strings("implementations")), parameter_name=parameter_name)
+
+
+def load_profile_text(text: str, source: str = "<string>") -> Profile:
+    """Parse and validate one profile from TOML text (used by the loader and by tests)."""
+    return _validate(_toml(text, source), source)
+
+
+def _toml(text: str, source: str) -> dict[str, Any]:
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"language profile {source} is not valid TOML: {error}") from error
+
+
+@functools.lru_cache(maxsize=1)
+def _shipped() -> tuple[tuple[str, str], ...]:
+    """(file name, TOML text) of every profile shipped in `worktree_coord.grammars`, by file name."""
+    root = importlib.resources.files("worktree_coord.grammars")
+    return tuple((entry.name, entry.read_text(encoding="utf-8"))
+                 for entry in sorted(root.iterdir(), key=lambda item: item.name) if entry.name.endswith(".toml"))
+
+
+def _claims(raw: dict[str, Any], source: str) -> tuple[tuple[str, ...], re.Pattern[bytes]] | None:
+    """The profile's `claims` (extensions, compiled marker), checked, or None."""
+    claims = raw.get("claims")
+    if claims is None:
+        return None
+    extensions = claims.get("extensions") if isinstance(claims, dict) else None
+    if not isinstance(claims, dict) or set(claims) != {"extensions", "marker"} or not isinstance(extensions, list) \
+            or not all(isinstance(item, str) for item in extensions) or not isinstance(claims["marker"], str):
+        raise ConfigError(f"language profile {source}: claims takes `extensions` (a list) and `marker` (a regex)",
+                          fix='claims = { extensions = ["h"], marker = "^namespace " }')
+    try:
+        return tuple(extensions), re.compile(claims["marker"].encode(), re.MULTILINE)
+    except re.error as exc:
+        raise ConfigError(f"language profile {source}: claims.marker is not a regex: {exc}") from None
+
+
+@functools.lru_cache(maxsize=1)
+def _shipped_index() -> tuple[tuple[str, tuple[str, ...], tuple[str, ...],
+                                    tuple[tuple[str, ...], re.Pattern[bytes]] | None], ...]:
+    """(file name, filenames, extensions, claims) of every shipped profile: what
+    `profile_for_path` matches on, read without validating the profile, since validating loads the
+    language's grammar."""
+    index = []
+    for name, text in _shipped():
+        raw = _head(text, name)
+        index.append((name, tuple(raw.get("filenames", [])), tuple(raw.get("extensions", [])), _claims(raw, name)))
+    return tuple(index)
+
+
+_BODY_START = re.compile(r"^(\[|\w+\s*=\s*(\'\'\'|\"\"\"))", re.MULTILINE)
+
+
+def _head(text: str, source: str) -> dict[str, Any]:
+    """The profile's top-level keys before its first table or multi-line string (where every
+    shipped profile names its files), read without parsing the queries and tables below them:
+    with two dozen profiles, parsing them whole would grow every `wtc merge-file`'s start-up.
+    Falls back to the whole file when the head does not parse or names no files."""
+    found = _BODY_START.search(text)
+    if found is not None:
+        try:
+            head = tomllib.loads(text[:found.start()])
+        except tomllib.TOMLDecodeError:
+            head = {}
+        if "extensions" in head or "filenames" in head:
+            return head
+    return _toml(text, source)
+
+
+@functools.lru_cache(maxsize=None)
+def _shipped_profile(name: str) -> Profile:
+    """One shipped profile, validated (and its grammar loaded) on first use: a merge of one file
+    pays for its own language only, and a profile error still stops its first use, loudly."""
+    return load_profile_text(dict(_shipped())[name], name)
+
+
+@functools.lru_cache(maxsize=1)
+def load_profiles() -> tuple[Profile, ...]:
+    """Every profile shipped in `worktree_coord.grammars`, validated."""
+    return tuple(_shipped_profile(name) for name, _ in _shipped())
+
+
+def profile_for_path(path: str, *contents: bytes) -> Profile | None:
+    """The profile that handles `path` (by file name first, then by extension), or None. With the
+    file's `contents` (each version of a merge), a profile whose `claims` marker matches any of
+    them takes the file from the one its extension names (all versions merge with one grammar)."""
+    base = os.path.basename(path)
+    index = _shipped_index()
+    for name, filenames, _, _ in index:
+        if base in filenames:
+            return _shipped_profile(name)
+    lowered = base.lower()
+    if contents:
+        for name, _, _, claims in index:
+            if claims is not None and any(lowered.endswith("." + extension) for extension in claims[0]) \
+                    and any(claims[1].search(content) for content in contents):
+                return _shipped_profile(name)
+    for name, _, extensions, _ in index:
+        for extension in extensions:
+            if lowered.endswith("." + extension):
+                return _shipped_profile(name)
+    return None

@@ -1,0 +1,143 @@
+"""Stage 1 of the cascade: the diff3 line merge (git's xdiff), on byte buffers.
+
+Input: base, left (ours), right (theirs) as bytes, a marker size and three labels.
+Output: a `FileMerge` with strategy LINE whose `merged` bytes are byte-identical to
+`git merge-file -p --diff3 -L ours -L base -L theirs --marker-size N` and whose `conflicts` list
+every marker block.
+
+How: libgit2's `git_merge_file` (exported by the libgit2 shared library bundled in the pygit2
+wheel, but not wrapped by pygit2 1.21) is called through ctypes; the struct layouts are
+libgit2 1.9's, which is why pyproject pins pygit2 to 1.21.x. When the binding cannot be loaded the
+same merge runs as a `git merge-file` subprocess; tests check that both agree byte for byte.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import glob
+import os
+import subprocess
+import tempfile
+
+from ...errors import GitError
+from .markers import parse_conflicts
+from ..result import FileMerge, Strategy
+
+class _Input(ctypes.Structure):        # git_merge_file_input
+    _fields_ = [("version", ctypes.c_uint), ("ptr", ctypes.c_char_p), ("size", ctypes.c_size_t),
+                ("path", ctypes.c_char_p), ("mode", ctypes.c_uint)]
+
+
+class _Result(ctypes.Structure):       # git_merge_file_result
+    _fields_ = [("automergeable", ctypes.c_uint), ("path", ctypes.c_char_p), ("mode", ctypes.c_uint),
+                ("ptr", ctypes.c_void_p), ("len", ctypes.c_size_t)]
+
+
+class _Options(ctypes.Structure):      # git_merge_file_options
+    _fields_ = [("version", ctypes.c_uint), ("ancestor_label", ctypes.c_char_p), ("our_label", ctypes.c_char_p),
+                ("their_label", ctypes.c_char_p), ("favor", ctypes.c_int), ("flags", ctypes.c_uint),
+                ("marker_size", ctypes.c_ushort)]
+
+
+_STYLE_DIFF3 = 2
+_STYLE_ZDIFF3 = 1 << 8
+
+
+class _Libgit2:
+    """The ctypes handle on the bundled libgit2; built once per process. (ctypes, not cffi: cffi
+    parses its C declarations with pycparser on every start, ~50 ms of each `wtc merge-file` that
+    git starts once per conflicted file.)"""
+
+    def __init__(self) -> None:
+        import pygit2  # noqa: F401  (its import runs git_libgit2_init on the same library)
+
+        libdir = os.path.join(os.path.dirname(os.path.dirname(pygit2.__file__)), "pygit2.libs")
+        candidates = sorted(glob.glob(os.path.join(libdir, "libgit2-*.so*")))
+        if not candidates:
+            raise OSError(f"no bundled libgit2 under {libdir}")
+        lib = ctypes.CDLL(candidates[0])
+        lib.git_libgit2_init.restype = ctypes.c_int
+        lib.git_libgit2_init.argtypes = []
+        lib.git_merge_file.restype = ctypes.c_int
+        lib.git_merge_file.argtypes = [ctypes.POINTER(_Result), ctypes.POINTER(_Input), ctypes.POINTER(_Input),
+                                       ctypes.POINTER(_Input), ctypes.POINTER(_Options)]
+        lib.git_merge_file_result_free.restype = None
+        lib.git_merge_file_result_free.argtypes = [ctypes.POINTER(_Result)]
+        lib.git_libgit2_init()
+        self.lib = lib
+
+    def merge(self, base: bytes, left: bytes, right: bytes, *, marker_size: int,
+              labels: tuple[str, str, str], zdiff3: bool) -> tuple[bytes, bool]:
+        def source(data: bytes) -> _Input:
+            # never NULL: NULL means "no ancestor" to libgit2; the struct keeps the bytes alive
+            return _Input(version=1, ptr=data or b"\0", size=len(data), path=None, mode=0o100644)
+
+        names = [label.encode("utf-8") for label in (labels[1], labels[0], labels[2])]
+        opts = _Options(version=1, ancestor_label=names[0], our_label=names[1], their_label=names[2], favor=0,
+                        flags=_STYLE_ZDIFF3 if zdiff3 else _STYLE_DIFF3, marker_size=marker_size)
+        out = _Result()
+        inputs = [source(base), source(left), source(right)]
+        code = self.lib.git_merge_file(ctypes.byref(out), *(ctypes.byref(i) for i in inputs), ctypes.byref(opts))
+        if code != 0:
+            raise GitError(f"libgit2 git_merge_file failed with code {code}")
+        try:
+            merged = ctypes.string_at(out.ptr, out.len) if out.len else b""
+            return merged, bool(out.automergeable)
+        finally:
+            self.lib.git_merge_file_result_free(ctypes.byref(out))
+
+
+@functools.lru_cache(maxsize=1)
+def _binding() -> _Libgit2 | None:
+    try:
+        return _Libgit2()
+    except (OSError, ImportError, AttributeError):
+        return None
+
+
+def binding_available() -> bool:
+    """True when the in-process libgit2 binding loaded (else the git subprocess is used)."""
+    return _binding() is not None
+
+
+def git_merge_file(base: bytes, left: bytes, right: bytes, *, marker_size: int = 7,
+                   labels: tuple[str, str, str] = ("ours", "base", "theirs"),
+                   zdiff3: bool = False) -> tuple[bytes, bool]:
+    """The same merge through the real `git merge-file` binary: the fallback and the test oracle."""
+    with tempfile.TemporaryDirectory(prefix="wtc-merge-") as tmp:
+        paths = []
+        for name, data in (("base", base), ("left", left), ("right", right)):
+            path = os.path.join(tmp, name)
+            with open(path, "wb") as handle:
+                handle.write(data)
+            paths.append(path)
+        command = ["git", "merge-file", "-p", "--zdiff3" if zdiff3 else "--diff3",
+                   f"--marker-size={marker_size}",
+                   "-L", labels[0], "-L", labels[1], "-L", labels[2], paths[1], paths[0], paths[2]]
+        done = subprocess.run(command, capture_output=True, check=False)
+    if done.returncode < 0 or done.returncode > 127:
+        raise GitError("git merge-file failed: " + done.stderr.decode("utf-8", "replace").strip(),
+                       fix="check that git >= 2.35 is installed and on PATH")
+    return done.stdout, done.returncode == 0
+
+
+def raw_line_merge(base: bytes, left: bytes, right: bytes, *, marker_size: int = 7,
+                   labels: tuple[str, str, str] = ("ours", "base", "theirs"),
+                   zdiff3: bool = False) -> tuple[bytes, bool]:
+    """Merged bytes and a clean flag, from libgit2 in process or else `git merge-file`."""
+    lib = _binding()
+    # libgit2 omits the base label on an empty ancestor (add/add); git's binary keeps it.
+    if lib is not None and base:
+        return lib.merge(base, left, right, marker_size=marker_size, labels=labels, zdiff3=zdiff3)
+    return git_merge_file(base, left, right, marker_size=marker_size, labels=labels, zdiff3=zdiff3)
+
+
+def line_merge(base: bytes, left: bytes, right: bytes, *, marker_size: int = 7,
+               labels: tuple[str, str, str] = ("ours", "base", "theirs"),
+               language: str | None = None) -> FileMerge:
+    """The diff3 line merge as a `FileMerge` (conflicts read back from the marker blocks)."""
+    merged, clean = raw_line_merge(base, left, right, marker_size=marker_size, labels=labels)
+    conflicts = () if clean else tuple(parse_conflicts(merged, marker_size=marker_size))
+    return FileMerge(merged=merged, clean=clean, strategy=Strategy.LINE, conflicts=conflicts,
+                     language=language)
