@@ -13,6 +13,7 @@ import json
 import shlex
 import stat
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -303,7 +304,28 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
                 f"--run {run.run_id}` looks across the run before landing"]
 
     def _finish_task_locked(self, run: RunRecord, task_id: str, message: str | None) -> TaskFinished:
+        """Finish one task under its lease, one step after another: a finish already done answers as it
+        did; the worktree's work is committed; the branch is checked from where it last took in
+        integration; what the check found is recorded: conflict blocks left, a rejection with the way
+        out, or the task finished (or empty) with its intents, its worktree dropped."""
         task = self._task(run.run_id, task_id)
+        earlier = self._finished_earlier(task, task_id)
+        if earlier is not None:
+            return earlier
+        notes, problems = self._commit_worktree(run, task, task_id, message)
+        crash_point("finish.after_commit")
+        tip = self._task_tip(run, task, task_id)
+        found = self._check_branch(run, task, task_id, tip, problems)
+        changed = [{"path": c.path, "status": c.status} for c in found.changes]
+        if found.markers and not found.violations:
+            return self._refuse_markers(run, task, tip, found.markers, changed, notes)
+        if found.violations:
+            return self._reject(run, task, task_id, tip, found, changed, notes)
+        return self._record_finished(run, task, task_id, tip, found, changed, notes)
+
+    def _finished_earlier(self, task: TaskRecord, task_id: str) -> TaskFinished | None:
+        """The answer of a finish already done (or of a verification that failed since), None when
+        the task is live and has work to finish; a task that ended another way cannot be finished."""
         if task.state in (TaskState.FINISHED, TaskState.MERGED, TaskState.EMPTY) or (
                 task.state is TaskState.CONFLICT and not _unresolved_markers(task.result.get("conflicts", []))
                 and not self._has_new_work(task)):
@@ -319,7 +341,13 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         if not task.state.live:
             raise StateError(f"task {task_id!r} is {task.state.value} and cannot be finished",
                              fix="start a new task; its branch " + task.branch + " keeps the work")
-        ref = f"refs/heads/{task.branch}"
+        return None
+
+    def _commit_worktree(self, run: RunRecord, task: TaskRecord, task_id: str, message: str | None
+                         ) -> tuple[list[str], list[dict[str, str]]]:
+        """The worktree's work committed on the task's branch, unless its state forbids it (a problem
+        each: another branch checked out, stashed work, large files); without a worktree here, the
+        branch as pushed or as it is. Returns (notes for the agent, problems)."""
         path = Path(task.worktree) if task.worktree else None
         notes: list[str] = []
         problems: list[dict[str, str]] = []
@@ -348,7 +376,12 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
                 notes.append(f"the worktree is not on this machine; finished the branch as pushed to {run.remote}")
             else:
                 notes.append("the worktree was gone; checked the branch as it is")
-        crash_point("finish.after_commit")
+        return notes, problems
+
+    def _task_tip(self, run: RunRecord, task: TaskRecord, task_id: str) -> str:
+        """The task branch's commit; a branch gone (or never pushed from another machine) is an error
+        with the way out."""
+        ref = f"refs/heads/{task.branch}"
         tip = self.git.ref_target(ref)
         if tip is None:
             if run.remote:
@@ -358,6 +391,13 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
                                      f"(wtc task abandon {task_id} --run {run.run_id}) and start a new one")
             raise StateError(f"the task branch {task.branch} was deleted",
                              fix=f"abandon the task (wtc task abandon {task_id} --run {run.run_id}) and start a new one")
+        return tip
+
+    def _check_branch(self, run: RunRecord, task: TaskRecord, task_id: str, tip: str,
+                      problems: list[dict[str, str]]) -> _BranchChecked:
+        """The branch's own changes (since it last took in integration) checked: it descends from the
+        pin, stays in its boundary, holds no conflict blocks `task update` left or large files, and
+        its reserved edits become intents; the worktree's problems come first."""
         with self._stage("boundary_check", run=run.run_id, task=task_id) as checked:
             violations = [dict(v) for v in problems]
             changes = []
@@ -397,42 +437,51 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
                             tree_paths=lambda: self.git.tree_paths(since))
                         violations += refused
             checked.update(violations=violations, files=len(changes), reserved=len(reserved))
-        changed = [{"path": c.path, "status": c.status} for c in changes]
-        if markers and not violations:
-            return self._refuse_markers(run, task, tip, markers, changed, notes)
-        if violations:
-            # The way out travels in the JSON too (an agent reading `--json` or an MCP result has no
-            # text renderer): fix the paths where they are, finish again.
-            # A worktree's state, not its paths, is what is wrong: say what to put right.
-            state_fixes = {"branch_switched": f"put the worktree back on {task.branch}",
-                           "stashed_work": "pop or drop the stash"}
-            rules = {v.get("rule") for v in violations}
-            if rules <= state_fixes.keys():
-                notes.append(f"{' and '.join(state_fixes[r] for r in sorted(rules))} as the violation says, and run "
-                             f"`wtc task finish {task_id} --run {run.run_id}` again")
-            else:
-                notes.append(f"fix the paths in {task.worktree} and run `wtc task finish {task_id} --run {run.run_id}` again")
-            outside = sorted({v["path"] for v in violations
-                              if v.get("rule") in ("outside_own", "symlink_outside_own", "symlink_outside_repo") and v["path"]})
-            if outside and task.worktree:
-                # The edits are committed on the branch by now: the exact way to give them up (after
-                # keeping them, for the lead or the task that owns those paths) saves an agent a guess.
-                paths = " ".join(shlex.quote(p) for p in outside)
-                notes.append(f"to give up the changes outside the boundary (keep them first: `git -C {task.worktree} "
-                             f"diff {since[:12]} HEAD -- {paths} > outside.patch`): `git -C {task.worktree} restore "
-                             f"--source={since[:12]} --staged --worktree -- {paths}`, then finish again; or, when the "
-                             f"task had good reason to change them, the lead widens its boundary: `wtc task widen "
-                             f"{task_id} --run {run.run_id} {' '.join('--own ' + shlex.quote('/' + p) for p in outside)} "
-                             f"--why '...'`, then finish again")
-            result = TaskFinished(
-                exit_code=EXIT_BOUNDARY, run=run.run_id, task=task_id, state=TaskState.REJECTED.value, commit=tip,
-                branch=task.branch, changed=changed, violations=violations, worktree=task.worktree, notes=notes,
-            )
-            self.store.update_task(run.run_id, task_id, state=TaskState.REJECTED, head=tip, result=result.to_json(),
-                                   holder=self._fence(run.run_id, task_id))
-            self.store.log_event(run.run_id, task_id, "task.rejected", {"violations": violations})
-            self.reporter.event("task.rejected", run=run.run_id, task=task_id, violations=violations)
-            return result
+        return _BranchChecked(violations=violations, changes=changes, reserved=reserved, markers=markers,
+                              derived=derived, since=since)
+
+    def _reject(self, run: RunRecord, task: TaskRecord, task_id: str, tip: str, found: _BranchChecked,
+                changed: list[dict[str, str]], notes: list[str]) -> TaskFinished:
+        """The task recorded rejected, with the way out in its notes."""
+        violations, since = found.violations, found.since
+        # The way out travels in the JSON too (an agent reading `--json` or an MCP result has no
+        # text renderer): fix the paths where they are, finish again.
+        # A worktree's state, not its paths, is what is wrong: say what to put right.
+        state_fixes = {"branch_switched": f"put the worktree back on {task.branch}",
+                       "stashed_work": "pop or drop the stash"}
+        rules = {v.get("rule") for v in violations}
+        if rules <= state_fixes.keys():
+            notes.append(f"{' and '.join(state_fixes[r] for r in sorted(rules))} as the violation says, and run "
+                         f"`wtc task finish {task_id} --run {run.run_id}` again")
+        else:
+            notes.append(f"fix the paths in {task.worktree} and run `wtc task finish {task_id} --run {run.run_id}` again")
+        outside = sorted({v["path"] for v in violations
+                          if v.get("rule") in ("outside_own", "symlink_outside_own", "symlink_outside_repo") and v["path"]})
+        if outside and task.worktree:
+            # The edits are committed on the branch by now: the exact way to give them up (after
+            # keeping them, for the lead or the task that owns those paths) saves an agent a guess.
+            paths = " ".join(shlex.quote(p) for p in outside)
+            notes.append(f"to give up the changes outside the boundary (keep them first: `git -C {task.worktree} "
+                         f"diff {since[:12]} HEAD -- {paths} > outside.patch`): `git -C {task.worktree} restore "
+                         f"--source={since[:12]} --staged --worktree -- {paths}`, then finish again; or, when the "
+                         f"task had good reason to change them, the lead widens its boundary: `wtc task widen "
+                         f"{task_id} --run {run.run_id} {' '.join('--own ' + shlex.quote('/' + p) for p in outside)} "
+                         f"--why '...'`, then finish again")
+        result = TaskFinished(
+            exit_code=EXIT_BOUNDARY, run=run.run_id, task=task_id, state=TaskState.REJECTED.value, commit=tip,
+            branch=task.branch, changed=changed, violations=violations, worktree=task.worktree, notes=notes,
+        )
+        self.store.update_task(run.run_id, task_id, state=TaskState.REJECTED, head=tip, result=result.to_json(),
+                               holder=self._fence(run.run_id, task_id))
+        self.store.log_event(run.run_id, task_id, "task.rejected", {"violations": violations})
+        self.reporter.event("task.rejected", run=run.run_id, task=task_id, violations=violations)
+        return result
+
+    def _record_finished(self, run: RunRecord, task: TaskRecord, task_id: str, tip: str, found: _BranchChecked,
+                         changed: list[dict[str, str]], notes: list[str]) -> TaskFinished:
+        """The task recorded finished (or empty: no change and no declared intent) with its intents,
+        its commits published for a remote run, its worktree dropped."""
+        changes, reserved, derived, since = found.changes, found.reserved, found.derived, found.since
         # Intents declared with `wtc intent add` are the task's work as much as its files: a task
         # whose only change is its intents merges (an empty merge) so that they apply.
         declared = [row for row in self.store.list_intents(run.run_id, ("declared",)) if row["task_id"] == task_id]
@@ -1025,3 +1074,15 @@ def _unanchored_overlap_notes(overlaps: list[dict[str, Any]]) -> list[str]:
     names = dict.fromkeys(own for o in overlaps for own, _ in o["globs"] if boundaries.unanchored_name(own))
     return [f"--own {name!r} has no '/', so it owns every {name} in any folder (gitignore rules), which is why "
             f"it may overlap; write '/{name}' for the one at the repository root" for name in names]
+
+
+@dataclass(frozen=True)
+class _BranchChecked:
+    """What finish's check found on a task's branch (`_check_branch`)."""
+
+    violations: list[dict[str, Any]]   # the worktree's problems, else the boundary's and the branch's
+    changes: list                      # the branch's own changes, since it last took in integration
+    reserved: list[dict[str, Any]]     # its edits to reserved files
+    markers: list[dict[str, Any]]      # conflict blocks `task update` left unresolved
+    derived: list                      # consolidation Intents from its reserved and manifest edits
+    since: str                         # where its own changes start: the pin, or its merge base with integration

@@ -197,6 +197,10 @@ class StructuredMerge:
 
     def _merge_container(self, path: list[str], b: Segmented, l: Segmented, r: Segmented,
                          rule: ContainerRule) -> list[Piece]:
+        """One container's three versions merged, in the steps of the module docstring's "How a
+        container merges": the delimiters, each side's moves, each side's hunks against base and the
+        checks on them, the groups of both sides' hunks that touch (each settled by the first rule
+        that holds), then the merged entries ordered, laid out and rendered."""
         if time.monotonic() > self.deadline:
             raise StructuredTimeout("time limit")
         prefix = pick3(b.prefix, l.prefix, r.prefix)
@@ -210,31 +214,35 @@ class StructuredMerge:
         b_ids = [m.ident for m in b.members]
         l_ids = [m.ident for m in l.members]
         r_ids = [m.ident for m in r.members]
-        # Moves: a side may move members the other side kept in place and left unchanged (a
-        # re-sorted import block, a function moved down): the move is that side's edit, shown as
-        # a deletion at the old place and an insertion at the new one. A member moved by both
-        # sides, or moved by one and changed or deleted by the other, is not guessed at.
-        touched_by = {side: {i for i in b_ids if i not in smap or smap[i].content != bmap[i].content}
-                      for side, smap in (("L", lmap), ("R", rmap))}
-        l_kept, r_kept = kept_in_place(b_ids, l_ids, touched_by["R"]), kept_in_place(b_ids, r_ids, touched_by["L"])
-        moved = set()
-        moved_by: dict[str, set[str]] = {"L": set(), "R": set()}
-        for side, mine, kept, other, other_kept in (("L", lmap, l_kept, rmap, r_kept), ("R", rmap, r_kept, lmap, l_kept)):
-            for ident in mine:
-                if ident in bmap and ident not in kept:
-                    if ident not in other:
-                        raise Unmergeable("a member moved on one side was deleted on the other")
-                    if ident not in other_kept:
-                        raise Unmergeable("a member moved on both sides")
-                    moved.add(ident)
-                    moved_by[side].add(ident)
-        # A member one side moved may carry the other side's edit only when the other side moved
-        # nothing here: with moves on both sides, which side's order explains an edited member
-        # (the other side may have moved its neighbours instead) is a guess.
-        if moved_by["L"] and moved_by["R"] and any(
-                (rmap if side == "L" else lmap)[ident].content != bmap[ident].content
-                for side in ("L", "R") for ident in moved_by[side]):
-            raise Unmergeable("members moved on both sides, one of them changed by the other")
+        l_kept, r_kept, moved, moved_by = _moves(b_ids, l_ids, r_ids, bmap, lmap, rmap)
+        added_twice, left_hunks, right_hunks = self._side_hunks(b, b_ids, bmap, (l_ids, lmap, l_kept),
+                                                                (r_ids, rmap, r_kept), moved, moved_by, rule)
+        _check_edges(b, l, r, b_ids, bmap, left_hunks, right_hunks)
+        groups = _touching_groups(left_hunks, right_hunks)
+        self._name_loss.check_rebound_together(groups, b_ids, bmap, lmap, rmap)
+        # Both sides took a member out, one of them to put a near copy elsewhere (moved and
+        # retitled, renamed and moved): a move against a delete, a conflict where the copy stands.
+        moved_away = moved_against_deletion(groups, b_ids, bmap, lmap, rmap)
+        entries = self._settle_groups(path, groups, b, b_ids, bmap, (l_ids, lmap), (r_ids, rmap), rule,
+                                      added_twice, moved)
+        name = " > ".join(path)
+        sep = b.separator
+        if moved_away:
+            entries = self._moved_against_deletion(entries, moved_away, bmap, lmap, rmap, name, sep)
+        if rule.keep_sorted:
+            entries = sorted_table(entries, (b, l, r), bmap, lmap, rmap)
+        elif moved:
+            entries = sorted_as_moved(entries, moved, (l, lmap, l_kept), (r, rmap, r_kept), bmap=bmap)
+        entries = relayout_insertions(entries, bmap, lmap, rmap)
+        return [prefix] + self._render_entries(path, entries, b, l, r, bmap, lmap, rmap) + [suffix]
+
+    def _side_hunks(self, b: Segmented, b_ids: list[str], bmap: dict[str, Member], left: _SideKept, right: _SideKept,
+                    moved: set[str], moved_by: dict[str, set[str]], rule: ContainerRule
+                    ) -> tuple[set[str], list[_Hunk], list[_Hunk]]:
+        """Each side's hunks against base (`left`, `right`: a side's ids, member map and members
+        kept in place), a declaration both sides added taken out of right's, each move recorded,
+        and the checks on moves and hunks: (added twice, left hunks, right hunks)."""
+        (l_ids, lmap, l_kept), (r_ids, rmap, r_kept) = left, right
         # A declaration added on both sides is placed once, where left put it: identical texts
         # merge into one, different texts become one insert/insert conflict there.
         added_twice = {i for i in lmap if i in rmap and i not in bmap
@@ -260,39 +268,18 @@ class StructuredMerge:
             # (a re-sorted import block beside a new import): the group's union decides, below.
             check_moves_apart(b_ids, moved, (left_hunks, right_hunks), (right_hunks, left_hunks))
         check_no_slide(b_ids, bmap, b.separator, (left_hunks, lmap, rmap), (right_hunks, rmap, lmap))
-        hunks = [("L", h) for h in left_hunks] + [("R", h) for h in right_hunks]
-        # A side that only changed the text before the first (after the last) member, next to
-        # members the other side inserted there: which comes first is anyone's guess.
-        edge = {"L": {(h[0], h[1]) for h in left_hunks if h[2]}, "R": {(h[0], h[1]) for h in right_hunks if h[2]}}
-        for side, other, mine, theirs in (("L", "R", l, r), ("R", "L", r, l)):
-            if mine.prefix != b.prefix and theirs.prefix != mine.prefix and any(start == 0 for start, _ in edge[other]):
-                raise Unmergeable("text before the first member changed next to an insertion")
-            if mine.suffix != b.suffix and theirs.suffix != mine.suffix and any(end == len(b_ids) for _, end in edge[other]):
-                raise Unmergeable("text after the last member changed next to an insertion")
-            # The same one level down: both sides changed the last member (both may have appended
-            # to its body) and this side also changed only the blank lines after it: whether they
-            # belong after this side's appended text or at the very end is a guess.
-            last = b_ids[-1] if b_ids else None
-            if mine.suffix != b.suffix and theirs.suffix == b.suffix and mine.suffix.strip() == b.suffix.strip() \
-                    and last is not None and l.members and r.members \
-                    and l.members[-1].ident == last == r.members[-1].ident \
-                    and l.members[-1].content != bmap[last].content and r.members[-1].content != bmap[last].content:
-                raise Unmergeable("blank lines after the last member changed while both sides edited it")
-        hunks.sort(key=lambda item: (item[1][0], item[1][1]))
-        groups: list[list[tuple[str, tuple[int, int, list[str]]]]] = []
-        reach = -1
-        for item in hunks:
-            start, end, _ = item[1]
-            if groups and start <= reach:
-                groups[-1].append(item)
-                reach = max(reach, end)
-            else:
-                groups.append([item])
-                reach = end
-        self._name_loss.check_rebound_together(groups, b_ids, bmap, lmap, rmap)
-        # Both sides took a member out, one of them to put a near copy elsewhere (moved and
-        # retitled, renamed and moved): a move against a delete, a conflict where the copy stands.
-        moved_away = moved_against_deletion(groups, b_ids, bmap, lmap, rmap)
+        return added_twice, left_hunks, right_hunks
+
+    def _settle_groups(self, path: list[str], groups: list[_Group], b: Segmented, b_ids: list[str],
+                       bmap: dict[str, Member], left: tuple[list[str], dict[str, Member]],
+                       right: tuple[list[str], dict[str, Member]], rule: ContainerRule, added_twice: set[str],
+                       moved: set[str]) -> list[tuple[str, object]]:
+        """The container's entries: base members nobody touched, and each group of both sides'
+        hunks settled by the first rule that holds (one side only; one call edited twice; the same
+        edit; a union; registrations or independent statements; else the line merge of its
+        region). One algorithm: the rules are tried in this order for every group, and a group's
+        entries must follow the base members before it, so it stays one loop."""
+        (l_ids, lmap), (r_ids, rmap) = left, right
         # entries: ("member", ident) resolved later, or ("conflict", Conflict)
         entries: list[tuple[str, object]] = []
         name = " > ".join(path)
@@ -366,14 +353,7 @@ class StructuredMerge:
                     self._record("line merge between members: " + group_shape(group), *span)
             position = hi
         emit_base_until(len(b_ids))
-        if moved_away:
-            entries = self._moved_against_deletion(entries, moved_away, bmap, lmap, rmap, name, sep)
-        if rule.keep_sorted:
-            entries = sorted_table(entries, (b, l, r), bmap, lmap, rmap)
-        elif moved:
-            entries = sorted_as_moved(entries, moved, (l, lmap, l_kept), (r, rmap, r_kept), bmap=bmap)
-        entries = relayout_insertions(entries, bmap, lmap, rmap)
-        return [prefix] + self._render_entries(path, entries, b, l, r, bmap, lmap, rmap) + [suffix]
+        return entries
 
     def _moved_against_deletion(self, entries, moved_away, bmap, lmap, rmap, name, sep):  # type: ignore[no-untyped-def]
         """The entries with each moving side's near copy of a member the other side deleted
@@ -769,3 +749,78 @@ def _comment_over_new_head(base: Member, lead_side: Member, body_side: Member) -
     return bool(added) and words(body_side) != words(base)
 
 
+# -- a container's steps, read off its three versions -------------------------------------------
+_Hunk = tuple[int, int, list[str]]      # one side's hunk: (first deleted base index, end, inserted identities)
+_Group = list[tuple[str, _Hunk]]       # hunks of both sides ("L", "R") that overlap or touch
+_SideKept = tuple[list[str], dict[str, Member], set[str]]   # a side's ids, members and base members kept in place
+
+
+def _moves(b_ids: list[str], l_ids: list[str], r_ids: list[str], bmap: dict[str, Member], lmap: dict[str, Member],
+           rmap: dict[str, Member]) -> tuple[set[str], set[str], set[str], dict[str, set[str]]]:
+    """(left's members kept in place, right's, the members a side moved, by side)."""
+    # Moves: a side may move members the other side kept in place and left unchanged (a
+    # re-sorted import block, a function moved down): the move is that side's edit, shown as
+    # a deletion at the old place and an insertion at the new one. A member moved by both
+    # sides, or moved by one and changed or deleted by the other, is not guessed at.
+    touched_by = {side: {i for i in b_ids if i not in smap or smap[i].content != bmap[i].content}
+                  for side, smap in (("L", lmap), ("R", rmap))}
+    l_kept, r_kept = kept_in_place(b_ids, l_ids, touched_by["R"]), kept_in_place(b_ids, r_ids, touched_by["L"])
+    moved = set()
+    moved_by: dict[str, set[str]] = {"L": set(), "R": set()}
+    for side, mine, kept, other, other_kept in (("L", lmap, l_kept, rmap, r_kept), ("R", rmap, r_kept, lmap, l_kept)):
+        for ident in mine:
+            if ident in bmap and ident not in kept:
+                if ident not in other:
+                    raise Unmergeable("a member moved on one side was deleted on the other")
+                if ident not in other_kept:
+                    raise Unmergeable("a member moved on both sides")
+                moved.add(ident)
+                moved_by[side].add(ident)
+    # A member one side moved may carry the other side's edit only when the other side moved
+    # nothing here: with moves on both sides, which side's order explains an edited member
+    # (the other side may have moved its neighbours instead) is a guess.
+    if moved_by["L"] and moved_by["R"] and any(
+            (rmap if side == "L" else lmap)[ident].content != bmap[ident].content
+            for side in ("L", "R") for ident in moved_by[side]):
+        raise Unmergeable("members moved on both sides, one of them changed by the other")
+    return l_kept, r_kept, moved, moved_by
+
+
+def _check_edges(b: Segmented, l: Segmented, r: Segmented, b_ids: list[str], bmap: dict[str, Member],
+                 left_hunks: list[_Hunk], right_hunks: list[_Hunk]) -> None:
+    """Unmergeable when a side changed the text around the members next to the other side's
+    insertions there."""
+    # A side that only changed the text before the first (after the last) member, next to
+    # members the other side inserted there: which comes first is anyone's guess.
+    edge = {"L": {(h[0], h[1]) for h in left_hunks if h[2]}, "R": {(h[0], h[1]) for h in right_hunks if h[2]}}
+    for side, other, mine, theirs in (("L", "R", l, r), ("R", "L", r, l)):
+        if mine.prefix != b.prefix and theirs.prefix != mine.prefix and any(start == 0 for start, _ in edge[other]):
+            raise Unmergeable("text before the first member changed next to an insertion")
+        if mine.suffix != b.suffix and theirs.suffix != mine.suffix and any(end == len(b_ids) for _, end in edge[other]):
+            raise Unmergeable("text after the last member changed next to an insertion")
+        # The same one level down: both sides changed the last member (both may have appended
+        # to its body) and this side also changed only the blank lines after it: whether they
+        # belong after this side's appended text or at the very end is a guess.
+        last = b_ids[-1] if b_ids else None
+        if mine.suffix != b.suffix and theirs.suffix == b.suffix and mine.suffix.strip() == b.suffix.strip() \
+                and last is not None and l.members and r.members \
+                and l.members[-1].ident == last == r.members[-1].ident \
+                and l.members[-1].content != bmap[last].content and r.members[-1].content != bmap[last].content:
+            raise Unmergeable("blank lines after the last member changed while both sides edited it")
+
+
+def _touching_groups(left_hunks: list[_Hunk], right_hunks: list[_Hunk]) -> list[_Group]:
+    """Both sides' hunks, in base order, grouped where they overlap or touch."""
+    hunks = [("L", h) for h in left_hunks] + [("R", h) for h in right_hunks]
+    hunks.sort(key=lambda item: (item[1][0], item[1][1]))
+    groups: list[_Group] = []
+    reach = -1
+    for item in hunks:
+        start, end, _ = item[1]
+        if groups and start <= reach:
+            groups[-1].append(item)
+            reach = max(reach, end)
+        else:
+            groups.append([item])
+            reach = end
+    return groups
