@@ -9,7 +9,10 @@ needs (a killed runner's agents are adopted by the next runner, never started tw
 begun after its task merged; the integration tree holds every merged task's file.
 
     python scripts/stress_fanout.py [--tasks 200] [--concurrency 16] [--kills 5] [--seed 37] [--keep]
+                                    [--kill-after 2,12] [--repeat N]
 
+`--kill-after LOW,HIGH`: each runner is killed after a random LOW..HIGH seconds (short intervals
+kill it inside more of its steps); `--repeat N` runs seeds SEED..SEED+N-1 and prints how many held.
 Exit 1 when a check fails.
 """
 
@@ -40,13 +43,25 @@ def main() -> int:
     parser.add_argument("--kills", type=int, default=5, help="SIGKILLs of the runner before it may finish")
     parser.add_argument("--seed", type=int, default=37)
     parser.add_argument("--keep", action="store_true", help="keep the scratch folder")
+    parser.add_argument("--kill-after", default="2,12", help="LOW,HIGH seconds a runner lives before its SIGKILL")
+    parser.add_argument("--repeat", type=int, default=1, help="seeds SEED..SEED+N-1, one run each")
     options = parser.parse_args()
+    low, high = (float(x) for x in options.kill_after.split(","))
+    failed = [seed for seed in range(options.seed, options.seed + options.repeat) if one_run(options, seed, low, high)]
+    if options.repeat > 1:
+        print(f"{options.repeat - len(failed)} of {options.repeat} seeds held every check"
+              + (f"; failed: {failed}" if failed else ""))
+    return 1 if failed else 0
+
+
+def one_run(options: argparse.Namespace, seed: int, low: float, high: float) -> bool:
+    """One plan (from `seed`) driven to its end through killed runners; True when a check failed."""
     work = Path(tempfile.mkdtemp(prefix="wtc-stress-fanout-"))
     repo = make_repo(work / "repo", {"README.md": "# stress\n", "pkg/keep.txt": "keep\n"})
-    tasks, expected = mixed_tasks(options.tasks, options.seed)
+    tasks, expected = mixed_tasks(options.tasks, seed)
     plan = write_plan(work / "plan.json", tasks, concurrency=options.concurrency, run={"verify": VERIFY})
     log = work / "standin.log"
-    shuffle = random.Random(options.seed)
+    shuffle = random.Random(seed)
     began = time.perf_counter()
     invocations, kills = 0, 0
     command = [sys.executable, "-m", "worktree_coord", "fanout", str(plan), "--run", "stress", "--json"]
@@ -56,7 +71,7 @@ def main() -> int:
                                   stderr=subprocess.PIPE, text=True)
         if kills < options.kills:
             try:
-                runner.wait(timeout=shuffle.uniform(2.0, 12.0))
+                runner.wait(timeout=shuffle.uniform(low, high))
             except subprocess.TimeoutExpired:
                 runner.kill()
                 runner.communicate()
@@ -68,7 +83,7 @@ def main() -> int:
         summary = lines[-1] if lines else {}
         if summary.get("schema") != "wtc.fanout/1":
             print(out[-3000:], err[-3000:])
-            return 1
+            return True
         break
     elapsed = time.perf_counter() - began
     from worktree_coord.coordinator import Coordinator
@@ -84,7 +99,7 @@ def main() -> int:
     kinds: dict[str, int] = {}
     for want in expected.values():
         kinds[want.kind] = kinds.get(want.kind, 0) + 1
-    print(f"{options.tasks} tasks ({', '.join(f'{n} {k}' for k, n in sorted(kinds.items()))}), concurrency "
+    print(f"seed {seed}: {options.tasks} tasks ({', '.join(f'{n} {k}' for k, n in sorted(kinds.items()))}), concurrency "
           f"{options.concurrency}: {invocations} invocation(s), {kills} SIGKILL(s), {elapsed:.1f} s; exit "
           f"{summary['exit_code']}, {summary['counts']}")
     print(f"agent runs: {sum(1 for _ in open(log)) if log.exists() else 0} log lines; last invocation started "
@@ -96,7 +111,7 @@ def main() -> int:
         print(f"scratch kept at {work}")
     else:
         shutil.rmtree(work, ignore_errors=True)
-    return 1 if problems else 0
+    return bool(problems)
 
 
 if __name__ == "__main__":
