@@ -71,3 +71,11 @@ def test_a_verified_finish_merges_past_a_candidate_lock_a_killed_runner_left(tmp
     _stale(repo / ".git/refs/wtc/r1/candidate/t1.lock")
     code, finished = wtc(repo, "task", "finish", "t1", "--run", "r1", "--verify", "true")
     assert code == 0 and finished["state"] == "merged", finished
+
+
+def test_a_run_starts_past_an_integration_lock_a_killed_start_left(tmp_path):
+    repo = make_repo(tmp_path / "repo", {"README.md": "# r\n"})
+    _stale(repo / ".git/refs/heads/wtc/r1/integration.lock")
+    code, started = wtc(repo, "run", "start", "--run", "r1")
+    assert code == 0, started
+    assert (repo / ".git/refs/heads/wtc/r1/integration").exists()

@@ -199,13 +199,29 @@ class GitRepo:
         return pygit2.Oid(hex=sha) in self.repo
 
     def set_ref(self, name: str, sha: str, message: str) -> None:
-        """Point a private ref (ours alone, e.g. a merge candidate) at `sha`, whatever it held. Its
-        lock, when a writer killed mid-write left one, is waited out and then removed (refs.py)."""
+        """Point a private ref (ours alone, e.g. a merge candidate) at `sha`, whatever it held."""
+        self._write_ref(name, sha, message, force=True)
+
+    def create_ref(self, name: str, sha: str, message: str) -> bool:
+        """Create-only: True when created, False when the ref already exists (whatever it points to)."""
+        try:
+            self._write_ref(name, sha, message, force=False)
+            return True
+        except pygit2.AlreadyExistsError:
+            return False
+        except ValueError:
+            return False
+
+    def _write_ref(self, name: str, sha: str, message: str, *, force: bool) -> None:
+        """libgit2's ref write. Its lock, when a writer killed mid-write left one, is waited out and
+        then removed (refs.py: STALE_REF_LOCK_SECONDS); a lock still fresh after twice that is busy."""
         deadline = time.monotonic() + 2 * STALE_REF_LOCK_SECONDS
         while True:
             try:
-                self.repo.create_reference(name, pygit2.Oid(hex=sha), force=True, message=message)
+                self.repo.create_reference(name, pygit2.Oid(hex=sha), force=force, message=message)
                 return
+            except pygit2.AlreadyExistsError:
+                raise
             except (pygit2.GitError, OSError) as error:
                 if "lock" not in str(error).lower():
                     raise
@@ -215,16 +231,6 @@ class GitRepo:
                     raise GitLocked(f"{name} stayed locked ({error})", retry_after=1.0,
                                     fix=f"retry; if no wtc call is running, remove {self.common_dir / name}.lock") from None
                 time.sleep(0.05)
-
-    def create_ref(self, name: str, sha: str, message: str) -> bool:
-        """Create-only: True when created, False when the ref already exists (whatever it points to)."""
-        try:
-            self.repo.create_reference(name, pygit2.Oid(hex=sha), force=False, message=message)
-            return True
-        except pygit2.AlreadyExistsError:
-            return False
-        except ValueError:
-            return False
 
     def delete_ref(self, name: str, expected: str | None = None) -> bool:
         """Delete a ref under the registration lock (deletions contend on packed-refs.lock)."""
