@@ -589,7 +589,10 @@ class GitRepo:
             return None
         if text.startswith("ref: refs/heads/"):
             name = text[len("ref: "):]
-            ref = self.repo.references.get(name)
+            try:
+                ref = self.repo.references.get(name)
+            except (pygit2.GitError, ValueError):
+                return None                             # a name libgit2 refuses: git's answer instead
             if ref is None:
                 return None, name                       # an unborn or deleted branch
             if ref.type != pygit2.enums.ReferenceType.DIRECT:
