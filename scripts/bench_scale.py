@@ -15,6 +15,13 @@ then `wtc consolidate` (the intents, relocked by npm offline: workspace dependen
 `wtc report`. Every wtc process is one `subprocess` reaped with `os.wait4`, so its wall time, CPU
 time and peak resident memory (ru_maxrss: the process and the children it waited for) are its own.
 
+With `--think SECONDS` each agent also works between its start and its finish, as a real agent
+does (reads, edits, runs its tests): a pause sampled uniformly between 0.5x and 1.5x SECONDS per task
+(seeded by `--seed`, so a run's pauses are the same on both paths). Without it (the default, 0) the
+agents call wtc back to back: saturation, where 16 callers share 2 cores and a call's wall time is
+mostly its wait for a core. Both are worth reporting: the saturated figure bounds the coordinator's
+throughput, the paced one is the overhead an agent of a real workflow waits for.
+
 Printed: p50/p99 of each command's wall time and peak memory, the coordination overhead per task
 (start + finish wall time: what an agent waits for wtc), CPU-seconds per task, the integration
 throughput (merges a minute over the whole run), the disk the worktrees took at their peak (sampled)
@@ -26,6 +33,7 @@ Usage:
   python scripts/bench_scale.py --tasks 100 --packages 100   # a quick look
   python scripts/bench_scale.py --json out.json --keep       # keep the repository, write the figures
   python scripts/bench_scale.py --serve                      # the warm path: a `wtc serve` takes every call
+  python scripts/bench_scale.py --tasks 200 --think 15       # agents that work ~15 s between start and finish
 """
 
 from __future__ import annotations
@@ -35,6 +43,7 @@ import concurrent.futures
 import json
 import os
 import queue
+import random
 import shutil
 import statistics
 import subprocess
@@ -172,6 +181,12 @@ def call(repo: Path, op: str, args: Sequence[str], task: int | None = None) -> t
     return Call(op, task, process.returncode, seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024), body
 
 
+def think_seconds(think: float, seed: int, task: int) -> float:
+    """How long the agent of `task` works between its start and its finish: uniform in [0.5, 1.5] x
+    `think`, the same for a task on every run with the same seed."""
+    return think * random.Random(seed * 1_000_003 + task).uniform(0.5, 1.5)
+
+
 def worktree_kb(repo: Path) -> int:
     folder = repo / ".wtc" / "worktrees"
     if not folder.exists():
@@ -186,6 +201,7 @@ def pct(values: Sequence[float], q: float) -> float:
 
 
 def run(options: argparse.Namespace) -> dict[str, Any]:
+    load_at_start = os.getloadavg()[0]
     workdir = Path(options.workdir or tempfile.mkdtemp(prefix="wtc-scale-"))
     repo = workdir / "repo"
     began = time.monotonic()
@@ -229,6 +245,9 @@ def run(options: argparse.Namespace) -> dict[str, Any]:
                 outcomes[task] = f"start exit {started.exit}: {body}"
                 continue
             edit(Path(body["worktree"]), task, options.packages, options.files)
+            if options.think > 0:
+                # The agent's own work between its calls: no wtc process runs for it meanwhile.
+                time.sleep(think_seconds(options.think, options.seed, task))
             finished, body = call(repo, "task.finish", ["task", "finish", name, "--run", RUN], task)
             with lock:
                 calls.append(finished)
@@ -276,6 +295,7 @@ def run(options: argparse.Namespace) -> dict[str, Any]:
     figures = {
         "repository": {"files": files, "lines": lines, "packages": options.packages},
         "tasks": options.tasks, "agents": options.agents, "sparse": options.sparse, "cpus": os.cpu_count(),
+        "think_s": options.think, "load_at_start": load_at_start,
         "load_at_end": os.getloadavg()[0],
         "outcomes": states, "first_errors": errors,
         "swarm_seconds": round(swarm, 1),
@@ -305,8 +325,10 @@ def run(options: argparse.Namespace) -> dict[str, Any]:
 
 
 def print_figures(f: dict[str, Any]) -> None:
-    print(f"{f['tasks']} tasks, {f['agents']} agents at once, {f['cpus']} CPUs (load {f['load_at_end']:.1f} at the end), "
-          f"sparse={f['sparse']}, path={f['path']}")
+    pace = f"agents work {f['think_s']:g} s (0.5-1.5x) between start and finish" if f["think_s"] else \
+        "agents call back to back (saturation)"
+    print(f"{f['tasks']} tasks, {f['agents']} agents at once, {f['cpus']} CPUs (load {f['load_at_start']:.1f} at the "
+          f"start, {f['load_at_end']:.1f} at the end), sparse={f['sparse']}, path={f['path']}; {pace}")
     print(f"outcomes           {f['outcomes']}" + (f"  first errors: {f['first_errors']}" if f["first_errors"] else ""))
     print(f"swarm              {f['swarm_seconds']} s; integration throughput {f['merges_per_minute']} merges/min")
     o = f["overhead_per_task_s"]
@@ -334,10 +356,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--no-sparse", dest="sparse", action="store_false", help="full worktrees (default: --sparse)")
     parser.add_argument("--disk-every", type=float, default=5.0, help="seconds between samples of the worktrees' disk")
     parser.add_argument("--serve", action="store_true", help="the warm path: a `wtc serve` takes every call")
+    parser.add_argument("--think", type=float, default=0.0, metavar="SECONDS",
+                        help="each agent works this long (sampled 0.5-1.5x) between its start and its finish "
+                             "(default 0: back to back, saturation)")
+    parser.add_argument("--seed", type=int, default=1, help="seeds the agents' pauses (--think)")
     parser.add_argument("--workdir")
     parser.add_argument("--keep", action="store_true")
     parser.add_argument("--json", help="also write the figures to this file")
     options = parser.parse_args(argv)
+    if options.think < 0:
+        parser.error("--think must be 0 or more seconds")
     figures = run(options)
     print_figures(figures)
     if options.json:

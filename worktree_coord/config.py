@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import re
 
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from pathlib import Path
@@ -315,6 +314,8 @@ def load_config(toplevel: Path | None, read_head_file: Callable[[str], bytes | N
         raw = _read(name, toplevel, read_head_file)
         if raw is None:
             continue
+        import tomllib   # only when the project has a file to read: every wtc call loads the configuration
+
         try:
             document = tomllib.loads(raw.decode("utf-8"))
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:

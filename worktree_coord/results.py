@@ -152,10 +152,31 @@ def _leftover_records(leftovers: dict[str, Any]) -> tuple[LeftoverRecord, ...]:
     return tuple(out)
 
 
+# Every result class is a frozen dataclass whose `__repr__`, `__eq__` and `__hash__` are Result's, which
+# read the fields as the generated ones do: `dataclass` compiles each method it writes (exec), and six
+# methods for each of 18 classes were the largest import of every `wtc` call (issue 36: start-up).
+_RESULT = dict(frozen=True, repr=False, eq=False)
+
+
 @dataclass(frozen=True)
 class Result:
     exit_code: int = 0
     replayed: bool = False
+
+    def _values(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, f.name) for f in dataclasses.fields(self) if f.compare)
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{f.name}={getattr(self, f.name)!r}" for f in dataclasses.fields(self) if f.repr)
+        return f"{type(self).__qualname__}({shown})"
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is self.__class__:
+            return self._values() == other._values()  # type: ignore[attr-defined]
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._values())
 
     def to_json(self) -> dict[str, Any]:
         data = dataclasses.asdict(self)
@@ -169,7 +190,7 @@ class Result:
         return cls(**values)
 
 
-@dataclass(frozen=True)
+@dataclass(**_RESULT)
 class RunStarted(Result):
     run: str = ""
     base: str = ""
@@ -180,7 +201,7 @@ class RunStarted(Result):
     network: str = ""             # how this machine starts the run's task commands: isolated or shared
 
 
-@dataclass(frozen=True)
+@dataclass(**_RESULT)
 class TaskStarted(Result):
     run: str = ""
     task: str = ""
@@ -202,7 +223,7 @@ class TaskStarted(Result):
     last_finish: dict[str, Any] | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(**_RESULT)
 class TaskFinished(Result):
     run: str = ""
     task: str = ""
@@ -230,7 +251,7 @@ class TaskFinished(Result):
         return tuple(ConflictRecord.from_json(row) for row in self.conflicts)
 
 
-@dataclass(frozen=True)
+@dataclass(**_RESULT)
 class MergeReport(Result):
     run: str = ""
     integration: str = ""
@@ -238,7 +259,7 @@ class MergeReport(Result):
     tasks: list[dict[str, Any]] = field(default_factory=list)
 
 
-@dataclass(frozen=True)
+@dataclass(**_RESULT)
 class ConsolidationReport(Result):
     """`wtc consolidate`: per ecosystem root its state, commit, conflicts and culprits (`roots`), the
     intents of tasks not merged yet (`waiting`), every intent of the run left unapplied with why and
@@ -259,7 +280,7 @@ class ConsolidationReport(Result):
         return tuple(SkippedRecord.from_json(row) for row in self.skipped)
 
 
-@dataclass(frozen=True)
+@dataclass(**_RESULT)
 class RunReport(Result):
     """The change manifest of a run: what `land` would bring, with exact pointers."""
 
@@ -300,7 +321,7 @@ class RunReport(Result):
         return _leftover_records(self.leftovers)
 
 
-@dataclass(frozen=True)
+@dataclass(**_RESULT)
 class Landed(Result):
     run: str = ""
     onto: str = ""
@@ -319,7 +340,7 @@ class Landed(Result):
         return _leftover_records(self.left_out)
 
 
-@dataclass(frozen=True)
+@dataclass(**_RESULT)
 class TaskUpdated(Result):
     run: str = ""
     task: str = ""
@@ -333,7 +354,7 @@ class TaskUpdated(Result):
     notes: list[str] = field(default_factory=list)   # e.g. a finding whose use is outside the task's boundary
 
 
-@dataclass(frozen=True)
+@dataclass(**_RESULT)
 class TaskAbandoned(Result):
     run: str = ""
     task: str = ""
@@ -344,7 +365,7 @@ class TaskAbandoned(Result):
     dropped_intents: list[str] = field(default_factory=list)   # its intents not applied: they never will be
 
 
-@dataclass(frozen=True)
+@dataclass(**_RESULT)
 class TaskWidened(Result):
     """`wtc task widen`: the lead gave a live task more of the repository (`added_own`, `added_read`,
     with `why`); `boundary` is the whole boundary now, `overlaps` the live tasks the new globs meet."""
@@ -361,7 +382,7 @@ class TaskWidened(Result):
     notes: list[str] = field(default_factory=list)
 
 
-@dataclass(frozen=True)
+@dataclass(**_RESULT)
 class RunStatus(Result):
     runs: list[dict[str, Any]] = field(default_factory=list)
     tasks: list[dict[str, Any]] = field(default_factory=list)
@@ -370,7 +391,7 @@ class RunStatus(Result):
     forecast_at: float | None = None   # when the tasks' `forecast` column was computed (None: never)
 
 
-@dataclass(frozen=True)
+@dataclass(**_RESULT)
 class RunSnapshot(Result):
     """One frame of `wtc watch`: a run while agents work, read from the store without a lease.
 
@@ -394,7 +415,7 @@ class RunSnapshot(Result):
     forecast_at: float | None = None   # when the tasks' `forecast` column was computed (None: not asked)
 
 
-@dataclass(frozen=True)
+@dataclass(**_RESULT)
 class GcReport(Result):
     dry_run: bool = False
     worktrees_removed: list[str] = field(default_factory=list)
@@ -410,7 +431,7 @@ class GcReport(Result):
     forecast_cache_removed: int = 0                                    # files finished runs left in the cache
 
 
-@dataclass(frozen=True)
+@dataclass(**_RESULT)
 class PlanRules(Result):
     """Plan rules (added, removed or listed), in the order they are tried; `default` is what a name
     no rule matches gets (listings only)."""
@@ -419,7 +440,7 @@ class PlanRules(Result):
     default: dict[str, Any] | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(**_RESULT)
 class AgentStarted(Result):
     """A harness agent's worktree: the task it became (`task` may differ from `agent`, whose name
     need not be a valid task name), in the run of its session."""
@@ -440,7 +461,7 @@ class AgentStarted(Result):
     earlier: str | None = None   # the agent's earlier task in this session that this one continues from
 
 
-@dataclass(frozen=True)
+@dataclass(**_RESULT)
 class AgentFinished(Result):
     """What removing a harness agent's worktree did. `action`: `finished` (the task was finished:
     see `state`), `ended` (the task had ended before), `not_ours` (no wtc task has that worktree:
@@ -460,7 +481,7 @@ class AgentFinished(Result):
     finish: dict[str, Any] | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(**_RESULT)
 class Forecast(Result):
     """`wtc forecast`: which live (and finished-but-unmerged) tasks are changing the same files and
     declarations right now, and whether a structured merge of their current states would conflict.
@@ -482,7 +503,7 @@ class Forecast(Result):
     stats: dict[str, Any] = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
+@dataclass(**_RESULT)
 class TaskCheck(Result):
     """`wtc task check`: would this task's current state (uncommitted edits included) merge onto the
     integration tip, and onto each other live or finished-but-unmerged task? Exit 1 when any

@@ -31,3 +31,25 @@ def test_a_call_with_no_server_running_pays_no_socket_and_status_no_libgit2(repo
     assert "worktree_coord.serve.client" in modules      # it looked for a server...
     assert "socket" not in modules                       # ...found no socket file, and connected to nothing
     assert not modules & {"pygit2", "tree_sitter", "rich", "worktree_coord.coordinator.tasks"}
+
+
+# Libraries a command never uses, by command: each was once imported by one of them at start-up.
+CONSOLIDATION_PARSERS = {"yaml", "tomlkit", "packaging"}         # consolidation's manifests (forecast_intents)
+MERGE_ENGINE = {"worktree_coord.merge.result", "worktree_coord.merge.cascade", "tree_sitter", "libcst"}
+
+
+def test_status_reads_no_toml_and_no_merge_engine_when_the_project_has_no_configuration(repo: Path) -> None:
+    subprocess.run([sys.executable, "-m", "worktree_coord", "run", "start", "--run", "r1"], cwd=repo, check=True,
+                   capture_output=True, env=dict(os.environ, WTC_NO_SERVE="1"))
+    assert not (repo / ".wtc.toml").exists() and not (repo / "pyproject.toml").exists()
+    modules = imported(repo, "status", "--run", "r1")
+    assert not modules & ({"tomllib", "typer.rich_utils"} | MERGE_ENGINE | CONSOLIDATION_PARSERS)
+
+
+def test_task_start_imports_no_consolidation_parsers(repo: Path) -> None:
+    subprocess.run([sys.executable, "-m", "worktree_coord", "run", "start", "--run", "r1"], cwd=repo, check=True,
+                   capture_output=True, env=dict(os.environ, WTC_NO_SERVE="1"))
+    modules = imported(repo, "task", "start", "t1", "--run", "r1", "--own", "packages/api/**", "--sparse")
+    assert "worktree_coord.coordinator.tasks" in modules            # it did start the task...
+    assert not modules & CONSOLIDATION_PARSERS                      # ...without consolidation's parsers
+    assert not modules & {"libcst", "rich"}

@@ -220,7 +220,7 @@ def main(argv: list[str] | None = None) -> int:
         code = EXIT_INTERRUPTED
     except Exception as unexpected:  # a bug: still one JSON object, and the traceback on request
         if _cwd_gone():   # not a bug: the caller's folder was deleted under it (a removed worktree)
-            output.emit_error(_CWD_GONE, json_mode=json_mode)
+            tagging.emit_error(_CWD_GONE, json_mode=json_mode)
             code = EXIT_USAGE
             if argv is None:
                 sys.exit(code)

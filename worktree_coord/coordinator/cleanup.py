@@ -113,8 +113,9 @@ class CleanupOperations(CoordinatorBase):
                     self.store.delete_lease(lease.name, lease.owner)
         locks = self.git.stale_ref_locks(older_than=2 * 30.0, dry_run=dry_run)
         expired = self.store.delete_expired_records(time.time(), dry_run=dry_run)
-        branches = []
         runs = {run.run_id: run for run in self.store.list_runs()}
+        doomed: list[tuple[str, str]] = []     # (ref, the value it must still hold), deleted in one batch
+        integrated = _IntegrationHistory(self)
         for task in self.store.list_tasks(states=[TaskState.EMPTY, TaskState.MERGED]):
             ref = f"refs/heads/{task.branch}"
             tip = self.git.ref_target(ref)
@@ -124,23 +125,27 @@ class CleanupOperations(CoordinatorBase):
             if task.state is TaskState.MERGED:
                 # Its commits are in the integration history: the branch only adds clutter (a run of
                 # 1,000 agents leaves 1,000 of them). One that moved since the merge keeps its news.
-                if self._in_integration(run, tip):
-                    branches.append(task.branch)
-                    if not dry_run:
-                        self.git.delete_ref(ref, tip)
-                        mergeable = self._mergeable_ref(run.run_id, task.task_id)
-                        held = self.git.ref_target(mergeable)
-                        if held is not None and self._in_integration(run, held):
-                            self.git.delete_ref(mergeable, held)
+                if integrated.holds(run, tip):
+                    doomed.append((ref, tip))
+                    mergeable = self._mergeable_ref(run.run_id, task.task_id)
+                    held = self.git.ref_target(mergeable)
+                    if held is not None and integrated.holds(run, held):
+                        doomed.append((mergeable, held))
                 else:
                     kept.append({"branch": task.branch, "why": "merged, but it holds commits the integration "
                                                                "branch here does not (pushed again since?)"})
             elif tip == run.base:  # an empty task's: nothing on it, deleting loses nothing
-                branches.append(task.branch)
-                if not dry_run:
-                    self.git.delete_ref(ref, tip)
+                doomed.append((ref, tip))
             else:
                 kept.append({"branch": task.branch, "why": "has commits beyond the pinned base"})
+        heads = [ref for ref, _ in doomed if ref.startswith("refs/heads/")]
+        if not dry_run:
+            deleted = set(self.git.delete_refs(doomed))
+            for ref in heads:
+                if ref not in deleted:
+                    kept.append({"branch": ref[len("refs/heads/"):], "why": "it moved while gc looked: kept"})
+            heads = [ref for ref in heads if ref in deleted]
+        branches = [ref[len("refs/heads/"):] for ref in heads]
         remote = collect_remote_branches(self.git, self.store, dry_run=dry_run)
         open_runs = {run.run_id: run.created_at for run in self.store.list_runs() if run.state is not RunState.LANDED}
         cache = forecast_column.prune(self.git.common_dir, open_runs, dry_run=dry_run)
@@ -236,6 +241,31 @@ class CleanupOperations(CoordinatorBase):
             else:
                 child.unlink(missing_ok=True)
         return tombstones, stale
+
+
+class _IntegrationHistory:
+    """Whether a commit is in a run's integration history, for many commits: the commits between the
+    pin and each integration tip are walked once per run (a run's merges, not the repository's
+    history), so asking for 1,000 merged branches costs one walk, not 1,000 graph searches. A commit
+    outside that walk (the pin or older) is asked of git directly, as before."""
+
+    def __init__(self, cleanup: "CleanupOperations"):
+        self.cleanup = cleanup
+        self.since_pin: dict[str, set[str]] = {}
+
+    def holds(self, run: RunRecord, commit: str) -> bool:
+        seen = self.since_pin.get(run.run_id)
+        if seen is None:
+            seen = set()
+            git = self.cleanup.git
+            tips = [git.ref_target(f"refs/heads/{run.integration_ref}")]
+            if run.remote:
+                tips.append(git.ref_target(f"refs/remotes/{run.remote}/{run.integration_ref}"))
+            for tip in tips:
+                if tip is not None and git.has_commit(run.base):
+                    seen.update(git.commits_between(run.base, tip))
+            self.since_pin[run.run_id] = seen
+        return commit in seen or self.cleanup._in_integration(run, commit)
 
 
 def _delete_tombstones(found: list[Path], *, dry_run: bool) -> list[str]:

@@ -63,7 +63,6 @@ from ..gitrepo.repository import Change
 from ..integrate.trees import update_tree
 from ..merge.result import SemanticMode
 from ..model import PENDING_INTENT_STATES, TaskRecord, TaskState
-from . import forecast_intents
 from ..results import Forecast, TaskCheck
 from .base import CoordinatorBase, staged
 from .forecast_column import column_of, read_latest, write_latest
@@ -381,6 +380,8 @@ class _Engine:
 
     def reserved_pair(self, left: CurrentState, right: CurrentState, path: str) -> list[dict[str, Any]]:
         """What consolidation would say of both tasks' edits of the reserved file `path`."""
+        from . import forecast_intents   # consolidation's parsers (yaml, tomlkit, packaging): only here
+
         base = left.base if left.base == right.base else self.git.merge_base(left.head, right.head)
         return forecast_intents.between_tasks(
             path, self._blob(self._entry(base, path)), self._blob(left.changes[path].new_oid),
@@ -390,6 +391,8 @@ class _Engine:
                                   waiting: list[Any]) -> list[dict[str, Any]]:
         """What consolidation would say of the task's edit of `path` after the intents waiting on
         integration (merged tasks'), against the integration tip's manifest."""
+        from . import forecast_intents
+
         return forecast_intents.onto_integration(
             path, self._blob(self._entry(state.base, path)), self._blob(state.changes[path].new_oid),
             self._blob(self._entry(tip, path)), task=state.name, waiting=waiting, integration=INTEGRATION)

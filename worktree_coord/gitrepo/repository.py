@@ -47,6 +47,7 @@ WTC_DIR = "wtc"          # under the git common dir: store, locks
 GIT_MODE_TREE = 0o040000
 GIT_MODE_LINK = 0o120000
 GIT_MODE_GITLINK = 0o160000
+_OBJECT_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")   # a detached HEAD (SHA-1 or SHA-256)
 TOMBSTONE_PREFIX = ".wtc-tombstone@"   # task and scratch names never start with "." nor hold "@"
 
 
@@ -115,15 +116,7 @@ class GitRepo:
         command = ["git", "-c", "gc.auto=0", "-c", "maintenance.auto=false", *args]
         done = run_to_end(command, cwd=where, env=full_env, input=input)
         if check and done.returncode != 0:
-            message = done.stderr.decode("utf-8", "replace").strip() or done.stdout.decode("utf-8", "replace").strip()
-            held = held_lock_file(message)
-            if held is not None:
-                raise GitLocked(
-                    f"git {' '.join(args[:3])} found the repository busy: {message.splitlines()[0]}",
-                    fix=f"retry in a moment; if no git process is running, the lock {held} was left by a killed "
-                    "one: remove it and retry",
-                    retry_after=1.0, details={"args": list(args), "cwd": where, "lock": held})
-            raise GitError(f"git {' '.join(args[:3])} failed: {message}", details={"args": list(args), "cwd": where})
+            raise _failure(args, where, done)
         return done
 
     def registration_lock(self, what: str):
@@ -237,6 +230,22 @@ class GitRepo:
         with self.registration_lock(f"deleting {name}"):
             args = ["update-ref", "-d", name] + ([expected] if expected else [])
             return self.git(*args, check=False).returncode == 0
+
+    def delete_refs(self, refs: Sequence[tuple[str, str]]) -> list[str]:
+        """Delete each (ref, expected value) whose ref still holds that value; returns the names
+        deleted. One `git update-ref --stdin` transaction under one registration lock: a gc that
+        deletes the branches of 200 merged tasks pays one git process and one wait for the lock, not
+        200 of each (under a swarm each took a share of two busy cores and a turn at the lock). The
+        transaction is all or nothing, so when a ref moved meanwhile (pushed again) the batch falls
+        back to one deletion at a time and the moved ref stays."""
+        if not refs:
+            return []
+        with self.registration_lock(f"deleting {len(refs)} ref(s)"):
+            lines = "".join(f"delete {name} {expected}\n" for name, expected in refs).encode()
+            if self.git("update-ref", "--stdin", input=lines, check=False).returncode == 0:
+                return [name for name, _ in refs]
+            return [name for name, expected in refs
+                    if self.git("update-ref", "-d", name, expected, check=False).returncode == 0]
 
     def is_ancestor(self, ancestor: str, descendant: str) -> bool:
         if ancestor == descendant:
@@ -369,22 +378,27 @@ class GitRepo:
                     raise UsageError(f"{path} exists and is not empty", fix="remove it, or run `wtc gc`")
                 path.rmdir()
             self._clear_stale_registrations()
-            self.git("worktree", "prune")  # a stale entry holding the branch would refuse the add
             existing = self.ref_target(ref)
-            try:
-                if existing is None:
-                    self.git("worktree", "add", "--no-checkout", "-b", branch, str(path), commit)
-                    created_branch = True
-                else:
-                    self.git("worktree", "add", "--no-checkout", str(path), branch)
-            except GitError:
-                self._rollback_locked(path, ref if self.ref_target(ref) and existing is None else None)
-                raise
+            for attempt in (1, 2):
+                try:
+                    if existing is None:
+                        self.git("worktree", "add", "--no-checkout", "-b", branch, str(path), commit)
+                        created_branch = True
+                    else:
+                        self.git("worktree", "add", "--no-checkout", str(path), branch)
+                    break
+                except GitError:
+                    self._rollback_locked(path, ref if self.ref_target(ref) and existing is None else None)
+                    if attempt == 2:
+                        raise
+                    # A stale admin entry (a killed removal's) holding the branch or the path refuses
+                    # the add: the rollback pruned it, try once more. Pruning only then keeps the usual
+                    # start at one git process under this lock, which every agent's start and finish takes.
         try:
             if sparse_dirs is not None:
                 self.git("sparse-checkout", "set", "--cone", "--sparse-index", *sparse_dirs, cwd=path)
             self.git("read-tree", "-mu", "HEAD", cwd=path)
-            head = self.git("rev-parse", "HEAD", cwd=path).stdout.decode().strip()
+            head = self.worktree_head(path)[0] or self.git("rev-parse", "HEAD", cwd=path).stdout.decode().strip()
         except GitError:
             with self.registration_lock(f"rolling back worktree {path}"):
                 self._rollback_locked(path, ref if created_branch else None)
@@ -472,14 +486,36 @@ class GitRepo:
         tombstone (outside the lock: the slow part). Killed at any step, what is left is a whole
         worktree, or a tombstone and an admin entry that the next prune (any add, remove or `wtc gc`)
         drops; neither blocks a new worktree at `path`."""
+        admin = self._admin_entry_of(path)
         tombstone = bury(path)
         if tombstone is not None:
             crash_point("remove.after_rename")
         with self.registration_lock(f"pruning worktree {path}"):
             self._clear_stale_registrations()
-            self.git("worktree", "prune", check=False)
+            if admin is not None and tombstone is not None:
+                # What `git worktree prune` does for this one entry, without a git process while
+                # every other agent's start and finish waits for this lock.
+                _drop_admin_entry(admin)
+            else:
+                self.git("worktree", "prune", check=False)
         if tombstone is not None:
             delete_tombstone(tombstone)
+
+    def _admin_entry_of(self, path: Path) -> Path | None:
+        """The admin folder (`<common dir>/worktrees/<id>`) of the linked worktree at `path`, when it
+        is plainly that worktree's: its `.git` file names it, its `gitdir` file names `path/.git`
+        back, and it is not locked. None otherwise (git's own prune decides then)."""
+        admin = self.worktree_git_dir(path)
+        if admin is None or (path / ".git").is_dir():
+            return None
+        try:
+            if os.path.realpath(admin.parent) != os.path.realpath(self.common_dir / "worktrees") or \
+                    (admin / "locked").exists():
+                return None
+            named = (admin / "gitdir").read_text().strip()
+        except OSError:
+            return None
+        return admin if os.path.realpath(named) == os.path.realpath(path / ".git") else None
 
     def list_worktrees(self) -> list[WorktreeEntry]:
         # Under the registration lock: `git worktree list` dies (exit 128) on the admin entry of a
@@ -517,10 +553,61 @@ class GitRepo:
     # ---- inside a worktree --------------------------------------------------------------------
 
     def worktree_head(self, path: Path) -> tuple[str | None, str | None]:
-        """(HEAD sha, symbolic branch ref or None when detached) of the worktree at `path`."""
+        """(HEAD sha, symbolic branch ref or None when detached) of the worktree at `path`.
+
+        Read in-process from the worktree's own HEAD file when it is the usual one (a branch under
+        refs/heads, whose ref every worktree shares, or a detached commit id): a finish asks this
+        twice, and two git processes cost more than the rest of the question. Anything else (no
+        admin folder, a per-worktree ref, a nested symbolic ref) is asked of git as before."""
+        read = self._head_file(path)
+        if read is not None:
+            return read
         head = self.git("rev-parse", "--verify", "-q", "HEAD", cwd=path, check=False).stdout.decode().strip() or None
         branch = self.git("symbolic-ref", "-q", "HEAD", cwd=path, check=False).stdout.decode().strip() or None
         return head, branch
+
+    def worktree_git_dir(self, path: Path) -> Path | None:
+        """The git dir of the worktree at `path` (`.git` itself, or the admin folder its `.git` file
+        names), or None when `path` holds neither."""
+        dot_git = path / ".git"
+        try:
+            if dot_git.is_dir():
+                return dot_git
+            text = dot_git.read_text(errors="replace").strip()
+        except OSError:
+            return None
+        if not text.startswith("gitdir:"):
+            return None
+        admin = Path(text[len("gitdir:"):].strip())
+        return admin if admin.is_absolute() else path / admin
+
+    def _head_file(self, path: Path) -> tuple[str | None, str | None] | None:
+        admin = self.worktree_git_dir(path)
+        try:
+            text = (admin / "HEAD").read_text().strip() if admin is not None else ""
+        except OSError:
+            return None
+        if text.startswith("ref: refs/heads/"):
+            name = text[len("ref: "):]
+            try:
+                ref = self.repo.references.get(name)
+            except (pygit2.GitError, ValueError):
+                return None                             # a name libgit2 refuses: git's answer instead
+            if ref is None:
+                return None, name                       # an unborn or deleted branch
+            if ref.type != pygit2.enums.ReferenceType.DIRECT:
+                return None                             # a symbolic ref behind HEAD: git knows best
+            return str(ref.target), name
+        if _OBJECT_ID.fullmatch(text):
+            return text, None                           # detached
+        return None
+
+    def merge_in_progress(self, path: Path) -> bool:
+        """Whether the worktree at `path` has a merge to conclude (its MERGE_HEAD)."""
+        admin = self.worktree_git_dir(path)
+        if admin is None:
+            return self.git("rev-parse", "-q", "--verify", "MERGE_HEAD", cwd=path, check=False).returncode == 0
+        return (admin / "MERGE_HEAD").is_file()
 
     def untracked_entries(self, path: Path) -> list[str]:
         """The worktree's untracked files that .gitignore does not hide; a wholly untracked folder is
@@ -554,15 +641,23 @@ class GitRepo:
         # A merge in progress is committed even when its tree is HEAD's: an agent that resolved a
         # `task update`'s markers by keeping its own side whole made that merge (without the commit
         # the branch never holds integration's tip, and every finish conflicts again).
-        if self.git("diff", "--cached", "--quiet", cwd=path, check=False).returncode == 0 and \
-                self.git("rev-parse", "-q", "--verify", "MERGE_HEAD", cwd=path, check=False).returncode != 0:
-            return None
         identity = {
             "GIT_AUTHOR_NAME": author_name, "GIT_AUTHOR_EMAIL": author_email,
             "GIT_COMMITTER_NAME": author_name, "GIT_COMMITTER_EMAIL": author_email,
         }
-        self.git("commit", "-q", "--no-verify", "--allow-empty-message", "-m", message, cwd=path, env=identity)
-        return self.git("rev-parse", "HEAD", cwd=path).stdout.decode().strip()
+        # One git process on the usual path (something staged): `git commit` without --allow-empty
+        # refuses an empty index itself, and only then is the index compared with HEAD, to tell
+        # "nothing to commit" (None) from a failure. The new commit is read from the worktree's HEAD
+        # in-process (a finish used to pay four git processes here).
+        done = self.git("commit", "-q", "--no-verify", "--allow-empty-message", "-m", message, cwd=path, env=identity,
+                        check=False)
+        if done.returncode != 0:
+            if not self.merge_in_progress(path) and \
+                    self.git("diff", "--cached", "--quiet", cwd=path, check=False).returncode == 0:
+                return None
+            raise _failure(("commit", "-q", "--no-verify"), str(path), done)
+        head, _ = self.worktree_head(path)
+        return head or self.git("rev-parse", "HEAD", cwd=path).stdout.decode().strip()
 
     def merge_into_worktree(self, path: Path, commit: str, message: str, author_name: str,
                             author_email: str) -> list[str]:
@@ -827,6 +922,20 @@ class GitRepo:
 
 
 # git's words when another process holds one of its lock files (index, a ref, HEAD, config).
+def _failure(args: Sequence[str], where: str, done: subprocess.CompletedProcess[bytes]) -> GitError:
+    """The error of a git command that failed: GitLocked (busy, retry) when git names a lock file
+    another process holds, else GitError with git's words."""
+    message = done.stderr.decode("utf-8", "replace").strip() or done.stdout.decode("utf-8", "replace").strip()
+    held = held_lock_file(message)
+    if held is not None:
+        return GitLocked(
+            f"git {' '.join(args[:3])} found the repository busy: {message.splitlines()[0]}",
+            fix=f"retry in a moment; if no git process is running, the lock {held} was left by a killed "
+            "one: remove it and retry",
+            retry_after=1.0, details={"args": list(args), "cwd": where, "lock": held})
+    return GitError(f"git {' '.join(args[:3])} failed: {message}", details={"args": list(args), "cwd": where})
+
+
 _HELD_LOCK = (re.compile(r"Unable to create '([^']+\.lock)': File exists"),
               re.compile(r"could not lock config file (\S+): File exists"))
 
@@ -865,6 +974,23 @@ def bury(path: Path) -> Path | None:
         raise GitError(f"cannot rename {path} to remove it: {error}",
                        fix=f"remove {path} by hand (nothing in it is needed), then retry") from None
     return tombstone
+
+
+def _drop_admin_entry(admin: Path) -> None:
+    """Delete a worktree's admin entry whose folder is gone, as `git worktree prune` would: the
+    `gitdir` file first (killed after it, the entry is one git prunes: "gitdir file does not
+    exist"), then the rest, then `worktrees/` itself when it is left empty (git removes it too)."""
+    try:
+        (admin / "gitdir").unlink()
+    except FileNotFoundError:
+        pass
+    except OSError:
+        return
+    shutil.rmtree(admin, ignore_errors=True)
+    try:
+        admin.parent.rmdir()
+    except OSError:
+        pass
 
 
 def delete_tombstone(tombstone: Path) -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..merge.result import problem_words
 from ..model import TaskState
 from ..results import (Forecast, GcReport, Landed, MergeReport, PlanRules, RunReport, RunSnapshot, RunStarted,
                        RunStatus, TaskAbandoned, TaskCheck, TaskFinished, TaskStarted, TaskUpdated, TaskWidened)
@@ -164,6 +163,8 @@ def task_updated(r: TaskUpdated) -> str:
         what = "conflict" if r.exit_code else "warning"
         lines.append(f"  merged cleanly line by line, but names broke ({len(r.semantic)} semantic {what}(s)):")
         lines += [f"    {_semantic_line(f)}" for f in r.semantic]
+        from ..merge.result import problem_words   # the merge engine's words, only for a semantic finding
+
         fix = ", ".join(dict.fromkeys(problem_words(f.get("problem", "broken")).fix for f in r.semantic))
         lines.append(f"  {fix}, then: wtc task finish {r.task} --run {r.run}")
     else:
@@ -183,6 +184,8 @@ def _conflict_authors(conflict: dict[str, Any]) -> str:
 
 def _semantic_line(f: dict) -> str:  # type: ignore[type-arg]
     """A semantic finding on one line, with both tasks when known."""
+    from ..merge.result import problem_words
+
     words = problem_words(f.get("problem", "broken"))   # what each side did (stored as removed_by / used_by)
     removed, used = words.removed_role, words.used_role
     tasks = [f"{role} task {f[key]}" for role, key in ((removed, "removed_by_task"), (used, "used_by_task"))
