@@ -33,8 +33,12 @@ from ..member_globs import tree_subfolders
 from .cascade import merge_file
 from .result import FileMerge, MergeConflict, SemanticFinding, SemanticMode, Strategy
 from .checks.import_paths import grouped_paths
-from .checks.merge_index import MergeIndex, shared_index
-from .checks.semantic import find_broken_names, semantic_profile
+from .checks.merge_index import MISSING, MergeIndex, shared_index
+from .checks.semantic import PATH_FACTS, find_broken_names, semantic_profile
+from .checks.symbols import extract, fingerprint
+from .checks.tip_index import Imports, TipIndex, standing_words
+from .checks.versions import MAX_BYTES
+from .languages.profiles import Profile
 
 _REGULAR = 0o100644
 _SPECIAL = (0o120000, 0o160000)
@@ -127,13 +131,16 @@ def resolve_conflicted_files(repo: pygit2.Repository, entries: Mapping[str, tupl
 def check_tree_merge(repo: pygit2.Repository, base: pygit2.Oid | str, ours: pygit2.Oid | str,
                      theirs: pygit2.Oid | str, merged: pygit2.Oid | str, *,
                      labels: tuple[str, str, str] = ("ours", "base", "theirs"),
-                     index: MergeIndex | None = None) -> tuple[SemanticFinding, ...]:
+                     index: MergeIndex | None = None, walk: bool = False) -> tuple[SemanticFinding, ...]:
     """The semantic findings of a tree merge: `base`, `ours`, `theirs`, `merged` are trees (or
     commits, peeled). Only regular files are checked; their versions are read when the check asks
     for them, so a big side's files the check never needs (most of integration's, against one task)
     cost a tree lookup and nothing more. `index` (merge_index.py; default: this process's memory)
     keeps symbols by content and each tip's changes from the base: the merge after this one, whose
-    `ours` is this `merged`, finds base -> ours known, and files unchanged since, parsed."""
+    `ours` is this `merged`, finds base -> ours known, and files unchanged since, parsed; and the
+    tables of ours' changed files (tip_index.py), so the pairing of files (reach.py) reads the
+    theirs side's few and looks ours' up. `walk`: pass over every file instead (what tests compare
+    the tables against)."""
     index = index if index is not None else shared_index()
     trees = [repo[_oid(x)].peel(pygit2.Tree) for x in (base, ours, theirs, merged)]
     # Three diffs from the base give every version's blob id: a path a diff does not list is as
@@ -145,9 +152,52 @@ def check_tree_merge(repo: pygit2.Repository, base: pygit2.Oid | str, ours: pygi
     files = _tree_files(repo, changes)
     if not files:
         return ()
+    tip, loose = (None, ()) if walk else _tip_tables(repo, index, trees, changes)
     mentions = _Mentions(repo, trees[0], trees[1], trees[2])
     return find_broken_names(files, labels=labels, mentions=mentions, tree_file=mentions.file,
-                             tree_folders=mentions.folders, index=index)
+                             tree_folders=mentions.folders, index=index, tip=tip, loose=loose)
+
+
+def _tip_tables(repo: pygit2.Repository, index: MergeIndex, trees: list[pygit2.Tree],
+                changes: list[dict[str, tuple[Side, Side]]]) -> tuple[TipIndex, set[str]]:
+    """Ours' tables (tip_index.py) and the paths they do not answer for: those theirs changed
+    and those the merge changed on ours' side (conflicts resolved, both sides' edits)."""
+    step = index.step(trees[0], trees[3])
+    moved = step[1] if step is not None and step[0] == str(trees[1].id) else _changes(trees[1], trees[3])
+
+    def read_words(oid: pygit2.Oid) -> tuple[frozenset[bytes], frozenset[bytes]]:
+        return index.memo("words", oid.raw, lambda: standing_words(repo[oid].data))
+
+    def read_imports(path: str, oid: pygit2.Oid) -> Imports | None:
+        profile = semantic_profile(path)
+        assert profile is not None
+        return index.memo("imports", (id(profile), oid.raw), lambda: _imports(repo, index, profile, oid))
+
+    tip = index.tip_tables(trees[0], trees[1],
+                           lambda: TipIndex.build(PATH_FACTS, read_words, read_imports, changes[0]),
+                           lambda previous, steps: previous.derive(steps, changes[0]))
+    return tip, set(changes[1]) | set(moved)
+
+
+def _imports(repo: pygit2.Repository, index: MergeIndex, profile: Profile, oid: pygit2.Oid) -> Imports | None:
+    """What a version's imports can pass on (tip_index.Imports), from the symbols the check reads
+    of it (semantic._Check.symbols, uses=False: kept ones first, else parsed); None: none."""
+    key = fingerprint(profile)
+    found = index.known_symbols(key, oid.raw, (True, False))
+    if found is MISSING:
+        data = repo[oid].data
+        if len(data) > MAX_BYTES or b"\x00" in data[:8000]:
+            return None
+
+        def compute() -> Any:
+            parsed = profile.parse(data)
+            return None if parsed.root_node.has_error else extract(profile, data, parsed, uses=False)
+
+        found = index.symbols(key, data, False, compute)
+    if found is None:
+        return None
+    return (any(item.name is None and item.scope is None for item in found.imports),
+            frozenset(item.bound for item in found.imports if item.name is not None))
 
 
 def changed_on_both_sides(repo: pygit2.Repository, base: pygit2.Oid | str, ours: pygit2.Oid | str,

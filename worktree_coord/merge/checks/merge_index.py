@@ -52,6 +52,8 @@ class MergeIndex:
         self._tips: OrderedDict[tuple[str, str], Changes] = OrderedDict()
         self._memo: OrderedDict[tuple[str, Any], Any] = OrderedDict()
         self._absent: set[tuple[str, bytes, bool]] = set()   # symbols keys this process found no file for
+        self._steps: OrderedDict[tuple[str, str], tuple[str, Changes]] = OrderedDict()   # advance's tip -> result
+        self._tip_tables: OrderedDict[tuple[str, str], Any] = OrderedDict()   # tip_index.TipIndex per (pin, tip)
         self._saved = 0
         self._lock = threading.Lock()
         self.stats = {"symbols_hit": 0, "symbols_disk": 0, "symbols_miss": 0, "tips_hit": 0, "tips_disk": 0,
@@ -155,7 +157,9 @@ class MergeIndex:
             self.stats["tips_hit"] += 1
             return dict(kept)
         changes = self.changes(repo, old, tip, diff)
-        for path, (before, after) in diff(tip, result).items():
+        step = diff(tip, result)
+        self._put(self._steps, key, (str(tip.id), step), MAX_TIPS)
+        for path, (before, after) in step.items():
             # `before` is the tip's side; the pin's side is the tip's unless the run changed the path.
             pinned = changes[path][0] if path in changes else before
             if _same(pinned, after):
@@ -166,6 +170,27 @@ class MergeIndex:
         self._save_tip(self._entry("tips", "", f"{key[0]}-{key[1]}"), changes)
         self._remember(key, changes)
         return dict(changes)
+
+    def step(self, old: pygit2.Tree, result: pygit2.Tree) -> tuple[str, Changes] | None:
+        """(tip id, diff(tip, result)) of the `advance` that composed `result`'s changes in this
+        process: the paths the merge changed on the tip's side. None: not known here."""
+        kept = self._get(self._steps, (str(old.id), str(result.id)))
+        return None if kept is _MISSING else kept
+
+    def tip_tables(self, old: pygit2.Tree, tip: pygit2.Tree, build: Callable[[], Any],
+                   derive: Callable[[Any, Changes], Any]) -> Any:
+        """The tables reach.py reads of a tip's changed files (tip_index.TipIndex), in memory:
+        kept, derived from the previous tip's by the step `advance` recorded (`derive(previous,
+        step)`), or `build()`. A drain asks for the next tip's right after this one's."""
+        key = (str(old.id), str(tip.id))
+        kept = self._get(self._tip_tables, key)
+        if kept is not _MISSING:
+            return kept
+        step = self.step(old, tip)
+        previous = self._get(self._tip_tables, (key[0], step[0])) if step is not None else _MISSING
+        value = derive(previous, step[1]) if previous is not _MISSING and step is not None else build()
+        self._put(self._tip_tables, key, value, 4)
+        return value
 
     def _remember(self, key: tuple[str, str], changes: Changes) -> None:
         self._put(self._tips, key, changes, MAX_TIPS)
