@@ -338,6 +338,31 @@ class _Check:
                         seen.add(key)
                         yield _Removal(path, definition, side)
 
+    def changed_files(self, side: str) -> list[Versions]:
+        """The files `side` changed, in the files' order: for the right side of a tip's merge,
+        among `loose` only (a tip's file outside it is the pin's on that side)."""
+        if self.tip is not None and side == "right":
+            return [self.files[path] for path in sorted(set(self.loose) & self.files.keys())
+                    if not self.files[path].same(side, "base")]
+        return [versions for versions in self.files.values() if not versions.same(side, "base")]
+
+    def changed_count(self, side: str) -> int:
+        """len(changed_files(side)); for the left side of a tip's merge, from the tip's tables."""
+        if self.tip is not None and side == "left":
+            # The tip's records are its changed files the check reads, but for a loose one the
+            # merge made unreadable (a symlink now): the files then lack it.
+            records = self.tip.records
+            return len(records) - sum(1 for path in self.loose if path in records and path not in self.files)
+        return len(self.changed_files(side))
+
+    def differing_count(self, side: str, other: str) -> int:
+        """How many files `side` changed to other than what `other` holds."""
+        if self.tip is not None and side == "left":
+            same = sum(1 for path in set(self.loose) & self.files.keys()
+                       if not self.files[path].same(side, "base") and self.files[path].same(side, other))
+            return self.changed_count(side) - same
+        return sum(1 for versions in self.changed_files(side) if not versions.same(side, other))
+
     def live_paths(self, sides: Iterable[str] = _SIDES) -> list[str]:
         """The files with live words on any of `sides`, in the files' order (reach.py)."""
         return self._reach_of().live_paths(sides)
