@@ -41,6 +41,7 @@ from .checks.versions import MAX_BYTES
 from .languages.profiles import Profile
 
 _REGULAR = 0o100644
+_READ_MODES = (0o100644, 0o100755)   # the modes the semantic check reads
 _SPECIAL = (0o120000, 0o160000)
 
 
@@ -149,10 +150,10 @@ def check_tree_merge(repo: pygit2.Repository, base: pygit2.Oid | str, ours: pygi
     # merged is it plus ours -> merged (the task's few files), kept for the next merge.
     changes = [index.changes(repo, trees[0], trees[1], _changes), _changes(trees[0], trees[2]),
                index.advance(repo, trees[0], trees[1], trees[3], _changes)]
-    files = _tree_files(repo, changes)
+    tip, loose = (None, set()) if walk else _tip_tables(repo, index, trees, changes)
+    files = _tree_files(repo, changes, loose=None if walk else loose)
     if not files:
         return ()
-    tip, loose = (None, ()) if walk else _tip_tables(repo, index, trees, changes)
     mentions = _Mentions(repo, trees[0], trees[1], trees[2])
     return find_broken_names(files, labels=labels, mentions=mentions, tree_file=mentions.file,
                              tree_folders=mentions.folders, index=index, tip=tip, loose=loose)
@@ -246,13 +247,22 @@ def check_merge(repo: pygit2.Repository, base: pygit2.Oid | str, ours: pygit2.Oi
 
 
 def _tree_files(repo: pygit2.Repository, changes: list[dict[str, tuple[Side, Side]]],
-                given: Mapping[str, bytes | None] | None = None) -> list["_TreeFile"]:
+                given: Mapping[str, bytes | None] | None = None,
+                loose: set[str] | None = None) -> list["_TreeFile"]:
     """The semantic check's view of each regular file that ours or theirs changed (`changes`: the
-    diffs base -> ours, base -> theirs, base -> merged); `given`: merged bytes known already."""
+    diffs base -> ours, base -> theirs, base -> merged); `given`: merged bytes known already.
+    `loose` (a tip's merge, _tip_tables): every path of base -> ours outside it is as the base
+    on theirs' side and as ours in the merged tree, so its four versions are known from one diff."""
     given = given or {}
     paths = sorted(p for p in set(changes[0]) | set(changes[1]) if semantic_profile(p) is not None)
     files = []
+    ours = changes[0]
     for path in paths:
+        if loose is not None and path not in loose:
+            (base_id, base_mode), (ours_id, ours_mode) = ours[path]
+            if (base_id is None or base_mode in _READ_MODES) and (ours_id is None or ours_mode in _READ_MODES):
+                files.append(_TreeFile(repo, path, [base_id, ours_id, base_id, ours_id]))
+            continue
         base_side = next((c[path][0] for c in changes if path in c), (None, _REGULAR))
         versions = [base_side] + [c.get(path, (None, base_side))[1] for c in changes]
         if path in given:
