@@ -26,6 +26,7 @@ from __future__ import annotations
 import bisect
 import posixpath
 import re
+import threading
 from typing import Callable, Iterable, Iterator
 
 import pygit2
@@ -87,8 +88,10 @@ class _Table:
 
 
 _EMPTY: frozenset = frozenset()
+_UNREAD = object()   # a record's imports, not read yet (TipIndex._read_all_imports)
 # path -> (exists at the pin, exists at the tip, the tip's blob id, its words that stand alone, its
-# words a digit runs into (`x1F` of `0x1F`), what its imports pass on (`Imports`, None: nothing)).
+# words a digit runs into (`x1F` of `0x1F`), what its imports pass on (`Imports`, None: nothing;
+# _UNREAD until a question needs them)).
 Record = tuple[bool, bool, "pygit2.Oid | None", frozenset[bytes], frozenset[bytes], "Imports | None"]
 # What a file's imports can pass a name through (reexports.ReExports.reached reads nothing else):
 # whether it imports a whole module (any name may be read through it), and the names it imports.
@@ -104,6 +107,10 @@ class TipIndex:
         self._facts = facts
         self._read_words = read_words
         self._read_imports = read_imports
+        # What the barrel users' imports pass on is read on the first question that needs it (a
+        # task that removed a name), not for every file of the tip when a process first builds it.
+        self._imports_read = False
+        self._lock = threading.Lock()
         self.records: dict[str, Record] = {}
         self.words = _Table()            # word -> users whose tip version holds it standing alone
         self.dirty = _Table()            # word -> users holding it only after a digit (`0x1F`)
@@ -137,6 +144,7 @@ class TipIndex:
         """The next tip's index: this one with the paths of `step` (those the merge changed)
         taken again from `changes` (the next tip's changes from the pin). This one is not changed."""
         out = TipIndex(self._facts, self._read_words, self._read_imports)
+        out._imports_read = self._imports_read
         out.records = dict(self.records)
         out.foreign = set(self.foreign)   # only grows: a superset of the words held keeps lookups exact
         for name in ("words", "dirty", "importers", "bound", "directories", "tokens", "modules", "wide"):
@@ -164,7 +172,9 @@ class TipIndex:
         if tip_id is None:
             return (base_id is not None, False, None, frozenset(), frozenset(), None)
         clean, dirty = self._read_words(tip_id)
-        imports = self._read_imports(path, tip_id) if self._facts.barrels(path) else None
+        imports: Imports | None | object = None
+        if self._facts.barrels(path):
+            imports = self._read_imports(path, tip_id) if self._imports_read else _UNREAD
         return (base_id is not None, True, tip_id, clean, dirty, imports)
 
     def _add(self, path: str, record: "Record", sort: bool) -> None:
@@ -177,7 +187,7 @@ class TipIndex:
             for word in dirty:
                 self.dirty.add(word, path)
             self.foreign.update(word for word in clean | dirty if not word.isascii())
-            if imports is not None:
+            if isinstance(imports, tuple):
                 if imports[0]:
                     self.importers.add(True, path)
                 for name in imports[1]:
@@ -210,7 +220,7 @@ class TipIndex:
                 self.words.discard(word, path)
             for word in dirty:
                 self.dirty.discard(word, path)
-            if imports is not None:
+            if isinstance(imports, tuple):
                 self.importers.discard(True, path)
                 for name in imports[1]:
                     self.bound.discard(name, path)
@@ -264,14 +274,32 @@ class TipIndex:
     def may_import(self, names: Iterable[bytes]) -> set[str]:
         """Barrel users whose imports can pass on one of `names` (reexports.ReExports.reached
         answers nothing for the others, reading nothing)."""
+        self._read_all_imports()
         out = set(self.importers.get(True))
         for name in names:
             out |= self.bound.get(name.decode("utf-8", "replace"))
         return out
 
     def imports(self, path: str) -> "Imports | None":
+        self._read_all_imports()
         record = self.records.get(path)
-        return record[5] if record is not None else None
+        return record[5] if record is not None else None   # type: ignore[return-value]
+
+    def _read_all_imports(self) -> None:
+        with self._lock:
+            if self._imports_read:
+                return
+            for path, record in list(self.records.items()):
+                if record[5] is _UNREAD:
+                    assert record[2] is not None
+                    imports = self._read_imports(path, record[2])
+                    self.records[path] = record[:5] + (imports,)
+                    if imports is not None:
+                        if imports[0]:
+                            self.importers.add(True, path)
+                        for name in imports[1]:
+                            self.bound.add(name, path)
+            self._imports_read = True
 
     def under(self, directory: str) -> Iterator[str]:
         """Users in `directory` or below it ("" the root: every user)."""
