@@ -112,7 +112,7 @@ def _reach(repo: pygit2.Repository, merge: tuple[str, str, str, str], index: Mer
     check = _Check(files, ("ours", "base", "theirs"), {}, True, mentions.file, mentions.folders)
     check.index = index
     if not walk:
-        check.tip, check.loose = _tip_tables(repo, index, trees, changes)
+        check.tip, check.loose = _tip_tables(repo, index, trees, changes, merge[1])
     return {side: {path: check.live(side, path) for path in check.files} for side in ("left", "right")}
 
 
@@ -160,3 +160,26 @@ def test_a_tip_checked_again_after_the_next_is_answered_from_its_own_tables(tmp_
         check_tree_merge(repo, *merge, index=index)
     for merge in (merges[4], merges[2], merges[-1], merges[6]):
         assert _reach(repo, merge, index, walk=False) == _reach(repo, merge, MergeIndex(), walk=True)
+
+
+def test_another_process_loads_a_tips_tables_from_disk_and_a_damaged_one_is_built_again(tmp_path: Path) -> None:
+    """One index writes tables as a drain goes (built, then every TABLES_EVERY-th tip); a second
+    one on the same folder (what the next `wtc task finish` process opens) loads them for the
+    same tip or derives them from a tip before it, and answers as the walk does."""
+    repo, merges = _drain(tmp_path)
+    folder = tmp_path / "index"
+    first = MergeIndex(folder)
+    for merge in merges[:12]:
+        check_tree_merge(repo, *merge, index=first)
+    assert first.stats["tables_built"] == 1 and first.stats["tables_derived"] == 11
+    written = sorted((folder / "v1" / "tables").iterdir())
+    assert len(written) == 2   # the first tip's, built, and the 9th's (the 8th derived)
+    for merge in merges[12:]:
+        second = MergeIndex(folder)   # a fresh process per merge
+        assert _reach(repo, merge, second, walk=False) == _reach(repo, merge, MergeIndex(), walk=True)
+        assert second.stats["tables_built"] == 0 and second.stats["tables_disk"] == 1
+    for path in (folder / "v1" / "tables").iterdir():
+        path.write_bytes(path.read_bytes()[:20])   # truncated
+    damaged = MergeIndex(folder)
+    assert _reach(repo, merges[-1], damaged, walk=False) == _reach(repo, merges[-1], MergeIndex(), walk=True)
+    assert damaged.stats["corrupt"] > 0 and damaged.stats["tables_built"] == 1

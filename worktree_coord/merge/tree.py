@@ -33,7 +33,7 @@ from ..member_globs import tree_subfolders
 from .cascade import merge_file
 from .result import FileMerge, MergeConflict, SemanticFinding, SemanticMode, Strategy
 from .checks.import_paths import grouped_paths
-from .checks.merge_index import MISSING, MergeIndex, shared_index
+from .checks.merge_index import MISSING, TABLES_EVERY, MergeIndex, shared_index
 from .checks.semantic import PATH_FACTS, find_broken_names, semantic_profile
 from .checks.symbols import extract, fingerprint
 from .checks.tip_index import Imports, TipIndex, standing_words
@@ -150,7 +150,7 @@ def check_tree_merge(repo: pygit2.Repository, base: pygit2.Oid | str, ours: pygi
     # merged is it plus ours -> merged (the task's few files), kept for the next merge.
     changes = [index.changes(repo, trees[0], trees[1], _changes), _changes(trees[0], trees[2]),
                index.advance(repo, trees[0], trees[1], trees[3], _changes)]
-    tip, loose = (None, set()) if walk else _tip_tables(repo, index, trees, changes)
+    tip, loose = (None, set()) if walk else _tip_tables(repo, index, trees, changes, ours)
     files = _tree_files(repo, changes, loose=None if walk else loose)
     if not files:
         return ()
@@ -160,7 +160,8 @@ def check_tree_merge(repo: pygit2.Repository, base: pygit2.Oid | str, ours: pygi
 
 
 def _tip_tables(repo: pygit2.Repository, index: MergeIndex, trees: list[pygit2.Tree],
-                changes: list[dict[str, tuple[Side, Side]]]) -> tuple[TipIndex, set[str]]:
+                changes: list[dict[str, tuple[Side, Side]]], ours: pygit2.Oid | str | None = None,
+                ) -> tuple[TipIndex, set[str]]:
     """Ours' tables (tip_index.py) and the paths they do not answer for: those theirs changed
     and those the merge changed on ours' side (conflicts resolved, both sides' edits)."""
     step = index.step(trees[0], trees[3])
@@ -176,8 +177,22 @@ def _tip_tables(repo: pygit2.Repository, index: MergeIndex, trees: list[pygit2.T
 
     tip = index.tip_tables(trees[0], trees[1],
                            lambda: TipIndex.build(PATH_FACTS, read_words, read_imports, changes[0]),
-                           lambda previous, steps: previous.derive(steps, changes[0]))
+                           lambda previous, steps: previous.derive(steps, changes[0]),
+                           dump=TipIndex.dump, load=lambda value: TipIndex.load(PATH_FACTS, read_words, read_imports, value),
+                           ancestors=_first_parents(repo, ours, TABLES_EVERY) if ours is not None else (),
+                           diff=_changes)
     return tip, set(changes[1]) | set(moved)
+
+
+def _first_parents(repo: pygit2.Repository, commit: pygit2.Oid | str, count: int) -> Iterator[pygit2.Tree]:
+    """The trees of `commit`'s first parents, nearest first, at most `count` (none for a tree):
+    the integration tips before this one, whose tables another process may have written."""
+    current = repo[_oid(commit)]
+    for _ in range(count):
+        if not isinstance(current, pygit2.Commit) or not current.parent_ids:
+            return
+        current = repo[current.parent_ids[0]]
+        yield current.peel(pygit2.Tree)
 
 
 def _imports(repo: pygit2.Repository, index: MergeIndex, profile: Profile, oid: pygit2.Oid) -> Imports | None:

@@ -140,6 +140,31 @@ class TipIndex:
         index.user_dirs.sort()   # added as met; the users and barrel users are sorted already
         return index
 
+    def dump(self) -> tuple:
+        """The records as plain tuples (marshal writes them fast): what `load` builds the tables from."""
+        rows = []
+        for path, (at_base, at_tip, oid, clean, dirty, imports) in self.records.items():
+            kept = 0 if imports is None else 1 if imports is _UNREAD else (imports[0], tuple(imports[1]))  # type: ignore[index]
+            rows.append((path, at_base, at_tip, None if oid is None else oid.raw, tuple(clean), tuple(dirty), kept))
+        return (self._imports_read, tuple(sorted(rows)))
+
+    @classmethod
+    def load(cls, facts: PathFacts, read_words: Callable[[pygit2.Oid], tuple[frozenset[bytes], frozenset[bytes]]],
+             read_imports: Callable[[str, pygit2.Oid], "Imports | None"], value: tuple) -> "TipIndex":
+        """`dump`'s inverse (a shape it does not write raises TypeError or ValueError)."""
+        index = cls(facts, read_words, read_imports)
+        imports_read, rows = value
+        index._imports_read = bool(imports_read)
+        for path, at_base, at_tip, raw, clean, dirty, kept in rows:
+            if not isinstance(path, str) or (raw is not None and not isinstance(raw, bytes)):
+                raise ValueError("not a record")
+            imports = None if kept == 0 else _UNREAD if kept == 1 else (bool(kept[0]), frozenset(kept[1]))
+            record = (bool(at_base), bool(at_tip), None if raw is None else pygit2.Oid(raw=raw),
+                      frozenset(clean), frozenset(dirty), imports)
+            index._add(path, record, sort=False)   # type: ignore[arg-type]
+        index.user_dirs.sort()
+        return index
+
     def derive(self, step: Iterable[str], changes: dict) -> "TipIndex":
         """The next tip's index: this one with the paths of `step` (those the merge changed)
         taken again from `changes` (the next tip's changes from the pin). This one is not changed."""
