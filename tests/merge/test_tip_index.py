@@ -46,6 +46,7 @@ BASE: dict[str, str] = {
     "go/lib/a.go": "package lib\n\nfunc Alpha() int {\n\treturn 1\n}\n",
     "go/lib/b.go": "package lib\n\nfunc Beta() int {\n\treturn 2\n}\n",
     **{f"many/m{i:02}.py": _py(f"f{i:02}") for i in range(40)},
+    **{f"wide/w{i:02}.py": _py(f"h{i:02}") for i in range(40)},
 }
 
 # Each task's change on its own branch off the pin (None deletes a file).
@@ -54,6 +55,7 @@ TASKS: list[tuple[str, dict[str, str | None]]] = [
     ("use-more", {"pkg/usemore.py": "from pkg.more import more\n\n\ndef go(x):\n    return more(x)\n"}),
     ("sub-user", {"pkg/sub/user2.py": "from . import tool\n\n\ndef go(x):\n    return tool()\n"}),
     ("init-rename", {"pkg/sub/__init__.py": BASE_SUB.replace("def helper(", "def helper2(")}),
+    ("wide-user", {"wide/user.py": "from wide.w05 import h05\n\n\ndef go(x):\n    return h05(x) + 0x1F\n"}),
     ("edit-many", {f"many/m{i:02}.py": _py(f"f{i:02}", f"\n\ndef g{i:02}(x):\n    return x\n") for i in range(0, 40, 2)}),
     ("delete", {"many/m01.py": None}),
     ("rename-file", {"many/m03.py": None, "many/moved03.py": _py("f03")}),
@@ -74,6 +76,8 @@ TASKS: list[tuple[str, dict[str, str | None]]] = [
     ("remove-more", {"pkg/more.py": _py("more").replace("def more(", "def more_x(")}),
     ("tool-rename", {"pkg/sub/__init__.py": BASE_SUB.replace("def tool(", "def tool2(")}),
     ("init-use", {"pkg/sub/inner.py": "from . import helper\n\n\ndef go(x):\n    return helper()\n"}),
+    # More than 32 module words on the task's side: integration's users looked up by whole word.
+    ("wide-rename", {f"wide/w{i:02}.py": _py(f"h{i:02}").replace(f"def h{i:02}(", f"def h{i:02}x(") for i in range(40)}),
     ("mode-only", {}),
 ]
 
@@ -149,6 +153,7 @@ def test_the_tip_tables_find_what_a_walk_finds(tmp_path: Path) -> None:
     assert any(f[1] == "Alpha" and f[3] == "go/lib/c.go" for f in found)
     # And a name an earlier task's file (integration's, answered by the tables) uses.
     assert any(f[1] == "more" and f[3] == "pkg/usemore.py" for f in found)
+    assert any(f[1] == "h05" and f[3] == "wide/user.py" for f in found)
 
 
 def test_a_tip_checked_again_after_the_next_is_answered_from_its_own_tables(tmp_path: Path) -> None:
@@ -183,3 +188,14 @@ def test_another_process_loads_a_tips_tables_from_disk_and_a_damaged_one_is_buil
     damaged = MergeIndex(folder)
     assert _reach(repo, merges[-1], damaged, walk=False) == _reach(repo, merges[-1], MergeIndex(), walk=True)
     assert damaged.stats["corrupt"] > 0 and damaged.stats["tables_built"] == 1
+
+
+def test_words_after_a_digit_are_held_but_not_spelled_alone(tmp_path: Path) -> None:
+    """`0x1F` holds the word x1F (reach.words) but does not spell it whole (reach.spelling): the
+    tables keep both answers apart, as the walk's byte searches tell them apart."""
+    from worktree_coord.merge.checks.tip_index import standing_words
+
+    clean, dirty = standing_words(b"value = 0x1F + x1F_b\nname\xc3\xa9x = 1\n")
+    assert b"x1F" in dirty and b"x1F" not in clean and b"x1F_b" in clean
+    assert b"name\xc3\xa9x" in clean
+    assert reach.words(b"0x1F") == {b"x1F"} and reach.spelling([b"x1F"]).search(b"0x1F") is None

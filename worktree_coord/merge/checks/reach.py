@@ -241,7 +241,7 @@ class Reach:
         # searched bytes), their directories, the directories below a candidate's module.
         many = len(by.whole) > 32
         for token in by.whole:
-            spelled_by = tip.words.get(token) if many else tip.holding(token)
+            spelled_by = tip.holding_word(token) if many else tip.holding(token)
             _link(by.by_token[token], spelled_by, loose, imported_by)
         for token in by.split:
             _link(by.by_token[token], self._tip_spelling(token, other), loose, imported_by)

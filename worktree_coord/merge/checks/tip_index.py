@@ -284,6 +284,10 @@ class TipIndex:
                     out |= paths
         return out
 
+    def holding_word(self, word: bytes) -> set[str]:
+        """Users one of whose words (reach.words) is `word`."""
+        return self.words.get(word) | self.dirty.get(word)
+
     def spelling(self, word: bytes) -> tuple[set[str], set[str]]:
         """(users whose bytes surely spell `word` whole, users that may: check their bytes) for
         reach.spelling's search (not after a word character or `$`, nor before one). A word
