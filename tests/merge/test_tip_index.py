@@ -199,3 +199,37 @@ def test_words_after_a_digit_are_held_but_not_spelled_alone(tmp_path: Path) -> N
     assert b"x1F" in dirty and b"x1F" not in clean and b"x1F_b" in clean
     assert b"name\xc3\xa9x" in clean
     assert reach.words(b"0x1F") == {b"x1F"} and reach.spelling([b"x1F"]).search(b"0x1F") is None
+
+
+def test_the_tree_walk_lists_what_gits_tree_diff_lists(tmp_path: Path) -> None:
+    """tree._changes with the repository walks the trees itself (libgit2's diff grew with the
+    repository's size); it lists the same paths and sides as git's diff: over a drain's tips and
+    tasks, and for a file that became a folder, a folder that became a file, a file that became a
+    symlink, an executable bit, a deletion and an addition."""
+    repo, merges = _drain(tmp_path / "drain")
+    trees = {str(repo[x].peel(pygit2.Tree).id): repo[x].peel(pygit2.Tree) for merge in merges for x in merge}
+    listed = list(trees.values())
+    for old in listed[::3]:
+        for new in listed[::2]:
+            assert _changes(old, new, repo) == _changes(old, new)
+    root = make_repo(tmp_path / "kinds", {"a/x.py": "x = 1\n", "b.py": "b = 1\n", "c.py": "c = 1\n",
+                                          "d.py": "d = 1\n", "e/f/g.py": "g = 1\n", "h.py": "h = 1\n"})
+    before = git(root, "rev-parse", "HEAD")
+    git(root, "rm", "-q", "-r", "a", "b.py")
+    (root / "a").write_text("now a file\n")
+    (root / "b.py").mkdir()
+    (root / "b.py" / "inner.py").write_text("inner = 1\n")
+    (root / "c.py").unlink()
+    (root / "c.py").symlink_to("d.py")
+    (root / "d.py").chmod(0o755)
+    (root / "h.py").unlink()
+    (root / "new.py").write_text("new = 1\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "kinds")
+    kinds = pygit2.Repository(str(root))
+    old, new = kinds[before].peel(pygit2.Tree), kinds.head.peel(pygit2.Tree)
+    walked = _changes(old, new, kinds)
+    assert walked == _changes(old, new)
+    assert walked == _changes(old, new) and {"a", "a/x.py", "b.py", "b.py/inner.py", "c.py", "d.py", "h.py",
+                                             "new.py"} <= set(walked)
+    assert _changes(new, old, kinds) == _changes(new, old)
