@@ -323,11 +323,13 @@ def _walk_changes(repo: pygit2.Repository, old: pygit2.Tree | None, new: pygit2.
     after = {entry.name: entry for entry in new} if new is not None else {}
     for name in sorted(before.keys() | after.keys()):
         was, now = before.get(name), after.get(name)
-        if was is not None and now is not None and was.id == now.id and was.filemode == now.filemode:
+        # Types first: a tree entry's mode is the one a tree has, and reading `filemode` builds an
+        # enum (a microsecond an entry, most of a walk over a 200-folder level otherwise).
+        was_tree = was is not None and was.type_str == "tree"
+        now_tree = now is not None and now.type_str == "tree"
+        if was is not None and now is not None and was.id == now.id and (was_tree or was.filemode == now.filemode):
             continue
         path = prefix + name
-        was_tree = was is not None and was.filemode == pygit2.GIT_FILEMODE_TREE
-        now_tree = now is not None and now.filemode == pygit2.GIT_FILEMODE_TREE
         if was_tree or now_tree:
             if was is not None and not was_tree:
                 out[path] = ((was.id, was.filemode), _NONE)   # a file that became a folder

@@ -32,14 +32,18 @@ side's candidates removed (only then did the unpruned check read the reference a
 Cost: one line diff per changed file and side, a word scan of the touched and added lines, a
 substring search of the candidates' module words in the using files that share a word with some
 touched line, and the merged imports of those that spell one. A merge where both sides changed
-thousands of vendored files parses the few files a new use can reach.
+thousands of vendored files parses the few files a new use can reach. In a drain (a tip given,
+tip_index.py) the integration tip's files outside the merge's own are looked up in the tip's
+tables instead of walked: the same pairs, found in what the task changed; where the walk searched
+bytes and a word lookup could over-answer (a word beside a byte past ASCII, a token of several
+words), the bytes of those few files decide.
 """
 
 from __future__ import annotations
 
+import heapq
 import posixpath
 import re
-import heapq
 from itertools import islice
 from typing import Any, Callable, Iterable, Iterator, Mapping
 
@@ -82,9 +86,9 @@ class Reach:
                  barrels: Callable[[str], bool] = lambda path: False, memo: "MergeIndex | None" = None,
                  tip: Any = None, loose: Iterable[str] = ()):
         self._files = files
-        # With `tip` (a tip_index.TipIndex, which imports this module; `files` then sorted by
-        # path): the tip's changed files outside
-        # `loose` are the left side's, which the right side and the merge left as they were.
+        # With `tip` (a tip_index.TipIndex, which imports this module; `files` then in path
+        # order): the tip's changed files outside `loose` are the left side's, which the right
+        # side and the merged tree hold as the pin and the tip do; they are looked up, not walked.
         self._tip = tip
         self._loose = frozenset(path for path in loose if path in files)
         self._memo = memo   # answers kept across checks (merge_index.MergeIndex.memo)
