@@ -261,23 +261,21 @@ class Reach:
             if len(candidates) <= BARREL_CANDIDATES:
                 gone_by = {path: _gone_words(files[path].base or b"", files[path].version(side)) for path in candidates}
                 gone = frozenset().union(*gone_by.values())
-                able = {user for user in tip.may_import(gone) if user not in loose}
-                if pool or able:
+                found = tip.may_import(gone, BARREL_USERS)
+                able = None if found is None else {user for user in found if user not in loose}
+                if pool or able is None or able:
                     if len(gone) <= 32:
                         pool = self._tip_spelled(pool, gone, other)
                     else:
                         pool = _first(heapq.merge(pool, (u for u in tip.barrel_users if u not in loose)), BARREL_USERS)
-                    self._through_few(other, [user for user in pool[:BARREL_USERS] if user in loose or user in able],
-                                      gone_by, near_by, imported_by, through)
+                    self._through_few(other, [user for user in pool[:BARREL_USERS] if user in loose or (
+                        user in able if able is not None else tip.passes(user, gone))], gone_by, near_by, imported_by,
+                        through)
             else:
                 pool = _first(heapq.merge(pool, (u for u in tip.barrel_users if u not in loose)), BARREL_USERS + 1)
                 if len(pool) <= BARREL_USERS:
                     def able_to(user: str) -> bool:
-                        if user in loose:
-                            return True
-                        imports = tip.imports(user)
-                        return imports is not None and (imports[0] or any(
-                            name.decode("utf-8", "replace") in imports[1] for name in self._added(other, user)))
+                        return user in loose or tip.passes(user, self._added(other, user))
                     self._through_many(other, [user for user in pool if able_to(user)], set(candidates).__contains__,
                                        imported_by, through)
         return self._pair_words(side, other, near_by, imported_by, through)

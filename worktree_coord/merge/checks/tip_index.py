@@ -300,9 +300,13 @@ class TipIndex:
                 maybe |= self.words.get(other) | self.dirty.get(other)
         return sure, maybe - sure
 
-    def may_import(self, names: Iterable[bytes]) -> set[str]:
+    def may_import(self, names: Iterable[bytes], most: int) -> set[str] | None:
         """Barrel users whose imports can pass on one of `names` (reexports.ReExports.reached
-        answers nothing for the others, reading nothing)."""
+        answers nothing for the others, reading nothing); None while more than `most` files'
+        imports are unread (a process that has just built or loaded the tables: reading every
+        file's would cost more than the walk's cap of users; ask `passes` for those in it)."""
+        if not self._imports_read and self._unread() > most:
+            return None
         self._read_all_imports()
         out = set(self.importers.get(True))
         for name in names:
@@ -310,19 +314,36 @@ class TipIndex:
         return out
 
     def imports(self, path: str) -> "Imports | None":
-        self._read_all_imports()
-        record = self.records.get(path)
-        return record[5] if record is not None else None   # type: ignore[return-value]
+        """What the tip's `path` imports can pass on (None: nothing), read now if not yet."""
+        with self._lock:
+            record = self.records.get(path)
+            if record is None:
+                return None
+            if record[5] is _UNREAD:
+                assert record[2] is not None
+                self.records[path] = record = record[:5] + (self._read_imports(path, record[2]),)
+            return record[5]   # type: ignore[return-value]
+
+    def passes(self, path: str, names: Iterable[bytes]) -> bool:
+        """Whether `path`'s imports can pass on one of `names` (`may_import`, for one file)."""
+        imports = self.imports(path)
+        return imports is not None and (imports[0] or any(name.decode("utf-8", "replace") in imports[1]
+                                                          for name in names))
+
+    def _unread(self) -> int:
+        return sum(1 for record in self.records.values() if record[5] is _UNREAD)
 
     def _read_all_imports(self) -> None:
         with self._lock:
             if self._imports_read:
                 return
             for path, record in list(self.records.items()):
-                if record[5] is _UNREAD:
-                    assert record[2] is not None
-                    imports = self._read_imports(path, record[2])
-                    self.records[path] = record[:5] + (imports,)
+                if isinstance(record[5], tuple) or record[5] is _UNREAD:
+                    imports = record[5]
+                    if imports is _UNREAD:
+                        assert record[2] is not None
+                        imports = self._read_imports(path, record[2])
+                        self.records[path] = record[:5] + (imports,)
                     if imports is not None:
                         if imports[0]:
                             self.importers.add(True, path)
