@@ -52,6 +52,12 @@ class _Symbolic(Protocol):
 
     def still_holds(self, module: str, importer: str, side: str) -> bool: ...
 
+    def changed_files(self, side: str) -> list[Versions]: ...
+
+    def changed_count(self, side: str) -> int: ...
+
+    def differing_count(self, side: str, other: str) -> int: ...
+
 
 TreeFile = Callable[[str, str], "bytes | None"]   # (which: base/left/right, path) -> that tree's bytes, None: absent
 
@@ -65,7 +71,8 @@ def find_replaced_imports(files: Iterable[Versions], check: _Symbolic, labels: d
     files = list(files)
     out: list[SemanticFinding] = []
     reported: set[tuple[str, int, str]] = set()
-    changed = {side: sum(not v.same(side, "base") for v in files) for side in _SIDES}
+    # Counted and listed by the check (semantic._Check): a tip's merge knows them without a walk.
+    changed = {side: check.changed_count(side) for side in _SIDES}
     for used_side in _SIDES:
         other = "right" if used_side == "left" else "left"
         # The smaller side's files are read first, and the bigger side's only where they spell a
@@ -75,16 +82,16 @@ def find_replaced_imports(files: Iterable[Versions], check: _Symbolic, labels: d
         # A file both sides changed alike adds no import the other side dropped (it imports the
         # same), so the first way reads only the files where the using side differs from the other:
         # chosen when those are fewer than the other side's files (a vendored tree bumped on both).
-        differing = sum(not v.same(used_side, "base") and not v.same(used_side, other) for v in files)
+        differing = check.differing_count(used_side, other)
         if differing <= changed[other]:
-            added = _added_imports(files, check, used_side)
+            added = _added_imports(check.changed_files(used_side), check, used_side)
             gone = set(added) - mentions(other, added)
-            replaced = _replaced(files, check, other, gone) if gone else {}
+            replaced = _replaced(check.changed_files(other), check, other, gone) if gone else {}
         else:
-            replaced = _replaced(files, check, other, None)
+            replaced = _replaced(check.changed_files(other), check, other, None)
             still_named = mentions(other, replaced) if replaced else set()
             replaced = {module: where for module, where in replaced.items() if module not in still_named}
-            added = _added_imports(files, check, used_side, set(replaced)) if replaced else {}
+            added = _added_imports(check.changed_files(used_side), check, used_side, set(replaced)) if replaced else {}
         if not added:
             continue
         for module, (where, line) in sorted(replaced.items()):
@@ -120,7 +127,8 @@ def _version_of(files: list[Versions], path: str, which: str) -> bytes:
 def _added_imports(files: list[Versions], check: _Symbolic, side: str,
                    modules: set[str] | None = None) -> dict[str, list[tuple[str, Import]]]:
     """module -> (path, import) for each top-level import `side` added to a file (from a module;
-    only from `modules` when given, and then a file that never spells one is not read)."""
+    only from `modules` when given, and then a file that never spells one is not read). `files`:
+    at least those `side` changed."""
     out: dict[str, list[tuple[str, Import]]] = {}
     other = "right" if side == "left" else "left"
     names = [module.encode() for module in modules] if modules is not None else None
@@ -154,7 +162,8 @@ def _added_imports(files: list[Versions], check: _Symbolic, side: str,
 
 def _replaced(files: list[Versions], check: _Symbolic, side: str, modules: set[str] | None) -> dict[str, tuple[str, int]]:
     """module -> (path, base line) for each module (of `modules`, when given) that `side` replaced
-    in a file it changed (module docstring) and imports in no file it changed."""
+    in a file it changed (module docstring) and imports in no file it changed. `files`: at least
+    those `side` changed."""
     replaced: dict[str, tuple[str, int]] = {}
     still: set[str] = set()
     names = [module.encode() for module in modules] if modules is not None else None

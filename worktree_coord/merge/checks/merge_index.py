@@ -30,14 +30,15 @@ import tempfile
 import threading
 from collections import OrderedDict
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 import pygit2
 
 FORMAT = 1              # bump when what an entry holds changes shape
 MAX_SYMBOLS = 8192      # symbols (and memo) entries kept in memory per process
 MAX_TIPS = 16           # tips whose changes are kept in memory
-MAX_TIP_FILES = 64      # tips whose changes are kept on disk (the oldest are removed past this)
+MAX_TIP_FILES = 64      # tips whose changes (and tables) are kept on disk (the oldest are removed past this)
+TABLES_EVERY = 8        # a drain writes every 8th tip's tables (tip_index.py) for the next process
 
 Side = tuple[Any, int]   # a path's blob id (None: absent) and mode in one tree
 Changes = dict[str, tuple[Side, Side]]
@@ -52,10 +53,13 @@ class MergeIndex:
         self._tips: OrderedDict[tuple[str, str], Changes] = OrderedDict()
         self._memo: OrderedDict[tuple[str, Any], Any] = OrderedDict()
         self._absent: set[tuple[str, bytes, bool]] = set()   # symbols keys this process found no file for
+        self._steps: OrderedDict[tuple[str, str], tuple[str, Changes]] = OrderedDict()   # advance's tip -> result
+        self._tip_tables: OrderedDict[tuple[str, str], Any] = OrderedDict()   # tip_index.TipIndex per (pin, tip)
         self._saved = 0
         self._lock = threading.Lock()
         self.stats = {"symbols_hit": 0, "symbols_disk": 0, "symbols_miss": 0, "tips_hit": 0, "tips_disk": 0,
-                      "tips_miss": 0, "tips_composed": 0, "corrupt": 0}
+                      "tips_miss": 0, "tips_composed": 0, "corrupt": 0, "tables_hit": 0, "tables_derived": 0,
+                      "tables_disk": 0, "tables_built": 0}
 
     # -- symbols per blob -------------------------------------------------------------------------
     def symbols(self, fingerprint: str, data: bytes, uses: bool, compute: Callable[[], Any]) -> Any:
@@ -155,7 +159,9 @@ class MergeIndex:
             self.stats["tips_hit"] += 1
             return dict(kept)
         changes = self.changes(repo, old, tip, diff)
-        for path, (before, after) in diff(tip, result).items():
+        step = diff(tip, result)
+        self._put(self._steps, key, (str(tip.id), step), MAX_TIPS)
+        for path, (before, after) in step.items():
             # `before` is the tip's side; the pin's side is the tip's unless the run changed the path.
             pinned = changes[path][0] if path in changes else before
             if _same(pinned, after):
@@ -167,13 +173,77 @@ class MergeIndex:
         self._remember(key, changes)
         return dict(changes)
 
+    def step(self, old: pygit2.Tree, result: pygit2.Tree) -> tuple[str, Changes] | None:
+        """(tip id, diff(tip, result)) of the `advance` that composed `result`'s changes in this
+        process: the paths the merge changed on the tip's side. None: not known here."""
+        kept = self._get(self._steps, (str(old.id), str(result.id)))
+        return None if kept is _MISSING else kept
+
+    def tip_tables(self, old: pygit2.Tree, tip: pygit2.Tree, build: Callable[[], Any],
+                   derive: Callable[[Any, Changes], Any], *, dump: Callable[[Any], Any] | None = None,
+                   load: Callable[[Any], Any] | None = None, ancestors: Iterable[pygit2.Tree] = (),
+                   diff: Callable[[pygit2.Tree, pygit2.Tree], Changes] | None = None) -> Any:
+        """The tables reach.py reads of a tip's changed files (tip_index.TipIndex): kept in
+        memory; derived from the previous tip's by the step `advance` recorded (`derive(previous,
+        step)`: a drain asks for the next tip's right after this one's); loaded from disk (`load`
+        of what `dump` wrote), for this tip or, derived by `diff(ancestor, tip)`, for one of
+        `ancestors` (the tips before it, nearest first: another process wrote them); else
+        `build()`. Written to disk when built or loaded through an ancestor, and every
+        TABLES_EVERY-th derived tip, so a process that merges once finds a recent one."""
+        key = (str(old.id), str(tip.id))
+        kept = self._get(self._tip_tables, key)
+        if kept is not _MISSING:
+            self.stats["tables_hit"] += 1
+            return kept
+        step = self.step(old, tip)
+        previous = self._get(self._tip_tables, (key[0], step[0])) if step is not None else _MISSING
+        save = False
+        if previous is not _MISSING and step is not None:
+            value = derive(previous, step[1])
+            self.stats["tables_derived"] += 1
+            save = self.stats["tables_derived"] % TABLES_EVERY == 0
+        else:
+            value = self._load_tables(key[0], key[1], load)
+            if value is _MISSING and diff is not None:
+                for ancestor in ancestors:
+                    found = self._load_tables(key[0], str(ancestor.id), load)
+                    if found is not _MISSING:
+                        value, save = derive(found, diff(ancestor, tip)), True
+                        break
+            if value is _MISSING:
+                value, save = build(), True
+                self.stats["tables_built"] += 1
+        if save and dump is not None:
+            self._save_pruned(self._entry("tables", "", f"{key[0]}-{key[1]}"), dump(value))
+        self._put(self._tip_tables, key, value, 4)
+        return value
+
+    def _load_tables(self, old: str, tip: str, load: Callable[[Any], Any] | None) -> Any:
+        if load is None:
+            return _MISSING
+        path = self._entry("tables", "", f"{old}-{tip}")
+        found = _load(path, self.stats, raw=True)
+        if found is _MISSING:
+            return _MISSING
+        try:
+            value = load(found)
+        except (TypeError, ValueError, KeyError, IndexError):   # written by another shape: computed again
+            self.stats["corrupt"] += 1
+            return _MISSING
+        self.stats["tables_disk"] += 1
+        return value
+
     def _remember(self, key: tuple[str, str], changes: Changes) -> None:
         self._put(self._tips, key, changes, MAX_TIPS)
 
     def _save_tip(self, path: Path | None, changes: Changes) -> None:
+        self._save_pruned(path, _pack(changes))
+
+    def _save_pruned(self, path: Path | None, packed: Any) -> None:
+        """Write a per-tip entry (marshal) and, now and then, remove its folder's oldest past MAX_TIP_FILES."""
         if path is None:
             return
-        _store(path, _pack(changes), raw=True)
+        _store(path, packed, raw=True)
         self._saved += 1
         if self._saved % 16:
             return   # the folder is pruned every 16th tip written: listing it costs more than one write

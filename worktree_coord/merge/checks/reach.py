@@ -32,14 +32,20 @@ side's candidates removed (only then did the unpruned check read the reference a
 Cost: one line diff per changed file and side, a word scan of the touched and added lines, a
 substring search of the candidates' module words in the using files that share a word with some
 touched line, and the merged imports of those that spell one. A merge where both sides changed
-thousands of vendored files parses the few files a new use can reach.
+thousands of vendored files parses the few files a new use can reach. In a drain (a tip given,
+tip_index.py) the integration tip's files outside the merge's own are looked up in the tip's
+tables instead of walked: the same pairs, found in what the task changed; where the walk searched
+bytes and a word lookup could over-answer (a word beside a byte past ASCII, a token of several
+words), the bytes of those few files decide.
 """
 
 from __future__ import annotations
 
+import heapq
 import posixpath
 import re
-from typing import Callable, Iterable, Mapping
+from itertools import islice
+from typing import Any, Callable, Iterable, Iterator, Mapping
 
 from ..lines.linediff import hunks, ranges_text, touched_lines
 from .merge_index import MergeIndex, hash_bytes
@@ -50,6 +56,13 @@ BARREL_CANDIDATES = 64    # changed files whose removed names pick those users (
 NEAR = 16   # a parameter list's line this far below its definition's name (signatures.py) still counts
 _SIDES = ("left", "right")
 _NAME_WORDS = re.compile(rb"[A-Za-z_$\x80-\xff][\w$\x80-\xff]*")
+_WORD_RUNS = re.compile(rb"[\w$\x80-\xff]+")
+
+
+def one_word(token: bytes) -> bool:
+    """Whether `token` is one word (module docstring): then a text holds it exactly when one of
+    the text's words holds it (a run of word characters loses only leading digits to the split)."""
+    return _NAME_WORDS.fullmatch(token) is not None
 
 
 def words(text: bytes) -> frozenset[bytes]:
@@ -70,8 +83,14 @@ class Reach:
                  module_token: Callable[[str], bytes], package_wide: Callable[[str], bool],
                  imported_files: Callable[[str], frozenset[str]],
                  reexported: Callable[[str, frozenset[bytes]], frozenset[str]] | None = None,
-                 barrels: Callable[[str], bool] = lambda path: False, memo: "MergeIndex | None" = None):
+                 barrels: Callable[[str], bool] = lambda path: False, memo: "MergeIndex | None" = None,
+                 tip: Any = None, loose: Iterable[str] = ()):
         self._files = files
+        # With `tip` (a tip_index.TipIndex, which imports this module; `files` then in path
+        # order): the tip's changed files outside `loose` are the left side's, which the right
+        # side and the merged tree hold as the pin and the tip do; they are looked up, not walked.
+        self._tip = tip
+        self._loose = frozenset(path for path in loose if path in files)
         self._memo = memo   # answers kept across checks (merge_index.MergeIndex.memo)
         self._module_path = module_path
         self._module_token = module_token
@@ -84,60 +103,41 @@ class Reach:
         self._live: dict[str, dict[str, frozenset[bytes]]] = {}
 
     def live(self, side: str, path: str) -> frozenset[bytes]:
+        return self._side(side).get(path, frozenset())
+
+    def _side(self, side: str) -> dict[str, frozenset[bytes]]:
         if side not in self._live:
             self._live[side] = self._compute(side, "right" if side == "left" else "left")
-        return self._live[side].get(path, frozenset())
+        return self._live[side]
+
+    def live_paths(self, sides: Iterable[str] = _SIDES) -> list[str]:
+        """The files with live words on any of `sides`, in the files' order: the only ones the
+        checks read (a merge's thousands of files are not walked again to find them)."""
+        found: set[str] = set()
+        for side in sides:
+            found.update(self._side(side))
+        if self._tip is not None:
+            return sorted(found)   # the files of a tip's merge are in path order
+        return [path for path in self._files if path in found]
 
     def _compute(self, side: str, other: str) -> dict[str, frozenset[bytes]]:
+        if self._tip is not None:
+            return self._from_tip(side, other)
         files = self._files
         # A definition is broken only when the other side still has it: where both sides made the
         # same change (a vendored tree bumped on both), neither breaks the other. By blob ids.
-        candidates = [path for path, v in files.items()
-                      if v.exists("base") and not v.same(side, "base") and not v.same(side, other)]
-        users = [path for path, v in files.items()
-                 if not v.same(other, "base") and v.exists(other) and v.exists("merged")]
+        candidates = [path for path, v in files.items() if self._candidate(v, side, other)]
+        users = [path for path, v in files.items() if self._user(v, other)]
         if not candidates or not users:
             return {}
         # 1. Which using file may reach which candidate, from paths and the module words the using
         #    files spell: nothing of a candidate is read yet (integration's thousands of files,
         #    against a task's few, cost a path lookup each).
-        by_token: dict[bytes, list[str]] = {}
-        by_module: dict[str, list[str]] = {}
-        by_directory: dict[str, list[str]] = {}
-        for path in candidates:
-            by_token.setdefault(self._module_token(path), []).append(path)
-            by_module.setdefault(self._module_path(path), []).append(path)
-            if self._package_wide(path):
-                by_directory.setdefault(posixpath.dirname(path), []).append(path)
-        whole = {token for token in by_token if _NAME_WORDS.fullmatch(token)}
-        split = [token for token in by_token if token not in whole]
-        candidate_set = set(candidates)
+        by = _ByPath(self, candidates)
         near_by: dict[str, set[str]] = {}        # candidate -> users that may reach it by path
         imported_by: dict[str, set[str]] = {}    # candidate -> users that may import it
         for user in users:
-            versions = files[user]
-            text = versions.version(other) or b""
-            if not versions.same(other, "merged"):
-                text += b"\0" + (versions.merged or b"")
-            # An import spells its module's last part as a whole word (`util` in `pkg.util`,
-            # `./util.js`, `x/util`); a part holding other characters (`yaml.v2`) is searched as is.
-            spelled = (whole & words(text)) if len(whole) > 32 else {t for t in whole if t in text}
-            spelled.update(token for token in split if token in text)
-            for token in spelled:
-                for path in by_token[token]:
-                    imported_by.setdefault(path, set()).add(user)
-            directory = posixpath.dirname(user)
-            for path in by_directory.get(directory, ()):
-                near_by.setdefault(path, set()).add(user)
-            if user in candidate_set:
-                near_by.setdefault(user, set()).add(user)
-            while True:   # a relative import without a name reaches the directory's package or one above
-                for path in by_module.get(directory, ()):
-                    imported_by.setdefault(path, set()).add(user)
-                parent = posixpath.dirname(directory)
-                if parent == directory:   # "" for a relative path, "/" for an absolute one
-                    break
-                directory = parent
+            by.pair(user, self._text(user, other), near_by, imported_by)
         # 1b. A using file that imports a name through a file re-exporting it (`import { x } from
         #     "../internal"`, whose `export * from "./utils/utils"` leads to the candidate) spells no
         #     word of the candidate's module: its imports are read, for the users in a language
@@ -154,25 +154,56 @@ class Reach:
                 spelled = spelling(gone) if gone else None
                 pool = [user for user in pool if spelled is not None
                         and spelled.search(files[user].version(other) or b"") is not None]
-            for user in pool[:BARREL_USERS]:
-                # The use is on a line the user's side added, of a name gone from a candidate that
-                # the steps above did not already pair with this user.
-                added = self._added(other, user)
-                wanted = {path for path, words_gone in gone_by.items() if words_gone & added
-                          and user not in imported_by.get(path, ()) and user not in near_by.get(path, ())}
-                if wanted:
-                    names = frozenset().union(*(gone_by[path] & added for path in wanted))
-                    for path in self._reexported(user, names) & wanted:   # type: ignore[misc]
-                        imported_by.setdefault(path, set()).add(user)
-                        through.add((path, user))
+            self._through_few(other, pool[:BARREL_USERS], gone_by, near_by, imported_by, through)
         elif len(pool) <= BARREL_USERS:   # many candidates, few users: each user's imports, read
-            for user in pool:
-                for path in self._reexported(user, self._added(other, user)) & candidate_set:   # type: ignore[misc]
+            self._through_many(other, pool, set(candidates).__contains__, imported_by, through)
+        # 2. The words, only for the pairs found.
+        return self._pair_words(side, other, near_by, imported_by, through)
+
+    def _candidate(self, versions: Versions, side: str, other: str) -> bool:
+        return versions.exists("base") and not versions.same(side, "base") and not versions.same(side, other)
+
+    def _user(self, versions: Versions, other: str) -> bool:
+        return not versions.same(other, "base") and versions.exists(other) and versions.exists("merged")
+
+    def _text(self, user: str, other: str) -> bytes:
+        """What step 1 searches in a using file: the other side's version, and the merged one when it differs."""
+        versions = self._files[user]
+        text = versions.version(other) or b""
+        if not versions.same(other, "merged"):
+            text += b"\0" + (versions.merged or b"")
+        return text
+
+    def _through_few(self, other: str, pool: Iterable[str], gone_by: dict[str, frozenset[bytes]],
+                     near_by: dict[str, set[str]], imported_by: dict[str, set[str]],
+                     through: set[tuple[str, str]]) -> None:
+        """1b with few candidates: each of `pool`'s users whose added lines hold a name gone from a
+        candidate that step 1 did not pair with it has its imports of those names read."""
+        for user in pool:
+            # The use is on a line the user's side added, of a name gone from a candidate that
+            # the steps above did not already pair with this user.
+            added = self._added(other, user)
+            wanted = {path for path, words_gone in gone_by.items() if words_gone & added
+                      and user not in imported_by.get(path, ()) and user not in near_by.get(path, ())}
+            if wanted:
+                names = frozenset().union(*(gone_by[path] & added for path in wanted))
+                for path in self._reexported(user, names) & wanted:   # type: ignore[misc]
                     imported_by.setdefault(path, set()).add(user)
                     through.add((path, user))
-        # 2. The words, only for the pairs found: a candidate's touched lines against the lines
-        #    its reaching users added; an import is confirmed by resolving the user's merged
-        #    imports only when they share a word.
+
+    def _through_many(self, other: str, pool: Iterable[str], is_candidate: Callable[[str], bool],
+                      imported_by: dict[str, set[str]], through: set[tuple[str, str]]) -> None:
+        """1b with many candidates and few users: each user's imports of what it added, read."""
+        for user in pool:
+            for path in self._reexported(user, self._added(other, user)):   # type: ignore[misc]
+                if is_candidate(path):
+                    imported_by.setdefault(path, set()).add(user)
+                    through.add((path, user))
+
+    def _pair_words(self, side: str, other: str, near_by: dict[str, set[str]], imported_by: dict[str, set[str]],
+                    through: set[tuple[str, str]]) -> dict[str, frozenset[bytes]]:
+        """Step 2: a candidate's touched lines against the lines its reaching users added; an
+        import is confirmed by resolving the user's merged imports only when they share a word."""
         out: dict[str, frozenset[bytes]] = {}
         for path in set(near_by) | set(imported_by):
             near = self._near(side, path)
@@ -187,6 +218,179 @@ class Reach:
             if live:
                 out[path] = frozenset(live)
         return out
+
+    # -- the same, with the integration tip's files answered by its index (tip_index.py) ----------
+    def _from_tip(self, side: str, other: str) -> dict[str, frozenset[bytes]]:
+        """`_compute` where `files` is a tip's merge (tree.check_tree_merge): the paths outside
+        `loose` are the tip's changed files the merge left alone (the task's side and the merged
+        tree hold them as the pin and the tip do), answered from the tip's tables; `loose` (the
+        task's files, and any the merge changed) are walked as `_compute` walks every file. The
+        tip is the left side."""
+        return self._tip_users(side, other) if side == "right" else self._tip_candidates(side, other)
+
+    def _tip_users(self, side: str, other: str) -> dict[str, frozenset[bytes]]:
+        """Candidates are the task's (loose); users are the loose ones and every file of the tip."""
+        files, tip, loose = self._files, self._tip, self._loose
+        assert tip is not None
+        candidates = [path for path in loose if self._candidate(files[path], side, other)]
+        users = [path for path in loose if self._user(files[path], other)]
+        if not candidates or not (users or any(user not in loose for user in tip.users)):
+            return {}
+        by = _ByPath(self, candidates)
+        near_by: dict[str, set[str]] = {}
+        imported_by: dict[str, set[str]] = {}
+        for user in users:
+            by.pair(user, self._text(user, other), near_by, imported_by)
+        # The tip's users, by its tables: the module words they spell (as bytes, where the walk
+        # searched bytes), their directories, the directories below a candidate's module.
+        many = len(by.whole) > 32
+        for token in by.whole:
+            spelled_by = tip.holding_word(token) if many else tip.holding(token)
+            _link(by.by_token[token], spelled_by, loose, imported_by)
+        for token in by.split:
+            _link(by.by_token[token], self._tip_spelling(token, other), loose, imported_by)
+        for directory, paths in by.by_directory.items():
+            _link(paths, tip.directories.get(directory), loose, near_by)
+        for module, paths in by.by_module.items():
+            _link(paths, tip.under(module), loose, imported_by)
+        # 1b, for the tip's users only those whose imports can pass a gone name on (the rest
+        # would read nothing and answer nothing), at their place in the walk's order and cut.
+        through: set[tuple[str, str]] = set()
+        if self._reexported is not None:
+            pool = [user for user in users if self._barrels(user)]
+            if len(candidates) <= BARREL_CANDIDATES:
+                gone_by = {path: _gone_words(files[path].base or b"", files[path].version(side)) for path in candidates}
+                gone = frozenset().union(*gone_by.values())
+                found = tip.may_import(gone, BARREL_USERS)
+                able = None if found is None else {user for user in found if user not in loose}
+                if pool or able is None or able:
+                    if len(gone) <= 32:
+                        pool = self._tip_spelled(pool, gone, other)
+                    else:
+                        pool = _first(heapq.merge(pool, (u for u in tip.barrel_users if u not in loose)), BARREL_USERS)
+                    self._through_few(other, [user for user in pool[:BARREL_USERS] if user in loose or (
+                        user in able if able is not None else tip.passes(user, gone))], gone_by, near_by, imported_by,
+                        through)
+            else:
+                pool = _first(heapq.merge(pool, (u for u in tip.barrel_users if u not in loose)), BARREL_USERS + 1)
+                if len(pool) <= BARREL_USERS:
+                    def able_to(user: str) -> bool:
+                        return user in loose or tip.passes(user, self._added(other, user))
+                    self._through_many(other, [user for user in pool if able_to(user)], set(candidates).__contains__,
+                                       imported_by, through)
+        return self._pair_words(side, other, near_by, imported_by, through)
+
+    def _tip_spelled(self, pool: list[str], gone: frozenset[bytes], other: str) -> list[str]:
+        """The walk's pool cut to the users whose bytes spell a gone word whole: `pool` (loose
+        users) by their bytes, the tip's by its tables (their bytes only where in doubt)."""
+        tip, loose, files = self._tip, self._loose, self._files
+        assert tip is not None
+        spelled = spelling(gone) if gone else None
+        if spelled is None:
+            return []
+        sure: set[str] = set()
+        maybe: set[str] = set()
+        for word in gone:
+            found, doubt = tip.spelling(word)
+            sure |= found
+            maybe |= doubt
+        chosen = [user for user in pool if spelled.search(files[user].version(other) or b"") is not None]
+        chosen += [user for user in sure if user not in loose and self._barrels(user)]
+        chosen += [user for user in maybe - sure if user not in loose and self._barrels(user)
+                   and spelled.search(self._tip_text(user, other)) is not None]
+        return sorted(chosen)
+
+    def _tip_spelling(self, token: bytes, other: str) -> list[str]:
+        """The tip's users (outside `loose`) whose bytes hold `token`, which is not one word
+        (`yaml.v2`, `my-lib`, ""): the words they hold pick them, their bytes decide."""
+        tip = self._tip
+        assert tip is not None
+        parts = [part.lstrip(b"0123456789") for part in _WORD_RUNS.findall(token)]
+        parts = [part for part in parts if part]
+        users: Iterable[str] = tip.holding(max(parts, key=len)) if parts else tip.users
+        return [user for user in users if user not in self._loose and token in self._tip_text(user, other)]
+
+    def _tip_text(self, user: str, other: str) -> bytes:
+        return self._files[user].version(other) or b""   # the merged version is the same
+
+    def _tip_candidates(self, side: str, other: str) -> dict[str, frozenset[bytes]]:
+        """Candidates are the loose ones and every file of the tip that existed at the pin; users
+        are the task's (loose): a tip file the task did not touch is the pin's on its side."""
+        files, tip, loose = self._files, self._tip, self._loose
+        assert tip is not None
+        users = [path for path in loose if self._user(files[path], other)]
+        if not users:
+            return {}
+        own = [path for path in loose if self._candidate(files[path], side, other)]
+        own_set = set(own)
+        records = tip.records
+
+        def tip_candidate(path: str) -> bool:
+            record = records.get(path)
+            return record is not None and record[0] and path not in loose
+
+        def is_candidate(path: str) -> bool:
+            return path in own_set or tip_candidate(path)
+
+        hidden = {path for path in loose if path in records and records[path][0]}   # the tip's, walked as loose
+        tip_count = tip.candidates - len(hidden)
+        if not own and not tip_count:
+            return {}
+        by = _ByPath(self, own)
+
+        def tip_paths(paths: Iterable[str]) -> list[str]:
+            return [path for path in paths if path not in loose]
+
+        # The tokens of the candidates: the loose ones' and those of the tip a file outside `loose` holds.
+        gone_tokens = {self._module_token(path) for path in hidden}
+        emptied = {token for token in gone_tokens if not tip_paths(tip.tokens.get(token))}
+        whole_count = tip.whole_tokens - sum(1 for token in emptied if one_word(token)) \
+            + sum(1 for token in by.whole if token in emptied or not tip.tokens.get(token))
+        split = set(by.split) | {token for token in tip.split_tokens if token not in emptied}
+        near_by: dict[str, set[str]] = {}
+        imported_by: dict[str, set[str]] = {}
+        whole_few: list[bytes] | None = None
+        for user in users:
+            text = self._text(user, other)
+            if whole_count > 32:
+                spelled = {token for token in words(text) if token in by.by_token or token in tip.tokens.data}
+            else:
+                if whole_few is None:   # a token of the tip's whose files are all loose maps to none of them
+                    whole_few = [token for token in set(by.whole) | set(tip.tokens.data) if one_word(token)]
+                spelled = {token for token in whole_few if token in text}
+            spelled.update(token for token in split if token in text)
+            for token in spelled:
+                for path in by.by_token.get(token, ()):
+                    imported_by.setdefault(path, set()).add(user)
+                for path in tip_paths(tip.tokens.get(token)):
+                    imported_by.setdefault(path, set()).add(user)
+            directory = posixpath.dirname(user)
+            for path in [*by.by_directory.get(directory, ()), *tip_paths(tip.wide.get(directory))]:
+                near_by.setdefault(path, set()).add(user)
+            if user in own_set:
+                near_by.setdefault(user, set()).add(user)
+            while True:
+                for path in [*by.by_module.get(directory, ()), *tip_paths(tip.modules.get(directory))]:
+                    imported_by.setdefault(path, set()).add(user)
+                parent = posixpath.dirname(directory)
+                if parent == directory:
+                    break
+                directory = parent
+        through: set[tuple[str, str]] = set()
+        pool = [user for user in users if self._barrels(user)] if self._reexported is not None else []
+        if pool and len(own) + tip_count <= BARREL_CANDIDATES:
+            candidates = own + sorted({path for paths in tip.tokens.data.values() for path in paths
+                                       if path not in loose})
+            gone_by = {path: _gone_words(files[path].base or b"", files[path].version(side)) for path in candidates}
+            gone = frozenset().union(*gone_by.values())
+            if len(gone) <= 32:
+                spelled_gone = spelling(gone) if gone else None
+                pool = [user for user in pool if spelled_gone is not None
+                        and spelled_gone.search(files[user].version(other) or b"") is not None]
+            self._through_few(other, pool[:BARREL_USERS], gone_by, near_by, imported_by, through)
+        elif len(pool) <= BARREL_USERS:
+            self._through_many(other, pool, is_candidate, imported_by, through)
+        return self._pair_words(side, other, near_by, imported_by, through)
 
     def _reexports_to(self, user: str, names: frozenset[bytes], path: str) -> bool:
         """Whether `user`'s imports of `names` reach `path` through a re-export: a user that spells
@@ -265,3 +469,55 @@ def _gone_words(base: bytes, new: bytes | None) -> frozenset[bytes]:
     if not touched:
         return frozenset()
     return words(ranges_text(base, touched)) - words(new)
+
+
+class _ByPath:
+    """Step 1's tables over a list of candidates (module token, module path, package directory),
+    and the pairing of one using file with them by its path and the bytes it spells."""
+
+    def __init__(self, reach: Reach, candidates: list[str]):
+        self.by_token: dict[bytes, list[str]] = {}
+        self.by_module: dict[str, list[str]] = {}
+        self.by_directory: dict[str, list[str]] = {}
+        for path in candidates:
+            self.by_token.setdefault(reach._module_token(path), []).append(path)
+            self.by_module.setdefault(reach._module_path(path), []).append(path)
+            if reach._package_wide(path):
+                self.by_directory.setdefault(posixpath.dirname(path), []).append(path)
+        self.whole = {token for token in self.by_token if one_word(token)}
+        self.split = [token for token in self.by_token if token not in self.whole]
+        self.candidates = set(candidates)
+
+    def pair(self, user: str, text: bytes, near_by: dict[str, set[str]], imported_by: dict[str, set[str]]) -> None:
+        # An import spells its module's last part as a whole word (`util` in `pkg.util`,
+        # `./util.js`, `x/util`); a part holding other characters (`yaml.v2`) is searched as is.
+        whole = self.whole
+        spelled = (whole & words(text)) if len(whole) > 32 else {t for t in whole if t in text}
+        spelled.update(token for token in self.split if token in text)
+        for token in spelled:
+            for path in self.by_token[token]:
+                imported_by.setdefault(path, set()).add(user)
+        directory = posixpath.dirname(user)
+        for path in self.by_directory.get(directory, ()):
+            near_by.setdefault(path, set()).add(user)
+        if user in self.candidates:
+            near_by.setdefault(user, set()).add(user)
+        while True:   # a relative import without a name reaches the directory's package or one above
+            for path in self.by_module.get(directory, ()):
+                imported_by.setdefault(path, set()).add(user)
+            parent = posixpath.dirname(directory)
+            if parent == directory:   # "" for a relative path, "/" for an absolute one
+                break
+            directory = parent
+
+
+def _link(paths: Iterable[str], users: Iterable[str], loose: frozenset[str], table: dict[str, set[str]]) -> None:
+    """table[path] gets each of `users` outside `loose` (those are walked), for each of `paths`."""
+    found = [user for user in users if user not in loose]
+    if found:
+        for path in paths:
+            table.setdefault(path, set()).update(found)
+
+
+def _first(items: Iterator[str], count: int) -> list[str]:
+    return list(islice(items, count))

@@ -55,6 +55,7 @@ from ..lines.linediff import (added_lines as _added_lines, added_text, follow as
                        touched_lines as _touched_lines)
 from .symbols import (Definition, Reference, Symbols, extract, fingerprint, hidden_query,
                       visible_import as _visible_import)
+from .tip_index import PathFacts, TipIndex
 from .versions import MAX_BYTES, FileVersions, Versions
 from ..ecosystems.workspace_packages import TreeFolders
 
@@ -115,7 +116,8 @@ def find_broken_names(files: Iterable[Versions], *, labels: tuple[str, str, str]
                       tree_folders: TreeFolders | None = None,
                       every_use: bool = False,
                       package_files: PackageFiles | None = None,
-                      index: "MergeIndex | None" = None) -> tuple[SemanticFinding, ...]:
+                      index: "MergeIndex | None" = None, tip: "TipIndex | None" = None,
+                      loose: Iterable[str] = ()) -> tuple[SemanticFinding, ...]:
     """Every name the merge of `files` broke (see the module docstring), in path and line order,
     each (use file, use line, problem, name) once. `complete`: `files` hold every file either side
     changed (what a tree merge gives); when not, a package-wide name (Go) gone from one file is
@@ -129,10 +131,14 @@ def find_broken_names(files: Iterable[Versions], *, labels: tuple[str, str, str]
     folders, found by its globs: workspace_packages.py). `every_use`: an import of a broken name is
     named even where the file's calls of it are (a use left behind, which nobody wrote in this merge:
     the import is what fails first). `index`: where symbols are kept between checks, by content
-    (merge_index.py); None parses every version this check reads."""
+    (merge_index.py); None parses every version this check reads. `tip` (tip_index.py, with
+    `files` in path order): the left side's changed files are a tip's, and those outside `loose`
+    are the right side's and the merged tree's as the pin and the tip hold them; reach.py then
+    answers them from the tip's tables instead of walking them."""
     checked = [f for f in files if semantic_profile(f.path) is not None]
     check = _Check(checked, labels, trees or {}, complete, tree_file, tree_folders, package_files)
     check.index = index
+    check.tip, check.loose = tip, loose
     check.every_use = every_use
     found = check.run() + find_duplicates(checked, labels=labels, trees=trees) + find_signature_changes(check)
     if mentions is not None and len(checked) > 1:
@@ -149,6 +155,8 @@ class _Check:
                  tree_folders: TreeFolders | None = None, package_files: PackageFiles | None = None):
         self.files = {f.path: f for f in files}
         self.index: MergeIndex | None = None   # find_broken_names(index=...)
+        self.tip: TipIndex | None = None       # find_broken_names(tip=..., loose=...)
+        self.loose: Iterable[str] = ()
         self.package_reader = package_files   # the rest of a one-file check's package (PackageFiles)
         self._outside: dict[str, list[Symbols] | None] = {}   # the rest of a file's package, when read
         # A name imported through a file that re-exports it (a barrel, a package's __init__.py):
@@ -166,7 +174,6 @@ class _Check:
         self._directories: dict[str, list[str]] | None = None   # directory -> files, for package_files
         self._modules: dict[int, tuple[dict[str, list[str]], dict[str, list[tuple[str, list[str]]]]]] = {}
         self._reach: Reach | None = None                                # live words, per side and file
-        self._tokens: dict[str, bytes] = {}                              # module_token, per path
         self._hidden: dict[tuple[str, bytes], frozenset[str]] = {}       # hidden(), per (path, bytes)
 
     def symbols(self, path: str, which: str, uses: bool = True) -> Symbols | None:
@@ -295,7 +302,8 @@ class _Check:
         live words, found before parsing). So a side that only adds lines, or edits inside bodies,
         costs one diff, and of a big merge's thousands of files only those a new use can reach
         are parsed."""
-        for path, versions in self.files.items():
+        for path in self.live_paths():
+            versions = self.files[path]
             if not versions.exists("base"):
                 continue
             live = {side: self.live(side, path) if not versions.same(side, "base") else frozenset() for side in _SIDES}
@@ -330,16 +338,47 @@ class _Check:
                         seen.add(key)
                         yield _Removal(path, definition, side)
 
+    def changed_files(self, side: str) -> list[Versions]:
+        """The files `side` changed, in the files' order: for the right side of a tip's merge,
+        among `loose` only (a tip's file outside it is the pin's on that side)."""
+        if self.tip is not None and side == "right":
+            return [self.files[path] for path in sorted(set(self.loose) & self.files.keys())
+                    if not self.files[path].same(side, "base")]
+        return [versions for versions in self.files.values() if not versions.same(side, "base")]
+
+    def changed_count(self, side: str) -> int:
+        """len(changed_files(side)); for the left side of a tip's merge, from the tip's tables."""
+        if self.tip is not None and side == "left":
+            # The tip's records are its changed files the check reads, but for a loose one the
+            # merge made unreadable (a symlink now): the files then lack it.
+            records = self.tip.records
+            return len(records) - sum(1 for path in self.loose if path in records and path not in self.files)
+        return len(self.changed_files(side))
+
+    def differing_count(self, side: str, other: str) -> int:
+        """How many files `side` changed to other than what `other` holds."""
+        if self.tip is not None and side == "left":
+            same = sum(1 for path in set(self.loose) & self.files.keys()
+                       if not self.files[path].same(side, "base") and self.files[path].same(side, other))
+            return self.changed_count(side) - same
+        return sum(1 for versions in self.changed_files(side) if not versions.same(side, other))
+
+    def live_paths(self, sides: Iterable[str] = _SIDES) -> list[str]:
+        """The files with live words on any of `sides`, in the files' order (reach.py)."""
+        return self._reach_of().live_paths(sides)
+
     def live(self, side: str, path: str) -> frozenset[bytes]:
         """The names a definition `side` removed or reshaped in `path` can have and still be used
         by the other side's new lines (reach.py); empty: nothing there can break."""
+        return self._reach_of().live(side, path)
+
+    def _reach_of(self) -> Reach:
         if self._reach is None:
             self._reach = Reach(self.files, module_path=self.module_path, module_token=self.module_token,
                                 package_wide=self.package_wide, imported_files=self.imported_files,
                                 reexported=self.reexports.reached,
-                                barrels=lambda path: bool(semantic_profile(path).semantic.module_files),
-                                memo=self.index)
-        return self._reach.live(side, path)
+                                barrels=_barrels, memo=self.index, tip=self.tip, loose=self.loose)
+        return self._reach
 
     def imported_files(self, path: str) -> frozenset[str]:
         """The files of this merge that an import of the merged `path` names, as `targets` resolves
@@ -542,23 +581,15 @@ class _Check:
 
     def module_path(self, path: str) -> str:
         """The module `path` is, as a path (`_module_path`)."""
-        profile = semantic_profile(path)
-        assert profile is not None
-        return _module_path(path, profile.semantic)
+        return _file_module(path)
 
     def module_token(self, path: str) -> bytes:
         """The last part of the module `path` is (`util` of pkg/util.py, `pkg` of pkg/__init__.py,
         the directory of a Go file): an import of it names it."""
-        token = self._tokens.get(path)
-        if token is None:
-            profile = semantic_profile(path)
-            assert profile is not None
-            token = self._tokens[path] = posixpath.basename(_module_path(path, profile.semantic)).encode()
-        return token
+        return _module_token(path)
 
     def package_wide(self, path: str) -> bool:
-        profile = semantic_profile(path)
-        return profile is not None and profile.semantic.package == "directory"
+        return _package_wide(path)
 
     def package_files(self, path: str) -> list[str]:
         if self._directories is None:   # once: a big merge asks for thousands of packages
@@ -720,6 +751,36 @@ def _path_module(receiver: str, rules: SemanticRules, merged: Symbols, reference
         # profile knows where crates stand; else unknown.
         return receiver if rules.package_roots else None
     return separator.join(p for p in (through.module, through.name, rest) if p)
+
+
+def _file_module(path: str) -> str:
+    profile = semantic_profile(path)
+    assert profile is not None
+    return _module_path(path, profile.semantic)
+
+
+@functools.lru_cache(maxsize=65536)   # asked for every file of every merge of a drain
+def _module_token(path: str) -> bytes:
+    return posixpath.basename(_file_module(path)).encode()
+
+
+def _package_wide(path: str) -> bool:
+    profile = semantic_profile(path)
+    return profile is not None and profile.semantic.package == "directory"
+
+
+def _barrels(path: str) -> bool:
+    """Whether `path`'s language re-exports names (profile module_files)."""
+    return bool(semantic_profile(path).semantic.module_files)   # type: ignore[union-attr]
+
+
+def _readable(path: str) -> bool:
+    return semantic_profile(path) is not None
+
+
+# How the check names a file, for the tables of a tip's files (tip_index.py).
+PATH_FACTS = PathFacts(readable=_readable, module_token=_module_token, module_path=_file_module,
+                       package_wide=_package_wide, barrels=_barrels)
 
 
 def _defines(symbols: Symbols, definition: Definition) -> bool:

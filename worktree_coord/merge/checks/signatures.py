@@ -55,6 +55,8 @@ class _Check(Protocol):
 
     def live(self, side: str, path: str) -> frozenset[bytes]: ...
 
+    def live_paths(self, sides: tuple[str, ...]) -> list[str]: ...
+
     def module_token(self, path: str) -> bytes: ...
 
     def package_wide(self, path: str) -> bool: ...
@@ -142,7 +144,8 @@ def _changes(check: _Check, side: str, other: str) -> Iterator[_Change]:
     """Only a file where `side` touched a line near a word that the other side's new lines, in a
     file that can reach it, hold (`_Check.live`, reach.py) is read: of a big merge's thousands of
     files, a few."""
-    for path, versions in check.files.items():
+    for path in check.live_paths((side,)):
+        versions = check.files[path]
         # By blob ids and paths first, then by the live words, before any parse.
         if versions.same(side, "base") or not (versions.exists("base") and versions.exists(side)
                                                and versions.exists(other) and versions.exists("merged")):

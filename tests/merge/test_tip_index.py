@@ -1,0 +1,235 @@
+"""The tables of an integration tip's files (merge/checks/tip_index.py) answer what a walk over every file
+answers: a drain of tasks into a tip on a real repository (Python packages with `__init__.py`
+barrels, TypeScript with `export *` barrels and kebab-case modules, Go packages, deletions, renames,
+a renamed name used through a barrel by a later task), each merge's reach (which words of which
+file may break a use) and findings compared between the tables and the walk, with the caps of
+reach.py at their defaults and shrunk so every branch of it runs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pygit2
+import pytest
+
+from tests.conftest import commit, git, make_repo
+from worktree_coord.merge import check_tree_merge
+from worktree_coord.merge.checks import reach
+from worktree_coord.merge.checks.merge_index import MergeIndex
+from worktree_coord.merge.checks.semantic import _Check, semantic_profile
+from worktree_coord.merge.tree import _changes, _Mentions, _tip_tables, _tree_files
+
+SIG = pygit2.Signature("t", "t@x", 1_700_000_000, 0)
+
+
+def _py(name: str, body: str = "") -> str:
+    return f"def {name}(x):\n    return x + 1\n\n\ndef {name}_b(x):\n    return x * 2\n{body}"
+
+
+def _ts(name: str, body: str = "") -> str:
+    return f"export function {name}(x: number): number {{\n  return x + 1;\n}}\n{body}"
+
+
+BASE_SUB = "def helper():\n    return 1\n\n\n# one\n# two\n# three\n\n\ndef tool():\n    return 2\n"
+BASE: dict[str, str] = {
+    "__init__.py": "",
+    "pkg/__init__.py": "from .util import parse\nfrom .more import *\n",
+    "pkg/util.py": _py("parse"),
+    "pkg/more.py": _py("more"),
+    "pkg/app.py": "from pkg import parse\n\n\ndef run(x):\n    return x\n",
+    "pkg/sub/__init__.py": BASE_SUB,
+    "pkg/sub/deep.py": _py("deep"),
+    "web/src/index.ts": 'export * from "./str-utils";\nexport * from "./num";\n',
+    "web/src/str-utils.ts": _ts("trimAll"),
+    "web/src/num.ts": _ts("addOne"),
+    "web/src/view.ts": 'import { addOne } from "./index";\n\nexport const v = 1;\n',
+    "go/lib/a.go": "package lib\n\nfunc Alpha() int {\n\treturn 1\n}\n",
+    "go/lib/b.go": "package lib\n\nfunc Beta() int {\n\treturn 2\n}\n",
+    **{f"many/m{i:02}.py": _py(f"f{i:02}") for i in range(40)},
+    **{f"wide/w{i:02}.py": _py(f"h{i:02}") for i in range(40)},
+}
+
+# Each task's change on its own branch off the pin (None deletes a file).
+TASKS: list[tuple[str, dict[str, str | None]]] = [
+    # Integration's files that later tasks break: by a module word, below a package's __init__.py.
+    ("use-more", {"pkg/usemore.py": "from pkg.more import more\n\n\ndef go(x):\n    return more(x)\n"}),
+    ("sub-user", {"pkg/sub/user2.py": "from . import tool\n\n\ndef go(x):\n    return tool()\n"}),
+    ("init-rename", {"pkg/sub/__init__.py": BASE_SUB.replace("def helper(", "def helper2(")}),
+    ("wide-user", {"wide/user.py": "from wide.w05 import h05\n\n\ndef go(x):\n    return h05(x) + 0x1F\n"}),
+    ("edit-many", {f"many/m{i:02}.py": _py(f"f{i:02}", f"\n\ndef g{i:02}(x):\n    return x\n") for i in range(0, 40, 2)}),
+    ("delete", {"many/m01.py": None}),
+    ("rename-file", {"many/m03.py": None, "many/moved03.py": _py("f03")}),
+    ("rename-def", {"pkg/util.py": _py("parse").replace("def parse(", "def parse_text(")}),
+    # Uses the name the previous task renamed, through the package's __init__.py.
+    ("use-barrel", {"pkg/app.py": "from pkg import parse\n\n\ndef run(x):\n    return parse(x)\n"}),
+    ("ts-rename", {"web/src/num.ts": _ts("addOne").replace("addOne", "incr")}),
+    ("ts-use", {"web/src/view.ts": 'import { addOne } from "./index";\n\nexport const v = addOne(1);\n'}),
+    ("kebab", {"web/src/str-utils.ts": _ts("trimAll", "export const extra = 2;\n")}),
+    ("kebab-use", {"web/src/page.ts": 'import { trimAll } from "./str-utils";\n\nexport const p = trimAll(2);\n'}),
+    ("go-rename", {"go/lib/a.go": "package lib\n\nfunc Alpha2() int {\n\treturn 1\n}\n"}),
+    ("go-use", {"go/lib/c.go": "package lib\n\nfunc Gamma() int {\n\treturn Alpha()\n}\n"}),
+    ("root-init", {"__init__.py": "VALUE = 1\n"}),
+    ("deep", {"pkg/sub/deep.py": None, "pkg/sub/deeper.py": _py("deep", "\n\nmore = 1\n")}),
+    ("same-as-tip", {"many/m00.py": _py("f00", "\n\ndef g00(x):\n    return x\n")}),
+    ("delete-many", {f"many/m{i:02}.py": None for i in range(21, 40, 2)}),
+    ("uses-many", {f"many/use{i:02}.py": f"from many.m{i:02} import f{i:02}\n\nf{i:02}(1)\n" for i in range(21, 40, 2)}),
+    ("remove-more", {"pkg/more.py": _py("more").replace("def more(", "def more_x(")}),
+    ("tool-rename", {"pkg/sub/__init__.py": BASE_SUB.replace("def tool(", "def tool2(")}),
+    ("init-use", {"pkg/sub/inner.py": "from . import helper\n\n\ndef go(x):\n    return helper()\n"}),
+    # More than 32 module words on the task's side: integration's users looked up by whole word.
+    ("wide-rename", {f"wide/w{i:02}.py": _py(f"h{i:02}").replace(f"def h{i:02}(", f"def h{i:02}x(") for i in range(40)}),
+    ("mode-only", {}),
+]
+
+
+def _drain(tmp_path: Path) -> tuple[pygit2.Repository, list[tuple[str, str, str, str]]]:
+    root = make_repo(tmp_path / "repo", BASE)
+    pin = git(root, "rev-parse", "HEAD")
+    tasks = []
+    for name, files in TASKS:
+        git(root, "checkout", "-q", "-b", f"task-{name}", pin)
+        if name == "mode-only":
+            (root / "pkg/more.py").chmod(0o755)
+            git(root, "add", "-A")
+            git(root, "commit", "-q", "-m", name)
+            tasks.append(git(root, "rev-parse", "HEAD"))
+        else:
+            tasks.append(commit(root, files, name))
+    repo = pygit2.Repository(str(root))
+    tip, merges = pin, []
+    for task in tasks:
+        index = repo.merge_commits(tip, task, flags=pygit2.enums.MergeFlag(0))
+        assert not index.conflicts
+        tree = index.write_tree(repo)
+        merges.append((pin, tip, task, str(tree)))
+        tip = str(repo.create_commit(None, SIG, SIG, "merge", tree, [pygit2.Oid(hex=tip), pygit2.Oid(hex=task)]))
+    return repo, merges
+
+
+def _reach(repo: pygit2.Repository, merge: tuple[str, str, str, str], index: MergeIndex, walk: bool) -> dict:
+    """Every file's live words on each side, as check_tree_merge's check computes them."""
+    trees = [repo[x].peel(pygit2.Tree) for x in merge]
+    changes = [index.changes(repo, trees[0], trees[1], _changes), _changes(trees[0], trees[2]),
+               index.advance(repo, trees[0], trees[1], trees[3], _changes)]
+    files = [f for f in _tree_files(repo, changes) if semantic_profile(f.path) is not None]
+    mentions = _Mentions(repo, trees[0], trees[1], trees[2])
+    check = _Check(files, ("ours", "base", "theirs"), {}, True, mentions.file, mentions.folders)
+    check.index = index
+    if not walk:
+        check.tip, check.loose = _tip_tables(repo, index, trees, changes, merge[1])
+    return {side: {path: check.live(side, path) for path in check.files} for side in ("left", "right")}
+
+
+def _findings(found) -> list[tuple]:
+    return [(f.problem, f.name, f.definition_path, f.use_path, f.use_line) for f in found]
+
+
+@pytest.mark.parametrize("caps", ["default", "small"])
+def test_the_tip_tables_reach_what_a_walk_reaches_over_a_drain(tmp_path: Path, monkeypatch, caps: str) -> None:
+    if caps == "small":   # every branch of reach.py's step 1b: few and many candidates, a cut pool
+        monkeypatch.setattr(reach, "BARREL_USERS", 3)
+        monkeypatch.setattr(reach, "BARREL_CANDIDATES", 4)
+    repo, merges = _drain(tmp_path)
+    tables, walked = MergeIndex(), MergeIndex()
+    lively = 0
+    for merge in merges:
+        by_tables = _reach(repo, merge, tables, walk=False)
+        by_walk = _reach(repo, merge, walked, walk=True)
+        assert by_tables == by_walk, merge
+        lively += sum(1 for side in by_walk.values() for words in side.values() if words)
+    assert lively > 5   # the drain does pair files: the comparison is not of empty maps
+
+
+def test_the_tip_tables_find_what_a_walk_finds(tmp_path: Path) -> None:
+    repo, merges = _drain(tmp_path)
+    warm, found = MergeIndex(), []
+    for merge in merges:
+        hot = _findings(check_tree_merge(repo, *merge, index=warm))
+        assert hot == _findings(check_tree_merge(repo, *merge, index=MergeIndex(), walk=True))
+        found += hot
+    # The drain breaks names: through a Python barrel, a TypeScript barrel and a Go package.
+    assert ("broken", "parse", "pkg/util.py", "pkg/app.py", 5) in found
+    assert any(f[1] == "addOne" and f[3] == "web/src/view.ts" for f in found)
+    assert any(f[1] == "Alpha" and f[3] == "go/lib/c.go" for f in found)
+    # And a name an earlier task's file (integration's, answered by the tables) uses.
+    assert any(f[1] == "more" and f[3] == "pkg/usemore.py" for f in found)
+    assert any(f[1] == "h05" and f[3] == "wide/user.py" for f in found)
+
+
+def test_a_tip_checked_again_after_the_next_is_answered_from_its_own_tables(tmp_path: Path) -> None:
+    """A merge retried against the tip it was first checked on (its CAS lost, say) after the
+    tables moved on: the earlier tip's tables are whole, or built again."""
+    repo, merges = _drain(tmp_path)
+    index = MergeIndex()
+    for merge in merges:
+        check_tree_merge(repo, *merge, index=index)
+    for merge in (merges[4], merges[2], merges[-1], merges[6]):
+        assert _reach(repo, merge, index, walk=False) == _reach(repo, merge, MergeIndex(), walk=True)
+
+
+def test_another_process_loads_a_tips_tables_from_disk_and_a_damaged_one_is_built_again(tmp_path: Path) -> None:
+    """One index writes tables as a drain goes (built, then every TABLES_EVERY-th tip); a second
+    one on the same folder (what the next `wtc task finish` process opens) loads them for the
+    same tip or derives them from a tip before it, and answers as the walk does."""
+    repo, merges = _drain(tmp_path)
+    folder = tmp_path / "index"
+    first = MergeIndex(folder)
+    for merge in merges[:12]:
+        check_tree_merge(repo, *merge, index=first)
+    assert first.stats["tables_built"] == 1 and first.stats["tables_derived"] == 11
+    written = sorted((folder / "v1" / "tables").iterdir())
+    assert len(written) == 2   # the first tip's, built, and the 9th's (the 8th derived)
+    for merge in merges[12:]:
+        second = MergeIndex(folder)   # a fresh process per merge
+        assert _reach(repo, merge, second, walk=False) == _reach(repo, merge, MergeIndex(), walk=True)
+        assert second.stats["tables_built"] == 0 and second.stats["tables_disk"] == 1
+    for path in (folder / "v1" / "tables").iterdir():
+        path.write_bytes(path.read_bytes()[:20])   # truncated
+    damaged = MergeIndex(folder)
+    assert _reach(repo, merges[-1], damaged, walk=False) == _reach(repo, merges[-1], MergeIndex(), walk=True)
+    assert damaged.stats["corrupt"] > 0 and damaged.stats["tables_built"] == 1
+
+
+def test_words_after_a_digit_are_held_but_not_spelled_alone(tmp_path: Path) -> None:
+    """`0x1F` holds the word x1F (reach.words) but does not spell it whole (reach.spelling): the
+    tables keep both answers apart, as the walk's byte searches tell them apart."""
+    from worktree_coord.merge.checks.tip_index import standing_words
+
+    clean, dirty = standing_words(b"value = 0x1F + x1F_b\nname\xc3\xa9x = 1\n")
+    assert b"x1F" in dirty and b"x1F" not in clean and b"x1F_b" in clean
+    assert b"name\xc3\xa9x" in clean
+    assert reach.words(b"0x1F") == {b"x1F"} and reach.spelling([b"x1F"]).search(b"0x1F") is None
+
+
+def test_the_tree_walk_lists_what_gits_tree_diff_lists(tmp_path: Path) -> None:
+    """tree._changes with the repository walks the trees itself (libgit2's diff grew with the
+    repository's size); it lists the same paths and sides as git's diff: over a drain's tips and
+    tasks, and for a file that became a folder, a folder that became a file, a file that became a
+    symlink, an executable bit, a deletion and an addition."""
+    repo, merges = _drain(tmp_path / "drain")
+    trees = {str(repo[x].peel(pygit2.Tree).id): repo[x].peel(pygit2.Tree) for merge in merges for x in merge}
+    listed = list(trees.values())
+    for old in listed[::3]:
+        for new in listed[::2]:
+            assert _changes(old, new, repo) == _changes(old, new)
+    root = make_repo(tmp_path / "kinds", {"a/x.py": "x = 1\n", "b.py": "b = 1\n", "c.py": "c = 1\n",
+                                          "d.py": "d = 1\n", "e/f/g.py": "g = 1\n", "h.py": "h = 1\n"})
+    before = git(root, "rev-parse", "HEAD")
+    git(root, "rm", "-q", "-r", "a", "b.py")
+    (root / "a").write_text("now a file\n")
+    (root / "b.py").mkdir()
+    (root / "b.py" / "inner.py").write_text("inner = 1\n")
+    (root / "c.py").unlink()
+    (root / "c.py").symlink_to("d.py")
+    (root / "d.py").chmod(0o755)
+    (root / "h.py").unlink()
+    (root / "new.py").write_text("new = 1\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "kinds")
+    kinds = pygit2.Repository(str(root))
+    old, new = kinds[before].peel(pygit2.Tree), kinds.head.peel(pygit2.Tree)
+    walked = _changes(old, new, kinds)
+    assert walked == _changes(old, new)
+    assert walked == _changes(old, new) and {"a", "a/x.py", "b.py", "b.py/inner.py", "c.py", "d.py", "h.py",
+                                             "new.py"} <= set(walked)
+    assert _changes(new, old, kinds) == _changes(new, old)

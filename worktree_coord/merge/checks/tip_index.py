@@ -1,0 +1,388 @@
+"""What reach.py asks of an integration tip's files, kept per tip so a merge reads only its own.
+
+Stage: beside the post-merge semantic check of a drain (tree.check_tree_merge -> reach.py). A drain's
+merge k is (pin, integration tip, task, merged tree): the tip's side holds every file the run changed
+so far (thousands, late in a run), the task's a few. reach.py pairs the files one side changed with
+the files the other side changed that may use them, by paths and by the words the users spell;
+without this it passed over every file of the tip on every merge, reading each one's text.
+
+Input: the tip's changes from the pin (merge_index.changes: path -> (pin side, tip side)), the blobs,
+and how the check names a file's module (module token, module path, package-wide, re-exports).
+Output: a `TipIndex`, for the tip's changed files the check reads (a semantic profile, regular files,
+the content changed): inverted tables from a word to the files whose tip version holds it, from a
+directory to its files, from a module token / module path / package directory to the files that
+existed at the pin (the candidates a tip side removed names from), and the sorted users.
+It is built once per tip (or derived from the previous tip's by the merge's few changed paths, copy
+on write, so the previous tip's stays whole for a merge retried against it) and kept in memory by
+merge_index.MergeIndex. What a word lookup answers is checked against the bytes where the old walk
+compared bytes (a substring, a whole-word search), so reach.py's answers are the walk's exactly.
+
+Invariants: a TipIndex is never changed once handed out; a path is in it only when the tip's
+version differs from the pin's by content (a mode-only change is no change to the check).
+"""
+
+from __future__ import annotations
+
+import bisect
+import posixpath
+import re
+import threading
+from typing import Callable, Iterable, Iterator
+
+import pygit2
+
+from .reach import one_word, words
+
+_REGULAR = (0o100644, 0o100755)
+
+
+class PathFacts:
+    """How the check names a file (semantic.py's `_Check` methods, pure in the path)."""
+
+    def __init__(self, *, readable: Callable[[str], bool], module_token: Callable[[str], bytes],
+                 module_path: Callable[[str], str], package_wide: Callable[[str], bool],
+                 barrels: Callable[[str], bool]):
+        self.readable = readable          # a semantic profile reads it
+        self.module_token = module_token
+        self.module_path = module_path
+        self.package_wide = package_wide
+        self.barrels = barrels
+
+
+class _Table:
+    """key -> set of paths, copied on write: a derived index shares the sets it does not change."""
+
+    def __init__(self, data: dict | None = None):
+        self.data: dict = dict(data) if data is not None else {}
+        self._own: set = set()
+
+    def add(self, key, path: str) -> None:
+        found = self.data.get(key)
+        if found is None:
+            self.data[key] = {path}
+            self._own.add(key)
+            return
+        if key not in self._own:
+            found = self.data[key] = set(found)
+            self._own.add(key)
+        found.add(path)
+
+    def discard(self, key, path: str) -> None:
+        found = self.data.get(key)
+        if found is None or path not in found:
+            return
+        if len(found) == 1:
+            del self.data[key]
+            self._own.discard(key)
+            return
+        if key not in self._own:
+            found = self.data[key] = set(found)
+            self._own.add(key)
+        found.discard(path)
+
+    def get(self, key) -> set:
+        return self.data.get(key, _EMPTY)
+
+    def derived(self) -> "_Table":
+        return _Table(self.data)
+
+
+_EMPTY: frozenset = frozenset()
+_UNREAD = object()   # a record's imports, not read yet (TipIndex._read_all_imports)
+# path -> (exists at the pin, exists at the tip, the tip's blob id, its words that stand alone, its
+# words a digit runs into (`x1F` of `0x1F`), what its imports pass on (`Imports`, None: nothing;
+# _UNREAD until a question needs them)).
+Record = tuple[bool, bool, "pygit2.Oid | None", frozenset[bytes], frozenset[bytes], "Imports | None"]
+# What a file's imports can pass a name through (reexports.ReExports.reached reads nothing else):
+# whether it imports a whole module (any name may be read through it), and the names it imports.
+Imports = tuple[bool, frozenset[str]]
+
+
+class TipIndex:
+    """The tip's changed files the check reads (module docstring). Records: path -> (exists at
+    the pin, exists at the tip, the tip's blob id, the words of the tip's version)."""
+
+    def __init__(self, facts: PathFacts, read_words: Callable[[pygit2.Oid], tuple[frozenset[bytes], frozenset[bytes]]],
+                 read_imports: Callable[[str, pygit2.Oid], "Imports | None"]):
+        self._facts = facts
+        self._read_words = read_words
+        self._read_imports = read_imports
+        # What the barrel users' imports pass on is read on the first question that needs it (a
+        # task that removed a name), not for every file of the tip when a process first builds it.
+        self._imports_read = False
+        self._lock = threading.Lock()
+        self.records: dict[str, Record] = {}
+        self.words = _Table()            # word -> users whose tip version holds it standing alone
+        self.dirty = _Table()            # word -> users holding it only after a digit (`0x1F`)
+        self.foreign: set[bytes] = set()   # words holding a byte past ASCII
+        self.importers = _Table()        # True -> barrel users importing a whole module
+        self.bound = _Table()            # name -> barrel users importing it
+        self.directories = _Table()      # directory -> users
+        self.tokens = _Table()           # module token -> candidates (existed at the pin)
+        self.modules = _Table()          # module path -> candidates
+        self.wide = _Table()             # directory -> candidates of a package-wide language
+        self.users: list[str] = []       # sorted: paths that exist at the tip
+        self.barrel_users: list[str] = []   # sorted: users of a language with re-exports
+        self.user_dirs: list[str] = []   # sorted directories of users
+        self.split_tokens: dict[bytes, int] = {}   # tokens that are not one word -> candidates holding it
+        self.whole_tokens = 0            # distinct one-word tokens of candidates
+        self.candidates = 0              # paths that existed at the pin
+
+    # -- building ---------------------------------------------------------------------------------
+    @classmethod
+    def build(cls, facts: PathFacts, read_words: Callable[[pygit2.Oid], tuple[frozenset[bytes], frozenset[bytes]]],
+              read_imports: Callable[[str, pygit2.Oid], "Imports | None"], changes: dict) -> "TipIndex":
+        index = cls(facts, read_words, read_imports)
+        for path in sorted(changes):
+            record = index._record(path, changes[path])
+            if record is not None:
+                index._add(path, record, sort=False)
+        index.user_dirs.sort()   # added as met; the users and barrel users are sorted already
+        return index
+
+    def dump(self) -> tuple:
+        """The records as plain tuples (marshal writes them fast): what `load` builds the tables from."""
+        rows = []
+        for path, (at_base, at_tip, oid, clean, dirty, imports) in self.records.items():
+            kept = 0 if imports is None else 1 if imports is _UNREAD else (imports[0], tuple(imports[1]))  # type: ignore[index]
+            rows.append((path, at_base, at_tip, None if oid is None else oid.raw, tuple(clean), tuple(dirty), kept))
+        return (self._imports_read, tuple(sorted(rows)))
+
+    @classmethod
+    def load(cls, facts: PathFacts, read_words: Callable[[pygit2.Oid], tuple[frozenset[bytes], frozenset[bytes]]],
+             read_imports: Callable[[str, pygit2.Oid], "Imports | None"], value: tuple) -> "TipIndex":
+        """`dump`'s inverse (a shape it does not write raises TypeError or ValueError)."""
+        index = cls(facts, read_words, read_imports)
+        imports_read, rows = value
+        index._imports_read = bool(imports_read)
+        for path, at_base, at_tip, raw, clean, dirty, kept in rows:
+            if not isinstance(path, str) or (raw is not None and not isinstance(raw, bytes)):
+                raise ValueError("not a record")
+            imports = None if kept == 0 else _UNREAD if kept == 1 else (bool(kept[0]), frozenset(kept[1]))
+            record = (bool(at_base), bool(at_tip), None if raw is None else pygit2.Oid(raw=raw),
+                      frozenset(clean), frozenset(dirty), imports)
+            index._add(path, record, sort=False)   # type: ignore[arg-type]
+        index.user_dirs.sort()
+        return index
+
+    def derive(self, step: Iterable[str], changes: dict) -> "TipIndex":
+        """The next tip's index: this one with the paths of `step` (those the merge changed)
+        taken again from `changes` (the next tip's changes from the pin). This one is not changed."""
+        out = TipIndex(self._facts, self._read_words, self._read_imports)
+        out._imports_read = self._imports_read
+        out.records = dict(self.records)
+        out.foreign = set(self.foreign)   # only grows: a superset of the words held keeps lookups exact
+        for name in ("words", "dirty", "importers", "bound", "directories", "tokens", "modules", "wide"):
+            setattr(out, name, getattr(self, name).derived())
+        out.users, out.barrel_users, out.user_dirs = list(self.users), list(self.barrel_users), list(self.user_dirs)
+        out.split_tokens = dict(self.split_tokens)
+        out.whole_tokens, out.candidates = self.whole_tokens, self.candidates
+        for path in step:
+            if path in out.records:
+                out._remove(path)
+            sides = changes.get(path)
+            record = out._record(path, sides) if sides is not None else None
+            if record is not None:
+                out._add(path, record, sort=True)
+        return out
+
+    def _record(self, path: str, sides) -> "Record | None":
+        (base_id, base_mode), (tip_id, tip_mode) = sides
+        if not self._facts.readable(path):
+            return None
+        if any(oid is not None and mode not in _REGULAR for oid, mode in sides):
+            return None
+        if base_id == tip_id:
+            return None   # a mode changed, not the content: the check sees no change
+        if tip_id is None:
+            return (base_id is not None, False, None, frozenset(), frozenset(), None)
+        clean, dirty = self._read_words(tip_id)
+        imports: Imports | None | object = None
+        if self._facts.barrels(path):
+            imports = self._read_imports(path, tip_id) if self._imports_read else _UNREAD
+        return (base_id is not None, True, tip_id, clean, dirty, imports)
+
+    def _add(self, path: str, record: "Record", sort: bool) -> None:
+        facts = self._facts
+        self.records[path] = record
+        at_base, at_tip, _, clean, dirty, imports = record
+        if at_tip:
+            for word in clean:
+                self.words.add(word, path)
+            for word in dirty:
+                self.dirty.add(word, path)
+            self.foreign.update(word for word in clean | dirty if not word.isascii())
+            if isinstance(imports, tuple):
+                if imports[0]:
+                    self.importers.add(True, path)
+                for name in imports[1]:
+                    self.bound.add(name, path)
+            directory = posixpath.dirname(path)
+            if not self.directories.get(directory):
+                _insert(self.user_dirs, directory, sort)   # build() sorts them at the end
+            self.directories.add(directory, path)
+            _insert(self.users, path, sort)
+            if facts.barrels(path):
+                _insert(self.barrel_users, path, sort)
+        if at_base:
+            self.candidates += 1
+            token = facts.module_token(path)
+            if not self.tokens.get(token):
+                if _whole(token):
+                    self.whole_tokens += 1
+            self.tokens.add(token, path)
+            if not _whole(token):
+                self.split_tokens[token] = self.split_tokens.get(token, 0) + 1
+            self.modules.add(facts.module_path(path), path)
+            if facts.package_wide(path):
+                self.wide.add(posixpath.dirname(path), path)
+
+    def _remove(self, path: str) -> None:
+        facts = self._facts
+        at_base, at_tip, _, clean, dirty, imports = self.records.pop(path)
+        if at_tip:
+            for word in clean:
+                self.words.discard(word, path)
+            for word in dirty:
+                self.dirty.discard(word, path)
+            if isinstance(imports, tuple):
+                self.importers.discard(True, path)
+                for name in imports[1]:
+                    self.bound.discard(name, path)
+            directory = posixpath.dirname(path)
+            self.directories.discard(directory, path)
+            if not self.directories.get(directory):
+                _delete(self.user_dirs, directory)
+            _delete(self.users, path)
+            if facts.barrels(path):
+                _delete(self.barrel_users, path)
+        if at_base:
+            self.candidates -= 1
+            token = facts.module_token(path)
+            self.tokens.discard(token, path)
+            if not self.tokens.get(token) and _whole(token):
+                self.whole_tokens -= 1
+            if not _whole(token):
+                left = self.split_tokens[token] - 1
+                if left:
+                    self.split_tokens[token] = left
+                else:
+                    del self.split_tokens[token]
+            self.modules.discard(facts.module_path(path), path)
+            if facts.package_wide(path):
+                self.wide.discard(posixpath.dirname(path), path)
+
+    # -- questions --------------------------------------------------------------------------------
+    def holding(self, part: bytes) -> set[str]:
+        """Users whose tip version holds a word containing `part`: every user whose bytes hold
+        `part` as a substring, when `part` is one word (reach.py's word pattern), and more (the
+        caller checks the bytes where the walk did)."""
+        out: set[str] = set()
+        for table in (self.words, self.dirty):
+            for word, paths in table.data.items():
+                if part in word:
+                    out |= paths
+        return out
+
+    def holding_word(self, word: bytes) -> set[str]:
+        """Users one of whose words (reach.words) is `word`."""
+        return self.words.get(word) | self.dirty.get(word)
+
+    def spelling(self, word: bytes) -> tuple[set[str], set[str]]:
+        """(users whose bytes surely spell `word` whole, users that may: check their bytes) for
+        reach.spelling's search (not after a word character or `$`, nor before one). A word
+        standing alone is spelled; one after a digit is not; inside a longer word only where a byte
+        past ASCII stands beside it, so only the users of such words are in doubt."""
+        sure = set(self.words.get(word))
+        maybe: set[str] = set()
+        for other in self.foreign:
+            if word in other and other != word:
+                maybe |= self.words.get(other) | self.dirty.get(other)
+        return sure, maybe - sure
+
+    def may_import(self, names: Iterable[bytes], most: int) -> set[str] | None:
+        """Barrel users whose imports can pass on one of `names` (reexports.ReExports.reached
+        answers nothing for the others, reading nothing); None while more than `most` files'
+        imports are unread (a process that has just built or loaded the tables: reading every
+        file's would cost more than the walk's cap of users; ask `passes` for those in it)."""
+        if not self._imports_read and self._unread() > most:
+            return None
+        self._read_all_imports()
+        out = set(self.importers.get(True))
+        for name in names:
+            out |= self.bound.get(name.decode("utf-8", "replace"))
+        return out
+
+    def imports(self, path: str) -> "Imports | None":
+        """What the tip's `path` imports can pass on (None: nothing), read now if not yet."""
+        with self._lock:
+            record = self.records.get(path)
+            if record is None:
+                return None
+            if record[5] is _UNREAD:
+                assert record[2] is not None
+                self.records[path] = record = record[:5] + (self._read_imports(path, record[2]),)
+            return record[5]   # type: ignore[return-value]
+
+    def passes(self, path: str, names: Iterable[bytes]) -> bool:
+        """Whether `path`'s imports can pass on one of `names` (`may_import`, for one file)."""
+        imports = self.imports(path)
+        return imports is not None and (imports[0] or any(name.decode("utf-8", "replace") in imports[1]
+                                                          for name in names))
+
+    def _unread(self) -> int:
+        return sum(1 for record in self.records.values() if record[5] is _UNREAD)
+
+    def _read_all_imports(self) -> None:
+        with self._lock:
+            if self._imports_read:
+                return
+            for path, record in list(self.records.items()):
+                if isinstance(record[5], tuple) or record[5] is _UNREAD:
+                    imports = record[5]
+                    if imports is _UNREAD:
+                        assert record[2] is not None
+                        imports = self._read_imports(path, record[2])
+                        self.records[path] = record[:5] + (imports,)
+                    if imports is not None:
+                        if imports[0]:
+                            self.importers.add(True, path)
+                        for name in imports[1]:
+                            self.bound.add(name, path)
+            self._imports_read = True
+
+    def under(self, directory: str) -> Iterator[str]:
+        """Users in `directory` or below it ("" the root: every user)."""
+        if not directory:
+            yield from self.users
+            return
+        yield from self.directories.get(directory)
+        prefix = directory + "/"
+        at = bisect.bisect_left(self.user_dirs, prefix)
+        while at < len(self.user_dirs) and self.user_dirs[at].startswith(prefix):
+            yield from self.directories.get(self.user_dirs[at])
+            at += 1
+
+
+_whole = one_word
+_STANDING = re.compile(rb"(?<![\w$\x80-\xff])[A-Za-z_$\x80-\xff][\w$\x80-\xff]*")
+
+
+def standing_words(data: bytes) -> tuple[frozenset[bytes], frozenset[bytes]]:
+    """(the words of `data` (reach.words) that stand alone, those that stand only after a digit):
+    a word standing alone is what reach.spelling finds."""
+    clean = frozenset(_STANDING.findall(data))
+    return clean, words(data) - clean
+
+
+def _insert(items: list[str], item: str, sort: bool) -> None:
+    if sort:
+        bisect.insort(items, item)
+    else:
+        items.append(item)   # build() adds in sorted order
+
+
+def _delete(items: list[str], item: str) -> None:
+    at = bisect.bisect_left(items, item)
+    if at < len(items) and items[at] == item:
+        del items[at]
