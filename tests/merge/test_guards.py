@@ -105,13 +105,53 @@ def test_deleted_vs_edited_names_both_sides() -> None:
                             "the data merge would settle silently",)
 
 
-def test_deletion_next_to_an_insertion_still_merges() -> None:
-    # One side deletes entries, the other only inserts next to them: no line both touched.
+def test_deletion_next_to_an_insertion_is_no_delete_modify() -> None:
+    # One side deletes entries, the other only inserts next to them: no line both touched, so
+    # deleted_vs_edited does not apply (data_delete_next_to_insert does: below).
     base = b'[dependencies]\na = "1"\nb = "2"\nc = "3"\nd = "4"\n'
     left = b'[dependencies]\na = "1"\nb = "2"\nbb = "9"\nc = "3"\nd = "4"\n'
     right = b'[dependencies]\na = "1"\nd = "4"\n'
     result = merge_file(base, left, right, "Cargo.toml")
-    assert result.clean and result.merged == b'[dependencies]\na = "1"\nbb = "9"\nd = "4"\n'
+    assert not any(note.startswith("deleted_vs_edited:") for note in result.notes)
+
+
+# bevy's Cargo.toml (the generalisation corpus, issue 39): one side deletes a feature, the other
+# inserts two features right above it; the developers kept the deleted one.
+FEATURES = (b'[features]\n# Enable systems that allow for automated testing on CI\nbevy_ci_testing = ["bevy_internal/bevy_ci_testing"]\n\n'
+            b'# Enable rendering of font glyphs using subpixel accuracy\nsubpixel_glyph_atlas = ["bevy_internal/subpixel_glyph_atlas"]\n\n'
+            b'# Enable dynamic linking\ndynamic_linking = ["bevy_internal/dynamic_linking"]\n')
+FEATURES_INSERTED = FEATURES.replace(b"# Enable rendering", b'# Android native activity support\nandroid-native-activity = '
+                                     b'["bevy_internal/android-native-activity"]\n\n# Enable rendering')
+FEATURES_DELETED = FEATURES.replace(b'# Enable rendering of font glyphs using subpixel accuracy\nsubpixel_glyph_atlas = '
+                                    b'["bevy_internal/subpixel_glyph_atlas"]\n\n', b"")
+
+
+def test_data_delete_next_to_insert_keeps_gits_conflict() -> None:
+    for left, right, deleter in ((FEATURES_INSERTED, FEATURES_DELETED, "theirs"), (FEATURES_DELETED, FEATURES_INSERTED, "ours")):
+        result = merge_file(FEATURES, left, right, "Cargo.toml")
+        assert not result.clean and result.strategy == Strategy.LINE
+        assert result.notes[0].startswith(f"data_delete_next_to_insert: {deleter} deleted entries "
+                                          f"('# Enable rendering of font glyphs using subpixel accuracy')"), result.notes
+
+
+def test_data_delete_next_to_insert_disabled_merges_as_a_union() -> None:
+    guards.disabled.add("data_delete_next_to_insert")
+    try:
+        result = merge_file(FEATURES, FEATURES_INSERTED, FEATURES_DELETED, "Cargo.toml")
+    finally:
+        guards.disabled.discard("data_delete_next_to_insert")
+    assert result.clean and b"android-native-activity" in result.merged and b"subpixel" not in result.merged
+
+
+def test_data_deletion_apart_from_an_insertion_merges() -> None:
+    # The deletion and the insertion do not touch: git merges the lines, no guard is asked.
+    moved_down = FEATURES.replace(b'# Enable dynamic linking\ndynamic_linking = ["bevy_internal/dynamic_linking"]\n',
+                                  b'# Enable dynamic linking\ndynamic_linking = ["bevy_internal/dynamic_linking"]\n\n'
+                                  b'# Trace\ntrace = ["bevy_internal/trace"]\n')
+    deleted_top = FEATURES.replace(b'# Enable systems that allow for automated testing on CI\nbevy_ci_testing = '
+                                   b'["bevy_internal/bevy_ci_testing"]\n\n', b"")
+    result = merge_file(FEATURES, moved_down, deleted_top, "Cargo.toml")
+    assert result.clean and b"trace = " in result.merged and b"bevy_ci_testing" not in result.merged
 
 
 def test_deleted_vs_edited_only_in_data_files() -> None:
@@ -230,3 +270,31 @@ def test_release_train_needs_two_entries_moved() -> None:
                                                           b'    "@jupyterlab/services"')
     result = merge_file(TRAIN, ours, moved, "package.json")
     assert result.clean or not result.notes[0].startswith("release_train:")
+
+
+# bevy's crates/bevy_sprite/Cargo.toml (the generalisation corpus): one side moves every crate to
+# 0.19.0-dev and adds `bevy_log` in the same block, the other adds `bevy_platform` at 0.18.0-dev.
+CRATES = b"".join(b'bevy_%s = { path = "../bevy_%s", version = "0.18.0-dev" }\n' % (name, name)
+                  for name in (b"app", b"asset", b"ecs", b"math", b"reflect"))
+CRATES_BASE = b"[dependencies]\n" + CRATES + b"\n[lints]\nworkspace = true\n"
+CRATES_MOVED = CRATES_BASE.replace(b"0.18.0-dev", b"0.19.0-dev").replace(
+    b"\n\n[lints]", b'\nbevy_log = { path = "../bevy_log", version = "0.19.0-dev" }\n\n[lints]')
+CRATES_ADDED = CRATES_BASE.replace(b"bevy_reflect =", b'bevy_platform = { path = "../bevy_platform", version = "0.18.0-dev" }\n'
+                                                    b"bevy_reflect =")
+
+
+def test_release_train_whose_mover_also_added_an_entry() -> None:
+    """The moving side's block holds a line of its own (`bevy_log`): the bumps are still paired
+    line by line, so the train is seen and the new entry's old version keeps git's conflict."""
+    for left, right, mover in ((CRATES_ADDED, CRATES_MOVED, "theirs"), (CRATES_MOVED, CRATES_ADDED, "ours")):
+        result = merge_file(CRATES_BASE, left, right, "crates/bevy_sprite/Cargo.toml")
+        assert not result.clean and result.notes[0].startswith(f"release_train: {mover} moved 5 entries"), result.notes
+        assert "bevy_platform" in result.notes[0]
+
+
+def test_release_train_with_an_added_entry_at_the_new_release_merges() -> None:
+    added_new = CRATES_ADDED.replace(b'"../bevy_platform", version = "0.18.0-dev"', b'"../bevy_platform", version = "0.19.0-dev"')
+    result = merge_file(CRATES_BASE, added_new, CRATES_MOVED, "Cargo.toml")
+    assert result.clean, result.notes
+    assert b'bevy_platform = { path = "../bevy_platform", version = "0.19.0-dev" }' in result.merged
+    assert b"bevy_log" in result.merged

@@ -49,6 +49,15 @@ remove more wrong merges than right ones.
     a lint it silences: diesel's `#[allow(clippy::needless_lifetimes)]` over a signature the other
     side rid of the lifetimes), and whether it still holds cannot be told.
 
+  * data_delete_next_to_insert (by shape of resolution): in a data file (a manifest, a locale
+    table, a workflow), a git conflict the structured merge settled as a union of members where one
+    side only deleted entries and the other only inserted entries next to them. Whether the
+    deletion stands (a dependency dropped, a key retired) or was undone because the other side's
+    new entries still need what it removed is the developers' call: on the generalisation corpus
+    (issue 39) the union agreed with the committed file on 7 of 15 files over 11 repositories
+    (6 of the 8 others different in content: bevy's `subpixel_glyph_atlas` feature and
+    excalidraw's `roomDialog` string deleted on one side and kept by the developers).
+
 Guards by shape of resolution read the result's provenance (FileMerge.trace, provenance.py): which
 rule settled each git conflict region; that is the engine's account of the inputs, not the result's
 bytes.
@@ -118,6 +127,15 @@ def _bumps(base: str, side: str) -> list[tuple[str, str]]:
         if tag == "replace" and i2 - i1 == j2 - j1:
             pairs.extend((a, b) for a, b in zip(old[i1:i2], new[j1:j2])
                          if _VERSION.search(a) and _VERSION.sub("0", a) == _VERSION.sub("0", b))
+        elif tag == "replace":
+            # The side also added or removed lines among the bumped ones (bevy's crates moved to
+            # 0.19.0-dev with a new `bevy_log` line): pair the lines equal but for their versions.
+            olds, news = old[i1:i2], new[j1:j2]
+            matcher = difflib.SequenceMatcher(None, [_VERSION.sub("0", a) for a in olds],
+                                              [_VERSION.sub("0", b) for b in news], autojunk=False)
+            for a_start, b_start, size in matcher.get_matching_blocks():
+                pairs.extend((a, b) for a, b in zip(olds[a_start:a_start + size], news[b_start:b_start + size])
+                             if _VERSION.search(a))
     return pairs
 
 
@@ -232,8 +250,28 @@ def _comment_over_head(profile: Profile | None, inputs: tuple[bytes, bytes, byte
             f"whether what it says still holds for the new line cannot be told")
 
 
+# The rule (provenance.py's name) a data union of members records where one side only deleted
+# members and the other only inserted next to them (member_diff.group_shape).
+DATA_DELETE_NEXT_TO_INSERT = "data: union of members: delete next to insert"
+
+
+def _data_delete_next_to_insert(profile: Profile | None, inputs: tuple[bytes, bytes, bytes],
+                                trace: Sequence[tuple[str, int, int]]) -> str | None:
+    region = _settled_by(DATA_DELETE_NEXT_TO_INSERT, inputs, trace)
+    if region is None:
+        return None
+    # The deleting side wrote no line of its own in the region; the inserting side did.
+    ours_only_base = set(region.ours) <= set(region.base)
+    deleter, inserter = ("ours", "theirs") if ours_only_base else ("theirs", "ours")
+    kept = region.ours if ours_only_base else region.theirs
+    gone = next((line.strip() for line in region.base if line.strip() and line not in kept), "")
+    return (f"{deleter} deleted entries ({gone[:60]!r}) where {inserter} inserted entries next to them: whether "
+            f"the deletion stands or the new entries still need what it removed cannot be told")
+
+
 _BY_SHAPE: dict[str, Callable[[Profile | None, tuple[bytes, bytes, bytes], Sequence[tuple[str, int, int]]], str | None]] = {
     "comment_over_head": _comment_over_head,
+    "data_delete_next_to_insert": _data_delete_next_to_insert,
 }
 
 _GUARDS: tuple[tuple[str, Callable[[Profile | None, tuple[bytes, bytes, bytes], Sequence[MergeConflict]], str | None]], ...] = (
@@ -243,5 +281,6 @@ _GUARDS: tuple[tuple[str, Callable[[Profile | None, tuple[bytes, bytes, bytes], 
     ("deleted_vs_edited", _deleted_vs_edited),
     ("section_owner", _section_owner),
     ("comment_over_head", lambda *_: None),   # by shape of resolution: _BY_SHAPE
+    ("data_delete_next_to_insert", lambda *_: None),
 )
 GUARD_NAMES = tuple(name for name, _ in _GUARDS)
