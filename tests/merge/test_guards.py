@@ -270,31 +270,3 @@ def test_release_train_needs_two_entries_moved() -> None:
                                                           b'    "@jupyterlab/services"')
     result = merge_file(TRAIN, ours, moved, "package.json")
     assert result.clean or not result.notes[0].startswith("release_train:")
-
-
-# bevy's crates/bevy_sprite/Cargo.toml (the generalisation corpus): one side moves every crate to
-# 0.19.0-dev and adds `bevy_log` in the same block, the other adds `bevy_platform` at 0.18.0-dev.
-CRATES = b"".join(b'bevy_%s = { path = "../bevy_%s", version = "0.18.0-dev" }\n' % (name, name)
-                  for name in (b"app", b"asset", b"ecs", b"math", b"reflect"))
-CRATES_BASE = b"[dependencies]\n" + CRATES + b"\n[lints]\nworkspace = true\n"
-CRATES_MOVED = CRATES_BASE.replace(b"0.18.0-dev", b"0.19.0-dev").replace(
-    b"\n\n[lints]", b'\nbevy_log = { path = "../bevy_log", version = "0.19.0-dev" }\n\n[lints]')
-CRATES_ADDED = CRATES_BASE.replace(b"bevy_reflect =", b'bevy_platform = { path = "../bevy_platform", version = "0.18.0-dev" }\n'
-                                                    b"bevy_reflect =")
-
-
-def test_release_train_whose_mover_also_added_an_entry() -> None:
-    """The moving side's block holds a line of its own (`bevy_log`): the bumps are still paired
-    line by line, so the train is seen and the new entry's old version keeps git's conflict."""
-    for left, right, mover in ((CRATES_ADDED, CRATES_MOVED, "theirs"), (CRATES_MOVED, CRATES_ADDED, "ours")):
-        result = merge_file(CRATES_BASE, left, right, "crates/bevy_sprite/Cargo.toml")
-        assert not result.clean and result.notes[0].startswith(f"release_train: {mover} moved 5 entries"), result.notes
-        assert "bevy_platform" in result.notes[0]
-
-
-def test_release_train_with_an_added_entry_at_the_new_release_merges() -> None:
-    added_new = CRATES_ADDED.replace(b'"../bevy_platform", version = "0.18.0-dev"', b'"../bevy_platform", version = "0.19.0-dev"')
-    result = merge_file(CRATES_BASE, added_new, CRATES_MOVED, "Cargo.toml")
-    assert result.clean, result.notes
-    assert b'bevy_platform = { path = "../bevy_platform", version = "0.19.0-dev" }' in result.merged
-    assert b"bevy_log" in result.merged

@@ -127,15 +127,6 @@ def _bumps(base: str, side: str) -> list[tuple[str, str]]:
         if tag == "replace" and i2 - i1 == j2 - j1:
             pairs.extend((a, b) for a, b in zip(old[i1:i2], new[j1:j2])
                          if _VERSION.search(a) and _VERSION.sub("0", a) == _VERSION.sub("0", b))
-        elif tag == "replace":
-            # The side also added or removed lines among the bumped ones (bevy's crates moved to
-            # 0.19.0-dev with a new `bevy_log` line): pair the lines equal but for their versions.
-            olds, news = old[i1:i2], new[j1:j2]
-            matcher = difflib.SequenceMatcher(None, [_VERSION.sub("0", a) for a in olds],
-                                              [_VERSION.sub("0", b) for b in news], autojunk=False)
-            for a_start, b_start, size in matcher.get_matching_blocks():
-                pairs.extend((a, b) for a, b in zip(olds[a_start:a_start + size], news[b_start:b_start + size])
-                             if _VERSION.search(a))
     return pairs
 
 
