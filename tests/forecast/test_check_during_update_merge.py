@@ -40,6 +40,8 @@ def test_check_after_an_update_counts_only_the_tasks_own_changes(tmp_path: Path)
     assert checked["violations"] == [], checked          # lib/util.py came in from integration
     assert checked["files"] == ["app/service.py"], checked
     assert code == 0 and checked["clean"], checked
+    code, status = wtc(repo, "status", "--run", "r1")
+    assert code == 0 and {t["task"]: t["files"] for t in status["tasks"]}["b"] == 1, status   # so does status
     code, finished = wtc(repo, "task", "finish", "b", "--run", "r1")
     assert code == 0 and finished["state"] == "merged", finished
     assert git(repo, "show", "wtc/r1/integration:app/service.py") == SERVICE.replace("x + 1", "x + 2 + 3").strip()
