@@ -351,3 +351,35 @@ def test_a_member_edit_its_lockfile_records_nothing_of_needs_no_relock(path, bas
     change (measured: Cargo.lock records every optional dependency and no feature)."""
     intents = derive_intents(path, base, new, task="t", root="")
     assert [i.op.value for i in intents] == (["relock"] if relock else [])
+
+
+PYPROJECT_GROUPS = (b'[project]\nname = "p"\ndependencies = []\n\n[project.optional-dependencies]\n'
+                    b'extra = ["lxml>=4.6"]\nBoth = []\n\n[dependency-groups]\ntest = ["pytest"]\nboth = []\n')
+
+
+def test_a_declared_pyproject_group_is_named_as_consolidation_names_it():
+    """Found driving wtc on networkx: `wtc intent add --group extra` was accepted, and consolidation
+    then rejected it ("unknown pyproject dependency group 'extra'") after the task had merged."""
+    from worktree_coord.consolidate.derive import declare_intent
+    from worktree_coord.consolidate.edits import edit_manifest
+
+    extra = declare_intent("pyproject.toml", PYPROJECT_GROUPS, task="t", op="add_dep", name="igraph", spec=">=0.11",
+                           group="extra")
+    assert extra.group == "optional:extra" and extra.intent_id == "t:pyproject.toml:add_dep:optional:extra:igraph"
+    assert derive_intents("pyproject.toml", PYPROJECT_GROUPS, PYPROJECT_GROUPS.replace(
+        b'"lxml>=4.6"]', b'"lxml>=4.6", "igraph>=0.11"]'), task="t") == [extra]
+    assert b'extra = ["igraph>=0.11","lxml>=4.6"]' in edit_manifest("pyproject.toml", PYPROJECT_GROUPS, extra)
+    test = declare_intent("pyproject.toml", PYPROJECT_GROUPS, task="t", op="add_dep", name="hypothesis", group="Test")
+    assert test.group == "group:test"
+    with pytest.raises(UsageError, match="already in"):   # the check of the base value sees the group now
+        declare_intent("pyproject.toml", PYPROJECT_GROUPS, task="t", op="add_dep", name="lxml", group="extra")
+    with pytest.raises(UsageError, match="both an extra and a dependency group") as both:
+        declare_intent("pyproject.toml", PYPROJECT_GROUPS, task="t", op="add_dep", name="x", group="both")
+    assert "--group optional:both or --group group:both" in both.value.fix
+    with pytest.raises(UsageError, match="no extra or dependency group 'docs'") as missing:
+        declare_intent("pyproject.toml", PYPROJECT_GROUPS, task="t", op="add_dep", name="x", group="docs")
+    assert "optional:extra" in missing.value.fix and "group:test" in missing.value.fix
+    assert declare_intent("pyproject.toml", PYPROJECT_GROUPS, task="t", op="add_dep", name="x",
+                          group="optional:Docs").group == "optional:docs"      # a new extra, said so
+    with pytest.raises(UsageError, match="not a pyproject dependency group"):
+        declare_intent("pyproject.toml", PYPROJECT_GROUPS, task="t", op="add_dep", name="x", group="dev:docs")

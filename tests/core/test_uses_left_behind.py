@@ -317,3 +317,35 @@ def test_a_moved_module_is_named_as_moved_with_all_its_names_in_one_note(tmp_pat
                      "moved to pkg/helpers.py; that file is outside the task's changes, so the landed tree would not "
                      "resolve them: keep a re-export at the old path, or the lead widens the task (`wtc task widen move "
                      "--run r1 --own '/pkg/views.py' --why '...'`) and it updates the imports, then finish again"], notes
+
+
+NESTED = {   # networkx's shape: `nx.dijkstra_predecessor_and_distance` through three star re-exports
+    "top/__init__.py": "from top.algorithms import *\n",
+    "top/algorithms/__init__.py": "from top.algorithms.paths import *\nfrom top.algorithms.other import *\n",
+    "top/algorithms/other.py": "__all__ = ['unrelated']\n\n\ndef unrelated(x):\n    return x * 2\n",
+    "top/algorithms/paths/__init__.py": "from top.algorithms.paths.weighted import *\n",
+    "top/algorithms/paths/weighted.py": "__all__ = ['pred_and_dist', 'dist']\n\n\ndef pred_and_dist(G):\n"
+                                        "    return {}, {}\n\n\ndef dist(G):\n    return pred_and_dist(G)[1]\n",
+    "top/centrality/load.py": "import top as nx\n\n\ndef load(G):\n    pred, length = nx.pred_and_dist(G)\n"
+                              "    return length\n",
+}
+
+
+def test_a_deletion_used_through_package_star_reexports_is_named(tmp_path):
+    """Found driving wtc on networkx: a task deleted `dijkstra_predecessor_and_distance` from
+    weighted.py; generic.py and load.py call it as `nx.dijkstra_predecessor_and_distance`, reached
+    through three `__init__.py` files of `from ... import *` that never spell the name. Check and
+    finish said nothing, the run landed, and `import networkx` worked but its callers failed."""
+    repo = make_repo(tmp_path / "repo", NESTED)
+    assert wtc(repo, "run", "start", "--run", "r1")[0] == 0
+    code, body = wtc(repo, "task", "start", "drop", "--run", "r1", "--own", "top/algorithms/paths/weighted.py")
+    assert code == 0, body
+    (Path(body["worktree"]) / "top/algorithms/paths/weighted.py").write_text(
+        "__all__ = ['dist']\n\n\ndef dist(G):\n    return {}\n")
+    code, checked = wtc(repo, "task", "check", "drop", "--run", "r1")
+    assert code == 1, checked
+    assert [(row["use_path"], row["name"]) for row in checked["left_behind"]] == [
+        ("top/centrality/load.py", "pred_and_dist")], checked
+    code, body = wtc(repo, "task", "finish", "drop", "--run", "r1")
+    assert code == 1 and body["state"] == "conflict", body
+    assert {c["kind"] for c in body["conflicts"]} == {"left_behind"}, body

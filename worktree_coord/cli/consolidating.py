@@ -44,7 +44,8 @@ def intent_add(
     op: str = typer.Option(..., "--op", help="add_dep, remove_dep, set_spec, bump_version, add_member, remove_member, set_override, remove_override, set_runtime, set_key, remove_key, relock (set_key/remove_key: any other key of a root package.json, Cargo.toml or pyproject.toml, --name as a dotted path like workspace.lints.clippy.todo, --spec its value as JSON or a plain string)."),
     name: str = typer.Option(..., "--name", help="Dependency, member or key name (a dotted key path for set_key/remove_key)."),
     spec: Optional[str] = typer.Option(None, "--spec", help="Version range or value."),
-    group: Optional[str] = typer.Option(None, "--group", help="Dependency group (default: the manifest's main one)."),
+    group: Optional[str] = typer.Option(None, "--group", help="Dependency group (default: the manifest's main one; pyproject.toml: optional:NAME, "
+                                      "group:NAME, or a bare NAME the manifest has)."),
     rationale: str = typer.Option("", "--why", help="Why the task needs it."),
     key: Optional[str] = KeyOption,
     repo: str = RepoOption,

@@ -403,6 +403,8 @@ def declare_intent(
         group, name, spec = settings.SETTINGS_GROUP, *_declared_setting(path, kind.format, op, name, spec)
     else:
         group = group or DEFAULT_GROUP[kind.format]
+        if kind.format == "pyproject":
+            group = _pyproject_group(path, base, group)
         name = normalize_name(eco, name)
         _check_pep440(eco, name, spec)
     draft = Intent(intent_id=f"{task}:{path}:{op.value}:{group}:{name}", task=task, ecosystem=eco, root=root,
@@ -429,6 +431,43 @@ def declare_intent(
         draft = dataclasses.replace(draft, source=old.source, extras=old.extras, features=old.features,
                                     markers=old.markers, package=old.package, options=old.options)
     return dataclasses.replace(draft, expected_before=before)
+
+
+PYPROJECT_GROUPS = ("dependencies, optional:NAME (an extra: [project.optional-dependencies]), group:NAME "
+                    "([dependency-groups], or a Poetry group) or uv:dev-dependencies")
+
+
+def _pyproject_group(path: str, base: bytes | None, group: str) -> str:
+    """A declared pyproject group as consolidation names it. A bare NAME is the extra or dependency
+    group of that name the manifest has at the task's base (`--group extra` for
+    [project.optional-dependencies].extra); a name it has not, or has twice, is refused now rather
+    than rejected at consolidation ("unknown pyproject dependency group"), after the task merged."""
+    from packaging.utils import canonicalize_name
+
+    if group in ("dependencies", "uv:dev-dependencies"):
+        return group
+    prefix, colon, rest = group.partition(":")
+    if colon:
+        if prefix in ("optional", "group") and rest.strip():
+            return f"{prefix}:{canonicalize_name(rest.strip())}"
+        raise UsageError(f"--group {group!r} is not a pyproject dependency group", fix=f"name one of {PYPROJECT_GROUPS}")
+    doc = plain(load_toml(path, base)) if base else {}
+    poetry = (doc.get("tool") or {}).get("poetry") or {}
+    extras = {canonicalize_name(k) for k in (doc.get("project") or {}).get("optional-dependencies") or {}}
+    groups = {canonicalize_name(k) for k in list(doc.get("dependency-groups") or {}) + list(poetry.get("group") or {})}
+    if poetry.get("dev-dependencies"):
+        groups.add("dev")
+    wanted = canonicalize_name(group)
+    found = [f"optional:{wanted}"] * (wanted in extras) + [f"group:{wanted}"] * (wanted in groups)
+    if len(found) == 1:
+        return found[0]
+    if found:
+        raise UsageError(f"--group {group!r} names both an extra and a dependency group in {path}",
+                         fix=f"say which: --group optional:{wanted} or --group group:{wanted}")
+    has = sorted(f"optional:{e}" for e in extras) + sorted(f"group:{g}" for g in groups)
+    raise UsageError(f"{path} has no extra or dependency group {group!r} at the task's base",
+                     fix=f"name one of {PYPROJECT_GROUPS}" + (f" (it has {', '.join(has)})" if has else "")
+                         + f"; --group optional:{wanted} or group:{wanted} creates it")
 
 
 def _check_pep440(eco: Ecosystem, name: str, spec: str | None) -> None:

@@ -324,6 +324,14 @@ class ForecastOperations(CoordinatorBase):
             if edits:
                 tree = str(update_tree(repo, head_tree, edits))
         base = self.git.merge_base(head, tip)
+        merging = self.git.merge_head(worktree) if source == "worktree" and worktree is not None else None
+        if merging is not None:
+            # A `task update` left its merge of integration open (markers to resolve): the commit
+            # finish makes has that tip as a parent, so the files it brought in are not the task's
+            # changes (measured from them, they were "outside the boundary" and "both changed").
+            pending = self.git.merge_base(merging, tip)
+            if self.git.is_ancestor(base, pending):
+                base = pending
         state = CurrentState(task, source, head, tree, base, uncommitted, error=error)
         state.changes = {c.path: c for c in self.git.changes(base, tree)}
         return state

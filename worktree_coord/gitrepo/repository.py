@@ -459,6 +459,19 @@ class GitRepo:
                     continue
         return found
 
+    def merge_head(self, path: Path) -> str | None:
+        """The commit a merge held open in the worktree at `path` is merging (its MERGE_HEAD: a
+        `task update` that left markers), read from the worktree's git dir; None when no merge is open."""
+        try:
+            text = (path / ".git").read_text().strip()
+            if not text.startswith("gitdir:"):
+                return None
+            git_dir = path / text[len("gitdir:"):].strip()   # an absolute gitdir stays as it is
+            found = (git_dir / "MERGE_HEAD").read_text().split()
+        except OSError:
+            return None
+        return found[0] if found and len(found[0]) in (40, 64) else None
+
     def stale_index_lock(self, path: Path) -> Path | None:
         """The worktree's index.lock, if one exists (git killed mid-`add` or `commit` leaves it)."""
         dot_git = path / ".git"

@@ -31,6 +31,14 @@ def changed_file_count(worktree: str | Path, since_ref: str, pin: str | None = N
             return None
         return done.stdout if done.returncode == 0 else None
 
+    if _merge_open(Path(worktree)):
+        # `task update` left its merge of integration open (markers to resolve): what it brought in
+        # is staged and is not the task's change; the task's own are what differs from that tip.
+        tracked = git("diff", "--name-only", "-z", "--no-renames", "MERGE_HEAD", "--")
+        untracked = git("ls-files", "--others", "--exclude-standard", "-z")
+        if tracked is None or untracked is None:
+            return None
+        return len({p for p in (tracked + b"\0" + untracked).split(b"\0") if p})
     committed = b"" if pin is not None and _head(Path(worktree)) == pin else \
         git("diff", "--name-only", "-z", "--no-renames", f"{since_ref}...HEAD", "--")
     listed = git("status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames",
@@ -40,6 +48,18 @@ def changed_file_count(worktree: str | Path, since_ref: str, pin: str | None = N
     paths = {p for p in committed.split(b"\0") if p}
     paths |= {item[3:] for item in listed.split(b"\0") if len(item) > 3 and not item.endswith(b"/")}
     return len(paths)
+
+
+def _merge_open(worktree: Path) -> bool:
+    """Does the linked worktree hold a merge open (a MERGE_HEAD in its git dir)?"""
+    try:
+        pointer = (worktree / ".git").read_text().strip()
+    except OSError:
+        return False
+    if not pointer.startswith("gitdir: "):
+        return False
+    git_dir = Path(pointer[len("gitdir: "):])
+    return ((git_dir if git_dir.is_absolute() else worktree / git_dir) / "MERGE_HEAD").is_file()
 
 
 def _head(worktree: Path) -> str | None:

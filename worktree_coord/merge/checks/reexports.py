@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import functools
 import posixpath
+import re
 from typing import Callable, Iterable, Protocol
 
 from ..ecosystems.crate_paths import CratePaths
@@ -52,6 +53,8 @@ from ..ecosystems.workspace_packages import TreeFolders, WorkspacePackages
 
 MAX_FILES = 256    # files no side changed, read per check
 MAX_DEPTH = 4      # re-exports followed from the imported file
+
+_WORD = re.compile(rb"[\w$]+")   # a name as `reach.spelling` bounds it: no word character or `$` either side
 
 TreeFile = Callable[[str, str], "bytes | None"]   # (which: base/left/right, path) -> bytes, None: absent
 
@@ -95,6 +98,10 @@ class ReExports:
         self._workspaces: dict[PackageRules, WorkspacePackages] = {}   # read on the first bare specifier
         self._outside: dict[str, Symbols | None] = {}
         self._located: dict[tuple[str, str], list[str]] = {}
+        # Asked again for every use of every name (each `origins` walks the chain afresh): a star
+        # hub of 90 modules made 49,500 blob reads and searches for one task's check on networkx.
+        self._words: dict[str, frozenset[bytes]] = {}
+        self._hubs: dict[str, bool] = {}
         self._reads = 0
         self._crate_paths: dict[str, CratePaths] = {}
         self._path_maps: PathMaps | None = None
@@ -257,7 +264,8 @@ class ReExports:
         if not passed:
             for module in symbols.star_modules:
                 for target in self.locate(module, path, rules):
-                    if target not in self._merge.files and not self._mentions(target, name):
+                    if target not in self._merge.files and not self._mentions(target, name) \
+                            and not self._passes_stars_on(target, name):
                         continue   # a file no side changed that never spells the name: not from there
                     if not self._follow(target, name, depth + 1, seen, found):
                         return False
@@ -270,8 +278,38 @@ class ReExports:
                                         for d in base.definitions)
 
     def _mentions(self, path: str, name: str) -> bool:
+        word = name.encode()
+        if _WORD.fullmatch(word):
+            if path not in self._words:   # each file's words once: a star hub asks of 90 files per name
+                data = self._tree_file("base", path) if self._tree_file is not None else None
+                self._words[path] = frozenset(_WORD.findall(data)) if data is not None else frozenset()
+            return word in self._words[path]
         data = self._tree_file("base", path) if self._tree_file is not None else None
-        return data is not None and spelling([name.encode()]).search(data) is not None
+        return data is not None and spelling([word]).search(data) is not None
+
+    def _passes_stars_on(self, path: str, name: str) -> bool:
+        """Does a file no side changed re-export modules whole (a package's `__init__.py` of `from
+        .shortest_paths import *`)? It passes the name on without spelling it: networkx's
+        `nx.dijkstra_predecessor_and_distance` comes through three such files, and a task that
+        deleted it from weighted.py landed a tree whose callers failed (found driving wtc on networkx)."""
+        if path not in self._hubs:
+            self._hubs[path] = self._star_hub(path, name)
+        return self._hubs[path]
+
+    def _star_hub(self, path: str, name: str) -> bool:
+        """_passes_stars_on, read once per file."""
+        profile = _profile(path)
+        folders = [form[2:] for form in (profile.semantic.module_files if profile is not None else ())
+                   if form.startswith("{}/")]
+        # Only a package's own file (`{}/__init__.py`, `{}/index.ts`): the hubs that re-export whole
+        # modules. Reading every module a star import names costs six times the check on networkx.
+        if not any(path == form[1:] or path.endswith(form) for form in folders):
+            return False
+        data = self._tree_file("base", path) if self._tree_file is not None else None
+        if data is None or b"*" not in data:
+            return False
+        symbols = self._read(path, name)
+        return symbols is not None and bool(symbols.star_modules)
 
     def _read(self, path: str, name: str) -> Symbols | None:
         """What a file no side changed defines and imports (None: absent, unreadable, over budget)."""

@@ -402,9 +402,13 @@ class StructuredMerge:
                         moved=frozenset()) -> None:
         for side, (start, end, inserted) in sorted(group, key=lambda item: item[1][0]):
             smap, other = (lmap, rmap) if side == "L" else (rmap, lmap)
+            first = len(entries)
             for ident in b_ids[start:end]:
                 if not both and ident not in moved:
                     self._deletion(entries, ident, bmap, other, name, side, sep, smap)
+            if self._replaced_against_edit(entries, first, side, b_ids[start:end], inserted, bmap, smap, other, sep,
+                                           twice, moved):
+                continue
             for ident in inserted:
                 if ident in moved:
                     # A member this side moved: it stands where this side put it, with the other
@@ -414,6 +418,27 @@ class StructuredMerge:
                     entries.append(("addboth", ident))
                 else:
                     entries.append(("add", (side, ident)))
+
+    def _replaced_against_edit(self, entries, first, side, deleted, inserted, bmap, smap, other, sep,  # type: ignore[no-untyped-def]
+                               twice, moved) -> bool:
+        """A side that replaced base members with new ones (a statement rewritten: its key changed)
+        where the other side edited one of them: one conflict block holding the replacement as that
+        side's text, as git's line merge shows an edit against an edit, instead of a delete/modify
+        block with that side empty and its new text standing below it. Found driving wtc on
+        networkx: `return not G.degree(n)` against `return G.degree(n) == 0  # comment`; keeping
+        integration's side of that block kept both returns. True when the entries hold it so."""
+        made = entries[first:]
+        if not inserted or not made or any(kind != "conflict" or value.kind != "delete_modify" for kind, value in made):
+            return False
+        if any(ident in moved or ident in twice for ident in inserted):
+            return False
+        mine = b"".join(smap[ident].render(sep, smap[ident].has_sep) for ident in inserted)
+        base = b"".join(bmap[ident].render(sep, bmap[ident].has_sep) for ident in deleted)
+        theirs = b"".join(other[ident].render(sep, other[ident].has_sep) for ident in deleted if ident in other)
+        ours, theirs = (mine, theirs) if side == "L" else (theirs, mine)
+        entries[first:] = [("conflict", replace(made[0][1], base=base, ours=ours, theirs=theirs, kind="content",
+                                                step="member: replaced on one side, edited on the other"))]
+        return True
 
     def _apply_union(self, entries, group, b_ids, lo, hi, bmap, lmap, rmap, name, sep, twice, overrides, moved) -> None:  # type: ignore[no-untyped-def]
         deleted: dict[str, str] = {}
