@@ -50,6 +50,7 @@ def test_an_update_killed_after_its_merge_leaves_the_conflict_to_the_next_update
     assert updated["conflicted_paths"] == ["shared/c.txt"] and not updated["merged_cleanly"]
     text = (worktree / "shared/c.txt").read_text()
     assert "<<<<<<< task b" in text and ">>>>>>> integration r1" in text    # wtc's labels, as a whole update gives
+    assert "a merge taken up" in git(worktree, "log", "-1", "--format=%s")   # not "work before update"
     _lands_without_markers(repo, worktree)
 
 

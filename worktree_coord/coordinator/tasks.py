@@ -744,7 +744,10 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
                 unresolved.append(rel)
                 whys[rel] = why
         if not self._worktree_problems(task, path):
-            self.git.commit_all(path, f"wtc: {task_id} work before update", name, email,
+            # With a merge taken up, this commit concludes it (the agent's work since is in it too).
+            message = f"wtc: update {task_id} onto {run.integration_ref} (a merge taken up after an interruption)" \
+                if resumed else f"wtc: {task_id} work before update"
+            self.git.commit_all(path, message, name, email,
                                 leave_out=self._generated_paths(path))
         tip = self.git.ref_target(f"refs/heads/{run.integration_ref}") or run.base
         # The merge this update checks starts from the branch before the resumed merge's commit.
