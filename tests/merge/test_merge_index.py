@@ -13,12 +13,12 @@ from pathlib import Path
 import pygit2
 
 from tests.conftest import commit, git, make_repo
+from tests.merge.drains import merged_in_order
 from worktree_coord.merge import check_tree_merge
 from worktree_coord.merge.checks.merge_index import MergeIndex, index_folder
 from worktree_coord.merge.tree import _changes
 
 ROOT = Path(__file__).resolve().parents[2]
-SIG = pygit2.Signature("t", "t@x", 1_700_000_000, 0)
 
 
 def _module(name: str, calls: str = "") -> str:
@@ -54,14 +54,7 @@ def _drain(tmp_path: Path) -> tuple[pygit2.Repository, str, list[tuple[str, str,
         git(root, "checkout", "-q", "-b", f"task-{name}", pin)
         tasks.append(commit(root, files, name))
     repo = pygit2.Repository(str(root))
-    tip = pin
-    merges = []
-    for task in tasks:
-        index = repo.merge_commits(tip, task, flags=pygit2.enums.MergeFlag(0))
-        assert not index.conflicts
-        tree = index.write_tree(repo)
-        merges.append((pin, tip, task, str(tree)))
-        tip = str(repo.create_commit(None, SIG, SIG, "merge", tree, [pygit2.Oid(hex=tip), pygit2.Oid(hex=task)]))
+    merges = merged_in_order(repo, pin, tasks)
     return repo, pin, merges
 
 

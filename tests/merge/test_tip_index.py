@@ -13,13 +13,13 @@ import pygit2
 import pytest
 
 from tests.conftest import commit, git, make_repo
+from tests.merge.drains import merged_in_order
 from worktree_coord.merge import check_tree_merge
 from worktree_coord.merge.checks import reach
 from worktree_coord.merge.checks.merge_index import MergeIndex
 from worktree_coord.merge.checks.semantic import _Check, semantic_profile
 from worktree_coord.merge.tree import _changes, _Mentions, _tip_tables, _tree_files
 
-SIG = pygit2.Signature("t", "t@x", 1_700_000_000, 0)
 
 
 def _py(name: str, body: str = "") -> str:
@@ -96,13 +96,7 @@ def _drain(tmp_path: Path) -> tuple[pygit2.Repository, list[tuple[str, str, str,
         else:
             tasks.append(commit(root, files, name))
     repo = pygit2.Repository(str(root))
-    tip, merges = pin, []
-    for task in tasks:
-        index = repo.merge_commits(tip, task, flags=pygit2.enums.MergeFlag(0))
-        assert not index.conflicts
-        tree = index.write_tree(repo)
-        merges.append((pin, tip, task, str(tree)))
-        tip = str(repo.create_commit(None, SIG, SIG, "merge", tree, [pygit2.Oid(hex=tip), pygit2.Oid(hex=task)]))
+    merges = merged_in_order(repo, pin, tasks)
     return repo, merges
 
 
