@@ -61,7 +61,7 @@ class _SignaturePointer:
 STALE_REF_LOCK_SECONDS = 10.0
 
 
-def _is_lock_error(exc: Exception) -> bool:
+def is_lock_error(exc: Exception) -> bool:
     text = str(exc).lower()
     return "lock" in text
 
@@ -112,7 +112,7 @@ def compare_and_swap(repo: pygit2.Repository, ref: str, new: pygit2.Oid,
         except StaleRef:
             raise
         except (pygit2.GitError, OSError, ValueError) as exc:
-            if not _is_lock_error(exc):
+            if not is_lock_error(exc):
                 raise
             if clear_stale_lock(repo, ref):
                 continue

@@ -33,7 +33,7 @@ import pygit2
 
 from .. import filelock
 from .environment import git_environment
-from .refs import STALE_REF_LOCK_SECONDS, clear_stale_lock
+from .refs import STALE_REF_LOCK_SECONDS, clear_stale_lock, is_lock_error
 from .running import run_to_end
 from ..crashpoints import crash_point
 from ..errors import GitError, GitLocked, NotFoundError, UsageError
@@ -216,7 +216,7 @@ class GitRepo:
             except pygit2.AlreadyExistsError:
                 raise
             except (pygit2.GitError, OSError) as error:
-                if "lock" not in str(error).lower():
+                if not is_lock_error(error):
                     raise
                 if clear_stale_lock(self.repo, name):
                     continue
