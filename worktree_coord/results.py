@@ -4,7 +4,7 @@ face renders (`to_json()` is the `--json` payload). Each carries the exit code t
 Results are rebuilt from stored JSON when an idempotent call is replayed, so every field is a plain
 JSON value. For an orchestrator that would rather not index dicts, the payloads it acts on have typed,
 read-only views beside them: `violation_records`, `conflict_records`, `skipped_records` and
-`leftover_records`, tuples of the frozen records below, built from the fields on each read (a key a
+`leftover_records`, tuples of the frozen records of records.py (re-exported here), built from the fields on each read (a key a
 stored result lacks takes its default). The views are properties, not fields: `to_json()` and the
 fields stay as they are.
 """
@@ -13,155 +13,83 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+
+if TYPE_CHECKING:
+    from .records import ConflictRecord, LeftoverRecord, SkippedRecord, ViolationRecord
 
 T = TypeVar("T", bound="Result")
 
 
-# ---- typed records: read-only views of the JSON payloads ----------------------------------------
-
-def _strings(value: Any) -> tuple[str, ...]:
-    return tuple(str(item) for item in value) if isinstance(value, (list, tuple)) else ()
+# The typed records (records.py) load when a view is first read, or a record is imported from here.
+_RECORDS = ("ConflictRecord", "LeftoverRecord", "SemanticRecord", "SkippedRecord", "ViolationRecord")
 
 
-@dataclass(frozen=True)
-class ViolationRecord:
-    """A change the task's boundary does not allow: `rule` is one of README's rule list
-    (`outside_own`, `git_dir`, `symlink_outside_own`, ...), `detail` says what it did; `fix`, for a
-    new file outside the boundary, the exact commands to delete it or exclude it ("" otherwise)."""
+def __getattr__(name: str) -> Any:
+    if name in _RECORDS:
+        from . import records
 
-    path: str
-    rule: str
-    detail: str = ""
-    fix: str = ""
-
-    @classmethod
-    def from_json(cls, row: dict[str, Any]) -> "ViolationRecord":
-        return cls(path=str(row.get("path", "")), rule=str(row.get("rule", "")), detail=str(row.get("detail", "")),
-                   fix=str(row.get("fix", "")))
+        return getattr(records, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-@dataclass(frozen=True)
-class SemanticRecord:
-    """What a conflict of kind `semantic` or `left_behind` broke: `name` (a `kind`: function, class,
-    ...), defined at `definition_path:definition_line` in the base and used at `use_path:use_line`;
-    `problem` is `broken`, `duplicate`, `dropped`, `import_path`, `signature` or `left_behind`;
-    `removed_by_task` and `used_by_task` name the two tasks where known; `message` says it in one
-    sentence."""
-
-    name: str
-    kind: str = ""
-    problem: str = "broken"
-    definition_path: str = ""
-    definition_line: int = 0
-    use_path: str = ""
-    use_line: int = 0
-    removed_by_task: str | None = None
-    used_by_task: str | None = None
-    message: str = ""
-
-    @classmethod
-    def from_json(cls, row: dict[str, Any]) -> "SemanticRecord":
-        return cls(name=str(row.get("name", "")), kind=str(row.get("kind", "")),
-                   problem=str(row.get("problem", "broken")), definition_path=str(row.get("definition_path", "")),
-                   definition_line=int(row.get("definition_line") or 0), use_path=str(row.get("use_path", "")),
-                   use_line=int(row.get("use_line") or 0), removed_by_task=row.get("removed_by_task"),
-                   used_by_task=row.get("used_by_task"), message=str(row.get("message", "")))
+# Every result class is a dataclass (fields, `dataclasses.fields`, `asdict`, `replace` work on it) whose
+# methods are all Result's: `dataclass` writes each method it generates as source text and compiles it
+# (exec), and with `__init__`, `__setattr__`, `__delattr__`, `__repr__`, `__eq__` and `__hash__` for each
+# of 18 classes that was the largest import of every `wtc` call (issue 36: start-up). So the classes
+# are declared `init=False, repr=False, eq=False` and not `frozen` (a frozen dataclass compiles its own
+# `__setattr__`); Result supplies one `__init__` that reads the class's fields in order (a plan
+# computed once per class, no compiling), and a `__setattr__`/`__delattr__` that refuse every change
+# with dataclasses' own FrozenInstanceError: as read-only as `frozen=True` made them.
+_MISSING = dataclasses.MISSING
 
 
-@dataclass(frozen=True)
-class ConflictRecord:
-    """One conflict a merge left: the file, its `kind` (`content`, `semantic`, `left_behind`,
-    `unresolved_markers`, `modify_delete`, ...), the smallest enclosing `declaration` and its lines
-    (None: the whole file), the three versions of the region (`ours` the integration side, `theirs`
-    the task), the merged tasks that last changed the file (`last_changed_by`, most recent first) and
-    wrote the integration side (`written_by`), why the structured merge kept it (`why`), `semantic`
-    for a `semantic` or `left_behind` conflict, and `task`, the task in conflict (in a run report;
-    None in a task's own result)."""
-
-    path: str
-    kind: str = "content"
-    declaration: str = ""
-    start_line: int | None = None
-    end_line: int | None = None
-    base: str = ""
-    ours: str = ""
-    theirs: str = ""
-    last_changed_by: tuple[str, ...] = ()
-    written_by: tuple[str, ...] = ()
-    why: tuple[str, ...] = ()
-    semantic: SemanticRecord | None = None
-    task: str | None = None
-
-    @classmethod
-    def from_json(cls, row: dict[str, Any]) -> "ConflictRecord":
-        semantic = row.get("semantic")
-        return cls(path=str(row.get("path", "")), kind=str(row.get("kind", "content")),
-                   declaration=str(row.get("declaration") or ""), start_line=row.get("start_line"),
-                   end_line=row.get("end_line"), base=str(row.get("base") or ""), ours=str(row.get("ours") or ""),
-                   theirs=str(row.get("theirs") or ""), last_changed_by=_strings(row.get("last_changed_by")),
-                   written_by=_strings(row.get("written_by")), why=_strings(row.get("why")),
-                   semantic=SemanticRecord.from_json(semantic) if isinstance(semantic, dict) else None,
-                   task=row.get("task"))
+def result_class(cls: type[T]) -> type[T]:
+    """Declare a Result subclass: a dataclass with no generated code (see above)."""
+    if cls.__doc__ is None:   # else dataclass writes one from inspect.signature (slow to import, and *args)
+        cls.__doc__ = f"{cls.__name__}: a result of the Coordinator (see the field list)."
+    made = dataclass(init=False, repr=False, eq=False)(cls)
+    made._init_plan = tuple((f.name, f.default, f.default_factory)  # type: ignore[attr-defined]
+                            for f in dataclasses.fields(made) if f.init)
+    return made
 
 
-@dataclass(frozen=True)
-class SkippedRecord:
-    """An intent consolidation left unapplied: its id, its task, its `state` (pending, declared,
-    needs_network, failed, conflict, rejected), `why` and what to do (`fix`)."""
-
-    intent: str
-    task: str
-    state: str
-    why: str = ""
-    fix: str = ""
-
-    @classmethod
-    def from_json(cls, row: dict[str, Any]) -> "SkippedRecord":
-        return cls(intent=str(row.get("intent", "")), task=str(row.get("task", "")), state=str(row.get("state", "")),
-                   why=str(row.get("why", "")), fix=str(row.get("fix", "")))
-
-
-@dataclass(frozen=True)
-class LeftoverRecord:
-    """Something landing leaves out (`what`): an intent not applied, by its id (`name`), its task,
-    its `state`, why (`reason`) and what to do (`fix`); or a task whose work is not in integration
-    (`name` and `task`: the task, `state`: conflict, rejected, ...; its fix is in `warnings`)."""
-
-    what: Literal["intent", "task"]
-    name: str
-    state: str
-    task: str = ""
-    reason: str = ""
-    fix: str = ""
-
-
-def _leftover_records(leftovers: dict[str, Any]) -> tuple[LeftoverRecord, ...]:
-    """`{"intents": {state: [row, ...]}, "tasks": {state: [name, ...]}}` as records, intents first."""
-    out: list[LeftoverRecord] = []
-    for state, rows in sorted((leftovers.get("intents") or {}).items()):
-        for row in rows if isinstance(rows, list) else ():
-            if isinstance(row, dict):
-                out.append(LeftoverRecord("intent", str(row.get("intent", "")), str(row.get("state") or state),
-                                          task=str(row.get("task") or ""), reason=str(row.get("reason") or ""),
-                                          fix=str(row.get("fix") or "")))
-            else:
-                out.append(LeftoverRecord("intent", str(row), str(state)))
-    for state, names in sorted((leftovers.get("tasks") or {}).items()):
-        out.extend(LeftoverRecord("task", name, str(state), task=name) for name in _strings(names))
-    return tuple(out)
-
-
-# Every result class is a frozen dataclass whose `__repr__`, `__eq__` and `__hash__` are Result's, which
-# read the fields as the generated ones do: `dataclass` compiles each method it writes (exec), and six
-# methods for each of 18 classes were the largest import of every `wtc` call (issue 36: start-up).
-_RESULT = dict(frozen=True, repr=False, eq=False)
-
-
-@dataclass(frozen=True)
+@result_class
 class Result:
+    """What every Coordinator operation returns: `exit_code` (what the CLI exits with), `replayed`
+    (the stored result of an earlier call with the same idempotency key), and its own fields."""
+
     exit_code: int = 0
     replayed: bool = False
+    _init_plan: ClassVar[tuple[tuple[str, Any, Any], ...]] = ()
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        plan = self._init_plan
+        name = type(self).__qualname__
+        if len(args) > len(plan):
+            raise TypeError(f"{name}() takes {len(plan)} positional arguments but {len(args)} were given")
+        put = object.__setattr__
+        for (field_name, _, _), value in zip(plan, args):
+            if field_name in kwargs:
+                raise TypeError(f"{name}() got multiple values for argument {field_name!r}")
+            put(self, field_name, value)
+        for field_name, default, factory in plan[len(args):]:
+            if field_name in kwargs:
+                put(self, field_name, kwargs.pop(field_name))
+            elif factory is not _MISSING:
+                put(self, field_name, factory())
+            elif default is not _MISSING:
+                put(self, field_name, default)
+            else:
+                raise TypeError(f"{name}() missing 1 required argument: {field_name!r}")
+        if kwargs:
+            raise TypeError(f"{name}() got an unexpected keyword argument {next(iter(kwargs))!r}")
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise dataclasses.FrozenInstanceError(f"cannot delete field {name!r}")
 
     def _values(self) -> tuple[Any, ...]:
         return tuple(getattr(self, f.name) for f in dataclasses.fields(self) if f.compare)
@@ -190,7 +118,7 @@ class Result:
         return cls(**values)
 
 
-@dataclass(**_RESULT)
+@result_class
 class RunStarted(Result):
     run: str = ""
     base: str = ""
@@ -201,7 +129,7 @@ class RunStarted(Result):
     network: str = ""             # how this machine starts the run's task commands: isolated or shared
 
 
-@dataclass(**_RESULT)
+@result_class
 class TaskStarted(Result):
     run: str = ""
     task: str = ""
@@ -223,7 +151,7 @@ class TaskStarted(Result):
     last_finish: dict[str, Any] | None = None
 
 
-@dataclass(**_RESULT)
+@result_class
 class TaskFinished(Result):
     run: str = ""
     task: str = ""
@@ -243,15 +171,19 @@ class TaskFinished(Result):
     @property
     def violation_records(self) -> tuple[ViolationRecord, ...]:
         """`violations` as typed records."""
-        return tuple(ViolationRecord.from_json(row) for row in self.violations)
+        from . import records
+
+        return tuple(records.ViolationRecord.from_json(row) for row in self.violations)
 
     @property
     def conflict_records(self) -> tuple[ConflictRecord, ...]:
         """`conflicts` as typed records."""
-        return tuple(ConflictRecord.from_json(row) for row in self.conflicts)
+        from . import records
+
+        return tuple(records.ConflictRecord.from_json(row) for row in self.conflicts)
 
 
-@dataclass(**_RESULT)
+@result_class
 class MergeReport(Result):
     run: str = ""
     integration: str = ""
@@ -259,7 +191,7 @@ class MergeReport(Result):
     tasks: list[dict[str, Any]] = field(default_factory=list)
 
 
-@dataclass(**_RESULT)
+@result_class
 class ConsolidationReport(Result):
     """`wtc consolidate`: per ecosystem root its state, commit, conflicts and culprits (`roots`), the
     intents of tasks not merged yet (`waiting`), every intent of the run left unapplied with why and
@@ -277,10 +209,12 @@ class ConsolidationReport(Result):
     @property
     def skipped_records(self) -> tuple[SkippedRecord, ...]:
         """`skipped` as typed records."""
-        return tuple(SkippedRecord.from_json(row) for row in self.skipped)
+        from . import records
+
+        return tuple(records.SkippedRecord.from_json(row) for row in self.skipped)
 
 
-@dataclass(**_RESULT)
+@result_class
 class RunReport(Result):
     """The change manifest of a run: what `land` would bring, with exact pointers."""
 
@@ -313,15 +247,19 @@ class RunReport(Result):
     @property
     def conflict_records(self) -> tuple[ConflictRecord, ...]:
         """`conflicts` as typed records (each with its `task`)."""
-        return tuple(ConflictRecord.from_json(row) for row in self.conflicts)
+        from . import records
+
+        return tuple(records.ConflictRecord.from_json(row) for row in self.conflicts)
 
     @property
     def leftover_records(self) -> tuple[LeftoverRecord, ...]:
         """`leftovers` (what landing now would leave out) as typed records, intents first."""
-        return _leftover_records(self.leftovers)
+        from . import records
+
+        return records.leftover_records(self.leftovers)
 
 
-@dataclass(**_RESULT)
+@result_class
 class Landed(Result):
     run: str = ""
     onto: str = ""
@@ -337,10 +275,12 @@ class Landed(Result):
     @property
     def leftover_records(self) -> tuple[LeftoverRecord, ...]:
         """`left_out` (what was landed without, `allow_partial`) as typed records, intents first."""
-        return _leftover_records(self.left_out)
+        from . import records
+
+        return records.leftover_records(self.left_out)
 
 
-@dataclass(**_RESULT)
+@result_class
 class TaskUpdated(Result):
     run: str = ""
     task: str = ""
@@ -354,7 +294,7 @@ class TaskUpdated(Result):
     notes: list[str] = field(default_factory=list)   # e.g. a finding whose use is outside the task's boundary
 
 
-@dataclass(**_RESULT)
+@result_class
 class TaskAbandoned(Result):
     run: str = ""
     task: str = ""
@@ -365,7 +305,7 @@ class TaskAbandoned(Result):
     dropped_intents: list[str] = field(default_factory=list)   # its intents not applied: they never will be
 
 
-@dataclass(**_RESULT)
+@result_class
 class TaskWidened(Result):
     """`wtc task widen`: the lead gave a live task more of the repository (`added_own`, `added_read`,
     with `why`); `boundary` is the whole boundary now, `overlaps` the live tasks the new globs meet."""
@@ -382,7 +322,7 @@ class TaskWidened(Result):
     notes: list[str] = field(default_factory=list)
 
 
-@dataclass(**_RESULT)
+@result_class
 class RunStatus(Result):
     runs: list[dict[str, Any]] = field(default_factory=list)
     tasks: list[dict[str, Any]] = field(default_factory=list)
@@ -391,7 +331,7 @@ class RunStatus(Result):
     forecast_at: float | None = None   # when the tasks' `forecast` column was computed (None: never)
 
 
-@dataclass(**_RESULT)
+@result_class
 class RunSnapshot(Result):
     """One frame of `wtc watch`: a run while agents work, read from the store without a lease.
 
@@ -415,7 +355,7 @@ class RunSnapshot(Result):
     forecast_at: float | None = None   # when the tasks' `forecast` column was computed (None: not asked)
 
 
-@dataclass(**_RESULT)
+@result_class
 class GcReport(Result):
     dry_run: bool = False
     worktrees_removed: list[str] = field(default_factory=list)
@@ -431,7 +371,7 @@ class GcReport(Result):
     forecast_cache_removed: int = 0                                    # files finished runs left in the cache
 
 
-@dataclass(**_RESULT)
+@result_class
 class PlanRules(Result):
     """Plan rules (added, removed or listed), in the order they are tried; `default` is what a name
     no rule matches gets (listings only)."""
@@ -440,7 +380,7 @@ class PlanRules(Result):
     default: dict[str, Any] | None = None
 
 
-@dataclass(**_RESULT)
+@result_class
 class AgentStarted(Result):
     """A harness agent's worktree: the task it became (`task` may differ from `agent`, whose name
     need not be a valid task name), in the run of its session."""
@@ -461,7 +401,7 @@ class AgentStarted(Result):
     earlier: str | None = None   # the agent's earlier task in this session that this one continues from
 
 
-@dataclass(**_RESULT)
+@result_class
 class AgentFinished(Result):
     """What removing a harness agent's worktree did. `action`: `finished` (the task was finished:
     see `state`), `ended` (the task had ended before), `not_ours` (no wtc task has that worktree:
@@ -481,7 +421,7 @@ class AgentFinished(Result):
     finish: dict[str, Any] | None = None
 
 
-@dataclass(**_RESULT)
+@result_class
 class Forecast(Result):
     """`wtc forecast`: which live (and finished-but-unmerged) tasks are changing the same files and
     declarations right now, and whether a structured merge of their current states would conflict.
@@ -503,7 +443,7 @@ class Forecast(Result):
     stats: dict[str, Any] = field(default_factory=dict)
 
 
-@dataclass(**_RESULT)
+@result_class
 class TaskCheck(Result):
     """`wtc task check`: would this task's current state (uncommitted edits included) merge onto the
     integration tip, and onto each other live or finished-but-unmerged task? Exit 1 when any
@@ -538,4 +478,6 @@ class TaskCheck(Result):
     @property
     def violation_records(self) -> tuple[ViolationRecord, ...]:
         """`violations` as typed records."""
-        return tuple(ViolationRecord.from_json(row) for row in self.violations)
+        from . import records
+
+        return tuple(records.ViolationRecord.from_json(row) for row in self.violations)

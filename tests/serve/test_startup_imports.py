@@ -44,6 +44,7 @@ def test_status_reads_no_toml_and_no_merge_engine_when_the_project_has_no_config
     assert not (repo / ".wtc.toml").exists() and not (repo / "pyproject.toml").exists()
     modules = imported(repo, "status", "--run", "r1")
     assert not modules & ({"tomllib", "typer.rich_utils"} | MERGE_ENGINE | CONSOLIDATION_PARSERS)
+    assert "worktree_coord.records" not in modules       # the typed views load when one is read
 
 
 def test_task_start_imports_no_consolidation_parsers(repo: Path) -> None:

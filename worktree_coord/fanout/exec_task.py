@@ -18,16 +18,16 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import IO, Any, Sequence
 
 from ..errors import UsageError
-from ..results import Result
+from ..results import Result, result_class
 from .process import agent_environment, spawn_agent
 
 
-@dataclass(frozen=True)
+@result_class
 class ExecResult(Result):
     """`start`: the start's result (its state before the command: `existing` when it was resumed);
     `command`: what ran (argv, exit_code, seconds, timed_out), None when nothing ran; `finish`:

@@ -12,11 +12,11 @@ runner was stopped (Ctrl-C, SIGTERM): the same command again resumes.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from ..errors import EXIT_ACTION, EXIT_INTERRUPTED, EXIT_OK
-from ..results import Result
+from ..results import Result, result_class
 from .driver import TaskOutcome
 from .plan import Plan
 
@@ -24,7 +24,7 @@ SETTLED_OK = ("merged", "empty", "abandoned")
 REPORT_LINES = 14     # lines of a lead's report shown in the text (the JSON holds it whole)
 
 
-@dataclass(frozen=True)
+@result_class
 class FanoutReport(Result):
     """`wtc fanout`'s summary: `counts` by outcome, one row per task (`tasks`: outcome, state,
     attempts used of allowed, agent runs this invocation, and for a task the lead must act on its
