@@ -1,7 +1,8 @@
 """The `wtc` script's entry point: catches Ctrl-C from the first moment, before the command line
 loads (typer, pygit2: a few hundred milliseconds in which a KeyboardInterrupt would otherwise print
 a raw traceback), then hands the call to this repository's warm server when one runs (`wtc serve`: serve/client.py),
-else over to `worktree_coord.cli.main`, which handles it from there on.
+else runs it without typer when it is one of the common calls given in full (fastcli.py), else over
+to `worktree_coord.cli.main`, which handles it from there on.
 
 Only the standard library is imported before the handler is in place.
 """
@@ -47,6 +48,13 @@ def main() -> None:
     served = served_call(sys.argv[1:])
     if served is not None:
         sys.exit(served)
+    # The calls agents make most, when typer's parse would take them as given: run without typer.
+    from .fastcli import prepare
+
+    call = prepare(sys.argv[1:])
+    if call is not None:
+        signal.signal(signal.SIGINT, previous if callable(previous) else signal.default_int_handler)
+        sys.exit(call())
     from .cli import main as cli_main
 
     # From here on Ctrl-C is a KeyboardInterrupt again, inside cli.main's one handler.

@@ -54,3 +54,32 @@ def test_task_start_imports_no_consolidation_parsers(repo: Path) -> None:
     assert "worktree_coord.coordinator.tasks" in modules            # it did start the task...
     assert not modules & CONSOLIDATION_PARSERS                      # ...without consolidation's parsers
     assert not modules & {"libcst", "rich"}
+
+
+# The command line's quick path (fastcli.py): the calls agents make most load no typer or click.
+TYPER = {"typer", "click", "typer.main", "typer._click", "worktree_coord.cli"}
+
+
+def test_the_common_calls_load_no_typer(repo: Path) -> None:
+    subprocess.run([sys.executable, "-m", "worktree_coord", "run", "start", "--run", "r1"], cwd=repo, check=True,
+                   capture_output=True, env=dict(os.environ, WTC_NO_SERVE="1"))
+    calls = [("version",), ("version", "--json"), ("status",), ("status", "--run", "r1", "--json"),
+             ("task", "start", "t1", "--run", "r1", "--own", "packages/api/**"), ("task", "check", "t1", "--run", "r1"),
+             ("task", "finish", "t1", "--run", "r1", "--no-merge"), ("merge", "--run", "r1"),
+             ("report", "--run", "r1"), ("report", "--run", "r1", "--format", "json")]
+    for args in calls:
+        modules = imported(repo, *args)
+        assert "worktree_coord.fastcli" in modules, args
+        assert not modules & TYPER, (args, modules & TYPER)
+    assert "worktree_coord.cli" in imported(repo, "status", "--help")     # help is typer's
+
+
+def test_the_look_for_a_server_loads_no_dataclasses_typing_or_json(repo: Path) -> None:
+    """What every call pays before it knows whether a server runs (serve/client.py, gitrepo/locate.py)."""
+    probe = "from worktree_coord.serve.client import served_call; assert served_call(['status']) is None"
+    done = subprocess.run([sys.executable, "-X", "importtime", "-c", probe], cwd=repo, env=dict(os.environ),
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    modules = {m.group(1) for m in re.finditer(r"import time:\s+\d+ \|\s+\d+ \|\s*(\S+)", done.stderr)}
+    assert "worktree_coord.gitrepo.locate" in modules
+    assert not modules & {"dataclasses", "inspect", "typing", "json", "socket"}

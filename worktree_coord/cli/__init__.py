@@ -12,12 +12,12 @@ import inspect
 import os
 import re
 import sys
-import traceback
 from typing import Any
 
 import typer
 
-from ..errors import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USAGE, InternalError, Interrupted, UsageError, WtcError
+from ..errors import EXIT_INTERRUPTED, EXIT_USAGE, Interrupted, UsageError, WtcError
+from ..fastcli import CWD_GONE, cwd_gone, report_failure
 from ..output import tagging
 
 app = typer.Typer(
@@ -147,19 +147,8 @@ def build_command(name: str | None = None) -> Any:
     return command
 
 
-_CWD_GONE = UsageError("the current folder no longer exists; pass --repo",
-                       fix="cd into the repository (or a live worktree), or pass --repo PATH (-C PATH) with an "
-                           "absolute path")
-
-
-def _cwd_gone() -> bool:
-    """Whether the process's working directory was deleted (a task's worktree removed by its finish
-    while a shell still sat in it): every relative path, `--repo .` included, then fails."""
-    try:
-        os.getcwd()
-    except FileNotFoundError:
-        return True
-    return False
+_CWD_GONE = CWD_GONE   # kept under its old names for callers
+_cwd_gone = cwd_gone
 
 
 def _repo_given(args: list[str]) -> bool:
@@ -196,9 +185,6 @@ def main(argv: list[str] | None = None) -> int:
         command = build_command(args[0] if args and not args[0].startswith("-") else None)
         result = command.main(args=args, prog_name="wtc", standalone_mode=False)
         code = result if isinstance(result, int) else 0
-    except WtcError as error:
-        tagging.emit_error(error, json_mode=json_mode)
-        code = error.exit_code
     except typer.Exit as done:
         code = done.exit_code
     except typer.Abort:  # click raises Abort for Ctrl-C or end of input at a prompt
@@ -213,25 +199,8 @@ def main(argv: list[str] | None = None) -> int:
         else:
             sys.stderr.write(f"wtc: error: {error.format_message()}\n")
         code = EXIT_USAGE
-    except KeyboardInterrupt:
-        tagging.emit_error(Interrupted("interrupted (Ctrl-C)",
-                                      fix="run the same command again: every write is idempotent and resumes"),
-                          json_mode=json_mode)
-        code = EXIT_INTERRUPTED
-    except Exception as unexpected:  # a bug: still one JSON object, and the traceback on request
-        if _cwd_gone():   # not a bug: the caller's folder was deleted under it (a removed worktree)
-            tagging.emit_error(_CWD_GONE, json_mode=json_mode)
-            code = EXIT_USAGE
-            if argv is None:
-                sys.exit(code)
-            return code
-        if os.environ.get("WTC_DEBUG"):
-            traceback.print_exc()
-        tagging.emit_error(InternalError(
-            f"internal error (a bug in wtc, not in your input): {type(unexpected).__name__}: {unexpected}",
-            fix="rerun with WTC_DEBUG=1 to print the traceback, and report it with that traceback and the command"),
-            json_mode=json_mode)
-        code = EXIT_INTERNAL
+    except (WtcError, KeyboardInterrupt, Exception) as error:  # noqa: B014  # the same words as fastcli's path
+        code = report_failure(error, json_mode=json_mode)
     if argv is None:
         sys.exit(code)
     return code

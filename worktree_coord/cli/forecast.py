@@ -6,6 +6,7 @@ from __future__ import annotations
 import typer
 
 from . import app
+from .. import fastcli
 from ..output import render
 from .common import JsonOption, RepoOption, RunOption, open_coordinator
 from ..output.tagging import emit
@@ -41,7 +42,4 @@ def task_check(
 
     Read-only and cheap on repeat (file merges are cached by blob id): call it as often as you like
     before `wtc task finish`."""
-    with open_coordinator(repo) as coordinator:
-        result = coordinator.check_task(run, task)
-    emit(result.to_json(), schema="task.check", json_mode=json_mode, human=lambda: render.task_check(result))
-    return result.exit_code
+    return fastcli.task_check(task, run, repo, json_mode)

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import typer
 
-from .. import __version__
 from . import app
-from ..output.tagging import emit
+from .. import fastcli
 
 
 @app.command("version")
-def version(json_mode: bool = typer.Option(False, "--json", help="Print one JSON object.")) -> None:
+def version(json_mode: bool = typer.Option(False, "--json", help="Print one JSON object.")) -> int:
     """Print the worktree_coord version."""
-    emit({"version": __version__}, schema="version", json_mode=json_mode, human=f"wtc {__version__}", exit_code=0)
+    return fastcli.version(json_mode)

@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Optional
+from typing import Optional
 
 import typer
 
 from . import app
 from .common import JsonOption, RepoOption, open_coordinator
 from ..output.tagging import emit
-from ..errors import UsageError
+from .. import fastcli
 from ..output import render
-
-if TYPE_CHECKING:
-    from ..results import RunStatus
 
 
 @app.command("status")
@@ -25,39 +22,7 @@ def status(
     json_mode: bool = JsonOption,
 ) -> int:
     """Show the runs, or one run's tasks with their states and their last conflict forecast."""
-    if forecast:
-        if not run:
-            raise UsageError("--forecast needs a run", fix="name it: wtc status --run RUN --forecast")
-        with open_coordinator(repo) as coordinator:
-            coordinator.forecast(run)   # saves the column the status below shows
-    result = _read_status(repo, run)
-    from ..output.progress import wants_progress
-
-    if wants_progress(json_mode):  # a person at a terminal: a table; pipes and agents get plain text
-        import shutil
-
-        human = render.run_status_table(result, width=shutil.get_terminal_size().columns)
-    else:
-        human = render.run_status(result)
-    emit(result.to_json(), schema="status", json_mode=json_mode, human=human)
-    return result.exit_code
-
-
-def _read_status(repo: str, run: Optional[str]) -> RunStatus:
-    # Read-only: a plain repository's store is opened directly (no pygit2, no merge engine, no
-    # lease); anything unusual goes through the Coordinator, which asks libgit2.
-    from ..coordinator.status_view import open_for_status, read_status
-
-    opened = open_for_status(repo)
-    if opened is None:
-        with open_coordinator(repo) as coordinator:
-            return coordinator.status(run)
-    store, where = opened
-    try:
-        return read_status(store, run, where=where)
-    finally:
-        if store is not None:
-            store.close()
+    return fastcli.status(run, forecast, repo, json_mode)
 
 
 @app.command("gc")

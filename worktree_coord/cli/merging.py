@@ -9,6 +9,7 @@ import typer
 
 from ..errors import UsageError
 from . import app
+from .. import fastcli
 from ..output import render
 from .common import JsonOption, KeyOption, RepoOption, RunOption, open_coordinator
 from ..output.tagging import emit
@@ -24,10 +25,7 @@ def merge(
     json_mode: bool = JsonOption,
 ) -> int:
     """Merge every finished, unmerged task (after a crash or `finish --no-merge`); safe to repeat."""
-    with open_coordinator(repo, progress="merge", json_mode=json_mode) as coordinator:
-        result = coordinator.merge(run, verify=verify, batch=batch, key=key)
-    emit(result.to_json(), schema="merge", json_mode=json_mode, human=render.merge_report(result))
-    return result.exit_code
+    return fastcli.merge(run, verify, batch, key, repo, json_mode)
 
 
 @app.command("report")
@@ -44,20 +42,7 @@ def report(
 
     Exits 0 (it only reads); `leftovers` and `warnings` say what is left and how to finish it.
     `--format html > run.html` writes the same content as one page to open in a browser (no network)."""
-    if format not in ("text", "json", "html"):
-        raise UsageError(f"unknown report format {format!r}", fix="use --format text, json or html")
-    if format == "html" and json_mode:
-        raise UsageError("--json and --format html ask for two different outputs", fix="choose one")
-    with open_coordinator(repo) as coordinator:
-        result = coordinator.report(run, onto=onto)
-    if format == "html":
-        from .html_report import render_html
-
-        sys.stdout.write(render_html(result))
-        sys.stdout.flush()
-        return result.exit_code
-    emit(result.to_json(), schema="report", json_mode=json_mode or format == "json", human=render.run_report(result))
-    return result.exit_code
+    return fastcli.report(run, onto, format, repo, json_mode)
 
 
 @app.command("land")

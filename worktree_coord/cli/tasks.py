@@ -7,6 +7,7 @@ from typing import List, Optional
 import typer
 
 from . import app
+from .. import fastcli
 from .common import JsonOption, KeyOption, RepoOption, RunOption, open_coordinator
 from ..output.tagging import emit
 from ..output import render
@@ -30,11 +31,7 @@ def task_start(
     json_mode: bool = JsonOption,
 ) -> int:
     """Create the task's branch wtc/<run>/<task> and ephemeral worktree off the pinned commit, prepared to run."""
-    with open_coordinator(repo) as coordinator:
-        result = coordinator.start_task(run, task, own, read, sparse=sparse, exclusive=exclusive,
-                                        author=author, key=key)
-    emit(result.to_json(), schema="task.start", json_mode=json_mode, human=render.task_started(result))
-    return result.exit_code
+    return fastcli.task_start(task, run, own, read, sparse, exclusive, author, key, repo, json_mode)
 
 
 @task_app.command("finish")
@@ -49,10 +46,7 @@ def task_finish(
     json_mode: bool = JsonOption,
 ) -> int:
     """Commit everything in the worktree, check the boundary, remove the worktree, merge into integration."""
-    with open_coordinator(repo) as coordinator:
-        result = coordinator.finish_task(run, task, message=message, merge=merge, verify=verify, key=key)
-    emit(result.to_json(), schema="task.finish", json_mode=json_mode, human=render.task_finished(result))
-    return result.exit_code
+    return fastcli.task_finish(task, run, message, merge, verify, key, repo, json_mode)
 
 
 @task_app.command("abandon")

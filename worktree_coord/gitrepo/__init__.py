@@ -4,7 +4,10 @@ git's racy registration steps (`filelock`), git's tree merge (`mergetree`), its 
 a capability, the coordinator or a face, and no module outside it runs git (tests/test_layers.py).
 The submodules other than `repository` are imported by name where they are needed."""
 
-from typing import TYPE_CHECKING, Any
+from __future__ import annotations
+
+# Not `from typing import TYPE_CHECKING`: `gitrepo.locate` is the warm path's first import, before typing.
+TYPE_CHECKING = False
 
 # The names below load `repository` (and pygit2) on first use, so a command that only needs
 # `gitrepo.locate` (wtc status) does not pay for libgit2.
@@ -16,7 +19,7 @@ if TYPE_CHECKING:
                              WTC_DIR, Change, GitRepo, WorktreeEntry, bury, delete_tombstone, is_tombstone)
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     if name in _FROM_REPOSITORY:
         from . import repository
 

@@ -11,16 +11,32 @@ pygit2), runs no git.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
 _UNUSUAL_CONFIG = re.compile(r"^\s*(worktree\s*=|bare\s*=\s*true)", re.IGNORECASE | re.MULTILINE)
 
 
-@dataclass(frozen=True)
 class Located:
-    toplevel: Path     # the main checkout (what GitRepo.toplevel is)
-    common_dir: Path   # its .git folder (what GitRepo.common_dir is)
+    """The main checkout (`toplevel`, what GitRepo.toplevel is) and its .git folder (`common_dir`,
+    what GitRepo.common_dir is). A plain class, not a dataclass: the warm path's client runs this
+    before anything else, and `dataclasses` loads `inspect` (issue 36, start-up)."""
+
+    __slots__ = ("toplevel", "common_dir")
+
+    def __init__(self, toplevel: Path, common_dir: Path) -> None:
+        self.toplevel = toplevel
+        self.common_dir = common_dir
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Located):
+            return NotImplemented
+        return (self.toplevel, self.common_dir) == (other.toplevel, other.common_dir)
+
+    def __hash__(self) -> int:
+        return hash((self.toplevel, self.common_dir))
+
+    def __repr__(self) -> str:
+        return f"Located(toplevel={self.toplevel!r}, common_dir={self.common_dir!r})"
 
 
 def locate_plain(start: str | Path) -> Located | None:

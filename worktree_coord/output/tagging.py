@@ -4,7 +4,6 @@ otherwise, and errors mapped to their exit codes. The only place that writes to 
 
 from __future__ import annotations
 
-import json
 import sys
 from typing import Any, Callable
 
@@ -35,6 +34,8 @@ def tagged_error(error: WtcError) -> dict[str, Any]:
 
 def to_json_text(body: dict[str, Any]) -> str:
     """One line of JSON, with results' dataclasses, enums and sets made plain."""
+    import json   # only for --json: text output never needs it
+
     return json.dumps(body, sort_keys=False, default=_json_default)
 
 

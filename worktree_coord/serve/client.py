@@ -24,7 +24,7 @@ import os
 import signal
 import stat
 import sys
-from typing import TYPE_CHECKING
+TYPE_CHECKING = False   # not typing's: this runs first in every call (issue 36, start-up)
 
 from ..gitrepo.locate import locate_plain
 from . import protocol

@@ -18,10 +18,9 @@ Messages are JSON objects, each prefixed by its length (4 bytes, big-endian):
 
 from __future__ import annotations
 
-import json
 import os
 import struct
-from typing import TYPE_CHECKING
+TYPE_CHECKING = False   # not typing's: this runs first in every call (issue 36, start-up)
 
 if TYPE_CHECKING:   # socket loads only when a server's socket file exists: every call checks for one
     import socket
@@ -69,6 +68,8 @@ class ShortPath:
 
 
 def send(sock: "socket.socket", message: dict[str, object], fds: list[int] | None = None) -> None:
+    import json   # only once a server's socket answers: most calls find none
+
     data = json.dumps(message).encode()
     frame = struct.pack(">I", len(data)) + data
     if fds:
@@ -107,6 +108,8 @@ def receive(sock: "socket.socket", fds: list[int] | None = None) -> dict[str, ob
     body = _exactly(sock, size, None) if size else b""
     if body is None:
         return None
+    import json
+
     value = json.loads(body)
     if not isinstance(value, dict):
         raise ValueError("message is not an object")

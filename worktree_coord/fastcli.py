@@ -1,0 +1,332 @@
+"""The command line's quick path: the calls agents make most, parsed and run without typer.
+
+Stage: entry.py, after the look for a warm server and before the command line loads. Input: argv.
+Output: the call's exit code, or None, and the call goes on to typer (cli.main) as if this module
+did not exist. typer and its vendored click cost about a third of a small call's start-up (issue 36),
+and agents call `wtc status`, `wtc task start|finish|check`, `wtc merge`, `wtc report` and `wtc
+version` hundreds of times a run.
+
+Invariants:
+- the same bytes on stdout and stderr and the same exit code as typer's path: the commands' bodies
+  live here and the typer commands (cli/) call them, the errors go through `report_failure`, which
+  cli.main uses too, and tests/cli/test_fast_path.py runs both paths on the same command lines;
+- anything not understood in full goes to typer: `--help` anywhere, an option not in the command's
+  table, a value that looks like an option, a missing value or argument, `--`, a flag given a
+  value, the current folder deleted, `WTC_TRACE_FILE` set, `WTC_NO_FAST` set. Bad input is therefore
+  always typer's message; this path never invents one;
+- imports the standard library only until a command runs, then what that command needs (never
+  typer).
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import sys
+from contextlib import contextmanager
+
+from .errors import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USAGE, InternalError, Interrupted, UsageError, WtcError
+
+TYPE_CHECKING = False   # not typing's: nothing here needs typing at run time
+if TYPE_CHECKING:  # the coordinator (pygit2, the store, the merge engine) loads when a command runs
+    from typing import Any, Callable, Iterator
+
+    from .coordinator import Coordinator
+    from .results import RunStatus
+
+    _Spec = tuple[dict[str, tuple[str, Any]], tuple[str, ...], dict[str, Any], Callable[..., int]]
+
+NO_FAST_ENV = "WTC_NO_FAST"     # set (not "" or "0"): every call goes through typer (the tests' reference)
+
+# ---- what typer does around every command, shared with cli.main -----------------------------------
+
+CWD_GONE = UsageError("the current folder no longer exists; pass --repo",
+                      fix="cd into the repository (or a live worktree), or pass --repo PATH (-C PATH) with an "
+                          "absolute path")
+
+
+def cwd_gone() -> bool:
+    """Whether the process's working directory was deleted (a task's worktree removed by its finish
+    while a shell still sat in it): every relative path, `--repo .` included, then fails."""
+    try:
+        os.getcwd()
+    except FileNotFoundError:
+        return True
+    return False
+
+
+def report_failure(error: BaseException, *, json_mode: bool) -> int:
+    """Print what a command's exception means and return the exit code: a WtcError exits with its own
+    code, Ctrl-C with 130 and a one-line message, anything else is a bug in wtc: exit 6 (never 2,
+    which would blame the caller's input), the traceback under WTC_DEBUG."""
+    from .output import tagging
+
+    if isinstance(error, WtcError):
+        tagging.emit_error(error, json_mode=json_mode)
+        return error.exit_code
+    if isinstance(error, KeyboardInterrupt):
+        tagging.emit_error(Interrupted("interrupted (Ctrl-C)",
+                                       fix="run the same command again: every write is idempotent and resumes"),
+                           json_mode=json_mode)
+        return EXIT_INTERRUPTED
+    if cwd_gone():   # not a bug: the caller's folder was deleted under it (a removed worktree)
+        tagging.emit_error(CWD_GONE, json_mode=json_mode)
+        return EXIT_USAGE
+    if os.environ.get("WTC_DEBUG"):
+        import traceback
+
+        traceback.print_exception(error)
+    tagging.emit_error(InternalError(
+        f"internal error (a bug in wtc, not in your input): {type(error).__name__}: {error}",
+        fix="rerun with WTC_DEBUG=1 to print the traceback, and report it with that traceback and the command"),
+        json_mode=json_mode)
+    return EXIT_INTERNAL
+
+
+@contextmanager
+def open_coordinator(repo: str, *, progress: str | None = None, json_mode: bool = False) -> Iterator[Coordinator]:
+    """The Coordinator for `repo`; with `progress` (a label) long work draws a live display on a
+    terminal (output/progress.py), and stays silent when not a terminal or under --json."""
+    from .coordinator import Coordinator
+    from .output.progress import reporter_for
+
+    if progress is None:
+        with Coordinator(repo) as coordinator:
+            yield coordinator
+        return
+    with reporter_for(json_mode=json_mode, label=progress) as reporter, Coordinator(repo, reporter=reporter) as coordinator:
+        yield coordinator
+
+
+# ---- the commands' bodies (the typer commands in cli/ call these) ---------------------------------
+
+def version(json_mode: bool) -> int:
+    from . import __version__
+    from .output.tagging import emit
+
+    emit({"version": __version__}, schema="version", json_mode=json_mode, human=f"wtc {__version__}", exit_code=0)
+    return 0
+
+
+def status(run: str | None, forecast: bool, repo: str, json_mode: bool) -> int:
+    from .output import render
+    from .output.progress import wants_progress
+    from .output.tagging import emit
+
+    if forecast:
+        if not run:
+            raise UsageError("--forecast needs a run", fix="name it: wtc status --run RUN --forecast")
+        with open_coordinator(repo) as coordinator:
+            coordinator.forecast(run)   # saves the column the status below shows
+    result = _read_status(repo, run)
+    if wants_progress(json_mode):  # a person at a terminal: a table; pipes and agents get plain text
+        import shutil
+
+        human = render.run_status_table(result, width=shutil.get_terminal_size().columns)
+    else:
+        human = render.run_status(result)
+    emit(result.to_json(), schema="status", json_mode=json_mode, human=human)
+    return result.exit_code
+
+
+def _read_status(repo: str, run: str | None) -> RunStatus:
+    # Read-only: a plain repository's store is opened directly (no pygit2, no merge engine, no
+    # lease); anything unusual goes through the Coordinator, which asks libgit2.
+    from .coordinator.status_view import open_for_status, read_status
+
+    opened = open_for_status(repo)
+    if opened is None:
+        with open_coordinator(repo) as coordinator:
+            return coordinator.status(run)
+    store, where = opened
+    try:
+        return read_status(store, run, where=where)
+    finally:
+        if store is not None:
+            store.close()
+
+
+def task_start(task: str, run: str, own: list[str], read: list[str], sparse: bool, exclusive: bool,
+               author: str | None, key: str | None, repo: str, json_mode: bool) -> int:
+    from .output import render
+    from .output.tagging import emit
+
+    with open_coordinator(repo) as coordinator:
+        result = coordinator.start_task(run, task, own, read, sparse=sparse, exclusive=exclusive,
+                                        author=author, key=key)
+    emit(result.to_json(), schema="task.start", json_mode=json_mode, human=render.task_started(result))
+    return result.exit_code
+
+
+def task_finish(task: str, run: str, message: str | None, merge: bool, verify: str | None, key: str | None,
+                repo: str, json_mode: bool) -> int:
+    from .output import render
+    from .output.tagging import emit
+
+    with open_coordinator(repo) as coordinator:
+        result = coordinator.finish_task(run, task, message=message, merge=merge, verify=verify, key=key)
+    emit(result.to_json(), schema="task.finish", json_mode=json_mode, human=render.task_finished(result))
+    return result.exit_code
+
+
+def task_check(task: str, run: str, repo: str, json_mode: bool) -> int:
+    from .output import render
+    from .output.tagging import emit
+
+    with open_coordinator(repo) as coordinator:
+        result = coordinator.check_task(run, task)
+    emit(result.to_json(), schema="task.check", json_mode=json_mode, human=lambda: render.task_check(result))
+    return result.exit_code
+
+
+def merge(run: str, verify: str | None, batch: int, key: str | None, repo: str, json_mode: bool) -> int:
+    from .output import render
+    from .output.tagging import emit
+
+    with open_coordinator(repo, progress="merge", json_mode=json_mode) as coordinator:
+        result = coordinator.merge(run, verify=verify, batch=batch, key=key)
+    emit(result.to_json(), schema="merge", json_mode=json_mode, human=render.merge_report(result))
+    return result.exit_code
+
+
+def report(run: str, onto: str | None, format: str, repo: str, json_mode: bool) -> int:
+    from .output import render
+    from .output.tagging import emit
+
+    if format not in ("text", "json", "html"):
+        raise UsageError(f"unknown report format {format!r}", fix="use --format text, json or html")
+    if format == "html" and json_mode:
+        raise UsageError("--json and --format html ask for two different outputs", fix="choose one")
+    with open_coordinator(repo) as coordinator:
+        result = coordinator.report(run, onto=onto)
+    if format == "html":
+        from .cli.html_report import render_html   # the page's renderer lives with the CLI (typer loads)
+
+        sys.stdout.write(render_html(result))
+        sys.stdout.flush()
+        return result.exit_code
+    emit(result.to_json(), schema="report", json_mode=json_mode or format == "json", human=render.run_report(result))
+    return result.exit_code
+
+
+# ---- the command lines this path takes ----------------------------------------------------------
+
+# Per command: its options (every spelling click accepts: `--run X`, `--run=X`, `-r X`, `-rX`) as
+# (parameter, kind), kind "value" (the last one given wins, as in click), "list" (repeatable),
+# "int>=1", or a flag's value (True/False); its positional arguments; the defaults typer gives; the body.
+_REPO = {"--repo": ("repo", "value"), "-C": ("repo", "value")}
+_JSON = {"--json": ("json_mode", True)}
+_RUN = {"--run": ("run", "value"), "-r": ("run", "value")}
+_KEY = {"--key": ("key", "value")}
+
+COMMANDS: dict[tuple[str, ...], _Spec] = {
+    ("version",): (_JSON, (), {"json_mode": False}, version),
+    ("status",): ({**_RUN, "--forecast": ("forecast", True), **_REPO, **_JSON}, (),
+                  {"run": None, "forecast": False, "repo": ".", "json_mode": False}, status),
+    ("task", "start"): ({**_RUN, "--own": ("own", "list"), "--read": ("read", "list"), "--sparse": ("sparse", True),
+                         "--exclusive": ("exclusive", True), "--author": ("author", "value"), **_KEY, **_REPO, **_JSON},
+                        ("task",), {"own": [], "read": [], "sparse": False, "exclusive": False, "author": None,
+                                    "key": None, "repo": ".", "json_mode": False}, task_start),
+    ("task", "finish"): ({**_RUN, "--message": ("message", "value"), "-m": ("message", "value"),
+                          "--merge": ("merge", True), "--no-merge": ("merge", False), "--verify": ("verify", "value"),
+                          **_KEY, **_REPO, **_JSON}, ("task",),
+                         {"message": None, "merge": True, "verify": None, "key": None, "repo": ".",
+                          "json_mode": False}, task_finish),
+    ("task", "check"): ({**_RUN, **_REPO, **_JSON}, ("task",), {"repo": ".", "json_mode": False}, task_check),
+    ("merge",): ({**_RUN, "--verify": ("verify", "value"), "--batch": ("batch", "int>=1"), **_KEY, **_REPO, **_JSON},
+                 (), {"verify": None, "batch": 1, "key": None, "repo": ".", "json_mode": False}, merge),
+    ("report",): ({**_RUN, "--onto": ("onto", "value"), "--format": ("format", "value"), **_REPO, **_JSON}, (),
+                  {"onto": None, "format": "text", "repo": ".", "json_mode": False}, report),
+}
+def parse(args: list[str]) -> tuple[Callable[..., int], dict[str, Any]] | None:
+    """The body and its parameters for a command line this path takes in full, else None."""
+    spec = COMMANDS.get(tuple(args[:2])) if len(args) >= 2 else None
+    start = 2
+    if spec is None:
+        spec, start = COMMANDS.get(tuple(args[:1])), 1
+    if spec is None:
+        return None
+    options, positionals, defaults, body = spec
+    values: dict[str, Any] = {k: list(v) if isinstance(v, list) else v for k, v in defaults.items()}
+    given: list[str] = []
+    rest = args[start:]
+    index = 0
+    while index < len(rest):
+        arg = rest[index]
+        index += 1
+        if arg.startswith("--"):
+            name, equals, value = arg.partition("=")
+            attached = bool(equals)
+        elif arg.startswith("-") and len(arg) > 1:
+            name, value = arg[:2], arg[2:]
+            attached = bool(value)
+        else:
+            given.append(arg)
+            continue
+        if name not in options:
+            return None                     # --help, --, an unknown option: typer says what it is
+        dest, kind = options[name]
+        if isinstance(kind, bool):
+            if attached:
+                return None                 # a flag given a value: typer's error
+            values[dest] = kind
+            continue
+        if not attached:
+            if index >= len(rest) or rest[index].startswith("-"):
+                return None                 # no value, or one that looks like an option: typer decides
+            value = rest[index]
+            index += 1
+        if kind == "list":
+            values[dest].append(value)
+        elif kind == "int>=1":
+            if not value.isascii() or not value.isdigit() or int(value) < 1:
+                return None                 # typer's own message for a bad number
+            values[dest] = int(value)
+        else:
+            values[dest] = value
+    if len(given) != len(positionals):
+        return None
+    values.update(zip(positionals, given))
+    if any(dest not in values for dest, _ in options.values()):
+        return None                         # a required option (no default) missing: typer's message
+    return body, values
+
+
+def prepare(args: list[str]) -> Callable[[], int] | None:
+    """The call `wtc ARGS`, ready to run, when this path takes it in full; else None (typer's turn)."""
+    if os.environ.get(NO_FAST_ENV, "") not in ("", "0") or os.environ.get("WTC_TRACE_FILE"):
+        return None
+    parsed = parse(args)
+    if parsed is None or cwd_gone():
+        return None
+    body, values = parsed
+    return lambda: _call(body, values)
+
+
+def _call(body: Callable[..., int], values: dict[str, Any]) -> int:
+    """Run a body as typer's main (typer/core.py) and cli.main run a command: Ctrl-C exits 130 with
+    nothing printed, end of input at a prompt is an abort, a closed stdout (EPIPE) exits 1 quietly,
+    and every other exception is reported by `report_failure`."""
+    json_mode = bool(values.get("json_mode"))
+    try:
+        try:
+            return body(**values)
+        except EOFError:
+            sys.stderr.write("\n")
+            sys.stderr.flush()
+            from .output import tagging
+
+            tagging.emit_error(Interrupted("aborted at the prompt; nothing changed"), json_mode=json_mode)
+            return EXIT_INTERRUPTED
+        except KeyboardInterrupt:
+            return EXIT_INTERRUPTED
+        except OSError as error:
+            if error.errno != errno.EPIPE:
+                raise
+            from typer._click.utils import PacifyFlushWrapper   # only now: the reader went away
+
+            sys.stdout = PacifyFlushWrapper(sys.stdout)  # type: ignore[assignment]
+            sys.stderr = PacifyFlushWrapper(sys.stderr)  # type: ignore[assignment]
+            return 1
+    except (WtcError, Exception) as error:   # noqa: B014 (a WtcError first, as cli.main catches them)
+        return report_failure(error, json_mode=json_mode)
