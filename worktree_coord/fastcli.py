@@ -296,11 +296,31 @@ def prepare(args: list[str]) -> Callable[[], int] | None:
     """The call `wtc ARGS`, ready to run, when this path takes it in full; else None (typer's turn)."""
     if os.environ.get(NO_FAST_ENV, "") not in ("", "0") or os.environ.get("WTC_TRACE_FILE"):
         return None
+    if args == ["--help"]:
+        return _top_help()
     parsed = parse(args)
     if parsed is None or cwd_gone():
         return None
     body, values = parsed
     return lambda: _call(body, values)
+
+
+def _top_help() -> Callable[[], int] | None:
+    """`wtc --help` from the text typer printed when it was generated (cli_help.py), where click would
+    format it the same: a terminal (or COLUMNS) of 80 columns or more, as click caps the width at 80."""
+    import shutil
+
+    if shutil.get_terminal_size().columns < 80:
+        return None
+
+    def show() -> int:
+        from .cli_help import TOP_HELP
+
+        sys.stdout.write(TOP_HELP)
+        sys.stdout.flush()
+        return 0
+
+    return show
 
 
 def _call(body: Callable[..., int], values: dict[str, Any]) -> int:

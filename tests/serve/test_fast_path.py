@@ -46,7 +46,7 @@ TAKEN = [
 # Command lines it leaves to typer: help, unknown options, missing or option-like values, wrong
 # argument counts, `--`, a flag given a value, a bad number, other commands.
 LEFT = [
-    [], ["--help"], ["status", "--help"], ["task", "start", "--help"], ["status", "--bogus"], ["status", "-x"],
+    [], ["status", "--help"], ["task", "start", "--help"], ["status", "--bogus"], ["status", "-x"],
     ["status", "--run"], ["status", "--run", "--json"], ["status", "extra"], ["status", "--json=1"],
     ["status", "--"], ["task", "start", "--run", "r1"], ["task", "start", "t1", "t2", "--run", "r1"],
     ["task", "start", "t1"], ["task", "start", "t1", "--run", "r1", "--message", "m"],
@@ -103,7 +103,7 @@ def test_wtc_prints_and_exits_the_same_with_and_without_the_quick_path(repo: Pat
     outside.mkdir()
     # Read-only calls, good and bad, then writes that fail before they change anything.
     lines = [
-        ["version"], ["version", "--json"], ["status"], ["status", "--json"], ["status", "--run", "r1"],
+        ["--help"], ["version"], ["version", "--json"], ["status"], ["status", "--json"], ["status", "--run", "r1"],
         ["status", "-r", "r1", "--json"], ["status", "--run", "nope"], ["status", "--run", "nope", "--json"],
         ["status", "--forecast"], ["status", "--forecast", "--json"], ["status", "-C", str(outside)],
         ["status", "-C", str(outside), "--json"], ["status", "--repo", str(repo / "missing")],
@@ -118,10 +118,18 @@ def test_wtc_prints_and_exits_the_same_with_and_without_the_quick_path(repo: Pat
         ["status", "--bogus"], ["status", "--bogus", "--json"], ["merge", "--run", "r1", "--batch", "0"],
     ]
     for args in lines:
-        quick, typer_path = run(repo, args), run(repo, args, WTC_NO_FAST="1")
+        quick, typer_path = run(repo, args, COLUMNS="100"), run(repo, args, WTC_NO_FAST="1", COLUMNS="100")
         # Byte for byte, but for a report's clock (`timeline.now`: when it was read).
         assert (quick.returncode, _now(quick.stdout), quick.stderr) == \
             (typer_path.returncode, _now(typer_path.stdout), typer_path.stderr), args
+
+
+def test_top_level_help_is_typer_s_at_any_width(repo: Path) -> None:
+    """Printed from cli_help.py where click would format it 80 columns wide; narrower, typer's own."""
+    for columns in ("80", "200", "60", "20"):
+        quick, typer_path = run(repo, ["--help"], COLUMNS=columns), run(repo, ["--help"], WTC_NO_FAST="1",
+                                                                        COLUMNS=columns)
+        assert (quick.returncode, quick.stdout, quick.stderr) == (0, typer_path.stdout, b""), columns
 
 
 def test_a_write_through_the_quick_path_is_the_write_through_typer(tmp_path: Path) -> None:
