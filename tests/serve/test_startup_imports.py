@@ -83,3 +83,14 @@ def test_the_look_for_a_server_loads_no_dataclasses_typing_or_json(repo: Path) -
     modules = {m.group(1) for m in re.finditer(r"import time:\s+\d+ \|\s+\d+ \|\s*(\S+)", done.stderr)}
     assert "worktree_coord.gitrepo.locate" in modules
     assert not modules & {"dataclasses", "inspect", "typing", "json", "socket"}
+
+
+def test_a_line_merge_of_a_python_file_loads_no_toml_parser(tmp_path: Path) -> None:
+    """`wtc merge-file` runs once per conflicted file git asks about: tomlkit only for a TOML file."""
+    base = "def alpha(x):\n    return x + 1\n\n\ndef gamma(x):\n    return x - 3\n"
+    (tmp_path / "base.py").write_text(base)
+    (tmp_path / "left.py").write_text(base.replace("x + 1", "x + 10"))
+    (tmp_path / "right.py").write_text(base.replace("x - 3", "x - 30"))
+    modules = imported(tmp_path, "merge-file", "base.py", "left.py", "right.py", "--path", "m.py")
+    assert "worktree_coord.merge.languages.data_semantics" in modules
+    assert not modules & {"tomlkit", "libcst"}

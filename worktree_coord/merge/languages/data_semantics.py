@@ -15,13 +15,13 @@ from __future__ import annotations
 import json
 from typing import Any, Callable
 
-import tomlkit
-
 _UNDECIDED = object()
 _ABSENT = object()
 
 
 def _load_toml(data: bytes) -> Any:
+    import tomlkit   # only for a TOML file: every other merge imports this module too
+
     return tomlkit.parse(data.decode("utf-8-sig")).unwrap()
 
 
