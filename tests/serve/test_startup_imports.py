@@ -94,3 +94,13 @@ def test_a_line_merge_of_a_python_file_loads_no_toml_parser(tmp_path: Path) -> N
     modules = imported(tmp_path, "merge-file", "base.py", "left.py", "right.py", "--path", "m.py")
     assert "worktree_coord.merge.languages.data_semantics" in modules
     assert not modules & {"tomlkit", "libcst"}
+
+
+def test_a_merge_with_at_most_one_task_waiting_reads_no_workspace_and_builds_no_graph(repo: Path) -> None:
+    """The order of a drain needs the workspace's packages (consolidation's parsers) and a graph
+    (networkx) only when two or more tasks wait: the lead's `wtc merge` after each finish pays neither."""
+    subprocess.run([sys.executable, "-m", "worktree_coord", "run", "start", "--run", "r1"], cwd=repo, check=True,
+                   capture_output=True, env=dict(os.environ, WTC_NO_SERVE="1"))
+    modules = imported(repo, "merge", "--run", "r1")
+    assert "worktree_coord.coordinator.merging" in modules
+    assert not modules & ({"networkx", "worktree_coord.consolidate.manifests"} | CONSOLIDATION_PARSERS)

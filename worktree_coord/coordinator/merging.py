@@ -518,7 +518,9 @@ class MergeOperations(CoordinatorBase):
 
         def body() -> Outcome:
             rows = []
-            waiting = queue.drain_order(self.store.list_tasks(run_id, [TaskState.FINISHED]), self._packages(run))
+            waiting = self.store.list_tasks(run_id, [TaskState.FINISHED])
+            if len(waiting) > 1:   # an order to find: the workspace's packages (consolidate/) and a graph (networkx)
+                waiting = queue.drain_order(waiting, self._packages(run))
             results: list[TaskFinished] = []
             if batch > 1 and command:
                 with leases.hold(self.store, f"integration:{run_id}", timeout=self.config.wait_timeout,
