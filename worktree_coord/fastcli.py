@@ -25,13 +25,14 @@ import os
 import sys
 from contextlib import contextmanager
 
-from .errors import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USAGE, InternalError, Interrupted, UsageError, WtcError
-
+# Not even errors.py at the top (it loads dataclasses, and those inspect and typing): `wtc --help` and
+# `wtc version` print without it; a body or a failure imports what it raises or reports.
 TYPE_CHECKING = False   # not typing's: nothing here needs typing at run time
 if TYPE_CHECKING:  # the coordinator (pygit2, the store, the merge engine) loads when a command runs
     from typing import Any, Callable, Iterator
 
     from .coordinator import Coordinator
+    from .errors import UsageError
     from .results import RunStatus
 
     _Spec = tuple[dict[str, tuple[str, Any]], tuple[str, ...], dict[str, Any], Callable[..., int]]
@@ -40,7 +41,11 @@ NO_FAST_ENV = "WTC_NO_FAST"     # set (not "" or "0"): every call goes through t
 
 # ---- what typer does around every command, shared with cli.main -----------------------------------
 
-CWD_GONE = UsageError("the current folder no longer exists; pass --repo",
+def cwd_gone_error() -> UsageError:
+    """What a command says when the current folder was deleted under it."""
+    from .errors import UsageError
+
+    return UsageError("the current folder no longer exists; pass --repo",
                       fix="cd into the repository (or a live worktree), or pass --repo PATH (-C PATH) with an "
                           "absolute path")
 
@@ -59,6 +64,7 @@ def report_failure(error: BaseException, *, json_mode: bool) -> int:
     """Print what a command's exception means and return the exit code: a WtcError exits with its own
     code, Ctrl-C with 130 and a one-line message, anything else is a bug in wtc: exit 6 (never 2,
     which would blame the caller's input), the traceback under WTC_DEBUG."""
+    from .errors import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USAGE, InternalError, Interrupted, WtcError
     from .output import tagging
 
     if isinstance(error, WtcError):
@@ -70,7 +76,7 @@ def report_failure(error: BaseException, *, json_mode: bool) -> int:
                            json_mode=json_mode)
         return EXIT_INTERRUPTED
     if cwd_gone():   # not a bug: the caller's folder was deleted under it (a removed worktree)
-        tagging.emit_error(CWD_GONE, json_mode=json_mode)
+        tagging.emit_error(cwd_gone_error(), json_mode=json_mode)
         return EXIT_USAGE
     if os.environ.get("WTC_DEBUG"):
         import traceback
@@ -109,6 +115,7 @@ def version(json_mode: bool) -> int:
 
 
 def status(run: str | None, forecast: bool, repo: str, json_mode: bool) -> int:
+    from .errors import UsageError
     from .output import render
     from .output.progress import wants_progress
     from .output.tagging import emit
@@ -190,6 +197,7 @@ def merge(run: str, verify: str | None, batch: int, key: str | None, repo: str, 
 
 
 def report(run: str, onto: str | None, format: str, repo: str, json_mode: bool) -> int:
+    from .errors import UsageError
     from .output import render
     from .output.tagging import emit
 
@@ -308,9 +316,7 @@ def prepare(args: list[str]) -> Callable[[], int] | None:
 def _top_help() -> Callable[[], int] | None:
     """`wtc --help` from the text typer printed when it was generated (cli_help.py), where click would
     format it the same: a terminal (or COLUMNS) of 80 columns or more, as click caps the width at 80."""
-    import shutil
-
-    if shutil.get_terminal_size().columns < 80:
+    if _terminal_columns() < 80:
         return None
 
     def show() -> int:
@@ -321,6 +327,21 @@ def _top_help() -> Callable[[], int] | None:
         return 0
 
     return show
+
+
+def _terminal_columns() -> int:
+    """`shutil.get_terminal_size().columns`, as click reads it (COLUMNS, else the terminal on stdout,
+    else 80), without importing shutil (which loads the compression modules)."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns or 80
+        except (AttributeError, ValueError, OSError):
+            columns = 80
+    return columns
 
 
 def _call(body: Callable[..., int], values: dict[str, Any]) -> int:
@@ -334,12 +355,13 @@ def _call(body: Callable[..., int], values: dict[str, Any]) -> int:
         except EOFError:
             sys.stderr.write("\n")
             sys.stderr.flush()
+            from .errors import EXIT_INTERRUPTED, Interrupted
             from .output import tagging
 
             tagging.emit_error(Interrupted("aborted at the prompt; nothing changed"), json_mode=json_mode)
             return EXIT_INTERRUPTED
         except KeyboardInterrupt:
-            return EXIT_INTERRUPTED
+            return 130       # errors.EXIT_INTERRUPTED, as typer's main returns it: nothing printed
         except OSError as error:
             if error.errno != errno.EPIPE:
                 raise
@@ -348,5 +370,5 @@ def _call(body: Callable[..., int], values: dict[str, Any]) -> int:
             sys.stdout = PacifyFlushWrapper(sys.stdout)  # type: ignore[assignment]
             sys.stderr = PacifyFlushWrapper(sys.stderr)  # type: ignore[assignment]
             return 1
-    except (WtcError, Exception) as error:   # noqa: B014 (a WtcError first, as cli.main catches them)
+    except Exception as error:   # a WtcError included: report_failure tells them apart
         return report_failure(error, json_mode=json_mode)

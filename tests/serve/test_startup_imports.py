@@ -104,3 +104,12 @@ def test_a_merge_with_at_most_one_task_waiting_reads_no_workspace_and_builds_no_
     modules = imported(repo, "merge", "--run", "r1")
     assert "worktree_coord.coordinator.merging" in modules
     assert not modules & ({"networkx", "worktree_coord.consolidate.manifests"} | CONSOLIDATION_PARSERS)
+
+
+def test_help_and_version_load_neither_errors_nor_dataclasses(repo: Path) -> None:
+    """The quick path's own imports are the standard library's lightest: `wtc --help` and `wtc version`
+    print before errors.py (dataclasses, inspect, typing) or shutil would load."""
+    for args in (("--help",), ("version",), ("version", "--json")):
+        modules = imported(repo, *args)
+        assert "worktree_coord.fastcli" in modules, args
+        assert not modules & {"worktree_coord.errors", "dataclasses", "inspect", "typing", "shutil"}, args

@@ -17,7 +17,7 @@ from typing import Any
 import typer
 
 from ..errors import EXIT_INTERRUPTED, EXIT_USAGE, Interrupted, UsageError, WtcError
-from ..fastcli import CWD_GONE, cwd_gone, report_failure
+from ..fastcli import cwd_gone, cwd_gone_error, report_failure
 from ..output import tagging
 
 app = typer.Typer(
@@ -147,7 +147,7 @@ def build_command(name: str | None = None) -> Any:
     return command
 
 
-_CWD_GONE = CWD_GONE   # kept under its old names for callers
+_CWD_GONE = cwd_gone_error()   # kept under its old names for callers
 _cwd_gone = cwd_gone
 
 

@@ -5,9 +5,11 @@ otherwise, and errors mapped to their exit codes. The only place that writes to 
 from __future__ import annotations
 
 import sys
-from typing import Any, Callable
+TYPE_CHECKING = False   # not typing's: `wtc version` prints through here before anything else loads
+if TYPE_CHECKING:
+    from typing import Any, Callable
 
-from ..errors import WtcError
+    from ..errors import WtcError
 
 SCHEMA_PREFIX = "wtc."
 
