@@ -10,12 +10,20 @@ spread, and the ratio of the median to the median of `python -c pass` measured i
 worktree_coord modules.
 
 Commands: `python -c pass`; `wtc --help`; `wtc --version`; `wtc version`; `wtc status` in an empty
-repository and `wtc status --run r1` in one with a run; `wtc merge-file` on a small .py whose sides
-merge line by line, on a small .py whose sides both append a function (the structured stage runs),
-and on a small .json; `wtc check --help`; and the warm path (issue 36): `wtc version`, `wtc status
+repository and `wtc status --run r1` in one with a run; `wtc task check`, `wtc report` and `wtc merge`
+(nothing to merge) there; `wtc task start` and `wtc task finish --no-merge` (a new task each run, so
+each does its real work); `wtc merge-file` on a small .py whose sides merge line by line, on a small
+.py whose sides both append a function (the structured stage runs), and on a small .json; `wtc check
+--help`; the same `status`, `version` and `--help` through typer (`WTC_NO_FAST=1`: what the quick
+path, fastcli.py, saves, side by side); and the warm path (issue 36): `wtc version`, `wtc status
 --run r1` and `wtc task start --help` in a repository a `wtc serve` serves (the call handed to the
 server: the caller's start-up plus a fork). Each row also names the command's largest imports
-(cumulative, top-level, from the traced run).
+(cumulative, top-level, from the traced run) and `imports ms`, the sum of its top-level imports'
+cumulative times in that traced run: the start-up a command pays before its first line of work
+(for `task start` and `task finish`, what issue 36 asks to measure with -X importtime).
+
+Every command runs as the `wtc` script does (`python -m worktree_coord`: entry.py, the look for a
+server, the quick path, then typer).
 
 To compare two checkouts in one run (before/after), pass `--src DIR` (repeatable): each DIR is put
 first on PYTHONPATH, so its `worktree_coord` is the one imported (grammars still come from the
@@ -49,36 +57,45 @@ HEAVY = ("pygit2", "libcst", "tree_sitter", "networkx", "rich", "typer", "pydant
 @dataclass(frozen=True)
 class Command:
     name: str
-    argv: tuple[str, ...]        # after the interpreter: ("-c", "pass") or ("-m", "worktree_coord", ...)
+    argv: tuple[str, ...]        # after the interpreter: ("-c", "pass") or ("-m", "worktree_coord", ...); "{n}":
+                                 # the run's number (a new task per run), "traced" in the traced run
     exit_code: int = 0           # what a correct run exits with (a failing command is not timed)
     cwd_key: str = "scratch"     # which scratch folder it runs in ("served": a repository `wtc serve` serves)
+    typer: bool = False          # through typer: WTC_NO_FAST=1 (the quick path off)
 
 
 def wtc(*args: str) -> tuple[str, ...]:
-    # `wtc` is `worktree_coord.cli:main`; calling it through a tiny -c keeps `--src` honest (a console
-    # script would also work, but only for the installed package) and costs what the script costs.
-    return ("-c", "import sys; from worktree_coord.cli import main; sys.argv[0] = 'wtc'; main()", *args)
+    # The `wtc` script's own entry (entry.py); with --src, PYTHONPATH puts that checkout's package first.
+    return ("-m", "worktree_coord", *args)
 
 
 def commands() -> list[Command]:
     return [
         Command("python -c pass", ("-c", "pass")),
         Command("wtc --help", wtc("--help")),
-        Command("wtc --version", ("-m", "worktree_coord", "--version")),
+        Command("wtc --help (typer)", wtc("--help"), typer=True),
+        Command("wtc --version", wtc("--version")),
         Command("wtc version", wtc("version")),
+        Command("wtc version (typer)", wtc("version"), typer=True),
         Command("wtc status (empty repo)", wtc("status"), cwd_key="repo"),
-        Command("wtc status --run r1", ("-m", "worktree_coord", "status", "--run", "r1"), cwd_key="run"),
+        Command("wtc status --run r1", wtc("status", "--run", "r1"), cwd_key="run"),
+        Command("wtc status --run r1 (typer)", wtc("status", "--run", "r1"), cwd_key="run", typer=True),
+        Command("wtc task check", wtc("task", "check", "live", "--run", "r1"), cwd_key="run"),
+        Command("wtc report", wtc("report", "--run", "r1"), cwd_key="run"),
+        Command("wtc merge (nothing to merge)", wtc("merge", "--run", "r1"), cwd_key="run"),
+        Command("wtc task start", wtc("task", "start", "t{n}", "--run", "r1", "--own", "packages/t{n}/**"),
+                cwd_key="run"),
+        Command("wtc task finish --no-merge", wtc("task", "finish", "t{n}", "--run", "r1", "--no-merge"),
+                cwd_key="run"),
         Command("wtc merge-file .py (line)", wtc("merge-file", "base.py", "left.py", "right.py", "--path", "m.py")),
         Command("wtc merge-file .py (structured)", wtc("merge-file", "base.py", "left_add.py", "right_add.py",
                                                        "--path", "m.py")),
         Command("wtc merge-file .json", wtc("merge-file", "base.json", "left.json", "right.json", "--path", "c.json")),
         Command("wtc check --help", wtc("check", "--help")),
-        # The warm path: `-m worktree_coord` is the `wtc` script's entry (entry.py), which hands the
-        # call to the repository's server before the command line loads.
-        Command("served: wtc version", ("-m", "worktree_coord", "version"), cwd_key="served"),
-        Command("served: wtc status --run r1", ("-m", "worktree_coord", "status", "--run", "r1"), cwd_key="served"),
-        Command("served: wtc task start --help", ("-m", "worktree_coord", "task", "start", "--help"),
-                cwd_key="served"),
+        # The warm path: entry.py hands the call to the repository's server before anything else.
+        Command("served: wtc version", wtc("version"), cwd_key="served"),
+        Command("served: wtc status --run r1", wtc("status", "--run", "r1"), cwd_key="served"),
+        Command("served: wtc task start --help", wtc("task", "start", "--help"), cwd_key="served"),
     ]
 
 
@@ -111,8 +128,11 @@ def git_repo(repo: Path) -> Path:
 
 def repo_with_run(repo: Path, env: dict[str, str]) -> Path:
     git_repo(repo)
-    subprocess.run([sys.executable, "-m", "worktree_coord", "run", "start", "--run", "r1"], cwd=repo, env=env,
-                   check=True, capture_output=True)
+    for args in (["run", "start", "--run", "r1"], ["task", "start", "live", "--run", "r1", "--own", "live/**"]):
+        subprocess.run([sys.executable, "-m", "worktree_coord", *args], cwd=repo, env=env | {"WTC_NO_SERVE": "1"},
+                       check=True, capture_output=True)
+    (repo / ".wtc" / "worktrees" / "r1" / "live" / "live").mkdir(parents=True, exist_ok=True)
+    (repo / ".wtc" / "worktrees" / "r1" / "live" / "live" / "a.txt").write_text("an edit\n")
     return repo
 
 
@@ -125,9 +145,17 @@ def environment(src: str | None) -> dict[str, str]:
     return env
 
 
-def run_once(command: Command, cwd: Path, env: dict[str, str]) -> float:
+def argv(command: Command, n: str) -> list[str]:
+    return [sys.executable, *(arg.replace("{n}", n) for arg in command.argv)]
+
+
+def command_env(command: Command, env: dict[str, str]) -> dict[str, str]:
+    return env | {"WTC_NO_FAST": "1"} if command.typer else env
+
+
+def run_once(command: Command, cwd: Path, env: dict[str, str], n: int) -> float:
     started = time.perf_counter()
-    done = subprocess.run([sys.executable, *command.argv], cwd=cwd, env=env, capture_output=True)
+    done = subprocess.run(argv(command, str(n)), cwd=cwd, env=command_env(command, env), capture_output=True)
     elapsed = time.perf_counter() - started
     if done.returncode != command.exit_code:
         raise SystemExit(f"{command.name} exited {done.returncode}, expected {command.exit_code}:\n"
@@ -135,11 +163,12 @@ def run_once(command: Command, cwd: Path, env: dict[str, str]) -> float:
     return elapsed
 
 
-def imported(command: Command, cwd: Path, env: dict[str, str]) -> tuple[list[str], int, list[tuple[str, float]]]:
-    """Heavy libraries the command imported, how many worktree_coord modules, and its three largest
-    top-level imports with their cumulative milliseconds (one traced run)."""
-    done = subprocess.run([sys.executable, *command.argv], cwd=cwd, env=env | {"PYTHONPROFILEIMPORTTIME": "1"},
-                          capture_output=True)
+def imported(command: Command, cwd: Path, env: dict[str, str]) -> tuple[list[str], int, list[tuple[str, float]], float]:
+    """Heavy libraries the command imported, how many worktree_coord modules, its three largest
+    top-level imports with their cumulative milliseconds, and the sum of every top-level import's
+    (one traced run)."""
+    done = subprocess.run(argv(command, "traced"), cwd=cwd,
+                          env=command_env(command, env) | {"PYTHONPROFILEIMPORTTIME": "1"}, capture_output=True)
     names = set()
     top: list[tuple[str, float]] = []
     for line in done.stderr.decode("utf-8", "replace").splitlines():
@@ -150,7 +179,8 @@ def imported(command: Command, cwd: Path, env: dict[str, str]) -> tuple[list[str
                 top.append((match.group(3), int(match.group(1)) / 1000))
     heavy = [h for h in HEAVY if h in names]
     largest = sorted(top, key=lambda item: -item[1])[:3]
-    return heavy, sum(1 for n in names if n == "worktree_coord" or n.startswith("worktree_coord.")), largest
+    ours = sum(1 for n in names if n == "worktree_coord" or n.startswith("worktree_coord."))
+    return heavy, ours, largest, sum(ms for _, ms in top)
 
 
 def main() -> int:
@@ -180,11 +210,11 @@ def main() -> int:
 
         times: dict[tuple[str | None, str], list[float]] = {}
         # Interleave sources and commands run by run, so a load spike hits every variant alike.
-        for _ in range(args.runs):
+        for n in range(args.runs):
             for command in commands():
                 for src in sources:
                     times.setdefault((src, command.name), []).append(
-                        run_once(command, folder(command, src), envs[src]))
+                        run_once(command, folder(command, src), envs[src], n))
         for src in sources:
             label = src or "installed"
             baseline = statistics.median(times[(src, "python -c pass")])
@@ -192,8 +222,8 @@ def main() -> int:
             for command in commands():
                 samples = times[(src, command.name)]
                 median = statistics.median(samples)
-                heavy, ours, largest = imported(command, folder(command, src), envs[src])
-                rows.append({"command": command.name, "median_ms": round(median * 1000, 1),
+                heavy, ours, largest, imports = imported(command, folder(command, src), envs[src])
+                rows.append({"command": command.name, "median_ms": round(median * 1000, 1), "imports_ms": round(imports, 1),
                              "min_ms": round(min(samples) * 1000, 1), "max_ms": round(max(samples) * 1000, 1),
                              "ratio": round(median / baseline, 2), "extra_ms": round((median - baseline) * 1000, 1),
                              "wtc_modules": ours, "heavy_imports": heavy,
@@ -207,10 +237,12 @@ def main() -> int:
         return 0
     for label, rows in results.items():
         print(f"\n{label}  (medians of {args.runs} runs; ratio = median / median of `python -c pass`)")
-        print(f"{'command':34} {'median':>8} {'min':>8} {'max':>8} {'ratio':>6} {'+ms':>7} {'mods':>5}  heavy imports")
+        print(f"{'command':34} {'median':>8} {'min':>8} {'max':>8} {'ratio':>6} {'+ms':>7} {'imports':>8} {'mods':>5}"
+              "  heavy imports")
         for row in rows:
             print(f"{row['command']:34} {row['median_ms']:>8} {row['min_ms']:>8} {row['max_ms']:>8} "
-                  f"{row['ratio']:>6} {row['extra_ms']:>7} {row['wtc_modules']:>5}  {', '.join(row['heavy_imports'])}")
+                  f"{row['ratio']:>6} {row['extra_ms']:>7} {row['imports_ms']:>8} {row['wtc_modules']:>5}  "
+                  f"{', '.join(row['heavy_imports'])}")
         print("\nlargest top-level imports per command (cumulative ms, traced run; served: the caller's own)")
         for row in rows:
             print(f"  {row['command']:34} " + ", ".join(f"{t['module']} {t['ms']}" for t in row["top_imports"]))
