@@ -41,6 +41,14 @@ def main() -> None:
 
         sys.stdout.write(f"wtc {__version__}\n")
         sys.exit(0)
+    if sys.argv[1:] in (["version"], ["version", "--json"], ["--help"]):
+        # Answers that read no repository: printed here (fastcli.py) in less than a round trip to a server.
+        from .fastcli import prepare
+
+        call = prepare(sys.argv[1:])
+        if call is not None:
+            signal.signal(signal.SIGINT, previous if callable(previous) else signal.default_int_handler)
+            sys.exit(call())
     # A warm server for this repository (`wtc serve`) runs the call with everything imported;
     # without one (or a stale socket) this is a few stat calls and the call runs in-process.
     from .serve.client import served_call

@@ -113,3 +113,18 @@ def test_help_and_version_load_neither_errors_nor_dataclasses(repo: Path) -> Non
         modules = imported(repo, *args)
         assert "worktree_coord.fastcli" in modules, args
         assert not modules & {"worktree_coord.errors", "dataclasses", "inspect", "typing", "shutil"}, args
+
+
+def test_version_and_help_answer_here_even_when_a_server_runs(repo: Path) -> None:
+    """They read no repository: printing them costs less than the round trip to a warm server."""
+    server = subprocess.Popen([sys.executable, "-m", "worktree_coord", "serve"], cwd=repo, env=dict(os.environ),
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        assert server.stderr is not None and "serving" in server.stderr.readline()
+        for args in (("version",), ("--help",)):
+            modules = imported(repo, *args)
+            assert "worktree_coord.fastcli" in modules and not modules & {"socket", "json"}, args
+        assert "socket" in imported(repo, "status")          # the rest still goes to the server
+    finally:
+        server.kill()
+        server.wait(timeout=60)
