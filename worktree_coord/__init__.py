@@ -30,9 +30,10 @@ _LAZY = {
     "merge_file": ("worktree_coord.merge", "merge_file"),
     "FileMerge": ("worktree_coord.merge", "FileMerge"),
     **{name: ("worktree_coord.results", name) for name in (
-        "ConflictRecord", "ConsolidationReport", "Forecast", "GcReport", "Landed", "LeftoverRecord", "MergeReport",
-        "RunReport", "RunStarted", "RunStatus", "SemanticRecord", "SkippedRecord", "TaskAbandoned", "TaskCheck",
-        "TaskFinished", "TaskStarted", "TaskUpdated", "TaskWidened", "ViolationRecord")},
+        "ConsolidationReport", "Forecast", "GcReport", "Landed", "MergeReport", "RunReport", "RunStarted",
+        "RunStatus", "TaskAbandoned", "TaskCheck", "TaskFinished", "TaskStarted", "TaskUpdated", "TaskWidened")},
+    **{name: ("worktree_coord.records", name) for name in (
+        "ConflictRecord", "LeftoverRecord", "SemanticRecord", "SkippedRecord", "ViolationRecord")},
 }
 
 

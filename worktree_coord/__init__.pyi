@@ -17,25 +17,25 @@ from .errors import WtcError as WtcError
 from .merge import FileMerge as FileMerge
 from .merge import merge_file as merge_file
 from .model import TaskState as TaskState
-from .results import ConflictRecord as ConflictRecord
+from .records import ConflictRecord as ConflictRecord
 from .results import ConsolidationReport as ConsolidationReport
 from .results import Forecast as Forecast
 from .results import GcReport as GcReport
 from .results import Landed as Landed
-from .results import LeftoverRecord as LeftoverRecord
+from .records import LeftoverRecord as LeftoverRecord
 from .results import MergeReport as MergeReport
 from .results import RunReport as RunReport
 from .results import RunStarted as RunStarted
 from .results import RunStatus as RunStatus
-from .results import SemanticRecord as SemanticRecord
-from .results import SkippedRecord as SkippedRecord
+from .records import SemanticRecord as SemanticRecord
+from .records import SkippedRecord as SkippedRecord
 from .results import TaskAbandoned as TaskAbandoned
 from .results import TaskCheck as TaskCheck
 from .results import TaskFinished as TaskFinished
 from .results import TaskStarted as TaskStarted
 from .results import TaskUpdated as TaskUpdated
 from .results import TaskWidened as TaskWidened
-from .results import ViolationRecord as ViolationRecord
+from .records import ViolationRecord as ViolationRecord
 
 __version__: str
 __all__: list[str]
