@@ -338,7 +338,7 @@ def _terminal_columns() -> int:
         columns = 0
     if columns <= 0:
         try:
-            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns or 80
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns or 80  # type: ignore[union-attr]
         except (AttributeError, ValueError, OSError):
             columns = 80
     return columns

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, dataclass_transform
 
 if TYPE_CHECKING:
     from .records import ConflictRecord, LeftoverRecord, SkippedRecord, ViolationRecord
@@ -44,6 +44,7 @@ def __getattr__(name: str) -> Any:
 _MISSING = dataclasses.MISSING
 
 
+@dataclass_transform()   # type checkers read each class's fields as its __init__'s keywords, as before
 def result_class(cls: type[T]) -> type[T]:
     """Declare a Result subclass: a dataclass with no generated code (see above)."""
     if cls.__doc__ is None:   # else dataclass writes one from inspect.signature (slow to import, and *args)
@@ -62,6 +63,8 @@ class Result:
     exit_code: int = 0
     replayed: bool = False
     _init_plan: ClassVar[tuple[tuple[str, Any, Any], ...]] = ()
+    if TYPE_CHECKING:   # what dataclasses.fields/asdict ask of a dataclass (set by result_class at run time)
+        __dataclass_fields__: ClassVar[dict[str, Any]]
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         plan = self._init_plan
