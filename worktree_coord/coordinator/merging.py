@@ -594,7 +594,8 @@ class MergeOperations(CoordinatorBase):
         it is published. When integration moved during the drain (a finish landed), nothing of
         it was published: each of its tasks is merged again by its own compare-and-swap, as a
         drain did before. A crash before the one move leaves integration and every task as they
-        were; after it, the tasks not yet recorded are found merged by the next drain."""
+        were; after it, the tasks not yet recorded are found merged by the next drain. The merge
+        index writes what the drain's checks computed at its end (MergeIndex.held)."""
         results: list[TaskFinished] = []
         ref = f"refs/heads/{run.integration_ref}"
         built: list[tuple[TaskRecord, IntegrationResult]] = []
@@ -623,7 +624,11 @@ class MergeOperations(CoordinatorBase):
                 self.reporter.event("merge.progress", run=run.run_id, task=task.task_id, state=result.state,
                                     done=len(results), total=len(waiting))
 
-        with contextlib.ExitStack() as held:
+        from ..merge.checks.merge_index import index_folder, shared_index
+
+        # The merge index's disk writes (merge_index.py) wait for the drain's end: one transaction
+        # for the symbols its checks parsed, and the last tip's changes and tables only.
+        with contextlib.ExitStack() as held, shared_index(index_folder(self.git.repo)).held():
             try:
                 for task in waiting:
                     try:

@@ -152,13 +152,16 @@ def check_tree_merge(repo: pygit2.Repository, base: pygit2.Oid | str, ours: pygi
     diff = functools.partial(_changes, repo=repo)
     changes = [index.changes(repo, trees[0], trees[1], diff), diff(trees[0], trees[2]),
                index.advance(repo, trees[0], trees[1], trees[3], diff)]
-    tip, loose = (None, set()) if walk else _tip_tables(repo, index, trees, changes, ours, diff)
-    files = _tree_files(repo, changes, loose=None if walk else loose)
-    if not files:
-        return ()
-    mentions = _Mentions(repo, trees[0], trees[1], trees[2])
-    return find_broken_names(files, labels=labels, mentions=mentions, tree_file=mentions.file,
-                             tree_folders=mentions.folders, index=index, tip=tip, loose=loose)
+    try:
+        tip, loose = (None, set()) if walk else _tip_tables(repo, index, trees, changes, ours, diff)
+        files = _tree_files(repo, changes, loose=None if walk else loose)
+        if not files:
+            return ()
+        mentions = _Mentions(repo, trees[0], trees[1], trees[2])
+        return find_broken_names(files, labels=labels, mentions=mentions, tree_file=mentions.file,
+                                 tree_folders=mentions.folders, index=index, tip=tip, loose=loose)
+    finally:
+        index.settle()   # what the check computed, on disk for the next process (held by a drain)
 
 
 def _tip_tables(repo: pygit2.Repository, index: MergeIndex, trees: list[pygit2.Tree],

@@ -12,9 +12,13 @@ run's whole work. Two things are kept:
   with the small diff tip -> result (the task's files), not a diff of the pin against the new tip.
 Both live in memory (bounded) and, given a folder (`<git common dir>/wtc/merge-index/`, what the
 coordinator passes), on disk so another process (each `wtc task finish` merges in its own) finds
-them: one file per entry, written to a temporary name and renamed into place, so a reader sees a
-whole entry or none. An entry that does not load (truncated, another format, not ours) is dropped
-and computed again; the disk is a cache, never the truth, so results are those of a full walk.
+them: symbols as rows of one SQLite file (`symbols.sqlite3`: a drain writes hundreds, and a file
+each cost more than the check), a tip's changes and tables one file per entry, written to a
+temporary name and renamed into place, so a reader sees a whole entry or none. Writes wait for the
+end of the check (`settle`), or of a whole drain (`held()`: one transaction for its symbols, and
+only the last tip's changes and tables, the only tip the drain publishes). An entry that does not
+load (truncated, another format, not ours; a damaged SQLite file is removed) is dropped and
+computed again; the disk is a cache, never the truth, so results are those of a full walk.
 Invariants: every answer equals what the uncached computation gives (tests/merge/test_merge_index.py
 compares them after edits, deletions, renames, a corrupt file and two processes); nothing here
 knows about runs or tasks.
@@ -22,15 +26,17 @@ knows about runs or tasks.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import marshal
 import os
 import pickle
+import sqlite3
 import tempfile
 import threading
 from collections import OrderedDict
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Iterator
 
 import pygit2
 
@@ -39,6 +45,7 @@ MAX_SYMBOLS = 8192      # symbols (and memo) entries kept in memory per process
 MAX_TIPS = 16           # tips whose changes are kept in memory
 MAX_TIP_FILES = 64      # tips whose changes (and tables) are kept on disk (the oldest are removed past this)
 TABLES_EVERY = 8        # a drain writes every 8th tip's tables (tip_index.py) for the next process
+MAX_SYMBOL_ROWS = 200_000   # symbols rows kept on disk (`wtc gc` removes the oldest past this)
 
 Side = tuple[Any, int]   # a path's blob id (None: absent) and mode in one tree
 Changes = dict[str, tuple[Side, Side]]
@@ -57,9 +64,14 @@ class MergeIndex:
         self._tip_tables: OrderedDict[tuple[str, str], Any] = OrderedDict()   # tip_index.TipIndex per (pin, tip)
         self._saved = 0
         self._lock = threading.Lock()
+        self._held = 0                                   # held(): writes wait for the drain's end
+        self._pending: dict[bytes, Any] = {}             # symbols rows not written yet (row key -> value)
+        self._pending_entries: dict[str, tuple[Path, Any]] = {}   # kind -> the last tip entry not written
         self.stats = {"symbols_hit": 0, "symbols_disk": 0, "symbols_miss": 0, "tips_hit": 0, "tips_disk": 0,
                       "tips_miss": 0, "tips_composed": 0, "corrupt": 0, "tables_hit": 0, "tables_derived": 0,
                       "tables_disk": 0, "tables_built": 0}
+        self._rows = _SymbolRows(self.folder / f"v{FORMAT}" / "symbols.sqlite3", self.stats) \
+            if self.folder is not None else None
 
     # -- symbols per blob -------------------------------------------------------------------------
     def symbols(self, fingerprint: str, data: bytes, uses: bool, compute: Callable[[], Any]) -> Any:
@@ -69,15 +81,16 @@ class MergeIndex:
         if kept is not _MISSING:
             self.stats["symbols_hit"] += 1
             return kept
-        path = self._entry("symbols", fingerprint, key[1].hex() + ("u" if uses else "d"))
-        found = _load(path, self.stats)
+        found = self._load_symbols(key)
         if found is not _MISSING:
             self.stats["symbols_disk"] += 1
             value = found
         else:
             self.stats["symbols_miss"] += 1
             value = compute()
-            _store(path, value)
+            if self._rows is not None:
+                with self._lock:
+                    self._pending[_row_key(key)] = value
         self._put(self._symbols, key, value, MAX_SYMBOLS)
         return value
 
@@ -93,7 +106,7 @@ class MergeIndex:
             key = (fingerprint, blob_id, full)
             if key in self._absent:
                 continue   # looked for on disk already by this process: computed when asked
-            found = _load(self._entry("symbols", fingerprint, blob_id.hex() + ("u" if full else "d")), self.stats)
+            found = self._load_symbols(key)
             if found is _MISSING:
                 self._absent.add(key)
                 continue
@@ -101,6 +114,72 @@ class MergeIndex:
             self._put(self._symbols, key, found, MAX_SYMBOLS)
             return found
         return _MISSING
+
+    def _load_symbols(self, key: tuple[str, bytes, bool]) -> Any:
+        """A symbols row of the disk (or one this process has not written yet), or _MISSING."""
+        if self._rows is None:
+            return _MISSING
+        row = _row_key(key)
+        with self._lock:
+            if row in self._pending:
+                return self._pending[row]
+        return self._rows.get(row)
+
+    # -- when the disk is written ---------------------------------------------------------------
+    @contextlib.contextmanager
+    def held(self) -> Iterator["MergeIndex"]:
+        """Hold the disk writes of the checks inside the block, and write them at its end (a
+        drain: its symbols in one transaction, of its tips' changes and tables only the last ones,
+        the only tip another process will merge onto). Nests; a crash inside only loses cache."""
+        with self._lock:
+            self._held += 1
+        try:
+            yield self
+        finally:
+            with self._lock:
+                self._held -= 1
+                last = self._held == 0
+            if last:
+                self.flush()
+
+    def settle(self) -> None:
+        """The end of one check: write what it left pending, unless a drain holds the writes."""
+        if not self._held:
+            self.flush()
+
+    def flush(self) -> None:
+        """Write every pending entry now."""
+        with self._lock:
+            rows, self._pending = self._pending, {}
+            entries, self._pending_entries = self._pending_entries, {}
+        if rows and self._rows is not None:
+            self._rows.put(rows)
+        for path, packed in entries.values():
+            self._write_entry(path, packed)
+
+    def prune(self, keep_tips: Iterable[str], max_rows: int = MAX_SYMBOL_ROWS) -> dict[str, int]:
+        """What `wtc gc` removes: the changes and tables entries of tips not in `keep_tips` (the
+        ids of tips a run may still merge onto: its integration tip and the first parents below
+        it), and the oldest symbols rows past `max_rows`. Returns how many of each went."""
+        keep = set(keep_tips)
+        removed = {"tips": 0, "tables": 0, "symbols": 0}
+        if self.folder is None:
+            return removed
+        for kind in ("tips", "tables"):
+            folder = self.folder / f"v{FORMAT}" / kind
+            try:
+                entries = list(folder.iterdir())
+            except OSError:
+                continue
+            for entry in entries:
+                tip = entry.name.rsplit("-", 1)[-1]
+                if entry.name.startswith(".tmp-") or tip not in keep:
+                    with contextlib.suppress(OSError):
+                        entry.unlink()
+                        removed[kind] += 1
+        if self._rows is not None:
+            removed["symbols"] = self._rows.prune(max_rows)
+        return removed
 
     def memo(self, kind: str, key: Any, compute: Callable[[], Any]) -> Any:
         """`compute()` once per (kind, key) in this process (bounded): for answers pure in `key`,
@@ -240,9 +319,17 @@ class MergeIndex:
         self._save_pruned(path, _pack(changes))
 
     def _save_pruned(self, path: Path | None, packed: Any) -> None:
-        """Write a per-tip entry (marshal) and, now and then, remove its folder's oldest past MAX_TIP_FILES."""
+        """Write a per-tip entry (marshal; held: the last of its kind, at the drain's end) and, now
+        and then, remove its folder's oldest past MAX_TIP_FILES."""
         if path is None:
             return
+        if self._held:
+            with self._lock:
+                self._pending_entries[path.parent.name] = (path, packed)
+            return
+        self._write_entry(path, packed)
+
+    def _write_entry(self, path: Path, packed: Any) -> None:
         _store(path, packed, raw=True)
         self._saved += 1
         if self._saved % 16:
@@ -369,3 +456,122 @@ def _raw(sides: tuple[Side, Side]) -> tuple[tuple[bytes | None, int], tuple[byte
 
 def _oids(sides: Any) -> tuple[Side, Side]:
     return tuple((None if raw is None else pygit2.Oid(raw=raw), mode) for raw, mode in sides)  # type: ignore[return-value]
+
+
+def _row_key(key: tuple[str, bytes, bool]) -> bytes:
+    """A symbols entry's row key: the profile's fingerprint, the blob's id, the extraction mode."""
+    fingerprint, blob_id, uses = key
+    return fingerprint[:16].encode() + blob_id + (b"u" if uses else b"d")
+
+
+class _SymbolRows:
+    """The symbols entries of a folder, rows of one SQLite file: (key, the pickled entry). Opened
+    on first use (again in a forked child); any damage (not a database, malformed) removes the
+    file and starts an empty one; a write that cannot get the file (another process writing past
+    the timeout) is dropped: a cache. Rows are replaced when written again, so the oldest rows
+    (by rowid) are the least recently written: `prune` removes those."""
+
+    def __init__(self, path: Path, stats: dict[str, int]):
+        self.path = path
+        self._stats = stats
+        self._db: sqlite3.Connection | None = None
+        self._pid = 0
+        self._lock = threading.Lock()
+        self._off = False   # unusable here (a read-only folder): the cache stays in memory
+        self._retried = False
+
+    def _connect(self) -> sqlite3.Connection | None:
+        if self._db is not None and self._pid == os.getpid():
+            return self._db
+        self._db = None   # a forked child never uses its parent's connection
+        if self._off:
+            return None
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            db = sqlite3.connect(str(self.path), timeout=2.0, isolation_level=None, check_same_thread=False)
+            db.execute("PRAGMA synchronous=OFF")   # a cache: a torn write is found damaged and rebuilt
+            db.execute("CREATE TABLE IF NOT EXISTS symbols (key BLOB PRIMARY KEY, value BLOB NOT NULL)")
+        except sqlite3.DatabaseError:
+            return self._damaged()
+        except (sqlite3.Error, OSError):
+            self._off = True
+            return None
+        self._db, self._pid = db, os.getpid()
+        return db
+
+    def _damaged(self) -> sqlite3.Connection | None:
+        """Remove a file that is not a whole database and start an empty one (once per process:
+        a second failure leaves this process's cache in memory)."""
+        self._stats["corrupt"] += 1
+        if self._db is not None:
+            with contextlib.suppress(sqlite3.Error):
+                self._db.close()
+        self._db = None
+        for suffix in ("", "-journal", "-wal", "-shm"):
+            with contextlib.suppress(OSError):
+                os.unlink(str(self.path) + suffix)
+        if self._retried:
+            self._off = True
+            return None
+        self._retried = True
+        return self._connect()
+
+    def get(self, row: bytes) -> Any:
+        with self._lock:
+            db = self._connect()
+            if db is None:
+                return _MISSING
+            try:
+                found = db.execute("SELECT value FROM symbols WHERE key = ?", (row,)).fetchone()
+            except sqlite3.DatabaseError:
+                self._damaged()
+                return _MISSING
+            except sqlite3.Error:
+                return _MISSING
+        if found is None:
+            return _MISSING
+        try:
+            tag, value = pickle.loads(found[0])
+            if tag != ("wtc-merge-index", FORMAT):
+                raise ValueError("another format")
+            return value
+        except Exception:   # noqa: BLE001 - any damage means: not an entry; compute it again
+            self._stats["corrupt"] += 1
+            return _MISSING
+
+    def put(self, rows: dict[bytes, Any]) -> None:
+        """Write `rows` in one transaction (dropped whole when the file cannot be had)."""
+        data = [(key, pickle.dumps((("wtc-merge-index", FORMAT), value), protocol=pickle.HIGHEST_PROTOCOL))
+                for key, value in rows.items()]
+        with self._lock:
+            db = self._connect()
+            if db is None:
+                return
+            try:
+                with db:
+                    db.execute("BEGIN IMMEDIATE")
+                    db.executemany("INSERT OR REPLACE INTO symbols (key, value) VALUES (?, ?)", data)
+            except sqlite3.DatabaseError as error:
+                if not isinstance(error, sqlite3.OperationalError):
+                    self._damaged()
+            except sqlite3.Error:
+                pass
+
+    def prune(self, keep: int) -> int:
+        """Remove the oldest rows past `keep`; how many went."""
+        with self._lock:
+            db = self._connect()
+            if db is None:
+                return 0
+            try:
+                with db:
+                    db.execute("BEGIN IMMEDIATE")
+                    done = db.execute("DELETE FROM symbols WHERE rowid NOT IN "
+                                      "(SELECT rowid FROM symbols ORDER BY rowid DESC LIMIT ?)", (keep,))
+                    return max(0, done.rowcount)
+            except sqlite3.DatabaseError as error:
+                if not isinstance(error, sqlite3.OperationalError):
+                    self._damaged()
+                return 0
+            except sqlite3.Error:
+                return 0
