@@ -154,7 +154,7 @@ def check_tree_merge(repo: pygit2.Repository, base: pygit2.Oid | str, ours: pygi
                index.advance(repo, trees[0], trees[1], trees[3], diff)]
     try:
         tip, loose = (None, set()) if walk else _tip_tables(repo, index, trees, changes, ours, diff)
-        files = _tree_files(repo, changes, loose=None if walk else loose)
+        files = _tree_files(repo, changes, loose=None if walk else loose, kept=None if walk else index.tree_files)
         if not files:
             return ()
         mentions = _Mentions(repo, trees[0], trees[1], trees[2])
@@ -269,20 +269,32 @@ def check_merge(repo: pygit2.Repository, base: pygit2.Oid | str, ours: pygit2.Oi
 
 def _tree_files(repo: pygit2.Repository, changes: list[dict[str, tuple[Side, Side]]],
                 given: Mapping[str, bytes | None] | None = None,
-                loose: set[str] | None = None) -> list["_TreeFile"]:
+                loose: set[str] | None = None, kept: dict[str, Any] | None = None) -> list["_TreeFile"]:
     """The semantic check's view of each regular file that ours or theirs changed (`changes`: the
     diffs base -> ours, base -> theirs, base -> merged); `given`: merged bytes known already.
     `loose` (a tip's merge, _tip_tables): every path of base -> ours outside it is as the base
-    on theirs' side and as ours in the merged tree, so its four versions are known from one diff."""
+    on theirs' side and as ours in the merged tree, so its four versions are known from one diff:
+    its view is a function of its two sides, and `kept` (MergeIndex.tree_files) keeps it from
+    one merge of a drain to the next (with what it read), instead of building it again."""
     given = given or {}
     paths = sorted(p for p in set(changes[0]) | set(changes[1]) if semantic_profile(p) is not None)
     files = []
     ours = changes[0]
     for path in paths:
         if loose is not None and path not in loose:
-            (base_id, base_mode), (ours_id, ours_mode) = ours[path]
+            sides = ours[path]
+            known = kept.get(path) if kept is not None else None
+            if known is not None and known[0] is repo and known[1] == sides:
+                if known[2] is not None:
+                    files.append(known[2])
+                continue
+            (base_id, base_mode), (ours_id, ours_mode) = sides
+            view = None
             if (base_id is None or base_mode in _READ_MODES) and (ours_id is None or ours_mode in _READ_MODES):
-                files.append(_TreeFile(repo, path, [base_id, ours_id, base_id, ours_id]))
+                view = _TreeFile(repo, path, [base_id, ours_id, base_id, ours_id])
+                files.append(view)
+            if kept is not None:
+                kept[path] = (repo, sides, view)
             continue
         base_side = next((c[path][0] for c in changes if path in c), (None, _REGULAR))
         versions = [base_side] + [c.get(path, (None, base_side))[1] for c in changes]

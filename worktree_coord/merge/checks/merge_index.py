@@ -45,10 +45,24 @@ MAX_SYMBOLS = 8192      # symbols (and memo) entries kept in memory per process
 MAX_TIPS = 16           # tips whose changes are kept in memory
 MAX_TIP_FILES = 64      # tips whose changes (and tables) are kept on disk (the oldest are removed past this)
 TABLES_EVERY = 8        # a drain writes every 8th tip's tables (tip_index.py) for the next process
+MAX_TREE_FILES = 100_000   # tree files' views kept in memory (tree._tree_files)
 MAX_SYMBOL_ROWS = 200_000   # symbols rows kept on disk (`wtc gc` removes the oldest past this)
 
 Side = tuple[Any, int]   # a path's blob id (None: absent) and mode in one tree
 Changes = dict[str, tuple[Side, Side]]
+
+
+class _Bounded(dict):
+    """A dict emptied when it grows past `limit` entries (what it holds is computed again)."""
+
+    def __init__(self, limit: int):
+        super().__init__()
+        self.limit = limit
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        if len(self) >= self.limit and key not in self:
+            self.clear()
+        super().__setitem__(key, value)
 
 
 class MergeIndex:
@@ -64,6 +78,9 @@ class MergeIndex:
         self._tip_tables: OrderedDict[tuple[str, str], Any] = OrderedDict()   # tip_index.TipIndex per (pin, tip)
         self._saved = 0
         self._lock = threading.Lock()
+        # tree._tree_files: a tip's file outside the merge's own, path -> (repository, its pin and
+        # tip sides, the check's view of it); the same from one merge of a drain to the next.
+        self.tree_files: dict[str, Any] = _Bounded(MAX_TREE_FILES)
         self._held = 0                                   # held(): writes wait for the drain's end
         self._pending: dict[bytes, Any] = {}             # symbols rows not written yet (row key -> value)
         self._pending_entries: dict[str, tuple[Path, Any]] = {}   # kind -> the last tip entry not written
@@ -154,8 +171,8 @@ class MergeIndex:
             entries, self._pending_entries = self._pending_entries, {}
         if rows and self._rows is not None:
             self._rows.put(rows)
-        for path, packed in entries.values():
-            self._write_entry(path, packed)
+        for path, pack in entries.values():
+            self._write_entry(path, pack)
 
     def prune(self, keep_tips: Iterable[str], max_rows: int = MAX_SYMBOL_ROWS) -> dict[str, int]:
         """What `wtc gc` removes: the changes and tables entries of tips not in `keep_tips` (the
@@ -293,7 +310,7 @@ class MergeIndex:
                 value, save = build(), True
                 self.stats["tables_built"] += 1
         if save and dump is not None:
-            self._save_pruned(self._entry("tables", "", f"{key[0]}-{key[1]}"), dump(value))
+            self._save_pruned(self._entry("tables", "", f"{key[0]}-{key[1]}"), lambda: dump(value))
         self._put(self._tip_tables, key, value, 4)
         return value
 
@@ -316,20 +333,21 @@ class MergeIndex:
         self._put(self._tips, key, changes, MAX_TIPS)
 
     def _save_tip(self, path: Path | None, changes: Changes) -> None:
-        self._save_pruned(path, _pack(changes))
+        self._save_pruned(path, lambda: _pack(changes))   # `changes` is kept, never changed: packed when written
 
-    def _save_pruned(self, path: Path | None, packed: Any) -> None:
-        """Write a per-tip entry (marshal; held: the last of its kind, at the drain's end) and, now
-        and then, remove its folder's oldest past MAX_TIP_FILES."""
+    def _save_pruned(self, path: Path | None, pack: Callable[[], Any]) -> None:
+        """Write a per-tip entry (marshal of what `pack()` gives; held: the last of its kind, packed
+        and written at the drain's end) and, now and then, remove its folder's oldest past MAX_TIP_FILES."""
         if path is None:
             return
         if self._held:
             with self._lock:
-                self._pending_entries[path.parent.name] = (path, packed)
+                self._pending_entries[path.parent.name] = (path, pack)
             return
-        self._write_entry(path, packed)
+        self._write_entry(path, pack)
 
-    def _write_entry(self, path: Path, packed: Any) -> None:
+    def _write_entry(self, path: Path, pack: Callable[[], Any]) -> None:
+        packed = pack()
         _store(path, packed, raw=True)
         self._saved += 1
         if self._saved % 16:
@@ -575,3 +593,4 @@ class _SymbolRows:
                 return 0
             except sqlite3.Error:
                 return 0
+

@@ -138,9 +138,11 @@ def find_broken_names(files: Iterable[Versions], *, labels: tuple[str, str, str]
     checked = [f for f in files if semantic_profile(f.path) is not None]
     check = _Check(checked, labels, trees or {}, complete, tree_file, tree_folders, package_files)
     check.index = index
-    check.tip, check.loose = tip, loose
+    check.tip, check.loose = tip, frozenset(loose)
     check.every_use = every_use
-    found = check.run() + find_duplicates(checked, labels=labels, trees=trees) + find_signature_changes(check)
+    # A tip's file outside `loose` is ours' version in the merged tree: no duplicate to find there.
+    doubled = checked if tip is None else [f for f in checked if f.path in check.loose]
+    found = check.run() + find_duplicates(doubled, labels=labels, trees=trees) + find_signature_changes(check)
     if mentions is not None and len(checked) > 1:
         found += tuple(find_replaced_imports(checked, check, check.labels, mentions, tree_file))
     unique: dict[tuple[str, int, str, str], SemanticFinding] = {}
