@@ -36,7 +36,7 @@ from .result import FileMerge, MergeConflict, SemanticFinding, SemanticMode, Str
 from .checks.import_paths import grouped_paths
 from .checks.merge_index import MISSING, TABLES_EVERY, MergeIndex, shared_index
 from .checks.semantic import PATH_FACTS, find_broken_names, semantic_profile
-from .checks.symbols import extract, fingerprint
+from .checks.symbols import IMPORTS_ONLY, extract, fingerprint
 from .checks.tip_index import Imports, TipIndex, standing_words
 from .checks.versions import MAX_BYTES
 from .languages.profiles import Profile
@@ -203,9 +203,9 @@ def _first_parents(repo: pygit2.Repository, commit: pygit2.Oid | str, count: int
 
 def _imports(repo: pygit2.Repository, index: MergeIndex, profile: Profile, oid: pygit2.Oid) -> Imports | None:
     """What a version's imports can pass on (tip_index.Imports), from the symbols the check reads
-    of it (semantic._Check.symbols, uses=False: kept ones first, else parsed); None: none."""
+    of it (semantic._Check.imports: kept ones first, else its imports parsed); None: none."""
     key = fingerprint(profile)
-    found = index.known_symbols(key, oid.raw, (True, False))
+    found = index.known_symbols(key, oid.raw, (True, False, IMPORTS_ONLY))
     if found is MISSING:
         data = repo[oid].data
         if len(data) > MAX_BYTES or b"\x00" in data[:8000]:
@@ -213,9 +213,9 @@ def _imports(repo: pygit2.Repository, index: MergeIndex, profile: Profile, oid: 
 
         def compute() -> Any:
             parsed = profile.parse(data)
-            return None if parsed.root_node.has_error else extract(profile, data, parsed, uses=False)
+            return None if parsed.root_node.has_error else extract(profile, data, parsed, imports_only=True)
 
-        found = index.symbols(key, data, False, compute)
+        found = index.symbols(key, data, IMPORTS_ONLY, compute)
     if found is None:
         return None
     return (any(item.name is None and item.scope is None for item in found.imports),

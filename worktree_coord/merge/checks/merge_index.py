@@ -479,7 +479,10 @@ def _oids(sides: Any) -> tuple[Side, Side]:
 def _row_key(key: tuple[str, bytes, bool]) -> bytes:
     """A symbols entry's row key: the profile's fingerprint, the blob's id, the extraction mode."""
     fingerprint, blob_id, uses = key
-    return fingerprint[:16].encode() + blob_id + (b"u" if uses else b"d")
+    return fingerprint[:16].encode() + blob_id + _MODES[uses]
+
+
+_MODES = {True: b"u", False: b"d", "imports": b"i"}   # extraction modes (symbols.IMPORTS_ONLY: "imports")
 
 
 class _SymbolRows:
