@@ -7,6 +7,8 @@ reach.py at their defaults and shrunk so every branch of it runs."""
 
 from __future__ import annotations
 
+import contextlib
+
 from pathlib import Path
 
 import pygit2
@@ -118,20 +120,33 @@ def _findings(found) -> list[tuple]:
     return [(f.problem, f.name, f.definition_path, f.use_path, f.use_line) for f in found]
 
 
-@pytest.mark.parametrize("caps", ["default", "small"])
+@pytest.mark.parametrize("caps", ["default", "small", "held"])
 def test_the_tip_tables_reach_what_a_walk_reaches_over_a_drain(tmp_path: Path, monkeypatch, caps: str) -> None:
+    """`held`: as `wtc merge` drains (MergeIndex.held), each tip's tables taken over by the next
+    tip's instead of copied; the answers are the same."""
     if caps == "small":   # every branch of reach.py's step 1b: few and many candidates, a cut pool
         monkeypatch.setattr(reach, "BARREL_USERS", 3)
         monkeypatch.setattr(reach, "BARREL_CANDIDATES", 4)
     repo, merges = _drain(tmp_path)
-    tables, walked = MergeIndex(), MergeIndex()
+    tables, walked = MergeIndex(tmp_path / "index"), MergeIndex()
     lively = 0
-    for merge in merges:
-        by_tables = _reach(repo, merge, tables, walk=False)
-        by_walk = _reach(repo, merge, walked, walk=True)
-        assert by_tables == by_walk, merge
-        lively += sum(1 for side in by_walk.values() for words in side.values() if words)
+    with tables.held() if caps == "held" else contextlib.nullcontext():
+        for merge in merges:
+            by_tables = _reach(repo, merge, tables, walk=False)
+            by_walk = _reach(repo, merge, walked, walk=True)
+            assert by_tables == by_walk, merge
+            lively += sum(1 for side in by_walk.values() for words in side.values() if words)
+        if caps == "held":
+            assert tables.stats["tables_derived"] >= len(merges) - 3
+            built = tables.stats["tables_built"]
+            # A tip checked again after its tables were taken over: built again, the same answers.
+            assert _reach(repo, merges[3], tables, walk=False) == _reach(repo, merges[3], walked, walk=True)
+            assert tables.stats["tables_built"] == built + 1
     assert lively > 5   # the drain does pair files: the comparison is not of empty maps
+    if caps == "held":   # the drain's end wrote its newest tables (the last asked), which another process loads
+        other = MergeIndex(tmp_path / "index")
+        assert _reach(repo, merges[3], other, walk=False) == _reach(repo, merges[3], MergeIndex(), walk=True)
+        assert other.stats["tables_built"] == 0 and other.stats["tables_disk"] == 1
 
 
 def test_the_tip_tables_find_what_a_walk_finds(tmp_path: Path) -> None:

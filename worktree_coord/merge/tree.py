@@ -183,7 +183,7 @@ def _tip_tables(repo: pygit2.Repository, index: MergeIndex, trees: list[pygit2.T
 
     tip = index.tip_tables(trees[0], trees[1],
                            lambda: TipIndex.build(PATH_FACTS, read_words, read_imports, changes[0]),
-                           lambda previous, steps: previous.derive(steps, changes[0]),
+                           lambda previous, steps, take: previous.derive(steps, changes[0], take),
                            dump=TipIndex.dump, load=lambda value: TipIndex.load(PATH_FACTS, read_words, read_imports, value),
                            ancestors=_first_parents(repo, ours, TABLES_EVERY) if ours is not None else (),
                            diff=diff)

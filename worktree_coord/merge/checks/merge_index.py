@@ -82,6 +82,8 @@ class MergeIndex:
         # tip sides, the check's view of it); the same from one merge of a drain to the next.
         self.tree_files: dict[str, Any] = _Bounded(MAX_TREE_FILES)
         self._held = 0                                   # held(): writes wait for the drain's end
+        self._drain = 0                                  # held() blocks entered: which drain a tip is of
+        self._drain_tips: dict[tuple[str, str], tuple[int, int]] = {}   # tables a drain derived: (drain, thread)
         self._pending: dict[bytes, Any] = {}             # symbols rows not written yet (row key -> value)
         self._pending_entries: dict[str, tuple[Path, Any]] = {}   # kind -> the last tip entry not written
         self.stats = {"symbols_hit": 0, "symbols_disk": 0, "symbols_miss": 0, "tips_hit": 0, "tips_disk": 0,
@@ -119,18 +121,29 @@ class MergeIndex:
             if kept is not _MISSING:
                 self.stats["symbols_hit"] += 1
                 return kept
-        for full in uses:
+        wanted = [full for full in uses if (fingerprint, blob_id, full) not in self._absent]
+        if not wanted:
+            return _MISSING   # looked for on disk already by this process: computed when asked
+        # Every mode of the blob in one read (its rows share a key prefix), the first of `uses` kept.
+        found = self._load_modes(fingerprint, blob_id)
+        for full in wanted:
             key = (fingerprint, blob_id, full)
-            if key in self._absent:
-                continue   # looked for on disk already by this process: computed when asked
-            found = self._load_symbols(key)
-            if found is _MISSING:
+            if full not in found:
                 self._absent.add(key)
                 continue
             self.stats["symbols_disk"] += 1
-            self._put(self._symbols, key, found, MAX_SYMBOLS)
-            return found
+            self._put(self._symbols, key, found[full], MAX_SYMBOLS)
+            return found[full]
         return _MISSING
+
+    def _load_modes(self, fingerprint: str, blob_id: bytes) -> dict[Any, Any]:
+        """mode -> the symbols rows of one blob, on disk or pending (`_row_key`'s modes)."""
+        if self._rows is None:
+            return {}
+        prefix = fingerprint[:16].encode() + blob_id
+        with self._lock:
+            pending = {mode: self._pending[prefix + tag] for mode, tag in _MODES.items() if prefix + tag in self._pending}
+        return self._rows.get_prefix(prefix) | pending
 
     def _load_symbols(self, key: tuple[str, bytes, bool]) -> Any:
         """A symbols row of the disk (or one this process has not written yet), or _MISSING."""
@@ -150,6 +163,8 @@ class MergeIndex:
         the only tip another process will merge onto). Nests; a crash inside only loses cache."""
         with self._lock:
             self._held += 1
+            if self._held == 1:
+                self._drain += 1
         try:
             yield self
         finally:
@@ -276,7 +291,7 @@ class MergeIndex:
         return None if kept is _MISSING else kept
 
     def tip_tables(self, old: pygit2.Tree, tip: pygit2.Tree, build: Callable[[], Any],
-                   derive: Callable[[Any, Changes], Any], *, dump: Callable[[Any], Any] | None = None,
+                   derive: Callable[[Any, Changes, bool], Any], *, dump: Callable[[Any], Any] | None = None,
                    load: Callable[[Any], Any] | None = None, ancestors: Iterable[pygit2.Tree] = (),
                    diff: Callable[[pygit2.Tree, pygit2.Tree], Changes] | None = None) -> Any:
         """The tables reach.py reads of a tip's changed files (tip_index.TipIndex): kept in
@@ -294,8 +309,16 @@ class MergeIndex:
         step = self.step(old, tip)
         previous = self._get(self._tip_tables, (key[0], step[0])) if step is not None else _MISSING
         save = False
+        mine = self._drain_token()
         if previous is not _MISSING and step is not None:
-            value = derive(previous, step[1])
+            # A tip this drain derived (an unpublished merge commit of its own, which no other
+            # check holds): its tables are taken over, not copied. Any other is copied on write.
+            take = mine is not None and self._drain_tips.get((key[0], step[0])) == mine
+            value = derive(previous, step[1], take)
+            if take:
+                with self._lock:
+                    self._tip_tables.pop((key[0], step[0]), None)
+                    self._drain_tips.pop((key[0], step[0]), None)
             self.stats["tables_derived"] += 1
             save = self.stats["tables_derived"] % TABLES_EVERY == 0
         else:
@@ -304,15 +327,24 @@ class MergeIndex:
                 for ancestor in ancestors:
                     found = self._load_tables(key[0], str(ancestor.id), load)
                     if found is not _MISSING:
-                        value, save = derive(found, diff(ancestor, tip)), True
+                        value, save = derive(found, diff(ancestor, tip), False), True
                         break
             if value is _MISSING:
                 value, save = build(), True
                 self.stats["tables_built"] += 1
-        if save and dump is not None:
+        if dump is not None and (save or mine is not None):
+            # Held by a drain: the newest tables are the ones written at its end (those before
+            # them may have been taken over by then).
             self._save_pruned(self._entry("tables", "", f"{key[0]}-{key[1]}"), lambda: dump(value))
+        if mine is not None:
+            with self._lock:
+                self._drain_tips[key] = mine
         self._put(self._tip_tables, key, value, 4)
         return value
+
+    def _drain_token(self) -> tuple[int, int] | None:
+        """Which drain (held block) and thread asks, or None outside a drain."""
+        return (self._drain, threading.get_ident()) if self._held else None
 
     def _load_tables(self, old: str, tip: str, load: Callable[[Any], Any] | None) -> Any:
         if load is None:
@@ -549,16 +581,31 @@ class _SymbolRows:
                 return _MISSING
             except sqlite3.Error:
                 return _MISSING
-        if found is None:
-            return _MISSING
-        try:
-            tag, value = pickle.loads(found[0])
-            if tag != ("wtc-merge-index", FORMAT):
-                raise ValueError("another format")
-            return value
-        except Exception:   # noqa: BLE001 - any damage means: not an entry; compute it again
-            self._stats["corrupt"] += 1
-            return _MISSING
+        return _MISSING if found is None else _unpickle(found[0], self._stats)
+
+    def get_prefix(self, prefix: bytes) -> dict[Any, Any]:
+        """mode -> value of the rows whose key is `prefix` and a mode's tag (one blob's)."""
+        with self._lock:
+            db = self._connect()
+            if db is None:
+                return {}
+            try:
+                rows = db.execute("SELECT key, value FROM symbols WHERE key >= ? AND key < ?",
+                                  (prefix, prefix + b"\xff")).fetchall()
+            except sqlite3.DatabaseError:
+                self._damaged()
+                return {}
+            except sqlite3.Error:
+                return {}
+        tags = {tag: mode for mode, tag in _MODES.items()}
+        out: dict[Any, Any] = {}
+        for key, data in rows:
+            mode = tags.get(key[len(prefix):])
+            if mode is not None:
+                value = _unpickle(data, self._stats)
+                if value is not _MISSING:
+                    out[mode] = value
+        return out
 
     def put(self, rows: dict[bytes, Any]) -> None:
         """Write `rows` in one transaction (dropped whole when the file cannot be had)."""
@@ -597,3 +644,15 @@ class _SymbolRows:
             except sqlite3.Error:
                 return 0
 
+
+
+def _unpickle(data: bytes, stats: dict[str, int]) -> Any:
+    """A symbols row's value, or _MISSING (damaged: counted; computed again)."""
+    try:
+        tag, value = pickle.loads(data)
+        if tag != ("wtc-merge-index", FORMAT):
+            raise ValueError("another format")
+        return value
+    except Exception:   # noqa: BLE001 - any damage means: not an entry; compute it again
+        stats["corrupt"] += 1
+        return _MISSING

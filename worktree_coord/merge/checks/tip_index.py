@@ -50,11 +50,13 @@ class PathFacts:
 
 
 class _Table:
-    """key -> set of paths, copied on write: a derived index shares the sets it does not change."""
+    """key -> set of paths, copied on write: a derived index shares the sets it does not change
+    (or, taken over, owns them all: `derived(take=True)`)."""
 
-    def __init__(self, data: dict | None = None):
-        self.data: dict = dict(data) if data is not None else {}
+    def __init__(self, data: dict | None = None, own_all: bool = False):
+        self.data: dict = (data if own_all else dict(data)) if data is not None else {}
         self._own: set = set()
+        self._own_all = own_all   # every set is this table's: changed in place
 
     def add(self, key, path: str) -> None:
         found = self.data.get(key)
@@ -62,7 +64,7 @@ class _Table:
             self.data[key] = {path}
             self._own.add(key)
             return
-        if key not in self._own:
+        if not self._own_all and key not in self._own:
             found = self.data[key] = set(found)
             self._own.add(key)
         found.add(path)
@@ -75,7 +77,7 @@ class _Table:
             del self.data[key]
             self._own.discard(key)
             return
-        if key not in self._own:
+        if not self._own_all and key not in self._own:
             found = self.data[key] = set(found)
             self._own.add(key)
         found.discard(path)
@@ -83,11 +85,30 @@ class _Table:
     def get(self, key) -> set:
         return self.data.get(key, _EMPTY)
 
-    def derived(self) -> "_Table":
-        return _Table(self.data)
+    def derived(self, take: bool = False) -> "_Table":
+        """The next tip's table: copied on write, or (`take`) this one's data itself, which this
+        table then no longer answers for (a common word's set holds every file: copying it for
+        each merge made a drain's tables cost what the run changed, not what the merge did)."""
+        if not take:
+            return _Table(self.data)
+        out = _Table(self.data, own_all=True)
+        self.data = _TAKEN   # type: ignore[assignment]
+        return out
 
 
 _EMPTY: frozenset = frozenset()
+
+
+class _Taken(dict):
+    """What a table taken over by the next tip's holds: any question is an error, never an answer."""
+
+    def _refuse(self, *args, **kwargs):
+        raise RuntimeError("these tip tables were taken over by the next tip's (MergeIndex.tip_tables)")
+
+    get = items = keys = values = __getitem__ = __contains__ = __iter__ = __len__ = _refuse
+
+
+_TAKEN = _Taken()
 _UNREAD = object()   # a record's imports, not read yet (TipIndex._read_all_imports)
 # path -> (exists at the pin, exists at the tip, the tip's blob id, its words that stand alone, its
 # words a digit runs into (`x1F` of `0x1F`), what its imports pass on (`Imports`, None: nothing;
@@ -165,17 +186,24 @@ class TipIndex:
         index.user_dirs.sort()
         return index
 
-    def derive(self, step: Iterable[str], changes: dict) -> "TipIndex":
+    def derive(self, step: Iterable[str], changes: dict, take: bool = False) -> "TipIndex":
         """The next tip's index: this one with the paths of `step` (those the merge changed)
-        taken again from `changes` (the next tip's changes from the pin). This one is not changed."""
+        taken again from `changes` (the next tip's changes from the pin). This one is not changed,
+        unless `take`: then the next one takes its tables over, without copying them, and this one
+        answers nothing more (merge_index.MergeIndex.tip_tables takes only a tip of its own drain,
+        which no other check holds: an unpublished merge commit's)."""
         out = TipIndex(self._facts, self._read_words, self._read_imports)
         out._imports_read = self._imports_read
-        out.records = dict(self.records)
-        out.foreign = set(self.foreign)   # only grows: a superset of the words held keeps lookups exact
+        copy = (lambda value: value) if take else (lambda value: type(value)(value))
+        out.records = copy(self.records)
+        out.foreign = copy(self.foreign)   # only grows: a superset of the words held keeps lookups exact
         for name in ("words", "dirty", "importers", "bound", "directories", "tokens", "modules", "wide"):
-            setattr(out, name, getattr(self, name).derived())
-        out.users, out.barrel_users, out.user_dirs = list(self.users), list(self.barrel_users), list(self.user_dirs)
-        out.split_tokens = dict(self.split_tokens)
+            setattr(out, name, getattr(self, name).derived(take))
+        out.users, out.barrel_users, out.user_dirs = copy(self.users), copy(self.barrel_users), copy(self.user_dirs)
+        out.split_tokens = copy(self.split_tokens)
+        if take:
+            self.records = _TAKEN   # type: ignore[assignment]
+            self.users = self.barrel_users = self.user_dirs = None   # type: ignore[assignment]
         out.whole_tokens, out.candidates = self.whole_tokens, self.candidates
         for path in step:
             if path in out.records:
