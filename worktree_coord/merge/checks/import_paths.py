@@ -149,8 +149,8 @@ def _added_imports(files: list[Versions], check: _Symbolic, side: str,
         if not versions.exists("base") and posixpath.basename(path) in deleted:
             continue
         mine = check.imports(path, side)
-        if mine is None:
-            continue
+        if mine is None or not any(item.scope is None and item.module for item in mine.imports):
+            continue   # it imports nothing at its top level: it added no import (its base is not read)
         before = check.imports(path, "base") if versions.exists("base") else Symbols()
         if before is None:
             continue
@@ -183,8 +183,8 @@ def _replaced(files: list[Versions], check: _Symbolic, side: str, modules: set[s
             return {}   # a version that does not parse: its imports are unknown
         if after is not None:
             still.update(i.module for i in after.imports)
-        if after is None or not versions.exists("base"):
-            continue
+        if after is None or not versions.exists("base") or not any(item.scope is None for item in after.imports):
+            continue   # nothing imported at its top level now: no name moved to another module (the base is not read)
         before = check.imports(path, "base")
         if before is None:
             continue
