@@ -8,6 +8,7 @@ reach.py at their defaults and shrunk so every branch of it runs."""
 from __future__ import annotations
 
 import contextlib
+import subprocess
 
 from pathlib import Path
 
@@ -242,3 +243,24 @@ def test_the_tree_walk_lists_what_gits_tree_diff_lists(tmp_path: Path) -> None:
     assert walked == _changes(old, new) and {"a", "a/x.py", "b.py", "b.py/inner.py", "c.py", "d.py", "h.py",
                                              "new.py"} <= set(walked)
     assert _changes(new, old, kinds) == _changes(new, old)
+
+
+def test_the_tree_walk_reads_a_folder_with_a_name_that_is_not_utf8(tmp_path: Path) -> None:
+    """tree._changes reads tree objects' bytes; a folder holding a name that is not UTF-8 is walked
+    through pygit2's entries instead, with the same rows."""
+    from worktree_coord.merge.tree import _walk_changes
+
+    root = make_repo(tmp_path / "names", {"pkg/a.py": "a = 1\n", "pkg/b.py": "b = 1\n"})
+    repo = pygit2.Repository(str(root))
+    head = repo.head.peel(pygit2.Tree)
+    blob = repo.create_blob(b"odd = 1\n")
+    listing = subprocess.run(["git", "ls-tree", str(head["pkg"].id)], cwd=root, capture_output=True, check=True).stdout
+    listing += b"100644 blob " + str(blob).encode() + b"\t" + "caf\u00e9.py".encode("latin-1") + b"\n"
+    pkg = subprocess.run(["git", "mktree"], cwd=root, input=listing, capture_output=True, check=True).stdout.strip()
+    builder = repo.TreeBuilder(head)
+    builder.insert("pkg", pygit2.Oid(hex=pkg.decode()), pygit2.GIT_FILEMODE_TREE)
+    odd = repo[builder.write()]
+    for old, new in ((head, odd), (odd, head)):
+        expected: dict = {}
+        _walk_changes(repo, old, new, "", expected)
+        assert _changes(old, new, repo) == expected and len(expected) == 1
