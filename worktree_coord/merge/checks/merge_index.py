@@ -189,10 +189,12 @@ class MergeIndex:
         for path, pack in entries.values():
             self._write_entry(path, pack)
 
-    def prune(self, keep_tips: Iterable[str], max_rows: int = MAX_SYMBOL_ROWS) -> dict[str, int]:
-        """What `wtc gc` removes: the changes and tables entries of tips not in `keep_tips` (the
-        ids of tips a run may still merge onto: its integration tip and the first parents below
-        it), and the oldest symbols rows past `max_rows`. Returns how many of each went."""
+    def prune(self, keep_tips: Iterable[str], max_rows: int = MAX_SYMBOL_ROWS, *,
+              dry_run: bool = False) -> dict[str, int]:
+        """What `wtc gc` removes: the changes and tables entries of tips (tree ids) not in
+        `keep_tips` (the tips a merge may still start from: each open run's integration tip and
+        the first parents the next process derives tables from), temporary files writers left, and
+        the oldest symbols rows past `max_rows`. Returns how many of each went (would go)."""
         keep = set(keep_tips)
         removed = {"tips": 0, "tables": 0, "symbols": 0}
         if self.folder is None:
@@ -204,13 +206,13 @@ class MergeIndex:
             except OSError:
                 continue
             for entry in entries:
-                tip = entry.name.rsplit("-", 1)[-1]
-                if entry.name.startswith(".tmp-") or tip not in keep:
-                    with contextlib.suppress(OSError):
-                        entry.unlink()
-                        removed[kind] += 1
+                if entry.name.startswith(".tmp-") or entry.name.rsplit("-", 1)[-1] not in keep:
+                    removed[kind] += 1
+                    if not dry_run:
+                        with contextlib.suppress(OSError):
+                            entry.unlink()
         if self._rows is not None:
-            removed["symbols"] = self._rows.prune(max_rows)
+            removed["symbols"] = self._rows.prune(max_rows, dry_run=dry_run)
         return removed
 
     def memo(self, kind: str, key: Any, compute: Callable[[], Any]) -> Any:
@@ -625,13 +627,17 @@ class _SymbolRows:
             except sqlite3.Error:
                 pass
 
-    def prune(self, keep: int) -> int:
-        """Remove the oldest rows past `keep`; how many went."""
+    def prune(self, keep: int, dry_run: bool = False) -> int:
+        """Remove the oldest rows past `keep`; how many went (would go)."""
         with self._lock:
+            if not self.path.exists():
+                return 0
             db = self._connect()
             if db is None:
                 return 0
             try:
+                if dry_run:
+                    return max(0, db.execute("SELECT COUNT(*) FROM symbols").fetchone()[0] - keep)
                 with db:
                     db.execute("BEGIN IMMEDIATE")
                     done = db.execute("DELETE FROM symbols WHERE rowid NOT IN "
