@@ -264,3 +264,24 @@ def test_the_tree_walk_reads_a_folder_with_a_name_that_is_not_utf8(tmp_path: Pat
         expected: dict = {}
         _walk_changes(repo, old, new, "", expected)
         assert _changes(old, new, repo) == expected and len(expected) == 1
+
+
+def test_a_part_of_a_word_is_looked_up_as_a_scan_of_the_vocabulary_finds_it(tmp_path: Path) -> None:
+    """TipIndex.holding answers from its index of the words' three-byte runs what a scan of every
+    word answers, for every part of every word, at each tip of a drain (words come and go)."""
+    repo, merges = _drain(tmp_path)
+    index = MergeIndex()
+    checked = 0
+    for merge in merges:
+        trees = [repo[x].peel(pygit2.Tree) for x in merge]
+        changes = [index.changes(repo, trees[0], trees[1], _changes), _changes(trees[0], trees[2]),
+                   index.advance(repo, trees[0], trees[1], trees[3], _changes)]
+        tip, _ = _tip_tables(repo, index, trees, changes, merge[1])
+        vocabulary = set(tip.words.data) | set(tip.dirty.data)
+        assert set().union(*tip.grams.data.values()) <= vocabulary if tip.grams.data else True
+        parts = {word[at:at + size] for word in vocabulary for size in (1, 2, 3, 4, 6) for at in range(len(word))}
+        for part in parts | {b"zzzq", b"_x_"}:
+            scanned = set().union(*(tip.words.get(w) | tip.dirty.get(w) for w in vocabulary if part in w))
+            assert tip.holding(part) == scanned, part
+            checked += 1
+    assert checked > 1000

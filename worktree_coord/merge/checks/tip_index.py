@@ -135,6 +135,7 @@ class TipIndex:
         self.records: dict[str, Record] = {}
         self.words = _Table()            # word -> users whose tip version holds it standing alone
         self.dirty = _Table()            # word -> users holding it only after a digit (`0x1F`)
+        self.grams = _Table()            # three bytes -> the words (of either table) holding them (`holding`)
         self.foreign: set[bytes] = set()   # words holding a byte past ASCII
         self.importers = _Table()        # True -> barrel users importing a whole module
         self.bound = _Table()            # name -> barrel users importing it
@@ -197,7 +198,7 @@ class TipIndex:
         copy = (lambda value: value) if take else (lambda value: type(value)(value))
         out.records = copy(self.records)
         out.foreign = copy(self.foreign)   # only grows: a superset of the words held keeps lookups exact
-        for name in ("words", "dirty", "importers", "bound", "directories", "tokens", "modules", "wide"):
+        for name in ("words", "dirty", "grams", "importers", "bound", "directories", "tokens", "modules", "wide"):
             setattr(out, name, getattr(self, name).derived(take))
         out.users, out.barrel_users, out.user_dirs = copy(self.users), copy(self.barrel_users), copy(self.user_dirs)
         out.split_tokens = copy(self.split_tokens)
@@ -235,6 +236,10 @@ class TipIndex:
         self.records[path] = record
         at_base, at_tip, _, clean, dirty, imports = record
         if at_tip:
+            for word in clean | dirty:
+                if not self.words.get(word) and not self.dirty.get(word):
+                    for gram in _grams(word):   # a word new to the tip's vocabulary
+                        self.grams.add(gram, word)   # type: ignore[arg-type]
             for word in clean:
                 self.words.add(word, path)
             for word in dirty:
@@ -273,6 +278,10 @@ class TipIndex:
                 self.words.discard(word, path)
             for word in dirty:
                 self.dirty.discard(word, path)
+            for word in clean | dirty:
+                if not self.words.get(word) and not self.dirty.get(word):
+                    for gram in _grams(word):   # no file holds it any more
+                        self.grams.discard(gram, word)   # type: ignore[arg-type]
             if isinstance(imports, tuple):
                 self.importers.discard(True, path)
                 for name in imports[1]:
@@ -304,12 +313,20 @@ class TipIndex:
     def holding(self, part: bytes) -> set[str]:
         """Users whose tip version holds a word containing `part`: every user whose bytes hold
         `part` as a substring, when `part` is one word (reach.py's word pattern), and more (the
-        caller checks the bytes where the walk did)."""
+        caller checks the bytes where the walk did). Looked up by the words' runs of three bytes
+        (`grams`, kept as words come and go), not by a scan of the tip's vocabulary."""
         out: set[str] = set()
-        for table in (self.words, self.dirty):
-            for word, paths in table.data.items():
-                if part in word:
-                    out |= paths
+        if len(part) < _GRAM:   # too short for the index: the vocabulary is scanned
+            for table in (self.words, self.dirty):
+                for word, paths in table.data.items():
+                    if part in word:
+                        out |= paths
+            return out
+        # The words holding every three bytes of `part` (the index), then holding `part` itself.
+        found = sorted((self.grams.get(gram) for gram in _grams(part)), key=len)
+        for word in found[0].intersection(*found[1:]) if found else ():
+            if part in word:
+                out |= self.words.get(word) | self.dirty.get(word)   # type: ignore[operator]
         return out
 
     def holding_word(self, word: bytes) -> set[str]:
@@ -393,6 +410,12 @@ class TipIndex:
 
 
 _whole = one_word
+_GRAM = 3
+
+
+def _grams(word: bytes) -> set[bytes]:
+    """The runs of three bytes of `word` (none when shorter): what `holding` looks a part up by."""
+    return {word[at:at + _GRAM] for at in range(len(word) - _GRAM + 1)}
 _STANDING = re.compile(rb"(?<![\w$\x80-\xff])[A-Za-z_$\x80-\xff][\w$\x80-\xff]*")
 
 
