@@ -7,12 +7,17 @@ branches off the base commit. Task i works in package i mod 200 (round i div 200
 that package, so no two tasks touch one file): it edits 3 files, adds 1 and deletes 1.
 
 Each method runs on its own copy of the repository (so no method finds the objects another wrote):
-  engine        worktree_coord.integrate.Integrator.merge_into (fast path, merge-tree fallback)
-  engine-mt     the same with the fast path off: every merge through the persistent
+  engine        a drain as `wtc merge` runs one: worktree_coord.integrate.Integrator.drain, each task
+                merged onto the last one's commit (fast path, merge-tree fallback), the ref moved
+                once at the end by one compare-and-swap (counted in the total)
+  engine-one    Integrator.merge_into per task, each with its own compare-and-swap of the ref (what
+                a `wtc task finish` that merges its own task does)
+  engine-mt     engine-one with the fast path off: every merge through the persistent
                 `git merge-tree --stdin` process
   engine-sem    engine plus the merge queue's semantic check (queue.semantic_check: every file
                 either side changed, parsed and checked for names one side removed), as
-                `wtc task finish` runs it; `--methods engine,engine-sem` shows its cost
+                `wtc merge` runs it, the merge index's disk writes held for the drain's end
+                (counted); `--methods engine,engine-sem` shows its cost
   baseline      per merge: `git merge-tree --write-tree` + `git commit-tree` + `git update-ref`
 All methods must end on the same tree (checked). Printed: per-merge median / p95 / mean of the
 first and last 10, totals (wall and CPU incl. children), and the two target ratios:
@@ -129,28 +134,47 @@ def _cpu() -> float:
     return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
-def run_engine(repo_dir: Path, tasks: int, fast_path: bool, semantic: bool = False) -> dict:
+def run_engine(repo_dir: Path, tasks: int, fast_path: bool, semantic: bool = False, drain: bool = True) -> dict:
     repo = pygit2.Repository(str(repo_dir))
     base = repo.references["refs/heads/main"].target
     repo.references.create(INTEG, base, force=True)
     task_ids = [repo.references[f"refs/heads/task/{i:04d}"].target for i in range(tasks)]
     times, paths, phases = [], {}, {}
     cpu0, wall0 = _cpu(), time.perf_counter()
-    with Integrator(repo, fast_path=fast_path) as engine:
+    with Integrator(repo, fast_path=fast_path) as engine, _held_writes(repo, semantic and drain):
+        batch = engine.drain(INTEG, signature=SIG) if drain else None
         for i, task in enumerate(task_ids):
             t = time.perf_counter()
             check = {"check": semantic_check(f"task-{i}")} if semantic else {}
-            result = engine.merge_into(INTEG, task, base, message=f"merge task {i}", author=SIG, **check)
+            if batch is not None:
+                result = batch.merge(task, base, message=f"merge task {i}", author=SIG, **check)
+            else:
+                result = engine.merge_into(INTEG, task, base, message=f"merge task {i}", author=SIG, **check)
             times.append((time.perf_counter() - t) * 1000)
             if result.state is not IntegrationState.MERGED:
                 raise SystemExit(f"task {i}: {result.state.value} {result.fallback_reason}")
             paths[result.path.value] = paths.get(result.path.value, 0) + 1
             for name, ms in result.timings_ms.items():
                 phases.setdefault(name, []).append(ms)
+        if batch is not None:
+            t = time.perf_counter()
+            batch.publish()
+            phases["publish"] = [(time.perf_counter() - t) * 1000]
     wall, cpu = time.perf_counter() - wall0, _cpu() - cpu0
     tree = str(repo[repo.references[INTEG].target].tree_id)
     return _summary(times, wall, cpu, tree, paths=paths,
                     phases={k: round(statistics.median(v), 2) for k, v in phases.items()})
+
+
+def _held_writes(repo: pygit2.Repository, hold: bool):
+    """The merge index's disk writes held for the drain's end, as `wtc merge` holds them."""
+    import contextlib
+
+    if not hold:
+        return contextlib.nullcontext()
+    from worktree_coord.merge.checks.merge_index import index_folder, shared_index
+
+    return shared_index(index_folder(repo)).held()
 
 
 def run_baseline(repo_dir: Path, tasks: int) -> dict:
@@ -216,8 +240,10 @@ def _run(method: str, gen: Path, work: Path, tasks: int) -> dict:
     try:
         if method == "engine":
             return run_engine(work, tasks, fast_path=True)
+        if method == "engine-one":
+            return run_engine(work, tasks, fast_path=True, drain=False)
         if method == "engine-mt":
-            return run_engine(work, tasks, fast_path=False)
+            return run_engine(work, tasks, fast_path=False, drain=False)
         if method == "engine-sem":
             return run_engine(work, tasks, fast_path=True, semantic=True)
         if method == "baseline":
@@ -289,12 +315,12 @@ def main() -> int:
         print(f"  {label:>4} all methods end on tree {trees.pop()[:12]}")
     small, large = labels[sizes[0]], labels[sizes[-1]]
     ratios = {}
-    for method in [m for m in ("engine", "engine-sem") if m in methods and "baseline" in methods]:
+    for method in [m for m in ("engine", "engine-one", "engine-sem") if m in methods and "baseline" in methods]:
         for label in (small, large) if small != large else (large,):
             ratios[f"{method} total / baseline total @{label}"] = _ratio(runs, (label, method), (label, "baseline"), "total_s")
             ratios[f"{method} cpu / baseline cpu @{label}"] = _ratio(runs, (label, method), (label, "baseline"), "cpu_s")
     if small != large:
-        for method in [m for m in ("engine", "engine-mt", "engine-sem") if m in methods]:
+        for method in [m for m in ("engine", "engine-one", "engine-mt", "engine-sem") if m in methods]:
             ratios[f"{method} median {large} / {small}"] = _ratio(runs, (large, method), (small, method), "median_ms")
             ratios[f"{method} cpu/merge {large} / {small}"] = _ratio(runs, (large, method), (small, method), "cpu_s")
     print("ratios, median of paired runs (targets: engine[-sem] total / baseline total <= 0.5; "

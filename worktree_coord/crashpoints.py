@@ -11,7 +11,8 @@ Names in use (keep this list current so tests and docs can find them):
     finish.after_push            a remote run's finished task branch is pushed, nothing recorded yet
     finish.after_record          the task is recorded finished, its worktree not yet removed
     merge.after_commit_written   the merge commit object exists, the integration ref has not moved
-    merge.after_ref_moved        the integration ref moved, nothing else has been recorded yet
+    merge.after_ref_moved        the integration ref moved (a drain: once, for all its merges), nothing else
+                                 has been recorded yet
     merge.after_record           the task is recorded merged, its worktree not yet removed
     consolidate.after_root_commit  one ecosystem root's commit is on integration, its intents not yet marked
     remove.after_rename          a worktree being removed is renamed to its tombstone, its admin entry not

@@ -372,6 +372,7 @@ class GcReport(Result):
     remote_branches_deleted: list[str] = field(default_factory=list)   # "<remote>:<ref>" of merged tasks
     tracking_refs_pruned: list[str] = field(default_factory=list)      # refs/remotes/... gone from the remote
     forecast_cache_removed: int = 0                                    # files finished runs left in the cache
+    merge_index_removed: int = 0    # merge index entries of tips no run merges onto, symbols rows past its cap
 
 
 @result_class

@@ -294,3 +294,39 @@ def test_merging_into_a_packed_ref(repo_and_base, integrator):
     assert git(repo.workdir, "rev-parse", REF).strip() == result.new_tip
     with pytest.raises(StaleRef):
         compare_and_swap(repo, REF, base, pygit2.Oid(hex=result.old_tip), message="stale")
+
+
+def test_a_drain_merges_onto_its_own_last_commit_and_moves_the_ref_once(repo_and_base, integrator):
+    """Integrator.drain: each merge onto the one before, nothing moved until publish(), then one
+    compare-and-swap from the tip the drain started from; the same trees as merges one by one."""
+    repo, base = repo_and_base
+    tasks = [commit(repo, [base], {f"packages/p0{i}/src/m00.py": b"t%d\n" % i}) for i in range(3)]
+    drain = integrator.drain(REF, message="drain of run1", signature=SIG)
+    results = [drain.merge(t, base, message=f"wtc: merge run1/t{i}", author=SIG) for i, t in enumerate(tasks)]
+    assert [r.state for r in results] == [IntegrationState.MERGED] * 3
+    assert _tip(repo) == base, "nothing published yet"
+    assert [r.old_tip for r in results] == [str(base), results[0].new_tip, results[1].new_tip]
+    again = drain.merge(tasks[1], base, message="again", author=SIG)   # already in the drain's commits
+    assert again.state is IntegrationState.ALREADY_MERGED and again.merge_commit == results[1].new_tip
+    reflog_before = git(repo.path, "reflog", "show", REF.removeprefix("refs/heads/")).splitlines()
+    assert str(drain.publish()) == results[-1].new_tip == str(_tip(repo))
+    reflog = git(repo.path, "reflog", "show", REF.removeprefix("refs/heads/")).splitlines()
+    assert len(reflog) == len(reflog_before) + 1 and "drain of run1 (3 merges)" in reflog[0]
+    assert not drain.pending and drain.publish() == _tip(repo)   # nothing waits: nothing moves
+    # One by one on another ref: the same final tree.
+    other = "refs/heads/wtc/run2/integration"
+    repo.references.create(other, base)
+    for i, t in enumerate(tasks):
+        integrator.merge_into(other, t, base, message=f"m{i}", author=SIG)
+    assert repo[repo.references[other].target].tree_id == repo[_tip(repo)].tree_id
+
+
+def test_a_drain_whose_ref_moved_publishes_nothing(repo_and_base, integrator):
+    repo, base = repo_and_base
+    drain = integrator.drain(REF)
+    drain.merge(commit(repo, [base], {"packages/p00/src/m00.py": b"t\n"}), base, message="m", author=SIG)
+    moved = commit(repo, [base], {"README.md": b"moved\n"})
+    repo.references[REF].set_target(moved)
+    with pytest.raises(StaleRef):
+        drain.publish()
+    assert _tip(repo) == moved

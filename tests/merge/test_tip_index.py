@@ -7,6 +7,9 @@ reach.py at their defaults and shrunk so every branch of it runs."""
 
 from __future__ import annotations
 
+import contextlib
+import subprocess
+
 from pathlib import Path
 
 import pygit2
@@ -118,20 +121,33 @@ def _findings(found) -> list[tuple]:
     return [(f.problem, f.name, f.definition_path, f.use_path, f.use_line) for f in found]
 
 
-@pytest.mark.parametrize("caps", ["default", "small"])
+@pytest.mark.parametrize("caps", ["default", "small", "held"])
 def test_the_tip_tables_reach_what_a_walk_reaches_over_a_drain(tmp_path: Path, monkeypatch, caps: str) -> None:
+    """`held`: as `wtc merge` drains (MergeIndex.held), each tip's tables taken over by the next
+    tip's instead of copied; the answers are the same."""
     if caps == "small":   # every branch of reach.py's step 1b: few and many candidates, a cut pool
         monkeypatch.setattr(reach, "BARREL_USERS", 3)
         monkeypatch.setattr(reach, "BARREL_CANDIDATES", 4)
     repo, merges = _drain(tmp_path)
-    tables, walked = MergeIndex(), MergeIndex()
+    tables, walked = MergeIndex(tmp_path / "index"), MergeIndex()
     lively = 0
-    for merge in merges:
-        by_tables = _reach(repo, merge, tables, walk=False)
-        by_walk = _reach(repo, merge, walked, walk=True)
-        assert by_tables == by_walk, merge
-        lively += sum(1 for side in by_walk.values() for words in side.values() if words)
+    with tables.held() if caps == "held" else contextlib.nullcontext():
+        for merge in merges:
+            by_tables = _reach(repo, merge, tables, walk=False)
+            by_walk = _reach(repo, merge, walked, walk=True)
+            assert by_tables == by_walk, merge
+            lively += sum(1 for side in by_walk.values() for words in side.values() if words)
+        if caps == "held":
+            assert tables.stats["tables_derived"] >= len(merges) - 3
+            built = tables.stats["tables_built"]
+            # A tip checked again after its tables were taken over: built again, the same answers.
+            assert _reach(repo, merges[3], tables, walk=False) == _reach(repo, merges[3], walked, walk=True)
+            assert tables.stats["tables_built"] == built + 1
     assert lively > 5   # the drain does pair files: the comparison is not of empty maps
+    if caps == "held":   # the drain's end wrote its newest tables (the last asked), which another process loads
+        other = MergeIndex(tmp_path / "index")
+        assert _reach(repo, merges[3], other, walk=False) == _reach(repo, merges[3], MergeIndex(), walk=True)
+        assert other.stats["tables_built"] == 0 and other.stats["tables_disk"] == 1
 
 
 def test_the_tip_tables_find_what_a_walk_finds(tmp_path: Path) -> None:
@@ -227,3 +243,45 @@ def test_the_tree_walk_lists_what_gits_tree_diff_lists(tmp_path: Path) -> None:
     assert walked == _changes(old, new) and {"a", "a/x.py", "b.py", "b.py/inner.py", "c.py", "d.py", "h.py",
                                              "new.py"} <= set(walked)
     assert _changes(new, old, kinds) == _changes(new, old)
+
+
+def test_the_tree_walk_reads_a_folder_with_a_name_that_is_not_utf8(tmp_path: Path) -> None:
+    """tree._changes reads tree objects' bytes; a folder holding a name that is not UTF-8 is walked
+    through pygit2's entries instead, with the same rows."""
+    from worktree_coord.merge.tree import _walk_changes
+
+    root = make_repo(tmp_path / "names", {"pkg/a.py": "a = 1\n", "pkg/b.py": "b = 1\n"})
+    repo = pygit2.Repository(str(root))
+    head = repo.head.peel(pygit2.Tree)
+    blob = repo.create_blob(b"odd = 1\n")
+    listing = subprocess.run(["git", "ls-tree", str(head["pkg"].id)], cwd=root, capture_output=True, check=True).stdout
+    listing += b"100644 blob " + str(blob).encode() + b"\t" + "caf\u00e9.py".encode("latin-1") + b"\n"
+    pkg = subprocess.run(["git", "mktree"], cwd=root, input=listing, capture_output=True, check=True).stdout.strip()
+    builder = repo.TreeBuilder(head)
+    builder.insert("pkg", pygit2.Oid(hex=pkg.decode()), pygit2.GIT_FILEMODE_TREE)
+    odd = repo[builder.write()]
+    for old, new in ((head, odd), (odd, head)):
+        expected: dict = {}
+        _walk_changes(repo, old, new, "", expected)
+        assert _changes(old, new, repo) == expected and len(expected) == 1
+
+
+def test_a_part_of_a_word_is_looked_up_as_a_scan_of_the_vocabulary_finds_it(tmp_path: Path) -> None:
+    """TipIndex.holding answers from its index of the words' three-byte runs what a scan of every
+    word answers, for every part of every word, at each tip of a drain (words come and go)."""
+    repo, merges = _drain(tmp_path)
+    index = MergeIndex()
+    checked = 0
+    for merge in merges:
+        trees = [repo[x].peel(pygit2.Tree) for x in merge]
+        changes = [index.changes(repo, trees[0], trees[1], _changes), _changes(trees[0], trees[2]),
+                   index.advance(repo, trees[0], trees[1], trees[3], _changes)]
+        tip, _ = _tip_tables(repo, index, trees, changes, merge[1])
+        vocabulary = set(tip.words.data) | set(tip.dirty.data)
+        assert set().union(*tip.grams.data.values()) <= vocabulary if tip.grams.data else True
+        parts = {word[at:at + size] for word in vocabulary for size in (1, 2, 3, 4, 6) for at in range(len(word))}
+        for part in parts | {b"zzzq", b"_x_"}:
+            scanned = set().union(*(tip.words.get(w) | tip.dirty.get(w) for w in vocabulary if part in w))
+            assert tip.holding(part) == scanned, part
+            checked += 1
+    assert checked > 1000

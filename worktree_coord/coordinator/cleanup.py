@@ -149,11 +149,36 @@ class CleanupOperations(CoordinatorBase):
         remote = collect_remote_branches(self.git, self.store, dry_run=dry_run)
         open_runs = {run.run_id: run.created_at for run in self.store.list_runs() if run.state is not RunState.LANDED}
         cache = forecast_column.prune(self.git.common_dir, open_runs, dry_run=dry_run)
+        index = self._prune_merge_index([runs[run_id] for run_id in open_runs], dry_run=dry_run)
         return GcReport(dry_run=dry_run, worktrees_removed=removed, tombstones_removed=tombstones, snapshots=[],
                         admin_entries_pruned=pruned + locks, leases_removed=leases_removed, records_expired=expired,
                         branches_deleted=branches, kept=kept + remote.kept,
                         remote_branches_deleted=remote.deleted, tracking_refs_pruned=remote.tracking_pruned,
-                        forecast_cache_removed=len(cache))
+                        forecast_cache_removed=len(cache), merge_index_removed=index)
+
+    def _prune_merge_index(self, open_runs: list[RunRecord], *, dry_run: bool) -> int:
+        """The merge check's on-disk index (merge/checks/merge_index.py): the entries of tips no
+        open run merges onto any more (kept: each open run's integration tip and the first
+        parents below it that the next process derives its tables from, by tree id), and the
+        oldest symbols rows past the index's cap. Returns how many entries went (would go)."""
+        from ..merge.checks.merge_index import TABLES_EVERY, MergeIndex, index_folder
+
+        folder = index_folder(self.git.repo)
+        if not folder.is_dir():
+            return 0
+        repo = self.git.repo
+        keep: set[str] = set()
+        for run in open_runs:
+            for ref in (f"refs/heads/{run.integration_ref}",
+                        f"refs/remotes/{run.remote}/{run.integration_ref}" if run.remote else ""):
+                tip = self.git.ref_target(ref) if ref else None
+                commit = repo.get(tip or run.base)
+                for _ in range(TABLES_EVERY + 1):
+                    if commit is None:
+                        break
+                    keep.add(str(commit.tree_id))
+                    commit = repo.get(commit.parent_ids[0]) if commit.parent_ids else None
+        return sum(MergeIndex(folder).prune(keep, dry_run=dry_run).values())
 
     def _in_integration(self, run: RunRecord, commit: str) -> bool:
         """Whether `commit` is in the run's integration history as this clone knows it (its branch,

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import posixpath
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -71,18 +72,9 @@ class MergeOperations(CoordinatorBase):
 
     def _merge_one(self, run: RunRecord, task_id: str, verify: str | None, out: dict[str, Any]) -> TaskFinished:
         task = self._task(run.run_id, task_id)
-        if task.state is TaskState.MERGED:
-            return TaskFinished.from_json(task.result, replayed=True)
-        if task.state not in (TaskState.FINISHED, TaskState.CONFLICT):
-            raise StateError(f"task {task_id!r} is {task.state.value}; only finished tasks merge")
-        self._drop_finished_worktree(task)
-        self._sync_integration(run)   # a remote run: the remote's tip is the truth
-        self._check_integration(run)
-        if run.remote:
-            self._prepare_remote_merge(run, task)
-        violations = self._boundary_again(run, task)
-        if violations:
-            return self._record_rejected_at_merge(run, task, violations)
+        done = self._before_merge(run, task)
+        if done is not None:
+            return done
         # A task that failed verification is verified again with the same command when it comes
         # back, even if this finish does not repeat --verify.
         command = self._verify_command(run, verify) or task.result.get("verify_command")
@@ -90,6 +82,10 @@ class MergeOperations(CoordinatorBase):
             with leases.hold(self.store, f"integration:{run.run_id}", timeout=self.config.wait_timeout,
                              what=f"run {run.run_id} integration"):
                 return self._merge_verified(run, task, command, out)
+        return self._merge_direct(run, task, out)
+
+    def _merge_direct(self, run: RunRecord, task: TaskRecord, out: dict[str, Any]) -> TaskFinished:
+        """The task merged onto integration by its own compare-and-swap, then recorded."""
         with self._heavy("merge"):
             outcome = self._integrator().merge_into(
                 f"refs/heads/{run.integration_ref}", self._mergeable(task), run.base,
@@ -97,6 +93,31 @@ class MergeOperations(CoordinatorBase):
                 resolve=queue.integration_resolver(run.run_id, task.task_id),
                 publish=self._publisher(run), **self._semantic(run, task))
         self._report_merge(outcome, out)
+        return self._record_outcome(run, task, outcome)
+
+    def _before_merge(self, run: RunRecord, task: TaskRecord, *, sync: bool = True,
+                      onto: str | None = None) -> TaskFinished | None:
+        """What a merge checks first: a task merged already (its stored result), in no state to
+        merge (StateError), or whose commits leave its boundary (recorded rejected); None: merge
+        it. `sync`: integration fetched (a remote run) and checked (a drain does it once, at its
+        start); `onto`: the commit it merges onto when not integration's tip (a drain's last)."""
+        if task.state is TaskState.MERGED:
+            return TaskFinished.from_json(task.result, replayed=True)
+        if task.state not in (TaskState.FINISHED, TaskState.CONFLICT):
+            raise StateError(f"task {task.task_id!r} is {task.state.value}; only finished tasks merge")
+        self._drop_finished_worktree(task)
+        if sync:
+            self._sync_integration(run)   # a remote run: the remote's tip is the truth
+            self._check_integration(run)
+        if run.remote:
+            self._prepare_remote_merge(run, task, onto)
+        violations = self._boundary_again(run, task)
+        if violations:
+            return self._record_rejected_at_merge(run, task, violations)
+        return None
+
+    def _record_outcome(self, run: RunRecord, task: TaskRecord, outcome: IntegrationResult) -> TaskFinished:
+        """A direct merge's outcome recorded (once the ref holds it, for a merge)."""
         if outcome.state is IntegrationState.CONFLICT:
             return self._record_conflict(run, task, outcome)
         return self._record_merged(run, task, outcome.merge_commit, outcome.old_tip, outcome.new_tip,
@@ -533,6 +554,8 @@ class MergeOperations(CoordinatorBase):
                         live = [self._task(run_id, t.task_id) for t in waiting]
                         results = self._merge_batches(run, [t for t in live if t.state is TaskState.FINISHED],
                                                       command, batch)
+            elif not command:
+                results = self._drain(run, waiting, rows)
             else:
                 for task in waiting:
                     try:
@@ -562,6 +585,100 @@ class MergeOperations(CoordinatorBase):
                         derived=variant_key(default_key(run_id, "merge"), verify=verify,
                                             batch=batch if batch != 1 else None))
         return MergeReport.from_json(done.outcome.result, replayed=done.replayed)
+
+    def _drain(self, run: RunRecord, waiting: list[TaskRecord], rows: list[dict[str, Any]]) -> list[TaskFinished]:
+        """`wtc merge` without verification: the waiting tasks merged in order, each onto the commit
+        the one before wrote (integrate.Drain), integration moved once for all of them by one
+        compare-and-swap from the tip the drain started from, then each task recorded, in order.
+        Each task's lease is held from its merge to its record; a task whose lease another process
+        holds (its own finish is merging it) is reported `in_progress` and skipped. A task that
+        must be verified (it failed verification before) goes alone, after what was merged before
+        it is published. When integration moved during the drain (a finish landed), nothing of
+        it was published: each of its tasks is merged again by its own compare-and-swap, as a
+        drain did before. A crash before the one move leaves integration and every task as they
+        were; after it, the tasks not yet recorded are found merged by the next drain. The merge
+        index writes what the drain's checks computed at its end (MergeIndex.held)."""
+        results: list[TaskFinished] = []
+        ref = f"refs/heads/{run.integration_ref}"
+        built: list[tuple[TaskRecord, IntegrationResult]] = []
+        drain = None
+
+        def publish() -> None:
+            nonlocal drain
+            if drain is None:
+                return
+            try:
+                drain.publish()
+                outcomes = [(task, outcome, None) for task, outcome in built]
+            except StaleRef:
+                outcomes = [(task, None, task) for task, _ in built]   # integration moved: each alone
+            built.clear()
+            drain = None
+            for task, outcome, again in outcomes:
+                if again is not None:
+                    with self._stage("merge", run=run.run_id, task=task.task_id) as out:
+                        result = self._merge_direct(run, again, out)
+                        out.update(outcome_of(result))
+                else:
+                    assert outcome is not None
+                    result = self._record_outcome(run, task, outcome)
+                results.append(result)
+                self.reporter.event("merge.progress", run=run.run_id, task=task.task_id, state=result.state,
+                                    done=len(results), total=len(waiting))
+
+        from ..merge.checks.merge_index import index_folder, shared_index
+
+        # The merge index's disk writes (merge_index.py) wait for the drain's end: one transaction
+        # for the symbols its checks parsed, and the last tip's changes and tables only.
+        with contextlib.ExitStack() as held, shared_index(index_folder(self.git.repo)).held():
+            try:
+                for task in waiting:
+                    try:
+                        held.enter_context(leases.hold(self.store, leases.task_lease(run.run_id, task.task_id),
+                                                       timeout=0, what=f"task {task.task_id}"))
+                    except BusyError as busy:
+                        if "lease" not in busy.details:
+                            raise
+                        # Its own finish is merging it right now: report it, do not queue behind it.
+                        rows.append({"task": task.task_id, "state": "in_progress", "conflicts": [],
+                                     "merge_commit": None})
+                        continue
+                    task = self._task(run.run_id, task.task_id)
+                    if task.state is TaskState.MERGED or task.result.get("verify_command"):
+                        publish()   # what merged before it lands first, in the drain's order
+                        results.append(self._merge_task_locked(run, task.task_id))
+                        self.reporter.event("merge.progress", run=run.run_id, task=task.task_id,
+                                            state=results[-1].state, done=len(results), total=len(waiting))
+                        continue
+                    with self._stage("merge", run=run.run_id, task=task.task_id, drain=True) as out:
+                        done = self._before_merge(run, task, sync=drain is None,
+                                                  onto=str(drain.tip) if drain is not None else None)
+                        if done is not None:
+                            out.update(outcome_of(done))
+                        else:
+                            if drain is None:
+                                drain = self._integrator().drain(ref, publish=self._publisher(run),
+                                                                 message=f"wtc: merge drain of run {run.run_id}",
+                                                                 signature=queue.signature())
+                            with self._heavy("merge"):
+                                outcome = drain.merge(self._mergeable(task), run.base,
+                                                      message=self._merge_message(run, task), author=queue.signature(),
+                                                      resolve=queue.integration_resolver(run.run_id, task.task_id),
+                                                      **self._semantic(run, task))
+                            self._report_merge(outcome, out)
+                            out.update(state="candidate" if outcome.state is IntegrationState.MERGED
+                                       else outcome.state.value, conflicts=[{"kind": c.kind} for c in outcome.conflicts])
+                            built.append((task, outcome))
+                    if done is not None:
+                        results.append(done)
+                        self.reporter.event("merge.progress", run=run.run_id, task=task.task_id, state=done.state,
+                                            done=len(results), total=len(waiting))
+            except BaseException:
+                if isinstance(sys.exc_info()[1], Exception):
+                    publish()   # an error in one task: what merged before it still lands and is recorded
+                raise
+            publish()
+        return results
 
     def _packages(self, run: RunRecord) -> list[queue.Package]:
         """Workspace packages at the pinned commit and their dependency edges (npm/yarn workspaces,

@@ -23,6 +23,8 @@ Public API:
     already_merged(repo, ref, task_commit) -> bool
     fast_forward(repo, target_ref, new, expected_old, *, message=...) -> FastForwardResult
     Integrator(repo)           the same as methods, for callers that manage their own instances
+    Integrator.drain(ref)      a `Drain`: consecutive merges onto the last one's commit, the ref moved
+                               once by `publish()` (one compare-and-swap from the tip it started from)
     MergeTreeProcess(repo_path) the persistent `git merge-tree --stdin` client
 
 The resolver contract (`resolve=`): a callable taking a sequence of `FileToResolve` (path, base,
@@ -45,7 +47,7 @@ spawn and the integration-history walk once; a one-shot CLI process pays them on
 from __future__ import annotations
 
 from .account import FileAccount, merge_account
-from .engine import Integrator, already_merged, close_all, conflict_kind, merge_into
+from .engine import Drain, Integrator, already_merged, close_all, conflict_kind, merge_into
 from .fastpath import NotFast, fast_merge_trees
 from .mergeable import MERGE_IDENTITY, mergeable_commit, signature
 from ..gitrepo.mergetree import MergeTreeProcess, StagedPath, StageEntry, TreeMergeOutcome, merge_tree_once
@@ -67,6 +69,7 @@ __all__ = [
     "merge_account",
     "MERGE_IDENTITY",
     "ConflictedFile",
+    "Drain",
     "FastForwardResult",
     "FileToResolve",
     "IntegrationResult",

@@ -24,6 +24,8 @@ One `merge_into` call, in order:
              remote run: a push with a lease, then the local mirror fetched on refusal). If the tip
              moved meanwhile, go back to 1 and merge onto the new tip: never overwrite. Crash point
              `merge.after_ref_moved`.
+A `Drain` (Integrator.drain) runs steps 1-4 for consecutive tasks, each onto the commit the last
+one wrote, and step 5 once for all of them: a drain of n tasks makes one compare-and-swap, not n.
 Invariants: the ref only ever moves to a merge commit whose first parent is the value it had; a
 conflict or an error leaves it untouched; commits and trees written by an abandoned attempt are
 unreachable garbage, never a half-updated ref.
@@ -46,6 +48,7 @@ from ..gitrepo.refs import StaleRef, compare_and_swap, read_ref
 from ..merge.result import SemanticFinding
 from .fastpath import GITLINK, SYMLINK, TREE, NotFast, fast_merge_trees
 from .history import IntegrationHistory, TaskHistory, task_history
+from .mergeable import MERGE_IDENTITY
 from .resolve import FileToResolve, Resolver, line_resolve
 from .result import (
     ConflictedFile,
@@ -145,78 +148,24 @@ class Integrator:
         the new tip to merge onto."""
         started = time.perf_counter()
         timings: dict[str, float] = {}
-        repo = self.repo
-        if not message.strip():
-            raise UsageError("the merge commit needs a message", fix="name the run and the task in it")
-        task = _oid(repo, task_commit, "task commit")
-        base_id = _oid(repo, base, "base commit")
-        committer = committer or author
-        resolve = resolve or line_resolve
-
-        t = time.perf_counter()
-        history = task_history(repo, task, base_id)
-        if not history.descends:
-            raise UsageError(
-                f"task commit {task} does not descend from the run's pinned commit {base_id}",
-                fix="start the task branch from the pinned commit (or rebase it onto it) and finish again",
-            )
-        timings["check"] = _ms(t)
-        integration = self._history(ref, base_id)
+        task, base_id, history, integration = self._prepare(ref, task_commit, base, message, timings)
         attempts = 0
         while True:
             tip = self._tip(ref)
-            t = time.perf_counter()
-            if integration.contains(tip, task):
-                timings["check"] += _ms(t)
-                timings["total"] = _ms(started)
-                return IntegrationResult(
-                    IntegrationState.ALREADY_MERGED, ref, str(task), str(base_id), str(tip), str(tip),
-                    self._find_merge_commit(tip, task), None, MergePath.NONE, attempts=attempts,
-                    timings_ms=timings)
-            timings["check"] += _ms(t)
-            attempts += 1
-            t = time.perf_counter()
-            path, tree, reason, conflicted = self._merge_trees(tip, task, base_id, history, integration)
-            timings["merge"] = timings.get("merge", 0.0) + _ms(t)
-            resolved: tuple[str, ...] = ()
-            strategies: tuple[tuple[str, str], ...] = ()
-            resolutions: tuple[tuple[str, str], ...] = ()
-            if conflicted is not None:
-                t = time.perf_counter()
-                tree, resolved, remaining, strategies, resolutions = self._resolve(tree, conflicted, resolve)
-                timings["resolve"] = timings.get("resolve", 0.0) + _ms(t)
-                if remaining:
-                    timings["total"] = _ms(started)
-                    return IntegrationResult(
-                        IntegrationState.CONFLICT, ref, str(task), str(base_id), str(tip), str(tip),
-                        None, str(tree), path, remaining, resolved, attempts, reason, timings, strategies=strategies)
-            findings: tuple[SemanticFinding, ...] = ()
-            if check is not None:
-                t = time.perf_counter()
-                # The queue's history already knows the usual answer: a task branch cut from the pin,
-                # sharing no commit with integration, has the pin as merge base (no graph walk).
-                merge_base = base_id if integration.base_is_merge_base(tip, history) else repo.merge_base(tip, task)
-                findings = tuple(check(repo, merge_base, tip, task, tree)) if merge_base else ()
-                timings["semantic"] = timings.get("semantic", 0.0) + _ms(t)
-                blocking = tuple(f for f in findings if check_blocks(f)) if callable(check_blocks) else \
-                    findings if check_blocks else ()
-                if blocking:
-                    timings["total"] = _ms(started)
-                    return IntegrationResult(
-                        IntegrationState.CONFLICT, ref, str(task), str(base_id), str(tip), str(tip),
-                        None, str(tree), path, semantic_conflicts(repo, tree, blocking), resolved, attempts,
-                        reason, timings, findings=blocking, strategies=strategies)
-            t = time.perf_counter()
-            commit = repo.create_commit(None, author, committer, message, tree, [tip, task])
-            timings["commit"] = timings.get("commit", 0.0) + _ms(t)
-            crash_point("merge.after_commit_written")
+            outcome = self._merge_onto(ref, tip, task, base_id, history, integration, attempts, started, timings,
+                                       message=message, author=author, committer=committer or author,
+                                       resolve=resolve or line_resolve, check=check, check_blocks=check_blocks)
+            if outcome.state is not IntegrationState.MERGED:
+                return outcome
+            attempts = outcome.attempts
+            commit = pygit2.Oid(hex=outcome.new_tip)
             t = time.perf_counter()
             try:
                 if publish is not None:
                     publish(ref, commit, tip)
                 else:
-                    compare_and_swap(repo, ref, commit, tip, message=_reflog_message(message),
-                                     signature=committer, timeout=self.cas_timeout)
+                    compare_and_swap(self.repo, ref, commit, tip, message=_reflog_message(message),
+                                     signature=committer or author, timeout=self.cas_timeout)
             except StaleRef:
                 timings["ref"] = timings.get("ref", 0.0) + _ms(t)
                 if attempts >= self.max_attempts:
@@ -227,10 +176,89 @@ class Integrator:
             timings["ref"] = timings.get("ref", 0.0) + _ms(t)
             crash_point("merge.after_ref_moved")
             timings["total"] = _ms(started)
+            return outcome
+
+    def drain(self, ref: str, *, publish: Publisher | None = None, message: str = "merge drain",
+              signature: pygit2.Signature | None = None) -> "Drain":
+        """Consecutive merges onto `ref` that move it once: see `Drain`."""
+        return Drain(self, ref, publish=publish, message=message, signature=signature)
+
+    def _prepare(self, ref: str, task_commit: pygit2.Oid | str, base: pygit2.Oid | str, message: str,
+                 timings: dict[str, float]) -> tuple[pygit2.Oid, pygit2.Oid, TaskHistory, IntegrationHistory]:
+        """Step 1's checks that do not depend on the tip: (task, base, the task's history, integration's)."""
+        repo = self.repo
+        if not message.strip():
+            raise UsageError("the merge commit needs a message", fix="name the run and the task in it")
+        task = _oid(repo, task_commit, "task commit")
+        base_id = _oid(repo, base, "base commit")
+        t = time.perf_counter()
+        history = task_history(repo, task, base_id)
+        if not history.descends:
+            raise UsageError(
+                f"task commit {task} does not descend from the run's pinned commit {base_id}",
+                fix="start the task branch from the pinned commit (or rebase it onto it) and finish again",
+            )
+        timings["check"] = _ms(t)
+        return task, base_id, history, self._history(ref, base_id)
+
+    def _merge_onto(self, ref: str, tip: pygit2.Oid, task: pygit2.Oid, base_id: pygit2.Oid, history: TaskHistory,
+                    integration: IntegrationHistory, attempts: int, started: float, timings: dict[str, float], *,
+                    message: str, author: pygit2.Signature, committer: pygit2.Signature, resolve: Resolver,
+                    check: TreeCheck | None, check_blocks: bool | Callable[[SemanticFinding], bool]
+                    ) -> IntegrationResult:
+        """Steps 1 (already merged?) to 4 onto `tip`: ALREADY_MERGED, CONFLICT, or MERGED with the
+        merge commit written and nothing moved (its `new_tip` is that commit: the caller publishes)."""
+        repo = self.repo
+        t = time.perf_counter()
+        if integration.contains(tip, task):
+            timings["check"] += _ms(t)
+            timings["total"] = _ms(started)
             return IntegrationResult(
-                IntegrationState.MERGED, ref, str(task), str(base_id), str(tip), str(commit), str(commit),
-                str(tree), path, (), resolved, attempts, reason, timings, findings=findings, strategies=strategies,
-                resolutions=resolutions)
+                IntegrationState.ALREADY_MERGED, ref, str(task), str(base_id), str(tip), str(tip),
+                self._find_merge_commit(tip, task), None, MergePath.NONE, attempts=attempts,
+                timings_ms=timings)
+        timings["check"] += _ms(t)
+        attempts += 1
+        t = time.perf_counter()
+        path, tree, reason, conflicted = self._merge_trees(tip, task, base_id, history, integration)
+        timings["merge"] = timings.get("merge", 0.0) + _ms(t)
+        resolved: tuple[str, ...] = ()
+        strategies: tuple[tuple[str, str], ...] = ()
+        resolutions: tuple[tuple[str, str], ...] = ()
+        if conflicted is not None:
+            t = time.perf_counter()
+            tree, resolved, remaining, strategies, resolutions = self._resolve(tree, conflicted, resolve)
+            timings["resolve"] = timings.get("resolve", 0.0) + _ms(t)
+            if remaining:
+                timings["total"] = _ms(started)
+                return IntegrationResult(
+                    IntegrationState.CONFLICT, ref, str(task), str(base_id), str(tip), str(tip),
+                    None, str(tree), path, remaining, resolved, attempts, reason, timings, strategies=strategies)
+        findings: tuple[SemanticFinding, ...] = ()
+        if check is not None:
+            t = time.perf_counter()
+            # The queue's history already knows the usual answer: a task branch cut from the pin,
+            # sharing no commit with integration, has the pin as merge base (no graph walk).
+            merge_base = base_id if integration.base_is_merge_base(tip, history) else repo.merge_base(tip, task)
+            findings = tuple(check(repo, merge_base, tip, task, tree)) if merge_base else ()
+            timings["semantic"] = timings.get("semantic", 0.0) + _ms(t)
+            blocking = tuple(f for f in findings if check_blocks(f)) if callable(check_blocks) else \
+                findings if check_blocks else ()
+            if blocking:
+                timings["total"] = _ms(started)
+                return IntegrationResult(
+                    IntegrationState.CONFLICT, ref, str(task), str(base_id), str(tip), str(tip),
+                    None, str(tree), path, semantic_conflicts(repo, tree, blocking), resolved, attempts,
+                    reason, timings, findings=blocking, strategies=strategies)
+        t = time.perf_counter()
+        commit = repo.create_commit(None, author, committer, message, tree, [tip, task])
+        timings["commit"] = timings.get("commit", 0.0) + _ms(t)
+        crash_point("merge.after_commit_written")
+        timings["total"] = _ms(started)
+        return IntegrationResult(
+            IntegrationState.MERGED, ref, str(task), str(base_id), str(tip), str(commit), str(commit),
+            str(tree), path, (), resolved, attempts, reason, timings, findings=findings, strategies=strategies,
+            resolutions=resolutions)
 
     # -- steps -----------------------------------------------------------------------------------
     def _tip(self, ref: str) -> pygit2.Oid:
@@ -338,6 +366,72 @@ class Integrator:
                 return None
             commit = self.repo[parents[0]]
         return None
+
+
+class Drain:
+    """Consecutive merges onto one ref that move it once (`Integrator.drain`): a drain of the
+    merge queue merges each task onto the commit the previous one wrote, not onto the ref, and
+    `publish()` moves the ref from the tip the drain started from to the last merge commit by one
+    compare-and-swap (or the caller's `publish`: a push with a lease). Until then every merge
+    commit is unreachable, so a crash before `publish` leaves the ref where it was (crash point
+    `merge.after_commit_written`), and one after it leaves the tasks merged but not recorded, as
+    a crash after a single merge's move does (`merge.after_ref_moved`): the next drain finds
+    them ALREADY_MERGED. When the ref moved meanwhile, `publish` raises StaleRef and moves
+    nothing: the caller merges the same tasks again onto the new tip (a new drain, or one
+    `merge_into` each). Not thread safe, like its Integrator."""
+
+    def __init__(self, integrator: Integrator, ref: str, *, publish: Publisher | None = None,
+                 message: str = "merge drain", signature: pygit2.Signature | None = None):
+        self._integrator = integrator
+        self.ref = ref
+        self.start = integrator._tip(ref)   # the tip the drain started from: its one compare-and-swap's
+        self.tip = self.start               # the last merge commit written (unpublished until publish())
+        self._publish = publish
+        self._message = message
+        self._signature = signature
+        self.merged: list[IntegrationResult] = []   # the merges `publish()` will move the ref over
+
+    @property
+    def pending(self) -> bool:
+        """Whether merges wait for `publish()`."""
+        return self.tip != self.start
+
+    def merge(self, task_commit: pygit2.Oid | str, base: pygit2.Oid | str, *, message: str,
+              author: pygit2.Signature, committer: pygit2.Signature | None = None,
+              resolve: Resolver | None = None, check: TreeCheck | None = None,
+              check_blocks: bool | Callable[[SemanticFinding], bool] = True) -> IntegrationResult:
+        """`merge_into` onto the drain's last commit, moving nothing: a MERGED result's `new_tip`
+        is its merge commit, on the ref once `publish()` returns."""
+        started = time.perf_counter()
+        timings: dict[str, float] = {}
+        engine = self._integrator
+        task, base_id, history, integration = engine._prepare(self.ref, task_commit, base, message, timings)
+        outcome = engine._merge_onto(self.ref, self.tip, task, base_id, history, integration, 0, started, timings,
+                                     message=message, author=author, committer=committer or author,
+                                     resolve=resolve or line_resolve, check=check, check_blocks=check_blocks)
+        if outcome.state is IntegrationState.MERGED:
+            self.tip = pygit2.Oid(hex=outcome.new_tip)
+            self.merged.append(outcome)
+        return outcome
+
+    def publish(self) -> pygit2.Oid:
+        """Move the ref from `start` to `tip` (nothing when no merge waits); StaleRef when the ref
+        no longer holds `start` (nothing moved). Returns the ref's new tip."""
+        if not self.pending:
+            return self.tip
+        t = time.perf_counter()
+        if self._publish is not None:
+            self._publish(self.ref, self.tip, self.start)
+        else:
+            signature = self._signature or pygit2.Signature(*MERGE_IDENTITY)
+            compare_and_swap(self._integrator.repo, self.ref, self.tip, self.start,
+                             message=_reflog_message(f"{self._message} ({len(self.merged)} merges)"),
+                             signature=signature, timeout=self._integrator.cas_timeout)
+        crash_point("merge.after_ref_moved")
+        if self.merged:
+            self.merged[-1].timings_ms["ref"] = _ms(t)
+        self.start, self.merged = self.tip, []
+        return self.tip
 
 
 def conflict_kind(item: ConflictedFile | StagedPath) -> str:

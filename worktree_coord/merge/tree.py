@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import functools
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Iterable, Iterator
@@ -36,7 +38,7 @@ from .result import FileMerge, MergeConflict, SemanticFinding, SemanticMode, Str
 from .checks.import_paths import grouped_paths
 from .checks.merge_index import MISSING, TABLES_EVERY, MergeIndex, shared_index
 from .checks.semantic import PATH_FACTS, find_broken_names, semantic_profile
-from .checks.symbols import extract, fingerprint
+from .checks.symbols import IMPORTS_ONLY, extract, fingerprint
 from .checks.tip_index import Imports, TipIndex, standing_words
 from .checks.versions import MAX_BYTES
 from .languages.profiles import Profile
@@ -152,13 +154,16 @@ def check_tree_merge(repo: pygit2.Repository, base: pygit2.Oid | str, ours: pygi
     diff = functools.partial(_changes, repo=repo)
     changes = [index.changes(repo, trees[0], trees[1], diff), diff(trees[0], trees[2]),
                index.advance(repo, trees[0], trees[1], trees[3], diff)]
-    tip, loose = (None, set()) if walk else _tip_tables(repo, index, trees, changes, ours, diff)
-    files = _tree_files(repo, changes, loose=None if walk else loose)
-    if not files:
-        return ()
-    mentions = _Mentions(repo, trees[0], trees[1], trees[2])
-    return find_broken_names(files, labels=labels, mentions=mentions, tree_file=mentions.file,
-                             tree_folders=mentions.folders, index=index, tip=tip, loose=loose)
+    try:
+        tip, loose = (None, set()) if walk else _tip_tables(repo, index, trees, changes, ours, diff)
+        files = _tree_files(repo, changes, loose=None if walk else loose, kept=None if walk else index.tree_files)
+        if not files:
+            return ()
+        mentions = _Mentions(repo, trees[0], trees[1], trees[2])
+        return find_broken_names(files, labels=labels, mentions=mentions, tree_file=mentions.file,
+                                 tree_folders=mentions.folders, index=index, tip=tip, loose=loose)
+    finally:
+        index.settle()   # what the check computed, on disk for the next process (held by a drain)
 
 
 def _tip_tables(repo: pygit2.Repository, index: MergeIndex, trees: list[pygit2.Tree],
@@ -180,7 +185,7 @@ def _tip_tables(repo: pygit2.Repository, index: MergeIndex, trees: list[pygit2.T
 
     tip = index.tip_tables(trees[0], trees[1],
                            lambda: TipIndex.build(PATH_FACTS, read_words, read_imports, changes[0]),
-                           lambda previous, steps: previous.derive(steps, changes[0]),
+                           lambda previous, steps, take: previous.derive(steps, changes[0], take),
                            dump=TipIndex.dump, load=lambda value: TipIndex.load(PATH_FACTS, read_words, read_imports, value),
                            ancestors=_first_parents(repo, ours, TABLES_EVERY) if ours is not None else (),
                            diff=diff)
@@ -200,9 +205,9 @@ def _first_parents(repo: pygit2.Repository, commit: pygit2.Oid | str, count: int
 
 def _imports(repo: pygit2.Repository, index: MergeIndex, profile: Profile, oid: pygit2.Oid) -> Imports | None:
     """What a version's imports can pass on (tip_index.Imports), from the symbols the check reads
-    of it (semantic._Check.symbols, uses=False: kept ones first, else parsed); None: none."""
+    of it (semantic._Check.imports: kept ones first, else its imports parsed); None: none."""
     key = fingerprint(profile)
-    found = index.known_symbols(key, oid.raw, (True, False))
+    found = index.known_symbols(key, oid.raw, (True, False, IMPORTS_ONLY))
     if found is MISSING:
         data = repo[oid].data
         if len(data) > MAX_BYTES or b"\x00" in data[:8000]:
@@ -210,9 +215,9 @@ def _imports(repo: pygit2.Repository, index: MergeIndex, profile: Profile, oid: 
 
         def compute() -> Any:
             parsed = profile.parse(data)
-            return None if parsed.root_node.has_error else extract(profile, data, parsed, uses=False)
+            return None if parsed.root_node.has_error else extract(profile, data, parsed, imports_only=True)
 
-        found = index.symbols(key, data, False, compute)
+        found = index.symbols(key, data, IMPORTS_ONLY, compute)
     if found is None:
         return None
     return (any(item.name is None and item.scope is None for item in found.imports),
@@ -266,20 +271,32 @@ def check_merge(repo: pygit2.Repository, base: pygit2.Oid | str, ours: pygit2.Oi
 
 def _tree_files(repo: pygit2.Repository, changes: list[dict[str, tuple[Side, Side]]],
                 given: Mapping[str, bytes | None] | None = None,
-                loose: set[str] | None = None) -> list["_TreeFile"]:
+                loose: set[str] | None = None, kept: dict[str, Any] | None = None) -> list["_TreeFile"]:
     """The semantic check's view of each regular file that ours or theirs changed (`changes`: the
     diffs base -> ours, base -> theirs, base -> merged); `given`: merged bytes known already.
     `loose` (a tip's merge, _tip_tables): every path of base -> ours outside it is as the base
-    on theirs' side and as ours in the merged tree, so its four versions are known from one diff."""
+    on theirs' side and as ours in the merged tree, so its four versions are known from one diff:
+    its view is a function of its two sides, and `kept` (MergeIndex.tree_files) keeps it from
+    one merge of a drain to the next (with what it read), instead of building it again."""
     given = given or {}
     paths = sorted(p for p in set(changes[0]) | set(changes[1]) if semantic_profile(p) is not None)
     files = []
     ours = changes[0]
     for path in paths:
         if loose is not None and path not in loose:
-            (base_id, base_mode), (ours_id, ours_mode) = ours[path]
+            sides = ours[path]
+            known = kept.get(path) if kept is not None else None
+            if known is not None and known[0] is repo and known[1] == sides:
+                if known[2] is not None:
+                    files.append(known[2])
+                continue
+            (base_id, base_mode), (ours_id, ours_mode) = sides
+            view = None
             if (base_id is None or base_mode in _READ_MODES) and (ours_id is None or ours_mode in _READ_MODES):
-                files.append(_TreeFile(repo, path, [base_id, ours_id, base_id, ours_id]))
+                view = _TreeFile(repo, path, [base_id, ours_id, base_id, ours_id])
+                files.append(view)
+            if kept is not None:
+                kept[path] = (repo, sides, view)
             continue
         base_side = next((c[path][0] for c in changes if path in c), (None, _REGULAR))
         versions = [base_side] + [c.get(path, (None, base_side))[1] for c in changes]
@@ -305,7 +322,7 @@ def _changes(old: pygit2.Tree, new: pygit2.Tree, repo: pygit2.Repository | None 
     (0.4 ms). Both list the same paths and sides (tests/merge/test_tip_index.py)."""
     out: dict[str, tuple[Side, Side]] = {}
     if repo is not None:
-        _walk_changes(repo, old, new, "", out)
+        _walk_raw(repo, old.id, new.id, "", out)
         return out
     for delta in old.diff_to_tree(new).deltas:
         before = (delta.old_file.id, delta.old_file.mode) if delta.status != pygit2.GIT_DELTA_ADDED else (None, 0)
@@ -344,6 +361,75 @@ def _walk_changes(repo: pygit2.Repository, old: pygit2.Tree | None, new: pygit2.
         else:
             out[path] = ((was.id, was.filemode) if was is not None else _NONE,
                          (now.id, now.filemode) if now is not None else _NONE)
+
+
+_TREE_MODE = 0o040000
+_RAW_ENTRY = re.compile(rb"[0-7]+ [^\0]+\0.{20}", re.S)   # one entry of a tree object: mode, name, raw id
+_RAW_SETS: "OrderedDict[pygit2.Oid, frozenset[bytes]]" = OrderedDict()
+_RAW_KEPT = 512
+_raw_lock = threading.Lock()
+
+
+def _raw_set(repo: pygit2.Repository, tree_id: pygit2.Oid | None) -> frozenset[bytes]:
+    """A tree's entries as the bytes the tree object holds them in, kept for the trees walked last
+    (by id: the same in any repository; a drain walks the pin's folders and each merge's result,
+    the next merge's tip, again)."""
+    if tree_id is None:
+        return frozenset()
+    with _raw_lock:
+        found = _RAW_SETS.get(tree_id)
+        if found is not None:
+            _RAW_SETS.move_to_end(tree_id)
+            return found
+    found = frozenset(_RAW_ENTRY.findall(repo[tree_id].read_raw()))
+    with _raw_lock:
+        _RAW_SETS[tree_id] = found
+        while len(_RAW_SETS) > _RAW_KEPT:
+            _RAW_SETS.popitem(last=False)
+    return found
+
+
+def _raw_rows(entries: Iterable[bytes]) -> dict[str, tuple[int, bytes]]:
+    """name -> (mode, raw id) of tree entries' bytes (UnicodeDecodeError: a name not UTF-8)."""
+    out = {}
+    for entry in entries:
+        space = entry.index(b" ")
+        out[entry[space + 1:-21].decode("utf-8")] = (int(entry[:space], 8), entry[-20:])
+    return out
+
+
+def _walk_raw(repo: pygit2.Repository, old: pygit2.Oid | None, new: pygit2.Oid | None, prefix: str,
+              out: dict[str, tuple[Side, Side]]) -> None:
+    """_walk_changes from the tree objects' bytes: the entries both trees hold alike are told apart
+    as a set difference, without an entry object each (most of a 200-folder level); the rows are
+    the same, in the same order. A name that is not UTF-8 is walked through pygit2's entries."""
+    before, after = _raw_set(repo, old), _raw_set(repo, new)
+    differ = before ^ after
+    if not differ:
+        return
+    try:
+        was_rows, now_rows = _raw_rows(before & differ), _raw_rows(after & differ)
+    except UnicodeDecodeError:
+        _walk_changes(repo, repo[old] if old is not None else None, repo[new] if new is not None else None, prefix, out)
+        return
+    oid = pygit2.Oid
+    for name in sorted(was_rows.keys() | now_rows.keys()):
+        was, now = was_rows.get(name), now_rows.get(name)
+        was_tree = was is not None and was[0] == _TREE_MODE
+        now_tree = now is not None and now[0] == _TREE_MODE
+        path = prefix + name
+        if was_tree or now_tree:
+            if was is not None and not was_tree:
+                out[path] = ((oid(raw=was[1]), was[0]), _NONE)   # a file that became a folder
+            if now is not None and not now_tree:
+                out[path] = (_NONE, (oid(raw=now[1]), now[0]))   # a folder that became a file
+            _walk_raw(repo, oid(raw=was[1]) if was_tree else None, oid(raw=now[1]) if now_tree else None,  # type: ignore[index]
+                      path + "/", out)
+        elif was is not None and now is not None and _kind(was[0]) != _kind(now[0]):
+            out[path] = (_NONE, (oid(raw=now[1]), now[0]))   # a file that became a symlink (git: deleted, added)
+        else:
+            out[path] = ((oid(raw=was[1]), was[0]) if was is not None else _NONE,
+                         (oid(raw=now[1]), now[0]) if now is not None else _NONE)
 
 
 def _kind(mode: int) -> int:

@@ -50,6 +50,8 @@ _ALNUM = re.compile(r"[^0-9A-Za-z]")
 class _Symbolic(Protocol):
     def symbols(self, path: str, which: str, uses: bool = True) -> Symbols | None: ...
 
+    def imports(self, path: str, which: str) -> Symbols | None: ...
+
     def still_holds(self, module: str, importer: str, side: str) -> bool: ...
 
     def changed_files(self, side: str) -> list[Versions]: ...
@@ -98,7 +100,7 @@ def find_replaced_imports(files: Iterable[Versions], check: _Symbolic, labels: d
             if module not in added:
                 continue
             for path, item in added[module]:
-                merged = check.symbols(path, "merged", uses=False)
+                merged = check.imports(path, "merged")
                 if merged is None:
                     continue
                 kept = [m for m in merged.imports if m.module == module and m.name == item.name and m.scope is None]
@@ -146,10 +148,10 @@ def _added_imports(files: list[Versions], check: _Symbolic, side: str,
             continue   # the other side's version imports the same: a module it still imports in a file it changed
         if not versions.exists("base") and posixpath.basename(path) in deleted:
             continue
-        mine = check.symbols(path, side, uses=False)
-        if mine is None:
-            continue
-        before = check.symbols(path, "base", uses=False) if versions.exists("base") else Symbols()
+        mine = check.imports(path, side)
+        if mine is None or not any(item.scope is None and item.module for item in mine.imports):
+            continue   # it imports nothing at its top level: it added no import (its base is not read)
+        before = check.imports(path, "base") if versions.exists("base") else Symbols()
         if before is None:
             continue
         had = {(i.module, i.name) for i in before.imports if i.scope is None}
@@ -176,14 +178,14 @@ def _replaced(files: list[Versions], check: _Symbolic, side: str, modules: set[s
         if names is not None and not any(name in (versions.version(which) or b"")
                                          for which in ("base", side) for name in names):
             continue
-        after = check.symbols(path, side, uses=False) if versions.exists(side) else None
+        after = check.imports(path, side) if versions.exists(side) else None
         if versions.exists(side) and after is None:
             return {}   # a version that does not parse: its imports are unknown
         if after is not None:
             still.update(i.module for i in after.imports)
-        if after is None or not versions.exists("base"):
-            continue
-        before = check.symbols(path, "base", uses=False)
+        if after is None or not versions.exists("base") or not any(item.scope is None for item in after.imports):
+            continue   # nothing imported at its top level now: no name moved to another module (the base is not read)
+        before = check.imports(path, "base")
         if before is None:
             continue
         bound_after = {i.bound: i.module for i in after.imports if i.scope is None}

@@ -12,9 +12,13 @@ run's whole work. Two things are kept:
   with the small diff tip -> result (the task's files), not a diff of the pin against the new tip.
 Both live in memory (bounded) and, given a folder (`<git common dir>/wtc/merge-index/`, what the
 coordinator passes), on disk so another process (each `wtc task finish` merges in its own) finds
-them: one file per entry, written to a temporary name and renamed into place, so a reader sees a
-whole entry or none. An entry that does not load (truncated, another format, not ours) is dropped
-and computed again; the disk is a cache, never the truth, so results are those of a full walk.
+them: symbols as rows of one SQLite file (`symbols.sqlite3`: a drain writes hundreds, and a file
+each cost more than the check), a tip's changes and tables one file per entry, written to a
+temporary name and renamed into place, so a reader sees a whole entry or none. Writes wait for the
+end of the check (`settle`), or of a whole drain (`held()`: one transaction for its symbols, and
+only the last tip's changes and tables, the only tip the drain publishes). An entry that does not
+load (truncated, another format, not ours; a damaged SQLite file is removed) is dropped and
+computed again; the disk is a cache, never the truth, so results are those of a full walk.
 Invariants: every answer equals what the uncached computation gives (tests/merge/test_merge_index.py
 compares them after edits, deletions, renames, a corrupt file and two processes); nothing here
 knows about runs or tasks.
@@ -22,15 +26,17 @@ knows about runs or tasks.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import marshal
 import os
 import pickle
+import sqlite3
 import tempfile
 import threading
 from collections import OrderedDict
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Iterator
 
 import pygit2
 
@@ -39,9 +45,24 @@ MAX_SYMBOLS = 8192      # symbols (and memo) entries kept in memory per process
 MAX_TIPS = 16           # tips whose changes are kept in memory
 MAX_TIP_FILES = 64      # tips whose changes (and tables) are kept on disk (the oldest are removed past this)
 TABLES_EVERY = 8        # a drain writes every 8th tip's tables (tip_index.py) for the next process
+MAX_TREE_FILES = 100_000   # tree files' views kept in memory (tree._tree_files)
+MAX_SYMBOL_ROWS = 200_000   # symbols rows kept on disk (`wtc gc` removes the oldest past this)
 
 Side = tuple[Any, int]   # a path's blob id (None: absent) and mode in one tree
 Changes = dict[str, tuple[Side, Side]]
+
+
+class _Bounded(dict):
+    """A dict emptied when it grows past `limit` entries (what it holds is computed again)."""
+
+    def __init__(self, limit: int):
+        super().__init__()
+        self.limit = limit
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        if len(self) >= self.limit and key not in self:
+            self.clear()
+        super().__setitem__(key, value)
 
 
 class MergeIndex:
@@ -57,9 +78,19 @@ class MergeIndex:
         self._tip_tables: OrderedDict[tuple[str, str], Any] = OrderedDict()   # tip_index.TipIndex per (pin, tip)
         self._saved = 0
         self._lock = threading.Lock()
+        # tree._tree_files: a tip's file outside the merge's own, path -> (repository, its pin and
+        # tip sides, the check's view of it); the same from one merge of a drain to the next.
+        self.tree_files: dict[str, Any] = _Bounded(MAX_TREE_FILES)
+        self._held = 0                                   # held(): writes wait for the drain's end
+        self._drain = 0                                  # held() blocks entered: which drain a tip is of
+        self._drain_tips: dict[tuple[str, str], tuple[int, int]] = {}   # tables a drain derived: (drain, thread)
+        self._pending: dict[bytes, Any] = {}             # symbols rows not written yet (row key -> value)
+        self._pending_entries: dict[str, tuple[Path, Any]] = {}   # kind -> the last tip entry not written
         self.stats = {"symbols_hit": 0, "symbols_disk": 0, "symbols_miss": 0, "tips_hit": 0, "tips_disk": 0,
                       "tips_miss": 0, "tips_composed": 0, "corrupt": 0, "tables_hit": 0, "tables_derived": 0,
                       "tables_disk": 0, "tables_built": 0}
+        self._rows = _SymbolRows(self.folder / f"v{FORMAT}" / "symbols.sqlite3", self.stats) \
+            if self.folder is not None else None
 
     # -- symbols per blob -------------------------------------------------------------------------
     def symbols(self, fingerprint: str, data: bytes, uses: bool, compute: Callable[[], Any]) -> Any:
@@ -69,15 +100,16 @@ class MergeIndex:
         if kept is not _MISSING:
             self.stats["symbols_hit"] += 1
             return kept
-        path = self._entry("symbols", fingerprint, key[1].hex() + ("u" if uses else "d"))
-        found = _load(path, self.stats)
+        found = self._load_symbols(key)
         if found is not _MISSING:
             self.stats["symbols_disk"] += 1
             value = found
         else:
             self.stats["symbols_miss"] += 1
             value = compute()
-            _store(path, value)
+            if self._rows is not None:
+                with self._lock:
+                    self._pending[_row_key(key)] = value
         self._put(self._symbols, key, value, MAX_SYMBOLS)
         return value
 
@@ -89,18 +121,99 @@ class MergeIndex:
             if kept is not _MISSING:
                 self.stats["symbols_hit"] += 1
                 return kept
-        for full in uses:
+        wanted = [full for full in uses if (fingerprint, blob_id, full) not in self._absent]
+        if not wanted:
+            return _MISSING   # looked for on disk already by this process: computed when asked
+        # Every mode of the blob in one read (its rows share a key prefix), the first of `uses` kept.
+        found = self._load_modes(fingerprint, blob_id)
+        for full in wanted:
             key = (fingerprint, blob_id, full)
-            if key in self._absent:
-                continue   # looked for on disk already by this process: computed when asked
-            found = _load(self._entry("symbols", fingerprint, blob_id.hex() + ("u" if full else "d")), self.stats)
-            if found is _MISSING:
+            if full not in found:
                 self._absent.add(key)
                 continue
             self.stats["symbols_disk"] += 1
-            self._put(self._symbols, key, found, MAX_SYMBOLS)
-            return found
+            self._put(self._symbols, key, found[full], MAX_SYMBOLS)
+            return found[full]
         return _MISSING
+
+    def _load_modes(self, fingerprint: str, blob_id: bytes) -> dict[Any, Any]:
+        """mode -> the symbols rows of one blob, on disk or pending (`_row_key`'s modes)."""
+        if self._rows is None:
+            return {}
+        prefix = fingerprint[:16].encode() + blob_id
+        with self._lock:
+            pending = {mode: self._pending[prefix + tag] for mode, tag in _MODES.items() if prefix + tag in self._pending}
+        return self._rows.get_prefix(prefix) | pending
+
+    def _load_symbols(self, key: tuple[str, bytes, bool]) -> Any:
+        """A symbols row of the disk (or one this process has not written yet), or _MISSING."""
+        if self._rows is None:
+            return _MISSING
+        row = _row_key(key)
+        with self._lock:
+            if row in self._pending:
+                return self._pending[row]
+        return self._rows.get(row)
+
+    # -- when the disk is written ---------------------------------------------------------------
+    @contextlib.contextmanager
+    def held(self) -> Iterator["MergeIndex"]:
+        """Hold the disk writes of the checks inside the block, and write them at its end (a
+        drain: its symbols in one transaction, of its tips' changes and tables only the last ones,
+        the only tip another process will merge onto). Nests; a crash inside only loses cache."""
+        with self._lock:
+            self._held += 1
+            if self._held == 1:
+                self._drain += 1
+        try:
+            yield self
+        finally:
+            with self._lock:
+                self._held -= 1
+                last = self._held == 0
+            if last:
+                self.flush()
+
+    def settle(self) -> None:
+        """The end of one check: write what it left pending, unless a drain holds the writes."""
+        if not self._held:
+            self.flush()
+
+    def flush(self) -> None:
+        """Write every pending entry now."""
+        with self._lock:
+            rows, self._pending = self._pending, {}
+            entries, self._pending_entries = self._pending_entries, {}
+        if rows and self._rows is not None:
+            self._rows.put(rows)
+        for path, pack in entries.values():
+            self._write_entry(path, pack)
+
+    def prune(self, keep_tips: Iterable[str], max_rows: int = MAX_SYMBOL_ROWS, *,
+              dry_run: bool = False) -> dict[str, int]:
+        """What `wtc gc` removes: the changes and tables entries of tips (tree ids) not in
+        `keep_tips` (the tips a merge may still start from: each open run's integration tip and
+        the first parents the next process derives tables from), temporary files writers left, and
+        the oldest symbols rows past `max_rows`. Returns how many of each went (would go)."""
+        keep = set(keep_tips)
+        removed = {"tips": 0, "tables": 0, "symbols": 0}
+        if self.folder is None:
+            return removed
+        for kind in ("tips", "tables"):
+            folder = self.folder / f"v{FORMAT}" / kind
+            try:
+                entries = list(folder.iterdir())
+            except OSError:
+                continue
+            for entry in entries:
+                if entry.name.startswith(".tmp-") or entry.name.rsplit("-", 1)[-1] not in keep:
+                    removed[kind] += 1
+                    if not dry_run:
+                        with contextlib.suppress(OSError):
+                            entry.unlink()
+        if self._rows is not None:
+            removed["symbols"] = self._rows.prune(max_rows, dry_run=dry_run)
+        return removed
 
     def memo(self, kind: str, key: Any, compute: Callable[[], Any]) -> Any:
         """`compute()` once per (kind, key) in this process (bounded): for answers pure in `key`,
@@ -180,7 +293,7 @@ class MergeIndex:
         return None if kept is _MISSING else kept
 
     def tip_tables(self, old: pygit2.Tree, tip: pygit2.Tree, build: Callable[[], Any],
-                   derive: Callable[[Any, Changes], Any], *, dump: Callable[[Any], Any] | None = None,
+                   derive: Callable[[Any, Changes, bool], Any], *, dump: Callable[[Any], Any] | None = None,
                    load: Callable[[Any], Any] | None = None, ancestors: Iterable[pygit2.Tree] = (),
                    diff: Callable[[pygit2.Tree, pygit2.Tree], Changes] | None = None) -> Any:
         """The tables reach.py reads of a tip's changed files (tip_index.TipIndex): kept in
@@ -198,8 +311,16 @@ class MergeIndex:
         step = self.step(old, tip)
         previous = self._get(self._tip_tables, (key[0], step[0])) if step is not None else _MISSING
         save = False
+        mine = self._drain_token()
         if previous is not _MISSING and step is not None:
-            value = derive(previous, step[1])
+            # A tip this drain derived (an unpublished merge commit of its own, which no other
+            # check holds): its tables are taken over, not copied. Any other is copied on write.
+            take = mine is not None and self._drain_tips.get((key[0], step[0])) == mine
+            value = derive(previous, step[1], take)
+            if take:
+                with self._lock:
+                    self._tip_tables.pop((key[0], step[0]), None)
+                    self._drain_tips.pop((key[0], step[0]), None)
             self.stats["tables_derived"] += 1
             save = self.stats["tables_derived"] % TABLES_EVERY == 0
         else:
@@ -208,15 +329,24 @@ class MergeIndex:
                 for ancestor in ancestors:
                     found = self._load_tables(key[0], str(ancestor.id), load)
                     if found is not _MISSING:
-                        value, save = derive(found, diff(ancestor, tip)), True
+                        value, save = derive(found, diff(ancestor, tip), False), True
                         break
             if value is _MISSING:
                 value, save = build(), True
                 self.stats["tables_built"] += 1
-        if save and dump is not None:
-            self._save_pruned(self._entry("tables", "", f"{key[0]}-{key[1]}"), dump(value))
+        if dump is not None and (save or mine is not None):
+            # Held by a drain: the newest tables are the ones written at its end (those before
+            # them may have been taken over by then).
+            self._save_pruned(self._entry("tables", "", f"{key[0]}-{key[1]}"), lambda: dump(value))
+        if mine is not None:
+            with self._lock:
+                self._drain_tips[key] = mine
         self._put(self._tip_tables, key, value, 4)
         return value
+
+    def _drain_token(self) -> tuple[int, int] | None:
+        """Which drain (held block) and thread asks, or None outside a drain."""
+        return (self._drain, threading.get_ident()) if self._held else None
 
     def _load_tables(self, old: str, tip: str, load: Callable[[Any], Any] | None) -> Any:
         if load is None:
@@ -237,12 +367,21 @@ class MergeIndex:
         self._put(self._tips, key, changes, MAX_TIPS)
 
     def _save_tip(self, path: Path | None, changes: Changes) -> None:
-        self._save_pruned(path, _pack(changes))
+        self._save_pruned(path, lambda: _pack(changes))   # `changes` is kept, never changed: packed when written
 
-    def _save_pruned(self, path: Path | None, packed: Any) -> None:
-        """Write a per-tip entry (marshal) and, now and then, remove its folder's oldest past MAX_TIP_FILES."""
+    def _save_pruned(self, path: Path | None, pack: Callable[[], Any]) -> None:
+        """Write a per-tip entry (marshal of what `pack()` gives; held: the last of its kind, packed
+        and written at the drain's end) and, now and then, remove its folder's oldest past MAX_TIP_FILES."""
         if path is None:
             return
+        if self._held:
+            with self._lock:
+                self._pending_entries[path.parent.name] = (path, pack)
+            return
+        self._write_entry(path, pack)
+
+    def _write_entry(self, path: Path, pack: Callable[[], Any]) -> None:
+        packed = pack()
         _store(path, packed, raw=True)
         self._saved += 1
         if self._saved % 16:
@@ -369,3 +508,157 @@ def _raw(sides: tuple[Side, Side]) -> tuple[tuple[bytes | None, int], tuple[byte
 
 def _oids(sides: Any) -> tuple[Side, Side]:
     return tuple((None if raw is None else pygit2.Oid(raw=raw), mode) for raw, mode in sides)  # type: ignore[return-value]
+
+
+def _row_key(key: tuple[str, bytes, bool]) -> bytes:
+    """A symbols entry's row key: the profile's fingerprint, the blob's id, the extraction mode."""
+    fingerprint, blob_id, uses = key
+    return fingerprint[:16].encode() + blob_id + _MODES[uses]
+
+
+_MODES = {True: b"u", False: b"d", "imports": b"i"}   # extraction modes (symbols.IMPORTS_ONLY: "imports")
+
+
+class _SymbolRows:
+    """The symbols entries of a folder, rows of one SQLite file: (key, the pickled entry). Opened
+    on first use (again in a forked child); any damage (not a database, malformed) removes the
+    file and starts an empty one; a write that cannot get the file (another process writing past
+    the timeout) is dropped: a cache. Rows are replaced when written again, so the oldest rows
+    (by rowid) are the least recently written: `prune` removes those."""
+
+    def __init__(self, path: Path, stats: dict[str, int]):
+        self.path = path
+        self._stats = stats
+        self._db: sqlite3.Connection | None = None
+        self._pid = 0
+        self._lock = threading.Lock()
+        self._off = False   # unusable here (a read-only folder): the cache stays in memory
+        self._retried = False
+
+    def _connect(self) -> sqlite3.Connection | None:
+        if self._db is not None and self._pid == os.getpid():
+            return self._db
+        self._db = None   # a forked child never uses its parent's connection
+        if self._off:
+            return None
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            db = sqlite3.connect(str(self.path), timeout=2.0, isolation_level=None, check_same_thread=False)
+            db.execute("PRAGMA synchronous=OFF")   # a cache: a torn write is found damaged and rebuilt
+            db.execute("CREATE TABLE IF NOT EXISTS symbols (key BLOB PRIMARY KEY, value BLOB NOT NULL)")
+        except sqlite3.DatabaseError:
+            return self._damaged()
+        except (sqlite3.Error, OSError):
+            self._off = True
+            return None
+        self._db, self._pid = db, os.getpid()
+        return db
+
+    def _damaged(self) -> sqlite3.Connection | None:
+        """Remove a file that is not a whole database and start an empty one (once per process:
+        a second failure leaves this process's cache in memory)."""
+        self._stats["corrupt"] += 1
+        if self._db is not None:
+            with contextlib.suppress(sqlite3.Error):
+                self._db.close()
+        self._db = None
+        for suffix in ("", "-journal", "-wal", "-shm"):
+            with contextlib.suppress(OSError):
+                os.unlink(str(self.path) + suffix)
+        if self._retried:
+            self._off = True
+            return None
+        self._retried = True
+        return self._connect()
+
+    def get(self, row: bytes) -> Any:
+        with self._lock:
+            db = self._connect()
+            if db is None:
+                return _MISSING
+            try:
+                found = db.execute("SELECT value FROM symbols WHERE key = ?", (row,)).fetchone()
+            except sqlite3.DatabaseError:
+                self._damaged()
+                return _MISSING
+            except sqlite3.Error:
+                return _MISSING
+        return _MISSING if found is None else _unpickle(found[0], self._stats)
+
+    def get_prefix(self, prefix: bytes) -> dict[Any, Any]:
+        """mode -> value of the rows whose key is `prefix` and a mode's tag (one blob's)."""
+        with self._lock:
+            db = self._connect()
+            if db is None:
+                return {}
+            try:
+                rows = db.execute("SELECT key, value FROM symbols WHERE key >= ? AND key < ?",
+                                  (prefix, prefix + b"\xff")).fetchall()
+            except sqlite3.DatabaseError:
+                self._damaged()
+                return {}
+            except sqlite3.Error:
+                return {}
+        tags = {tag: mode for mode, tag in _MODES.items()}
+        out: dict[Any, Any] = {}
+        for key, data in rows:
+            mode = tags.get(key[len(prefix):])
+            if mode is not None:
+                value = _unpickle(data, self._stats)
+                if value is not _MISSING:
+                    out[mode] = value
+        return out
+
+    def put(self, rows: dict[bytes, Any]) -> None:
+        """Write `rows` in one transaction (dropped whole when the file cannot be had)."""
+        data = [(key, pickle.dumps((("wtc-merge-index", FORMAT), value), protocol=pickle.HIGHEST_PROTOCOL))
+                for key, value in rows.items()]
+        with self._lock:
+            db = self._connect()
+            if db is None:
+                return
+            try:
+                with db:
+                    db.execute("BEGIN IMMEDIATE")
+                    db.executemany("INSERT OR REPLACE INTO symbols (key, value) VALUES (?, ?)", data)
+            except sqlite3.DatabaseError as error:
+                if not isinstance(error, sqlite3.OperationalError):
+                    self._damaged()
+            except sqlite3.Error:
+                pass
+
+    def prune(self, keep: int, dry_run: bool = False) -> int:
+        """Remove the oldest rows past `keep`; how many went (would go)."""
+        with self._lock:
+            if not self.path.exists():
+                return 0
+            db = self._connect()
+            if db is None:
+                return 0
+            try:
+                if dry_run:
+                    return max(0, db.execute("SELECT COUNT(*) FROM symbols").fetchone()[0] - keep)
+                with db:
+                    db.execute("BEGIN IMMEDIATE")
+                    done = db.execute("DELETE FROM symbols WHERE rowid NOT IN "
+                                      "(SELECT rowid FROM symbols ORDER BY rowid DESC LIMIT ?)", (keep,))
+                    return max(0, done.rowcount)
+            except sqlite3.DatabaseError as error:
+                if not isinstance(error, sqlite3.OperationalError):
+                    self._damaged()
+                return 0
+            except sqlite3.Error:
+                return 0
+
+
+
+def _unpickle(data: bytes, stats: dict[str, int]) -> Any:
+    """A symbols row's value, or _MISSING (damaged: counted; computed again)."""
+    try:
+        tag, value = pickle.loads(data)
+        if tag != ("wtc-merge-index", FORMAT):
+            raise ValueError("another format")
+        return value
+    except Exception:   # noqa: BLE001 - any damage means: not an entry; compute it again
+        stats["corrupt"] += 1
+        return _MISSING

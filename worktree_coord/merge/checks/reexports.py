@@ -64,6 +64,8 @@ class _Merge(Protocol):
 
     def symbols(self, path: str, which: str, uses: bool = True) -> Symbols | None: ...
 
+    def imports(self, path: str, which: str) -> Symbols | None: ...
+
     def resolve(self, module: str, importer: str, rules: SemanticRules) -> list[str]: ...
 
 
@@ -338,7 +340,7 @@ class ReExports:
         profile = _profile(user)
         if profile is None or not profile.semantic.module_files or not self._merge.files[user].exists("merged"):
             return frozenset()
-        symbols = self._merge.symbols(user, "merged", uses=False)
+        symbols = self._merge.imports(user, "merged")   # only what it imports is read here
         if symbols is None:
             return frozenset()
         wanted = {n.decode("utf-8", "replace") for n in names}

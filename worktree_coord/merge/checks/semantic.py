@@ -53,7 +53,7 @@ from .signatures import find_signature_changes
 from .merge_index import MISSING, MergeIndex
 from ..lines.linediff import (added_lines as _added_lines, added_text, follow as _follow, lines_text, ranges_text,
                        touched_lines as _touched_lines)
-from .symbols import (Definition, Reference, Symbols, extract, fingerprint, hidden_query,
+from .symbols import (IMPORTS_ONLY, Definition, Reference, Symbols, extract, fingerprint, hidden_query,
                       visible_import as _visible_import)
 from .tip_index import PathFacts, TipIndex
 from .versions import MAX_BYTES, FileVersions, Versions
@@ -138,9 +138,11 @@ def find_broken_names(files: Iterable[Versions], *, labels: tuple[str, str, str]
     checked = [f for f in files if semantic_profile(f.path) is not None]
     check = _Check(checked, labels, trees or {}, complete, tree_file, tree_folders, package_files)
     check.index = index
-    check.tip, check.loose = tip, loose
+    check.tip, check.loose = tip, frozenset(loose)
     check.every_use = every_use
-    found = check.run() + find_duplicates(checked, labels=labels, trees=trees) + find_signature_changes(check)
+    # A tip's file outside `loose` is ours' version in the merged tree: no duplicate to find there.
+    doubled = checked if tip is None else [f for f in checked if f.path in check.loose]
+    found = check.run() + find_duplicates(doubled, labels=labels, trees=trees) + find_signature_changes(check)
     if mentions is not None and len(checked) > 1:
         found += tuple(find_replaced_imports(checked, check, check.labels, mentions, tree_file))
     unique: dict[tuple[str, int, str, str], SemanticFinding] = {}
@@ -213,6 +215,42 @@ class _Check:
         # merge of a drain to the next, are parsed once, not once a merge.
         found = compute() if self.index is None else self.index.symbols(fingerprint(profile), data, uses, compute)
         self._symbols[(path, data, uses)] = found
+        return found
+
+    def imports(self, path: str, which: str) -> Symbols | None:
+        """What one version imports (None: absent, or it does not parse cleanly): a Symbols whose
+        `imports`, `wildcard` and `star_modules` are whole, its definitions perhaps not. Kept
+        symbols of any extraction answer; else only the imports are placed (symbols.extract's
+        imports_only): the read of a file the check asks nothing but its imports (the task's
+        files, for the import-path check and the re-exports its new lines reach)."""
+        versions = self.files[path]
+        profile = semantic_profile(path)
+        assert profile is not None
+        if self.index is not None and hasattr(versions, "blob_id"):
+            blob_id = versions.blob_id(which)
+            if blob_id is not None:
+                kept = self.index.known_symbols(fingerprint(profile), blob_id, (True, False, IMPORTS_ONLY))
+                if kept is not MISSING:
+                    return kept
+        data = versions.version(which)
+        if data is None:
+            return None
+        for mode in (True, False, IMPORTS_ONLY):
+            if (path, data, mode) in self._symbols:
+                return self._symbols[(path, data, mode)]
+        if len(data) > MAX_BYTES or b"\x00" in data[:8000]:
+            self._symbols[(path, data, IMPORTS_ONLY)] = None   # too big, or binary: never guessed at
+            return None
+
+        def compute() -> Symbols | None:
+            tree = self._trees.get((path, data))
+            if tree is None:
+                tree = self._trees[(path, data)] = profile.parse(data)
+            return None if tree.root_node.has_error else extract(profile, data, tree, imports_only=True)
+
+        found = compute() if self.index is None else self.index.symbols(fingerprint(profile), data, IMPORTS_ONLY,
+                                                                          compute)
+        self._symbols[(path, data, IMPORTS_ONLY)] = found
         return found
 
     def hidden(self, path: str, which: str) -> frozenset[str]:

@@ -272,9 +272,19 @@ class _Placer:
         return tuple(reversed(containers)), frozenset(functions), " > ".join(reversed(path)), local
 
 
-def extract(profile: Profile, source: bytes, tree: tree_sitter.Tree | None = None, *, uses: bool = True) -> Symbols:
+IMPORTS_ONLY = "imports"   # a mode of kept symbols (merge_index.py): extract(imports_only=True)
+
+
+def extract(profile: Profile, source: bytes, tree: tree_sitter.Tree | None = None, *, uses: bool = True,
+            imports_only: bool = False) -> Symbols:
     """The symbols of one file version (see the module docstring); with uses=False only its
-    definitions, imports and heritage (no references, no local bindings): cheaper."""
+    definitions, imports and heritage (no references, no local bindings): cheaper. With
+    imports_only only its imports are whole (`imports`, `wildcard`, `star_modules`, and the
+    names they bind): the definitions are matched, to place each import in its scope, but not
+    placed themselves, which is most of an extraction's cost; what a check that asks only what a
+    file imports reads (semantic._Check.imports)."""
+    if imports_only:
+        uses = False
     rules = profile.semantic
     if tree is None:
         tree = profile.parse(source)
@@ -301,6 +311,10 @@ def extract(profile: Profile, source: bytes, tree: tree_sitter.Tree | None = Non
             raw_imports.append(parts)
     placer = _Placer(profile, source, defs)
     out = Symbols()
+    if imports_only:
+        for parts in raw_imports:
+            _add_import(out, parts, source, placer, rules.module_binding, rules.module_separator)
+        return out
     defined_at: set[int] = set()   # name nodes of definitions: never references of themselves
     for node, name_node, kind in raw_defs:
         defined_at.add(name_node.id)

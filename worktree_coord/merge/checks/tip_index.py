@@ -50,11 +50,13 @@ class PathFacts:
 
 
 class _Table:
-    """key -> set of paths, copied on write: a derived index shares the sets it does not change."""
+    """key -> set of paths, copied on write: a derived index shares the sets it does not change
+    (or, taken over, owns them all: `derived(take=True)`)."""
 
-    def __init__(self, data: dict | None = None):
-        self.data: dict = dict(data) if data is not None else {}
+    def __init__(self, data: dict | None = None, own_all: bool = False):
+        self.data: dict = (data if own_all else dict(data)) if data is not None else {}
         self._own: set = set()
+        self._own_all = own_all   # every set is this table's: changed in place
 
     def add(self, key, path: str) -> None:
         found = self.data.get(key)
@@ -62,7 +64,7 @@ class _Table:
             self.data[key] = {path}
             self._own.add(key)
             return
-        if key not in self._own:
+        if not self._own_all and key not in self._own:
             found = self.data[key] = set(found)
             self._own.add(key)
         found.add(path)
@@ -75,7 +77,7 @@ class _Table:
             del self.data[key]
             self._own.discard(key)
             return
-        if key not in self._own:
+        if not self._own_all and key not in self._own:
             found = self.data[key] = set(found)
             self._own.add(key)
         found.discard(path)
@@ -83,11 +85,30 @@ class _Table:
     def get(self, key) -> set:
         return self.data.get(key, _EMPTY)
 
-    def derived(self) -> "_Table":
-        return _Table(self.data)
+    def derived(self, take: bool = False) -> "_Table":
+        """The next tip's table: copied on write, or (`take`) this one's data itself, which this
+        table then no longer answers for (a common word's set holds every file: copying it for
+        each merge made a drain's tables cost what the run changed, not what the merge did)."""
+        if not take:
+            return _Table(self.data)
+        out = _Table(self.data, own_all=True)
+        self.data = _TAKEN   # type: ignore[assignment]
+        return out
 
 
 _EMPTY: frozenset = frozenset()
+
+
+class _Taken(dict):
+    """What a table taken over by the next tip's holds: any question is an error, never an answer."""
+
+    def _refuse(self, *args, **kwargs):
+        raise RuntimeError("these tip tables were taken over by the next tip's (MergeIndex.tip_tables)")
+
+    get = items = keys = values = __getitem__ = __contains__ = __iter__ = __len__ = _refuse
+
+
+_TAKEN = _Taken()
 _UNREAD = object()   # a record's imports, not read yet (TipIndex._read_all_imports)
 # path -> (exists at the pin, exists at the tip, the tip's blob id, its words that stand alone, its
 # words a digit runs into (`x1F` of `0x1F`), what its imports pass on (`Imports`, None: nothing;
@@ -114,6 +135,7 @@ class TipIndex:
         self.records: dict[str, Record] = {}
         self.words = _Table()            # word -> users whose tip version holds it standing alone
         self.dirty = _Table()            # word -> users holding it only after a digit (`0x1F`)
+        self.grams = _Table()            # three bytes -> the words (of either table) holding them (`holding`)
         self.foreign: set[bytes] = set()   # words holding a byte past ASCII
         self.importers = _Table()        # True -> barrel users importing a whole module
         self.bound = _Table()            # name -> barrel users importing it
@@ -165,17 +187,24 @@ class TipIndex:
         index.user_dirs.sort()
         return index
 
-    def derive(self, step: Iterable[str], changes: dict) -> "TipIndex":
+    def derive(self, step: Iterable[str], changes: dict, take: bool = False) -> "TipIndex":
         """The next tip's index: this one with the paths of `step` (those the merge changed)
-        taken again from `changes` (the next tip's changes from the pin). This one is not changed."""
+        taken again from `changes` (the next tip's changes from the pin). This one is not changed,
+        unless `take`: then the next one takes its tables over, without copying them, and this one
+        answers nothing more (merge_index.MergeIndex.tip_tables takes only a tip of its own drain,
+        which no other check holds: an unpublished merge commit's)."""
         out = TipIndex(self._facts, self._read_words, self._read_imports)
         out._imports_read = self._imports_read
-        out.records = dict(self.records)
-        out.foreign = set(self.foreign)   # only grows: a superset of the words held keeps lookups exact
-        for name in ("words", "dirty", "importers", "bound", "directories", "tokens", "modules", "wide"):
-            setattr(out, name, getattr(self, name).derived())
-        out.users, out.barrel_users, out.user_dirs = list(self.users), list(self.barrel_users), list(self.user_dirs)
-        out.split_tokens = dict(self.split_tokens)
+        copy = (lambda value: value) if take else (lambda value: type(value)(value))
+        out.records = copy(self.records)
+        out.foreign = copy(self.foreign)   # only grows: a superset of the words held keeps lookups exact
+        for name in ("words", "dirty", "grams", "importers", "bound", "directories", "tokens", "modules", "wide"):
+            setattr(out, name, getattr(self, name).derived(take))
+        out.users, out.barrel_users, out.user_dirs = copy(self.users), copy(self.barrel_users), copy(self.user_dirs)
+        out.split_tokens = copy(self.split_tokens)
+        if take:
+            self.records = _TAKEN   # type: ignore[assignment]
+            self.users = self.barrel_users = self.user_dirs = None   # type: ignore[assignment]
         out.whole_tokens, out.candidates = self.whole_tokens, self.candidates
         for path in step:
             if path in out.records:
@@ -207,6 +236,10 @@ class TipIndex:
         self.records[path] = record
         at_base, at_tip, _, clean, dirty, imports = record
         if at_tip:
+            for word in clean | dirty:
+                if not self.words.get(word) and not self.dirty.get(word):
+                    for gram in _grams(word):   # a word new to the tip's vocabulary
+                        self.grams.add(gram, word)   # type: ignore[arg-type]
             for word in clean:
                 self.words.add(word, path)
             for word in dirty:
@@ -245,6 +278,10 @@ class TipIndex:
                 self.words.discard(word, path)
             for word in dirty:
                 self.dirty.discard(word, path)
+            for word in clean | dirty:
+                if not self.words.get(word) and not self.dirty.get(word):
+                    for gram in _grams(word):   # no file holds it any more
+                        self.grams.discard(gram, word)   # type: ignore[arg-type]
             if isinstance(imports, tuple):
                 self.importers.discard(True, path)
                 for name in imports[1]:
@@ -276,12 +313,20 @@ class TipIndex:
     def holding(self, part: bytes) -> set[str]:
         """Users whose tip version holds a word containing `part`: every user whose bytes hold
         `part` as a substring, when `part` is one word (reach.py's word pattern), and more (the
-        caller checks the bytes where the walk did)."""
+        caller checks the bytes where the walk did). Looked up by the words' runs of three bytes
+        (`grams`, kept as words come and go), not by a scan of the tip's vocabulary."""
         out: set[str] = set()
-        for table in (self.words, self.dirty):
-            for word, paths in table.data.items():
-                if part in word:
-                    out |= paths
+        if len(part) < _GRAM:   # too short for the index: the vocabulary is scanned
+            for table in (self.words, self.dirty):
+                for word, paths in table.data.items():
+                    if part in word:
+                        out |= paths
+            return out
+        # The words holding every three bytes of `part` (the index), then holding `part` itself.
+        found = sorted((self.grams.get(gram) for gram in _grams(part)), key=len)
+        for word in found[0].intersection(*found[1:]) if found else ():
+            if part in word:
+                out |= self.words.get(word) | self.dirty.get(word)   # type: ignore[operator]
         return out
 
     def holding_word(self, word: bytes) -> set[str]:
@@ -365,6 +410,12 @@ class TipIndex:
 
 
 _whole = one_word
+_GRAM = 3
+
+
+def _grams(word: bytes) -> set[bytes]:
+    """The runs of three bytes of `word` (none when shorter): what `holding` looks a part up by."""
+    return {word[at:at + _GRAM] for at in range(len(word) - _GRAM + 1)}
 _STANDING = re.compile(rb"(?<![\w$\x80-\xff])[A-Za-z_$\x80-\xff][\w$\x80-\xff]*")
 
 
