@@ -377,8 +377,6 @@ SIO_FILES = {
 }
 
 
-@pytest.mark.xfail(strict=True, reason="not fixed: a name dropped from a re-export list (no definition "
-                   "removed) is no removal for the left-behind and post-merge checks (semantic.py removals)")
 def test_a_name_dropped_from_a_lib_entry_a_tsconfig_root_dir_names_is_left_behind(tmp_path):
     """The entry `dist/index.d.ts` is built from the tsconfig's rootDir (lib/index.ts), not src/; the
     task drops the name from the entry's `export { ... } from` list while the definition stays."""
