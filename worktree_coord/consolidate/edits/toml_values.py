@@ -8,12 +8,33 @@ from typing import Any
 import re
 
 import tomlkit
-from tomlkit.items import AoT, Array, KeyType, SingleKey, Table
+from tomlkit.items import AoT, Array, KeyType, SingleKey, String, StringType, Table
 
 
 def inline_table(values: dict[str, Any]):
     body = ", ".join(f"{key} = {tomlkit.item(value).as_string()}" for key, value in values.items())
     return tomlkit.parse(f"v = {{ {body} }}" if body else "v = {}")["v"]
+
+
+def array_string(array: Any, text: str):
+    """`text` as a string item written in the array's own quoting: literal ('lxml>=4.6') when the
+    array's strings all are and `text` can be one, else tomlkit's basic ("lxml>=4.6")."""
+    strings = [item for item in array if isinstance(item, String)]
+    literal = bool(strings) and all(item.type == StringType.SLL for item in strings)
+    if literal and "'" not in text and "\n" not in text:
+        return tomlkit.string(text, literal=True)
+    return text
+
+
+def array_insert(array: Array, position: int, value: Any) -> None:
+    """Insert into a tomlkit array; at the front of a one-line array tomlkit drops the space after
+    the new comma (`['igraph','lxml']`), so the first item moves up one and the new one takes its place."""
+    if position == 0 and len(array) > 0 and "\n" not in array.as_string():
+        first = array[0]
+        array.insert(1, first)
+        array[0] = value
+    else:
+        array.insert(position, value)
 
 
 def table_path(doc, parts: list[str], *, create: bool):
