@@ -196,3 +196,17 @@ def test_a_name_dropped_from_the_entrys_reexport_list_breaks_a_new_use_though_it
                    renamed='export { noop } from "./util"\n')
     assert [(f.name, f.definition_path, f.use_path) for f in found] == \
         [("hasProp", "packages/core/lib/index.ts", "packages/app/src/main.ts")], found
+
+
+def test_a_package_name_with_a_dot_is_not_taken_for_a_file_of_the_merge(tmp_path: Path) -> None:
+    """socket.io's packages are `socket.io-adapter`, `socket.io-parser`: the name's `.io-adapter` was
+    cut as if it were `./util.js`'s extension, and `socket.io-adapter` resolved to engine.io-client's
+    lib/socket.ts, a file the run had also changed; the use through the package went unseen."""
+    start = _monorepo({"package.json": NPM_ROOT}, LIB_CORE, module="acme.io-core", name="acme.io-core",
+                      main="./dist/index.js")
+    start["packages/client/lib/acme.ts"] = "export function connect() {\n    return 1\n}\n"
+    ours = {"packages/core/lib/util.ts": RENAMED,
+            "packages/client/lib/acme.ts": "export function connect() {\n    return 2\n}\n"}
+    theirs = {"packages/app/src/main.ts": MAIN_USES.replace("{module}", "acme.io-core")}
+    found = tree_merge_findings(make_repo(tmp_path / "repo", start), ours, theirs)
+    _the_one(found, "packages/core/lib/util.ts")

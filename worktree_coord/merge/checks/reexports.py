@@ -84,8 +84,15 @@ def module_parts(module: str, rules: SemanticRules) -> tuple[bool, int, list[str
         parts = parts[1:]
     parts = [p for p in parts if p]
     if parts and separator != "." and "." in parts[-1]:
-        parts[-1] = parts[-1].rsplit(".", 1)[0]   # './util.js' names util.ts as well
+        stem, _, suffix = parts[-1].rpartition(".")
+        # './util.js' names util.ts as well; a package's name keeps its dots (`socket.io-adapter` is
+        # no file socket.ts), but a Go path's last element names its package (`gopkg.in/yaml.v3`).
+        if "." + suffix in _SCRIPT_SUFFIXES or rules.package == "directory":
+            parts[-1] = stem
     return relative, up, parts
+
+
+_SCRIPT_SUFFIXES = frozenset((".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts", ".json", ".node"))
 
 
 class ReExports:
