@@ -402,3 +402,16 @@ def test_an_entry_consolidation_writes_keeps_the_arrays_quoting(path, base, wrot
 
     [intent] = [i for i in derive_intents(path, base, wrote, task="t") if i.op.value != "relock"]
     assert edit_manifest(path, base, intent) == wrote
+
+
+def test_a_new_dependency_goes_after_the_tables_last_key_not_below_the_next_headers_comment():
+    """alacritty's root: `[workspace.dependencies]` ends with a blank line and the comment that
+    belongs to `[patch.crates-io]`; tomlkit appended the new key below that comment, with no blank
+    line before the next header."""
+    from worktree_coord.consolidate.edits import edit_manifest
+
+    base = (b'[workspace]\nmembers = ["a"]\n\n[workspace.dependencies]\ntoml = "0.9.11"\ntoml_edit = "0.24.0"\n\n'
+            b'# TODO: remove before the next release.\n[patch.crates-io]\nx = { git = "https://example.invalid/x" }\n')
+    wrote = base.replace(b'toml_edit = "0.24.0"\n', b'toml_edit = "0.24.0"\nserde = { version = "1.0.163", features = ["derive"] }\n')
+    [intent] = [i for i in derive_intents("Cargo.toml", base, wrote, task="t") if i.op.value != "relock"]
+    assert edit_manifest("Cargo.toml", base, intent) == wrote

@@ -111,7 +111,24 @@ def set_key(doc, parts: tuple[str, ...], value: Any, form: str = "", after: str 
     if parts[-1] not in parent and after and after in parent and not headed and _insert_after(container, after,
                                                                                                 parts[-1], item):
         return
-    parent[parts[-1]] = item
+    if parts[-1] not in parent and not headed:
+        put_new_key(parent, parts[-1], item)
+    else:
+        parent[parts[-1]] = item
+
+
+def put_new_key(parent, key: str, item) -> None:
+    """A new key right after the table's last key: before the blank lines and comments that end the
+    table, which belong to the next header (alacritty's `# TODO: ...` above `[patch.crates-io]`);
+    tomlkit alone appends it below them."""
+    container = parent.value if isinstance(parent, Table) else parent
+    body = getattr(container, "body", None) or []
+    last = next((name.key for name, _ in reversed(body) if name is not None), None)
+    trivia = getattr(item, "trivia", None)
+    if trivia is not None and not trivia.trail.endswith("\n"):
+        trivia.trail += "\n"   # an inline table parsed alone ends its line with the next item's text
+    if last is None or not _insert_after(container, last, key, item):
+        parent[key] = item
 
 
 def _insert_after(container, after: str, key: str, item) -> bool:
