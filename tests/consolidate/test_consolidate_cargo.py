@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -115,6 +116,26 @@ def test_an_uncached_crate_needs_the_network_and_restores_every_byte(tmp_path, t
     assert states == {"rs": RootState.NEEDS_NETWORK, "rs2": RootState.APPLIED}
     assert snapshot(repo / "rs") == before
     assert result.files_changed == ("rs2/Cargo.lock",)
+
+
+def test_a_git_dependency_never_fetched_needs_the_network_not_a_fix_of_the_manifest(tmp_path, tool_env):
+    """alacritty's root patches x11-clipboard from GitHub: offline, cargo says "can't checkout from
+    '...': you are in the offline mode", with no registry searched. That is a cache miss (exit 1,
+    needs_network: consolidate --online), not a failure that asks the lead to fix the tasks' manifests."""
+    dep = tmp_path / "gitdep"
+    write(dep, {"Cargo.toml": '[package]\nname = "gitdep"\nversion = "0.1.0"\nedition = "2021"\n', "src/lib.rs": ""})
+    for args in (["init", "-q"], ["add", "-A"], ["-c", "user.name=u", "-c", "user.email=u@x", "commit", "-qm", "i"]):
+        subprocess.run(["git", *args], cwd=dep, check=True)
+    repo = tmp_path / "repo"
+    make_workspace(repo / "rs", tool_env)
+    before = snapshot(repo / "rs")
+    intent = Intent(intent_id="g:1", task="g", ecosystem="cargo", root="rs", manifest="rs/crates/b/Cargo.toml",
+                    member="rs/crates/b", op="add_dep", group="dependencies", name="gitdep",
+                    source={"git": dep.as_uri()})
+    result = consolidate(repo, [intent], env=tool_env)
+    [root] = result.roots
+    assert root.state == RootState.NEEDS_NETWORK, root
+    assert snapshot(repo / "rs") == before
 
 
 def bump(task: str, member: str, old: str, new: str) -> Intent:

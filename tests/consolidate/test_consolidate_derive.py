@@ -368,7 +368,7 @@ def test_a_declared_pyproject_group_is_named_as_consolidation_names_it():
     assert extra.group == "optional:extra" and extra.intent_id == "t:pyproject.toml:add_dep:optional:extra:igraph"
     assert derive_intents("pyproject.toml", PYPROJECT_GROUPS, PYPROJECT_GROUPS.replace(
         b'"lxml>=4.6"]', b'"lxml>=4.6", "igraph>=0.11"]'), task="t") == [extra]
-    assert b'extra = ["igraph>=0.11","lxml>=4.6"]' in edit_manifest("pyproject.toml", PYPROJECT_GROUPS, extra)
+    assert b'extra = ["igraph>=0.11", "lxml>=4.6"]' in edit_manifest("pyproject.toml", PYPROJECT_GROUPS, extra)
     test = declare_intent("pyproject.toml", PYPROJECT_GROUPS, task="t", op="add_dep", name="hypothesis", group="Test")
     assert test.group == "group:test"
     with pytest.raises(UsageError, match="already in"):   # the check of the base value sees the group now
@@ -383,3 +383,35 @@ def test_a_declared_pyproject_group_is_named_as_consolidation_names_it():
                           group="optional:Docs").group == "optional:docs"      # a new extra, said so
     with pytest.raises(UsageError, match="not a pyproject dependency group"):
         declare_intent("pyproject.toml", PYPROJECT_GROUPS, task="t", op="add_dep", name="x", group="dev:docs")
+
+
+@pytest.mark.parametrize(("path", "base", "wrote"), [
+    # networkx's [project.optional-dependencies] arrays are single-quoted (found driving wtc on it:
+    # consolidation wrote "igraph>=0.10" among 'lxml>=4.6', ...).
+    ("pyproject.toml", b"[project]\nname = \"p\"\n\n[project.optional-dependencies]\nextra = ['lxml>=4.6', 'pydot>=3.0.1']\n",
+     b"[project]\nname = \"p\"\n\n[project.optional-dependencies]\nextra = ['igraph>=0.10', 'lxml>=4.6', 'pydot>=3.0.1']\n"),
+    ("pyproject.toml", b"[project]\nname = \"p\"\ndependencies = [\n    'attrs>=22',\n    'rich',\n]\n",
+     b"[project]\nname = \"p\"\ndependencies = [\n    'attrs>=23',\n    'rich',\n]\n"),
+    ("Cargo.toml", b"[workspace]\nmembers = ['a', 'c']\n", b"[workspace]\nmembers = ['a', 'b', 'c']\n"),
+    # A double-quoted array stays double-quoted.
+    ("pyproject.toml", b'[project]\nname = "p"\ndependencies = ["attrs", "rich"]\n',
+     b'[project]\nname = "p"\ndependencies = ["attrs", "numpy>=2", "rich"]\n'),
+])
+def test_an_entry_consolidation_writes_keeps_the_arrays_quoting(path, base, wrote):
+    from worktree_coord.consolidate.edits import edit_manifest
+
+    [intent] = [i for i in derive_intents(path, base, wrote, task="t") if i.op.value != "relock"]
+    assert edit_manifest(path, base, intent) == wrote
+
+
+def test_a_new_dependency_goes_after_the_tables_last_key_not_below_the_next_headers_comment():
+    """alacritty's root: `[workspace.dependencies]` ends with a blank line and the comment that
+    belongs to `[patch.crates-io]`; tomlkit appended the new key below that comment, with no blank
+    line before the next header."""
+    from worktree_coord.consolidate.edits import edit_manifest
+
+    base = (b'[workspace]\nmembers = ["a"]\n\n[workspace.dependencies]\ntoml = "0.9.11"\ntoml_edit = "0.24.0"\n\n'
+            b'# TODO: remove before the next release.\n[patch.crates-io]\nx = { git = "https://example.invalid/x" }\n')
+    wrote = base.replace(b'toml_edit = "0.24.0"\n', b'toml_edit = "0.24.0"\nserde = { version = "1.0.163", features = ["derive"] }\n')
+    [intent] = [i for i in derive_intents("Cargo.toml", base, wrote, task="t") if i.op.value != "relock"]
+    assert edit_manifest("Cargo.toml", base, intent) == wrote

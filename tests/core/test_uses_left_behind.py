@@ -9,6 +9,7 @@ the refusal names.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -349,3 +350,55 @@ def test_a_deletion_used_through_package_star_reexports_is_named(tmp_path):
     code, body = wtc(repo, "task", "finish", "drop", "--run", "r1")
     assert code == 1 and body["state"] == "conflict", body
     assert {c["kind"] for c in body["conflicts"]} == {"left_behind"}, body
+
+
+# socket.io's shape (found driving wtc on socketio/socket.io): each package's TypeScript source is in
+# lib/, its package.json names only built output (`main: ./dist/index.js`, `types: ./dist/index.d.ts`),
+# and its tsconfig.json (comments, trailing commas) says `rootDir: "lib/"`. A task dropped
+# `SessionAwareAdapter` from socket.io-adapter's lib/index.ts while socket.io's lib/index.ts still
+# imported it by the package's name: task check said "merges cleanly", finish merged, nothing named.
+SIO_FILES = {
+    "package.json": '{"private": true, "workspaces": ["packages/socket.io-adapter", "packages/socket.io"]}\n',
+    "packages/socket.io-adapter/package.json":
+        '{"name": "socket.io-adapter", "version": "2.5.8", "main": "./dist/index.js", "types": "./dist/index.d.ts"}\n',
+    "packages/socket.io-adapter/tsconfig.json":
+        '{\n  "compilerOptions": {\n    "rootDir": "lib/",\n    "outDir": "./dist", // built\n    "strict": false,\n  },\n'
+        '  "include": ["./lib/**/*"]\n}\n',
+    "packages/socket.io-adapter/lib/index.ts":
+        'export { Adapter, SessionAwareAdapter, Room } from "./in-memory-adapter";\n',
+    "packages/socket.io-adapter/lib/in-memory-adapter.ts":
+        "export type Room = string;\n\nexport class Adapter {}\n\nexport class SessionAwareAdapter extends Adapter {}\n",
+    "packages/socket.io/package.json":
+        '{"name": "socket.io", "version": "4.8.3", "main": "./dist/index.js", "dependencies": {"socket.io-adapter": "~2.5.2"}}\n',
+    "packages/socket.io/lib/index.ts":
+        'import { Adapter, SessionAwareAdapter, Room } from "socket.io-adapter";\n\n'
+        "export function adapterFor(recover: boolean): typeof Adapter {\n"
+        "  return recover ? SessionAwareAdapter : Adapter;\n}\n",
+}
+
+
+def test_a_name_dropped_from_a_lib_entry_a_tsconfig_root_dir_names_is_left_behind(tmp_path):
+    """The entry `dist/index.d.ts` is built from the tsconfig's rootDir (lib/index.ts), not src/; the
+    task drops the name from the entry's `export { ... } from` list while the definition stays."""
+    repo = make_repo(tmp_path / "repo", SIO_FILES)
+    assert wtc(repo, "run", "start", "--run", "r1")[0] == 0
+    code, body = wtc(repo, "task", "start", "drop", "--run", "r1", "--own", "packages/socket.io-adapter/lib/index.ts")
+    assert code == 0, body
+    index = "packages/socket.io-adapter/lib/index.ts"
+    (Path(body["worktree"]) / index).write_text(SIO_FILES[index].replace(" SessionAwareAdapter,", ""))
+    code, body = wtc(repo, "task", "check", "drop", "--run", "r1")
+    assert code == 1, body
+    code, body = wtc(repo, "task", "finish", "drop", "--run", "r1")
+    assert (code, body["state"]) == (1, "conflict"), body
+    [conflict] = [c for c in body["conflicts"] if c["kind"] == "left_behind"]
+    assert conflict["path"] == "packages/socket.io/lib/index.ts", conflict
+    assert "SessionAwareAdapter" in json.dumps(conflict)
+
+
+def test_a_rename_in_a_lib_source_folder_is_named_through_the_package_name(tmp_path):
+    files = dict(SIO_FILES)
+    files["packages/socket.io-adapter/lib/index.ts"] = 'export * from "./in-memory-adapter";\n'
+    left = _left_behind_notes(tmp_path, files, "packages/socket.io-adapter/**",
+                              "packages/socket.io-adapter/lib/in-memory-adapter.ts", "SessionAwareAdapter",
+                              "RecoveringAdapter")
+    assert len(left) == 1 and left[0].startswith("packages/socket.io/lib/index.ts:1 still uses SessionAwareAdapter"), left

@@ -36,3 +36,19 @@ def test_check_names_the_tasks_left_out_and_why(tmp_path: Path) -> None:
     assert "not compared: " in text and "idle (started, no changes yet)" in text, text
     assert "docs (started, no file in common with this task)" in text
     assert "onto other: clean (1 file both changed)" in text and "shared" not in text
+
+
+def test_tasks_left_out_for_one_reason_are_named_in_one_group(tmp_path: Path) -> None:
+    """socket.io, 9 live tasks: `task check` wrote "x (started, no file in common with this task)"
+    once per task, one line of 700 characters; the reason is said once for all of them."""
+    repo = make_repo(tmp_path / "repo", {"app/service.py": SERVICE, "docs/a.md": "# a\n", "lib/b.md": "# b\n"})
+    with Coordinator(repo) as coordinator:
+        coordinator.start_run(run_id="r1")
+        mine = Path(coordinator.start_task("r1", "mine", ["app/**"]).worktree) / "app/service.py"
+        mine.write_text(mine.read_text().replace("x + 1", "x + 10"))
+        for name, own, path in (("docs", "docs/**", "docs/a.md"), ("lib", "lib/**", "lib/b.md")):
+            edited = Path(coordinator.start_task("r1", name, [own]).worktree) / path
+            edited.write_text("# edited\n")
+    text = plain(repo, "task", "check", "mine", "--run", "r1").stdout
+    assert "not compared: docs, lib (started, no file in common with this task)" in text, text
+    assert text.count("no file in common") == 1, text

@@ -175,3 +175,38 @@ def test_a_package_one_side_moved_out_of_the_workspace_names_nothing(tmp_path: P
     ours = {"packages/core/package.json": None, "packages/core/src/index.ts": None}
     theirs = {"packages/app/src/main.ts": MAIN_USES.replace("{module}", "@acme/core")}
     assert tree_merge_findings(make_repo(tmp_path / "repo", start), ours, theirs) == ()
+
+
+# -- socket.io's shape: source in lib/ (tsconfig rootDir), an entry that lists its re-exports ---------
+LIB_CORE = {"tsconfig.json": '{\n  "compilerOptions": {\n    "rootDir": "lib/", // the source\n    "outDir": "./dist",\n  },\n}\n',
+            "lib/index.ts": 'export { hasProp, noop } from "./util"\n', "lib/util.ts": UTIL_TS}
+
+
+def test_a_built_entry_leads_to_the_source_folder_the_packages_tsconfig_names(tmp_path: Path) -> None:
+    start = _monorepo({"package.json": NPM_ROOT}, LIB_CORE, main="./dist/index.js")
+    _the_one(_merge(tmp_path, start, renamed_in="packages/core/lib/util.ts"), "packages/core/lib/util.ts")
+
+
+def test_a_name_dropped_from_the_entrys_reexport_list_breaks_a_new_use_though_its_definition_stays(
+        tmp_path: Path) -> None:
+    """One side drops `hasProp` from `export { hasProp, noop } from "./util"` (util.ts, unchanged,
+    still defines it); the other side's new import of it from the package fails to build (TS2305)."""
+    start = _monorepo({"package.json": NPM_ROOT}, LIB_CORE, main="./dist/index.js")
+    found = _merge(tmp_path, start, renamed_in="packages/core/lib/index.ts",
+                   renamed='export { noop } from "./util"\n')
+    assert [(f.name, f.definition_path, f.use_path) for f in found] == \
+        [("hasProp", "packages/core/lib/index.ts", "packages/app/src/main.ts")], found
+
+
+def test_a_package_name_with_a_dot_is_not_taken_for_a_file_of_the_merge(tmp_path: Path) -> None:
+    """socket.io's packages are `socket.io-adapter`, `socket.io-parser`: the name's `.io-adapter` was
+    cut as if it were `./util.js`'s extension, and `socket.io-adapter` resolved to engine.io-client's
+    lib/socket.ts, a file the run had also changed; the use through the package went unseen."""
+    start = _monorepo({"package.json": NPM_ROOT}, LIB_CORE, module="acme.io-core", name="acme.io-core",
+                      main="./dist/index.js")
+    start["packages/client/lib/acme.ts"] = "export function connect() {\n    return 1\n}\n"
+    ours = {"packages/core/lib/util.ts": RENAMED,
+            "packages/client/lib/acme.ts": "export function connect() {\n    return 2\n}\n"}
+    theirs = {"packages/app/src/main.ts": MAIN_USES.replace("{module}", "acme.io-core")}
+    found = tree_merge_findings(make_repo(tmp_path / "repo", start), ours, theirs)
+    _the_one(found, "packages/core/lib/util.ts")

@@ -61,8 +61,11 @@ class CargoAdapter(ToolAdapter):
         # reminder alone says nothing: a miss is a failure whose search went to a registry.
         if "cyclic package dependency" in stderr:
             return FailureKind.RESOLUTION
+        # A git source never fetched into CARGO_HOME searches no registry: "can't checkout from
+        # '<url>': you are in the offline mode" (alacritty patches x11-clipboard from GitHub).
         registry = ("location searched: crates.io index" in stderr or "location searched: `" in stderr
-                    or "failed to download" in stderr or "--offline was specified" in stderr)
+                    or "failed to download" in stderr or "--offline was specified" in stderr
+                    or "can't checkout from" in stderr)
         if "offline" in stderr and registry:
             return FailureKind.OFFLINE_MISS
         if "failed to select a version" in stderr or "no matching package" in stderr:

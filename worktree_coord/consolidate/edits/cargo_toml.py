@@ -7,7 +7,7 @@ from typing import Any
 import tomlkit
 
 from worktree_coord.consolidate.edits.member_lists import edit_member_array
-from worktree_coord.consolidate.edits.toml_values import edit_setting, inline_table, table_path
+from worktree_coord.consolidate.edits.toml_values import edit_setting, inline_table, put_new_key, table_path
 from worktree_coord.consolidate.intent import Intent, Op
 from worktree_coord.consolidate.textformat import dump_toml, load_toml
 from worktree_coord.errors import EditError
@@ -51,7 +51,11 @@ def _set_dep(container, name: str, value: Any) -> None:
             if current.get(key) != item:
                 current[key] = item
         return
-    container[name] = inline_table(value) if isinstance(value, dict) else value
+    item = inline_table(value) if isinstance(value, dict) else value
+    if name in container:
+        container[name] = item
+    else:
+        put_new_key(container, name, item)
 
 
 def edit(path: str, data: bytes, intent: Intent) -> bytes:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from worktree_coord.consolidate.edits.toml_values import array_insert, array_string
 from worktree_coord.consolidate.intent import Intent, Op
 from worktree_coord.consolidate.manifests import normalize_member
 
@@ -30,6 +31,6 @@ def edit_member_array(members: Any, intent: Intent) -> None:
     """Add or remove `intent.name` in a tomlkit array of workspace members (Cargo, uv)."""
     present = [m for m in members if normalize_member(str(m)) == intent.name]
     if intent.op == Op.ADD_MEMBER and not present:
-        members.insert(member_slot(list(members), intent), intent.name)
+        array_insert(members, member_slot(list(members), intent), array_string(members, intent.name))
     for item in present if intent.op == Op.REMOVE_MEMBER else []:
         members.remove(item)

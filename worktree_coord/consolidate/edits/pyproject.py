@@ -9,7 +9,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
 from worktree_coord.consolidate.edits.member_lists import edit_member_array
-from worktree_coord.consolidate.edits.toml_values import edit_setting, inline_table, table_path
+from worktree_coord.consolidate.edits.toml_values import array_insert, array_string, edit_setting, inline_table, table_path
 from worktree_coord.consolidate.intent import Ecosystem, Intent, Op
 from worktree_coord.consolidate.textformat import dump_toml, load_toml
 from worktree_coord.errors import EditError
@@ -69,17 +69,18 @@ def _edit_array(doc, intent: Intent) -> None:
             del array[index]
         return
     text = requirement_text(intent)
+    item = array_string(array, text)   # networkx's arrays are single-quoted: a new entry is too
     if indices:
-        array[indices[0]] = text
+        array[indices[0]] = item
         for index in reversed(indices[1:]):
             del array[index]
         return
     names = [str(item).lower() for item in array if isinstance(item, str)]
     if names == sorted(names):   # keep a sorted array sorted (what `uv add` does)
         position = sum(1 for n in names if n < text.lower())
-        array.insert(position, text)
+        array_insert(array, position, item)
     else:
-        array.append(text)
+        array.append(item)
 
 
 def _edit_sources(doc, intent: Intent) -> None:

@@ -8,12 +8,33 @@ from typing import Any
 import re
 
 import tomlkit
-from tomlkit.items import AoT, Array, KeyType, SingleKey, Table
+from tomlkit.items import AoT, Array, KeyType, SingleKey, String, StringType, Table
 
 
 def inline_table(values: dict[str, Any]):
     body = ", ".join(f"{key} = {tomlkit.item(value).as_string()}" for key, value in values.items())
     return tomlkit.parse(f"v = {{ {body} }}" if body else "v = {}")["v"]
+
+
+def array_string(array: Any, text: str):
+    """`text` as a string item written in the array's own quoting: literal ('lxml>=4.6') when the
+    array's strings all are and `text` can be one, else tomlkit's basic ("lxml>=4.6")."""
+    strings = [item for item in array if isinstance(item, String)]
+    literal = bool(strings) and all(item.type == StringType.SLL for item in strings)
+    if literal and "'" not in text and "\n" not in text:
+        return tomlkit.string(text, literal=True)
+    return text
+
+
+def array_insert(array: Array, position: int, value: Any) -> None:
+    """Insert into a tomlkit array; at the front of a one-line array tomlkit drops the space after
+    the new comma (`['igraph','lxml']`), so the first item moves up one and the new one takes its place."""
+    if position == 0 and len(array) > 0 and "\n" not in array.as_string():
+        first = array[0]
+        array.insert(1, first)
+        array[0] = value
+    else:
+        array.insert(position, value)
 
 
 def table_path(doc, parts: list[str], *, create: bool):
@@ -90,7 +111,24 @@ def set_key(doc, parts: tuple[str, ...], value: Any, form: str = "", after: str 
     if parts[-1] not in parent and after and after in parent and not headed and _insert_after(container, after,
                                                                                                 parts[-1], item):
         return
-    parent[parts[-1]] = item
+    if parts[-1] not in parent and not headed:
+        put_new_key(parent, parts[-1], item)
+    else:
+        parent[parts[-1]] = item
+
+
+def put_new_key(parent, key: str, item) -> None:
+    """A new key right after the table's last key: before the blank lines and comments that end the
+    table, which belong to the next header (alacritty's `# TODO: ...` above `[patch.crates-io]`);
+    tomlkit alone appends it below them."""
+    container = parent.value if isinstance(parent, Table) else parent
+    body = getattr(container, "body", None) or []
+    last = next((name.key for name, _ in reversed(body) if name is not None), None)
+    trivia = getattr(item, "trivia", None)
+    if trivia is not None and not trivia.trail.endswith("\n"):
+        trivia.trail += "\n"   # an inline table parsed alone ends its line with the next item's text
+    if last is None or not _insert_after(container, last, key, item):
+        parent[key] = item
 
 
 def _insert_after(container, after: str, key: str, item) -> bool:

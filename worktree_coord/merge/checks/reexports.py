@@ -86,8 +86,15 @@ def module_parts(module: str, rules: SemanticRules) -> tuple[bool, int, list[str
         parts = parts[1:]
     parts = [p for p in parts if p]
     if parts and separator != "." and "." in parts[-1]:
-        parts[-1] = parts[-1].rsplit(".", 1)[0]   # './util.js' names util.ts as well
+        stem, _, suffix = parts[-1].rpartition(".")
+        # './util.js' names util.ts as well; a package's name keeps its dots (`socket.io-adapter` is
+        # no file socket.ts), but a Go path's last element names its package (`gopkg.in/yaml.v3`).
+        if "." + suffix in _SCRIPT_SUFFIXES or rules.package == "directory":
+            parts[-1] = stem
     return relative, up, parts
+
+
+_SCRIPT_SUFFIXES = frozenset((".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts", ".json", ".node"))
 
 
 class ReExports:
@@ -241,12 +248,18 @@ class ReExports:
             # The merged file no longer passes the name on: a side renamed it and its re-export
             # (`pub use util::{parse}` -> `{parse_len}`). Where the base passed it from is where it
             # was removed; the check asks there whether the merge lost it.
+            # Where it still stands defined (a file no side changed, or one the merged tree keeps it
+            # in), the merge lost only this file's passing it on (socket.io-adapter's index.ts dropped
+            # `SessionAwareAdapter` from its `export {...} from` list): that origin means nothing to
+            # a use through this file, which asks here (below) instead.
             base = self._merge.symbols(path, "base", uses=False)
+            lost: set[tuple[str, str]] = set()
             for item in base.imports if base is not None else ():
                 if item.scope is None and item.bound == name and item.name:
                     for target in self.locate(item.module, path, rules):
-                        if not self._follow(target, item.name, depth + 1, seen, found):
+                        if not self._follow(target, item.name, depth + 1, seen, lost) and depth:
                             return False
+            found.update(origin for origin in lost if not self._merge.defined_in_merged((origin[0], (), origin[1])))
         if versions is not None and (own or not passed) and (depth == 0 or own or self._defined_at_base(path, name)):
             # The imported file itself, as the check always took it; a file reached through a
             # re-export only where it defines the name (a star re-export passes on no import:

@@ -25,7 +25,9 @@ How (precision first, nothing guessed):
   path where the tree holds it, else (built output, `dist/index.d.ts`) the same path without its
   built folders and extension below the source folder or the package's (`src/index`, `index`,
   through `module_files`), else the package's `src/index` or `index`: the first of these paths
-  the tree holds a file for (a source folder's before the package's own);
+  the tree holds a file for (a source folder's before the package's own). The package's own
+  source folder, where its config names one (`source_roots`: tsconfig.json's `rootDir`, as in
+  socket.io's packages: `lib/`, built to `dist/`), comes before the profile's `src`;
 - a package that asks for the name from elsewhere (`npm:` alias, git URL, a release range the
   workspace's version is not in: an example pinned to `^4` while the package is at 5.0) names nothing;
 - a subpath (`@acme/core/util`) through a map's `"./util"` (or a `"./*"` pattern) where the
@@ -43,6 +45,7 @@ from typing import Any, Callable
 
 from ... import member_globs
 from ..languages.profiles import PackageRules, profile_for_path
+from .path_maps import read_jsonc
 
 MAX_FOLDERS = 512     # folder listings to expand the workspace's globs, per check
 MAX_PACKAGES = 1000   # package manifests read, per check
@@ -61,6 +64,7 @@ class WorkspacePackages:
         self._tree_folders = tree_folders
         self._packages: dict[str, list[str]] | None = None   # name -> folders (read on the first question)
         self._manifests: dict[str, dict[str, Any]] = {}       # folder -> its package.json
+        self._sources: dict[str, tuple[str, ...]] = {}        # folder -> its source folders, in order
 
     def locate(self, specifier: str, importer: str, module_files: tuple[str, ...]) -> list[str]:
         """The one file `specifier`, imported in `importer`, names ([] if it is no workspace package's,
@@ -136,7 +140,7 @@ class WorkspacePackages:
                 target = _target(manifest[field], ".", self._rules.conditions)
                 if target is not None:
                     return self._file(folder, target, module_files)
-        return self._first(folder, self._rules.entries, module_files)
+        return self._first(folder, self._entries(folder), module_files)
 
     def _subpath(self, folder: str, subpath: str, module_files: tuple[str, ...]) -> str | None:
         for field in self._rules.entry_fields:
@@ -145,7 +149,7 @@ class WorkspacePackages:
                 # A map of subpaths (`exports`): Node resolves only what it lists.
                 target = _target(value, "./" + subpath, self._rules.conditions)
                 return self._file(folder, target, module_files) if target is not None else None
-        stems = [subpath] + [posixpath.join(source, subpath) for source in self._rules.source_folders]
+        stems = [subpath] + [posixpath.join(source, subpath) for source in self._source_folders(folder)]
         return self._one(folder, stems, module_files)
 
     def _file(self, folder: str, target: str, module_files: tuple[str, ...]) -> str | None:
@@ -160,8 +164,34 @@ class WorkspacePackages:
         while len(parts) > 1 and parts[0] in self._rules.built_folders:
             parts = parts[1:]   # dist/esm/index.js: built from index, below the source folder
         stem = "/".join(parts)
-        stems = [posixpath.join(source, stem) for source in self._rules.source_folders] + [stem]
-        return self._first(folder, stems + list(self._rules.entries), module_files)
+        stems = [posixpath.join(source, stem) for source in self._source_folders(folder)] + [stem]
+        return self._first(folder, stems + self._entries(folder), module_files)
+
+    def _entries(self, folder: str) -> list[str]:
+        """The entry's paths where no field leads to a file: the own source folder's index first."""
+        own = [posixpath.join(source, "index") for source in self._source_folders(folder)
+               if source not in self._rules.source_folders]
+        return own + [entry for entry in self._rules.entries if entry not in own]
+
+    def _source_folders(self, folder: str) -> tuple[str, ...]:
+        """The package's source folders: the one its own config names (tsconfig's `rootDir`), then the
+        profile's. A config that does not parse, or a folder outside the package, adds nothing."""
+        if folder not in self._sources:
+            own: list[str] = []
+            for file, key in self._rules.source_roots:
+                data = self._tree_file("base", posixpath.join(folder, file))
+                try:
+                    value: Any = read_jsonc(data) if data is not None else None
+                except (ValueError, UnicodeDecodeError):
+                    value = None
+                for part in key:
+                    value = value.get(part) if isinstance(value, dict) else None
+                if isinstance(value, str):
+                    path = posixpath.normpath(value.strip())
+                    if path not in (".", "..") and not path.startswith(("../", "/")) and path not in own:
+                        own.append(path)
+            self._sources[folder] = tuple(own) + tuple(s for s in self._rules.source_folders if s not in own)
+        return self._sources[folder]
 
     def _first(self, folder: str, stems: list[str] | tuple[str, ...], module_files: tuple[str, ...]) -> str | None:
         """The file of the first stem the tree holds one for, in order: a source folder's before the

@@ -201,7 +201,10 @@ class PackageRules:
     (`dist/index.d.ts`): its source is the same path without them, under a `source_folders` folder or
     the package's own; `entries`: the entry's path (no extension) where no field leads to a file.
     `dependency_fields`: the importing package's fields whose range for the name must take the
-    workspace's package (`workspace:*`, or its version), not a release or an alias."""
+    workspace's package (`workspace:*`, or its version), not a release or an alias. `source_roots`:
+    where a package's own config names its source folder, each `file:key.path` of a JSON (or JSONC)
+    file in the package's folder (`tsconfig.json:compilerOptions.rootDir`: lib/), looked in before
+    `source_folders`."""
 
     workspaces: tuple[tuple[str, tuple[str, ...]], ...] = ()
     manifest: str = ""
@@ -212,6 +215,7 @@ class PackageRules:
     source_folders: tuple[str, ...] = ()
     entries: tuple[str, ...] = ()
     dependency_fields: tuple[str, ...] = ()
+    source_roots: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     @property
     def enabled(self) -> bool:
@@ -289,7 +293,7 @@ _SEMANTIC_KEYS = {"tags", "query", "self_receivers", "members_in_scope", "module
 _SIGNATURE_KEYS = {"parameters", "counted", "receivers", "receiver_first", "uncountable", "defaults", "wrappers",
                    "calls", "arguments", "argument_lists", "spread"}
 _PACKAGE_KEYS = {"workspaces", "manifest", "entry_fields", "conditions", "built_folders", "built_extensions",
-                 "source_folders", "entries", "dependency_fields"}
+                 "source_folders", "entries", "dependency_fields", "source_roots"}
 _DUPLICATE_KEYS = {"declarations", "through", "signature", "headers", "lead", "exempt", "repeatable", "imports",
                    "bindings", "overloads", "implementations", "parameter_name"}
 
@@ -719,6 +723,13 @@ def _package_rules(raw: Any, source: str) -> PackageRules:
             raise ConfigError(f"{where}.workspaces entry {entry!r} must be `file:key` (a JSON or YAML file "
                               "at the root)", fix='write it like "package.json:workspaces"')
         workspaces.append((file, tuple(key.split("."))))
+    source_roots = []
+    for entry in strings("source_roots"):
+        file, _, key = entry.partition(":")
+        if not file or not key or not file.endswith(".json") or "/" in file:
+            raise ConfigError(f"{where}.source_roots entry {entry!r} must be `file:key` (a JSON file in "
+                              "the package's folder)", fix='write it like "tsconfig.json:compilerOptions.rootDir"')
+        source_roots.append((file, tuple(key.split("."))))
     manifest = raw.get("manifest", "")
     if not isinstance(manifest, str) or "/" in manifest or (workspaces and not manifest):
         raise ConfigError(f"{where}.manifest must be a file name (each package's, like package.json)")
@@ -732,7 +743,8 @@ def _package_rules(raw: Any, source: str) -> PackageRules:
     return PackageRules(workspaces=tuple(workspaces), manifest=manifest, entry_fields=strings("entry_fields"),
                         conditions=strings("conditions"), built_folders=frozenset(strings("built_folders")),
                         built_extensions=strings("built_extensions"), source_folders=strings("source_folders"),
-                        entries=strings("entries"), dependency_fields=strings("dependency_fields"))
+                        entries=strings("entries"), dependency_fields=strings("dependency_fields"),
+                        source_roots=tuple(source_roots))
 
 
 def _subtable_strings(raw: Any, where: str, allowed: frozenset[str] | set[str]) -> Callable[[str], tuple[str, ...]]:
