@@ -17,6 +17,13 @@ live there (it ended, or its start was rolled back), is dropped when the registr
 A task of a PostgreSQL store, which this registry cannot read (its password is never written
 here), holds its range while its worktree exists. A store that cannot be read says nothing: its
 entries are kept (a block never handed out twice matters more than one kept too long).
+
+Cost under the lock (every `task start` on the machine takes it): a reader that names its own
+store (`leased_ports(store=...)`) checks at once only that store's entries and whether the other
+stores' files still exist; another store's tasks are asked about (a read-only open of its SQLite
+file) only when one of its ranges meets a block the reader considers (`PortRegistry.blocks`). A
+machine with many repositories' leftovers then costs a start one store's read, not one per
+repository (measured: 35 ms under the lock with 23 stores' entries, every start).
 """
 
 from __future__ import annotations
@@ -59,13 +66,38 @@ class PortLease:
 class PortRegistry:
     """The machine's port leases, as read under the registry's lock (see `leased_ports`)."""
 
-    def __init__(self, leases: list[PortLease]) -> None:
+    def __init__(self, leases: list[PortLease], *, checked: frozenset[str] | None = None) -> None:
         self.leases = leases
         self.changed = False
+        # Stores whose entries were checked against their store (None: every one was).
+        self._checked: set[str] | None = set(checked) if checked is not None else None
 
     def held_by_other_stores(self, store: str) -> list[PortLease]:
         """The ranges live tasks of other stores hold (this store keeps its own tasks apart)."""
+        if self._checked is not None:
+            self._check({lease.store for lease in self.leases if lease.store != store})
         return [lease for lease in self.leases if lease.store != store]
+
+    def blocks(self, store: str, first: int, last: int) -> bool:
+        """Whether a live task of another store than `store` holds a port of `first`..`last`. The
+        other stores' entries that meet the range are checked against their store first (once per
+        store for this registry), and dropped when their task is no longer live."""
+        meeting = {lease.store for lease in self.leases if lease.store != store and lease.overlaps(first, last)}
+        if self._checked is not None and meeting - self._checked:
+            self._check(meeting - self._checked)
+        return any(lease.store != store and lease.overlaps(first, last) for lease in self.leases)
+
+    def _check(self, stores: set[str]) -> None:
+        assert self._checked is not None
+        stores -= self._checked
+        if not stores:
+            return
+        mine = [lease for lease in self.leases if lease.store in stores]
+        kept = _still_held(mine)
+        if len(kept) != len(mine):
+            self.leases = [lease for lease in self.leases if lease.store not in stores] + kept
+            self.changed = True
+        self._checked |= stores
 
     def lease_of(self, store: str, run: str, task: str) -> PortLease | None:
         return next((lease for lease in self.leases if lease.holds(store, run, task)), None)
@@ -89,15 +121,25 @@ def registry_path() -> Path:
 
 
 @contextlib.contextmanager
-def leased_ports(*, timeout: float) -> Iterator[PortRegistry]:
+def leased_ports(*, timeout: float, store: str | None = None) -> Iterator[PortRegistry]:
     """The registry under its lock, entries of ended tasks dropped; written back on exit when it
-    changed. BusyError when another process held the lock for `timeout` seconds."""
+    changed. With `store` (the reader's own store), only that store's entries and the existence of
+    the others' files are checked at once, another store's tasks when one of its ranges matters
+    (see the module docstring). BusyError when another process held the lock for `timeout` seconds."""
     path = registry_path()
     path.parent.mkdir(parents=True, exist_ok=True)
     with filelock.exclusive(path.with_name(LOCK_FILE), timeout=timeout, what="the machine's port registry",
                             fix="retry; many tasks are starting at once on this machine"):
         leases = _read(path)
-        registry = PortRegistry(_still_held(leases))
+        if store is None:
+            registry = PortRegistry(_still_held(leases))
+        else:
+            # Entries of stores whose file is gone go at once (a stat each); the reader's own store's
+            # are checked now (one read), every other store's when one of its ranges matters.
+            present = [lease for lease in leases if "://" in lease.store or Path(lease.store).is_file()]
+            own = [lease for lease in present if lease.store == store]
+            others = [lease for lease in present if lease.store != store]
+            registry = PortRegistry(_still_held(own) + others, checked=frozenset({store}))
         registry.changed = len(registry.leases) != len(leases)
         yield registry
         if registry.changed:
