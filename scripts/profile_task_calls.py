@@ -257,6 +257,15 @@ def main(argv: list[str] | None = None) -> int:
         profile_one("task start", lambda: holder.append(start(task)), options.profile_top)
         edit(holder[0], task, options.packages, options.files)
         profile_one("task finish", lambda: finish(task), options.profile_top)
+        for extra in (task + 1, task + 2):
+            edit(start(extra), extra, options.packages, options.files)
+            finish(extra, merge=False)
+
+        def drain() -> None:
+            with coordinator() as c:
+                c.merge(RUN)
+
+        profile_one("wtc merge of 2 finished tasks", drain, options.profile_top)
     shared.close()
     if not options.workdir:
         shutil.rmtree(workdir, ignore_errors=True)
