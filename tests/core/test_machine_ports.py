@@ -85,3 +85,21 @@ def test_another_repositorys_range_is_checked_when_a_block_meets_it(tmp_path):
     other = _clone(tmp_path / "other", "[worktree-setup]\nports = 4\nport-base = 41000\n")
     _, again = _start(other, "docs")
     assert again == held, "the ended task's range, met by this start, is free again"
+
+
+def test_a_stores_mark_moves_with_every_write_to_it(tmp_path):
+    """The registry skips reopening a store whose mark has not moved since its entries were checked
+    (store/port_registry.py): that is sound only if every write to the store moves the mark,
+    including writes that end a task, one after another within the same instant."""
+    from worktree_coord.store.port_registry import _store_mark
+    from worktree_coord.store.sqlite import SQLiteStore
+
+    path = tmp_path / "state.sqlite3"
+    store = SQLiteStore(path)
+    marks = [_store_mark(str(path))]
+    for number in range(20):
+        store.beat(f"owner-{number}", 30.0, renew=False)
+        marks.append(_store_mark(str(path)))
+    store.close()
+    assert all(mark is not None for mark in marks)
+    assert len({tuple(mark) for mark in marks}) == len(marks), "a write left the store's mark where it was"

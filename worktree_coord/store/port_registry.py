@@ -23,7 +23,11 @@ store (`leased_ports(store=...)`) checks at once only that store's entries and w
 stores' files still exist; another store's tasks are asked about (a read-only open of its SQLite
 file) only when one of its ranges meets a block the reader considers (`PortRegistry.blocks`). A
 machine with many repositories' leftovers then costs a start one store's read, not one per
-repository (measured: 35 ms under the lock with 23 stores' entries, every start).
+repository (measured: 35 ms under the lock with 23 stores' entries, every start). And a store
+found unchanged since its entries were last checked (the same size and modification time of its
+SQLite file and its WAL, kept in the registry as `seen`) is not opened again: its tasks cannot
+have changed state without writing to it. Either shortcut can only keep an entry longer, never
+drop a live one.
 """
 
 from __future__ import annotations
@@ -66,9 +70,11 @@ class PortLease:
 class PortRegistry:
     """The machine's port leases, as read under the registry's lock (see `leased_ports`)."""
 
-    def __init__(self, leases: list[PortLease], *, checked: frozenset[str] | None = None) -> None:
+    def __init__(self, leases: list[PortLease], *, checked: frozenset[str] | None = None,
+                 seen: dict[str, list[int]] | None = None) -> None:
         self.leases = leases
         self.changed = False
+        self.seen: dict[str, list[int]] = seen if seen is not None else {}   # see `_still_held`
         # Stores whose entries were checked against their store (None: every one was).
         self._checked: set[str] | None = set(checked) if checked is not None else None
 
@@ -93,7 +99,9 @@ class PortRegistry:
         if not stores:
             return
         mine = [lease for lease in self.leases if lease.store in stores]
-        kept = _still_held(mine)
+        before = dict(self.seen)
+        kept = _still_held(mine, self.seen)
+        self.changed |= self.seen != before
         if len(kept) != len(mine):
             self.leases = [lease for lease in self.leases if lease.store not in stores] + kept
             self.changed = True
@@ -130,39 +138,62 @@ def leased_ports(*, timeout: float, store: str | None = None) -> Iterator[PortRe
     path.parent.mkdir(parents=True, exist_ok=True)
     with filelock.exclusive(path.with_name(LOCK_FILE), timeout=timeout, what="the machine's port registry",
                             fix="retry; many tasks are starting at once on this machine"):
-        leases = _read(path)
+        leases, seen = _read(path)
+        before = dict(seen)
         if store is None:
-            registry = PortRegistry(_still_held(leases))
+            registry = PortRegistry(_still_held(leases, seen), seen=seen)
         else:
             # Entries of stores whose file is gone go at once (a stat each); the reader's own store's
             # are checked now (one read), every other store's when one of its ranges matters.
             present = [lease for lease in leases if "://" in lease.store or Path(lease.store).is_file()]
             own = [lease for lease in present if lease.store == store]
             others = [lease for lease in present if lease.store != store]
-            registry = PortRegistry(_still_held(own) + others, checked=frozenset({store}))
-        registry.changed = len(registry.leases) != len(leases)
+            registry = PortRegistry(_still_held(own, seen) + others, checked=frozenset({store}), seen=seen)
+        registry.changed = len(registry.leases) != len(leases) or seen != before
         yield registry
         if registry.changed:
+            held = {lease.store for lease in registry.leases}
             temporary = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-            temporary.write_text(json.dumps({"schema": SCHEMA, "leases": [asdict(lease) for lease in registry.leases]},
+            temporary.write_text(json.dumps({"schema": SCHEMA, "leases": [asdict(lease) for lease in registry.leases],
+                                             "seen": {k: v for k, v in registry.seen.items() if k in held}},
                                             indent=1) + "\n")
             temporary.replace(path)
 
 
-def _read(path: Path) -> list[PortLease]:
+def _read(path: Path) -> tuple[list[PortLease], dict[str, list[int]]]:
     try:
         data = json.loads(path.read_text())
-        return [PortLease(**row) for row in data.get("leases", [])]
+        seen = data.get("seen", {})
+        seen = {str(k): list(v) for k, v in seen.items() if isinstance(v, list)} if isinstance(seen, dict) else {}
+        return [PortLease(**row) for row in data.get("leases", [])], seen
     except FileNotFoundError:
-        return []
+        return [], {}
     except (ValueError, TypeError, AttributeError):
         # A registry nobody can read holds nothing anyone can check: start over (each repository's
         # store still keeps its own tasks apart; the bind test still skips ports in use).
-        return []
+        return [], {}
 
 
-def _still_held(leases: list[PortLease]) -> list[PortLease]:
-    """The leases whose task is still live in its store (the module docstring's rules)."""
+def _store_mark(store: str) -> list[int] | None:
+    """What changes whenever a SQLite store is written: its file's and its WAL's size and
+    modification time (a WAL-mode write appends to the WAL; a checkpoint rewrites the file)."""
+    mark: list[int] = []
+    for name in (store, store + "-wal"):
+        try:
+            info = os.stat(name)
+        except FileNotFoundError:
+            mark += [-1, -1]
+            continue
+        except OSError:
+            return None
+        mark += [info.st_size, info.st_mtime_ns]
+    return mark
+
+
+def _still_held(leases: list[PortLease], seen: dict[str, list[int]] | None = None) -> list[PortLease]:
+    """The leases whose task is still live in its store (the module docstring's rules). `seen`:
+    each store's mark (`_store_mark`) when its entries were last checked, updated here; a store
+    whose mark has not moved since keeps its entries without being opened."""
     from .sqlite import task_states_at
 
     live = {state.value for state in TaskState if state.live}
@@ -176,9 +207,15 @@ def _still_held(leases: list[PortLease]) -> list[PortLease]:
             continue
         if not Path(store).is_file():
             continue           # the repository (or its store) is gone: nothing of it runs
+        mark = _store_mark(store)     # taken before the read: a write during it moves the mark
+        if seen is not None and mark is not None and seen.get(store) == mark:
+            kept += held               # not written since every one of these was found live
+            continue
         states = task_states_at(store, [(lease.run, lease.task) for lease in held])
         if states is None:
             kept += held
             continue
         kept += [lease for lease in held if states.get((lease.run, lease.task)) in live]
+        if seen is not None and mark is not None:
+            seen[store] = mark
     return kept
