@@ -67,3 +67,39 @@ def test_a_port_another_program_listens_on_is_skipped(tmp_path):
         listener.close()
         _, freed = _start(repo, "web", own="lib/**")
     assert freed == (busy, busy + 1), "a port nothing listens on any more is handed out"
+
+
+def test_another_repositorys_range_is_checked_when_a_block_meets_it(tmp_path):
+    """A start asks another repository's store about its tasks only when one of its ranges meets a
+    block the start considers (store/port_registry.py): an ended task's range elsewhere on the
+    port line stays recorded until then, and is handed out again once a start meets it."""
+    far = _clone(tmp_path / "far", "[worktree-setup]\nports = 4\nport-base = 41000\n")
+    near = _clone(tmp_path / "near", "[worktree-setup]\nports = 4\nport-base = 31000\n")
+    worktree, held = _start(far, "api")
+    write(worktree, {"pkg/a.py": "a = 2\n"})
+    assert wtc(far, "task", "finish", "api", "--run", "r")[1]["state"] == "merged"
+    _start(near, "web")
+    registry = json.loads((Path(os.environ["WTC_STATE_DIR"]) / "ports.json").read_text())
+    assert (held[0], held[1]) in [(lease["first"], lease["last"]) for lease in registry["leases"]], \
+        "the far range was not in the way: its store was not asked"
+    other = _clone(tmp_path / "other", "[worktree-setup]\nports = 4\nport-base = 41000\n")
+    _, again = _start(other, "docs")
+    assert again == held, "the ended task's range, met by this start, is free again"
+
+
+def test_a_stores_mark_moves_with_every_write_to_it(tmp_path):
+    """The registry skips reopening a store whose mark has not moved since its entries were checked
+    (store/port_registry.py): that is sound only if every write to the store moves the mark,
+    including writes that end a task, one after another within the same instant."""
+    from worktree_coord.store.port_registry import _store_mark
+    from worktree_coord.store.sqlite import SQLiteStore
+
+    path = tmp_path / "state.sqlite3"
+    store = SQLiteStore(path)
+    marks = [_store_mark(str(path))]
+    for number in range(20):
+        store.beat(f"owner-{number}", 30.0, renew=False)
+        marks.append(_store_mark(str(path)))
+    store.close()
+    assert all(mark is not None for mark in marks)
+    assert len({tuple(mark) for mark in marks}) == len(marks), "a write left the store's mark where it was"

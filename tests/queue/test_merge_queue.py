@@ -237,3 +237,40 @@ def test_drain_merges_a_dependency_before_its_dependents_whatever_the_finish_ord
         order = [row["task"] for row in drained.tasks]
         # util -> lib -> app by dependency; docs has none and finished before util, so it goes first
         assert order == ["docs", "util", "lib", "app"]
+
+
+def test_a_runs_packages_are_read_once_per_pin_and_a_damaged_copy_is_read_again(tmp_path):
+    """The package graph depends on the pinned commit alone: the first drain that orders two tasks
+    keeps it beside the store (`<wtc dir>/cache/packages-v1-<pin>.json`); a later drain orders by
+    the kept copy, and one damaged (or removed) is read again from the pin's manifests."""
+    import json as _json
+
+    from tests.conftest import make_repo
+
+    def manifest(name, deps=None):
+        return _json.dumps({"name": name, "version": "1.0.0", **({"dependencies": deps} if deps else {})}) + "\n"
+
+    repo = make_repo(tmp_path / "ws", {
+        "package.json": _json.dumps({"name": "root", "workspaces": ["packages/*"]}) + "\n",
+        "packages/app/package.json": manifest("app", {"lib": "1.0.0"}),
+        "packages/lib/package.json": manifest("lib"),
+        "packages/web/package.json": manifest("web", {"core": "1.0.0"}),
+        "packages/core/package.json": manifest("core"),
+    })
+    with Coordinator(repo) as coord:
+        run = coord.start_run("r1")
+        kept = coord.git.wtc_dir / "cache" / f"packages-v1-{run.base}.json"
+
+        def drain(first: str, second: str) -> list[str]:
+            for name in (first, second):   # finish order: the dependent first
+                wt = Path(coord.start_task("r1", name, [f"packages/{name}/**"]).worktree)
+                write(wt, {f"packages/{name}/index.js": name + "\n"})
+                assert coord.finish_task("r1", name, merge=False).state == "finished"
+            return [row["task"] for row in coord.merge("r1").tasks]
+
+        assert not kept.exists()
+        assert drain("app", "lib") == ["lib", "app"]
+        assert sorted(name for name, _, _ in _json.loads(kept.read_text())) == ["app", "core", "lib", "web"]
+        kept.write_text("{not json")
+        assert drain("web", "core") == ["core", "web"], "a damaged copy is read again from the pin"
+        assert sorted(name for name, _, _ in _json.loads(kept.read_text())) == ["app", "core", "lib", "web"]

@@ -206,3 +206,26 @@ def test_a_second_server_for_one_repository_is_refused(repo: Path, served: Serve
 def test_serve_outside_a_plain_repository_says_so(tmp_path: Path) -> None:
     done = run(tmp_path, "serve", "--json")
     assert done.returncode == 5 and "plain layout" in json.loads(done.stdout)["error"]["message"]
+
+
+def test_a_server_slow_to_fork_is_waited_for_not_worked_around_in_process(repo: Path, served: Served) -> None:
+    """A server that took the connection is alive, only starved (a swarm's load): the caller waits
+    for its hello past the connect timeout instead of paying an in-process start-up beside it."""
+    from worktree_coord.serve.client import CONNECT_TIMEOUT
+
+    os.kill(served.process.pid, signal.SIGSTOP)       # the accept loop gets no CPU for a while
+    try:
+        caller = subprocess.Popen([*WTC, "hook", "claude", "worktree-create"], cwd=repo, stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(CONNECT_TIMEOUT + 1.0)             # past the old 5 s hello: that caller ran in-process
+    finally:
+        os.kill(served.process.pid, signal.SIGCONT)
+    child = wait_for(lambda: served.calls(), "the call's process in the server")[0]
+    # Served, not in-process: the caller still holds its connection to the server (a caller that
+    # gave up closed it before running the hook itself, which opens no socket).
+    held = [os.readlink(f"/proc/{caller.pid}/fd/{fd}") for fd in os.listdir(f"/proc/{caller.pid}/fd")]
+    assert any(target.startswith("socket:") for target in held), held
+    assert child in served.calls()
+    caller.kill()
+    caller.wait(timeout=60)
+    wait_for(lambda: child not in served.calls(), "the call's process to die with its caller")

@@ -108,13 +108,12 @@ class WorktreeSetupOperations(CoordinatorBase):
         store = self.store.location if "://" in self.store.location else os.path.realpath(self.store.location)
         # The registry's lock is held across the store's allocation: two repositories starting
         # tasks at once take turns, so neither hands out a block the other is taking.
-        with leased_ports(timeout=self.config.lock_timeout) as registry:
-            others = registry.held_by_other_stores(store)
+        with leased_ports(timeout=self.config.lock_timeout, store=store) as registry:
             own = registry.lease_of(store, run_id, task_id)
 
             def usable(block: int) -> bool:
                 first, last = setup.port_base + block * setup.ports, setup.port_base + (block + 1) * setup.ports - 1
-                if any(lease.overlaps(first, last) for lease in others):
+                if registry.blocks(store, first, last):
                     return False
                 if own is not None and (own.first, own.last) == (first, last):
                     return True     # the task's own block (a re-created worktree): its own server may hold it

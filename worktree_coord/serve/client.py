@@ -7,7 +7,8 @@ for this repository ran it, or None, and the caller works in-process as if no se
 Invariants:
 - None (in-process) whenever the server cannot take the call *before* it is sent: no socket, a stale
   socket (nobody listening: refused at once), no readable token, a server of another checkout of
-  worktree_coord, no hello within HELLO_TIMEOUT, a refused token. A call is sent at most once, so
+  worktree_coord, no connection within CONNECT_TIMEOUT or no hello within HELLO_TIMEOUT after it
+  (a server that took the connection is alive: it is waited for, not worked around), a refused token. A call is sent at most once, so
   falling back never runs it twice.
 - once sent, the call's outcome is the child's: its exit code, or its death by a signal, which this
   process reproduces on itself (a caller that waits on it sees what a killed CLI shows). The server
@@ -32,7 +33,13 @@ from . import protocol
 if TYPE_CHECKING:
     import socket
 
-HELLO_TIMEOUT = 5.0                        # seconds for the server to fork the call's process
+CONNECT_TIMEOUT = 5.0                      # seconds for a connection to the socket (a full backlog)
+# Seconds for the server to fork the call's process once it has the connection. Only a live
+# server's listening socket takes a connection (a stale socket refuses at once, a stopping server
+# closes its backlog: EOF), and a starved one is slow, not gone: under a swarm's load (run queue
+# 15-60 on two cores) 32 callers at once waited over 5 s for their forks, and each that gave up ran
+# in-process, a whole interpreter's start-up on the cores the server was short of.
+HELLO_TIMEOUT = 60.0
 NOT_SERVED = ("serve", "mcp")               # servers themselves, never handed to a server
 _FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -72,9 +79,10 @@ def connect(common_dir: str) -> "socket.socket | None":
 
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
-        sock.settimeout(HELLO_TIMEOUT)
+        sock.settimeout(CONNECT_TIMEOUT)
         with protocol.ShortPath(path) as short:
             sock.connect(short)
+        sock.settimeout(HELLO_TIMEOUT)
         hello = protocol.receive(sock)
         # Same code or no deal: a server started from another checkout would answer differently.
         if not hello or hello.get("hello") != protocol.VERSION or hello.get("package") != PACKAGE_DIR:
