@@ -11,7 +11,9 @@ context (`wtc status`) and in its manifest. In order:
      `WTC_PORT_COUNT`), written with the task's names into `.wtc/env` in the worktree;
   2. the git-ignored files `.worktreeinclude` names (Claude Code's file, gitignore syntax: `.env`,
      local configuration), copied from the main checkout;
-  3. the `link` / `copy` folders (node_modules, .venv) of the main checkout, where that is safe;
+  3. the `link` / `copy` folders (node_modules, .venv) of the main checkout, where that is safe; a
+     node_modules holding workspace links is rebuilt with them pointing at the worktree's packages
+     (linked_modules.py);
   4. the `run` command in the worktree, its output in a log outside the worktree, bounded by
      `timeout`, one of the machine's heavy-work places held meanwhile, started through the run's
      `Spawn` (isolation.py: by default with a network of its own).
@@ -42,6 +44,7 @@ from ..gitrepo.environment import REDIRECTING
 from ..isolation import Spawn
 
 from .base import CoordinatorBase
+from .linked_modules import place_linked_modules
 
 ENV_FILE = ".wtc/env"
 INCLUDE_FILE = ".worktreeinclude"
@@ -199,7 +202,9 @@ class WorktreeSetupOperations(CoordinatorBase):
             source, target = main / rel, path / rel
             target.parent.mkdir(parents=True, exist_ok=True)
             if how == "link":
-                os.symlink(source, target, target_is_directory=True)
+                # A node_modules holding workspace links gets the worktree's packages in them.
+                if place_linked_modules(source, target, main, path) is None:
+                    os.symlink(source, target, target_is_directory=True)
             else:
                 shutil.copytree(source, target, symlinks=True)
             placed.append(rel)
