@@ -234,9 +234,22 @@ def _combine(runs: list[dict]) -> dict:
     return out
 
 
+def _cold() -> None:
+    """Forget what this process kept of earlier runs' repositories (the same contents, so the same
+    ids): each run starts as a fresh `wtc merge` process does, with an empty merge index in memory
+    (its folder is the run's fresh copy) and no tree entries kept."""
+    from worktree_coord.merge import tree
+    from worktree_coord.merge.checks import merge_index
+
+    merge_index._SHARED.clear()
+    merge_index._MEMORY = merge_index.MergeIndex()
+    tree._RAW_SETS.clear()
+
+
 def _run(method: str, gen: Path, work: Path, tasks: int) -> dict:
     shutil.rmtree(work, ignore_errors=True)
     shutil.copytree(gen, work)   # a fresh copy: no method finds objects another one wrote
+    _cold()
     try:
         if method == "engine":
             return run_engine(work, tasks, fast_path=True)

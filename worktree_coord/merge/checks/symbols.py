@@ -105,10 +105,15 @@ def _tags_text(wheel: str) -> str:
 
 
 @functools.lru_cache(maxsize=None)
-def query_for(profile: Profile, uses: bool = True) -> tree_sitter.Query:
+def query_for(profile: Profile, uses: bool = True, imports: bool = False) -> tree_sitter.Query:
     """The profile's semantic query (the wheels' tags, then its own patterns), compiled once; with
     uses=False only the patterns that define (definitions, imports, heritage): what a version needs
-    when only the names it defines are asked for."""
+    when only the names it defines are asked for; with `imports` only those of imports (does a
+    file import anything at all?)."""
+    if imports:
+        full, encoded = query_for(profile), _query_text(profile).encode("utf-8")
+        patterns = [encoded[full.start_byte_for_pattern(i):full.end_byte_for_pattern(i)] for i in range(full.pattern_count)]
+        return _compile(profile, b"\n".join(p for p in patterns if b"@import." in p).decode("utf-8"))
     if not uses:
         # Only the defining patterns, compiled from their own text: a query's compile time grows with
         # its patterns (TypeScript's full query takes ~100 ms), and a merge driver process pays it.
@@ -288,6 +293,8 @@ def extract(profile: Profile, source: bytes, tree: tree_sitter.Tree | None = Non
     rules = profile.semantic
     if tree is None:
         tree = profile.parse(source)
+    if imports_only and _imports_none(profile, tree):
+        return Symbols()   # it imports nothing: the definitions, which only place imports, are not matched
     matches = tree_sitter.QueryCursor(query_for(profile, uses)).matches(tree.root_node)
     defs: dict[int, tuple[str, str]] = {}
     raw_defs: list[tuple[tree_sitter.Node, tree_sitter.Node, str]] = []
@@ -363,6 +370,12 @@ def extract(profile: Profile, source: bytes, tree: tree_sitter.Tree | None = Non
             out.references.append(Reference(leading.group().decode(), "receiver", None, container, functions,
                                             name_node.start_point[0] + 1, declaration))
     return out
+
+
+def _imports_none(profile: Profile, tree: tree_sitter.Tree) -> bool:
+    """Whether no import pattern of the profile matches anywhere in `tree`."""
+    query = query_for(profile, False, True)
+    return query.pattern_count == 0 or not tree_sitter.QueryCursor(query).matches(tree.root_node)
 
 
 def visible_import(symbols: Symbols, bound: str, reference: Reference) -> Import | None:
