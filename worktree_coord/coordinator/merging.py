@@ -601,10 +601,15 @@ class MergeOperations(CoordinatorBase):
         drain did before. A crash before the one move leaves integration and every task as they
         were; after it, the tasks not yet recorded are found merged by the next drain. The merge
         index writes what the drain's checks computed at its end (MergeIndex.held)."""
+        from ..merge.checks.merge_index import index_folder, shared_index
+
         results: list[TaskFinished] = []
         ref = f"refs/heads/{run.integration_ref}"
         built: list[tuple[TaskRecord, IntegrationResult]] = []
         drain = None
+        # The merge index's disk writes (merge_index.py) wait for the drain's end: one transaction
+        # for the symbols its checks parsed, and the last tip's changes and tables only.
+        index = shared_index(index_folder(self.git.repo))
 
         def publish() -> None:
             nonlocal drain
@@ -612,6 +617,7 @@ class MergeOperations(CoordinatorBase):
                 return
             try:
                 drain.publish()
+                index.published()   # its tips' tables may be another check's now: copied, not taken over
                 outcomes = [(task, outcome, None) for task, outcome in built]
             except StaleRef:
                 outcomes = [(task, None, task) for task, _ in built]   # integration moved: each alone
@@ -629,11 +635,7 @@ class MergeOperations(CoordinatorBase):
                 self.reporter.event("merge.progress", run=run.run_id, task=task.task_id, state=result.state,
                                     done=len(results), total=len(waiting))
 
-        from ..merge.checks.merge_index import index_folder, shared_index
-
-        # The merge index's disk writes (merge_index.py) wait for the drain's end: one transaction
-        # for the symbols its checks parsed, and the last tip's changes and tables only.
-        with contextlib.ExitStack() as held, shared_index(index_folder(self.git.repo)).held():
+        with contextlib.ExitStack() as held, index.held():
             try:
                 for task in waiting:
                     try:

@@ -83,6 +83,7 @@ class MergeIndex:
         self.tree_files: dict[str, Any] = _Bounded(MAX_TREE_FILES)
         self._held = 0                                   # held(): writes wait for the drain's end
         self._drain = 0                                  # held() blocks entered: which drain a tip is of
+        self._holding: dict[int, int] = {}               # thread -> the drain (held block) it is in
         self._drain_tips: dict[tuple[str, str], tuple[int, int]] = {}   # tables a drain derived: (drain, thread)
         self._pending: dict[bytes, Any] = {}             # symbols rows not written yet (row key -> value)
         self._pending_entries: dict[str, tuple[Path, Any]] = {}   # kind -> the last tip entry not written
@@ -161,18 +162,32 @@ class MergeIndex:
         """Hold the disk writes of the checks inside the block, and write them at its end (a
         drain: its symbols in one transaction, of its tips' changes and tables only the last ones,
         the only tip another process will merge onto). Nests; a crash inside only loses cache."""
+        me = threading.get_ident()
         with self._lock:
             self._held += 1
-            if self._held == 1:
-                self._drain += 1
+            self._drain += 1
+            outer = self._holding.get(me)
+            self._holding[me] = self._drain   # this thread's drain: the tips whose tables it may take over
         try:
             yield self
         finally:
             with self._lock:
                 self._held -= 1
                 last = self._held == 0
+                if outer is None:
+                    self._holding.pop(me, None)
+                else:
+                    self._holding[me] = outer
             if last:
                 self.flush()
+
+    def published(self) -> None:
+        """The tips this thread's drain made are published (integration moved to them): another
+        check may hold their tables now, so none is taken over any more (copied on write)."""
+        me = threading.get_ident()
+        with self._lock:
+            for key in [key for key, token in self._drain_tips.items() if token[1] == me]:
+                del self._drain_tips[key]
 
     def settle(self) -> None:
         """The end of one check: write what it left pending, unless a drain holds the writes."""
@@ -345,8 +360,11 @@ class MergeIndex:
         return value
 
     def _drain_token(self) -> tuple[int, int] | None:
-        """Which drain (held block) and thread asks, or None outside a drain."""
-        return (self._drain, threading.get_ident()) if self._held else None
+        """Which drain (held block) of this thread asks, or None when this thread holds none (another
+        thread's drain holds the writes, not this thread's tables)."""
+        me = threading.get_ident()
+        drain = self._holding.get(me)
+        return None if drain is None else (drain, me)
 
     def _load_tables(self, old: str, tip: str, load: Callable[[Any], Any] | None) -> Any:
         if load is None:
