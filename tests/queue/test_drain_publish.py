@@ -114,3 +114,31 @@ def test_a_drain_that_lost_the_race_merges_each_task_alone_onto_the_new_tip(repo
     # Nothing of the lost drain is on integration: the three merges came after the other commit.
     log = git(repo, "log", "--first-parent", "--format=%s", INTEGRATION).splitlines()
     assert log[3] == "landed meanwhile" and all("merge task" in line for line in log[:3])
+
+
+def test_a_task_verified_again_goes_alone_in_the_middle_of_a_drain(repo):
+    """A task that failed verification is verified again when a drain reaches it: what merged
+    before it is published first, it is verified and moved alone, and the drain goes on after it."""
+    with Coordinator(repo) as coord:
+        coord.start_run("r1")
+        wt = Path(coord.start_task("r1", "a", ["packages/a/**"]).worktree)
+        write(wt, {"packages/a/f.txt": "a\n"})
+        assert coord.finish_task("r1", "a", merge=False).state == "finished"
+        wt = Path(coord.start_task("r1", "b", ["packages/b/**"]).worktree)
+        write(wt, {"packages/b/f.txt": "b\n"})
+        assert coord.finish_task("r1", "b", verify="test -f packages/b/ok").state == "failed"
+        wt = Path(coord.update_task("r1", "b").worktree)
+        write(wt, {"packages/b/ok": "fixed\n"})
+        assert coord.finish_task("r1", "b", merge=False).state == "finished"
+        wt = Path(coord.start_task("r1", "c", ["packages/c/**"]).worktree)
+        write(wt, {"packages/c/f.txt": "c\n"})
+        assert coord.finish_task("r1", "c", merge=False).state == "finished"
+        before = reflog(repo)
+        report = coord.merge("r1")
+        records = {t.task_id: t.result for t in coord.store.list_tasks("r1")}
+    assert [(row["task"], row["state"]) for row in report.tasks] == [("a", "merged"), ("b", "merged"), ("c", "merged")]
+    assert records["b"]["merge"]["verification"]["ok"] is True
+    assert len(reflog(repo)) == len(before) + 3, "a's drain, b alone (verified), c's drain"
+    assert len(merge_commits(repo)) == 3
+    for name in ("a", "b", "c"):
+        assert git(repo, "show", f"{INTEGRATION}:packages/{name}/f.txt") == name
