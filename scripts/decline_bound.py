@@ -233,13 +233,13 @@ def main() -> int:
                      and case.language in generalisation.SCOPE)
     print(f"{args.part}: {len(files)} resolved files of {conflicted} git-conflicted, "
           f"{len({file[1].repo for file in files})} repositories; objective {args.objective}")
-    print(f"{'as merged':<44}{summary(files, set(), conflicted)}")
+    print(f"{'as merged':<52}{summary(files, set(), conflicted)}")
     for name, cells_of in VOCABULARIES.items():
         for precision in args.precision or (0.6, 0.7, 0.8):
             label = f"{name}, precision {precision:.1f}"
-            print(f"{label:<44}in-sample      {summary(files, declined_in_sample(files, cells_of, precision, args.objective), conflicted)}")
+            print(f"{label:<52}in-sample      {summary(files, declined_in_sample(files, cells_of, precision, args.objective), conflicted)}")
             if not name.endswith("repository"):
-                print(f"{'':<44}leave-one-out  "
+                print(f"{'':<52}leave-one-out  "
                       f"{summary(files, declined_leave_one_out(files, cells_of, precision, args.objective), conflicted)}")
     return 0
 
