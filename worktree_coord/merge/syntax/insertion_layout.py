@@ -64,6 +64,12 @@ def run_leads(run, index, b_ids, bmap, lmap, rmap, moved) -> tuple[dict[str, byt
         if any(_splits_blanks(lead[:len(p)], lead[len(p):]) for lead in (a_lead, b_lead)) or any(
                 _splits_blanks(succ[:len(succ) - len(q)], q) for succ in (a_succ, b_succ)):
             continue
+        # A cut at a line boundary of the base lead is one in the sides' leads of the successor too:
+        # q matched from a line's middle (a side's whitespace-only line `    \n` before its
+        # indentation) would glue that line's spaces to the next run's indentation (mockito
+        # b8cfa22bd4: `        @Test`).
+        if q and any(succ[:len(succ) - len(q)][-1:] not in (b"", b"\n") for succ in (a_succ, b_succ)):
+            continue
         joined = a_succ[:len(a_succ) - len(q)] + b_lead[len(p):]
         return {second_first: joined}, b_succ
     return {}, None
