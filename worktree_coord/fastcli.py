@@ -9,7 +9,8 @@ version` hundreds of times a run.
 Invariants:
 - the same bytes on stdout and stderr and the same exit code as typer's path: the commands' bodies
   live here and the typer commands (cli/) call them, the errors go through `report_failure`, which
-  cli.main uses too, and tests/cli/test_fast_path.py runs both paths on the same command lines;
+  cli.main uses too, and tests/serve/test_fast_path.py and test_fast_path_fuzz.py run both paths
+  on the same command lines (generated ones too) and environments;
 - anything not understood in full goes to typer: `--help` anywhere, an option not in the command's
   table, a value that looks like an option, a missing value or argument, `--`, a flag given a
   value, the current folder deleted, `WTC_TRACE_FILE`, `WTC_NO_FAST` or `_WTC_COMPLETE` set. Bad
