@@ -9,11 +9,12 @@ version` hundreds of times a run.
 Invariants:
 - the same bytes on stdout and stderr and the same exit code as typer's path: the commands' bodies
   live here and the typer commands (cli/) call them, the errors go through `report_failure`, which
-  cli.main uses too, and tests/cli/test_fast_path.py runs both paths on the same command lines;
+  cli.main uses too, and tests/serve/test_fast_path.py and test_fast_path_fuzz.py run both paths
+  on the same command lines (generated ones too) and environments;
 - anything not understood in full goes to typer: `--help` anywhere, an option not in the command's
   table, a value that looks like an option, a missing value or argument, `--`, a flag given a
-  value, the current folder deleted, `WTC_TRACE_FILE` set, `WTC_NO_FAST` set. Bad input is therefore
-  always typer's message; this path never invents one;
+  value, the current folder deleted, `WTC_TRACE_FILE`, `WTC_NO_FAST` or `_WTC_COMPLETE` set. Bad
+  input is therefore always typer's message; this path never invents one;
 - imports the standard library only until a command runs, then what that command needs (never
   typer).
 """
@@ -38,6 +39,9 @@ if TYPE_CHECKING:  # the coordinator (pygit2, the store, the merge engine) loads
     _Spec = tuple[dict[str, tuple[str, Any]], tuple[str, ...], dict[str, Any], Callable[..., int]]
 
 NO_FAST_ENV = "WTC_NO_FAST"     # set (not "" or "0"): every call goes through typer (the tests' reference)
+# click's shell-completion switch for prog_name "wtc": set (not ""), click answers the completion
+# request (or says the shell is not supported) instead of running the command, whatever the command line.
+COMPLETE_ENV = "_WTC_COMPLETE"
 
 # ---- what typer does around every command, shared with cli.main -----------------------------------
 
@@ -302,7 +306,8 @@ def parse(args: list[str]) -> tuple[Callable[..., int], dict[str, Any]] | None:
 
 def prepare(args: list[str]) -> Callable[[], int] | None:
     """The call `wtc ARGS`, ready to run, when this path takes it in full; else None (typer's turn)."""
-    if os.environ.get(NO_FAST_ENV, "") not in ("", "0") or os.environ.get("WTC_TRACE_FILE"):
+    if os.environ.get(NO_FAST_ENV, "") not in ("", "0") or os.environ.get("WTC_TRACE_FILE") \
+            or os.environ.get(COMPLETE_ENV):
         return None
     if args == ["--help"]:
         return _top_help()
