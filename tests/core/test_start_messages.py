@@ -41,6 +41,9 @@ def test_an_exclusive_overlap_says_which_task_is_the_exclusive_one(repo):
     ("docs/[z-a].md", "not a glob"),
     ("docs\\", "ends with a lone '\\'"),
     ("#notes.md", "'#' at its start makes it a comment"),
+    ("--json", "looks like an option, not a path: was the glob left out before --json?"),
+    ("-C", "looks like an option"),
+    ("--run=r", "was the glob left out before --run?"),
 ])
 def test_a_malformed_glob_is_refused_at_start_widen_and_plan_add(repo, glob, why):
     _run(repo)

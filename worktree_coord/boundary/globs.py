@@ -21,6 +21,7 @@ import pathspec
 from ..errors import UsageError
 
 _GLOB_CHARS = re.compile(r"[*?\[]")
+_OPTION_LIKE = re.compile(r"^--?[A-Za-z][A-Za-z0-9-]*(=.*)?$")
 
 
 def validate_globs(kind: str, globs: Sequence[str]) -> tuple[str, ...]:
@@ -35,6 +36,11 @@ def validate_globs(kind: str, globs: Sequence[str]) -> tuple[str, ...]:
             why = "it contains a NUL or newline"
         elif glob.startswith("!"):
             why = "negated globs are not supported in a boundary"
+        elif _OPTION_LIKE.match(glob):
+            # `--own --json` gives the glob "--json": the value went missing and the next option was
+            # taken as it. A file whose name starts with '-' is still reachable: `[-]name`.
+            why = (f"it looks like an option, not a path: was the glob left out before {glob.split('=')[0]}? "
+                   f"(a file named so is written '[-]{glob[1:]}')")
         elif glob.startswith("~") or re.match(r"^[A-Za-z]:[\\/]", glob) or glob.startswith("\\"):
             why = "it is an absolute path"
         elif glob.startswith("//"):
