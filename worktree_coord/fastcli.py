@@ -79,6 +79,16 @@ def report_failure(error: BaseException, *, json_mode: bool) -> int:
                                        fix="run the same command again: every write is idempotent and resumes"),
                            json_mode=json_mode)
         return EXIT_INTERRUPTED
+    if isinstance(error, OSError) and error.errno in (errno.ENOSPC, errno.EDQUOT):
+        # Not a bug: the disk (or the quota) is full, maybe only for the output being printed.
+        from .errors import EXIT_ACTION, ActionRequired
+
+        where = f" writing {error.filename}" if error.filename else ""
+        tagging.emit_error(ActionRequired(
+            f"the disk is full{where}: {error.strerror}",
+            fix="free disk space (`wtc gc` removes finished tasks' worktrees and branches), then run the same "
+                "command again: every write is idempotent and resumes"), json_mode=json_mode)
+        return EXIT_ACTION
     if cwd_gone():   # not a bug: the caller's folder was deleted under it (a removed worktree)
         tagging.emit_error(cwd_gone_error(), json_mode=json_mode)
         return EXIT_USAGE

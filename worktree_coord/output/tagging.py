@@ -57,13 +57,16 @@ def emit(payload: dict[str, Any], *, schema: str, json_mode: bool, human: str | 
 def emit_error(error: WtcError, *, json_mode: bool) -> None:
     """Print an error: JSON on stdout under `--json` (so agents parse one object), text on stderr."""
     if json_mode:
-        sys.stdout.write(to_json_text(tagged_error(error)) + "\n")
-        sys.stdout.flush()
-    else:
-        sys.stderr.write(f"wtc: error: {error.message}\n")
-        if error.fix:
-            sys.stderr.write(f"  fix: {error.fix}\n")
-        sys.stderr.flush()
+        try:
+            sys.stdout.write(to_json_text(tagged_error(error)) + "\n")
+            sys.stdout.flush()
+            return
+        except OSError:   # stdout itself failed (a full disk, a closed pipe): say it on stderr
+            pass
+    sys.stderr.write(f"wtc: error: {error.message}\n")
+    if error.fix:
+        sys.stderr.write(f"  fix: {error.fix}\n")
+    sys.stderr.flush()
 
 
 def _json_default(value: Any) -> Any:
