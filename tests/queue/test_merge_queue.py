@@ -274,3 +274,40 @@ def test_a_runs_packages_are_read_once_per_pin_and_a_damaged_copy_is_read_again(
         kept.write_text("{not json")
         assert drain("web", "core") == ["core", "web"], "a damaged copy is read again from the pin"
         assert sorted(name for name, _, _ in _json.loads(kept.read_text())) == ["app", "core", "lib", "web"]
+
+
+def test_which_task_owns_a_package_is_the_gitignore_match_for_every_kind_of_glob():
+    """drain_order's ownership test skips the gitignore matches when every glob of the task is
+    anchored under a folder unrelated to the package's (a string test): for every kind of glob and
+    package folder, its answer is the one the two matches alone give."""
+    from itertools import combinations
+
+    from worktree_coord.boundary import matches
+    from worktree_coord.boundary.globs import literal_prefix
+    from worktree_coord.coordinator.merge_queue import Package, _owns_package
+    from worktree_coord.model import Boundary, TaskRecord, TaskState
+
+    globs = ["packages/p001/**", "/packages/p001/**", "packages/p001", "packages/p001/", "packages/*/src/**",
+             "**/p001/**", "*.md", "packages/p001/src/a.py", "packages", "pack*/p001/**", "!packages/p001/x",
+             "packages/p00[1-2]/**", "packages/p001/**/*.py", "docs/**", "packages/p0011/**", "/p001",
+             "packages/p001/package.json", "apps/**"]
+    folders = ["packages/p001", "packages/p0011", "packages/p001/sub", "packages", "apps/p001", "p001",
+               "packages/p001/"]
+
+    def reference(own: tuple[str, ...], folder: str) -> bool:   # the rule before the string test
+        root = folder.rstrip("/")
+        if matches(own, root + "/package.json") or matches(own, root + "/x"):
+            return True
+        return any(literal_prefix(g) and literal_prefix(g).startswith(root + "/") for g in own)
+
+    checked = 0
+    for size in (1, 2):
+        for own in combinations(globs, size):
+            if all(g.startswith("!") for g in own):
+                continue
+            task = TaskRecord(run_id="r", task_id="t", state=TaskState.FINISHED, branch="b", worktree="",
+                              boundary=Boundary(own=own), author="a", head="h", created_at=0.0, updated_at=0.0)
+            for folder in folders:
+                assert _owns_package(task, Package("p", folder, ())) == reference(own, folder), (own, folder)
+                checked += 1
+    assert checked > 1000
