@@ -86,14 +86,17 @@ def test_the_look_for_a_server_loads_no_dataclasses_typing_or_json(repo: Path) -
 
 
 def test_a_line_merge_of_a_python_file_loads_no_toml_parser(tmp_path: Path) -> None:
-    """`wtc merge-file` runs once per conflicted file git asks about: tomlkit only for a TOML file."""
+    """`wtc merge-file` runs once per conflicted file git asks about: tomlkit only for a TOML file, and
+    the merge index's sqlite3 and pickle only when a check reads or writes an entry (a line merge does
+    not, although it imports merge_index.py through reach.py)."""
     base = "def alpha(x):\n    return x + 1\n\n\ndef gamma(x):\n    return x - 3\n"
     (tmp_path / "base.py").write_text(base)
     (tmp_path / "left.py").write_text(base.replace("x + 1", "x + 10"))
     (tmp_path / "right.py").write_text(base.replace("x - 3", "x - 30"))
     modules = imported(tmp_path, "merge-file", "base.py", "left.py", "right.py", "--path", "m.py")
     assert "worktree_coord.merge.languages.data_semantics" in modules
-    assert not modules & ({"tomlkit", "libcst"} | TYPER)             # nor typer: the quick path runs it
+    assert "worktree_coord.merge.checks.merge_index" in modules
+    assert not modules & ({"tomlkit", "libcst", "sqlite3", "pickle"} | TYPER)   # nor typer: the quick path runs it
 
 
 def test_a_merge_with_at_most_one_task_waiting_reads_no_workspace_and_builds_no_graph(repo: Path) -> None:
