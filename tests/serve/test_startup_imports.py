@@ -109,6 +109,21 @@ def test_a_merge_with_at_most_one_task_waiting_reads_no_workspace_and_builds_no_
     assert not modules & ({"networkx", "worktree_coord.consolidate.manifests"} | CONSOLIDATION_PARSERS)
 
 
+def test_pathspec_loads_only_where_a_glob_is_read_or_matched(repo: Path) -> None:
+    """boundary/globs.py is imported by every coordinator command; gitignore's matcher (pathspec, its
+    backends and typing_extensions) loads when a glob is validated or matched: `task start --own`
+    does, a `merge` with nothing waiting and the finish of a task that changed nothing do not."""
+    subprocess.run([sys.executable, "-m", "worktree_coord", "run", "start", "--run", "r1"], cwd=repo, check=True,
+                   capture_output=True, env=dict(os.environ, WTC_NO_SERVE="1"))
+    started = imported(repo, "task", "start", "t1", "--run", "r1", "--own", "packages/api/**")
+    assert {"worktree_coord.boundary.globs", "pathspec"} <= started
+    for args in (("task", "check", "t1", "--run", "r1"), ("task", "finish", "t1", "--run", "r1", "--no-merge"),
+                 ("merge", "--run", "r1")):
+        modules = imported(repo, *args)
+        assert "worktree_coord.boundary.globs" in modules, args
+        assert "pathspec" not in modules, args
+
+
 def test_help_and_version_load_neither_errors_nor_dataclasses(repo: Path) -> None:
     """The quick path's own imports are the standard library's lightest: `wtc --help` and `wtc version`
     print before errors.py (dataclasses, inspect, typing) or shutil would load."""
