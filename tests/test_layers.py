@@ -19,8 +19,9 @@ SOURCE = Path(__file__).resolve().parents[1] / PACKAGE
 
 # ---- the layer table: every part of the package (a subpackage or a top-level module), by layer ----
 
-FACES = frozenset({"cli", "ci", "hooks", "mcp", "fanout", "ui", "serve", "__main__", "entry", "fastcli", "cli_help"})   # parse, call, render (entry: the script that starts cli)
-DISPATCHERS = frozenset({"cli", "serve", "__main__", "entry", "fastcli"})   # the command line and what starts it (serve: runs its main in a forked child)
+FACES = frozenset({"cli", "ci", "hooks", "mcp", "fanout", "ui", "serve", "__main__", "entry", "fastcli", "cli_help",
+                   "merge_file_command"})   # parse, call, render (entry: the script that starts cli)
+DISPATCHERS = frozenset({"cli", "serve", "__main__", "entry", "fastcli", "merge_file_command"})   # the command line and what starts it (serve: runs its main in a forked child)
 OUTPUT = frozenset({"output"})                                    # what every face prints: tagging, text, progress words
 COORDINATOR = frozenset({"coordinator"})                          # the API and its own bookkeeping
 CHECK = frozenset({"check"})                                      # composes the capabilities below

@@ -231,6 +231,14 @@ def report(run: str, onto: str | None, format: str, repo: str, json_mode: bool) 
     return result.exit_code
 
 
+def merge_file(base: str, left: str, right: str, path: str | None, output: str | None, git: bool, marker_size: int,
+               label: list[str], timeout: float, conflict_style: str | None, semantic: str, json_mode: bool) -> int:
+    from . import merge_file_command
+
+    return merge_file_command.merge_file(base, left, right, path, output, git, marker_size, label, timeout,
+                                         conflict_style, semantic, json_mode)
+
+
 # ---- the command lines this path takes ----------------------------------------------------------
 
 # Per command: its options (every spelling click accepts: `--run X`, `--run=X`, `-r X`, `-rX`) as
@@ -259,6 +267,14 @@ COMMANDS: dict[tuple[str, ...], _Spec] = {
                  (), {"verify": None, "batch": 1, "key": None, "repo": ".", "json_mode": False}, merge),
     ("report",): ({**_RUN, "--onto": ("onto", "value"), "--format": ("format", "value"), **_REPO, **_JSON}, (),
                   {"onto": None, "format": "text", "repo": ".", "json_mode": False}, report),
+    # git's merge driver line: merge-file %O %A %B --path %P --git --marker-size %L -L %X -L %S -L %Y
+    ("merge-file",): ({"--path": ("path", "value"), "--output": ("output", "value"), "-o": ("output", "value"),
+                       "--git": ("git", True), "--marker-size": ("marker_size", "int"), "--label": ("label", "list"),
+                       "-L": ("label", "list"), "--timeout": ("timeout", "float"),
+                       "--conflict-style": ("conflict_style", "value"), "--semantic": ("semantic", "value"), **_JSON},
+                      ("base", "left", "right"),
+                      {"path": None, "output": None, "git": False, "marker_size": 7, "label": [], "timeout": 10.0,
+                       "conflict_style": None, "semantic": "block", "json_mode": False}, merge_file),
 }
 def parse(args: list[str]) -> tuple[Callable[..., int], dict[str, Any]] | None:
     """The body and its parameters for a command line this path takes in full, else None."""
@@ -300,10 +316,15 @@ def parse(args: list[str]) -> tuple[Callable[..., int], dict[str, Any]] | None:
             index += 1
         if kind == "list":
             values[dest].append(value)
-        elif kind == "int>=1":
-            if not value.isascii() or not value.isdigit() or int(value) < 1:
-                return None                 # typer's own message for a bad number
+        elif kind in ("int", "int>=1"):
+            if not value.isascii() or not value.isdigit() or (kind == "int>=1" and int(value) < 1):
+                return None                 # typer's own message for a bad number (or a spelling it reads its way)
             values[dest] = int(value)
+        elif kind == "float":
+            whole, _, fraction = value.partition(".")
+            if not (whole + fraction).isascii() or not whole.isdigit() or not (fraction.isdigit() or not fraction):
+                return None
+            values[dest] = float(value)
         else:
             values[dest] = value
     if len(given) != len(positionals):

@@ -17,7 +17,7 @@ import pytest
 
 from tests.conftest import make_repo, write
 
-from worktree_coord import cli, fastcli
+from worktree_coord import cli, fastcli, merge_file_command
 
 WTC = [sys.executable, "-m", "worktree_coord"]
 IN_PROCESS = {"WTC_NO_SERVE": "1"}
@@ -41,6 +41,12 @@ TAKEN = [
     ["report", "--run", "r1", "--format", "xml"],      # a value the body refuses, the same way on both paths
     ["task", "start", "t1", "--run", ""],              # an empty value is a value
     ["task", "start", "-", "--run", "r1"],             # so is a lone dash
+    ["merge-file", "b", "l", "r"], ["merge-file", "b", "l", "r", "--path", "m.py", "--json"],
+    ["merge-file", "b", "l", "r", "--path", "p/m.go", "--git", "--marker-size", "9", "-L", "HEAD", "-L", "base",
+     "-L", "feature"],                                 # git's driver line
+    ["merge-file", "-Lours", "--label=base", "b", "--output", "o.txt", "l", "-o", "out.txt", "r", "--timeout", "2.5",
+     "--conflict-style", "zdiff3", "--semantic", "warn"], ["merge-file", "b", "l", "r", "--timeout", "3"],
+    ["merge-file", "b", "l", "r", "-L", "", "--marker-size", "0"],
 ]
 
 # Command lines it leaves to typer: help, unknown options, missing or option-like values, wrong
@@ -52,9 +58,12 @@ LEFT = [
     ["task", "start", "t1"], ["task", "start", "t1", "--run", "r1", "--message", "m"],
     ["task", "finish", "t1", "--run", "r1", "-m", "-starts-with-dash"], ["merge", "--run", "r1", "--batch", "0"],
     ["merge", "--run", "r1", "--batch", "x"], ["merge", "--run", "r1", "--batch", "-1"], ["merge"], ["report"],
-    ["task"], ["task", "abandon", "t1", "--run", "r1"], ["gc"], ["run", "start"], ["merge-file", "a", "b", "c"],
+    ["task"], ["task", "abandon", "t1", "--run", "r1"], ["gc"], ["run", "start"],
     ["--version"], ["version", "extra"], ["task", "check", "t1", "--run", "r1", "--own", "x"],
     ["status", "--forecast=yes"],
+    ["merge-file", "b", "l"], ["merge-file", "b", "l", "r", "x"], ["merge-file", "b", "l", "r", "--marker-size", "x"],
+    ["merge-file", "b", "l", "r", "--timeout", "1e3"], ["merge-file", "b", "l", "r", "--timeout", "-1"],
+    ["merge-file", "b", "l", "r", "-L", "-x"], ["merge-file", "--help"], ["merge-file", "b", "l", "r", "--git=1"],
 ]
 
 
@@ -66,14 +75,16 @@ def run(repo: Path, args: list[str], **env: str) -> subprocess.CompletedProcess[
 def typer_values(monkeypatch: pytest.MonkeyPatch, args: list[str]) -> tuple[str, dict[str, Any]]:
     """Which body typer's path calls for `args`, with which values (recorded, not run)."""
     called: list[tuple[str, dict[str, Any]]] = []
-    for name in ("version", "status", "task_start", "task_finish", "task_check", "merge", "report"):
-        original = getattr(fastcli, name)
+    bodies = [(fastcli, name) for name in ("version", "status", "task_start", "task_finish", "task_check", "merge",
+                                           "report")] + [(merge_file_command, "merge_file")]
+    for module, name in bodies:
+        original = getattr(module, name)
 
         def record(*a: Any, _name: str = name, _original: Any = original, **k: Any) -> int:
             called.append((_name, dict(inspect.signature(_original).bind(*a, **k).arguments)))
             return 0
 
-        monkeypatch.setattr(fastcli, name, record)
+        monkeypatch.setattr(module, name, record)
     assert cli.main(list(args)) == 0, args
     monkeypatch.undo()
     assert len(called) == 1, (args, called)
@@ -122,6 +133,41 @@ def test_wtc_prints_and_exits_the_same_with_and_without_the_quick_path(repo: Pat
         # Byte for byte, but for a report's clock (`timeline.now`: when it was read).
         assert (quick.returncode, _now(quick.stdout), quick.stderr) == \
             (typer_path.returncode, _now(typer_path.stdout), typer_path.stderr), args
+
+
+def test_merge_file_prints_writes_and_exits_the_same_with_and_without_the_quick_path(tmp_path: Path) -> None:
+    """`wtc merge-file` as people and git's driver call it: clean, conflicting, a semantic finding,
+    --json, --output, --git (the result written into LEFT), bad input."""
+    base = "def alpha(x):\n    return x + 1\n\n\ndef gamma(x):\n    return x - 3\n"
+    files = {"base.py": base, "clean_l.py": base.replace("x + 1", "x + 10"), "clean_r.py": base.replace("x - 3", "x - 30"),
+             "conf_l.py": base.replace("x + 1", "x + 2"), "conf_r.py": base.replace("x + 1", "x + 3"),
+             "gone_l.py": base.replace("def gamma(x):\n    return x - 3\n", ""),
+             "use_r.py": base + "\n\ndef delta(x):\n    return gamma(x)\n",
+             "b.txt": "one\ntwo\nthree\n", "l.txt": "one\nleft\nthree\n", "r.txt": "one\nright\nthree\n"}
+    lines = [
+        ["base.py", "clean_l.py", "clean_r.py", "--path", "m.py"],
+        ["base.py", "clean_l.py", "clean_r.py", "--path", "m.py", "--json"],
+        ["base.py", "conf_l.py", "conf_r.py", "--path", "m.py"],
+        ["base.py", "conf_l.py", "conf_r.py", "--path", "m.py", "--json", "-L", "mine", "-L", "old", "-L", "yours"],
+        ["base.py", "conf_l.py", "conf_r.py", "--conflict-style", "merge", "--marker-size", "9"],
+        ["base.py", "gone_l.py", "use_r.py", "--path", "m.py"], ["base.py", "gone_l.py", "use_r.py", "--semantic", "warn"],
+        ["b.txt", "l.txt", "r.txt"], ["b.txt", "l.txt", "r.txt", "--output", "out.txt"],
+        ["b.txt", "l.txt", "r.txt", "--path", "x.txt", "--git", "--marker-size", "7", "-L", "HEAD", "-L", "base",
+         "-L", "feature"],
+        ["b.txt", "missing.txt", "r.txt"], ["b.txt", "l.txt", "r.txt", "--json", "--marker-size", "0"],
+        ["b.txt", "l.txt", "r.txt", "-L", "a", "-L", "b", "-L", "c", "-L", "d"],
+        ["b.txt", "l.txt", "r.txt", "--git", "--output", "o.txt"], ["b.txt", "l.txt", "r.txt", "--conflict-style", "x"],
+        ["b.txt", "l.txt", "r.txt", "--semantic", "maybe", "--json"],
+    ]
+    for number, args in enumerate(lines):
+        seen = []
+        for path, env in (("quick", {}), ("typer", {"WTC_NO_FAST": "1"})):
+            folder = tmp_path / f"{number}-{path}"
+            write(folder, files)
+            done = run(folder, ["merge-file", *args], **env)
+            written = {name: (folder / name).read_bytes() for name in ("l.txt", "out.txt") if (folder / name).exists()}
+            seen.append((done.returncode, done.stdout, done.stderr, written))
+        assert seen[0] == seen[1], args
 
 
 def test_top_level_help_is_typer_s_at_any_width(repo: Path) -> None:

@@ -86,14 +86,17 @@ def test_the_look_for_a_server_loads_no_dataclasses_typing_or_json(repo: Path) -
 
 
 def test_a_line_merge_of_a_python_file_loads_no_toml_parser(tmp_path: Path) -> None:
-    """`wtc merge-file` runs once per conflicted file git asks about: tomlkit only for a TOML file."""
+    """`wtc merge-file` runs once per conflicted file git asks about: tomlkit only for a TOML file, and
+    the merge index's sqlite3 and pickle only when a check reads or writes an entry (a line merge does
+    not, although it imports merge_index.py through reach.py)."""
     base = "def alpha(x):\n    return x + 1\n\n\ndef gamma(x):\n    return x - 3\n"
     (tmp_path / "base.py").write_text(base)
     (tmp_path / "left.py").write_text(base.replace("x + 1", "x + 10"))
     (tmp_path / "right.py").write_text(base.replace("x - 3", "x - 30"))
     modules = imported(tmp_path, "merge-file", "base.py", "left.py", "right.py", "--path", "m.py")
     assert "worktree_coord.merge.languages.data_semantics" in modules
-    assert not modules & {"tomlkit", "libcst"}
+    assert "worktree_coord.merge.checks.merge_index" in modules
+    assert not modules & ({"tomlkit", "libcst", "sqlite3", "pickle"} | TYPER)   # nor typer: the quick path runs it
 
 
 def test_a_merge_with_at_most_one_task_waiting_reads_no_workspace_and_builds_no_graph(repo: Path) -> None:
@@ -104,6 +107,36 @@ def test_a_merge_with_at_most_one_task_waiting_reads_no_workspace_and_builds_no_
     modules = imported(repo, "merge", "--run", "r1")
     assert "worktree_coord.coordinator.merging" in modules
     assert not modules & ({"networkx", "worktree_coord.consolidate.manifests"} | CONSOLIDATION_PARSERS)
+
+
+def test_pathspec_loads_only_where_a_glob_is_read_or_matched(repo: Path) -> None:
+    """boundary/globs.py is imported by every coordinator command; gitignore's matcher (pathspec, its
+    backends and typing_extensions) loads when a glob is validated or matched: `task start --own`
+    does, a `merge` with nothing waiting and the finish of a task that changed nothing do not."""
+    subprocess.run([sys.executable, "-m", "worktree_coord", "run", "start", "--run", "r1"], cwd=repo, check=True,
+                   capture_output=True, env=dict(os.environ, WTC_NO_SERVE="1"))
+    started = imported(repo, "task", "start", "t1", "--run", "r1", "--own", "packages/api/**")
+    assert {"worktree_coord.boundary.globs", "pathspec"} <= started
+    for args in (("task", "check", "t1", "--run", "r1"), ("task", "finish", "t1", "--run", "r1", "--no-merge"),
+                 ("merge", "--run", "r1")):
+        modules = imported(repo, *args)
+        assert "worktree_coord.boundary.globs" in modules, args
+        assert "pathspec" not in modules, args
+
+
+def test_the_writes_load_no_thread_pool_and_an_empty_finish_no_semantic_check(repo: Path) -> None:
+    """concurrent.futures (and logging under it) loads where `task check` fans out over worktrees,
+    not with forecast.py, which every coordinator command imports; the finish of a task that changed
+    nothing looks for no left-behind use, so the semantic check (tree-sitter, the profiles) stays unloaded."""
+    subprocess.run([sys.executable, "-m", "worktree_coord", "run", "start", "--run", "r1"], cwd=repo, check=True,
+                   capture_output=True, env=dict(os.environ, WTC_NO_SERVE="1"))
+    for args in (("task", "start", "t1", "--run", "r1", "--own", "packages/api/**"),
+                 ("task", "finish", "t1", "--run", "r1", "--no-merge"), ("merge", "--run", "r1")):
+        modules = imported(repo, *args)
+        assert "worktree_coord.coordinator.forecast" in modules, args
+        assert not modules & {"concurrent.futures", "logging"}, args
+        assert not modules & {"worktree_coord.coordinator.left_behind", "worktree_coord.merge.checks.semantic",
+                              "tree_sitter", "tomllib"}, args
 
 
 def test_help_and_version_load_neither_errors_nor_dataclasses(repo: Path) -> None:

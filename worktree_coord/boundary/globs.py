@@ -14,11 +14,14 @@ import posixpath
 import re
 import warnings
 from functools import lru_cache
-from typing import Callable, Iterable, Sequence
-
-import pathspec
+from typing import TYPE_CHECKING, Callable, Iterable, Sequence
 
 from ..errors import UsageError
+
+# pathspec (its backends, typing_extensions) loads where a glob is read or matched, not with the module:
+# every coordinator command imports this module, and `wtc merge` with nothing waiting matches no glob.
+if TYPE_CHECKING:
+    import pathspec
 
 _GLOB_CHARS = re.compile(r"[*?\[]")
 _OPTION_LIKE = re.compile(r"^--?[A-Za-z][A-Za-z0-9-]*(=.*)?$")
@@ -78,6 +81,8 @@ def pattern_problem(glob: str) -> str | None:
     stripped = glob.rstrip("\\")
     if (len(glob) - len(stripped)) % 2 == 1:
         return "it ends with a lone '\\' (an escape with nothing after it)"
+    import pathspec
+
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")   # re's FutureWarning on '[[' inside a class: still a valid class
@@ -101,6 +106,8 @@ def _expand_directory(glob: str) -> str:
 
 @lru_cache(maxsize=512)
 def _spec(globs: tuple[str, ...]) -> pathspec.GitIgnoreSpec:
+    import pathspec
+
     lines: list[str] = []
     for glob in globs:
         lines.append(glob)

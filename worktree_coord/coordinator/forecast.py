@@ -49,7 +49,6 @@ import os
 import posixpath
 import re
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable
@@ -282,6 +281,9 @@ class ForecastOperations(CoordinatorBase):
                 chosen.append((task, worktree))
             elif task.state.live or task.state is TaskState.FINISHED or include_ended:
                 chosen.append((task, None))
+        # Imported here: concurrent.futures loads logging, and every coordinator command imports this module.
+        from concurrent.futures import ThreadPoolExecutor
+
         with ThreadPoolExecutor(max_workers=STATUS_THREADS) as pool:
             listed = list(pool.map(lambda item: self._working_listing(*item), chosen))
         states = []

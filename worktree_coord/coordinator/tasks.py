@@ -292,10 +292,10 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         """Uses, in code the task did not change, of names it removed are checked when it merges, on
         the merged tree (left_behind.left_behind_at_merge: a use another task updated meanwhile is
         not one); a task that changed more files than that check reads is told it was not."""
+        if not changes or self._left_behind_mode(run) is SemanticMode.OFF:
+            return []   # before the import: left_behind.py loads the semantic check (tree-sitter, the profiles)
         from .left_behind import MAX_CHANGED, readable_changes
 
-        if self._left_behind_mode(run) is SemanticMode.OFF:
-            return []
         count = len(readable_changes(changes))
         if count <= MAX_CHANGED:
             return []

@@ -30,15 +30,18 @@ import contextlib
 import hashlib
 import marshal
 import os
-import pickle
-import sqlite3
 import tempfile
 import threading
 from collections import OrderedDict
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 import pygit2
+
+# sqlite3 and pickle load where an entry is read or written, not with the module: `wtc merge-file`
+# imports this module (through reach.py) for every line merge and never opens the index (issue 36).
+if TYPE_CHECKING:
+    import sqlite3
 
 FORMAT = 1              # bump when what an entry holds changes shape
 MAX_SYMBOLS = 8192      # symbols (and memo) entries kept in memory per process
@@ -462,6 +465,7 @@ def _blob_id(data: bytes) -> bytes:
 
 def _load(path: Path | None, stats: dict[str, int], raw: bool = False) -> Any:
     """An entry's value, or _MISSING (absent; damaged, which is removed and counted)."""
+    import pickle
     if path is None:
         return _MISSING
     try:
@@ -484,6 +488,7 @@ def _load(path: Path | None, stats: dict[str, int], raw: bool = False) -> Any:
 
 def _store(path: Path | None, value: Any, raw: bool = False) -> None:
     """Write one entry whole (temporary file renamed into place); a failure only loses the cache."""
+    import pickle
     if path is None:
         return
     try:
@@ -554,6 +559,7 @@ class _SymbolRows:
         self._retried = False
 
     def _connect(self) -> sqlite3.Connection | None:
+        import sqlite3
         if self._db is not None and self._pid == os.getpid():
             return self._db
         self._db = None   # a forked child never uses its parent's connection
@@ -575,6 +581,7 @@ class _SymbolRows:
     def _damaged(self) -> sqlite3.Connection | None:
         """Remove a file that is not a whole database and start an empty one (once per process:
         a second failure leaves this process's cache in memory)."""
+        import sqlite3
         self._stats["corrupt"] += 1
         if self._db is not None:
             with contextlib.suppress(sqlite3.Error):
@@ -590,6 +597,7 @@ class _SymbolRows:
         return self._connect()
 
     def get(self, row: bytes) -> Any:
+        import sqlite3
         with self._lock:
             db = self._connect()
             if db is None:
@@ -605,6 +613,7 @@ class _SymbolRows:
 
     def get_prefix(self, prefix: bytes) -> dict[Any, Any]:
         """mode -> value of the rows whose key is `prefix` and a mode's tag (one blob's)."""
+        import sqlite3
         with self._lock:
             db = self._connect()
             if db is None:
@@ -629,6 +638,8 @@ class _SymbolRows:
 
     def put(self, rows: dict[bytes, Any]) -> None:
         """Write `rows` in one transaction (dropped whole when the file cannot be had)."""
+        import pickle
+        import sqlite3
         data = [(key, pickle.dumps((("wtc-merge-index", FORMAT), value), protocol=pickle.HIGHEST_PROTOCOL))
                 for key, value in rows.items()]
         with self._lock:
@@ -647,6 +658,7 @@ class _SymbolRows:
 
     def prune(self, keep: int, dry_run: bool = False) -> int:
         """Remove the oldest rows past `keep`; how many went (would go)."""
+        import sqlite3
         with self._lock:
             if not self.path.exists():
                 return 0
@@ -672,6 +684,7 @@ class _SymbolRows:
 
 def _unpickle(data: bytes, stats: dict[str, int]) -> Any:
     """A symbols row's value, or _MISSING (damaged: counted; computed again)."""
+    import pickle
     try:
         tag, value = pickle.loads(data)
         if tag != ("wtc-merge-index", FORMAT):
