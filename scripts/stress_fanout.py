@@ -35,6 +35,9 @@ from tests.conftest import make_repo  # noqa: E402
 from tests.fanout.helpers import environment, write_plan  # noqa: E402
 from tests.fanout.mixed import VERIFY, check, mixed_tasks  # noqa: E402
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bytecode import compile_package  # noqa: E402  (scripts/ is not a package)
+
 
 def main() -> int:
     parser = argparse.ArgumentParser()
@@ -46,6 +49,7 @@ def main() -> int:
     parser.add_argument("--kill-after", default="2,12", help="LOW,HIGH seconds a runner lives before its SIGKILL")
     parser.add_argument("--repeat", type=int, default=1, help="seeds SEED..SEED+N-1, one run each")
     options = parser.parse_args()
+    compile_package()   # bytecode as an install has it (scripts/bytecode.py)
     low, high = (float(x) for x in options.kill_after.split(","))
     failed = [seed for seed in range(options.seed, options.seed + options.repeat) if one_run(options, seed, low, high)]
     if options.repeat > 1:

@@ -70,6 +70,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bytecode import compile_package  # noqa: E402  (scripts/ is not a package)
 import monorepo  # noqa: E402  (scripts/ is not a package)
 
 RUN_ID = "stress"
@@ -1152,6 +1153,7 @@ def parse_args(argv: Sequence[str] | None = None) -> tuple[SwarmConfig, argparse
 
 def main(argv: Sequence[str] | None = None) -> int:
     config, options = parse_args(argv)
+    compile_package()   # bytecode as an install has it, outside the timings (scripts/bytecode.py)
     if options.sweep:
         report = run_sweep(config, options.sweep, ops=options.sweep_ops, points=options.sweep_points)
     else:
