@@ -279,8 +279,10 @@ def test_leases_are_free_ours_or_stolen_from_a_named_owner(store):
 
 def test_heartbeats_start_renew_expire_and_end(store):
     assert store.owner_expired("x") is True, "no heartbeat reads as expired"
-    assert store.beat("x", 0.3, renew=False) is True
-    store.acquire_lease("L", "x", 0.3)
+    # x's heartbeat and lease are short beside the renewal's 60 s, long enough that a loaded machine
+    # (a pause of a second between two statements) does not expire them before the renewal.
+    assert store.beat("x", 5, renew=False) is True
+    store.acquire_lease("L", "x", 5)
     assert store.owner_expired("x") is False
     assert store.beat("x", 60, renew=True) is True
     assert store.get_lease("L").expires_at > time.time() + 30, "a beat extends the owner's leases"
