@@ -62,6 +62,9 @@ def test_the_quick_path_s_option_tables_are_the_click_tree_s() -> None:
             elif type(param.type).__name__ == "IntRange":
                 assert (param.type.min, param.type.max, param.type.min_open) == (1, None, False), path
                 expected.update({name: (param.name, "int>=1") for name in param.opts})
+            elif type(param.type).__name__ in ("IntParamType", "FloatParamType"):   # merge-file's --marker-size, --timeout
+                kind = "int" if type(param.type).__name__ == "IntParamType" else "float"
+                expected.update({name: (param.name, kind) for name in param.opts})
             else:
                 assert type(param.type).__name__ == "StringParamType", (path, param.name, param.type)
                 expected.update({name: (param.name, "value") for name in param.opts})

@@ -8,7 +8,7 @@ Input: the data of a stage's end event (`merge`, `boundary_check`) and of the po
 
 | instrument | kind | unit | attributes |
 |---|---|---|---|
-| `wtc.merges` | counter | {merge} | `wtc.outcome` (merged, conflict, failed; candidate: onto a batch's candidate), `wtc.merge.path` |
+| `wtc.merges` | counter | {merge} | `wtc.outcome` (merged, conflict, failed; candidate: onto a batch's candidate or a drain's chain, which the drain publishes in one move), `wtc.merge.path` |
 | `wtc.merge.duration` | histogram | s | `wtc.outcome` |
 | `wtc.conflicts` | counter | {conflict} | `wtc.conflict.kind` (content, semantic, modify_delete, ...) |
 | `wtc.violations` | counter | {violation} | `wtc.violation.rule` |
