@@ -566,11 +566,7 @@ class MergeOperations(CoordinatorBase):
                                          what=f"task {task.task_id}"):
                             results.append(self._merge_task_locked(run, task.task_id, verify))
                     except BusyError as busy:
-                        if "lease" not in busy.details:
-                            raise
-                        # Its own finish is merging it right now: report it, do not queue behind it.
-                        rows.append({"task": task.task_id, "state": "in_progress", "conflicts": [],
-                                     "merge_commit": None})
+                        rows.append(_in_progress_row(task.task_id, busy))
                         continue
                     self.reporter.event("merge.progress", run=run_id, task=task.task_id,
                                         state=results[-1].state, done=len(results), total=len(waiting))
@@ -642,11 +638,7 @@ class MergeOperations(CoordinatorBase):
                         held.enter_context(leases.hold(self.store, leases.task_lease(run.run_id, task.task_id),
                                                        timeout=0, what=f"task {task.task_id}"))
                     except BusyError as busy:
-                        if "lease" not in busy.details:
-                            raise
-                        # Its own finish is merging it right now: report it, do not queue behind it.
-                        rows.append({"task": task.task_id, "state": "in_progress", "conflicts": [],
-                                     "merge_commit": None})
+                        rows.append(_in_progress_row(task.task_id, busy))
                         continue
                     task = self._task(run.run_id, task.task_id)
                     if task.state is TaskState.MERGED or task.result.get("verify_command"):
@@ -729,3 +721,11 @@ class MergeOperations(CoordinatorBase):
                         packages.append(queue.Package(name, directory, tuple(sorted(workspace.graph.successors(name)))))
         return packages
 
+
+def _in_progress_row(task_id: str, busy: BusyError) -> dict[str, Any]:
+    """The drain's row for a task whose lease another process holds: its own finish is merging it
+    right now, so it is reported, not queued behind. A BusyError that is not about that lease
+    (the store, the integration lock) is the drain's own failure and goes on up."""
+    if "lease" not in busy.details:
+        raise busy
+    return {"task": task_id, "state": "in_progress", "conflicts": [], "merge_commit": None}
