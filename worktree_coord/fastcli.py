@@ -184,10 +184,27 @@ def task_finish(task: str, run: str, message: str | None, merge: bool, verify: s
     from .output import render
     from .output.tagging import emit
 
+    _refuse_option_as_value(("task", "finish"), "--message", message)
     with open_coordinator(repo) as coordinator:
         result = coordinator.finish_task(run, task, message=message, merge=merge, verify=verify, key=key)
     emit(result.to_json(), schema="task.finish", json_mode=json_mode, human=render.task_finished(result))
     return result.exit_code
+
+
+def _refuse_option_as_value(command: tuple[str, ...], option: str, value: str | None) -> None:
+    """Refuse a value that is exactly one of the command's own options (before any work is done).
+
+    `wtc task finish T -m --json` gives the message "--json": the message went missing and the next
+    option was taken as it, so the finish would commit under that message and print text where the
+    caller asked for JSON. Both the quick path and typer take such a value (click's rule), so the
+    command body refuses it."""
+    if value is None or value.strip() not in COMMANDS[command][0]:
+        return
+    from .errors import UsageError
+
+    raise UsageError(f"the value of {option} is {value.strip()!r}, which is one of this command's options: "
+                     f"was the value left out before it?",
+                     fix=f"give {option} its value (e.g. {option} 'what changed'), or leave {option} out")
 
 
 def task_check(task: str, run: str, repo: str, json_mode: bool) -> int:
