@@ -739,12 +739,15 @@ class GitRepo:
         """The files of `commit` that hold one of `words` as a whole word (`git grep -lwF`)."""
         if not words:
             return []
-        args = ["grep", "-l", "-w", "-F"]
+        # -z: names as they are, NUL-ended (without it git quotes a name with bytes outside ASCII,
+        # core.quotePath, and the name would not match the tree's).
+        args = ["grep", "-l", "-z", "-w", "-F"]
         for word in words:
             args += ["-e", word]
         done = self.git(*args, commit, "--", check=False)   # exit 1: no file holds one
         prefix = f"{commit}:"
-        return [line.removeprefix(prefix) for line in done.stdout.decode("utf-8", "replace").splitlines() if line]
+        return [name.removeprefix(prefix) for name in done.stdout.decode("utf-8", "surrogateescape").split("\0")
+                if name]
 
     def file_at(self, commit: str, rel: str) -> bytes | None:
         entry = self._blob_entry(commit, rel)
