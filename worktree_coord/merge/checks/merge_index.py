@@ -48,24 +48,10 @@ MAX_SYMBOLS = 8192      # symbols (and memo) entries kept in memory per process
 MAX_TIPS = 16           # tips whose changes are kept in memory
 MAX_TIP_FILES = 64      # tips whose changes (and tables) are kept on disk (the oldest are removed past this)
 TABLES_EVERY = 8        # a drain writes every 8th tip's tables (tip_index.py) for the next process
-MAX_TREE_FILES = 100_000   # tree files' views kept in memory (tree._tree_files)
 MAX_SYMBOL_ROWS = 200_000   # symbols rows kept on disk (`wtc gc` removes the oldest past this)
 
 Side = tuple[Any, int]   # a path's blob id (None: absent) and mode in one tree
 Changes = dict[str, tuple[Side, Side]]
-
-
-class _Bounded(dict):
-    """A dict emptied when it grows past `limit` entries (what it holds is computed again)."""
-
-    def __init__(self, limit: int):
-        super().__init__()
-        self.limit = limit
-
-    def __setitem__(self, key: Any, value: Any) -> None:
-        if len(self) >= self.limit and key not in self:
-            self.clear()
-        super().__setitem__(key, value)
 
 
 class MergeIndex:
@@ -81,9 +67,9 @@ class MergeIndex:
         self._tip_tables: OrderedDict[tuple[str, str], Any] = OrderedDict()   # tip_index.TipIndex per (pin, tip)
         self._saved = 0
         self._lock = threading.Lock()
-        # tree._tree_files: a tip's file outside the merge's own, path -> (repository, its pin and
-        # tip sides, the check's view of it); the same from one merge of a drain to the next.
-        self.tree_files: dict[str, Any] = _Bounded(MAX_TREE_FILES)
+        # tree._tip_views: the check's views of a tip's changed files, per (pin, tip) and repository
+        # (a view reads its blobs through it); the next tip's are derived from this one's.
+        self._tip_views: OrderedDict[tuple[str, str], tuple[Any, Any]] = OrderedDict()
         self._held = 0                                   # held(): writes wait for the drain's end
         self._drain = 0                                  # held() blocks entered: which drain a tip is of
         self._holding: dict[int, int] = {}               # thread -> the drain (held block) it is in
@@ -258,6 +244,15 @@ class MergeIndex:
             table[key] = value
             while len(table) > limit:
                 table.popitem(last=False)
+
+    # -- the check's views of a tip's files (tree._tip_views) ------------------------------------------
+    def tip_views(self, repo: pygit2.Repository, key: tuple[str, str]) -> Any:
+        """What `keep_tip_views` kept for (pin, tip) in `repo`, or None."""
+        kept = self._get(self._tip_views, key)
+        return kept[1] if kept is not _MISSING and kept[0] is repo else None
+
+    def keep_tip_views(self, repo: pygit2.Repository, key: tuple[str, str], views: Any) -> None:
+        self._put(self._tip_views, key, (repo, views), MAX_TIPS)
 
     # -- changes per tip --------------------------------------------------------------------------
     def changes(self, repo: pygit2.Repository, old: pygit2.Tree, new: pygit2.Tree,
