@@ -90,7 +90,13 @@ class MergeIndex:
         if kept is not _MISSING:
             self.stats["symbols_hit"] += 1
             return kept
-        found = self._load_symbols(key)
+        if key in self._absent:
+            # known_symbols looked for this blob on disk already (a task's new version, asked by
+            # its id first): only what this process wrote since can hold it, not another query.
+            with self._lock:
+                found = self._pending.get(_row_key(key), _MISSING)
+        else:
+            found = self._load_symbols(key)
         if found is not _MISSING:
             self.stats["symbols_disk"] += 1
             value = found
