@@ -163,7 +163,7 @@ def check_tree_merge(repo: pygit2.Repository, base: pygit2.Oid | str, ours: pygi
             return ()
         mentions = _Mentions(repo, trees[0], trees[1], trees[2])
         return find_broken_names(files, labels=labels, mentions=mentions, tree_file=mentions.file,
-                                 tree_folders=mentions.folders, index=index, tip=tip, loose=loose)
+                                 tree_folders=mentions.folders, index=index, tip=tip, loose=loose, readable=True)
     finally:
         index.settle()   # what the check computed, on disk for the next process (held by a drain)
 
