@@ -38,6 +38,7 @@ from .cascade import merge_file
 from .result import FileMerge, MergeConflict, SemanticFinding, SemanticMode, Strategy
 from .checks.import_paths import grouped_paths
 from .checks.merge_index import MISSING, TABLES_EVERY, MergeIndex, shared_index
+from .checks.pin_words import PinWords, git_words, mentioning
 from .checks.semantic import PATH_FACTS, find_broken_names, semantic_profile
 from .checks.symbols import IMPORTS_ONLY, extract, fingerprint
 from .checks.tip_index import Imports, TipIndex, standing_words
@@ -224,6 +225,28 @@ def _imports(repo: pygit2.Repository, index: MergeIndex, profile: Profile, oid: 
         return None
     return (any(item.name is None and item.scope is None for item in found.imports),
             frozenset(item.bound for item in found.imports if item.name is not None))
+
+
+def files_mentioning(repo: pygit2.Repository, pin: pygit2.Oid | str, where: pygit2.Oid | str,
+                     words: Iterable[str], index: MergeIndex | None = None) -> list[str] | None:
+    """The files of `where` (a tree or commit) holding one of `words` as a whole word, in path
+    order, as `git grep -lwF` lists them, from the word index of `pin` (built once per pin, kept
+    in `index` and on disk: pin_words.py) and the paths `where` changed from it (a merged tree:
+    known to the index when the check ran on it). None: not answered here (a word git grep's
+    word characters do not make up alone, a path that is not UTF-8, a blob missing from a
+    partial clone): grep instead."""
+    index = index if index is not None else shared_index()
+    trees = [repo[_oid(x)].peel(pygit2.Tree) for x in (pin, where)]
+    words = list(words)
+    if not words:
+        return []
+    try:
+        table = index.pin_words(trees[0], lambda: PinWords.build(repo, trees[0]), PinWords.dump, PinWords.load)
+        changes = index.changes(repo, trees[0], trees[1], functools.partial(_changes, repo=repo))
+        return mentioning(table, changes, words,
+                          lambda oid: index.memo("git_words", oid.raw, lambda: git_words(repo[oid].data)))
+    except (KeyError, UnicodeDecodeError):
+        return None
 
 
 def changed_on_both_sides(repo: pygit2.Repository, base: pygit2.Oid | str, ours: pygit2.Oid | str,

@@ -49,6 +49,7 @@ MAX_TIPS = 16           # tips whose changes are kept in memory
 MAX_TIP_FILES = 64      # tips whose changes (and tables) are kept on disk (the oldest are removed past this)
 TABLES_EVERY = 8        # a drain writes every 8th tip's tables (tip_index.py) for the next process
 MAX_SYMBOL_ROWS = 200_000   # symbols rows kept on disk (`wtc gc` removes the oldest past this)
+MAX_PIN_WORDS = 4          # pins whose word index (pin_words.py) is kept on disk (2 in memory)
 
 Side = tuple[Any, int]   # a path's blob id (None: absent) and mode in one tree
 Changes = dict[str, tuple[Side, Side]]
@@ -65,6 +66,7 @@ class MergeIndex:
         self._absent: set[tuple[str, bytes, bool]] = set()   # symbols keys this process found no file for
         self._steps: OrderedDict[tuple[str, str], tuple[str, Changes]] = OrderedDict()   # advance's tip -> result
         self._tip_tables: OrderedDict[tuple[str, str], Any] = OrderedDict()   # tip_index.TipIndex per (pin, tip)
+        self._pin_words: OrderedDict[str, Any] = OrderedDict()   # pin_words.PinWords per tree id
         self._saved = 0
         self._lock = threading.Lock()
         # tree._tip_views: the check's views of a tip's changed files, per (pin, tip) and repository
@@ -250,6 +252,35 @@ class MergeIndex:
             table[key] = value
             while len(table) > limit:
                 table.popitem(last=False)
+
+    # -- the words of a pin's files (pin_words.py) ------------------------------------------------
+    def pin_words(self, tree: pygit2.Tree, build: Callable[[], Any], dump: Callable[[Any], Any],
+                  load: Callable[[Any], Any]) -> Any:
+        """A tree's word index (pin_words.PinWords): kept in memory (2), on disk for the next
+        process (written when built: the newest MAX_PIN_WORDS stay), else `build()`."""
+        key = str(tree.id)
+        kept = self._get(self._pin_words, key)
+        if kept is not _MISSING:
+            return kept
+        path = self._entry("pinwords", "", key)
+        found = _load(path, self.stats, raw=True)
+        value = _MISSING
+        if found is not _MISSING:
+            try:
+                value = load(found)
+            except (TypeError, ValueError):
+                value = _MISSING
+        if value is _MISSING:
+            value = build()
+            _store(path, dump(value), raw=True)
+            if path is not None:
+                with contextlib.suppress(OSError):
+                    entries = sorted((p for p in path.parent.iterdir() if not p.name.startswith(".tmp-")),
+                                     key=lambda p: p.stat().st_mtime, reverse=True)
+                    for old in entries[MAX_PIN_WORDS:]:
+                        old.unlink()
+        self._put(self._pin_words, key, value, 2)
+        return value
 
     # -- the check's views of a tip's files (tree._tip_views) ------------------------------------------
     def tip_views(self, repo: pygit2.Repository, key: tuple[str, str]) -> Any:
