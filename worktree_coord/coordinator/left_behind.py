@@ -359,11 +359,25 @@ def left_behind_at_merge(git: GitRepo, base: str, task_commit: str, merged: str,
     files than the lookup reads (MAX_CHANGED) is not looked at: a merge must not cost the
     repository's size; `wtc report` and `land` read the whole run."""
     try:
-        found = _broken_uses(git.changes(base, task_commit), git.read_blob, base, git.files_mentioning, git.file_at,
-                             at=merged, folders_at=git.folders_at)
+        found = _broken_uses(git.changes(base, task_commit), git.read_blob, base, _mentioning_from_tables(git, base),
+                             git.file_at, at=merged, folders_at=git.folders_at)
     except LookupTooLarge:
         return []
     return [dataclasses.replace(f, removed_by=task, used_by="", problem="left_behind") for f in found]
+
+
+def _mentioning_from_tables(git: GitRepo, base: str) -> Callable[[str, list[str]], list[str]]:
+    """`git.files_mentioning` answered from the word index of `base` (the pin: built once per pin
+    and kept with the merge index, merge/checks/pin_words.py) and the paths the merged tree
+    changed from it, instead of a `git grep` over every file of the merged tree on every merge;
+    the grep where the tables do not answer (merge.tree.files_mentioning)."""
+    def grep(where: str, words: list[str]) -> list[str]:
+        from ..merge.checks.merge_index import index_folder, shared_index
+        from ..merge.tree import files_mentioning
+
+        found = files_mentioning(git.repo, base, where, words, index=shared_index(index_folder(git.repo)))
+        return git.files_mentioning(where, words) if found is None else found
+    return grep
 
 
 def advice_notes(git: GitRepo, changes: Iterable[Change], since: str, task: str, run: str) -> list[str]:

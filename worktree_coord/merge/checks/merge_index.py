@@ -48,24 +48,11 @@ MAX_SYMBOLS = 8192      # symbols (and memo) entries kept in memory per process
 MAX_TIPS = 16           # tips whose changes are kept in memory
 MAX_TIP_FILES = 64      # tips whose changes (and tables) are kept on disk (the oldest are removed past this)
 TABLES_EVERY = 8        # a drain writes every 8th tip's tables (tip_index.py) for the next process
-MAX_TREE_FILES = 100_000   # tree files' views kept in memory (tree._tree_files)
 MAX_SYMBOL_ROWS = 200_000   # symbols rows kept on disk (`wtc gc` removes the oldest past this)
+MAX_PIN_WORDS = 4          # pins whose word index (pin_words.py) is kept on disk (2 in memory)
 
 Side = tuple[Any, int]   # a path's blob id (None: absent) and mode in one tree
 Changes = dict[str, tuple[Side, Side]]
-
-
-class _Bounded(dict):
-    """A dict emptied when it grows past `limit` entries (what it holds is computed again)."""
-
-    def __init__(self, limit: int):
-        super().__init__()
-        self.limit = limit
-
-    def __setitem__(self, key: Any, value: Any) -> None:
-        if len(self) >= self.limit and key not in self:
-            self.clear()
-        super().__setitem__(key, value)
 
 
 class MergeIndex:
@@ -79,11 +66,12 @@ class MergeIndex:
         self._absent: set[tuple[str, bytes, bool]] = set()   # symbols keys this process found no file for
         self._steps: OrderedDict[tuple[str, str], tuple[str, Changes]] = OrderedDict()   # advance's tip -> result
         self._tip_tables: OrderedDict[tuple[str, str], Any] = OrderedDict()   # tip_index.TipIndex per (pin, tip)
+        self._pin_words: OrderedDict[str, Any] = OrderedDict()   # pin_words.PinWords per tree id
         self._saved = 0
         self._lock = threading.Lock()
-        # tree._tree_files: a tip's file outside the merge's own, path -> (repository, its pin and
-        # tip sides, the check's view of it); the same from one merge of a drain to the next.
-        self.tree_files: dict[str, Any] = _Bounded(MAX_TREE_FILES)
+        # tree._tip_views: the check's views of a tip's changed files, per (pin, tip) and repository
+        # (a view reads its blobs through it); the next tip's are derived from this one's.
+        self._tip_views: OrderedDict[tuple[str, str], tuple[Any, Any]] = OrderedDict()
         self._held = 0                                   # held(): writes wait for the drain's end
         self._drain = 0                                  # held() blocks entered: which drain a tip is of
         self._holding: dict[int, int] = {}               # thread -> the drain (held block) it is in
@@ -104,7 +92,13 @@ class MergeIndex:
         if kept is not _MISSING:
             self.stats["symbols_hit"] += 1
             return kept
-        found = self._load_symbols(key)
+        if key in self._absent:
+            # known_symbols looked for this blob on disk already (a task's new version, asked by
+            # its id first): only what this process wrote since can hold it, not another query.
+            with self._lock:
+                found = self._pending.get(_row_key(key), _MISSING)
+        else:
+            found = self._load_symbols(key)
         if found is not _MISSING:
             self.stats["symbols_disk"] += 1
             value = found
@@ -258,6 +252,44 @@ class MergeIndex:
             table[key] = value
             while len(table) > limit:
                 table.popitem(last=False)
+
+    # -- the words of a pin's files (pin_words.py) ------------------------------------------------
+    def pin_words(self, tree: pygit2.Tree, build: Callable[[], Any], dump: Callable[[Any], Any],
+                  load: Callable[[Any], Any]) -> Any:
+        """A tree's word index (pin_words.PinWords): kept in memory (2), on disk for the next
+        process (written when built: the newest MAX_PIN_WORDS stay), else `build()`."""
+        key = str(tree.id)
+        kept = self._get(self._pin_words, key)
+        if kept is not _MISSING:
+            return kept
+        path = self._entry("pinwords", "", key)
+        found = _load(path, self.stats, raw=True)
+        value = _MISSING
+        if found is not _MISSING:
+            try:
+                value = load(found)
+            except (TypeError, ValueError):
+                value = _MISSING
+        if value is _MISSING:
+            value = build()
+            _store(path, dump(value), raw=True)
+            if path is not None:
+                with contextlib.suppress(OSError):
+                    entries = sorted((p for p in path.parent.iterdir() if not p.name.startswith(".tmp-")),
+                                     key=lambda p: p.stat().st_mtime, reverse=True)
+                    for old in entries[MAX_PIN_WORDS:]:
+                        old.unlink()
+        self._put(self._pin_words, key, value, 2)
+        return value
+
+    # -- the check's views of a tip's files (tree._tip_views) ------------------------------------------
+    def tip_views(self, repo: pygit2.Repository, key: tuple[str, str]) -> Any:
+        """What `keep_tip_views` kept for (pin, tip) in `repo`, or None."""
+        kept = self._get(self._tip_views, key)
+        return kept[1] if kept is not _MISSING and kept[0] is repo else None
+
+    def keep_tip_views(self, repo: pygit2.Repository, key: tuple[str, str], views: Any) -> None:
+        self._put(self._tip_views, key, (repo, views), MAX_TIPS)
 
     # -- changes per tip --------------------------------------------------------------------------
     def changes(self, repo: pygit2.Repository, old: pygit2.Tree, new: pygit2.Tree,

@@ -117,7 +117,7 @@ def find_broken_names(files: Iterable[Versions], *, labels: tuple[str, str, str]
                       every_use: bool = False,
                       package_files: PackageFiles | None = None,
                       index: "MergeIndex | None" = None, tip: "TipIndex | None" = None,
-                      loose: Iterable[str] = ()) -> tuple[SemanticFinding, ...]:
+                      loose: Iterable[str] = (), readable: bool = False) -> tuple[SemanticFinding, ...]:
     """Every name the merge of `files` broke (see the module docstring), in path and line order,
     each (use file, use line, problem, name) once. `complete`: `files` hold every file either side
     changed (what a tree merge gives); when not, a package-wide name (Go) gone from one file is
@@ -134,14 +134,17 @@ def find_broken_names(files: Iterable[Versions], *, labels: tuple[str, str, str]
     (merge_index.py); None parses every version this check reads. `tip` (tip_index.py, with
     `files` in path order): the left side's changed files are a tip's, and those outside `loose`
     are the right side's and the merged tree's as the pin and the tip hold them; reach.py then
-    answers them from the tip's tables instead of walking them."""
-    checked = [f for f in files if semantic_profile(f.path) is not None]
+    answers them from the tip's tables instead of walking them. `readable`: every file of `files`
+    has a semantic profile (tree._tree_files lists only those): not filtered again, which was a
+    pass over every file the run changed, at every merge of a drain."""
+    checked = files if readable and isinstance(files, list) else [f for f in files if semantic_profile(f.path) is not None]
     check = _Check(checked, labels, trees or {}, complete, tree_file, tree_folders, package_files)
     check.index = index
     check.tip, check.loose = tip, frozenset(loose)
     check.every_use = every_use
     # A tip's file outside `loose` is ours' version in the merged tree: no duplicate to find there.
-    doubled = checked if tip is None else [f for f in checked if f.path in check.loose]
+    # (`files` of a tip's merge are in path order: the loose ones, in path order, are in the same order.)
+    doubled = checked if tip is None else [check.files[path] for path in sorted(check.loose) if path in check.files]
     found = check.run() + find_duplicates(doubled, labels=labels, trees=trees) + find_signature_changes(check)
     if mentions is not None and len(checked) > 1:
         found += tuple(find_replaced_imports(checked, check, check.labels, mentions, tree_file))

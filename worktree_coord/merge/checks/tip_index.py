@@ -207,10 +207,14 @@ class TipIndex:
             self.users = self.barrel_users = self.user_dirs = None   # type: ignore[assignment]
         out.whole_tokens, out.candidates = self.whole_tokens, self.candidates
         for path in step:
-            if path in out.records:
-                out._remove(path)
             sides = changes.get(path)
             record = out._record(path, sides) if sides is not None else None
+            old = out.records.get(path)
+            if old is not None and record is not None and old[0] == record[0] and old[1] and record[1]:
+                out._replace(path, old, record)   # an edit: only the words that came or went
+                continue
+            if old is not None:
+                out._remove(path)
             if record is not None:
                 out._add(path, record, sort=True)
         return out
@@ -269,6 +273,43 @@ class TipIndex:
             self.modules.add(facts.module_path(path), path)
             if facts.package_wide(path):
                 self.wide.add(posixpath.dirname(path), path)
+
+    def _replace(self, path: str, old: "Record", new: "Record") -> None:
+        """`_remove(path)` then `_add(path, new)` for a file at the tip before and after, whose
+        existence at the pin did not change (an edit): the tables end the same, but only the
+        words the edit took out or brought in are touched, not every word of the file twice
+        (most of a drain's table updates were a file's words taken out and put back)."""
+        self.records[path] = new
+        _, _, _, old_clean, old_dirty, old_imports = old
+        _, _, _, clean, dirty, imports = new
+        for word in old_clean - clean:
+            self.words.discard(word, path)
+        for word in old_dirty - dirty:
+            self.dirty.discard(word, path)
+        before, after = old_clean | old_dirty, clean | dirty
+        for word in before - after:
+            if not self.words.get(word) and not self.dirty.get(word):
+                for gram in _grams(word):   # no file holds it any more
+                    self.grams.discard(gram, word)   # type: ignore[arg-type]
+        for word in after - before:
+            if not self.words.get(word) and not self.dirty.get(word):
+                for gram in _grams(word):   # a word new to the tip's vocabulary
+                    self.grams.add(gram, word)   # type: ignore[arg-type]
+        for word in clean - old_clean:
+            self.words.add(word, path)
+        for word in dirty - old_dirty:
+            self.dirty.add(word, path)
+        self.foreign.update(word for word in after - before if not word.isascii())
+        if old_imports != imports:
+            if isinstance(old_imports, tuple):
+                self.importers.discard(True, path)
+                for name in old_imports[1]:
+                    self.bound.discard(name, path)
+            if isinstance(imports, tuple):
+                if imports[0]:
+                    self.importers.add(True, path)
+                for name in imports[1]:
+                    self.bound.add(name, path)
 
     def _remove(self, path: str) -> None:
         facts = self._facts

@@ -1,0 +1,95 @@
+"""`git grep -lwF` answered from a pin's word index (merge/checks/pin_words.py, merge.tree.files_mentioning),
+what the left-behind check at a merge asks of the merged tree: the same files, in the same order, as
+git grep itself, over a real repository built here (words beside digits, underscores, `$`, non-ASCII
+bytes and punctuation, a binary file, a symlink, an executable, deep folders; then edits, deletions,
+an added file, a file made a folder, a file made a symlink) and over the merges of
+tests/merge/test_tip_index.py's drain; a word git grep's word characters do not make up alone is
+left to the grep; the index is read back by the next process from disk."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from pathlib import Path
+
+import pygit2
+
+from tests.conftest import GIT_ENV, commit, git, make_repo
+from tests.merge.test_tip_index import _drain
+from worktree_coord.merge.checks.merge_index import MergeIndex
+from worktree_coord.merge.tree import files_mentioning
+
+BASE: dict[str, str | bytes] = {
+    "src/app.py": "from util import parse_v2\n\ndef run(x):\n    return parse_v2(x) + item_count\n",
+    "src/util.py": "def parse_v2(text):\n    return text.strip()  # parse\n",
+    "src/deep/er/mod.py": "VALUE = 0x1F\nitem_count = 3\nnaïve_parse = 1\n",
+    "web/view.js": "const $el = find('#id');\nexport function parse(a) { return a.item_count; }\n",
+    "web/page.ts": "import { parse } from './view';\nconst x = parse(1)+parse2;\n",
+    "docs/notes.md": "parse, parse_v2; item-count: 3\n",
+    "data/blob.bin": b"\x00\x01parse\x00item_count\xff\xfe",
+    "tool.sh": "#!/bin/sh\necho parse\n",
+    "a.py": "x = 1\n",
+    "a-b/c.py": "run = 2\n",
+}
+WORDS = ["parse", "parse_v2", "item_count", "run", "VALUE", "x1F", "0x1F", "x", "count", "el", "naïve_parse",
+         "parse2", "echo", "find", "id", "sh", "strip", "text", "missing_word", "a", "b", "c"]
+
+
+def _grep(root: Path, where: str, words: list[str]) -> list[str]:
+    args = ["git", "-c", "core.quotePath=false", "grep", "-l", "-w", "-F"]
+    for word in words:
+        args += ["-e", word]
+    done = subprocess.run([*args, where, "--"], cwd=root, env=dict(os.environ, **GIT_ENV), capture_output=True)
+    assert done.returncode in (0, 1), done.stderr
+    return [line.removeprefix(f"{where}:") for line in done.stdout.decode().splitlines() if line]
+
+
+def _compare(root: Path, repo: pygit2.Repository, pin: str, where: str, index: MergeIndex, words: list[str]) -> int:
+    answered = 0
+    for chosen in [[word] for word in words] + [words[:5], words[3:9], words]:
+        found = files_mentioning(repo, pin, where, chosen, index=index)
+        if any(re.fullmatch(r"[A-Za-z0-9_]+", word) is None for word in chosen):
+            assert found is None, chosen   # left to the grep
+            continue
+        assert found == _grep(root, where, chosen), chosen
+        answered += 1
+    return answered
+
+
+def test_the_tables_answer_as_git_grep_on_a_repository(tmp_path: Path) -> None:
+    root = make_repo(tmp_path / "repo", BASE)
+    (root / "tool.sh").chmod(0o755)
+    os.symlink("src/util.py", root / "link_to_parse")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "exec and link")
+    pin = git(root, "rev-parse", "HEAD")
+    tips = [pin]
+    tips.append(commit(root, {"src/util.py": "def parse_v3(text):\n    return text\n", "web/page.ts": None,
+                              "src/new.py": "item_count = parse = 4\n"}, "edit, delete, add"))
+    (root / "a.py").unlink()
+    tips.append(commit(root, {"a.py/inner.py": "parse = 1\n"}, "a file made a folder"))
+    (root / "docs/notes.md").unlink()
+    os.symlink("parse", root / "docs/notes.md")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "a file made a symlink")
+    tips.append(git(root, "rev-parse", "HEAD"))
+    repo = pygit2.Repository(str(root))
+    index = MergeIndex(tmp_path / "index")
+    answered = sum(_compare(root, repo, pin, str(repo[tip].peel(pygit2.Tree).id), index, WORDS) for tip in tips)
+    assert answered > 60
+    # The next process reads the pin's index from disk and answers the same.
+    again = MergeIndex(tmp_path / "index")
+    last = str(repo[tips[-1]].peel(pygit2.Tree).id)
+    assert files_mentioning(repo, pin, last, ["parse"], index=again) == _grep(root, last, ["parse"])
+    assert any(p.name == str(repo[pin].peel(pygit2.Tree).id) for p in (tmp_path / "index").rglob("*"))
+
+
+def test_the_tables_answer_as_git_grep_over_a_drain(tmp_path: Path) -> None:
+    repo, merges = _drain(tmp_path)
+    root = Path(repo.workdir)
+    index = MergeIndex()
+    words = ["parse", "parse_text", "helper", "helper2", "tool", "more", "more_x", "addOne", "incr", "trimAll",
+             "Alpha", "Alpha2", "f03", "h05", "h05x", "g00", "deep", "x", "lib", "import", "missing_word"]
+    for pin, _, _, merged in merges:
+        assert _compare(root, repo, pin, merged, index, words) > 0

@@ -1,0 +1,110 @@
+"""Which files of a tree hold a word, as `git grep -lwF` answers it, from tables instead of a grep.
+
+Stage: the left-behind check at a merge (coordinator/left_behind.left_behind_at_merge: uses, in code
+no side changed, of names the task removed). It asked `git grep -lwF -e name... <merged tree>` on
+every merge that removed a name: a pass over every file of the repository, per merge. Here the pin's
+files are read once: a `PinWords` holds, for every blob of a tree (regular files and executables,
+which git grep searches; not symlinks, not submodules), the words it holds, as word -> file numbers.
+A tree that differs from the pin by a few paths (a merged tree: the pin and what the run changed)
+is answered from it and those paths' own words.
+
+What git grep calls a word: `-w` matches a fixed string only where it neither follows nor precedes a
+word character, ASCII letters, digits and `_` (git's `isalnum` is ASCII only). A fixed string made of
+word characters alone therefore matches exactly when a maximal run of word characters in the file
+equals it, and that is what is kept. A string holding any other character (`$el`, a non-ASCII name)
+is not answered (None: the caller greps), nor is a tree with a path that is not UTF-8.
+
+Cost: building reads every blob of the pin once (what one grep reads); a lookup is the words'
+postings and the words of the changed paths (kept per blob by the caller). Held compactly: the
+postings of a word are 4-byte file numbers.
+"""
+
+from __future__ import annotations
+
+import re
+from array import array
+from typing import Any, Callable, Iterable, Iterator
+
+import pygit2
+
+FORMAT = 1
+_GIT_WORD = re.compile(rb"[A-Za-z0-9_]+")
+_ONE_WORD = re.compile(r"[A-Za-z0-9_]+")
+_SEARCHED = (0o100644, 0o100755)   # the blobs git grep reads in a tree (not symlinks, not submodules)
+
+Side = tuple[Any, int]
+
+
+def git_words(data: bytes) -> frozenset[bytes]:
+    """The maximal runs of git grep's word characters in `data`."""
+    return frozenset(_GIT_WORD.findall(data))
+
+
+class PinWords:
+    """word -> the paths of a tree whose blob holds it as git grep's whole word (module docstring)."""
+
+    def __init__(self, paths: tuple[str, ...], postings: dict[bytes, bytes]):
+        self.paths = paths          # every searched blob's path, in the tree's order
+        self.postings = postings    # word -> array("I") of indexes into `paths`, as bytes
+
+    @classmethod
+    def build(cls, repo: pygit2.Repository, tree: pygit2.Tree) -> "PinWords":
+        """Every searched blob of `tree` read once (UnicodeDecodeError: a path that is not UTF-8)."""
+        paths: list[str] = []
+        postings: dict[bytes, array] = {}
+        for path, oid in _blobs(repo, tree, ""):
+            number = len(paths)
+            paths.append(path)
+            for word in git_words(repo[oid].data):
+                found = postings.get(word)
+                if found is None:
+                    found = postings[word] = array("I")
+                found.append(number)
+        return cls(tuple(paths), {word: numbers.tobytes() for word, numbers in postings.items()})
+
+    def dump(self) -> tuple:
+        return (FORMAT, self.paths, self.postings)
+
+    @classmethod
+    def load(cls, value: Any) -> "PinWords":
+        """`dump`'s inverse (ValueError: not what `dump` writes)."""
+        if not isinstance(value, tuple) or len(value) != 3 or value[0] != FORMAT \
+                or not isinstance(value[1], tuple) or not isinstance(value[2], dict):
+            raise ValueError("not a pin word index")
+        return cls(value[1], value[2])
+
+    def holding(self, word: bytes) -> list[str]:
+        """The paths whose blob holds `word` (one run of word characters) as a whole word."""
+        raw = self.postings.get(word)
+        if raw is None:
+            return []
+        numbers = array("I")
+        numbers.frombytes(raw)
+        return [self.paths[number] for number in numbers]
+
+
+def _blobs(repo: pygit2.Repository, tree: pygit2.Tree, prefix: str) -> Iterator[tuple[str, pygit2.Oid]]:
+    for entry in tree:
+        if entry.type_str == "tree":
+            yield from _blobs(repo, repo[entry.id], f"{prefix}{entry.name}/")
+        elif entry.type_str == "blob" and entry.filemode in _SEARCHED:
+            yield prefix + entry.name, entry.id
+
+
+def mentioning(pin: PinWords, changes: dict[str, tuple[Side, Side]], words: Iterable[str],
+               read_words: Callable[[pygit2.Oid], frozenset[bytes]]) -> list[str] | None:
+    """The paths of a tree that hold one of `words` as a whole word, in path order (what `git grep
+    -lwF` lists), where the tree is `pin`'s with `changes` (path -> (pin side, tree side)):
+    `pin`'s files the changes leave alone, and the changed paths whose new blob holds one (its
+    words: `read_words`). None: a word that is not one run of word characters (grep it)."""
+    wanted = list(words)
+    if not all(_ONE_WORD.fullmatch(word) for word in wanted):
+        return None
+    encoded = frozenset(word.encode() for word in wanted)
+    found: set[str] = set()
+    for word in encoded:
+        found.update(path for path in pin.holding(word) if path not in changes)
+    for path, (_, (oid, mode)) in changes.items():
+        if oid is not None and mode in _SEARCHED and not encoded.isdisjoint(read_words(oid)):
+            found.add(path)
+    return sorted(found, key=lambda path: path.encode("utf-8", "surrogateescape"))
