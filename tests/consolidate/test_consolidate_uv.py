@@ -232,3 +232,62 @@ def test_a_source_entry_no_dependency_intent_carries_is_kept(tmp_path, tool_env)
     # a dependency added with its source: the source rides on add_dep, never twice
     with_dep = edited.replace(b'    "lib-a",\n', b'    "lib-a",\n    "lib-b",\n')
     assert [i.op.value for i in derive_intents("pyproject.toml", base, with_dep, task="d")] == ["add_dep", "add_member"]
+
+
+SINGLE_QUOTED = """[project]
+name = 'app'
+version = '0.1.0'
+requires-python = '>=3.11'
+dependencies = [
+    'typing-extensions>=4.15.0',
+]
+
+[dependency-groups]
+dev = [
+    'pytest',
+    'time-machine; platform_python_implementation != "PyPy"',
+]
+"""
+
+
+def test_uv_add_keeps_the_files_quoting(tmp_path, tool_env):
+    """Found driving wtc on pydantic (single-quoted lists): `uv add --frozen` wrote
+    `"pytest-timeout>=2.3",` among `'...'` entries where the task had written `'pytest-timeout>=2.3',`;
+    the same document in the file's own style is what lands, still counted a native edit."""
+    ws = tmp_path / "ws"
+    write(ws, {"pyproject.toml": SINGLE_QUOTED})
+    base = SINGLE_QUOTED.encode()
+    intents = derive_intents("pyproject.toml", base, base.replace(
+        b"    'pytest',\n", b"    'pytest',\n    'pytest-timeout>=2.3',\n").replace(
+        b"    'typing-extensions>=4.15.0',\n", b"    'typing-extensions>=4.15.0',\n    'annotated-types>=0.6.0',\n"),
+        task="t")
+    assert len(intents) == 2
+    adapter = adapter_for("uv", ws, "", env=tool_env)
+    for intent in intents:
+        assert adapter.edit(intent) == "native", adapter.runs[-1].stderr
+    text = (ws / "pyproject.toml").read_text()
+    assert "    'pytest-timeout>=2.3',\n" in text, text
+    assert "    'annotated-types>=0.6.0',\n" in text, text
+    assert '"pytest-timeout' not in text and '"annotated-types' not in text, text
+    assert text.count("pytest-timeout") == 1 and text.count("annotated-types") == 1
+
+
+def test_a_member_with_a_lockfile_of_its_own_is_relocked_with_its_workspace(tmp_path, tool_env):
+    """Found driving wtc on pydantic: pydantic-core, a member of the root's uv workspace, keeps a
+    uv.lock of its own; its relock ran `uv lock` in its folder (uv locks the workspace there), the
+    root's uv.lock was left stale and the root reported "unchanged". The member's relock is the
+    workspace root's."""
+    from worktree_coord.consolidate.intent import Ecosystem, Intent, Op
+
+    ws = make_workspace(tmp_path / "ws", tool_env)
+    (ws / "libs/lib-a/uv.lock").write_bytes((ws / "uv.lock").read_bytes())   # a lockfile of its own
+    member = ws / "libs/lib-a/pyproject.toml"
+    member.write_text(member.read_text().replace('version = "0.1.0"', 'version = "0.2.0"'))
+    relock = Intent(intent_id="t:libs/lib-a:relock:uv", task="t", ecosystem=Ecosystem.UV, root="libs/lib-a",
+                    manifest="libs/lib-a/pyproject.toml", op=Op.RELOCK)
+    result = consolidate(ws, [relock], env=tool_env)
+    [root] = result.roots
+    assert (root.root, root.state) == ("", RootState.APPLIED), root.to_json()
+    assert root.intent_ids == ("t:libs/lib-a:relock:uv",)
+    assert lock_packages(ws)["lib-a"]["version"] == "0.2.0"
+    assert adapter_for("uv", ws, "", env=tool_env).check()[0].ok

@@ -32,3 +32,18 @@ def test_the_finish_lists_the_intents_of_each_reserved_file(tmp_path: Path) -> N
     assert done.returncode == 0, done.stderr
     assert ("  reserved  pyproject.toml (modified): kept aside for consolidation as add_dep pytest-timeout, "
             "add_member lib-b, set_key tool.uv.sources.lib-b") in done.stdout.splitlines(), done.stdout
+
+
+def test_an_owned_manifest_beside_its_own_lockfile_asks_for_its_relock(tmp_path: Path) -> None:
+    """Found driving wtc on pydantic: pydantic-core/pyproject.toml (not reserved: only the root's is)
+    stands beside pydantic-core/uv.lock; a task added a dependency to it, the finish asked for no
+    relock and consolidation had nothing to do, so the landed lock was stale (`uv lock --check`)."""
+    api = '[project]\nname = "api"\nversion = "0.1.0"\ndependencies = []\n'
+    repo = make_repo(tmp_path / "repo", {"README.md": "# r\n", "services/api/pyproject.toml": api,
+                                         "services/api/uv.lock": "version = 1\n"})
+    cli(repo, "run", "start", "--run", "r", expect=0)
+    _, started = cli(repo, "task", "start", "dep", "--run", "r", "--own", "services/api/**", expect=0)
+    write(Path(started["worktree"]), {"services/api/pyproject.toml": api.replace("[]", '["lib-b>=1"]')})
+    _, done = cli(repo, "task", "finish", "dep", "--run", "r", expect=0)
+    assert [(i["op"], i["root"], i["manifest"]) for i in done["intents"]] == \
+        [("relock", "services/api", "services/api/pyproject.toml")], done["intents"]

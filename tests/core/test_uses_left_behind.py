@@ -402,3 +402,26 @@ def test_a_rename_in_a_lib_source_folder_is_named_through_the_package_name(tmp_p
                               "packages/socket.io-adapter/lib/in-memory-adapter.ts", "SessionAwareAdapter",
                               "RecoveringAdapter")
     assert len(left) == 1 and left[0].startswith("packages/socket.io/lib/index.ts:1 still uses SessionAwareAdapter"), left
+
+
+def _go_module(module: str, importing: str) -> dict[str, str]:
+    return {"go.mod": f"module {module}\n\ngo 1.22\n",
+            "app.go": "package app\n\n// Old is old.\nfunc Old() string { return \"old\" }\n",
+            "cmd/main.go": f'package main\n\nimport (\n\t"fmt"\n\n\t"{importing}"\n)\n\n'
+                           "func main() {\n\tfmt.Println(app.Old())\n}\n"}
+
+
+@pytest.mark.parametrize("module", ["example.com/app", "example.com/app/v2"])
+def test_a_go_function_removed_from_the_module_root_package_another_package_calls_is_named(tmp_path, module):
+    """Found driving wtc on caddy (module github.com/caddyserver/caddy/v2): a task removed
+    `AppConfigDir` from storage.go, the package at the module's root, while cmd/main.go still calls
+    `caddy.AppConfigDir()`; check said "merges cleanly", the finish merged. The root go.mod's module
+    path names the root folder's package; its `/v2` suffix binds the name before it (`app`)."""
+    notes = _left_behind_notes(tmp_path, _go_module(module, module), "/app.go", "app.go", "Old", "Older")
+    assert len(notes) == 1 and notes[0].startswith("cmd/main.go:10 still uses Old"), notes
+
+
+def test_a_go_import_of_another_module_ending_like_this_one_is_not_its_root_package(tmp_path):
+    """The precision side: `github.com/other/app` is a dependency, not this module's root package."""
+    assert _left_behind_notes(tmp_path, _go_module("example.com/app", "github.com/other/app"),
+                              "/app.go", "app.go", "Old", "Older") == []

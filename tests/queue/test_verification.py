@@ -47,6 +47,18 @@ def test_verify_gate_ejects_a_breaking_task_and_keeps_integration_green(repo, co
     assert merged["verification"]["ok"] is True
 
 
+def test_a_finish_that_passed_verification_says_so(repo, coord):
+    """Found driving wtc on pydantic with `run start --verify 'pytest ...'`: every finish printed only
+    "merged into integration as ...", so nobody could tell the gate had run."""
+    from worktree_coord.output.render import task_finished
+
+    coord.start_run("r1", verify=CHECK)
+    edit(coord, "r1", "good", "fine\n")
+    done = coord.finish_task("r1", "good")
+    assert done.state == "merged"
+    assert f"  verified  `{CHECK}` passed in " in task_finished(done)
+
+
 def test_a_task_that_failed_verification_can_be_abandoned_and_a_merged_one_cannot(repo, coord):
     from worktree_coord.errors import StateError
 

@@ -12,9 +12,11 @@ Owned member manifests merge through the merge engine and still ask their root f
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Callable, Iterable, Sequence
 
 from ..consolidate import Intent, classify_path, derive_intents, find_root, unexpressed_changes
+from ..consolidate.intent import Op
 from ..consolidate.derive import detect_ecosystem
 from ..errors import WtcError
 from ..gitrepo import Change
@@ -73,4 +75,15 @@ def _relock_request(path: str, base: bytes | None, new: bytes | None, *, task: s
                                  ecosystem=detect_ecosystem(path, root, paths))
     except WtcError:
         return []  # e.g. a member manifest deleted with its package: the relock of its root is still needed
-    return [i for i in derived if i.op.value == "relock"]
+    relocks = [i for i in derived if i.op.value == "relock"]
+    if derived and not relocks:
+        # The manifest is its own root's (services/api/pyproject.toml beside services/api/uv.lock):
+        # derive read it key by key, as a root's; owned, it merged as code, and its lockfile still
+        # needs the relock (found driving wtc on pydantic: pydantic-core/pyproject.toml, beside
+        # pydantic-core/uv.lock, gained a dependency; no relock was asked, the lock stayed stale).
+        first = derived[0]
+        relocks = [dataclasses.replace(first, intent_id=f"{task}:{root or '.'}:relock:{first.ecosystem.value}",
+                                       op=Op.RELOCK, group="", name="", spec=None, source=None, extras=(),
+                                       features=(), markers=None, package=None, options=(), expected_before=None,
+                                       rationale="owned manifest changed")]
+    return relocks

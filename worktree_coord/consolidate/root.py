@@ -24,6 +24,7 @@ Invariants:
 from __future__ import annotations
 
 import dataclasses
+import posixpath
 from collections import defaultdict
 from pathlib import Path
 from typing import Any, Collection, Iterable, Mapping
@@ -411,6 +412,26 @@ def _settings_apart(workdir: Path, root: str, eco: Ecosystem | str, intents: lis
             dataclasses.replace(done, intent_ids=rest_ids, error=error or None)]
 
 
+def uv_lock_root(workdir: Path, root: str) -> str:
+    """The folder whose uv.lock locks the project at `root`: the nearest uv workspace above it that
+    lists it as a member (uv locks a member with its workspace, whatever lockfile stands in the
+    member's own folder), else `root`. Found driving wtc on pydantic: pydantic-core, a member of the
+    root's workspace, keeps a uv.lock of its own; its relock ran `uv lock` there, which wrote the
+    workspace's lock, and the root's uv.lock stayed stale ("unchanged")."""
+    probe = root
+    while probe:
+        probe = posixpath.dirname(probe)
+        manifest = workdir / join(probe, "pyproject.toml")
+        if manifest.is_file() and b"workspace" in manifest.read_bytes():
+            try:
+                members = discover_workspace(workdir, Ecosystem.UV, probe).members.values()
+            except WtcError:
+                continue
+            if root in members:
+                return probe
+    return root
+
+
 def consolidate(
     workdir: Path,
     intents: Iterable[Intent],
@@ -424,7 +445,13 @@ def consolidate(
     root is a stage (`consolidate.root`) reported to `reporter`."""
     reporter = reporter or NullReporter()
     by_root: dict[tuple[str, str], list[Intent]] = defaultdict(list)
+    moved: set[tuple[str, str]] = set()   # roots that took intents recorded under another root
     for intent in intents:
+        if intent.ecosystem == Ecosystem.UV and intent.op == Op.RELOCK and intent.root:
+            lock_root = uv_lock_root(Path(workdir), intent.root)
+            if lock_root != intent.root:
+                intent = dataclasses.replace(intent, root=lock_root)
+                moved.add(intent.root_key)
         by_root[intent.root_key].append(intent)
     results = []
     for (eco, root) in sorted(by_root):
@@ -436,6 +463,8 @@ def consolidate(
                                         config=config, env=env, reporter=reporter)
             except WtcError as exc:      # e.g. no adapter for this ecosystem: the other roots go on
                 done = RootResult(eco, root, RootState.FAILED, error=exc.to_json())
+            if (eco, root) in moved and done.intent_ids is None:   # its caller matches intents by their own root
+                done = dataclasses.replace(done, intent_ids=tuple(i.intent_id for i in by_root[(eco, root)]))
             results += _settings_apart(workdir, root, eco, by_root[(eco, root)], done, offline=offline,
                                        config=config, env=env, reporter=reporter)
             done = results[-1]

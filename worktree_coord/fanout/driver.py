@@ -42,6 +42,9 @@ from .plan import Plan, TaskPlan
 from .process import AgentProcess, Ended, agent_environment, read_status, spawn_agent
 from .repair import Failure, agent_failure, finish_failure, output_tail, repair_prompt, update_text
 
+# What stopped an agent's own run (no finish was tried): what it left is finished only once the lead changed it.
+AGENT_ENDED_BADLY = ("agent_failed", "timeout")
+
 if TYPE_CHECKING:
     from ..coordinator import Coordinator
 
@@ -151,8 +154,13 @@ class TaskDriver:
         if self.ledger.step == LEAD:
             if self.ledger.attempts_used < self.attempts:      # --replan raised the attempts
                 self.ledger.step = AGENT
-            elif self.ledger.reason not in ("agent_failed", "timeout", "error", "internal") and state != "failed":
+            elif self.ledger.reason not in AGENT_ENDED_BADLY + ("error", "internal") and state != "failed":
                 self.ledger.step = FINISH                       # the lead may have fixed it by hand: try once
+                return self._finish_once_for_the_lead()
+            elif self.ledger.reason in AGENT_ENDED_BADLY and self._lead_changed_worktree():
+                # Found driving wtc on pydantic: the lead resolved what the failed agent left and ran
+                # fanout again, as its summary says; it answered "agent_failed" again without a finish.
+                self.ledger.step = FINISH
                 return self._finish_once_for_the_lead()
         self._save()
         while True:
@@ -380,6 +388,7 @@ class TaskDriver:
             self._save()
             return self._done(result.state, result.to_json())
         self.ledger.step, self.ledger.reason, self.ledger.report = LEAD, failure.kind, failure.report
+        self.ledger.left_worktree = None
         self.worktree = result.worktree or self.worktree
         return self._lead()
 
@@ -392,7 +401,31 @@ class TaskDriver:
                               attempts=self.attempts, reason=failure.kind)
         else:
             self.ledger.step = LEAD
+            if failure.kind in AGENT_ENDED_BADLY:
+                self.ledger.left_worktree = self._worktree_fingerprint()
         self._save()
+
+    def _worktree_fingerprint(self) -> str | None:
+        """The task's worktree as it stands (its HEAD and each changed file's blob), None without one."""
+        record = self.c.store.get_task(self.run, self.name)
+        worktree = Path(record.worktree) if record is not None and record.worktree else None
+        if worktree is None or not worktree.is_dir():
+            return None
+        import hashlib
+        import json
+
+        try:
+            head, paths = self.c.git.working_changes(worktree)
+            blobs = self.c.git.working_blobs(worktree, paths)
+        except (WtcError, OSError):   # an unreadable worktree: nothing to compare, nothing finished
+            return None
+        return hashlib.sha256(json.dumps([head, sorted(blobs.items())]).encode()).hexdigest()
+
+    def _lead_changed_worktree(self) -> bool:
+        """Whether the worktree differs from how the failed agent left it (a ledger written before
+        the fingerprint existed has none: then nothing is finished, as before)."""
+        left = self.ledger.left_worktree
+        return left is not None and self._worktree_fingerprint() not in (None, left)
 
     # ---- outcomes -------------------------------------------------------------------------------
     def _done(self, state: str, finish: dict[str, Any] | None) -> TaskOutcome:

@@ -46,6 +46,9 @@ class TaskLedger:
     report: str | None = None              # its report, for the next repair's prompt and for the lead
     needs_update: bool = False             # bring the integration tip in before the next agent run
     dependencies_in: bool = False          # the dependencies' merged work was brought into the worktree
+    # The worktree as an agent that failed (or timed out) left it to the lead: a later run finishes
+    # the task only when the worktree differs from it (the lead fixed it), never what the agent left.
+    left_worktree: str | None = None
     updated_at: float = field(default_factory=time.time)
 
     def to_json(self) -> dict[str, Any]:

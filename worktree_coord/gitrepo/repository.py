@@ -917,8 +917,29 @@ class GitRepo:
 
     def working_blobs(self, path: Path, paths: Sequence[str]) -> dict[str, tuple[str, int] | None]:
         """The worktree's files at `paths` as (blob id, mode), None for a file missing from disk (a
-        deletion). The blobs are written to the object database, unreachable until committed."""
-        return {rel: self._working_blob(path / rel) for rel in paths}
+        deletion). The blobs are written to the object database, unreachable until committed.
+        A missing file the index marks skip-worktree is no deletion: a sparse worktree's merge (a
+        `task update` left open) stages what integration brought outside the cone without writing
+        it, and finish commits that index entry, so its staged blob is the file."""
+        blobs = {rel: self._working_blob(path / rel) for rel in paths}
+        missing = [rel for rel, blob in blobs.items() if blob is None]
+        if missing:
+            blobs.update(self._skip_worktree_entries(path, missing))
+        return blobs
+
+    def _skip_worktree_entries(self, path: Path, paths: Sequence[str]) -> dict[str, tuple[str, int]]:
+        """The staged (blob id, mode) of each of `paths` the worktree's index marks skip-worktree."""
+        listed = self.git("ls-files", "-s", "-v", "-z", "--", *[f":(literal){p}" for p in paths], cwd=path,
+                          env={"GIT_OPTIONAL_LOCKS": "0"}).stdout
+        found = {}
+        for item in listed.split(b"\0"):
+            # "S <mode> <blob> <stage>\t<path>": S is git's tag for a skip-worktree entry.
+            if item.startswith(b"S "):
+                info, _, rel = item.partition(b"\t")
+                _, mode, blob, stage = info.split(b" ")
+                if stage == b"0":
+                    found[rel.decode("utf-8", "surrogateescape")] = (blob.decode(), int(mode, 8))
+        return found
 
     def _working_blob(self, file: Path) -> tuple[str, int] | None:
         try:

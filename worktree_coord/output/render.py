@@ -112,6 +112,10 @@ def task_finished(r: TaskFinished) -> str:
                      + (f" (resolved {', '.join(r.merge['resolved'])})" if r.merge.get("resolved") else ""))
         for path, how in (r.merge.get("resolutions") or {}).items():
             lines.append(f"    {path}: {how}")
+        passed = r.merge.get("verification") or {}
+        if passed.get("ok"):   # said, so an agent (or its lead) knows the gate ran and on what
+            lines.append(f"  verified  `{passed.get('command')}` passed"
+                         + (f" in {passed['seconds']} s" if passed.get("seconds") is not None else ""))
     elif r.merge:   # nothing to bring in: its commits were in integration already, or it changed no file
         lines.append(f"  nothing to merge: integration at {str(r.merge.get('new_tip'))[:12]} already holds "
                      + ("its commits" if r.changed else "everything it changed (no file)"))

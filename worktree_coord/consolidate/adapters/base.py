@@ -340,7 +340,8 @@ class ToolAdapter:
             native = self.native_edit(intent)
             if native is not None and native.ok and self._holds(intent):
                 self._restore(lock, lock_before)      # the relock step owns the lockfile
-                self._keep_written(intent)
+                if not self._keep_file_style(intent, before):
+                    self._keep_written(intent)
                 self.edit_methods[intent.intent_id] = "native"
                 return "native"
             if native is not None:
@@ -369,6 +370,32 @@ class ToolAdapter:
         tool that writes `>=1.0.9,==1.*` as `==1.*,>=1.0.9` did apply it)."""
         return (self.workdir / intent.manifest).is_file() and \
             same_value(intent, self._read_back(intent), target_value(intent))
+
+    def _keep_file_style(self, intent: Intent, before: bytes) -> bool:
+        """After a native edit of a TOML manifest: when the structural editor's edit of the same file
+        reads as the very same document, write that one instead and say so. The tool writes in its
+        own style (`uv add` double-quotes every entry it adds), the structural editor in the file's
+        (found driving wtc on pydantic: `"pytest-timeout>=2.3",` landed among single-quoted entries
+        where the task had written `'pytest-timeout>=2.3',`). A document that differs in any value
+        (the tool also wrote a source, or sorted the list) keeps the tool's edit."""
+        if not intent.manifest.endswith(".toml"):
+            return False
+        import tomllib
+
+        path = self.workdir / intent.manifest
+        native = path.read_bytes()
+        try:
+            structural = edit_manifest(intent.manifest, before, intent)
+            same = tomllib.loads(structural.decode("utf-8")) == tomllib.loads(native.decode("utf-8"))
+        except (EditError, ValueError):   # tomllib's TOMLDecodeError and UnicodeDecodeError are ValueErrors
+            return False
+        if not same or structural == native:
+            return same
+        path.write_bytes(structural)
+        if self._holds(intent):
+            return True
+        path.write_bytes(native)
+        return False
 
     def _keep_written(self, intent: Intent) -> None:
         """After a native edit: the spec as the task wrote it, where the tool worded it its own way

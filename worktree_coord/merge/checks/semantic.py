@@ -167,6 +167,8 @@ class _Check:
         # A name imported through a file that re-exports it (a barrel, a package's __init__.py):
         # which file of the merge defines it (reexports.py; files no side changed read through tree_file).
         self.reexports = ReExports(self, tree_file, tree_folders)
+        self._tree_file = tree_file
+        self._go_module: str | None = None   # the root go.mod's module path ("" for none), read once when asked
         self.complete = complete
         self.every_use = False   # find_broken_names(every_use=...)
         self.labels = {"left": labels[0], "right": labels[2]}
@@ -691,7 +693,25 @@ class _Check:
                 best.append(candidate)
         if len(best) > 1 and rules.package != "directory":
             return []   # two files could be meant: do not guess
+        if not best and rules.package == "directory" and rules.manifest == "go.mod":
+            return self._own_go_package(module, by_path)
         return best
+
+    def _own_go_package(self, module: str, by_path: dict[str, list[str]]) -> list[str]:
+        """The files of the merge in the package of this module that `module` (a Go import path)
+        names: the root go.mod's `module` path names the repository's root folder, so that path
+        names the root package and a path below it the folder below. Found driving wtc on caddy:
+        `import "github.com/caddyserver/caddy/v2"` names storage.go's package, whose folder is the
+        root; matched by its last part (`v2`, or `caddy`) like other imports, it named nothing, and
+        a removed `caddy.AppConfigDir` still called from cmd/main.go merged and landed."""
+        if self._go_module is None:
+            data = self._tree_file("base", "go.mod") if self._tree_file is not None else None
+            found = _GO_MODULE_LINE.search(data) if data else None
+            self._go_module = found.group(1).decode("utf-8", "replace").strip('"') if found else ""
+        root = self._go_module
+        if not root or not (module == root or module.startswith(root + "/")):
+            return []
+        return list(by_path.get(module[len(root):].strip("/"), ()))
 
     def _module_index(self, rules: SemanticRules) -> tuple[dict[str, list[str]], dict[str, list[tuple[str, list[str]]]]]:
         index = self._modules.get(id(rules))
@@ -792,6 +812,9 @@ def _path_module(receiver: str, rules: SemanticRules, merged: Symbols, reference
         # profile knows where crates stand; else unknown.
         return receiver if rules.package_roots else None
     return separator.join(p for p in (through.module, through.name, rest) if p)
+
+
+_GO_MODULE_LINE = re.compile(rb"^module[ \t]+(\S+)", re.M)
 
 
 def _file_module(path: str) -> str:

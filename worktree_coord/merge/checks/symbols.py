@@ -386,6 +386,9 @@ def visible_import(symbols: Symbols, bound: str, reference: Reference) -> Import
     return None
 
 
+_MAJOR_VERSION = re.compile(r"v[2-9][0-9]*|v1[0-9]+")
+
+
 def _add_import(out: Symbols, parts: dict[str, tree_sitter.Node], source: bytes, placer: _Placer,
                 module_binding: str, separator: str) -> None:
     anchor = parts.get("alias") or parts.get("name") or next(iter(parts.values()))   # the bound name's line
@@ -403,7 +406,11 @@ def _add_import(out: Symbols, parts: dict[str, tree_sitter.Node], source: bytes,
     elif name is not None:
         bound = name
     elif module_binding == "last":
-        bound = module.rstrip(separator).rsplit(separator, 1)[-1]
+        path = module.rstrip(separator).split(separator)
+        bound = path[-1]
+        if separator == "/" and len(path) > 2 and _MAJOR_VERSION.fullmatch(bound):
+            # Go's major-version suffix (`github.com/caddyserver/caddy/v2`): the package is `caddy`.
+            bound = path[-2]
     else:
         bound = module
     if not bound:
