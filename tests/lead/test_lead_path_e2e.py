@@ -248,6 +248,10 @@ def test_the_leads_path_end_to_end(tmp_path, timings):
     _, landed = cli(repo, "land", "--run", "r", "--onto", "main", "--yes", "--allow-partial", env=env, expect=0)
     assert landed["warnings"] and landed["left_out"]["tasks"] == {"finished": ["p1"]}
     assert git(repo, "rev-parse", "main") == landed["new"] == landed["tip"]
+    # Landing again without the flag: main already holds that tip, so the land says so (exit 0, the
+    # leftovers still listed) instead of refusing for what the first land left out.
+    _, again = cli(repo, "land", "--run", "r", "--onto", "main", "--yes", env=env, expect=0)
+    assert again["new"] == landed["tip"] and again["left_out"]["tasks"] == {"finished": ["p1"]}, again
     # ... and once p1 is merged and consolidated, a land with nothing left out needs no flag.
     _, merged = cli(repo, "merge", "--run", "r", env=env, expect=0)
     assert merged["tasks"][0]["state"] == "merged"

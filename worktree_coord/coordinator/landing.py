@@ -279,7 +279,7 @@ class LandingOperations(CoordinatorBase):
         self._sync_integration(run)
         leftovers = self._leftovers(run_id, self.store.list_tasks(run_id))
         warnings = leftover_warnings(run_id, leftovers)
-        if warnings and not allow_partial:
+        if warnings and not allow_partial and not self._holds_integration(run, onto):
             raise ActionRequired(
                 f"landing run {run_id} now would leave out: {leftover_summary(leftovers)}",
                 fix=f"finish them (see `wtc report --run {run_id} --onto {onto}`: each leftover says how), "
@@ -388,6 +388,13 @@ class LandingOperations(CoordinatorBase):
         leftovers = self._leftovers(run_id, self.store.list_tasks(run_id))
         return Landed.from_json(done.outcome.result, replayed=True, left_out=leftovers,
                                 warnings=leftover_warnings(run_id, leftovers))
+
+    def _holds_integration(self, run: RunRecord, onto: str) -> bool:
+        """Does `onto` already hold the integration tip (the run landed there before)? Then a land
+        again says so ("already") instead of refusing for the leftovers that land left out."""
+        tip = self.git.ref_target(f"refs/heads/{run.integration_ref}") or run.base
+        target = self._target_tip(run, onto)
+        return target is not None and (target == tip or self.git.is_ancestor(tip, target))
 
     def _target_tip(self, run: RunRecord, onto: str) -> str | None:
         """Where the branch to land onto is: this repository's, or for a remote run the remote's
