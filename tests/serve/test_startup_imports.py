@@ -126,17 +126,20 @@ def test_pathspec_loads_only_where_a_glob_is_read_or_matched(repo: Path) -> None
 
 def test_the_writes_load_no_thread_pool_and_an_empty_finish_no_semantic_check(repo: Path) -> None:
     """concurrent.futures (and logging under it) loads where `task check` fans out over worktrees,
-    not with forecast.py, which every coordinator command imports; the finish of a task that changed
-    nothing looks for no left-behind use, so the semantic check (tree-sitter, the profiles) stays unloaded."""
+    not with forecast.py (which the writes no longer load at all: coordinator/facade.py); the finish of
+    a task that changed nothing looks for no left-behind use, so the semantic check (tree-sitter, the
+    profiles) stays unloaded."""
     subprocess.run([sys.executable, "-m", "worktree_coord", "run", "start", "--run", "r1"], cwd=repo, check=True,
                    capture_output=True, env=dict(os.environ, WTC_NO_SERVE="1"))
     for args in (("task", "start", "t1", "--run", "r1", "--own", "packages/api/**"),
                  ("task", "finish", "t1", "--run", "r1", "--no-merge"), ("merge", "--run", "r1")):
         modules = imported(repo, *args)
-        assert "worktree_coord.coordinator.forecast" in modules, args
+        assert "worktree_coord.coordinator.forecast" not in modules, args
         assert not modules & {"concurrent.futures", "logging"}, args
         assert not modules & {"worktree_coord.coordinator.left_behind", "worktree_coord.merge.checks.semantic",
                               "tree_sitter", "tomllib"}, args
+    probe = "import sys, worktree_coord.coordinator.forecast; assert 'concurrent.futures' not in sys.modules"
+    subprocess.run([sys.executable, "-c", probe], cwd=repo, check=True, env=dict(os.environ))
 
 
 def test_help_and_version_load_neither_errors_nor_dataclasses(repo: Path) -> None:

@@ -39,33 +39,34 @@ if TYPE_CHECKING:
                       LandingOperations, CleanupOperations, SnapshotOperations, ForecastOperations):
         """Coordinates the runs and tasks of one git repository (see the package docstring)."""
 
+# The operations in the Coordinator's order of bases (its MRO): (module, class).
+OPERATION_ORDER: tuple[tuple[str, str], ...] = (
+    ("runs", "RunOperations"), ("agents", "AgentOperations"), ("tasks", "TaskOperations"),
+    ("merging", "MergeOperations"), ("consolidating", "ConsolidationOperations"), ("landing", "LandingOperations"),
+    ("cleanup", "CleanupOperations"), ("snapshot", "SnapshotOperations"), ("forecast", "ForecastOperations"),
+)
+
 _composed: dict[str, type] = {}
 
 
 def __getattr__(name: str) -> Any:
-    # The class is composed on first use, so a read-only view (status_view.py) can be imported
-    # without every operation's dependencies (pygit2, the merge engine, consolidation).
+    # The class is made on first use, so a read-only view (status_view.py) can be imported without
+    # the base's dependencies (pygit2, the store).
     if name != "Coordinator":
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     if not _composed:
-        from .agents import AgentOperations
-        from .cleanup import CleanupOperations
-        from .consolidating import ConsolidationOperations
-        from .forecast import ForecastOperations
-        from .landing import LandingOperations
-        from .merging import MergeOperations
-        from .runs import RunOperations
-        from .snapshot import SnapshotOperations
-        from .tasks import TaskOperations
+        from .facade import make_coordinator
 
-        class Coordinator(RunOperations, AgentOperations, TaskOperations, MergeOperations,  # type: ignore[no-redef]
-                          ConsolidationOperations, LandingOperations, CleanupOperations, SnapshotOperations, ForecastOperations):
-            """Coordinates the runs and tasks of one git repository (see the package docstring)."""
-
-        Coordinator.__module__, Coordinator.__qualname__ = __name__, "Coordinator"
-        _composed["Coordinator"] = Coordinator
-        globals()["Coordinator"] = Coordinator
+        _composed["Coordinator"] = make_coordinator(__name__, OPERATION_ORDER)
+        globals()["Coordinator"] = _composed["Coordinator"]
     return _composed["Coordinator"]
+
+
+def load_operations() -> type:
+    """The Coordinator with every operation loaded (a warm server: `wtc serve` pays it once)."""
+    coordinator = __getattr__("Coordinator")
+    coordinator.load_operations()
+    return coordinator
 
 
 __all__ = ["Coordinator"]

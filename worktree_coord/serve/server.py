@@ -65,10 +65,11 @@ def locate(repo: str) -> Located:
 def preload() -> int:
     """Import what any served call may need; returns how many worktree_coord modules are loaded."""
     from ..cli import keep_command_tree
-    from ..coordinator import Coordinator  # noqa: F401  (composes the class: every operation's imports)
+    from ..coordinator import load_operations
     from ..merge.languages.profiles import load_profiles
 
     keep_command_tree()
+    load_operations()   # the Coordinator with every operation, so no call loads one
     package = importlib.import_module("worktree_coord")
     for module in pkgutil.walk_packages(package.__path__, "worktree_coord."):
         if module.name.startswith(_NOT_PRELOADED):

@@ -1,0 +1,84 @@
+"""The Coordinator class, composed of its operations as a call uses them.
+
+Stage: `from worktree_coord.coordinator import Coordinator` (the package's PEP 562 hook) makes the
+class once per process. Input: the operations in the Coordinator's order of bases. Output: a class
+over CoordinatorBase that gains an operation (runs, tasks, merging, ...) as a base the first time
+one of its attributes is looked up, on the class or on an instance.
+
+Why: every `wtc` call is a fresh interpreter, and loading all nine operation modules (the merge
+engine, consolidation, the forecast) cost a `task start` ~40 ms it never used (issue 36). A call
+now imports the operations it runs: `start_task` loads tasks.py, which is what it runs.
+
+Invariants:
+- every attribute answers as on the class made of all nine operations at once: the bases are kept
+  in the full class's order, and operation_names.py (generated, checked by
+  tests/core/test_coordinator_facade.py) says which operation holds each name; no two operations
+  hold one name and none overrides CoordinatorBase's (the generator refuses both), so an operation
+  not loaded yet can never be shadowed by one that is;
+- the operations are real bases (`__bases__` grows), so `super()`, `isinstance`, and a patch of an
+  operation class's method all behave as with the full class;
+- a subclass, `dir()` and `load_operations()` load everything; loading is serialized by a lock
+  (a server's threads).
+"""
+
+from __future__ import annotations
+
+import _thread
+from typing import Any
+
+from .base import CoordinatorBase
+from .operation_names import OPERATIONS
+
+
+def make_coordinator(module_name: str, order: tuple[tuple[str, str], ...]) -> type:
+    """The Coordinator class over CoordinatorBase; `order` names its operations as (module, class)."""
+    where = {attr: module for module, (_, names) in OPERATIONS.items() for attr in names}
+    loaded: dict[str, type] = {}
+    lock = _thread.allocate_lock()
+
+    def load(cls: type, modules: tuple[str, ...]) -> None:
+        with lock:
+            wanted = [m for m in modules if m not in loaded]
+            if not wanted:
+                return
+            for module in wanted:
+                # __import__, not importlib.import_module: the latter bypasses `-X importtime`'s log,
+                # which the start-up benchmark and tests read.
+                operations = __import__(f"{module_name}.{module}", fromlist=("_",))
+                loaded[module] = getattr(operations, OPERATIONS[module][0])
+            cls.__bases__ = tuple(loaded[m] for m, _ in order if m in loaded)
+
+    class _Composing(type):
+        def __getattr__(cls, name: str) -> Any:
+            module = where.get(name)
+            if module is None or module in loaded:
+                raise AttributeError(f"type object {cls.__name__!r} has no attribute {name!r}")
+            load(cls, (module,))
+            return getattr(cls, name)
+
+        def __dir__(cls) -> list[str]:
+            load(cls, tuple(m for m, _ in order))
+            return super().__dir__()
+
+    class Coordinator(CoordinatorBase, metaclass=_Composing):
+        """Coordinates the runs and tasks of one git repository (see the package docstring)."""
+
+        def __init_subclass__(cls, **kwargs: Any) -> None:
+            # A subclass's `super().x` does not go through __getattr__: give it every operation.
+            Coordinator.load_operations()
+            super().__init_subclass__(**kwargs)
+
+        @classmethod
+        def load_operations(cls) -> None:
+            """Load every operation now (a warm server, introspection)."""
+            load(Coordinator, tuple(m for m, _ in order))
+
+        def __getattr__(self, name: str) -> Any:
+            module = where.get(name)
+            if module is None or module in loaded:
+                raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+            load(Coordinator, (module,))
+            return getattr(self, name)
+
+    Coordinator.__module__, Coordinator.__qualname__ = module_name, "Coordinator"
+    return Coordinator
