@@ -54,6 +54,9 @@ def test_task_start_imports_no_consolidation_parsers(repo: Path) -> None:
     assert "worktree_coord.coordinator.tasks" in modules            # it did start the task...
     assert not modules & CONSOLIDATION_PARSERS                      # ...without consolidation's parsers
     assert not modules & {"libcst", "rich"}
+    # nor the merge queue and its engine (integrate/, the semantic check's reach): a start merges nothing
+    assert not modules & {"worktree_coord.coordinator.merge_queue", "worktree_coord.integrate",
+                          "worktree_coord.merge.checks.reach", "worktree_coord.merge.checks.merge_index"}
 
 
 # The command line's quick path (fastcli.py): the calls agents make most load no typer or click.

@@ -26,7 +26,6 @@ from ..errors import NotFoundError, UsageError
 from ..events import Fanout, NullReporter, Reporter, stage
 from .. import telemetry
 from ..gitrepo import GitRepo
-from ..integrate import Integrator
 from ..isolation import Spawn, spawn_for
 from ..merge.result import SemanticMode
 from ..model import RunRecord, TaskRecord, validate_name
@@ -40,6 +39,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 if TYPE_CHECKING:
     from ..gitrepo.remote import RefView, Remote
+    from ..integrate import Integrator
     from ..integrate.engine import Publisher
 
 
@@ -175,6 +175,8 @@ class CoordinatorBase:
 
     def _integrator(self) -> Integrator:
         if self._integrator_instance is None:
+            from ..integrate import Integrator   # here: only a merge needs the engine
+
             self._integrator_instance = Integrator(self.git.repo)
         return self._integrator_instance
 

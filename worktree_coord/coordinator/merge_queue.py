@@ -23,7 +23,6 @@ from ..boundary import matches
 from ..boundary.globs import literal_prefix
 from ..integrate import IntegrationResult, Resolver, labelled_resolver
 from ..integrate import MERGE_IDENTITY, mergeable_commit, signature, structured_resolver  # noqa: F401 (re-exported)
-from ..merge.checks.reach import spelling
 from ..merge.result import SemanticFinding
 from ..model import TaskRecord
 
@@ -274,6 +273,8 @@ class TaskLines:
         return lines
 
     def _names(self, commit: str | None, path: str, name: str) -> bool:
+        from ..merge.checks.reach import spelling   # here: the semantic check's module loads with its use
+
         data = self._read(commit, path)
         return data is not None and spelling([name.rsplit(".", 1)[-1].encode()]).search(data) is not None
 

@@ -15,18 +15,16 @@ import stat
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from .. import boundary as boundaries
 from ..boundary.generated import left_out_note
-from . import merge_queue as queue
 from .stray_files import add_stray_file_fixes
 from ..store import leases
 from ..consolidate.names import is_manifest
 from ..crashpoints import crash_point
 from ..errors import BusyError, StateError, UsageError
 from ..gitrepo import GIT_MODE_GITLINK, GitRepo
-from ..integrate import FileToResolve, Resolver
 from ..store.idempotency import Outcome, default_key, run_once, variant_key
 from ..merge.result import SemanticMode
 from ..model import UNAPPLIED_INTENT_STATES, Boundary, RunRecord, TaskRecord, TaskState, validate_name
@@ -36,6 +34,9 @@ from ..results import (TaskAbandoned, TaskFinished, TaskWidened,
 from .base import MANIFEST_PATH, EXIT_BOUNDARY, _parse_author, _split_author, staged
 from .plan import PlanOperations
 from .worktree_setup import WorktreeSetupOperations
+
+if TYPE_CHECKING:
+    from ..integrate import Resolver
 
 
 STALE_INDEX_LOCK_SECONDS = 120.0
@@ -506,6 +507,8 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
             intents=[i.to_json() for i in derived] + [row["data"] | {"state": row["state"]} for row in declared],
         )
         self.store.put_intents(run.run_id, task_id, [i.to_json() for i in derived])
+        from . import merge_queue as queue   # here: a start never needs the merge queue (start-up, issue 36)
+
         mergeable = queue.mergeable_commit(self.git.repo, tip, since, [r["path"] for r in reserved], task_id)
         if state is TaskState.FINISHED:
             # Pushed before it is recorded: a finished task's commits are on the remote for any machine.
@@ -731,6 +734,8 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         still_marked = [rel for rel in pending_markers if _has_markers(path / rel)]
         unresolved: list[str] = []
         whys: dict[str, list[str]] = {}   # the files this update's merge leaves to the agent, and why
+        from . import merge_queue as queue
+
         resolver = queue.update_resolver(run.run_id, task_id)  # ours = this task, theirs = integration
         # A merge git stopped in that no update recorded (an update killed after its `git merge`, or
         # the agent's own merge): its conflicts are this update's, merged from the index's stages
@@ -805,6 +810,8 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         the other way round. The merge stays; the agent fixes the use (exit 1 when blocking). Also
         the merges to keep in `pending_semantic` so the queue checks them again at the next finish
         (queue.semantic_check): this one, or with nothing new to merge the ones already pending."""
+        from . import merge_queue as queue
+
         after = self.git.ref_target(f"refs/heads/{task.branch}")
         pending = queue.pending_merges(task.result.get("pending_semantic"))
         if self._semantic_mode(run) is SemanticMode.OFF or before is None or after is None or \
@@ -1032,6 +1039,8 @@ def _structured_merge_in_worktree(git: GitRepo, path: Path, rel: str, resolver: 
     base, ours, theirs = (git.index_stage(path, rel, number) for number in (1, 2, 3))
     if ours is None or theirs is None:
         return False, []  # delete/modify: leave git's own state for the agent
+    from ..integrate import FileToResolve
+
     result = resolver([FileToResolve(rel, base or b"", ours, theirs)])[rel]
     (path / rel).write_bytes(result.merged)
     if result.clean:
