@@ -167,3 +167,15 @@ def test_version_and_help_answer_here_even_when_a_server_runs(repo: Path) -> Non
     finally:
         server.kill()
         server.wait(timeout=60)
+
+
+def test_a_report_with_nothing_merged_loads_no_semantic_check_or_merge_engine(repo: Path) -> None:
+    """`wtc report` looks for left-behind uses and declarations held twice only in what the run merged:
+    with integration still at the pin, neither the semantic check (tree-sitter) nor the merge engine loads."""
+    subprocess.run([sys.executable, "-m", "worktree_coord", "run", "start", "--run", "r1"], cwd=repo, check=True,
+                   capture_output=True, env=dict(os.environ, WTC_NO_SERVE="1"))
+    modules = imported(repo, "report", "--run", "r1")
+    assert "worktree_coord.coordinator.landing" in modules
+    assert not modules & {"worktree_coord.coordinator.left_behind", "worktree_coord.merge.checks.semantic",
+                          "worktree_coord.merge.checks.duplicates", "tree_sitter", "worktree_coord.integrate",
+                          "worktree_coord.coordinator.merge_queue"}

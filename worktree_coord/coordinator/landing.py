@@ -9,12 +9,10 @@ import dataclasses
 import re
 from typing import TYPE_CHECKING, Any, Sequence
 
-from . import merge_queue as queue
 from ..store import leases
 from ..consolidate.tool_output import summarize_message
 from ..errors import ActionRequired, BusyError, NotFoundError, StateError, UsageError
 from ..store.idempotency import Outcome, default_key, recorded, run_once, variant_key
-from ..integrate import IntegrationState, StaleRef, fast_forward, labelled_resolver
 from ..model import UNAPPLIED_INTENT_STATES, RunRecord, RunState, TaskRecord, TaskState
 from ..merge.result import problem_words
 from ..results import Landed, MergeReport, RunReport
@@ -117,15 +115,17 @@ class LandingOperations(CoordinatorBase):
         name (`land`); each is also a warning. A rename guess (`replacement`) is kept only where
         the removing task's own change added that name: another task's new function in the same
         file is not what the name became."""
-        from .left_behind import MAX_RUN_CHANGED, look_for_uses
-
         if tip == run.base:
             return []
+        from .left_behind import MAX_RUN_CHANGED, look_for_uses   # the semantic check: only with work to look at
+
         found, not_looked = look_for_uses(self.git, self.git.changes(run.base, tip), run.base, at=tip,
                                           max_changed=MAX_RUN_CHANGED)
         if not_looked:
             warnings.append(f"left behind: uses of names the run removed were not looked for: {not_looked}")
             return []
+        from . import merge_queue as queue
+
         merged = [t for t in task_records if t.state is TaskState.MERGED]
         own_lines = queue.added_lines_reader(self.git.repo, run.base, merged)
         blocking = self._left_behind_mode(run).value == "block"
@@ -158,12 +158,12 @@ class LandingOperations(CoordinatorBase):
         can still leave an import or a function twice, which does not compile (Go, Rust, Java,
         TypeScript) or silently replaces the first (Python). Advice: each is a warning, never a
         refusal to land."""
-        from ..merge.checks.duplicates import duplicate_rules, find_duplicates
+        if tip == run.base:
+            return []
+        from ..merge.checks.duplicates import duplicate_rules, find_duplicates   # only with work to look at
         from ..merge.checks.semantic import FileVersions
         from .left_behind import MAX_RUN_CHANGED
 
-        if tip == run.base:
-            return []
         changes = [c for c in self.git.changes(run.base, tip)
                    if c.new_oid is not None and duplicate_rules(c.path) is not None]
         if len(changes) > MAX_RUN_CHANGED:
@@ -328,6 +328,8 @@ class LandingOperations(CoordinatorBase):
                 self.git.fast_forward_worktree(checked_out, tip)
                 how = f"git merge --ff-only in {checked_out}"
             else:
+                from ..integrate import StaleRef, fast_forward   # here: a report loads no merge engine
+
                 try:
                     fast_forward(self.git.repo, ref, tip, old, message=f"worktree_coord: land run {run_id}")
                 except StaleRef:
@@ -412,6 +414,9 @@ class LandingOperations(CoordinatorBase):
     def sync(self, run_id: str, source: str, *, key: str | None = None) -> MergeReport:
         """Merge branch `source` (e.g. main, which moved since the pin) into the integration branch,
         so a later land is a fast-forward. Conflicts leave integration untouched and are reported."""
+        from . import merge_queue as queue
+        from ..integrate import IntegrationState, labelled_resolver
+
         run = self._run(run_id)
         self._sync_integration(run)
         source_tip = self._target_tip(run, source)
