@@ -179,3 +179,18 @@ def test_a_report_with_nothing_merged_loads_no_semantic_check_or_merge_engine(re
     assert not modules & {"worktree_coord.coordinator.left_behind", "worktree_coord.merge.checks.semantic",
                           "worktree_coord.merge.checks.duplicates", "tree_sitter", "worktree_coord.integrate",
                           "worktree_coord.coordinator.merge_queue"}
+
+
+def test_a_check_of_a_task_with_no_changes_loads_no_semantic_check(repo: Path) -> None:
+    """`wtc task check` of a task that changed nothing reads no definitions and prints no left-behind
+    note: forecast.py's words, its left-behind look and render's notes load the semantic check only
+    with changes (or findings) to read."""
+    subprocess.run([sys.executable, "-m", "worktree_coord", "run", "start", "--run", "r1"], cwd=repo, check=True,
+                   capture_output=True, env=dict(os.environ, WTC_NO_SERVE="1"))
+    for task in ("t1", "t2"):
+        subprocess.run([sys.executable, "-m", "worktree_coord", "task", "start", task, "--run", "r1", "--own",
+                        f"{task}/**"], cwd=repo, check=True, capture_output=True, env=dict(os.environ, WTC_NO_SERVE="1"))
+    modules = imported(repo, "task", "check", "t1", "--run", "r1")
+    assert "worktree_coord.coordinator.forecast" in modules
+    assert not modules & {"worktree_coord.coordinator.left_behind", "worktree_coord.merge.checks.semantic",
+                          "tree_sitter"}

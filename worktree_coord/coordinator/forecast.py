@@ -250,6 +250,8 @@ class ForecastOperations(CoordinatorBase):
         """The uses, in code this task did not change, of names it removed or renamed, that its merge
         would find (left_behind.py): read at the task's base, less those the integration tip no
         longer holds (a merged task updated that file and the name is gone from it)."""
+        if not me.changes:
+            return []   # nothing removed, nothing to look for: the semantic check (tree-sitter) stays unloaded
         from .left_behind import look_for_uses
 
         found, not_looked = look_for_uses(self.git, me.changes.values(), me.base)
@@ -496,11 +498,12 @@ class _Engine:
         calls is a new use (found driving wtc on mobxjs/mobx: `task check` said clean, finish then
         reported the semantic conflict)."""
         if key not in self.word_sets:
-            from ..merge.checks.semantic import semantic_profile
-
             gone: set[bytes] = set()
             new: set[bytes] = set()
             for change in changes.values():
+                # here: a task with no changes loads no semantic check (tree-sitter, the profiles)
+                from ..merge.checks.semantic import semantic_profile
+
                 profile = semantic_profile(change.path)
                 if profile is None:
                     continue
