@@ -194,3 +194,23 @@ def test_a_check_of_a_task_with_no_changes_loads_no_semantic_check(repo: Path) -
     assert "worktree_coord.coordinator.forecast" in modules
     assert not modules & {"worktree_coord.coordinator.left_behind", "worktree_coord.merge.checks.semantic",
                           "tree_sitter"}
+
+
+def test_a_merge_file_that_diffs_nothing_loads_no_pygit2(tmp_path: Path) -> None:
+    """The line merge calls libgit2's git_merge_file through ctypes, found beside the pygit2 package
+    without importing it (~40 ms); pygit2 loads where a line diff is read (the semantic check of a
+    source file, a conflict's provenance), so a data file's merge never pays it."""
+    doc = '{\n  "name": "demo",\n  "version": "1.0.0",\n  "dependencies": {\n    "a": "^1.0.0"\n  }\n}\n'
+    (tmp_path / "base.json").write_text(doc)
+    (tmp_path / "left.json").write_text(doc.replace("1.0.0\"", "1.1.0\"", 1))
+    (tmp_path / "right.json").write_text(doc.replace('"^1.0.0"', '"^1.0.0",\n    "b": "^2.0.0"'))
+    modules = imported(tmp_path, "merge-file", "base.json", "left.json", "right.json", "--path", "c.json")
+    assert "worktree_coord.merge.lines.line" in modules
+    assert not modules & {"pygit2", "worktree_coord.gitrepo.repository"}
+    probe = ("import sys\nfrom worktree_coord.merge.lines.line import binding_available, raw_line_merge\n"
+             "assert binding_available() and 'pygit2' not in sys.modules\n"
+             "merged, clean = raw_line_merge(b'a\\nb\\nc\\n', b'A\\nb\\nc\\n', b'a\\nb\\nC\\n', marker_size=7, "
+             "labels=('ours', 'base', 'theirs'))\n"
+             "assert (merged, clean) == (b'A\\nb\\nC\\n', True), merged\n"
+             "import pygit2\nassert pygit2.Patch.create_from(b'a\\n', b'b\\n').hunks[0].old_lines == 1\n")
+    subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, check=True, env=dict(os.environ))

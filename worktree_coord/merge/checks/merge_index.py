@@ -36,12 +36,13 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
-import pygit2
-
 # sqlite3 and pickle load where an entry is read or written, not with the module: `wtc merge-file`
-# imports this module (through reach.py) for every line merge and never opens the index (issue 36).
+# imports this module (through reach.py) for every line merge and never opens the index (issue 36);
+# pygit2 where ids are read back (_unpack, _oids), not with the module.
 if TYPE_CHECKING:
     import sqlite3
+
+    import pygit2
 
 FORMAT = 1              # bump when what an entry holds changes shape
 MAX_SYMBOLS = 8192      # symbols (and memo) entries kept in memory per process
@@ -549,6 +550,8 @@ def _pack(changes: Changes) -> tuple:
 
 def _unpack(value: Any) -> Changes | None:
     """`_pack`'s inverse; None when `value` is not what `_pack` writes."""
+    import pygit2
+
     try:
         oid = pygit2.Oid
         return {path: ((None if b is None else oid(raw=b), bm), (None if a is None else oid(raw=a), am))
@@ -562,6 +565,8 @@ def _raw(sides: tuple[Side, Side]) -> tuple[tuple[bytes | None, int], tuple[byte
 
 
 def _oids(sides: Any) -> tuple[Side, Side]:
+    import pygit2
+
     return tuple((None if raw is None else pygit2.Oid(raw=raw), mode) for raw, mode in sides)  # type: ignore[return-value]
 
 

@@ -27,11 +27,12 @@ import bisect
 import posixpath
 import re
 import threading
-from typing import Callable, Iterable, Iterator
-
-import pygit2
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator
 
 from .reach import one_word, words
+
+if TYPE_CHECKING:   # pygit2 loads where tables are read back (load): `wtc merge-file` imports this module
+    import pygit2
 
 _REGULAR = (0o100644, 0o100755)
 
@@ -174,6 +175,8 @@ class TipIndex:
     def load(cls, facts: PathFacts, read_words: Callable[[pygit2.Oid], tuple[frozenset[bytes], frozenset[bytes]]],
              read_imports: Callable[[str, pygit2.Oid], "Imports | None"], value: tuple) -> "TipIndex":
         """`dump`'s inverse (a shape it does not write raises TypeError or ValueError)."""
+        import pygit2
+
         index = cls(facts, read_words, read_imports)
         imports_read, rows = value
         index._imports_read = bool(imports_read)

@@ -25,8 +25,6 @@ import bisect
 import difflib
 from dataclasses import dataclass
 
-import pygit2
-
 from ..result import FileMerge
 from ..syntax.structured import INSIDE
 
@@ -64,6 +62,8 @@ def _did(base: tuple[str, ...], side: tuple[str, ...]) -> set[str]:
 
 def _hunks(base: bytes, side: bytes) -> list[tuple[int, int, int, int]]:
     """(base start, base end, side start, side end), 0-based half-open, for each changed run."""
+    import pygit2   # here: `wtc merge-file` of a clean line merge never asks, and pygit2 is ~40 ms to import
+
     out = []
     for hunk in pygit2.Patch.create_from(base, side, context_lines=0).hunks:
         start = hunk.old_start - 1 if hunk.old_lines else hunk.old_start

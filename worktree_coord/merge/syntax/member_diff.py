@@ -23,8 +23,6 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-import pygit2
-
 from .members import Member, Segmented, Unmergeable
 
 
@@ -208,6 +206,8 @@ def _common_edge_lines(first: list[bytes], second: list[bytes], *, at_end: bool)
 def _line_cuts(base: bytes, side: bytes) -> list[int]:
     """Where the side's line diff (libgit2's xdiff, as the line merge sees it) puts new text: for
     each hunk that adds lines, the number of base lines before it."""
+    import pygit2   # here: a clean line merge (`wtc merge-file`) never diffs, and pygit2 is ~40 ms to import
+
     patch = pygit2.Patch.create_from(base, side, context_lines=0)
     return [hunk.old_start if hunk.old_lines == 0 else hunk.old_start - 1
             for hunk in patch.hunks if hunk.new_lines > 0]

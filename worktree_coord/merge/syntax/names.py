@@ -20,7 +20,6 @@ import re
 from collections import Counter
 from collections.abc import Set
 
-import pygit2
 import tree_sitter
 
 from .members import declaration_key
@@ -100,6 +99,8 @@ def imported_names(profile: Profile, source: bytes, root: tree_sitter.Node) -> C
 def added_ranges(base: bytes, side: bytes) -> list[tuple[int, int]]:
     """Byte ranges of `side` on lines its line diff against `base` adds (sorted, disjoint)."""
     starts = [0] + [index + 1 for index, byte in enumerate(side) if byte == 10]
+    import pygit2   # here: a clean line merge (`wtc merge-file`) never diffs, and pygit2 is ~40 ms to import
+
     out: list[tuple[int, int]] = []
     for hunk in pygit2.Patch.create_from(base, side, context_lines=0).hunks:
         if hunk.new_lines == 0:
