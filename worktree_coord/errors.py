@@ -10,8 +10,11 @@ docs/cli.md show that table and a test checks that they do.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from collections import namedtuple
+
+TYPE_CHECKING = False   # not typing's: every command imports this module, and typing is not free
+if TYPE_CHECKING:
+    from typing import Any
 
 EXIT_OK = 0
 EXIT_ACTION = 1          # the caller must act: a conflict, a failed verification, an intent not applied
@@ -24,11 +27,15 @@ EXIT_INTERNAL = 6
 EXIT_INTERRUPTED = 130   # Ctrl-C, as a shell reports SIGINT (128 + 2)
 
 
-@dataclass(frozen=True)
-class ExitCode:
-    code: int
-    name: str
-    meaning: str
+class ExitCode(namedtuple("ExitCode", ("code", "name", "meaning"))):
+    """One row of the exit-code table: read-only, compared by value. A named tuple, not a frozen
+    dataclass, whose generated methods were compiled at the import of every command (issue 36)."""
+
+    __slots__ = ()
+    if TYPE_CHECKING:
+        code: int
+        name: str
+        meaning: str
 
 
 EXIT_CODES: tuple[ExitCode, ...] = (

@@ -118,6 +118,16 @@ def open_coordinator(repo: str, *, progress: str | None = None, json_mode: bool 
         yield coordinator
 
 
+def check_names(run: str, task: str | None = None) -> None:
+    """The names' checks every operation makes first (run, then task), made before the repository is
+    opened: a malformed name is answered without loading pygit2, the store or the Coordinator."""
+    from .model import validate_name
+
+    validate_name("run", run)
+    if task is not None:
+        validate_name("task", task)
+
+
 # ---- the commands' bodies (the typer commands in cli/ call these) ---------------------------------
 
 def version(json_mode: bool) -> int:
@@ -172,6 +182,7 @@ def task_start(task: str, run: str, own: list[str], read: list[str], sparse: boo
     from .output import render
     from .output.tagging import emit
 
+    check_names(run, task)
     with open_coordinator(repo) as coordinator:
         result = coordinator.start_task(run, task, own, read, sparse=sparse, exclusive=exclusive,
                                         author=author, key=key)
@@ -185,6 +196,7 @@ def task_finish(task: str, run: str, message: str | None, merge: bool, verify: s
     from .output.tagging import emit
 
     _refuse_option_as_value(("task", "finish"), "--message", message)
+    check_names(run, task)
     with open_coordinator(repo) as coordinator:
         result = coordinator.finish_task(run, task, message=message, merge=merge, verify=verify, key=key)
     emit(result.to_json(), schema="task.finish", json_mode=json_mode, human=render.task_finished(result))
@@ -211,6 +223,7 @@ def task_check(task: str, run: str, repo: str, json_mode: bool) -> int:
     from .output import render
     from .output.tagging import emit
 
+    check_names(run, task)
     with open_coordinator(repo) as coordinator:
         result = coordinator.check_task(run, task)
     emit(result.to_json(), schema="task.check", json_mode=json_mode, human=lambda: render.task_check(result))
@@ -221,6 +234,7 @@ def merge(run: str, verify: str | None, batch: int, key: str | None, repo: str, 
     from .output import render
     from .output.tagging import emit
 
+    check_names(run)
     with open_coordinator(repo, progress="merge", json_mode=json_mode) as coordinator:
         result = coordinator.merge(run, verify=verify, batch=batch, key=key)
     emit(result.to_json(), schema="merge", json_mode=json_mode, human=render.merge_report(result))
@@ -236,6 +250,7 @@ def report(run: str, onto: str | None, format: str, repo: str, json_mode: bool) 
         raise UsageError(f"unknown report format {format!r}", fix="use --format text, json or html")
     if format == "html" and json_mode:
         raise UsageError("--json and --format html ask for two different outputs", fix="choose one")
+    check_names(run)
     with open_coordinator(repo) as coordinator:
         result = coordinator.report(run, onto=onto)
     if format == "html":

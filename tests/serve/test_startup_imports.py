@@ -214,3 +214,38 @@ def test_a_merge_file_that_diffs_nothing_loads_no_pygit2(tmp_path: Path) -> None
              "assert (merged, clean) == (b'A\\nb\\nC\\n', True), merged\n"
              "import pygit2\nassert pygit2.Patch.create_from(b'a\\n', b'b\\n').hunks[0].old_lines == 1\n")
     subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, check=True, env=dict(os.environ))
+
+
+def test_a_malformed_name_is_answered_before_the_repository_opens(repo: Path) -> None:
+    """A bad call is cheap: the run and task names are checked before pygit2, the store or the
+    Coordinator load, with the message the Coordinator gives (its first checks are the same)."""
+    for args, message in ((("task", "start", "a/b", "--run", "r1", "--own", "x/**"), "invalid task name 'a/b'"),
+                          (("task", "finish", "t1", "--run", "bad..name"), "invalid run name 'bad..name'"),
+                          (("task", "check", "t1", "--run", ".r"), "invalid run name '.r'"),
+                          (("merge", "--run", "a b"), "invalid run name 'a b'"),
+                          (("report", "--run", "x.lock"), "invalid run name 'x.lock'")):
+        done = subprocess.run([sys.executable, "-X", "importtime", "-m", "worktree_coord", *args], cwd=repo,
+                              env=dict(os.environ), capture_output=True, text=True, timeout=120)
+        assert done.returncode == 2, (args, done.stderr[-2000:])
+        assert message in done.stderr, (args, done.stderr[-2000:])
+        modules = {m.group(1) for m in re.finditer(r"import time:\s+\d+ \|\s+\d+ \|\s*(\S+)", done.stderr)}
+        assert not modules & {"pygit2", "worktree_coord.coordinator", "worktree_coord.store"}, args
+
+
+def test_status_of_a_run_with_one_live_task_starts_no_thread_pool(repo: Path) -> None:
+    """One live task's files are counted in the caller's thread: concurrent.futures (and logging) load
+    only where several worktrees are read at once."""
+    env = dict(os.environ, WTC_NO_SERVE="1")
+    for args in (("run", "start", "--run", "r1"), ("task", "start", "t1", "--run", "r1", "--own", "t1/**")):
+        subprocess.run([sys.executable, "-m", "worktree_coord", *args], cwd=repo, check=True, capture_output=True,
+                       env=env)
+    modules = imported(repo, "status", "--run", "r1")
+    assert "worktree_coord.gitrepo.worktree_files" in modules           # it did count the task's files
+    assert not modules & {"concurrent.futures", "logging", "pygit2"}
+
+
+def test_errors_loads_neither_dataclasses_nor_typing() -> None:
+    """errors.py is imported by every command that can fail: its exit-code rows are named tuples."""
+    probe = ("import sys, worktree_coord.errors\n"
+             "assert not {'dataclasses', 'typing', 'inspect'} & set(sys.modules), sorted(sys.modules)")
+    subprocess.run([sys.executable, "-c", probe], check=True, env=dict(os.environ))
