@@ -27,7 +27,6 @@ from ..events import Fanout, NullReporter, Reporter, stage
 from .. import telemetry
 from ..gitrepo import GitRepo
 from ..isolation import Spawn, spawn_for
-from ..merge.result import SemanticMode
 from ..model import RunRecord, TaskRecord, validate_name
 from ..store import Store
 from ..store.address import open_store, resolve
@@ -40,6 +39,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 if TYPE_CHECKING:
     from ..gitrepo.remote import RefView, Remote
     from ..integrate import Integrator
+    from ..merge.result import SemanticMode
     from ..integrate.engine import Publisher
 
 
@@ -156,11 +156,15 @@ class CoordinatorBase:
 
     def _semantic_mode(self, run: RunRecord) -> SemanticMode:
         """The run's `--semantic`, else the configuration's `semantic-check` (default block)."""
+        from ..merge.result import SemanticMode   # here: a task start loads none of the merge engine's words
+
         return SemanticMode.parse(run.options.get("semantic") or self.config.semantic_check)
 
     def _left_behind_mode(self, run: RunRecord) -> SemanticMode:
         """The run's `--left-behind`, else the configuration's `left-behind` (default block): what a
         use the landed tree keeps of a name the run removed does to a merge and to landing."""
+        from ..merge.result import SemanticMode
+
         return SemanticMode.parse(run.options.get("left_behind") or self.config.left_behind)
 
     def _spawn(self, run: RunRecord) -> Spawn:

@@ -26,7 +26,6 @@ from ..crashpoints import crash_point
 from ..errors import BusyError, StateError, UsageError
 from ..gitrepo import GIT_MODE_GITLINK, GitRepo
 from ..store.idempotency import Outcome, default_key, run_once, variant_key
-from ..merge.result import SemanticMode
 from ..model import UNAPPLIED_INTENT_STATES, Boundary, RunRecord, TaskRecord, TaskState, validate_name
 from ..results import (TaskAbandoned, TaskFinished, TaskWidened,
                       TaskStarted, TaskUpdated)
@@ -37,6 +36,8 @@ from .worktree_setup import WorktreeSetupOperations
 
 if TYPE_CHECKING:
     from ..integrate import Resolver
+
+# SemanticMode (merge/result.py) is imported where a mode is compared: a start compares none.
 
 
 STALE_INDEX_LOCK_SECONDS = 120.0
@@ -293,6 +294,8 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         """Uses, in code the task did not change, of names it removed are checked when it merges, on
         the merged tree (left_behind.left_behind_at_merge: a use another task updated meanwhile is
         not one); a task that changed more files than that check reads is told it was not."""
+        from ..merge.result import SemanticMode
+
         if not changes or self._left_behind_mode(run) is SemanticMode.OFF:
             return []   # before the import: left_behind.py loads the semantic check (tree-sitter, the profiles)
         from .left_behind import MAX_CHANGED, readable_changes
@@ -735,6 +738,7 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         unresolved: list[str] = []
         whys: dict[str, list[str]] = {}   # the files this update's merge leaves to the agent, and why
         from . import merge_queue as queue
+        from ..merge.result import SemanticMode
 
         resolver = queue.update_resolver(run.run_id, task_id)  # ours = this task, theirs = integration
         # A merge git stopped in that no update recorded (an update killed after its `git merge`, or
@@ -811,6 +815,7 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         the merges to keep in `pending_semantic` so the queue checks them again at the next finish
         (queue.semantic_check): this one, or with nothing new to merge the ones already pending."""
         from . import merge_queue as queue
+        from ..merge.result import SemanticMode
 
         after = self.git.ref_target(f"refs/heads/{task.branch}")
         pending = queue.pending_merges(task.result.get("pending_semantic"))
