@@ -131,3 +131,32 @@ def test_a_left_behind_conflict_carries_what_broke_as_a_semantic_record(tmp_path
         assert (conflict.semantic.name, conflict.semantic.problem, conflict.semantic.use_path,
                 conflict.semantic.removed_by_task) == ("helper", "left_behind", "api/caller.py", "d")
     assert [c.start_line for c in done.conflict_records] == [1, 3]
+
+
+def test_the_store_records_are_frozen_dataclasses_whose_init_matches_their_fields() -> None:
+    """model.py's records write their own `__init__` (no compiled dataclass methods at import, issue 36):
+    each takes exactly its fields, in order, with the fields' defaults, and behaves as `frozen=True` did."""
+    import dataclasses
+    import inspect
+
+    from worktree_coord import model
+
+    for cls in (model.Boundary, model.RunRecord, model.TaskRecord):
+        params = list(inspect.signature(cls.__init__).parameters.values())[1:]
+        assert [p.name for p in params] == [f.name for f in dataclasses.fields(cls)], cls
+        for param, f in zip(params, dataclasses.fields(cls)):
+            if f.default_factory is not dataclasses.MISSING:
+                assert param.default is model._NEW, (cls, f.name)
+            else:
+                assert param.default == (inspect.Parameter.empty if f.default is dataclasses.MISSING else f.default), \
+                    (cls, f.name)
+        values = {p.name: (object() if p.default is inspect.Parameter.empty else p.default) for p in params}
+        values = {k: ({} if v is model._NEW else v) for k, v in values.items()}
+        made = cls(*values.values())
+        assert {f.name: getattr(made, f.name) for f in dataclasses.fields(cls)} == values
+        assert made == cls(**values) and made != dataclasses.replace(made, **{params[0].name: object()})
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(made, params[0].name, 1)
+    first = model.RunRecord("r", "b", "i", model.RunState.OPEN, 0.0)
+    assert first.options == {} and first.options is not model.RunRecord("r", "b", "i", model.RunState.OPEN, 0.0).options
+    assert hash(model.Boundary(("a/**",))) == hash(model.Boundary(("a/**",)))

@@ -16,10 +16,13 @@ from __future__ import annotations
 import enum
 import json
 import re
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import FrozenInstanceError, dataclass, field, fields
 
 from .errors import UsageError
+
+TYPE_CHECKING = False   # not typing's
+if TYPE_CHECKING:
+    from typing import Any
 
 
 # An intent's states (the store's `intents.state`): waiting to be applied, applied or given up,
@@ -82,8 +85,42 @@ def validate_name(kind: str, name: str) -> str:
     return name
 
 
-@dataclass(frozen=True)
-class Boundary:
+class _Record:
+    """Read-only and compared by value, as `@dataclass(frozen=True)` makes a class, without the six
+    methods it compiles per class (`exec`) at import: every `wtc` call imports this module (issue 36,
+    ~1 ms a class). The records stay dataclasses (`fields`, `replace`, `asdict` work); each writes its
+    own `__init__`, checked against its fields by tests/test_result_records.py."""
+
+    __slots__ = ()
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+    def _values(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, f.name) for f in fields(self))  # type: ignore[arg-type]
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is self.__class__:
+            return self._values() == other._values()  # type: ignore[attr-defined]
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{f.name}={getattr(self, f.name)!r}" for f in fields(self))  # type: ignore[arg-type]
+        return f"{type(self).__qualname__}({shown})"
+
+
+_put = object.__setattr__
+_NEW = object()   # a field's default_factory: a new dict per record, as dataclass's `field(default_factory=dict)`
+
+
+@dataclass(init=False, repr=False, eq=False)
+class Boundary(_Record):
     """What a task may write (`own`), what it may see (`read`), and what is reserved.
 
     Globs are gitignore-style and repository-relative. `reserved` lists the reserved-file patterns in
@@ -96,6 +133,14 @@ class Boundary:
     reserved: tuple[str, ...] = ()
     exclusive: bool = False
     sparse: bool = False
+
+    def __init__(self, own: tuple[str, ...], read: tuple[str, ...] = (), reserved: tuple[str, ...] = (),
+                 exclusive: bool = False, sparse: bool = False) -> None:
+        _put(self, "own", own)
+        _put(self, "read", read)
+        _put(self, "reserved", reserved)
+        _put(self, "exclusive", exclusive)
+        _put(self, "sparse", sparse)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -117,8 +162,8 @@ class Boundary:
         )
 
 
-@dataclass(frozen=True)
-class RunRecord:
+@dataclass(init=False, repr=False, eq=False)
+class RunRecord(_Record):
     run_id: str
     base: str
     integration_ref: str
@@ -128,6 +173,19 @@ class RunRecord:
     trace_id: str | None = None       # the run's trace (32 hex digits): every process acting on it joins it
     root_span_id: str | None = None   # the run's root span (16 hex digits), the parent of its task spans
     remote: str | None = None         # the git remote holding the integration branch (None: this repository)
+
+    def __init__(self, run_id: str, base: str, integration_ref: str, state: RunState, created_at: float,
+                 options: dict[str, Any] = _NEW, trace_id: str | None = None,  # type: ignore[assignment]
+                 root_span_id: str | None = None, remote: str | None = None) -> None:
+        _put(self, "run_id", run_id)
+        _put(self, "base", base)
+        _put(self, "integration_ref", integration_ref)
+        _put(self, "state", state)
+        _put(self, "created_at", created_at)
+        _put(self, "options", {} if options is _NEW else options)
+        _put(self, "trace_id", trace_id)
+        _put(self, "root_span_id", root_span_id)
+        _put(self, "remote", remote)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -142,8 +200,8 @@ class RunRecord:
         }
 
 
-@dataclass(frozen=True)
-class TaskRecord:
+@dataclass(init=False, repr=False, eq=False)
+class TaskRecord(_Record):
     run_id: str
     task_id: str
     state: TaskState
@@ -156,6 +214,22 @@ class TaskRecord:
     updated_at: float
     finished_at: float | None = None
     result: dict[str, Any] = field(default_factory=dict)
+
+    def __init__(self, run_id: str, task_id: str, state: TaskState, branch: str, worktree: str | None,
+                 boundary: Boundary, author: str, head: str | None, created_at: float, updated_at: float,
+                 finished_at: float | None = None, result: dict[str, Any] = _NEW) -> None:  # type: ignore[assignment]
+        _put(self, "run_id", run_id)
+        _put(self, "task_id", task_id)
+        _put(self, "state", state)
+        _put(self, "branch", branch)
+        _put(self, "worktree", worktree)
+        _put(self, "boundary", boundary)
+        _put(self, "author", author)
+        _put(self, "head", head)
+        _put(self, "created_at", created_at)
+        _put(self, "updated_at", updated_at)
+        _put(self, "finished_at", finished_at)
+        _put(self, "result", {} if result is _NEW else result)
 
     def to_json(self) -> dict[str, Any]:
         return {

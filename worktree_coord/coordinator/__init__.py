@@ -18,6 +18,8 @@ process may pick up where a killed one stopped. One module per concern:
     plan.py           the plan: boundaries by agent-name pattern, the default boundary
     worktree_setup.py worktrees that run: .worktreeinclude, linked folders, setup command, ports
     agents.py         harness agents (Claude Code hooks, MCP) as tasks: a run per session, task names
+    facade.py         the Coordinator class: an operation's module loads on first use of one of its names
+    operation_names.py which operation holds each name (generated: scripts/gen_coordinator_names.py)
 """
 
 from __future__ import annotations

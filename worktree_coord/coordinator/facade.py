@@ -58,7 +58,7 @@ def make_coordinator(module_name: str, order: tuple[tuple[str, str], ...]) -> ty
 
         def __dir__(cls) -> list[str]:
             load(cls, tuple(m for m, _ in order))
-            return super().__dir__()
+            return list(super().__dir__())
 
     class Coordinator(CoordinatorBase, metaclass=_Composing):
         """Coordinates the runs and tasks of one git repository (see the package docstring)."""
