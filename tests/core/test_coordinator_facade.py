@@ -110,3 +110,22 @@ def test_each_common_call_loads_only_the_operations_it_runs(repo: Path) -> None:
     assert operations(imported(repo, "task", "finish", "t1", "--run", "r1")) == {"tasks", "merging"}
     assert operations(imported(repo, "merge", "--run", "r1")) == {"merging"}
     assert operations(imported(repo, "task", "check", "t1", "--run", "r1")) == {"forecast"}
+
+
+def test_a_name_the_table_does_not_know_loads_every_operation() -> None:
+    """A method added without regenerating operation_names.py (the generator test fails) still answers:
+    the unknown name loads every operation, then the lookup runs on the full class."""
+    out = python("""
+import sys
+from worktree_coord.coordinator import operation_names
+name, names = operation_names.OPERATIONS["landing"]
+operation_names.OPERATIONS["landing"] = (name, tuple(n for n in names if n != "report"))
+from worktree_coord.coordinator import Coordinator
+print(Coordinator.report.__qualname__, len(Coordinator.__bases__))
+try:
+    Coordinator.no_such_name
+except AttributeError as error:
+    print("AttributeError", error)
+""")
+    assert out.splitlines() == ["LandingOperations.report 9",
+                                "AttributeError type object 'Coordinator' has no attribute 'no_such_name'"]
