@@ -52,14 +52,20 @@ def main(argv: list[str] | None = None) -> int:
     def call(which: str, *args: str) -> tuple[float, dict[str, Any]]:
         env = dict(os.environ, **codes[which])
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        # cwd: the repository, never this checkout (`python -m` puts the cwd first on sys.path, before
+        # PYTHONPATH, and the baseline's calls would run this checkout's code).
         done = subprocess.run([sys.executable, "-m", "worktree_coord", *args, "--repo", str(repo), "--json"],
-                              env=env, capture_output=True, text=True)
+                              env=env, capture_output=True, text=True, cwd=repo)
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         if done.returncode not in (0, 1):
             raise SystemExit(f"{which}: wtc {' '.join(args)} exited {done.returncode}: {done.stdout}{done.stderr}")
         return after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime, json.loads(done.stdout)
 
     call("this", "run", "start", "--run", stress_swarm.RUN_ID)
+    where = subprocess.run([sys.executable, "-c", "import worktree_coord; print(worktree_coord.__file__)"], cwd=repo,
+                           env=dict(os.environ, **codes["baseline"]), capture_output=True, text=True).stdout.strip()
+    if not where.startswith(str(baseline)):
+        raise SystemExit(f"the baseline's calls would import {where}, not {baseline}")
     cpu: dict[tuple[str, str], list[float]] = {(w, k): [] for w in codes for k in KINDS}
     load = os.getloadavg()[0]
     for i in range(2 * options.tasks):
