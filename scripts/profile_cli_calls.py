@@ -37,6 +37,7 @@ from bytecode import compile_package  # noqa: E402  (scripts/ is not a package)
 import stress_swarm  # noqa: E402
 
 RUN = stress_swarm.RUN_ID
+LEAVE = True    # end each measured process as entry.py does (--teardown: Python's ordinary exit)
 
 # Run in a fresh interpreter: argv[1] = JSON {"argv": [...], "modules": path|None, "dump": path|None,
 # "top": int}. Prints one JSON line on fd 3's stand-in (stderr's last line) with the measures.
@@ -159,6 +160,9 @@ print(json.dumps({"exit": code, "before_imports": t_begin, "imports": t_imported
                   "setup": t_call - t_imported, "call": t_end - t_call, "parts": parts,
                   "git": git_calls, "transactions": transactions[0], "connects": connects[0],
                   "top": top, "body": out.getvalue()}), file=sys.stderr)
+if spec.get("leave"):
+    from worktree_coord.entry import leave   # the end a `wtc` process has (no interpreter teardown)
+    leave(0)
 '''
 
 
@@ -176,6 +180,7 @@ def python_pass_cpu(samples: int = 5) -> float:
 def run_call(repo: Path, argv: list[str], *, modules: Path | None, dump: Path | None, top: int,
              cwd: Path | None = None) -> dict[str, Any]:
     spec = {"argv": [*argv, "--repo", str(repo), "--json"], "modules": str(modules) if modules else None,
+            "leave": LEAVE,
             "dump": str(dump) if dump else None, "top": top}
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     done = subprocess.run([sys.executable, "-c", DRIVER, json.dumps(spec)], cwd=cwd or repo,
@@ -204,9 +209,11 @@ def summary(kind: str, rows: list[dict[str, Any]], floor: float) -> None:
     git_cpu = med(lambda r: sum(g[1] for g in r["git"]))
     own = med(lambda r: r["call"] + r["setup"])
     print(f"\n{kind} (n={len(rows)}, exits {sorted({r['exit'] for r in rows})})")
-    print(f"  whole process CPU {med(lambda r: r['process_cpu']) * 1000:.0f} ms = interpreter ~{floor * 1000:.0f}"
-          f" + imports {med(lambda r: r['imports']) * 1000:.0f} + the call's own {own * 1000:.0f}"
-          f" (Python) + git children {git_cpu * 1000:.0f}")
+    whole = med(lambda r: r["process_cpu"])
+    imports = med(lambda r: r["imports"])
+    print(f"  whole process CPU {whole * 1000:.0f} ms = interpreter ~{floor * 1000:.0f}"
+          f" + imports {imports * 1000:.0f} + the call's own {own * 1000:.0f}"
+          f" (Python) + git children {git_cpu * 1000:.0f} + exit and the rest {(whole - floor - imports - own - git_cpu) * 1000:.0f}")
     for name in ("repo_open", "config", "store_open", "port_registry", "tx_begin_commit", "worktree_removal"):
         print(f"    {name:<20} {med(lambda r: r['parts'].get(name, 0.0)) * 1000:7.1f} ms")
     print(f"    {'waiting on git':<20} {med(lambda r: sum(g[2] for g in r['git'])) * 1000:7.1f} ms (own CPU around the spawns)")
@@ -226,8 +233,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--packages", type=int, default=200)
     parser.add_argument("--files", type=int, default=8)
     parser.add_argument("--top", type=int, default=0, help="cProfile rows of the last call of each kind")
+    parser.add_argument("--teardown", action="store_true",
+                        help="end each process with Python's ordinary exit (its teardown) instead of entry.leave")
     parser.add_argument("--workdir")
     options = parser.parse_args(argv)
+    global LEAVE
+    LEAVE = not options.teardown
     compile_package()
     workdir = Path(options.workdir or tempfile.mkdtemp(prefix="wtc-cliprof-"))
     repo = workdir / "repo"
