@@ -103,3 +103,30 @@ def test_a_stores_mark_moves_with_every_write_to_it(tmp_path):
     store.close()
     assert all(mark is not None for mark in marks)
     assert len({tuple(mark) for mark in marks}) == len(marks), "a write left the store's mark where it was"
+
+
+def test_which_leases_meet_a_range_is_the_scans_answer() -> None:
+    """`PortRegistry.blocks` finds the other stores' leases meeting a range by bisecting their sorted
+    ranges (a start asks block after block): the same answer as looking at every lease, for ranges
+    of mixed widths, overlapping ones, the reader's own leases, and after the leases change."""
+    import random
+
+    from worktree_coord.store.port_registry import PortLease, PortRegistry
+
+    rng = random.Random(7)
+    leases = []
+    for i in range(150):
+        first = rng.randrange(20000, 21000)
+        leases.append(PortLease(store=rng.choice(["/a/s", "/b/s", "/mine/s"]), run="r", task=f"t{i}", worktree="",
+                                first=first, last=first + rng.choice([0, 3, 9, 40])))
+    registry = PortRegistry(list(leases))      # every store counted as checked: no store is opened
+
+    def scanned(first: int, last: int) -> bool:
+        return any(lease.store != "/mine/s" and lease.overlaps(first, last) for lease in registry.leases)
+
+    for first in range(19950, 21100, 7):
+        assert registry.blocks("/mine/s", first, first + 9) == scanned(first, first + 9), first
+    registry.hold(PortLease(store="/a/s", run="r", task="new", worktree="", first=21050, last=21060))
+    registry.release("/b/s", "r", "t3")
+    for first in range(20990, 21100, 3):
+        assert registry.blocks("/mine/s", first, first + 4) == scanned(first, first + 4), first

@@ -78,6 +78,8 @@ def pattern_problem(glob: str) -> str | None:
     if glob.startswith("#"):
         return ("'#' at its start makes it a comment in gitignore syntax, which matches nothing "
                 "(write '\\#...' for a name that starts with '#')")
+    if _plain_test(glob) is not None:
+        return None      # plain names, `*`, `?` and a final `/**`: nothing gitignore could misread
     stripped = glob.rstrip("\\")
     if (len(glob) - len(stripped)) % 2 == 1:
         return "it ends with a lone '\\' (an escape with nothing after it)"
@@ -120,7 +122,68 @@ def matches(globs: Sequence[str], path: str) -> bool:
     """Whether the repository-relative file `path` matches any of `globs`."""
     if not globs:
         return False
-    return _spec(tuple(globs)).match_file(path)
+    return _matcher(tuple(globs))(path)
+
+
+# The globs boundaries are made of (`packages/api/**`, `/package.json`, `yarn.lock`, `requirements*.txt`)
+# matched by string tests with gitignore's answers, without pathspec: importing it and compiling a
+# task's ~20 reserved globs into regular expressions cost ~23 ms of CPU in every `task start` and
+# `task finish` process (scripts/profile_cli_calls.py). Anything else (brackets, `**` inside, several
+# folders with wildcards, escapes, negations) goes to pathspec as before; tests/core/test_glob_matching.py
+# holds the two to the same answers.
+_PLAIN_NAME = r"[A-Za-z0-9._@+,=%~-]+"
+_PLAIN = re.compile(rf"(/?)((?:{_PLAIN_NAME}/)*{_PLAIN_NAME})(/\*\*)?")
+_WILD = re.compile(r"(/?)([A-Za-z0-9._@+,=%~*?-]+)")
+
+
+def _plain_test(glob: str) -> Callable[[str], bool] | None:
+    """A string test giving gitignore's answer for `glob`, or None when the glob is not one of the
+    plain shapes. gitignore's rules used: a glob with a `/` before its end is anchored at the root,
+    one without matches a name at any depth, and a matched name is a file or a folder whose whole
+    content then matches; `*` and `?` never match `/`."""
+    plain = _PLAIN.fullmatch(glob)
+    if plain is not None:
+        lead, body, all_under = plain.groups()
+        if any(name in (".", "..") for name in body.split("/")):
+            return None
+        if all_under:
+            inside = body + "/"
+            return lambda path: path.startswith(inside)
+        if lead or "/" in body:
+            inside = body + "/"
+            return lambda path: path == body or path.startswith(inside)
+        return lambda path: body in path.split("/")
+    wild = _WILD.fullmatch(glob)
+    if wild is None or "**" in glob:
+        return None
+    lead, name = wild.groups()
+    if name in (".", ".."):
+        return None
+    if lead:
+        return lambda path: fnmatch.fnmatchcase(path.split("/", 1)[0], name)
+    return lambda path: any(fnmatch.fnmatchcase(part, name) for part in path.split("/"))
+
+
+@lru_cache(maxsize=512)
+def _matcher(globs: tuple[str, ...]) -> Callable[[str], bool]:
+    """One test for a list of globs: the plain ones by string tests, the rest by pathspec. A list
+    with a negation (`!x`, possible in a configured reserved list) is pathspec's whole: there the
+    order of the globs decides."""
+    if any(glob.startswith("!") for glob in globs):
+        return _spec(globs).match_file
+    tests: list[Callable[[str], bool]] = []
+    rest: list[str] = []
+    for glob in globs:
+        test = _plain_test(glob)
+        if test is None:
+            rest.append(glob)
+        else:
+            tests.append(test)
+    spec = _spec(tuple(rest)).match_file if rest else None
+
+    def match(path: str) -> bool:
+        return any(test(path) for test in tests) or (spec is not None and spec(path))
+    return match
 
 
 def literal_prefix(glob: str) -> str:

@@ -111,17 +111,54 @@ def query_for(profile: Profile, uses: bool = True, imports: bool = False) -> tre
     when only the names it defines are asked for; with `imports` only those of imports (does a
     file import anything at all?)."""
     if imports:
-        full, encoded = query_for(profile), _query_text(profile).encode("utf-8")
-        patterns = [encoded[full.start_byte_for_pattern(i):full.end_byte_for_pattern(i)] for i in range(full.pattern_count)]
+        patterns = _pattern_texts(profile)
         return _compile(profile, b"\n".join(p for p in patterns if b"@import." in p).decode("utf-8"))
     if not uses:
         # Only the defining patterns, compiled from their own text: a query's compile time grows with
         # its patterns (TypeScript's full query takes ~100 ms), and a merge driver process pays it.
-        full, encoded = query_for(profile), _query_text(profile).encode("utf-8")
-        patterns = [encoded[full.start_byte_for_pattern(i):full.end_byte_for_pattern(i)] for i in range(full.pattern_count)]
+        patterns = _pattern_texts(profile)
         defining = [p for p in patterns if any(mark in p for mark in (b"@definition.", b"@import.", b"@heritage"))]
         return _compile(profile, b"\n".join(defining).decode("utf-8"))
     return _compile(profile, _query_text(profile))
+
+
+PATTERNS_CACHE = "query-patterns-v1"   # folder under the user's state folder (config.user_state_dir)
+
+
+@functools.lru_cache(maxsize=None)
+def _pattern_texts(profile: Profile) -> tuple[bytes, ...]:
+    """The texts of the full query's top-level patterns, as tree-sitter bounds them. Finding the
+    bounds takes compiling the full query (13 ms for Python's, ~100 ms for TypeScript's), which a
+    `task finish` process otherwise pays only for this split: the bounds are kept on disk, keyed by
+    the query text and this module's code and tree-sitter's version (`_code_fingerprint`), and a
+    file that does not read back as bounds of this text is ignored (computed and written again)."""
+    import hashlib
+    import json
+    import os
+
+    from ...config import user_state_dir
+
+    encoded = _query_text(profile).encode("utf-8")
+    key = hashlib.sha1(encoded + _code_fingerprint()).hexdigest()
+    path = user_state_dir() / PATTERNS_CACHE / f"{key}.json"
+    try:
+        bounds = json.loads(path.read_text())
+        if isinstance(bounds, list) and bounds and all(
+                isinstance(b, list) and len(b) == 2 and all(type(x) is int for x in b) and 0 <= b[0] < b[1] <= len(encoded)
+                for b in bounds):
+            return tuple(encoded[start:end] for start, end in bounds)
+    except (OSError, ValueError):
+        pass
+    full = query_for(profile)
+    bounds = [[full.start_byte_for_pattern(i), full.end_byte_for_pattern(i)] for i in range(full.pattern_count)]
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        temporary.write_text(json.dumps(bounds))
+        temporary.replace(path)
+    except OSError:
+        pass   # a read-only home: the next process compiles again
+    return tuple(encoded[start:end] for start, end in bounds)
 
 
 @functools.lru_cache(maxsize=None)
