@@ -115,12 +115,16 @@ def test_a_merge_with_at_most_one_task_waiting_reads_no_workspace_and_builds_no_
 
 def test_pathspec_loads_only_where_a_glob_is_read_or_matched(repo: Path) -> None:
     """boundary/globs.py is imported by every coordinator command; gitignore's matcher (pathspec, its
-    backends and typing_extensions) loads when a glob is validated or matched: `task start --own`
-    does, a `merge` with nothing waiting and the finish of a task that changed nothing do not."""
+    backends and typing_extensions) loads when a glob that is not plain is validated or matched
+    (`--own 'docs/**/notes.md'`); a plain glob's start (`packages/api/**`: string tests, see
+    tests/core/test_glob_matching.py), a `merge` with nothing waiting and the finish of a task that
+    changed nothing do not."""
     subprocess.run([sys.executable, "-m", "worktree_coord", "run", "start", "--run", "r1"], cwd=repo, check=True,
                    capture_output=True, env=dict(os.environ, WTC_NO_SERVE="1"))
-    started = imported(repo, "task", "start", "t1", "--run", "r1", "--own", "packages/api/**")
+    started = imported(repo, "task", "start", "t0", "--run", "r1", "--own", "docs/**/notes.md")
     assert {"worktree_coord.boundary.globs", "pathspec"} <= started
+    started = imported(repo, "task", "start", "t1", "--run", "r1", "--own", "packages/api/**")
+    assert "worktree_coord.boundary.globs" in started and "pathspec" not in started
     for args in (("task", "check", "t1", "--run", "r1"), ("task", "finish", "t1", "--run", "r1", "--no-merge"),
                  ("merge", "--run", "r1")):
         modules = imported(repo, *args)
