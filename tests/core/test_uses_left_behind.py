@@ -84,7 +84,7 @@ def test_task_check_names_them_before_the_finish_apart_from_the_merge_conflicts(
 
 
 def test_a_task_changing_more_files_than_finish_reads_says_it_did_not_look(tmp_path, monkeypatch):
-    from worktree_coord.coordinator import left_behind
+    from worktree_coord.check import left_behind
     from worktree_coord.gitrepo.repository import Change
 
     changes = [Change(f"pkg/m{i}.py", 0o100644, 0o100644, "0" * 40, "1" * 40) for i in range(left_behind.MAX_CHANGED + 1)]

@@ -144,7 +144,7 @@ def test_the_writes_load_no_thread_pool_and_an_empty_finish_no_semantic_check(re
         modules = imported(repo, *args)
         assert "worktree_coord.coordinator.forecast" not in modules, args
         assert not modules & {"concurrent.futures", "logging"}, args
-        assert not modules & {"worktree_coord.coordinator.left_behind", "worktree_coord.merge.checks.semantic",
+        assert not modules & {"worktree_coord.check.left_behind", "worktree_coord.merge.checks.semantic",
                               "tree_sitter", "tomllib"}, args
     probe = "import sys, worktree_coord.coordinator.forecast; assert 'concurrent.futures' not in sys.modules"
     subprocess.run([sys.executable, "-c", probe], cwd=repo, check=True, env=dict(os.environ))
@@ -181,7 +181,7 @@ def test_a_report_with_nothing_merged_loads_no_semantic_check_or_merge_engine(re
                    capture_output=True, env=dict(os.environ, WTC_NO_SERVE="1"))
     modules = imported(repo, "report", "--run", "r1")
     assert "worktree_coord.coordinator.landing" in modules
-    assert not modules & {"worktree_coord.coordinator.left_behind", "worktree_coord.merge.checks.semantic",
+    assert not modules & {"worktree_coord.check.left_behind", "worktree_coord.merge.checks.semantic",
                           "worktree_coord.merge.checks.duplicates", "tree_sitter", "worktree_coord.integrate",
                           "worktree_coord.coordinator.merge_queue"}
 
@@ -197,7 +197,7 @@ def test_a_check_of_a_task_with_no_changes_loads_no_semantic_check(repo: Path) -
                         f"{task}/**"], cwd=repo, check=True, capture_output=True, env=dict(os.environ, WTC_NO_SERVE="1"))
     modules = imported(repo, "task", "check", "t1", "--run", "r1")
     assert "worktree_coord.coordinator.forecast" in modules
-    assert not modules & {"worktree_coord.coordinator.left_behind", "worktree_coord.merge.checks.semantic",
+    assert not modules & {"worktree_coord.check.left_behind", "worktree_coord.merge.checks.semantic",
                           "tree_sitter"}
 
 

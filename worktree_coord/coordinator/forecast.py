@@ -252,7 +252,7 @@ class ForecastOperations(CoordinatorBase):
         longer holds (a merged task updated that file and the name is gone from it)."""
         if not me.changes:
             return []   # nothing removed, nothing to look for: the semantic check (tree-sitter) stays unloaded
-        from .left_behind import look_for_uses
+        from ..check.left_behind import look_for_uses
 
         found, not_looked = look_for_uses(self.git, me.changes.values(), me.base)
         if not_looked:

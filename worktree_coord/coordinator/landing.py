@@ -117,7 +117,7 @@ class LandingOperations(CoordinatorBase):
         file is not what the name became."""
         if tip == run.base:
             return []
-        from .left_behind import MAX_RUN_CHANGED, look_for_uses   # the semantic check: only with work to look at
+        from ..check.left_behind import MAX_RUN_CHANGED, look_for_uses   # the semantic check: only with work to look at
 
         found, not_looked = look_for_uses(self.git, self.git.changes(run.base, tip), run.base, at=tip,
                                           max_changed=MAX_RUN_CHANGED)
@@ -162,7 +162,7 @@ class LandingOperations(CoordinatorBase):
             return []
         from ..merge.checks.duplicates import duplicate_rules, find_duplicates   # only with work to look at
         from ..merge.checks.semantic import FileVersions
-        from .left_behind import MAX_RUN_CHANGED
+        from ..check.left_behind import MAX_RUN_CHANGED
 
         changes = [c for c in self.git.changes(run.base, tip)
                    if c.new_oid is not None and duplicate_rules(c.path) is not None]

@@ -71,7 +71,7 @@ def semantic_check(task: str, pending: Any = None, git: GitRepo | None = None, *
                                           index=index))
             found = _unseen(found, recheck_pending(repo, git, task, merges, str(tree)))
         if left_behind and git is not None:
-            from .left_behind import left_behind_at_merge
+            from ..check.left_behind import left_behind_at_merge
 
             found = _unseen(found, left_behind_at_merge(git, str(base), str(task_commit), str(tree), task))
         return tuple(found)
@@ -85,7 +85,7 @@ def recheck_pending(repo: pygit2.Repository, git: GitRepo | None, task: str, mer
     `paths`: the files it left markers in), a definition the integration side held that the
     resolution dropped while `tree` still uses it (left_behind.dropped_by_resolution)."""
     from ..merge import check_tree_merge
-    from .left_behind import dropped_by_resolution
+    from ..check.left_behind import dropped_by_resolution
 
     found: list[SemanticFinding] = []
     for merge in merges:

@@ -243,7 +243,7 @@ class MergeOperations(CoordinatorBase):
         if problems:
             notes.append("a semantic conflict has no markers: the merge is clean line by line, but " + "; ".join(
                 problem_words(p).note.format(update=update) for p in sorted(problems)) + ", then finish again")
-            from .left_behind import uses_outside_boundary
+            from ..check.left_behind import uses_outside_boundary
             notes += uses_outside_boundary(task.task_id, run.run_id, task.boundary.own,
                                            [c["semantic"] for c in conflicts if c.get("semantic")
                                             and c["kind"] == "semantic"])
@@ -254,7 +254,7 @@ class MergeOperations(CoordinatorBase):
                 and task.result.get("since") and self._left_behind_mode(run) is not SemanticMode.OFF:
             # The merge stopped before the merged tree could be checked: name what the task's removals
             # leave behind now, so the agent learns it while it resolves, not at its next finish.
-            from .left_behind import advice_notes
+            from ..check.left_behind import advice_notes
 
             since = task.result["since"]
             notes += [n for n in advice_notes(self.git, self.git.changes(since, task.head), since, task.task_id,
@@ -275,7 +275,7 @@ class MergeOperations(CoordinatorBase):
         use in a file a live task owns, that task (it may be updating the use right now: let it
         finish first, then finish this task again). Each conflict row gains `owned_by` (the live
         tasks whose boundary owns the use's file)."""
-        from .left_behind import MAX_NOTES, LeftBehind, grouped_notes, moved_files
+        from ..check.left_behind import MAX_NOTES, LeftBehind, grouped_notes, moved_files
 
         live = [t for t in self.store.list_tasks(run.run_id, [TaskState.STARTED, TaskState.REJECTED,
                                                              TaskState.CONFLICT, TaskState.FINISHED])

@@ -298,7 +298,7 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
 
         if not changes or self._left_behind_mode(run) is SemanticMode.OFF:
             return []   # before the import: left_behind.py loads the semantic check (tree-sitter, the profiles)
-        from .left_behind import MAX_CHANGED, readable_changes
+        from ..check.left_behind import MAX_CHANGED, readable_changes
 
         count = len(readable_changes(changes))
         if count <= MAX_CHANGED:
@@ -774,7 +774,7 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         unresolved = sorted(set(unresolved) | set(still_marked))
         findings, pending = ([], []) if unresolved else self._update_findings(run, task, before, tip)
         blocking = bool(findings) and self._semantic_mode(run) is SemanticMode.BLOCK
-        from .left_behind import uses_outside_boundary
+        from ..check.left_behind import uses_outside_boundary
         notes = uses_outside_boundary(task_id, run.run_id, task.boundary.own, findings)
         notes += [f"{rel} keeps conflict markers because {'; '.join(why)}" for rel, why in whys.items() if why]
         moved = self.git.ref_target(f"refs/heads/{task.branch}") != before

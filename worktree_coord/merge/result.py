@@ -72,9 +72,9 @@ class SemanticFinding:
     # where the base and each side declare it at most once (merge/checks/duplicates.py); or "dropped": the
     # side `removed_by` resolved an update's conflict markers by hand and lost `name`, which the
     # side `used_by` defines (`definition_path:definition_line` there) and the merged tree still
-    # uses (coordinator/left_behind.dropped_by_resolution); or "left_behind": `removed_by` removed or
+    # uses (check/left_behind.dropped_by_resolution); or "left_behind": `removed_by` removed or
     # renamed `name`, and code no side changed (`use_path:use_line` in the merged result) still uses
-    # it (coordinator/left_behind.left_behind_at_merge; `used_by` is "")
+    # it (check/left_behind.left_behind_at_merge; `used_by` is "")
     problem: str = "broken"
     # For "broken": the one definition of the same kind, in the same place, that the removing side
     # added to that file (a likely new name: `defaultPort` for `portOrDefault`); "" when none or several.

@@ -665,7 +665,7 @@ def _left_behind_notes(r: TaskCheck) -> list[str]:
     """The check's left-behind rows as finish words them: one note per name, naming every file."""
     if not r.left_behind:
         return []   # left_behind.py loads the semantic check (tree-sitter): not for a check with none
-    from ..coordinator.left_behind import MAX_NOTES, LeftBehind, grouped_notes
+    from ..check.left_behind import MAX_NOTES, LeftBehind, grouped_notes
 
     found = [LeftBehind.from_json(use) for use in r.left_behind if "use_path" in use]
     return [use["note"] for use in r.left_behind if "use_path" not in use] + \

@@ -1,6 +1,6 @@
 """Which files of a tree hold a word, as `git grep -lwF` answers it, from tables instead of a grep.
 
-Stage: the left-behind check at a merge (coordinator/left_behind.left_behind_at_merge: uses, in code
+Stage: the left-behind check at a merge (check/left_behind.left_behind_at_merge: uses, in code
 no side changed, of names the task removed). It asked `git grep -lwF -e name... <merged tree>` on
 every merge that removed a name: a pass over every file of the repository, per merge. Here the pin's
 files are read once: a `PinWords` holds, for every blob of a tree (regular files and executables,
