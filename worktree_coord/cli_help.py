@@ -13,7 +13,7 @@ TOP_HELP = (
     '\n'
     'Commands:\n'
     '  check        Check a branch before it merges: boundary, reserved files, dry-\n'
-    '               run structured merge\n'
+    '               run structured merge, uses left behind\n'
     "  consolidate  Apply merged tasks' intents in dependency order, relock,\n"
     '               verify, one commit per ecosystem root\n'
     '  demo         Build a scratch monorepo and fan parallel agents out over it,\n'

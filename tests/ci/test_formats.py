@@ -63,7 +63,8 @@ def test_json_is_one_object_with_schema(messy):
         assert len(lines) == 1
         body = json.loads(lines[0])
         assert body["schema"] == "wtc.check/1" and body["exit_code"] == 3 and body["ok"] is False
-        assert body["counts"] == {"violations": 2, "conflicts": 1, "reserved": 1, "findings": 4, "changed": 4}
+        assert body["counts"] == {"violations": 2, "conflicts": 1, "reserved": 1, "left_behind": 0, "findings": 4,
+                                  "changed": 4}
         assert {f["rule"] for f in body["findings"]} == {"outside_own", "merge_conflict", "reserved_edit"}
 
 

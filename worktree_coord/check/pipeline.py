@@ -2,7 +2,8 @@
 
 Stage: the check itself, a capability below the coordinator (`ci/` only renders what it returns).
 Input: a repository and what to compare (head, target, base; defaults in revisions.py) plus where
-the boundary comes from. Output: a frozen `CheckReport`. The boundary comes from, in order: `own`
+the boundary comes from. Output: a frozen `CheckReport`: boundary and reserved findings, the dry-run
+merge's conflicts, and the uses the branch leaves behind of names it removed (uses_left_behind.py). The boundary comes from, in order: `own`
 globs passed in; the task recorded in the store (`run` + `task`); a boundary file (`manifest`, else
 `.wtc-boundary.toml`, read by boundary_file.py), the copy at the merge base when there is one, else
 the branch's.
@@ -10,8 +11,9 @@ the branch's.
 Invariants:
 - read-only: no ref, index, worktree, config or store write (the dry-run merge writes only
   unreachable objects); safe to run in parallel with agents and the merge queue;
-- the project's rules (reserved files) come from the target tip's `[tool.worktree-coord]`, never from
-  the branch under review, so a branch cannot relax the rules it is checked against;
+- the project's rules (reserved files, `semantic-check`, `left-behind`) come from the target tip's
+  `[tool.worktree-coord]`, never from the branch under review, so a branch cannot relax the rules it
+  is checked against;
 - a changed boundary manifest is itself reported (a branch must not widen its own boundary unseen).
 """
 
@@ -31,7 +33,9 @@ from ..gitrepo import GIT_MODE_GITLINK, Change, GitRepo
 from ..integrate import Resolver
 from ..model import Boundary, validate_name
 from . import revisions
+from ..merge.result import SemanticMode
 from .dryrun import dry_run_merge
+from .uses_left_behind import left_behind_findings
 from .lines import first_range
 from .boundary_file import DEFAULT_MANIFEST, ManifestBoundary, parse_manifest
 from .report import BoundarySource, CheckReport, Finding, MergeSummary
@@ -44,7 +48,8 @@ def check(repo: str | os.PathLike[str] = ".", *, head: str | None = None, base: 
           target: str | None = None, own: Sequence[str] = (), read: Sequence[str] = (),
           run: str | None = None, task: str | None = None, manifest: str | None = None,
           merge: bool = True, config: Config | None = None, reporter: Reporter | None = None,
-          resolver: Resolver | None = None, semantic: str | None = None) -> CheckReport:
+          resolver: Resolver | None = None, semantic: str | None = None,
+          left_behind: str | None = None) -> CheckReport:
     """Check a branch before it merges (see the module docstring); raises UsageError on bad input."""
     reporter = reporter or NullReporter()
     git = GitRepo(repo)
@@ -85,6 +90,9 @@ def check(repo: str | os.PathLike[str] = ".", *, head: str | None = None, base: 
     if head_error is not None and (manifest_boundary is None or manifest_boundary.version != "base"):
         raise head_error
     config = config or load_config(None, _file_reader(git, target_tip))
+    # The target's mode, as its reserved rules: a branch cannot switch off the check of its own removals.
+    left_behind_mode = SemanticMode.parse(left_behind or config.left_behind, option="--left-behind",
+                                          key="left-behind")
 
     source = _boundary_source(config, own, read, task_record, manifest_boundary)
     boundary = Boundary(own=source.own, read=source.read, reserved=source.reserved)
@@ -103,11 +111,17 @@ def check(repo: str | os.PathLike[str] = ".", *, head: str | None = None, base: 
         findings += dry.conflicts
     intents, refused = _intents(git, changes, boundary, task=task or "check", since=base_sha, tree=base_sha)
     findings += refused
+    reporter.event("check.stage", stage="left_behind", mode=left_behind_mode.value)
+    left = left_behind_findings(git, changes, base_sha, head_sha, target_tip, left_behind_mode)
+    findings += left
     reporter.event("check.done", findings=len(findings))
     return CheckReport(
         base=base_sha, head=head_sha, head_label=head_label, boundary=source,
         changed=tuple({"path": c.path, "status": c.status} for c in changes),
         findings=tuple(sorted(findings, key=Finding.sort_key)), merge=summary, intents=tuple(intents),
+        left_behind=tuple({key: value for key, value in f.details.items() if key not in ("kind", "lines_in")}
+                          for f in left if f.rule != "left_behind_unchecked"),
+        left_behind_mode=left_behind_mode.value,
     )
 
 

@@ -3,8 +3,9 @@
 Stage: the result of the CI check (built by `check.check`, rendered by one module per format in `ci/`). Every
 field is plain data: formats never recompute anything, they only lay it out. Invariants: findings
 are sorted (path, line, rule) so every format lists them in one order; `exit_code` is 3 when any
-finding is a boundary violation, else 1 when any is a merge conflict, else 0 (notes and warnings
-never fail a check).
+finding is a boundary violation, else 1 when any is a merge conflict or a use left behind (mode
+block), else 0 (notes and warnings never fail a check). `left_behind` holds each use the branch
+leaves behind (check/uses_left_behind.py) as plain data, whatever the mode made of it.
 """
 
 from __future__ import annotations
@@ -107,6 +108,8 @@ class CheckReport:
     findings: tuple[Finding, ...]
     merge: MergeSummary
     intents: tuple[dict[str, Any], ...] = ()
+    left_behind: tuple[dict[str, Any], ...] = ()   # each use left behind: use_path, use_lines, name, definition_path, ...
+    left_behind_mode: str = "off"                  # block, warn or off: what the check made of them
 
     @property
     def violations(self) -> tuple[Finding, ...]:
@@ -114,6 +117,18 @@ class CheckReport:
 
     @property
     def conflicts(self) -> tuple[Finding, ...]:
+        """The merge's conflicts (a merge conflict, a semantic conflict): each fails the check."""
+        return tuple(f for f in self.findings if rule_info(f.rule).exit_code == EXIT_CONFLICT
+                     and f.category is Category.MERGE)
+
+    @property
+    def left_behind_uses(self) -> tuple[Finding, ...]:
+        """The findings of uses the branch leaves behind, blocking or not (`left_behind_unchecked` is not one)."""
+        return tuple(f for f in self.findings if f.rule in ("left_behind", "left_behind_warning"))
+
+    @property
+    def blocking(self) -> tuple[Finding, ...]:
+        """What fails the check with exit 1: the conflicts and the uses left behind in mode block."""
         return tuple(f for f in self.findings if rule_info(f.rule).exit_code == EXIT_CONFLICT)
 
     @property
@@ -124,7 +139,7 @@ class CheckReport:
     def exit_code(self) -> int:
         if self.violations:
             return EXIT_BOUNDARY
-        if self.conflicts:
+        if self.blocking:
             return EXIT_CONFLICT
         return EXIT_OK
 
@@ -134,7 +149,8 @@ class CheckReport:
 
     def counts(self) -> dict[str, int]:
         return {"violations": len(self.violations), "conflicts": len(self.conflicts),
-                "reserved": len(self.reserved), "findings": len(self.findings), "changed": len(self.changed)}
+                "reserved": len(self.reserved), "left_behind": len(self.left_behind_uses),
+                "findings": len(self.findings), "changed": len(self.changed)}
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -148,5 +164,7 @@ class CheckReport:
             "changed": [dict(c) for c in self.changed],
             "findings": [f.to_json() for f in self.findings],
             "intents": [dict(i) for i in self.intents],
+            "left_behind": [dict(u) for u in self.left_behind],
+            "left_behind_mode": self.left_behind_mode,
             "merge": self.merge.to_json(),
         }

@@ -26,6 +26,7 @@ class Category(str, enum.Enum):
     BOUNDARY = "boundary"
     RESERVED = "reserved"
     MERGE = "merge"
+    LEFT_BEHIND = "left_behind"
 
 
 @dataclass(frozen=True)
@@ -102,6 +103,21 @@ RULES: dict[str, RuleInfo] = {r.id: r for r in (
           Severity.WARNING, EXIT_OK, "As semantic_conflict, reported as a warning (`--semantic warn` or "
           "`semantic-check = \"warn\"`): the merge is not held back.",
           "Check the use: it most likely needs the name that replaced the removed one."),
+    _rule("left_behind", "Removed name still used where the branch did not change it", Category.LEFT_BEHIND,
+          Severity.ERROR, EXIT_CONFLICT, "The branch removes or renames a name (a function, class, method) that "
+          "code it leaves as it was still uses (an import, a call): no line of either side shows it to the merge, "
+          "and the merged tree would not resolve it. Blocks by the target's `left-behind` setting (block, the "
+          "default).",
+          "Keep the old name too (an alias, or a re-export at a moved module's old path), or update the use on "
+          "the branch."),
+    _rule("left_behind_warning", "Removed name still used where the branch did not change it (warning)",
+          Category.LEFT_BEHIND, Severity.WARNING, EXIT_OK, "As left_behind, reported as a warning (`--left-behind "
+          "warn` or `left-behind = \"warn\"` on the target): the check does not fail.",
+          "Keep the old name too (an alias), or update the use."),
+    _rule("left_behind_unchecked", "Uses of removed names not looked for", Category.LEFT_BEHIND, Severity.WARNING,
+          EXIT_OK, "The check could not look for uses of the names the branch removed (it changed more source "
+          "files than the lookup reads, or the lookup failed): the branch is not known to leave none behind.",
+          "Split the branch, or check the uses of what it removes by hand."),
 )}
 
 BOUNDARY_RULES = tuple(r.id for r in RULES.values() if r.category is Category.BOUNDARY)

@@ -2,7 +2,7 @@
 
     packages/web/app.ts:3-5: outside_own: modified a path outside --own ['packages/api/**']
     ...
-    wtc check: 2 boundary violations, 1 merge conflict (head 1a2b3c4d5e6f vs main at 9f8e7d6c5b4a)
+    wtc check: 2 boundary violations, 1 merge conflict, 1 use left behind of a removed name: ...
 """
 
 from __future__ import annotations
@@ -54,6 +54,10 @@ def render(report: CheckReport) -> str:
         parts.append(_plural(counts["violations"], "boundary violation"))
     if counts["conflicts"]:
         parts.append(_plural(counts["conflicts"], "merge conflict"))
+    if counts["left_behind"]:
+        blocking = report.left_behind_mode == "block"
+        parts.append(_plural(counts["left_behind"], "use") + " left behind of a removed name"
+                     + ("" if blocking else " (warnings)"))
     if counts["reserved"]:
         parts.append(_plural(counts["reserved"], "reserved-file edit") + " (consolidated later)")
     verdict = ", ".join(parts) if parts else "clean"

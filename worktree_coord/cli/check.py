@@ -1,7 +1,7 @@
 """`wtc check`: the CI pre-merge step (boundary, reserved files, dry-run merge) in five formats.
 
 Thin: parses flags, calls `worktree_coord.check.check` (or `check_staged`), renders through `ci/`. Exit codes: 0 clean,
-1 merge conflicts, 3 boundary violations (3 wins over 1), 2 bad input.
+1 merge conflicts or uses left behind of a removed name, 3 boundary violations (3 wins over 1), 2 bad input.
 """
 
 from __future__ import annotations
@@ -50,10 +50,14 @@ def check(
                                            help="After a clean dry-run merge, a name one side removed that the other "
                                                 "side's new code uses: an error (block), a warning (warn), or not "
                                                 "checked (off). Default: the target's semantic-check, else block."),
+    left_behind: Optional[str] = typer.Option(None, "--left-behind", metavar="block|warn|off",
+                                              help="A name the branch removed or renamed that code it did not "
+                                                   "change still uses: an error (block), a warning (warn), or not "
+                                                   "looked for (off). Default: the target's left-behind, else block."),
     repo: str = RepoOption,
     json_mode: bool = typer.Option(False, "--json", help="Same as --format json."),
 ) -> int:
-    """Check a branch before it merges: boundary, reserved files, dry-run structured merge."""
+    """Check a branch before it merges: boundary, reserved files, dry-run structured merge, uses left behind."""
     from ..ci import check as run_check
     from ..ci import check_staged, render
     from ..output.progress import reporter_for
@@ -67,7 +71,8 @@ def check(
     else:
         with reporter_for(json_mode=fmt is not Format.text or output_file is not None, label="check") as reporter:
             report = run_check(repo, head=head, base=base, target=target, own=own, read=read, run=run, task=task,
-                               manifest=manifest, merge=merge, reporter=reporter, semantic=semantic)
+                               manifest=manifest, merge=merge, reporter=reporter, semantic=semantic,
+                               left_behind=left_behind)
     if output_file is not None:
         output_file.parent.mkdir(parents=True, exist_ok=True)
         output_file.write_text(render(report, fmt.value) + "\n")

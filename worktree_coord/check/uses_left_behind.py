@@ -1,0 +1,73 @@
+"""The uses a branch leaves behind, as findings of `wtc check`.
+
+Stage: after the boundary (and the dry-run merge) of `check.check`. Input: the repository, the merge
+base with the target (`since`), the branch head, the branch's changes, the target tip, and the
+left-behind mode (the target tip's `left-behind`, or `--left-behind`). Output: one finding per file
+and name: a place, in code the branch left as it was, that still uses a name the branch removed or
+renamed (left_behind.py reads them at the head: what the branch's own tree keeps and no longer
+defines), less those the target has since taken out.
+
+Why: the semantic check of the dry-run merge compares one side's removals with the other side's new
+lines; a use no side wrote is invisible to it. Found driving pydantic: a branch removing
+`unique_list` from pydantic/_internal/_utils.py, which tests/test_utils.py still imports, came back
+clean from `wtc check` while `task finish` and `land` block the same change.
+
+Invariants: read-only (git grep and blob reads); mode `block` makes each use an error (`left_behind`,
+exit 1), `warn` a warning (`left_behind_warning`, exit 0), `off` reads nothing; a lookup that could
+not be made is a warning (`left_behind_unchecked`), never a silent clean.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterable
+
+from ..gitrepo import Change, GitRepo
+from ..merge.result import SemanticMode
+from .report import Finding
+from .rules import Severity
+
+
+def left_behind_findings(git: GitRepo, changes: Iterable[Change], since: str, head: str, target_tip: str,
+                         mode: SemanticMode) -> list[Finding]:
+    """The uses `head` keeps, in files it did not take a name out of, of names it removed or renamed
+    since `since`, as findings by `mode`; a use the target tip no longer holds is left out (the
+    merge takes the target's version of a file the branch did not change)."""
+    if mode is SemanticMode.OFF:
+        return []
+    changes = list(changes)
+    # Before the import: left_behind.py loads the semantic check (tree-sitter, the profiles).
+    if not any(c.old_oid is not None for c in changes):
+        return []
+    from .left_behind import MAX_RUN_CHANGED, look_for_uses
+
+    # A CI step runs once a push, like `wtc report` once a run: it reads as many files as the report.
+    found, not_looked = look_for_uses(git, changes, since, at=head, max_changed=MAX_RUN_CHANGED)
+    if not_looked:
+        return [Finding("left_behind_unchecked", "", f"uses of names the branch removed were not looked for: "
+                        f"{not_looked}", Severity.WARNING, details={"reason": not_looked})]
+    blocking = mode is SemanticMode.BLOCK
+    out = []
+    for use in found:
+        if not _still_used_on_target(git, since, target_tip, use.use_path, use.name):
+            continue
+        keep = "a re-export at the old path" if use.moved_to else "the old name too (an alias)"
+        lines = f"line {use.lines}" if len(use.use_lines) == 1 else f"lines {use.lines}"
+        message = (f"{use.use_path} ({lines}) still uses {use.name}, which the branch {use.what_happened}; "
+                   f"the branch does not change that use, so the merged tree would not resolve it: keep {keep}, "
+                   f"or update the use on the branch")
+        out.append(Finding("left_behind" if blocking else "left_behind_warning", use.use_path, message,
+                           Severity.ERROR if blocking else Severity.WARNING, use.use_lines[0], use.use_lines[0],
+                           details={"kind": "left_behind", "lines_in": "head"} | use.to_json()))
+    return out
+
+
+def _still_used_on_target(git: GitRepo, since: str, target_tip: str, path: str, name: str) -> bool:
+    """Does the target tip's `path` still name `name` as a word? When the target left the file as it
+    was at `since`, the use stands as the head has it."""
+    now = git.file_id_at(target_tip, path)
+    if now == git.file_id_at(since, path):
+        return True
+    data = git.file_at(target_tip, path) if now is not None else None
+    word = re.escape(name.rsplit(".", 1)[-1].encode())
+    return data is not None and re.search(rb"(?<![\w$])" + word + rb"(?![\w$])", data) is not None
