@@ -120,3 +120,34 @@ def test_a_branch_cannot_relax_the_mode_by_its_own_configuration(tmp_path: Path)
     repo = removing_branch(tmp_path, more={".wtc.toml": 'left-behind = "off"\n'})
     done = check(repo)
     assert done.returncode == 1 and "left_behind: tests/test_utils.py (lines 1, 5) still uses unique_list" in done.stdout
+
+
+def test_a_tasks_check_takes_its_runs_mode(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo", {"pkg/__init__.py": "", "pkg/utils.py": UTILS, "tests/test_utils.py": USES})
+    for mode, code in (("warn", 0), ("block", 1)):
+        run = f"r-{mode}"
+        assert run_wtc(repo, "run", "start", "--run", run, "--left-behind", mode).returncode == 0
+        started = run_wtc(repo, "task", "start", "utils", "--run", run, "--own", "pkg/utils.py", "--json")
+        write(Path(json.loads(started.stdout)["worktree"]), {"pkg/utils.py": WITHOUT})
+        assert run_wtc(repo, "task", "finish", "utils", "--run", run, "--no-merge").returncode == 0
+        done = run_wtc(repo, "check", "--run", run, "--task", "utils", "--json")
+        body = json.loads(done.stdout)
+        assert done.returncode == code and body["left_behind_mode"] == mode, done.stdout + done.stderr
+        assert [u["use_path"] for u in body["left_behind"]] == ["tests/test_utils.py"]
+
+
+def test_a_removed_class_whose_member_names_are_everywhere_does_not_hide_a_use(tmp_path: Path) -> None:
+    """pydantic's shape: the branch removed a class (its `value` and `merge` went along) and
+    `unique_list`; the files mentioning `value` filled the files read before tests/test_utils.py."""
+    klass = "class Items:\n    def value(self):\n        return 1\n\n    def merge(self, other):\n        return other\n\n\n"
+    common = {f"app/m{i:03}.py": f"value = {i}\nmerge = None\n" for i in range(120)}
+    repo = removing_branch(tmp_path, utils=WITHOUT)
+    git(repo, "checkout", "-q", "main")
+    write(repo, {"pkg/utils.py": klass + UTILS} | common)
+    commit_all(repo, "main: a class and many files")
+    git(repo, "branch", "-f", "feature", "main")
+    git(repo, "checkout", "-q", "feature")
+    write(repo, {"pkg/utils.py": WITHOUT})
+    commit_all(repo, "feature: drop Items and unique_list")
+    body = json.loads(check(repo, "--json").stdout)
+    assert [(u["use_path"], u["name"]) for u in body["left_behind"]] == [("tests/test_utils.py", "unique_list")]

@@ -190,10 +190,24 @@ def _removed_names(profile_path: str, before: bytes, after: bytes | None) -> set
     Java and C# have no top-level functions: a renamed static method used as
     `Primitives.isWrapperType(...)` elsewhere is a member (found driving wtc on google/gson); the
     post-merge check below decides which mentions are uses of it."""
+    return {name for _container, name in _removed(profile_path, before, after)}
+
+
+def _removed(profile_path: str, before: bytes, after: bytes | None) -> set[tuple[tuple[str, ...], str]]:
+    """The (container, name) of each definition `before` holds and `after` no longer does."""
     old, new = _definitions(profile_path, before), set() if after is None else _definitions(profile_path, after)
     if old is None or new is None:
         return set()
-    return {name for _container, name in old - new}
+    return old - new
+
+
+def _words_to_look_for(gone: set[tuple[tuple[str, ...], str]]) -> set[str]:
+    """The removed names a use must spell: a member of a class removed with it is reached through
+    the class's name (an import, a call, `Owner.member`), and is left out of the search. Found
+    driving pydantic: a branch removing a class took its `__init__`, `value` and `merge` along; the
+    files mentioning those words filled the MAX_FILES read before tests/test_utils.py, whose import of
+    the removed `unique_list` went unnamed."""
+    return {name for container, name in gone if not container or (container[:-1], container[-1]) not in gone}
 
 
 def _definitions(profile_path: str, data: bytes) -> set[tuple[str, str]] | None:
@@ -297,6 +311,7 @@ def _broken_uses(changes: Iterable[Change], read_blob: Callable[[str], bytes], s
     names in `ignore` are not counted as removed."""
     changes = list(changes)
     removed: set[str] = set()
+    words: set[str] = set()
     files: list[FileVersions] = []
     readable = readable_changes(changes)
     if len(readable) > max_changed:
@@ -307,8 +322,10 @@ def _broken_uses(changes: Iterable[Change], read_blob: Callable[[str], bytes], s
         after = read_blob(change.new_oid) if change.new_oid is not None else None
         if after is not None and not touched_lines(before, after):
             continue   # lines added only: no definition can have gone (and nothing to parse)
-        gone = _removed_names(change.path, before, after) - ignore
+        pairs = {pair for pair in _removed(change.path, before, after) if pair[1] not in ignore}
+        gone = {name for _container, name in pairs}
         removed |= gone
+        words |= _words_to_look_for(pairs)
         if gone or at is None:
             # The task is one side; the other side kept the file as it was.
             files.append(FileVersions(change.path, base=before, left=after, right=before, merged=after))
@@ -322,7 +339,7 @@ def _broken_uses(changes: Iterable[Change], read_blob: Callable[[str], bytes], s
     files += [FileVersions(c.path, base=None, left=text, right=None, merged=text) for c in added
               if len(text := read_blob(c.new_oid)) <= MAX_BYTES]
     where = since if at is None else at
-    mentioning = [path for path in grep(where, sorted(removed)[:MAX_NAMES])
+    mentioning = [path for path in grep(where, sorted(words)[:MAX_NAMES])
                   if path not in touched and semantic_profile(path) is not None][:MAX_FILES]
     # The other side "adds" each such file whole: each of its uses is a use the task's side did not see.
     unchanged = [FileVersions(path, base=None, left=None, right=text, merged=text)

@@ -91,7 +91,9 @@ def check(repo: str | os.PathLike[str] = ".", *, head: str | None = None, base: 
         raise head_error
     config = config or load_config(None, _file_reader(git, target_tip))
     # The target's mode, as its reserved rules: a branch cannot switch off the check of its own removals.
-    left_behind_mode = SemanticMode.parse(left_behind or config.left_behind, option="--left-behind",
+    # A task's check takes its run's `--left-behind` first, as the run's own merges do.
+    run_mode = run_record.options.get("left_behind") if run_record is not None else None
+    left_behind_mode = SemanticMode.parse(left_behind or run_mode or config.left_behind, option="--left-behind",
                                           key="left-behind")
 
     source = _boundary_source(config, own, read, task_record, manifest_boundary)
