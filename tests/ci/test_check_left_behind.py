@@ -151,3 +151,20 @@ def test_a_removed_class_whose_member_names_are_everywhere_does_not_hide_a_use(t
     commit_all(repo, "feature: drop Items and unique_list")
     body = json.loads(check(repo, "--json").stdout)
     assert [(u["use_path"], u["name"]) for u in body["left_behind"]] == [("tests/test_utils.py", "unique_list")]
+
+
+def test_more_files_mentioning_a_removed_name_than_are_read_is_said_not_kept_silent(tmp_path: Path, monkeypatch) -> None:
+    from worktree_coord.check import check as run_check
+    from worktree_coord.check import uses_left_behind
+
+    repo = removing_branch(tmp_path)
+    git(repo, "checkout", "-q", "main")
+    write(repo, {f"tests/test_more{i}.py": USES for i in range(2)})
+    commit_all(repo, "main: more tests use it")
+    git(repo, "checkout", "-q", "feature")
+    git(repo, "merge", "-q", "main", "-m", "take main in")
+    monkeypatch.setattr(uses_left_behind, "MAX_MENTIONING", 2)   # the cap, at a size a test can pass
+    report = run_check(repo, head="feature", target="main", own=["**"])
+    assert report.exit_code == 1 and len(report.left_behind) == 2
+    [unread] = [f for f in report.findings if f.rule == "left_behind_unchecked"]
+    assert unread.severity.value == "warning" and "2 of the 3 files mentioning 1 of the 1 removed names" in unread.message

@@ -226,16 +226,18 @@ def uses_left_behind(changes: Iterable[Change], read_blob: Callable[[str], bytes
                      grep: Callable[[str, list[str]], list[str]],
                      file_at: Callable[[str, str], bytes | None], *, at: str | None = None,
                      max_changed: int = MAX_CHANGED,
-                     folders_at: Callable[[str, str], list[str] | None] | None = None) -> list[LeftBehind]:
+                     folders_at: Callable[[str, str], list[str] | None] | None = None,
+                     max_files: int = MAX_FILES, partial: list[str] | None = None) -> list[LeftBehind]:
     """Each use, in a file the task did not change, of a name the task removed or renamed.
     `grep(commit, names)` lists the files of `commit` that mention one of `names` as a word.
     With `at` (a whole run: `changes` from its pin `since` to its integration tip `at`), the uses
     are read at `at` in every file that removed no name, changed or not: what the landed tree
     still uses and no longer defines. `folders_at(commit, folder)` lists a folder's subfolders (a
-    workspace's packages, for a use importing `@acme/core`)."""
+    workspace's packages, for a use importing `@acme/core`). At most `max_files` files mentioning a
+    removed name are read; `partial`, when given, receives a line saying how many were left unread."""
     changes = list(changes)
     found = _broken_uses(changes, read_blob, since, grep, file_at, at=at, max_changed=max_changed,
-                         folders_at=folders_at)
+                         folders_at=folders_at, max_files=max_files, partial=partial)
     grouped: dict[tuple[str, str], list] = {}
     for finding in found:
         grouped.setdefault((finding.use_path, finding.name), []).append(finding)
@@ -306,7 +308,8 @@ def _broken_uses(changes: Iterable[Change], read_blob: Callable[[str], bytes], s
                  grep: Callable[[str, list[str]], list[str]],
                  file_at: Callable[[str, str], bytes | None], *, at: str | None = None,
                  max_changed: int = MAX_CHANGED, ignore: set[str] | frozenset[str] = frozenset(),
-                 folders_at: Callable[[str, str], list[str] | None] | None = None) -> list[SemanticFinding]:
+                 folders_at: Callable[[str, str], list[str] | None] | None = None,
+                 max_files: int = MAX_FILES, partial: list[str] | None = None) -> list[SemanticFinding]:
     """The post-merge check's findings behind `uses_left_behind` (its docstring), one per use;
     names in `ignore` are not counted as removed."""
     changes = list(changes)
@@ -339,8 +342,13 @@ def _broken_uses(changes: Iterable[Change], read_blob: Callable[[str], bytes], s
     files += [FileVersions(c.path, base=None, left=text, right=None, merged=text) for c in added
               if len(text := read_blob(c.new_oid)) <= MAX_BYTES]
     where = since if at is None else at
-    mentioning = [path for path in grep(where, sorted(words)[:MAX_NAMES])
-                  if path not in touched and semantic_profile(path) is not None][:MAX_FILES]
+    looked_for = sorted(words)
+    mentioning = [path for path in grep(where, looked_for[:MAX_NAMES])
+                  if path not in touched and semantic_profile(path) is not None]
+    if partial is not None and (len(mentioning) > max_files or len(looked_for) > MAX_NAMES):
+        partial.append(f"{min(len(mentioning), max_files)} of the {len(mentioning)} files mentioning "
+                       f"{min(len(looked_for), MAX_NAMES)} of the {len(looked_for)} removed names were read")
+    mentioning = mentioning[:max_files]
     # The other side "adds" each such file whole: each of its uses is a use the task's side did not see.
     unchanged = [FileVersions(path, base=None, left=None, right=text, merged=text)
                  for path in mentioning if (text := file_at(where, path)) is not None and len(text) <= MAX_BYTES]
@@ -408,12 +416,14 @@ def advice_notes(git: GitRepo, changes: Iterable[Change], since: str, task: str,
 
 
 def look_for_uses(git: GitRepo, changes: Iterable[Change], since: str, *, at: str | None = None,
-                  max_changed: int = MAX_CHANGED) -> tuple[list[LeftBehind], str | None]:
+                  max_changed: int = MAX_CHANGED, max_files: int = MAX_FILES,
+                  partial: list[str] | None = None) -> tuple[list[LeftBehind], str | None]:
     """`uses_left_behind` on the repository, and why they were not looked for (None: they were). This
     is advice: a finish, a check or a report never fails for it, it says it could not give it."""
     try:
         return uses_left_behind(changes, git.read_blob, since, git.files_mentioning, git.file_at, at=at,
-                                max_changed=max_changed, folders_at=git.folders_at), None
+                                max_changed=max_changed, folders_at=git.folders_at, max_files=max_files,
+                                partial=partial), None
     except LookupTooLarge as too_large:
         return [], str(too_large)
     except Exception as problem:   # noqa: BLE001 - advice must never stop a finish or a check

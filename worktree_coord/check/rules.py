@@ -114,9 +114,10 @@ RULES: dict[str, RuleInfo] = {r.id: r for r in (
           Category.LEFT_BEHIND, Severity.WARNING, EXIT_OK, "As left_behind, reported as a warning (`--left-behind "
           "warn` or `left-behind = \"warn\"` on the target): the check does not fail.",
           "Keep the old name too (an alias), or update the use."),
-    _rule("left_behind_unchecked", "Uses of removed names not looked for", Category.LEFT_BEHIND, Severity.WARNING,
+    _rule("left_behind_unchecked", "Uses of removed names not (all) looked for", Category.LEFT_BEHIND, Severity.WARNING,
           EXIT_OK, "The check could not look for uses of the names the branch removed (it changed more source "
-          "files than the lookup reads, or the lookup failed): the branch is not known to leave none behind.",
+          "files than the lookup reads, more files mention the removed names than it reads, or the lookup "
+          "failed): the branch is not known to leave none behind.",
           "Split the branch, or check the uses of what it removes by hand."),
 )}
 

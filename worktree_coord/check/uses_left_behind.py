@@ -27,6 +27,8 @@ from ..merge.result import SemanticMode
 from .report import Finding
 from .rules import Severity
 
+MAX_MENTIONING = 400   # files mentioning a removed name read at most (a finish reads 100; more are named as unread)
+
 
 def left_behind_findings(git: GitRepo, changes: Iterable[Change], since: str, head: str, target_tip: str,
                          mode: SemanticMode) -> list[Finding]:
@@ -41,13 +43,17 @@ def left_behind_findings(git: GitRepo, changes: Iterable[Change], since: str, he
         return []
     from .left_behind import MAX_RUN_CHANGED, look_for_uses
 
-    # A CI step runs once a push, like `wtc report` once a run: it reads as many files as the report.
-    found, not_looked = look_for_uses(git, changes, since, at=head, max_changed=MAX_RUN_CHANGED)
+    # A CI step runs once a push, like `wtc report` once a run: it reads as many changed files as the
+    # report, and more of the files that mention a removed name than a finish does.
+    partial: list[str] = []
+    found, not_looked = look_for_uses(git, changes, since, at=head, max_changed=MAX_RUN_CHANGED,
+                                      max_files=MAX_MENTIONING, partial=partial)
     if not_looked:
         return [Finding("left_behind_unchecked", "", f"uses of names the branch removed were not looked for: "
                         f"{not_looked}", Severity.WARNING, details={"reason": not_looked})]
     blocking = mode is SemanticMode.BLOCK
-    out = []
+    out = [Finding("left_behind_unchecked", "", f"uses of names the branch removed were looked for in part: {line}",
+                   Severity.WARNING, details={"reason": line}) for line in partial]
     for use in found:
         if not _still_used_on_target(git, since, target_tip, use.use_path, use.name):
             continue
