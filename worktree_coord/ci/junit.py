@@ -1,11 +1,12 @@
 """`--format junit`: JUnit XML, the test-report format Jenkins, GitLab, Azure and CircleCI read.
 
-Layout: one `<testsuite>` per category (boundary, reserved, merge); in it one `<testcase>` per rule
-and file. A file that breaks a rule is a failing test case (`<failure>`), a rule with no findings is
-one passing test case named after the rule, so a clean check still shows what was checked; notes
-and warnings (reserved-file edits, a changed manifest) pass and carry their text in `<system-out>`;
-the merge rule is `<skipped>` when no dry-run merge ran. Valid against
-fixtures/schemas/junit.xsd (tests/ci validate every output against it).
+Layout: one `<testsuite>` per category (boundary, reserved, merge, left_behind); in it one
+`<testcase>` per rule and file. A file that breaks a rule is a failing test case (`<failure>`), a
+rule with no findings is one passing test case named after the rule, so a clean check still shows
+what was checked; notes and warnings (reserved-file edits, a changed manifest) pass and carry their
+text in `<system-out>`; the merge rules are `<skipped>` when no dry-run merge ran, the left-behind
+rules when their mode is off. Valid against fixtures/schemas/junit.xsd (tests/ci validate every
+output against it).
 """
 
 from __future__ import annotations
@@ -56,6 +57,9 @@ def render(report: CheckReport) -> str:
                 tests += 1
                 if category is Category.MERGE and not report.merge.attempted:
                     ET.SubElement(case, "skipped", {"message": report.merge.reason or "no dry-run merge"})
+                    skipped += 1
+                elif category is Category.LEFT_BEHIND and report.left_behind_mode == "off":
+                    ET.SubElement(case, "skipped", {"message": "left-behind is off: not looked for"})
                     skipped += 1
                 continue
             for path, found in files.items():
