@@ -4,6 +4,7 @@ the cheap answers import only what they print. Asserted on the modules a real pr
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -254,3 +255,21 @@ def test_errors_loads_neither_dataclasses_nor_typing() -> None:
     probe = ("import sys, worktree_coord.errors\n"
              "assert not {'dataclasses', 'typing', 'inspect'} & set(sys.modules), sorted(sys.modules)")
     subprocess.run([sys.executable, "-c", probe], check=True, env=dict(os.environ))
+
+
+def test_a_task_check_of_changed_code_loads_the_left_behind_look_without_the_check_pipeline(repo: Path) -> None:
+    """The left-behind look lives in check/ (below the coordinator, so `wtc check` uses it too);
+    importing it loads the check package, whose names load with their modules on first use: the
+    pipeline (the dry-run merge, the boundary file's reader) stays out of a `task check`."""
+    subprocess.run([sys.executable, "-m", "worktree_coord", "run", "start", "--run", "r1"], cwd=repo, check=True,
+                   capture_output=True, env=dict(os.environ, WTC_NO_SERVE="1"))
+    done = subprocess.run([sys.executable, "-m", "worktree_coord", "task", "start", "t1", "--run", "r1", "--own",
+                           "packages/api/**", "--json"], cwd=repo, check=True, capture_output=True, text=True,
+                          env=dict(os.environ, WTC_NO_SERVE="1"))
+    worktree = Path(json.loads(done.stdout)["worktree"])
+    (worktree / "packages" / "api").mkdir(parents=True, exist_ok=True)
+    (worktree / "packages" / "api" / "added.py").write_text("def added():\n    return 1\n")
+    modules = imported(repo, "task", "check", "t1", "--run", "r1")
+    assert "worktree_coord.check.left_behind" in modules
+    assert not modules & {"worktree_coord.check.pipeline", "worktree_coord.check.dryrun"}, sorted(
+        m for m in modules if m.startswith("worktree_coord.check"))

@@ -19,10 +19,33 @@ Public API:
 
 from __future__ import annotations
 
-from .boundary_file import DEFAULT_MANIFEST
-from .pipeline import check, check_staged
-from .report import BoundarySource, CheckReport, Finding, MergeSummary
-from .rules import RULES, Severity
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .boundary_file import DEFAULT_MANIFEST
+    from .pipeline import check, check_staged
+    from .report import BoundarySource, CheckReport, Finding, MergeSummary
+    from .rules import RULES, Severity
+
+# The names load with their module on first use (PEP 562): `task finish` and `task check` import
+# check/left_behind.py, which loads this package first, and the pipeline (the dry-run merge, the
+# boundary file's reader) cost them ~40 ms of start-up they never used.
+_LAZY = {
+    "DEFAULT_MANIFEST": "boundary_file", "check": "pipeline", "check_staged": "pipeline",
+    "BoundarySource": "report", "CheckReport": "report", "Finding": "report", "MergeSummary": "report",
+    "RULES": "rules", "Severity": "rules",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    # __import__, not importlib.import_module: the latter bypasses `-X importtime`'s log (bench_startup).
+    value = getattr(__import__(f"{__name__}.{module}", fromlist=("_",)), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "BoundarySource", "CheckReport", "DEFAULT_MANIFEST", "Finding", "MergeSummary", "RULES", "Severity",
