@@ -13,6 +13,7 @@ in a NUL byte; bash `exec` puts the pipe ends on those numbers (dash refuses des
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import os
 import shlex
@@ -29,7 +30,7 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-
 
 
 class BrowserError(RuntimeError):
-    pass
+    """The browser answered a command with an error, or stopped answering."""
 
 
 class Browser:
@@ -182,20 +183,16 @@ class Browser:
         return found
 
     def close(self) -> None:
-        try:
+        with contextlib.suppress(BrowserError):   # it may have gone already; the wait below ends it anyway
             self.send("Browser.close")
-        except BrowserError:
-            pass
         try:
             self.process.wait(timeout=15)
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait(timeout=15)
         for fd in (self._to_browser, self._from_browser):
-            try:
+            with contextlib.suppress(OSError):   # closed already (close() called twice)
                 os.close(fd)
-            except OSError:
-                pass
 
     def __enter__(self) -> "Browser":
         return self
