@@ -16,9 +16,10 @@ from __future__ import annotations
 import enum
 import json
 import re
-from dataclasses import FrozenInstanceError, dataclass, field, fields
+from dataclasses import dataclass, field
 
 from .errors import UsageError
+from .frozen import FrozenValue
 
 TYPE_CHECKING = False   # not typing's
 if TYPE_CHECKING:
@@ -85,42 +86,12 @@ def validate_name(kind: str, name: str) -> str:
     return name
 
 
-class _Record:
-    """Read-only and compared by value, as `@dataclass(frozen=True)` makes a class, without the six
-    methods it compiles per class (`exec`) at import: every `wtc` call imports this module (issue 36,
-    ~1 ms a class). The records stay dataclasses (`fields`, `replace`, `asdict` work); each writes its
-    own `__init__`, checked against its fields by tests/test_result_records.py."""
-
-    __slots__ = ()
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise FrozenInstanceError(f"cannot assign to field {name!r}")
-
-    def __delattr__(self, name: str) -> None:
-        raise FrozenInstanceError(f"cannot delete field {name!r}")
-
-    def _values(self) -> tuple[Any, ...]:
-        return tuple(getattr(self, f.name) for f in fields(self))  # type: ignore[arg-type]
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is self.__class__:
-            return self._values() == other._values()  # type: ignore[attr-defined]
-        return NotImplemented
-
-    def __hash__(self) -> int:
-        return hash(self._values())
-
-    def __repr__(self) -> str:
-        shown = ", ".join(f"{f.name}={getattr(self, f.name)!r}" for f in fields(self))  # type: ignore[arg-type]
-        return f"{type(self).__qualname__}({shown})"
-
-
 _put = object.__setattr__
 _NEW = object()   # a field's default_factory: a new dict per record, as dataclass's `field(default_factory=dict)`
 
 
 @dataclass(init=False, repr=False, eq=False)
-class Boundary(_Record):
+class Boundary(FrozenValue):
     """What a task may write (`own`), what it may see (`read`), and what is reserved.
 
     Globs are gitignore-style and repository-relative. `reserved` lists the reserved-file patterns in
@@ -163,7 +134,7 @@ class Boundary(_Record):
 
 
 @dataclass(init=False, repr=False, eq=False)
-class RunRecord(_Record):
+class RunRecord(FrozenValue):
     run_id: str
     base: str
     integration_ref: str
@@ -201,7 +172,7 @@ class RunRecord(_Record):
 
 
 @dataclass(init=False, repr=False, eq=False)
-class TaskRecord(_Record):
+class TaskRecord(FrozenValue):
     run_id: str
     task_id: str
     state: TaskState

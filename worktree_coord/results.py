@@ -15,6 +15,8 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, dataclass_transform
 
+from .frozen import FrozenValue
+
 if TYPE_CHECKING:
     from .records import ConflictRecord, LeftoverRecord, SkippedRecord, ViolationRecord
 
@@ -56,7 +58,7 @@ def result_class(cls: type[T]) -> type[T]:
 
 
 @result_class
-class Result:
+class Result(FrozenValue):
     """What every Coordinator operation returns: `exit_code` (what the CLI exits with), `replayed`
     (the stored result of an earlier call with the same idempotency key), and its own fields."""
 
@@ -87,27 +89,6 @@ class Result:
                 raise TypeError(f"{name}() missing 1 required argument: {field_name!r}")
         if kwargs:
             raise TypeError(f"{name}() got an unexpected keyword argument {next(iter(kwargs))!r}")
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r}")
-
-    def __delattr__(self, name: str) -> None:
-        raise dataclasses.FrozenInstanceError(f"cannot delete field {name!r}")
-
-    def _values(self) -> tuple[Any, ...]:
-        return tuple(getattr(self, f.name) for f in dataclasses.fields(self) if f.compare)
-
-    def __repr__(self) -> str:
-        shown = ", ".join(f"{f.name}={getattr(self, f.name)!r}" for f in dataclasses.fields(self) if f.repr)
-        return f"{type(self).__qualname__}({shown})"
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is self.__class__:
-            return self._values() == other._values()  # type: ignore[attr-defined]
-        return NotImplemented
-
-    def __hash__(self) -> int:
-        return hash(self._values())
 
     def to_json(self) -> dict[str, Any]:
         data = dataclasses.asdict(self)
