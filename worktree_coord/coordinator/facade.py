@@ -37,7 +37,7 @@ def make_coordinator(module_name: str, order: tuple[tuple[str, str], ...]) -> ty
     loaded: dict[str, type] = {}
     lock = _thread.allocate_lock()
 
-    def load(cls: type, modules: tuple[str, ...]) -> None:
+    def load(modules: tuple[str, ...]) -> None:
         with lock:
             wanted = [m for m in modules if m not in loaded]
             if not wanted:
@@ -47,7 +47,7 @@ def make_coordinator(module_name: str, order: tuple[tuple[str, str], ...]) -> ty
                 # which the start-up benchmark and tests read.
                 operations = __import__(f"{module_name}.{module}", fromlist=("_",))
                 loaded[module] = getattr(operations, OPERATIONS[module][0])
-            cls.__bases__ = tuple(loaded[m] for m, _ in order if m in loaded)
+            Coordinator.__bases__ = tuple(loaded[m] for m, _ in order if m in loaded)
 
     everything = tuple(m for m, _ in order)
 
@@ -59,16 +59,21 @@ def make_coordinator(module_name: str, order: tuple[tuple[str, str], ...]) -> ty
             return () if module in loaded else (module,)
         return () if len(loaded) == len(order) else everything
 
+    def gained(name: str) -> bool:
+        """Load the operations that may hold `name`; False when none is left to load (no such name)."""
+        modules = modules_for(name)
+        if modules:
+            load(modules)
+        return bool(modules)
+
     class _Composing(type):
         def __getattr__(cls, name: str) -> Any:
-            modules = modules_for(name)
-            if not modules:
+            if not gained(name):
                 raise AttributeError(f"type object {cls.__name__!r} has no attribute {name!r}")
-            load(cls, modules)
             return getattr(cls, name)
 
         def __dir__(cls) -> list[str]:
-            load(cls, everything)
+            load(everything)
             return list(super().__dir__())
 
     class Coordinator(CoordinatorBase, metaclass=_Composing):
@@ -82,13 +87,11 @@ def make_coordinator(module_name: str, order: tuple[tuple[str, str], ...]) -> ty
         @classmethod
         def load_operations(cls) -> None:
             """Load every operation now (a warm server, introspection)."""
-            load(Coordinator, everything)
+            load(everything)
 
         def __getattr__(self, name: str) -> Any:
-            modules = modules_for(name)
-            if not modules:
+            if not gained(name):
                 raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-            load(Coordinator, modules)
             return getattr(self, name)
 
     Coordinator.__module__, Coordinator.__qualname__ = module_name, "Coordinator"
