@@ -168,7 +168,7 @@ class _Check:
         # which file of the merge defines it (reexports.py; files no side changed read through tree_file).
         self.reexports = ReExports(self, tree_file, tree_folders)
         self._tree_file = tree_file
-        self._go_module: str | None = None   # the root go.mod's module path ("" for none), read once when asked
+        self._root_modules: dict[str, str] = {}   # a profile's root_module pattern -> the root folder's import path
         self.complete = complete
         self.every_use = False   # find_broken_names(every_use=...)
         self.labels = {"left": labels[0], "right": labels[2]}
@@ -693,25 +693,26 @@ class _Check:
                 best.append(candidate)
         if len(best) > 1 and rules.package != "directory":
             return []   # two files could be meant: do not guess
-        if not best and rules.package == "directory" and rules.manifest == "go.mod":
-            return self._own_go_package(module, by_path)
+        if not best and rules.root_module:
+            return self._under_root_module(module, rules, by_path)
         return best
 
-    def _own_go_package(self, module: str, by_path: dict[str, list[str]]) -> list[str]:
-        """The files of the merge in the package of this module that `module` (a Go import path)
-        names: the root go.mod's `module` path names the repository's root folder, so that path
-        names the root package and a path below it the folder below. Found driving wtc on caddy:
-        `import "github.com/caddyserver/caddy/v2"` names storage.go's package, whose folder is the
-        root; matched by its last part (`v2`, or `caddy`) like other imports, it named nothing, and
-        a removed `caddy.AppConfigDir` still called from cmd/main.go merged and landed."""
-        if self._go_module is None:
-            data = self._tree_file("base", "go.mod") if self._tree_file is not None else None
-            found = _GO_MODULE_LINE.search(data) if data else None
-            self._go_module = found.group(1).decode("utf-8", "replace").strip('"') if found else ""
-        root = self._go_module
-        if not root or not (module == root or module.startswith(root + "/")):
+    def _under_root_module(self, module: str, rules: SemanticRules, by_path: dict[str, list[str]]) -> list[str]:
+        """The files of the merge in the folder that `module` names through the root manifest's own
+        import path (the profile's `root_module`): that path names the repository's root folder, and
+        a path below it the folder below. Found driving wtc on caddy (Go): `import
+        "github.com/caddyserver/caddy/v2"` names storage.go's package, whose folder is the root;
+        matched by its last part like other imports, it named nothing, and a removed
+        `caddy.AppConfigDir` still called from cmd/main.go merged and landed."""
+        root = self._root_modules.get(rules.root_module)
+        if root is None:
+            data = self._tree_file("base", rules.manifest) if self._tree_file is not None else None
+            found = re.search(rules.root_module, data.decode("utf-8", "replace"), re.M) if data else None
+            root = self._root_modules[rules.root_module] = found.group(1) if found else ""
+        separator = rules.module_separator
+        if not root or not (module == root or module.startswith(root + separator)):
             return []
-        return list(by_path.get(module[len(root):].strip("/"), ()))
+        return list(by_path.get(module[len(root):].strip(separator), ()))
 
     def _module_index(self, rules: SemanticRules) -> tuple[dict[str, list[str]], dict[str, list[tuple[str, list[str]]]]]:
         index = self._modules.get(id(rules))
@@ -812,9 +813,6 @@ def _path_module(receiver: str, rules: SemanticRules, merged: Symbols, reference
         # profile knows where crates stand; else unknown.
         return receiver if rules.package_roots else None
     return separator.join(p for p in (through.module, through.name, rest) if p)
-
-
-_GO_MODULE_LINE = re.compile(rb"^module[ \t]+(\S+)", re.M)
 
 
 def _file_module(path: str) -> str:

@@ -357,7 +357,7 @@ def extract(profile: Profile, source: bytes, tree: tree_sitter.Tree | None = Non
     out = Symbols()
     if imports_only:
         for parts in raw_imports:
-            _add_import(out, parts, source, placer, rules.module_binding, rules.module_separator)
+            _add_import(out, parts, source, placer, rules.module_binding, rules.module_separator, rules.version_suffix)
         return out
     defined_at: set[int] = set()   # name nodes of definitions: never references of themselves
     for node, name_node, kind in raw_defs:
@@ -388,7 +388,7 @@ def extract(profile: Profile, source: bytes, tree: tree_sitter.Tree | None = Non
         else:
             out.bind(container, name)
     for parts in raw_imports:
-        _add_import(out, parts, source, placer, rules.module_binding, rules.module_separator)
+        _add_import(out, parts, source, placer, rules.module_binding, rules.module_separator, rules.version_suffix)
     for name_node, kind in raw_refs:
         if name_node.id in defined_at:
             continue
@@ -423,11 +423,8 @@ def visible_import(symbols: Symbols, bound: str, reference: Reference) -> Import
     return None
 
 
-_MAJOR_VERSION = re.compile(r"v[2-9][0-9]*|v1[0-9]+")
-
-
 def _add_import(out: Symbols, parts: dict[str, tree_sitter.Node], source: bytes, placer: _Placer,
-                module_binding: str, separator: str) -> None:
+                module_binding: str, separator: str, version_suffix: str = "") -> None:
     anchor = parts.get("alias") or parts.get("name") or next(iter(parts.values()))   # the bound name's line
     container, _, _, local = placer.place(anchor.parent)
     if "wildcard" in parts:
@@ -445,9 +442,8 @@ def _add_import(out: Symbols, parts: dict[str, tree_sitter.Node], source: bytes,
     elif module_binding == "last":
         path = module.rstrip(separator).split(separator)
         bound = path[-1]
-        if separator == "/" and len(path) > 2 and _MAJOR_VERSION.fullmatch(bound):
-            # Go's major-version suffix (`github.com/caddyserver/caddy/v2`): the package is `caddy`.
-            bound = path[-2]
+        if version_suffix and len(path) > 2 and re.fullmatch(version_suffix, bound):
+            bound = path[-2]   # a version, not the module (the profile's semantic.version_suffix: Go's `/v2`)
     else:
         bound = module
     if not bound:

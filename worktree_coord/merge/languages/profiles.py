@@ -274,6 +274,11 @@ class SemanticRules:
     packages/core/src/index.ts; workspace_packages.py). `path_maps`: the config files whose
     `compilerOptions.paths` and `baseUrl` map a bare specifier to the project's own files
     (`tsconfig.json`: `@/utils` -> src/utils.ts; path_maps.py), read before a workspace's packages.
+    `version_suffix`: a pattern of the last part of an imported module's path that is a version, not
+    the module (Go's `github.com/caddyserver/caddy/v2`): with `module_binding = "last"` the part
+    before it is bound. `root_module`: a pattern over the repository root's `manifest` whose first
+    group is the import path of the root folder (Go's `module` line of go.mod): an import of that
+    path names the root folder's package, and one below it the folder below.
     """
 
     tags: tuple[str, ...] = ()
@@ -297,6 +302,8 @@ class SemanticRules:
     source_folders: tuple[str, ...] = ()            # folders holding absolute modules (`src`): reexports.py
     package_roots: tuple[str, ...] = ()             # a package's root module file (`src/lib.rs`): crate_paths.py
     path_maps: tuple[str, ...] = ()                 # configs mapping bare specifiers (`tsconfig.json`): path_maps.py
+    version_suffix: str = ""                        # a last path part that is a version (`v2`): bind the one before
+    root_module: str = ""                           # the root manifest's import path of the root folder (go.mod's `module`)
     duplicates: DuplicateRules = DuplicateRules()   # what may not be declared twice (duplicates.py)
     signatures: SignatureRules = SignatureRules()   # how parameters and arguments count (signatures.py)
     packages: PackageRules = PackageRules()         # a workspace package's name -> its entry (workspace_packages.py)
@@ -314,7 +321,7 @@ _SEMANTIC_KEYS = {"tags", "query", "self_receivers", "members_in_scope", "module
                   "module_roots", "relative_parents", "index_names", "module_binding", "package", "scopes",
                   "member_of", "self_fields", "type_names", "globals", "manifest", "hidden_names", "duplicates",
                   "signatures", "module_files", "source_folders",
-                  "package_roots", "packages", "path_maps"}
+                  "package_roots", "packages", "path_maps", "version_suffix", "root_module"}
 _SIGNATURE_KEYS = {"parameters", "counted", "receivers", "receiver_first", "uncountable", "defaults", "wrappers",
                    "calls", "arguments", "argument_lists", "spread"}
 _PACKAGE_KEYS = {"workspaces", "manifest", "entry_fields", "conditions", "built_folders", "built_extensions",
@@ -718,6 +725,16 @@ def _semantic_rules(raw: Any, source: str, check_kind: Callable[[str, str], None
             if not folder or folder.startswith("/") or ".." in folder.split("/"):
                 raise ConfigError(f"language profile {source}: semantic.{key} entry {folder!r} must be a "
                                   "path below the project", fix='write it like "src" or "src/lib.rs"')
+    for key in ("version_suffix", "root_module"):
+        try:
+            found = re.compile(text(key, ""))
+        except re.error as error:
+            raise ConfigError(f"language profile {source}: semantic.{key} is not a regular expression ({error})",
+                              fix="write a Python regular expression") from None
+        if key == "root_module" and found.pattern and (found.groups < 1 or not raw.get("manifest")):
+            raise ConfigError(f"language profile {source}: semantic.root_module needs a group (the import path) "
+                              "and semantic.manifest (the file it reads)",
+                              fix='write it like root_module = "^module[ \\t]+(\\S+)" with manifest = "go.mod"')
     if not isinstance(raw.get("members_in_scope", False), bool):
         raise ConfigError(f"language profile {source}: semantic.members_in_scope must be true or false")
     return SemanticRules(
@@ -732,6 +749,7 @@ def _semantic_rules(raw: Any, source: str, check_kind: Callable[[str, str], None
         manifest=text("manifest", "", ("",) + MANIFESTS), hidden_names=text("hidden_names", ""),
         module_files=strings("module_files"), source_folders=strings("source_folders"),
         package_roots=strings("package_roots"), path_maps=strings("path_maps"),
+        version_suffix=text("version_suffix", ""), root_module=text("root_module", ""),
         duplicates=_duplicate_rules(raw.get("duplicates", {}), source, check_kind, check_field, language),
         signatures=_signature_rules(raw.get("signatures", {}), source, check_kind, check_field),
         packages=_package_rules(raw.get("packages", {}), source),
