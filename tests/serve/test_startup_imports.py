@@ -273,3 +273,16 @@ def test_a_task_check_of_changed_code_loads_the_left_behind_look_without_the_che
     assert "worktree_coord.check.left_behind" in modules
     assert not modules & {"worktree_coord.check.pipeline", "worktree_coord.check.dryrun"}, sorted(
         m for m in modules if m.startswith("worktree_coord.check"))
+
+
+def test_a_merge_with_nothing_waiting_and_a_report_with_nothing_merged_load_no_libgit2(repo: Path) -> None:
+    """The store answers both: no task waits, integration is at the pin. The repository opens from
+    its files (gitrepo/locate.py), the integration tip is its loose ref's file, and pygit2 (~30 ms:
+    its enums, ssl, tarfile) stays unloaded; the merge queue and the merge engine too."""
+    for args in (("run", "start", "--run", "r1"), ("task", "start", "t1", "--run", "r1", "--own", "t1/**")):
+        subprocess.run([sys.executable, "-m", "worktree_coord", *args], cwd=repo, check=True, capture_output=True,
+                       env=dict(os.environ, WTC_NO_SERVE="1"))
+    for args in (("merge", "--run", "r1"), ("report", "--run", "r1"), ("report", "--run", "r1", "--format", "json")):
+        modules = imported(repo, *args)
+        assert "worktree_coord.coordinator.base" in modules, args
+        assert not modules & {"pygit2", "worktree_coord.integrate", "worktree_coord.coordinator.merge_queue"}, args

@@ -18,8 +18,6 @@ import shlex
 import time
 from pathlib import Path
 
-import pygit2
-
 from ..store import admission, heartbeat, leases
 from ..config import Config, load_config
 from ..errors import NotFoundError, UsageError
@@ -218,6 +216,8 @@ class CoordinatorBase:
         remote = self._remote(run)
         if remote is None:
             return None
+        import pygit2
+
         from ..gitrepo.refs import StaleRef
         from ..gitrepo.remote import RemoteStale
 
