@@ -286,3 +286,25 @@ def test_a_merge_with_nothing_waiting_and_a_report_with_nothing_merged_load_no_l
         modules = imported(repo, *args)
         assert "worktree_coord.coordinator.base" in modules, args
         assert not modules & {"pygit2", "worktree_coord.integrate", "worktree_coord.coordinator.merge_queue"}, args
+
+
+def test_the_calls_load_no_uuid_and_the_store_answered_ones_run_no_git(repo: Path) -> None:
+    """uuid (which loads platform, ~3 ms) made the store owner's nonce and telemetry's instance id: the
+    nonce is os.urandom's now and the id loads it only with telemetry on. subprocess and tempfile load
+    where git or a verification runs, so the calls the store answers (a merge with nothing waiting, a
+    report with nothing merged) load neither."""
+    for args in (("run", "start", "--run", "r1"), ("task", "start", "t1", "--run", "r1", "--own", "t1/**")):
+        subprocess.run([sys.executable, "-m", "worktree_coord", *args], cwd=repo, check=True, capture_output=True,
+                       env=dict(os.environ, WTC_NO_SERVE="1"))
+    for args in (("merge", "--run", "r1"), ("report", "--run", "r1")):
+        modules = imported(repo, *args)
+        assert not modules & {"uuid", "platform", "subprocess", "tempfile", "socket"}, args
+    for args in (("task", "start", "t2", "--run", "r1", "--own", "t2/**"),
+                 ("task", "finish", "t2", "--run", "r1", "--no-merge")):
+        modules = imported(repo, *args)
+        assert "worktree_coord.store.liveness" in modules and not modules & {"uuid", "platform"}, args
+    probe = ("import os, re\nfrom worktree_coord.store import liveness\nowner = liveness.current_owner()\n"
+             "assert re.fullmatch('[0-9a-f]{12}', owner.nonce), owner\n"
+             "assert liveness.host_identity().startswith(os.uname().nodename + '~')\n"
+             "with liveness.separate_owner() as other:\n    assert other.nonce != owner.nonce\n")
+    subprocess.run([sys.executable, "-c", probe], check=True, env=dict(os.environ))

@@ -19,7 +19,6 @@ import json
 import os
 import posixpath
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -716,6 +715,7 @@ class MergeOperations(CoordinatorBase):
         return packages
 
     def _read_packages(self, run: RunRecord) -> list[queue.Package]:
+        import tempfile
         from . import merge_queue as queue
         from ..consolidate import discover_workspace
         from ..consolidate.intent import Ecosystem

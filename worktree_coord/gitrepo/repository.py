@@ -21,9 +21,7 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import stat
-import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,6 +37,8 @@ from ..errors import GitError, GitLocked, NotFoundError, UsageError
 from ..member_globs import tree_subfolders
 
 if TYPE_CHECKING:
+    import subprocess
+
     import pygit2
 
     from .mergetree import TreeMergeOutcome
@@ -932,6 +932,7 @@ class GitRepo:
     def _git_as_caller(self, path: Path, *args: str, check: bool = True) -> str:
         # Unlike `git()`, this keeps the caller's GIT_* environment (GIT_INDEX_FILE above all): these
         # reads must see exactly what the caller's own git would.
+        import subprocess
         done = subprocess.run(["git", *args], cwd=path, capture_output=True, env=dict(os.environ, LC_ALL="C"))
         if check and done.returncode != 0:
             raise GitError(f"git {' '.join(args)} failed in {path}: {done.stderr.decode('utf-8', 'replace').strip()}",
@@ -1062,6 +1063,7 @@ def _drop_admin_entry(admin: Path) -> None:
     """Delete a worktree's admin entry whose folder is gone, as `git worktree prune` would: the
     `gitdir` file first (killed after it, the entry is one git prunes: "gitdir file does not
     exist"), then the rest, then `worktrees/` itself when it is left empty (git removes it too)."""
+    import shutil
     try:
         (admin / "gitdir").unlink()
     except FileNotFoundError:
@@ -1101,6 +1103,7 @@ def delete_tombstone(tombstone: Path) -> None:
 def _rmtree(path: Path) -> None:
     """Remove a folder even when an agent left read-only files or folders in it."""
 
+    import shutil
     def make_writable_and_retry(function, target, _info):  # type: ignore[no-untyped-def]
         try:
             os.chmod(target, 0o700)
