@@ -286,6 +286,12 @@ def test_a_merge_with_nothing_waiting_and_a_report_with_nothing_merged_load_no_l
         modules = imported(repo, *args)
         assert "worktree_coord.coordinator.base" in modules, args
         assert not modules & {"pygit2", "worktree_coord.integrate", "worktree_coord.coordinator.merge_queue"}, args
+        # nor what only a merge that runs reads: the boundary check and its lockfile names (boundary/
+        # loads its names lazily; `merge` needs only globs.py), the engine's words (merge/result.py),
+        # verification and the command isolation
+        assert not modules & {"worktree_coord.boundary.check", "worktree_coord.consolidate.intent",
+                              "worktree_coord.merge.result", "worktree_coord.coordinator.verification",
+                              "worktree_coord.isolation"}, args
 
 
 def test_the_calls_load_no_uuid_and_the_store_answered_ones_run_no_git(repo: Path) -> None:

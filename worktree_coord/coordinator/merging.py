@@ -30,16 +30,16 @@ from ..crashpoints import crash_point
 from ..errors import BusyError, StateError, UsageError, WtcError
 from ..events import wants
 from ..store.idempotency import Outcome, default_key, run_once, variant_key
-from ..merge.result import SemanticFinding, SemanticMode, problem_words
 from ..model import RunRecord, TaskRecord, TaskState
 from ..results import (MergeReport, TaskFinished)
-from .verification import VerifyResult, verify_commit
 
 from .base import CoordinatorBase, outcome_of, staged
 
 if TYPE_CHECKING:
     from . import merge_queue as queue
+    from .verification import VerifyResult
     from ..integrate import IntegrationResult
+    from ..merge.result import SemanticFinding
 
 # How many times a verified merge (or batch) is built and verified again because integration moved
 # while it was verified, before giving up with exit 4: each round costs a whole verification.
@@ -213,6 +213,7 @@ class MergeOperations(CoordinatorBase):
     def _semantic(self, run: RunRecord, task: TaskRecord) -> dict[str, Any]:
         """The check arguments of `merge_into` for this run: the semantic check and the left-behind
         check, each blocking, warning or off by the run's mode for it (none when both are off)."""
+        from ..merge.result import SemanticMode
         from . import merge_queue as queue
         semantic, left_behind = self._semantic_mode(run), self._left_behind_mode(run)
         if semantic is SemanticMode.OFF and left_behind is SemanticMode.OFF:
@@ -235,6 +236,7 @@ class MergeOperations(CoordinatorBase):
         return queue.semantic_report(outcome.findings, task.task_id, merged, self._added_lines_reader(run, merged))
 
     def _record_conflict(self, run: RunRecord, task: TaskRecord, outcome: IntegrationResult) -> TaskFinished:
+        from ..merge.result import SemanticMode, problem_words
         from . import merge_queue as queue
         merged = self.store.list_tasks(run.run_id, [TaskState.MERGED])
         conflicts = queue.conflict_report(outcome, merged, task.task_id, self._added_lines_reader(run, merged))
@@ -375,6 +377,7 @@ class MergeOperations(CoordinatorBase):
         return f"refs/wtc/{run.run_id}/candidate/{name}"
 
     def _verify(self, run: RunRecord, commit: str, command: str) -> VerifyResult:
+        from .verification import verify_commit
         self.reporter.event("verify.start", run=run.run_id, commit=commit, command=command)
         scratch = self.worktree_root() / run.run_id / ".verify"
         with self._stage("verify", run=run.run_id, commit=commit, command=command) as out:
