@@ -314,3 +314,33 @@ def test_the_calls_load_no_uuid_and_the_store_answered_ones_run_no_git(repo: Pat
              "assert liveness.host_identity().startswith(os.uname().nodename + '~')\n"
              "with liveness.separate_owner() as other:\n    assert other.nonce != owner.nonce\n")
     subprocess.run([sys.executable, "-c", probe], check=True, env=dict(os.environ))
+
+
+def test_a_check_and_a_finish_load_no_merge_engine_and_the_lazy_packages_keep_their_names(repo: Path) -> None:
+    """integrate/ and boundary/ load each name with its module on first use (PEP 562): `task check`
+    writes the worktree's tree (integrate/trees.py) and a finish names its mergeable commit
+    (integrate/mergeable.py) without the engine, the fast path, the history walk or the merge
+    account; every name the packages export is still there, the same object as in its module."""
+    env = dict(os.environ, WTC_NO_SERVE="1")
+    for args in (("run", "start", "--run", "r1"), ("task", "start", "t1", "--run", "r1", "--own", "t1/**"),
+                 ("task", "start", "t2", "--run", "r1", "--own", "t2/**")):
+        subprocess.run([sys.executable, "-m", "worktree_coord", *args], cwd=repo, check=True, capture_output=True,
+                       env=env)
+    worktree = repo / ".wtc" / "worktrees" / "r1" / "t1"
+    (worktree / "t1").mkdir(parents=True, exist_ok=True)
+    (worktree / "t1" / "a.txt").write_text("an edit\n")
+    engine = {"worktree_coord.integrate.engine", "worktree_coord.integrate.account",
+              "worktree_coord.integrate.fastpath", "worktree_coord.integrate.history"}
+    checked = imported(repo, "task", "check", "t1", "--run", "r1")
+    assert "worktree_coord.integrate.trees" in checked and not checked & engine
+    finished = imported(repo, "task", "finish", "t1", "--run", "r1", "--no-merge")
+    assert "worktree_coord.integrate.mergeable" in finished and not finished & engine
+    probe = ("import importlib\n"
+             "for name in ('worktree_coord.integrate', 'worktree_coord.boundary'):\n"
+             "    package = importlib.import_module(name)\n"
+             "    for exported in package.__all__:\n"
+             "        value = getattr(package, exported)\n"
+             "        where = package._FROM[exported]\n"
+             "        module = importlib.import_module(where if where.startswith('.') else '.' + where, name)\n"
+             "        assert value is getattr(module, exported), (name, exported)\n")
+    subprocess.run([sys.executable, "-c", probe], cwd=repo, check=True, env=dict(os.environ))

@@ -22,9 +22,9 @@ def __getattr__(name: str) -> object:
     module = _FROM.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    # An import statement's machinery, not importlib.import_module: `python -X importtime` (which
+    # tests/serve/test_startup_imports.py reads) sees only the former.
+    value = getattr(__import__(f"{__name__}.{module}", fromlist=[name]), name)
     globals()[name] = value
     return value
 
