@@ -344,3 +344,20 @@ def test_a_check_and_a_finish_load_no_merge_engine_and_the_lazy_packages_keep_th
              "        module = importlib.import_module(where if where.startswith('.') else '.' + where, name)\n"
              "        assert value is getattr(module, exported), (name, exported)\n")
     subprocess.run([sys.executable, "-c", probe], cwd=repo, check=True, env=dict(os.environ))
+
+
+def test_a_call_the_store_refuses_loads_no_libgit2(repo: Path) -> None:
+    """pygit2 loads at the repository's first use, after the store's checks: a call naming a run or
+    a task the store does not hold is answered (exit 5, the store's message) without libgit2."""
+    subprocess.run([sys.executable, "-m", "worktree_coord", "run", "start", "--run", "r1"], cwd=repo, check=True,
+                   capture_output=True, env=dict(os.environ, WTC_NO_SERVE="1"))
+    for args, message in ((("task", "check", "nosuch", "--run", "r1"), "no task 'nosuch' in run 'r1'"),
+                          (("task", "finish", "nosuch", "--run", "r1", "--no-merge"), "no task 'nosuch' in run 'r1'"),
+                          (("task", "start", "t1", "--run", "nosuch", "--own", "t1/**"), "no run 'nosuch'"),
+                          (("merge", "--run", "nosuch"), "no run 'nosuch'"),
+                          (("report", "--run", "nosuch"), "no run 'nosuch'")):
+        done = subprocess.run([sys.executable, "-X", "importtime", "-m", "worktree_coord", *args], cwd=repo,
+                              env=dict(os.environ, WTC_NO_SERVE="1"), capture_output=True, text=True, timeout=120)
+        assert done.returncode == 5 and message in done.stderr, (args, done.stderr[-2000:])
+        modules = {m.group(1) for m in re.finditer(r"import time:\s+\d+ \|\s+\d+ \|\s*(\S+)", done.stderr)}
+        assert "worktree_coord.store" in modules and "pygit2" not in modules, args
