@@ -335,6 +335,9 @@ def test_a_check_and_a_finish_load_no_merge_engine_and_the_lazy_packages_keep_th
     assert "worktree_coord.integrate.trees" in checked and not checked & engine
     finished = imported(repo, "task", "finish", "t1", "--run", "r1", "--no-merge")
     assert "worktree_coord.integrate.mergeable" in finished and not finished & engine
+    assert "worktree_coord.coordinator.merge_queue" not in finished      # mergeable_commit alone
+    empty = imported(repo, "task", "finish", "t2", "--run", "r1", "--no-merge")   # t2 changed nothing
+    assert not empty & {"worktree_coord.merge.result", "worktree_coord.merge.lines.markers"}
     probe = ("import importlib\n"
              "for name in ('worktree_coord.integrate', 'worktree_coord.boundary'):\n"
              "    package = importlib.import_module(name)\n"
