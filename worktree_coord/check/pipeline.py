@@ -306,7 +306,8 @@ def _intents(git: GitRepo, changes: Sequence[Change], boundary: Boundary, *, tas
 
     report = check_changes(list(changes), boundary, git.read_blob)
     intents, refused = derive_task_intents(report.reserved, report.owned, task=task, since=since,
-                                           read_blob=git.read_blob, tree_paths=lambda: git.tree_paths(tree))
+                                           read_blob=git.read_blob, tree_paths=lambda: git.tree_paths(tree),
+                                           read_path=lambda name: git.file_at(tree, name))
     by_path = {c.path: c for c in changes}
     findings = []
     for item in refused:
