@@ -47,7 +47,7 @@ STAGED_LABEL = "(staged changes)"
 def check(repo: str | os.PathLike[str] = ".", *, head: str | None = None, base: str | None = None,
           target: str | None = None, own: Sequence[str] = (), read: Sequence[str] = (),
           run: str | None = None, task: str | None = None, manifest: str | None = None,
-          merge: bool = True, config: Config | None = None, reporter: Reporter | None = None,
+          merge: bool = True, reporter: Reporter | None = None,
           resolver: Resolver | None = None, semantic: str | None = None,
           left_behind: str | None = None) -> CheckReport:
     """Check a branch before it merges (see the module docstring); raises UsageError on bad input."""
@@ -89,7 +89,9 @@ def check(repo: str | os.PathLike[str] = ".", *, head: str | None = None, base: 
                          if use_manifest else None)
     if head_error is not None and (manifest_boundary is None or manifest_boundary.version != "base"):
         raise head_error
-    config = config or load_config(None, _file_reader(git, target_tip))
+    # The one place every face's check (`wtc check`, `Coordinator.check`, the MCP tool) takes its rules
+    # from: the target tip, never a caller's configuration (see the module docstring).
+    config = load_config(None, _file_reader(git, target_tip))
     # The target's mode, as its reserved rules: a branch cannot switch off the check of its own removals.
     # A task's check takes its run's `--left-behind` first, as the run's own merges do.
     run_mode = run_record.options.get("left_behind") if run_record is not None else None
