@@ -130,8 +130,13 @@ def check(repo: str | os.PathLike[str] = ".", *, head: str | None = None, base: 
 
 
 def check_staged(repo: str | os.PathLike[str] = ".", *, own: Sequence[str] = (), read: Sequence[str] = (),
-                 manifest: str | None = None, config: Config | None = None) -> CheckReport:
-    """The boundary check of what is staged in the index against HEAD (the pre-commit hook).
+                 manifest: str | None = None, config: Config | None = None,
+                 left_behind: str | None = None) -> CheckReport:
+    """The check of what is staged in the index against HEAD (the pre-commit hook): the boundary,
+    reserved files, and the uses, in files the commit does not change, of names it removes
+    (`left-behind` from the configuration, or `left_behind`: block, warn, off; the same findings
+    and wording as `check`). Only the names the staged change removes are looked for, so a commit
+    that only adds lines reads nothing more.
 
     No merge: staged changes are not a commit yet. The manifest and the configuration are read from
     the working tree of `repo` here (a hook runs in the author's checkout, before anything is shared).
@@ -161,12 +166,21 @@ def check_staged(repo: str | os.PathLike[str] = ".", *, own: Sequence[str] = (),
     findings += _large_file_findings(git, changes, config.max_file_size)
     intents, refused = _intents(git, changes, boundary, task="staged", since=head_sha or "", tree=base_tree)
     findings += refused
+    left_behind_mode = SemanticMode.parse(left_behind or config.left_behind, option="--left-behind",
+                                          key="left-behind")
+    # The index is both the "head" and the "target": what the commit will hold is what must resolve.
+    left = (left_behind_findings(git, changes, head_sha, index_tree, index_tree, left_behind_mode)
+            if head_sha else [])   # a first commit removes nothing
+    findings += left
     return CheckReport(
         base=base_tree, head=index_tree, head_label=STAGED_LABEL, boundary=source,
         changed=tuple({"path": c.path, "status": c.status} for c in changes),
         findings=tuple(sorted(findings, key=Finding.sort_key)),
-        merge=MergeSummary(False, True, reason="staged changes are checked for the boundary only"),
+        merge=MergeSummary(False, True, reason="staged changes are not a commit: no merge is tried"),
         intents=tuple(intents),
+        left_behind=tuple({key: value for key, value in f.details.items() if key not in ("kind", "lines_in")}
+                          for f in left if f.rule != "left_behind_unchecked"),
+        left_behind_mode=left_behind_mode.value,
     )
 
 
