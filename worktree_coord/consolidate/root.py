@@ -24,7 +24,6 @@ Invariants:
 from __future__ import annotations
 
 import dataclasses
-import posixpath
 from collections import defaultdict
 from pathlib import Path
 from typing import Any, Collection, Iterable, Mapping

@@ -199,7 +199,7 @@ class CleanupOperations(CoordinatorBase):
             if task.head is None or task.state in (TaskState.MERGED, TaskState.ABANDONED, TaskState.EMPTY):
                 continue
             for tip in tips:
-                with contextlib.suppress(GitError, NotFoundError, ValueError):
+                with contextlib.suppress(GitError, NotFoundError, KeyError, ValueError):   # a head gone: no pin to keep
                     bases.add(self.git.merge_base(task.head, tip))
         return bases
 
