@@ -438,7 +438,8 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
 
                         derived, refused = derive_task_intents(
                             report.reserved, report.owned, task=task_id, since=since, read_blob=self.git.read_blob,
-                            tree_paths=lambda: self.git.tree_paths(since))
+                            tree_paths=lambda: self.git.tree_paths(since),
+                            read_path=lambda name: self.git.file_at(since, name))
                         violations += refused
             checked.update(violations=violations, files=len(changes), reserved=len(reserved))
         return _BranchChecked(violations=violations, changes=changes, reserved=reserved, markers=markers,

@@ -228,6 +228,27 @@ class MergeIndex:
             removed["symbols"] = self._rows.prune(max_rows, dry_run=dry_run)
         return removed
 
+    def prune_pin_words(self, keep_pins: Iterable[str], *, dry_run: bool = False) -> list[str]:
+        """What `wtc gc` removes of the pins' word indexes (`pin_words`): the entries of trees not in
+        `keep_pins` (the pins an open run's merges still read: its pinned commit's tree, and a
+        merge base a live task's `task update` moved) and temporary files writers left. Returns
+        their names (tree ids), sorted: what went (would go)."""
+        if self.folder is None:
+            return []
+        keep = set(keep_pins)
+        try:
+            entries = list((self.folder / f"v{FORMAT}" / "pinwords").iterdir())
+        except OSError:
+            return []
+        removed = []
+        for entry in entries:
+            if entry.name.startswith(".tmp-") or entry.name not in keep:
+                removed.append(entry.name)
+                if not dry_run:
+                    with contextlib.suppress(OSError):
+                        entry.unlink()
+        return sorted(removed)
+
     def memo(self, kind: str, key: Any, compute: Callable[[], Any]) -> Any:
         """`compute()` once per (kind, key) in this process (bounded): for answers pure in `key`,
         such as the words of the lines one version added to another, keyed by both contents."""
