@@ -60,3 +60,10 @@ def test_threads_parsing_one_source_each_read_a_whole_tree() -> None:
     for thread in threads:
         thread.join()
     assert seen == [expected] * 80
+
+
+def test_a_source_that_is_not_bytes_is_parsed_and_not_kept() -> None:
+    python = profile_for_path("a.py")
+    source = bytearray(b"def g(y):\n    return y\n")
+    assert str(python.parse(source).root_node) == _fresh(python, bytes(source))
+    assert all(key[3] != bytes(source) for key in profiles._PARSED)

@@ -385,7 +385,7 @@ class Profile:
         versions and the post-merge check parses them again (a drain of 6 tasks adding to one
         file parsed 12 contents 51 times). Each caller gets its own copy (a tree is read by one
         thread at a time; copying is shallow)."""
-        if len(source) > PARSED_KEPT_SOURCE:
+        if len(source) > PARSED_KEPT_SOURCE or type(source) is not bytes:   # a bytearray: no key
             return tree_sitter.Parser(self.language).parse(self._aliased(source))
         key = (self.grammar, self.grammar_function, self.parse_aliases, source)
         with _parsed_lock:
