@@ -55,7 +55,13 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         (plan.py); `boundary_from` names where given globs came from (shown by `wtc status`)."""
         run = self._run(run_id)
         validate_name("task", task_id)
-        if not own:
+        existing = None if own else self.store.get_task(run_id, task_id)
+        if existing is not None:
+            # No --own for a task that exists (`wtc task exec "$WTC_TASK" --no-finish -- npm test`, a
+            # start again by name): the task as it is, not the plan's boundary compared with its own.
+            own, read = existing.boundary.own, tuple(read) or existing.boundary.read
+            sparse, exclusive = sparse or existing.boundary.sparse, exclusive or existing.boundary.exclusive
+        elif not own:
             planned, boundary_from = self.boundary_for(run_id, task_id)
             own, read, sparse = planned["own"], planned["read"], sparse or planned["sparse"]
         reserved = boundaries.reserved_patterns(self.config.reserved_add, self.config.reserved_remove)
