@@ -476,3 +476,24 @@ def test_a_rename_a_workspace_package_exports_and_another_package_requires_is_na
                               "isValidFunding", "isFundingValid")
     assert len(left) == 1 and left[0].startswith("lib/commands/fund.js (lines 1, 3: 2 uses) still uses isValidFunding"), left
     assert "to isFundingValid" in left[0]
+
+
+def test_a_moved_module_s_own_names_are_looked_for_first_when_its_imports_are_common_words(tmp_path):
+    """Found driving wtc on npm/cli: lib/utils/tar.js, moved, took `const { log } = require('proc-log')`
+    along; more files than finish reads (MAX_FILES) say `log` (npm commits its node_modules, sorted
+    before test/), and test/lib/utils/tar.js, which requires the moved `getContents`, went unnamed."""
+    from worktree_coord.check.left_behind import MAX_FILES
+
+    files = {f"node_modules/dep{i:03}/index.js": f"const log = (m) => m\n\nmodule.exports = log('{i}')\n"
+             for i in range(MAX_FILES + 10)}
+    files["lib/utils/tar.js"] = ("const { log } = require('proc-log')\n\nconst getContents = (m) => log(m)\n\n"
+                                 "module.exports = { getContents }\n")
+    files["test/tar.js"] = "const { getContents } = require('../lib/utils/tar.js')\n\nmodule.exports = getContents(1)\n"
+    repo = make_repo(tmp_path / "repo", files)
+    assert wtc(repo, "run", "start", "--run", "r1")[0] == 0
+    code, body = wtc(repo, "task", "start", "move", "--run", "r1", "--own", "lib/utils/**")
+    assert code == 0, body
+    git(Path(body["worktree"]), "mv", "lib/utils/tar.js", "lib/utils/tarball.js")
+    code, check = wtc(repo, "task", "check", "move", "--run", "r1")
+    assert code == 1, check
+    assert [row["use_path"] for row in check["left_behind"]] == ["test/tar.js"], check["left_behind"]
