@@ -457,6 +457,10 @@ def test_a_commonjs_function_removed_while_a_destructured_require_still_uses_it_
     assert (code, body["state"]) == (1, "conflict"), body
     left = [note for note in body["notes"] if "still uses" in note]
     assert len(left) == 1 and left[0].startswith("lib/utils/auth.js (lines 1, 3: 2 uses) still uses createOpener"), left
+    # The report's way out for the task left out names the left-behind ways too, not only markers to resolve.
+    code, report = wtc(repo, "report", "--run", "r1")
+    [warning] = [w for w in report["warnings"] if w.startswith("task rm is conflict")]
+    assert "keep the old name too, or widen the task with wtc task widen rm --run r1 --own FILE" in warning, warning
 
 
 def test_a_rename_a_workspace_package_exports_and_another_package_requires_is_named(tmp_path):
