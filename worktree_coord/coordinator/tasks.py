@@ -362,6 +362,16 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         notes: list[str] = []
         problems: list[dict[str, str]] = []
         if path is not None and path.exists() and self._is_ours(path):
+            if (path / ".git").is_file() and not (path / MANIFEST_PATH).is_file():
+                # Its manifest is written last: a start or update that re-created this worktree was
+                # killed before the end (mid-checkout, say). What is on disk is no work of the task's,
+                # and committing it would delete every file the checkout had not written yet.
+                raise StateError(
+                    f"the worktree of task {task_id!r} ({path}) is half-made: the `wtc task start` or `wtc "
+                    f"task update` that re-created it was interrupted (it has no {MANIFEST_PATH}, written last); "
+                    "nothing in it was committed",
+                    fix=f"rebuild it from the task's branch, which keeps its commits: wtc task update {task_id} "
+                        f"--run {run.run_id}; then finish again")
             notes += self._clear_stale_index_lock(path)
             notes += self._recover_branch(run, task, path)
             problems = self._worktree_problems(task, path)
