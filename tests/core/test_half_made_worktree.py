@@ -48,3 +48,23 @@ def test_finish_refuses_a_worktree_whose_update_was_killed_before_its_checkout(t
     code, body = wtc(repo, "task", "finish", "b", "--run", "r")
     assert (code, body["state"]) == (0, "merged"), body
     assert git(repo, "ls-tree", "-r", "--name-only", "wtc/r/integration").split() == ["app.py", "docs/a.md", "docs/b.md"]
+
+
+def test_abandon_snapshots_nothing_from_a_half_made_worktree(tmp_path: Path) -> None:
+    """The same killed update, then the lead gives the task up: its kept branch holds its commits,
+    not a snapshot deleting every file the checkout had not written."""
+    repo = make_repo(tmp_path / "repo", {"app.py": "VALUE = 0\n", "docs/a.md": "a\n"})
+    assert wtc(repo, "run", "start", "--run", "r")[0] == 0
+    code, body = wtc(repo, "task", "start", "b", "--run", "r")
+    (Path(body["worktree"]) / "app.py").write_text("VALUE = 'b'\n")
+    git(Path(body["worktree"]), "commit", "-qam", "b's work")
+    tip = git(repo, "rev-parse", "wtc/r/b")
+    git(repo, "worktree", "remove", "--force", body["worktree"])      # its worktree went missing
+    killed = subprocess.run([sys.executable, "-m", "worktree_coord", "task", "update", "b", "--run", "r"], cwd=repo,
+                            env=dict(os.environ, WTC_CRASH_AT="worktree.before_checkout", WTC_NO_SERVE="1"),
+                            capture_output=True)
+    assert killed.returncode == -9
+    code, body = wtc(repo, "task", "abandon", "b", "--run", "r")
+    assert code == 0, body
+    assert git(repo, "rev-parse", "wtc/r/b") == tip
+    assert git(repo, "ls-tree", "-r", "--name-only", "wtc/r/b").split() == ["app.py", "docs/a.md"]
