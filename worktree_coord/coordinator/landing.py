@@ -475,7 +475,9 @@ LEFTOVER_TASK_STATES = frozenset({TaskState.STARTED, TaskState.FINISHED, TaskSta
 _TASK_FIX = {"started": "finish it (wtc task finish T --run R) or abandon it (wtc task abandon T --run R)",
              "finished": "merge it: wtc merge --run R",
              "conflict": "wtc task update T --run R, resolve the markers (a semantic conflict has none: use the "
-                         "name that replaced the removed one, or restore it), then wtc task finish T --run R",
+                         "name that replaced the removed one, or restore it; a use left behind in a file the task "
+                         "does not change has none either: keep the old name too, or widen the task with "
+                         "wtc task widen T --run R --own FILE and update the use), then wtc task finish T --run R",
              "failed": "wtc task update T --run R, fix what verification reported, then wtc task finish T --run R",
              "rejected": "fix the violations in its worktree, then wtc task finish T --run R"}
 
