@@ -10,7 +10,7 @@ import pygit2
 import pytest
 
 from tests.conftest import git, make_repo, write
-from worktree_coord.member_globs import Unsure, disk_subfolders, expand, skipped_by_javascript, tree_subfolders
+from worktree_coord.member_globs import Unsure, disk_subfolders, expand, names, skipped_by_javascript, tree_subfolders
 
 # Every folder holds a file: git keeps no empty folder.
 LAYOUT = {
@@ -142,3 +142,23 @@ def test_a_tree_lister_says_none_for_what_is_no_folder(layout) -> None:
     assert tree_subfolders(tree, "apps/web") == ["nested"]
     assert disk_subfolders(Path("/nonexistent-for-member-globs"))("") is None
     assert disk_subfolders(Path(__file__))("") is None   # a file
+
+
+def test_names_answers_for_one_folder_as_expand_does(tmp_path: Path) -> None:
+    """`names` (one folder, no listing: which uv workspace locks a member) agrees with `expand`."""
+    write(tmp_path, LAYOUT)
+    globs = ["packages/*", "apps/**", "!packages/old"]
+    found = expand(globs, disk_subfolders(tmp_path))
+    for folder in ("packages/a", "packages/old", "apps/web/nested/deep", "apps", "tools/ab", ""):
+        assert names(globs, folder) == (folder in found), folder
+
+
+def test_a_uv_members_lockfile_is_its_workspaces_unless_excluded() -> None:
+    from worktree_coord.consolidate.uv_workspace import uv_lock_root
+
+    files = {"pyproject.toml": b'[project]\nname = "app"\n\n[tool.uv.workspace]\nmembers = ["libs/*"]\n'
+                               b'exclude = ["libs/own"]\n',
+             "libs/a/pyproject.toml": b'[project]\nname = "a"\n', "libs/own/pyproject.toml": b'[project]\nname = "o"\n'}
+    assert uv_lock_root(files.get, "libs/a") == ""
+    assert uv_lock_root(files.get, "libs/own") == "libs/own"     # excluded: locks itself
+    assert uv_lock_root(files.get, "tools/x") == "tools/x"       # not a member

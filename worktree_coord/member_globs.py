@@ -55,6 +55,14 @@ def expand(globs: Iterable[str], subfolders: Subfolders, *, skip: Callable[[str,
     return {folder for folder in found if not any(_matches(parts, folder) for parts in excluded)}
 
 
+def names(globs: Iterable[str], folder: str) -> bool:
+    """Do `globs` name `folder` (relative to their top folder)? The question about one folder needs no
+    listing: `expand`'s rules, a `!` glob removing what the others match."""
+    globs = list(globs)
+    return (any(_matches(_parts(glob), folder) for glob in globs if not glob.startswith("!"))
+            and not any(_matches(_parts(glob[1:]), folder) for glob in globs if glob.startswith("!")))
+
+
 def skipped_by_javascript(name: str, part: str = "*") -> bool:
     """npm, yarn and pnpm never expand the glob part `part` into `node_modules`, nor into a dot
     folder unless `part` asks for a leading dot itself (their glob libraries' `dot: false`: trpc's

@@ -4,6 +4,8 @@ was carried by no intent and vanished at consolidation, while the finish said on
 
 from __future__ import annotations
 
+import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -47,3 +49,48 @@ def test_an_owned_manifest_beside_its_own_lockfile_asks_for_its_relock(tmp_path:
     _, done = cli(repo, "task", "finish", "dep", "--run", "r", expect=0)
     assert [(i["op"], i["root"], i["manifest"]) for i in done["intents"]] == \
         [("relock", "services/api", "services/api/pyproject.toml")], done["intents"]
+
+
+def test_a_workspace_members_relock_is_named_by_the_workspace_root_everywhere(tmp_path: Path) -> None:
+    """Found driving wtc on pydantic: pydantic-core, a member of the root's uv workspace, holds a uv.lock
+    of its own; a dependency added to its pyproject.toml was announced by the finish as `relock uv
+    root pydantic-core` while consolidation relocked (rightly) the workspace at the root. Every face
+    names the root that is actually relocked: the finish's text and JSON, `intent list`, the
+    consolidation's result and the report (real uv, offline from a wheel folder)."""
+    from tests.lead.helpers import tool_env, wheel
+    from worktree_coord.consolidate.adapters.base import find_tool
+
+    env = tool_env(tmp_path)
+    wheel(tmp_path / "wheels", "lib_b", "1.0.0")
+    root = ('[project]\nname = "app"\nversion = "0.1.0"\nrequires-python = ">=3.11"\ndependencies = ["core"]\n\n'
+            '[tool.uv.sources]\ncore = { workspace = true }\n\n[tool.uv.workspace]\nmembers = ["packages/*"]\n')
+    core = '[project]\nname = "core"\nversion = "0.1.0"\nrequires-python = ">=3.11"\ndependencies = []\n'
+    repo = make_repo(tmp_path / "repo", {"pyproject.toml": root, "packages/core/pyproject.toml": core,
+                                         "packages/core/core.py": "X = 1\n"})
+    full = dict(os.environ, **env)
+    subprocess.run([find_tool("uv"), "lock", "--offline", "-q"], cwd=repo, env=full, check=True, capture_output=True)
+    (repo / "packages/core/uv.lock").write_bytes((repo / "uv.lock").read_bytes())   # a lockfile of its own
+    subprocess.run(["git", "add", "-A"], cwd=repo, check=True)
+    subprocess.run(["git", "commit", "-qm", "locks"], cwd=repo, check=True)
+
+    cli(repo, "run", "start", "--run", "r", expect=0)
+    _, started = cli(repo, "task", "start", "dep", "--run", "r", "--own", "packages/core/**", expect=0)
+    write(Path(started["worktree"]), {"packages/core/pyproject.toml": core.replace("[]", '["lib-b>=1"]')})
+    done = subprocess.run([sys.executable, "-m", "worktree_coord", "task", "finish", "dep", "--run", "r"], cwd=repo,
+                          capture_output=True, text=True, env=full)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert [line.split(":")[0] for line in done.stdout.splitlines() if "relock" in line] == \
+        ["  relock    uv root . (packages/core/pyproject.toml changed)"], done.stdout
+    _, listed = cli(repo, "intent", "list", "--run", "r", expect=0)
+    assert [(i["data"]["op"], i["data"]["root"], i["data"]["manifest"]) for i in listed["intents"]] == \
+        [("relock", "", "packages/core/pyproject.toml")], listed
+    _, pending = cli(repo, "report", "--run", "r", expect=0)
+    assert [i["intent"] for i in pending["intents_pending"]] == ["dep:.:relock:uv"], pending["intents_pending"]
+    _, consolidated = cli(repo, "consolidate", "--run", "r", env=env, expect=0)
+    assert [(r["ecosystem"], r["root"], r["state"]) for r in consolidated["roots"]] == [("uv", "", "applied")], \
+        consolidated
+    _, report = cli(repo, "report", "--run", "r", expect=0)
+    assert [f["origin"] for f in report["files"] if f["path"] == "uv.lock"] == ["consolidation uv root ."], report
+    integration = subprocess.run(["git", "show", "wtc/r/integration:uv.lock"], cwd=repo, capture_output=True,
+                                 text=True, check=True).stdout
+    assert 'name = "lib-b"' in integration

@@ -425,3 +425,79 @@ def test_a_go_import_of_another_module_ending_like_this_one_is_not_its_root_pack
     """The precision side: `github.com/other/app` is a dependency, not this module's root package."""
     assert _left_behind_notes(tmp_path, _go_module("example.com/app", "github.com/other/app"),
                               "/app.go", "app.go", "Old", "Older") == []
+
+
+OPEN_URL = ("const openUrl = async (url) => url\n\n"
+            "const createOpener = (title) =>\n  (url) => openUrl(url)\n\n"
+            "module.exports = {\n  openUrl,\n  createOpener,\n}\n")
+
+
+def test_a_commonjs_function_removed_while_a_destructured_require_still_uses_it_is_named(tmp_path):
+    """Found driving wtc on npm/cli (all CommonJS): a task deleted `createOpener` from
+    lib/utils/open-url.js while lib/utils/auth.js, which no task touched, still did
+    `const { createOpener } = require('../utils/open-url.js')`; check, finish and report said
+    nothing. A destructured require is an import of each name, as `import { x } from` is."""
+    files = {
+        "package.json": '{"name": "cli"}\n',
+        "lib/utils/open-url.js": OPEN_URL,
+        "lib/utils/auth.js": "const { createOpener } = require('../utils/open-url.js')\n\n"
+                             "const login = () => createOpener('Login at')\n\nmodule.exports = { login }\n",
+        "lib/utils/local.js": "const createOpener = () => null\n\nmodule.exports = { x: createOpener() }\n",
+    }
+    removed = OPEN_URL.replace("const createOpener = (title) =>\n  (url) => openUrl(url)\n\n", "") \
+                      .replace("  createOpener,\n", "")
+    repo = make_repo(tmp_path / "repo", files)
+    assert wtc(repo, "run", "start", "--run", "r1")[0] == 0
+    code, body = wtc(repo, "task", "start", "rm", "--run", "r1", "--own", "lib/utils/open-url.js")
+    assert code == 0, body
+    (Path(body["worktree"]) / "lib/utils/open-url.js").write_text(removed)
+    code, check = wtc(repo, "task", "check", "rm", "--run", "r1")
+    assert code == 1, check
+    code, body = wtc(repo, "task", "finish", "rm", "--run", "r1")
+    assert (code, body["state"]) == (1, "conflict"), body
+    left = [note for note in body["notes"] if "still uses" in note]
+    assert len(left) == 1 and left[0].startswith("lib/utils/auth.js (lines 1, 3: 2 uses) still uses createOpener"), left
+    # The report's way out for the task left out names the left-behind ways too, not only markers to resolve.
+    code, report = wtc(repo, "report", "--run", "r1")
+    [warning] = [w for w in report["warnings"] if w.startswith("task rm is conflict")]
+    assert "keep the old name too, or widen the task with wtc task widen rm --run r1 --own FILE" in warning, warning
+
+
+def test_a_rename_a_workspace_package_exports_and_another_package_requires_is_named(tmp_path):
+    """npm/cli's shape: lib/commands/fund.js requires names of the workspace package libnpmfund
+    (`main: lib/index.js`), one of them under another local name."""
+    index = ("function isValidFunding (f) {\n  return !!f\n}\n\nfunction readTree () {\n  return {}\n}\n\n"
+             "module.exports = {\n  readTree,\n  isValidFunding,\n}\n")
+    files = {
+        "package.json": '{"name": "npm", "workspaces": ["workspaces/*"]}\n',
+        "workspaces/libnpmfund/package.json": '{"name": "libnpmfund", "main": "lib/index.js"}\n',
+        "workspaces/libnpmfund/lib/index.js": index,
+        "lib/commands/fund.js": "const { readTree: getFundingInfo, isValidFunding } = require('libnpmfund')\n\n"
+                                "const valid = (s) => isValidFunding(s)\n\n"
+                                "module.exports = { valid, tree: getFundingInfo }\n",
+    }
+    left = _left_behind_notes(tmp_path, files, "workspaces/libnpmfund/**", "workspaces/libnpmfund/lib/index.js",
+                              "isValidFunding", "isFundingValid")
+    assert len(left) == 1 and left[0].startswith("lib/commands/fund.js (lines 1, 3: 2 uses) still uses isValidFunding"), left
+    assert "to isFundingValid" in left[0]
+
+
+def test_a_moved_module_s_own_names_are_looked_for_first_when_its_imports_are_common_words(tmp_path):
+    """Found driving wtc on npm/cli: lib/utils/tar.js, moved, took `const { log } = require('proc-log')`
+    along; more files than finish reads (MAX_FILES) say `log` (npm commits its node_modules, sorted
+    before test/), and test/lib/utils/tar.js, which requires the moved `getContents`, went unnamed."""
+    from worktree_coord.check.left_behind import MAX_FILES
+
+    files = {f"node_modules/dep{i:03}/index.js": f"const log = (m) => m\n\nmodule.exports = log('{i}')\n"
+             for i in range(MAX_FILES + 10)}
+    files["lib/utils/tar.js"] = ("const { log } = require('proc-log')\n\nconst getContents = (m) => log(m)\n\n"
+                                 "module.exports = { getContents }\n")
+    files["test/tar.js"] = "const { getContents } = require('../lib/utils/tar.js')\n\nmodule.exports = getContents(1)\n"
+    repo = make_repo(tmp_path / "repo", files)
+    assert wtc(repo, "run", "start", "--run", "r1")[0] == 0
+    code, body = wtc(repo, "task", "start", "move", "--run", "r1", "--own", "lib/utils/**")
+    assert code == 0, body
+    git(Path(body["worktree"]), "mv", "lib/utils/tar.js", "lib/utils/tarball.js")
+    code, check = wtc(repo, "task", "check", "move", "--run", "r1")
+    assert code == 1, check
+    assert [row["use_path"] for row in check["left_behind"]] == ["test/tar.js"], check["left_behind"]

@@ -193,3 +193,18 @@ def test_a_landed_run_run_again_says_it_landed_and_does_not_suggest_landing_agai
     assert any("has landed" in note for note in again["notes"])
     assert not any(step.startswith("wtc land") for step in again["next"])
     assert count(log) == {"one": 1}
+
+
+def test_the_summary_names_the_tasks_that_merged_no_change(repo, tmp_path):
+    """Found driving wtc on npm/cli: a task failed verification, its repair undid its whole edit, it
+    ended `empty`, and the summary said "2 of 2 task(s) merged" with no word of it: the lead could
+    not tell that one task's work came to nothing."""
+    import subprocess
+
+    from tests.fanout.helpers import environment
+
+    plan = write_plan(tmp_path / "plan.json", [task("one", "write pkg/one/x.txt 1"), task("idle")])
+    done = subprocess.run([sys.executable, "-m", "worktree_coord", "fanout", str(plan), "--run", "r1"], cwd=repo,
+                          env=environment(tmp_path / "log"), capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "run r1: 2 of 2 task(s) merged (1 with no change: idle)" in done.stdout, done.stdout

@@ -99,3 +99,23 @@ def test_a_json_flag_after_the_double_dash_is_the_command_s_not_wtc_s(repo, tmp_
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 5
     assert done.stdout == "" and "wtc: error: no run 'no-such-run'" in done.stderr     # text, as asked
+
+
+def test_exec_without_own_on_a_task_started_with_its_own_boundary_runs_in_it(repo, tmp_path):
+    """Found driving wtc on npm/cli: docs/fanout.md's wrapper for an agent's own test run,
+    `wtc task exec "$WTC_TASK" --run "$WTC_RUN" --no-finish -- CMD`, on a task started with
+    `--own ... --sparse` answered exit 2 "already exists ... with another boundary" (the plan's
+    default boundary, own everything, compared with the task's). No --own: the task as it is."""
+    code, started = wtc(repo, "task", "start", "api", "--run", "r1", "--own", "pkg/api/**", "--sparse")
+    assert code == 0, started
+    counter = tmp_path / "count"
+    code, body, _ = exec_json(repo, "api", "--run", "r1", "--no-finish", "--json", "--", sys.executable, "-c", WRITE,
+                              "pkg/api/x.txt", "hello", counter=counter)
+    assert code == 0, body
+    assert body["start"]["existing"] is True and body["start"]["worktree"] == started["worktree"]
+    assert body["start"]["boundary"]["own"] == ["pkg/api/**"] and body["finish"] is None
+    assert (Path(started["worktree"]) / "pkg/api/x.txt").read_text() == "hello\n"
+    code, again = wtc(repo, "task", "start", "api", "--run", "r1")    # a start again by name: the same task
+    assert code == 0 and again["existing"] is True and again["boundary"]["own"] == ["pkg/api/**"], again
+    code, other = wtc(repo, "task", "start", "api", "--run", "r1", "--own", "pkg/web/**")
+    assert code == 2 and "another boundary" in other["error"]["message"], other

@@ -151,3 +151,34 @@ def test_two_processes_share_the_index(tmp_path: Path) -> None:
     assert reader["stats"]["tips_disk"] > 0 and reader["stats"]["symbols_disk"] > 0
     here = [[list(f) for f in _findings(check_tree_merge(repo, *m, index=MergeIndex()))] for m in merges]
     assert reader["found"] == here
+
+
+def test_a_drain_raises_the_collectors_first_threshold_and_puts_it_back(tmp_path: Path) -> None:
+    """While any drain holds an index (nested, or two indexes), the collector's first threshold is
+    DRAIN_GC_THRESHOLD; when the last one ends (even by an error), what it was before; a collector
+    that was off stays off."""
+    import gc
+
+    import pytest
+
+    from worktree_coord.merge.checks.merge_index import DRAIN_GC_THRESHOLD
+
+    before = gc.get_threshold()
+    one, two = MergeIndex(tmp_path / "one"), MergeIndex(tmp_path / "two")
+    try:
+        gc.set_threshold(700, 10, 10)
+        with one.held():
+            assert gc.get_threshold() == (DRAIN_GC_THRESHOLD, 10, 10)
+            with two.held(), one.held():
+                assert gc.get_threshold() == (DRAIN_GC_THRESHOLD, 10, 10)
+            assert gc.get_threshold() == (DRAIN_GC_THRESHOLD, 10, 10)
+        assert gc.get_threshold() == (700, 10, 10)
+        with pytest.raises(RuntimeError), one.held():
+            raise RuntimeError("a drain that fails")
+        assert gc.get_threshold() == (700, 10, 10)
+        gc.set_threshold(0)
+        with one.held():
+            assert gc.get_threshold()[0] == 0
+        assert gc.get_threshold()[0] == 0
+    finally:
+        gc.set_threshold(*before)

@@ -229,3 +229,23 @@ def test_a_rust_name_in_a_macro_call_keeps_its_definition_but_one_in_an_attribut
                            b"macro_rules! framed {\n    () => { frame() };\n}\n\npub fn other() -> u8 {\n    2\n}\n"):
         [finding] = check_file(base, left, keeps_the_word, left.replace(base, keeps_the_word), "lib.rs")
         assert (finding.name, finding.removed_by) == ("frame", "theirs")
+
+
+def test_a_commonjs_name_renamed_while_the_other_side_adds_a_destructured_require_of_it(tmp_path: Path) -> None:
+    """npm/cli (CommonJS): one task renamed `logTar` in lib/utils/tar.js and its callers, another
+    added `const { logTar } = require('../utils/tar.js')` and a call in lib/commands/diff.js."""
+    tar = "const logTar = (t) => t\n\nmodule.exports = { logTar }\n"
+    diff = "const base = require('../base.js')\n\nmodule.exports = base\n"
+    repo = make_repo(tmp_path / "repo", {"lib/utils/tar.js": tar, "lib/commands/diff.js": diff})
+    base = git(repo, "rev-parse", "HEAD")
+    ours = commit(repo, {"lib/utils/tar.js": tar.replace("logTar", "printTar")}, "ours: rename")
+    git(repo, "checkout", "-q", "-b", "theirs", base)
+    theirs = commit(repo, {"lib/commands/diff.js": "const { logTar } = require('../utils/tar.js')\n"
+                           "const base = require('../base.js')\n\nconst show = (t) => logTar(t)\n\n"
+                           "module.exports = { base, show }\n"}, "theirs: a new use")
+    handle = pygit2.Repository(str(repo))
+    merged = handle.merge_commits(ours, theirs).write_tree(handle)
+    findings = check_tree_merge(handle, base, ours, theirs, merged)
+    assert {(f.name, f.definition_path, f.use_path, f.use_line) for f in findings} >= \
+        {("logTar", "lib/utils/tar.js", "lib/commands/diff.js", 4)}
+    assert all(f.removed_by == "ours" for f in findings)

@@ -4,6 +4,8 @@ what the next merge of an open run reads stays."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pygit2
@@ -65,3 +67,44 @@ def test_the_merge_index_keeps_its_newest_symbols_rows_past_a_cap(tmp_path: Path
     again = MergeIndex(tmp_path / "index")
     kept = [again.symbols("f" * 16, b"data %d\n" % n, False, lambda: None) for n in range(5)]
     assert kept == [None, None, None, ("symbols", 1), ("symbols", 1)], "the newest two rows stay"
+
+
+def test_gc_prunes_the_word_index_of_a_pin_no_open_run_uses(tmp_path: Path) -> None:
+    """The left-behind check at a merge keeps the pin's word index on disk (merge/checks/pin_words.py,
+    the newest few of them): a run that landed no longer merges onto its pin, so `wtc gc` removes
+    that pin's index (and `--dry-run` lists it), while an open run's pin keeps its own."""
+    files = {f"pkg/m{i}.py": f"def f{i}(x):\n    return x + {i}\n\n\ndef g{i}(x):\n    return x\n" for i in range(3)}
+    repo = make_repo(tmp_path / "repo", files)
+    git = pygit2.Repository(str(repo))
+    folder = index_folder(git)
+
+    def pin_tree(run: str) -> str:
+        with Coordinator(repo) as coord:
+            return str(git.revparse_single(coord.store.get_run(run).base).peel(pygit2.Tree).id)
+
+    def remove_g(coord: Coordinator, run: str, i: int) -> None:
+        """A task taking g{i} out: its merge looks for uses left behind, from the pin's word index."""
+        wt = Path(coord.start_task(run, f"t{i}", [f"pkg/m{i}.py"]).worktree)
+        write(wt, {f"pkg/m{i}.py": f"def f{i}(x):\n    return x + {i}\n"})
+        assert coord.finish_task(run, f"t{i}").state == "merged"
+
+    with Coordinator(repo) as coord:
+        coord.start_run("r1")
+        remove_g(coord, "r1", 0)
+        coord.land("r1", "main", approved=True)
+        coord.start_run("r2")
+        remove_g(coord, "r2", 1)
+    old, new = pin_tree("r1"), pin_tree("r2")
+    assert old != new and {old, new} <= _entries(folder, "pinwords"), _entries(folder, "pinwords")
+    listed = subprocess.run([sys.executable, "-m", "worktree_coord", "gc", "--dry-run"], cwd=repo,
+                            capture_output=True, text=True, timeout=120)
+    assert listed.returncode == 0 and f"  pin word indexes: {old}" in listed.stdout, listed.stdout + listed.stderr
+    assert new not in listed.stdout
+    with Coordinator(repo) as coord:
+        dry = coord.gc(dry_run=True)
+        assert dry.pin_words_removed == [old] and old in _entries(folder, "pinwords")
+        done = coord.gc()
+        assert done.pin_words_removed == [old]
+    assert new in _entries(folder, "pinwords") and old not in _entries(folder, "pinwords")
+    code, report = wtc(repo, "gc")
+    assert code == 0 and report["pin_words_removed"] == []

@@ -12,8 +12,8 @@ Output only: rendering the report (text, json, junit, sarif, github) is the face
 
 Public API:
     check(repo, *, head=None, base=None, target=None, own=(), read=(), run=None, task=None,
-          manifest=None, merge=True, config=None, reporter=None, resolver=None) -> CheckReport
-    check_staged(repo, *, own=(), read=(), manifest=None, config=None) -> CheckReport
+          manifest=None, merge=True, reporter=None, resolver=None) -> CheckReport
+    check_staged(repo, *, own=(), read=(), manifest=None, config=None, left_behind=None) -> CheckReport
     CheckReport, Finding, BoundarySource, MergeSummary, Severity, RULES, DEFAULT_MANIFEST
 """
 

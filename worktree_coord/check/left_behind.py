@@ -210,6 +210,17 @@ def _words_to_look_for(gone: set[tuple[tuple[str, ...], str]]) -> set[str]:
     return {name for container, name in gone if not container or (container[:-1], container[-1]) not in gone}
 
 
+def _import_names(profile_path: str, data: bytes) -> set[str]:
+    """The names a version of a file binds by importing them at its top level (symbols.py)."""
+    profile = semantic_profile(profile_path)
+    if profile is None or len(data) > MAX_BYTES:
+        return set()
+    try:
+        return {item.bound for item in extract(profile, data, imports_only=True).imports if item.scope is None}
+    except (ValueError, UnicodeDecodeError):
+        return set()
+
+
 def _definitions(profile_path: str, data: bytes) -> set[tuple[str, str]] | None:
     """The (container, name) of each definition a version of a file holds (symbols.py); None when no
     profile reads the file, it is too big, or it does not decode."""
@@ -315,6 +326,7 @@ def _broken_uses(changes: Iterable[Change], read_blob: Callable[[str], bytes], s
     changes = list(changes)
     removed: set[str] = set()
     words: set[str] = set()
+    imported: set[str] = set()   # removed names that were imports of the changed file, not its own definitions
     files: list[FileVersions] = []
     readable = readable_changes(changes)
     if len(readable) > max_changed:
@@ -329,6 +341,8 @@ def _broken_uses(changes: Iterable[Change], read_blob: Callable[[str], bytes], s
         gone = {name for _container, name in pairs}
         removed |= gone
         words |= _words_to_look_for(pairs)
+        if gone:
+            imported |= gone & _import_names(change.path, before)
         if gone or at is None:
             # The task is one side; the other side kept the file as it was.
             files.append(FileVersions(change.path, base=before, left=after, right=before, merged=after))
@@ -345,6 +359,15 @@ def _broken_uses(changes: Iterable[Change], read_blob: Callable[[str], bytes], s
     looked_for = sorted(words)
     mentioning = [path for path in grep(where, looked_for[:MAX_NAMES])
                   if path not in touched and semantic_profile(path) is not None]
+    own = sorted(words - imported)
+    if len(mentioning) > max_files and own and len(own) < len(looked_for):
+        # Too many to read: the files naming one of the task's own definitions first. Found driving
+        # npm/cli: a moved module took its `const { log, output } = require('proc-log')` along, and the
+        # hundreds of files saying `log` (its committed node_modules first) filled the read before
+        # test/lib/utils/tar.js, whose require of the moved `getContents` went unnamed.
+        first = [path for path in grep(where, own[:MAX_NAMES]) if path not in touched and semantic_profile(path) is not None]
+        seen = set(first)
+        mentioning = first + [path for path in mentioning if path not in seen]
     if partial is not None and (len(mentioning) > max_files or len(looked_for) > MAX_NAMES):
         partial.append(f"{min(len(mentioning), max_files)} of the {len(mentioning)} files mentioning "
                        f"{min(len(looked_for), MAX_NAMES)} of the {len(looked_for)} removed names were read")

@@ -47,7 +47,7 @@ STAGED_LABEL = "(staged changes)"
 def check(repo: str | os.PathLike[str] = ".", *, head: str | None = None, base: str | None = None,
           target: str | None = None, own: Sequence[str] = (), read: Sequence[str] = (),
           run: str | None = None, task: str | None = None, manifest: str | None = None,
-          merge: bool = True, config: Config | None = None, reporter: Reporter | None = None,
+          merge: bool = True, reporter: Reporter | None = None,
           resolver: Resolver | None = None, semantic: str | None = None,
           left_behind: str | None = None) -> CheckReport:
     """Check a branch before it merges (see the module docstring); raises UsageError on bad input."""
@@ -89,7 +89,9 @@ def check(repo: str | os.PathLike[str] = ".", *, head: str | None = None, base: 
                          if use_manifest else None)
     if head_error is not None and (manifest_boundary is None or manifest_boundary.version != "base"):
         raise head_error
-    config = config or load_config(None, _file_reader(git, target_tip))
+    # The one place every face's check (`wtc check`, `Coordinator.check`, the MCP tool) takes its rules
+    # from: the target tip, never a caller's configuration (see the module docstring).
+    config = load_config(None, _file_reader(git, target_tip))
     # The target's mode, as its reserved rules: a branch cannot switch off the check of its own removals.
     # A task's check takes its run's `--left-behind` first, as the run's own merges do.
     run_mode = run_record.options.get("left_behind") if run_record is not None else None
@@ -128,8 +130,13 @@ def check(repo: str | os.PathLike[str] = ".", *, head: str | None = None, base: 
 
 
 def check_staged(repo: str | os.PathLike[str] = ".", *, own: Sequence[str] = (), read: Sequence[str] = (),
-                 manifest: str | None = None, config: Config | None = None) -> CheckReport:
-    """The boundary check of what is staged in the index against HEAD (the pre-commit hook).
+                 manifest: str | None = None, config: Config | None = None,
+                 left_behind: str | None = None) -> CheckReport:
+    """The check of what is staged in the index against HEAD (the pre-commit hook): the boundary,
+    reserved files, and the uses, in files the commit does not change, of names it removes
+    (`left-behind` from the configuration, or `left_behind`: block, warn, off; the same findings
+    and wording as `check`). Only the names the staged change removes are looked for, so a commit
+    that only adds lines reads nothing more.
 
     No merge: staged changes are not a commit yet. The manifest and the configuration are read from
     the working tree of `repo` here (a hook runs in the author's checkout, before anything is shared).
@@ -159,12 +166,21 @@ def check_staged(repo: str | os.PathLike[str] = ".", *, own: Sequence[str] = (),
     findings += _large_file_findings(git, changes, config.max_file_size)
     intents, refused = _intents(git, changes, boundary, task="staged", since=head_sha or "", tree=base_tree)
     findings += refused
+    left_behind_mode = SemanticMode.parse(left_behind or config.left_behind, option="--left-behind",
+                                          key="left-behind")
+    # The index is both the "head" and the "target": what the commit will hold is what must resolve.
+    left = (left_behind_findings(git, changes, head_sha, index_tree, index_tree, left_behind_mode)
+            if head_sha else [])   # a first commit removes nothing
+    findings += left
     return CheckReport(
         base=base_tree, head=index_tree, head_label=STAGED_LABEL, boundary=source,
         changed=tuple({"path": c.path, "status": c.status} for c in changes),
         findings=tuple(sorted(findings, key=Finding.sort_key)),
-        merge=MergeSummary(False, True, reason="staged changes are checked for the boundary only"),
+        merge=MergeSummary(False, True, reason="staged changes are not a commit: no merge is tried"),
         intents=tuple(intents),
+        left_behind=tuple({key: value for key, value in f.details.items() if key not in ("kind", "lines_in")}
+                          for f in left if f.rule != "left_behind_unchecked"),
+        left_behind_mode=left_behind_mode.value,
     )
 
 
@@ -306,7 +322,8 @@ def _intents(git: GitRepo, changes: Sequence[Change], boundary: Boundary, *, tas
 
     report = check_changes(list(changes), boundary, git.read_blob)
     intents, refused = derive_task_intents(report.reserved, report.owned, task=task, since=since,
-                                           read_blob=git.read_blob, tree_paths=lambda: git.tree_paths(tree))
+                                           read_blob=git.read_blob, tree_paths=lambda: git.tree_paths(tree),
+                                           read_path=lambda name: git.file_at(tree, name))
     by_path = {c.path: c for c in changes}
     findings = []
     for item in refused:

@@ -16,16 +16,20 @@ import dataclasses
 from typing import Callable, Iterable, Sequence
 
 from ..consolidate import Intent, classify_path, derive_intents, find_root, unexpressed_changes
-from ..consolidate.intent import Op
+from ..consolidate.intent import Ecosystem, Op
+from ..consolidate.uv_workspace import uv_lock_root
 from ..consolidate.derive import detect_ecosystem
 from ..errors import WtcError
 from ..gitrepo import Change
 
 
 def derive_task_intents(reserved: Sequence[Change], owned: Sequence[Change], *, task: str, since: str,
-                        read_blob: Callable[[str], bytes], tree_paths: Callable[[], Iterable[str]]
+                        read_blob: Callable[[str], bytes], tree_paths: Callable[[], Iterable[str]],
+                        read_path: Callable[[str], bytes | None] | None = None
                         ) -> tuple[list[Intent], list[dict[str, str]]]:
-    """Intents for every reserved edit and every owned manifest edit; violations for the rest."""
+    """Intents for every reserved edit and every owned manifest edit; violations for the rest.
+    `read_path` reads a file of the tree `tree_paths` lists (to find the uv workspace that locks an
+    owned member manifest)."""
     member_manifests = [c for c in owned if (kind := classify_path(c.path)) is not None and kind.kind == "manifest"]
     if not reserved and not member_manifests:
         return [], []
@@ -40,7 +44,10 @@ def derive_task_intents(reserved: Sequence[Change], owned: Sequence[Change], *, 
         root = find_root(change.path, paths)
         if change not in reserved:
             # An owned manifest merged as ordinary code; all it asks of consolidation is a relock of
-            # the root whose lockfile covers it, when there is one.
+            # the root whose lockfile covers it, when there is one: for a uv workspace's member, the
+            # workspace's, whatever lockfile the member keeps (the root consolidation relocks).
+            if read_path is not None and detect_ecosystem(change.path, root, paths) is Ecosystem.UV:
+                root = uv_lock_root(read_path, root)
             if _has_lockfile(root, paths):
                 intents += _relock_request(change.path, base, new, task=task, root=root, since=since, paths=paths)
             continue

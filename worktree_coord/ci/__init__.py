@@ -6,8 +6,8 @@ json_format, junit, sarif, github (`formats.render` picks one by name).
 
 Public API (kept here for CI scripts; the check's own home is `worktree_coord.check`):
     check(repo, *, head=None, base=None, target=None, own=(), read=(), run=None, task=None,
-          manifest=None, merge=True, config=None, reporter=None, resolver=None) -> CheckReport
-    check_staged(repo, *, own=(), read=(), manifest=None, config=None) -> CheckReport
+          manifest=None, merge=True, reporter=None, resolver=None) -> CheckReport
+    check_staged(repo, *, own=(), read=(), manifest=None, config=None, left_behind=None) -> CheckReport
     render(report, format) -> str          format: text | json | junit | sarif | github
     CheckReport, Finding, Severity, RULES
 """

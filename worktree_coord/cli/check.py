@@ -43,8 +43,8 @@ def check(
     output_format: Format = typer.Option(Format.text, "--format", "-f", help="Output format.", case_sensitive=False),
     output_file: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the report to FILE; print the "
                                                "text summary on stdout."),
-    staged: bool = typer.Option(False, "--staged", help="Check what is staged against HEAD (boundary only; the "
-                                "pre-commit hook)."),
+    staged: bool = typer.Option(False, "--staged", help="Check what is staged against HEAD (boundary, reserved "
+                                "files, uses left behind; no merge; the pre-commit hook)."),
     merge: bool = typer.Option(True, "--merge/--no-merge", help="Run the dry-run merge into the target (default)."),
     semantic: Optional[str] = typer.Option(None, "--semantic", metavar="block|warn|off",
                                            help="After a clean dry-run merge, a name one side removed that the other "
@@ -67,7 +67,7 @@ def check(
                          fix="drop those flags, or drop --staged")
     fmt = Format.json if json_mode else output_format
     if staged:
-        report = check_staged(repo, own=own, read=read, manifest=manifest)
+        report = check_staged(repo, own=own, read=read, manifest=manifest, left_behind=left_behind)
     else:
         with reporter_for(json_mode=fmt is not Format.text or output_file is not None, label="check") as reporter:
             report = run_check(repo, head=head, base=base, target=target, own=own, read=read, run=run, task=task,

@@ -24,7 +24,6 @@ Invariants:
 from __future__ import annotations
 
 import dataclasses
-import posixpath
 from collections import defaultdict
 from pathlib import Path
 from typing import Any, Collection, Iterable, Mapping
@@ -51,6 +50,7 @@ from worktree_coord.consolidate.tool_output import summarize_tool_output
 from worktree_coord.consolidate.textformat import ManifestParseError, refuse_conflict_markers
 from worktree_coord.consolidate.lock_graph import read_graph, union
 from worktree_coord.consolidate.verify import lock_diff, verify_root
+from worktree_coord.consolidate.uv_workspace import disk_reader, uv_lock_root
 from worktree_coord.errors import WtcError
 from worktree_coord.events import NullReporter, Reporter, stage
 
@@ -412,26 +412,6 @@ def _settings_apart(workdir: Path, root: str, eco: Ecosystem | str, intents: lis
             dataclasses.replace(done, intent_ids=rest_ids, error=error or None)]
 
 
-def uv_lock_root(workdir: Path, root: str) -> str:
-    """The folder whose uv.lock locks the project at `root`: the nearest uv workspace above it that
-    lists it as a member (uv locks a member with its workspace, whatever lockfile stands in the
-    member's own folder), else `root`. Found driving wtc on pydantic: pydantic-core, a member of the
-    root's workspace, keeps a uv.lock of its own; its relock ran `uv lock` there, which wrote the
-    workspace's lock, and the root's uv.lock stayed stale ("unchanged")."""
-    probe = root
-    while probe:
-        probe = posixpath.dirname(probe)
-        manifest = workdir / join(probe, "pyproject.toml")
-        if manifest.is_file() and b"workspace" in manifest.read_bytes():
-            try:
-                members = discover_workspace(workdir, Ecosystem.UV, probe).members.values()
-            except WtcError:
-                continue
-            if root in members:
-                return probe
-    return root
-
-
 def consolidate(
     workdir: Path,
     intents: Iterable[Intent],
@@ -448,7 +428,7 @@ def consolidate(
     moved: set[tuple[str, str]] = set()   # roots that took intents recorded under another root
     for intent in intents:
         if intent.ecosystem == Ecosystem.UV and intent.op == Op.RELOCK and intent.root:
-            lock_root = uv_lock_root(Path(workdir), intent.root)
+            lock_root = uv_lock_root(disk_reader(Path(workdir)), intent.root)
             if lock_root != intent.root:
                 intent = dataclasses.replace(intent, root=lock_root)
                 moved.add(intent.root_key)

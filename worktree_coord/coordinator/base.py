@@ -346,6 +346,8 @@ class CoordinatorBase:
         if not task.state.live or not task.worktree or not Path(task.worktree).exists():
             return None, []
         path = Path(task.worktree)
+        if (path / ".git").is_file() and not (path / MANIFEST_PATH).is_file():
+            return None, []  # half-made (a re-creation killed mid-checkout; the manifest is written last): no agent work
         if self._worktree_problems(task, path):
             return None, []  # never commit through a tampered .git file or onto another branch
         name, email = _split_author(task.author)

@@ -32,7 +32,8 @@ The rules, each applied per folder at the moment of removal:
   only while it holds the commit the store recorded (remote_gc.py), and tracking refs of branches
   gone from the remote are pruned.
 - The forecast cache (`<git common dir>/wtc/forecast-cache/`) loses what runs no longer open left
-  (forecast_column.prune).
+  (forecast_column.prune), and the merge check's index (`<git common dir>/wtc/merge-index/`) the
+  tips and the pins' word indexes no open run merges with any more (`_prune_merge_index`).
 
 gc never snapshots: the only snapshot is `task abandon`'s, of a live task under its lease
 (`CoordinatorBase._snapshot`). `GcReport.snapshots` stays in the result for callers that read it,
@@ -41,11 +42,12 @@ and is always empty.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from pathlib import Path
 
 from ..store import leases
-from ..errors import BusyError
+from ..errors import BusyError, GitError, NotFoundError
 from ..gitrepo import delete_tombstone, is_tombstone
 from ..model import RunRecord, RunState, TaskRecord, TaskState
 from ..results import GcReport
@@ -149,36 +151,57 @@ class CleanupOperations(CoordinatorBase):
         remote = collect_remote_branches(self.git, self.store, dry_run=dry_run)
         open_runs = {run.run_id: run.created_at for run in self.store.list_runs() if run.state is not RunState.LANDED}
         cache = forecast_column.prune(self.git.common_dir, open_runs, dry_run=dry_run)
-        index = self._prune_merge_index([runs[run_id] for run_id in open_runs], dry_run=dry_run)
+        index, pins = self._prune_merge_index([runs[run_id] for run_id in open_runs], dry_run=dry_run)
         return GcReport(dry_run=dry_run, worktrees_removed=removed, tombstones_removed=tombstones, snapshots=[],
                         admin_entries_pruned=pruned + locks, leases_removed=leases_removed, records_expired=expired,
                         branches_deleted=branches, kept=kept + remote.kept,
                         remote_branches_deleted=remote.deleted, tracking_refs_pruned=remote.tracking_pruned,
-                        forecast_cache_removed=len(cache), merge_index_removed=index)
+                        forecast_cache_removed=len(cache), merge_index_removed=index, pin_words_removed=pins)
 
-    def _prune_merge_index(self, open_runs: list[RunRecord], *, dry_run: bool) -> int:
+    def _prune_merge_index(self, open_runs: list[RunRecord], *, dry_run: bool) -> tuple[int, list[str]]:
         """The merge check's on-disk index (merge/checks/merge_index.py): the entries of tips no
         open run merges onto any more (kept: each open run's integration tip and the first
-        parents below it that the next process derives its tables from, by tree id), and the
-        oldest symbols rows past the index's cap. Returns how many entries went (would go)."""
+        parents below it that the next process derives its tables from, by tree id), the
+        oldest symbols rows past the index's cap, and the word indexes of pins no open run's merge
+        reads any more (kept: each open run's pin, and the merge base of each of its tasks not
+        merged yet with its integration tip: what `task update` moved its base to). Returns how
+        many index entries went (would go) and the pins (tree ids) whose word index went."""
         from ..merge.checks.merge_index import TABLES_EVERY, MergeIndex, index_folder
 
         folder = index_folder(self.git.repo)
         if not folder.is_dir():
-            return 0
+            return 0, []
         repo = self.git.repo
         keep: set[str] = set()
+        pins: set[str] = set()
         for run in open_runs:
+            tips = []
             for ref in (f"refs/heads/{run.integration_ref}",
                         f"refs/remotes/{run.remote}/{run.integration_ref}" if run.remote else ""):
                 tip = self.git.ref_target(ref) if ref else None
+                tips += [tip] if tip else []
                 commit = repo.get(tip or run.base)
                 for _ in range(TABLES_EVERY + 1):
                     if commit is None:
                         break
                     keep.add(str(commit.tree_id))
                     commit = repo.get(commit.parent_ids[0]) if commit.parent_ids else None
-        return sum(MergeIndex(folder).prune(keep, dry_run=dry_run).values())
+            pins |= {run.base, *self._unmerged_bases(run, tips)}
+        pin_trees = {str(commit.tree_id) for sha in pins if (commit := repo.get(sha)) is not None}
+        index = MergeIndex(folder)
+        return sum(index.prune(keep, dry_run=dry_run).values()), index.prune_pin_words(pin_trees, dry_run=dry_run)
+
+    def _unmerged_bases(self, run: RunRecord, tips: list[str]) -> set[str]:
+        """The merge bases of the run's tasks that may still merge with its integration tips: the
+        pins their merges' left-behind look reads (the run's own pin, unless `task update` moved it)."""
+        bases: set[str] = set()
+        for task in self.store.list_tasks(run.run_id):
+            if task.head is None or task.state in (TaskState.MERGED, TaskState.ABANDONED, TaskState.EMPTY):
+                continue
+            for tip in tips:
+                with contextlib.suppress(GitError, NotFoundError, KeyError, ValueError):   # a head gone: no pin to keep
+                    bases.add(self.git.merge_base(task.head, tip))
+        return bases
 
     def _in_integration(self, run: RunRecord, commit: str) -> bool:
         """Whether `commit` is in the run's integration history as this clone knows it (its branch,

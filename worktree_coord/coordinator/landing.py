@@ -29,12 +29,14 @@ class LandingOperations(CoordinatorBase):
               own: Sequence[str] = (), read: Sequence[str] = (), run: str | None = None, task: str | None = None,
               manifest: str | None = None, merge: bool = True) -> "CheckReport":
         """The CI pre-merge check of a branch (boundary, reserved files, dry-run structured merge),
-        read-only; the same as `wtc check` and `worktree_coord.check.check`."""
+        read-only; the same as `wtc check` and `worktree_coord.check.check`. The rules (reserved files,
+        `left-behind`, `semantic-check`) are the target tip's committed configuration, as for `wtc
+        check`, not this coordinator's (read from the main checkout's working files, which a dirty
+        checkout or the branch under review checked out would relax)."""
         from ..check import check
 
         return check(self.git.toplevel or self.git.common_dir, head=head, base=base, target=target, own=own,
-                     read=read, run=run, task=task, manifest=manifest, merge=merge, config=self.config,
-                     reporter=self.reporter)
+                     read=read, run=run, task=task, manifest=manifest, merge=merge, reporter=self.reporter)
 
     def report(self, run_id: str, *, onto: str | None = None) -> RunReport:
         """The run's change manifest: every path landing changes with where it came from (task,
@@ -474,7 +476,9 @@ LEFTOVER_TASK_STATES = frozenset({TaskState.STARTED, TaskState.FINISHED, TaskSta
 _TASK_FIX = {"started": "finish it (wtc task finish T --run R) or abandon it (wtc task abandon T --run R)",
              "finished": "merge it: wtc merge --run R",
              "conflict": "wtc task update T --run R, resolve the markers (a semantic conflict has none: use the "
-                         "name that replaced the removed one, or restore it), then wtc task finish T --run R",
+                         "name that replaced the removed one, or restore it; a use left behind in a file the task "
+                         "does not change has none either: keep the old name too, or widen the task with "
+                         "wtc task widen T --run R --own FILE and update the use), then wtc task finish T --run R",
              "failed": "wtc task update T --run R, fix what verification reported, then wtc task finish T --run R",
              "rejected": "fix the violations in its worktree, then wtc task finish T --run R"}
 

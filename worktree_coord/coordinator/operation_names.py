@@ -43,7 +43,7 @@ OPERATIONS: dict[str, tuple[str, tuple[str, ...]]] = {
     )),
     "cleanup": ("CleanupOperations", (
         "_collect_folder", "_in_integration", "_prune_merge_index", "_remove_leftover", "_stale_scratch",
-        "_unowned_work", "gc",
+        "_unmerged_bases", "_unowned_work", "gc",
     )),
     "snapshot": ("SnapshotOperations", (
         "snapshot",

@@ -55,7 +55,13 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         (plan.py); `boundary_from` names where given globs came from (shown by `wtc status`)."""
         run = self._run(run_id)
         validate_name("task", task_id)
-        if not own:
+        existing = None if own else self.store.get_task(run_id, task_id)
+        if existing is not None:
+            # No --own for a task that exists (`wtc task exec "$WTC_TASK" --no-finish -- npm test`, a
+            # start again by name): the task as it is, not the plan's boundary compared with its own.
+            own, read = existing.boundary.own, tuple(read) or existing.boundary.read
+            sparse, exclusive = sparse or existing.boundary.sparse, exclusive or existing.boundary.exclusive
+        elif not own:
             planned, boundary_from = self.boundary_for(run_id, task_id)
             own, read, sparse = planned["own"], planned["read"], sparse or planned["sparse"]
         reserved = boundaries.reserved_patterns(self.config.reserved_add, self.config.reserved_remove)
@@ -358,6 +364,16 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         notes: list[str] = []
         problems: list[dict[str, str]] = []
         if path is not None and path.exists() and self._is_ours(path):
+            if (path / ".git").is_file() and not (path / MANIFEST_PATH).is_file():
+                # Its manifest is written last: a start or update that re-created this worktree was
+                # killed before the end (mid-checkout, say). What is on disk is no work of the task's,
+                # and committing it would delete every file the checkout had not written yet.
+                raise StateError(
+                    f"the worktree of task {task_id!r} ({path}) is half-made: the `wtc task start` or `wtc "
+                    f"task update` that re-created it was interrupted (it has no {MANIFEST_PATH}, written last); "
+                    "nothing in it was committed",
+                    fix=f"rebuild it from the task's branch, which keeps its commits: wtc task update {task_id} "
+                        f"--run {run.run_id}; then finish again")
             notes += self._clear_stale_index_lock(path)
             notes += self._recover_branch(run, task, path)
             problems = self._worktree_problems(task, path)
@@ -440,7 +456,8 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
 
                         derived, refused = derive_task_intents(
                             report.reserved, report.owned, task=task_id, since=since, read_blob=self.git.read_blob,
-                            tree_paths=lambda: self.git.tree_paths(since))
+                            tree_paths=lambda: self.git.tree_paths(since),
+                            read_path=lambda name: self.git.file_at(since, name))
                         violations += refused
             checked.update(violations=violations, files=len(changes), reserved=len(reserved))
         return _BranchChecked(violations=violations, changes=changes, reserved=reserved, markers=markers,

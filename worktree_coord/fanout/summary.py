@@ -102,8 +102,12 @@ def render(report: FanoutReport) -> str:
     total = sum(counts.values())
     merged = counts.get("merged", 0) + counts.get("empty", 0)
     repaired = sum(1 for t in report.tasks if t["outcome"] == "merged" and t["attempts_used"] > 1)
+    empty = [t["task"] for t in report.tasks if t["outcome"] == "empty"]
+    # An empty task merged nothing: after a repair that undid everything, say so rather than count it in silence.
+    notes = ([f"{repaired} after a repair"] if repaired else []) + (
+        [f"{len(empty)} with no change: {', '.join(empty[:6])}" + (", ..." if len(empty) > 6 else "")] if empty else [])
     head = (f"run {report.run}: {merged} of {total} task(s) merged"
-            + (f" ({repaired} after a repair)" if repaired else "")
+            + (f" ({'; '.join(notes)})" if notes else "")
             + "".join(f", {counts[k]} {words}" for k, words in (
                 ("lead", "need the lead"), ("blocked", "blocked"), ("removed", "removed while live"),
                 ("abandoned", "abandoned"), ("stopped", "stopped"), ("limit", "not run (limit)"),

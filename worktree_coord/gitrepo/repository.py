@@ -434,6 +434,7 @@ class GitRepo:
         try:
             if sparse_dirs is not None:
                 self.git("sparse-checkout", "set", "--cone", "--sparse-index", *sparse_dirs, cwd=path)
+            crash_point("worktree.before_checkout")
             self.git("read-tree", "-mu", "HEAD", cwd=path)
             head = self.worktree_head(path)[0] or self.git("rev-parse", "HEAD", cwd=path).stdout.decode().strip()
         except GitError:

@@ -691,8 +691,9 @@ def gc_report(r: GcReport) -> str:
         ("remote-tracking refs", r.tracking_refs_pruned),
     ]
     lines = [f"gc: {verb} " + ", ".join(f"{len(items)} {name}" for name, items in sections)
-             + f", {r.forecast_cache_removed} forecast cache files, {r.merge_index_removed} merge index entries"]
-    for name, items in sections:
+             + f", {r.forecast_cache_removed} forecast cache files, {r.merge_index_removed} merge index entries"
+             + f", {len(r.pin_words_removed)} pin word indexes"]
+    for name, items in sections + [("pin word indexes", r.pin_words_removed)]:
         for item in items[:20]:
             lines.append(f"  {name}: {item}")
     for snap in r.snapshots:

@@ -378,10 +378,11 @@ def extract(profile: Profile, source: bytes, tree: tree_sitter.Tree | None = Non
         container, _, _, local = placer.place(node)
         if not local:
             out.heritage.add(container)
+    imported_at = {node.id for parts in raw_imports for key, node in parts.items() if key in ("name", "alias")}
     for node in raw_bindings:
         name = _text(source, node)
-        if not _WORD.match(name):
-            continue
+        if not _WORD.match(name) or node.id in imported_at:
+            continue   # a name a destructured require binds is its import's (CommonJS), not a local definition
         container, _, _, local = placer.place(node.parent)
         if local:
             out.local.setdefault(name, set()).add(placer.innermost_function(node.parent))  # type: ignore[arg-type]

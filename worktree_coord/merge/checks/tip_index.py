@@ -460,14 +460,27 @@ _GRAM = 3
 def _grams(word: bytes) -> set[bytes]:
     """The runs of three bytes of `word` (none when shorter): what `holding` looks a part up by."""
     return {word[at:at + _GRAM] for at in range(len(word) - _GRAM + 1)}
-_STANDING = re.compile(rb"(?<![\w$\x80-\xff])[A-Za-z_$\x80-\xff][\w$\x80-\xff]*")
+_RUNS = re.compile(rb"[\w$\x80-\xff]+")   # maximal runs of word characters (reach.words' alphabet)
+_DIGITS = frozenset(b"0123456789")
 
 
 def standing_words(data: bytes) -> tuple[frozenset[bytes], frozenset[bytes]]:
     """(the words of `data` (reach.words) that stand alone, those that stand only after a digit):
-    a word standing alone is what reach.spelling finds."""
-    clean = frozenset(_STANDING.findall(data))
-    return clean, words(data) - clean
+    a word standing alone is what reach.spelling finds. From the maximal runs of word characters,
+    in one pass: reach.words finds one word in each run, the run less its leading digits (a name
+    starts with no digit; every other byte of a run continues it), standing alone when the run
+    has none. (Three regular-expression passes before, one with a look-behind at every byte:
+    45 us against 12 for a 1 KB file, five files a merge of a drain.)"""
+    clean: set[bytes] = set()
+    after: set[bytes] = set()
+    for run in set(_RUNS.findall(data)):
+        if run[0] in _DIGITS:
+            word = run.lstrip(b"0123456789")
+            if word:
+                after.add(word)
+        else:
+            clean.add(run)
+    return frozenset(clean), frozenset(after - clean)
 
 
 def _insert(items: list[str], item: str, sort: bool) -> None:
