@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import enum
 import os
-import subprocess
 import sys
 import threading
 from dataclasses import dataclass
@@ -116,6 +115,7 @@ def isolation_support() -> Support:
 
 
 def _probe() -> Support:
+    import subprocess
     if not sys.platform.startswith("linux"):
         return Support(False, f"network namespaces are Linux only (this is {sys.platform})")
     try:

@@ -273,3 +273,94 @@ def test_a_task_check_of_changed_code_loads_the_left_behind_look_without_the_che
     assert "worktree_coord.check.left_behind" in modules
     assert not modules & {"worktree_coord.check.pipeline", "worktree_coord.check.dryrun"}, sorted(
         m for m in modules if m.startswith("worktree_coord.check"))
+
+
+def test_a_merge_with_nothing_waiting_and_a_report_with_nothing_merged_load_no_libgit2(repo: Path) -> None:
+    """The store answers both: no task waits, integration is at the pin. The repository opens from
+    its files (gitrepo/locate.py), the integration tip is its loose ref's file, and pygit2 (~30 ms:
+    its enums, ssl, tarfile) stays unloaded; the merge queue and the merge engine too."""
+    for args in (("run", "start", "--run", "r1"), ("task", "start", "t1", "--run", "r1", "--own", "t1/**")):
+        subprocess.run([sys.executable, "-m", "worktree_coord", *args], cwd=repo, check=True, capture_output=True,
+                       env=dict(os.environ, WTC_NO_SERVE="1"))
+    for args in (("merge", "--run", "r1"), ("report", "--run", "r1"), ("report", "--run", "r1", "--format", "json")):
+        modules = imported(repo, *args)
+        assert "worktree_coord.coordinator.base" in modules, args
+        assert not modules & {"pygit2", "worktree_coord.integrate", "worktree_coord.coordinator.merge_queue"}, args
+        # nor what only a merge that runs reads: the boundary check and its lockfile names (boundary/
+        # loads its names lazily; `merge` needs only globs.py), the engine's words (merge/result.py),
+        # verification and the command isolation
+        assert not modules & {"worktree_coord.boundary.check", "worktree_coord.consolidate.intent",
+                              "worktree_coord.merge.result", "worktree_coord.coordinator.verification",
+                              "worktree_coord.isolation"}, args
+
+
+def test_the_calls_load_no_uuid_and_the_store_answered_ones_run_no_git(repo: Path) -> None:
+    """uuid (which loads platform, ~3 ms) made the store owner's nonce and telemetry's instance id: the
+    nonce is os.urandom's now and the id loads it only with telemetry on. subprocess and tempfile load
+    where git or a verification runs, so the calls the store answers (a merge with nothing waiting, a
+    report with nothing merged) load neither."""
+    for args in (("run", "start", "--run", "r1"), ("task", "start", "t1", "--run", "r1", "--own", "t1/**")):
+        subprocess.run([sys.executable, "-m", "worktree_coord", *args], cwd=repo, check=True, capture_output=True,
+                       env=dict(os.environ, WTC_NO_SERVE="1"))
+    for args in (("merge", "--run", "r1"), ("report", "--run", "r1")):
+        modules = imported(repo, *args)
+        assert not modules & {"uuid", "platform", "subprocess", "tempfile", "socket"}, args
+    for args in (("task", "start", "t2", "--run", "r1", "--own", "t2/**"),
+                 ("task", "finish", "t2", "--run", "r1", "--no-merge")):
+        modules = imported(repo, *args)
+        assert "worktree_coord.store.liveness" in modules and not modules & {"uuid", "platform"}, args
+    probe = ("import os, re\nfrom worktree_coord.store import liveness\nowner = liveness.current_owner()\n"
+             "assert re.fullmatch('[0-9a-f]{12}', owner.nonce), owner\n"
+             "assert liveness.host_identity().startswith(os.uname().nodename + '~')\n"
+             "with liveness.separate_owner() as other:\n    assert other.nonce != owner.nonce\n")
+    subprocess.run([sys.executable, "-c", probe], check=True, env=dict(os.environ))
+
+
+def test_a_check_and_a_finish_load_no_merge_engine_and_the_lazy_packages_keep_their_names(repo: Path) -> None:
+    """integrate/ and boundary/ load each name with its module on first use (PEP 562): `task check`
+    writes the worktree's tree (integrate/trees.py) and a finish names its mergeable commit
+    (integrate/mergeable.py) without the engine, the fast path, the history walk or the merge
+    account; every name the packages export is still there, the same object as in its module."""
+    env = dict(os.environ, WTC_NO_SERVE="1")
+    for args in (("run", "start", "--run", "r1"), ("task", "start", "t1", "--run", "r1", "--own", "t1/**"),
+                 ("task", "start", "t2", "--run", "r1", "--own", "t2/**")):
+        subprocess.run([sys.executable, "-m", "worktree_coord", *args], cwd=repo, check=True, capture_output=True,
+                       env=env)
+    worktree = repo / ".wtc" / "worktrees" / "r1" / "t1"
+    (worktree / "t1").mkdir(parents=True, exist_ok=True)
+    (worktree / "t1" / "a.txt").write_text("an edit\n")
+    engine = {"worktree_coord.integrate.engine", "worktree_coord.integrate.account",
+              "worktree_coord.integrate.fastpath", "worktree_coord.integrate.history"}
+    checked = imported(repo, "task", "check", "t1", "--run", "r1")
+    assert "worktree_coord.integrate.trees" in checked and not checked & engine
+    finished = imported(repo, "task", "finish", "t1", "--run", "r1", "--no-merge")
+    assert "worktree_coord.integrate.mergeable" in finished and not finished & engine
+    assert "worktree_coord.coordinator.merge_queue" not in finished      # mergeable_commit alone
+    empty = imported(repo, "task", "finish", "t2", "--run", "r1", "--no-merge")   # t2 changed nothing
+    assert not empty & {"worktree_coord.merge.result", "worktree_coord.merge.lines.markers"}
+    probe = ("import importlib\n"
+             "for name in ('worktree_coord.integrate', 'worktree_coord.boundary'):\n"
+             "    package = importlib.import_module(name)\n"
+             "    for exported in package.__all__:\n"
+             "        value = getattr(package, exported)\n"
+             "        where = package._FROM[exported]\n"
+             "        module = importlib.import_module(where if where.startswith('.') else '.' + where, name)\n"
+             "        assert value is getattr(module, exported), (name, exported)\n")
+    subprocess.run([sys.executable, "-c", probe], cwd=repo, check=True, env=dict(os.environ))
+
+
+def test_a_call_the_store_refuses_loads_no_libgit2(repo: Path) -> None:
+    """pygit2 loads at the repository's first use, after the store's checks: a call naming a run or
+    a task the store does not hold is answered (exit 5, the store's message) without libgit2."""
+    subprocess.run([sys.executable, "-m", "worktree_coord", "run", "start", "--run", "r1"], cwd=repo, check=True,
+                   capture_output=True, env=dict(os.environ, WTC_NO_SERVE="1"))
+    for args, message in ((("task", "check", "nosuch", "--run", "r1"), "no task 'nosuch' in run 'r1'"),
+                          (("task", "finish", "nosuch", "--run", "r1", "--no-merge"), "no task 'nosuch' in run 'r1'"),
+                          (("task", "start", "t1", "--run", "nosuch", "--own", "t1/**"), "no run 'nosuch'"),
+                          (("merge", "--run", "nosuch"), "no run 'nosuch'"),
+                          (("report", "--run", "nosuch"), "no run 'nosuch'")):
+        done = subprocess.run([sys.executable, "-X", "importtime", "-m", "worktree_coord", *args], cwd=repo,
+                              env=dict(os.environ, WTC_NO_SERVE="1"), capture_output=True, text=True, timeout=120)
+        assert done.returncode == 5 and message in done.stderr, (args, done.stderr[-2000:])
+        modules = {m.group(1) for m in re.finditer(r"import time:\s+\d+ \|\s+\d+ \|\s*(\S+)", done.stderr)}
+        assert "worktree_coord.store" in modules and "pygit2" not in modules, args

@@ -1,8 +1,33 @@
 """Boundaries: what a task owns, may read, and may not touch; checked at finish, never trusted."""
 
-from .check import BoundaryReport, Violation, check_changes
-from .globs import cone_directories, matches, may_overlap, unanchored_name, unmatched_glob_notes, validate_globs
-from .manifest import DEFAULT_RESERVED, make_boundary, reserved_patterns
+from typing import TYPE_CHECKING
+
+# The names load with their module on first use (PEP 562): `boundary.globs` is imported by every
+# coordinator command (`wtc merge` matches paths with it), which need not load the check and the
+# manifest's lockfile names (consolidate/names.py, consolidate/intent.py) with it.
+_FROM = {
+    "BoundaryReport": "check", "Violation": "check", "check_changes": "check",
+    "cone_directories": "globs", "matches": "globs", "may_overlap": "globs", "unanchored_name": "globs",
+    "unmatched_glob_notes": "globs", "validate_globs": "globs",
+    "DEFAULT_RESERVED": "manifest", "make_boundary": "manifest", "reserved_patterns": "manifest",
+}
+
+if TYPE_CHECKING:
+    from .check import BoundaryReport, Violation, check_changes
+    from .globs import cone_directories, matches, may_overlap, unanchored_name, unmatched_glob_notes, validate_globs
+    from .manifest import DEFAULT_RESERVED, make_boundary, reserved_patterns
+
+
+def __getattr__(name: str) -> object:
+    module = _FROM.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    # An import statement's machinery, not importlib.import_module: `python -X importtime` (which
+    # tests/serve/test_startup_imports.py reads) sees only the former.
+    value = getattr(__import__(f"{__name__}.{module}", fromlist=[name]), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "BoundaryReport", "DEFAULT_RESERVED", "Violation", "check_changes", "cone_directories", "make_boundary",

@@ -18,15 +18,12 @@ import shlex
 import time
 from pathlib import Path
 
-import pygit2
-
 from ..store import admission, heartbeat, leases
 from ..config import Config, load_config
 from ..errors import NotFoundError, UsageError
 from ..events import Fanout, NullReporter, Reporter, stage
 from .. import telemetry
 from ..gitrepo import GitRepo
-from ..isolation import Spawn, spawn_for
 from ..model import RunRecord, TaskRecord, validate_name
 from ..store import Store
 from ..store.address import open_store, resolve
@@ -37,6 +34,7 @@ EXIT_BOUNDARY = 3
 F = TypeVar("F", bound=Callable[..., Any])
 
 if TYPE_CHECKING:
+    from ..isolation import Spawn
     from ..gitrepo.remote import RefView, Remote
     from ..integrate import Integrator
     from ..merge.result import SemanticMode
@@ -170,6 +168,8 @@ class CoordinatorBase:
     def _spawn(self, run: RunRecord) -> Spawn:
         """How the commands of `run` start (isolation.py): its recorded `network`, else the
         configuration's `network` (default isolated), as this machine can give it."""
+        from ..isolation import spawn_for
+
         return spawn_for(run.options.get("network") or self.config.network)
 
     def command_spawn(self, run_id: str) -> Spawn:
@@ -218,6 +218,8 @@ class CoordinatorBase:
         remote = self._remote(run)
         if remote is None:
             return None
+        import pygit2
+
         from ..gitrepo.refs import StaleRef
         from ..gitrepo.remote import RemoteStale
 

@@ -51,20 +51,20 @@ import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable
-
-import pygit2
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from .. import boundary as boundaries
 from ..boundary.globs import matches
 from ..consolidate import Intent
 from ..gitrepo.repository import Change
-from ..integrate.trees import update_tree
 from ..merge.result import SemanticMode
 from ..model import PENDING_INTENT_STATES, TaskRecord, TaskState
 from ..results import Forecast, TaskCheck
 from .base import CoordinatorBase, staged
 from .forecast_column import column_of, read_latest, write_latest
+
+if TYPE_CHECKING:
+    import pygit2
 
 INTEGRATION = "integration"
 _WORDS = re.compile(rb"[A-Za-z_$][\w$]*")
@@ -276,6 +276,7 @@ class ForecastOperations(CoordinatorBase):
     def _states(self, records: Iterable[TaskRecord], tip: str, *, include_ended: bool = False) -> list[CurrentState]:
         """The current state of each live task (its worktree) and each finished-but-unmerged task
         (its branch); with `include_ended`, any task whose branch still exists."""
+        import pygit2
         chosen: list[tuple[TaskRecord, Path | None]] = []
         for task in records:
             worktree = Path(task.worktree) if task.worktree else None
@@ -318,6 +319,8 @@ class ForecastOperations(CoordinatorBase):
 
     def _state(self, task: TaskRecord, worktree: Path | None, head: str, paths: list[str], tip: str,
                error: str | None) -> CurrentState:
+        from ..integrate.trees import update_tree
+        import pygit2
         repo = self.git.repo
         head_tree = str(repo[pygit2.Oid(hex=head)].peel(pygit2.Tree).id)
         tree, source, uncommitted = head_tree, "branch", 0
@@ -449,6 +452,7 @@ class _Engine:
     def _renames(self, base: str, tree: str) -> dict[str, str]:
         """Old path -> new path for every file git's rename detection pairs between `base` and `tree`
         (commits or trees); computed once per pair, only when a shared file was deleted on one side."""
+        import pygit2
         if (base, tree) not in self.renamed:
             repo = self.git.repo
             diff = repo.diff(repo[pygit2.Oid(hex=base)].peel(pygit2.Tree), repo[pygit2.Oid(hex=tree)].peel(pygit2.Tree))
@@ -566,6 +570,8 @@ class _Engine:
 
     def _names_broken_now(self, state: CurrentState, target: str, base: str, target_tree: str,
                           target_changes: dict[str, Change], mine: dict[str, Change]) -> list[dict[str, Any]]:
+        from ..integrate.trees import update_tree
+        import pygit2
         from ..merge import check_tree_merge, merge_file
 
         repo = self.git.repo
@@ -601,6 +607,7 @@ class _Engine:
 
     def _package_folders(self, path: str, trees: tuple[str, str]) -> list[str | None]:
         """The ids of `path`'s folder in both trees when its language's folders are packages, else []."""
+        import pygit2
         from ..merge.checks.semantic import semantic_profile
 
         profile = semantic_profile(path)
@@ -618,6 +625,7 @@ class _Engine:
 
     def _package_files(self, trees: tuple[str, str]) -> Callable[[str], list[tuple[str, bytes]]]:
         """merge.checks.semantic.PackageFiles over both trees: the other files of a file's folder in each."""
+        import pygit2
         def files(path: str) -> list[tuple[str, bytes]]:
             folder, found = posixpath.dirname(path), []
             for tree in trees:
@@ -676,6 +684,7 @@ class _Engine:
         return {"clean": result.clean, "conflicts": conflicts}
 
     def _entry(self, commit: str, path: str) -> str | None:
+        import pygit2
         tree = self.git.repo[pygit2.Oid(hex=commit)].peel(pygit2.Tree)
         try:
             return str(tree[path].id)

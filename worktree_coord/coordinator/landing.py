@@ -14,7 +14,6 @@ from ..consolidate.tool_output import summarize_message
 from ..errors import ActionRequired, BusyError, NotFoundError, StateError, UsageError
 from ..store.idempotency import Outcome, default_key, recorded, run_once, variant_key
 from ..model import UNAPPLIED_INTENT_STATES, RunRecord, RunState, TaskRecord, TaskState
-from ..merge.result import problem_words
 from ..results import Landed, MergeReport, RunReport
 
 from .base import CoordinatorBase, staged
@@ -68,6 +67,8 @@ class LandingOperations(CoordinatorBase):
                 for finding in merge.get("semantic", []):   # the run's semantic check warned
                     if finding.get("problem") == "left_behind":
                         continue   # the run-wide left_behind below reads them on the tip as it is now
+                    from ..merge.result import problem_words   # a finding's words: the merge engine's
+
                     other = problem_words(finding.get("problem", "broken")).other
                     warnings.append(f"semantic: task {task.task_id}: {finding['message']}"
                                     + (f" ({other} task {finding['removed_by_task']})"

@@ -17,8 +17,6 @@ import functools
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
 
-import pygit2
-
 from ..boundary import matches
 from ..boundary.globs import literal_prefix
 from ..integrate import IntegrationResult, Resolver, labelled_resolver
@@ -27,6 +25,8 @@ from ..merge.result import SemanticFinding
 from ..model import TaskRecord
 
 if TYPE_CHECKING:
+    import pygit2
+
     from ..gitrepo.repository import GitRepo
     from ..integrate import TreeCheck
 
@@ -55,6 +55,7 @@ def semantic_check(task: str, pending: Any = None, git: GitRepo | None = None, *
     since is in it): `recheck_pending`. `left_behind` (with `git`): uses the merged tree keeps, in
     code no side changed, of names the task removed (left_behind.left_behind_at_merge); a use
     the semantic check already names is not named twice."""
+    import pygit2
     merges = pending_merges(pending)
 
     def check(repo: pygit2.Repository, base: pygit2.Oid, tip: pygit2.Oid, task_commit: pygit2.Oid,
@@ -238,6 +239,7 @@ class TaskLines:
         self._taken = functools.cache(self._taken_in)
 
     def _read(self, commit: str | None, path: str) -> bytes | None:
+        import pygit2
         repo = self._repo
         try:
             entry = repo[commit].peel(pygit2.Tree)[path] if commit and commit in repo else None

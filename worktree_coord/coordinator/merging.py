@@ -19,26 +19,27 @@ import json
 import os
 import posixpath
 import sys
-import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 
-from . import merge_queue as queue
 from ..boundary.globs import matches
 from ..store import leases
 from ..crashpoints import crash_point
 from ..errors import BusyError, StateError, UsageError, WtcError
 from ..events import wants
 from ..store.idempotency import Outcome, default_key, run_once, variant_key
-from ..integrate import IntegrationResult, IntegrationState, StaleRef, fast_forward, merge_account
-from ..merge.result import SemanticFinding, SemanticMode, problem_words
 from ..model import RunRecord, TaskRecord, TaskState
 from ..results import (MergeReport, TaskFinished)
-from .verification import VerifyResult, verify_commit
 
 from .base import CoordinatorBase, outcome_of, staged
+
+if TYPE_CHECKING:
+    from . import merge_queue as queue
+    from .verification import VerifyResult
+    from ..integrate import IntegrationResult
+    from ..merge.result import SemanticFinding
 
 # How many times a verified merge (or batch) is built and verified again because integration moved
 # while it was verified, before giving up with exit 4: each round costs a whole verification.
@@ -65,6 +66,7 @@ class MergeOperations(CoordinatorBase):
     def _report_merge(self, outcome: IntegrationResult, out: dict[str, Any]) -> None:
         """What a merge did, for the stage's end (path, attempts, bytes) and, when a reporter wants
         them, one `merge.file` event per file naming the strategy that merged it."""
+        from ..integrate import merge_account
         out.update(merge_path=outcome.path.value, attempts=outcome.attempts)
         if not wants(self.reporter, "merge.file"):
             return
@@ -89,6 +91,7 @@ class MergeOperations(CoordinatorBase):
 
     def _merge_direct(self, run: RunRecord, task: TaskRecord, out: dict[str, Any]) -> TaskFinished:
         """The task merged onto integration by its own compare-and-swap, then recorded."""
+        from . import merge_queue as queue
         with self._heavy("merge"):
             outcome = self._integrator().merge_into(
                 f"refs/heads/{run.integration_ref}", self._mergeable(task), run.base,
@@ -121,6 +124,7 @@ class MergeOperations(CoordinatorBase):
 
     def _record_outcome(self, run: RunRecord, task: TaskRecord, outcome: IntegrationResult) -> TaskFinished:
         """A direct merge's outcome recorded (once the ref holds it, for a merge)."""
+        from ..integrate import IntegrationState
         if outcome.state is IntegrationState.CONFLICT:
             return self._record_conflict(run, task, outcome)
         return self._record_merged(run, task, outcome.merge_commit, outcome.old_tip, outcome.new_tip,
@@ -209,6 +213,8 @@ class MergeOperations(CoordinatorBase):
     def _semantic(self, run: RunRecord, task: TaskRecord) -> dict[str, Any]:
         """The check arguments of `merge_into` for this run: the semantic check and the left-behind
         check, each blocking, warning or off by the run's mode for it (none when both are off)."""
+        from ..merge.result import SemanticMode
+        from . import merge_queue as queue
         semantic, left_behind = self._semantic_mode(run), self._left_behind_mode(run)
         if semantic is SemanticMode.OFF and left_behind is SemanticMode.OFF:
             return {}
@@ -223,12 +229,15 @@ class MergeOperations(CoordinatorBase):
 
     def _findings(self, run: RunRecord, task: TaskRecord, outcome: IntegrationResult) -> list[dict[str, Any]]:
         """Non-blocking semantic findings of a merge, with both tasks named where known."""
+        from . import merge_queue as queue
         if not outcome.findings:
             return []
         merged = self.store.list_tasks(run.run_id, [TaskState.MERGED])
         return queue.semantic_report(outcome.findings, task.task_id, merged, self._added_lines_reader(run, merged))
 
     def _record_conflict(self, run: RunRecord, task: TaskRecord, outcome: IntegrationResult) -> TaskFinished:
+        from ..merge.result import SemanticMode, problem_words
+        from . import merge_queue as queue
         merged = self.store.list_tasks(run.run_id, [TaskState.MERGED])
         conflicts = queue.conflict_report(outcome, merged, task.task_id, self._added_lines_reader(run, merged))
         base_result = {k: v for k, v in task.result.items() if k not in ("conflicts", "merge", "verification", "reason")}
@@ -309,6 +318,7 @@ class MergeOperations(CoordinatorBase):
         return notes
 
     def _added_lines_reader(self, run: RunRecord, merged: list[TaskRecord]) -> queue.TaskLines:
+        from . import merge_queue as queue
         return queue.added_lines_reader(self.git.repo, run.base, merged)
 
     def _record_merged(self, run: RunRecord, task: TaskRecord, merge_commit: str | None, old_tip: str,
@@ -367,6 +377,7 @@ class MergeOperations(CoordinatorBase):
         return f"refs/wtc/{run.run_id}/candidate/{name}"
 
     def _verify(self, run: RunRecord, commit: str, command: str) -> VerifyResult:
+        from .verification import verify_commit
         self.reporter.event("verify.start", run=run.run_id, commit=commit, command=command)
         scratch = self.worktree_root() / run.run_id / ".verify"
         with self._stage("verify", run=run.run_id, commit=commit, command=command) as out:
@@ -385,6 +396,7 @@ class MergeOperations(CoordinatorBase):
         """Move integration from `old` to the verified `new` (a fast-forward): the local
         compare-and-swap, or on a remote run a push with a lease on `old` (StaleRef when another
         machine moved it; the mirror then holds the remote's new tip)."""
+        from ..integrate import fast_forward
         integration = f"refs/heads/{run.integration_ref}"
         publish = self._publisher(run)
         if publish is None:
@@ -404,6 +416,8 @@ class MergeOperations(CoordinatorBase):
         """Candidate merge on a private ref, verification in a scratch worktree, then a CAS of
         integration from the tip the candidate was built on (on a remote run, a push with a lease);
         a moved tip means build and verify again, at most VERIFIED_RACES times."""
+        from . import merge_queue as queue
+        from ..integrate import IntegrationState, StaleRef
         integration = f"refs/heads/{run.integration_ref}"
         candidate = self._candidate_ref(run, task.task_id)
         integrator = self._integrator()
@@ -444,6 +458,8 @@ class MergeOperations(CoordinatorBase):
         """bors-style batches: merge up to `size` tasks speculatively on a candidate ref, verify the
         batch once, fast-forward integration when it passes; when it fails, bisect to the first
         failing prefix, land the passing prefix, eject the culprit and go on with the rest."""
+        from . import merge_queue as queue
+        from ..integrate import IntegrationState, StaleRef
         integration = f"refs/heads/{run.integration_ref}"
         candidate = self._candidate_ref(run, "batch")
         integrator = self._integrator()
@@ -544,6 +560,8 @@ class MergeOperations(CoordinatorBase):
             rows = []
             waiting = self.store.list_tasks(run_id, [TaskState.FINISHED])
             if len(waiting) > 1:   # an order to find: the workspace's packages (consolidate/) and a graph (networkx)
+                from . import merge_queue as queue   # and the merge engine (integrate/, pygit2): not for none waiting
+
                 waiting = queue.drain_order(waiting, self._packages(run))
             results: list[TaskFinished] = []
             if batch > 1 and command:
@@ -597,6 +615,10 @@ class MergeOperations(CoordinatorBase):
         drain did before. A crash before the one move leaves integration and every task as they
         were; after it, the tasks not yet recorded are found merged by the next drain. The merge
         index writes what the drain's checks computed at its end (MergeIndex.held)."""
+        if not waiting:
+            return []   # the store's answer: nothing to merge, so no merge engine, index or libgit2 to load
+        from . import merge_queue as queue
+        from ..integrate import IntegrationState, StaleRef
         from ..merge.checks.merge_index import index_folder, shared_index
 
         results: list[TaskFinished] = []
@@ -682,6 +704,7 @@ class MergeOperations(CoordinatorBase):
         Cargo and uv workspaces), read offline from the manifests alone. They depend on the pin
         only, so they are kept beside the store, one file per pinned commit: reading 500 packages'
         manifests cost a drain 1.1 s at 10,000 files, every drain."""
+        from . import merge_queue as queue
         kept = self.git.wtc_dir / "cache" / f"{PACKAGES_CACHE}-{run.base}.json"
         try:
             return [queue.Package(name, path, tuple(depends)) for name, path, depends in json.loads(kept.read_text())]
@@ -695,6 +718,8 @@ class MergeOperations(CoordinatorBase):
         return packages
 
     def _read_packages(self, run: RunRecord) -> list[queue.Package]:
+        import tempfile
+        from . import merge_queue as queue
         from ..consolidate import discover_workspace
         from ..consolidate.intent import Ecosystem
 

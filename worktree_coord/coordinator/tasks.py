@@ -300,9 +300,11 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         """Uses, in code the task did not change, of names it removed are checked when it merges, on
         the merged tree (left_behind.left_behind_at_merge: a use another task updated meanwhile is
         not one); a task that changed more files than that check reads is told it was not."""
+        if not changes:
+            return []   # before the imports: merge/result.py, and left_behind.py's semantic check (tree-sitter)
         from ..merge.result import SemanticMode
 
-        if not changes or self._left_behind_mode(run) is SemanticMode.OFF:
+        if self._left_behind_mode(run) is SemanticMode.OFF:
             return []   # before the import: left_behind.py loads the semantic check (tree-sitter, the profiles)
         from ..check.left_behind import MAX_CHANGED, readable_changes
 
@@ -527,9 +529,11 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
             intents=[i.to_json() for i in derived] + [row["data"] | {"state": row["state"]} for row in declared],
         )
         self.store.put_intents(run.run_id, task_id, [i.to_json() for i in derived])
-        from . import merge_queue as queue   # here: a start never needs the merge queue (start-up, issue 36)
+        # integrate/mergeable.py alone (what merge_queue re-exports): a finish needs neither the merge
+        # queue nor the engine's results and resolvers (start-up, issue 36)
+        from ..integrate import mergeable_commit
 
-        mergeable = queue.mergeable_commit(self.git.repo, tip, since, [r["path"] for r in reserved], task_id)
+        mergeable = mergeable_commit(self.git.repo, tip, since, [r["path"] for r in reserved], task_id)
         if state is TaskState.FINISHED:
             # Pushed before it is recorded: a finished task's commits are on the remote for any machine.
             self._publish_task(run, task_id, task.branch, tip, mergeable)
@@ -655,13 +659,14 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         """The conflict blocks `task update` left that are still in the task's files: not a boundary
         problem but a conflict the agent has not resolved yet, one row per block (kind
         `unresolved_markers`, its lines and both sides, as a merge conflict's row)."""
-        from ..merge.lines.markers import has_markers, parse_conflicts  # the merge engine's own marker reader
-
         found: list[dict[str, Any]] = []
         for rel in task.result.get("pending_markers", []):
             data = self.git.file_at(tip, rel)
             if data is None:
                 continue
+            # the merge engine's own marker reader, loaded only where `task update` left markers
+            from ..merge.lines.markers import has_markers, parse_conflicts
+
             blocks = parse_conflicts(data, kind="unresolved_markers")
             for block in blocks:
                 found.append({"path": rel, "kind": block.kind, "declaration": "", "start_line": block.start_line,

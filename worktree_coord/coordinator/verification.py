@@ -11,9 +11,7 @@ passes while another task's suite holds that port.
 from __future__ import annotations
 
 import os
-import subprocess
 import time
-import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -45,6 +43,8 @@ def verify_commit(git: GitRepo, commit: str, command: str, scratch_root: Path, *
                   spawn: Spawn) -> VerifyResult:
     """Check out `commit` in a scratch worktree, run `command` there (shell, started as `spawn`
     says), remove the worktree."""
+    import subprocess
+    import uuid
     path = scratch_root / f"verify-{commit[:12]}-{uuid.uuid4().hex[:6]}"
     started = time.monotonic()
     git.add_detached_worktree(path, commit)

@@ -85,3 +85,56 @@ def _common_of_linked(dot_git_file: Path) -> Path | None:
     if not commondir.is_file():
         return None                 # a submodule's git dir, or a separate git dir: not plain
     return (git_dir / commondir.read_text(errors="replace").strip()).resolve()
+
+
+_SECTION = re.compile(r"^\s*\[([^\]]*)\]")
+_WORKTREE_CONFIG_ON = re.compile(r"^\s*worktreeconfig\s*=\s*true\s*$", re.IGNORECASE)
+
+
+def worktree_config_on(common_dir: Path) -> bool:
+    """Whether the repository's own config file plainly turns `extensions.worktreeConfig` on: one
+    `worktreeConfig = true` line under `[extensions]`, no other line naming the key, no include and
+    no `config.worktree` naming it. False means "not plainly": the caller asks libgit2, which reads
+    every level, so a False here costs an import, never a wrong answer (GitRepo.ensure_setup)."""
+    try:
+        text = (common_dir / "config").read_text(errors="replace")
+    except OSError:
+        return False
+    try:
+        worktree_text = (common_dir / "config.worktree").read_text(errors="replace")
+    except OSError:
+        worktree_text = ""
+    if "worktreeconfig" in worktree_text.lower():
+        return False
+    section, found = "", False
+    for line in text.splitlines():
+        header = _SECTION.match(line)
+        if header:
+            section = header.group(1).strip().lower()
+            if section.startswith("include"):
+                return False
+            continue
+        if "worktreeconfig" not in line.lower():
+            continue
+        if section != "extensions" or not _WORKTREE_CONFIG_ON.match(line):
+            return False
+        found = True
+    return found
+
+
+_LOOSE_REF = re.compile(r"[0-9a-f]{40}\n?|[0-9a-f]{64}\n?")
+
+
+def read_loose_ref(common_dir: Path, name: str) -> str | None:
+    """The object id a loose ref file holds (`refs/heads/...` under the common dir: what git and
+    libgit2 read first, a loose ref hiding a packed one), or None when there is no such plain file:
+    a packed ref, a symbolic one, a reftable store (its `refs/heads` is a file), a name with `..`
+    or a per-worktree ref; the caller then asks libgit2 (GitRepo.ref_target)."""
+    if not name.startswith("refs/") or ".." in name or name.startswith(("refs/bisect/", "refs/worktree/",
+                                                                         "refs/rewritten/")):
+        return None
+    try:
+        text = (common_dir / name).read_text(encoding="ascii")
+    except (OSError, ValueError):
+        return None
+    return text.rstrip("\n") if _LOOSE_REF.fullmatch(text) else None

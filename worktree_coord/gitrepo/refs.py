@@ -20,10 +20,12 @@ from __future__ import annotations
 import random
 import time
 from pathlib import Path
-
-import pygit2
+from typing import TYPE_CHECKING
 
 from ..errors import BusyError, UsageError
+
+if TYPE_CHECKING:
+    import pygit2
 
 
 class StaleRef(Exception):
@@ -46,6 +48,7 @@ class _SignaturePointer:
     """
 
     def __init__(self, signature: pygit2.Signature):
+        import pygit2
         from pygit2._libgit2 import ffi  # pygit2's own cffi handle
 
         self._signature = pygit2.Signature(signature.name, signature.email)  # now, not commit time
@@ -95,6 +98,7 @@ def compare_and_swap(repo: pygit2.Repository, ref: str, new: pygit2.Oid,
     Raises StaleRef when the ref holds something else, BusyError when its lock stays held by
     others for `timeout` seconds.
     """
+    import pygit2
     if not ref.startswith("refs/"):
         raise UsageError(f"ref {ref!r} is not a full ref name", fix="pass e.g. 'refs/heads/wtc/run1/integration'")
     deadline = time.monotonic() + timeout

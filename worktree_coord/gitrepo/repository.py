@@ -21,18 +21,15 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import stat
-import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator, Sequence
 
-import pygit2
-
 from .. import filelock
 from .environment import git_environment
+from .locate import locate_plain, read_loose_ref, worktree_config_on
 from .refs import STALE_REF_LOCK_SECONDS, clear_stale_lock, is_lock_error
 from .running import run_to_end
 from ..crashpoints import crash_point
@@ -40,6 +37,10 @@ from ..errors import GitError, GitLocked, NotFoundError, UsageError
 from ..member_globs import tree_subfolders
 
 if TYPE_CHECKING:
+    import subprocess
+
+    import pygit2
+
     from .mergetree import TreeMergeOutcome
 
 EXCLUDE_LINE = "/.wtc/"
@@ -88,23 +89,43 @@ class GitRepo:
         start = Path(path).resolve()
         if not start.exists():
             raise NotFoundError(f"no such folder: {start}", fix="pass the path of a git repository (--repo PATH)")
-        found = pygit2.discover_repository(str(start))
-        if found is None:
-            raise NotFoundError(
-                f"{start} is not inside a git repository",
-                fix="run wtc inside a git repository, or pass --repo PATH",
-            )
-        git_dir = Path(found).resolve()
-        common = git_dir
-        commondir_file = git_dir / "commondir"
-        if commondir_file.exists():
-            common = (git_dir / commondir_file.read_text().strip()).resolve()
-        self.common_dir = common
-        self.repo = pygit2.Repository(str(common))
-        self.is_bare = self.repo.is_bare
-        self.toplevel: Path | None = None if self.is_bare else Path(self.repo.workdir).resolve()
         self.lock_timeout = lock_timeout
+        self._repo: pygit2.Repository | None = None
+        plain = locate_plain(start)
+        if plain is not None:
+            # The plain layout (a .git folder, or a linked worktree's .git file) is found from a few
+            # small files, as libgit2 would find it (tests/core/test_status_view.py): libgit2 loads
+            # on the first use of `repo`, so a call the store answers (`wtc merge` with nothing
+            # waiting, `wtc report` with nothing merged) never pays pygit2's import (issue 36).
+            self.common_dir = plain.common_dir
+            self.is_bare = False
+            self.toplevel: Path | None = plain.toplevel
+        else:
+            import pygit2
+            found = pygit2.discover_repository(str(start))
+            if found is None:
+                raise NotFoundError(
+                    f"{start} is not inside a git repository",
+                    fix="run wtc inside a git repository, or pass --repo PATH",
+                )
+            git_dir = Path(found).resolve()
+            common = git_dir
+            commondir_file = git_dir / "commondir"
+            if commondir_file.exists():
+                common = (git_dir / commondir_file.read_text().strip()).resolve()
+            self.common_dir = common
+            self._repo = pygit2.Repository(str(common))
+            self.is_bare = self._repo.is_bare
+            self.toplevel = None if self.is_bare else Path(self._repo.workdir).resolve()
         self.wtc_dir = self.common_dir / WTC_DIR
+
+    @property
+    def repo(self) -> pygit2.Repository:
+        """The pygit2 handle on the common dir, opened (and pygit2 imported) on first use."""
+        if self._repo is None:
+            import pygit2
+            self._repo = pygit2.Repository(str(self.common_dir))
+        return self._repo
 
     # ---- running git --------------------------------------------------------------------------
 
@@ -128,8 +149,10 @@ class GitRepo:
     def ensure_setup(self) -> None:
         """Prepare the repository once (idempotent): per-worktree config, worktrees dir, excludes."""
         exclude = self.common_dir / "info" / "exclude"
-        config = self.repo.config
-        needs_config = not _config_bool(config, "extensions.worktreeConfig")
+        # The repository's own config file answers when it plainly says so (every call after the
+        # first): libgit2 is asked only when it does not (it reads every level and the includes).
+        needs_config = not (worktree_config_on(self.common_dir)
+                            or _config_bool(self.repo.config, "extensions.worktreeConfig"))
         needs_exclude = not exclude.exists() or EXCLUDE_LINE not in exclude.read_text().splitlines()
         needs_dir = not (self.common_dir / "worktrees").is_dir() or not self.wtc_dir.is_dir()
         if not (needs_config or needs_exclude or needs_dir):
@@ -160,6 +183,7 @@ class GitRepo:
 
     def resolve_commit(self, rev: str) -> str:
         """The full sha of the commit `rev` names; NotFoundError when it names none."""
+        import pygit2
         if self.repo.head_is_unborn and rev == "HEAD":
             raise NotFoundError("the repository has no commits yet",
                                 fix="make a first commit (git commit --allow-empty -m init), then start the run")
@@ -172,6 +196,9 @@ class GitRepo:
         return str(commit.id)
 
     def ref_target(self, name: str) -> str | None:
+        loose = read_loose_ref(self.common_dir, name)
+        if loose is not None:
+            return loose        # what libgit2 answers for a loose ref, without loading it (issue 36)
         ref = self.repo.references.get(name)
         if ref is None:
             return None
@@ -189,6 +216,7 @@ class GitRepo:
 
     def has_commit(self, sha: str) -> bool:
         """Does this repository hold the object `sha` (a commit fetched or made here)?"""
+        import pygit2
         return pygit2.Oid(hex=sha) in self.repo
 
     def set_ref(self, name: str, sha: str, message: str) -> None:
@@ -197,6 +225,7 @@ class GitRepo:
 
     def create_ref(self, name: str, sha: str, message: str) -> bool:
         """Create-only: True when created, False when the ref already exists (whatever it points to)."""
+        import pygit2
         try:
             self._write_ref(name, sha, message, force=False)
             return True
@@ -208,6 +237,7 @@ class GitRepo:
     def _write_ref(self, name: str, sha: str, message: str, *, force: bool) -> None:
         """libgit2's ref write. Its lock, when a writer killed mid-write left one, is waited out and
         then removed (refs.py: STALE_REF_LOCK_SECONDS); a lock still fresh after twice that is busy."""
+        import pygit2
         deadline = time.monotonic() + 2 * STALE_REF_LOCK_SECONDS
         while True:
             try:
@@ -248,11 +278,13 @@ class GitRepo:
                     if self.git("update-ref", "-d", name, expected, check=False).returncode == 0]
 
     def is_ancestor(self, ancestor: str, descendant: str) -> bool:
+        import pygit2
         if ancestor == descendant:
             return True
         return self.repo.descendant_of(pygit2.Oid(hex=descendant), pygit2.Oid(hex=ancestor))
 
     def merge_base(self, a: str, b: str) -> str:
+        import pygit2
         found = self.repo.merge_base(pygit2.Oid(hex=a), pygit2.Oid(hex=b))
         if found is None:
             raise NotFoundError(f"{a[:12]} and {b[:12]} share no history")
@@ -266,9 +298,11 @@ class GitRepo:
         return merge_tree_once(self.toplevel or self.common_dir, ours, theirs)
 
     def commit_tree_id(self, sha: str) -> str:
+        import pygit2
         return str(self.repo[pygit2.Oid(hex=sha)].peel(pygit2.Commit).tree_id)
 
     def read_blob(self, oid: str) -> bytes:
+        import pygit2
         try:
             return self.repo[pygit2.Oid(hex=oid)].read_raw()
         except KeyError:
@@ -295,11 +329,13 @@ class GitRepo:
 
     def missing_blobs(self, oids: Sequence[str]) -> list[str]:
         """The blobs among `oids` this repository does not hold (a partial clone fetches them on demand)."""
+        import pygit2
         return [o for o in dict.fromkeys(oids) if pygit2.Oid(hex=o) not in self.repo]
 
     def tree_paths(self, sha: str, under: str = "") -> Iterator[str]:
         """Every file path in a commit's tree, or in its folder `under` (that path alone when it is a
         file; nothing when it is absent); used for small checks, not on hot paths."""
+        import pygit2
         tree = self.repo[pygit2.Oid(hex=sha)].peel(pygit2.Tree)
         if under:
             try:
@@ -322,6 +358,7 @@ class GitRepo:
 
     def changes(self, old_commit: str, new_commit: str) -> list[Change]:
         """Paths that differ between two commits' trees, recursing only into differing subtrees."""
+        import pygit2
         old_tree = self.repo[pygit2.Oid(hex=old_commit)].peel(pygit2.Tree)
         new_tree = self.repo[pygit2.Oid(hex=new_commit)].peel(pygit2.Tree)
         out: list[Change] = []
@@ -596,6 +633,7 @@ class GitRepo:
         return admin if admin.is_absolute() else path / admin
 
     def _head_file(self, path: Path) -> tuple[str | None, str | None] | None:
+        import pygit2
         admin = self.worktree_git_dir(path)
         try:
             text = (admin / "HEAD").read_text().strip() if admin is not None else ""
@@ -705,6 +743,7 @@ class GitRepo:
 
     def commits_between(self, old: str, new: str) -> list[str]:
         """Commits reachable from `new` and not from `old`, newest first."""
+        import pygit2
         walker = self.repo.walk(pygit2.Oid(hex=new), pygit2.enums.SortMode.TOPOLOGICAL)
         walker.hide(pygit2.Oid(hex=old))
         return [str(c.id) for c in walker]
@@ -713,6 +752,7 @@ class GitRepo:
         """(commit, first parent, message) for each commit on `tip`'s first-parent line, newest
         first, down to (not including) `stop` or a root commit: a branch's own history, one entry per
         merge or commit made on it."""
+        import pygit2
         out = []
         commit = self.repo[pygit2.Oid(hex=tip)].peel(pygit2.Commit)
         while str(commit.id) != stop and commit.parent_ids:
@@ -766,6 +806,7 @@ class GitRepo:
 
     def _blob_entry(self, commit: str, rel: str) -> pygit2.Object | None:
         """The tree entry of the file `rel` at `commit` (a commit or a tree; None: none, or not a file)."""
+        import pygit2
         tree = self.repo[pygit2.Oid(hex=commit)].peel(pygit2.Tree)
         try:
             entry = tree[rel]
@@ -775,6 +816,7 @@ class GitRepo:
 
     def folders_at(self, commit: str, rel: str) -> list[str] | None:
         """The names of the subfolders of `rel` ("" the root) at `commit` (None: no such folder)."""
+        import pygit2
         return tree_subfolders(self.repo[pygit2.Oid(hex=commit)].peel(pygit2.Tree), rel)
 
     def stashes_made_on(self, branch: str) -> list[tuple[str, str]]:
@@ -801,6 +843,7 @@ class GitRepo:
 
     def path_in_tree(self, commit: str, rel: str) -> bool:
         """Whether `rel` (a file or a folder) exists in the commit's tree."""
+        import pygit2
         tree = self.repo[pygit2.Oid(hex=commit)].peel(pygit2.Tree)
         try:
             tree[rel]
@@ -861,6 +904,7 @@ class GitRepo:
         """The commit HEAD names in the checkout at `path`, None while HEAD is unborn. `self.repo`
         opens the common git dir, whose HEAD is the main checkout's; a linked worktree (a task's)
         has its own. NotFoundError when `path` is in no repository."""
+        import pygit2
         found = pygit2.discover_repository(str(path))
         if found is None:
             raise NotFoundError(f"{path} is not inside a git repository", fix="run inside a git repository")
@@ -889,6 +933,7 @@ class GitRepo:
     def _git_as_caller(self, path: Path, *args: str, check: bool = True) -> str:
         # Unlike `git()`, this keeps the caller's GIT_* environment (GIT_INDEX_FILE above all): these
         # reads must see exactly what the caller's own git would.
+        import subprocess
         done = subprocess.run(["git", *args], cwd=path, capture_output=True, env=dict(os.environ, LC_ALL="C"))
         if check and done.returncode != 0:
             raise GitError(f"git {' '.join(args)} failed in {path}: {done.stderr.decode('utf-8', 'replace').strip()}",
@@ -988,6 +1033,7 @@ def held_lock_file(message: str) -> str | None:
 
 
 def _config_bool(config: pygit2.Config, name: str) -> bool:
+    import pygit2
     try:
         return config.get_bool(name)
     except (KeyError, pygit2.GitError, ValueError):
@@ -1018,6 +1064,7 @@ def _drop_admin_entry(admin: Path) -> None:
     """Delete a worktree's admin entry whose folder is gone, as `git worktree prune` would: the
     `gitdir` file first (killed after it, the entry is one git prunes: "gitdir file does not
     exist"), then the rest, then `worktrees/` itself when it is left empty (git removes it too)."""
+    import shutil
     try:
         (admin / "gitdir").unlink()
     except FileNotFoundError:
@@ -1057,6 +1104,7 @@ def delete_tombstone(tombstone: Path) -> None:
 def _rmtree(path: Path) -> None:
     """Remove a folder even when an agent left read-only files or folders in it."""
 
+    import shutil
     def make_writable_and_retry(function, target, _info):  # type: ignore[no-untyped-def]
         try:
             os.chmod(target, 0o700)

@@ -17,15 +17,19 @@ a pipe next to the process start itself.
 from __future__ import annotations
 
 import os
-import subprocess
-import tempfile
-from typing import Mapping, Sequence
+from typing import TYPE_CHECKING, Mapping, Sequence
+
+if TYPE_CHECKING:
+    import subprocess
 
 
 def run_to_end(command: Sequence[str], *, cwd: str | os.PathLike[str], env: Mapping[str, str] | None,
                input: bytes | None = None, timeout: float | None = None) -> subprocess.CompletedProcess[bytes]:
     """`subprocess.run(command, capture_output=True)` whose child never dies of its caller's death:
     stdin is `input` (or nothing), stdout and stderr are read back from temporary files."""
+    import subprocess   # loaded when git runs: `wtc merge` with nothing waiting runs none
+    import tempfile
+
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         done = subprocess.run(list(command), cwd=cwd, env=dict(env) if env is not None else None, input=input,
                               stdin=None if input is not None else subprocess.DEVNULL, stdout=out, stderr=err,

@@ -46,23 +46,56 @@ spawn and the integration-history walk once; a one-shot CLI process pays them on
 
 from __future__ import annotations
 
-from .account import FileAccount, merge_account
-from .engine import Drain, Integrator, already_merged, close_all, conflict_kind, merge_into
-from .fastpath import NotFast, fast_merge_trees
-from .mergeable import MERGE_IDENTITY, mergeable_commit, signature
-from ..gitrepo.mergetree import MergeTreeProcess, StagedPath, StageEntry, TreeMergeOutcome, merge_tree_once
-from ..gitrepo.refs import StaleRef, compare_and_swap, read_ref
-from .fastforward import fast_forward
-from .resolve import FileToResolve, Resolver, labelled_resolver, line_resolve, structured_resolver
-from .result import (
-    ConflictedFile,
-    FastForwardResult,
-    IntegrationResult,
-    IntegrationState,
-    MergePath,
-    TreeCheck,
-    semantic_conflicts,
-)
+from typing import TYPE_CHECKING
+
+# The names load with their module on first use (PEP 562): `task finish` needs `mergeable_commit`,
+# `task check` the tree writer (trees.py), neither the engine, the fast path nor the merge account
+# (issue 36, start-up).
+_FROM = {
+    "FileAccount": ".account", "merge_account": ".account", "Drain": ".engine", "Integrator": ".engine",
+    "already_merged": ".engine", "close_all": ".engine", "conflict_kind": ".engine", "merge_into": ".engine",
+    "NotFast": ".fastpath", "fast_merge_trees": ".fastpath", "MERGE_IDENTITY": ".mergeable",
+    "mergeable_commit": ".mergeable", "signature": ".mergeable", "MergeTreeProcess": "..gitrepo.mergetree",
+    "StagedPath": "..gitrepo.mergetree", "StageEntry": "..gitrepo.mergetree",
+    "TreeMergeOutcome": "..gitrepo.mergetree", "merge_tree_once": "..gitrepo.mergetree", "StaleRef": "..gitrepo.refs",
+    "compare_and_swap": "..gitrepo.refs", "read_ref": "..gitrepo.refs", "fast_forward": ".fastforward",
+    "FileToResolve": ".resolve", "Resolver": ".resolve", "labelled_resolver": ".resolve", "line_resolve": ".resolve",
+    "structured_resolver": ".resolve", "ConflictedFile": ".result", "FastForwardResult": ".result",
+    "IntegrationResult": ".result", "IntegrationState": ".result", "MergePath": ".result", "TreeCheck": ".result",
+    "semantic_conflicts": ".result",
+}
+
+if TYPE_CHECKING:
+    from .account import FileAccount, merge_account
+    from .engine import Drain, Integrator, already_merged, close_all, conflict_kind, merge_into
+    from .fastpath import NotFast, fast_merge_trees
+    from .mergeable import MERGE_IDENTITY, mergeable_commit, signature
+    from ..gitrepo.mergetree import MergeTreeProcess, StagedPath, StageEntry, TreeMergeOutcome, merge_tree_once
+    from ..gitrepo.refs import StaleRef, compare_and_swap, read_ref
+    from .fastforward import fast_forward
+    from .resolve import FileToResolve, Resolver, labelled_resolver, line_resolve, structured_resolver
+    from .result import (
+        ConflictedFile,
+        FastForwardResult,
+        IntegrationResult,
+        IntegrationState,
+        MergePath,
+        TreeCheck,
+        semantic_conflicts,
+    )
+
+
+def __getattr__(name: str) -> object:
+    module = _FROM.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    # An import statement's machinery, not importlib.import_module: `python -X importtime` (which
+    # tests/serve/test_startup_imports.py reads) sees only the former.
+    level = len(module) - len(module.lstrip("."))
+    value = getattr(__import__(module[level:], globals(), None, [name], level), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "FileAccount",

@@ -27,7 +27,6 @@ from __future__ import annotations
 import os
 import sys
 import threading
-import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Mapping
@@ -237,6 +236,8 @@ def _resource(env: Mapping[str, str]) -> Any:
     if not env.get("OTEL_SERVICE_NAME") and "service.name=" not in declared:
         attributes["service.name"] = SERVICE_NAME
     if "service.instance.id=" not in declared:
+        import uuid   # only with telemetry on: uuid loads platform, and every coordinator call imports this module
+
         attributes["service.instance.id"] = str(uuid.uuid4())
     return Resource.create(attributes)
 
