@@ -2,6 +2,8 @@
 
 from typing import TYPE_CHECKING
 
+from ..lazy_names import lazy_names
+
 # The names load with their module on first use (PEP 562): `boundary.globs` is imported by every
 # coordinator command (`wtc merge` matches paths with it), which need not load the check and the
 # manifest's lockfile names (consolidate/names.py, consolidate/intent.py) with it.
@@ -18,15 +20,7 @@ if TYPE_CHECKING:
     from .manifest import DEFAULT_RESERVED, make_boundary, reserved_patterns
 
 
-def __getattr__(name: str) -> object:
-    module = _FROM.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    # An import statement's machinery, not importlib.import_module: `python -X importtime` (which
-    # tests/serve/test_startup_imports.py reads) sees only the former.
-    value = getattr(__import__(f"{__name__}.{module}", fromlist=[name]), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_names(globals(), _FROM)
 
 
 __all__ = [

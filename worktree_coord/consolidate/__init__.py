@@ -18,6 +18,8 @@ Pipeline (one module per stage):
 
 from typing import TYPE_CHECKING
 
+from worktree_coord.lazy_names import lazy_names
+
 # The names load on first use (PEP 562): `consolidate.names` and `consolidate.intent` are read on
 # every finish and by the boundary check, which must not pay for the parsers and adapters.
 _LAZY = {
@@ -69,14 +71,7 @@ if TYPE_CHECKING:
     from worktree_coord.consolidate.textformat import ManifestParseError
 
 
-def __getattr__(name: str) -> object:
-    if name in _LAZY:
-        import importlib
-
-        value = getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_names(globals(), _LAZY)
 
 
 __all__ = [

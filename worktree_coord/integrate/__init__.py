@@ -48,6 +48,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..lazy_names import lazy_names
+
 # The names load with their module on first use (PEP 562): `task finish` needs `mergeable_commit`,
 # `task check` the tree writer (trees.py), neither the engine, the fast path nor the merge account
 # (issue 36, start-up).
@@ -85,16 +87,7 @@ if TYPE_CHECKING:
     )
 
 
-def __getattr__(name: str) -> object:
-    module = _FROM.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    # An import statement's machinery, not importlib.import_module: `python -X importtime` (which
-    # tests/serve/test_startup_imports.py reads) sees only the former.
-    level = len(module) - len(module.lstrip("."))
-    value = getattr(__import__(module[level:], globals(), None, [name], level), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_names(globals(), _FROM)
 
 
 __all__ = [

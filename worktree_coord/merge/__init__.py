@@ -20,6 +20,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..lazy_names import lazy_names
+
 # The names load on first use (PEP 562): `merge.result` is imported wherever a FileMerge travels
 # (integrate/, the check, the coordinator), and importing it must not load tree-sitter and libcst.
 _LAZY = {
@@ -46,14 +48,7 @@ if TYPE_CHECKING:
     from .tree import ResolvedFile, check_tree_merge, resolve_conflicted_files
 
 
-def __getattr__(name: str) -> object:
-    if name in _LAZY:
-        import importlib
-
-        value = getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_names(globals(), _LAZY)
 
 __all__ = [
     "FileMerge",
