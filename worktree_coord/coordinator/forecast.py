@@ -21,7 +21,9 @@ side renamed it to, when git's rename detection pairs them (as merge-ort does wh
 merges), and reported at the new path. Cost: one `git status` per live worktree plus work proportional to the changed
 files; a file merge is cached by (path, base blob, left blob, right blob, semantic mode) in memory
 and in `<git common dir>/wtc/forecast-cache/`, so an agent calling `task check` every minute pays
-for the files that changed since its last call.
+for the files that changed since its last call. Every key also holds the engine's fingerprint (the
+installed merge engine's and language profiles' files, `engine_fingerprint`), so a wtc upgraded or
+edited in place never answers from what an older engine computed.
 
 Invariants: no ref moves (for a run kept on a remote, the local mirror of its integration branch is
 fetched first, as `report` does), no worktree file or index is written, the store is not written; the
@@ -72,7 +74,53 @@ CACHE_DIR = "forecast-cache"
 # Part of every cache key: bump it when what a merge or a check reports changes (new findings, new
 # words in them), so a forecast never answers from an older engine's results.
 CACHE_VERSION = 3
+# What else a cached outcome depends on: the merge engine's code and the language profiles (rules are
+# data in grammars/*.toml, so a rule changes without a code change anywhere), and the forecast itself.
+_ENGINE_PARTS = ("merge", "grammars", "integrate/resolve.py", "coordinator/forecast.py")
 STATUS_THREADS = 4   # `git status` per worktree runs in parallel: it waits on the disk, not the CPU
+
+
+def engine_fingerprint(package: Path | None = None, parts: Iterable[str] = _ENGINE_PARTS) -> str:
+    """A digest of the files under `package` (the installed worktree_coord by default) whose code or
+    data decides a forecast's outcome: each one's path, size and modification time (a stat each, no
+    read), and, for the installed package, tree-sitter's files. Any reinstall or edit changes it."""
+    if package is None:
+        return _installed_engine_fingerprint()
+    digest = hashlib.sha1()
+    for part in parts:
+        root = package / part
+        files = [root] if root.is_file() else sorted(p for p in root.rglob("*")
+                                                     if p.suffix in (".py", ".toml", ".scm", ".so"))
+        for file in files:
+            try:
+                stat = file.stat()
+            except OSError:
+                continue   # gone meanwhile: it decides nothing now
+            digest.update(f"{file.relative_to(package)}\0{stat.st_size}\0{stat.st_mtime_ns}\n".encode())
+    return digest.hexdigest()
+
+
+_INSTALLED_ENGINE: list[str] = []
+
+
+def _installed_engine_fingerprint() -> str:
+    if not _INSTALLED_ENGINE:
+        import worktree_coord
+        import worktree_coord.grammars as grammars
+
+        package = Path(worktree_coord.__file__).parent
+        fingerprint = engine_fingerprint(package, [p for p in _ENGINE_PARTS if p != "grammars"])
+        # The grammars live beside the package in a source checkout (pyproject's package-dir).
+        fingerprint += engine_fingerprint(Path(grammars.__file__).parent, ["."])
+        # tree-sitter's own files (its binding): found, not imported (importlib.metadata costs ~25 ms).
+        import importlib.util
+
+        spec = importlib.util.find_spec("tree_sitter")
+        if spec is not None and spec.origin:
+            binding = Path(spec.origin).parent
+            fingerprint += engine_fingerprint(binding, sorted(p.name for p in binding.iterdir() if p.is_file()))
+        _INSTALLED_ENGINE.append(fingerprint)
+    return _INSTALLED_ENGINE[0]
 
 
 @dataclass
@@ -559,7 +607,7 @@ class _Engine:
         mine = self.changes_from(state, base)
         if not self._may_break(self._words(state.tree + base, mine), self._words(target_tree + base, target_changes)):
             return []
-        key = hashlib.sha256(json.dumps([CACHE_VERSION, "across", base, target_tree, state.tree, target, state.name])
+        key = hashlib.sha256(json.dumps([CACHE_VERSION, engine_fingerprint(), "across", base, target_tree, state.tree, target, state.name])
                              .encode()).hexdigest()
         return self._cached(key, lambda: {"conflicts": self._names_broken_now(state, target, base, target_tree,
                                                                               target_changes, mine)})["conflicts"]
@@ -601,7 +649,7 @@ class _Engine:
         # package's other files in both trees (a name one side moved there is not gone), so their
         # folders are part of what the outcome depends on.
         folders = self._package_folders(path, trees)
-        key = hashlib.sha256(json.dumps([CACHE_VERSION, path, base, left, right, self.semantic.value, *folders])
+        key = hashlib.sha256(json.dumps([CACHE_VERSION, engine_fingerprint(), path, base, left, right, self.semantic.value, *folders])
                              .encode()).hexdigest()
         return self._cached(key, lambda: self._merge_now(path, base, left, right, trees))
 
