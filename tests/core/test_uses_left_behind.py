@@ -501,3 +501,33 @@ def test_a_moved_module_s_own_names_are_looked_for_first_when_its_imports_are_co
     code, check = wtc(repo, "task", "check", "move", "--run", "r1")
     assert code == 1, check
     assert [row["use_path"] for row in check["left_behind"]] == ["test/tar.js"], check["left_behind"]
+
+
+def test_a_name_removed_that_a_comment_still_mentions_is_named_through_an_export_star_barrel(tmp_path):
+    """pdf.js's shape: content_disposition.js opens with "This getFilenameFromContentDispositionHeader
+    function is adapted from", and network_utils.js imports the function through a barrel of
+    `export * from "./content_disposition.js"`. A task removed the function (the comment stayed):
+    the comment's word kept the name from counting as gone, the barrel's user was never read, and
+    check, finish and report said nothing of the use left behind."""
+    files = {
+        "src/content_disposition.js": "// This getFilename function is adapted from elsewhere.\n\n"
+                                      "function getFilename(header) {\n  return header;\n}\n\n"
+                                      "function other() {\n  return 1;\n}\n\nexport { getFilename, other };\n",
+        "src/network_helpers.js": 'export { isPdf } from "./display_utils.js";\nexport * from "./content_disposition.js";\n',
+        "src/display_utils.js": "function isPdf(name) {\n  return name.endsWith('.pdf');\n}\n\nexport { isPdf };\n",
+        "src/network_utils.js": 'import { getFilename } from "./network_helpers.js";\n\n'
+                                "export function nameOf(headers) {\n  return getFilename(headers.get('c'));\n}\n",
+    }
+    removed = files["src/content_disposition.js"].replace(
+        "function getFilename(header) {\n  return header;\n}\n\n", "").replace("{ getFilename, other }", "{ other }")
+    repo = make_repo(tmp_path / "repo", files)
+    assert wtc(repo, "run", "start", "--run", "r1")[0] == 0
+    code, body = wtc(repo, "task", "start", "rm", "--run", "r1", "--own", "/src/content_disposition.js")
+    assert code == 0, body
+    (Path(body["worktree"]) / "src/content_disposition.js").write_text(removed)
+    code, body = wtc(repo, "task", "check", "rm", "--run", "r1")
+    assert code == 1, body
+    code, body = wtc(repo, "task", "finish", "rm", "--run", "r1")
+    assert (code, body["state"]) == (1, "conflict"), body
+    left = [note for note in body["notes"] if "still uses" in note]
+    assert len(left) == 1 and left[0].startswith("src/network_utils.js (lines 1, 4: 2 uses) still uses getFilename"), left

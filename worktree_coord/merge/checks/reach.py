@@ -461,14 +461,23 @@ def _near_words(base: bytes, new: bytes | None) -> frozenset[bytes]:
 
 
 def _gone_words(base: bytes, new: bytes | None) -> frozenset[bytes]:
-    """The words of the base lines `new` deleted or changed that `new` no longer holds anywhere: a
-    name defined there and renamed or removed (unless `new` still spells it, in a comment say)."""
+    """The words of the base lines `new` deleted or changed that `new` no longer holds outside its
+    comment lines: a name defined there and renamed or removed. A comment still naming it does not
+    keep it (pdf.js's content_disposition.js opens with "This getFilenameFromContentDispositionHeader
+    function is adapted from": the function removed, its importers through an `export * from` barrel
+    were not read and the use left behind went unnamed; found driving wtc on pdf.js)."""
     if new is None:
         return words(base)
     touched = touched_lines(base, new)
     if not touched:
         return frozenset()
-    return words(ranges_text(base, touched)) - words(new)
+    return words(ranges_text(base, touched)) - words(_COMMENT_LINES.sub(b"", new))
+
+
+# A line that is only a comment in the languages with re-exports (`//`, `/*`, ` * ` of a block,
+# `#`, `--`): what it spells keeps no name defined. A code line it also takes (a C `#define`)
+# only widens the users read, never adds a finding: the check itself decides.
+_COMMENT_LINES = re.compile(rb"^[ \t]*(?://|/\*|\*|#|--)[^\n]*", re.M)
 
 
 class _ByPath:
