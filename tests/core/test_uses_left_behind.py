@@ -531,3 +531,35 @@ def test_a_name_removed_that_a_comment_still_mentions_is_named_through_an_export
     assert (code, body["state"]) == (1, "conflict"), body
     left = [note for note in body["notes"] if "still uses" in note]
     assert len(left) == 1 and left[0].startswith("src/network_utils.js (lines 1, 4: 2 uses) still uses getFilename"), left
+
+
+def test_a_java_static_method_removed_while_another_package_imports_it_static_is_named(tmp_path):
+    """mockito: a task removed `Checks.checkItemsNotNull`; MockInjection.java, in another package,
+    has `import static org.mockito.internal.util.Checks.checkItemsNotNull;` and calls it. The static
+    import was read as a top-level name of Checks.java (it has none: the method is a member of class
+    Checks), so check, finish and report said nothing and the tree did not compile."""
+    checks = ("package org.mockito.internal.util;\n\npublic class Checks {\n"
+              "    public static <T> T checkNotNull(T value, String name) {\n        return value;\n    }\n\n"
+              "    public static <T extends Iterable<?>> T checkItemsNotNull(T items, String name) {\n"
+              "        return items;\n    }\n}\n")
+    files = {
+        "src/main/java/org/mockito/internal/util/Checks.java": checks,
+        "src/main/java/org/mockito/internal/injection/MockInjection.java":
+            "package org.mockito.internal.injection;\n\nimport static org.mockito.internal.util.Checks.checkItemsNotNull;\n"
+            "import static org.mockito.internal.util.Checks.checkNotNull;\n\nimport java.util.Set;\n\n"
+            "public class MockInjection {\n    public Set<Object> fields(Set<Object> f) {\n"
+            "        checkNotNull(f, \"f\");\n        return checkItemsNotNull(f, \"fields\");\n    }\n}\n",
+    }
+    path = "src/main/java/org/mockito/internal/util/Checks.java"
+    removed = checks.replace("\n    public static <T extends Iterable<?>> T checkItemsNotNull(T items, String name) {\n"
+                             "        return items;\n    }\n", "")
+    repo = make_repo(tmp_path / "repo", files)
+    assert wtc(repo, "run", "start", "--run", "r1")[0] == 0
+    code, body = wtc(repo, "task", "start", "rm", "--run", "r1", "--own", "/" + path)
+    assert code == 0, body
+    (Path(body["worktree"]) / path).write_text(removed)
+    code, body = wtc(repo, "task", "finish", "rm", "--run", "r1")
+    assert (code, body["state"]) == (1, "conflict"), body
+    left = [note for note in body["notes"] if "still uses" in note]
+    assert len(left) == 1 and left[0].startswith(
+        "src/main/java/org/mockito/internal/injection/MockInjection.java:11 still uses Checks.checkItemsNotNull"), left

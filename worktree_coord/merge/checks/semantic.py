@@ -655,6 +655,12 @@ class _Check:
         if not rules.module_files:
             for target in self.resolve(module, importer, rules):
                 yield (target, (), name)
+                owner = module.rsplit(rules.module_separator, 1)[-1]
+                if rules.member_imports and posixpath.basename(_module_path(target, rules)) == owner:
+                    # Java's `import static org.mockito.internal.util.Checks.checkItemsNotNull;`
+                    # names a member of the class its file is named for (mockito: a task removed
+                    # Checks.checkItemsNotNull, MockInjection.java still imported it, nothing said so).
+                    yield (target, (owner,), name)
             return
         for target in self.reexports.locate(module, importer, rules):
             # Where a re-export leads first: a finding names the definition's file, not the
