@@ -587,3 +587,24 @@ def test_a_rename_through_a_barrel_that_also_has_export_star_names_the_importer_
     assert (code, body["state"]) == (1, "conflict"), body
     left = [note for note in body["notes"] if "still uses" in note]
     assert len(left) == 1 and left[0].startswith("src/transport.js (lines 1, 4: 2 uses) still uses isPdf"), left
+
+
+def test_a_java_static_method_renamed_is_named_in_a_class_of_its_package_that_calls_it_unimported(tmp_path):
+    """`Util.m(2)` in a class of Util's own package needs no import: the rename of m in Util.java left
+    that call unnamed while the one in another package (with its import) was named (found driving wtc
+    on mockito: StringUtil.decamelizeMatcherName)."""
+    files = {
+        "src/a/Util.java": "package a;\n\npublic class Util {\n    public static int m(int x) {\n        return x;\n    }\n}\n",
+        "src/a/Same.java": "package a;\n\npublic class Same {\n    public int g() {\n        return Util.m(2);\n    }\n}\n",
+        "src/a/Local.java": "package a;\n\npublic class Local {\n    public int g(Other Util) {\n        return Util.m(2);\n    }\n}\n",
+        "src/b/User.java": "package b;\n\nimport a.Util;\n\npublic class User {\n    public int f() {\n        return Util.m(1);\n    }\n}\n",
+    }
+    repo = make_repo(tmp_path / "repo", files)
+    assert wtc(repo, "run", "start", "--run", "r1")[0] == 0
+    code, body = wtc(repo, "task", "start", "rename", "--run", "r1", "--own", "/src/a/Util.java")
+    assert code == 0, body
+    (Path(body["worktree"]) / "src/a/Util.java").write_text(files["src/a/Util.java"].replace("int m(", "int n("))
+    code, body = wtc(repo, "task", "finish", "rename", "--run", "r1")
+    assert (code, body["state"]) == (1, "conflict"), body
+    left = [note for note in body["notes"] if "still use" in note]
+    assert len(left) == 1 and left[0].startswith("src/a/Same.java:5, src/b/User.java:7 still use Util.m"), left

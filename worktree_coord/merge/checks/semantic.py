@@ -468,6 +468,9 @@ class _Check:
         directories = {path: posixpath.dirname(path) for path in tokens}
         removed_paths = set(tokens)
         wide_directories = {directories[path] for path in tokens if wide[path]}
+        # Java: a class's file is seen by its package's files without an import (profile package_types).
+        typed_directories = {directories[path] for path in tokens
+                             if semantic_profile(path).semantic.package_types}   # type: ignore[union-attr]
         by_name: dict[bytes, list[_Removal]] = {}
         for removal in removals:
             by_name.setdefault(removal.definition.name.encode(), []).append(removal)
@@ -514,7 +517,8 @@ class _Check:
             # any of those, nothing here can break, and the merged file's uses are never extracted.
             # (The re-exports are read last, and only for names the file spelled its way to: `utils`
             # spells the token of util.rs, yet reaches it only through the crate root's `pub use`.)
-            if path not in removed_paths and here not in wide_directories and not reached & removed_paths \
+            if path not in removed_paths and here not in wide_directories and here not in typed_directories \
+                    and not reached & removed_paths \
                     and not self.imported_files(path) & removed_paths \
                     and not (names and self.reexports.reached(path, {n.encode() for n in names}) & removed_paths):
                 continue
@@ -612,10 +616,17 @@ class _Check:
                     return
                 yield from self.imported_from(module, name, path, rules)
                 return
-            if (receiver,) in merged.bound or any(d.name == receiver and not d.container for d in merged.definitions):
+            own_type = (receiver,) in merged.bound or any(d.name == receiver and not d.container for d in merged.definitions)
+            if own_type:
                 yield (path, (receiver,), name)
             imported = _visible_import(merged, receiver, reference)
             if imported is None:
+                if rules.package_types and not own_type and not reference.scopes & merged.local.get(receiver, set()):
+                    # Java: a class of the same package needs no import (mockito's StringUtilTest
+                    # calls StringUtil.decamelizeMatcherName; a rename in StringUtil.java left them).
+                    for other in self.package_files(path):
+                        if posixpath.basename(_module_path(other, rules)) == receiver:
+                            yield (other, (receiver,), name)
                 return
             if imported.name is None:   # a module: `util.parse()`
                 yield from self.imported_from(imported.module, name, path, rules)
