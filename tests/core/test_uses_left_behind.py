@@ -598,13 +598,21 @@ def test_a_java_static_method_renamed_is_named_in_a_class_of_its_package_that_ca
         "src/a/Same.java": "package a;\n\npublic class Same {\n    public int g() {\n        return Util.m(2);\n    }\n}\n",
         "src/a/Local.java": "package a;\n\npublic class Local {\n    public int g(Other Util) {\n        return Util.m(2);\n    }\n}\n",
         "src/b/User.java": "package b;\n\nimport a.Util;\n\npublic class User {\n    public int f() {\n        return Util.m(1);\n    }\n}\n",
+        # the same package in the test source set (mockito's StringUtilTest), and not in another folder
+        "lib/src/main/java/d/Lib.java": "package d;\n\npublic class Lib {\n    public static int k(int x) {\n        return x;\n    }\n}\n",
+        "lib/src/test/java/d/LibTest.java": "package d;\n\npublic class LibTest {\n    public int t() {\n        return Lib.k(3);\n    }\n}\n",
+        "lib/src/test/java/c/Other.java": "package c;\n\npublic class Other {\n    public int t() {\n        return Lib.k(3);\n    }\n}\n",
     }
     repo = make_repo(tmp_path / "repo", files)
     assert wtc(repo, "run", "start", "--run", "r1")[0] == 0
-    code, body = wtc(repo, "task", "start", "rename", "--run", "r1", "--own", "/src/a/Util.java")
+    code, body = wtc(repo, "task", "start", "rename", "--run", "r1", "--own", "/src/a/Util.java",
+                     "--own", "/lib/src/main/java/d/Lib.java")
     assert code == 0, body
-    (Path(body["worktree"]) / "src/a/Util.java").write_text(files["src/a/Util.java"].replace("int m(", "int n("))
+    for path in ("src/a/Util.java", "lib/src/main/java/d/Lib.java"):
+        (Path(body["worktree"]) / path).write_text(files[path].replace("int m(", "int n(").replace("int k(", "int j("))
     code, body = wtc(repo, "task", "finish", "rename", "--run", "r1")
     assert (code, body["state"]) == (1, "conflict"), body
-    left = [note for note in body["notes"] if "still use" in note]
-    assert len(left) == 1 and left[0].startswith("src/a/Same.java:5, src/b/User.java:7 still use Util.m"), left
+    left = " ".join(note for note in body["notes"] if "still use" in note)
+    for use in ("src/a/Same.java:5", "src/b/User.java:7", "lib/src/test/java/d/LibTest.java:5"):
+        assert use in left, left
+    assert "Local.java" not in left and "Other.java" not in left, left

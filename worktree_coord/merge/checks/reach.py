@@ -84,7 +84,8 @@ class Reach:
                  imported_files: Callable[[str], frozenset[str]],
                  reexported: Callable[[str, frozenset[bytes]], frozenset[str]] | None = None,
                  barrels: Callable[[str], bool] = lambda path: False, memo: "MergeIndex | None" = None,
-                 tip: Any = None, loose: Iterable[str] = ()):
+                 tip: Any = None, loose: Iterable[str] = (),
+                 package_of: Callable[[str], str | None] = lambda path: None):
         self._files = files
         # With `tip` (a tip_index.TipIndex, which imports this module; `files` then in path
         # order): the tip's changed files outside `loose` are the left side's, which the right
@@ -98,6 +99,7 @@ class Reach:
         self._imported_files = imported_files
         self._reexported = reexported   # (user, words) -> candidates its imports reach by re-export
         self._barrels = barrels         # path -> whether its language re-exports (profile module_files)
+        self._package_of = package_of   # path -> its package where classes need no import (Java), else None
         self._imported: dict[str, frozenset[str]] = {}
         self._added_cache: dict[tuple[str, str], frozenset[bytes]] = {}
         self._live: dict[str, dict[str, frozenset[bytes]]] = {}
@@ -488,11 +490,16 @@ class _ByPath:
         self.by_token: dict[bytes, list[str]] = {}
         self.by_module: dict[str, list[str]] = {}
         self.by_directory: dict[str, list[str]] = {}
+        self.by_package: dict[str, list[str]] = {}   # Java: a class its package's files use unimported
+        self.package_of = reach._package_of
         for path in candidates:
             self.by_token.setdefault(reach._module_token(path), []).append(path)
             self.by_module.setdefault(reach._module_path(path), []).append(path)
             if reach._package_wide(path):
                 self.by_directory.setdefault(posixpath.dirname(path), []).append(path)
+            package = reach._package_of(path)
+            if package is not None:
+                self.by_package.setdefault(package, []).append(path)
         self.whole = {token for token in self.by_token if one_word(token)}
         self.split = [token for token in self.by_token if token not in self.whole]
         self.candidates = set(candidates)
@@ -509,6 +516,10 @@ class _ByPath:
         directory = posixpath.dirname(user)
         for path in self.by_directory.get(directory, ()):
             near_by.setdefault(path, set()).add(user)
+        if self.by_package:
+            for path in self.by_package.get(self.package_of(user) or "", ()):
+                if path != user and any(path in self.by_token[token] for token in spelled):
+                    near_by.setdefault(path, set()).add(user)   # `Util.m()` beside Util.java
         if user in self.candidates:
             near_by.setdefault(user, set()).add(user)
         while True:   # a relative import without a name reaches the directory's package or one above

@@ -420,7 +420,8 @@ class _Check:
             self._reach = Reach(self.files, module_path=self.module_path, module_token=self.module_token,
                                 package_wide=self.package_wide, imported_files=self.imported_files,
                                 reexported=self.reexports.reached,
-                                barrels=_barrels, memo=self.index, tip=self.tip, loose=self.loose)
+                                barrels=_barrels, memo=self.index, tip=self.tip, loose=self.loose,
+                                package_of=_typed_package)
         return self._reach
 
     def imported_files(self, path: str) -> frozenset[str]:
@@ -469,8 +470,8 @@ class _Check:
         removed_paths = set(tokens)
         wide_directories = {directories[path] for path in tokens if wide[path]}
         # Java: a class's file is seen by its package's files without an import (profile package_types).
-        typed_directories = {directories[path] for path in tokens
-                             if semantic_profile(path).semantic.package_types}   # type: ignore[union-attr]
+        typed_directories = {_package_key(directories[path], rules.source_sets) for path in tokens
+                             if (rules := semantic_profile(path).semantic).package_types}   # type: ignore[union-attr]
         by_name: dict[bytes, list[_Removal]] = {}
         for removal in removals:
             by_name.setdefault(removal.definition.name.encode(), []).append(removal)
@@ -517,7 +518,8 @@ class _Check:
             # any of those, nothing here can break, and the merged file's uses are never extracted.
             # (The re-exports are read last, and only for names the file spelled its way to: `utils`
             # spells the token of util.rs, yet reaches it only through the crate root's `pub use`.)
-            if path not in removed_paths and here not in wide_directories and here not in typed_directories \
+            if path not in removed_paths and here not in wide_directories \
+                    and not (typed_directories and _package_key(here, _source_sets(path)) in typed_directories) \
                     and not reached & removed_paths \
                     and not self.imported_files(path) & removed_paths \
                     and not (names and self.reexports.reached(path, {n.encode() for n in names}) & removed_paths):
@@ -624,7 +626,7 @@ class _Check:
                 if rules.package_types and not own_type and not reference.scopes & merged.local.get(receiver, set()):
                     # Java: a class of the same package needs no import (mockito's StringUtilTest
                     # calls StringUtil.decamelizeMatcherName; a rename in StringUtil.java left them).
-                    for other in self.package_files(path):
+                    for other in self.typed_package_files(path, rules):
                         if posixpath.basename(_module_path(other, rules)) == receiver:
                             yield (other, (receiver,), name)
                 return
@@ -658,6 +660,12 @@ class _Check:
             for p in self.files:
                 self._directories.setdefault(posixpath.dirname(p), []).append(p)
         return [p for p in self._directories.get(posixpath.dirname(path), ()) if p != path]
+
+    def typed_package_files(self, path: str, rules: SemanticRules) -> list[str]:
+        """The merge's other files of `path`'s package where a class needs no import (Java): its
+        directory, or the same folder below another source set (src/main/java and src/test/java)."""
+        key = _package_key(posixpath.dirname(path), rules.source_sets)
+        return [p for p in self.files if p != path and _package_key(posixpath.dirname(p), rules.source_sets) == key]
 
     def imported_from(self, module: str, name: str, importer: str,
                       rules: SemanticRules) -> Iterator[tuple[str, tuple[str, ...], str]]:
@@ -848,6 +856,24 @@ def _file_module(path: str) -> str:
 @functools.lru_cache(maxsize=65536)   # asked for every file of every merge of a drain
 def _module_token(path: str) -> bytes:
     return posixpath.basename(_file_module(path)).encode()
+
+
+def _package_key(directory: str, source_sets: str) -> str:
+    """A directory as its package: the source set's folder (`src/test/java`) made one for all sets."""
+    return re.sub(source_sets, "<source set>", directory, count=1) if source_sets else directory
+
+
+def _typed_package(path: str) -> str | None:
+    """The package of a file whose language sees its package's classes unimported (Java), else None."""
+    profile = semantic_profile(path)
+    if profile is None or not profile.semantic.package_types:
+        return None
+    return _package_key(posixpath.dirname(path), profile.semantic.source_sets)
+
+
+def _source_sets(path: str) -> str:
+    profile = semantic_profile(path)
+    return profile.semantic.source_sets if profile is not None else ""
 
 
 def _package_wide(path: str) -> bool:
