@@ -179,6 +179,7 @@ class _Check:
         # Built once: a merge of thousands of files resolves thousands of imports (cortex 531e91f0:
         # 150 s, most of it recomputing every file's module path for each import).
         self._directories: dict[str, list[str]] | None = None   # directory -> files, for package_files
+        self._typed_packages: dict[str, list[str]] | None = None   # Java package -> files (typed_package_files)
         self._modules: dict[int, tuple[dict[str, list[str]], dict[str, list[tuple[str, list[str]]]]]] = {}
         self._reach: Reach | None = None                                # live words, per side and file
         self._hidden: dict[tuple[str, bytes], frozenset[str]] = {}       # hidden(), per (path, bytes)
@@ -664,8 +665,14 @@ class _Check:
     def typed_package_files(self, path: str, rules: SemanticRules) -> list[str]:
         """The merge's other files of `path`'s package where a class needs no import (Java): its
         directory, or the same folder below another source set (src/main/java and src/test/java)."""
+        if self._typed_packages is None:   # once: asked for every `Math.max()` of every Java file
+            self._typed_packages = {}
+            for p in self.files:
+                package = _typed_package(p)
+                if package is not None:
+                    self._typed_packages.setdefault(package, []).append(p)
         key = _package_key(posixpath.dirname(path), rules.source_sets)
-        return [p for p in self.files if p != path and _package_key(posixpath.dirname(p), rules.source_sets) == key]
+        return [p for p in self._typed_packages.get(key, ()) if p != path]
 
     def imported_from(self, module: str, name: str, importer: str,
                       rules: SemanticRules) -> Iterator[tuple[str, tuple[str, ...], str]]:
@@ -863,6 +870,7 @@ def _package_key(directory: str, source_sets: str) -> str:
     return re.sub(source_sets, "<source set>", directory, count=1) if source_sets else directory
 
 
+@functools.lru_cache(maxsize=65536)   # asked for every file of a merge, and again per drain
 def _typed_package(path: str) -> str | None:
     """The package of a file whose language sees its package's classes unimported (Java), else None."""
     profile = semantic_profile(path)
