@@ -473,7 +473,10 @@ def _gone_words(base: bytes, new: bytes | None) -> frozenset[bytes]:
     touched = touched_lines(base, new)
     if not touched:
         return frozenset()
-    return words(ranges_text(base, touched)) - words(_COMMENT_LINES.sub(b"", new))
+    text = ranges_text(base, touched)
+    # Only code lines' words may be gone for a comment's sake: an edited comment's every word
+    # ("the", "a") would make each using file of the merge a candidate (pdf.js merges: 2.5x the check).
+    return (words(text) - words(new)) | (words(_COMMENT_LINES.sub(b"", text)) - words(_COMMENT_LINES.sub(b"", new)))
 
 
 # A line that is only a comment in the languages with re-exports (`//`, `/*`, ` * ` of a block,
