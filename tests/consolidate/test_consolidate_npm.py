@@ -243,3 +243,41 @@ def test_a_relock_tool_that_crashes_is_not_blamed_on_the_manifests_and_scripts_l
     assert [i.op.value for i in hooks] == ["set_key"]
     again = consolidate(ws, hooks, configs={"npm": crashing}, env=tool_env)
     assert [r.state for r in again.roots] == [RootState.FAILED]
+
+
+LOCK_WITH_URLS = {
+    "name": "root", "lockfileVersion": 3, "requires": True,
+    "packages": {
+        "": {"name": "root", "workspaces": ["packages/a"], "dependencies": {"left-pad": "^1.3.0"}},
+        "node_modules/a": {"resolved": "packages/a", "link": True},
+        "node_modules/left-pad": {
+            "version": "1.3.0", "resolved": "https://registry.npmjs.org/left-pad/-/left-pad-1.3.0.tgz",
+            "integrity": "sha512-XI5MPzVNApjAyhQzphX8BkmKsKUxD4LdyK24iZeQGinBN9yTQT3bFlCBy/aVx2HrNcqQGsdot8ghrjyrvMCoEA==",
+            "license": "WTFPL"},
+        "packages/a": {"version": "1.2.0"},
+    },
+}
+
+
+@pytest.mark.parametrize("lock_keeps_urls", [True, False])
+def test_the_relock_keeps_the_lockfiles_registry_urls_whatever_the_persons_npmrc_says(tmp_path, tool_env, lock_keeps_urls):
+    """pdf.js: a person's ~/.npmrc with `omit-lockfile-registry-resolved=true` made the relock of two
+    new devDependencies drop all 970 `resolved` lines of the project's lockfile; the relock now
+    writes them as the lockfile had them (and, the other way round, adds none to one without)."""
+    ws = tmp_path / "ws"
+    write(ws, {"package.json": root_pkg(workspaces=["packages/a"], dependencies={"left-pad": "^1.3.0"}),
+               "packages/a/package.json": pkg("a", "1.2.0"), "packages/b/package.json": pkg("b")})
+    locked = json.loads(json.dumps(LOCK_WITH_URLS))
+    if not lock_keeps_urls:
+        del locked["packages"]["node_modules/left-pad"]["resolved"]
+    (ws / "package-lock.json").write_text(json.dumps(locked, indent=2) + "\n")
+    home = Path(tool_env["HOME"])
+    home.mkdir(parents=True, exist_ok=True)
+    (home / ".npmrc").write_text(f"omit-lockfile-registry-resolved={'true' if lock_keeps_urls else 'false'}\n")
+    result = consolidate_root(ws, "", "npm", task_edit(ws, "t1", workspaces=["packages/a", "packages/b"]),
+                              env=tool_env)
+    assert result.state == RootState.APPLIED, result.error
+    entry = lock(ws)["packages"]["node_modules/left-pad"]
+    assert entry.get("resolved") == (LOCK_WITH_URLS["packages"]["node_modules/left-pad"]["resolved"]
+                                     if lock_keeps_urls else None), entry
+    assert lock(ws)["packages"]["node_modules/b"]["link"] is True

@@ -501,3 +501,118 @@ def test_a_moved_module_s_own_names_are_looked_for_first_when_its_imports_are_co
     code, check = wtc(repo, "task", "check", "move", "--run", "r1")
     assert code == 1, check
     assert [row["use_path"] for row in check["left_behind"]] == ["test/tar.js"], check["left_behind"]
+
+
+def test_a_name_removed_that_a_comment_still_mentions_is_named_through_an_export_star_barrel(tmp_path):
+    """pdf.js's shape: content_disposition.js opens with "This getFilenameFromContentDispositionHeader
+    function is adapted from", and network_utils.js imports the function through a barrel of
+    `export * from "./content_disposition.js"`. A task removed the function (the comment stayed):
+    the comment's word kept the name from counting as gone, the barrel's user was never read, and
+    check, finish and report said nothing of the use left behind."""
+    files = {
+        "src/content_disposition.js": "// This getFilename function is adapted from elsewhere.\n\n"
+                                      "function getFilename(header) {\n  return header;\n}\n\n"
+                                      "function other() {\n  return 1;\n}\n\nexport { getFilename, other };\n",
+        "src/network_helpers.js": 'export { isPdf } from "./display_utils.js";\nexport * from "./content_disposition.js";\n',
+        "src/display_utils.js": "function isPdf(name) {\n  return name.endsWith('.pdf');\n}\n\nexport { isPdf };\n",
+        "src/network_utils.js": 'import { getFilename } from "./network_helpers.js";\n\n'
+                                "export function nameOf(headers) {\n  return getFilename(headers.get('c'));\n}\n",
+    }
+    removed = files["src/content_disposition.js"].replace(
+        "function getFilename(header) {\n  return header;\n}\n\n", "").replace("{ getFilename, other }", "{ other }")
+    repo = make_repo(tmp_path / "repo", files)
+    assert wtc(repo, "run", "start", "--run", "r1")[0] == 0
+    code, body = wtc(repo, "task", "start", "rm", "--run", "r1", "--own", "/src/content_disposition.js")
+    assert code == 0, body
+    (Path(body["worktree"]) / "src/content_disposition.js").write_text(removed)
+    code, body = wtc(repo, "task", "check", "rm", "--run", "r1")
+    assert code == 1, body
+    code, body = wtc(repo, "task", "finish", "rm", "--run", "r1")
+    assert (code, body["state"]) == (1, "conflict"), body
+    left = [note for note in body["notes"] if "still uses" in note]
+    assert len(left) == 1 and left[0].startswith("src/network_utils.js (lines 1, 4: 2 uses) still uses getFilename"), left
+
+
+def test_a_java_static_method_removed_while_another_package_imports_it_static_is_named(tmp_path):
+    """mockito: a task removed `Checks.checkItemsNotNull`; MockInjection.java, in another package,
+    has `import static org.mockito.internal.util.Checks.checkItemsNotNull;` and calls it. The static
+    import was read as a top-level name of Checks.java (it has none: the method is a member of class
+    Checks), so check, finish and report said nothing and the tree did not compile."""
+    checks = ("package org.mockito.internal.util;\n\npublic class Checks {\n"
+              "    public static <T> T checkNotNull(T value, String name) {\n        return value;\n    }\n\n"
+              "    public static <T extends Iterable<?>> T checkItemsNotNull(T items, String name) {\n"
+              "        return items;\n    }\n}\n")
+    files = {
+        "src/main/java/org/mockito/internal/util/Checks.java": checks,
+        "src/main/java/org/mockito/internal/injection/MockInjection.java":
+            "package org.mockito.internal.injection;\n\nimport static org.mockito.internal.util.Checks.checkItemsNotNull;\n"
+            "import static org.mockito.internal.util.Checks.checkNotNull;\n\nimport java.util.Set;\n\n"
+            "public class MockInjection {\n    public Set<Object> fields(Set<Object> f) {\n"
+            "        checkNotNull(f, \"f\");\n        return checkItemsNotNull(f, \"fields\");\n    }\n}\n",
+    }
+    path = "src/main/java/org/mockito/internal/util/Checks.java"
+    removed = checks.replace("\n    public static <T extends Iterable<?>> T checkItemsNotNull(T items, String name) {\n"
+                             "        return items;\n    }\n", "")
+    repo = make_repo(tmp_path / "repo", files)
+    assert wtc(repo, "run", "start", "--run", "r1")[0] == 0
+    code, body = wtc(repo, "task", "start", "rm", "--run", "r1", "--own", "/" + path)
+    assert code == 0, body
+    (Path(body["worktree"]) / path).write_text(removed)
+    code, body = wtc(repo, "task", "finish", "rm", "--run", "r1")
+    assert (code, body["state"]) == (1, "conflict"), body
+    left = [note for note in body["notes"] if "still uses" in note]
+    assert len(left) == 1 and left[0].startswith(
+        "src/main/java/org/mockito/internal/injection/MockInjection.java:11 still uses Checks.checkItemsNotNull"), left
+
+
+def test_a_rename_through_a_barrel_that_also_has_export_star_names_the_importer_left_behind(tmp_path):
+    """pdf.js drive: network_helpers.js holds `export { isPdfFile } from "./display_utils.js"` and
+    `export * from "./content_disposition.js"`; a task renamed isPdfFile in display_utils.js and in
+    the barrel's line, and transport_stream.js still imported the old name through the barrel. The
+    star line was taken to maybe pass the name on, though its module never spells it: check said clean."""
+    files = {
+        "src/display_utils.js": "function isPdf(name) {\n  return name.endsWith('.pdf');\n}\n\nexport { isPdf };\n",
+        "src/content_disposition.js": "function getFilename(header) {\n  return header;\n}\n\nexport { getFilename };\n",
+        "src/network_helpers.js": 'export { isPdf } from "./display_utils.js";\nexport * from "./content_disposition.js";\n',
+        "src/transport.js": 'import { isPdf } from "./network_helpers.js";\n\nexport function ok(name) {\n  return isPdf(name);\n}\n',
+    }
+    repo = make_repo(tmp_path / "repo", files)
+    assert wtc(repo, "run", "start", "--run", "r1")[0] == 0
+    code, body = wtc(repo, "task", "start", "rename", "--run", "r1",
+                     "--own", "/src/display_utils.js", "--own", "/src/network_helpers.js")
+    assert code == 0, body
+    for path in ("src/display_utils.js", "src/network_helpers.js"):
+        (Path(body["worktree"]) / path).write_text(files[path].replace("isPdf", "isPdfName"))
+    code, body = wtc(repo, "task", "finish", "rename", "--run", "r1")
+    assert (code, body["state"]) == (1, "conflict"), body
+    left = [note for note in body["notes"] if "still uses" in note]
+    assert len(left) == 1 and left[0].startswith("src/transport.js (lines 1, 4: 2 uses) still uses isPdf"), left
+
+
+def test_a_java_static_method_renamed_is_named_in_a_class_of_its_package_that_calls_it_unimported(tmp_path):
+    """`Util.m(2)` in a class of Util's own package needs no import: the rename of m in Util.java left
+    that call unnamed while the one in another package (with its import) was named (found driving wtc
+    on mockito: StringUtil.decamelizeMatcherName)."""
+    files = {
+        "src/a/Util.java": "package a;\n\npublic class Util {\n    public static int m(int x) {\n        return x;\n    }\n}\n",
+        "src/a/Same.java": "package a;\n\npublic class Same {\n    public int g() {\n        return Util.m(2);\n    }\n}\n",
+        "src/a/Local.java": "package a;\n\npublic class Local {\n    public int g(Other Util) {\n        return Util.m(2);\n    }\n}\n",
+        "src/b/User.java": "package b;\n\nimport a.Util;\n\npublic class User {\n    public int f() {\n        return Util.m(1);\n    }\n}\n",
+        # the same package in the test source set (mockito's StringUtilTest), and not in another folder
+        "lib/src/main/java/d/Lib.java": "package d;\n\npublic class Lib {\n    public static int k(int x) {\n        return x;\n    }\n}\n",
+        "lib/src/test/java/d/LibTest.java": "package d;\n\npublic class LibTest {\n    public int t() {\n        return Lib.k(3);\n    }\n}\n",
+        "lib/src/test/java/c/Other.java": "package c;\n\npublic class Other {\n    public int t() {\n        return Lib.k(3);\n    }\n}\n",
+    }
+    repo = make_repo(tmp_path / "repo", files)
+    assert wtc(repo, "run", "start", "--run", "r1")[0] == 0
+    code, body = wtc(repo, "task", "start", "rename", "--run", "r1", "--own", "/src/a/Util.java",
+                     "--own", "/lib/src/main/java/d/Lib.java")
+    assert code == 0, body
+    for path in ("src/a/Util.java", "lib/src/main/java/d/Lib.java"):
+        (Path(body["worktree"]) / path).write_text(files[path].replace("int m(", "int n(").replace("int k(", "int j("))
+    code, body = wtc(repo, "task", "finish", "rename", "--run", "r1")
+    assert (code, body["state"]) == (1, "conflict"), body
+    left = " ".join(note for note in body["notes"] if "still use" in note)
+    for use in ("src/a/Same.java:5", "src/b/User.java:7", "lib/src/test/java/d/LibTest.java:5"):
+        assert use in left, left
+    assert "Local.java" not in left and "Other.java" not in left, left

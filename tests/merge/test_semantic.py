@@ -249,3 +249,42 @@ def test_a_commonjs_name_renamed_while_the_other_side_adds_a_destructured_requir
     assert {(f.name, f.definition_path, f.use_path, f.use_line) for f in findings} >= \
         {("logTar", "lib/utils/tar.js", "lib/commands/diff.js", 4)}
     assert all(f.removed_by == "ours" for f in findings)
+
+
+JAVA_BASE = b"""package a;
+
+import a.debug.Printer;
+import static a.Asserts.check;
+
+public class Details implements Inspect {
+    public String print() {
+        check(this);
+        return new Printer().print(this);
+    }
+
+    public int size() {
+        return 1;
+    }
+}
+"""
+
+
+def test_a_java_import_one_side_removed_and_the_other_sides_new_type_use_needs_is_a_finding() -> None:
+    """mockito: one task dropped `import ...InvocationsPrinter;` with its one use, another added
+    `new InvocationsPrinter()` to DefaultMockingDetails, which implements MockingDetails; the merge
+    was clean line by line and the check let it through (a name used in a class with bases may be
+    inherited), so the merged file did not compile. A type is not inherited that way; a method may be."""
+    ours = JAVA_BASE.replace(b"import a.debug.Printer;\n", b"").replace(b"return new Printer().print(this);", b"return \"\";")
+    theirs = JAVA_BASE.replace(b"    public int size() {",
+                               b"    public String printOf(Object o) {\n        return new Printer().print(o);\n    }\n\n"
+                               b"    public int size() {")
+    merged = ours.replace(b"    public int size() {",
+                          b"    public String printOf(Object o) {\n        return new Printer().print(o);\n    }\n\n"
+                          b"    public int size() {")
+    [finding] = check_file(JAVA_BASE, ours, theirs, merged, "a/Details.java")
+    assert (finding.name, finding.use_line, finding.removed_by) == ("Printer", 12, "ours")
+    # A method whose static import one side removed may come from the class's bases: left alone.
+    ours = JAVA_BASE.replace(b"import static a.Asserts.check;\n", b"").replace(b"        check(this);\n", b"")
+    theirs = JAVA_BASE.replace(b"        return 1;", b"        check(this);\n        return 1;")
+    merged = ours.replace(b"        return 1;", b"        check(this);\n        return 1;")
+    assert check_file(JAVA_BASE, ours, theirs, merged, "a/Details.java") == ()

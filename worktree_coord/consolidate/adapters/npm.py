@@ -23,6 +23,37 @@ class NpmAdapter(ToolAdapter):
         offline_flags=("--offline",),
     )
 
+    def relock(self, offline: bool) -> ToolRun:
+        """The configured relock, keeping the lockfile's own way with registry URLs: npm drops every
+        `"resolved"` when the person's ~/.npmrc says `omit-lockfile-registry-resolved=true` (and adds
+        them to a lockfile written without them when it does not). Adding two devDependencies to
+        pdf.js's lockfile removed its 970 `resolved` lines (found driving wtc on pdf.js). The
+        environment outranks the user's and the project's .npmrc, so the lockfile decides."""
+        argv = list(self.config.relock) + (list(self.config.offline_flags) if offline else [])
+        env = {**(self.config.offline_env if offline else {}), **self._resolved_convention()}
+        return self.run(argv, env=env)
+
+    def _resolved_convention(self) -> dict[str, str]:
+        """npm's setting that writes the lockfile's registry URLs as the lockfile now has them; none
+        when it holds no registry package (nothing to tell) or cannot be read (npm will say so)."""
+        lock = self.workdir / self.lockfile
+        try:
+            packages = json.loads(lock.read_text()).get("packages") or {}
+        except (OSError, ValueError, AttributeError):
+            return {}
+        kept = omitted = False
+        for key, entry in packages.items():
+            if "node_modules/" not in key or not isinstance(entry, dict) or entry.get("link"):
+                continue
+            resolved = entry.get("resolved")
+            if isinstance(resolved, str) and resolved.startswith(("https://", "http://")):
+                kept = True
+            elif resolved is None and entry.get("integrity") and entry.get("version"):
+                omitted = True   # a registry package written without its URL
+        if kept:
+            return {"npm_config_omit_lockfile_registry_resolved": "false"}
+        return {"npm_config_omit_lockfile_registry_resolved": "true"} if omitted else {}
+
     def check(self) -> list[ToolRun]:
         """Relock again offline: a fresh lock does not change (npm has no read-only lock check)."""
         return self._relock_changes_nothing("relock")

@@ -244,7 +244,8 @@ class ReExports:
                 return False
         passed = [item for item in symbols.imports if item.scope is None and item.bound == name and item.name]
         own = any(d.name == name and not d.container and d.kind != "import" for d in symbols.definitions)
-        if versions is not None and not passed and not own and not symbols.star_modules and versions.exists("base"):
+        if versions is not None and not passed and not own and versions.exists("base") \
+                and not (symbols.star_modules and self._stars_may_pass(path, symbols, name, rules)):
             # The merged file no longer passes the name on: a side renamed it and its re-export
             # (`pub use util::{parse}` -> `{parse_len}`). Where the base passed it from is where it
             # was removed; the check asks there whether the merge lost it.
@@ -285,6 +286,22 @@ class ReExports:
                     if not self._follow(target, name, depth + 1, seen, found):
                         return False
         return True
+
+    def _stars_may_pass(self, path: str, symbols: Symbols, name: str, rules: SemanticRules) -> bool:
+        """Whether one of the file's star re-exports may pass `name` on: a module it cannot find, a
+        file of the merge, or one that spells the name or passes whole modules on itself. When none
+        can, the file's star lines do not stand for the name its `export {..} from` line dropped
+        (pdf.js drive: a barrel of `export { isPdfFile } from "./display_utils.js"` and `export *
+        from "./content_disposition.js"`; the rename of isPdfFile there left transport_stream.js
+        importing the old name through it, and nothing said so)."""
+        for module in symbols.star_modules:
+            targets = self.locate(module, path, rules)
+            if not targets:
+                return True
+            for target in targets:
+                if target in self._merge.files or self._mentions(target, name) or self._passes_stars_on(target, name):
+                    return True
+        return False
 
     def _defined_at_base(self, path: str, name: str) -> bool:
         versions = self._merge.files[path]

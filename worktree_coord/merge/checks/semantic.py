@@ -179,6 +179,7 @@ class _Check:
         # Built once: a merge of thousands of files resolves thousands of imports (cortex 531e91f0:
         # 150 s, most of it recomputing every file's module path for each import).
         self._directories: dict[str, list[str]] | None = None   # directory -> files, for package_files
+        self._typed_packages: dict[str, list[str]] | None = None   # Java package -> files (typed_package_files)
         self._modules: dict[int, tuple[dict[str, list[str]], dict[str, list[tuple[str, list[str]]]]]] = {}
         self._reach: Reach | None = None                                # live words, per side and file
         self._hidden: dict[tuple[str, bytes], frozenset[str]] = {}       # hidden(), per (path, bytes)
@@ -420,7 +421,8 @@ class _Check:
             self._reach = Reach(self.files, module_path=self.module_path, module_token=self.module_token,
                                 package_wide=self.package_wide, imported_files=self.imported_files,
                                 reexported=self.reexports.reached,
-                                barrels=_barrels, memo=self.index, tip=self.tip, loose=self.loose)
+                                barrels=_barrels, memo=self.index, tip=self.tip, loose=self.loose,
+                                package_of=_typed_package)
         return self._reach
 
     def imported_files(self, path: str) -> frozenset[str]:
@@ -468,6 +470,9 @@ class _Check:
         directories = {path: posixpath.dirname(path) for path in tokens}
         removed_paths = set(tokens)
         wide_directories = {directories[path] for path in tokens if wide[path]}
+        # Java: a class's file is seen by its package's files without an import (profile package_types).
+        typed_directories = {_package_key(directories[path], rules.source_sets) for path in tokens
+                             if (rules := semantic_profile(path).semantic).package_types}   # type: ignore[union-attr]
         by_name: dict[bytes, list[_Removal]] = {}
         for removal in removals:
             by_name.setdefault(removal.definition.name.encode(), []).append(removal)
@@ -514,7 +519,9 @@ class _Check:
             # any of those, nothing here can break, and the merged file's uses are never extracted.
             # (The re-exports are read last, and only for names the file spelled its way to: `utils`
             # spells the token of util.rs, yet reaches it only through the crate root's `pub use`.)
-            if path not in removed_paths and here not in wide_directories and not reached & removed_paths \
+            if path not in removed_paths and here not in wide_directories \
+                    and not (typed_directories and _package_key(here, _source_sets(path)) in typed_directories) \
+                    and not reached & removed_paths \
                     and not self.imported_files(path) & removed_paths \
                     and not (names and self.reexports.reached(path, {n.encode() for n in names}) & removed_paths):
                 continue
@@ -580,8 +587,15 @@ class _Check:
             if rules.members_in_scope and reference.container:
                 for depth in range(len(reference.container), 0, -1):
                     container = reference.container[:depth]
-                    if merged.binds(container, name) or container in merged.heritage:
+                    if merged.binds(container, name):
                         return
+                    if container in merged.heritage and reference.kind != "class":
+                        return   # an inherited field or method may answer it
+                    # A type (`new InvocationsPrinter()`) is not looked for in the bases: an
+                    # inherited member type of that name would have hidden the import anyway, so
+                    # an import one side removed and the other side's new `new X()` still needs is
+                    # a broken name (mockito's DefaultMockingDetails implements MockingDetails;
+                    # the merged file did not compile; found driving wtc on mockito).
                     yield (path, container, name)
             if merged.binds((), name) or merged.wildcard:
                 return
@@ -605,10 +619,17 @@ class _Check:
                     return
                 yield from self.imported_from(module, name, path, rules)
                 return
-            if (receiver,) in merged.bound or any(d.name == receiver and not d.container for d in merged.definitions):
+            own_type = (receiver,) in merged.bound or any(d.name == receiver and not d.container for d in merged.definitions)
+            if own_type:
                 yield (path, (receiver,), name)
             imported = _visible_import(merged, receiver, reference)
             if imported is None:
+                if rules.package_types and not own_type and not reference.scopes & merged.local.get(receiver, set()):
+                    # Java: a class of the same package needs no import (mockito's StringUtilTest
+                    # calls StringUtil.decamelizeMatcherName; a rename in StringUtil.java left them).
+                    for other in self.typed_package_files(path, rules):
+                        if posixpath.basename(_module_path(other, rules)) == receiver:
+                            yield (other, (receiver,), name)
                 return
             if imported.name is None:   # a module: `util.parse()`
                 yield from self.imported_from(imported.module, name, path, rules)
@@ -641,6 +662,18 @@ class _Check:
                 self._directories.setdefault(posixpath.dirname(p), []).append(p)
         return [p for p in self._directories.get(posixpath.dirname(path), ()) if p != path]
 
+    def typed_package_files(self, path: str, rules: SemanticRules) -> list[str]:
+        """The merge's other files of `path`'s package where a class needs no import (Java): its
+        directory, or the same folder below another source set (src/main/java and src/test/java)."""
+        if self._typed_packages is None:   # once: asked for every `Math.max()` of every Java file
+            self._typed_packages = {}
+            for p in self.files:
+                package = _typed_package(p)
+                if package is not None:
+                    self._typed_packages.setdefault(package, []).append(p)
+        key = _package_key(posixpath.dirname(path), rules.source_sets)
+        return [p for p in self._typed_packages.get(key, ()) if p != path]
+
     def imported_from(self, module: str, name: str, importer: str,
                       rules: SemanticRules) -> Iterator[tuple[str, tuple[str, ...], str]]:
         """The definitions (path, (), name there) `name`, imported from `module` in `importer`, may
@@ -648,6 +681,12 @@ class _Check:
         if not rules.module_files:
             for target in self.resolve(module, importer, rules):
                 yield (target, (), name)
+                owner = module.rsplit(rules.module_separator, 1)[-1]
+                if rules.member_imports and posixpath.basename(_module_path(target, rules)) == owner:
+                    # Java's `import static org.mockito.internal.util.Checks.checkItemsNotNull;`
+                    # names a member of the class its file is named for (mockito: a task removed
+                    # Checks.checkItemsNotNull, MockInjection.java still imported it, nothing said so).
+                    yield (target, (owner,), name)
             return
         for target in self.reexports.locate(module, importer, rules):
             # Where a re-export leads first: a finding names the definition's file, not the
@@ -824,6 +863,25 @@ def _file_module(path: str) -> str:
 @functools.lru_cache(maxsize=65536)   # asked for every file of every merge of a drain
 def _module_token(path: str) -> bytes:
     return posixpath.basename(_file_module(path)).encode()
+
+
+def _package_key(directory: str, source_sets: str) -> str:
+    """A directory as its package: the source set's folder (`src/test/java`) made one for all sets."""
+    return re.sub(source_sets, "<source set>", directory, count=1) if source_sets else directory
+
+
+@functools.lru_cache(maxsize=65536)   # asked for every file of a merge, and again per drain
+def _typed_package(path: str) -> str | None:
+    """The package of a file whose language sees its package's classes unimported (Java), else None."""
+    profile = semantic_profile(path)
+    if profile is None or not profile.semantic.package_types:
+        return None
+    return _package_key(posixpath.dirname(path), profile.semantic.source_sets)
+
+
+def _source_sets(path: str) -> str:
+    profile = semantic_profile(path)
+    return profile.semantic.source_sets if profile is not None else ""
 
 
 def _package_wide(path: str) -> bool:

@@ -287,6 +287,9 @@ class SemanticRules:
     query: str = ""
     self_receivers: frozenset[str] = frozenset()    # `self.f()`: f is a member of the enclosing class
     members_in_scope: bool = False                  # a bare `f()` may call a member (Java)
+    member_imports: bool = False                    # `import static a.C.m`: m is a member of C.java's class C
+    package_types: bool = False                     # `C.m()` with no import of C: C.java of the same directory
+    source_sets: str = ""                           # a pattern of the folders one package spans (`src/main/java`)
     module_separator: str = "."                     # between the parts of an imported module's name
     module_roots: frozenset[str] = frozenset()      # leading parts naming the package root (`crate`)
     relative_parents: frozenset[str] = frozenset()  # leading parts meaning "up one directory" (`..`, `super`)
@@ -319,7 +322,8 @@ class SemanticRules:
 # profile does not load their readers.
 MANIFESTS = ("Cargo.toml", "go.mod", "package.json", "pyproject.toml")
 
-_SEMANTIC_KEYS = {"tags", "query", "self_receivers", "members_in_scope", "module_separator",
+_SEMANTIC_KEYS = {"tags", "query", "self_receivers", "members_in_scope", "member_imports", "package_types", "source_sets",
+                  "module_separator",
                   "module_roots", "relative_parents", "index_names", "module_binding", "package", "scopes",
                   "member_of", "self_fields", "type_names", "globals", "manifest", "hidden_names", "duplicates",
                   "signatures", "module_files", "source_folders",
@@ -758,7 +762,7 @@ def _semantic_rules(raw: Any, source: str, check_kind: Callable[[str, str], None
             if not folder or folder.startswith("/") or ".." in folder.split("/"):
                 raise ConfigError(f"language profile {source}: semantic.{key} entry {folder!r} must be a "
                                   "path below the project", fix='write it like "src" or "src/lib.rs"')
-    for key in ("version_suffix", "root_module"):
+    for key in ("version_suffix", "root_module", "source_sets"):
         try:
             found = re.compile(text(key, ""))
         except re.error as error:
@@ -768,11 +772,13 @@ def _semantic_rules(raw: Any, source: str, check_kind: Callable[[str, str], None
             raise ConfigError(f"language profile {source}: semantic.root_module needs a group (the import path) "
                               "and semantic.manifest (the file it reads)",
                               fix='write it like root_module = "^module[ \\t]+(\\S+)" with manifest = "go.mod"')
-    if not isinstance(raw.get("members_in_scope", False), bool):
-        raise ConfigError(f"language profile {source}: semantic.members_in_scope must be true or false")
+    for key in ("members_in_scope", "member_imports", "package_types"):
+        if not isinstance(raw.get(key, False), bool):
+            raise ConfigError(f"language profile {source}: semantic.{key} must be true or false")
     return SemanticRules(
         tags=strings("tags"), query=text("query", ""), self_receivers=frozenset(strings("self_receivers")),
-        members_in_scope=raw.get("members_in_scope", False),
+        members_in_scope=raw.get("members_in_scope", False), member_imports=raw.get("member_imports", False),
+        package_types=raw.get("package_types", False), source_sets=text("source_sets", ""),
         module_separator=text("module_separator", "."), module_roots=frozenset(strings("module_roots")),
         relative_parents=frozenset(strings("relative_parents")), index_names=frozenset(strings("index_names")),
         module_binding=text("module_binding", "full", ("full", "last")),
