@@ -191,7 +191,14 @@ def main() -> int:
         return worker(args.worker)
     merges = [(_repo_path(repo), sha) for repo, sha in (m.rsplit(":", 1) for m in args.merge)]
     if args.corpus:
-        merges += [(_repo_path(repo), sha) for repo, sha in _corpus_merges(args.corpus, args.limit)]
+        found = _corpus_merges(args.corpus, args.limit)
+        if not found:
+            import history_corpus
+
+            parser.error(f"--corpus {args.corpus}: no merge with a mined case in that part under {history_corpus.MIRROR} "
+                         "(the corpus repositories are not fetched there, or none of theirs is in that part): fetch "
+                         "them (scripts/history_corpus.py lists them), set WTC_MIRROR, or give --merge REPO:SHA")
+        merges += [(_repo_path(repo), sha) for repo, sha in found]
     if not merges:
         parser.error("give --merge REPO:SHA or --corpus dev|aside")
     codes = {"this": _Worker(ROOT)}
