@@ -48,6 +48,21 @@ def _left_behind_notes(tmp_path: Path, files: dict[str, str], own: str, path: st
     return [note for note in body["notes"] if "still uses" in note]
 
 
+def _removal_refused(tmp_path: Path, files: dict[str, str], own: str, path: str, after: str) -> tuple[Path, list[str]]:
+    """A task owning `own` writes `after` to `path` (a removal): its check fails (exit 1), its finish is a
+    conflict; the repository and the finish's "still uses" notes."""
+    repo = make_repo(tmp_path / "repo", files)
+    assert wtc(repo, "run", "start", "--run", "r1")[0] == 0
+    code, body = wtc(repo, "task", "start", "rm", "--run", "r1", "--own", own)
+    assert code == 0, body
+    (Path(body["worktree"]) / path).write_text(after)
+    code, check = wtc(repo, "task", "check", "rm", "--run", "r1")
+    assert code == 1, check
+    code, body = wtc(repo, "task", "finish", "rm", "--run", "r1")
+    assert (code, body["state"]) == (1, "conflict"), body
+    return repo, [note for note in body["notes"] if "still uses" in note]
+
+
 def test_a_rename_whose_old_name_another_file_imports_is_named_at_finish(tmp_path):
     body = _finish_rename(tmp_path, FILES["pkg/utils.py"].replace("def guess_filename", "def filename_of"))
     left = [note for note in body["notes"] if "still uses" in note]
@@ -446,16 +461,7 @@ def test_a_commonjs_function_removed_while_a_destructured_require_still_uses_it_
     }
     removed = OPEN_URL.replace("const createOpener = (title) =>\n  (url) => openUrl(url)\n\n", "") \
                       .replace("  createOpener,\n", "")
-    repo = make_repo(tmp_path / "repo", files)
-    assert wtc(repo, "run", "start", "--run", "r1")[0] == 0
-    code, body = wtc(repo, "task", "start", "rm", "--run", "r1", "--own", "lib/utils/open-url.js")
-    assert code == 0, body
-    (Path(body["worktree"]) / "lib/utils/open-url.js").write_text(removed)
-    code, check = wtc(repo, "task", "check", "rm", "--run", "r1")
-    assert code == 1, check
-    code, body = wtc(repo, "task", "finish", "rm", "--run", "r1")
-    assert (code, body["state"]) == (1, "conflict"), body
-    left = [note for note in body["notes"] if "still uses" in note]
+    repo, left = _removal_refused(tmp_path, files, "lib/utils/open-url.js", "lib/utils/open-url.js", removed)
     assert len(left) == 1 and left[0].startswith("lib/utils/auth.js (lines 1, 3: 2 uses) still uses createOpener"), left
     # The report's way out for the task left out names the left-behind ways too, not only markers to resolve.
     code, report = wtc(repo, "report", "--run", "r1")
@@ -520,16 +526,7 @@ def test_a_name_removed_that_a_comment_still_mentions_is_named_through_an_export
     }
     removed = files["src/content_disposition.js"].replace(
         "function getFilename(header) {\n  return header;\n}\n\n", "").replace("{ getFilename, other }", "{ other }")
-    repo = make_repo(tmp_path / "repo", files)
-    assert wtc(repo, "run", "start", "--run", "r1")[0] == 0
-    code, body = wtc(repo, "task", "start", "rm", "--run", "r1", "--own", "/src/content_disposition.js")
-    assert code == 0, body
-    (Path(body["worktree"]) / "src/content_disposition.js").write_text(removed)
-    code, body = wtc(repo, "task", "check", "rm", "--run", "r1")
-    assert code == 1, body
-    code, body = wtc(repo, "task", "finish", "rm", "--run", "r1")
-    assert (code, body["state"]) == (1, "conflict"), body
-    left = [note for note in body["notes"] if "still uses" in note]
+    _, left = _removal_refused(tmp_path, files, "/src/content_disposition.js", "src/content_disposition.js", removed)
     assert len(left) == 1 and left[0].startswith("src/network_utils.js (lines 1, 4: 2 uses) still uses getFilename"), left
 
 
@@ -553,14 +550,7 @@ def test_a_java_static_method_removed_while_another_package_imports_it_static_is
     path = "src/main/java/org/mockito/internal/util/Checks.java"
     removed = checks.replace("\n    public static <T extends Iterable<?>> T checkItemsNotNull(T items, String name) {\n"
                              "        return items;\n    }\n", "")
-    repo = make_repo(tmp_path / "repo", files)
-    assert wtc(repo, "run", "start", "--run", "r1")[0] == 0
-    code, body = wtc(repo, "task", "start", "rm", "--run", "r1", "--own", "/" + path)
-    assert code == 0, body
-    (Path(body["worktree"]) / path).write_text(removed)
-    code, body = wtc(repo, "task", "finish", "rm", "--run", "r1")
-    assert (code, body["state"]) == (1, "conflict"), body
-    left = [note for note in body["notes"] if "still uses" in note]
+    _, left = _removal_refused(tmp_path, files, "/" + path, path, removed)
     assert len(left) == 1 and left[0].startswith(
         "src/main/java/org/mockito/internal/injection/MockInjection.java:11 still uses Checks.checkItemsNotNull"), left
 
