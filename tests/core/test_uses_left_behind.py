@@ -48,19 +48,22 @@ def _left_behind_notes(tmp_path: Path, files: dict[str, str], own: str, path: st
     return [note for note in body["notes"] if "still uses" in note]
 
 
-def _removal_refused(tmp_path: Path, files: dict[str, str], own: str, path: str, after: str) -> tuple[Path, list[str]]:
-    """A task owning `own` writes `after` to `path` (a removal): its check fails (exit 1), its finish is a
-    conflict; the repository and the finish's "still uses" notes."""
+def _removal_refused(tmp_path: Path, files: dict[str, str], own: str | tuple[str, ...],
+                     edits: dict[str, str]) -> tuple[Path, list[str]]:
+    """A task owning `own` writes `edits` (path -> new text: a removal or a rename): its check fails
+    (exit 1) and its finish is a conflict; the repository and the finish's "still use(s)" notes."""
     repo = make_repo(tmp_path / "repo", files)
     assert wtc(repo, "run", "start", "--run", "r1")[0] == 0
-    code, body = wtc(repo, "task", "start", "rm", "--run", "r1", "--own", own)
+    owns = (own,) if isinstance(own, str) else own
+    code, body = wtc(repo, "task", "start", "rm", "--run", "r1", *[arg for glob in owns for arg in ("--own", glob)])
     assert code == 0, body
-    (Path(body["worktree"]) / path).write_text(after)
+    for path, text in edits.items():
+        (Path(body["worktree"]) / path).write_text(text)
     code, check = wtc(repo, "task", "check", "rm", "--run", "r1")
     assert code == 1, check
     code, body = wtc(repo, "task", "finish", "rm", "--run", "r1")
     assert (code, body["state"]) == (1, "conflict"), body
-    return repo, [note for note in body["notes"] if "still uses" in note]
+    return repo, [note for note in body["notes"] if "still use" in note]
 
 
 def test_a_rename_whose_old_name_another_file_imports_is_named_at_finish(tmp_path):
@@ -461,7 +464,7 @@ def test_a_commonjs_function_removed_while_a_destructured_require_still_uses_it_
     }
     removed = OPEN_URL.replace("const createOpener = (title) =>\n  (url) => openUrl(url)\n\n", "") \
                       .replace("  createOpener,\n", "")
-    repo, left = _removal_refused(tmp_path, files, "lib/utils/open-url.js", "lib/utils/open-url.js", removed)
+    repo, left = _removal_refused(tmp_path, files, "lib/utils/open-url.js", {"lib/utils/open-url.js": removed})
     assert len(left) == 1 and left[0].startswith("lib/utils/auth.js (lines 1, 3: 2 uses) still uses createOpener"), left
     # The report's way out for the task left out names the left-behind ways too, not only markers to resolve.
     code, report = wtc(repo, "report", "--run", "r1")
@@ -526,7 +529,7 @@ def test_a_name_removed_that_a_comment_still_mentions_is_named_through_an_export
     }
     removed = files["src/content_disposition.js"].replace(
         "function getFilename(header) {\n  return header;\n}\n\n", "").replace("{ getFilename, other }", "{ other }")
-    _, left = _removal_refused(tmp_path, files, "/src/content_disposition.js", "src/content_disposition.js", removed)
+    _, left = _removal_refused(tmp_path, files, "/src/content_disposition.js", {"src/content_disposition.js": removed})
     assert len(left) == 1 and left[0].startswith("src/network_utils.js (lines 1, 4: 2 uses) still uses getFilename"), left
 
 
@@ -550,7 +553,7 @@ def test_a_java_static_method_removed_while_another_package_imports_it_static_is
     path = "src/main/java/org/mockito/internal/util/Checks.java"
     removed = checks.replace("\n    public static <T extends Iterable<?>> T checkItemsNotNull(T items, String name) {\n"
                              "        return items;\n    }\n", "")
-    _, left = _removal_refused(tmp_path, files, "/" + path, path, removed)
+    _, left = _removal_refused(tmp_path, files, "/" + path, {path: removed})
     assert len(left) == 1 and left[0].startswith(
         "src/main/java/org/mockito/internal/injection/MockInjection.java:11 still uses Checks.checkItemsNotNull"), left
 
@@ -566,16 +569,9 @@ def test_a_rename_through_a_barrel_that_also_has_export_star_names_the_importer_
         "src/network_helpers.js": 'export { isPdf } from "./display_utils.js";\nexport * from "./content_disposition.js";\n',
         "src/transport.js": 'import { isPdf } from "./network_helpers.js";\n\nexport function ok(name) {\n  return isPdf(name);\n}\n',
     }
-    repo = make_repo(tmp_path / "repo", files)
-    assert wtc(repo, "run", "start", "--run", "r1")[0] == 0
-    code, body = wtc(repo, "task", "start", "rename", "--run", "r1",
-                     "--own", "/src/display_utils.js", "--own", "/src/network_helpers.js")
-    assert code == 0, body
-    for path in ("src/display_utils.js", "src/network_helpers.js"):
-        (Path(body["worktree"]) / path).write_text(files[path].replace("isPdf", "isPdfName"))
-    code, body = wtc(repo, "task", "finish", "rename", "--run", "r1")
-    assert (code, body["state"]) == (1, "conflict"), body
-    left = [note for note in body["notes"] if "still uses" in note]
+    renamed = ("src/display_utils.js", "src/network_helpers.js")
+    _, left = _removal_refused(tmp_path, files, tuple(f"/{path}" for path in renamed),
+                               {path: files[path].replace("isPdf", "isPdfName") for path in renamed})
     assert len(left) == 1 and left[0].startswith("src/transport.js (lines 1, 4: 2 uses) still uses isPdf"), left
 
 
@@ -593,16 +589,10 @@ def test_a_java_static_method_renamed_is_named_in_a_class_of_its_package_that_ca
         "lib/src/test/java/d/LibTest.java": "package d;\n\npublic class LibTest {\n    public int t() {\n        return Lib.k(3);\n    }\n}\n",
         "lib/src/test/java/c/Other.java": "package c;\n\npublic class Other {\n    public int t() {\n        return Lib.k(3);\n    }\n}\n",
     }
-    repo = make_repo(tmp_path / "repo", files)
-    assert wtc(repo, "run", "start", "--run", "r1")[0] == 0
-    code, body = wtc(repo, "task", "start", "rename", "--run", "r1", "--own", "/src/a/Util.java",
-                     "--own", "/lib/src/main/java/d/Lib.java")
-    assert code == 0, body
-    for path in ("src/a/Util.java", "lib/src/main/java/d/Lib.java"):
-        (Path(body["worktree"]) / path).write_text(files[path].replace("int m(", "int n(").replace("int k(", "int j("))
-    code, body = wtc(repo, "task", "finish", "rename", "--run", "r1")
-    assert (code, body["state"]) == (1, "conflict"), body
-    left = " ".join(note for note in body["notes"] if "still use" in note)
+    renamed = ("src/a/Util.java", "lib/src/main/java/d/Lib.java")
+    _, notes = _removal_refused(tmp_path, files, tuple(f"/{path}" for path in renamed),
+                                {path: files[path].replace("int m(", "int n(").replace("int k(", "int j(") for path in renamed})
+    left = " ".join(notes)
     for use in ("src/a/Same.java:5", "src/b/User.java:7", "lib/src/test/java/d/LibTest.java:5"):
         assert use in left, left
     assert "Local.java" not in left and "Other.java" not in left, left
