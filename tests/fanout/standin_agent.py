@@ -111,6 +111,8 @@ def main() -> int:
         repair_from_report(report, markers=not any(words[0] == "keep-markers" for _, words in directives))
     for line, words in directives:
         verb, args = words[0], words[1:]
+        if verb == "keep-markers":
+            continue   # not an action: it told the repair above to leave the markers in
         if verb in ("write", "append"):
             path = Path(args[0])
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -127,8 +129,6 @@ def main() -> int:
         elif verb == "crash":
             log("crash", code=int(args[0]))
             return int(args[0])
-        elif verb == "keep-markers":
-            pass
         elif verb == "spawn-child":
             child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(1000)"])
             log("child", child=child.pid)
