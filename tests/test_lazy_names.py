@@ -46,17 +46,25 @@ def test_an_unknown_name_is_an_attribute_error_naming_the_package():
     assert out.splitlines() == ["module 'worktree_coord.boundary' has no attribute 'no_such_name'", "True default"]
 
 
-def test_every_table_entry_of_every_lazy_package_resolves():
+def test_every_table_entry_of_every_lazy_package_is_the_object_its_module_holds():
     out = _run("""
         import importlib
         bad = []
         for package in ("boundary", "check", "integrate", "consolidate", "merge"):
-            module = importlib.import_module(f"worktree_coord.{package}")
-            for name in module.__all__:
+            name = f"worktree_coord.{package}"
+            module = importlib.import_module(name)
+            table = getattr(module, "_FROM", None) or module._LAZY
+            for exported in module.__all__:
                 try:
-                    getattr(module, name)
+                    value = getattr(module, exported)
                 except Exception as error:
-                    bad.append(f"{package}.{name}: {error}")
+                    bad.append(f"{package}.{exported}: {error}")
+                    continue
+                where = table.get(exported)
+                if where is not None:   # a name the package defines itself has no entry
+                    source = importlib.import_module(where if where.startswith(".") else "." + where, name)
+                    if value is not getattr(source, exported):
+                        bad.append(f"{package}.{exported}: not {source.__name__}'s")
         print(bad)
     """)
     assert out == "[]"
