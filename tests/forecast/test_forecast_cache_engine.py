@@ -22,19 +22,19 @@ def test_the_fingerprint_moves_with_any_file_of_the_engine_and_only_with_them(tm
     rule.write_text("[semantic]\nmember_imports = false\n")
     (package / "merge" / "checks" / "reach.py").write_text("X = 1\n")
     (package / "cli.py").write_text("A = 1\n")
-    parts = ("merge", "grammars")
-    first = forecast_module.engine_fingerprint(package, parts)
-    assert forecast_module.engine_fingerprint(package, parts) == first
+    roots = [(package, ("merge", "grammars"))]
+    first = forecast_module.engine_fingerprint(roots)
+    assert forecast_module.engine_fingerprint(roots) == first
     (package / "cli.py").write_text("A = 22\n")     # not part of the engine
-    assert forecast_module.engine_fingerprint(package, parts) == first
+    assert forecast_module.engine_fingerprint(roots) == first
     rule.write_text("[semantic]\nmember_imports = true\n")
-    changed = forecast_module.engine_fingerprint(package, parts)
+    changed = forecast_module.engine_fingerprint(roots)
     assert changed != first
     stat = rule.stat()
     os.utime(rule, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))   # same size, rewritten later
-    assert forecast_module.engine_fingerprint(package, parts) != changed
+    assert forecast_module.engine_fingerprint(roots) != changed
     (package / "merge" / "checks" / "new_rule.py").write_text("")
-    assert len({first, changed, forecast_module.engine_fingerprint(package, parts)}) == 3
+    assert len({first, changed, forecast_module.engine_fingerprint(roots)}) == 3
 
 
 @pytest.fixture

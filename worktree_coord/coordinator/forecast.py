@@ -76,51 +76,52 @@ CACHE_DIR = "forecast-cache"
 CACHE_VERSION = 3
 # What else a cached outcome depends on: the merge engine's code and the language profiles (rules are
 # data in grammars/*.toml, so a rule changes without a code change anywhere), and the forecast itself.
-_ENGINE_PARTS = ("merge", "grammars", "integrate/resolve.py", "coordinator/forecast.py")
+_ENGINE_PARTS = ("merge", "integrate/resolve.py", "coordinator/forecast.py")   # under the package
 STATUS_THREADS = 4   # `git status` per worktree runs in parallel: it waits on the disk, not the CPU
 
 
-def engine_fingerprint(package: Path | None = None, parts: Iterable[str] = _ENGINE_PARTS) -> str:
-    """A digest of the files under `package` (the installed worktree_coord by default) whose code or
-    data decides a forecast's outcome: each one's path, size and modification time (a stat each, no
-    read), and, for the installed package, tree-sitter's files. Any reinstall or edit changes it."""
-    if package is None:
-        return _installed_engine_fingerprint()
+def engine_fingerprint(roots: Iterable[tuple[Path, Iterable[str]]] | None = None) -> str:
+    """A digest of the files whose code or data decides a forecast's outcome: each one's path, size and
+    modification time (a stat each, no read), so any reinstall or edit changes it. `roots`: (folder,
+    files or folders under it); by default the installed engine's (`_engine_roots`), computed once."""
+    if roots is None:
+        if not _INSTALLED_ENGINE:
+            _INSTALLED_ENGINE.append(engine_fingerprint(_engine_roots()))
+        return _INSTALLED_ENGINE[0]
     digest = hashlib.sha1()
-    for part in parts:
-        root = package / part
-        files = [root] if root.is_file() else sorted(p for p in root.rglob("*")
-                                                     if p.suffix in (".py", ".toml", ".scm", ".so"))
-        for file in files:
-            try:
-                stat = file.stat()
-            except OSError:
-                continue   # gone meanwhile: it decides nothing now
-            digest.update(f"{file.relative_to(package)}\0{stat.st_size}\0{stat.st_mtime_ns}\n".encode())
+    for folder, parts in roots:
+        for part in parts:
+            root = folder / part
+            files = [root] if root.is_file() else sorted(p for p in root.rglob("*")
+                                                         if p.suffix in (".py", ".toml", ".scm", ".so"))
+            for file in files:
+                try:
+                    stat = file.stat()
+                except OSError:
+                    continue   # gone meanwhile: it decides nothing now
+                digest.update(f"{file}\0{stat.st_size}\0{stat.st_mtime_ns}\n".encode())
     return digest.hexdigest()
 
 
 _INSTALLED_ENGINE: list[str] = []
 
 
-def _installed_engine_fingerprint() -> str:
-    if not _INSTALLED_ENGINE:
-        import worktree_coord
-        import worktree_coord.grammars as grammars
+def _engine_roots() -> list[tuple[Path, Iterable[str]]]:
+    """The installed package's engine files, the grammars (beside the package in a source checkout:
+    pyproject's package-dir) and tree-sitter's own files (its binding: found, not imported, and no
+    importlib.metadata, which costs ~25 ms)."""
+    import importlib.util
 
-        package = Path(worktree_coord.__file__).parent
-        fingerprint = engine_fingerprint(package, [p for p in _ENGINE_PARTS if p != "grammars"])
-        # The grammars live beside the package in a source checkout (pyproject's package-dir).
-        fingerprint += engine_fingerprint(Path(grammars.__file__).parent, ["."])
-        # tree-sitter's own files (its binding): found, not imported (importlib.metadata costs ~25 ms).
-        import importlib.util
+    import worktree_coord
+    import worktree_coord.grammars as grammars
 
-        spec = importlib.util.find_spec("tree_sitter")
-        if spec is not None and spec.origin:
-            binding = Path(spec.origin).parent
-            fingerprint += engine_fingerprint(binding, sorted(p.name for p in binding.iterdir() if p.is_file()))
-        _INSTALLED_ENGINE.append(fingerprint)
-    return _INSTALLED_ENGINE[0]
+    roots: list[tuple[Path, Iterable[str]]] = [(Path(worktree_coord.__file__).parent, _ENGINE_PARTS),
+                                               (Path(grammars.__file__).parent, ["."])]
+    spec = importlib.util.find_spec("tree_sitter")
+    if spec is not None and spec.origin:
+        binding = Path(spec.origin).parent
+        roots.append((binding, sorted(p.name for p in binding.iterdir() if p.is_file())))
+    return roots
 
 
 @dataclass
