@@ -346,8 +346,8 @@ class CoordinatorBase:
         if not task.state.live or not task.worktree or not Path(task.worktree).exists():
             return None, []
         path = Path(task.worktree)
-        if (path / ".git").is_file() and not (path / MANIFEST_PATH).is_file():
-            return None, []  # half-made (a re-creation killed mid-checkout; the manifest is written last): no agent work
+        if half_made(path):
+            return None, []  # no agent work in it
         if self._worktree_problems(task, path):
             return None, []  # never commit through a tampered .git file or onto another branch
         name, email = _split_author(task.author)
@@ -372,6 +372,13 @@ class CoordinatorBase:
         if name not in tree:
             return None
         return repo[tree[name].id].read_raw()
+
+
+def half_made(path: Path) -> bool:
+    """A task worktree a start or update re-created and did not finish (killed mid-checkout, say):
+    git's link is there, the task manifest, written last, is not. Nothing in it is the task's work:
+    committing it would delete every file the checkout had not written yet."""
+    return (path / ".git").is_file() and not (path / MANIFEST_PATH).is_file()
 
 
 def outcome_of(result: Any) -> dict[str, Any]:

@@ -30,7 +30,7 @@ from ..model import UNAPPLIED_INTENT_STATES, Boundary, RunRecord, TaskRecord, Ta
 from ..results import (TaskAbandoned, TaskFinished, TaskWidened,
                       TaskStarted, TaskUpdated)
 
-from .base import MANIFEST_PATH, EXIT_BOUNDARY, _parse_author, _split_author, staged
+from .base import MANIFEST_PATH, EXIT_BOUNDARY, _parse_author, _split_author, half_made, staged
 from .plan import PlanOperations
 from .worktree_setup import WorktreeSetupOperations
 
@@ -364,10 +364,7 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         notes: list[str] = []
         problems: list[dict[str, str]] = []
         if path is not None and path.exists() and self._is_ours(path):
-            if (path / ".git").is_file() and not (path / MANIFEST_PATH).is_file():
-                # Its manifest is written last: a start or update that re-created this worktree was
-                # killed before the end (mid-checkout, say). What is on disk is no work of the task's,
-                # and committing it would delete every file the checkout had not written yet.
+            if half_made(path):
                 raise StateError(
                     f"the worktree of task {task_id!r} ({path}) is half-made: the `wtc task start` or `wtc "
                     f"task update` that re-created it was interrupted (it has no {MANIFEST_PATH}, written last); "
