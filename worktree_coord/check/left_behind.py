@@ -210,27 +210,28 @@ def _words_to_look_for(gone: set[tuple[tuple[str, ...], str]]) -> set[str]:
     return {name for container, name in gone if not container or (container[:-1], container[-1]) not in gone}
 
 
-def _import_names(profile_path: str, data: bytes) -> set[str]:
-    """The names a version of a file binds by importing them at its top level (symbols.py)."""
+def _extracted(profile_path: str, data: bytes, **options: Any) -> Any:
+    """symbols.py's extraction of a version of a file (`options`: extract's); None when no profile
+    reads the file, it is too big, or it does not decode."""
     profile = semantic_profile(profile_path)
     if profile is None or len(data) > MAX_BYTES:
-        return set()
+        return None
     try:
-        return {item.bound for item in extract(profile, data, imports_only=True).imports if item.scope is None}
+        return extract(profile, data, **options)
     except (ValueError, UnicodeDecodeError):
-        return set()
+        return None
+
+
+def _import_names(profile_path: str, data: bytes) -> set[str]:
+    """The names a version of a file binds by importing them at its top level."""
+    symbols = _extracted(profile_path, data, imports_only=True)
+    return set() if symbols is None else {item.bound for item in symbols.imports if item.scope is None}
 
 
 def _definitions(profile_path: str, data: bytes) -> set[tuple[str, str]] | None:
-    """The (container, name) of each definition a version of a file holds (symbols.py); None when no
-    profile reads the file, it is too big, or it does not decode."""
-    profile = semantic_profile(profile_path)
-    if profile is None or len(data) > MAX_BYTES:
-        return None
-    try:
-        return {(d.container, d.name) for d in extract(profile, data, uses=False).definitions}
-    except (ValueError, UnicodeDecodeError):
-        return None
+    """The (container, name) of each definition a version of a file holds; None when it cannot be read."""
+    symbols = _extracted(profile_path, data, uses=False)
+    return None if symbols is None else {(d.container, d.name) for d in symbols.definitions}
 
 
 def uses_left_behind(changes: Iterable[Change], read_blob: Callable[[str], bytes], since: str,
