@@ -426,9 +426,15 @@ class ToolAdapter:
         the project pins); read after a successful relock. Nothing by default."""
         return []
 
+    def relock_env(self) -> dict[str, str]:
+        """Settings the relock needs to write the lockfile in the lockfile's own way, whatever the
+        person's configuration says (the environment outranks it). None by default."""
+        return {}
+
     def relock(self, offline: bool) -> ToolRun:
         argv = list(self.config.relock) + (list(self.config.offline_flags) if offline else [])
-        return self.run(argv, env=self.config.offline_env if offline else None)
+        env = {**(self.config.offline_env if offline else {}), **self.relock_env()}
+        return self.run(argv, env=env or None)
 
     def check(self) -> list[ToolRun]:
         return [self.run(list(argv), env=self.config.offline_env) for argv in self.config.check]

@@ -23,19 +23,12 @@ class NpmAdapter(ToolAdapter):
         offline_flags=("--offline",),
     )
 
-    def relock(self, offline: bool) -> ToolRun:
-        """The configured relock, keeping the lockfile's own way with registry URLs: npm drops every
-        `"resolved"` when the person's ~/.npmrc says `omit-lockfile-registry-resolved=true` (and adds
-        them to a lockfile written without them when it does not). Adding two devDependencies to
-        pdf.js's lockfile removed its 970 `resolved` lines (found driving wtc on pdf.js). The
-        environment outranks the user's and the project's .npmrc, so the lockfile decides."""
-        argv = list(self.config.relock) + (list(self.config.offline_flags) if offline else [])
-        env = {**(self.config.offline_env if offline else {}), **self._resolved_convention()}
-        return self.run(argv, env=env)
-
-    def _resolved_convention(self) -> dict[str, str]:
-        """npm's setting that writes the lockfile's registry URLs as the lockfile now has them; none
-        when it holds no registry package (nothing to tell) or cannot be read (npm will say so)."""
+    def relock_env(self) -> dict[str, str]:
+        """npm's setting that writes the lockfile's registry URLs as the lockfile now has them: npm drops
+        every `"resolved"` when the person's ~/.npmrc says `omit-lockfile-registry-resolved=true` (and
+        adds them to a lockfile written without them when it does not). Adding two devDependencies to
+        pdf.js's lockfile removed its 970 `resolved` lines (found driving wtc on pdf.js). None when the
+        lockfile holds no registry package (nothing to tell) or cannot be read (npm will say so)."""
         lock = self.workdir / self.lockfile
         try:
             packages = json.loads(lock.read_text()).get("packages") or {}
