@@ -471,8 +471,7 @@ class _Check:
         removed_paths = set(tokens)
         wide_directories = {directories[path] for path in tokens if wide[path]}
         # Java: a class's file is seen by its package's files without an import (profile package_types).
-        typed_directories = {_package_key(directories[path], rules.source_sets) for path in tokens
-                             if (rules := semantic_profile(path).semantic).package_types}   # type: ignore[union-attr]
+        typed_directories = {package for path in tokens if (package := _typed_package(path)) is not None}
         by_name: dict[bytes, list[_Removal]] = {}
         for removal in removals:
             by_name.setdefault(removal.definition.name.encode(), []).append(removal)
@@ -520,7 +519,7 @@ class _Check:
             # (The re-exports are read last, and only for names the file spelled its way to: `utils`
             # spells the token of util.rs, yet reaches it only through the crate root's `pub use`.)
             if path not in removed_paths and here not in wide_directories \
-                    and not (typed_directories and _package_key(here, _source_sets(path)) in typed_directories) \
+                    and not (typed_directories and _typed_package(path) in typed_directories) \
                     and not reached & removed_paths \
                     and not self.imported_files(path) & removed_paths \
                     and not (names and self.reexports.reached(path, {n.encode() for n in names}) & removed_paths):
@@ -627,7 +626,7 @@ class _Check:
                 if rules.package_types and not own_type and not reference.scopes & merged.local.get(receiver, set()):
                     # Java: a class of the same package needs no import (mockito's StringUtilTest
                     # calls StringUtil.decamelizeMatcherName; a rename in StringUtil.java left them).
-                    for other in self.typed_package_files(path, rules):
+                    for other in self.typed_package_files(path):
                         if posixpath.basename(_module_path(other, rules)) == receiver:
                             yield (other, (receiver,), name)
                 return
@@ -662,7 +661,7 @@ class _Check:
                 self._directories.setdefault(posixpath.dirname(p), []).append(p)
         return [p for p in self._directories.get(posixpath.dirname(path), ()) if p != path]
 
-    def typed_package_files(self, path: str, rules: SemanticRules) -> list[str]:
+    def typed_package_files(self, path: str) -> list[str]:
         """The merge's other files of `path`'s package where a class needs no import (Java): its
         directory, or the same folder below another source set (src/main/java and src/test/java)."""
         if self._typed_packages is None:   # once: asked for every `Math.max()` of every Java file
@@ -671,8 +670,7 @@ class _Check:
                 package = _typed_package(p)
                 if package is not None:
                     self._typed_packages.setdefault(package, []).append(p)
-        key = _package_key(posixpath.dirname(path), rules.source_sets)
-        return [p for p in self._typed_packages.get(key, ()) if p != path]
+        return [p for p in self._typed_packages.get(_typed_package(path), ()) if p != path]  # type: ignore[arg-type]
 
     def imported_from(self, module: str, name: str, importer: str,
                       rules: SemanticRules) -> Iterator[tuple[str, tuple[str, ...], str]]:
@@ -877,11 +875,6 @@ def _typed_package(path: str) -> str | None:
     if profile is None or not profile.semantic.package_types:
         return None
     return _package_key(posixpath.dirname(path), profile.semantic.source_sets)
-
-
-def _source_sets(path: str) -> str:
-    profile = semantic_profile(path)
-    return profile.semantic.source_sets if profile is not None else ""
 
 
 def _package_wide(path: str) -> bool:
