@@ -31,6 +31,7 @@ from .. import filelock
 from .environment import git_environment
 from .locate import locate_plain, read_loose_ref, worktree_config_on
 from .refs import STALE_REF_LOCK_SECONDS, clear_stale_lock, is_lock_error
+from .held import write_held
 from .running import run_to_end
 from ..crashpoints import crash_point
 from ..errors import GitError, GitLocked, NotFoundError, UsageError
@@ -934,6 +935,7 @@ class GitRepo:
         # Unlike `git()`, this keeps the caller's GIT_* environment (GIT_INDEX_FILE above all): these
         # reads must see exactly what the caller's own git would.
         import subprocess
+        write_held()
         done = subprocess.run(["git", *args], cwd=path, capture_output=True, env=dict(os.environ, LC_ALL="C"))
         if check and done.returncode != 0:
             raise GitError(f"git {' '.join(args)} failed in {path}: {done.stderr.decode('utf-8', 'replace').strip()}",
