@@ -73,3 +73,27 @@ def test_a_drain_killed_on_either_side_of_its_pack_is_finished_by_the_next(repo,
     index_names_on_disk(repo)
     for name in ("a", "b", "c"):
         assert git(repo, "show", f"{INTEGRATION}:packages/{name}/f.txt") == name
+
+
+def test_a_drain_past_the_pack_limit_combines_the_packs(repo, monkeypatch):
+    """Each held drain leaves one pack; past PACK_LIMIT the drain combines them (git repack
+    --geometric), so a long run's lookups do not search an ever longer list of packs."""
+    from worktree_coord.gitrepo import repository
+
+    monkeypatch.delenv(HOLD_ENV, raising=False)
+    monkeypatch.setattr(repository, "PACK_LIMIT", 3)
+    finished(repo, MANY)
+    for i in range(4):   # small packs, as earlier drains leave them
+        (repo / f"extra{i}.txt").write_text(f"{i}\n")
+        git(repo, "add", f"extra{i}.txt")
+        git(repo, "commit", "-q", "-m", f"extra {i}")
+        git(repo, "repack", "-d", "-q")
+    before = packs(repo)
+    assert len(before) > 3
+    with Coordinator(repo) as coord:
+        report = coord.merge("r1")
+    assert [row["state"] for row in report.tasks] == ["merged"] * len(MANY)
+    assert len(packs(repo)) < len(before), "the drain's pack and the small ones combined"
+    git(repo, "fsck", "--full")
+    for name in MANY:
+        assert git(repo, "show", f"{INTEGRATION}:packages/{name}/f.txt") == name

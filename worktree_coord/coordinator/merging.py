@@ -700,6 +700,7 @@ class MergeOperations(CoordinatorBase):
                     drain.close()   # objects held in memory go to disk before the index names them
                 raise
             publish()
+        self.git.combine_packs()   # a drain holding its objects left one pack: bound how many pile up
         return results
 
     def _packages(self, run: RunRecord) -> list[queue.Package]:
