@@ -158,6 +158,11 @@ class HeldObjects(pygit2.OdbBackend):
         # match: libgit2 then asks the other backends, which hold none of these.
         if not self._objects:
             raise KeyError(prefix)
+        if len(prefix) == 40:   # libgit2 asks a whole id this way too (a lookup by hex): no scan
+            oid = pygit2.Oid(hex=prefix)
+            if oid in self._objects:
+                return oid
+            raise KeyError(prefix)
         found = [oid for oid in list(self._objects) if str(oid).startswith(prefix)]
         if len(found) != 1:
             raise KeyError(prefix)
