@@ -228,7 +228,8 @@ def _index(ids: list[bytes], crcs: dict[bytes, int], offsets: dict[bytes, int], 
     for i in range(256):
         total += fanout[i]
         fanout[i] = total
-    small, large = [], []
+    small: list[int] = []
+    large: list[int] = []
     for raw in ids:
         if offsets[raw] < 0x80000000:
             small.append(offsets[raw])
