@@ -9,7 +9,10 @@ that package, so no two tasks touch one file): it edits 3 files, adds 1 and dele
 Each method runs on its own copy of the repository (so no method finds the objects another wrote):
   engine        a drain as `wtc merge` runs one: worktree_coord.integrate.Integrator.drain, each task
                 merged onto the last one's commit (fast path, merge-tree fallback), the ref moved
-                once at the end by one compare-and-swap (counted in the total)
+                once at the end by one compare-and-swap (counted in the total); told how many tasks
+                it drains, it holds its objects in memory and writes one pack at publish when they
+                are HOLD_FROM or more (integrate/engine.py; the pack is counted in the total)
+  engine-loose  engine with WTC_HOLD_OBJECTS=0: every object a loose file as it is written
   engine-one    Integrator.merge_into per task, each with its own compare-and-swap of the ref (what
                 a `wtc task finish` that merges its own task does)
   engine-mt     engine-one with the fast path off: every merge through the persistent
@@ -18,6 +21,7 @@ Each method runs on its own copy of the repository (so no method finds the objec
                 either side changed, parsed and checked for names one side removed), as
                 `wtc merge` runs it, the merge index's disk writes held for the drain's end
                 (counted); `--methods engine,engine-sem` shows its cost
+  engine-sem-loose  engine-sem with WTC_HOLD_OBJECTS=0 (held against not held, side by side)
   baseline      per merge: `git merge-tree --write-tree` + `git commit-tree` + `git update-ref`
 All methods must end on the same tree (checked). Printed: per-merge median / p95 / mean of the
 first and last 10, totals (wall and CPU incl. children), and the two target ratios:
@@ -32,6 +36,8 @@ Usage:
   python scripts/bench_merge.py --tasks 1000         # the full-size run
   python scripts/bench_merge.py --tasks 50 --sizes 25,250 --json out.json
   python scripts/bench_merge.py --sizes 100 --methods engine-sem,baseline --repeat 1   # issue 36: 20,000 files
+  python scripts/bench_merge.py --sizes 100 --methods engine-sem,engine-sem-loose,baseline --repeat 5
+      # the drain's objects held in memory or not (WTC_HOLD_OBJECTS), against the git loop
   python scripts/bench_merge.py --sizes 25,250 --methods engine-sem --repeat 1         # per merge 50k / 5k
 engine-sem checks each merge with the merge index (merge/checks/merge_index.py) in the repository's
 `<git dir>/wtc/merge-index/`, which starts empty on each run's fresh copy: its numbers include
@@ -57,6 +63,7 @@ import pygit2
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from worktree_coord.integrate import IntegrationState, Integrator  # noqa: E402
+from worktree_coord.integrate.engine import HOLD_ENV  # noqa: E402
 from worktree_coord.coordinator.merge_queue import semantic_check  # noqa: E402
 
 PACKAGES = 200
@@ -140,9 +147,10 @@ def run_engine(repo_dir: Path, tasks: int, fast_path: bool, semantic: bool = Fal
     repo.references.create(INTEG, base, force=True)
     task_ids = [repo.references[f"refs/heads/task/{i:04d}"].target for i in range(tasks)]
     times, paths, phases = [], {}, {}
+    packs_before = len(list((repo_dir / "objects" / "pack").glob("*.pack")))
     cpu0, wall0 = _cpu(), time.perf_counter()
     with Integrator(repo, fast_path=fast_path) as engine, _held_writes(repo, semantic and drain):
-        batch = engine.drain(INTEG, signature=SIG) if drain else None
+        batch = engine.drain(INTEG, signature=SIG, tasks=len(task_ids)) if drain else None
         for i, task in enumerate(task_ids):
             t = time.perf_counter()
             check = {"check": semantic_check(f"task-{i}")} if semantic else {}
@@ -162,6 +170,7 @@ def run_engine(repo_dir: Path, tasks: int, fast_path: bool, semantic: bool = Fal
             phases["publish"] = [(time.perf_counter() - t) * 1000]
     wall, cpu = time.perf_counter() - wall0, _cpu() - cpu0
     tree = str(repo[repo.references[INTEG].target].tree_id)
+    paths["packs written"] = len(list((repo_dir / "objects" / "pack").glob("*.pack"))) - packs_before
     return _summary(times, wall, cpu, tree, paths=paths,
                     phases={k: round(statistics.median(v), 2) for k, v in phases.items()})
 
@@ -250,6 +259,10 @@ def _run(method: str, gen: Path, work: Path, tasks: int) -> dict:
     shutil.rmtree(work, ignore_errors=True)
     shutil.copytree(gen, work)   # a fresh copy: no method finds objects another one wrote
     _cold()
+    held = os.environ.pop(HOLD_ENV, None)
+    if method.endswith("-loose"):
+        os.environ[HOLD_ENV] = "0"   # the product's switch: the same drain, its objects loose files
+        method = method.removesuffix("-loose")
     try:
         if method == "engine":
             return run_engine(work, tasks, fast_path=True)
@@ -263,6 +276,9 @@ def _run(method: str, gen: Path, work: Path, tasks: int) -> dict:
             return run_baseline(work, tasks)
         raise SystemExit(f"unknown method {method!r}")
     finally:
+        os.environ.pop(HOLD_ENV, None)
+        if held is not None:
+            os.environ[HOLD_ENV] = held
         shutil.rmtree(work, ignore_errors=True)
 
 
@@ -304,7 +320,9 @@ def main() -> int:
         for rep in range(args.repeat):
             for files in sizes:
                 label = labels[files]
-                for method in methods:
+                # Each repetition starts with the next method: the first run of a process pays its
+                # warm-up (imports, grammars, the page cache), which no method should always carry.
+                for method in methods[rep % len(methods):] + methods[:rep % len(methods)]:
                     res = _run(method, root / f"gen-{files}-{args.tasks}", root / f"run-{files}-{method}", args.tasks)
                     runs[label][method].append(res)
                     print(f"  run {rep + 1} {label:>4} {method:10s} median {res['median_ms']:7.2f} ms  "
@@ -328,10 +346,16 @@ def main() -> int:
         print(f"  {label:>4} all methods end on tree {trees.pop()[:12]}")
     small, large = labels[sizes[0]], labels[sizes[-1]]
     ratios = {}
-    for method in [m for m in ("engine", "engine-one", "engine-sem") if m in methods and "baseline" in methods]:
+    for method in [m for m in ("engine", "engine-loose", "engine-one", "engine-sem", "engine-sem-loose")
+                   if m in methods and "baseline" in methods]:
         for label in (small, large) if small != large else (large,):
             ratios[f"{method} total / baseline total @{label}"] = _ratio(runs, (label, method), (label, "baseline"), "total_s")
             ratios[f"{method} cpu / baseline cpu @{label}"] = _ratio(runs, (label, method), (label, "baseline"), "cpu_s")
+    for held, loose in (("engine", "engine-loose"), ("engine-sem", "engine-sem-loose")):
+        if held in methods and loose in methods:
+            for label in (small, large) if small != large else (large,):
+                ratios[f"{held} total / {loose} total @{label}"] = _ratio(runs, (label, held), (label, loose), "total_s")
+                ratios[f"{held} cpu / {loose} cpu @{label}"] = _ratio(runs, (label, held), (label, loose), "cpu_s")
     if small != large:
         for method in [m for m in ("engine", "engine-one", "engine-mt", "engine-sem") if m in methods]:
             ratios[f"{method} median {large} / {small}"] = _ratio(runs, (large, method), (small, method), "median_ms")

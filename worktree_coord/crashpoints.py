@@ -11,6 +11,10 @@ Names in use (keep this list current so tests and docs can find them):
     finish.after_push            a remote run's finished task branch is pushed, nothing recorded yet
     finish.after_record          the task is recorded finished, its worktree not yet removed
     merge.after_commit_written   the merge commit object exists, the integration ref has not moved
+    merge.before_pack_written    a drain holding its objects in memory publishes: none written yet, the
+                                 integration ref has not moved
+    merge.after_pack_written     the drain's objects are on disk as one pack, the integration ref has not
+                                 moved
     merge.after_ref_moved        the integration ref moved (a drain: once, for all its merges), nothing else
                                  has been recorded yet
     merge.after_record           the task is recorded merged, its worktree not yet removed

@@ -655,7 +655,7 @@ class MergeOperations(CoordinatorBase):
 
         with contextlib.ExitStack() as held, index.held():
             try:
-                for task in waiting:
+                for number, task in enumerate(waiting):
                     try:
                         held.enter_context(leases.hold(self.store, leases.task_lease(run.run_id, task.task_id),
                                                        timeout=0, what=f"task {task.task_id}"))
@@ -678,7 +678,8 @@ class MergeOperations(CoordinatorBase):
                             if drain is None:
                                 drain = self._integrator().drain(ref, publish=self._publisher(run),
                                                                  message=f"wtc: merge drain of run {run.run_id}",
-                                                                 signature=queue.signature())
+                                                                 signature=queue.signature(),
+                                                                 tasks=len(waiting) - number)
                             with self._heavy("merge"):
                                 outcome = drain.merge(self._mergeable(task), run.base,
                                                       message=self._merge_message(run, task), author=queue.signature(),
@@ -695,8 +696,11 @@ class MergeOperations(CoordinatorBase):
             except BaseException:
                 if isinstance(sys.exc_info()[1], Exception):
                     publish()   # an error in one task: what merged before it still lands and is recorded
+                elif drain is not None:
+                    drain.close()   # objects held in memory go to disk before the index names them
                 raise
             publish()
+        self.git.combine_packs()   # a drain holding its objects left one pack: bound how many pile up
         return results
 
     def _packages(self, run: RunRecord) -> list[queue.Package]:

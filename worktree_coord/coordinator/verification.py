@@ -18,6 +18,7 @@ from typing import Any
 
 from ..gitrepo import GitRepo
 from ..gitrepo.environment import REDIRECTING
+from ..gitrepo.held import write_held
 from ..isolation import Spawn
 
 OUTPUT_TAIL_BYTES = 4000
@@ -52,6 +53,7 @@ def verify_commit(git: GitRepo, commit: str, command: str, scratch_root: Path, *
         # The project's command runs in the scratch worktree; git inside it must find that checkout.
         env = {k: v for k, v in os.environ.items() if k not in REDIRECTING} | {"WTC_VERIFY_COMMIT": commit}
         try:
+            write_held()   # the project's command may run git on any object of the repository
             done = subprocess.run(spawn.shell(command), cwd=path, env=env, capture_output=True, timeout=timeout)
             output = (done.stdout + done.stderr)[-OUTPUT_TAIL_BYTES:].decode("utf-8", "replace")
             return VerifyResult(commit, command, done.returncode == 0, done.returncode, output,

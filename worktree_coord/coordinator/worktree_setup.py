@@ -41,6 +41,7 @@ from ..config import WorktreeSetup
 from ..errors import BusyError, SetupError, WtcError
 from ..model import RunRecord
 from ..gitrepo.environment import REDIRECTING
+from ..gitrepo.held import write_held
 from ..isolation import Spawn
 
 from .base import CoordinatorBase
@@ -241,6 +242,7 @@ def run_setup_command(command: str, *, cwd: Path, env: dict[str, str], timeout: 
         if spawn.note:
             out.write(f"# {spawn.note}\n".encode())
         out.flush()
+        write_held()   # the setup command may run git (gitrepo/held.py)
         process = subprocess.Popen(spawn.shell(command), cwd=cwd, env=full_env, stdin=subprocess.DEVNULL, stdout=out,
                                    stderr=subprocess.STDOUT, start_new_session=True)
         try:

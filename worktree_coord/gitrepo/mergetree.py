@@ -35,6 +35,7 @@ from typing import Any
 
 from ..errors import GitError
 from .environment import git_environment
+from .held import write_held
 
 
 @dataclass(frozen=True)
@@ -157,6 +158,7 @@ class MergeTreeProcess:
         """Three-way merge of two commits (hex ids or ref names); git picks the merge base."""
         if not self.persistent:
             return merge_tree_once(self.repo_path, ours, theirs, config=self._config)
+        write_held()   # git reads both commits: a drain's last one may be held in memory (held.py)
         with self._lock:
             proc = self._proc if self._proc is not None and self._proc.poll() is None else None
             if proc is None:
@@ -213,6 +215,7 @@ class MergeTreeProcess:
 def merge_tree_once(repo_path: str | os.PathLike[str], ours: str, theirs: str, *,
                     config: list[str] | tuple[str, ...] = ()) -> TreeMergeOutcome:
     """One `git merge-tree --write-tree -z` spawn: the fallback when `stdbuf` is missing."""
+    write_held()
     proc = subprocess.run(
         ["git", *config, "-C", str(Path(repo_path)), "merge-tree", "--write-tree", "--no-messages",
          "-z", ours, theirs],

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import BusyError, UsageError
+from .held import write_held
 
 if TYPE_CHECKING:
     import pygit2
@@ -101,6 +102,7 @@ def compare_and_swap(repo: pygit2.Repository, ref: str, new: pygit2.Oid,
     import pygit2
     if not ref.startswith("refs/"):
         raise UsageError(f"ref {ref!r} is not a full ref name", fix="pass e.g. 'refs/heads/wtc/run1/integration'")
+    write_held()   # a ref on disk never names an object held in memory only (held.py)
     deadline = time.monotonic() + timeout
     delay = 0.001
     while True:

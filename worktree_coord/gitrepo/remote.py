@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
 from .environment import git_environment
+from .held import write_held
 from .running import run_to_end
 from ..errors import BusyError, GitError, UsageError
 
@@ -272,6 +273,7 @@ def refresh_ref(git_dir: Path, remote: str, ref: str, *, timeout: float = VIEW_T
     Never raises for the network or a missing remote: the view says the tip is stale instead. Needs
     no pygit2 (`wtc status` runs without it)."""
     base = ["git", f"--git-dir={git_dir}", "-c", "gc.auto=0", "-c", "maintenance.auto=false"]
+    write_held()   # held.py: git reads this repository's objects
     stale = None
     try:
         done = subprocess.run([*base, "fetch", "--no-tags", "--no-write-fetch-head", "--recurse-submodules=no",

@@ -31,6 +31,7 @@ from .. import filelock
 from .environment import git_environment
 from .locate import locate_plain, read_loose_ref, worktree_config_on
 from .refs import STALE_REF_LOCK_SECONDS, clear_stale_lock, is_lock_error
+from .held import write_held
 from .running import run_to_end
 from ..crashpoints import crash_point
 from ..errors import GitError, GitLocked, NotFoundError, UsageError
@@ -50,6 +51,7 @@ GIT_MODE_LINK = 0o120000
 GIT_MODE_GITLINK = 0o160000
 _OBJECT_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")   # a detached HEAD (SHA-1 or SHA-256)
 TOMBSTONE_PREFIX = ".wtc-tombstone@"   # task and scratch names never start with "." nor hold "@"
+PACK_LIMIT = 50   # packs past which combine_packs() combines them: git's own gc.autoPackLimit default
 
 
 @dataclass(frozen=True)
@@ -589,6 +591,25 @@ class GitRepo:
                 ))
         return entries
 
+    def combine_packs(self, limit: int | None = None) -> bool:
+        """When the repository holds more than `limit` (PACK_LIMIT) packs, combine the small ones
+        (`git repack -d -l --geometric=2`: each pack at least twice the size of the ones it
+        absorbs; the large ones stay as they are). A drain holding its objects writes one pack,
+        and every pack is one more place each object lookup searches; wtc runs git with gc.auto=0,
+        so git's own auto gc never does this. Under the registration lock, so two drains do not
+        repack at once. True when it repacked; a git without --geometric (before 2.33) leaves the
+        packs as they are."""
+        folder = self.common_dir / "objects" / "pack"
+        try:
+            count = sum(1 for name in os.listdir(folder) if name.endswith(".pack"))
+        except OSError:
+            return False
+        if count <= (PACK_LIMIT if limit is None else limit):
+            return False
+        with self.registration_lock("combining the object packs"):
+            done = self.git("repack", "-d", "-l", "-q", "--geometric=2", check=False)
+        return done.returncode == 0
+
     def prune_worktrees(self, *, dry_run: bool = False) -> list[str]:
         """Admin entries whose folders are gone: listed, and removed unless dry_run."""
         with self.registration_lock("pruning worktrees"):
@@ -934,6 +955,7 @@ class GitRepo:
         # Unlike `git()`, this keeps the caller's GIT_* environment (GIT_INDEX_FILE above all): these
         # reads must see exactly what the caller's own git would.
         import subprocess
+        write_held()
         done = subprocess.run(["git", *args], cwd=path, capture_output=True, env=dict(os.environ, LC_ALL="C"))
         if check and done.returncode != 0:
             raise GitError(f"git {' '.join(args)} failed in {path}: {done.stderr.decode('utf-8', 'replace').strip()}",

@@ -19,6 +19,8 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Mapping, Sequence
 
+from .held import write_held
+
 if TYPE_CHECKING:
     import subprocess
 
@@ -29,6 +31,8 @@ def run_to_end(command: Sequence[str], *, cwd: str | os.PathLike[str], env: Mapp
     stdin is `input` (or nothing), stdout and stderr are read back from temporary files."""
     import subprocess   # loaded when git runs: `wtc merge` with nothing waiting runs none
     import tempfile
+
+    write_held()   # git must find every object this process wrote (held.py)
 
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         done = subprocess.run(list(command), cwd=cwd, env=dict(env) if env is not None else None, input=input,

@@ -16,12 +16,15 @@ import os
 import subprocess
 from pathlib import Path
 
+from .held import write_held
+
 
 def changed_file_count(worktree: str | Path, since_ref: str, pin: str | None = None) -> int | None:
     """Distinct paths changed in `worktree`: committed since merge-base(HEAD, `since_ref`) and not
     committed yet (untracked files count; ignored ones do not). `pin`: the commit the task started
     from; a worktree still at it has committed nothing (no diff process)."""
     env = dict(os.environ, GIT_OPTIONAL_LOCKS="0")
+    write_held()   # held.py: nothing held in a `wtc status`; one list test
 
     def git(*args: str) -> bytes | None:
         try:

@@ -23,8 +23,9 @@ Public API:
     already_merged(repo, ref, task_commit) -> bool
     fast_forward(repo, target_ref, new, expected_old, *, message=...) -> FastForwardResult
     Integrator(repo)           the same as methods, for callers that manage their own instances
-    Integrator.drain(ref)      a `Drain`: consecutive merges onto the last one's commit, the ref moved
-                               once by `publish()` (one compare-and-swap from the tip it started from)
+    Integrator.drain(ref, tasks=1)  a `Drain`: consecutive merges onto the last one's commit, the ref
+                               moved once by `publish()` (one compare-and-swap from the tip it started
+                               from); from HOLD_FROM tasks its objects wait in memory for one pack
     MergeTreeProcess(repo_path) the persistent `git merge-tree --stdin` client
 
 The resolver contract (`resolve=`): a callable taking a sequence of `FileToResolve` (path, base,

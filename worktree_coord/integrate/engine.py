@@ -26,6 +26,9 @@ One `merge_into` call, in order:
              `merge.after_ref_moved`.
 A `Drain` (Integrator.drain) runs steps 1-4 for consecutive tasks, each onto the commit the last
 one wrote, and step 5 once for all of them: a drain of n tasks makes one compare-and-swap, not n.
+A drain of at least HOLD_FROM tasks holds the objects it writes in memory and writes them as one
+pack before the ref moves (gitrepo/held_objects.py; crash points `merge.before_pack_written` and
+`merge.after_pack_written`); any git process started meanwhile gets them written first.
 Invariants: the ref only ever moves to a merge commit whose first parent is the value it had; a
 conflict or an error leaves it untouched; commits and trees written by an abandoned attempt are
 unreachable garbage, never a half-updated ref.
@@ -43,6 +46,7 @@ import pygit2
 
 from ..crashpoints import crash_point
 from ..errors import BusyError, NotFoundError, UsageError
+from ..gitrepo.held_objects import HeldObjects
 from ..gitrepo.mergetree import MergeTreeProcess, StagedPath
 from ..gitrepo.refs import StaleRef, compare_and_swap, read_ref
 from ..merge.result import SemanticFinding
@@ -61,6 +65,20 @@ from .result import (
 from .trees import update_tree
 
 MERGE_COMMIT_SEARCH = 1_000
+
+# A drain of this many tasks or more holds its objects in memory and writes one pack at publish
+# (docs/architecture.md "Cost of a merge": below it, a pack costs more than the loose files it
+# saves, and every pack left is one more place each later object lookup searches).
+HOLD_FROM = 4
+HOLD_ENV = "WTC_HOLD_OBJECTS"   # "0": never hold; "1": hold whatever the drain's size; unset: HOLD_FROM
+
+
+def hold_objects(tasks: int) -> bool:
+    """Whether a drain expecting `tasks` merges holds its objects in memory (HOLD_FROM, HOLD_ENV)."""
+    chosen = os.environ.get(HOLD_ENV, "")
+    if chosen in ("0", "1"):
+        return chosen == "1"
+    return tasks >= HOLD_FROM
 
 # Moves `ref` from `old` to `new` or raises StaleRef (then `ref` holds the tip to merge onto).
 Publisher = Callable[[str, pygit2.Oid, pygit2.Oid], None]   # first-parent steps searched to name the commit that merged a task
@@ -102,6 +120,7 @@ class Integrator:
         self.cas_timeout = cas_timeout
         self.max_attempts = max_attempts
         self._histories: dict[tuple[str, pygit2.Oid], IntegrationHistory] = {}
+        self._held: HeldObjects | None = None
 
     @property
     def merger(self) -> MergeTreeProcess:
@@ -179,9 +198,21 @@ class Integrator:
             return outcome
 
     def drain(self, ref: str, *, publish: Publisher | None = None, message: str = "merge drain",
-              signature: pygit2.Signature | None = None) -> "Drain":
-        """Consecutive merges onto `ref` that move it once: see `Drain`."""
-        return Drain(self, ref, publish=publish, message=message, signature=signature)
+              signature: pygit2.Signature | None = None, tasks: int = 1) -> "Drain":
+        """Consecutive merges onto `ref` that move it once: see `Drain`. `tasks`: how many merges
+        the caller expects it to make; from HOLD_FROM on, its objects are held in memory until
+        `publish()` (`hold_objects`)."""
+        return Drain(self, ref, publish=publish, message=message, signature=signature,
+                     held=self._held_objects() if hold_objects(tasks) else None)
+
+    def _held_objects(self) -> HeldObjects:
+        # Added once: libgit2 cannot take a backend off a repository, so it stays and writes
+        # through to disk whenever no drain holds (held_objects.py).
+        if self._held is None:
+            held = HeldObjects(self.repo)
+            self.repo.odb.add_backend(held, HeldObjects.PRIORITY)
+            self._held = held
+        return self._held
 
     def _prepare(self, ref: str, task_commit: pygit2.Oid | str, base: pygit2.Oid | str, message: str,
                  timings: dict[str, float]) -> tuple[pygit2.Oid, pygit2.Oid, TaskHistory, IntegrationHistory]:
@@ -378,10 +409,16 @@ class Drain:
     a crash after a single merge's move does (`merge.after_ref_moved`): the next drain finds
     them ALREADY_MERGED. When the ref moved meanwhile, `publish` raises StaleRef and moves
     nothing: the caller merges the same tasks again onto the new tip (a new drain, or one
-    `merge_into` each). Not thread safe, like its Integrator."""
+    `merge_into` each). Not thread safe, like its Integrator.
+
+    With `held` (Integrator.drain decides), the objects this thread writes until `publish()` stay
+    in memory and are written as one pack first thing in `publish()`, before the ref moves
+    (crash points `merge.before_pack_written`, `merge.after_pack_written`); a git process
+    started meanwhile gets them written first. `publish()` and `close()` end the holding."""
 
     def __init__(self, integrator: Integrator, ref: str, *, publish: Publisher | None = None,
-                 message: str = "merge drain", signature: pygit2.Signature | None = None):
+                 message: str = "merge drain", signature: pygit2.Signature | None = None,
+                 held: HeldObjects | None = None):
         self._integrator = integrator
         self.ref = ref
         self.start = integrator._tip(ref)   # the tip the drain started from: its one compare-and-swap's
@@ -390,6 +427,9 @@ class Drain:
         self._message = message
         self._signature = signature
         self.merged: list[IntegrationResult] = []   # the merges `publish()` will move the ref over
+        self._held = held
+        if held is not None:
+            held.hold(integrator.repo)
 
     @property
     def pending(self) -> bool:
@@ -418,8 +458,10 @@ class Drain:
         """Move the ref from `start` to `tip` (nothing when no merge waits); StaleRef when the ref
         no longer holds `start` (nothing moved). Returns the ref's new tip."""
         if not self.pending:
+            self.close()
             return self.tip
         t = time.perf_counter()
+        self.close()   # the pack first: the ref never names an object held in memory only
         if self._publish is not None:
             self._publish(self.ref, self.tip, self.start)
         else:
@@ -432,6 +474,19 @@ class Drain:
             self.merged[-1].timings_ms["ref"] = _ms(t)
         self.start, self.merged = self.tip, []
         return self.tip
+
+    def close(self) -> None:
+        """Write what the drain holds as one pack and write to disk from now on (idempotent; a
+        drain given up without `publish()` leaves unreachable objects, as loose ones would)."""
+        held, self._held = self._held, None
+        if held is None:
+            return
+        if held.count:
+            crash_point("merge.before_pack_written")
+            held.release()
+            crash_point("merge.after_pack_written")
+        else:
+            held.release()
 
 
 def conflict_kind(item: ConflictedFile | StagedPath) -> str:
