@@ -168,6 +168,26 @@ def hidden_query(profile: Profile) -> tree_sitter.Query:
 
 
 @functools.lru_cache(maxsize=None)
+def specifiers_query(profile: Profile) -> tree_sitter.Query:
+    """The profile's `specifiers` query (every module a file loads), compiled once."""
+    return _compile(profile, profile.semantic.specifiers)
+
+
+def module_specifiers(profile: Profile, source: bytes) -> list[tuple[str, int]]:
+    """(module as written, line) for each module `source` loads (profile `specifiers`), in file
+    order; none when the profile has no such query or the file does not parse cleanly (nothing is
+    guessed)."""
+    if not profile.semantic.specifiers:
+        return []
+    tree = profile.parse(source)
+    if tree.root_node.has_error:
+        return []
+    nodes = tree_sitter.QueryCursor(specifiers_query(profile)).captures(tree.root_node).get("module", [])
+    found = {(node.start_byte, _text(source, node), node.start_point[0] + 1) for node in nodes}
+    return [(text, line) for _start, text, line in sorted(found) if text]
+
+
+@functools.lru_cache(maxsize=None)
 def fingerprint(profile: Profile) -> str:
     """What an extraction under `profile` depends on besides the bytes: the query text, the
     profile's data and this module's code, hashed (merge_index.py keys kept symbols by it)."""
