@@ -91,12 +91,12 @@ class LeftBehind:
     def to_json(self) -> dict[str, Any]:
         return {"use_path": self.use_path, "use_lines": list(self.use_lines), "name": self.name,
                 "definition_path": self.definition_path, "replacement": self.replacement, "moved_to": self.moved_to,
-                "kind": self.kind}
+                "module": self.kind == "module"}
 
     @classmethod
     def from_json(cls, row: dict[str, Any]) -> "LeftBehind":
         return cls(row["use_path"], tuple(row["use_lines"]), row["name"], row["definition_path"],
-                   row.get("replacement", ""), row.get("moved_to", ""), row.get("kind", ""))
+                   row.get("replacement", ""), row.get("moved_to", ""), "module" if row.get("module") else "")
 
 
 def grouped_notes(found: Iterable[LeftBehind], task: str, run: str, limit: int) -> list[str]:
