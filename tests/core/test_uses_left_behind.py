@@ -759,3 +759,16 @@ def test_a_java_class_moved_to_another_package_while_its_import_stays_is_named(t
                                {"src/main/java/a/b/C.java": "src/main/java/a/c/C.java"})
     assert len(left) == 1 and left[0].startswith("src/main/java/a/d/U.java:6 still uses C.f from src/main/java/a/b/C.java, "
                                                  "which this task moved to src/main/java/a/c/C.java"), left
+
+
+def test_a_finish_repeated_after_a_left_behind_refusal_says_each_note_once(tmp_path):
+    """Found driving wtc: a second `task finish` of a task refused for a use left behind carried the
+    first refusal's notes and added the same ones again."""
+    repo, left = _removal_refused(tmp_path, NPM_STYLE, "lib/utils/format-bytes.js", {"lib/utils/format-bytes.js": None})
+    code, body = wtc(repo, "task", "finish", "rm", "--run", "r1")
+    assert (code, body["state"]) == (1, "conflict"), body
+    assert len(body["notes"]) == len(set(body["notes"])), body["notes"]
+    assert [n for n in body["notes"] if "still import" in n] == left
+    [conflict] = body["conflicts"]
+    assert (conflict["kind"], conflict["path"], conflict["semantic"]["name"], conflict["semantic"]["kind"]) == \
+        ("left_behind", "lib/commands/view.js", "../utils/format-bytes.js", "module"), conflict

@@ -268,6 +268,8 @@ class MergeOperations(CoordinatorBase):
             since = task.result["since"]
             notes += [n for n in advice_notes(self.git, self.git.changes(since, task.head), since, task.task_id,
                                               run.run_id) if n not in notes]
+        # A finish again after a refusal carries the last one's notes: the same note is said once.
+        notes = list(dict.fromkeys(notes))
         result = TaskFinished.from_json(base_result, state=TaskState.CONFLICT.value, exit_code=1,
                                         conflicts=conflicts, replayed=False, notes=notes)
         self.store.update_task(run.run_id, task.task_id, state=TaskState.CONFLICT,
