@@ -772,3 +772,24 @@ def test_a_finish_repeated_after_a_left_behind_refusal_says_each_note_once(tmp_p
     [conflict] = body["conflicts"]
     assert (conflict["kind"], conflict["path"], conflict["semantic"]["name"], conflict["semantic"]["kind"]) == \
         ("left_behind", "lib/commands/view.js", "../utils/format-bytes.js", "module"), conflict
+
+
+def test_an_import_of_a_deleted_module_another_task_already_updated_is_not_named_by_task_check(tmp_path):
+    """Task check reads the uses at the task's base, then drops those the integration tip no longer
+    holds: for a module, the tip's file must still spell the whole path (its last part, `js`, is in
+    any require of a .js file)."""
+    files = NPM_STYLE | {"lib/utils/bytes.js": FORMAT_BYTES}
+    repo = make_repo(tmp_path / "repo", files)
+    assert wtc(repo, "run", "start", "--run", "r1")[0] == 0
+    code, updater = wtc(repo, "task", "start", "upd", "--run", "r1", "--own", "lib/commands/view.js")
+    assert code == 0, updater
+    code, deleter = wtc(repo, "task", "start", "rm", "--run", "r1", "--own", "lib/utils/format-bytes.js")
+    assert code == 0, deleter
+    (Path(updater["worktree"]) / "lib/commands/view.js").write_text(
+        files["lib/commands/view.js"].replace("format-bytes.js", "bytes.js"))
+    assert wtc(repo, "task", "finish", "upd", "--run", "r1")[1]["state"] == "merged"
+    git(Path(deleter["worktree"]), "rm", "-q", "lib/utils/format-bytes.js")
+    code, check = wtc(repo, "task", "check", "rm", "--run", "r1")
+    assert (code, check["left_behind"]) == (0, []), check
+    code, body = wtc(repo, "task", "finish", "rm", "--run", "r1")
+    assert (code, body["state"]) == (0, "merged"), body

@@ -57,6 +57,8 @@ def modules_left_behind(changes: Iterable[Change], read_blob: Callable[[str], by
     # The longest word of each module's name, for a word grep (`format-bytes`: `format`); the
     # importer's text must hold the whole name too.
     words = sorted({max(_WORD.findall(token), key=len) for token in tokens.values() if _WORD.search(token)})
+    if not words:
+        return []
     where = since if at is None else at
     changed = {c.path for c in changes} if at is None else set()
     importers = [path for path in grep(where, words) if path not in changed and _loads_modules(path)]
