@@ -793,3 +793,17 @@ def test_an_import_of_a_deleted_module_another_task_already_updated_is_not_named
     assert (code, check["left_behind"]) == (0, []), check
     code, body = wtc(repo, "task", "finish", "rm", "--run", "r1")
     assert (code, body["state"]) == (0, "merged"), body
+
+
+@pytest.mark.parametrize("importer, path", [
+    ("from pkg import mod  # noqa: F401 (loaded for its side effects)\n", "app.py"),
+    ("from . import mod  # noqa: F401\n", "pkg/app.py"),
+    ("from pkg import other, mod as m  # noqa: F401\n", "app.py"),
+], ids=["from-package", "from-dot", "aliased-among-others"])
+def test_a_deleted_python_module_imported_from_its_package_by_name_is_named(tmp_path, importer, path):
+    """`from pkg import mod` loads pkg/mod.py without naming anything it defines: with no use of
+    `mod.f` the names look had nothing to follow."""
+    files = {"pkg/__init__.py": "", "pkg/mod.py": "REGISTERED = True\n", "pkg/other.py": "X = 1\n", path: importer}
+    _, left = _removal_refused(tmp_path, files, "pkg/mod.py", {"pkg/mod.py": None})
+    assert len(left) == 1 and left[0].startswith(f"{path}:1 still imports "), left
+    assert "the file pkg/mod.py, which this task deleted" in left[0], left

@@ -359,14 +359,16 @@ def _broken_uses(changes: Iterable[Change], read_blob: Callable[[str], bytes], s
                  max_files: int = MAX_FILES, partial: list[str] | None = None) -> list[SemanticFinding]:
     """The post-merge check's findings behind `uses_left_behind` (its docstring), one per use;
     names in `ignore` are not counted as removed. Then the imports of a module the task deleted or
-    moved that no file answers any more (left_modules.py), at a line no name's finding holds."""
+    moved that no file answers any more (left_modules.py), in a file no name's finding names for it."""
     changes = list(changes)
     found = _broken_names(changes, read_blob, since, grep, file_at, at=at, max_changed=max_changed, ignore=ignore,
                           folders_at=folders_at, max_files=max_files, partial=partial)
-    places = {(f.use_path, f.use_line) for f in found}
+    # A file already named for a name of the deleted file (`const { f } = require('./gone')`) is
+    # not named again for the import.
+    named = {(f.use_path, f.definition_path) for f in found}
     return found + [f for f in modules_left_behind(changes, read_blob, since, grep, file_at, at=at,
                                                    folders_at=folders_at, max_files=max_files)
-                    if (f.use_path, f.use_line) not in places]
+                    if (f.use_path, f.definition_path) not in named]
 
 
 def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], since: str,
