@@ -24,6 +24,7 @@ or a tsconfig alias to a file that still stands still answer, and a package's na
 
 from __future__ import annotations
 
+import posixpath
 import re
 from typing import Callable, Iterable
 
@@ -80,6 +81,17 @@ def modules_left_behind(changes: Iterable[Change], read_blob: Callable[[str], by
 
     named_before = tree_module_files(before, folders(since))
     named_after = tree_module_files(after, folders(where))
+    # One answer per module and importing folder: what a specifier names depends on the folder it
+    # is written in, and many files of one folder import the same module (8 candidate paths a tree).
+    answers: dict[tuple[str, str], str | None] = {}
+
+    def left_behind(module: str, importer: str) -> str | None:
+        """The deleted file `module` named before the task, when no file answers it after."""
+        key = (module, posixpath.dirname(importer))
+        if key not in answers:
+            gone = [path for path in named_before(module, importer) if path in deleted]
+            answers[key] = gone[0] if gone and not named_after(module, importer) else None
+        return answers[key]
     names = set(tokens.values())
     found: list[SemanticFinding] = []
     read = 0
@@ -96,11 +108,11 @@ def modules_left_behind(changes: Iterable[Change], read_blob: Callable[[str], by
         for module, line in module_specifiers(profile, text):
             if not any(name in module for name in names):
                 continue   # names none of the deleted modules (cheap: most imports of the file)
-            gone = [path for path in named_before(module, importer) if path in deleted]
-            if not gone or named_after(module, importer):
+            gone = left_behind(module, importer)
+            if gone is None:
                 continue   # it named no deleted file, or a file still answers it (a folder's index.js)
             found.append(SemanticFinding(
-                name=module, kind="module", definition_path=gone[0], definition_line=1, use_path=importer,
-                use_line=line, removed_by="task", used_by="unchanged", definition=f"{gone[0]} (the file)",
+                name=module, kind="module", definition_path=gone, definition_line=1, use_path=importer,
+                use_line=line, removed_by="task", used_by="unchanged", definition=f"{gone} (the file)",
                 use=lines[line - 1].decode("utf-8", "replace").strip() if line <= len(lines) else ""))
     return found
