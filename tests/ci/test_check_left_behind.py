@@ -171,3 +171,22 @@ def test_more_files_mentioning_a_removed_name_than_are_read_is_said_not_kept_sil
     assert report.exit_code == 1 and len(report.left_behind) == 2
     [unread] = [f for f in report.findings if f.rule == "left_behind_unchecked"]
     assert unread.severity.value == "warning" and "2 of the 3 files mentioning 1 of the 1 removed names" in unread.message
+
+
+def test_a_branch_deleting_a_module_another_file_requires_by_path_fails_the_check(tmp_path: Path) -> None:
+    """The module look reads the branch's head (`wtc check`, as `wtc report` reads a run's tip): a
+    `require` of a file the branch deleted is left behind, as a removed name's import is."""
+    repo = make_repo(tmp_path / "repo", {
+        "package.json": '{"name": "cli"}\n',
+        "lib/utils/format-bytes.js": "module.exports = (n) => `${n} B`\n",
+        "lib/commands/view.js": "const fb = require('../utils/format-bytes.js')\n\nmodule.exports = fb\n"})
+    git(repo, "checkout", "-q", "-b", "feature")
+    git(repo, "rm", "-q", "lib/utils/format-bytes.js")
+    commit_all(repo, "feature: drop format-bytes")
+    done = check(repo)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert ("lib/commands/view.js:1: error: left_behind: lib/commands/view.js (line 1) still uses "
+            "../utils/format-bytes.js, which the branch deleted (the file lib/utils/format-bytes.js)") in done.stdout
+    body = json.loads(check(repo, "--json").stdout)
+    assert [(u["use_path"], u["use_lines"], u["module"], u["definition_path"]) for u in body["left_behind"]] == \
+        [("lib/commands/view.js", [1], True, "lib/utils/format-bytes.js")]

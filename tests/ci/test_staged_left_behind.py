@@ -77,3 +77,15 @@ def test_the_configurations_left_behind_mode_decides(tmp_path: Path, mode: str, 
         assert word in said and "still uses unique_list" in said, said
     else:
         assert "unique_list" not in said, said
+
+
+def test_a_commit_deleting_a_module_another_file_imports_by_path_is_refused(tmp_path: Path) -> None:
+    """`import pkg.extra` binds no name of pkg/extra.py: the staged check names it as a module left behind."""
+    repo = make_repo(tmp_path / "repo", {"pkg/__init__.py": "", "pkg/extra.py": "READY = True\n",
+                                         "tests/test_extra.py": "import pkg.extra  # noqa: F401\n"})
+    git(repo, "rm", "-q", "pkg/extra.py")
+    done = subprocess.run([*shlex.split("wtc check --staged"), "--own", "pkg/**"], cwd=repo, env=env_with_wtc(),
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert ("tests/test_extra.py:1: error: left_behind: tests/test_extra.py (line 1) still uses pkg.extra, which the "
+            "branch deleted (the file pkg/extra.py)") in done.stdout, done.stdout

@@ -49,21 +49,53 @@ def _left_behind_notes(tmp_path: Path, files: dict[str, str], own: str, path: st
 
 
 def _removal_refused(tmp_path: Path, files: dict[str, str], own: str | tuple[str, ...],
-                     edits: dict[str, str]) -> tuple[Path, list[str]]:
-    """A task owning `own` writes `edits` (path -> new text: a removal or a rename): its check fails
-    (exit 1) and its finish is a conflict; the repository and the finish's "still use(s)" notes."""
+                     edits: dict[str, str | None], moves: dict[str, str] | None = None) -> tuple[Path, list[str]]:
+    """A task owning `own` moves files (`moves`: old path -> new, `git mv`) and writes `edits` (path ->
+    new text: a removal or a rename; None deletes the file): its check fails (exit 1) and its finish
+    is a conflict; the repository and the finish's "still use(s)" / "still import(s)" notes."""
     repo = make_repo(tmp_path / "repo", files)
     assert wtc(repo, "run", "start", "--run", "r1")[0] == 0
     owns = (own,) if isinstance(own, str) else own
     code, body = wtc(repo, "task", "start", "rm", "--run", "r1", *[arg for glob in owns for arg in ("--own", glob)])
     assert code == 0, body
+    worktree = Path(body["worktree"])
+    for old, new in (moves or {}).items():
+        (worktree / new).parent.mkdir(parents=True, exist_ok=True)
+        git(worktree, "mv", old, new)
     for path, text in edits.items():
-        (Path(body["worktree"]) / path).write_text(text)
+        if text is None:
+            git(worktree, "rm", "-q", path)
+        else:
+            (worktree / path).write_text(text)
     code, check = wtc(repo, "task", "check", "rm", "--run", "r1")
     assert code == 1, check
     code, body = wtc(repo, "task", "finish", "rm", "--run", "r1")
     assert (code, body["state"]) == (1, "conflict"), body
-    return repo, [note for note in body["notes"] if "still use" in note]
+    return repo, [note for note in body["notes"] if "still use" in note or "still import" in note]
+
+
+def _removal_merged(tmp_path: Path, files: dict[str, str], edits: dict[str, str | None],
+                    moves: dict[str, str] | None = None) -> dict:
+    """A task owning everything moves (`moves`) and writes `edits` (None deletes): its check passes
+    (exit 0, nothing left behind) and its finish merges; the finish's result."""
+    repo = make_repo(tmp_path / "repo", files)
+    assert wtc(repo, "run", "start", "--run", "r1")[0] == 0
+    code, body = wtc(repo, "task", "start", "mv", "--run", "r1", "--own", "**")
+    assert code == 0, body
+    worktree = Path(body["worktree"])
+    for old, new in (moves or {}).items():
+        (worktree / new).parent.mkdir(parents=True, exist_ok=True)
+        git(worktree, "mv", old, new)
+    for path, text in edits.items():
+        if text is None:
+            git(worktree, "rm", "-q", path)
+        else:
+            (worktree / path).write_text(text)
+    code, check = wtc(repo, "task", "check", "mv", "--run", "r1")
+    assert code == 0 and not check["left_behind"], check
+    code, body = wtc(repo, "task", "finish", "mv", "--run", "r1")
+    assert (code, body["state"]) == (0, "merged"), body
+    return body
 
 
 def test_a_rename_whose_old_name_another_file_imports_is_named_at_finish(tmp_path):
@@ -596,3 +628,182 @@ def test_a_java_static_method_renamed_is_named_in_a_class_of_its_package_that_ca
     for use in ("src/a/Same.java:5", "src/b/User.java:7", "lib/src/test/java/d/LibTest.java:5"):
         assert use in left, left
     assert "Local.java" not in left and "Other.java" not in left, left
+
+
+FORMAT_BYTES = "function formatBytes(n) {\n  return `${n} B`\n}\n\nmodule.exports = formatBytes\n"
+NPM_STYLE = {
+    "package.json": '{"name": "cli", "dependencies": {"semver": "^7.0.0"}}\n',
+    "lib/utils/format-bytes.js": FORMAT_BYTES,
+    "lib/commands/view.js": "const fb = require('../utils/format-bytes.js')\n\nmodule.exports = (n) => fb(n)\n",
+}
+
+
+@pytest.mark.parametrize("importer", [
+    "const fb = require('../utils/format-bytes.js')\n\nmodule.exports = (n) => fb(n)\n",
+    "const fb = require('../utils/format-bytes')\n\nmodule.exports = (n) => fb(n)\n",
+    "import fb from '../utils/format-bytes.js'\n\nexport const view = (n) => fb(n)\n",
+    "import * as fb from '../utils/format-bytes.js'\n\nexport const view = (n) => fb.default(n)\n",
+    "import '../utils/format-bytes.js'\n\nexport const view = 1\n",
+    "require('../utils/format-bytes')\n\nmodule.exports = 1\n",
+], ids=["require", "require-no-extension", "default-import", "namespace-import", "side-effect-import",
+        "side-effect-require"])
+def test_a_deleted_module_a_file_still_loads_by_its_path_is_named(tmp_path, importer):
+    """Found driving wtc on npm/cli: lib/commands/view.js did `const fb = require('../utils/format-bytes.js')`
+    and a task deleted format-bytes.js; check and finish said nothing (the look followed names, and
+    the import binds none of the file's), and the landed tree's require threw. An import that names
+    a file by its path alone (a default, namespace or side-effect import, a plain require) blocks."""
+    files = NPM_STYLE | {"lib/commands/view.js": importer}
+    _, left = _removal_refused(tmp_path, files, "lib/utils/format-bytes.js", {"lib/utils/format-bytes.js": None})
+    specifier = importer.split("'")[1]
+    assert left == [f"lib/commands/view.js:1 still imports {specifier}, the file lib/utils/format-bytes.js, which this "
+                    "task deleted; that file is outside the task's changes, so the landed tree would not load it: keep "
+                    "a file at the old path (a stub that re-exports what replaced it), or the lead widens the task "
+                    "(`wtc task widen rm --run r1 --own '/lib/commands/view.js' --why '...'`) and it updates the "
+                    "imports, then finish again"], left
+
+
+def test_a_moved_module_names_the_importers_the_task_did_not_update_and_not_those_it_did(tmp_path):
+    """A task moves lib/utils/format-bytes.js and updates the importer it owns; the one it does not
+    own still requires the old path: that one is named (as moved, with a re-export as the way out),
+    the updated one is not."""
+    files = NPM_STYLE | {"lib/commands/ls.js": "const fb = require('../utils/format-bytes.js')\n\nmodule.exports = fb\n"}
+    _, left = _removal_refused(
+        tmp_path, files, ("lib/utils/**", "lib/commands/ls.js"),
+        {"lib/commands/ls.js": files["lib/commands/ls.js"].replace("format-bytes.js", "bytes.js")},
+        moves={"lib/utils/format-bytes.js": "lib/utils/bytes.js"})
+    assert len(left) == 1, left
+    assert left[0].startswith("lib/commands/view.js:1 still uses ../utils/format-bytes.js from "
+                              "lib/utils/format-bytes.js, which this task moved to lib/utils/bytes.js"), left
+    assert "keep a re-export at the old path" in left[0] and "lib/commands/ls.js" not in left[0], left
+
+
+@pytest.mark.parametrize("importer", [
+    "import foo from './foo'\n\nexport const v = foo()\n",
+    "import foo from './foo.js'\n\nexport const v = foo()\n",
+    "import foo = require('./foo')\n\nexport const v = foo()\n",
+], ids=["no-extension", "js-extension", "import-require"])
+def test_a_deleted_typescript_module_its_default_importers_load_is_named(tmp_path, importer):
+    files = {"package.json": '{"name": "w"}\n', "src/foo.ts": "export default function foo(): number {\n  return 1\n}\n",
+             "src/app.ts": importer}
+    _, left = _removal_refused(tmp_path, files, "src/foo.ts", {"src/foo.ts": None})
+    assert len(left) == 1 and left[0].startswith("src/app.ts:1 still imports ./foo"), left
+
+
+def test_a_deleted_typescript_folder_index_is_named(tmp_path):
+    files = {"package.json": '{"name": "w"}\n', "src/dir/index.ts": "export const a = 1\n",
+             "src/app.ts": "import * as d from './dir'\n\nexport const v = d\n"}
+    _, left = _removal_refused(tmp_path, files, "src/dir/**", {"src/dir/index.ts": None})
+    assert len(left) == 1 and left[0].startswith("src/app.ts:1 still imports ./dir, the file src/dir/index.ts"), left
+
+
+def test_a_deleted_python_package_a_file_imports_is_named(tmp_path):
+    """`import pkg.sub` binds no name of pkg/sub: deleting the package folder left nothing to follow."""
+    files = {"pkg/__init__.py": "", "pkg/sub/__init__.py": "X = 1\n", "pkg/sub/a.py": "def f():\n    return 1\n",
+             "app.py": "import pkg.sub\n\n\ndef g():\n    return 2\n"}
+    _, left = _removal_refused(tmp_path, files, "pkg/sub/**", {"pkg/sub/__init__.py": None, "pkg/sub/a.py": None})
+    assert len(left) == 1 and left[0].startswith("app.py:1 still imports pkg.sub, the file pkg/sub/__init__.py"), left
+
+
+@pytest.mark.parametrize("files, edits, moves", [
+    # A folder with index.js replaces foo.js: `require('./foo')` still loads it.
+    ({"package.json": '{"name": "cli"}\n', "lib/foo.js": "module.exports = 1\n",
+      "lib/main.js": "const foo = require('./foo')\n\nmodule.exports = foo\n"}, {}, {"lib/foo.js": "lib/foo/index.js"}),
+    # A Python module made a package: `import pkg.mod` and `from pkg.mod import f` still load it.
+    ({"pkg/__init__.py": "", "pkg/mod.py": "def f():\n    return 1\n",
+      "app.py": "import pkg.mod\nfrom pkg.mod import f\n\n\ndef g():\n    return pkg.mod.f() + f()\n"},
+     {}, {"pkg/mod.py": "pkg/mod/__init__.py"}),
+    # A package's name (`semver`) is no file of the repository, whatever file of the same name goes.
+    ({"package.json": '{"name": "cli"}\n', "lib/semver.js": "module.exports = 1\n",
+      "lib/main.js": "const semver = require('semver')\n\nmodule.exports = semver\n"}, {"lib/semver.js": None}, {}),
+    # A tsconfig alias that names a file still there (`@/util` -> src/util.ts), while src/lib/util.ts goes.
+    ({"package.json": '{"name": "w"}\n', "tsconfig.json": '{"compilerOptions": {"baseUrl": ".", "paths": {"@/*": ["src/*"]}}}\n',
+      "src/util.ts": "export default 1\n", "src/lib/util.ts": "export default 2\n",
+      "src/app.ts": "import u from '@/util'\n\nexport const v = u\n"}, {"src/lib/util.ts": None}, {}),
+    # An importer the task updated along with the move.
+    ({"package.json": '{"name": "cli"}\n', "lib/setup.js": "globalThis.ready = true\n",
+      "lib/main.js": "require('./setup')\n\nmodule.exports = 1\n"},
+     {"lib/main.js": "require('./boot/setup')\n\nmodule.exports = 1\n"}, {"lib/setup.js": "lib/boot/setup.js"}),
+], ids=["folder-index-replaces-file", "python-module-made-package", "package-name", "path-alias-still-there",
+        "importer-updated"])
+def test_a_module_still_found_under_the_same_specifier_leaves_nothing_behind(tmp_path, files, edits, moves):
+    body = _removal_merged(tmp_path, files, edits, moves)
+    assert not [n for n in body.get("notes", []) if "still import" in n or "still use" in n], body
+
+
+GO_UTIL = {"go.mod": "module example.com/m\n\ngo 1.21\n", "util/util.go": "package util\n\nfunc F() int {\n\treturn 1\n}\n",
+           "main.go": "package main\n\nimport \"example.com/m/util\"\n\nfunc main() {\n\t_ = util.F()\n}\n"}
+
+
+@pytest.mark.parametrize("edits, moves", [({"util/util.go": None}, {}), ({}, {"util/util.go": "internal/util/util.go"})],
+                         ids=["deleted", "moved"])
+def test_a_go_package_deleted_or_moved_while_another_package_imports_its_path_is_named(tmp_path, edits, moves):
+    """Held already by the names look (the package's functions are gone from its path): kept as a guard."""
+    _, left = _removal_refused(tmp_path, GO_UTIL, ("util/**", "internal/**"), edits, moves)
+    assert len(left) == 1 and left[0].startswith("main.go:6 still uses F"), left
+
+
+def test_a_rust_module_file_moved_while_its_mod_declaration_stays_is_named(tmp_path):
+    """Held already by the names look: kept as a guard."""
+    files = {"Cargo.toml": '[package]\nname = "c"\nversion = "0.1.0"\n', "src/lib.rs": "mod x;\n\npub fn g() -> i32 {\n    x::f()\n}\n",
+             "src/x.rs": "pub fn f() -> i32 {\n    1\n}\n"}
+    _, left = _removal_refused(tmp_path, files, ("src/x.rs", "src/y.rs"), {}, {"src/x.rs": "src/y.rs"})
+    assert len(left) == 1 and left[0].startswith("src/lib.rs:4 still use"), left
+
+
+def test_a_java_class_moved_to_another_package_while_its_import_stays_is_named(tmp_path):
+    """Held already by the names look (the class's name): kept as a guard."""
+    files = {"src/main/java/a/b/C.java": "package a.b;\n\npublic class C {\n    public static int f() { return 1; }\n}\n",
+             "src/main/java/a/d/U.java": "package a.d;\n\nimport a.b.C;\n\npublic class U {\n    int g() { return C.f(); }\n}\n"}
+    moved = files["src/main/java/a/b/C.java"].replace("package a.b;", "package a.c;")
+    _, left = _removal_refused(tmp_path, files, "src/main/java/a/[bc]/**", {"src/main/java/a/c/C.java": moved},
+                               {"src/main/java/a/b/C.java": "src/main/java/a/c/C.java"})
+    assert len(left) == 1 and left[0].startswith("src/main/java/a/d/U.java:6 still uses C.f from src/main/java/a/b/C.java, "
+                                                 "which this task moved to src/main/java/a/c/C.java"), left
+
+
+def test_a_finish_repeated_after_a_left_behind_refusal_says_each_note_once(tmp_path):
+    """Found driving wtc: a second `task finish` of a task refused for a use left behind carried the
+    first refusal's notes and added the same ones again."""
+    repo, left = _removal_refused(tmp_path, NPM_STYLE, "lib/utils/format-bytes.js", {"lib/utils/format-bytes.js": None})
+    code, body = wtc(repo, "task", "finish", "rm", "--run", "r1")
+    assert (code, body["state"]) == (1, "conflict"), body
+    assert len(body["notes"]) == len(set(body["notes"])), body["notes"]
+    assert [n for n in body["notes"] if "still import" in n] == left
+    [conflict] = body["conflicts"]
+    assert (conflict["kind"], conflict["path"], conflict["semantic"]["name"], conflict["semantic"]["kind"]) == \
+        ("left_behind", "lib/commands/view.js", "../utils/format-bytes.js", "module"), conflict
+
+
+def test_an_import_of_a_deleted_module_another_task_already_updated_is_not_named_by_task_check(tmp_path):
+    """Task check reads the uses at the task's base, then drops those the integration tip no longer
+    holds: for a module, the tip's file must still spell the whole path (its last part, `js`, is in
+    any require of a .js file)."""
+    files = NPM_STYLE | {"lib/utils/bytes.js": FORMAT_BYTES}
+    repo = make_repo(tmp_path / "repo", files)
+    assert wtc(repo, "run", "start", "--run", "r1")[0] == 0
+    code, updater = wtc(repo, "task", "start", "upd", "--run", "r1", "--own", "lib/commands/view.js")
+    assert code == 0, updater
+    code, deleter = wtc(repo, "task", "start", "rm", "--run", "r1", "--own", "lib/utils/format-bytes.js")
+    assert code == 0, deleter
+    (Path(updater["worktree"]) / "lib/commands/view.js").write_text(
+        files["lib/commands/view.js"].replace("format-bytes.js", "bytes.js"))
+    assert wtc(repo, "task", "finish", "upd", "--run", "r1")[1]["state"] == "merged"
+    git(Path(deleter["worktree"]), "rm", "-q", "lib/utils/format-bytes.js")
+    code, check = wtc(repo, "task", "check", "rm", "--run", "r1")
+    assert (code, check["left_behind"]) == (0, []), check
+    code, body = wtc(repo, "task", "finish", "rm", "--run", "r1")
+    assert (code, body["state"]) == (0, "merged"), body
+
+
+@pytest.mark.parametrize("importer, path", [
+    ("from pkg import mod  # noqa: F401 (loaded for its side effects)\n", "app.py"),
+    ("from . import mod  # noqa: F401\n", "pkg/app.py"),
+    ("from pkg import other, mod as m  # noqa: F401\n", "app.py"),
+], ids=["from-package", "from-dot", "aliased-among-others"])
+def test_a_deleted_python_module_imported_from_its_package_by_name_is_named(tmp_path, importer, path):
+    """`from pkg import mod` loads pkg/mod.py without naming anything it defines: with no use of
+    `mod.f` the names look had nothing to follow."""
+    files = {"pkg/__init__.py": "", "pkg/mod.py": "REGISTERED = True\n", "pkg/other.py": "X = 1\n", path: importer}
+    _, left = _removal_refused(tmp_path, files, "pkg/mod.py", {"pkg/mod.py": None})
+    assert len(left) == 1 and left[0].startswith(f"{path}:1 still imports "), left
+    assert "the file pkg/mod.py, which this task deleted" in left[0], left

@@ -347,3 +347,42 @@ def test_two_tasks_setting_one_root_manifest_key_differently_are_predicted_as_a_
         [waiting] = onto["integration"]["conflicts"]
         assert (waiting["left"], waiting["right"], waiting["declaration"]) == ("integration", "v", "scripts.test")
         assert coord.check_task("r1", "u").clean
+
+
+def test_two_tasks_each_moving_a_different_module_are_no_import_path_conflict(tmp_path):
+    """Found driving wtc on npm/cli: two tasks each moved a different file and updated its
+    importers; `wtc task check` said WOULD CONFLICT (an import of a module "the other task replaced
+    throughout"). Task B moves lib/util/b.js and replaces `./b` in lib/util/x.js; task A moves
+    lib/old.js to lib/cmd/new.js, whose `require('./b')` names lib/cmd/b.js: the same spelling from
+    another folder, another file. Both share lib/main.js (each updates its own line), so the
+    forecast compares them; the check and the merge both say clean."""
+    from tests.conftest import wtc
+
+    files = {
+        "package.json": '{"name": "m"}\n',
+        "lib/util/b.js": "const bf = () => 1\n\nmodule.exports = { bf }\n",
+        "lib/util/x.js": "const { bf } = require('./b')\n\nmodule.exports = { x: () => bf() }\n",
+        "lib/cmd/b.js": "const cf = () => 2\n\nmodule.exports = { cf }\n",
+        "lib/old.js": "const { cf } = require('./cmd/b')\n\nmodule.exports = { old: () => cf() }\n",
+        "lib/main.js": "const { old } = require('./old')\n\n\n\n\nconst { x } = require('./util/x')\n\nmodule.exports = { old, x }\n",
+    }
+    repo = make_repo(tmp_path / "repo", files)
+    assert wtc(repo, "run", "start", "--run", "r")[0] == 0
+    code, b = wtc(repo, "task", "start", "B", "--run", "r", "--own", "lib/util/**", "--own", "lib/main.js")
+    assert code == 0, b
+    code, a = wtc(repo, "task", "start", "A", "--run", "r", "--own", "lib/old.js", "--own", "lib/cmd/new.js",
+                  "--own", "lib/main.js")
+    assert code == 0, a
+    b_tree, a_tree = Path(b["worktree"]), Path(a["worktree"])
+    git(b_tree, "mv", "lib/util/b.js", "lib/util/bytes.js")
+    write(b_tree, {"lib/util/x.js": files["lib/util/x.js"].replace("'./b'", "'./bytes'"),
+                   "lib/main.js": files["lib/main.js"].replace("'./util/x'", "'./util/x.js'")})
+    git(a_tree, "mv", "lib/old.js", "lib/cmd/new.js")
+    write(a_tree, {"lib/cmd/new.js": files["lib/old.js"].replace("'./cmd/b'", "'./b'"),
+                   "lib/main.js": files["lib/main.js"].replace("'./old'", "'./cmd/new'")})
+    code, check = wtc(repo, "task", "check", "A", "--run", "r")
+    assert [row["task"] for row in check["not_compared"]] == [], check
+    assert (code, check["clean"]) == (0, True), check
+    assert wtc(repo, "task", "finish", "B", "--run", "r")[1]["state"] == "merged"
+    code, done = wtc(repo, "task", "finish", "A", "--run", "r")
+    assert (code, done["state"]) == (0, "merged"), done

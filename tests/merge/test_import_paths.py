@@ -172,3 +172,20 @@ def test_a_relative_module_whose_file_the_other_side_moved_away_is_reported(tmp_
     ours = {"pkg/api.py": API.replace("from .hooks", "from .events"), "pkg/hooks.py": None, "pkg/events.py": HOOKS}
     found = _merge(tmp_path, PY_BASE, ours, {"pkg/session.py": SESSION})
     assert _import_paths(found) == [(".hooks", "pkg/session.py", 1)]
+
+
+def test_a_relative_module_spelled_alike_in_another_folder_is_another_module(tmp_path: Path) -> None:
+    """Found driving wtc on npm/cli: one side moved lib/util/b.js and replaced `./b` in lib/util/x.js;
+    the other moved lib/old.js to lib/cmd/new.js, whose `require('./b')` names lib/cmd/b.js. The
+    same spelling from another folder is another file: no import of a replaced path. From the same
+    folder it is the moved module, and still reported."""
+    base = {"lib/util/b.js": "const bf = () => 1\n\nmodule.exports = { bf }\n",
+            "lib/util/x.js": "const { bf } = require('./b')\n\nmodule.exports = { x: () => bf() }\n",
+            "lib/cmd/b.js": "const cf = () => 2\n\nmodule.exports = { cf }\n",
+            "lib/old.js": "const { cf } = require('./cmd/b')\n\nmodule.exports = { old: () => cf() }\n"}
+    ours = {"lib/util/b.js": None, "lib/util/bytes.js": base["lib/util/b.js"],
+            "lib/util/x.js": base["lib/util/x.js"].replace("'./b'", "'./bytes'")}
+    moved = {"lib/old.js": None, "lib/cmd/new.js": base["lib/old.js"].replace("'./cmd/b'", "'./b'")}
+    assert _import_paths(_merge(tmp_path, base, ours, moved)) == []
+    beside = {"lib/util/y.js": "const { bf } = require('./b')\n\nmodule.exports = { y: () => bf() }\n"}
+    assert _import_paths(_merge(tmp_path / "again", base, ours, beside)) == [("./b", "lib/util/y.js", 1)]

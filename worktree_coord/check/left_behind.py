@@ -33,6 +33,7 @@ from ..merge.result import SemanticFinding
 from ..merge.checks.semantic import find_broken_names, semantic_profile
 from ..merge.checks.symbols import extract
 from ..merge.checks.versions import MAX_BYTES, FileVersions
+from .left_modules import modules_left_behind
 
 MAX_FILES = 100          # files that mention a removed name, read at most (finish stays quick)
 MAX_NAMES = 64           # removed names searched for at most (a file deleted whole can remove many)
@@ -55,6 +56,16 @@ class LeftBehind:
     definition_path: str
     replacement: str
     moved_to: str = ""   # the file the task moved `definition_path` to (its definitions went along)
+    kind: str = ""       # "module": `name` is a module the use imports, the file `definition_path` the task deleted
+
+    @property
+    def keep(self) -> str:
+        """The way out that leaves the use alone, as the notes say it."""
+        if self.moved_to:
+            return "keep a re-export at the old path"
+        if self.kind == "module":
+            return "keep a file at the old path (a stub that re-exports what replaced it)"
+        return "keep the old name too (an alias)"
 
     @property
     def lines(self) -> str:
@@ -70,19 +81,22 @@ class LeftBehind:
         """What the task did to the definition, as the notes say it."""
         if self.moved_to:
             return f"moved from {self.definition_path} to {self.moved_to}"
+        if self.kind == "module":
+            return f"deleted (the file {self.definition_path})"
         return f"removed or renamed{self.renamed} in {self.definition_path}"
 
     def note(self, task: str, run: str) -> str:
-        return (_moved_note if self.moved_to else _renamed_note)([self], 0, task, run)
+        return _note_writer(self)([self], 0, task, run)
 
     def to_json(self) -> dict[str, Any]:
         return {"use_path": self.use_path, "use_lines": list(self.use_lines), "name": self.name,
-                "definition_path": self.definition_path, "replacement": self.replacement, "moved_to": self.moved_to}
+                "definition_path": self.definition_path, "replacement": self.replacement, "moved_to": self.moved_to,
+                "module": self.kind == "module"}
 
     @classmethod
     def from_json(cls, row: dict[str, Any]) -> "LeftBehind":
         return cls(row["use_path"], tuple(row["use_lines"]), row["name"], row["definition_path"],
-                   row.get("replacement", ""), row.get("moved_to", ""))
+                   row.get("replacement", ""), row.get("moved_to", ""), "module" if row.get("module") else "")
 
 
 def grouped_notes(found: Iterable[LeftBehind], task: str, run: str, limit: int) -> list[str]:
@@ -90,10 +104,10 @@ def grouped_notes(found: Iterable[LeftBehind], task: str, run: str, limit: int) 
     per file it moved, for all of its names (found driving wtc on trpc: renaming `sleep` gave four
     notes of the same advice, and `rootConfig.ts` imports two names of the moved `formatter.ts`);
     at most `limit` files are named in all, then a count of the uses left out."""
-    groups: dict[tuple[str, str, str], list[LeftBehind]] = {}
+    groups: dict[tuple[str, str, str, str], list[LeftBehind]] = {}
     for item in found:
-        key = ("", item.definition_path, item.moved_to) if item.moved_to else \
-            (item.name, item.definition_path, item.replacement)
+        key = ("", item.definition_path, item.moved_to, "") if item.moved_to else \
+            (item.name, item.definition_path, item.replacement, item.kind)
         groups.setdefault(key, []).append(item)
     notes: list[str] = []
     left = limit
@@ -105,11 +119,28 @@ def grouped_notes(found: Iterable[LeftBehind], task: str, run: str, limit: int) 
         skipped += sum(len(item.use_lines) for item in items if item.use_path not in shown_files)
         shown = [item for item in items if item.use_path in shown_files]
         if shown:
-            write = _moved_note if items[0].moved_to else _renamed_note
-            notes.append(write(shown, len(files) - len(shown_files), task, run))
+            notes.append(_note_writer(items[0])(shown, len(files) - len(shown_files), task, run))
     if skipped:
         notes.append(f"and {skipped} more uses, outside this task's changes, of names it removed or renamed")
     return notes
+
+
+def _note_writer(item: LeftBehind) -> Callable[[list[LeftBehind], int, str, str], str]:
+    return _moved_note if item.moved_to else _module_note if item.kind == "module" else _renamed_note
+
+
+def _module_note(items: list[LeftBehind], more: int, task: str, run: str) -> str:
+    """One note for the imports of one module the task deleted (not moved), in files it did not
+    change (`more`: files left unnamed)."""
+    first = items[0]
+    where = ", ".join(f"{item.use_path}:{item.lines}" for item in items)
+    more_files = f" and {more} more file{'s' if more > 1 else ''}" if more else ""
+    those = "that file is" if len(items) == 1 and not more else "those files are"
+    owns = " ".join(f"--own '/{item.use_path}'" for item in items)
+    return (f"{where}{more_files} still import{'s' if len(items) == 1 and not more else ''} {first.name}, the file "
+            f"{first.definition_path}, which this task deleted; {those} outside the task's changes, so the landed tree "
+            f"would not load it: {first.keep}, or the lead widens the task "
+            f"(`wtc task widen {task} --run {run} {owns} --why '...'`) and it updates the imports")
 
 
 def _renamed_note(items: list[LeftBehind], more: int, task: str, run: str) -> str:
@@ -255,7 +286,7 @@ def uses_left_behind(changes: Iterable[Change], read_blob: Callable[[str], bytes
         grouped.setdefault((finding.use_path, finding.name), []).append(finding)
     moved = moved_files(changes, read_blob, {uses[0].definition_path for uses in grouped.values()})
     return [LeftBehind(path, tuple(f.use_line for f in uses), name, uses[0].definition_path, uses[0].replacement or "",
-                       moved.get(uses[0].definition_path, ""))
+                       moved.get(uses[0].definition_path, ""), "module" if uses[0].kind == "module" else "")
             for (path, name), uses in grouped.items()]
 
 
@@ -274,6 +305,10 @@ def moved_files(changes: list[Change], read_blob: Callable[[str], bytes], delete
     moved: dict[str, str] = {}
     candidates = {c.path: names(c.path, c.new_oid) for c in added if semantic_profile(c.path) is not None}
     for path, change in gone.items():
+        same = [c.path for c in added if c.new_oid == change.old_oid]
+        if len(same) == 1:
+            moved[path] = same[0]   # `git mv` and no edit (a file that defines nothing: `import './setup.js'`)
+            continue
         old = names(path, change.old_oid)
         suffix = path.rsplit(".", 1)[-1]
         best = max(((len(old & new), other) for other, new in candidates.items() if other.endswith("." + suffix)),
@@ -323,8 +358,26 @@ def _broken_uses(changes: Iterable[Change], read_blob: Callable[[str], bytes], s
                  folders_at: Callable[[str, str], list[str] | None] | None = None,
                  max_files: int = MAX_FILES, partial: list[str] | None = None) -> list[SemanticFinding]:
     """The post-merge check's findings behind `uses_left_behind` (its docstring), one per use;
-    names in `ignore` are not counted as removed."""
+    names in `ignore` are not counted as removed. Then the imports of a module the task deleted or
+    moved that no file answers any more (left_modules.py), in a file no name's finding names for it."""
     changes = list(changes)
+    found = _broken_names(changes, read_blob, since, grep, file_at, at=at, max_changed=max_changed, ignore=ignore,
+                          folders_at=folders_at, max_files=max_files, partial=partial)
+    # A file already named for a name of the deleted file (`const { f } = require('./gone')`) is
+    # not named again for the import.
+    named = {(f.use_path, f.definition_path) for f in found}
+    return found + [f for f in modules_left_behind(changes, read_blob, since, grep, file_at, at=at,
+                                                   folders_at=folders_at, max_files=max_files)
+                    if (f.use_path, f.definition_path) not in named]
+
+
+def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], since: str,
+                  grep: Callable[[str, list[str]], list[str]],
+                  file_at: Callable[[str, str], bytes | None], *, at: str | None,
+                  max_changed: int, ignore: set[str] | frozenset[str],
+                  folders_at: Callable[[str, str], list[str] | None] | None,
+                  max_files: int, partial: list[str] | None) -> list[SemanticFinding]:
+    """The uses of removed names (`_broken_uses`)."""
     removed: set[str] = set()
     words: set[str] = set()
     imported: set[str] = set()   # removed names that were imports of the changed file, not its own definitions

@@ -55,12 +55,11 @@ def left_behind_findings(git: GitRepo, changes: Iterable[Change], since: str, he
     out = [Finding("left_behind_unchecked", "", f"uses of names the branch removed were looked for in part: {line}",
                    Severity.WARNING, details={"reason": line}) for line in partial]
     for use in found:
-        if not _still_used_on_target(git, since, target_tip, use.use_path, use.name):
+        if not _still_used_on_target(git, since, target_tip, use.use_path, use.name, whole=use.kind == "module"):
             continue
-        keep = "a re-export at the old path" if use.moved_to else "the old name too (an alias)"
         lines = f"line {use.lines}" if len(use.use_lines) == 1 else f"lines {use.lines}"
         message = (f"{use.use_path} ({lines}) still uses {use.name}, which the branch {use.what_happened}; "
-                   f"the branch does not change that use, so the merged tree would not resolve it: keep {keep}, "
+                   f"the branch does not change that use, so the merged tree would not resolve it: {use.keep}, "
                    f"or update the use on the branch")
         out.append(Finding("left_behind" if blocking else "left_behind_warning", use.use_path, message,
                            Severity.ERROR if blocking else Severity.WARNING, use.use_lines[0], use.use_lines[0],
@@ -68,12 +67,14 @@ def left_behind_findings(git: GitRepo, changes: Iterable[Change], since: str, he
     return out
 
 
-def _still_used_on_target(git: GitRepo, since: str, target_tip: str, path: str, name: str) -> bool:
-    """Does the target tip's `path` still name `name` as a word? When the target left the file as it
-    was at `since`, the use stands as the head has it."""
+def _still_used_on_target(git: GitRepo, since: str, target_tip: str, path: str, name: str, *,
+                          whole: bool = False) -> bool:
+    """Does the target tip's `path` still name `name` as a word (`whole`: all of it, a module's path,
+    not its last part)? When the target left the file as it was at `since`, the use stands as the
+    head has it."""
     now = git.file_id_at(target_tip, path)
     if now == git.file_id_at(since, path):
         return True
     data = git.file_at(target_tip, path) if now is not None else None
-    word = re.escape(name.rsplit(".", 1)[-1].encode())
+    word = re.escape((name if whole else name.rsplit(".", 1)[-1]).encode())
     return data is not None and re.search(rb"(?<![\w$])" + word + rb"(?![\w$])", data) is not None

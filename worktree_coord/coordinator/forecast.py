@@ -307,17 +307,18 @@ class ForecastOperations(CoordinatorBase):
         if not_looked:
             return [{"note": f"uses of removed names were not looked for: {not_looked}"}]
         if tip != me.base:
-            found = [f for f in found if self._still_used_at(tip, me.base, f.use_path, f.name)]
+            found = [f for f in found if self._still_used_at(tip, me.base, f.use_path, f.name, whole=f.kind == "module")]
         return [f.to_json() | {"note": f.note(task_id, run_id)} for f in found]
 
-    def _still_used_at(self, tip: str, base: str, path: str, name: str) -> bool:
-        """Does the integration tip's version of `path` still name `name` (as a word)? The same file
-        as at the base does."""
+    def _still_used_at(self, tip: str, base: str, path: str, name: str, *, whole: bool = False) -> bool:
+        """Does the integration tip's version of `path` still name `name` (as a word; `whole`: all of
+        it, a module's path, not its last part)? The same file as at the base does."""
         now = self.git.file_id_at(tip, path)
         if now == self.git.file_id_at(base, path):
             return True
         data = self.git.file_at(tip, path) if now is not None else None
-        return data is not None and re.search(rb"(?<![\w$])" + re.escape(name.rsplit(".", 1)[-1].encode())
+        word = name if whole else name.rsplit(".", 1)[-1]
+        return data is not None and re.search(rb"(?<![\w$])" + re.escape(word.encode())
                                               + rb"(?![\w$])", data) is not None
 
     # ---- each task's state now -----------------------------------------------------------------

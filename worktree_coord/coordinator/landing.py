@@ -139,15 +139,14 @@ class LandingOperations(CoordinatorBase):
             # only took the removal in from integration with `task update`).
             tasks = [t.task_id for t in merged
                      if any(c.get("path") == use.definition_path for c in t.result.get("changed", []))
-                     and own_lines.removed(t.task_id, use.definition_path, use.name)]
+                     and (use.kind == "module" or own_lines.removed(t.task_id, use.definition_path, use.name))]
             if use.replacement and not any(_spells(own_lines(name, use.definition_path), use.replacement)
                                            for name in tasks):
                 use = dataclasses.replace(use, replacement="")
             by = f"task {', '.join(tasks)}" if tasks else "the run"
-            keep = "a re-export at the old path" if use.moved_to else "the old name too (an alias)"
             warnings.append(f"left behind: {use.use_path} (line{'s' if len(use.use_lines) > 1 else ''} {use.lines}) still uses "
-                            f"{use.name}, which {by} {use.what_happened}; the landed tree would not resolve it: keep "
-                            f"{keep}, or update the use (a task that owns {use.use_path}, or `wtc task widen`)"
+                            f"{use.name}, which {by} {use.what_happened}; the landed tree would not resolve it: "
+                            f"{use.keep}, or update the use (a task that owns {use.use_path}, or `wtc task widen`)"
                             + (f"; `wtc land` refuses it until then, unless approved by name (--allow-left-behind "
                                f"{use.name})" if blocking else ""))
             rows.append(use.to_json() | {"tasks": tasks})

@@ -268,6 +268,8 @@ class MergeOperations(CoordinatorBase):
             since = task.result["since"]
             notes += [n for n in advice_notes(self.git, self.git.changes(since, task.head), since, task.task_id,
                                               run.run_id) if n not in notes]
+        # A finish again after a refusal carries the last one's notes: the same note is said once.
+        notes = list(dict.fromkeys(notes))
         result = TaskFinished.from_json(base_result, state=TaskState.CONFLICT.value, exit_code=1,
                                         conflicts=conflicts, replayed=False, notes=notes)
         self.store.update_task(run.run_id, task.task_id, state=TaskState.CONFLICT,
@@ -306,7 +308,8 @@ class MergeOperations(CoordinatorBase):
                             {row["definition_path"] for row in rows.values()}) if since and head else {}
         found = [LeftBehind(path, tuple(sorted(lines)), name, rows[(path, name)]["definition_path"],
                             rows[(path, name)].get("replacement", ""),
-                            moved.get(rows[(path, name)]["definition_path"], ""))
+                            moved.get(rows[(path, name)]["definition_path"], ""),
+                            "module" if rows[(path, name)].get("kind") == "module" else "")
                  for (path, name), lines in uses.items()]
         notes = [note if note.startswith("and ") else note + ", then finish again"
                  for note in grouped_notes(found, task.task_id, run.run_id, MAX_NOTES)]

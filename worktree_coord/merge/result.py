@@ -55,7 +55,7 @@ class SemanticFinding:
     its class for a member (`Store.get`); `declaration` is where the use stands."""
 
     name: str
-    kind: str               # what the definition was: function, class, method, constant, import...
+    kind: str               # what the definition was: function, class, method, constant, import..., or "module": a file (check/left_modules.py)
     definition_path: str
     definition_line: int
     use_path: str
@@ -98,6 +98,10 @@ class SemanticFinding:
         if self.problem == "dropped":
             return (f"{self.use_path}:{self.use_line} uses {self.name} ({self.kind} at {where} on the {self.used_by} "
                     f"side), which {self.removed_by} dropped when it resolved an update's conflict markers by hand")
+        if self.problem == "left_behind" and self.kind == "module":
+            return (f"{self.use_path}:{self.use_line} imports {self.name}, the file {self.definition_path}, which "
+                    f"{self.removed_by} deleted or moved; no task changed that import and no file answers it now, so "
+                    "the landed tree would not load it")
         if self.problem == "left_behind":
             renamed = f" (to {self.replacement}, it seems)" if self.replacement else ""
             return (f"{self.use_path}:{self.use_line} uses {self.name} ({self.kind} at {where} in the base), which "

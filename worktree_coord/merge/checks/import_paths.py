@@ -21,6 +21,8 @@ A finding needs all of (precision first):
 - no file that side changed imports P any more, and no file of its whole tree mentions P
   (`mentions`; in a grouped import too: `use std::{ops::Deref}` mentions std::ops, `grouped_paths`),
   so the base's imports of P are gone from every file, changed or not;
+- a relative P names the same path from the using file as from the file the other side replaced it
+  in (`./b` in lib/cmd/new.js is lib/cmd/b.js, not the lib/util/b.js replaced in lib/util/x.js);
 - P is not a relative module whose file that side and the merged tree still hold (a side that
   wrote `hooks` for `.hooks`, Python 2's implicit relative import, did not move it), and not an external
   dependency's module that the merge still declares as the base did (dependencies.py: that side
@@ -40,6 +42,7 @@ from typing import Callable, Iterable, Protocol
 from ..ecosystems.dependencies import declared_dependency
 from ..languages.profiles import profile_for_path
 from ..result import SemanticFinding
+from .reexports import module_parts
 from .symbols import Import, Symbols
 from .versions import Versions
 
@@ -100,6 +103,8 @@ def find_replaced_imports(files: Iterable[Versions], check: _Symbolic, labels: d
             if module not in added:
                 continue
             for path, item in added[module]:
+                if not _same_module(module, path, where):
+                    continue   # a relative module spelled alike in another folder: another file
                 merged = check.imports(path, "merged")
                 if merged is None:
                     continue
@@ -197,6 +202,28 @@ def _replaced(files: list[Versions], check: _Symbolic, side: str, modules: set[s
                 if (moved_to is not None and moved_to != item.module) or any(_moved(item.module, new) for new in new_modules):
                     replaced[item.module] = (path, item.line)
     return {module: where for module, where in replaced.items() if module not in still}
+
+
+def _same_module(module: str, importer: str, other: str) -> bool:
+    """Whether `module` names the same module imported from `importer` as from `other`: always for
+    an absolute one; a relative one (`./b`, `..util`, `super::x`) only where both resolve to one path.
+    Found driving wtc on npm/cli: one task moved lib/util/b.js and replaced `./b` in lib/util/x.js,
+    another moved lib/old.js to lib/cmd/new.js, whose `require('./b')` is lib/cmd/b.js; the merge
+    called it an import of the module the first task replaced throughout."""
+    profile = profile_for_path(importer)
+    if profile is None or profile_for_path(other) is not profile:
+        return True
+    rules = profile.semantic
+    relative, up, parts = module_parts(module, rules)
+    if not relative:
+        return True
+
+    def target(path: str) -> str:
+        directory = posixpath.dirname(path)
+        for _ in range(up):
+            directory = posixpath.dirname(directory)
+        return posixpath.normpath(posixpath.join(directory, *parts))
+    return target(importer) == target(other)
 
 
 def _moved(old: str, new: str) -> bool:

@@ -126,7 +126,15 @@ class ReExports:
             self._located[key] = self._in_tree(module, importer, rules)
         return self._located[key]
 
-    def _in_tree(self, module: str, importer: str, rules: SemanticRules) -> list[str]:
+    def named_files(self, module: str, importer: str, rules: SemanticRules) -> list[str]:
+        """Every file of the tree `module`, imported from `importer`, may name, where `locate`
+        answers only a sure one: two candidates (`util.py` beside `util/__init__.py`) both count
+        when the question is whether the import still finds a file (check/left_modules.py)."""
+        if self._tree_file is None or not rules.module_files:
+            return []
+        return self._in_tree(module, importer, rules, every=True)
+
+    def _in_tree(self, module: str, importer: str, rules: SemanticRules, every: bool = False) -> list[str]:
         if rules.package_roots and rules.manifest:
             # Paths that start at a crate (crate_paths.py): computed from the path, not searched for,
             # so a file of the merge is as good an answer as any.
@@ -134,7 +142,7 @@ class ReExports:
             hits = [path for path in files if self._exists(path)]
             hits += [pattern.format(stem) for stem in stems for pattern in rules.module_files
                      if self._exists(pattern.format(stem))]
-            return hits if len(hits) == 1 else []
+            return hits if every or len(hits) == 1 else []
         relative, up, parts = module_parts(module, rules)
         if not parts and not relative:
             return []
@@ -185,7 +193,7 @@ class ReExports:
         # Exactly one file, and none of the merge's: two directories, or `util.py` beside `util/__init__.py`
         # (one side turned the module into a package, pip 8ba11ed565), could be meant, and a file of the
         # merge that resolve() did not answer with was one it declined to guess between: do not guess.
-        return hits if len(hits) == 1 and hits[0] not in self._merge.files else []
+        return hits if every or (len(hits) == 1 and hits[0] not in self._merge.files) else []
 
     def _mapped(self, module: str, importer: str, rules: SemanticRules) -> list[str] | None:
         """The one file a tsconfig `paths`/`baseUrl` mapping gives `module` (path_maps.py), at the

@@ -154,6 +154,19 @@ def find_broken_names(files: Iterable[Versions], *, labels: tuple[str, str, str]
     return tuple(sorted(unique.values(), key=lambda f: (f.use_path, f.use_line, f.name)))
 
 
+def tree_module_files(tree_file: TreeFile, tree_folders: TreeFolders | None = None) -> Callable[[str, str], list[str]]:
+    """`files(module, importer)`: every file of one tree (`tree_file(which, path)`, read whatever
+    `which`) that `module`, as `importer` writes it, may name, by the resolution this check follows
+    imports and re-exports with (reexports.py: relative paths, `module_files`, a src layout, tsconfig
+    paths, workspace packages, crates); none for a module no file of the tree is (`react`, `os`)."""
+    check = _Check([], ("", "", ""), {}, True, tree_file, tree_folders)
+
+    def files(module: str, importer: str) -> list[str]:
+        profile = semantic_profile(importer)
+        return [] if profile is None else check.reexports.named_files(module, importer, profile.semantic)
+    return files
+
+
 class _Check:
     def __init__(self, files: list[Versions], labels: tuple[str, str, str], trees: dict[str, tree_sitter.Tree],
                  complete: bool = True, tree_file: TreeFile | None = None,

@@ -168,6 +168,35 @@ def hidden_query(profile: Profile) -> tree_sitter.Query:
 
 
 @functools.lru_cache(maxsize=None)
+def specifiers_query(profile: Profile) -> tree_sitter.Query:
+    """The profile's `specifiers` query (every module a file loads), compiled once."""
+    return _compile(profile, profile.semantic.specifiers)
+
+
+def module_specifiers(profile: Profile, source: bytes) -> list[tuple[str, int]]:
+    """(module as written, line) for each module `source` loads (profile `specifiers`), in file
+    order; none when the profile has no such query or the file does not parse cleanly (nothing is
+    guessed). A `@member` beside a `@module` in one match may be a module below it (Python's
+    `from pkg import mod`, `from . import mod`): the two joined by the module separator count too."""
+    if not profile.semantic.specifiers:
+        return []
+    tree = profile.parse(source)
+    if tree.root_node.has_error:
+        return []
+    separator = profile.semantic.module_separator
+    found: set[tuple[int, str, int]] = set()
+    for _, captures in tree_sitter.QueryCursor(specifiers_query(profile)).matches(tree.root_node):
+        for node in captures.get("module", []):
+            module = _text(source, node)
+            found.add((node.start_byte, module, node.start_point[0] + 1))
+            for member in captures.get("member", []):
+                joined = module + _text(source, member) if module.endswith(separator) else \
+                    module + separator + _text(source, member)
+                found.add((member.start_byte, joined, member.start_point[0] + 1))
+    return [(text, line) for _start, text, line in sorted(found) if text]
+
+
+@functools.lru_cache(maxsize=None)
 def fingerprint(profile: Profile) -> str:
     """What an extraction under `profile` depends on besides the bytes: the query text, the
     profile's data and this module's code, hashed (merge_index.py keys kept symbols by it)."""

@@ -1,0 +1,118 @@
+"""The imports a task's deleted or moved module leaves behind in files it did not change.
+
+Stage: beside the removed-names look of left_behind.py (its `_broken_uses` adds these findings),
+so `task check`, `task finish`, the merge, `wtc check` and `wtc report` all see them. Input: the
+task's changes, the tree before it (`since`) and after it (the task's side, or `at`), a grep.
+Output: `SemanticFinding`s of kind "module" (problem "broken", `name`: the module as the importer
+writes it, `definition_path`: the file it named), one per import line.
+
+Why: the names look follows the names a changed file no longer defines; an import that binds none
+of them names the file by its path alone (`const fb = require('../utils/format-bytes.js')`,
+`import fb from`, `import './setup.js'`, `import pkg.sub`). Found driving wtc on npm/cli: a task
+moved lib/utils/format-bytes.js, lib/commands/view.js still required the old path; check and
+finish said nothing, and the landed tree's `require` threw.
+
+How: the module word of each file the task deleted (its name: `format-bytes`, `mod`; a package's
+folder for its `__init__.py` or `index.js`); the files of the tree that mention it and the task
+did not change; each one's specifiers (profile `specifiers`, symbols.module_specifiers). A
+specifier that names a deleted file in the tree before the task, and no file in the tree after it,
+is left behind. Both trees are read by the semantic check's own resolution
+(semantic.tree_module_files), so a folder whose index.js replaces foo.js, a module made a package,
+or a tsconfig alias to a file that still stands still answer, and a package's name (`semver`,
+`os`) names no file of the tree before or after. At most `max_files` files are read.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from typing import Callable, Iterable
+
+from ..gitrepo.repository import Change
+from ..merge.checks.semantic import PATH_FACTS, semantic_profile, tree_module_files
+from ..merge.checks.symbols import module_specifiers
+from ..merge.checks.versions import MAX_BYTES
+from ..merge.result import SemanticFinding
+
+_WORD = re.compile(r"[A-Za-z_$][\w$]*")
+
+
+def _loads_modules(path: str) -> bool:
+    """Whether a profile lists the modules a file of `path`'s kind loads (its `specifiers`)."""
+    profile = semantic_profile(path)
+    return profile is not None and bool(profile.semantic.specifiers)
+
+
+def modules_left_behind(changes: Iterable[Change], read_blob: Callable[[str], bytes], since: str,
+                        grep: Callable[[str, list[str]], list[str]],
+                        file_at: Callable[[str, str], bytes | None], *, at: str | None = None,
+                        folders_at: Callable[[str, str], list[str] | None] | None = None,
+                        max_files: int = 100) -> list[SemanticFinding]:
+    """Each import, in a file the task did not change (with `at`, a whole run's changes up to `at`:
+    in any file of `at`), of a module the task deleted or moved and that no file answers any more."""
+    changes = list(changes)
+    deleted = {c.path for c in changes if c.old_oid is not None and c.new_oid is None and _loads_modules(c.path)}
+    if not deleted:
+        return []
+    tokens = {path: PATH_FACTS.module_token(path).decode("utf-8", "replace") for path in deleted}
+    # The longest word of each module's name, for a word grep (`format-bytes`: `format`); the
+    # importer's text must hold the whole name too.
+    words = sorted({max(_WORD.findall(token), key=len) for token in tokens.values() if _WORD.search(token)})
+    if not words:
+        return []
+    where = since if at is None else at
+    changed = {c.path for c in changes} if at is None else set()
+    importers = [path for path in grep(where, words) if path not in changed and _loads_modules(path)]
+    after_oids = {c.path: c.new_oid for c in changes}
+
+    def before(_which: str, path: str) -> bytes | None:
+        return file_at(since, path)
+
+    def after(_which: str, path: str) -> bytes | None:
+        if at is not None:
+            return file_at(at, path)
+        if path in after_oids:   # the task's own version of a file it changed (None: deleted)
+            oid = after_oids[path]
+            return None if oid is None else read_blob(oid)
+        return file_at(since, path)
+
+    def folders(commit: str) -> Callable[[str, str], list[str] | None] | None:
+        return None if folders_at is None else lambda _which, folder: folders_at(commit, folder)
+
+    named_before = tree_module_files(before, folders(since))
+    named_after = tree_module_files(after, folders(where))
+    # One answer per module and importing folder: what a specifier names depends on the folder it
+    # is written in, and many files of one folder import the same module (8 candidate paths a tree).
+    answers: dict[tuple[str, str], str | None] = {}
+
+    def left_behind(module: str, importer: str) -> str | None:
+        """The deleted file `module` named before the task, when no file answers it after."""
+        key = (module, posixpath.dirname(importer))
+        if key not in answers:
+            gone = [path for path in named_before(module, importer) if path in deleted]
+            answers[key] = gone[0] if gone and not named_after(module, importer) else None
+        return answers[key]
+    names = set(tokens.values())
+    found: list[SemanticFinding] = []
+    read = 0
+    for importer in importers:
+        text = file_at(where, importer)
+        if text is None or len(text) > MAX_BYTES or not any(name.encode() in text for name in names):
+            continue
+        read += 1
+        if read > max_files:
+            break
+        profile = semantic_profile(importer)
+        assert profile is not None
+        lines = text.split(b"\n")
+        for module, line in module_specifiers(profile, text):
+            if not any(name in module for name in names):
+                continue   # names none of the deleted modules (cheap: most imports of the file)
+            gone = left_behind(module, importer)
+            if gone is None:
+                continue   # it named no deleted file, or a file still answers it (a folder's index.js)
+            found.append(SemanticFinding(
+                name=module, kind="module", definition_path=gone, definition_line=1, use_path=importer,
+                use_line=line, removed_by="task", used_by="unchanged", definition=f"{gone} (the file)",
+                use=lines[line - 1].decode("utf-8", "replace").strip() if line <= len(lines) else ""))
+    return found
