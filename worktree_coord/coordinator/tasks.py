@@ -133,7 +133,7 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         self._fetch_pin(run)
         if existing is not None and self.git.ref_target(f"refs/heads/{branch}") is None:
             self._fetch_task(run, existing)   # started on another machine and pushed there: resume it here
-        cone = boundaries.cone_directories(list(boundary.own) + list(boundary.read)) if boundary.sparse else None
+        cone = self._task_cone(run, boundary)
         notes = _unanchored_overlap_notes(overlaps)
         notes += boundaries.unmatched_glob_notes("own", boundary.own, lambda folder: self.git.tree_paths(run.base, folder),
                                                  run.base[:12])
@@ -741,8 +741,7 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         if self.git.ref_target(f"refs/heads/{task.branch}") is None:
             self._fetch_task(run, task)   # a remote run's task that finished (in conflict) on another machine
         path = self.worktree_path(run.run_id, task_id)
-        cone = boundaries.cone_directories(list(task.boundary.own) + list(task.boundary.read)) \
-            if task.boundary.sparse else None
+        cone = self._task_cone(run, task.boundary)
         self.store.update_task(run.run_id, task_id, worktree=str(path))  # recorded before it exists
         self._ensure_worktree(run, task_id, task.branch, path, cone)
         fresh = not (path / MANIFEST_PATH).is_file()
@@ -983,7 +982,7 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
             # The agent reads its boundary from .wtc/task.json; a sparse worktree must now hold the new folders.
             self._write_manifest(run, task.task_id, task.branch, worktree, boundary, self._prepared(run.run_id, task.task_id))
             if boundary.sparse:
-                cone = boundaries.cone_directories(list(boundary.own) + list(boundary.read))
+                cone = self._task_cone(run, boundary)
                 self.git.set_sparse(worktree, cone)
                 if cone is None:
                     notes.append("a new glob may match files in any folder: the worktree is now a full checkout")
