@@ -27,8 +27,8 @@ from ..gitrepo import GitRepo
 from ..model import RunRecord, TaskRecord, validate_name
 from ..store import Store
 from ..store.address import open_store, resolve
+from .worktree_marks import MANIFEST_PATH, half_made
 
-MANIFEST_PATH = ".wtc/task.json"
 EXIT_BOUNDARY = 3
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -393,13 +393,6 @@ class CoordinatorBase:
         if name not in tree:
             return None
         return repo[tree[name].id].read_raw()
-
-
-def half_made(path: Path) -> bool:
-    """A task worktree a start or update re-created and did not finish (killed mid-checkout, say):
-    git's link is there, the task manifest, written last, is not. Nothing in it is the task's work:
-    committing it would delete every file the checkout had not written yet."""
-    return (path / ".git").is_file() and not (path / MANIFEST_PATH).is_file()
 
 
 def outcome_of(result: Any) -> dict[str, Any]:
