@@ -117,10 +117,23 @@ def test_a_broken_configuration_at_the_pin_is_named_with_the_pin(tmp_path: Path)
     git(repo, "checkout", "-q", "main")
     pin = git(repo, "rev-parse", "HEAD~1")
     assert wtc(repo, "run", "start", "--run", "r", "--base", pin)[0] == 0
-    code, body = wtc(repo, "task", "start", "d5", "--run", "r", "--own", "pkg/utils.py")
-    write(Path(body["worktree"]), {"pkg/utils.py": WITHOUT_UNQUOTE})
-    code, body = wtc(repo, "task", "finish", "d5", "--run", "r")
+    code, body = wtc(repo, "task", "start", "d5", "--run", "r", "--own", "pkg/utils.py")   # its rules: the pin's
     assert code == 2, body
     error = body["error"]
     assert "left-behind" in error["message"] and pin[:12] in error["message"], error
-    assert "wtc run start --semantic MODE --left-behind MODE" in error["fix"], error
+    assert "start a new run from a commit whose configuration is valid" in error["fix"], error
+
+
+def test_a_dirty_main_checkout_does_not_unreserve_a_root_manifest(tmp_path: Path) -> None:
+    """The reserved files a task's boundary records at its start come from the pin too: an uncommitted
+    `reserved-remove = ["/package.json"]` let a task's edit of the root manifest merge as a plain
+    change instead of becoming an intent for the consolidation phase."""
+    repo = make_repo(tmp_path / "repo", {**FILES, "package.json": '{\n  "name": "app",\n  "version": "1.0.0"\n}\n'})
+    assert wtc(repo, "run", "start", "--run", "r")[0] == 0
+    write(repo, {".wtc.toml": FILES[".wtc.toml"] + 'reserved-remove = ["/package.json"]\n'})
+    code, body = wtc(repo, "task", "start", "bump", "--run", "r")
+    assert code == 0 and "/package.json" in body["boundary"]["reserved"], body["boundary"]
+    write(Path(body["worktree"]), {"package.json": '{\n  "name": "app",\n  "version": "1.1.0"\n}\n'})
+    code, body = wtc(repo, "task", "finish", "bump", "--run", "r")
+    assert code == 0 and [r["path"] for r in body["reserved"]] == ["package.json"], body
+    assert git(repo, "show", "wtc/r/integration:package.json").count("1.0.0") == 1   # not merged as a plain edit

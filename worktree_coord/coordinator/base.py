@@ -167,7 +167,8 @@ class CoordinatorBase:
         return SemanticMode.parse(run.options.get("left_behind") or self._run_rules(run).left_behind)
 
     def _run_rules(self, run: RunRecord) -> Config:
-        """The configuration that decides what a run enforces: the one committed at its pinned
+        """The configuration that decides what a run enforces (`left-behind`, `semantic-check`, the
+        reserved files a task's boundary records at its start): the one committed at its pinned
         commit, as `wtc check` reads its target tip's. Not the main checkout's working file (a dirty
         checkout would relax the run) and not the integration tip (a task owning `.wtc.toml` could
         merge a relaxation for every task after it): a run's rules are fixed when it starts, like
@@ -180,8 +181,7 @@ class CoordinatorBase:
             except ConfigError as error:
                 raise ConfigError(f"{error.message} (as committed at run {run.run_id}'s pinned commit "
                                   f"{run.base[:12]}, whose rules the run enforces)",
-                                  fix=f"start a new run from a commit whose configuration is valid, or give this "
-                                      f"one's rules as options (wtc run start --semantic MODE --left-behind MODE)",
+                                  fix="start a new run from a commit whose configuration is valid",
                                   details=error.details | {"commit": run.base}) from None
             self._rules_by_pin[run.base] = rules
         return rules

@@ -64,7 +64,8 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         elif not own:
             planned, boundary_from = self.boundary_for(run_id, task_id)
             own, read, sparse = planned["own"], planned["read"], sparse or planned["sparse"]
-        reserved = boundaries.reserved_patterns(self.config.reserved_add, self.config.reserved_remove)
+        rules = self._run_rules(run)   # the reserved files as committed at the pin, never a working file
+        reserved = boundaries.reserved_patterns(rules.reserved_add, rules.reserved_remove)
         boundary = boundaries.make_boundary(own, read, reserved=reserved, exclusive=exclusive, sparse=sparse)
         author_name, author_email = _parse_author(author, run_id, task_id)
         request = {"run": run_id, "task": task_id, "own": list(boundary.own), "read": list(boundary.read),
