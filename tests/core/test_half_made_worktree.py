@@ -103,3 +103,17 @@ def test_status_says_a_worktree_is_half_made_and_counts_none_of_its_missing_file
     assert code == 0, body
     [row] = wtc(repo, "status", "--run", "r")[1]["tasks"]
     assert "half_made" not in row and row["files"] == 0, row
+
+
+def test_task_check_and_the_forecast_read_no_changes_from_a_half_made_worktree(tmp_path: Path) -> None:
+    """`wtc task check` said the killed checkout's 41 missing files were the task's changes ("clean",
+    every file listed) and the forecast counted them: a check refuses it as finish does, naming the
+    way out, and the forecast reads the task's branch instead, saying why."""
+    repo, _ = _half_made(tmp_path)
+    code, body = wtc(repo, "task", "check", "b", "--run", "r")
+    assert code == 2 and "half-made" in body["error"]["message"], body
+    assert "wtc task update b --run r" in body["error"]["fix"], body
+    code, body = wtc(repo, "forecast", "--run", "r")
+    [row] = body["tasks"]
+    assert code == 0 and row["source"] == "branch" and row["files"] == 0, row
+    assert "half made" in row["error"] and "wtc task update b --run r" in row["error"], row

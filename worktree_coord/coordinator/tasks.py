@@ -31,6 +31,7 @@ from ..results import (TaskAbandoned, TaskFinished, TaskWidened,
                       TaskStarted, TaskUpdated)
 
 from .base import MANIFEST_PATH, EXIT_BOUNDARY, _parse_author, _split_author, half_made, staged
+from .worktree_marks import half_made_error
 from .plan import PlanOperations
 from .worktree_setup import WorktreeSetupOperations
 
@@ -366,12 +367,7 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         problems: list[dict[str, str]] = []
         if path is not None and path.exists() and self._is_ours(path):
             if half_made(path):
-                raise StateError(
-                    f"the worktree of task {task_id!r} ({path}) is half-made: the `wtc task start` or `wtc "
-                    f"task update` that re-created it was interrupted (it has no {MANIFEST_PATH}, written last); "
-                    "nothing in it was committed",
-                    fix=f"rebuild it from the task's branch, which keeps its commits: wtc task update {task_id} "
-                        f"--run {run.run_id}; then finish again")
+                raise half_made_error(task_id, run.run_id, path, done="committed")
             notes += self._clear_stale_index_lock(path)
             notes += self._recover_branch(run, task, path)
             problems = self._worktree_problems(task, path)
