@@ -14,7 +14,7 @@ from tests.conftest import git, make_repo, write
 from worktree_coord import Coordinator
 
 STRICT = '[tool.worktree-coord]\nleft-behind = "block"\n'
-LAX = '[tool.worktree-coord]\nleft-behind = "off"\nreserved-remove = ["package.json"]\n'
+LAX = '[tool.worktree-coord]\nleft-behind = "off"\nreserved-remove = ["/package.json"]\n'
 FILES = {"pyproject.toml": STRICT, "package.json": '{\n  "name": "app",\n  "version": "1.0.0"\n}\n',
          "util.py": "def helper(text):\n    return text.strip()\n\n\ndef keep(text):\n    return text\n",
          "use.py": "from util import helper\n\n\ndef clean(text):\n    return helper(text)\n"}
