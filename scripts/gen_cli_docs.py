@@ -61,7 +61,8 @@ CONFIG_DOCS: dict[str, tuple[str, str]] = {
                      "first served, and get exit 4 with a retry hint past `wait-timeout`."),
     "worktree-setup": ('{ link = ["node_modules"], run = "npm ci --offline" }', "How a new task worktree is made "
                        "ready to run (docs/claude-code.md): `link` / `copy` git-ignored folders of the main checkout "
-                       "into it (skipped where unsafe: tracked, not ignored, a venv with an editable install of the "
+                       "into it (skipped where unsafe: tracked, where the worktree checks out its own copy, a sparse "
+                       "one too, its cone taking the folder in; not ignored; a venv with an editable install of the "
                        "main checkout; a node_modules holding workspace links gets them pointing at the worktree's "
                        "packages); `run` a shell command in it (`timeout` seconds, default 600; output in a log "
                        "`wtc status` names; failure rolls the start back); `ports` per task (default 10, 0 for none) "
@@ -84,14 +85,16 @@ CONFIG_DOCS: dict[str, tuple[str, str]] = {
                        "that the other side's new code uses: `block` (default: a conflict of kind `semantic`, "
                        "the merge held back), `warn` (merged, reported in `task finish`, `wtc report` and "
                        "`wtc check`), or `off`. `wtc run start --semantic` overrides it for one run, "
-                       "`wtc check --semantic` and `wtc merge-file --semantic` for one call."),
+                       "`wtc check --semantic` and `wtc merge-file --semantic` for one call. A run reads it as "
+                       "committed at its pinned commit (above)."),
     "left-behind": ('"warn"', "What a use the landed tree keeps of a name a task removed or renamed does, when "
                     "no task changed that use (old code that still imports or calls it): `block` (default: the "
                     "task's merge is a conflict of kind `left_behind` naming the file, lines and name, and the "
                     "live task owning that file; `wtc task check` exits 1; `wtc land` refuses while one remains "
                     "unless approved by name with `--allow-left-behind NAME`), `warn` (merged, reported in the "
                     "finish's notes and `wtc report`), or `off`. `wtc run start --left-behind` overrides it for "
-                    "one run."),
+                    "one run, `wtc check --left-behind` for one call. A run reads it as committed at its pinned "
+                    "commit (above)."),
     "max-file-size": ('"200MB"', "The largest file a task may merge: bytes, or a size like `100MB` or `1.5GiB` "
                       "(units of 1024), 0 for no limit. `task finish` refuses a bigger one before committing it (an "
                       "agent's build output, dataset or dump the `.gitignore` does not name), and one in any of the "

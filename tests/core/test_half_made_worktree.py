@@ -68,3 +68,52 @@ def test_abandon_snapshots_nothing_from_a_half_made_worktree(tmp_path: Path) -> 
     assert code == 0, body
     assert git(repo, "rev-parse", "wtc/r/b") == tip
     assert git(repo, "ls-tree", "-r", "--name-only", "wtc/r/b").split() == ["app.py", "docs/a.md"]
+
+
+def _half_made(tmp_path: Path) -> tuple[Path, str]:
+    """Task b's worktree went missing and the `task update` re-creating it was killed mid-checkout."""
+    repo = make_repo(tmp_path / "repo", {"app.py": "VALUE = 0\n", **{f"docs/{n}.md": f"{n}\n" for n in range(40)}})
+    assert wtc(repo, "run", "start", "--run", "r")[0] == 0
+    code, body = wtc(repo, "task", "start", "b", "--run", "r")
+    assert code == 0, body
+    git(repo, "worktree", "remove", "--force", body["worktree"])
+    killed = subprocess.run([sys.executable, "-m", "worktree_coord", "task", "update", "b", "--run", "r"], cwd=repo,
+                            env=dict(os.environ, WTC_CRASH_AT="worktree.before_checkout", WTC_NO_SERVE="1"),
+                            capture_output=True)
+    assert killed.returncode == -9 and (Path(body["worktree"]) / ".git").is_file()
+    return repo, body["worktree"]
+
+
+def test_status_says_a_worktree_is_half_made_and_counts_none_of_its_missing_files(tmp_path: Path) -> None:
+    """`wtc status` read the killed checkout's missing files as the task's changes (41 here, thousands
+    on a real repository); it says the worktree is half made and names the way out instead."""
+    repo, _ = _half_made(tmp_path)
+    code, body = wtc(repo, "status", "--run", "r")
+    assert code == 0, body
+    [row] = body["tasks"]
+    assert row["half_made"] is True and row["files"] == 0, row
+    assert row["fix"] == "wtc task update b --run r", row
+    text = subprocess.run([sys.executable, "-m", "worktree_coord", "status", "--run", "r"], cwd=repo,
+                          capture_output=True, text=True, env=dict(os.environ, WTC_NO_SERVE="1"))
+    assert text.returncode == 0, text.stderr
+    assert "half made" in text.stdout and "wtc task update b --run r" in text.stdout, text.stdout
+    assert " 41 " not in text.stdout
+
+    code, body = wtc(repo, "task", "update", "b", "--run", "r")        # the way out: the row is whole again
+    assert code == 0, body
+    [row] = wtc(repo, "status", "--run", "r")[1]["tasks"]
+    assert "half_made" not in row and row["files"] == 0, row
+
+
+def test_task_check_and_the_forecast_read_no_changes_from_a_half_made_worktree(tmp_path: Path) -> None:
+    """`wtc task check` said the killed checkout's 41 missing files were the task's changes ("clean",
+    every file listed) and the forecast counted them: a check refuses it as finish does, naming the
+    way out, and the forecast reads the task's branch instead, saying why."""
+    repo, _ = _half_made(tmp_path)
+    code, body = wtc(repo, "task", "check", "b", "--run", "r")
+    assert code == 2 and "half-made" in body["error"]["message"], body
+    assert "wtc task update b --run r" in body["error"]["fix"], body
+    code, body = wtc(repo, "forecast", "--run", "r")
+    [row] = body["tasks"]
+    assert code == 0 and row["source"] == "branch" and row["files"] == 0, row
+    assert "half made" in row["error"] and "wtc task update b --run r" in row["error"], row

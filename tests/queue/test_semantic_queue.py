@@ -75,6 +75,8 @@ def test_run_start_rejects_an_unknown_mode_and_config_sets_the_default(repo: Pat
     code, body = wtc(repo, "run", "start", "--run", "bad", "--semantic", "loud")
     assert code == 2 and "block, warn, off" in body["error"]["message"]
     write(repo, {".wtc.toml": 'semantic-check = "warn"\n'})
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "the semantic check warns")   # a run reads its rules from its pinned commit
     with Coordinator(repo) as coordinator:
         _, second = _two_tasks(coordinator, "r4")
         assert second.state == "merged" and second.merge["semantic"]

@@ -229,3 +229,39 @@ def test_a_server_slow_to_fork_is_waited_for_not_worked_around_in_process(repo: 
     caller.kill()
     caller.wait(timeout=60)
     wait_for(lambda: child not in served.calls(), "the call's process to die with its caller")
+
+
+@pytest.mark.parametrize("reads_hello", [False, True], ids=["before-the-hello", "after-the-hello"])
+def test_a_client_that_goes_away_mid_call_is_normal(repo: Path, tmp_path: Path, reads_hello: bool) -> None:
+    """A client connects, sends a call (a write) and closes without reading the answer. The server
+    logged `wtc serve: a call could not start: BrokenPipeError: [Errno 32] Broken pipe` for each: a
+    caller that goes away is normal. Now its log holds its start-up line alone, it keeps serving, and
+    the call is as a killed CLI leaves it: not run, or run (whole, or killed mid-way) and idempotent."""
+    server = Served(repo)
+    try:
+        token = (repo / ".git" / "wtc" / protocol.TOKEN_NAME).read_text().strip()
+        with open(os.devnull) as stdin, open(tmp_path / "out", "w") as out, open(tmp_path / "err", "w") as err:
+            for _ in range(5):
+                sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                with protocol.ShortPath(protocol.socket_path(str(repo / ".git"))) as short:
+                    sock.connect(short)
+                if reads_hello:
+                    assert protocol.receive(sock)["hello"] == protocol.VERSION   # type: ignore[index]
+                protocol.send(sock, {"token": token, "argv": ["run", "start", "--run", "gone"], "cwd": str(repo),
+                                     "env": dict(os.environ), "umask": 0o022}, [stdin.fileno(), out.fileno(), err.fileno()])
+                sock.close()
+                # A client that connects and leaves without a word.
+                sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                with protocol.ShortPath(protocol.socket_path(str(repo / ".git"))) as short:
+                    sock.connect(short)
+                sock.close()
+        wait_for(lambda: not server.calls(), "the abandoned calls to end")
+        done = run(repo, "run", "start", "--run", "gone", "--json")          # served: the next call works
+        assert done.returncode == 0, done.stderr
+        assert server.calls() == [] and server.process.poll() is None
+        assert json.loads(run(repo, "status", "--run", "gone", "--json", env=IN_PROCESS).stdout)["runs"][0]["run"] == "gone"
+    finally:
+        server.stop()
+    assert server.process.stderr is not None
+    log = server.process.stderr.read()
+    assert log == "", log   # no "could not start: BrokenPipeError", no traceback

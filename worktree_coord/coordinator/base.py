@@ -20,15 +20,15 @@ from pathlib import Path
 
 from ..store import admission, heartbeat, leases
 from ..config import Config, load_config
-from ..errors import NotFoundError, UsageError
+from ..errors import ConfigError, NotFoundError, UsageError
 from ..events import Fanout, NullReporter, Reporter, stage
 from .. import telemetry
 from ..gitrepo import GitRepo
 from ..model import RunRecord, TaskRecord, validate_name
 from ..store import Store
 from ..store.address import open_store, resolve
+from .worktree_marks import MANIFEST_PATH, half_made
 
-MANIFEST_PATH = ".wtc/task.json"
 EXIT_BOUNDARY = 3
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -81,6 +81,7 @@ class CoordinatorBase:
             # The caller's reporter first (its progress), then the spans and metrics.
             self.reporter = Fanout(self.reporter, tracing.reporter(self._run_trace))
         self._integrator_instance: Integrator | None = None
+        self._rules_by_pin: dict[str, Config] = {}
 
     def close(self) -> None:
         if self._integrator_instance is not None:
@@ -153,17 +154,37 @@ class CoordinatorBase:
         return telemetry.RunTrace.from_hex(run.trace_id, run.root_span_id)
 
     def _semantic_mode(self, run: RunRecord) -> SemanticMode:
-        """The run's `--semantic`, else the configuration's `semantic-check` (default block)."""
+        """The run's `--semantic`, else `semantic-check` as committed at the run's pin (default block)."""
         from ..merge.result import SemanticMode   # here: a task start loads none of the merge engine's words
 
-        return SemanticMode.parse(run.options.get("semantic") or self.config.semantic_check)
+        return SemanticMode.parse(run.options.get("semantic") or self._run_rules(run).semantic_check)
 
     def _left_behind_mode(self, run: RunRecord) -> SemanticMode:
-        """The run's `--left-behind`, else the configuration's `left-behind` (default block): what a
-        use the landed tree keeps of a name the run removed does to a merge and to landing."""
+        """The run's `--left-behind`, else `left-behind` as committed at the run's pin (default
+        block): what a use the landed tree keeps of a name the run removed does to a merge and to landing."""
         from ..merge.result import SemanticMode
 
-        return SemanticMode.parse(run.options.get("left_behind") or self.config.left_behind)
+        return SemanticMode.parse(run.options.get("left_behind") or self._run_rules(run).left_behind)
+
+    def _run_rules(self, run: RunRecord) -> Config:
+        """The configuration that decides what a run enforces (`left-behind`, `semantic-check`, the
+        reserved files a task's boundary records at its start): the one committed at its pinned
+        commit, as `wtc check` reads its target tip's. Not the main checkout's working file (a dirty
+        checkout would relax the run) and not the integration tip (a task owning `.wtc.toml` could
+        merge a relaxation for every task after it): a run's rules are fixed when it starts, like
+        its options. Read once per pin and Coordinator."""
+        rules = self._rules_by_pin.get(run.base)
+        if rules is None:
+            self._fetch_pin(run)   # a remote run's pin this clone has not fetched yet
+            try:
+                rules = load_config(None, lambda name: self.git.file_at(run.base, name))
+            except ConfigError as error:
+                raise ConfigError(f"{error.message} (as committed at run {run.run_id}'s pinned commit "
+                                  f"{run.base[:12]}, whose rules the run enforces)",
+                                  fix="start a new run from a commit whose configuration is valid",
+                                  details=error.details | {"commit": run.base}) from None
+            self._rules_by_pin[run.base] = rules
+        return rules
 
     def _spawn(self, run: RunRecord) -> Spawn:
         """How the commands of `run` start (isolation.py): its recorded `network`, else the
@@ -372,13 +393,6 @@ class CoordinatorBase:
         if name not in tree:
             return None
         return repo[tree[name].id].read_raw()
-
-
-def half_made(path: Path) -> bool:
-    """A task worktree a start or update re-created and did not finish (killed mid-checkout, say):
-    git's link is there, the task manifest, written last, is not. Nothing in it is the task's work:
-    committing it would delete every file the checkout had not written yet."""
-    return (path / ".git").is_file() and not (path / MANIFEST_PATH).is_file()
 
 
 def outcome_of(result: Any) -> dict[str, Any]:

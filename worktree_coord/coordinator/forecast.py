@@ -64,6 +64,7 @@ from ..model import PENDING_INTENT_STATES, TaskRecord, TaskState
 from ..results import Forecast, TaskCheck
 from .base import CoordinatorBase, staged
 from .forecast_column import column_of, read_latest, write_latest
+from .worktree_marks import half_made, half_made_error
 
 if TYPE_CHECKING:
     import pygit2
@@ -222,6 +223,9 @@ class ForecastOperations(CoordinatorBase):
         started = time.monotonic()
         run = self._run(run_id)
         record = self._task(run_id, task_id)
+        if record.state.live and record.worktree and half_made(Path(record.worktree)):
+            # Its missing files would read as the task deleting them all: as finish, refuse and say how.
+            raise half_made_error(task_id, run_id, Path(record.worktree), done="read")
         self._sync_integration(run)
         tip = self.git.ref_target(f"refs/heads/{run.integration_ref}") or run.base
         engine = _Engine(self, self._semantic_mode(run))
@@ -354,6 +358,10 @@ class ForecastOperations(CoordinatorBase):
             # Recorded but gone (moved or deleted by hand): say so, and forecast from the branch.
             return self.git.ref_target(f"refs/heads/{task.branch}"), [], (
                 f"worktree {task.worktree} is missing; its branch is used instead (uncommitted edits unseen)")
+        if worktree is not None and half_made(worktree):
+            return self.git.ref_target(f"refs/heads/{task.branch}"), [], (
+                f"worktree {worktree} is half made (a start or update was interrupted); its branch is used "
+                f"instead: rebuild it with wtc task update {task.task_id} --run {task.run_id}")
         if worktree is not None:
             try:
                 head, paths = self.git.working_changes(worktree)

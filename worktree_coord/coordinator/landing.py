@@ -27,16 +27,20 @@ class LandingOperations(CoordinatorBase):
 
     def check(self, *, head: str | None = None, base: str | None = None, target: str | None = None,
               own: Sequence[str] = (), read: Sequence[str] = (), run: str | None = None, task: str | None = None,
-              manifest: str | None = None, merge: bool = True) -> "CheckReport":
-        """The CI pre-merge check of a branch (boundary, reserved files, dry-run structured merge),
-        read-only; the same as `wtc check` and `worktree_coord.check.check`. The rules (reserved files,
-        `left-behind`, `semantic-check`) are the target tip's committed configuration, as for `wtc
-        check`, not this coordinator's (read from the main checkout's working files, which a dirty
-        checkout or the branch under review checked out would relax)."""
+              manifest: str | None = None, merge: bool = True, semantic: str | None = None,
+              left_behind: str | None = None) -> "CheckReport":
+        """The CI pre-merge check of a branch (boundary, reserved files, dry-run structured merge,
+        uses left behind), read-only; the same as `wtc check` and `worktree_coord.check.check`. The
+        rules (reserved files, `left-behind`, `semantic-check`) are the target tip's committed
+        configuration, as for `wtc check`, not this coordinator's (read from the main checkout's
+        working files, which a dirty checkout or the branch under review checked out would relax).
+        `semantic` and `left_behind` (block, warn, off) override the modes for this call, as `wtc
+        check --semantic` and `--left-behind` do."""
         from ..check import check
 
         return check(self.git.toplevel or self.git.common_dir, head=head, base=base, target=target, own=own,
-                     read=read, run=run, task=task, manifest=manifest, merge=merge, reporter=self.reporter)
+                     read=read, run=run, task=task, manifest=manifest, merge=merge, reporter=self.reporter,
+                     semantic=semantic, left_behind=left_behind)
 
     def report(self, run_id: str, *, onto: str | None = None) -> RunReport:
         """The run's change manifest: every path landing changes with where it came from (task,

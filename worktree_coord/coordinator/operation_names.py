@@ -21,8 +21,8 @@ OPERATIONS: dict[str, tuple[str, tuple[str, ...]]] = {
         "_finished_earlier", "_has_new_work", "_large_committed_files", "_large_working_files", "_left_behind_notes",
         "_leftover_markers", "_overlaps", "_own_folders", "_place_folders", "_port_block", "_prepare_worktree",
         "_prepared", "_record_finished", "_recover_branch", "_refuse_markers", "_reject", "_roll_back_start",
-        "_size_at", "_start_task_locked", "_task_tip", "_update_findings", "_update_task_locked", "_widen_locked",
-        "_write_manifest", "abandon_task", "add_plan_rule", "boundary_for", "finish_task", "plan",
+        "_size_at", "_start_task_locked", "_task_cone", "_task_tip", "_update_findings", "_update_task_locked",
+        "_widen_locked", "_write_manifest", "abandon_task", "add_plan_rule", "boundary_for", "finish_task", "plan",
         "remove_plan_rule", "setup_config", "setup_log_path", "start_task", "update_task", "widen_task",
     )),
     "merging": ("MergeOperations", (

@@ -26,6 +26,7 @@ from ..results import RunStatus
 from ..store.address import open_store, resolve
 from ..store.base import Store
 from .forecast_column import read_latest
+from .worktree_marks import half_made
 
 STORE_FILE = "state.sqlite3"   # under <common dir>/wtc, as GitRepo.wtc_dir and base.py place it
 
@@ -68,7 +69,10 @@ def read_status(store: Store | None, run_id: str | None = None, *, where: Path |
     origins = _task_origins(store, run_id) if run_id else {}
     # The forecast column: the run's last forecast (a file beside the store; nothing is computed here).
     forecast = read_latest(where, run_id) if (run_id and where is not None) else None
-    working = _working_counts(runs[0] if run_id else None, tasks)
+    # A live task's worktree that a start or update left half made: its missing files are no
+    # changes of the task's; the row says so and names the way out instead of counting them.
+    unfinished = {t.task_id for t in tasks if t.state.live and t.worktree and half_made(Path(t.worktree))}
+    working = _working_counts(runs[0] if run_id else None, [t for t in tasks if t.task_id not in unfinished])
     for task in tasks:
         counts[task.state.value] = counts.get(task.state.value, 0) + 1
         rows.append({
@@ -83,6 +87,8 @@ def read_status(store: Store | None, run_id: str | None = None, *, where: Path |
             # How long it has been in its state: since its start while it works, since its finish after.
             "state_seconds": round(now - (task.finished_at or task.created_at), 1),
             **origins.get(task.task_id, {}),
+            **({"half_made": True, "fix": f"wtc task update {task.task_id} --run {task.run_id}"}
+               if task.task_id in unfinished else {}),
             # Only a task that can still conflict has a forecast (an ended one's last one is history).
             **({"forecast": forecast["tasks"][task.task_id]}
                if forecast and task.task_id in forecast["tasks"] and _forecast_applies(task.state) else {}),

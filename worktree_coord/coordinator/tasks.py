@@ -31,6 +31,7 @@ from ..results import (TaskAbandoned, TaskFinished, TaskWidened,
                       TaskStarted, TaskUpdated)
 
 from .base import MANIFEST_PATH, EXIT_BOUNDARY, _parse_author, _split_author, half_made, staged
+from .worktree_marks import half_made_error
 from .plan import PlanOperations
 from .worktree_setup import WorktreeSetupOperations
 
@@ -64,7 +65,8 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         elif not own:
             planned, boundary_from = self.boundary_for(run_id, task_id)
             own, read, sparse = planned["own"], planned["read"], sparse or planned["sparse"]
-        reserved = boundaries.reserved_patterns(self.config.reserved_add, self.config.reserved_remove)
+        rules = self._run_rules(run)   # the reserved files as committed at the pin, never a working file
+        reserved = boundaries.reserved_patterns(rules.reserved_add, rules.reserved_remove)
         boundary = boundaries.make_boundary(own, read, reserved=reserved, exclusive=exclusive, sparse=sparse)
         author_name, author_email = _parse_author(author, run_id, task_id)
         request = {"run": run_id, "task": task_id, "own": list(boundary.own), "read": list(boundary.read),
@@ -133,7 +135,7 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         self._fetch_pin(run)
         if existing is not None and self.git.ref_target(f"refs/heads/{branch}") is None:
             self._fetch_task(run, existing)   # started on another machine and pushed there: resume it here
-        cone = boundaries.cone_directories(list(boundary.own) + list(boundary.read)) if boundary.sparse else None
+        cone = self._task_cone(run, boundary)
         notes = _unanchored_overlap_notes(overlaps)
         notes += boundaries.unmatched_glob_notes("own", boundary.own, lambda folder: self.git.tree_paths(run.base, folder),
                                                  run.base[:12])
@@ -365,12 +367,7 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         problems: list[dict[str, str]] = []
         if path is not None and path.exists() and self._is_ours(path):
             if half_made(path):
-                raise StateError(
-                    f"the worktree of task {task_id!r} ({path}) is half-made: the `wtc task start` or `wtc "
-                    f"task update` that re-created it was interrupted (it has no {MANIFEST_PATH}, written last); "
-                    "nothing in it was committed",
-                    fix=f"rebuild it from the task's branch, which keeps its commits: wtc task update {task_id} "
-                        f"--run {run.run_id}; then finish again")
+                raise half_made_error(task_id, run.run_id, path, done="committed")
             notes += self._clear_stale_index_lock(path)
             notes += self._recover_branch(run, task, path)
             problems = self._worktree_problems(task, path)
@@ -741,8 +738,7 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         if self.git.ref_target(f"refs/heads/{task.branch}") is None:
             self._fetch_task(run, task)   # a remote run's task that finished (in conflict) on another machine
         path = self.worktree_path(run.run_id, task_id)
-        cone = boundaries.cone_directories(list(task.boundary.own) + list(task.boundary.read)) \
-            if task.boundary.sparse else None
+        cone = self._task_cone(run, task.boundary)
         self.store.update_task(run.run_id, task_id, worktree=str(path))  # recorded before it exists
         self._ensure_worktree(run, task_id, task.branch, path, cone)
         fresh = not (path / MANIFEST_PATH).is_file()
@@ -983,7 +979,7 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
             # The agent reads its boundary from .wtc/task.json; a sparse worktree must now hold the new folders.
             self._write_manifest(run, task.task_id, task.branch, worktree, boundary, self._prepared(run.run_id, task.task_id))
             if boundary.sparse:
-                cone = boundaries.cone_directories(list(boundary.own) + list(boundary.read))
+                cone = self._task_cone(run, boundary)
                 self.git.set_sparse(worktree, cone)
                 if cone is None:
                     notes.append("a new glob may match files in any folder: the worktree is now a full checkout")

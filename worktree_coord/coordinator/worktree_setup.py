@@ -13,7 +13,8 @@ context (`wtc status`) and in its manifest. In order:
      local configuration), copied from the main checkout;
   3. the `link` / `copy` folders (node_modules, .venv) of the main checkout, where that is safe; a
      node_modules holding workspace links is rebuilt with them pointing at the worktree's packages
-     (linked_modules.py);
+     (linked_modules.py); one the pin tracks is the worktree's own checkout instead, in a sparse
+     worktree too (`_task_cone` puts it in the cone);
   4. the `run` command in the worktree, its output in a log outside the worktree, bounded by
      `timeout`, one of the machine's heavy-work places held meanwhile, started through the run's
      `Spawn` (isolation.py: by default with a network of its own).
@@ -39,7 +40,7 @@ from typing import Any
 
 from ..config import WorktreeSetup
 from ..errors import BusyError, SetupError, WtcError
-from ..model import RunRecord
+from ..model import Boundary, RunRecord
 from ..gitrepo.environment import REDIRECTING
 from ..gitrepo.held import write_held
 from ..isolation import Spawn
@@ -58,6 +59,25 @@ class WorktreeSetupOperations(CoordinatorBase):
 
     def setup_config(self) -> WorktreeSetup:
         return self.config.worktree_setup or WorktreeSetup()
+
+    def _task_cone(self, run: RunRecord, boundary: Boundary) -> tuple[str, ...] | None:
+        """The folders a task's sparse worktree checks out (None: a full checkout): its globs' cone,
+        plus each `link` / `copy` folder the pin tracks (a repository that commits node_modules).
+        A full worktree has its own copy of such a folder, so setup neither links nor copies it;
+        sparse, the cone would leave it out and the worktree would have none. Linking the main
+        checkout's over it is no answer: git reads a tracked path under a symlink as deleted (and
+        clears the skip-worktree bits of the files it finds there), so the task would seem to
+        delete the whole folder. Checked out, the worktree holds it as a full one does."""
+        from ..boundary import cone_directories
+
+        cone = cone_directories(list(boundary.own) + list(boundary.read)) if boundary.sparse else None
+        if cone is None:
+            return None
+        setup = self.setup_config()
+        tracked = [rel for rel in dict.fromkeys(setup.link + setup.copy)
+                   if not any(rel == d or rel.startswith(d + "/") for d in cone)
+                   and self.git.folders_at(run.base, rel) is not None]
+        return cone_directories([*(f"{d}/**" for d in cone), *(f"{rel}/**" for rel in tracked)]) if tracked else cone
 
     def setup_log_path(self, run_id: str, task_id: str) -> Path:
         """Outside the worktree, so a rolled-back start still leaves it to read."""

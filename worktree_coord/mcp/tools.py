@@ -367,14 +367,23 @@ async def check(
     manifest: Annotated[str | None, Field(description="Boundary manifest path (default: "
                                                       ".wtc-boundary.toml).")] = None,
     merge: Annotated[bool, Field(description="Run the dry-run merge into the target (default).")] = True,
+    semantic: Annotated[Literal["block", "warn", "off"] | None, Field(
+        description="After a clean dry-run merge, a name one side removed that the other side's new code uses: "
+                    "an error (block), a warning (warn), or not checked (off). Default: the target's "
+                    "semantic-check, else block.")] = None,
+    left_behind: Annotated[Literal["block", "warn", "off"] | None, Field(
+        description="A name the branch removed or renamed that code it did not change still uses: an error "
+                    "(block), a warning (warn), or not looked for (off). Default: the run's left-behind with "
+                    "run/task, else the target's left-behind, else block.")] = None,
 ) -> CallToolResult:
     """Check a branch before it merges (the CI step): boundary, reserved files, dry-run structured
-    merge. Read-only. Exit 0 clean, 1 merge conflicts, 3 boundary violations; `findings` list each."""
+    merge, uses left behind. Read-only. Exit 0 clean, 1 merge conflicts or uses left behind, 3 boundary
+    violations; `findings` list each."""
     def run_check(c: Coordinator) -> Reply:
         from ..ci import render as render_check
 
         report = c.check(head=head, base=base, target=target, own=own, read=read, run=run, task=task,
-                         manifest=manifest, merge=merge)
+                         manifest=manifest, merge=merge, semantic=semantic, left_behind=left_behind)
         return Reply(report.to_json(), "check", render_check(report, "text"), exit_code=report.exit_code)
 
     return await run_call(served, run_check)

@@ -444,6 +444,9 @@ def _origin_lines(t: dict) -> list[str]:  # type: ignore[type-arg]
         lines.append(f"ports {t['ports']['base']}-{t['ports']['last']}")
     if t.get("setup_log"):
         lines.append(f"setup log {t['setup_log']}")
+    if t.get("half_made"):
+        lines.append(f"worktree half made (a start or update was interrupted; its files are not counted): "
+                     f"rebuild it with {t['fix']}")
     return lines
 
 

@@ -15,6 +15,8 @@ share their pages), then accepts connections and forks a child per call. The chi
     own `main(argv)`: same output, same exit code, same crash points, a lease owner of its own;
   - sends the exit code. A child killed by a signal is reported by the server, and the caller dies
     by that signal.
+A caller that goes away is normal, not an error of the server's: before its call starts, nothing
+runs and nothing is logged; after, its call is killed with its process group, as a killed CLI's is.
 The server holds nothing of a call: killed at any moment, each call in flight either completes
 (its child is a process of its own) or is killed with it, the state a killed CLI leaves. A stop
 stops accepting and removes the socket, then waits for the calls in flight; a second signal exits at once.
@@ -326,6 +328,11 @@ def _run_call(conn: socket.socket, token: str) -> None:
             os._exit(0)
         argv = [str(arg) for arg in request["argv"]]  # type: ignore[union-attr]
         _become_caller(request, fds)
+    except ConnectionError:
+        # The caller went away before its call started (closed its connection, or was killed):
+        # normal, as a CLI killed before its first line of work is. Nothing ran; nobody is left to
+        # tell, and nothing is wrong with the server, so its log says nothing.
+        os._exit(0)
     except BaseException as error:
         # Nothing of the call ran: the caller runs it in-process (and the server's log says why).
         try:
