@@ -220,3 +220,25 @@ def test_a_target_that_moved_and_uses_a_removed_name_is_caught_at_land(tmp_path)
     assert code == 1 and "helper (pkg/late.py:1, 3)" in body["error"]["message"], body
     code, body = wtc(repo, "report", "--run", "r", "--onto", "main")
     assert [(u["use_path"], u["tasks"]) for u in body["left_behind"]] == [("pkg/late.py", ["drop"])]
+
+
+def test_a_finish_again_says_what_stands_now_not_what_the_last_conflict_said(tmp_path):
+    """Found driving wtc on spf13/cobra: each finish again of a task left in conflict kept the last
+    conflict's notes and added its own, so the advice repeated (four copies after three finishes)
+    and "task goreq owns doc/... and is not merged yet" stayed after goreq had merged."""
+    repo = _run(tmp_path)
+    _delete_unquote(repo)
+    code, fix = wtc(repo, "task", "start", "fix", "--run", "r", "--own", "pkg/auth.py")
+    assert code == 0
+    code, first = wtc(repo, "task", "finish", "d5", "--run", "r")
+    assert code == 1 and any(n.startswith("task fix owns pkg/auth.py") for n in first["notes"]), first["notes"]
+
+    # fix merges without touching the use: d5 still conflicts, but fix is no longer live.
+    (Path(fix["worktree"]) / "pkg/auth.py").write_text(FILES["pkg/auth.py"] + "\n\nVERSION = 2\n")
+    assert wtc(repo, "task", "finish", "fix", "--run", "r")[0] == 0
+    code, again = wtc(repo, "task", "finish", "d5", "--run", "r")
+    assert code == 1 and again["state"] == "conflict", again
+    assert not any("is not merged yet" in n for n in again["notes"]), again["notes"]
+    assert len(again["notes"]) == len(set(again["notes"])), again["notes"]
+    code, third = wtc(repo, "task", "finish", "d5", "--run", "r")
+    assert code == 1 and third["notes"] == again["notes"], (again["notes"], third["notes"])

@@ -243,7 +243,13 @@ class MergeOperations(CoordinatorBase):
         base_result = {k: v for k, v in task.result.items() if k not in ("conflicts", "merge", "verification", "reason")}
         # The finish's own notes stay (uses its rename leaves behind, folders left out of the commit,
         # reserved edits kept aside): a conflict adds what to do about it, it does not erase them.
-        notes = [n for n in base_result.get("notes", []) if not n.startswith(_CONFLICT_NOTE_STARTS)]
+        # The notes an earlier conflict added (`conflict_notes`) are that conflict's: this one says
+        # what stands now (a finish again of a task whose worktree is gone reuses the stored result,
+        # and kept them: repeated advice, a "not merged yet" about a task that has since merged).
+        earlier = set(task.result.get("conflict_notes", ()))
+        notes = [n for n in base_result.get("notes", [])
+                 if n not in earlier and not n.startswith(_CONFLICT_NOTE_STARTS)]
+        own_notes = len(notes)
         if any(c["kind"] not in ("semantic", "left_behind") for c in conflicts):
             notes.append(f"run `wtc task update {task.task_id} --run {run.run_id}` to get the "
                          "integration tip into a worktree with conflict markers, resolve, then finish again")
@@ -271,7 +277,8 @@ class MergeOperations(CoordinatorBase):
         result = TaskFinished.from_json(base_result, state=TaskState.CONFLICT.value, exit_code=1,
                                         conflicts=conflicts, replayed=False, notes=notes)
         self.store.update_task(run.run_id, task.task_id, state=TaskState.CONFLICT,
-                               result=result.to_json() | self._carry(task), holder=self._fence(run.run_id, task.task_id))
+                               result=result.to_json() | self._carry(task) | {"conflict_notes": notes[own_notes:]},
+                               holder=self._fence(run.run_id, task.task_id))
         self.store.log_event(run.run_id, task.task_id, "task.conflict",
                              {"paths": sorted({c["path"] for c in conflicts})})
         self.reporter.event("task.conflict", run=run.run_id, task=task.task_id, conflicts=conflicts)
@@ -336,7 +343,8 @@ class MergeOperations(CoordinatorBase):
         if findings:
             merge_info["semantic"] = findings   # warnings (the run's semantic check is `warn`)
         base_result = {k: v for k, v in task.result.items() if k not in ("conflicts", "merge", "verification", "reason")}
-        notes = list(base_result.get("notes", [])) + [
+        earlier = set(task.result.get("conflict_notes", ()))   # the advice of a conflict this merge ends
+        notes = [n for n in base_result.get("notes", []) if n not in earlier] + [
             f"{'left behind' if f.get('problem') == 'left_behind' else 'semantic'} warning: {f['message']}"
             for f in findings or []]
         result = TaskFinished.from_json(base_result, state=TaskState.MERGED.value, exit_code=0, merge=merge_info,
