@@ -145,6 +145,32 @@ def test_a_re_export_of_the_renamed_name_in_another_crate_is_named(tmp_path):
     assert "to is_set_globally" in left[0]
 
 
+@pytest.mark.parametrize("use", [
+    # rustfmt's style: one `use` whose list nests the module path (ripgrep's searcher/core.rs).
+    "use crate::{\n    lines::{self, LineStep},\n};\n\npub fn run() -> u8 {\n    lines::locate(3)\n}\n",
+    # a list with no path of its own, around another crate's names (ripgrep's printer).
+    "use {\n    std::io,\n    crate::lines::{LineStep, locate},\n};\n\npub fn run() -> u8 {\n    locate(3)\n}\n",
+    "use crate::{\n    sink::Sink,\n    lines::locate,\n};\n\npub fn run() -> u8 {\n    locate(3)\n}\n",
+    "use crate::lines::{self as l, LineStep};\n\npub fn run() -> u8 {\n    l::locate(3)\n}\n",
+], ids=["nested-self", "pathless-list", "nested-path", "self-as"])
+def test_uses_through_nested_rust_use_lists_are_named(tmp_path, use):
+    """Found driving wtc on BurntSushi/ripgrep: renaming `lines::locate` (used through
+    `use crate::{lines::{self, LineStep}}`) and `SinkFinish` (imported in `use {grep_searcher::{...,
+    SinkFinish}}`) merged clean, and the workspace no longer built: the Rust profile read one level
+    of a `use` list, so a name imported through a nested list led nowhere."""
+    files = {
+        "Cargo.toml": '[workspace]\nmembers = ["a"]\n',
+        "a/Cargo.toml": '[package]\nname = "a"\nversion = "0.1.0"\n',
+        "a/src/lib.rs": "mod lines;\nmod sink;\nmod searcher;\n",
+        "a/src/lines.rs": "pub struct LineStep;\n\n#[inline(always)]\npub(crate) fn locate(x: u8) -> u8 {\n    x + 1\n}\n",
+        "a/src/sink.rs": "pub trait Sink {}\n",
+        "a/src/searcher/mod.rs": "mod core;\n",
+        "a/src/searcher/core.rs": use,
+    }
+    left = _left_behind_notes(tmp_path, files, "a/src/lines.rs", "a/src/lines.rs", "fn locate(", "fn locate_range(")
+    assert len(left) == 1 and left[0].startswith("a/src/searcher/core.rs") and "still uses locate" in left[0], left
+
+
 def test_uses_imported_by_a_workspace_package_name_are_named(tmp_path):
     """A monorepo: packages/app imports `hasProp` from "@acme/core" (packages/core/package.json's
     name, its entry src/index.ts a barrel); the task that owned core's util.ts renamed it."""

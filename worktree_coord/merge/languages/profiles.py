@@ -281,6 +281,9 @@ class SemanticRules:
     before it is bound. `root_module`: a pattern over the repository root's `manifest` whose first
     group is the import path of the root folder (Go's `module` line of go.mod): an import of that
     path names the root folder's package, and one below it the folder below.
+    `path_prefixes`: node kinds whose field holds the path an import nested inside them continues
+    (Rust's `use crate::{lines::{self, LineStep}}`: a `scoped_use_list`'s `path`), so `LineStep` is
+    imported from `crate::lines`; an `@import.self` capture binds the module its path names (`lines`).
     """
 
     tags: tuple[str, ...] = ()
@@ -309,6 +312,7 @@ class SemanticRules:
     path_maps: tuple[str, ...] = ()                 # configs mapping bare specifiers (`tsconfig.json`): path_maps.py
     version_suffix: str = ""                        # a last path part that is a version (`v2`): bind the one before
     root_module: str = ""                           # the root manifest's import path of the root folder (go.mod's `module`)
+    path_prefixes: tuple[tuple[str, str], ...] = () # node kind -> field: a nested import list's leading path (Rust)
     duplicates: DuplicateRules = DuplicateRules()   # what may not be declared twice (duplicates.py)
     signatures: SignatureRules = SignatureRules()   # how parameters and arguments count (signatures.py)
     packages: PackageRules = PackageRules()         # a workspace package's name -> its entry (workspace_packages.py)
@@ -327,7 +331,7 @@ _SEMANTIC_KEYS = {"tags", "query", "self_receivers", "members_in_scope", "member
                   "module_roots", "relative_parents", "index_names", "module_binding", "package", "scopes",
                   "member_of", "self_fields", "type_names", "globals", "manifest", "hidden_names", "duplicates",
                   "signatures", "module_files", "source_folders",
-                  "package_roots", "packages", "path_maps", "version_suffix", "root_module"}
+                  "package_roots", "packages", "path_maps", "version_suffix", "root_module", "path_prefixes"}
 _SIGNATURE_KEYS = {"parameters", "counted", "receivers", "receiver_first", "uncountable", "defaults", "wrappers",
                    "calls", "arguments", "argument_lists", "spread"}
 _PACKAGE_KEYS = {"workspaces", "manifest", "entry_fields", "conditions", "built_folders", "built_extensions",
@@ -789,6 +793,7 @@ def _semantic_rules(raw: Any, source: str, check_kind: Callable[[str, str], None
         module_files=strings("module_files"), source_folders=strings("source_folders"),
         package_roots=strings("package_roots"), path_maps=strings("path_maps"),
         version_suffix=text("version_suffix", ""), root_module=text("root_module", ""),
+        path_prefixes=kind_to_field("path_prefixes"),
         duplicates=_duplicate_rules(raw.get("duplicates", {}), source, check_kind, check_field, language),
         signatures=_signature_rules(raw.get("signatures", {}), source, check_kind, check_field),
         packages=_package_rules(raw.get("packages", {}), source),
