@@ -171,6 +171,30 @@ def test_uses_through_nested_rust_use_lists_are_named(tmp_path, use):
     assert len(left) == 1 and left[0].startswith("a/src/searcher/core.rs") and "still uses locate" in left[0], left
 
 
+def test_a_call_through_a_crates_name_with_no_use_is_named(tmp_path):
+    """Rust 2018 puts every dependency's name in scope: `my_cli::parse_size(v)` needs no `use`
+    (ripgrep's core calls its grep crates so). A rename behind the crate root's `pub use` left that
+    call behind unnamed: no import led the check from the using file to the crate."""
+    files = {
+        "Cargo.toml": '[workspace]\nmembers = ["cli", "app"]\n',
+        "cli/Cargo.toml": '[package]\nname = "my-cli"\nversion = "0.1.0"\n',
+        "cli/src/lib.rs": "mod human;\n\npub use crate::human::parse_size;\n",
+        "cli/src/human.rs": "pub fn parse_size(s: &str) -> u64 {\n    s.len() as u64\n}\n",
+        "app/Cargo.toml": '[package]\nname = "app"\nversion = "0.1.0"\n\n[dependencies]\nmy-cli = { path = "../cli" }\n',
+        "app/src/lib.rs": "pub fn run() -> u64 {\n    let n = std::cmp::max(1, 2);\n    my_cli::parse_size(\"2M\") + n\n}\n",
+    }
+    repo = make_repo(tmp_path / "repo", files)
+    assert wtc(repo, "run", "start", "--run", "r1")[0] == 0
+    code, body = wtc(repo, "task", "start", "rename", "--run", "r1", "--own", "cli/**")
+    assert code == 0, body
+    for path in ("cli/src/lib.rs", "cli/src/human.rs"):
+        (Path(body["worktree"]) / path).write_text(files[path].replace("parse_size", "parse_human_size"))
+    code, body = wtc(repo, "task", "finish", "rename", "--run", "r1")
+    assert code == 1 and body["state"] == "conflict", body
+    assert [(c["path"], c["start_line"]) for c in body["conflicts"] if c["kind"] == "left_behind"] == \
+        [("app/src/lib.rs", 3)], body["conflicts"]
+
+
 def test_uses_imported_by_a_workspace_package_name_are_named(tmp_path):
     """A monorepo: packages/app imports `hasProp` from "@acme/core" (packages/core/package.json's
     name, its entry src/index.ts a barrel); the task that owned core's util.ts renamed it."""

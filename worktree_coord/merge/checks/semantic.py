@@ -61,6 +61,7 @@ from ..ecosystems.workspace_packages import TreeFolders
 
 _SIDES = ("left", "right")
 _WORDS = re.compile(rb"[A-Za-z_$][\w$]*")
+_LEADING_NAME = re.compile(r"[A-Za-z_]\w*")   # a receiver that is one name: a crate's, in a Rust path call
 _EXCERPT_LINES = 6
 _FEW_REMOVALS = 256    # up to this many removals, a file is searched for each (else its words are scanned)
 
@@ -623,6 +624,13 @@ class _Check:
                 yield (path, (receiver,), name)
             imported = _visible_import(merged, receiver, reference)
             if imported is None:
+                if rules.package_roots and not own_type and _LEADING_NAME.fullmatch(receiver) \
+                        and not reference.scopes & merged.local.get(receiver, set()) and not merged.binds((), receiver):
+                    # A crate's name alone (`grep_cli::parse_size()`, no `use`): in scope everywhere
+                    # in Rust 2018; crate_paths.py finds its root where the tree holds it (found driving
+                    # wtc on ripgrep), and a type or module of no crate of the tree leads nowhere.
+                    yield from self.imported_from(receiver, name, path, rules)
+                    return
                 if rules.package_types and not own_type and not reference.scopes & merged.local.get(receiver, set()):
                     # Java: a class of the same package needs no import (mockito's StringUtilTest
                     # calls StringUtil.decamelizeMatcherName; a rename in StringUtil.java left them).
