@@ -53,7 +53,11 @@ def test_finish_refuses_a_removal_whose_name_untouched_code_still_uses(tmp_path)
     assert git(repo, "rev-parse", "wtc/r/integration") == tip                      # nothing landed
     assert any("keep the old name too" in n and "wtc task widen d5 --run r --own '/pkg/auth.py'" in n
                for n in body["notes"]), body["notes"]
-    assert not any("wtc task update d5" in n for n in body["notes"])               # no markers to resolve
+    assert not any(n.startswith("run `wtc task update d5") for n in body["notes"])  # no markers to resolve
+    # ... but the finish removed the worktree the fix is made in: the notes say how to get it back
+    # (found driving wtc on spf13/cobra: after `task widen`, the worktree the note sent the agent to was gone).
+    assert not Path(body["worktree"] or repo / ".wtc/worktrees/r/d5").exists()
+    assert any("`wtc task update d5 --run r` brings it back" in n for n in body["notes"]), body["notes"]
 
     text = subprocess.run([sys.executable, "-m", "worktree_coord", "task", "finish", "d5", "--run", "r"],
                           cwd=repo, capture_output=True, text=True)

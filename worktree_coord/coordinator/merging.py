@@ -265,6 +265,11 @@ class MergeOperations(CoordinatorBase):
         left = [c for c in conflicts if c["kind"] == "left_behind"]
         if left:
             notes += self._left_behind_conflict_notes(run, task, left)
+            if not (task.worktree and Path(task.worktree).is_dir()):
+                # The finish removed it before merging: the alias, or the uses after a widen, are
+                # written in a worktree `task update` brings back (found driving wtc on spf13/cobra).
+                notes.append(f"the worktree went with this finish: `wtc task update {task.task_id} --run "
+                             f"{run.run_id}` brings it back (with the integration tip) to make the change in")
         elif any(c["kind"] not in ("semantic", "left_behind") for c in conflicts) and task.head \
                 and task.result.get("since") and self._left_behind_mode(run) is not SemanticMode.OFF:
             # The merge stopped before the merged tree could be checked: name what the task's removals
