@@ -171,6 +171,34 @@ def test_uses_through_nested_rust_use_lists_are_named(tmp_path, use):
     assert len(left) == 1 and left[0].startswith("a/src/searcher/core.rs") and "still uses locate" in left[0], left
 
 
+@pytest.mark.parametrize("use, named", [
+    ("use crate::lines::*;\n", True),
+    ("use crate::{\n    lines::*,\n    sink::Sink,\n};\n", True),
+    # another glob's module defines the name too: the call may mean that one
+    ("use crate::lines::*;\nuse crate::other::*;\n", False),
+    # a glob of a module the tree does not hold may bring the name: unknown, nothing said
+    ("use std::io::prelude::*;\nuse crate::lines::*;\n", False),
+], ids=["glob", "nested-glob", "another-glob-defines-it", "glob-outside-the-tree"])
+def test_uses_through_a_rust_glob_import_are_named(tmp_path, use, named):
+    """A glob import (`use crate::lines::*;`, then `locate(3)`) made the check give up on every
+    bare name of the file, so renaming `locate` left the call behind unnamed (found driving wtc on
+    ripgrep). Where each glob's module is a file of the tree, the name comes from one of them."""
+    files = {
+        "Cargo.toml": '[workspace]\nmembers = ["a"]\n',
+        "a/Cargo.toml": '[package]\nname = "a"\nversion = "0.1.0"\n',
+        "a/src/lib.rs": "mod lines;\nmod other;\nmod sink;\nmod core;\n",
+        "a/src/lines.rs": "pub(crate) fn locate(x: u8) -> u8 {\n    x + 1\n}\n",
+        "a/src/other.rs": "pub(crate) fn locate(x: u8) -> u8 {\n    x\n}\n",
+        "a/src/sink.rs": "pub trait Sink {}\n",
+        "a/src/core.rs": use + "\npub fn run() -> u8 {\n    locate(3)\n}\n",
+    }
+    left = _left_behind_notes(tmp_path, files, "a/src/lines.rs", "a/src/lines.rs", "fn locate(", "fn locate_range(")
+    if named:
+        assert len(left) == 1 and left[0].startswith("a/src/core.rs:") and "still uses locate" in left[0], left
+    else:
+        assert left == [], left
+
+
 def test_a_call_through_a_crates_name_with_no_use_is_named(tmp_path):
     """Rust 2018 puts every dependency's name in scope: `my_cli::parse_size(v)` needs no `use`
     (ripgrep's core calls its grep crates so). A rename behind the crate root's `pub use` left that

@@ -449,6 +449,8 @@ class _Check:
             if item.name is not None:
                 out.update(self.import_files(item.module.rstrip(rules.module_separator) + rules.module_separator
                                              + item.name, path, rules))
+        for module in merged.star_modules if rules.module_files else ():
+            out.update(self.import_files(module, path, rules))   # a glob's module: `targets` reads it too
         separator = rules.module_separator
         if separator not in (".", "/"):
             # A path through modules (`crate::routing::util::parse()`): `targets` resolves its
@@ -597,7 +599,18 @@ class _Check:
                     # a broken name (mockito's DefaultMockingDetails implements MockingDetails;
                     # the merged file did not compile; found driving wtc on mockito).
                     yield (path, container, name)
-            if merged.binds((), name) or merged.wildcard:
+            if merged.binds((), name):
+                return
+            if merged.wildcard:
+                # A glob import (`use crate::lines::*;`, `from .util import *`) then `locate(3)`: where
+                # every glob's module is a file of the tree, the name comes from one of them, and the
+                # file's re-export chains (reexports.py, as for a barrel) say which; a module the tree
+                # does not hold (`std::io::prelude::*`) or one a file no side changed defines it in
+                # may answer it, and nothing is said (found driving wtc on ripgrep).
+                if rules.module_files and merged.star_modules \
+                        and all(self.reexports.locate(module, path, rules) for module in merged.star_modules):
+                    yield from ((origin, (), original) for origin, original in self.reexports.origins(path, name) or ()
+                                if origin != path)
                 return
             yield (path, (), name)
             if rules.package == "directory":
