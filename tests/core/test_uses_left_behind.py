@@ -223,6 +223,22 @@ def test_a_call_through_a_crates_name_with_no_use_is_named(tmp_path):
         [("app/src/lib.rs", 3)], body["conflicts"]
 
 
+def test_a_method_call_on_a_value_named_like_a_crate_is_not_a_path_into_it(tmp_path):
+    """`my_cli.parse_size()` on a value a match arm binds (`Some(W { my_cli, .. })`, a binding the
+    profile does not see) is a method call, not `my_cli::parse_size()`: only the path call is named."""
+    files = {
+        "Cargo.toml": '[workspace]\nmembers = ["cli", "app"]\n',
+        "cli/Cargo.toml": '[package]\nname = "my-cli"\nversion = "0.1.0"\n',
+        "cli/src/lib.rs": "pub fn parse_size(s: &str) -> u64 {\n    s.len() as u64\n}\n",
+        "app/Cargo.toml": '[package]\nname = "app"\nversion = "0.1.0"\n\n[dependencies]\nmy-cli = { path = "../cli" }\n',
+        "app/src/lib.rs": "pub struct W {\n    pub my_cli: Parser,\n}\n\npub fn run(w: Option<W>) -> u64 {\n"
+                          "    match w {\n        Some(W { my_cli, .. }) => my_cli.parse_size(),\n"
+                          "        None => my_cli::parse_size(\"1\"),\n    }\n}\n",
+    }
+    left = _left_behind_notes(tmp_path, files, "cli/**", "cli/src/lib.rs", "parse_size", "parse_human_size")
+    assert len(left) == 1 and left[0].startswith("app/src/lib.rs:8 still uses parse_size"), left
+
+
 def test_uses_imported_by_a_workspace_package_name_are_named(tmp_path):
     """A monorepo: packages/app imports `hasProp` from "@acme/core" (packages/core/package.json's
     name, its entry src/index.ts a barrel); the task that owned core's util.ts renamed it."""

@@ -564,6 +564,13 @@ class _Check:
             reference = Reference(item.name, "import", None, (), frozenset(), item.line, "")
             yield reference, list(self.imported_from(item.module, item.name, path, profile.semantic))
 
+    def _after_separator(self, path: str, reference: Reference, separator: str) -> bool:
+        """Whether the merged `path` spells the module separator right before `reference`'s name
+        (`my_cli::parse_size`, not the method call `lines.count()` on a value it cannot place)."""
+        data = self.files[path].merged or b""
+        start = reference.start_byte
+        return start >= len(separator) and data[:start].rstrip().endswith(separator.encode())
+
     def defined_in_merged(self, target: tuple[str, tuple[str, ...], str]) -> bool:
         path, container, name = target
         versions = self.files.get(path)
@@ -638,7 +645,8 @@ class _Check:
             imported = _visible_import(merged, receiver, reference)
             if imported is None:
                 if rules.package_roots and not own_type and _LEADING_NAME.fullmatch(receiver) \
-                        and not reference.scopes & merged.local.get(receiver, set()) and not merged.binds((), receiver):
+                        and not reference.scopes & merged.local.get(receiver, set()) and not merged.binds((), receiver) \
+                        and self._after_separator(path, reference, separator):
                     # A crate's name alone (`grep_cli::parse_size()`, no `use`): in scope everywhere
                     # in Rust 2018; crate_paths.py finds its root where the tree holds it (found driving
                     # wtc on ripgrep), and a type or module of no crate of the tree leads nowhere.
