@@ -53,7 +53,11 @@ def test_finish_refuses_a_removal_whose_name_untouched_code_still_uses(tmp_path)
     assert git(repo, "rev-parse", "wtc/r/integration") == tip                      # nothing landed
     assert any("keep the old name too" in n and "wtc task widen d5 --run r --own '/pkg/auth.py'" in n
                for n in body["notes"]), body["notes"]
-    assert not any("wtc task update d5" in n for n in body["notes"])               # no markers to resolve
+    assert not any(n.startswith("run `wtc task update d5") for n in body["notes"])  # no markers to resolve
+    # ... but the finish removed the worktree the fix is made in: the notes say how to get it back
+    # (found driving wtc on spf13/cobra: after `task widen`, the worktree the note sent the agent to was gone).
+    assert not Path(body["worktree"] or repo / ".wtc/worktrees/r/d5").exists()
+    assert any("`wtc task update d5 --run r` brings it back" in n for n in body["notes"]), body["notes"]
 
     text = subprocess.run([sys.executable, "-m", "worktree_coord", "task", "finish", "d5", "--run", "r"],
                           cwd=repo, capture_output=True, text=True)
@@ -220,3 +224,25 @@ def test_a_target_that_moved_and_uses_a_removed_name_is_caught_at_land(tmp_path)
     assert code == 1 and "helper (pkg/late.py:1, 3)" in body["error"]["message"], body
     code, body = wtc(repo, "report", "--run", "r", "--onto", "main")
     assert [(u["use_path"], u["tasks"]) for u in body["left_behind"]] == [("pkg/late.py", ["drop"])]
+
+
+def test_a_finish_again_says_what_stands_now_not_what_the_last_conflict_said(tmp_path):
+    """Found driving wtc on spf13/cobra: each finish again of a task left in conflict kept the last
+    conflict's notes and added its own, so the advice repeated (four copies after three finishes)
+    and "task goreq owns doc/... and is not merged yet" stayed after goreq had merged."""
+    repo = _run(tmp_path)
+    _delete_unquote(repo)
+    code, fix = wtc(repo, "task", "start", "fix", "--run", "r", "--own", "pkg/auth.py")
+    assert code == 0
+    code, first = wtc(repo, "task", "finish", "d5", "--run", "r")
+    assert code == 1 and any(n.startswith("task fix owns pkg/auth.py") for n in first["notes"]), first["notes"]
+
+    # fix merges without touching the use: d5 still conflicts, but fix is no longer live.
+    (Path(fix["worktree"]) / "pkg/auth.py").write_text(FILES["pkg/auth.py"] + "\n\nVERSION = 2\n")
+    assert wtc(repo, "task", "finish", "fix", "--run", "r")[0] == 0
+    code, again = wtc(repo, "task", "finish", "d5", "--run", "r")
+    assert code == 1 and again["state"] == "conflict", again
+    assert not any("is not merged yet" in n for n in again["notes"]), again["notes"]
+    assert len(again["notes"]) == len(set(again["notes"])), again["notes"]
+    code, third = wtc(repo, "task", "finish", "d5", "--run", "r")
+    assert code == 1 and third["notes"] == again["notes"], (again["notes"], third["notes"])

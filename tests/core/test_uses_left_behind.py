@@ -177,6 +177,100 @@ def test_a_re_export_of_the_renamed_name_in_another_crate_is_named(tmp_path):
     assert "to is_set_globally" in left[0]
 
 
+@pytest.mark.parametrize("use", [
+    # rustfmt's style: one `use` whose list nests the module path (ripgrep's searcher/core.rs).
+    "use crate::{\n    lines::{self, LineStep},\n};\n\npub fn run() -> u8 {\n    lines::locate(3)\n}\n",
+    # a list with no path of its own, around another crate's names (ripgrep's printer).
+    "use {\n    std::io,\n    crate::lines::{LineStep, locate},\n};\n\npub fn run() -> u8 {\n    locate(3)\n}\n",
+    "use crate::{\n    sink::Sink,\n    lines::locate,\n};\n\npub fn run() -> u8 {\n    locate(3)\n}\n",
+    "use crate::lines::{self as l, LineStep};\n\npub fn run() -> u8 {\n    l::locate(3)\n}\n",
+], ids=["nested-self", "pathless-list", "nested-path", "self-as"])
+def test_uses_through_nested_rust_use_lists_are_named(tmp_path, use):
+    """Found driving wtc on BurntSushi/ripgrep: renaming `lines::locate` (used through
+    `use crate::{lines::{self, LineStep}}`) and `SinkFinish` (imported in `use {grep_searcher::{...,
+    SinkFinish}}`) merged clean, and the workspace no longer built: the Rust profile read one level
+    of a `use` list, so a name imported through a nested list led nowhere."""
+    files = {
+        "Cargo.toml": '[workspace]\nmembers = ["a"]\n',
+        "a/Cargo.toml": '[package]\nname = "a"\nversion = "0.1.0"\n',
+        "a/src/lib.rs": "mod lines;\nmod sink;\nmod searcher;\n",
+        "a/src/lines.rs": "pub struct LineStep;\n\n#[inline(always)]\npub(crate) fn locate(x: u8) -> u8 {\n    x + 1\n}\n",
+        "a/src/sink.rs": "pub trait Sink {}\n",
+        "a/src/searcher/mod.rs": "mod core;\n",
+        "a/src/searcher/core.rs": use,
+    }
+    left = _left_behind_notes(tmp_path, files, "a/src/lines.rs", "a/src/lines.rs", "fn locate(", "fn locate_range(")
+    assert len(left) == 1 and left[0].startswith("a/src/searcher/core.rs") and "still uses locate" in left[0], left
+
+
+@pytest.mark.parametrize("use, named", [
+    ("use crate::lines::*;\n", True),
+    ("use crate::{\n    lines::*,\n    sink::Sink,\n};\n", True),
+    # another glob's module defines the name too: the call may mean that one
+    ("use crate::lines::*;\nuse crate::other::*;\n", False),
+    # a glob of a module the tree does not hold may bring the name: unknown, nothing said
+    ("use std::io::prelude::*;\nuse crate::lines::*;\n", False),
+], ids=["glob", "nested-glob", "another-glob-defines-it", "glob-outside-the-tree"])
+def test_uses_through_a_rust_glob_import_are_named(tmp_path, use, named):
+    """A glob import (`use crate::lines::*;`, then `locate(3)`) made the check give up on every
+    bare name of the file, so renaming `locate` left the call behind unnamed (found driving wtc on
+    ripgrep). Where each glob's module is a file of the tree, the name comes from one of them."""
+    files = {
+        "Cargo.toml": '[workspace]\nmembers = ["a"]\n',
+        "a/Cargo.toml": '[package]\nname = "a"\nversion = "0.1.0"\n',
+        "a/src/lib.rs": "mod lines;\nmod other;\nmod sink;\nmod core;\n",
+        "a/src/lines.rs": "pub(crate) fn locate(x: u8) -> u8 {\n    x + 1\n}\n",
+        "a/src/other.rs": "pub(crate) fn locate(x: u8) -> u8 {\n    x\n}\n",
+        "a/src/sink.rs": "pub trait Sink {}\n",
+        "a/src/core.rs": use + "\npub fn run() -> u8 {\n    locate(3)\n}\n",
+    }
+    left = _left_behind_notes(tmp_path, files, "a/src/lines.rs", "a/src/lines.rs", "fn locate(", "fn locate_range(")
+    if named:
+        assert len(left) == 1 and left[0].startswith("a/src/core.rs:") and "still uses locate" in left[0], left
+    else:
+        assert left == [], left
+
+
+def test_a_call_through_a_crates_name_with_no_use_is_named(tmp_path):
+    """Rust 2018 puts every dependency's name in scope: `my_cli::parse_size(v)` needs no `use`
+    (ripgrep's core calls its grep crates so). A rename behind the crate root's `pub use` left that
+    call behind unnamed: no import led the check from the using file to the crate."""
+    files = {
+        "Cargo.toml": '[workspace]\nmembers = ["cli", "app"]\n',
+        "cli/Cargo.toml": '[package]\nname = "my-cli"\nversion = "0.1.0"\n',
+        "cli/src/lib.rs": "mod human;\n\npub use crate::human::parse_size;\n",
+        "cli/src/human.rs": "pub fn parse_size(s: &str) -> u64 {\n    s.len() as u64\n}\n",
+        "app/Cargo.toml": '[package]\nname = "app"\nversion = "0.1.0"\n\n[dependencies]\nmy-cli = { path = "../cli" }\n',
+        "app/src/lib.rs": "pub fn run() -> u64 {\n    let n = std::cmp::max(1, 2);\n    my_cli::parse_size(\"2M\") + n\n}\n",
+    }
+    repo = make_repo(tmp_path / "repo", files)
+    assert wtc(repo, "run", "start", "--run", "r1")[0] == 0
+    code, body = wtc(repo, "task", "start", "rename", "--run", "r1", "--own", "cli/**")
+    assert code == 0, body
+    for path in ("cli/src/lib.rs", "cli/src/human.rs"):
+        (Path(body["worktree"]) / path).write_text(files[path].replace("parse_size", "parse_human_size"))
+    code, body = wtc(repo, "task", "finish", "rename", "--run", "r1")
+    assert code == 1 and body["state"] == "conflict", body
+    assert [(c["path"], c["start_line"]) for c in body["conflicts"] if c["kind"] == "left_behind"] == \
+        [("app/src/lib.rs", 3)], body["conflicts"]
+
+
+def test_a_method_call_on_a_value_named_like_a_crate_is_not_a_path_into_it(tmp_path):
+    """`my_cli.parse_size()` on a value a match arm binds (`Some(W { my_cli, .. })`, a binding the
+    profile does not see) is a method call, not `my_cli::parse_size()`: only the path call is named."""
+    files = {
+        "Cargo.toml": '[workspace]\nmembers = ["cli", "app"]\n',
+        "cli/Cargo.toml": '[package]\nname = "my-cli"\nversion = "0.1.0"\n',
+        "cli/src/lib.rs": "pub fn parse_size(s: &str) -> u64 {\n    s.len() as u64\n}\n",
+        "app/Cargo.toml": '[package]\nname = "app"\nversion = "0.1.0"\n\n[dependencies]\nmy-cli = { path = "../cli" }\n',
+        "app/src/lib.rs": "pub struct W {\n    pub my_cli: Parser,\n}\n\npub fn run(w: Option<W>) -> u64 {\n"
+                          "    match w {\n        Some(W { my_cli, .. }) => my_cli.parse_size(),\n"
+                          "        None => my_cli::parse_size(\"1\"),\n    }\n}\n",
+    }
+    left = _left_behind_notes(tmp_path, files, "cli/**", "cli/src/lib.rs", "parse_size", "parse_human_size")
+    assert len(left) == 1 and left[0].startswith("app/src/lib.rs:8 still uses parse_size"), left
+
+
 def test_uses_imported_by_a_workspace_package_name_are_named(tmp_path):
     """A monorepo: packages/app imports `hasProp` from "@acme/core" (packages/core/package.json's
     name, its entry src/index.ts a barrel); the task that owned core's util.ts renamed it."""

@@ -417,3 +417,29 @@ def test_a_conflict_names_the_task_that_wrote_the_integration_side_not_one_that_
         assert done.state == "conflict"
         [block] = [c for c in done.conflicts if c["kind"] == "content"]
         assert block["written_by"] == ["comma"], block
+
+
+def test_a_new_call_through_a_crates_name_of_a_function_another_task_renamed_is_a_conflict(tmp_path: Path) -> None:
+    """Rust: `my_cli::parse_size(v)` needs no `use` (every dependency's name is in scope). One task
+    renames parse_size behind the crate root's `pub use`, another adds that call in another crate:
+    the second merge was clean and the workspace did not build (found driving wtc on ripgrep)."""
+    repo = make_repo(tmp_path / "repo", {
+        "Cargo.toml": '[workspace]\nmembers = ["cli", "app"]\n',
+        "cli/Cargo.toml": '[package]\nname = "my-cli"\nversion = "0.1.0"\n',
+        "cli/src/lib.rs": "mod human;\n\npub use crate::human::parse_size;\n",
+        "cli/src/human.rs": "pub fn parse_size(s: &str) -> u64 {\n    s.len() as u64\n}\n",
+        "app/Cargo.toml": '[package]\nname = "app"\nversion = "0.1.0"\n\n[dependencies]\nmy-cli = { path = "../cli" }\n',
+        "app/src/lib.rs": "pub fn run() -> u64 {\n    1\n}\n",
+    })
+    with Coordinator(repo) as coordinator:
+        coordinator.start_run("r1")
+        renamer = Path(coordinator.start_task("r1", "rename", ["cli/**"]).worktree)
+        user = Path(coordinator.start_task("r1", "call", ["app/**"]).worktree)
+        write(renamer, {"cli/src/lib.rs": "mod human;\n\npub use crate::human::parse_human_size;\n",
+                        "cli/src/human.rs": "pub fn parse_human_size(s: &str) -> u64 {\n    s.len() as u64\n}\n"})
+        write(user, {"app/src/lib.rs": "pub fn run() -> u64 {\n    my_cli::parse_size(\"2M\")\n}\n"})
+        assert coordinator.finish_task("r1", "rename").state == "merged"
+        second = coordinator.finish_task("r1", "call")
+        assert second.state == "conflict", second
+        [conflict] = second.to_json()["conflicts"]
+        assert (conflict["kind"], conflict["path"], conflict["semantic"]["name"]) == ("semantic", "app/src/lib.rs", "parse_size")

@@ -243,7 +243,13 @@ class MergeOperations(CoordinatorBase):
         base_result = {k: v for k, v in task.result.items() if k not in ("conflicts", "merge", "verification", "reason")}
         # The finish's own notes stay (uses its rename leaves behind, folders left out of the commit,
         # reserved edits kept aside): a conflict adds what to do about it, it does not erase them.
-        notes = [n for n in base_result.get("notes", []) if not n.startswith(_CONFLICT_NOTE_STARTS)]
+        # The notes an earlier conflict added (`conflict_notes`) are that conflict's: this one says
+        # what stands now (a finish again of a task whose worktree is gone reuses the stored result,
+        # and kept them: repeated advice, a "not merged yet" about a task that has since merged).
+        earlier = set(task.result.get("conflict_notes", ()))
+        notes = list(dict.fromkeys(n for n in base_result.get("notes", [])
+                                   if n not in earlier and not n.startswith(_CONFLICT_NOTE_STARTS)))
+        own_notes = len(notes)
         if any(c["kind"] not in ("semantic", "left_behind") for c in conflicts):
             notes.append(f"run `wtc task update {task.task_id} --run {run.run_id}` to get the "
                          "integration tip into a worktree with conflict markers, resolve, then finish again")
@@ -259,6 +265,11 @@ class MergeOperations(CoordinatorBase):
         left = [c for c in conflicts if c["kind"] == "left_behind"]
         if left:
             notes += self._left_behind_conflict_notes(run, task, left)
+            if not (task.worktree and Path(task.worktree).is_dir()):
+                # The finish removed it before merging: the alias, or the uses after a widen, are
+                # written in a worktree `task update` brings back (found driving wtc on spf13/cobra).
+                notes.append(f"the worktree went with this finish: `wtc task update {task.task_id} --run "
+                             f"{run.run_id}` brings it back (with the integration tip) to make the change in")
         elif any(c["kind"] not in ("semantic", "left_behind") for c in conflicts) and task.head \
                 and task.result.get("since") and self._left_behind_mode(run) is not SemanticMode.OFF:
             # The merge stopped before the merged tree could be checked: name what the task's removals
@@ -268,12 +279,14 @@ class MergeOperations(CoordinatorBase):
             since = task.result["since"]
             notes += [n for n in advice_notes(self.git, self.git.changes(since, task.head), since, task.task_id,
                                               run.run_id) if n not in notes]
-        # A finish again after a refusal carries the last one's notes: the same note is said once.
-        notes = list(dict.fromkeys(notes))
+        # A finish again after a refusal carries the last one's notes: the same note is said once
+        # (the finish's own first, so notes[own_notes:] stays this conflict's).
+        notes = notes[:own_notes] + [n for n in dict.fromkeys(notes[own_notes:]) if n not in notes[:own_notes]]
         result = TaskFinished.from_json(base_result, state=TaskState.CONFLICT.value, exit_code=1,
                                         conflicts=conflicts, replayed=False, notes=notes)
         self.store.update_task(run.run_id, task.task_id, state=TaskState.CONFLICT,
-                               result=result.to_json() | self._carry(task), holder=self._fence(run.run_id, task.task_id))
+                               result=result.to_json() | self._carry(task) | {"conflict_notes": notes[own_notes:]},
+                               holder=self._fence(run.run_id, task.task_id))
         self.store.log_event(run.run_id, task.task_id, "task.conflict",
                              {"paths": sorted({c["path"] for c in conflicts})})
         self.reporter.event("task.conflict", run=run.run_id, task=task.task_id, conflicts=conflicts)
@@ -339,7 +352,8 @@ class MergeOperations(CoordinatorBase):
         if findings:
             merge_info["semantic"] = findings   # warnings (the run's semantic check is `warn`)
         base_result = {k: v for k, v in task.result.items() if k not in ("conflicts", "merge", "verification", "reason")}
-        notes = list(base_result.get("notes", [])) + [
+        earlier = set(task.result.get("conflict_notes", ()))   # the advice of a conflict this merge ends
+        notes = [n for n in base_result.get("notes", []) if n not in earlier] + [
             f"{'left behind' if f.get('problem') == 'left_behind' else 'semantic'} warning: {f['message']}"
             for f in findings or []]
         result = TaskFinished.from_json(base_result, state=TaskState.MERGED.value, exit_code=0, merge=merge_info,

@@ -55,6 +55,8 @@ MAX_FILES = 256    # files no side changed, read per check
 MAX_DEPTH = 4      # re-exports followed from the imported file
 
 _WORD = re.compile(rb"[\w$]+")   # a name as `reach.spelling` bounds it: no word character or `$` either side
+# The first part of a path (`grep_cli` of `grep_cli::parse_size(x)`): not after `::`, a word or `$`.
+_PATH_HEADS = re.compile(rb"(?<![\w$:])([A-Za-z_]\w*)::")
 
 TreeFile = Callable[[str, str], "bytes | None"]   # (which: base/left/right, path) -> bytes, None: absent
 
@@ -402,4 +404,23 @@ class ReExports:
                         # crate's root (`my_core`).
                         if origin != target or target not in direct:
                             out.add(origin)
+        if profile.semantic.package_roots:
+            out |= self._through_crate_paths(user, symbols, wanted, profile.semantic)
         return frozenset(out)
+
+    def _through_crate_paths(self, user: str, symbols: Symbols, wanted: set[str], rules: SemanticRules) -> set[str]:
+        """Where a path call through a crate's name reaches (`grep_cli::parse_size()` with no `use`:
+        every crate is in scope in Rust 2018): the files its root re-exports the names from. The
+        path's first part is read from the text (the imports-only parse has no calls); a part the
+        file imports or a module root (`crate::`) is the imports' to follow, and a part naming no
+        crate of the tree (`std::`, `Vec::`) leads nowhere."""
+        data = self._merge.files[user].merged or b""
+        bound = {item.bound for item in symbols.imports}
+        out: set[str] = set()
+        for head in sorted({m.decode() for m in _PATH_HEADS.findall(data)}):
+            if head in bound or head in rules.module_roots:
+                continue
+            for target in self.locate(head, user, rules):
+                for name in sorted(wanted):
+                    out.update(origin for origin, _ in self.origins(target, name) or ())
+        return out

@@ -61,6 +61,7 @@ from ..ecosystems.workspace_packages import TreeFolders
 
 _SIDES = ("left", "right")
 _WORDS = re.compile(rb"[A-Za-z_$][\w$]*")
+_LEADING_NAME = re.compile(r"[A-Za-z_]\w*")   # a receiver that is one name: a crate's, in a Rust path call
 _EXCERPT_LINES = 6
 _FEW_REMOVALS = 256    # up to this many removals, a file is searched for each (else its words are scanned)
 
@@ -461,6 +462,8 @@ class _Check:
             if item.name is not None:
                 out.update(self.import_files(item.module.rstrip(rules.module_separator) + rules.module_separator
                                              + item.name, path, rules))
+        for module in merged.star_modules if rules.module_files else ():
+            out.update(self.import_files(module, path, rules))   # a glob's module: `targets` reads it too
         separator = rules.module_separator
         if separator not in (".", "/"):
             # A path through modules (`crate::routing::util::parse()`): `targets` resolves its
@@ -574,6 +577,13 @@ class _Check:
             reference = Reference(item.name, "import", None, (), frozenset(), item.line, "")
             yield reference, list(self.imported_from(item.module, item.name, path, profile.semantic))
 
+    def _after_separator(self, path: str, reference: Reference, separator: str) -> bool:
+        """Whether the merged `path` spells the module separator right before `reference`'s name
+        (`my_cli::parse_size`, not the method call `lines.count()` on a value it cannot place)."""
+        data = self.files[path].merged or b""
+        start = reference.start_byte
+        return start >= len(separator) and data[:start].rstrip().endswith(separator.encode())
+
     def defined_in_merged(self, target: tuple[str, tuple[str, ...], str]) -> bool:
         path, container, name = target
         versions = self.files.get(path)
@@ -609,7 +619,18 @@ class _Check:
                     # a broken name (mockito's DefaultMockingDetails implements MockingDetails;
                     # the merged file did not compile; found driving wtc on mockito).
                     yield (path, container, name)
-            if merged.binds((), name) or merged.wildcard:
+            if merged.binds((), name):
+                return
+            if merged.wildcard:
+                # A glob import (`use crate::lines::*;`, `from .util import *`) then `locate(3)`: where
+                # every glob's module is a file of the tree, the name comes from one of them, and the
+                # file's re-export chains (reexports.py, as for a barrel) say which; a module the tree
+                # does not hold (`std::io::prelude::*`) or one a file no side changed defines it in
+                # may answer it, and nothing is said (found driving wtc on ripgrep).
+                if rules.module_files and merged.star_modules \
+                        and all(self.reexports.locate(module, path, rules) for module in merged.star_modules):
+                    yield from ((origin, (), original) for origin, original in self.reexports.origins(path, name) or ()
+                                if origin != path)
                 return
             yield (path, (), name)
             if rules.package == "directory":
@@ -636,6 +657,14 @@ class _Check:
                 yield (path, (receiver,), name)
             imported = _visible_import(merged, receiver, reference)
             if imported is None:
+                if rules.package_roots and not own_type and _LEADING_NAME.fullmatch(receiver) \
+                        and not reference.scopes & merged.local.get(receiver, set()) and not merged.binds((), receiver) \
+                        and self._after_separator(path, reference, separator):
+                    # A crate's name alone (`grep_cli::parse_size()`, no `use`): in scope everywhere
+                    # in Rust 2018; crate_paths.py finds its root where the tree holds it (found driving
+                    # wtc on ripgrep), and a type or module of no crate of the tree leads nowhere.
+                    yield from self.imported_from(receiver, name, path, rules)
+                    return
                 if rules.package_types and not own_type and not reference.scopes & merged.local.get(receiver, set()):
                     # Java: a class of the same package needs no import (mockito's StringUtilTest
                     # calls StringUtil.decamelizeMatcherName; a rename in StringUtil.java left them).

@@ -386,7 +386,8 @@ def extract(profile: Profile, source: bytes, tree: tree_sitter.Tree | None = Non
     out = Symbols()
     if imports_only:
         for parts in raw_imports:
-            _add_import(out, parts, source, placer, rules.module_binding, rules.module_separator, rules.version_suffix)
+            _add_import(out, parts, source, placer, rules.module_binding, rules.module_separator, rules.version_suffix,
+                        rules.path_prefixes)
         return out
     defined_at: set[int] = set()   # name nodes of definitions: never references of themselves
     for node, name_node, kind in raw_defs:
@@ -418,7 +419,8 @@ def extract(profile: Profile, source: bytes, tree: tree_sitter.Tree | None = Non
         else:
             out.bind(container, name)
     for parts in raw_imports:
-        _add_import(out, parts, source, placer, rules.module_binding, rules.module_separator, rules.version_suffix)
+        _add_import(out, parts, source, placer, rules.module_binding, rules.module_separator, rules.version_suffix,
+                        rules.path_prefixes)
     for name_node, kind in raw_refs:
         if name_node.id in defined_at:
             continue
@@ -454,17 +456,23 @@ def visible_import(symbols: Symbols, bound: str, reference: Reference) -> Import
 
 
 def _add_import(out: Symbols, parts: dict[str, tree_sitter.Node], source: bytes, placer: _Placer,
-                module_binding: str, separator: str, version_suffix: str = "") -> None:
+                module_binding: str, separator: str, version_suffix: str = "",
+                path_prefixes: tuple[tuple[str, str], ...] = ()) -> None:
     anchor = parts.get("alias") or parts.get("name") or next(iter(parts.values()))   # the bound name's line
     container, _, _, local = placer.place(anchor.parent)
+    prefix = _nested_prefix(parts.get("module") or anchor, source, path_prefixes, separator)
     if "wildcard" in parts:
         if not local and not container:
             out.wildcard = True
             if "module" in parts:
-                out.star_modules.append(_text(source, parts["module"]).strip("\"'`"))
+                out.star_modules.append(_joined(prefix, _text(source, parts["module"]).strip("\"'`"), separator))
         return
     module = _text(source, parts["module"]).strip("\"'`") if "module" in parts else ""
+    module = _joined(prefix, module, separator)
     name = _text(source, parts["name"]) if "name" in parts else None
+    if "self" in parts and module:
+        # `lines::{self, ...}` binds the module `lines` itself, as `use crate::lines;` does.
+        module, _, name = module.rpartition(separator)
     if "alias" in parts:
         bound = _text(source, parts["alias"])
     elif name is not None:
@@ -489,6 +497,30 @@ def _add_import(out: Symbols, parts: dict[str, tree_sitter.Node], source: bytes,
         if _WORD.match(simple):   # a removed import is a removed name like any other
             out.definitions.append(Definition(simple, "import", container, anchor.start_point[0] + 1,
                                               anchor.start_byte, anchor.end_byte))
+
+
+def _nested_prefix(node: tree_sitter.Node, source: bytes, path_prefixes: tuple[tuple[str, str], ...],
+                   separator: str) -> str:
+    """The path the import lists around `node` lead with (`crate::lines` for `LineStep` in
+    `use crate::{lines::{LineStep}}`): each enclosing node of a `path_prefixes` kind whose path field
+    `node` is not part of, outermost first; "" when the import is not nested."""
+    if not path_prefixes:
+        return ""
+    fields = dict(path_prefixes)
+    parts: list[str] = []
+    current = node.parent
+    while current is not None:
+        field = fields.get(current.type)
+        if field is not None:
+            path = current.child_by_field_name(field)
+            if path is not None and not path.start_byte <= node.start_byte < path.end_byte:
+                parts.append(_text(source, path))
+        current = current.parent
+    return separator.join(reversed(parts))
+
+
+def _joined(prefix: str, module: str, separator: str) -> str:
+    return f"{prefix}{separator}{module}" if prefix and module else prefix or module
 
 
 def _receiver(source: bytes, name: tree_sitter.Node) -> str | None:

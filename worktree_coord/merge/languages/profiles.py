@@ -285,6 +285,9 @@ class SemanticRules:
     namespace import, `const x = require(...)`, `import './setup.js'`, `import pkg.mod`): the
     left-behind look (check/left_modules.py) reads them to find the importers of a file a task
     deleted or moved, which no removed name leads to.
+    `path_prefixes`: node kinds whose field holds the path an import nested inside them continues
+    (Rust's `use crate::{lines::{self, LineStep}}`: a `scoped_use_list`'s `path`), so `LineStep` is
+    imported from `crate::lines`; an `@import.self` capture binds the module its path names (`lines`).
     """
 
     tags: tuple[str, ...] = ()
@@ -314,6 +317,7 @@ class SemanticRules:
     version_suffix: str = ""                        # a last path part that is a version (`v2`): bind the one before
     root_module: str = ""                           # the root manifest's import path of the root folder (go.mod's `module`)
     specifiers: str = ""                            # a query: `@module`s a file loads, bound or not (left_modules.py)
+    path_prefixes: tuple[tuple[str, str], ...] = () # node kind -> field: a nested import list's leading path (Rust)
     duplicates: DuplicateRules = DuplicateRules()   # what may not be declared twice (duplicates.py)
     signatures: SignatureRules = SignatureRules()   # how parameters and arguments count (signatures.py)
     packages: PackageRules = PackageRules()         # a workspace package's name -> its entry (workspace_packages.py)
@@ -332,7 +336,8 @@ _SEMANTIC_KEYS = {"tags", "query", "self_receivers", "members_in_scope", "member
                   "module_roots", "relative_parents", "index_names", "module_binding", "package", "scopes",
                   "member_of", "self_fields", "type_names", "globals", "manifest", "hidden_names", "duplicates",
                   "signatures", "module_files", "source_folders",
-                  "package_roots", "packages", "path_maps", "version_suffix", "root_module", "specifiers"}
+                  "package_roots", "packages", "path_maps", "version_suffix", "root_module", "specifiers",
+                  "path_prefixes"}
 _SIGNATURE_KEYS = {"parameters", "counted", "receivers", "receiver_first", "uncountable", "defaults", "wrappers",
                    "calls", "arguments", "argument_lists", "spread"}
 _PACKAGE_KEYS = {"workspaces", "manifest", "entry_fields", "conditions", "built_folders", "built_extensions",
@@ -795,6 +800,7 @@ def _semantic_rules(raw: Any, source: str, check_kind: Callable[[str, str], None
         package_roots=strings("package_roots"), path_maps=strings("path_maps"),
         version_suffix=text("version_suffix", ""), root_module=text("root_module", ""),
         specifiers=text("specifiers", ""),
+        path_prefixes=kind_to_field("path_prefixes"),
         duplicates=_duplicate_rules(raw.get("duplicates", {}), source, check_kind, check_field, language),
         signatures=_signature_rules(raw.get("signatures", {}), source, check_kind, check_field),
         packages=_package_rules(raw.get("packages", {}), source),
