@@ -53,8 +53,8 @@ from .signatures import find_signature_changes
 from .merge_index import MISSING, MergeIndex
 from ..lines.linediff import (added_lines as _added_lines, added_text, follow as _follow, lines_text, ranges_text,
                        touched_lines as _touched_lines)
-from .symbols import (IMPORTS_ONLY, Definition, Reference, Symbols, extract, fingerprint, hidden_query,
-                      visible_import as _visible_import)
+from .symbols import (EXPORTS, IMPORTS_ONLY, Definition, Reference, Symbols, exports_closed, exports_open, extract,
+                      fingerprint, hidden_query, visible_import as _visible_import)
 from .tip_index import PathFacts, TipIndex
 from .versions import MAX_BYTES, FileVersions, Versions
 from ..ecosystems.workspace_packages import TreeFolders
@@ -369,6 +369,11 @@ class _Check:
             for side in _SIDES:
                 ranges = touched[side]
                 candidates = [d for d in base.definitions if _within(d.line, ranges) and d.name.encode() in live[side]]
+                if candidates:
+                    # `function b` renamed while `export { b }` stayed: the export went with it (symbols.py).
+                    own = {d.name for d in candidates if not d.container}
+                    candidates += [d for d in base.definitions if d.container == EXPORTS and d.name in own
+                                   and not _within(d.line, ranges)]
                 if not candidates:
                     continue
                 after = self.symbols(path, side) if versions.exists(side) else Symbols()
@@ -690,7 +695,21 @@ class _Check:
             # Where a re-export leads first: a finding names the definition's file, not the
             # `pub use` / `export {}` line that passed it on.
             for origin, original in sorted(self.reexports.origins(target, name) or (), key=lambda o: o[0] == target):
-                yield (origin, (), original)
+                yield (origin, EXPORTS if self.exports_listed(origin) else (), original)
+
+    def exports_listed(self, path: str) -> bool:
+        """Whether an import from `path` means a name it exports rather than any it defines: its
+        language imports exports only (profile `@export.*` captures), and its merged version lists
+        them (or its base did and the merged file exports nothing). A file whose exports no pattern
+        lists (`module.exports = f()`), or that never exported anything, answers by its definitions."""
+        versions = self.files.get(path)
+        merged = self.symbols(path, "merged", uses=False) if versions is not None and versions.exists("merged") else None
+        if merged is None or exports_open(merged):
+            return False
+        if exports_closed(merged):
+            return True
+        base = self.symbols(path, "base", uses=False) if versions.exists("base") else None
+        return base is not None and exports_closed(base)
 
     def import_files(self, module: str, importer: str, rules: SemanticRules) -> list[str]:
         """The files an import of `module` in `importer` names, as `targets` and `imported_files`
@@ -815,7 +834,8 @@ class _Check:
         excerpt = "\n".join(text[:_EXCERPT_LINES]) + ("\n..." if len(text) > _EXCERPT_LINES else "")
         use = self.merged_line(use_path, reference.line)
         return SemanticFinding(
-            name=".".join(definition.container + (definition.name,)), kind=definition.kind,
+            name=".".join(definition.container + (definition.name,)) if definition.container != EXPORTS
+            else definition.name, kind=definition.kind,
             definition_path=removal.path, definition_line=definition.line, use_path=use_path,
             use_line=reference.line, removed_by=self.labels[removal.side], used_by=self.labels[used_side],
             declaration=reference.declaration, definition=excerpt, use=use, replacement=self.replacement(removal))
@@ -832,7 +852,9 @@ class _Check:
         old = {(d.container, d.name) for d in before.definitions}
         new = {d.name for d in after.definitions
                if d.kind == definition.kind and d.container == definition.container and (d.container, d.name) not in old}
-        return ".".join(definition.container + (new.pop(),)) if len(new) == 1 else ""
+        if len(new) != 1:
+            return ""
+        return new.pop() if definition.container == EXPORTS else ".".join(definition.container + (new.pop(),))
 
 
 def _path_module(receiver: str, rules: SemanticRules, merged: Symbols, reference: Reference) -> str | None:
@@ -899,7 +921,9 @@ PATH_FACTS = PathFacts(readable=_readable, module_token=_module_token, module_pa
 def _defines(symbols: Symbols, definition: Definition) -> bool:
     if symbols.binds(definition.container, definition.name):
         return True
-    return not definition.container and symbols.wildcard
+    if definition.container == EXPORTS and exports_open(symbols):
+        return True   # it exports names nothing lists: the name may be one
+    return (not definition.container or definition.container == EXPORTS) and symbols.wildcard
 
 
 @functools.lru_cache(maxsize=65536)   # asked for every file of every merge of a drain

@@ -257,7 +257,11 @@ class SemanticRules:
     and `@reference.<kind>` captures, each with a `@name`). `query`: the profile's own patterns,
     added to the tags: `@binding` (a name a parameter, assignment, loop... binds where it stands),
     `@import.module` / `@import.name` / `@import.alias` (one imported name: where from, which, bound
-    as), `@import.wildcard` (a star import or re-export: any name may come from it), `@heritage`
+    as), `@import.wildcard` (a star import or re-export: any name may come from it), `@export.name`
+    (a name the module exports, with `@export.local` when it is the file's own binding, `@export.as`
+    when it is exported under that node's text instead, `@export.any` for exports no pattern can
+    list: where any capture them, an import from the file means its exports, not its definitions),
+    `@heritage`
     (a class, or a `scopes` node, that declares bases: its members may be inherited, so a member it
     no longer defines is not known to be gone), and more definitions or references where the tags
     miss them. `manifest`: the file name of the language's dependency manifest (dependencies.py: a
