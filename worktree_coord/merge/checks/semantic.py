@@ -582,6 +582,8 @@ class _Check:
         name, receiver = reference.name, reference.receiver
         if receiver is None:
             imported = _visible_import(merged, name, reference)
+            if imported is not None and imported.scope is None and reference.scopes & merged.local.get(name, set()):
+                return   # a local of the same name, in a function around the use, hides the module's import
             if imported is not None:
                 if imported.name is not None:
                     yield from self.imported_from(imported.module, imported.name, path, rules)
