@@ -77,6 +77,16 @@ def test_a_name_the_other_files_only_mention_in_a_comment_a_string_or_a_local_is
 
 # -- default and named exports -------------------------------------------------------------------
 
+def test_a_default_export_made_a_named_one_while_another_file_imports_the_default_is_refused(tmp_path):
+    files = {"src/handler.js": "function handler(req) {\n  return req;\n}\n\nexport default handler;\n",
+             "src/app.js": 'import handler from "./handler.js";\n\nexport const routes = [handler];\n'}
+    _, left = _removal_refused(tmp_path, files, "/src/handler.js",
+                               {"src/handler.js": files["src/handler.js"].replace("export default handler",
+                                                                                   "export { handler }")})
+    assert len(left) == 1 and left[0].startswith("src/app.js (lines 1, 3: 2 uses) still uses handler"), left
+    assert "src/handler.js" in left[0], left
+
+
 def test_a_named_export_made_the_default_while_another_file_imports_it_by_name_is_refused(tmp_path):
     files = {"src/handler.js": "export function handler(req) {\n  return req;\n}\n",
              "src/app.js": 'import { handler } from "./handler.js";\n\nexport const routes = [handler];\n'}
@@ -91,6 +101,12 @@ def test_a_default_export_kept_under_another_form_is_not_left_behind(tmp_path):
              "src/app.js": 'import handler from "./handler.js";\n\nexport const routes = [handler];\n'}
     after = "export default function handler(req) {\n  return req;\n}\n"
     _quiet(tmp_path, files, "/src/handler.js", {"src/handler.js": after})
+
+
+def test_a_default_export_whose_function_is_renamed_is_not_left_behind(tmp_path):
+    files = {"src/handler.js": "function handler(req) {\n  return req;\n}\n\nexport default handler;\n",
+             "src/app.js": 'import handler from "./handler.js";\n\nexport const routes = [handler];\n'}
+    _quiet(tmp_path, files, "/src/handler.js", {"src/handler.js": files["src/handler.js"].replace("handler", "handle")})
 
 
 # -- through a barrel ----------------------------------------------------------------------------

@@ -333,3 +333,16 @@ def test_a_same_file_use_of_a_name_the_file_stops_exporting_is_not_found(tmp_pat
     found = _js_merge(tmp_path, {"lib/funding.js": FUNDING.replace("isValidFunding, other", "other")},
                       {"lib/funding.js": "export const ok = () => [1].filter(isValidFunding);\n\n" + FUNDING})
     assert found == ()
+
+
+def test_a_default_export_one_side_makes_a_named_one_is_found_where_the_other_side_uses_the_default(tmp_path: Path) -> None:
+    handler = "function handler(req) {\n  return req;\n}\n\nexport default handler;\n"
+    app = 'import handler from "./handler.js";\n\nexport function routes() {\n  return [];\n}\n'
+    found = _js_merge(tmp_path, {"src/handler.js": handler.replace("export default handler", "export { handler }")},
+                      {"src/app.js": app.replace("return [];", "return [handler];")},
+                      {"src/handler.js": handler, "src/app.js": app})
+    assert [(f.name, f.definition_path, f.use_path, f.use_line) for f in found] == \
+        [("handler", "src/handler.js", "src/app.js", 4)]
+    kept = handler.replace("function handler", "function handle").replace("default handler", "default handle")
+    assert _js_merge(tmp_path / "kept", {"src/handler.js": kept}, {"src/app.js": app.replace("return [];", "return [handler];")},
+                     {"src/handler.js": handler, "src/app.js": app}) == ()

@@ -30,7 +30,7 @@ from ..boundary.globs import matches
 from ..gitrepo.repository import Change, GitRepo
 from ..merge.lines.linediff import touched_lines
 from ..merge.result import SemanticFinding
-from ..merge.checks.semantic import find_broken_names, semantic_profile
+from ..merge.checks.semantic import find_broken_names, semantic_profile, use_word
 from ..merge.checks.symbols import extract
 from ..merge.checks.versions import MAX_BYTES, FileVersions
 
@@ -201,13 +201,14 @@ def _removed(profile_path: str, before: bytes, after: bytes | None) -> set[tuple
     return old - new
 
 
-def _words_to_look_for(gone: set[tuple[tuple[str, ...], str]]) -> set[str]:
-    """The removed names a use must spell: a member of a class removed with it is reached through
+def _to_look_for(gone: set[tuple[tuple[str, ...], str]]) -> set[tuple[tuple[str, ...], str]]:
+    """The removed definitions whose word (semantic.use_word) a use must spell: a member of a class
+    removed with it is reached through
     the class's name (an import, a call, `Owner.member`), and is left out of the search. Found
     driving pydantic: a branch removing a class took its `__init__`, `value` and `merge` along; the
     files mentioning those words filled the MAX_FILES read before tests/test_utils.py, whose import of
     the removed `unique_list` went unnamed."""
-    return {name for container, name in gone if not container or (container[:-1], container[-1]) not in gone}
+    return {(container, name) for container, name in gone if not container or (container[:-1], container[-1]) not in gone}
 
 
 def _extracted(profile_path: str, data: bytes, **options: Any) -> Any:
@@ -341,7 +342,7 @@ def _broken_uses(changes: Iterable[Change], read_blob: Callable[[str], bytes], s
         pairs = {pair for pair in _removed(change.path, before, after) if pair[1] not in ignore}
         gone = {name for _container, name in pairs}
         removed |= gone
-        words |= _words_to_look_for(pairs)
+        words |= {use_word(change.path, *pair) for pair in _to_look_for(pairs)}
         if gone:
             imported |= gone & _import_names(change.path, before)
         if gone or at is None:

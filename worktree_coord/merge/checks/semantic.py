@@ -427,7 +427,7 @@ class _Check:
                                 package_wide=self.package_wide, imported_files=self.imported_files,
                                 reexported=self.reexports.reached,
                                 barrels=_barrels, memo=self.index, tip=self.tip, loose=self.loose,
-                                package_of=_typed_package)
+                                package_of=_typed_package, unspelled=_unspelled)
         return self._reach
 
     def imported_files(self, path: str) -> frozenset[str]:
@@ -478,8 +478,9 @@ class _Check:
         # Java: a class's file is seen by its package's files without an import (profile package_types).
         typed_directories = {package for path in tokens if (package := _typed_package(path)) is not None}
         by_name: dict[bytes, list[_Removal]] = {}
+        spelled = {id(r): use_word(r.path, r.definition.container, r.definition.name).encode() for r in removals}
         for removal in removals:
-            by_name.setdefault(removal.definition.name.encode(), []).append(removal)
+            by_name.setdefault(spelled[id(removal)], []).append(removal)
         for path, versions in self.files.items():
             if versions.same(used_side, "base") or not versions.exists(used_side) or not versions.exists("merged"):
                 continue
@@ -500,7 +501,7 @@ class _Check:
                 token = tokens[r.path]
                 if token not in mentioned:
                     mentioned[token] = token in data
-                if r.definition.name.encode() not in data:
+                if spelled[id(r)] not in data:
                     continue
                 if r.path == path or mentioned[token] or (wide[r.path] and directories[r.path] == here):
                     names.add(r.definition.name)
@@ -512,11 +513,12 @@ class _Check:
             if not added:
                 continue
             text = lines_text(data, added)
-            through = [r for r in through if r.definition.name.encode() in text]
+            through = [r for r in through if spelled[id(r)] in text]
             if through:   # imported through a file that re-exports it (`from "../internal"`)
                 reached = self.reexports.reached(path, {r.definition.name.encode() for r in through})
                 names.update(r.definition.name for r in through if r.path in reached)
-            if not any(name.encode() in text for name in names):
+            words_used = {spelled[id(r)] for r in candidates if r.definition.name in names}
+            if not any(word in text for word in words_used):
                 continue   # cheap: no added line even mentions a removed name
             # A use resolves only to its own file, a file of its package (Go), a file one of its
             # imports names (`targets`) or one a re-export leads that import to: with no removal in
@@ -534,8 +536,12 @@ class _Check:
             if merged is None:
                 continue
             reported: set[str] = set()
+            defaults = {semantic_profile(r.path).semantic.default_export for r in candidates  # type: ignore[union-attr]
+                        if r.definition.container == EXPORTS and r.definition.name in names}
+            # A module's default export is used through the name its import binds (`import X from`).
+            bound = names | {item.bound for item in merged.imports if item.name and item.name in defaults}
             uses = [(reference, list(self.targets(path, reference, merged))) for reference in merged.references
-                    if reference.line in merged_lines and reference.name in names]
+                    if reference.line in merged_lines and reference.name in bound]
             for reference, targets in uses + list(self._imports_as_uses(path, merged, merged_lines, names)):
                 if reference.kind == "import" and reference.name in reported and not self.every_use:
                     continue   # the file's calls of it are reported already: its import is one more line to fix
@@ -563,7 +569,9 @@ class _Check:
         for item in merged.imports:
             if item.name is None or item.scope is not None or item.line not in lines or item.name not in names:
                 continue
-            reference = Reference(item.name, "import", None, (), frozenset(), item.line, "")
+            # (a default import is named by the name it binds: the module's `default` is spelled nowhere)
+            named = item.bound if item.name == profile.semantic.default_export else item.name
+            reference = Reference(named, "import", None, (), frozenset(), item.line, "")
             yield reference, list(self.imported_from(item.module, item.name, path, profile.semantic))
 
     def defined_in_merged(self, target: tuple[str, tuple[str, ...], str]) -> bool:
@@ -835,12 +843,17 @@ class _Check:
         text = base[definition.start_byte:definition.end_byte].decode("utf-8", "replace").splitlines()
         excerpt = "\n".join(text[:_EXCERPT_LINES]) + ("\n..." if len(text) > _EXCERPT_LINES else "")
         use = self.merged_line(use_path, reference.line)
+        if definition.container != EXPORTS:
+            name = ".".join(definition.container + (definition.name,))
+        else:   # an export: as the use names it (a default export, by the name its import binds)
+            name = definition.name if use_word(removal.path, EXPORTS, definition.name) == definition.name else reference.name
+        replacement = self.replacement(removal)
         return SemanticFinding(
-            name=".".join(definition.container + (definition.name,)) if definition.container != EXPORTS
-            else definition.name, kind=definition.kind,
+            name=name, kind=definition.kind,
             definition_path=removal.path, definition_line=definition.line, use_path=use_path,
             use_line=reference.line, removed_by=self.labels[removal.side], used_by=self.labels[used_side],
-            declaration=reference.declaration, definition=excerpt, use=use, replacement=self.replacement(removal))
+            declaration=reference.declaration, definition=excerpt, use=use,
+            replacement="" if replacement == name else replacement)
 
     def replacement(self, removal: _Removal) -> str:
         """The name a removed definition was likely renamed to: the removing side's version of the
@@ -874,6 +887,24 @@ def _path_module(receiver: str, rules: SemanticRules, merged: Symbols, reference
         # profile knows where crates stand; else unknown.
         return receiver if rules.package_roots else None
     return separator.join(p for p in (through.module, through.name, rest) if p)
+
+
+def use_word(path: str, container: tuple[str, ...], name: str) -> str:
+    """The word a use of the definition (`container`, `name`) of `path` spells in another file: its
+    name, or for the module's default export (profile default_export), which an import binds to a
+    name of its own (`import X from "./m"`), the last part of the module it names (`m`)."""
+    profile = semantic_profile(path)
+    if container == EXPORTS and profile is not None and name == profile.semantic.default_export:
+        return _module_token(path).decode("utf-8", "surrogateescape")
+    return name
+
+
+@functools.lru_cache(maxsize=65536)
+def _unspelled(path: str) -> frozenset[bytes]:
+    """The names a definition of `path` may have that its uses never spell (use_word)."""
+    profile = semantic_profile(path)
+    return frozenset({profile.semantic.default_export.encode()}) if profile and profile.semantic.default_export \
+        else frozenset()
 
 
 def _file_module(path: str) -> str:

@@ -380,7 +380,8 @@ def extract(profile: Profile, source: bytes, tree: tree_sitter.Tree | None = Non
     out = Symbols()
     if imports_only:
         for parts in raw_imports:
-            _add_import(out, parts, source, placer, rules.module_binding, rules.module_separator, rules.version_suffix)
+            _add_import(out, parts, source, placer, rules.module_binding, rules.module_separator, rules.version_suffix,
+                        rules.default_export)
         return out
     defined_at: set[int] = set()   # name nodes of definitions: never references of themselves
     for node, name_node, kind in raw_defs:
@@ -401,7 +402,7 @@ def extract(profile: Profile, source: bytes, tree: tree_sitter.Tree | None = Non
         container, _, _, local = placer.place(node)
         if not local:
             out.heritage.add(container)
-    imported_at = {node.id for parts in raw_imports for key, node in parts.items() if key in ("name", "alias")}
+    imported_at = {node.id for parts in raw_imports for key, node in parts.items() if key in ("name", "alias", "default")}
     for node in raw_bindings:
         name = _text(source, node)
         if not _WORD.match(name) or node.id in imported_at:
@@ -412,7 +413,8 @@ def extract(profile: Profile, source: bytes, tree: tree_sitter.Tree | None = Non
         else:
             out.bind(container, name)
     for parts in raw_imports:
-        _add_import(out, parts, source, placer, rules.module_binding, rules.module_separator, rules.version_suffix)
+        _add_import(out, parts, source, placer, rules.module_binding, rules.module_separator, rules.version_suffix,
+                    rules.default_export)
     _add_exports(out, raw_exports, source)
     for name_node, kind in raw_refs:
         if name_node.id in defined_at:
@@ -477,7 +479,14 @@ def visible_import(symbols: Symbols, bound: str, reference: Reference) -> Import
 
 
 def _add_import(out: Symbols, parts: dict[str, tree_sitter.Node], source: bytes, placer: _Placer,
-                module_binding: str, separator: str, version_suffix: str = "") -> None:
+                module_binding: str, separator: str, version_suffix: str = "", default_export: str = "") -> None:
+    defaulted = "default" in parts
+    if defaulted:
+        if not default_export:
+            return   # the profile names no default export: the binding stays a plain one
+        # `import X from "./m"`: X is the module's default export, bound as X.
+        parts = dict(parts, alias=parts["default"])
+        parts.pop("default")
     anchor = parts.get("alias") or parts.get("name") or next(iter(parts.values()))   # the bound name's line
     container, _, _, local = placer.place(anchor.parent)
     if "wildcard" in parts:
@@ -487,7 +496,7 @@ def _add_import(out: Symbols, parts: dict[str, tree_sitter.Node], source: bytes,
                 out.star_modules.append(_text(source, parts["module"]).strip("\"'`"))
         return
     module = _text(source, parts["module"]).strip("\"'`") if "module" in parts else ""
-    name = _text(source, parts["name"]) if "name" in parts else None
+    name = _text(source, parts["name"]) if "name" in parts else default_export if defaulted else None
     if "alias" in parts:
         bound = _text(source, parts["alias"])
     elif name is not None:

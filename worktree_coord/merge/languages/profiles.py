@@ -284,7 +284,10 @@ class SemanticRules:
     the module (Go's `github.com/caddyserver/caddy/v2`): with `module_binding = "last"` the part
     before it is bound. `root_module`: a pattern over the repository root's `manifest` whose first
     group is the import path of the root folder (Go's `module` line of go.mod): an import of that
-    path names the root folder's package, and one below it the folder below.
+    path names the root folder's package, and one below it the folder below. `default_export`: the
+    name a module's default export is exported as (`default`): an `@import.default` capture binds
+    its text to that name of the module (`import X from "./m"`), and a use of it spells the module,
+    not the name.
     """
 
     tags: tuple[str, ...] = ()
@@ -313,6 +316,7 @@ class SemanticRules:
     path_maps: tuple[str, ...] = ()                 # configs mapping bare specifiers (`tsconfig.json`): path_maps.py
     version_suffix: str = ""                        # a last path part that is a version (`v2`): bind the one before
     root_module: str = ""                           # the root manifest's import path of the root folder (go.mod's `module`)
+    default_export: str = ""                        # the name of a module's default export (`default`)
     duplicates: DuplicateRules = DuplicateRules()   # what may not be declared twice (duplicates.py)
     signatures: SignatureRules = SignatureRules()   # how parameters and arguments count (signatures.py)
     packages: PackageRules = PackageRules()         # a workspace package's name -> its entry (workspace_packages.py)
@@ -331,7 +335,7 @@ _SEMANTIC_KEYS = {"tags", "query", "self_receivers", "members_in_scope", "member
                   "module_roots", "relative_parents", "index_names", "module_binding", "package", "scopes",
                   "member_of", "self_fields", "type_names", "globals", "manifest", "hidden_names", "duplicates",
                   "signatures", "module_files", "source_folders",
-                  "package_roots", "packages", "path_maps", "version_suffix", "root_module"}
+                  "package_roots", "packages", "path_maps", "version_suffix", "root_module", "default_export"}
 _SIGNATURE_KEYS = {"parameters", "counted", "receivers", "receiver_first", "uncountable", "defaults", "wrappers",
                    "calls", "arguments", "argument_lists", "spread"}
 _PACKAGE_KEYS = {"workspaces", "manifest", "entry_fields", "conditions", "built_folders", "built_extensions",
@@ -793,6 +797,7 @@ def _semantic_rules(raw: Any, source: str, check_kind: Callable[[str, str], None
         module_files=strings("module_files"), source_folders=strings("source_folders"),
         package_roots=strings("package_roots"), path_maps=strings("path_maps"),
         version_suffix=text("version_suffix", ""), root_module=text("root_module", ""),
+        default_export=text("default_export", ""),
         duplicates=_duplicate_rules(raw.get("duplicates", {}), source, check_kind, check_field, language),
         signatures=_signature_rules(raw.get("signatures", {}), source, check_kind, check_field),
         packages=_package_rules(raw.get("packages", {}), source),
