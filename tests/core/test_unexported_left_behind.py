@@ -125,6 +125,14 @@ def test_a_name_a_barrel_still_re_exports_from_another_module_is_not_left_behind
     _quiet(tmp_path, files, "/src/m.js", {"src/m.js": M.replace("export { a, b }", "export { a }")})
 
 
+def test_a_name_dropped_from_the_exports_is_refused_through_a_named_re_export(tmp_path):
+    files = {"src/m.js": M, "src/index.js": 'export { a, b } from "./m.js";\n',
+             "lib/user.js": 'import { b } from "../src/index.js";\n\nexport const v = b();\n'}
+    _, left = _removal_refused(tmp_path, files, "/src/m.js", {"src/m.js": M.replace("export { a, b }", "export { a }")})
+    # the barrel's own re-export of it no longer loads either
+    assert len(left) == 1 and left[0].startswith("lib/user.js (lines 1, 3), src/index.js:1 still use b"), left
+
+
 # -- CommonJS ------------------------------------------------------------------------------------
 
 CJS = "function x() {\n  return 1;\n}\n\nfunction y() {\n  return 2;\n}\n\nmodule.exports = { x, y };\n"
@@ -146,4 +154,10 @@ def test_an_exports_assignment_removed_while_a_require_member_uses_it_is_refused
 def test_a_commonjs_name_still_exported_by_another_assignment_is_not_left_behind(tmp_path):
     files = {"lib/m.js": CJS, "lib/user.js": "const { y } = require('./m.js');\n\nmodule.exports = () => y();\n"}
     after = CJS.replace("{ x, y }", "{ x }") + "module.exports.y = y;\n"
+    _quiet(tmp_path, files, "/lib/m.js", {"lib/m.js": after})
+
+
+def test_a_module_exports_no_pattern_lists_is_not_left_behind(tmp_path):
+    files = {"lib/m.js": CJS, "lib/user.js": "const { y } = require('./m.js');\n\nmodule.exports = () => y();\n"}
+    after = CJS.replace("module.exports = { x, y };", "module.exports = Object.freeze(makeApi({ x }));")
     _quiet(tmp_path, files, "/lib/m.js", {"lib/m.js": after})
