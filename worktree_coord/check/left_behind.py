@@ -55,6 +55,7 @@ class LeftBehind:
     definition_path: str
     replacement: str
     moved_to: str = ""   # the file the task moved `definition_path` to (its definitions went along)
+    unexported: bool = False   # the file still defines it, but no longer exports it (a module language)
 
     @property
     def lines(self) -> str:
@@ -70,6 +71,9 @@ class LeftBehind:
         """What the task did to the definition, as the notes say it."""
         if self.moved_to:
             return f"moved from {self.definition_path} to {self.moved_to}"
+        if self.unexported:
+            instead = f" (it exports {self.replacement} instead, it seems)" if self.replacement else ""
+            return f"no longer exports from {self.definition_path}{instead}"
         return f"removed or renamed{self.renamed} in {self.definition_path}"
 
     def note(self, task: str, run: str) -> str:
@@ -77,12 +81,13 @@ class LeftBehind:
 
     def to_json(self) -> dict[str, Any]:
         return {"use_path": self.use_path, "use_lines": list(self.use_lines), "name": self.name,
-                "definition_path": self.definition_path, "replacement": self.replacement, "moved_to": self.moved_to}
+                "definition_path": self.definition_path, "replacement": self.replacement, "moved_to": self.moved_to,
+                "unexported": self.unexported}
 
     @classmethod
     def from_json(cls, row: dict[str, Any]) -> "LeftBehind":
         return cls(row["use_path"], tuple(row["use_lines"]), row["name"], row["definition_path"],
-                   row.get("replacement", ""), row.get("moved_to", ""))
+                   row.get("replacement", ""), row.get("moved_to", ""), row.get("unexported", False))
 
 
 def grouped_notes(found: Iterable[LeftBehind], task: str, run: str, limit: int) -> list[str]:
@@ -90,10 +95,10 @@ def grouped_notes(found: Iterable[LeftBehind], task: str, run: str, limit: int) 
     per file it moved, for all of its names (found driving wtc on trpc: renaming `sleep` gave four
     notes of the same advice, and `rootConfig.ts` imports two names of the moved `formatter.ts`);
     at most `limit` files are named in all, then a count of the uses left out."""
-    groups: dict[tuple[str, str, str], list[LeftBehind]] = {}
+    groups: dict[tuple, list[LeftBehind]] = {}
     for item in found:
         key = ("", item.definition_path, item.moved_to) if item.moved_to else \
-            (item.name, item.definition_path, item.replacement)
+            (item.name, item.definition_path, item.replacement, item.unexported)
         groups.setdefault(key, []).append(item)
     notes: list[str] = []
     left = limit
@@ -116,20 +121,20 @@ def _renamed_note(items: list[LeftBehind], more: int, task: str, run: str) -> st
     """One note for the uses of one name the task removed or renamed, in files it did not change
     (one item a file; `more`: files left unnamed)."""
     first = items[0]
+    # A name the file keeps but no longer exports: exporting it again is the way to keep it.
+    keep = f"export {first.name} again" if first.unexported else "keep the old name too (an alias)"
     if len(items) == 1 and not more:
         where = f"{first.use_path}:{first.use_lines[0]}" if len(first.use_lines) == 1 else \
             f"{first.use_path} (lines {first.lines}: {len(first.use_lines)} uses)"
-        return (f"{where} still uses {first.name}, which this task removed or renamed{first.renamed} "
-                f"in {first.definition_path}; {first.use_path} is outside the task's changes, so the landed tree would "
-                f"not resolve it: keep the old name too (an alias), or the lead widens the task "
+        return (f"{where} still uses {first.name}, which this task {first.what_happened}; {first.use_path} is "
+                f"outside the task's changes, so the landed tree would not resolve it: {keep}, or the lead widens the task "
                 f"(`wtc task widen {task} --run {run} --own '/{first.use_path}' --why '...'`) and it updates the use")
     where = ", ".join(f"{item.use_path}:{item.use_lines[0]}" if len(item.use_lines) == 1
                       else f"{item.use_path} (lines {item.lines})" for item in items)
     more_files = f" and {more} more file{'s' if more > 1 else ''}" if more else ""
     owns = " ".join(f"--own '/{item.use_path}'" for item in items)
-    return (f"{where}{more_files} still use {first.name}, which this task removed or renamed{first.renamed} in "
-            f"{first.definition_path}; those files are outside the task's changes, so the landed tree "
-            f"would not resolve them: keep the old name too (an alias), or the lead widens the task "
+    return (f"{where}{more_files} still use {first.name}, which this task {first.what_happened}; those files are "
+            f"outside the task's changes, so the landed tree would not resolve them: {keep}, or the lead widens the task "
             f"(`wtc task widen {task} --run {run} {owns} --why '...'`) and it updates the uses")
 
 
@@ -256,7 +261,7 @@ def uses_left_behind(changes: Iterable[Change], read_blob: Callable[[str], bytes
         grouped.setdefault((finding.use_path, finding.name), []).append(finding)
     moved = moved_files(changes, read_blob, {uses[0].definition_path for uses in grouped.values()})
     return [LeftBehind(path, tuple(f.use_line for f in uses), name, uses[0].definition_path, uses[0].replacement or "",
-                       moved.get(uses[0].definition_path, ""))
+                       moved.get(uses[0].definition_path, ""), uses[0].kind == "export")
             for (path, name), uses in grouped.items()]
 
 

@@ -57,7 +57,8 @@ def left_behind_findings(git: GitRepo, changes: Iterable[Change], since: str, he
     for use in found:
         if not _still_used_on_target(git, since, target_tip, use.use_path, use.name):
             continue
-        keep = "a re-export at the old path" if use.moved_to else "the old name too (an alias)"
+        keep = "a re-export at the old path" if use.moved_to else f"{use.name} exported" if use.unexported \
+            else "the old name too (an alias)"
         lines = f"line {use.lines}" if len(use.use_lines) == 1 else f"lines {use.lines}"
         message = (f"{use.use_path} ({lines}) still uses {use.name}, which the branch {use.what_happened}; "
                    f"the branch does not change that use, so the merged tree would not resolve it: keep {keep}, "

@@ -306,7 +306,7 @@ class MergeOperations(CoordinatorBase):
                             {row["definition_path"] for row in rows.values()}) if since and head else {}
         found = [LeftBehind(path, tuple(sorted(lines)), name, rows[(path, name)]["definition_path"],
                             rows[(path, name)].get("replacement", ""),
-                            moved.get(rows[(path, name)]["definition_path"], ""))
+                            moved.get(rows[(path, name)]["definition_path"], ""), rows[(path, name)].get("kind") == "export")
                  for (path, name), lines in uses.items()]
         notes = [note if note.startswith("and ") else note + ", then finish again"
                  for note in grouped_notes(found, task.task_id, run.run_id, MAX_NOTES)]

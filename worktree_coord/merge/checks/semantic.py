@@ -849,11 +849,24 @@ class _Check:
             name = definition.name if use_word(removal.path, EXPORTS, definition.name) == definition.name else reference.name
         replacement = self.replacement(removal)
         return SemanticFinding(
-            name=name, kind=definition.kind,
+            name=name, kind=self._kind(removal),
             definition_path=removal.path, definition_line=definition.line, use_path=use_path,
             use_line=reference.line, removed_by=self.labels[removal.side], used_by=self.labels[used_side],
             declaration=reference.declaration, definition=excerpt, use=use,
             replacement="" if replacement == name else replacement)
+
+    def _kind(self, removal: _Removal) -> str:
+        """What a finding says was removed: an export whose definition the side removed too (a rename,
+        a deletion) is that definition's kind; "export" only when the file still defines the name."""
+        definition = removal.definition
+        if definition.container != EXPORTS:
+            return definition.kind
+        base = self.symbols(removal.path, "base", uses=False)
+        after = self.symbols(removal.path, removal.side, uses=False) if self.files[removal.path].exists(removal.side) else None
+        own = [d for d in base.definitions if not d.container and d.name == definition.name] if base else []
+        if own and (after is None or not after.binds((), definition.name)):
+            return own[0].kind
+        return definition.kind
 
     def replacement(self, removal: _Removal) -> str:
         """The name a removed definition was likely renamed to: the removing side's version of the
