@@ -162,3 +162,16 @@ def test_a_module_exports_no_pattern_lists_is_not_left_behind(tmp_path):
     files = {"lib/m.js": CJS, "lib/user.js": "const { y } = require('./m.js');\n\nmodule.exports = () => y();\n"}
     after = CJS.replace("module.exports = { x, y };", "module.exports = Object.freeze(makeApi({ x }));")
     _quiet(tmp_path, files, "/lib/m.js", {"lib/m.js": after})
+
+
+def test_a_name_dropped_from_module_exports_while_a_required_module_s_member_uses_it_is_refused(tmp_path):
+    """npm/cli's commonest shape: `const m = require('./m')`, then `m.y()`."""
+    files = {"lib/m.js": CJS, "lib/user.js": "const m = require('./m.js');\n\nmodule.exports = () => m.y();\n"}
+    _, left = _removal_refused(tmp_path, files, "/lib/m.js", {"lib/m.js": CJS.replace("{ x, y }", "{ x }")})
+    assert len(left) == 1 and left[0].startswith("lib/user.js:3 still uses y"), left
+
+
+def test_a_member_of_a_required_module_whose_exports_no_pattern_lists_is_not_left_behind(tmp_path):
+    m = "function y() {\n  return 2;\n}\n\nmodule.exports = makeApi(y);\n"
+    files = {"lib/m.js": m, "lib/user.js": "const m = require('./m.js');\n\nmodule.exports = () => m.y();\n"}
+    _quiet(tmp_path, files, "/lib/m.js", {"lib/m.js": m.replace("function y() {\n  return 2;\n}\n\n", "").replace("(y)", "()")})

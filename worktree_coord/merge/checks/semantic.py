@@ -646,7 +646,10 @@ class _Check:
                             yield (other, (receiver,), name)
                 return
             if imported.name is None:   # a module: `util.parse()`
-                yield from self.imported_from(imported.module, name, path, rules)
+                # (not of a module whose exports no pattern lists, `module.exports = makeApi()`: its
+                # members are the value's, not the file's definitions)
+                yield from (target for target in self.imported_from(imported.module, name, path, rules)
+                            if not self.exports_unlisted(target[0]))
                 return
             # A name from a module: a module itself (`from pkg import util`), or a class of the
             # module's file (`from pkg.mod import Cls`; Java's `import com.x.Util`).
@@ -706,6 +709,12 @@ class _Check:
             # `pub use` / `export {}` line that passed it on.
             for origin, original in sorted(self.reexports.origins(target, name) or (), key=lambda o: o[0] == target):
                 yield (origin, EXPORTS if self.exports_listed(origin) else (), original)
+
+    def exports_unlisted(self, path: str) -> bool:
+        """Whether the merged `path` exports names no pattern lists (symbols.exports_open)."""
+        versions = self.files.get(path)
+        merged = self.symbols(path, "merged", uses=False) if versions is not None and versions.exists("merged") else None
+        return merged is not None and exports_open(merged)
 
     def exports_listed(self, path: str) -> bool:
         """Whether an import from `path` means a name it exports rather than any it defines: its
