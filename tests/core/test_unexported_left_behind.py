@@ -175,3 +175,10 @@ def test_a_member_of_a_required_module_whose_exports_no_pattern_lists_is_not_lef
     m = "function y() {\n  return 2;\n}\n\nmodule.exports = makeApi(y);\n"
     files = {"lib/m.js": m, "lib/user.js": "const m = require('./m.js');\n\nmodule.exports = () => m.y();\n"}
     _quiet(tmp_path, files, "/lib/m.js", {"lib/m.js": m.replace("function y() {\n  return 2;\n}\n\n", "").replace("(y)", "()")})
+
+
+def test_a_required_module_s_member_passed_as_a_value_is_a_use(tmp_path):
+    """npm/cli drive: `list.filter(funding.isValidFunding)`; isValidFunding left module.exports."""
+    files = {"lib/m.js": CJS, "lib/user.js": "const m = require('./m.js');\n\nmodule.exports = (l) => l.filter(m.y);\n"}
+    _, left = _removal_refused(tmp_path, files, "/lib/m.js", {"lib/m.js": CJS.replace("{ x, y }", "{ x }")})
+    assert len(left) == 1 and left[0].startswith("lib/user.js:3 still uses y"), left
