@@ -313,6 +313,8 @@ def test_a_name_one_side_stops_exporting_that_the_other_side_passes_as_a_value_i
                       {"lib/report.js": REPORT.replace("return items;", "return items.filter(isValidFunding);")})
     assert [(f.name, f.definition_path, f.use_path, f.use_line) for f in found] == \
         [("isValidFunding", "lib/funding.js", "lib/report.js", 4)]
+    assert "(export at lib/funding.js:9 in the base), which ours no longer exports while theirs added this use" \
+        in found[0].message, found[0].message
 
 
 def test_a_value_use_of_a_local_of_the_same_name_is_not_a_use_of_the_unexported_one(tmp_path: Path) -> None:
