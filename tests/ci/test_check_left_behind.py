@@ -190,3 +190,19 @@ def test_a_branch_deleting_a_module_another_file_requires_by_path_fails_the_chec
     body = json.loads(check(repo, "--json").stdout)
     assert [(u["use_path"], u["use_lines"], u["module"], u["definition_path"]) for u in body["left_behind"]] == \
         [("lib/commands/view.js", [1], True, "lib/utils/format-bytes.js")]
+
+
+def test_a_name_a_branch_stops_exporting_that_another_module_imports_fails_the_check(tmp_path: Path) -> None:
+    """An ES module's `export { a, b }` made `export { a }` (b stays in the file): the importer of b
+    no longer loads; the check names it and the way to keep it."""
+    module = "function a() {\n  return 1;\n}\n\nfunction b() {\n  return 2;\n}\n\nexport { a, b };\n"
+    user = 'import { b } from "./m.js";\n\nexport const v = b();\n'
+    repo = make_repo(tmp_path / "repo", {"src/m.js": module, "src/user.js": user})
+    git(repo, "checkout", "-q", "-b", "feature")
+    write(repo, {"src/m.js": module.replace("export { a, b }", "export { a }")})
+    commit_all(repo, "feature: b is private")
+    done = check(repo)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert ("src/user.js:1: error: left_behind: src/user.js (lines 1, 3) still uses b, which the branch no longer "
+            "exports from src/m.js; the branch does not change that use, so the merged tree would not resolve it: "
+            "keep b exported, or update the use on the branch") in done.stdout, done.stdout

@@ -288,3 +288,63 @@ def test_a_java_import_one_side_removed_and_the_other_sides_new_type_use_needs_i
     theirs = JAVA_BASE.replace(b"        return 1;", b"        check(this);\n        return 1;")
     merged = ours.replace(b"        return 1;", b"        check(this);\n        return 1;")
     assert check_file(JAVA_BASE, ours, theirs, merged, "a/Details.java") == ()
+
+
+FUNDING = ("function isValidFunding(entry) {\n  return Boolean(entry);\n}\n\nfunction other() {\n  return 1;\n}\n\n"
+           "export { isValidFunding, other };\n")
+REPORT = 'import { isValidFunding } from "./funding.js";\n\nexport function list(items) {\n  return items;\n}\n'
+
+
+def _js_merge(tmp_path: Path, ours: dict[str, str], theirs: dict[str, str], files: dict[str, str] | None = None):
+    repo = make_repo(tmp_path / "repo", files or {"lib/funding.js": FUNDING, "lib/report.js": REPORT})
+    base = git(repo, "rev-parse", "HEAD")
+    left = commit(repo, ours, "ours")
+    git(repo, "checkout", "-q", "-b", "theirs", base)
+    right = commit(repo, theirs, "theirs")
+    handle = pygit2.Repository(str(repo))
+    merged = handle.merge_commits(left, right).write_tree(handle)
+    return check_tree_merge(handle, base, left, right, merged)
+
+
+def test_a_name_one_side_stops_exporting_that_the_other_side_passes_as_a_value_is_found(tmp_path: Path) -> None:
+    """npm/cli drive: `.filter(isValidFunding)` is a use though nothing calls it there; the other side
+    dropped it from `export { ... }` while its function stayed in the file."""
+    found = _js_merge(tmp_path, {"lib/funding.js": FUNDING.replace("isValidFunding, other", "other")},
+                      {"lib/report.js": REPORT.replace("return items;", "return items.filter(isValidFunding);")})
+    assert [(f.name, f.definition_path, f.use_path, f.use_line) for f in found] == \
+        [("isValidFunding", "lib/funding.js", "lib/report.js", 4)]
+    assert "(export at lib/funding.js:9 in the base), which ours no longer exports while theirs added this use" \
+        in found[0].message, found[0].message
+
+
+def test_a_value_use_of_a_local_of_the_same_name_is_not_a_use_of_the_unexported_one(tmp_path: Path) -> None:
+    local = REPORT.replace("return items;", "const isValidFunding = (x) => x;\n  return items.filter(isValidFunding);")
+    found = _js_merge(tmp_path, {"lib/funding.js": FUNDING.replace("isValidFunding, other", "other")},
+                      {"lib/report.js": local})
+    assert found == ()
+
+
+def test_a_use_of_a_name_still_exported_by_the_file_is_not_found(tmp_path: Path) -> None:
+    still = FUNDING.replace("isValidFunding, other", "other") + "export { isValidFunding as isValidFunding };\n"
+    found = _js_merge(tmp_path, {"lib/funding.js": still},
+                      {"lib/report.js": REPORT.replace("return items;", "return items.filter(isValidFunding);")})
+    assert found == ()
+
+
+def test_a_same_file_use_of_a_name_the_file_stops_exporting_is_not_found(tmp_path: Path) -> None:
+    found = _js_merge(tmp_path, {"lib/funding.js": FUNDING.replace("isValidFunding, other", "other")},
+                      {"lib/funding.js": "export const ok = () => [1].filter(isValidFunding);\n\n" + FUNDING})
+    assert found == ()
+
+
+def test_a_default_export_one_side_makes_a_named_one_is_found_where_the_other_side_uses_the_default(tmp_path: Path) -> None:
+    handler = "function handler(req) {\n  return req;\n}\n\nexport default handler;\n"
+    app = 'import handler from "./handler.js";\n\nexport function routes() {\n  return [];\n}\n'
+    found = _js_merge(tmp_path, {"src/handler.js": handler.replace("export default handler", "export { handler }")},
+                      {"src/app.js": app.replace("return [];", "return [handler];")},
+                      {"src/handler.js": handler, "src/app.js": app})
+    assert [(f.name, f.definition_path, f.use_path, f.use_line) for f in found] == \
+        [("handler", "src/handler.js", "src/app.js", 4)]
+    kept = handler.replace("function handler", "function handle").replace("default handler", "default handle")
+    assert _js_merge(tmp_path / "kept", {"src/handler.js": kept}, {"src/app.js": app.replace("return [];", "return [handler];")},
+                     {"src/handler.js": handler, "src/app.js": app}) == ()

@@ -30,7 +30,7 @@ from ..boundary.globs import matches
 from ..gitrepo.repository import Change, GitRepo
 from ..merge.lines.linediff import touched_lines
 from ..merge.result import SemanticFinding
-from ..merge.checks.semantic import find_broken_names, semantic_profile
+from ..merge.checks.semantic import find_broken_names, semantic_profile, use_word
 from ..merge.checks.symbols import extract
 from ..merge.checks.versions import MAX_BYTES, FileVersions
 from .left_modules import modules_left_behind
@@ -56,7 +56,8 @@ class LeftBehind:
     definition_path: str
     replacement: str
     moved_to: str = ""   # the file the task moved `definition_path` to (its definitions went along)
-    kind: str = ""       # "module": `name` is a module the use imports, the file `definition_path` the task deleted
+    kind: str = ""       # "module": `name` is a module the use imports, the file `definition_path` the task deleted;
+                         # "export": the file still defines `name`, but no longer exports it (a module language)
 
     @property
     def keep(self) -> str:
@@ -65,6 +66,8 @@ class LeftBehind:
             return "keep a re-export at the old path"
         if self.kind == "module":
             return "keep a file at the old path (a stub that re-exports what replaced it)"
+        if self.kind == "export":
+            return f"keep {self.name} exported"
         return "keep the old name too (an alias)"
 
     @property
@@ -83,6 +86,9 @@ class LeftBehind:
             return f"moved from {self.definition_path} to {self.moved_to}"
         if self.kind == "module":
             return f"deleted (the file {self.definition_path})"
+        if self.kind == "export":
+            instead = f" (it exports {self.replacement} instead, it seems)" if self.replacement else ""
+            return f"no longer exports from {self.definition_path}{instead}"
         return f"removed or renamed{self.renamed} in {self.definition_path}"
 
     def note(self, task: str, run: str) -> str:
@@ -91,12 +97,13 @@ class LeftBehind:
     def to_json(self) -> dict[str, Any]:
         return {"use_path": self.use_path, "use_lines": list(self.use_lines), "name": self.name,
                 "definition_path": self.definition_path, "replacement": self.replacement, "moved_to": self.moved_to,
-                "module": self.kind == "module"}
+                "module": self.kind == "module", "unexported": self.kind == "export"}
 
     @classmethod
     def from_json(cls, row: dict[str, Any]) -> "LeftBehind":
         return cls(row["use_path"], tuple(row["use_lines"]), row["name"], row["definition_path"],
-                   row.get("replacement", ""), row.get("moved_to", ""), "module" if row.get("module") else "")
+                   row.get("replacement", ""), row.get("moved_to", ""),
+                   "module" if row.get("module") else "export" if row.get("unexported") else "")
 
 
 def grouped_notes(found: Iterable[LeftBehind], task: str, run: str, limit: int) -> list[str]:
@@ -147,20 +154,20 @@ def _renamed_note(items: list[LeftBehind], more: int, task: str, run: str) -> st
     """One note for the uses of one name the task removed or renamed, in files it did not change
     (one item a file; `more`: files left unnamed)."""
     first = items[0]
+    # A name the file keeps but no longer exports: exporting it again is the way to keep it.
+    keep = f"export {first.name} again" if first.kind == "export" else first.keep
     if len(items) == 1 and not more:
         where = f"{first.use_path}:{first.use_lines[0]}" if len(first.use_lines) == 1 else \
             f"{first.use_path} (lines {first.lines}: {len(first.use_lines)} uses)"
-        return (f"{where} still uses {first.name}, which this task removed or renamed{first.renamed} "
-                f"in {first.definition_path}; {first.use_path} is outside the task's changes, so the landed tree would "
-                f"not resolve it: keep the old name too (an alias), or the lead widens the task "
+        return (f"{where} still uses {first.name}, which this task {first.what_happened}; {first.use_path} is "
+                f"outside the task's changes, so the landed tree would not resolve it: {keep}, or the lead widens the task "
                 f"(`wtc task widen {task} --run {run} --own '/{first.use_path}' --why '...'`) and it updates the use")
     where = ", ".join(f"{item.use_path}:{item.use_lines[0]}" if len(item.use_lines) == 1
                       else f"{item.use_path} (lines {item.lines})" for item in items)
     more_files = f" and {more} more file{'s' if more > 1 else ''}" if more else ""
     owns = " ".join(f"--own '/{item.use_path}'" for item in items)
-    return (f"{where}{more_files} still use {first.name}, which this task removed or renamed{first.renamed} in "
-            f"{first.definition_path}; those files are outside the task's changes, so the landed tree "
-            f"would not resolve them: keep the old name too (an alias), or the lead widens the task "
+    return (f"{where}{more_files} still use {first.name}, which this task {first.what_happened}; those files are "
+            f"outside the task's changes, so the landed tree would not resolve them: {keep}, or the lead widens the task "
             f"(`wtc task widen {task} --run {run} {owns} --why '...'`) and it updates the uses")
 
 
@@ -232,13 +239,14 @@ def _removed(profile_path: str, before: bytes, after: bytes | None) -> set[tuple
     return old - new
 
 
-def _words_to_look_for(gone: set[tuple[tuple[str, ...], str]]) -> set[str]:
-    """The removed names a use must spell: a member of a class removed with it is reached through
+def _to_look_for(gone: set[tuple[tuple[str, ...], str]]) -> set[tuple[tuple[str, ...], str]]:
+    """The removed definitions whose word (semantic.use_word) a use must spell: a member of a class
+    removed with it is reached through
     the class's name (an import, a call, `Owner.member`), and is left out of the search. Found
     driving pydantic: a branch removing a class took its `__init__`, `value` and `merge` along; the
     files mentioning those words filled the MAX_FILES read before tests/test_utils.py, whose import of
     the removed `unique_list` went unnamed."""
-    return {name for container, name in gone if not container or (container[:-1], container[-1]) not in gone}
+    return {(container, name) for container, name in gone if not container or (container[:-1], container[-1]) not in gone}
 
 
 def _extracted(profile_path: str, data: bytes, **options: Any) -> Any:
@@ -286,7 +294,8 @@ def uses_left_behind(changes: Iterable[Change], read_blob: Callable[[str], bytes
         grouped.setdefault((finding.use_path, finding.name), []).append(finding)
     moved = moved_files(changes, read_blob, {uses[0].definition_path for uses in grouped.values()})
     return [LeftBehind(path, tuple(f.use_line for f in uses), name, uses[0].definition_path, uses[0].replacement or "",
-                       moved.get(uses[0].definition_path, ""), "module" if uses[0].kind == "module" else "")
+                       moved.get(uses[0].definition_path, ""),
+                       uses[0].kind if uses[0].kind in ("module", "export") else "")
             for (path, name), uses in grouped.items()]
 
 
@@ -394,7 +403,7 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
         pairs = {pair for pair in _removed(change.path, before, after) if pair[1] not in ignore}
         gone = {name for _container, name in pairs}
         removed |= gone
-        words |= _words_to_look_for(pairs)
+        words |= {use_word(change.path, *pair) for pair in _to_look_for(pairs)}
         if gone:
             imported |= gone & _import_names(change.path, before)
         if gone or at is None:

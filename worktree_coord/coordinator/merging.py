@@ -322,7 +322,7 @@ class MergeOperations(CoordinatorBase):
         found = [LeftBehind(path, tuple(sorted(lines)), name, rows[(path, name)]["definition_path"],
                             rows[(path, name)].get("replacement", ""),
                             moved.get(rows[(path, name)]["definition_path"], ""),
-                            "module" if rows[(path, name)].get("kind") == "module" else "")
+                            kind if (kind := rows[(path, name)].get("kind")) in ("module", "export") else "")
                  for (path, name), lines in uses.items()]
         notes = [note if note.startswith("and ") else note + ", then finish again"
                  for note in grouped_notes(found, task.task_id, run.run_id, MAX_NOTES)]

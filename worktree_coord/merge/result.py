@@ -102,17 +102,23 @@ class SemanticFinding:
             return (f"{self.use_path}:{self.use_line} imports {self.name}, the file {self.definition_path}, which "
                     f"{self.removed_by} deleted or moved; no task changed that import and no file answers it now, so "
                     "the landed tree would not load it")
+        if self.kind == "export":
+            # The file still defines the name; it no longer exports it (a module language).
+            instead = f" (it exports {self.replacement} instead, it seems)" if self.replacement else ""
+            gone = f"no longer exports{instead}"
+        else:
+            gone = "removed or renamed" + (f" (to {self.replacement}, it seems)" if self.replacement else "")
         if self.problem == "left_behind":
-            renamed = f" (to {self.replacement}, it seems)" if self.replacement else ""
             return (f"{self.use_path}:{self.use_line} uses {self.name} ({self.kind} at {where} in the base), which "
-                    f"{self.removed_by} removed or renamed{renamed}; no task changed that use, so the landed tree "
-                    "would not resolve it")
+                    f"{self.removed_by} {gone}; no task changed that use, so the landed tree would not resolve it")
         if self.problem == "duplicate":
             return (f"{where} and {self.use_path}:{self.use_line} both declare {self.name} ({self.kind}): the merge "
                     f"holds it twice in one scope, where {self.removed_by} and {self.used_by} each hold it once")
-        renamed = f" (to {self.replacement}, it seems: the one {self.kind} it added there)" if self.replacement else ""
+        if self.kind != "export":
+            gone = "removed or renamed" + (f" (to {self.replacement}, it seems: the one {self.kind} it added there)"
+                                           if self.replacement else "")
         return (f"{self.use_path}:{self.use_line} uses {self.name} ({self.kind} at {where} in the base), "
-                f"which {self.removed_by} removed or renamed{renamed} while {self.used_by} added this use")
+                f"which {self.removed_by} {gone} while {self.used_by} added this use")
 
     def to_json(self) -> dict[str, Any]:
         return {"name": self.name, "kind": self.kind, "definition_path": self.definition_path,

@@ -85,8 +85,12 @@ class Reach:
                  reexported: Callable[[str, frozenset[bytes]], frozenset[str]] | None = None,
                  barrels: Callable[[str], bool] = lambda path: False, memo: "MergeIndex | None" = None,
                  tip: Any = None, loose: Iterable[str] = (),
-                 package_of: Callable[[str], str | None] = lambda path: None):
+                 package_of: Callable[[str], str | None] = lambda path: None,
+                 unspelled: Callable[[str], frozenset[bytes]] = lambda path: frozenset()):
         self._files = files
+        # path -> names a definition there may have that a use never spells (a module's default
+        # export, `import X from "./m"`): live wherever a user's import of the file is confirmed.
+        self._unspelled = unspelled
         # With `tip` (a tip_index.TipIndex, which imports this module; `files` then in path
         # order): the tip's changed files outside `loose` are the left side's, which the right
         # side and the merged tree hold as the pin and the tip do; they are looked up, not walked.
@@ -212,11 +216,14 @@ class Reach:
             live: set[bytes] = set()
             for user in near_by.get(path, ()):
                 live |= near & self._added(other, user)
+            hidden = near & self._unspelled(path)
             for user in imported_by.get(path, ()):
                 common = near & self._added(other, user)
                 if common and not common <= live and ((path, user) in through or path in self._imports_of(user)
                                                       or self._reexports_to(user, common, path)):
                     live |= common
+                if hidden and not hidden <= live and ((path, user) in through or path in self._imports_of(user)):
+                    live |= hidden
             if live:
                 out[path] = frozenset(live)
         return out

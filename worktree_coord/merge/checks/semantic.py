@@ -53,8 +53,8 @@ from .signatures import find_signature_changes
 from .merge_index import MISSING, MergeIndex
 from ..lines.linediff import (added_lines as _added_lines, added_text, follow as _follow, lines_text, ranges_text,
                        touched_lines as _touched_lines)
-from .symbols import (IMPORTS_ONLY, Definition, Reference, Symbols, extract, fingerprint, hidden_query,
-                      visible_import as _visible_import)
+from .symbols import (EXPORTS, IMPORTS_ONLY, Definition, Reference, Symbols, exports_closed, exports_open, extract,
+                      fingerprint, hidden_query, visible_import as _visible_import)
 from .tip_index import PathFacts, TipIndex
 from .versions import MAX_BYTES, FileVersions, Versions
 from ..ecosystems.workspace_packages import TreeFolders
@@ -383,6 +383,11 @@ class _Check:
             for side in _SIDES:
                 ranges = touched[side]
                 candidates = [d for d in base.definitions if _within(d.line, ranges) and d.name.encode() in live[side]]
+                if candidates:
+                    # `function b` renamed while `export { b }` stayed: the export went with it (symbols.py).
+                    own = {d.name for d in candidates if not d.container}
+                    candidates += [d for d in base.definitions if d.container == EXPORTS and d.name in own
+                                   and not _within(d.line, ranges)]
                 if not candidates:
                     continue
                 after = self.symbols(path, side) if versions.exists(side) else Symbols()
@@ -436,7 +441,7 @@ class _Check:
                                 package_wide=self.package_wide, imported_files=self.imported_files,
                                 reexported=self.reexports.reached,
                                 barrels=_barrels, memo=self.index, tip=self.tip, loose=self.loose,
-                                package_of=_typed_package)
+                                package_of=_typed_package, unspelled=_unspelled)
         return self._reach
 
     def imported_files(self, path: str) -> frozenset[str]:
@@ -489,8 +494,9 @@ class _Check:
         # Java: a class's file is seen by its package's files without an import (profile package_types).
         typed_directories = {package for path in tokens if (package := _typed_package(path)) is not None}
         by_name: dict[bytes, list[_Removal]] = {}
+        spelled = {id(r): use_word(r.path, r.definition.container, r.definition.name).encode() for r in removals}
         for removal in removals:
-            by_name.setdefault(removal.definition.name.encode(), []).append(removal)
+            by_name.setdefault(spelled[id(removal)], []).append(removal)
         for path, versions in self.files.items():
             if versions.same(used_side, "base") or not versions.exists(used_side) or not versions.exists("merged"):
                 continue
@@ -511,7 +517,7 @@ class _Check:
                 token = tokens[r.path]
                 if token not in mentioned:
                     mentioned[token] = token in data
-                if r.definition.name.encode() not in data:
+                if spelled[id(r)] not in data:
                     continue
                 if r.path == path or mentioned[token] or (wide[r.path] and directories[r.path] == here):
                     names.add(r.definition.name)
@@ -523,11 +529,12 @@ class _Check:
             if not added:
                 continue
             text = lines_text(data, added)
-            through = [r for r in through if r.definition.name.encode() in text]
+            through = [r for r in through if spelled[id(r)] in text]
             if through:   # imported through a file that re-exports it (`from "../internal"`)
                 reached = self.reexports.reached(path, {r.definition.name.encode() for r in through})
                 names.update(r.definition.name for r in through if r.path in reached)
-            if not any(name.encode() in text for name in names):
+            words_used = {spelled[id(r)] for r in candidates if r.definition.name in names}
+            if not any(word in text for word in words_used):
                 continue   # cheap: no added line even mentions a removed name
             # A use resolves only to its own file, a file of its package (Go), a file one of its
             # imports names (`targets`) or one a re-export leads that import to: with no removal in
@@ -545,8 +552,12 @@ class _Check:
             if merged is None:
                 continue
             reported: set[str] = set()
+            defaults = {semantic_profile(r.path).semantic.default_export for r in candidates  # type: ignore[union-attr]
+                        if r.definition.container == EXPORTS and r.definition.name in names}
+            # A module's default export is used through the name its import binds (`import X from`).
+            bound = names | {item.bound for item in merged.imports if item.name and item.name in defaults}
             uses = [(reference, list(self.targets(path, reference, merged))) for reference in merged.references
-                    if reference.line in merged_lines and reference.name in names]
+                    if reference.line in merged_lines and reference.name in bound]
             for reference, targets in uses + list(self._imports_as_uses(path, merged, merged_lines, names)):
                 if reference.kind == "import" and reference.name in reported and not self.every_use:
                     continue   # the file's calls of it are reported already: its import is one more line to fix
@@ -574,7 +585,9 @@ class _Check:
         for item in merged.imports:
             if item.name is None or item.scope is not None or item.line not in lines or item.name not in names:
                 continue
-            reference = Reference(item.name, "import", None, (), frozenset(), item.line, "")
+            # (a default import is named by the name it binds: the module's `default` is spelled nowhere)
+            named = item.bound if item.name == profile.semantic.default_export else item.name
+            reference = Reference(named, "import", None, (), frozenset(), item.line, "")
             yield reference, list(self.imported_from(item.module, item.name, path, profile.semantic))
 
     def _after_separator(self, path: str, reference: Reference, separator: str) -> bool:
@@ -600,6 +613,8 @@ class _Check:
         name, receiver = reference.name, reference.receiver
         if receiver is None:
             imported = _visible_import(merged, name, reference)
+            if imported is not None and imported.scope is None and reference.scopes & merged.local.get(name, set()):
+                return   # a local of the same name, in a function around the use, hides the module's import
             if imported is not None:
                 if imported.name is not None:
                     yield from self.imported_from(imported.module, imported.name, path, rules)
@@ -673,7 +688,10 @@ class _Check:
                             yield (other, (receiver,), name)
                 return
             if imported.name is None:   # a module: `util.parse()`
-                yield from self.imported_from(imported.module, name, path, rules)
+                # (not of a module whose exports no pattern lists, `module.exports = makeApi()`: its
+                # members are the value's, not the file's definitions)
+                yield from (target for target in self.imported_from(imported.module, name, path, rules)
+                            if not self.exports_unlisted(target[0]))
                 return
             # A name from a module: a module itself (`from pkg import util`), or a class of the
             # module's file (`from pkg.mod import Cls`; Java's `import com.x.Util`).
@@ -732,7 +750,27 @@ class _Check:
             # Where a re-export leads first: a finding names the definition's file, not the
             # `pub use` / `export {}` line that passed it on.
             for origin, original in sorted(self.reexports.origins(target, name) or (), key=lambda o: o[0] == target):
-                yield (origin, (), original)
+                yield (origin, EXPORTS if self.exports_listed(origin) else (), original)
+
+    def exports_unlisted(self, path: str) -> bool:
+        """Whether the merged `path` exports names no pattern lists (symbols.exports_open)."""
+        versions = self.files.get(path)
+        merged = self.symbols(path, "merged", uses=False) if versions is not None and versions.exists("merged") else None
+        return merged is not None and exports_open(merged)
+
+    def exports_listed(self, path: str) -> bool:
+        """Whether an import from `path` means a name it exports rather than any it defines: its
+        language imports exports only (profile `@export.*` captures), and its merged version lists
+        them (or its base did and the merged file exports nothing). A file whose exports no pattern
+        lists (`module.exports = f()`), or that never exported anything, answers by its definitions."""
+        versions = self.files.get(path)
+        merged = self.symbols(path, "merged", uses=False) if versions is not None and versions.exists("merged") else None
+        if merged is None or exports_open(merged):
+            return False
+        if exports_closed(merged):
+            return True
+        base = self.symbols(path, "base", uses=False) if versions.exists("base") else None
+        return base is not None and exports_closed(base)
 
     def import_files(self, module: str, importer: str, rules: SemanticRules) -> list[str]:
         """The files an import of `module` in `importer` names, as `targets` and `imported_files`
@@ -856,11 +894,30 @@ class _Check:
         text = base[definition.start_byte:definition.end_byte].decode("utf-8", "replace").splitlines()
         excerpt = "\n".join(text[:_EXCERPT_LINES]) + ("\n..." if len(text) > _EXCERPT_LINES else "")
         use = self.merged_line(use_path, reference.line)
+        if definition.container != EXPORTS:
+            name = ".".join(definition.container + (definition.name,))
+        else:   # an export: as the use names it (a default export, by the name its import binds)
+            name = definition.name if use_word(removal.path, EXPORTS, definition.name) == definition.name else reference.name
+        replacement = self.replacement(removal)
         return SemanticFinding(
-            name=".".join(definition.container + (definition.name,)), kind=definition.kind,
+            name=name, kind=self._kind(removal),
             definition_path=removal.path, definition_line=definition.line, use_path=use_path,
             use_line=reference.line, removed_by=self.labels[removal.side], used_by=self.labels[used_side],
-            declaration=reference.declaration, definition=excerpt, use=use, replacement=self.replacement(removal))
+            declaration=reference.declaration, definition=excerpt, use=use,
+            replacement="" if replacement == name else replacement)
+
+    def _kind(self, removal: _Removal) -> str:
+        """What a finding says was removed: an export whose definition the side removed too (a rename,
+        a deletion) is that definition's kind; "export" only when the file still defines the name."""
+        definition = removal.definition
+        if definition.container != EXPORTS:
+            return definition.kind
+        base = self.symbols(removal.path, "base", uses=False)
+        after = self.symbols(removal.path, removal.side, uses=False) if self.files[removal.path].exists(removal.side) else None
+        own = [d for d in base.definitions if not d.container and d.name == definition.name] if base else []
+        if own and (after is None or not after.binds((), definition.name)):
+            return own[0].kind
+        return definition.kind
 
     def replacement(self, removal: _Removal) -> str:
         """The name a removed definition was likely renamed to: the removing side's version of the
@@ -874,7 +931,9 @@ class _Check:
         old = {(d.container, d.name) for d in before.definitions}
         new = {d.name for d in after.definitions
                if d.kind == definition.kind and d.container == definition.container and (d.container, d.name) not in old}
-        return ".".join(definition.container + (new.pop(),)) if len(new) == 1 else ""
+        if len(new) != 1:
+            return ""
+        return new.pop() if definition.container == EXPORTS else ".".join(definition.container + (new.pop(),))
 
 
 def _path_module(receiver: str, rules: SemanticRules, merged: Symbols, reference: Reference) -> str | None:
@@ -892,6 +951,24 @@ def _path_module(receiver: str, rules: SemanticRules, merged: Symbols, reference
         # profile knows where crates stand; else unknown.
         return receiver if rules.package_roots else None
     return separator.join(p for p in (through.module, through.name, rest) if p)
+
+
+def use_word(path: str, container: tuple[str, ...], name: str) -> str:
+    """The word a use of the definition (`container`, `name`) of `path` spells in another file: its
+    name, or for the module's default export (profile default_export), which an import binds to a
+    name of its own (`import X from "./m"`), the last part of the module it names (`m`)."""
+    profile = semantic_profile(path)
+    if container == EXPORTS and profile is not None and name == profile.semantic.default_export:
+        return _module_token(path).decode("utf-8", "surrogateescape")
+    return name
+
+
+@functools.lru_cache(maxsize=65536)
+def _unspelled(path: str) -> frozenset[bytes]:
+    """The names a definition of `path` may have that its uses never spell (use_word)."""
+    profile = semantic_profile(path)
+    return frozenset({profile.semantic.default_export.encode()}) if profile and profile.semantic.default_export \
+        else frozenset()
 
 
 def _file_module(path: str) -> str:
@@ -941,7 +1018,9 @@ PATH_FACTS = PathFacts(readable=_readable, module_token=_module_token, module_pa
 def _defines(symbols: Symbols, definition: Definition) -> bool:
     if symbols.binds(definition.container, definition.name):
         return True
-    return not definition.container and symbols.wildcard
+    if definition.container == EXPORTS and exports_open(symbols):
+        return True   # it exports names nothing lists: the name may be one
+    return (not definition.container or definition.container == EXPORTS) and symbols.wildcard
 
 
 @functools.lru_cache(maxsize=65536)   # asked for every file of every merge of a drain

@@ -36,6 +36,24 @@ _ACCESSORS = {b"", b".", b"::", b"->", b"?.", b"!."}
 
 Container = tuple[str, ...]
 
+# The names a module exports (the profile's `@export.*` captures), held as members of this container:
+# in a language where only exports can be imported (JavaScript, TypeScript), a name dropped from
+# `export { a, b }` is gone for its importers although the file still defines it for itself. No
+# language spells a type `<exports>`, so it is never a class's name.
+EXPORTS: Container = ("<exports>",)
+OPEN_EXPORTS = "*"   # bound in EXPORTS when the file exports names the query cannot list (`module.exports = f()`)
+
+
+def exports_closed(symbols: "Symbols") -> bool:
+    """Whether `symbols` lists every name its file exports: it exports some, all of them spelled."""
+    exported = symbols.bound.get(EXPORTS)
+    return bool(exported) and OPEN_EXPORTS not in exported
+
+
+def exports_open(symbols: "Symbols") -> bool:
+    """Whether the file exports names its symbols cannot list (a value assigned to `module.exports`)."""
+    return OPEN_EXPORTS in symbols.bound.get(EXPORTS, ())
+
 
 @dataclass(frozen=True)
 class Definition:
@@ -117,7 +135,8 @@ def query_for(profile: Profile, uses: bool = True, imports: bool = False) -> tre
         # Only the defining patterns, compiled from their own text: a query's compile time grows with
         # its patterns (TypeScript's full query takes ~100 ms), and a merge driver process pays it.
         patterns = _pattern_texts(profile)
-        defining = [p for p in patterns if any(mark in p for mark in (b"@definition.", b"@import.", b"@heritage"))]
+        defining = [p for p in patterns if any(mark in p for mark in (b"@definition.", b"@import.", b"@heritage",
+                                                                         b"@export."))]
         return _compile(profile, b"\n".join(defining).decode("utf-8"))
     return _compile(profile, _query_text(profile))
 
@@ -368,6 +387,7 @@ def extract(profile: Profile, source: bytes, tree: tree_sitter.Tree | None = Non
     raw_bindings: list[tree_sitter.Node] = []
     raw_heritage: list[tree_sitter.Node] = []
     raw_imports: list[dict[str, tree_sitter.Node]] = []
+    raw_exports: list[dict[str, tree_sitter.Node]] = []
     for _, captures in matches:
         names = captures.get("name", [])
         for capture, nodes in captures.items():
@@ -382,12 +402,15 @@ def extract(profile: Profile, source: bytes, tree: tree_sitter.Tree | None = Non
         parts = {key.split(".", 1)[1]: nodes[0] for key, nodes in captures.items() if key.startswith("import.")}
         if parts:
             raw_imports.append(parts)
+        exported = {key.split(".", 1)[1]: nodes[0] for key, nodes in captures.items() if key.startswith("export.")}
+        if exported:
+            raw_exports.append(exported)
     placer = _Placer(profile, source, defs)
     out = Symbols()
     if imports_only:
         for parts in raw_imports:
             _add_import(out, parts, source, placer, rules.module_binding, rules.module_separator, rules.version_suffix,
-                        rules.path_prefixes)
+                        rules.path_prefixes, rules.default_export)
         return out
     defined_at: set[int] = set()   # name nodes of definitions: never references of themselves
     for node, name_node, kind in raw_defs:
@@ -408,7 +431,7 @@ def extract(profile: Profile, source: bytes, tree: tree_sitter.Tree | None = Non
         container, _, _, local = placer.place(node)
         if not local:
             out.heritage.add(container)
-    imported_at = {node.id for parts in raw_imports for key, node in parts.items() if key in ("name", "alias")}
+    imported_at = {node.id for parts in raw_imports for key, node in parts.items() if key in ("name", "alias", "default")}
     for node in raw_bindings:
         name = _text(source, node)
         if not _WORD.match(name) or node.id in imported_at:
@@ -420,7 +443,8 @@ def extract(profile: Profile, source: bytes, tree: tree_sitter.Tree | None = Non
             out.bind(container, name)
     for parts in raw_imports:
         _add_import(out, parts, source, placer, rules.module_binding, rules.module_separator, rules.version_suffix,
-                        rules.path_prefixes)
+                    rules.path_prefixes, rules.default_export)
+    _add_exports(out, raw_exports, source)
     for name_node, kind in raw_refs:
         if name_node.id in defined_at:
             continue
@@ -441,6 +465,34 @@ def extract(profile: Profile, source: bytes, tree: tree_sitter.Tree | None = Non
     return out
 
 
+def _add_exports(out: Symbols, raw: list[dict[str, tree_sitter.Node]], source: bytes) -> None:
+    """The names the file exports, as definitions of kind "export" in EXPORTS (captures of one
+    match: `name`, the exported name; `local`, set when the export names a binding of this file,
+    `export { b }`; `as`, the name it is exported as instead of `name`'s, `default` of `export
+    default function f`; `any`, an export the query cannot name). A local export of a name the file
+    spells nowhere else is no export (`function b` renamed, `export { b }` left as it was: the
+    module does not load, and its importers of `b` are broken); a name spelled anywhere else, a
+    comment included, is taken as declared (a missed finding, never a false one)."""
+    seen: set[str] = set()
+    for parts in raw:
+        if "any" in parts:
+            out.bind(EXPORTS, OPEN_EXPORTS)
+            continue
+        node = parts.get("name")
+        if node is None:
+            continue
+        name = _text(source, parts.get("as", node))
+        if name in seen or not _WORD.match(name):
+            continue
+        if "local" in parts:
+            word = re.escape(_text(source, parts["local"]).encode())
+            if len(re.findall(rb"(?<![\w$])" + word + rb"(?![\w$])", source)) < 2:
+                continue
+        seen.add(name)
+        out.definitions.append(Definition(name, "export", EXPORTS, node.start_point[0] + 1, node.start_byte, node.end_byte))
+        out.bind(EXPORTS, name)
+
+
 def _imports_none(profile: Profile, tree: tree_sitter.Tree) -> bool:
     """Whether no import pattern of the profile matches anywhere in `tree`."""
     query = query_for(profile, False, True)
@@ -457,7 +509,14 @@ def visible_import(symbols: Symbols, bound: str, reference: Reference) -> Import
 
 def _add_import(out: Symbols, parts: dict[str, tree_sitter.Node], source: bytes, placer: _Placer,
                 module_binding: str, separator: str, version_suffix: str = "",
-                path_prefixes: tuple[tuple[str, str], ...] = ()) -> None:
+                path_prefixes: tuple[tuple[str, str], ...] = (), default_export: str = "") -> None:
+    defaulted = "default" in parts
+    if defaulted:
+        if not default_export:
+            return   # the profile names no default export: the binding stays a plain one
+        # `import X from "./m"`: X is the module's default export, bound as X.
+        parts = dict(parts, alias=parts["default"])
+        parts.pop("default")
     anchor = parts.get("alias") or parts.get("name") or next(iter(parts.values()))   # the bound name's line
     container, _, _, local = placer.place(anchor.parent)
     prefix = _nested_prefix(parts.get("module") or anchor, source, path_prefixes, separator)
@@ -469,7 +528,7 @@ def _add_import(out: Symbols, parts: dict[str, tree_sitter.Node], source: bytes,
         return
     module = _text(source, parts["module"]).strip("\"'`") if "module" in parts else ""
     module = _joined(prefix, module, separator)
-    name = _text(source, parts["name"]) if "name" in parts else None
+    name = _text(source, parts["name"]) if "name" in parts else default_export if defaulted else None
     if "self" in parts and module:
         # `lines::{self, ...}` binds the module `lines` itself, as `use crate::lines;` does.
         module, _, name = module.rpartition(separator)

@@ -257,7 +257,11 @@ class SemanticRules:
     and `@reference.<kind>` captures, each with a `@name`). `query`: the profile's own patterns,
     added to the tags: `@binding` (a name a parameter, assignment, loop... binds where it stands),
     `@import.module` / `@import.name` / `@import.alias` (one imported name: where from, which, bound
-    as), `@import.wildcard` (a star import or re-export: any name may come from it), `@heritage`
+    as), `@import.wildcard` (a star import or re-export: any name may come from it), `@export.name`
+    (a name the module exports, with `@export.local` when it is the file's own binding, `@export.as`
+    when it is exported under that node's text instead, `@export.any` for exports no pattern can
+    list: where any capture them, an import from the file means its exports, not its definitions),
+    `@heritage`
     (a class, or a `scopes` node, that declares bases: its members may be inherited, so a member it
     no longer defines is not known to be gone), and more definitions or references where the tags
     miss them. `manifest`: the file name of the language's dependency manifest (dependencies.py: a
@@ -288,6 +292,9 @@ class SemanticRules:
     `path_prefixes`: node kinds whose field holds the path an import nested inside them continues
     (Rust's `use crate::{lines::{self, LineStep}}`: a `scoped_use_list`'s `path`), so `LineStep` is
     imported from `crate::lines`; an `@import.self` capture binds the module its path names (`lines`).
+    `default_export`: the name a module's default export is exported as (`default`): an
+    `@import.default` capture binds its text to that name of the module (`import X from "./m"`), and
+    a use of it spells the module, not the name.
     """
 
     tags: tuple[str, ...] = ()
@@ -318,6 +325,7 @@ class SemanticRules:
     root_module: str = ""                           # the root manifest's import path of the root folder (go.mod's `module`)
     specifiers: str = ""                            # a query: `@module`s a file loads, bound or not (left_modules.py)
     path_prefixes: tuple[tuple[str, str], ...] = () # node kind -> field: a nested import list's leading path (Rust)
+    default_export: str = ""                        # the name of a module's default export (`default`)
     duplicates: DuplicateRules = DuplicateRules()   # what may not be declared twice (duplicates.py)
     signatures: SignatureRules = SignatureRules()   # how parameters and arguments count (signatures.py)
     packages: PackageRules = PackageRules()         # a workspace package's name -> its entry (workspace_packages.py)
@@ -337,7 +345,7 @@ _SEMANTIC_KEYS = {"tags", "query", "self_receivers", "members_in_scope", "member
                   "member_of", "self_fields", "type_names", "globals", "manifest", "hidden_names", "duplicates",
                   "signatures", "module_files", "source_folders",
                   "package_roots", "packages", "path_maps", "version_suffix", "root_module", "specifiers",
-                  "path_prefixes"}
+                  "path_prefixes", "default_export"}
 _SIGNATURE_KEYS = {"parameters", "counted", "receivers", "receiver_first", "uncountable", "defaults", "wrappers",
                    "calls", "arguments", "argument_lists", "spread"}
 _PACKAGE_KEYS = {"workspaces", "manifest", "entry_fields", "conditions", "built_folders", "built_extensions",
@@ -801,6 +809,7 @@ def _semantic_rules(raw: Any, source: str, check_kind: Callable[[str, str], None
         version_suffix=text("version_suffix", ""), root_module=text("root_module", ""),
         specifiers=text("specifiers", ""),
         path_prefixes=kind_to_field("path_prefixes"),
+        default_export=text("default_export", ""),
         duplicates=_duplicate_rules(raw.get("duplicates", {}), source, check_kind, check_field, language),
         signatures=_signature_rules(raw.get("signatures", {}), source, check_kind, check_field),
         packages=_package_rules(raw.get("packages", {}), source),
