@@ -356,3 +356,25 @@ def test_a_call_the_store_refuses_loads_no_libgit2(repo: Path) -> None:
         assert done.returncode == 5 and message in done.stderr, (args, done.stderr[-2000:])
         modules = {m.group(1) for m in re.finditer(r"import time:\s+\d+ \|\s+\d+ \|\s*(\S+)", done.stderr)}
         assert "worktree_coord.store" in modules and "pygit2" not in modules, args
+
+
+def test_a_task_start_loads_no_libgit2(repo: Path) -> None:
+    """A start is `git worktree add` and `read-tree` plus three reads of the pin and the refs: whether
+    the branch exists (loose and packed ref files, gitrepo/locate.py), the worktree's HEAD, and the
+    pin's files under each --own glob's folder for its notes (one `git ls-tree`). None loads pygit2
+    (its import is ~40-60 ms here, more than the start's work), sparse or not, packed refs or not."""
+    env = dict(os.environ, WTC_NO_SERVE="1")
+    subprocess.run([sys.executable, "-m", "worktree_coord", "run", "start", "--run", "r1"], cwd=repo, check=True,
+                   capture_output=True, env=env)
+    subprocess.run(["git", "pack-refs", "--all"], cwd=repo, check=True)
+    for args in (("task", "start", "t1", "--run", "r1", "--own", "packages/api/**"),
+                 ("task", "start", "t2", "--run", "r1", "--own", "packages/web/**", "--sparse"),
+                 ("task", "start", "t3", "--run", "r1", "--own", "nowhere/**", "--own", "*.md")):
+        modules = imported(repo, *args)
+        assert "worktree_coord.coordinator.tasks" in modules, args
+        assert "pygit2" not in modules, args
+    done = subprocess.run([sys.executable, "-m", "worktree_coord", "task", "start", "t3", "--run", "r1", "--json"],
+                          cwd=repo, check=True, capture_output=True, text=True, env=env)
+    started = json.loads(done.stdout)
+    assert started["existing"] and any("'nowhere/**' matches no file" in n for n in started["notes"])
+    assert not any("'*.md' matches no file" in n for n in started["notes"])
