@@ -267,8 +267,8 @@ def test_a_task_check_of_changed_code_loads_the_left_behind_look_without_the_che
                            "packages/api/**", "--json"], cwd=repo, check=True, capture_output=True, text=True,
                           env=dict(os.environ, WTC_NO_SERVE="1"))
     worktree = Path(json.loads(done.stdout)["worktree"])
-    (worktree / "packages" / "api").mkdir(parents=True, exist_ok=True)
-    (worktree / "packages" / "api" / "added.py").write_text("def added():\n    return 1\n")
+    # A file a profile reads, changed (not only added): a name may have gone, so the look runs.
+    (worktree / "packages" / "api" / "index.js").write_text("export function renamed() {\n  return 1;\n}\n")
     modules = imported(repo, "task", "check", "t1", "--run", "r1")
     assert "worktree_coord.check.left_behind" in modules
     assert not modules & {"worktree_coord.check.pipeline", "worktree_coord.check.dryrun"}, sorted(
@@ -378,3 +378,30 @@ def test_a_task_start_loads_no_libgit2(repo: Path) -> None:
     started = json.loads(done.stdout)
     assert started["existing"] and any("'nowhere/**' matches no file" in n for n in started["notes"])
     assert not any("'*.md' matches no file" in n for n in started["notes"])
+
+
+def test_a_check_of_a_text_edit_loads_no_semantic_check(repo: Path) -> None:
+    """Which profile reads a path comes from the profiles' heads alone (merge/languages/profile_index.py):
+    a `task check` whose changes no profile reads (a text file) looks for no removed names and reads
+    no definitions, so neither the semantic check, tree-sitter nor the profiles' rules load. A
+    change of code still loads them (its words and the left-behind look read it)."""
+    env = dict(os.environ, WTC_NO_SERVE="1")
+    for args in (("run", "start", "--run", "r1"), ("task", "start", "t1", "--run", "r1", "--own", "t1/**"),
+                 ("task", "start", "t2", "--run", "r1", "--own", "t2/**")):
+        subprocess.run([sys.executable, "-m", "worktree_coord", *args], cwd=repo, check=True, capture_output=True,
+                       env=env)
+
+    def edit(task: str, name: str, text: str) -> None:
+        folder = repo / ".wtc" / "worktrees" / "r1" / task / task
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text(text)
+
+    semantic = {"worktree_coord.merge.checks.semantic", "worktree_coord.merge.languages.profiles", "tree_sitter",
+                "worktree_coord.check.left_behind"}
+    edit("t1", "notes.txt", "an edit\n")
+    text_only = imported(repo, "task", "check", "t1", "--run", "r1")
+    assert "worktree_coord.merge.languages.profile_index" in text_only
+    assert not text_only & semantic, sorted(text_only & semantic)
+    edit("t2", "mod.py", "def f():\n    return 1\n")     # another task's code: its words are read too
+    code = imported(repo, "task", "check", "t2", "--run", "r1")
+    assert {"worktree_coord.merge.checks.semantic", "tree_sitter"} <= code
