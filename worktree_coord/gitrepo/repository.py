@@ -278,12 +278,14 @@ class GitRepo:
                     if self.git("update-ref", "-d", name, expected, check=False).returncode == 0]
 
     def is_ancestor(self, ancestor: str, descendant: str) -> bool:
-        import pygit2
         if ancestor == descendant:
             return True
+        import pygit2
         return self.repo.descendant_of(pygit2.Oid(hex=descendant), pygit2.Oid(hex=ancestor))
 
     def merge_base(self, a: str, b: str) -> str:
+        if a == b:
+            return a    # a commit is its own merge base (a finish with nothing merged since the pin)
         import pygit2
         found = self.repo.merge_base(pygit2.Oid(hex=a), pygit2.Oid(hex=b))
         if found is None:
@@ -349,6 +351,8 @@ class GitRepo:
 
     def changes(self, old_commit: str, new_commit: str) -> list[Change]:
         """Paths that differ between two commits' trees, recursing only into differing subtrees."""
+        if old_commit == new_commit:
+            return []   # one commit, one tree: nothing differs (an empty finish loads no libgit2)
         import pygit2
         old_tree = self.repo[pygit2.Oid(hex=old_commit)].peel(pygit2.Tree)
         new_tree = self.repo[pygit2.Oid(hex=new_commit)].peel(pygit2.Tree)
