@@ -407,6 +407,8 @@ def test_a_check_of_a_text_edit_loads_no_semantic_check(repo: Path) -> None:
     text_only = imported(repo, "task", "check", "t1", "--run", "r1")
     assert "worktree_coord.merge.languages.profile_index" in text_only
     assert not text_only & semantic, sorted(text_only & semantic)
+    # and no thread pool: its own state and one other task's are read one after the other
+    assert not text_only & {"concurrent.futures", "logging"}
     edit("t2", "mod.py", "def f():\n    return 1\n")     # another task's code: its words are read too
     code = imported(repo, "task", "check", "t2", "--run", "r1")
     assert {"worktree_coord.merge.checks.semantic", "tree_sitter"} <= code

@@ -336,11 +336,16 @@ class ForecastOperations(CoordinatorBase):
                 chosen.append((task, worktree))
             elif task.state.live or task.state is TaskState.FINISHED or include_ended:
                 chosen.append((task, None))
-        # Imported here: concurrent.futures loads logging, and every coordinator command imports this module.
-        from concurrent.futures import ThreadPoolExecutor
+        if len(chosen) <= 1:
+            # One task (a check's own state, or one other task): no pool, as status_view does
+            # (concurrent.futures loads logging, ~5 ms of a `task check`'s start-up).
+            listed = [self._working_listing(*item) for item in chosen]
+        else:
+            # Imported here: concurrent.futures loads logging, and every coordinator command imports this module.
+            from concurrent.futures import ThreadPoolExecutor
 
-        with ThreadPoolExecutor(max_workers=STATUS_THREADS) as pool:
-            listed = list(pool.map(lambda item: self._working_listing(*item), chosen))
+            with ThreadPoolExecutor(max_workers=STATUS_THREADS) as pool:
+                listed = list(pool.map(lambda item: self._working_listing(*item), chosen))
         states = []
         for (task, worktree), (head, paths, error) in zip(chosen, listed):
             if head is None:
