@@ -1,4 +1,5 @@
-"""The reserved-file name lists have one home, `consolidate/names.py`, and it stays import-light:
+"""The reserved-file name lists have one home, `consolidate/names.py` (the lockfiles' names in
+`consolidate/lockfile_names.py`, which names.py reads), and it stays import-light:
 the boundary check and a plain `wtc task finish` read it on every call."""
 
 from __future__ import annotations
@@ -33,5 +34,5 @@ def test_the_names_load_without_the_rest_of_consolidation():
                                        check=True).stdout)
     ours = [name for name in loaded if name.startswith("worktree_coord.consolidate")]
     assert ours == ["worktree_coord.consolidate", "worktree_coord.consolidate.intent",
-                    "worktree_coord.consolidate.names"]
+                    "worktree_coord.consolidate.lockfile_names", "worktree_coord.consolidate.names"]
     assert not {"networkx", "packaging", "tomlkit", "yaml"} & set(loaded)

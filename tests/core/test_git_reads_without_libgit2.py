@@ -14,7 +14,7 @@ import pygit2
 
 from tests.conftest import git, make_repo
 from worktree_coord.gitrepo import GitRepo
-from worktree_coord.gitrepo.locate import read_loose_ref, worktree_config_on
+from worktree_coord.gitrepo.locate import read_loose_ref, ref_from_files, worktree_config_on
 
 
 def libgit2_folders(start: Path) -> tuple[Path, Path, bool]:
@@ -98,4 +98,106 @@ def test_a_set_up_repository_opens_and_reads_its_loose_refs_without_pygit2(tmp_p
              "assert opened.ref_target('refs/heads/wtc/r1/integration')\n"
              "assert 'pygit2' not in sys.modules\n"
              "assert opened.repo.is_bare is False and 'pygit2' in sys.modules\n")
+    subprocess.run([sys.executable, "-c", probe], cwd=repo, check=True, env=dict(os.environ))
+
+
+def libgit2_tree_paths(repo: pygit2.Repository, sha: str, under: str = "") -> set[str]:
+    """A commit's file paths under `under` as a walk of libgit2's tree objects lists them (what
+    GitRepo.tree_paths did before it asked `git ls-tree`)."""
+    tree = repo[pygit2.Oid(hex=sha)].peel(pygit2.Tree)
+    if under:
+        try:
+            entry = tree[under]
+        except KeyError:
+            return set()
+        if entry.filemode != pygit2.GIT_FILEMODE_TREE:
+            return {under}
+        tree = repo[entry.id]
+    found, stack = set(), [(f"{under}/" if under else "", tree)]
+    while stack:
+        prefix, node = stack.pop()
+        for entry in node:
+            if entry.filemode == pygit2.GIT_FILEMODE_TREE:
+                stack.append((prefix + entry.name + "/", repo[entry.id]))
+            else:
+                found.add(prefix + entry.name)
+    return found
+
+
+def test_a_trees_paths_are_what_a_walk_of_libgit2s_tree_lists_without_loading_it(tmp_path):
+    """A task start lists the pin's files under each --own glob's folder for its notes; `git ls-tree`
+    answers, so the start loads no libgit2. Folders, a file, an absent path, a name that is a prefix
+    of another, a symbolic link, a submodule and names git would quote are listed alike."""
+    sub = make_repo(tmp_path / "sub", {"s.txt": "s\n"})
+    repo = make_repo(tmp_path / "main", {
+        "packages/api/src/a.py": "a = 1\n", "packages/api/README.md": "api\n", "packages/apix": "x\n",
+        "docs/with space/ü ber.md": "u\n", "docs/new\nline.txt": "n\n", "docs/*.md": "star\n", "top.txt": "t\n"})
+    os.symlink("packages/api", repo / "link")
+    git(repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(sub), "vendor/sub")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "more")
+    head = git(repo, "rev-parse", "HEAD").strip()
+    opened, libgit2 = GitRepo(repo), pygit2.Repository(str(repo))
+    unders = ("", "packages", "packages/api", "packages/ap", "packages/apix", "packages/api/src/a.py", "docs",
+              "docs/with space", "docs/*.md", "docs/*", "link", "vendor/sub", "vendor", "absent", "absent/deeper")
+    for under in unders:
+        assert set(opened.tree_paths(head, under)) == libgit2_tree_paths(libgit2, head, under), under
+    assert set(GitRepo(repo / "docs").tree_paths(head, "packages")) == libgit2_tree_paths(libgit2, head, "packages")
+    assert "pygit2" not in sys.modules or opened._repo is None
+
+
+def test_a_refs_value_or_absence_is_read_from_loose_and_packed_files_as_libgit2_reads_it(tmp_path):
+    """A task start asks whether its branch exists (a new task's does not) and reads its worktree's
+    HEAD: loose refs, `packed-refs` and the absence of both answer without libgit2; a symbolic ref,
+    a name outside git's plain rules and a reftable store are asked of libgit2."""
+    repo = make_repo(tmp_path / "main", {"a.py": "a = 1\n"})
+    head = git(repo, "rev-parse", "HEAD").strip()
+    common = repo / ".git"
+    libgit2 = pygit2.Repository(str(repo))
+
+    def libgit2_target(name: str) -> str | None:
+        ref = libgit2.references.get(name)
+        return None if ref is None else str(ref.resolve().target)
+
+    assert not (common / "packed-refs").exists()
+    assert ref_from_files(common, "refs/heads/wtc/r1/t1") == (True, None)        # no loose file, no packed-refs
+    git(repo, "branch", "wtc/r1/packed")
+    git(repo, "tag", "-a", "-m", "annotated", "v1")                               # a peeled line in packed-refs
+    git(repo, "pack-refs", "--all")
+    assert "^" in (common / "packed-refs").read_text()
+    git(repo, "commit", "-q", "--allow-empty", "-m", "next")
+    moved = git(repo, "rev-parse", "HEAD").strip()
+    git(repo, "branch", "wtc/r1/loose")
+    git(repo, "symbolic-ref", "refs/heads/alias", "refs/heads/main")
+    answers = {
+        "refs/heads/wtc/r1/packed": (True, head), "refs/heads/wtc/r1/loose": (True, moved),
+        "refs/heads/main": (True, moved),                                          # loose again, hiding the packed line
+        "refs/heads/wtc/r1/none": (True, None), "refs/heads/wtc/r1": (False, None),   # a folder of that name
+        "refs/heads/wtc/r1/loose/deeper": (False, None),                           # under a file
+        "refs/heads/alias": (False, None), "refs/heads/a b": (False, None), "refs/heads/x.lock": (False, None),
+        "refs/tags/v1": (True, str(libgit2.references["refs/tags/v1"].target)),  # the tag object, not the peeled commit
+    }
+    for name, expected in answers.items():
+        assert ref_from_files(common, name) == expected, name
+        if expected[0]:
+            assert expected[1] == libgit2_target(name), name
+    opened = GitRepo(repo)
+    for name in ("refs/heads/wtc/r1/packed", "refs/heads/wtc/r1/none", "refs/heads/alias", "refs/heads/wtc/r1"):
+        assert opened.ref_target(name) == libgit2_target(name), name
+    (common / "packed-refs").write_text((common / "packed-refs").read_text() + "garbage line\n")
+    assert ref_from_files(common, "refs/heads/wtc/r1/none") == (False, None)     # a line of another shape
+    (common / "reftable").mkdir()
+    assert ref_from_files(common, "refs/heads/wtc/r1/none") == (False, None)
+
+
+def test_a_worktrees_head_on_a_packed_branch_is_read_without_libgit2(tmp_path):
+    repo = make_repo(tmp_path / "main", {"a.py": "a = 1\n"})
+    head = git(repo, "rev-parse", "HEAD").strip()
+    git(repo, "worktree", "add", "-q", "-b", "side", str(tmp_path / "linked"))
+    git(repo, "pack-refs", "--all")
+    assert not (repo / ".git" / "refs" / "heads" / "side").exists()
+    probe = ("import sys\nfrom pathlib import Path\nfrom worktree_coord.gitrepo import GitRepo\n"
+             f"opened = GitRepo({str(repo)!r})\n"
+             f"assert opened.worktree_head(Path({str(tmp_path / 'linked')!r})) == ({head!r}, 'refs/heads/side')\n"
+             "assert 'pygit2' not in sys.modules\n")
     subprocess.run([sys.executable, "-c", probe], cwd=repo, check=True, env=dict(os.environ))

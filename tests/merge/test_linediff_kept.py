@@ -24,3 +24,39 @@ def test_kept_hunks_equal_a_fresh_diff_and_are_not_shared() -> None:
         assert linediff.hunks(old, changed) == _uncached(old, changed)
     assert linediff.touched_lines(base, new) == [(8, 8), (151, 151)]
     assert linediff.added_lines(base, new) == [8, 200]
+
+
+def _pygit2_hunks(old: bytes, new: bytes) -> tuple[tuple[int, int, int, int], ...]:
+    """What linediff read before: pygit2's Patch of the two buffers, zero context lines."""
+    import pygit2
+
+    patch = pygit2.Patch.create_from(old, new, context_lines=0)
+    return tuple((h.old_start, h.old_lines, h.new_start, h.new_lines) for h in patch.hunks)
+
+
+def test_the_line_merges_libgit2_binding_diffs_exactly_as_pygit2() -> None:
+    """linediff diffs through the line merge's ctypes binding of the bundled libgit2 (no pygit2
+    import: `wtc merge-file`'s semantic check diffs the sides), the same git_patch_from_buffers
+    pygit2 calls: every hunk equal on edits of every shape, empty, binary, CRLF and unterminated
+    versions (a layout the binding does not recognise falls back to pygit2 itself)."""
+    import random
+
+    from worktree_coord.merge.lines.line import libgit2_hunks
+
+    rnd = random.Random(36)
+    pairs = [(b"", b""), (b"", b"a\n"), (b"a\n", b""), (b"a", b"b"), (b"a\nb\n", b"a\r\nb\r\n"),
+             (b"\x00binary", b"\x00binarz"), (b"x\n" * 5, b"x\n" * 6), (b"a\n" * 3000, b"a\n" * 2999 + b"b\n")]
+    for _ in range(300):
+        lines = [rnd.choice([b"a", b"b", b"", b"def f():", b"    return 1", b"}"]) for _ in range(rnd.randint(0, 40))]
+        new = list(lines)
+        for _ in range(rnd.randint(0, 6)):
+            choice = rnd.random()
+            if choice < 0.3 and new:
+                del new[rnd.randrange(len(new))]
+            elif choice < 0.6:
+                new.insert(rnd.randint(0, len(new)), rnd.choice([b"z", b"a", b"  q"]))
+            elif new:
+                new[rnd.randrange(len(new))] = b"changed"
+        pairs.append((b"\n".join(lines) + b"\n" * rnd.randint(0, 1), b"\n".join(new) + b"\n" * rnd.randint(0, 1)))
+    for old, new in pairs:
+        assert libgit2_hunks(old, new) == _pygit2_hunks(old, new), (old, new)

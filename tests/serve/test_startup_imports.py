@@ -55,6 +55,8 @@ def test_task_start_imports_no_consolidation_parsers(repo: Path) -> None:
     assert "worktree_coord.coordinator.tasks" in modules            # it did start the task...
     assert not modules & CONSOLIDATION_PARSERS                      # ...without consolidation's parsers
     assert not modules & {"libcst", "rich"}
+    # nor its intent records: the boundary reads the lockfiles' names alone (consolidate/lockfile_names.py)
+    assert not modules & {"worktree_coord.consolidate.intent", "worktree_coord.consolidate.names"}
     # nor the merge queue and its engine (integrate/, the semantic check's reach): a start merges nothing
     assert not modules & {"worktree_coord.coordinator.merge_queue", "worktree_coord.integrate",
                           "worktree_coord.merge.checks.reach", "worktree_coord.merge.checks.merge_index",
@@ -99,7 +101,7 @@ def test_a_line_merge_of_a_python_file_loads_no_toml_parser(tmp_path: Path) -> N
     (tmp_path / "left.py").write_text(base.replace("x + 1", "x + 10"))
     (tmp_path / "right.py").write_text(base.replace("x - 3", "x - 30"))
     modules = imported(tmp_path, "merge-file", "base.py", "left.py", "right.py", "--path", "m.py")
-    assert "worktree_coord.merge.languages.data_semantics" in modules
+    assert "worktree_coord.merge.cascade" in modules          # the merge ran (its later stages load where they run)
     assert "worktree_coord.merge.checks.merge_index" in modules
     assert not modules & ({"tomlkit", "libcst", "sqlite3", "pickle"} | TYPER)   # nor typer: the quick path runs it
 
@@ -267,8 +269,8 @@ def test_a_task_check_of_changed_code_loads_the_left_behind_look_without_the_che
                            "packages/api/**", "--json"], cwd=repo, check=True, capture_output=True, text=True,
                           env=dict(os.environ, WTC_NO_SERVE="1"))
     worktree = Path(json.loads(done.stdout)["worktree"])
-    (worktree / "packages" / "api").mkdir(parents=True, exist_ok=True)
-    (worktree / "packages" / "api" / "added.py").write_text("def added():\n    return 1\n")
+    # A file a profile reads, changed (not only added): a name may have gone, so the look runs.
+    (worktree / "packages" / "api" / "index.js").write_text("export function renamed() {\n  return 1;\n}\n")
     modules = imported(repo, "task", "check", "t1", "--run", "r1")
     assert "worktree_coord.check.left_behind" in modules
     assert not modules & {"worktree_coord.check.pipeline", "worktree_coord.check.dryrun"}, sorted(
@@ -319,7 +321,7 @@ def test_the_calls_load_no_uuid_and_the_store_answered_ones_run_no_git(repo: Pat
 def test_a_check_and_a_finish_load_no_merge_engine_and_the_lazy_packages_keep_their_names(repo: Path) -> None:
     """integrate/ and boundary/ load each name with its module on first use (PEP 562): `task check`
     writes the worktree's tree (integrate/trees.py) and a finish names its mergeable commit
-    (integrate/mergeable.py) without the engine, the fast path, the history walk or the merge
+    (its tip, or integrate/mergeable.py's commit for reserved edits) without the engine, the fast path, the history walk or the merge
     account; every name the packages export is still there, the same object as in its module."""
     env = dict(os.environ, WTC_NO_SERVE="1")
     for args in (("run", "start", "--run", "r1"), ("task", "start", "t1", "--run", "r1", "--own", "t1/**"),
@@ -334,7 +336,10 @@ def test_a_check_and_a_finish_load_no_merge_engine_and_the_lazy_packages_keep_th
     checked = imported(repo, "task", "check", "t1", "--run", "r1")
     assert "worktree_coord.integrate.trees" in checked and not checked & engine
     finished = imported(repo, "task", "finish", "t1", "--run", "r1", "--no-merge")
-    assert "worktree_coord.integrate.mergeable" in finished and not finished & engine
+    assert not finished & engine
+    # with no reserved edit the tip is what merges: mergeable_commit (and libgit2's commit writer) is
+    # not asked (a finish with reserved edits derives its commit there: tests/core)
+    assert "worktree_coord.integrate.mergeable" not in finished
     assert "worktree_coord.coordinator.merge_queue" not in finished      # mergeable_commit alone
     empty = imported(repo, "task", "finish", "t2", "--run", "r1", "--no-merge")   # t2 changed nothing
     assert not empty & {"worktree_coord.merge.result", "worktree_coord.merge.lines.markers"}
@@ -356,3 +361,125 @@ def test_a_call_the_store_refuses_loads_no_libgit2(repo: Path) -> None:
         assert done.returncode == 5 and message in done.stderr, (args, done.stderr[-2000:])
         modules = {m.group(1) for m in re.finditer(r"import time:\s+\d+ \|\s+\d+ \|\s*(\S+)", done.stderr)}
         assert "worktree_coord.store" in modules and "pygit2" not in modules, args
+
+
+def test_a_task_start_loads_no_libgit2(repo: Path) -> None:
+    """A start is `git worktree add` and `read-tree` plus three reads of the pin and the refs: whether
+    the branch exists (loose and packed ref files, gitrepo/locate.py), the worktree's HEAD, and the
+    pin's files under each --own glob's folder for its notes (one `git ls-tree`). None loads pygit2
+    (its import is ~40-60 ms here, more than the start's work), sparse or not, packed refs or not."""
+    env = dict(os.environ, WTC_NO_SERVE="1")
+    subprocess.run([sys.executable, "-m", "worktree_coord", "run", "start", "--run", "r1"], cwd=repo, check=True,
+                   capture_output=True, env=env)
+    subprocess.run(["git", "pack-refs", "--all"], cwd=repo, check=True)
+    for args in (("task", "start", "t1", "--run", "r1", "--own", "packages/api/**"),
+                 ("task", "start", "t2", "--run", "r1", "--own", "packages/web/**", "--sparse"),
+                 ("task", "start", "t3", "--run", "r1", "--own", "nowhere/**", "--own", "*.md")):
+        modules = imported(repo, *args)
+        assert "worktree_coord.coordinator.tasks" in modules, args
+        assert "pygit2" not in modules, args
+    done = subprocess.run([sys.executable, "-m", "worktree_coord", "task", "start", "t3", "--run", "r1", "--json"],
+                          cwd=repo, check=True, capture_output=True, text=True, env=env)
+    started = json.loads(done.stdout)
+    assert started["existing"] and any("'nowhere/**' matches no file" in n for n in started["notes"])
+    assert not any("'*.md' matches no file" in n for n in started["notes"])
+
+
+def test_a_check_of_a_text_edit_loads_no_semantic_check(repo: Path) -> None:
+    """Which profile reads a path comes from the profiles' heads alone (merge/languages/profile_index.py):
+    a `task check` whose changes no profile reads (a text file) looks for no removed names and reads
+    no definitions, so neither the semantic check, tree-sitter nor the profiles' rules load. A
+    change of code still loads them (its words and the left-behind look read it)."""
+    env = dict(os.environ, WTC_NO_SERVE="1")
+    for args in (("run", "start", "--run", "r1"), ("task", "start", "t1", "--run", "r1", "--own", "t1/**"),
+                 ("task", "start", "t2", "--run", "r1", "--own", "t2/**")):
+        subprocess.run([sys.executable, "-m", "worktree_coord", *args], cwd=repo, check=True, capture_output=True,
+                       env=env)
+
+    def edit(task: str, name: str, text: str) -> None:
+        folder = repo / ".wtc" / "worktrees" / "r1" / task / task
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text(text)
+
+    semantic = {"worktree_coord.merge.checks.semantic", "worktree_coord.merge.languages.profiles", "tree_sitter",
+                "worktree_coord.check.left_behind"}
+    edit("t1", "notes.txt", "an edit\n")
+    text_only = imported(repo, "task", "check", "t1", "--run", "r1")
+    assert "worktree_coord.merge.languages.profile_index" in text_only
+    assert not text_only & semantic, sorted(text_only & semantic)
+    # and no thread pool: its own state and one other task's are read one after the other
+    assert not text_only & {"concurrent.futures", "logging"}
+    edit("t2", "mod.py", "def f():\n    return 1\n")     # another task's code: its words are read too
+    code = imported(repo, "task", "check", "t2", "--run", "r1")
+    assert {"worktree_coord.merge.checks.semantic", "tree_sitter"} <= code
+
+
+def test_a_clean_line_merge_loads_no_structured_merge_guards_or_entry_merge(tmp_path: Path) -> None:
+    """`wtc merge-file` (once per conflicted file git asks about) whose line merge is clean runs the
+    census of duplicate keys and the semantic check, nothing else of the cascade: the structured
+    merge and its strict parsers, the precision guards and the appended files' entry merge load
+    where their stage runs (merge/cascade.py). A JSON file's profile has no semantic check, so a
+    merge of one loads none; a structured merge still loads its stage."""
+    base = "def alpha(x):\n    return x + 1\n\n\ndef gamma(x):\n    return x - 3\n"
+    (tmp_path / "base.py").write_text(base)
+    (tmp_path / "left.py").write_text(base.replace("x + 1", "x + 10"))
+    (tmp_path / "right.py").write_text(base.replace("x - 3", "x - 30"))
+    (tmp_path / "left_add.py").write_text(base + "\n\ndef left_new(x):\n    return alpha(x)\n")
+    (tmp_path / "right_add.py").write_text(base + "\n\ndef right_new(x):\n    return gamma(x)\n")
+    doc = {"name": "demo", "version": "1.0.0", "dependencies": {"a": "^1.0.0"}}
+    (tmp_path / "base.json").write_text(json.dumps(doc, indent=2) + "\n")
+    (tmp_path / "left.json").write_text(json.dumps(doc | {"version": "1.1.0"}, indent=2) + "\n")
+    (tmp_path / "right.json").write_text(json.dumps(doc | {"dependencies": {"a": "^1.0.0", "b": "^2.0.0"}},
+                                                    indent=2) + "\n")
+    later_stages = {"worktree_coord.merge.syntax.structured", "worktree_coord.merge.precision.guards",
+                    "worktree_coord.merge.appended", "worktree_coord.merge.languages.validate",
+                    "worktree_coord.merge.languages.data_semantics", "worktree_coord.merge.syntax.names"}
+    line = imported(tmp_path, "merge-file", "base.py", "left.py", "right.py", "--path", "m.py")
+    assert "worktree_coord.merge.checks.semantic" in line
+    assert not line & later_stages, sorted(line & later_stages)
+    data = imported(tmp_path, "merge-file", "base.json", "left.json", "right.json", "--path", "c.json")
+    assert "worktree_coord.merge.languages.profiles" in data
+    assert not data & (later_stages | {"worktree_coord.merge.checks.semantic"}), sorted(data & later_stages)
+    structured = imported(tmp_path, "merge-file", "base.py", "left_add.py", "right_add.py", "--path", "m.py")
+    assert "worktree_coord.merge.syntax.structured" in structured
+
+
+def test_a_finish_of_a_task_that_changed_nothing_loads_no_libgit2(repo: Path) -> None:
+    """A finish is `git add -A` and `git commit` and then the branch's check: with no commit of its
+    own since the pin and nothing merged into integration, the check's questions answer themselves
+    (a commit descends from itself, is its own merge base, differs from itself in nothing, and with
+    no reserved edit is its own mergeable commit), so libgit2 stays unloaded. A finish of a text
+    edit loads libgit2 (the diff) but not the semantic check: no profile reads its file."""
+    env = dict(os.environ, WTC_NO_SERVE="1")
+    for args in (("run", "start", "--run", "r1"), ("task", "start", "t1", "--run", "r1", "--own", "t1/**"),
+                 ("task", "start", "t2", "--run", "r1", "--own", "t2/**")):
+        subprocess.run([sys.executable, "-m", "worktree_coord", *args], cwd=repo, check=True, capture_output=True,
+                       env=env)
+    empty = imported(repo, "task", "finish", "t1", "--run", "r1", "--no-merge", "--json")
+    assert "worktree_coord.coordinator.tasks" in empty and "pygit2" not in empty
+    folder = repo / ".wtc" / "worktrees" / "r1" / "t2" / "t2"
+    folder.mkdir(parents=True)
+    (folder / "notes.txt").write_text("an edit\n")
+    text = imported(repo, "task", "finish", "t2", "--run", "r1", "--no-merge")
+    assert "pygit2" in text
+    assert not text & {"worktree_coord.check.left_behind", "worktree_coord.merge.checks.semantic", "tree_sitter"}
+    done = subprocess.run([sys.executable, "-m", "worktree_coord", "status", "--run", "r1", "--json"], cwd=repo,
+                          check=True, capture_output=True, text=True, env=env)
+    states = {t["task"]: t["state"] for t in json.loads(done.stdout)["tasks"]}
+    assert states["t1"] == "empty" and states["t2"] == "finished"
+
+
+def test_a_merge_file_whose_semantic_check_diffs_loads_no_pygit2(tmp_path: Path) -> None:
+    """The semantic check of a clean .py merge diffs each side against the base (linediff.py): the
+    diff runs through the line merge's ctypes binding of the bundled libgit2, so `wtc merge-file`
+    never imports pygit2 (~40-60 ms: its enums, ssl, tarfile), line or structured."""
+    base = "def alpha(x):\n    return x + 1\n\n\ndef gamma(x):\n    return x - 3\n"
+    (tmp_path / "base.py").write_text(base)
+    (tmp_path / "left.py").write_text(base.replace("x + 1", "x + 10"))
+    (tmp_path / "right.py").write_text(base.replace("x - 3", "x - 30"))
+    (tmp_path / "left_add.py").write_text(base + "\n\ndef left_new(x):\n    return alpha(x)\n")
+    (tmp_path / "right_add.py").write_text(base + "\n\ndef right_new(x):\n    return gamma(x)\n")
+    for left, right in (("left.py", "right.py"), ("left_add.py", "right_add.py")):
+        modules = imported(tmp_path, "merge-file", "base.py", left, right, "--path", "m.py")
+        assert "worktree_coord.merge.checks.semantic" in modules and "worktree_coord.merge.lines.linediff" in modules
+        assert "pygit2" not in modules, left

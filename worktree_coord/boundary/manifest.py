@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ..consolidate.names import LOCKFILES
+from ..consolidate.lockfile_names import LOCKFILE_ECOSYSTEMS
 from ..model import Boundary
 from .globs import validate_globs
 
@@ -40,7 +40,7 @@ DEFAULT_RESERVED: tuple[str, ...] = (
 # Lockfiles stay reserved even when a task creates one inside its own globs: a stray lock (say,
 # `npm install` run inside a workspace member) would turn that folder into a root of its own.
 # go.sum is not among them: it belongs to the new module whose go.mod the task creates.
-LOCKFILE_NAMES: frozenset[str] = frozenset(LOCKFILES) - {"go.sum"}
+LOCKFILE_NAMES: frozenset[str] = frozenset(LOCKFILE_ECOSYSTEMS) - {"go.sum"}
 
 
 def reserved_patterns(add: Sequence[str] = (), remove: Sequence[str] = ()) -> tuple[str, ...]:

@@ -4,7 +4,8 @@ intents and results out; it knows nothing of runs, tasks or the store.
 
 Pipeline (one module per stage):
     names.py    which files are manifests and lockfiles, by name (import-light: the boundary and a
-                plain finish use it)
+                plain finish use it; lockfile_names.py, the lockfiles' names alone, is what a
+                task start reads)
     derive.py   edit of a reserved file -> Intents (key-level diff against the base)
     planning.py Intents + current tree -> Plan (merged changes, conflicts, satisfied, warnings)
     graph.py    workspace members and edges -> cycle rejection + deterministic order

@@ -12,20 +12,9 @@ import re
 from dataclasses import dataclass
 
 from worktree_coord.consolidate.intent import Ecosystem
+from worktree_coord.consolidate.lockfile_names import LOCKFILE_ECOSYSTEMS
 
-LOCKFILES: dict[str, Ecosystem] = {
-    "package-lock.json": Ecosystem.NPM,
-    "npm-shrinkwrap.json": Ecosystem.NPM,
-    "pnpm-lock.yaml": Ecosystem.PNPM,
-    "yarn.lock": Ecosystem.YARN,
-    "bun.lock": Ecosystem.BUN,
-    "bun.lockb": Ecosystem.BUN,
-    "Cargo.lock": Ecosystem.CARGO,
-    "uv.lock": Ecosystem.UV,
-    "poetry.lock": Ecosystem.POETRY,
-    "go.sum": Ecosystem.GO,
-    "go.work.sum": Ecosystem.GO,
-}
+LOCKFILES: dict[str, Ecosystem] = {name: Ecosystem(value) for name, value in LOCKFILE_ECOSYSTEMS.items()}
 
 # Manifest file name -> (format, default ecosystem); requirements files match REQUIREMENTS instead.
 MANIFESTS: dict[str, tuple[str, Ecosystem]] = {

@@ -59,6 +59,7 @@ from .. import boundary as boundaries
 from ..boundary.globs import matches
 from ..consolidate import Intent
 from ..gitrepo.repository import Change
+from ..merge.languages.profile_index import profile_name_for_path
 from ..merge.result import SemanticMode
 from ..model import PENDING_INTENT_STATES, TaskRecord, TaskState
 from ..results import Forecast, TaskCheck
@@ -303,8 +304,10 @@ class ForecastOperations(CoordinatorBase):
         """The uses, in code this task did not change, of names it removed or renamed, that its merge
         would find (left_behind.py): read at the task's base, less those the integration tip no
         longer holds (a merged task updated that file and the name is gone from it)."""
-        if not me.changes:
-            return []   # nothing removed, nothing to look for: the semantic check (tree-sitter) stays unloaded
+        if not any(c.old_oid is not None and profile_name_for_path(c.path) is not None for c in me.changes.values()):
+            # Nothing removed from a file a profile reads (left_behind.readable_changes is empty), so
+            # nothing to look for: the semantic check (tree-sitter, the profiles' rules) stays unloaded.
+            return []
         from ..check.left_behind import look_for_uses
 
         found, not_looked = look_for_uses(self.git, me.changes.values(), me.base)
@@ -338,11 +341,16 @@ class ForecastOperations(CoordinatorBase):
                 chosen.append((task, worktree))
             elif task.state.live or task.state is TaskState.FINISHED or include_ended:
                 chosen.append((task, None))
-        # Imported here: concurrent.futures loads logging, and every coordinator command imports this module.
-        from concurrent.futures import ThreadPoolExecutor
+        if len(chosen) <= 1:
+            # One task (a check's own state, or one other task): no pool, as status_view does
+            # (concurrent.futures loads logging, ~5 ms of a `task check`'s start-up).
+            listed = [self._working_listing(*item) for item in chosen]
+        else:
+            # Imported here: concurrent.futures loads logging, and every coordinator command imports this module.
+            from concurrent.futures import ThreadPoolExecutor
 
-        with ThreadPoolExecutor(max_workers=STATUS_THREADS) as pool:
-            listed = list(pool.map(lambda item: self._working_listing(*item), chosen))
+            with ThreadPoolExecutor(max_workers=STATUS_THREADS) as pool:
+                listed = list(pool.map(lambda item: self._working_listing(*item), chosen))
         states = []
         for (task, worktree), (head, paths, error) in zip(chosen, listed):
             if head is None:
@@ -563,7 +571,9 @@ class _Engine:
             gone: set[bytes] = set()
             new: set[bytes] = set()
             for change in changes.values():
-                # here: a task with no changes loads no semantic check (tree-sitter, the profiles)
+                if profile_name_for_path(change.path) is None:
+                    continue   # no profile reads it (a text file): the semantic check stays unloaded
+                # here: a task with no changes of code loads no semantic check (tree-sitter, the profiles)
                 from ..merge.checks.semantic import semantic_profile
 
                 profile = semantic_profile(change.path)

@@ -21,10 +21,10 @@ from .. import boundary as boundaries
 from ..boundary.generated import left_out_note
 from .stray_files import add_stray_file_fixes
 from ..store import leases
-from ..consolidate.names import is_manifest
 from ..crashpoints import crash_point
 from ..errors import BusyError, StateError, UsageError
 from ..gitrepo import GIT_MODE_GITLINK, GitRepo
+from ..merge.languages.profile_index import profile_name_for_path
 from ..store.idempotency import Outcome, default_key, run_once, variant_key
 from ..model import UNAPPLIED_INTENT_STATES, Boundary, RunRecord, TaskRecord, TaskState, validate_name
 from ..results import (TaskAbandoned, TaskFinished, TaskWidened,
@@ -308,6 +308,8 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
 
         if self._left_behind_mode(run) is SemanticMode.OFF:
             return []   # before the import: left_behind.py loads the semantic check (tree-sitter, the profiles)
+        if not any(c.old_oid is not None and profile_name_for_path(c.path) is not None for c in changes):
+            return []   # readable_changes is empty (no profile reads a changed file): no count to give
         from ..check.left_behind import MAX_CHANGED, readable_changes
 
         count = len(readable_changes(changes))
@@ -445,6 +447,9 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
                     violations += self._large_committed_files(task, since, tip)
                     reserved = [{"path": c.path, "status": c.status, "base_oid": c.old_oid, "new_oid": c.new_oid}
                                 for c in report.reserved]
+                    # consolidation's names (and its intent records) load here: a start needs neither
+                    from ..consolidate.names import is_manifest
+
                     if not violations and (report.reserved or any(is_manifest(c.path) for c in report.owned)):
                         from ..check.reserved_edits import derive_task_intents
 
@@ -525,9 +530,12 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         self.store.put_intents(run.run_id, task_id, [i.to_json() for i in derived])
         # integrate/mergeable.py alone (what merge_queue re-exports): a finish needs neither the merge
         # queue nor the engine's results and resolvers (start-up, issue 36)
-        from ..integrate import mergeable_commit
+        if reserved:
+            from ..integrate import mergeable_commit
 
-        mergeable = mergeable_commit(self.git.repo, tip, since, [r["path"] for r in reserved], task_id)
+            mergeable = mergeable_commit(self.git.repo, tip, since, [r["path"] for r in reserved], task_id)
+        else:
+            mergeable = tip     # mergeable_commit's answer without reserved edits, without opening libgit2
         if state is TaskState.FINISHED:
             # Pushed before it is recorded: a finished task's commits are on the remote for any machine.
             self._publish_task(run, task_id, task.branch, tip, mergeable)
@@ -602,13 +610,13 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         is still in the history the merge would bring in. Merge commits (`task update`) bring other
         tasks' files and are skipped; a file already that large in the commit before is the
         project's own."""
+        limit = self.config.max_file_size
+        if not limit or since == tip:
+            return []   # no commit of its own (an empty finish): before the imports, libgit2's above all
         from ..boundary.large_files import too_large
 
         import pygit2   # here, not at the top: `wtc status` imports this module and must not load libgit2
 
-        limit = self.config.max_file_size
-        if not limit or since == tip:
-            return []
         blobs = (pygit2.GIT_FILEMODE_BLOB, pygit2.GIT_FILEMODE_BLOB_EXECUTABLE)
         walker = self.git.repo.walk(pygit2.Oid(hex=tip))
         walker.hide(pygit2.Oid(hex=since))

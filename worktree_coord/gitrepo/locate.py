@@ -125,16 +125,65 @@ def worktree_config_on(common_dir: Path) -> bool:
 _LOOSE_REF = re.compile(r"[0-9a-f]{40}\n?|[0-9a-f]{64}\n?")
 
 
+def _plain_ref_name(name: str) -> bool:
+    """A name whose loose file lives under the common dir at that path (no `..`, no per-worktree ref)."""
+    return name.startswith("refs/") and ".." not in name and not name.startswith(
+        ("refs/bisect/", "refs/worktree/", "refs/rewritten/"))
+
+
 def read_loose_ref(common_dir: Path, name: str) -> str | None:
     """The object id a loose ref file holds (`refs/heads/...` under the common dir: what git and
     libgit2 read first, a loose ref hiding a packed one), or None when there is no such plain file:
     a packed ref, a symbolic one, a reftable store (its `refs/heads` is a file), a name with `..`
     or a per-worktree ref; the caller then asks libgit2 (GitRepo.ref_target)."""
-    if not name.startswith("refs/") or ".." in name or name.startswith(("refs/bisect/", "refs/worktree/",
-                                                                         "refs/rewritten/")):
+    if not _plain_ref_name(name):
         return None
     try:
         text = (common_dir / name).read_text(encoding="ascii")
     except (OSError, ValueError):
         return None
     return text.rstrip("\n") if _LOOSE_REF.fullmatch(text) else None
+
+
+# A name plainly valid for git and libgit2 alike (check-ref-format's rules, conservatively): a name
+# outside it is left to libgit2, which refuses a malformed one with its own error.
+_SIMPLE_REF_NAME = re.compile(r"refs(/(?!\.)[A-Za-z0-9_.+-]+(?<!\.lock)(?<!\.))+")
+_PACKED_LINE = re.compile(r"([0-9a-f]{40}|[0-9a-f]{64}) (\S+)")
+
+
+def ref_from_files(common_dir: Path, name: str) -> tuple[bool, str | None]:
+    """(True, the object id) of a branch-like ref read from git's own files, (True, None) when those
+    files plainly say it does not exist, and (False, None) when they do not answer plainly (the
+    caller asks libgit2, as for `read_loose_ref`). A loose file hides the packed line; with no loose
+    file, `packed-refs` answers: a line `<id> <name>` (its `^<id>` peeled lines are a tag's target,
+    not the ref's). A reftable store, a loose path that is not a plain file, a symbolic ref or a
+    `packed-refs` line of another shape does not answer plainly. A ref that `git pack-refs` packs
+    meanwhile is in `packed-refs` before its loose file goes, so reading the loose file first never
+    misses it (libgit2 reads them in that order too)."""
+    loose = read_loose_ref(common_dir, name)
+    if loose is not None:
+        return True, loose
+    if not _plain_ref_name(name) or not _SIMPLE_REF_NAME.fullmatch(name) or (common_dir / "reftable").exists():
+        return False, None
+    try:
+        (common_dir / name).lstat()
+        return False, None              # a file read_loose_ref did not take (symbolic, odd): libgit2
+    except FileNotFoundError:
+        pass
+    except OSError:
+        return False, None              # a file where a folder of the name is (NotADirectoryError), ...
+    try:
+        packed = (common_dir / "packed-refs").read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return True, None
+    except (OSError, ValueError):
+        return False, None
+    for line in packed.splitlines():
+        if not line or line.startswith(("#", "^")):
+            continue
+        match = _PACKED_LINE.fullmatch(line)
+        if match is None:
+            return False, None
+        if match.group(2) == name:
+            return True, match.group(1)
+    return True, None

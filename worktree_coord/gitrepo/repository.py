@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Iterator, Sequence
 
 from .. import filelock
 from .environment import git_environment
-from .locate import locate_plain, read_loose_ref, worktree_config_on
+from .locate import locate_plain, ref_from_files, worktree_config_on
 from .refs import STALE_REF_LOCK_SECONDS, clear_stale_lock, is_lock_error
 from .held import write_held
 from .running import run_to_end
@@ -198,9 +198,9 @@ class GitRepo:
         return str(commit.id)
 
     def ref_target(self, name: str) -> str | None:
-        loose = read_loose_ref(self.common_dir, name)
-        if loose is not None:
-            return loose        # what libgit2 answers for a loose ref, without loading it (issue 36)
+        known, target = ref_from_files(self.common_dir, name)
+        if known:
+            return target       # what libgit2 answers for a loose, packed or absent ref, without loading it (issue 36)
         ref = self.repo.references.get(name)
         if ref is None:
             return None
@@ -280,12 +280,14 @@ class GitRepo:
                     if self.git("update-ref", "-d", name, expected, check=False).returncode == 0]
 
     def is_ancestor(self, ancestor: str, descendant: str) -> bool:
-        import pygit2
         if ancestor == descendant:
             return True
+        import pygit2
         return self.repo.descendant_of(pygit2.Oid(hex=descendant), pygit2.Oid(hex=ancestor))
 
     def merge_base(self, a: str, b: str) -> str:
+        if a == b:
+            return a    # a commit is its own merge base (a finish with nothing merged since the pin)
         import pygit2
         found = self.repo.merge_base(pygit2.Oid(hex=a), pygit2.Oid(hex=b))
         if found is None:
@@ -336,30 +338,23 @@ class GitRepo:
 
     def tree_paths(self, sha: str, under: str = "") -> Iterator[str]:
         """Every file path in a commit's tree, or in its folder `under` (that path alone when it is a
-        file; nothing when it is absent); used for small checks, not on hot paths."""
-        import pygit2
-        tree = self.repo[pygit2.Oid(hex=sha)].peel(pygit2.Tree)
-        if under:
-            try:
-                entry = tree[under]
-            except KeyError:
-                return
-            if entry.filemode != GIT_MODE_TREE:
-                yield under
-                return
-            tree = self.repo[entry.id]
-        stack: list[tuple[str, pygit2.Tree]] = [(f"{under}/" if under else "", tree)]
-        while stack:
-            prefix, node = stack.pop()
-            for entry in node:
-                path = prefix + entry.name
-                if entry.filemode == GIT_MODE_TREE:
-                    stack.append((path + "/", self.repo[entry.id]))
-                else:
+        file; nothing when it is absent); used for small checks, not on hot paths.
+
+        One `git ls-tree` (a task start asks this of the pin for its globs' notes, and one git process
+        costs less than loading libgit2 for it: issue 36). Files, symbolic links and submodules are
+        listed, as a walk of the tree lists them; `under` is a path, never a pattern."""
+        args = ["--literal-pathspecs", "ls-tree", "-r", "-z", "--name-only", "--full-tree", sha]
+        listed = self.git(*args, *(["--", under] if under else [])).stdout
+        for raw in listed.split(b"\0"):
+            if raw:
+                path = raw.decode("utf-8", "surrogateescape")
+                if not under or path == under or path.startswith(under + "/"):
                     yield path
 
     def changes(self, old_commit: str, new_commit: str) -> list[Change]:
         """Paths that differ between two commits' trees, recursing only into differing subtrees."""
+        if old_commit == new_commit:
+            return []   # one commit, one tree: nothing differs (an empty finish loads no libgit2)
         import pygit2
         old_tree = self.repo[pygit2.Oid(hex=old_commit)].peel(pygit2.Tree)
         new_tree = self.repo[pygit2.Oid(hex=new_commit)].peel(pygit2.Tree)
@@ -654,7 +649,6 @@ class GitRepo:
         return admin if admin.is_absolute() else path / admin
 
     def _head_file(self, path: Path) -> tuple[str | None, str | None] | None:
-        import pygit2
         admin = self.worktree_git_dir(path)
         try:
             text = (admin / "HEAD").read_text().strip() if admin is not None else ""
@@ -662,6 +656,10 @@ class GitRepo:
             return None
         if text.startswith("ref: refs/heads/"):
             name = text[len("ref: "):]
+            known, target = ref_from_files(self.common_dir, name)
+            if known:
+                return target, name                     # a branch's loose or packed id; None: unborn or deleted
+            import pygit2
             try:
                 ref = self.repo.references.get(name)
             except (pygit2.GitError, ValueError):

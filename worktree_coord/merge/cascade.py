@@ -46,20 +46,22 @@ from typing import TYPE_CHECKING
 import tree_sitter
 
 from ..errors import UsageError
-from .appended import appendable
-from .precision import guards
-from .syntax import names
 from .lines import line_endings
-from .languages import data_semantics, python_cst, validate
+from .languages import python_cst
 from .lines.line import line_merge
 from .lines.markers import STYLES, has_markers, render_block, restyle
 from .syntax.members import Unmergeable, Version, visit_keyed_members
 from .syntax.pieces import Conflict, Piece
 from .languages.profiles import ContainerRule, Profile, profile_for_path
 from .result import FileMerge, MergeConflict, SemanticMode, Strategy
-from .syntax.structured import MOVED_AGAINST_DELETION, StructuredMerge, StructuredTimeout
 
-if TYPE_CHECKING:   # semantic.py loads when a check runs (start-up of a merge driver call)
+# Loaded where their stage runs, not here: each git merge-driver call (`wtc merge-file`) starts a
+# process, and a clean line merge (most calls) needs none of them (issue 36, start-up): the
+# structured merge and its strict second opinions (syntax/structured.py, names.py, validate.py,
+# data_semantics.py), the precision guards (where a stage settled what the line merge conflicted
+# on), the entry merge of appended files (a conflicted file no profile reads) and the semantic
+# check (a file whose profile has one).
+if TYPE_CHECKING:
     from .checks.semantic import PackageFiles
 
 
@@ -137,6 +139,8 @@ def _imported_more_often(profile: Profile, merged: bytes, root: tree_sitter.Node
     TypeScript) or imports one name twice (Python)."""
     if profile.binds_query is None:
         return set()
+    from .syntax import names
+
     merged_counts = names.imported_names(profile, merged, root)
     if not merged_counts or max(merged_counts.values()) < 2:
         return set()
@@ -245,6 +249,9 @@ def _merge(base: bytes, left: bytes, right: bytes, path: str, *, marker_size: in
     # A clean result where git's line merge conflicted: the precision guards (guards.py) may say
     # the inputs cannot tell, and then git's conflicts stand.
     if result.clean and lines and not lines[0].clean and result.strategy != Strategy.TRIVIAL:
+        from .appended import appendable
+        from .precision import guards
+
         kind = appendable.kind_for_path(path)
         why = guards.distrust(profile_for_path(path, base, left, right), base, left, right, lines[0].conflicts,
                               skip=kind.skip_guards if kind is not None else frozenset(), trace=result.trace)
@@ -262,10 +269,10 @@ def with_semantic_check(result: FileMerge, base: bytes, left: bytes, right: byte
                         trees: dict[str, tree_sitter.Tree] | None = None,
                         package_files: PackageFiles | None = None) -> FileMerge:
     """Step 7: the result with its semantic findings as conflicts (block) or warnings (warn)."""
-    from .checks.semantic import check_file, package_unseen, semantic_profile
-
-    if semantic_profile(path) is None:
+    profile = profile_for_path(path)    # checks.semantic.semantic_profile's answer, before loading the check
+    if profile is None or not profile.semantic.enabled:
         return result
+    from .checks.semantic import check_file, package_unseen
     unread: list[str] = []    # packages the check needed and could not read
 
     def reader(wanted: str) -> Iterable[tuple[str, bytes]] | None:
@@ -334,6 +341,8 @@ def _generic(base: bytes, left: bytes, right: bytes, path: str, *, marker_size: 
         merged_census = declaration_census(profile, line.merged, merged_tree.root_node)
         if not _created_duplicates(merged_census, *census):
             return line
+    from .syntax.structured import MOVED_AGAINST_DELETION, StructuredMerge, StructuredTimeout
+
     engine = StructuredMerge(profile, marker_size=marker_size, labels=labels, deadline=deadline, path=path)
     try:
         pieces = engine.merge(*(Version(data, tree.root_node) for data, tree in zip((base, left, right), trees)))
@@ -355,6 +364,8 @@ def _generic(base: bytes, left: bytes, right: bytes, path: str, *, marker_size: 
             return fallback("structured result did not re-parse")
         if not _keeps_every_change(declaration_census(profile, merged, tree.root_node), *census):
             return fallback("structured result lost a declaration")
+        from .languages import data_semantics, validate
+
         if not validate.accepts(profile.name, (base, left, right), merged):
             return fallback(f"structured result rejected by the strict {profile.name} parser")
         if profile.name == "python" and not python_cst.accepts((base, left, right), merged):
@@ -378,6 +389,8 @@ def _appendable(base: bytes, left: bytes, right: bytes, path: str, line: FileMer
                 labels: tuple[str, str, str]) -> FileMerge:
     """Step 4 for a file every task appends to (appendable.py: line lists, PO, .properties): the
     entry-level merge, kept when clean or when its conflicts are smaller than the line merge's."""
+    from .appended import appendable
+
     kind = appendable.kind_for_path(path)
     if kind is None:
         return line

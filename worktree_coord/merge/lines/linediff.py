@@ -1,5 +1,6 @@
 """Line diffs the post-merge checks read: which lines of a version one side touched or added, and
-where a line of one version stands in another (git's xdiff, through pygit2, zero context lines).
+where a line of one version stands in another (git's xdiff: libgit2's line diff, zero context lines,
+through the line merge's ctypes binding, lines/line.py; pygit2 where that binding is unavailable).
 
 Stage: a helper of the post-merge checks (semantic.py, signatures.py). Input: two versions' bytes.
 Output: 1-based line numbers and ranges. No parsing, nothing language-specific.
@@ -31,7 +32,12 @@ def _hunks(old: bytes, new: bytes) -> tuple[tuple[int, int, int, int], ...]:
 
 
 def _diff(old: bytes, new: bytes) -> tuple[tuple[int, int, int, int], ...]:
-    import pygit2   # here: a clean line merge (`wtc merge-file`) never diffs, and pygit2 is ~40 ms to import
+    from .line import libgit2_hunks
+
+    found = libgit2_hunks(old, new)    # the same libgit2 call as pygit2's, through the line merge's binding
+    if found is not None:
+        return found
+    import pygit2   # here: pygit2 is ~40 ms to import, more than a `wtc merge-file`'s own work
 
     patch = pygit2.Patch.create_from(old, new, context_lines=0)
     return tuple((h.old_start, h.old_lines, h.new_start, h.new_lines) for h in patch.hunks)

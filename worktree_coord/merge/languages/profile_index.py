@@ -1,0 +1,137 @@
+"""Which shipped language profile a path belongs to, found without validating any profile.
+
+Stage: the first question every merge and check asks of a path (`profile_for_path`, the semantic
+check's `semantic_profile`). Input: a path (and, for a profile that `claims` files of another's
+extension, the file's contents). Output: the name of the profile's TOML file in
+`worktree_coord.grammars`, or None. Reads each profile's head (its file names and extensions) with
+tomllib; loads neither tree-sitter nor a grammar nor profiles.py's rules, so a call that asks only
+"does any profile read this file?" (a `task check` of a text file) pays no more (issue 36).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+from typing import Any
+
+from ...errors import ConfigError
+
+
+def _toml(text: str, source: str) -> dict[str, Any]:
+    import tomllib   # here, as in every reader below: importing this module reads no profile yet
+
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"language profile {source} is not valid TOML: {error}") from error
+
+
+
+@functools.lru_cache(maxsize=1)
+def _shipped() -> tuple[tuple[str, str], ...]:
+    """(file name, TOML text) of every profile shipped in `worktree_coord.grammars`, by file name."""
+    import importlib.resources
+
+    root = importlib.resources.files("worktree_coord.grammars")
+    return tuple((entry.name, entry.read_text(encoding="utf-8"))
+                 for entry in sorted(root.iterdir(), key=lambda item: item.name) if entry.name.endswith(".toml"))
+
+
+def _claims(raw: dict[str, Any], source: str) -> tuple[tuple[str, ...], re.Pattern[bytes]] | None:
+    """The profile's `claims` (extensions, compiled marker), checked, or None."""
+    claims = raw.get("claims")
+    if claims is None:
+        return None
+    extensions = claims.get("extensions") if isinstance(claims, dict) else None
+    if not isinstance(claims, dict) or set(claims) != {"extensions", "marker"} or not isinstance(extensions, list) \
+            or not all(isinstance(item, str) for item in extensions) or not isinstance(claims["marker"], str):
+        raise ConfigError(f"language profile {source}: claims takes `extensions` (a list) and `marker` (a regex)",
+                          fix='claims = { extensions = ["h"], marker = "^namespace " }')
+    try:
+        return tuple(extensions), re.compile(claims["marker"].encode(), re.MULTILINE)
+    except re.error as exc:
+        raise ConfigError(f"language profile {source}: claims.marker is not a regex: {exc}") from None
+
+
+@functools.lru_cache(maxsize=1)
+def _shipped_index() -> tuple[tuple[str, tuple[str, ...], tuple[str, ...],
+                                    tuple[tuple[str, ...], re.Pattern[bytes]] | None], ...]:
+    """(file name, filenames, extensions, claims) of every shipped profile: what
+    `profile_for_path` matches on, read without validating the profile, since validating loads the
+    language's grammar."""
+    index = []
+    for name, text in _shipped():
+        raw = _head(text, name)
+        index.append((name, tuple(raw.get("filenames", [])), tuple(raw.get("extensions", [])), _claims(raw, name)))
+    return tuple(index)
+
+
+_BODY_START = re.compile(r"^(\[|\w+\s*=\s*(\'\'\'|\"\"\"))", re.MULTILINE)
+
+
+def _head(text: str, source: str) -> dict[str, Any]:
+    """The profile's top-level keys before its first table or multi-line string (where every
+    shipped profile names its files), read without parsing the queries and tables below them:
+    with two dozen profiles, parsing them whole would grow every `wtc merge-file`'s start-up.
+    Falls back to the whole file when the head does not parse or names no files."""
+    import tomllib
+
+    found = _BODY_START.search(text)
+    if found is not None:
+        try:
+            head = tomllib.loads(text[:found.start()])
+        except tomllib.TOMLDecodeError:
+            head = {}
+        if "extensions" in head or "filenames" in head:
+            return head
+    return _toml(text, source)
+
+
+def profile_name_for_path(path: str, *contents: bytes) -> str | None:
+    """The file name of the profile that handles `path` (by file name first, then by extension), or
+    None. With the file's `contents` (each version of a merge), a profile whose `claims` marker
+    matches any of them takes the file from the one its extension names (all versions merge with
+    one grammar)."""
+    base = os.path.basename(path)
+    index = _shipped_index()
+    by_name, by_extension = _path_tables(index)
+    name = by_name.get(base)
+    if name is not None:
+        return name
+    lowered = base.lower()
+    if contents:
+        for name, _, _, claims in index:
+            if claims is not None and any(lowered.endswith("." + extension) for extension in claims[0]) \
+                    and any(claims[1].search(content) for content in contents):
+                return name
+    # The first profile (in the index's order) with an extension the name ends in, after a dot:
+    # each ending after a dot looked up, not every extension of every profile tried.
+    best: tuple[int, str] | None = None
+    at = lowered.find(".")
+    while at != -1:
+        found = by_extension.get(lowered[at + 1:])
+        if found is not None and (best is None or found[0] < best[0]):
+            best = found
+        at = lowered.find(".", at + 1)
+    return best[1] if best is not None else None
+
+
+_PATH_TABLES: list[Any] = [None, None]   # [the index they were made from, (by file name, by extension)]
+
+
+def _path_tables(index: tuple) -> tuple[dict[str, str], dict[str, tuple[int, str]]]:
+    """file name -> the first profile (in `index`'s order) naming it, and extension -> (place,
+    profile) of the first profile having it: what `profile_for_path` asks of every path, looked
+    up (a merge asks it of every new path; the scan cost 40 `endswith` calls a path)."""
+    if _PATH_TABLES[0] is not index:
+        by_name: dict[str, str] = {}
+        by_extension: dict[str, tuple[int, str]] = {}
+        for place, (name, filenames, extensions, _) in enumerate(index):
+            for filename in filenames:
+                by_name.setdefault(filename, name)
+            for extension in extensions:
+                by_extension.setdefault(extension, (place, name))
+        _PATH_TABLES[1] = (by_name, by_extension)
+        _PATH_TABLES[0] = index
+    return _PATH_TABLES[1]
