@@ -308,9 +308,12 @@ def parse_config(table: dict[str, Any], source: str) -> Config:
     return Config(**values)
 
 
+CONFIG_FILES = (".wtc.toml", "pyproject.toml")   # where load_config looks, in this order
+
+
 def load_config(toplevel: Path | None, read_head_file: Callable[[str], bytes | None] | None = None) -> Config:
     """The project's configuration, or the defaults when it has none."""
-    for name, table_path in ((".wtc.toml", None), ("pyproject.toml", ("tool", "worktree-coord"))):
+    for name, table_path in zip(CONFIG_FILES, (None, ("tool", "worktree-coord"))):
         raw = _read(name, toplevel, read_head_file)
         if raw is None:
             continue

@@ -137,3 +137,33 @@ def test_a_dirty_main_checkout_does_not_unreserve_a_root_manifest(tmp_path: Path
     code, body = wtc(repo, "task", "finish", "bump", "--run", "r")
     assert code == 0 and [r["path"] for r in body["reserved"]] == ["package.json"], body
     assert git(repo, "show", "wtc/r/integration:package.json").count("1.0.0") == 1   # not merged as a plain edit
+
+
+def test_the_pins_configuration_is_kept_byte_for_byte_and_read_from_there(tmp_path: Path) -> None:
+    """`run start` keeps the pin's configuration files beside the store (so a task start need not load
+    libgit2 to read them): bytes exactly (a non-ASCII comment), a file the pin lacks as absent, and
+    what is kept is what the run enforces: kept rules changed by hand change the verdict, which shows
+    the calls read the kept copy, not the pin again."""
+    import json
+
+    relaxed = 'left-behind = "warn"  # réglé à la main\nsemantic-check = "block"\n'
+    repo = make_repo(tmp_path / "repo", FILES | {".wtc.toml": relaxed})
+    assert wtc(repo, "run", "start", "--run", "r")[0] == 0
+    pin = git(repo, "rev-parse", "wtc/r/integration")
+    kept = repo / ".git" / "wtc" / "cache" / f"pin-config-v1-{pin}.json"
+    files = json.loads(kept.read_text(encoding="utf-8"))
+    assert files[".wtc.toml"].encode("latin-1") == relaxed.encode("utf-8")
+    assert files["pyproject.toml"] is None
+
+    files[".wtc.toml"] = 'left-behind = "block"\n'          # what a later call reads: the kept copy
+    kept.write_text(json.dumps(files), encoding="utf-8")
+    code, body = wtc(repo, "task", "start", "d5", "--run", "r", "--own", "pkg/utils.py")
+    assert code == 0, body
+    write(Path(body["worktree"]), {"pkg/utils.py": WITHOUT_UNQUOTE})
+    code, body = wtc(repo, "task", "check", "d5", "--run", "r")
+    assert code == 1 and body["left_behind_blocks"], body
+
+    kept.unlink()                                           # gone: read from the pin again, and kept again
+    code, body = wtc(repo, "task", "check", "d5", "--run", "r")
+    assert code == 0 and not body.get("left_behind_blocks"), body
+    assert kept.is_file()

@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 from ..store import admission, heartbeat, leases
-from ..config import Config, load_config
+from ..config import CONFIG_FILES, Config, load_config
 from ..errors import ConfigError, NotFoundError, UsageError
 from ..events import Fanout, NullReporter, Reporter, stage
 from .. import telemetry
@@ -28,6 +28,8 @@ from ..model import RunRecord, TaskRecord, validate_name
 from ..store import Store
 from ..store.address import open_store, resolve
 from .worktree_marks import MANIFEST_PATH, half_made
+
+PIN_CONFIG_CACHE = "pin-config-v1"   # <wtc dir>/cache/pin-config-v1-<pin>.json: _pin_config_files
 
 EXIT_BOUNDARY = 3
 
@@ -175,9 +177,9 @@ class CoordinatorBase:
         its options. Read once per pin and Coordinator."""
         rules = self._rules_by_pin.get(run.base)
         if rules is None:
-            self._fetch_pin(run)   # a remote run's pin this clone has not fetched yet
+            files = self._pin_config_files(run)
             try:
-                rules = load_config(None, lambda name: self.git.file_at(run.base, name))
+                rules = load_config(None, files.get)
             except ConfigError as error:
                 raise ConfigError(f"{error.message} (as committed at run {run.run_id}'s pinned commit "
                                   f"{run.base[:12]}, whose rules the run enforces)",
@@ -185,6 +187,29 @@ class CoordinatorBase:
                                   details=error.details | {"commit": run.base}) from None
             self._rules_by_pin[run.base] = rules
         return rules
+
+    def _pin_config_files(self, run: RunRecord) -> dict[str, bytes | None]:
+        """The configuration files (config.CONFIG_FILES) as committed at the run's pin, None for one
+        the pin does not hold. Git data that never changes, so it is kept beside the store, one file
+        per pin (written by rename: whole or absent), and every later call of every process reads it
+        without libgit2, whose import costs a task start more than its own work."""
+        import json
+
+        kept = self.git.wtc_dir / "cache" / f"{PIN_CONFIG_CACHE}-{run.base}.json"
+        try:
+            raw = json.loads(kept.read_text(encoding="utf-8"))
+            return {name: None if raw[name] is None else raw[name].encode("latin-1") for name in CONFIG_FILES}
+        except (OSError, ValueError, TypeError, KeyError, AttributeError, UnicodeEncodeError):
+            pass   # none yet (or not one this version wrote): read the pin
+        self._fetch_pin(run)   # a remote run's pin this clone has not fetched yet
+        files = {name: self.git.file_at(run.base, name) for name in CONFIG_FILES}
+        kept.parent.mkdir(parents=True, exist_ok=True)
+        temporary = kept.with_name(f"{kept.name}.{os.getpid()}.tmp")
+        # latin-1 maps every byte to one character and back: the files' bytes exactly, in JSON.
+        temporary.write_text(json.dumps({name: None if data is None else data.decode("latin-1")
+                                         for name, data in files.items()}), encoding="utf-8")
+        temporary.replace(kept)
+        return files
 
     def _spawn(self, run: RunRecord) -> Spawn:
         """How the commands of `run` start (isolation.py): its recorded `network`, else the

@@ -89,9 +89,10 @@ class RunOperations(CoordinatorBase):
                 | {"network": network or self.config.network}
             # The run's trace ids, kept whether or not this process traces: every later process joins.
             ids = RunTrace.new()
-            created = self.store.create_run(RunRecord(run_id, sha, integration, RunState.OPEN, time.time(), options,
-                                                      trace_id=ids.trace_hex, root_span_id=ids.root_hex,
-                                                      remote=remote))
+            record = RunRecord(run_id, sha, integration, RunState.OPEN, time.time(), options,
+                               trace_id=ids.trace_hex, root_span_id=ids.root_hex, remote=remote)
+            created = self.store.create_run(record)
+            self._pin_config_files(record)   # read now, while libgit2 is loaded: no task start of the run loads it
             self.store.log_event(run_id, None, "run.started", {"base": sha})
             if created:   # (a racing start with another key recorded it first: its root span, not ours)
                 self.reporter.event("run.started", run=run_id, base=sha, trace_id=ids.trace_hex,
