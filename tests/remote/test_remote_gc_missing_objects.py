@@ -79,3 +79,27 @@ def test_gc_in_a_clone_that_never_fetched_a_task_another_clone_finished(two):
     code, done = m1.wtc("gc")
     assert code == 0, done
     assert planted.name in done["pin_words_removed"] and not planted.exists(), done
+
+
+def test_gc_with_a_tracking_ref_naming_a_commit_this_clone_lacks(two):
+    (m1, m2), bare = two
+    assert m1.wtc("run", "start", "--run", "r1", "--remote", "origin")[0] == 0
+    _start(m1, "a", "a\n")
+    assert m1.wtc("task", "finish", "a", "--run", "r1")[1]["state"] == "merged"
+    _start(m2, "b", "b\n")
+    assert m2.wtc("task", "finish", "b", "--run", "r1")[1]["state"] == "merged"
+    ahead = git(bare, "rev-parse", "refs/heads/wtc/r1/integration")
+    assert not _has(m1, ahead)
+    # m1's tracking ref names the remote's tip, whose objects m1 never fetched (a ref written ahead
+    # of its objects); its own integration branch still holds a's merge.
+    common = Path(git(m1.repo, "rev-parse", "--git-common-dir"))
+    tracking = (common if common.is_absolute() else m1.repo / common) / "refs/remotes/origin/wtc/r1/integration"
+    tracking.parent.mkdir(parents=True, exist_ok=True)
+    tracking.write_text(ahead + "\n")
+
+    code, done = m1.wtc("gc")
+    assert code == 0, done
+    # a is in the integration history m1 can read: deleted; nothing else here is judged by the unread tip
+    assert done["branches_deleted"] == ["wtc/r1/a"], done
+    assert git(m1.repo, "for-each-ref", "--format=%(refname)", "refs/heads/wtc/r1/").split() == \
+        ["refs/heads/wtc/r1/integration"]

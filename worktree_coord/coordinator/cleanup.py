@@ -31,6 +31,10 @@ The rules, each applied per folder at the moment of removal:
 - Runs kept on a git remote: the remote branches of merged and abandoned tasks are deleted, each
   only while it holds the commit the store recorded (remote_gc.py), and tracking refs of branches
   gone from the remote are pruned.
+- A clone of a remote run may lack commits other clones made (a task head pushed, a ref ahead of
+  its objects): gc treats what it cannot read as unknown, never as a reason to delete. A branch is
+  deleted only on integration history this clone holds, and the pins' word indexes stay whole
+  while a task's merge base cannot be computed here.
 - The forecast cache (`<git common dir>/wtc/forecast-cache/`) loses what runs no longer open left
   (forecast_column.prune), and the merge check's index (`<git common dir>/wtc/merge-index/`) the
   tips and the pins' word indexes no open run merges with any more (`_prune_merge_index`).
@@ -228,7 +232,11 @@ class CleanupOperations(CoordinatorBase):
         tips = [self.git.ref_target(f"refs/heads/{run.integration_ref}")]
         if run.remote:
             tips.append(self.git.ref_target(f"refs/remotes/{run.remote}/{run.integration_ref}"))
-        return any(tip is not None and (tip == commit or self.git.is_ancestor(commit, tip)) for tip in tips)
+        # A tip this clone lacks (a ref written ahead of its objects) proves nothing either way: the
+        # commit is not counted in, so nothing is deleted because of what could not be read.
+        return any(tip is not None and (tip == commit or (_valid_commit(self.git, tip) and self.git.has_commit(commit)
+                                                          and self.git.is_ancestor(commit, tip)))
+                   for tip in tips)
 
     def _collect_folder(self, run_id: str, task_id: str, folder: Path, *, dry_run: bool) -> str | None:
         """Remove one folder if its task (read afresh, under its lease) has ended or does not exist.
@@ -329,7 +337,7 @@ class _IntegrationHistory:
             if run.remote:
                 tips.append(git.ref_target(f"refs/remotes/{run.remote}/{run.integration_ref}"))
             for tip in tips:
-                if tip is not None and git.has_commit(run.base):
+                if tip is not None and _valid_commit(git, tip) and git.has_commit(run.base):
                     seen.update(git.commits_between(run.base, tip))
             self.since_pin[run.run_id] = seen
         return commit in seen or self.cleanup._in_integration(run, commit)
