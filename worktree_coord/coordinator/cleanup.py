@@ -31,6 +31,10 @@ The rules, each applied per folder at the moment of removal:
 - Runs kept on a git remote: the remote branches of merged and abandoned tasks are deleted, each
   only while it holds the commit the store recorded (remote_gc.py), and tracking refs of branches
   gone from the remote are pruned.
+- A clone of a remote run may lack commits other clones made (a task head pushed, a ref ahead of
+  its objects): gc treats what it cannot read as unknown, never as a reason to delete. A branch is
+  deleted only on integration history this clone holds, and the pins' word indexes stay whole
+  while a task's merge base cannot be computed here.
 - The forecast cache (`<git common dir>/wtc/forecast-cache/`) loses what runs no longer open left
   (forecast_column.prune), and the merge check's index (`<git common dir>/wtc/merge-index/`) the
   tips and the pins' word indexes no open run merges with any more (`_prune_merge_index`).
@@ -45,6 +49,7 @@ from __future__ import annotations
 import contextlib
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..store import leases
 from ..errors import BusyError, GitError, NotFoundError
@@ -55,6 +60,9 @@ from ..results import GcReport
 from . import forecast_column
 from .base import CoordinatorBase, staged
 from .remote_gc import collect_remote_branches
+
+if TYPE_CHECKING:
+    from ..gitrepo import GitRepo
 
 REMOVED = "removed"
 
@@ -174,6 +182,7 @@ class CleanupOperations(CoordinatorBase):
         repo = self.git.repo
         keep: set[str] = set()
         pins: set[str] = set()
+        unknown = False     # a merge base this clone cannot compute: which pins are read is not known here
         for run in open_runs:
             tips = []
             for ref in (f"refs/heads/{run.integration_ref}",
@@ -186,22 +195,36 @@ class CleanupOperations(CoordinatorBase):
                         break
                     keep.add(str(commit.tree_id))
                     commit = repo.get(commit.parent_ids[0]) if commit.parent_ids else None
-            pins |= {run.base, *self._unmerged_bases(run, tips)}
+            bases, lacking = self._unmerged_bases(run, tips)
+            pins |= {run.base, *bases}
+            unknown = unknown or lacking
         pin_trees = {str(commit.tree_id) for sha in pins if (commit := repo.get(sha)) is not None}
         index = MergeIndex(folder)
-        return sum(index.prune(keep, dry_run=dry_run).values()), index.prune_pin_words(pin_trees, dry_run=dry_run)
+        removed = sum(index.prune(keep, dry_run=dry_run).values())
+        if unknown:
+            # Never delete because of a commit this clone could not read: a task another clone finished
+            # and this one never fetched may merge onto a pin whose word index would go. The index is
+            # kept whole this time; the gc after a fetch (any merge fetches the task) prunes it.
+            return removed, []
+        return removed, index.prune_pin_words(pin_trees, dry_run=dry_run)
 
-    def _unmerged_bases(self, run: RunRecord, tips: list[str]) -> set[str]:
+    def _unmerged_bases(self, run: RunRecord, tips: list[str]) -> tuple[set[str], bool]:
         """The merge bases of the run's tasks that may still merge with its integration tips: the
-        pins their merges' left-behind look reads (the run's own pin, unless `task update` moved it)."""
+        pins their merges' left-behind look reads (the run's own pin, unless `task update` moved it).
+        The flag says some base is unknown here: a remote run's task head this clone lacks (another
+        clone made and pushed it; only a merge or a task command of this clone fetches it)."""
         bases: set[str] = set()
+        unknown = False
         for task in self.store.list_tasks(run.run_id):
             if task.head is None or task.state in (TaskState.MERGED, TaskState.ABANDONED, TaskState.EMPTY):
+                continue
+            if run.remote and not _valid_commit(self.git, task.head):
+                unknown = True
                 continue
             for tip in tips:
                 with contextlib.suppress(GitError, NotFoundError, KeyError, ValueError):   # a head gone: no pin to keep
                     bases.add(self.git.merge_base(task.head, tip))
-        return bases
+        return bases, unknown
 
     def _in_integration(self, run: RunRecord, commit: str) -> bool:
         """Whether `commit` is in the run's integration history as this clone knows it (its branch,
@@ -209,7 +232,11 @@ class CleanupOperations(CoordinatorBase):
         tips = [self.git.ref_target(f"refs/heads/{run.integration_ref}")]
         if run.remote:
             tips.append(self.git.ref_target(f"refs/remotes/{run.remote}/{run.integration_ref}"))
-        return any(tip is not None and (tip == commit or self.git.is_ancestor(commit, tip)) for tip in tips)
+        # A tip this clone lacks (a ref written ahead of its objects) proves nothing either way: the
+        # commit is not counted in, so nothing is deleted because of what could not be read.
+        return any(tip is not None and (tip == commit or (_valid_commit(self.git, tip) and self.git.has_commit(commit)
+                                                          and self.git.is_ancestor(commit, tip)))
+                   for tip in tips)
 
     def _collect_folder(self, run_id: str, task_id: str, folder: Path, *, dry_run: bool) -> str | None:
         """Remove one folder if its task (read afresh, under its lease) has ended or does not exist.
@@ -310,10 +337,18 @@ class _IntegrationHistory:
             if run.remote:
                 tips.append(git.ref_target(f"refs/remotes/{run.remote}/{run.integration_ref}"))
             for tip in tips:
-                if tip is not None and git.has_commit(run.base):
+                if tip is not None and _valid_commit(git, tip) and git.has_commit(run.base):
                     seen.update(git.commits_between(run.base, tip))
             self.since_pin[run.run_id] = seen
         return commit in seen or self.cleanup._in_integration(run, commit)
+
+
+def _valid_commit(git: "GitRepo", sha: str) -> bool:
+    """Whether this repository holds `sha`; an id that is not one counts as held (nothing to fetch)."""
+    try:
+        return git.has_commit(sha)
+    except ValueError:   # not an object id at all: nothing to read, nothing unknown
+        return True
 
 
 def _delete_tombstones(found: list[Path], *, dry_run: bool) -> list[str]:

@@ -286,9 +286,15 @@ class GitRepo:
         return self.repo.descendant_of(pygit2.Oid(hex=descendant), pygit2.Oid(hex=ancestor))
 
     def merge_base(self, a: str, b: str) -> str:
+        """The best common ancestor of commits `a` and `b`. NotFoundError when they share no history,
+        or when this repository lacks one of them (a clone of a remote run that never fetched a
+        commit another clone made): libgit2 would raise its own GitError, which reads as a bug."""
         if a == b:
             return a    # a commit is its own merge base (a finish with nothing merged since the pin)
         import pygit2
+        for sha in (a, b):
+            if not self.has_commit(sha):
+                raise NotFoundError(f"commit {sha[:12]} is not in this repository (not fetched here)")
         found = self.repo.merge_base(pygit2.Oid(hex=a), pygit2.Oid(hex=b))
         if found is None:
             raise NotFoundError(f"{a[:12]} and {b[:12]} share no history")
