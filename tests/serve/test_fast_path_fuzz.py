@@ -20,16 +20,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import git, make_repo
 from tests.serve.test_fast_path import _plain
 
-from worktree_coord import cli, fastcli
+from worktree_coord import cli, fastcli, merge_file_command
 
 WTC = [sys.executable, "-m", "worktree_coord"]
-BODIES = ("version", "status", "task_start", "task_finish", "task_check", "merge", "report")
+BODIES = ("version", "status", "task_start", "task_finish", "task_check", "merge", "report", "merge_file")
 
 
 def _click_command(path: tuple[str, ...]) -> Any:
@@ -91,13 +91,19 @@ def typer_call(args: list[str]) -> tuple[int, list[tuple[str, dict[str, Any]]]]:
             return 0
         return record
 
+    # merge-file's typer command calls the body module (merge_file_command.py) itself, not fastcli's
+    # wrapper: recorded there under the quick path's name, so a line both paths take is compared,
+    # not run (it ran, and failed on a missing BASE file, whenever a drawn line had three positionals).
+    body_module = merge_file_command.merge_file
     try:
         for name in BODIES:
             setattr(fastcli, name, recorder(name))
+        merge_file_command.merge_file = recorder("merge_file")
         code = cli.main(list(args))
     finally:
         for name, original in originals.items():
             setattr(fastcli, name, original)
+        merge_file_command.merge_file = body_module
     return code, called
 
 
@@ -141,6 +147,7 @@ def command_lines(draw: st.DrawFn) -> list[str]:
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(command_lines())
+@example(["merge-file", "r1", "--git", "r1", "--git", "r1"])   # three positionals: both paths call the body
 def test_a_line_the_quick_path_takes_is_the_call_typer_makes(args: list[str]) -> None:
     parsed = fastcli.parse(list(args))
     if parsed is None:
