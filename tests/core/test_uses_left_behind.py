@@ -48,15 +48,13 @@ def _left_behind_notes(tmp_path: Path, files: dict[str, str], own: str, path: st
     return [note for note in body["notes"] if "still uses" in note]
 
 
-def _removal_refused(tmp_path: Path, files: dict[str, str], own: str | tuple[str, ...],
-                     edits: dict[str, str | None], moves: dict[str, str] | None = None) -> tuple[Path, list[str]]:
-    """A task owning `own` moves files (`moves`: old path -> new, `git mv`) and writes `edits` (path ->
-    new text: a removal or a rename; None deletes the file): its check fails (exit 1) and its finish
-    is a conflict; the repository and the finish's "still use(s)" / "still import(s)" notes."""
+def _task_edited(tmp_path: Path, files: dict[str, str], task: str, owns: tuple[str, ...],
+                 edits: dict[str, str | None], moves: dict[str, str] | None) -> Path:
+    """A repository of `files`, run r1 started, task `task` owning `owns`, its worktree edited: `moves`
+    with `git mv`, then `edits` written (None: `git rm`). The repository."""
     repo = make_repo(tmp_path / "repo", files)
     assert wtc(repo, "run", "start", "--run", "r1")[0] == 0
-    owns = (own,) if isinstance(own, str) else own
-    code, body = wtc(repo, "task", "start", "rm", "--run", "r1", *[arg for glob in owns for arg in ("--own", glob)])
+    code, body = wtc(repo, "task", "start", task, "--run", "r1", *[arg for glob in owns for arg in ("--own", glob)])
     assert code == 0, body
     worktree = Path(body["worktree"])
     for old, new in (moves or {}).items():
@@ -67,6 +65,16 @@ def _removal_refused(tmp_path: Path, files: dict[str, str], own: str | tuple[str
             git(worktree, "rm", "-q", path)
         else:
             (worktree / path).write_text(text)
+    return repo
+
+
+def _removal_refused(tmp_path: Path, files: dict[str, str], own: str | tuple[str, ...],
+                     edits: dict[str, str | None], moves: dict[str, str] | None = None) -> tuple[Path, list[str]]:
+    """A task owning `own` moves files (`moves`: old path -> new, `git mv`) and writes `edits` (path ->
+    new text: a removal or a rename; None deletes the file): its check fails (exit 1) and its finish
+    is a conflict; the repository and the finish's "still use(s)" / "still import(s)" notes."""
+    owns = (own,) if isinstance(own, str) else own
+    repo = _task_edited(tmp_path, files, "rm", owns, edits, moves)
     code, check = wtc(repo, "task", "check", "rm", "--run", "r1")
     assert code == 1, check
     code, body = wtc(repo, "task", "finish", "rm", "--run", "r1")
@@ -78,19 +86,7 @@ def _removal_merged(tmp_path: Path, files: dict[str, str], edits: dict[str, str 
                     moves: dict[str, str] | None = None) -> dict:
     """A task owning everything moves (`moves`) and writes `edits` (None deletes): its check passes
     (exit 0, nothing left behind) and its finish merges; the finish's result."""
-    repo = make_repo(tmp_path / "repo", files)
-    assert wtc(repo, "run", "start", "--run", "r1")[0] == 0
-    code, body = wtc(repo, "task", "start", "mv", "--run", "r1", "--own", "**")
-    assert code == 0, body
-    worktree = Path(body["worktree"])
-    for old, new in (moves or {}).items():
-        (worktree / new).parent.mkdir(parents=True, exist_ok=True)
-        git(worktree, "mv", old, new)
-    for path, text in edits.items():
-        if text is None:
-            git(worktree, "rm", "-q", path)
-        else:
-            (worktree / path).write_text(text)
+    repo = _task_edited(tmp_path, files, "mv", ("**",), edits, moves)
     code, check = wtc(repo, "task", "check", "mv", "--run", "r1")
     assert code == 0 and not check["left_behind"], check
     code, body = wtc(repo, "task", "finish", "mv", "--run", "r1")

@@ -414,18 +414,25 @@ def test_a_check_of_a_text_edit_loads_no_semantic_check(repo: Path) -> None:
     assert {"worktree_coord.merge.checks.semantic", "tree_sitter"} <= code
 
 
+def _python_sides(folder: Path) -> None:
+    """A .py file's three versions twice: sides editing different functions (base.py, left.py,
+    right.py: a clean line merge) and sides each appending a function (left_add.py, right_add.py:
+    the structured stage runs)."""
+    base = "def alpha(x):\n    return x + 1\n\n\ndef gamma(x):\n    return x - 3\n"
+    (folder / "base.py").write_text(base)
+    (folder / "left.py").write_text(base.replace("x + 1", "x + 10"))
+    (folder / "right.py").write_text(base.replace("x - 3", "x - 30"))
+    (folder / "left_add.py").write_text(base + "\n\ndef left_new(x):\n    return alpha(x)\n")
+    (folder / "right_add.py").write_text(base + "\n\ndef right_new(x):\n    return gamma(x)\n")
+
+
 def test_a_clean_line_merge_loads_no_structured_merge_guards_or_entry_merge(tmp_path: Path) -> None:
     """`wtc merge-file` (once per conflicted file git asks about) whose line merge is clean runs the
     census of duplicate keys and the semantic check, nothing else of the cascade: the structured
     merge and its strict parsers, the precision guards and the appended files' entry merge load
     where their stage runs (merge/cascade.py). A JSON file's profile has no semantic check, so a
     merge of one loads none; a structured merge still loads its stage."""
-    base = "def alpha(x):\n    return x + 1\n\n\ndef gamma(x):\n    return x - 3\n"
-    (tmp_path / "base.py").write_text(base)
-    (tmp_path / "left.py").write_text(base.replace("x + 1", "x + 10"))
-    (tmp_path / "right.py").write_text(base.replace("x - 3", "x - 30"))
-    (tmp_path / "left_add.py").write_text(base + "\n\ndef left_new(x):\n    return alpha(x)\n")
-    (tmp_path / "right_add.py").write_text(base + "\n\ndef right_new(x):\n    return gamma(x)\n")
+    _python_sides(tmp_path)
     doc = {"name": "demo", "version": "1.0.0", "dependencies": {"a": "^1.0.0"}}
     (tmp_path / "base.json").write_text(json.dumps(doc, indent=2) + "\n")
     (tmp_path / "left.json").write_text(json.dumps(doc | {"version": "1.1.0"}, indent=2) + "\n")
@@ -473,12 +480,7 @@ def test_a_merge_file_whose_semantic_check_diffs_loads_no_pygit2(tmp_path: Path)
     """The semantic check of a clean .py merge diffs each side against the base (linediff.py): the
     diff runs through the line merge's ctypes binding of the bundled libgit2, so `wtc merge-file`
     never imports pygit2 (~40-60 ms: its enums, ssl, tarfile), line or structured."""
-    base = "def alpha(x):\n    return x + 1\n\n\ndef gamma(x):\n    return x - 3\n"
-    (tmp_path / "base.py").write_text(base)
-    (tmp_path / "left.py").write_text(base.replace("x + 1", "x + 10"))
-    (tmp_path / "right.py").write_text(base.replace("x - 3", "x - 30"))
-    (tmp_path / "left_add.py").write_text(base + "\n\ndef left_new(x):\n    return alpha(x)\n")
-    (tmp_path / "right_add.py").write_text(base + "\n\ndef right_new(x):\n    return gamma(x)\n")
+    _python_sides(tmp_path)
     for left, right in (("left.py", "right.py"), ("left_add.py", "right_add.py")):
         modules = imported(tmp_path, "merge-file", "base.py", left, right, "--path", "m.py")
         assert "worktree_coord.merge.checks.semantic" in modules and "worktree_coord.merge.lines.linediff" in modules
