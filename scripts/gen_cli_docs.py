@@ -44,7 +44,8 @@ CONFIG_DOCS: dict[str, tuple[str, str]] = {
     "reserved-add": ('["config/*.yml"]', "Extra reserved-file globs (gitignore-style) on top of the built-in root "
                      "manifests and lockfiles. Edits to them become intents for consolidation."),
     "reserved-remove": ('["requirements*.txt"]', "Built-in reserved patterns to drop (exact pattern text, e.g. "
-                        "`go.sum`), so those files merge like any other."),
+                        "`go.sum`, `/package.json`), so those files merge like any other; an entry that is not a "
+                        "built-in pattern is refused (exit 2), naming the pattern it was probably meant for."),
     "idempotency-ttl": ("86400", "Seconds an idempotency record is kept; a repeat within it returns the stored "
                         "result. Must outlast a run."),
     "lock-timeout": ("120", "Seconds to wait for the repository-wide registration lock (worktree add/prune, ref "

@@ -167,3 +167,16 @@ def test_the_pins_configuration_is_kept_byte_for_byte_and_read_from_there(tmp_pa
     code, body = wtc(repo, "task", "check", "d5", "--run", "r")
     assert code == 0 and not body.get("left_behind_blocks"), body
     assert kept.is_file()
+
+
+def test_a_reserved_remove_entry_that_names_no_default_is_refused_naming_the_default_meant(tmp_path: Path) -> None:
+    """`reserved-remove = ["package.json"]` removed nothing (the default is `/package.json`), so the
+    root manifest stayed reserved without a word: the entry is refused where the rules are read,
+    naming the default it was probably meant for, and nothing is started."""
+    repo = make_repo(tmp_path / "repo", FILES | {".wtc.toml": FILES[".wtc.toml"] + 'reserved-remove = ["package.json"]\n'})
+    assert wtc(repo, "run", "start", "--run", "r")[0] == 0
+    code, body = wtc(repo, "task", "start", "d5", "--run", "r", "--own", "pkg/utils.py")
+    assert code == 2, body
+    assert body["error"]["kind"] == "config" and "'package.json' (did you mean '/package.json'?)" in body["error"]["message"]
+    assert "/package.json" in body["error"]["fix"]
+    assert not (repo / ".wtc" / "worktrees" / "r" / "d5").exists()

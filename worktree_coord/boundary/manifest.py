@@ -44,8 +44,21 @@ LOCKFILE_NAMES: frozenset[str] = frozenset(LOCKFILE_ECOSYSTEMS) - {"go.sum"}
 
 
 def reserved_patterns(add: Sequence[str] = (), remove: Sequence[str] = ()) -> tuple[str, ...]:
-    """The defaults, minus `remove`, plus `add` (validated), in a stable order."""
+    """The defaults, minus `remove`, plus `add` (validated), in a stable order. A `remove` entry that is
+    not one of the defaults, exactly as they are spelled, is refused: it would remove nothing, and
+    the file the project meant to free would stay reserved without a word (`package.json` for
+    `/package.json`, found in a test that believed it had relaxed the root manifest)."""
     removed = set(remove)
+    unknown = [p for p in remove if p not in DEFAULT_RESERVED]
+    if unknown:
+        from ..errors import ConfigError
+
+        near = {p: [d for d in DEFAULT_RESERVED if d.lstrip("/") == p.lstrip("/")] for p in unknown}
+        named = "; ".join(f"{p!r} (did you mean {near[p][0]!r}?)" if near[p] else repr(p) for p in unknown)
+        raise ConfigError(f"reserved-remove names what is not a default reserved file: {named}",
+                          fix="spell each entry exactly as one of the defaults (docs/configuration.md): "
+                              + ", ".join(DEFAULT_RESERVED),
+                          details={"key": "reserved-remove", "unknown": unknown})
     base = [p for p in DEFAULT_RESERVED if p not in removed]
     extra = [p for p in validate_globs("reserved", list(add)) if p not in base]
     return tuple(base + extra)
