@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from pathlib import Path
 import struct
 import tempfile
 import threading
@@ -42,16 +43,12 @@ import zlib
 import pygit2
 
 from . import held
+from .locate import common_dir_of
 
 
 def objects_folder(repo: pygit2.Repository) -> str:
     """The repository's objects folder (a linked worktree's repository keeps it in the common dir)."""
-    git_dir = repo.path
-    common = os.path.join(git_dir, "commondir")
-    if os.path.isfile(common):
-        with open(common, encoding="utf-8", errors="replace") as fh:
-            git_dir = os.path.join(git_dir, fh.read().strip())
-    return os.path.normpath(os.path.join(git_dir, "objects"))
+    return str(common_dir_of(Path(repo.path)) / "objects")
 
 
 class HeldObjects(pygit2.OdbBackend):

@@ -81,9 +81,17 @@ def _common_of_linked(dot_git_file: Path) -> Path | None:
     if not text.startswith("gitdir:"):
         return None
     git_dir = (dot_git_file.parent / text[len("gitdir:"):].strip()).resolve()
+    if not (git_dir / "commondir").is_file():
+        return None                 # a submodule's git dir, or a separate git dir: not plain
+    return common_dir_of(git_dir)
+
+
+def common_dir_of(git_dir: Path) -> Path:
+    """The common git dir of `git_dir`: where its `commondir` file leads (a linked worktree's
+    `.git/worktrees/<name>`), else `git_dir` itself. Objects, refs and config live there."""
     commondir = git_dir / "commondir"
     if not commondir.is_file():
-        return None                 # a submodule's git dir, or a separate git dir: not plain
+        return git_dir
     return (git_dir / commondir.read_text(errors="replace").strip()).resolve()
 
 

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Iterator, Sequence
 
 from .. import filelock
 from .environment import git_environment
-from .locate import locate_plain, ref_from_files, worktree_config_on
+from .locate import common_dir_of, locate_plain, ref_from_files, worktree_config_on
 from .refs import STALE_REF_LOCK_SECONDS, clear_stale_lock, is_lock_error
 from .held import write_held
 from .running import run_to_end
@@ -110,11 +110,7 @@ class GitRepo:
                     f"{start} is not inside a git repository",
                     fix="run wtc inside a git repository, or pass --repo PATH",
                 )
-            git_dir = Path(found).resolve()
-            common = git_dir
-            commondir_file = git_dir / "commondir"
-            if commondir_file.exists():
-                common = (git_dir / commondir_file.read_text().strip()).resolve()
+            common = common_dir_of(Path(found).resolve())
             self.common_dir = common
             self._repo = pygit2.Repository(str(common))
             self.is_bare = self._repo.is_bare
