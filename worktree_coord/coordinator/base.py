@@ -8,7 +8,7 @@ consolidating, landing, cleanup); each module holds one concern's operations and
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, ContextManager, Iterator, Self, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, ContextManager, Iterable, Iterator, Self, TypeVar
 
 import contextlib
 import functools
@@ -31,12 +31,22 @@ from .worktree_marks import MANIFEST_PATH, half_made
 
 PIN_CONFIG_CACHE = "pin-config-v1"   # <wtc dir>/cache/pin-config-v1-<pin>.json: _pin_config_files
 
+
+def may_remove_names(changes: "Iterable[Change]") -> bool:
+    """Whether a change touches a file that existed before and that a language profile reads: the
+    cheap superset of check/left_behind.readable_changes (only the profiles' heads are read, no
+    rules), so a task that touched no such file never loads the semantic check (tree-sitter)."""
+    from ..merge.languages.profile_index import profile_name_for_path
+
+    return any(c.old_oid is not None and profile_name_for_path(c.path) is not None for c in changes)
+
 EXIT_BOUNDARY = 3
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 if TYPE_CHECKING:
     from ..isolation import Spawn
+    from ..gitrepo.repository import Change
     from ..gitrepo.remote import RefView, Remote
     from ..integrate import Integrator
     from ..merge.result import SemanticMode

@@ -63,7 +63,7 @@ from ..merge.languages.profile_index import profile_name_for_path
 from ..merge.result import SemanticMode
 from ..model import PENDING_INTENT_STATES, TaskRecord, TaskState
 from ..results import Forecast, TaskCheck
-from .base import CoordinatorBase, staged
+from .base import CoordinatorBase, may_remove_names, staged
 from .forecast_column import column_of, read_latest, write_latest
 from .worktree_marks import half_made, half_made_error
 
@@ -304,7 +304,7 @@ class ForecastOperations(CoordinatorBase):
         """The uses, in code this task did not change, of names it removed or renamed, that its merge
         would find (left_behind.py): read at the task's base, less those the integration tip no
         longer holds (a merged task updated that file and the name is gone from it)."""
-        if not any(c.old_oid is not None and profile_name_for_path(c.path) is not None for c in me.changes.values()):
+        if not may_remove_names(me.changes.values()):
             # Nothing removed from a file a profile reads (left_behind.readable_changes is empty), so
             # nothing to look for: the semantic check (tree-sitter, the profiles' rules) stays unloaded.
             return []

@@ -24,13 +24,12 @@ from ..store import leases
 from ..crashpoints import crash_point
 from ..errors import BusyError, StateError, UsageError
 from ..gitrepo import GIT_MODE_GITLINK, GitRepo
-from ..merge.languages.profile_index import profile_name_for_path
 from ..store.idempotency import Outcome, default_key, run_once, variant_key
 from ..model import UNAPPLIED_INTENT_STATES, Boundary, RunRecord, TaskRecord, TaskState, validate_name
 from ..results import (TaskAbandoned, TaskFinished, TaskWidened,
                       TaskStarted, TaskUpdated)
 
-from .base import MANIFEST_PATH, EXIT_BOUNDARY, _parse_author, _split_author, half_made, staged
+from .base import MANIFEST_PATH, EXIT_BOUNDARY, _parse_author, _split_author, half_made, may_remove_names, staged
 from .worktree_marks import half_made_error
 from .plan import PlanOperations
 from .worktree_setup import WorktreeSetupOperations
@@ -308,7 +307,7 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
 
         if self._left_behind_mode(run) is SemanticMode.OFF:
             return []   # before the import: left_behind.py loads the semantic check (tree-sitter, the profiles)
-        if not any(c.old_oid is not None and profile_name_for_path(c.path) is not None for c in changes):
+        if not may_remove_names(changes):
             return []   # readable_changes is empty (no profile reads a changed file): no count to give
         from ..check.left_behind import MAX_CHANGED, readable_changes
 
