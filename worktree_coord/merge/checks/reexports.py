@@ -55,8 +55,15 @@ MAX_FILES = 256    # files no side changed, read per check
 MAX_DEPTH = 4      # re-exports followed from the imported file
 
 _WORD = re.compile(rb"[\w$]+")   # a name as `reach.spelling` bounds it: no word character or `$` either side
-# The first part of a path (`grep_cli` of `grep_cli::parse_size(x)`): not after `::`, a word or `$`.
-_PATH_HEADS = re.compile(rb"(?<![\w$:])([A-Za-z_]\w*)::")
+
+
+@functools.lru_cache(maxsize=None)
+def _path_heads(separator: str) -> re.Pattern[bytes]:
+    """The first part of each path spelled with the profile's module separator (`grep_cli` of Rust's
+    `grep_cli::parse_size(x)`): a name not after the separator's first character, a word character
+    or `$`."""
+    first = re.escape(separator[:1].encode())
+    return re.compile(rb"(?<![\w$])(?<!" + first + rb")([A-Za-z_]\w*)" + re.escape(separator.encode()))
 
 TreeFile = Callable[[str, str], "bytes | None"]   # (which: base/left/right, path) -> bytes, None: absent
 
@@ -417,7 +424,7 @@ class ReExports:
         data = self._merge.files[user].merged or b""
         bound = {item.bound for item in symbols.imports}
         out: set[str] = set()
-        for head in sorted({m.decode() for m in _PATH_HEADS.findall(data)}):
+        for head in sorted({m.decode() for m in _path_heads(rules.module_separator).findall(data)}):
             if head in bound or head in rules.module_roots:
                 continue
             for target in self.locate(head, user, rules):
