@@ -41,6 +41,7 @@ words), the bytes of those few files decide.
 
 from __future__ import annotations
 
+import functools
 import heapq
 import posixpath
 import re
@@ -82,7 +83,7 @@ class Reach:
     def __init__(self, files: Mapping[str, Versions], *, module_path: Callable[[str], str],
                  module_token: Callable[[str], bytes], package_wide: Callable[[str], bool],
                  imported_files: Callable[[str], frozenset[str]],
-                 reexported: Callable[[str, frozenset[bytes]], frozenset[str]] | None = None,
+                 reexported: Callable[[str, Any], frozenset[str]] | None = None,
                  barrels: Callable[[str], bool] = lambda path: False, memo: "MergeIndex | None" = None,
                  tip: Any = None, loose: Iterable[str] = (),
                  package_of: Callable[[str], str | None] = lambda path: None,
@@ -101,7 +102,7 @@ class Reach:
         self._module_token = module_token
         self._package_wide = package_wide
         self._imported_files = imported_files
-        self._reexported = reexported   # (user, words) -> candidates its imports reach by re-export
+        self._reexported = reexported   # (user, words or a function of them) -> candidates its imports reach by re-export
         self._barrels = barrels         # path -> whether its language re-exports (profile module_files)
         self._package_of = package_of   # path -> its package where classes need no import (Java), else None
         self._imported: dict[str, frozenset[str]] = {}
@@ -201,7 +202,9 @@ class Reach:
                       imported_by: dict[str, set[str]], through: set[tuple[str, str]]) -> None:
         """1b with many candidates and few users: each user's imports of what it added, read."""
         for user in pool:
-            for path in self._reexported(user, self._added(other, user)):   # type: ignore[misc]
+            # The words of what it added only if it imports something (reexports.reached asks).
+            added = functools.partial(self._added, other, user)
+            for path in self._reexported(user, added):   # type: ignore[misc]
                 if is_candidate(path):
                     imported_by.setdefault(path, set()).add(user)
                     through.add((path, user))
