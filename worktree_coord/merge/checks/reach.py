@@ -67,8 +67,21 @@ def one_word(token: bytes) -> bool:
 
 
 def words(text: bytes) -> frozenset[bytes]:
-    """The words of `text` a name can be (module docstring)."""
-    return frozenset(_NAME_WORDS.findall(text))
+    """The words of `text` a name can be (module docstring): each maximal run of word characters
+    less its leading digits (what `_NAME_WORDS.findall` finds), split in C by a byte table: the
+    regular expression's scan took 1.2x as long on a 1 KB file, 1.8x on a 64 KB one, and every
+    merge of a drain scans each task file's text."""
+    runs = set(text.translate(RUN_BYTES).split())
+    found = {run for run in runs if run[0] not in _DIGITS}
+    if len(found) < len(runs):
+        found.update(word for word in (run.lstrip(b"0123456789") for run in runs if run[0] in _DIGITS) if word)
+    return frozenset(found)
+
+
+# Every byte that is no word character (`[\w$\x80-\xff]`) as a space, where bytes.split() splits
+# (tip_index.standing_words splits so too).
+RUN_BYTES = bytes(c if _WORD_RUNS.fullmatch(bytes([c])) else 0x20 for c in range(256))
+_DIGITS = frozenset(b"0123456789")
 
 
 def spelling(names: Iterable[bytes]) -> re.Pattern[bytes]:
@@ -486,7 +499,17 @@ def _gone_words(base: bytes, new: bytes | None) -> frozenset[bytes]:
     text = ranges_text(base, touched)
     # Only code lines' words may be gone for a comment's sake: an edited comment's every word
     # ("the", "a") would make each using file of the merge a candidate (pdf.js merges: 2.5x the check).
-    return (words(text) - words(new)) | (words(_COMMENT_LINES.sub(b"", text)) - words(_COMMENT_LINES.sub(b"", new)))
+    # That is (words(text) - words(new)) | (words(code of text) - words(code of new)); the second
+    # part adds only a word `new` holds in comment lines alone, so the code is cut out of either
+    # text only for the words `new`'s comment lines hold (most merges: none).
+    held, kept = words(text), words(new)
+    gone = held - kept
+    doubt = (held & kept) & words(b"\n".join(_COMMENT_LINES.findall(new)))
+    if doubt:
+        doubt &= words(_COMMENT_LINES.sub(b"", text))
+        if doubt:
+            gone |= doubt - words(_COMMENT_LINES.sub(b"", new))
+    return gone
 
 
 # A line that is only a comment in the languages with re-exports (`//`, `/*`, ` * ` of a block,

@@ -25,11 +25,10 @@ from __future__ import annotations
 
 import bisect
 import posixpath
-import re
 import threading
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator
 
-from .reach import one_word, words
+from .reach import RUN_BYTES, one_word, words
 
 if TYPE_CHECKING:   # pygit2 loads where tables are read back (load): `wtc merge-file` imports this module
     import pygit2
@@ -460,7 +459,6 @@ _GRAM = 3
 def _grams(word: bytes) -> set[bytes]:
     """The runs of three bytes of `word` (none when shorter): what `holding` looks a part up by."""
     return {word[at:at + _GRAM] for at in range(len(word) - _GRAM + 1)}
-_RUNS = re.compile(rb"[\w$\x80-\xff]+")   # maximal runs of word characters (reach.words' alphabet)
 _DIGITS = frozenset(b"0123456789")
 
 
@@ -471,15 +469,11 @@ def standing_words(data: bytes) -> tuple[frozenset[bytes], frozenset[bytes]]:
     starts with no digit; every other byte of a run continues it), standing alone when the run
     has none. (Three regular-expression passes before, one with a look-behind at every byte:
     45 us against 12 for a 1 KB file, five files a merge of a drain.)"""
-    clean: set[bytes] = set()
-    after: set[bytes] = set()
-    for run in set(_RUNS.findall(data)):
-        if run[0] in _DIGITS:
-            word = run.lstrip(b"0123456789")
-            if word:
-                after.add(word)
-        else:
-            clean.add(run)
+    runs = set(data.translate(RUN_BYTES).split())   # the runs, split in C as reach.words splits them
+    clean = {run for run in runs if run[0] not in _DIGITS}
+    if len(clean) == len(runs):
+        return frozenset(clean), frozenset()
+    after = {word for word in (run.lstrip(b"0123456789") for run in runs if run[0] in _DIGITS) if word}
     return frozenset(clean), frozenset(after - clean)
 
 
