@@ -166,6 +166,38 @@ def test_the_tip_tables_find_what_a_walk_finds(tmp_path: Path) -> None:
     assert any(f[1] == "h05" and f[3] == "wide/user.py" for f in found)
 
 
+def test_a_drain_reads_the_gone_words_of_each_pair_of_contents_once(tmp_path: Path, monkeypatch) -> None:
+    """Step 1b's gone words (reach._gone_words) of a tip's file, asked on every merge while the tip's
+    candidates are few, are kept by the pair of contents (MergeIndex.memo): over the drain each pair
+    is read once. They cannot go stale: a later task's edit of the file is another pair (the
+    rename-def task's pkg/util.py, whose gone `parse` the use-barrel task's use then breaks), and
+    the findings are the walk's."""
+    seen: list[tuple[bytes, bytes | None]] = []
+    real = reach._gone_words
+
+    def counted(base: bytes, new: bytes | None) -> frozenset[bytes]:
+        seen.append((base, new))
+        return real(base, new)
+
+    monkeypatch.setattr(reach, "_gone_words", counted)
+    repo, merges = _drain(tmp_path)
+    index, found = MergeIndex(), []
+    for merge in merges:
+        hot = _findings(check_tree_merge(repo, *merge, index=index))
+        assert hot == _findings(check_tree_merge(repo, *merge, index=MergeIndex(), walk=True))
+        found += hot
+    assert ("broken", "parse", "pkg/util.py", "pkg/app.py", 5) in found
+    seen.clear()
+    index = MergeIndex()
+    for merge in merges:
+        check_tree_merge(repo, *merge, index=index)
+    assert len(seen) > len(merges) and len(seen) == len(set(seen))
+    seen.clear()
+    for merge in merges:
+        check_tree_merge(repo, *merge, index=index)
+    assert seen == []   # the drain checked again: every pair kept
+
+
 def test_a_tip_checked_again_after_the_next_is_answered_from_its_own_tables(tmp_path: Path) -> None:
     """A merge retried against the tip it was first checked on (its CAS lost, say) after the
     tables moved on: the earlier tip's tables are whole, or built again."""

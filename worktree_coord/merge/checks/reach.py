@@ -168,7 +168,7 @@ class Reach:
         through: set[tuple[str, str]] = set()   # (candidate, user): the user's import reaches it by re-export
         pool = [user for user in users if self._barrels(user)] if self._reexported is not None else []
         if pool and len(candidates) <= BARREL_CANDIDATES:
-            gone_by = {path: _gone_words(files[path].base or b"", files[path].version(side)) for path in candidates}
+            gone_by = {path: self._gone(side, path) for path in candidates}
             gone = frozenset().union(*gone_by.values())
             if len(gone) <= 32:   # a rename or two: a search of each user's text for them, whole words
                 spelled = spelling(gone) if gone else None
@@ -284,7 +284,7 @@ class Reach:
         if self._reexported is not None:
             pool = [user for user in users if self._barrels(user)]
             if len(candidates) <= BARREL_CANDIDATES:
-                gone_by = {path: _gone_words(files[path].base or b"", files[path].version(side)) for path in candidates}
+                gone_by = {path: self._gone(side, path) for path in candidates}
                 gone = frozenset().union(*gone_by.values())
                 found = tip.may_import(gone, BARREL_USERS)
                 able = None if found is None else {user for user in found if user not in loose}
@@ -406,7 +406,7 @@ class Reach:
         if pool and len(own) + tip_count <= BARREL_CANDIDATES:
             candidates = own + sorted({path for paths in tip.tokens.data.values() for path in paths
                                        if path not in loose})
-            gone_by = {path: _gone_words(files[path].base or b"", files[path].version(side)) for path in candidates}
+            gone_by = {path: self._gone(side, path) for path in candidates}
             gone = frozenset().union(*gone_by.values())
             if len(gone) <= 32:
                 spelled_gone = spelling(gone) if gone else None
@@ -449,6 +449,15 @@ class Reach:
             self._added_cache[key] = compute() if self._memo is None else \
                 self._memo.memo("added", _pair_key(versions, side, base, data), compute)
         return self._added_cache[key]
+
+    def _gone(self, side: str, path: str) -> frozenset[bytes]:
+        """`_gone_words` of `side`'s version of `path`, kept across checks by the two contents: a
+        tip's file is a candidate of every merge while the tip's candidates are few (step 1b)."""
+        versions = self._files[path]
+        base, new = versions.base or b"", versions.version(side)
+        if self._memo is None:
+            return _gone_words(base, new)
+        return self._memo.memo("gone", _pair_key(versions, side, base, new), lambda: _gone_words(base, new))
 
     def _near(self, side: str, path: str) -> frozenset[bytes]:
         """`_near_words` of `side`'s version of `path`, kept across checks by the two contents."""
