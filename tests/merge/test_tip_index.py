@@ -175,9 +175,9 @@ def test_a_drain_reads_the_gone_words_of_each_pair_of_contents_once(tmp_path: Pa
     seen: list[tuple[bytes, bytes | None]] = []
     real = reach._gone_words
 
-    def counted(base: bytes, new: bytes | None) -> frozenset[bytes]:
+    def counted(base: bytes, new: bytes | None, kept: frozenset[bytes] | None = None) -> frozenset[bytes]:
         seen.append((base, new))
-        return real(base, new)
+        return real(base, new, kept)
 
     monkeypatch.setattr(reach, "_gone_words", counted)
     repo, merges = _drain(tmp_path)
@@ -196,6 +196,37 @@ def test_a_drain_reads_the_gone_words_of_each_pair_of_contents_once(tmp_path: Pa
     for merge in merges:
         check_tree_merge(repo, *merge, index=index)
     assert seen == []   # the drain checked again: every pair kept
+
+
+def test_a_drain_scans_the_words_of_each_task_file_once(tmp_path: Path, monkeypatch) -> None:
+    """The words of a task's file are read by three steps: its gone words and the module words it
+    spells (reach.py, this merge) and the next tip's tables (tip_index.py, the next merge). They are
+    kept by blob id (MergeIndex.memo "words"), so each task file's bytes are scanned once over the
+    drain; a blob id names one content, so the words kept cannot go stale; the findings are the walk's."""
+    from worktree_coord.merge import tree
+
+    task_blobs = {text.encode() for _, files in TASKS for text in files.values() if text is not None}
+    scans: list[bytes] = []
+
+    def counting(real):
+        def scan(data: bytes):
+            if data in task_blobs:
+                scans.append(data)
+            return real(data)
+        return scan
+
+    monkeypatch.setattr(reach, "words", counting(reach.words))
+    monkeypatch.setattr(reach, "standing_words", counting(reach.standing_words))
+    monkeypatch.setattr(tree, "standing_words", counting(tree.standing_words))
+    repo, merges = _drain(tmp_path)
+    index, found = MergeIndex(), []
+    for merge in merges:
+        found += _findings(check_tree_merge(repo, *merge, index=index))
+    assert len(set(scans)) > 10   # the task files were read
+    assert sorted(scans) == sorted(set(scans))   # each once
+    walked = MergeIndex()
+    assert found == [f for merge in merges for f in _findings(check_tree_merge(repo, *merge, index=walked, walk=True))]
+    assert ("broken", "parse", "pkg/util.py", "pkg/app.py", 5) in found
 
 
 def test_a_tip_checked_again_after_the_next_is_answered_from_its_own_tables(tmp_path: Path) -> None:

@@ -28,7 +28,7 @@ import posixpath
 import threading
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator
 
-from .reach import RUN_BYTES, one_word, words
+from .reach import one_word, standing_words, words
 
 if TYPE_CHECKING:   # pygit2 loads where tables are read back (load): `wtc merge-file` imports this module
     import pygit2
@@ -459,24 +459,6 @@ _GRAM = 3
 def _grams(word: bytes) -> set[bytes]:
     """The runs of three bytes of `word` (none when shorter): what `holding` looks a part up by."""
     return {word[at:at + _GRAM] for at in range(len(word) - _GRAM + 1)}
-_DIGITS = frozenset(b"0123456789")
-
-
-def standing_words(data: bytes) -> tuple[frozenset[bytes], frozenset[bytes]]:
-    """(the words of `data` (reach.words) that stand alone, those that stand only after a digit):
-    a word standing alone is what reach.spelling finds. From the maximal runs of word characters,
-    in one pass: reach.words finds one word in each run, the run less its leading digits (a name
-    starts with no digit; every other byte of a run continues it), standing alone when the run
-    has none. (Three regular-expression passes before, one with a look-behind at every byte:
-    45 us against 12 for a 1 KB file, five files a merge of a drain.)"""
-    runs = set(data.translate(RUN_BYTES).split())   # the runs, split in C as reach.words splits them
-    clean = {run for run in runs if run[0] not in _DIGITS}
-    if len(clean) == len(runs):
-        return frozenset(clean), frozenset()
-    after = {word for word in (run.lstrip(b"0123456789") for run in runs if run[0] in _DIGITS) if word}
-    return frozenset(clean), frozenset(after - clean)
-
-
 def _insert(items: list[str], item: str, sort: bool) -> None:
     if sort:
         bisect.insort(items, item)
