@@ -69,6 +69,21 @@ class _Table:
             self._own.add(key)
         found.add(path)
 
+    def add_all(self, keys: Iterable, path: str) -> None:
+        """add(key, path) for each of `keys` (a file's words: one call, not one a word)."""
+        if not self._own_all:
+            for key in keys:
+                self.add(key, path)
+            return
+        data, own = self.data, self._own
+        for key in keys:
+            found = data.get(key)
+            if found is None:
+                data[key] = {path}
+                own.add(key)
+            else:
+                found.add(path)
+
     def discard(self, key, path: str) -> None:
         found = self.data.get(key)
         if found is None or path not in found:
@@ -242,15 +257,18 @@ class TipIndex:
         self.records[path] = record
         at_base, at_tip, _, clean, dirty, imports = record
         if at_tip:
-            for word in clean | dirty:
-                if not self.words.get(word) and not self.dirty.get(word):
-                    for gram in _grams(word):   # a word new to the tip's vocabulary
+            held = clean | dirty
+            # A table's key maps to a set of at least one path (discard drops an emptied one), so
+            # a word no table holds is a word new to the tip's vocabulary.
+            known_clean, known_dirty = self.words.data, self.dirty.data
+            for word in held:
+                if word not in known_clean and word not in known_dirty:
+                    for gram in _grams(word):
                         self.grams.add(gram, word)   # type: ignore[arg-type]
-            for word in clean:
-                self.words.add(word, path)
-            for word in dirty:
-                self.dirty.add(word, path)
-            self.foreign.update(word for word in clean | dirty if not word.isascii())
+            self.words.add_all(clean, path)
+            self.dirty.add_all(dirty, path)
+            if not b"".join(held).isascii():
+                self.foreign.update(word for word in held if not word.isascii())
             if isinstance(imports, tuple):
                 if imports[0]:
                     self.importers.add(True, path)
