@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import subprocess
+import sys
 
 from pathlib import Path
 
@@ -348,3 +349,35 @@ def test_a_part_of_a_word_is_looked_up_as_a_scan_of_the_vocabulary_finds_it(tmp_
             assert tip.holding(part) == scanned, part
             checked += 1
     assert checked > 1000
+
+
+def test_a_drain_computes_each_paths_module_once(tmp_path: Path, monkeypatch) -> None:
+    """The check's index of which file is which module (semantic._Check.resolve: where an import
+    leads) lists every file of the merge, which for a tip is every file the run changed; each
+    path's module is kept for the process (semantic._module_facts: pure in the path and the
+    profile's rules), so over a drain each is asked of `_module_path` once per language's rules, not
+    once a merge; the
+    findings are the walk's (through a barrel, a TypeScript re-export and a Go package, which
+    resolve() answers)."""
+    from worktree_coord.merge.checks import semantic
+
+    semantic._MODULE_FACTS.clear()
+    computed: list[tuple[str, int]] = []
+    real = semantic._module_path
+
+    def counted(path: str, rules) -> str:
+        if sys._getframe(1).f_code.co_name == "_module_index":   # the index's pass, not a merge's own files
+            computed.append((path, id(rules)))
+        return real(path, rules)
+
+    monkeypatch.setattr(semantic, "_module_path", counted)
+    repo, merges = _drain(tmp_path)
+    index, found = MergeIndex(), []
+    for merge in merges:
+        found += _findings(check_tree_merge(repo, *merge, index=index))
+    assert len(computed) > 10 and len(computed) == len(set(computed))
+    semantic._MODULE_FACTS.clear()
+    walked = MergeIndex()
+    assert found == [f for merge in merges for f in _findings(check_tree_merge(repo, *merge, index=walked, walk=True))]
+    assert ("broken", "parse", "pkg/util.py", "pkg/app.py", 5) in found
+    assert any(f[1] == "addOne" and f[3] == "web/src/view.ts" for f in found)
