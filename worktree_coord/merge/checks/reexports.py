@@ -380,17 +380,19 @@ class ReExports:
         self._outside[path] = found
         return found
 
-    def reached(self, user: str, names: Iterable[bytes]) -> frozenset[str]:
+    def reached(self, user: str, names: Iterable[bytes] | Callable[[], Iterable[bytes]]) -> frozenset[str]:
         """The files of the merge that `user`'s merged imports of one of `names` reach through a
         re-export or a workspace package's name (a file its import names itself aside): where a use
-        of that name added there may be defined."""
+        of that name added there may be defined. `names` may be a function giving them, asked only
+        when the file imports something (reach.py's words of a task's added lines: a line diff per
+        file, which a file importing nothing does not need)."""
         profile = _profile(user)
         if profile is None or not profile.semantic.module_files or not self._merge.files[user].exists("merged"):
             return frozenset()
         symbols = self._merge.imports(user, "merged")   # only what it imports is read here
-        if symbols is None:
-            return frozenset()
-        wanted = {n.decode("utf-8", "replace") for n in names}
+        if symbols is None or not (symbols.imports or profile.semantic.package_roots):
+            return frozenset()   # nothing imported, and no crate path without a `use`: nothing reached
+        wanted = {n.decode("utf-8", "replace") for n in (names() if callable(names) else names)}
         out: set[str] = set()
         for item in symbols.imports:
             if item.name is None and item.scope is None:
