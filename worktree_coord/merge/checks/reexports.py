@@ -123,6 +123,7 @@ class ReExports:
         self._reads = 0
         self._crate_paths: dict[str, CratePaths] = {}
         self._path_maps: PathMaps | None = None
+        self._star_lists: dict[tuple[str, bytes], frozenset[str] | None] = {}   # what `import *` takes, per version
 
     def locate(self, module: str, importer: str, rules: SemanticRules) -> list[str]:
         """The files `module`, imported from `importer`, names: the merge's (semantic.resolve), else
@@ -358,10 +359,13 @@ class ReExports:
         profile = _profile(path)
         if profile is None or data is None or len(data) > MAX_BYTES:
             return True
-        try:
-            listed = star_names(profile, data)
-        except (ValueError, UnicodeDecodeError):
-            return True
+        key = (path, data)
+        if key not in self._star_lists:   # a star hub asks once per name: each version parsed once
+            try:
+                self._star_lists[key] = star_names(profile, data)
+            except (ValueError, UnicodeDecodeError):
+                return True   # unreadable: anything may be taken
+        listed = self._star_lists[key]
         if listed is not None:
             return name in listed
         hidden = profile.semantic.star_hidden
