@@ -47,7 +47,7 @@ from .reach import spelling
 
 # profile_for_path by path, remembered: `reached` asks it for each of a drain's users on every merge.
 _profile = functools.lru_cache(maxsize=65536)(profile_for_path)
-from .symbols import Symbols, extract, fingerprint
+from .symbols import Symbols, extract, fingerprint, star_names
 from .versions import MAX_BYTES
 from ..ecosystems.workspace_packages import TreeFolders, WorkspacePackages
 
@@ -123,6 +123,7 @@ class ReExports:
         self._reads = 0
         self._crate_paths: dict[str, CratePaths] = {}
         self._path_maps: PathMaps | None = None
+        self._star_lists: dict[tuple[str, bytes], frozenset[str] | None] = {}   # what `import *` takes, per version
 
     def locate(self, module: str, importer: str, rules: SemanticRules) -> list[str]:
         """The files `module`, imported from `importer`, names: the merge's (semantic.resolve), else
@@ -300,6 +301,8 @@ class ReExports:
                     if target not in self._merge.files and not self._mentions(target, name) \
                             and not self._passes_stars_on(target, name):
                         continue   # a file no side changed that never spells the name: not from there
+                    if not self._star_takes(target, name, ("base", "merged")):
+                        continue   # its `__all__` leaves the name out, or a `_name`: the star does not pass it
                     if not self._follow(target, name, depth + 1, seen, found):
                         return False
         return True
@@ -316,9 +319,57 @@ class ReExports:
             if not targets:
                 return True
             for target in targets:
+                if not self._star_takes(target, name, ("base", "merged")):
+                    continue
                 if target in self._merge.files or self._mentions(target, name) or self._passes_stars_on(target, name):
                     return True
         return False
+
+    def star_may_pass(self, path: str, symbols: Symbols, name: str) -> bool:
+        """Whether the star imports of `path` (its version `symbols`) may bind `name`: False only when
+        each names a file of the tree whose language says its star import does not take the name (a
+        `__all__` that leaves it out, or no list and a `_name`: profile `star_names`, `star_hidden`).
+        Found driving wtc on pydantic-ai: pydantic_graph/paths.py moved to routing/paths.py, whose
+        `__all__` named one class, and the old path left as `from .routing.paths import *`; the
+        importers of the other classes were taken for answered, and the landed tree did not import."""
+        profile = _profile(path)
+        if profile is None or not symbols.star_modules:
+            return True
+        rules = profile.semantic
+        if not rules.star_names and not rules.star_hidden:
+            return True
+        for module in symbols.star_modules:
+            targets = self.locate(module, path, rules)
+            if not targets or any(self._star_takes(target, name) for target in targets):
+                return True
+        return False
+
+    def _star_takes(self, path: str, name: str, which: tuple[str, ...] = ("merged",)) -> bool:
+        """Whether `from <path's module> import *` takes `name` from one of the `which` versions of
+        a file of the merge (a file no side changed: the tree's); unknown: True. A chain followed to
+        where a name came from asks of the base too: the name a task dropped from `__all__` with its
+        definition was passed on there."""
+        versions = self._merge.files.get(path)
+        if versions is None:
+            return self._star_takes_from(path, name, self._tree_file("base", path) if self._tree_file is not None else None)
+        held = [versions.version(version) for version in which if versions.exists(version)]
+        return any(self._star_takes_from(path, name, data) for data in held)
+
+    def _star_takes_from(self, path: str, name: str, data: bytes | None) -> bool:
+        profile = _profile(path)
+        if profile is None or data is None or len(data) > MAX_BYTES:
+            return True
+        key = (path, data)
+        if key not in self._star_lists:   # a star hub asks once per name: each version parsed once
+            try:
+                self._star_lists[key] = star_names(profile, data)
+            except (ValueError, UnicodeDecodeError):
+                return True   # unreadable: anything may be taken
+        listed = self._star_lists[key]
+        if listed is not None:
+            return name in listed
+        hidden = profile.semantic.star_hidden
+        return not (hidden and name.startswith(hidden))
 
     def _defined_at_base(self, path: str, name: str) -> bool:
         versions = self._merge.files[path]

@@ -396,7 +396,7 @@ class _Check:
                 seen: set[tuple[tuple[str, ...], str]] = set()
                 for definition in candidates:
                     key = (definition.container, definition.name)
-                    if key not in seen and not _defines(after, definition) \
+                    if key not in seen and not self.defines(path, after, definition) \
                             and definition.name not in self.hidden(path, side):
                         seen.add(key)
                         yield _Removal(path, definition, side)
@@ -596,6 +596,16 @@ class _Check:
         data = self.files[path].merged or b""
         start = reference.start_byte
         return start >= len(separator) and data[:start].rstrip().endswith(separator.encode())
+
+    def defines(self, path: str, symbols: Symbols, definition: Definition) -> bool:
+        """`_defines`, where a star import is taken to bind only what its module lets it take
+        (reexports.star_may_pass: a `__all__` that leaves the name out, a `_name`)."""
+        if not _defines(symbols, definition):
+            return False
+        if symbols.binds(definition.container, definition.name) or definition.container \
+                or not symbols.wildcard or self.reexports is None:
+            return True
+        return self.reexports.star_may_pass(path, symbols, definition.name)
 
     def defined_in_merged(self, target: tuple[str, tuple[str, ...], str]) -> bool:
         path, container, name = target
@@ -859,10 +869,10 @@ class _Check:
         """Is the removed definition still wanted by the using side and missing from the merge?"""
         definition = removal.definition
         kept = self.symbols(removal.path, used_side) if self.files[removal.path].version(used_side) else None
-        if kept is None or not _defines(kept, definition):
+        if kept is None or not self.defines(removal.path, kept, definition):
             return False   # the using side removed it too (or cannot be read): not the merge's doing
         merged = self.symbols(removal.path, "merged") if self.files[removal.path].merged is not None else Symbols()
-        if merged is None or _defines(merged, definition):
+        if merged is None or self.defines(removal.path, merged, definition):
             return False
         base = self.symbols(removal.path, "base", uses=False)
         if definition.container and any(definition.container in s.heritage for s in (merged, base, kept) if s):

@@ -187,6 +187,35 @@ def hidden_query(profile: Profile) -> tree_sitter.Query:
 
 
 @functools.lru_cache(maxsize=None)
+def star_names_query(profile: Profile) -> tree_sitter.Query:
+    """The profile's `star_names` query (a module's list of what a star import takes), compiled once."""
+    return _compile(profile, profile.semantic.star_names)
+
+
+def star_names(profile: Profile, source: bytes) -> frozenset[str] | None:
+    """The names a star import takes from `source` by its explicit list (Python's `__all__`); None
+    when it writes no such list, or writes it in a way no list shows (then anything may be taken)."""
+    if not profile.semantic.star_names:
+        return None
+    tree = profile.parse(source)
+    captures = tree_sitter.QueryCursor(star_names_query(profile)).captures(tree.root_node)
+    lists = captures.get("list", [])
+    if captures.get("open") or not lists:
+        return None
+    names: set[str] = set()
+    for node in lists:
+        for element in node.named_children:
+            if element.type == "comment":
+                continue
+            content = [child for child in element.named_children if child.type == "string_content"] \
+                if element.type == "string" else None
+            if not content or len(content) != 1 or len(element.named_children) != 3:
+                return None   # a name the list computes (`*other.__all__`, an f-string): unknown
+            names.add(_text(source, content[0]))
+    return frozenset(names)
+
+
+@functools.lru_cache(maxsize=None)
 def specifiers_query(profile: Profile) -> tree_sitter.Query:
     """The profile's `specifiers` query (every module a file loads), compiled once."""
     return _compile(profile, profile.semantic.specifiers)

@@ -293,6 +293,11 @@ class SemanticRules:
     `default_export`: the name a module's default export is exported as (`default`): an
     `@import.default` capture binds its text to that name of the module (`import X from "./m"`), and
     a use of it spells the module, not the name.
+    `star_names`: a query whose `@list` is the list of names a star import (`from m import *`) takes
+    from the module (Python's `__all__ = [...]`, its string elements), and whose `@open` is any other
+    write of it (`__all__ += ...`): then nothing is known. `star_hidden`: the prefix of the names a star
+    import never takes from a module with no such list (`_`). With either, a name a star re-export
+    cannot pass on is not taken for defined by it (reexports.py `star_may_pass`).
     """
 
     tags: tuple[str, ...] = ()
@@ -324,6 +329,8 @@ class SemanticRules:
     specifiers: str = ""                            # a query: `@module`s a file loads, bound or not (left_modules.py)
     path_prefixes: tuple[tuple[str, str], ...] = () # node kind -> field: a nested import list's leading path (Rust)
     default_export: str = ""                        # the name of a module's default export (`default`)
+    star_names: str = ""                            # a query: a module's `@list` of what a star import takes (`__all__`), `@open` a write of it no list shows
+    star_hidden: str = ""                           # a prefix of names a star import never takes from a module with no such list (`_`)
     duplicates: DuplicateRules = DuplicateRules()   # what may not be declared twice (duplicates.py)
     signatures: SignatureRules = SignatureRules()   # how parameters and arguments count (signatures.py)
     packages: PackageRules = PackageRules()         # a workspace package's name -> its entry (workspace_packages.py)
@@ -343,7 +350,7 @@ _SEMANTIC_KEYS = {"tags", "query", "self_receivers", "members_in_scope", "member
                   "member_of", "self_fields", "type_names", "globals", "manifest", "hidden_names", "duplicates",
                   "signatures", "module_files", "source_folders",
                   "package_roots", "packages", "path_maps", "version_suffix", "root_module", "specifiers",
-                  "path_prefixes", "default_export"}
+                  "path_prefixes", "default_export", "star_names", "star_hidden"}
 _SIGNATURE_KEYS = {"parameters", "counted", "receivers", "receiver_first", "uncountable", "defaults", "wrappers",
                    "calls", "arguments", "argument_lists", "spread"}
 _PACKAGE_KEYS = {"workspaces", "manifest", "entry_fields", "conditions", "built_folders", "built_extensions",
@@ -808,6 +815,7 @@ def _semantic_rules(raw: Any, source: str, check_kind: Callable[[str, str], None
         specifiers=text("specifiers", ""),
         path_prefixes=kind_to_field("path_prefixes"),
         default_export=text("default_export", ""),
+        star_names=text("star_names", ""), star_hidden=text("star_hidden", ""),
         duplicates=_duplicate_rules(raw.get("duplicates", {}), source, check_kind, check_field, language),
         signatures=_signature_rules(raw.get("signatures", {}), source, check_kind, check_field),
         packages=_package_rules(raw.get("packages", {}), source),
