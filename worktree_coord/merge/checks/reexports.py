@@ -103,6 +103,14 @@ def module_parts(module: str, rules: SemanticRules) -> tuple[bool, int, list[str
     return relative, up, parts
 
 
+def _written_with_suffix(module: str, rules: SemanticRules) -> bool:
+    """Whether `module` is a path spelled with a script file's extension (`./foo.js`, not `./foo`)."""
+    if rules.module_separator == ".":
+        return False
+    last = module.rsplit(rules.module_separator, 1)[-1]
+    return "." in last.strip(".") and "." + last.rpartition(".")[2] in _SCRIPT_SUFFIXES
+
+
 _SCRIPT_SUFFIXES = frozenset((".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts", ".json", ".node"))
 
 
@@ -192,10 +200,14 @@ class ReExports:
         else:
             return []   # a package's name (`react`, `github.com/x/y`) names no file of the tree
         hits = []
+        # A path written with its file's extension (`require('./foo.js')`, `from './foo.js'`) names
+        # that file (or, in TypeScript, its source `foo.ts`), never a folder's index file: Node
+        # loads no foo/index.js for it (found: foo.js made foo/index.js counted as still found).
+        patterns = [pattern for pattern in rules.module_files if not (_written_with_suffix(module, rules) and "/" in pattern)]
         for stem in stems:
             if stem.startswith("../") or stem == "..":
                 continue
-            for pattern in rules.module_files:
+            for pattern in patterns:
                 path = pattern.format(stem)
                 if self._exists(path):
                     hits.append(path)
