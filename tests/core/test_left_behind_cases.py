@@ -171,3 +171,110 @@ def test_a_module_whose_members_alone_are_used_may_stop_being_callable(tmp_path)
     files = NPM | {"lib/m.js": "function x() {}\n\nmodule.exports = function parse() {\n  return 1\n}\n\nmodule.exports.x = x\n",
                    "lib/u.js": "const p = require('./m')\n\nmodule.exports = p.x()\n"}
     _removal_merged(tmp_path, files, {"lib/m.js": "function x() {}\n\nmodule.exports = { x }\n"})
+
+
+# -- The default export through a drain: the post-merge check answered from the tip's tables ------
+
+DRAIN_CASES = {
+    "esm": ({"src/m.ts": "export default function foo(): number {\n  return 1\n}\n"},
+            {"src/m.ts": "export function foo(): number {\n  return 1\n}\n"},
+            {"src/b.ts": "import foo from './m'\n\nexport const v = foo()\n"}),
+    "commonjs": ({"src/m.js": "module.exports = function parse() {\n  return 1\n}\n"},
+                 {"src/m.js": "function parse() {\n  return 1\n}\n\nmodule.exports = { parse }\n"},
+                 {"src/b.js": "const parse = require('./m')\n\nmodule.exports = parse()\n"}),
+    "export-equals": ({"src/m.ts": "class X {\n}\n\nexport = X\n"}, {"src/m.ts": "export class X {\n}\n"},
+                      {"src/b.ts": "import X = require('./m')\n\nexport const v = new X()\n"}),
+}
+
+
+@pytest.mark.parametrize("first", ["remover", "user"])
+@pytest.mark.parametrize("case", sorted(DRAIN_CASES))
+def test_a_default_export_one_task_removes_and_another_task_uses_is_refused_by_a_drain(tmp_path, case, first):
+    """Three finished tasks drained by `wtc merge` (left-behind off: the post-merge semantic check
+    alone answers, each merge after the first reading the tip's tables): one removes the module's
+    default export, one writes a new use of it, one changes an unrelated file. Whichever of the two
+    merges second is refused for the use."""
+    from pathlib import Path
+
+    from tests.conftest import make_repo, wtc, write
+    from worktree_coord.coordinator import Coordinator
+
+    pin, removed, used = DRAIN_CASES[case]
+    repo = make_repo(tmp_path / "repo", {"package.json": '{"name": "w"}\n', "src/c.ts": "export const c = 1\n"} | pin)
+    tasks = {"remover": (list(pin), removed), "other": (["src/c.ts"], {"src/c.ts": "export const c = 2\n"}),
+             "user": (list(used), used)}
+    order = [first, "other", "user" if first == "remover" else "remover"]
+    with Coordinator(repo) as coord:
+        coord.start_run("r1", left_behind="off")
+        for name in order:
+            own, edits = tasks[name]
+            write(Path(coord.start_task("r1", name, own).worktree), edits)
+            assert coord.finish_task("r1", name, merge=False).state == "finished"
+    code, body = wtc(repo, "merge", "--run", "r1")
+    states = {row["task"]: (row["state"], [(c["kind"], c["path"]) for c in row.get("conflicts", [])]) for row in body["tasks"]}
+    assert code == 1 and states[order[0]][0] == states["other"][0] == "merged", body
+    assert states[order[2]] == ("conflict", [("semantic", next(iter(used)))]), body
+
+
+# -- Java: the import line of a class moved or deleted is named, beside its uses ------------------
+
+JAVA = {"src/main/java/a/b/C.java": "package a.b;\n\npublic class C {\n    public static int f() { return 1; }\n}\n",
+        "src/main/java/a/d/U.java": "package a.d;\n\nimport a.b.C;\n\npublic class U {\n    int g() { return C.f(); }\n}\n",
+        "src/main/java/a/d/S.java": "package a.d;\n\nimport static a.b.C.f;\n\npublic class S {\n    int g() { return f(); }\n}\n",
+        "src/main/java/a/d/W.java": "package a.d;\n\nimport a.b.*;\n\npublic class W {\n    int g() { return 1; }\n}\n"}
+
+
+def test_a_java_class_moved_to_another_package_is_named_at_its_import_line_and_its_use(tmp_path):
+    """`import a.b.C;` is the line that stops compiling; `C.f()` below it is named as before. A
+    package's `import a.b.*;` names no one class file and is not named."""
+    moved = JAVA["src/main/java/a/b/C.java"].replace("package a.b;", "package a.c;")
+    _, left = _removal_refused(tmp_path, JAVA, "src/main/java/a/[bc]/**", {"src/main/java/a/c/C.java": moved},
+                               {"src/main/java/a/b/C.java": "src/main/java/a/c/C.java"})
+    assert len(left) == 1, left
+    assert left[0].startswith("src/main/java/a/d/S.java (lines 3, 6), src/main/java/a/d/U.java (lines 3, 6) still use ") \
+        or left[0].startswith("src/main/java/a/d/U.java (lines 3, 6), src/main/java/a/d/S.java (lines 3, 6) still use "), left
+    assert "W.java" not in left[0], left
+
+
+def test_a_java_class_deleted_is_named_at_its_import_line(tmp_path):
+    _, left = _removal_refused(tmp_path, JAVA, "src/main/java/a/b/**", {"src/main/java/a/b/C.java": None})
+    imports = [note for note in left if "still import" in note]
+    assert len(imports) == 1 and imports[0].startswith("src/main/java/a/d/S.java:3, src/main/java/a/d/U.java:3 still "
+                                                       "import a.b.C, the file src/main/java/a/b/C.java"), left
+
+
+# -- Go: a dot import makes the package's names bare ---------------------------------------------
+
+GO = {"go.mod": "module example.com/m\n\ngo 1.21\n",
+      "util/util.go": "package util\n\nfunc F() int {\n\treturn 1\n}\n\nfunc G() int {\n\treturn 2\n}\n",
+      "main.go": "package main\n\nimport . \"example.com/m/util\"\n\nfunc main() {\n\t_ = F() + G()\n}\n"}
+
+
+def test_a_go_function_removed_while_a_dot_import_uses_it_bare_is_left_behind(tmp_path):
+    _, left = _removal_refused(tmp_path, GO, "util/**", {"util/util.go": GO["util/util.go"].replace("F()", "H()")})
+    assert len(left) == 1 and left[0].startswith("main.go:6 still uses F, which this task removed or renamed (to H, "
+                                                 "it seems) in util/util.go"), left
+
+
+def test_a_go_function_a_dot_import_uses_moved_within_its_package_or_kept_is_not_left_behind(tmp_path):
+    files = GO | {"local.go": "package main\n\nfunc k() int {\n\tG := 3\n\treturn G\n}\n"}
+    _removal_merged(tmp_path, files, {"util/util.go": "package util\n\nfunc G() int {\n\treturn 2\n}\n",
+                                      "util/f.go": "package util\n\nfunc F() int {\n\treturn 1\n}\n"})
+
+
+# -- Rust: a crate named through `extern crate X as Y;` ------------------------------------------
+
+RUST = {"Cargo.toml": '[workspace]\nmembers = ["a", "b"]\n', "a/Cargo.toml": '[package]\nname = "alpha"\nversion = "0.1.0"\n',
+        "a/src/lib.rs": "pub fn f() -> i32 {\n    1\n}\n\npub fn g() -> i32 {\n    2\n}\n",
+        "b/Cargo.toml": '[package]\nname = "beta"\nversion = "0.1.0"\n\n[dependencies]\nalpha = { path = "../a" }\n',
+        "b/src/lib.rs": "extern crate alpha as y;\n\npub fn h() -> i32 {\n    y::f() + y::g()\n}\n"}
+
+
+def test_a_rust_function_removed_while_a_path_through_an_extern_crate_alias_uses_it_is_left_behind(tmp_path):
+    _, left = _removal_refused(tmp_path, RUST, "a/**", {"a/src/lib.rs": "pub fn g() -> i32 {\n    2\n}\n"})
+    assert len(left) == 1 and left[0].startswith("b/src/lib.rs:4 still uses f, which this task removed"), left
+
+
+def test_a_rust_function_kept_behind_an_extern_crate_alias_is_not_left_behind(tmp_path):
+    files = RUST | {"a/src/lib.rs": RUST["a/src/lib.rs"] + "\npub fn k() -> i32 {\n    3\n}\n"}
+    _removal_merged(tmp_path, files, {"a/src/lib.rs": RUST["a/src/lib.rs"]})

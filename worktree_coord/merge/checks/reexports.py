@@ -147,11 +147,13 @@ class ReExports:
         """Every file of the tree `module`, imported from `importer`, may name, where `locate`
         answers only a sure one: two candidates (`util.py` beside `util/__init__.py`) both count
         when the question is whether the import still finds a file (check/left_modules.py)."""
-        if self._tree_file is None or not rules.module_files:
+        patterns = rules.module_files or rules.specifier_files
+        if self._tree_file is None or not patterns:
             return []
-        return self._in_tree(module, importer, rules, every=True)
+        return self._in_tree(module, importer, rules, every=True, patterns=patterns)
 
-    def _in_tree(self, module: str, importer: str, rules: SemanticRules, every: bool = False) -> list[str]:
+    def _in_tree(self, module: str, importer: str, rules: SemanticRules, every: bool = False,
+                 patterns: tuple[str, ...] | None = None) -> list[str]:
         if rules.package_roots and rules.manifest:
             # Paths that start at a crate (crate_paths.py): computed from the path, not searched for,
             # so a file of the merge is as good an answer as any.
@@ -203,7 +205,8 @@ class ReExports:
         # A path written with its file's extension (`require('./foo.js')`, `from './foo.js'`) names
         # that file (or, in TypeScript, its source `foo.ts`), never a folder's index file: Node
         # loads no foo/index.js for it (found: foo.js made foo/index.js counted as still found).
-        patterns = [pattern for pattern in rules.module_files if not (_written_with_suffix(module, rules) and "/" in pattern)]
+        written = rules.module_files if patterns is None else patterns
+        patterns = tuple(pattern for pattern in written if not (_written_with_suffix(module, rules) and "/" in pattern))
         for stem in stems:
             if stem.startswith("../") or stem == "..":
                 continue

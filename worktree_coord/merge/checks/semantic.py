@@ -467,7 +467,7 @@ class _Check:
             if item.name is not None:
                 out.update(self.import_files(item.module.rstrip(rules.module_separator) + rules.module_separator
                                              + item.name, path, rules))
-        for module in merged.star_modules if rules.module_files else ():
+        for module in merged.star_modules:
             out.update(self.import_files(module, path, rules))   # a glob's module: `targets` reads it too
         separator = rules.module_separator
         if separator not in (".", "/"):
@@ -651,6 +651,12 @@ class _Check:
                         and all(self.reexports.locate(module, path, rules) for module in merged.star_modules):
                     yield from ((origin, (), original) for origin, original in self.reexports.origins(path, name) or ()
                                 if origin != path)
+                elif not rules.module_files and len(merged.star_modules) == 1 \
+                        and not merged.binds((), name) and not reference.scopes & merged.local.get(name, set()):
+                    # A package's names made bare (Go's `import . "example.com/m/util"`): no re-export
+                    # passes them on, so a bare name is the package's where it defines it. (Two such
+                    # imports: which one answers is not known, and nothing is said.)
+                    yield from self.imported_from(merged.star_modules[0], name, path, rules)
                 return
             yield (path, (), name)
             if rules.package == "directory":
@@ -757,9 +763,16 @@ class _Check:
             # Where a re-export leads first: a finding names the definition's file, not the
             # `pub use` / `export {}` line that passed it on.
             for origin, original in sorted(self.reexports.origins(target, name) or (), key=lambda o: o[0] == target):
-                # (the default export is an export only: no definition of a file bears its name)
-                yield (origin, EXPORTS if original == rules.default_export or self.exports_listed(origin) else (),
-                       original)
+                yield (origin, EXPORTS if self.exports_listed(origin) or self._default_kept_file(origin, original, rules)
+                       else (), original)
+
+    def _default_kept_file(self, path: str, name: str, rules: SemanticRules) -> bool:
+        """Whether `name` is the default export (an export only: no definition bears its name) of a
+        file the merged tree keeps. (A file deleted whole is its importers' module to name, by its
+        path: check/left_modules.py.)"""
+        versions = self.files.get(path)
+        return bool(rules.default_export) and name == rules.default_export \
+            and versions is not None and versions.exists("merged")
 
     def exports_unlisted(self, path: str) -> bool:
         """Whether the merged `path` exports names no pattern lists (symbols.exports_open)."""

@@ -287,7 +287,10 @@ class SemanticRules:
     whose `@module` captures are every module a file loads, however it binds it (a default or
     namespace import, `const x = require(...)`, `import './setup.js'`, `import pkg.mod`): the
     left-behind look (check/left_modules.py) reads them to find the importers of a file a task
-    deleted or moved, which no removed name leads to. `guards`: a query whose `@guarded` nodes hold
+    deleted or moved, which no removed name leads to. `specifier_files`: where such a module's file
+    stands, for that look alone, in a language whose checks do not read imports as files (no
+    `module_files`: Java's `import a.b.C;` names a/b/C.java below a folder above the importer).
+    `guards`: a query whose `@guarded` nodes hold
     imports whose failure the file catches (Python's `try:` body with `except ImportError:`): such an
     import is not a use a removal breaks (the file still loads), so neither look counts it, and the
     names it binds are the file's own bindings.
@@ -328,6 +331,7 @@ class SemanticRules:
     version_suffix: str = ""                        # a last path part that is a version (`v2`): bind the one before
     root_module: str = ""                           # the root manifest's import path of the root folder (go.mod's `module`)
     specifiers: str = ""                            # a query: `@module`s a file loads, bound or not (left_modules.py)
+    specifier_files: tuple[str, ...] = ()           # where a specifier's file stands, for left_modules.py alone (`{}.java`)
     guards: str = ""                                # a query: `@guarded` code whose import failure the file catches
     path_prefixes: tuple[tuple[str, str], ...] = () # node kind -> field: a nested import list's leading path (Rust)
     default_export: str = ""                        # the name of a module's default export (`default`)
@@ -351,7 +355,8 @@ _SEMANTIC_KEYS = {"tags", "query", "self_receivers", "members_in_scope", "member
                   "member_of", "self_fields", "type_names", "globals", "manifest", "hidden_names", "duplicates",
                   "signatures", "module_files", "source_folders",
                   "package_roots", "packages", "path_maps", "version_suffix", "root_module", "specifiers",
-                  "guards", "path_prefixes", "default_export", "default_words"}
+                  "guards", "path_prefixes", "default_export", "default_words",
+                  "specifier_files"}
 _SIGNATURE_KEYS = {"parameters", "counted", "receivers", "receiver_first", "uncountable", "defaults", "wrappers",
                    "calls", "arguments", "argument_lists", "spread"}
 _PACKAGE_KEYS = {"workspaces", "manifest", "entry_fields", "conditions", "built_folders", "built_extensions",
@@ -770,9 +775,9 @@ def _semantic_rules(raw: Any, source: str, check_kind: Callable[[str, str], None
                               fix="name a grammar wheel's module, like tree_sitter_python")
     for kind in strings("type_names"):
         check_kind(kind, "semantic.type_names")
-    for pattern in strings("module_files"):
+    for pattern in strings("module_files") + strings("specifier_files"):
         if pattern.count("{}") != 1 or pattern.startswith("/"):
-            raise ConfigError(f"language profile {source}: semantic.module_files entry {pattern!r} must hold `{{}}` "
+            raise ConfigError(f"language profile {source}: semantic.module_files or specifier_files entry {pattern!r} must hold `{{}}` "
                               "once (the module's path) and be relative", fix='write it like "{}.ts" or "{}/__init__.py"')
     if strings("package_roots") and not raw.get("manifest"):
         raise ConfigError(f"language profile {source}: semantic.package_roots needs semantic.manifest "
@@ -813,7 +818,7 @@ def _semantic_rules(raw: Any, source: str, check_kind: Callable[[str, str], None
         module_files=strings("module_files"), source_folders=strings("source_folders"),
         package_roots=strings("package_roots"), path_maps=strings("path_maps"),
         version_suffix=text("version_suffix", ""), root_module=text("root_module", ""),
-        specifiers=text("specifiers", ""), guards=text("guards", ""),
+        specifiers=text("specifiers", ""), guards=text("guards", ""), specifier_files=strings("specifier_files"),
         path_prefixes=kind_to_field("path_prefixes"),
         default_export=text("default_export", ""), default_words=frozenset(strings("default_words")),
         duplicates=_duplicate_rules(raw.get("duplicates", {}), source, check_kind, check_field, language),
