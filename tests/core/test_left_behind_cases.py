@@ -71,10 +71,16 @@ def test_a_guarded_import_of_what_the_task_removes_is_not_left_behind(tmp_path, 
     _removal_merged(tmp_path, files, {"pkg/fast.py": edit})
 
 
+@pytest.mark.parametrize("handler", [
+    "except KeyError:\n    speed = None\n",
+    "except ImportError as error:\n    raise RuntimeError('pkg.fast is needed') from error\n",
+    "except ImportError:\n    log('no pkg.fast')\n    raise\n",
+], ids=["other-exception", "raises-another", "raises-again"])
 @pytest.mark.parametrize("edit", [None, "def other():\n    return 1\n"], ids=["module-deleted", "name-removed"])
-def test_an_import_under_a_try_that_catches_something_else_is_still_left_behind(tmp_path, edit):
+def test_an_import_under_a_try_that_does_not_catch_its_failure_is_still_left_behind(tmp_path, edit, handler):
+    """A handler that raises makes the failure the file's own: the file does not load."""
     files = {"pkg/__init__.py": "", "pkg/fast.py": FAST,
-             "app.py": "try:\n    from pkg.fast import speed\nexcept KeyError:\n    speed = None\n\nprint(speed)\n"}
+             "app.py": "try:\n    from pkg.fast import speed\n" + handler + "\nprint(speed)\n"}
     _, left = _removal_refused(tmp_path, files, "pkg/fast.py", {"pkg/fast.py": edit})
     assert len(left) == 1 and left[0].startswith("app.py:2 still "), left
 
