@@ -130,13 +130,13 @@ def query_for(profile: Profile, uses: bool = True, imports: bool = False) -> tre
     file import anything at all?)."""
     if imports:
         patterns = _pattern_texts(profile)
-        return _compile(profile, b"\n".join(p for p in patterns if b"@import." in p).decode("utf-8"))
+        return _compile(profile, b"\n".join(p for p in patterns if b"@import." in p or b"guarded" in p).decode("utf-8"))
     if not uses:
         # Only the defining patterns, compiled from their own text: a query's compile time grows with
         # its patterns (TypeScript's full query takes ~100 ms), and a merge driver process pays it.
         patterns = _pattern_texts(profile)
         defining = [p for p in patterns if any(mark in p for mark in (b"@definition.", b"@import.", b"@heritage",
-                                                                         b"@export."))]
+                                                                         b"@export.", b"guarded"))]
         return _compile(profile, b"\n".join(defining).decode("utf-8"))
     return _compile(profile, _query_text(profile))
 
@@ -229,11 +229,16 @@ def guards_query(profile: Profile) -> tree_sitter.Query:
 
 
 def guarded_ranges(profile: Profile, tree: tree_sitter.Tree) -> list[tuple[int, int]]:
-    """The (start, end) bytes of each `@guarded` node of the profile's `guards` query in `tree`."""
+    """The (start, end) bytes of each `@guarded` node of the profile's `guards` query in `tree`
+    that no `@unguarded` capture (a handler that raises) takes back."""
     if not profile.semantic.guards:
         return []
-    return [(node.start_byte, node.end_byte) for _, captures in tree_sitter.QueryCursor(guards_query(profile)).matches(tree.root_node)
-            for node in captures.get("guarded", [])]
+    guarded: list[tuple[int, int]] = []
+    unguarded: set[tuple[int, int]] = set()
+    for _, captures in tree_sitter.QueryCursor(guards_query(profile)).matches(tree.root_node):
+        guarded += [(node.start_byte, node.end_byte) for node in captures.get("guarded", ())]
+        unguarded.update((node.start_byte, node.end_byte) for node in captures.get("unguarded", ()))
+    return [span for span in guarded if span not in unguarded]
 
 
 def _inside(node: tree_sitter.Node, ranges: list[tuple[int, int]]) -> bool:
@@ -282,7 +287,8 @@ def _code_fingerprint() -> bytes:
 
 
 def _query_text(profile: Profile) -> str:
-    return "\n".join([_tags_text(wheel) for wheel in profile.semantic.tags] + [profile.semantic.query])
+    # The guards ride along (`@guarded`): extract reads them in the same pass over the tree.
+    return "\n".join([_tags_text(wheel) for wheel in profile.semantic.tags] + [profile.semantic.query, profile.semantic.guards])
 
 
 def _compile(profile: Profile, text: str) -> tree_sitter.Query:
@@ -413,6 +419,8 @@ def extract(profile: Profile, source: bytes, tree: tree_sitter.Tree | None = Non
     raw_heritage: list[tree_sitter.Node] = []
     raw_imports: list[dict[str, tree_sitter.Node]] = []
     raw_exports: list[dict[str, tree_sitter.Node]] = []
+    raw_guarded: list[tree_sitter.Node] = []   # the profile's `guards`, part of its query
+    raw_unguarded: set[tuple[int, int]] = set()
     for _, captures in matches:
         names = captures.get("name", [])
         for capture, nodes in captures.items():
@@ -424,6 +432,8 @@ def extract(profile: Profile, source: bytes, tree: tree_sitter.Tree | None = Non
                 raw_refs.append((names[0], capture.split(".", 1)[1]))
         raw_bindings.extend(captures.get("binding", []))
         raw_heritage.extend(captures.get("heritage", []))
+        raw_guarded.extend(captures.get("guarded", []))
+        raw_unguarded.update((node.start_byte, node.end_byte) for node in captures.get("unguarded", ()))
         parts = {key.split(".", 1)[1]: nodes[0] for key, nodes in captures.items() if key.startswith("import.")}
         if parts:
             raw_imports.append(parts)
@@ -432,7 +442,7 @@ def extract(profile: Profile, source: bytes, tree: tree_sitter.Tree | None = Non
             raw_exports.append(exported)
     placer = _Placer(profile, source, defs)
     out = Symbols()
-    guarded = guarded_ranges(profile, tree) if raw_imports else []
+    guarded = [span for node in raw_guarded if (span := (node.start_byte, node.end_byte)) not in raw_unguarded]
     if imports_only:
         for parts in raw_imports:
             _add_import(out, parts, source, placer, rules.module_binding, rules.module_separator, rules.version_suffix,
