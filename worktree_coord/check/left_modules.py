@@ -19,7 +19,11 @@ specifier that names a deleted file in the tree before the task, and no file in 
 is left behind. Both trees are read by the semantic check's own resolution
 (semantic.tree_module_files), so a folder whose index.js replaces foo.js, a module made a package,
 or a tsconfig alias to a file that still stands still answer, and a package's name (`semver`,
-`os`) names no file of the tree before or after. At most `max_files` files are read.
+`os`) names no file of the tree before or after. `from pkg import f` is a name of the package
+before it is a module below it: where the file `pkg` names after the task binds `f` (defines or
+imports it, or star-imports a file that spells it), deleting pkg/f.py leaves the import loading.
+An import the profile's `guards` cover (`try:` / `except ImportError:`) is no specifier at all
+(symbols.module_specifiers). At most `max_files` files are read.
 """
 
 from __future__ import annotations
