@@ -841,14 +841,15 @@ def test_a_rust_module_file_moved_while_its_mod_declaration_stays_is_named(tmp_p
 
 
 def test_a_java_class_moved_to_another_package_while_its_import_stays_is_named(tmp_path):
-    """Held already by the names look (the class's name): kept as a guard."""
+    """The names look holds its use (`C.f`); the import line, which stops compiling first, is named
+    with it (profile `specifiers`, `specifier_files`)."""
     files = {"src/main/java/a/b/C.java": "package a.b;\n\npublic class C {\n    public static int f() { return 1; }\n}\n",
              "src/main/java/a/d/U.java": "package a.d;\n\nimport a.b.C;\n\npublic class U {\n    int g() { return C.f(); }\n}\n"}
     moved = files["src/main/java/a/b/C.java"].replace("package a.b;", "package a.c;")
     _, left = _removal_refused(tmp_path, files, "src/main/java/a/[bc]/**", {"src/main/java/a/c/C.java": moved},
                                {"src/main/java/a/b/C.java": "src/main/java/a/c/C.java"})
-    assert len(left) == 1 and left[0].startswith("src/main/java/a/d/U.java:6 still uses C.f from src/main/java/a/b/C.java, "
-                                                 "which this task moved to src/main/java/a/c/C.java"), left
+    assert len(left) == 1 and left[0].startswith("src/main/java/a/d/U.java (lines 3, 6) still uses C.f, a.b.C from "
+                                                 "src/main/java/a/b/C.java, which this task moved to src/main/java/a/c/C.java"), left
 
 
 def test_a_finish_repeated_after_a_left_behind_refusal_says_each_note_once(tmp_path):

@@ -115,11 +115,15 @@ class Reach:
                  barrels: Callable[[str], bool] = lambda path: False, memo: "MergeIndex | None" = None,
                  tip: Any = None, loose: Iterable[str] = (),
                  package_of: Callable[[str], str | None] = lambda path: None,
-                 unspelled: Callable[[str], frozenset[bytes]] = lambda path: frozenset()):
+                 unspelled: Callable[[str], frozenset[bytes]] = lambda path: frozenset(),
+                 spelled: Callable[[str, frozenset[bytes]], frozenset[bytes]] = lambda path, found: found):
         self._files = files
         # path -> names a definition there may have that a use never spells (a module's default
         # export, `import X from "./m"`): live wherever a user's import of the file is confirmed.
         self._unspelled = unspelled
+        # (path, words of its lines) -> those words and the unspelled names they stand for
+        # (`module.exports = f` spells no `default`, yet makes the default export)
+        self._spelled = spelled
         # With `tip` (a tip_index.TipIndex, which imports this module; `files` then in path
         # order): the tip's changed files outside `loose` are the left side's, which the right
         # side and the merged tree hold as the pin and the tip do; they are looked up, not walked.
@@ -243,7 +247,7 @@ class Reach:
         import is confirmed by resolving the user's merged imports only when they share a word."""
         out: dict[str, frozenset[bytes]] = {}
         for path in set(near_by) | set(imported_by):
-            near = self._near(side, path)
+            near = self._spelled(path, self._near(side, path))
             live: set[bytes] = set()
             for user in near_by.get(path, ()):
                 live |= near & self._added(other, user)

@@ -103,6 +103,14 @@ def module_parts(module: str, rules: SemanticRules) -> tuple[bool, int, list[str
     return relative, up, parts
 
 
+def _written_with_suffix(module: str, rules: SemanticRules) -> bool:
+    """Whether `module` is a path spelled with a script file's extension (`./foo.js`, not `./foo`)."""
+    if rules.module_separator == ".":
+        return False
+    last = module.rsplit(rules.module_separator, 1)[-1]
+    return "." in last.strip(".") and "." + last.rpartition(".")[2] in _SCRIPT_SUFFIXES
+
+
 _SCRIPT_SUFFIXES = frozenset((".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts", ".json", ".node"))
 
 
@@ -140,11 +148,13 @@ class ReExports:
         """Every file of the tree `module`, imported from `importer`, may name, where `locate`
         answers only a sure one: two candidates (`util.py` beside `util/__init__.py`) both count
         when the question is whether the import still finds a file (check/left_modules.py)."""
-        if self._tree_file is None or not rules.module_files:
+        patterns = rules.module_files or rules.specifier_files
+        if self._tree_file is None or not patterns:
             return []
-        return self._in_tree(module, importer, rules, every=True)
+        return self._in_tree(module, importer, rules, every=True, patterns=patterns)
 
-    def _in_tree(self, module: str, importer: str, rules: SemanticRules, every: bool = False) -> list[str]:
+    def _in_tree(self, module: str, importer: str, rules: SemanticRules, every: bool = False,
+                 patterns: tuple[str, ...] | None = None) -> list[str]:
         if rules.package_roots and rules.manifest:
             # Paths that start at a crate (crate_paths.py): computed from the path, not searched for,
             # so a file of the merge is as good an answer as any.
@@ -193,10 +203,15 @@ class ReExports:
         else:
             return []   # a package's name (`react`, `github.com/x/y`) names no file of the tree
         hits = []
+        # A path written with its file's extension (`require('./foo.js')`, `from './foo.js'`) names
+        # that file (or, in TypeScript, its source `foo.ts`), never a folder's index file: Node
+        # loads no foo/index.js for it (found: foo.js made foo/index.js counted as still found).
+        written = rules.module_files if patterns is None else patterns
+        patterns = tuple(pattern for pattern in written if not (_written_with_suffix(module, rules) and "/" in pattern))
         for stem in stems:
             if stem.startswith("../") or stem == "..":
                 continue
-            for pattern in rules.module_files:
+            for pattern in patterns:
                 path = pattern.format(stem)
                 if self._exists(path):
                     hits.append(path)

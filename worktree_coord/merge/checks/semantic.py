@@ -373,7 +373,7 @@ class _Check:
                 touched[side] = _touched_lines(versions.base, versions.version(side)) if live[side] else []
                 if touched[side]:
                     text = ranges_text(versions.base, touched[side])
-                    if not live[side] & words(text):
+                    if not live[side] & _spelled(path, words(text)):
                         touched[side] = []
             if not any(touched.values()):
                 continue
@@ -441,7 +441,7 @@ class _Check:
                                 package_wide=self.package_wide, imported_files=self.imported_files,
                                 reexported=self.reexports.reached,
                                 barrels=_barrels, memo=self.index, tip=self.tip, loose=self.loose,
-                                package_of=_typed_package, unspelled=_unspelled)
+                                package_of=_typed_package, unspelled=_unspelled, spelled=_spelled)
         return self._reach
 
     def imported_files(self, path: str) -> frozenset[str]:
@@ -467,7 +467,7 @@ class _Check:
             if item.name is not None:
                 out.update(self.import_files(item.module.rstrip(rules.module_separator) + rules.module_separator
                                              + item.name, path, rules))
-        for module in merged.star_modules if rules.module_files else ():
+        for module in merged.star_modules:
             out.update(self.import_files(module, path, rules))   # a glob's module: `targets` reads it too
         separator = rules.module_separator
         if separator not in (".", "/"):
@@ -555,7 +555,8 @@ class _Check:
             defaults = {semantic_profile(r.path).semantic.default_export for r in candidates  # type: ignore[union-attr]
                         if r.definition.container == EXPORTS and r.definition.name in names}
             # A module's default export is used through the name its import binds (`import X from`).
-            bound = names | {item.bound for item in merged.imports if item.name and item.name in defaults}
+            bound = names | {item.bound for item in merged.imports
+                             if (item.name in defaults if item.name else defaults & names)}
             uses = [(reference, list(self.targets(path, reference, merged))) for reference in merged.references
                     if reference.line in merged_lines and reference.name in bound]
             for reference, targets in uses + list(self._imports_as_uses(path, merged, merged_lines, names)):
@@ -628,6 +629,10 @@ class _Check:
             if imported is not None:
                 if imported.name is not None:
                     yield from self.imported_from(imported.module, imported.name, path, rules)
+                elif rules.default_export and reference.kind in _CALLED:
+                    # A module imported whole and called or constructed (`const parse = require('./m');
+                    # parse()`): what it calls is the module's value, its default export.
+                    yield from self.imported_from(imported.module, rules.default_export, path, rules)
                 return
             if reference.scopes & merged.local.get(name, set()) or name in rules.globals:
                 return
@@ -656,6 +661,12 @@ class _Check:
                         and all(self.reexports.locate(module, path, rules) for module in merged.star_modules):
                     yield from ((origin, (), original) for origin, original in self.reexports.origins(path, name) or ()
                                 if origin != path)
+                elif not rules.module_files and len(merged.star_modules) == 1 \
+                        and not merged.binds((), name) and not reference.scopes & merged.local.get(name, set()):
+                    # A package's names made bare (Go's `import . "example.com/m/util"`): no re-export
+                    # passes them on, so a bare name is the package's where it defines it. (Two such
+                    # imports: which one answers is not known, and nothing is said.)
+                    yield from self.imported_from(merged.star_modules[0], name, path, rules)
                 return
             yield (path, (), name)
             if rules.package == "directory":
@@ -666,7 +677,9 @@ class _Check:
                 yield (path, reference.container, name)
         else:
             separator = rules.module_separator
-            if separator != "." and separator in receiver:
+            if separator != "." and separator in receiver and _visible_import(merged, receiver, reference) is None:
+                # (a receiver an import binds whole is that import, though it spells the
+                # separator: `require('./m').x()`, the javascript profile's inline require)
                 # A path through modules (`crate::routing::util::parse()`, `util::parse()` where
                 # `util` is a module the file declares or imports, `my_core::parse()` through the
                 # crate root's `pub use`): resolved when it starts at a module root, at a name the
@@ -760,7 +773,16 @@ class _Check:
             # Where a re-export leads first: a finding names the definition's file, not the
             # `pub use` / `export {}` line that passed it on.
             for origin, original in sorted(self.reexports.origins(target, name) or (), key=lambda o: o[0] == target):
-                yield (origin, EXPORTS if self.exports_listed(origin) else (), original)
+                yield (origin, EXPORTS if self.exports_listed(origin) or self._default_kept_file(origin, original, rules)
+                       else (), original)
+
+    def _default_kept_file(self, path: str, name: str, rules: SemanticRules) -> bool:
+        """Whether `name` is the default export (an export only: no definition bears its name) of a
+        file the merged tree keeps. (A file deleted whole is its importers' module to name, by its
+        path: check/left_modules.py.)"""
+        versions = self.files.get(path)
+        return bool(rules.default_export) and name == rules.default_export \
+            and versions is not None and versions.exists("merged")
 
     def exports_unlisted(self, path: str) -> bool:
         """Whether the merged `path` exports names no pattern lists (symbols.exports_open)."""
@@ -972,6 +994,10 @@ def _path_module(receiver: str, rules: SemanticRules, merged: Symbols, reference
     return separator.join(p for p in (through.module, through.name, rest) if p)
 
 
+# Reference kinds (the tags' `@reference.<kind>`) that call or construct what they name.
+_CALLED = frozenset({"call", "class"})
+
+
 def use_word(path: str, container: tuple[str, ...], name: str) -> str:
     """The word a use of the definition (`container`, `name`) of `path` spells in another file: its
     name, or for the module's default export (profile default_export), which an import binds to a
@@ -988,6 +1014,20 @@ def _unspelled(path: str) -> frozenset[bytes]:
     profile = semantic_profile(path)
     return frozenset({profile.semantic.default_export.encode()}) if profile and profile.semantic.default_export \
         else frozenset()
+
+
+@functools.lru_cache(maxsize=65536)
+def _default_spellings(path: str) -> frozenset[bytes]:
+    """The words that, on a line of `path`, may spell its default export (profile default_words,
+    and the default's own name): such a line changed may have taken it away."""
+    names = _unspelled(path)
+    profile = semantic_profile(path)
+    return names | frozenset(word.encode() for word in profile.semantic.default_words) if names and profile else names
+
+
+def _spelled(path: str, text_words: frozenset[bytes]) -> frozenset[bytes]:
+    """`text_words` (of lines of `path`) with the default export's name where they spell it."""
+    return text_words | _unspelled(path) if text_words & _default_spellings(path) else text_words
 
 
 def _file_module(path: str) -> str:
