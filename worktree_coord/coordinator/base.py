@@ -19,8 +19,8 @@ import time
 from pathlib import Path
 
 from ..store import admission, heartbeat, leases
-from ..config import CONFIG_FILES, Config, load_config
-from ..errors import ConfigError, NotFoundError, UsageError
+from ..config import CONFIG_FILES, Config, load_config, load_run_rules
+from ..errors import NotFoundError, UsageError
 from ..events import Fanout, NullReporter, Reporter, stage
 from .. import telemetry
 from ..gitrepo import GitRepo
@@ -180,21 +180,16 @@ class CoordinatorBase:
 
     def _run_rules(self, run: RunRecord) -> Config:
         """The configuration that decides what a run enforces (`left-behind`, `semantic-check`, the
-        reserved files a task's boundary records at its start): the one committed at its pinned
-        commit, as `wtc check` reads its target tip's. Not the main checkout's working file (a dirty
-        checkout would relax the run) and not the integration tip (a task owning `.wtc.toml` could
-        merge a relaxation for every task after it): a run's rules are fixed when it starts, like
-        its options. Read once per pin and Coordinator."""
+        reserved files a task's boundary records at its start, `verify`, `max-file-size`,
+        `default-boundary`; docs/configuration.md lists the split): the one committed at its pinned
+        commit, which `wtc check --run --task` reads too. Not the main checkout's working file (a
+        dirty checkout would relax the run) and not the integration tip (a task owning `.wtc.toml`
+        could merge a relaxation for every task after it): a run's rules are fixed when it starts,
+        like its options. Read once per pin and Coordinator; the machine's own settings (paths,
+        timeouts, the store) stay `self.config`."""
         rules = self._rules_by_pin.get(run.base)
         if rules is None:
-            files = self._pin_config_files(run)
-            try:
-                rules = load_config(None, files.get)
-            except ConfigError as error:
-                raise ConfigError(f"{error.message} (as committed at run {run.run_id}'s pinned commit "
-                                  f"{run.base[:12]}, whose rules the run enforces)",
-                                  fix="start a new run from a commit whose configuration is valid",
-                                  details=error.details | {"commit": run.base}) from None
+            rules = load_run_rules(self._pin_config_files(run).get, run.run_id, run.base)
             self._rules_by_pin[run.base] = rules
         return rules
 

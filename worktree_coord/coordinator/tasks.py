@@ -381,7 +381,7 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
             if not problems:
                 generated = self._generated(path)
                 # Checked before the commit: once committed, a file is in the history landing pushes.
-                problems = self._large_working_files(task, path, [folder for folder, _ in generated])
+                problems = self._large_working_files(run, task, path, [folder for folder, _ in generated])
             if not problems:
                 name, email = _split_author(task.author)
                 self.git.commit_all(path, message or f"wtc: {task_id}", name, email,
@@ -443,7 +443,7 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
                     add_stray_file_fixes(violations, [c.path for c in changes if c.status == "added"], task.worktree,
                                          self.git.common_dir / "info" / "exclude", committed=True)
                     markers = self._leftover_markers(task, tip)
-                    violations += self._large_committed_files(task, since, tip)
+                    violations += self._large_committed_files(run, task, since, tip)
                     reserved = [{"path": c.path, "status": c.status, "base_oid": c.old_oid, "new_oid": c.new_oid}
                                 for c in report.reserved]
                     # consolidation's names (and its intent records) load here: a start needs neither
@@ -580,13 +580,14 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         self.git.git("checkout", "-q", "-B", task.branch, cwd=path)
         return [f"the branch {task.branch} was deleted by hand; recreated it at the worktree's HEAD {head[:12]}"]
 
-    def _large_working_files(self, task: TaskRecord, path: Path, leave_out: list[str]) -> list[dict[str, str]]:
-        """Files finish would commit that are over max-file-size (boundary/large_files.py), by their
-        size on disk; a file the worktree's HEAD already holds that large is left to the check of
-        the task's commits."""
+    def _large_working_files(self, run: RunRecord, task: TaskRecord, path: Path,
+                             leave_out: list[str]) -> list[dict[str, str]]:
+        """Files finish would commit that are over the run's max-file-size (boundary/large_files.py),
+        by their size on disk; a file the worktree's HEAD already holds that large is left to the
+        check of the task's commits."""
         from ..boundary.large_files import too_large
 
-        limit = self.config.max_file_size
+        limit = self._run_rules(run).max_file_size
         if not limit:
             return []
         head, paths = self.git.working_changes(path)
@@ -603,13 +604,13 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         found = too_large(sizes, limit, lambda rel: self._size_at(head, rel))
         return [large.violation(limit, task.worktree, committed=False) for large in found]
 
-    def _large_committed_files(self, task: TaskRecord, since: str, tip: str) -> list[dict[str, str]]:
-        """Files over max-file-size in any of the task's own commits since `since` (the agent
+    def _large_committed_files(self, run: RunRecord, task: TaskRecord, since: str, tip: str) -> list[dict[str, str]]:
+        """Files over the run's max-file-size in any of the task's own commits since `since` (the agent
         committed them itself), by blob size from the object header: a file a later commit removed
         is still in the history the merge would bring in. Merge commits (`task update`) bring other
         tasks' files and are skipped; a file already that large in the commit before is the
         project's own."""
-        limit = self.config.max_file_size
+        limit = self._run_rules(run).max_file_size
         if not limit or since == tip:
             return []   # no commit of its own (an empty finish): before the imports, libgit2's above all
         from ..boundary.large_files import too_large
