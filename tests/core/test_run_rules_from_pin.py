@@ -155,3 +155,20 @@ def test_the_coordinator_reads_no_run_rule_from_its_working_configuration() -> N
                     and node.value.value.id == "self"):
                 found.append(f"{path.name}:{node.lineno} self.config.{node.attr}")
     assert not found, found
+
+
+def test_check_of_a_runs_task_takes_the_runs_own_semantic_option_first(tmp_path: Path) -> None:
+    """`wtc run start --semantic off`: the run merges a use of a name another task removed, and
+    `wtc check --run --task` of that task says the same, not the configuration's default block."""
+    repo = make_repo(tmp_path / "repo", FILES | {"pkg/auth.py": "def auth(x):\n    return x\n"})
+    assert wtc(repo, "run", "start", "--run", "r", "--semantic", "off")[0] == 0
+    remove = _started(repo, "remove", "--own", "pkg/utils.py")
+    use = _started(repo, "use", "--own", "pkg/auth.py")
+    write(remove, {"pkg/utils.py": "def unquote(s):\n    return s.strip('\"')\n"})
+    assert wtc(repo, "task", "finish", "remove", "--run", "r")[1]["state"] == "merged"
+    commit(use, {"pkg/auth.py": "from pkg.utils import other\n\n\ndef auth(x):\n    return other()\n"}, "use other")
+
+    code, report = wtc(repo, "check", "--run", "r", "--task", "use", "--format", "json")
+    assert code == 0 and not [f for f in report["findings"] if f["rule"].startswith("semantic")], report
+    code, body = wtc(repo, "task", "finish", "use", "--run", "r")
+    assert code == 0 and body["state"] == "merged", body
