@@ -80,14 +80,17 @@ class CoordinatorBase:
         self.git = GitRepo(repo)
         self.config = config or load_config(self.git.toplevel, self._read_head_file)
         self.git.lock_timeout = self.config.lock_timeout
-        self.git.ensure_setup()
         # Off unless the environment (OTEL_*, WTC_TRACE_FILE) or the host configured it; a bad
         # WTC_TRACE_FILE is a ConfigError here, before anything is opened.
         tracing = telemetry.current()
-        # WTC_STORE, else `store` in the configuration, else SQLite in the git common dir.
-        self.store: Store = store or open_store(resolve(self.config.store, self.config.source,
-                                                        self.git.wtc_dir / "state.sqlite3"))
-        heartbeat.configure(self.store, ttl=self.config.lease_ttl)
+        # WTC_STORE, else `store` in the configuration, else SQLite in the git common dir; opened
+        # (and the repository set up) on first use: see `store`.
+        self._store_address = None if store is not None else resolve(self.config.store, self.config.source,
+                                                                      self.git.wtc_dir / "state.sqlite3")
+        self._store: Store | None = store
+        self._set_up = False
+        if store is not None:
+            heartbeat.configure(store, ttl=self.config.lease_ttl)
         self.reporter: Reporter = reporter or NullReporter()
         if tracing is not None:
             # The caller's reporter first (its progress), then the spans and metrics.
@@ -95,10 +98,34 @@ class CoordinatorBase:
         self._integrator_instance: Integrator | None = None
         self._rules_by_pin: dict[str, Config] = {}
 
+    @property
+    def store(self) -> Store:
+        """The coordination store, opened on first use, after the repository's one-time setup
+        (GitRepo.ensure_setup: per-worktree config, the excludes, the wtc folder). Not before: a call
+        that ends without a run to act on (`_run` of a repository with no store yet) or that is
+        refused for its input leaves the repository as it found it."""
+        if not self._set_up:
+            self.git.ensure_setup()
+            if self._store is None:
+                assert self._store_address is not None
+                self._store = open_store(self._store_address)
+                heartbeat.configure(self._store, ttl=self.config.lease_ttl)
+            self._set_up = True
+        assert self._store is not None
+        return self._store
+
+    def _has_store(self) -> bool:
+        """Does a store exist to read (one given or opened, a server's, or the SQLite file)? False
+        for a repository no run was ever started in: there is nothing to find there."""
+        address = self._store_address
+        return address is None or self._store is not None or address.kind != "sqlite" \
+            or Path(address.target).exists()
+
     def close(self) -> None:
         if self._integrator_instance is not None:
             self._integrator_instance.close()
-        self.store.close()
+        if self._store is not None:
+            self._store.close()
 
     def __enter__(self) -> Self:
         return self
@@ -108,7 +135,7 @@ class CoordinatorBase:
 
     def _run(self, run_id: str) -> RunRecord:
         validate_name("run", run_id)
-        run = self.store.get_run(run_id)
+        run = self.store.get_run(run_id) if self._has_store() else None
         if run is None:
             raise NotFoundError(f"no run {run_id!r} in {self.git.common_dir}",
                                 fix="start it first: wtc run start --run " + run_id)
