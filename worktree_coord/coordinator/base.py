@@ -325,6 +325,19 @@ class CoordinatorBase:
         if remote is not None and not self.git.has_commit(run.base):
             remote.fetch([f"+{run.base}:refs/wtc/{run.run_id}/pin"], what=f"fetching the pin {run.base[:12]}")
 
+    def _pin_gone(self, run: RunRecord) -> NotFoundError | None:
+        """The error that says the run's pinned commit is no longer here (a history rewritten or
+        force-pushed, the integration branch deleted, then `git gc`), or None while it is. Asked when
+        a git read of the pin failed: a task's start, which every later step needs the pin for."""
+        if self.git.has_commit(run.base):
+            return None
+        return NotFoundError(
+            f"run {run.run_id}'s pinned commit {run.base[:12]} is no longer in this repository (its history "
+            "was rewritten or garbage-collected), so no task of the run can start from it",
+            fix=f"fetch it back from a clone that still has it (`git fetch <remote> {run.base}`), or start a new run "
+                f"from the commit you want (`wtc run start --run NEW --base REV`) and start the task there",
+            details={"run": run.run_id, "commit": run.base})
+
     def _fetch_task(self, run: RunRecord, task: TaskRecord) -> bool:
         """A remote run's task branch (and mergeable commit) as another machine pushed them, into
         this clone's refs; False when the remote has no branch for the task."""

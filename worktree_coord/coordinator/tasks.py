@@ -22,7 +22,7 @@ from ..boundary.generated import left_out_note
 from .stray_files import add_stray_file_fixes
 from ..store import leases
 from ..crashpoints import crash_point
-from ..errors import BusyError, StateError, UsageError
+from ..errors import BusyError, GitError, StateError, UsageError
 from ..gitrepo import GIT_MODE_GITLINK, GitRepo
 from ..store.idempotency import Outcome, default_key, run_once, variant_key
 from ..model import UNAPPLIED_INTENT_STATES, Boundary, RunRecord, TaskRecord, TaskState, validate_name
@@ -131,20 +131,25 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
             self.store.update_task_context(run.run_id, task_id, {"boundary_from": boundary_from})
             self.store.log_event(run.run_id, task_id, "task.started", {"own": list(boundary.own)})
         crash_point("start.after_record")
-        self._fetch_pin(run)
-        if existing is not None and self.git.ref_target(f"refs/heads/{branch}") is None:
-            self._fetch_task(run, existing)   # started on another machine and pushed there: resume it here
-        cone = self._task_cone(run, boundary)
-        notes = _unanchored_overlap_notes(overlaps)
-        notes += boundaries.unmatched_glob_notes("own", boundary.own, lambda folder: self.git.tree_paths(run.base, folder),
-                                                 run.base[:12])
-        if boundary.sparse and cone is None:
-            wide = [g for g in list(boundary.own) + list(boundary.read) if boundaries.cone_directories([g]) is None]
-            notes.append(f"--sparse asked, but {', '.join(repr(g) for g in wide)} may match files in any folder, "
-                         "so the worktree is a full checkout; give globs under a folder (e.g. 'docs/**/*.rst') "
-                         "for a sparse one")
-        kept = existing is not None and (path / ".git").is_file() and (path / MANIFEST_PATH).is_file()
         try:
+            self._fetch_pin(run)   # a remote run's pin, when this clone lacks it (its failure names the remote)
+            try:
+                if existing is not None and self.git.ref_target(f"refs/heads/{branch}") is None:
+                    self._fetch_task(run, existing)   # started on another machine and pushed there: resume it here
+                cone = self._task_cone(run, boundary)
+                notes = _unanchored_overlap_notes(overlaps)
+                notes += boundaries.unmatched_glob_notes("own", boundary.own,
+                                                         lambda folder: self.git.tree_paths(run.base, folder),
+                                                         run.base[:12])
+            except GitError as error:
+                # The pin's tree is read first here: a failure is most likely a pin no longer held.
+                raise self._pin_gone(run) or error from None
+            if boundary.sparse and cone is None:
+                wide = [g for g in list(boundary.own) + list(boundary.read) if boundaries.cone_directories([g]) is None]
+                notes.append(f"--sparse asked, but {', '.join(repr(g) for g in wide)} may match files in any folder, "
+                             "so the worktree is a full checkout; give globs under a folder (e.g. 'docs/**/*.rst') "
+                             "for a sparse one")
+            kept = existing is not None and (path / ".git").is_file() and (path / MANIFEST_PATH).is_file()
             self._ensure_worktree(run, task_id, branch, path, cone)
             # No manifest: the worktree was (re-)made just now and is not prepared yet.
             fresh = not (path / MANIFEST_PATH).is_file()
