@@ -38,3 +38,24 @@ def test_a_task_start_on_a_run_whose_pin_is_gone_says_so(tmp_path: Path) -> None
         assert code == 0 and status["tasks"] == [], status          # nothing recorded
         assert git(repo, "branch", "--list", "wtc/r/t") == ""
         assert not (repo / ".wtc" / "worktrees" / "r" / "t").exists()
+
+
+def test_check_of_a_task_whose_runs_pin_is_gone_says_so(tmp_path: Path) -> None:
+    """`wtc check --run --task` reads the run's rules at its pin: gone, it says so (a branch that no
+    longer descends from its pin, reset by its agent, is what can outlive the pin)."""
+    repo = make_repo(tmp_path / "repo", {"a.py": "a = 1\n"})
+    git(repo, "checkout", "-q", "-b", "side")
+    pin = commit(repo, {"b.py": "b = 1\n"}, "on a side branch")
+    git(repo, "checkout", "-q", "main")
+    assert wtc(repo, "run", "start", "--run", "r", "--base", "side")[0] == 0
+    code, body = wtc(repo, "task", "start", "t", "--run", "r", "--own", "**")
+    assert code == 0, body
+    git(Path(body["worktree"]), "reset", "-q", "--hard", "main")
+    git(repo, "branch", "-q", "-D", "side", "wtc/r/integration")
+    git(repo, "reflog", "expire", "--expire=now", "--all")
+    git(repo, "gc", "-q", "--prune=now")
+    assert git(repo, "cat-file", "-t", pin, check=False) == ""
+
+    code, body = wtc(repo, "check", "--run", "r", "--task", "t", "--target", "main", "--format", "json")
+    assert code == 5, body
+    assert f"run r's pinned commit {pin[:12]} is not in this repository" in body["error"]["message"], body

@@ -28,7 +28,7 @@ import pygit2
 
 from ..boundary import check_changes, make_boundary, reserved_patterns
 from ..config import Config, load_config, load_run_rules
-from ..errors import GitError, UsageError
+from ..errors import GitError, NotFoundError, UsageError
 from ..events import NullReporter, Reporter
 from ..gitrepo import GIT_MODE_GITLINK, Change, GitRepo
 from ..integrate import Resolver
@@ -324,7 +324,7 @@ def _rules(git: GitRepo, run: Any, target_tip: str) -> Config:
     if run is None:
         return load_config(None, _file_reader(git, target_tip))
     if not git.has_commit(run.base):
-        raise UsageError(f"run {run.run_id}'s pinned commit {run.base[:12]} is not in this repository, so its "
+        raise NotFoundError(f"run {run.run_id}'s pinned commit {run.base[:12]} is not in this repository, so its "
                          "rules cannot be read", fix=f"fetch it (git fetch <remote> {run.base}), or check the "
                          "branch with --own GLOB against a --target instead of --run/--task")
     return load_run_rules(_file_reader(git, run.base), run.run_id, run.base)
