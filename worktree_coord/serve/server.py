@@ -117,15 +117,41 @@ def running_server(common_dir: str) -> bool:
         sock.close()
 
 
+def starting_server(common_dir: str) -> int | None:
+    """The pid of a `wtc serve` of this repository still loading what it preloads (its marker,
+    protocol.STARTING_NAME, names a live process: that pid with that start time), else None."""
+    try:
+        pid_text, start = Path(protocol.starting_path(common_dir)).read_text().split()
+        pid = int(pid_text)
+    except (OSError, ValueError):
+        return None
+    from ..store.liveness import Owner, host_identity, is_alive
+
+    return pid if start and is_alive(Owner(host_identity(), pid, start, "")) else None
+
+
+def server_state(common_dir: str) -> tuple[str, int | None]:
+    """("running", None) when a server listens on the repository's socket; ("starting", pid) while a
+    `wtc serve` loads before it listens (calls run in-process until then); ("stopped", None)."""
+    if running_server(common_dir):
+        return "running", None
+    pid = starting_server(common_dir)
+    return ("starting", pid) if pid is not None else ("stopped", None)
+
+
 def stop(repo: str) -> int | None:
-    """Ask the repository's server to stop; its pid, or None when none was running."""
+    """Ask the repository's server to stop (one still loading: end it with SIGTERM, which it takes
+    as a stop); its pid, or None when none was running or starting."""
     from .client import connect, read_token
 
     common_dir = str(locate(repo).common_dir)
     token = read_token(common_dir)
     sock = connect(common_dir) if token else None
     if sock is None:
-        return None
+        pid = starting_server(common_dir)
+        if pid is not None:
+            os.kill(pid, signal.SIGTERM)
+        return pid
     try:
         protocol.send(sock, {"token": token, "op": "stop"}, [0, 1, 2])
         answer = protocol.receive(sock) or {}
@@ -281,22 +307,74 @@ def _drain(fd: int) -> None:
         pass
 
 
+class _StoppedWhileLoading(BaseException):
+    """SIGTERM or SIGHUP before the server listens: a stop (BaseException: preload's imports catch
+    every Exception of an optional module)."""
+
+
 def run_server(repo: str, *, announce: bool = True) -> int:
-    """`wtc serve`: serve until stopped; the exit code."""
+    """`wtc serve`: serve until stopped; the exit code.
+
+    Loading takes seconds (preload), and calls run in-process until the socket exists; meanwhile a
+    marker (protocol.STARTING_NAME: this pid and its start time) tells `wtc serve --status` that a
+    server is starting and `--stop` which process to stop, and a second `wtc serve` that one is
+    coming. It is removed once the server listens, or when it ends before."""
     located = locate(repo)
     token = server_token()
-    loaded = preload()
-    server = Server(located, token)
-    server.listen()
+    common_dir = str(located.common_dir)
+    if running_server(common_dir):
+        raise UsageError(f"a wtc server already serves {located.toplevel}",
+                         fix="use it, or stop it first: `wtc serve --stop`")
+    other = starting_server(common_dir)
+    if other is not None and other != os.getpid():
+        raise UsageError(f"a wtc server is already starting for {located.toplevel} (pid {other})",
+                         fix="use it once it serves (`wtc serve --status`), or stop it first: `wtc serve --stop`")
 
-    def ready() -> None:
-        if announce:
-            sys.stderr.write(f"wtc serve: serving {located.toplevel} at {server.path} (pid {os.getpid()}, "
-                             f"{loaded} modules warm); stop with `wtc serve --stop`\n")
-            sys.stderr.flush()
+    def stopped(signum: int, frame: object) -> None:
+        raise _StoppedWhileLoading
 
-    server.serve(ready)
+    handlers = {signum: signal.signal(signum, stopped) for signum in (signal.SIGTERM, signal.SIGHUP)}
+    marker = _mark_starting(common_dir)
+    try:
+        try:
+            loaded = preload()
+            server = Server(located, token)
+            server.listen()
+        finally:
+            _unmark_starting(common_dir, marker)
+
+        def ready() -> None:
+            if announce:
+                sys.stderr.write(f"wtc serve: serving {located.toplevel} at {server.path} (pid {os.getpid()}, "
+                                 f"{loaded} modules warm); stop with `wtc serve --stop`\n")
+                sys.stderr.flush()
+
+        server.serve(ready)
+    except _StoppedWhileLoading:
+        pass
+    finally:
+        for signum, handler in handlers.items():
+            signal.signal(signum, handler)
     return 0
+
+
+def _mark_starting(common_dir: str) -> str:
+    """Write this process's starting marker; returns what it holds, to remove only our own."""
+    from ..store.liveness import process_start_time
+
+    text = f"{os.getpid()} {process_start_time(os.getpid())}\n"
+    os.makedirs(protocol.state_dir(common_dir), exist_ok=True)
+    _write_private(protocol.starting_path(common_dir), text)
+    return text
+
+
+def _unmark_starting(common_dir: str, marker: str) -> None:
+    path = protocol.starting_path(common_dir)
+    try:
+        if Path(path).read_text() == marker:   # ours, not a newer server's
+            os.unlink(path)
+    except OSError:
+        pass
 
 
 # -- the call's process -----------------------------------------------------------------------------
