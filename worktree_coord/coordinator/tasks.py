@@ -136,7 +136,7 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
             self._fetch_task(run, existing)   # started on another machine and pushed there: resume it here
         cone = self._task_cone(run, boundary)
         notes = _unanchored_overlap_notes(overlaps)
-        notes += boundaries.unmatched_glob_notes("own", boundary.own, lambda folder: self.git.tree_paths(run.base, folder),
+        notes += boundaries.unmatched_glob_notes("own", boundary.own, lambda folder: self.git.paths_under(run.base, folder),
                                                  run.base[:12])
         if boundary.sparse and cone is None:
             wide = [g for g in list(boundary.own) + list(boundary.read) if boundaries.cone_directories([g]) is None]
@@ -978,7 +978,7 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
                                        result={**task.result, "overlaps": overlaps}, holder=self._fence(run.run_id, task.task_id))
             self.store.log_event(run.run_id, task.task_id, "task.widened", {"own": new_own, "read": new_read, "why": why})
         notes = _unanchored_overlap_notes(met)
-        notes += boundaries.unmatched_glob_notes("own", new_own, lambda folder: self.git.tree_paths(run.base, folder),
+        notes += boundaries.unmatched_glob_notes("own", new_own, lambda folder: self.git.paths_under(run.base, folder),
                                                  run.base[:12])
         cone = None
         worktree = Path(task.worktree) if task.worktree else None
