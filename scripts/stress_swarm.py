@@ -983,6 +983,7 @@ def run_swarm(config: SwarmConfig, log: Any = print) -> SwarmReport:
     os.environ.update(accounting or {})     # the swarm's processes (pool, server, wtc) find the wrapper
     cpu_before = resource.getrusage(resource.RUSAGE_CHILDREN)
     server = start_server(repo) if config.serve else None
+    server_ready = cpu_accounting.proc_cpu(server.pid) if server is not None and accounting else None
     setup = Caller(repo, config, random.Random(config.seed), None)
     started = setup.run("run.start", ["run", "start", "--run", RUN_ID], "k-run-start")
     if started.exit != 0:
@@ -1053,7 +1054,7 @@ def run_swarm(config: SwarmConfig, log: Any = print) -> SwarmReport:
         cpu_seconds={"user": round(cpu_user, 1), "sys": round(cpu_sys, 1),
                      "per_task": round((cpu_user + cpu_sys) / max(1, len(plans)), 3)},
         path="served" if config.serve else "cli",
-        cpu_by_process=(cpu_by_process(all_calls, outcomes, server_cpu, git_cpu, cpu_user + cpu_sys)
+        cpu_by_process=(cpu_by_process(all_calls, outcomes, server_cpu, git_cpu, cpu_user + cpu_sys, server_ready)
                         if git_cpu is not None else []),
     )
     if not config.keep and report.ok and not config.workdir:
@@ -1062,7 +1063,8 @@ def run_swarm(config: SwarmConfig, log: Any = print) -> SwarmReport:
 
 
 def cpu_by_process(calls: Sequence[Call], outcomes: dict[str, TaskOutcome], server_cpu: tuple[float, float] | None,
-                   git: cpu_accounting.GitCpu, total: float) -> list[tuple[str, float, int | None]]:
+                   git: cpu_accounting.GitCpu, total: float, server_ready: tuple[float, float] | None = None
+                   ) -> list[tuple[str, float, int | None]]:
     """The run's CPU by kind of process (see cpu_accounting.py for how each is measured)."""
     rows: list[tuple[str, float, int | None]] = []
     wtc_git = git.total("wtc")
@@ -1072,7 +1074,10 @@ def cpu_by_process(calls: Sequence[Call], outcomes: dict[str, TaskOutcome], serv
     if server_cpu:
         rows.append(("wtc client processes (hand the call over)", client_cpu, len(clients)))
         rows.append(("served calls' python (forked by wtc serve)", served_cpu - wtc_git, None))
-        rows.append(("wtc serve itself (accept, fork, reap)", server_cpu[0], 1))
+        rows.append(("wtc serve itself", server_cpu[0], 1))
+        if server_ready:
+            rows.append(("  its start-up (imports, preload: once a server)", server_ready[0], None))
+            rows.append(("  its calls (accept, fork, reap)", server_cpu[0] - server_ready[0], None))
     else:
         by_op: dict[str, list[float]] = {}
         for c in clients:

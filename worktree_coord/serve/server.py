@@ -5,7 +5,7 @@ Stage: a face's transport. Input: the repository, `WTC_SERVE_TOKEN` (optional). 
 
 Design (measured in docs/architecture.md, "The warm path"): the server imports everything a call can
 need once (the CLI's command modules and typer's command tree built from them, the coordinator, pygit2, the store, the merge engine and every
-language profile with its grammar), freezes those objects out of the garbage collector (so children
+language profile with its grammar and its compiled queries), freezes those objects out of the garbage collector (so children
 share their pages), then accepts connections and forks a child per call. The child:
   - starts its own session (its own process group: a killed caller takes the call and its git
     children with it, as a process-group kill of a CLI does);
@@ -80,7 +80,19 @@ def preload() -> int:
             importlib.import_module(module.name)
         except Exception:       # an optional dependency missing: that module loads in the call, if ever
             continue
-    load_profiles()
+    from ..merge.checks.symbols import compile_queries
+    from ..merge.languages.profile_index import load_index
+    from ..merge.lines.line import libgit2_hunks
+
+    load_index()
+    libgit2_hunks(b"a\n", b"b\n")   # the line diff's ctypes binding, found and set up (a glob, a CDLL)
+    for profile in load_profiles():
+        try:
+            # Compiled queries are data the calls share like the modules (~1.3 s once, every
+            # profile): a served finish or merge otherwise compiled its languages' in each call.
+            compile_queries(profile)
+        except Exception:       # a query that does not compile: the call that needs it says so
+            continue
     return sum(1 for name in sys.modules if name.startswith("worktree_coord"))
 
 
