@@ -51,6 +51,9 @@ from .client import PACKAGE_DIR
 # Modules a call never needs that are heavy or have their own optional dependencies: the MCP SDK
 # (`wtc mcp` is never served), PostgreSQL's driver (loaded when a store address asks for it).
 _NOT_PRELOADED = ("worktree_coord.__main__", "worktree_coord.mcp", "worktree_coord.store.postgres", "worktree_coord.cli.demo_scenario")
+# Modules outside worktree_coord that calls import as they run (typer's click loads its decorators
+# when a command is invoked; a decode in ASCII loads its codec): each served call imported them again.
+_IMPORTED_BY_EVERY_CALL = ("typer._click.decorators", "encodings.ascii")
 REQUEST_TIMEOUT = 30.0   # seconds a connected caller has to send its call after the hello
 
 
@@ -84,6 +87,8 @@ def preload() -> int:
     from ..merge.languages.profile_index import load_index
     from ..merge.lines.line import libgit2_hunks
 
+    for name in _IMPORTED_BY_EVERY_CALL:
+        importlib.import_module(name)
     load_index()
     libgit2_hunks(b"a\n", b"b\n")   # the line diff's ctypes binding, found and set up (a glob, a CDLL)
     for profile in load_profiles():
