@@ -41,6 +41,10 @@ random swarm rarely hits.
 from it (the same kills apply: a killed caller takes its served call, and its process group, with it),
 and the report adds the CPU-seconds of every process waited for (on the warm path, the server's too).
 
+`--cpu-by-process` adds where that CPU went, by kind of process: the `wtc` processes (their rusage),
+the server's start-up and its calls, the harness's own work, and each git subcommand (a compiled
+`git` wrapper first on PATH logs every git's rusage: scripts/cpu_accounting.py).
+
 A call log (`calls.jsonl`, one JSON object per wtc process) is written next to the repository.
 
 Invariants are deterministic given the final repository; the plan (which task edits what, which call
