@@ -75,7 +75,8 @@ def test_paths_under_lists_what_git_ls_tree_lists_in_its_order(tmp_path: Path) -
     opened = GitRepo(repo)
     for under in ("", "packages", "packages/api", "packages/ap", "packages/apix", "packages/api/src/a.py", "docs",
                   "docs/with space", "docs/*.md", "docs/*", "link", "vendor/sub", "vendor", "absent",
-                  "absent/deeper", "top.txt/deeper"):
+                  "absent/deeper", "top.txt/deeper", "packages/", "packages//api", "./packages", "packages/api/",
+                  "top.txt/"):
         for treeish in (head, tree):
             assert list(opened.paths_under(treeish, under)) == list(opened.tree_paths(treeish, under)), under
     assert list(opened.paths_under(head, "packages"))[:1] == ["packages/api-b/c.py"]   # git's order, lazily

@@ -373,6 +373,8 @@ class GitRepo:
             raise GitError(f"git ls-tree {treeish}: not a commit or tree of this repository ({error})",
                            details={"treeish": treeish}) from None
         if folder:
+            if "/".join(part for part in folder.split("/") if part) != folder:
+                return      # "pkg/", "a//b": no listed path is under it (tree_paths' own answer)
             try:
                 entry = tree[folder]
             except KeyError:
