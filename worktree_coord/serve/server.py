@@ -68,7 +68,9 @@ def locate(repo: str) -> Located:
 
 
 def preload() -> int:
-    """Import what any served call may need; returns how many worktree_coord modules are loaded."""
+    """Import what any served call may need, and build once the data its calls read from the package
+    (compiled queries, the profiles' index, the line diff's binding); returns how many worktree_coord
+    modules are loaded."""
     from ..cli import keep_command_tree
     from ..coordinator import load_operations
     from ..merge.languages.profiles import load_profiles
@@ -88,7 +90,10 @@ def preload() -> int:
     from ..merge.lines.line import libgit2_hunks
 
     for name in _IMPORTED_BY_EVERY_CALL:
-        importlib.import_module(name)
+        try:
+            importlib.import_module(name)
+        except ImportError:     # another typer's layout: its calls import what they need
+            continue
     load_index()
     libgit2_hunks(b"a\n", b"b\n")   # the line diff's ctypes binding, found and set up (a glob, a CDLL)
     for profile in load_profiles():
