@@ -139,7 +139,7 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
                 cone = self._task_cone(run, boundary)
                 notes = _unanchored_overlap_notes(overlaps)
                 notes += boundaries.unmatched_glob_notes("own", boundary.own,
-                                                         lambda folder: self.git.tree_paths(run.base, folder),
+                                                         lambda folder: self.git.paths_under(run.base, folder),
                                                          run.base[:12])
             except GitError as error:
                 # The pin's tree is read first here: a failure is most likely a pin no longer held.
@@ -984,7 +984,7 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
                                        result={**task.result, "overlaps": overlaps}, holder=self._fence(run.run_id, task.task_id))
             self.store.log_event(run.run_id, task.task_id, "task.widened", {"own": new_own, "read": new_read, "why": why})
         notes = _unanchored_overlap_notes(met)
-        notes += boundaries.unmatched_glob_notes("own", new_own, lambda folder: self.git.tree_paths(run.base, folder),
+        notes += boundaries.unmatched_glob_notes("own", new_own, lambda folder: self.git.paths_under(run.base, folder),
                                                  run.base[:12])
         cone = None
         worktree = Path(task.worktree) if task.worktree else None

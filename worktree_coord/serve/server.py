@@ -5,7 +5,7 @@ Stage: a face's transport. Input: the repository, `WTC_SERVE_TOKEN` (optional). 
 
 Design (measured in docs/architecture.md, "The warm path"): the server imports everything a call can
 need once (the CLI's command modules and typer's command tree built from them, the coordinator, pygit2, the store, the merge engine and every
-language profile with its grammar), freezes those objects out of the garbage collector (so children
+language profile with its grammar and its compiled queries), freezes those objects out of the garbage collector (so children
 share their pages), then accepts connections and forks a child per call. The child:
   - starts its own session (its own process group: a killed caller takes the call and its git
     children with it, as a process-group kill of a CLI does);
@@ -51,6 +51,9 @@ from .client import PACKAGE_DIR
 # Modules a call never needs that are heavy or have their own optional dependencies: the MCP SDK
 # (`wtc mcp` is never served), PostgreSQL's driver (loaded when a store address asks for it).
 _NOT_PRELOADED = ("worktree_coord.__main__", "worktree_coord.mcp", "worktree_coord.store.postgres", "worktree_coord.cli.demo_scenario")
+# Modules outside worktree_coord that calls import as they run (typer's click loads its decorators
+# when a command is invoked; a decode in ASCII loads its codec): each served call imported them again.
+_IMPORTED_BY_EVERY_CALL = ("typer._click.decorators", "encodings.ascii")
 REQUEST_TIMEOUT = 30.0   # seconds a connected caller has to send its call after the hello
 
 
@@ -65,7 +68,9 @@ def locate(repo: str) -> Located:
 
 
 def preload() -> int:
-    """Import what any served call may need; returns how many worktree_coord modules are loaded."""
+    """Import what any served call may need, and build once the data its calls read from the package
+    (compiled queries, the profiles' index, the line diff's binding); returns how many worktree_coord
+    modules are loaded."""
     from ..cli import keep_command_tree
     from ..coordinator import load_operations
     from ..merge.languages.profiles import load_profiles
@@ -80,7 +85,24 @@ def preload() -> int:
             importlib.import_module(module.name)
         except Exception:       # an optional dependency missing: that module loads in the call, if ever
             continue
-    load_profiles()
+    from ..merge.checks.symbols import compile_queries
+    from ..merge.languages.profile_index import load_index
+    from ..merge.lines.line import libgit2_hunks
+
+    for name in _IMPORTED_BY_EVERY_CALL:
+        try:
+            importlib.import_module(name)
+        except ImportError:     # another typer's layout: its calls import what they need
+            continue
+    load_index()
+    libgit2_hunks(b"a\n", b"b\n")   # the line diff's ctypes binding, found and set up (a glob, a CDLL)
+    for profile in load_profiles():
+        try:
+            # Compiled queries are data the calls share like the modules (~1.3 s once, every
+            # profile): a served finish or merge otherwise compiled its languages' in each call.
+            compile_queries(profile)
+        except Exception:       # a query that does not compile: the call that needs it says so
+            continue
     return sum(1 for name in sys.modules if name.startswith("worktree_coord"))
 
 
