@@ -341,3 +341,44 @@ def test_two_ecosystems_rooted_in_one_folder_each_keep_their_row_in_the_report(t
         assert rows["uv"]["intents"] == {"applied": 1} and rows["pip-tools"]["intents"] == {"applied": 1}
         assert any("no uv.lock" in w for w in rows["uv"]["warnings"])
         assert any("kept by hand" in w for w in rows["pip-tools"]["warnings"])
+
+
+VERIFY_NO_C = ("python3 -c \"import json,sys; "
+               "sys.exit(1 if 'packages/c' in json.load(open('package-lock.json'))['packages'] else 0)\"")
+
+
+def test_the_runs_verify_command_gates_a_consolidated_commit(npm_repo):
+    """`verify` gates the integration branch's every move, consolidation's too: a relocked root whose
+    commit fails it leaves integration where it was and its intents failed, with the way out."""
+    repo = npm_repo
+    with Coordinator(repo) as coord:
+        coord.start_run("r1", verify=VERIFY_NO_C)
+        wt_c = Path(coord.start_task("r1", "c", ["packages/c/**"]).worktree)
+        write(wt_c, {"packages/c/package.json": pkg("c"), "packages/c/index.js": "module.exports = 'c';\n"})
+        wt_b = Path(coord.start_task("r1", "b", ["packages/b/**"]).worktree)
+        write(wt_b, {"packages/b/package.json": pkg("b", {"c": "1.0.0"})})
+        assert coord.finish_task("r1", "b").state == "merged"   # the lock without packages/c passes
+        assert coord.finish_task("r1", "c").state == "merged"
+        before = git(repo, "rev-parse", "wtc/r1/integration")
+        report = coord.consolidate("r1")
+        assert report.exit_code == 1
+        [root] = report.roots
+        assert root["state"] == "failed" and root["commit"] is None
+        assert root["error"]["kind"] == "failed_verification" and root["error"]["verify"]["exit_code"] == 1
+        assert git(repo, "rev-parse", "wtc/r1/integration") == before, "a failed verify moves nothing"
+        assert {r["state"] for r in coord.store.list_intents("r1")} == {"failed"}
+        [skipped, *_] = report.skipped
+        assert "verify command" in skipped["why"] and "--retry-failed" in skipped["fix"]
+
+
+def test_a_consolidated_commit_that_passes_verify_lands(npm_repo):
+    repo = npm_repo
+    with Coordinator(repo) as coord:
+        coord.start_run("r1", verify="test -f package-lock.json")
+        wt_b = Path(coord.start_task("r1", "b", ["packages/b/**"]).worktree)
+        write(wt_b, {"packages/b/package.json": pkg("b", {"a": "1.0.0"})})
+        assert coord.finish_task("r1", "b").state == "merged"
+        before = git(repo, "rev-parse", "wtc/r1/integration")
+        report = coord.consolidate("r1")
+        assert report.exit_code == 0, report.roots
+        assert git(repo, "rev-parse", "wtc/r1/integration^") == before

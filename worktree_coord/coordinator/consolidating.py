@@ -24,13 +24,18 @@ class ConsolidationOperations(CoordinatorBase):
     def consolidate(self, run_id: str, *, offline: bool = True, retry_failed: bool = False,
                     key: str | None = None) -> ConsolidationReport:
         """Apply the pending intents of merged tasks in dependency-graph order, relock offline first,
-        verify, and commit one commit per ecosystem root onto integration. Safe to repeat. With
+        and commit one commit per ecosystem root onto integration, each verified first when the run
+        has a verify command (a root whose commit fails it is failed, integration unmoved). Safe to repeat. With
         `retry_failed`, intents that ended failed, conflict, rejected or needs_network are taken up
         again. The report's `skipped` lists every intent still unapplied, with why; its exit code is
         1 while any is."""
         from .consolidation_phase import ConsolidationReport, consolidate_run, relock_configs
 
         run = self._run(run_id)
+        command = self._verify_command(run, None)   # the run's, else the pin's `verify`: it gates these commits too
+
+        def verify(commit: str) -> Any:
+            return self._verify(run, commit, command)
 
         def body() -> Outcome:
             with leases.hold(self.store, f"consolidate:{run_id}", timeout=self.config.wait_timeout,
@@ -41,7 +46,7 @@ class ConsolidationOperations(CoordinatorBase):
                     self.git, self.store, run, offline=offline, scratch_root=self.worktree_root() / run_id / ".consolidate",
                     configs=relock_configs(self.config.relock), heavy=lambda: self._heavy("relock"),
                     integration_tip=tip, retry_failed=retry_failed, reporter=self.reporter,
-                    publish=self._publisher(run))
+                    publish=self._publisher(run), verify=verify if command else None)
             self.store.log_event(run_id, None, "run.consolidated",
                                  {"roots": [{"root": r["root"], "ecosystem": r.get("ecosystem", ""), "state": r["state"],
                                              "commit": r["commit"], "warnings": r.get("warnings", [])}

@@ -33,7 +33,7 @@ import dataclasses
 import shlex
 import uuid
 from pathlib import Path
-from typing import Any, Callable, ContextManager, Mapping
+from typing import TYPE_CHECKING, Any, Callable, ContextManager, Mapping
 
 import pygit2
 
@@ -52,6 +52,9 @@ from ..integrate.trees import update_tree
 from ..model import PENDING_INTENT_STATES, UNAPPLIED_INTENT_STATES, RunRecord, TaskState
 from ..results import ConsolidationReport
 from ..store import Store
+
+if TYPE_CHECKING:
+    from .verification import VerifyResult
 
 RETRYABLE_STATES = ("failed", "conflict", "rejected", "needs_network")
 CLOSED_STATES = ("applied", "satisfied", "superseded", "dropped")
@@ -107,11 +110,14 @@ def requeue(store: Store, run_id: str, rows: list[dict[str, Any]], why: str) -> 
 def consolidate_run(git: GitRepo, store: Store, run: RunRecord, *, offline: bool, scratch_root: Path,
                     configs: Mapping[str, ToolConfig], heavy: Callable[[], ContextManager[None]],
                     integration_tip: str, retry_failed: bool = False,
-                    reporter: Reporter | None = None, publish: Any = None) -> ConsolidationReport:
+                    reporter: Reporter | None = None, publish: Any = None,
+                    verify: Callable[[str], VerifyResult] | None = None) -> ConsolidationReport:
     """Apply every pending intent of the run's merged tasks (see the module docstring); each root
     and each relock is a stage reported to `reporter`, which also hears `consolidate.progress` with
     `done` of `total` steps: the relock of every root, then each root recorded. `publish` moves the
-    integration ref for a remote run (a push with a lease: CoordinatorBase._publisher)."""
+    integration ref for a remote run (a push with a lease: CoordinatorBase._publisher). `verify`
+    (the run's verify command, when it has one) checks each root's commit before the ref moves to it:
+    a commit that fails leaves integration where it was and its intents failed."""
     reporter = reporter or NullReporter()
     roots: list[dict[str, Any]] = []
     tip = integration_tip
@@ -124,7 +130,7 @@ def consolidate_run(git: GitRepo, store: Store, run: RunRecord, *, offline: bool
         try:
             report = _consolidate_once(git, store, run, offline=offline, scratch_root=scratch_root, configs=configs,
                                        heavy=heavy, integration_tip=tip, earlier=roots, reporter=reporter,
-                                       publish=publish)
+                                       publish=publish, verify=verify)
             return dataclasses.replace(report, retried=retried)
         except _RootMoved as moved:
             # Roots committed before the move are recorded (their intents are no longer pending);
@@ -139,7 +145,7 @@ def consolidate_run(git: GitRepo, store: Store, run: RunRecord, *, offline: bool
 def _consolidate_once(git: GitRepo, store: Store, run: RunRecord, *, offline: bool, scratch_root: Path,
                       configs: Mapping[str, ToolConfig], heavy: Callable[[], ContextManager[None]],
                       integration_tip: str, earlier: list[dict[str, Any]], reporter: Reporter,
-                      publish: Any = None) -> ConsolidationReport:
+                      publish: Any = None, verify: Callable[[str], VerifyResult] | None = None) -> ConsolidationReport:
     merged = {t.task_id for t in store.list_tasks(run.run_id, [TaskState.MERGED])}
     rows = store.list_intents(run.run_id, PENDING_INTENT_STATES)
     ready = [r for r in rows if r["task_id"] in merged]
@@ -159,8 +165,11 @@ def _consolidate_once(git: GitRepo, store: Store, run: RunRecord, *, offline: bo
         for number, root in enumerate(result.roots, start=2):
             commit = None
             if root.state is RootState.APPLIED and root.files_changed:
-                commit, tip = _commit_root(git, run, root, scratch, tip, publish)
-                crash_point("consolidate.after_root_commit")
+                try:
+                    commit, tip = _commit_root(git, run, root, scratch, tip, publish, verify)
+                    crash_point("consolidate.after_root_commit")
+                except _VerifyFailed as failed:
+                    root = dataclasses.replace(root, state=RootState.FAILED, error=failed.error(root))
             mine = list(root.intent_ids) if root.intent_ids is not None else \
                 [i.intent_id for i in intents if i.root_key == (root.ecosystem, root.root)]
             _record_intents(store, run.run_id, root, commit, mine)
@@ -252,8 +261,9 @@ def _moved_paths(repo: pygit2.Repository, before: str, after: str, root: RootRes
 
 
 def _commit_root(git: GitRepo, run: RunRecord, root: RootResult, scratch: Path, tip: str,
-                 publish: Any = None) -> tuple[str, str]:
-    """One commit holding the root's changed files, moved onto integration by compare-and-swap.
+                 publish: Any = None, verify: Callable[[str], VerifyResult] | None = None) -> tuple[str, str]:
+    """One commit holding the root's changed files, moved onto integration by compare-and-swap
+    once `verify` (if any) passed on it (else _VerifyFailed, integration unmoved).
 
     `tip` is where integration is believed to be: the commit the scratch worktree was made from,
     plus the roots committed so far and the merges already checked to leave this root alone."""
@@ -276,6 +286,10 @@ def _commit_root(git: GitRepo, run: RunRecord, root: RootResult, scratch: Path, 
         parent = repo[pygit2.Oid(hex=tip)].peel(pygit2.Commit)
         tree = update_tree(repo, parent.tree_id, files)
         commit = repo.create_commit(None, signature, signature, message, tree, [parent.id])
+        if verify is not None:
+            check = verify(str(commit))
+            if not check.ok:
+                raise _VerifyFailed(check)
         try:
             if publish is not None:
                 publish(ref, commit, parent.id)
@@ -290,6 +304,23 @@ def _commit_root(git: GitRepo, run: RunRecord, root: RootResult, scratch: Path, 
             if paths:
                 raise _RootMoved(moved_to, paths) from None
             tip = moved_to
+
+
+class _VerifyFailed(Exception):
+    """A root's consolidated commit failed the run's verify command: integration did not move."""
+
+    def __init__(self, check: VerifyResult):
+        super().__init__(check.command)
+        self.check = check
+
+    def error(self, root: RootResult) -> dict[str, Any]:
+        where = f"{root.ecosystem} root '{root.root or '.'}'"
+        return {"kind": "failed_verification",
+                "message": f"the verify command `{self.check.command}` failed (exit {self.check.exit_code}) on the "
+                           f"consolidated commit of the {where}; integration was not moved",
+                "verify": self.check.to_json(),
+                "fix": "fix what the relocked tree breaks (a task, or `wtc intent add` with another value), "
+                       "then wtc consolidate --retry-failed"}
 
 
 def _record_intents(store: Store, run_id: str, root: RootResult, commit: str | None, all_ids: list[str]) -> None:
