@@ -357,3 +357,24 @@ def test_the_coordinator_offers_the_same_check(tmp_path):
         report = coord.check(own=["packages/api/**"], target="main")
     assert report.exit_code == 3
     assert [v.path for v in report.violations] == ["packages/web/index.js"]
+
+
+def test_run_and_task_from_the_store_the_environment_names(tmp_path, monkeypatch):
+    """`WTC_STORE` (or `store` in the configuration) decides where the runs are, for check as for
+    every other command: a run kept there is found, and none is created in the default place."""
+    from worktree_coord.coordinator import Coordinator
+
+    repo = make_repo(tmp_path / "repo", {"a/x.txt": "1\n", "b/y.txt": "1\n"})
+    monkeypatch.setenv("WTC_STORE", f"sqlite:{tmp_path / 'elsewhere.sqlite3'}")
+    with Coordinator(repo) as coordinator:
+        coordinator.start_run("r1")
+        started = coordinator.start_task("r1", "t1", ["a/**"])
+    write(Path(started.worktree), {"b/y.txt": "2\n"})
+    commit_all(Path(started.worktree), "agent work")
+    report = check(repo, run="r1", task="t1")
+    assert report.boundary.own == ("a/**",) and [f.path for f in report.violations] == ["b/y.txt"]
+    assert not (repo / ".git" / "wtc" / "state.sqlite3").exists()
+    monkeypatch.setenv("WTC_STORE", f"sqlite:{tmp_path / 'empty.sqlite3'}")
+    with pytest.raises(UsageError, match="no wtc store"):
+        check(repo, run="r1", task="t1")
+    assert not (tmp_path / "empty.sqlite3").exists(), "a check opens no store where there is none"

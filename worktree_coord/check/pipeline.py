@@ -271,15 +271,19 @@ def _lines(git: GitRepo, change: Change) -> tuple[int | None, int | None]:
 # ---- inputs -----------------------------------------------------------------------------------------
 
 def _task_record(git: GitRepo, run: str, task: str) -> tuple[Any, Any]:
-    from ..store import SQLiteStore
+    from ..store.address import open_store, resolve
 
     validate_name("run", run)
     validate_name("task", task)
-    path = git.wtc_dir / "state.sqlite3"
-    if not path.exists():
-        raise UsageError(f"no wtc store in {git.common_dir}, so no run {run!r}",
-                         fix="pass --own GLOB or a manifest instead of --run/--task when the run was elsewhere")
-    store = SQLiteStore(path)
+    # Where the runs are is the machine's setting, as for every command: WTC_STORE, else `store`
+    # in the checkout's configuration, else SQLite in the git dir.
+    config = load_config(git.toplevel)
+    address = resolve(config.store, config.source, git.wtc_dir / "state.sqlite3")
+    if address.kind == "sqlite" and not Path(address.target).exists():
+        raise UsageError(f"no wtc store at {address.shown} ({address.source}), so no run {run!r}",
+                         fix="pass --own GLOB or a manifest instead of --run/--task when the run was elsewhere, "
+                             "or name its store in WTC_STORE")
+    store = open_store(address)
     try:
         run_record = store.get_run(run)
         task_record = store.get_task(run, task) if run_record else None
