@@ -22,10 +22,10 @@ import contextlib
 import hashlib
 import random
 import time
-from dataclasses import dataclass
 from typing import Any, Callable
 
 from ..errors import BusyError, IdempotencyMismatch, LeaseLost, StoreUnavailable, UsageError
+from ..frozen import value_class
 from ..model import dumps
 from . import heartbeat
 from .base import ClaimStatus, IdempotencyRecord, Store
@@ -33,7 +33,7 @@ from .leases import owner_is_dead
 from .liveness import current_owner
 
 
-@dataclass(frozen=True)
+@value_class
 class Outcome:
     """What an operation body returns: the JSON result, its exit code, and whether it is final."""
 
@@ -42,7 +42,7 @@ class Outcome:
     final: bool = True
 
 
-@dataclass(frozen=True)
+@value_class
 class Replayed:
     outcome: Outcome
     replayed: bool      # True when the stored result of an earlier call was returned

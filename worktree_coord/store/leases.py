@@ -15,11 +15,11 @@ from __future__ import annotations
 import contextlib
 import random
 import time
-from dataclasses import dataclass
 from typing import Iterator
 
 from ..errors import BusyError, StoreUnavailable
 from . import heartbeat
+from ..frozen import value_class
 from .base import Store
 from .liveness import Owner, current_owner, is_alive
 
@@ -53,7 +53,7 @@ def fence(name: str) -> tuple[str, str]:
     return name, str(current_owner())
 
 
-@dataclass(frozen=True)
+@value_class
 class Held:
     """A lease this process holds for the duration of a `hold` block."""
 

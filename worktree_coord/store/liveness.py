@@ -23,13 +23,15 @@ import contextlib
 import contextvars
 import hashlib
 import os
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Iterator
 
+from ..frozen import value_class
 
-@dataclass(frozen=True)
+
+@value_class
 class Owner:
     host: str
     pid: int

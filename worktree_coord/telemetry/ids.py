@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import hashlib
 import os
-from dataclasses import dataclass
+
+from ..frozen import value_class
 
 
 def _random_nonzero(size: int) -> int:
@@ -23,7 +24,7 @@ def _random_nonzero(size: int) -> int:
             return value
 
 
-@dataclass(frozen=True)
+@value_class
 class RunTrace:
     """A run's trace id (128 bits) and root span id (64 bits)."""
 
