@@ -11,9 +11,9 @@ Pure: no OpenTelemetry import (the coordinator makes ids for every run, traced o
 
 from __future__ import annotations
 
-import hashlib
 import os
 
+from ..digest import sha256
 from ..frozen import value_class
 
 
@@ -49,5 +49,5 @@ class RunTrace:
 
     def task_span_id(self, task: str) -> int:
         """The span id of task `task`'s span in this trace: the same in every process."""
-        digest = hashlib.sha256(f"{self.trace_hex}/task/{task}".encode()).digest()
+        digest = sha256(f"{self.trace_hex}/task/{task}".encode()).digest()
         return int.from_bytes(digest[:8], "big") or 1
