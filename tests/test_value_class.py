@@ -109,10 +109,12 @@ def test_a_value_class_compiles_nothing_at_import_and_its_init_on_first_use() ->
     for method in ("__repr__", "__eq__", "__hash__", "__setattr__", "__delattr__"):
         assert vars(Late)[method].__code__.co_filename == __file__.replace("tests/test_value_class.py",
                                                                             "worktree_coord/frozen.py"), method
-    first = vars(Late)["__init__"]
-    assert Late(1) == Late(1, "b")
-    assert vars(Late)["__init__"] is not first                     # the real one, compiled once and kept
+    first = {name: vars(Late)[name] for name in ("__init__", "__eq__", "__hash__")}
+    assert Late(1) == Late(1, "b") and hash(Late(1)) == hash((1, "b"))
+    for name, stub in first.items():                               # the real ones, compiled once and kept
+        assert vars(Late)[name] is not stub and vars(Late)[name].__code__.co_filename == "<string>", name
     assert vars(Late)["__init__"].__code__.co_varnames[:3] == ("self", "a", "b")
+    assert Late(2) != Late(3) and {Late(2): 1}[Late(2)] == 1
 
 
 def test_no_class_of_the_package_is_a_dataclass_that_compiles_its_methods() -> None:

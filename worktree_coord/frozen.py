@@ -10,10 +10,11 @@ value classes of the modules its command runs; generating `__init__`, `__setattr
   own `__init__` (model.py's records).
 - `value_class`: a drop-in for `@dataclass(frozen=True)` (`value_class(frozen=False)` for a plain
   `@dataclass`). The class is a real dataclass (`fields`, `replace`, `asdict`, `is_dataclass` work);
-  equality, hashing and `repr` read the fields through one `operator.attrgetter` (the same tuples the
-  generated methods compare and hash, so sets and dicts order alike); `__init__` is compiled on the
-  class's first instantiation, not at import (a class a command never builds costs nothing, and a
-  built one is as fast as dataclass's own, which hot loops such as the merge checks' symbols need).
+  `__init__`, `__eq__` and `__hash__` are compiled on their first call, not at import, from the
+  source dataclass writes for them (a class a command never builds costs nothing, and a used one is
+  as fast as dataclass's own, which hot loops such as the merge checks' symbols need; the same
+  tuples are compared and hashed, so sets and dicts order alike); `repr` and the frozen
+  `__setattr__`/`__delattr__` are shared functions (no loop calls them).
 """
 
 from __future__ import annotations
@@ -21,7 +22,6 @@ from __future__ import annotations
 import dataclasses
 from _thread import get_ident
 from dataclasses import FrozenInstanceError, dataclass, fields
-from operator import attrgetter
 from typing import Any, Callable, TypeVar, dataclass_transform, overload
 
 T = TypeVar("T")
@@ -72,30 +72,31 @@ def _make(cls: type[T], frozen: bool) -> type[T]:
     own = dict(cls.__dict__)
     if cls.__doc__ is None:   # else dataclass writes one from inspect.signature
         cls.__doc__ = f"{cls.__name__}: a value (see its fields)."
-    made = dataclass(init=False, repr=False, eq=False)(cls)
-    declared = list(made.__dataclass_fields__.values())   # type: ignore[attr-defined]
+    made: Any = dataclass(init=False, repr=False, eq=False)(cls)
+    declared = list(made.__dataclass_fields__.values())
     every = fields(made)
     if len(every) != len(declared):
         raise TypeError(f"{cls.__qualname__}: value_class does not take InitVar fields; use @dataclass for it")
     _check_order(made, every)
     if "__init__" not in own:
-        made.__init__ = _lazy_init(made, every, frozen)   # type: ignore[misc]
+        made.__init__ = _lazy_init(made, every, frozen)
     if "__repr__" not in own:
-        made.__repr__ = _repr_of(tuple(f.name for f in every if f.repr))   # type: ignore[method-assign]
+        made.__repr__ = _repr_of(tuple(f.name for f in every if f.repr))
     if "__eq__" not in own:
-        made.__eq__ = _eq_of(_values_of(tuple(f.name for f in every if f.compare)))   # type: ignore[method-assign]
+        compared = tuple(f.name for f in every if f.compare)
+        made.__eq__ = _lazy(made, "__eq__", _eq_source(compared))
     # dataclass's hash rule for eq=True, unsafe_hash=False: frozen adds one, mutable sets None, unless the
     # class body wrote its own (an `__eq__` in the body alone leaves `__hash__ = None` there: not its own).
     class_hash = own.get("__hash__", dataclasses.MISSING)
     explicit = not (class_hash is dataclasses.MISSING or (class_hash is None and "__eq__" in own))
     if not explicit:
         hashed = tuple(f.name for f in every if (f.compare if f.hash is None else f.hash))
-        made.__hash__ = _hash_of(_values_of(hashed)) if frozen else None   # type: ignore[assignment, method-assign]
+        made.__hash__ = _lazy(made, "__hash__", _hash_source(hashed)) if frozen else None
     if frozen:
         names = frozenset(f.name for f in every)
-        made.__setattr__ = _frozen_setattr(made, names)   # type: ignore[method-assign]
-        made.__delattr__ = _frozen_delattr(made, names)   # type: ignore[method-assign]
-    return made
+        made.__setattr__ = _frozen_setattr(made, names)
+        made.__delattr__ = _frozen_delattr(made, names)
+    return cls
 
 
 def _check_order(cls: type, every: tuple[dataclasses.Field[Any], ...]) -> None:
@@ -111,28 +112,34 @@ def _check_order(cls: type, every: tuple[dataclasses.Field[Any], ...]) -> None:
             raise TypeError(f"non-default argument {f.name!r} follows default argument")
 
 
-def _values_of(names: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
-    # attrgetter of one name returns the value itself: the tuple dataclass compares is (value,).
-    if not names:
-        return lambda obj: ()
-    if len(names) == 1:
-        get_one = attrgetter(names[0])
-        return lambda obj: (get_one(obj),)
-    return attrgetter(*names)
+def _tuple_of(owner: str, names: tuple[str, ...]) -> str:
+    return "(" + "".join(f"{owner}.{name}," for name in names) + ")"
 
 
-def _eq_of(values: Callable[[Any], tuple[Any, ...]]) -> Callable[[Any, object], Any]:
-    def __eq__(self: Any, other: object) -> Any:
-        if other.__class__ is self.__class__:
-            return values(self) == values(other)
-        return NotImplemented
-    return __eq__
+def _eq_source(names: tuple[str, ...]) -> str:
+    return ("def __eq__(self, other):\n"
+            "    if other.__class__ is self.__class__:\n"
+            f"        return {_tuple_of('self', names)} == {_tuple_of('other', names)}\n"
+            "    return NotImplemented\n")
 
 
-def _hash_of(values: Callable[[Any], tuple[Any, ...]]) -> Callable[[Any], int]:
-    def __hash__(self: Any) -> int:
-        return hash(values(self))
-    return __hash__
+def _hash_source(names: tuple[str, ...]) -> str:
+    return f"def __hash__(self):\n    return hash({_tuple_of('self', names)})\n"
+
+
+def _lazy(cls: type, name: str, source: str) -> Callable[..., Any]:
+    """A method that compiles `source` (defining `name`) on its first call, puts it in place and calls it."""
+
+    def first_call(self: Any, *args: Any) -> Any:
+        scope: dict[str, Any] = {}
+        exec(source, scope)   # noqa: S102  (our own text, from the class's field names)
+        real = scope[name]
+        real.__qualname__ = f"{cls.__qualname__}.{name}"
+        setattr(cls, name, real)
+        return real(self, *args)
+    first_call.__name__ = name
+    first_call.__qualname__ = f"{cls.__qualname__}.{name}"
+    return first_call
 
 
 def _repr_of(names: tuple[str, ...]) -> Callable[[Any], str]:
@@ -151,7 +158,7 @@ def _repr_of(names: tuple[str, ...]) -> Callable[[Any], str]:
     return __repr__
 
 
-def _frozen_setattr(cls: type, names: frozenset[str]) -> Callable[[Any, str, Any], None]:
+def _frozen_setattr(cls: Any, names: frozenset[str]) -> Callable[[Any, str, Any], None]:
     def __setattr__(self: Any, name: str, value: Any) -> None:
         if type(self) is cls or name in names:
             raise FrozenInstanceError(f"cannot assign to field {name!r}")
@@ -159,7 +166,7 @@ def _frozen_setattr(cls: type, names: frozenset[str]) -> Callable[[Any, str, Any
     return __setattr__
 
 
-def _frozen_delattr(cls: type, names: frozenset[str]) -> Callable[[Any, str], None]:
+def _frozen_delattr(cls: Any, names: frozenset[str]) -> Callable[[Any, str], None]:
     def __delattr__(self: Any, name: str) -> None:
         if type(self) is cls or name in names:
             raise FrozenInstanceError(f"cannot delete field {name!r}")
@@ -170,12 +177,12 @@ def _frozen_delattr(cls: type, names: frozenset[str]) -> Callable[[Any, str], No
 _FACTORY = object()   # a parameter's default where the field has a default_factory (dataclass's own sentinel)
 
 
-def _lazy_init(cls: type, every: tuple[dataclasses.Field[Any], ...], frozen: bool) -> Callable[..., None]:
+def _lazy_init(cls: Any, every: tuple[dataclasses.Field[Any], ...], frozen: bool) -> Callable[..., None]:
     """An `__init__` that compiles the class's real one on its first call, puts it in place and calls it."""
 
     def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
         real = _compile_init(cls, every, frozen)
-        cls.__init__ = real   # type: ignore[misc]
+        cls.__init__ = real
         real(self, *args, **kwargs)
     __init__.__qualname__ = f"{cls.__qualname__}.__init__"
     return __init__
@@ -210,6 +217,6 @@ def _compile_init(cls: type, every: tuple[dataclasses.Field[Any], ...], frozen: 
     params = ", ".join(["self", *positional, *(["*", *keyword] if keyword else [])])
     source = f"def __init__({params}):\n" + "".join(f"    {line}\n" for line in body or ["pass"])
     exec(source, scope)   # noqa: S102  (our own text, from the class's field names)
-    made = scope["__init__"]
+    made: Callable[..., None] = scope["__init__"]
     made.__qualname__ = f"{cls.__qualname__}.__init__"
     return made
