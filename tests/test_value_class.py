@@ -58,6 +58,31 @@ def test_a_frozen_value_class_behaves_as_the_frozen_dataclass() -> None:
         assert (a == 1) is False and a.__eq__(1) is NotImplemented
 
 
+def test_a_frozen_value_class_is_recorded_frozen_and_takes_frozen_children() -> None:
+    @value_class
+    class Base:
+        a: int
+
+    @dataclass(frozen=True)
+    class Child(Base):            # dataclass refuses a frozen child of a base it does not see frozen
+        b: int = 2
+
+    @value_class
+    class Grandchild(Child):
+        c: int = 3
+
+    assert Base.__dataclass_params__.frozen and Base.__dataclass_params__.eq    # as @dataclass(frozen=True)
+    assert Child(1) == Child(1, 2) and Grandchild(1).c == 3 and Grandchild(1) != Grandchild(1, 2, 4)
+    with pytest.raises(FrozenInstanceError):
+        Grandchild(1).c = 5
+    with pytest.raises(TypeError, match="cannot inherit non-frozen dataclass from a frozen one"):
+        @dataclass
+        class Loose(Base):
+            b: int = 0
+    assert value_class(frozen=False)(type("Free", (), {"__annotations__": {"x": "int"}})).__dataclass_params__.frozen \
+        is False
+
+
 def test_a_mutable_value_class_behaves_as_the_dataclass() -> None:
     for decorate in (dataclass, value_class(frozen=False)):
         @decorate

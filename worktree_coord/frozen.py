@@ -72,7 +72,14 @@ def _make(cls: type[T], frozen: bool) -> type[T]:
     own = dict(cls.__dict__)
     if cls.__doc__ is None:   # else dataclass writes one from inspect.signature
         cls.__doc__ = f"{cls.__name__}: a value (see its fields)."
-    made: Any = dataclass(init=False, repr=False, eq=False)(cls)
+    # A frozen dataclass base makes dataclass refuse a non-frozen child: then let it write the frozen
+    # __setattr__/__delattr__ (two methods compiled; replaced below all the same).
+    frozen_base = any(getattr(getattr(base, "__dataclass_params__", None), "frozen", False) for base in cls.__mro__[1:])
+    made: Any = dataclass(init=False, repr=False, eq=False, frozen=frozen and frozen_base)(cls)
+    # What dataclass(frozen=...) would record: the class has an __init__, a repr and an equality of
+    # dataclass's making, and is frozen (a @dataclass(frozen=True) subclass checks that of its bases).
+    params = made.__dataclass_params__
+    params.init, params.repr, params.eq, params.frozen = True, True, True, frozen
     declared = list(made.__dataclass_fields__.values())
     every = fields(made)
     if len(every) != len(declared):
