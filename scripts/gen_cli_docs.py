@@ -200,20 +200,22 @@ def _expected(convert: Any) -> str:
 
 
 def render_config_section() -> str:
-    from worktree_coord.config import _KEYS, Config
+    from worktree_coord.config import _KEYS, RECORDED_AT_RUN_START, RUN_RULES, Config
 
     missing = sorted(set(_KEYS) - set(CONFIG_DOCS))
     if missing:
         raise SystemExit(f"configuration keys without documentation in scripts/gen_cli_docs.py: {missing}")
     defaults = {f.name: (f.default if f.default is not dataclasses.MISSING else f.default_factory())  # type: ignore[misc]
                 for f in dataclasses.fields(Config)}
-    lines = [BEGIN, "", "| key | value | default | example | meaning |", "|---|---|---|---|---|"]
+    lines = [BEGIN, "", "| key | read from | value | default | example | meaning |", "|---|---|---|---|---|---|"]
     for key in sorted(_KEYS):
         attribute, convert = _KEYS[key]
         default = defaults[attribute]
         shown = "none" if default in (None, (), {}) else f"`{default}`"
         example, meaning = CONFIG_DOCS[key]
-        lines.append(f"| `{key}` | {_expected(convert)} | {shown} | `{key} = {example}` | {meaning} |")
+        read_from = ("the run's pin" if key in RUN_RULES else
+                     "the checkout, at run start" if key in RECORDED_AT_RUN_START else "the checkout")
+        lines.append(f"| `{key}` | {read_from} | {_expected(convert)} | {shown} | `{key} = {example}` | {meaning} |")
     lines += ["", END]
     return "\n".join(lines)
 

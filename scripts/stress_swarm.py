@@ -41,6 +41,10 @@ random swarm rarely hits.
 from it (the same kills apply: a killed caller takes its served call, and its process group, with it),
 and the report adds the CPU-seconds of every process waited for (on the warm path, the server's too).
 
+`--cpu-by-process` adds where that CPU went, by kind of process: the `wtc` processes (their rusage),
+the server's start-up and its calls, the harness's own work, and each git subcommand (a compiled
+`git` wrapper first on PATH logs every git's rusage: scripts/cpu_accounting.py).
+
 A call log (`calls.jsonl`, one JSON object per wtc process) is written next to the repository.
 
 Invariants are deterministic given the final repository; the plan (which task edits what, which call
@@ -72,6 +76,7 @@ from typing import Any, Callable, Iterable, Sequence
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bytecode import compile_package  # noqa: E402  (scripts/ is not a package)
 import monorepo  # noqa: E402  (scripts/ is not a package)
+import cpu_accounting  # noqa: E402  (scripts/ is not a package)
 
 RUN_ID = "stress"
 TOKEN_RE = re.compile(rb"STRESS\[(t\d{4,})\]")
@@ -112,6 +117,7 @@ class SwarmConfig:
     workdir: str | None = None
     keep: bool = False
     serve: bool = False           # the warm path: a `wtc serve` for the repository takes every call
+    cpu_by_process: bool = False  # account CPU by kind of process (a git wrapper on PATH: cpu_accounting.py)
 
 
 @dataclass(frozen=True)
@@ -254,6 +260,7 @@ class Call:
     killed: str = ""              # "", "process", "group", "hang"
     role: str = "first"           # first | repeat-after | repeat-concurrent | after-kill | busy-retry
     at: float = 0.0               # wall-clock start (time.time()), to line calls up with git and store events
+    cpu: float | None = None      # user + sys seconds of the wtc process and what it waited for (--cpu-by-process)
 
 
 def wtc_command(repo: Path, args: Sequence[str], key: str | None) -> list[str]:
@@ -281,8 +288,9 @@ class Caller:
 
     def _spawn(self, args: Sequence[str], key: str | None, env: dict[str, str] | None = None
                ) -> subprocess.Popen[bytes]:
-        return subprocess.Popen(wtc_command(self.repo, args, key), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                start_new_session=True, env=dict(os.environ, **env) if env else None)
+        popen = cpu_accounting.AccountedPopen if self.config.cpu_by_process else subprocess.Popen
+        return popen(wtc_command(self.repo, args, key), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                     start_new_session=True, env=dict(os.environ, **env) if env else None)
 
     def killed_at(self, op: str, args: Sequence[str], key: str | None, delay: float, scope: str) -> Call:
         """One call SIGKILLed `delay` seconds after it started (if it still runs then)."""
@@ -324,7 +332,7 @@ class Caller:
         if killed == "hang":
             code = None
         call = Call(op, key, self.task, code, seconds, body, err.decode("utf-8", "replace")[-2000:], killed, role,
-                    time.time() - seconds)
+                    time.time() - seconds, getattr(proc, "cpu", None))
         self.calls.append(call)
         if not killed:
             self.recent[op] = seconds
@@ -418,6 +426,7 @@ class TaskOutcome:
     problems: list[str] = field(default_factory=list)
     started_at: float = 0.0
     ended_at: float = 0.0
+    harness_cpu: float = 0.0           # the pool worker's own CPU for this task (edits, checks), --cpu-by-process
 
 
 def drive_task(repo: str, config: SwarmConfig, plan: TaskPlan) -> TaskOutcome:
@@ -425,6 +434,15 @@ def drive_task(repo: str, config: SwarmConfig, plan: TaskPlan) -> TaskOutcome:
     rng = random.Random(plan.seed)
     caller = Caller(Path(repo), config, rng, plan.task)
     outcome = TaskOutcome(plan.task, caller.calls, caller.mismatches, started_at=time.time())
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    try:
+        return _drive_task(caller, outcome, config, plan)
+    finally:
+        done = resource.getrusage(resource.RUSAGE_SELF)
+        outcome.harness_cpu = done.ru_utime - own.ru_utime + done.ru_stime - own.ru_stime
+
+
+def _drive_task(caller: Caller, outcome: TaskOutcome, config: SwarmConfig, plan: TaskPlan) -> TaskOutcome:
     args = ["task", "start", plan.task, "--run", RUN_ID, *sum((["--own", g] for g in plan.own), [])]
     if plan.sparse:
         args.append("--sparse")
@@ -461,7 +479,7 @@ def worktree_problems(worktree: Path, plan: TaskPlan) -> list[str]:
     if not (worktree / plan.module).is_file():
         problems.append(f"worktree {worktree} after start lacks {plan.module}")
     status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=worktree,
-                            capture_output=True, text=True)
+                            capture_output=True, text=True, env=dict(os.environ, WTC_ACCT_ROLE="harness"))
     if status.returncode != 0 or status.stdout.strip():
         lines = status.stdout.splitlines()
         problems.append(f"worktree {worktree} after start is not clean ({len(lines)} entries: {lines[:3]}"
@@ -934,6 +952,7 @@ class SwarmReport:
     counts: dict[str, int]
     repo: str
     cpu_seconds: dict[str, float] = field(default_factory=dict)   # user, sys, per_task (every process we waited on)
+    cpu_by_process: list[tuple[str, float, int | None]] = field(default_factory=list)  # --cpu-by-process
     path: str = "cli"             # cli | served
 
     def to_json(self) -> dict[str, Any]:
@@ -963,8 +982,12 @@ def run_swarm(config: SwarmConfig, log: Any = print) -> SwarmReport:
     pin = build_repo(repo, config, plans)
     log(f"repository: {repo} ({config.packages} packages x {config.files} files, pin {pin[:12]}) "
         f"in {time.monotonic() - t0:.1f} s")
+    accounting = cpu_accounting.install_git_wrapper(workdir / "acct") if config.cpu_by_process else None
+    saved_env = {k: os.environ.get(k) for k in accounting or {}}
+    os.environ.update(accounting or {})     # the swarm's processes (pool, server, wtc) find the wrapper
     cpu_before = resource.getrusage(resource.RUSAGE_CHILDREN)
     server = start_server(repo) if config.serve else None
+    server_ready = cpu_accounting.proc_cpu(server.pid) if server is not None and accounting else None
     setup = Caller(repo, config, random.Random(config.seed), None)
     started = setup.run("run.start", ["run", "start", "--run", RUN_ID], "k-run-start")
     if started.exit != 0:
@@ -990,8 +1013,15 @@ def run_swarm(config: SwarmConfig, log: Any = print) -> SwarmReport:
     drained = final.run("merge", ["merge", "--run", RUN_ID], "k-merge-final", compare=False)
     cleaned = final.run("gc", ["gc"], None, compare=False)
     drain_seconds = time.monotonic() - drain_start
+    server_cpu = cpu_accounting.proc_cpu(server.pid) if server is not None and accounting else None
     if server is not None:
         stop_server(repo, server)
+    git_cpu = cpu_accounting.read_git_log(accounting["WTC_ACCT_GIT_LOG"]) if accounting else None
+    for name, value in saved_env.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
     # Every process we waited for, with what it waited for: the pool's workers and their wtc
     # processes, the lead's, and on the warm path the server with every call it forked.
     cpu_after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -1028,10 +1058,48 @@ def run_swarm(config: SwarmConfig, log: Any = print) -> SwarmReport:
         cpu_seconds={"user": round(cpu_user, 1), "sys": round(cpu_sys, 1),
                      "per_task": round((cpu_user + cpu_sys) / max(1, len(plans)), 3)},
         path="served" if config.serve else "cli",
+        cpu_by_process=(cpu_by_process(all_calls, outcomes, server_cpu, git_cpu, cpu_user + cpu_sys, server_ready)
+                        if git_cpu is not None else []),
     )
     if not config.keep and report.ok and not config.workdir:
         shutil.rmtree(workdir, ignore_errors=True)
     return report
+
+
+def cpu_by_process(calls: Sequence[Call], outcomes: dict[str, TaskOutcome], server_cpu: tuple[float, float] | None,
+                   git: cpu_accounting.GitCpu, total: float, server_ready: tuple[float, float] | None = None
+                   ) -> list[tuple[str, float, int | None]]:
+    """The run's CPU by kind of process (see cpu_accounting.py for how each is measured)."""
+    rows: list[tuple[str, float, int | None]] = []
+    wtc_git = git.total("wtc")
+    clients = [c for c in calls if c.cpu is not None]
+    client_cpu = sum(c.cpu or 0.0 for c in clients)
+    served_cpu = server_cpu[1] if server_cpu else 0.0
+    if server_cpu:
+        rows.append(("wtc client processes (hand the call over)", client_cpu, len(clients)))
+        rows.append(("served calls' python (forked by wtc serve)", served_cpu - wtc_git, None))
+        rows.append(("wtc serve itself", server_cpu[0], 1))
+        if server_ready:
+            rows.append(("  its start-up (imports, preload: once a server)", server_ready[0], None))
+            rows.append(("  its calls (accept, fork, reap)", server_cpu[0] - server_ready[0], None))
+    else:
+        by_op: dict[str, list[float]] = {}
+        for c in clients:
+            by_op.setdefault(c.op, []).append(c.cpu or 0.0)
+        # the interpreter's share: what the clients cost without their git (split by command below)
+        rows.append(("wtc processes' python (all commands)", client_cpu - wtc_git, len(clients)))
+        for op, values in sorted(by_op.items()):
+            rows.append((f"  {op} (with its git), median {statistics.median(values):.3f} s", sum(values), len(values)))
+    ranked = sorted(((k, v) for k, v in git.seconds.items() if k[0] == "wtc"), key=lambda kv: -kv[1])
+    rows.append(("git processes started by wtc", wtc_git, sum(n for (r, _), n in git.calls.items() if r == "wtc")))
+    for (role, sub), seconds in ranked:
+        rows.append((f"  git {sub}", seconds, git.calls[(role, sub)]))
+    harness = sum(o.harness_cpu for o in outcomes.values()) + git.total("harness")
+    rows.append(("harness (pool workers' edits and checks)", harness, None))
+    accounted = (client_cpu + (sum(server_cpu) if server_cpu else 0.0) + harness)
+    rows.append(("rest (harness's pool start, lead threads)", total - accounted, None))
+    # the nested lines ("  ...") are parts of the line above them, not extra CPU
+    return rows
 
 
 def start_server(repo: Path, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
@@ -1080,6 +1148,10 @@ def print_report(report: SwarmReport, config: SwarmConfig) -> None:
     if report.cpu_seconds:
         print(f"cpu: {report.cpu_seconds['user']} s user + {report.cpu_seconds['sys']} s sys = "
               f"{report.cpu_seconds['per_task']} CPU-seconds per task")
+    if report.cpu_by_process:
+        print("cpu by kind of process (indented rows are parts of the row above):")
+        for line in cpu_accounting.format_table(report.cpu_by_process, report.tasks):
+            print("  " + line)
     print("calls: " + ", ".join(f"{k} {v}" for k, v in report.counts.items()))
     print(f"{'command':<14}{'n':>7}{'p50 s':>9}{'p99 s':>9}{'max s':>9}")
     for op, row in report.latency.items():
@@ -1117,6 +1189,9 @@ def parse_args(argv: Sequence[str] | None = None) -> tuple[SwarmConfig, argparse
     parser.add_argument("--json", action="store_true", help="also print the report as one JSON object")
     parser.add_argument("--serve", action="store_true",
                         help="the warm path: start `wtc serve` for the repository, so every wtc call is handed to it")
+    parser.add_argument("--cpu-by-process", action="store_true",
+                        help="also report the CPU by kind of process: wtc's python, each git subcommand, the server "
+                             "(puts a compiled git wrapper first on PATH: scripts/cpu_accounting.py)")
     parser.add_argument("--sweep", type=int, default=0, metavar="STEPS",
                         help="instead of the swarm: kill start, finish and merge at STEPS moments each and at "
                              "every named crash point, one fresh task per kill, sequentially")
@@ -1149,7 +1224,7 @@ def parse_args(argv: Sequence[str] | None = None) -> tuple[SwarmConfig, argparse
                          removal_kill_share=ns.removal_kill_share,
                          drain_interval=ns.drain_interval, gc_interval=ns.gc_interval,
                          gc_during=not ns.no_gc_during, workdir=ns.workdir,
-                         keep=ns.keep, serve=ns.serve)
+                         keep=ns.keep, serve=ns.serve, cpu_by_process=ns.cpu_by_process)
     return config, ns
 
 

@@ -286,6 +286,19 @@ _KEYS: dict[str, tuple[str, Callable[[Any], Any]]] = {
 }
 
 
+# The keys that are a run's rules, what it holds every task and merge to: read as committed at the
+# run's pinned commit (coordinator/base.py `_run_rules`; check/pipeline.py for a task of a run), the
+# run's own options first, so no uncommitted edit in the main checkout and no merged `.wtc.toml`
+# changes them for a run under way. `wtc check` without a run reads them at its target tip.
+RUN_RULES = ("default-boundary", "left-behind", "max-file-size", "reserved-add", "reserved-remove",
+             "semantic-check", "verify")
+# Read from the main checkout's configuration when a run starts, then recorded with the run.
+RECORDED_AT_RUN_START = ("network",)
+# Every other key is this machine's: where and how this checkout runs wtc (folders, timeouts, the
+# store, the setup and relock commands), read from the main checkout's working configuration by
+# each call.
+
+
 def parse_config(table: dict[str, Any], source: str) -> Config:
     """Validate a `[tool.worktree-coord]` table into a Config."""
     values: dict[str, Any] = {"source": source}
@@ -336,6 +349,18 @@ def load_config(toplevel: Path | None, read_head_file: Callable[[str], bytes | N
             raise ConfigError(f"[tool.worktree-coord] in {name} must be a table")
         return parse_config(table, name)
     return Config()
+
+
+def load_run_rules(read_pin_file: Callable[[str], bytes | None], run_id: str, pin: str) -> Config:
+    """The configuration a run enforces: the one committed at its pinned commit `pin`, read by
+    `read_pin_file` (the coordinator's kept copy, or the check's git read). An invalid one is an
+    error naming the pin, since no edit of a working file can fix a run's rules."""
+    try:
+        return load_config(None, read_pin_file)
+    except ConfigError as error:
+        raise ConfigError(f"{error.message} (as committed at run {run_id}'s pinned commit {pin[:12]}, whose "
+                          "rules the run enforces)", fix="start a new run from a commit whose configuration is valid",
+                          details=error.details | {"commit": pin}) from None
 
 
 def _read(name: str, toplevel: Path | None, read_head_file: Callable[[str], bytes | None] | None) -> bytes | None:

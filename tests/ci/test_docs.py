@@ -48,12 +48,18 @@ def test_cli_page_names_every_command_and_option():
 
 
 def test_configuration_page_documents_every_key_with_its_validator():
-    from worktree_coord.config import _KEYS
+    from worktree_coord.config import _KEYS, RECORDED_AT_RUN_START, RUN_RULES
 
     generator = load_generator()
     section = generator.render_config_section()
     for key, (_, convert) in _KEYS.items():
-        assert f"| `{key}` | {generator._expected(convert)} |" in section
+        [row] = [line for line in section.splitlines() if line.startswith(f"| `{key}` |")]
+        assert f"| {generator._expected(convert)} |" in row
+        # Where each key is read from (a run's rule or this machine's setting) is said on its row.
+        where = ("the run's pin" if key in RUN_RULES else
+                 "the checkout, at run start" if key in RECORDED_AT_RUN_START else "the checkout")
+        assert row.startswith(f"| `{key}` | {where} |"), row
+    assert set(RUN_RULES) | set(RECORDED_AT_RUN_START) <= set(_KEYS)
 
 
 def test_a_new_key_without_documentation_fails_generation(monkeypatch):

@@ -213,6 +213,25 @@ def test_a_merged_member_manifest_that_does_not_relock_is_named_not_the_base(tmp
     assert "(libs/lib-a/pyproject.toml by task t1)" in summary and "`lib-c` references a workspace" in summary
 
 
+def test_the_fix_for_a_merged_member_that_does_not_relock_brings_the_integration_tip_into_the_new_task(tmp_path, tool_env):
+    """pydantic/pydantic-ai, driven as a user: two tasks gave two members disjoint ranges of one package
+    (`packaging>=24` and `packaging<20`), both merged, the relock failed, and the fix said "correct
+    pydantic_evals/pyproject.toml with a new task that owns it". A new task starts at the pin, where
+    the bad line is not: its worktree showed nothing to correct and it finished empty. The fix says
+    to bring the integration tip in first."""
+    ws = make_workspace(tmp_path / "ws", tool_env)
+    member = "libs/lib-a/pyproject.toml"
+    before = (ws / member).read_bytes()
+    after = before.replace(b"dependencies = []", b'dependencies = ["lib-c"]') + \
+        b"\n[tool.uv.sources]\nlib-c = { workspace = true }\n"
+    [relock] = derive_intents(member, before, after, task="t1", root="")
+    (ws / member).write_bytes(after)
+    result = consolidate_root(ws, "", "uv", [relock], env=tool_env)
+    assert result.state == RootState.FAILED
+    fix = result.error["fix"]
+    assert "libs/lib-a/pyproject.toml" in fix and "wtc task update" in fix and "--retry-failed" in fix, fix
+
+
 def test_a_source_entry_no_dependency_intent_carries_is_kept(tmp_path, tool_env):
     """pydantic/pydantic-ai, driven as a user: a task that adds a workspace member also lists it in the
     root's `[tool.uv.sources]`, whose dependencies a hatch metadata hook writes (outside the model). The

@@ -841,14 +841,15 @@ def test_a_rust_module_file_moved_while_its_mod_declaration_stays_is_named(tmp_p
 
 
 def test_a_java_class_moved_to_another_package_while_its_import_stays_is_named(tmp_path):
-    """Held already by the names look (the class's name): kept as a guard."""
+    """The names look holds its use (`C.f`); the import line, which stops compiling first, is named
+    with it (profile `specifiers`, `specifier_files`)."""
     files = {"src/main/java/a/b/C.java": "package a.b;\n\npublic class C {\n    public static int f() { return 1; }\n}\n",
              "src/main/java/a/d/U.java": "package a.d;\n\nimport a.b.C;\n\npublic class U {\n    int g() { return C.f(); }\n}\n"}
     moved = files["src/main/java/a/b/C.java"].replace("package a.b;", "package a.c;")
     _, left = _removal_refused(tmp_path, files, "src/main/java/a/[bc]/**", {"src/main/java/a/c/C.java": moved},
                                {"src/main/java/a/b/C.java": "src/main/java/a/c/C.java"})
-    assert len(left) == 1 and left[0].startswith("src/main/java/a/d/U.java:6 still uses C.f from src/main/java/a/b/C.java, "
-                                                 "which this task moved to src/main/java/a/c/C.java"), left
+    assert len(left) == 1 and left[0].startswith("src/main/java/a/d/U.java (lines 3, 6) still uses C.f, a.b.C from "
+                                                 "src/main/java/a/b/C.java, which this task moved to src/main/java/a/c/C.java"), left
 
 
 def test_a_finish_repeated_after_a_left_behind_refusal_says_each_note_once(tmp_path):
@@ -897,3 +898,35 @@ def test_a_deleted_python_module_imported_from_its_package_by_name_is_named(tmp_
     _, left = _removal_refused(tmp_path, files, "pkg/mod.py", {"pkg/mod.py": None})
     assert len(left) == 1 and left[0].startswith(f"{path}:1 still imports "), left
     assert "the file pkg/mod.py, which this task deleted" in left[0], left
+
+
+STARRED = {"pkg/__init__.py": "",
+           "pkg/paths.py": "def path():\n    return 1\n\n\ndef builder():\n    return 2\n\n\ndef _helper():\n    return 3\n",
+           "pkg/decision.py": "from pkg.paths import builder, path\n\n\ndef decide():\n    return path() + builder()\n",
+           "pkg/private.py": "from pkg.paths import _helper\n\n\ndef use():\n    return _helper()\n"}
+
+
+@pytest.mark.parametrize("listed, user, fine", [
+    ("__all__ = ['path', '_helper']\n\n\n", "pkg/decision.py", "pkg/private.py"),   # the list leaves builder out
+    ("", "pkg/private.py", "pkg/decision.py"),                                     # no list: never a _name
+], ids=["all-list", "underscore"])
+def test_a_module_moved_behind_a_star_re_export_that_does_not_pass_a_name_on_is_named(tmp_path, listed, user, fine):
+    """Found driving wtc on pydantic-ai: a task moved pydantic_graph/paths.py into a package and left
+    `from .routing.paths import *` at the old path, while the moved module's `__all__` named one of
+    its classes; `from pydantic_graph.paths import PathBuilder` then failed, and task check said the
+    move merged cleanly (a star import was taken to pass on every name)."""
+    moved = listed + STARRED["pkg/paths.py"]
+    _, left = _removal_refused(tmp_path, STARRED, ("pkg/paths.py", "pkg/routing/**"),
+                               {"pkg/routing/paths.py": moved, "pkg/routing/__init__.py": "",
+                                "pkg/paths.py": "from .routing.paths import *  # noqa: F403\n"},
+                               {"pkg/paths.py": "pkg/routing/paths.py"})
+    assert any(note.startswith(user) for note in left), left
+    assert not any(fine in note for note in left), left
+
+
+def test_a_module_moved_behind_a_star_re_export_that_passes_every_name_used_leaves_nothing_behind(tmp_path):
+    files = {key: value for key, value in STARRED.items() if key != "pkg/private.py"}
+    moved = "__all__ = ['path', 'builder']\n\n\n" + files["pkg/paths.py"]
+    _removal_merged(tmp_path, files, {"pkg/routing/paths.py": moved, "pkg/routing/__init__.py": "",
+                                      "pkg/paths.py": "from .routing.paths import *  # noqa: F403\n"},
+                    {"pkg/paths.py": "pkg/routing/paths.py"})

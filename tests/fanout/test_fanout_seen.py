@@ -19,19 +19,19 @@ from tests.fanout.helpers import environment, fanout, task, write_plan
 
 
 @pytest.fixture
-def repaired_run(tmp_path: Path) -> tuple[Path, Path]:
-    """A run whose one task merged after one repair, traced to a file."""
+def repaired_run(tmp_path: Path) -> tuple[Path, Path, list[dict]]:
+    """A run whose one task merged after one repair, traced to a file, with its events."""
     repo = make_repo(tmp_path / "repo", {"README.md": "# r\n"})
     plan = write_plan(tmp_path / "plan.json", [task("fixme", "@1 crash 2", "write pkg/fixme/x.txt ok"),
                                                task("fine", "write pkg/fine/x.txt ok")])
     trace = tmp_path / "spans.jsonl"
-    code, _, summary = fanout(repo, plan, "r1", log=tmp_path / "log", env={"WTC_TRACE_FILE": str(trace)})
+    code, events, summary = fanout(repo, plan, "r1", log=tmp_path / "log", env={"WTC_TRACE_FILE": str(trace)})
     assert code == 0, summary
-    return repo, trace
+    return repo, trace, events
 
 
 def test_watch_shows_each_task_agent_phase_and_attempt(repaired_run):
-    repo, _ = repaired_run
+    repo, _, _ = repaired_run
     code, frame = wtc(repo, "watch", "--run", "r1")
     assert code == 0
     import jsonschema
@@ -47,7 +47,7 @@ def test_watch_shows_each_task_agent_phase_and_attempt(repaired_run):
 
 
 def test_the_report_timeline_and_page_show_agent_runs_and_repairs(repaired_run):
-    repo, _ = repaired_run
+    repo, _, _ = repaired_run
     code, report = wtc(repo, "report", "--run", "r1")
     rows = {t["task"]: [p["kind"] for p in t["events"]] for t in report["timeline"]["tasks"]}
     assert rows["fixme"].count("fanout.agent") == 1 and rows["fixme"].count("fanout.repair") == 1
@@ -59,7 +59,7 @@ def test_the_report_timeline_and_page_show_agent_runs_and_repairs(repaired_run):
 
 
 def test_the_trace_has_a_span_per_task_pipeline_and_per_agent_run(repaired_run):
-    _, trace = repaired_run
+    _, trace, _ = repaired_run
     spans = [json.loads(line) for line in trace.read_text().splitlines()]
     by_id = {s["span_id"]: s for s in spans}
     pipelines = {s["attributes"]["wtc.task"]: s for s in spans if s["name"] == "wtc.fanout.task"}
@@ -70,6 +70,17 @@ def test_the_trace_has_a_span_per_task_pipeline_and_per_agent_run(repaired_run):
     assert all(by_id[s["parent_id"]]["name"] == "wtc.fanout.task" for s in agents)
     finishes = [s for s in spans if s["name"] == "wtc.task.finish" and s["attributes"]["wtc.task"] == "fixme"]
     assert finishes and all(by_id[s["parent_id"]] is pipelines["fixme"] for s in finishes)
+
+
+def test_each_phase_event_names_the_attempt_it_belongs_to(repaired_run):
+    # A task that merged on its first of three attempts was once reported as merged on attempt 2
+    # (the next attempt, not the last one run); the same for a repaired task: 3 for its second.
+    _, _, events = repaired_run
+    phases = [(e["task"], e["phase"], e["attempt"]) for e in events if e["event"] == "task"]
+    assert ("fine", "merged", 1) in phases and ("fine", "running", 1) in phases, phases
+    assert ("fixme", "running", 1) in phases and ("fixme", "repairing", 2) in phases, phases
+    assert ("fixme", "merged", 2) in phases, phases
+    assert all(attempt == 1 for task, _, attempt in phases if task == "fine"), phases
 
 
 def test_the_live_view_draws_counts_on_a_terminal_and_plain_lines_elsewhere():

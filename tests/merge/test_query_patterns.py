@@ -19,7 +19,7 @@ def _profiles():
 
 
 def _forget() -> None:
-    for cached in (symbols._pattern_texts, symbols.query_for):
+    for cached in (symbols._pattern_texts, symbols._query):   # query_for keeps its queries in _query
         cached.cache_clear()
 
 

@@ -145,3 +145,31 @@ def test_an_absolute_path_ends_the_walk_up_its_directories() -> None:
     left, right = base + b"\n\ndef b():\n    return a()\n", base.replace(b"def a():", b"def a(x):")
     found = find_broken_names([FileVersions("/tmp/x/base.py", base, left, right, left + b"")], complete=False)
     assert found == ()
+
+
+def test_the_words_a_file_added_are_asked_for_its_re_exports_only_when_it_imports_something() -> None:
+    """reexports.reached takes the names as a function: a file importing nothing reaches no file
+    through a re-export whatever names it uses, so the names (a line diff and a word scan of each
+    task's file, every merge of a drain) are not computed; a file that imports asks them, and a
+    rename used through a package's `__init__.py` is still found."""
+    init = b"from .util import parse\n"
+    used = APP.replace("from pkg.util import parse", "from pkg import parse").replace("return text", "return parse(text)")
+    lone = b"def main(text):\n    return text\n"
+    files = [FileVersions("pkg/__init__.py", init, init, init, init),
+             FileVersions("pkg/util.py", UTIL.encode(), UTIL.replace("def parse(", "def parse_text(").encode(),
+                          UTIL.encode(), UTIL.replace("def parse(", "def parse_text(").encode()),
+             FileVersions("app/main.py", APP.encode(), APP.encode(), used.encode(), used.encode()),
+             FileVersions("app/lone.py", lone, lone, lone + b"\n\ndef more():\n    return parse\n",
+                          lone + b"\n\ndef more():\n    return parse\n")]
+    check = _Check(files, ("ours", "base", "theirs"), {})
+    asked: list[str] = []
+
+    def names(path: str):
+        return lambda: asked.append(path) or [b"parse"]
+
+    assert check.reexports.reached("app/lone.py", names("app/lone.py")) == frozenset()
+    assert asked == []
+    assert check.reexports.reached("app/main.py", names("app/main.py")) == frozenset({"pkg/util.py"})
+    assert asked == ["app/main.py"]
+    [finding] = find_broken_names(files)
+    assert (finding.name, finding.definition_path, finding.use_path) == ("parse", "pkg/util.py", "app/main.py")

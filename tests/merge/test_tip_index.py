@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import subprocess
+import sys
 
 from pathlib import Path
 
@@ -166,6 +167,69 @@ def test_the_tip_tables_find_what_a_walk_finds(tmp_path: Path) -> None:
     assert any(f[1] == "h05" and f[3] == "wide/user.py" for f in found)
 
 
+def test_a_drain_reads_the_gone_words_of_each_pair_of_contents_once(tmp_path: Path, monkeypatch) -> None:
+    """Step 1b's gone words (reach._gone_words) of a tip's file, asked on every merge while the tip's
+    candidates are few, are kept by the pair of contents (MergeIndex.memo): over the drain each pair
+    is read once. They cannot go stale: a later task's edit of the file is another pair (the
+    rename-def task's pkg/util.py, whose gone `parse` the use-barrel task's use then breaks), and
+    the findings are the walk's."""
+    seen: list[tuple[bytes, bytes | None]] = []
+    real = reach._gone_words
+
+    def counted(base: bytes, new: bytes | None, kept: frozenset[bytes] | None = None) -> frozenset[bytes]:
+        seen.append((base, new))
+        return real(base, new, kept)
+
+    monkeypatch.setattr(reach, "_gone_words", counted)
+    repo, merges = _drain(tmp_path)
+    index, found = MergeIndex(), []
+    for merge in merges:
+        hot = _findings(check_tree_merge(repo, *merge, index=index))
+        assert hot == _findings(check_tree_merge(repo, *merge, index=MergeIndex(), walk=True))
+        found += hot
+    assert ("broken", "parse", "pkg/util.py", "pkg/app.py", 5) in found
+    seen.clear()
+    index = MergeIndex()
+    for merge in merges:
+        check_tree_merge(repo, *merge, index=index)
+    assert len(seen) > len(merges) and len(seen) == len(set(seen))
+    seen.clear()
+    for merge in merges:
+        check_tree_merge(repo, *merge, index=index)
+    assert seen == []   # the drain checked again: every pair kept
+
+
+def test_a_drain_scans_the_words_of_each_task_file_once(tmp_path: Path, monkeypatch) -> None:
+    """The words of a task's file are read by three steps: its gone words and the module words it
+    spells (reach.py, this merge) and the next tip's tables (tip_index.py, the next merge). They are
+    kept by blob id (MergeIndex.memo "words"), so each task file's bytes are scanned once over the
+    drain; a blob id names one content, so the words kept cannot go stale; the findings are the walk's."""
+    from worktree_coord.merge import tree
+
+    task_blobs = {text.encode() for _, files in TASKS for text in files.values() if text is not None}
+    scans: list[bytes] = []
+
+    def counting(real):
+        def scan(data: bytes):
+            if data in task_blobs:
+                scans.append(data)
+            return real(data)
+        return scan
+
+    monkeypatch.setattr(reach, "words", counting(reach.words))
+    monkeypatch.setattr(reach, "standing_words", counting(reach.standing_words))
+    monkeypatch.setattr(tree, "standing_words", counting(tree.standing_words))
+    repo, merges = _drain(tmp_path)
+    index, found = MergeIndex(), []
+    for merge in merges:
+        found += _findings(check_tree_merge(repo, *merge, index=index))
+    assert len(set(scans)) > 10   # the task files were read
+    assert sorted(scans) == sorted(set(scans))   # each once
+    walked = MergeIndex()
+    assert found == [f for merge in merges for f in _findings(check_tree_merge(repo, *merge, index=walked, walk=True))]
+    assert ("broken", "parse", "pkg/util.py", "pkg/app.py", 5) in found
+
+
 def test_a_tip_checked_again_after_the_next_is_answered_from_its_own_tables(tmp_path: Path) -> None:
     """A merge retried against the tip it was first checked on (its CAS lost, say) after the
     tables moved on: the earlier tip's tables are whole, or built again."""
@@ -285,3 +349,35 @@ def test_a_part_of_a_word_is_looked_up_as_a_scan_of_the_vocabulary_finds_it(tmp_
             assert tip.holding(part) == scanned, part
             checked += 1
     assert checked > 1000
+
+
+def test_a_drain_computes_each_paths_module_once(tmp_path: Path, monkeypatch) -> None:
+    """The check's index of which file is which module (semantic._Check.resolve: where an import
+    leads) lists every file of the merge, which for a tip is every file the run changed; each
+    path's module is kept for the process (semantic._module_facts: pure in the path and the
+    profile's rules), so over a drain each is asked of `_module_path` once per language's rules, not
+    once a merge; the
+    findings are the walk's (through a barrel, a TypeScript re-export and a Go package, which
+    resolve() answers)."""
+    from worktree_coord.merge.checks import semantic
+
+    semantic._MODULE_FACTS.clear()
+    computed: list[tuple[str, int]] = []
+    real = semantic._module_path
+
+    def counted(path: str, rules) -> str:
+        if sys._getframe(1).f_code.co_name == "_module_index":   # the index's pass, not a merge's own files
+            computed.append((path, id(rules)))
+        return real(path, rules)
+
+    monkeypatch.setattr(semantic, "_module_path", counted)
+    repo, merges = _drain(tmp_path)
+    index, found = MergeIndex(), []
+    for merge in merges:
+        found += _findings(check_tree_merge(repo, *merge, index=index))
+    assert len(computed) > 10 and len(computed) == len(set(computed))
+    semantic._MODULE_FACTS.clear()
+    walked = MergeIndex()
+    assert found == [f for merge in merges for f in _findings(check_tree_merge(repo, *merge, index=walked, walk=True))]
+    assert ("broken", "parse", "pkg/util.py", "pkg/app.py", 5) in found
+    assert any(f[1] == "addOne" and f[3] == "web/src/view.ts" for f in found)

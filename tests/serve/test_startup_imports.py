@@ -55,6 +55,9 @@ def test_task_start_imports_no_consolidation_parsers(repo: Path) -> None:
     assert "worktree_coord.coordinator.tasks" in modules            # it did start the task...
     assert not modules & CONSOLIDATION_PARSERS                      # ...without consolidation's parsers
     assert not modules & {"libcst", "rich"}
+    # nor libgit2: git's own processes answer a CLI start (a served one walks the pin in-process,
+    # libgit2 being loaded there already: tests/core/test_git_processes_per_call.py)
+    assert "pygit2" not in modules
     # nor its intent records: the boundary reads the lockfiles' names alone (consolidate/lockfile_names.py)
     assert not modules & {"worktree_coord.consolidate.intent", "worktree_coord.consolidate.names"}
     # nor the merge queue and its engine (integrate/, the semantic check's reach): a start merges nothing

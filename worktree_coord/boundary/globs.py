@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 
 _GLOB_CHARS = re.compile(r"[*?\[]")
 _OPTION_LIKE = re.compile(r"^--?[A-Za-z][A-Za-z0-9-]*(=.*)?$")
+_DRIVE = re.compile(r"^[A-Za-z]:[\\/]")     # a Windows drive: an absolute path
 
 
 def validate_globs(kind: str, globs: Sequence[str]) -> tuple[str, ...]:
@@ -44,7 +45,7 @@ def validate_globs(kind: str, globs: Sequence[str]) -> tuple[str, ...]:
             # taken as it. A file whose name starts with '-' is still reachable: `[-]name`.
             why = (f"it looks like an option, not a path: was the glob left out before {glob.split('=')[0]}? "
                    f"(a file named so is written '[-]{glob[1:]}')")
-        elif glob.startswith("~") or re.match(r"^[A-Za-z]:[\\/]", glob) or glob.startswith("\\"):
+        elif glob.startswith("~") or _DRIVE.match(glob) or glob.startswith("\\"):
             why = "it is an absolute path"
         elif glob.startswith("//"):
             why = "it is an absolute path"

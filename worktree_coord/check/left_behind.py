@@ -372,12 +372,13 @@ def _broken_uses(changes: Iterable[Change], read_blob: Callable[[str], bytes], s
     changes = list(changes)
     found = _broken_names(changes, read_blob, since, grep, file_at, at=at, max_changed=max_changed, ignore=ignore,
                           folders_at=folders_at, max_files=max_files, partial=partial)
-    # A file already named for a name of the deleted file (`const { f } = require('./gone')`) is
-    # not named again for the import.
-    named = {(f.use_path, f.definition_path) for f in found}
+    # An import line already named for a name of the deleted file (`const { f } = require('./gone')`)
+    # is not named again for the module; one that binds none of them (`import a.b.C;` before
+    # `C.f()`, the line that stops compiling first) is.
+    named = {(f.use_path, f.definition_path, f.use_line) for f in found}
     return found + [f for f in modules_left_behind(changes, read_blob, since, grep, file_at, at=at,
                                                    folders_at=folders_at, max_files=max_files)
-                    if (f.use_path, f.definition_path) not in named]
+                    if (f.use_path, f.definition_path, f.use_line) not in named]
 
 
 def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], since: str,

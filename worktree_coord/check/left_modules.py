@@ -19,7 +19,11 @@ specifier that names a deleted file in the tree before the task, and no file in 
 is left behind. Both trees are read by the semantic check's own resolution
 (semantic.tree_module_files), so a folder whose index.js replaces foo.js, a module made a package,
 or a tsconfig alias to a file that still stands still answer, and a package's name (`semver`,
-`os`) names no file of the tree before or after. At most `max_files` files are read.
+`os`) names no file of the tree before or after. `from pkg import f` is a name of the package
+before it is a module below it: where the file `pkg` names after the task binds `f` (defines or
+imports it, or star-imports a file that spells it), deleting pkg/f.py leaves the import loading.
+An import the profile's `guards` cover (`try:` / `except ImportError:`) is no specifier at all
+(symbols.module_specifiers). At most `max_files` files are read.
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ from typing import Callable, Iterable
 
 from ..gitrepo.repository import Change
 from ..merge.checks.semantic import PATH_FACTS, semantic_profile, tree_module_files
-from ..merge.checks.symbols import module_specifiers
+from ..merge.checks.symbols import extract, module_specifiers
 from ..merge.checks.versions import MAX_BYTES
 from ..merge.result import SemanticFinding
 
@@ -83,15 +87,38 @@ def modules_left_behind(changes: Iterable[Change], read_blob: Callable[[str], by
     named_after = tree_module_files(after, folders(where))
     # One answer per module and importing folder: what a specifier names depends on the folder it
     # is written in, and many files of one folder import the same module (8 candidate paths a tree).
-    answers: dict[tuple[str, str], str | None] = {}
+    answers: dict[tuple[str, str, str], str | None] = {}
 
-    def left_behind(module: str, importer: str) -> str | None:
-        """The deleted file `module` named before the task, when no file answers it after."""
-        key = (module, posixpath.dirname(importer))
+    def left_behind(module: str, importer: str, member: str) -> str | None:
+        """The deleted file `module` named before the task, when no file answers it after (nor, for
+        `member` of a module, `from pkg import f`, a file of that module that binds the name)."""
+        key = (module, posixpath.dirname(importer), member)
         if key not in answers:
             gone = [path for path in named_before(module, importer) if path in deleted]
-            answers[key] = gone[0] if gone and not named_after(module, importer) else None
+            answers[key] = gone[0] if gone and not named_after(module, importer) \
+                and not (member and _binds(module[:len(module) - len(member)], member, importer)) else None
         return answers[key]
+
+    def _binds(parent: str, member: str, importer: str) -> bool:
+        """Whether a file `parent` names after the task binds `member` itself (defined or imported
+        there: `from pkg import f` still loads when pkg/__init__.py has its own `f`), or passes on
+        a star import from a file that spells it (not knowing which, the import is taken as found)."""
+        separator = semantic_profile(importer).semantic.module_separator  # type: ignore[union-attr]
+        parent = parent[:-len(separator)] if parent.endswith(separator) and parent.strip(separator) else parent
+        for path in named_after(parent, importer):
+            text = after("", path)
+            profile = semantic_profile(path)
+            if text is None or profile is None or len(text) > MAX_BYTES:
+                continue
+            symbols = extract(profile, text, uses=False)
+            if symbols.binds((), member):
+                return True
+            word = re.compile(rb"(?<![\w$])" + re.escape(member.encode()) + rb"(?![\w$])")
+            for star in symbols.star_modules:
+                if any((found := after("", other)) is not None and word.search(found)
+                       for other in named_after(star, path)):
+                    return True
+        return False
     names = set(tokens.values())
     found: list[SemanticFinding] = []
     read = 0
@@ -105,10 +132,10 @@ def modules_left_behind(changes: Iterable[Change], read_blob: Callable[[str], by
         profile = semantic_profile(importer)
         assert profile is not None
         lines = text.split(b"\n")
-        for module, line in module_specifiers(profile, text):
+        for module, line, member in module_specifiers(profile, text):
             if not any(name in module for name in names):
                 continue   # names none of the deleted modules (cheap: most imports of the file)
-            gone = left_behind(module, importer)
+            gone = left_behind(module, importer, member)
             if gone is None:
                 continue   # it named no deleted file, or a file still answers it (a folder's index.js)
             found.append(SemanticFinding(

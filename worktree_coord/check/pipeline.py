@@ -11,9 +11,10 @@ the branch's.
 Invariants:
 - read-only: no ref, index, worktree, config or store write (the dry-run merge writes only
   unreachable objects); safe to run in parallel with agents and the merge queue;
-- the project's rules (reserved files, `semantic-check`, `left-behind`) come from the target tip's
-  `[tool.worktree-coord]`, never from the branch under review, so a branch cannot relax the rules it
-  is checked against;
+- the project's rules (reserved files, `semantic-check`, `left-behind`, `max-file-size`) come from
+  the target tip's `[tool.worktree-coord]`, or for a task of a run (`run` + `task`) from the run's
+  own options and then the configuration committed at its pin, as the run's own operations read
+  them; never from the branch under review, so a branch cannot relax the rules it is checked against;
 - a changed boundary manifest is itself reported (a branch must not widen its own boundary unseen).
 """
 
@@ -26,8 +27,8 @@ from typing import Any, Sequence
 import pygit2
 
 from ..boundary import check_changes, make_boundary, reserved_patterns
-from ..config import Config, load_config
-from ..errors import GitError, UsageError
+from ..config import Config, load_config, load_run_rules
+from ..errors import GitError, NotFoundError, UsageError
 from ..events import NullReporter, Reporter
 from ..gitrepo import GIT_MODE_GITLINK, Change, GitRepo
 from ..integrate import Resolver
@@ -90,13 +91,14 @@ def check(repo: str | os.PathLike[str] = ".", *, head: str | None = None, base: 
     if head_error is not None and (manifest_boundary is None or manifest_boundary.version != "base"):
         raise head_error
     # The one place every face's check (`wtc check`, `Coordinator.check`, the MCP tool) takes its rules
-    # from: the target tip, never a caller's configuration (see the module docstring).
-    config = load_config(None, _file_reader(git, target_tip))
+    # from: the target tip, or a run's pin for a task of that run; never a caller's configuration
+    # (see the module docstring).
+    config = _rules(git, run_record, target_tip)
     # The target's mode, as its reserved rules: a branch cannot switch off the check of its own removals.
-    # A task's check takes its run's `--left-behind` first, as the run's own merges do.
-    run_mode = run_record.options.get("left_behind") if run_record is not None else None
-    left_behind_mode = SemanticMode.parse(left_behind or run_mode or config.left_behind, option="--left-behind",
-                                          key="left-behind")
+    # A task's check takes its run's `--left-behind` / `--semantic` first, as the run's own merges do.
+    options = run_record.options if run_record is not None else {}
+    left_behind_mode = SemanticMode.parse(left_behind or options.get("left_behind") or config.left_behind,
+                                          option="--left-behind", key="left-behind")
 
     source = _boundary_source(config, own, read, task_record, manifest_boundary)
     boundary = Boundary(own=source.own, read=source.read, reserved=source.reserved)
@@ -110,7 +112,8 @@ def check(repo: str | os.PathLike[str] = ".", *, head: str | None = None, base: 
     if merge:
         reporter.event("check.stage", stage="merge", target=target_name, target_tip=target_tip)
         dry = dry_run_merge(git, head_sha, target_name, target_tip, base_sha, reserved_paths, resolver,
-                            head_label=head_label, semantic=semantic or config.semantic_check)
+                            head_label=head_label,
+                            semantic=semantic or options.get("semantic") or config.semantic_check)
         summary = dry.summary
         findings += dry.conflicts
     intents, refused = _intents(git, changes, boundary, task=task or "check", since=base_sha, tree=base_sha)
@@ -312,6 +315,19 @@ def _choose_manifest(git: GitRepo, base: str, at_head: ManifestBoundary | None, 
 
 def _file_reader(git: GitRepo, commit: str):  # type: ignore[no-untyped-def]
     return lambda name: git.file_at(commit, name)
+
+
+def _rules(git: GitRepo, run: Any, target_tip: str) -> Config:
+    """The configuration a check enforces: for a task of a run, the run's rules, as committed at its
+    pinned commit (what its `task check`, `task finish` and merges enforce: the target, the
+    integration tip, may hold a relaxation a task merged); otherwise the target tip's."""
+    if run is None:
+        return load_config(None, _file_reader(git, target_tip))
+    if not git.has_commit(run.base):
+        raise NotFoundError(f"run {run.run_id}'s pinned commit {run.base[:12]} is not in this repository, so its "
+                         "rules cannot be read", fix=f"fetch it (git fetch <remote> {run.base}), or check the "
+                         "branch with --own GLOB against a --target instead of --run/--task")
+    return load_run_rules(_file_reader(git, run.base), run.run_id, run.base)
 
 
 def _intents(git: GitRepo, changes: Sequence[Change], boundary: Boundary, *, task: str, since: str,

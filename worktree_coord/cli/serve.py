@@ -15,8 +15,11 @@ from ..output.tagging import emit
 
 @app.command("serve")
 def serve(
-    stop: bool = typer.Option(False, "--stop", help="Stop this repository's server (calls in flight finish)."),
-    status: bool = typer.Option(False, "--status", help="Say whether a server serves this repository."),
+    stop: bool = typer.Option(False, "--stop", help="Stop this repository's server (calls in flight finish), or one still "
+                              "starting."),
+    status: bool = typer.Option(False, "--status", help="Say whether a server serves this repository, is starting "
+                                "(loading; calls run in-process until it serves) or is stopped; exit 0 in each "
+                                "state."),
     repo: str = RepoOption,
     json_mode: bool = JsonOption,
 ) -> int:
@@ -36,9 +39,14 @@ def serve(
             emit({"running": False, "stopped": pid is not None, "pid": pid}, schema="serve", json_mode=json_mode,
                  human=f"stopped the wtc server (pid {pid})" if pid else "no wtc server was running")
             return 0
-        running = server.running_server(common_dir)
+        # A status answers whatever the state: exit 0 (docs/cli.md: 0 is done, nothing left to do).
+        state, pid = server.server_state(common_dir)
         path = server.protocol.socket_path(common_dir)
-        emit({"running": running, "socket": path}, schema="serve", json_mode=json_mode,
-             human=f"a wtc server serves this repository at {path}" if running else "no wtc server is running")
+        human = {"running": f"a wtc server serves this repository at {path}",
+                 "starting": f"a wtc server is starting for this repository (pid {pid}, loading); calls run "
+                             "in-process until it serves",
+                 "stopped": "no wtc server is running"}[state]
+        emit({"running": state == "running", "state": state, "pid": pid, "socket": path}, schema="serve",
+             json_mode=json_mode, human=human)
         return 0
     return server.run_server(repo)

@@ -165,8 +165,12 @@ def _base_failure(root: str, intents: list[Intent], run: ToolRun) -> dict[str, s
             # (no ": " before the tool's output: summaries keep the head whole and shorten the rest)
             "message": f"{where} does not relock with the member manifests tasks changed on the integration branch, "
                        f"before any intent is applied ({changed}): {run.stderr.strip()[-2000:]}",
+            # A new task starts at the pin, where these merged edits are not: without the update its
+            # worktree shows nothing to correct and it finishes empty (found driving pydantic-ai).
             "fix": f"correct {', '.join(sorted(by_manifest))} with a new task that owns it (its tool's message "
-                   "names the requirement), then consolidate again with --retry-failed"}
+                   "names the requirement): a task starts at the pin, so first bring the integration tip into "
+                   "its worktree (`wtc task update TASK --run RUN`), then edit and finish it, then consolidate "
+                   "again with --retry-failed"}
 
 
 def _cannot_run_error(run: ToolRun, why: CannotRun) -> dict[str, str]:

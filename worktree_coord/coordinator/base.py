@@ -19,8 +19,8 @@ import time
 from pathlib import Path
 
 from ..store import admission, heartbeat, leases
-from ..config import CONFIG_FILES, Config, load_config
-from ..errors import ConfigError, NotFoundError, UsageError
+from ..config import CONFIG_FILES, Config, load_config, load_run_rules
+from ..errors import NotFoundError, UsageError
 from ..events import Fanout, NullReporter, Reporter, stage
 from .. import telemetry
 from ..gitrepo import GitRepo
@@ -80,14 +80,17 @@ class CoordinatorBase:
         self.git = GitRepo(repo)
         self.config = config or load_config(self.git.toplevel, self._read_head_file)
         self.git.lock_timeout = self.config.lock_timeout
-        self.git.ensure_setup()
         # Off unless the environment (OTEL_*, WTC_TRACE_FILE) or the host configured it; a bad
         # WTC_TRACE_FILE is a ConfigError here, before anything is opened.
         tracing = telemetry.current()
-        # WTC_STORE, else `store` in the configuration, else SQLite in the git common dir.
-        self.store: Store = store or open_store(resolve(self.config.store, self.config.source,
-                                                        self.git.wtc_dir / "state.sqlite3"))
-        heartbeat.configure(self.store, ttl=self.config.lease_ttl)
+        # WTC_STORE, else `store` in the configuration, else SQLite in the git common dir; opened
+        # (and the repository set up) on first use: see `store`.
+        self._store_address = None if store is not None else resolve(self.config.store, self.config.source,
+                                                                      self.git.wtc_dir / "state.sqlite3")
+        self._store: Store | None = store
+        self._set_up = False
+        if store is not None:
+            heartbeat.configure(store, ttl=self.config.lease_ttl)
         self.reporter: Reporter = reporter or NullReporter()
         if tracing is not None:
             # The caller's reporter first (its progress), then the spans and metrics.
@@ -95,10 +98,34 @@ class CoordinatorBase:
         self._integrator_instance: Integrator | None = None
         self._rules_by_pin: dict[str, Config] = {}
 
+    @property
+    def store(self) -> Store:
+        """The coordination store, opened on first use, after the repository's one-time setup
+        (GitRepo.ensure_setup: per-worktree config, the excludes, the wtc folder). Not before: a call
+        that ends without a run to act on (`_run` of a repository with no store yet) or that is
+        refused for its input leaves the repository as it found it."""
+        if not self._set_up:
+            self.git.ensure_setup()
+            if self._store is None:
+                assert self._store_address is not None
+                self._store = open_store(self._store_address)
+                heartbeat.configure(self._store, ttl=self.config.lease_ttl)
+            self._set_up = True
+        assert self._store is not None
+        return self._store
+
+    def _has_store(self) -> bool:
+        """Does a store exist to read (one given or opened, a server's, or the SQLite file)? False
+        for a repository no run was ever started in: there is nothing to find there."""
+        address = self._store_address
+        return address is None or self._store is not None or address.kind != "sqlite" \
+            or Path(address.target).exists()
+
     def close(self) -> None:
         if self._integrator_instance is not None:
             self._integrator_instance.close()
-        self.store.close()
+        if self._store is not None:
+            self._store.close()
 
     def __enter__(self) -> Self:
         return self
@@ -108,7 +135,7 @@ class CoordinatorBase:
 
     def _run(self, run_id: str) -> RunRecord:
         validate_name("run", run_id)
-        run = self.store.get_run(run_id)
+        run = self.store.get_run(run_id) if self._has_store() else None
         if run is None:
             raise NotFoundError(f"no run {run_id!r} in {self.git.common_dir}",
                                 fix="start it first: wtc run start --run " + run_id)
@@ -180,21 +207,16 @@ class CoordinatorBase:
 
     def _run_rules(self, run: RunRecord) -> Config:
         """The configuration that decides what a run enforces (`left-behind`, `semantic-check`, the
-        reserved files a task's boundary records at its start): the one committed at its pinned
-        commit, as `wtc check` reads its target tip's. Not the main checkout's working file (a dirty
-        checkout would relax the run) and not the integration tip (a task owning `.wtc.toml` could
-        merge a relaxation for every task after it): a run's rules are fixed when it starts, like
-        its options. Read once per pin and Coordinator."""
+        reserved files a task's boundary records at its start, `verify`, `max-file-size`,
+        `default-boundary`; docs/configuration.md lists the split): the one committed at its pinned
+        commit, which `wtc check --run --task` reads too. Not the main checkout's working file (a
+        dirty checkout would relax the run) and not the integration tip (a task owning `.wtc.toml`
+        could merge a relaxation for every task after it): a run's rules are fixed when it starts,
+        like its options. Read once per pin and Coordinator; the machine's own settings (paths,
+        timeouts, the store) stay `self.config`."""
         rules = self._rules_by_pin.get(run.base)
         if rules is None:
-            files = self._pin_config_files(run)
-            try:
-                rules = load_config(None, files.get)
-            except ConfigError as error:
-                raise ConfigError(f"{error.message} (as committed at run {run.run_id}'s pinned commit "
-                                  f"{run.base[:12]}, whose rules the run enforces)",
-                                  fix="start a new run from a commit whose configuration is valid",
-                                  details=error.details | {"commit": run.base}) from None
+            rules = load_run_rules(self._pin_config_files(run).get, run.run_id, run.base)
             self._rules_by_pin[run.base] = rules
         return rules
 
@@ -302,6 +324,19 @@ class CoordinatorBase:
         remote = self._remote(run)
         if remote is not None and not self.git.has_commit(run.base):
             remote.fetch([f"+{run.base}:refs/wtc/{run.run_id}/pin"], what=f"fetching the pin {run.base[:12]}")
+
+    def _pin_gone(self, run: RunRecord) -> NotFoundError | None:
+        """The error that says the run's pinned commit is no longer here (a history rewritten or
+        force-pushed, the integration branch deleted, then `git gc`), or None while it is. Asked when
+        a git read of the pin failed: a task's start, which every later step needs the pin for."""
+        if self.git.has_commit(run.base):
+            return None
+        return NotFoundError(
+            f"run {run.run_id}'s pinned commit {run.base[:12]} is no longer in this repository (its history "
+            "was rewritten or garbage-collected), so no task of the run can start from it",
+            fix=f"fetch it back from a clone that still has it (`git fetch <remote> {run.base}`), or start a new run "
+                f"from the commit you want (`wtc run start --run NEW --base REV`) and start the task there",
+            details={"run": run.run_id, "commit": run.base})
 
     def _fetch_task(self, run: RunRecord, task: TaskRecord) -> bool:
         """A remote run's task branch (and mergeable commit) as another machine pushed them, into

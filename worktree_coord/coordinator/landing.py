@@ -30,8 +30,9 @@ class LandingOperations(CoordinatorBase):
               left_behind: str | None = None) -> "CheckReport":
         """The CI pre-merge check of a branch (boundary, reserved files, dry-run structured merge,
         uses left behind), read-only; the same as `wtc check` and `worktree_coord.check.check`. The
-        rules (reserved files, `left-behind`, `semantic-check`) are the target tip's committed
-        configuration, as for `wtc check`, not this coordinator's (read from the main checkout's
+        rules (reserved files, `left-behind`, `semantic-check`, `max-file-size`) are the target tip's
+        committed configuration, or for a task of a run (`run` + `task`) the run's own (its options,
+        then its pin's), as for `wtc check`; not this coordinator's (read from the main checkout's
         working files, which a dirty checkout or the branch under review checked out would relax).
         `semantic` and `left_behind` (block, warn, off) override the modes for this call, as `wtc
         check --semantic` and `--left-behind` do."""

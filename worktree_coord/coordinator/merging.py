@@ -208,7 +208,9 @@ class MergeOperations(CoordinatorBase):
         return f"wtc: merge task {task.task_id} into run {run.run_id}\n\nbranch {task.branch}"
 
     def _verify_command(self, run: RunRecord, explicit: str | None) -> str | None:
-        return explicit or run.options.get("verify") or self.config.verify
+        """The call's `--verify`, else the run's, else `verify` as committed at the run's pin
+        (`_run_rules`): never the main checkout's working file, which would swap a run's gate."""
+        return explicit or run.options.get("verify") or self._run_rules(run).verify
 
     def _semantic(self, run: RunRecord, task: TaskRecord) -> dict[str, Any]:
         """The check arguments of `merge_into` for this run: the semantic check and the left-behind

@@ -4,7 +4,8 @@ A rule pairs an agent-name pattern (shell-style: `api-*`, `docs-?`, `[ab]*`, cas
 against the agent's own name and the task name it becomes) with a boundary (own, read, sparse).
 Rules belong to one run, or to every run (a plan made before a Claude Code session's run exists).
 The boundary of a name is the first rule that matches: the run's own rules in the order they were
-added, then the rules of every run, then `[tool.worktree-coord.default-boundary]`, then the built-in
+added, then the rules of every run, then `[tool.worktree-coord.default-boundary]` as committed at
+the run's pinned commit (the run's rules, base.py `_run_rules`), then the built-in
 default: own everything (`**`), which still leaves reserved files reserved (their edits become
 intents), so a plan is optional.
 
@@ -53,7 +54,7 @@ class PlanOperations(CoordinatorBase):
             rules = self.store.list_plan_rules(run_id) + self.store.list_plan_rules(EVERY_RUN)
         else:
             rules = self.store.list_plan_rules(None)
-        default, source = self._default_boundary()
+        default, source = self._default_boundary(run_id)
         return PlanRules(rules=[_rule_json(r) for r in rules], default=default.to_json() | {"from": source})
 
     def remove_plan_rule(self, rule_id: int) -> PlanRules:
@@ -72,12 +73,21 @@ class PlanOperations(CoordinatorBase):
         for rule in self.store.list_plan_rules(run_id) + self.store.list_plan_rules(EVERY_RUN):
             if any(fnmatch.fnmatchcase(each, rule["pattern"]) for each in names):
                 return dict(rule["boundary"]), f"plan #{rule['rule_id']} {rule['pattern']!r}"
-        default, source = self._default_boundary()
+        default, source = self._default_boundary(run_id)
         return default.to_json(), source
 
-    def _default_boundary(self) -> tuple[DefaultBoundary, str]:
-        if self.config.default_boundary is not None:
-            return self.config.default_boundary, f"default-boundary ({self.config.source})"
+    def _default_boundary(self, run_id: str | None) -> tuple[DefaultBoundary, str]:
+        """`default-boundary` of the run's rules (as committed at its pin, `_run_rules`: an uncommitted
+        edit in the main checkout must not widen the tasks of a run under way), and where it came
+        from. With no run (the plan of every run), the main checkout's configuration: what a run
+        started from it now would most likely pin."""
+        if run_id:
+            run = self._run(run_id)
+            rules, where = self._run_rules(run), f" at the pin {run.base[:12]}"
+        else:
+            rules, where = self.config, ""
+        if rules.default_boundary is not None:
+            return rules.default_boundary, f"default-boundary ({rules.source}{where})"
         return BUILT_IN_DEFAULT, "built-in default (own everything; reserved files stay reserved)"
 
 

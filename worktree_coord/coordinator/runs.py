@@ -189,4 +189,4 @@ class RunOperations(CoordinatorBase):
 
     def status(self, run_id: str | None = None) -> RunStatus:
         """The runs (all, or one) and their tasks at a glance (status_view.read_status)."""
-        return read_status(self.store, run_id, where=self.git.common_dir)
+        return read_status(self.store if self._has_store() else None, run_id, where=self.git.common_dir)

@@ -22,7 +22,7 @@ from ..frozen import value_class
 from .stray_files import add_stray_file_fixes
 from ..store import leases
 from ..crashpoints import crash_point
-from ..errors import BusyError, StateError, UsageError
+from ..errors import BusyError, GitError, StateError, UsageError
 from ..gitrepo import GIT_MODE_GITLINK, GitRepo
 from ..store.idempotency import Outcome, default_key, run_once, variant_key
 from ..model import UNAPPLIED_INTENT_STATES, Boundary, RunRecord, TaskRecord, TaskState, validate_name
@@ -131,20 +131,25 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
             self.store.update_task_context(run.run_id, task_id, {"boundary_from": boundary_from})
             self.store.log_event(run.run_id, task_id, "task.started", {"own": list(boundary.own)})
         crash_point("start.after_record")
-        self._fetch_pin(run)
-        if existing is not None and self.git.ref_target(f"refs/heads/{branch}") is None:
-            self._fetch_task(run, existing)   # started on another machine and pushed there: resume it here
-        cone = self._task_cone(run, boundary)
-        notes = _unanchored_overlap_notes(overlaps)
-        notes += boundaries.unmatched_glob_notes("own", boundary.own, lambda folder: self.git.tree_paths(run.base, folder),
-                                                 run.base[:12])
-        if boundary.sparse and cone is None:
-            wide = [g for g in list(boundary.own) + list(boundary.read) if boundaries.cone_directories([g]) is None]
-            notes.append(f"--sparse asked, but {', '.join(repr(g) for g in wide)} may match files in any folder, "
-                         "so the worktree is a full checkout; give globs under a folder (e.g. 'docs/**/*.rst') "
-                         "for a sparse one")
-        kept = existing is not None and (path / ".git").is_file() and (path / MANIFEST_PATH).is_file()
         try:
+            self._fetch_pin(run)   # a remote run's pin, when this clone lacks it (its failure names the remote)
+            try:
+                if existing is not None and self.git.ref_target(f"refs/heads/{branch}") is None:
+                    self._fetch_task(run, existing)   # started on another machine and pushed there: resume it here
+                cone = self._task_cone(run, boundary)
+                notes = _unanchored_overlap_notes(overlaps)
+                notes += boundaries.unmatched_glob_notes("own", boundary.own,
+                                                         lambda folder: self.git.paths_under(run.base, folder),
+                                                         run.base[:12])
+            except GitError as error:
+                # The pin's tree is read first here: a failure is most likely a pin no longer held.
+                raise self._pin_gone(run) or error from None
+            if boundary.sparse and cone is None:
+                wide = [g for g in list(boundary.own) + list(boundary.read) if boundaries.cone_directories([g]) is None]
+                notes.append(f"--sparse asked, but {', '.join(repr(g) for g in wide)} may match files in any folder, "
+                             "so the worktree is a full checkout; give globs under a folder (e.g. 'docs/**/*.rst') "
+                             "for a sparse one")
+            kept = existing is not None and (path / ".git").is_file() and (path / MANIFEST_PATH).is_file()
             self._ensure_worktree(run, task_id, branch, path, cone)
             # No manifest: the worktree was (re-)made just now and is not prepared yet.
             fresh = not (path / MANIFEST_PATH).is_file()
@@ -381,7 +386,7 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
             if not problems:
                 generated = self._generated(path)
                 # Checked before the commit: once committed, a file is in the history landing pushes.
-                problems = self._large_working_files(task, path, [folder for folder, _ in generated])
+                problems = self._large_working_files(run, task, path, [folder for folder, _ in generated])
             if not problems:
                 name, email = _split_author(task.author)
                 self.git.commit_all(path, message or f"wtc: {task_id}", name, email,
@@ -443,7 +448,7 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
                     add_stray_file_fixes(violations, [c.path for c in changes if c.status == "added"], task.worktree,
                                          self.git.common_dir / "info" / "exclude", committed=True)
                     markers = self._leftover_markers(task, tip)
-                    violations += self._large_committed_files(task, since, tip)
+                    violations += self._large_committed_files(run, task, since, tip)
                     reserved = [{"path": c.path, "status": c.status, "base_oid": c.old_oid, "new_oid": c.new_oid}
                                 for c in report.reserved]
                     # consolidation's names (and its intent records) load here: a start needs neither
@@ -580,13 +585,14 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         self.git.git("checkout", "-q", "-B", task.branch, cwd=path)
         return [f"the branch {task.branch} was deleted by hand; recreated it at the worktree's HEAD {head[:12]}"]
 
-    def _large_working_files(self, task: TaskRecord, path: Path, leave_out: list[str]) -> list[dict[str, str]]:
-        """Files finish would commit that are over max-file-size (boundary/large_files.py), by their
-        size on disk; a file the worktree's HEAD already holds that large is left to the check of
-        the task's commits."""
+    def _large_working_files(self, run: RunRecord, task: TaskRecord, path: Path,
+                             leave_out: list[str]) -> list[dict[str, str]]:
+        """Files finish would commit that are over the run's max-file-size (boundary/large_files.py),
+        by their size on disk; a file the worktree's HEAD already holds that large is left to the
+        check of the task's commits."""
         from ..boundary.large_files import too_large
 
-        limit = self.config.max_file_size
+        limit = self._run_rules(run).max_file_size
         if not limit:
             return []
         head, paths = self.git.working_changes(path)
@@ -603,13 +609,13 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         found = too_large(sizes, limit, lambda rel: self._size_at(head, rel))
         return [large.violation(limit, task.worktree, committed=False) for large in found]
 
-    def _large_committed_files(self, task: TaskRecord, since: str, tip: str) -> list[dict[str, str]]:
-        """Files over max-file-size in any of the task's own commits since `since` (the agent
+    def _large_committed_files(self, run: RunRecord, task: TaskRecord, since: str, tip: str) -> list[dict[str, str]]:
+        """Files over the run's max-file-size in any of the task's own commits since `since` (the agent
         committed them itself), by blob size from the object header: a file a later commit removed
         is still in the history the merge would bring in. Merge commits (`task update`) bring other
         tasks' files and are skipped; a file already that large in the commit before is the
         project's own."""
-        limit = self.config.max_file_size
+        limit = self._run_rules(run).max_file_size
         if not limit or since == tip:
             return []   # no commit of its own (an empty finish): before the imports, libgit2's above all
         from ..boundary.large_files import too_large
@@ -978,7 +984,7 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
                                        result={**task.result, "overlaps": overlaps}, holder=self._fence(run.run_id, task.task_id))
             self.store.log_event(run.run_id, task.task_id, "task.widened", {"own": new_own, "read": new_read, "why": why})
         notes = _unanchored_overlap_notes(met)
-        notes += boundaries.unmatched_glob_notes("own", new_own, lambda folder: self.git.tree_paths(run.base, folder),
+        notes += boundaries.unmatched_glob_notes("own", new_own, lambda folder: self.git.paths_under(run.base, folder),
                                                  run.base[:12])
         cone = None
         worktree = Path(task.worktree) if task.worktree else None

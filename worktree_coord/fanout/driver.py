@@ -536,8 +536,15 @@ class TaskDriver:
     def _phase(self, phase: str) -> None:
         self.ledger.phase = phase
         self._save()
-        self.context.set_phase(self.name, phase, {"attempt": min(self.ledger.attempts_used + 1, self.attempts),
-                                                  "attempts": self.attempts})
+        self.context.set_phase(self.name, phase, {"attempt": self._attempt_of(phase), "attempts": self.attempts})
+
+    def _attempt_of(self, phase: str) -> int:
+        """The attempt a phase belongs to: the one about to run while the task waits for or runs its
+        agent, else the last one that ran (a task merged on its first attempt is not on its second)."""
+        if phase in ("waiting", "running", "repairing"):
+            return min(self.ledger.attempts_used + 1, self.attempts)
+        ran = (self.ledger.agent or {}).get("attempt")
+        return int(ran) if ran else max(min(self.ledger.attempts_used, self.attempts), 1)
 
     def _save(self) -> None:
         ledgers.write_ledger(self.c.store, self.run, self.name, self.ledger)

@@ -22,6 +22,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+import sys
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator, Sequence
@@ -342,9 +343,9 @@ class GitRepo:
         """Every file path in a commit's tree, or in its folder `under` (that path alone when it is a
         file; nothing when it is absent); used for small checks, not on hot paths.
 
-        One `git ls-tree` (a task start asks this of the pin for its globs' notes, and one git process
-        costs less than loading libgit2 for it: issue 36). Files, symbolic links and submodules are
-        listed, as a walk of the tree lists them; `under` is a path, never a pattern."""
+        One `git ls-tree`, whole (a caller that stops at its first path walks `paths_under` instead).
+        Files, symbolic links and submodules are listed, as a walk of the tree lists them; `under` is
+        a path, never a pattern."""
         args = ["--literal-pathspecs", "ls-tree", "-r", "-z", "--name-only", "--full-tree", sha]
         listed = self.git(*args, *(["--", under] if under else [])).stdout
         for raw in listed.split(b"\0"):
@@ -352,6 +353,47 @@ class GitRepo:
                 path = raw.decode("utf-8", "surrogateescape")
                 if not under or path == under or path.startswith(under + "/"):
                     yield path
+
+    def paths_under(self, treeish: str, folder: str = "") -> Iterator[str]:
+        """The file paths of a commit's (or tree's) tree under `folder` (that path alone when it is
+        a file; nothing when it is absent, `""` the whole tree), in git's order, as `tree_paths`
+        lists them (files, symbolic links, submodules), read in-process and lazily.
+
+        For a caller that stops at its first path (a start's "this glob matches no file" note, once a
+        glob). With libgit2 loaded already (a served call: `wtc serve` preloads it), the walk reads
+        the few trees down to that path in-process; else one `git ls-tree` (`tree_paths`) answers,
+        since loading libgit2 for it costs a start-up more than that process (a CLI start loads none)."""
+        if "pygit2" not in sys.modules:
+            yield from self.tree_paths(treeish, folder)
+            return
+        import pygit2
+        try:
+            tree = self.repo.revparse_single(treeish).peel(pygit2.Tree)
+        except (KeyError, ValueError, pygit2.GitError) as error:
+            raise GitError(f"git ls-tree {treeish}: not a commit or tree of this repository ({error})",
+                           details={"treeish": treeish}) from None
+        if folder:
+            if "/".join(part for part in folder.split("/") if part) != folder:
+                return      # "pkg/", "a//b": no listed path is under it (tree_paths' own answer)
+            try:
+                entry = tree[folder]
+            except KeyError:
+                return
+            if entry.filemode != GIT_MODE_TREE:
+                yield folder
+                return
+            tree, prefix = self.repo[entry.id], folder + "/"
+        else:
+            prefix = ""
+        yield from self._walk_paths(tree, prefix)
+
+    def _walk_paths(self, tree: pygit2.Tree, prefix: str) -> Iterator[str]:
+        for entry in tree:
+            # by filemode and id, never by loading the entry: a submodule's commit is not held here
+            if entry.filemode == GIT_MODE_TREE:
+                yield from self._walk_paths(self.repo[entry.id], prefix + entry.name + "/")
+            else:
+                yield prefix + entry.name
 
     def changes(self, old_commit: str, new_commit: str) -> list[Change]:
         """Paths that differ between two commits' trees, recursing only into differing subtrees."""

@@ -7,6 +7,8 @@ Files, in `<git common dir>/wtc/`:
   serve.sock   the Unix socket (mode 0600); a socket with nobody listening is stale: clients fall back
   serve.token  the token a caller must present (mode 0600): `WTC_SERVE_TOKEN` when the server was
                started with it, else random; a caller sends `WTC_SERVE_TOKEN` when set, else this file
+  serve.starting  `PID START` of a server still loading what it preloads (before its socket
+               exists): what `wtc serve --status` and `--stop` read; removed once it listens
 
 Messages are JSON objects, each prefixed by its length (4 bytes, big-endian):
   server -> client  {"hello": 1, "package": DIR, "pid": N}        the call's child is ready
@@ -30,6 +32,7 @@ TOKEN_ENV = "WTC_SERVE_TOKEN"
 NO_SERVE_ENV = "WTC_NO_SERVE"        # set to 1: never hand a call to a server (the in-process path)
 SOCKET_NAME = "serve.sock"
 TOKEN_NAME = "serve.token"
+STARTING_NAME = "serve.starting"
 MAX_MESSAGE = 1 << 24
 MIN_TOKEN = 16
 _UNIX_PATH_MAX = 100                 # sun_path holds 108 bytes; longer paths go through /proc/self/fd
@@ -45,6 +48,10 @@ def socket_path(common_dir: str) -> str:
 
 def token_path(common_dir: str) -> str:
     return os.path.join(state_dir(common_dir), TOKEN_NAME)
+
+
+def starting_path(common_dir: str) -> str:
+    return os.path.join(state_dir(common_dir), STARTING_NAME)
 
 
 class ShortPath:

@@ -5,7 +5,7 @@ Stage: a face's transport. Input: the repository, `WTC_SERVE_TOKEN` (optional). 
 
 Design (measured in docs/architecture.md, "The warm path"): the server imports everything a call can
 need once (the CLI's command modules and typer's command tree built from them, the coordinator, pygit2, the store, the merge engine and every
-language profile with its grammar), freezes those objects out of the garbage collector (so children
+language profile with its grammar and its compiled queries), freezes those objects out of the garbage collector (so children
 share their pages), then accepts connections and forks a child per call. The child:
   - starts its own session (its own process group: a killed caller takes the call and its git
     children with it, as a process-group kill of a CLI does);
@@ -51,6 +51,9 @@ from .client import PACKAGE_DIR
 # Modules a call never needs that are heavy or have their own optional dependencies: the MCP SDK
 # (`wtc mcp` is never served), PostgreSQL's driver (loaded when a store address asks for it).
 _NOT_PRELOADED = ("worktree_coord.__main__", "worktree_coord.mcp", "worktree_coord.store.postgres", "worktree_coord.cli.demo_scenario")
+# Modules outside worktree_coord that calls import as they run (typer's click loads its decorators
+# when a command is invoked; a decode in ASCII loads its codec): each served call imported them again.
+_IMPORTED_BY_EVERY_CALL = ("typer._click.decorators", "encodings.ascii")
 REQUEST_TIMEOUT = 30.0   # seconds a connected caller has to send its call after the hello
 
 
@@ -65,7 +68,9 @@ def locate(repo: str) -> Located:
 
 
 def preload() -> int:
-    """Import what any served call may need; returns how many worktree_coord modules are loaded."""
+    """Import what any served call may need, and build once the data its calls read from the package
+    (compiled queries, the profiles' index, the line diff's binding); returns how many worktree_coord
+    modules are loaded."""
     from ..cli import keep_command_tree
     from ..coordinator import load_operations
     from ..merge.languages.profiles import load_profiles
@@ -80,7 +85,24 @@ def preload() -> int:
             importlib.import_module(module.name)
         except Exception:       # an optional dependency missing: that module loads in the call, if ever
             continue
-    load_profiles()
+    from ..merge.checks.symbols import compile_queries
+    from ..merge.languages.profile_index import load_index
+    from ..merge.lines.line import libgit2_hunks
+
+    for name in _IMPORTED_BY_EVERY_CALL:
+        try:
+            importlib.import_module(name)
+        except ImportError:     # another typer's layout: its calls import what they need
+            continue
+    load_index()
+    libgit2_hunks(b"a\n", b"b\n")   # the line diff's ctypes binding, found and set up (a glob, a CDLL)
+    for profile in load_profiles():
+        try:
+            # Compiled queries are data the calls share like the modules (~1.3 s once, every
+            # profile): a served finish or merge otherwise compiled its languages' in each call.
+            compile_queries(profile)
+        except Exception:       # a query that does not compile: the call that needs it says so
+            continue
     return sum(1 for name in sys.modules if name.startswith("worktree_coord"))
 
 
@@ -117,15 +139,41 @@ def running_server(common_dir: str) -> bool:
         sock.close()
 
 
+def starting_server(common_dir: str) -> int | None:
+    """The pid of a `wtc serve` of this repository still loading what it preloads (its marker,
+    protocol.STARTING_NAME, names a live process: that pid with that start time), else None."""
+    try:
+        pid_text, start = Path(protocol.starting_path(common_dir)).read_text().split()
+        pid = int(pid_text)
+    except (OSError, ValueError):
+        return None
+    from ..store.liveness import Owner, host_identity, is_alive
+
+    return pid if start and is_alive(Owner(host_identity(), pid, start, "")) else None
+
+
+def server_state(common_dir: str) -> tuple[str, int | None]:
+    """("running", None) when a server listens on the repository's socket; ("starting", pid) while a
+    `wtc serve` loads before it listens (calls run in-process until then); ("stopped", None)."""
+    if running_server(common_dir):
+        return "running", None
+    pid = starting_server(common_dir)
+    return ("starting", pid) if pid is not None else ("stopped", None)
+
+
 def stop(repo: str) -> int | None:
-    """Ask the repository's server to stop; its pid, or None when none was running."""
+    """Ask the repository's server to stop (one still loading: end it with SIGTERM, which it takes
+    as a stop); its pid, or None when none was running or starting."""
     from .client import connect, read_token
 
     common_dir = str(locate(repo).common_dir)
     token = read_token(common_dir)
     sock = connect(common_dir) if token else None
     if sock is None:
-        return None
+        pid = starting_server(common_dir)
+        if pid is not None:
+            os.kill(pid, signal.SIGTERM)
+        return pid
     try:
         protocol.send(sock, {"token": token, "op": "stop"}, [0, 1, 2])
         answer = protocol.receive(sock) or {}
@@ -281,22 +329,74 @@ def _drain(fd: int) -> None:
         pass
 
 
+class _StoppedWhileLoading(BaseException):
+    """SIGTERM or SIGHUP before the server listens: a stop (BaseException: preload's imports catch
+    every Exception of an optional module)."""
+
+
 def run_server(repo: str, *, announce: bool = True) -> int:
-    """`wtc serve`: serve until stopped; the exit code."""
+    """`wtc serve`: serve until stopped; the exit code.
+
+    Loading takes seconds (preload), and calls run in-process until the socket exists; meanwhile a
+    marker (protocol.STARTING_NAME: this pid and its start time) tells `wtc serve --status` that a
+    server is starting and `--stop` which process to stop, and a second `wtc serve` that one is
+    coming. It is removed once the server listens, or when it ends before."""
     located = locate(repo)
     token = server_token()
-    loaded = preload()
-    server = Server(located, token)
-    server.listen()
+    common_dir = str(located.common_dir)
+    if running_server(common_dir):
+        raise UsageError(f"a wtc server already serves {located.toplevel}",
+                         fix="use it, or stop it first: `wtc serve --stop`")
+    other = starting_server(common_dir)
+    if other is not None and other != os.getpid():
+        raise UsageError(f"a wtc server is already starting for {located.toplevel} (pid {other})",
+                         fix="use it once it serves (`wtc serve --status`), or stop it first: `wtc serve --stop`")
 
-    def ready() -> None:
-        if announce:
-            sys.stderr.write(f"wtc serve: serving {located.toplevel} at {server.path} (pid {os.getpid()}, "
-                             f"{loaded} modules warm); stop with `wtc serve --stop`\n")
-            sys.stderr.flush()
+    def stopped(signum: int, frame: object) -> None:
+        raise _StoppedWhileLoading
 
-    server.serve(ready)
+    handlers = {signum: signal.signal(signum, stopped) for signum in (signal.SIGTERM, signal.SIGHUP)}
+    marker = _mark_starting(common_dir)
+    try:
+        try:
+            loaded = preload()
+            server = Server(located, token)
+            server.listen()
+        finally:
+            _unmark_starting(common_dir, marker)
+
+        def ready() -> None:
+            if announce:
+                sys.stderr.write(f"wtc serve: serving {located.toplevel} at {server.path} (pid {os.getpid()}, "
+                                 f"{loaded} modules warm); stop with `wtc serve --stop`\n")
+                sys.stderr.flush()
+
+        server.serve(ready)
+    except _StoppedWhileLoading:
+        pass
+    finally:
+        for signum, handler in handlers.items():
+            signal.signal(signum, handler)
     return 0
+
+
+def _mark_starting(common_dir: str) -> str:
+    """Write this process's starting marker; returns what it holds, to remove only our own."""
+    from ..store.liveness import process_start_time
+
+    text = f"{os.getpid()} {process_start_time(os.getpid())}\n"
+    os.makedirs(protocol.state_dir(common_dir), exist_ok=True)
+    _write_private(protocol.starting_path(common_dir), text)
+    return text
+
+
+def _unmark_starting(common_dir: str, marker: str) -> None:
+    path = protocol.starting_path(common_dir)
+    try:
+        if Path(path).read_text() == marker:   # ours, not a newer server's
+            os.unlink(path)
+    except OSError:
+        pass
 
 
 # -- the call's process -----------------------------------------------------------------------------

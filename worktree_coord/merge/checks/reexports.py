@@ -47,7 +47,7 @@ from .reach import spelling
 
 # profile_for_path by path, remembered: `reached` asks it for each of a drain's users on every merge.
 _profile = functools.lru_cache(maxsize=65536)(profile_for_path)
-from .symbols import Symbols, extract, fingerprint
+from .symbols import Symbols, extract, fingerprint, star_names
 from .versions import MAX_BYTES
 from ..ecosystems.workspace_packages import TreeFolders, WorkspacePackages
 
@@ -103,6 +103,14 @@ def module_parts(module: str, rules: SemanticRules) -> tuple[bool, int, list[str
     return relative, up, parts
 
 
+def _written_with_suffix(module: str, rules: SemanticRules) -> bool:
+    """Whether `module` is a path spelled with a script file's extension (`./foo.js`, not `./foo`)."""
+    if rules.module_separator == ".":
+        return False
+    last = module.rsplit(rules.module_separator, 1)[-1]
+    return "." in last.strip(".") and "." + last.rpartition(".")[2] in _SCRIPT_SUFFIXES
+
+
 _SCRIPT_SUFFIXES = frozenset((".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts", ".json", ".node"))
 
 
@@ -123,6 +131,7 @@ class ReExports:
         self._reads = 0
         self._crate_paths: dict[str, CratePaths] = {}
         self._path_maps: PathMaps | None = None
+        self._star_lists: dict[tuple[str, bytes], frozenset[str] | None] = {}   # what `import *` takes, per version
 
     def locate(self, module: str, importer: str, rules: SemanticRules) -> list[str]:
         """The files `module`, imported from `importer`, names: the merge's (semantic.resolve), else
@@ -139,11 +148,13 @@ class ReExports:
         """Every file of the tree `module`, imported from `importer`, may name, where `locate`
         answers only a sure one: two candidates (`util.py` beside `util/__init__.py`) both count
         when the question is whether the import still finds a file (check/left_modules.py)."""
-        if self._tree_file is None or not rules.module_files:
+        patterns = rules.module_files or rules.specifier_files
+        if self._tree_file is None or not patterns:
             return []
-        return self._in_tree(module, importer, rules, every=True)
+        return self._in_tree(module, importer, rules, every=True, patterns=patterns)
 
-    def _in_tree(self, module: str, importer: str, rules: SemanticRules, every: bool = False) -> list[str]:
+    def _in_tree(self, module: str, importer: str, rules: SemanticRules, every: bool = False,
+                 patterns: tuple[str, ...] | None = None) -> list[str]:
         if rules.package_roots and rules.manifest:
             # Paths that start at a crate (crate_paths.py): computed from the path, not searched for,
             # so a file of the merge is as good an answer as any.
@@ -192,10 +203,15 @@ class ReExports:
         else:
             return []   # a package's name (`react`, `github.com/x/y`) names no file of the tree
         hits = []
+        # A path written with its file's extension (`require('./foo.js')`, `from './foo.js'`) names
+        # that file (or, in TypeScript, its source `foo.ts`), never a folder's index file: Node
+        # loads no foo/index.js for it (found: foo.js made foo/index.js counted as still found).
+        written = rules.module_files if patterns is None else patterns
+        patterns = tuple(pattern for pattern in written if not (_written_with_suffix(module, rules) and "/" in pattern))
         for stem in stems:
             if stem.startswith("../") or stem == "..":
                 continue
-            for pattern in rules.module_files:
+            for pattern in patterns:
                 path = pattern.format(stem)
                 if self._exists(path):
                     hits.append(path)
@@ -300,6 +316,8 @@ class ReExports:
                     if target not in self._merge.files and not self._mentions(target, name) \
                             and not self._passes_stars_on(target, name):
                         continue   # a file no side changed that never spells the name: not from there
+                    if not self._star_takes(target, name, ("base", "merged")):
+                        continue   # its `__all__` leaves the name out, or a `_name`: the star does not pass it
                     if not self._follow(target, name, depth + 1, seen, found):
                         return False
         return True
@@ -316,9 +334,57 @@ class ReExports:
             if not targets:
                 return True
             for target in targets:
+                if not self._star_takes(target, name, ("base", "merged")):
+                    continue
                 if target in self._merge.files or self._mentions(target, name) or self._passes_stars_on(target, name):
                     return True
         return False
+
+    def star_may_pass(self, path: str, symbols: Symbols, name: str) -> bool:
+        """Whether the star imports of `path` (its version `symbols`) may bind `name`: False only when
+        each names a file of the tree whose language says its star import does not take the name (a
+        `__all__` that leaves it out, or no list and a `_name`: profile `star_names`, `star_hidden`).
+        Found driving wtc on pydantic-ai: pydantic_graph/paths.py moved to routing/paths.py, whose
+        `__all__` named one class, and the old path left as `from .routing.paths import *`; the
+        importers of the other classes were taken for answered, and the landed tree did not import."""
+        profile = _profile(path)
+        if profile is None or not symbols.star_modules:
+            return True
+        rules = profile.semantic
+        if not rules.star_names and not rules.star_hidden:
+            return True
+        for module in symbols.star_modules:
+            targets = self.locate(module, path, rules)
+            if not targets or any(self._star_takes(target, name) for target in targets):
+                return True
+        return False
+
+    def _star_takes(self, path: str, name: str, which: tuple[str, ...] = ("merged",)) -> bool:
+        """Whether `from <path's module> import *` takes `name` from one of the `which` versions of
+        a file of the merge (a file no side changed: the tree's); unknown: True. A chain followed to
+        where a name came from asks of the base too: the name a task dropped from `__all__` with its
+        definition was passed on there."""
+        versions = self._merge.files.get(path)
+        if versions is None:
+            return self._star_takes_from(path, name, self._tree_file("base", path) if self._tree_file is not None else None)
+        held = [versions.version(version) for version in which if versions.exists(version)]
+        return any(self._star_takes_from(path, name, data) for data in held)
+
+    def _star_takes_from(self, path: str, name: str, data: bytes | None) -> bool:
+        profile = _profile(path)
+        if profile is None or data is None or len(data) > MAX_BYTES:
+            return True
+        key = (path, data)
+        if key not in self._star_lists:   # a star hub asks once per name: each version parsed once
+            try:
+                self._star_lists[key] = star_names(profile, data)
+            except (ValueError, UnicodeDecodeError):
+                return True   # unreadable: anything may be taken
+        listed = self._star_lists[key]
+        if listed is not None:
+            return name in listed
+        hidden = profile.semantic.star_hidden
+        return not (hidden and name.startswith(hidden))
 
     def _defined_at_base(self, path: str, name: str) -> bool:
         versions = self._merge.files[path]
@@ -380,17 +446,19 @@ class ReExports:
         self._outside[path] = found
         return found
 
-    def reached(self, user: str, names: Iterable[bytes]) -> frozenset[str]:
+    def reached(self, user: str, names: Iterable[bytes] | Callable[[], Iterable[bytes]]) -> frozenset[str]:
         """The files of the merge that `user`'s merged imports of one of `names` reach through a
         re-export or a workspace package's name (a file its import names itself aside): where a use
-        of that name added there may be defined."""
+        of that name added there may be defined. `names` may be a function giving them, asked only
+        when the file imports something (reach.py's words of a task's added lines: a line diff per
+        file, which a file importing nothing does not need)."""
         profile = _profile(user)
         if profile is None or not profile.semantic.module_files or not self._merge.files[user].exists("merged"):
             return frozenset()
         symbols = self._merge.imports(user, "merged")   # only what it imports is read here
-        if symbols is None:
-            return frozenset()
-        wanted = {n.decode("utf-8", "replace") for n in names}
+        if symbols is None or not (symbols.imports or profile.semantic.package_roots):
+            return frozenset()   # nothing imported, and no crate path without a `use`: nothing reached
+        wanted = {n.decode("utf-8", "replace") for n in (names() if callable(names) else names)}
         out: set[str] = set()
         for item in symbols.imports:
             if item.name is None and item.scope is None:

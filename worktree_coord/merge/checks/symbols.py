@@ -123,21 +123,40 @@ def _tags_text(wheel: str) -> str:
                               "in semantic.query") from None
 
 
-@functools.lru_cache(maxsize=None)
 def query_for(profile: Profile, uses: bool = True, imports: bool = False) -> tree_sitter.Query:
     """The profile's semantic query (the wheels' tags, then its own patterns), compiled once; with
     uses=False only the patterns that define (definitions, imports, heritage): what a version needs
     when only the names it defines are asked for; with `imports` only those of imports (does a
     file import anything at all?)."""
+    # One cache entry per query, however the call spells it: `query_for(p)` and `query_for(p, True)`
+    # were two entries of the cache, and a finish compiled Python's full query twice (~13 ms each).
+    return _query(profile, bool(uses) and not imports, bool(imports))
+
+
+def compile_queries(profile: Profile) -> None:
+    """Compile now, and keep, every query of `profile` a check can ask for (and its fingerprint).
+    `wtc serve` does this for each profile before it forks its calls, so no call compiles one: a
+    served finish compiled Python's (~40 ms of its CPU), a TypeScript file's take ~300 ms."""
+    for uses, imports in ((True, False), (False, False), (False, True)):
+        query_for(profile, uses, imports)
+    if profile.semantic.hidden_names:
+        hidden_query(profile)
+    if profile.semantic.specifiers:
+        specifiers_query(profile)
+    fingerprint(profile)
+
+
+@functools.lru_cache(maxsize=None)
+def _query(profile: Profile, uses: bool, imports: bool) -> tree_sitter.Query:
     if imports:
         patterns = _pattern_texts(profile)
-        return _compile(profile, b"\n".join(p for p in patterns if b"@import." in p).decode("utf-8"))
+        return _compile(profile, b"\n".join(p for p in patterns if b"@import." in p or b"guarded" in p).decode("utf-8"))
     if not uses:
         # Only the defining patterns, compiled from their own text: a query's compile time grows with
         # its patterns (TypeScript's full query takes ~100 ms), and a merge driver process pays it.
         patterns = _pattern_texts(profile)
         defining = [p for p in patterns if any(mark in p for mark in (b"@definition.", b"@import.", b"@heritage",
-                                                                         b"@export."))]
+                                                                         b"@export.", b"guarded"))]
         return _compile(profile, b"\n".join(defining).decode("utf-8"))
     return _compile(profile, _query_text(profile))
 
@@ -188,32 +207,91 @@ def hidden_query(profile: Profile) -> tree_sitter.Query:
 
 
 @functools.lru_cache(maxsize=None)
+def star_names_query(profile: Profile) -> tree_sitter.Query:
+    """The profile's `star_names` query (a module's list of what a star import takes), compiled once."""
+    return _compile(profile, profile.semantic.star_names)
+
+
+def star_names(profile: Profile, source: bytes) -> frozenset[str] | None:
+    """The names a star import takes from `source` by its explicit list (Python's `__all__`); None
+    when it writes no such list, or writes it in a way no list shows (then anything may be taken)."""
+    if not profile.semantic.star_names:
+        return None
+    tree = profile.parse(source)
+    captures = tree_sitter.QueryCursor(star_names_query(profile)).captures(tree.root_node)
+    lists = captures.get("list", [])
+    if captures.get("open") or not lists:
+        return None
+    names: set[str] = set()
+    for node in lists:
+        for element in node.named_children:
+            if element.type == "comment":
+                continue
+            content = [child for child in element.named_children if child.type == "string_content"] \
+                if element.type == "string" else None
+            if not content or len(content) != 1 or len(element.named_children) != 3:
+                return None   # a name the list computes (`*other.__all__`, an f-string): unknown
+            names.add(_text(source, content[0]))
+    return frozenset(names)
+
+
+@functools.lru_cache(maxsize=None)
 def specifiers_query(profile: Profile) -> tree_sitter.Query:
     """The profile's `specifiers` query (every module a file loads), compiled once."""
     return _compile(profile, profile.semantic.specifiers)
 
 
-def module_specifiers(profile: Profile, source: bytes) -> list[tuple[str, int]]:
-    """(module as written, line) for each module `source` loads (profile `specifiers`), in file
-    order; none when the profile has no such query or the file does not parse cleanly (nothing is
-    guessed). A `@member` beside a `@module` in one match may be a module below it (Python's
-    `from pkg import mod`, `from . import mod`): the two joined by the module separator count too."""
+def module_specifiers(profile: Profile, source: bytes) -> list[tuple[str, int, str]]:
+    """(module as written, line, member) for each module `source` loads (profile `specifiers`), in
+    file order; none when the profile has no such query or the file does not parse cleanly (nothing
+    is guessed). A `@member` beside a `@module` in one match may be a module below it (Python's
+    `from pkg import mod`, `from . import mod`): the two joined by the module separator count too,
+    with `member` its name ("" for a module as written), since it may as well be a name the module
+    itself binds (`from pkg import f`, f defined in pkg/__init__.py). A specifier inside a node of
+    the profile's `guards` query (an import whose failure the file catches) is left out: it does not
+    stop the file from loading."""
     if not profile.semantic.specifiers:
         return []
     tree = profile.parse(source)
     if tree.root_node.has_error:
         return []
     separator = profile.semantic.module_separator
-    found: set[tuple[int, str, int]] = set()
+    guarded = guarded_ranges(profile, tree)
+    found: set[tuple[int, str, int, str]] = set()
     for _, captures in tree_sitter.QueryCursor(specifiers_query(profile)).matches(tree.root_node):
         for node in captures.get("module", []):
+            if _inside(node, guarded):
+                continue
             module = _text(source, node)
-            found.add((node.start_byte, module, node.start_point[0] + 1))
+            found.add((node.start_byte, module, node.start_point[0] + 1, ""))
             for member in captures.get("member", []):
-                joined = module + _text(source, member) if module.endswith(separator) else \
-                    module + separator + _text(source, member)
-                found.add((member.start_byte, joined, member.start_point[0] + 1))
-    return [(text, line) for _start, text, line in sorted(found) if text]
+                name = _text(source, member)
+                joined = module + name if module.endswith(separator) else module + separator + name
+                found.add((member.start_byte, joined, member.start_point[0] + 1, name))
+    return [(text, line, member) for _start, text, line, member in sorted(found) if text]
+
+
+@functools.lru_cache(maxsize=None)
+def guards_query(profile: Profile) -> tree_sitter.Query:
+    """The profile's `guards` query (code whose failure to import the file catches), compiled once."""
+    return _compile(profile, profile.semantic.guards)
+
+
+def guarded_ranges(profile: Profile, tree: tree_sitter.Tree) -> list[tuple[int, int]]:
+    """The (start, end) bytes of each `@guarded` node of the profile's `guards` query in `tree`
+    that no `@unguarded` capture (a handler that raises) takes back."""
+    if not profile.semantic.guards:
+        return []
+    guarded: list[tuple[int, int]] = []
+    unguarded: set[tuple[int, int]] = set()
+    for _, captures in tree_sitter.QueryCursor(guards_query(profile)).matches(tree.root_node):
+        guarded += [(node.start_byte, node.end_byte) for node in captures.get("guarded", ())]
+        unguarded.update((node.start_byte, node.end_byte) for node in captures.get("unguarded", ()))
+    return [span for span in guarded if span not in unguarded]
+
+
+def _inside(node: tree_sitter.Node, ranges: list[tuple[int, int]]) -> bool:
+    return any(start <= node.start_byte and node.end_byte <= end for start, end in ranges)
 
 
 @functools.lru_cache(maxsize=None)
@@ -258,7 +336,8 @@ def _code_fingerprint() -> bytes:
 
 
 def _query_text(profile: Profile) -> str:
-    return "\n".join([_tags_text(wheel) for wheel in profile.semantic.tags] + [profile.semantic.query])
+    # The guards ride along (`@guarded`): extract reads them in the same pass over the tree.
+    return "\n".join([_tags_text(wheel) for wheel in profile.semantic.tags] + [profile.semantic.query, profile.semantic.guards])
 
 
 def _compile(profile: Profile, text: str) -> tree_sitter.Query:
@@ -389,6 +468,8 @@ def extract(profile: Profile, source: bytes, tree: tree_sitter.Tree | None = Non
     raw_heritage: list[tree_sitter.Node] = []
     raw_imports: list[dict[str, tree_sitter.Node]] = []
     raw_exports: list[dict[str, tree_sitter.Node]] = []
+    raw_guarded: list[tree_sitter.Node] = []   # the profile's `guards`, part of its query
+    raw_unguarded: set[tuple[int, int]] = set()
     for _, captures in matches:
         names = captures.get("name", [])
         for capture, nodes in captures.items():
@@ -400,6 +481,8 @@ def extract(profile: Profile, source: bytes, tree: tree_sitter.Tree | None = Non
                 raw_refs.append((names[0], capture.split(".", 1)[1]))
         raw_bindings.extend(captures.get("binding", []))
         raw_heritage.extend(captures.get("heritage", []))
+        raw_guarded.extend(captures.get("guarded", []))
+        raw_unguarded.update((node.start_byte, node.end_byte) for node in captures.get("unguarded", ()))
         parts = {key.split(".", 1)[1]: nodes[0] for key, nodes in captures.items() if key.startswith("import.")}
         if parts:
             raw_imports.append(parts)
@@ -408,10 +491,11 @@ def extract(profile: Profile, source: bytes, tree: tree_sitter.Tree | None = Non
             raw_exports.append(exported)
     placer = _Placer(profile, source, defs)
     out = Symbols()
+    guarded = [span for node in raw_guarded if (span := (node.start_byte, node.end_byte)) not in raw_unguarded]
     if imports_only:
         for parts in raw_imports:
             _add_import(out, parts, source, placer, rules.module_binding, rules.module_separator, rules.version_suffix,
-                        rules.path_prefixes, rules.default_export)
+                        rules.path_prefixes, rules.default_export, guarded)
         return out
     defined_at: set[int] = set()   # name nodes of definitions: never references of themselves
     for node, name_node, kind in raw_defs:
@@ -444,8 +528,8 @@ def extract(profile: Profile, source: bytes, tree: tree_sitter.Tree | None = Non
             out.bind(container, name)
     for parts in raw_imports:
         _add_import(out, parts, source, placer, rules.module_binding, rules.module_separator, rules.version_suffix,
-                    rules.path_prefixes, rules.default_export)
-    _add_exports(out, raw_exports, source)
+                    rules.path_prefixes, rules.default_export, guarded)
+    _add_exports(out, raw_exports, source, rules.default_export)
     for name_node, kind in raw_refs:
         if name_node.id in defined_at:
             continue
@@ -466,11 +550,13 @@ def extract(profile: Profile, source: bytes, tree: tree_sitter.Tree | None = Non
     return out
 
 
-def _add_exports(out: Symbols, raw: list[dict[str, tree_sitter.Node]], source: bytes) -> None:
+def _add_exports(out: Symbols, raw: list[dict[str, tree_sitter.Node]], source: bytes, default_export: str = "") -> None:
     """The names the file exports, as definitions of kind "export" in EXPORTS (captures of one
     match: `name`, the exported name; `local`, set when the export names a binding of this file,
     `export { b }`; `as`, the name it is exported as instead of `name`'s, `default` of `export
-    default function f`; `any`, an export the query cannot name). A local export of a name the file
+    default function f`; `any`, an export the query cannot name; `default`, the module's default
+    export (profile default_export) made by a statement that spells no name for it: CommonJS's
+    `module.exports = function parse() {}`, TypeScript's `export = X`). A local export of a name the file
     spells nowhere else is no export (`function b` renamed, `export { b }` left as it was: the
     module does not load, and its importers of `b` are broken); a name spelled anywhere else, a
     comment included, is taken as declared (a missed finding, never a false one)."""
@@ -480,9 +566,12 @@ def _add_exports(out: Symbols, raw: list[dict[str, tree_sitter.Node]], source: b
             out.bind(EXPORTS, OPEN_EXPORTS)
             continue
         node = parts.get("name")
-        if node is None:
+        if "default" in parts and default_export:
+            node, name = parts["default"], default_export
+        elif node is None:
             continue
-        name = _text(source, parts.get("as", node))
+        else:
+            name = _text(source, parts.get("as", node))
         if name in seen or not _WORD.match(name):
             continue
         if "local" in parts:
@@ -510,7 +599,11 @@ def visible_import(symbols: Symbols, bound: str, reference: Reference) -> Import
 
 def _add_import(out: Symbols, parts: dict[str, tree_sitter.Node], source: bytes, placer: _Placer,
                 module_binding: str, separator: str, version_suffix: str = "",
-                path_prefixes: tuple[tuple[str, str], ...] = (), default_export: str = "") -> None:
+                path_prefixes: tuple[tuple[str, str], ...] = (), default_export: str = "",
+                guarded: list[tuple[int, int]] | None = None) -> None:
+    """Add one import match's name to `out`. One inside a `guarded` range (the profile's `guards`:
+    `try: import x` / `except ImportError:`) binds its name as the file's own, but is no `Import`:
+    no removal in the module it names breaks it, so no check follows it there."""
     defaulted = "default" in parts
     if defaulted:
         if not default_export:
@@ -547,7 +640,8 @@ def _add_import(out: Symbols, parts: dict[str, tree_sitter.Node], source: bytes,
     if not bound:
         return
     scope = placer.innermost_function(anchor.parent) if local else None
-    out.imports.append(Import(bound, module, name, scope, anchor.start_point[0] + 1))
+    if not (guarded and _inside(anchor, guarded)):
+        out.imports.append(Import(bound, module, name, scope, anchor.start_point[0] + 1))
     simple = bound.split(".", 1)[0] if module_binding == "full" else bound
     if local:
         out.local.setdefault(simple, set()).add(scope)  # type: ignore[arg-type]

@@ -117,6 +117,12 @@ def profile_name_for_path(path: str, *contents: bytes) -> str | None:
     return best[1] if best is not None else None
 
 
+def load_index() -> None:
+    """Read every shipped profile's head and build the lookup tables now (`wtc serve`, before it
+    forks its calls: each call otherwise parsed the 27 heads again, ~5 ms of a finish)."""
+    _path_tables(_shipped_index())
+
+
 _PATH_TABLES: list[Any] = [None, None]   # [the index they were made from, (by file name, by extension)]
 
 

@@ -258,7 +258,8 @@ class SemanticRules:
     `@import.module` / `@import.name` / `@import.alias` (one imported name: where from, which, bound
     as), `@import.wildcard` (a star import or re-export: any name may come from it), `@export.name`
     (a name the module exports, with `@export.local` when it is the file's own binding, `@export.as`
-    when it is exported under that node's text instead, `@export.any` for exports no pattern can
+    when it is exported under that node's text instead, `@export.default` for the module's default
+    export made by a statement that names none, `module.exports = function f() {}`, `@export.any` for exports no pattern can
     list: where any capture them, an import from the file means its exports, not its definitions),
     `@heritage`
     (a class, or a `scopes` node, that declares bases: its members may be inherited, so a member it
@@ -287,13 +288,26 @@ class SemanticRules:
     whose `@module` captures are every module a file loads, however it binds it (a default or
     namespace import, `const x = require(...)`, `import './setup.js'`, `import pkg.mod`): the
     left-behind look (check/left_modules.py) reads them to find the importers of a file a task
-    deleted or moved, which no removed name leads to.
+    deleted or moved, which no removed name leads to. `specifier_files`: where such a module's file
+    stands, for that look alone, in a language whose checks do not read imports as files (no
+    `module_files`: Java's `import a.b.C;` names a/b/C.java below a folder above the importer).
+    `guards`: a query whose `@guarded` nodes hold
+    imports whose failure the file catches (Python's `try:` body with `except ImportError:`): such an
+    import is not a use a removal breaks (the file still loads), so neither look counts it, and the
+    names it binds are the file's own bindings.
     `path_prefixes`: node kinds whose field holds the path an import nested inside them continues
     (Rust's `use crate::{lines::{self, LineStep}}`: a `scoped_use_list`'s `path`), so `LineStep` is
     imported from `crate::lines`; an `@import.self` capture binds the module its path names (`lines`).
     `default_export`: the name a module's default export is exported as (`default`): an
     `@import.default` capture binds its text to that name of the module (`import X from "./m"`), and
-    a use of it spells the module, not the name.
+    a use of it spells the module, not the name. `default_words`: words a statement that makes the
+    module's default export spells where it writes no `default` (`module.exports = f`: `exports`;
+    `export = X`: `export`): a change to a line holding one may have taken the default export away.
+    `star_names`: a query whose `@list` is the list of names a star import (`from m import *`) takes
+    from the module (Python's `__all__ = [...]`, its string elements), and whose `@open` is any other
+    write of it (`__all__ += ...`): then nothing is known. `star_hidden`: the prefix of the names a star
+    import never takes from a module with no such list (`_`). With either, a name a star re-export
+    cannot pass on is not taken for defined by it (reexports.py `star_may_pass`).
     """
 
     tags: tuple[str, ...] = ()
@@ -323,8 +337,13 @@ class SemanticRules:
     version_suffix: str = ""                        # a last path part that is a version (`v2`): bind the one before
     root_module: str = ""                           # the root manifest's import path of the root folder (go.mod's `module`)
     specifiers: str = ""                            # a query: `@module`s a file loads, bound or not (left_modules.py)
+    specifier_files: tuple[str, ...] = ()           # where a specifier's file stands, for left_modules.py alone (`{}.java`)
+    guards: str = ""                                # a query: `@guarded` code whose import failure the file catches
     path_prefixes: tuple[tuple[str, str], ...] = () # node kind -> field: a nested import list's leading path (Rust)
     default_export: str = ""                        # the name of a module's default export (`default`)
+    default_words: frozenset[str] = frozenset()     # words a default export's statement spells (`exports`)
+    star_names: str = ""                            # a query: a module's `@list` of what a star import takes (`__all__`), `@open` a write of it no list shows
+    star_hidden: str = ""                           # a prefix of names a star import never takes from a module with no such list (`_`)
     duplicates: DuplicateRules = DuplicateRules()   # what may not be declared twice (duplicates.py)
     signatures: SignatureRules = SignatureRules()   # how parameters and arguments count (signatures.py)
     packages: PackageRules = PackageRules()         # a workspace package's name -> its entry (workspace_packages.py)
@@ -344,7 +363,8 @@ _SEMANTIC_KEYS = {"tags", "query", "self_receivers", "members_in_scope", "member
                   "member_of", "self_fields", "type_names", "globals", "manifest", "hidden_names", "duplicates",
                   "signatures", "module_files", "source_folders",
                   "package_roots", "packages", "path_maps", "version_suffix", "root_module", "specifiers",
-                  "path_prefixes", "default_export"}
+                  "guards", "path_prefixes", "default_export", "default_words",
+                  "specifier_files", "star_names", "star_hidden"}
 _SIGNATURE_KEYS = {"parameters", "counted", "receivers", "receiver_first", "uncountable", "defaults", "wrappers",
                    "calls", "arguments", "argument_lists", "spread"}
 _PACKAGE_KEYS = {"workspaces", "manifest", "entry_fields", "conditions", "built_folders", "built_extensions",
@@ -763,9 +783,9 @@ def _semantic_rules(raw: Any, source: str, check_kind: Callable[[str, str], None
                               fix="name a grammar wheel's module, like tree_sitter_python")
     for kind in strings("type_names"):
         check_kind(kind, "semantic.type_names")
-    for pattern in strings("module_files"):
+    for pattern in strings("module_files") + strings("specifier_files"):
         if pattern.count("{}") != 1 or pattern.startswith("/"):
-            raise ConfigError(f"language profile {source}: semantic.module_files entry {pattern!r} must hold `{{}}` "
+            raise ConfigError(f"language profile {source}: semantic.module_files or specifier_files entry {pattern!r} must hold `{{}}` "
                               "once (the module's path) and be relative", fix='write it like "{}.ts" or "{}/__init__.py"')
     if strings("package_roots") and not raw.get("manifest"):
         raise ConfigError(f"language profile {source}: semantic.package_roots needs semantic.manifest "
@@ -806,9 +826,10 @@ def _semantic_rules(raw: Any, source: str, check_kind: Callable[[str, str], None
         module_files=strings("module_files"), source_folders=strings("source_folders"),
         package_roots=strings("package_roots"), path_maps=strings("path_maps"),
         version_suffix=text("version_suffix", ""), root_module=text("root_module", ""),
-        specifiers=text("specifiers", ""),
+        specifiers=text("specifiers", ""), guards=text("guards", ""), specifier_files=strings("specifier_files"),
         path_prefixes=kind_to_field("path_prefixes"),
-        default_export=text("default_export", ""),
+        default_export=text("default_export", ""), default_words=frozenset(strings("default_words")),
+        star_names=text("star_names", ""), star_hidden=text("star_hidden", ""),
         duplicates=_duplicate_rules(raw.get("duplicates", {}), source, check_kind, check_field, language),
         signatures=_signature_rules(raw.get("signatures", {}), source, check_kind, check_field),
         packages=_package_rules(raw.get("packages", {}), source),

@@ -1,0 +1,286 @@
+"""Cases of the left-behind look written down as missed or falsely blocked, each held here.
+
+A removal whose uses stay in files the task did not change must block (left_behind.py,
+left_modules.py); a change that leaves every use loading must not (a false block stops a swarm).
+Each case: a real repository, a task's `task check` and `task finish`.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.core.test_uses_left_behind import _removal_merged, _removal_refused
+
+# -- Python: `from pkg import f` is a name of the package before it is a module below it ---------
+
+
+@pytest.mark.parametrize("init", [
+    "def f():\n    return 1\n",
+    "from .impl import f\n",
+    "from .impl import *\n",
+], ids=["defined", "imported", "star-imported"])
+@pytest.mark.parametrize("importer, path", [
+    ("from pkg import f\n\nprint(f())\n", "app.py"),
+    ("from . import f\n\nprint(f())\n", "pkg/app.py"),
+], ids=["absolute", "relative"])
+def test_a_deleted_module_whose_name_the_package_still_binds_is_not_left_behind(tmp_path, init, importer, path):
+    """`from pkg import f` finds pkg/__init__.py's own `f` before any module pkg/f.py: deleting
+    pkg/f.py leaves it loading."""
+    files = {"pkg/__init__.py": init, "pkg/impl.py": "def f():\n    return 1\n", "pkg/f.py": "def f():\n    return 2\n",
+             path: importer}
+    _removal_merged(tmp_path, files, {"pkg/f.py": None})
+
+
+def test_a_name_of_the_package_with_no_module_of_its_name_is_not_left_behind(tmp_path):
+    """f.py elsewhere goes; `from pkg import f` never named it."""
+    files = {"pkg/__init__.py": "def f():\n    return 1\n", "f.py": "def g():\n    return 2\n",
+             "pkg/sub/__init__.py": "", "pkg/sub/f.py": "X = 1\n",
+             "app.py": "from pkg import f\n\nprint(f())\n"}
+    _removal_merged(tmp_path, files, {"f.py": None, "pkg/sub/f.py": None})
+
+
+@pytest.mark.parametrize("files", [
+    {"pkg/__init__.py": "def f():\n    return 1\n", "app.py": "import pkg.f\n\nprint(pkg.f)\n"},
+    {"pkg/__init__.py": "from .impl import *\n", "pkg/impl.py": "def g():\n    return 1\n",
+     "app.py": "from pkg import f\n\nprint(f)\n"},
+], ids=["import-dotted", "star-without-the-name"])
+def test_a_deleted_module_the_package_does_not_stand_in_for_is_still_left_behind(tmp_path, files):
+    _, left = _removal_refused(tmp_path, files | {"pkg/f.py": "X = 2\n"}, "pkg/f.py", {"pkg/f.py": None})
+    assert len(left) == 1 and left[0].startswith("app.py:1 still imports pkg.f, the file pkg/f.py"), left
+
+
+# -- Python: an import whose failure the file catches is no use a removal breaks ------------------
+
+FAST = "def speed():\n    return 2\n\n\ndef other():\n    return 1\n"
+
+
+@pytest.mark.parametrize("guard", [
+    "try:\n    {import}\nexcept ImportError:\n    speed = None\n",
+    "try:\n    {import}\nexcept ModuleNotFoundError as error:\n    speed = None\n",
+    "try:\n    {import}\nexcept (OSError, ImportError):\n    speed = None\n",
+    "try:\n    {import}\nexcept:\n    speed = None\n",
+    "import importlib.util\n\nif importlib.util.find_spec('pkg.fast') is not None:\n    {import}\n",
+], ids=["ImportError", "ModuleNotFoundError", "tuple", "bare-except", "find_spec"])
+@pytest.mark.parametrize("edit", [None, "def other():\n    return 1\n"], ids=["module-deleted", "name-removed"])
+def test_a_guarded_import_of_what_the_task_removes_is_not_left_behind(tmp_path, guard, edit):
+    """`try: from pkg.fast import speed` / `except ImportError:` loads either way: the task deleting
+    pkg/fast.py, or removing `speed` from it, leaves the file loading (it takes its fallback)."""
+    importer = guard.replace("{import}", "from pkg.fast import speed") + "\n\nprint(speed)\n"
+    files = {"pkg/__init__.py": "", "pkg/fast.py": FAST, "app.py": importer,
+             "mod.py": guard.replace("{import}", "import pkg.fast").replace("speed = None", "pass") + "\n"}
+    _removal_merged(tmp_path, files, {"pkg/fast.py": edit})
+
+
+@pytest.mark.parametrize("handler", [
+    "except KeyError:\n    speed = None\n",
+    "except ImportError as error:\n    raise RuntimeError('pkg.fast is needed') from error\n",
+    "except ImportError:\n    log('no pkg.fast')\n    raise\n",
+], ids=["other-exception", "raises-another", "raises-again"])
+@pytest.mark.parametrize("edit", [None, "def other():\n    return 1\n"], ids=["module-deleted", "name-removed"])
+def test_an_import_under_a_try_that_does_not_catch_its_failure_is_still_left_behind(tmp_path, edit, handler):
+    """A handler that raises makes the failure the file's own: the file does not load."""
+    files = {"pkg/__init__.py": "", "pkg/fast.py": FAST,
+             "app.py": "try:\n    from pkg.fast import speed\n" + handler + "\nprint(speed)\n"}
+    _, left = _removal_refused(tmp_path, files, "pkg/fast.py", {"pkg/fast.py": edit})
+    assert len(left) == 1 and left[0].startswith("app.py:2 still "), left
+
+
+# -- JavaScript: a path written with its extension names that file, not a folder's index ---------
+
+NPM = {"package.json": '{"name": "cli"}\n'}
+
+
+@pytest.mark.parametrize("importer", [
+    "const foo = require('./foo.js')\n\nmodule.exports = foo\n",
+    "import foo from './foo.js'\n\nexport const v = foo\n",
+], ids=["require", "esm"])
+def test_a_file_made_a_folder_index_is_left_behind_for_a_path_written_with_its_extension(tmp_path, importer):
+    """Node loads no foo/index.js for `require('./foo.js')` (nor an ES module for `from './foo.js'`)."""
+    files = NPM | {"lib/foo.js": "module.exports = 1\n", "lib/main.js": importer}
+    _, left = _removal_refused(tmp_path, files, ("lib/foo.js", "lib/foo/**"), {},
+                               {"lib/foo.js": "lib/foo/index.js"})
+    assert len(left) == 1 and left[0].startswith("lib/main.js:1 still uses ./foo.js from lib/foo.js, which this task "
+                                                 "moved to lib/foo/index.js"), left
+
+
+def test_a_file_made_a_folder_index_still_answers_a_path_written_without_extension(tmp_path):
+    files = NPM | {"lib/foo.js": "module.exports = 1\n", "lib/main.js": "const foo = require('./foo')\n\nmodule.exports = foo\n",
+                   "src/a.ts": "export const a = 1\n", "src/app.ts": "import { a } from './a.js'\n\nexport const v = a\n"}
+    # (and a TypeScript path written `./a.js` still names a.ts)
+    _removal_merged(tmp_path, files, {}, {"lib/foo.js": "lib/foo/index.js"})
+
+
+# -- JavaScript: `require('./m').x` inline is a use of m's export x -------------------------------
+
+M = "function x() {\n  return 1\n}\n\nfunction y() {\n  return 2\n}\n\nmodule.exports = { x, y }\n"
+
+
+@pytest.mark.parametrize("user, line", [
+    ("const v = require('./m').x(1)\n\nmodule.exports = v\n", 1),
+    ("function g() {\n  return require('./m').x(2)\n}\n\nmodule.exports = g\n", 2),
+    ("module.exports = function () {\n  return [require('./m').x]\n}\n", 2),
+    ("const v = require('./m').x\n\nmodule.exports = v\n", 1),
+], ids=["call", "call-in-function", "value", "bound-value"])
+def test_an_inline_require_of_a_name_the_task_stops_exporting_is_left_behind(tmp_path, user, line):
+    files = NPM | {"lib/m.js": M, "lib/u.js": user}
+    _, left = _removal_refused(tmp_path, files, "lib/m.js", {"lib/m.js": M.replace("{ x, y }", "{ y }")})
+    assert len(left) == 1 and left[0].startswith(f"lib/u.js:{line} still uses x"), left
+
+
+def test_an_inline_require_of_names_still_exported_is_not_left_behind(tmp_path):
+    files = NPM | {"lib/m.js": M, "lib/other.js": M,
+                   "lib/u.js": "module.exports = [require('./m').y(1), require('./other').x(1)]\n"}
+    _removal_merged(tmp_path, files, {"lib/m.js": M.replace("{ x, y }", "{ y }")})
+
+
+# -- JavaScript and TypeScript: exports no pattern listed by name ---------------------------------
+
+CALLER = "const parse = require('./m')\n\nmodule.exports = parse()\n"
+
+
+@pytest.mark.parametrize("files, edits, use", [
+    (NPM | {"lib/m.js": "module.exports = function parse() {\n  return 1\n}\n", "lib/u.js": CALLER},
+     {"lib/m.js": "function parse() {\n  return 1\n}\n"}, "lib/u.js:3 still uses parse"),
+    (NPM | {"lib/m.js": "module.exports = class Parser {\n}\n", "lib/u.js": "const P = require('./m')\n\nmodule.exports = new P()\n"},
+     {"lib/m.js": "class Parser {\n}\n\nmodule.exports = { Parser }\n"}, "lib/u.js:3 still uses P"),
+    (NPM | {"src/m.ts": "class X {\n}\n\nexport = X\n", "src/u.ts": "import X = require('./m')\n\nexport const v = new X()\n"},
+     {"src/m.ts": "export class X {\n}\n"}, "src/u.ts (lines 1, 3: 2 uses) still uses X"),
+    (NPM | {"src/m.ts": "const obj = { a: 1, b: 2 }\n\nexport const { a, b } = obj\n",
+            "src/u.ts": "import { b } from './m'\n\nexport const v = b\n"},
+     {"src/m.ts": "const obj = { a: 1, b: 2 }\n\nexport const { a } = obj\n"}, "src/u.ts (lines 1, 3: 2 uses) still uses b"),
+    (NPM | {"lib/m.js": "const obj = { a: 1, b: 2 }\n\nexport const [a, b] = [obj.a, obj.b]\n",
+            "lib/u.js": "import { b } from './m.js'\n\nexport const v = b\n"},
+     {"lib/m.js": "const obj = { a: 1, b: 2 }\n\nexport const [a] = [obj.a]\n"}, "lib/u.js (lines 1, 3: 2 uses) still uses b"),
+], ids=["module-exports-function", "module-exports-class", "ts-export-equals", "destructured-object", "destructured-array"])
+def test_an_export_no_pattern_named_removed_while_used_is_left_behind(tmp_path, files, edits, use):
+    """`module.exports = function parse() {}` and TypeScript's `export = X` are the module's default
+    export (what `require` returns and a caller calls); `export const { a, b } = obj` exports a and b."""
+    [path] = edits
+    _, left = _removal_refused(tmp_path, files, path, edits)
+    assert len(left) == 1 and left[0].startswith(use), left
+
+
+@pytest.mark.parametrize("after", [
+    "module.exports = function parse2() {\n  return 1\n}\n",
+    "export default function parse() {\n  return 1\n}\n",
+    "function parse() {\n  return 1\n}\n\nmodule.exports = parse\n",
+    "module.exports = function parse() {\n  return 1\n}\n\nmodule.exports.extra = 1\n",
+], ids=["renamed-function", "esm-default", "named-then-exported", "member-added"])
+def test_a_default_export_kept_under_another_form_is_not_left_behind(tmp_path, after):
+    files = NPM | {"lib/m.js": "module.exports = function parse() {\n  return 1\n}\n", "lib/u.js": CALLER,
+                   "lib/v.js": "const p = require('./m')\n\nmodule.exports = p.extra\n"}
+    _removal_merged(tmp_path, files, {"lib/m.js": after})
+
+
+def test_a_module_whose_members_alone_are_used_may_stop_being_callable(tmp_path):
+    """`p.x()` uses the member x, not the module's value: `module.exports = function` made `{ x }`."""
+    files = NPM | {"lib/m.js": "function x() {}\n\nmodule.exports = function parse() {\n  return 1\n}\n\nmodule.exports.x = x\n",
+                   "lib/u.js": "const p = require('./m')\n\nmodule.exports = p.x()\n"}
+    _removal_merged(tmp_path, files, {"lib/m.js": "function x() {}\n\nmodule.exports = { x }\n"})
+
+
+# -- The default export through a drain: the post-merge check answered from the tip's tables ------
+
+DRAIN_CASES = {
+    "esm": ({"src/m.ts": "export default function foo(): number {\n  return 1\n}\n"},
+            {"src/m.ts": "export function foo(): number {\n  return 1\n}\n"},
+            {"src/b.ts": "import foo from './m'\n\nexport const v = foo()\n"}),
+    "commonjs": ({"src/m.js": "module.exports = function parse() {\n  return 1\n}\n"},
+                 {"src/m.js": "function parse() {\n  return 1\n}\n\nmodule.exports = { parse }\n"},
+                 {"src/b.js": "const parse = require('./m')\n\nmodule.exports = parse()\n"}),
+    "export-equals": ({"src/m.ts": "class X {\n}\n\nexport = X\n"}, {"src/m.ts": "export class X {\n}\n"},
+                      {"src/b.ts": "import X = require('./m')\n\nexport const v = new X()\n"}),
+}
+
+
+@pytest.mark.parametrize("first", ["remover", "user"])
+@pytest.mark.parametrize("case", sorted(DRAIN_CASES))
+def test_a_default_export_one_task_removes_and_another_task_uses_is_refused_by_a_drain(tmp_path, case, first):
+    """Three finished tasks drained by `wtc merge` (left-behind off: the post-merge semantic check
+    alone answers, each merge after the first reading the tip's tables): one removes the module's
+    default export, one writes a new use of it, one changes an unrelated file. Whichever of the two
+    merges second is refused for the use."""
+    from pathlib import Path
+
+    from tests.conftest import make_repo, wtc, write
+    from worktree_coord.coordinator import Coordinator
+
+    pin, removed, used = DRAIN_CASES[case]
+    repo = make_repo(tmp_path / "repo", {"package.json": '{"name": "w"}\n', "src/c.ts": "export const c = 1\n"} | pin)
+    tasks = {"remover": (list(pin), removed), "other": (["src/c.ts"], {"src/c.ts": "export const c = 2\n"}),
+             "user": (list(used), used)}
+    order = [first, "other", "user" if first == "remover" else "remover"]
+    with Coordinator(repo) as coord:
+        coord.start_run("r1", left_behind="off")
+        for name in order:
+            own, edits = tasks[name]
+            write(Path(coord.start_task("r1", name, own).worktree), edits)
+            assert coord.finish_task("r1", name, merge=False).state == "finished"
+    code, body = wtc(repo, "merge", "--run", "r1")
+    states = {row["task"]: (row["state"], [(c["kind"], c["path"]) for c in row.get("conflicts", [])]) for row in body["tasks"]}
+    assert code == 1 and states[order[0]][0] == states["other"][0] == "merged", body
+    assert states[order[2]] == ("conflict", [("semantic", next(iter(used)))]), body
+
+
+# -- Java: the import line of a class moved or deleted is named, beside its uses ------------------
+
+JAVA = {"src/main/java/a/b/C.java": "package a.b;\n\npublic class C {\n    public static int f() { return 1; }\n}\n",
+        "src/main/java/a/d/U.java": "package a.d;\n\nimport a.b.C;\n\npublic class U {\n    int g() { return C.f(); }\n}\n",
+        "src/main/java/a/d/S.java": "package a.d;\n\nimport static a.b.C.f;\n\npublic class S {\n    int g() { return f(); }\n}\n",
+        "src/main/java/a/d/W.java": "package a.d;\n\nimport a.b.*;\n\npublic class W {\n    int g() { return 1; }\n}\n"}
+
+
+def test_a_java_class_moved_to_another_package_is_named_at_its_import_line_and_its_use(tmp_path):
+    """`import a.b.C;` is the line that stops compiling; `C.f()` below it is named as before. A
+    package's `import a.b.*;` names no one class file and is not named."""
+    moved = JAVA["src/main/java/a/b/C.java"].replace("package a.b;", "package a.c;")
+    _, left = _removal_refused(tmp_path, JAVA, "src/main/java/a/[bc]/**", {"src/main/java/a/c/C.java": moved},
+                               {"src/main/java/a/b/C.java": "src/main/java/a/c/C.java"})
+    assert len(left) == 1, left
+    assert left[0].startswith("src/main/java/a/d/S.java (lines 3, 6), src/main/java/a/d/U.java (lines 3, 6) still use ") \
+        or left[0].startswith("src/main/java/a/d/U.java (lines 3, 6), src/main/java/a/d/S.java (lines 3, 6) still use "), left
+    assert "W.java" not in left[0], left
+
+
+def test_a_java_class_deleted_is_named_at_its_import_line(tmp_path):
+    _, left = _removal_refused(tmp_path, JAVA, "src/main/java/a/b/**", {"src/main/java/a/b/C.java": None})
+    imports = [note for note in left if "still import" in note]
+    assert len(imports) == 1 and imports[0].startswith("src/main/java/a/d/S.java:3, src/main/java/a/d/U.java:3 still "
+                                                       "import a.b.C, the file src/main/java/a/b/C.java"), left
+
+
+# -- Go: a dot import makes the package's names bare ---------------------------------------------
+
+GO = {"go.mod": "module example.com/m\n\ngo 1.21\n",
+      "util/util.go": "package util\n\nfunc F() int {\n\treturn 1\n}\n\nfunc G() int {\n\treturn 2\n}\n",
+      "main.go": "package main\n\nimport . \"example.com/m/util\"\n\nfunc main() {\n\t_ = F() + G()\n}\n"}
+
+
+def test_a_go_function_removed_while_a_dot_import_uses_it_bare_is_left_behind(tmp_path):
+    _, left = _removal_refused(tmp_path, GO, "util/**", {"util/util.go": GO["util/util.go"].replace("F()", "H()")})
+    assert len(left) == 1 and left[0].startswith("main.go:6 still uses F, which this task removed or renamed (to H, "
+                                                 "it seems) in util/util.go"), left
+
+
+def test_a_go_function_a_dot_import_uses_moved_within_its_package_or_kept_is_not_left_behind(tmp_path):
+    files = GO | {"local.go": "package main\n\nfunc k() int {\n\tG := 3\n\treturn G\n}\n"}
+    _removal_merged(tmp_path, files, {"util/util.go": "package util\n\nfunc G() int {\n\treturn 2\n}\n",
+                                      "util/f.go": "package util\n\nfunc F() int {\n\treturn 1\n}\n"})
+
+
+# -- Rust: a crate named through `extern crate X as Y;` ------------------------------------------
+
+RUST = {"Cargo.toml": '[workspace]\nmembers = ["a", "b"]\n', "a/Cargo.toml": '[package]\nname = "alpha"\nversion = "0.1.0"\n',
+        "a/src/lib.rs": "pub fn f() -> i32 {\n    1\n}\n\npub fn g() -> i32 {\n    2\n}\n",
+        "b/Cargo.toml": '[package]\nname = "beta"\nversion = "0.1.0"\n\n[dependencies]\nalpha = { path = "../a" }\n',
+        "b/src/lib.rs": "extern crate alpha as y;\n\npub fn h() -> i32 {\n    y::f() + y::g()\n}\n"}
+
+
+def test_a_rust_function_removed_while_a_path_through_an_extern_crate_alias_uses_it_is_left_behind(tmp_path):
+    _, left = _removal_refused(tmp_path, RUST, "a/**", {"a/src/lib.rs": "pub fn g() -> i32 {\n    2\n}\n"})
+    assert len(left) == 1 and left[0].startswith("b/src/lib.rs:4 still uses f, which this task removed"), left
+
+
+def test_a_rust_function_kept_behind_an_extern_crate_alias_is_not_left_behind(tmp_path):
+    files = RUST | {"a/src/lib.rs": RUST["a/src/lib.rs"] + "\npub fn k() -> i32 {\n    3\n}\n"}
+    _removal_merged(tmp_path, files, {"a/src/lib.rs": RUST["a/src/lib.rs"]})

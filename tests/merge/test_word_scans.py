@@ -1,0 +1,77 @@
+"""reach.words and reach._gone_words, computed the cheaper way (runs split by a byte table; the
+code of a text cut out only for words a comment line holds), find what their statements say: the
+regular-expression search of a name, and (words(touched base lines) - words(new)) united with the
+same over both texts less their comment lines. Compared on every fixture and source file of the
+repository, on edits of them, and on random bytes."""
+
+from __future__ import annotations
+
+import random
+import re
+from pathlib import Path
+
+from worktree_coord.merge.checks.reach import _COMMENT_LINES, _gone_words, words
+from worktree_coord.merge.lines.linediff import ranges_text, touched_lines
+
+ROOT = Path(__file__).resolve().parents[2]
+_NAME = re.compile(rb"[A-Za-z_$\x80-\xff][\w$\x80-\xff]*")
+
+
+def _words(data: bytes) -> frozenset[bytes]:
+    return frozenset(_NAME.findall(data))
+
+
+def _gone(base: bytes, new: bytes | None) -> frozenset[bytes]:
+    if new is None:
+        return _words(base)
+    touched = touched_lines(base, new)
+    if not touched:
+        return frozenset()
+    text = ranges_text(base, touched)
+    return (_words(text) - _words(new)) | (_words(_COMMENT_LINES.sub(b"", text)) - _words(_COMMENT_LINES.sub(b"", new)))
+
+
+def _edited(data: bytes, rnd: random.Random) -> bytes:
+    """`data` with a few lines dropped, commented out or changed: comment lines that keep a name."""
+    lines = data.split(b"\n")
+    for _ in range(rnd.randint(1, 4)):
+        at = rnd.randrange(len(lines))
+        lines[at] = rnd.choice([b"", b"# " + lines[at], b"// " + lines[at], lines[at] + b"2", b"-- x"])
+    return b"\n".join(lines)
+
+
+def test_words_are_the_name_search_over_the_repository_and_random_bytes() -> None:
+    files = [path for folder in ("fixtures", "worktree_coord") for path in (ROOT / folder).rglob("*") if path.is_file()]
+    assert len(files) > 500
+    for path in files:
+        data = path.read_bytes()
+        assert words(data) == _words(data), path
+    rnd = random.Random(36)
+    alphabet = b"ab_$0123456789 \n.x\x80\xc3\xa9-\t\x0b\x0c\r\x1c\x1f"
+    for _ in range(5000):
+        for data in (bytes(rnd.choice(alphabet) for _ in range(rnd.randint(0, 40))),
+                     bytes(rnd.randint(0, 255) for _ in range(rnd.randint(0, 60)))):
+            assert words(data) == _words(data), data
+    assert words(b"value = 0x1F + x1F_b 12 9$a caf\xc3\xa9") == {b"value", b"x1F", b"x1F_b", b"$a", b"caf\xc3\xa9"}
+
+
+def test_gone_words_are_their_statement_on_edited_files_and_random_lines() -> None:
+    rnd = random.Random(36)
+    files = sorted(path for path in (ROOT / "worktree_coord" / "merge").rglob("*.py"))
+    assert len(files) > 50
+    for path in files:
+        data = path.read_bytes()
+        for _ in range(3):
+            new = _edited(data, rnd)
+            assert _gone_words(data, new) == _gone(data, new), path
+    parts = [b"a", b"b1", b"_", b"$", b"9", b"0x", b" ", b"\t", b"#", b"//", b"--", b"*", b"/*", b"\x80", b".", b"ab"]
+    for _ in range(20000):
+        lines = [b"".join(rnd.choice(parts) for _ in range(rnd.randint(0, 6))) for _ in range(rnd.randint(1, 8))]
+        changed = [line if rnd.random() < 0.6 else b"".join(rnd.choice(parts) for _ in range(rnd.randint(0, 6)))
+                   for line in lines]
+        base, new = b"\n".join(lines), b"\n".join(changed)
+        assert _gone_words(base, new) == _gone(base, new), (base, new)
+    # A name kept only in a comment is gone; one a code line still holds is not.
+    assert _gone_words(b"def parse(x):\n    return x\n", b"# parse was here\ndef parse_text(x):\n    return x\n") \
+        == {b"parse"}
+    assert _gone_words(b"def parse(x):\n    return x\n", b"def parse_text(x):\n    return parse(x)\n") == frozenset()
