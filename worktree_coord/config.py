@@ -11,16 +11,17 @@ from __future__ import annotations
 import os
 import re
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import PurePosixPath
 from pathlib import Path
 from typing import Any, Callable
 from urllib.parse import urlsplit
 
 from .errors import ConfigError
+from .frozen import value_class
 
 
-@dataclass(frozen=True)
+@value_class
 class WorktreeSetup:
     """How a new task worktree is made ready to run (`[tool.worktree-coord.worktree-setup]`).
 
@@ -41,7 +42,7 @@ class WorktreeSetup:
                 "ports": self.ports, "port-base": self.port_base}
 
 
-@dataclass(frozen=True)
+@value_class
 class DefaultBoundary:
     """The boundary a task gets when neither its caller nor the plan names one
     (`[tool.worktree-coord.default-boundary]`)."""
@@ -54,7 +55,7 @@ class DefaultBoundary:
         return {"own": list(self.own), "read": list(self.read), "sparse": self.sparse}
 
 
-@dataclass(frozen=True)
+@value_class
 class Config:
     worktree_root: str = ".wtc/worktrees"
     reserved_add: tuple[str, ...] = ()

@@ -13,12 +13,20 @@ import contextlib
 import errno
 import fcntl
 import os
-import random
 import time
 from pathlib import Path
 from typing import Iterator
 
 from .errors import BusyError
+
+
+def jitter() -> float:
+    """A factor in [0.5, 1.5) for a retry's sleep, so processes waiting on the same lock, lease or ref do
+    not retry in step. `random` loads here, on the first wait: every call imports the modules that
+    wait (the store's leases, the ref updates), few calls wait (random costs ~1.5 ms a call)."""
+    import random
+
+    return 0.5 + random.random()
 
 
 @contextlib.contextmanager
@@ -46,7 +54,7 @@ def exclusive(path: Path, *, timeout: float, what: str,
                     fix=fix, retry_after=1.0,
                 )
             # Sleep, growing to 50 ms with jitter, so waiting costs no CPU and waiters do not march in step.
-            time.sleep(min(delay, deadline - now) * (0.5 + random.random()))
+            time.sleep(min(delay, deadline - now) * jitter())
             delay = min(delay * 2, 0.05)
         yield
     finally:

@@ -30,10 +30,10 @@ import enum
 import os
 import sys
 import threading
-from dataclasses import dataclass
 from typing import Any, Sequence
 
 from .errors import UsageError
+from .frozen import value_class
 
 HELPER_FAILED = 125   # the helper's own exit code: it could not isolate (the command never ran)
 
@@ -92,7 +92,7 @@ class NetworkMode(str, enum.Enum):
                              fix='pass --network isolated|shared (or network = "shared" in the config)') from None
 
 
-@dataclass(frozen=True)
+@value_class
 class Support:
     """Whether this machine isolates: `ok`, else `why` not (one phrase)."""
 
@@ -133,7 +133,7 @@ def _probe() -> Support:
     return Support(False, why)
 
 
-@dataclass(frozen=True)
+@value_class
 class Spawn:
     """How the commands of one run start. `asked`: the run's setting; `isolated`: what this process
     does (False when asked `shared`, or when the machine cannot: then `note` says why)."""

@@ -12,12 +12,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from .frozen import value_class
+
 
 def _strings(value: Any) -> tuple[str, ...]:
     return tuple(str(item) for item in value) if isinstance(value, (list, tuple)) else ()
 
 
-@dataclass(frozen=True)
+@value_class
 class ViolationRecord:
     """A change the task's boundary does not allow: `rule` is one of README's rule list
     (`outside_own`, `git_dir`, `symlink_outside_own`, ...), `detail` says what it did; `fix`, for a
@@ -34,7 +36,7 @@ class ViolationRecord:
                    fix=str(row.get("fix", "")))
 
 
-@dataclass(frozen=True)
+@value_class
 class SemanticRecord:
     """What a conflict of kind `semantic` or `left_behind` broke: `name` (a `kind`: function, class,
     ...), defined at `definition_path:definition_line` in the base and used at `use_path:use_line`;
@@ -62,7 +64,7 @@ class SemanticRecord:
                    used_by_task=row.get("used_by_task"), message=str(row.get("message", "")))
 
 
-@dataclass(frozen=True)
+@value_class
 class ConflictRecord:
     """One conflict a merge left: the file, its `kind` (`content`, `semantic`, `left_behind`,
     `unresolved_markers`, `modify_delete`, ...), the smallest enclosing `declaration` and its lines
@@ -98,7 +100,7 @@ class ConflictRecord:
                    task=row.get("task"))
 
 
-@dataclass(frozen=True)
+@value_class
 class SkippedRecord:
     """An intent consolidation left unapplied: its id, its task, its `state` (pending, declared,
     needs_network, failed, conflict, rejected), `why` and what to do (`fix`)."""
@@ -115,7 +117,7 @@ class SkippedRecord:
                    why=str(row.get("why", "")), fix=str(row.get("fix", "")))
 
 
-@dataclass(frozen=True)
+@value_class
 class LeftoverRecord:
     """Something landing leaves out (`what`): an intent not applied, by its id (`name`), its task,
     its `state`, why (`reason`) and what to do (`fix`); or a task whose work is not in integration

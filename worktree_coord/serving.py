@@ -14,17 +14,17 @@ from __future__ import annotations
 import ipaddress
 import os
 import secrets
-from dataclasses import dataclass
 from typing import MutableMapping
 
 from .errors import UsageError
+from .frozen import value_class
 
 DEFAULT_HOST = "127.0.0.1"
 MCP_TOKEN_ENV = "WTC_MCP_TOKEN"
 UI_TOKEN_ENV = "WTC_UI_TOKEN"
 
 
-@dataclass(frozen=True)
+@value_class
 class Bind:
     host: str
     port: int

@@ -488,3 +488,25 @@ def test_a_merge_file_whose_semantic_check_diffs_loads_no_pygit2(tmp_path: Path)
         modules = imported(tmp_path, "merge-file", "base.py", left, right, "--path", "m.py")
         assert "worktree_coord.merge.checks.semantic" in modules and "worktree_coord.merge.lines.linediff" in modules
         assert "pygit2" not in modules, left
+
+
+def test_the_common_calls_load_no_openssl_hash_and_the_reads_no_random(repo: Path) -> None:
+    """The store's keys and the host's fingerprint are SHA-256 of a few bytes (digest.py: the
+    interpreter's own sha256, not hashlib's OpenSSL, ~3-6 ms a call); a retry's jitter loads random
+    on the first wait (filelock.jitter), so a call that waits for nothing loads neither."""
+    env = dict(os.environ, WTC_NO_SERVE="1")
+    for args in (("run", "start", "--run", "r1"), ("task", "start", "t1", "--run", "r1", "--own", "t1/**")):
+        subprocess.run([sys.executable, "-m", "worktree_coord", *args], cwd=repo, check=True, capture_output=True,
+                       env=env)
+    calls = [("status", "--run", "r1"), ("report", "--run", "r1"), ("merge", "--run", "r1"),
+             ("task", "start", "t2", "--run", "r1", "--own", "t2/**"), ("task", "finish", "t2", "--run", "r1",
+                                                                         "--no-merge")]
+    for args in calls:
+        modules = imported(repo, *args)
+        assert not modules & {"hashlib", "_hashlib"}, args
+    for args in calls[:3]:   # a start and a finish run git, whose temporary files (tempfile) load random
+        modules = imported(repo, *args)
+        assert "random" not in modules, args
+        # nor the summary of a tool's output, which only a failed intent's line in a report reads
+        assert "worktree_coord.consolidate.tool_output" not in modules, args
+    assert "worktree_coord.store.idempotency" in imported(repo, "report", "--run", "r1")   # the keys' module ran

@@ -10,9 +10,10 @@ never trusts the agent: it reads only git objects.
 from __future__ import annotations
 
 import posixpath
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Callable, Sequence
 
+from ..frozen import value_class
 from ..gitrepo import GIT_MODE_GITLINK, GIT_MODE_LINK, Change
 from ..model import Boundary
 from .globs import matches
@@ -25,7 +26,7 @@ EMBEDDED_REPOSITORY = ("{path} holds a git repository of its own (a `git init` o
                        "submodule, add it with `git submodule add URL {path}`; then finish again")
 
 
-@dataclass(frozen=True)
+@value_class
 class Violation:
     path: str
     rule: str        # outside_own, git_dir, symlink_outside_repo, symlink_outside_own, submodule, embedded_repository
@@ -35,7 +36,7 @@ class Violation:
         return {"path": self.path, "rule": self.rule, "detail": self.detail}
 
 
-@dataclass(frozen=True)
+@value_class
 class BoundaryReport:
     owned: tuple[Change, ...] = ()
     reserved: tuple[Change, ...] = ()

@@ -15,13 +15,14 @@ repository already tracked over the limit is the project's own choice and is lef
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Callable, Iterable
+
+from ..frozen import value_class
 
 NOTHING_COMMITTED = "nothing was committed"
 
 
-@dataclass(frozen=True)
+@value_class
 class LargeFile:
     path: str
     size: int

@@ -21,17 +21,17 @@ Invariants: unknown keys and malformed globs are UsageErrors naming the key or g
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass
 from typing import Any
 
 from ..boundary import validate_globs
 from ..errors import UsageError
+from ..frozen import value_class
 
 DEFAULT_MANIFEST = ".wtc-boundary.toml"
 _KEYS = ("own", "read", "target")
 
 
-@dataclass(frozen=True)
+@value_class
 class ManifestBoundary:
     own: tuple[str, ...]
     read: tuple[str, ...]

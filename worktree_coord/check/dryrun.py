@@ -18,9 +18,9 @@ which `git gc` collects.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Sequence
 
+from ..frozen import value_class
 from ..gitrepo import GitRepo
 from ..gitrepo.mergetree import StagedPath
 from ..integrate import FileToResolve, Resolver, conflict_kind, labelled_resolver, mergeable_commit
@@ -33,7 +33,7 @@ from .rules import Severity
 
 
 
-@dataclass(frozen=True)
+@value_class
 class DryRun:
     summary: MergeSummary
     conflicts: tuple[Finding, ...]

@@ -23,10 +23,10 @@ defined elsewhere) decide what counts as a use. At most MAX_FILES files are read
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
 from ..boundary.globs import matches
+from ..frozen import value_class
 from ..gitrepo.repository import Change, GitRepo
 from ..merge.lines.linediff import touched_lines
 from ..merge.result import SemanticFinding
@@ -46,7 +46,7 @@ class LookupTooLarge(Exception):
     """The task changed too many files to read them all at finish: the caller says so in a note."""
 
 
-@dataclass(frozen=True)
+@value_class
 class LeftBehind:
     """One file's uses of one name the task removed or renamed."""
 

@@ -10,16 +10,17 @@ leaves behind (check/uses_left_behind.py) as plain data, whatever the mode made 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from ..errors import EXIT_BOUNDARY, EXIT_CONFLICT, EXIT_OK
+from ..frozen import value_class
 from .rules import Category, Severity, rule_info
 
 CHECK_SCHEMA_VERSION = 1
 
 
-@dataclass(frozen=True)
+@value_class
 class Finding:
     """One thing the check found, on one file (and, when known, on lines of its head version).
 
@@ -59,7 +60,7 @@ class Finding:
         }
 
 
-@dataclass(frozen=True)
+@value_class
 class BoundarySource:
     """Where the boundary came from: `own` (flags), `task` (the store), `manifest` (a committed file)."""
 
@@ -78,7 +79,7 @@ class BoundarySource:
                 "task": self.task}
 
 
-@dataclass(frozen=True)
+@value_class
 class MergeSummary:
     """The dry-run merge: attempted or why not, clean or not, and which files the resolver fixed."""
 
@@ -96,7 +97,7 @@ class MergeSummary:
                 "reason": self.reason}
 
 
-@dataclass(frozen=True)
+@value_class
 class CheckReport:
     """The whole result of one check (see the module docstring for the exit code rule)."""
 

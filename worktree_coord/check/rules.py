@@ -9,9 +9,9 @@ finding and a rejected `wtc task finish` speak the same language.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
 
 from ..errors import EXIT_BOUNDARY, EXIT_CONFLICT, EXIT_OK
+from ..frozen import value_class
 
 
 class Severity(str, enum.Enum):
@@ -29,7 +29,7 @@ class Category(str, enum.Enum):
     LEFT_BEHIND = "left_behind"
 
 
-@dataclass(frozen=True)
+@value_class
 class RuleInfo:
     id: str
     title: str

@@ -18,14 +18,16 @@ import sys
 import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
+
+from ..frozen import value_class
 
 RUN_ID = "demo"
 
 
-@dataclass(frozen=True)
+@value_class
 class Edit:
     """One change an agent makes: append to, replace inside, or write a file."""
 
@@ -50,7 +52,7 @@ class Edit:
             raise ValueError(self.kind)
 
 
-@dataclass(frozen=True)
+@value_class
 class DemoTask:
     task: str
     story: str
@@ -165,7 +167,7 @@ def run_agent(repo: str, spec: DemoTask) -> dict[str, Any]:
             "seconds": round(time.monotonic() - started_at, 2)}
 
 
-@dataclass
+@value_class(frozen=False)
 class DemoReport:
     repo: str
     base: str

@@ -20,7 +20,7 @@ Invariants:
 from __future__ import annotations
 
 import posixpath
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Iterable
 
@@ -38,6 +38,8 @@ from worktree_coord.consolidate.manifests import (
 )
 from worktree_coord.consolidate.planning import Change, ConflictKind, IntentConflict
 
+from ..frozen import value_class
+
 MANIFEST_OF: dict[Ecosystem, str] = {
     Ecosystem.NPM: "package.json", Ecosystem.PNPM: "package.json", Ecosystem.YARN: "package.json",
     Ecosystem.BUN: "package.json", Ecosystem.CARGO: "Cargo.toml", Ecosystem.UV: "pyproject.toml",
@@ -53,7 +55,7 @@ def join(root: str, rel: str) -> str:
     return "" if out == "." else out
 
 
-@dataclass
+@value_class(frozen=False)
 class Workspace:
     ecosystem: Ecosystem
     root: str
@@ -169,7 +171,7 @@ def member_target(ws: Workspace, from_dir: str, dep_name: str, source, package: 
 
 # ---------------------------------------------------------------------------------------- ordering
 
-@dataclass(frozen=True)
+@value_class
 class Ordering:
     changes: tuple[Change, ...]
     rejected: tuple[IntentConflict, ...]

@@ -15,10 +15,12 @@ from __future__ import annotations
 
 import enum
 import json
-from dataclasses import dataclass, field, fields
+from dataclasses import field, fields
 from typing import Any
 
 from worktree_coord.errors import UsageError
+
+from ..frozen import value_class
 
 
 class Ecosystem(str, enum.Enum):
@@ -64,7 +66,7 @@ def _freeze_source(source: Any) -> tuple[tuple[str, Any], ...] | None:
     raise UsageError(f"intent source must be a mapping or None, got {source!r}")
 
 
-@dataclass(frozen=True)
+@value_class
 class Intent:
     """One change to one key of one reserved manifest (or a relock request for a root).
 
@@ -147,7 +149,7 @@ class Intent:
             raise UsageError(f"malformed intent {data.get('intent_id', '?')!r}: {exc}") from exc
 
 
-@dataclass(frozen=True)
+@value_class
 class DepValue:
     """What a manifest says about one dependency key, in a form comparable across spellings."""
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from packaging.requirements import InvalidRequirement, Requirement
@@ -26,6 +26,8 @@ from packaging.utils import canonicalize_name
 from worktree_coord.consolidate.intent import DepValue, Ecosystem
 from worktree_coord.consolidate.names import LOCKFILES, FileKind, classify_path  # noqa: F401 (re-exported)
 from worktree_coord.consolidate.textformat import ManifestParseError, load_json, load_toml, load_yaml, plain
+
+from ..frozen import value_class
 
 NPM_GROUPS = ("dependencies", "devDependencies", "optionalDependencies", "peerDependencies")
 CARGO_GROUPS = ("dependencies", "dev-dependencies", "build-dependencies")
@@ -70,7 +72,7 @@ def dep_value(**kwargs: Any) -> DepValue:
     return DepValue(**{**kwargs, "raw": encode_value(value) or ""})
 
 
-@dataclass
+@value_class(frozen=False)
 class ManifestModel:
     """Everything consolidation compares in one manifest. Keys of `deps` are (group, name)."""
 

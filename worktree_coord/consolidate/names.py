@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import posixpath
 import re
-from dataclasses import dataclass
 
 from worktree_coord.consolidate.intent import Ecosystem
 from worktree_coord.consolidate.lockfile_names import LOCKFILE_ECOSYSTEMS
+
+from ..frozen import value_class
 
 LOCKFILES: dict[str, Ecosystem] = {name: Ecosystem(value) for name, value in LOCKFILE_ECOSYSTEMS.items()}
 
@@ -28,7 +29,7 @@ MANIFESTS: dict[str, tuple[str, Ecosystem]] = {
 REQUIREMENTS = re.compile(r"requirements.*\.(txt|in)")
 
 
-@dataclass(frozen=True)
+@value_class
 class FileKind:
     kind: str            # "manifest" | "lockfile"
     format: str          # "package.json", "cargo", "pyproject", "requirements", "go.mod", "go.work", "pnpm-workspace", "lock"

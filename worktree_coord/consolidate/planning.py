@@ -24,7 +24,6 @@ import enum
 import fnmatch
 import json
 from collections import defaultdict
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
@@ -32,6 +31,8 @@ from worktree_coord.consolidate import settings
 from worktree_coord.consolidate.intent import REMOVING_OPS, DepValue, Ecosystem, Intent, Op
 from worktree_coord.consolidate.manifests import ManifestModel, encode_value, read_manifest
 from worktree_coord.consolidate.specs import Relation, compare, conjunction, same_spec
+
+from ..frozen import value_class
 
 TreeReader = Callable[[str], "bytes | None"]
 
@@ -50,7 +51,7 @@ class ConflictKind(str, enum.Enum):
     CYCLE = "cycle"
 
 
-@dataclass(frozen=True)
+@value_class
 class IntentConflict:
     kind: ConflictKind
     key: tuple[str, ...]
@@ -64,7 +65,7 @@ class IntentConflict:
                 "intent_ids": list(self.intent_ids), "message": self.message, "fix": self.fix}
 
 
-@dataclass(frozen=True)
+@value_class
 class Change:
     """One key's change to apply: `intent` is the merged representative, `sources` all it stands for."""
 
@@ -80,7 +81,7 @@ class Change:
                 "intent_ids": [i.intent_id for i in self.sources]}
 
 
-@dataclass(frozen=True)
+@value_class
 class Plan:
     changes: tuple[Change, ...]
     satisfied: tuple[Change, ...]

@@ -10,10 +10,12 @@ then the rest in the failed state (`intent_ids` naming those).
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from worktree_coord.consolidate.planning import Change, IntentConflict
+
+from ..frozen import value_class
 
 
 class RootState(str, enum.Enum):
@@ -24,7 +26,7 @@ class RootState(str, enum.Enum):
     FAILED = "failed"                # refused or failed verification; files restored byte for byte
 
 
-@dataclass(frozen=True)
+@value_class
 class Culprit:
     change: Change
     reason: str
@@ -35,7 +37,7 @@ class Culprit:
                 "reason": self.reason, "stderr": self.stderr[-4000:]}
 
 
-@dataclass(frozen=True)
+@value_class
 class LockDiff:
     added: tuple[tuple[str, tuple[str, ...]], ...] = ()
     removed: tuple[tuple[str, tuple[str, ...]], ...] = ()
@@ -48,7 +50,7 @@ class LockDiff:
                 "unexplained": list(self.unexplained)}
 
 
-@dataclass(frozen=True)
+@value_class
 class RootResult:
     ecosystem: str
     root: str
@@ -77,7 +79,7 @@ class RootResult:
         }
 
 
-@dataclass(frozen=True)
+@value_class
 class ConsolidationResult:
     roots: tuple[RootResult, ...]
 

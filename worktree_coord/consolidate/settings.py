@@ -31,8 +31,9 @@ import copy
 import datetime
 import json
 import re
-from dataclasses import dataclass
 from typing import Any
+
+from ..frozen import value_class
 
 SETTINGS_GROUP = "settings"
 FORMATS = frozenset({"package.json", "cargo", "pyproject", "pnpm-workspace"})
@@ -179,7 +180,7 @@ def value_at(document: Any, parts: tuple[str, ...]) -> str | None:
         return repr(node)   # compares unequal to any intent's value: a stale base, never a silent overwrite
 
 
-@dataclass(frozen=True)
+@value_class
 class SettingChange:
     """One key a task set (after = its encoded value) or removed (after = None)."""
 

@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import enum
 import re
-from dataclasses import dataclass
 from typing import Any
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from worktree_coord.consolidate.intent import Ecosystem
+
+from ..frozen import value_class
 
 
 class Relation(str, enum.Enum):
@@ -387,7 +388,7 @@ def satisfies(ecosystem: Ecosystem, version: str, spec: str | None) -> bool | No
     return False
 
 
-@dataclass(frozen=True)
+@value_class
 class SpecDecision:
     relation: Relation
     chosen: str | None          # the spec to write when the intents can be merged

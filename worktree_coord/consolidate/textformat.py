@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
 from typing import Any
 
 import tomlkit
@@ -22,6 +21,8 @@ import yaml
 from tomlkit.exceptions import ParseError as TomlParseError
 
 from worktree_coord.errors import UsageError
+
+from ..frozen import value_class
 
 
 class ManifestParseError(UsageError):
@@ -82,7 +83,7 @@ def load_json(path: str, data: bytes) -> Any:
         raise ManifestParseError(f"{path} is not valid JSON: {exc}", fix=f"fix the JSON syntax of {path}") from exc
 
 
-@dataclass(frozen=True)
+@value_class
 class JsonStyle:
     indent: str = "  "
     eol: str = "\n"

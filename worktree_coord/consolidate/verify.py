@@ -9,7 +9,6 @@ when it moved; every problem names the file, the intent or the tool run that fai
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
 from packaging.utils import canonicalize_name
@@ -23,10 +22,12 @@ from worktree_coord.consolidate.result import LockDiff
 from worktree_coord.consolidate.specs import satisfies
 from worktree_coord.consolidate.textformat import ManifestParseError
 
+from ..frozen import value_class
+
 UNINSTALLED_GROUPS = ("peerDependencies", "optionalDependencies")
 
 
-@dataclass(frozen=True)
+@value_class
 class Problem:
     """One failed check; `change` is set when one applied change alone explains it."""
 

@@ -51,13 +51,14 @@ import os
 import posixpath
 import re
 import time
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from .. import boundary as boundaries
 from ..boundary.globs import matches
 from ..consolidate import Intent
+from ..frozen import value_class
 from ..gitrepo.repository import Change
 from ..merge.languages.profile_index import profile_name_for_path
 from ..merge.result import SemanticMode
@@ -126,7 +127,7 @@ def _engine_roots() -> list[tuple[Path, Iterable[str]]]:
     return roots
 
 
-@dataclass
+@value_class(frozen=False)
 class CurrentState:
     """One task's current state as the forecast sees it."""
 

@@ -10,7 +10,6 @@ import re
 from typing import TYPE_CHECKING, Any, Sequence
 
 from ..store import leases
-from ..consolidate.tool_output import summarize_message
 from ..errors import ActionRequired, BusyError, NotFoundError, StateError, UsageError
 from ..store.idempotency import Outcome, default_key, recorded, run_once, variant_key
 from ..model import UNAPPLIED_INTENT_STATES, RunRecord, RunState, TaskRecord, TaskState
@@ -519,7 +518,12 @@ def _intent_reason(detail: dict[str, Any]) -> str | None:
         reason = error.get("message")
     else:
         reason = detail.get("message") or detail.get("reason") or (str(error) if error else None)
-    return summarize_message(reason) if reason else None
+    if not reason:
+        return None
+    # Here, not at import: only a report of a failed intent reads a tool's output (its regexes, ~1 ms).
+    from ..consolidate.tool_output import summarize_message
+
+    return summarize_message(reason)
 
 
 def leftover_summary(leftovers: dict[str, Any]) -> str:

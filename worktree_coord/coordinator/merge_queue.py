@@ -14,11 +14,11 @@ Invariants:
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
 
 from ..boundary import matches
 from ..boundary.globs import literal_prefix
+from ..frozen import value_class
 from ..integrate import IntegrationResult, Resolver, labelled_resolver
 from ..integrate import MERGE_IDENTITY, mergeable_commit, signature, structured_resolver  # noqa: F401 (re-exported)
 from ..merge.result import SemanticFinding
@@ -298,7 +298,7 @@ def _excerpt(text: str) -> str:
     return "".join(lines[:EXCERPT_LINES]) + f"... ({len(lines) - EXCERPT_LINES} more lines)\n"
 
 
-@dataclass(frozen=True)
+@value_class
 class Package:
     name: str
     path: str

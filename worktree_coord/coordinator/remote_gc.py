@@ -19,10 +19,11 @@ Invariants:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
 from ..errors import GitError, UsageError
+from ..frozen import value_class
 from ..gitrepo.remote import Remote, RemoteUnavailable
 from ..model import RunRecord, TaskRecord, TaskState
 
@@ -33,7 +34,7 @@ if TYPE_CHECKING:
 ENDED = (TaskState.MERGED,)          # their commits are in the integration history
 
 
-@dataclass
+@value_class(frozen=False)
 class RemoteCollection:
     deleted: list[str] = field(default_factory=list)            # "<remote>:<ref>"
     tracking_pruned: list[str] = field(default_factory=list)    # local refs/remotes/... refs

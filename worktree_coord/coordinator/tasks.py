@@ -13,12 +13,12 @@ import json
 import shlex
 import stat
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
 from .. import boundary as boundaries
 from ..boundary.generated import left_out_note
+from ..frozen import value_class
 from .stray_files import add_stray_file_fixes
 from ..store import leases
 from ..crashpoints import crash_point
@@ -1120,7 +1120,7 @@ def _unanchored_overlap_notes(overlaps: list[dict[str, Any]]) -> list[str]:
             f"it may overlap; write '/{name}' for the one at the repository root" for name in names]
 
 
-@dataclass(frozen=True)
+@value_class
 class _BranchChecked:
     """What finish's check found on a task's branch (`_check_branch`)."""
 

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..frozen import value_class
 from ..gitrepo import GitRepo
 from ..gitrepo.environment import REDIRECTING
 from ..gitrepo.held import write_held
@@ -24,7 +24,7 @@ from ..isolation import Spawn
 OUTPUT_TAIL_BYTES = 4000
 
 
-@dataclass(frozen=True)
+@value_class
 class VerifyResult:
     commit: str
     command: str

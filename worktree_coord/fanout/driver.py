@@ -27,13 +27,14 @@ import re
 import shlex
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from ..crashpoints import crash_point
 from ..errors import BusyError, StateError, WtcError
 from ..events import stage
+from ..frozen import value_class
 from ..isolation import spawn_for
 from ..results import TaskFinished, TaskStarted
 from . import ledger as ledgers
@@ -56,7 +57,7 @@ PID_FILE_GRACE = 1.0   # how long a resume waits for the pid file of an agent st
 _PLACEHOLDER = re.compile(r"\{(task|run|worktree|prompt|prompt_file)\}")
 
 
-@dataclass(frozen=True)
+@value_class
 class TaskOutcome:
     """How one task stands when the runner is done with it for this invocation.
 
@@ -80,7 +81,7 @@ class TaskOutcome:
         return {k: v for k, v in self.__dict__.items()}
 
 
-@dataclass
+@value_class(frozen=False)
 class RunContext:
     """What every driver of one invocation shares with the runner (thread-safe)."""
 

@@ -20,10 +20,11 @@ task under the git common dir.
 from __future__ import annotations
 
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, field
 from pathlib import Path
 from typing import Any
 
+from ..frozen import value_class
 from ..store import Store
 
 PLAN_EVENT = "fanout.plan"
@@ -34,7 +35,7 @@ CONTEXT_KEY = "fanout"
 AGENT, FINISH, DONE, LEAD = "agent", "finish", "done", "lead"
 
 
-@dataclass
+@value_class(frozen=False)
 class TaskLedger:
     step: str = AGENT
     phase: str = "waiting"
@@ -93,7 +94,7 @@ def log_agent_run(store: Store, run_id: str, task_id: str, run: dict[str, Any]) 
                                             if k in run})
 
 
-@dataclass(frozen=True)
+@value_class
 class AttemptFiles:
     """The files of one agent run of a task."""
 

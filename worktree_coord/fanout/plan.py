@@ -21,12 +21,13 @@ import os
 import re
 import shlex
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from ..boundary import validate_globs
 from ..errors import UsageError
+from ..frozen import value_class
 from ..isolation import NetworkMode
 from ..model import validate_name
 
@@ -43,7 +44,7 @@ RUN_KEYS = ("base", "verify")
 TOP_KEYS = ("agent", "task", "tasks", "run")
 
 
-@dataclass(frozen=True)
+@value_class
 class AgentSettings:
     """`[agent]`: the command every task runs (unless a task names its own), how many at once, how
     many runs each task gets (the first and its repairs), the timeout of one run, extra environment."""
@@ -62,7 +63,7 @@ class AgentSettings:
                 "env": dict(sorted(self.env.items()))} | ({"network": self.network} if self.network else {})
 
 
-@dataclass(frozen=True)
+@value_class
 class TaskPlan:
     """One `[[task]]`: its name, its prompt, its boundary, the tasks whose merged work it needs, and
     what it overrides of `[agent]`."""
@@ -86,7 +87,7 @@ class TaskPlan:
                 "env": dict(sorted(self.env.items()))} | ({"network": self.network} if self.network else {}))
 
 
-@dataclass(frozen=True)
+@value_class
 class Plan:
     """A validated plan; `tasks` in dependency order (a task after every task it depends on, plan
     order otherwise). `source` is where it was read from (not part of the plan's identity)."""

@@ -27,10 +27,10 @@ import shlex
 import signal
 import subprocess
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Mapping, Sequence
 
+from ..frozen import value_class
 from ..gitrepo.environment import REDIRECTING
 from ..isolation import Spawn
 
@@ -48,7 +48,7 @@ _WRAPPER = ('printf "%s\\n" "$$" > "$1"; status=$2; shift 2; "$@"; code=$?; '
 STOP_GRACE_SECONDS = 3.0
 
 
-@dataclass(frozen=True)
+@value_class
 class Ended:
     """How an agent process ended: `exit_code` (None when it was killed before it could say: its
     group was stopped, or it vanished without the wrapper writing a status)."""

@@ -24,14 +24,14 @@ runner finishes and updates itself).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
+from ..frozen import value_class
 from ..results import TaskFinished, TaskUpdated
 
 OUTPUT_TAIL_LINES = 30
 
 
-@dataclass(frozen=True)
+@value_class
 class Failure:
     kind: str
     needs_update: bool

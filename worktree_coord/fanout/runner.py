@@ -31,11 +31,11 @@ import shutil
 import signal
 import threading
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
 from ..errors import BusyError, UsageError, WtcError
+from ..frozen import value_class
 from ..isolation import NetworkMode, spawn_for
 from ..model import RunState, validate_name
 from ..store import leases
@@ -53,7 +53,7 @@ BLOCKING_OUTCOMES = ("lead", "blocked", "abandoned", "removed")
 TICK_SECONDS = 0.25
 
 
-@dataclass(frozen=True)
+@value_class
 class FanoutOptions:
     concurrency: int | None = None       # None: the plan's, else default_concurrency()
     max_agents: int = DEFAULT_MAX_AGENTS

@@ -12,12 +12,12 @@ from __future__ import annotations
 import os
 import subprocess
 import tempfile
-from dataclasses import dataclass
 
+from ..frozen import value_class
 from .environment import git_environment
 
 
-@dataclass(frozen=True)
+@value_class
 class LineMerge:
     """`status`: 0 clean, 1..127 the number of conflicts, anything else git failed (see `stderr`)."""
 

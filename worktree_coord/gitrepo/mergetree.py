@@ -29,16 +29,16 @@ import shutil
 import subprocess
 import tempfile
 import threading
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..errors import GitError
+from ..frozen import value_class
 from .environment import git_environment
 from .held import write_held
 
 
-@dataclass(frozen=True)
+@value_class
 class StageEntry:
     """One side of a conflicted path as git records it: mode (octal int) and blob id (hex)."""
 
@@ -49,7 +49,7 @@ class StageEntry:
         return {"mode": f"{self.mode:06o}", "oid": self.oid}
 
 
-@dataclass(frozen=True)
+@value_class
 class StagedPath:
     """A path git left conflicted, with its base/ours/theirs index stages (None = absent on that side)."""
 
@@ -59,7 +59,7 @@ class StagedPath:
     theirs: StageEntry | None
 
 
-@dataclass(frozen=True)
+@value_class
 class TreeMergeOutcome:
     """A tree-level merge before any resolver ran: the tree git wrote and the paths it left conflicted."""
 

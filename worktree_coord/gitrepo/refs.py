@@ -17,12 +17,12 @@ x 20 updates, 2,152 lock collisions, no lost update).
 
 from __future__ import annotations
 
-import random
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import BusyError, UsageError
+from ..filelock import jitter
 from .held import write_held
 
 if TYPE_CHECKING:
@@ -129,5 +129,5 @@ def compare_and_swap(repo: pygit2.Repository, ref: str, new: pygit2.Oid,
                     fix=f"retry; if no merge is running, remove a stale {ref}.lock in the git dir",
                 ) from None
             # Jitter spreads out processes that collided so they do not collide again in lockstep.
-            time.sleep(delay * (0.5 + random.random()))
+            time.sleep(delay * jitter())
             delay = min(delay * 2, 0.05)

@@ -28,10 +28,10 @@ import random
 import re
 import subprocess
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
+from ..frozen import value_class
 from .environment import git_environment
 from .held import write_held
 from .running import run_to_end
@@ -253,7 +253,7 @@ class Remote:
         )
 
 
-@dataclass(frozen=True)
+@value_class
 class RefView:
     """A ref as a read-only view shows it: this clone's value after trying to refresh it from the
     remote. `fresh` is False when the remote did not answer (then `stale` says why, and `tip` is the

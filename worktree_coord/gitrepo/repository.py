@@ -24,11 +24,11 @@ import re
 import stat
 import sys
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator, Sequence
 
 from .. import filelock
+from ..frozen import value_class
 from .environment import git_environment
 from .locate import common_dir_of, locate_plain, ref_from_files, worktree_config_on
 from .refs import STALE_REF_LOCK_SECONDS, clear_stale_lock, is_lock_error
@@ -55,7 +55,7 @@ TOMBSTONE_PREFIX = ".wtc-tombstone@"   # task and scratch names never start with
 PACK_LIMIT = 50   # packs past which combine_packs() combines them: git's own gc.autoPackLimit default
 
 
-@dataclass(frozen=True)
+@value_class
 class Change:
     """One path that differs between two trees (no rename detection: a rename is delete + add)."""
 
@@ -76,7 +76,7 @@ class Change:
         return "modified"
 
 
-@dataclass(frozen=True)
+@value_class
 class WorktreeEntry:
     path: str
     head: str | None

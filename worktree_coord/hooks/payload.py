@@ -19,17 +19,17 @@ import json
 import os
 import select
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
 from ..errors import UsageError
+from ..frozen import value_class
 
 STDIN_TIMEOUT_SECONDS = 30.0
 STDIN_TIMEOUT_VARIABLE = "WTC_HOOK_STDIN_TIMEOUT"   # or the hook commands' --stdin-timeout
 
 
-@dataclass(frozen=True)
+@value_class
 class CreatePayload:
     name: str
     session_id: str | None
@@ -39,7 +39,7 @@ class CreatePayload:
     event: str | None
 
 
-@dataclass(frozen=True)
+@value_class
 class RemovePayload:
     worktree_path: str | None
     session_id: str | None

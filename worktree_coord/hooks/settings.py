@@ -24,11 +24,12 @@ import hashlib
 import json
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from ..errors import NotFoundError, UsageError
+from ..frozen import value_class
 from .json_text import JsonText
 from .payload import json_kind
 
@@ -38,7 +39,7 @@ HOOK_TIMEOUT_SECONDS = 600
 _OURS = re.compile(r"(^|\s)hook\s+claude\s+(worktree-create|worktree-remove)(\s|$)")
 
 
-@dataclass(frozen=True)
+@value_class
 class SettingsChange:
     scope: str
     path: Path

@@ -17,17 +17,17 @@ lookups and one object header read per changed path. Nothing is computed unless 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import pygit2
 
+from ..frozen import value_class
 from .result import IntegrationResult, IntegrationState
 
 BLOB_MODES = (0o100644, 0o100755, 0o120000)   # not trees, not submodules (whose commit is not here)
 
 
-@dataclass(frozen=True)
+@value_class
 class FileAccount:
     path: str
     strategy: str

@@ -18,15 +18,16 @@ than base answers "unknown" and callers take the safe path (full git walk, merge
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 import pygit2
+
+from ..frozen import value_class
 
 TASK_WALK_CAP = 5_000
 INTEGRATION_WALK_CAP = 200_000
 
 
-@dataclass(frozen=True)
+@value_class
 class TaskHistory:
     """The commits reachable from the task commit and not from base.
 

@@ -15,9 +15,9 @@ located (1-based lines in `merged`) and its three versions filled in.
 from __future__ import annotations
 
 import tempfile
-from dataclasses import dataclass
 from typing import Callable, Mapping, Sequence
 
+from ..frozen import value_class
 from ..gitrepo.linemerge import merge_file_diff3
 from ..merge.result import FileMerge, MergeConflict, Strategy
 
@@ -26,7 +26,7 @@ LABEL_BASE = "base"
 LABEL_THEIRS = "task"
 
 
-@dataclass(frozen=True)
+@value_class
 class FileToResolve:
     """One conflicted file offered to a resolver: ours = integration tip, theirs = task."""
 

@@ -8,11 +8,12 @@ did not, `path` and `timings_ms` say how the merge was done and what it cost.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Callable, Sequence
 
 import pygit2
 
+from ..frozen import value_class
 from ..gitrepo.mergetree import StagedPath, StageEntry, TreeMergeOutcome
 from ..merge.result import FileMerge, SemanticFinding, Strategy
 
@@ -40,7 +41,7 @@ class MergePath(str, enum.Enum):
     NONE = "none"              # no merge was needed (already merged)
 
 
-@dataclass(frozen=True)
+@value_class
 class ConflictedFile:
     """A path git could not merge on its own, with its base/ours/theirs stages (None = absent).
 
@@ -76,7 +77,7 @@ class ConflictedFile:
         }
 
 
-@dataclass(frozen=True)
+@value_class
 class IntegrationResult:
     """The result of `merge_into`.
 
@@ -135,7 +136,7 @@ class IntegrationResult:
         }
 
 
-@dataclass(frozen=True)
+@value_class
 class FastForwardResult:
     """The result of `fast_forward`: the target ref moved from `old` to `new`."""
 

@@ -22,7 +22,6 @@ so a changed manifest is asked again.
 
 # No `from __future__ import annotations`: the SDK evaluates the tool's and resolvers' annotations,
 # and `Resolve(land_manifest)` names a function local to build_land.
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any
 
 from mcp.server.elicitation import AcceptedElicitation, ElicitationResult
@@ -31,6 +30,7 @@ from mcp.server.mcpserver.resolve import Elicit, Resolve
 from mcp_types import CallToolResult
 from pydantic import BaseModel, Field
 
+from ..frozen import value_class
 from ..output import render
 from ..errors import UsageError, WtcError
 from ..results import Landed, RunReport
@@ -52,7 +52,7 @@ class LandApproval(BaseModel):
                                       "false: land nothing")
 
 
-@dataclass(frozen=True)
+@value_class
 class LandManifest:
     """The manifest a person is asked about (or why there is none to ask about): `replay` is the
     stored result of this very land, made before (the same key, or the default key twice), and
@@ -65,7 +65,7 @@ class LandManifest:
     landed: bool = False
 
 
-@dataclass(frozen=True)
+@value_class
 class NotAsked:
     """Why the person was not asked: `error` (no manifest) or `no_elicitation` (nobody to ask)."""
 

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import json
 import logging
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -29,6 +28,7 @@ import anyio.from_thread
 import anyio.to_thread
 from mcp_types import CallToolResult, TextContent
 
+from ..frozen import value_class
 from ..output.tagging import tagged, tagged_error, to_json_text
 from ..output.progress import describe
 from ..errors import InternalError, WtcError
@@ -42,7 +42,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("worktree_coord.mcp")
 
 
-@dataclass(frozen=True)
+@value_class
 class Reply:
     """What an operation gives back: the `--json` payload (untagged), its schema name (`task.finish`),
     the short text a person would read, and the exit code when the payload does not carry one."""
@@ -53,7 +53,7 @@ class Reply:
     exit_code: int | None = None
 
 
-@dataclass(frozen=True)
+@value_class
 class Served:
     """What every call of one server shares: the repository it coordinates and the bound on calls
     running at once (calls beyond it wait their turn, in order)."""

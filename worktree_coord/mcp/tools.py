@@ -27,6 +27,7 @@ from mcp.server.mcpserver.tools import Tool
 from mcp_types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
+from ..frozen import value_class
 from ..output import render
 from ..output.tagging import schema_name
 from ..consolidate.intent import Op
@@ -450,7 +451,7 @@ _OBJECT: dict[str, Any] = {"type": "object"}
 _ARRAY: dict[str, Any] = {"type": "array"}
 
 
-@dataclass(frozen=True)
+@value_class
 class ToolSpec:
     """One tool of the table: its function (named as the tool, `served` first), its annotations and
     title, and what its structured content holds: the schema name and the result dataclass (or a

@@ -14,8 +14,10 @@ caller whether the merged bytes hold conflict blocks.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
+
+from ..frozen import value_class
 
 
 class Strategy(str, enum.Enum):
@@ -47,7 +49,7 @@ class SemanticMode(str, enum.Enum):
                              fix=f"pass {option} block|warn|off (or {key} = \"block\" in the config)") from None
 
 
-@dataclass(frozen=True)
+@value_class
 class SemanticFinding:
     """A name the merge broke: defined at the base (`definition_path`, `definition_line`), no longer
     defined by the side `removed_by`, used by a line the side `used_by` added (`use_path`,
@@ -141,7 +143,7 @@ class SemanticFinding:
                              kind="semantic", base=self.definition, ours="", theirs=self.use, finding=self)
 
 
-@dataclass(frozen=True)
+@value_class
 class ProblemWords:
     """How one kind of semantic finding (`SemanticFinding.problem`) is worded for people: by
     `wtc merge-file`, `task update` and the landing report (cli/render.py, coordinator/landing.py)
@@ -188,7 +190,7 @@ def problem_words(problem: str) -> ProblemWords:
     return PROBLEM_WORDS.get(problem, PROBLEM_WORDS["broken"])
 
 
-@dataclass(frozen=True)
+@value_class
 class MergeConflict:
     """One region left conflicted.
 
@@ -230,7 +232,7 @@ class MergeConflict:
         return out
 
 
-@dataclass(frozen=True)
+@value_class
 class FileMerge:
     """The result of `merge_file`: `merged` holds conflict markers exactly where `conflicts` of a
     kind other than `semantic` say; semantic conflicts (blocking) and warnings have none."""

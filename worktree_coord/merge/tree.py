@@ -28,11 +28,11 @@ import re
 import threading
 from collections import OrderedDict
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any, Iterable, Iterator
 
 import pygit2
 
+from ..frozen import value_class
 from ..member_globs import tree_subfolders
 from .cascade import merge_file
 from .result import FileMerge, MergeConflict, SemanticFinding, SemanticMode, Strategy
@@ -50,7 +50,7 @@ _READ_MODES = (0o100644, 0o100755)   # the modes the semantic check reads
 _SPECIAL = (0o120000, 0o160000)
 
 
-@dataclass(frozen=True)
+@value_class
 class ResolvedFile:
     """How to write one path after the merge: `mode=None` means delete the path."""
 

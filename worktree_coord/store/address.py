@@ -17,19 +17,19 @@ runs); `shown` never holds the password.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 from urllib.parse import urlsplit
 
 from ..config import redact_address
 from ..errors import StoreError
+from ..frozen import value_class
 from .base import Store
 
 ENVIRONMENT_VARIABLE = "WTC_STORE"
 
 
-@dataclass(frozen=True)
+@value_class
 class StoreAddress:
     kind: str          # "sqlite" | "postgresql"
     target: str        # the path, or the full address (may hold a password: never show it)

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import contextlib
 import os
-import random
 import time
 from typing import Iterator
 
 from ..errors import BusyError, StoreUnavailable
 from . import heartbeat
+from ..filelock import jitter
 from .base import Store
 from .leases import owner_is_dead
 from .liveness import current_owner, host_identity
@@ -61,7 +61,7 @@ def _wait_for_place(store: Store, ticket: int, kind: str, *, limit: int, timeout
                 retry_after=_retry_hint(store, kind),
                 details={"kind": kind, "limit": limit},
             )
-        time.sleep(min(delay, max(0.0, deadline - now)) * (0.5 + random.random()))
+        time.sleep(min(delay, max(0.0, deadline - now)) * jitter())
         delay = min(delay * 2, 0.1)
 
 

@@ -16,10 +16,10 @@ seen at once from its pid; elsewhere, from a heartbeat that expired by the store
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Protocol
 
 from ..errors import LeaseLost
+from ..frozen import value_class
 from ..model import RunRecord, RunState, TaskRecord, TaskState
 
 
@@ -31,7 +31,7 @@ class ClaimStatus(str, enum.Enum):
     MISMATCH = "mismatch"    # the key was used for a different request
 
 
-@dataclass(frozen=True)
+@value_class
 class IdempotencyRecord:
     key: str
     op: str
@@ -46,13 +46,13 @@ class IdempotencyRecord:
     expires_at: float
 
 
-@dataclass(frozen=True)
+@value_class
 class Claim:
     status: ClaimStatus
     record: IdempotencyRecord
 
 
-@dataclass(frozen=True)
+@value_class
 class Lease:
     name: str
     owner: str

@@ -16,13 +16,15 @@ Nothing here runs a statement; the translation of a text is computed once per pr
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
+
+from ..frozen import value_class
 
 _PARAMETER = re.compile(r"(?<![:\w]):([A-Za-z_]\w*)")   # `:name`, never the `::` of a cast
 _PREFIX = re.compile(r"\bwtc_")
 
 
-@dataclass(frozen=True)
+@value_class
 class Dialect:
     """What differs between the databases in the text of a statement."""
 

@@ -19,13 +19,13 @@ conflict) are stored as "open": a repeat runs again instead of replaying them.
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import random
 import time
-from dataclasses import dataclass
 from typing import Any, Callable
 
+from ..digest import sha256
 from ..errors import BusyError, IdempotencyMismatch, LeaseLost, StoreUnavailable, UsageError
+from ..filelock import jitter
+from ..frozen import value_class
 from ..model import dumps
 from . import heartbeat
 from .base import ClaimStatus, IdempotencyRecord, Store
@@ -33,7 +33,7 @@ from .leases import owner_is_dead
 from .liveness import current_owner
 
 
-@dataclass(frozen=True)
+@value_class
 class Outcome:
     """What an operation body returns: the JSON result, its exit code, and whether it is final."""
 
@@ -42,7 +42,7 @@ class Outcome:
     final: bool = True
 
 
-@dataclass(frozen=True)
+@value_class
 class Replayed:
     outcome: Outcome
     replayed: bool      # True when the stored result of an earlier call was returned
@@ -76,11 +76,11 @@ def variant_key(key: str, **params: Any) -> str:
     given = {name: value for name, value in sorted(params.items()) if value not in (None, False)}
     if not given:
         return key
-    return f"{key}-{hashlib.sha256(dumps(given).encode()).hexdigest()[:10]}"
+    return f"{key}-{sha256(dumps(given).encode()).hexdigest()[:10]}"
 
 
 def request_hash(op: str, request: dict[str, Any]) -> str:
-    return hashlib.sha256(dumps({"op": op, "request": request}).encode()).hexdigest()
+    return sha256(dumps({"op": op, "request": request}).encode()).hexdigest()
 
 
 def run_once(store: Store, key: str | None, op: str, request: dict[str, Any], body: Callable[[], Outcome], *,
@@ -119,7 +119,7 @@ def _run_once(store: Store, key: str, op: str, request: dict[str, Any], body: Ca
         now = time.monotonic()
         if now >= deadline:
             raise _still_running(key, owner_text, wait_timeout)
-        time.sleep(min(delay, deadline - now) * (0.5 + random.random()))
+        time.sleep(min(delay, deadline - now) * jitter())
         delay = min(delay * 2, 0.25)
 
 
@@ -153,7 +153,7 @@ def recorded(store: Store, key: str | None, op: str, request: dict[str, Any], *,
         now = time.monotonic()
         if now >= deadline:
             raise _still_running(key, owner_text, wait_timeout)
-        time.sleep(min(delay, deadline - now) * (0.5 + random.random()))
+        time.sleep(min(delay, deadline - now) * jitter())
         delay = min(delay * 2, 0.25)
 
 

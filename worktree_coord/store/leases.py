@@ -13,13 +13,13 @@ anything that assumes ownership: `Held.ensure()` checks the heartbeat, and write
 from __future__ import annotations
 
 import contextlib
-import random
 import time
-from dataclasses import dataclass
 from typing import Iterator
 
 from ..errors import BusyError, StoreUnavailable
 from . import heartbeat
+from ..filelock import jitter
+from ..frozen import value_class
 from .base import Store
 from .liveness import Owner, current_owner, is_alive
 
@@ -53,7 +53,7 @@ def fence(name: str) -> tuple[str, str]:
     return name, str(current_owner())
 
 
-@dataclass(frozen=True)
+@value_class
 class Held:
     """A lease this process holds for the duration of a `hold` block."""
 
@@ -95,7 +95,7 @@ def hold(store: Store, name: str, *, timeout: float, ttl: float | None = None, w
                     retry_after=min(30.0, max(1.0, timeout / 10)),
                     details={"lease": name, "holder": holder},
                 )
-            time.sleep(min(delay, deadline - now) * (0.5 + random.random()))
+            time.sleep(min(delay, deadline - now) * jitter())
             delay = min(delay * 2, 0.25)
         try:
             yield Held(name, me, generation)

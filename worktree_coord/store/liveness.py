@@ -21,15 +21,17 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-import hashlib
 import os
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Iterator
 
+from ..digest import sha256
+from ..frozen import value_class
 
-@dataclass(frozen=True)
+
+@value_class
 class Owner:
     host: str
     pid: int
@@ -68,7 +70,7 @@ def host_identity() -> str:
         pid_namespace = os.readlink("/proc/self/ns/pid")
     except OSError:
         pid_namespace = ""
-    fingerprint = hashlib.sha256(f"{boot}\0{pid_namespace}".encode()).hexdigest()[:8]
+    fingerprint = sha256(f"{boot}\0{pid_namespace}".encode()).hexdigest()[:8]
     return f"{os.uname().nodename}~{fingerprint}"   # socket.gethostname()'s answer, without loading socket
 
 

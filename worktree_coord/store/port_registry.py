@@ -36,12 +36,12 @@ import bisect
 import contextlib
 import json
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
 from .. import filelock
 from ..config import user_state_dir
+from ..frozen import value_class
 from ..model import TaskState
 
 REGISTRY_FILE = "ports.json"
@@ -49,7 +49,7 @@ LOCK_FILE = "ports.lock"
 SCHEMA = "wtc.port-registry/1"
 
 
-@dataclass(frozen=True)
+@value_class
 class PortLease:
     """One task's range of ports: `first`..`last` (inclusive), held for `task` of `run` in the store
     at `store` (its location: a SQLite file, or a PostgreSQL address without its password)."""
@@ -68,7 +68,7 @@ class PortLease:
         return self.first <= last and first <= self.last
 
 
-@dataclass(frozen=True)
+@value_class
 class _Ranges:
     """Other stores' leases sorted by first port, for one list of leases and one reader's store."""
 

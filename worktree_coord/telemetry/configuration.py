@@ -27,11 +27,12 @@ from __future__ import annotations
 import os
 import sys
 import threading
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from ..errors import ConfigError
+from ..frozen import value_class
 from .ids import RunTrace
 
 if TYPE_CHECKING:
@@ -49,7 +50,7 @@ INSTRUMENTATION = "worktree_coord"
 INSTALL_FIX = "pip install 'worktree-coord[otel]' (the OpenTelemetry SDK and OTLP exporter)"
 
 
-@dataclass
+@value_class(frozen=False)
 class Telemetry:
     """The tracer and meter worktree_coord records with in this process."""
 

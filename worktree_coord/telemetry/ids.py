@@ -11,9 +11,10 @@ Pure: no OpenTelemetry import (the coordinator makes ids for every run, traced o
 
 from __future__ import annotations
 
-import hashlib
 import os
-from dataclasses import dataclass
+
+from ..digest import sha256
+from ..frozen import value_class
 
 
 def _random_nonzero(size: int) -> int:
@@ -23,7 +24,7 @@ def _random_nonzero(size: int) -> int:
             return value
 
 
-@dataclass(frozen=True)
+@value_class
 class RunTrace:
     """A run's trace id (128 bits) and root span id (64 bits)."""
 
@@ -48,5 +49,5 @@ class RunTrace:
 
     def task_span_id(self, task: str) -> int:
         """The span id of task `task`'s span in this trace: the same in every process."""
-        digest = hashlib.sha256(f"{self.trace_hex}/task/{task}".encode()).digest()
+        digest = sha256(f"{self.trace_hex}/task/{task}".encode()).digest()
         return int.from_bytes(digest[:8], "big") or 1

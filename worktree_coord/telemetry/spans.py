@@ -45,7 +45,6 @@ from __future__ import annotations
 
 import threading
 import time
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable
 
 from opentelemetry import context as otel_context
@@ -53,6 +52,7 @@ from opentelemetry import trace
 from opentelemetry.trace import Link, NonRecordingSpan, SpanContext, Status, StatusCode, TraceFlags
 
 from ..events import BEGIN, END
+from ..frozen import value_class
 from .ids import RunTrace
 
 if TYPE_CHECKING:
@@ -64,7 +64,7 @@ ATTRIBUTE_NAMES = {"path": "file.path"}
 MAX_LIST = 64      # longer lists of names become their length
 
 
-@dataclass
+@value_class(frozen=False)
 class _Open:
     name: str
     span: trace.Span

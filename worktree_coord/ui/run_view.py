@@ -15,9 +15,9 @@ repository; the same store content gives the same view (rows in the store's orde
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
+from ..frozen import value_class
 from ..model import TaskRecord, TaskState
 from ..store.base import Store
 
@@ -28,7 +28,7 @@ TIMELINE_KINDS = frozenset({"task.started", "task.finished", "task.merged", "tas
                             "task.failed_verification", "fanout.agent", "fanout.repair"})
 
 
-@dataclass(frozen=True)
+@value_class
 class RunView:
     run: dict[str, Any]
     tasks: list[dict[str, Any]]

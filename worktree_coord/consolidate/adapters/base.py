@@ -22,7 +22,7 @@ import shutil
 import subprocess
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Iterable, Mapping, Protocol, Sequence
 
@@ -30,6 +30,8 @@ from worktree_coord.consolidate.edits import EditError, edit_manifest
 from worktree_coord.consolidate.intent import Ecosystem, Intent, Op
 from worktree_coord.consolidate.manifests import read_manifest
 from worktree_coord.consolidate.planning import current_value, same_value, target_value
+
+from ...frozen import value_class
 
 
 class FailureKind(str, enum.Enum):
@@ -42,7 +44,7 @@ class FailureKind(str, enum.Enum):
     OTHER = "other"
 
 
-@dataclass(frozen=True)
+@value_class
 class ToolRun:
     argv: tuple[str, ...]
     returncode: int
@@ -59,7 +61,7 @@ class ToolRun:
                 "stderr": self.stderr[-4000:]}
 
 
-@dataclass(frozen=True)
+@value_class
 class ToolConfig:
     """Commands of one ecosystem. `{offline}` entries are dropped when the network is allowed."""
 
@@ -118,7 +120,7 @@ _GIT_DEPENDENCY = re.compile(r"git\+(?:https?|ssh)://[^\s'\"`)]+|Git operation f
                              r"failed to (?:clone|fetch) into|Updating git repository", re.IGNORECASE)
 
 
-@dataclass(frozen=True)
+@value_class
 class Unreached:
     """What a network failure names: the host not reached, and the git dependency it was fetched for."""
 
@@ -163,7 +165,7 @@ _CRASH = (
 )
 
 
-@dataclass(frozen=True)
+@value_class
 class CannotRun:
     """Why a relock tool could not run here, read off its output: a runtime it refuses (`need`,
     `have`), or a crash of its own (`crash`: the error it died of)."""
@@ -251,7 +253,7 @@ def tool_env(overrides: Mapping[str, str] | None) -> dict[str, str]:
     return env
 
 
-@dataclass(frozen=True)
+@value_class
 class OfflineMiss:
     """An offline relock that could not run for want of something other than packages: its own
     message and fix, and `kind`, the failure's kind in the root's error (`needs_network` stays the

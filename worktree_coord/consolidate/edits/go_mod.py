@@ -10,14 +10,15 @@ formats the file again on its next write (`go mod tidy`), so this aims at correc
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 from worktree_coord.consolidate.intent import Intent, Op
 from worktree_coord.consolidate.manifests import normalize_member
 from worktree_coord.errors import EditError
 
+from ...frozen import value_class
 
-@dataclass(frozen=True)
+
+@value_class
 class _Entry:
     verb: str
     index: int            # line index

@@ -16,16 +16,18 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from worktree_coord.consolidate.textformat import JsonStyle, dump_json
+
+from ...frozen import value_class
 
 _WS = re.compile(r"[ \t\r\n]*")
 _SCALAR = re.compile(r'"(?:[^"\\]|\\.)*"|-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null')
 
 
-@dataclass
+@value_class(frozen=False)
 class _Node:
     """One value of the old text: where it is, and for containers where its members are."""
 

@@ -19,9 +19,9 @@ import importlib.resources
 import os
 import tomllib
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from ...errors import ConfigError
+from ...frozen import value_class
 from .entries import TRAILER, Entry, EntryError, cut
 from .keyed_sequence import Clash, merge_entries
 from ..syntax.members import Unmergeable
@@ -33,7 +33,7 @@ _FIELDS = {"name", "format", "filenames", "globs", "extensions", "comment", "key
            "skip_guards"}
 
 
-@dataclass(frozen=True)
+@value_class
 class Kind:
     """One kind of appended-to file (grammars/append/kinds.toml says what each field means)."""
 

@@ -16,7 +16,8 @@ Formats:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+
+from ...frozen import value_class
 
 TRAILER = "\x00trailer"            # the key of what follows the last entry (blank lines, comments)
 _REQUIREMENT = re.compile(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
@@ -27,7 +28,7 @@ class EntryError(ValueError):
     """The file cannot be cut into entries (the merge falls back to lines, saying why)."""
 
 
-@dataclass(frozen=True)
+@value_class
 class Entry:
     key: str
     text: bytes

@@ -50,11 +50,11 @@ from __future__ import annotations
 import collections
 import functools
 import re
-from dataclasses import dataclass
 from typing import Iterable
 
 import tree_sitter
 
+from ...frozen import value_class
 from ..languages.profiles import DuplicateRules, Profile, profile_for_path
 from ..result import SemanticFinding
 from .symbols import query_for
@@ -65,7 +65,7 @@ _SPACE = re.compile(r"\s+")
 _EXCERPT_LINES = 6
 
 
-@dataclass(frozen=True)
+@value_class
 class Declaration:
     """One counted declaration: `key` is what it declares (equal keys may not repeat in a file)."""
 

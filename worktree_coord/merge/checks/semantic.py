@@ -38,11 +38,11 @@ from __future__ import annotations
 import functools
 import posixpath
 import re
-from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator
 
 import tree_sitter
 
+from ...frozen import value_class
 from .duplicates import find_duplicates
 from .import_paths import TreeFile, find_replaced_imports
 from ..languages.profiles import Profile, SemanticRules, profile_for_path
@@ -66,7 +66,7 @@ _EXCERPT_LINES = 6
 _FEW_REMOVALS = 256    # up to this many removals, a file is searched for each (else its words are scanned)
 
 
-@dataclass(frozen=True)
+@value_class
 class _Removal:
     path: str
     definition: Definition

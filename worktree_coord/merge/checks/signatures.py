@@ -30,11 +30,11 @@ the other side added mentions; calls are looked for only in files whose bytes na
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Iterator, Protocol
 
 import tree_sitter
 
+from ...frozen import value_class
 from ..lines.linediff import added_lines, added_text, edited_lines, follow, lines_text
 from ..languages.profiles import Profile, SemanticRules, SignatureRules, profile_for_path
 from .reach import NEAR
@@ -84,7 +84,7 @@ _HEADER_LINES = NEAR    # a parameter line this far below its definition's name 
 _SHAPE_CHARS = 160
 
 
-@dataclass(frozen=True)
+@value_class
 class Shape:
     """What a definition takes: `arity` arguments at a call (its receiver not counted); `receiver`:
     it is a method called through its receiver; `text`: its name and parameter list, as written."""
@@ -94,7 +94,7 @@ class Shape:
     text: str
 
 
-@dataclass(frozen=True)
+@value_class
 class _Change:
     path: str
     definition: Definition      # at the base

@@ -19,11 +19,12 @@ import functools
 import importlib
 import importlib.resources
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 
 import tree_sitter
 
 from ...errors import ConfigError
+from ...frozen import value_class
 from ..languages.profiles import Profile
 
 # Capture kinds (`@definition.<kind>`) whose body is code that runs when called: names defined or
@@ -55,7 +56,7 @@ def exports_open(symbols: "Symbols") -> bool:
     return OPEN_EXPORTS in symbols.bound.get(EXPORTS, ())
 
 
-@dataclass(frozen=True)
+@value_class
 class Definition:
     """A name defined at top level (`container` empty) or as a member of `container`."""
 
@@ -67,7 +68,7 @@ class Definition:
     end_byte: int
 
 
-@dataclass(frozen=True)
+@value_class
 class Reference:
     """A use of a name: `receiver` is the text before it (`util` in `util.parse()`), None when bare."""
 
@@ -82,7 +83,7 @@ class Reference:
     start_byte: int = -1                   # where the name stands (signatures.py finds its call from it)
 
 
-@dataclass(frozen=True)
+@value_class
 class Import:
     """One imported name: `bound` is the name it has here, `name` None for a whole module."""
 
@@ -93,7 +94,7 @@ class Import:
     line: int = 0                 # 1-based line of the bound name (or the module, when that is all there is)
 
 
-@dataclass
+@value_class(frozen=False)
 class Symbols:
     definitions: list[Definition] = field(default_factory=list)
     references: list[Reference] = field(default_factory=list)

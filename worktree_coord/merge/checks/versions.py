@@ -4,8 +4,9 @@ and import_paths.py, and the size past which a version is not read at all."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Protocol
+
+from ...frozen import value_class
 
 MAX_BYTES = 1_000_000   # a version bigger than this gives no removals, no uses and no declarations
 
@@ -28,7 +29,7 @@ class Versions(Protocol):
     def same(self, one: str, other: str) -> bool: ...
 
 
-@dataclass(frozen=True)
+@value_class
 class FileVersions:
     """One file of a merge: its four versions, None where the file does not exist."""
 

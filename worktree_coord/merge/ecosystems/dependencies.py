@@ -34,9 +34,9 @@ from __future__ import annotations
 import json
 import re
 import tomllib
-from dataclasses import dataclass
 from typing import Any, Iterable, Sequence, TypeVar
 
+from ...frozen import value_class
 from ..languages.profiles import MANIFESTS
 
 _CARGO_GROUPS = ("dependencies", "dev-dependencies", "build-dependencies")
@@ -47,7 +47,7 @@ _PEP508_NAME = re.compile(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
 Where = TypeVar("Where")   # a manifest's place: its folder (crate_paths.py), or its rank in a chain
 
 
-@dataclass(frozen=True)
+@value_class
 class Declared:
     """One dependency as one version of a manifest declares it."""
 

@@ -91,6 +91,7 @@ from typing import Any, Callable
 import tree_sitter
 
 from ...errors import ConfigError
+from ...frozen import value_class
 from .profile_index import _claims, _head, _shipped, _shipped_index, _toml, profile_name_for_path  # noqa: F401
 
 _PART = re.compile(r"\{([^{}]+)\}")
@@ -120,7 +121,7 @@ def _hash_kept(cls: type) -> type:
     return cls
 
 
-@dataclass(frozen=True)
+@value_class
 class ContainerRule:
     """A node kind whose members merge one by one (unordered: members commute)."""
 
@@ -136,7 +137,7 @@ class ContainerRule:
     commute: bool = False           # its members commute even of an anchored kind (Maven's <modules>)
 
 
-@dataclass(frozen=True)
+@value_class
 class DuplicateRules:
     """Which declarations the merged file may not hold twice (`[semantic.duplicates]`; duplicates.py).
 
@@ -176,7 +177,7 @@ class DuplicateRules:
         return bool(self.declarations or self.headers or self.imports)
 
 
-@dataclass(frozen=True)
+@value_class
 class SignatureRules:
     """How to count a function's parameters and a call's arguments (`[semantic.signatures]`;
     signatures.py). Everything not listed makes a count unknown, and an unknown count never flags.
@@ -211,7 +212,7 @@ class SignatureRules:
         return bool(self.parameters and self.counted and self.calls and self.argument_lists)
 
 
-@dataclass(frozen=True)
+@value_class
 class PackageRules:
     """How a bare import specifier names a package of the repository's own workspace
     (`[semantic.packages]`; workspace_packages.py). Nothing set: a bare specifier names no file.
@@ -247,7 +248,7 @@ class PackageRules:
 
 
 @_hash_kept
-@dataclass(frozen=True)
+@value_class
 class SemanticRules:
     """What the semantic check needs to know about a language (`[semantic]` in its profile).
 
@@ -389,7 +390,7 @@ def _alias_pattern(aliases: tuple[tuple[bytes, bytes], ...]) -> re.Pattern[bytes
 
 
 @_hash_kept
-@dataclass(frozen=True)
+@value_class
 class Profile:
     name: str
     extensions: tuple[str, ...]

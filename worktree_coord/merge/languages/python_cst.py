@@ -29,9 +29,10 @@ import functools
 import re
 import warnings
 from collections import Counter
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from ...frozen import value_class
 from ..result import FileMerge, Strategy
 
 
@@ -113,7 +114,7 @@ def _parses(data: bytes) -> bool:
     return True
 
 
-@dataclass(frozen=True)
+@value_class
 class _FromImport:
     """A module-level `from m import a, b as c` statement that is alone on its line."""
 

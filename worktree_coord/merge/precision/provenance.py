@@ -23,15 +23,15 @@ from __future__ import annotations
 
 import bisect
 import difflib
-from dataclasses import dataclass
 
+from ...frozen import value_class
 from ..result import FileMerge
 from ..syntax.structured import INSIDE
 
 SEPARATE = "separate members"
 
 
-@dataclass(frozen=True)
+@value_class
 class Region:
     """Base lines [start, end) (0-based; start == end: an insertion point) both sides changed."""
 

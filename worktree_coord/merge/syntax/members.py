@@ -14,10 +14,10 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import tree_sitter
 
+from ...frozen import value_class
 from ..languages.profiles import ContainerRule, Profile
 
 _PART = re.compile(r"\{([^{}]+)\}")
@@ -30,7 +30,7 @@ class Unmergeable(Exception):
     """This container (or member) cannot be merged structurally; the caller falls back to lines."""
 
 
-@dataclass
+@value_class(frozen=False)
 class Version:
     """One version of a file as the structured merge reads it: its bytes and their parse tree."""
 
@@ -38,7 +38,7 @@ class Version:
     root: tree_sitter.Node
 
 
-@dataclass(frozen=True)
+@value_class
 class Member:
     key: str | None          # declaration key, None for positional members
     ident: str               # identity used to match across versions (unique within a version)
@@ -66,7 +66,7 @@ class Member:
         return self.lead + self.body + (b"" if not self.has_sep else b"\x01") + self.tail
 
 
-@dataclass(frozen=True)
+@value_class
 class Segmented:
     prefix: bytes
     members: tuple[Member, ...]

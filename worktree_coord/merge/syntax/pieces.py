@@ -10,13 +10,13 @@ Invariants: a conflict starts on a line start and each of its parts ends with a 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
+from ...frozen import value_class
 from ..lines.markers import parse_conflicts
 from .members import Member, Unmergeable
 
 
-@dataclass(frozen=True)
+@value_class
 class Conflict:
     """A conflicted region in the output, before it is rendered with markers."""
 
