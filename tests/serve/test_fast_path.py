@@ -210,5 +210,6 @@ def _plain(output: bytes, repo: Path) -> str:
     text = output.decode().replace(str(repo.parent), "<tmp>")
     text = re.sub(r"\b[0-9a-f]{7,40}\b", "<sha>", text)
     text = re.sub(r"ports\s+\d+-\d+", "ports <range>", text)
-    text = re.sub(r"\b\d+(\.\d+)?(ms|s|m|h)\b", "<age>", text)
+    # The padding beside an age too: a table's column is one space wider for "10s" than for "9s".
+    text = re.sub(r" *\b\d+(\.\d+)?(ms|s|m|h)\b *", " <age> ", text)
     return re.sub(r"\b\d{10}\.\d+\b|\b[0-9a-f]{32}\b", "<id>", text)
