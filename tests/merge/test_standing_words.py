@@ -5,14 +5,13 @@ every fixture and source file of the repository and on random bytes."""
 
 from __future__ import annotations
 
-import random
 import re
-from pathlib import Path
 
 from worktree_coord.merge.checks.reach import words
 from worktree_coord.merge.checks.tip_index import standing_words
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.merge.word_samples import random_texts, repository_files
+
 _STANDING = re.compile(rb"(?<![\w$\x80-\xff])[A-Za-z_$\x80-\xff][\w$\x80-\xff]*")
 
 
@@ -22,16 +21,10 @@ def _stated(data: bytes) -> tuple[frozenset[bytes], frozenset[bytes]]:
 
 
 def test_standing_words_are_the_look_behind_searchs() -> None:
-    files = [path for folder in ("fixtures", "worktree_coord") for path in (ROOT / folder).rglob("*") if path.is_file()]
-    assert len(files) > 500
-    for path in files:
+    for path in repository_files():
         data = path.read_bytes()
         assert standing_words(data) == _stated(data), path
-    rnd = random.Random(36)
-    alphabet = b"ab_$0123456789 \n.x\x80\xc3\xa9-\t"
-    for _ in range(5000):
-        for data in (bytes(rnd.choice(alphabet) for _ in range(rnd.randint(0, 40))),
-                     bytes(rnd.randint(0, 255) for _ in range(rnd.randint(0, 60)))):
-            assert standing_words(data) == _stated(data), data
+    for data in random_texts(b"ab_$0123456789 \n.x\x80\xc3\xa9-\t"):
+        assert standing_words(data) == _stated(data), data
     assert standing_words(b"value = 0x1F + x1F_b 12 9$a") == (frozenset({b"value", b"x1F_b"}),
                                                                 frozenset({b"x1F", b"$a"}))

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import random
 import re
-from pathlib import Path
 
 from worktree_coord.merge.checks.reach import _COMMENT_LINES, _gone_words, words
 from worktree_coord.merge.lines.linediff import ranges_text, touched_lines
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.merge.word_samples import ROOT, random_texts, repository_files
+
 _NAME = re.compile(rb"[A-Za-z_$\x80-\xff][\w$\x80-\xff]*")
 
 
@@ -41,17 +41,11 @@ def _edited(data: bytes, rnd: random.Random) -> bytes:
 
 
 def test_words_are_the_name_search_over_the_repository_and_random_bytes() -> None:
-    files = [path for folder in ("fixtures", "worktree_coord") for path in (ROOT / folder).rglob("*") if path.is_file()]
-    assert len(files) > 500
-    for path in files:
+    for path in repository_files():
         data = path.read_bytes()
         assert words(data) == _words(data), path
-    rnd = random.Random(36)
-    alphabet = b"ab_$0123456789 \n.x\x80\xc3\xa9-\t\x0b\x0c\r\x1c\x1f"
-    for _ in range(5000):
-        for data in (bytes(rnd.choice(alphabet) for _ in range(rnd.randint(0, 40))),
-                     bytes(rnd.randint(0, 255) for _ in range(rnd.randint(0, 60)))):
-            assert words(data) == _words(data), data
+    for data in random_texts(b"ab_$0123456789 \n.x\x80\xc3\xa9-\t\x0b\x0c\r\x1c\x1f"):
+        assert words(data) == _words(data), data
     assert words(b"value = 0x1F + x1F_b 12 9$a caf\xc3\xa9") == {b"value", b"x1F", b"x1F_b", b"$a", b"caf\xc3\xa9"}
 
 
