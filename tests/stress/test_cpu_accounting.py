@@ -5,7 +5,6 @@ every kind with every invariant holding."""
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import signal
 import subprocess
@@ -16,20 +15,10 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import make_repo
-
-SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
-
-
-def _load(name: str):
-    spec = importlib.util.spec_from_file_location(name, SCRIPTS / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # dataclasses resolve their module by name
-    spec.loader.exec_module(module)
-    return module
-
+from tests.stress.harness import SCRIPTS, load_script
 
 sys.path.insert(0, str(SCRIPTS))
-accounting = _load("cpu_accounting")
+accounting = load_script("cpu_accounting")
 
 
 def test_the_git_wrapper_is_git_to_its_caller_and_logs_each_call(tmp_path: Path) -> None:
@@ -55,7 +44,7 @@ def test_the_git_wrapper_is_git_to_its_caller_and_logs_each_call(tmp_path: Path)
 @pytest.mark.slow
 @pytest.mark.timeout(400)
 def test_a_served_swarm_reports_its_cpu_by_kind_of_process(tmp_path: Path) -> None:
-    stress = _load("stress_swarm")
+    stress = load_script("stress_swarm")
     config = stress.SwarmConfig(workers=4, tasks=8, retry_rate=0.0, kill_rate=0.0, seed=5, packages=8, files=3,
                                 sparse_rate=1.0, workdir=str(tmp_path), serve=True, cpu_by_process=True)
     report = stress.run_swarm(config, log=lambda *_: None)

@@ -9,24 +9,13 @@ from __future__ import annotations
 
 import json
 
-import importlib.util
-import sys
 from pathlib import Path
 
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "stress_swarm.py"
+from tests.stress.harness import load_script
 
-
-def _load_harness():
-    spec = importlib.util.spec_from_file_location("stress_swarm", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["stress_swarm"] = module  # dataclasses resolve their module by name
-    spec.loader.exec_module(module)
-    return module
-
-
-stress = _load_harness()
+stress = load_script("stress_swarm")
 
 
 @pytest.mark.heavy
