@@ -63,11 +63,8 @@ def served(*argv):
         os.close(read)
         before = set(sys.modules)
         sys.stdout = io.StringIO()
-        try:
-            cli.main([*argv, "--repo", repo, "--json"])
-        except SystemExit:
-            pass
-        out = json.dumps([sys.stdout.getvalue(), sorted(set(sys.modules) - before)]).encode()
+        code = cli.main([*argv, "--repo", repo, "--json"])   # given its argv, main returns the exit code
+        out = json.dumps([sys.stdout.getvalue(), sorted(set(sys.modules) - before), code]).encode()
         os.write(write, out)
         os._exit(0)
     os.close(write)
@@ -75,7 +72,8 @@ def served(*argv):
     while chunk := os.read(read, 1 << 16):
         data += chunk
     os.waitpid(pid, 0)
-    answer, imported = json.loads(data)
+    answer, imported, code = json.loads(data)
+    assert code == 0, (argv, code, answer)   # a call that failed would import less: it must have done its work
     return json.loads(answer.strip().splitlines()[-1]), imported
 
 
