@@ -34,6 +34,7 @@ from typing import Callable, Iterable
 
 from ..gitrepo.repository import Change
 from ..merge.checks.semantic import PATH_FACTS, semantic_profile, tree_module_files
+from ..merge.checks.reach import spelling
 from ..merge.checks.symbols import extract, module_specifiers
 from ..merge.checks.versions import MAX_BYTES
 from ..merge.result import SemanticFinding
@@ -104,6 +105,7 @@ def modules_left_behind(changes: Iterable[Change], read_blob: Callable[[str], by
         there: `from pkg import f` still loads when pkg/__init__.py has its own `f`), or passes on
         a star import from a file that spells it (not knowing which, the import is taken as found)."""
         separator = semantic_profile(importer).semantic.module_separator  # type: ignore[union-attr]
+        word = spelling([member.encode()])
         parent = parent[:-len(separator)] if parent.endswith(separator) and parent.strip(separator) else parent
         for path in named_after(parent, importer):
             text = after("", path)
@@ -113,7 +115,6 @@ def modules_left_behind(changes: Iterable[Change], read_blob: Callable[[str], by
             symbols = extract(profile, text, uses=False)
             if symbols.binds((), member):
                 return True
-            word = re.compile(rb"(?<![\w$])" + re.escape(member.encode()) + rb"(?![\w$])")
             for star in symbols.star_modules:
                 if any((found := after("", other)) is not None and word.search(found)
                        for other in named_after(star, path)):

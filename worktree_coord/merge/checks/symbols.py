@@ -282,12 +282,18 @@ def guarded_ranges(profile: Profile, tree: tree_sitter.Tree) -> list[tuple[int, 
     that no `@unguarded` capture (a handler that raises) takes back."""
     if not profile.semantic.guards:
         return []
-    guarded: list[tuple[int, int]] = []
+    guarded: list[tree_sitter.Node] = []
     unguarded: set[tuple[int, int]] = set()
     for _, captures in tree_sitter.QueryCursor(guards_query(profile)).matches(tree.root_node):
-        guarded += [(node.start_byte, node.end_byte) for node in captures.get("guarded", ())]
+        guarded += captures.get("guarded", ())
         unguarded.update((node.start_byte, node.end_byte) for node in captures.get("unguarded", ()))
-    return [span for span in guarded if span not in unguarded]
+    return _guarded_spans(guarded, unguarded)
+
+
+def _guarded_spans(guarded: list[tree_sitter.Node], unguarded: set[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The spans of the `@guarded` nodes no `@unguarded` capture takes back (the guards query's rule,
+    read by its own query here and by extract's one pass over the profile's query)."""
+    return [span for node in guarded if (span := (node.start_byte, node.end_byte)) not in unguarded]
 
 
 def _inside(node: tree_sitter.Node, ranges: list[tuple[int, int]]) -> bool:
@@ -491,7 +497,7 @@ def extract(profile: Profile, source: bytes, tree: tree_sitter.Tree | None = Non
             raw_exports.append(exported)
     placer = _Placer(profile, source, defs)
     out = Symbols()
-    guarded = [span for node in raw_guarded if (span := (node.start_byte, node.end_byte)) not in raw_unguarded]
+    guarded = _guarded_spans(raw_guarded, raw_unguarded)
     if imports_only:
         for parts in raw_imports:
             _add_import(out, parts, source, placer, rules.module_binding, rules.module_separator, rules.version_suffix,
