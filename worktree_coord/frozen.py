@@ -135,15 +135,23 @@ def _hash_source(names: tuple[str, ...]) -> str:
 
 
 def _lazy(cls: type, name: str, source: str) -> Callable[..., Any]:
-    """A method that compiles `source` (defining `name`) on its first call, puts it in place and calls it."""
+    """A method that compiles `source` (defining `name`) on its first call, puts it in place and calls it.
+    Put in place only while it is still the class's own: a decorator that wrapped it since (a hash
+    kept per object, profiles._hash_kept) calls it through the wrapper, and replacing the class's
+    method then dropped the wrapper after the first call (every hash of a profile walked all its
+    fields again: ~0.2 ms a merge of a drain). Compiled once either way."""
+    compiled: list[Callable[..., Any]] = []
 
     def first_call(self: Any, *args: Any) -> Any:
-        scope: dict[str, Any] = {}
-        exec(source, scope)   # noqa: S102  (our own text, from the class's field names)
-        real = scope[name]
-        real.__qualname__ = f"{cls.__qualname__}.{name}"
-        setattr(cls, name, real)
-        return real(self, *args)
+        if not compiled:
+            scope: dict[str, Any] = {}
+            exec(source, scope)   # noqa: S102  (our own text, from the class's field names)
+            real = scope[name]
+            real.__qualname__ = f"{cls.__qualname__}.{name}"
+            compiled.append(real)
+            if cls.__dict__.get(name) is first_call:
+                setattr(cls, name, real)
+        return compiled[0](self, *args)
     first_call.__name__ = name
     first_call.__qualname__ = f"{cls.__qualname__}.{name}"
     return first_call

@@ -41,3 +41,19 @@ def test_kept_hash_is_not_pickled() -> None:
     out = subprocess.run([sys.executable, "-c", code], input=data, capture_output=True, check=True,
                          env={"PYTHONHASHSEED": "12345", "PATH": ""})
     assert out.stdout.decode().strip() == "True"
+
+
+def test_kept_hash_stays_after_the_first_hash() -> None:
+    """The class's hash stays the kept one after a first hash compiled the dataclass's own (frozen's
+    lazy methods put the compiled one in place of theirs, which dropped the kept-hash wrapper: every
+    later hash of a profile walked all its fields again)."""
+    profile = semantic_profile("pkg/mod.py")
+    assert profile is not None
+    for value in (profile, profile.semantic):
+        fresh = dataclasses.replace(value)   # a new object: its first hash computes
+        first = hash(fresh)
+        assert "_hash_kept" in type(fresh).__hash__.__qualname__
+        assert fresh.__dict__["_kept_hash"] == first
+        # A kept value is what the next hash answers: the fields are not walked again.
+        object.__setattr__(fresh, "_kept_hash", first + 1)
+        assert hash(fresh) == first + 1

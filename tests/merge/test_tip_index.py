@@ -381,3 +381,37 @@ def test_a_drain_computes_each_paths_module_once(tmp_path: Path, monkeypatch) ->
     assert found == [f for merge in merges for f in _findings(check_tree_merge(repo, *merge, index=walked, walk=True))]
     assert ("broken", "parse", "pkg/util.py", "pkg/app.py", 5) in found
     assert any(f[1] == "addOne" and f[3] == "web/src/view.ts" for f in found)
+
+
+def test_a_drain_of_a_language_without_re_exports_reads_no_gone_words(tmp_path: Path, monkeypatch) -> None:
+    """Step 1b follows imports through files that re-export names (profile module_files): in a run
+    whose files are of languages without re-exports (Go here), no file of either side is read
+    there, so the task's files' gone words (a line diff and word scans each) are not computed for
+    it; the findings are the walk's, the renamed function's use among them."""
+    go = {f"go/lib/f{i}.go": f"package lib\n\nfunc F{i}() int {{\n\treturn {i}\n}}\n" for i in range(6)}
+    root = make_repo(tmp_path / "repo", go)
+    pin = git(root, "rev-parse", "HEAD")
+    tasks = []
+    for name, files in [("rename", {"go/lib/f0.go": go["go/lib/f0.go"].replace("F0", "G0")}),
+                        ("delete", {"go/lib/f1.go": None}),
+                        ("edit", {"go/lib/f2.go": go["go/lib/f2.go"].replace("return 2", "return 22")}),
+                        ("use", {"go/lib/g.go": "package lib\n\nfunc G() int {\n\treturn F0() + F1()\n}\n"})]:
+        git(root, "checkout", "-q", "-b", f"task-{name}", pin)
+        tasks.append(commit(root, files, name))
+    repo = pygit2.Repository(str(root))
+    merges = merged_in_order(repo, pin, tasks)
+    asked: list[str] = []
+    real = reach.Reach._gone
+
+    def counted(self, side: str, path: str) -> frozenset[bytes]:
+        asked.append(path)
+        return real(self, side, path)
+
+    monkeypatch.setattr(reach.Reach, "_gone", counted)
+    index, found = MergeIndex(), []
+    for merge in merges:
+        hot = _findings(check_tree_merge(repo, *merge, index=index))
+        assert hot == _findings(check_tree_merge(repo, *merge, index=MergeIndex(), walk=True))
+        found += hot
+    assert {(name, use) for _, name, _, use, _ in found} == {("F0", "go/lib/g.go"), ("F1", "go/lib/g.go")}
+    assert asked == []

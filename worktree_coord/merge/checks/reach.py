@@ -300,8 +300,11 @@ class Reach:
         # 1b, for the tip's users only those whose imports can pass a gone name on (the rest
         # would read nothing and answer nothing), at their place in the walk's order and cut.
         through: set[tuple[str, str]] = set()
-        if self._reexported is not None:
-            pool = [user for user in users if self._barrels(user)]
+        pool = [user for user in users if self._barrels(user)] if self._reexported is not None else []
+        # 1b reads only users of a language with re-exports, the task's (`pool`) or the tip's: with
+        # none on either side (a Go or Java run), it reads nothing, and the candidates' gone words
+        # (a line diff and word scans of each task file) are not computed for it.
+        if self._reexported is not None and (pool or any(user not in loose for user in tip.barrel_users)):
             if len(candidates) <= BARREL_CANDIDATES:
                 gone_by = {path: self._gone(side, path) for path in candidates}
                 gone = frozenset().union(*gone_by.values())
