@@ -111,7 +111,10 @@ def _kept_index_path(shipped: tuple[tuple[str, str], ...]) -> Any:
     digest = sha256(code)
     for name, text in shipped:
         digest.update(b"\0" + name.encode() + b"\0" + text.encode("utf-8", "surrogateescape"))
-    return user_state_dir() / INDEX_CACHE / f"{digest.hexdigest()}.json"
+    try:
+        return user_state_dir() / INDEX_CACHE / f"{digest.hexdigest()}.json"
+    except (RuntimeError, KeyError):   # no home folder to be found: parsed each time
+        return None
 
 
 def _read_kept_index(path: Any) -> list[list[Any]] | None:

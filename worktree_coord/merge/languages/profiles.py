@@ -735,7 +735,10 @@ def _valid_binds_mark(binds: str, grammar: _Grammar) -> Any:
     for part in (binds, grammar.name, library, str(info.st_size), str(info.st_mtime_ns),
                  getattr(tree_sitter, "__version__", "") or ""):
         key.update(b"\0" + part.encode("utf-8", "surrogateescape"))
-    return user_state_dir() / VALID_BINDS / key.hexdigest()
+    try:
+        return user_state_dir() / VALID_BINDS / key.hexdigest()
+    except (RuntimeError, KeyError):   # no home folder to be found: compiled each time
+        return None
 
 
 def _containers(raw: dict[str, Any], grammar: _Grammar) -> list[ContainerRule]:
