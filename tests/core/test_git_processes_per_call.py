@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import git, make_repo
+from tests.conftest import git, make_repo, wtc
 from worktree_coord.coordinator import Coordinator
 from worktree_coord.gitrepo import GitRepo
 
@@ -55,6 +56,50 @@ def test_a_start_in_a_process_that_holds_libgit2_lists_no_tree_through_git(repo:
     assert "ls-tree" not in calls, calls
     unmatched = [n for n in started.notes if "matches no file at the pin" in n]
     assert len(unmatched) == 1 and "packages/nothing-here/**" in unmatched[0], started.notes
+
+
+def test_a_cli_start_lists_the_pin_once_for_every_own_glob(repo: Path, git_log: Path) -> None:
+    """A CLI start (no libgit2 in the process) asks whether each --own glob matches a file at the
+    pin with one `git ls-tree` for all of them (it started one a glob); the notes are the same: the
+    glob that matches nothing, and only it, gets its note."""
+    assert wtc(repo, "run", "start", "--run", "r1")[0] == 0
+    git_log.write_text("")
+    code, body = wtc(repo, "task", "start", "t1", "--run", "r1", "--own", "packages/api/**",
+                     "--own", "packages/nothing-here/**", "--own", "docs/guide.md", "--own", "packages/web/*.js")
+    assert code == 0, body
+    assert subcommands(git_log).count("ls-tree") == 1, git_log.read_text()
+    unmatched = [n for n in body["notes"] if "matches no file at the pin" in n]
+    assert len(unmatched) == 1 and "packages/nothing-here/**" in unmatched[0], body["notes"]
+    git_log.write_text("")
+    code, body = wtc(repo, "task", "widen", "t1", "--run", "r1", "--own", "packages/core/*.py", "--own", "gone/**",
+                     "--why", "more")
+    assert code == 0, body
+    assert subcommands(git_log).count("ls-tree") == 1, git_log.read_text()
+    unmatched = [n for n in body["notes"] if "matches no file at the pin" in n]
+    assert len(unmatched) == 1 and "gone/**" in unmatched[0], body["notes"]
+
+
+def test_paths_under_each_answers_as_paths_under(tmp_path: Path, git_log: Path) -> None:
+    """The folders asked together (one `git ls-tree`, as in a process without libgit2) are each
+    `paths_under`'s list, in its order: nested and overlapping folders, a file, an absent path, the
+    whole tree, a folder asked that was not named up front."""
+    repo = make_repo(tmp_path / "main", {
+        "packages/api/src/a.py": "a = 1\n", "packages/api/README.md": "api\n", "packages/apix": "x\n",
+        "packages/api-b/c.py": "c\n", "docs/with space/b.md": "u\n", "top.txt": "t\n"})
+    head = git(repo, "rev-parse", "HEAD").strip()
+    opened = GitRepo(repo)
+    cases = [["packages/api", "packages", "top.txt", "absent", "packages/ap"], ["docs", ""], ["packages/api/"]]
+    for folders in cases:
+        with pytest.MonkeyPatch.context() as unseen:
+            unseen.delitem(sys.modules, "pygit2")     # as a CLI start: this process's libgit2 unseen
+            each = opened.paths_under_each(head, folders)
+            git_log.write_text("")
+            answers = {folder: list(each(folder)) for folder in folders}
+        assert subcommands(git_log) == ["ls-tree"], folders
+        for folder in [*folders, "docs/with space"]:
+            expected = list(opened.tree_paths(head, folder))
+            assert list(opened.paths_under(head, folder)) == expected     # libgit2's walk, the same list
+            assert answers.get(folder, list(each(folder))) == expected, (folders, folder)
 
 
 def test_paths_under_lists_what_git_ls_tree_lists_in_its_order(tmp_path: Path) -> None:

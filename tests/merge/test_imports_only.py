@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from worktree_coord.merge.checks.semantic import semantic_profile
+from worktree_coord.merge.checks import symbols
 from worktree_coord.merge.checks.symbols import extract
 
 ROOT = Path(__file__).resolve().parents[2] / "fixtures"
@@ -48,3 +49,54 @@ def test_an_import_inside_a_function_keeps_its_scope() -> None:
     assert [(i.bound, i.scope) for i in only.imports] == [(i.bound, i.scope) for i in whole.imports]
     assert [i.bound for i in only.imports if i.scope is not None] == ["json"]
     assert only.wildcard and only.star_modules == whole.star_modules == ["x"]
+
+
+def _forget_queries() -> None:
+    for cached in (symbols._query, symbols._import_places):
+        cached.cache_clear()
+    symbols._IMPORTS_COMPILED.clear()
+
+
+def test_the_defining_query_answers_whether_a_file_imports_as_the_imports_query_does() -> None:
+    """`_imports_none` asks the defining query's import patterns in a process that did not compile
+    the imports-only query: the same answer for every fixture file of every language, importing
+    or not (guarded imports included)."""
+    answers: dict[bool, int] = {True: 0, False: 0}
+    seen: set[str] = set()
+    snippets = {"m.py": [b"x = 1\n", b"try:\n    import gone\nexcept ImportError:\n    gone = None\n",
+                         b"def f():\n    import json\n    return json\n"],
+                "m.ts": [b"export const x = 1;\n", b"import { a } from './a';\n"],
+                "m.go": [b"package m\n\nfunc F() {}\n"], "m.rs": [b"fn f() {}\n"], "M.java": [b"class M {}\n"]}
+    sources = [(path.name, path.read_bytes()) for path in sorted(ROOT.rglob("*")) if path.is_file()]
+    sources += [(name, text) for name, texts in snippets.items() for text in texts]
+    for name, data in sources:
+        profile = semantic_profile(name)
+        if profile is None or len(data) > 200_000 or b"\x00" in data[:8000]:
+            continue
+        tree = profile.parse(data)
+        assert symbols._import_places(profile) is not None, profile.name   # one pattern per defining text
+        by_defining = symbols._no_import_matches(profile, tree, by_defining=True)
+        assert by_defining == symbols._no_import_matches(profile, tree, by_defining=False), name
+        answers[by_defining] += 1
+        seen.add(profile.name)
+    assert answers[True] > 10 and answers[False] > 100, answers
+    assert {"python", "typescript", "go", "rust", "java"} <= seen, seen
+
+
+def test_an_imports_only_extraction_compiles_one_query() -> None:
+    """A CLI finish extracts a file's imports (the post-merge check) and its definitions (what it
+    removed): the defining query serves both; the imports-only query was a second compile
+    (~10 ms of Python's). A process that compiled it (`wtc serve`'s preload) still uses it."""
+    profile = semantic_profile("m.py")
+    data = b"import os\nfrom .util import parse\n\ndef f():\n    return parse(os.sep)\n"
+    symbols._pattern_texts(profile)       # the patterns' bounds, kept on disk by an earlier process
+    _forget_queries()
+    only = extract(profile, data, imports_only=True)
+    assert [i.bound for i in only.imports] == ["os", "parse"]
+    assert symbols._query.cache_info().currsize == 1
+    extract(profile, data, uses=False)
+    assert symbols._query.cache_info().currsize == 1
+    _forget_queries()
+    symbols.compile_queries(profile)
+    assert profile in symbols._IMPORTS_COMPILED
+    assert [i.bound for i in extract(profile, data, imports_only=True).imports] == ["os", "parse"]

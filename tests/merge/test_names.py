@@ -69,3 +69,27 @@ def test_a_binds_query_is_validated_at_load() -> None:
         load_profile_text(head + "binds = '(function_definitio name: (identifier) @name)'\n" + tail)
     with pytest.raises(ConfigError, match="captures"):
         load_profile_text(head + "binds = '(function_definition name: (identifier) @other)'\n" + tail)
+
+
+def test_a_binds_query_found_valid_is_not_compiled_again_by_a_later_load(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Validating `binds` compiled it at every load of its profile (each CLI finish loads Python's,
+    ~6 ms); a text found valid for a grammar is remembered in the user's state folder, so a later
+    load (another process) does not compile it. An invalid text is never remembered, and a text
+    valid for one grammar is still checked against another."""
+    binds = "(function_definition name: (identifier) @name)"
+    head = 'name = "mini"\ngrammar = "tree_sitter_python"\n'
+    tail = '\n[[containers]]\nkind = "module"\n\n[declarations]\nfunction_definition = "def {name}"\n'
+    compiled: list[str] = []
+    real = tree_sitter.Query
+    monkeypatch.setattr(tree_sitter, "Query", lambda language, text: compiled.append(text) or real(language, text))
+    load_profile_text(head + f"binds = '{binds}'\n" + tail)
+    assert compiled.count(binds) == 1
+    profile = load_profile_text(head + f"binds = '{binds}'\n" + tail)
+    assert compiled.count(binds) == 1, "compiled again"
+    assert profile.binds_query is not None and compiled.count(binds) == 2    # compiled where it is used
+    for _ in range(2):
+        with pytest.raises(ConfigError, match="captures"):
+            load_profile_text(head + "binds = '(function_definition name: (identifier) @other)'\n" + tail)
+    other = 'name = "mini"\ngrammar = "tree_sitter_javascript"\n'
+    with pytest.raises(ConfigError, match="not a valid query"):
+        load_profile_text(other + f"binds = '{binds}'\n" + '\n[[containers]]\nkind = "program"\n')

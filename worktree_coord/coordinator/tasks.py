@@ -138,9 +138,10 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
                     self._fetch_task(run, existing)   # started on another machine and pushed there: resume it here
                 cone = self._task_cone(run, boundary)
                 notes = _unanchored_overlap_notes(overlaps)
-                notes += boundaries.unmatched_glob_notes("own", boundary.own,
-                                                         lambda folder: self.git.paths_under(run.base, folder),
-                                                         run.base[:12])
+                notes += boundaries.unmatched_glob_notes(
+                    "own", boundary.own,
+                    self.git.paths_under_each(run.base, [boundaries.literal_prefix(glob) for glob in boundary.own]),
+                    run.base[:12])
             except GitError as error:
                 # The pin's tree is read first here: a failure is most likely a pin no longer held.
                 raise self._pin_gone(run) or error from None
@@ -984,8 +985,9 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
                                        result={**task.result, "overlaps": overlaps}, holder=self._fence(run.run_id, task.task_id))
             self.store.log_event(run.run_id, task.task_id, "task.widened", {"own": new_own, "read": new_read, "why": why})
         notes = _unanchored_overlap_notes(met)
-        notes += boundaries.unmatched_glob_notes("own", new_own, lambda folder: self.git.paths_under(run.base, folder),
-                                                 run.base[:12])
+        notes += boundaries.unmatched_glob_notes(
+            "own", new_own, self.git.paths_under_each(run.base, [boundaries.literal_prefix(glob) for glob in new_own]),
+            run.base[:12])
         cone = None
         worktree = Path(task.worktree) if task.worktree else None
         if worktree is not None and (worktree / MANIFEST_PATH).is_file():

@@ -25,7 +25,7 @@ import stat
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterator, Sequence
+from typing import TYPE_CHECKING, Callable, Iterator, Sequence
 
 from .. import filelock
 from ..frozen import value_class
@@ -339,15 +339,17 @@ class GitRepo:
         import pygit2
         return [o for o in dict.fromkeys(oids) if pygit2.Oid(hex=o) not in self.repo]
 
-    def tree_paths(self, sha: str, under: str = "") -> Iterator[str]:
+    def tree_paths(self, sha: str, under: str = "", *, pathspecs: Sequence[str] = ()) -> Iterator[str]:
         """Every file path in a commit's tree, or in its folder `under` (that path alone when it is a
         file; nothing when it is absent); used for small checks, not on hot paths.
 
         One `git ls-tree`, whole (a caller that stops at its first path walks `paths_under` instead).
         Files, symbolic links and submodules are listed, as a walk of the tree lists them; `under` is
-        a path, never a pattern."""
+        a path, never a pattern. `pathspecs` (literal paths) narrow git's listing beside `under`
+        (`paths_under_each`: several folders in one process)."""
         args = ["--literal-pathspecs", "ls-tree", "-r", "-z", "--name-only", "--full-tree", sha]
-        listed = self.git(*args, *(["--", under] if under else [])).stdout
+        specs = [under] if under else list(pathspecs)
+        listed = self.git(*args, *(["--", *specs] if specs else [])).stdout
         for raw in listed.split(b"\0"):
             if raw:
                 path = raw.decode("utf-8", "surrogateescape")
@@ -386,6 +388,30 @@ class GitRepo:
         else:
             prefix = ""
         yield from self._walk_paths(tree, prefix)
+
+    def paths_under_each(self, treeish: str, folders: Sequence[str]) -> Callable[[str], Iterator[str]]:
+        """`paths_under` for a caller that asks of several folders in turn (a start's "this glob
+        matches no file" note, once a glob): the returned function answers each of `folders` as
+        `paths_under` does. With libgit2 loaded it is `paths_under` (in-process walks); else one
+        `git ls-tree` lists every folder at once, on the first question, and each answer is that
+        list's paths under the folder, in git's order: a start with two --own globs started two."""
+        if "pygit2" in sys.modules:
+            return lambda folder: self.paths_under(treeish, folder)
+        listed: list[str] | None = None
+
+        def under(folder: str) -> Iterator[str]:
+            nonlocal listed
+            if folder not in folders:
+                yield from self.paths_under(treeish, folder)
+                return
+            if listed is None:
+                # The whole tree when a folder is "" (no pathspec); else each folder a literal pathspec.
+                wanted = [] if "" in folders else list(dict.fromkeys(folders))
+                listed = list(self.tree_paths(treeish, "", pathspecs=wanted))
+            for path in listed:
+                if not folder or path == folder or path.startswith(folder + "/"):
+                    yield path
+        return under
 
     def _walk_paths(self, tree: pygit2.Tree, prefix: str) -> Iterator[str]:
         for entry in tree:

@@ -683,6 +683,9 @@ def _binds(raw: dict[str, Any], grammar: _Grammar) -> str | None:
     source = grammar.source
     if not isinstance(binds, str):
         raise ConfigError(f"language profile {source}: binds must be a tree-sitter query string")
+    mark = _valid_binds_mark(binds, grammar)
+    if mark is not None and mark.is_file():
+        return binds    # this text was found valid for this very grammar by an earlier process
     try:
         query = tree_sitter.Query(grammar.language, binds)
     except (tree_sitter.QueryError, ValueError, NameError, SyntaxError) as exc:
@@ -694,7 +697,48 @@ def _binds(raw: dict[str, Any], grammar: _Grammar) -> str | None:
     if unknown_captures:
         raise ConfigError(f"language profile {source}: binds captures {sorted(unknown_captures)}",
                           fix="capture only @name, @import and @path (and @_helpers for predicates)")
+    if mark is not None:
+        try:
+            mark.parent.mkdir(parents=True, exist_ok=True)
+            mark.touch()
+        except OSError:
+            pass   # a read-only home: the next process compiles it again
     return binds
+
+
+VALID_BINDS = "valid-binds-v1"   # folder under the user's state folder (config.user_state_dir)
+
+
+def _valid_binds_mark(binds: str, grammar: _Grammar) -> Any:
+    """The file whose presence says `binds` compiled, with only the captures names.py reads, for
+    this grammar: keyed by the text, the grammar's compiled library (path, size, modification time),
+    tree-sitter's version and this module's code. Validating compiled the query at each load of the
+    profile (~6 ms of Python's, in every process that loads it: each CLI finish), though only
+    processes that merge by names (`binds_query`) use it. None when the grammar's library is not
+    found: then it is compiled each time, as before."""
+    import os
+    import sys
+
+    from ...config import user_state_dir
+    from ...digest import sha256
+
+    library = getattr(sys.modules.get(f"{grammar.name}._binding"), "__file__", None)
+    try:
+        info = os.stat(library) if library else None
+        with open(__file__, "rb") as file:
+            code = file.read()
+    except OSError:
+        return None
+    if info is None:
+        return None
+    key = sha256(code)
+    for part in (binds, grammar.name, library, str(info.st_size), str(info.st_mtime_ns),
+                 getattr(tree_sitter, "__version__", "") or ""):
+        key.update(b"\0" + part.encode("utf-8", "surrogateescape"))
+    try:
+        return user_state_dir() / VALID_BINDS / key.hexdigest()
+    except (RuntimeError, KeyError):   # no home folder to be found: compiled each time
+        return None
 
 
 def _containers(raw: dict[str, Any], grammar: _Grammar) -> list[ContainerRule]:
