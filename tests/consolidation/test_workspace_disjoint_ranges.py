@@ -93,3 +93,30 @@ def test_a_range_the_pinned_commit_holds_is_named_as_the_pins(workspace):
         assert second.state == "rejected", second
         assert "requires 'packaging>=24' on the integration branch (as the pinned commit has it)" in \
             second.violations[0]["detail"], second.violations
+
+
+def test_a_relock_that_fails_on_two_members_fails_their_tasks_intents_and_leaves_an_innocent_tasks_pending(
+        workspace):
+    """Ranges the finish cannot decide (`===19.0` against `>=24`) both merge, and the relock fails. uv's
+    message names the two members: their tasks' intents fail, naming those manifests alone; a third
+    task's `add_member` and relock, which the failure does not name, stay pending and say why."""
+    with Coordinator(workspace) as coord:
+        coord.start_run("r")
+        assert _give(coord, "t1", "libs/a", '"packaging>=24"').state == "merged"
+        assert _give(coord, "t2", "libs/b", '"packaging===19.0"').state == "merged"
+        worktree = Path(coord.start_task("r", "t3", ["libs/d/**"]).worktree)
+        write(worktree, {"pyproject.toml": ROOT.replace('"libs/c"]', '"libs/c", "libs/d"]'),
+                         "libs/d/pyproject.toml": member("d")})
+        assert coord.finish_task("r", "t3").state == "merged"
+        report = coord.consolidate("r")
+        assert report.exit_code == 1
+        states = {row["intent_id"]: row["state"] for row in coord.store.list_intents("r")}
+        assert states == {"t1:.:relock:uv": "failed", "t2:.:relock:uv": "failed",
+                          "t3:.:relock:uv": "pending", "t3:pyproject.toml:add_member:workspace.members:libs/d": "pending"}, \
+            states
+        failed = next(r for r in report.roots if r["state"] == "failed")
+        assert "(libs/a/pyproject.toml by task t1; libs/b/pyproject.toml by task t2)" in failed["error"]["message"]
+        why = {row["intent"]: row["why"] for row in report.skipped}
+        assert why["t3:.:relock:uv"].startswith(
+            "still waiting: . does not relock until libs/a/pyproject.toml (task t1) or libs/b/pyproject.toml "
+            "(task t2) is corrected; the relock's failure does not name this task's changes"), why
