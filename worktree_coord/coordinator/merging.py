@@ -284,6 +284,10 @@ class MergeOperations(CoordinatorBase):
         # A finish again after a refusal carries the last one's notes: the same note is said once
         # (the finish's own first, so notes[own_notes:] stays this conflict's).
         notes = notes[:own_notes] + [n for n in dict.fromkeys(notes[own_notes:]) if n not in notes[:own_notes]]
+        if own_notes < len(notes):   # the semantic and the left-behind notes of this merge: one widen command
+            from ..check.left_behind import widen_once
+
+            notes = notes[:own_notes] + widen_once(notes[own_notes:], task.task_id, run.run_id)
         result = TaskFinished.from_json(base_result, state=TaskState.CONFLICT.value, exit_code=1,
                                         conflicts=conflicts, replayed=False, notes=notes)
         self.store.update_task(run.run_id, task.task_id, state=TaskState.CONFLICT,
