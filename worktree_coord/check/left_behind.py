@@ -29,7 +29,7 @@ from typing import Any, Callable, Iterable
 from ..boundary.globs import matches
 from ..frozen import value_class
 from ..gitrepo.repository import Change, GitRepo
-from ..merge.lines.linediff import touched_lines
+from ..merge.lines.linediff import added_lines, touched_lines
 from ..merge.result import SemanticFinding
 from ..merge.checks.semantic import find_broken_names, semantic_profile, use_word
 from ..merge.checks.symbols import extract
@@ -502,12 +502,38 @@ def left_behind_at_merge(git: GitRepo, base: str, task_commit: str, merged: str,
     changed and left is counted too (its own file no longer resolves). A task that changed more
     files than the lookup reads (MAX_CHANGED) is not looked at: a merge must not cost the
     repository's size; `wtc report` and `land` read the whole run."""
+    changes = git.changes(base, task_commit)
     try:
-        found = _broken_uses(git.changes(base, task_commit), git.read_blob, base, _mentioning_from_tables(git, base),
+        found = _broken_uses(changes, git.read_blob, base, _mentioning_from_tables(git, base),
                              git.file_at, at=merged, folders_at=git.folders_at)
     except LookupTooLarge:
         return []
-    return [dataclasses.replace(f, removed_by=task, used_by="", problem="left_behind") for f in found]
+    own = _lines_written(changes, git.read_blob, {f.use_path for f in found})
+    # A use on a line the task wrote itself (in a file it changed, or moved and changed) is the
+    # task's own: `used_by` names it, and the message says so instead of "no task changed that use".
+    return [dataclasses.replace(f, removed_by=task, problem="left_behind",
+                                used_by=task if f.use.strip() and f.use.strip() in own.get(f.use_path, ()) else "")
+            for f in found]
+
+
+def _lines_written(changes: list[Change], read_blob: Callable[[str], bytes], paths: set[str]) -> dict[str, set[str]]:
+    """For each of `paths` the task changed, the text (stripped) of the lines its change wrote: against
+    the file's base version, a moved file's against the file it was moved from (its other lines
+    moved as they were), a new file's all of them."""
+    wanted = [c for c in changes if c.path in paths and c.new_oid is not None]
+    if not wanted:
+        return {}
+    moved_from = {new: old for old, new in moved_files(
+        changes, read_blob, {c.path for c in changes if c.new_oid is None}).items()}
+    deleted = {c.path: c.old_oid for c in changes if c.new_oid is None}
+    out: dict[str, set[str]] = {}
+    for change in wanted:
+        new = read_blob(change.new_oid)
+        source = change.old_oid or deleted.get(moved_from.get(change.path, ""))
+        old = read_blob(source) if source else b""
+        lines = new.decode("utf-8", "replace").splitlines()
+        out[change.path] = {lines[n - 1].strip() for n in added_lines(old, new) if 0 < n <= len(lines)}
+    return out
 
 
 def _mentioning_from_tables(git: GitRepo, base: str) -> Callable[[str, list[str]], list[str]]:
