@@ -325,10 +325,36 @@ def uses_left_behind(changes: Iterable[Change], read_blob: Callable[[str], bytes
     for finding in found:
         grouped.setdefault((finding.use_path, finding.name), []).append(finding)
     moved = moved_files(changes, read_blob, {uses[0].definition_path for uses in grouped.values()})
+    went = moved_names(changes, read_blob, {(uses[0].definition_path, name) for (_, name), uses in grouped.items()
+                                            if uses[0].definition_path not in moved and uses[0].kind != "module"})
     return [LeftBehind(path, tuple(f.use_line for f in uses), name, uses[0].definition_path, uses[0].replacement or "",
-                       moved.get(uses[0].definition_path, ""),
+                       moved.get(uses[0].definition_path) or went.get((uses[0].definition_path, name), ""),
                        uses[0].kind if uses[0].kind in ("module", "export") else "")
             for (path, name), uses in grouped.items()]
+
+
+def moved_names(changes: list[Change], read_blob: Callable[[str], bytes],
+                wanted: set[tuple[str, str]]) -> dict[tuple[str, str], str]:
+    """Where the task moved single names whose file stays: for each (file, name) in `wanted`, the one
+    other file of the same kind, added or changed by the task, that newly defines `name` (its base
+    version did not). Found on a report: a function moved to a new file while its old file kept
+    the rest had no `moved_to`, and the advice was an alias, as for a rename."""
+    if not wanted:
+        return {}
+    changed = [c for c in changes if c.new_oid is not None and semantic_profile(c.path) is not None][:MAX_FILES]
+    new_names: dict[str, set[str]] = {}
+    for change in changed:
+        after = _definitions(change.path, read_blob(change.new_oid)) or set()
+        before = (_definitions(change.path, read_blob(change.old_oid)) or set()) if change.old_oid else set()
+        new_names[change.path] = {name for container, name in after - before if not container}
+    out: dict[tuple[str, str], str] = {}
+    for path, name in wanted:
+        suffix = path.rsplit(".", 1)[-1]
+        places = [other for other, names in new_names.items()
+                  if other != path and other.endswith("." + suffix) and name in names]
+        if len(places) == 1:
+            out[(path, name)] = places[0]
+    return out
 
 
 def moved_files(changes: list[Change], read_blob: Callable[[str], bytes], deleted: set[str]) -> dict[str, str]:
