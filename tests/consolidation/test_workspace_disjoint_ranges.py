@@ -120,3 +120,12 @@ def test_a_relock_that_fails_on_two_members_fails_their_tasks_intents_and_leaves
         assert why["t3:.:relock:uv"].startswith(
             "still waiting: . does not relock until libs/a/pyproject.toml (task t1) or libs/b/pyproject.toml "
             "(task t2) is corrected; the relock's failure does not name this task's changes"), why
+
+
+def test_a_member_manifest_that_does_not_read_at_the_tip_leaves_the_finish_to_the_relock(workspace):
+    with Coordinator(workspace) as coord:
+        coord.start_run("r")
+        worktree = Path(coord.start_task("r", "t1", ["libs/c/**"]).worktree)
+        write(worktree, {"libs/c/pyproject.toml": member("c") + "[project\n"})
+        assert coord.finish_task("r", "t1").state == "merged"
+        assert _give(coord, "t2", "libs/b", '"packaging<20"').state == "merged"

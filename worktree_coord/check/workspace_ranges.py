@@ -26,6 +26,7 @@ from ..consolidate.planning import ranged
 from ..consolidate.specs import Relation, compare, same_spec
 from ..consolidate.uv_workspace import uv_member_manifests
 from ..consolidate.version_rules import ranges_must_meet
+from ..errors import WtcError
 from ..gitrepo import Change
 from ..member_globs import Subfolders, Unsure
 
@@ -58,11 +59,14 @@ def disjoint_member_ranges(owned: Sequence[Change], intents: Iterable[Intent], *
             manifests = covered(read, tip_folders, intent.root)
             new = _model(path, mine[path], eco)
             old = _model(path, _started_from(owned, path, read_blob), eco)
-        except (Unsure, ValueError):
+        except (Unsure, ValueError, WtcError):
             continue   # members it cannot list, or a manifest it cannot read: the relock decides
         if new is None:
             continue
-        root_model = _model(manifests[0], read(manifests[0]), eco)
+        try:
+            root_model = _model(manifests[0], read(manifests[0]), eco)
+        except (ValueError, WtcError):
+            root_model = None
         overridden = set(root_model.overrides) if root_model is not None else set()
         for (group, name), value in sorted(new.deps.items()):
             if not ranged(value) or name in overridden or (old is not None and old.deps.get((group, name)) == value):
@@ -100,8 +104,8 @@ def _first_disjoint(eco: Ecosystem, path: str, group: str, name: str, spec: str,
     for manifest in manifests:
         try:
             model = _model(manifest, read(manifest), eco)
-        except ValueError:
-            continue
+        except (ValueError, WtcError):
+            continue      # a manifest that does not read: the relock says what is wrong with it
         if model is None:
             continue
         for (other_group, other_name), value in sorted(model.deps.items()):
@@ -119,7 +123,7 @@ def _who(manifest: str, group: str, name: str, spec: str, eco: Ecosystem, mine: 
         return "set by this task"
     try:
         at_pin = _model(manifest, pinned(manifest), eco)
-    except ValueError:
+    except (ValueError, WtcError):
         at_pin = None
     held = at_pin.deps.get((group, name)) if at_pin is not None else None
     if held is not None and same_spec(eco, held.spec, spec):
