@@ -120,6 +120,21 @@ def test_a_relock_that_fails_on_two_members_fails_their_tasks_intents_and_leaves
         assert why["t3:.:relock:uv"].startswith(
             "still waiting: . does not relock until libs/a/pyproject.toml (task t1) or libs/b/pyproject.toml "
             "(task t2) is corrected; the relock's failure does not name this task's changes"), why
+        # Consolidating again before the fix: the innocent intents still wait, they do not fail now.
+        again = coord.consolidate("r", key="again")
+        assert [r["state"] for r in again.roots] == ["waiting"], again.roots
+        states = {row["intent_id"]: row["state"] for row in coord.store.list_intents("r")}
+        assert states["t3:.:relock:uv"] == states["t3:pyproject.toml:add_member:workspace.members:libs/d"] == \
+            "pending", states
+        # The fix: a task brings the tip in and corrects libs/b; the waiting intents apply with it.
+        coord.start_task("r", "fix", ["libs/b/**"])
+        worktree = Path(coord.update_task("r", "fix").worktree)
+        write(worktree, {"libs/b/pyproject.toml": member("b", '"packaging>=24"')})
+        assert coord.finish_task("r", "fix").state == "merged"
+        done = coord.consolidate("r", key="fixed")
+        assert [r["state"] for r in done.roots] == ["applied"], done.roots
+        states = {row["intent_id"]: row["state"] for row in coord.store.list_intents("r")}
+        assert states["t3:pyproject.toml:add_member:workspace.members:libs/d"] == "applied", states
 
 
 def test_a_member_manifest_that_does_not_read_at_the_tip_leaves_the_finish_to_the_relock(workspace):

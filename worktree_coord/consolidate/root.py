@@ -168,6 +168,14 @@ def _base_failure(root: str, intents: list[Intent], run: ToolRun,
     crashed = cannot_run(run.stderr)
     if crashed is not None:
         return _cannot_run_error(run, crashed)   # the tool died of its own error, with or without intents
+    if blamed and not named:
+        # The manifests at fault are none of these intents' (their tasks' intents ended failed at an
+        # earlier consolidation, or the pin holds them): these wait for them (`_waiting_apart`).
+        return {"kind": "base_does_not_relock", "manifests": sorted(blamed),
+                "message": f"{where} does not relock with {', '.join(sorted(blamed))} as the integration branch "
+                           f"holds them, before any intent is applied: {run.stderr.strip()[-2000:]}",
+                "fix": f"correct {', '.join(sorted(blamed))} with a new task that owns it (first `wtc task update "
+                       "TASK --run RUN` to bring the integration tip into its worktree), then consolidate again"}
     if not merged:
         return {"kind": "base_does_not_relock",
                 "message": f"the base of {where} does not relock: {run.stderr.strip()[-2000:]}",
@@ -448,7 +456,7 @@ def _waiting_apart(intents: list[Intent], done: RootResult) -> list[RootResult]:
     at_fault = {i.task for i in mine if i.op == Op.RELOCK and i.manifest in blamed}
     failing = tuple(i.intent_id for i in mine if i.task in at_fault)
     innocent = tuple(i.intent_id for i in mine if i.task not in at_fault)
-    if not failing or not innocent:
+    if not innocent:
         return [done]
     tasks_of = {m: sorted({i.task for i in mine if i.op == Op.RELOCK and i.manifest == m}) for m in blamed}
     suspects = " or ".join(f"{m} ({'task' if len(t) == 1 else 'tasks'} {', '.join(t)})" if t else m
@@ -456,11 +464,11 @@ def _waiting_apart(intents: list[Intent], done: RootResult) -> list[RootResult]:
     where = done.root or "."
     reason = (f"{where} does not relock until {suspects} is corrected; the relock's failure does not name this "
               f"task's changes, which apply once it relocks")
-    return [dataclasses.replace(done, intent_ids=failing),
-            RootResult(done.ecosystem, done.root, RootState.WAITING, intent_ids=innocent, tool_runs=done.tool_runs,
-                       error={"kind": "waiting", "message": reason,
-                              "fix": "correct the named manifests (their failure says how), then consolidate again: "
-                                     "these intents are taken up with it"})]
+    waiting = RootResult(done.ecosystem, done.root, RootState.WAITING, intent_ids=innocent, tool_runs=done.tool_runs,
+                         error={"kind": "waiting", "message": reason,
+                                "fix": "correct the named manifests (their failure says how), then consolidate again: "
+                                       "these intents are taken up with it"})
+    return [dataclasses.replace(done, intent_ids=failing), waiting] if failing else [waiting]
 
 
 def consolidate(
@@ -497,7 +505,7 @@ def consolidate(
             if (eco, root) in moved and done.intent_ids is None:   # its caller matches intents by their own root
                 done = dataclasses.replace(done, intent_ids=tuple(i.intent_id for i in by_root[(eco, root)]))
             waiting = _waiting_apart(by_root[(eco, root)], done)
-            results += waiting if len(waiting) > 1 else _settings_apart(
+            results += waiting if waiting != [done] else _settings_apart(
                 workdir, root, eco, by_root[(eco, root)], done, offline=offline, config=config, env=env,
                 reporter=reporter)
             done = results[-1]
