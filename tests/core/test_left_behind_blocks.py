@@ -246,3 +246,55 @@ def test_a_finish_again_says_what_stands_now_not_what_the_last_conflict_said(tmp
     assert len(again["notes"]) == len(set(again["notes"])), again["notes"]
     code, third = wtc(repo, "task", "finish", "d5", "--run", "r")
     assert code == 1 and third["notes"] == again["notes"], (again["notes"], third["notes"])
+
+
+def test_a_moved_files_import_line_the_task_changed_is_called_the_tasks_own_change(tmp_path):
+    """A task renamed `unquote` and moved pkg/auth.py to pkg/login.py, changing its import line on the
+    way (it added `other`) but keeping the old name there. The finding said "no task changed that
+    use" of a line the task itself had just written; the line it moved as it was keeps those words."""
+    repo = _run(tmp_path)
+    code, body = wtc(repo, "task", "start", "mv", "--run", "r", "--own", "pkg/**")
+    assert code == 0, body
+    worktree = Path(body["worktree"])
+    (worktree / "pkg/utils.py").write_text(FILES["pkg/utils.py"].replace("def unquote(", "def unquote_value("))
+    (worktree / "pkg/auth.py").unlink()
+    (worktree / "pkg/login.py").write_text(FILES["pkg/auth.py"].replace("import unquote", "import other, unquote"))
+    code, body = wtc(repo, "task", "finish", "mv", "--run", "r")
+    assert code == 1 and body["state"] == "conflict", body
+    messages = {c["start_line"]: c["semantic"]["message"] for c in body["conflicts"] if c["kind"] == "left_behind"}
+    assert messages[1] == ("pkg/login.py:1 uses unquote (function at pkg/utils.py:1 in the base), which mv removed or "
+                           "renamed (to unquote_value, it seems); mv changed that line itself and kept the old name, "
+                           "so the landed tree would not resolve it"), messages
+    assert messages[5].endswith("; no task changed that use, so the landed tree would not resolve it"), messages
+
+
+def test_a_name_moved_to_another_file_while_its_old_file_stays_says_where_it_went(tmp_path):
+    """A task moved `unquote` from pkg/utils.py (which keeps `other`) to a new pkg/quoting.py. The
+    report's left_behind row had an empty `moved_to` (only a file moved whole was followed), so its
+    advice was an alias of a name that had not been renamed."""
+    repo = _run(tmp_path, "--left-behind", "warn")
+    code, body = wtc(repo, "task", "start", "mv", "--run", "r", "--own", "pkg/utils.py", "--own", "pkg/quoting.py")
+    assert code == 0, body
+    worktree = Path(body["worktree"])
+    (worktree / "pkg/utils.py").write_text(WITHOUT_UNQUOTE)
+    (worktree / "pkg/quoting.py").write_text("def unquote(s):\n    return s.strip('\"')\n")
+    code, body = wtc(repo, "task", "finish", "mv", "--run", "r")
+    assert code == 0 and body["state"] == "merged", body
+    code, report = wtc(repo, "report", "--run", "r")
+    rows = [(row["use_path"], row["name"], row["definition_path"], row["moved_to"]) for row in report["left_behind"]]
+    assert rows == [("pkg/auth.py", "unquote", "pkg/utils.py", "pkg/quoting.py")], report["left_behind"]
+    assert any("which task mv moved from pkg/utils.py to pkg/quoting.py" in w and "keep a re-export at the old path"
+               in w for w in report["warnings"]), report["warnings"]
+
+
+def test_the_finish_advises_a_re_export_for_a_name_moved_while_its_old_file_stays(tmp_path):
+    repo = _run(tmp_path)
+    code, body = wtc(repo, "task", "start", "mv", "--run", "r", "--own", "pkg/utils.py", "--own", "pkg/quoting.py")
+    worktree = Path(body["worktree"])
+    (worktree / "pkg/utils.py").write_text(WITHOUT_UNQUOTE)
+    (worktree / "pkg/quoting.py").write_text("def unquote(s):\n    return s.strip('\"')\n")
+    code, body = wtc(repo, "task", "finish", "mv", "--run", "r")
+    assert code == 1 and body["state"] == "conflict", body
+    assert any(n.startswith("pkg/auth.py (lines 1, 5) still uses unquote from pkg/utils.py, which this task moved to "
+                            "pkg/quoting.py") and "keep a re-export at the old path" in n for n in body["notes"]), \
+        body["notes"]

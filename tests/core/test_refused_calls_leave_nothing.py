@@ -74,3 +74,17 @@ def test_the_api_answers_no_run_without_a_store_too(tmp_path: Path) -> None:
         assert coordinator.status("r").runs[0]["run"] == "r"
     assert (repo / ".git" / "wtc" / "state.sqlite3").is_file()
     assert git(repo, "config", "extensions.worktreeConfig") == "true"
+
+
+@pytest.mark.parametrize("args", [("gc", "--dry-run"), ("gc",)], ids=" ".join)
+@pytest.mark.parametrize("kind", ["plain", "bare"])
+def test_gc_with_nothing_to_do_leaves_the_repository_as_it_was(repos: tuple[Path, Path], kind: str,
+                                                                args: tuple[str, ...]) -> None:
+    """`wtc gc --dry-run` (and a gc with nothing to collect) in a repository wtc never ran in created
+    the store and set the repository up (`.git/config`, `info/exclude`) to say it removed nothing."""
+    cwd, git_dir = (repos[0], repos[0] / ".git") if kind == "plain" else (repos[1], repos[1])
+    before = _files(git_dir)
+    code, body = wtc(cwd, *args)
+    assert code == 0, body
+    assert _files(git_dir) == before
+    assert not (git_dir / "wtc").exists()

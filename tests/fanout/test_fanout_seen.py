@@ -155,3 +155,19 @@ def test_a_run_with_the_text_view_on_a_pseudo_terminal_ends_with_the_report(tmp_
     assert done.returncode == 0, done.stderr
     assert "wtc fanout" in text and "needs the lead" in text and "\x1b[" in text    # the live display
     assert "run r1: 1 of 1 task(s) merged" in text                                   # then the report
+
+
+def test_the_text_view_says_the_agent_exited_before_finishing(tmp_path: Path) -> None:
+    """`wtc fanout`'s plain lines said "fine: finishing" and then "fine: agent exited 0 after ...": the
+    slot's release moved the task to finishing before the agent's end was told."""
+    from tests.fanout.helpers import environment
+
+    repo = make_repo(tmp_path / "repo", {"README.md": "# r\n"})
+    plan = write_plan(tmp_path / "plan.json", [task("fine", "write pkg/fine/x.txt ok")])
+    done = subprocess.run([sys.executable, "-m", "worktree_coord", "fanout", str(plan), "--run", "r1"], cwd=repo,
+                          env=environment(tmp_path / "log"), capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = [line.split("] ", 1)[1] for line in done.stdout.splitlines() if line.startswith("[") and "fine: " in line]
+    said = [line.split(" after ")[0].split("   [")[0] for line in lines]
+    assert said == ["fine: running (attempt 1 of 3)", "fine: agent exited 0", "fine: finishing", "fine: merged"], \
+        done.stdout

@@ -117,6 +117,27 @@ def test_report_names_a_sync_as_the_origin_of_what_it_brought(tmp_path):
         assert onto_main == {"docs/x.rst"}, "main already holds what the sync brought from it"
 
 
+def test_a_report_onto_the_branch_a_sync_brought_does_not_name_the_sync_for_a_file_the_task_also_changed(tmp_path):
+    """A file both a task and main changed merges cleanly at `wtc sync --from main`; `wtc report --onto
+    main` diffs against main, where all that differs is the task's change, and it said "task t, sync
+    from main". Against the pin the sync did bring main's part, and says so."""
+    repo = make_repo(tmp_path / "repo", CODE)
+    with Coordinator(repo) as coord:
+        coord.start_run("r")
+        worktree = Path(coord.start_task("r", "t", ["m.py"]).worktree)
+        write(worktree, {"m.py": "a = 10\nb = 2\nc = 3\n"})
+        assert coord.finish_task("r", "t").state == "merged"
+        write(repo, {"m.py": "a = 1\nb = 2\nc = 30\n"})
+        git(repo, "commit", "-qam", "main moved")
+        assert coord.sync("r", "main").exit_code == 0
+        onto_main = {f["path"]: f["origin"] for f in coord.report("r", onto="main").files}
+        assert onto_main == {"m.py": "task t"}, onto_main
+        against_pin = {f["path"]: f["origin"] for f in coord.report("r").files}
+        assert against_pin == {"m.py": "task t, sync from main"}, against_pin
+    _, text = cli(repo, "report", "--run", "r", "--onto", "main", json_mode=False, expect=0)
+    assert "sync from main" not in text, text
+
+
 def test_a_person_approving_at_the_prompt_sees_the_leftovers_named_in_the_question(tmp_path):
     import os
     import pty

@@ -188,10 +188,15 @@ def test_the_removing_task_hears_the_use_is_outside_its_boundary_and_its_ways_ou
         [outside] = [note for note in finished.notes if "outside this task's boundary" in note]
         assert outside.startswith("pkg/app.py:5 is outside this task's boundary (use-parse wrote the use)")
         assert "keep parse too (an alias of split_words)" in outside
-        assert "wtc task widen rename-parse --run r7 --own '/pkg/app.py'" in outside
+        # The import the rename leaves behind is in the same file: the widen is said once, for both notes.
+        command = "`wtc task widen rename-parse --run r7 --own '/pkg/app.py' --why '...'`"
+        assert outside.endswith("or the lead widens the task (the command below) and it updates the use")
+        assert [note for note in finished.notes if "wtc task widen" in note] == \
+            [f"the lead's one widen for the uses above: {command}"]
         updated = coordinator.update_task("r7", "rename-parse")
-        assert updated.exit_code == 1 and updated.notes == [outside]
-        assert f"  note: {outside}" in task_updated(updated).splitlines()
+        alone = outside.replace("(the command below)", f"({command})")   # the update's one note says it inline
+        assert updated.exit_code == 1 and updated.notes == [alone]
+        assert f"  note: {alone}" in task_updated(updated).splitlines()
         # The way out it names works: the alias, and the finish merges.
         write(Path(updated.worktree), {"pkg/util.py": UTIL.replace("def parse(", "def split_words(")
                                        + "\n\nparse = split_words\n"})
@@ -443,3 +448,30 @@ def test_a_new_call_through_a_crates_name_of_a_function_another_task_renamed_is_
         assert second.state == "conflict", second
         [conflict] = second.to_json()["conflicts"]
         assert (conflict["kind"], conflict["path"], conflict["semantic"]["name"]) == ("semantic", "app/src/lib.rs", "parse_size")
+
+
+def test_uses_outside_the_boundary_in_two_files_give_the_widen_command_once(repo: Path) -> None:
+    """Two other tasks wrote new calls of the old name, in two files: the notes repeated the whole
+    `wtc task widen` command on each use's line. Each use gets its line and the way to keep the name;
+    the one widen, owning both files, is said once."""
+    with Coordinator(repo) as coordinator:
+        coordinator.start_run("r8")
+        remover = Path(coordinator.start_task("r8", "rename-parse", ["pkg/util.py"]).worktree)
+        user = Path(coordinator.start_task("r8", "use-parse", ["pkg/app.py"]).worktree)
+        other = Path(coordinator.start_task("r8", "use-parse-too", ["pkg/cli.py"]).worktree)
+        write(user, {"pkg/app.py": APP.replace("import render", "import parse, render")
+                     .replace("return render(items)", "return render(parse(items))")})
+        write(other, {"pkg/cli.py": "from pkg.util import parse\n\n\ndef run(text):\n    return parse(text)\n"})
+        assert coordinator.finish_task("r8", "use-parse").state == "merged"
+        assert coordinator.finish_task("r8", "use-parse-too").state == "merged"
+        write(remover, {"pkg/util.py": UTIL.replace("def parse(", "def split_words(")})
+        finished = coordinator.finish_task("r8", "rename-parse")
+        assert finished.state == "conflict"
+        outside = [note for note in finished.notes if "outside this task's boundary" in note or "wtc task widen" in note]
+        assert outside == [
+            "pkg/app.py:5 is outside this task's boundary (use-parse wrote the use): keep parse too (an alias of "
+            "split_words), or the lead widens the task (the command below) and it updates the use",
+            "pkg/cli.py:5 is outside this task's boundary (use-parse-too wrote the use): keep parse too (an alias of "
+            "split_words), or the lead widens the task (the command below) and it updates the use",
+            "the lead's one widen for the uses above: `wtc task widen rename-parse --run r8 --own '/pkg/app.py' "
+            "--own '/pkg/cli.py' --why '...'`"], "\n".join(finished.notes)

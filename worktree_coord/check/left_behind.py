@@ -23,12 +23,13 @@ defined elsewhere) decide what counts as a use. At most MAX_FILES files are read
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import Any, Callable, Iterable
 
 from ..boundary.globs import matches
 from ..frozen import value_class
 from ..gitrepo.repository import Change, GitRepo
-from ..merge.lines.linediff import touched_lines
+from ..merge.lines.linediff import added_lines, touched_lines
 from ..merge.result import SemanticFinding
 from ..merge.checks.semantic import find_broken_names, semantic_profile, use_word
 from ..merge.checks.symbols import extract
@@ -129,7 +130,7 @@ def grouped_notes(found: Iterable[LeftBehind], task: str, run: str, limit: int) 
             notes.append(_note_writer(items[0])(shown, len(files) - len(shown_files), task, run))
     if skipped:
         notes.append(f"and {skipped} more uses, outside this task's changes, of names it removed or renamed")
-    return notes
+    return widen_once(notes, task, run)
 
 
 def _note_writer(item: LeftBehind) -> Callable[[list[LeftBehind], int, str, str], str]:
@@ -143,11 +144,10 @@ def _module_note(items: list[LeftBehind], more: int, task: str, run: str) -> str
     where = ", ".join(f"{item.use_path}:{item.lines}" for item in items)
     more_files = f" and {more} more file{'s' if more > 1 else ''}" if more else ""
     those = "that file is" if len(items) == 1 and not more else "those files are"
-    owns = " ".join(f"--own '/{item.use_path}'" for item in items)
     return (f"{where}{more_files} still import{'s' if len(items) == 1 and not more else ''} {first.name}, the file "
             f"{first.definition_path}, which this task deleted; {those} outside the task's changes, so the landed tree "
             f"would not load it: {first.keep}, or the lead widens the task "
-            f"(`wtc task widen {task} --run {run} {owns} --why '...'`) and it updates the imports")
+            f"({widen_command(task, run, [item.use_path for item in items])}) and it updates the imports")
 
 
 def _renamed_note(items: list[LeftBehind], more: int, task: str, run: str) -> str:
@@ -161,14 +161,13 @@ def _renamed_note(items: list[LeftBehind], more: int, task: str, run: str) -> st
             f"{first.use_path} (lines {first.lines}: {len(first.use_lines)} uses)"
         return (f"{where} still uses {first.name}, which this task {first.what_happened}; {first.use_path} is "
                 f"outside the task's changes, so the landed tree would not resolve it: {keep}, or the lead widens the task "
-                f"(`wtc task widen {task} --run {run} --own '/{first.use_path}' --why '...'`) and it updates the use")
+                f"({widen_command(task, run, [first.use_path])}) and it updates the use")
     where = ", ".join(f"{item.use_path}:{item.use_lines[0]}" if len(item.use_lines) == 1
                       else f"{item.use_path} (lines {item.lines})" for item in items)
     more_files = f" and {more} more file{'s' if more > 1 else ''}" if more else ""
-    owns = " ".join(f"--own '/{item.use_path}'" for item in items)
     return (f"{where}{more_files} still use {first.name}, which this task {first.what_happened}; those files are "
             f"outside the task's changes, so the landed tree would not resolve them: {keep}, or the lead widens the task "
-            f"(`wtc task widen {task} --run {run} {owns} --why '...'`) and it updates the uses")
+            f"({widen_command(task, run, [item.use_path for item in items])}) and it updates the uses")
 
 
 def _moved_note(items: list[LeftBehind], more: int, task: str, run: str) -> str:
@@ -181,12 +180,45 @@ def _moved_note(items: list[LeftBehind], more: int, task: str, run: str) -> str:
     where = ", ".join(f"{path}:{min(found)}" if len(found) == 1 else f"{path} (lines {', '.join(map(str, sorted(found)[:8]))})"
                       for path, found in lines.items())
     names = ", ".join(dict.fromkeys(item.name for item in items))
-    owns = " ".join(f"--own '/{path}'" for path in lines)
     those = "that file is" if len(lines) == 1 else "those files are"
     return (f"{where} still use{'s' if len(lines) == 1 else ''} {names} from {first.definition_path}, which this task "
             f"moved to {first.moved_to}; {those} outside the task's changes, so the landed tree would not resolve "
-            f"them: keep a re-export at the old path, or the lead widens the task (`wtc task widen {task} --run {run} "
-            f"{owns} --why '...'`) and it updates the imports")
+            f"them: keep a re-export at the old path, or the lead widens the task "
+            f"({widen_command(task, run, list(lines))}) and it updates the imports")
+
+
+def widen_command(task: str, run: str, paths: Iterable[str]) -> str:
+    """The lead's command that gives the task the files `paths` (repo-relative), as the notes quote it."""
+    owns = " ".join(f"--own '/{path}'" for path in dict.fromkeys(paths))
+    return f"`wtc task widen {task} --run {run} {owns} --why '...'`"
+
+
+WIDEN_ONCE = "the lead's one widen for the uses above: "
+
+
+def widen_once(notes: list[str], task: str, run: str) -> list[str]:
+    """The notes with the task's widen command said once: where several notes each quote one (a use
+    per file, a name per note, the semantic and the left-behind notes of one merge), each says "the
+    command below" instead, and one note after the last of them quotes one command owning every file
+    they named. An agent (and the lead) read one command per task, not one per use line."""
+    command = re.compile(r"`wtc task widen " + re.escape(task) + " --run " + re.escape(run)
+                         + r"((?: --own '[^']*')+) --why '\.\.\.'`")
+    if sum(len(command.findall(note)) for note in notes) <= 1:
+        return notes
+    paths: list[str] = []
+    out: list[str] = []
+    last = 0
+    for note in notes:
+        found = list(command.finditer(note))
+        for match in found:
+            paths += [p.lstrip("/") for p in re.findall(r"--own '([^']*)'", match.group(1))]
+        if note.startswith(WIDEN_ONCE):
+            continue       # an earlier pass's: its files join this one's
+        out.append(re.sub(r"\(" + command.pattern + r"\)", "(the command below)", note))
+        if found:
+            last = len(out)
+    out.insert(last, WIDEN_ONCE + widen_command(task, run, paths))
+    return out
 
 
 def uses_outside_boundary(task: str, run: str, own: Iterable[str], findings: Iterable[dict]) -> list[str]:
@@ -218,8 +250,8 @@ def uses_outside_boundary(task: str, run: str, own: Iterable[str], findings: Ite
             kept = f"keep {name} as the base had it"
         notes.append(f"{path}:{finding.get('use_line')} is outside this task's boundary ({writer} wrote the use): "
                      f"{kept}, or the lead widens the task "
-                     f"(`wtc task widen {task} --run {run} --own '/{path}' --why '...'`) and it updates the use")
-    return list(dict.fromkeys(notes))
+                     f"({widen_command(task, run, [path])}) and it updates the use")
+    return widen_once(list(dict.fromkeys(notes)), task, run)
 
 
 def _removed_names(profile_path: str, before: bytes, after: bytes | None) -> set[str]:
@@ -293,10 +325,36 @@ def uses_left_behind(changes: Iterable[Change], read_blob: Callable[[str], bytes
     for finding in found:
         grouped.setdefault((finding.use_path, finding.name), []).append(finding)
     moved = moved_files(changes, read_blob, {uses[0].definition_path for uses in grouped.values()})
+    went = moved_names(changes, read_blob, {(uses[0].definition_path, name) for (_, name), uses in grouped.items()
+                                            if uses[0].definition_path not in moved and uses[0].kind != "module"})
     return [LeftBehind(path, tuple(f.use_line for f in uses), name, uses[0].definition_path, uses[0].replacement or "",
-                       moved.get(uses[0].definition_path, ""),
+                       moved.get(uses[0].definition_path) or went.get((uses[0].definition_path, name), ""),
                        uses[0].kind if uses[0].kind in ("module", "export") else "")
             for (path, name), uses in grouped.items()]
+
+
+def moved_names(changes: list[Change], read_blob: Callable[[str], bytes],
+                wanted: set[tuple[str, str]]) -> dict[tuple[str, str], str]:
+    """Where the task moved single names whose file stays: for each (file, name) in `wanted`, the one
+    other file of the same kind, added or changed by the task, that newly defines `name` (its base
+    version did not). Found on a report: a function moved to a new file while its old file kept
+    the rest had no `moved_to`, and the advice was an alias, as for a rename."""
+    if not wanted:
+        return {}
+    changed = [c for c in changes if c.new_oid is not None and semantic_profile(c.path) is not None][:MAX_FILES]
+    new_names: dict[str, set[str]] = {}
+    for change in changed:
+        after = _definitions(change.path, read_blob(change.new_oid)) or set()
+        before = (_definitions(change.path, read_blob(change.old_oid)) or set()) if change.old_oid else set()
+        new_names[change.path] = {name for container, name in after - before if not container}
+    out: dict[tuple[str, str], str] = {}
+    for path, name in wanted:
+        suffix = path.rsplit(".", 1)[-1]
+        places = [other for other, names in new_names.items()
+                  if other != path and other.endswith("." + suffix) and name in names]
+        if len(places) == 1:
+            out[(path, name)] = places[0]
+    return out
 
 
 def moved_files(changes: list[Change], read_blob: Callable[[str], bytes], deleted: set[str]) -> dict[str, str]:
@@ -470,12 +528,38 @@ def left_behind_at_merge(git: GitRepo, base: str, task_commit: str, merged: str,
     changed and left is counted too (its own file no longer resolves). A task that changed more
     files than the lookup reads (MAX_CHANGED) is not looked at: a merge must not cost the
     repository's size; `wtc report` and `land` read the whole run."""
+    changes = git.changes(base, task_commit)
     try:
-        found = _broken_uses(git.changes(base, task_commit), git.read_blob, base, _mentioning_from_tables(git, base),
+        found = _broken_uses(changes, git.read_blob, base, _mentioning_from_tables(git, base),
                              git.file_at, at=merged, folders_at=git.folders_at)
     except LookupTooLarge:
         return []
-    return [dataclasses.replace(f, removed_by=task, used_by="", problem="left_behind") for f in found]
+    own = _lines_written(changes, git.read_blob, {f.use_path for f in found})
+    # A use on a line the task wrote itself (in a file it changed, or moved and changed) is the
+    # task's own: `used_by` names it, and the message says so instead of "no task changed that use".
+    return [dataclasses.replace(f, removed_by=task, problem="left_behind",
+                                used_by=task if f.use.strip() and f.use.strip() in own.get(f.use_path, ()) else "")
+            for f in found]
+
+
+def _lines_written(changes: list[Change], read_blob: Callable[[str], bytes], paths: set[str]) -> dict[str, set[str]]:
+    """For each of `paths` the task changed, the text (stripped) of the lines its change wrote: against
+    the file's base version, a moved file's against the file it was moved from (its other lines
+    moved as they were), a new file's all of them."""
+    wanted = [c for c in changes if c.path in paths and c.new_oid is not None]
+    if not wanted:
+        return {}
+    moved_from = {new: old for old, new in moved_files(
+        changes, read_blob, {c.path for c in changes if c.new_oid is None}).items()}
+    deleted = {c.path: c.old_oid for c in changes if c.new_oid is None}
+    out: dict[str, set[str]] = {}
+    for change in wanted:
+        new = read_blob(change.new_oid)
+        source = change.old_oid or deleted.get(moved_from.get(change.path, ""))
+        old = read_blob(source) if source else b""
+        lines = new.decode("utf-8", "replace").splitlines()
+        out[change.path] = {lines[n - 1].strip() for n in added_lines(old, new) if 0 < n <= len(lines)}
+    return out
 
 
 def _mentioning_from_tables(git: GitRepo, base: str) -> Callable[[str, list[str]], list[str]]:

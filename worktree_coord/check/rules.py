@@ -89,6 +89,13 @@ RULES: dict[str, RuleInfo] = {r.id: r for r in (
     _rule("reserved_invalid", "Reserved file does not parse", Category.RESERVED, Severity.ERROR, EXIT_BOUNDARY,
           "The branch leaves a reserved manifest that does not parse strictly, so no intent can be derived from it.",
           "Fix the file's syntax."),
+    _rule("disjoint_workspace_range", "Range no version shares with another member's", Category.RESERVED,
+          Severity.ERROR, EXIT_BOUNDARY, "The branch gives a workspace member a range of a package that no "
+          "version shares with the range another member under the same lock declares on the integration branch, "
+          "where the package manager locks one version per package for the whole workspace (uv); `wtc task "
+          "finish` refuses it, since the relock could not meet both.",
+          "Choose a range the other member's also accepts, or change that member in the same task after "
+          "bringing the integration branch in (`wtc task update`)."),
     _rule("manifest_changed", "Boundary manifest changed", Category.BOUNDARY, Severity.WARNING, EXIT_OK,
           "The branch changes the committed boundary manifest that this check read its boundary from.",
           "Have a reviewer confirm the new boundary: a branch should not widen its own boundary unseen."),

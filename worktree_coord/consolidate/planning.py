@@ -11,7 +11,7 @@ Invariants:
   overlaps write the conjunction when the syntax has one (with a warning); disjoint ranges,
   undecidable ranges, add vs remove, different sources or attributes, one package in two
   exclusive groups, one crate under two names, and a stale base value are conflicts;
-- in a single-version workspace (uv) a planned range must also meet, or be rejected naming the
+- in a single-version workspace (uv; version_rules.py) a planned range must also meet, or be rejected naming the
   manifest, every range of that package in the other changes and in the members' current manifests;
 - an intent whose target value is already in the current manifest is satisfied, not re-applied
   (this makes a second consolidation a no-op).
@@ -31,6 +31,7 @@ from worktree_coord.consolidate import settings
 from worktree_coord.consolidate.intent import REMOVING_OPS, DepValue, Ecosystem, Intent, Op
 from worktree_coord.consolidate.manifests import ManifestModel, encode_value, read_manifest
 from worktree_coord.consolidate.specs import Relation, compare, conjunction, same_spec
+from worktree_coord.consolidate.version_rules import VERSIONS, ranges_must_meet
 
 from ..frozen import value_class
 
@@ -429,10 +430,11 @@ def _group_collisions(changes: dict[tuple[str, ...], Change], models: _Models,
 
 # Ecosystems that resolve one version per package for the whole workspace: every member (and every
 # group of every member) gets the same version, so disjoint ranges anywhere in the workspace cannot
-# both hold. Cargo is not here: incompatible majors coexist in one Cargo.lock, and members that
-# inherit `x.workspace = true` all read the one `[workspace.dependencies]` key, which the fold
-# above already guards (two intents on that key are compared like any other key).
-SINGLE_VERSION = (Ecosystem.UV,)
+# both hold. The package manager's rule, read from its entry in version_rules.py. Cargo is not
+# among them: incompatible majors coexist in one Cargo.lock, and members that inherit
+# `x.workspace = true` all read the one `[workspace.dependencies]` key, which the fold above
+# already guards (two intents on that key are compared like any other key).
+SINGLE_VERSION = tuple(eco for eco in VERSIONS if ranges_must_meet(eco))
 
 # A uv source that still comes from a package index; any other source (workspace, path, git, url)
 # pins the package outside version ranges, so a range there says nothing about the registry one.
@@ -478,7 +480,9 @@ def _spec_relation(eco: Ecosystem, a: str, b: str) -> ConflictKind | None:
     return None
 
 
-def _ranged(value: Intent | DepValue) -> bool:
+def ranged(value: Intent | DepValue) -> bool:
+    """Whether a requirement is a plain registry range (no markers, no path/git/workspace source):
+    the kind whose overlap with another range the single-version checks decide."""
     return bool(value.spec) and not value.markers and _registry(value.source)
 
 
@@ -489,14 +493,14 @@ def _single_version(changes: dict[tuple[str, ...], Change], conflicts: list[Inte
     by_name: dict[tuple[str, str, str], list[Change]] = defaultdict(list)
     for change in changes.values():
         i = change.intent
-        if i.ecosystem in SINGLE_VERSION and i.op in (Op.ADD_DEP, Op.SET_SPEC) and _ranged(i):
+        if i.ecosystem in SINGLE_VERSION and i.op in (Op.ADD_DEP, Op.SET_SPEC) and ranged(i):
             by_name[(i.ecosystem.value, i.root, i.name)].append(change)
     # Keys the plan rewrites or removes: their current value will not be in the workspace any more.
     replaced = {(c.intent.manifest, c.intent.group, c.intent.name) for c in changes.values()}
     rejected: set[tuple[str, ...]] = set()
     for (eco_value, root, name), group in sorted(by_name.items()):
         eco = Ecosystem(eco_value)
-        where = f"the uv workspace at {root or '.'} resolves one version for all members"
+        where = f"the {eco.value} workspace at {root or '.'} resolves one version for all members"
         for index, a in enumerate(group):
             for b in group[index + 1:]:
                 kind = _spec_relation(eco, a.intent.spec or "", b.intent.spec or "")
@@ -523,7 +527,7 @@ def _single_version(changes: dict[tuple[str, ...], Change], conflicts: list[Inte
                 if model is None:
                     continue
                 for (dep_group, dep_name), value in sorted(model.deps.items()):
-                    if dep_name != name or (manifest, dep_group, dep_name) in replaced or not _ranged(value):
+                    if dep_name != name or (manifest, dep_group, dep_name) in replaced or not ranged(value):
                         continue
                     kind = _spec_relation(eco, i.spec or "", value.spec or "")
                     if kind is None:

@@ -4,7 +4,9 @@ Stage: output of `consolidate_root` / `consolidate`. Invariants: frozen values w
 `files_changed` lists exactly the files whose bytes differ from before the run (the caller commits
 them together, or none of them); a root that is not APPLIED changed no file. A root whose relock
 could not run may give two results: its lock-neutral settings applied (`intent_ids` naming them),
-then the rest in the failed state (`intent_ids` naming those).
+then the rest in the failed state (`intent_ids` naming those). A root that does not relock for
+changes its tool's output names gives the intents of the tasks that made them FAILED and the other
+tasks' intents WAITING (each result's `intent_ids` naming its own).
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ class RootState(str, enum.Enum):
     NEEDS_NETWORK = "needs_network"  # an offline relock missed the cache; files restored byte for byte
     CONFLICT = "conflict"            # every change was rejected by conflicts; nothing written
     FAILED = "failed"                # refused or failed verification; files restored byte for byte
+    WAITING = "waiting"              # the root does not relock for other tasks' changes the failure names;
+                                     # these intents stay pending; files restored byte for byte
 
 
 @value_class

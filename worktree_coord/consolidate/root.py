@@ -142,16 +142,40 @@ def _relock(adapter: ToolAdapter, offline: bool, reporter: Reporter) -> tuple[To
 RETRY_ONLINE = "then consolidate again with --online --retry-failed"
 
 
-def _base_failure(root: str, intents: list[Intent], run: ToolRun) -> dict[str, str]:
+def _blamed_manifests(adapter: ToolAdapter, workspace: Workspace, run: ToolRun) -> set[str] | None:
+    """The member manifests whose projects the failed relock's output names as its cause (the
+    adapter reads its tool's words); None when it names none of the workspace's projects."""
+    names = adapter.blamed_projects(run.stderr)
+    if not names:
+        return None
+    manifest = MANIFEST_OF[workspace.ecosystem]
+    found = {join(folder, manifest) for name, folder in workspace.members.items() if name in names}
+    return found or None
+
+
+def _base_failure(root: str, intents: list[Intent], run: ToolRun,
+                  blamed: set[str] | None = None) -> dict[str, Any]:
     """The error when the root does not relock with no intent applied. A member manifest is not
     reserved: tasks' edits to it are merged on the integration branch (a `relock` intent records
     each), so the manifests that fail may be theirs, not the pinned commit's; naming them sends the
-    lead to the right file instead of to "the base"."""
+    lead to the right file instead of to "the base". When the tool's output names the members at
+    fault (`blamed`), only their manifests are named, and `manifests` lists them so that the intents
+    of the tasks that did not change them can wait instead of failing (`_waiting_apart`)."""
     merged = sorted({(i.manifest, i.task) for i in intents if i.op == Op.RELOCK and i.manifest and i.task})
+    named = [(manifest, task) for manifest, task in merged if manifest in (blamed or ())]
+    merged = named or merged
     where = root or "."
     crashed = cannot_run(run.stderr)
     if crashed is not None:
         return _cannot_run_error(run, crashed)   # the tool died of its own error, with or without intents
+    if blamed and not named:
+        # The manifests at fault are none of these intents' (their tasks' intents ended failed at an
+        # earlier consolidation, or the pin holds them): these wait for them (`_waiting_apart`).
+        return {"kind": "base_does_not_relock", "manifests": sorted(blamed),
+                "message": f"{where} does not relock with {', '.join(sorted(blamed))} as the integration branch "
+                           f"holds them, before any intent is applied: {run.stderr.strip()[-2000:]}",
+                "fix": f"correct {', '.join(sorted(blamed))} with a new task that owns it (first `wtc task update "
+                       "TASK --run RUN` to bring the integration tip into its worktree), then consolidate again"}
     if not merged:
         return {"kind": "base_does_not_relock",
                 "message": f"the base of {where} does not relock: {run.stderr.strip()[-2000:]}",
@@ -162,6 +186,7 @@ def _base_failure(root: str, intents: list[Intent], run: ToolRun) -> dict[str, s
     changed = "; ".join(f"{manifest} by task{'s' if len(tasks) > 1 else ''} {', '.join(tasks)}"
                         for manifest, tasks in sorted(by_manifest.items()))
     return {"kind": "base_does_not_relock",
+            **({"manifests": sorted(blamed or ())} if named else {}),
             # (no ": " before the tool's output: summaries keep the head whole and shorten the rest)
             "message": f"{where} does not relock with the member manifests tasks changed on the integration branch, "
                        f"before any intent is applied ({changed}): {run.stderr.strip()[-2000:]}",
@@ -283,7 +308,8 @@ def consolidate_root(
                 return restore_and(ended[0], error=ended[1])
             index = _bisect(adapter, snapshot, ordered, offline, reporter)
             if index is None:
-                return restore_and(RootState.FAILED, error=_base_failure(root, intents, run))
+                return restore_and(RootState.FAILED,
+                                   error=_base_failure(root, intents, run, _blamed_manifests(adapter, workspace, run)))
             culprits.append(Culprit(ordered[index], "relock fails once this change is applied", run.stderr))
             ordered = ordered[:index] + ordered[index + 1:]
             continue
@@ -416,6 +442,35 @@ def _settings_apart(workdir: Path, root: str, eco: Ecosystem | str, intents: lis
             dataclasses.replace(done, intent_ids=rest_ids, error=error or None)]
 
 
+def _waiting_apart(intents: list[Intent], done: RootResult) -> list[RootResult]:
+    """When the root does not relock and the tool's output names the member manifests at fault, only
+    the intents of the tasks that changed those manifests fail; every other task's intents (an
+    innocent `add_member`, its own relock) cannot be applied while the root does not relock, and wait
+    (WAITING: they stay pending, saying why) instead of failing with them. Otherwise `[done]`."""
+    error = done.error or {}
+    blamed = error.get("manifests")
+    if done.state is not RootState.FAILED or error.get("kind") != "base_does_not_relock" or not blamed:
+        return [done]
+    ids = set(done.intent_ids) if done.intent_ids is not None else {i.intent_id for i in intents}
+    mine = [i for i in intents if i.intent_id in ids]
+    at_fault = {i.task for i in mine if i.op == Op.RELOCK and i.manifest in blamed}
+    failing = tuple(i.intent_id for i in mine if i.task in at_fault)
+    innocent = tuple(i.intent_id for i in mine if i.task not in at_fault)
+    if not innocent:
+        return [done]
+    tasks_of = {m: sorted({i.task for i in mine if i.op == Op.RELOCK and i.manifest == m}) for m in blamed}
+    suspects = " or ".join(f"{m} ({'task' if len(t) == 1 else 'tasks'} {', '.join(t)})" if t else m
+                           for m, t in sorted(tasks_of.items()))
+    where = done.root or "."
+    reason = (f"{where} does not relock until {suspects} is corrected; the relock's failure does not name this "
+              f"task's changes, which apply once it relocks")
+    waiting = RootResult(done.ecosystem, done.root, RootState.WAITING, intent_ids=innocent, tool_runs=done.tool_runs,
+                         error={"kind": "waiting", "message": reason,
+                                "fix": "correct the named manifests (their failure says how), then consolidate again: "
+                                       "these intents are taken up with it"})
+    return [dataclasses.replace(done, intent_ids=failing), waiting] if failing else [waiting]
+
+
 def consolidate(
     workdir: Path,
     intents: Iterable[Intent],
@@ -449,8 +504,10 @@ def consolidate(
                 done = RootResult(eco, root, RootState.FAILED, error=exc.to_json())
             if (eco, root) in moved and done.intent_ids is None:   # its caller matches intents by their own root
                 done = dataclasses.replace(done, intent_ids=tuple(i.intent_id for i in by_root[(eco, root)]))
-            results += _settings_apart(workdir, root, eco, by_root[(eco, root)], done, offline=offline,
-                                       config=config, env=env, reporter=reporter)
+            waiting = _waiting_apart(by_root[(eco, root)], done)
+            results += waiting if waiting != [done] else _settings_apart(
+                workdir, root, eco, by_root[(eco, root)], done, offline=offline, config=config, env=env,
+                reporter=reporter)
             done = results[-1]
             out.update(state=done.state.value, files=list(done.files_changed), applied=len(done.applied),
                        conflicts=len(done.conflicts), culprits=len(done.culprits))

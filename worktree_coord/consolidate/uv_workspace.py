@@ -5,7 +5,8 @@ task's base tree) and consolidation (where that relock runs, read from its scrat
 one answer, so every face names the root that is actually relocked. Input: a reader of repo-relative
 files and the project's folder. Output: the folder whose `uv lock` writes the lockfile covering it.
 Invariant: reads only `pyproject.toml` files above the project (no listing, no tool run); kept out of
-root.py so the finish does not load consolidation's machinery to ask it.
+root.py so the finish does not load consolidation's machinery to ask it. `uv_member_manifests`
+answers the finish's other question, which manifests that lock covers, over a lister of folders.
 """
 
 from __future__ import annotations
@@ -48,6 +49,38 @@ def uv_lock_root(read: Reader, root: str) -> str:
         if member_globs.names(globs, posixpath.relpath(root, probe or ".")):
             return probe
     return root
+
+
+def _workspace_table(read: Reader, root: str) -> dict | None:
+    """The `[tool.uv.workspace]` table of the pyproject.toml at `root`; None: none there."""
+    data = read(posixpath.join(root, "pyproject.toml") if root else "pyproject.toml")
+    if not data or b"workspace" not in data:
+        return None
+    try:
+        document = tomllib.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return None   # a manifest uv cannot read locks nothing
+    workspace = ((document.get("tool") or {}).get("uv") or {}).get("workspace")
+    return workspace if isinstance(workspace, dict) else None
+
+
+def uv_member_manifests(read: Reader, subfolders: member_globs.Subfolders, root: str) -> list[str]:
+    """The repo-relative pyproject.toml of every project the uv.lock at `root` covers: the root's own
+    and each workspace member's that exists (`subfolders` lists a folder's subfolders, relative to
+    the repository; raises `member_globs.Unsure` past its listing budget)."""
+    manifests = [posixpath.join(root, "pyproject.toml") if root else "pyproject.toml"]
+    workspace = _workspace_table(read, root)
+    if workspace is None:
+        return manifests
+    globs = [normalize_member(str(m)) for m in workspace.get("members") or []]
+    globs += ["!" + normalize_member(str(e)) for e in workspace.get("exclude") or []]
+    prefix = f"{root}/" if root else ""
+    below = lambda folder: subfolders(prefix + folder if folder else root)   # noqa: E731 (a lister of root's folders)
+    for folder in sorted(member_globs.expand(globs, below, budget=2000)):
+        manifest = f"{prefix}{folder}/pyproject.toml" if folder else manifests[0]
+        if manifest not in manifests and read(manifest) is not None:
+            manifests.append(manifest)
+    return manifests
 
 
 def disk_reader(workdir: Path) -> Reader:

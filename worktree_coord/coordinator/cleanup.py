@@ -39,6 +39,10 @@ The rules, each applied per folder at the moment of removal:
   (forecast_column.prune), and the merge check's index (`<git common dir>/wtc/merge-index/`) the
   tips and the pins' word indexes no open run merges with any more (`_prune_merge_index`).
 
+In a repository wtc never ran in (no store, no wtc folder, no worktree folder) gc has nothing to
+collect and returns at once, leaving the repository byte for byte: it opens no store, which would
+create one and set the repository up.
+
 gc never snapshots: the only snapshot is `task abandon`'s, of a live task under its lease
 (`CoordinatorBase._snapshot`). `GcReport.snapshots` stays in the result for callers that read it,
 and is always empty.
@@ -77,10 +81,14 @@ class CleanupOperations(CoordinatorBase):
         idempotency records; delete branches of empty tasks. Safe beside running agents: each
         folder is judged under its task's lease from a fresh read, and a folder whose task is live
         or busy is left alone. Never commits anything (see the module docstring for the rules)."""
+        root = self.worktree_root()
+        if not self._has_store() and not self.git.wtc_dir.exists() and not _children(root):
+            # wtc never ran here: nothing of its own to collect, and opening the store would create
+            # it and set the repository up (its config, its excludes) to say so.
+            return GcReport(dry_run=dry_run)
         removed: list[str] = []
         tombstones: list[str] = []
         kept: list[dict[str, str]] = []
-        root = self.worktree_root()
         folders: list[tuple[str, str, Path]] = []
         for task in self.store.list_tasks():
             # (a worktree another clone of a remote run registered is that clone's to collect)

@@ -345,6 +345,10 @@ def _record_intents(store: Store, run_id: str, root: RootResult, commit: str | N
     if root.state is RootState.FAILED:
         mark(all_ids, "failed", where | {"error": root.error})
         return
+    if root.state is RootState.WAITING:
+        # Not failed: another task's change keeps the root from relocking; they apply once it does.
+        mark(all_ids, "pending", where | {"reason": (root.error or {}).get("message", "")})
+        return
     mark([i.intent_id for c in root.applied for i in c.sources], "applied", where, commit)
     # Relock requests and intents already true on integration: satisfied by this root's outcome.
     mark(all_ids, "satisfied", where, commit)

@@ -247,19 +247,28 @@ class LandingOperations(CoordinatorBase):
         """Every path that differs between `land_from` (the target's tip, or the pin) and the
         integration tip, with the origins of its change: each commit on integration's first-parent
         line that touched it is a task merge, a consolidation root, a sync, or (someone committed
-        to the branch by hand) another commit."""
+        to the branch by hand) another commit. Measured against the target, a sync that brought
+        the target's own commits changed nothing the diff shows: it is named for a path only when
+        nothing else on the line changed it (its merge made that content itself)."""
         if land_from == tip:
             return []
         by_commit = {t.result["merge"]["merge_commit"]: t.task_id for t in task_records
                      if (t.result.get("merge") or {}).get("merge_commit")}
         touched: dict[str, list[dict[str, Any]]] = {}
+        from_target: set[str] = set()   # syncs whose source the target already holds
         for commit, parent, message in self.git.first_parent_line(tip, run.base):
             origin = _origin(commit, message, by_commit)
+            if origin["kind"] == "sync" and land_from != run.base:
+                source = self.git.parents(commit)[1:]
+                if source and self.git.is_ancestor(source[0], land_from):
+                    from_target.add(commit)
             for change in self.git.changes(parent, commit):
                 touched.setdefault(change.path, []).insert(0, origin)
         files = []
         for change in self.git.changes(land_from, tip):
             origins = touched.get(change.path) or [{"kind": "other", "commit": None}]
+            own = [o for o in origins if o.get("commit") not in from_target]
+            origins = own or origins
             tasks = [o["task"] for o in origins if o["kind"] == "task"]
             files.append({"path": change.path, "status": change.status, "origins": origins,
                           "task": tasks[-1] if tasks else None, "origin": describe_origins(origins)})

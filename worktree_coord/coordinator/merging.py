@@ -284,6 +284,10 @@ class MergeOperations(CoordinatorBase):
         # A finish again after a refusal carries the last one's notes: the same note is said once
         # (the finish's own first, so notes[own_notes:] stays this conflict's).
         notes = notes[:own_notes] + [n for n in dict.fromkeys(notes[own_notes:]) if n not in notes[:own_notes]]
+        if own_notes < len(notes):   # the semantic and the left-behind notes of this merge: one widen command
+            from ..check.left_behind import widen_once
+
+            notes = notes[:own_notes] + widen_once(notes[own_notes:], task.task_id, run.run_id)
         result = TaskFinished.from_json(base_result, state=TaskState.CONFLICT.value, exit_code=1,
                                         conflicts=conflicts, replayed=False, notes=notes)
         self.store.update_task(run.run_id, task.task_id, state=TaskState.CONFLICT,
@@ -301,7 +305,7 @@ class MergeOperations(CoordinatorBase):
         use in a file a live task owns, that task (it may be updating the use right now: let it
         finish first, then finish this task again). Each conflict row gains `owned_by` (the live
         tasks whose boundary owns the use's file)."""
-        from ..check.left_behind import MAX_NOTES, LeftBehind, grouped_notes, moved_files
+        from ..check.left_behind import MAX_NOTES, LeftBehind, grouped_notes, moved_files, moved_names
 
         live = [t for t in self.store.list_tasks(run.run_id, [TaskState.STARTED, TaskState.REJECTED,
                                                              TaskState.CONFLICT, TaskState.FINISHED])
@@ -319,11 +323,16 @@ class MergeOperations(CoordinatorBase):
         # A file the task moved (its definitions went to a file it added) is advised as moved: the
         # old path keeps a re-export, rather than each name an alias.
         since, head = task.result.get("since"), task.head
-        moved = moved_files(self.git.changes(since, head), self.git.read_blob,
-                            {row["definition_path"] for row in rows.values()}) if since and head else {}
+        task_changes = self.git.changes(since, head) if since and head else []
+        moved = moved_files(task_changes, self.git.read_blob, {row["definition_path"] for row in rows.values()})
+        # (a name moved alone, its file staying, is advised as moved too)
+        went = moved_names(task_changes, self.git.read_blob,
+                           {(row["definition_path"], name) for (_, name), row in rows.items()
+                            if row["definition_path"] not in moved and row.get("kind") != "module"})
         found = [LeftBehind(path, tuple(sorted(lines)), name, rows[(path, name)]["definition_path"],
                             rows[(path, name)].get("replacement", ""),
-                            moved.get(rows[(path, name)]["definition_path"], ""),
+                            moved.get(rows[(path, name)]["definition_path"])
+                            or went.get((rows[(path, name)]["definition_path"], name), ""),
                             kind if (kind := rows[(path, name)].get("kind")) in ("module", "export") else "")
                  for (path, name), lines in uses.items()]
         notes = [note if note.startswith("and ") else note + ", then finish again"

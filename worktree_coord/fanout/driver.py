@@ -123,6 +123,7 @@ class TaskDriver:
         self.worktree: str | None = None
         self.ledger = ledgers.read_ledger(self.c.store, self.run, self.name)
         self.ledger.attempts = self.attempts
+        self._told_end: float | None = None    # the seconds of the agent run whose end was told, until recorded
 
     # ---- the pipeline -------------------------------------------------------------------------
     def drive(self) -> TaskOutcome:
@@ -284,6 +285,8 @@ class TaskDriver:
                                           status_file=files.status, pid_file=files.pid)
                     result = self._wait(process, self.ledger.agent["started_at"] + timeout)
                 out.update(exit_code=result[0].exit_code if result else None, timed_out=bool(result and result[1]))
+            if result is not None:
+                self._tell_end(result)
             if result is None:
                 self.ledger.agent["state"] = "interrupted"
                 self._save()
@@ -316,7 +319,10 @@ class TaskDriver:
             self._phase("running" if agent["attempt"] == 1 else "repairing")
             self.context.emit("agent.adopted", task=self.name, attempt=agent["attempt"], pid=process.pid,
                               log=agent["log"])
-            return self._wait(process, agent["started_at"] + float(agent.get("timeout") or self._timeout()))
+            result = self._wait(process, agent["started_at"] + float(agent.get("timeout") or self._timeout()))
+            if result is not None:
+                self._tell_end(result)
+            return result
         finally:
             self._release_slot()
 
@@ -343,16 +349,29 @@ class TaskDriver:
                 return Ended(None), True
             self.context.stopping.wait(POLL_SECONDS)
 
+    def _tell_end(self, result: tuple[Ended, bool]) -> float:
+        """Tell the agent run's end (`agent.end`) once, and return its length in seconds. Called while
+        the task still holds its agent slot, so the end is told before the release moves the task to
+        finishing (a view read "finishing", then "agent exited 0"); the ledger records it after, as
+        before (`_agent_ended`)."""
+        if self._told_end is None:
+            ended, timed_out = result
+            agent = self.ledger.agent or {}
+            seconds = round(time.time() - float(agent.get("started_at", time.time())), 2)
+            self.context.emit("agent.end", task=self.name, attempt=agent.get("attempt"), exit_code=ended.exit_code,
+                              seconds=seconds, timed_out=timed_out)
+            self._told_end = seconds
+        return self._told_end
+
     def _agent_ended(self, result: tuple[Ended, bool]) -> None:
         ended, timed_out = result
+        seconds = self._tell_end(result)    # (told already when the run ended in its slot)
+        self._told_end = None
         agent = self.ledger.agent or {}
-        seconds = round(time.time() - float(agent.get("started_at", time.time())), 2)
         agent.update(state="ended", exit_code=ended.exit_code, seconds=seconds, timed_out=timed_out)
         self.ledger.agent = agent
         self.ledger.attempts_used += 1
         ledgers.log_agent_run(self.c.store, self.run, self.name, agent)
-        self.context.emit("agent.end", task=self.name, attempt=agent.get("attempt"), exit_code=ended.exit_code,
-                          seconds=seconds, timed_out=timed_out)
         if ended.exit_code == 0 and not timed_out:
             self.ledger.step = FINISH
             self._save()

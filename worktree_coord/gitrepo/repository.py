@@ -837,6 +837,11 @@ class GitRepo:
         walker.hide(pygit2.Oid(hex=old))
         return [str(c.id) for c in walker]
 
+    def parents(self, commit: str) -> list[str]:
+        """A commit's parents, first parent first (a merge's second is what it merged in)."""
+        import pygit2
+        return [str(p) for p in self.repo[pygit2.Oid(hex=commit)].peel(pygit2.Commit).parent_ids]
+
     def first_parent_line(self, tip: str, stop: str) -> list[tuple[str, str, str]]:
         """(commit, first parent, message) for each commit on `tip`'s first-parent line, newest
         first, down to (not including) `stop` or a root commit: a branch's own history, one entry per

@@ -100,9 +100,12 @@ class SemanticFinding:
         if self.problem == "dropped":
             return (f"{self.use_path}:{self.use_line} uses {self.name} ({self.kind} at {where} on the {self.used_by} "
                     f"side), which {self.removed_by} dropped when it resolved an update's conflict markers by hand")
+        # A left-behind use on a line the removing side wrote itself: `used_by` is that side (else "").
+        own = self.problem == "left_behind" and bool(self.used_by)
         if self.problem == "left_behind" and self.kind == "module":
+            changed = f"{self.used_by} changed that import itself" if own else "no task changed that import"
             return (f"{self.use_path}:{self.use_line} imports {self.name}, the file {self.definition_path}, which "
-                    f"{self.removed_by} deleted or moved; no task changed that import and no file answers it now, so "
+                    f"{self.removed_by} deleted or moved; {changed} and no file answers it now, so "
                     "the landed tree would not load it")
         if self.kind == "export":
             # The file still defines the name; it no longer exports it (a module language).
@@ -111,8 +114,10 @@ class SemanticFinding:
         else:
             gone = "removed or renamed" + (f" (to {self.replacement}, it seems)" if self.replacement else "")
         if self.problem == "left_behind":
+            changed = f"{self.used_by} changed that line itself and kept the old name" if own else \
+                "no task changed that use"
             return (f"{self.use_path}:{self.use_line} uses {self.name} ({self.kind} at {where} in the base), which "
-                    f"{self.removed_by} {gone}; no task changed that use, so the landed tree would not resolve it")
+                    f"{self.removed_by} {gone}; {changed}, so the landed tree would not resolve it")
         if self.problem == "duplicate":
             return (f"{where} and {self.use_path}:{self.use_line} both declare {self.name} ({self.kind}): the merge "
                     f"holds it twice in one scope, where {self.removed_by} and {self.used_by} each hold it once")

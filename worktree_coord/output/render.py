@@ -317,7 +317,8 @@ def consolidation_report(result: ConsolidationReport) -> str:
             error = root["error"]
             from ..consolidate.tool_output import summarize_message   # here: render also serves the light `status`
 
-            lines.append(f"      error: {summarize_message(str(error.get('message')))}")
+            label = "waits" if root["state"] == "waiting" else "error"   # waiting: pending, not failed
+            lines.append(f"      {label}: {summarize_message(str(error.get('message')))}")
             if error.get("fix"):
                 lines.append(f"      fix: {error['fix']}")
     if result.skipped:

@@ -465,6 +465,12 @@ class ToolAdapter:
     def locked_versions(self) -> dict[str, set[str]]:
         return {}
 
+    def blamed_projects(self, stderr: str) -> set[str] | None:
+        """The projects (package names, as the manifests spell them) whose requirements a failed
+        relock's output names as the cause; None when the tool's words do not say (every change is
+        then suspect)."""
+        return None
+
     def _classify_common(self, stderr: str) -> FailureKind | None:
         if "command not found" in stderr:
             return FailureKind.TOOL_MISSING

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from packaging.utils import canonicalize_name
 
 from worktree_coord.consolidate.adapters.base import FailureKind, ToolAdapter, ToolConfig, ToolRun
@@ -9,6 +11,14 @@ from worktree_coord.consolidate.edits.pyproject import requirement_text
 from worktree_coord.consolidate.intent import Ecosystem, Intent, Op
 from worktree_coord.consolidate.manifests import read_pyproject
 from worktree_coord.consolidate.textformat import load_toml, plain
+
+
+# uv's resolver explains a failure as a derivation: "Because lib-a depends on packaging>=24 and lib-b
+# depends on packaging==19.0, we can conclude that lib-a and lib-b are incompatible." The subject of
+# each "depends on" is a project (a member, `lib-a==0.1.0`, `lib-a[extra]` or `lib-a:dev`) or a
+# package; only the workspace's own projects are taken from it (the caller matches them).
+_DEPENDS_ON = re.compile(r"(?:^|[\s,(])([A-Za-z0-9][A-Za-z0-9._-]*)(?:\[[^\]]*\])?(?::[A-Za-z0-9._-]+)?"
+                         r"(?:==[^\s,]+)?\s+depends on\b")
 
 
 class UvAdapter(ToolAdapter):
@@ -54,6 +64,12 @@ class UvAdapter(ToolAdapter):
         if "No solution found" in stderr or "unsatisfiable" in stderr:
             return FailureKind.RESOLUTION
         return FailureKind.OTHER
+
+    def blamed_projects(self, stderr: str) -> set[str] | None:
+        if "No solution found" not in stderr:
+            return None
+        named = {canonicalize_name(match.group(1)) for match in _DEPENDS_ON.finditer(stderr)}
+        return named or None
 
     def locked_versions(self) -> dict[str, set[str]]:
         lock = self.workdir / self.lockfile
