@@ -1142,6 +1142,23 @@ def _drop_admin_entry(admin: Path) -> None:
         pass
 
 
+def delete_tombstones_of(path: Path) -> list[Path]:
+    """Delete the tombstones `bury(path)` left beside `path` (`.wtc-tombstone@<hex>@<name>`: removals
+    of that worktree a kill interrupted), unread; the ones deleted. The task's own next removal calls
+    it: left for `wtc gc`, a whole copy of the repository stayed in the checkout's worktree root,
+    where a test runner started in the checkout (`node --test`, jest) ran its tests a second time."""
+    suffix = "@" + path.name
+    try:
+        found = sorted(child for child in path.parent.iterdir()
+                       if is_tombstone(child) and child.name.endswith(suffix)
+                       and "@" not in child.name[len(TOMBSTONE_PREFIX):-len(suffix)])
+    except OSError:
+        return []
+    for tombstone in found:
+        delete_tombstone(tombstone)
+    return found
+
+
 def delete_tombstone(tombstone: Path) -> None:
     """Delete a tombstone without reading anything in it. Safe beside another deletion of the same
     tombstone (a `wtc gc`): what vanishes meanwhile is skipped."""
