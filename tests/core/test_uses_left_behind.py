@@ -973,3 +973,18 @@ def test_a_renamed_function_whose_old_name_stays_in_a_string_is_named_through_th
                                {path: files[path].replace("function Portal", "function Teleport")
                                 .replace("{ Portal }", "{ Teleport }") for path in renamed})
     assert len(left) == 1 and left[0].startswith("playgrounds/app/page.tsx:1 still uses Portal"), left
+
+
+def test_an_import_of_a_renamed_name_in_a_file_the_parser_does_not_read_cleanly_is_named(tmp_path):
+    """headlessui's portal.test.tsx: `Toggle A & B` in JSX text, which the TSX grammar does not parse
+    (a bare `&`), so the check read nothing of the file and its `import { Portal } from './portal'`
+    went unnamed; the landed tree did not type-check. Its import statements are read alone."""
+    portal = "export function Portal(props: any) {\n  return props.children\n}\n"
+    test = ("import { render } from '../render'\nimport { Portal } from './portal'\n\nexport function T() {\n"
+            "  return render(\n    <button>\n      Toggle A & B\n    </button>\n  )\n}\n\n"
+            "export function U() {\n  return <Portal>x</Portal>\n}\n")
+    files = {"src/portal/portal.tsx": portal, "src/portal/portal.test.tsx": test,
+             "src/render.ts": "export function render(x: any) {\n  return x\n}\n"}
+    _, left = _removal_refused(tmp_path, files, "/src/portal/portal.tsx",
+                               {"src/portal/portal.tsx": portal.replace("Portal", "Teleport")})
+    assert len(left) == 1 and left[0].startswith("src/portal/portal.test.tsx:2 still uses Portal"), left
