@@ -246,6 +246,23 @@ def test_head_inside_a_linked_worktree_is_that_worktrees_head(tmp_path):
     assert [f.path for f in report.violations] == ["packages/web/app.ts"]
 
 
+def test_head_and_base_spelled_with_head_inside_a_linked_worktree_are_that_worktrees(tmp_path):
+    """Found driving wtc on headlessui: `wtc check --base <pin> --head HEAD` in a task's worktree
+    checked the main checkout's HEAD ("clean: 0 changed files") while the task had changed twelve;
+    only the default head read the worktree's. `HEAD`, `HEAD~1` and `@` are the checkout's own."""
+    s = clean_branch(tmp_path)
+    git(s.repo, "checkout", "-q", "main")
+    linked = tmp_path / "linked"
+    git(s.repo, "worktree", "add", "-q", str(linked), "feature")
+    write(linked, {"packages/web/app.ts": "changed\n"})
+    head = commit_all(linked, "feature: outside")
+    for spelled in ("HEAD", "@"):
+        report = check(linked, own=["packages/api/**"], head=spelled, base="HEAD~1")
+        assert (report.head, report.base) == (head, s.head), spelled
+        assert [f.path for f in report.violations] == ["packages/web/app.ts"], spelled
+    assert check(s.repo, own=["packages/api/**"], head="HEAD").head == s.main_tip, "the main checkout's own HEAD"
+
+
 def test_deleted_file_outside_is_a_file_level_finding(tmp_path):
     s = clean_branch(tmp_path)
     (s.repo / "packages/web/app.ts").unlink()

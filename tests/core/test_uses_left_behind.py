@@ -930,3 +930,61 @@ def test_a_module_moved_behind_a_star_re_export_that_passes_every_name_used_leav
     _removal_merged(tmp_path, files, {"pkg/routing/paths.py": moved, "pkg/routing/__init__.py": "",
                                       "pkg/paths.py": "from .routing.paths import *  # noqa: F403\n"},
                     {"pkg/paths.py": "pkg/routing/paths.py"})
+
+
+# headlessui's shape (found driving wtc on tailwindlabs/headlessui): a workspace package whose entry
+# re-exports a component by name, and an app of the workspace importing it by the package's name.
+UI_WORKSPACE = {
+    "package.json": '{"private": true, "workspaces": ["packages/*", "playgrounds/*"]}\n',
+    "packages/ui/package.json": '{"name": "@acme/ui", "version": "1.0.0", "main": "dist/index.cjs", '
+                                '"typings": "dist/index.d.ts", "module": "dist/ui.esm.js"}\n',
+    "packages/ui/src/index.ts": "export * from './button/button'\nexport { Portal } from './portal/portal'\n",
+    "packages/ui/src/button/button.ts": "export function Button() {\n  return 1\n}\n",
+    "playgrounds/app/package.json": '{"name": "app", "private": true, "dependencies": {"@acme/ui": "*"}}\n',
+    "playgrounds/app/page.tsx": "import { Portal } from '@acme/ui'\n\nexport function Page() {\n"
+                                "  return <Portal>hi</Portal>\n}\n",
+}
+
+
+def test_a_renamed_exported_value_another_package_imports_through_the_entry_is_named(tmp_path):
+    """portal.tsx's `export let Portal = Object.assign(PortalRoot, {...})`: a value, not a function,
+    so no tag makes it a definition, only an export. A task renamed it and its line in the package's
+    entry; the playground's `import { Portal } from '@headlessui/react'` stayed. Followed through the
+    entry, the chain ended at portal.tsx, whose base was taken to define no `Portal`: nothing said."""
+    portal = "let PortalRoot = (props: any) => props.children\nexport let Portal = Object.assign(PortalRoot, { Group: 1 })\n"
+    files = UI_WORKSPACE | {"packages/ui/src/portal/portal.tsx": portal}
+    renamed = ("packages/ui/src/portal/portal.tsx", "packages/ui/src/index.ts")
+    _, left = _removal_refused(tmp_path, files, "packages/ui/**",
+                               {path: files[path].replace("export let Portal", "export let Teleport")
+                                .replace("{ Portal }", "{ Teleport }") for path in renamed})
+    assert len(left) == 1 and left[0].startswith("playgrounds/app/page.tsx:1 still uses Portal"), left
+
+
+def test_a_renamed_function_whose_old_name_stays_in_a_string_is_named_through_the_entry(tmp_path):
+    """portal.tsx kept `name: 'Portal'` (a debug name) after the rename: the string's word kept
+    the name from counting as gone, so the files importing it through the package's entry were
+    never paired with portal.tsx and the playground's use went unnamed."""
+    portal = "export function Portal(props: any) {\n  return render({ name: 'Portal', props })\n}\n"
+    files = UI_WORKSPACE | {"packages/ui/src/portal/portal.tsx": portal,
+                            "packages/ui/src/render.ts": "export function render(x: any) {\n  return x\n}\n"}
+    files["packages/ui/src/portal/portal.tsx"] = "import { render } from '../render'\n\n" + portal
+    renamed = ("packages/ui/src/portal/portal.tsx", "packages/ui/src/index.ts")
+    _, left = _removal_refused(tmp_path, files, "packages/ui/**",
+                               {path: files[path].replace("function Portal", "function Teleport")
+                                .replace("{ Portal }", "{ Teleport }") for path in renamed})
+    assert len(left) == 1 and left[0].startswith("playgrounds/app/page.tsx:1 still uses Portal"), left
+
+
+def test_an_import_of_a_renamed_name_in_a_file_the_parser_does_not_read_cleanly_is_named(tmp_path):
+    """headlessui's portal.test.tsx: `Toggle A & B` in JSX text, which the TSX grammar does not parse
+    (a bare `&`), so the check read nothing of the file and its `import { Portal } from './portal'`
+    went unnamed; the landed tree did not type-check. Its import statements are read alone."""
+    portal = "export function Portal(props: any) {\n  return props.children\n}\n"
+    test = ("import { render } from '../render'\nimport { Portal } from './portal'\n\nexport function T() {\n"
+            "  return render(\n    <button>\n      Toggle A & B\n    </button>\n  )\n}\n\n"
+            "export function U() {\n  return <Portal>x</Portal>\n}\n")
+    files = {"src/portal/portal.tsx": portal, "src/portal/portal.test.tsx": test,
+             "src/render.ts": "export function render(x: any) {\n  return x\n}\n"}
+    _, left = _removal_refused(tmp_path, files, "/src/portal/portal.tsx",
+                               {"src/portal/portal.tsx": portal.replace("Portal", "Teleport")})
+    assert len(left) == 1 and left[0].startswith("src/portal/portal.test.tsx:2 still uses Portal"), left

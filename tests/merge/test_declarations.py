@@ -44,3 +44,19 @@ def test_a_declaration_added_or_removed_whole_is_named_without_its_members():
 def test_another_language_uses_its_own_profile():
     js = b"export function a() {\n  return 1;\n}\n\nexport function b() {\n  return 2;\n}\n"
     assert changed_declarations(js, js.replace(b"return 2", b"return 3"), "m.js") == ("export function b",)
+
+
+def test_a_comment_just_above_a_member_is_that_members():
+    """commander.js's lib/help.js: a task edited the JSDoc of Help.longestOptionTermLength and `task
+    check` named `export class Help` (the comment is a sibling of the method, so it was the class's
+    own text); a JSDoc, a `#` comment or a `//` line right above a member is that member's."""
+    js = (b"export class Help {\n  /**\n   * Get the longest option term length.\n   */\n\n"
+          b"  longestOption(cmd) {\n    return 1;\n  }\n\n  // the widest subcommand\n  longestSub(cmd) {\n"
+          b"    return 2;\n  }\n}\n")
+    assert changed_declarations(js, js.replace(b"term length.", b"term length, styled."), "help.js") == \
+        ("export class Help > longestOption",)
+    assert changed_declarations(js, js.replace(b"the widest", b"the widest styled"), "help.js") == \
+        ("export class Help > longestSub",)
+    py = PY.replace(b"    def put(self, key):", b"    # writes it\n    def put(self, key):")
+    assert changed_declarations(py, py.replace(b"# writes it", b"# writes it through"), "store.py") == \
+        ("class Store > def put",)

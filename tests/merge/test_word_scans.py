@@ -1,7 +1,7 @@
 """reach.words and reach._gone_words, computed the cheaper way (runs split by a byte table; the
 code of a text cut out only for words a comment line holds), find what their statements say: the
 regular-expression search of a name, and (words(touched base lines) - words(new)) united with the
-same over both texts less their comment lines. Compared on every fixture and source file of the
+same over both texts less their comment lines and one-line string literals. Compared on every fixture and source file of the
 repository, on edits of them, and on random bytes."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 import re
 
-from worktree_coord.merge.checks.reach import _COMMENT_LINES, _gone_words, words
+from worktree_coord.merge.checks.reach import _COMMENT_LINES, _QUOTED, _gone_words, words
 from worktree_coord.merge.lines.linediff import ranges_text, touched_lines
 
 from tests.merge.word_samples import ROOT, random_texts, repository_files
@@ -28,7 +28,12 @@ def _gone(base: bytes, new: bytes | None) -> frozenset[bytes]:
     if not touched:
         return frozenset()
     text = ranges_text(base, touched)
-    return (_words(text) - _words(new)) | (_words(_COMMENT_LINES.sub(b"", text)) - _words(_COMMENT_LINES.sub(b"", new)))
+    return (_words(text) - _words(new)) | (_words(_code(text)) - _words(_code(new)))
+
+
+def _code(text: bytes) -> bytes:
+    """A text less its comment lines and its one-line string literals (each left as '')."""
+    return _QUOTED.sub(b"''", _COMMENT_LINES.sub(b"", text))
 
 
 def _edited(data: bytes, rnd: random.Random) -> bytes:
@@ -58,7 +63,8 @@ def test_gone_words_are_their_statement_on_edited_files_and_random_lines() -> No
         for _ in range(3):
             new = _edited(data, rnd)
             assert _gone_words(data, new) == _gone(data, new), path
-    parts = [b"a", b"b1", b"_", b"$", b"9", b"0x", b" ", b"\t", b"#", b"//", b"--", b"*", b"/*", b"\x80", b".", b"ab"]
+    parts = [b"a", b"b1", b"_", b"$", b"9", b"0x", b" ", b"\t", b"#", b"//", b"--", b"*", b"/*", b"\x80", b".", b"ab",
+             b"'", b'"', b"\\"]
     for _ in range(20000):
         lines = [b"".join(rnd.choice(parts) for _ in range(rnd.randint(0, 6))) for _ in range(rnd.randint(1, 8))]
         changed = [line if rnd.random() < 0.6 else b"".join(rnd.choice(parts) for _ in range(rnd.randint(0, 6)))
@@ -69,3 +75,7 @@ def test_gone_words_are_their_statement_on_edited_files_and_random_lines() -> No
     assert _gone_words(b"def parse(x):\n    return x\n", b"# parse was here\ndef parse_text(x):\n    return x\n") \
         == {b"parse"}
     assert _gone_words(b"def parse(x):\n    return x\n", b"def parse_text(x):\n    return parse(x)\n") == frozenset()
+    # So is one a string alone still spells (headlessui's `name: 'Portal'` beside a renamed Portal).
+    assert _gone_words(b"export let Portal = make()\n", b"export let Teleport = make()\nconst n = 'Portal'\n") \
+        == {b"Portal"}
+    assert _gone_words(b'def parse(x):\n    return x\n', b'def parse_text(x):\n    return "parse"\n') == {b"parse"}

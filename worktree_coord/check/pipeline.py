@@ -62,7 +62,7 @@ def check(repo: str | os.PathLike[str] = ".", *, head: str | None = None, base: 
 
     head_label = head or (task_record.branch if task_record else "HEAD")
     head_sha = (revisions.resolve_head(git, repo) if head is None and task_record is None
-                else revisions.resolve(git, head_label, "head"))
+                else revisions.resolve(git, head_label, "head", None if task_record is not None else repo))
     target_name = target or (run_record.integration_ref if run_record else None)
     manifest_path = manifest or DEFAULT_MANIFEST
     use_manifest = not own and task_record is None
@@ -76,8 +76,8 @@ def check(repo: str | os.PathLike[str] = ".", *, head: str | None = None, base: 
     if head_manifest is not None and target_name is None:
         target_name = head_manifest.target
     target_name = target_name or revisions.default_target(git)
-    target_tip = revisions.resolve(git, target_name, "target")
-    base_sha = revisions.resolve(git, base, "base") if base else revisions.merge_base(git, head_sha, target_tip)
+    target_tip = revisions.resolve(git, target_name, "target", repo)
+    base_sha = revisions.resolve(git, base, "base", repo) if base else revisions.merge_base(git, head_sha, target_tip)
     if base and base_sha != head_sha and not git.is_ancestor(base_sha, head_sha):
         # The diff from a base that is not in the head's history undoes the base's own commits: every
         # one of them would read as the branch's change. Mostly --base given where --target was meant.

@@ -18,10 +18,12 @@ DEFAULT_BRANCH_CANDIDATES = ("refs/heads/main", "refs/heads/master", "refs/remot
                              "refs/remotes/origin/master")
 
 
-def resolve(git: GitRepo, rev: str, what: str) -> str:
-    """The commit `rev` names, or UsageError saying which flag named nothing."""
+def resolve(git: GitRepo, rev: str, what: str, path: str | os.PathLike[str] | None = None) -> str:
+    """The commit `rev` names, or UsageError saying which flag named nothing. With `path` (the
+    checkout the command runs in), as that checkout reads it: `--head HEAD~1` in a task's worktree
+    is that worktree's commit, as the default head is (resolve_head)."""
     try:
-        return git.resolve_commit(rev)
+        return git.resolve_commit(rev) if path is None else git.resolve_commit_in(path, rev)
     except NotFoundError as error:
         raise UsageError(f"{what} {rev!r} names no commit", fix=error.fix or "pass a branch, tag or sha that exists",
                          details={what: rev}) from None

@@ -23,7 +23,7 @@ from ..config import CONFIG_FILES, Config, load_config, load_run_rules
 from ..errors import NotFoundError, UsageError
 from ..events import Fanout, NullReporter, Reporter, stage
 from .. import telemetry
-from ..gitrepo import GitRepo
+from ..gitrepo import GitRepo, delete_tombstones_of
 from ..model import RunRecord, TaskRecord, validate_name
 from ..store import Store
 from ..store.address import open_store, resolve
@@ -382,6 +382,10 @@ class CoordinatorBase:
     def _drop_worktree(self, task: TaskRecord) -> None:
         if task.worktree and Path(task.worktree).exists() and self._is_ours(Path(task.worktree)):
             self.git.remove_worktree(Path(task.worktree))
+        if task.worktree:
+            # A removal of this worktree killed after its rename left a tombstone: this task's (the
+            # name is its own), so deleted now rather than left for `wtc gc` inside the checkout.
+            delete_tombstones_of(Path(task.worktree))
         if task.worktree:
             self.store.update_task(task.run_id, task.task_id, worktree=None)
 

@@ -92,7 +92,7 @@ class LandingOperations(CoordinatorBase):
             else:
                 target_tip = self._target_tip(run, onto)
             if target_tip is None:
-                raise NotFoundError(f"no branch {onto!r} to land onto", fix="name an existing branch, e.g. --onto main")
+                raise NotFoundError(f"no branch {onto!r} to land onto", fix=self._branch_fix(run, "--onto"))
             forward = self.git.is_ancestor(target_tip, tip)
             target = {"branch": onto, "tip": target_tip, "fast_forward": forward,
                       "commits": len(self.git.commits_between(target_tip, tip)) if forward else None}
@@ -313,7 +313,7 @@ class LandingOperations(CoordinatorBase):
             ref = _branch_ref(onto)
             old = self._target_tip(run, onto)
             if old is None:
-                raise NotFoundError(f"no branch {onto!r} to land onto", fix="name an existing branch, e.g. --onto main")
+                raise NotFoundError(f"no branch {onto!r} to land onto", fix=self._branch_fix(run, "--onto"))
             if old == tip or self.git.is_ancestor(tip, old):
                 return Outcome(Landed(run=run_id, onto=onto, old=old, new=old, tip=tip, how="already").to_json())
             # Checked here, in the call that lands (a repeat replays what it landed): read once.
@@ -413,6 +413,26 @@ class LandingOperations(CoordinatorBase):
         target = self._target_tip(run, onto)
         return target is not None and (target == tip or self.git.is_ancestor(tip, target))
 
+    def _branch_fix(self, run: RunRecord, flag: str) -> str:
+        """The fix for a branch name that names nothing: branches of this repository on the line of
+        the run's pin (the main checkout's first), not a guess at `main`. Found driving wtc on
+        commander.js, whose branch is `master`: `--onto main` was refused with "e.g. --onto main"."""
+        if self._remote(run) is not None:
+            return f"name an existing branch of the run's remote, e.g. {flag} main"
+        current = None
+        if not self.git.repo.head_is_detached and not self.git.repo.head_is_unborn:
+            current = self.git.repo.head.name.removeprefix("refs/heads/")
+        names = [ref.removeprefix("refs/heads/") for ref in self.git.refs_under("refs/heads/")]
+        tips = {name: self.git.ref_target(_branch_ref(name)) for name in names if not name.startswith("wtc/")}
+        # On the pin's line: behind it (land fast-forwards it) or ahead of it (sync merges it in).
+        holding = [name for name, tip in tips.items() if tip is not None
+                   and (self.git.is_ancestor(tip, run.base) or self.git.is_ancestor(run.base, tip))]
+        holding.sort(key=lambda name: (name != current, name))
+        if not holding:
+            return "name an existing branch (git branch --list)"
+        return f"name an existing branch, e.g. {flag} {holding[0]}" + (
+            f" (branches on the run's pin's line: {', '.join(holding[:5])})" if len(holding) > 1 else "")
+
     def _target_tip(self, run: RunRecord, onto: str) -> str | None:
         """Where the branch to land onto is: this repository's, or for a remote run the remote's
         (fetched into refs/remotes/<remote>/<onto> so its history can be compared here)."""
@@ -436,7 +456,7 @@ class LandingOperations(CoordinatorBase):
         self._sync_integration(run)
         source_tip = self._target_tip(run, source)
         if source_tip is None:
-            raise NotFoundError(f"no branch {source!r}", fix="name an existing branch, e.g. --from main")
+            raise NotFoundError(f"no branch {source!r}", fix=self._branch_fix(run, "--from"))
         if not self.git.is_ancestor(run.base, source_tip):
             raise StateError(f"{source} does not descend from the run's pinned commit {run.base[:12]}",
                              fix="start a new run from it instead")

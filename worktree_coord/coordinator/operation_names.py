@@ -38,7 +38,7 @@ OPERATIONS: dict[str, tuple[str, tuple[str, ...]]] = {
         "_declare_locked", "_intent_row", "add_intent", "consolidate", "drop_intent", "intents", "retry_intent",
     )),
     "landing": ("LandingOperations", (
-        "_consolidation_rows", "_declared_twice_in_run", "_holds_integration", "_landing_files",
+        "_branch_fix", "_consolidation_rows", "_declared_twice_in_run", "_holds_integration", "_landing_files",
         "_left_behind_in_run", "_left_behind_to_approve", "_leftovers", "_target_tip", "check", "land",
         "landed_before", "report", "sync",
     )),

@@ -12,11 +12,13 @@ TYPE_CHECKING = False
 # The names below load `repository` (and pygit2) on first use, so a command that only needs
 # `gitrepo.locate` (wtc status) does not pay for libgit2.
 _FROM_REPOSITORY = ("EXCLUDE_LINE", "GIT_MODE_GITLINK", "GIT_MODE_LINK", "GIT_MODE_TREE", "TOMBSTONE_PREFIX",
-                    "WTC_DIR", "Change", "GitRepo", "WorktreeEntry", "bury", "delete_tombstone", "is_tombstone")
+                    "WTC_DIR", "Change", "GitRepo", "WorktreeEntry", "bury", "delete_tombstone", "delete_tombstones_of",
+                    "is_tombstone")
 
 if TYPE_CHECKING:
     from .repository import (EXCLUDE_LINE, GIT_MODE_GITLINK, GIT_MODE_LINK, GIT_MODE_TREE, TOMBSTONE_PREFIX,
-                             WTC_DIR, Change, GitRepo, WorktreeEntry, bury, delete_tombstone, is_tombstone)
+                             WTC_DIR, Change, GitRepo, WorktreeEntry, bury, delete_tombstone, delete_tombstones_of,
+                             is_tombstone)
 
 
 def __getattr__(name: str) -> object:
@@ -28,4 +30,5 @@ def __getattr__(name: str) -> object:
 
 
 __all__ = ["Change", "EXCLUDE_LINE", "GIT_MODE_GITLINK", "GIT_MODE_LINK", "GIT_MODE_TREE", "GitRepo",
-           "TOMBSTONE_PREFIX", "WTC_DIR", "WorktreeEntry", "bury", "delete_tombstone", "is_tombstone"]
+           "TOMBSTONE_PREFIX", "WTC_DIR", "WorktreeEntry", "bury", "delete_tombstone", "delete_tombstones_of",
+           "is_tombstone"]

@@ -1007,6 +1007,21 @@ class GitRepo:
             return None
         return str(here.head.peel(pygit2.Commit).id)
 
+    def resolve_commit_in(self, path: str | os.PathLike[str], rev: str) -> str:
+        """resolve_commit as the checkout at `path` reads `rev`: inside a linked worktree (a task's)
+        `HEAD`, `HEAD~2` and `@` name that worktree's commits, not the main checkout's (the common
+        git dir's HEAD, which `self.repo` reads). Other names resolve as resolve_commit does."""
+        import pygit2
+        found = pygit2.discover_repository(str(path))
+        if found is None or Path(found).resolve() == self.common_dir.resolve():
+            return self.resolve_commit(rev)
+        here = pygit2.Repository(found)
+        try:
+            return str(here.revparse_single(rev).peel(pygit2.Commit).id)
+        except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError) as error:
+            raise NotFoundError(f"no commit named {rev!r} in the checkout at {path}: {error}",
+                                fix="pass a branch, tag or commit sha that exists (git log --oneline)") from None
+
     def caller_toplevel(self, path: Path) -> Path:
         """The top folder of the checkout at `path`, as the caller's git sees it."""
         return Path(self._git_as_caller(path, "rev-parse", "--show-toplevel"))
@@ -1171,6 +1186,23 @@ def _drop_admin_entry(admin: Path) -> None:
         admin.parent.rmdir()
     except OSError:
         pass
+
+
+def delete_tombstones_of(path: Path) -> list[Path]:
+    """Delete the tombstones `bury(path)` left beside `path` (`.wtc-tombstone@<hex>@<name>`: removals
+    of that worktree a kill interrupted), unread; the ones deleted. The task's own next removal calls
+    it: left for `wtc gc`, a whole copy of the repository stayed in the checkout's worktree root,
+    where a test runner started in the checkout (`node --test`, jest) ran its tests a second time."""
+    suffix = "@" + path.name
+    try:
+        found = sorted(child for child in path.parent.iterdir()
+                       if is_tombstone(child) and child.name.endswith(suffix)
+                       and "@" not in child.name[len(TOMBSTONE_PREFIX):-len(suffix)])
+    except OSError:
+        return []
+    for tombstone in found:
+        delete_tombstone(tombstone)
+    return found
 
 
 def delete_tombstone(tombstone: Path) -> None:

@@ -47,7 +47,7 @@ from .reach import spelling
 
 # profile_for_path by path, remembered: `reached` asks it for each of a drain's users on every merge.
 _profile = functools.lru_cache(maxsize=65536)(profile_for_path)
-from .symbols import Symbols, extract, fingerprint, star_names
+from .symbols import EXPORTS, Symbols, extract, fingerprint, star_names
 from .versions import MAX_BYTES
 from ..ecosystems.workspace_packages import TreeFolders, WorkspacePackages
 
@@ -389,7 +389,10 @@ class ReExports:
     def _defined_at_base(self, path: str, name: str) -> bool:
         versions = self._merge.files[path]
         base = self._merge.symbols(path, "base", uses=False) if versions.exists("base") else None
-        return base is not None and any(d.name == name and not d.container and d.kind != "import"
+        # An export counts (`export const Portal = Object.assign(...)`: a value no tag names a
+        # definition, exported all the same): the name was there to import, and is gone.
+        return base is not None and any(d.name == name and ((not d.container and d.kind != "import")
+                                                            or (d.container == EXPORTS and d.kind == "export"))
                                         for d in base.definitions)
 
     def _mentions(self, path: str, name: str) -> bool:

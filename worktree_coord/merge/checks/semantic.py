@@ -118,7 +118,8 @@ def find_broken_names(files: Iterable[Versions], *, labels: tuple[str, str, str]
                       every_use: bool = False,
                       package_files: PackageFiles | None = None,
                       index: "MergeIndex | None" = None, tip: "TipIndex | None" = None,
-                      loose: Iterable[str] = (), readable: bool = False) -> tuple[SemanticFinding, ...]:
+                      loose: Iterable[str] = (), readable: bool = False,
+                      unreadable: set[str] | None = None) -> tuple[SemanticFinding, ...]:
     """Every name the merge of `files` broke (see the module docstring), in path and line order,
     each (use file, use line, problem, name) once. `complete`: `files` hold every file either side
     changed (what a tree merge gives); when not, a package-wide name (Go) gone from one file is
@@ -137,12 +138,15 @@ def find_broken_names(files: Iterable[Versions], *, labels: tuple[str, str, str]
     are the right side's and the merged tree's as the pin and the tip hold them; reach.py then
     answers them from the tip's tables instead of walking them. `readable`: every file of `files`
     has a semantic profile (tree._tree_files lists only those): not filtered again, which was a
-    pass over every file the run changed, at every merge of a drain."""
+    pass over every file the run changed, at every merge of a drain. `unreadable`, when given,
+    receives the path of each file a version of which the check parsed and could not read cleanly
+    (it reads nothing of such a version)."""
     checked = files if readable and isinstance(files, list) else [f for f in files if semantic_profile(f.path) is not None]
     check = _Check(checked, labels, trees or {}, complete, tree_file, tree_folders, package_files)
     check.index = index
     check.tip, check.loose = tip, frozenset(loose)
     check.every_use = every_use
+    check.unreadable = unreadable
     # A tip's file outside `loose` is ours' version in the merged tree: no duplicate to find there.
     # (`files` of a tip's merge are in path order: the loose ones, in path order, are in the same order.)
     doubled = checked if tip is None else [check.files[path] for path in sorted(check.loose) if path in check.files]
@@ -185,6 +189,7 @@ class _Check:
         self._root_modules: dict[str, str] = {}   # a profile's root_module pattern -> the root folder's import path
         self.complete = complete
         self.every_use = False   # find_broken_names(every_use=...)
+        self.unreadable: set[str] | None = None   # find_broken_names(unreadable=...)
         self.labels = {"left": labels[0], "right": labels[2]}
         self.trees = trees
         self._symbols: dict[tuple[str, bytes, bool], Symbols | None] = {}   # (path, bytes, uses)
@@ -229,7 +234,11 @@ class _Check:
                 given = self.trees.get(which) if len(self.files) == 1 else None
                 tree = given or profile.parse(data)
                 self._trees[(path, data)] = tree
-            return None if tree.root_node.has_error else extract(profile, data, tree, uses=uses)
+            if tree.root_node.has_error:
+                if self.unreadable is not None:
+                    self.unreadable.add(path)
+                return None
+            return extract(profile, data, tree, uses=uses)
 
         # Kept by content across merges (merge_index.py): integration's files, unchanged from one
         # merge of a drain to the next, are parsed once, not once a merge.

@@ -52,6 +52,24 @@ def changed_declarations(old: bytes | None, new: bytes | None, path: str) -> tup
     return tuple(sorted(" > ".join(key) for key in innermost))
 
 
+def _leading_comments_start(profile: Profile, source: bytes, container: tree_sitter.Node, index: int,
+                            child: tree_sitter.Node) -> int:
+    """Where a member starts with the comments right above it (a JSDoc, `#` or `//` lines, at most one
+    blank line between each): they are its, not its container's. Found driving wtc on commander.js:
+    a task that edited the JSDoc of Help.longestOptionTermLength was said to change `export class Help`."""
+    start = child.start_byte
+    siblings = container.children
+    while index > 0:
+        before = siblings[index - 1]
+        if before.type not in profile.comments or source[before.end_byte:start].strip() \
+                or source.count(b"\n", before.end_byte, start) > 2:
+            break
+        if index > 1 and source.count(b"\n", siblings[index - 2].end_byte, before.start_byte) == 0:
+            break   # a comment that ends the line of the member before it (`x = 1  # note`) is that one's
+        start, index = before.start_byte, index - 1
+    return start
+
+
 def inventory(profile: Profile, source: bytes) -> dict[tuple[str, ...], tuple[str, str]] | None:
     """Each keyed declaration's path -> (digest of its whole text, digest of its text without its
     keyed members); None when the source does not parse cleanly."""
@@ -66,7 +84,7 @@ def inventory(profile: Profile, source: bytes) -> dict[tuple[str, ...], tuple[st
         while here in spans:   # a repeated key (an overload): told apart by order
             repeat += 1
             here = path + (f"{key} #{repeat}",)
-        spans[here] = (child.start_byte, child.end_byte)
+        spans[here] = (_leading_comments_start(profile, source, container, index, child), child.end_byte)
         return here
 
     visit_keyed_members(profile, source, tree.root_node, record)
