@@ -60,7 +60,8 @@ FAST = "def speed():\n    return 2\n\n\ndef other():\n    return 1\n"
     "try:\n    {import}\nexcept (OSError, ImportError):\n    speed = None\n",
     "try:\n    {import}\nexcept:\n    speed = None\n",
     "import importlib.util\n\nif importlib.util.find_spec('pkg.fast') is not None:\n    {import}\n",
-], ids=["ImportError", "ModuleNotFoundError", "tuple", "bare-except", "find_spec"])
+    "try:\n    {import}\nexcept ImportError:\n    speed = None\n\n\ndef need():\n    if not speed:\n        raise RuntimeError('x')\n",
+], ids=["ImportError", "ModuleNotFoundError", "tuple", "bare-except", "find_spec", "raise-outside-the-handler"])
 @pytest.mark.parametrize("edit", [None, "def other():\n    return 1\n"], ids=["module-deleted", "name-removed"])
 def test_a_guarded_import_of_what_the_task_removes_is_not_left_behind(tmp_path, guard, edit):
     """`try: from pkg.fast import speed` / `except ImportError:` loads either way: the task deleting
@@ -75,10 +76,14 @@ def test_a_guarded_import_of_what_the_task_removes_is_not_left_behind(tmp_path, 
     "except KeyError:\n    speed = None\n",
     "except ImportError as error:\n    raise RuntimeError('pkg.fast is needed') from error\n",
     "except ImportError:\n    log('no pkg.fast')\n    raise\n",
-], ids=["other-exception", "raises-another", "raises-again"])
+    "except ImportError:\n    if strict:\n        raise\n    speed = None\n",
+    "except ImportError:\n    if lenient:\n        speed = None\n    else:\n        raise RuntimeError('pkg.fast is needed')\n",
+    "except ImportError:\n    for _ in range(1):\n        with context():\n            raise\n",
+], ids=["other-exception", "raises-another", "raises-again", "raises-if", "raises-else", "raises-nested"])
 @pytest.mark.parametrize("edit", [None, "def other():\n    return 1\n"], ids=["module-deleted", "name-removed"])
 def test_an_import_under_a_try_that_does_not_catch_its_failure_is_still_left_behind(tmp_path, edit, handler):
-    """A handler that raises makes the failure the file's own: the file does not load."""
+    """A handler that raises makes the failure the file's own: the file does not load. A raise
+    under an `if` (`if strict: raise`), or deeper, may run: the failure can propagate, a use."""
     files = {"pkg/__init__.py": "", "pkg/fast.py": FAST,
              "app.py": "try:\n    from pkg.fast import speed\n" + handler + "\nprint(speed)\n"}
     _, left = _removal_refused(tmp_path, files, "pkg/fast.py", {"pkg/fast.py": edit})

@@ -150,13 +150,13 @@ def compile_queries(profile: Profile) -> None:
 def _query(profile: Profile, uses: bool, imports: bool) -> tree_sitter.Query:
     if imports:
         patterns = _pattern_texts(profile)
-        return _compile(profile, b"\n".join(p for p in patterns if b"@import." in p or b"guarded" in p).decode("utf-8"))
+        return _compile(profile, b"\n".join(p for p in patterns if b"@import." in p or b"guarded" in p or b"@raises" in p).decode("utf-8"))
     if not uses:
         # Only the defining patterns, compiled from their own text: a query's compile time grows with
         # its patterns (TypeScript's full query takes ~100 ms), and a merge driver process pays it.
         patterns = _pattern_texts(profile)
         defining = [p for p in patterns if any(mark in p for mark in (b"@definition.", b"@import.", b"@heritage",
-                                                                         b"@export.", b"guarded"))]
+                                                                         b"@export.", b"guarded", b"@raises"))]
         return _compile(profile, b"\n".join(defining).decode("utf-8"))
     return _compile(profile, _query_text(profile))
 
@@ -282,18 +282,43 @@ def guarded_ranges(profile: Profile, tree: tree_sitter.Tree) -> list[tuple[int, 
     that no `@unguarded` capture (a handler that raises) takes back."""
     if not profile.semantic.guards:
         return []
-    guarded: list[tree_sitter.Node] = []
-    unguarded: set[tuple[int, int]] = set()
+    guards = _Guards()
     for _, captures in tree_sitter.QueryCursor(guards_query(profile)).matches(tree.root_node):
-        guarded += captures.get("guarded", ())
-        unguarded.update((node.start_byte, node.end_byte) for node in captures.get("unguarded", ()))
-    return _guarded_spans(guarded, unguarded)
+        guards.add(captures)
+    return guards.spans()
 
 
-def _guarded_spans(guarded: list[tree_sitter.Node], unguarded: set[tuple[int, int]]) -> list[tuple[int, int]]:
-    """The spans of the `@guarded` nodes no `@unguarded` capture takes back (the guards query's rule,
-    read by its own query here and by extract's one pass over the profile's query)."""
-    return [span for node in guarded if (span := (node.start_byte, node.end_byte)) not in unguarded]
+class _Guards:
+    """The guards query's rule, read from its matches (by its own query in guarded_ranges, by
+    extract's one pass over the profile's query): a `@guarded` node guards, unless an `@unguarded`
+    capture of the same span takes it back. An `@unguarded` match that also captures `@handler`
+    nodes takes it back only where a `@raises` node (of any match) lies inside one of them: a raise
+    at any depth of the handler (`except ImportError: if strict: raise`) may run, and a query
+    pattern cannot say "anywhere below"."""
+
+    def __init__(self) -> None:
+        self.guarded: list[tree_sitter.Node] = []
+        self.unguarded: set[tuple[int, int]] = set()
+        self.if_raising: list[tuple[tuple[int, int], list[tuple[int, int]]]] = []
+        self.raises: list[tuple[int, int]] = []
+
+    def add(self, captures: dict[str, list[tree_sitter.Node]]) -> None:
+        self.guarded += captures.get("guarded", ())
+        self.raises += [(node.start_byte, node.end_byte) for node in captures.get("raises", ())]
+        handlers = [(node.start_byte, node.end_byte) for node in captures.get("handler", ())]
+        for node in captures.get("unguarded", ()):
+            span = (node.start_byte, node.end_byte)
+            if handlers:
+                self.if_raising.append((span, handlers))
+            else:
+                self.unguarded.add(span)
+
+    def spans(self) -> list[tuple[int, int]]:
+        """The spans of the `@guarded` nodes nothing takes back."""
+        unguarded = self.unguarded | {span for span, handlers in self.if_raising
+                                      if any(start <= r_start and r_end <= end for start, end in handlers
+                                             for r_start, r_end in self.raises)}
+        return [span for node in self.guarded if (span := (node.start_byte, node.end_byte)) not in unguarded]
 
 
 def _inside(node: tree_sitter.Node, ranges: list[tuple[int, int]]) -> bool:
@@ -474,8 +499,7 @@ def extract(profile: Profile, source: bytes, tree: tree_sitter.Tree | None = Non
     raw_heritage: list[tree_sitter.Node] = []
     raw_imports: list[dict[str, tree_sitter.Node]] = []
     raw_exports: list[dict[str, tree_sitter.Node]] = []
-    raw_guarded: list[tree_sitter.Node] = []   # the profile's `guards`, part of its query
-    raw_unguarded: set[tuple[int, int]] = set()
+    guards = _Guards()   # the profile's `guards`, part of its query
     for _, captures in matches:
         names = captures.get("name", [])
         for capture, nodes in captures.items():
@@ -487,8 +511,7 @@ def extract(profile: Profile, source: bytes, tree: tree_sitter.Tree | None = Non
                 raw_refs.append((names[0], capture.split(".", 1)[1]))
         raw_bindings.extend(captures.get("binding", []))
         raw_heritage.extend(captures.get("heritage", []))
-        raw_guarded.extend(captures.get("guarded", []))
-        raw_unguarded.update((node.start_byte, node.end_byte) for node in captures.get("unguarded", ()))
+        guards.add(captures)
         parts = {key.split(".", 1)[1]: nodes[0] for key, nodes in captures.items() if key.startswith("import.")}
         if parts:
             raw_imports.append(parts)
@@ -497,7 +520,7 @@ def extract(profile: Profile, source: bytes, tree: tree_sitter.Tree | None = Non
             raw_exports.append(exported)
     placer = _Placer(profile, source, defs)
     out = Symbols()
-    guarded = _guarded_spans(raw_guarded, raw_unguarded)
+    guarded = guards.spans()
     if imports_only:
         for parts in raw_imports:
             _add_import(out, parts, source, placer, rules.module_binding, rules.module_separator, rules.version_suffix,

@@ -294,7 +294,10 @@ class SemanticRules:
     `guards`: a query whose `@guarded` nodes hold
     imports whose failure the file catches (Python's `try:` body with `except ImportError:`): such an
     import is not a use a removal breaks (the file still loads), so neither look counts it, and the
-    names it binds are the file's own bindings.
+    names it binds are the file's own bindings. An `@unguarded` capture of the same span takes a
+    `@guarded` node back (a handler that raises); one whose match also captures `@handler` nodes
+    takes it back only where a `@raises` capture lies inside one of them (at any depth: `if strict:
+    raise` in the handler).
     `path_prefixes`: node kinds whose field holds the path an import nested inside them continues
     (Rust's `use crate::{lines::{self, LineStep}}`: a `scoped_use_list`'s `path`), so `LineStep` is
     imported from `crate::lines`; an `@import.self` capture binds the module its path names (`lines`).
