@@ -289,3 +289,49 @@ def test_a_rust_function_removed_while_a_path_through_an_extern_crate_alias_uses
 def test_a_rust_function_kept_behind_an_extern_crate_alias_is_not_left_behind(tmp_path):
     files = RUST | {"a/src/lib.rs": RUST["a/src/lib.rs"] + "\npub fn k() -> i32 {\n    3\n}\n"}
     _removal_merged(tmp_path, files, {"a/src/lib.rs": RUST["a/src/lib.rs"]})
+
+
+# -- Python: a name reached through a chain of star imports --------------------------------------
+
+CHAIN = {"pkg/__init__.py": "from .a import *\n", "pkg/a.py": "from .b import *\n",
+         "pkg/b.py": "from .c import *\n", "pkg/c.py": "def f():\n    return 1\n\n\ndef g():\n    return 2\n",
+         "app.py": "from pkg import f\n\nprint(f())\n"}
+
+
+@pytest.mark.parametrize("files", [
+    CHAIN,
+    CHAIN | {"pkg/c.py": CHAIN["pkg/c.py"] + "\n__all__ = ['f', 'g']\n", "pkg/b.py": "from .c import *\n\n__all__ = ['f', 'g']\n"},
+    CHAIN | {"pkg/b.py": "from .a import *\nfrom .c import *\n"},
+], ids=["three-levels", "all-at-each-level", "cycle"])
+def test_a_name_removed_at_the_end_of_a_star_chain_while_used_is_left_behind(tmp_path, files):
+    """`from pkg import f`: pkg/__init__.py star-imports a, a star-imports b, b star-imports c, which
+    defines f; removing f from c leaves the import failing."""
+    _, left = _removal_refused(tmp_path, files, "pkg/c.py", {"pkg/c.py": "def g():\n    return 2\n"})
+    assert len(left) == 1 and left[0].startswith("app.py (lines 1, 3: 2 uses) still uses f"), left
+
+
+@pytest.mark.parametrize("files, edits", [
+    (CHAIN, {"pkg/c.py": "def g():\n    return 2\n", "pkg/a.py": "from .b import *\n\n\ndef f():\n    return 1\n"}),
+    (CHAIN | {"pkg/f.py": "X = 1\n"}, {"pkg/f.py": None}),
+    ({"pkg/__init__.py": "from .a import *\nfrom .c import *\n", "pkg/a.py": "X = 1\n", "pkg/c.py": CHAIN["pkg/c.py"],
+      "app.py": CHAIN["app.py"]},
+     {"pkg/c.py": "def g():\n    return 2\n", "pkg/a.py": "X = 1\n\n\ndef f():\n    return 1\n"}),
+], ids=["moved-up-the-chain", "module-of-its-name-deleted", "moved-to-a-file-only-added-to"])
+def test_a_name_a_star_chain_still_reaches_is_not_left_behind(tmp_path, files, edits):
+    """f moved from c to a, still reached by the chain; or pkg/f.py deleted while `from pkg import f`
+    finds the package's f at the chain's end: nothing left behind. A file the task only added lines
+    to (a.py, f appended) answers as the task wrote it, not as it was."""
+    _removal_merged(tmp_path, files, edits)
+
+
+@pytest.mark.parametrize("hide", [
+    {"pkg/b.py": "from .c import *\n\n__all__ = ['g']\n"},
+    {"pkg/c.py": "def _f():\n    return 1\n\n\ndef g():\n    return 2\n", "app.py": "from pkg import _f\n\nprint(_f())\n"},
+], ids=["all-leaves-it-out", "underscore"])
+def test_a_star_chain_that_does_not_pass_the_name_is_left_behind_when_its_module_goes(tmp_path, hide):
+    """pkg/f.py deleted: a chain whose `__all__` (or a `_` name) stops the name at some level does
+    not stand in for the module."""
+    files = CHAIN | hide | {"pkg/f.py": "X = 1\n", "pkg/_f.py": "X = 1\n"}
+    gone = "pkg/_f.py" if "app.py" in hide else "pkg/f.py"
+    _, left = _removal_refused(tmp_path, files, gone, {gone: None})
+    assert len(left) == 1 and left[0].startswith("app.py:1 still imports pkg."), left
