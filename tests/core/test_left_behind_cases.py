@@ -254,6 +254,39 @@ def test_a_java_class_deleted_is_named_at_its_import_line(tmp_path):
                                                        "import a.b.C, the file src/main/java/a/b/C.java"), left
 
 
+TEST = {"src/test/java/a/d/UTest.java": "package a.d;\n\nimport a.b.C;\n\npublic class UTest {\n    int t() { return C.f(); }\n}\n",
+        "lib/build.gradle": "", "lib/src/main/java/a/b/C.java": JAVA["src/main/java/a/b/C.java"],
+        "lib/src/test/java/a/b/CTest.java": "package a.b;\n\npublic class CTest {\n    int t() { return C.f(); }\n}\n",
+        "lib/src/testFixtures/java/a/e/Fix.java": "package a.e;\n\nimport a.b.C;\n\npublic class Fix {\n    int t() { return C.f(); }\n}\n"}
+
+
+def test_a_java_class_deleted_is_named_at_the_import_line_of_a_test_source(tmp_path):
+    """A test source set (src/test/java, src/testFixtures/java) imports the classes of its project's
+    src/main/java: its `import a.b.C;` is named as main's are, in a module of a build too."""
+    _, left = _removal_refused(tmp_path, JAVA | TEST, ("src/main/java/a/b/**", "lib/src/main/java/a/b/**"),
+                               {"src/main/java/a/b/C.java": None, "lib/src/main/java/a/b/C.java": None})
+    imports = sorted(note.split(" still import")[0] for note in left if "still import" in note)
+    assert imports == ["lib/src/testFixtures/java/a/e/Fix.java:3",
+                       "src/main/java/a/d/S.java:3, src/main/java/a/d/U.java:3, src/test/java/a/d/UTest.java:3"], left
+
+
+def test_a_java_class_moved_is_named_at_the_import_line_of_a_test_source(tmp_path):
+    moved = JAVA["src/main/java/a/b/C.java"].replace("package a.b;", "package a.c;")
+    files = JAVA | {"src/test/java/a/d/UTest.java": TEST["src/test/java/a/d/UTest.java"]}
+    _, left = _removal_refused(tmp_path, files, "src/main/java/a/[bc]/**", {"src/main/java/a/c/C.java": moved},
+                               {"src/main/java/a/b/C.java": "src/main/java/a/c/C.java"})
+    assert len(left) == 1 and "src/test/java/a/d/UTest.java (lines 3, 6)" in left[0], left
+
+
+def test_a_java_class_of_the_same_name_kept_in_the_test_sources_module_is_not_left_behind(tmp_path):
+    """lib/src/test/java imports a.b.C, which lib/src/main/java still holds: the root project's
+    a/b/C.java deleted leaves it compiling."""
+    files = {"src/main/java/a/b/C.java": JAVA["src/main/java/a/b/C.java"],
+             "lib/src/main/java/a/b/C.java": JAVA["src/main/java/a/b/C.java"],
+             "lib/src/test/java/a/e/T.java": "package a.e;\n\nimport a.b.C;\n\npublic class T {\n    int t() { return C.f(); }\n}\n"}
+    _removal_merged(tmp_path, files, {"src/main/java/a/b/C.java": None})
+
+
 # -- Go: a dot import makes the package's names bare ---------------------------------------------
 
 GO = {"go.mod": "module example.com/m\n\ngo 1.21\n",

@@ -273,7 +273,8 @@ class SemanticRules:
     (`export * from "./util"`, `from .util import parse` in a package's `__init__.py`) to the file
     that defines the name (semantic.py). `source_folders`: folders that hold a project's absolute
     modules below any directory above the importer (`src`, the src layout): `from pkg import parse`
-    in tests/test_app.py may name src/pkg/__init__.py. `package_roots`: where a package's root
+    in tests/test_app.py may name src/pkg/__init__.py (Java's `src/main/java`: a test source set's
+    `import a.b.C;` names src/main/java/a/b/C.java). `package_roots`: where a package's root
     module file stands below the folder of its `manifest` (`src/lib.rs`): `crate::`, the package's
     own name and a path dependency's name lead there (crate_paths.py). `packages`: how a bare
     specifier names a package of the repository's own workspace (`@acme/core`:
