@@ -306,6 +306,63 @@ def test_a_go_function_a_dot_import_uses_moved_within_its_package_or_kept_is_not
                                       "util/f.go": "package util\n\nfunc F() int {\n\treturn 1\n}\n"})
 
 
+# -- Go: a method called on a local whose type the file spells --------------------------------
+
+COBRA = {"go.mod": "module example.com/m\n\ngo 1.21\n",
+         "cobra/command.go": "package cobra\n\ntype Command struct {\n\tUse string\n}\n\n"
+                             "func (c *Command) CommandPath() string {\n\treturn c.Use\n}\n\n"
+                             "func (c *Command) Name() string {\n\treturn c.Use\n}\n"}
+RENAMED = COBRA["cobra/command.go"].replace("CommandPath()", "Path()")
+
+
+def _go_user(body: str, imports: str = 'import "example.com/m/cobra"\n\n') -> str:
+    return "package app\n\n" + imports + body
+
+
+@pytest.mark.parametrize("path, text, line", [
+    ("app/param.go", _go_user("func show(c *cobra.Command) string {\n\treturn c.CommandPath()\n}\n"), 6),
+    ("app/var.go", _go_user("func show() string {\n\tvar c cobra.Command\n\treturn c.CommandPath()\n}\n"), 7),
+    ("app/literal.go", _go_user("func show() string {\n\tc := &cobra.Command{Use: \"x\"}\n\treturn c.CommandPath()\n}\n"), 7),
+    ("app/value.go", _go_user("func show() string {\n\tc := cobra.Command{}\n\treturn c.CommandPath()\n}\n"), 7),
+    ("app/alias.go", _go_user("func show(c *cmd.Command) string {\n\treturn c.CommandPath()\n}\n",
+                              'import cmd "example.com/m/cobra"\n\n'), 6),
+    ("cobra/help.go", "package cobra\n\nfunc help(c *Command) string {\n\treturn c.CommandPath()\n}\n", 4),
+], ids=["parameter", "var", "pointer-literal", "value-literal", "import-alias", "same-package"])
+def test_a_go_method_removed_while_a_local_of_its_type_calls_it_is_left_behind(tmp_path, path, text, line):
+    """`c.CommandPath()` where the file spells c's type (a parameter, `var c cobra.Command`, a
+    composite literal, a same-package `*Command`), a type of the repository: renaming the method
+    leaves the call broken."""
+    _, left = _removal_refused(tmp_path, COBRA | {path: text}, "cobra/command.go", {"cobra/command.go": RENAMED})
+    assert len(left) == 1 and left[0].startswith(f"{path}:{line} still uses Command.CommandPath, which this task "
+                                                 "removed or renamed (to Command.Path, it seems) in cobra/command.go"), left
+
+
+EMBEDS = COBRA["cobra/command.go"].replace("type Command struct {\n", "type Command struct {\n\tBase\n") \
+    + "\ntype Base struct{}\n\nfunc (b Base) CommandPath() string {\n\treturn \"\"\n}\n"
+
+
+@pytest.mark.parametrize("files", [
+    {"app/untyped.go": _go_user("func show() string {\n\tc := cobra.New()\n\treturn c.CommandPath()\n}\n"),
+     "cobra/new.go": "package cobra\n\nfunc New() *Command {\n\treturn &Command{}\n}\n"},
+    {"app/outside.go": _go_user("func show(c *cobra.Command) string {\n\treturn c.CommandPath()\n}\n",
+                                'import "github.com/spf13/cobra"\n\n')},
+    {"app/mine.go": "package app\n\ntype Mine struct{}\n\nfunc (m Mine) CommandPath() string {\n\treturn \"\"\n}\n\n"
+                    "func show() string {\n\tm := Mine{}\n\treturn m.CommandPath()\n}\n"},
+    {"app/shadowed.go": _go_user("func show(c *cobra.Command) string {\n\tf := func(c Other) string {\n"
+                                 "\t\treturn c.CommandPath()\n\t}\n\treturn f(Other{})\n}\n\n"
+                                 "type Other struct{}\n\nfunc (o Other) CommandPath() string {\n\treturn \"\"\n}\n")},
+], ids=["type-not-spelled", "type-outside-the-repository", "another-type", "a-closer-local"])
+def test_a_go_method_call_whose_receiver_type_is_not_the_renamed_ones_is_not_left_behind(tmp_path, files):
+    _removal_merged(tmp_path, COBRA | files, {"cobra/command.go": RENAMED})
+
+
+def test_a_go_method_removed_where_an_embedded_type_still_has_it_is_not_left_behind(tmp_path):
+    """Command embeds Base, whose CommandPath is promoted once Command's own is gone."""
+    files = {"go.mod": COBRA["go.mod"], "cobra/command.go": EMBEDS,
+             "app/param.go": _go_user("func show(c *cobra.Command) string {\n\treturn c.CommandPath()\n}\n")}
+    _removal_merged(tmp_path, files, {"cobra/command.go": EMBEDS.replace("func (c *Command) CommandPath()", "func (c *Command) Path()")})
+
+
 # -- Rust: a crate named through `extern crate X as Y;` ------------------------------------------
 
 RUST = {"Cargo.toml": '[workspace]\nmembers = ["a", "b"]\n', "a/Cargo.toml": '[package]\nname = "alpha"\nversion = "0.1.0"\n',

@@ -263,8 +263,10 @@ class SemanticRules:
     list: where any capture them, an import from the file means its exports, not its definitions),
     `@heritage`
     (a class, or a `scopes` node, that declares bases: its members may be inherited, so a member it
-    no longer defines is not known to be gone), and more definitions or references where the tags
-    miss them. `manifest`: the file name of the language's dependency manifest (dependencies.py: a
+    no longer defines is not known to be gone), `@typed.name` with one `@typed.type` (a name bound
+    to a value of the type the file spells there: Go's `c *cobra.Command`, `c := &cobra.Command{}`;
+    a call on it, `c.CommandPath()`, means that type's method), and more definitions or references
+    where the tags miss them. `manifest`: the file name of the language's dependency manifest (dependencies.py: a
     module of a dependency the merge still declares unchanged is never "replaced"). `hidden_names`:
     a query whose `@name`s are identifiers the parse does not place (tokens inside a macro call): a
     definition whose name still stands there is not taken as removed. `module_files`: where a
