@@ -392,7 +392,8 @@ CHAIN = {"pkg/__init__.py": "from .a import *\n", "pkg/a.py": "from .b import *\
     CHAIN,
     CHAIN | {"pkg/c.py": CHAIN["pkg/c.py"] + "\n__all__ = ['f', 'g']\n", "pkg/b.py": "from .c import *\n\n__all__ = ['f', 'g']\n"},
     CHAIN | {"pkg/b.py": "from .a import *\nfrom .c import *\n"},
-], ids=["three-levels", "all-at-each-level", "cycle"])
+    CHAIN | {"pkg/a.py": "from .b import *  # noqa: F403\n\n\ndef h(*, x):\n    return x * 2\n"},
+], ids=["three-levels", "all-at-each-level", "cycle", "commented"])
 def test_a_name_removed_at_the_end_of_a_star_chain_while_used_is_left_behind(tmp_path, files):
     """`from pkg import f`: pkg/__init__.py star-imports a, a star-imports b, b star-imports c, which
     defines f; removing f from c leaves the import failing."""

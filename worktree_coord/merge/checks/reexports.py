@@ -57,9 +57,10 @@ MAX_FILES = 256    # files no side changed, read per check
 MAX_DEPTH = 4      # re-exports followed from the imported file
 
 _WORD = re.compile(rb"[\w$]+")   # a name as `reach.spelling` bounds it: no word character or `$` either side
-# A `*` a star import may end with (`import *` at a line's end, `::*;`, `.*;`, `::{*}`, `export * from`),
-# not a product or `def f(*, x)`: the files without one are not parsed for star imports.
-_STAR = re.compile(rb"\*[ \t]*(?:;|\}|\r?$|from\b)", re.MULTILINE)
+# A `*` a star import may end with (`import *` at a line's end or before a comment, `::*;`, `.*;`,
+# `::{*}`, `export * from`), not a product or `def f(*, x)`: the files without one are not parsed
+# for star imports.
+_STAR = re.compile(rb"\*[ \t]*(?:;|\}|#|//|\r?$|from\b)", re.MULTILINE)
 
 
 @functools.lru_cache(maxsize=None)
