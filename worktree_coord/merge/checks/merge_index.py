@@ -45,7 +45,7 @@ if TYPE_CHECKING:
 
     import pygit2
 
-FORMAT = 2              # bump when what an entry holds changes shape (2: Symbols.local_types)
+FORMAT = 1              # bump when what an entry holds changes shape
 MAX_SYMBOLS = 8192      # symbols (and memo) entries kept in memory per process
 MAX_TIPS = 16           # tips whose changes are kept in memory
 MAX_TIP_FILES = 64      # tips whose changes (and tables) are kept on disk (the oldest are removed past this)
