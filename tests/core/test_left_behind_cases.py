@@ -60,7 +60,8 @@ FAST = "def speed():\n    return 2\n\n\ndef other():\n    return 1\n"
     "try:\n    {import}\nexcept (OSError, ImportError):\n    speed = None\n",
     "try:\n    {import}\nexcept:\n    speed = None\n",
     "import importlib.util\n\nif importlib.util.find_spec('pkg.fast') is not None:\n    {import}\n",
-], ids=["ImportError", "ModuleNotFoundError", "tuple", "bare-except", "find_spec"])
+    "try:\n    {import}\nexcept ImportError:\n    speed = None\n\n\ndef need():\n    if not speed:\n        raise RuntimeError('x')\n",
+], ids=["ImportError", "ModuleNotFoundError", "tuple", "bare-except", "find_spec", "raise-outside-the-handler"])
 @pytest.mark.parametrize("edit", [None, "def other():\n    return 1\n"], ids=["module-deleted", "name-removed"])
 def test_a_guarded_import_of_what_the_task_removes_is_not_left_behind(tmp_path, guard, edit):
     """`try: from pkg.fast import speed` / `except ImportError:` loads either way: the task deleting
@@ -75,10 +76,14 @@ def test_a_guarded_import_of_what_the_task_removes_is_not_left_behind(tmp_path, 
     "except KeyError:\n    speed = None\n",
     "except ImportError as error:\n    raise RuntimeError('pkg.fast is needed') from error\n",
     "except ImportError:\n    log('no pkg.fast')\n    raise\n",
-], ids=["other-exception", "raises-another", "raises-again"])
+    "except ImportError:\n    if strict:\n        raise\n    speed = None\n",
+    "except ImportError:\n    if lenient:\n        speed = None\n    else:\n        raise RuntimeError('pkg.fast is needed')\n",
+    "except ImportError:\n    for _ in range(1):\n        with context():\n            raise\n",
+], ids=["other-exception", "raises-another", "raises-again", "raises-if", "raises-else", "raises-nested"])
 @pytest.mark.parametrize("edit", [None, "def other():\n    return 1\n"], ids=["module-deleted", "name-removed"])
 def test_an_import_under_a_try_that_does_not_catch_its_failure_is_still_left_behind(tmp_path, edit, handler):
-    """A handler that raises makes the failure the file's own: the file does not load."""
+    """A handler that raises makes the failure the file's own: the file does not load. A raise
+    under an `if` (`if strict: raise`), or deeper, may run: the failure can propagate, a use."""
     files = {"pkg/__init__.py": "", "pkg/fast.py": FAST,
              "app.py": "try:\n    from pkg.fast import speed\n" + handler + "\nprint(speed)\n"}
     _, left = _removal_refused(tmp_path, files, "pkg/fast.py", {"pkg/fast.py": edit})
@@ -249,6 +254,39 @@ def test_a_java_class_deleted_is_named_at_its_import_line(tmp_path):
                                                        "import a.b.C, the file src/main/java/a/b/C.java"), left
 
 
+TEST = {"src/test/java/a/d/UTest.java": "package a.d;\n\nimport a.b.C;\n\npublic class UTest {\n    int t() { return C.f(); }\n}\n",
+        "lib/build.gradle": "", "lib/src/main/java/a/b/C.java": JAVA["src/main/java/a/b/C.java"],
+        "lib/src/test/java/a/b/CTest.java": "package a.b;\n\npublic class CTest {\n    int t() { return C.f(); }\n}\n",
+        "lib/src/testFixtures/java/a/e/Fix.java": "package a.e;\n\nimport a.b.C;\n\npublic class Fix {\n    int t() { return C.f(); }\n}\n"}
+
+
+def test_a_java_class_deleted_is_named_at_the_import_line_of_a_test_source(tmp_path):
+    """A test source set (src/test/java, src/testFixtures/java) imports the classes of its project's
+    src/main/java: its `import a.b.C;` is named as main's are, in a module of a build too."""
+    _, left = _removal_refused(tmp_path, JAVA | TEST, ("src/main/java/a/b/**", "lib/src/main/java/a/b/**"),
+                               {"src/main/java/a/b/C.java": None, "lib/src/main/java/a/b/C.java": None})
+    imports = sorted(note.split(" still import")[0] for note in left if "still import" in note)
+    assert imports == ["lib/src/testFixtures/java/a/e/Fix.java:3",
+                       "src/main/java/a/d/S.java:3, src/main/java/a/d/U.java:3, src/test/java/a/d/UTest.java:3"], left
+
+
+def test_a_java_class_moved_is_named_at_the_import_line_of_a_test_source(tmp_path):
+    moved = JAVA["src/main/java/a/b/C.java"].replace("package a.b;", "package a.c;")
+    files = JAVA | {"src/test/java/a/d/UTest.java": TEST["src/test/java/a/d/UTest.java"]}
+    _, left = _removal_refused(tmp_path, files, "src/main/java/a/[bc]/**", {"src/main/java/a/c/C.java": moved},
+                               {"src/main/java/a/b/C.java": "src/main/java/a/c/C.java"})
+    assert len(left) == 1 and "src/test/java/a/d/UTest.java (lines 3, 6)" in left[0], left
+
+
+def test_a_java_class_of_the_same_name_kept_in_the_test_sources_module_is_not_left_behind(tmp_path):
+    """lib/src/test/java imports a.b.C, which lib/src/main/java still holds: the root project's
+    a/b/C.java deleted leaves it compiling."""
+    files = {"src/main/java/a/b/C.java": JAVA["src/main/java/a/b/C.java"],
+             "lib/src/main/java/a/b/C.java": JAVA["src/main/java/a/b/C.java"],
+             "lib/src/test/java/a/e/T.java": "package a.e;\n\nimport a.b.C;\n\npublic class T {\n    int t() { return C.f(); }\n}\n"}
+    _removal_merged(tmp_path, files, {"src/main/java/a/b/C.java": None})
+
+
 # -- Go: a dot import makes the package's names bare ---------------------------------------------
 
 GO = {"go.mod": "module example.com/m\n\ngo 1.21\n",
@@ -268,6 +306,63 @@ def test_a_go_function_a_dot_import_uses_moved_within_its_package_or_kept_is_not
                                       "util/f.go": "package util\n\nfunc F() int {\n\treturn 1\n}\n"})
 
 
+# -- Go: a method called on a local whose type the file spells --------------------------------
+
+COBRA = {"go.mod": "module example.com/m\n\ngo 1.21\n",
+         "cobra/command.go": "package cobra\n\ntype Command struct {\n\tUse string\n}\n\n"
+                             "func (c *Command) CommandPath() string {\n\treturn c.Use\n}\n\n"
+                             "func (c *Command) Name() string {\n\treturn c.Use\n}\n"}
+RENAMED = COBRA["cobra/command.go"].replace("CommandPath()", "Path()")
+
+
+def _go_user(body: str, imports: str = 'import "example.com/m/cobra"\n\n') -> str:
+    return "package app\n\n" + imports + body
+
+
+@pytest.mark.parametrize("path, text, line", [
+    ("app/param.go", _go_user("func show(c *cobra.Command) string {\n\treturn c.CommandPath()\n}\n"), 6),
+    ("app/var.go", _go_user("func show() string {\n\tvar c cobra.Command\n\treturn c.CommandPath()\n}\n"), 7),
+    ("app/literal.go", _go_user("func show() string {\n\tc := &cobra.Command{Use: \"x\"}\n\treturn c.CommandPath()\n}\n"), 7),
+    ("app/value.go", _go_user("func show() string {\n\tc := cobra.Command{}\n\treturn c.CommandPath()\n}\n"), 7),
+    ("app/alias.go", _go_user("func show(c *cmd.Command) string {\n\treturn c.CommandPath()\n}\n",
+                              'import cmd "example.com/m/cobra"\n\n'), 6),
+    ("cobra/help.go", "package cobra\n\nfunc help(c *Command) string {\n\treturn c.CommandPath()\n}\n", 4),
+], ids=["parameter", "var", "pointer-literal", "value-literal", "import-alias", "same-package"])
+def test_a_go_method_removed_while_a_local_of_its_type_calls_it_is_left_behind(tmp_path, path, text, line):
+    """`c.CommandPath()` where the file spells c's type (a parameter, `var c cobra.Command`, a
+    composite literal, a same-package `*Command`), a type of the repository: renaming the method
+    leaves the call broken."""
+    _, left = _removal_refused(tmp_path, COBRA | {path: text}, "cobra/command.go", {"cobra/command.go": RENAMED})
+    assert len(left) == 1 and left[0].startswith(f"{path}:{line} still uses Command.CommandPath, which this task "
+                                                 "removed or renamed (to Command.Path, it seems) in cobra/command.go"), left
+
+
+EMBEDS = COBRA["cobra/command.go"].replace("type Command struct {\n", "type Command struct {\n\tBase\n") \
+    + "\ntype Base struct{}\n\nfunc (b Base) CommandPath() string {\n\treturn \"\"\n}\n"
+
+
+@pytest.mark.parametrize("files", [
+    {"app/untyped.go": _go_user("func show() string {\n\tc := cobra.New()\n\treturn c.CommandPath()\n}\n"),
+     "cobra/new.go": "package cobra\n\nfunc New() *Command {\n\treturn &Command{}\n}\n"},
+    {"app/outside.go": _go_user("func show(c *cobra.Command) string {\n\treturn c.CommandPath()\n}\n",
+                                'import "github.com/spf13/cobra"\n\n')},
+    {"app/mine.go": "package app\n\ntype Mine struct{}\n\nfunc (m Mine) CommandPath() string {\n\treturn \"\"\n}\n\n"
+                    "func show() string {\n\tm := Mine{}\n\treturn m.CommandPath()\n}\n"},
+    {"app/shadowed.go": _go_user("func show(c *cobra.Command) string {\n\tf := func(c Other) string {\n"
+                                 "\t\treturn c.CommandPath()\n\t}\n\treturn f(Other{})\n}\n\n"
+                                 "type Other struct{}\n\nfunc (o Other) CommandPath() string {\n\treturn \"\"\n}\n")},
+], ids=["type-not-spelled", "type-outside-the-repository", "another-type", "a-closer-local"])
+def test_a_go_method_call_whose_receiver_type_is_not_the_renamed_ones_is_not_left_behind(tmp_path, files):
+    _removal_merged(tmp_path, COBRA | files, {"cobra/command.go": RENAMED})
+
+
+def test_a_go_method_removed_where_an_embedded_type_still_has_it_is_not_left_behind(tmp_path):
+    """Command embeds Base, whose CommandPath is promoted once Command's own is gone."""
+    files = {"go.mod": COBRA["go.mod"], "cobra/command.go": EMBEDS,
+             "app/param.go": _go_user("func show(c *cobra.Command) string {\n\treturn c.CommandPath()\n}\n")}
+    _removal_merged(tmp_path, files, {"cobra/command.go": EMBEDS.replace("func (c *Command) CommandPath()", "func (c *Command) Path()")})
+
+
 # -- Rust: a crate named through `extern crate X as Y;` ------------------------------------------
 
 RUST = {"Cargo.toml": '[workspace]\nmembers = ["a", "b"]\n', "a/Cargo.toml": '[package]\nname = "alpha"\nversion = "0.1.0"\n',
@@ -284,3 +379,50 @@ def test_a_rust_function_removed_while_a_path_through_an_extern_crate_alias_uses
 def test_a_rust_function_kept_behind_an_extern_crate_alias_is_not_left_behind(tmp_path):
     files = RUST | {"a/src/lib.rs": RUST["a/src/lib.rs"] + "\npub fn k() -> i32 {\n    3\n}\n"}
     _removal_merged(tmp_path, files, {"a/src/lib.rs": RUST["a/src/lib.rs"]})
+
+
+# -- Python: a name reached through a chain of star imports --------------------------------------
+
+CHAIN = {"pkg/__init__.py": "from .a import *\n", "pkg/a.py": "from .b import *\n",
+         "pkg/b.py": "from .c import *\n", "pkg/c.py": "def f():\n    return 1\n\n\ndef g():\n    return 2\n",
+         "app.py": "from pkg import f\n\nprint(f())\n"}
+
+
+@pytest.mark.parametrize("files", [
+    CHAIN,
+    CHAIN | {"pkg/c.py": CHAIN["pkg/c.py"] + "\n__all__ = ['f', 'g']\n", "pkg/b.py": "from .c import *\n\n__all__ = ['f', 'g']\n"},
+    CHAIN | {"pkg/b.py": "from .a import *\nfrom .c import *\n"},
+    CHAIN | {"pkg/a.py": "from .b import *  # noqa: F403\n\n\ndef h(*, x):\n    return x * 2\n"},
+], ids=["three-levels", "all-at-each-level", "cycle", "commented"])
+def test_a_name_removed_at_the_end_of_a_star_chain_while_used_is_left_behind(tmp_path, files):
+    """`from pkg import f`: pkg/__init__.py star-imports a, a star-imports b, b star-imports c, which
+    defines f; removing f from c leaves the import failing."""
+    _, left = _removal_refused(tmp_path, files, "pkg/c.py", {"pkg/c.py": "def g():\n    return 2\n"})
+    assert len(left) == 1 and left[0].startswith("app.py (lines 1, 3: 2 uses) still uses f"), left
+
+
+@pytest.mark.parametrize("files, edits", [
+    (CHAIN, {"pkg/c.py": "def g():\n    return 2\n", "pkg/a.py": "from .b import *\n\n\ndef f():\n    return 1\n"}),
+    (CHAIN | {"pkg/f.py": "X = 1\n"}, {"pkg/f.py": None}),
+    ({"pkg/__init__.py": "from .a import *\nfrom .c import *\n", "pkg/a.py": "X = 1\n", "pkg/c.py": CHAIN["pkg/c.py"],
+      "app.py": CHAIN["app.py"]},
+     {"pkg/c.py": "def g():\n    return 2\n", "pkg/a.py": "X = 1\n\n\ndef f():\n    return 1\n"}),
+], ids=["moved-up-the-chain", "module-of-its-name-deleted", "moved-to-a-file-only-added-to"])
+def test_a_name_a_star_chain_still_reaches_is_not_left_behind(tmp_path, files, edits):
+    """f moved from c to a, still reached by the chain; or pkg/f.py deleted while `from pkg import f`
+    finds the package's f at the chain's end: nothing left behind. A file the task only added lines
+    to (a.py, f appended) answers as the task wrote it, not as it was."""
+    _removal_merged(tmp_path, files, edits)
+
+
+@pytest.mark.parametrize("hide", [
+    {"pkg/b.py": "from .c import *\n\n__all__ = ['g']\n"},
+    {"pkg/c.py": "def _f():\n    return 1\n\n\ndef g():\n    return 2\n", "app.py": "from pkg import _f\n\nprint(_f())\n"},
+], ids=["all-leaves-it-out", "underscore"])
+def test_a_star_chain_that_does_not_pass_the_name_is_left_behind_when_its_module_goes(tmp_path, hide):
+    """pkg/f.py deleted: a chain whose `__all__` (or a `_` name) stops the name at some level does
+    not stand in for the module."""
+    files = CHAIN | hide | {"pkg/f.py": "X = 1\n", "pkg/_f.py": "X = 1\n"}
+    gone = "pkg/_f.py" if "app.py" in hide else "pkg/f.py"
+    _, left = _removal_refused(tmp_path, files, gone, {gone: None})
+    assert len(left) == 1 and left[0].startswith("app.py:1 still imports pkg."), left

@@ -163,6 +163,28 @@ def test_a_go_package_deleted_while_the_other_side_uses_it_is_a_finding(tmp_path
         ("BoolFlag", "cmd/vendor/github.com/x/cli/flag.go", "app/main.go")
 
 
+COMMAND_GO = ("package cobra\n\ntype Command struct {\n\tUse string\n}\n\n"
+              "func (c *Command) CommandPath() string {\n\treturn c.Use\n}\n")
+
+
+@pytest.mark.parametrize("module, found", [("example.com/m/cobra", True), ("github.com/spf13/cobra", False)],
+                         ids=["the-repository's", "a-dependency's"])
+def test_a_go_method_one_side_renames_while_the_other_calls_it_on_a_typed_local(tmp_path: Path, module, found) -> None:
+    """Ours renames Command.CommandPath; theirs adds `c.CommandPath()` on a `c *cobra.Command`: the
+    drain's merge is clean and does not build. A `cobra` package of another module (a dependency of
+    the same last name) is not the repository's type: nothing is said."""
+    repo = make_repo(tmp_path / "repo", {"go.mod": "module example.com/m\n\ngo 1.21\n", "cobra/command.go": COMMAND_GO})
+    base = git(repo, "rev-parse", "HEAD")
+    ours = commit(repo, {"cobra/command.go": COMMAND_GO.replace("CommandPath()", "Path()")}, "ours: renamed")
+    git(repo, "checkout", "-q", "-b", "theirs", base)
+    theirs = commit(repo, {"app/show.go": f'package app\n\nimport "{module}"\n\n'
+                                          "func show(c *cobra.Command) string {\n\treturn c.CommandPath()\n}\n"}, "theirs")
+    handle = pygit2.Repository(str(repo))
+    findings = check_tree_merge(handle, base, ours, theirs, handle.merge_commits(ours, theirs).write_tree(handle))
+    assert [(f.name, f.definition_path, f.use_path, f.use_line) for f in findings] == \
+        ([("Command.CommandPath", "cobra/command.go", "app/show.go", 6)] if found else []), findings
+
+
 SERVICE = b"def alpha(x):\n    return x\n\n\ndef beta(x):\n    return alpha(x) * 2\n"
 
 

@@ -450,6 +450,7 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
     words: set[str] = set()
     imported: set[str] = set()   # removed names that were imports of the changed file, not its own definitions
     files: list[FileVersions] = []
+    extended: list[FileVersions] = []   # files the task only added lines to (the task's side of them)
     readable = readable_changes(changes)
     if len(readable) > max_changed:
         raise LookupTooLarge(f"{len(readable)} files with a semantic check changed, more than the "
@@ -458,7 +459,12 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
         before = read_blob(change.old_oid)
         after = read_blob(change.new_oid) if change.new_oid is not None else None
         if after is not None and not touched_lines(before, after):
-            continue   # lines added only: no definition can have gone (and nothing to parse)
+            # Lines added only: no definition can have gone (nothing to parse for that). The file
+            # still stands in the merge as the task wrote it: a name it now defines answers a use
+            # that reaches it (f moved from c.py up to a.py, which `pkg/__init__.py` star-imports).
+            if at is None:
+                extended.append(FileVersions(change.path, base=before, left=after, right=before, merged=after))
+            continue
         pairs = {pair for pair in _removed(change.path, before, after) if pair[1] not in ignore}
         gone = {name for _container, name in pairs}
         removed |= gone
@@ -470,6 +476,7 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
             files.append(FileVersions(change.path, base=before, left=after, right=before, merged=after))
     if not removed:
         return []
+    files += extended
     touched = {c.path for c in changes} if at is None else {f.path for f in files}
     # The files the task added stand in the merge too: a module made a package (errors.py moved to
     # errors/__init__.py, which re-exports) still answers every import of it, as the landed tree does.

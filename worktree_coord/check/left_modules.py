@@ -21,7 +21,8 @@ is left behind. Both trees are read by the semantic check's own resolution
 or a tsconfig alias to a file that still stands still answer, and a package's name (`semver`,
 `os`) names no file of the tree before or after. `from pkg import f` is a name of the package
 before it is a module below it: where the file `pkg` names after the task binds `f` (defines or
-imports it, or star-imports a file that spells it), deleting pkg/f.py leaves the import loading.
+imports it, or star-imports a file that spells it, through a chain of star imports), deleting
+pkg/f.py leaves the import loading.
 An import the profile's `guards` cover (`try:` / `except ImportError:`) is no specifier at all
 (symbols.module_specifiers). At most `max_files` files are read.
 """
@@ -35,11 +36,26 @@ from typing import Callable, Iterable
 from ..gitrepo.repository import Change
 from ..merge.checks.semantic import PATH_FACTS, semantic_profile, tree_module_files
 from ..merge.checks.reach import spelling
-from ..merge.checks.symbols import extract, module_specifiers
+from ..merge.checks.symbols import extract, module_specifiers, star_names
+from ..merge.languages.profiles import Profile
 from ..merge.checks.versions import MAX_BYTES
 from ..merge.result import SemanticFinding
 
 _WORD = re.compile(r"[A-Za-z_$][\w$]*")
+MAX_STAR_DEPTH = 4   # star imports followed from a package's file (reexports.MAX_DEPTH's count)
+
+
+def _star_takes(profile: Profile, text: bytes, name: str) -> bool:
+    """Whether a star import of the module `text` takes `name`: its list says so (Python's
+    `__all__`), or it writes none and `name` is not hidden (a `_name`); unreadable: it may."""
+    try:
+        listed = star_names(profile, text)
+    except (ValueError, UnicodeDecodeError):
+        return True
+    if listed is not None:
+        return name in listed
+    hidden = profile.semantic.star_hidden
+    return not (hidden and name.startswith(hidden))
 
 
 def _loads_modules(path: str) -> bool:
@@ -103,23 +119,35 @@ def modules_left_behind(changes: Iterable[Change], read_blob: Callable[[str], by
     def _binds(parent: str, member: str, importer: str) -> bool:
         """Whether a file `parent` names after the task binds `member` itself (defined or imported
         there: `from pkg import f` still loads when pkg/__init__.py has its own `f`), or passes on
-        a star import from a file that spells it (not knowing which, the import is taken as found)."""
+        a star import from a file that spells it, through a chain of star imports (`from .a import
+        *` in the package, `from .b import *` in a.py, f in b.py); not knowing which, the import is
+        taken as found."""
         separator = semantic_profile(importer).semantic.module_separator  # type: ignore[union-attr]
         word = spelling([member.encode()])
         parent = parent[:-len(separator)] if parent.endswith(separator) and parent.strip(separator) else parent
-        for path in named_after(parent, importer):
-            text = after("", path)
-            profile = semantic_profile(path)
-            if text is None or profile is None or len(text) > MAX_BYTES:
-                continue
-            symbols = extract(profile, text, uses=False)
-            if symbols.binds((), member):
-                return True
-            for star in symbols.star_modules:
-                if any((found := after("", other)) is not None and word.search(found)
-                       for other in named_after(star, path)):
-                    return True
-        return False
+        return any(_passes(path, member, word, top=True, seen=set()) for path in named_after(parent, importer))
+
+    def _passes(path: str, member: str, word: re.Pattern[bytes], top: bool, seen: set[str]) -> bool:
+        """Whether the file `path` after the task binds `member` (`top`: the package's own file) or,
+        reached by a star import, spells it, or passes a star import on from a file that does. At
+        each star the module's list decides (its `__all__`, its `_` names: symbols.star_names), each
+        file once, at most MAX_STAR_DEPTH files deep."""
+        if path in seen or len(seen) > MAX_STAR_DEPTH:
+            return False
+        seen.add(path)
+        text = after("", path)
+        profile = semantic_profile(path)
+        if text is None or profile is None or len(text) > MAX_BYTES:
+            return False
+        if not top and not _star_takes(profile, text, member):
+            return False   # `from <this module> import *` does not take the name
+        if not top and word.search(text):
+            return True
+        symbols = extract(profile, text, uses=False)
+        if top and symbols.binds((), member):
+            return True
+        return any(_passes(other, member, word, False, seen)
+                   for star in symbols.star_modules for other in named_after(star, path))
     names = set(tokens.values())
     found: list[SemanticFinding] = []
     read = 0

@@ -24,7 +24,9 @@ How (precision first, nothing guessed):
   path leads to (crate_paths.py);
 - a file whose top level imports the name (`export { x } from "./a"`, `from .a import x`) passes it
   on to that module, under its original name (an alias is followed); a star re-export (`export *
-  from "./a"`, `from .a import *`) passes on every name;
+  from "./a"`, `from .a import *`) passes on every name its module's star list takes, and a file no
+  side changed is followed through it where it spells the name, is a package's file of star
+  imports, or star-imports, file by file, one that does (a chain of `from .b import *`);
 - a file of the merge at the end of the chain is a candidate (the check then asks, as for any use,
   whether a side removed the name there and the merged file lacks it); a file no side changed that
   defines the name itself answers the use: nothing is reported (`None`);
@@ -55,6 +57,10 @@ MAX_FILES = 256    # files no side changed, read per check
 MAX_DEPTH = 4      # re-exports followed from the imported file
 
 _WORD = re.compile(rb"[\w$]+")   # a name as `reach.spelling` bounds it: no word character or `$` either side
+# A `*` a star import may end with (`import *` at a line's end or before a comment, `::*;`, `.*;`,
+# `::{*}`, `export * from`), not a product or `def f(*, x)`: the files without one are not parsed
+# for star imports.
+_STAR = re.compile(rb"\*[ \t]*(?:;|\}|#|//|\r?$|from\b)", re.MULTILINE)
 
 
 @functools.lru_cache(maxsize=None)
@@ -128,6 +134,7 @@ class ReExports:
         # hub of 90 modules made 49,500 blob reads and searches for one task's check on networkx.
         self._words: dict[str, frozenset[bytes]] = {}
         self._hubs: dict[str, bool] = {}
+        self._chains: dict[tuple[str, str], bool] = {}   # _star_chain_reaches, per file and name
         self._reads = 0
         self._crate_paths: dict[str, CratePaths] = {}
         self._path_maps: PathMaps | None = None
@@ -310,7 +317,7 @@ class ReExports:
             for target in targets:
                 if not self._follow(target, item.name or name, depth + 1, seen, found):
                     return False
-        if not passed:
+        if not passed and not own:   # (a file's own definition hides what its star imports bring)
             for module in symbols.star_modules:
                 for target in self.locate(module, path, rules):
                     if target not in self._merge.files and not self._mentions(target, name) \
@@ -409,10 +416,40 @@ class ReExports:
         """Does a file no side changed re-export modules whole (a package's `__init__.py` of `from
         .shortest_paths import *`)? It passes the name on without spelling it: networkx's
         `nx.dijkstra_predecessor_and_distance` comes through three such files, and a task that
-        deleted it from weighted.py landed a tree whose callers failed (found driving wtc on networkx)."""
+        deleted it from weighted.py landed a tree whose callers failed (found driving wtc on networkx).
+        Any other file does where its star imports reach, file by file, one that spells the name or
+        one a side changed (`__init__.py`: `from .a import *`, a.py: `from .b import *`, f defined in b)."""
         if path not in self._hubs:
             self._hubs[path] = self._star_hub(path, name)
-        return self._hubs[path]
+        return self._hubs[path] or self._star_chain_reaches(path, name, frozenset())
+
+    def _star_chain_reaches(self, path: str, name: str, seen: frozenset[str]) -> bool:
+        """Whether the star imports of `path` (a file no side changed) reach `name`: a module of
+        them that the star takes the name from (its `__all__`, its `_` names, at each level) and
+        that a side changed, spells the name, or reaches it in turn. At most MAX_DEPTH files deep,
+        each file once a chain (a cycle ends); only a file that may write a star import is parsed."""
+        key = (path, name)
+        if key in self._chains:
+            return self._chains[key]
+        if path in seen or len(seen) >= MAX_DEPTH:
+            return False
+        data = self._tree_file("base", path) if self._tree_file is not None else None
+        profile = _profile(path)
+        reaches = False
+        if data is not None and profile is not None and _STAR.search(data):
+            symbols = self._read(path, name)
+            for module in symbols.star_modules if symbols is not None else ():
+                for target in self.locate(module, path, profile.semantic):
+                    if target != path and self._star_takes(target, name, ("base", "merged")) and \
+                            (target in self._merge.files or self._mentions(target, name)
+                             or self._star_chain_reaches(target, name, seen | {path})):
+                        reaches = True
+                        break
+                if reaches:
+                    break
+        if reaches or not seen:   # (a False found inside a cycle's walk is that walk's, not the file's)
+            self._chains[key] = reaches
+        return reaches
 
     def _star_hub(self, path: str, name: str) -> bool:
         """_passes_stars_on, read once per file."""

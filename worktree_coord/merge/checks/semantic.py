@@ -718,6 +718,8 @@ class _Check:
                     for other in self.typed_package_files(path):
                         if posixpath.basename(_module_path(other, rules)) == receiver:
                             yield (other, (receiver,), name)
+                if not own_type and merged.local_types:
+                    yield from self.typed_local_targets(path, reference, merged, rules)
                 return
             if imported.name is None:   # a module: `util.parse()`
                 # (not of a module whose exports no pattern lists, `module.exports = makeApi()`: its
@@ -733,6 +735,48 @@ class _Check:
                 yield (target, (imported.name,), name)
             for target in self.import_files(imported.module, path, rules):
                 yield (target, (imported.name,), name)
+
+    def typed_local_targets(self, path: str, reference: Reference, merged: Symbols,
+                            rules: SemanticRules) -> Iterator[tuple[str, tuple[str, ...], str]]:
+        """The methods a call on a local whose type the file spells may mean (`c.CommandPath()`
+        after `c *cobra.Command`, profile `@typed.*`): the type's members, in each file of the merge
+        its package holds. Only where sure: the receiver is bound in one scope around the use (or
+        at top level), every binding there spells the one type, that type is the repository's (an
+        import of a package of the tree, or the file's own package) and a file of the merge declares
+        it, embedding no type (a method of an embedded type is promoted: it may answer the call)."""
+        receiver, name = reference.receiver or "", reference.name
+        if not _LEADING_NAME.fullmatch(receiver) or receiver not in merged.local_types:
+            return
+        scopes = reference.scopes & merged.local.get(receiver, set())
+        if len(scopes) > 1 or (not scopes and not merged.binds((), receiver)):
+            return   # bound in two functions around the use (a closure's own), or not in this file
+        typed = merged.local_types[receiver].get(next(iter(scopes)) if scopes else None)
+        if not typed:
+            return
+        qualifier, _, type_name = typed.rpartition(".")
+        if qualifier:
+            imported = _visible_import(merged, qualifier, reference)
+            if imported is None or imported.name is not None:
+                return
+            # The repository's own package by its whole path, where the manifest names the root's
+            # (go.mod's `module`): `github.com/spf13/cobra` is no folder `cobra` of a repository
+            # whose module is another, though the imports' suffix match would take it for one.
+            files = self._under_root_module(imported.module, rules, self._module_index(rules)[0]) \
+                if rules.root_module else self.import_files(imported.module, path, rules)
+        else:
+            files = [path] + (self.package_files(path) if rules.package == "directory" else [])
+        declared = False
+        for other in files:
+            for which in ("base", "merged"):
+                found = self.symbols(other, which, uses=False) if self.files[other].exists(which) else None
+                if found is None:
+                    continue
+                if (type_name,) in found.heritage:
+                    return   # it embeds a type: a method it lost may be promoted from that one
+                declared = declared or (which == "merged" and any(
+                    d.name == type_name and not d.container and d.kind != "import" for d in found.definitions))
+        if declared:
+            yield from ((other, (type_name,), name) for other in files)
 
     def module_path(self, path: str) -> str:
         """The module `path` is, as a path (`_module_path`)."""

@@ -4,7 +4,7 @@ Stage: extraction, for the post-merge semantic check (semantic.py). Input: a pro
 `[semantic]` rules are enabled and the bytes of one file version. Output: `Symbols`.
 How: the tags queries the grammar wheels ship (`queries/tags.scm`: `@definition.<kind>` and
 `@reference.<kind>`, each with a `@name`), plus the profile's own patterns (`@binding`,
-`@import.*`, `@heritage`), run once over the tree; each capture is then placed by walking up to the enclosing
+`@import.*`, `@heritage`, `@typed.*`), run once over the tree; each capture is then placed by walking up to the enclosing
 definitions: a definition inside a function-like one (function, method, macro) is local, one
 inside a class-like one (or a profile `scopes` node, like a Rust `impl`) is a member of it, else
 it is top level.
@@ -104,6 +104,9 @@ class Symbols:
     wildcard: bool = False                                           # a top-level star import/re-export
     star_modules: list[str] = field(default_factory=list)            # the modules those name (`./util`, `.util`)
     heritage: set[Container] = field(default_factory=set)            # containers that declare bases
+    # name -> {scope (None: top level) -> the type the file spells for it}: every binding of the name
+    # in that scope is a profile `@typed.name` of the same `@typed.type` (`c *cobra.Command`)
+    local_types: dict[str, dict[int | None, str]] = field(default_factory=dict)
 
     def binds(self, container: Container, name: str) -> bool:
         return name in self.bound.get(container, ())
@@ -166,14 +169,14 @@ _IMPORTS_COMPILED: set[Profile] = set()
 
 def _imports_pattern(pattern: bytes) -> bool:
     """Whether a pattern of the full query is one of the imports-only query's."""
-    return b"@import." in pattern or b"guarded" in pattern
+    return b"@import." in pattern or b"guarded" in pattern or b"@raises" in pattern
 
 
 def _defining_patterns(profile: Profile) -> list[bytes]:
     """The full query's patterns that define (definitions, imports, heritage, exports, guards), in
     its order: the defining query's (`query_for(profile, False)`) pattern i is the i-th of these."""
     return [p for p in _pattern_texts(profile) if any(mark in p for mark in (b"@definition.", b"@import.", b"@heritage",
-                                                                              b"@export.", b"guarded"))]
+                                                                              b"@export.", b"guarded", b"@raises"))]
 
 
 @functools.lru_cache(maxsize=None)
@@ -308,18 +311,43 @@ def guarded_ranges(profile: Profile, tree: tree_sitter.Tree) -> list[tuple[int, 
     that no `@unguarded` capture (a handler that raises) takes back."""
     if not profile.semantic.guards:
         return []
-    guarded: list[tree_sitter.Node] = []
-    unguarded: set[tuple[int, int]] = set()
+    guards = _Guards()
     for _, captures in tree_sitter.QueryCursor(guards_query(profile)).matches(tree.root_node):
-        guarded += captures.get("guarded", ())
-        unguarded.update((node.start_byte, node.end_byte) for node in captures.get("unguarded", ()))
-    return _guarded_spans(guarded, unguarded)
+        guards.add(captures)
+    return guards.spans()
 
 
-def _guarded_spans(guarded: list[tree_sitter.Node], unguarded: set[tuple[int, int]]) -> list[tuple[int, int]]:
-    """The spans of the `@guarded` nodes no `@unguarded` capture takes back (the guards query's rule,
-    read by its own query here and by extract's one pass over the profile's query)."""
-    return [span for node in guarded if (span := (node.start_byte, node.end_byte)) not in unguarded]
+class _Guards:
+    """The guards query's rule, read from its matches (by its own query in guarded_ranges, by
+    extract's one pass over the profile's query): a `@guarded` node guards, unless an `@unguarded`
+    capture of the same span takes it back. An `@unguarded` match that also captures `@handler`
+    nodes takes it back only where a `@raises` node (of any match) lies inside one of them: a raise
+    at any depth of the handler (`except ImportError: if strict: raise`) may run, and a query
+    pattern cannot say "anywhere below"."""
+
+    def __init__(self) -> None:
+        self.guarded: list[tree_sitter.Node] = []
+        self.unguarded: set[tuple[int, int]] = set()
+        self.if_raising: list[tuple[tuple[int, int], list[tuple[int, int]]]] = []
+        self.raises: list[tuple[int, int]] = []
+
+    def add(self, captures: dict[str, list[tree_sitter.Node]]) -> None:
+        self.guarded += captures.get("guarded", ())
+        self.raises += [(node.start_byte, node.end_byte) for node in captures.get("raises", ())]
+        handlers = [(node.start_byte, node.end_byte) for node in captures.get("handler", ())]
+        for node in captures.get("unguarded", ()):
+            span = (node.start_byte, node.end_byte)
+            if handlers:
+                self.if_raising.append((span, handlers))
+            else:
+                self.unguarded.add(span)
+
+    def spans(self) -> list[tuple[int, int]]:
+        """The spans of the `@guarded` nodes nothing takes back."""
+        unguarded = self.unguarded | {span for span, handlers in self.if_raising
+                                      if any(start <= r_start and r_end <= end for start, end in handlers
+                                             for r_start, r_end in self.raises)}
+        return [span for node in self.guarded if (span := (node.start_byte, node.end_byte)) not in unguarded]
 
 
 def _inside(node: tree_sitter.Node, ranges: list[tuple[int, int]]) -> bool:
@@ -498,10 +526,10 @@ def extract(profile: Profile, source: bytes, tree: tree_sitter.Tree | None = Non
     raw_refs: list[tuple[tree_sitter.Node, str]] = []
     raw_bindings: list[tree_sitter.Node] = []
     raw_heritage: list[tree_sitter.Node] = []
+    raw_typed: list[tuple[tree_sitter.Node, tree_sitter.Node]] = []   # (binding, the type spelled for it)
     raw_imports: list[dict[str, tree_sitter.Node]] = []
     raw_exports: list[dict[str, tree_sitter.Node]] = []
-    raw_guarded: list[tree_sitter.Node] = []   # the profile's `guards`, part of its query
-    raw_unguarded: set[tuple[int, int]] = set()
+    guards = _Guards()   # the profile's `guards`, part of its query
     for _, captures in matches:
         names = captures.get("name", [])
         for capture, nodes in captures.items():
@@ -512,9 +540,11 @@ def extract(profile: Profile, source: bytes, tree: tree_sitter.Tree | None = Non
             elif capture.startswith("reference.") and names:
                 raw_refs.append((names[0], capture.split(".", 1)[1]))
         raw_bindings.extend(captures.get("binding", []))
+        typed_types = captures.get("typed.type", [])
+        if len(typed_types) == 1:
+            raw_typed.extend((node, typed_types[0]) for node in captures.get("typed.name", []))
         raw_heritage.extend(captures.get("heritage", []))
-        raw_guarded.extend(captures.get("guarded", []))
-        raw_unguarded.update((node.start_byte, node.end_byte) for node in captures.get("unguarded", ()))
+        guards.add(captures)
         parts = {key.split(".", 1)[1]: nodes[0] for key, nodes in captures.items() if key.startswith("import.")}
         if parts:
             raw_imports.append(parts)
@@ -523,7 +553,7 @@ def extract(profile: Profile, source: bytes, tree: tree_sitter.Tree | None = Non
             raw_exports.append(exported)
     placer = _Placer(profile, source, defs)
     out = Symbols()
-    guarded = _guarded_spans(raw_guarded, raw_unguarded)
+    guarded = guards.spans()
     if imports_only:
         for parts in raw_imports:
             _add_import(out, parts, source, placer, rules.module_binding, rules.module_separator, rules.version_suffix,
@@ -549,15 +579,22 @@ def extract(profile: Profile, source: bytes, tree: tree_sitter.Tree | None = Non
         if not local:
             out.heritage.add(container)
     imported_at = {node.id for parts in raw_imports for key, node in parts.items() if key in ("name", "alias", "default")}
+    scoped: dict[int, tuple[str, int | None]] = {}   # binding node -> (name, scope; None: top level)
     for node in raw_bindings:
         name = _text(source, node)
         if not _WORD.match(name) or node.id in imported_at:
             continue   # a name a destructured require binds is its import's (CommonJS), not a local definition
         container, _, _, local = placer.place(node.parent)
         if local:
-            out.local.setdefault(name, set()).add(placer.innermost_function(node.parent))  # type: ignore[arg-type]
+            scope = placer.innermost_function(node.parent)
+            out.local.setdefault(name, set()).add(scope)  # type: ignore[arg-type]
+            scoped[node.id] = (name, scope)
         else:
             out.bind(container, name)
+            if not container:
+                scoped[node.id] = (name, None)
+    if raw_typed:
+        _add_local_types(out, raw_typed, scoped, source)
     for parts in raw_imports:
         _add_import(out, parts, source, placer, rules.module_binding, rules.module_separator, rules.version_suffix,
                     rules.path_prefixes, rules.default_export, guarded)
@@ -580,6 +617,23 @@ def extract(profile: Profile, source: bytes, tree: tree_sitter.Tree | None = Non
             out.references.append(Reference(leading.group().decode(), "receiver", None, container, functions,
                                             name_node.start_point[0] + 1, declaration))
     return out
+
+
+def _add_local_types(out: Symbols, raw: list[tuple[tree_sitter.Node, tree_sitter.Node]],
+                     scoped: dict[int, tuple[str, int | None]], source: bytes) -> None:
+    """`out.local_types`: a name's type in a scope, where each of its bindings there is a
+    `@typed.name` and all spell one type (`c := f()` beside `var c T`, or two types: none)."""
+    bindings: dict[tuple[str, int | None], set[int]] = {}
+    for node_id, key in scoped.items():
+        bindings.setdefault(key, set()).add(node_id)
+    typed: dict[tuple[str, int | None], dict[int, str]] = {}
+    for name_node, type_node in raw:
+        key = scoped.get(name_node.id)
+        if key is not None:
+            typed.setdefault(key, {})[name_node.id] = _text(source, type_node)
+    for key, types in typed.items():
+        if types.keys() == bindings.get(key) and len(set(types.values())) == 1:
+            out.local_types.setdefault(key[0], {})[key[1]] = next(iter(types.values()))
 
 
 def _add_exports(out: Symbols, raw: list[dict[str, tree_sitter.Node]], source: bytes, default_export: str = "") -> None:

@@ -263,8 +263,10 @@ class SemanticRules:
     list: where any capture them, an import from the file means its exports, not its definitions),
     `@heritage`
     (a class, or a `scopes` node, that declares bases: its members may be inherited, so a member it
-    no longer defines is not known to be gone), and more definitions or references where the tags
-    miss them. `manifest`: the file name of the language's dependency manifest (dependencies.py: a
+    no longer defines is not known to be gone), `@typed.name` with one `@typed.type` (a name bound
+    to a value of the type the file spells there: Go's `c *cobra.Command`, `c := &cobra.Command{}`;
+    a call on it, `c.CommandPath()`, means that type's method), and more definitions or references
+    where the tags miss them. `manifest`: the file name of the language's dependency manifest (dependencies.py: a
     module of a dependency the merge still declares unchanged is never "replaced"). `hidden_names`:
     a query whose `@name`s are identifiers the parse does not place (tokens inside a macro call): a
     definition whose name still stands there is not taken as removed. `module_files`: where a
@@ -273,7 +275,8 @@ class SemanticRules:
     (`export * from "./util"`, `from .util import parse` in a package's `__init__.py`) to the file
     that defines the name (semantic.py). `source_folders`: folders that hold a project's absolute
     modules below any directory above the importer (`src`, the src layout): `from pkg import parse`
-    in tests/test_app.py may name src/pkg/__init__.py. `package_roots`: where a package's root
+    in tests/test_app.py may name src/pkg/__init__.py (Java's `src/main/java`: a test source set's
+    `import a.b.C;` names src/main/java/a/b/C.java). `package_roots`: where a package's root
     module file stands below the folder of its `manifest` (`src/lib.rs`): `crate::`, the package's
     own name and a path dependency's name lead there (crate_paths.py). `packages`: how a bare
     specifier names a package of the repository's own workspace (`@acme/core`:
@@ -294,7 +297,10 @@ class SemanticRules:
     `guards`: a query whose `@guarded` nodes hold
     imports whose failure the file catches (Python's `try:` body with `except ImportError:`): such an
     import is not a use a removal breaks (the file still loads), so neither look counts it, and the
-    names it binds are the file's own bindings.
+    names it binds are the file's own bindings. An `@unguarded` capture of the same span takes a
+    `@guarded` node back (a handler that raises); one whose match also captures `@handler` nodes
+    takes it back only where a `@raises` capture lies inside one of them (at any depth: `if strict:
+    raise` in the handler).
     `path_prefixes`: node kinds whose field holds the path an import nested inside them continues
     (Rust's `use crate::{lines::{self, LineStep}}`: a `scoped_use_list`'s `path`), so `LineStep` is
     imported from `crate::lines`; an `@import.self` capture binds the module its path names (`lines`).
