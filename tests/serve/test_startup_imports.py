@@ -510,3 +510,26 @@ def test_the_common_calls_load_no_openssl_hash_and_the_reads_no_random(repo: Pat
         # nor the summary of a tool's output, which only a failed intent's line in a report reads
         assert "worktree_coord.consolidate.tool_output" not in modules, args
     assert "worktree_coord.store.idempotency" in imported(repo, "report", "--run", "r1")   # the keys' module ran
+
+
+INSPECT = {"inspect", "ast", "dis", "tokenize"}    # dataclasses' inspect and what it imports (~4-5 ms quiet)
+
+
+def test_the_common_calls_load_no_inspect(repo: Path) -> None:
+    """dataclasses is loaded without inspect (lean_dataclasses.py: dataclasses asks it only for the
+    docstring of a class without one, and every class on these paths has one), and a Coordinator
+    operation reads the arguments its stage names without inspect.signature (coordinator/base.py
+    `_passed`): so neither the reads nor the writes load inspect, ast, dis or tokenize."""
+    env = dict(os.environ, WTC_NO_SERVE="1")
+    for args in (("run", "start", "--run", "r1"), ("task", "start", "t1", "--run", "r1", "--own", "t1/**")):
+        subprocess.run([sys.executable, "-m", "worktree_coord", *args], cwd=repo, check=True, capture_output=True,
+                       env=env)
+    calls = [("status",), ("status", "--run", "r1"), ("report", "--run", "r1"), ("merge", "--run", "r1"),
+             ("task", "start", "t2", "--run", "r1", "--own", "t2/**"),
+             ("task", "finish", "t2", "--run", "r1", "--no-merge")]
+    for args in calls:
+        modules = imported(repo, *args)
+        assert "dataclasses" in modules, args                 # the records are dataclasses...
+        assert not modules & INSPECT, args                    # ...loaded without inspect
+    assert "worktree_coord.coordinator.tasks" in imported(repo, "task", "finish", "t1", "--run", "r1", "--no-merge")
+
