@@ -98,14 +98,14 @@ def test_the_look_for_a_server_loads_no_dataclasses_typing_or_json(repo: Path) -
 def test_a_line_merge_of_a_python_file_loads_no_toml_parser(tmp_path: Path) -> None:
     """`wtc merge-file` runs once per conflicted file git asks about: tomlkit only for a TOML file, and
     the merge index's sqlite3 and pickle only when a check reads or writes an entry (a line merge does
-    not, although it imports merge_index.py through reach.py)."""
+    not, and its one-file semantic check loads no merge index at all)."""
     base = "def alpha(x):\n    return x + 1\n\n\ndef gamma(x):\n    return x - 3\n"
     (tmp_path / "base.py").write_text(base)
     (tmp_path / "left.py").write_text(base.replace("x + 1", "x + 10"))
     (tmp_path / "right.py").write_text(base.replace("x - 3", "x - 30"))
     modules = imported(tmp_path, "merge-file", "base.py", "left.py", "right.py", "--path", "m.py")
     assert "worktree_coord.merge.cascade" in modules          # the merge ran (its later stages load where they run)
-    assert "worktree_coord.merge.checks.merge_index" in modules
+    assert "worktree_coord.merge.checks.semantic" in modules  # and its semantic check
     assert not modules & ({"tomlkit", "libcst", "sqlite3", "pickle"} | TYPER)   # nor typer: the quick path runs it
 
 
@@ -533,3 +533,21 @@ def test_the_common_calls_load_no_inspect(repo: Path) -> None:
         assert not modules & INSPECT, args                    # ...loaded without inspect
     assert "worktree_coord.coordinator.tasks" in imported(repo, "task", "finish", "t1", "--run", "r1", "--no-merge")
 
+
+def test_a_line_merge_file_loads_no_inspect_merge_index_import_path_check_or_openssl(tmp_path: Path) -> None:
+    """A `wtc merge-file` whose line merge is clean runs the one-file semantic check, which needs
+    neither the merge index (with hashlib's OpenSSL) nor the tree merge's import-path check, and
+    python_cst's `ast` only where a result holds an `__all__` or a duplicated from-import; the
+    symbols' cache keys are the interpreter's own SHA-1 (digest.py). A .json merge likewise."""
+    _python_sides(tmp_path)
+    doc = '{\n  "name": "demo",\n  "version": "1.0.0",\n  "scripts": {\n    "test": "jest"\n  },\n  "private": true\n}\n'
+    (tmp_path / "base.json").write_text(doc)
+    (tmp_path / "left.json").write_text(doc.replace("1.0.0", "1.1.0"))
+    (tmp_path / "right.json").write_text(doc.replace("true", "false"))
+    modules = imported(tmp_path, "merge-file", "base.py", "left.py", "right.py", "--path", "m.py")
+    assert {"worktree_coord.merge.checks.semantic", "worktree_coord.merge.checks.symbols"} <= modules   # it checked
+    assert not modules & (INSPECT | {"hashlib", "_hashlib", "worktree_coord.merge.checks.merge_index",
+                                     "worktree_coord.merge.checks.import_paths"})
+    modules = imported(tmp_path, "merge-file", "base.json", "left.json", "right.json", "--path", "c.json")
+    assert "worktree_coord.merge.cascade" in modules and "worktree_coord.merge.syntax.structured" not in modules  # clean
+    assert not modules & (INSPECT | {"hashlib", "_hashlib"})
