@@ -551,3 +551,22 @@ def test_a_line_merge_file_loads_no_inspect_merge_index_import_path_check_or_ope
     modules = imported(tmp_path, "merge-file", "base.json", "left.json", "right.json", "--path", "c.json")
     assert "worktree_coord.merge.cascade" in modules and "worktree_coord.merge.syntax.structured" not in modules  # clean
     assert not modules & (INSPECT | {"hashlib", "_hashlib"})
+
+
+def test_status_and_a_check_of_a_run_with_live_tasks_load_no_logging(repo: Path) -> None:
+    """Several worktrees are read on threads of map_in_threads (coordinator/in_threads.py), not a
+    ThreadPoolExecutor: concurrent.futures imports logging (with traceback, tokenize, string). A
+    status reads every live task's worktree, a check the other tasks' (two here)."""
+    env = dict(os.environ, WTC_NO_SERVE="1")
+    subprocess.run([sys.executable, "-m", "worktree_coord", "run", "start", "--run", "r1"], cwd=repo, check=True,
+                   capture_output=True, env=env)
+    for task in ("t1", "t2", "t3"):
+        subprocess.run([sys.executable, "-m", "worktree_coord", "task", "start", task, "--run", "r1", "--own",
+                        f"{task}/**"], cwd=repo, check=True, capture_output=True, env=env)
+    for task in ("t1", "t2", "t3"):
+        (repo / ".wtc" / "worktrees" / "r1" / task / task).mkdir(parents=True)
+        (repo / ".wtc" / "worktrees" / "r1" / task / task / "a.txt").write_text(f"{task}\n")
+    for args in (("status", "--run", "r1"), ("task", "check", "t1", "--run", "r1")):
+        modules = imported(repo, *args)
+        assert "worktree_coord.coordinator.in_threads" in modules, args    # two worktrees were read at once...
+        assert not modules & {"concurrent.futures", "logging"}, args       # ...without a thread pool
