@@ -1,8 +1,9 @@
-"""SHA-256 of small texts (idempotency keys, the host's fingerprint, trace ids) without `hashlib`.
+"""SHA-256 and SHA-1 of small texts (idempotency keys, the host's fingerprint, trace ids; the cache
+keys of the semantic check's query bounds) without `hashlib`.
 
 `import hashlib` loads OpenSSL's libcrypto through `_hashlib` (3-6 ms on a quiet machine, tens under
 load), and the store's keys and the host identity are computed on every `wtc` call. The interpreter
-carries its own SHA-256 (`_sha2` from Python 3.12, `_sha256` before), the module hashlib itself falls
+carries its own SHA-256 (`_sha2` from Python 3.12, `_sha256` before) and SHA-1 (`_sha1`), the modules hashlib itself falls
 back to: same algorithm, same digests, loaded in a fraction of a millisecond (random.py does the
 same for its sha512). Large or hot hashing (pack files, blob ids) keeps hashlib: OpenSSL is faster
 per byte.
@@ -18,5 +19,12 @@ except ImportError:
     except ImportError:   # an interpreter built without them: hashlib's (OpenSSL's) is the same hash
         from hashlib import sha256 as _sha256
 
+try:
+    from _sha1 import sha1 as _sha1
+except ImportError:   # as above
+    from hashlib import sha1 as _sha1
+
 sha256 = _sha256
 """`hashlib.sha256`'s constructor: `sha256(data).hexdigest()`, `.digest()`, `.update()`."""
+sha1 = _sha1
+"""`hashlib.sha1`'s constructor, likewise."""

@@ -19,7 +19,8 @@ value classes of the modules its command runs; generating `__init__`, `__setattr
 
 from __future__ import annotations
 
-import dataclasses
+from . import lean_dataclasses  # noqa: F401  (first: dataclasses without inspect)
+import dataclasses  # noqa: E402
 from _thread import get_ident
 from dataclasses import FrozenInstanceError, dataclass, fields
 from typing import Any, Callable, TypeVar, dataclass_transform, overload

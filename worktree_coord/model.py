@@ -16,7 +16,9 @@ from __future__ import annotations
 import enum
 import json
 import re
-from dataclasses import dataclass, field
+
+from . import lean_dataclasses  # noqa: F401  (first: dataclasses without inspect)
+from dataclasses import dataclass, field  # noqa: E402
 
 from .errors import UsageError
 from .frozen import FrozenValue
@@ -135,6 +137,8 @@ class Boundary(FrozenValue):
 
 @dataclass(init=False, repr=False, eq=False)
 class RunRecord(FrozenValue):
+    """A run as the store keeps it: its pin, integration branch, state and options."""
+
     run_id: str
     base: str
     integration_ref: str
@@ -173,6 +177,8 @@ class RunRecord(FrozenValue):
 
 @dataclass(init=False, repr=False, eq=False)
 class TaskRecord(FrozenValue):
+    """A task as the store keeps it: its state, branch, worktree and boundary."""
+
     run_id: str
     task_id: str
     state: TaskState

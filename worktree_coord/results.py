@@ -11,8 +11,9 @@ fields stay as they are.
 
 from __future__ import annotations
 
-import dataclasses
-from dataclasses import dataclass, field
+from . import lean_dataclasses  # noqa: F401  (first: dataclasses without inspect)
+import dataclasses  # noqa: E402
+from dataclasses import dataclass, field  # noqa: E402
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, dataclass_transform
 
 from .frozen import FrozenValue

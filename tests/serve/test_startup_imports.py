@@ -98,14 +98,14 @@ def test_the_look_for_a_server_loads_no_dataclasses_typing_or_json(repo: Path) -
 def test_a_line_merge_of_a_python_file_loads_no_toml_parser(tmp_path: Path) -> None:
     """`wtc merge-file` runs once per conflicted file git asks about: tomlkit only for a TOML file, and
     the merge index's sqlite3 and pickle only when a check reads or writes an entry (a line merge does
-    not, although it imports merge_index.py through reach.py)."""
+    not, and its one-file semantic check loads no merge index at all)."""
     base = "def alpha(x):\n    return x + 1\n\n\ndef gamma(x):\n    return x - 3\n"
     (tmp_path / "base.py").write_text(base)
     (tmp_path / "left.py").write_text(base.replace("x + 1", "x + 10"))
     (tmp_path / "right.py").write_text(base.replace("x - 3", "x - 30"))
     modules = imported(tmp_path, "merge-file", "base.py", "left.py", "right.py", "--path", "m.py")
     assert "worktree_coord.merge.cascade" in modules          # the merge ran (its later stages load where they run)
-    assert "worktree_coord.merge.checks.merge_index" in modules
+    assert "worktree_coord.merge.checks.semantic" in modules  # and its semantic check
     assert not modules & ({"tomlkit", "libcst", "sqlite3", "pickle"} | TYPER)   # nor typer: the quick path runs it
 
 
@@ -510,3 +510,65 @@ def test_the_common_calls_load_no_openssl_hash_and_the_reads_no_random(repo: Pat
         # nor the summary of a tool's output, which only a failed intent's line in a report reads
         assert "worktree_coord.consolidate.tool_output" not in modules, args
     assert "worktree_coord.store.idempotency" in imported(repo, "report", "--run", "r1")   # the keys' module ran
+
+
+INSPECT = {"inspect", "ast", "dis", "tokenize"}    # dataclasses' inspect and what it imports (~4-5 ms quiet)
+
+
+def test_the_common_calls_load_no_inspect(repo: Path) -> None:
+    """dataclasses is loaded without inspect (lean_dataclasses.py: dataclasses asks it only for the
+    docstring of a class without one, and every class on these paths has one), and a Coordinator
+    operation reads the arguments its stage names without inspect.signature (coordinator/base.py
+    `_passed`): so neither the reads nor the writes load inspect, ast, dis or tokenize."""
+    env = dict(os.environ, WTC_NO_SERVE="1")
+    for args in (("run", "start", "--run", "r1"), ("task", "start", "t1", "--run", "r1", "--own", "t1/**")):
+        subprocess.run([sys.executable, "-m", "worktree_coord", *args], cwd=repo, check=True, capture_output=True,
+                       env=env)
+    calls = [("status",), ("status", "--run", "r1"), ("report", "--run", "r1"), ("merge", "--run", "r1"),
+             ("task", "start", "t2", "--run", "r1", "--own", "t2/**"),
+             ("task", "finish", "t2", "--run", "r1", "--no-merge")]
+    for args in calls:
+        modules = imported(repo, *args)
+        assert "dataclasses" in modules, args                 # the records are dataclasses...
+        assert not modules & INSPECT, args                    # ...loaded without inspect
+    # A finish imports worktree_setup.py (a base of tasks.py) but probes no port: no socket either.
+    modules = imported(repo, "task", "finish", "t1", "--run", "r1", "--no-merge")
+    assert "worktree_coord.coordinator.worktree_setup" in modules and "socket" not in modules
+
+
+def test_a_line_merge_file_loads_no_inspect_merge_index_import_path_check_or_openssl(tmp_path: Path) -> None:
+    """A `wtc merge-file` whose line merge is clean runs the one-file semantic check, which needs
+    neither the merge index (with hashlib's OpenSSL) nor the tree merge's import-path check, and
+    python_cst's `ast` only where a result holds an `__all__` or a duplicated from-import; the
+    symbols' cache keys are the interpreter's own SHA-1 (digest.py). A .json merge likewise."""
+    _python_sides(tmp_path)
+    doc = '{\n  "name": "demo",\n  "version": "1.0.0",\n  "scripts": {\n    "test": "jest"\n  },\n  "private": true\n}\n'
+    (tmp_path / "base.json").write_text(doc)
+    (tmp_path / "left.json").write_text(doc.replace("1.0.0", "1.1.0"))
+    (tmp_path / "right.json").write_text(doc.replace("true", "false"))
+    modules = imported(tmp_path, "merge-file", "base.py", "left.py", "right.py", "--path", "m.py")
+    assert {"worktree_coord.merge.checks.semantic", "worktree_coord.merge.checks.symbols"} <= modules   # it checked
+    assert not modules & (INSPECT | {"hashlib", "_hashlib", "worktree_coord.merge.checks.merge_index",
+                                     "worktree_coord.merge.checks.import_paths"})
+    modules = imported(tmp_path, "merge-file", "base.json", "left.json", "right.json", "--path", "c.json")
+    assert "worktree_coord.merge.cascade" in modules and "worktree_coord.merge.syntax.structured" not in modules  # clean
+    assert not modules & (INSPECT | {"hashlib", "_hashlib"})
+
+
+def test_status_and_a_check_of_a_run_with_live_tasks_load_no_logging(repo: Path) -> None:
+    """Several worktrees are read on threads of map_in_threads (coordinator/in_threads.py), not a
+    ThreadPoolExecutor: concurrent.futures imports logging (with traceback, tokenize, string). A
+    status reads every live task's worktree, a check the other tasks' (two here)."""
+    env = dict(os.environ, WTC_NO_SERVE="1")
+    subprocess.run([sys.executable, "-m", "worktree_coord", "run", "start", "--run", "r1"], cwd=repo, check=True,
+                   capture_output=True, env=env)
+    for task in ("t1", "t2", "t3"):
+        subprocess.run([sys.executable, "-m", "worktree_coord", "task", "start", task, "--run", "r1", "--own",
+                        f"{task}/**"], cwd=repo, check=True, capture_output=True, env=env)
+    for task in ("t1", "t2", "t3"):
+        (repo / ".wtc" / "worktrees" / "r1" / task / task).mkdir(parents=True)
+        (repo / ".wtc" / "worktrees" / "r1" / task / task / "a.txt").write_text(f"{task}\n")
+    for args in (("status", "--run", "r1"), ("task", "check", "t1", "--run", "r1")):
+        modules = imported(repo, *args)
+        assert "worktree_coord.coordinator.in_threads" in modules, args    # two worktrees were read at once...
+        assert not modules & {"concurrent.futures", "logging"}, args       # ...without a thread pool

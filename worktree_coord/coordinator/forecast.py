@@ -343,15 +343,13 @@ class ForecastOperations(CoordinatorBase):
             elif task.state.live or task.state is TaskState.FINISHED or include_ended:
                 chosen.append((task, None))
         if len(chosen) <= 1:
-            # One task (a check's own state, or one other task): no pool, as status_view does
-            # (concurrent.futures loads logging, ~5 ms of a `task check`'s start-up).
+            # One task (a check's own state, or one other task): no thread, as status_view does.
             listed = [self._working_listing(*item) for item in chosen]
         else:
-            # Imported here: concurrent.futures loads logging, and every coordinator command imports this module.
-            from concurrent.futures import ThreadPoolExecutor
+            # Not concurrent.futures: it loads logging (~3-5 ms of a `task check`'s start-up).
+            from .in_threads import map_in_threads
 
-            with ThreadPoolExecutor(max_workers=STATUS_THREADS) as pool:
-                listed = list(pool.map(lambda item: self._working_listing(*item), chosen))
+            listed = map_in_threads(lambda item: self._working_listing(*item), chosen, workers=STATUS_THREADS)
         states = []
         for (task, worktree), (head, paths, error) in zip(chosen, listed):
             if head is None:

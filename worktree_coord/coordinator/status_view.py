@@ -129,13 +129,12 @@ def _working_counts(run: Any, tasks: list[Any]) -> dict[str, int]:
     from ..gitrepo.worktree_files import changed_file_count
 
     since = f"refs/heads/{run.integration_ref}"
-    if len(live) == 1:   # one task: no pool (concurrent.futures loads logging, ~5 ms of a status)
+    if len(live) == 1:   # one task: no thread
         counts = [changed_file_count(live[0].worktree, since, run.base)]
     else:
-        from concurrent.futures import ThreadPoolExecutor
+        from .in_threads import map_in_threads   # not concurrent.futures: it loads logging (start-up)
 
-        with ThreadPoolExecutor(max_workers=4) as pool:
-            counts = list(pool.map(lambda t: changed_file_count(t.worktree, since, run.base), live))
+        counts = map_in_threads(lambda t: changed_file_count(t.worktree, since, run.base), live, workers=4)
     return {t.task_id: n for t, n in zip(live, counts) if n is not None}
 
 

@@ -32,7 +32,6 @@ import os
 import shlex
 import shutil
 import signal
-import socket
 import subprocess
 import time
 from pathlib import Path
@@ -292,6 +291,8 @@ def port_in_use(port: int) -> bool:
     address to it fails with "address in use". SO_REUSEADDR, so a connection that recently used
     the port (TIME_WAIT) does not count; any other failure (a privileged port, no IPv6) says
     nothing about the port and counts as free."""
+    import socket   # here: a finish or a check imports this module (a base of tasks.py) and probes no port
+
     for family, address in ((socket.AF_INET, "0.0.0.0"), (socket.AF_INET6, "::")):
         try:
             probe = socket.socket(family, socket.SOCK_STREAM)

@@ -40,7 +40,9 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import replace
+
+from .. import lean_dataclasses  # noqa: F401  (first: dataclasses without inspect)
+from dataclasses import replace  # noqa: E402
 from typing import TYPE_CHECKING
 
 import tree_sitter

@@ -46,11 +46,15 @@ import heapq
 import posixpath
 import re
 from itertools import islice
-from typing import Any, Callable, Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping
 
 from ..lines.linediff import hunks, ranges_text, touched_lines
-from .merge_index import MergeIndex, hash_bytes
 from .versions import Versions
+
+# The merge index (with hashlib's OpenSSL) loads with the index a check is given (merge_index.py): a
+# one-file check (`wtc merge-file`, once per conflicted file git asks about) has none (start-up).
+if TYPE_CHECKING:
+    from .merge_index import MergeIndex
 
 BARREL_USERS = 256        # using files whose imports are read for re-exports (1b), at most
 BARREL_CANDIDATES = 64    # changed files whose removed names pick those users (1b), at most
@@ -518,6 +522,8 @@ class Reach:
 def _pair_key(versions: Versions, side: str, base: bytes, data: bytes | None) -> tuple:
     """A key for an answer pure in the base and `side` contents: their git ids when known, else
     their hashes (None: the side has no file)."""
+    from .merge_index import hash_bytes   # loaded already: a key is asked for only with an index's memo
+
     ids = getattr(versions, "blob_id", None)
     if ids is not None:
         known = (ids("base"), ids(side))

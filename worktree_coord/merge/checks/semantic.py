@@ -38,19 +38,17 @@ from __future__ import annotations
 import functools
 import posixpath
 import re
-from typing import Any, Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 import tree_sitter
 
 from ...frozen import value_class
 from .duplicates import find_duplicates
-from .import_paths import TreeFile, find_replaced_imports
 from ..languages.profiles import Profile, SemanticRules, profile_for_path
 from .reach import Reach, words
 from .reexports import ReExports, module_parts
 from ..result import SemanticFinding
 from .signatures import find_signature_changes
-from .merge_index import MISSING, MergeIndex
 from ..lines.linediff import (added_lines as _added_lines, added_text, follow as _follow, lines_text, ranges_text,
                        touched_lines as _touched_lines)
 from .symbols import (EXPORTS, IMPORTS_ONLY, Definition, Reference, Symbols, exports_closed, exports_open, extract,
@@ -58,6 +56,13 @@ from .symbols import (EXPORTS, IMPORTS_ONLY, Definition, Reference, Symbols, exp
 from .tip_index import PathFacts, TipIndex
 from .versions import MAX_BYTES, FileVersions, Versions
 from ..ecosystems.workspace_packages import TreeFolders
+
+# Loaded where a tree merge's check uses them: the import-path check (with `mentions`) and the merge
+# index (with `index`); a one-file check (`wtc merge-file`, once per conflicted file git asks about)
+# uses neither (issue 36: start-up).
+if TYPE_CHECKING:
+    from .import_paths import TreeFile
+    from .merge_index import MergeIndex
 
 _SIDES = ("left", "right")
 _WORDS = re.compile(rb"[A-Za-z_$][\w$]*")
@@ -152,6 +157,8 @@ def find_broken_names(files: Iterable[Versions], *, labels: tuple[str, str, str]
     doubled = checked if tip is None else [check.files[path] for path in sorted(check.loose) if path in check.files]
     found = check.run() + find_duplicates(doubled, labels=labels, trees=trees) + find_signature_changes(check)
     if mentions is not None and len(checked) > 1:
+        from .import_paths import find_replaced_imports
+
         found += tuple(find_replaced_imports(checked, check, check.labels, mentions, tree_file))
     unique: dict[tuple[str, int, str, str], SemanticFinding] = {}
     for finding in found:   # the same place, problem and name found twice is one thing to fix
@@ -211,6 +218,8 @@ class _Check:
             # Known by its id: integration's files, unchanged since the last merge, are not even read.
             blob_id = versions.blob_id(which)
             if blob_id is not None:
+                from .merge_index import MISSING
+
                 profile = semantic_profile(path)
                 assert profile is not None
                 kept = self.index.known_symbols(fingerprint(profile), blob_id, (True, False) if not uses else (True,))
@@ -258,6 +267,8 @@ class _Check:
         if self.index is not None and hasattr(versions, "blob_id"):
             blob_id = versions.blob_id(which)
             if blob_id is not None:
+                from .merge_index import MISSING
+
                 kept = self.index.known_symbols(fingerprint(profile), blob_id, (True, False, IMPORTS_ONLY))
                 if kept is not MISSING:
                     return kept

@@ -200,14 +200,14 @@ def _pattern_texts(profile: Profile) -> tuple[bytes, ...]:
     `task finish` process otherwise pays only for this split: the bounds are kept on disk, keyed by
     the query text and this module's code and tree-sitter's version (`_code_fingerprint`), and a
     file that does not read back as bounds of this text is ignored (computed and written again)."""
-    import hashlib
     import json
     import os
 
     from ...config import user_state_dir
+    from ...digest import sha1   # not hashlib's: its OpenSSL costs a `wtc merge-file` 3-6 ms to load
 
     encoded = _query_text(profile).encode("utf-8")
-    key = hashlib.sha1(encoded + _code_fingerprint()).hexdigest()
+    key = sha1(encoded + _code_fingerprint()).hexdigest()
     path = user_state_dir() / PATTERNS_CACHE / f"{key}.json"
     try:
         bounds = json.loads(path.read_text())
@@ -359,7 +359,8 @@ def fingerprint(profile: Profile) -> str:
     """What an extraction under `profile` depends on besides the bytes: the query text, the
     profile's data and this module's code, hashed (merge_index.py keys kept symbols by it)."""
     import dataclasses
-    import hashlib
+
+    from ...digest import sha1
 
     def stable(value: object) -> object:
         # Sets print in hash order, which changes between processes: sort them.
@@ -375,7 +376,7 @@ def fingerprint(profile: Profile) -> str:
             return value.pattern
         return value if isinstance(value, (str, bytes, int, float, bool, type(None))) else type(value).__name__
 
-    digest = hashlib.sha1()
+    digest = sha1()
     digest.update(_query_text(profile).encode("utf-8"))
     digest.update(repr(stable(profile)).encode("utf-8"))
     digest.update(_code_fingerprint())
@@ -385,12 +386,12 @@ def fingerprint(profile: Profile) -> str:
 @functools.lru_cache(maxsize=None)
 def _code_fingerprint() -> bytes:
     """This module's source and the grammar package's version: a changed extractor keys anew."""
-    import hashlib
+    from ...digest import sha1
 
     try:
         import tree_sitter as ts
         version = getattr(ts, "__version__", "") or ""
-        return hashlib.sha1(open(__file__, "rb").read() + version.encode()).digest()
+        return sha1(open(__file__, "rb").read() + version.encode()).digest()
     except OSError:
         return b"unreadable"
 

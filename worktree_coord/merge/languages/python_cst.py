@@ -24,7 +24,6 @@ precision beats reach.
 
 from __future__ import annotations
 
-import ast
 import functools
 import re
 import warnings
@@ -48,6 +47,8 @@ class _LibCST:
 
 
 if TYPE_CHECKING:
+    import ast
+
     import libcst as cst
 else:
     cst = _LibCST()
@@ -69,6 +70,8 @@ def _all_kind(data: bytes) -> str | None:
     found = re.search(rb"^__all__[ \t]*=[ \t]*(.)", data, re.MULTILINE)
     if found is None:
         return None
+    import ast   # here, not at the top: a merge that reads no `__all__` never needs it (start-up)
+
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -265,6 +268,8 @@ def combine_from_imports(base: bytes, left: bytes, right: bytes, merged: bytes) 
     out = new_tree.code.encode(tree.encoding)
     if out == merged or _bindings(_module(out)) != _bindings(tree) or not _parses(out):
         return None
+    import ast
+
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -277,6 +282,8 @@ def combine_from_imports(base: bytes, left: bytes, right: bytes, merged: bytes) 
 def _ast_body(data: bytes) -> list[ast.stmt] | None:
     """The module's statements as CPython's parser reads them (its warnings on odd escapes are
     not ours to show), or None when it refuses the text."""
+    import ast
+
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -292,6 +299,8 @@ def _ast_counts(data: bytes) -> dict[tuple[int, str], int] | None:
     body = _ast_body(data)
     if body is None:
         return None
+    import ast
+
     counts: dict[tuple[int, str], int] = {}
     for index, node in enumerate(body):
         if not isinstance(node, ast.ImportFrom) or any(alias.name == "*" for alias in node.names):
@@ -550,6 +559,8 @@ def _ast_bindings(data: bytes) -> set[tuple[str, str, str | None]] | None:
     body = _ast_body(data)
     if body is None:
         return None
+    import ast
+
     out: set[tuple[str, str, str | None]] = set()
     for node in body:
         if isinstance(node, ast.Import):
