@@ -324,6 +324,26 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
                 f"changed {count} files with a semantic check, more than the {MAX_CHANGED} read; `wtc report "
                 f"--run {run.run_id}` looks across the run before landing"]
 
+    def _syntax_notes(self, changes: list) -> list[str]:
+        """A note per file the task left unparseable (merge/checks/syntax.py): the merge and its checks
+        read such a version as nothing, so it would merge without a word and the landed tree not load."""
+        from ..merge.languages.profile_index import profile_name_for_path
+
+        readable = [c for c in changes if c.new_oid is not None and profile_name_for_path(c.path) is not None]
+        if not readable:
+            return []   # before the imports: the profiles and tree-sitter load only for a file one reads
+        from ..merge.checks.syntax import broken_syntax
+
+        added = {c.path for c in readable if c.old_oid is None}
+        found = broken_syntax((c.path, None if c.old_oid is None else self.git.read_blob(c.old_oid),
+                               self.git.read_blob(c.new_oid)) for c in readable)
+        return [f"{b.path}:{b.line}:{b.column}: does not parse as {b.language} "
+                f"({'a file this task added' if b.path in added else 'it did before this task'}): the merge and "
+                "its checks read nothing of it, and it will not load as it is: fix the syntax there (before this "
+                "task merges, in its worktree; after, in a task that owns the file), unless it is syntax newer "
+                "than wtc's grammar for the language"
+                for b in found]
+
     def _finish_task_locked(self, run: RunRecord, task_id: str, message: str | None) -> TaskFinished:
         """Finish one task under its lease, one step after another: a finish already done answers as it
         did; the worktree's work is committed; the branch is checked from where it last took in
@@ -540,6 +560,7 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
             notes.append(f"{len(declared)} intent(s) declared with `wtc intent add` ({names}) apply once the task "
                          f"has merged, at `wtc consolidate --run {run.run_id}`")
         notes += self._left_behind_notes(run, changes)
+        notes += self._syntax_notes(changes)
         if reserved:
             notes.append("reserved-file edits are kept aside on the branch for the consolidation phase")
             carried = {i.manifest for i in derived}
