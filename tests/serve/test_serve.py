@@ -129,6 +129,13 @@ def test_a_crash_in_a_served_call_is_a_crash_of_the_cli(tmp_path: Path) -> None:
     assert outcomes[0] == outcomes[1]
 
 
+def _fd0(pid: int) -> str:
+    try:
+        return os.readlink(f"/proc/{pid}/fd/0")
+    except OSError:
+        return ""
+
+
 def test_server_killed_mid_call_then_its_stale_socket_falls_back(repo: Path) -> None:
     server = Served(repo)
     # A call that waits for its stdin (the hook reads its payload to the end): it is running in the
@@ -136,6 +143,11 @@ def test_server_killed_mid_call_then_its_stale_socket_falls_back(repo: Path) -> 
     caller = subprocess.Popen([*WTC, "hook", "claude", "worktree-create"], cwd=repo, stdin=subprocess.PIPE,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     child = wait_for(lambda: server.calls(), "the call's process in the server")[0]
+    # Running, not only forked: the child has taken the caller's stdin (after its hello and the
+    # request). Killed before that, nothing ran and the caller rightly runs the call in-process
+    # (a race CI's load once lost: the in-process hook read the closed stdin and exited 2).
+    stdin = f"pipe:[{os.fstat(caller.stdin.fileno()).st_ino}]"
+    wait_for(lambda: _fd0(child) == stdin, "the call's process reading the caller's stdin")
     server.process.kill()
     server.process.wait(timeout=60)
     os.kill(child, signal.SIGKILL)
