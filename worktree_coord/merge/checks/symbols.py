@@ -190,7 +190,7 @@ def _import_places(profile: Profile) -> frozenset[int] | None:
     return frozenset(i for i, pattern in enumerate(defining) if _imports_pattern(pattern))
 
 
-PATTERNS_CACHE = "query-patterns-v1"   # folder under the user's state folder (config.user_state_dir)
+PATTERNS_CACHE = "query-patterns-v1"   # folder under the user's state folder (kept_on_disk.py)
 
 
 @functools.lru_cache(maxsize=None)
@@ -201,31 +201,22 @@ def _pattern_texts(profile: Profile) -> tuple[bytes, ...]:
     the query text and this module's code and tree-sitter's version (`_code_fingerprint`), and a
     file that does not read back as bounds of this text is ignored (computed and written again)."""
     import json
-    import os
 
-    from ...config import user_state_dir
-    from ...digest import sha1   # not hashlib's: its OpenSSL costs a `wtc merge-file` 3-6 ms to load
+    from ...kept_on_disk import keep, kept_path, read_kept
 
     encoded = _query_text(profile).encode("utf-8")
-    key = sha1(encoded + _code_fingerprint()).hexdigest()
-    path = user_state_dir() / PATTERNS_CACHE / f"{key}.json"
+    path = kept_path(PATTERNS_CACHE, (encoded, _code_fingerprint()), ".json")
     try:
-        bounds = json.loads(path.read_text())
+        bounds = json.loads(read_kept(path) or "null")
         if isinstance(bounds, list) and bounds and all(
                 isinstance(b, list) and len(b) == 2 and all(type(x) is int for x in b) and 0 <= b[0] < b[1] <= len(encoded)
                 for b in bounds):
             return tuple(encoded[start:end] for start, end in bounds)
-    except (OSError, ValueError):
-        pass
+    except ValueError:
+        pass   # not what this code wrote: computed and written again
     full = query_for(profile)
     bounds = [[full.start_byte_for_pattern(i), full.end_byte_for_pattern(i)] for i in range(full.pattern_count)]
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-        temporary.write_text(json.dumps(bounds))
-        temporary.replace(path)
-    except OSError:
-        pass   # a read-only home: the next process compiles again
+    keep(path, json.dumps(bounds))
     return tuple(encoded[start:end] for start, end in bounds)
 
 

@@ -76,7 +76,7 @@ def _shipped_index() -> tuple[tuple[str, tuple[str, ...], tuple[str, ...],
     (`INDEX_CACHE`); a file that does not read back as such an index is ignored and written again."""
     shipped = _shipped()
     path = _kept_index_path(shipped)
-    kept = _read_kept_index(path) if path is not None else None
+    kept = _read_kept_index(path)
     if kept is not None and [row[0] for row in kept] == [name for name, _ in shipped]:
         try:
             return tuple((name, tuple(filenames), tuple(extensions),
@@ -88,41 +88,39 @@ def _shipped_index() -> tuple[tuple[str, tuple[str, ...], tuple[str, ...],
     for name, text in shipped:
         raw = _head(text, name)
         index.append((name, tuple(raw.get("filenames", [])), tuple(raw.get("extensions", [])), _claims(raw, name)))
-    if path is not None:
-        _keep_index(path, [[name, list(filenames), list(extensions),
+    import json
+
+    from ...kept_on_disk import keep
+
+    keep(path, json.dumps([[name, list(filenames), list(extensions),
                             None if claims is None else [list(claims[0]), claims[1].pattern.decode()]]
-                           for name, filenames, extensions, claims in index])
+                           for name, filenames, extensions, claims in index]))
     return tuple(index)
 
 
-INDEX_CACHE = "profile-index-v1"   # folder under the user's state folder (config.user_state_dir)
+INDEX_CACHE = "profile-index-v1"   # folder under the user's state folder (kept_on_disk.py)
 
 
 def _kept_index_path(shipped: tuple[tuple[str, str], ...]) -> Any:
     """Where the index of these profile texts is kept (None when this module's code is unreadable)."""
-    from ...config import user_state_dir
-    from ...digest import sha256
+    from ...kept_on_disk import kept_path, source_of
 
-    try:
-        with open(__file__, "rb") as file:
-            code = file.read()
-    except OSError:
+    code = source_of(__file__)
+    if code is None:
         return None
-    digest = sha256(code)
-    for name, text in shipped:
-        digest.update(b"\0" + name.encode() + b"\0" + text.encode("utf-8", "surrogateescape"))
-    try:
-        return user_state_dir() / INDEX_CACHE / f"{digest.hexdigest()}.json"
-    except (RuntimeError, KeyError):   # no home folder to be found: parsed each time
-        return None
+    return kept_path(INDEX_CACHE, [code] + [part for name, text in shipped
+                                            for part in (name.encode(), text.encode("utf-8", "surrogateescape"))],
+                     ".json")
 
 
 def _read_kept_index(path: Any) -> list[list[Any]] | None:
     import json
 
+    from ...kept_on_disk import read_kept
+
     try:
-        rows = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        rows = json.loads(read_kept(path) or "null")
+    except ValueError:
         return None
 
     def words(value: Any) -> bool:
@@ -135,18 +133,6 @@ def _read_kept_index(path: Any) -> list[list[Any]] | None:
             for row in rows):
         return None
     return rows
-
-
-def _keep_index(path: Any, rows: list[list[Any]]) -> None:
-    import json
-
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-        temporary.write_text(json.dumps(rows), encoding="utf-8")
-        temporary.replace(path)
-    except OSError:
-        pass   # a read-only home: the next process parses the heads again
 
 
 _BODY_START = re.compile(r"^(\[|\w+\s*=\s*(\'\'\'|\"\"\"))", re.MULTILINE)

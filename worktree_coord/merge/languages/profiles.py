@@ -689,8 +689,10 @@ def _binds(raw: dict[str, Any], grammar: _Grammar) -> str | None:
     source = grammar.source
     if not isinstance(binds, str):
         raise ConfigError(f"language profile {source}: binds must be a tree-sitter query string")
+    from ...kept_on_disk import keep, read_kept
+
     mark = _valid_binds_mark(binds, grammar)
-    if mark is not None and mark.is_file():
+    if read_kept(mark) is not None:
         return binds    # this text was found valid for this very grammar by an earlier process
     try:
         query = tree_sitter.Query(grammar.language, binds)
@@ -703,16 +705,11 @@ def _binds(raw: dict[str, Any], grammar: _Grammar) -> str | None:
     if unknown_captures:
         raise ConfigError(f"language profile {source}: binds captures {sorted(unknown_captures)}",
                           fix="capture only @name, @import and @path (and @_helpers for predicates)")
-    if mark is not None:
-        try:
-            mark.parent.mkdir(parents=True, exist_ok=True)
-            mark.touch()
-        except OSError:
-            pass   # a read-only home: the next process compiles it again
+    keep(mark, "")
     return binds
 
 
-VALID_BINDS = "valid-binds-v1"   # folder under the user's state folder (config.user_state_dir)
+VALID_BINDS = "valid-binds-v1"   # folder under the user's state folder (kept_on_disk.py)
 
 
 def _valid_binds_mark(binds: str, grammar: _Grammar) -> Any:
@@ -725,26 +722,19 @@ def _valid_binds_mark(binds: str, grammar: _Grammar) -> Any:
     import os
     import sys
 
-    from ...config import user_state_dir
-    from ...digest import sha256
+    from ...kept_on_disk import kept_path, source_of
 
     library = getattr(sys.modules.get(f"{grammar.name}._binding"), "__file__", None)
+    code = source_of(__file__)
     try:
         info = os.stat(library) if library else None
-        with open(__file__, "rb") as file:
-            code = file.read()
     except OSError:
         return None
-    if info is None:
+    if info is None or code is None:
         return None
-    key = sha256(code)
-    for part in (binds, grammar.name, library, str(info.st_size), str(info.st_mtime_ns),
-                 getattr(tree_sitter, "__version__", "") or ""):
-        key.update(b"\0" + part.encode("utf-8", "surrogateescape"))
-    try:
-        return user_state_dir() / VALID_BINDS / key.hexdigest()
-    except (RuntimeError, KeyError):   # no home folder to be found: compiled each time
-        return None
+    return kept_path(VALID_BINDS, [code] + [part.encode("utf-8", "surrogateescape") for part in (
+        binds, grammar.name, library, str(info.st_size), str(info.st_mtime_ns),
+        getattr(tree_sitter, "__version__", "") or "")])
 
 
 def _containers(raw: dict[str, Any], grammar: _Grammar) -> list[ContainerRule]:
