@@ -20,6 +20,8 @@ from __future__ import annotations
 
 from typing import Iterable
 
+import tree_sitter
+
 from ...frozen import value_class
 from ..languages.profiles import profile_for_path
 from .versions import MAX_BYTES
@@ -58,15 +60,14 @@ def _readable(data: bytes) -> bool:
     return len(data) <= MAX_BYTES and b"\x00" not in data[:8000]
 
 
-def _first_error(root: object) -> tuple[int, int] | None:
+def _first_error(root: tree_sitter.Node) -> tuple[int, int] | None:
     """(row, column) of the first ERROR or missing node, in document order; None when it parses cleanly."""
-    node = root
-    if not node.has_error:   # type: ignore[attr-defined]
+    if not root.has_error:
         return None
-    while True:
-        if node.type == "ERROR" or node.is_missing:   # type: ignore[attr-defined]
-            return node.start_point   # type: ignore[attr-defined,no-any-return]
-        child = next((c for c in node.children if c.has_error), None)   # type: ignore[attr-defined]
+    node = root
+    while node.type != "ERROR" and not node.is_missing:
+        child = next((c for c in node.children if c.has_error or c.is_missing), None)
         if child is None:
-            return node.start_point   # type: ignore[attr-defined,no-any-return]
+            break          # the error is this node's own (tree-sitter marks it, no child holds it)
         node = child
+    return node.start_point.row, node.start_point.column
