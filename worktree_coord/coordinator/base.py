@@ -408,7 +408,6 @@ class CoordinatorBase:
             # A removal of this worktree killed after its rename left a tombstone: this task's (the
             # name is its own), so deleted now rather than left for `wtc gc` inside the checkout.
             delete_tombstones_of(Path(task.worktree))
-        if task.worktree:
             self.store.update_task(task.run_id, task.task_id, worktree=None)
 
     def _worktree_problems(self, task: TaskRecord, path: Path) -> list[dict[str, str]]:
