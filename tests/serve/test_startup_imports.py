@@ -572,3 +572,29 @@ def test_status_and_a_check_of_a_run_with_live_tasks_load_no_logging(repo: Path)
         modules = imported(repo, *args)
         assert "worktree_coord.coordinator.in_threads" in modules, args    # two worktrees were read at once...
         assert not modules & {"concurrent.futures", "logging"}, args       # ...without a thread pool
+
+
+def test_a_check_of_edited_tasks_loads_no_libgit2_and_no_openssl_hash(repo: Path) -> None:
+    """`task check` builds each task's state with git processes while libgit2 is not loaded
+    (gitrepo/process_trees.py: blobs, a temporary index, a tree diff, a single merge base), so a
+    check of tasks with edits, committed or not, on a moved integration tip, imports no pygit2; and
+    forecast.py loads hashlib only to key a file merge, which a check with no file both changed makes none of."""
+    env = dict(os.environ, WTC_NO_SERVE="1")
+    for args in (("run", "start", "--run", "r1"), ("task", "start", "t1", "--run", "r1", "--own", "t1/**"),
+                 ("task", "start", "t2", "--run", "r1", "--own", "t2/**")):
+        subprocess.run([sys.executable, "-m", "worktree_coord", *args], cwd=repo, check=True, capture_output=True,
+                       env=env)
+    for task in ("t1", "t2"):
+        folder = repo / ".wtc" / "worktrees" / "r1" / task / task
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "notes.txt").write_text("an edit\n")
+    t2 = repo / ".wtc" / "worktrees" / "r1" / "t2"
+    subprocess.run(["git", "add", "-A"], cwd=t2, check=True)
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "-qm", "own"],
+                   cwd=t2, check=True)
+    (t2 / "t2" / "more.txt").write_text("uncommitted\n")
+    one_edit = imported(repo, "task", "check", "t1", "--run", "r1")
+    assert "worktree_coord.gitrepo.process_trees" in one_edit         # the process path answered...
+    assert not one_edit & {"pygit2", "hashlib", "_hashlib"}, sorted(one_edit & {"pygit2", "hashlib", "_hashlib"})
+    committed = imported(repo, "task", "check", "t2", "--run", "r1")  # ...and for a task with a commit
+    assert not committed & {"pygit2", "hashlib", "_hashlib"}

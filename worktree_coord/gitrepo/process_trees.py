@@ -85,7 +85,7 @@ def write_blobs(git: Git, scratch: Path, files: Mapping[str, Path]) -> dict[str,
     for rel, file in files.items():
         try:
             info = file.lstat()
-        except FileNotFoundError:
+        except (FileNotFoundError, NotADirectoryError):   # the latter: a file now stands where its folder was
             found[rel] = None
             continue
         if (info.st_mode & 0o170000) == 0o120000:   # S_ISLNK, without loading stat

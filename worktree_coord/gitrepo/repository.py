@@ -1148,7 +1148,7 @@ class GitRepo:
     def _working_blob(self, file: Path) -> tuple[str, int] | None:
         try:
             info = file.lstat()
-        except FileNotFoundError:
+        except (FileNotFoundError, NotADirectoryError):   # the latter: a file now stands where its folder was
             return None
         if stat.S_ISLNK(info.st_mode):
             return str(self.repo.create_blob(os.fsencode(os.readlink(file)))), GIT_MODE_LINK
