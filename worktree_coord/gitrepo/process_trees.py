@@ -28,16 +28,15 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Mapping
+from typing import TYPE_CHECKING, Callable, Mapping, TypeVar
 
 from ..errors import UsageError
 
 if TYPE_CHECKING:
     import subprocess
 
-    from .repository import Change
-
 Git = Callable[..., "subprocess.CompletedProcess[bytes]"]   # GitRepo.git
+C = TypeVar("C")   # repository.Change, passed in (repository.py imports this module: no import back)
 
 
 def nest_edits(changes: Mapping[str, object]) -> dict[str, object]:
@@ -124,7 +123,7 @@ def tree_with_edits(git: Git, scratch: Path, root: str, edits: Mapping[str, tupl
     return tree if done.returncode == 0 and len(tree) in (40, 64) else None
 
 
-def diff_trees(git: Git, old: str, new: str, change: Callable[..., "Change"]) -> list["Change"] | None:
+def diff_trees(git: Git, old: str, new: str, change: Callable[..., C]) -> list[C] | None:
     """Every path that differs between two trees (or commits' trees), as `GitRepo.changes` lists them
     (no renames, a gitlink a leaf, sorted by path); None when git failed."""
     done = git("diff-tree", "-r", "-z", "--no-renames", "--ignore-submodules=none", "--no-ext-diff",
@@ -141,7 +140,7 @@ def diff_trees(git: Git, old: str, new: str, change: Callable[..., "Change"]) ->
         out.append(change(path.decode("utf-8", "surrogateescape"),
                           int(old_mode, 8) or None, int(new_mode, 8) or None,
                           old_id if old_id.strip("0") else None, new_id if new_id.strip("0") else None))
-    out.sort(key=lambda c: c.path)
+    out.sort(key=lambda c: c.path)   # type: ignore[attr-defined]
     return out
 
 
