@@ -598,3 +598,24 @@ def test_a_check_of_edited_tasks_loads_no_libgit2_and_no_openssl_hash(repo: Path
     assert not one_edit & {"pygit2", "hashlib", "_hashlib"}, sorted(one_edit & {"pygit2", "hashlib", "_hashlib"})
     committed = imported(repo, "task", "check", "t2", "--run", "r1")  # ...and for a task with a commit
     assert not committed & {"pygit2", "hashlib", "_hashlib"}
+
+
+def test_a_merge_file_of_python_loads_no_reexport_reader(tmp_path: Path) -> None:
+    """The semantic check makes its re-exports' reader (reexports.py, with the crate paths of Rust,
+    tsconfig's path maps and the workspaces' packages) on the first import it resolves or follows
+    through a re-export: a one-file merge of a .py, clean line by line, structured, or with a
+    finding about an imported name, loads none of it."""
+    _python_sides(tmp_path)
+    (tmp_path / "b2.py").write_text("from .util import helper\n\n\ndef alpha(x):\n    return x + 1\n")
+    (tmp_path / "l2.py").write_text("def alpha(x):\n    return x + 1\n")
+    (tmp_path / "r2.py").write_text((tmp_path / "b2.py").read_text() + "\n\ndef beta(y):\n    return helper(y)\n")
+    reader = {"worktree_coord.merge.checks.reexports", "worktree_coord.merge.ecosystems.crate_paths",
+              "worktree_coord.merge.ecosystems.path_maps", "worktree_coord.merge.ecosystems.workspace_packages"}
+    for sides in (("base.py", "left.py", "right.py"), ("base.py", "left_add.py", "right_add.py")):
+        modules = imported(tmp_path, "merge-file", *sides, "--path", "m.py")
+        assert "worktree_coord.merge.checks.semantic" in modules
+        assert not modules & reader, (sides, sorted(modules & reader))
+    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "worktree_coord", "merge-file", "b2.py", "l2.py",
+                           "r2.py", "--path", "pkg/m.py"], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1 and "uses helper" in done.stderr     # the finding, as before
+    assert not {m.group(1) for m in re.finditer(r"\|\s*(\S+)\n", done.stderr)} & reader
