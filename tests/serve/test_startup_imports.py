@@ -619,3 +619,24 @@ def test_a_merge_file_of_python_loads_no_reexport_reader(tmp_path: Path) -> None
                            "r2.py", "--path", "pkg/m.py"], cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert done.returncode == 1 and "uses helper" in done.stderr     # the finding, as before
     assert not {m.group(1) for m in re.finditer(r"\|\s*(\S+)\n", done.stderr)} & reader
+
+
+def test_a_merge_file_runs_no_grammar_wheel_init_and_loads_no_importlib_resources_or_tempfile(tmp_path: Path) -> None:
+    """A grammar wheel's `__init__.py` imports importlib.resources (tempfile, zipfile, random,
+    shutil): its language comes from its `_binding` module and its tags query from its folder
+    (merge/languages/grammar_wheels.py), the appended files' kinds from a file read, and the line
+    merge's `git merge-file` fallback loads subprocess and tempfile only where it runs. So neither
+    a line merge, a structured merge nor a JSON merge loads them, and the wheel's package never runs."""
+    _python_sides(tmp_path)
+    doc = {"name": "demo", "version": "1.0.0", "dependencies": {"a": "^1.0.0"}}
+    (tmp_path / "base.json").write_text(json.dumps(doc, indent=2) + "\n")
+    (tmp_path / "left.json").write_text(json.dumps(doc | {"version": "1.1.0"}, indent=2) + "\n")
+    (tmp_path / "right.json").write_text(json.dumps(doc | {"dependencies": {"a": "^1.0.0", "b": "^2.0.0"}},
+                                                    indent=2) + "\n")
+    unwanted = {"importlib.resources", "tempfile", "zipfile", "random", "shutil", "subprocess",
+                "tree_sitter_python", "tree_sitter_json"}
+    for sides, path in ((("base.py", "left.py", "right.py"), "m.py"), (("base.py", "left_add.py", "right_add.py"), "m.py"),
+                        (("base.json", "left.json", "right.json"), "c.json")):
+        modules = imported(tmp_path, "merge-file", *sides, "--path", path)
+        assert "tree_sitter" in modules, sides                      # a grammar was loaded...
+        assert not modules & unwanted, (sides, sorted(modules & unwanted))   # ...without its wheel's package
