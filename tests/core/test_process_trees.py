@@ -257,3 +257,15 @@ def test_a_check_of_a_task_that_put_a_file_where_its_folder_was_lists_both(tmp_p
     by_process, here = _check_both_ways(repo, "t1")
     assert by_process == here
     assert here["files"] == ["t1/d", "t1/d/x.txt", "t1/d/y.txt"] and here["exit_code"] == 0
+
+
+def test_the_index_size_is_read_from_the_index_header_as_git_counts_it(tmp_path):
+    """`task check` writes a state's tree with git processes only for a worktree of at most
+    forecast.PROCESS_TREE_ENTRIES files (read-tree and write-tree cost what the tree holds): the
+    count is the index header's, the entries git lists."""
+    repo = make_repo(tmp_path / "repo", {f"d{i}/f{j}.txt": f"{i}{j}\n" for i in range(7) for j in range(3)})
+    git(repo, "worktree", "add", "-q", "-b", "side", str(tmp_path / "linked"))
+    opened = GitRepo(repo)
+    for folder in (repo, tmp_path / "linked"):
+        assert opened.index_entries(folder) == len(git(folder, "ls-files", "-z").split("\0")) - 1 == 21
+    assert opened.index_entries(tmp_path) is None                  # no worktree there

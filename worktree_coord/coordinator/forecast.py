@@ -79,6 +79,11 @@ CACHE_VERSION = 3
 # What else a cached outcome depends on: the merge engine's code and the language profiles (rules are
 # data in grammars/*.toml, so a rule changes without a code change anywhere), and the forecast itself.
 _ENGINE_PARTS = ("merge", "integrate/resolve.py", "coordinator/forecast.py")   # under the package
+# The most files a worktree's index holds for `task check` to write its state's tree with git processes
+# (read-tree of the whole head, then write-tree) rather than import libgit2: measured on 2 cores under
+# load 10 (docs/architecture.md), at 20,000 files the process path still cost less CPU than the
+# import (251 against 275 ms a check), and read-tree's share grows with the tree.
+PROCESS_TREE_ENTRIES = 25_000
 STATUS_THREADS = 4   # `git status` per worktree runs in parallel: it waits on the disk, not the CPU
 
 
@@ -387,7 +392,10 @@ class ForecastOperations(CoordinatorBase):
         # Without libgit2 loaded, git processes write the edits' tree (read-tree, update-index,
         # write-tree: the head's tree is read by read-tree, so not asked first); with it, or where
         # git could not, libgit2 does. The same tree either way (tests/core/test_process_trees.py).
-        by_git = not self.git.libgit2_loaded
+        # read-tree and write-tree cost what the tree holds: past PROCESS_TREE_ENTRIES files the
+        # import (then O(changed folders)) costs less.
+        entries = self.git.index_entries(worktree) if worktree is not None else None
+        by_git = not self.git.libgit2_loaded and (entries or 0) <= PROCESS_TREE_ENTRIES
         head_tree = None if by_git else self.git.tree_id(head)
         tree, source, uncommitted = head_tree, "branch", 0
         if worktree is not None and error is None:

@@ -757,6 +757,21 @@ class GitRepo:
         admin = Path(text[len("gitdir:"):].strip())
         return admin if admin.is_absolute() else path / admin
 
+    def index_entries(self, path: Path) -> int | None:
+        """How many entries the index of the worktree at `path` holds, from its header ("DIRC",
+        version, count: git's index format); None when there is no readable index."""
+        admin = self.worktree_git_dir(path)
+        if admin is None:
+            return None
+        try:
+            with open(admin / "index", "rb") as file:
+                header = file.read(12)
+        except OSError:
+            return None
+        if len(header) < 12 or header[:4] != b"DIRC":
+            return None
+        return int.from_bytes(header[8:12], "big")
+
     def _head_file(self, path: Path) -> tuple[str | None, str | None] | None:
         admin = self.worktree_git_dir(path)
         try:
