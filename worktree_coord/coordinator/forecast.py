@@ -361,7 +361,9 @@ class ForecastOperations(CoordinatorBase):
                 continue   # no branch to read (a task whose branch was deleted)
             try:
                 states.append(self._state(task, worktree, head, paths, tip, error))
-            except (KeyError, ValueError, *_libgit2_errors()) as problem:
+            except Exception as problem:   # noqa: BLE001 - narrowed next: pygit2's class exists only once loaded
+                if not isinstance(problem, (KeyError, ValueError) + _libgit2_errors()):
+                    raise
                 states.append(CurrentState(task, "branch", head, "", tip, error=f"unreadable: {problem}"))
         return states
 

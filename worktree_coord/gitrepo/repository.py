@@ -299,9 +299,9 @@ class GitRepo:
             # One best common ancestor is the answer libgit2 gives too; several (criss-cross
             # history), none, or a commit missing here: libgit2 answers, as before.
             done = self.git("merge-base", "--all", a, b, check=False)
-            found = done.stdout.decode().split()
-            if done.returncode == 0 and len(found) == 1:
-                return found[0]
+            bases = done.stdout.decode().split()
+            if done.returncode == 0 and len(bases) == 1:
+                return bases[0]
         import pygit2
         for sha in (a, b):
             if not self.has_commit(sha):

@@ -183,14 +183,6 @@ def tree_module_files(tree_file: TreeFile, tree_folders: TreeFolders | None = No
 
 
 class _Check:
-    @property
-    def reexports(self) -> ReExports:
-        if self._reexports is None:
-            from .reexports import ReExports
-
-            self._reexports = ReExports(self, self._tree_file, self._tree_folders)
-        return self._reexports
-
     def __init__(self, files: list[Versions], labels: tuple[str, str, str], trees: dict[str, tree_sitter.Tree],
                  complete: bool = True, tree_file: TreeFile | None = None,
                  tree_folders: TreeFolders | None = None, package_files: PackageFiles | None = None):
@@ -221,6 +213,16 @@ class _Check:
         self._modules: dict[int, tuple[dict[str, list[str]], dict[str, list[tuple[str, list[str]]]]]] = {}
         self._reach: Reach | None = None                                # live words, per side and file
         self._hidden: dict[tuple[str, bytes], frozenset[str]] = {}       # hidden(), per (path, bytes)
+
+
+    @property
+    def reexports(self) -> ReExports:
+        """The re-exports' reader of this check, made (and reexports.py loaded) on first use."""
+        if self._reexports is None:
+            from .reexports import ReExports
+
+            self._reexports = ReExports(self, self._tree_file, self._tree_folders)
+        return self._reexports
 
     def symbols(self, path: str, which: str, uses: bool = True) -> Symbols | None:
         """The symbols of one version (None: absent, or it does not parse cleanly); uses=False
