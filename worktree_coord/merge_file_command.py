@@ -10,9 +10,7 @@ Input: the command's parameters as typer gives them. Output: the merged bytes wh
 
 from __future__ import annotations
 
-import base64
 import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -111,6 +109,8 @@ class PackageReader:
 
 
 def _ask_git(*args: str) -> str:
+    import subprocess   # git runs only for a driver's labels and style, or a package's files
+
     done = subprocess.run(["git", *args], capture_output=True, text=True, check=False)
     return done.stdout.strip() if done.returncode == 0 else ""
 
@@ -142,6 +142,8 @@ def _merging_commit() -> str:
 
 def _files_at(commit: str, folder: str, suffix: str) -> list[tuple[str, bytes]]:
     """The files of `folder` with `suffix` at `commit` (path, bytes), read in one `git cat-file`."""
+    import subprocess   # git runs only for a driver's labels and style, or a package's files
+
     listed = subprocess.run(["git", "ls-tree", "-z", commit, "--", f"{folder}/" if folder else "."],
                             capture_output=True, check=False)
     if listed.returncode != 0:
@@ -175,6 +177,8 @@ def merged_fields(merged: bytes) -> dict[str, str | None]:
     try:
         return {"merged": merged.decode("utf-8"), "encoding": "utf-8"}
     except UnicodeDecodeError:
+        import base64   # a binary merge under --json only
+
         return {"merged": None, "merged_base64": base64.b64encode(merged).decode("ascii"), "encoding": "base64"}
 
 
@@ -190,6 +194,8 @@ def _conflict_style(given: str | None, as_driver: bool) -> str:
         return given
     if not as_driver:
         return "diff3"
+    import subprocess   # git runs only for a driver's labels and style, or a package's files
+
     done = subprocess.run(["git", "config", "--get", "merge.conflictStyle"], capture_output=True, text=True,
                           check=False)
     configured = done.stdout.strip().lower() if done.returncode == 0 else ""
@@ -216,6 +222,8 @@ def _repository_labels() -> tuple[str, str, str]:
     """What git itself would write: HEAD's branch for ours, the name of the commit being merged,
     cherry-picked, reverted or rebased for theirs."""
     def ask(*args: str) -> str:
+        import subprocess   # git runs only for a driver's labels and style, or a package's files
+
         done = subprocess.run(["git", *args], capture_output=True, text=True, check=False)
         return done.stdout.strip() if done.returncode == 0 else ""
 

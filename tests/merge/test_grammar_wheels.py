@@ -1,42 +1,53 @@
-"""Every grammar wheel the project depends on loads with the installed tree-sitter and parses,
-offline: a wheel built for another tree-sitter ABI, or one that fetches its grammar at run time,
-fails here rather than at a user's first merge of that language."""
+"""A grammar wheel's language function and query files read without running the wheel's
+`__init__.py` (merge/languages/grammar_wheels.py) are the wheel's own: for every shipped profile,
+in a fresh interpreter that has not imported the wheel, the function is the one the imported
+package exposes (the same binding, registered as `<wheel>._binding`), its language equals the
+package's, and each tags query equals what importlib.resources reads."""
 
 from __future__ import annotations
 
-import importlib
+import json
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
 
-import pytest
+GRAMMARS = Path(__file__).resolve().parents[2] / "grammars"
+
+CHECK = """
+import importlib, importlib.resources, json, sys
 import tree_sitter
+from worktree_coord.merge.languages.grammar_wheels import language_function, query_text
 
-# (module, language function, a snippet of the language that must parse without errors)
-WHEELS = [
-    ("tree_sitter_c", "language", b"int f(int x) { return x; }\n"),
-    ("tree_sitter_cpp", "language", b"namespace n { class C { int f(); }; }\n"),
-    ("tree_sitter_c_sharp", "language", b"class C { void F() {} }\n"),
-    ("tree_sitter_kotlin", "language", b"fun f(x: Int): Int = x\n"),
-    ("tree_sitter_swift", "language", b"func f(x: Int) -> Int { return x }\n"),
-    ("tree_sitter_ruby", "language", b"def f(x)\n  x\nend\n"),
-    ("tree_sitter_php", "language_php", b"<?php function f($x) { return $x; }\n"),
-    ("tree_sitter_php", "language_php_only", b"function f($x) { return $x; }\n"),
-    ("tree_sitter_scala", "language", b"object O { def f(x: Int): Int = x }\n"),
-    ("tree_sitter_bash", "language", b"f() { echo \"$1\"; }\n"),
-    ("tree_sitter_lua", "language", b"local function f(x) return x end\n"),
-    ("tree_sitter_elixir", "language", b"defmodule M do\n  def f(x), do: x\nend\n"),
-    ("tree_sitter_haskell", "language", b"f :: Int -> Int\nf x = x\n"),
-    ("tree_sitter_hcl", "language", b'resource "a" "b" {\n  x = 1\n}\n'),
-    ("tree_sitter_html", "language", b"<p class=\"a\">hi</p>\n"),
-    ("tree_sitter_css", "language", b"a { color: red; }\n"),
-    ("tree_sitter_xml", "language_xml", b"<a><b x=\"1\"/></a>\n"),
-    ("tree_sitter_xml", "language_dtd", b"<!ELEMENT a (b)>\n"),
-    ("tree_sitter_markdown", "language", b"# Title\n\n- item\n"),
-    ("tree_sitter_markdown", "inline_language", b"some *emphasis*\n"),
-]
+wanted = json.loads(sys.argv[1])
+out = []
+for wheel, function, tags in wanted:
+    fresh = wheel not in sys.modules
+    found = language_function(wheel, function)
+    alone = wheel not in sys.modules          # the package's __init__ did not run
+    ours = tree_sitter.Language(found())
+    package = importlib.import_module(wheel)
+    same = getattr(package, function) is found and ours == tree_sitter.Language(getattr(package, function)())
+    text_same = all(query_text(w, "tags.scm") == (importlib.resources.files(w) / "queries" / "tags.scm").read_text(
+        encoding="utf-8") for w in tags)
+    out.append([wheel, function, fresh, alone, same, text_same])
+print(json.dumps(out))
+"""
 
 
-@pytest.mark.parametrize("module, function, snippet", WHEELS, ids=[f"{m}.{f}" for m, f, _ in WHEELS])
-def test_grammar_wheel_loads_and_parses(module: str, function: str, snippet: bytes) -> None:
-    language = tree_sitter.Language(getattr(importlib.import_module(module), function)())
-    assert tree_sitter.MIN_COMPATIBLE_LANGUAGE_VERSION <= language.abi_version <= tree_sitter.LANGUAGE_VERSION
-    tree = tree_sitter.Parser(language).parse(snippet)
-    assert not tree.root_node.has_error, tree.root_node
+def test_every_shipped_grammar_loads_as_its_wheel_exposes_it_without_the_wheel_s_init():
+    wanted = []
+    for toml in sorted(GRAMMARS.glob("*.toml")):
+        profile = tomllib.loads(toml.read_text(encoding="utf-8"))
+        if "grammar" in profile:
+            tags = profile.get("semantic", {}).get("tags", [])
+            wanted.append([profile["grammar"], profile.get("grammar_function", "language"), tags])
+    assert len(wanted) >= 20
+    done = subprocess.run([sys.executable, "-c", CHECK, json.dumps(wanted)], capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    rows = json.loads(done.stdout)
+    for wheel, function, fresh, alone, same, text_same in rows:
+        assert same and text_same, (wheel, function)
+        assert alone or not fresh, (wheel, function)   # loaded before its package: the package did not run
+    assert sum(1 for row in rows if row[2] and row[3]) >= 20

@@ -323,7 +323,7 @@ def test_the_calls_load_no_uuid_and_the_store_answered_ones_run_no_git(repo: Pat
 
 def test_a_check_and_a_finish_load_no_merge_engine_and_the_lazy_packages_keep_their_names(repo: Path) -> None:
     """integrate/ and boundary/ load each name with its module on first use (PEP 562): `task check`
-    writes the worktree's tree (integrate/trees.py) and a finish names its mergeable commit
+    writes the worktree's tree (by git processes while libgit2 is not loaded) and a finish names its mergeable commit
     (its tip, or integrate/mergeable.py's commit for reserved edits) without the engine, the fast path, the history walk or the merge
     account; every name the packages export is still there, the same object as in its module."""
     env = dict(os.environ, WTC_NO_SERVE="1")
@@ -337,7 +337,8 @@ def test_a_check_and_a_finish_load_no_merge_engine_and_the_lazy_packages_keep_th
     engine = {"worktree_coord.integrate.engine", "worktree_coord.integrate.account",
               "worktree_coord.integrate.fastpath", "worktree_coord.integrate.history"}
     checked = imported(repo, "task", "check", "t1", "--run", "r1")
-    assert "worktree_coord.integrate.trees" in checked and not checked & engine
+    # the worktree's tree is written by git processes (gitrepo/process_trees.py), so not even integrate/trees.py
+    assert "worktree_coord.gitrepo.process_trees" in checked and not checked & (engine | {"worktree_coord.integrate.trees"})
     finished = imported(repo, "task", "finish", "t1", "--run", "r1", "--no-merge")
     assert not finished & engine
     # with no reserved edit the tip is what merges: mergeable_commit (and libgit2's commit writer) is
@@ -572,3 +573,71 @@ def test_status_and_a_check_of_a_run_with_live_tasks_load_no_logging(repo: Path)
         modules = imported(repo, *args)
         assert "worktree_coord.coordinator.in_threads" in modules, args    # two worktrees were read at once...
         assert not modules & {"concurrent.futures", "logging"}, args       # ...without a thread pool
+
+
+def test_a_check_of_edited_tasks_loads_no_libgit2_and_no_openssl_hash(repo: Path) -> None:
+    """`task check` builds each task's state with git processes while libgit2 is not loaded
+    (gitrepo/process_trees.py: blobs, a temporary index, a tree diff, a single merge base), so a
+    check of tasks with edits, committed or not, on a moved integration tip, imports no pygit2; and
+    forecast.py loads hashlib only to key a file merge, which a check with no file both changed makes none of."""
+    env = dict(os.environ, WTC_NO_SERVE="1")
+    for args in (("run", "start", "--run", "r1"), ("task", "start", "t1", "--run", "r1", "--own", "t1/**"),
+                 ("task", "start", "t2", "--run", "r1", "--own", "t2/**")):
+        subprocess.run([sys.executable, "-m", "worktree_coord", *args], cwd=repo, check=True, capture_output=True,
+                       env=env)
+    for task in ("t1", "t2"):
+        folder = repo / ".wtc" / "worktrees" / "r1" / task / task
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "notes.txt").write_text("an edit\n")
+    t2 = repo / ".wtc" / "worktrees" / "r1" / "t2"
+    subprocess.run(["git", "add", "-A"], cwd=t2, check=True)
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "-qm", "own"],
+                   cwd=t2, check=True)
+    (t2 / "t2" / "more.txt").write_text("uncommitted\n")
+    one_edit = imported(repo, "task", "check", "t1", "--run", "r1")
+    assert "worktree_coord.gitrepo.process_trees" in one_edit         # the process path answered...
+    assert not one_edit & {"pygit2", "hashlib", "_hashlib"}, sorted(one_edit & {"pygit2", "hashlib", "_hashlib"})
+    committed = imported(repo, "task", "check", "t2", "--run", "r1")  # ...and for a task with a commit
+    assert not committed & {"pygit2", "hashlib", "_hashlib"}
+
+
+def test_a_merge_file_of_python_loads_no_reexport_reader(tmp_path: Path) -> None:
+    """The semantic check makes its re-exports' reader (reexports.py, with the crate paths of Rust,
+    tsconfig's path maps and the workspaces' packages) on the first import it resolves or follows
+    through a re-export: a one-file merge of a .py, clean line by line, structured, or with a
+    finding about an imported name, loads none of it."""
+    _python_sides(tmp_path)
+    (tmp_path / "b2.py").write_text("from .util import helper\n\n\ndef alpha(x):\n    return x + 1\n")
+    (tmp_path / "l2.py").write_text("def alpha(x):\n    return x + 1\n")
+    (tmp_path / "r2.py").write_text((tmp_path / "b2.py").read_text() + "\n\ndef beta(y):\n    return helper(y)\n")
+    reader = {"worktree_coord.merge.checks.reexports", "worktree_coord.merge.ecosystems.crate_paths",
+              "worktree_coord.merge.ecosystems.path_maps", "worktree_coord.merge.ecosystems.workspace_packages"}
+    for sides in (("base.py", "left.py", "right.py"), ("base.py", "left_add.py", "right_add.py")):
+        modules = imported(tmp_path, "merge-file", *sides, "--path", "m.py")
+        assert "worktree_coord.merge.checks.semantic" in modules
+        assert not modules & reader, (sides, sorted(modules & reader))
+    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "worktree_coord", "merge-file", "b2.py", "l2.py",
+                           "r2.py", "--path", "pkg/m.py"], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1 and "uses helper" in done.stderr     # the finding, as before
+    assert not {m.group(1) for m in re.finditer(r"\|\s*(\S+)\n", done.stderr)} & reader
+
+
+def test_a_merge_file_runs_no_grammar_wheel_init_and_loads_no_importlib_resources_or_tempfile(tmp_path: Path) -> None:
+    """A grammar wheel's `__init__.py` imports importlib.resources (tempfile, zipfile, random,
+    shutil): its language comes from its `_binding` module and its tags query from its folder
+    (merge/languages/grammar_wheels.py), the appended files' kinds from a file read, and the line
+    merge's `git merge-file` fallback loads subprocess and tempfile only where it runs. So neither
+    a line merge, a structured merge nor a JSON merge loads them, and the wheel's package never runs."""
+    _python_sides(tmp_path)
+    doc = {"name": "demo", "version": "1.0.0", "dependencies": {"a": "^1.0.0"}}
+    (tmp_path / "base.json").write_text(json.dumps(doc, indent=2) + "\n")
+    (tmp_path / "left.json").write_text(json.dumps(doc | {"version": "1.1.0"}, indent=2) + "\n")
+    (tmp_path / "right.json").write_text(json.dumps(doc | {"dependencies": {"a": "^1.0.0", "b": "^2.0.0"}},
+                                                    indent=2) + "\n")
+    unwanted = {"importlib.resources", "tempfile", "zipfile", "random", "shutil", "subprocess",
+                "tree_sitter_python", "tree_sitter_json"}
+    for sides, path in ((("base.py", "left.py", "right.py"), "m.py"), (("base.py", "left_add.py", "right_add.py"), "m.py"),
+                        (("base.json", "left.json", "right.json"), "c.json")):
+        modules = imported(tmp_path, "merge-file", *sides, "--path", path)
+        assert "tree_sitter" in modules, sides                      # a grammar was loaded...
+        assert not modules & unwanted, (sides, sorted(modules & unwanted))   # ...without its wheel's package

@@ -45,7 +45,6 @@ conflict of kind `consolidation` (forecast_intents.py).
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import posixpath
@@ -80,6 +79,11 @@ CACHE_VERSION = 3
 # What else a cached outcome depends on: the merge engine's code and the language profiles (rules are
 # data in grammars/*.toml, so a rule changes without a code change anywhere), and the forecast itself.
 _ENGINE_PARTS = ("merge", "integrate/resolve.py", "coordinator/forecast.py")   # under the package
+# The most files a worktree's index holds for `task check` to write its state's tree with git processes
+# (read-tree of the whole head, then write-tree) rather than import libgit2: measured on 2 cores under
+# load 10 (docs/architecture.md), at 20,000 files the process path still cost less CPU than the
+# import (251 against 275 ms a check), and read-tree's share grows with the tree.
+PROCESS_TREE_ENTRIES = 25_000
 STATUS_THREADS = 4   # `git status` per worktree runs in parallel: it waits on the disk, not the CPU
 
 
@@ -91,6 +95,8 @@ def engine_fingerprint(roots: Iterable[tuple[Path, Iterable[str]]] | None = None
         if not _INSTALLED_ENGINE:
             _INSTALLED_ENGINE.append(engine_fingerprint(_engine_roots()))
         return _INSTALLED_ENGINE[0]
+    import hashlib   # here, not at the top: a check with nothing to merge keys nothing (OpenSSL's load)
+
     digest = hashlib.sha1()
     for folder, parts in roots:
         for part in parts:
@@ -334,7 +340,6 @@ class ForecastOperations(CoordinatorBase):
     def _states(self, records: Iterable[TaskRecord], tip: str, *, include_ended: bool = False) -> list[CurrentState]:
         """The current state of each live task (its worktree) and each finished-but-unmerged task
         (its branch); with `include_ended`, any task whose branch still exists."""
-        import pygit2
         chosen: list[tuple[TaskRecord, Path | None]] = []
         for task in records:
             worktree = Path(task.worktree) if task.worktree else None
@@ -356,7 +361,9 @@ class ForecastOperations(CoordinatorBase):
                 continue   # no branch to read (a task whose branch was deleted)
             try:
                 states.append(self._state(task, worktree, head, paths, tip, error))
-            except (KeyError, ValueError, pygit2.GitError) as problem:
+            except Exception as problem:   # noqa: BLE001 - narrowed next: pygit2's class exists only once loaded
+                if not isinstance(problem, (KeyError, ValueError) + _libgit2_errors()):
+                    raise
                 states.append(CurrentState(task, "branch", head, "", tip, error=f"unreadable: {problem}"))
         return states
 
@@ -384,17 +391,27 @@ class ForecastOperations(CoordinatorBase):
 
     def _state(self, task: TaskRecord, worktree: Path | None, head: str, paths: list[str], tip: str,
                error: str | None) -> CurrentState:
-        from ..integrate.trees import update_tree
-        import pygit2
-        repo = self.git.repo
-        head_tree = str(repo[pygit2.Oid(hex=head)].peel(pygit2.Tree).id)
+        # Without libgit2 loaded, git processes write the edits' tree (read-tree, update-index,
+        # write-tree: the head's tree is read by read-tree, so not asked first); with it, or where
+        # git could not, libgit2 does. The same tree either way (tests/core/test_process_trees.py).
+        # read-tree and write-tree cost what the tree holds: past PROCESS_TREE_ENTRIES files the
+        # import (then O(changed folders)) costs less.
+        entries = self.git.index_entries(worktree) if worktree is not None else None
+        by_git = not self.git.libgit2_loaded and (entries or 0) <= PROCESS_TREE_ENTRIES
+        head_tree = None if by_git else self.git.tree_id(head)
         tree, source, uncommitted = head_tree, "branch", 0
         if worktree is not None and error is None:
             source = "worktree"
             edits = self.git.working_blobs(worktree, paths)
             uncommitted = len(edits)
             if edits:
-                tree = str(update_tree(repo, head_tree, edits))
+                tree = self.git.tree_with_edits(head, edits) if by_git else None
+                if tree is None:
+                    from ..integrate.trees import update_tree
+
+                    tree = str(update_tree(self.git.repo, head_tree or self.git.tree_id(head), edits))
+        if tree is None:
+            tree = self.git.tree_id(head)
         base = self.git.merge_base(head, tip)
         merging = self.git.merge_head(worktree) if source == "worktree" and worktree is not None else None
         if merging is not None:
@@ -626,6 +643,8 @@ class _Engine:
         mine = self.changes_from(state, base)
         if not self._may_break(self._words(state.tree + base, mine), self._words(target_tree + base, target_changes)):
             return []
+        import hashlib
+
         key = hashlib.sha256(json.dumps([CACHE_VERSION, engine_fingerprint(), "across", base, target_tree, state.tree, target, state.name])
                              .encode()).hexdigest()
         return self._cached(key, lambda: {"conflicts": self._names_broken_now(state, target, base, target_tree,
@@ -668,6 +687,8 @@ class _Engine:
         # package's other files in both trees (a name one side moved there is not gone), so their
         # folders are part of what the outcome depends on.
         folders = self._package_folders(path, trees)
+        import hashlib
+
         key = hashlib.sha256(json.dumps([CACHE_VERSION, engine_fingerprint(), path, base, left, right, self.semantic.value, *folders])
                              .encode()).hexdigest()
         return self._cached(key, lambda: self._merge_now(path, base, left, right, trees))
@@ -760,6 +781,14 @@ class _Engine:
 
     def _blob(self, oid: str | None) -> bytes | None:
         return None if oid is None else self.git.read_blob(oid)
+
+
+def _libgit2_errors() -> tuple[type[BaseException], ...]:
+    """pygit2's error class when pygit2 is loaded (only then can a libgit2 call have raised it)."""
+    import sys
+
+    pygit2 = sys.modules.get("pygit2")
+    return (pygit2.GitError,) if pygit2 is not None else ()
 
 
 def _by_path(states: list[CurrentState]) -> dict[str, list[CurrentState]]:

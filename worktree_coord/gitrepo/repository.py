@@ -25,7 +25,7 @@ import stat
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Callable, Iterator, Mapping, Sequence
 
 from .. import filelock
 from ..frozen import value_class
@@ -117,6 +117,13 @@ class GitRepo:
             self.is_bare = self._repo.is_bare
             self.toplevel = None if self.is_bare else Path(self._repo.workdir).resolve()
         self.wtc_dir = self.common_dir / WTC_DIR
+
+    @property
+    def libgit2_loaded(self) -> bool:
+        """Whether this process has paid pygit2's import: until it has, a few reads (a tree, a tree
+        diff, a merge base, a worktree's blobs) are answered by git processes (process_trees.py),
+        each cheaper than the import; once it has, libgit2's in-process call is cheaper than a process."""
+        return self._repo is not None or "pygit2" in sys.modules
 
     @property
     def repo(self) -> pygit2.Repository:
@@ -288,6 +295,13 @@ class GitRepo:
         commit another clone made): libgit2 would raise its own GitError, which reads as a bug."""
         if a == b:
             return a    # a commit is its own merge base (a finish with nothing merged since the pin)
+        if not self.libgit2_loaded:
+            # One best common ancestor is the answer libgit2 gives too; several (criss-cross
+            # history), none, or a commit missing here: libgit2 answers, as before.
+            done = self.git("merge-base", "--all", a, b, check=False)
+            bases = done.stdout.decode().split()
+            if done.returncode == 0 and len(bases) == 1:
+                return bases[0]
         import pygit2
         for sha in (a, b):
             if not self.has_commit(sha):
@@ -303,6 +317,25 @@ class GitRepo:
         from .mergetree import merge_tree_once
 
         return merge_tree_once(self.toplevel or self.common_dir, ours, theirs)
+
+    def tree_id(self, treeish: str) -> str:
+        """The id of the tree of commit (or tree) `treeish`; KeyError when this repository lacks it."""
+        if not self.libgit2_loaded:
+            done = self.git("rev-parse", "--verify", "-q", f"{treeish}^{{tree}}", check=False)
+            found = done.stdout.decode().strip()
+            if done.returncode == 0 and len(found) in (40, 64):
+                return found
+        import pygit2
+        return str(self.repo[pygit2.Oid(hex=treeish)].peel(pygit2.Tree).id)
+
+    def tree_with_edits(self, root: str, edits: Mapping[str, tuple[str, int] | None]) -> str | None:
+        """`root`'s tree with `edits` (path -> (blob id, mode), or None to delete) written over it, by
+        git processes (process_trees.py); None when git could not (the caller asks libgit2 then).
+        Refuses what `integrate.trees.update_tree` refuses."""
+        from .process_trees import Scratch, tree_with_edits
+
+        with Scratch(self.wtc_dir) as scratch:
+            return tree_with_edits(self.git, scratch, root, edits)
 
     def commit_tree_id(self, sha: str) -> str:
         import pygit2
@@ -425,6 +458,12 @@ class GitRepo:
         """Paths that differ between two commits' trees, recursing only into differing subtrees."""
         if old_commit == new_commit:
             return []   # one commit, one tree: nothing differs (an empty finish loads no libgit2)
+        if not self.libgit2_loaded:
+            from .process_trees import diff_trees
+
+            found = diff_trees(self.git, old_commit, new_commit, Change)
+            if found is not None:
+                return found
         import pygit2
         old_tree = self.repo[pygit2.Oid(hex=old_commit)].peel(pygit2.Tree)
         new_tree = self.repo[pygit2.Oid(hex=new_commit)].peel(pygit2.Tree)
@@ -717,6 +756,21 @@ class GitRepo:
             return None
         admin = Path(text[len("gitdir:"):].strip())
         return admin if admin.is_absolute() else path / admin
+
+    def index_entries(self, path: Path) -> int | None:
+        """How many entries the index of the worktree at `path` holds, from its header ("DIRC",
+        version, count: git's index format); None when there is no readable index."""
+        admin = self.worktree_git_dir(path)
+        if admin is None:
+            return None
+        try:
+            with open(admin / "index", "rb") as file:
+                header = file.read(12)
+        except OSError:
+            return None
+        if len(header) < 12 or header[:4] != b"DIRC":
+            return None
+        return int.from_bytes(header[8:12], "big")
 
     def _head_file(self, path: Path) -> tuple[str | None, str | None] | None:
         admin = self.worktree_git_dir(path)
@@ -1077,7 +1131,9 @@ class GitRepo:
         A missing file the index marks skip-worktree is no deletion: a sparse worktree's merge (a
         `task update` left open) stages what integration brought outside the cone without writing
         it, and finish commits that index entry, so its staged blob is the file."""
-        blobs = {rel: self._working_blob(path / rel) for rel in paths}
+        blobs = self._working_blobs_by_git(path, paths) if paths and not self.libgit2_loaded else None
+        if blobs is None:
+            blobs = {rel: self._working_blob(path / rel) for rel in paths}
         missing = [rel for rel, blob in blobs.items() if blob is None]
         if missing:
             blobs.update(self._skip_worktree_entries(path, missing))
@@ -1097,10 +1153,17 @@ class GitRepo:
                     found[rel.decode("utf-8", "surrogateescape")] = (blob.decode(), int(mode, 8))
         return found
 
+    def _working_blobs_by_git(self, path: Path, paths: Sequence[str]) -> dict[str, tuple[str, int] | None] | None:
+        """`_working_blob` of each path by one git process (process_trees.py); None when git could not."""
+        from .process_trees import Scratch, write_blobs
+
+        with Scratch(self.wtc_dir) as scratch:
+            return write_blobs(self.git, scratch, {rel: path / rel for rel in paths})
+
     def _working_blob(self, file: Path) -> tuple[str, int] | None:
         try:
             info = file.lstat()
-        except FileNotFoundError:
+        except (FileNotFoundError, NotADirectoryError):   # the latter: a file now stands where its folder was
             return None
         if stat.S_ISLNK(info.st_mode):
             return str(self.repo.create_blob(os.fsencode(os.readlink(file)))), GIT_MODE_LINK

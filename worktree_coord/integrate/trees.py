@@ -14,7 +14,7 @@ from typing import Mapping
 
 import pygit2
 
-from ..errors import UsageError
+from ..gitrepo.process_trees import nest_edits
 
 TREE_MODE = pygit2.enums.FileMode.TREE
 
@@ -22,18 +22,7 @@ TREE_MODE = pygit2.enums.FileMode.TREE
 def update_tree(repo: pygit2.Repository, root: pygit2.Oid | str | None,
                 changes: Mapping[str, tuple[pygit2.Oid | str, int] | None]) -> pygit2.Oid:
     """Return the tree `root` with `changes` applied (None deletes; a missing root means empty)."""
-    nested: dict[str, object] = {}
-    for path, change in changes.items():
-        parts = [p for p in path.split("/") if p]
-        if not parts or any(p in (".", "..") for p in parts):
-            raise UsageError(f"cannot write tree path {path!r}", fix="use a relative path like 'src/a.py'")
-        node = nested
-        for part in parts[:-1]:
-            child = node.setdefault(part, {})
-            if not isinstance(child, dict):
-                raise UsageError(f"tree path {path!r} goes through a file that is also being written")
-            node = child
-        node[parts[-1]] = change
+    nested = nest_edits(changes)   # shared with the process path (gitrepo/process_trees.py): one set of refusals
     tree = repo[root] if root is not None else None
     return _write(repo, tree, nested)
 

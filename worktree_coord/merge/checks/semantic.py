@@ -46,7 +46,6 @@ from ...frozen import value_class
 from .duplicates import find_duplicates
 from ..languages.profiles import Profile, SemanticRules, profile_for_path
 from .reach import Reach, words
-from .reexports import ReExports, module_parts
 from ..result import SemanticFinding
 from .signatures import find_signature_changes
 from ..lines.linediff import (added_lines as _added_lines, added_text, follow as _follow, lines_text, ranges_text,
@@ -55,14 +54,18 @@ from .symbols import (EXPORTS, IMPORTS_ONLY, Definition, Reference, Symbols, exp
                       fingerprint, hidden_query, visible_import as _visible_import)
 from .tip_index import PathFacts, TipIndex
 from .versions import MAX_BYTES, FileVersions, Versions
-from ..ecosystems.workspace_packages import TreeFolders
 
 # Loaded where a tree merge's check uses them: the import-path check (with `mentions`) and the merge
 # index (with `index`); a one-file check (`wtc merge-file`, once per conflicted file git asks about)
 # uses neither (issue 36: start-up).
+# So are the re-exports' reader (reexports.py, with the ecosystems' crate paths, path maps and
+# workspace packages it reads): a check loads it on the first import it resolves or follows, which
+# a clean one-file merge whose new lines use no import does not.
 if TYPE_CHECKING:
+    from ..ecosystems.workspace_packages import TreeFolders
     from .import_paths import TreeFile
     from .merge_index import MergeIndex
+    from .reexports import ReExports
 
 _SIDES = ("left", "right")
 _WORDS = re.compile(rb"[A-Za-z_$][\w$]*")
@@ -191,7 +194,8 @@ class _Check:
         self._outside: dict[str, list[Symbols] | None] = {}   # the rest of a file's package, when read
         # A name imported through a file that re-exports it (a barrel, a package's __init__.py):
         # which file of the merge defines it (reexports.py; files no side changed read through tree_file).
-        self.reexports = ReExports(self, tree_file, tree_folders)
+        self._reexports: ReExports | None = None   # made on first use (the `reexports` property)
+        self._tree_folders = tree_folders
         self._tree_file = tree_file
         self._root_modules: dict[str, str] = {}   # a profile's root_module pattern -> the root folder's import path
         self.complete = complete
@@ -209,6 +213,16 @@ class _Check:
         self._modules: dict[int, tuple[dict[str, list[str]], dict[str, list[tuple[str, list[str]]]]]] = {}
         self._reach: Reach | None = None                                # live words, per side and file
         self._hidden: dict[tuple[str, bytes], frozenset[str]] = {}       # hidden(), per (path, bytes)
+
+
+    @property
+    def reexports(self) -> ReExports:
+        """The re-exports' reader of this check, made (and reexports.py loaded) on first use."""
+        if self._reexports is None:
+            from .reexports import ReExports
+
+            self._reexports = ReExports(self, self._tree_file, self._tree_folders)
+        return self._reexports
 
     def symbols(self, path: str, which: str, uses: bool = True) -> Symbols | None:
         """The symbols of one version (None: absent, or it does not parse cleanly); uses=False
@@ -459,7 +473,8 @@ class _Check:
         if self._reach is None:
             self._reach = Reach(self.files, module_path=self.module_path, module_token=self.module_token,
                                 package_wide=self.package_wide, imported_files=self.imported_files,
-                                reexported=self.reexports.reached,
+                                # not self.reexports.reached: that would load reexports.py for every check
+                                reexported=lambda user, names: self.reexports.reached(user, names),
                                 barrels=_barrels, memo=self.index, tip=self.tip, loose=self.loose,
                                 package_of=_typed_package, unspelled=_unspelled, spelled=_spelled)
         return self._reach
@@ -478,7 +493,7 @@ class _Check:
         out: set[str] = set()
         for item in merged.imports:
             found = self.import_files(item.module, path, rules)
-            if not found and (rules.packages.enabled or rules.path_maps) and not module_parts(item.module, rules)[0]:
+            if not found and (rules.packages.enabled or rules.path_maps) and not _module_parts(item.module, rules)[0]:
                 # A workspace package's name (`@acme/core/util`), a tsconfig alias (`@/utils`): the file
                 # it names, as `targets` reads it (reexports.py), although its word may name another
                 # of the merge's (`util`).
@@ -878,7 +893,7 @@ class _Check:
 
     def resolve(self, module: str, importer: str, rules: SemanticRules) -> list[str]:
         """The files of this merge that `module`, imported from `importer`, names (none if unsure)."""
-        relative, up, parts = module_parts(module, rules)
+        relative, up, parts = _module_parts(module, rules)
         by_path, by_last = self._module_index(rules)
         if relative:
             directory = posixpath.dirname(importer)
@@ -1178,3 +1193,10 @@ def _module_path(path: str, rules: SemanticRules) -> str:
 
 def _within(line: int, ranges: list[tuple[int, int]]) -> bool:
     return any(first <= line <= last for first, last in ranges)
+
+
+def _module_parts(module: str, rules: SemanticRules) -> tuple[bool, int, list[str]]:
+    """reexports.module_parts, loading reexports.py on the first import a check reads."""
+    from .reexports import module_parts
+
+    return module_parts(module, rules)

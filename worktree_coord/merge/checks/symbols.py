@@ -16,8 +16,6 @@ unplaceable reference can only cost a finding, never invent one.
 from __future__ import annotations
 
 import functools
-import importlib
-import importlib.resources
 import re
 from dataclasses import field
 
@@ -117,9 +115,10 @@ class Symbols:
 
 @functools.lru_cache(maxsize=None)
 def _tags_text(wheel: str) -> str:
+    from ..languages.grammar_wheels import query_text   # read from the wheel's folder, its __init__ not run
+
     try:
-        importlib.import_module(wheel)
-        return (importlib.resources.files(wheel) / "queries" / "tags.scm").read_text(encoding="utf-8")
+        return query_text(wheel, "tags.scm")
     except (ImportError, FileNotFoundError, OSError) as error:
         raise ConfigError(f"grammar wheel {wheel!r} ships no queries/tags.scm ({error})",
                           fix="name another wheel in the profile's semantic.tags, or write the patterns "

@@ -81,7 +81,6 @@ Profile keys:
 from __future__ import annotations
 
 import functools
-import importlib
 import re
 import threading
 from collections import OrderedDict
@@ -538,12 +537,14 @@ def _key_matches(part: str, key: str) -> bool:
 
 @functools.lru_cache(maxsize=None)
 def _language(module_name: str, function: str) -> tree_sitter.Language:
+    from .grammar_wheels import language_function   # the wheel's binding, without its __init__'s imports
+
     try:
-        module = importlib.import_module(module_name)
+        found = language_function(module_name, function)
     except ImportError as error:
         raise ConfigError(f"grammar wheel {module_name!r} is not installed",
                           fix=f"pip install {module_name.replace('_', '-')}") from error
-    return tree_sitter.Language(getattr(module, function)())
+    return tree_sitter.Language(found())
 
 
 _PROFILE_KEYS = frozenset({

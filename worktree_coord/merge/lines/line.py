@@ -17,8 +17,6 @@ import ctypes
 import functools
 import glob
 import os
-import subprocess
-import tempfile
 
 from ...errors import GitError
 from .markers import parse_conflicts
@@ -185,6 +183,11 @@ def git_merge_file(base: bytes, left: bytes, right: bytes, *, marker_size: int =
                    labels: tuple[str, str, str] = ("ours", "base", "theirs"),
                    zdiff3: bool = False) -> tuple[bytes, bool]:
     """The same merge through the real `git merge-file` binary: the fallback and the test oracle."""
+    # Here, not at the top: the in-process binding merges every file git's drivers hand over
+    # (tempfile loads random and shutil, subprocess its selectors: ~3-5 ms of each `wtc merge-file`).
+    import subprocess
+    import tempfile
+
     with tempfile.TemporaryDirectory(prefix="wtc-merge-") as tmp:
         paths = []
         for name, data in (("base", base), ("left", left), ("right", right)):
