@@ -90,6 +90,43 @@ def test_an_import_under_a_try_that_does_not_catch_its_failure_is_still_left_beh
     assert len(left) == 1 and left[0].startswith("app.py:2 still "), left
 
 
+@pytest.mark.parametrize("guard", [
+    "try:\n    {import}\nexcept ImportError:\n    def need():\n        raise RuntimeError('x')\n    speed = None\n",
+    "try:\n    {import}\nexcept ImportError:\n    class Missing:\n        def __call__(self):\n"
+    "            raise RuntimeError('x')\n    speed = None\n",
+    "try:\n    {import}\nexcept ImportError:\n    def speed():\n        raise RuntimeError('x')\n",
+    "try:\n    {import}\nexcept ImportError:\n    speed = None\nexcept ValueError:\n    raise\n",
+    "try:\n    {import}\nexcept (KeyError, ValueError) as error:\n    raise RuntimeError('x') from error\n"
+    "except ModuleNotFoundError:\n    speed = None\n",
+], ids=["raise-in-a-function-of-the-handler", "raise-in-a-method-of-the-handler", "a-function-alone-in-the-handler",
+        "another-handler-raises",
+        "another-tuple-handler-raises"])
+@pytest.mark.parametrize("edit", [None, "def other():\n    return 1\n"], ids=["module-deleted", "name-removed"])
+def test_a_guard_whose_catching_handlers_do_not_raise_is_not_left_behind(tmp_path, guard, edit):
+    """Only the raises a handler of the import's failure runs itself take the guard back: one in a
+    function it defines runs when that is called, and a handler of another exception never runs for
+    a failed import."""
+    importer = guard.replace("{import}", "from pkg.fast import speed") + "\n\nprint(speed)\n"
+    files = {"pkg/__init__.py": "", "pkg/fast.py": FAST, "app.py": importer,
+             "mod.py": guard.replace("{import}", "import pkg.fast").replace("speed = None", "pass") + "\n"}
+    _removal_merged(tmp_path, files, {"pkg/fast.py": edit})
+
+
+@pytest.mark.parametrize("handler", [
+    "except ImportError:\n    class Missing:\n        raise RuntimeError('pkg.fast is needed')\n",
+    "except ValueError:\n    speed = None\nexcept ImportError:\n    raise\n",
+    "except (ValueError, ImportError):\n    raise\n",
+    "except Exception:\n    def need():\n        return 1\n    raise\n",
+], ids=["class-body-raises", "second-handler-raises", "tuple-with-it-raises", "raise-after-a-function"])
+def test_a_guard_whose_catching_handler_runs_a_raise_is_still_left_behind(tmp_path, handler):
+    """A class body runs where it stands; a handler catching ImportError (alone, in a tuple, as
+    Exception) that raises makes the failure the file's own."""
+    files = {"pkg/__init__.py": "", "pkg/fast.py": FAST,
+             "app.py": "try:\n    from pkg.fast import speed\n" + handler + "\nprint(speed)\n"}
+    _, left = _removal_refused(tmp_path, files, "pkg/fast.py", {"pkg/fast.py": None})
+    assert len(left) == 1 and left[0].startswith("app.py:2 still "), left
+
+
 # -- JavaScript: a path written with its extension names that file, not a folder's index ---------
 
 NPM = {"package.json": '{"name": "cli"}\n'}
