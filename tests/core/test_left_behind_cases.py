@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.conftest import wtc
 from tests.core.test_uses_left_behind import _removal_merged, _removal_refused
 
 # -- Python: `from pkg import f` is a name of the package before it is a module below it ---------
@@ -463,3 +464,28 @@ def test_a_star_chain_that_does_not_pass_the_name_is_left_behind_when_its_module
     gone = "pkg/_f.py" if "app.py" in hide else "pkg/f.py"
     _, left = _removal_refused(tmp_path, files, gone, {gone: None})
     assert len(left) == 1 and left[0].startswith("app.py:1 still imports pkg."), left
+
+
+# -- A name gone with its file: the note says the file was deleted --------------------------------
+
+DELETED = {"pkg/__init__.py": "", "pkg/fast.py": FAST, "app.py": "from pkg.fast import speed\n\nprint(speed)\n"}
+
+
+def test_a_name_whose_file_the_task_deleted_is_said_deleted_at_check_and_finish(tmp_path):
+    """pkg/fast.py deleted, no file at its path: `speed` was not "removed or renamed" in it."""
+    said = ("app.py:1 still uses speed, which this task deleted with its file pkg/fast.py (no file stands at its "
+            "path now); app.py is outside the task's changes, so the landed tree would not resolve it: keep a file at "
+            "the old path (a stub that re-exports what replaced it), or the lead widens the task")
+    repo, left = _removal_refused(tmp_path, DELETED, "pkg/fast.py", {"pkg/fast.py": None})
+    assert len(left) == 1 and left[0].startswith(said), left
+    code, check = wtc(repo, "task", "check", "rm", "--run", "r1")
+    rows = check["left_behind"]
+    assert code == 1 and len(rows) == 1 and rows[0]["file_deleted"] is True and rows[0]["note"].startswith(said), rows
+
+
+def test_a_name_whose_file_moved_is_said_moved_not_deleted(tmp_path):
+    repo, left = _removal_refused(tmp_path, DELETED, "pkg/**", {}, {"pkg/fast.py": "pkg/quick.py"})
+    assert len(left) == 1 and left[0].startswith("app.py:1 still uses speed from pkg/fast.py, which this task moved "
+                                                 "to pkg/quick.py;"), left
+    code, check = wtc(repo, "task", "check", "rm", "--run", "r1")
+    assert code == 1 and [row["file_deleted"] for row in check["left_behind"]] == [False], check["left_behind"]

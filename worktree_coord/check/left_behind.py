@@ -31,7 +31,7 @@ from ..frozen import value_class
 from ..gitrepo.repository import Change, GitRepo
 from ..merge.lines.linediff import added_lines, touched_lines
 from ..merge.result import SemanticFinding
-from ..merge.checks.semantic import find_broken_names, semantic_profile, use_word
+from ..merge.checks.semantic import PATH_FACTS, find_broken_names, semantic_profile, use_word
 from ..merge.checks.symbols import extract
 from ..merge.checks.versions import MAX_BYTES, FileVersions
 from .left_modules import modules_left_behind
@@ -58,14 +58,15 @@ class LeftBehind:
     replacement: str
     moved_to: str = ""   # the file the task moved `definition_path` to (its definitions went along)
     kind: str = ""       # "module": `name` is a module the use imports, the file `definition_path` the task deleted;
-                         # "export": the file still defines `name`, but no longer exports it (a module language)
+                         # "export": the file still defines `name`, but no longer exports it (a module language);
+                         # "deleted": `name` went with its file, which the task deleted, no file answering its path
 
     @property
     def keep(self) -> str:
         """The way out that leaves the use alone, as the notes say it."""
         if self.moved_to:
             return "keep a re-export at the old path"
-        if self.kind == "module":
+        if self.kind in ("module", "deleted"):
             return "keep a file at the old path (a stub that re-exports what replaced it)"
         if self.kind == "export":
             return f"keep {self.name} exported"
@@ -90,6 +91,8 @@ class LeftBehind:
         if self.kind == "export":
             instead = f" (it exports {self.replacement} instead, it seems)" if self.replacement else ""
             return f"no longer exports from {self.definition_path}{instead}"
+        if self.kind == "deleted":
+            return f"deleted with its file {self.definition_path}{self.renamed} (no file stands at its path now)"
         return f"removed or renamed{self.renamed} in {self.definition_path}"
 
     def note(self, task: str, run: str) -> str:
@@ -98,13 +101,15 @@ class LeftBehind:
     def to_json(self) -> dict[str, Any]:
         return {"use_path": self.use_path, "use_lines": list(self.use_lines), "name": self.name,
                 "definition_path": self.definition_path, "replacement": self.replacement, "moved_to": self.moved_to,
-                "module": self.kind == "module", "unexported": self.kind == "export"}
+                "module": self.kind == "module", "unexported": self.kind == "export",
+                "file_deleted": self.kind == "deleted"}
 
     @classmethod
     def from_json(cls, row: dict[str, Any]) -> "LeftBehind":
         return cls(row["use_path"], tuple(row["use_lines"]), row["name"], row["definition_path"],
                    row.get("replacement", ""), row.get("moved_to", ""),
-                   "module" if row.get("module") else "export" if row.get("unexported") else "")
+                   "module" if row.get("module") else "export" if row.get("unexported")
+                   else "deleted" if row.get("file_deleted") else "")
 
 
 def grouped_notes(found: Iterable[LeftBehind], task: str, run: str, limit: int) -> list[str]:
@@ -327,10 +332,41 @@ def uses_left_behind(changes: Iterable[Change], read_blob: Callable[[str], bytes
     moved = moved_files(changes, read_blob, {uses[0].definition_path for uses in grouped.values()})
     went = moved_names(changes, read_blob, {(uses[0].definition_path, name) for (_, name), uses in grouped.items()
                                             if uses[0].definition_path not in moved and uses[0].kind != "module"})
-    return [LeftBehind(path, tuple(f.use_line for f in uses), name, uses[0].definition_path, uses[0].replacement or "",
-                       moved.get(uses[0].definition_path) or went.get((uses[0].definition_path, name), ""),
-                       uses[0].kind if uses[0].kind in ("module", "export") else "")
-            for (path, name), uses in grouped.items()]
+    deleted = deleted_unanswered(changes)
+    out: list[LeftBehind] = []
+    for (path, name), uses in grouped.items():
+        where = uses[0].definition_path
+        moved_to = moved.get(where) or went.get((where, name), "")
+        out.append(LeftBehind(path, tuple(f.use_line for f in uses), name, where, uses[0].replacement or "",
+                              moved_to, left_kind(uses[0].kind, where, moved_to, deleted)))
+    return out
+
+
+def left_kind(finding_kind: str, definition_path: str, moved_to: str, deleted: set[str]) -> str:
+    """A LeftBehind's `kind` for a finding of `finding_kind` (SemanticFinding.kind): a module or an
+    export as found; a name whose file the task deleted (`deleted`: deleted_unanswered) and moved
+    nowhere, "deleted"; else ""."""
+    if finding_kind in ("module", "export"):
+        return finding_kind
+    return "deleted" if definition_path in deleted and not moved_to else ""
+
+
+def deleted_unanswered(changes: Iterable[Change]) -> set[str]:
+    """The files the task deleted whose module path no file it added or changed answers (pkg/fast.py
+    gone, no pkg/fast/__init__.py added): a name used from one went with its file, and the note says
+    so, not "removed or renamed". Not in a language whose directories are packages (Go): the rest of
+    the folder, which the task did not change, may still be the package."""
+    answered: set[str] = set()
+    gone: list[str] = []
+    for change in changes:
+        profile = semantic_profile(change.path)
+        if profile is None or profile.semantic.package == "directory":
+            continue
+        if change.new_oid is not None:
+            answered.add(PATH_FACTS.module_path(change.path))
+        elif change.old_oid is not None:
+            gone.append(change.path)
+    return {path for path in gone if PATH_FACTS.module_path(path) not in answered}
 
 
 def moved_names(changes: list[Change], read_blob: Callable[[str], bytes],
