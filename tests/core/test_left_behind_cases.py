@@ -489,3 +489,21 @@ def test_a_name_whose_file_moved_is_said_moved_not_deleted(tmp_path):
                                                  "to pkg/quick.py;"), left
     code, check = wtc(repo, "task", "check", "rm", "--run", "r1")
     assert code == 1 and [row["file_deleted"] for row in check["left_behind"]] == [False], check["left_behind"]
+
+
+def test_a_module_made_a_package_whose_init_lacks_a_used_name_is_left_behind(tmp_path):
+    """pkg/fast.py replaced by pkg/fast/__init__.py, which does not define `speed`: `from pkg.fast
+    import speed` fails (missed before: two files of one module path were taken for two modules,
+    and the import resolved to neither). Not said deleted: a file answers the path."""
+    files = DELETED | {"pkg/fast/helpers.py": "X = 1\n"}   # the folder stands, for the task to write in
+    edits = {"pkg/fast.py": None, "pkg/fast/__init__.py": "def other():\n    return 1\n"}
+    repo, left = _removal_refused(tmp_path, files, "pkg/**", edits)
+    assert len(left) == 1 and left[0].startswith("app.py:1 still uses speed, which this task removed or renamed in "
+                                                 "pkg/fast.py;"), left
+    code, check = wtc(repo, "task", "check", "rm", "--run", "r1")
+    assert code == 1 and [row["file_deleted"] for row in check["left_behind"]] == [False], check["left_behind"]
+
+
+def test_a_module_made_a_package_whose_init_keeps_the_used_name_is_not_left_behind(tmp_path):
+    files = DELETED | {"pkg/fast/helpers.py": "X = 1\n"}
+    _removal_merged(tmp_path, files, {"pkg/fast.py": None, "pkg/fast/__init__.py": FAST})

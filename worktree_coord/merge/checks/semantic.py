@@ -909,8 +909,12 @@ class _Check:
                 best, longest = [candidate], common
             elif common == longest:
                 best.append(candidate)
-        if len(best) > 1 and rules.package != "directory":
-            return []   # two files could be meant: do not guess
+        if len(best) > 1 and rules.package != "directory" \
+                and len({_module_path(candidate, rules) for candidate in best}) > 1:
+            # Two modules could be meant: do not guess. (Files of one module path are one module
+            # in two forms, pkg/fast.py and pkg/fast/__init__.py, one of them replacing the other:
+            # a use means whichever defines the name, and the check reads both.)
+            return []
         return best
 
     def through_modules(self, module: str, importer: str, rules: SemanticRules) -> list[str] | None:
