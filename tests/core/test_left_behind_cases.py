@@ -507,3 +507,35 @@ def test_a_module_made_a_package_whose_init_lacks_a_used_name_is_left_behind(tmp
 def test_a_module_made_a_package_whose_init_keeps_the_used_name_is_not_left_behind(tmp_path):
     files = DELETED | {"pkg/fast/helpers.py": "X = 1\n"}
     _removal_merged(tmp_path, files, {"pkg/fast.py": None, "pkg/fast/__init__.py": FAST})
+
+
+# -- TSX a grammar reads only in pieces: the pieces outside its ERROR nodes are read --------------
+
+PORTAL = "export function Portal(props: any) {\n  return props.children\n}\n"
+UNREADABLE = "export function T() {\n  return <button>\n      Toggle A & B\n    </button>\n}\n\n"   # a bare `&`
+
+
+@pytest.mark.parametrize("test, line", [
+    ("import * as P from './portal'\n\n" + UNREADABLE + "export function U() {\n  return P.Portal({})\n}\n", 10),
+    ("import * as P from './portal'\n\nexport function T() {\n  const x = P.Portal({})\n"
+     "  return <button>\n      Toggle A & B {x}\n    </button>\n}\n", 4),
+], ids=["another-function", "the-same-function"])
+def test_a_use_in_a_tsx_file_read_in_pieces_is_left_behind(tmp_path, test, line):
+    """The file does not parse whole (JSX text with a bare `&`); its code outside the ERROR node
+    does, and there it calls Portal through a namespace import (missed before: the import lines
+    alone were read, and they name no Portal)."""
+    files = {"src/portal/portal.tsx": PORTAL, "src/portal/portal.test.tsx": test}
+    _, left = _removal_refused(tmp_path, files, "/src/portal/portal.tsx",
+                               {"src/portal/portal.tsx": PORTAL.replace("Portal", "Teleport")})
+    assert len(left) == 1 and left[0].startswith(f"src/portal/portal.test.tsx:{line} still uses "), left
+
+
+@pytest.mark.parametrize("test", [
+    # the ERROR node holds the name: what it binds there is unknown (a local Portal may shadow the import)
+    "import * as P from './portal'\n\nexport function U() {\n  const Portal = 1\n  return <b>Portal & P.Portal</b>\n}\n",
+    "import * as P from './portal'\n\nexport function U() {\n  return <b>x & y</b>\n}\n\n"
+    "export function V(P: any) {\n  return <P.Portal>{P.Q}</P.Portal>\n}\n",
+], ids=["name-in-the-error", "parameter-shadows"])
+def test_a_tsx_file_read_in_pieces_blocks_nothing_it_does_not_use(tmp_path, test):
+    files = {"src/portal/portal.tsx": PORTAL + "\nexport const Q = 1\n", "src/portal/portal.test.tsx": test}
+    _removal_merged(tmp_path, files, {"src/portal/portal.tsx": PORTAL.replace("Portal", "Teleport") + "\nexport const Q = 1\n"})
