@@ -81,3 +81,14 @@ def test_a_module_no_go_work_uses_is_not_the_one_another_module_builds_against(t
              "b/go.mod": "module example.com/beta\n\ngo 1.21\n\nrequire example.com/alpha v1.0.0\n",
              "b/main.go": _user("main", "example.com/alpha/util", "util")}
     _removal_merged(tmp_path, files, {"a/util/util.go": WITHOUT_F.format(name="util")})
+
+
+def test_the_root_package_of_a_nested_module_named_otherwise_leaves_its_removal_behind(tmp_path):
+    """tools/go.mod says `module example.com/helpers`: tools/h.go is package helpers, imported as
+    "example.com/helpers", a text that does not hold the folder's name `tools` (missed before: the
+    importer was passed over for not spelling it)."""
+    helpers = UTIL.format(name="helpers")
+    files = {"go.mod": "module example.com/root\n\ngo 1.21\n", "tools/go.mod": "module example.com/helpers\n\ngo 1.21\n",
+             "tools/h.go": helpers, "tools/cmd/main.go": _user("main", "example.com/helpers", "helpers")}
+    _, left = _removal_refused(tmp_path, files, "tools/h.go", {"tools/h.go": WITHOUT_F.format(name="helpers")})
+    assert len(left) == 1 and left[0].startswith("tools/cmd/main.go:6 still uses F, which this task removed"), left

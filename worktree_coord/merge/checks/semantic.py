@@ -507,7 +507,7 @@ class _Check:
     # -- step 2: uses the other side added, resolved in the merged result ----------------------
     def uses(self, removals: list[_Removal], used_side: str) -> Iterator[SemanticFinding]:
         by_key = {(r.path, r.definition.container, r.definition.name): r for r in removals}
-        tokens = {r.path: self.module_token(r.path) for r in removals}
+        tokens = {r.path: self.import_token(r.path) for r in removals}
         wide = {path: self.package_wide(path) for path in tokens}
         directories = {path: posixpath.dirname(path) for path in tokens}
         removed_paths = set(tokens)
@@ -798,6 +798,22 @@ class _Check:
         """The last part of the module `path` is (`util` of pkg/util.py, `pkg` of pkg/__init__.py,
         the directory of a Go file): an import of it names it."""
         return _module_token(path)
+
+    def import_token(self, path: str) -> bytes:
+        """The word an import of `path`'s module spells: its module token (`module_token`), but for
+        the root folder of a module whose import path is read from a manifest (go.mod's `module
+        example.com/helpers` in tools/), the last part of that path (`helpers`), which an importer's
+        text holds where the folder's name (`tools`) it need not."""
+        token = self.module_token(path)
+        profile = semantic_profile(path)
+        rules = profile.semantic if profile is not None else None
+        if rules is None or not rules.root_module or self._tree_file is None:
+            return token
+        folder = posixpath.dirname(path)
+        if self._nearest(folder, rules.manifest) != folder:
+            return token
+        name = self._module_name(folder, rules)
+        return name.rsplit(rules.module_separator, 1)[-1].encode() if name else token
 
     def package_wide(self, path: str) -> bool:
         return _package_wide(path)
