@@ -560,10 +560,12 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
                               tree_file=tree_file, every_use=True, tree_folders=folders, unreadable=unreadable)
     # A file the parser does not read cleanly is read again in pieces (_read_in_pieces: the code
     # outside its ERROR nodes), else by its import statements alone (_imports_alone).
-    pieces = {f.path: (f.merged or b"", text) for f in unchanged if f.path in unreadable
-              and (text := _read_in_pieces(f.path, f.merged or b"", removed | words)) is not None}
-    again = [FileVersions(f.path, base=None, left=None, right=text, merged=text) for f in unchanged
-             if f.path in unreadable and (text := pieces[f.path][1] if f.path in pieces
+    pieces: dict[str, tuple[bytes, bytes]] = {}
+    for f in unchanged:
+        if f.path in unreadable and (piece := _read_in_pieces(f.path, f.merged or b"", removed | words)) is not None:
+            pieces[f.path] = (f.merged or b"", piece)
+    again = [FileVersions(f.path, base=None, left=None, right=kept, merged=kept) for f in unchanged
+             if f.path in unreadable and (kept := pieces[f.path][1] if f.path in pieces
                                           else _imports_alone(f.path, f.merged or b"")) is not None]
     if again:
         found += tuple(finding for finding in find_broken_names(files + again, labels=("task", "base", "unchanged"),
