@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.conftest import wtc
 from tests.core.test_uses_left_behind import _removal_merged, _removal_refused
 
 # -- Python: `from pkg import f` is a name of the package before it is a module below it ---------
@@ -87,6 +88,43 @@ def test_an_import_under_a_try_that_does_not_catch_its_failure_is_still_left_beh
     files = {"pkg/__init__.py": "", "pkg/fast.py": FAST,
              "app.py": "try:\n    from pkg.fast import speed\n" + handler + "\nprint(speed)\n"}
     _, left = _removal_refused(tmp_path, files, "pkg/fast.py", {"pkg/fast.py": edit})
+    assert len(left) == 1 and left[0].startswith("app.py:2 still "), left
+
+
+@pytest.mark.parametrize("guard", [
+    "try:\n    {import}\nexcept ImportError:\n    def need():\n        raise RuntimeError('x')\n    speed = None\n",
+    "try:\n    {import}\nexcept ImportError:\n    class Missing:\n        def __call__(self):\n"
+    "            raise RuntimeError('x')\n    speed = None\n",
+    "try:\n    {import}\nexcept ImportError:\n    def speed():\n        raise RuntimeError('x')\n",
+    "try:\n    {import}\nexcept ImportError:\n    speed = None\nexcept ValueError:\n    raise\n",
+    "try:\n    {import}\nexcept (KeyError, ValueError) as error:\n    raise RuntimeError('x') from error\n"
+    "except ModuleNotFoundError:\n    speed = None\n",
+], ids=["raise-in-a-function-of-the-handler", "raise-in-a-method-of-the-handler", "a-function-alone-in-the-handler",
+        "another-handler-raises",
+        "another-tuple-handler-raises"])
+@pytest.mark.parametrize("edit", [None, "def other():\n    return 1\n"], ids=["module-deleted", "name-removed"])
+def test_a_guard_whose_catching_handlers_do_not_raise_is_not_left_behind(tmp_path, guard, edit):
+    """Only the raises a handler of the import's failure runs itself take the guard back: one in a
+    function it defines runs when that is called, and a handler of another exception never runs for
+    a failed import."""
+    importer = guard.replace("{import}", "from pkg.fast import speed") + "\n\nprint(speed)\n"
+    files = {"pkg/__init__.py": "", "pkg/fast.py": FAST, "app.py": importer,
+             "mod.py": guard.replace("{import}", "import pkg.fast").replace("speed = None", "pass") + "\n"}
+    _removal_merged(tmp_path, files, {"pkg/fast.py": edit})
+
+
+@pytest.mark.parametrize("handler", [
+    "except ImportError:\n    class Missing:\n        raise RuntimeError('pkg.fast is needed')\n",
+    "except ValueError:\n    speed = None\nexcept ImportError:\n    raise\n",
+    "except (ValueError, ImportError):\n    raise\n",
+    "except Exception:\n    def need():\n        return 1\n    raise\n",
+], ids=["class-body-raises", "second-handler-raises", "tuple-with-it-raises", "raise-after-a-function"])
+def test_a_guard_whose_catching_handler_runs_a_raise_is_still_left_behind(tmp_path, handler):
+    """A class body runs where it stands; a handler catching ImportError (alone, in a tuple, as
+    Exception) that raises makes the failure the file's own."""
+    files = {"pkg/__init__.py": "", "pkg/fast.py": FAST,
+             "app.py": "try:\n    from pkg.fast import speed\n" + handler + "\nprint(speed)\n"}
+    _, left = _removal_refused(tmp_path, files, "pkg/fast.py", {"pkg/fast.py": None})
     assert len(left) == 1 and left[0].startswith("app.py:2 still "), left
 
 
@@ -426,3 +464,78 @@ def test_a_star_chain_that_does_not_pass_the_name_is_left_behind_when_its_module
     gone = "pkg/_f.py" if "app.py" in hide else "pkg/f.py"
     _, left = _removal_refused(tmp_path, files, gone, {gone: None})
     assert len(left) == 1 and left[0].startswith("app.py:1 still imports pkg."), left
+
+
+# -- A name gone with its file: the note says the file was deleted --------------------------------
+
+DELETED = {"pkg/__init__.py": "", "pkg/fast.py": FAST, "app.py": "from pkg.fast import speed\n\nprint(speed)\n"}
+
+
+def test_a_name_whose_file_the_task_deleted_is_said_deleted_at_check_and_finish(tmp_path):
+    """pkg/fast.py deleted, no file at its path: `speed` was not "removed or renamed" in it."""
+    said = ("app.py:1 still uses speed, which this task deleted with its file pkg/fast.py (no file stands at its "
+            "path now); app.py is outside the task's changes, so the landed tree would not resolve it: keep a file at "
+            "the old path (a stub that re-exports what replaced it), or the lead widens the task")
+    repo, left = _removal_refused(tmp_path, DELETED, "pkg/fast.py", {"pkg/fast.py": None})
+    assert len(left) == 1 and left[0].startswith(said), left
+    code, check = wtc(repo, "task", "check", "rm", "--run", "r1")
+    rows = check["left_behind"]
+    assert code == 1 and len(rows) == 1 and rows[0]["file_deleted"] is True and rows[0]["note"].startswith(said), rows
+
+
+def test_a_name_whose_file_moved_is_said_moved_not_deleted(tmp_path):
+    repo, left = _removal_refused(tmp_path, DELETED, "pkg/**", {}, {"pkg/fast.py": "pkg/quick.py"})
+    assert len(left) == 1 and left[0].startswith("app.py:1 still uses speed from pkg/fast.py, which this task moved "
+                                                 "to pkg/quick.py;"), left
+    code, check = wtc(repo, "task", "check", "rm", "--run", "r1")
+    assert code == 1 and [row["file_deleted"] for row in check["left_behind"]] == [False], check["left_behind"]
+
+
+def test_a_module_made_a_package_whose_init_lacks_a_used_name_is_left_behind(tmp_path):
+    """pkg/fast.py replaced by pkg/fast/__init__.py, which does not define `speed`: `from pkg.fast
+    import speed` fails (missed before: two files of one module path were taken for two modules,
+    and the import resolved to neither). Not said deleted: a file answers the path."""
+    files = DELETED | {"pkg/fast/helpers.py": "X = 1\n"}   # the folder stands, for the task to write in
+    edits = {"pkg/fast.py": None, "pkg/fast/__init__.py": "def other():\n    return 1\n"}
+    repo, left = _removal_refused(tmp_path, files, "pkg/**", edits)
+    assert len(left) == 1 and left[0].startswith("app.py:1 still uses speed, which this task removed or renamed in "
+                                                 "pkg/fast.py;"), left
+    code, check = wtc(repo, "task", "check", "rm", "--run", "r1")
+    assert code == 1 and [row["file_deleted"] for row in check["left_behind"]] == [False], check["left_behind"]
+
+
+def test_a_module_made_a_package_whose_init_keeps_the_used_name_is_not_left_behind(tmp_path):
+    files = DELETED | {"pkg/fast/helpers.py": "X = 1\n"}
+    _removal_merged(tmp_path, files, {"pkg/fast.py": None, "pkg/fast/__init__.py": FAST})
+
+
+# -- TSX a grammar reads only in pieces: the pieces outside its ERROR nodes are read --------------
+
+PORTAL = "export function Portal(props: any) {\n  return props.children\n}\n"
+UNREADABLE = "export function T() {\n  return <button>\n      Toggle A & B\n    </button>\n}\n\n"   # a bare `&`
+
+
+@pytest.mark.parametrize("test, line", [
+    ("import * as P from './portal'\n\n" + UNREADABLE + "export function U() {\n  return P.Portal({})\n}\n", 10),
+    ("import * as P from './portal'\n\nexport function T() {\n  const x = P.Portal({})\n"
+     "  return <button>\n      Toggle A & B {x}\n    </button>\n}\n", 4),
+], ids=["another-function", "the-same-function"])
+def test_a_use_in_a_tsx_file_read_in_pieces_is_left_behind(tmp_path, test, line):
+    """The file does not parse whole (JSX text with a bare `&`); its code outside the ERROR node
+    does, and there it calls Portal through a namespace import (missed before: the import lines
+    alone were read, and they name no Portal)."""
+    files = {"src/portal/portal.tsx": PORTAL, "src/portal/portal.test.tsx": test}
+    _, left = _removal_refused(tmp_path, files, "/src/portal/portal.tsx",
+                               {"src/portal/portal.tsx": PORTAL.replace("Portal", "Teleport")})
+    assert len(left) == 1 and left[0].startswith(f"src/portal/portal.test.tsx:{line} still uses "), left
+
+
+@pytest.mark.parametrize("test", [
+    # the ERROR node holds the name: what it binds there is unknown (a local Portal may shadow the import)
+    "import * as P from './portal'\n\nexport function U() {\n  const Portal = 1\n  return <b>Portal & P.Portal</b>\n}\n",
+    "import * as P from './portal'\n\nexport function U() {\n  return <b>x & y</b>\n}\n\n"
+    "export function V(P: any) {\n  return <P.Portal>{P.Q}</P.Portal>\n}\n",
+], ids=["name-in-the-error", "parameter-shadows"])
+def test_a_tsx_file_read_in_pieces_blocks_nothing_it_does_not_use(tmp_path, test):
+    files = {"src/portal/portal.tsx": PORTAL + "\nexport const Q = 1\n", "src/portal/portal.test.tsx": test}
+    _removal_merged(tmp_path, files, {"src/portal/portal.tsx": PORTAL.replace("Portal", "Teleport") + "\nexport const Q = 1\n"})

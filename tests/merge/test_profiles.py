@@ -153,6 +153,12 @@ def test_every_shipped_semantic_query_compiles() -> None:
     ('[semantic]\nglobals = "print"\n', "semantic.globals must be a list of strings"),
     ('[semantic]\ntags = ["tree-sitter-python"]\n', "not a module"),
     ('[semantic]\nmanifest = "setup.py"\n', "semantic.manifest must be"),
+    ('[semantic]\nmanifest = "go.mod"\nroot_module = "^module (\\\\S+)"\nmodule_replaces = "^replace (\\\\S+)"\n',
+     "semantic.module_replaces needs two groups"),
+    ('[semantic]\nmanifest = "go.mod"\nroot_module = "^module (\\\\S+)"\nworkspace = "go.work"\n',
+     "semantic.workspace and semantic.workspace_modules go together"),
+    ('[semantic]\nworkspace = "go.work"\nworkspace_modules = "^use (\\\\S+)"\n',
+     "semantic.workspace and semantic.workspace_modules go together"),
 ])
 def test_invalid_semantic_sections_are_config_errors(section: str, message: str) -> None:
     with pytest.raises(ConfigError) as raised:

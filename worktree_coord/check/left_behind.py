@@ -31,7 +31,7 @@ from ..frozen import value_class
 from ..gitrepo.repository import Change, GitRepo
 from ..merge.lines.linediff import added_lines, touched_lines
 from ..merge.result import SemanticFinding
-from ..merge.checks.semantic import find_broken_names, semantic_profile, use_word
+from ..merge.checks.semantic import PATH_FACTS, find_broken_names, semantic_profile, use_word
 from ..merge.checks.symbols import extract
 from ..merge.checks.versions import MAX_BYTES, FileVersions
 from .left_modules import modules_left_behind
@@ -58,14 +58,15 @@ class LeftBehind:
     replacement: str
     moved_to: str = ""   # the file the task moved `definition_path` to (its definitions went along)
     kind: str = ""       # "module": `name` is a module the use imports, the file `definition_path` the task deleted;
-                         # "export": the file still defines `name`, but no longer exports it (a module language)
+                         # "export": the file still defines `name`, but no longer exports it (a module language);
+                         # "deleted": `name` went with its file, which the task deleted, no file answering its path
 
     @property
     def keep(self) -> str:
         """The way out that leaves the use alone, as the notes say it."""
         if self.moved_to:
             return "keep a re-export at the old path"
-        if self.kind == "module":
+        if self.kind in ("module", "deleted"):
             return "keep a file at the old path (a stub that re-exports what replaced it)"
         if self.kind == "export":
             return f"keep {self.name} exported"
@@ -90,6 +91,8 @@ class LeftBehind:
         if self.kind == "export":
             instead = f" (it exports {self.replacement} instead, it seems)" if self.replacement else ""
             return f"no longer exports from {self.definition_path}{instead}"
+        if self.kind == "deleted":
+            return f"deleted with its file {self.definition_path}{self.renamed} (no file stands at its path now)"
         return f"removed or renamed{self.renamed} in {self.definition_path}"
 
     def note(self, task: str, run: str) -> str:
@@ -98,13 +101,15 @@ class LeftBehind:
     def to_json(self) -> dict[str, Any]:
         return {"use_path": self.use_path, "use_lines": list(self.use_lines), "name": self.name,
                 "definition_path": self.definition_path, "replacement": self.replacement, "moved_to": self.moved_to,
-                "module": self.kind == "module", "unexported": self.kind == "export"}
+                "module": self.kind == "module", "unexported": self.kind == "export",
+                "file_deleted": self.kind == "deleted"}
 
     @classmethod
     def from_json(cls, row: dict[str, Any]) -> "LeftBehind":
         return cls(row["use_path"], tuple(row["use_lines"]), row["name"], row["definition_path"],
                    row.get("replacement", ""), row.get("moved_to", ""),
-                   "module" if row.get("module") else "export" if row.get("unexported") else "")
+                   "module" if row.get("module") else "export" if row.get("unexported")
+                   else "deleted" if row.get("file_deleted") else "")
 
 
 def grouped_notes(found: Iterable[LeftBehind], task: str, run: str, limit: int) -> list[str]:
@@ -327,10 +332,41 @@ def uses_left_behind(changes: Iterable[Change], read_blob: Callable[[str], bytes
     moved = moved_files(changes, read_blob, {uses[0].definition_path for uses in grouped.values()})
     went = moved_names(changes, read_blob, {(uses[0].definition_path, name) for (_, name), uses in grouped.items()
                                             if uses[0].definition_path not in moved and uses[0].kind != "module"})
-    return [LeftBehind(path, tuple(f.use_line for f in uses), name, uses[0].definition_path, uses[0].replacement or "",
-                       moved.get(uses[0].definition_path) or went.get((uses[0].definition_path, name), ""),
-                       uses[0].kind if uses[0].kind in ("module", "export") else "")
-            for (path, name), uses in grouped.items()]
+    deleted = deleted_unanswered(changes)
+    out: list[LeftBehind] = []
+    for (path, name), uses in grouped.items():
+        where = uses[0].definition_path
+        moved_to = moved.get(where) or went.get((where, name), "")
+        out.append(LeftBehind(path, tuple(f.use_line for f in uses), name, where, uses[0].replacement or "",
+                              moved_to, left_kind(uses[0].kind, where, moved_to, deleted)))
+    return out
+
+
+def left_kind(finding_kind: str, definition_path: str, moved_to: str, deleted: set[str]) -> str:
+    """A LeftBehind's `kind` for a finding of `finding_kind` (SemanticFinding.kind): a module or an
+    export as found; a name whose file the task deleted (`deleted`: deleted_unanswered) and moved
+    nowhere, "deleted"; else ""."""
+    if finding_kind in ("module", "export"):
+        return finding_kind
+    return "deleted" if definition_path in deleted and not moved_to else ""
+
+
+def deleted_unanswered(changes: Iterable[Change]) -> set[str]:
+    """The files the task deleted whose module path no file it added or changed answers (pkg/fast.py
+    gone, no pkg/fast/__init__.py added): a name used from one went with its file, and the note says
+    so, not "removed or renamed". Not in a language whose directories are packages (Go): the rest of
+    the folder, which the task did not change, may still be the package."""
+    answered: set[str] = set()
+    gone: list[str] = []
+    for change in changes:
+        profile = semantic_profile(change.path)
+        if profile is None or profile.semantic.package == "directory":
+            continue
+        if change.new_oid is not None:
+            answered.add(PATH_FACTS.module_path(change.path))
+        elif change.old_oid is not None:
+            gone.append(change.path)
+    return {path for path in gone if PATH_FACTS.module_path(path) not in answered}
 
 
 def moved_names(changes: list[Change], read_blob: Callable[[str], bytes],
@@ -522,15 +558,88 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
     unreadable: set[str] = set()
     found = find_broken_names(files + unchanged, labels=("task", "base", "unchanged"), complete=False,
                               tree_file=tree_file, every_use=True, tree_folders=folders, unreadable=unreadable)
-    # A file the parser does not read cleanly is read again by its import statements alone (_imports_alone).
-    again = [FileVersions(f.path, base=None, left=None, right=text, merged=text) for f in unchanged
-             if f.path in unreadable and (text := _imports_alone(f.path, f.merged or b"")) is not None]
+    # A file the parser does not read cleanly is read again in pieces (_read_in_pieces: the code
+    # outside its ERROR nodes), else by its import statements alone (_imports_alone).
+    pieces: dict[str, tuple[bytes, bytes]] = {}
+    for f in unchanged:
+        if f.path in unreadable and (piece := _read_in_pieces(f.path, f.merged or b"", removed | words)) is not None:
+            pieces[f.path] = (f.merged or b"", piece)
+    again = [FileVersions(f.path, base=None, left=None, right=kept, merged=kept) for f in unchanged
+             if f.path in unreadable and (kept := pieces[f.path][1] if f.path in pieces
+                                          else _imports_alone(f.path, f.merged or b"")) is not None]
     if again:
-        found += find_broken_names(files + again, labels=("task", "base", "unchanged"), complete=False,
-                                   tree_file=tree_file, every_use=True, tree_folders=folders)
+        found += tuple(finding for finding in find_broken_names(files + again, labels=("task", "base", "unchanged"),
+                                                           complete=False, tree_file=tree_file, every_use=True,
+                                                           tree_folders=folders)
+                       if finding.use_path not in pieces or _read_there(finding, pieces[finding.use_path][0]))
     return [finding for finding in found
             if finding.problem == "broken" and finding.use_path not in touched and finding.removed_by == "task"
             and finding.name.rsplit(".", 1)[-1] not in ignore]
+
+
+def _read_in_pieces(path: str, text: bytes, names: set[str]) -> bytes | None:
+    """A file the parser does not read cleanly as the code outside its ERROR nodes: each ERROR
+    node's bytes made spaces (newlines kept: lines stay where they were), when that text then parses
+    cleanly and no ERROR node held one of `names` (the removed names: what an ERROR node holds is
+    unknown, a binding of one there might shadow the import a use outside it would be taken for);
+    else None. Found driving wtc on headlessui: a test file whose JSX text holds `Toggle A & B`,
+    which the TSX grammar does not parse, used a renamed name through a namespace import
+    (`<P.Portal/>`), which its import lines alone do not name. The uses found are kept only where
+    the whole file's own parse reads the same name outside its ERROR nodes (_read_there)."""
+    profile = semantic_profile(path)
+    if profile is None:
+        return None
+    try:
+        root = profile.parse(text).root_node
+    except Exception:   # noqa: BLE001 - unreadable: nothing more to read
+        return None
+    errors = list(_error_nodes(root))
+    if not errors:
+        return None
+    held = re.compile(r"(?<![\w$])(?:" + "|".join(map(re.escape, sorted(names))) + r")(?![\w$])") if names else None
+    out = bytearray(text)
+    for node in errors:
+        if held is not None and held.search(text[node.start_byte:node.end_byte].decode("utf-8", "replace")):
+            return None
+        out[node.start_byte:node.end_byte] = bytes(byte if byte == 0x0A else 0x20 for byte in text[node.start_byte:node.end_byte])
+    try:
+        if profile.parse(bytes(out)).root_node.has_error:
+            return None
+    except Exception:   # noqa: BLE001
+        return None
+    return bytes(out)
+
+
+def _error_nodes(node: Any) -> Any:
+    """The outermost ERROR nodes below `node` (a MISSING node is one too: the text lacks a token)."""
+    if node.type == "ERROR" or node.is_missing:
+        yield node
+        return
+    if node.has_error:
+        for child in node.children:
+            yield from _error_nodes(child)
+
+
+def _read_there(finding: SemanticFinding, text: bytes) -> bool:
+    """Whether the file's own parse (with its ERROR nodes) holds, on the finding's line and outside
+    any ERROR node, an identifier spelling the finding's name: the use read in pieces is the use
+    the whole file has there, not text the piece's parse read another way."""
+    profile = semantic_profile(finding.use_path)
+    if profile is None:
+        return False
+    word = finding.name.rsplit(".", 1)[-1].encode()
+    row = finding.use_line - 1
+    stack = [profile.parse(text).root_node]
+    while stack:
+        node = stack.pop()
+        if node.type == "ERROR" or node.start_point[0] > row or node.end_point[0] < row:
+            continue
+        if not node.children:
+            if node.type.endswith("identifier") and text[node.start_byte:node.end_byte] == word:
+                return True
+            continue
+        stack.extend(node.children)
+    return False
 
 
 def _imports_alone(path: str, text: bytes) -> bytes | None:

@@ -305,7 +305,8 @@ class MergeOperations(CoordinatorBase):
         use in a file a live task owns, that task (it may be updating the use right now: let it
         finish first, then finish this task again). Each conflict row gains `owned_by` (the live
         tasks whose boundary owns the use's file)."""
-        from ..check.left_behind import MAX_NOTES, LeftBehind, grouped_notes, moved_files, moved_names
+        from ..check.left_behind import (MAX_NOTES, LeftBehind, deleted_unanswered, grouped_notes, left_kind,
+                                         moved_files, moved_names)
 
         live = [t for t in self.store.list_tasks(run.run_id, [TaskState.STARTED, TaskState.REJECTED,
                                                              TaskState.CONFLICT, TaskState.FINISHED])
@@ -329,12 +330,13 @@ class MergeOperations(CoordinatorBase):
         went = moved_names(task_changes, self.git.read_blob,
                            {(row["definition_path"], name) for (_, name), row in rows.items()
                             if row["definition_path"] not in moved and row.get("kind") != "module"})
-        found = [LeftBehind(path, tuple(sorted(lines)), name, rows[(path, name)]["definition_path"],
-                            rows[(path, name)].get("replacement", ""),
-                            moved.get(rows[(path, name)]["definition_path"])
-                            or went.get((rows[(path, name)]["definition_path"], name), ""),
-                            kind if (kind := rows[(path, name)].get("kind")) in ("module", "export") else "")
-                 for (path, name), lines in uses.items()]
+        deleted = deleted_unanswered(task_changes)   # a name gone with its file: said so, not "renamed"
+        found = []
+        for (path, name), lines in uses.items():
+            where = rows[(path, name)]["definition_path"]
+            moved_to = moved.get(where) or went.get((where, name), "")
+            found.append(LeftBehind(path, tuple(sorted(lines)), name, where, rows[(path, name)].get("replacement", ""),
+                                    moved_to, left_kind(rows[(path, name)].get("kind") or "", where, moved_to, deleted)))
         notes = [note if note.startswith("and ") else note + ", then finish again"
                  for note in grouped_notes(found, task.task_id, run.run_id, MAX_NOTES)]
         for owner in sorted({o for names in owners.values() for o in names}):

@@ -197,7 +197,8 @@ class _Check:
         self._reexports: ReExports | None = None   # made on first use (the `reexports` property)
         self._tree_folders = tree_folders
         self._tree_file = tree_file
-        self._root_modules: dict[str, str] = {}   # a profile's root_module pattern -> the root folder's import path
+        self._modules_of: dict[tuple[str, str], tuple[tuple[str, str], ...] | None] = {}   # modules(), per folder
+        self._tree_texts: dict[str, str | None] = {}   # manifests and workspace files read (_tree_text)
         self.complete = complete
         self.every_use = False   # find_broken_names(every_use=...)
         self.unreadable: set[str] | None = None   # find_broken_names(unreadable=...)
@@ -521,7 +522,7 @@ class _Check:
     # -- step 2: uses the other side added, resolved in the merged result ----------------------
     def uses(self, removals: list[_Removal], used_side: str) -> Iterator[SemanticFinding]:
         by_key = {(r.path, r.definition.container, r.definition.name): r for r in removals}
-        tokens = {r.path: self.module_token(r.path) for r in removals}
+        tokens = {r.path: self.import_token(r.path) for r in removals}
         wide = {path: self.package_wide(path) for path in tokens}
         directories = {path: posixpath.dirname(path) for path in tokens}
         removed_paths = set(tokens)
@@ -784,10 +785,10 @@ class _Check:
             imported = _visible_import(merged, qualifier, reference)
             if imported is None or imported.name is not None:
                 return
-            # The repository's own package by its whole path, where the manifest names the root's
+            # The repository's own package by its whole path, where a manifest names a module's
             # (go.mod's `module`): `github.com/spf13/cobra` is no folder `cobra` of a repository
             # whose module is another, though the imports' suffix match would take it for one.
-            files = self._under_root_module(imported.module, rules, self._module_index(rules)[0]) \
+            files = (self.through_modules(imported.module, path, rules) or []) \
                 if rules.root_module else self.import_files(imported.module, path, rules)
         else:
             files = [path] + (self.package_files(path) if rules.package == "directory" else [])
@@ -812,6 +813,22 @@ class _Check:
         """The last part of the module `path` is (`util` of pkg/util.py, `pkg` of pkg/__init__.py,
         the directory of a Go file): an import of it names it."""
         return _module_token(path)
+
+    def import_token(self, path: str) -> bytes:
+        """The word an import of `path`'s module spells: its module token (`module_token`), but for
+        the root folder of a module whose import path is read from a manifest (go.mod's `module
+        example.com/helpers` in tools/), the last part of that path (`helpers`), which an importer's
+        text holds where the folder's name (`tools`) it need not."""
+        token = self.module_token(path)
+        profile = semantic_profile(path)
+        rules = profile.semantic if profile is not None else None
+        if rules is None or not rules.root_module or self._tree_file is None:
+            return token
+        folder = posixpath.dirname(path)
+        if self._nearest(folder, rules.manifest) != folder:
+            return token
+        name = self._module_name(folder, rules)
+        return name.rsplit(rules.module_separator, 1)[-1].encode() if name else token
 
     def package_wide(self, path: str) -> bool:
         return _package_wide(path)
@@ -907,6 +924,10 @@ class _Check:
             return list(by_path.get(wanted, ()))
         if not parts:
             return []
+        if rules.root_module:
+            through = self.through_modules(module, importer, rules)
+            if through is not None:
+                return through
         best: list[str] = []
         longest = 0
         for candidate, own in by_last.get(parts[-1], ()):   # a file whose last part differs shares none
@@ -919,28 +940,94 @@ class _Check:
                 best, longest = [candidate], common
             elif common == longest:
                 best.append(candidate)
-        if len(best) > 1 and rules.package != "directory":
-            return []   # two files could be meant: do not guess
-        if not best and rules.root_module:
-            return self._under_root_module(module, rules, by_path)
+        if len(best) > 1 and rules.package != "directory" \
+                and len({_module_path(candidate, rules) for candidate in best}) > 1:
+            # Two modules could be meant: do not guess. (Files of one module path are one module
+            # in two forms, pkg/fast.py and pkg/fast/__init__.py, one of them replacing the other:
+            # a use means whichever defines the name, and the check reads both.)
+            return []
         return best
 
-    def _under_root_module(self, module: str, rules: SemanticRules, by_path: dict[str, list[str]]) -> list[str]:
-        """The files of the merge in the folder that `module` names through the root manifest's own
-        import path (the profile's `root_module`): that path names the repository's root folder, and
-        a path below it the folder below. Found driving wtc on caddy (Go): `import
-        "github.com/caddyserver/caddy/v2"` names storage.go's package, whose folder is the root;
-        matched by its last part like other imports, it named nothing, and a removed
-        `caddy.AppConfigDir` still called from cmd/main.go merged and landed."""
-        root = self._root_modules.get(rules.root_module)
-        if root is None:
-            data = self._tree_file("base", rules.manifest) if self._tree_file is not None else None
-            found = re.search(rules.root_module, data.decode("utf-8", "replace"), re.M) if data else None
-            root = self._root_modules[rules.root_module] = found.group(1) if found else ""
+    def through_modules(self, module: str, importer: str, rules: SemanticRules) -> list[str] | None:
+        """The files of the merge in the folder that `module`, imported from `importer`, names through
+        a module's import path (the profile's `root_module` over a `manifest`): the module whose path
+        is the longest that `module` starts with, among those `importer` builds against (modules());
+        a path below it names the folder below, if that folder's nearest manifest is still that
+        module's (else the folder is another module's). None when no manifest above `importer` can
+        be read (no tree: a one-file check), where the caller matches the path by its last parts.
+        Found driving wtc on caddy (Go): `import "github.com/caddyserver/caddy/v2"` names the root
+        folder's package; and `import "github.com/spf13/cobra"` is no local folder `cobra/` of a
+        module named otherwise (its removed `cobra.F` was taken for one the importer used)."""
+        modules = self.modules(posixpath.dirname(importer), rules)
+        if modules is None:
+            return None
         separator = rules.module_separator
-        if not root or not (module == root or module.startswith(root + separator)):
+        best: tuple[str, str] | None = None
+        for path, folder in modules:
+            if (module == path or module.startswith(path + separator)) and (best is None or len(path) > len(best[0])):
+                best = (path, folder)
+        if best is None:
+            return []   # a published module's package: no file of this repository
+        target = _joined(best[1], module[len(best[0]):].strip(separator))
+        if target is None or self._nearest(target, rules.manifest) != best[1]:
             return []
-        return list(by_path.get(module[len(root):].strip(separator), ()))
+        return list(self._module_index(rules)[0].get(target, ()))
+
+    def modules(self, folder: str, rules: SemanticRules) -> tuple[tuple[str, str], ...] | None:
+        """(import path, folder) of each module a file in `folder` builds against from this
+        repository: its own (the `manifest` nearest above), the local folders that manifest's
+        `module_replaces` name, and the modules the nearest `workspace` file above uses (and
+        replaces). None when no manifest stands above `folder` (or none can be read)."""
+        key = (folder, rules.root_module)
+        if key in self._modules_of:
+            return self._modules_of[key]
+        found: tuple[tuple[str, str], ...] | None = None
+        own = self._nearest(folder, rules.manifest) if self._tree_file is not None else None
+        if own is not None:
+            out: dict[str, str] = {}
+            manifests = [own]
+            workspace = self._nearest(folder, rules.workspace) if rules.workspace else None
+            if workspace is not None:
+                text = self._tree_text(_joined(workspace, rules.workspace) or rules.workspace)
+                for line in re.finditer(rules.workspace_modules, text, re.M):
+                    member = _joined(workspace, line.group(1))
+                    if member is not None and member not in manifests:
+                        manifests.append(member)
+            for manifest in manifests:
+                path = self._module_name(manifest, rules)
+                if path:
+                    out.setdefault(path, manifest)
+            for where, name in [(own, rules.manifest)] + ([(workspace, rules.workspace)] if workspace is not None else []):
+                if rules.module_replaces:
+                    for line in re.finditer(rules.module_replaces, self._tree_text(_joined(where, name) or name), re.M):
+                        local = _joined(where, line.group(2))
+                        if local is not None:
+                            out[line.group(1)] = local
+            found = tuple(out.items())
+        self._modules_of[key] = found
+        return found
+
+    def _module_name(self, folder: str, rules: SemanticRules) -> str:
+        """The import path the manifest in `folder` declares (its `root_module` group), or ""."""
+        found = re.search(rules.root_module, self._tree_text(_joined(folder, rules.manifest) or rules.manifest), re.M)
+        return found.group(1) if found else ""
+
+    def _nearest(self, folder: str, name: str) -> str | None:
+        """The folder at or above `folder` holding a file `name` in the base tree, or None."""
+        while True:
+            if self._tree_text(_joined(folder, name) or name, None) is not None:
+                return folder
+            if not folder:
+                return None
+            folder = posixpath.dirname(folder)
+
+    def _tree_text(self, path: str, absent: Any = "") -> Any:
+        """A file of the base tree as text (`absent` where it is not there, or no tree is read)."""
+        if path not in self._tree_texts:
+            data = self._tree_file("base", path) if self._tree_file is not None else None
+            self._tree_texts[path] = None if data is None else data.decode("utf-8", "replace")
+        found = self._tree_texts[path]
+        return absent if found is None else found
 
     def _module_index(self, rules: SemanticRules) -> tuple[dict[str, list[str]], dict[str, list[tuple[str, list[str]]]]]:
         index = self._modules.get(id(rules))
@@ -1189,6 +1276,15 @@ def _module_path(path: str, rules: SemanticRules) -> str:
     if posixpath.basename(stem) in rules.index_names:
         return posixpath.dirname(stem)
     return stem
+
+
+def _joined(folder: str, relative: str) -> str | None:
+    """`relative` (a module's folder, `../x`, `.`) below the repository folder `folder`, normalized
+    ("" is the root), or None where it leads outside the repository."""
+    joined = posixpath.normpath(posixpath.join(folder, relative)) if relative else folder
+    if joined == ".":
+        return ""
+    return None if joined == ".." or joined.startswith("../") or joined.startswith("/") else joined
 
 
 def _within(line: int, ranges: list[tuple[int, int]]) -> bool:

@@ -301,7 +301,7 @@ def guarded_ranges(profile: Profile, tree: tree_sitter.Tree) -> list[tuple[int, 
     that no `@unguarded` capture (a handler that raises) takes back."""
     if not profile.semantic.guards:
         return []
-    guards = _Guards()
+    guards = _Guards(profile.deferred)
     for _, captures in tree_sitter.QueryCursor(guards_query(profile)).matches(tree.root_node):
         guards.add(captures)
     return guards.spans()
@@ -313,18 +313,20 @@ class _Guards:
     capture of the same span takes it back. An `@unguarded` match that also captures `@handler`
     nodes takes it back only where a `@raises` node (of any match) lies inside one of them: a raise
     at any depth of the handler (`except ImportError: if strict: raise`) may run, and a query
-    pattern cannot say "anywhere below"."""
+    pattern cannot say "anywhere below". A raise inside a `deferred` node (the profile's: a function
+    the handler defines) below the handler is not the handler's own: it runs when that is called."""
 
-    def __init__(self) -> None:
+    def __init__(self, deferred: frozenset[str] = frozenset()) -> None:
+        self.deferred = deferred
         self.guarded: list[tree_sitter.Node] = []
         self.unguarded: set[tuple[int, int]] = set()
-        self.if_raising: list[tuple[tuple[int, int], list[tuple[int, int]]]] = []
-        self.raises: list[tuple[int, int]] = []
+        self.if_raising: list[tuple[tuple[int, int], list[tree_sitter.Node]]] = []
+        self.raises: list[tree_sitter.Node] = []
 
     def add(self, captures: dict[str, list[tree_sitter.Node]]) -> None:
         self.guarded += captures.get("guarded", ())
-        self.raises += [(node.start_byte, node.end_byte) for node in captures.get("raises", ())]
-        handlers = [(node.start_byte, node.end_byte) for node in captures.get("handler", ())]
+        self.raises += captures.get("raises", ())
+        handlers = list(captures.get("handler", ()))
         for node in captures.get("unguarded", ()):
             span = (node.start_byte, node.end_byte)
             if handlers:
@@ -335,9 +337,21 @@ class _Guards:
     def spans(self) -> list[tuple[int, int]]:
         """The spans of the `@guarded` nodes nothing takes back."""
         unguarded = self.unguarded | {span for span, handlers in self.if_raising
-                                      if any(start <= r_start and r_end <= end for start, end in handlers
-                                             for r_start, r_end in self.raises)}
+                                      if any(self._runs(node, handler) for handler in handlers for node in self.raises)}
         return [span for node in self.guarded if (span := (node.start_byte, node.end_byte)) not in unguarded]
+
+    def _runs(self, node: tree_sitter.Node, handler: tree_sitter.Node) -> bool:
+        """Whether the raise `node` lies inside `handler` and the handler runs it: no deferred node
+        (a function's body) stands between them. (By node, not span: a handler whose one statement
+        is a function spans what that function does.)"""
+        if not (handler.start_byte <= node.start_byte and node.end_byte <= handler.end_byte):
+            return False
+        parent = node.parent
+        while parent is not None and parent.id != handler.id:
+            if parent.type in self.deferred:
+                return False
+            parent = parent.parent
+        return True
 
 
 def _inside(node: tree_sitter.Node, ranges: list[tuple[int, int]]) -> bool:
@@ -520,7 +534,7 @@ def extract(profile: Profile, source: bytes, tree: tree_sitter.Tree | None = Non
     raw_typed: list[tuple[tree_sitter.Node, tree_sitter.Node]] = []   # (binding, the type spelled for it)
     raw_imports: list[dict[str, tree_sitter.Node]] = []
     raw_exports: list[dict[str, tree_sitter.Node]] = []
-    guards = _Guards()   # the profile's `guards`, part of its query
+    guards = _Guards(profile.deferred)   # the profile's `guards`, part of its query
     for _, captures in matches:
         names = captures.get("name", [])
         for capture, nodes in captures.items():

@@ -286,7 +286,15 @@ class SemanticRules:
     the module (Go's `github.com/caddyserver/caddy/v2`): with `module_binding = "last"` the part
     before it is bound. `root_module`: a pattern over the repository root's `manifest` whose first
     group is the import path of the root folder (Go's `module` line of go.mod): an import of that
-    path names the root folder's package, and one below it the folder below. `specifiers`: a query
+    path names the root folder's package, and one below it the folder below. The same pattern reads
+    the `manifest` nearest above any folder (a nested module: its own import path), and an import
+    path names a folder only through such a module's path (never by its last parts: `github.com/spf13/
+    cobra` is no folder `cobra/` of a module named otherwise). `module_replaces`: a pattern over a
+    `manifest` whose two groups are a module path and the local folder (relative to the manifest's)
+    that stands in for it (go.mod's `replace example.com/x => ../x`); `workspace`: the file name of a
+    workspace (`go.work`), whose `workspace_modules` pattern's first group is each folder (relative to
+    the workspace's) of a module it builds together: the importers below it see those modules' paths
+    as those folders. `specifiers`: a query
     whose `@module` captures are every module a file loads, however it binds it (a default or
     namespace import, `const x = require(...)`, `import './setup.js'`, `import pkg.mod`): the
     left-behind look (check/left_modules.py) reads them to find the importers of a file a task
@@ -341,6 +349,9 @@ class SemanticRules:
     path_maps: tuple[str, ...] = ()                 # configs mapping bare specifiers (`tsconfig.json`): path_maps.py
     version_suffix: str = ""                        # a last path part that is a version (`v2`): bind the one before
     root_module: str = ""                           # the root manifest's import path of the root folder (go.mod's `module`)
+    module_replaces: str = ""                       # a manifest's (module path, local folder) replacements (go.mod `replace`)
+    workspace: str = ""                             # a workspace file building several modules together (`go.work`)
+    workspace_modules: str = ""                     # a pattern of the workspace file: each module folder it uses
     specifiers: str = ""                            # a query: `@module`s a file loads, bound or not (left_modules.py)
     specifier_files: tuple[str, ...] = ()           # where a specifier's file stands, for left_modules.py alone (`{}.java`)
     guards: str = ""                                # a query: `@guarded` code whose import failure the file catches
@@ -368,6 +379,7 @@ _SEMANTIC_KEYS = {"tags", "query", "self_receivers", "members_in_scope", "member
                   "member_of", "self_fields", "type_names", "globals", "manifest", "hidden_names", "duplicates",
                   "signatures", "module_files", "source_folders",
                   "package_roots", "packages", "path_maps", "version_suffix", "root_module", "specifiers",
+                  "module_replaces", "workspace", "workspace_modules",
                   "guards", "path_prefixes", "default_export", "default_words",
                   "specifier_files", "star_names", "star_hidden"}
 _SIGNATURE_KEYS = {"parameters", "counted", "receivers", "receiver_first", "uncountable", "defaults", "wrappers",
@@ -840,7 +852,7 @@ def _semantic_rules(raw: Any, source: str, check_kind: Callable[[str, str], None
             if not folder or folder.startswith("/") or ".." in folder.split("/"):
                 raise ConfigError(f"language profile {source}: semantic.{key} entry {folder!r} must be a "
                                   "path below the project", fix='write it like "src" or "src/lib.rs"')
-    for key in ("version_suffix", "root_module", "source_sets"):
+    for key in ("version_suffix", "root_module", "source_sets", "module_replaces", "workspace_modules"):
         try:
             found = re.compile(text(key, ""))
         except re.error as error:
@@ -850,6 +862,15 @@ def _semantic_rules(raw: Any, source: str, check_kind: Callable[[str, str], None
             raise ConfigError(f"language profile {source}: semantic.root_module needs a group (the import path) "
                               "and semantic.manifest (the file it reads)",
                               fix='write it like root_module = "^module[ \\t]+(\\S+)" with manifest = "go.mod"')
+        if key == "module_replaces" and found.pattern and (found.groups < 2 or not raw.get("root_module")):
+            raise ConfigError(f"language profile {source}: semantic.module_replaces needs two groups (the module "
+                              "path, the local folder) and semantic.root_module",
+                              fix='write it like module_replaces = "^replace[ \\t]+(\\S+)[ \\t]+=>[ \\t]+(\\.\\S*)"')
+        if key == "workspace_modules" and (bool(found.pattern) != bool(raw.get("workspace")) or found.pattern and (
+                found.groups < 1 or not raw.get("root_module"))):
+            raise ConfigError(f"language profile {source}: semantic.workspace and semantic.workspace_modules go "
+                              "together, the pattern with a group (a module's folder), with semantic.root_module",
+                              fix='write them like workspace = "go.work" with workspace_modules = "^[ \\t]*(?:use[ \\t]+)?(\\.\\S*)"')
     for key in ("members_in_scope", "member_imports", "package_types"):
         if not isinstance(raw.get(key, False), bool):
             raise ConfigError(f"language profile {source}: semantic.{key} must be true or false")
@@ -867,6 +888,8 @@ def _semantic_rules(raw: Any, source: str, check_kind: Callable[[str, str], None
         module_files=strings("module_files"), source_folders=strings("source_folders"),
         package_roots=strings("package_roots"), path_maps=strings("path_maps"),
         version_suffix=text("version_suffix", ""), root_module=text("root_module", ""),
+        module_replaces=text("module_replaces", ""), workspace=text("workspace", ""),
+        workspace_modules=text("workspace_modules", ""),
         specifiers=text("specifiers", ""), guards=text("guards", ""), specifier_files=strings("specifier_files"),
         path_prefixes=kind_to_field("path_prefixes"),
         default_export=text("default_export", ""), default_words=frozenset(strings("default_words")),
