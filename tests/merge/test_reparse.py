@@ -1,0 +1,162 @@
+"""A version parsed from the tree of another version of its file (languages/reparse.py, Profile.parse's
+`like`) is the tree a fresh parse gives: the same nodes and the same captures of the language's
+semantic query, over every fixture of every language (each case's versions parsed from one another)
+and over random line edits (insertions, deletions, changed lines, edits inside a line, at the file's
+start and end, a last line without its newline). Hunks that are not the pair's diff, and a similar
+version whose tree is not kept, give a fresh parse."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import tree_sitter
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from worktree_coord.merge.checks.symbols import query_for
+from worktree_coord.merge.languages import profiles
+from worktree_coord.merge.languages.profiles import Profile, profile_for_path
+from worktree_coord.merge.languages.reparse import edits, inverted, reparse
+from worktree_coord.merge.lines.linediff import hunks
+
+ROOT = Path(__file__).resolve().parents[2] / "fixtures"
+
+
+def _cases() -> list[tuple[Profile, list[bytes]]]:
+    """Each fixture case's versions of one file (Base, Left, Right, Expected), by language."""
+    out = []
+    for folder in sorted({p.parent for p in (ROOT / "merge").rglob("*") if p.is_file()}
+                         | {p.parent for p in (ROOT / "semantic").rglob("*") if p.is_file()}):
+        by_ending: dict[str, list[bytes]] = {}
+        for file in sorted(folder.iterdir()):
+            if file.is_file() and file.stem in ("Base", "Left", "Right", "Expected"):
+                by_ending.setdefault(file.suffix, []).append(file.read_bytes())
+        for ending, versions in by_ending.items():
+            profile = profile_for_path("a" + ending)
+            if profile is not None and len(versions) > 1:
+                out.append((profile, versions))
+    return out
+
+
+CASES = _cases()
+LANGUAGES = sorted({profile.name for profile, _ in CASES})
+
+
+def _nodes(tree: tree_sitter.Tree) -> list[tuple]:
+    """Every node of the tree with its kind, place and flags, in document order."""
+    out, stack = [], [tree.root_node]
+    while stack:
+        node = stack.pop()
+        out.append((node.type, node.start_byte, node.end_byte, tuple(node.start_point), tuple(node.end_point),
+                    node.is_missing, node.has_error, node.is_named))
+        stack.extend(reversed(node.children))
+    return out
+
+
+def _captures(profile: Profile, tree: tree_sitter.Tree) -> list[tuple]:
+    """The semantic query's matches on the tree (pattern, capture names and byte ranges)."""
+    if not profile.semantic.enabled:
+        return []
+    matches = tree_sitter.QueryCursor(query_for(profile)).matches(tree.root_node)
+    return [(index, sorted((name, [(n.start_byte, n.end_byte) for n in nodes]) for name, nodes in captures.items()))
+            for index, captures in matches]
+
+
+def _same_as_fresh(profile: Profile, old: bytes, new: bytes) -> bool:
+    """Parse `new` from `old`'s tree; check it is the fresh parse. Returns whether the old tree was used."""
+    parser = tree_sitter.Parser(profile.language)
+    old_tree = parser.parse(old)
+    diff = hunks(old, new)
+    found = edits(old, new, diff)
+    assert found is not None, "a line diff's hunks describe their pair"
+    replayed = bytearray(old)
+    for start, old_end, new_end, *_ in found:   # the edits, applied in order, turn old into new
+        replayed[start:old_end] = new[start:new_end]
+    assert bytes(replayed) == new
+    tree = reparse(parser, old_tree.copy(), old, new, diff)
+    fresh = parser.parse(new)
+    if tree is None:   # the incremental tree held an error: the caller parses afresh
+        return False
+    assert _nodes(tree) == _nodes(fresh)
+    assert _captures(profile, tree) == _captures(profile, fresh)
+    return True
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_every_fixtures_versions_parsed_from_one_another_read_as_fresh_parses(language: str) -> None:
+    used = 0
+    for profile, versions in CASES:
+        if profile.name != language:
+            continue
+        for old in versions:
+            for new in versions:
+                if old != new:
+                    used += _same_as_fresh(profile, old, new)
+    assert used, f"no {language} fixture version was parsed from another one"
+
+
+def _edited(data: bytes, steps: list[tuple[str, int, int, bytes]]) -> bytes:
+    lines = data.split(b"\n")
+    for op, at, column, text in steps:
+        i = at % (len(lines) + 1)
+        if op == "insert":
+            lines.insert(i, text)
+        elif lines and op == "delete":
+            lines.pop(min(i, len(lines) - 1))
+        elif lines and op == "replace":
+            lines[min(i, len(lines) - 1)] = text
+        elif lines and op == "inside":
+            line = lines[min(i, len(lines) - 1)]
+            cut = column % (len(line) + 1)
+            lines[min(i, len(lines) - 1)] = line[:cut] + text + line[cut:]
+    return b"\n".join(lines)
+
+
+TEXTS = st.sampled_from([b"", b"x", b"    return 1", b"}", b"{", b"(", b"'", b'"', b"# note", b"// note",
+                         b"def g(a):", b"function g(a) {", b"import os", b"fn g() {}", b"  ", b"\t", b"end"])
+STEPS = st.lists(st.tuples(st.sampled_from(["insert", "delete", "replace", "inside"]), st.integers(0, 10_000),
+                           st.integers(0, 200), TEXTS), min_size=1, max_size=5)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=st.sampled_from(CASES), pick=st.integers(0, 3), steps=STEPS, where=st.sampled_from(["any", "start", "end"]),
+       strip=st.booleans())
+def test_random_line_edits_parse_as_a_fresh_parse(case, pick, steps, where, strip) -> None:
+    profile, versions = case
+    old = versions[pick % len(versions)]
+    if where != "any":   # the edits at the file's first or last line
+        count = old.count(b"\n") + 1
+        steps = [(op, 0 if where == "start" else count, column, text) for op, _, column, text in steps]
+    new = _edited(old, steps)
+    if strip:
+        new = new.rstrip(b"\n")
+    _same_as_fresh(profile, old, new)
+    _same_as_fresh(profile, new, old)
+
+
+def test_hunks_of_another_pair_are_refused_and_inverted_hunks_read_back() -> None:
+    old = b"a\nb\nc\nd\n"
+    new = b"a\nB\nc\nd\ne\n"
+    assert edits(old, new, hunks(old, new)) is not None
+    assert edits(new, old, inverted(hunks(old, new))) is not None
+    assert edits(new, old, hunks(old, new)) is None          # the other direction's hunks
+    assert edits(old, b"a\nB\nc\nD\ne\n", hunks(old, new)) is None   # a change outside them
+    assert edits(old, old, []) == [] and edits(old, new, []) is None
+
+
+def test_parse_like_a_kept_version_equals_a_fresh_parse_and_falls_back_when_none_is_kept() -> None:
+    python = profile_for_path("a.py")
+    old = b"import os\n\n\ndef f(x):\n    return os.path.join(x, 'a')\n" * 3
+    new = old.replace(b"'a'", b"'b'", 1) + b"def g():\n    pass\n"
+    fresh = str(tree_sitter.Parser(python.language).parse(new).root_node)
+    profiles._PARSED.clear()
+    assert str(python.parse(new, like=(old, hunks(old, new))).root_node) == fresh   # old's tree not kept
+    profiles._PARSED.clear()
+    python.parse(old)
+    assert str(python.parse(new, like=(old, hunks(old, new))).root_node) == fresh   # parsed from old's tree
+    assert str(python.parse(new).root_node) == fresh                                 # and kept as it is
+    profiles._PARSED.clear()
+    python.parse(old)
+    wrong = hunks(new, old)   # not old -> new: parsed afresh
+    assert str(python.parse(new, like=(old, wrong)).root_node) == fresh
