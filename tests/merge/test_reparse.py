@@ -151,12 +151,24 @@ def test_parse_like_a_kept_version_equals_a_fresh_parse_and_falls_back_when_none
     new = old.replace(b"'a'", b"'b'", 1) + b"def g():\n    pass\n"
     fresh = str(tree_sitter.Parser(python.language).parse(new).root_node)
     profiles._PARSED.clear()
-    assert str(python.parse(new, like=(old, hunks(old, new))).root_node) == fresh   # old's tree not kept
+    assert str(python.parse(new, like=(old, hunks(old, new), None)).root_node) == fresh   # old's tree not kept
     profiles._PARSED.clear()
     python.parse(old)
-    assert str(python.parse(new, like=(old, hunks(old, new))).root_node) == fresh   # parsed from old's tree
+    assert str(python.parse(new, like=(old, hunks(old, new), None)).root_node) == fresh   # parsed from old's tree
     assert str(python.parse(new).root_node) == fresh                                 # and kept as it is
     profiles._PARSED.clear()
     python.parse(old)
     wrong = hunks(new, old)   # not old -> new: parsed afresh
-    assert str(python.parse(new, like=(old, wrong)).root_node) == fresh
+    assert str(python.parse(new, like=(old, wrong, None)).root_node) == fresh
+
+
+def test_a_source_too_big_to_keep_is_parsed_from_the_tree_its_caller_holds() -> None:
+    python = profile_for_path("a.py")
+    old = b"".join(b"def f%d(x):\n    return x + %d\n\n" % (i, i) for i in range(profiles.PARSED_KEPT_SOURCE // 30 + 10))
+    new = old.replace(b"return x + 7\n", b"return x - 7\n    # changed\n", 1)
+    assert len(new) > profiles.PARSED_KEPT_SOURCE
+    held = python.parse(old)
+    before = len(profiles._PARSED)
+    tree = python.parse(new, like=(old, hunks(old, new), held))
+    assert _nodes(tree) == _nodes(tree_sitter.Parser(python.language).parse(new))
+    assert len(profiles._PARSED) == before   # not kept: too big

@@ -353,7 +353,7 @@ class _Check:
             diff = inverted(_hunks(data, old))
         else:
             diff = _hunks(old, data)
-        return profile.parse(data, like=(old, diff))
+        return profile.parse(data, like=(old, diff, self._trees.get((path, old))))
 
     def run(self) -> tuple[SemanticFinding, ...]:
         if len(self.files) == 1 and not self._may_break_a_name(next(iter(self.files.values()))):
