@@ -145,21 +145,27 @@ def test_hunks_of_another_pair_are_refused_and_inverted_hunks_read_back() -> Non
     assert edits(old, old, []) == [] and edits(old, new, []) is None
 
 
+def _forget_kept() -> None:
+    with profiles._parsed_lock:
+        profiles._PARSED.clear()
+        profiles._parsed_bytes = 0
+
+
 def test_parse_like_a_kept_version_equals_a_fresh_parse_and_falls_back_when_none_is_kept() -> None:
     python = profile_for_path("a.py")
     old = b"import os\n\n\ndef f(x):\n    return os.path.join(x, 'a')\n" * 3
     new = old.replace(b"'a'", b"'b'", 1) + b"def g():\n    pass\n"
     fresh = str(tree_sitter.Parser(python.language).parse(new).root_node)
-    profiles._PARSED.clear()
-    assert str(python.parse(new, like=(old, hunks(old, new), None)).root_node) == fresh   # old's tree not kept
-    profiles._PARSED.clear()
+    _forget_kept()
+    assert str(python.parse(new, like=(old, lambda: hunks(old, new), None)).root_node) == fresh   # old's tree not kept
+    _forget_kept()
     python.parse(old)
-    assert str(python.parse(new, like=(old, hunks(old, new), None)).root_node) == fresh   # parsed from old's tree
+    assert str(python.parse(new, like=(old, lambda: hunks(old, new), None)).root_node) == fresh   # parsed from old's tree
     assert str(python.parse(new).root_node) == fresh                                 # and kept as it is
-    profiles._PARSED.clear()
+    _forget_kept()
     python.parse(old)
     wrong = hunks(new, old)   # not old -> new: parsed afresh
-    assert str(python.parse(new, like=(old, wrong, None)).root_node) == fresh
+    assert str(python.parse(new, like=(old, lambda: wrong, None)).root_node) == fresh
 
 
 def test_a_source_too_big_to_keep_is_parsed_from_the_tree_its_caller_holds() -> None:
@@ -169,6 +175,6 @@ def test_a_source_too_big_to_keep_is_parsed_from_the_tree_its_caller_holds() -> 
     assert len(new) > profiles.PARSED_KEPT_SOURCE
     held = python.parse(old)
     before = len(profiles._PARSED)
-    tree = python.parse(new, like=(old, hunks(old, new), held))
+    tree = python.parse(new, like=(old, lambda: hunks(old, new), held))
     assert _nodes(tree) == _nodes(tree_sitter.Parser(python.language).parse(new))
     assert len(profiles._PARSED) == before   # not kept: too big

@@ -348,12 +348,10 @@ class _Check:
         self._parsed[path] = (which, data)
         if before is None or before[1] == data:
             return profile.parse(data)
-        other, old = before
+        old = before[1]
         if which == "base":
-            diff = inverted(_hunks(data, old))
-        else:
-            diff = _hunks(old, data)
-        return profile.parse(data, like=(old, diff, self._trees.get((path, old))))
+            return profile.parse(data, like=(old, lambda: inverted(_hunks(data, old)), self._trees.get((path, old))))
+        return profile.parse(data, like=(old, lambda: _hunks(old, data), self._trees.get((path, old))))
 
     def run(self) -> tuple[SemanticFinding, ...]:
         if len(self.files) == 1 and not self._may_break_a_name(next(iter(self.files.values()))):

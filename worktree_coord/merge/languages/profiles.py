@@ -96,9 +96,9 @@ from .reparse import reparse
 from .profile_index import _claims, _head, _shipped, _shipped_index, _toml, profile_name_for_path  # noqa: F401
 
 _PART = re.compile(r"\{([^{}]+)\}")
-# Profile.parse's `like`: (another version of the file, the hunks of its line diff to the source, that
-# version's tree or None)
-Similar = tuple[bytes, Sequence[tuple[int, int, int, int]], "tree_sitter.Tree | None"]
+# Profile.parse's `like`: (another version of the file, a function giving the hunks of its line diff to
+# the source, that version's tree or None). A function: a source whose tree is kept needs no diff.
+Similar = tuple[bytes, Callable[[], Sequence[tuple[int, int, int, int]]], "tree_sitter.Tree | None"]
 
 
 def _hash_kept(cls: type) -> type:
@@ -437,8 +437,8 @@ class Profile:
         file parsed 12 contents 51 times). Each caller gets its own copy (a tree is read by one
         thread at a time; copying is shallow).
 
-        `like`: another version of the same file, the line diff's hunks from it to `source`, and
-        that version's tree from this profile's `parse` if the caller holds it (else a kept one is
+        `like`: another version of the same file, a function giving the line diff's hunks from it
+        to `source`, and that version's tree from this profile's `parse` if the caller holds it (else a kept one is
         looked for). `source` is then parsed from that tree (reparse.py: tree-sitter re-reads what
         the diff touched), which gives the tree a fresh parse gives."""
         keyed = len(source) <= PARSED_KEPT_SOURCE and type(source) is bytes   # a bytearray: no key
@@ -456,7 +456,7 @@ class Profile:
         parser = tree_sitter.Parser(self.language)
         tree = None
         if similar is not None and like is not None:
-            tree = reparse(parser, similar, self._aliased(like[0]), self._aliased(source), like[1])
+            tree = reparse(parser, similar, self._aliased(like[0]), self._aliased(source), like[1]())
         if tree is None:
             tree = parser.parse(self._aliased(source))
         if not keyed:
