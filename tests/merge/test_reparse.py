@@ -178,3 +178,24 @@ def test_a_source_too_big_to_keep_is_parsed_from_the_tree_its_caller_holds() -> 
     tree = python.parse(new, like=(old, lambda: hunks(old, new), held))
     assert _nodes(tree) == _nodes(tree_sitter.Parser(python.language).parse(new))
     assert len(profiles._PARSED) == before   # not kept: too big
+
+
+def test_the_resolver_and_the_check_parse_a_files_other_versions_from_the_tree_of_one(monkeypatch) -> None:
+    """A conflicted file's sides are parsed from its base's tree (cascade), and its merged result,
+    checked by the semantic check, from a side's: the same result as before, fewer fresh parses."""
+    from worktree_coord.merge import merge_file
+
+    folder = ROOT / "merge" / "python" / "add_members_same_place"
+    base, left, right, expected = ((folder / f"{name}.py").read_bytes() for name in ("Base", "Left", "Right", "Expected"))
+    _forget_kept()
+    reparsed: list[bool] = []
+
+    def counted(*args):
+        tree = reparse(*args)
+        reparsed.append(tree is not None)
+        return tree
+
+    monkeypatch.setattr(profiles, "reparse", counted)
+    result = merge_file(base, left, right, "mod.py")
+    assert result.clean and result.merged == expected
+    assert reparsed.count(True) >= 2, reparsed   # left and right from the base's tree, at least
