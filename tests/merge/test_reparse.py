@@ -199,3 +199,27 @@ def test_the_resolver_and_the_check_parse_a_files_other_versions_from_the_tree_o
     result = merge_file(base, left, right, "mod.py")
     assert result.clean and result.merged == expected
     assert reparsed.count(True) >= 2, reparsed   # left and right from the base's tree, at least
+
+
+def test_the_check_parses_a_files_next_version_from_the_tree_of_the_one_before(monkeypatch) -> None:
+    """The semantic check reads several versions of a file (here what each side defines and imports);
+    the ones after the first are parsed from its tree, and the finding is the same."""
+    from worktree_coord.merge import FileVersions, find_broken_names
+
+    a_base = b"import os\n\n\ndef helper():\n    return os.sep\n\n\ndef g():\n    return 1\n"
+    a_left = b"import os\n\n\ndef g():\n    return 1\n"
+    b_base = b"from a import g\n\nprint(g())\n"
+    b_right = b"from a import g, helper\n\nprint(g(), helper())\n"
+    files = [FileVersions("a.py", a_base, a_left, a_base, a_left), FileVersions("b.py", b_base, b_base, b_right, b_right)]
+    _forget_kept()
+    reparsed: list[bool] = []
+
+    def counted(*args):
+        tree = reparse(*args)
+        reparsed.append(tree is not None)
+        return tree
+
+    monkeypatch.setattr(profiles, "reparse", counted)
+    found = find_broken_names(files)
+    assert [(f.name, f.use_path) for f in found] == [("helper", "b.py")]
+    assert True in reparsed, reparsed
