@@ -51,6 +51,7 @@ from ..errors import UsageError
 from .lines import line_endings
 from .languages import python_cst
 from .lines.line import line_merge
+from .lines.linediff import hunks
 from .lines.markers import STYLES, has_markers, render_block, restyle
 from .syntax.members import Unmergeable, Version, visit_keyed_members
 from .syntax.pieces import Conflict, Piece
@@ -76,8 +77,14 @@ def _eol(data: bytes) -> str:
     return "\r\n" if crlf and crlf * 2 >= data.count(b"\n") else "\n"
 
 
-def _parse(profile: Profile, data: bytes) -> tree_sitter.Tree:
-    return profile.parse(data)
+def _parse(profile: Profile, data: bytes, near: tuple[bytes, tree_sitter.Tree] | None = None) -> tree_sitter.Tree:
+    """`data`'s tree; with `near` (another version of the file and its tree) parsed from that tree
+    where the line diff between them allows (Profile.parse's `like`: a side changes a few lines of
+    the base, the merged file a few of a side)."""
+    if near is None or near[0] == data:
+        return profile.parse(data)
+    old = near[0]
+    return profile.parse(data, like=(old, lambda: hunks(old, data), near[1]))
 
 
 KeyCount = Counter[tuple[tuple[str, ...], str]]
@@ -331,13 +338,14 @@ def _generic(base: bytes, left: bytes, right: bytes, path: str, *, marker_size: 
     except UnicodeDecodeError:
         return fallback("an input is not UTF-8")
     deadline = time.monotonic() + timeout
-    trees = [_parse(profile, data) for data in (base, left, right)]
+    base_tree = _parse(profile, base)
+    trees = [base_tree] + [_parse(profile, data, (base, base_tree)) for data in (left, right)]
     parsed.update(zip(("base", "left", "right"), trees))
     if any(tree.root_node.has_error for tree in trees):
         return fallback("a side does not parse")
     census = [declaration_census(profile, data, tree.root_node) for data, tree in zip((base, left, right), trees)]
     if line.clean:
-        merged_tree = _parse(profile, line.merged)
+        merged_tree = _parse(profile, line.merged, (left, trees[1]))
         if merged_tree.root_node.has_error:
             return line
         merged_census = declaration_census(profile, line.merged, merged_tree.root_node)
@@ -361,7 +369,7 @@ def _generic(base: bytes, left: bytes, right: bytes, path: str, *, marker_size: 
     result = FileMerge(merged=merged, clean=not conflicts, strategy=strategy, conflicts=conflicts, language=language,
                        trace=tuple(engine.trace), steps=_conflict_steps(pieces))
     if result.clean:
-        tree = _parse(profile, merged)
+        tree = _parse(profile, merged, (left, trees[1]))
         if tree.root_node.has_error:
             return fallback("structured result did not re-parse")
         if not _keeps_every_change(declaration_census(profile, merged, tree.root_node), *census):

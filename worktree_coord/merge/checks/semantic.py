@@ -45,11 +45,12 @@ import tree_sitter
 from ...frozen import value_class
 from .duplicates import find_duplicates
 from ..languages.profiles import Profile, SemanticRules, profile_for_path
+from ..languages.reparse import inverted
 from .reach import Reach, words
 from ..result import SemanticFinding
 from .signatures import find_signature_changes
-from ..lines.linediff import (added_lines as _added_lines, added_text, follow as _follow, lines_text, ranges_text,
-                       touched_lines as _touched_lines)
+from ..lines.linediff import (added_lines as _added_lines, added_text, follow as _follow, hunks as _hunks, lines_text,
+                              ranges_text, touched_lines as _touched_lines)
 from .symbols import (EXPORTS, IMPORTS_ONLY, Definition, Reference, Symbols, exports_closed, exports_open, extract,
                       fingerprint, hidden_query, visible_import as _visible_import)
 from .tip_index import PathFacts, TipIndex
@@ -206,6 +207,7 @@ class _Check:
         self.trees = trees
         self._symbols: dict[tuple[str, bytes, bool], Symbols | None] = {}   # (path, bytes, uses)
         self._trees: dict[tuple[str, bytes], tree_sitter.Tree] = {}
+        self._parsed: dict[str, tuple[str, bytes]] = {}   # path -> the version of it parsed last (which, bytes)
         # resolve()'s index, per rules: module path -> files, and last module part -> (file, parts).
         # Built once: a merge of thousands of files resolves thousands of imports (cortex 531e91f0:
         # 150 s, most of it recomputing every file's module path for each import).
@@ -256,7 +258,7 @@ class _Check:
             tree = self._trees.get((path, data))
             if tree is None:
                 given = self.trees.get(which) if len(self.files) == 1 else None
-                tree = given or profile.parse(data)
+                tree = given or self._parse(profile, path, which, data)
                 self._trees[(path, data)] = tree
             if tree.root_node.has_error:
                 if self.unreadable is not None:
@@ -300,7 +302,7 @@ class _Check:
         def compute() -> Symbols | None:
             tree = self._trees.get((path, data))
             if tree is None:
-                tree = self._trees[(path, data)] = profile.parse(data)
+                tree = self._trees[(path, data)] = self._parse(profile, path, which, data)
             return None if tree.root_node.has_error else extract(profile, data, tree, imports_only=True)
 
         found = compute() if self.index is None else self.index.symbols(fingerprint(profile), data, IMPORTS_ONLY,
@@ -348,8 +350,23 @@ class _Check:
         if tree is None:   # the symbols came from the index: parse now (it parsed cleanly before)
             profile = semantic_profile(path)
             assert profile is not None
-            tree = self._trees[(path, data)] = profile.parse(data)
+            tree = self._trees[(path, data)] = self._parse(profile, path, which, data)
         return tree
+
+    def _parse(self, profile: Profile, path: str, which: str, data: bytes) -> tree_sitter.Tree:
+        """The tree of one version, parsed from the tree of the version of the same file parsed
+        before it when that one is still kept (`Profile.parse(like=...)`: a task changes a few
+        lines of a file, and tree-sitter then re-reads those). Its diff is asked from the base
+        version where one of the two is the base, the direction the check's other diffs take
+        (linediff keeps them)."""
+        before = self._parsed.get(path)
+        self._parsed[path] = (which, data)
+        if before is None or before[1] == data:
+            return profile.parse(data)
+        old = before[1]
+        if which == "base":
+            return profile.parse(data, like=(old, lambda: inverted(_hunks(data, old)), self._trees.get((path, old))))
+        return profile.parse(data, like=(old, lambda: _hunks(old, data), self._trees.get((path, old))))
 
     def run(self) -> tuple[SemanticFinding, ...]:
         if len(self.files) == 1 and not self._may_break_a_name(next(iter(self.files.values()))):

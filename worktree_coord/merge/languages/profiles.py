@@ -85,15 +85,19 @@ import re
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import tree_sitter
 
 from ...errors import ConfigError
 from ...frozen import value_class
+from .reparse import reparse
 from .profile_index import _claims, _head, _shipped, _shipped_index, _toml, profile_name_for_path  # noqa: F401
 
 _PART = re.compile(r"\{([^{}]+)\}")
+# Profile.parse's `like`: (another version of the file, a function giving the hunks of its line diff to
+# the source, that version's tree or None). A function: a source whose tree is kept needs no diff.
+Similar = tuple[bytes, Callable[[], Sequence[tuple[int, int, int, int]]], "tree_sitter.Tree | None"]
 
 
 def _hash_kept(cls: type) -> type:
@@ -436,22 +440,38 @@ class Profile:
     added_twice_conflict: re.Pattern[str] | None = None   # first lines that keep union_when_added_twice off
     parse_aliases: tuple[tuple[bytes, bytes], ...] = ()   # text read as another of equal length, parse only
 
-    def parse(self, source: bytes) -> tree_sitter.Tree:
+    def parse(self, source: bytes, like: Similar | None = None) -> tree_sitter.Tree:
         """The tree of `source` under this profile's grammar, `parse_aliases` applied (offsets
         are the source's: each alias has the length of the text it stands for). The trees of the
         sources parsed last are kept (PARSED_KEPT): a merge's resolver parses a conflicted file's
         versions and the post-merge check parses them again (a drain of 6 tasks adding to one
         file parsed 12 contents 51 times). Each caller gets its own copy (a tree is read by one
-        thread at a time; copying is shallow)."""
-        if len(source) > PARSED_KEPT_SOURCE or type(source) is not bytes:   # a bytearray: no key
-            return tree_sitter.Parser(self.language).parse(self._aliased(source))
+        thread at a time; copying is shallow).
+
+        `like`: another version of the same file, a function giving the line diff's hunks from it
+        to `source`, and that version's tree from this profile's `parse` if the caller holds it (else a kept one is
+        looked for). `source` is then parsed from that tree (reparse.py: tree-sitter re-reads what
+        the diff touched), which gives the tree a fresh parse gives."""
+        keyed = len(source) <= PARSED_KEPT_SOURCE and type(source) is bytes   # a bytearray: no key
         key = (self.grammar, self.grammar_function, self.parse_aliases, source)
-        with _parsed_lock:
-            kept = _PARSED.get(key)
-            if kept is not None:
-                _PARSED.move_to_end(key)
-                return kept.copy()
-        tree = tree_sitter.Parser(self.language).parse(self._aliased(source))
+        similar = None
+        if keyed or like is not None:
+            with _parsed_lock:
+                kept = _PARSED.get(key) if keyed else None
+                if kept is not None:
+                    _PARSED.move_to_end(key)
+                    return kept.copy()
+                if like is not None:
+                    similar = like[2] if like[2] is not None else _PARSED.get(key[:3] + (like[0],))
+                    similar = None if similar is None else similar.copy()
+        parser = tree_sitter.Parser(self.language)
+        tree = None
+        if similar is not None and like is not None:
+            tree = reparse(parser, similar, self._aliased(like[0]), self._aliased(source), like[1]())
+        if tree is None:
+            tree = parser.parse(self._aliased(source))
+        if not keyed:
+            return tree
         global _parsed_bytes
         with _parsed_lock:
             if key not in _PARSED:
