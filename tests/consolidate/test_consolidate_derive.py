@@ -415,3 +415,22 @@ def test_a_new_dependency_goes_after_the_tables_last_key_not_below_the_next_head
     wrote = base.replace(b'toml_edit = "0.24.0"\n', b'toml_edit = "0.24.0"\nserde = { version = "1.0.163", features = ["derive"] }\n')
     [intent] = [i for i in derive_intents("Cargo.toml", base, wrote, task="t") if i.op.value != "relock"]
     assert edit_manifest("Cargo.toml", base, intent) == wrote
+
+
+@pytest.mark.parametrize(("base", "wrote"), [
+    # httpx: every extra one entry a line; the task added one the same way.
+    (b'[project]\nname = "p"\n\n[project.optional-dependencies]\nhttp2 = [\n    "h2>=3,<5",\n]\n'
+     b'zstd = [\n  "zstandard>=0.18.0",\n]\n\n[project.scripts]\np = "p:main"\n',
+     b'[project]\nname = "p"\n\n[project.optional-dependencies]\nhttp2 = [\n    "h2>=3,<5",\n]\n'
+     b'zstd = [\n  "zstandard>=0.18.0",\n]\nyaml = [\n    "pyyaml>=6",\n]\n\n[project.scripts]\np = "p:main"\n'),
+    # Neighbours on one line each: the new group is too.
+    (b'[dependency-groups]\ntest = ["pytest"]\n', b'[dependency-groups]\ntest = ["pytest"]\nlint = ["ruff"]\n'),
+])
+def test_a_new_pyproject_group_is_laid_out_as_the_groups_beside_it(base, wrote):
+    """httpx, driven as a user: the task wrote its new extra as `yaml = [` with the entry on a line of
+    its own, as every extra beside it; consolidation wrote `yaml = ["pyyaml>=6"]`."""
+    from worktree_coord.consolidate.edits import edit_manifest
+
+    [intent] = derive_intents("pyproject.toml", base, wrote, task="t")
+    assert intent.op == Op.ADD_DEP
+    assert edit_manifest("pyproject.toml", base, intent) == wrote
