@@ -46,12 +46,36 @@ COMPLETE_ENV = "_WTC_COMPLETE"
 # ---- what typer does around every command, shared with cli.main -----------------------------------
 
 def cwd_gone_error() -> UsageError:
-    """What a command says when the current folder was deleted under it."""
+    """What a command says when the current folder was deleted under it: with the checkout the
+    deleted folder was in, when one holds it (a task's worktree its finish removed, under the
+    checkout's `.wtc/worktrees`), named in the fix, so a retry from that shell has its command."""
     from .errors import UsageError
 
+    checkout = _checkout_above(os.environ.get("PWD", ""))
+    if checkout is not None:
+        import shlex
+
+        return UsageError("the current folder no longer exists; pass --repo",
+                          fix=f"cd {shlex.quote(checkout)} (the checkout the deleted folder was in; a task's "
+                              f"finish removes its worktree) and run the command again, or pass --repo "
+                              f"{shlex.quote(checkout)}")
     return UsageError("the current folder no longer exists; pass --repo",
                       fix="cd into the repository (or a live worktree), or pass --repo PATH (-C PATH) with an "
                           "absolute path")
+
+
+def _checkout_above(pwd: str) -> str | None:
+    """The nearest folder above `pwd` (the shell's idea of the deleted current folder) that still
+    exists and holds a `.git`; None when `pwd` is not absolute or nothing above it does."""
+    if not os.path.isabs(pwd):
+        return None
+    path = os.path.normpath(pwd)
+    while not os.path.isdir(path) or not os.path.exists(os.path.join(path, ".git")):
+        parent = os.path.dirname(path)
+        if parent == path:
+            return None
+        path = parent
+    return path
 
 
 def cwd_gone() -> bool:

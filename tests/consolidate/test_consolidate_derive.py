@@ -160,7 +160,14 @@ def test_changes_no_intent_can_express_are_reported_not_dropped():
     cargo = b'[package]\nname = "c"\nversion = "0.1.0"\n[package.metadata]\nreleased = 2024-01-01\n'
     assert unexpressed_changes("Cargo.toml", cargo, cargo.replace(b"2024-01-01", b"2024-02-01")) \
         == ["package.metadata.released: a date value (datetime.date(2024, 1, 1))"]
-    assert unexpressed_changes("requirements.txt", b"a==1\n", b"--index-url https://x\na==2\n") == ["options lines"]
+    assert unexpressed_changes("requirements.txt", b"a==1\n", b"--index-url https://x\na==2\n") == [
+        "options lines (added `--index-url https://x`)"]
+    # httpx's requirements.txt: an extra added to its editable install line, a pin moved beside it.
+    assert unexpressed_changes("requirements.txt", b"-e .[cli,http2]\n\npytest==8.4.1\n",
+                               b"-e .[cli,http2,yaml]\n\npytest==8.4.2\n") == [
+        "options lines (added `-e .[cli,http2,yaml]`; removed `-e .[cli,http2]`)"]
+    assert unexpressed_changes("requirements.txt", b"-r a.txt\n-r b.txt\n", b"-r b.txt\n-r a.txt\n") == [
+        "options lines (reordered)"]
     assert unexpressed_changes("go.mod", b"module m\n\ngo 1.21\n", b"module m\n\ngo 1.22\n\nexclude x v1.0.0\n") == ["exclude"]
     assert unexpressed_changes("pnpm-workspace.yaml", b"packages: []\nx: 2024-01-01\n", b"packages: []\nx: 2024-02-01\n") \
         == ["x: a date value (datetime.date(2024, 1, 1))"]
@@ -415,3 +422,22 @@ def test_a_new_dependency_goes_after_the_tables_last_key_not_below_the_next_head
     wrote = base.replace(b'toml_edit = "0.24.0"\n', b'toml_edit = "0.24.0"\nserde = { version = "1.0.163", features = ["derive"] }\n')
     [intent] = [i for i in derive_intents("Cargo.toml", base, wrote, task="t") if i.op.value != "relock"]
     assert edit_manifest("Cargo.toml", base, intent) == wrote
+
+
+@pytest.mark.parametrize(("base", "wrote"), [
+    # httpx: every extra one entry a line; the task added one the same way.
+    (b'[project]\nname = "p"\n\n[project.optional-dependencies]\nhttp2 = [\n    "h2>=3,<5",\n]\n'
+     b'zstd = [\n  "zstandard>=0.18.0",\n]\n\n[project.scripts]\np = "p:main"\n',
+     b'[project]\nname = "p"\n\n[project.optional-dependencies]\nhttp2 = [\n    "h2>=3,<5",\n]\n'
+     b'zstd = [\n  "zstandard>=0.18.0",\n]\nyaml = [\n    "pyyaml>=6",\n]\n\n[project.scripts]\np = "p:main"\n'),
+    # Neighbours on one line each: the new group is too.
+    (b'[dependency-groups]\ntest = ["pytest"]\n', b'[dependency-groups]\ntest = ["pytest"]\nlint = ["ruff"]\n'),
+])
+def test_a_new_pyproject_group_is_laid_out_as_the_groups_beside_it(base, wrote):
+    """httpx, driven as a user: the task wrote its new extra as `yaml = [` with the entry on a line of
+    its own, as every extra beside it; consolidation wrote `yaml = ["pyyaml>=6"]`."""
+    from worktree_coord.consolidate.edits import edit_manifest
+
+    [intent] = derive_intents("pyproject.toml", base, wrote, task="t")
+    assert intent.op == Op.ADD_DEP
+    assert edit_manifest("pyproject.toml", base, intent) == wrote

@@ -302,12 +302,27 @@ def test_a_pinned_pnpm_of_another_major_that_npm_has_not_cached_is_needs_network
     assert f"package.json pins pnpm@{other} (packageManager) and the pnpm on PATH is {used}" in result.error["stderr"]
     assert "ENOTCACHED" in result.error["stderr"]
     assert snapshot(ws) == before, "nothing relocked by the wrong pnpm stays on disk"
-    # The same major pinned (another minor): the installed pnpm runs, nothing fetched.
+
+
+def test_offline_a_pinned_pnpm_a_minor_apart_not_cached_relocks_with_paths_and_says_so(tmp_path, pnpm_env):
+    """Another minor than the one pinned rewrites a lock's format too (pnpm 9.15 on a pnpm@9.4.0
+    lock: `libc` on every native package, peer suffixes shortened): npm's cache is asked for the
+    pinned one first; offline without it, PATH's pnpm of the same major relocks, and the result
+    names both versions so a person reviews the lockfile diff."""
+    used = _installed_pnpm(tmp_path, pnpm_env)
+    pinned = f"{used.split('.')[0]}.0.0"
+    assert pinned != used
     same = make_workspace(tmp_path / "same", pnpm_env)
-    _pin(same, f"{used.split('.')[0]}.0.0")
+    _pin(same, pinned)
     result = consolidate_root(same, "", "pnpm", json_edit(same, "t", dependencies={"a": "workspace:*"}), env=pnpm_env)
-    assert result.state == RootState.APPLIED and not result.warnings, result
-    assert not [run for run in result.tool_runs if run["argv"][:2] == ["npm", "exec"]]
+    assert result.state == RootState.APPLIED, result
+    asked = [run for run in result.tool_runs if run["argv"][:2] == ["npm", "exec"]]
+    assert [(run["argv"][2], run["returncode"] != 0) for run in asked] == [("--offline", True)], asked
+    assert result.warnings == (
+        f"relocked with pnpm {used}, but package.json pins pnpm@{pinned} (packageManager) and npm's cache does not "
+        "hold it (consolidation ran offline): another version may rewrite the lockfile's format; review the "
+        f"lockfile diff, and put pnpm@{pinned} on PATH (npm install -g pnpm@{pinned}) or consolidate with --online "
+        "next time",), result.warnings
 
 
 def test_a_pinned_pnpm_with_no_npm_to_fetch_it_names_the_version_to_install(tmp_path, pnpm_env):
@@ -345,6 +360,50 @@ def test_online_the_pinned_pnpm_is_fetched_with_npm_exec_and_relocks_then_offlin
     adapter = adapter_for("pnpm", ws, "", env=pnpm_env)
     assert adapter.relock(offline=True).ok, "offline now: npm's cache holds the pinned pnpm"
     assert adapter.run(("pnpm", "--version")).stdout.strip().splitlines()[-1] == pinned
+
+
+@pytest.mark.skipif(shutil.which("npm") is None, reason="npm comes with Node.js 20, which the README's set-up needs")
+def test_online_a_pinned_pnpm_a_minor_apart_is_fetched_and_relocks_instead_of_paths(tmp_path, pnpm_env):
+    """Uses the npm registry, as the README's `npm install --prefix tools` does. The project pins
+    the major on PATH but another minor: online, the pinned version is fetched before the offline
+    relock (which would succeed from the cache with PATH's pnpm and rewrite the lock's format)."""
+    used = _installed_pnpm(tmp_path, pnpm_env)
+    major, minor = used.split(".")[:2]
+    pinned = f"{major}.{int(minor) - 1}.0"
+    ws = make_workspace(tmp_path / "ws", pnpm_env, members=("a", "b"))
+    _pin(ws, pinned)
+    result = consolidate_root(ws, "", "pnpm", json_edit(ws, "t", dependencies={"a": "workspace:*"}), env=pnpm_env,
+                              offline=False)
+    assert result.state == RootState.APPLIED, result.error
+    assert not result.warnings, result.warnings
+    fetched = [run for run in result.tool_runs if run["argv"][:2] == ["npm", "exec"]]
+    assert [run["returncode"] for run in fetched] == [1, 0], "npm's cache first (empty), then fetched"
+    assert f"--package=pnpm@{pinned}" in fetched[-1]["argv"]
+    adapter = adapter_for("pnpm", ws, "", env=pnpm_env)
+    assert adapter.relock(offline=True).ok, "offline now: npm's cache holds the pinned pnpm"
+    assert adapter.run(("pnpm", "--version")).stdout.strip().splitlines()[-1] == pinned
+
+
+@pytest.mark.skipif(shutil.which("npm") is None, reason="npm comes with Node.js 20, which the README's set-up needs")
+def test_the_pinned_pnpm_is_fetched_where_npm_cannot_read_the_roots_workspaces(tmp_path, pnpm_env):
+    """Uses the npm registry. The root's package.json also lists `workspaces` (for other tools),
+    and two members share a name, which pnpm accepts and npm refuses (EDUPLICATEWORKSPACE) before
+    doing anything, `npm exec` included (vuejs/pinia's playground and online-playground); the
+    root's `.npmrc` still applies to the fetch."""
+    used = _installed_pnpm(tmp_path, pnpm_env)
+    pinned = "10.34.5"
+    assert used.split(".")[0] != "10", "the test needs another major on PATH"
+    ws = make_workspace(tmp_path / "ws", pnpm_env, members=("a", "b"), root_fields={"workspaces": ["packages/*"]})
+    write(ws, {"packages/b/package.json": pkg("a", "1.2.0"), ".npmrc": "fund=false\n"})
+    _pin(ws, pinned)
+    npm_in_root = subprocess.run(["npm", "exec", "--offline", "--yes", f"--package=pnpm@{pinned}", "--call", "true"],
+                                 cwd=ws, env=adapter_env(pnpm_env), capture_output=True, text=True)
+    assert "EDUPLICATEWORKSPACE" in npm_in_root.stderr, npm_in_root.stderr
+    result = consolidate_root(ws, "", "pnpm", json_edit(ws, "t", dependencies={"a": "workspace:*"}), env=pnpm_env,
+                              offline=False)
+    assert result.state == RootState.APPLIED, result.error
+    fetched = [run for run in result.tool_runs if run["argv"][:2] == ["npm", "exec"]]
+    assert [run["returncode"] for run in fetched] == [1, 0], fetched
 
 
 def test_packages_the_relock_moves_without_an_intent_are_a_warning(tmp_path, pnpm_env):

@@ -35,3 +35,17 @@ def test_an_absolute_repo_from_a_deleted_folder_still_works(tmp_path: Path) -> N
     done = _from_deleted_folder(tmp_path / "gone", "run", "start", "--run", "r1", "--repo", str(repo), "--json")
     assert done.returncode == 0, (done.stdout, done.stderr)
     assert json.loads(done.stdout)["run"] == "r1"
+
+
+def test_a_removed_worktree_inside_the_checkout_names_the_checkout_in_the_fix(tmp_path: Path) -> None:
+    """An agent's shell still in the worktree its finish removed, retrying the finish (same key):
+    the fix names the checkout to cd into, so the retry has its command (found driving wtc on pinia)."""
+    repo = make_repo(tmp_path / "repo", {"README.md": "# x\n"})
+    (repo / ".wtc" / "worktrees" / "r1").mkdir(parents=True)
+    done = _from_deleted_folder(repo / ".wtc" / "worktrees" / "r1" / "t1", "task", "finish", "t1", "--run", "r1",
+                                "--json")
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    error = json.loads(done.stdout)["error"]
+    assert error["message"] == "the current folder no longer exists; pass --repo"
+    assert error["fix"] == (f"cd {repo} (the checkout the deleted folder was in; a task's finish removes its "
+                            f"worktree) and run the command again, or pass --repo {repo}")

@@ -239,3 +239,22 @@ def test_run_start_names_the_uncommitted_work_no_task_will_see(repo, coord):
     # Pinned elsewhere than this checkout's HEAD: its uncommitted work is not the question.
     git(repo, "commit", "-qam", "more")
     assert coord.start_run("r2", base="HEAD~1").notes == []
+
+
+def test_run_start_names_the_run_rules_an_uncommitted_configuration_sets(repo, coord, tmp_path):
+    """A `verify` written in an uncommitted .wtc.toml verified nothing: a run holds the rules committed
+    at its pin, and run start said only that .wtc.toml was uncommitted (found driving wtc on httpx)."""
+    (repo / ".wtc.toml").write_text('[tool.worktree-coord]\nverify = "false"\nleft-behind = "warn"\n'
+                                    'lock-timeout = 90\n')
+    started = coord.start_run("r1")
+    assert started.uncommitted == [".wtc.toml"]
+    assert started.notes[1] == (
+        ".wtc.toml is not committed: its left-behind, verify do not apply to this run, which holds the rules "
+        f"committed at its pinned commit {started.base[:12]} (docs/configuration.md); commit it and start a new "
+        "run, or give them to `wtc run start` (--verify, --semantic, --left-behind); its settings of this machine "
+        "(worktree-setup, relock, timeouts, the store) apply as they are")
+    # Given to run start itself, a rule is the run's: only the others are named.
+    assert coord.start_run("r2", verify="true").notes[1].startswith(".wtc.toml is not committed: its left-behind do")
+    # Machine settings alone (what a checkout sets for itself): nothing more to say.
+    (repo / ".wtc.toml").write_text("[tool.worktree-coord]\nlock-timeout = 90\n")
+    assert len(coord.start_run("r3").notes) == 1

@@ -144,3 +144,25 @@ def test_task_check_exits_3_naming_a_change_outside_the_boundary_before_any_conf
     (worktree / "README.md").write_text("# x\n")   # put back: check is clean again, and so is finish
     assert wtc(three_tasks, "task", "check", "c", "--run", "r1")[0] == 0
     assert wtc(three_tasks, "task", "finish", "c", "--run", "r1")[0] == 0
+
+
+def test_task_check_exits_3_on_a_reserved_edit_finish_would_refuse(tmp_path):
+    """Found driving wtc on httpx: a task added an extra to requirements.txt's editable install line
+    (`-e .[cli,yaml]`), which no intent can carry; check said "merges cleanly", finish rejected it
+    (reserved_unexpressible, exit 3). Check now says it first; a pin moved alone stays clean."""
+    repo = make_repo(tmp_path / "repo", {"app/service.py": SERVICE, "requirements.txt": "-e .[cli]\npytest==8.4.1\n"})
+    with Coordinator(repo) as coordinator:
+        coordinator.start_run(run_id="r1")
+        worktree = Path(coordinator.start_task("r1", "t", ["app/**"]).worktree)
+    (worktree / "requirements.txt").write_text("-e .[cli,yaml]\npytest==8.4.1\n")
+    code, body = wtc(repo, "task", "check", "t", "--run", "r1")
+    validate(body, "task-check.schema.json")
+    assert code == 3, body
+    [violation] = body["violations"]
+    assert (violation["path"], violation["rule"]) == ("requirements.txt", "reserved_unexpressible")
+    assert "added `-e .[cli,yaml]`" in violation["detail"]
+    human = plain(repo, "task", "check", "t", "--run", "r1")
+    assert "REFUSED AT FINISH" in human.stdout and "wtc task widen" not in human.stdout, human.stdout
+    assert wtc(repo, "task", "finish", "t", "--run", "r1")[0] == 3        # what check said
+    (worktree / "requirements.txt").write_text("-e .[cli]\npytest==8.4.2\n")
+    assert wtc(repo, "task", "check", "t", "--run", "r1")[0] == 0

@@ -105,6 +105,29 @@ def test_the_page_follows_a_scripted_run_without_reload(repo, tmp_path):
 
 
 @pytest.mark.slow
+def test_what_landing_would_change_names_every_task_that_changed_a_path(repo, tmp_path):
+    """Two tasks merged into one module (adjacent functions): the page's manifest names both tasks, each a link with its diff, as `wtc report`
+    does (it named the last one only: found driving wtc on httpx, whose _utils.py three tasks changed)."""
+    with Coordinator(repo) as coordinator:
+        coordinator.start_run("r1")
+        trees = {name: Path(coordinator.start_task("r1", name, ["pkg/**"]).worktree) for name in ("first", "second")}
+        write(trees["first"], {"pkg/mod.py": MODULE.replace("return 1", "return 10")})
+        write(trees["second"], {"pkg/mod.py": MODULE.replace("return 2", "return 20")})
+        assert coordinator.finish_task("r1", "first").state == "merged"
+        assert coordinator.finish_task("r1", "second").state == "merged"
+        files = {f["path"]: f for f in coordinator.report("r1").to_json()["files"]}
+        assert files["pkg/mod.py"]["origin"] == "task first, task second"
+    with wtc_ui(repo, "--run", "r1", "--no-forecast") as url, Browser(tmp_path / "profile") as browser:
+        browser.open(url + "/")
+        row = "Array.from(document.querySelectorAll('#manifest tbody tr')).find(r => r.textContent.includes('pkg/mod.py'))"
+        browser.wait_for(f"!!({row})", what="pkg/mod.py in what landing would change")
+        links = browser.evaluate(f"Array.from(({row}).querySelectorAll('a')).map(a => a.dataset.open || a.getAttribute('href'))")
+        assert links == ["first", "/api/task/first/diff", "second", "/api/task/second/diff"], links
+        assert browser.evaluate(f"({row}).cells[2].textContent") == "first diff, second diff"
+        assert browser.errors() == []
+
+
+@pytest.mark.slow
 def test_a_page_breaking_its_policy_is_caught(repo, tmp_path):
     """The check above can fail: a page that loads something from elsewhere shows up as an error,
     and the request in the list (the server's policy refuses it before it is sent)."""

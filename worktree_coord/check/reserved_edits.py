@@ -68,6 +68,43 @@ def derive_task_intents(reserved: Sequence[Change], owned: Sequence[Change], *, 
     return intents, violations
 
 
+def unreadable_manifest_notes(changes: Sequence[Change], read_blob: Callable[[str], bytes]) -> list[str]:
+    """A note per manifest the task changed that consolidation's strict reader refuses (a key twice
+    in one object, a syntax error, conflict markers) where its version at the task's start read
+    well. An owned member manifest merges as code and its grammar may still parse (a JSON object
+    with a key twice does), so the merge says nothing, and the relock of its root fails at
+    consolidation, after the task is gone (found driving wtc on pinia: a task added `"sideEffects"`
+    to a package.json that had it; `wtc consolidate` then refused the root). A reserved manifest
+    that does not read is a violation instead (`reserved_invalid`)."""
+    from ..consolidate.names import classify_path
+    from ..consolidate.textformat import load_json, load_toml, load_yaml, refuse_conflict_markers
+
+    loaders: dict[str, Callable[[str, bytes], object]] = {
+        "package.json": load_json, "cargo": load_toml, "pyproject": load_toml, "pnpm-workspace": load_yaml}
+    notes: list[str] = []
+    for change in changes:
+        kind = classify_path(change.path)
+        load = loaders.get(kind.format) if kind is not None and kind.kind == "manifest" else None
+        if load is None or change.new_oid is None:
+            continue
+
+        def refused(oid: str) -> WtcError | None:
+            data = read_blob(oid)
+            try:
+                refuse_conflict_markers(change.path, data)
+                load(change.path, data)
+            except WtcError as error:
+                return error
+            return None
+
+        error = refused(change.new_oid)
+        if error is None or (change.old_oid and refused(change.old_oid) is not None):
+            continue
+        notes.append(f"{change.path}: {error.message}: consolidation reads it strictly and will refuse its root as "
+                     "it is: fix it (before this task merges, in its worktree; after, in a task that owns the file)")
+    return notes
+
+
 def _has_lockfile(root: str, paths: frozenset[str]) -> bool:
     from ..consolidate.names import LOCKFILES
 

@@ -342,7 +342,14 @@ def unexpressed_changes(path: str, base: bytes | None, new: bytes | None) -> lis
             return [line.strip() for index, line in enumerate(data.decode("utf-8").splitlines())
                     if index not in reqs and line.strip() and not line.strip().startswith("#")
                     and not line.strip().startswith("--hash")]
-        return ["options lines"] if options(base) != options(new) else []
+        before, after = options(base), options(new)
+        if before == after:
+            return []
+        # Name each line: "options lines" alone left the agent to guess which (found driving wtc on
+        # httpx, whose requirements.txt starts `-e .[brotli,cli,...]`: a task added an extra there).
+        words = [f"added `{line}`" for line in after if line not in before]
+        words += [f"removed `{line}`" for line in before if line not in after]
+        return [f"options lines ({'; '.join(words) or 'reordered'})"]
     modeled_verbs = {"module", "go", "toolchain", "require", "replace", "use"}
     def others(data: bytes) -> list[tuple[str, str]]:
         return [d for d in _go_directives(data.decode("utf-8")) if d[0] not in modeled_verbs]

@@ -256,6 +256,7 @@ def consolidate_root(
     eco = Ecosystem(ecosystem)
     intents = [i for i in intents if i.ecosystem == eco and i.root == root]
     adapter = adapter_for(eco, workdir, root, config=config, env=env)
+    adapter.network_allowed = not offline
 
     def result(state: RootState, **fields) -> RootResult:
         return RootResult(eco.value, root, state, tool_runs=tuple(r.to_json() for r in adapter.runs), **fields)

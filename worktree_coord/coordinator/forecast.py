@@ -287,6 +287,7 @@ class ForecastOperations(CoordinatorBase):
         report = boundaries.check_changes(list(me.changes.values()), record.boundary, self.git.read_blob,
                                           lambda: self.git.submodule_paths(me.head))
         violations = [v.to_json() for v in report.violations]
+        violations += self._reserved_refusals(task_id, me, report, violations)
         from .stray_files import add_stray_file_fixes
 
         add_stray_file_fixes(violations, [c.path for c in me.changes.values() if c.status == "added"],
@@ -306,6 +307,22 @@ class ForecastOperations(CoordinatorBase):
                          violations=violations, onto=onto, not_compared=not_compared, intents=intents,
                          left_behind=left_behind, left_behind_blocks=blocked,
                          stats=engine.stats(started, 1 + len(others)))
+
+    def _reserved_refusals(self, task_id: str, me: CurrentState, report: Any,
+                           violations: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """What finish refuses of the task's reserved-file edits, as finish derives it (reserved_edits.py:
+        `reserved_unexpressible`, `reserved_invalid`), when the boundary itself is kept: check said
+        "merges cleanly" of an edit to an editable-install line of requirements.txt, which finish then
+        rejected (found driving wtc on httpx)."""
+        if violations or not report.reserved:
+            return []
+        from ..check.reserved_edits import derive_task_intents
+
+        _, refused = derive_task_intents(report.reserved, [], task=task_id, since=me.base,
+                                         read_blob=self.git.read_blob,
+                                         tree_paths=lambda: self.git.tree_paths(me.base),
+                                         read_path=lambda name: self.git.file_at(me.base, name))
+        return refused
 
     def _left_behind(self, run_id: str, task_id: str, me: CurrentState, tip: str) -> list[dict[str, Any]]:
         """The uses, in code this task did not change, of names it removed or renamed, that its merge

@@ -105,7 +105,9 @@ class RunOperations(CoordinatorBase):
         started = RunStarted.from_json(done.outcome.result, replayed=done.replayed)
         if remote is not None:
             started = self._with_remote_ahead_note(started, base, remote)
-        return self._with_network(self._with_uncommitted_note(started, sha))
+        given = {key for key, value in (("verify", verify), ("semantic-check", semantic),
+                                         ("left-behind", left_behind)) if value}
+        return self._with_network(self._with_uncommitted_note(started, sha, given))
 
     def _with_network(self, started: RunStarted) -> RunStarted:
         """The run's network as this machine gives it (isolation.py), with the one-line note when the
@@ -155,9 +157,11 @@ class RunOperations(CoordinatorBase):
                     f"pins what was asked, this clone's {branch}; {pin_instead}")
         return dataclasses.replace(started, notes=[*started.notes, note])
 
-    def _with_uncommitted_note(self, started: RunStarted, sha: str) -> RunStarted:
+    def _with_uncommitted_note(self, started: RunStarted, sha: str, given: set[str]) -> RunStarted:
         """Tasks start from the pinned commit: work the lead has not committed in this checkout is not
-        in any task's worktree, and agents would work (and report) without it. Say so, by name."""
+        in any task's worktree, and agents would work (and report) without it. Say so, by name; and
+        when it is the configuration file, which of its run rules this run will not hold (`given`:
+        those `wtc run start` was given itself)."""
         import dataclasses
 
         if self.git.toplevel is None:
@@ -166,9 +170,35 @@ class RunOperations(CoordinatorBase):
         if head != sha or not changed:
             return started
         shown = ", ".join(changed[:3]) + (f" and {len(changed) - 3} more" if len(changed) > 3 else "")
-        note = (f"this checkout has {len(changed)} uncommitted change(s) ({shown}) that no task will see: tasks "
-                f"start from the pinned commit {sha[:12]}; commit them and start a new run if the tasks need them")
-        return dataclasses.replace(started, uncommitted=changed[:50], notes=[*started.notes, note])
+        notes = [f"this checkout has {len(changed)} uncommitted change(s) ({shown}) that no task will see: tasks "
+                 f"start from the pinned commit {sha[:12]}; commit them and start a new run if the tasks need them"]
+        notes += self._uncommitted_rules_note(changed, sha, given)
+        return dataclasses.replace(started, uncommitted=changed[:50], notes=[*started.notes, *notes])
+
+    def _uncommitted_rules_note(self, changed: list[str], sha: str, given: set[str]) -> list[str]:
+        """The run rules an uncommitted configuration file sets and the pinned commit's does not (or
+        sets otherwise): a run holds its rules as committed at its pin, so a `verify` written in an
+        uncommitted .wtc.toml verified nothing, with only the note above to say the file was
+        uncommitted (found driving wtc on httpx). Its settings of this machine apply as they are."""
+        from ..config import _KEYS, CONFIG_FILES, RUN_RULES, ConfigError, load_config
+
+        if not any(name in changed for name in CONFIG_FILES):
+            return []
+        try:
+            working = load_config(self.git.toplevel)
+            pinned = load_config(None, lambda name: self.git.file_at(sha, name))
+        except ConfigError:
+            return []   # an invalid file is reported by the calls that read it
+        if working.source not in changed:
+            return []
+        differ = [key for key in RUN_RULES if key not in given
+                  and getattr(working, _KEYS[key][0]) != getattr(pinned, _KEYS[key][0])]
+        if not differ:
+            return []
+        return [f"{working.source} is not committed: its {', '.join(differ)} do not apply to this run, which holds "
+                f"the rules committed at its pinned commit {sha[:12]} (docs/configuration.md); commit it and start a "
+                "new run, or give them to `wtc run start` (--verify, --semantic, --left-behind); its settings of "
+                "this machine (worktree-setup, relock, timeouts, the store) apply as they are"]
 
     def _publish_new_integration(self, remote_name: str, ref: str, sha: str, run_id: str) -> None:
         """Create the integration branch on the remote at the pin (create-only: a lease on "absent").

@@ -561,6 +561,12 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
                          f"has merged, at `wtc consolidate --run {run.run_id}`")
         notes += self._left_behind_notes(run, changes)
         notes += self._syntax_notes(changes)
+        from ..consolidate.names import is_manifest
+
+        if any(is_manifest(c.path) for c in changes):
+            from ..check.reserved_edits import unreadable_manifest_notes
+
+            notes += unreadable_manifest_notes(changes, self.git.read_blob)
         if reserved:
             notes.append("reserved-file edits are kept aside on the branch for the consolidation phase")
             carried = {i.manifest for i in derived}

@@ -636,7 +636,11 @@ def task_check(r: TaskCheck) -> str:
             groups.setdefault((row["state"], row["why"]), []).append(row["task"])
         lines.append("  not compared: " + "; ".join(f"{', '.join(tasks)} ({state}, {why})"
                                                    for (state, why), tasks in groups.items()))
-    if r.violations:
+    if r.violations and all(v.get("rule", "").startswith("reserved_") for v in r.violations):
+        # Edits of reserved files consolidation cannot carry: widening the task changes nothing there.
+        lines.append(f"  REFUSED AT FINISH: finish would reject {len(r.violations)} reserved-file edit(s) consolidation "
+                     "cannot carry; put them back, or do what each says")
+    elif r.violations:
         lines.append(f"  OUTSIDE THE BOUNDARY: finish would reject {len(r.violations)} change(s); put them back, "
                      f"or ask the lead to widen the task (wtc task widen {r.task} --run {r.run} --own GLOB --why TEXT)")
         for v in r.violations:

@@ -108,6 +108,21 @@ def forecast_section(forecast: dict[str, Any]) -> dict[str, Any]:
             "stats": forecast.get("stats", {})}
 
 
+def _sources(origins: list[dict[str, Any]]) -> list[dict[str, str]]:
+    """Where a path's change came from, one entry each, in order: `{"task": name}` (the page links
+    it and its diff) or `{"text": ...}` (a consolidation root, a sync, a commit not made by wtc).
+    Every one, as the text report names them: two tasks that merged into one file are two links."""
+    from worktree_coord.coordinator.landing import describe_origins
+
+    out: list[dict[str, str]] = []
+    for origin in origins:
+        entry = ({"task": origin["task"]} if origin.get("kind") == "task" and origin.get("task")
+                 else {"text": describe_origins([origin])})
+        if entry not in out:
+            out.append(entry)
+    return out
+
+
 def report_section(report: Any) -> dict[str, Any]:
     """What landing would change (the report's manifest), consolidation per root, intents not
     applied, conflicts the run would leave out, warnings."""
@@ -115,7 +130,8 @@ def report_section(report: Any) -> dict[str, Any]:
     files = data.get("files", [])
     return {"tip": data.get("tip"), "base": data.get("base"), "integration": data.get("integration"),
             "files": [{"path": f["path"], "status": f["status"], "origin": f.get("origin", ""),
-                       "task": f.get("task")} for f in files[:MAX_MANIFEST]],
+                       "task": f.get("task"), "sources": _sources(f.get("origins") or [])}
+                      for f in files[:MAX_MANIFEST]],
             "files_total": len(files), "consolidation": data.get("consolidation", []),
             "intents_pending": data.get("intents_pending", []), "warnings": data.get("warnings", []),
             "left_behind": data.get("left_behind", []), "verification": data.get("verification", []),

@@ -286,6 +286,10 @@ class ToolAdapter:
         self.env = tool_env({**dict(self.config.env), **dict(env or {})})
         self.runs: list[ToolRun] = []
         self.edit_methods: dict[str, str] = {}      # intent id -> "native" | "structural"
+        # Whether this consolidation may use the network (`--online`): set by consolidate_root, so an
+        # adapter that needs a tool of its own (the pnpm a project pins) fetches it before the offline
+        # relock, which would otherwise run with what PATH has and succeed from the cache.
+        self.network_allowed = False
 
     @property
     def root_dir(self) -> Path:

@@ -78,5 +78,5 @@ def pinned_tool_version(root_dir: Path, tool: str) -> str | None:
 
 def major_mismatch(pinned: str, used: str) -> bool:
     """Whether two versions differ in their major number: a major apart, lockfile formats and
-    resolution rules differ (a minor apart, they agree)."""
+    resolution rules differ (a minor apart they mostly agree, not always: pnpm.py's docstring)."""
     return pinned.split(".", 1)[0] != used.split(".", 1)[0]

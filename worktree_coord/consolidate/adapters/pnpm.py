@@ -13,14 +13,22 @@ Measured with pnpm 12.21.0 (lockfile v9):
   `@pnpm/macos-x64`); pnpm 12 also records a pin of its own version in the lock, which resolves
   `@pnpm/exe` from the registry and fails offline even when the pin names the running pnpm:
   `pnpm_config_manage_package_manager_versions=false` and `pnpm_config_pm_on_fail=ignore` turn
-  both off, and the adapter picks the pnpm itself: the one on PATH when it is the pinned major,
-  else the pinned version through `npm exec` (from npm's cache offline, fetched with `--online`).
+  both off, and the adapter picks the pnpm itself: the one on PATH when it is the pinned version,
+  else the pinned version through `npm exec` (from npm's cache; fetched first when the
+  consolidation may use the network, `--online`).
   A lock rewritten by another major is a large diff of format changes nobody asked for (measured
   on vitejs/vite, pinned pnpm@10 relocked by pnpm 12: `patchedDependencies` and peer suffixes
   rewritten), and once committed no later consolidation undoes it: so when the pinned pnpm cannot
   be had, the relock does not run (offline: needs the network, error kind `tool_not_cached`, whose
   message names the pnpm on PATH, or none, and whose fix is installing the pinned pnpm or one online
-  run; online: the fix names the version).
+  run; online: the fix names the version). A minor apart rewrites too (measured on vuejs/pinia,
+  pinned pnpm@9.4.0 relocked by pnpm 9.15.9: `libc` added to every native package, peer suffixes
+  shortened, 74 lines of the lock's own changed by adding one dependency), but less: the pnpm on
+  PATH of the pinned major relocks when the pinned one cannot be had, and the result says so;
+- `npm exec` runs in an empty folder holding a copy of the root's `.npmrc` (its registry
+  settings): in the root, npm reads package.json's `workspaces` and refuses to run at all when
+  they are not npm's to read (vuejs/pinia: two members named `@pinia/playground`,
+  `EDUPLICATEWORKSPACE`).
 pnpm's own editor (`pnpm add --filter P --lockfile-only`) is not used: it resolves from the
 registry and rewrites package.json with its own layout; the structural editors keep the file's.
 """
@@ -29,6 +37,8 @@ from __future__ import annotations
 
 import os
 import posixpath
+import shutil
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -95,7 +105,8 @@ class PnpmAdapter(ToolAdapter):
 
     def _use_pinned_pnpm(self, offline: bool) -> ToolRun | None:
         """Put the pnpm the root's `packageManager` pins first on PATH (module docstring); None when
-        every later pnpm command runs it, else the failed run that says why it cannot be had."""
+        every later pnpm command runs it (or PATH's of the pinned major, when the pinned one cannot be
+        had), else the failed run that says why it cannot be had."""
         if self._pinned_bin is not None:
             return None
         pinned = pinned_tool_version(self.root_dir, "pnpm")
@@ -104,20 +115,23 @@ class PnpmAdapter(ToolAdapter):
             return None
         installed = self.run(("pnpm", "--version"))
         used = installed.stdout.strip().splitlines()[-1] if installed.ok and installed.stdout.strip() else ""
-        if used and not major_mismatch(pinned, used):
+        if used == pinned:
             self._pinned_bin = ""
             return None
-        # `--call` runs npm's own shell in the folder npm exec prepared: `command -v` answers where
-        # that pnpm lives, so the later commands run it directly (npm exec costs 2-5 s per call).
         self._not_cached = None
-        argv = ("npm", "exec", *(("--offline",) if offline else ()), "--yes", f"--package=pnpm@{pinned}",
-                "--call", "command -v pnpm")
-        found = self.run(argv)
-        path = found.stdout.strip().splitlines()[-1] if found.ok and found.stdout.strip() else ""
-        if found.ok and Path(path).is_file():
+        online = not offline or self.network_allowed
+        found, path = self._npm_exec_pnpm(pinned, offline=True)
+        if path is None and online:
+            found, path = self._npm_exec_pnpm(pinned, offline=False)
+        if path is not None:
             self._pinned_bin = str(Path(path).parent)
             self.env["PATH"] = self._pinned_bin + os.pathsep + self.env.get("PATH", "")
             return None
+        if used and not major_mismatch(pinned, used):
+            self._fallback = (pinned, used, online)
+            self._pinned_bin = ""
+            return None
+        offline = not online        # what the last `npm exec` tried, for the message below
         why = (f"{join(self.root, 'package.json')} pins pnpm@{pinned} (packageManager) and the pnpm on PATH is "
                f"{used or 'missing'}: a lock relocked by another major is rewritten in that major's format")
         relock = tuple(self.config.relock) + (tuple(self.config.offline_flags) if offline else ())
@@ -137,18 +151,33 @@ class PnpmAdapter(ToolAdapter):
         self.runs.append(failed)
         return failed
 
+    def _npm_exec_pnpm(self, pinned: str, *, offline: bool) -> tuple[ToolRun, str | None]:
+        """`npm exec` for pnpm@`pinned` (from npm's cache when `offline`) and where its pnpm lives;
+        None when it could not be had. Run in an empty folder with the root's `.npmrc` (module
+        docstring). `--call` runs npm's own shell in the folder npm exec prepared: `command -v`
+        answers where that pnpm lives, so the later commands run it directly (npm exec costs 2-5 s
+        per call)."""
+        argv = ("npm", "exec", *(("--offline",) if offline else ()), "--yes", f"--package=pnpm@{pinned}",
+                "--call", "command -v pnpm")
+        with tempfile.TemporaryDirectory(prefix="wtc-pnpm-") as folder:
+            npmrc = self.root_dir / ".npmrc"
+            if npmrc.is_file():
+                shutil.copyfile(npmrc, Path(folder) / ".npmrc")
+            found = self.run(argv, cwd=Path(folder))
+        path = found.stdout.strip().splitlines()[-1] if found.ok and found.stdout.strip() else ""
+        return found, (path if found.ok and Path(path).is_file() else None)
+
     def relock_warnings(self) -> list[str]:
-        """The relock runs the installed pnpm (fetching the pinned one would need the network): say
-        so when the project pins another major version, whose lockfile rules differ."""
-        pinned = pinned_tool_version(self.root_dir, "pnpm")
-        if pinned is None:
+        """The relock ran PATH's pnpm of the pinned major, not the pinned version (which could not be
+        had): another version may rewrite the lockfile's format, so a person reviews the diff."""
+        if self._fallback is None:
             return []
-        done = self.run(("pnpm", "--version"))
-        used = done.stdout.strip().splitlines()[-1] if done.ok and done.stdout.strip() else ""
-        if not used or not major_mismatch(pinned, used):
-            return []
+        pinned, used, online = self._fallback
+        how = "npm could not fetch it" if online else "npm's cache does not hold it (consolidation ran offline)"
         return [f"relocked with pnpm {used}, but {join(self.root, 'package.json')} pins pnpm@{pinned} "
-                "(packageManager): review the lockfile diff, or put that pnpm on PATH and consolidate again"]
+                f"(packageManager) and {how}: another version may rewrite the lockfile's format; review the "
+                f"lockfile diff, and put pnpm@{pinned} on PATH (npm install -g pnpm@{pinned}) or consolidate "
+                "with --online next time"]
 
     def offline_miss(self, run: ToolRun) -> OfflineMiss | None:
         """Offline, the pnpm that package.json pins was neither on PATH nor in npm's cache: that is
@@ -171,6 +200,7 @@ class PnpmAdapter(ToolAdapter):
         super().__init__(*args, **kwargs)
         self._pinned_bin: str | None = None     # "" once PATH's pnpm is the one to run
         self._not_cached: tuple[str, str] | None = None   # (pinned, PATH's version or "") when npm had none offline
+        self._fallback: tuple[str, str, bool] | None = None   # (pinned, PATH's version, online) when PATH's relocks
 
     def run(self, argv, **kwargs) -> ToolRun:
         result = with_output(super().run(argv, **kwargs))

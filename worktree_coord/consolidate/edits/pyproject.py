@@ -57,12 +57,14 @@ def _matches(item: Any, name: str) -> bool:
 
 def _edit_array(doc, intent: Intent) -> None:
     parts = _array_path(intent.group)
-    array = table_path(doc, parts[:-1], create=True).get(parts[-1])
+    parent = table_path(doc, parts[:-1], create=True)
+    array = parent.get(parts[-1])
     if array is None:
         if intent.op == Op.REMOVE_DEP:
             return
         array = tomlkit.array()
-        table_path(doc, parts[:-1], create=True)[parts[-1]] = array
+        array.multiline(_siblings_multiline(parent))
+        parent[parts[-1]] = array
     indices = [i for i, item in enumerate(array) if _matches(item, intent.name)]
     if intent.op == Op.REMOVE_DEP:
         for index in reversed(indices):
@@ -81,6 +83,14 @@ def _edit_array(doc, intent: Intent) -> None:
         array_insert(array, position, item)
     else:
         array.append(item)
+
+
+def _siblings_multiline(table) -> bool:
+    """Whether a new array in `table` is written one entry a line: when every array beside it is
+    (httpx's optional-dependencies, driven as a user: the task wrote `yaml = [` and its entry on a line
+    of its own, as its neighbours are, and consolidation wrote `yaml = ["pyyaml>=6"]`)."""
+    arrays = [value for value in table.values() if isinstance(value, tomlkit.items.Array)]
+    return bool(arrays) and all("\n" in value.as_string() for value in arrays)
 
 
 def _edit_sources(doc, intent: Intent) -> None:

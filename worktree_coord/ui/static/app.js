@@ -443,14 +443,21 @@
       tr.appendChild(el("td", null, f.status));
       tr.appendChild(el("td", "mono", f.path));
       var from = el("td");
-      if (f.task && model.tasks.has(f.task)) {
-        from.appendChild(taskLink(f.task));
-        var diff = el("a", null, " diff");
-        diff.href = "/api/task/" + encodeURIComponent(f.task) + "/diff";
-        diff.target = "_blank";
-        diff.rel = "noopener";
-        from.appendChild(diff);
-      } else { from.textContent = f.origin; }
+      // Every source of the change, as the text report names them (two tasks that merged into one
+      // file are two links, each with its diff); a task the page does not know is named in words.
+      (f.sources || [{text: f.origin}]).forEach(function (source, i) {
+        if (i > 0) { from.appendChild(document.createTextNode(", ")); }
+        if (source.task && model.tasks.has(source.task)) {
+          from.appendChild(taskLink(source.task));
+          var diff = el("a", null, " diff");
+          diff.href = "/api/task/" + encodeURIComponent(source.task) + "/diff";
+          diff.target = "_blank";
+          diff.rel = "noopener";
+          from.appendChild(diff);
+        } else {
+          from.appendChild(document.createTextNode(source.task ? "task " + source.task : source.text));
+        }
+      });
       tr.appendChild(from);
       manifest.appendChild(tr);
     });
