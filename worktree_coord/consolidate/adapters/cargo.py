@@ -11,13 +11,10 @@ from worktree_coord.consolidate.textformat import load_toml, plain
 
 
 # "failed to select a version for ..." names the package whose requirement could not be met
-# ("required by package `a v0.1.0 (...)`"; the lines after it walk up to the packages that depend on
-# that one, which are not at fault) and, for a conflict, the one whose requirement selected the
-# version first ("previously selected package `x v1.0.0`\n    ... which satisfies dependency `x =
-# "^1"` of package `b v0.1.0 (...)`").
+# ("required by package `a v0.1.0 (...)`"); the lines after it walk up to the packages that depend
+# on that one, which are not at fault. (A conflict's "previously selected package" line is not read:
+# it needs two registry versions, which no offline test here can make.)
 _REQUIRED_BY = re.compile(r"required by package `([A-Za-z0-9_-]+) v")
-_SELECTED_BY = re.compile(r"previously selected package `[^`]+`\s*\.\.\. which satisfies (?:path |git )?"
-                          r"dependency `[^`]*`(?: \([^)]*\))? of package `([A-Za-z0-9_-]+) v")
 
 
 class CargoAdapter(ToolAdapter):
@@ -87,9 +84,7 @@ class CargoAdapter(ToolAdapter):
         if "failed to select a version" not in stderr:
             return None
         first = _REQUIRED_BY.search(stderr)
-        named = {first.group(1)} if first else set()
-        named |= {match.group(1) for match in _SELECTED_BY.finditer(stderr)}
-        return named or None
+        return {first.group(1)} if first else None
 
     def locked_versions(self) -> dict[str, set[str]]:
         lock = self.workdir / self.lockfile
