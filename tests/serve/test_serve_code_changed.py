@@ -73,6 +73,8 @@ def test_a_mark_sees_files_edited_added_and_removed_but_not_bytecode(tmp_path: P
     mark = code_mark.take([str(package)])
     assert code_mark.changed(mark) is None
     (package / "sub" / "__pycache__" / "b.cpython-312.pyc").write_text("recompiled\n")
+    (package / "__pycache__").mkdir()      # a first import writes its folder's cache: the folder moved
+    (package / "__pycache__" / "a.cpython-312.pyc").write_text("compiled\n")
     assert code_mark.changed(mark) is None
     (package / "sub" / "c.py").write_text("y = 2\n")          # a module added: its folder moved
     assert code_mark.changed(mark) == str(package / "sub")
