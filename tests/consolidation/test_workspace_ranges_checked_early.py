@@ -34,6 +34,13 @@ def test_task_check_and_wtc_check_refuse_what_finish_refuses_in_its_words(worksp
     [finding] = [f for f in report["findings"] if f["rule"] == "disjoint_workspace_range"]
     assert code == 3 and finding["path"] == "libs/b/pyproject.toml", report
 
+    # Outside a run (a CI check of the branch against the integration branch): the same finding,
+    # with the branch's own way to bring the target in.
+    code, alone = wtc(worktree, "check", "--own", "libs/b/**", "--target", "wtc/r/integration")
+    [outside] = [f for f in alone["findings"] if f["rule"] == "disjoint_workspace_range"]
+    assert code == 3 and "(changed on the integration branch)" in outside["message"], alone
+    assert "merge the target branch into this one" in outside["message"], outside
+
     with Coordinator(workspace) as coord:
         finished = coord.finish_task("r", "t2")
     assert finished.state == "rejected" and finished.violations == [violation]
