@@ -61,6 +61,37 @@ def _terminal_size_as_the_session_started() -> None:
 
 _terminal_size_as_the_session_started()
 
+# The user's state folder as it resolved before the session chose its own (tests/test_suite_state.py).
+USER_STATE_VARIABLE = "WTC_TEST_USER_STATE_DIR"
+
+
+def _user_state_of_the_session() -> None:
+    """The whole session keeps its user state (the machine's port registry, the kept profile facts)
+    in a folder of its own, never in the developer's: every test gets its own folder on top of this
+    (`_user_state_of_its_own`), but what runs outside a test's fixtures (a module's fixture, a
+    server a test leaves running) or a tool a test starts with the WTC_ variables removed would
+    otherwise lease ports in the user's ports.json, which every later `task start` on the machine
+    walks past (found: 216 leases of scratch repositories under /tmp). Both WTC_STATE_DIR and
+    XDG_STATE_HOME (the default's base) name the session's folder, so a child that drops the one
+    still lands in it. The first process sets them and its pytest-xdist workers inherit them (as
+    WTC_TEST_SESSION_TERMINAL); the folder goes when that process exits."""
+    if os.environ.get("PYTEST_XDIST_WORKER") is not None and os.environ.get(USER_STATE_VARIABLE):
+        return
+    import atexit
+    import shutil
+    import tempfile
+
+    from worktree_coord.config import user_state_dir
+
+    os.environ[USER_STATE_VARIABLE] = str(user_state_dir())
+    folder = Path(tempfile.mkdtemp(prefix="wtc-test-state-"))
+    os.environ["XDG_STATE_HOME"] = str(folder)
+    os.environ["WTC_STATE_DIR"] = str(folder / "worktree-coord")
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+
+
+_user_state_of_the_session()
+
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "Test Author", "GIT_AUTHOR_EMAIL": "author@example.com",
     "GIT_COMMITTER_NAME": "Test Committer", "GIT_COMMITTER_EMAIL": "committer@example.com",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 import subprocess
 from pathlib import Path
@@ -9,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from conftest import snapshot, write
-from worktree_coord.consolidate import ConflictKind, Intent, RootState, consolidate, consolidate_root, derive_intents
+from worktree_coord.consolidate import ConflictKind, Intent, Op, RootState, consolidate, consolidate_root, derive_intents
 from worktree_coord.consolidate.adapters import adapter_for
 from worktree_coord.consolidate.textformat import load_toml, plain
 
@@ -224,3 +225,24 @@ def test_intents_in_any_order_give_byte_identical_cargo_results(tmp_path, tool_e
     assert r1.state == r2.state == RootState.APPLIED, (r1.error, r2.error)
     assert snapshot(one) == snapshot(two)
     assert [c.tasks for c in r1.conflicts] == [c.tasks for c in r2.conflicts] == [("t3", "t5")]
+
+
+def test_a_relock_that_cannot_select_a_version_blames_the_member_that_requires_it(tmp_path, tool_env):
+    """Two tasks changed two members' manifests on the integration branch; cargo's "failed to select
+    a version" names the package whose requirement no version meets (`a`, wanting x ^2 of a path
+    crate at 1.0.0): only its manifest and its task are named, and `manifests` lists it, so that the
+    other task's intents can wait rather than fail (consolidate/root.py, `_base_failure`)."""
+    x_dep = '[dependencies]\nx = {{ path = "../x", version = "{}" }}\n'
+    ws = make_workspace(tmp_path / "ws", tool_env, {**crate("x", "1.0.0")})
+    before = {name: (ws / f"crates/{name}/Cargo.toml").read_bytes() for name in ("a", "b")}
+    write(ws, {**crate("a", deps=x_dep.format("^2")), **crate("b", deps=x_dep.format("^1"))})
+    # What a finish records for an owned member manifest's change (check/reserved_edits.py): a relock.
+    intents = [dataclasses.replace(derive_intents(f"crates/{name}/Cargo.toml", before[name],
+                                                  (ws / f"crates/{name}/Cargo.toml").read_bytes(), task=task)[0],
+                                   intent_id=f"{task}:.:relock:cargo", root="", op=Op.RELOCK, group="", name="", spec=None,
+                                   source=None, options=())
+               for name, task in (("a", "t1"), ("b", "t2"))]
+    result = consolidate_root(ws, "", "cargo", intents, env=tool_env)
+    assert result.state == RootState.FAILED and result.error["kind"] == "base_does_not_relock", result.error
+    assert result.error["manifests"] == ["crates/a/Cargo.toml"], result.error
+    assert "(crates/a/Cargo.toml by task t1)" in result.error["message"], result.error["message"]

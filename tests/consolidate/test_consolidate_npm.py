@@ -281,3 +281,26 @@ def test_the_relock_keeps_the_lockfiles_registry_urls_whatever_the_persons_npmrc
     assert entry.get("resolved") == (LOCK_WITH_URLS["packages"]["node_modules/left-pad"]["resolved"]
                                      if lock_keeps_urls else None), entry
     assert lock(ws)["packages"]["node_modules/b"]["link"] is True
+
+
+def test_a_relock_that_changes_an_entrys_install_flags_no_intent_names_is_flagged(tmp_path, tool_env):
+    """The committed lock was written by another npm, which marked `vendor/yak` (the root's dev
+    dependency, a `file:` folder) `"peer": true` as well. A task adds a member; the relock writes
+    yak's entry again without that line: the same version, installed otherwise (an install that
+    omits peers now puts it on disk), so the result says so, as it does for a version moved."""
+    ws = tmp_path / "ws"
+    write(ws, {"vendor/yak/package.json": pkg("yak", "0.1.0")})
+    make_workspace(ws, tool_env, root_fields={"devDependencies": {"yak": "file:vendor/yak"}})
+    written = lock(ws)
+    assert written["packages"]["vendor/yak"].get("dev") is True, written
+    written["packages"]["vendor/yak"]["peer"] = True
+    (ws / "package-lock.json").write_text(json.dumps(written, indent=2) + "\n")
+    write(ws, {"packages/b/package.json": pkg("b")})
+    intents = task_edit(ws, "t1", workspaces=["packages/a", "packages/b"],
+                        devDependencies={"yak": "file:vendor/yak"})
+    result = consolidate_root(ws, "", "npm", intents, env=tool_env)
+    assert result.state == RootState.APPLIED, result.error
+    assert "peer" not in lock(ws)["packages"]["vendor/yak"]
+    assert result.lock_diff.flags == ('yak (vendor/yak): "peer" dropped',), result.lock_diff
+    [warning] = [w for w in result.warnings if "are installed" in w]
+    assert 'yak (vendor/yak): "peer" dropped' in warning and "review package-lock.json" in warning, warning

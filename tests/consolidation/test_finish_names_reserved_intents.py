@@ -90,7 +90,9 @@ def test_a_workspace_members_relock_is_named_by_the_workspace_root_everywhere(tm
     assert [(r["ecosystem"], r["root"], r["state"]) for r in consolidated["roots"]] == [("uv", "", "applied")], \
         consolidated
     _, report = cli(repo, "report", "--run", "r", expect=0)
-    assert [f["origin"] for f in report["files"] if f["path"] == "uv.lock"] == ["consolidation uv root ."], report
+    # The relock was the task's: the report names it (not only "consolidation uv root .").
+    assert [f["origin"] for f in report["files"] if f["path"] == "uv.lock"] == ["consolidation uv root . for task dep"], \
+        report
     integration = subprocess.run(["git", "show", "wtc/r/integration:uv.lock"], cwd=repo, capture_output=True,
                                  text=True, check=True).stdout
     assert 'name = "lib-b"' in integration

@@ -238,8 +238,9 @@ def test_the_leads_path_end_to_end(tmp_path, timings):
     where = origins(body)
     assert where["app/core.py"] == "task a, task b"
     assert where["app/v.py"] == "task v"
-    assert where["pyproject.toml"] == "consolidation uv root ." and where["uv.lock"] == "consolidation uv root ."
-    assert where["package.json"] == "consolidation npm root ." and "package-lock.json" in where
+    # Each consolidated file names the tasks whose intents its consolidation applied.
+    assert where["pyproject.toml"] == where["uv.lock"] == "consolidation uv root . for tasks c1, c2, d1, only-intent"
+    assert where["package.json"] == where["package-lock.json"] == "consolidation npm root . for task n1", where
     lock = git(repo, "show", "wtc/r/integration:uv.lock")
     assert 'name = "pyyaml"' in lock and 'version = "6.0.1"' in lock and 'name = "shared"' in lock
 

@@ -126,7 +126,7 @@ async def _whole_run(repo: Path, session: Any, main_before: str) -> None:
         assert manifest["leftovers"] == {"intents": {}, "tasks": {}}
         origins = {item["path"]: item["origin"] for item in manifest["files"]}
         assert origins["app/core.py"] == "task a, task b" and origins["app/t05.py"] == "task t05"
-        assert origins["uv.lock"] == "consolidation uv root ."
+        assert origins["uv.lock"] == "consolidation uv root . for tasks t00, t01", origins
         read = await lead.read_resource("wtc://runs/r/report")
         assert json.loads(read.contents[0].text)["tip"] == manifest["tip"]
 

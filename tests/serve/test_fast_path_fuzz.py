@@ -181,7 +181,8 @@ def test_known_odd_lines_are_the_call_typer_makes(args: list[str]) -> None:
 # ---- real processes --------------------------------------------------------------------------------
 
 def run(repo: Path, args: list[str], cwd: Path | None = None, **env: str) -> subprocess.CompletedProcess[bytes]:
-    environment = {k: v for k, v in os.environ.items() if not k.startswith("WTC_")}
+    # The test's own state folder stays (tests/conftest.py): the tasks' ports are leased there.
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("WTC_") or k == "WTC_STATE_DIR"}
     return subprocess.run([*WTC, *args], cwd=cwd or repo, env={**environment, "WTC_NO_SERVE": "1", "COLUMNS": "100",
                                                                **env}, capture_output=True, timeout=300)
 

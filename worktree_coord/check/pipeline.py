@@ -116,8 +116,13 @@ def check(repo: str | os.PathLike[str] = ".", *, head: str | None = None, base: 
                             semantic=semantic or options.get("semantic") or config.semantic_check)
         summary = dry.summary
         findings += dry.conflicts
-    intents, refused = _intents(git, changes, boundary, task=task or "check", since=base_sha, tree=base_sha)
+    intents, refused, derived = _intents(git, changes, boundary, task=task or "check", since=base_sha, tree=base_sha)
     findings += refused
+    if derived is not None and not any(f.severity is Severity.ERROR for f in findings):
+        # As `task finish` (after the boundary and the reserved edits pass): a member's range no
+        # version shares with another's under the same lock on the target, in the finish's words.
+        findings += _disjoint_ranges(git, changes, derived, task=task, run=run_record, since=base_sha,
+                                     target_tip=target_tip, changed_by=record[2] if record else {})
     reporter.event("check.stage", stage="left_behind", mode=left_behind_mode.value)
     left = left_behind_findings(git, changes, base_sha, head_sha, target_tip, left_behind_mode)
     findings += left
@@ -167,7 +172,7 @@ def check_staged(repo: str | os.PathLike[str] = ".", *, own: Sequence[str] = (),
     changes = git.changes(base_tree, index_tree)
     findings = _boundary_findings(git, changes, boundary, source if source.kind == "manifest" else None, index_tree)
     findings += _large_file_findings(git, changes, config.max_file_size)
-    intents, refused = _intents(git, changes, boundary, task="staged", since=head_sha or "", tree=base_tree)
+    intents, refused, _ = _intents(git, changes, boundary, task="staged", since=head_sha or "", tree=base_tree)
     findings += refused
     left_behind_mode = SemanticMode.parse(left_behind or config.left_behind, option="--left-behind",
                                           key="left-behind")
@@ -287,11 +292,16 @@ def _task_record(git: GitRepo, run: str, task: str) -> tuple[Any, Any]:
     try:
         run_record = store.get_run(run)
         task_record = store.get_task(run, task) if run_record else None
+        changed_by: dict[str, list[str]] = {}    # manifest -> the run's tasks with an intent on it
+        for row in store.list_intents(run) if task_record else ():
+            manifest = (row["data"] or {}).get("manifest")
+            if manifest:
+                changed_by.setdefault(manifest, []).append(row["task_id"])
     finally:
         store.close()
     if run_record is None or task_record is None:
         raise UsageError(f"no task {task!r} in run {run!r}", fix="check the names with `wtc status`")
-    return run_record, task_record
+    return run_record, task_record, changed_by
 
 
 def _parse_at(git: GitRepo, commit: str, path: str, version: str) -> ManifestBoundary | None:
@@ -334,10 +344,33 @@ def _rules(git: GitRepo, run: Any, target_tip: str) -> Config:
     return load_run_rules(_file_reader(git, run.base), run.run_id, run.base)
 
 
+def _disjoint_ranges(git: GitRepo, changes: Sequence[Change], derived: tuple[list[Change], list[Any]], *,
+                     task: str | None, run: Any, since: str, target_tip: str,
+                     changed_by: dict[str, list[str]]) -> list[Finding]:
+    """The branch's member ranges no version can meet with another member's under the same lock at
+    the target tip (workspace_ranges.py): for a task of a run, the finding its finish refuses.
+    `derived`: the owned changes and the intents derived from them (`_intents`)."""
+    from .workspace_ranges import disjoint_member_ranges
+
+    owned, intents = derived
+    if not any(i.op.value == "relock" for i in intents):
+        return []
+    found = disjoint_member_ranges(
+        owned, intents, task=task or "", run=run.run_id if run is not None else None,
+        read_blob=git.read_blob, tip=lambda name: git.file_at(target_tip, name),
+        tip_folders=lambda folder: git.folders_at(target_tip, folder),
+        pinned=lambda name: git.file_at(run.base if run is not None else since, name),
+        changed_by=lambda manifest: changed_by.get(manifest, []))
+    by_path = {c.path: c for c in changes}
+    return [Finding(item["rule"], item["path"], item["detail"], rule_info(item["rule"]).severity,
+                    *_lines(git, by_path[item["path"]])) for item in found]
+
+
 def _intents(git: GitRepo, changes: Sequence[Change], boundary: Boundary, *, task: str, since: str,
-             tree: str) -> tuple[list[dict[str, Any]], list[Finding]]:
+             tree: str) -> tuple[list[dict[str, Any]], list[Finding], tuple[list[Change], list[Any]] | None]:
     """What the reserved-file edits (and owned member-manifest edits) become, exactly as `wtc task
-    finish` derives them (`reserved_edits.derive_task_intents`), and the edits it would refuse as findings."""
+    finish` derives them (`reserved_edits.derive_task_intents`), and the edits it would refuse as
+    findings; with the owned changes and the intents themselves when none was refused (None else)."""
     from .reserved_edits import derive_task_intents
 
     report = check_changes(list(changes), boundary, git.read_blob)
@@ -350,7 +383,8 @@ def _intents(git: GitRepo, changes: Sequence[Change], boundary: Boundary, *, tas
         change = by_path.get(item["path"])
         lines = _lines(git, change) if change is not None else (None, None)
         findings.append(Finding(item["rule"], item["path"], item["detail"], rule_info(item["rule"]).severity, *lines))
-    return [i.to_json() if hasattr(i, "to_json") else dict(i) for i in intents], findings
+    return ([i.to_json() if hasattr(i, "to_json") else dict(i) for i in intents], findings,
+            None if refused else (report.owned, list(intents)))
 
 
 __all__ = ["check", "check_staged", "STAGED_LABEL"]

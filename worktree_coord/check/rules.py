@@ -93,7 +93,8 @@ RULES: dict[str, RuleInfo] = {r.id: r for r in (
           Severity.ERROR, EXIT_BOUNDARY, "The branch gives a workspace member a range of a package that no "
           "version shares with the range another member under the same lock declares on the integration branch, "
           "where the package manager locks one version per package for the whole workspace (uv); `wtc task "
-          "finish` refuses it, since the relock could not meet both.",
+          "finish` refuses it, since the relock could not meet both (`wtc check` and `wtc task check` say so "
+          "first).",
           "Choose a range the other member's also accepts, or change that member in the same task after "
           "bringing the integration branch in (`wtc task update`)."),
     _rule("manifest_changed", "Boundary manifest changed", Category.BOUNDARY, Severity.WARNING, EXIT_OK,

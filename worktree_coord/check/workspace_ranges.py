@@ -1,6 +1,8 @@
 """A finished task's ranges against the other members of its lock: ranges no one version can meet.
 
-Stage: finish-time, after the task's intents are derived. Input: the task's owned member manifests
+Stage: `task finish`, after the task's intents are derived, and the checks an agent runs before
+it with the same words (`wtc task check`: coordinator/forecast.py; `wtc check`: check/pipeline.py,
+against the target's tip, naming the run's tasks when it checks a task of a run). Input: the task's owned member manifests
 (their relock intents name the lock that covers each), the integration tip (other members' manifests
 as merged so far), the pinned commit, and who changed which manifest in the run. Output: one
 `disjoint_workspace_range` violation per requirement the task changed that is provably disjoint from
@@ -36,12 +38,13 @@ Reader = Callable[[str], "bytes | None"]   # repo-relative path -> its bytes at 
 _COVERED: dict[Ecosystem, Callable[[Reader, Subfolders, str], list[str]]] = {Ecosystem.UV: uv_member_manifests}
 
 
-def disjoint_member_ranges(owned: Sequence[Change], intents: Iterable[Intent], *, task: str, run: str,
+def disjoint_member_ranges(owned: Sequence[Change], intents: Iterable[Intent], *, task: str, run: str | None,
                            read_blob: Callable[[str], bytes], tip: Reader, tip_folders: Subfolders,
                            pinned: Reader, changed_by: Callable[[str], list[str]]) -> list[dict[str, str]]:
     """Violations for the task's requirements no version can meet together with another manifest's
     under the same lock (module docstring). `changed_by(manifest)` names the other tasks of the run
-    that changed that manifest."""
+    that changed that manifest. `run` None: a branch checked outside a run (`wtc check` with no
+    task), whose way to bring the target in is its own merge."""
     relocks = {i.manifest: i for i in intents if i.op == Op.RELOCK and i.manifest}
     mine = {c.path: read_blob(c.new_oid) for c in owned if c.path in relocks and c.new_oid}
     violations: list[dict[str, str]] = []
@@ -77,12 +80,14 @@ def disjoint_member_ranges(owned: Sequence[Change], intents: Iterable[Intent], *
             other, other_group, other_spec = found
             who = _who(other, other_group, name, other_spec, eco, mine, pinned, changed_by, task)
             where = intent.root or "."
+            bring_in = (f"`wtc task update {task} --run {run}`" if run is not None
+                        else "merge the target branch into this one")
             violations.append({"path": path, "rule": "disjoint_workspace_range", "detail":
                 f"{path} [{group}] wants {name + (value.spec or '')!r}, but {other} [{other_group}] requires "
                 f"{name + other_spec!r} on the integration branch ({who}): no version satisfies both, and "
                 f"{eco.value} locks one version of each package for the whole workspace at {where}; fix: choose a "
                 f"range that {other}'s {name + other_spec!r} also accepts, or change {other} in this task too "
-                f"(bring the integration branch into the worktree first: `wtc task update {task} --run {run}`), "
+                f"(bring the integration branch into the worktree first: {bring_in}), "
                 f"then finish again"})
     return violations
 

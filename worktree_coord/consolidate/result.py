@@ -47,11 +47,12 @@ class LockDiff:
     removed: tuple[tuple[str, tuple[str, ...]], ...] = ()
     changed: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = ()
     unexplained: tuple[str, ...] = ()     # changes no intent explains, flagged for review
+    flags: tuple[str, ...] = ()           # install flags (npm's dev, peer...) changed that no intent explains
 
     def to_json(self) -> dict[str, Any]:
         return {"added": {n: list(v) for n, v in self.added}, "removed": {n: list(v) for n, v in self.removed},
                 "changed": {n: {"from": list(a), "to": list(b)} for n, a, b in self.changed},
-                "unexplained": list(self.unexplained)}
+                "unexplained": list(self.unexplained), "flags": list(self.flags)}
 
 
 @value_class

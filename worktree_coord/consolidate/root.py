@@ -283,6 +283,7 @@ def consolidate_root(
     snapshot = _Snapshot(workdir, _touchable(workdir, adapter, eco, root, the_plan.changes,
                                              workspace.members.values()))
     base_locked = adapter.locked_versions()
+    base_flags = adapter.locked_flags()
     base_graph = read_graph(workdir / adapter.lockfile)
     culprits: list[Culprit] = []
 
@@ -334,7 +335,8 @@ def consolidate_root(
 
     changed = snapshot.changed()
     diff = lock_diff(base_locked, adapter.locked_versions(), tuple(ordered), set(workspace.members),
-                     union(base_graph, read_graph(workdir / adapter.lockfile))) if changed else LockDiff()
+                     union(base_graph, read_graph(workdir / adapter.lockfile)),
+                     (base_flags, adapter.locked_flags())) if changed else LockDiff()
     if not changed:
         # Nothing to commit: say why (a change that could not be applied outranks a conflict).
         state = RootState.FAILED if culprits else RootState.CONFLICT if conflicts else RootState.UNCHANGED
@@ -415,6 +417,10 @@ def _applied_warnings(adapter: ToolAdapter, root: str, eco: Ecosystem, *, hand_k
         warnings += (f"the relock also moved {len(diff.unexplained)} package(s) no intent names: "
                      + "; ".join(diff.unexplained[:8]) + ("; ..." if len(diff.unexplained) > 8 else "")
                      + f" (review {adapter.lockfile} before landing)",)
+    if diff.flags:
+        warnings += (f"the relock also changed how {len(diff.flags)} locked package(s) no intent names are installed "
+                     "(their dev, optional or peer flags): " + "; ".join(diff.flags[:8])
+                     + ("; ..." if len(diff.flags) > 8 else "") + f" (review {adapter.lockfile} before landing)",)
     return warnings
 
 

@@ -89,11 +89,15 @@ def verify_root(adapter: ToolAdapter, changes: tuple[Change, ...], manifests: li
 
 
 def lock_diff(before: dict[str, set[str]], after: dict[str, set[str]], changes: tuple[Change, ...],
-              members: set[str], graph: Mapping[str, Iterable[str]] | None = None) -> LockDiff:
+              members: set[str], graph: Mapping[str, Iterable[str]] | None = None,
+              flags: tuple[Mapping[str, tuple[str, frozenset[str]]], Mapping[str, tuple[str, frozenset[str]]]]
+              | None = None) -> LockDiff:
     """What the relock moved, and which of those moves no intent explains. A move is explained when
     an intent names the package, it is a workspace member, or (with the lockfile's dependency
     `graph`, before and after the relock) a package an intent names depends on it, directly or not:
-    a bump carries its own dependencies along."""
+    a bump carries its own dependencies along. With `flags` (each lockfile entry's install flags
+    before and after, `ToolAdapter.locked_flags`), an entry kept at its place whose flags changed
+    is a move too (npm's `"peer": true` dropped: the same version, installed otherwise)."""
     named = {(c.intent.package or c.intent.name).split(";")[0].strip() for c in changes}
     # Python lockfiles spell names normalized (`Flask_Login` is locked as `flask-login`).
     named |= {canonicalize_name(n) for n in named} & (set(before) | set(after))
@@ -106,4 +110,19 @@ def lock_diff(before: dict[str, set[str]], after: dict[str, set[str]], changes: 
     unexplained = [f"{n}: {', '.join(a)} -> {', '.join(b)}" for n, a, b in changed if n not in named]
     if not removals:
         unexplained += [f"{n}: removed ({', '.join(v)})" for n, v in removed if n not in named]
-    return LockDiff(added, removed, changed, tuple(unexplained))
+    flagged = _flag_changes(*flags, named) if flags is not None else ()
+    return LockDiff(added, removed, changed, tuple(unexplained), flagged)
+
+
+def _flag_changes(before: Mapping[str, tuple[str, frozenset[str]]], after: Mapping[str, tuple[str, frozenset[str]]],
+                  named: set[str]) -> tuple[str, ...]:
+    """`name (entry): "peer" dropped` for each entry in both whose flags changed and whose package no
+    intent explains (`named`, as for versions)."""
+    out = []
+    for key in sorted(set(before) & set(after)):
+        (name, old), (_, new) = before[key], after[key]
+        if old == new or name in named:
+            continue
+        moves = [f'"{flag}" dropped' for flag in sorted(old - new)] + [f'"{flag}" added' for flag in sorted(new - old)]
+        out.append(f"{name} ({key}): {', '.join(moves)}")
+    return tuple(out)

@@ -227,6 +227,25 @@ class CoordinatorBase:
 
         return SemanticMode.parse(run.options.get("left_behind") or self._run_rules(run).left_behind)
 
+    def _disjoint_member_ranges(self, run: RunRecord, task_id: str, owned: list, derived: list,
+                                integration_tip: str) -> list[dict[str, str]]:
+        """The task's member-manifest ranges no version can meet with another member's under the same
+        lock, at the integration tip (check/workspace_ranges.py): what `task finish` refuses, and what
+        `task check` reports first, so the relock does not find it."""
+        if not any(i.op.value == "relock" for i in derived):
+            return []
+        from ..check.workspace_ranges import disjoint_member_ranges
+
+        def changed_by(manifest: str) -> list[str]:
+            return [row["task_id"] for row in self.store.list_intents(run.run_id)
+                    if (row["data"] or {}).get("manifest") == manifest]
+
+        return disjoint_member_ranges(
+            owned, derived, task=task_id, run=run.run_id, read_blob=self.git.read_blob,
+            tip=lambda name: self.git.file_at(integration_tip, name),
+            tip_folders=lambda folder: self.git.folders_at(integration_tip, folder),
+            pinned=lambda name: self.git.file_at(run.base, name), changed_by=changed_by)
+
     def _run_rules(self, run: RunRecord) -> Config:
         """The configuration that decides what a run enforces (`left-behind`, `semantic-check`, the
         reserved files a task's boundary records at its start, `verify`, `max-file-size`,

@@ -293,6 +293,7 @@ class ForecastOperations(CoordinatorBase):
         add_stray_file_fixes(violations, [c.path for c in me.changes.values() if c.status == "added"],
                              record.worktree if me.source == "worktree" else None,
                              self.git.common_dir / "info" / "exclude", committed=False)
+        violations += self._disjoint_ranges_now(run, task_id, me, report, tip) if not violations else []
         mode = self._left_behind_mode(run)
         left_behind = self._left_behind(run_id, task_id, me, tip) if mode is not SemanticMode.OFF else []
         # The merge refuses a task that leaves uses of a name it removed (the run's left-behind mode).
@@ -323,6 +324,22 @@ class ForecastOperations(CoordinatorBase):
                                          tree_paths=lambda: self.git.tree_paths(me.base),
                                          read_path=lambda name: self.git.file_at(me.base, name))
         return refused
+
+    def _disjoint_ranges_now(self, run: Any, task_id: str, me: CurrentState, report: Any,
+                             tip: str) -> list[dict[str, str]]:
+        """The member ranges `task finish` would refuse (base._disjoint_member_ranges), in the same
+        words, read from the task's current state: said while the agent can still change them.
+        As at finish, only when its reserved edits derive intents without a refusal."""
+        from ..consolidate.names import is_manifest
+
+        if not any(is_manifest(c.path) for c in report.owned):
+            return []
+        from ..check.reserved_edits import derive_task_intents
+
+        derived, refused = derive_task_intents(
+            report.reserved, report.owned, task=task_id, since=me.base, read_blob=self.git.read_blob,
+            tree_paths=lambda: self.git.tree_paths(me.base), read_path=lambda name: self.git.file_at(me.base, name))
+        return [] if refused else self._disjoint_member_ranges(run, task_id, report.owned, derived, tip)
 
     def _left_behind(self, run_id: str, task_id: str, me: CurrentState, tip: str) -> list[dict[str, Any]]:
         """The uses, in code this task did not change, of names it removed or renamed, that its merge

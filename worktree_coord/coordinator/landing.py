@@ -254,6 +254,7 @@ class LandingOperations(CoordinatorBase):
             return []
         by_commit = {t.result["merge"]["merge_commit"]: t.task_id for t in task_records
                      if (t.result.get("merge") or {}).get("merge_commit")}
+        consolidated = self._consolidated_intents(run.run_id)
         touched: dict[str, list[dict[str, Any]]] = {}
         from_target: set[str] = set()   # syncs whose source the target already holds
         for commit, parent, message in self.git.first_parent_line(tip, run.base):
@@ -263,7 +264,10 @@ class LandingOperations(CoordinatorBase):
                 if source and self.git.is_ancestor(source[0], land_from):
                     from_target.add(commit)
             for change in self.git.changes(parent, commit):
-                touched.setdefault(change.path, []).insert(0, origin)
+                # A consolidation's commit names the tasks whose intents it applied to this file.
+                named = (_with_tasks(origin, change.path, consolidated.get(commit, []))
+                         if origin["kind"] == "consolidation" else origin)
+                touched.setdefault(change.path, []).insert(0, named)
         files = []
         for change in self.git.changes(land_from, tip):
             origins = touched.get(change.path) or [{"kind": "other", "commit": None}]
@@ -273,6 +277,16 @@ class LandingOperations(CoordinatorBase):
             files.append({"path": change.path, "status": change.status, "origins": origins,
                           "task": tasks[-1] if tasks else None, "origin": describe_origins(origins)})
         return files
+
+    def _consolidated_intents(self, run_id: str) -> dict[str, list[tuple[str, str]]]:
+        """Consolidation commit -> (task, manifest) of each intent it applied or found satisfied (the
+        store records the commit with the intent's state)."""
+        out: dict[str, list[tuple[str, str]]] = {}
+        for row in self.store.list_intents(run_id, ("applied", "satisfied")):
+            if row.get("commit_sha"):
+                manifest = (row["data"] or {}).get("manifest") or ""
+                out.setdefault(row["commit_sha"], []).append((row["task_id"], manifest))
+        return out
 
     @staged("land")
     def land(self, run_id: str, onto: str, *, approved: bool, allow_partial: bool = False,
@@ -596,14 +610,23 @@ def _origin(commit: str, message: str, tasks_by_merge: dict[str, str]) -> dict[s
     return {"kind": "other", "commit": commit, "subject": subject}
 
 
+def _with_tasks(origin: dict[str, Any], path: str, intents: list[tuple[str, str]]) -> dict[str, Any]:
+    """A consolidation's origin of one file, with the tasks whose intents it applied there: those
+    that named this manifest, else (a lockfile, a file the tool rewrote) every task of the commit."""
+    tasks = [task for task, manifest in intents if manifest == path] or [task for task, _ in intents]
+    return {**origin, "tasks": sorted(set(tasks))}
+
+
 def describe_origins(origins: list[dict[str, Any]]) -> str:
-    """`task api, consolidation uv root .` for the text report."""
+    """`task api, consolidation uv root . for task web` for the text report."""
     words = []
     for origin in origins:
         if origin["kind"] == "task":
             word = f"task {origin['task']}"
         elif origin["kind"] == "consolidation":
-            word = f"consolidation {origin['ecosystem']} root {origin['root'] or '.'}"
+            tasks = origin.get("tasks") or []
+            word = f"consolidation {origin['ecosystem']} root {origin['root'] or '.'}" + (
+                f" for task{'s' if len(tasks) > 1 else ''} {', '.join(tasks)}" if tasks else "")
         elif origin["kind"] == "sync":
             word = f"sync from {origin['from']}"
         else:

@@ -490,24 +490,6 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         return _BranchChecked(violations=violations, changes=changes, reserved=reserved, markers=markers,
                               derived=derived, since=since)
 
-    def _disjoint_member_ranges(self, run: RunRecord, task_id: str, owned: list, derived: list,
-                                integration_tip: str) -> list[dict[str, str]]:
-        """The task's member-manifest ranges no version can meet with another member's under the same
-        lock, at the integration tip (check/workspace_ranges.py): refused here, not found by the relock."""
-        if not any(i.op.value == "relock" for i in derived):
-            return []
-        from ..check.workspace_ranges import disjoint_member_ranges
-
-        def changed_by(manifest: str) -> list[str]:
-            return [row["task_id"] for row in self.store.list_intents(run.run_id)
-                    if (row["data"] or {}).get("manifest") == manifest]
-
-        return disjoint_member_ranges(
-            owned, derived, task=task_id, run=run.run_id, read_blob=self.git.read_blob,
-            tip=lambda name: self.git.file_at(integration_tip, name),
-            tip_folders=lambda folder: self.git.folders_at(integration_tip, folder),
-            pinned=lambda name: self.git.file_at(run.base, name), changed_by=changed_by)
-
     def _reject(self, run: RunRecord, task: TaskRecord, task_id: str, tip: str, found: _BranchChecked,
                 changed: list[dict[str, str]], notes: list[str]) -> TaskFinished:
         """The task recorded rejected, with the way out in its notes."""

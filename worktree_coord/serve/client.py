@@ -7,7 +7,8 @@ for this repository ran it, or None, and the caller works in-process as if no se
 Invariants:
 - None (in-process) whenever the server cannot take the call *before* it is sent: no socket, a stale
   socket (nobody listening: refused at once), no readable token, a server of another checkout of
-  worktree_coord, no connection within CONNECT_TIMEOUT or no hello within HELLO_TIMEOUT after it
+  worktree_coord or one whose code changed on disk since it started (it answers with a refusal in
+  place of its hello, then stops: serve/code_mark.py), no connection within CONNECT_TIMEOUT or no hello within HELLO_TIMEOUT after it
   (a server that took the connection is alive: it is waited for, not worked around), a refused token. A call is sent at most once, so
   falling back never runs it twice.
 - once sent, the call's outcome is the child's: its exit code, or its death by a signal, which this
@@ -84,7 +85,8 @@ def connect(common_dir: str) -> "socket.socket | None":
             sock.connect(short)
         sock.settimeout(HELLO_TIMEOUT)
         hello = protocol.receive(sock)
-        # Same code or no deal: a server started from another checkout would answer differently.
+        # Same code or no deal: a server started from another checkout would answer differently
+        # (one whose own files changed since it loaded them sends no hello at all: server._run_call).
         if not hello or hello.get("hello") != protocol.VERSION or hello.get("package") != PACKAGE_DIR:
             sock.close()
             return None

@@ -21,6 +21,12 @@ The server holds nothing of a call: killed at any moment, each call in flight ei
 (its child is a process of its own) or is killed with it, the state a killed CLI leaves. A stop
 stops accepting and removes the socket, then waits for the calls in flight; a second signal exits at once.
 
+Code on disk: the server marks the package's files when it starts (serve/code_mark.py); a call's
+child that finds one changed (an upgrade in place, an edit of the checkout) refuses the call before
+its hello, so the caller runs it in-process with the new code and says nothing of it, and has the
+server stop (SIGUSR1: the stop a signal asks for, calls in flight finish). The next `wtc serve`
+loads the new code.
+
 Invariants: the server never opens the repository or the store itself (nothing a fork could
 duplicate: no SQLite connection, no libgit2 handle, no thread); the socket and token are the
 owner's alone (0600, under the git dir); a call is refused before it runs when the token is wrong.
@@ -45,7 +51,7 @@ from pathlib import Path
 
 from ..errors import NotFoundError, UsageError
 from ..gitrepo.locate import Located, locate_plain
-from . import protocol
+from . import code_mark, protocol
 from .client import PACKAGE_DIR
 
 # Modules a call never needs that are heavy or have their own optional dependencies: the MCP SDK
@@ -188,9 +194,10 @@ def stop(repo: str) -> int | None:
 class Server:
     """The accept loop (see the module docstring)."""
 
-    def __init__(self, located: Located, token: str) -> None:
+    def __init__(self, located: Located, token: str, code: code_mark.CodeMark | None = None) -> None:
         self.located = located
         self.token = token
+        self.code = code          # the package's files as loaded (None: not compared)
         self.common_dir = str(located.common_dir)
         self.path = protocol.socket_path(self.common_dir)
         self.calls: dict[int, socket.socket] = {}
@@ -248,7 +255,13 @@ class Server:
             if self.stopping > 1:
                 raise KeyboardInterrupt   # a second signal: exit now; calls in flight run on alone
 
+        def on_code_changed(signum: int, frame: object) -> None:
+            # From a call's child (`_run_call`); several may send it: one stop, never the second
+            # signal's exit at once.
+            self.stopping = max(self.stopping, 1)
+
         handlers = {s: signal.signal(s, on_stop) for s in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)}
+        handlers[signal.SIGUSR1] = signal.signal(signal.SIGUSR1, on_code_changed)
         handlers[signal.SIGCHLD] = signal.signal(signal.SIGCHLD, lambda signum, frame: None)
         selector = selectors.DefaultSelector()
         selector.register(self.listener, selectors.EVENT_READ)
@@ -299,7 +312,7 @@ class Server:
                 os.close(wake_write)
             except BaseException:
                 os._exit(70)
-            _run_call(conn, self.token)
+            _run_call(conn, self.token, self.code)
         self.calls[pid] = conn
 
     def _reap(self) -> None:
@@ -343,6 +356,8 @@ def run_server(repo: str, *, announce: bool = True) -> int:
     coming. It is removed once the server listens, or when it ends before."""
     located = locate(repo)
     token = server_token()
+    # Before preload imports anything more: a file changed while it loads reads as changed.
+    code = code_mark.take(package_folders())
     common_dir = str(located.common_dir)
     if running_server(common_dir):
         raise UsageError(f"a wtc server already serves {located.toplevel}",
@@ -360,7 +375,7 @@ def run_server(repo: str, *, announce: bool = True) -> int:
     try:
         try:
             loaded = preload()
-            server = Server(located, token)
+            server = Server(located, token, code)
             server.listen()
         finally:
             _unmark_starting(common_dir, marker)
@@ -401,16 +416,36 @@ def _unmark_starting(common_dir: str, marker: str) -> None:
 
 # -- the call's process -----------------------------------------------------------------------------
 
-def _run_call(conn: socket.socket, token: str) -> None:
+def package_folders() -> list[str]:
+    """The folders the package's code and data load from: the package's own and its grammars'
+    (an editable install maps `worktree_coord.grammars` to the checkout's grammars/ folder)."""
+    from importlib.util import find_spec
+
+    spec = find_spec("worktree_coord.grammars")
+    grammars = list(spec.submodule_search_locations or []) if spec is not None else []
+    return [PACKAGE_DIR, *grammars]
+
+
+def _run_call(conn: socket.socket, token: str, loaded: code_mark.CodeMark | None = None) -> None:
     """The forked child: take over the caller's process state, run the CLI, report, exit. Never returns."""
     code = 70
     try:
         os.setsid()
         signal.set_wakeup_fd(-1)
-        for signum in (signal.SIGTERM, signal.SIGHUP, signal.SIGCHLD):
+        for signum in (signal.SIGTERM, signal.SIGHUP, signal.SIGCHLD, signal.SIGUSR1):
             signal.signal(signum, signal.SIG_DFL)
         signal.signal(signal.SIGINT, signal.default_int_handler)
         gc.unfreeze()
+        changed = code_mark.changed(loaded) if loaded is not None else None
+        if changed is not None:
+            # Not this server's code any more: the caller runs the call in-process (a message in
+            # place of the hello), and the server stops; its log says why.
+            sys.stderr.write(f"wtc serve: {changed} changed since this server loaded its code; stopping "
+                             "(calls run in-process until `wtc serve` starts again with the new code)\n")
+            sys.stderr.flush()
+            os.kill(os.getppid(), signal.SIGUSR1)
+            protocol.send(conn, {"refused": f"the server's code changed ({changed})"})
+            os._exit(0)
         protocol.send(conn, {"hello": protocol.VERSION, "package": PACKAGE_DIR, "pid": os.getpid()})
         conn.settimeout(REQUEST_TIMEOUT)
         fds: list[int] = []

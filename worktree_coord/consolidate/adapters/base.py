@@ -469,6 +469,12 @@ class ToolAdapter:
     def locked_versions(self) -> dict[str, set[str]]:
         return {}
 
+    def locked_flags(self) -> dict[str, tuple[str, frozenset[str]]]:
+        """Each lockfile entry's install flags (whether it is installed for development, as a peer,
+        optionally), where the lockfile records them: entry -> (package name, flags). Empty: none
+        recorded."""
+        return {}
+
     def blamed_projects(self, stderr: str) -> set[str] | None:
         """The projects (package names, as the manifests spell them) whose requirements a failed
         relock's output names as the cause; None when the tool's words do not say (every change is

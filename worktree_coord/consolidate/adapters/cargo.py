@@ -3,10 +3,18 @@
 from __future__ import annotations
 
 import posixpath
+import re
 
 from worktree_coord.consolidate.adapters.base import FailureKind, ToolAdapter, ToolConfig, ToolRun
 from worktree_coord.consolidate.intent import Ecosystem, Intent, Op
 from worktree_coord.consolidate.textformat import load_toml, plain
+
+
+# "failed to select a version for ..." names the package whose requirement could not be met
+# ("required by package `a v0.1.0 (...)`"); the lines after it walk up to the packages that depend
+# on that one, which are not at fault. (A conflict's "previously selected package" line is not read:
+# it needs two registry versions, which no offline test here can make.)
+_REQUIRED_BY = re.compile(r"required by package `([A-Za-z0-9_-]+) v")
 
 
 class CargoAdapter(ToolAdapter):
@@ -71,6 +79,12 @@ class CargoAdapter(ToolAdapter):
         if "failed to select a version" in stderr or "no matching package" in stderr:
             return FailureKind.RESOLUTION
         return FailureKind.OTHER
+
+    def blamed_projects(self, stderr: str) -> set[str] | None:
+        if "failed to select a version" not in stderr:
+            return None
+        first = _REQUIRED_BY.search(stderr)
+        return {first.group(1)} if first else None
 
     def locked_versions(self) -> dict[str, set[str]]:
         lock = self.workdir / self.lockfile

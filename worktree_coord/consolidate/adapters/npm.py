@@ -14,6 +14,12 @@ from worktree_coord.consolidate.adapters.base import FailureKind, ToolAdapter, T
 from worktree_coord.consolidate.intent import Ecosystem
 
 
+# The flags npm writes on a package-lock entry ("dev": true ...): how the entry is installed (with
+# `--omit dev`, `--omit optional`, as a peer), not which version: a relock that drops one changes what
+# an install puts on disk without moving a version.
+LOCK_FLAGS = ("dev", "optional", "devOptional", "peer")
+
+
 class NpmAdapter(ToolAdapter):
     ecosystem = Ecosystem.NPM
     tool = "npm"
@@ -60,6 +66,22 @@ class NpmAdapter(ToolAdapter):
         if "ERESOLVE" in stderr or "ETARGET" in stderr or "E404" in stderr or "EWORKSPACE" in stderr:
             return FailureKind.RESOLUTION
         return FailureKind.OTHER
+
+    def locked_flags(self) -> dict[str, tuple[str, frozenset[str]]]:
+        lock = self.workdir / self.lockfile
+        if not lock.is_file():
+            return {}
+        packages = json.loads(lock.read_text()).get("packages") or {}
+        # A link's target (a member, a `file:` folder) is named by the link that points at it.
+        names = {entry.get("resolved", ""): key.rsplit("node_modules/", 1)[1]
+                 for key, entry in packages.items() if "node_modules/" in key and entry.get("link")}
+        out: dict[str, tuple[str, frozenset[str]]] = {}
+        for key, entry in packages.items():
+            if not key or entry.get("link"):
+                continue        # the root's own entry; a link's flags are its target's
+            name = key.rsplit("node_modules/", 1)[1] if "node_modules/" in key else names.get(key, key)
+            out[key] = (name, frozenset(flag for flag in LOCK_FLAGS if entry.get(flag) is True))
+        return out
 
     def locked_versions(self) -> dict[str, set[str]]:
         lock = self.workdir / self.lockfile
