@@ -660,3 +660,23 @@ def test_a_finish_that_merges_loads_libgit2_without_the_ssl_module(repo: Path) -
     done = subprocess.run([sys.executable, "-m", "worktree_coord", "status", "--run", "r1", "--json"], cwd=repo,
                           check=True, capture_output=True, text=True, env=env)
     assert {t["task"]: t["state"] for t in json.loads(done.stdout)["tasks"]}["t1"] == "merged"
+
+
+def test_a_finish_whose_merge_checks_python_reads_the_tags_query_without_importlib_readers(repo: Path) -> None:
+    """The semantic check's query text (its fingerprint keys the merge index) holds the grammar
+    wheel's queries/tags.scm, read from the wheel's folder (symbols._tags_text), not through
+    importlib.resources' `files()`, which loads its readers."""
+    env = dict(os.environ, WTC_NO_SERVE="1")
+    for args in (("run", "start", "--run", "r1"),
+                 ("task", "start", "t1", "--run", "r1", "--own", "packages/core/extra.py"),
+                 ("task", "start", "t2", "--run", "r1", "--own", "packages/core/lib.py")):
+        subprocess.run([sys.executable, "-m", "worktree_coord", *args], cwd=repo, check=True, capture_output=True,
+                       env=env)
+    core = repo / ".wtc" / "worktrees" / "r1"
+    (core / "t1" / "packages" / "core" / "extra.py").write_text("from .lib import core\n\nVALUE = core()\n")
+    (core / "t2" / "packages" / "core" / "lib.py").write_text("def core():\n    return 3  # t2\n")
+    subprocess.run([sys.executable, "-m", "worktree_coord", "task", "finish", "t1", "--run", "r1"], cwd=repo,
+                   check=True, capture_output=True, env=env)
+    modules = imported(repo, "task", "finish", "t2", "--run", "r1")
+    assert "worktree_coord.merge.checks.symbols" in modules and "tree_sitter_python._binding" in modules
+    assert not modules & {"importlib.readers", "importlib.resources.readers"}
