@@ -3,8 +3,8 @@
 pygit2's `settings.py` runs `from ssl import DefaultVerifyPaths, get_default_verify_paths` and, at
 pygit2's import, calls the second once to give libgit2 the certificate locations Python's OpenSSL
 would use. Importing `ssl` for that costs ~8-10 ms of CPU a process (ssl.py with socket, base64,
-enum tables and its constants), about a twelfth of pygit2's import, in every call that opens libgit2
-(a `task finish` that merges, `task check`, a line merge of code): the swarm's most frequent call.
+enum tables and its constants), about a twelfth of pygit2's import, in every call that opens libgit2:
+a `task finish` that merges above all, the swarm's most frequent call.
 What pygit2 asks of it is one C call, `_ssl.get_default_verify_paths()`, and three lines of Python.
 
 `install()` (called by entry.py, so only a `wtc` process, never a program that imports
