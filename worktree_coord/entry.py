@@ -56,6 +56,10 @@ def main() -> None:
     served = served_call(sys.argv[1:])
     if served is not None:
         sys.exit(served)
+    # pygit2, where the call opens libgit2, loads without the ssl module (gitrepo/lean_pygit2.py).
+    from .gitrepo.lean_pygit2 import install
+
+    install()
     # The calls agents make most, when typer's parse would take them as given: run without typer.
     from .fastcli import prepare
 

@@ -58,3 +58,18 @@ def test_a_damaged_file_is_computed_again() -> None:
             file.write_text(text)
         _forget()
         assert symbols._pattern_texts(profile) == expected, text
+
+
+def test_the_tags_queries_read_from_the_wheels_folders_are_importlib_resources_texts() -> None:
+    """symbols._tags_text reads each grammar wheel's queries/tags.scm with a plain read (no
+    importlib.resources readers in a finish): the same text, for every wheel a profile names."""
+    import importlib.resources
+
+    from worktree_coord.merge.languages.profiles import load_profiles
+
+    wheels = sorted({wheel for profile in load_profiles() if profile.semantic.enabled for wheel in profile.semantic.tags})
+    assert len(wheels) >= 5
+    symbols._tags_text.cache_clear()
+    for wheel in wheels:
+        expected = (importlib.resources.files(wheel) / "queries" / "tags.scm").read_text(encoding="utf-8")
+        assert symbols._tags_text(wheel) == expected, wheel

@@ -19,7 +19,7 @@ import pytest
 from tests.conftest import commit, git, make_repo
 from tests.merge.drains import merged_in_order
 from worktree_coord.merge import check_tree_merge
-from worktree_coord.merge.checks import reach
+from worktree_coord.merge.checks import reach, tip_index
 from worktree_coord.merge.checks.merge_index import MergeIndex
 from worktree_coord.merge.checks.semantic import _Check, semantic_profile
 from worktree_coord.merge.tree import _changes, _Mentions, _tip_tables, _tree_files
@@ -415,3 +415,41 @@ def test_a_drain_of_a_language_without_re_exports_reads_no_gone_words(tmp_path: 
         found += hot
     assert {(name, use) for _, name, _, use, _ in found} == {("F0", "go/lib/g.go"), ("F1", "go/lib/g.go")}
     assert asked == []
+
+
+def test_a_merge_whose_task_lost_no_word_reads_no_imports_of_the_tip(tmp_path: Path, monkeypatch) -> None:
+    """Step 1b looks, through files that re-export names, for the users of a name gone from the
+    task's files: when no word is gone (the task added lines, or kept every word of the lines it
+    edited: a comment appended, as the swarm's agents do), nothing can be looked for, so the tip's
+    imports are not read (`may_import`: each unread file parsed, and a query compiled in a process
+    that had none). The findings are the walk's; a later rename still reads them and is found."""
+    root = make_repo(tmp_path / "repo", BASE)
+    pin = git(root, "rev-parse", "HEAD")
+    plan = [("barrel-use", {"pkg/app2.py": "from pkg import parse\n\n\ndef go(x):\n    return parse(x)\n"}),
+            ("comment", {"pkg/sub/deep.py": _py("deep").replace("return x + 1\n", "return x + 1  # one more\n", 1)}),
+            ("append", {"pkg/more.py": _py("more", "\n\ndef extra(x):\n    return x\n")}),
+            ("rename", {"pkg/util.py": _py("parse").replace("def parse(", "def parse_text(")})]
+    tasks = []
+    for name, changed in plan:
+        git(root, "checkout", "-q", "-b", f"task-{name}", pin)
+        tasks.append(commit(root, changed, name))
+    repo = pygit2.Repository(str(root))
+    merges = merged_in_order(repo, pin, tasks)
+    asked: list[frozenset[bytes]] = []
+    real = tip_index.TipIndex.may_import
+
+    def counted(self, names, most):
+        asked.append(frozenset(names))
+        return real(self, names, most)
+
+    monkeypatch.setattr(tip_index.TipIndex, "may_import", counted)
+    index = MergeIndex()
+    found = []
+    for number, merge in enumerate(merges):
+        hot = _findings(check_tree_merge(repo, *merge, index=index))
+        assert hot == _findings(check_tree_merge(repo, *merge, index=MergeIndex(), walk=True)), plan[number][0]
+        found.append(hot)
+        if number in (1, 2):
+            assert asked == [], plan[number][0]
+    assert asked and all(names for names in asked)   # the rename's merge read them, for its gone name
+    assert ("parse", "pkg/app2.py") in [(name, use) for _, name, _, use, _ in found[3]]

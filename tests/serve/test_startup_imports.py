@@ -641,3 +641,44 @@ def test_a_merge_file_runs_no_grammar_wheel_init_and_loads_no_importlib_resource
         modules = imported(tmp_path, "merge-file", *sides, "--path", path)
         assert "tree_sitter" in modules, sides                      # a grammar was loaded...
         assert not modules & unwanted, (sides, sorted(modules & unwanted))   # ...without its wheel's package
+
+
+def test_a_finish_that_merges_loads_libgit2_without_the_ssl_module(repo: Path) -> None:
+    """pygit2 asks ssl.py only for Python's certificate locations, which gitrepo/lean_pygit2.py
+    answers from the same C call: a `wtc` process that opens libgit2 (a finish with its merge) loads
+    no ssl (with socket, base64 and its tables: ~8-10 ms of CPU a call)."""
+    env = dict(os.environ, WTC_NO_SERVE="1")
+    for args in (("run", "start", "--run", "r1"), ("task", "start", "t1", "--run", "r1", "--own", "t1/**")):
+        subprocess.run([sys.executable, "-m", "worktree_coord", *args], cwd=repo, check=True, capture_output=True,
+                       env=env)
+    folder = repo / ".wtc" / "worktrees" / "r1" / "t1" / "t1"
+    folder.mkdir(parents=True)
+    (folder / "notes.txt").write_text("an edit\n")
+    modules = imported(repo, "task", "finish", "t1", "--run", "r1")
+    assert "pygit2" in modules and "pygit2.settings" in modules
+    assert "ssl" not in modules, sorted(m for m in modules if "ssl" in m)
+    # nor inspect, which dataclasses asked for pygit2's MergeFileResult's docstring (lean_dataclasses.py)
+    assert not modules & INSPECT, sorted(modules & INSPECT)
+    done = subprocess.run([sys.executable, "-m", "worktree_coord", "status", "--run", "r1", "--json"], cwd=repo,
+                          check=True, capture_output=True, text=True, env=env)
+    assert {t["task"]: t["state"] for t in json.loads(done.stdout)["tasks"]}["t1"] == "merged"
+
+
+def test_a_finish_whose_merge_checks_python_reads_the_tags_query_without_importlib_readers(repo: Path) -> None:
+    """The semantic check's query text (its fingerprint keys the merge index) holds the grammar
+    wheel's queries/tags.scm, read from the wheel's folder (symbols._tags_text), not through
+    importlib.resources' `files()`, which loads its readers."""
+    env = dict(os.environ, WTC_NO_SERVE="1")
+    for args in (("run", "start", "--run", "r1"),
+                 ("task", "start", "t1", "--run", "r1", "--own", "packages/core/extra.py"),
+                 ("task", "start", "t2", "--run", "r1", "--own", "packages/core/lib.py")):
+        subprocess.run([sys.executable, "-m", "worktree_coord", *args], cwd=repo, check=True, capture_output=True,
+                       env=env)
+    core = repo / ".wtc" / "worktrees" / "r1"
+    (core / "t1" / "packages" / "core" / "extra.py").write_text("from .lib import core\n\nVALUE = core()\n")
+    (core / "t2" / "packages" / "core" / "lib.py").write_text("def core():\n    return 3  # t2\n")
+    subprocess.run([sys.executable, "-m", "worktree_coord", "task", "finish", "t1", "--run", "r1"], cwd=repo,
+                   check=True, capture_output=True, env=env)
+    modules = imported(repo, "task", "finish", "t2", "--run", "r1")
+    assert "worktree_coord.merge.checks.symbols" in modules and "tree_sitter" in modules
+    assert not modules & {"importlib.readers", "importlib.resources.readers"}

@@ -312,9 +312,13 @@ class Reach:
             if len(candidates) <= BARREL_CANDIDATES:
                 gone_by = {path: self._gone(side, path) for path in candidates}
                 gone = frozenset().union(*gone_by.values())
-                found = tip.may_import(gone, BARREL_USERS)
+                # No word gone from the task's files (it added lines, or edited them keeping every
+                # word, the swarm's usual finish): the pool below is cut to the users spelling a gone
+                # word, none, so 1b finds nothing, and the tip's imports are not read to say so
+                # (`may_import` reads every unread one: a parse, and a query compiled for it).
+                found = tip.may_import(gone, BARREL_USERS) if gone else set()
                 able = None if found is None else {user for user in found if user not in loose}
-                if pool or able is None or able:
+                if gone and (pool or able is None or able):
                     if len(gone) <= 32:
                         pool = self._tip_spelled(pool, gone, other)
                     else:
