@@ -23,6 +23,10 @@ The rules, each applied per folder at the moment of removal:
   verification and consolidation alike.
 - Scratch worktrees (`<root>/<run>/.verify/*`, `.consolidate/*`) older than any verification or
   relock can run were left by a crash and are removed.
+- The scratch folders of tree reads run by git processes (`<git common dir>/wtc/tmp-trees.*`, left
+  by a `task check` killed while it read) are removed once the process named in the folder's name
+  has ended; one whose process this host cannot judge (another host's) once it is an hour old
+  (gitrepo/process_trees.py). A running check's folder stays.
 - Then: admin entries whose folders are gone are pruned (stale `initializing` locks of killed
   registrations are unlocked first), leases of dead owners are dropped, wtc ref locks older than 60 s
   are removed, expired idempotency records are deleted, branches of empty tasks that hold nothing
@@ -130,6 +134,7 @@ class CleanupOperations(CoordinatorBase):
                 if not dry_run:
                     self.store.delete_lease(lease.name, lease.owner)
         locks = self.git.stale_ref_locks(older_than=2 * 30.0, dry_run=dry_run)
+        scratch = self.git.stale_scratch_folders(dry_run=dry_run)
         expired = self.store.delete_expired_records(time.time(), dry_run=dry_run)
         runs = {run.run_id: run for run in self.store.list_runs()}
         doomed: list[tuple[str, str]] = []     # (ref, the value it must still hold), deleted in one batch
@@ -172,7 +177,8 @@ class CleanupOperations(CoordinatorBase):
                         admin_entries_pruned=pruned + locks, leases_removed=leases_removed, records_expired=expired,
                         branches_deleted=branches, kept=kept + remote.kept,
                         remote_branches_deleted=remote.deleted, tracking_refs_pruned=remote.tracking_pruned,
-                        forecast_cache_removed=len(cache), merge_index_removed=index, pin_words_removed=pins)
+                        forecast_cache_removed=len(cache), merge_index_removed=index, pin_words_removed=pins,
+                        scratch_removed=scratch)
 
     def _prune_merge_index(self, open_runs: list[RunRecord], *, dry_run: bool) -> tuple[int, list[str]]:
         """The merge check's on-disk index (merge/checks/merge_index.py): the entries of tips no
