@@ -27,7 +27,7 @@ COORDINATOR = frozenset({"coordinator"})                          # the API and 
 CHECK = frozenset({"check"})                                      # composes the capabilities below
 CAPABILITIES = frozenset({"boundary", "merge", "integrate", "consolidate", "telemetry"})
 INFRASTRUCTURE = frozenset({"gitrepo", "store"})
-VOCABULARY = frozenset({"model", "frozen", "lean_dataclasses", "digest", "kept_on_disk", "lazy_names", "results", "records", "errors", "config", "events",
+VOCABULARY = frozenset({"model", "frozen", "process_table", "lean_dataclasses", "digest", "kept_on_disk", "lazy_names", "results", "records", "errors", "config", "events",
                         "crashpoints", "member_globs", "filelock", "serving", "isolation", ""})                         # "" is the package itself (__init__)
 EVERYTHING = FACES | OUTPUT | COORDINATOR | CHECK | CAPABILITIES | INFRASTRUCTURE | VOCABULARY
 

@@ -31,7 +31,8 @@ TOP_HELP = (
     '               of merged ones (their commits stay in the integration history);\n'
     '               for runs on a git remote, the remote branches of merged tasks\n'
     '               (lease-checked) and stale tracking refs; the forecast cache of\n'
-    '               runs no longer open\n'
+    '               runs no longer open; the scratch folders of killed `task check`\n'
+    '               reads\n'
     '  hook         What an agent harness runs as its hooks (installed by `wtc\n'
     '               hooks install`)\n'
     "  hooks        Install wtc as an agent harness's worktree provider\n"

@@ -356,6 +356,7 @@ class GcReport(Result):
     forecast_cache_removed: int = 0                                    # files finished runs left in the cache
     merge_index_removed: int = 0    # merge index entries of tips no run merges onto, symbols rows past its cap
     pin_words_removed: list[str] = field(default_factory=list)   # word indexes (tree ids) of pins no open run uses
+    scratch_removed: list[str] = field(default_factory=list)     # tmp-trees.* folders of killed tree reads
 
 
 @result_class

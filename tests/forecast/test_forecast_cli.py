@@ -166,3 +166,35 @@ def test_task_check_exits_3_on_a_reserved_edit_finish_would_refuse(tmp_path):
     assert wtc(repo, "task", "finish", "t", "--run", "r1")[0] == 3        # what check said
     (worktree / "requirements.txt").write_text("-e .[cli]\npytest==8.4.2\n")
     assert wtc(repo, "task", "check", "t", "--run", "r1")[0] == 0
+
+
+def test_task_check_derives_the_reserved_edits_intents_once(tmp_path, monkeypatch):
+    """`task check` reads a task's reserved edits and owned member manifests into intents once, as
+    finish does (it derived them twice: once for the refusals, again for the member ranges), and
+    says the same: a refused reserved edit, then, put back, a clean check."""
+    from worktree_coord.check import reserved_edits
+
+    repo = make_repo(tmp_path / "repo", {"app/service.py": SERVICE, "requirements.txt": "-e .[cli]\npytest==8.4.1\n",
+                                         "app/pyproject.toml": '[project]\nname = "app"\nversion = "1"\n'
+                                                               'dependencies = ["attrs>=22"]\n'})
+    calls = []
+    derive = reserved_edits.derive_task_intents
+
+    def counted(*args, **kwargs):
+        calls.append(1)
+        return derive(*args, **kwargs)
+
+    monkeypatch.setattr(reserved_edits, "derive_task_intents", counted)
+    with Coordinator(repo) as coordinator:
+        coordinator.start_run(run_id="r1")
+        worktree = Path(coordinator.start_task("r1", "t", ["app/**"]).worktree)
+        (worktree / "app/pyproject.toml").write_text('[project]\nname = "app"\nversion = "1"\n'
+                                                     'dependencies = ["attrs>=23"]\n')
+        (worktree / "requirements.txt").write_text("-e .[cli]\npytest==8.4.2\n")
+        checked = coordinator.check_task("r1", "t")
+        assert (checked.exit_code, checked.violations, len(calls)) == (0, [], 1)
+        (worktree / "requirements.txt").write_text("-e .[cli,yaml]\npytest==8.4.2\n")
+        calls.clear()
+        checked = coordinator.check_task("r1", "t")
+        assert checked.exit_code == 3 and len(calls) == 1, (checked.violations, calls)
+        assert [(v["path"], v["rule"]) for v in checked.violations] == [("requirements.txt", "reserved_unexpressible")]

@@ -35,7 +35,7 @@ def gc(
     orphaned folders and admin entries, dead leases, expired keys, branches of empty tasks and of
     merged ones (their commits stay in the integration history); for runs on a git remote, the
     remote branches of merged tasks (lease-checked) and stale tracking refs; the
-    forecast cache of runs no longer open."""
+    forecast cache of runs no longer open; the scratch folders of killed `task check` reads."""
     with open_coordinator(repo, progress="gc", json_mode=json_mode) as coordinator:
         result = coordinator.gc(dry_run=dry_run)
     emit(result.to_json(), schema="gc", json_mode=json_mode, human=render.gc_report(result))

@@ -22,7 +22,14 @@ The rules, each applied per folder at the moment of removal:
   when it was killed) is deleted without being read, in task folders and in the scratch folders of
   verification and consolidation alike.
 - Scratch worktrees (`<root>/<run>/.verify/*`, `.consolidate/*`) older than any verification or
-  relock can run were left by a crash and are removed.
+  relock can run were left by a crash and are removed. In a run that landed with no task left
+  that may still merge (none live, none finished and waiting), or a run gone from the store, no
+  verification runs any more: its `.verify/*` worktrees (left by a finish killed while it
+  verified) are removed at once.
+- The scratch folders of tree reads run by git processes (`<git common dir>/wtc/tmp-trees.*`, left
+  by a `task check` killed while it read) are removed once the process named in the folder's name
+  has ended; one whose process this host cannot judge (another host's) once it is an hour old
+  (gitrepo/process_trees.py). A running check's folder stays.
 - Then: admin entries whose folders are gone are pruned (stale `initializing` locks of killed
   registrations are unlocked first), leases of dead owners are dropped, wtc ref locks older than 60 s
   are removed, expired idempotency records are deleted, branches of empty tasks that hold nothing
@@ -95,13 +102,15 @@ class CleanupOperations(CoordinatorBase):
             if task.worktree and not task.state.live and self._is_ours(Path(task.worktree)):
                 folders.append((task.run_id, task.task_id, Path(task.worktree)))
         if root.is_dir():
+            settled = self._settled_runs()
             for run_dir in sorted(p for p in root.iterdir() if p.is_dir()):
                 for folder in sorted(_children(run_dir)):
                     if is_tombstone(folder):
                         tombstones += _delete_tombstones([folder], dry_run=dry_run)
                     elif folder.name.startswith("."):
                         if folder.is_dir():  # scratch space of verification and consolidation
-                            found, stale = self._stale_scratch(folder, dry_run=dry_run)
+                            found, stale = self._stale_scratch(folder, dry_run=dry_run,
+                                                               settled_at=settled.get(run_dir.name))
                             tombstones += found
                             removed += stale
                     else:
@@ -130,6 +139,7 @@ class CleanupOperations(CoordinatorBase):
                 if not dry_run:
                     self.store.delete_lease(lease.name, lease.owner)
         locks = self.git.stale_ref_locks(older_than=2 * 30.0, dry_run=dry_run)
+        scratch = self.git.stale_scratch_folders(dry_run=dry_run)
         expired = self.store.delete_expired_records(time.time(), dry_run=dry_run)
         runs = {run.run_id: run for run in self.store.list_runs()}
         doomed: list[tuple[str, str]] = []     # (ref, the value it must still hold), deleted in one batch
@@ -172,7 +182,8 @@ class CleanupOperations(CoordinatorBase):
                         admin_entries_pruned=pruned + locks, leases_removed=leases_removed, records_expired=expired,
                         branches_deleted=branches, kept=kept + remote.kept,
                         remote_branches_deleted=remote.deleted, tracking_refs_pruned=remote.tracking_pruned,
-                        forecast_cache_removed=len(cache), merge_index_removed=index, pin_words_removed=pins)
+                        forecast_cache_removed=len(cache), merge_index_removed=index, pin_words_removed=pins,
+                        scratch_removed=scratch)
 
     def _prune_merge_index(self, open_runs: list[RunRecord], *, dry_run: bool) -> tuple[int, list[str]]:
         """The merge check's on-disk index (merge/checks/merge_index.py): the entries of tips no
@@ -301,10 +312,29 @@ class CleanupOperations(CoordinatorBase):
         return (f"no task in the store owns this worktree and it holds {len(work)} uncommitted change(s); "
                 "commit them or remove it by hand (git worktree remove --force PATH)")
 
-    def _stale_scratch(self, folder: Path, *, dry_run: bool) -> tuple[list[str], list[str]]:
+    def _settled_runs(self) -> dict[str, float]:
+        """Runs in which no verification can run any more, each with the moment that was read: a run
+        landed with no task that may still merge (live, or finished and waiting for its merge: a
+        task a partial land left out may finish after the land, and its finish verifies), and a run
+        gone from the store (no finish can name it). A run started after this read is not here."""
+        read_at = time.time()
+        runs = {run.run_id: run for run in self.store.list_runs()}
+        busy = {t.run_id for t in self.store.list_tasks() if t.state.live or t.state is TaskState.FINISHED}
+        root = self.worktree_root()
+        named = [p.name for p in root.iterdir() if p.is_dir()] if root.is_dir() else []
+        return {run_id: read_at for run_id in named
+                if run_id not in busy and (run_id not in runs or runs[run_id].state is RunState.LANDED)}
+
+    def _stale_scratch(self, folder: Path, *, dry_run: bool, settled_at: float | None = None
+                       ) -> tuple[list[str], list[str]]:
         """Tombstones in a scratch folder (deleted at once), and scratch worktrees older than any
-        verification or relock may run (left by a crash)."""
+        verification or relock may run (left by a crash). In a settled run (`_settled_runs`) a
+        verification scratch worktree made before that was read is left by a finish killed during
+        its verification, as nothing can verify there any more: removed at once (one made since
+        belongs to a task started in the run after the read, and keeps the age rule)."""
         horizon = time.time() - 2 * max(self.config.verify_timeout, 3600.0)
+        if settled_at is not None and folder.name == ".verify":
+            horizon = settled_at
         children = sorted(_children(folder))
         tombstones = _delete_tombstones([c for c in children if is_tombstone(c)], dry_run=dry_run)
         stale = []

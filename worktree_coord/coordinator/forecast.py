@@ -287,13 +287,12 @@ class ForecastOperations(CoordinatorBase):
         report = boundaries.check_changes(list(me.changes.values()), record.boundary, self.git.read_blob,
                                           lambda: self.git.submodule_paths(me.head))
         violations = [v.to_json() for v in report.violations]
-        violations += self._reserved_refusals(task_id, me, report, violations)
+        violations += self._refused_at_finish(run, task_id, me, report, tip, violations)
         from .stray_files import add_stray_file_fixes
 
         add_stray_file_fixes(violations, [c.path for c in me.changes.values() if c.status == "added"],
                              record.worktree if me.source == "worktree" else None,
                              self.git.common_dir / "info" / "exclude", committed=False)
-        violations += self._disjoint_ranges_now(run, task_id, me, report, tip) if not violations else []
         mode = self._left_behind_mode(run)
         left_behind = self._left_behind(run_id, task_id, me, tip) if mode is not SemanticMode.OFF else []
         # The merge refuses a task that leaves uses of a name it removed (the run's left-behind mode).
@@ -309,37 +308,30 @@ class ForecastOperations(CoordinatorBase):
                          left_behind=left_behind, left_behind_blocks=blocked,
                          stats=engine.stats(started, 1 + len(others)))
 
-    def _reserved_refusals(self, task_id: str, me: CurrentState, report: Any,
+    def _refused_at_finish(self, run: Any, task_id: str, me: CurrentState, report: Any, tip: str,
                            violations: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """What finish refuses of the task's reserved-file edits, as finish derives it (reserved_edits.py:
-        `reserved_unexpressible`, `reserved_invalid`), when the boundary itself is kept: check said
-        "merges cleanly" of an edit to an editable-install line of requirements.txt, which finish then
-        rejected (found driving wtc on httpx)."""
-        if violations or not report.reserved:
-            return []
-        from ..check.reserved_edits import derive_task_intents
-
-        _, refused = derive_task_intents(report.reserved, [], task=task_id, since=me.base,
-                                         read_blob=self.git.read_blob,
-                                         tree_paths=lambda: self.git.tree_paths(me.base),
-                                         read_path=lambda name: self.git.file_at(me.base, name))
-        return refused
-
-    def _disjoint_ranges_now(self, run: Any, task_id: str, me: CurrentState, report: Any,
-                             tip: str) -> list[dict[str, str]]:
-        """The member ranges `task finish` would refuse (base._disjoint_member_ranges), in the same
-        words, read from the task's current state: said while the agent can still change them.
-        As at finish, only when its reserved edits derive intents without a refusal."""
+        """What finish refuses of the task's reserved-file and member-manifest edits, in its words,
+        read from the task's current state while the agent can still change them, when the boundary
+        itself is kept: first its reserved edits no intent can carry (reserved_edits.py:
+        `reserved_unexpressible`, `reserved_invalid`; check said "merges cleanly" of an edit to an
+        editable-install line of requirements.txt, which finish then rejected, found driving wtc on
+        httpx), then, when none is, the member ranges no version can meet
+        (base._disjoint_member_ranges). One derivation, with the owned changes, as finish does:
+        owned member manifests only add relock intents (no refusal comes of them), so the refusals
+        are the reserved edits' alone."""
         from ..consolidate.names import is_manifest
 
-        if not any(is_manifest(c.path) for c in report.owned):
+        owned_manifests = any(is_manifest(c.path) for c in report.owned)
+        if violations or not (report.reserved or owned_manifests):
             return []
         from ..check.reserved_edits import derive_task_intents
 
         derived, refused = derive_task_intents(
             report.reserved, report.owned, task=task_id, since=me.base, read_blob=self.git.read_blob,
             tree_paths=lambda: self.git.tree_paths(me.base), read_path=lambda name: self.git.file_at(me.base, name))
-        return [] if refused else self._disjoint_member_ranges(run, task_id, report.owned, derived, tip)
+        if refused or not owned_manifests:
+            return refused
+        return self._disjoint_member_ranges(run, task_id, report.owned, derived, tip)
 
     def _left_behind(self, run_id: str, task_id: str, me: CurrentState, tip: str) -> list[dict[str, Any]]:
         """The uses, in code this task did not change, of names it removed or renamed, that its merge

@@ -43,14 +43,14 @@ OPERATIONS: dict[str, tuple[str, tuple[str, ...]]] = {
         "_target_tip", "check", "land", "landed_before", "report", "sync",
     )),
     "cleanup": ("CleanupOperations", (
-        "_collect_folder", "_in_integration", "_prune_merge_index", "_remove_leftover", "_stale_scratch",
-        "_unmerged_bases", "_unowned_work", "gc",
+        "_collect_folder", "_in_integration", "_prune_merge_index", "_remove_leftover", "_settled_runs",
+        "_stale_scratch", "_unmerged_bases", "_unowned_work", "gc",
     )),
     "snapshot": ("SnapshotOperations", (
         "snapshot",
     )),
     "forecast": ("ForecastOperations", (
-        "_disjoint_ranges_now", "_left_behind", "_reserved_refusals", "_state", "_states", "_still_used_at",
-        "_working_listing", "check_task", "forecast", "forecast_column",
+        "_left_behind", "_refused_at_finish", "_state", "_states", "_still_used_at", "_working_listing",
+        "check_task", "forecast", "forecast_column",
     )),
 }

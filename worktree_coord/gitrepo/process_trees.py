@@ -21,16 +21,25 @@ docs/architecture.md, against 45-80 ms for pygit2's import); so these run only w
 loaded: once it is, its in-process calls are cheaper than a process.
 Invariants: no ref, worktree file or worktree index is written; the temporary index and link
 targets live in a scratch folder the call removes; objects written are unreachable until committed.
+A call killed meanwhile leaves its folder; the folder's name says whose it was (a fingerprint of the
+process table, the pid and its start time), and `wtc gc` removes it when that process has ended
+(`stale_scratch`), or, when the name does not let this host judge the process (another host's, or a
+name an older version wrote), once it is an hour old: never a folder a running call uses.
 Any git failure returns None: the caller asks libgit2, whose answer (or error) is the reference.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
+import time
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Mapping, TypeVar
 
+from ..digest import sha256
 from ..errors import UsageError
+from ..process_table import host_identity, pid_running, process_start_time
 
 if TYPE_CHECKING:
     import subprocess
@@ -144,12 +153,17 @@ def diff_trees(git: Git, old: str, new: str, change: Callable[..., C]) -> list[C
     return out
 
 
+SCRATCH_PREFIX = "tmp-trees."
+UNJUDGED_AGE = 3600.0   # seconds: a scratch folder whose process this host cannot judge is stale after this
+
+
 class Scratch:
     """A folder under the common dir's wtc folder for one call's temporary index and link targets,
-    removed on exit (a call killed meanwhile leaves it: nothing reads it)."""
+    removed on exit; named `tmp-trees.<host>.<pid>.<start>.<random>` so that `wtc gc` can tell
+    whether the call that made it still runs (a call killed meanwhile leaves it: nothing reads it)."""
 
     def __init__(self, wtc_dir: Path):
-        self.path = wtc_dir / f"tmp-trees.{os.getpid()}.{os.urandom(4).hex()}"
+        self.path = wtc_dir / f"{SCRATCH_PREFIX}{_owner_part(os.getpid())}.{os.urandom(4).hex()}"
 
     def __enter__(self) -> Path:
         self.path.mkdir(parents=True)
@@ -160,3 +174,47 @@ class Scratch:
             child.unlink()
         self.path.rmdir()
 
+
+
+def stale_scratch(wtc_dir: Path, *, dry_run: bool) -> list[str]:
+    """The scratch folders (`Scratch`) of calls that no longer run, removed unless `dry_run`: the
+    process named in the folder's name ended on this host (or its pid now belongs to another
+    process); a folder whose process this host cannot judge (another host's process table, or a
+    name without one) once it is older than `UNJUDGED_AGE`. A running call's folder stays."""
+    try:
+        folders = sorted(p for p in wtc_dir.iterdir() if p.name.startswith(SCRATCH_PREFIX))
+    except FileNotFoundError:
+        return []
+    horizon = time.time() - UNJUDGED_AGE
+    found = []
+    for folder in folders:
+        parts = folder.name[len(SCRATCH_PREFIX):].split(".")
+        running = None
+        if len(parts) == 4 and parts[0] == _host_tag() and parts[1].isdigit():
+            running = pid_running(host_identity(), int(parts[1]), "" if parts[2] == "0" else parts[2])
+        if running is None:
+            try:
+                if folder.stat().st_mtime >= horizon:
+                    continue
+            except FileNotFoundError:
+                continue   # its call just removed it
+        elif running:
+            continue
+        found.append(str(folder))
+        if not dry_run:
+            shutil.rmtree(folder, ignore_errors=True)
+    return found
+
+
+@lru_cache(maxsize=None)
+def _host_tag() -> str:
+    """This process table's name in a folder name: no dots, fixed length (host_identity holds the
+    hostname, which may have dots)."""
+    return sha256(host_identity().encode()).hexdigest()[:12]
+
+
+@lru_cache(maxsize=None)
+def _owner_part(pid: int) -> str:
+    """`<host>.<pid>.<start>` of the process `pid` (start "0" when /proc does not say): keyed by
+    pid, so a forked child names itself."""
+    return f"{_host_tag()}.{pid}.{process_start_time(pid) or '0'}"

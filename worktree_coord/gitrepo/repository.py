@@ -603,6 +603,13 @@ class GitRepo:
                     continue
         return found
 
+    def stale_scratch_folders(self, *, dry_run: bool) -> list[str]:
+        """Scratch folders of the process-run tree reads (`tmp-trees.*` in the wtc folder) whose
+        call no longer runs, removed unless `dry_run` (process_trees.stale_scratch)."""
+        from .process_trees import stale_scratch
+
+        return stale_scratch(self.wtc_dir, dry_run=dry_run)
+
     def merge_head(self, path: Path) -> str | None:
         """The commit a merge held open in the worktree at `path` is merging (its MERGE_HEAD: a
         `task update` that left markers), read from the worktree's git dir; None when no merge is open."""

@@ -700,8 +700,9 @@ def gc_report(r: GcReport) -> str:
     ]
     lines = [f"gc: {verb} " + ", ".join(f"{len(items)} {name}" for name, items in sections)
              + f", {r.forecast_cache_removed} forecast cache files, {r.merge_index_removed} merge index entries"
-             + f", {len(r.pin_words_removed)} pin word indexes"]
-    for name, items in sections + [("pin word indexes", r.pin_words_removed)]:
+             + f", {len(r.pin_words_removed)} pin word indexes, {len(r.scratch_removed)} scratch folders of killed reads"]
+    for name, items in sections + [("pin word indexes", r.pin_words_removed),
+                                   ("scratch folders of killed reads", r.scratch_removed)]:
         for item in items[:20]:
             lines.append(f"  {name}: {item}")
     for snap in r.snapshots:

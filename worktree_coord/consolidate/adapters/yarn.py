@@ -22,6 +22,12 @@ Measured with Yarn 4.18.1 and 1.22.22:
   install gets `--modules-folder` in a temporary folder. `--frozen-lockfile` misses some stale
   locks (a new `file:` dependency passes it), so the classic check is the frozen install plus the
   relock-twice check. Classic writes `yarn-error.log` into the project on failures: removed.
+- Which version relocks: the adapter picks none (unlike pnpm.py, whose relock fetches the pinned
+  pnpm): `yarn` on PATH runs, which is the version `packageManager` pins when it is corepack's shim,
+  and a global yarn's own version (or its `yarnPath`'s) otherwise. Another version may rewrite the
+  lock's metadata or resolutions (a minor apart too: pnpm.py's docstring measures pnpm doing so), so
+  a relock by a yarn whose version is not exactly the pinned one says so in its warnings
+  (`pinned_version_warning`), naming both versions and how to run the pinned one.
 """
 
 from __future__ import annotations
@@ -83,6 +89,17 @@ def yarn_kind(root_dir: Path) -> YarnKind:
             return YarnKind.CLASSIC
     pinned = pinned_tool_version(root_dir, "yarn")
     return YarnKind.CLASSIC if pinned is not None and pinned.startswith("1.") else YarnKind.BERRY
+
+
+def pinned_version_warning(manifest: str, pinned: str | None, used: str) -> str | None:
+    """What a relock by yarn `used` says when `manifest`'s `packageManager` pins yarn@`pinned`: None
+    when it pins none, or that exact version ran (a same-major yarn is not the pinned one: its lock
+    rules may differ), or the version could not be read (the relock's own run says why)."""
+    if pinned is None or not used or used == pinned:
+        return None
+    return (f"relocked with yarn {used}, but {manifest} pins yarn@{pinned} (packageManager): another version may "
+            f"rewrite the lockfile's metadata or resolutions; review the lockfile diff, and run the pinned yarn "
+            f"(`corepack enable yarn` puts a yarn on PATH that runs yarn@{pinned}) next time")
 
 
 class YarnAdapter(ToolAdapter):
@@ -155,6 +172,19 @@ class YarnAdapter(ToolAdapter):
                 same = False
             if same:
                 file.write_bytes(data)
+
+    def relock_warnings(self) -> list[str]:
+        """The relock ran PATH's yarn: say so when that is not the version the root pins (module
+        docstring)."""
+        from worktree_coord.consolidate.graph import join
+
+        pinned = pinned_tool_version(self.root_dir, "yarn")
+        if pinned is None:
+            return []
+        done = self.run(("yarn", "--version"))
+        used = done.stdout.strip().splitlines()[-1].strip() if done.ok and done.stdout.strip() else ""
+        warning = pinned_version_warning(join(self.root, "package.json"), pinned, used)
+        return [warning] if warning else []
 
     def check(self) -> list[ToolRun]:
         runs = super().check()
