@@ -87,3 +87,33 @@ def test_a_rename_not_used_through_a_listed_star_advises_a_plain_alias(tmp_path,
     urls = files["pkg/_urls.py"].replace("QueryParams", "QueryParameters")
     _, left = _removal_refused(tmp_path, files, "pkg/_urls.py", {"pkg/_urls.py": urls})
     assert len(left) == 1 and ": keep the old name too (an alias), or the lead widens the task" in left[0], left
+
+
+# -- a package's `__all__` strings are uses of the names they list --------------------------------
+
+LISTED = FILES | {"pkg/__init__.py": 'from ._urls import *\n\n__all__ = ["QueryParams", "URL"]\n'}
+
+
+@pytest.mark.parametrize("urls, gone", [
+    (RENAMED, "removed or renamed (to QueryParameters, it seems) in pkg/_urls.py"),
+    (RENAMED + ALIAS, "no longer lists in the __all__ of pkg/_urls.py"),
+], ids=["renamed", "alias-outside-all"])
+def test_a_package_all_string_naming_a_name_its_star_import_no_longer_takes_is_left_behind(tmp_path, urls, gone):
+    """The brief's repro: pkg/__init__.py lists "QueryParams" in its own `__all__` (httpx's
+    `import httpx` reads each listed name; `from pkg import *` fails on it)."""
+    _, left = _removal_refused(tmp_path, LISTED, "pkg/_urls.py", {"pkg/_urls.py": urls})
+    assert len(left) == 1 and left[0].startswith(f"pkg/__init__.py:3, user.py:5 still use QueryParams, which this "
+                                                 f"task {gone}"), left
+
+
+def test_a_package_all_string_of_a_name_still_passed_on_is_not_left_behind(tmp_path):
+    _removal_merged(tmp_path, LISTED, {"pkg/_urls.py": RENAMED.replace('"QueryParameters"]', '"QueryParameters", '
+                                                                       '"QueryParams"]') + ALIAS})
+
+
+def test_an_all_string_alone_is_a_use_of_the_listed_name(tmp_path):
+    """No other file uses the name: the package's `__all__` entry alone blocks."""
+    files = LISTED | {"user.py": "import pkg\n\n\ndef make():\n    return pkg.URL()\n"}
+    _, left = _removal_refused(tmp_path, files, "pkg/_urls.py", {"pkg/_urls.py": RENAMED})
+    assert len(left) == 1 and left[0].startswith("pkg/__init__.py:3 still uses QueryParams, which this task removed "
+                                                 "or renamed"), left
