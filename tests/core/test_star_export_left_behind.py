@@ -117,3 +117,12 @@ def test_an_all_string_alone_is_a_use_of_the_listed_name(tmp_path):
     _, left = _removal_refused(tmp_path, files, "pkg/_urls.py", {"pkg/_urls.py": RENAMED})
     assert len(left) == 1 and left[0].startswith("pkg/__init__.py:3 still uses QueryParams, which this task removed "
                                                  "or renamed"), left
+
+
+def test_uses_through_the_star_and_by_the_module_share_one_note_advising_the_listed_alias(tmp_path):
+    """httpx: httpx/_client.py imports QueryParams from ._urls, the tests use httpx.QueryParams: one
+    note, whose alias (listed in `__all__`) serves both."""
+    files = FILES | {"direct.py": "from pkg._urls import QueryParams\n\n\ndef make():\n    return QueryParams()\n"}
+    _, left = _removal_refused(tmp_path, files, "pkg/_urls.py", {"pkg/_urls.py": RENAMED})
+    assert len(left) == 1 and left[0].startswith("direct.py (lines 1, 5), user.py:5 still use QueryParams"), left
+    assert "keep the old name too (an alias, listed in the __all__ of pkg/_urls.py too)" in left[0], left

@@ -127,10 +127,10 @@ def grouped_notes(found: Iterable[LeftBehind], task: str, run: str, limit: int) 
     per file it moved, for all of its names (found driving wtc on trpc: renaming `sleep` gave four
     notes of the same advice, and `rootConfig.ts` imports two names of the moved `formatter.ts`);
     at most `limit` files are named in all, then a count of the uses left out."""
-    groups: dict[tuple[str, str, str, str, str], list[LeftBehind]] = {}
+    groups: dict[tuple[str, str, str, str], list[LeftBehind]] = {}
     for item in found:
-        key = ("", item.definition_path, item.moved_to, "", "") if item.moved_to else \
-            (item.name, item.definition_path, item.replacement, item.kind, item.star_list)
+        key = ("", item.definition_path, item.moved_to, "") if item.moved_to else \
+            (item.name, item.definition_path, item.replacement, item.kind)
         groups.setdefault(key, []).append(item)
     notes: list[str] = []
     left = limit
@@ -169,8 +169,10 @@ def _renamed_note(items: list[LeftBehind], more: int, task: str, run: str) -> st
     """One note for the uses of one name the task removed or renamed, in files it did not change
     (one item a file; `more`: files left unnamed)."""
     first = items[0]
+    # An alias that a star import takes serves every use, the ones through an import of the module too.
+    starred = next((item for item in items if item.star_list), first)
     # A name the file keeps but no longer exports: exporting it again is the way to keep it.
-    keep = f"export {first.name} again" if first.kind == "export" and not first.star_list else first.keep
+    keep = f"export {first.name} again" if first.kind == "export" and not starred.star_list else starred.keep
     if len(items) == 1 and not more:
         where = f"{first.use_path}:{first.use_lines[0]}" if len(first.use_lines) == 1 else \
             f"{first.use_path} (lines {first.lines}: {len(first.use_lines)} uses)"
