@@ -371,3 +371,36 @@ def test_a_module_imported_inside_a_function_is_no_re_export_to_follow(tmp_path:
     ours = {f"pkg/m{i}.py": f"def g{i}():\n    return {i}\n" for i in range(70)}
     theirs = {"tests/test_app.py": "def test_main():\n    import pkg\n    return pkg.parse('a')\n"}
     assert _merge(tmp_path, start, ours, theirs) == ()
+
+
+# -- Python: what a star import takes is its module's `__all__` ------------------------------------
+
+PY_LISTED = '__all__ = ["parse", "other"]\n\n\n' + PY_UTIL
+STAR_START = {"pkg/__init__.py": "from .util import *\n", "pkg/util.py": PY_LISTED, "pkg/app.py": PY_APP}
+NEW_USE = {"pkg/app.py": PY_APP.replace("return text", "return parse(text)")}
+
+
+def test_a_name_dropped_from_all_meets_a_new_use_through_the_star_import(tmp_path: Path) -> None:
+    """util.py keeps `parse` but drops it from `__all__`: the package's `from .util import *` no
+    longer takes it, so the new call through `from pkg import parse` is broken."""
+    ours = {"pkg/util.py": PY_LISTED.replace('["parse", "other"]', '["other"]')}
+    [finding] = _merge(tmp_path, STAR_START, ours, NEW_USE)
+    assert (finding.name, finding.kind, finding.definition_path, finding.use_path, finding.use_line, finding.star_list) \
+        == ("parse", "export", "pkg/util.py", "pkg/app.py", 5, "__all__")
+
+
+def test_a_name_dropped_from_all_is_still_there_for_an_import_of_its_module(tmp_path: Path) -> None:
+    start = STAR_START | {"pkg/app.py": PY_APP.replace("from pkg import", "from pkg.util import")}
+    ours = {"pkg/util.py": PY_LISTED.replace('["parse", "other"]', '["other"]')}
+    theirs = {"pkg/app.py": start["pkg/app.py"].replace("return text", "return parse(text)")}
+    assert _merge(tmp_path, start, ours, theirs) == ()
+
+
+def test_a_name_one_side_lists_in_all_that_the_other_renamed_is_a_finding(tmp_path: Path) -> None:
+    """`__all__`'s strings are uses: `from pkg import *` fails on a listed name the module lacks."""
+    start = {"pkg/__init__.py": 'from .util import *\n\n__all__ = ["other"]\n', "pkg/util.py": PY_UTIL}
+    ours = {"pkg/util.py": PY_UTIL.replace("def parse", "def split_words")}
+    theirs = {"pkg/__init__.py": 'from .util import *\n\n__all__ = ["other", "parse"]\n'}
+    [finding] = _merge(tmp_path, start, ours, theirs)
+    assert (finding.name, finding.definition_path, finding.use_path, finding.use_line, finding.replacement) == \
+        ("parse", "pkg/util.py", "pkg/__init__.py", 3, "split_words")

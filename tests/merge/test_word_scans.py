@@ -1,7 +1,8 @@
 """reach.words and reach._gone_words, computed the cheaper way (runs split by a byte table; the
 code of a text cut out only for words a comment line holds), find what their statements say: the
 regular-expression search of a name, and (words(touched base lines) - words(new)) united with the
-same over both texts less their comment lines and one-line string literals. Compared on every fixture and source file of the
+same over both texts less their comment lines and one-line string literals, and the words a
+touched line quoted that `new` holds but quotes nowhere. Compared on every fixture and source file of the
 repository, on edits of them, and on random bytes."""
 
 from __future__ import annotations
@@ -28,7 +29,10 @@ def _gone(base: bytes, new: bytes | None) -> frozenset[bytes]:
     if not touched:
         return frozenset()
     text = ranges_text(base, touched)
-    return (_words(text) - _words(new)) | (_words(_code(text)) - _words(_code(new)))
+    # ... and a word a touched line quoted that `new` still holds but quotes nowhere (an `__all__` entry).
+    quoted = (_words(text) & _words(new) & _words(b"\n".join(_QUOTED.findall(text)))) \
+        - _words(b"\n".join(_QUOTED.findall(new)))
+    return (_words(text) - _words(new)) | (_words(_code(text)) - _words(_code(new))) | quoted
 
 
 def _code(text: bytes) -> bytes:
@@ -79,3 +83,6 @@ def test_gone_words_are_their_statement_on_edited_files_and_random_lines() -> No
     assert _gone_words(b"export let Portal = make()\n", b"export let Teleport = make()\nconst n = 'Portal'\n") \
         == {b"Portal"}
     assert _gone_words(b'def parse(x):\n    return x\n', b'def parse_text(x):\n    return "parse"\n') == {b"parse"}
+    # A name dropped from a list of quoted names (`__all__`) while still defined is gone too.
+    assert _gone_words(b'__all__ = ["parse", "other"]\n\n\ndef parse(x):\n    return x\n',
+                       b'__all__ = ["other"]\n\n\ndef parse(x):\n    return x\n') == {b"parse"}

@@ -32,7 +32,7 @@ from ..gitrepo.repository import Change, GitRepo
 from ..merge.lines.linediff import added_lines, touched_lines
 from ..merge.result import SemanticFinding
 from ..merge.checks.semantic import PATH_FACTS, find_broken_names, semantic_profile, use_word
-from ..merge.checks.symbols import extract
+from ..merge.checks.symbols import extract, star_names
 from ..merge.checks.versions import MAX_BYTES, FileVersions
 from .left_modules import modules_left_behind
 
@@ -60,6 +60,8 @@ class LeftBehind:
     kind: str = ""       # "module": `name` is a module the use imports, the file `definition_path` the task deleted;
                          # "export": the file still defines `name`, but no longer exports it (a module language);
                          # "deleted": `name` went with its file, which the task deleted, no file answering its path
+    star_list: str = ""  # the use reaches `name` only through a star import, and `definition_path`
+                         # (the task's version) writes the list that star takes (`__all__`): a kept name is listed there
 
     @property
     def keep(self) -> str:
@@ -69,7 +71,12 @@ class LeftBehind:
         if self.kind in ("module", "deleted"):
             return "keep a file at the old path (a stub that re-exports what replaced it)"
         if self.kind == "export":
+            if self.star_list:
+                return f"list {self.name} in the {self.star_list} of {self.definition_path} again"
             return f"keep {self.name} exported"
+        if self.star_list:
+            # A star import takes only what the list names: an alias outside it reaches no use.
+            return f"keep the old name too (an alias, listed in the {self.star_list} of {self.definition_path} too)"
         return "keep the old name too (an alias)"
 
     @property
@@ -90,6 +97,9 @@ class LeftBehind:
             return f"deleted (the file {self.definition_path})"
         if self.kind == "export":
             instead = f" (it exports {self.replacement} instead, it seems)" if self.replacement else ""
+            if self.star_list:
+                return (f"no longer lists in the {self.star_list} of {self.definition_path}{instead}, so the star "
+                        f"import the use reaches it through no longer takes it")
             return f"no longer exports from {self.definition_path}{instead}"
         if self.kind == "deleted":
             return f"deleted with its file {self.definition_path}{self.renamed} (no file stands at its path now)"
@@ -102,14 +112,14 @@ class LeftBehind:
         return {"use_path": self.use_path, "use_lines": list(self.use_lines), "name": self.name,
                 "definition_path": self.definition_path, "replacement": self.replacement, "moved_to": self.moved_to,
                 "module": self.kind == "module", "unexported": self.kind == "export",
-                "file_deleted": self.kind == "deleted"}
+                "file_deleted": self.kind == "deleted", "star_list": self.star_list}
 
     @classmethod
     def from_json(cls, row: dict[str, Any]) -> "LeftBehind":
         return cls(row["use_path"], tuple(row["use_lines"]), row["name"], row["definition_path"],
                    row.get("replacement", ""), row.get("moved_to", ""),
                    "module" if row.get("module") else "export" if row.get("unexported")
-                   else "deleted" if row.get("file_deleted") else "")
+                   else "deleted" if row.get("file_deleted") else "", row.get("star_list", ""))
 
 
 def grouped_notes(found: Iterable[LeftBehind], task: str, run: str, limit: int) -> list[str]:
@@ -159,8 +169,10 @@ def _renamed_note(items: list[LeftBehind], more: int, task: str, run: str) -> st
     """One note for the uses of one name the task removed or renamed, in files it did not change
     (one item a file; `more`: files left unnamed)."""
     first = items[0]
+    # An alias that a star import takes serves every use, the ones through an import of the module too.
+    starred = next((item for item in items if item.star_list), first)
     # A name the file keeps but no longer exports: exporting it again is the way to keep it.
-    keep = f"export {first.name} again" if first.kind == "export" else first.keep
+    keep = f"export {first.name} again" if first.kind == "export" and not starred.star_list else starred.keep
     if len(items) == 1 and not more:
         where = f"{first.use_path}:{first.use_lines[0]}" if len(first.use_lines) == 1 else \
             f"{first.use_path} (lines {first.lines}: {len(first.use_lines)} uses)"
@@ -276,6 +288,32 @@ def _removed(profile_path: str, before: bytes, after: bytes | None) -> set[tuple
     return old - new
 
 
+def _unstarred(profile_path: str, before: bytes, after: bytes | None) -> set[tuple[tuple[str, ...], str]]:
+    """The ((), name) of each top-level definition both versions hold that a star import of the file
+    took before and no longer takes (dropped from its `__all__`, or an `__all__` written that leaves
+    it out: profile `star_names`, `star_hidden`): gone for every use that reaches it through a star
+    import. Found driving wtc on httpx: `QueryParams` renamed, an alias kept outside `__all__`, and
+    the package's `from ._urls import *` no longer took it."""
+    profile = semantic_profile(profile_path)
+    if after is None or profile is None or not (profile.semantic.star_names or profile.semantic.star_hidden):
+        return set()
+    old, new = _definitions(profile_path, before), _definitions(profile_path, after)
+    if not old or not new:
+        return set()
+    kept = {name for container, name in old & new if not container}
+    if not kept:
+        return set()
+    try:
+        listed_before, listed_after = star_names(profile, before), star_names(profile, after)
+    except (ValueError, UnicodeDecodeError):
+        return set()
+
+    def takes(listed: frozenset[str] | None, name: str) -> bool:
+        hidden = profile.semantic.star_hidden
+        return name in listed if listed is not None else not (hidden and name.startswith(hidden))
+    return {((), name) for name in kept if takes(listed_before, name) and not takes(listed_after, name)}
+
+
 def _to_look_for(gone: set[tuple[tuple[str, ...], str]]) -> set[tuple[tuple[str, ...], str]]:
     """The removed definitions whose word (semantic.use_word) a use must spell: a member of a class
     removed with it is reached through
@@ -338,7 +376,8 @@ def uses_left_behind(changes: Iterable[Change], read_blob: Callable[[str], bytes
         where = uses[0].definition_path
         moved_to = moved.get(where) or went.get((where, name), "")
         out.append(LeftBehind(path, tuple(f.use_line for f in uses), name, where, uses[0].replacement or "",
-                              moved_to, left_kind(uses[0].kind, where, moved_to, deleted)))
+                              moved_to, left_kind(uses[0].kind, where, moved_to, deleted),
+                              uses[0].star_list if all(f.star_list for f in uses) else ""))
     return out
 
 
@@ -501,7 +540,8 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
             if at is None:
                 extended.append(FileVersions(change.path, base=before, left=after, right=before, merged=after))
             continue
-        pairs = {pair for pair in _removed(change.path, before, after) if pair[1] not in ignore}
+        pairs = {pair for pair in _removed(change.path, before, after) | _unstarred(change.path, before, after)
+                 if pair[1] not in ignore}
         gone = {name for _container, name in pairs}
         removed |= gone
         words |= {use_word(change.path, *pair) for pair in _to_look_for(pairs)}

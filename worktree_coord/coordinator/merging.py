@@ -336,7 +336,8 @@ class MergeOperations(CoordinatorBase):
             where = rows[(path, name)]["definition_path"]
             moved_to = moved.get(where) or went.get((where, name), "")
             found.append(LeftBehind(path, tuple(sorted(lines)), name, where, rows[(path, name)].get("replacement", ""),
-                                    moved_to, left_kind(rows[(path, name)].get("kind") or "", where, moved_to, deleted)))
+                                    moved_to, left_kind(rows[(path, name)].get("kind") or "", where, moved_to, deleted),
+                                    rows[(path, name)].get("star_list", "")))
         notes = [note if note.startswith("and ") else note + ", then finish again"
                  for note in grouped_notes(found, task.task_id, run.run_id, MAX_NOTES)]
         for owner in sorted({o for names in owners.values() for o in names}):

@@ -86,6 +86,10 @@ class SemanticFinding:
     # result defines it.
     replacement: str = ""
     arguments: int = 0
+    # The name of the list a star import takes (`__all__`: profile `star_list`) where the use reaches
+    # the definition only through a star import and the removing side's file writes that list: a
+    # name kept for the use must be listed there too. "" otherwise.
+    star_list: str = ""
 
     @property
     def message(self) -> str:
@@ -132,7 +136,8 @@ class SemanticFinding:
                 "definition_line": self.definition_line, "use_path": self.use_path, "use_line": self.use_line,
                 "removed_by": self.removed_by, "used_by": self.used_by, "declaration": self.declaration,
                 "definition": self.definition, "use": self.use, "problem": self.problem,
-                "replacement": self.replacement, "arguments": self.arguments, "message": self.message}
+                "replacement": self.replacement, "arguments": self.arguments, "star_list": self.star_list,
+                "message": self.message}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> "SemanticFinding":
@@ -140,7 +145,8 @@ class SemanticFinding:
                                            "use_line", "removed_by", "used_by")},
                    declaration=data.get("declaration", ""), definition=data.get("definition", ""),
                    use=data.get("use", ""), problem=data.get("problem", "broken"),
-                   replacement=data.get("replacement", ""), arguments=data.get("arguments", 0))
+                   replacement=data.get("replacement", ""), arguments=data.get("arguments", 0),
+                   star_list=data.get("star_list", ""))
 
     def as_conflict(self) -> "MergeConflict":
         """The finding as a conflict of kind `semantic` (lines: the use, in the merged result)."""

@@ -573,7 +573,14 @@ def _gone_words(base: bytes, new: bytes | None, kept: frozenset[bytes] | None = 
     # `name: 'Portal'` in a call below; the use of Portal through the package's barrel went unnamed).
     held, kept = words(text), words(new) if kept is None else kept
     gone = held - kept
-    asides = b"\n".join(_COMMENT_LINES.findall(new)) + b"\n" + b"\n".join(_QUOTED.findall(new))
+    quoted = _QUOTED.findall(new)
+    asides = b"\n".join(_COMMENT_LINES.findall(new)) + b"\n" + b"\n".join(quoted)
+    # A name a touched line quoted that `new` still holds but quotes nowhere: dropped from a list
+    # of exported names (Python's `__all__`) while still defined, it is gone for a star import of
+    # the file (found driving wtc on httpx: `QueryParams` kept as an alias outside `__all__`).
+    listed = held & kept & words(b"\n".join(_QUOTED.findall(text)))
+    if listed:
+        gone |= listed - words(b"\n".join(quoted))
     doubt = (held & kept) & words(asides)
     if doubt:
         doubt &= words(_code(text))

@@ -253,18 +253,26 @@ class ReExports:
                 self._tree_file, rules.manifest, rules.package_roots, rules.index_names, rules.module_separator)
         return crates
 
-    def origins(self, path: str, name: str) -> list[tuple[str, str]] | None:
+    def origins(self, path: str, name: str, starred: set[tuple[str, str]] | None = None) -> list[tuple[str, str]] | None:
         """The (file of the merge, name there) pairs a `name` imported from `path` may be defined in,
         following `path`'s re-exports; None when a file no side changed defines it (the use is
-        answered outside the merge) or the chain cannot be read."""
+        answered outside the merge) or the chain cannot be read. `starred`, when given, receives
+        the origins the chain reaches only through a star import into the file defining the name:
+        there the name must be one the star takes (its `__all__`), not only one the file defines."""
         found: set[tuple[str, str]] = set()
-        if not self._follow(path, name, 0, set(), found):
+        through: dict[tuple[str, str], set[bool]] = {}
+        if not self._follow(path, name, 0, set(), found, through=through):
             return None
+        if starred is not None:
+            starred.update(origin for origin in found if through.get(origin) == {True})
         return sorted(found)
 
     def _follow(self, path: str, name: str, depth: int, seen: set[tuple[str, str]],
-                found: set[tuple[str, str]]) -> bool:
-        """Add the origins of `name` from `path` to `found`; False: answered outside the merge, or unsure."""
+                found: set[tuple[str, str]], star: bool = False,
+                through: dict[tuple[str, str], set[bool]] | None = None) -> bool:
+        """Add the origins of `name` from `path` to `found`; False: answered outside the merge, or
+        unsure. `star`: the chain came into `path` through a star import; `through` records, per
+        origin the file itself is, whether it was reached so (origins' `starred`)."""
         if (path, name) in seen:
             return True
         seen.add((path, name))
@@ -277,6 +285,8 @@ class ReExports:
             symbols = self._merge.symbols(path, "merged", uses=False) if versions.exists("merged") else None
             if symbols is None:
                 found.add((path, name))   # as the check always did: the file itself
+                if through is not None:
+                    through.setdefault((path, name), set()).add(False)
                 return True
         else:
             symbols = self._read(path, name)
@@ -306,6 +316,8 @@ class ReExports:
             # re-export only where it defines the name (a star re-export passes on no import:
             # eq.ts importing hasProp is not where hasProp comes from).
             found.add((path, name))
+            if through is not None:
+                through.setdefault((path, name), set()).add(star and depth > 0)
         elif versions is None and own:
             return False   # defined in a file no side changed: the use is fine
         if depth >= MAX_DEPTH:
@@ -315,7 +327,7 @@ class ReExports:
             if not targets and versions is None:
                 return False   # passed on from a module nothing reads: unsure
             for target in targets:
-                if not self._follow(target, item.name or name, depth + 1, seen, found):
+                if not self._follow(target, item.name or name, depth + 1, seen, found, through=through):
                     return False
         if not passed and not own:   # (a file's own definition hides what its star imports bring)
             for module in symbols.star_modules:
@@ -325,7 +337,7 @@ class ReExports:
                         continue   # a file no side changed that never spells the name: not from there
                     if not self._star_takes(target, name, ("base", "merged")):
                         continue   # its `__all__` leaves the name out, or a `_name`: the star does not pass it
-                    if not self._follow(target, name, depth + 1, seen, found):
+                    if not self._follow(target, name, depth + 1, seen, found, star=True, through=through):
                         return False
         return True
 
@@ -365,6 +377,28 @@ class ReExports:
             if not targets or any(self._star_takes(target, name) for target in targets):
                 return True
         return False
+
+    def star_takes(self, path: str, name: str, which: str) -> bool:
+        """Whether `from <path's module> import *` takes `name` from the `which` version of a file
+        of the merge (absent: False; unknown: True)."""
+        versions = self._merge.files[path]
+        return versions.exists(which) and self._star_takes_from(path, name, versions.version(which))
+
+    def star_list(self, path: str, which: str) -> bool:
+        """Whether the `which` version of a file of the merge writes the list a star import takes
+        (profile `star_names`: Python's `__all__`)."""
+        versions = self._merge.files[path]
+        profile = _profile(path)
+        data = versions.version(which) if versions.exists(which) else None
+        if profile is None or data is None or len(data) > MAX_BYTES or not profile.semantic.star_names:
+            return False
+        key = (path, data)
+        if key not in self._star_lists:
+            try:
+                self._star_lists[key] = star_names(profile, data)
+            except (ValueError, UnicodeDecodeError):
+                return False
+        return self._star_lists[key] is not None
 
     def _star_takes(self, path: str, name: str, which: tuple[str, ...] = ("merged",)) -> bool:
         """Whether `from <path's module> import *` takes `name` from one of the `which` versions of

@@ -69,6 +69,11 @@ if TYPE_CHECKING:
     from .reexports import ReExports
 
 _SIDES = ("left", "right")
+# A target (path, STARRED, name) of a use: the top-level `name` of `path`, reached only through a star
+# import into `path` (`from ._urls import *`): the name must be one that star takes there (its
+# `__all__`: profile `star_names`, `star_hidden`), not only one the file defines. No language spells a
+# type `<star>`, so it is never a class's name; removals stay keyed by the plain top-level container.
+STARRED: tuple[str, ...] = ("<star>",)
 _WORDS = re.compile(rb"[A-Za-z_$][\w$]*")
 _LEADING_NAME = re.compile(r"[A-Za-z_]\w*")   # a receiver that is one name: a crate's, in a Rust path call
 _EXCERPT_LINES = 6
@@ -440,6 +445,11 @@ class _Check:
                     own = {d.name for d in candidates if not d.container}
                     candidates += [d for d in base.definitions if d.container == EXPORTS and d.name in own
                                    and not _within(d.line, ranges)]
+                # A name the file keeps but its star import no longer takes (its `__all__` line
+                # changed, not the definition's): gone for the uses that reach it through that star.
+                unstarred = self.star_lost(path, side, base, live[side]) if ranges else set()
+                candidates += [d for d in base.definitions if not d.container and d.name in unstarred
+                               and d not in candidates]
                 if not candidates:
                     continue
                 after = self.symbols(path, side) if versions.exists(side) else Symbols()
@@ -448,7 +458,8 @@ class _Check:
                 seen: set[tuple[tuple[str, ...], str]] = set()
                 for definition in candidates:
                     key = (definition.container, definition.name)
-                    if key not in seen and not self.defines(path, after, definition) \
+                    if key not in seen and (not self.defines(path, after, definition) or (
+                            not definition.container and definition.name in unstarred)) \
                             and definition.name not in self.hidden(path, side):
                         seen.add(key)
                         yield _Removal(path, definition, side)
@@ -615,13 +626,14 @@ class _Check:
             for reference, targets in uses + list(self._imports_as_uses(path, merged, merged_lines, names)):
                 if reference.kind == "import" and reference.name in reported and not self.every_use:
                     continue   # the file's calls of it are reported already: its import is one more line to fix
-                if any(target not in by_key and self.defined_in_merged(target) for target in targets):
+                if any(_removal_key(target) not in by_key and self.defined_in_merged(target) for target in targets):
                     continue   # another file the use may mean defines it (a package moved: Go's vendor/)
                 for target in targets:
-                    removal = by_key.get(target)
-                    if removal is not None and self.broken(removal, used_side):
+                    removal = by_key.get(_removal_key(target))
+                    starred = target[1] == STARRED
+                    if removal is not None and self.broken(removal, used_side, starred):
                         reported.add(reference.name)
-                        yield self.finding(removal, path, reference, used_side)
+                        yield self.finding(removal, path, reference, used_side, starred)
                         break
 
     def _imports_as_uses(self, path: str, merged: Symbols, lines: set[int] | frozenset[int],
@@ -667,7 +679,28 @@ class _Check:
         if versions is None or not versions.exists("merged"):
             return False
         found = self.symbols(path, "merged", uses=False)
+        if container == STARRED:
+            return found is not None and found.binds((), name) and self.reexports.star_takes(path, name, "merged")
         return found is not None and found.binds(container, name)
+
+    def star_lost(self, path: str, side: str, base: Symbols, live: frozenset[bytes]) -> set[str]:
+        """The top-level names `path` defines at the base and on `side` alike that a star import of
+        it took at the base and no longer takes on `side` (dropped from its `__all__`, or an
+        `__all__` written that leaves them out: profile `star_names`, `star_hidden`), among `live`.
+        Found driving wtc on httpx: `QueryParams` renamed in _urls.py and kept as an alias outside
+        its `__all__`; the package's `from ._urls import *` no longer took it, and `import httpx` failed."""
+        profile = semantic_profile(path)
+        versions = self.files[path]
+        if profile is None or not (profile.semantic.star_names or profile.semantic.star_hidden) \
+                or not versions.exists(side):
+            return set()
+        after = self.symbols(path, side, uses=False)
+        if after is None:
+            return set()
+        names = {d.name for d in base.definitions if not d.container and d.kind != "import"
+                 and d.name.encode() in live and after.binds((), d.name)}
+        return {name for name in names if self.reexports.star_takes(path, name, "base")
+                and not self.reexports.star_takes(path, name, side)}
 
     def targets(self, path: str, reference: Reference, merged: Symbols) -> Iterator[tuple[str, tuple[str, ...], str]]:
         """The definitions (path, container, name) the use may mean; nothing when unsure."""
@@ -712,7 +745,9 @@ class _Check:
                 # may answer it, and nothing is said (found driving wtc on ripgrep).
                 if rules.module_files and merged.star_modules \
                         and all(self.reexports.locate(module, path, rules) for module in merged.star_modules):
-                    yield from ((origin, (), original) for origin, original in self.reexports.origins(path, name) or ()
+                    starred: set[tuple[str, str]] = set()
+                    yield from ((origin, STARRED if (origin, original) in starred else (), original)
+                                for origin, original in self.reexports.origins(path, name, starred) or ()
                                 if origin != path)
                 elif not rules.module_files and len(merged.star_modules) == 1 \
                         and not merged.binds((), name) and not reference.scopes & merged.local.get(name, set()):
@@ -885,9 +920,11 @@ class _Check:
         for target in self.reexports.locate(module, importer, rules):
             # Where a re-export leads first: a finding names the definition's file, not the
             # `pub use` / `export {}` line that passed it on.
-            for origin, original in sorted(self.reexports.origins(target, name) or (), key=lambda o: o[0] == target):
+            starred: set[tuple[str, str]] = set()
+            for origin, original in sorted(self.reexports.origins(target, name, starred) or (),
+                                           key=lambda o: o[0] == target):
                 yield (origin, EXPORTS if self.exports_listed(origin) or self._default_kept_file(origin, original, rules)
-                       else (), original)
+                       else STARRED if (origin, original) in starred else (), original)
 
     def _default_kept_file(self, path: str, name: str, rules: SemanticRules) -> bool:
         """Whether `name` is the default export (an export only: no definition bears its name) of a
@@ -1070,14 +1107,19 @@ class _Check:
             index = self._modules[id(rules)] = (by_path, by_last)
         return index
 
-    def broken(self, removal: _Removal, used_side: str) -> bool:
-        """Is the removed definition still wanted by the using side and missing from the merge?"""
+    def broken(self, removal: _Removal, used_side: str, starred: bool = False) -> bool:
+        """Is the removed definition still wanted by the using side and missing from the merge?
+        `starred`: the use reaches it only through a star import (STARRED), so a definition the
+        merged file keeps but its star no longer takes is missing too."""
         definition = removal.definition
         kept = self.symbols(removal.path, used_side) if self.files[removal.path].version(used_side) else None
         if kept is None or not self.defines(removal.path, kept, definition):
             return False   # the using side removed it too (or cannot be read): not the merge's doing
+        if starred and not self.reexports.star_takes(removal.path, definition.name, used_side):
+            return False   # the using side's star did not take it either
         merged = self.symbols(removal.path, "merged") if self.files[removal.path].merged is not None else Symbols()
-        if merged is None or self.defines(removal.path, merged, definition):
+        if merged is None or (self.defines(removal.path, merged, definition)
+                              and not (starred and not self.reexports.star_takes(removal.path, definition.name, "merged"))):
             return False
         base = self.symbols(removal.path, "base", uses=False)
         if definition.container and any(definition.container in s.heritage for s in (merged, base, kept) if s):
@@ -1112,7 +1154,8 @@ class _Check:
         lines = (self.files[path].merged or b"").split(b"\n")
         return lines[line - 1].decode("utf-8", "replace").strip() if line <= len(lines) else ""
 
-    def finding(self, removal: _Removal, use_path: str, reference: Reference, used_side: str) -> SemanticFinding:
+    def finding(self, removal: _Removal, use_path: str, reference: Reference, used_side: str,
+                starred: bool = False) -> SemanticFinding:
         definition = removal.definition
         base = self.files[removal.path].base or b""
         text = base[definition.start_byte:definition.end_byte].decode("utf-8", "replace").splitlines()
@@ -1128,12 +1171,26 @@ class _Check:
             definition_path=removal.path, definition_line=definition.line, use_path=use_path,
             use_line=reference.line, removed_by=self.labels[removal.side], used_by=self.labels[used_side],
             declaration=reference.declaration, definition=excerpt, use=use,
-            replacement="" if replacement == name else replacement)
+            replacement="" if replacement == name else replacement,
+            star_list=self.star_list_kept(removal) if starred else "")
+
+    def star_list_kept(self, removal: _Removal) -> str:
+        """The name of the list a star import takes (profile `star_list`: `__all__`) where the
+        removing side's version of the definition's file writes one: a use reaching the name through
+        a star import needs it listed there too ("" where it writes none)."""
+        profile = semantic_profile(removal.path)
+        if profile is None or not profile.semantic.star_list:
+            return ""
+        return profile.semantic.star_list if self.reexports.star_list(removal.path, removal.side) else ""
 
     def _kind(self, removal: _Removal) -> str:
         """What a finding says was removed: an export whose definition the side removed too (a rename,
         a deletion) is that definition's kind; "export" only when the file still defines the name."""
         definition = removal.definition
+        if not definition.container and removal.side != "merged" and self.files[removal.path].exists(removal.side):
+            after = self.symbols(removal.path, removal.side, uses=False)
+            if after is not None and after.binds((), definition.name):
+                return "export"   # still defined there: its star import no longer takes it (star_lost)
         if definition.container != EXPORTS:
             return definition.kind
         base = self.symbols(removal.path, "base", uses=False)
@@ -1255,6 +1312,11 @@ def _readable(path: str) -> bool:
 # How the check names a file, for the tables of a tip's files (tip_index.py).
 PATH_FACTS = PathFacts(readable=_readable, module_token=_module_token, module_path=_file_module,
                        package_wide=_package_wide, barrels=_barrels)
+
+
+def _removal_key(target: tuple[str, tuple[str, ...], str]) -> tuple[str, tuple[str, ...], str]:
+    """The key of the removal a use's target may mean: a STARRED target means the top-level name."""
+    return (target[0], (), target[2]) if target[1] == STARRED else target
 
 
 def _defines(symbols: Symbols, definition: Definition) -> bool:

@@ -31,6 +31,7 @@ FUNCTION_KINDS = frozenset({"function", "method", "macro"})
 CONTAINER_KINDS = frozenset({"class", "interface", "module", "type", "enum", "struct", "trait", "union"})
 _WORD = re.compile(r"[A-Za-z_$][\w$]*\Z")
 _LEADING_WORD = re.compile(rb"[A-Za-z_$][\w$]*")
+_ANY_WORD = re.compile(r"[\w$]")
 _ACCESSORS = {b"", b".", b"::", b"->", b"?.", b"!."}
 
 Container = tuple[str, ...]
@@ -797,7 +798,10 @@ def _receiver(source: bytes, name: tree_sitter.Node) -> str | None:
             before = child
     if before is None or source[before.end_byte:name.start_byte].strip() not in _ACCESSORS:
         return None
-    return _text(source, before)
+    text = _text(source, before)
+    # A receiver spells a word: a string's opening quote before its content (a profile's
+    # `@reference` on an `__all__` entry) reaches nothing through anything.
+    return text if _ANY_WORD.search(text) else None
     for child in parent.named_children:
         if child.end_byte > name.start_byte:
             break

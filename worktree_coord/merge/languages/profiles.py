@@ -324,7 +324,9 @@ class SemanticRules:
     from the module (Python's `__all__ = [...]`, its string elements), and whose `@open` is any other
     write of it (`__all__ += ...`): then nothing is known. `star_hidden`: the prefix of the names a star
     import never takes from a module with no such list (`_`). With either, a name a star re-export
-    cannot pass on is not taken for defined by it (reexports.py `star_may_pass`).
+    cannot pass on is not taken for defined by it (reexports.py `star_may_pass`). `star_list`: the
+    name of that list as the left-behind notes say it (`__all__`): a name kept for a use that
+    reaches it through a star import must be listed there too.
     """
 
     tags: tuple[str, ...] = ()
@@ -364,6 +366,7 @@ class SemanticRules:
     default_words: frozenset[str] = frozenset()     # words a default export's statement spells (`exports`)
     star_names: str = ""                            # a query: a module's `@list` of what a star import takes (`__all__`), `@open` a write of it no list shows
     star_hidden: str = ""                           # a prefix of names a star import never takes from a module with no such list (`_`)
+    star_list: str = ""                             # that list's name as the notes say it (`__all__`)
     duplicates: DuplicateRules = DuplicateRules()   # what may not be declared twice (duplicates.py)
     signatures: SignatureRules = SignatureRules()   # how parameters and arguments count (signatures.py)
     packages: PackageRules = PackageRules()         # a workspace package's name -> its entry (workspace_packages.py)
@@ -385,7 +388,7 @@ _SEMANTIC_KEYS = {"tags", "query", "self_receivers", "members_in_scope", "member
                   "package_roots", "packages", "path_maps", "version_suffix", "root_module", "specifiers",
                   "module_replaces", "workspace", "workspace_modules",
                   "guards", "path_prefixes", "default_export", "default_words",
-                  "specifier_files", "star_names", "star_hidden"}
+                  "specifier_files", "star_names", "star_hidden", "star_list"}
 _SIGNATURE_KEYS = {"parameters", "counted", "receivers", "receiver_first", "uncountable", "defaults", "wrappers",
                    "calls", "arguments", "argument_lists", "spread"}
 _PACKAGE_KEYS = {"workspaces", "manifest", "entry_fields", "conditions", "built_folders", "built_extensions",
@@ -913,7 +916,7 @@ def _semantic_rules(raw: Any, source: str, check_kind: Callable[[str, str], None
         specifiers=text("specifiers", ""), guards=text("guards", ""), specifier_files=strings("specifier_files"),
         path_prefixes=kind_to_field("path_prefixes"),
         default_export=text("default_export", ""), default_words=frozenset(strings("default_words")),
-        star_names=text("star_names", ""), star_hidden=text("star_hidden", ""),
+        star_names=text("star_names", ""), star_hidden=text("star_hidden", ""), star_list=text("star_list", ""),
         duplicates=_duplicate_rules(raw.get("duplicates", {}), source, check_kind, check_field, language),
         signatures=_signature_rules(raw.get("signatures", {}), source, check_kind, check_field),
         packages=_package_rules(raw.get("packages", {}), source),
