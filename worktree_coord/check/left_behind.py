@@ -617,6 +617,18 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
             and finding.name.rsplit(".", 1)[-1] not in ignore]
 
 
+def _parsed(path: str, text: bytes) -> tuple[Any, Any]:
+    """The profile that reads `path` and the root of its parse of `text`: (None, None) for a file no
+    profile reads, (profile, None) for one its parser cannot take at all (nothing more to read)."""
+    profile = semantic_profile(path)
+    if profile is None:
+        return None, None
+    try:
+        return profile, profile.parse(text).root_node
+    except Exception:   # noqa: BLE001 - unreadable: nothing more to read
+        return profile, None
+
+
 def _read_in_pieces(path: str, text: bytes, names: set[str]) -> bytes | None:
     """A file the parser does not read cleanly as the code outside its ERROR nodes: each ERROR
     node's bytes made spaces (newlines kept: lines stay where they were), when that text then parses
@@ -626,12 +638,8 @@ def _read_in_pieces(path: str, text: bytes, names: set[str]) -> bytes | None:
     which the TSX grammar does not parse, used a renamed name through a namespace import
     (`<P.Portal/>`), which its import lines alone do not name. The uses found are kept only where
     the whole file's own parse reads the same name outside its ERROR nodes (_read_there)."""
-    profile = semantic_profile(path)
-    if profile is None:
-        return None
-    try:
-        root = profile.parse(text).root_node
-    except Exception:   # noqa: BLE001 - unreadable: nothing more to read
+    profile, root = _parsed(path, text)
+    if profile is None or root is None:
         return None
     errors = list(_error_nodes(root))
     if not errors:
@@ -690,12 +698,8 @@ def _imports_alone(path: str, text: bytes) -> bytes | None:
     parse; its `import { Portal } from './portal'` went unnamed when a task renamed Portal, and the
     landed tree did not type-check. An import of a name its module no longer exports fails whatever
     the rest of the file holds."""
-    profile = semantic_profile(path)
-    if profile is None:
-        return None
-    try:
-        root = profile.parse(text).root_node
-    except Exception:   # noqa: BLE001 - unreadable: nothing more to read
+    _, root = _parsed(path, text)
+    if root is None:
         return None
     kept = [(node.start_byte, node.end_byte) for node in root.children if not node.has_error and _imports(node)]
     if not kept:
