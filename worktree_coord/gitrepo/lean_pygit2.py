@@ -12,7 +12,7 @@ worktree_coord as a library) puts a finder first on `sys.meta_path` that answers
 `pygit2.settings` alone: its loader runs the real `settings.py` with a stand-in for `ssl` in
 `sys.modules`, then puts back what was there. The stand-in gives those two names exactly as ssl.py
 writes them (the same fields, the same environment variables and checks; the answer is the same
-tuple: tests/gitrepo/test_lean_pygit2.py), and reads any other name from the real module, imported
+tuple: tests/test_lean_pygit2.py), and reads any other name from the real module, imported
 then. Nothing is done when `ssl` is already loaded (the real one answers). libgit2 gets the same
 certificate locations as before.
 """
