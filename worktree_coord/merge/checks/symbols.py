@@ -802,10 +802,3 @@ def _receiver(source: bytes, name: tree_sitter.Node) -> str | None:
     # A receiver spells a word: a string's opening quote before its content (a profile's
     # `@reference` on an `__all__` entry) reaches nothing through anything.
     return text if _ANY_WORD.search(text) else None
-    for child in parent.named_children:
-        if child.end_byte > name.start_byte:
-            break
-        if child.is_extra:
-            continue
-        return _text(source, child)
-    return None
