@@ -1107,19 +1107,22 @@ class _Check:
             index = self._modules[id(rules)] = (by_path, by_last)
         return index
 
+    def _gives(self, symbols: Symbols, removal: _Removal, side: str, starred: bool) -> bool:
+        """Whether the removal's file on `side` (read as `symbols`) still gives a use its definition:
+        it defines it, and for a use through a star import (`starred`) its star still takes it."""
+        return self.defines(removal.path, symbols, removal.definition) and (
+            not starred or self.reexports.star_takes(removal.path, removal.definition.name, side))
+
     def broken(self, removal: _Removal, used_side: str, starred: bool = False) -> bool:
         """Is the removed definition still wanted by the using side and missing from the merge?
         `starred`: the use reaches it only through a star import (STARRED), so a definition the
         merged file keeps but its star no longer takes is missing too."""
         definition = removal.definition
         kept = self.symbols(removal.path, used_side) if self.files[removal.path].version(used_side) else None
-        if kept is None or not self.defines(removal.path, kept, definition):
-            return False   # the using side removed it too (or cannot be read): not the merge's doing
-        if starred and not self.reexports.star_takes(removal.path, definition.name, used_side):
-            return False   # the using side's star did not take it either
+        if kept is None or not self._gives(kept, removal, used_side, starred):
+            return False   # the using side removed it too, or its star did not take it (or cannot be read): not the merge's doing
         merged = self.symbols(removal.path, "merged") if self.files[removal.path].merged is not None else Symbols()
-        if merged is None or (self.defines(removal.path, merged, definition)
-                              and not (starred and not self.reexports.star_takes(removal.path, definition.name, "merged"))):
+        if merged is None or self._gives(merged, removal, "merged", starred):
             return False
         base = self.symbols(removal.path, "base", uses=False)
         if definition.container and any(definition.container in s.heritage for s in (merged, base, kept) if s):
