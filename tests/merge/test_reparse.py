@@ -180,13 +180,9 @@ def test_a_source_too_big_to_keep_is_parsed_from_the_tree_its_caller_holds() -> 
     assert len(profiles._PARSED) == before   # not kept: too big
 
 
-def test_the_resolver_and_the_check_parse_a_files_other_versions_from_the_tree_of_one(monkeypatch) -> None:
-    """A conflicted file's sides are parsed from its base's tree (cascade), and its merged result,
-    checked by the semantic check, from a side's: the same result as before, fewer fresh parses."""
-    from worktree_coord.merge import merge_file
-
-    folder = ROOT / "merge" / "python" / "add_members_same_place"
-    base, left, right, expected = ((folder / f"{name}.py").read_bytes() for name in ("Base", "Left", "Right", "Expected"))
+def _count_reparses(monkeypatch) -> list[bool]:
+    """Forget the kept trees, then record, for each version parsed from another's tree from here on,
+    whether the incremental parse answered (True) or the caller had to parse afresh (False)."""
     _forget_kept()
     reparsed: list[bool] = []
 
@@ -196,6 +192,17 @@ def test_the_resolver_and_the_check_parse_a_files_other_versions_from_the_tree_o
         return tree
 
     monkeypatch.setattr(profiles, "reparse", counted)
+    return reparsed
+
+
+def test_the_resolver_and_the_check_parse_a_files_other_versions_from_the_tree_of_one(monkeypatch) -> None:
+    """A conflicted file's sides are parsed from its base's tree (cascade), and its merged result,
+    checked by the semantic check, from a side's: the same result as before, fewer fresh parses."""
+    from worktree_coord.merge import merge_file
+
+    folder = ROOT / "merge" / "python" / "add_members_same_place"
+    base, left, right, expected = ((folder / f"{name}.py").read_bytes() for name in ("Base", "Left", "Right", "Expected"))
+    reparsed = _count_reparses(monkeypatch)
     result = merge_file(base, left, right, "mod.py")
     assert result.clean and result.merged == expected
     assert reparsed.count(True) >= 2, reparsed   # left and right from the base's tree, at least
@@ -211,15 +218,7 @@ def test_the_check_parses_a_files_next_version_from_the_tree_of_the_one_before(m
     b_base = b"from a import g\n\nprint(g())\n"
     b_right = b"from a import g, helper\n\nprint(g(), helper())\n"
     files = [FileVersions("a.py", a_base, a_left, a_base, a_left), FileVersions("b.py", b_base, b_base, b_right, b_right)]
-    _forget_kept()
-    reparsed: list[bool] = []
-
-    def counted(*args):
-        tree = reparse(*args)
-        reparsed.append(tree is not None)
-        return tree
-
-    monkeypatch.setattr(profiles, "reparse", counted)
+    reparsed = _count_reparses(monkeypatch)
     found = find_broken_names(files)
     assert [(f.name, f.use_path) for f in found] == [("helper", "b.py")]
     assert True in reparsed, reparsed
