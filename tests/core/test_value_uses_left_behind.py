@@ -1,0 +1,50 @@
+"""A Python name used as a value, not called, is a use a removal breaks.
+
+Found driving wtc on marshmallow: its fields.py keeps `"rfc": utils.rfcformat` in a class's table;
+a task renaming `utils.rfcformat` was told only of the tests' call `utils.rfcformat(value)`, and
+the landed tree would not have imported. The tags query counts calls; the Python profile's
+`@reference.value` patterns (grammars/python.toml) count a module's member read through its
+import anywhere, and a bare name a star import brings in wherever an expression reads it.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.core.test_uses_left_behind import _removal_merged, _removal_refused
+
+UTILS = "def rfcformat(x):\n    return x\n\n\ndef other(x):\n    return x\n"
+RENAMED = UTILS.replace("def rfcformat", "def format_rfc")
+
+
+@pytest.mark.parametrize("user, line", [
+    ("from pkg import utils\n\n\nclass DateTime:\n    FUNCS = {\n        \"rfc\": utils.rfcformat,\n    }\n", 6),
+    ("from pkg import utils\n\nA = utils.rfcformat\n", 3),
+    ("from pkg import utils\n\n\ndef g():\n    return utils.rfcformat\n", 5),
+    ("from pkg import utils\n\n\n@utils.rfcformat\ndef g():\n    pass\n", 4),
+    ("from pkg import utils\n\n\ndef g(x):\n    return isinstance(x, utils.rfcformat)\n", 5),
+    ("from pkg import utils\n\n\ndef g():\n    try:\n        pass\n    except utils.rfcformat:\n        pass\n", 7),
+    ("from pkg import utils\n\n\nclass A(utils.rfcformat):\n    pass\n", 4),
+    ("from pkg import utils\n\n\ndef g(x: utils.rfcformat) -> None:\n    pass\n", 4),
+    ("import pkg.utils\n\nA = pkg.utils.rfcformat\n", 3),
+    ("from pkg.utils import *\n\nA = [rfcformat]\n", 3),
+    ("from pkg.utils import *\n\n\ndef g(v):\n    return v is rfcformat\n", 5),
+], ids=["class-table", "module-value", "returned", "decorator", "isinstance", "except", "base-class", "annotation",
+        "dotted-import", "star-list", "star-operand"])
+def test_a_removed_name_used_as_a_value_is_left_behind(tmp_path, user, line):
+    files = {"pkg/__init__.py": "", "pkg/utils.py": UTILS, "pkg/fields.py": user}
+    _, left = _removal_refused(tmp_path, files, "pkg/utils.py", {"pkg/utils.py": RENAMED})
+    assert len(left) == 1 and left[0].startswith(f"pkg/fields.py:{line} still uses rfcformat"), left
+
+
+@pytest.mark.parametrize("user", [
+    "from pkg.utils import *\n\n\ndef g(rfcformat):\n    return rfcformat\n",              # a parameter
+    "from pkg import utils\n\n\ndef g(o):\n    return [o.rfcformat, utils.other]\n",      # another object's
+    "class A:\n    def rfcformat(self):\n        return 1\n\n    def g(self):\n        return self.rfcformat\n",
+    "from pkg import utils\n\n\ndef g(f):\n    return f(rfcformat=1)\n",                 # a keyword's name
+    "import json as utils\n\nA = utils.rfcformat\n",                                    # another module
+    "from pkg.utils import *\n\nrfcformat = 3\nA = [rfcformat]\n",                      # bound again here
+], ids=["parameter", "other-object", "own-method", "keyword-name", "other-module", "own-binding"])
+def test_a_value_that_is_not_the_removed_name_is_not_left_behind(tmp_path, user):
+    files = {"pkg/__init__.py": "", "pkg/utils.py": UTILS, "pkg/fields.py": user}
+    _removal_merged(tmp_path, files, {"pkg/utils.py": RENAMED})
