@@ -51,7 +51,8 @@ removed definition) is `rep` (reported: a conflict of kind semantic, not resolve
 the verdict it would have had (`rep e/o/b/h/d`); a git-clean file a finding names is `sem`, and
 `xsem` counts those only the whole-merge check found. `--part dev` (the default) scores the development part, `--part aside` the part kept
 aside (DEVELOPERS.md), `--part fresh` the generalisation corpus (issue 39: repositories no rule was
-built from; `scripts/generalisation.py` reads a `--save` of it by repository). `--why-unresolved` adds a census of the conflicted files we leave
+built from; `scripts/generalisation.py` reads a `--save` of it by repository), `--part unseen` the
+second such part (five repositories added after the rules were measured). `--why-unresolved` adds a census of the conflicted files we leave
 conflicted: the step that declined (a fallback's reason, a guard, or the structured merge's
 conflict steps: a member both sides edited, a region of an ordered container, a delete/modify...),
 per language, with how many of them keeping both sides' lines would resolve (union).
@@ -734,9 +735,10 @@ def main() -> int:
     parser.add_argument("--show-wrong", type=int, default=0, help="print that many wrong merges")
     parser.add_argument("--repo", action="append", type=Path, default=[],
                         help="history: a git repository to mine (repeatable; default: the corpus in DEVELOPERS.md)")
-    parser.add_argument("--part", choices=("dev", "aside", "fresh", "all"), default="dev",
+    parser.add_argument("--part", choices=("dev", "aside", "fresh", "unseen", "all"), default="dev",
                         help="history: the development part, the part kept aside, the generalisation corpus "
-                             "(repositories no rule was built from; scripts/generalisation.py reads it), or all")
+                             "(repositories no rule was built from; scripts/generalisation.py reads it), its second "
+                             "part (unseen), or all")
     parser.add_argument("--language", help="history: only this language")
     parser.add_argument("--files", choices=("profiles", "appendable"), default="profiles",
                         help="history: the files a language profile handles (default), or the files every task "

@@ -96,3 +96,16 @@ def test_a_missing_save_names_the_command_that_writes_it(tmp_path: Path) -> None
     done = subprocess.run([sys.executable, str(SCRIPTS / "generalisation.py"), str(tmp_path / "none.json")],
                           capture_output=True, text=True)
     assert done.returncode == 2 and "--save FILE" in done.stderr
+
+
+def test_the_targets_are_checked_on_the_unseen_part_too(generalisation: ModuleType, tmp_path: Path) -> None:
+    cases = [_case("f+one", 1, "python", "fresh"), _case("u+one", 2, "rust", "unseen"),
+             _case("u+one", 3, "rust", "unseen"), _case("u+two", 4, "go", "unseen")]
+    _cache(tmp_path, cases)
+    verdicts = dict(zip(map(_name, cases), ["exact", "exact", "diff", "conflict"]))
+    report = generalisation.tables(verdicts, generalisation.case_index())
+    assert "unseen: pooled (2 repositories)" in report and "unseen u+one" in report
+    assert "Issue 39's targets on the fresh part (1 repositories):" in report
+    unseen = report.split("Issue 39's targets on the unseen part (2 repositories):")[1]
+    assert "NOT met  diff <= 8% of resolved: 50.0%" in unseen
+    assert "NOT met  no language below 70% agreement: rust 50.0%" in unseen

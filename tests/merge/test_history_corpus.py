@@ -125,3 +125,15 @@ def test_a_fresh_repository_is_its_own_part_with_room_for_each_language(history_
     assert sorted(case.language for case in fresh) == ["json", "python"]
     stored = (tmp_path / "cache" / "fresh+repo.json").read_text()
     assert '"per_language": 1' in stored          # the cache is keyed by the limits that made it
+
+
+def test_an_unseen_repository_is_its_own_part_sampled_like_the_fresh_ones(history_corpus: ModuleType,
+                                                                          tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    repo = _repository_with_conflicts_in_two_languages(tmp_path)
+    monkeypatch.setattr(history_corpus, "UNSEEN_REPOSITORIES", ("fresh+repo",))
+    monkeypatch.setattr(history_corpus, "FRESH_LIMITS", {"per_language": 1, "max_visits": 10})
+    (unseen,) = list(history_corpus.load_cases([repo]))
+    # Its own part (not "fresh": the two are read apart), with the fresh part's per-language room.
+    assert {case.part for case in unseen} == {"unseen"}
+    assert sorted(case.language for case in unseen) == ["json", "python"]

@@ -370,3 +370,19 @@ def test_a_default_export_one_side_makes_a_named_one_is_found_where_the_other_si
     kept = handler.replace("function handler", "function handle").replace("default handler", "default handle")
     assert _js_merge(tmp_path / "kept", {"src/handler.js": kept}, {"src/app.js": app.replace("return [];", "return [handler];")},
                      {"src/handler.js": handler, "src/app.js": app}) == ()
+
+
+def test_a_go_import_of_the_folder_itself_may_bind_the_name_the_other_side_uses() -> None:
+    # urfave/cli 75ffa2d83f: one side re-points `github.com/codegangsta/cli` to `"."` (the test's
+    # own folder, whose package clause is `cli`), the other side adds a test calling `cli.NewContext`.
+    # A relative path names a folder, not a package: the name it binds is that folder's package
+    # clause, which the path does not say. git's merge compiled and was committed as it was.
+    base = (b'package cli_test\n\nimport (\n\t"flag"\n\t"github.com/codegangsta/cli"\n\t"testing"\n)\n\n'
+            b'func TestA(t *testing.T) {\n\tset := flag.NewFlagSet("test", 0)\n\t_ = cli.NewContext(nil, set, set)\n}\n')
+    ours = base.replace(b'\t"github.com/codegangsta/cli"\n', b'\t"."\n')
+    test_b = b'\nfunc TestB(t *testing.T) {\n\tset := flag.NewFlagSet("test", 0)\n\t_ = cli.NewContext(nil, set, nil)\n}\n'
+    assert check_file(base, ours, base + test_b, ours + test_b, "context_test.go") == ()
+    # A path that does say the name still answers for it: re-pointed elsewhere, the use is broken.
+    elsewhere = base.replace(b'\t"github.com/codegangsta/cli"\n', b'\t"github.com/x/other"\n')
+    [finding] = check_file(base, elsewhere, base + test_b, elsewhere + test_b, "context_test.go")
+    assert finding.name == "cli" and finding.use_line == 16

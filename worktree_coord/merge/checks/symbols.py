@@ -739,6 +739,14 @@ def _add_import(out: Symbols, parts: dict[str, tree_sitter.Node], source: bytes,
     elif module_binding == "last":
         path = module.rstrip(separator).split(separator)
         bound = path[-1]
+        if bound in (".", ".."):
+            # A path naming a folder by where it stands (Go's `import "."`) binds that folder's
+            # package clause, which the path does not say: any name may come through it, as through
+            # a star import with no module to follow (urfave/cli 75ffa2d83f: `cli.NewContext` after
+            # `"github.com/codegangsta/cli"` became `"."`, the test's own package `cli`).
+            if not local and not container:
+                out.wildcard = True
+            return
         if version_suffix and len(path) > 2 and re.fullmatch(version_suffix, bound):
             bound = path[-2]   # a version, not the module (the profile's semantic.version_suffix: Go's `/v2`)
     else:

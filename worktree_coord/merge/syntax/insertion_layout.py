@@ -14,6 +14,8 @@ Rules:
     second run's first member takes the lead that separates members in a run (`leads_into_empty`);
   - a member inserted into a one-line list the other side broke onto lines takes the other
     side's layout (`relayout_insertions`);
+  - a member inserted among members the other side re-indented throughout (a formatter run:
+    two spaces to tabs) takes that indentation, level for level (`reindent_insertions`);
   - blank lines between a nested container's header (`class C:`) and its first member belong to
     that member's lead, so they travel with it (`over_blank_lines`).
 Invariants: only layout moves (text a side wrote is never dropped or invented); when a rule's
@@ -172,6 +174,133 @@ def relayout_insertions(entries: list[tuple[str, object]], bmap: dict[str, Membe
             continue
         out[index] = ("add", (side, ident, other_n.lead, other_n.tail))
     return out
+
+
+def reindent_insertions(entries: list[tuple[str, object]], bmap: dict[str, Member], lmap: dict[str, Member],
+                        rmap: dict[str, Member]) -> list[tuple[str, object]]:
+    """New members take the indentation the other side gave every member of the container.
+
+    When one side re-indented the container throughout (a formatter turned two spaces into a tab
+    per level: every kept member's lines moved from `u` to `v` per level, and nothing else about
+    their indentation changed) and the other side, which kept base's indentation, inserted a member
+    written in it, the member's lines take the same indentation, level for level: a tab-indented
+    manifest does not get one four-space line (got cf95ab94ef). Nothing changes unless both
+    readings are whole: every kept line of the re-indenting side moved by one unit pattern, every
+    kept line of the inserting side stayed as base had it, and every line of the inserted member
+    stands at a whole number of base units. A member holding a token over several lines (a
+    template string, a block comment) is left as written: its inner lines are text, not layout."""
+    maps = {"L": lmap, "R": rmap}
+    units: dict[str, tuple[bytes, bytes] | None] = {}
+    out = list(entries)
+    for index, (kind, value) in enumerate(entries):
+        if kind != "add":
+            continue
+        side, ident, *layout = value  # type: ignore[misc]
+        if layout:
+            continue
+        other = "R" if side == "L" else "L"
+        if side not in units:
+            units[side] = _reindent_units(bmap, maps[side], maps[other])
+        unit = units[side]
+        if unit is None:
+            continue
+        member = maps[side][ident]
+        shifted = _reindented(member, *unit)
+        if shifted is not None:
+            out[index] = ("add", (side, ident, shifted[0], member.tail, shifted[1]))
+    return out
+
+
+def _indent(line: bytes) -> bytes:
+    return line[:len(line) - len(line.lstrip(b" \t"))]
+
+
+def _at_line_start(member: Member) -> bool:
+    return member.start == 0 or member.source[member.start - 1:member.start] == b"\n"
+
+
+def _lines(member: Member) -> list[bytes]:
+    """The member's lines from its lead on; text before the lead's first line end continues
+    another line (`a, b` on one line) and is not one of them."""
+    lines = (member.lead + member.body).split(b"\n")
+    return lines if _at_line_start(member) else lines[1:]
+
+
+def _indent_pairs(old: Member, new: Member) -> list[tuple[bytes, bytes]]:
+    """(old indentation, new indentation) of each line the two versions of a member share after
+    their indentation; none when their lines do not pair up one to one (an edit added lines)."""
+    a, b = _lines(old), _lines(new)
+    if len(a) != len(b):
+        return []
+    return [(_indent(x), _indent(y)) for x, y in zip(a, b) if x.strip() and x.lstrip(b" \t") == y.lstrip(b" \t")]
+
+
+def _reindent_units(bmap: dict[str, Member], inserting: dict[str, Member],
+                    other: dict[str, Member]) -> tuple[bytes, bytes] | None:
+    """(base unit, new unit) when the other side re-indented every kept member by one unit pattern
+    (base indentation `u * n` became `v * n`) and the inserting side re-indented nothing; else None."""
+    moved: dict[bytes, bytes] = {}
+    kept = [ident for ident in bmap if ident in inserting and ident in other]
+    for ident in kept:
+        for a, b in _indent_pairs(bmap[ident], other[ident]):
+            # An indented line the other side left where it was: no re-indentation throughout
+            # (u * n is never v * n when u is not v). The common case, so it ends the reading early.
+            if (a and a == b) or moved.setdefault(a, b) != b:
+                return None
+    if any(a != b for ident in kept for a, b in _indent_pairs(bmap[ident], inserting[ident])):
+        return None
+    levels = sorted((a for a in moved if a), key=len)
+    if not levels or moved[levels[0]] == levels[0] or not moved[levels[0]]:
+        return None
+    u, v = levels[0], moved[levels[0]]
+    if any(_levels(a, u) is None or moved[a] != v * _levels(a, u) for a in moved):  # type: ignore[operator]
+        return None
+    return u, v
+
+
+def _levels(indent: bytes, unit: bytes) -> int | None:
+    n = len(indent) // len(unit)
+    return n if unit * n == indent else None
+
+
+def _reindented(member: Member, u: bytes, v: bytes) -> tuple[bytes, bytes] | None:
+    """The member's lead and body with each line's `u * n` indentation made `v * n`, or None when a
+    line stands at no whole number of units, a token spans lines, or nothing moves."""
+    if _multiline_token(member.node):
+        return None
+    text = member.lead + member.body
+    lines = text.split(b"\n")
+    first = 0 if _at_line_start(member) else 1
+    out = lines[:first]
+    for line in lines[first:]:
+        indent = _indent(line)
+        n = _levels(indent, u)
+        if n is None:
+            if line.strip():
+                return None
+            out.append(line)   # a whitespace-only line at no level: left as written
+            continue
+        out.append(v * n + line[len(indent):])
+    shifted = b"\n".join(out)
+    if shifted == text:
+        return None
+    # The body starts on the lead's last line, after its indentation: only the start of a line
+    # moved, so the lead ends as many bytes further on as that line grew.
+    k = member.lead.count(b"\n")
+    lead_end = len(member.lead) + sum(len(out[i]) - len(lines[i]) for i in range(k + 1))
+    return shifted[:lead_end], shifted[lead_end:]
+
+
+def _multiline_token(node) -> bool:  # type: ignore[no-untyped-def]
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if current.child_count == 0:
+            if current.end_point[0] > current.start_point[0]:
+                return True
+        else:
+            stack.extend(current.children)
+    return False
 
 
 def _splits_blanks(before: bytes, after: bytes) -> bool:

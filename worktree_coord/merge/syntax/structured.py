@@ -60,7 +60,8 @@ How a container merges (module, class body, object literal, import list, ...):
      member has one (unless one side's edit of the member's head drops a name the other side's new
      lines inside use: a renamed parameter), else a line merge of the member's text, whose
      conflicts are then localized to that declaration. A member a side inserted into a one-line
-     list the other side broke onto lines takes the other side's layout (insertion_layout.py).
+     list the other side broke onto lines takes the other side's layout, and one inserted among
+     members the other side re-indented throughout takes that indentation (insertion_layout.py).
 A container the base holds empty (`{}`, `[]`, an empty or blank file: no members) takes both
 sides' members as insertions at one place, by the same rules (a union where the container's members
 commute; a side's run after the other's, the layout of `insertion_layout.leads_into_empty`).
@@ -83,7 +84,8 @@ import tree_sitter
 from .group_rules import (all_keyed, ambiguous_order, independent_insertions, moved_against_deletion,
                           one_call_edited_twice, registrations_added, replaced_on_both_sides, reworded_against_deletion, same_hunks,
                           why_no_union)
-from .insertion_layout import lead_over_deletion, leads_into_empty, over_blank_lines, relayout_insertions, run_leads
+from .insertion_layout import (lead_over_deletion, leads_into_empty, over_blank_lines, reindent_insertions,
+                               relayout_insertions, run_leads)
 from .insertion_order import bind_before_use, group_order, opens_group_below, sorted_as_moved, sorted_run, sorted_table
 from ..lines.line import raw_line_merge
 from .member_diff import (base_span, check_moves_apart, check_moves_cross_nothing, check_no_slide, group_shape,
@@ -234,6 +236,7 @@ class StructuredMerge:
         elif moved:
             entries = sorted_as_moved(entries, moved, (l, lmap, l_kept), (r, rmap, r_kept), bmap=bmap)
         entries = relayout_insertions(entries, bmap, lmap, rmap)
+        entries = reindent_insertions(entries, bmap, lmap, rmap)
         return [prefix] + self._render_entries(path, entries, b, l, r, bmap, lmap, rmap) + [suffix]
 
     def _side_hunks(self, b: Segmented, b_ids: list[str], bmap: dict[str, Member], left: _SideKept, right: _SideKept,
@@ -529,6 +532,8 @@ class StructuredMerge:
                     member = replace(member, lead=layout[0])
                 if len(layout) > 1:
                     member = replace(member, tail=layout[1])
+                if len(layout) > 2:
+                    member = replace(member, body=layout[2])
                 out.append(member.render(sep, with_sep))
             elif kind == "pair":
                 base_ident, left_ident, right_ident = value
