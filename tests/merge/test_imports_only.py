@@ -58,7 +58,7 @@ def _forget_queries() -> None:
 
 
 def test_the_defining_query_answers_whether_a_file_imports_as_the_imports_query_does() -> None:
-    """`_imports_none` asks the defining query's import patterns in a process that did not compile
+    """An imports-only extraction asks the defining query's import patterns in a process that did not compile
     the imports-only query: the same answer for every fixture file of every language, importing
     or not (guarded imports included)."""
     answers: dict[bool, int] = {True: 0, False: 0}
@@ -100,3 +100,35 @@ def test_an_imports_only_extraction_compiles_one_query() -> None:
     symbols.compile_queries(profile)
     assert profile in symbols._IMPORTS_COMPILED
     assert [i.bound for i in extract(profile, data, imports_only=True).imports] == ["os", "parse"]
+
+
+def test_an_imports_only_extraction_runs_the_defining_query_once(monkeypatch) -> None:
+    """Where the defining query answers whether a file imports (no imports-only query compiled),
+    the extraction reads the same matches: a file that imports, most of a real run's, ran the
+    query twice (to ask, then to extract). The imports are those of a whole extraction."""
+    import tree_sitter
+
+    profile = semantic_profile("m.py")
+    data = b"import os\nfrom .util import parse as p\n\ndef f():\n    import json\n    return json\n"
+    tree = profile.parse(data)
+    _forget_queries()
+    real = tree_sitter.QueryCursor
+    runs: list[int] = []
+
+    class Counting:
+        def __init__(self, query: tree_sitter.Query) -> None:
+            self._cursor = real(query)
+
+        def matches(self, node: tree_sitter.Node) -> list:
+            runs.append(1)
+            return self._cursor.matches(node)
+
+    monkeypatch.setattr(tree_sitter, "QueryCursor", Counting)
+    only = extract(profile, data, tree, imports_only=True)
+    assert len(runs) == 1
+    assert extract(profile, b"x = 1\n", imports_only=True).imports == []
+    assert len(runs) == 2
+    monkeypatch.setattr(tree_sitter, "QueryCursor", real)
+    whole = extract(profile, data, tree, uses=False)
+    assert [(i.bound, i.module, i.name, i.line, i.scope is None) for i in only.imports] == \
+        [(i.bound, i.module, i.name, i.line, i.scope is None) for i in whole.imports] != []

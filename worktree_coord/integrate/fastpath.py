@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import pygit2
 
+from ..merge.checks import disjoint
+
 TREE = 0o040000
 GITLINK = 0o160000
 SYMLINK = 0o120000
@@ -45,12 +47,17 @@ def _kind(mode: int) -> int:
 
 def fast_merge_trees(repo: pygit2.Repository, base: pygit2.Oid, ours: pygit2.Oid,
                      theirs: pygit2.Oid) -> pygit2.Oid:
-    """Merged tree id of base/ours/theirs, or raise NotFast when both sides touched one path."""
+    """Merged tree id of base/ours/theirs, or raise NotFast when both sides touched one path. A
+    merged tree is noted as disjoint (merge.checks.disjoint): the post-merge check then composes its
+    changes against ours instead of walking the two trees again."""
     if theirs == base or ours == theirs:
-        return ours
-    if ours == base:
-        return theirs
-    return _merge_dir(repo, repo[base], repo[ours], repo[theirs], "")
+        merged = ours
+    elif ours == base:
+        merged = theirs
+    else:
+        merged = _merge_dir(repo, repo[base], repo[ours], repo[theirs], "")
+    disjoint.note(base, ours, theirs, merged)
+    return merged
 
 
 def _entries(tree: pygit2.Tree) -> dict[str, Entry]:

@@ -36,6 +36,7 @@ from ..frozen import value_class
 from ..member_globs import tree_subfolders
 from .cascade import merge_file
 from .result import FileMerge, MergeConflict, SemanticFinding, SemanticMode, Strategy
+from .checks import disjoint
 from .checks.import_paths import grouped_paths
 from .checks.merge_index import MISSING, TABLES_EVERY, MergeIndex, shared_index
 from .checks.pin_words import PinWords, git_words, mentioning
@@ -154,8 +155,12 @@ def check_tree_merge(repo: pygit2.Repository, base: pygit2.Oid | str, ours: pygi
     # base -> ours (integration: all the run changed so far) comes from the index, and base ->
     # merged is it plus ours -> merged (the task's few files), kept for the next merge.
     diff = functools.partial(_changes, repo=repo)
-    changes = [index.changes(repo, trees[0], trees[1], diff), diff(trees[0], trees[2]),
-               index.advance(repo, trees[0], trees[1], trees[3], diff)]
+    ours_changes, theirs_changes = index.changes(repo, trees[0], trees[1], diff), diff(trees[0], trees[2])
+    # A merge the fast path made (no path changed on both sides): ours -> merged is composed from
+    # the two diffs above, not walked (disjoint.py).
+    composed = disjoint.step(ours_changes, theirs_changes) \
+        if disjoint.known(*(tree.id for tree in trees)) else None
+    changes = [ours_changes, theirs_changes, index.advance(repo, trees[0], trees[1], trees[3], diff, step=composed)]
     try:
         tip, loose = (None, set()) if walk else _tip_tables(repo, index, trees, changes, ours, diff)
         views = None if walk else _tip_views(repo, index, trees[0], trees[1], changes[0])

@@ -7,7 +7,8 @@ uses, in one file or across files); beside it `duplicates` (a declaration held t
 one side replaced throughout that the other still adds). Their parts: `reach` (which files must be
 parsed, decided before any parse), `symbols` (what one version defines, binds, imports and
 references), `reexports` (names imported through a module that re-exports them), `versions` (a
-file's four versions), `merge_index` (what is kept between merges, so a merge costs what it changes).
+file's four versions), `merge_index` (what is kept between merges, so a merge costs what it changes),
+`disjoint` (tree merges the fast path noted as disjoint: their changes composed, not walked).
 Output: `result.SemanticFinding`s; the merged bytes are never changed here.
 Imports `languages`, `lines` (linediff) and `ecosystems`.
 """

@@ -345,16 +345,17 @@ class MergeIndex:
         return dict(changes)
 
     def advance(self, repo: pygit2.Repository, old: pygit2.Tree, tip: pygit2.Tree, result: pygit2.Tree,
-                diff: Callable[[pygit2.Tree, pygit2.Tree], Changes]) -> Changes:
-        """`diff(old, result)` from `changes(old, tip)` and the (small) `diff(tip, result)`: what
-        the next merge, whose tip `result` is, asks for. Kept like `changes`."""
+                diff: Callable[[pygit2.Tree, pygit2.Tree], Changes], step: Changes | None = None) -> Changes:
+        """`diff(old, result)` from `changes(old, tip)` and the (small) `diff(tip, result)` (`step`
+        when the caller knows it: disjoint.py): what the next merge, whose tip `result` is, asks
+        for. Kept like `changes`."""
         key = (str(old.id), str(result.id))
         kept = self._get(self._tips, key)
         if kept is not _MISSING:
             self.stats["tips_hit"] += 1
             return dict(kept)
         changes = self.changes(repo, old, tip, diff)
-        step = diff(tip, result)
+        step = diff(tip, result) if step is None else step
         self._put(self._steps, key, (str(tip.id), step), MAX_TIPS)
         for path, (before, after) in step.items():
             # `before` is the tip's side; the pin's side is the tip's unless the run changed the path.

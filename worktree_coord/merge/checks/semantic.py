@@ -211,6 +211,7 @@ class _Check:
         self.labels = {"left": labels[0], "right": labels[2]}
         self.trees = trees
         self._symbols: dict[tuple[str, bytes, bool], Symbols | None] = {}   # (path, bytes, uses)
+        self._imports_asked: dict[tuple[str, Any], Symbols | None] = {}     # (path, blob id or which): imports()
         self._trees: dict[tuple[str, bytes], tree_sitter.Tree] = {}
         self._parsed: dict[str, tuple[str, bytes]] = {}   # path -> the version of it parsed last (which, bytes)
         # resolve()'s index, per rules: module path -> files, and last module part -> (file, parts).
@@ -282,7 +283,18 @@ class _Check:
         `imports`, `wildcard` and `star_modules` are whole, its definitions perhaps not. Kept
         symbols of any extraction answer; else only the imports are placed (symbols.extract's
         imports_only): the read of a file the check asks nothing but its imports (the task's
-        files, for the import-path check and the re-exports its new lines reach)."""
+        files, for the import-path check and the re-exports its new lines reach). Answered once
+        per version and check: the re-exports step and both ways of the import-path check ask a
+        task file's (three questions, each three lookups in the merge index's memory before)."""
+        # By the version's blob id where known: a task file's version is its merged one too.
+        blob_id = getattr(self.files[path], "blob_id", None)
+        key = (path, (blob_id(which) if blob_id is not None else None) or which)
+        found = self._imports_asked.get(key, _UNKNOWN)
+        if found is _UNKNOWN:
+            found = self._imports_asked[key] = self._imports(path, which)
+        return found   # type: ignore[return-value]
+
+    def _imports(self, path: str, which: str) -> Symbols | None:
         versions = self.files[path]
         profile = semantic_profile(path)
         assert profile is not None

@@ -162,8 +162,9 @@ def _query(profile: Profile, uses: bool, imports: bool) -> tree_sitter.Query:
     return _compile(profile, _query_text(profile))
 
 
-# Profiles whose imports-only query this process compiled (`_imports_none` prefers it then). One
-# left here after `_query.cache_clear()` only costs that query's compile again, never an answer.
+# Profiles whose imports-only query this process compiled (an imports-only extraction asks it
+# whether a file imports, then). One left here after `_query.cache_clear()` only costs that
+# query's compile again, never an answer.
 _IMPORTS_COMPILED: set[Profile] = set()
 
 
@@ -524,9 +525,20 @@ def extract(profile: Profile, source: bytes, tree: tree_sitter.Tree | None = Non
     rules = profile.semantic
     if tree is None:
         tree = profile.parse(source)
-    if imports_only and _imports_none(profile, tree):
-        return Symbols()   # it imports nothing: the definitions, which only place imports, are not matched
-    matches = tree_sitter.QueryCursor(query_for(profile, uses)).matches(tree.root_node)
+    matches = None
+    if imports_only:
+        places = None if profile in _IMPORTS_COMPILED else _import_places(profile)
+        if places is not None:
+            # Asked of the defining query (_no_import_matches), whose matches the extraction below reads
+            # too: run once, not once to ask and again to extract (a file that imports, most of a
+            # real run's, paid the defining query twice).
+            matches = tree_sitter.QueryCursor(query_for(profile, False)).matches(tree.root_node)
+            if not any(index in places for index, _ in matches):
+                return Symbols()   # it imports nothing
+        elif _no_import_matches(profile, tree, by_defining=False):
+            return Symbols()   # it imports nothing: the definitions, which only place imports, are not matched
+    if matches is None:
+        matches = tree_sitter.QueryCursor(query_for(profile, uses)).matches(tree.root_node)
     defs: dict[int, tuple[str, str]] = {}
     raw_defs: list[tuple[tree_sitter.Node, tree_sitter.Node, str]] = []
     raw_refs: list[tuple[tree_sitter.Node, str]] = []
@@ -675,19 +687,13 @@ def _add_exports(out: Symbols, raw: list[dict[str, tree_sitter.Node]], source: b
         out.bind(EXPORTS, name)
 
 
-def _imports_none(profile: Profile, tree: tree_sitter.Tree) -> bool:
-    """Whether no import pattern of the profile matches anywhere in `tree`.
-
-    Asked by an imports-only extraction, which runs the defining query next whenever the answer is
-    no: a process that has not compiled the imports-only query (a CLI finish; `wtc serve` compiles
-    every query before it forks) asks the defining query, whose import patterns are the same
-    patterns (a pattern's matches do not depend on the others in its query), rather than compile
-    both (the imports-only query is ~10 ms of Python's compile, ~13 ms of TypeScript's)."""
-    return _no_import_matches(profile, tree, by_defining=profile not in _IMPORTS_COMPILED)
-
-
 def _no_import_matches(profile: Profile, tree: tree_sitter.Tree, *, by_defining: bool) -> bool:
-    """`_imports_none`'s answer from the defining query (`by_defining`) or the imports-only one."""
+    """Whether no import pattern of the profile matches anywhere in `tree`, from the defining query
+    (`by_defining`) or the imports-only one. An imports-only extraction asks it: a process that has
+    not compiled the imports-only query (a CLI finish; `wtc serve` compiles every query before it
+    forks) asks the defining query, whose import patterns are the same patterns (a pattern's matches
+    do not depend on the others in its query), rather than compile both (the imports-only query is
+    ~10 ms of Python's compile, ~13 ms of TypeScript's), and extracts from the same matches."""
     places = _import_places(profile) if by_defining else None
     if places is not None:
         return not any(index in places for index, _ in tree_sitter.QueryCursor(query_for(profile, False)).matches(tree.root_node))
