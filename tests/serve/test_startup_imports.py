@@ -682,3 +682,19 @@ def test_a_finish_whose_merge_checks_python_reads_the_tags_query_without_importl
     modules = imported(repo, "task", "finish", "t2", "--run", "r1")
     assert "worktree_coord.merge.checks.symbols" in modules and "tree_sitter" in modules
     assert not modules & {"importlib.readers", "importlib.resources.readers"}
+
+
+def test_a_finish_that_merges_loads_no_openssl_for_the_certificate_locations(repo: Path) -> None:
+    """pygit2 hands libgit2 the certificate locations at its import, and libgit2 parses the whole
+    bundle then; a `wtc` process keeps that for its first connection through libgit2, which a run
+    never makes (gitrepo/lean_pygit2.py): a finish that merges loads no `_ssl` to ask for them."""
+    env = dict(os.environ, WTC_NO_SERVE="1")
+    for args in (("run", "start", "--run", "r1"), ("task", "start", "t1", "--run", "r1", "--own", "t1/**")):
+        subprocess.run([sys.executable, "-m", "worktree_coord", *args], cwd=repo, check=True, capture_output=True,
+                       env=env)
+    folder = repo / ".wtc" / "worktrees" / "r1" / "t1" / "t1"
+    folder.mkdir(parents=True)
+    (folder / "notes.txt").write_text("an edit\n")
+    modules = imported(repo, "task", "finish", "t1", "--run", "r1")
+    assert "pygit2" in modules and "worktree_coord.integrate.engine" in modules
+    assert not modules & {"_ssl", "ssl"}, sorted(m for m in modules if "ssl" in m)
