@@ -698,3 +698,20 @@ def test_a_finish_that_merges_loads_no_openssl_for_the_certificate_locations(rep
     modules = imported(repo, "task", "finish", "t1", "--run", "r1")
     assert "pygit2" in modules and "worktree_coord.integrate.engine" in modules
     assert not modules & {"_ssl", "ssl"}, sorted(m for m in modules if "ssl" in m)
+
+
+def test_a_finish_whose_tree_merge_is_clean_loads_no_file_merge_cascade(repo: Path) -> None:
+    """A finish's merge resolves files through the cascade (line merge with its ctypes binding, the
+    CST and structured stages) only when git's tree merge left a conflicted file: a clean merge,
+    most of a swarm's finishes, loads none of it (merge/tree.py imports it where it resolves)."""
+    env = dict(os.environ, WTC_NO_SERVE="1")
+    for args in (("run", "start", "--run", "r1"),
+                 ("task", "start", "t1", "--run", "r1", "--own", "packages/core/lib.py")):
+        subprocess.run([sys.executable, "-m", "worktree_coord", *args], cwd=repo, check=True, capture_output=True,
+                       env=env)
+    lib = repo / ".wtc" / "worktrees" / "r1" / "t1" / "packages" / "core" / "lib.py"
+    lib.write_text(lib.read_text() + "# t1\n")
+    modules = imported(repo, "task", "finish", "t1", "--run", "r1")
+    assert "worktree_coord.merge.tree" in modules and "worktree_coord.merge.checks.semantic" in modules
+    assert not modules & {"worktree_coord.merge.cascade", "worktree_coord.merge.lines.line", "ctypes"}, \
+        sorted(modules & {"worktree_coord.merge.cascade", "worktree_coord.merge.lines.line", "ctypes"})
