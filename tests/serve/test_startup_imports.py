@@ -715,3 +715,25 @@ def test_a_finish_whose_tree_merge_is_clean_loads_no_file_merge_cascade(repo: Pa
     assert "worktree_coord.merge.tree" in modules and "worktree_coord.merge.checks.semantic" in modules
     assert not modules & {"worktree_coord.merge.cascade", "worktree_coord.merge.lines.line", "ctypes"}, \
         sorted(modules & {"worktree_coord.merge.cascade", "worktree_coord.merge.lines.line", "ctypes"})
+
+
+def test_a_finish_that_reads_a_python_file_loads_no_toml_parser_once_its_profile_is_kept(repo: Path) -> None:
+    """The Python profile's TOML is parsed by the first process that validates it and kept, parsed,
+    in the user's state folder (profiles.PARSED_PROFILES); a later finish whose checks read a
+    changed Python file loads no tomllib (nor does its merge's dependency reader, which reads a
+    manifest only when an import names one)."""
+    env = dict(os.environ, WTC_NO_SERVE="1")
+    for args in (("run", "start", "--run", "r1"),
+                 ("task", "start", "t1", "--run", "r1", "--own", "packages/core/lib.py"),
+                 ("task", "start", "t2", "--run", "r1", "--own", "packages/core/extra.py")):
+        subprocess.run([sys.executable, "-m", "worktree_coord", *args], cwd=repo, check=True, capture_output=True,
+                       env=env)
+    core = repo / ".wtc" / "worktrees" / "r1"
+    lib = core / "t1" / "packages" / "core" / "lib.py"
+    lib.write_text(lib.read_text() + "# t1\n")
+    (core / "t2" / "packages" / "core" / "extra.py").write_text("VALUE = 2\n")
+    subprocess.run([sys.executable, "-m", "worktree_coord", "task", "finish", "t2", "--run", "r1"], cwd=repo,
+                   check=True, capture_output=True, env=env)
+    modules = imported(repo, "task", "finish", "t1", "--run", "r1")
+    assert "worktree_coord.merge.languages.profiles" in modules and "worktree_coord.merge.tree" in modules
+    assert "tomllib" not in modules
