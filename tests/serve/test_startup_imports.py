@@ -737,3 +737,19 @@ def test_a_finish_that_reads_a_python_file_loads_no_toml_parser_once_its_profile
     modules = imported(repo, "task", "finish", "t1", "--run", "r1")
     assert "worktree_coord.merge.languages.profiles" in modules and "worktree_coord.merge.tree" in modules
     assert "tomllib" not in modules
+
+
+def test_a_finish_that_merges_loads_no_openssl_hash(repo: Path) -> None:
+    """A finish's merge keys its few files in the merge index by their blob ids, hashed with the
+    interpreter's SHA-1 (digest.sha1_of), and writes no pack (held_objects.py hashes one with
+    hashlib, in a drain): it loads no `_hashlib` (OpenSSL's libcrypto, ~3-6 ms of CPU)."""
+    env = dict(os.environ, WTC_NO_SERVE="1")
+    for args in (("run", "start", "--run", "r1"),
+                 ("task", "start", "t1", "--run", "r1", "--own", "packages/core/lib.py")):
+        subprocess.run([sys.executable, "-m", "worktree_coord", *args], cwd=repo, check=True, capture_output=True,
+                       env=env)
+    lib = repo / ".wtc" / "worktrees" / "r1" / "t1" / "packages" / "core" / "lib.py"
+    lib.write_text(lib.read_text() + "# t1\n")
+    modules = imported(repo, "task", "finish", "t1", "--run", "r1")
+    assert "worktree_coord.merge.checks.merge_index" in modules and "worktree_coord.gitrepo.held_objects" in modules
+    assert not modules & {"hashlib", "_hashlib"}, sorted(modules & {"hashlib", "_hashlib"})
