@@ -30,6 +30,7 @@ for every call into libgit2's network functions and finds each one there). A bun
 
 from __future__ import annotations
 
+import _thread
 import sys
 import types
 
@@ -49,20 +50,29 @@ NETWORK_CALLS = (("pygit2", None, "clone_repository"),
                  ("pygit2.remotes", "Remote", "push"),
                  ("pygit2.submodules", "Submodule", "update"), ("pygit2.submodules", "SubmoduleCollection", "add"))
 
-# The settings objects whose certificate locations libgit2 has not been given yet (pygit2 makes one).
+# The settings objects whose certificate locations libgit2 has not been given yet (pygit2 makes one),
+# and the one being handed over now, by the thread holding _LOCK (another thread waits for it).
 _PENDING: list[Any] = []
+_HANDING: list[Any] = []
+_LOCK = _thread.RLock()
 
 
 def hand_over() -> None:
     """Give libgit2 the certificate locations now, as pygit2's `Settings()` does at import (once;
     a refusal is raised to this caller and again to the next, as pygit2's import would raise it)."""
-    while _PENDING:
-        settings = _PENDING.pop()
-        try:
-            type(settings).__mro__[1]._initialize_tls_certificate_locations(settings)
-        except BaseException:
-            _PENDING.append(settings)
-            raise
+    if not _PENDING:
+        return
+    with _LOCK:
+        if _HANDING:
+            return   # this thread, inside the hand-over: pygit2's own method reading the settings
+        while _PENDING:
+            settings = _PENDING[0]
+            _HANDING.append(settings)
+            try:
+                type(settings).__mro__[1]._initialize_tls_certificate_locations(settings)
+            finally:
+                _HANDING.pop()
+            _PENDING.pop(0)   # only once handed over: a refusal leaves it waiting, to be raised again
 
 
 def _deferring(real: type) -> type:
