@@ -753,3 +753,13 @@ def test_a_finish_that_merges_loads_no_openssl_hash(repo: Path) -> None:
     modules = imported(repo, "task", "finish", "t1", "--run", "r1")
     assert "worktree_coord.merge.checks.merge_index" in modules and "worktree_coord.gitrepo.held_objects" in modules
     assert not modules & {"hashlib", "_hashlib"}, sorted(modules & {"hashlib", "_hashlib"})
+
+
+def test_gc_loads_no_typer(repo: Path) -> None:
+    """A lead's `wtc gc`, every few rounds of a swarm, takes the quick path (fastcli.py): no typer."""
+    subprocess.run([sys.executable, "-m", "worktree_coord", "run", "start", "--run", "r1"], cwd=repo, check=True,
+                   capture_output=True, env=dict(os.environ, WTC_NO_SERVE="1"))
+    for args in (("gc",), ("gc", "--dry-run", "--json")):
+        modules = imported(repo, *args)
+        assert "worktree_coord.fastcli" in modules and "worktree_coord.coordinator.cleanup" in modules, args
+        assert not modules & TYPER, (args, sorted(modules & TYPER))
