@@ -70,3 +70,107 @@ def test_the_stand_in_reads_other_names_from_the_real_module() -> None:
             "import ssl\nprint(ssl is not stand_in, protocol is ssl.PROTOCOL_TLS_CLIENT, hasattr(stand_in, '__path__'))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.split() == ["True", "True", "False"]
+
+
+HAND_OVER = r"""
+import json, sys
+if sys.argv[1] == "lean":
+    from worktree_coord.gitrepo.lean_pygit2 import install
+    install()
+import pygit2
+answer = {"_ssl_at_import": "_ssl" in sys.modules}
+try:
+    pygit2.clone_repository(sys.argv[2], sys.argv[3])
+    answer["cloned"] = True
+except Exception as error:
+    answer["error"] = f"{type(error).__name__}: {error}"
+try:
+    answer["file"], answer["dir"] = pygit2.settings.ssl_cert_file, pygit2.settings.ssl_cert_dir
+except Exception as error:   # the refusal again: the settings still wait for their hand-over
+    answer["settings_error"] = f"{type(error).__name__}: {error}"
+print(json.dumps(answer))
+"""
+
+
+def _hand_over_probe(mode: str, env: dict[str, str], source: Path, target: Path) -> dict[str, object]:
+    done = subprocess.run([sys.executable, "-c", HAND_OVER, mode, source.as_uri(), str(target)], capture_output=True,
+                          text=True, env=dict(os.environ, **env), cwd=Path(__file__).parent)
+    assert done.stdout, done.stderr[-2000:]
+    return json.loads(done.stdout)
+
+
+def test_the_certificate_bundle_reaches_libgit2_before_its_first_connection_not_at_import(tmp_path: Path) -> None:
+    """In a `wtc` process libgit2 is handed the certificate locations (and parses the bundle) only
+    when pygit2 is first asked something that can connect: here a clone, which with a bundle libgit2
+    refuses fails as the plain import fails, and with the machine's bundle clones as before."""
+    source = tmp_path / "source"
+    subprocess.run(["git", "init", "-q", str(source)], check=True)
+    subprocess.run(["git", "-C", str(source), "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q",
+                    "--allow-empty", "-m", "one"], check=True)
+    refused = tmp_path / "refused.pem"
+    refused.write_text("")
+    lean = _hand_over_probe("lean", {}, source, tmp_path / "lean")
+    plain = _hand_over_probe("plain", {}, source, tmp_path / "plain")
+    assert lean.pop("_ssl_at_import") is False and plain.pop("_ssl_at_import") is True
+    assert lean == plain and lean["cloned"] is True
+    # A bundle libgit2 refuses: the plain import raises; the lean one raises the same at the clone.
+    plain_refusal = subprocess.run([sys.executable, "-c", "import pygit2"], capture_output=True, text=True,
+                                   env=dict(os.environ, SSL_CERT_FILE=str(refused)))
+    assert plain_refusal.returncode != 0 and "failed to load certificates" in plain_refusal.stderr
+    lean = _hand_over_probe("lean", {"SSL_CERT_FILE": str(refused)}, source, tmp_path / "lean-refused")
+    assert "failed to load certificates" in str(lean.get("error")), lean
+    assert "failed to load certificates" in str(lean.get("settings_error")), lean
+    assert not (tmp_path / "lean-refused").exists()
+
+
+def test_every_pygit2_call_that_can_connect_hands_the_certificates_over_first() -> None:
+    """pygit2's sources, read: each function that calls one of libgit2's network entry points is one
+    of NETWORK_CALLS (a pygit2 that adds one fails here, not silently without certificates)."""
+    import ast
+
+    import pygit2
+
+    from worktree_coord.gitrepo.lean_pygit2 import NETWORK_CALLS
+
+    network = {"git_clone", "git_remote_connect", "git_remote_fetch", "git_remote_push", "git_remote_ls",
+               "git_remote_prune", "git_remote_upload", "git_remote_download", "git_submodule_update",
+               "git_submodule_clone", "git_remote_connect_ext"}
+    found: set[tuple[str, str | None, str]] = set()
+    folder = Path(pygit2.__file__).parent
+    for path in sorted(folder.glob("*.py")):
+        module = "pygit2" if path.stem == "__init__" else f"pygit2.{path.stem}"
+        tree = ast.parse(path.read_text())
+
+        def visit(node: ast.AST, owner: str | None, function: str | None) -> None:
+            for child in ast.iter_child_nodes(node):
+                if isinstance(child, ast.ClassDef):
+                    visit(child, child.name, None)
+                elif isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    visit(child, owner, function or child.name)
+                else:
+                    if (isinstance(child, ast.Attribute) and isinstance(child.value, ast.Name)
+                            and child.value.id == "C" and child.attr in network):
+                        found.add((module, owner, function or "<module>"))
+                    visit(child, owner, function)
+        visit(tree, None, None)
+    assert found, "no call into libgit2's network found: the reading above no longer fits pygit2"
+    assert found <= set(NETWORK_CALLS), sorted(found - set(NETWORK_CALLS))
+
+
+def test_a_finish_runs_with_a_certificate_bundle_libgit2_refuses(repo: Path, tmp_path: Path) -> None:
+    """`SSL_CERT_FILE` naming a file libgit2 cannot load made every `wtc` call that opens libgit2 fail
+    at pygit2's import, though no call of a run connects through libgit2: a finish that merges now
+    runs, and its task is merged."""
+    refused = tmp_path / "refused.pem"
+    refused.write_text("")
+    env = dict(os.environ, WTC_NO_SERVE="1", SSL_CERT_FILE=str(refused))
+    for args in (("run", "start", "--run", "r1"), ("task", "start", "t1", "--run", "r1", "--own", "t1/**")):
+        subprocess.run([sys.executable, "-m", "worktree_coord", *args], cwd=repo, check=True, capture_output=True,
+                       env=env)
+    folder = repo / ".wtc" / "worktrees" / "r1" / "t1" / "t1"
+    folder.mkdir(parents=True)
+    (folder / "notes.txt").write_text("an edit\n")
+    done = subprocess.run([sys.executable, "-m", "worktree_coord", "task", "finish", "t1", "--run", "r1", "--json"],
+                          cwd=repo, capture_output=True, text=True, env=env)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads(done.stdout)["state"] == "merged"

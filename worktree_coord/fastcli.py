@@ -4,7 +4,7 @@ Stage: entry.py, after the look for a warm server and before the command line lo
 Output: the call's exit code, or None, and the call goes on to typer (cli.main) as if this module
 did not exist. typer and its vendored click cost about a third of a small call's start-up (issue 36),
 and agents call `wtc status`, `wtc task start|finish|check`, `wtc merge`, `wtc report` and `wtc
-version` hundreds of times a run.
+version` hundreds of times a run (and a lead its `wtc gc` every few rounds).
 
 Invariants:
 - the same bytes on stdout and stderr and the same exit code as typer's path: the commands' bodies
@@ -265,6 +265,16 @@ def merge(run: str, verify: str | None, batch: int, key: str | None, repo: str, 
     return result.exit_code
 
 
+def gc(dry_run: bool, repo: str, json_mode: bool) -> int:
+    from .output import render
+    from .output.tagging import emit
+
+    with open_coordinator(repo, progress="gc", json_mode=json_mode) as coordinator:
+        result = coordinator.gc(dry_run=dry_run)
+    emit(result.to_json(), schema="gc", json_mode=json_mode, human=render.gc_report(result))
+    return result.exit_code
+
+
 def report(run: str, onto: str | None, format: str, repo: str, json_mode: bool) -> int:
     from .errors import UsageError
     from .output import render
@@ -321,6 +331,8 @@ COMMANDS: dict[tuple[str, ...], _Spec] = {
     ("task", "check"): ({**_RUN, **_REPO, **_JSON}, ("task",), {"repo": ".", "json_mode": False}, task_check),
     ("merge",): ({**_RUN, "--verify": ("verify", "value"), "--batch": ("batch", "int>=1"), **_KEY, **_REPO, **_JSON},
                  (), {"verify": None, "batch": 1, "key": None, "repo": ".", "json_mode": False}, merge),
+    ("gc",): ({"--dry-run": ("dry_run", True), **_REPO, **_JSON}, (), {"dry_run": False, "repo": ".", "json_mode": False},
+              gc),
     ("report",): ({**_RUN, "--onto": ("onto", "value"), "--format": ("format", "value"), **_REPO, **_JSON}, (),
                   {"onto": None, "format": "text", "repo": ".", "json_mode": False}, report),
     # git's merge driver line: merge-file %O %A %B --path %P --git --marker-size %L -L %X -L %S -L %Y

@@ -2,9 +2,9 @@
 user's state folder (config.user_state_dir).
 
 Who keeps what: merge/checks/symbols.py the bounds of each profile's query patterns
-(`query-patterns-v1`), merge/languages/profile_index.py the shipped profiles' index
+(`query-patterns-v1`) and the words a query's matches need (`query-words-v1`), merge/languages/profile_index.py the shipped profiles' index
 (`profile-index-v1`), merge/languages/profiles.py the `binds` queries found valid for a grammar
-(`valid-binds-v1`). Each fact is kept under a digest of everything its answer depends on (the texts
+(`valid-binds-v1`) and the shipped profiles' parsed TOML (`parsed-profiles-v1`). Each fact is kept under a digest of everything its answer depends on (the texts
 it was derived from, the code that derives it, the versions of the libraries it used), so a kept
 file is never stale, only unused. Files are written whole by rename (a reader sees an old file or
 a new one); a file that does not read back as its writer wrote it is the caller's to ignore and

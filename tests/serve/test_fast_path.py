@@ -36,6 +36,7 @@ TAKEN = [
     ["task", "check", "t1", "--run", "r1"], ["task", "check", "--json", "t1", "-r", "r1", "--repo", "."],
     ["merge", "--run", "r1"], ["merge", "--run", "r1", "--batch", "3", "--verify", "true", "--key", "k", "--json"],
     ["merge", "-r", "r1", "--batch=2"],
+    ["gc"], ["gc", "--dry-run", "--json"], ["gc", "-C", ".", "--dry-run"], ["gc", "--repo=.", "--json"],
     ["report", "--run", "r1"], ["report", "--run", "r1", "--format", "json"], ["report", "-r", "r1", "--onto", "main",
                                                                               "--format=html"],
     ["report", "--run", "r1", "--format", "xml"],      # a value the body refuses, the same way on both paths
@@ -58,7 +59,7 @@ LEFT = [
     ["task", "start", "t1"], ["task", "start", "t1", "--run", "r1", "--message", "m"],
     ["task", "finish", "t1", "--run", "r1", "-m", "-starts-with-dash"], ["merge", "--run", "r1", "--batch", "0"],
     ["merge", "--run", "r1", "--batch", "x"], ["merge", "--run", "r1", "--batch", "-1"], ["merge"], ["report"],
-    ["task"], ["task", "abandon", "t1", "--run", "r1"], ["gc"], ["run", "start"],
+    ["task"], ["task", "abandon", "t1", "--run", "r1"], ["gc", "extra"], ["gc", "--dry-run=1"], ["run", "start"],
     ["--version"], ["version", "extra"], ["task", "check", "t1", "--run", "r1", "--own", "x"],
     ["status", "--forecast=yes"],
     ["merge-file", "b", "l"], ["merge-file", "b", "l", "r", "x"], ["merge-file", "b", "l", "r", "--marker-size", "x"],
@@ -76,7 +77,7 @@ def typer_values(monkeypatch: pytest.MonkeyPatch, args: list[str]) -> tuple[str,
     """Which body typer's path calls for `args`, with which values (recorded, not run)."""
     called: list[tuple[str, dict[str, Any]]] = []
     bodies = [(fastcli, name) for name in ("version", "status", "task_start", "task_finish", "task_check", "merge",
-                                           "report")] + [(merge_file_command, "merge_file")]
+                                           "gc", "report")] + [(merge_file_command, "merge_file")]
     for module, name in bodies:
         original = getattr(module, name)
 

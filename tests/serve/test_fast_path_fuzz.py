@@ -29,7 +29,7 @@ from tests.serve.test_fast_path import _plain
 from worktree_coord import cli, fastcli, merge_file_command
 
 WTC = [sys.executable, "-m", "worktree_coord"]
-BODIES = ("version", "status", "task_start", "task_finish", "task_check", "merge", "report", "merge_file")
+BODIES = ("version", "status", "task_start", "task_finish", "task_check", "merge", "gc", "report", "merge_file")
 
 
 def _click_command(path: tuple[str, ...]) -> Any:

@@ -65,8 +65,10 @@ def test_exit_codes_output_and_atexit_handlers_kept(tmp_path: Path) -> None:
     missing, ran = run(tmp_path, "status", "--run", "nope", "--repo", str(repo), "--json")
     assert missing.returncode == 5 and json.loads(missing.stdout)["error"]["kind"] == "not_found"
     assert ran == ["atexit"]
-    typer, ran = run(tmp_path, "gc", "--repo", str(repo), "--json")                    # typer's path
-    assert typer.returncode == 0 and json.loads(typer.stdout)["schema"] == "wtc.gc/1" and ran == ["atexit"]
+    typer, ran = run(tmp_path, "intent", "list", "--run", "r1", "--repo", str(repo), "--json")   # typer's path
+    assert typer.returncode == 0 and json.loads(typer.stdout)["schema"] == "wtc.intent.list/1" and ran == ["atexit"]
+    collected, ran = run(tmp_path, "gc", "--repo", str(repo), "--json")               # the quick path
+    assert collected.returncode == 0 and json.loads(collected.stdout)["schema"] == "wtc.gc/1" and ran == ["atexit"]
     usage, ran = run(tmp_path, "statu")
     assert usage.returncode == 2 and "No such command" in usage.stderr and ran == ["atexit"]
 

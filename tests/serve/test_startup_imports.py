@@ -682,3 +682,84 @@ def test_a_finish_whose_merge_checks_python_reads_the_tags_query_without_importl
     modules = imported(repo, "task", "finish", "t2", "--run", "r1")
     assert "worktree_coord.merge.checks.symbols" in modules and "tree_sitter" in modules
     assert not modules & {"importlib.readers", "importlib.resources.readers"}
+
+
+def test_a_finish_that_merges_loads_no_openssl_for_the_certificate_locations(repo: Path) -> None:
+    """pygit2 hands libgit2 the certificate locations at its import, and libgit2 parses the whole
+    bundle then; a `wtc` process keeps that for its first connection through libgit2, which a run
+    never makes (gitrepo/lean_pygit2.py): a finish that merges loads no `_ssl` to ask for them."""
+    env = dict(os.environ, WTC_NO_SERVE="1")
+    for args in (("run", "start", "--run", "r1"), ("task", "start", "t1", "--run", "r1", "--own", "t1/**")):
+        subprocess.run([sys.executable, "-m", "worktree_coord", *args], cwd=repo, check=True, capture_output=True,
+                       env=env)
+    folder = repo / ".wtc" / "worktrees" / "r1" / "t1" / "t1"
+    folder.mkdir(parents=True)
+    (folder / "notes.txt").write_text("an edit\n")
+    modules = imported(repo, "task", "finish", "t1", "--run", "r1")
+    assert "pygit2" in modules and "worktree_coord.integrate.engine" in modules
+    assert not modules & {"_ssl", "ssl"}, sorted(m for m in modules if "ssl" in m)
+
+
+def test_a_finish_whose_tree_merge_is_clean_loads_no_file_merge_cascade(repo: Path) -> None:
+    """A finish's merge resolves files through the cascade (line merge with its ctypes binding, the
+    CST and structured stages) only when git's tree merge left a conflicted file: a clean merge,
+    most of a swarm's finishes, loads none of it (merge/tree.py imports it where it resolves)."""
+    env = dict(os.environ, WTC_NO_SERVE="1")
+    for args in (("run", "start", "--run", "r1"),
+                 ("task", "start", "t1", "--run", "r1", "--own", "packages/core/lib.py")):
+        subprocess.run([sys.executable, "-m", "worktree_coord", *args], cwd=repo, check=True, capture_output=True,
+                       env=env)
+    lib = repo / ".wtc" / "worktrees" / "r1" / "t1" / "packages" / "core" / "lib.py"
+    lib.write_text(lib.read_text() + "# t1\n")
+    modules = imported(repo, "task", "finish", "t1", "--run", "r1")
+    assert "worktree_coord.merge.tree" in modules and "worktree_coord.merge.checks.semantic" in modules
+    assert not modules & {"worktree_coord.merge.cascade", "worktree_coord.merge.lines.line", "ctypes"}, \
+        sorted(modules & {"worktree_coord.merge.cascade", "worktree_coord.merge.lines.line", "ctypes"})
+
+
+def test_a_finish_that_reads_a_python_file_loads_no_toml_parser_once_its_profile_is_kept(repo: Path) -> None:
+    """The Python profile's TOML is parsed by the first process that validates it and kept, parsed,
+    in the user's state folder (profiles.PARSED_PROFILES); a later finish whose checks read a
+    changed Python file loads no tomllib (nor does its merge's dependency reader, which reads a
+    manifest only when an import names one)."""
+    env = dict(os.environ, WTC_NO_SERVE="1")
+    for args in (("run", "start", "--run", "r1"),
+                 ("task", "start", "t1", "--run", "r1", "--own", "packages/core/lib.py"),
+                 ("task", "start", "t2", "--run", "r1", "--own", "packages/core/extra.py")):
+        subprocess.run([sys.executable, "-m", "worktree_coord", *args], cwd=repo, check=True, capture_output=True,
+                       env=env)
+    core = repo / ".wtc" / "worktrees" / "r1"
+    lib = core / "t1" / "packages" / "core" / "lib.py"
+    lib.write_text(lib.read_text() + "# t1\n")
+    (core / "t2" / "packages" / "core" / "extra.py").write_text("VALUE = 2\n")
+    subprocess.run([sys.executable, "-m", "worktree_coord", "task", "finish", "t2", "--run", "r1"], cwd=repo,
+                   check=True, capture_output=True, env=env)
+    modules = imported(repo, "task", "finish", "t1", "--run", "r1")
+    assert "worktree_coord.merge.languages.profiles" in modules and "worktree_coord.merge.tree" in modules
+    assert "tomllib" not in modules
+
+
+def test_a_finish_that_merges_loads_no_openssl_hash(repo: Path) -> None:
+    """A finish's merge keys its few files in the merge index by their blob ids, hashed with the
+    interpreter's SHA-1 (digest.sha1_of), and writes no pack (held_objects.py hashes one with
+    hashlib, in a drain): it loads no `_hashlib` (OpenSSL's libcrypto, ~3-6 ms of CPU)."""
+    env = dict(os.environ, WTC_NO_SERVE="1")
+    for args in (("run", "start", "--run", "r1"),
+                 ("task", "start", "t1", "--run", "r1", "--own", "packages/core/lib.py")):
+        subprocess.run([sys.executable, "-m", "worktree_coord", *args], cwd=repo, check=True, capture_output=True,
+                       env=env)
+    lib = repo / ".wtc" / "worktrees" / "r1" / "t1" / "packages" / "core" / "lib.py"
+    lib.write_text(lib.read_text() + "# t1\n")
+    modules = imported(repo, "task", "finish", "t1", "--run", "r1")
+    assert "worktree_coord.merge.checks.merge_index" in modules and "worktree_coord.gitrepo.held_objects" in modules
+    assert not modules & {"hashlib", "_hashlib"}, sorted(modules & {"hashlib", "_hashlib"})
+
+
+def test_gc_loads_no_typer(repo: Path) -> None:
+    """A lead's `wtc gc`, every few rounds of a swarm, takes the quick path (fastcli.py): no typer."""
+    subprocess.run([sys.executable, "-m", "worktree_coord", "run", "start", "--run", "r1"], cwd=repo, check=True,
+                   capture_output=True, env=dict(os.environ, WTC_NO_SERVE="1"))
+    for args in (("gc",), ("gc", "--dry-run", "--json")):
+        modules = imported(repo, *args)
+        assert "worktree_coord.fastcli" in modules and "worktree_coord.coordinator.cleanup" in modules, args
+        assert not modules & TYPER, (args, sorted(modules & TYPER))

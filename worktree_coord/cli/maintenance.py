@@ -7,10 +7,8 @@ from typing import Optional
 import typer
 
 from . import app
-from .common import JsonOption, RepoOption, open_coordinator
-from ..output.tagging import emit
+from .common import JsonOption, RepoOption
 from .. import fastcli
-from ..output import render
 
 
 @app.command("status")
@@ -36,7 +34,4 @@ def gc(
     merged ones (their commits stay in the integration history); for runs on a git remote, the
     remote branches of merged tasks (lease-checked) and stale tracking refs; the
     forecast cache of runs no longer open; the scratch folders of killed `task check` reads."""
-    with open_coordinator(repo, progress="gc", json_mode=json_mode) as coordinator:
-        result = coordinator.gc(dry_run=dry_run)
-    emit(result.to_json(), schema="gc", json_mode=json_mode, human=render.gc_report(result))
-    return result.exit_code
+    return fastcli.gc(dry_run, repo, json_mode)

@@ -32,7 +32,6 @@ with it (checked with pygit2 1.21 / libgit2 1.9). The loose write costs what lib
 
 from __future__ import annotations
 
-import hashlib
 import os
 from pathlib import Path
 import struct
@@ -176,6 +175,8 @@ def write_pack(folder: str, objects: list[tuple[bytes, int, bytes]]) -> str:
     ordered = sorted(objects, key=lambda item: item[0])
     if len({raw for raw, _, _ in ordered}) != len(ordered):
         raise ValueError("write_pack: an object id given twice (the pack's header counts each once)")
+    import hashlib   # here: a pack is written by a drain; a finish that imports this writes none
+
     body = hashlib.sha1()
     crcs: dict[bytes, int] = {}
     offsets: dict[bytes, int] = {}
@@ -238,4 +239,6 @@ def _index(ids: list[bytes], crcs: dict[bytes, int], offsets: dict[bytes, int], 
         struct.pack(f">{len(ids)}I", *(crcs[raw] for raw in ids)),
         struct.pack(f">{len(ids)}I", *small), struct.pack(f">{len(large)}Q", *large), checksum,
     ])
+    import hashlib
+
     return index + hashlib.sha1(index).digest()

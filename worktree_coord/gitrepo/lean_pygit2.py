@@ -15,10 +15,22 @@ writes them (the same fields, the same environment variables and checks; the ans
 tuple: tests/test_lean_pygit2.py), and reads any other name from the real module, imported
 then. Nothing is done when `ssl` is already loaded (the real one answers). libgit2 gets the same
 certificate locations as before.
+
+When: pygit2's `Settings()`, made at its import, hands those locations to libgit2 at once, and
+libgit2 then reads and parses the whole certificate bundle (~12 ms of CPU for a 220 kB bundle, with
+`_ssl` loaded for the question: ~5 ms more), which only a TLS connection of libgit2's own ever reads.
+A `wtc` process makes none (every fetch and push of a run is git's: remote.py). In a `wtc` process
+the loader therefore makes that `Settings` a subclass that keeps the hand-over for later, and does it,
+exactly as pygit2 does at import (the same call, its same refusal of a bad bundle), the first time
+anything asks the settings object anything, or before any pygit2 call that can reach the network
+(`NETWORK_CALLS`, wrapped when pygit2's import ends; tests/test_lean_pygit2.py reads pygit2's source
+for every call into libgit2's network functions and finds each one there). A bundle libgit2 refuses
+(`SSL_CERT_FILE` naming an empty file) no longer stops a `wtc` process that never connects.
 """
 
 from __future__ import annotations
 
+import _thread
 import sys
 import types
 
@@ -28,6 +40,78 @@ if TYPE_CHECKING:
     from typing import Any, Sequence
 
 TARGET = "pygit2.settings"
+PACKAGE = "pygit2"
+# The pygit2 calls that can open a connection of libgit2's own (module, class or None, name): each hands
+# the certificate locations over first. Each is a call into git_clone, git_remote_connect / fetch /
+# push / ls / prune / upload / download, or git_submodule_update / clone (tests/test_lean_pygit2.py).
+NETWORK_CALLS = (("pygit2", None, "clone_repository"),
+                 ("pygit2.remotes", "Remote", "connect"), ("pygit2.remotes", "Remote", "fetch"),
+                 ("pygit2.remotes", "Remote", "list_heads"), ("pygit2.remotes", "Remote", "prune"),
+                 ("pygit2.remotes", "Remote", "push"),
+                 ("pygit2.submodules", "Submodule", "update"), ("pygit2.submodules", "SubmoduleCollection", "add"))
+
+# The settings objects whose certificate locations libgit2 has not been given yet (pygit2 makes one),
+# and the one being handed over now, by the thread holding _LOCK (another thread waits for it).
+_PENDING: list[Any] = []
+_HANDING: list[Any] = []
+_LOCK = _thread.RLock()
+
+
+def hand_over() -> None:
+    """Give libgit2 the certificate locations now, as pygit2's `Settings()` does at import (once;
+    a refusal is raised to this caller and again to the next, as pygit2's import would raise it)."""
+    if not _PENDING:
+        return
+    with _LOCK:
+        if _HANDING:
+            return   # this thread, inside the hand-over: pygit2's own method reading the settings
+        while _PENDING:
+            settings = _PENDING[0]
+            _HANDING.append(settings)
+            try:
+                type(settings).__mro__[1]._initialize_tls_certificate_locations(settings)
+            finally:
+                _HANDING.pop()
+            _PENDING.pop(0)   # only once handed over: a refusal leaves it waiting, to be raised again
+
+
+def _deferring(real: type) -> type:
+    """pygit2's `Settings` with its first step, the certificate hand-over, kept for `hand_over()`."""
+
+    def _initialize_tls_certificate_locations(self: Any) -> None:
+        _PENDING.append(self)
+
+    def __getattribute__(self: Any, name: str) -> Any:
+        if _PENDING:
+            hand_over()
+        return real.__getattribute__(self, name)
+
+    return type(real.__name__, (real,), {
+        "__slots__": (), "__module__": real.__module__, "__qualname__": real.__qualname__, "__doc__": real.__doc__,
+        "_initialize_tls_certificate_locations": _initialize_tls_certificate_locations,
+        "__getattribute__": __getattribute__})
+
+
+def _handing_over_first(call: Any) -> Any:
+    from functools import wraps
+
+    @wraps(call)
+    def handing_over_first(*args: Any, **kwargs: Any) -> Any:
+        hand_over()
+        return call(*args, **kwargs)
+    return handing_over_first
+
+
+def _wrap_network_calls() -> None:
+    for module_name, owner, name in NETWORK_CALLS:
+        module = sys.modules.get(module_name)
+        holder = module if owner is None else getattr(module, owner, None)
+        call = getattr(holder, name, None)
+        if call is None:
+            # A pygit2 without this call: nothing of it can connect. Hand over now rather than guess.
+            hand_over()
+            continue
+        setattr(holder, name, _handing_over_first(call))
 
 
 def _fields() -> Any:
@@ -82,37 +166,60 @@ class _WithoutSsl:
     def exec_module(self, module: types.ModuleType) -> None:
         if "ssl" in sys.modules:
             self.real.exec_module(module)
-            return
-        stand_in = _SslStandIn()
-        sys.modules["ssl"] = stand_in
-        try:
-            self.real.exec_module(module)
-        finally:
-            if sys.modules.get("ssl") is stand_in:
-                del sys.modules["ssl"]
+        else:
+            stand_in = _SslStandIn()
+            sys.modules["ssl"] = stand_in
+            try:
+                self.real.exec_module(module)
+            finally:
+                if sys.modules.get("ssl") is stand_in:
+                    del sys.modules["ssl"]
+        real = getattr(module, "Settings", None)
+        if isinstance(real, type) and hasattr(real, "_initialize_tls_certificate_locations"):
+            module.Settings = _deferring(real)   # type: ignore[attr-defined]
 
     def __getattr__(self, name: str) -> object:   # get_source, get_filename, ...: the real loader's
         return getattr(self.real, name)
 
 
+class _WrappingNetworkCalls:
+    """The loader of the pygit2 package: the real one, then `NETWORK_CALLS` wrapped (only when its
+    Settings was made by `_deferring`: otherwise libgit2 has its locations already)."""
+
+    def __init__(self, real: Any) -> None:
+        self.real = real
+
+    def create_module(self, spec: ModuleSpec) -> Any:
+        return self.real.create_module(spec)
+
+    def exec_module(self, module: types.ModuleType) -> None:
+        self.real.exec_module(module)
+        if _PENDING:
+            _wrap_network_calls()
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.real, name)
+
+
 class _Finder:
-    """First on sys.meta_path: finds pygit2.settings as the other finders do, with `_WithoutSsl`."""
+    """First on sys.meta_path: finds pygit2 and pygit2.settings as the other finders do, with
+    `_WrappingNetworkCalls` and `_WithoutSsl`."""
 
     @staticmethod
     def find_spec(name: str, path: Sequence[str] | None = None, target: Any = None) -> ModuleSpec | None:
-        if name != TARGET or "ssl" in sys.modules:
+        if name not in (TARGET, PACKAGE) or "ssl" in sys.modules:
             return None
         from importlib.machinery import PathFinder
 
         spec = PathFinder.find_spec(name, path, target)
         if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
             return None   # not a plain file on the parent's path: the other finders answer as always
-        spec.loader = _WithoutSsl(spec.loader)
+        spec.loader = (_WithoutSsl if name == TARGET else _WrappingNetworkCalls)(spec.loader)
         return spec
 
 
 def install() -> None:
     """Put the finder first on sys.meta_path (once; not when pygit2 or ssl is already loaded)."""
-    if TARGET in sys.modules or "ssl" in sys.modules or _Finder in sys.meta_path:
+    if PACKAGE in sys.modules or TARGET in sys.modules or "ssl" in sys.modules or _Finder in sys.meta_path:
         return
     sys.meta_path.insert(0, _Finder)

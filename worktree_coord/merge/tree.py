@@ -34,7 +34,6 @@ import pygit2
 
 from ..frozen import value_class
 from ..member_globs import tree_subfolders
-from .cascade import merge_file
 from .result import FileMerge, MergeConflict, SemanticFinding, SemanticMode, Strategy
 from .checks import disjoint
 from .checks.import_paths import grouped_paths
@@ -89,6 +88,10 @@ def resolve_conflicted_files(repo: pygit2.Repository, entries: Mapping[str, tupl
                              semantic: SemanticMode | str = SemanticMode.OFF) -> dict[str, ResolvedFile]:
     """Resolve every conflicted path; see the module docstring for the rules. The semantic check
     is off file by file by default: `check_tree_merge` over the merged tree sees the whole merge."""
+    # Here, not at the module's import: a clean tree merge (most of a swarm's finishes) resolves no
+    # file, and the cascade brings its line merge (ctypes), CST and structured stages (~10 ms a call).
+    from .cascade import merge_file
+
     out: dict[str, ResolvedFile] = {}
 
     def blob(side: tuple[str, int] | None) -> bytes:

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import hashlib
 import marshal
 import os
 import tempfile
@@ -36,6 +35,8 @@ import threading
 from collections import OrderedDict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
+
+from ...digest import sha1_of   # not hashlib's: a finish's few blob ids need no OpenSSL (digest.py)
 
 # sqlite3 and pickle load where an entry is read or written, not with the module: `wtc merge-file`
 # imports this module (through reach.py) for every line merge and never opens the index (issue 36);
@@ -543,12 +544,12 @@ MISSING = _MISSING   # known_symbols: nothing kept
 
 def hash_bytes(data: bytes) -> bytes:
     """A short key for `data` in memo keys (its SHA-1)."""
-    return hashlib.sha1(data).digest()
+    return sha1_of(data)
 
 
 def _blob_id(data: bytes) -> bytes:
     """The git blob id of `data` (what the repository names it by)."""
-    return hashlib.sha1(b"blob %d\0" % len(data) + data).digest()
+    return sha1_of(b"blob %d\0" % len(data) + data)
 
 
 def _load(path: Path | None, stats: dict[str, int], raw: bool = False) -> Any:

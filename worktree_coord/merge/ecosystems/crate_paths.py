@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import posixpath
 import re
-import tomllib
 from typing import Any, Callable, Iterator
 
 from .dependencies import workspace_entry
@@ -129,6 +128,8 @@ class CratePaths:
             doc = None
             if data is not None:
                 try:
+                    import tomllib   # here, where a manifest is read: a merge that reads none loads no TOML parser
+
                     doc = tomllib.loads(data.decode("utf-8"))
                 except (ValueError, UnicodeDecodeError):
                     doc = None

@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import json
 import re
-import tomllib
 from typing import Any, Iterable, Sequence, TypeVar
 
 from ...frozen import value_class
@@ -77,6 +76,8 @@ def declared_dependency(manifest: str, module: str, chain: Sequence[bytes]) -> D
 
 
 def _toml(data: bytes) -> dict[str, Any]:
+    import tomllib   # here: a merge that reads no pyproject.toml loads no TOML parser
+
     return tomllib.loads(data.decode("utf-8"))
 
 
