@@ -642,6 +642,22 @@ def _add_local_types(out: Symbols, raw: list[tuple[tree_sitter.Node, tree_sitter
             out.local_types.setdefault(key[0], {})[key[1]] = next(iter(types.values()))
 
 
+def _members_listed(out: Symbols, source: bytes, name: str) -> bool:
+    """Whether `name`, given whole to the module's exports, is a function the file declares at its
+    top level whose members are only those the exports' own assignments list (`exports.x = `,
+    `module.exports.x = `): never assigned one by its name (`name.x = `, `name[k] = `), nor passed
+    to a call that may give it some (`Object.assign(name, ...)`, `mixin(name, ...)`). Found driving
+    wtc on express: `exports = module.exports = createApplication` made every name of lib/express.js
+    "may be exported", and `exports.urlencoded` dropped while `express.urlencoded()` was used elsewhere
+    merged and landed."""
+    if not any(d.name == name and not d.container and d.kind in FUNCTION_KINDS for d in out.definitions):
+        return False
+    word = re.escape(name.encode())
+    member_set = rb"(?<![\w$.])" + word + rb"\s*(?:\??\.\s*[\w$]+|\[[^\]]*\])\s*(?:[-+*/%&|^]|\*\*|<<|>>>?|&&|\|\||\?\?)?=(?!=)"
+    passed = rb"[(,]\s*" + word + rb"\s*[,)]"
+    return re.search(member_set, source) is None and re.search(passed, source) is None
+
+
 def _add_exports(out: Symbols, raw: list[dict[str, tree_sitter.Node]], source: bytes, default_export: str = "") -> None:
     """The names the file exports, as definitions of kind "export" in EXPORTS (captures of one
     match: `name`, the exported name; `local`, set when the export names a binding of this file,
@@ -683,22 +699,6 @@ def _add_exports(out: Symbols, raw: list[dict[str, tree_sitter.Node]], source: b
         seen.add(name)
         out.definitions.append(Definition(name, "export", EXPORTS, node.start_point[0] + 1, node.start_byte, node.end_byte))
         out.bind(EXPORTS, name)
-
-
-def _members_listed(out: Symbols, source: bytes, name: str) -> bool:
-    """Whether `name`, given whole to the module's exports, is a function the file declares at its
-    top level whose members are only those the exports' own assignments list (`exports.x = `,
-    `module.exports.x = `): never assigned one by its name (`name.x = `, `name[k] = `), nor passed
-    to a call that may give it some (`Object.assign(name, ...)`, `mixin(name, ...)`). Found driving
-    wtc on express: `exports = module.exports = createApplication` made every name of lib/express.js
-    "may be exported", and `exports.urlencoded` dropped while `express.urlencoded()` was used elsewhere
-    merged and landed."""
-    if not any(d.name == name and not d.container and d.kind in FUNCTION_KINDS for d in out.definitions):
-        return False
-    word = re.escape(name.encode())
-    member_set = rb"(?<![\w$.])" + word + rb"\s*(?:\??\.\s*[\w$]+|\[[^\]]*\])\s*(?:[-+*/%&|^]|\*\*|<<|>>>?|&&|\|\||\?\?)?=(?!=)"
-    passed = rb"[(,]\s*" + word + rb"\s*[,)]"
-    return re.search(member_set, source) is None and re.search(passed, source) is None
 
 
 def _imports_none(profile: Profile, tree: tree_sitter.Tree) -> bool:
