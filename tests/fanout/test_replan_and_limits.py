@@ -138,3 +138,26 @@ def test_a_plan_base_for_a_run_that_exists_is_named_as_not_used(repo, tmp_path):
     assert code == 0
     assert any("the plan's base 'main' is for a run fanout starts, and was not used" in n for n in summary["notes"])
     assert "pkg/later.txt" not in git(repo, "ls-tree", "-r", "--name-only", "wtc/r1/integration")
+
+
+def test_replan_widens_a_live_task_to_the_boundary_the_new_plan_gives_it(repo, tmp_path):
+    """Found driving wtc on express: a task's `own` corrected in the plan and taken with --replan
+    ("took the new plan: task 'fo-view' own: [...] -> [...]") still finished against the boundary it
+    started with, and its next agent run was rejected outside the old `own`. A live task gets the
+    globs the new plan adds (as `wtc task widen`, the reason naming the replan); a glob the plan
+    dropped stays (a boundary only widens), and the notes say so."""
+    log = tmp_path / "standin.log"
+    first = write_plan(tmp_path / "v1.json", [task("t", "write pkg/b/x.txt b", own=["pkg/a/**"], attempts=1)])
+    code, _, summary = fanout(repo, first, "r1", log=log)
+    assert code == 1 and summary["tasks"][0]["outcome"] == "lead", summary
+    assert "outside_own" in summary["tasks"][0]["report"], summary["tasks"][0]["report"]
+
+    second = write_plan(tmp_path / "v2.json", [task("t", "write pkg/b/x.txt b", own=["pkg/b/**"], attempts=2)])
+    code, _, summary = fanout(repo, second, "r1", "--replan", log=log)
+    assert code == 0 and summary["tasks"][0]["outcome"] == "merged", summary
+    assert git(repo, "show", "wtc/r1/integration:pkg/b/x.txt") == "b"
+    widened = [note for note in summary["notes"] if "widened" in note]
+    assert widened and "task t" in widened[0] and "pkg/b/**" in widened[0] and "keeps own pkg/a/**" in widened[0], \
+        summary["notes"]
+    with Coordinator(repo) as coordinator:
+        assert coordinator.store.get_task("r1", "t").boundary.own == ("pkg/a/**", "pkg/b/**")

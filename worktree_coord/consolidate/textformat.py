@@ -126,8 +126,37 @@ def load_toml(path: str, data: bytes) -> tomlkit.TOMLDocument:
         ) from exc
 
 
-def dump_toml(document: tomlkit.TOMLDocument) -> bytes:
-    return tomlkit.dumps(document).encode("utf-8")
+def dump_toml(document: tomlkit.TOMLDocument, before: bytes | None = None) -> bytes:
+    """The document's text; with `before` (the text it was read from), a table header that stood
+    after a blank line there and now follows a key directly gets its blank line back: tomlkit writes
+    a table it adds inside a super-table ([project.optional-dependencies] among [project.*]) after
+    the blank lines of the table before it, leaving none before the next header (found driving wtc
+    on attrs: `pickle = [...]` then `[dependency-groups]` on the next line)."""
+    text = tomlkit.dumps(document)
+    if before is None:
+        return text.encode("utf-8")
+    return _header_spacing(_decode("", before), text).encode("utf-8")
+
+
+_HEADER = re.compile(r"^[ \t]*\[\[?[^\[\]]+\]\]?[ \t]*(#.*)?$")
+
+
+def _header_spacing(before: str, after: str) -> str:
+    """`after` with a blank line put back before each table header that had one in `before` and lost it."""
+    spaced: set[str] = set()
+    previous = ""
+    for line in before.splitlines():
+        if _HEADER.match(line) and not previous.strip():
+            spaced.add(line.strip())
+        previous = line
+    lines = after.splitlines(keepends=True)
+    out: list[str] = []
+    for line in lines:
+        if out and line.strip() in spaced and _HEADER.match(line) and out[-1].strip() \
+                and not out[-1].lstrip().startswith("#"):
+            out.append("\n")
+        out.append(line)
+    return "".join(out)
 
 
 def plain(value: Any) -> Any:

@@ -109,6 +109,7 @@ def run_fanout(repo: str | os.PathLike[str], plan: Plan, run_id: str, options: F
             removed = _removed_live(coordinator, run_id, plan)
             if changes:
                 notes.append("took the new plan (--replan): " + "; ".join(changes))
+                notes += _widen_live(coordinator, run_id, plan)
             # Agents run shared unless the plan asks isolated (plan.network_of); probed once for them all.
             if any(plan.network_of(task) == NetworkMode.ISOLATED.value for task in plan.tasks):
                 spawn = spawn_for(NetworkMode.ISOLATED)
@@ -357,6 +358,30 @@ def _take_plan(coordinator: Any, run_id: str, plan: Plan, replan: bool) -> list[
                          details={"changes": changes})
     ledgers.store_plan(store, run_id, new, source=plan.source, changes=changes)
     return changes
+
+
+def _widen_live(coordinator: Any, run_id: str, plan: Plan) -> list[str]:
+    """Give each live task of the plan the globs the taken plan adds to its boundary (`wtc task
+    widen`, the reason naming the replan), so its next finish is checked against the plan it runs
+    under; a glob the plan dropped stays (a boundary only widens). Found driving wtc on express:
+    `own` corrected with --replan, the task's next run was still rejected outside the old one.
+    Returns a note per task widened."""
+    notes = []
+    for item in plan.tasks:
+        record = coordinator.store.get_task(run_id, item.name)
+        if record is None or not record.state.live:
+            continue
+        own = [glob for glob in item.own if glob not in record.boundary.own]
+        read = [glob for glob in item.read if glob not in record.boundary.read + record.boundary.own]
+        if not own and not read:
+            continue
+        coordinator.widen_task(run_id, item.name, own, read, why="wtc fanout --replan: the plan's boundary for it grew")
+        added = ", ".join([f"own {glob}" for glob in own] + [f"read {glob}" for glob in read])
+        kept = [f"own {glob}" for glob in record.boundary.own if glob not in item.own] + \
+               [f"read {glob}" for glob in record.boundary.read if glob not in item.read]
+        notes.append(f"task {item.name} widened to the new plan's boundary: {added}"
+                     + (f"; it keeps {', '.join(kept)} (a live task's boundary only widens)" if kept else ""))
+    return notes
 
 
 def _removed_live(coordinator: Any, run_id: str, plan: Plan) -> list[TaskOutcome]:

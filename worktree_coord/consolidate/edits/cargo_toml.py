@@ -93,4 +93,4 @@ def edit(path: str, data: bytes, intent: Intent) -> bytes:
         edit_setting(doc, intent)
     else:
         raise EditError(f"{path}: intent {intent.intent_id} ({op.value} {intent.name}) has no Cargo.toml form")
-    return dump_toml(doc)
+    return dump_toml(doc, data)

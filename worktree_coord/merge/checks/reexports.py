@@ -219,7 +219,9 @@ class ReExports:
             if stem.startswith("../") or stem == "..":
                 continue
             for pattern in patterns:
-                path = pattern.format(stem)
+                if not stem and not pattern.startswith("{}/"):
+                    continue   # the repository's root folder (`require('..')` from test/): its index file alone
+                path = pattern.format(stem).lstrip("/")
                 if self._exists(path):
                     hits.append(path)
         # Exactly one file, and none of the merge's: two directories, or `util.py` beside `util/__init__.py`

@@ -1012,7 +1012,7 @@ class _Check:
             # in two forms, pkg/fast.py and pkg/fast/__init__.py, one of them replacing the other:
             # a use means whichever defines the name, and the check reads both.)
             return []
-        return best
+        return _without_stubs(best, rules) if len(best) > 1 else best
 
     def through_modules(self, module: str, importer: str, rules: SemanticRules) -> list[str] | None:
         """The files of the merge in the folder that `module`, imported from `importer`, names through
@@ -1370,6 +1370,18 @@ def _module_path(path: str, rules: SemanticRules) -> str:
     if posixpath.basename(stem) in rules.index_names:
         return posixpath.dirname(stem)
     return stem
+
+
+def _without_stubs(paths: list[str], rules: SemanticRules) -> list[str]:
+    """`paths` (files of one module) without the type checkers' stubs among them (profile `stubs`),
+    when a file that runs is there too: the import loads `pkg/__init__.py`, whatever
+    `pkg/__init__.pyi` declares. Found driving wtc on attrs: `fields_dict` dropped from
+    src/attrs/__init__.py while its stub kept it was taken as still defined, and the landed tree's
+    `attrs.fields_dict(...)` failed."""
+    if not rules.stubs:
+        return paths
+    running = [path for path in paths if path.rsplit(".", 1)[-1] not in rules.stubs]
+    return running or paths
 
 
 def _joined(folder: str, relative: str) -> str | None:

@@ -714,6 +714,22 @@ def _add_local_types(out: Symbols, raw: list[tuple[tree_sitter.Node, tree_sitter
             out.local_types.setdefault(key[0], {})[key[1]] = next(iter(types.values()))
 
 
+def _members_listed(out: Symbols, source: bytes, name: str) -> bool:
+    """Whether `name`, given whole to the module's exports, is a function the file declares at its
+    top level whose members are only those the exports' own assignments list (`exports.x = `,
+    `module.exports.x = `): never assigned one by its name (`name.x = `, `name[k] = `), nor passed
+    to a call that may give it some (`Object.assign(name, ...)`, `mixin(name, ...)`). Found driving
+    wtc on express: `exports = module.exports = createApplication` made every name of lib/express.js
+    "may be exported", and `exports.urlencoded` dropped while `express.urlencoded()` was used elsewhere
+    merged and landed."""
+    if not any(d.name == name and not d.container and d.kind in FUNCTION_KINDS for d in out.definitions):
+        return False
+    word = re.escape(name.encode())
+    member_set = rb"(?<![\w$.])" + word + rb"\s*(?:\??\.\s*[\w$]+|\[[^\]]*\])\s*(?:[-+*/%&|^]|\*\*|<<|>>>?|&&|\|\||\?\?)?=(?!=)"
+    passed = rb"[(,]\s*" + word + rb"\s*[,)]"
+    return re.search(member_set, source) is None and re.search(passed, source) is None
+
+
 def _add_exports(out: Symbols, raw: list[dict[str, tree_sitter.Node]], source: bytes, default_export: str = "") -> None:
     """The names the file exports, as definitions of kind "export" in EXPORTS (captures of one
     match: `name`, the exported name; `local`, set when the export names a binding of this file,
@@ -723,9 +739,19 @@ def _add_exports(out: Symbols, raw: list[dict[str, tree_sitter.Node]], source: b
     `module.exports = function parse() {}`, TypeScript's `export = X`). A local export of a name the file
     spells nowhere else is no export (`function b` renamed, `export { b }` left as it was: the
     module does not load, and its importers of `b` are broken); a name spelled anywhere else, a
-    comment included, is taken as declared (a missed finding, never a false one)."""
+    comment included, is taken as declared (a missed finding, never a false one). `value`, a name
+    given whole (`module.exports = createApplication`), exports what `any` does unless it is a
+    function the file declares and gives no members but through the exports (`_members_listed`).
+    `whole`, a value that passes another module's exports on (`module.exports = require('./m')`),
+    is its star import, which the re-export look follows: not an export nothing lists."""
     seen: set[str] = set()
+    whole = {parts["whole"].id for parts in raw if "whole" in parts}
     for parts in raw:
+        if "whole" in parts or "any" in parts and parts["any"].id in whole:
+            continue   # another module's exports passed on whole: its star import answers for them
+        if "value" in parts and not _members_listed(out, source, _text(source, parts["value"])):
+            out.bind(EXPORTS, OPEN_EXPORTS)
+            continue
         if "any" in parts:
             out.bind(EXPORTS, OPEN_EXPORTS)
             continue
