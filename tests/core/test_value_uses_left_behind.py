@@ -93,3 +93,26 @@ def test_a_field_of_a_local_value_is_not_left_behind_go(tmp_path):
             "func G(b box) int { return b.Limit + len(util.Parse(\"x\")) }\n")
     files = {"go.mod": GO_MOD, "util/util.go": GO_UTIL, "app/app.go": user}
     _removal_merged(tmp_path, files, {"util/util.go": GO_UTIL.replace("Limit", "Max")})
+
+
+# -- Rust: a path's item used as a value -------------------------------------------------------
+
+CARGO = "[package]\nname = \"m\"\nversion = \"0.1.0\"\nedition = \"2021\"\n"
+RS_UTIL = "pub fn parse(s: &str) -> &str { s }\n\npub const LIMIT: usize = 3;\n\npub enum Kind { A, B }\n"
+
+
+@pytest.mark.parametrize("user, name", [
+    ("mod util;\n\npub fn g(x: usize) -> bool {\n    x == util::LIMIT\n}\n", "LIMIT"),
+    ("mod util;\n\npub fn g() -> fn(&str) -> &str {\n    util::parse\n}\n", "parse"),
+], ids=["constant", "function-value"])
+def test_a_path_item_read_as_a_value_is_left_behind_rust(tmp_path, user, name):
+    files = {"Cargo.toml": CARGO, "src/util.rs": RS_UTIL, "src/lib.rs": user}
+    _, left = _removal_refused(tmp_path, files, "src/util.rs", {"src/util.rs": RS_UTIL.replace(name, name + "2")})
+    assert len(left) == 1 and left[0].startswith(f"src/lib.rs:4 still uses {name}"), left
+
+
+def test_a_path_to_something_else_is_not_left_behind_rust(tmp_path):
+    user = ("mod util;\n\npub fn g(k: util::Kind) -> usize {\n    let LIMIT = 1;\n"
+            "    match k { util::Kind::A => std::cmp::max(LIMIT, 2), util::Kind::B => 0 }\n}\n")
+    files = {"Cargo.toml": CARGO, "src/util.rs": RS_UTIL, "src/lib.rs": user}
+    _removal_merged(tmp_path, files, {"src/util.rs": RS_UTIL.replace("LIMIT", "MAX")})
