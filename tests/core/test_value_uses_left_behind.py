@@ -44,7 +44,8 @@ def test_a_removed_name_used_as_a_value_is_left_behind(tmp_path, user, line):
     "from pkg import utils\n\n\ndef g(f):\n    return f(rfcformat=1)\n",                 # a keyword's name
     "import json as utils\n\nA = utils.rfcformat\n",                                    # another module
     "from pkg.utils import *\n\nrfcformat = 3\nA = [rfcformat]\n",                      # bound again here
-], ids=["parameter", "other-object", "own-method", "keyword-name", "other-module", "own-binding"])
+    "from pkg import utils\n\n\ndef g(utils):\n    return utils.rfcformat\n",            # a parameter hides the module
+], ids=["parameter", "other-object", "own-method", "keyword-name", "other-module", "own-binding", "receiver-parameter"])
 def test_a_value_that_is_not_the_removed_name_is_not_left_behind(tmp_path, user):
     files = {"pkg/__init__.py": "", "pkg/utils.py": UTILS, "pkg/fields.py": user}
     _removal_merged(tmp_path, files, {"pkg/utils.py": RENAMED})
@@ -71,7 +72,8 @@ def test_a_namespace_member_read_as_a_value_is_left_behind(tmp_path, user, line)
 @pytest.mark.parametrize("user", [
     "import * as util from './util'\n\nconst other = { LIMIT: 1 }\nexport const n = other.LIMIT + util.parse('x').length\n",
     "export class A {\n  LIMIT = 2\n  g(): number { return this.LIMIT }\n}\n",
-], ids=["other-object", "own-field"])
+    "import * as util from './util'\n\nexport function g(util: any): number {\n  return util.LIMIT(1)\n}\n",
+], ids=["other-object", "own-field", "receiver-parameter"])
 def test_a_member_of_something_else_is_not_left_behind_ts(tmp_path, user):
     files = {"src/util.ts": TS_UTIL, "src/app.ts": user}
     _removal_merged(tmp_path, files, {"src/util.ts": TS_UTIL.replace("LIMIT", "MAX")})
