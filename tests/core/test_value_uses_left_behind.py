@@ -44,7 +44,77 @@ def test_a_removed_name_used_as_a_value_is_left_behind(tmp_path, user, line):
     "from pkg import utils\n\n\ndef g(f):\n    return f(rfcformat=1)\n",                 # a keyword's name
     "import json as utils\n\nA = utils.rfcformat\n",                                    # another module
     "from pkg.utils import *\n\nrfcformat = 3\nA = [rfcformat]\n",                      # bound again here
-], ids=["parameter", "other-object", "own-method", "keyword-name", "other-module", "own-binding"])
+    "from pkg import utils\n\n\ndef g(utils):\n    return utils.rfcformat\n",            # a parameter hides the module
+], ids=["parameter", "other-object", "own-method", "keyword-name", "other-module", "own-binding", "receiver-parameter"])
 def test_a_value_that_is_not_the_removed_name_is_not_left_behind(tmp_path, user):
     files = {"pkg/__init__.py": "", "pkg/utils.py": UTILS, "pkg/fields.py": user}
     _removal_merged(tmp_path, files, {"pkg/utils.py": RENAMED})
+
+
+# -- the same in TypeScript (a namespace import's member) and Go (a package's member) ------------
+
+TS_UTIL = "export function parse(s: string): string { return s }\n\nexport const LIMIT = 3\n"
+GO_MOD = "module example.com/m\n\ngo 1.21\n"
+GO_UTIL = "package util\n\nfunc Parse(s string) string { return s }\n\nconst Limit = 3\n"
+
+
+@pytest.mark.parametrize("user, line", [
+    ("import * as util from './util'\n\nexport function g(x: number): boolean {\n  return x === util.LIMIT\n}\n", 4),
+    ("import * as util from './util'\n\nexport const n = util.LIMIT + 1\n", 3),
+    ("import * as util from './util'\n\nexport function g() {\n  if (util.LIMIT) { return 1 }\n  return 0\n}\n", 4),
+], ids=["comparison", "operand", "condition"])
+def test_a_namespace_member_read_as_a_value_is_left_behind(tmp_path, user, line):
+    files = {"src/util.ts": TS_UTIL, "src/app.ts": user}
+    _, left = _removal_refused(tmp_path, files, "src/util.ts", {"src/util.ts": TS_UTIL.replace("LIMIT", "MAX")})
+    assert len(left) == 1 and left[0].startswith(f"src/app.ts:{line} still uses LIMIT"), left
+
+
+@pytest.mark.parametrize("user", [
+    "import * as util from './util'\n\nconst other = { LIMIT: 1 }\nexport const n = other.LIMIT + util.parse('x').length\n",
+    "export class A {\n  LIMIT = 2\n  g(): number { return this.LIMIT }\n}\n",
+    "import * as util from './util'\n\nexport function g(util: any): number {\n  return util.LIMIT(1)\n}\n",
+], ids=["other-object", "own-field", "receiver-parameter"])
+def test_a_member_of_something_else_is_not_left_behind_ts(tmp_path, user):
+    files = {"src/util.ts": TS_UTIL, "src/app.ts": user}
+    _removal_merged(tmp_path, files, {"src/util.ts": TS_UTIL.replace("LIMIT", "MAX")})
+
+
+@pytest.mark.parametrize("user, name", [
+    ("package app\n\nimport \"example.com/m/util\"\n\nvar F = util.Parse\n", "Parse"),
+    ("package app\n\nimport \"example.com/m/util\"\n\nfunc G() int { return util.Limit }\n", "Limit"),
+], ids=["function-value", "constant"])
+def test_a_package_member_read_as_a_value_is_left_behind_go(tmp_path, user, name):
+    files = {"go.mod": GO_MOD, "util/util.go": GO_UTIL, "app/app.go": user}
+    edit = GO_UTIL.replace(f"{name} ", f"{name}2 ").replace(f"{name}(", f"{name}2(")
+    _, left = _removal_refused(tmp_path, files, "util/**", {"util/util.go": edit})
+    assert len(left) == 1 and left[0].startswith(f"app/app.go:5 still uses {name}"), left
+
+
+def test_a_field_of_a_local_value_is_not_left_behind_go(tmp_path):
+    user = ("package app\n\nimport \"example.com/m/util\"\n\ntype box struct{ Limit int }\n\n"
+            "func G(b box) int { return b.Limit + len(util.Parse(\"x\")) }\n")
+    files = {"go.mod": GO_MOD, "util/util.go": GO_UTIL, "app/app.go": user}
+    _removal_merged(tmp_path, files, {"util/util.go": GO_UTIL.replace("Limit", "Max")})
+
+
+# -- Rust: a path's item used as a value -------------------------------------------------------
+
+CARGO = "[package]\nname = \"m\"\nversion = \"0.1.0\"\nedition = \"2021\"\n"
+RS_UTIL = "pub fn parse(s: &str) -> &str { s }\n\npub const LIMIT: usize = 3;\n\npub enum Kind { A, B }\n"
+
+
+@pytest.mark.parametrize("user, name", [
+    ("mod util;\n\npub fn g(x: usize) -> bool {\n    x == util::LIMIT\n}\n", "LIMIT"),
+    ("mod util;\n\npub fn g() -> fn(&str) -> &str {\n    util::parse\n}\n", "parse"),
+], ids=["constant", "function-value"])
+def test_a_path_item_read_as_a_value_is_left_behind_rust(tmp_path, user, name):
+    files = {"Cargo.toml": CARGO, "src/util.rs": RS_UTIL, "src/lib.rs": user}
+    _, left = _removal_refused(tmp_path, files, "src/util.rs", {"src/util.rs": RS_UTIL.replace(name, name + "2")})
+    assert len(left) == 1 and left[0].startswith(f"src/lib.rs:4 still uses {name}"), left
+
+
+def test_a_path_to_something_else_is_not_left_behind_rust(tmp_path):
+    user = ("mod util;\n\npub fn g(k: util::Kind) -> usize {\n    let LIMIT = 1;\n"
+            "    match k { util::Kind::A => std::cmp::max(LIMIT, 2), util::Kind::B => 0 }\n}\n")
+    files = {"Cargo.toml": CARGO, "src/util.rs": RS_UTIL, "src/lib.rs": user}
+    _removal_merged(tmp_path, files, {"src/util.rs": RS_UTIL.replace("LIMIT", "MAX")})

@@ -678,8 +678,8 @@ def extract(profile: Profile, source: bytes, tree: tree_sitter.Tree | None = Non
                     rules.path_prefixes, rules.default_export, guarded)
     _add_exports(out, raw_exports, source, rules.default_export)
     for name_node, kind in raw_refs:
-        if name_node.id in defined_at:
-            continue
+        if name_node.id in defined_at or name_node.id in imported_at:
+            continue   # an import's own name is the import (Rust's `use crate::parse;` is no path read as a value)
         defined_at.add(name_node.id)   # one reference per name node, however many patterns found it
         name = _text(source, name_node)
         if not _WORD.match(name):
