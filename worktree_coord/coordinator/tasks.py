@@ -25,7 +25,7 @@ from ..crashpoints import crash_point
 from ..errors import BusyError, GitError, StateError, UsageError
 from ..gitrepo import GIT_MODE_GITLINK, GitRepo
 from ..store.idempotency import Outcome, default_key, run_once, variant_key
-from ..model import UNAPPLIED_INTENT_STATES, Boundary, RunRecord, TaskRecord, TaskState, validate_name
+from ..model import UNAPPLIED_INTENT_STATES, Boundary, RunRecord, RunState, TaskRecord, TaskState, validate_name
 from ..results import (TaskAbandoned, TaskFinished, TaskWidened,
                       TaskStarted, TaskUpdated)
 
@@ -118,6 +118,10 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
             # overlap can never both get in.
             with leases.hold(self.store, f"boundaries:{run.run_id}", timeout=self.config.wait_timeout,
                              what=f"run {run.run_id} boundaries"):
+                # Read again here: a land may have ended the run since this call read it. What a
+                # landed run still does is for the tasks it has (left out of a partial land).
+                if (self.store.get_run(run.run_id) or run).state is RunState.LANDED:
+                    raise self._landed_run_takes_no_task(run, task_id)
                 overlaps = self._overlaps(run.run_id, task_id, boundary)
                 blocking = [o for o in overlaps if boundary.exclusive or o["exclusive"]]
                 if blocking:
@@ -291,6 +295,12 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
                 if merge and result.state in (TaskState.FINISHED.value, TaskState.CONFLICT.value) \
                         and not _unresolved_markers(result.conflicts):
                     result = self._merge_task_locked(run, task_id, verify)
+                if result.state != TaskState.EMPTY.value and \
+                        (self.store.get_run(run_id) or run).state is RunState.LANDED:
+                    import dataclasses
+
+                    note = self._after_landing_note(run, merged=result.state == TaskState.MERGED.value)
+                    result = dataclasses.replace(result, notes=[*result.notes, note])
             return Outcome(result.to_json(), result.exit_code, final=result.exit_code == 0)
 
         # A finish again with or without --verify (after a failed verification, say), or with or
