@@ -94,3 +94,26 @@ def test_the_abandon_stage_brackets_the_whole_abandon(repo):
         except StateError:
             pass
         assert recorder.kinds == ["task.abandon.begin", "task.abandon.end"], recorder.kinds
+
+
+def test_a_merge_leaves_a_task_abandoned_after_it_listed_it(tmp_path):
+    """`wtc merge` lists the finished tasks, then takes each one's lease and reads it again: t2,
+    abandoned while t1's verification ran (by that verification, so the order is sure), is reported
+    as abandoned and not merged, and the merge goes on."""
+    repo = make_repo(tmp_path / "repo", {"a/x.py": "x = 1\n", "b/y.py": "y = 1\n"})
+    marker, said = tmp_path / "abandoned-once", tmp_path / "abandon.json"
+    verify = (f"if [ ! -e {marker} ]; then touch {marker}; {sys.executable} -m worktree_coord task abandon t2 "
+              f"--run r -C {repo} --json > {said}; fi")
+    assert wtc(repo, "run", "start", "--run", "r")[0] == 0
+    for task, own, path in (("t1", "a/**", "a/x.py"), ("t2", "b/**", "b/y.py")):
+        code, started = wtc(repo, "task", "start", task, "--run", "r", "--own", own)
+        assert code == 0, started
+        (Path(started["worktree"]) / path).write_text("changed = 2\n")
+        code, finished = wtc(repo, "task", "finish", task, "--run", "r", "--no-merge")
+        assert code == 0 and finished["state"] == "finished", finished
+    code, merged = wtc(repo, "merge", "--run", "r", "--verify", verify)
+    assert code == 0, merged
+    assert '"state": "abandoned"' in said.read_text()
+    assert sorted((row["task"], row["state"]) for row in merged["tasks"]) == [("t1", "merged"), ("t2", "abandoned")], \
+        merged
+    assert git(repo, "show", "wtc/r/integration:b/y.py") == "y = 1"
