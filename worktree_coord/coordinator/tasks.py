@@ -948,7 +948,7 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
                     raise StateError(f"task {task_id!r} is {task.state.value}; only tasks not merged yet (live, "
                                      "finished and waiting for their merge, or failed verification) can be abandoned",
                                      fix="nothing to abandon: " + (
-                                         f"its work is in integration; undo it with a new task that reverts it"
+                                         "its work is in integration; undo it with a new task that reverts it"
                                          if task.state is TaskState.MERGED else "it changed nothing"))
                 snapshot, missing = self._snapshot(task, "wtc: abandoned snapshot of uncommitted work")
                 notes = [_missing_note(missing)] if missing else []

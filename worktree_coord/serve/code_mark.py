@@ -38,6 +38,10 @@ import stat
 
 from ..frozen import value_class
 
+TYPE_CHECKING = False   # not typing's: the module loads in every served call
+if TYPE_CHECKING:
+    from typing import Sequence
+
 _SKIPPED = ("__pycache__",)
 
 
@@ -113,7 +117,7 @@ def distribution_files(names: list[str]) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def take(roots: list[str], distribution_paths: list[str] = ()) -> CodeMark:   # type: ignore[assignment]
+def take(roots: list[str], distribution_paths: Sequence[str] = ()) -> CodeMark:
     """The mark of every file and folder under `roots`, and of the files `distribution_paths`
     (`distribution_files`); one that cannot be read is marked as missing, so it reads as changed
     once it can: never as the same code."""
