@@ -122,11 +122,18 @@ def _walk(command: Any, path: list[str]):
         yield from _walk(command.commands[name], path + [name])
 
 
+def _argument_name(param: Any) -> str:
+    """An argument by its metavar when that is one word (`wtc run start [RUN]`, whose parameter is
+    named apart from --run's), else by its name (`task exec`'s `-- CMD [ARGS]...` is help, not a name)."""
+    metavar = getattr(param, "metavar", None) or ""
+    return metavar if metavar.isalpha() and metavar.isupper() else param.name.upper()
+
+
 def _param_row(param: Any) -> str:
     from worktree_coord.cli import value_kind
 
     if param.param_type_name == "argument":
-        names = f"`{param.name.upper()}`"
+        names = f"`{_argument_name(param)}`"
     else:
         names = ", ".join(f"`{o}`" for o in list(param.opts) + list(param.secondary_opts))
     is_flag = getattr(param, "is_flag", False)
@@ -177,7 +184,8 @@ def render_cli() -> str:
             out.append("")
             continue
         arguments = [p for p in command.params if p.param_type_name == "argument"]
-        usage = " ".join(path + [a.name.upper() for a in arguments] + ["[OPTIONS]"])
+        usage = " ".join(path + [_argument_name(a) if a.required else f"[{_argument_name(a)}]" for a in arguments]
+                         + ["[OPTIONS]"])
         out.append(f"```\n{usage}\n```")
         out.append("")
         if command.params:

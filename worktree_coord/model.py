@@ -9,6 +9,7 @@ Plain frozen dataclasses shared by the store, the coordinator and the faces. A t
        '--abandon--> abandoned      empty (finished with no changes)      failed
 
 `started`, `rejected` and `conflict` are live (the task may still change); the rest are ended.
+Abandon takes any task not merged yet: a live one, a `finished` one waiting for its merge, a `failed` one.
 """
 
 from __future__ import annotations

@@ -31,13 +31,28 @@ def without_libgit2(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(GitRepo, "libgit2_loaded", property(lambda self: False))
 
 
-def by_libgit2(repo: GitRepo, worktree: Path, paths: list[str]) -> dict[str, tuple[str, int] | None]:
-    return {rel: repo._working_blob(worktree / rel) for rel in paths}
-
-
 def by_git(repo: GitRepo, worktree: Path, paths: list[str]) -> dict[str, tuple[str, int] | None] | None:
     with Scratch(repo.wtc_dir) as scratch:
-        return write_blobs(repo.git, scratch, {rel: worktree / rel for rel in paths})
+        return write_blobs(repo.git, scratch, worktree, paths)
+
+
+def by_git_add(worktree: Path, paths: list[str]) -> dict[str, tuple[str, int] | None]:
+    """What a finish commits of each path: the blob and mode `git add -A` stages in the worktree
+    (into a scratch copy of its index), None for a path it stages nothing at."""
+    index = worktree / ".git" / "scratch-index" if (worktree / ".git").is_dir() else worktree.parent / "scratch-index"
+    env = dict(os.environ, GIT_INDEX_FILE=str(index))
+    subprocess.run(["git", "read-tree", "HEAD"], cwd=worktree, env=env, check=True)
+    subprocess.run(["git", "add", "-A"], cwd=worktree, env=env, check=True, capture_output=True)
+    listed = subprocess.run(["git", "ls-files", "-s", "-z"], cwd=worktree, env=env, check=True,
+                            capture_output=True).stdout
+    index.unlink()
+    staged = {}
+    for item in listed.split(b"\0"):
+        if item:
+            info, _, rel = item.partition(b"\t")
+            mode, blob, _stage = info.split(b" ")
+            staged[rel.decode()] = (blob.decode(), int(mode, 8))
+    return {rel: staged.get(rel) for rel in paths}
 
 
 def libgit2_changes(repo: GitRepo, old: str, new: str) -> list[Change]:
@@ -48,30 +63,51 @@ def libgit2_changes(repo: GitRepo, old: str, new: str) -> list[Change]:
     return sorted(out, key=lambda c: c.path)
 
 
-def test_blobs_are_the_raw_bytes_libgit2_writes_for_files_links_modes_and_odd_names(tmp_path):
+def test_blobs_are_what_git_add_stages_for_files_links_modes_filters_and_odd_names(tmp_path):
+    """A check answers about what a finish (`git add -A`) will commit: the blobs after the end-of-line
+    conversion and the clean filters the worktree's attributes choose, with libgit2 loaded or not."""
     worktree = make_repo(tmp_path / "repo", {"a.txt": "a\n", "d/x": "x\n"})
     opened = GitRepo(worktree)
     opened.wtc_dir.mkdir(exist_ok=True)
-    # Filters and end-of-line conversion git's own `add` would apply: libgit2's create_blob applies none.
-    (worktree / ".gitattributes").write_text("* text=auto\n*.up filter=upper\n")
+    (worktree / ".gitattributes").write_text("* text=auto eol=lf\n*.up filter=upper\n*.bin -text\n")
     git(worktree, "config", "filter.upper.clean", "tr a-z A-Z")
     (worktree / "crlf.txt").write_bytes(b"one\r\ntwo\r\n")
+    (worktree / "raw.bin").write_bytes(b"kept\r\n")
     (worktree / "shout.up").write_text("quiet\n")
     (worktree / "run.sh").write_text("#!/bin/sh\n")
     os.chmod(worktree / "run.sh", 0o755)
     os.symlink("a.txt", worktree / "link")
     os.symlink("../nowhere/at all", worktree / "dangling")
     os.symlink("d", worktree / "dirlink")
+    os.symlink("crlf.txt", worktree / "crlf.up")        # a link is never filtered: its target as is
     for name in ODD_NAMES:
-        (worktree / name).write_text(f"{name}\n")
+        (worktree / name).write_text(f"{name}\r\n")
     (worktree / "a.txt").unlink()                       # deleted
     (worktree / "folder").mkdir()                       # not a file: no blob (a deletion)
-    paths = [".gitattributes", "crlf.txt", "shout.up", "run.sh", "link", "dangling", "dirlink", "a.txt",
-             "folder", *ODD_NAMES]
-    expected = by_libgit2(opened, worktree, paths)
+    paths = [".gitattributes", "crlf.txt", "raw.bin", "shout.up", "run.sh", "link", "dangling", "dirlink",
+             "crlf.up", "a.txt", "folder", *ODD_NAMES]
+    expected = by_git_add(worktree, paths)
     assert by_git(opened, worktree, paths) == expected
+    assert opened.working_blobs(worktree, paths) == expected and opened.libgit2_loaded
     assert expected["run.sh"][1] == 0o100755 and expected["link"][1] == 0o120000 and expected["a.txt"] is None
-    assert opened.read_blob(expected["crlf.txt"][0]) == b"one\r\ntwo\r\n"    # as is: no conversion
+    assert opened.read_blob(expected["crlf.txt"][0]) == b"one\ntwo\n"       # converted, as git add does
+    assert opened.read_blob(expected["shout.up"][0]) == b"QUIET\n"           # the clean filter ran
+    assert opened.read_blob(expected["raw.bin"][0]) == b"kept\r\n"          # -text: as is
+
+
+def test_blobs_of_a_linked_worktree_follow_its_own_attributes(tmp_path):
+    """A task's worktree may change .gitattributes: its files are filtered by its own, as its `git
+    add` filters them, not by the main checkout's."""
+    repo = make_repo(tmp_path / "repo", {"a.txt": "a\n"})
+    git(repo, "worktree", "add", "-q", "-b", "side", str(tmp_path / "linked"))
+    linked = tmp_path / "linked"
+    (linked / ".gitattributes").write_text("*.txt text eol=lf\n")
+    (linked / "a.txt").write_bytes(b"changed\r\n")
+    opened = GitRepo(repo)
+    opened.wtc_dir.mkdir(exist_ok=True)
+    expected = by_git_add(linked, ["a.txt", ".gitattributes"])
+    assert by_git(opened, linked, ["a.txt", ".gitattributes"]) == expected
+    assert opened.read_blob(expected["a.txt"][0]) == b"changed\n"
 
 
 def _tree_cases(worktree: Path, opened: GitRepo) -> list[dict[str, tuple[str, int] | None]]:
@@ -269,3 +305,32 @@ def test_the_index_size_is_read_from_the_index_header_as_git_counts_it(tmp_path)
     for folder in (repo, tmp_path / "linked"):
         assert opened.index_entries(folder) == len(git(folder, "ls-files", "-z").split("\0")) - 1 == 21
     assert opened.index_entries(tmp_path) is None                  # no worktree there
+
+
+def test_a_task_check_answers_about_what_the_finish_commits_through_a_clean_filter(tmp_path):
+    """Task c merged `LOUD`; task d wrote `loud`, which the clean filter its .gitattributes names
+    turns into `LOUD` when its finish runs `git add -A`: the same change as c's, so the check says
+    clean (it said conflict when it read the file's raw bytes), with libgit2 loaded or not, and the
+    finish merges clean as the check said."""
+    repo = make_repo(tmp_path / "repo", {".gitattributes": "* text=auto eol=lf\n*.up filter=upper\n",
+                                         "s/g.up": "QUIET\n"})
+    git(repo, "config", "filter.upper.clean", "tr a-z A-Z")
+    env = dict(os.environ, WTC_NO_SERVE="1")
+    for args in (("run", "start", "--run", "r1"), ("task", "start", "c", "--run", "r1", "--own", "s/**"),
+                 ("task", "start", "d", "--run", "r1", "--own", "s/**")):
+        subprocess.run([sys.executable, "-m", "worktree_coord", *args], cwd=repo, check=True, capture_output=True,
+                       env=env)
+    trees = repo / ".wtc" / "worktrees" / "r1"
+    (trees / "c" / "s" / "g.up").write_text("LOUD\n")
+    with Coordinator(repo) as coordinator:
+        assert coordinator.finish_task("r1", "c").state == "merged"
+    (trees / "d" / "s" / "g.up").write_text("loud\n")
+    by_process, here = _check_both_ways(repo, "d")
+    for answer in (by_process, here):
+        answer.pop("stats")   # the second check finds the first's merge in the cache
+    assert by_process == here
+    assert here["exit_code"] == 0 and here["onto"][0]["clean"] and here["onto"][0]["conflicts"] == [], here
+    with Coordinator(repo) as coordinator:
+        finished = coordinator.finish_task("r1", "d")
+    assert finished.state == "merged", finished
+    assert git(repo, "show", "wtc/r1/integration:s/g.up") == "LOUD"

@@ -222,3 +222,28 @@ def test_the_check_parses_a_files_next_version_from_the_tree_of_the_one_before(m
     found = find_broken_names(files)
     assert [(f.name, f.use_path) for f in found] == [("helper", "b.py")]
     assert True in reparsed, reparsed
+
+
+def test_the_duplicate_check_parses_the_inputs_from_the_trees_of_the_versions_before(monkeypatch) -> None:
+    """The duplicate check reads the inputs of a merged file that holds a declaration twice: the base
+    is parsed from the merged file's tree, each side from the base's. The findings are the ones
+    fresh parses give (every incremental parse refused: each version parsed afresh)."""
+    from worktree_coord.merge import FileVersions
+    from worktree_coord.merge.checks.duplicates import find_duplicates
+    from worktree_coord.merge.lines.line import line_merge
+
+    base = b"class Store:\n" + b"".join(b"    def get%d(self, key):\n        return key + %d\n\n" % (i, i)
+                                          for i in range(40))
+    added = b"    def drop(self, key):\n        return None\n\n"
+    left = base.replace(b"    def get3(", added + b"    def get3(", 1)
+    right = base + added
+    merged = line_merge(base, left, right)
+    assert merged.clean
+    files = [FileVersions("store.py", base, left, right, merged.merged)]
+    reparsed = _count_reparses(monkeypatch)
+    found = find_duplicates(files)
+    assert [(f.name, f.definition_line, f.use_line) for f in found] == [("Store.drop", 11, 125)], found
+    assert reparsed == [True, True, True], reparsed        # base, left and right: none afresh
+    _forget_kept()
+    monkeypatch.setattr(profiles, "reparse", lambda *args: None)
+    assert find_duplicates(files) == found

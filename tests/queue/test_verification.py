@@ -72,7 +72,7 @@ def test_a_task_that_failed_verification_can_be_abandoned_and_a_merged_one_canno
     assert coord.finish_task("r1", "good").state == "merged"
     with pytest.raises(StateError) as refused:
         coord.abandon_task("r1", "good")
-    assert "merged task's work is in integration" in refused.value.fix
+    assert "its work is in integration" in refused.value.fix
 
 
 def test_batch_is_verified_once_and_bisected_to_the_culprit(repo, coord):

@@ -65,7 +65,11 @@ def land(
     Refuses (exit 1) while something would be left out (intents not applied, tasks in conflict,
     failed, rejected, started or not merged) unless --allow-partial, and while the landed tree would
     use a name the run removed unless --allow-left-behind NAME; or a person approves at the prompt
-    that names them."""
+    that names them.
+
+    A landed run takes no new task (start a new run off the target for more work); the tasks a
+    partial land left out still start, finish and merge into the integration branch, and reach the
+    target with another land."""
     with open_coordinator(repo) as coordinator:
         manifest = coordinator.report(run, onto=onto)
         approved = yes

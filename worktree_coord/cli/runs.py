@@ -9,6 +9,7 @@ import typer
 from . import app
 from .common import JsonOption, KeyOption, RepoOption, open_coordinator
 from ..output.tagging import emit
+from ..errors import UsageError
 from ..output import render
 
 run_app = typer.Typer(help="Runs: one fan-out off one pinned commit.", no_args_is_help=True)
@@ -17,6 +18,8 @@ app.add_typer(run_app, name="run")
 
 @run_app.command("start")
 def run_start(
+    run_id: Optional[str] = typer.Argument(None, metavar="RUN", show_default=False,
+                                          help="Run id, as `wtc task start TASK` takes its task (or --run)."),
     run: Optional[str] = typer.Option(None, "--run", "-r", help="Run id (default: generated)."),
     base: str = typer.Option("HEAD", "--base", help="Revision to pin (default HEAD)."),
     verify: Optional[str] = typer.Option(None, "--verify", help="Shell command every merge candidate must pass before integration moves."),
@@ -32,9 +35,20 @@ def run_start(
     repo: str = RepoOption,
     json_mode: bool = JsonOption,
 ) -> int:
-    """Pin BASE and create the integration branch wtc/<run>/integration at it (on REMOTE with --remote)."""
+    """Pin BASE and create the integration branch wtc/<run>/integration at it (on REMOTE with --remote).
+
+    The run id is RUN or --run (both: the same id); neither: a generated one."""
+    run = _one_run_id(run_id, run)
     with open_coordinator(repo) as coordinator:
         result = coordinator.start_run(run, base, verify=verify, semantic=semantic, remote=remote,
                                        left_behind=left_behind, network=network, key=key)
     emit(result.to_json(), schema="run.start", json_mode=json_mode, human=render.run_started(result))
     return result.exit_code
+
+
+def _one_run_id(positional: Optional[str], option: Optional[str]) -> Optional[str]:
+    """The run id given as RUN or as --run; both given must name the same run."""
+    if positional is not None and option is not None and positional != option:
+        raise UsageError(f"two run ids given: {positional!r} (the argument) and {option!r} (--run)",
+                         fix=f"give the run id once: wtc run start {positional} (or --run {option})")
+    return positional if positional is not None else option

@@ -58,7 +58,10 @@ def task_abandon(
     json_mode: bool = JsonOption,
 ) -> int:
     """Drop the worktree (uncommitted work is snapshotted onto the branch), keep the branch; its intents
-    not applied are dropped (kept in `wtc intent list` with the reason), since the task will never merge."""
+    not applied are dropped (kept in `wtc intent list` with the reason), since the task will never merge.
+
+    Any task not merged yet can be abandoned: live, failed verification, or finished and waiting for
+    its merge (`--no-merge`, or a finish cut off during its verification); `wtc merge` leaves it."""
     with open_coordinator(repo) as coordinator:
         result = coordinator.abandon_task(run, task, key=key)
     emit(result.to_json(), schema="task.abandon", json_mode=json_mode, human=render.task_abandoned(result))

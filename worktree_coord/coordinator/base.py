@@ -19,7 +19,7 @@ from pathlib import Path
 
 from ..store import admission, heartbeat, leases
 from ..config import CONFIG_FILES, Config, load_config, load_run_rules
-from ..errors import NotFoundError, UsageError
+from ..errors import NotFoundError, StateError, UsageError
 from ..events import Fanout, NullReporter, Reporter, stage
 from .. import telemetry
 from ..gitrepo import GitRepo, delete_tombstones_of
@@ -162,6 +162,37 @@ class CoordinatorBase:
             raise NotFoundError(f"no run {run_id!r} in {self.git.common_dir}",
                                 fix="start it first: wtc run start --run " + run_id)
         return run
+
+    def _landing(self, run_id: str) -> dict[str, Any] | None:
+        """The run's last land (its `run.landed` event's data: `onto`, `new`), None when it never
+        landed. Read only for a run whose state is landed: the run's events are read whole."""
+        landed = [e["data"] for e in self.store.events(run_id) if e["task_id"] is None and e["kind"] == "run.landed"]
+        return landed[-1] if landed else None
+
+    def _landed_run_takes_no_task(self, run: RunRecord, task_id: str) -> StateError:
+        """The refusal of a new task in a landed run: what landed where, and the way on (a new run
+        pinned at what landed). Tasks the run already has (left out of a partial land) go on."""
+        landed = self._landing(run.run_id) or {}
+        onto, commit = landed.get("onto") or "its target", str(landed.get("new") or "")
+        base = landed.get("onto") or (commit or "HEAD")
+        return StateError(
+            f"run {run.run_id!r} has landed" + (f" on {onto} at {commit[:12]}" if commit else "")
+            + f"; a landed run takes no new tasks (task {task_id!r} is not one of its tasks)",
+            fix=f"start a new run from what landed: wtc run start --run NEW --base {base}, then "
+                f"wtc task start {task_id} --run NEW",
+            details={"run": run.run_id, "state": run.state.value, "onto": landed.get("onto"),
+                     "landed": commit or None, "task": task_id})
+
+    def _after_landing_note(self, run: RunRecord, merged: bool) -> str:
+        """Where the work of a task of a landed run goes (a task a partial land left out): onto the
+        integration branch, and to the land's target only with another land."""
+        landed = self._landing(run.run_id) or {}
+        onto, commit = landed.get("onto") or "ONTO", str(landed.get("new") or "")
+        where = f"on {onto} at {commit[:12]}" if commit else f"on {onto}"
+        return (f"run {run.run_id} has landed {where} without this task: its work "
+                + ("merged into" if merged else "goes, once it merges, to")
+                + f" the integration branch {run.integration_ref}, and reaches {onto} only with another land "
+                  f"(wtc report --run {run.run_id} --onto {onto}, then wtc land --run {run.run_id} --onto {onto} --yes)")
 
     def _task(self, run_id: str, task_id: str) -> TaskRecord:
         validate_name("task", task_id)

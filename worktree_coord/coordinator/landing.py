@@ -520,7 +520,7 @@ def _branch_ref(name: str) -> str:
 LEFTOVER_TASK_STATES = frozenset({TaskState.STARTED, TaskState.FINISHED, TaskState.CONFLICT, TaskState.FAILED,
                                   TaskState.REJECTED})
 _TASK_FIX = {"started": "finish it (wtc task finish T --run R) or abandon it (wtc task abandon T --run R)",
-             "finished": "merge it: wtc merge --run R",
+             "finished": "merge it (wtc merge --run R) or abandon it (wtc task abandon T --run R)",
              "conflict": "wtc task update T --run R, resolve the markers (a semantic conflict has none: use the "
                          "name that replaced the removed one, or restore it; a use left behind in a file the task "
                          "does not change has none either: keep the old name too, or widen the task with "

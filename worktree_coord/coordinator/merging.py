@@ -613,6 +613,10 @@ class MergeOperations(CoordinatorBase):
                     try:
                         with leases.hold(self.store, leases.task_lease(run_id, task.task_id), timeout=0,
                                          what=f"task {task.task_id}"):
+                            gone = _no_longer_waiting(self._task(run_id, task.task_id))
+                            if gone is not None:
+                                rows.append(gone)
+                                continue
                             results.append(self._merge_task_locked(run, task.task_id, verify))
                     except BusyError as busy:
                         rows.append(_in_progress_row(task.task_id, busy))
@@ -694,6 +698,10 @@ class MergeOperations(CoordinatorBase):
                         rows.append(_in_progress_row(task.task_id, busy))
                         continue
                     task = self._task(run.run_id, task.task_id)
+                    gone = _no_longer_waiting(task)
+                    if gone is not None:
+                        rows.append(gone)
+                        continue
                     if task.state is TaskState.MERGED or task.result.get("verify_command"):
                         publish()   # what merged before it lands first, in the drain's order
                         results.append(self._merge_task_locked(run, task.task_id))
@@ -780,6 +788,14 @@ class MergeOperations(CoordinatorBase):
                     if directory:
                         packages.append(queue.Package(name, directory, tuple(sorted(workspace.graph.successors(name)))))
         return packages
+
+
+def _no_longer_waiting(task: TaskRecord) -> dict[str, Any] | None:
+    """The drain's row for a task listed as finished that, read again under its lease, is not
+    waiting to merge any more (abandoned meanwhile): reported as it is, not merged. None: merge it."""
+    if task.state in (TaskState.FINISHED, TaskState.CONFLICT, TaskState.MERGED):
+        return None
+    return {"task": task.task_id, "state": task.state.value, "conflicts": [], "merge_commit": None}
 
 
 def _in_progress_row(task_id: str, busy: BusyError) -> dict[str, Any]:

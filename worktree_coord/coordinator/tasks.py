@@ -25,7 +25,7 @@ from ..crashpoints import crash_point
 from ..errors import BusyError, GitError, StateError, UsageError
 from ..gitrepo import GIT_MODE_GITLINK, GitRepo
 from ..store.idempotency import Outcome, default_key, run_once, variant_key
-from ..model import UNAPPLIED_INTENT_STATES, Boundary, RunRecord, TaskRecord, TaskState, validate_name
+from ..model import UNAPPLIED_INTENT_STATES, Boundary, RunRecord, RunState, TaskRecord, TaskState, validate_name
 from ..results import (TaskAbandoned, TaskFinished, TaskWidened,
                       TaskStarted, TaskUpdated)
 
@@ -118,6 +118,10 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
             # overlap can never both get in.
             with leases.hold(self.store, f"boundaries:{run.run_id}", timeout=self.config.wait_timeout,
                              what=f"run {run.run_id} boundaries"):
+                # Read again here: a land may have ended the run since this call read it. What a
+                # landed run still does is for the tasks it has (left out of a partial land).
+                if (self.store.get_run(run.run_id) or run).state is RunState.LANDED:
+                    raise self._landed_run_takes_no_task(run, task_id)
                 overlaps = self._overlaps(run.run_id, task_id, boundary)
                 blocking = [o for o in overlaps if boundary.exclusive or o["exclusive"]]
                 if blocking:
@@ -291,6 +295,12 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
                 if merge and result.state in (TaskState.FINISHED.value, TaskState.CONFLICT.value) \
                         and not _unresolved_markers(result.conflicts):
                     result = self._merge_task_locked(run, task_id, verify)
+                if result.state != TaskState.EMPTY.value and \
+                        (self.store.get_run(run_id) or run).state is RunState.LANDED:
+                    import dataclasses
+
+                    note = self._after_landing_note(run, merged=result.state == TaskState.MERGED.value)
+                    result = dataclasses.replace(result, notes=[*result.notes, note])
             return Outcome(result.to_json(), result.exit_code, final=result.exit_code == 0)
 
         # A finish again with or without --verify (after a failed verification, say), or with or
@@ -898,7 +908,6 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         report = queue.semantic_report(found, task.task_id, merged, queue.added_lines_reader(self.git.repo, run.base, merged))
         return report, pending
 
-    @staged("task.abandon")
     def _drop_abandoned_intents(self, run_id: str, task_id: str) -> None:
         """Mark the abandoned task's intents not applied as `dropped` (kept, with the reason), under
         the run's intents lease like `wtc intent drop`; a repeat after a kill finishes the job. An
@@ -914,8 +923,11 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
                 self.store.log_event(run_id, task_id, "intent.dropped",
                                      {"intent": row["intent_id"], "reason": "task abandoned"})
 
+    @staged("task.abandon")
     def abandon_task(self, run_id: str, task_id: str, *, key: str | None = None) -> TaskAbandoned:
-        """Drop the worktree and keep the branch (with any uncommitted work snapshotted onto it)."""
+        """Drop the worktree and keep the branch (with any uncommitted work snapshotted onto it). A
+        task not merged yet may be abandoned: live, failed verification, or finished and waiting
+        for its merge (`finish --no-merge`, or a finish killed during its verification)."""
         self._run(run_id)
         self._task(run_id, task_id)
         request = {"run": run_id, "task": task_id}
@@ -928,13 +940,16 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
                     self._drop_worktree(task)  # what a killed abandon may have left (never read)
                     self._drop_abandoned_intents(run_id, task_id)
                     return Outcome(TaskAbandoned.from_json(task.result).to_json())
-                # A task whose verification failed is given up the same way (its worktree is gone;
-                # update brings it back to fix): the lead may decide it is not worth fixing.
-                if not task.state.live and task.state is not TaskState.FAILED:
-                    raise StateError(f"task {task_id!r} is {task.state.value}; only live tasks and tasks that failed "
-                                     "verification can be abandoned",
-                                     fix="nothing to abandon: a merged task's work is in integration, an empty "
-                                         "or finished one needs nothing from you")
+                # A task whose verification failed, or a finished one waiting for its merge, is given
+                # up the same way (its worktree is gone; its branch keeps the work): the lead may decide
+                # it is not worth fixing, or not wanted. A merge takes the task's lease and reads its
+                # state under it, so an abandoned task is never merged after this.
+                if not task.state.live and task.state not in (TaskState.FAILED, TaskState.FINISHED):
+                    raise StateError(f"task {task_id!r} is {task.state.value}; only tasks not merged yet (live, "
+                                     "finished and waiting for their merge, or failed verification) can be abandoned",
+                                     fix="nothing to abandon: " + (
+                                         "its work is in integration; undo it with a new task that reverts it"
+                                         if task.state is TaskState.MERGED else "it changed nothing"))
                 snapshot, missing = self._snapshot(task, "wtc: abandoned snapshot of uncommitted work")
                 notes = [_missing_note(missing)] if missing else []
                 stashed = self.git.stashes_made_on(task.branch)

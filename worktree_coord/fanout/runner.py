@@ -100,7 +100,9 @@ def run_fanout(repo: str | os.PathLike[str], plan: Plan, run_id: str, options: F
         elif existing.state == RunState.LANDED:
             landed = True
             notes.append(f"run {run_id} has landed (wtc land): its merged tasks stay as they are; a task of the plan "
-                         "that has not merged is run, and what it merges lands only with another `wtc land`")
+                         "that started and has not merged is run, and what it merges lands only with another "
+                         "`wtc land`; a task it never started is refused (a landed run takes no new task: start "
+                         "a new run)")
         elif plan.base and _resolved(coordinator, plan.base) != existing.base:
             notes.append(f"run {run_id} exists, pinned at {existing.base[:12]}: the plan's base {plan.base!r} "
                          "is for a run fanout starts, and was not used")

@@ -5,10 +5,12 @@ Stage: reads for the forecast (`task check`, `forecast`), below the coordinator.
 git in the repository (`GitRepo.git`), a scratch folder under the common dir, the worktree's files.
 Output: the same answers libgit2 gives on that path, held to them side by side in
 tests/core/test_process_trees.py:
-- blobs: one `git hash-object -w --no-filters --stdin-paths` for every edited file (raw bytes, as
-  `Repository.create_blob(file.read_bytes())` writes them: no clean filter, no end-of-line
-  conversion); a symlink's blob is its target, written to a scratch file first (hash-object would
-  follow the link);
+- blobs: one `git hash-object -w --stdin-paths` in the worktree for every edited file, with the
+  input filters `git add` applies there (end-of-line conversion, clean filters, by the worktree's
+  attributes and the repository's config): the blob a finish (`git add -A`) commits, so a check
+  answers about the content that will be committed; a symlink's blob is its target, written to a
+  scratch file first and hashed with `--no-filters` (hash-object would follow the link, and git
+  filters no link);
 - a tree with edits written over a root: a temporary index (`read-tree` of the root, one
   `update-index -z --index-info` for every edit, `write-tree`), which is the root's tree with those
   paths replaced, the same tree `integrate.trees.update_tree` builds (git's index drops emptied
@@ -17,8 +19,9 @@ tests/core/test_process_trees.py:
   gitlink; a file replaced by a folder is the file deleted and the folder's files added), sorted as
   `GitRepo.changes` sorts.
 Cost: three to five git processes a state (each ~2-4 ms of CPU on the machine measured in
-docs/architecture.md, against 45-80 ms for pygit2's import); so these run only while libgit2 is not
-loaded: once it is, its in-process calls are cheaper than a process.
+docs/architecture.md, against 45-80 ms for pygit2's import); so the trees and diffs run only while
+libgit2 is not loaded: once it is, its in-process calls are cheaper than a process. The blobs are
+git's always (libgit2 applies no clean filter a git config names): one process a worktree read.
 Invariants: no ref, worktree file or worktree index is written; the temporary index and link
 targets live in a scratch folder the call removes; objects written are unreachable until committed.
 A call killed meanwhile leaves its folder; the folder's name says whose it was (a fingerprint of the
@@ -35,7 +38,7 @@ import shutil
 import time
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Mapping, TypeVar
+from typing import TYPE_CHECKING, Callable, Mapping, Sequence, TypeVar
 
 from ..digest import sha256
 from ..errors import UsageError
@@ -84,35 +87,54 @@ def _quoted(path: bytes) -> bytes:
     return bytes(out + b'"')
 
 
-def write_blobs(git: Git, scratch: Path, files: Mapping[str, Path]) -> dict[str, tuple[str, int] | None] | None:
-    """Each file's (blob id, mode) as libgit2's `create_blob` of its bytes writes it: a regular
-    file 100644 or 100755 (any execute bit), a symlink 120000 holding its target, anything else or
-    a missing file None. None when git failed (a file changed type meanwhile): ask libgit2."""
+def write_blobs(git: Git, scratch: Path, worktree: Path, paths: Sequence[str]
+                ) -> dict[str, tuple[str, int] | None] | None:
+    """Each of the worktree's files at `paths` (relative to it) as (blob id, mode), the blob `git add`
+    in that worktree writes (its input filters applied): a regular file 100644 or 100755 (any
+    execute bit), a symlink 120000 holding its target, anything else or a missing file None. None
+    when git failed (a file changed type meanwhile): ask `GitRepo._working_blob`."""
     found: dict[str, tuple[str, int] | None] = {}
-    to_hash: list[tuple[str, bytes, int]] = []
-    for rel, file in files.items():
+    files: list[tuple[str, int]] = []
+    links: list[tuple[str, bytes]] = []
+    for rel in paths:
+        file = worktree / rel
         try:
             info = file.lstat()
         except (FileNotFoundError, NotADirectoryError):   # the latter: a file now stands where its folder was
             found[rel] = None
             continue
         if (info.st_mode & 0o170000) == 0o120000:   # S_ISLNK, without loading stat
-            target = scratch / f"link.{len(to_hash)}"
+            target = scratch / f"link.{len(links)}"
             target.write_bytes(os.fsencode(os.readlink(file)))
-            to_hash.append((rel, os.fsencode(target), 0o120000))
+            links.append((rel, os.fsencode(target)))
         elif (info.st_mode & 0o170000) == 0o100000:   # S_ISREG
-            to_hash.append((rel, os.fsencode(file), 0o100755 if info.st_mode & 0o111 else 0o100644))
+            files.append((rel, 0o100755 if info.st_mode & 0o111 else 0o100644))
         else:
             found[rel] = None
-    if to_hash:
-        done = git("hash-object", "-w", "--no-filters", "--stdin-paths", check=False,
-                   input=b"".join(_quoted(path) + b"\n" for _, path, _ in to_hash))
-        ids = done.stdout.decode().split()
-        if done.returncode != 0 or len(ids) != len(to_hash):
-            return None
-        for (rel, _, mode), oid in zip(to_hash, ids):
-            found[rel] = (oid, mode)
-    return {rel: found[rel] for rel in files}
+    # Run in the worktree with paths relative to it: the attributes that choose a path's filters
+    # are the worktree's own (a task may change its .gitattributes), as for its `git add -A`.
+    hashed = _hash(git, [os.fsencode(rel) for rel, _ in files], filters=True, cwd=worktree)
+    if hashed is None:
+        return None
+    for (rel, mode), oid in zip(files, hashed):
+        found[rel] = (oid, mode)
+    hashed = _hash(git, [target for _, target in links], filters=False, cwd=None)
+    if hashed is None:
+        return None
+    for (rel, _), oid in zip(links, hashed):
+        found[rel] = (oid, 0o120000)
+    return {rel: found[rel] for rel in paths}
+
+
+def _hash(git: Git, paths: list[bytes], *, filters: bool, cwd: Path | None) -> list[str] | None:
+    """One `git hash-object -w --stdin-paths` of `paths` (with `git add`'s input filters, or
+    `--no-filters`); their ids in order, None when git failed."""
+    if not paths:
+        return []
+    done = git("hash-object", "-w", *(() if filters else ("--no-filters",)), "--stdin-paths", check=False,
+               cwd=cwd, input=b"".join(_quoted(path) + b"\n" for path in paths))
+    ids = done.stdout.decode().split()
+    return ids if done.returncode == 0 and len(ids) == len(paths) else None
 
 
 def tree_with_edits(git: Git, scratch: Path, root: str, edits: Mapping[str, tuple[str, int] | None]) -> str | None:

@@ -1137,8 +1137,11 @@ class GitRepo:
         deletion). The blobs are written to the object database, unreachable until committed.
         A missing file the index marks skip-worktree is no deletion: a sparse worktree's merge (a
         `task update` left open) stages what integration brought outside the cone without writing
-        it, and finish commits that index entry, so its staged blob is the file."""
-        blobs = self._working_blobs_by_git(path, paths) if paths and not self.libgit2_loaded else None
+        it, and finish commits that index entry, so its staged blob is the file.
+        Each blob is the one the worktree's `git add` writes (its end-of-line conversion and clean
+        filters applied), what a finish commits: by git (process_trees.write_blobs) even with libgit2
+        loaded, whose `create_blob` applies no filter; its raw bytes only where git could not."""
+        blobs = self._working_blobs_by_git(path, paths) if paths else None
         if blobs is None:
             blobs = {rel: self._working_blob(path / rel) for rel in paths}
         missing = [rel for rel, blob in blobs.items() if blob is None]
@@ -1165,7 +1168,7 @@ class GitRepo:
         from .process_trees import Scratch, write_blobs
 
         with Scratch(self.wtc_dir) as scratch:
-            return write_blobs(self.git, scratch, {rel: path / rel for rel in paths})
+            return write_blobs(self.git, scratch, path, paths)
 
     def _working_blob(self, file: Path) -> tuple[str, int] | None:
         try:

@@ -21,6 +21,14 @@ What counts as a change: a file whose inode, size or modification time differs (
 moves the time; a reinstall that writes new files, or links them from a cache with old times,
 changes the inode), a folder whose entries differ, one gone, or one that cannot be read. Bytecode
 caches (`__pycache__`) are not the code: they follow the sources.
+
+The distributions the package requires (pygit2, tree-sitter and its grammar wheels, libcst, typer,
+...; `required_distributions`) are loaded into the server too, so an upgrade of one under a running
+server is a change as well. Of each, a few files stand for the whole (`distribution_files`): its
+RECORD, which every installer writes anew (pip, uv) and an upgrade removes with its old dist-info
+folder, and its compiled modules and libraries (a hand-replaced binary). Not every file: the 38
+distributions hold ~3,000, which would have multiplied the per-call comparison; these are 74 (a
+comparison of 415 paths 1.56 ms against 1.16 ms for the package's 341, load average 17 on 2 cores).
 """
 
 from __future__ import annotations
@@ -29,6 +37,10 @@ import os
 import stat
 
 from ..frozen import value_class
+
+TYPE_CHECKING = False   # not typing's: the module loads in every served call
+if TYPE_CHECKING:
+    from typing import Sequence
 
 _SKIPPED = ("__pycache__",)
 
@@ -55,10 +67,66 @@ def _entries(folder: str) -> frozenset[str] | None:
         return None
 
 
-def take(roots: list[str]) -> CodeMark:
-    """The mark of every file and folder under `roots` (one that cannot be read is marked as
-    missing, so it reads as changed once it can: never as the same code)."""
+def required_distributions(package: str = "worktree-coord") -> list[str]:
+    """The distributions `package` requires (its extras' left out), by name; none when its
+    metadata is not installed (a checkout on sys.path without an install)."""
+    import importlib.metadata as metadata
+    import re
+
+    try:
+        wanted = metadata.requires(package) or []
+    except metadata.PackageNotFoundError:
+        return []
+    names = []
+    for requirement in wanted:
+        if "extra" in requirement.partition(";")[2]:
+            continue
+        found = re.match(r"[A-Za-z0-9][A-Za-z0-9._-]*", requirement)
+        if found and found.group(0) not in names:
+            names.append(found.group(0))
+    return names
+
+
+_BINARY = (".so", ".pyd", ".dylib")
+
+
+def distribution_files(names: list[str]) -> list[str]:
+    """Of each installed distribution named, the files that stand for it (see the module's
+    docstring): its RECORD and its compiled modules and libraries, as absolute paths. A name
+    not installed has none (a call that needs it fails the same with or without a server)."""
+    import importlib.metadata as metadata
+    import re
+
+    def normal(name: str) -> str:
+        return re.sub(r"[-_.]+", "-", name).lower()
+
+    # One pass over sys.path's distributions (the first of a name wins, as `distribution(name)`
+    # finds it): a lookup per name searched the path each time, 0.3 s for 38 names.
+    wanted = {normal(name) for name in names}
+    found: dict[str, metadata.Distribution] = {}
+    for distribution in metadata.distributions():
+        name = getattr(distribution, "_normalized_name", None) or distribution.metadata["Name"] or ""
+        if normal(name) in wanted:
+            found.setdefault(normal(name), distribution)
+    out: list[str] = []
+    for distribution in found.values():
+        for entry in distribution.files or []:
+            text = str(entry)
+            if (text.endswith("/RECORD") and ".dist-info/" in text) or text.endswith(_BINARY) or ".so." in text:
+                out.append(os.path.normpath(str(entry.locate())))
+    return list(dict.fromkeys(out))
+
+
+def take(roots: list[str], distribution_paths: Sequence[str] = ()) -> CodeMark:
+    """The mark of every file and folder under `roots`, and of the files `distribution_paths`
+    (`distribution_files`); one that cannot be read is marked as missing, so it reads as changed
+    once it can: never as the same code."""
     files: dict[str, tuple[int, int, int]] = {}
+    for path in distribution_paths:
+        try:
+            files[path] = _identity(os.stat(path))
+        except OSError:
+            files[path] = (-1, -1, -1)
     folders: dict[str, tuple[int, frozenset[str]]] = {}
     stack = list(dict.fromkeys(roots))
     while stack:

@@ -21,7 +21,8 @@ The server holds nothing of a call: killed at any moment, each call in flight ei
 (its child is a process of its own) or is killed with it, the state a killed CLI leaves. A stop
 stops accepting and removes the socket, then waits for the calls in flight; a second signal exits at once.
 
-Code on disk: the server marks the package's files when it starts (serve/code_mark.py); a call's
+Code on disk: the server marks the package's files when it starts, and files that stand for the
+distributions it requires (pygit2, tree-sitter, the grammar wheels: serve/code_mark.py); a call's
 child that finds one changed (an upgrade in place, an edit of the checkout) refuses the call before
 its hello, so the caller runs it in-process with the new code and says nothing of it, and has the
 server stop (SIGUSR1: the stop a signal asks for, calls in flight finish). The next `wtc serve`
@@ -357,7 +358,7 @@ def run_server(repo: str, *, announce: bool = True) -> int:
     located = locate(repo)
     token = server_token()
     # Before preload imports anything more: a file changed while it loads reads as changed.
-    code = code_mark.take(package_folders())
+    code = code_mark.take(package_folders(), code_mark.distribution_files(code_mark.required_distributions()))
     common_dir = str(located.common_dir)
     if running_server(common_dir):
         raise UsageError(f"a wtc server already serves {located.toplevel}",

@@ -42,7 +42,11 @@ language-specific):
 - a file version that does not parse cleanly gives nothing (never guessed).
 Cost: a file whose merged bytes are one side's (what a tree merge gives every file only one side
 changed) is never read; otherwise the merged file is parsed, and the others only when it holds a
-declaration twice whose name the merge added occurrences of.
+declaration twice whose name the merge added occurrences of. Those are parsed from a tree already
+made (`Profile.parse(like=...)`, reparse.py: tree-sitter re-reads only what the line diff touched,
+and the tree is the one a fresh parse gives): the base from the merged file's, each side from the
+base's (the pairs the semantic check diffs too, so their diffs are mostly kept), or from the merged
+file's when there is no base.
 """
 
 from __future__ import annotations
@@ -56,6 +60,8 @@ import tree_sitter
 
 from ...frozen import value_class
 from ..languages.profiles import DuplicateRules, Profile, profile_for_path
+from ..languages.reparse import inverted
+from ..lines.linediff import hunks
 from ..result import SemanticFinding
 from .symbols import query_for
 from .versions import MAX_BYTES, Versions
@@ -112,7 +118,10 @@ def _check_file(versions: Versions, profile: Profile, rules: DuplicateRules, lab
                 trees: dict[str, tree_sitter.Tree] | None) -> list[SemanticFinding]:
     merged = versions.merged
     assert merged is not None
-    found = declarations(profile, rules, merged)
+    if not _readable(merged):
+        return []
+    merged_tree = profile.parse(merged)
+    found = declarations(profile, rules, merged, merged_tree)
     if not found:
         return []
     groups: dict[tuple[object, ...], list[Declaration]] = collections.defaultdict(list)
@@ -142,12 +151,17 @@ def _check_file(versions: Versions, profile: Profile, rules: DuplicateRules, lab
     if not twice and not overloaded:
         return []
     before: dict[str, collections.Counter[tuple[object, ...]]] = {}
+    held: dict[str, tuple[bytes, tree_sitter.Tree]] = {"merged": (merged, merged_tree)}
     for which in ("base", "left", "right"):
         data = versions.version(which)
         if data is None:
             before[which] = collections.Counter()
             continue
         tree = (trees or {}).get(which)
+        if tree is None and _readable(data):
+            tree = _parse_from(profile, which, data, held)
+        if tree is not None:
+            held[which] = (data, tree)
         parsed = declarations(profile, rules, data, tree)
         if parsed is None:
             return []   # an input that does not parse: nothing is guessed
@@ -183,11 +197,28 @@ def _check_file(versions: Versions, profile: Profile, rules: DuplicateRules, lab
     return out
 
 
+def _readable(source: bytes) -> bool:
+    """Whether a version is read at all: not too big, not binary (`declarations` gives None for it)."""
+    return len(source) <= MAX_BYTES and b"\x00" not in source[:8000]
+
+
+def _parse_from(profile: Profile, which: str, data: bytes, held: dict[str, tuple[bytes, tree_sitter.Tree]]
+                ) -> tree_sitter.Tree:
+    """The tree of the input `which`, parsed from the tree of a version already parsed: the base
+    from the merged file's, a side from the base's (else the merged file's). The diffs are asked
+    from the base where it is one of the pair, as the semantic check asks them (linediff keeps them)."""
+    if which == "base":
+        old, old_tree = held["merged"]
+        return profile.parse(data, like=(old, lambda: inverted(hunks(data, old)), old_tree))
+    old, old_tree = held.get("base") or held["merged"]
+    return profile.parse(data, like=(old, lambda: hunks(old, data), old_tree))
+
+
 def declarations(profile: Profile, rules: DuplicateRules, source: bytes,
                  tree: tree_sitter.Tree | None = None) -> list[Declaration] | None:
     """The counted declarations of one file version, in file order (None: it does not parse
     cleanly, is binary or too big)."""
-    if len(source) > MAX_BYTES or b"\x00" in source[:8000]:
+    if not _readable(source):
         return None
     if tree is None:
         tree = profile.parse(source)
