@@ -682,3 +682,17 @@ def test_a_finish_whose_merge_checks_python_reads_the_tags_query_without_importl
     modules = imported(repo, "task", "finish", "t2", "--run", "r1")
     assert "worktree_coord.merge.checks.symbols" in modules and "tree_sitter" in modules
     assert not modules & {"importlib.readers", "importlib.resources.readers"}
+
+
+def test_a_task_start_loads_no_socket_module_and_under_json_no_text_renderer(repo: Path) -> None:
+    """The port probe binds through `_socket` (socket.py's enums cost a start ~4 ms), and a start
+    under --json prints no text, so output/render.py loads only for a start that prints text."""
+    env = dict(os.environ, WTC_NO_SERVE="1")
+    subprocess.run([sys.executable, "-m", "worktree_coord", "run", "start", "--run", "r1"], cwd=repo, check=True,
+                   capture_output=True, env=env)
+    text = imported(repo, "task", "start", "t1", "--run", "r1", "--own", "packages/api/**")
+    assert "worktree_coord.coordinator.worktree_setup" in text and "_socket" in text   # it probed a port...
+    assert "socket" not in text                                                         # ...without socket.py
+    assert "worktree_coord.output.render" in text
+    machine = imported(repo, "task", "start", "t2", "--run", "r1", "--own", "packages/web/**", "--json")
+    assert not machine & {"socket", "worktree_coord.output.render"}

@@ -17,7 +17,7 @@ a pipe next to the process start itself.
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Mapping, Sequence
+from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
 from .held import write_held
 
@@ -41,3 +41,34 @@ def run_to_end(command: Sequence[str], *, cwd: str | os.PathLike[str], env: Mapp
         out.seek(0)
         err.seek(0)
         return subprocess.CompletedProcess(done.args, done.returncode, out.read(), err.read())
+
+
+def start_to_end(command: Sequence[str], *, cwd: str | os.PathLike[str],
+                 env: Mapping[str, str] | None) -> Callable[[], subprocess.CompletedProcess[bytes]]:
+    """`run_to_end` started now and waited for later: the returned function waits for the process
+    and gives what `run_to_end` gives (once). For a read that runs beside the caller's next git
+    process (two cores, two processes); its output goes to temporary files the same way, so a caller
+    killed meanwhile leaves the read to finish on its own."""
+    import subprocess
+    import tempfile
+
+    write_held()
+    out, err = tempfile.TemporaryFile(), tempfile.TemporaryFile()
+    try:
+        process = subprocess.Popen(list(command), cwd=cwd, env=dict(env) if env is not None else None,
+                                   stdin=subprocess.DEVNULL, stdout=out, stderr=err)
+    except BaseException:
+        out.close()
+        err.close()
+        raise
+
+    def wait() -> subprocess.CompletedProcess[bytes]:
+        try:
+            code = process.wait()
+            out.seek(0)
+            err.seek(0)
+            return subprocess.CompletedProcess(process.args, code, out.read(), err.read())
+        finally:
+            out.close()
+            err.close()
+    return wait
