@@ -505,7 +505,7 @@ def test_the_common_calls_load_no_openssl_hash_and_the_reads_no_random(repo: Pat
     for args in calls:
         modules = imported(repo, *args)
         assert not modules & {"hashlib", "_hashlib"}, args
-    for args in calls[:3]:   # a start and a finish run git, whose temporary files (tempfile) load random
+    for args in calls:   # git's output goes to memory files (running.py), so a start and a finish load no tempfile
         modules = imported(repo, *args)
         assert "random" not in modules, args
         # nor the summary of a tool's output, which only a failed intent's line in a report reads
@@ -684,15 +684,22 @@ def test_a_finish_whose_merge_checks_python_reads_the_tags_query_without_importl
     assert not modules & {"importlib.readers", "importlib.resources.readers"}
 
 
-def test_a_task_start_loads_no_socket_module_and_under_json_no_text_renderer(repo: Path) -> None:
-    """The port probe binds through `_socket` (socket.py's enums cost a start ~4 ms), and a start
-    under --json prints no text, so output/render.py loads only for a start that prints text."""
+# What a start (and every call that runs git) no longer loads: socket.py's enum classes, and
+# tempfile with random, shutil and shutil's compression modules.
+START_LEFT = {"socket", "tempfile", "random", "shutil", "bz2", "lzma"}
+
+
+def test_a_task_start_loads_no_socket_tempfile_or_shutil_and_under_json_no_text_renderer(repo: Path) -> None:
+    """The port probe binds through `_socket` (socket.py's enums cost a start ~4 ms); git's output
+    goes to memory files (gitrepo/running.py: memfd_create), not tempfile's; shutil loads where a
+    file is copied into the worktree. A start under --json prints no text, so output/render.py
+    loads only for a start that prints text."""
     env = dict(os.environ, WTC_NO_SERVE="1")
     subprocess.run([sys.executable, "-m", "worktree_coord", "run", "start", "--run", "r1"], cwd=repo, check=True,
                    capture_output=True, env=env)
     text = imported(repo, "task", "start", "t1", "--run", "r1", "--own", "packages/api/**")
     assert "worktree_coord.coordinator.worktree_setup" in text and "_socket" in text   # it probed a port...
-    assert "socket" not in text                                                         # ...without socket.py
+    assert not text & START_LEFT                                                        # ...without socket.py
     assert "worktree_coord.output.render" in text
     machine = imported(repo, "task", "start", "t2", "--run", "r1", "--own", "packages/web/**", "--json")
-    assert not machine & {"socket", "worktree_coord.output.render"}
+    assert not machine & (START_LEFT | {"worktree_coord.output.render"})

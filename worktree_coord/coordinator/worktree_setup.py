@@ -30,7 +30,6 @@ from __future__ import annotations
 import errno
 import os
 import shlex
-import shutil
 import signal
 import subprocess
 import time
@@ -174,6 +173,8 @@ class WorktreeSetupOperations(CoordinatorBase):
                 skipped.append({"path": rel, "why": "the worktree has it already (tracked at the run's base)"})
                 continue
             target.parent.mkdir(parents=True, exist_ok=True)
+            import shutil   # here: a start with no file to copy loads none (with its compression modules)
+
             shutil.copy2(main / rel, target, follow_symlinks=False)
             copied.append(rel)
         return copied, skipped
@@ -226,6 +227,8 @@ class WorktreeSetupOperations(CoordinatorBase):
                 if place_linked_modules(source, target, main, path) is None:
                     os.symlink(source, target, target_is_directory=True)
             else:
+                import shutil
+
                 shutil.copytree(source, target, symlinks=True)
             placed.append(rel)
         return placed, skipped
