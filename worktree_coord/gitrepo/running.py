@@ -7,11 +7,11 @@ files and index but before it records MERGE_HEAD, and the next `task update` tak
 files for the agent's own work. Measured: a fanout runner SIGKILLed during `task update` left
 exactly that (tests/gitrepo/test_running.py reproduces it with a real git).
 
-So git's stdout and stderr go to anonymous temporary files instead: a git whose caller died runs
-to its end and leaves git's own consistent state (a merge in progress with MERGE_HEAD, a released
-lock), which every wtc call already knows how to pick up, the same as a call killed just after the
-git command returned. The cost is two unlinked files per call (O_TMPFILE on Linux), within noise of
-a pipe next to the process start itself.
+So git's stdout and stderr go to anonymous files instead: a git whose caller died runs to its end
+and leaves git's own consistent state (a merge in progress with MERGE_HEAD, a released lock), which
+every wtc call already knows how to pick up, the same as a call killed just after the git command
+returned. The files are memory files where the system has them (memfd_create on Linux), else
+unlinked temporary files: two per call, within noise of a pipe next to the process start itself.
 """
 
 from __future__ import annotations
