@@ -703,3 +703,27 @@ def test_a_task_start_loads_no_socket_tempfile_or_shutil_and_under_json_no_text_
     assert "worktree_coord.output.render" in text
     machine = imported(repo, "task", "start", "t2", "--run", "r1", "--own", "packages/web/**", "--json")
     assert not machine & (START_LEFT | {"worktree_coord.output.render"})
+
+
+def test_a_merge_file_after_the_first_loads_no_toml_parser(tmp_path: Path) -> None:
+    """What the shipped profiles and the appended files' kinds parse to is kept as JSON
+    (kept_on_disk.kept_json), and the strict TOML check loads tomllib only for a TOML file: only the
+    first `merge-file` of a machine (of a version) parses TOML."""
+    base = "import os\n\n\ndef alpha(x):\n    return x + 1\n\n\ndef gamma(x):\n    return x - 3\n"
+    files = {"base.py": base, "left.py": base.replace("x + 1", "x + 10"), "right.py": base.replace("x - 3", "x - 30"),
+             "left_add.py": base + "\n\ndef left_new(x):\n    return alpha(x)\n",
+             "right_add.py": base + "\n\ndef right_new(x):\n    return gamma(x)\n",
+             "base.json": '{\n  "a": 1,\n  "b": 2\n}\n', "left.json": '{\n  "a": 10,\n  "b": 2\n}\n',
+             "right.json": '{\n  "a": 1,\n  "b": 20\n}\n'}
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    calls = [("merge-file", "base.py", "left.py", "right.py", "--path", "m.py", "-o", "out1"),
+             ("merge-file", "base.py", "left_add.py", "right_add.py", "--path", "m.py", "-o", "out2"),
+             ("merge-file", "base.json", "left.json", "right.json", "--path", "c.json", "-o", "out3")]
+    for args in calls:
+        imported(tmp_path, *args)          # the first of each may parse (and keep) its TOML
+    for args in calls:
+        modules = imported(tmp_path, *args)
+        assert "worktree_coord.merge.cascade" in modules, args
+        assert "tomllib" not in modules, args
+    assert "def left_new" in (tmp_path / "out2").read_text() and "def right_new" in (tmp_path / "out2").read_text()

@@ -92,7 +92,8 @@ import tree_sitter
 from ...errors import ConfigError
 from ...frozen import value_class
 from .reparse import reparse
-from .profile_index import _claims, _head, _shipped, _shipped_index, _toml, profile_name_for_path  # noqa: F401
+from .profile_index import (_claims, _head, _shipped, _shipped_index, _toml, profile_name_for_path,  # noqa: F401
+                            shipped_toml)
 
 _PART = re.compile(r"\{([^{}]+)\}")
 # Profile.parse's `like`: (another version of the file, a function giving the hunks of its line diff to
@@ -1075,7 +1076,7 @@ def load_profile_text(text: str, source: str = "<string>") -> Profile:
 def _shipped_profile(name: str) -> Profile:
     """One shipped profile, validated (and its grammar loaded) on first use: a merge of one file
     pays for its own language only, and a profile error still stops its first use, loudly."""
-    return load_profile_text(dict(_shipped())[name], name)
+    return _validate(shipped_toml(name, dict(_shipped())[name]), name)
 
 
 @functools.lru_cache(maxsize=1)
