@@ -1201,7 +1201,6 @@ class GitRepo:
         return bool(out.stdout.strip()) or out.returncode != 0
 
 
-# git's words when another process holds one of its lock files (index, a ref, HEAD, config).
 def _ls_tree(sha: str, under: str, pathspecs: Sequence[str]) -> list[str]:
     """`tree_paths`' git arguments: every file of `sha`'s tree under `under`, else under `pathspecs`."""
     specs = [under] if under else list(pathspecs)
@@ -1218,6 +1217,7 @@ def _listed(output: bytes, under: str) -> Iterator[str]:
                 yield path
 
 
+# git's words when another process holds one of its lock files (index, a ref, HEAD, config).
 def _failure(args: Sequence[str], where: str, done: subprocess.CompletedProcess[bytes]) -> GitError:
     """The error of a git command that failed: GitLocked (busy, retry) when git names a lock file
     another process holds, else GitError with git's words."""
