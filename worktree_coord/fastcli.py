@@ -203,14 +203,19 @@ def _read_status(repo: str, run: str | None) -> RunStatus:
 
 def task_start(task: str, run: str, own: list[str], read: list[str], sparse: bool, exclusive: bool,
                author: str | None, key: str | None, repo: str, json_mode: bool) -> int:
-    from .output import render
     from .output.tagging import emit
 
     check_names(run, task)
     with open_coordinator(repo) as coordinator:
         result = coordinator.start_task(run, task, own, read, sparse=sparse, exclusive=exclusive,
                                         author=author, key=key)
-    emit(result.to_json(), schema="task.start", json_mode=json_mode, human=render.task_started(result))
+
+    def human() -> str:   # the text's renderer loads only when text is printed (not under --json)
+        from .output import render
+
+        return render.task_started(result)
+
+    emit(result.to_json(), schema="task.start", json_mode=json_mode, human=human)
     return result.exit_code
 
 

@@ -2,9 +2,10 @@
 user's state folder (config.user_state_dir).
 
 Who keeps what: merge/checks/symbols.py the bounds of each profile's query patterns
-(`query-patterns-v1`) and the words a query's matches need (`query-words-v1`), merge/languages/profile_index.py the shipped profiles' index
-(`profile-index-v1`), merge/languages/profiles.py the `binds` queries found valid for a grammar
-(`valid-binds-v1`) and the shipped profiles' parsed TOML (`parsed-profiles-v1`). Each fact is kept under a digest of everything its answer depends on (the texts
+(`query-patterns-v1`) and the words a query's matches need (`query-words-v1`), merge/languages/profile_index.py the
+shipped profiles' index (`profile-index-v1`) and what each shipped profile's TOML parses to (`profile-toml-v1`),
+merge/languages/profiles.py the `binds` queries found valid for a grammar (`valid-binds-v1`),
+merge/appended/appendable.py what the appended files' kinds parse to (`append-kinds-v1`). Each fact is kept under a digest of everything its answer depends on (the texts
 it was derived from, the code that derives it, the versions of the libraries it used), so a kept
 file is never stale, only unused. Files are written whole by rename (a reader sees an old file or
 a new one); a file that does not read back as its writer wrote it is the caller's to ignore and
@@ -15,7 +16,7 @@ computation again: never an error.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Iterable
+from typing import Any, Callable, Iterable
 
 
 def kept_path(folder: str, parts: Iterable[bytes], suffix: str = "") -> Path | None:
@@ -66,3 +67,31 @@ def source_of(module_file: str) -> bytes | None:
             return file.read()
     except OSError:
         return None
+
+
+def kept_json(folder: str, parts: Iterable[bytes], compute: Callable[[], Any]) -> Any:
+    """`compute()`, kept in `folder` under `parts` as JSON beside a digest of it (SHA-256 of its
+    canonical text), so a file that does not read back as written is computed and written again.
+    An answer JSON would not give back alike (a date, a float that is not finite, a tuple) is
+    returned and not kept. What the shipped TOML files parse to (profiles, the appended files'
+    kinds): tomllib's import and parse, ~3-4 ms of each `wtc merge-file`, are one JSON read."""
+    import json
+
+    from .digest import sha256
+
+    path = kept_path(folder, parts, ".json")
+    try:
+        kept = json.loads(read_kept(path) or "null")
+        if isinstance(kept, dict) and "value" in kept and kept.get("digest") == \
+                sha256(json.dumps(kept["value"], sort_keys=True).encode()).hexdigest():
+            return kept["value"]
+    except ValueError:
+        pass   # not what this code wrote: computed and written again
+    value = compute()
+    try:
+        canonical = json.dumps(value, sort_keys=True, allow_nan=False)
+    except (TypeError, ValueError):
+        return value
+    if json.loads(canonical) == value:
+        keep(path, json.dumps({"digest": sha256(canonical.encode()).hexdigest(), "value": value}))
+    return value

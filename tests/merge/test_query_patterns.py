@@ -24,8 +24,8 @@ def _forget() -> None:
 
 
 def _compiled_split(profile) -> tuple[bytes, ...]:
-    full = symbols._compile(profile, symbols._query_text(profile))
-    encoded = symbols._query_text(profile).encode("utf-8")
+    full = symbols._compile(profile, symbols._extraction_text(profile))
+    encoded = symbols._extraction_text(profile).encode("utf-8")
     return tuple(encoded[full.start_byte_for_pattern(i):full.end_byte_for_pattern(i)] for i in range(full.pattern_count))
 
 
@@ -43,7 +43,7 @@ def test_kept_bounds_are_tree_sitters_and_spare_the_full_compile(monkeypatch: py
         symbols.query_for(profile, False)
         symbols.query_for(profile, True, True)
         monkeypatch.undo()
-        assert symbols._query_text(profile) not in compiled, profile.name    # only the subsets
+        assert symbols._extraction_text(profile) not in compiled, profile.name    # only the subsets
         assert len(compiled) == 2
         assert symbols._pattern_texts(profile) == first
 

@@ -505,7 +505,7 @@ def test_the_common_calls_load_no_openssl_hash_and_the_reads_no_random(repo: Pat
     for args in calls:
         modules = imported(repo, *args)
         assert not modules & {"hashlib", "_hashlib"}, args
-    for args in calls[:3]:   # a start and a finish run git, whose temporary files (tempfile) load random
+    for args in calls:   # git's output goes to memory files (running.py), so a start and a finish load no tempfile
         modules = imported(repo, *args)
         assert "random" not in modules, args
         # nor the summary of a tool's output, which only a failed intent's line in a report reads
@@ -719,7 +719,7 @@ def test_a_finish_whose_tree_merge_is_clean_loads_no_file_merge_cascade(repo: Pa
 
 def test_a_finish_that_reads_a_python_file_loads_no_toml_parser_once_its_profile_is_kept(repo: Path) -> None:
     """The Python profile's TOML is parsed by the first process that validates it and kept, parsed,
-    in the user's state folder (profiles.PARSED_PROFILES); a later finish whose checks read a
+    in the user's state folder (profile_index.shipped_toml, `profile-toml-v1`); a later finish whose checks read a
     changed Python file loads no tomllib (nor does its merge's dependency reader, which reads a
     manifest only when an import names one)."""
     env = dict(os.environ, WTC_NO_SERVE="1")
@@ -763,3 +763,47 @@ def test_gc_loads_no_typer(repo: Path) -> None:
         modules = imported(repo, *args)
         assert "worktree_coord.fastcli" in modules and "worktree_coord.coordinator.cleanup" in modules, args
         assert not modules & TYPER, (args, sorted(modules & TYPER))
+
+# What a start (and every call that runs git) no longer loads: socket.py's enum classes, and
+# tempfile with random, shutil and shutil's compression modules.
+START_LEFT = {"socket", "tempfile", "random", "shutil", "bz2", "lzma"}
+
+
+def test_a_task_start_loads_no_socket_tempfile_or_shutil_and_under_json_no_text_renderer(repo: Path) -> None:
+    """The port probe binds through `_socket` (socket.py's enums cost a start ~4 ms); git's output
+    goes to memory files (gitrepo/running.py: memfd_create), not tempfile's; shutil loads where a
+    file is copied into the worktree. A start under --json prints no text, so output/render.py
+    loads only for a start that prints text."""
+    env = dict(os.environ, WTC_NO_SERVE="1")
+    subprocess.run([sys.executable, "-m", "worktree_coord", "run", "start", "--run", "r1"], cwd=repo, check=True,
+                   capture_output=True, env=env)
+    text = imported(repo, "task", "start", "t1", "--run", "r1", "--own", "packages/api/**")
+    assert "worktree_coord.coordinator.worktree_setup" in text and "_socket" in text   # it probed a port...
+    assert not text & START_LEFT                                                        # ...without socket.py
+    assert "worktree_coord.output.render" in text
+    machine = imported(repo, "task", "start", "t2", "--run", "r1", "--own", "packages/web/**", "--json")
+    assert not machine & (START_LEFT | {"worktree_coord.output.render"})
+
+
+def test_a_merge_file_after_the_first_loads_no_toml_parser(tmp_path: Path) -> None:
+    """What the shipped profiles and the appended files' kinds parse to is kept as JSON
+    (kept_on_disk.kept_json), and the strict TOML check loads tomllib only for a TOML file: only the
+    first `merge-file` of a machine (of a version) parses TOML."""
+    base = "import os\n\n\ndef alpha(x):\n    return x + 1\n\n\ndef gamma(x):\n    return x - 3\n"
+    files = {"base.py": base, "left.py": base.replace("x + 1", "x + 10"), "right.py": base.replace("x - 3", "x - 30"),
+             "left_add.py": base + "\n\ndef left_new(x):\n    return alpha(x)\n",
+             "right_add.py": base + "\n\ndef right_new(x):\n    return gamma(x)\n",
+             "base.json": '{\n  "a": 1,\n  "b": 2\n}\n', "left.json": '{\n  "a": 10,\n  "b": 2\n}\n',
+             "right.json": '{\n  "a": 1,\n  "b": 20\n}\n'}
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    calls = [("merge-file", "base.py", "left.py", "right.py", "--path", "m.py", "-o", "out1"),
+             ("merge-file", "base.py", "left_add.py", "right_add.py", "--path", "m.py", "-o", "out2"),
+             ("merge-file", "base.json", "left.json", "right.json", "--path", "c.json", "-o", "out3")]
+    for args in calls:
+        imported(tmp_path, *args)          # the first of each may parse (and keep) its TOML
+    for args in calls:
+        modules = imported(tmp_path, *args)
+        assert "worktree_coord.merge.cascade" in modules, args
+        assert "tomllib" not in modules, args
+    assert "def left_new" in (tmp_path / "out2").read_text() and "def right_new" in (tmp_path / "out2").read_text()

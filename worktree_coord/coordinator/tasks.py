@@ -14,7 +14,7 @@ import shlex
 import stat
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
 from .. import boundary as boundaries
 from ..boundary.generated import left_out_note
@@ -137,25 +137,36 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         crash_point("start.after_record")
         try:
             self._fetch_pin(run)   # a remote run's pin, when this clone lacks it (its failure names the remote)
+            folders = [boundaries.literal_prefix(glob) for glob in boundary.own]
             try:
                 if existing is not None and self.git.ref_target(f"refs/heads/{branch}") is None:
                     self._fetch_task(run, existing)   # started on another machine and pushed there: resume it here
                 cone = self._task_cone(run, boundary)
-                notes = _unanchored_overlap_notes(overlaps)
-                notes += boundaries.unmatched_glob_notes(
-                    "own", boundary.own,
-                    self.git.paths_under_each(run.base, [boundaries.literal_prefix(glob) for glob in boundary.own]),
-                    run.base[:12])
+                # A new task's listing of the pin (one `git ls-tree`, for the notes) runs beside its
+                # worktree's registration and checkout: two processes on two cores. A failure of
+                # either is answered as the listing's first, as when it ran first; a task that
+                # exists lists first, so a failure leaves its worktree as it was.
+                listing = self.git.paths_under_each(run.base, folders, now=existing is None)
+                glob_notes = [] if existing is None else self._glob_notes(run, boundary, listing)
             except GitError as error:
                 # The pin's tree is read first here: a failure is most likely a pin no longer held.
                 raise self._pin_gone(run) or error from None
+            sparse_notes = []
             if boundary.sparse and cone is None:
                 wide = [g for g in list(boundary.own) + list(boundary.read) if boundaries.cone_directories([g]) is None]
-                notes.append(f"--sparse asked, but {', '.join(repr(g) for g in wide)} may match files in any folder, "
-                             "so the worktree is a full checkout; give globs under a folder (e.g. 'docs/**/*.rst') "
-                             "for a sparse one")
+                sparse_notes.append(f"--sparse asked, but {', '.join(repr(g) for g in wide)} may match files in any "
+                                    "folder, so the worktree is a full checkout; give globs under a folder (e.g. "
+                                    "'docs/**/*.rst') for a sparse one")
             kept = existing is not None and (path / ".git").is_file() and (path / MANIFEST_PATH).is_file()
-            self._ensure_worktree(run, task_id, branch, path, cone)
+            try:
+                self._ensure_worktree(run, task_id, branch, path, cone)
+            except BaseException:
+                if existing is None:
+                    self._glob_notes(run, boundary, listing)   # the listing's failure first, as before
+                raise
+            if existing is None:
+                glob_notes = self._glob_notes(run, boundary, listing)
+            notes = _unanchored_overlap_notes(overlaps) + glob_notes + sparse_notes
             # No manifest: the worktree was (re-)made just now and is not prepared yet.
             fresh = not (path / MANIFEST_PATH).is_file()
             prepared = self._prepare_worktree(run, task_id, path) if fresh else self._prepared(run.run_id, task_id)
@@ -181,6 +192,14 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
             existing=existing is not None,
             last_finish=_public_result(existing.result) if existing is not None and existing.finished_at else None,
         )
+
+    def _glob_notes(self, run: RunRecord, boundary: Boundary, listing: Callable[[str], Iterator[str]]) -> list[str]:
+        """The notes of --own globs that match no file at the pin, from `listing` (the pin's paths
+        under each glob's folder); a failure to list is the pin's error when the pin is gone."""
+        try:
+            return boundaries.unmatched_glob_notes("own", boundary.own, listing, run.base[:12])
+        except GitError as error:
+            raise self._pin_gone(run) or error from None
 
     def _ended_task(self, run: RunRecord, task: TaskRecord) -> TaskStarted:
         """What a start of a task that has ended answers: its state, never a worktree (a merged

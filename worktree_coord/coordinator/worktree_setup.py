@@ -30,7 +30,6 @@ from __future__ import annotations
 import errno
 import os
 import shlex
-import shutil
 import signal
 import subprocess
 import time
@@ -174,6 +173,8 @@ class WorktreeSetupOperations(CoordinatorBase):
                 skipped.append({"path": rel, "why": "the worktree has it already (tracked at the run's base)"})
                 continue
             target.parent.mkdir(parents=True, exist_ok=True)
+            import shutil   # here: a start with no file to copy loads none (with its compression modules)
+
             shutil.copy2(main / rel, target, follow_symlinks=False)
             copied.append(rel)
         return copied, skipped
@@ -226,6 +227,8 @@ class WorktreeSetupOperations(CoordinatorBase):
                 if place_linked_modules(source, target, main, path) is None:
                     os.symlink(source, target, target_is_directory=True)
             else:
+                import shutil
+
                 shutil.copytree(source, target, symlinks=True)
             placed.append(rel)
         return placed, skipped
@@ -291,22 +294,27 @@ def port_in_use(port: int) -> bool:
     address to it fails with "address in use". SO_REUSEADDR, so a connection that recently used
     the port (TIME_WAIT) does not count; any other failure (a privileged port, no IPv6) says
     nothing about the port and counts as free."""
-    import socket   # here: a finish or a check imports this module (a base of tasks.py) and probes no port
+    # The socket module's own C part: `socket.socket` is a subclass of `_socket.socket` that adds
+    # file objects and enum names, and `import socket` builds its IntEnum classes from every
+    # constant (~4 ms of a start quiet, ~8 under load); the probe makes the same system calls.
+    import _socket
 
-    for family, address in ((socket.AF_INET, "0.0.0.0"), (socket.AF_INET6, "::")):
+    for family, address in ((_socket.AF_INET, "0.0.0.0"), (_socket.AF_INET6, "::")):
         try:
-            probe = socket.socket(family, socket.SOCK_STREAM)
+            probe = _socket.socket(family, _socket.SOCK_STREAM)
         except OSError:
             continue
-        with probe:
-            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            if family == socket.AF_INET6:
-                probe.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+        try:
+            probe.setsockopt(_socket.SOL_SOCKET, _socket.SO_REUSEADDR, 1)
+            if family == _socket.AF_INET6:
+                probe.setsockopt(_socket.IPPROTO_IPV6, _socket.IPV6_V6ONLY, 1)
             try:
                 probe.bind((address, port))
             except OSError as error:
                 if error.errno == errno.EADDRINUSE:
                     return True
+        finally:
+            probe.close()
     return False
 
 

@@ -33,7 +33,7 @@ from .environment import git_environment
 from .locate import common_dir_of, locate_plain, ref_from_files, worktree_config_on
 from .refs import STALE_REF_LOCK_SECONDS, clear_stale_lock, is_lock_error
 from .held import write_held
-from .running import run_to_end
+from .running import run_to_end, start_to_end
 from ..crashpoints import crash_point
 from ..errors import GitError, GitLocked, NotFoundError, UsageError
 from ..member_globs import tree_subfolders
@@ -144,6 +144,21 @@ class GitRepo:
         done = run_to_end(command, cwd=where, env=full_env, input=input)
         if check and done.returncode != 0:
             raise _failure(args, where, done)
+        return done
+
+    def git_started(self, *args: str) -> Callable[[], subprocess.CompletedProcess[bytes]]:
+        """`git(*args)` started now, answered when the returned function is called (a read run beside
+        the caller's next git process): the same environment, folder and GitError on failure."""
+        full_env = git_environment(None)
+        where = str(self.toplevel or self.common_dir)
+        command = ["git", "-c", "gc.auto=0", "-c", "maintenance.auto=false", *args]
+        waiting = start_to_end(command, cwd=where, env=full_env)
+
+        def done() -> subprocess.CompletedProcess[bytes]:
+            finished = waiting()
+            if finished.returncode != 0:
+                raise _failure(args, where, finished)
+            return finished
         return done
 
     def registration_lock(self, what: str):
@@ -380,14 +395,7 @@ class GitRepo:
         Files, symbolic links and submodules are listed, as a walk of the tree lists them; `under` is
         a path, never a pattern. `pathspecs` (literal paths) narrow git's listing beside `under`
         (`paths_under_each`: several folders in one process)."""
-        args = ["--literal-pathspecs", "ls-tree", "-r", "-z", "--name-only", "--full-tree", sha]
-        specs = [under] if under else list(pathspecs)
-        listed = self.git(*args, *(["--", *specs] if specs else [])).stdout
-        for raw in listed.split(b"\0"):
-            if raw:
-                path = raw.decode("utf-8", "surrogateescape")
-                if not under or path == under or path.startswith(under + "/"):
-                    yield path
+        yield from _listed(self.git(*_ls_tree(sha, under, pathspecs)).stdout, under)
 
     def paths_under(self, treeish: str, folder: str = "") -> Iterator[str]:
         """The file paths of a commit's (or tree's) tree under `folder` (that path alone when it is
@@ -422,25 +430,34 @@ class GitRepo:
             prefix = ""
         yield from self._walk_paths(tree, prefix)
 
-    def paths_under_each(self, treeish: str, folders: Sequence[str]) -> Callable[[str], Iterator[str]]:
+    def paths_under_each(self, treeish: str, folders: Sequence[str], *,
+                         now: bool = False) -> Callable[[str], Iterator[str]]:
         """`paths_under` for a caller that asks of several folders in turn (a start's "this glob
         matches no file" note, once a glob): the returned function answers each of `folders` as
         `paths_under` does. With libgit2 loaded it is `paths_under` (in-process walks); else one
         `git ls-tree` lists every folder at once, on the first question, and each answer is that
-        list's paths under the folder, in git's order: a start with two --own globs started two."""
+        list's paths under the folder, in git's order: a start with two --own globs started two.
+        `now`: that `git ls-tree` starts at once and runs beside the caller's next work (a new
+        task's worktree registration and checkout); the first question waits for it, and raises
+        its GitError."""
         if "pygit2" in sys.modules:
             return lambda folder: self.paths_under(treeish, folder)
         listed: list[str] | None = None
+        # The whole tree when a folder is "" (no pathspec); else each folder a literal pathspec.
+        wanted = [] if "" in folders else list(dict.fromkeys(folders))
+        started = self.git_started(*_ls_tree(treeish, "", wanted)) if now and folders else None
 
         def under(folder: str) -> Iterator[str]:
-            nonlocal listed
+            nonlocal listed, started
             if folder not in folders:
                 yield from self.paths_under(treeish, folder)
                 return
             if listed is None:
-                # The whole tree when a folder is "" (no pathspec); else each folder a literal pathspec.
-                wanted = [] if "" in folders else list(dict.fromkeys(folders))
-                listed = list(self.tree_paths(treeish, "", pathspecs=wanted))
+                if started is not None:
+                    waiting, started = started, None
+                    listed = list(_listed(waiting().stdout, ""))
+                else:
+                    listed = list(self.tree_paths(treeish, "", pathspecs=wanted))
             for path in listed:
                 if not folder or path == folder or path.startswith(folder + "/"):
                     yield path
@@ -1185,6 +1202,22 @@ class GitRepo:
     def has_uncommitted(self, path: Path) -> bool:
         out = self.git("status", "--porcelain", "--untracked-files=all", cwd=path, check=False)
         return bool(out.stdout.strip()) or out.returncode != 0
+
+
+def _ls_tree(sha: str, under: str, pathspecs: Sequence[str]) -> list[str]:
+    """`tree_paths`' git arguments: every file of `sha`'s tree under `under`, else under `pathspecs`."""
+    specs = [under] if under else list(pathspecs)
+    return ["--literal-pathspecs", "ls-tree", "-r", "-z", "--name-only", "--full-tree", sha,
+            *(["--", *specs] if specs else [])]
+
+
+def _listed(output: bytes, under: str) -> Iterator[str]:
+    """The paths of an `_ls_tree` listing, those under `under` (all for "")."""
+    for raw in output.split(b"\0"):
+        if raw:
+            path = raw.decode("utf-8", "surrogateescape")
+            if not under or path == under or path.startswith(under + "/"):
+                yield path
 
 
 # git's words when another process holds one of its lock files (index, a ref, HEAD, config).

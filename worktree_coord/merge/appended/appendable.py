@@ -16,8 +16,9 @@ from __future__ import annotations
 import fnmatch
 import functools
 import os
-import tomllib
+import sys
 from collections.abc import Sequence
+from typing import Any
 
 from ...errors import ConfigError
 from ...frozen import value_class
@@ -56,10 +57,22 @@ class Kind:
 
 def load_kinds(text: str, source: str) -> tuple[Kind, ...]:
     """Kinds from TOML text; ConfigError naming the file and the field when one is wrong."""
+    return _kinds_of(_parsed(text, source), source)
+
+
+def _parsed(text: str, source: str) -> dict[str, object]:
+    import tomllib   # here: the shipped kinds are read from their kept parse (`kinds`)
+
     try:
-        raw = tomllib.loads(text)
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{source} is not valid TOML: {error}") from error
+
+
+KINDS_CACHE = "append-kinds-v1"   # folder under the user's state folder (kept_on_disk.py)
+
+
+def _kinds_of(raw: dict[str, Any], source: str) -> tuple[Kind, ...]:
     found: list[Kind] = []
     for index, table in enumerate(raw.get("kinds", [])):
         where = f"{source} kinds[{index}]"
@@ -103,7 +116,15 @@ def kinds() -> tuple[Kind, ...]:
 
         text = importlib.resources.files("worktree_coord.grammars").joinpath("append", "kinds.toml").read_text(
             encoding="utf-8")
-    return load_kinds(text, "grammars/append/kinds.toml")
+    from ...kept_on_disk import kept_json, source_of
+
+    source = "grammars/append/kinds.toml"
+    code = source_of(__file__)
+    if code is None:
+        return load_kinds(text, source)
+    # Kept as JSON: tomllib's import and parse are ~3 ms of a `wtc merge-file` whose result is clean.
+    return _kinds_of(kept_json(KINDS_CACHE, [code, sys.version.encode(), text.encode("utf-8", "surrogateescape")],
+                               lambda: _parsed(text, source)), source)
 
 
 def kind_for_path(path: str) -> Kind | None:

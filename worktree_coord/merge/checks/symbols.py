@@ -146,6 +146,8 @@ def compile_queries(profile: Profile) -> None:
         hidden_query(profile)
     if profile.semantic.specifiers:
         specifiers_query(profile)
+    if profile.semantic.guards:
+        guards_query(profile)
     fingerprint(profile)
 
 
@@ -159,7 +161,7 @@ def _query(profile: Profile, uses: bool, imports: bool) -> tree_sitter.Query:
         # Only the defining patterns, compiled from their own text: a query's compile time grows with
         # its patterns (TypeScript's full query takes ~100 ms), and a merge driver process pays it.
         return _compile(profile, b"\n".join(_defining_patterns(profile)).decode("utf-8"))
-    return _compile(profile, _query_text(profile))
+    return _compile(profile, _extraction_text(profile))
 
 
 # Profiles whose imports-only query this process compiled (an imports-only extraction asks it
@@ -196,7 +198,8 @@ PATTERNS_CACHE = "query-patterns-v1"   # folder under the user's state folder (k
 
 @functools.lru_cache(maxsize=None)
 def _pattern_texts(profile: Profile) -> tuple[bytes, ...]:
-    """The texts of the full query's top-level patterns, as tree-sitter bounds them. Finding the
+    """The texts of the full query's top-level patterns (`_extraction_text`: the guards are a query
+    of their own), as tree-sitter bounds them. Finding the
     bounds takes compiling the full query (13 ms for Python's, ~100 ms for TypeScript's), which a
     `task finish` process otherwise pays only for this split: the bounds are kept on disk, keyed by
     the query text and this module's code and tree-sitter's version (`_code_fingerprint`), and a
@@ -205,7 +208,7 @@ def _pattern_texts(profile: Profile) -> tuple[bytes, ...]:
 
     from ...kept_on_disk import keep, kept_path, read_kept
 
-    encoded = _query_text(profile).encode("utf-8")
+    encoded = _extraction_text(profile).encode("utf-8")
     path = kept_path(PATTERNS_CACHE, (encoded, _code_fingerprint()), ".json")
     try:
         bounds = json.loads(read_kept(path) or "null")
@@ -358,6 +361,82 @@ def guards_query(profile: Profile) -> tree_sitter.Query:
     return _compile(profile, profile.semantic.guards)
 
 
+_ROOT = re.compile(r"\(\s*([A-Za-z][\w.]*)(?=[\s)])")   # a pattern's root: `(try_statement ...`
+
+
+@functools.lru_cache(maxsize=None)
+def _guard_roots(profile: Profile) -> frozenset[str] | None:
+    """The node types at the root of the profile's guards patterns, read from the query's text
+    without compiling it; every node a match captures (its `@guarded` ones) lies inside that root.
+    None when a pattern's root is not one plain named node type: a wildcard, an alternation, a
+    group, an anonymous node, a supertype (whose nodes carry their subtypes' names) or a name the
+    language lacks. Then any node may hold a guard."""
+    roots: set[str] = set()
+    text, depth, index = profile.semantic.guards, 0, 0
+    while index < len(text):
+        char = text[index]
+        if char.isspace():
+            index += 1
+            continue
+        if char == ";":                                   # a comment, to the end of its line
+            end = text.find("\n", index)
+            index = len(text) if end < 0 else end + 1
+            continue
+        if depth == 0:
+            if char == "@" or char in "*+?":              # the capture or quantifier of the pattern before
+                index += 1
+                while char == "@" and index < len(text) and (text[index].isalnum() or text[index] in "_.-"):
+                    index += 1
+                continue
+            root = _ROOT.match(text, index)
+            if root is None:
+                return None                               # `[...]`, `"..."`, `_`, `(_ ...)`, `((a) (b))`
+            kind = profile.language.id_for_node_kind(root.group(1), True)
+            if not kind or kind in profile.language.supertypes:
+                return None
+            roots.add(root.group(1))
+        if char == '"':                                   # a string: its brackets are not the query's
+            index += 1
+            while index < len(text) and text[index] != '"':
+                index += 2 if text[index] == "\\" else 1
+            index += 1
+            continue
+        if char in "([":
+            depth += 1
+        elif char in ")]":
+            depth -= 1
+        index += 1
+    return frozenset(roots)
+
+
+def _may_be_guarded(profile: Profile, imports: list[dict[str, tree_sitter.Node]]) -> bool:
+    """Whether a `@guarded` node of the profile's guards may hold one of the nodes of `imports`
+    (the import matches' captures, the anchor `_add_import` tests among them). A guard's root
+    holds what it captures; tree-sitter's siblings do not overlap, so a node whose bytes hold a
+    node of nonzero width is an ancestor of it, or of its very bytes below it. So when no node
+    of a guard's root type stands above (or at, or at the same bytes below) any of them, no
+    guarded span holds one, and the guards' query is neither compiled nor run."""
+    roots = _guard_roots(profile)
+    if roots is None:
+        return True
+    for parts in imports:
+        for node in parts.values():
+            if node.start_byte == node.end_byte:
+                return True                               # an empty node sits at a boundary: not decided here
+            current: tree_sitter.Node | None = node
+            while current is not None:
+                if current.type in roots:
+                    return True
+                current = current.parent
+            current = node
+            while current is not None:
+                current = next((child for child in current.children
+                                if (child.start_byte, child.end_byte) == (node.start_byte, node.end_byte)), None)
+                if current is not None and current.type in roots:
+                    return True
+    return False
+
+
 def guarded_ranges(profile: Profile, tree: tree_sitter.Tree) -> list[tuple[int, int]]:
     """The (start, end) bytes of each `@guarded` node of the profile's `guards` query in `tree`
     that no `@unguarded` capture (a handler that raises) takes back."""
@@ -463,8 +542,17 @@ def _code_fingerprint() -> bytes:
 
 
 def _query_text(profile: Profile) -> str:
-    # The guards ride along (`@guarded`): extract reads them in the same pass over the tree.
-    return "\n".join([_tags_text(wheel) for wheel in profile.semantic.tags] + [profile.semantic.query, profile.semantic.guards])
+    # What an extraction reads: its own patterns and the guards (the fingerprint's part).
+    return "\n".join([_extraction_text(profile), profile.semantic.guards])
+
+
+def _extraction_text(profile: Profile) -> str:
+    """The full query extract runs over every tree: the wheels' tags and the profile's patterns.
+    The guards (`guards_query`) are not part of it: they decide only whether an import is guarded,
+    so extract runs them only where an import may stand inside one (`_may_be_guarded`). Python's
+    six guard patterns took 12 of the 17 ms its defining query compiled in, and a merge driver
+    process paid that for every .py merge whose file imports anything."""
+    return "\n".join([_tags_text(wheel) for wheel in profile.semantic.tags] + [profile.semantic.query])
 
 
 def _compile(profile: Profile, text: str) -> tree_sitter.Query:
@@ -629,6 +717,11 @@ def extract(profile: Profile, source: bytes, tree: tree_sitter.Tree | None = Non
         exported = {key.split(".", 1)[1]: nodes[0] for key, nodes in captures.items() if key.startswith("export.")}
         if exported:
             raw_exports.append(exported)
+    if raw_imports and profile.semantic.guards and _may_be_guarded(profile, raw_imports):
+        # The guards' own query, over the same tree: a pattern's matches do not depend on the other
+        # patterns of its query, so these are the matches the guards gave inside the full query.
+        for _, captures in tree_sitter.QueryCursor(guards_query(profile)).matches(tree.root_node):
+            guards.add(captures)
     placer = _Placer(profile, source, defs)
     out = Symbols()
     guarded = guards.spans()

@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import os
 import re
+import sys
 from typing import Any
 
 from ...errors import ConfigError
@@ -25,6 +26,26 @@ def _toml(text: str, source: str) -> dict[str, Any]:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"language profile {source} is not valid TOML: {error}") from error
+
+
+PARSED_CACHE = "profile-toml-v1"   # folder under the user's state folder (kept_on_disk.py)
+
+
+def shipped_toml(name: str, text: str) -> dict[str, Any]:
+    """`_toml(text, name)` of a shipped profile, kept on disk as JSON for the next process
+    (kept_on_disk.kept_json): tomllib's import (its regular expressions) and the parse cost a `wtc
+    merge-file` ~3-4 ms quiet of its own language's profile, every call. Kept under the text, this
+    module's code and the interpreter's version (tomllib's)."""
+    from ...kept_on_disk import kept_json, source_of
+
+    code = source_of(__file__)
+    if code is None:
+        return _toml(text, name)
+    return kept_json(PARSED_CACHE, [code, sys.version.encode(), name.encode(),
+                                    text.encode("utf-8", "surrogateescape")], lambda: _toml(text, name))
+    if json.loads(canonical) == parsed:
+        keep(path, json.dumps({"digest": sha256(canonical.encode()).hexdigest(), "toml": parsed}))
+    return parsed
 
 
 

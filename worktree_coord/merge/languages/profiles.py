@@ -92,7 +92,8 @@ import tree_sitter
 from ...errors import ConfigError
 from ...frozen import value_class
 from .reparse import reparse
-from .profile_index import _claims, _head, _shipped, _shipped_index, _toml, profile_name_for_path  # noqa: F401
+from .profile_index import (_claims, _head, _shipped, _shipped_index, _toml, profile_name_for_path,  # noqa: F401
+                            shipped_toml)
 
 _PART = re.compile(r"\{([^{}]+)\}")
 # Profile.parse's `like`: (another version of the file, a function giving the hunks of its line diff to
@@ -1081,37 +1082,7 @@ def load_profile_text(text: str, source: str = "<string>") -> Profile:
 def _shipped_profile(name: str) -> Profile:
     """One shipped profile, validated (and its grammar loaded) on first use: a merge of one file
     pays for its own language only, and a profile error still stops its first use, loudly."""
-    text = dict(_shipped())[name]
-    return _validate(_kept_toml(text, name), name)
-
-
-PARSED_PROFILES = "parsed-profiles-v1"   # folder under the user's state folder (kept_on_disk.py)
-
-
-def _kept_toml(text: str, source: str) -> dict[str, Any]:
-    """A shipped profile's TOML, parsed: read back as JSON from the user's state folder when a
-    process parsed this text before (keyed by the text and Python's version, whose tomllib parsed
-    it), else parsed with tomllib and kept. tomllib's import and Python's profile cost a finish
-    ~4-5 ms of CPU; reading the JSON ~0.1 ms. Kept only when JSON gives the same value back (no
-    TOML date or time, which JSON has no type for); a file that does not read back as a table is
-    ignored and parsed again. Validation is the same either way."""
-    import json
-    import sys
-
-    from ...kept_on_disk import keep, kept_path, read_kept
-
-    path = kept_path(PARSED_PROFILES, (text.encode("utf-8", "surrogateescape"), sys.version.encode()), ".json")
-    try:
-        kept = json.loads(read_kept(path) or "null")
-        if isinstance(kept, dict) and kept:
-            return kept
-    except ValueError:
-        pass   # not what this code wrote: parsed and kept again
-    raw = _toml(text, source)
-    encoded = json.dumps(raw)
-    if json.loads(encoded) == raw:
-        keep(path, encoded)
-    return raw
+    return _validate(shipped_toml(name, dict(_shipped())[name]), name)
 
 
 @functools.lru_cache(maxsize=1)

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import ast
 import json
-import tomllib
 import warnings
 from typing import Any, Callable
 
@@ -35,6 +34,8 @@ def _json(data: bytes) -> None:
 
 
 def _toml(data: bytes) -> None:
+    import tomllib   # here: a .py or .json merge loads no TOML parser (its regular expressions: ~3 ms)
+
     tomllib.loads(data.decode("utf-8-sig"))
 
 
@@ -46,7 +47,8 @@ def accepts(language: str | None, inputs: tuple[bytes, bytes, bytes], merged: by
     check = _STRICT.get(language or "")
     if check is None:
         return True
-    errors = (SyntaxError, ValueError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError, MemoryError)
+    # tomllib.TOMLDecodeError is a ValueError (as json's error is).
+    errors = (SyntaxError, ValueError, UnicodeDecodeError, RecursionError, MemoryError)
     try:
         check(merged)
         return True

@@ -53,6 +53,33 @@ _DIFF_OPTIONS_BYTES = 512
 _CONTEXT_LINES_AT, _INTERHUNK_LINES_AT = 56, 60
 
 
+def _init_without_a_bundle(lib: ctypes.CDLL) -> None:
+    """`git_libgit2_init()`, without the certificate bundle its https set-up would read first.
+
+    libgit2's init makes its OpenSSL context and loads the default certificate locations into it;
+    with SSL_CERT_FILE naming a bundle (as on machines that point every tool at one) that is every
+    certificate of the bundle parsed: 5-10 ms of CPU, most of the init, in every `wtc merge-file`
+    that git starts per conflicted file, which makes no connection. So while libgit2 is set up by
+    this call (pygit2 not imported: its import would have set it up), the variable names no bundle,
+    and it is put back at once. A later pygit2 import in the process gives libgit2 the
+    certificate locations itself (pygit2.settings: Python's default paths, which read the same
+    variable), before any https use. The variable is changed only in a process running one thread:
+    a git started meanwhile by another thread would see it."""
+    import sys
+
+    bundle = os.environ.get("SSL_CERT_FILE")
+    threading = sys.modules.get("threading")
+    if (bundle is None or "pygit2" in sys.modules
+            or (threading is not None and threading.active_count() > 1)):
+        lib.git_libgit2_init()
+        return
+    os.environ["SSL_CERT_FILE"] = os.devnull
+    try:
+        lib.git_libgit2_init()
+    finally:
+        os.environ["SSL_CERT_FILE"] = bundle
+
+
 class _Libgit2:
     """The ctypes handle on the bundled libgit2; built once per process. (ctypes, not cffi: cffi
     parses its C declarations with pycparser on every start, ~50 ms of each `wtc merge-file` that
@@ -80,7 +107,7 @@ class _Libgit2:
                                        ctypes.POINTER(_Input), ctypes.POINTER(_Options)]
         lib.git_merge_file_result_free.restype = None
         lib.git_merge_file_result_free.argtypes = [ctypes.POINTER(_Result)]
-        lib.git_libgit2_init()
+        _init_without_a_bundle(lib)
         self.lib = lib
         self._diff_options: ctypes.Array[ctypes.c_char] | None = None
 
