@@ -32,6 +32,7 @@ from ..gitrepo.repository import Change, GitRepo
 from ..merge.lines.linediff import added_lines, touched_lines
 from ..merge.result import SemanticFinding
 from ..merge.checks.semantic import PATH_FACTS, find_broken_names, semantic_profile, use_word
+from ..merge.checks.reach import star_list_added
 from ..merge.checks.symbols import extract, star_names
 from ..merge.checks.versions import MAX_BYTES, FileVersions
 from .left_modules import modules_left_behind
@@ -314,6 +315,16 @@ def _unstarred(profile_path: str, before: bytes, after: bytes | None) -> set[tup
     return {((), name) for name in kept if takes(listed_before, name) and not takes(listed_after, name)}
 
 
+def _lists_anew(profile_path: str, before: bytes, after: bytes) -> bool:
+    """Whether `after` writes the list a star import of the file takes (profile `star_list`,
+    `__all__`) more often than `before`: an `__all__` inserted into a module that had none changes
+    what `from m import *` takes with added lines alone."""
+    profile = semantic_profile(profile_path)
+    if profile is None or not profile.semantic.star_names or not profile.semantic.star_list:
+        return False
+    return star_list_added(profile.semantic.star_list.encode(), before, after)
+
+
 def _to_look_for(gone: set[tuple[tuple[str, ...], str]]) -> set[tuple[tuple[str, ...], str]]:
     """The removed definitions whose word (semantic.use_word) a use must spell: a member of a class
     removed with it is reached through
@@ -533,10 +544,12 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
     for change in readable:
         before = read_blob(change.old_oid)
         after = read_blob(change.new_oid) if change.new_oid is not None else None
-        if after is not None and not touched_lines(before, after):
+        if after is not None and not touched_lines(before, after) and not _lists_anew(change.path, before, after):
             # Lines added only: no definition can have gone (nothing to parse for that). The file
             # still stands in the merge as the task wrote it: a name it now defines answers a use
             # that reaches it (f moved from c.py up to a.py, which `pkg/__init__.py` star-imports).
+            # (Unless the lines write the list a star import takes, `__all__`: that hides the names
+            # it leaves out without touching a line of theirs, _unstarred.)
             if at is None:
                 extended.append(FileVersions(change.path, base=before, left=after, right=before, merged=after))
             continue

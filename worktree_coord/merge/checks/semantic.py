@@ -46,7 +46,7 @@ from ...frozen import value_class
 from .duplicates import find_duplicates
 from ..languages.profiles import Profile, SemanticRules, profile_for_path
 from ..languages.reparse import inverted
-from .reach import Reach, words
+from .reach import Reach, star_list_added, words
 from ..result import SemanticFinding
 from .signatures import find_signature_changes
 from ..lines.linediff import (added_lines as _added_lines, added_text, follow as _follow, hunks as _hunks, lines_text,
@@ -416,7 +416,8 @@ class _Check:
         when lines the other side added, in a file that can reach it, hold its name (reach.py: the
         live words, found before parsing). So a side that only adds lines, or edits inside bodies,
         costs one diff, and of a big merge's thousands of files only those a new use can reach
-        are parsed."""
+        are parsed. One insertion is read all the same: a star list (`__all__`) written anew hides
+        the names it leaves out from a star import without touching their lines (star_lost)."""
         for path in self.live_paths():
             versions = self.files[path]
             if not versions.exists("base"):
@@ -426,13 +427,17 @@ class _Check:
                 continue   # by paths and blob ids: nothing of the file is read
             assert versions.base is not None
             touched: dict[str, list[tuple[int, int]]] = {}
+            listed: dict[str, bool] = {}   # the side wrote the star list anew (reach.star_list_added)
             for side in _SIDES:
                 touched[side] = _touched_lines(versions.base, versions.version(side)) if live[side] else []
                 if touched[side]:
                     text = ranges_text(versions.base, touched[side])
                     if not live[side] & _spelled(path, words(text)):
                         touched[side] = []
-            if not any(touched.values()):
+                new = versions.version(side)
+                listed[side] = bool(live[side]) and new is not None and bool(_star_list_word(path)) \
+                    and star_list_added(_star_list_word(path), versions.base, new)
+            if not any(touched.values()) and not any(listed.values()):
                 continue
             base = self.symbols(path, "base", uses=False)
             if base is None:
@@ -447,7 +452,7 @@ class _Check:
                                    and not _within(d.line, ranges)]
                 # A name the file keeps but its star import no longer takes (its `__all__` line
                 # changed, not the definition's): gone for the uses that reach it through that star.
-                unstarred = self.star_lost(path, side, base, live[side]) if ranges else set()
+                unstarred = self.star_lost(path, side, base, live[side]) if ranges or listed[side] else set()
                 candidates += [d for d in base.definitions if not d.container and d.name in unstarred
                                and d not in candidates]
                 if not candidates:
@@ -505,7 +510,8 @@ class _Check:
                                 # not self.reexports.reached: that would load reexports.py for every check
                                 reexported=lambda user, names: self.reexports.reached(user, names),
                                 barrels=_barrels, memo=self.index, tip=self.tip, loose=self.loose,
-                                package_of=_typed_package, unspelled=_unspelled, spelled=_spelled)
+                                package_of=_typed_package, unspelled=_unspelled, spelled=_spelled,
+                                star_list=_star_list_word)
         return self._reach
 
     def imported_files(self, path: str) -> frozenset[str]:
@@ -697,7 +703,9 @@ class _Check:
         after = self.symbols(path, side, uses=False)
         if after is None:
             return set()
-        names = {d.name for d in base.definitions if not d.container and d.kind != "import"
+        # An imported name counts: a star import of the file takes it as well (`from ._b import B`
+        # passed on by listing "B" in `__all__`), and dropping it from the list loses it the same way.
+        names = {d.name for d in base.definitions if not d.container
                  and d.name.encode() in live and after.binds((), d.name)}
         return {name for name in names if self.reexports.star_takes(path, name, "base")
                 and not self.reexports.star_takes(path, name, side)}
@@ -1266,6 +1274,13 @@ def _default_spellings(path: str) -> frozenset[bytes]:
     names = _unspelled(path)
     profile = semantic_profile(path)
     return names | frozenset(word.encode() for word in profile.semantic.default_words) if names and profile else names
+
+
+@functools.lru_cache(maxsize=65536)
+def _star_list_word(path: str) -> bytes:
+    """The name of the list a star import of `path` takes (profile `star_list`: `__all__`), b"" for none."""
+    profile = semantic_profile(path)
+    return profile.semantic.star_list.encode() if profile is not None and profile.semantic.star_names else b""
 
 
 def _spelled(path: str, text_words: frozenset[bytes]) -> frozenset[bytes]:
