@@ -798,14 +798,21 @@ def advice_notes(git: GitRepo, changes: Iterable[Change], since: str, task: str,
 
 def look_for_uses(git: GitRepo, changes: Iterable[Change], since: str, *, at: str | None = None,
                   max_changed: int = MAX_CHANGED, max_files: int = MAX_FILES,
-                  partial: list[str] | None = None) -> tuple[list[LeftBehind], str | None]:
-    """`uses_left_behind` on the repository, and why they were not looked for (None: they were). This
-    is advice: a finish, a check or a report never fails for it, it says it could not give it."""
+                  partial: list[str] | None = None,
+                  failed: list[str] | None = None) -> tuple[list[LeftBehind], str | None]:
+    """`uses_left_behind` on the repository, and why they were not looked for (None: they were).
+    A look that failed (an error inside it, not the documented limit of LookupTooLarge) also puts
+    its reason in `failed`, when given: the check that asked must not read as clean then (a check
+    exits EXIT_INTERNAL, as the merge's own look would stop the finish), while a report or `land`
+    still says it in a warning."""
     try:
         return uses_left_behind(changes, git.read_blob, since, git.files_mentioning, git.file_at, at=at,
                                 max_changed=max_changed, folders_at=git.folders_at, max_files=max_files,
                                 partial=partial), None
     except LookupTooLarge as too_large:
         return [], str(too_large)
-    except Exception as problem:   # noqa: BLE001 - advice must never stop a finish or a check
-        return [], f"{type(problem).__name__}: {problem}"
+    except Exception as problem:   # noqa: BLE001 - said by the caller (`failed`), never a traceback
+        reason = f"{type(problem).__name__}: {problem}"
+        if failed is not None:
+            failed.append(reason)
+        return [], reason
