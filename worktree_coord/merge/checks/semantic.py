@@ -644,18 +644,19 @@ class _Check:
 
     def _imports_as_uses(self, path: str, merged: Symbols, lines: set[int] | frozenset[int],
                          names: set[str]) -> Iterator[tuple[Reference, list[tuple[str, tuple[str, ...], str]]]]:
-        """The top-level imports of a removed name on the given lines, each as a use with the
-        definitions it may mean. An import of a name its module no longer has is broken by itself
-        (Rust E0432, Python's ImportError, TypeScript 2305), called or not: a re-export (`pub use
+        """The imports of a removed name on the given lines, each as a use with the definitions it
+        may mean. An import of a name its module no longer has is broken by itself (Rust E0432,
+        Python's ImportError, TypeScript 2305), called or not: a re-export (`pub use
         tracing_core::dispatcher::has_been_set;`, `export { hasProp } from "./utils"`) is often all
-        a file does with it. Only where modules are files the profile can find (`module_files`:
+        a file does with it; one inside a function (`const { Portal } = require('./portal')`, Python's
+        `from .m import x` in a body) breaks when the function runs, and counts the same. Only where modules are files the profile can find (`module_files`:
         Python, TypeScript, JavaScript, Rust); a name imported from a package (Java, Go) is not a
         module's top-level name."""
         profile = semantic_profile(path)
         if profile is None or not profile.semantic.module_files:
             return
         for item in merged.imports:
-            if item.name is None or item.scope is not None or item.line not in lines or item.name not in names:
+            if item.name is None or item.line not in lines or item.name not in names:
                 continue
             # (a default import is named by the name it binds: the module's `default` is spelled nowhere)
             named = item.bound if item.name == profile.semantic.default_export else item.name
