@@ -19,7 +19,7 @@ import pytest
 
 from tests.ci.ci_helpers import commit_all, run_wtc
 from tests.conftest import git, make_repo, write, wtc
-from tests.core.test_uses_left_behind import _removal_merged, _removal_refused
+from tests.core.test_uses_left_behind import _removal_merged, _removal_refused, _task_edited
 from worktree_coord.coordinator import Coordinator
 
 M = "class A:\n    pass\n\n\nclass B:\n    pass\n"
@@ -118,3 +118,39 @@ def test_a_use_another_task_adds_of_an_imported_name_dropped_from_all_is_a_seman
     assert second.state == "conflict", (second.state, second.notes)
     [conflict] = second.conflicts
     assert conflict["kind"] == "semantic" and conflict["semantic"]["name"] == "B"
+
+
+# -- 3. an `__all__` written in a way no list shows -------------------------------------------------
+
+COMPUTED = {"pkg/__init__.py": "from ._a import *\n",
+            "pkg/_a.py": '__all__ = ["A", "B"]\n\n\nclass A:\n    pass\n\n\nclass B:\n    pass\n',
+            "pkg/_b.py": '__all__ = ["B"]\n',
+            "user.py": THROUGH_PACKAGE}
+
+
+@pytest.mark.parametrize("written, line", [
+    ('__all__ = ["A"]\n__all__ += ["B"]\n', 2),
+    ('from . import _b\n\n__all__ = ["A"] + _b.__all__\n', 3),
+    ('__all__ = ["A"]\n__all__.extend(["B"])\n', 2),
+], ids=["augmented", "concatenated", "extended"])
+def test_a_computed_all_is_said_and_never_blocks(tmp_path, written, line):
+    after = COMPUTED["pkg/_a.py"].replace('__all__ = ["A", "B"]\n', written)
+    said = f"what a star import takes from pkg/_a.py could not be read: computed __all__ at pkg/_a.py:{line}"
+    repo = _task_edited(tmp_path, COMPUTED, "mv", ("pkg/_a.py",), {"pkg/_a.py": after}, None)
+    code, check = wtc(repo, "task", "check", "mv", "--run", "r1")
+    assert code == 0 and [row["note"] for row in check["left_behind"]] == \
+        [f"uses of removed names were looked for in part: {said}"], check
+    code, body = wtc(repo, "task", "finish", "mv", "--run", "r1")
+    assert (code, body["state"]) == (0, "merged"), body
+    done = _wtc_check(tmp_path, COMPUTED, {"pkg/_a.py": after})
+    report = json.loads(done.stdout)
+    assert done.returncode == 0 and [(f["rule"], f["message"]) for f in report["findings"]] == \
+        [("left_behind_unchecked", f"uses of names the branch removed were looked for in part: {said}")], done.stdout
+
+
+def test_a_computed_all_the_task_did_not_touch_is_not_said(tmp_path):
+    """The list's lines unchanged (an edit elsewhere in the file): what the star takes is as it was."""
+    files = COMPUTED | {"pkg/_a.py": COMPUTED["pkg/_a.py"].replace('__all__ = ["A", "B"]\n',
+                                                                   '__all__ = ["A"]\n__all__ += ["B"]\n')}
+    after = files["pkg/_a.py"].replace("class B:\n    pass\n", "class B:\n    x = 1\n")
+    _removal_merged(tmp_path, files, {"pkg/_a.py": after})   # (its task check: nothing left behind, nothing said)

@@ -26,14 +26,16 @@ import dataclasses
 import re
 from typing import Any, Callable, Iterable
 
+import tree_sitter
+
 from ..boundary.globs import matches
 from ..frozen import value_class
 from ..gitrepo.repository import Change, GitRepo
-from ..merge.lines.linediff import added_lines, touched_lines
+from ..merge.lines.linediff import added_lines, added_text, ranges_text, touched_lines
 from ..merge.result import SemanticFinding
 from ..merge.checks.semantic import PATH_FACTS, find_broken_names, semantic_profile, use_word
 from ..merge.checks.reach import star_list_added
-from ..merge.checks.symbols import extract, star_names
+from ..merge.checks.symbols import computed_star_list, extract, import_statements_query, star_names
 from ..merge.checks.versions import MAX_BYTES, FileVersions
 from .left_modules import modules_left_behind
 
@@ -315,6 +317,28 @@ def _unstarred(profile_path: str, before: bytes, after: bytes | None) -> set[tup
     return {((), name) for name in kept if takes(listed_before, name) and not takes(listed_after, name)}
 
 
+def _computed_star_list(profile_path: str, before: bytes, after: bytes) -> str:
+    """What to say when the task changed the star list of a file (a line spelling profile
+    `star_list`, `__all__`, touched or added) and that list is computed (symbols.computed_star_list:
+    `__all__ += [...]`): the names a star import takes from it cannot be read, so a use through one
+    is neither named nor ruled out (never a block on a guess). "" when there is nothing to say."""
+    profile = semantic_profile(profile_path)
+    if profile is None or not profile.semantic.star_names or not profile.semantic.star_list:
+        return ""
+    word = profile.semantic.star_list.encode()
+    if word not in after:
+        return ""
+    changed = ranges_text(before, touched_lines(before, after)) + b"\n" + added_text(before, after)
+    if not re.search(rb"(?<![\w$])" + re.escape(word) + rb"(?![\w$])", changed):
+        return ""
+    try:
+        line = computed_star_list(profile, after)
+    except (ValueError, UnicodeDecodeError):
+        return ""
+    return "" if line is None else (f"what a star import takes from {profile_path} could not be read: computed "
+                                    f"{profile.semantic.star_list} at {profile_path}:{line}")
+
+
 def _lists_anew(profile_path: str, before: bytes, after: bytes) -> bool:
     """Whether `after` writes the list a star import of the file takes (profile `star_list`,
     `__all__`) more often than `before`: an `__all__` inserted into a module that had none changes
@@ -544,6 +568,8 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
     for change in readable:
         before = read_blob(change.old_oid)
         after = read_blob(change.new_oid) if change.new_oid is not None else None
+        if partial is not None and after is not None and (computed := _computed_star_list(change.path, before, after)):
+            partial.append(computed)
         if after is not None and not touched_lines(before, after) and not _lists_anew(change.path, before, after):
             # Lines added only: no definition can have gone (nothing to parse for that). The file
             # still stands in the merge as the task wrote it: a name it now defines answers a use
@@ -711,22 +737,19 @@ def _imports_alone(path: str, text: bytes) -> bytes | None:
     parse; its `import { Portal } from './portal'` went unnamed when a task renamed Portal, and the
     landed tree did not type-check. An import of a name its module no longer exports fails whatever
     the rest of the file holds."""
-    _, root = _parsed(path, text)
-    if root is None:
+    profile, root = _parsed(path, text)
+    if root is None or not profile.semantic.import_statements:
         return None
-    kept = [(node.start_byte, node.end_byte) for node in root.children if not node.has_error and _imports(node)]
+    statements = {(node.start_byte, node.end_byte, node.type) for node in tree_sitter.QueryCursor(
+        import_statements_query(profile)).captures(root).get("import", ())}
+    kept = [(node.start_byte, node.end_byte) for node in root.children
+            if not node.has_error and (node.start_byte, node.end_byte, node.type) in statements]
     if not kept:
         return None
     out = bytearray(byte if byte == 0x0A else 0x20 for byte in text)
     for start, end in kept:
         out[start:end] = text[start:end]
     return bytes(out)
-
-
-def _imports(node: Any) -> bool:
-    """A top-level statement that imports (`import ... from`, `from m import x`, Go's and Java's
-    import declarations) or re-exports from a module (`export { x } from "m"`)."""
-    return "import" in node.type or (node.type == "export_statement" and node.child_by_field_name("source") is not None)
 
 
 def left_behind_at_merge(git: GitRepo, base: str, task_commit: str, merged: str, task: str) -> list[SemanticFinding]:

@@ -352,12 +352,14 @@ class ForecastOperations(CoordinatorBase):
             return []
         from ..check.left_behind import look_for_uses
 
-        found, not_looked = look_for_uses(self.git, me.changes.values(), me.base, failed=failed)
+        partial: list[str] = []   # what the look could read only in part (a computed `__all__`, files left unread)
+        found, not_looked = look_for_uses(self.git, me.changes.values(), me.base, failed=failed, partial=partial)
         if not_looked:
             return [{"note": f"uses of removed names were not looked for: {not_looked}"}]
         if tip != me.base:
             found = [f for f in found if self._still_used_at(tip, me.base, f.use_path, f.name, whole=f.kind == "module")]
-        return [f.to_json() | {"note": f.note(task_id, run_id)} for f in found]
+        return [{"note": f"uses of removed names were looked for in part: {line}"} for line in partial] + \
+            [f.to_json() | {"note": f.note(task_id, run_id)} for f in found]
 
     def _still_used_at(self, tip: str, base: str, path: str, name: str, *, whole: bool = False) -> bool:
         """Does the integration tip's version of `path` still name `name` (as a word; `whole`: all of
