@@ -635,8 +635,11 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
 
     folders = None if folders_at is None else lambda _which, path: folders_at(where, path)
     unreadable: set[str] = set()
+    # Modules are read in the task's tree (`manifests="left"`): a go.mod it adds makes its folder a
+    # module of its own, whose import path its folder's files then use.
     found = find_broken_names(files + unchanged, labels=("task", "base", "unchanged"), complete=False,
-                              tree_file=tree_file, every_use=True, tree_folders=folders, unreadable=unreadable)
+                              tree_file=tree_file, every_use=True, tree_folders=folders, unreadable=unreadable,
+                              manifests="left")
     # A file the parser does not read cleanly is read again in pieces (_read_in_pieces: the code
     # outside its ERROR nodes), else by its import statements alone (_imports_alone).
     pieces: dict[str, tuple[bytes, bytes]] = {}
@@ -649,7 +652,7 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
     if again:
         found += tuple(finding for finding in find_broken_names(files + again, labels=("task", "base", "unchanged"),
                                                            complete=False, tree_file=tree_file, every_use=True,
-                                                           tree_folders=folders)
+                                                           tree_folders=folders, manifests="left")
                        if finding.use_path not in pieces or _read_there(finding, pieces[finding.use_path][0]))
     return [finding for finding in found
             if finding.problem == "broken" and finding.use_path not in touched and finding.removed_by == "task"

@@ -133,7 +133,7 @@ def find_broken_names(files: Iterable[Versions], *, labels: tuple[str, str, str]
                       package_files: PackageFiles | None = None,
                       index: "MergeIndex | None" = None, tip: "TipIndex | None" = None,
                       loose: Iterable[str] = (), readable: bool = False,
-                      unreadable: set[str] | None = None) -> tuple[SemanticFinding, ...]:
+                      unreadable: set[str] | None = None, manifests: str = "base") -> tuple[SemanticFinding, ...]:
     """Every name the merge of `files` broke (see the module docstring), in path and line order,
     each (use file, use line, problem, name) once. `complete`: `files` hold every file either side
     changed (what a tree merge gives); when not, a package-wide name (Go) gone from one file is
@@ -154,13 +154,17 @@ def find_broken_names(files: Iterable[Versions], *, labels: tuple[str, str, str]
     has a semantic profile (tree._tree_files lists only those): not filtered again, which was a
     pass over every file the run changed, at every merge of a drain. `unreadable`, when given,
     receives the path of each file a version of which the check parsed and could not read cleanly
-    (it reads nothing of such a version)."""
+    (it reads nothing of such a version). `manifests`: the tree (`tree_file`'s `which`) whose
+    manifests say which module a folder is (Go's go.mod and go.work: profile `root_module`,
+    `workspace`): the base's, or the left side's where that side is a task whose uses are read in
+    its own tree (check/left_behind.py: a nested go.mod the task adds makes its folder a module)."""
     checked = files if readable and isinstance(files, list) else [f for f in files if semantic_profile(f.path) is not None]
     check = _Check(checked, labels, trees or {}, complete, tree_file, tree_folders, package_files)
     check.index = index
     check.tip, check.loose = tip, frozenset(loose)
     check.every_use = every_use
     check.unreadable = unreadable
+    check.manifests = manifests
     # A tip's file outside `loose` is ours' version in the merged tree: no duplicate to find there.
     # (`files` of a tip's merge are in path order: the loose ones, in path order, are in the same order.)
     doubled = checked if tip is None else [check.files[path] for path in sorted(check.loose) if path in check.files]
@@ -205,6 +209,7 @@ class _Check:
         self._tree_file = tree_file
         self._modules_of: dict[tuple[str, str], tuple[tuple[str, str], ...] | None] = {}   # modules(), per folder
         self._tree_texts: dict[str, str | None] = {}   # manifests and workspace files read (_tree_text)
+        self.manifests = "base"   # find_broken_names(manifests=...): the tree those are read from
         self.complete = complete
         self.every_use = False   # find_broken_names(every_use=...)
         self.unreadable: set[str] | None = None   # find_broken_names(unreadable=...)
@@ -991,6 +996,13 @@ class _Check:
             through = self.through_modules(module, importer, rules)
             if through is not None:
                 return through
+            if self._tree_file is None and len(self.files) == 1:
+                # A one-file check (`wtc merge-file`, a git merge driver) reads no manifest: which
+                # module the importer is, so which folder the path names, is unknown, and the only
+                # file the path could name is the importer itself, which no Go file imports (by its
+                # last part an external test package's `import "example.com/m/foo"` would be its own
+                # foo/foo_test.go). Nothing is said rather than a wrong answer.
+                return []
         best: list[str] = []
         longest = 0
         for candidate, own in by_last.get(parts[-1], ()):   # a file whose last part differs shares none
@@ -1085,9 +1097,10 @@ class _Check:
             folder = posixpath.dirname(folder)
 
     def _tree_text(self, path: str, absent: Any = "") -> Any:
-        """A file of the base tree as text (`absent` where it is not there, or no tree is read)."""
+        """A manifest of the `manifests` tree (the base's, unless the caller says) as text (`absent`
+        where it is not there, or no tree is read)."""
         if path not in self._tree_texts:
-            data = self._tree_file("base", path) if self._tree_file is not None else None
+            data = self._tree_file(self.manifests, path) if self._tree_file is not None else None
             self._tree_texts[path] = None if data is None else data.decode("utf-8", "replace")
         found = self._tree_texts[path]
         return absent if found is None else found
