@@ -388,17 +388,20 @@ def uses_left_behind(changes: Iterable[Change], read_blob: Callable[[str], bytes
                      file_at: Callable[[str, str], bytes | None], *, at: str | None = None,
                      max_changed: int = MAX_CHANGED,
                      folders_at: Callable[[str, str], list[str] | None] | None = None,
-                     max_files: int = MAX_FILES, partial: list[str] | None = None) -> list[LeftBehind]:
+                     max_files: int = MAX_FILES, partial: list[str] | None = None,
+                     unread: list[str] | None = None) -> list[LeftBehind]:
     """Each use, in a file the task did not change, of a name the task removed or renamed.
     `grep(commit, names)` lists the files of `commit` that mention one of `names` as a word.
     With `at` (a whole run: `changes` from its pin `since` to its integration tip `at`), the uses
     are read at `at` in every file that removed no name, changed or not: what the landed tree
     still uses and no longer defines. `folders_at(commit, folder)` lists a folder's subfolders (a
     workspace's packages, for a use importing `@acme/core`). At most `max_files` files mentioning a
-    removed name are read; `partial`, when given, receives a line saying how many were left unread."""
+    removed name are read; `partial`, when given, receives a line saying how many were left unread,
+    and `unread` one for each star list the task changed that is computed (`__all__ += [...]`:
+    what a star import takes from that file cannot be read, _computed_star_list)."""
     changes = list(changes)
     found = _broken_uses(changes, read_blob, since, grep, file_at, at=at, max_changed=max_changed,
-                         folders_at=folders_at, max_files=max_files, partial=partial)
+                         folders_at=folders_at, max_files=max_files, partial=partial, unread=unread)
     grouped: dict[tuple[str, str], list] = {}
     for finding in found:
         grouped.setdefault((finding.use_path, finding.name), []).append(finding)
@@ -533,13 +536,14 @@ def _broken_uses(changes: Iterable[Change], read_blob: Callable[[str], bytes], s
                  file_at: Callable[[str, str], bytes | None], *, at: str | None = None,
                  max_changed: int = MAX_CHANGED, ignore: set[str] | frozenset[str] = frozenset(),
                  folders_at: Callable[[str, str], list[str] | None] | None = None,
-                 max_files: int = MAX_FILES, partial: list[str] | None = None) -> list[SemanticFinding]:
+                 max_files: int = MAX_FILES, partial: list[str] | None = None,
+                 unread: list[str] | None = None) -> list[SemanticFinding]:
     """The post-merge check's findings behind `uses_left_behind` (its docstring), one per use;
     names in `ignore` are not counted as removed. Then the imports of a module the task deleted or
     moved that no file answers any more (left_modules.py), in a file no name's finding names for it."""
     changes = list(changes)
     found = _broken_names(changes, read_blob, since, grep, file_at, at=at, max_changed=max_changed, ignore=ignore,
-                          folders_at=folders_at, max_files=max_files, partial=partial)
+                          folders_at=folders_at, max_files=max_files, partial=partial, unread=unread)
     # An import line already named for a name of the deleted file (`const { f } = require('./gone')`)
     # is not named again for the module; one that binds none of them (`import a.b.C;` before
     # `C.f()`, the line that stops compiling first) is.
@@ -554,7 +558,7 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
                   file_at: Callable[[str, str], bytes | None], *, at: str | None,
                   max_changed: int, ignore: set[str] | frozenset[str],
                   folders_at: Callable[[str, str], list[str] | None] | None,
-                  max_files: int, partial: list[str] | None) -> list[SemanticFinding]:
+                  max_files: int, partial: list[str] | None, unread: list[str] | None) -> list[SemanticFinding]:
     """The uses of removed names (`_broken_uses`)."""
     removed: set[str] = set()
     words: set[str] = set()
@@ -568,8 +572,8 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
     for change in readable:
         before = read_blob(change.old_oid)
         after = read_blob(change.new_oid) if change.new_oid is not None else None
-        if partial is not None and after is not None and (computed := _computed_star_list(change.path, before, after)):
-            partial.append(computed)
+        if unread is not None and after is not None and (computed := _computed_star_list(change.path, before, after)):
+            unread.append(computed)
         if after is not None and not touched_lines(before, after) and not _lists_anew(change.path, before, after):
             # Lines added only: no definition can have gone (nothing to parse for that). The file
             # still stands in the merge as the task wrote it: a name it now defines answers a use
@@ -824,7 +828,7 @@ def advice_notes(git: GitRepo, changes: Iterable[Change], since: str, task: str,
 
 def look_for_uses(git: GitRepo, changes: Iterable[Change], since: str, *, at: str | None = None,
                   max_changed: int = MAX_CHANGED, max_files: int = MAX_FILES,
-                  partial: list[str] | None = None,
+                  partial: list[str] | None = None, unread: list[str] | None = None,
                   failed: list[str] | None = None) -> tuple[list[LeftBehind], str | None]:
     """`uses_left_behind` on the repository, and why they were not looked for (None: they were).
     A look that failed (an error inside it, not the documented limit of LookupTooLarge) also puts
@@ -834,7 +838,7 @@ def look_for_uses(git: GitRepo, changes: Iterable[Change], since: str, *, at: st
     try:
         return uses_left_behind(changes, git.read_blob, since, git.files_mentioning, git.file_at, at=at,
                                 max_changed=max_changed, folders_at=git.folders_at, max_files=max_files,
-                                partial=partial), None
+                                partial=partial, unread=unread), None
     except LookupTooLarge as too_large:
         return [], str(too_large)
     except Exception as problem:   # noqa: BLE001 - said by the caller (`failed`), never a traceback

@@ -49,7 +49,7 @@ def left_behind_findings(git: GitRepo, changes: Iterable[Change], since: str, he
     partial: list[str] = []
     failed: list[str] = []
     found, not_looked = look_for_uses(git, changes, since, at=head, max_changed=MAX_RUN_CHANGED,
-                                      max_files=MAX_MENTIONING, partial=partial, failed=failed)
+                                      max_files=MAX_MENTIONING, partial=partial, unread=partial, failed=failed)
     if failed:
         # An error inside the look is no answer: the check exits 6 for it (rules.py), never 0.
         return [Finding("left_behind_failed", "", f"uses of names the branch removed were not looked for: the look "

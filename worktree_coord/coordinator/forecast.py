@@ -352,13 +352,13 @@ class ForecastOperations(CoordinatorBase):
             return []
         from ..check.left_behind import look_for_uses
 
-        partial: list[str] = []   # what the look could read only in part (a computed `__all__`, files left unread)
-        found, not_looked = look_for_uses(self.git, me.changes.values(), me.base, failed=failed, partial=partial)
+        unread: list[str] = []   # the star lists the task changed that the look cannot read (a computed `__all__`)
+        found, not_looked = look_for_uses(self.git, me.changes.values(), me.base, failed=failed, unread=unread)
         if not_looked:
             return [{"note": f"uses of removed names were not looked for: {not_looked}"}]
         if tip != me.base:
             found = [f for f in found if self._still_used_at(tip, me.base, f.use_path, f.name, whole=f.kind == "module")]
-        return [{"note": f"uses of removed names were looked for in part: {line}"} for line in partial] + \
+        return [{"note": f"uses of removed names were looked for in part: {line}"} for line in unread] + \
             [f.to_json() | {"note": f.note(task_id, run_id)} for f in found]
 
     def _still_used_at(self, tip: str, base: str, path: str, name: str, *, whole: bool = False) -> bool:
