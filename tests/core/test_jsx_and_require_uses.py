@@ -50,7 +50,10 @@ def test_a_renamed_component_used_there_is_left_behind(tmp_path, ext, user, wher
     "import * as P from './portal';\n\nexport function App() {\n  return <P.Other />;\n}\n",
     "export function App() {\n  const Portal = () => null;\n  return <Portal />;\n}\n",
     "import * as P from './portal';\n\nexport function App() {\n  return <portal />;\n}\n",
-], ids=["another-member", "a-local-component", "an-intrinsic-element"])
+    "import * as P from './portal';\n\nexport function V(P: any) {\n  return <P.Portal />;\n}\n",
+    "import * as P from './portal';\n\nexport function V(P: any) {\n  return P.Portal({});\n}\n",
+], ids=["another-member", "a-local-component", "an-intrinsic-element", "a-parameter-hides-the-namespace-element",
+        "a-parameter-hides-the-namespace-call"])
 def test_an_element_that_does_not_reach_the_renamed_name_is_not_left_behind(tmp_path, user):
     _removal_merged(tmp_path, {"src/portal.tsx": PORTAL, "src/user.tsx": user}, {"src/portal.tsx": RENAMED})
 

@@ -796,6 +796,8 @@ class _Check:
             if own_type:
                 yield (path, (receiver,), name)
             imported = _visible_import(merged, receiver, reference)
+            if imported is not None and imported.scope is None and reference.scopes & merged.local.get(receiver, set()):
+                return   # a local of the receiver's name (`function V(P) { P.Portal() }`) hides the module's import
             if imported is None:
                 if rules.package_roots and not own_type and _LEADING_NAME.fullmatch(receiver) \
                         and not reference.scopes & merged.local.get(receiver, set()) and not merged.binds((), receiver) \
