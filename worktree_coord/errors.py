@@ -51,7 +51,8 @@ EXIT_CODES: tuple[ExitCode, ...] = (
              "passed to another process; safe to retry later with the same key (`retry_after_seconds`)"),
     ExitCode(EXIT_NOT_FOUND, "not_found", "not found: the run, task, intent, branch, revision, file or repository"),
     ExitCode(EXIT_INTERNAL, "internal", "internal error: a bug in wtc, never bad input; the message says how "
-             "to report it"),
+             "to report it (`wtc check` and `wtc task check` exit 6 too when a look they make failed at one: "
+             "`left_behind_unchecked` says which, never a clean verdict)"),
     ExitCode(EXIT_INTERRUPTED, "interrupted", "interrupted (Ctrl-C); run the same command again to finish "
              "(every write is idempotent)"),
 )

@@ -438,7 +438,8 @@ class TaskCheck(Result):
     conflict is predicted. `onto`: one row per target (`integration` first, then tasks sharing files
     with this one) with `clean`, the files both changed and the conflicts; `not_compared` the others, and why. `left_behind`: uses, in files the
     task did not change, of names it removed or renamed (exit 1 too when the run's left-behind mode
-    blocks: its merge would refuse them).
+    blocks: its merge would refuse them; exit 6 when the look for them failed inside,
+    `left_behind_unchecked`).
     `violations`: the changes its boundary does not allow, as `task finish` would reject them (exit 3,
     before any conflict counts)."""
 
@@ -461,6 +462,10 @@ class TaskCheck(Result):
     # check exits 1 (`left_behind_blocks`).
     left_behind: list[dict[str, Any]] = field(default_factory=list)
     left_behind_blocks: bool = False
+    # Why the look for those uses failed inside ("" when it answered, or was not asked): an error of
+    # wtc's, not an answer; the check exits 6 (EXIT_INTERNAL) unless a boundary violation (3) or a
+    # conflict (1) asks the agent to act first. `left_behind` carries the same reason as a note.
+    left_behind_unchecked: str = ""
     stats: dict[str, Any] = field(default_factory=dict)
 
     @property

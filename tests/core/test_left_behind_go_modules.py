@@ -92,3 +92,18 @@ def test_the_root_package_of_a_nested_module_named_otherwise_leaves_its_removal_
              "tools/h.go": helpers, "tools/cmd/main.go": _user("main", "example.com/helpers", "helpers")}
     _, left = _removal_refused(tmp_path, files, "tools/h.go", {"tools/h.go": WITHOUT_F.format(name="helpers")})
     assert len(left) == 1 and left[0].startswith("tools/cmd/main.go:6 still uses F, which this task removed"), left
+
+
+def test_a_nested_go_mod_the_task_adds_is_read_from_its_tree(tmp_path):
+    """The task makes tools/ a module of its own (`module example.com/devtools`, a go.mod it adds)
+    and removes F from tools/util: tools/cmd/main.go, which it did not change, imports
+    "example.com/devtools/util", now the folder tools/util/ of its own module, and calls F. `task
+    check` read go.mod files from the base tree (no tools/go.mod there: the path named a published
+    module) and said nothing; the finish's merge blocked."""
+    util = UTIL.format(name="util")
+    files = {"go.mod": "module example.com/m\n\ngo 1.21\n\nrequire example.com/devtools v1.0.0\n",
+             "tools/util/util.go": util, "tools/cmd/main.go": _user("main", "example.com/devtools/util", "util")}
+    _, left = _removal_refused(tmp_path, files, ("tools/go.mod", "tools/util/**"),
+                               {"tools/go.mod": "module example.com/devtools\n\ngo 1.21\n",
+                                "tools/util/util.go": WITHOUT_F.format(name="util")})
+    assert len(left) == 1 and left[0].startswith("tools/cmd/main.go:6 still uses F, which this task removed"), left

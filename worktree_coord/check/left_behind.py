@@ -26,13 +26,16 @@ import dataclasses
 import re
 from typing import Any, Callable, Iterable
 
+import tree_sitter
+
 from ..boundary.globs import matches
 from ..frozen import value_class
 from ..gitrepo.repository import Change, GitRepo
-from ..merge.lines.linediff import added_lines, touched_lines
+from ..merge.lines.linediff import added_lines, added_text, ranges_text, touched_lines
 from ..merge.result import SemanticFinding
 from ..merge.checks.semantic import PATH_FACTS, find_broken_names, semantic_profile, use_word
-from ..merge.checks.symbols import extract, star_names
+from ..merge.checks.reach import star_list_added
+from ..merge.checks.symbols import computed_star_list, extract, import_statements_query, star_names
 from ..merge.checks.versions import MAX_BYTES, FileVersions
 from .left_modules import modules_left_behind
 
@@ -314,6 +317,38 @@ def _unstarred(profile_path: str, before: bytes, after: bytes | None) -> set[tup
     return {((), name) for name in kept if takes(listed_before, name) and not takes(listed_after, name)}
 
 
+def _computed_star_list(profile_path: str, before: bytes, after: bytes) -> str:
+    """What to say when the task changed the star list of a file (a line spelling profile
+    `star_list`, `__all__`, touched or added) and that list is computed (symbols.computed_star_list:
+    `__all__ += [...]`): the names a star import takes from it cannot be read, so a use through one
+    is neither named nor ruled out (never a block on a guess). "" when there is nothing to say."""
+    profile = semantic_profile(profile_path)
+    if profile is None or not profile.semantic.star_names or not profile.semantic.star_list:
+        return ""
+    word = profile.semantic.star_list.encode()
+    if word not in after:
+        return ""
+    changed = ranges_text(before, touched_lines(before, after)) + b"\n" + added_text(before, after)
+    if not re.search(rb"(?<![\w$])" + re.escape(word) + rb"(?![\w$])", changed):
+        return ""
+    try:
+        line = computed_star_list(profile, after)
+    except (ValueError, UnicodeDecodeError):
+        return ""
+    return "" if line is None else (f"what a star import takes from {profile_path} could not be read: computed "
+                                    f"{profile.semantic.star_list} at {profile_path}:{line}")
+
+
+def _lists_anew(profile_path: str, before: bytes, after: bytes) -> bool:
+    """Whether `after` writes the list a star import of the file takes (profile `star_list`,
+    `__all__`) more often than `before`: an `__all__` inserted into a module that had none changes
+    what `from m import *` takes with added lines alone."""
+    profile = semantic_profile(profile_path)
+    if profile is None or not profile.semantic.star_names or not profile.semantic.star_list:
+        return False
+    return star_list_added(profile.semantic.star_list.encode(), before, after)
+
+
 def _to_look_for(gone: set[tuple[tuple[str, ...], str]]) -> set[tuple[tuple[str, ...], str]]:
     """The removed definitions whose word (semantic.use_word) a use must spell: a member of a class
     removed with it is reached through
@@ -353,17 +388,20 @@ def uses_left_behind(changes: Iterable[Change], read_blob: Callable[[str], bytes
                      file_at: Callable[[str, str], bytes | None], *, at: str | None = None,
                      max_changed: int = MAX_CHANGED,
                      folders_at: Callable[[str, str], list[str] | None] | None = None,
-                     max_files: int = MAX_FILES, partial: list[str] | None = None) -> list[LeftBehind]:
+                     max_files: int = MAX_FILES, partial: list[str] | None = None,
+                     unread: list[str] | None = None) -> list[LeftBehind]:
     """Each use, in a file the task did not change, of a name the task removed or renamed.
     `grep(commit, names)` lists the files of `commit` that mention one of `names` as a word.
     With `at` (a whole run: `changes` from its pin `since` to its integration tip `at`), the uses
     are read at `at` in every file that removed no name, changed or not: what the landed tree
     still uses and no longer defines. `folders_at(commit, folder)` lists a folder's subfolders (a
     workspace's packages, for a use importing `@acme/core`). At most `max_files` files mentioning a
-    removed name are read; `partial`, when given, receives a line saying how many were left unread."""
+    removed name are read; `partial`, when given, receives a line saying how many were left unread,
+    and `unread` one for each star list the task changed that is computed (`__all__ += [...]`:
+    what a star import takes from that file cannot be read, _computed_star_list)."""
     changes = list(changes)
     found = _broken_uses(changes, read_blob, since, grep, file_at, at=at, max_changed=max_changed,
-                         folders_at=folders_at, max_files=max_files, partial=partial)
+                         folders_at=folders_at, max_files=max_files, partial=partial, unread=unread)
     grouped: dict[tuple[str, str], list] = {}
     for finding in found:
         grouped.setdefault((finding.use_path, finding.name), []).append(finding)
@@ -498,13 +536,14 @@ def _broken_uses(changes: Iterable[Change], read_blob: Callable[[str], bytes], s
                  file_at: Callable[[str, str], bytes | None], *, at: str | None = None,
                  max_changed: int = MAX_CHANGED, ignore: set[str] | frozenset[str] = frozenset(),
                  folders_at: Callable[[str, str], list[str] | None] | None = None,
-                 max_files: int = MAX_FILES, partial: list[str] | None = None) -> list[SemanticFinding]:
+                 max_files: int = MAX_FILES, partial: list[str] | None = None,
+                 unread: list[str] | None = None) -> list[SemanticFinding]:
     """The post-merge check's findings behind `uses_left_behind` (its docstring), one per use;
     names in `ignore` are not counted as removed. Then the imports of a module the task deleted or
     moved that no file answers any more (left_modules.py), in a file no name's finding names for it."""
     changes = list(changes)
     found = _broken_names(changes, read_blob, since, grep, file_at, at=at, max_changed=max_changed, ignore=ignore,
-                          folders_at=folders_at, max_files=max_files, partial=partial)
+                          folders_at=folders_at, max_files=max_files, partial=partial, unread=unread)
     # An import line already named for a name of the deleted file (`const { f } = require('./gone')`)
     # is not named again for the module; one that binds none of them (`import a.b.C;` before
     # `C.f()`, the line that stops compiling first) is.
@@ -519,7 +558,7 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
                   file_at: Callable[[str, str], bytes | None], *, at: str | None,
                   max_changed: int, ignore: set[str] | frozenset[str],
                   folders_at: Callable[[str, str], list[str] | None] | None,
-                  max_files: int, partial: list[str] | None) -> list[SemanticFinding]:
+                  max_files: int, partial: list[str] | None, unread: list[str] | None) -> list[SemanticFinding]:
     """The uses of removed names (`_broken_uses`)."""
     removed: set[str] = set()
     words: set[str] = set()
@@ -533,10 +572,14 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
     for change in readable:
         before = read_blob(change.old_oid)
         after = read_blob(change.new_oid) if change.new_oid is not None else None
-        if after is not None and not touched_lines(before, after):
+        if unread is not None and after is not None and (computed := _computed_star_list(change.path, before, after)):
+            unread.append(computed)
+        if after is not None and not touched_lines(before, after) and not _lists_anew(change.path, before, after):
             # Lines added only: no definition can have gone (nothing to parse for that). The file
             # still stands in the merge as the task wrote it: a name it now defines answers a use
             # that reaches it (f moved from c.py up to a.py, which `pkg/__init__.py` star-imports).
+            # (Unless the lines write the list a star import takes, `__all__`: that hides the names
+            # it leaves out without touching a line of theirs, _unstarred.)
             if at is None:
                 extended.append(FileVersions(change.path, base=before, left=after, right=before, merged=after))
             continue
@@ -596,8 +639,11 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
 
     folders = None if folders_at is None else lambda _which, path: folders_at(where, path)
     unreadable: set[str] = set()
+    # Modules are read in the task's tree (`manifests="left"`): a go.mod it adds makes its folder a
+    # module of its own, whose import path its folder's files then use.
     found = find_broken_names(files + unchanged, labels=("task", "base", "unchanged"), complete=False,
-                              tree_file=tree_file, every_use=True, tree_folders=folders, unreadable=unreadable)
+                              tree_file=tree_file, every_use=True, tree_folders=folders, unreadable=unreadable,
+                              manifests="left")
     # A file the parser does not read cleanly is read again in pieces (_read_in_pieces: the code
     # outside its ERROR nodes), else by its import statements alone (_imports_alone).
     pieces: dict[str, tuple[bytes, bytes]] = {}
@@ -610,7 +656,7 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
     if again:
         found += tuple(finding for finding in find_broken_names(files + again, labels=("task", "base", "unchanged"),
                                                            complete=False, tree_file=tree_file, every_use=True,
-                                                           tree_folders=folders)
+                                                           tree_folders=folders, manifests="left")
                        if finding.use_path not in pieces or _read_there(finding, pieces[finding.use_path][0]))
     return [finding for finding in found
             if finding.problem == "broken" and finding.use_path not in touched and finding.removed_by == "task"
@@ -698,22 +744,19 @@ def _imports_alone(path: str, text: bytes) -> bytes | None:
     parse; its `import { Portal } from './portal'` went unnamed when a task renamed Portal, and the
     landed tree did not type-check. An import of a name its module no longer exports fails whatever
     the rest of the file holds."""
-    _, root = _parsed(path, text)
-    if root is None:
+    profile, root = _parsed(path, text)
+    if root is None or not profile.semantic.import_statements:
         return None
-    kept = [(node.start_byte, node.end_byte) for node in root.children if not node.has_error and _imports(node)]
+    statements = {(node.start_byte, node.end_byte, node.type) for node in tree_sitter.QueryCursor(
+        import_statements_query(profile)).captures(root).get("import", ())}
+    kept = [(node.start_byte, node.end_byte) for node in root.children
+            if not node.has_error and (node.start_byte, node.end_byte, node.type) in statements]
     if not kept:
         return None
     out = bytearray(byte if byte == 0x0A else 0x20 for byte in text)
     for start, end in kept:
         out[start:end] = text[start:end]
     return bytes(out)
-
-
-def _imports(node: Any) -> bool:
-    """A top-level statement that imports (`import ... from`, `from m import x`, Go's and Java's
-    import declarations) or re-exports from a module (`export { x } from "m"`)."""
-    return "import" in node.type or (node.type == "export_statement" and node.child_by_field_name("source") is not None)
 
 
 def left_behind_at_merge(git: GitRepo, base: str, task_commit: str, merged: str, task: str) -> list[SemanticFinding]:
@@ -785,14 +828,21 @@ def advice_notes(git: GitRepo, changes: Iterable[Change], since: str, task: str,
 
 def look_for_uses(git: GitRepo, changes: Iterable[Change], since: str, *, at: str | None = None,
                   max_changed: int = MAX_CHANGED, max_files: int = MAX_FILES,
-                  partial: list[str] | None = None) -> tuple[list[LeftBehind], str | None]:
-    """`uses_left_behind` on the repository, and why they were not looked for (None: they were). This
-    is advice: a finish, a check or a report never fails for it, it says it could not give it."""
+                  partial: list[str] | None = None, unread: list[str] | None = None,
+                  failed: list[str] | None = None) -> tuple[list[LeftBehind], str | None]:
+    """`uses_left_behind` on the repository, and why they were not looked for (None: they were).
+    A look that failed (an error inside it, not the documented limit of LookupTooLarge) also puts
+    its reason in `failed`, when given: the check that asked must not read as clean then (a check
+    exits EXIT_INTERNAL, as the merge's own look would stop the finish), while a report or `land`
+    still says it in a warning."""
     try:
         return uses_left_behind(changes, git.read_blob, since, git.files_mentioning, git.file_at, at=at,
                                 max_changed=max_changed, folders_at=git.folders_at, max_files=max_files,
-                                partial=partial), None
+                                partial=partial, unread=unread), None
     except LookupTooLarge as too_large:
         return [], str(too_large)
-    except Exception as problem:   # noqa: BLE001 - advice must never stop a finish or a check
-        return [], f"{type(problem).__name__}: {problem}"
+    except Exception as problem:   # noqa: BLE001 - said by the caller (`failed`), never a traceback
+        reason = f"{type(problem).__name__}: {problem}"
+        if failed is not None:
+            failed.append(reason)
+        return [], reason

@@ -132,7 +132,7 @@ def check(repo: str | os.PathLike[str] = ".", *, head: str | None = None, base: 
         changed=tuple({"path": c.path, "status": c.status} for c in changes),
         findings=tuple(sorted(findings, key=Finding.sort_key)), merge=summary, intents=tuple(intents),
         left_behind=tuple({key: value for key, value in f.details.items() if key not in ("kind", "lines_in")}
-                          for f in left if f.rule != "left_behind_unchecked"),
+                          for f in left if f.rule not in ("left_behind_unchecked", "left_behind_failed")),
         left_behind_mode=left_behind_mode.value,
     )
 
@@ -187,7 +187,7 @@ def check_staged(repo: str | os.PathLike[str] = ".", *, own: Sequence[str] = (),
         merge=MergeSummary(False, True, reason="staged changes are not a commit: no merge is tried"),
         intents=tuple(intents),
         left_behind=tuple({key: value for key, value in f.details.items() if key not in ("kind", "lines_in")}
-                          for f in left if f.rule != "left_behind_unchecked"),
+                          for f in left if f.rule not in ("left_behind_unchecked", "left_behind_failed")),
         left_behind_mode=left_behind_mode.value,
     )
 

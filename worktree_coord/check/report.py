@@ -4,7 +4,8 @@ Stage: the result of the CI check (built by `check.check`, rendered by one modul
 field is plain data: formats never recompute anything, they only lay it out. Invariants: findings
 are sorted (path, line, rule) so every format lists them in one order; `exit_code` is 3 when any
 finding is a boundary violation, else 1 when any is a merge conflict or a use left behind (mode
-block), else 0 (notes and warnings never fail a check). `left_behind` holds each use the branch
+block), else 6 when the look for uses left behind failed inside (`left_behind_failed`: no answer is
+no clean verdict), else 0 (notes and warnings never fail a check). `left_behind` holds each use the branch
 leaves behind (check/uses_left_behind.py) as plain data, whatever the mode made of it.
 """
 
@@ -13,7 +14,7 @@ from __future__ import annotations
 from dataclasses import field
 from typing import Any
 
-from ..errors import EXIT_BOUNDARY, EXIT_CONFLICT, EXIT_OK
+from ..errors import EXIT_BOUNDARY, EXIT_CONFLICT, EXIT_INTERNAL, EXIT_OK
 from ..frozen import value_class
 from .rules import Category, Severity, rule_info
 
@@ -137,11 +138,18 @@ class CheckReport:
         return tuple(f for f in self.findings if f.category is Category.RESERVED)
 
     @property
+    def unanswered(self) -> tuple[Finding, ...]:
+        """The checks that failed inside (`left_behind_failed`): no answer, so no clean verdict."""
+        return tuple(f for f in self.findings if rule_info(f.rule).exit_code == EXIT_INTERNAL)
+
+    @property
     def exit_code(self) -> int:
         if self.violations:
             return EXIT_BOUNDARY
         if self.blocking:
             return EXIT_CONFLICT
+        if self.unanswered:
+            return EXIT_INTERNAL
         return EXIT_OK
 
     @property
@@ -167,5 +175,7 @@ class CheckReport:
             "intents": [dict(i) for i in self.intents],
             "left_behind": [dict(u) for u in self.left_behind],
             "left_behind_mode": self.left_behind_mode,
+            # why the look for uses left behind failed inside ("" when it answered): exit 6
+            "left_behind_unchecked": "; ".join(f.details.get("reason", "") for f in self.unanswered),
             "merge": self.merge.to_json(),
         }

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import enum
 
-from ..errors import EXIT_BOUNDARY, EXIT_CONFLICT, EXIT_OK
+from ..errors import EXIT_BOUNDARY, EXIT_CONFLICT, EXIT_INTERNAL, EXIT_OK
 from ..frozen import value_class
 
 
@@ -124,9 +124,14 @@ RULES: dict[str, RuleInfo] = {r.id: r for r in (
           "Keep the old name too (an alias), or update the use."),
     _rule("left_behind_unchecked", "Uses of removed names not (all) looked for", Category.LEFT_BEHIND, Severity.WARNING,
           EXIT_OK, "The check could not look for uses of the names the branch removed (it changed more source "
-          "files than the lookup reads, more files mention the removed names than it reads, or the lookup "
-          "failed): the branch is not known to leave none behind.",
+          "files than the lookup reads, or more files mention the removed names than it reads): the branch is "
+          "not known to leave none behind.",
           "Split the branch, or check the uses of what it removes by hand."),
+    _rule("left_behind_failed", "The look for uses of removed names failed", Category.LEFT_BEHIND, Severity.ERROR,
+          EXIT_INTERNAL, "The look for uses of the names the branch removed stopped at an error of wtc's (the "
+          "message names it): the check has no answer, and a merge of the branch would stop at the same look.",
+          "Report it with the message (WTC_DEBUG=1 prints the traceback); meanwhile check the uses of what the "
+          "branch removes by hand."),
 )}
 
 BOUNDARY_RULES = tuple(r.id for r in RULES.values() if r.category is Category.BOUNDARY)

@@ -13,8 +13,9 @@ lines; a use no side wrote is invisible to it. Found driving pydantic: a branch 
 clean from `wtc check` while `task finish` and `land` block the same change.
 
 Invariants: read-only (git grep and blob reads); mode `block` makes each use an error (`left_behind`,
-exit 1), `warn` a warning (`left_behind_warning`, exit 0), `off` reads nothing; a lookup that could
-not be made is a warning (`left_behind_unchecked`), never a silent clean.
+exit 1), `warn` a warning (`left_behind_warning`, exit 0), `off` reads nothing; a lookup too large to
+make is a warning (`left_behind_unchecked`), one that failed inside an error (`left_behind_failed`,
+exit 6: no answer), never a silent clean.
 """
 
 from __future__ import annotations
@@ -46,8 +47,13 @@ def left_behind_findings(git: GitRepo, changes: Iterable[Change], since: str, he
     # A CI step runs once a push, like `wtc report` once a run: it reads as many changed files as the
     # report, and more of the files that mention a removed name than a finish does.
     partial: list[str] = []
+    failed: list[str] = []
     found, not_looked = look_for_uses(git, changes, since, at=head, max_changed=MAX_RUN_CHANGED,
-                                      max_files=MAX_MENTIONING, partial=partial)
+                                      max_files=MAX_MENTIONING, partial=partial, unread=partial, failed=failed)
+    if failed:
+        # An error inside the look is no answer: the check exits 6 for it (rules.py), never 0.
+        return [Finding("left_behind_failed", "", f"uses of names the branch removed were not looked for: the look "
+                        f"failed: {not_looked}", Severity.ERROR, details={"reason": not_looked})]
     if not_looked:
         return [Finding("left_behind_unchecked", "", f"uses of names the branch removed were not looked for: "
                         f"{not_looked}", Severity.WARNING, details={"reason": not_looked})]

@@ -60,6 +60,8 @@ def render(report: CheckReport) -> str:
                      + ("" if blocking else " (warnings)"))
     if counts["reserved"]:
         parts.append(_plural(counts["reserved"], "reserved-file edit") + " (consolidated later)")
+    if report.unanswered:
+        parts.append("NOT CHECKED for uses left behind of removed names (the look failed)")
     verdict = ", ".join(parts) if parts else "clean"
     lines.append(f"wtc check: {verdict}: {_plural(counts['changed'], 'changed file')}, head {report.head[:12]} "
                  f"({report.head_label}) since {report.base[:12]}")

@@ -57,6 +57,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable
 from .. import boundary as boundaries
 from ..boundary.globs import matches
 from ..consolidate import Intent
+from ..errors import EXIT_ACTION, EXIT_BOUNDARY, EXIT_INTERNAL, EXIT_OK
 from ..frozen import value_class
 from ..gitrepo.repository import Change
 from ..merge.languages.profile_index import profile_name_for_path
@@ -294,7 +295,8 @@ class ForecastOperations(CoordinatorBase):
                              record.worktree if me.source == "worktree" else None,
                              self.git.common_dir / "info" / "exclude", committed=False)
         mode = self._left_behind_mode(run)
-        left_behind = self._left_behind(run_id, task_id, me, tip) if mode is not SemanticMode.OFF else []
+        failed: list[str] = []   # the left-behind look failed inside (an error of wtc's): unanswered
+        left_behind = self._left_behind(run_id, task_id, me, tip, failed) if mode is not SemanticMode.OFF else []
         # The merge refuses a task that leaves uses of a name it removed (the run's left-behind mode).
         blocked = mode is SemanticMode.BLOCK and any("use_path" in row for row in left_behind)
         # Intents declared with `wtc intent add` are the task's work too: the agent sees them, with
@@ -302,10 +304,15 @@ class ForecastOperations(CoordinatorBase):
         intents = [{"intent_id": row["intent_id"], "op": row["data"].get("op"), "name": row["data"].get("name"),
                     "spec": row["data"].get("spec"), "manifest": row["data"].get("manifest"), "state": row["state"]}
                    for row in self.store.list_intents(run_id) if row["task_id"] == task_id]
-        return TaskCheck(exit_code=3 if violations else 0 if clean and not blocked else 1, run=run_id, task=task_id,
+        # A look that failed is not a clean answer: exit 6 (EXIT_INTERNAL, what the finish's own look
+        # ends in), after what the agent can act on (its boundary, its conflicts).
+        exit_code = EXIT_BOUNDARY if violations else EXIT_ACTION if not clean or blocked \
+            else EXIT_INTERNAL if failed else EXIT_OK
+        return TaskCheck(exit_code=exit_code, run=run_id, task=task_id,
                          state=record.state.value, source=me.source, clean=clean, files=sorted(me.changes),
                          violations=violations, onto=onto, not_compared=not_compared, intents=intents,
                          left_behind=left_behind, left_behind_blocks=blocked,
+                         left_behind_unchecked=failed[0] if failed else "",
                          stats=engine.stats(started, 1 + len(others)))
 
     def _refused_at_finish(self, run: Any, task_id: str, me: CurrentState, report: Any, tip: str,
@@ -333,22 +340,26 @@ class ForecastOperations(CoordinatorBase):
             return refused
         return self._disjoint_member_ranges(run, task_id, report.owned, derived, tip)
 
-    def _left_behind(self, run_id: str, task_id: str, me: CurrentState, tip: str) -> list[dict[str, Any]]:
+    def _left_behind(self, run_id: str, task_id: str, me: CurrentState, tip: str,
+                     failed: list[str]) -> list[dict[str, Any]]:
         """The uses, in code this task did not change, of names it removed or renamed, that its merge
         would find (left_behind.py): read at the task's base, less those the integration tip no
-        longer holds (a merged task updated that file and the name is gone from it)."""
+        longer holds (a merged task updated that file and the name is gone from it). A look that
+        failed inside puts its reason in `failed` (look_for_uses) beside its note."""
         if not may_remove_names(me.changes.values()):
             # Nothing removed from a file a profile reads (left_behind.readable_changes is empty), so
             # nothing to look for: the semantic check (tree-sitter, the profiles' rules) stays unloaded.
             return []
         from ..check.left_behind import look_for_uses
 
-        found, not_looked = look_for_uses(self.git, me.changes.values(), me.base)
+        unread: list[str] = []   # the star lists the task changed that the look cannot read (a computed `__all__`)
+        found, not_looked = look_for_uses(self.git, me.changes.values(), me.base, failed=failed, unread=unread)
         if not_looked:
             return [{"note": f"uses of removed names were not looked for: {not_looked}"}]
         if tip != me.base:
             found = [f for f in found if self._still_used_at(tip, me.base, f.use_path, f.name, whole=f.kind == "module")]
-        return [f.to_json() | {"note": f.note(task_id, run_id)} for f in found]
+        return [{"note": f"uses of removed names were looked for in part: {line}"} for line in unread] + \
+            [f.to_json() | {"note": f.note(task_id, run_id)} for f in found]
 
     def _still_used_at(self, tip: str, base: str, path: str, name: str, *, whole: bool = False) -> bool:
         """Does the integration tip's version of `path` still name `name` (as a word; `whole`: all of

@@ -624,6 +624,8 @@ def task_check(r: TaskCheck) -> str:
     others = len(r.onto) - 1
     verdict = "WOULD CONFLICT" if not r.clean else \
         "WOULD BE REFUSED at its merge: it leaves uses of names it removed (below)" if r.left_behind_blocks else \
+        "NOT CHECKED for uses of names it removed: the look failed (below), its merge would stop there too" \
+        if r.left_behind_unchecked else \
         "merges cleanly onto integration" + (f" and the {others} other task{'s' if others != 1 else ''} compared"
                                              if others else "")
     lines = [f"task {r.task} ({r.state}, read from its {r.source}, {len(r.files)} files changed): {verdict}"]

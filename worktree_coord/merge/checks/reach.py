@@ -120,8 +120,12 @@ class Reach:
                  tip: Any = None, loose: Iterable[str] = (),
                  package_of: Callable[[str], str | None] = lambda path: None,
                  unspelled: Callable[[str], frozenset[bytes]] = lambda path: frozenset(),
-                 spelled: Callable[[str, frozenset[bytes]], frozenset[bytes]] = lambda path, found: found):
+                 spelled: Callable[[str, frozenset[bytes]], frozenset[bytes]] = lambda path, found: found,
+                 star_list: Callable[[str], bytes] = lambda path: b""):
         self._files = files
+        # path -> the name of the list a star import of it takes (Python's `__all__`; b"": none):
+        # a side that writes it anew hides names without touching a line (star_list_added).
+        self._star_list = star_list
         # path -> names a definition there may have that a use never spells (a module's default
         # export, `import X from "./m"`): live wherever a user's import of the file is confirmed.
         self._unspelled = unspelled
@@ -490,15 +494,27 @@ class Reach:
 
     def _gone(self, side: str, path: str) -> frozenset[bytes]:
         """`_gone_words` of `side`'s version of `path`, kept across checks by the two contents: a
-        tip's file is a candidate of every merge while the tip's candidates are few (step 1b)."""
+        tip's file is a candidate of every merge while the tip's candidates are few (step 1b); and
+        the words a star list the side wrote anew may leave out (_unlisted)."""
         versions = self._files[path]
         base, new = versions.base or b"", versions.version(side)
         if self._memo is None:
-            return _gone_words(base, new)
+            return _gone_words(base, new) | self._unlisted(path, base, new)
         if new is None:
             return self._words_of(path, "base")   # deleted: every word of the base (_gone_words)
         return self._memo.memo("gone", _pair_key(versions, side, base, new),
-                               lambda: _gone_words(base, new, self._words_of(path, side)))
+                               lambda: _gone_words(base, new, self._words_of(path, side))) | self._unlisted(path, base, new)
+
+    def _unlisted(self, path: str, base: bytes, new: bytes | None) -> frozenset[bytes]:
+        """Where `new` writes the list a star import takes more often than `base` does (an
+        `__all__` inserted into a module that had none: no base line touched, so no word of a diff
+        is gone), every word of the base that `new` quotes nowhere: a name the list may leave out,
+        gone for a use through a star import. Only such a file pays the scan (words only widen
+        the files read; the checks decide)."""
+        word = self._star_list(path)
+        if not word or new is None or not star_list_added(word, base, new):
+            return frozenset()
+        return words(base) - words(b"\n".join(_QUOTED.findall(new)))
 
     def _words_of(self, path: str, which: str) -> frozenset[bytes]:
         """words() of one version of `path`; by its blob id, from the words the merge index keeps
@@ -519,8 +535,9 @@ class Reach:
         versions = self._files[path]
         base, new = versions.base or b"", versions.version(side)
         if self._memo is None:
-            return _near_words(base, new)
-        return self._memo.memo("near", _pair_key(versions, side, base, new), lambda: _near_words(base, new))
+            return _near_words(base, new) | self._unlisted(path, base, new)
+        return self._memo.memo("near", _pair_key(versions, side, base, new),
+                               lambda: _near_words(base, new)) | self._unlisted(path, base, new)
 
 
 def _pair_key(versions: Versions, side: str, base: bytes, data: bytes | None) -> tuple:
@@ -534,6 +551,16 @@ def _pair_key(versions: Versions, side: str, base: bytes, data: bytes | None) ->
         if known[0] is not None and known[1] is not None:
             return ("id",) + known
     return ("hash", hash_bytes(base), None if data is None else hash_bytes(data))
+
+
+def star_list_added(word: bytes, base: bytes, new: bytes) -> bool:
+    """Whether `new` spells `word` (the name of the list a star import takes: `__all__`) as a word
+    more often than `base`: a side that wrote the list (or another write of it) anew, maybe by
+    inserted lines alone, which a diff of touched lines does not show."""
+    if word not in new:
+        return False
+    spelled = spelling((word,))
+    return len(spelled.findall(new)) > len(spelled.findall(base))
 
 
 def _near_words(base: bytes, new: bytes | None) -> frozenset[bytes]:

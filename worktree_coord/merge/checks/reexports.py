@@ -296,6 +296,15 @@ class ReExports:
                 return False
         passed = [item for item in symbols.imports if item.scope is None and item.bound == name and item.name]
         own = any(d.name == name and not d.container and d.kind != "import" for d in symbols.definitions)
+        if star and depth and passed and not own and versions is not None \
+                and not self._star_takes(path, name, ("merged",)):
+            # Reached through a star import, this file passes the name on by its own import, and its
+            # star list (`__all__`) no longer takes it: the chain breaks here, whatever the imported
+            # module defines. This file is where the use is lost (a STARRED origin of it).
+            found.add((path, name))
+            if through is not None:
+                through.setdefault((path, name), set()).add(True)
+            return True
         if versions is not None and not passed and not own and versions.exists("base") \
                 and not (symbols.star_modules and self._stars_may_pass(path, symbols, name, rules)):
             # The merged file no longer passes the name on: a side renamed it and its re-export
@@ -532,22 +541,24 @@ class ReExports:
         if profile is None or not profile.semantic.module_files or not self._merge.files[user].exists("merged"):
             return frozenset()
         symbols = self._merge.imports(user, "merged")   # only what it imports is read here
-        if symbols is None or not (symbols.imports or profile.semantic.package_roots):
+        if symbols is None or not (symbols.imports or symbols.star_modules or profile.semantic.package_roots):
             return frozenset()   # nothing imported, and no crate path without a `use`: nothing reached
         wanted = {n.decode("utf-8", "replace") for n in (names() if callable(names) else names)}
         out: set[str] = set()
+        # A star import (`from pkg import *`, then a bare `B()`) may bring any of the names, as a
+        # module imported whole does.
+        modules = [(module, sorted(wanted)) for module in symbols.star_modules]
         for item in symbols.imports:
             if item.name is None and item.scope is None:
                 # A module (`import pkg`, used as `pkg.parse()`): any of the names may be read through it.
-                through = sorted(wanted)
+                modules.append((item.module, sorted(wanted)))
             elif item.bound in wanted and item.name is not None:
-                through = [item.name]
+                modules.append((item.module, [item.name]))
             # (A module imported inside a function, `def test(): import sympy`, binds the module's
             # own name: no name of the module is passed on through it, nothing to follow.)
-            else:
-                continue
-            direct = self._merge.resolve(item.module, user, profile.semantic)
-            for target in self.locate(item.module, user, profile.semantic):
+        for module, through in modules:
+            direct = self._merge.resolve(module, user, profile.semantic)
+            for target in self.locate(module, user, profile.semantic):
                 for name in through:
                     for origin, _ in self.origins(target, name) or ():
                         # The imported file itself is paired by its module's word (reach.py), unless no

@@ -46,7 +46,7 @@ from ...frozen import value_class
 from .duplicates import find_duplicates
 from ..languages.profiles import Profile, SemanticRules, profile_for_path
 from ..languages.reparse import inverted
-from .reach import Reach, words
+from .reach import Reach, star_list_added, words
 from ..result import SemanticFinding
 from .signatures import find_signature_changes
 from ..lines.linediff import (added_lines as _added_lines, added_text, follow as _follow, hunks as _hunks, lines_text,
@@ -133,7 +133,7 @@ def find_broken_names(files: Iterable[Versions], *, labels: tuple[str, str, str]
                       package_files: PackageFiles | None = None,
                       index: "MergeIndex | None" = None, tip: "TipIndex | None" = None,
                       loose: Iterable[str] = (), readable: bool = False,
-                      unreadable: set[str] | None = None) -> tuple[SemanticFinding, ...]:
+                      unreadable: set[str] | None = None, manifests: str = "base") -> tuple[SemanticFinding, ...]:
     """Every name the merge of `files` broke (see the module docstring), in path and line order,
     each (use file, use line, problem, name) once. `complete`: `files` hold every file either side
     changed (what a tree merge gives); when not, a package-wide name (Go) gone from one file is
@@ -154,13 +154,17 @@ def find_broken_names(files: Iterable[Versions], *, labels: tuple[str, str, str]
     has a semantic profile (tree._tree_files lists only those): not filtered again, which was a
     pass over every file the run changed, at every merge of a drain. `unreadable`, when given,
     receives the path of each file a version of which the check parsed and could not read cleanly
-    (it reads nothing of such a version)."""
+    (it reads nothing of such a version). `manifests`: the tree (`tree_file`'s `which`) whose
+    manifests say which module a folder is (Go's go.mod and go.work: profile `root_module`,
+    `workspace`): the base's, or the left side's where that side is a task whose uses are read in
+    its own tree (check/left_behind.py: a nested go.mod the task adds makes its folder a module)."""
     checked = files if readable and isinstance(files, list) else [f for f in files if semantic_profile(f.path) is not None]
     check = _Check(checked, labels, trees or {}, complete, tree_file, tree_folders, package_files)
     check.index = index
     check.tip, check.loose = tip, frozenset(loose)
     check.every_use = every_use
     check.unreadable = unreadable
+    check.manifests = manifests
     # A tip's file outside `loose` is ours' version in the merged tree: no duplicate to find there.
     # (`files` of a tip's merge are in path order: the loose ones, in path order, are in the same order.)
     doubled = checked if tip is None else [check.files[path] for path in sorted(check.loose) if path in check.files]
@@ -205,6 +209,7 @@ class _Check:
         self._tree_file = tree_file
         self._modules_of: dict[tuple[str, str], tuple[tuple[str, str], ...] | None] = {}   # modules(), per folder
         self._tree_texts: dict[str, str | None] = {}   # manifests and workspace files read (_tree_text)
+        self.manifests = "base"   # find_broken_names(manifests=...): the tree those are read from
         self.complete = complete
         self.every_use = False   # find_broken_names(every_use=...)
         self.unreadable: set[str] | None = None   # find_broken_names(unreadable=...)
@@ -428,7 +433,8 @@ class _Check:
         when lines the other side added, in a file that can reach it, hold its name (reach.py: the
         live words, found before parsing). So a side that only adds lines, or edits inside bodies,
         costs one diff, and of a big merge's thousands of files only those a new use can reach
-        are parsed."""
+        are parsed. One insertion is read all the same: a star list (`__all__`) written anew hides
+        the names it leaves out from a star import without touching their lines (star_lost)."""
         for path in self.live_paths():
             versions = self.files[path]
             if not versions.exists("base"):
@@ -438,13 +444,17 @@ class _Check:
                 continue   # by paths and blob ids: nothing of the file is read
             assert versions.base is not None
             touched: dict[str, list[tuple[int, int]]] = {}
+            listed: dict[str, bool] = {}   # the side wrote the star list anew (reach.star_list_added)
             for side in _SIDES:
                 touched[side] = _touched_lines(versions.base, versions.version(side)) if live[side] else []
                 if touched[side]:
                     text = ranges_text(versions.base, touched[side])
                     if not live[side] & _spelled(path, words(text)):
                         touched[side] = []
-            if not any(touched.values()):
+                new = versions.version(side)
+                listed[side] = bool(live[side]) and new is not None and bool(_star_list_word(path)) \
+                    and star_list_added(_star_list_word(path), versions.base, new)
+            if not any(touched.values()) and not any(listed.values()):
                 continue
             base = self.symbols(path, "base", uses=False)
             if base is None:
@@ -459,7 +469,7 @@ class _Check:
                                    and not _within(d.line, ranges)]
                 # A name the file keeps but its star import no longer takes (its `__all__` line
                 # changed, not the definition's): gone for the uses that reach it through that star.
-                unstarred = self.star_lost(path, side, base, live[side]) if ranges else set()
+                unstarred = self.star_lost(path, side, base, live[side]) if ranges or listed[side] else set()
                 candidates += [d for d in base.definitions if not d.container and d.name in unstarred
                                and d not in candidates]
                 if not candidates:
@@ -517,7 +527,8 @@ class _Check:
                                 # not self.reexports.reached: that would load reexports.py for every check
                                 reexported=lambda user, names: self.reexports.reached(user, names),
                                 barrels=_barrels, memo=self.index, tip=self.tip, loose=self.loose,
-                                package_of=_typed_package, unspelled=_unspelled, spelled=_spelled)
+                                package_of=_typed_package, unspelled=_unspelled, spelled=_spelled,
+                                star_list=_star_list_word)
         return self._reach
 
     def imported_files(self, path: str) -> frozenset[str]:
@@ -650,18 +661,19 @@ class _Check:
 
     def _imports_as_uses(self, path: str, merged: Symbols, lines: set[int] | frozenset[int],
                          names: set[str]) -> Iterator[tuple[Reference, list[tuple[str, tuple[str, ...], str]]]]:
-        """The top-level imports of a removed name on the given lines, each as a use with the
-        definitions it may mean. An import of a name its module no longer has is broken by itself
-        (Rust E0432, Python's ImportError, TypeScript 2305), called or not: a re-export (`pub use
+        """The imports of a removed name on the given lines, each as a use with the definitions it
+        may mean. An import of a name its module no longer has is broken by itself (Rust E0432,
+        Python's ImportError, TypeScript 2305), called or not: a re-export (`pub use
         tracing_core::dispatcher::has_been_set;`, `export { hasProp } from "./utils"`) is often all
-        a file does with it. Only where modules are files the profile can find (`module_files`:
+        a file does with it; one inside a function (`const { Portal } = require('./portal')`, Python's
+        `from .m import x` in a body) breaks when the function runs, and counts the same. Only where modules are files the profile can find (`module_files`:
         Python, TypeScript, JavaScript, Rust); a name imported from a package (Java, Go) is not a
         module's top-level name."""
         profile = semantic_profile(path)
         if profile is None or not profile.semantic.module_files:
             return
         for item in merged.imports:
-            if item.name is None or item.scope is not None or item.line not in lines or item.name not in names:
+            if item.name is None or item.line not in lines or item.name not in names:
                 continue
             # (a default import is named by the name it binds: the module's `default` is spelled nowhere)
             named = item.bound if item.name == profile.semantic.default_export else item.name
@@ -709,7 +721,9 @@ class _Check:
         after = self.symbols(path, side, uses=False)
         if after is None:
             return set()
-        names = {d.name for d in base.definitions if not d.container and d.kind != "import"
+        # An imported name counts: a star import of the file takes it as well (`from ._b import B`
+        # passed on by listing "B" in `__all__`), and dropping it from the list loses it the same way.
+        names = {d.name for d in base.definitions if not d.container
                  and d.name.encode() in live and after.binds((), d.name)}
         return {name for name in names if self.reexports.star_takes(path, name, "base")
                 and not self.reexports.star_takes(path, name, side)}
@@ -998,6 +1012,13 @@ class _Check:
             through = self.through_modules(module, importer, rules)
             if through is not None:
                 return through
+            if self._tree_file is None and len(self.files) == 1:
+                # A one-file check (`wtc merge-file`, a git merge driver) reads no manifest: which
+                # module the importer is, so which folder the path names, is unknown, and the only
+                # file the path could name is the importer itself, which no Go file imports (by its
+                # last part an external test package's `import "example.com/m/foo"` would be its own
+                # foo/foo_test.go). Nothing is said rather than a wrong answer.
+                return []
         best: list[str] = []
         longest = 0
         for candidate, own in by_last.get(parts[-1], ()):   # a file whose last part differs shares none
@@ -1092,9 +1113,10 @@ class _Check:
             folder = posixpath.dirname(folder)
 
     def _tree_text(self, path: str, absent: Any = "") -> Any:
-        """A file of the base tree as text (`absent` where it is not there, or no tree is read)."""
+        """A manifest of the `manifests` tree (the base's, unless the caller says) as text (`absent`
+        where it is not there, or no tree is read)."""
         if path not in self._tree_texts:
-            data = self._tree_file("base", path) if self._tree_file is not None else None
+            data = self._tree_file(self.manifests, path) if self._tree_file is not None else None
             self._tree_texts[path] = None if data is None else data.decode("utf-8", "replace")
         found = self._tree_texts[path]
         return absent if found is None else found
@@ -1282,6 +1304,13 @@ def _default_spellings(path: str) -> frozenset[bytes]:
     names = _unspelled(path)
     profile = semantic_profile(path)
     return names | frozenset(word.encode() for word in profile.semantic.default_words) if names and profile else names
+
+
+@functools.lru_cache(maxsize=65536)
+def _star_list_word(path: str) -> bytes:
+    """The name of the list a star import of `path` takes (profile `star_list`: `__all__`), b"" for none."""
+    profile = semantic_profile(path)
+    return profile.semantic.star_list.encode() if profile is not None and profile.semantic.star_names else b""
 
 
 def _spelled(path: str, text_words: frozenset[bytes]) -> frozenset[bytes]:

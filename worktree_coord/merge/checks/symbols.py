@@ -319,6 +319,23 @@ def _tested_literal(query: tree_sitter.Query, names: dict[str, int], pattern_tex
     return None
 
 
+def computed_star_list(profile: Profile, source: bytes) -> int | None:
+    """The line (1-based) of the first write of the star list that no list shows (the profile's
+    `star_names` `@open` capture: `__all__ += [...]`, `__all__ = a + b.__all__`, `__all__.extend(...)`),
+    None when `source` writes none: where that list is computed, what a star import takes is unknown."""
+    if not profile.semantic.star_names:
+        return None
+    tree = profile.parse(source)
+    found = tree_sitter.QueryCursor(star_names_query(profile)).captures(tree.root_node).get("open", [])
+    return min(node.start_point[0] for node in found) + 1 if found else None
+
+
+@functools.lru_cache(maxsize=None)
+def import_statements_query(profile: Profile) -> tree_sitter.Query:
+    """The profile's `import_statements` query (`@import`: the statements that import), compiled once."""
+    return _compile(profile, profile.semantic.import_statements)
+
+
 @functools.lru_cache(maxsize=None)
 def specifiers_query(profile: Profile) -> tree_sitter.Query:
     """The profile's `specifiers` query (every module a file loads), compiled once."""

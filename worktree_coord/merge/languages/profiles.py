@@ -306,6 +306,10 @@ class SemanticRules:
     deleted or moved, which no removed name leads to. `specifier_files`: where such a module's file
     stands, for that look alone, in a language whose checks do not read imports as files (no
     `module_files`: Java's `import a.b.C;` names a/b/C.java below a folder above the importer).
+    `import_statements`: a query whose `@import` captures are the top-level statements that import
+    (`import x`, `from m import x`, Go's and Java's import declarations) or re-export from a module
+    (`export { x } from "m"`): what the left-behind look keeps of a file its parser does not read
+    cleanly (check/left_behind.py `_imports_alone`).
     `guards`: a query whose `@guarded` nodes hold
     imports whose failure the file catches (Python's `try:` body with `except ImportError:`): such an
     import is not a use a removal breaks (the file still loads), so neither look counts it, and the
@@ -364,6 +368,7 @@ class SemanticRules:
     workspace: str = ""                             # a workspace file building several modules together (`go.work`)
     workspace_modules: str = ""                     # a pattern of the workspace file: each module folder it uses
     specifiers: str = ""                            # a query: `@module`s a file loads, bound or not (left_modules.py)
+    import_statements: str = ""                     # a query: `@import` statements that import or re-export from a module (left_behind.py)
     specifier_files: tuple[str, ...] = ()           # where a specifier's file stands, for left_modules.py alone (`{}.java`)
     guards: str = ""                                # a query: `@guarded` code whose import failure the file catches
     path_prefixes: tuple[tuple[str, str], ...] = () # node kind -> field: a nested import list's leading path (Rust)
@@ -394,7 +399,8 @@ _SEMANTIC_KEYS = {"tags", "query", "self_receivers", "members_in_scope", "member
                   "package_roots", "packages", "path_maps", "version_suffix", "root_module", "specifiers",
                   "module_replaces", "workspace", "workspace_modules",
                   "guards", "path_prefixes", "default_export", "default_words",
-                  "specifier_files", "star_names", "star_hidden", "star_list", "stubs"}
+                  "specifier_files", "star_names", "star_hidden", "star_list", "stubs",
+                  "import_statements"}
 _SIGNATURE_KEYS = {"parameters", "counted", "receivers", "receiver_first", "uncountable", "defaults", "wrappers",
                    "calls", "arguments", "argument_lists", "spread"}
 _PACKAGE_KEYS = {"workspaces", "manifest", "entry_fields", "conditions", "built_folders", "built_extensions",
@@ -920,6 +926,7 @@ def _semantic_rules(raw: Any, source: str, check_kind: Callable[[str, str], None
         module_replaces=text("module_replaces", ""), workspace=text("workspace", ""),
         workspace_modules=text("workspace_modules", ""),
         specifiers=text("specifiers", ""), guards=text("guards", ""), specifier_files=strings("specifier_files"),
+        import_statements=text("import_statements", ""),
         path_prefixes=kind_to_field("path_prefixes"),
         default_export=text("default_export", ""), default_words=frozenset(strings("default_words")),
         star_names=text("star_names", ""), star_hidden=text("star_hidden", ""), star_list=text("star_list", ""),
