@@ -118,3 +118,29 @@ def test_a_path_to_something_else_is_not_left_behind_rust(tmp_path):
             "    match k { util::Kind::A => std::cmp::max(LIMIT, 2), util::Kind::B => 0 }\n}\n")
     files = {"Cargo.toml": CARGO, "src/util.rs": RS_UTIL, "src/lib.rs": user}
     _removal_merged(tmp_path, files, {"src/util.rs": RS_UTIL.replace("LIMIT", "MAX")})
+
+
+# -- Python: a module's own `__getattr__` answers any name (PEP 562) ----------------------------
+
+GETATTR = ("def __getattr__(name):\n    if name == \"rfcformat\":\n        import warnings\n\n"
+           "        warnings.warn(\"deprecated\", DeprecationWarning)\n        return other\n"
+           "    raise AttributeError(name)\n")
+
+
+@pytest.mark.parametrize("user", [
+    "from pkg import utils\n\nA = utils.rfcformat\n",
+    "from pkg.utils import rfcformat\n\nA = rfcformat(1)\n",
+], ids=["attribute", "from-import"])
+def test_a_name_a_module_getattr_answers_is_not_left_behind(tmp_path, user):
+    """marshmallow moved `__version__` into a module `__getattr__` that warns: uses still load."""
+    files = {"pkg/__init__.py": "", "pkg/utils.py": UTILS, "pkg/fields.py": user}
+    after = UTILS.replace("def rfcformat(x):\n    return x\n\n\n", "") + "\n\n" + GETATTR
+    _removal_merged(tmp_path, files, {"pkg/utils.py": after})
+
+
+def test_a_class_getattr_answers_nothing_of_its_module(tmp_path):
+    files = {"pkg/__init__.py": "", "pkg/utils.py": UTILS, "pkg/fields.py": "from pkg import utils\n\nA = utils.rfcformat\n"}
+    after = UTILS.replace("def rfcformat(x):\n    return x\n\n\n", "") + "\n\nclass Lazy:\n" + \
+        "".join("    " + line + "\n" if line else "\n" for line in GETATTR.splitlines())
+    _, left = _removal_refused(tmp_path, files, "pkg/utils.py", {"pkg/utils.py": after})
+    assert len(left) == 1 and left[0].startswith("pkg/fields.py:3 still uses rfcformat"), left

@@ -288,6 +288,10 @@ def _removed(profile_path: str, before: bytes, after: bytes | None) -> set[tuple
     old, new = _definitions(profile_path, before), set() if after is None else _definitions(profile_path, after)
     if old is None or new is None:
         return set()
+    profile = semantic_profile(profile_path)
+    if profile is not None and any(((), name) in new for name in profile.semantic.any_name):
+        # its module's `__getattr__` (profile `any_name`) answers every top-level name a use asks
+        return {(container, name) for container, name in old - new if container}
     return old - new
 
 

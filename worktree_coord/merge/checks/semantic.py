@@ -51,7 +51,7 @@ from ..result import SemanticFinding
 from .signatures import find_signature_changes
 from ..lines.linediff import (added_lines as _added_lines, added_text, follow as _follow, hunks as _hunks, lines_text,
                               ranges_text, touched_lines as _touched_lines)
-from .symbols import (EXPORTS, IMPORTS_ONLY, Definition, Reference, Symbols, exports_closed, exports_open, extract,
+from .symbols import (EXPORTS, FUNCTION_KINDS, IMPORTS_ONLY, Definition, Reference, Symbols, exports_closed, exports_open, extract,
                       fingerprint, hidden_query, visible_import as _visible_import)
 from .tip_index import PathFacts, TipIndex
 from .versions import MAX_BYTES, FileVersions, Versions
@@ -690,6 +690,8 @@ class _Check:
     def defines(self, path: str, symbols: Symbols, definition: Definition) -> bool:
         """`_defines`, where a star import is taken to bind only what its module lets it take
         (reexports.star_may_pass: a `__all__` that leaves the name out, a `_name`)."""
+        if not definition.container and _answers_any(path, symbols):
+            return True   # its module's `__getattr__` answers the name (profile `any_name`)
         if not _defines(symbols, definition):
             return False
         if symbols.binds(definition.container, definition.name) or definition.container \
@@ -1365,6 +1367,15 @@ PATH_FACTS = PathFacts(readable=_readable, module_token=_module_token, module_pa
 def _removal_key(target: tuple[str, tuple[str, ...], str]) -> tuple[str, tuple[str, ...], str]:
     """The key of the removal a use's target may mean: a STARRED target means the top-level name."""
     return (target[0], (), target[2]) if target[1] == STARRED else target
+
+
+def _answers_any(path: str, symbols: Symbols) -> bool:
+    """Whether the file defines at top level a function that answers any name asked of its module
+    (the profile's `any_name`: Python's module `__getattr__`)."""
+    profile = semantic_profile(path)
+    names = profile.semantic.any_name if profile is not None and profile.semantic is not None else ()
+    return bool(names) and any(not d.container and d.name in names and d.kind in FUNCTION_KINDS
+                               for d in symbols.definitions)
 
 
 def _defines(symbols: Symbols, definition: Definition) -> bool:

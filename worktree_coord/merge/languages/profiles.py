@@ -335,7 +335,10 @@ class SemanticRules:
     type checkers read (Python's `pyi`): where one module path has its own file and a stub beside it
     (`pkg/__init__.py`, `pkg/__init__.pyi`), a use at run time means the module's file, so a name the
     stub still declares does not answer for one the module dropped; a module with a stub alone (an
-    extension module) is answered by its stub.
+    extension module) is answered by its stub. `any_name`: the names of a top-level function that
+    answers any name asked of its module (Python's module `__getattr__`, PEP 562): a module defining
+    one has no top-level name gone, whatever its definitions lost (marshmallow moved `__version__`
+    into one to warn on its use).
     """
 
     tags: tuple[str, ...] = ()
@@ -378,6 +381,7 @@ class SemanticRules:
     star_hidden: str = ""                           # a prefix of names a star import never takes from a module with no such list (`_`)
     star_list: str = ""                             # that list's name as the notes say it (`__all__`)
     stubs: tuple[str, ...] = ()                     # extensions of type checkers' stubs (`pyi`): the module's own file runs
+    any_name: tuple[str, ...] = ()                  # a top-level function of this name answers any name asked of its module (`__getattr__`)
     duplicates: DuplicateRules = DuplicateRules()   # what may not be declared twice (duplicates.py)
     signatures: SignatureRules = SignatureRules()   # how parameters and arguments count (signatures.py)
     packages: PackageRules = PackageRules()         # a workspace package's name -> its entry (workspace_packages.py)
@@ -400,7 +404,7 @@ _SEMANTIC_KEYS = {"tags", "query", "self_receivers", "members_in_scope", "member
                   "module_replaces", "workspace", "workspace_modules",
                   "guards", "path_prefixes", "default_export", "default_words",
                   "specifier_files", "star_names", "star_hidden", "star_list", "stubs",
-                  "import_statements"}
+                  "import_statements", "any_name"}
 _SIGNATURE_KEYS = {"parameters", "counted", "receivers", "receiver_first", "uncountable", "defaults", "wrappers",
                    "calls", "arguments", "argument_lists", "spread"}
 _PACKAGE_KEYS = {"workspaces", "manifest", "entry_fields", "conditions", "built_folders", "built_extensions",
@@ -930,7 +934,7 @@ def _semantic_rules(raw: Any, source: str, check_kind: Callable[[str, str], None
         path_prefixes=kind_to_field("path_prefixes"),
         default_export=text("default_export", ""), default_words=frozenset(strings("default_words")),
         star_names=text("star_names", ""), star_hidden=text("star_hidden", ""), star_list=text("star_list", ""),
-        stubs=strings("stubs"),
+        stubs=strings("stubs"), any_name=strings("any_name"),
         duplicates=_duplicate_rules(raw.get("duplicates", {}), source, check_kind, check_field, language),
         signatures=_signature_rules(raw.get("signatures", {}), source, check_kind, check_field),
         packages=_package_rules(raw.get("packages", {}), source),
