@@ -24,6 +24,8 @@ conditions do not all hold, the sides' own layout is left as written.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from .members import Member
 
 
@@ -140,6 +142,15 @@ def _kept_ident(entry: tuple[str, object]) -> str | None:
     return value if isinstance(value, str) else value[0]  # type: ignore[index,return-value]
 
 
+def _unlaid_insertions(entries: list[tuple[str, object]]) -> Iterator[tuple[int, str, str]]:
+    """(index, side, ident) of each inserted member no earlier rule gave a layout of its own."""
+    for index, (kind, value) in enumerate(entries):
+        if kind == "add":
+            side, ident, *layout = value  # type: ignore[misc]
+            if not layout:
+                yield index, side, ident
+
+
 def relayout_insertions(entries: list[tuple[str, object]], bmap: dict[str, Member], lmap: dict[str, Member],
                         rmap: dict[str, Member]) -> list[tuple[str, object]]:
     """New members take the layout the other side gave their neighbours.
@@ -151,12 +162,7 @@ def relayout_insertions(entries: list[tuple[str, object]], bmap: dict[str, Membe
     kept base member after the insertion (else before it); nothing changes unless the inserting
     side left that neighbour's whitespace as base had it and the member matched it exactly."""
     out = list(entries)
-    for index, (kind, value) in enumerate(entries):
-        if kind != "add":
-            continue
-        side, ident, *layout = value  # type: ignore[misc]
-        if layout:
-            continue
+    for index, side, ident in _unlaid_insertions(entries):
         neighbour = next((_kept_ident(e) for e in entries[index + 1:] if e[0] != "add"), None) \
             or next((_kept_ident(e) for e in reversed(entries[:index]) if e[0] != "add"), None)
         if neighbour is None:
@@ -192,12 +198,7 @@ def reindent_insertions(entries: list[tuple[str, object]], bmap: dict[str, Membe
     maps = {"L": lmap, "R": rmap}
     units: dict[str, tuple[bytes, bytes] | None] = {}
     out = list(entries)
-    for index, (kind, value) in enumerate(entries):
-        if kind != "add":
-            continue
-        side, ident, *layout = value  # type: ignore[misc]
-        if layout:
-            continue
+    for index, side, ident in _unlaid_insertions(entries):
         other = "R" if side == "L" else "L"
         if side not in units:
             units[side] = _reindent_units(bmap, maps[side], maps[other])
