@@ -12,6 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.serve.test_startup_imports import task_with_one_edit
+
 PROBE = r"""
 import json, sys
 if sys.argv[1] == "lean":
@@ -164,12 +166,7 @@ def test_a_finish_runs_with_a_certificate_bundle_libgit2_refuses(repo: Path, tmp
     refused = tmp_path / "refused.pem"
     refused.write_text("")
     env = dict(os.environ, WTC_NO_SERVE="1", SSL_CERT_FILE=str(refused))
-    for args in (("run", "start", "--run", "r1"), ("task", "start", "t1", "--run", "r1", "--own", "t1/**")):
-        subprocess.run([sys.executable, "-m", "worktree_coord", *args], cwd=repo, check=True, capture_output=True,
-                       env=env)
-    folder = repo / ".wtc" / "worktrees" / "r1" / "t1" / "t1"
-    folder.mkdir(parents=True)
-    (folder / "notes.txt").write_text("an edit\n")
+    task_with_one_edit(repo, env)
     done = subprocess.run([sys.executable, "-m", "worktree_coord", "task", "finish", "t1", "--run", "r1", "--json"],
                           cwd=repo, capture_output=True, text=True, env=env)
     assert done.returncode == 0, done.stderr[-2000:]

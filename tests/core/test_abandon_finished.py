@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import git, make_repo, wtc
 
 
@@ -89,10 +91,8 @@ def test_the_abandon_stage_brackets_the_whole_abandon(repo):
         stage = [k for k in recorder.kinds if k.startswith("task.abandon") or k == "task.closed"]
         assert stage == ["task.abandon.begin", "task.closed", "task.abandon.end"], recorder.kinds
         recorder.kinds.clear()
-        try:
-            coordinator.abandon_task("r", "e")
-        except StateError:
-            pass
+        with pytest.raises(StateError):
+            coordinator.abandon_task("r", "e")              # empty: refused, and the stage still brackets it
         assert recorder.kinds == ["task.abandon.begin", "task.abandon.end"], recorder.kinds
 
 

@@ -643,17 +643,22 @@ def test_a_merge_file_runs_no_grammar_wheel_init_and_loads_no_importlib_resource
         assert not modules & unwanted, (sides, sorted(modules & unwanted))   # ...without its wheel's package
 
 
-def test_a_finish_that_merges_loads_libgit2_without_the_ssl_module(repo: Path) -> None:
-    """pygit2 asks ssl.py only for Python's certificate locations, which gitrepo/lean_pygit2.py
-    answers from the same C call: a `wtc` process that opens libgit2 (a finish with its merge) loads
-    no ssl (with socket, base64 and its tables: ~8-10 ms of CPU a call)."""
-    env = dict(os.environ, WTC_NO_SERVE="1")
+def task_with_one_edit(repo: Path, env: dict[str, str]) -> None:
+    """Run r1 and its task t1 (owning t1/**) started through the CLI, one new file written in its worktree."""
     for args in (("run", "start", "--run", "r1"), ("task", "start", "t1", "--run", "r1", "--own", "t1/**")):
         subprocess.run([sys.executable, "-m", "worktree_coord", *args], cwd=repo, check=True, capture_output=True,
                        env=env)
     folder = repo / ".wtc" / "worktrees" / "r1" / "t1" / "t1"
     folder.mkdir(parents=True)
     (folder / "notes.txt").write_text("an edit\n")
+
+
+def test_a_finish_that_merges_loads_libgit2_without_the_ssl_module(repo: Path) -> None:
+    """pygit2 asks ssl.py only for Python's certificate locations, which gitrepo/lean_pygit2.py
+    answers from the same C call: a `wtc` process that opens libgit2 (a finish with its merge) loads
+    no ssl (with socket, base64 and its tables: ~8-10 ms of CPU a call)."""
+    env = dict(os.environ, WTC_NO_SERVE="1")
+    task_with_one_edit(repo, env)
     modules = imported(repo, "task", "finish", "t1", "--run", "r1")
     assert "pygit2" in modules and "pygit2.settings" in modules
     assert "ssl" not in modules, sorted(m for m in modules if "ssl" in m)
@@ -689,12 +694,7 @@ def test_a_finish_that_merges_loads_no_openssl_for_the_certificate_locations(rep
     bundle then; a `wtc` process keeps that for its first connection through libgit2, which a run
     never makes (gitrepo/lean_pygit2.py): a finish that merges loads no `_ssl` to ask for them."""
     env = dict(os.environ, WTC_NO_SERVE="1")
-    for args in (("run", "start", "--run", "r1"), ("task", "start", "t1", "--run", "r1", "--own", "t1/**")):
-        subprocess.run([sys.executable, "-m", "worktree_coord", *args], cwd=repo, check=True, capture_output=True,
-                       env=env)
-    folder = repo / ".wtc" / "worktrees" / "r1" / "t1" / "t1"
-    folder.mkdir(parents=True)
-    (folder / "notes.txt").write_text("an edit\n")
+    task_with_one_edit(repo, env)
     modules = imported(repo, "task", "finish", "t1", "--run", "r1")
     assert "pygit2" in modules and "worktree_coord.integrate.engine" in modules
     assert not modules & {"_ssl", "ssl"}, sorted(m for m in modules if "ssl" in m)
