@@ -8,6 +8,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import git, write, wtc
 from worktree_coord.coordinator import Coordinator
 
@@ -59,6 +61,27 @@ def test_a_stale_index_lock_is_removed_and_a_fresh_one_is_busy(repo):
         os.utime(lock, (old, old))
         done = coord.finish_task("r1", "t")
         assert done.state == "merged" and not lock.exists()
+
+
+@pytest.mark.parametrize("where", [".git/worktrees/t/HEAD.lock", ".git/refs/heads/wtc/r1/t.lock"])
+def test_a_head_or_branch_lock_a_killed_commit_left_is_busy_then_removed(repo, where):
+    """A served finish killed with its process group kills git mid-commit: HEAD.lock (the worktree's)
+    or the branch's lock stays and every later commit failed ("cannot lock ref"), a swarm invariant
+    broken. Fresh: busy, naming the file; old: removed, and the finish commits and merges."""
+    with Coordinator(repo) as coord:
+        coord.start_run("r1")
+        wt = Path(coord.start_task("r1", "t", ["packages/api/**"]).worktree)
+        write(wt, {"packages/api/index.js": "x\n"})
+        lock = repo / where
+        lock.parent.mkdir(parents=True, exist_ok=True)
+        lock.write_text("0" * 40 + "\n")
+        code, body = wtc(repo, "task", "finish", "t", "--run", "r1")
+        assert code == 4 and str(lock) in body["error"]["fix"], body
+        old = time.time() - 3600
+        os.utime(lock, (old, old))
+        done = coord.finish_task("r1", "t")
+        assert done.state == "merged" and not lock.exists()
+        assert any(str(lock) in note for note in done.notes)
 
 
 def test_gc_removes_a_stale_integration_ref_lock(repo):

@@ -16,7 +16,7 @@ OPERATIONS: dict[str, tuple[str, tuple[str, ...]]] = {
         "start_agent",
     )),
     "tasks": ("TaskOperations", (
-        "_blob_size", "_check_branch", "_clear_stale_index_lock", "_commit_worktree", "_copy_included",
+        "_blob_size", "_check_branch", "_clear_stale_locks", "_commit_worktree", "_copy_included",
         "_default_boundary", "_drop_abandoned_intents", "_ended_task", "_ensure_worktree", "_finish_task_locked",
         "_finished_earlier", "_glob_notes", "_has_new_work", "_large_committed_files", "_large_working_files",
         "_left_behind_notes", "_leftover_markers", "_overlaps", "_own_folders", "_place_folders", "_port_block",

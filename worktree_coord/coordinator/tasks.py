@@ -424,7 +424,7 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         if path is not None and path.exists() and self._is_ours(path):
             if half_made(path):
                 raise half_made_error(task_id, run.run_id, path, done="committed")
-            notes += self._clear_stale_index_lock(path)
+            notes += self._clear_stale_locks(path, task.branch)
             notes += self._recover_branch(run, task, path)
             problems = self._worktree_problems(task, path)
             stashed = self.git.stashes_made_on(task.branch)
@@ -617,21 +617,34 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
                                 started_at=task.created_at, files=0)
         return result
 
-    def _clear_stale_index_lock(self, path: Path) -> list[str]:
-        """An index.lock in the task's worktree blocks every commit. Under the task's lease no wtc call
-        runs git there, so a lock older than a few minutes is left by a killed git: remove it. A
-        fresh one may be the agent's own git command: say so and ask for a retry."""
-        lock = self.git.stale_index_lock(path)
-        if lock is None:
+    def _clear_stale_locks(self, path: Path, branch: str) -> list[str]:
+        """An index.lock, HEAD.lock or branch lock a git left blocks every commit in the task's worktree.
+        Under the task's lease no wtc call runs git there, so locks older than a few minutes are left
+        by a killed git (a SIGKILL to the agent's or the call's process group kills its git too):
+        remove them. A fresh one may be the agent's own git command: say so and ask for a retry."""
+        locks = self.git.worktree_locks(path, branch)
+        if not locks:
             return []
-        age = time.time() - lock.stat().st_mtime
-        if age < STALE_INDEX_LOCK_SECONDS:
-            raise BusyError(f"git's index is locked in the task's worktree ({lock}, {age:.0f} s old)",
+        now = time.time()
+        ages = {}
+        for lock in locks:
+            try:
+                ages[lock] = now - lock.stat().st_mtime
+            except OSError:      # removed meanwhile (the git holding it ended)
+                continue
+        fresh = [(lock, age) for lock, age in ages.items() if age < STALE_INDEX_LOCK_SECONDS]
+        if fresh:
+            lock, age = max(fresh, key=lambda item: item[1])
+            youngest = min(age for _, age in fresh)
+            raise BusyError(f"git's {lock.name} is held for the task's worktree ({lock}, {age:.0f} s old)",
                             fix="wait for the git command running in the worktree to end, then finish again; "
-                                f"if none runs, remove {lock}",
-                            retry_after=max(1.0, STALE_INDEX_LOCK_SECONDS - age))
-        lock.unlink(missing_ok=True)
-        return [f"removed a stale {lock} ({age:.0f} s old) left by a killed git"]
+                                f"if none runs, remove {' and '.join(str(item) for item, _ in fresh)}",
+                            retry_after=max(1.0, STALE_INDEX_LOCK_SECONDS - youngest))
+        notes = []
+        for lock, age in ages.items():
+            lock.unlink(missing_ok=True)
+            notes.append(f"removed a stale {lock} ({age:.0f} s old) left by a killed git")
+        return notes
 
     def _recover_branch(self, run: RunRecord, task: TaskRecord, path: Path) -> list[str]:
         """A task branch deleted by hand while its worktree still holds the work: recreate the branch

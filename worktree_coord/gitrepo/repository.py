@@ -640,17 +640,20 @@ class GitRepo:
             return None
         return found[0] if found and len(found[0]) in (40, 64) else None
 
-    def stale_index_lock(self, path: Path) -> Path | None:
-        """The worktree's index.lock, if one exists (git killed mid-`add` or `commit` leaves it)."""
+    def worktree_locks(self, path: Path, branch: str) -> list[Path]:
+        """The lock files a git killed mid-`add` or `commit` in the worktree leaves, those that exist:
+        its index.lock and HEAD.lock (in the worktree's own git folder) and the lock of the branch it
+        has checked out (in the common folder; a commit updates the branch through HEAD)."""
         dot_git = path / ".git"
         try:
             text = dot_git.read_text().strip()
         except OSError:
-            return None
+            return []
         if not text.startswith("gitdir:"):
-            return None
-        lock = Path(text[len("gitdir:"):].strip()) / "index.lock"
-        return lock if lock.exists() else None
+            return []
+        own = Path(text[len("gitdir:"):].strip())
+        candidates = [own / "index.lock", own / "HEAD.lock", self.common_dir / "refs" / "heads" / f"{branch}.lock"]
+        return [lock for lock in candidates if lock.exists()]
 
     def _rollback_locked(self, path: Path, ref: str | None) -> None:
         tombstone = bury(path)
