@@ -476,17 +476,24 @@ class TaskDriver:
     # ---- helpers --------------------------------------------------------------------------------
     def _call(self, operation: Callable[[], Any]) -> Any:
         """A Coordinator call: busy (a lease, git's lock) is retried a few times; any other error
-        leaves the task to the lead with the error as its report, never stopping the other tasks."""
+        leaves the task to the lead with the error as its report, never stopping the other tasks.
+        An error while the runner stops is the stop's: Ctrl-C (or `timeout`'s SIGTERM) reaches the
+        whole process group, git children included, so a git command of the call dies with it. The
+        task is stopped, and the next run takes the step again (a real error shows there)."""
         for attempt in range(BUSY_RETRIES + 1):
             try:
                 return operation()
             except BusyError as error:
-                if attempt == BUSY_RETRIES or self.context.stopping.is_set():
+                if self.context.stopping.is_set():
+                    return self._outcome("stopped")
+                if attempt == BUSY_RETRIES:
                     return self._error(error, "error")
                 self.context.stopping.wait(min(5.0, error.retry_after or 1.0))
             except WtcError as error:
-                return self._error(error, "error")
+                return self._outcome("stopped") if self.context.stopping.is_set() else self._error(error, "error")
             except Exception as error:  # noqa: BLE001 - a bug in wtc: reported for this task, the run goes on
+                if self.context.stopping.is_set():
+                    return self._outcome("stopped")
                 return self._error(error, "internal")
         raise AssertionError("unreachable")
 
