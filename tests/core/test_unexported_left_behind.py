@@ -119,6 +119,49 @@ def test_a_name_dropped_from_the_exports_is_refused_through_an_export_star_barre
     assert len(left) == 1 and left[0].startswith("lib/user.js (lines 1, 3: 2 uses) still uses b"), left
 
 
+CLUSTER = ("export enum MessageType {\n  A = 1,\n}\n\nexport function send(t: MessageType): number {\n"
+           "  return t;\n}\n")
+WORKSPACE = {
+    "package.json": '{"name": "root", "private": true, "workspaces": ["packages/*"]}\n',
+    "packages/adapter/package.json": '{"name": "adapter", "version": "1.0.0", "main": "./dist/index.js", '
+                                     '"types": "./dist/index.d.ts"}\n',
+    "packages/adapter/tsconfig.json": '{"compilerOptions": {"rootDir": "lib/", "outDir": "./dist"}}\n',
+    "packages/adapter/lib/index.ts": 'export * from "./cluster";\n',
+    "packages/adapter/lib/cluster.ts": CLUSTER,
+    "packages/server/package.json": '{"name": "server", "version": "1.0.0", "dependencies": {"adapter": "^1.0.0"}}\n',
+}
+
+
+def test_a_declaration_made_private_behind_an_export_star_barrel_is_refused(tmp_path):
+    """Found driving wtc on socket.io: a task dropped `export` from an enum of socket.io-adapter's
+    cluster-adapter.ts, which `export * from "./cluster-adapter"` passed on; the file still spells the
+    name, so no importer was read and task check was clean."""
+    files = {**WORKSPACE, "packages/adapter/lib/user.ts": 'import { MessageType } from "./index";\n\n'
+                                                         'export const y = MessageType.A;\n'}
+    _, left = _removal_refused(tmp_path, files, "/packages/adapter/lib/cluster.ts", {
+        "packages/adapter/lib/cluster.ts": CLUSTER.replace("export enum MessageType", "enum MessageType")})
+    assert len(left) == 1 and left[0].startswith("packages/adapter/lib/user.ts (lines 1, 3: 2 uses) still uses "
+                                                 "MessageType"), left
+
+
+def test_a_declaration_made_private_that_another_workspace_package_imports_through_a_barrel_is_refused(tmp_path):
+    files = {**WORKSPACE, "packages/server/lib/index.ts": 'import { MessageType } from "adapter";\n\n'
+                                                         'export const x = MessageType.A;\n'}
+    _, left = _removal_refused(tmp_path, files, "/packages/adapter/lib/cluster.ts", {
+        "packages/adapter/lib/cluster.ts": CLUSTER.replace("export enum MessageType", "enum MessageType")})
+    assert len(left) == 1 and left[0].startswith("packages/server/lib/index.ts (lines 1, 3: 2 uses) still uses "
+                                                 "MessageType"), left
+    assert "no longer exports from packages/adapter/lib/cluster.ts" in left[0], left
+
+
+def test_a_declaration_whose_line_only_lost_a_parameter_behind_a_barrel_is_not_left_behind(tmp_path):
+    """The widened read (a line that only lost words) never invents a use: `send` still exported."""
+    files = {**WORKSPACE, "packages/server/lib/index.ts": 'import { send } from "adapter";\n\n'
+                                                         'export const x = send(1);\n'}
+    _quiet(tmp_path, files, "/packages/adapter/lib/cluster.ts", {
+        "packages/adapter/lib/cluster.ts": CLUSTER.replace("send(t: MessageType)", "send()").replace("return t;", "return 1;")})
+
+
 def test_a_name_a_barrel_still_re_exports_from_another_module_is_not_left_behind(tmp_path):
     files = {"src/m.js": M, "src/n.js": "export function b() {\n  return 9;\n}\n",
              "src/index.js": 'export { a } from "./m.js";\nexport { b } from "./n.js";\n',

@@ -613,7 +613,29 @@ def _gone_words(base: bytes, new: bytes | None, kept: frozenset[bytes] | None = 
         doubt &= words(_code(text))
         if doubt:
             gone |= doubt - words(_code(new))
-    return gone
+    return gone | _unmarked(base, new)
+
+
+def _unmarked(base: bytes, new: bytes) -> frozenset[bytes]:
+    """The words of each changed line that only lost words (`export enum MessageType {` made `enum
+    MessageType {`, `pub fn parse(` made `fn parse(`): the file still holds its name, but no longer
+    exports it, so a use through a barrel (`export * from "./cluster"`) is gone. Found driving wtc
+    on socket.io: a task dropped `export` from an enum `socket.io-adapter`'s barrel passed on to
+    another workspace package, and no file was read. Only these words widen the users read: the
+    check decides whether the definition still answers them."""
+    found: set[bytes] = set()
+    old_lines: list[bytes] | None = None
+    for old_start, old_count, new_start, new_count in hunks(base, new):
+        if not old_count or old_count != new_count:
+            continue   # a line added or deleted, or a block rewritten: no pair of lines to compare
+        if old_lines is None:
+            old_lines, new_lines = base.split(b"\n"), new.split(b"\n")
+        for offset in range(old_count):
+            before = words(old_lines[old_start - 1 + offset])
+            after = words(new_lines[new_start - 1 + offset])
+            if after and after < before:
+                found |= after
+    return frozenset(found)
 
 
 def _code(text: bytes) -> bytes:
