@@ -225,3 +225,26 @@ def test_a_required_module_s_member_passed_as_a_value_is_a_use(tmp_path):
     files = {"lib/m.js": CJS, "lib/user.js": "const m = require('./m.js');\n\nmodule.exports = (l) => l.filter(m.y);\n"}
     _, left = _removal_refused(tmp_path, files, "/lib/m.js", {"lib/m.js": CJS.replace("{ x, y }", "{ x }")})
     assert len(left) == 1 and left[0].startswith("lib/user.js:3 still uses y"), left
+
+
+def test_task_check_reads_the_uses_where_integration_moved_an_export_list_to_a_barrel(tmp_path):
+    """Found driving wtc on socket.io: one task made socket.io-adapter's `export { ... } from
+    "./cluster-adapter"` an `export *` barrel and merged; another dropped `export` from an enum there.
+    Task check read the uses at the pin (the list's line), dropped it as no longer at the integration
+    tip, never read the barrel's importers there, and said clean; the finish was refused."""
+    files = {**WORKSPACE, "packages/adapter/lib/index.ts": 'export { MessageType, send } from "./cluster";\n',
+             "packages/server/lib/index.ts": 'import { MessageType } from "adapter";\n\nexport const x = MessageType.A;\n'}
+    repo = make_repo(tmp_path / "repo", files)
+    assert wtc(repo, "run", "start", "--run", "r1")[0] == 0
+    code, barrel = wtc(repo, "task", "start", "barrel", "--run", "r1", "--own", "/packages/adapter/lib/index.ts")
+    assert code == 0, barrel
+    code, private = wtc(repo, "task", "start", "private", "--run", "r1", "--own", "/packages/adapter/lib/cluster.ts")
+    assert code == 0, private
+    (Path(barrel["worktree"]) / "packages/adapter/lib/index.ts").write_text('export * from "./cluster";\n')
+    assert wtc(repo, "task", "finish", "barrel", "--run", "r1")[1]["state"] == "merged"
+    (Path(private["worktree"]) / "packages/adapter/lib/cluster.ts").write_text(
+        CLUSTER.replace("export enum MessageType", "enum MessageType"))
+    code, check = wtc(repo, "task", "check", "private", "--run", "r1")
+    assert code == 1 and [f["use_path"] for f in check["left_behind"]] == ["packages/server/lib/index.ts"], check
+    code, body = wtc(repo, "task", "finish", "private", "--run", "r1")
+    assert (code, body["state"]) == (1, "conflict"), body
