@@ -119,6 +119,49 @@ def test_a_name_dropped_from_the_exports_is_refused_through_an_export_star_barre
     assert len(left) == 1 and left[0].startswith("lib/user.js (lines 1, 3: 2 uses) still uses b"), left
 
 
+CLUSTER = ("export enum MessageType {\n  A = 1,\n}\n\nexport function send(t: MessageType): number {\n"
+           "  return t;\n}\n")
+WORKSPACE = {
+    "package.json": '{"name": "root", "private": true, "workspaces": ["packages/*"]}\n',
+    "packages/adapter/package.json": '{"name": "adapter", "version": "1.0.0", "main": "./dist/index.js", '
+                                     '"types": "./dist/index.d.ts"}\n',
+    "packages/adapter/tsconfig.json": '{"compilerOptions": {"rootDir": "lib/", "outDir": "./dist"}}\n',
+    "packages/adapter/lib/index.ts": 'export * from "./cluster";\n',
+    "packages/adapter/lib/cluster.ts": CLUSTER,
+    "packages/server/package.json": '{"name": "server", "version": "1.0.0", "dependencies": {"adapter": "^1.0.0"}}\n',
+}
+
+
+def test_a_declaration_made_private_behind_an_export_star_barrel_is_refused(tmp_path):
+    """Found driving wtc on socket.io: a task dropped `export` from an enum of socket.io-adapter's
+    cluster-adapter.ts, which `export * from "./cluster-adapter"` passed on; the file still spells the
+    name, so no importer was read and task check was clean."""
+    files = {**WORKSPACE, "packages/adapter/lib/user.ts": 'import { MessageType } from "./index";\n\n'
+                                                         'export const y = MessageType.A;\n'}
+    _, left = _removal_refused(tmp_path, files, "/packages/adapter/lib/cluster.ts", {
+        "packages/adapter/lib/cluster.ts": CLUSTER.replace("export enum MessageType", "enum MessageType")})
+    assert len(left) == 1 and left[0].startswith("packages/adapter/lib/user.ts (lines 1, 3: 2 uses) still uses "
+                                                 "MessageType"), left
+
+
+def test_a_declaration_made_private_that_another_workspace_package_imports_through_a_barrel_is_refused(tmp_path):
+    files = {**WORKSPACE, "packages/server/lib/index.ts": 'import { MessageType } from "adapter";\n\n'
+                                                         'export const x = MessageType.A;\n'}
+    _, left = _removal_refused(tmp_path, files, "/packages/adapter/lib/cluster.ts", {
+        "packages/adapter/lib/cluster.ts": CLUSTER.replace("export enum MessageType", "enum MessageType")})
+    assert len(left) == 1 and left[0].startswith("packages/server/lib/index.ts (lines 1, 3: 2 uses) still uses "
+                                                 "MessageType"), left
+    assert "no longer exports from packages/adapter/lib/cluster.ts" in left[0], left
+
+
+def test_a_declaration_whose_line_only_lost_a_parameter_behind_a_barrel_is_not_left_behind(tmp_path):
+    """The widened read (a line that only lost words) never invents a use: `send` still exported."""
+    files = {**WORKSPACE, "packages/server/lib/index.ts": 'import { send } from "adapter";\n\n'
+                                                         'export const x = send(1);\n'}
+    _quiet(tmp_path, files, "/packages/adapter/lib/cluster.ts", {
+        "packages/adapter/lib/cluster.ts": CLUSTER.replace("send(t: MessageType)", "send()").replace("return t;", "return 1;")})
+
+
 def test_a_name_a_barrel_still_re_exports_from_another_module_is_not_left_behind(tmp_path):
     files = {"src/m.js": M, "src/n.js": "export function b() {\n  return 9;\n}\n",
              "src/index.js": 'export { a } from "./m.js";\nexport { b } from "./n.js";\n',
@@ -182,3 +225,26 @@ def test_a_required_module_s_member_passed_as_a_value_is_a_use(tmp_path):
     files = {"lib/m.js": CJS, "lib/user.js": "const m = require('./m.js');\n\nmodule.exports = (l) => l.filter(m.y);\n"}
     _, left = _removal_refused(tmp_path, files, "/lib/m.js", {"lib/m.js": CJS.replace("{ x, y }", "{ x }")})
     assert len(left) == 1 and left[0].startswith("lib/user.js:3 still uses y"), left
+
+
+def test_task_check_reads_the_uses_where_integration_moved_an_export_list_to_a_barrel(tmp_path):
+    """Found driving wtc on socket.io: one task made socket.io-adapter's `export { ... } from
+    "./cluster-adapter"` an `export *` barrel and merged; another dropped `export` from an enum there.
+    Task check read the uses at the pin (the list's line), dropped it as no longer at the integration
+    tip, never read the barrel's importers there, and said clean; the finish was refused."""
+    files = {**WORKSPACE, "packages/adapter/lib/index.ts": 'export { MessageType, send } from "./cluster";\n',
+             "packages/server/lib/index.ts": 'import { MessageType } from "adapter";\n\nexport const x = MessageType.A;\n'}
+    repo = make_repo(tmp_path / "repo", files)
+    assert wtc(repo, "run", "start", "--run", "r1")[0] == 0
+    code, barrel = wtc(repo, "task", "start", "barrel", "--run", "r1", "--own", "/packages/adapter/lib/index.ts")
+    assert code == 0, barrel
+    code, private = wtc(repo, "task", "start", "private", "--run", "r1", "--own", "/packages/adapter/lib/cluster.ts")
+    assert code == 0, private
+    (Path(barrel["worktree"]) / "packages/adapter/lib/index.ts").write_text('export * from "./cluster";\n')
+    assert wtc(repo, "task", "finish", "barrel", "--run", "r1")[1]["state"] == "merged"
+    (Path(private["worktree"]) / "packages/adapter/lib/cluster.ts").write_text(
+        CLUSTER.replace("export enum MessageType", "enum MessageType"))
+    code, check = wtc(repo, "task", "check", "private", "--run", "r1")
+    assert code == 1 and [f["use_path"] for f in check["left_behind"]] == ["packages/server/lib/index.ts"], check
+    code, body = wtc(repo, "task", "finish", "private", "--run", "r1")
+    assert (code, body["state"]) == (1, "conflict"), body

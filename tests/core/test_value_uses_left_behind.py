@@ -144,3 +144,37 @@ def test_a_class_getattr_answers_nothing_of_its_module(tmp_path):
         "".join("    " + line + "\n" if line else "\n" for line in GETATTR.splitlines())
     _, left = _removal_refused(tmp_path, files, "pkg/utils.py", {"pkg/utils.py": after})
     assert len(left) == 1 and left[0].startswith("pkg/fields.py:3 still uses rfcformat"), left
+
+
+# -- ... but one that compares its parameter with a few names answers only those -------------------
+
+VERSION_GETATTR = ("def __getattr__(name: str):\n    if name == \"__version__\":\n        import warnings\n\n"
+                   "        warnings.warn(\"deprecated\", DeprecationWarning, stacklevel=2)\n        return \"1\"\n\n"
+                   "    raise AttributeError(name)\n")
+REEXPORTS = "from .runtime import make_thing as make_thing\nfrom .runtime import other as other\n"
+RUNTIME = "def make_thing():\n    return 1\n\n\ndef other():\n    return 2\n"
+
+
+@pytest.mark.parametrize("user, lines", [
+    ("from pkg import make_thing\n\n\ndef test_it():\n    assert make_thing() == 1\n", " (lines 1, 5: 2 uses)"),
+    ("import pkg\n\nA = pkg.make_thing\n", ":3"),
+], ids=["from-import", "attribute"])
+def test_a_reexport_dropped_beside_a_version_only_getattr_is_left_behind(tmp_path, user, lines):
+    """Found driving wtc on jinja: its `__init__.py` keeps a `__getattr__` for `__version__` alone
+    (`raise AttributeError(name)` for the rest); a task dropped the re-export
+    `make_logging_undefined` its tests import from `jinja2`, and the run landed."""
+    files = {"pkg/__init__.py": REEXPORTS + "\n\n" + VERSION_GETATTR, "pkg/runtime.py": RUNTIME, "tests/test_api.py": user}
+    after = REEXPORTS.replace("from .runtime import make_thing as make_thing\n", "") + "\n\n" + VERSION_GETATTR
+    _, left = _removal_refused(tmp_path, files, "pkg/__init__.py", {"pkg/__init__.py": after})
+    assert len(left) == 1 and left[0].startswith(f"tests/test_api.py{lines} still uses make_thing"), left
+
+
+def test_a_getattr_that_looks_names_up_answers_any(tmp_path):
+    """A lazy-import `__getattr__` (`name in _LAZY`) may answer any name: the drop is not refused."""
+    lazy = ("_LAZY = {\"make_thing\": \".runtime\"}\n\n\ndef __getattr__(name):\n    if name in _LAZY:\n"
+            "        import importlib\n\n        return getattr(importlib.import_module(_LAZY[name], __name__), name)\n"
+            "    raise AttributeError(name)\n")
+    files = {"pkg/__init__.py": REEXPORTS + "\n\n" + lazy, "pkg/runtime.py": RUNTIME,
+             "tests/test_api.py": "from pkg import make_thing\n\nA = make_thing()\n"}
+    after = REEXPORTS.replace("from .runtime import make_thing as make_thing\n", "") + "\n\n" + lazy
+    _removal_merged(tmp_path, files, {"pkg/__init__.py": after})

@@ -289,9 +289,16 @@ def _removed(profile_path: str, before: bytes, after: bytes | None) -> set[tuple
     if old is None or new is None:
         return set()
     profile = semantic_profile(profile_path)
-    if profile is not None and any(((), name) in new for name in profile.semantic.any_name):
-        # its module's `__getattr__` (profile `any_name`) answers every top-level name a use asks
-        return {(container, name) for container, name in old - new if container}
+    if after is not None and profile is not None and any(((), name) in new for name in profile.semantic.any_name):
+        # its module's `__getattr__` (profile `any_name`) answers the top-level names it answers:
+        # any, or the few it compares its parameter with (getattr_answers.py)
+        from ..merge.checks.getattr_answers import answers
+
+        symbols = _extracted(profile_path, after, uses=False)
+        spans = [after[d.start_byte:d.end_byte] for d in (symbols.definitions if symbols else ())
+                 if not d.container and d.name in profile.semantic.any_name]
+        return {(container, name) for container, name in old - new
+                if container or not any(answers(span, name) for span in spans)}
     return old - new
 
 

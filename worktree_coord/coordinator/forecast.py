@@ -343,9 +343,11 @@ class ForecastOperations(CoordinatorBase):
     def _left_behind(self, run_id: str, task_id: str, me: CurrentState, tip: str,
                      failed: list[str]) -> list[dict[str, Any]]:
         """The uses, in code this task did not change, of names it removed or renamed, that its merge
-        would find (left_behind.py): read at the task's base, less those the integration tip no
-        longer holds (a merged task updated that file and the name is gone from it). A look that
-        failed inside puts its reason in `failed` (look_for_uses) beside its note."""
+        would find (left_behind.py): read in the integration tip's tree, as the merge reads them (a
+        merged task that updated a file took its use out; one that made an export list an `export *`
+        barrel passed the name on to importers the base's tree never led to: found driving wtc on
+        socket.io, where `task check` was clean and the finish was refused). A look that failed
+        inside puts its reason in `failed` (look_for_uses) beside its note."""
         if not may_remove_names(me.changes.values()):
             # Nothing removed from a file a profile reads (left_behind.readable_changes is empty), so
             # nothing to look for: the semantic check (tree-sitter, the profiles' rules) stays unloaded.
@@ -353,24 +355,11 @@ class ForecastOperations(CoordinatorBase):
         from ..check.left_behind import look_for_uses
 
         unread: list[str] = []   # the star lists the task changed that the look cannot read (a computed `__all__`)
-        found, not_looked = look_for_uses(self.git, me.changes.values(), me.base, failed=failed, unread=unread)
+        found, not_looked = look_for_uses(self.git, me.changes.values(), tip, failed=failed, unread=unread)
         if not_looked:
             return [{"note": f"uses of removed names were not looked for: {not_looked}"}]
-        if tip != me.base:
-            found = [f for f in found if self._still_used_at(tip, me.base, f.use_path, f.name, whole=f.kind == "module")]
         return [{"note": f"uses of removed names were looked for in part: {line}"} for line in unread] + \
             [f.to_json() | {"note": f.note(task_id, run_id)} for f in found]
-
-    def _still_used_at(self, tip: str, base: str, path: str, name: str, *, whole: bool = False) -> bool:
-        """Does the integration tip's version of `path` still name `name` (as a word; `whole`: all of
-        it, a module's path, not its last part)? The same file as at the base does."""
-        now = self.git.file_id_at(tip, path)
-        if now == self.git.file_id_at(base, path):
-            return True
-        data = self.git.file_at(tip, path) if now is not None else None
-        word = name if whole else name.rsplit(".", 1)[-1]
-        return data is not None and re.search(rb"(?<![\w$])" + re.escape(word.encode())
-                                              + rb"(?![\w$])", data) is not None
 
     # ---- each task's state now -----------------------------------------------------------------
 

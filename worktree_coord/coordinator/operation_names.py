@@ -50,7 +50,7 @@ OPERATIONS: dict[str, tuple[str, tuple[str, ...]]] = {
         "snapshot",
     )),
     "forecast": ("ForecastOperations", (
-        "_left_behind", "_refused_at_finish", "_state", "_states", "_still_used_at", "_working_listing",
-        "check_task", "forecast", "forecast_column",
+        "_left_behind", "_refused_at_finish", "_state", "_states", "_working_listing", "check_task", "forecast",
+        "forecast_column",
     )),
 }

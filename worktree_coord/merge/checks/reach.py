@@ -494,16 +494,18 @@ class Reach:
 
     def _gone(self, side: str, path: str) -> frozenset[bytes]:
         """`_gone_words` of `side`'s version of `path`, kept across checks by the two contents: a
-        tip's file is a candidate of every merge while the tip's candidates are few (step 1b); and
-        the words a star list the side wrote anew may leave out (_unlisted)."""
+        tip's file is a candidate of every merge while the tip's candidates are few (step 1b); the
+        words a star list the side wrote anew may leave out (_unlisted); and the words of a line that
+        only lost words, an `export` dropped (_unmarked)."""
         versions = self._files[path]
         base, new = versions.base or b"", versions.version(side)
         if self._memo is None:
-            return _gone_words(base, new) | self._unlisted(path, base, new)
+            return _gone_words(base, new) | self._unlisted(path, base, new) | _unmarked(base, new)
         if new is None:
             return self._words_of(path, "base")   # deleted: every word of the base (_gone_words)
         return self._memo.memo("gone", _pair_key(versions, side, base, new),
-                               lambda: _gone_words(base, new, self._words_of(path, side))) | self._unlisted(path, base, new)
+                               lambda: _gone_words(base, new, self._words_of(path, side)) | _unmarked(base, new)) \
+            | self._unlisted(path, base, new)
 
     def _unlisted(self, path: str, base: bytes, new: bytes | None) -> frozenset[bytes]:
         """Where `new` writes the list a star import takes more often than `base` does (an
@@ -614,6 +616,30 @@ def _gone_words(base: bytes, new: bytes | None, kept: frozenset[bytes] | None = 
         if doubt:
             gone |= doubt - words(_code(new))
     return gone
+
+
+def _unmarked(base: bytes, new: bytes | None) -> frozenset[bytes]:
+    """The words of each changed line that only lost words (`export enum MessageType {` made `enum
+    MessageType {`, `pub fn parse(` made `fn parse(`): the file still holds its name, but no longer
+    exports it, so a use through a barrel (`export * from "./cluster"`) is gone. Found driving wtc
+    on socket.io: a task dropped `export` from an enum `socket.io-adapter`'s barrel passed on to
+    another workspace package, and no file was read. Only these words widen the users read: the
+    check decides whether the definition still answers them."""
+    found: set[bytes] = set()
+    if new is None:
+        return frozenset()   # deleted: _gone_words takes every word
+    old_lines: list[bytes] | None = None
+    for old_start, old_count, new_start, new_count in hunks(base, new):
+        if not old_count or old_count != new_count:
+            continue   # a line added or deleted, or a block rewritten: no pair of lines to compare
+        if old_lines is None:
+            old_lines, new_lines = base.split(b"\n"), new.split(b"\n")
+        for offset in range(old_count):
+            before = words(old_lines[old_start - 1 + offset])
+            after = words(new_lines[new_start - 1 + offset])
+            if after and after < before:
+                found |= after
+    return frozenset(found)
 
 
 def _code(text: bytes) -> bytes:

@@ -480,7 +480,7 @@ class _Check:
                 seen: set[tuple[tuple[str, ...], str]] = set()
                 for definition in candidates:
                     key = (definition.container, definition.name)
-                    if key not in seen and (not self.defines(path, after, definition) or (
+                    if key not in seen and (not self.defines(path, after, definition, side) or (
                             not definition.container and definition.name in unstarred)) \
                             and definition.name not in self.hidden(path, side):
                         seen.add(key)
@@ -687,10 +687,11 @@ class _Check:
         start = reference.start_byte
         return start >= len(separator) and data[:start].rstrip().endswith(separator.encode())
 
-    def defines(self, path: str, symbols: Symbols, definition: Definition) -> bool:
+    def defines(self, path: str, symbols: Symbols, definition: Definition, which: str) -> bool:
         """`_defines`, where a star import is taken to bind only what its module lets it take
-        (reexports.star_may_pass: a `__all__` that leaves the name out, a `_name`)."""
-        if not definition.container and _answers_any(path, symbols):
+        (reexports.star_may_pass: a `__all__` that leaves the name out, a `_name`); `symbols` is
+        `path`'s version `which`."""
+        if not definition.container and _answers(path, symbols, definition.name, self.files[path].version(which)):
             return True   # its module's `__getattr__` answers the name (profile `any_name`)
         if not _defines(symbols, definition):
             return False
@@ -1150,7 +1151,7 @@ class _Check:
     def _gives(self, symbols: Symbols, removal: _Removal, side: str, starred: bool) -> bool:
         """Whether the removal's file on `side` (read as `symbols`) still gives a use its definition:
         it defines it, and for a use through a star import (`starred`) its star still takes it."""
-        return self.defines(removal.path, symbols, removal.definition) and (
+        return self.defines(removal.path, symbols, removal.definition, side) and (
             not starred or self.reexports.star_takes(removal.path, removal.definition.name, side))
 
     def broken(self, removal: _Removal, used_side: str, starred: bool = False) -> bool:
@@ -1369,13 +1370,19 @@ def _removal_key(target: tuple[str, tuple[str, ...], str]) -> tuple[str, tuple[s
     return (target[0], (), target[2]) if target[1] == STARRED else target
 
 
-def _answers_any(path: str, symbols: Symbols) -> bool:
-    """Whether the file defines at top level a function that answers any name asked of its module
-    (the profile's `any_name`: Python's module `__getattr__`)."""
+def _answers(path: str, symbols: Symbols, name: str, data: bytes | None) -> bool:
+    """Whether the file (`symbols`, read from `data`) defines at top level a function that answers
+    `name` asked of its module (the profile's `any_name`: Python's module `__getattr__`; one that
+    compares its parameter with a few names and raises AttributeError for the rest answers only
+    those: getattr_answers.py)."""
     profile = semantic_profile(path)
     names = profile.semantic.any_name if profile is not None and profile.semantic is not None else ()
-    return bool(names) and any(not d.container and d.name in names and d.kind in FUNCTION_KINDS
-                               for d in symbols.definitions)
+    found = [d for d in symbols.definitions if names and not d.container and d.name in names and d.kind in FUNCTION_KINDS]
+    if not found:
+        return False
+    from .getattr_answers import answers   # Python's parser loads only for a module that has one
+
+    return any(data is None or answers(data[d.start_byte:d.end_byte], name) for d in found)
 
 
 def _defines(symbols: Symbols, definition: Definition) -> bool:
