@@ -43,7 +43,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import secrets
 import time
 from pathlib import Path
 from typing import Iterable
@@ -59,6 +58,7 @@ REGISTRY_FILE = "ports.json"          # an earlier version's registry, migrated 
 MIGRATED_SUFFIX = ".migrated"
 SCHEMA = "wtc.port-lease/1"
 STALE_TEMPORARY_SECONDS = 3600.0      # a claim's unlinked temporary file older than this is a killed claim's
+_LIVE = tuple(state.value for state in TaskState if state.live)
 
 
 @value_class
@@ -106,12 +106,13 @@ class PortClaim:
         self.store, self.run, self.task, self.worktree = store, run, task, worktree
         self.timeout = timeout
         self.folder = leases_folder()
+        self._prefix = f"{self.folder}{os.sep}"   # names joined as strings: pathlib costs more than the link
         self.claimed: PortLease | None = None       # the last range claimed by this object, not yet undone
         self._claimed_new: list[int] = []           # the ports whose names that claim made
-        self._temporary: Path | None = None
+        self._temporary: str | None = None
         self._token = ""
-        self._judged: dict[tuple[str, str, str], bool] = {}   # holder -> held, asked once per allocation
-        self.folder.mkdir(parents=True, exist_ok=True)
+        self._live: dict[str, set[tuple[str, str]] | None] = {}   # store -> its live tasks (None: unreadable)
+        os.makedirs(self.folder, exist_ok=True)
         _migrate_if_needed(self.folder.parent, timeout)
 
     def claim(self, first: int, last: int) -> str | None:
@@ -126,7 +127,7 @@ class PortClaim:
         port = first
         attempts = 0
         while port <= last:
-            name = self.folder / str(port)
+            name = f"{self._prefix}{port}"
             try:
                 os.link(source, name)
                 linked.append(port)
@@ -134,7 +135,7 @@ class PortClaim:
                 continue
             except FileExistsError:
                 pass
-            found = _read_lease(name)
+            found = _read_lease(Path(name))
             if found is not None and found.lease == lease:
                 own += 1           # this holder's, from an earlier start of the task: kept as it is
                 port += 1
@@ -162,14 +163,18 @@ class PortClaim:
                 os.unlink(self._temporary)
             self._temporary = None
 
-    def _source(self, lease: PortLease) -> Path:
+    def _source(self, lease: PortLease) -> str:
         """The lease's file, written whole under a temporary name before any port's name links it,
         so a reader of `ports/<port>` never sees half a lease."""
         self.done()
-        self._token = secrets.token_hex(8)
-        temporary = self.folder / f".claim-{os.getpid()}-{self._token}.tmp"
-        temporary.write_text(json.dumps({"schema": SCHEMA, **vars(lease), "token": self._token},
-                                        separators=(",", ":")) + "\n")
+        self._token = os.urandom(8).hex()
+        temporary = f"{self._prefix}.claim-{os.getpid()}-{self._token}.tmp"
+        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        try:
+            os.write(descriptor, (json.dumps({"schema": SCHEMA, **vars(lease), "token": self._token},
+                                             separators=(",", ":")) + "\n").encode())
+        finally:
+            os.close(descriptor)
         self._temporary = temporary
         return temporary
 
@@ -178,7 +183,7 @@ class PortClaim:
         # or its store's transaction is still open), so they are still this call's.
         for port in ports:
             with contextlib.suppress(FileNotFoundError):
-                os.unlink(self.folder / str(port))
+                os.unlink(f"{self._prefix}{port}")
 
     def _held(self, lease: PortLease) -> bool:
         """Whether `lease` (another holder's) still holds its range (the module docstring's rules)."""
@@ -187,10 +192,15 @@ class PortClaim:
                 return False   # the holder's own earlier range (another size, another block): replaced
             # The store found this block free of its live tasks, in its own write transaction.
             return False
-        key = (lease.store, lease.run, lease.task)
-        if key not in self._judged:
-            self._judged[key] = lease_held(lease)
-        return self._judged[key]
+        if "://" in lease.store or not os.path.isfile(lease.store):
+            return lease_held(lease)
+        # One read of each other store this claim meets (its live tasks), however many of its leases.
+        if lease.store not in self._live:
+            from .sqlite import live_tasks_at
+
+            self._live[lease.store] = live_tasks_at(lease.store, _LIVE)
+        live = self._live[lease.store]
+        return live is None or (lease.run, lease.task) in live
 
 
 def lease_held(lease: PortLease) -> bool:
@@ -205,7 +215,7 @@ def lease_held(lease: PortLease) -> bool:
     states = task_states_at(lease.store, [(lease.run, lease.task)])
     if states is None:
         return True
-    return states.get((lease.run, lease.task)) in {state.value for state in TaskState if state.live}
+    return states.get((lease.run, lease.task)) in _LIVE
 
 
 def release(store: str, run: str, task: str, first: int, last: int, *, timeout: float) -> None:
@@ -311,7 +321,7 @@ def _migrate_if_needed(state: Path, timeout: float) -> None:
             return     # another process migrated it while this one waited
         folder = state / LEASES_FOLDER
         for lease in _still_held(_read_registry(path)):
-            token = secrets.token_hex(8)
+            token = os.urandom(8).hex()
             temporary = folder / f".claim-{os.getpid()}-{token}.tmp"
             temporary.write_text(json.dumps({"schema": SCHEMA, **vars(lease), "token": token},
                                             separators=(",", ":")) + "\n")
@@ -337,7 +347,7 @@ def _read_registry(path: Path) -> list[PortLease]:
 def _still_held(leases: list[PortLease]) -> list[PortLease]:
     """The earlier registry's leases that still hold (`lease_held`), each store asked once."""
     judged: dict[str, dict[tuple[str, str], str] | None] = {}
-    live = {state.value for state in TaskState if state.live}
+    live = set(_LIVE)
     kept: list[PortLease] = []
     for lease in leases:
         if "://" in lease.store or not Path(lease.store).is_file():

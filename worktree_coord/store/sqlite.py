@@ -160,6 +160,25 @@ class SQLiteStore(SQLStore):
         return problems + self._unknown_task_states()
 
 
+def live_tasks_at(path: str | Path, states: Iterable[str]) -> set[tuple[str, str]] | None:
+    """The (run, task) pairs of the SQLite store at `path` whose state is one of `states`, read as
+    `task_states_at` reads (read-only, nothing written): a start that meets several leases of one
+    other store asks it once. None when the file cannot be read as a store of this schema."""
+    wanted = list(states)
+    try:
+        db = sqlite3.connect(f"file:{Path(path)}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_SECONDS)
+    except sqlite3.Error:
+        return None
+    try:
+        marks = ", ".join("?" for _ in wanted)
+        rows = db.execute(f"SELECT run_id, task_id FROM tasks WHERE state IN ({marks})", wanted).fetchall()
+        return {(str(run), str(task)) for run, task in rows}
+    except sqlite3.Error:
+        return None
+    finally:
+        db.close()
+
+
 def task_states_at(path: str | Path, tasks: Iterable[tuple[str, str]]) -> dict[tuple[str, str], str] | None:
     """The states of `tasks` ((run, task) pairs) in the SQLite store at `path`, read without
     opening it as a store (read-only: no migration, no WAL switch, nothing written): how another
