@@ -59,3 +59,18 @@ def test_a_store_a_library_caller_opens_is_closed(tmp_path):
     with pytest.raises(sqlite3.ProgrammingError):
         store._db.execute("SELECT 1")
     assert not (tmp_path / "state.sqlite3-wal").exists(), "the last connection's close checkpoints and deletes it"
+
+
+def test_a_process_that_lives_on_leaves_only_a_few_connections_open(tmp_path):
+    """The entry point says every `wtc` process ends by os._exit; one that lives on (the MCP
+    server, fanout) and opens store after store leaves at most MAX_LEFT_OPEN of them open."""
+    script = ("import os, sys; from worktree_coord import process_end; from worktree_coord.store import sqlite; "
+              "process_end.will_end_by_exit(); "
+              "[sqlite.SQLiteStore(os.path.join(sys.argv[1], f's{i}.sqlite3')).close() for i in range(20)]; "
+              "print(len(sqlite._left_open), len(os.listdir('/proc/self/fd')))")
+    done = subprocess.run([sys.executable, "-c", script, str(tmp_path)], capture_output=True, text=True, check=True)
+    left, descriptors = (int(word) for word in done.stdout.split())
+    from worktree_coord.store.sqlite import MAX_LEFT_OPEN
+
+    assert left == MAX_LEFT_OPEN
+    assert descriptors < 40, f"{descriptors} descriptors open after 20 stores closed"

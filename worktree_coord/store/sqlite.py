@@ -50,6 +50,7 @@ def _dict_row(cursor: sqlite3.Cursor, row: tuple[Any, ...]) -> dict[str, Any]:
 
 
 WAL_AUTOCHECKPOINT_PAGES = 256
+MAX_LEFT_OPEN = 4       # connections one process leaves to its end (`SQLiteStore.close`)
 
 # Connections a `wtc` process leaves open to its end (see `SQLiteStore.close`); referenced here so
 # no garbage collection closes them before.
@@ -170,9 +171,11 @@ class SQLiteStore(SQLStore):
         survives by its rules: every committed transaction is in the WAL (its frames checksummed),
         the next opener rebuilds the WAL's index from it, and a writer checkpoints once the WAL
         passes `wal_autocheckpoint` pages (WAL_AUTOCHECKPOINT_PAGES). A process that ends by Python's ordinary exit
-        instead (a thread still running) closes it in its teardown."""
+        instead (a thread still running) closes it in its teardown. A process that lives on after
+        all (the MCP server, `wtc fanout`, started by the same entry point) closes every store past
+        the first MAX_LEFT_OPEN: what it leaves open stays bounded."""
         with self._lock:
-            if process_end.ends_by_exit:
+            if process_end.ends_by_exit and len(_left_open) < MAX_LEFT_OPEN:
                 _left_open.append(self._db)
                 return
             self._db.close()
