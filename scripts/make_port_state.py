@@ -11,7 +11,10 @@ lease folder migrates the file at its first start (only the live tasks' leases c
 
 Use: `WTC_STATE_DIR=OUT/state` for a command, or `scripts/bench_startup.py --state-template OUT/state`.
 
-Usage: python scripts/make_port_state.py OUT [--stores 50] [--tasks 10] [--live 1] [--port-base 30000]
+With `--port-base 20000 --live-first` the live tasks' ranges sit where a benchmark's repository
+starts its own (the default 20000): every start there meets each of them first.
+
+Usage: python scripts/make_port_state.py OUT [--stores 50] [--tasks 10] [--live 1] [--port-base 30000] [--live-first]
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ def main() -> int:
     parser.add_argument("--tasks", type=int, default=10, help="tasks (and leases) per store")
     parser.add_argument("--live", type=int, default=1, help="of which still live (started)")
     parser.add_argument("--port-base", type=int, default=30000)
+    parser.add_argument("--live-first", action="store_true", help="the live tasks' ranges first from --port-base")
     args = parser.parse_args()
     from worktree_coord.model import Boundary, RunRecord, RunState, TaskRecord, TaskState
     from worktree_coord.store.sqlite import SQLiteStore
@@ -59,6 +63,11 @@ def main() -> int:
                            "first": port, "last": port + 9})
             port += 10
         store.close()
+    if args.live_first:
+        # The live tasks' ranges first on the port line, one after another: a start meets every one.
+        leases.sort(key=lambda lease: Path(lease["worktree"]).is_dir(), reverse=True)
+        for number, lease in enumerate(leases):
+            lease["first"], lease["last"] = args.port_base + 10 * number, args.port_base + 10 * number + 9
     (state / "ports.json").write_text(json.dumps({"schema": "wtc.port-registry/1", "leases": leases},
                                                  separators=(",", ":")) + "\n")
     print(f"{state}: {len(leases)} leases of {args.stores} stores ({args.stores * args.live} live)")

@@ -211,3 +211,62 @@ def test_gc_reclaims_leftover_leases(tmp_path):
     leftover.done()
     assert wtc(repo, "gc")[0] == 0
     assert [(lease.task, lease.first, lease.last) for lease in _recorded()] == [("api", *held)]
+
+
+def test_a_stores_mark_moves_with_every_write_to_it(tmp_path):
+    """A claim trusts what it last read of another store while the store's mark has not moved
+    (store/port_registry.py, `_live_tasks`): sound only if every write to the store moves the mark,
+    including writes that end a task, one after another within the same instant, and a process
+    that leaves its connection open to its end (store/sqlite.py)."""
+    from worktree_coord import process_end
+    from worktree_coord.store.port_registry import _store_mark
+    from worktree_coord.store.sqlite import SQLiteStore
+
+    path = tmp_path / "state.sqlite3"
+    store = SQLiteStore(path)
+    marks = [_store_mark(str(path))]
+    for number in range(20):
+        store.beat(f"owner-{number}", 30.0, renew=False)
+        marks.append(_store_mark(str(path)))
+    store.close()
+    marks.append(_store_mark(str(path)))
+    script = ("import sys; from worktree_coord import process_end; from worktree_coord.store.sqlite import SQLiteStore; "
+              "process_end.will_end_by_exit(); s = SQLiteStore(sys.argv[1]); s.beat('late', 30.0, renew=False); "
+              "s.close(); import os; os._exit(0)")
+    subprocess.run([sys.executable, "-c", script, str(path)], check=True)
+    marks.append(_store_mark(str(path)))
+    assert not process_end.ends_by_exit
+    assert all(mark is not None for mark in marks)
+    assert len({tuple(mark) for mark in marks}) == len(marks), "a write left the store's mark where it was"
+
+
+def test_a_task_ended_since_its_store_was_last_read_frees_its_range(tmp_path):
+    """What a claim read of another store is kept with the store's mark and used while it holds: a
+    live task's range stays held; once the task ends (a write to its store), the next claim that
+    meets its leftover lease reads the store again and reclaims the range."""
+    import time
+
+    from worktree_coord.model import Boundary, RunRecord, RunState, TaskRecord, TaskState
+    from worktree_coord.store.port_registry import PortClaim
+    from worktree_coord.store.sqlite import SQLiteStore
+
+    path = tmp_path / "other.sqlite3"
+    other = SQLiteStore(path)
+    now = time.time()
+    other.create_run(RunRecord(run_id="r", base="0" * 40, integration_ref="refs/heads/i", state=RunState.OPEN,
+                               created_at=now))
+    other.insert_task(TaskRecord(run_id="r", task_id="t", state=TaskState.STARTED, branch="b", worktree=None,
+                                 boundary=Boundary(own=("x/**",)), author="a <a@b.c>", head=None, created_at=now,
+                                 updated_at=now))
+    holder = PortClaim(str(path), "r", "t", "", timeout=5.0)
+    assert holder.claim(34000, 34003) == "new"
+    holder.done()
+    for _ in range(2):       # the second claim answered from what the first read (the store unchanged)
+        mine = PortClaim(str(tmp_path / "mine.sqlite3"), "r", "u", "", timeout=5.0)
+        assert mine.claim(34000, 34003) is None
+    assert os.listdir(_state() / "ports" / ".seen")
+    other.update_task("r", "t", state=TaskState.MERGED)
+    other.close()
+    mine = PortClaim(str(tmp_path / "mine.sqlite3"), "r", "u", "", timeout=5.0)
+    assert mine.claim(34000, 34003) == "new", "the ended task's range stayed held: the store was not read again"
+    mine.done()

@@ -54,6 +54,7 @@ from ..model import TaskState
 
 LEASES_FOLDER = "ports"
 LOCK_FILE = "ports.lock"
+SEEN_FOLDER = ".seen"                 # other stores' live tasks as last read, by the store's mark
 REGISTRY_FILE = "ports.json"          # an earlier version's registry, migrated once (see the docstring)
 MIGRATED_SUFFIX = ".migrated"
 SCHEMA = "wtc.port-lease/1"
@@ -194,13 +195,57 @@ class PortClaim:
             return False
         if "://" in lease.store or not os.path.isfile(lease.store):
             return lease_held(lease)
-        # One read of each other store this claim meets (its live tasks), however many of its leases.
+        # One read of each other store this claim meets (its live tasks), however many of its leases;
+        # none of a store unchanged since a claim last read it (`_live_tasks`).
         if lease.store not in self._live:
-            from .sqlite import live_tasks_at
-
-            self._live[lease.store] = live_tasks_at(lease.store, _LIVE)
+            self._live[lease.store] = _live_tasks(self.folder, lease.store)
         live = self._live[lease.store]
         return live is None or (lease.run, lease.task) in live
+
+
+def _live_tasks(folder: Path, store: str) -> set[tuple[str, str]] | None:
+    """The live tasks of the SQLite store `store` (None: it cannot be read). Kept in
+    `ports/.seen/` with the store's mark (`_store_mark`) when read: a store whose mark has not moved
+    since is not opened again (a machine whose other repositories' live tasks sit below the block a
+    start gets meets them at every start; their stores mostly idle)."""
+    import hashlib
+
+    seen = folder / SEEN_FOLDER / (hashlib.sha1(store.encode()).hexdigest() + ".json")
+    mark = _store_mark(store)          # taken before the read: a write during it moves the mark
+    if mark is not None:
+        try:
+            data = json.loads(seen.read_bytes())
+            if data["store"] == store and data["mark"] == mark:
+                return {(str(run), str(task)) for run, task in data["live"]}
+        except (OSError, ValueError, TypeError, KeyError):
+            pass
+    from .sqlite import live_tasks_at
+
+    live = live_tasks_at(store, _LIVE)
+    if live is not None and mark is not None:
+        with contextlib.suppress(OSError):
+            seen.parent.mkdir(exist_ok=True)
+            temporary = seen.with_name(f"{seen.name}.{os.getpid()}.tmp")
+            temporary.write_text(json.dumps({"store": store, "mark": mark, "live": sorted(live)}))
+            temporary.replace(seen)
+    return live
+
+
+def _store_mark(store: str) -> list[int] | None:
+    """What changes whenever a SQLite store is written: its file's and its WAL's size and
+    modification time (a WAL-mode write appends to the WAL; a checkpoint rewrites the file, and a
+    WAL started again after one is written with a new time)."""
+    mark: list[int] = []
+    for name in (store, store + "-wal"):
+        try:
+            info = os.stat(name)
+        except FileNotFoundError:
+            mark += [-1, -1]
+            continue
+        except OSError:
+            return None
+        mark += [info.st_size, info.st_mtime_ns]
+    return mark
 
 
 def lease_held(lease: PortLease) -> bool:
@@ -239,7 +284,7 @@ def recorded_leases(state: Path | None = None) -> list[PortLease]:
     found: dict[str, PortLease] = {}
     if folder.is_dir():
         for entry in os.scandir(folder):
-            if not entry.name.endswith(".tmp"):
+            if not entry.name.startswith("."):
                 lease = _read_lease(Path(entry.path))
                 if lease is not None:
                     found.setdefault(lease.token, lease.lease)
@@ -257,6 +302,9 @@ def reclaim_leftovers(*, timeout: float) -> int:
     now = time.time()
     judged: dict[tuple[str, str, str], bool] = {}
     for entry in os.scandir(folder):
+        if entry.name == SEEN_FOLDER:
+            _sweep_seen(Path(entry.path), now)
+            continue
         if entry.name.endswith(".tmp"):
             with contextlib.suppress(FileNotFoundError):
                 if now - entry.stat().st_mtime > STALE_TEMPORARY_SECONDS:
@@ -273,6 +321,17 @@ def reclaim_leftovers(*, timeout: float) -> int:
             _remove(folder, found, timeout)
             removed += 1
     return removed
+
+
+def _sweep_seen(seen: Path, now: float) -> None:
+    """Drop what was last read of stores that are gone, and killed writers' temporary files."""
+    for entry in os.scandir(seen):
+        with contextlib.suppress(OSError, ValueError, TypeError, KeyError):
+            if entry.name.endswith(".tmp"):
+                if now - entry.stat().st_mtime > STALE_TEMPORARY_SECONDS:
+                    os.unlink(entry.path)
+            elif not os.path.isfile(json.loads(Path(entry.path).read_bytes())["store"]):
+                os.unlink(entry.path)
 
 
 def _remove(folder: Path, found: _Found, timeout: float) -> None:
