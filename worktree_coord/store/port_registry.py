@@ -26,6 +26,14 @@ nothing: its lease is kept (a block never handed out twice matters more than one
 A lease of the claimer's own store at a block that store finds free is a leftover: the store's
 allocation runs in its own write transaction, so no other start of that store claims meanwhile.
 
+Cost: a claim whose range is free is one small file written, one link per port and one unlink,
+whatever else the machine holds. A claim that meets another holder's lease reads it (one file)
+and asks its store once per claim (its live tasks, a read-only open); what was read is kept in
+`ports/.seen/` with the store's mark (its SQLite file's and WAL's size and modification time) and
+trusted while the mark has not moved, so a store whose tasks cannot have changed is not opened
+again. So a start pays for the live leases of other repositories below the block it gets, not for
+ended tasks (released, or reclaimed once) nor for the number of stores on the machine.
+
 Removals take an flock of `ports.lock` (a release, a reclaim, the migration below): each checks,
 under the lock, that the name still holds the very lease it means to remove (by its claim token),
 so a reclaim never removes a lease claimed since. The kernel drops the lock when its holder dies,
