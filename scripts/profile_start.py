@@ -4,8 +4,9 @@ the whole call in its process, grouped by stage), and every git process it runs 
 on PATH logs each argv with its wall time).
 
 A small repository with one run; each measured call starts a new task (so it does its real work) as
-the `wtc` script runs it (`python -m worktree_coord`), with `WTC_STATE_DIR` set to `--state` (copied
-first: a migrated registry does not carry over between calls) or to a fresh folder.
+the `wtc` script runs it (`python -m worktree_coord`), with `WTC_STATE_DIR` set to a copy of `--state`
+or to a fresh folder, made once: the calls meet the machine as the previous call left it, after one
+start that is not measured (an earlier version's registry is migrated there).
 
     python scripts/profile_start.py [--calls 5] [--state DIR] [--src DIR] [--top 25]
 
@@ -102,23 +103,22 @@ def main() -> int:
         env["WTC_STATE_DIR"] = str(state)
         subprocess.run([sys.executable, "-m", "worktree_coord", "run", "start", "--run", "r1"], cwd=repo, env=env,
                        check=True, capture_output=True)
+        subprocess.run([sys.executable, "-m", "worktree_coord", "task", "start", "warm", "--run", "r1", "--own",
+                        "packages/warm/**"], cwd=repo, env=env, check=True, capture_output=True)
         walls, imports, stages, gits = [], [], {name: [] for name in STAGES}, []
         last: pstats.Stats | None = None
         for number in range(args.calls):
             task = ["task", "start", f"t{number}", "--run", "r1", "--own", f"packages/t{number}/**", "--json"]
-            fresh_state()
             # One timed call, plain (its wall), then the same kind of call traced twice, each a new task.
             started = time.perf_counter()
             subprocess.run([sys.executable, "-m", "worktree_coord", *task], cwd=repo, env=env, check=True,
                            capture_output=True)
             walls.append((time.perf_counter() - started) * 1000)
-            fresh_state()
             traced = [arg.replace(f"t{number}", f"i{number}") for arg in task]
             done = subprocess.run([sys.executable, "-X", "importtime", "-m", "worktree_coord", *traced], cwd=repo,
                                   env=env, check=True, capture_output=True, text=True)
             imports.append(sum(int(m.group(1)) for m in re.finditer(r"import time:\s+\d+ \|\s+(\d+) \| (\S+)$",
                                                                      done.stderr, re.M)) / 1000)
-            fresh_state()
             log.unlink(missing_ok=True)
             profile = tmp / f"p{number}.prof"
             profiled = [arg.replace(f"t{number}", f"p{number}") for arg in task]

@@ -130,6 +130,8 @@ class PortClaim:
         holds a port of it (nothing of this call's is left in the range then)."""
         lease = PortLease(store=self.store, run=self.run, task=self.task, worktree=self.worktree, first=first,
                           last=last)
+        if self._met_holder(lease):
+            return None
         source = self._source(lease)
         linked: list[int] = []
         own = 0
@@ -158,6 +160,20 @@ class PortClaim:
         self.claimed = lease
         self._claimed_new = linked
         return "own" if own == last - first + 1 else "new"
+
+    def _met_holder(self, lease: PortLease) -> bool:
+        """Whether a port of `lease`'s range is named already by a lease that still holds, looked at
+        before anything is written (a start asks block after block, and a machine's other live
+        tasks may fill the first blocks): a stat a port, a read and a judgement a lease met. Only a
+        shortcut: the links decide, should a claim come in between."""
+        for port in range(lease.first, lease.last + 1):
+            name = f"{self._prefix}{port}"
+            if not os.path.lexists(name):
+                continue
+            found = _read_lease(Path(name))
+            if found is not None and found.lease != lease and self._held(found.lease):
+                return True
+        return False
 
     def undo(self) -> None:
         """Give back the last claim's names made by this object (an own earlier lease stays)."""
