@@ -264,7 +264,8 @@ def test_a_task_ended_since_its_store_was_last_read_frees_its_range(tmp_path):
     for _ in range(2):       # the second claim answered from what the first read (the store unchanged)
         mine = PortClaim(str(tmp_path / "mine.sqlite3"), "r", "u", "", timeout=5.0)
         assert mine.claim(34000, 34003) is None
-    assert os.listdir(_state() / "ports" / ".seen")
+        mine.done()
+    assert str(path) in json.loads((_state() / "ports" / ".seen.json").read_text())["stores"]
     other.update_task("r", "t", state=TaskState.MERGED)
     other.close()
     mine = PortClaim(str(tmp_path / "mine.sqlite3"), "r", "u", "", timeout=5.0)

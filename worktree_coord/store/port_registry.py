@@ -29,9 +29,9 @@ allocation runs in its own write transaction, so no other start of that store cl
 Cost: a claim whose range is free is one small file written, one link per port and one unlink,
 whatever else the machine holds. A claim that meets another holder's lease reads it (one file)
 and asks its store once per claim (its live tasks, a read-only open); what was read is kept in
-`ports/.seen/` with the store's mark (its SQLite file's and WAL's size and modification time) and
-trusted while the mark has not moved, so a store whose tasks cannot have changed is not opened
-again. So a start pays for the live leases of other repositories below the block it gets, not for
+`ports/.seen.json` (one file for every store) with the store's mark (its SQLite file's and WAL's
+size and modification time) and trusted while the mark has not moved, so a store whose tasks
+cannot have changed is not opened again. So a start pays for the live leases of other repositories below the block it gets, not for
 ended tasks (released, or reclaimed once) nor for the number of stores on the machine.
 
 Removals take an flock of `ports.lock` (a release, a reclaim, the migration below): each checks,
@@ -62,7 +62,7 @@ from ..model import TaskState
 
 LEASES_FOLDER = "ports"
 LOCK_FILE = "ports.lock"
-SEEN_FOLDER = ".seen"                 # other stores' live tasks as last read, by the store's mark
+SEEN_FILE = ".seen.json"              # other stores' live tasks as last read, by the store's mark
 REGISTRY_FILE = "ports.json"          # an earlier version's registry, migrated once (see the docstring)
 MIGRATED_SUFFIX = ".migrated"
 SCHEMA = "wtc.port-lease/1"
@@ -121,6 +121,8 @@ class PortClaim:
         self._temporary: str | None = None
         self._token = ""
         self._live: dict[str, set[tuple[str, str]] | None] = {}   # store -> its live tasks (None: unreadable)
+        self._seen: dict[str, dict[str, object]] | None = None      # `ports/.seen.json`, read on first need
+        self._seen_updates: dict[str, dict[str, object]] = {}
         os.makedirs(self.folder, exist_ok=True)
         _migrate_if_needed(self.folder.parent, timeout)
 
@@ -182,7 +184,11 @@ class PortClaim:
             self.claimed = None
 
     def done(self) -> None:
-        """The claim is recorded by the store (or abandoned): the temporary name goes."""
+        """The claim is recorded by the store (or abandoned): the temporary name goes, and what this
+        claim read of other stores is kept for the next."""
+        if self._seen_updates:
+            _write_seen(self.folder / SEEN_FILE, self._seen_updates)
+            self._seen_updates = {}
         if self._temporary is not None:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(self._temporary)
@@ -222,37 +228,47 @@ class PortClaim:
         # One read of each other store this claim meets (its live tasks), however many of its leases;
         # none of a store unchanged since a claim last read it (`_live_tasks`).
         if lease.store not in self._live:
-            self._live[lease.store] = _live_tasks(self.folder, lease.store)
+            self._live[lease.store] = self._live_tasks(lease.store)
         live = self._live[lease.store]
         return live is None or (lease.run, lease.task) in live
 
+    def _live_tasks(self, store: str) -> set[tuple[str, str]] | None:
+        """The live tasks of the SQLite store `store` (None: it cannot be read). Kept in
+        `ports/.seen.json` with the store's mark (`_store_mark`) when read (written back by `done`):
+        a store whose mark has not moved since is not opened again (a machine whose other
+        repositories' live tasks sit below the block a start gets meets them at every start; their
+        stores mostly idle). One file for every store: one read a claim, however many it meets."""
+        if self._seen is None:
+            self._seen = _read_seen(self.folder / SEEN_FILE)
+        mark = _store_mark(store)          # taken before the read: a write during it moves the mark
+        entry = self._seen.get(store)
+        if mark is not None and isinstance(entry, dict) and entry.get("mark") == mark:
+            with contextlib.suppress(TypeError, ValueError):
+                return {(str(run), str(task)) for run, task in entry["live"]}  # type: ignore[union-attr]
+        from .sqlite import live_tasks_at
 
-def _live_tasks(folder: Path, store: str) -> set[tuple[str, str]] | None:
-    """The live tasks of the SQLite store `store` (None: it cannot be read). Kept in
-    `ports/.seen/` with the store's mark (`_store_mark`) when read: a store whose mark has not moved
-    since is not opened again (a machine whose other repositories' live tasks sit below the block a
-    start gets meets them at every start; their stores mostly idle)."""
-    import hashlib
+        live = live_tasks_at(store, _LIVE)
+        if live is not None and mark is not None:
+            self._seen_updates[store] = self._seen[store] = {"mark": mark, "live": sorted(live)}
+        return live
 
-    seen = folder / SEEN_FOLDER / (hashlib.sha1(store.encode()).hexdigest() + ".json")
-    mark = _store_mark(store)          # taken before the read: a write during it moves the mark
-    if mark is not None:
-        try:
-            data = json.loads(seen.read_bytes())
-            if data["store"] == store and data["mark"] == mark:
-                return {(str(run), str(task)) for run, task in data["live"]}
-        except (OSError, ValueError, TypeError, KeyError):
-            pass
-    from .sqlite import live_tasks_at
 
-    live = live_tasks_at(store, _LIVE)
-    if live is not None and mark is not None:
-        with contextlib.suppress(OSError):
-            seen.parent.mkdir(exist_ok=True)
-            temporary = seen.with_name(f"{seen.name}.{os.getpid()}.tmp")
-            temporary.write_text(json.dumps({"store": store, "mark": mark, "live": sorted(live)}))
-            temporary.replace(seen)
-    return live
+def _read_seen(path: Path) -> dict[str, dict[str, object]]:
+    try:
+        stores = json.loads(path.read_bytes())["stores"]
+        return stores if isinstance(stores, dict) else {}
+    except (OSError, ValueError, TypeError, KeyError):
+        return {}
+
+
+def _write_seen(path: Path, updates: dict[str, dict[str, object]]) -> None:
+    """Merge `updates` into the file (read again first, so another claim's entries mostly stay; one
+    lost to a race costs a store read, never a wrong answer: each entry carries its mark)."""
+    stores = _read_seen(path) | updates
+    temporary = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    with contextlib.suppress(OSError):
+        temporary.write_text(json.dumps({"stores": stores}, separators=(",", ":")))
+        temporary.replace(path)
 
 
 def _store_mark(store: str) -> list[int] | None:
@@ -326,8 +342,14 @@ def reclaim_leftovers(*, timeout: float) -> int:
     now = time.time()
     judged: dict[tuple[str, str, str], bool] = {}
     for entry in os.scandir(folder):
-        if entry.name == SEEN_FOLDER:
-            _sweep_seen(Path(entry.path), now)
+        if entry.name == SEEN_FILE:
+            with _lock(folder.parent, timeout):
+                stores = _read_seen(Path(entry.path))
+                kept = {store: seen for store, seen in stores.items() if os.path.isfile(store)}
+                if kept != stores:
+                    with contextlib.suppress(OSError):
+                        os.unlink(entry.path)
+                    _write_seen(Path(entry.path), kept)
             continue
         if entry.name.endswith(".tmp"):
             with contextlib.suppress(FileNotFoundError):
@@ -345,17 +367,6 @@ def reclaim_leftovers(*, timeout: float) -> int:
             _remove(folder, found, timeout)
             removed += 1
     return removed
-
-
-def _sweep_seen(seen: Path, now: float) -> None:
-    """Drop what was last read of stores that are gone, and killed writers' temporary files."""
-    for entry in os.scandir(seen):
-        with contextlib.suppress(OSError, ValueError, TypeError, KeyError):
-            if entry.name.endswith(".tmp"):
-                if now - entry.stat().st_mtime > STALE_TEMPORARY_SECONDS:
-                    os.unlink(entry.path)
-            elif not os.path.isfile(json.loads(Path(entry.path).read_bytes())["store"]):
-                os.unlink(entry.path)
 
 
 def _remove(folder: Path, found: _Found, timeout: float) -> None:
