@@ -29,7 +29,12 @@ To compare two checkouts in one run (before/after), pass `--src DIR` (repeatable
 first on PYTHONPATH, so its `worktree_coord` is the one imported (grammars still come from the
 installed package). Without `--src` the installed package is measured.
 
-Usage: python scripts/bench_startup.py [--runs N] [--src DIR ...] [--json]
+Each source gets a user state folder of its own (`WTC_STATE_DIR`: the machine's port registry),
+empty, or a copy of `--state-template DIR` (scripts/make_port_state.py makes one of a machine with
+many repositories' leases), so two versions never read each other's registry and the caller's own
+folder is left alone.
+
+Usage: python scripts/bench_startup.py [--runs N] [--src DIR ...] [--state-template DIR] [--json]
 """
 
 from __future__ import annotations
@@ -137,10 +142,11 @@ def repo_with_run(repo: Path, env: dict[str, str]) -> Path:
     return repo
 
 
-def environment(src: str | None) -> dict[str, str]:
+def environment(src: str | None, state: Path) -> dict[str, str]:
     env = dict(os.environ)
     env.pop("PYTHONPROFILEIMPORTTIME", None)
     env.pop("WTC_NO_SERVE", None)
+    env["WTC_STATE_DIR"] = str(state)
     if src:
         env["PYTHONPATH"] = os.pathsep.join([src] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
     return env
@@ -189,6 +195,7 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=11, help="runs per command (>= 9; the median is reported)")
     parser.add_argument("--src", action="append", default=[], help="a checkout whose worktree_coord to measure")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
+    parser.add_argument("--state-template", type=Path, help="a user state folder each source starts from (a copy)")
     args = parser.parse_args()
     if args.runs < 9:
         parser.error("--runs must be at least 9 (medians of fewer runs swing too much on a shared machine)")
@@ -199,7 +206,13 @@ def main() -> int:
     results: dict[str, list[dict[str, object]]] = {}
     with tempfile.TemporaryDirectory(prefix="wtc-bench-startup-") as tmp:
         folders = scratch(Path(tmp))
-        envs = {src: environment(src) for src in sources}
+        states = {src: Path(tmp) / f"state-{i}" for i, src in enumerate(sources)}
+        for state in states.values():
+            if args.state_template is not None:
+                shutil.copytree(args.state_template, state)
+            else:
+                state.mkdir()
+        envs = {src: environment(src, states[src]) for src in sources}
         # Per source: a repository with a run, and one with a run that its own `wtc serve` serves
         # (a server runs one checkout's code: the client of another checkout would not use it).
         run_folders = {src: repo_with_run(Path(tmp) / f"run-{i}", envs[src]) for i, src in enumerate(sources)}

@@ -68,7 +68,8 @@ CONFIG_DOCS: dict[str, tuple[str, str]] = {
                        "packages); `run` a shell command in it (`timeout` seconds, default 600; output in a log "
                        "`wtc status` names; failure rolls the start back); `ports` per task (default 10, 0 for none) "
                        "from `port-base` (default 20000), a block no live task of any repository on this machine "
-                       "holds, as `WTC_PORT_BASE` in `.wtc/env`. Files named in `.worktreeinclude` are copied "
+                       "holds (the machine's lease folder, `ports/` in the user's state folder: "
+                       "docs/claude-code.md), as `WTC_PORT_BASE` in `.wtc/env`. Files named in `.worktreeinclude` are copied "
                        "either way."),
     "default-boundary": ('{ own = ["src/**"], read = ["libs/**"] }', "The boundary (`own`, `read`, `sparse`) a "
                          "task gets when neither its caller nor a `wtc plan` rule names one; without it, the "

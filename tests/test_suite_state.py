@@ -3,7 +3,6 @@ developer's own state folder (tests/conftest.py, `_user_state_of_the_session`)."
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -36,5 +35,7 @@ def test_a_tool_started_without_the_wtc_variables_keeps_its_state_in_the_session
     for args in (["run", "start", "--run", "r1"], ["task", "start", "t1", "--run", "r1", "--own", "packages/api/**"]):
         subprocess.run([sys.executable, "-m", "worktree_coord", *args, "--json"], cwd=repo, check=True,
                        env=dict(_without_wtc_variables(), WTC_NO_SERVE="1"), capture_output=True)
-    leases = json.loads((Path(resolved) / "ports.json").read_text())["leases"]
-    assert [lease["task"] for lease in leases if lease["store"].startswith(str(repo))] == ["t1"]
+    from worktree_coord.store.port_registry import recorded_leases
+
+    leases = recorded_leases(Path(resolved))
+    assert [lease.task for lease in leases if lease.store.startswith(str(repo))] == ["t1"]

@@ -7,6 +7,8 @@ point: it reproduces a power cut or an OOM kill between two writes, which a rais
 
 Names in use (keep this list current so tests and docs can find them):
     start.after_record           the task row exists, its worktree does not yet
+    start.after_port_claim       the task's port range is claimed in the machine's registry, its store has
+                                 not recorded the block yet
     finish.after_commit          the worktree's changes are committed, nothing recorded yet
     finish.after_push            a remote run's finished task branch is pushed, nothing recorded yet
     finish.after_record          the task is recorded finished, its worktree not yet removed

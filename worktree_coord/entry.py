@@ -56,6 +56,11 @@ def main() -> None:
     served = served_call(sys.argv[1:])
     if served is not None:
         sys.exit(served)
+    # This process ends by `leave` (os._exit): the store's SQLite connection is left to that end, not
+    # closed with a checkpoint and its fsync (store/sqlite.py, `SQLiteStore.close`).
+    from .process_end import will_end_by_exit
+
+    will_end_by_exit()
     # pygit2, where the call opens libgit2, loads without the ssl module (gitrepo/lean_pygit2.py).
     from .gitrepo.lean_pygit2 import install
 

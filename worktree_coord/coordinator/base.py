@@ -458,7 +458,33 @@ class CoordinatorBase:
             # A removal of this worktree killed after its rename left a tombstone: this task's (the
             # name is its own), so deleted now rather than left for `wtc gc` inside the checkout.
             delete_tombstones_of(Path(task.worktree))
+            # Nothing runs in it any more: its ports go back to the machine (a re-created worktree
+            # claims them again). Before the record: a kill in between leaves a lease reclaimed when met.
+            self._release_ports(task.run_id, task.task_id)
             self.store.update_task(task.run_id, task.task_id, worktree=None)
+
+    def _port_store(self) -> str:
+        """The store as the machine's port registry names it (a SQLite file's real path)."""
+        return self.store.location if "://" in self.store.location else os.path.realpath(self.store.location)
+
+    def _release_ports(self, run_id: str, task_id: str) -> None:
+        """Give the task's range back to the machine's port registry (its worktree is gone, or its
+        start rolled back). The range: as prepared, else the block the store recorded."""
+        rows = self.store.task_contexts(run_id, task_id)
+        if not rows:
+            return
+        ports = rows[0]["data"].get("prepared", {}).get("ports")
+        if ports:
+            first, last = int(ports["base"]), int(ports["last"])
+        else:
+            setup = self.config.worktree_setup
+            if rows[0].get("port_block") is None or setup is None or not setup.ports:
+                return
+            first = setup.port_base + int(rows[0]["port_block"]) * setup.ports
+            last = first + setup.ports - 1
+        from ..store.port_registry import release
+
+        release(self._port_store(), run_id, task_id, first, last, timeout=self.config.lock_timeout)
 
     def _worktree_problems(self, task: TaskRecord, path: Path) -> list[dict[str, str]]:
         """Tampering that makes committing in the worktree unsafe: a rewritten .git file, a switched branch."""

@@ -138,6 +138,12 @@ class CleanupOperations(CoordinatorBase):
                 leases_removed.append(lease.name)
                 if not dry_run:
                     self.store.delete_lease(lease.name, lease.owner)
+        if not dry_run:
+            # The machine's port leases no live task holds (a start or finish killed midway left them):
+            # a start reclaims one only when it meets it; gc is the one walk of the whole folder.
+            from ..store.port_registry import reclaim_leftovers
+
+            reclaim_leftovers(timeout=self.config.lock_timeout)
         locks = self.git.stale_ref_locks(older_than=2 * 30.0, dry_run=dry_run)
         scratch = self.git.stale_scratch_folders(dry_run=dry_run)
         expired = self.store.delete_expired_records(time.time(), dry_run=dry_run)

@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from ..config import WorktreeSetup
+from ..crashpoints import crash_point
 from ..errors import BusyError, SetupError, WtcError
 from ..model import Boundary, RunRecord
 from ..gitrepo.environment import REDIRECTING
@@ -122,34 +123,41 @@ class WorktreeSetupOperations(CoordinatorBase):
     def _port_block(self, run_id: str, task_id: str, setup: WorktreeSetup, path: Path) -> int:
         """The task's block: one no live task of this store holds (the store decides, and records it),
         whose ports no live task of another repository on this machine holds (the machine's port
-        registry, store/port_registry.py), and whose first port nothing on the machine listens on
-        (a bind test), unless it is the task's own block already."""
-        from ..store.port_registry import PortLease, leased_ports
+        registry, store/port_registry.py: the range is claimed there as the store considers it),
+        and whose first port nothing on the machine listens on (a bind test), unless it is the
+        task's own block already."""
+        from ..store.port_registry import PortClaim
 
         limit = max(0, (65535 - setup.port_base + 1) // setup.ports)
-        store = self.store.location if "://" in self.store.location else os.path.realpath(self.store.location)
-        # The registry's lock is held across the store's allocation: two repositories starting
-        # tasks at once take turns, so neither hands out a block the other is taking.
-        with leased_ports(timeout=self.config.lock_timeout, store=store) as registry:
-            own = registry.lease_of(store, run_id, task_id)
+        claim = PortClaim(self._port_store(), run_id, task_id, str(path), timeout=self.config.lock_timeout)
 
-            def usable(block: int) -> bool:
-                first, last = setup.port_base + block * setup.ports, setup.port_base + (block + 1) * setup.ports - 1
-                if registry.blocks(store, first, last):
-                    return False
-                if own is not None and (own.first, own.last) == (first, last):
-                    return True     # the task's own block (a re-created worktree): its own server may hold it
-                return not port_in_use(first)
-
-            block = self.store.allocate_port_block(run_id, task_id, limit, usable)
-            if block is None:
-                raise BusyError(f"every block of {setup.ports} ports from {setup.port_base} is held by a live task "
-                                "(of this repository or another on this machine) or in use by another program",
-                                fix="finish or abandon tasks, or lower worktree-setup.ports / worktree-setup.port-base",
-                                retry_after=60.0)
+        def usable(block: int) -> bool:
             first = setup.port_base + block * setup.ports
-            registry.hold(PortLease(store=store, run=run_id, task=task_id, worktree=str(path), first=first,
-                                    last=first + setup.ports - 1))
+            got = claim.claim(first, first + setup.ports - 1)
+            if got is None:
+                return False
+            if got == "own":
+                return True     # the task's own block (a re-created worktree): its own server may hold it
+            if port_in_use(first):
+                claim.undo()
+                return False
+            crash_point("start.after_port_claim")
+            return True
+
+        # Claimed before the store records it: a start killed in between leaves a lease of a live task
+        # (the task's next start finds it its own) or of a rolled-back one (reclaimed when met).
+        try:
+            block = self.store.allocate_port_block(run_id, task_id, limit, usable)
+        except BaseException:
+            claim.undo()
+            raise
+        finally:
+            claim.done()
+        if block is None:
+            raise BusyError(f"every block of {setup.ports} ports from {setup.port_base} is held by a live task "
+                            "(of this repository or another on this machine) or in use by another program",
+                            fix="finish or abandon tasks, or lower worktree-setup.ports / worktree-setup.port-base",
+                            retry_after=60.0)
         return block
 
     def _copy_included(self, main: Path, path: Path) -> tuple[list[str], list[dict[str, str]]]:
@@ -243,6 +251,7 @@ class WorktreeSetupOperations(CoordinatorBase):
             if self.git.ref_target(ref) == run.base:
                 self.git.delete_ref(ref, run.base)
         finally:
+            self._release_ports(run.run_id, task_id)
             self.store.delete_task(run.run_id, task_id)
             self.store.delete_task_context(run.run_id, task_id)
             detail = error.to_json() if isinstance(error, WtcError) else {"message": f"{type(error).__name__}: {error}"}

@@ -3,50 +3,71 @@ never hand out the same ports.
 
 Stage: under `task start`'s worktree preparation (coordinator/worktree_setup.py), beside the
 repository's own store, which records each task's block (`wtc status` shows it) and keeps the
-tasks of that store apart. Input: a holder (its store, run, task and worktree). Output: the port
-ranges the live tasks of other stores hold, and the holder's own range recorded.
+tasks of that store apart. Input: a holder (its store, run, task and worktree) and a range of ports.
+Output: the range claimed for the holder, or the answer that a live task of another store holds it.
 
-Where: `ports.json` in the user's state folder (`config.user_state_dir()`: `$WTC_STATE_DIR`, else
-`$XDG_STATE_HOME/worktree-coord`, else `~/.local/state/worktree-coord`), read and rewritten whole
-(by rename) under an flock of `ports.lock` beside it; the kernel drops the lock when its holder
-dies, so a killed start never leaves the registry locked.
+Where: the folder `ports/` in the user's state folder (`config.user_state_dir()`: `$WTC_STATE_DIR`,
+else `$XDG_STATE_HOME/worktree-coord`, else `~/.local/state/worktree-coord`). A lease is one small
+file (its holder's store, run, task, worktree, range and a random claim token) with one name per
+port it holds, `ports/<port>`, all hard links of that file. A start claims a range by linking the
+file at each of its ports (link(2) fails when the name exists, so two claims of one port cannot
+both succeed): no machine-wide lock and no walk, whatever the number of repositories, stores and
+leases on the machine. A claim that meets a held port undoes its own links (in the order made:
+claims go up the port line, so of two claims racing for overlapping ranges one always wins).
 
 Lease rules (the store's own for its blocks): a range is held while its task is live (started,
-rejected, conflict) in its own store. An entry whose store is gone, or whose task is no longer
-live there (it ended, or its start was rolled back), is dropped when the registry is next read.
-A task of a PostgreSQL store, which this registry cannot read (its password is never written
-here), holds its range while its worktree exists. A store that cannot be read says nothing: its
-entries are kept (a block never handed out twice matters more than one kept too long).
+rejected, conflict) in its own store. A lease is released (its names unlinked) when its task's
+worktree is dropped (finish, merge, abandon, gc) or its start rolled back. A leftover (a start or
+finish killed midway) is reclaimed only when a claim meets it: its store is asked then. A lease
+whose store is gone, or whose task is no longer live there (it ended, or its start was rolled
+back), is reclaimed. A task of a PostgreSQL store, which this registry cannot read (its password is
+never written here), holds its range while its worktree exists. A store that cannot be read says
+nothing: its lease is kept (a block never handed out twice matters more than one kept too long).
+A lease of the claimer's own store at a block that store finds free is a leftover: the store's
+allocation runs in its own write transaction, so no other start of that store claims meanwhile.
 
-Cost under the lock (every `task start` on the machine takes it): a reader that names its own
-store (`leased_ports(store=...)`) checks at once only that store's entries and whether the other
-stores' files still exist; another store's tasks are asked about (a read-only open of its SQLite
-file) only when one of its ranges meets a block the reader considers (`PortRegistry.blocks`). A
-machine with many repositories' leftovers then costs a start one store's read, not one per
-repository (measured: 35 ms under the lock with 23 stores' entries, every start). And a store
-found unchanged since its entries were last checked (the same size and modification time of its
-SQLite file and its WAL, kept in the registry as `seen`) is not opened again: its tasks cannot
-have changed state without writing to it. Either shortcut can only keep an entry longer, never
-drop a live one.
+Cost: a claim whose range is free is one small file written, one link per port and one unlink,
+whatever else the machine holds. A claim that meets another holder's lease reads it (one file)
+and asks its store once per claim (its live tasks, a read-only open); what was read is kept in
+`ports/.seen.json` (one file for every store) with the store's mark (its SQLite file's and WAL's
+size and modification time) and trusted while the mark has not moved, so a store whose tasks
+cannot have changed is not opened again. So a start pays for the live leases of other repositories below the block it gets, not for
+ended tasks (released, or reclaimed once) nor for the number of stores on the machine.
+
+Removals take an flock of `ports.lock` (a release, a reclaim, the migration below): each checks,
+under the lock, that the name still holds the very lease it means to remove (by its claim token),
+so a reclaim never removes a lease claimed since. The kernel drops the lock when its holder dies,
+so a killed process never leaves the registry locked; a start that finds every port it wants free
+never takes it.
+
+Upgrade: a `ports.json` left by an earlier version (one file rewritten whole under that lock) is
+read once, under the lock, by the first claim that finds it: its live entries (by the rules above)
+become lease files, and it is renamed `ports.json.migrated`, so a swarm upgraded while it runs
+hands out no block twice.
 """
 
 from __future__ import annotations
 
-import bisect
 import contextlib
 import json
 import os
+import time
 from pathlib import Path
-from typing import Iterator
+from typing import Iterable
 
 from .. import filelock
 from ..config import user_state_dir
 from ..frozen import value_class
 from ..model import TaskState
 
-REGISTRY_FILE = "ports.json"
+LEASES_FOLDER = "ports"
 LOCK_FILE = "ports.lock"
-SCHEMA = "wtc.port-registry/1"
+SEEN_FILE = ".seen.json"              # other stores' live tasks as last read, by the store's mark
+REGISTRY_FILE = "ports.json"          # an earlier version's registry, migrated once (see the docstring)
+MIGRATED_SUFFIX = ".migrated"
+SCHEMA = "wtc.port-lease/1"
+STALE_TEMPORARY_SECONDS = 3600.0      # a claim's unlinked temporary file older than this is a killed claim's
+_LIVE = tuple(state.value for state in TaskState if state.live)
 
 
 @value_class
@@ -69,145 +90,191 @@ class PortLease:
 
 
 @value_class
-class _Ranges:
-    """Other stores' leases sorted by first port, for one list of leases and one reader's store."""
+class _Found:
+    """A lease as read at one port's name: the lease and its claim token."""
 
-    leases: list[PortLease]
-    store: str
-    others: list[PortLease]
-    starts: list[int]
-    widest: int
+    lease: PortLease
+    token: str
 
 
-class PortRegistry:
-    """The machine's port leases, as read under the registry's lock (see `leased_ports`)."""
-
-    def __init__(self, leases: list[PortLease], *, checked: frozenset[str] | None = None,
-                 seen: dict[str, list[int]] | None = None) -> None:
-        self.leases = leases
-        self.changed = False
-        self.seen: dict[str, list[int]] = seen if seen is not None else {}   # see `_still_held`
-        # Stores whose entries were checked against their store (None: every one was).
-        self._checked: set[str] | None = set(checked) if checked is not None else None
-        self._ranges: _Ranges | None = None   # see `_meeting`
-
-    def held_by_other_stores(self, store: str) -> list[PortLease]:
-        """The ranges live tasks of other stores hold (this store keeps its own tasks apart)."""
-        if self._checked is not None:
-            self._check({lease.store for lease in self.leases if lease.store != store})
-        return [lease for lease in self.leases if lease.store != store]
-
-    def blocks(self, store: str, first: int, last: int) -> bool:
-        """Whether a live task of another store than `store` holds a port of `first`..`last`. The
-        other stores' entries that meet the range are checked against their store first (once per
-        store for this registry), and dropped when their task is no longer live."""
-        meeting = {lease.store for lease in self._meeting(store, first, last)}
-        if self._checked is not None and meeting - self._checked:
-            self._check(meeting - self._checked)
-            return bool(self._meeting(store, first, last))
-        return bool(meeting)
-
-    def _meeting(self, store: str, first: int, last: int) -> list[PortLease]:
-        """Other stores' leases that meet `first`..`last`. A start asks for block after block (0, 1,
-        ...) and a machine keeps ~100 leases of other repositories' tasks: the other stores' ranges
-        are sorted once (again whenever the list of leases is replaced: every change replaces it)
-        and bisected, not scanned per block."""
-        index = self._ranges
-        if index is None or index.leases is not self.leases or index.store != store:
-            others = sorted((lease for lease in self.leases if lease.store != store), key=lambda lease: lease.first)
-            index = self._ranges = _Ranges(self.leases, store, others, [lease.first for lease in others],
-                                           max((lease.last - lease.first for lease in others), default=0))
-        low = bisect.bisect_left(index.starts, first - index.widest)
-        high = bisect.bisect_right(index.starts, last)
-        return [lease for lease in index.others[low:high] if lease.overlaps(first, last)]
-
-    def _check(self, stores: set[str]) -> None:
-        assert self._checked is not None
-        stores -= self._checked
-        if not stores:
-            return
-        mine = [lease for lease in self.leases if lease.store in stores]
-        before = dict(self.seen)
-        kept = _still_held(mine, self.seen)
-        self.changed |= self.seen != before
-        if len(kept) != len(mine):
-            self.leases = [lease for lease in self.leases if lease.store not in stores] + kept
-            self.changed = True
-        self._checked |= stores
-
-    def lease_of(self, store: str, run: str, task: str) -> PortLease | None:
-        return next((lease for lease in self.leases if lease.holds(store, run, task)), None)
-
-    def hold(self, lease: PortLease) -> None:
-        """Record `lease`, replacing the holder's earlier one."""
-        if self.lease_of(lease.store, lease.run, lease.task) == lease:
-            return
-        self.release(lease.store, lease.run, lease.task)
-        self.leases = [*self.leases, lease]    # a new list: `_meeting`'s sorted ranges know theirs by identity
-        self.changed = True
-
-    def release(self, store: str, run: str, task: str) -> None:
-        kept = [lease for lease in self.leases if not lease.holds(store, run, task)]
-        if len(kept) != len(self.leases):
-            self.leases, self.changed = kept, True
+def leases_folder() -> Path:
+    return user_state_dir() / LEASES_FOLDER
 
 
 def registry_path() -> Path:
+    """The earlier version's registry file (read once, then renamed)."""
     return user_state_dir() / REGISTRY_FILE
 
 
-@contextlib.contextmanager
-def leased_ports(*, timeout: float, store: str | None = None) -> Iterator[PortRegistry]:
-    """The registry under its lock, entries of ended tasks dropped; written back on exit when it
-    changed. With `store` (the reader's own store), only that store's entries and the existence of
-    the others' files are checked at once, another store's tasks when one of its ranges matters
-    (see the module docstring). BusyError when another process held the lock for `timeout` seconds."""
-    path = registry_path()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with filelock.exclusive(path.with_name(LOCK_FILE), timeout=timeout, what="the machine's port registry",
-                            fix="retry; many tasks are starting at once on this machine"):
-        leases, seen = _read(path)
-        before = dict(seen)
-        if store is None:
-            registry = PortRegistry(_still_held(leases, seen), seen=seen)
-        else:
-            # Entries of stores whose file is gone go at once (a stat each); the reader's own store's
-            # are checked now (one read), every other store's when one of its ranges matters.
-            exists = {name: "://" in name or Path(name).is_file() for name in {lease.store for lease in leases}}
-            present = [lease for lease in leases if exists[lease.store]]
-            own = [lease for lease in present if lease.store == store]
-            others = [lease for lease in present if lease.store != store]
-            registry = PortRegistry(_still_held(own, seen) + others, checked=frozenset({store}), seen=seen)
-        registry.changed = len(registry.leases) != len(leases) or seen != before
-        yield registry
-        if registry.changed:
-            held = {lease.store for lease in registry.leases}
-            temporary = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-            # Compact: json's C encoder (an indented dump takes its pure-Python one, ~3 ms of a start's
-            # CPU under the registry's lock with ~100 leases on the machine).
-            temporary.write_text(json.dumps({"schema": SCHEMA, "leases": [dict(vars(lease)) for lease in registry.leases],
-                                             "seen": {k: v for k, v in registry.seen.items() if k in held}},
-                                            separators=(",", ":")) + "\n")
-            temporary.replace(path)
+class PortClaim:
+    """One holder's claims during one allocation: `claim` a range (the store's allocation asks block
+    after block), `undo` the last claim (a block found unusable afterwards), `done` when the store
+    recorded the block (the temporary file goes). `timeout`: how long a removal waits for the lock."""
+
+    def __init__(self, store: str, run: str, task: str, worktree: str, *, timeout: float) -> None:
+        self.store, self.run, self.task, self.worktree = store, run, task, worktree
+        self.timeout = timeout
+        self.folder = leases_folder()
+        self._prefix = f"{self.folder}{os.sep}"   # names joined as strings: pathlib costs more than the link
+        self.claimed: PortLease | None = None       # the last range claimed by this object, not yet undone
+        self._claimed_new: list[int] = []           # the ports whose names that claim made
+        self._temporary: str | None = None
+        self._token = ""
+        self._live: dict[str, set[tuple[str, str]] | None] = {}   # store -> its live tasks (None: unreadable)
+        self._seen: dict[str, dict[str, object]] | None = None      # `ports/.seen.json`, read on first need
+        self._seen_updates: dict[str, dict[str, object]] = {}
+        os.makedirs(self.folder, exist_ok=True)
+        _migrate_if_needed(self.folder.parent, timeout)
+
+    def claim(self, first: int, last: int) -> str | None:
+        """Claim `first`..`last` for the holder: "new" when claimed now, "own" when the holder held
+        exactly this range already (a re-created worktree), None when a live task of another store
+        holds a port of it (nothing of this call's is left in the range then)."""
+        lease = PortLease(store=self.store, run=self.run, task=self.task, worktree=self.worktree, first=first,
+                          last=last)
+        if self._met_holder(lease):
+            return None
+        source = self._source(lease)
+        linked: list[int] = []
+        own = 0
+        port = first
+        attempts = 0
+        while port <= last:
+            name = f"{self._prefix}{port}"
+            try:
+                os.link(source, name)
+                linked.append(port)
+                port += 1
+                continue
+            except FileExistsError:
+                pass
+            found = _read_lease(Path(name))
+            if found is not None and found.lease == lease:
+                own += 1           # this holder's, from an earlier start of the task: kept as it is
+                port += 1
+                continue
+            attempts += 1
+            if found is not None and attempts <= 2 * (last - first + 1) + 2 and not self._held(found.lease):
+                _remove(self.folder, found, self.timeout)
+                continue           # link again (another claim may have taken the name meanwhile)
+            self._unlink(linked)
+            return None
+        self.claimed = lease
+        self._claimed_new = linked
+        return "own" if own == last - first + 1 else "new"
+
+    def _met_holder(self, lease: PortLease) -> bool:
+        """Whether a port of `lease`'s range is named already by a lease that still holds, looked at
+        before anything is written (a start asks block after block, and a machine's other live
+        tasks may fill the first blocks): a stat a port, a read and a judgement a lease met. Only a
+        shortcut: the links decide, should a claim come in between."""
+        for port in range(lease.first, lease.last + 1):
+            name = f"{self._prefix}{port}"
+            if not os.path.lexists(name):
+                continue
+            found = _read_lease(Path(name))
+            if found is not None and found.lease != lease and self._held(found.lease):
+                return True
+        return False
+
+    def undo(self) -> None:
+        """Give back the last claim's names made by this object (an own earlier lease stays)."""
+        if self.claimed is not None:
+            self._unlink(self._claimed_new)
+            self.claimed = None
+
+    def done(self) -> None:
+        """The claim is recorded by the store (or abandoned): the temporary name goes, and what this
+        claim read of other stores is kept for the next."""
+        if self._seen_updates:
+            _write_seen(self.folder / SEEN_FILE, self._seen_updates)
+            self._seen_updates = {}
+        if self._temporary is not None:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(self._temporary)
+            self._temporary = None
+
+    def _source(self, lease: PortLease) -> str:
+        """The lease's file, written whole under a temporary name before any port's name links it,
+        so a reader of `ports/<port>` never sees half a lease."""
+        self.done()
+        self._token = os.urandom(8).hex()
+        temporary = f"{self._prefix}.claim-{os.getpid()}-{self._token}.tmp"
+        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        try:
+            os.write(descriptor, (json.dumps({"schema": SCHEMA, **vars(lease), "token": self._token},
+                                             separators=(",", ":")) + "\n").encode())
+        finally:
+            os.close(descriptor)
+        self._temporary = temporary
+        return temporary
+
+    def _unlink(self, ports: Iterable[int]) -> None:
+        # Names this call linked a moment ago: nobody removes a live claimer's lease (its task is live,
+        # or its store's transaction is still open), so they are still this call's.
+        for port in ports:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(f"{self._prefix}{port}")
+
+    def _held(self, lease: PortLease) -> bool:
+        """Whether `lease` (another holder's) still holds its range (the module docstring's rules)."""
+        if lease.store == self.store:
+            if lease.run == self.run and lease.task == self.task:
+                return False   # the holder's own earlier range (another size, another block): replaced
+            # The store found this block free of its live tasks, in its own write transaction.
+            return False
+        if "://" in lease.store or not os.path.isfile(lease.store):
+            return lease_held(lease)
+        # One read of each other store this claim meets (its live tasks), however many of its leases;
+        # none of a store unchanged since a claim last read it (`_live_tasks`).
+        if lease.store not in self._live:
+            self._live[lease.store] = self._live_tasks(lease.store)
+        live = self._live[lease.store]
+        return live is None or (lease.run, lease.task) in live
+
+    def _live_tasks(self, store: str) -> set[tuple[str, str]] | None:
+        """The live tasks of the SQLite store `store` (None: it cannot be read). Kept in
+        `ports/.seen.json` with the store's mark (`_store_mark`) when read (written back by `done`):
+        a store whose mark has not moved since is not opened again (a machine whose other
+        repositories' live tasks sit below the block a start gets meets them at every start; their
+        stores mostly idle). One file for every store: one read a claim, however many it meets."""
+        if self._seen is None:
+            self._seen = _read_seen(self.folder / SEEN_FILE)
+        mark = _store_mark(store)          # taken before the read: a write during it moves the mark
+        entry = self._seen.get(store)
+        if mark is not None and isinstance(entry, dict) and entry.get("mark") == mark:
+            with contextlib.suppress(TypeError, ValueError):
+                return {(str(run), str(task)) for run, task in entry["live"]}  # type: ignore[union-attr]
+        from .sqlite import live_tasks_at
+
+        live = live_tasks_at(store, _LIVE)
+        if live is not None and mark is not None:
+            self._seen_updates[store] = self._seen[store] = {"mark": mark, "live": sorted(live)}
+        return live
 
 
-def _read(path: Path) -> tuple[list[PortLease], dict[str, list[int]]]:
+def _read_seen(path: Path) -> dict[str, dict[str, object]]:
     try:
-        data = json.loads(path.read_text())
-        seen = data.get("seen", {})
-        seen = {str(k): list(v) for k, v in seen.items() if isinstance(v, list)} if isinstance(seen, dict) else {}
-        return [PortLease(**row) for row in data.get("leases", [])], seen
-    except FileNotFoundError:
-        return [], {}
-    except (ValueError, TypeError, AttributeError):
-        # A registry nobody can read holds nothing anyone can check: start over (each repository's
-        # store still keeps its own tasks apart; the bind test still skips ports in use).
-        return [], {}
+        stores = json.loads(path.read_bytes())["stores"]
+        return stores if isinstance(stores, dict) else {}
+    except (OSError, ValueError, TypeError, KeyError):
+        return {}
+
+
+def _write_seen(path: Path, updates: dict[str, dict[str, object]]) -> None:
+    """Merge `updates` into the file (read again first, so another claim's entries mostly stay; one
+    lost to a race costs a store read, never a wrong answer: each entry carries its mark)."""
+    stores = _read_seen(path) | updates
+    temporary = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    with contextlib.suppress(OSError):
+        temporary.write_text(json.dumps({"stores": stores}, separators=(",", ":")))
+        temporary.replace(path)
 
 
 def _store_mark(store: str) -> list[int] | None:
     """What changes whenever a SQLite store is written: its file's and its WAL's size and
-    modification time (a WAL-mode write appends to the WAL; a checkpoint rewrites the file)."""
+    modification time (a WAL-mode write appends to the WAL; a checkpoint rewrites the file, and a
+    WAL started again after one is written with a new time)."""
     mark: list[int] = []
     for name in (store, store + "-wal"):
         try:
@@ -221,32 +288,175 @@ def _store_mark(store: str) -> list[int] | None:
     return mark
 
 
-def _still_held(leases: list[PortLease], seen: dict[str, list[int]] | None = None) -> list[PortLease]:
-    """The leases whose task is still live in its store (the module docstring's rules). `seen`:
-    each store's mark (`_store_mark`) when its entries were last checked, updated here; a store
-    whose mark has not moved since keeps its entries without being opened."""
+def lease_held(lease: PortLease) -> bool:
+    """Whether another store's `lease` is still held: its task live in its store, a PostgreSQL task's
+    worktree still there, or its store unreadable."""
+    if "://" in lease.store:      # PostgreSQL: its worktree says whether the task still runs here
+        return Path(lease.worktree).exists()
+    if not Path(lease.store).is_file():
+        return False              # the repository (or its store) is gone: nothing of it runs
     from .sqlite import task_states_at
 
-    live = {state.value for state in TaskState if state.live}
-    by_store: dict[str, list[PortLease]] = {}
-    for lease in leases:
-        by_store.setdefault(lease.store, []).append(lease)
+    states = task_states_at(lease.store, [(lease.run, lease.task)])
+    if states is None:
+        return True
+    return states.get((lease.run, lease.task)) in _LIVE
+
+
+def release(store: str, run: str, task: str, first: int, last: int, *, timeout: float) -> None:
+    """Unlink the holder's names in `first`..`last` (its task's worktree is gone, or its start rolled
+    back). Nothing to do, and no lock taken, when no name there is the holder's."""
+    folder = leases_folder()
+    mine = [port for port in range(first, last + 1) if _holder_at(folder / str(port), store, run, task)]
+    if not mine:
+        return
+    with _lock(folder.parent, timeout):
+        for port in mine:
+            if _holder_at(folder / str(port), store, run, task):   # again, under the lock
+                os.unlink(folder / str(port))
+
+
+def recorded_leases(state: Path | None = None) -> list[PortLease]:
+    """Every lease recorded on the machine (each once, by first port), stale ones too: a walk of
+    the folder, for `wtc gc` and for reading the registry as a whole. `state`: another user state
+    folder than this process's."""
+    folder = (state if state is not None else user_state_dir()) / LEASES_FOLDER
+    found: dict[str, PortLease] = {}
+    if folder.is_dir():
+        for entry in os.scandir(folder):
+            if not entry.name.startswith("."):
+                lease = _read_lease(Path(entry.path))
+                if lease is not None:
+                    found.setdefault(lease.token, lease.lease)
+    return sorted(found.values(), key=lambda lease: lease.first)
+
+
+def reclaim_leftovers(*, timeout: float) -> int:
+    """Remove every lease no longer held (`lease_held`) and killed claims' temporary files: `wtc gc`'s
+    sweep, the one walk of the folder. Returns how many leases went."""
+    folder = leases_folder()
+    if not folder.is_dir():
+        return 0
+    seen: set[str] = set()
+    removed = 0
+    now = time.time()
+    judged: dict[tuple[str, str, str], bool] = {}
+    for entry in os.scandir(folder):
+        if entry.name == SEEN_FILE:
+            with _lock(folder.parent, timeout):
+                stores = _read_seen(Path(entry.path))
+                kept = {store: seen for store, seen in stores.items() if os.path.isfile(store)}
+                if kept != stores:
+                    with contextlib.suppress(OSError):
+                        os.unlink(entry.path)
+                    _write_seen(Path(entry.path), kept)
+            continue
+        if entry.name.endswith(".tmp"):
+            with contextlib.suppress(FileNotFoundError):
+                if now - entry.stat().st_mtime > STALE_TEMPORARY_SECONDS:
+                    os.unlink(entry.path)
+            continue
+        found = _read_lease(Path(entry.path))
+        if found is None or found.token in seen:
+            continue
+        seen.add(found.token)
+        key = (found.lease.store, found.lease.run, found.lease.task)
+        if key not in judged:
+            judged[key] = lease_held(found.lease)
+        if not judged[key]:
+            _remove(folder, found, timeout)
+            removed += 1
+    return removed
+
+
+def _remove(folder: Path, found: _Found, timeout: float) -> None:
+    """Unlink a lease's names that still hold it (its token), under the lock."""
+    with _lock(folder.parent, timeout):
+        for port in range(found.lease.first, found.lease.last + 1):
+            name = folder / str(port)
+            now = _read_lease(name)
+            if now is not None and now.token == found.token:
+                os.unlink(name)
+
+
+def _holder_at(name: Path, store: str, run: str, task: str) -> bool:
+    found = _read_lease(name)
+    return found is not None and found.lease.holds(store, run, task)
+
+
+def _read_lease(name: Path) -> _Found | None:
+    """The lease at `name`; None when there is none, or its file cannot be read as a lease (then it
+    is kept: nothing can be said of its holder)."""
+    try:
+        data = json.loads(name.read_bytes())
+        return _Found(PortLease(**{field: data[field] for field in
+                                   ("store", "run", "task", "worktree", "first", "last")}), str(data["token"]))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError, TypeError, KeyError):
+        return None
+
+
+def _lock(state: Path, timeout: float) -> contextlib.AbstractContextManager[None]:
+    return filelock.exclusive(state / LOCK_FILE, timeout=timeout, what="the machine's port registry",
+                              fix="retry; many tasks are starting or ending at once on this machine")
+
+
+# ---- the earlier version's ports.json, read once ----------------------------------------------------
+
+def _migrate_if_needed(state: Path, timeout: float) -> None:
+    """Turn an earlier version's `ports.json` into lease files (its live entries), once: one stat
+    when there is none."""
+    path = state / REGISTRY_FILE
+    if not path.exists():
+        return
+    with _lock(state, timeout):
+        if not path.exists():
+            return     # another process migrated it while this one waited
+        folder = state / LEASES_FOLDER
+        for lease in _still_held(_read_registry(path)):
+            token = os.urandom(8).hex()
+            temporary = folder / f".claim-{os.getpid()}-{token}.tmp"
+            temporary.write_text(json.dumps({"schema": SCHEMA, **vars(lease), "token": token},
+                                            separators=(",", ":")) + "\n")
+            try:
+                for port in range(lease.first, lease.last + 1):
+                    with contextlib.suppress(FileExistsError):
+                        os.link(temporary, folder / str(port))
+            finally:
+                os.unlink(temporary)
+        path.replace(path.with_name(REGISTRY_FILE + MIGRATED_SUFFIX))
+
+
+def _read_registry(path: Path) -> list[PortLease]:
+    try:
+        data = json.loads(path.read_text())
+        return [PortLease(**row) for row in data.get("leases", [])]
+    except FileNotFoundError:
+        return []
+    except (ValueError, TypeError, AttributeError):
+        return []      # a registry nobody can read holds nothing anyone can check (as it always was)
+
+
+def _still_held(leases: list[PortLease]) -> list[PortLease]:
+    """The earlier registry's leases that still hold (`lease_held`), each store asked once."""
+    judged: dict[str, dict[tuple[str, str], str] | None] = {}
+    live = set(_LIVE)
     kept: list[PortLease] = []
-    for store, held in by_store.items():
-        if "://" in store:     # PostgreSQL: its worktree says whether the task still runs here
-            kept += [lease for lease in held if Path(lease.worktree).exists()]
+    for lease in leases:
+        if "://" in lease.store or not Path(lease.store).is_file():
+            if lease_held(lease):
+                kept.append(lease)
             continue
-        if not Path(store).is_file():
-            continue           # the repository (or its store) is gone: nothing of it runs
-        mark = _store_mark(store)     # taken before the read: a write during it moves the mark
-        if seen is not None and mark is not None and seen.get(store) == mark:
-            kept += held               # not written since every one of these was found live
-            continue
-        states = task_states_at(store, [(lease.run, lease.task) for lease in held])
-        if states is None:
-            kept += held
-            continue
-        kept += [lease for lease in held if states.get((lease.run, lease.task)) in live]
-        if seen is not None and mark is not None:
-            seen[store] = mark
+        if lease.store not in judged:
+            from .sqlite import task_states_at
+
+            judged[lease.store] = task_states_at(lease.store, [(other.run, other.task) for other in leases
+                                                               if other.store == lease.store])
+        states = judged[lease.store]
+        if states is None or states.get((lease.run, lease.task)) in live:
+            kept.append(lease)
     return kept
+
+
+__all__ = ["PortClaim", "PortLease", "leases_folder", "lease_held", "reclaim_leftovers", "recorded_leases", "registry_path", "release"]
