@@ -709,13 +709,16 @@ def _read_in_pieces(path: str, text: bytes, names: set[str]) -> bytes | None:
 
 
 def _error_nodes(node: Any) -> Any:
-    """The outermost ERROR nodes below `node` (a MISSING node is one too: the text lacks a token)."""
-    if node.type == "ERROR" or node.is_missing:
-        yield node
-        return
-    if node.has_error:
-        for child in node.children:
-            yield from _error_nodes(child)
+    """The outermost ERROR nodes below `node` (a MISSING node is one too: the text lacks a token), in
+    the order of the text. A walk with a stack of its own, not a recursion: a syntax error 1500
+    brackets deep nests that far, past Python's recursion limit."""
+    stack = [node]
+    while stack:
+        node = stack.pop()
+        if node.type == "ERROR" or node.is_missing:
+            yield node
+        elif node.has_error:
+            stack.extend(reversed(node.children))
 
 
 def _read_there(finding: SemanticFinding, text: bytes) -> bool:

@@ -14,8 +14,9 @@ clean from `wtc check` while `task finish` and `land` block the same change.
 
 Invariants: read-only (git grep and blob reads); mode `block` makes each use an error (`left_behind`,
 exit 1), `warn` a warning (`left_behind_warning`, exit 0), `off` reads nothing; a lookup too large to
-make is a warning (`left_behind_unchecked`), one that failed inside an error (`left_behind_failed`,
-exit 6: no answer), never a silent clean.
+make (more changed source files than it reads) or one that failed inside is an error
+(`left_behind_failed`, exit 6: no answer), a look made in part a warning (`left_behind_unchecked`),
+never a silent clean.
 """
 
 from __future__ import annotations
@@ -50,13 +51,12 @@ def left_behind_findings(git: GitRepo, changes: Iterable[Change], since: str, he
     failed: list[str] = []
     found, not_looked = look_for_uses(git, changes, since, at=head, max_changed=MAX_RUN_CHANGED,
                                       max_files=MAX_MENTIONING, partial=partial, unread=partial, failed=failed)
-    if failed:
-        # An error inside the look is no answer: the check exits 6 for it (rules.py), never 0.
-        return [Finding("left_behind_failed", "", f"uses of names the branch removed were not looked for: the look "
-                        f"failed: {not_looked}", Severity.ERROR, details={"reason": not_looked})]
     if not_looked:
-        return [Finding("left_behind_unchecked", "", f"uses of names the branch removed were not looked for: "
-                        f"{not_looked}", Severity.WARNING, details={"reason": not_looked})]
+        # An error inside the look, or a look too large to make, is no answer: the check exits 6 for
+        # it (rules.py), never 0 (a branch too large to look at is not known to leave none behind).
+        how = "the look failed: " if failed else ""
+        return [Finding("left_behind_failed", "", f"uses of names the branch removed were not looked for: {how}"
+                        f"{not_looked}", Severity.ERROR, details={"reason": not_looked})]
     blocking = mode is SemanticMode.BLOCK
     out = [Finding("left_behind_unchecked", "", f"uses of names the branch removed were looked for in part: {line}",
                    Severity.WARNING, details={"reason": line}) for line in partial]
