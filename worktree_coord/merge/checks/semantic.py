@@ -261,8 +261,12 @@ class _Check:
                 return self._symbols[(path,) + key]
         profile = semantic_profile(path)
         assert profile is not None
-        if len(data) > MAX_BYTES or b"\x00" in data[:8000]:
-            self._symbols[(path, data, uses)] = None   # too big, or binary: never guessed at
+        # A NUL byte does not make a file a profile reads binary (git's guess is for diffs): a Python
+        # file holding one still imports a name, and a use in it is a use (found: `from pkg.u import
+        # parse` missed when the file held a NUL). A file marked binary by its attributes is not read
+        # as source (left_behind.source_reader).
+        if len(data) > MAX_BYTES:
+            self._symbols[(path, data, uses)] = None   # too big: never guessed at
             return None
 
         def compute() -> Symbols | None:
@@ -317,8 +321,8 @@ class _Check:
         for mode in (True, False, IMPORTS_ONLY):
             if (path, data, mode) in self._symbols:
                 return self._symbols[(path, data, mode)]
-        if len(data) > MAX_BYTES or b"\x00" in data[:8000]:
-            self._symbols[(path, data, IMPORTS_ONLY)] = None   # too big, or binary: never guessed at
+        if len(data) > MAX_BYTES:
+            self._symbols[(path, data, IMPORTS_ONLY)] = None   # too big: never guessed at (a NUL: above)
             return None
 
         def compute() -> Symbols | None:
@@ -1188,7 +1192,7 @@ class _Check:
             profile = semantic_profile(path)
             self._outside[path] = None if listed is None else [
                 extract(profile, data, uses=False) for other, data in listed
-                if other != path and semantic_profile(other) is profile and b"\x00" not in data[:8000]]
+                if other != path and semantic_profile(other) is profile]
         found = self._outside[path]
         return found is not None and any(symbols.binds(definition.container, definition.name) for symbols in found)
 
