@@ -869,6 +869,7 @@ class _Check:
         if not typed:
             return
         qualifier, _, type_name = typed.rpartition(".")
+        classes_only = False   # an imported name may be a factory function: only a class is a type
         if qualifier:
             imported = _visible_import(merged, qualifier, reference)
             if imported is None or imported.name is not None:
@@ -880,6 +881,12 @@ class _Check:
                 if rules.root_module else self.import_files(imported.module, path, rules)
         else:
             files = [path] + (self.package_files(path) if rules.package == "directory" else [])
+            imported = _visible_import(merged, type_name, reference)
+            if imported is not None and imported.name is not None:
+                # A class the file imports by name (`from pkg.errors import ErrorStore`, then
+                # `store = ErrorStore()`): the module's file declares it, under its own name. Found on
+                # marshmallow: `ErrorStore.store_error` renamed, schema.py's `error_store.store_error(...)`.
+                files, type_name, classes_only = self.import_files(imported.module, path, rules), imported.name, True
         declared = False
         for other in files:
             for which in ("base", "merged"):
@@ -889,7 +896,8 @@ class _Check:
                 if (type_name,) in found.heritage:
                     return   # it embeds a type: a method it lost may be promoted from that one
                 declared = declared or (which == "merged" and any(
-                    d.name == type_name and not d.container and d.kind != "import" for d in found.definitions))
+                    d.name == type_name and not d.container and d.kind != "import"
+                    and (d.kind == "class" or not classes_only) for d in found.definitions))
         if declared:
             yield from ((other, (type_name,), name) for other in files)
 
