@@ -93,8 +93,10 @@ CONFIG_DOCS: dict[str, tuple[str, str]] = {
                     "no task changed that use (old code that still imports or calls it): `block` (default: the "
                     "task's merge is a conflict of kind `left_behind` naming the file, lines and name, and the "
                     "live task owning that file; `wtc task check` exits 1, and 6 when its look for such uses "
-                    "failed at an error of wtc's (`left_behind_unchecked` says which); `wtc land` refuses while one remains "
-                    "unless approved by name with `--allow-left-behind NAME`), `warn` (merged, reported in the "
+                    "gave no answer: it failed at an error of wtc's, or the task changed more source files than it "
+                    "reads (`left_behind_unchecked` says which); `wtc land` refuses while one remains unless approved "
+                    "by name with `--allow-left-behind NAME`, and (exit 6) while the run's look gave no answer, which "
+                    "`wtc report` says as NOT CHECKED, unless `--land-unchecked`), `warn` (merged, reported in the "
                     "finish's notes and `wtc report`), or `off`. `wtc run start --left-behind` overrides it for "
                     "one run, `wtc check --left-behind` for one call. A run reads it as committed at its pinned "
                     "commit (above)."),

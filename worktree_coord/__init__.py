@@ -24,7 +24,7 @@ _LAZY = {
     # handed to a warm server (serve/client.py) needs none of them.
     **{name: ("worktree_coord.errors", name) for name in (
         "ActionRequired", "BoundaryViolation", "BusyError", "ConfigError", "ConflictError", "IdempotencyMismatch",
-        "InternalError", "Interrupted", "NotFoundError", "StateError", "UsageError", "WtcError")},
+        "InternalError", "Interrupted", "LookUnanswered", "NotFoundError", "StateError", "UsageError", "WtcError")},
     "Coordinator": ("worktree_coord.coordinator", "Coordinator"),
     "TaskState": ("worktree_coord.model", "TaskState"),
     "merge_file": ("worktree_coord.merge", "merge_file"),
@@ -51,7 +51,7 @@ def __getattr__(name: str) -> object:
 __all__ = [
     "__version__", "ActionRequired", "BoundaryViolation", "BusyError", "ConfigError", "ConflictError",
     "ConflictRecord", "ConsolidationReport", "Coordinator", "FileMerge", "Forecast", "GcReport",
-    "IdempotencyMismatch", "InternalError", "Interrupted", "Landed", "LeftoverRecord", "MergeReport",
+    "IdempotencyMismatch", "InternalError", "Interrupted", "LookUnanswered", "Landed", "LeftoverRecord", "MergeReport",
     "NotFoundError", "RunReport", "RunStarted", "RunStatus", "SemanticRecord", "SkippedRecord", "StateError",
     "TaskAbandoned", "TaskCheck", "TaskFinished", "TaskStarted", "TaskState", "TaskUpdated", "TaskWidened",
     "UsageError", "ViolationRecord", "WtcError", "merge_file",

@@ -9,6 +9,7 @@ from .errors import ConfigError as ConfigError
 from .errors import ConflictError as ConflictError
 from .errors import IdempotencyMismatch as IdempotencyMismatch
 from .errors import InternalError as InternalError
+from .errors import LookUnanswered as LookUnanswered
 from .errors import Interrupted as Interrupted
 from .errors import NotFoundError as NotFoundError
 from .errors import StateError as StateError

@@ -51,7 +51,8 @@ EXIT_CODES: tuple[ExitCode, ...] = (
              "passed to another process; safe to retry later with the same key (`retry_after_seconds`)"),
     ExitCode(EXIT_NOT_FOUND, "not_found", "not found: the run, task, intent, branch, revision, file or repository"),
     ExitCode(EXIT_INTERNAL, "internal", "internal error: a bug in wtc, never bad input; the message says how "
-             "to report it (`wtc check` and `wtc task check` exit 6 too when a look they make failed at one: "
+             "to report it (`wtc check`, `wtc task check` and `wtc land` exit 6 too when their look for uses of "
+             "removed names gave no answer, failed at one or had more changed files than it reads: "
              "`left_behind_unchecked` says which, never a clean verdict)"),
     ExitCode(EXIT_INTERRUPTED, "interrupted", "interrupted (Ctrl-C); run the same command again to finish "
              "(every write is idempotent)"),
@@ -173,6 +174,15 @@ class InternalError(WtcError):
 
     exit_code = EXIT_INTERNAL
     kind = "internal"
+
+
+class LookUnanswered(WtcError):
+    """A check the command needs gave no answer (the look for uses of removed names failed inside,
+    or had more to read than it reads): exit 6 as for an internal error, never a clean verdict; the
+    fix says how to go on without it."""
+
+    exit_code = EXIT_INTERNAL
+    kind = "unchecked"
 
 
 class Interrupted(WtcError):

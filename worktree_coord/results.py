@@ -228,6 +228,9 @@ class RunReport(Result):
     # over pin..tip): path, name, kind, lines (both copies), tasks (those that changed the file).
     # Advice: also in `warnings`.
     declared_twice: list[dict[str, Any]] = field(default_factory=list)
+    # Why the look for uses left behind gave no answer ("" when it did): the run is NOT CHECKED for
+    # them, and `land` refuses (exit 6) in mode block unless told to land unchecked.
+    left_behind_unchecked: str = ""
 
     @property
     def conflict_records(self) -> tuple[ConflictRecord, ...]:

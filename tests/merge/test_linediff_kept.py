@@ -27,10 +27,12 @@ def test_kept_hunks_equal_a_fresh_diff_and_are_not_shared() -> None:
 
 
 def _pygit2_hunks(old: bytes, new: bytes) -> tuple[tuple[int, int, int, int], ...]:
-    """What linediff read before: pygit2's Patch of the two buffers, zero context lines."""
+    """What linediff reads with pygit2: its Patch of the two buffers, as text, zero context lines."""
     import pygit2
 
-    patch = pygit2.Patch.create_from(old, new, context_lines=0)
+    from worktree_coord.merge.lines.linediff import DIFF_FORCE_TEXT
+
+    patch = pygit2.Patch.create_from(old, new, flag=DIFF_FORCE_TEXT, context_lines=0)
     return tuple((h.old_start, h.old_lines, h.new_start, h.new_lines) for h in patch.hunks)
 
 
@@ -38,7 +40,8 @@ def test_the_line_merges_libgit2_binding_diffs_exactly_as_pygit2() -> None:
     """linediff diffs through the line merge's ctypes binding of the bundled libgit2 (no pygit2
     import: `wtc merge-file`'s semantic check diffs the sides), the same git_patch_from_buffers
     pygit2 calls: every hunk equal on edits of every shape, empty, binary, CRLF and unterminated
-    versions (a layout the binding does not recognise falls back to pygit2 itself)."""
+    versions (a NUL-holding one diffed as text: linediff's flag; a layout the binding does not
+    recognise falls back to pygit2 itself)."""
     import random
 
     from worktree_coord.merge.lines.line import libgit2_hunks

@@ -122,16 +122,17 @@ RULES: dict[str, RuleInfo] = {r.id: r for r in (
           Category.LEFT_BEHIND, Severity.WARNING, EXIT_OK, "As left_behind, reported as a warning (`--left-behind "
           "warn` or `left-behind = \"warn\"` on the target): the check does not fail.",
           "Keep the old name too (an alias), or update the use."),
-    _rule("left_behind_unchecked", "Uses of removed names not (all) looked for", Category.LEFT_BEHIND, Severity.WARNING,
-          EXIT_OK, "The check could not look for uses of the names the branch removed (it changed more source "
-          "files than the lookup reads, or more files mention the removed names than it reads): the branch is "
-          "not known to leave none behind.",
+    _rule("left_behind_unchecked", "Uses of removed names not all looked for", Category.LEFT_BEHIND, Severity.WARNING,
+          EXIT_OK, "The check looked for uses of the names the branch removed in part (more files mention the "
+          "removed names than it reads, or a star list it changed is computed): the branch is not known to "
+          "leave none behind in the files it did not read.",
           "Split the branch, or check the uses of what it removes by hand."),
-    _rule("left_behind_failed", "The look for uses of removed names failed", Category.LEFT_BEHIND, Severity.ERROR,
-          EXIT_INTERNAL, "The look for uses of the names the branch removed stopped at an error of wtc's (the "
-          "message names it): the check has no answer, and a merge of the branch would stop at the same look.",
-          "Report it with the message (WTC_DEBUG=1 prints the traceback); meanwhile check the uses of what the "
-          "branch removes by hand."),
+    _rule("left_behind_failed", "The look for uses of removed names gave no answer", Category.LEFT_BEHIND,
+          Severity.ERROR, EXIT_INTERNAL, "The look for uses of the names the branch removed stopped at an error of "
+          "wtc's, or was not made: the branch changed more source files than it reads (the message says which): "
+          "the check has no answer, never a clean verdict.",
+          "Split the branch, or (an error) report it with the message (WTC_DEBUG=1 prints the traceback); "
+          "meanwhile check the uses of what the branch removes by hand."),
 )}
 
 BOUNDARY_RULES = tuple(r.id for r in RULES.values() if r.category is Category.BOUNDARY)

@@ -14,8 +14,9 @@ clean from `wtc check` while `task finish` and `land` block the same change.
 
 Invariants: read-only (git grep and blob reads); mode `block` makes each use an error (`left_behind`,
 exit 1), `warn` a warning (`left_behind_warning`, exit 0), `off` reads nothing; a lookup too large to
-make is a warning (`left_behind_unchecked`), one that failed inside an error (`left_behind_failed`,
-exit 6: no answer), never a silent clean.
+make (more changed source files than it reads) or one that failed inside is an error
+(`left_behind_failed`, exit 6: no answer), a look made in part a warning (`left_behind_unchecked`),
+never a silent clean.
 """
 
 from __future__ import annotations
@@ -50,26 +51,54 @@ def left_behind_findings(git: GitRepo, changes: Iterable[Change], since: str, he
     failed: list[str] = []
     found, not_looked = look_for_uses(git, changes, since, at=head, max_changed=MAX_RUN_CHANGED,
                                       max_files=MAX_MENTIONING, partial=partial, unread=partial, failed=failed)
-    if failed:
-        # An error inside the look is no answer: the check exits 6 for it (rules.py), never 0.
-        return [Finding("left_behind_failed", "", f"uses of names the branch removed were not looked for: the look "
-                        f"failed: {not_looked}", Severity.ERROR, details={"reason": not_looked})]
     if not_looked:
-        return [Finding("left_behind_unchecked", "", f"uses of names the branch removed were not looked for: "
-                        f"{not_looked}", Severity.WARNING, details={"reason": not_looked})]
+        # An error inside the look, or a look too large to make, is no answer: the check exits 6 for
+        # it (rules.py), never 0 (a branch too large to look at is not known to leave none behind).
+        how = "the look failed: " if failed else ""
+        return [Finding("left_behind_failed", "", f"uses of names the branch removed were not looked for: {how}"
+                        f"{not_looked}", Severity.ERROR, details={"reason": not_looked})]
     blocking = mode is SemanticMode.BLOCK
+    written = _written_by_branch(git, changes, head, found)
     out = [Finding("left_behind_unchecked", "", f"uses of names the branch removed were looked for in part: {line}",
                    Severity.WARNING, details={"reason": line}) for line in partial]
     for use in found:
         if not _still_used_on_target(git, since, target_tip, use.use_path, use.name, whole=use.kind == "module"):
             continue
         lines = f"line {use.lines}" if len(use.use_lines) == 1 else f"lines {use.lines}"
-        message = (f"{use.use_path} ({lines}) still uses {use.name}, which the branch {use.what_happened}; "
-                   f"the branch does not change that use, so the merged tree would not resolve it: {use.keep}, "
-                   f"or update the use on the branch")
+        instead = f"use {use.replacement} (what replaced it, it seems)" if use.replacement else \
+            f"use what replaced {use.name}"
+        if use.use_path in written.get("added", ()):
+            # Its own new file: "does not change that use" would send the reader looking for old code.
+            message = (f"{use.use_path} ({lines}), a file the branch adds, uses {use.name}, which the branch "
+                       f"{use.what_happened}; the branch adds this use, so the merged tree would not resolve it: "
+                       f"{instead}, or {use.keep}")
+        elif set(use.use_lines) & written.get(use.use_path, set()):
+            message = (f"{use.use_path} ({lines}) uses {use.name}, which the branch {use.what_happened}; the branch "
+                       f"writes this use, so the merged tree would not resolve it: {instead}, or {use.keep}")
+        else:
+            message = (f"{use.use_path} ({lines}) still uses {use.name}, which the branch {use.what_happened}; "
+                       f"the branch does not change that use, so the merged tree would not resolve it: {use.keep}, "
+                       f"or update the use on the branch")
         out.append(Finding("left_behind" if blocking else "left_behind_warning", use.use_path, message,
                            Severity.ERROR if blocking else Severity.WARNING, use.use_lines[0], use.use_lines[0],
                            details={"kind": "left_behind", "lines_in": "head"} | use.to_json()))
+    return out
+
+
+def _written_by_branch(git: GitRepo, changes: list[Change], head: str, found: list) -> dict[str, set]:
+    """Of the files holding a use in `found`: under "added", those the branch adds; under each path
+    it changed, the use lines (numbers in the head's version) its change added or rewrote."""
+    paths = {use.use_path for use in found}
+    out: dict[str, set] = {"added": set()}
+    for change in changes:
+        if change.path not in paths or change.new_oid is None:
+            continue
+        if change.old_oid is None:
+            out["added"].add(change.path)
+            continue
+        from ..merge.lines.linediff import added_lines
+
+        out[change.path] = set(added_lines(git.read_blob(change.old_oid), git.read_blob(change.new_oid)))
     return out
 
 

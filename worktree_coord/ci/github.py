@@ -43,6 +43,6 @@ def render(report: CheckReport) -> str:
     verdict = (f"wtc check: {counts['violations']} boundary violation(s), {counts['conflicts']} merge conflict(s), "
                f"{counts['left_behind']} use(s) left behind of a removed name, "
                f"{counts['reserved']} reserved-file edit(s) in {counts['changed']} changed file(s)"
-               + ("; NOT CHECKED for uses left behind (the look failed)" if report.unanswered else ""))
+               + ("; NOT CHECKED for uses left behind (the look gave no answer)" if report.unanswered else ""))
     lines.append(command("notice" if report.ok else "error", verdict, title="wtc check"))
     return "\n".join(lines)

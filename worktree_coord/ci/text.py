@@ -61,7 +61,7 @@ def render(report: CheckReport) -> str:
     if counts["reserved"]:
         parts.append(_plural(counts["reserved"], "reserved-file edit") + " (consolidated later)")
     if report.unanswered:
-        parts.append("NOT CHECKED for uses left behind of removed names (the look failed)")
+        parts.append("NOT CHECKED for uses left behind of removed names (the look gave no answer)")
     verdict = ", ".join(parts) if parts else "clean"
     lines.append(f"wtc check: {verdict}: {_plural(counts['changed'], 'changed file')}, head {report.head[:12]} "
                  f"({report.head_label}) since {report.base[:12]}")

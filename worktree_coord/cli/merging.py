@@ -56,6 +56,9 @@ def land(
                                                 help="Land although the landed tree still uses NAME, which the run "
                                                      "removed or renamed (the report lists them under left behind); "
                                                      "repeat for each name."),
+    land_unchecked: bool = typer.Option(False, "--land-unchecked",
+                                        help="Land although the look for uses of names the run removed gave no "
+                                             "answer (the report says NOT CHECKED): the uses were checked by hand."),
     key: Optional[str] = KeyOption,
     repo: str = RepoOption,
     json_mode: bool = JsonOption,
@@ -65,7 +68,8 @@ def land(
     Refuses (exit 1) while something would be left out (intents not applied, tasks in conflict,
     failed, rejected, started or not merged) unless --allow-partial, and while the landed tree would
     use a name the run removed unless --allow-left-behind NAME; or a person approves at the prompt
-    that names them.
+    that names them. Refuses (exit 6) while the look for those uses gave no answer (the report says
+    NOT CHECKED) unless --land-unchecked, or the prompt that says so is approved.
 
     A landed run takes no new task (start a new run off the target for more work); the tasks a
     partial land left out still start, finish and merge into the integration branch, and reach the
@@ -81,11 +85,12 @@ def land(
             # The question names the leftovers and the uses left behind: approving it approves them.
             allow_partial = allow_partial or bool(manifest.leftovers.get("intents") or manifest.leftovers.get("tasks"))
             allow_left_behind = render.left_behind_names(manifest) or allow_left_behind
+            land_unchecked = land_unchecked or bool(manifest.left_behind_unchecked)
             approved = typer.confirm(render.land_question(manifest, onto), default=False)
             if not approved:
                 raise UsageError("landing was not approved", fix="nothing changed; run land again when ready")
         result = coordinator.land(run, onto, approved=approved, allow_partial=allow_partial,
-                                  allow_left_behind=allow_left_behind, key=key)
+                                  allow_left_behind=allow_left_behind, key=key, land_unchecked=land_unchecked)
     emit(result.to_json() | {"manifest": manifest.to_json()}, schema="land", json_mode=json_mode,
          human=render.landed(result))
     return result.exit_code

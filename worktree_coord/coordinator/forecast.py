@@ -295,7 +295,7 @@ class ForecastOperations(CoordinatorBase):
                              record.worktree if me.source == "worktree" else None,
                              self.git.common_dir / "info" / "exclude", committed=False)
         mode = self._left_behind_mode(run)
-        failed: list[str] = []   # the left-behind look failed inside (an error of wtc's): unanswered
+        failed: list[str] = []   # the left-behind look gave no answer (failed inside, or too large): unanswered
         left_behind = self._left_behind(run_id, task_id, me, tip, failed) if mode is not SemanticMode.OFF else []
         # The merge refuses a task that leaves uses of a name it removed (the run's left-behind mode).
         blocked = mode is SemanticMode.BLOCK and any("use_path" in row for row in left_behind)
@@ -356,6 +356,9 @@ class ForecastOperations(CoordinatorBase):
 
         unread: list[str] = []   # the star lists the task changed that the look cannot read (a computed `__all__`)
         found, not_looked = look_for_uses(self.git, me.changes.values(), tip, failed=failed, unread=unread)
+        if not_looked and not failed:
+            # Too many changed files to look at (LookupTooLarge) is no answer either: not clean (exit 6).
+            failed.append(not_looked)
         if not_looked:
             return [{"note": f"uses of removed names were not looked for: {not_looked}"}]
         return [{"note": f"uses of removed names were looked for in part: {line}"} for line in unread] + \

@@ -10,7 +10,7 @@ import re
 from typing import TYPE_CHECKING, Any, Sequence
 
 from ..store import leases
-from ..errors import ActionRequired, BusyError, NotFoundError, StateError, UsageError
+from ..errors import ActionRequired, BusyError, LookUnanswered, NotFoundError, StateError, UsageError
 from ..store.idempotency import Outcome, default_key, recorded, run_once, variant_key
 from ..model import UNAPPLIED_INTENT_STATES, RunRecord, RunState, TaskRecord, TaskState
 from ..results import Landed, MergeReport, RunReport
@@ -102,7 +102,8 @@ class LandingOperations(CoordinatorBase):
                 warnings.append(f"{onto} moved since the run was pinned: landing needs the integration branch "
                                 f"brought up to date (wtc sync --run {run_id} --from {onto})")
         files = self._landing_files(run, land_from, tip, task_records)
-        left_behind = self._left_behind_in_run(run, tip, task_records, warnings)
+        unchecked: list[str] = []   # why the look for uses left behind gave no answer ("" when it did)
+        left_behind = self._left_behind_in_run(run, tip, task_records, warnings, unchecked)
         declared_twice = self._declared_twice_in_run(run, tip, task_records, warnings)
         consolidation = self._consolidation_rows(run_id, events)
         for row in consolidation:     # e.g. the relock moved packages no intent names: a person reviews it
@@ -111,15 +112,18 @@ class LandingOperations(CoordinatorBase):
                          files=files, intents_pending=unapplied, conflicts=conflicts, verification=checks,
                          target=target, warnings=warnings, leftovers=leftovers,
                          timeline=_timeline(run, task_records, events),
-                         consolidation=consolidation, left_behind=left_behind, declared_twice=declared_twice)
+                         consolidation=consolidation, left_behind=left_behind, declared_twice=declared_twice,
+                         left_behind_unchecked=unchecked[0] if unchecked else "")
 
     def _left_behind_in_run(self, run: RunRecord, tip: str, task_records: Sequence[TaskRecord],
-                     warnings: list[str]) -> list[dict[str, Any]]:
+                     warnings: list[str], unchecked: list[str] | None = None) -> list[dict[str, Any]]:
         """Uses the integration tip keeps of names the run removed or renamed (left_behind.py): each
         task's merge refused its own (the run's left-behind mode), but a merge made with the mode at
         `warn` or `off`, a hand resolution, or a removal no merge could see shows here. With the
         mode at `block`, landing refuses while any remains that the person did not approve by
-        name (`land`); each is also a warning. A rename guess (`replacement`) is kept only where
+        name (`land`); each is also a warning. A look that gave no answer (it failed inside, or the
+        run changed more files than it reads) puts its reason in `unchecked`: the run is NOT
+        CHECKED, never read as leaving none. A rename guess (`replacement`) is kept only where
         the removing task's own change added that name: another task's new function in the same
         file is not what the name became."""
         if tip == run.base:
@@ -129,7 +133,12 @@ class LandingOperations(CoordinatorBase):
         found, not_looked = look_for_uses(self.git, self.git.changes(run.base, tip), run.base, at=tip,
                                           max_changed=MAX_RUN_CHANGED)
         if not_looked:
-            warnings.append(f"left behind: uses of names the run removed were not looked for: {not_looked}")
+            warnings.append(f"left behind: NOT CHECKED: uses of names the run removed were not looked for: "
+                            f"{not_looked}" + ("; `wtc land` refuses until they are looked for, unless told to land "
+                                               "unchecked (--land-unchecked)"
+                                               if self._left_behind_mode(run).value == "block" else ""))
+            if unchecked is not None:
+                unchecked.append(not_looked)
             return []
         from . import merge_queue as queue
 
@@ -291,7 +300,7 @@ class LandingOperations(CoordinatorBase):
     @staged("land")
     def land(self, run_id: str, onto: str, *, approved: bool, allow_partial: bool = False,
              allow_left_behind: Sequence[str] = (), key: str | None = None,
-             expected_tip: str | None = None) -> Landed:
+             expected_tip: str | None = None, land_unchecked: bool = False) -> Landed:
         """Fast-forward `onto` to the integration tip by compare-and-swap, after approval. Refuses
         when the target moved (not a fast-forward) and says how to bring integration up to date.
         Refuses (exit 1) while intents are not applied or tasks are in conflict, failed, rejected,
@@ -300,7 +309,10 @@ class LandingOperations(CoordinatorBase):
         that was approved), refuses when integration has moved since: an approval covers exactly
         the change manifest it was given. With the run's left-behind mode at `block` (the default),
         refuses (exit 1) while the landed tree would keep a use of a name the run removed or
-        renamed, unless each such name is in `allow_left_behind` (a person approved it by name)."""
+        renamed, unless each such name is in `allow_left_behind` (a person approved it by name), and
+        while the look for those uses gave no answer (it failed inside, or the run changed more files
+        than it reads: exit 6, as `wtc check` ends), unless `land_unchecked` (a person said to land
+        without it)."""
         run = self._run(run_id)
         if not approved:
             raise UsageError("landing needs approval", fix=f"review `wtc report --run {run_id} --onto {onto}`, "
@@ -331,7 +343,7 @@ class LandingOperations(CoordinatorBase):
             if old == tip or self.git.is_ancestor(tip, old):
                 return Outcome(Landed(run=run_id, onto=onto, old=old, new=old, tip=tip, how="already").to_json())
             # Checked here, in the call that lands (a repeat replays what it landed): read once.
-            left_behind = self._left_behind_to_approve(run, tip, allow_left_behind, onto)
+            left_behind = self._left_behind_to_approve(run, tip, allow_left_behind, onto, land_unchecked)
             if not self.git.is_ancestor(old, tip):
                 raise StateError(
                     f"{onto} moved to {old[:12]} since the run was pinned at {run.base[:12]}; "
@@ -377,18 +389,29 @@ class LandingOperations(CoordinatorBase):
         return Landed.from_json(done.outcome.result, replayed=done.replayed, left_out=leftovers, warnings=warnings)
 
     def _left_behind_to_approve(self, run: RunRecord, tip: str, approved: Sequence[str],
-                                onto: str) -> list[dict[str, Any]]:
+                                onto: str, land_unchecked: bool = False) -> list[dict[str, Any]]:
         """The uses the landed tree would keep of names the run removed (the report's `left_behind`);
         with the run's mode at `block`, a refusal (ActionRequired, exit 1) while one is of a name
-        not in `approved`. Returns them (approved ones land, listed in the result)."""
+        not in `approved`, and one (LookUnanswered, exit 6) while the look gave no answer, unless
+        `land_unchecked`. Returns them (approved ones land, listed in the result)."""
         from ..merge.result import SemanticMode
 
         mode = self._left_behind_mode(run)
         if mode is SemanticMode.OFF:
             return []
-        rows = self._left_behind_in_run(run, tip, self.store.list_tasks(run.run_id), [])
+        unchecked: list[str] = []
+        rows = self._left_behind_in_run(run, tip, self.store.list_tasks(run.run_id), [], unchecked)
         if mode is not SemanticMode.BLOCK:
             return rows
+        if unchecked and not land_unchecked:
+            # No answer is not "none left behind": the landed tree may not resolve a name the run removed.
+            raise LookUnanswered(
+                f"landing run {run.run_id} is NOT CHECKED for uses of names the run removed: the look gave no "
+                f"answer ({unchecked[0]})",
+                fix=f"check the uses of what the run removed by hand (`wtc report --run {run.run_id} --onto {onto}` "
+                    f"lists the run's files), then land without the look: wtc land --run {run.run_id} --onto {onto} "
+                    f"--yes --land-unchecked",
+                details={"left_behind_unchecked": unchecked[0]})
         names = sorted({row["name"] for row in rows})
         unknown = sorted(set(approved) - set(names))
         if unknown:

@@ -974,6 +974,19 @@ class GitRepo:
         except KeyError:
             return self._lazy_blob(str(entry.id))
 
+    def marked_binary(self, commit: str, rel: str) -> bool:
+        """Whether the `.gitattributes` of `commit` mark the file `rel` binary (`binary`, or `-diff`):
+        the project says it is not text, whatever its name. Read from the commit's own attributes
+        (and the system's and user's), not the working files, which may be of another commit."""
+        import pygit2
+
+        flags = pygit2.enums.AttrCheck.INDEX_ONLY | pygit2.enums.AttrCheck.INCLUDE_COMMIT
+        try:
+            return self.repo.get_attr(rel, "diff", flags, self.repo.revparse_single(commit).peel(pygit2.Commit).id) \
+                is False
+        except (KeyError, ValueError, pygit2.GitError):
+            return False   # not a commit (a tree): no attributes to read
+
     def file_id_at(self, commit: str, rel: str) -> str | None:
         """The blob id of the file `rel` at `commit` (a commit or a tree; None: no such file)."""
         entry = self._blob_entry(commit, rel)

@@ -153,9 +153,11 @@ def build_land(served: Served) -> "Tool":
                 details={"manifest_tip": report.tip}))
 
         def land_now(c: "Coordinator") -> Reply:
-            # The question named each use left behind: approving it approves those names.
+            # The question named each use left behind, and a look that gave no answer: approving it
+            # approves those names, and landing unchecked.
             landed: Landed = c.land(run, onto, approved=True, allow_partial=partial, key=idempotency_key,
-                                    expected_tip=report.tip, allow_left_behind=render.left_behind_names(report))
+                                    expected_tip=report.tip, allow_left_behind=render.left_behind_names(report),
+                                    land_unchecked=bool(report.left_behind_unchecked))
             return Reply(landed.to_json() | {"manifest": report.to_json()}, "land", render.landed(landed))
 
         return await run_call(served, land_now)

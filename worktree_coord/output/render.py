@@ -244,6 +244,8 @@ def run_report(r: RunReport) -> str:
     if r.target:
         verdict = "fast-forward" if r.target["fast_forward"] else "NOT a fast-forward (target moved)"
         lines.append(f"  target    {r.target['branch']} at {r.target['tip'][:12]}: {verdict}")
+    if r.left_behind_unchecked:
+        lines.append(f"  NOT CHECKED for uses of names the run removed: {r.left_behind_unchecked}")
     for warning in r.warnings:
         lines.append(f"  warning: {warning}")
     if not r.warnings:
@@ -253,8 +255,9 @@ def run_report(r: RunReport) -> str:
 
 def land_question(report: RunReport, onto: str) -> str:
     """What a person is asked before landing (the CLI's prompt, the MCP server's elicitation): the
-    target and the exact tip, naming every leftover landing would leave out and every name the run
-    removed that the landed tree still uses; approving it approves each of them."""
+    target and the exact tip, naming every leftover landing would leave out, every name the run
+    removed that the landed tree still uses, and a look for those uses that gave no answer;
+    approving it approves each of them."""
     from ..coordinator.landing import left_behind_summary, leftover_summary
 
     ask = f"Fast-forward {onto} to {report.tip[:12]} (integration of run {report.run})"
@@ -262,6 +265,8 @@ def land_question(report: RunReport, onto: str) -> str:
         ask += f" LEAVING OUT {leftover_summary(report.leftovers)}"
     if report.left_behind:
         ask += f" KEEPING USES OF NAMES THE RUN REMOVED: {left_behind_summary(report.left_behind)}"
+    if report.left_behind_unchecked:
+        ask += f" NOT CHECKED FOR USES OF NAMES THE RUN REMOVED ({report.left_behind_unchecked})"
     return ask + "?"
 
 
@@ -624,7 +629,7 @@ def task_check(r: TaskCheck) -> str:
     others = len(r.onto) - 1
     verdict = "WOULD CONFLICT" if not r.clean else \
         "WOULD BE REFUSED at its merge: it leaves uses of names it removed (below)" if r.left_behind_blocks else \
-        "NOT CHECKED for uses of names it removed: the look failed (below), its merge would stop there too" \
+        "NOT CHECKED for uses of names it removed: the look gave no answer (below)" \
         if r.left_behind_unchecked else \
         "merges cleanly onto integration" + (f" and the {others} other task{'s' if others != 1 else ''} compared"
                                              if others else "")

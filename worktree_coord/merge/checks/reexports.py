@@ -531,7 +531,7 @@ class ReExports:
         data = self._tree_file("base", path)
         profile = profile_for_path(path)
         found = None
-        if data is not None and profile is not None and len(data) <= MAX_BYTES and b"\x00" not in data[:8000]:
+        if data is not None and profile is not None and len(data) <= MAX_BYTES:   # a NUL: source still (semantic.py)
             def compute() -> Symbols | None:
                 tree = profile.parse(data)
                 return None if tree.root_node.has_error else extract(profile, data, tree, uses=False)

@@ -261,8 +261,12 @@ class _Check:
                 return self._symbols[(path,) + key]
         profile = semantic_profile(path)
         assert profile is not None
-        if len(data) > MAX_BYTES or b"\x00" in data[:8000]:
-            self._symbols[(path, data, uses)] = None   # too big, or binary: never guessed at
+        # A NUL byte does not make a file a profile reads binary (git's guess is for diffs): a Python
+        # file holding one still imports a name, and a use in it is a use (found: `from pkg.u import
+        # parse` missed when the file held a NUL). A file marked binary by its attributes is not read
+        # as source (left_behind.source_reader).
+        if len(data) > MAX_BYTES:
+            self._symbols[(path, data, uses)] = None   # too big: never guessed at
             return None
 
         def compute() -> Symbols | None:
@@ -317,8 +321,8 @@ class _Check:
         for mode in (True, False, IMPORTS_ONLY):
             if (path, data, mode) in self._symbols:
                 return self._symbols[(path, data, mode)]
-        if len(data) > MAX_BYTES or b"\x00" in data[:8000]:
-            self._symbols[(path, data, IMPORTS_ONLY)] = None   # too big, or binary: never guessed at
+        if len(data) > MAX_BYTES:
+            self._symbols[(path, data, IMPORTS_ONLY)] = None   # too big: never guessed at (a NUL: above)
             return None
 
         def compute() -> Symbols | None:
@@ -866,6 +870,7 @@ class _Check:
         if not typed:
             return
         qualifier, _, type_name = typed.rpartition(".")
+        classes_only = False   # an imported name may be a factory function: only a class is a type
         if qualifier:
             imported = _visible_import(merged, qualifier, reference)
             if imported is None or imported.name is not None:
@@ -877,6 +882,12 @@ class _Check:
                 if rules.root_module else self.import_files(imported.module, path, rules)
         else:
             files = [path] + (self.package_files(path) if rules.package == "directory" else [])
+            imported = _visible_import(merged, type_name, reference)
+            if imported is not None and imported.name is not None:
+                # A class the file imports by name (`from pkg.errors import ErrorStore`, then
+                # `store = ErrorStore()`): the module's file declares it, under its own name. Found on
+                # marshmallow: `ErrorStore.store_error` renamed, schema.py's `error_store.store_error(...)`.
+                files, type_name, classes_only = self.import_files(imported.module, path, rules), imported.name, True
         declared = False
         for other in files:
             for which in ("base", "merged"):
@@ -886,7 +897,8 @@ class _Check:
                 if (type_name,) in found.heritage:
                     return   # it embeds a type: a method it lost may be promoted from that one
                 declared = declared or (which == "merged" and any(
-                    d.name == type_name and not d.container and d.kind != "import" for d in found.definitions))
+                    d.name == type_name and not d.container and d.kind != "import"
+                    and (d.kind == "class" or not classes_only) for d in found.definitions))
         if declared:
             yield from ((other, (type_name,), name) for other in files)
 
@@ -1189,7 +1201,7 @@ class _Check:
             profile = semantic_profile(path)
             self._outside[path] = None if listed is None else [
                 extract(profile, data, uses=False) for other, data in listed
-                if other != path and semantic_profile(other) is profile and b"\x00" not in data[:8000]]
+                if other != path and semantic_profile(other) is profile]
         found = self._outside[path]
         return found is not None and any(symbols.binds(definition.container, definition.name) for symbols in found)
 

@@ -51,6 +51,8 @@ _STYLE_ZDIFF3 = 1 << 8
 # first), and those offsets are checked against the defaults init wrote (context 3, interhunk 0).
 _DIFF_OPTIONS_BYTES = 512
 _CONTEXT_LINES_AT, _INTERHUNK_LINES_AT = 56, 60
+_FLAGS_AT = 4                 # git_diff_options.flags, after its version
+DIFF_FORCE_TEXT = 1 << 20     # GIT_DIFF_FORCE_TEXT: diff every version as text (linediff.py)
 
 
 def _init_without_a_bundle(lib: ctypes.CDLL) -> None:
@@ -112,8 +114,8 @@ class _Libgit2:
         self._diff_options: ctypes.Array[ctypes.c_char] | None = None
 
     def diff_options(self) -> ctypes.Array[ctypes.c_char] | None:
-        """git_diff_options for a line diff with no context (what `pygit2.Patch.create_from(old, new,
-        context_lines=0)` passes), or None when this build's layout is not the one checked for."""
+        """git_diff_options for a line diff with no context, as text (what `pygit2.Patch.create_from(old,
+        new, flag=DIFF_FORCE_TEXT, context_lines=0)` passes), or None when this build's layout is not the one checked for."""
         if self._diff_options is None:
             lib = self.lib
             lib.git_diff_options_init.restype = ctypes.c_int
@@ -133,10 +135,11 @@ class _Libgit2:
             if ctypes.sizeof(ctypes.c_void_p) != 8 or lib.git_diff_options_init(options, 1) != 0:
                 return None
             field = ctypes.c_uint32.from_buffer
-            if (field(options, 0).value, field(options, _CONTEXT_LINES_AT).value,
-                    field(options, _INTERHUNK_LINES_AT).value) != (1, 3, 0):
+            if (field(options, 0).value, field(options, _FLAGS_AT).value, field(options, _CONTEXT_LINES_AT).value,
+                    field(options, _INTERHUNK_LINES_AT).value) != (1, 0, 3, 0):
                 return None
             field(options, _CONTEXT_LINES_AT).value = 0
+            field(options, _FLAGS_AT).value = DIFF_FORCE_TEXT   # linediff.py: a NUL byte is no reason for no lines
             self._diff_options = options
         return self._diff_options
 

@@ -13,6 +13,8 @@ import functools
 import sys
 from typing import Iterable
 
+DIFF_FORCE_TEXT = 1 << 20   # GIT_DIFF_FORCE_TEXT (line.py passes the same to its binding)
+
 HUNKS_KEPT = 128         # the diffs of the version pairs met last (hunks)
 HUNKS_KEPT_BYTES = 1 << 16   # ... of pairs this small at most (the kept pairs' bytes stay alive: 8 MB)
 
@@ -45,7 +47,10 @@ def _diff(old: bytes, new: bytes) -> tuple[tuple[int, int, int, int], ...]:
         import pygit2
     # Loaded (a drain, a finish): pygit2 reads the hunks in C; the binding pays ctypes calls and a
     # struct read per hunk (3x pygit2's time for a file with 24 hunks, bench_merge's task edits).
-    patch = pygit2.Patch.create_from(old, new, context_lines=0)
+    # As text (DIFF_FORCE_TEXT): libgit2 calls a version holding a NUL byte binary and gives it no
+    # hunks, so a use in a source file holding one was never a new line (`from pkg.u import parse`
+    # missed); the files a profile reads are source whatever bytes they hold.
+    patch = pygit2.Patch.create_from(old, new, flag=DIFF_FORCE_TEXT, context_lines=0)
     return tuple((h.old_start, h.old_lines, h.new_start, h.new_lines) for h in patch.hunks)
 
 

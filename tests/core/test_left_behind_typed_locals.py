@@ -1,0 +1,74 @@
+"""Python: a method renamed on a class whose instances other files reach through a local whose class
+is evident (`store = ErrorStore()`, or a parameter `store: ErrorStore`) is a use of that method.
+
+Found on marshmallow: `ErrorStore.store_error` renamed in error_store.py; schema.py calls
+`error_store.store_error(...)` on a parameter annotated `error_store: ErrorStore` and the check was
+clean. grammars/python.toml now spells those locals' class (`@typed.name`, `@typed.type`), and the
+semantic check follows a call on one to the class a module of the repository declares, only where
+sure: every binding of the local in its scope spells that one class, the class has no base (a
+method it lost may be inherited), a name the file imports (`from m import C`) is a class of m's
+file (not a factory function).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.ci.ci_helpers import commit_all, run_wtc
+from tests.conftest import git, make_repo, write, wtc
+from tests.core.test_uses_left_behind import _task_edited
+
+STORE = "class ErrorStore:\n    def __init__(self):\n        self.errors = {}\n\n    def store_error(self, m):\n        self.errors.update(m)\n"
+RENAMED = STORE.replace("store_error", "record_error")
+HEAD = "from pkg.error_store import ErrorStore\n\n\n"
+
+
+def _check(tmp_path: Path, schema: str, store_after: str = RENAMED,
+           store_before: str = STORE) -> tuple[int, list[tuple[str, int | None, str]]]:
+    repo = make_repo(tmp_path / "repo", {"pkg/__init__.py": "", "pkg/error_store.py": store_before,
+                                         "pkg/schema.py": schema})
+    git(repo, "checkout", "-q", "-b", "feature")
+    write(repo, {"pkg/error_store.py": store_after})
+    commit_all(repo, "feature: store_error renamed")
+    done = run_wtc(repo, "check", "--own", "**", "--head", "feature", "--target", "main", "--json")
+    body = json.loads(done.stdout)
+    return done.returncode, [(f["path"], f["start_line"], f["rule"]) for f in body["findings"]]
+
+
+def test_a_call_on_a_local_made_by_the_classs_constructor_blocks_at_task_check(tmp_path: Path) -> None:
+    schema = HEAD + "def load():\n    store = ErrorStore()\n    store.store_error({})\n"
+    repo = _task_edited(tmp_path, {"pkg/__init__.py": "", "pkg/error_store.py": STORE, "pkg/schema.py": schema},
+                        "rm", ("pkg/error_store.py",), {"pkg/error_store.py": RENAMED}, None)
+    code, body = wtc(repo, "task", "check", "rm", "--run", "r1")
+    assert code == 1 and body["left_behind_blocks"] is True, body
+    assert [(row["use_path"], row["use_lines"], row["name"]) for row in body["left_behind"]] == \
+        [("pkg/schema.py", [6], "ErrorStore.store_error")]
+
+
+@pytest.mark.parametrize("schema,line", [
+    (HEAD + "def load(store: ErrorStore):\n    store.store_error({})\n", 5),                      # annotated
+    (HEAD + "def load(store: ErrorStore = None):\n    store.store_error({})\n", 5),
+    ("import pkg.error_store as es\n\n\ndef load():\n    store = es.ErrorStore()\n    store.store_error({})\n", 6),
+], ids=["parameter", "default-parameter", "module-qualified"])
+def test_a_call_on_a_local_of_evident_class_blocks_wtc_check(tmp_path: Path, schema: str, line: int) -> None:
+    code, findings = _check(tmp_path, schema)
+    assert code == 1 and findings == [("pkg/schema.py", line, "left_behind")], findings
+
+
+@pytest.mark.parametrize("schema,before", [
+    (HEAD + "def load(other):\n    store = ErrorStore()\n    store = other()\n    store.store_error({})\n", STORE),
+    (HEAD + "def make():\n    store = ErrorStore()\n    return store\n\n\ndef load(store):\n    store.store_error({})\n",
+     STORE),
+    (HEAD + "def load():\n    store = ErrorStore()\n    store.store_error({})\n",
+     STORE.replace("class ErrorStore:", "class ErrorStore(Base):")),
+    ("from pkg.error_store import make\n\n\ndef load():\n    store = make()\n    store.store_error({})\n",
+     STORE + "\n\ndef make():\n    return ErrorStore()\n"),
+    (HEAD + "def load():\n    store = ErrorStore()\n    store.errors.store_error({})\n", STORE),
+], ids=["rebound", "untyped-parameter", "class-with-a-base", "factory-function", "attribute-of-it"])
+def test_a_local_whose_class_is_not_sure_stays_clean(tmp_path: Path, schema: str, before: str) -> None:
+    after = before.replace("store_error", "record_error")
+    code, findings = _check(tmp_path, schema, after, before)
+    assert code == 0 and findings == [], findings
