@@ -16,7 +16,7 @@ import sys
 EXIT_INTERRUPTED = 130   # worktree_coord.errors.EXIT_INTERRUPTED, not imported: this must load first
 # The collector's first threshold in a `wtc` process. A call allocates a few hundred thousand
 # containers as its modules load (classes, functions, their dicts and annotations), nearly all of
-# them kept to the end: at Python's 700 the young collections ran ~120 times in a merging `task
+# them kept to the end: at Python's 700 the young collections ran ~270 times in a merging `task
 # finish` and walked each of them again on its way to the oldest generation (~24 million
 # instructions, 4% of the call); at this threshold ~20 times (~16 million). Only how often the
 # collector runs changes: every cycle is still collected, with at most this many more containers
