@@ -171,3 +171,54 @@ def test_a_finish_runs_with_a_certificate_bundle_libgit2_refuses(repo: Path, tmp
                           cwd=repo, capture_output=True, text=True, env=env)
     assert done.returncode == 0, done.stderr[-2000:]
     assert json.loads(done.stdout)["state"] == "merged"
+
+
+READS = r"""
+import json, os, subprocess, sys
+
+def read_so_far() -> int:   # bytes this process has read through read(2) and the like
+    with open("/proc/self/io") as io:
+        return next(int(line.split()[1]) for line in io if line.startswith("rchar:"))
+
+from worktree_coord.gitrepo import lean_pygit2
+lean_pygit2.install()
+before = read_so_far()
+import pygit2
+at_import = read_so_far() - before
+os_environ = os.environ["SSL_CERT_FILE"]
+child_environ = subprocess.run(["sh", "-c", 'printf %s "$SSL_CERT_FILE"'], capture_output=True, text=True).stdout
+before = read_so_far()
+lean_pygit2.hand_over()
+print(json.dumps({"at_import": at_import, "at_hand_over": read_so_far() - before, "environ": os_environ,
+                  "child_environ": child_environ}))
+"""
+
+
+def _one_certificate() -> str:
+    import ssl
+
+    paths = ssl.get_default_verify_paths()
+    bundle = Path(os.environ.get("SSL_CERT_FILE") or paths.cafile or paths.openssl_cafile)
+    text = bundle.read_text()
+    end = "-----END CERTIFICATE-----"
+    start = text.index("-----BEGIN CERTIFICATE-----")
+    return text[start:text.index(end, start) + len(end)] + "\n"
+
+
+def test_libgit2_reads_the_certificate_file_at_the_hand_over_not_when_pygit2_loads(tmp_path: Path) -> None:
+    """libgit2's own set-up (git_libgit2_init, run as pygit2's C module loads) asked OpenSSL for its
+    default verify paths, and OpenSSL read the file SSL_CERT_FILE names right then, in every `wtc`
+    process that loads pygit2. Now that file is read once, at the hand-over before a connection
+    (`hand_over`), and SSL_CERT_FILE is as it was for the process and its children. A bundle of one
+    certificate and 8 MB of lines OpenSSL skips tells the reads apart by their size."""
+    bundle = tmp_path / "bundle.pem"
+    padding = "# a comment line OpenSSL's PEM reader reads past, padding this bundle out\n" * 110_000
+    bundle.write_text(padding + _one_certificate())
+    size = bundle.stat().st_size
+    done = subprocess.run([sys.executable, "-c", READS], capture_output=True, text=True,
+                          env=dict(os.environ, SSL_CERT_FILE=str(bundle)), cwd=Path(__file__).parent)
+    assert done.returncode == 0, done.stderr[-2000:]
+    reads = json.loads(done.stdout)
+    assert reads["environ"] == reads["child_environ"] == str(bundle)
+    assert reads["at_import"] < size, reads        # pygit2's own files are far smaller than the bundle
+    assert reads["at_hand_over"] >= size, reads    # libgit2 holds the certificates before any connection

@@ -26,6 +26,19 @@ anything asks the settings object anything, or before any pygit2 call that can r
 (`NETWORK_CALLS`, wrapped when pygit2's import ends; tests/test_lean_pygit2.py reads pygit2's source
 for every call into libgit2's network functions and finds each one there). A bundle libgit2 refuses
 (`SSL_CERT_FILE` naming an empty file) no longer stops a `wtc` process that never connects.
+
+libgit2 reads the bundle a second time, on its own, when pygit2's C module loads: its OpenSSL
+stream's global set-up asks OpenSSL for its default verify paths, and OpenSSL reads the file
+`SSL_CERT_FILE` names right then (~48 million instructions, about a sixth of pygit2's import and
+half an interpreter's start-up, in every `task finish` and `merge` of an agent whose environment
+sets it, as Nix, CI images and many shells do). OpenSSL takes a file it cannot read there
+silently (its default file is often absent). So while `pygit2._pygit2` loads in a `wtc` process
+whose `SSL_CERT_FILE` names a regular file, it names the empty `os.devnull` instead, and is put
+back at once; the hand-over above later loads that same file into the same context (pygit2's
+`get_default_verify_paths` reads `SSL_CERT_FILE` as OpenSSL does, and takes it only when it is a
+regular file: hence only then). `SSL_CERT_DIR` is left alone (OpenSSL reads that folder only when
+it verifies a peer). git's processes never see the change: it lasts the module's load, with no
+process started in it.
 """
 
 from __future__ import annotations
@@ -41,6 +54,8 @@ if TYPE_CHECKING:
 
 TARGET = "pygit2.settings"
 PACKAGE = "pygit2"
+EXTENSION = "pygit2._pygit2"   # its load runs git_libgit2_init, and with it OpenSSL's set-up
+CERT_FILE_VARIABLE = "SSL_CERT_FILE"   # OpenSSL's X509_get_default_cert_file_env()
 # The pygit2 calls that can open a connection of libgit2's own (module, class or None, name): each hands
 # the certificate locations over first. Each is a call into git_clone, git_remote_connect / fetch /
 # push / ls / prune / upload / download, or git_submodule_update / clone (tests/test_lean_pygit2.py).
@@ -55,6 +70,8 @@ NETWORK_CALLS = (("pygit2", None, "clone_repository"),
 _PENDING: list[Any] = []
 _HANDING: list[Any] = []
 _LOCK = _thread.RLock()
+# The file SSL_CERT_FILE named while pygit2's C module loaded with it hidden (_certificate_file_hidden).
+_HIDDEN: list[str] = []
 
 
 def hand_over() -> None:
@@ -196,25 +213,69 @@ class _WrappingNetworkCalls:
         self.real.exec_module(module)
         if _PENDING:
             _wrap_network_calls()
+        elif _HIDDEN:
+            # A pygit2 whose Settings was not deferred: its import handed over the locations already,
+            # or does not; either way libgit2 gets the file its C module's load did not read, now.
+            module.settings.set_ssl_cert_locations(_HIDDEN[-1], None)
 
     def __getattr__(self, name: str) -> object:
         return getattr(self.real, name)
 
 
+class _CertificateFileUnread:
+    """The loader of pygit2's C module: the real one, run with `SSL_CERT_FILE` naming the empty
+    `os.devnull` while it runs, when it names a regular file (module docstring); put back after."""
+
+    def __init__(self, real: Any) -> None:
+        self.real = real
+
+    def create_module(self, spec: ModuleSpec) -> Any:
+        with _certificate_file_hidden():
+            return self.real.create_module(spec)   # an extension's init (git_libgit2_init) runs here
+
+    def exec_module(self, module: types.ModuleType) -> None:
+        with _certificate_file_hidden():
+            self.real.exec_module(module)
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.real, name)
+
+
+class _certificate_file_hidden:
+    """`SSL_CERT_FILE` names `os.devnull` inside the block when it named a regular file (os.environ
+    writes the process's C environment, which OpenSSL reads); as it was after."""
+
+    def __enter__(self) -> None:
+        import os
+
+        self.kept = os.environ.get(CERT_FILE_VARIABLE)
+        self.hidden = self.kept is not None and os.path.isfile(self.kept)
+        if self.hidden:
+            _HIDDEN.append(self.kept)   # type: ignore[arg-type]  (a str: isfile took it)
+            os.environ[CERT_FILE_VARIABLE] = os.devnull
+
+    def __exit__(self, *exc: object) -> None:
+        import os
+
+        if self.hidden and self.kept is not None:
+            os.environ[CERT_FILE_VARIABLE] = self.kept
+
+
 class _Finder:
-    """First on sys.meta_path: finds pygit2 and pygit2.settings as the other finders do, with
-    `_WrappingNetworkCalls` and `_WithoutSsl`."""
+    """First on sys.meta_path: finds pygit2, pygit2.settings and pygit2._pygit2 as the other finders
+    do, with `_WrappingNetworkCalls`, `_WithoutSsl` and `_CertificateFileUnread`."""
 
     @staticmethod
     def find_spec(name: str, path: Sequence[str] | None = None, target: Any = None) -> ModuleSpec | None:
-        if name not in (TARGET, PACKAGE) or "ssl" in sys.modules:
+        if name not in (TARGET, PACKAGE, EXTENSION) or "ssl" in sys.modules:
             return None
         from importlib.machinery import PathFinder
 
         spec = PathFinder.find_spec(name, path, target)
         if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
             return None   # not a plain file on the parent's path: the other finders answer as always
-        spec.loader = (_WithoutSsl if name == TARGET else _WrappingNetworkCalls)(spec.loader)
+        loader = {TARGET: _WithoutSsl, PACKAGE: _WrappingNetworkCalls, EXTENSION: _CertificateFileUnread}[name]
+        spec.loader = loader(spec.loader)
         return spec
 
 
