@@ -504,3 +504,44 @@ def test_a_tip_whose_files_import_nothing_reads_no_gone_words_of_the_task(tmp_pa
         monkeypatch.setattr(reach.Reach, "_gone", counted)
         found.append(hot)
     assert ("f5", "pkg/app.py") in [(name, use) for _, name, _, use, _ in found[5]]
+
+
+def test_a_drain_looks_each_path_the_pin_lacks_up_once(tmp_path: Path, monkeypatch) -> None:
+    """Locating what a file imports (reexports.py: `os`, `.base` from each folder up to the root,
+    with each file pattern) tries many paths that the pin holds no file at; every check of a drain
+    reads the pin's tree, so a path found missing there is not looked up again by a later merge's
+    check (tree._ABSENT, keyed by the tree's id). The findings are the walk's."""
+    files = {f"pkg{p}/base.py": _py("f0") for p in range(3)}
+    files.update({f"pkg{p}/m{i}.py": "import os\nfrom .base import f0\n\n\n" + _py(f"g{i}", "\n\ndef use(x):\n    return f0(x)\n")
+                  for p in range(3) for i in range(3)})
+    root = make_repo(tmp_path / "repo", files)
+    pin = git(root, "rev-parse", "HEAD")
+    tasks = []
+    for p in range(3):   # each edits its package's base.py (every tip file spells `base`) and a user
+        git(root, "checkout", "-q", "-b", f"task-{p}", pin)
+        tasks.append(commit(root, {f"pkg{p}/base.py": _py("f0").replace("x + 1", "x + 2"),
+                                   f"pkg{p}/m0.py": files[f"pkg{p}/m0.py"].replace("x * 2", "x * 3")}, f"t{p}"))
+    repo = pygit2.Repository(str(root))
+    merges = merged_in_order(repo, pin, tasks)
+    from worktree_coord.merge import tree as tree_module
+
+    monkeypatch.setattr(tree_module, "_ABSENT", set())
+    looked: list[tuple[str, str]] = []
+    real = tree_module._entry
+
+    def counted(tree, path):
+        try:
+            return real(tree, path)
+        except KeyError:
+            looked.append((str(tree.id), path))
+            raise
+
+    monkeypatch.setattr(tree_module, "_entry", counted)
+    index = MergeIndex()
+    for merge in merges:
+        hot = _findings(check_tree_merge(repo, *merge, index=index))
+        assert hot == _findings(check_tree_merge(repo, *merge, index=MergeIndex(), walk=True))
+    pin_tree = str(repo[pin].peel(pygit2.Tree).id)
+    missing = [path for tree_id, path in looked if tree_id == pin_tree]
+    assert missing, "the drain located imports in the pin"
+    assert len(missing) == len(set(missing)), sorted(path for path in set(missing) if missing.count(path) > 1)
