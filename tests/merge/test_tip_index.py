@@ -122,6 +122,30 @@ def _findings(found) -> list[tuple]:
     return [(f.problem, f.name, f.definition_path, f.use_path, f.use_line) for f in found]
 
 
+def _tasks_merged(root: Path, pin: str, plan) -> tuple[pygit2.Repository, list[tuple[str, str, str, str]]]:
+    """Each (name, files) of `plan` a task branch off the pin, merged in order (drains.merged_in_order)."""
+    tasks = []
+    for name, files in plan:
+        git(root, "checkout", "-q", "-b", f"task-{name}", pin)
+        tasks.append(commit(root, files, name))
+    repo = pygit2.Repository(str(root))
+    return repo, merged_in_order(repo, pin, tasks)
+
+
+def _gone_asked(monkeypatch, sides: tuple[str, ...] = ("left", "right")) -> list[str]:
+    """The paths whose gone words reach.py computes (Reach._gone) on `sides`, as they are asked."""
+    asked: list[str] = []
+    real = reach.Reach._gone
+
+    def counted(self, side: str, path: str) -> frozenset[bytes]:
+        if side in sides:
+            asked.append(path)
+        return real(self, side, path)
+
+    monkeypatch.setattr(reach.Reach, "_gone", counted)
+    return asked
+
+
 @pytest.mark.parametrize("caps", ["default", "small", "held"])
 def test_the_tip_tables_reach_what_a_walk_reaches_over_a_drain(tmp_path: Path, monkeypatch, caps: str) -> None:
     """`held`: as `wtc merge` drains (MergeIndex.held), each tip's tables taken over by the next
@@ -391,23 +415,12 @@ def test_a_drain_of_a_language_without_re_exports_reads_no_gone_words(tmp_path: 
     go = {f"go/lib/f{i}.go": f"package lib\n\nfunc F{i}() int {{\n\treturn {i}\n}}\n" for i in range(6)}
     root = make_repo(tmp_path / "repo", go)
     pin = git(root, "rev-parse", "HEAD")
-    tasks = []
-    for name, files in [("rename", {"go/lib/f0.go": go["go/lib/f0.go"].replace("F0", "G0")}),
-                        ("delete", {"go/lib/f1.go": None}),
-                        ("edit", {"go/lib/f2.go": go["go/lib/f2.go"].replace("return 2", "return 22")}),
-                        ("use", {"go/lib/g.go": "package lib\n\nfunc G() int {\n\treturn F0() + F1()\n}\n"})]:
-        git(root, "checkout", "-q", "-b", f"task-{name}", pin)
-        tasks.append(commit(root, files, name))
-    repo = pygit2.Repository(str(root))
-    merges = merged_in_order(repo, pin, tasks)
-    asked: list[str] = []
-    real = reach.Reach._gone
-
-    def counted(self, side: str, path: str) -> frozenset[bytes]:
-        asked.append(path)
-        return real(self, side, path)
-
-    monkeypatch.setattr(reach.Reach, "_gone", counted)
+    repo, merges = _tasks_merged(root, pin, [
+        ("rename", {"go/lib/f0.go": go["go/lib/f0.go"].replace("F0", "G0")}),
+        ("delete", {"go/lib/f1.go": None}),
+        ("edit", {"go/lib/f2.go": go["go/lib/f2.go"].replace("return 2", "return 22")}),
+        ("use", {"go/lib/g.go": "package lib\n\nfunc G() int {\n\treturn F0() + F1()\n}\n"})])
+    asked = _gone_asked(monkeypatch)
     index, found = MergeIndex(), []
     for merge in merges:
         hot = _findings(check_tree_merge(repo, *merge, index=index))
@@ -476,21 +489,8 @@ def test_a_tip_whose_files_import_nothing_reads_no_gone_words_of_the_task(tmp_pa
                     "pkg/app.py": "from pkg import f5\n\n\ndef run(x):\n    return f5(x)\n"}),
         ("remove-f5", {"pkg/m5.py": _py("f5").replace("def f5(", "def f5_renamed(")}),
     ]
-    tasks = []
-    for name, changed in plan:
-        git(root, "checkout", "-q", "-b", f"task-{name}", pin)
-        tasks.append(commit(root, changed, name))
-    repo = pygit2.Repository(str(root))
-    merges = merged_in_order(repo, pin, tasks)
-    asked: list[str] = []
-    real = reach.Reach._gone
-
-    def counted(self, side: str, path: str) -> frozenset[bytes]:
-        if side == "right":   # the task's side (the tip's gone words are kept from merge to merge)
-            asked.append(path)
-        return real(self, side, path)
-
-    monkeypatch.setattr(reach.Reach, "_gone", counted)
+    repo, merges = _tasks_merged(root, pin, plan)
+    asked = _gone_asked(monkeypatch, sides=("right",))   # the task's side (the tip's are kept from merge to merge)
     index, found = MergeIndex(), []
     for number, merge in enumerate(merges):
         asked.clear()
@@ -499,9 +499,7 @@ def test_a_tip_whose_files_import_nothing_reads_no_gone_words_of_the_task(tmp_pa
             assert asked == [], plan[number][0]
         if number == 5:
             assert "pkg/m5.py" in asked
-        monkeypatch.setattr(reach.Reach, "_gone", real)
         assert hot == _findings(check_tree_merge(repo, *merge, index=MergeIndex(), walk=True)), plan[number][0]
-        monkeypatch.setattr(reach.Reach, "_gone", counted)
         found.append(hot)
     assert ("f5", "pkg/app.py") in [(name, use) for _, name, _, use, _ in found[5]]
 
@@ -516,13 +514,10 @@ def test_a_drain_looks_each_path_the_pin_lacks_up_once(tmp_path: Path, monkeypat
                   for p in range(3) for i in range(3)})
     root = make_repo(tmp_path / "repo", files)
     pin = git(root, "rev-parse", "HEAD")
-    tasks = []
-    for p in range(3):   # each edits its package's base.py (every tip file spells `base`) and a user
-        git(root, "checkout", "-q", "-b", f"task-{p}", pin)
-        tasks.append(commit(root, {f"pkg{p}/base.py": _py("f0").replace("x + 1", "x + 2"),
-                                   f"pkg{p}/m0.py": files[f"pkg{p}/m0.py"].replace("x * 2", "x * 3")}, f"t{p}"))
-    repo = pygit2.Repository(str(root))
-    merges = merged_in_order(repo, pin, tasks)
+    # Each task edits its package's base.py (every tip file spells `base`) and a user.
+    repo, merges = _tasks_merged(root, pin, [(f"t{p}", {f"pkg{p}/base.py": _py("f0").replace("x + 1", "x + 2"),
+                                                        f"pkg{p}/m0.py": files[f"pkg{p}/m0.py"].replace("x * 2", "x * 3")})
+                                             for p in range(3)])
     from worktree_coord.merge import tree as tree_module
 
     monkeypatch.setattr(tree_module, "_ABSENT", set())
