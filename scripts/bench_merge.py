@@ -39,6 +39,7 @@ Usage:
   python scripts/bench_merge.py --sizes 100 --methods engine-sem,engine-sem-loose,baseline --repeat 5
       # the drain's objects held in memory or not (WTC_HOLD_OBJECTS), against the git loop
   python scripts/bench_merge.py --sizes 25,250 --methods engine-sem --repeat 1         # per merge 50k / 5k
+  python scripts/bench_merge.py --sizes 100 --methods engine-sem,baseline --imports    # files that import, as a real run's
 engine-sem checks each merge with the merge index (merge/checks/merge_index.py) in the repository's
 `<git dir>/wtc/merge-index/`, which starts empty on each run's fresh copy: its numbers include
 building it.
@@ -84,9 +85,19 @@ def _file_path(p: int, j: int) -> str:
     return f"packages/p{p:03d}/src/sub{j // SUBDIR_FILES}/mod{j:03d}.py"
 
 
+IMPORTS = False   # --imports: every file imports, as a real run's files do (set by main())
+
+
 def _file_text(p: int, j: int, tag: str = "") -> bytes:
     lines = [f"# package {p} module {j}\n"]
+    first = (j // SUBDIR_FILES) * SUBDIR_FILES if j < 1000 else 0   # its folder's first module (sub0's: a new file)
+    if IMPORTS:
+        # A whole module and a name of the folder's first module (which no task deletes): what the
+        # check's import steps read in a run whose files import (a task's files, the tip's).
+        lines += ["import os\n"] + ([f"from .mod{first:03d} import f0 as first_f0\n"] if j != first else [])
     lines += [f"def f{k}(x):\n    return x * {k} + {p + j}{tag}\n\n" for k in range(24)]
+    if IMPORTS and j != first:
+        lines += ["def use(x):\n    return first_f0(x) + len(os.sep)\n"]
     return "".join(lines).encode()
 
 
@@ -297,7 +308,12 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=3, help="runs per method and size; medians are reported")
     parser.add_argument("--workdir", help="keep the generated repositories here (default: a temp dir)")
     parser.add_argument("--json", help="also write the results as JSON to this file")
+    parser.add_argument("--imports", action="store_true",
+                        help="every file imports a module (`import os`) and a name of its folder's first module, "
+                             "as a real run's files do (the default files import nothing)")
     args = parser.parse_args()
+    global IMPORTS
+    IMPORTS = args.imports
     sizes = [int(s) for s in args.sizes.split(",")]
     methods = args.methods.split(",")
     root = Path(args.workdir or tempfile.mkdtemp(prefix="wtc-bench-merge-"))
@@ -309,7 +325,7 @@ def main() -> int:
     runs: dict[str, dict[str, list[dict]]] = {labels[f]: {m: [] for m in methods} for f in sizes}
     try:
         for files in sizes:
-            gen = root / f"gen-{files}-{args.tasks}"
+            gen = root / f"gen-{files}-{args.tasks}{'-imports' if IMPORTS else ''}"
             t = time.perf_counter()
             if not gen.exists():
                 generate(gen, files, args.tasks)
@@ -323,7 +339,7 @@ def main() -> int:
                 # Each repetition starts with the next method: the first run of a process pays its
                 # warm-up (imports, grammars, the page cache), which no method should always carry.
                 for method in methods[rep % len(methods):] + methods[:rep % len(methods)]:
-                    res = _run(method, root / f"gen-{files}-{args.tasks}", root / f"run-{files}-{method}", args.tasks)
+                    res = _run(method, root / f"gen-{files}-{args.tasks}{'-imports' if IMPORTS else ''}", root / f"run-{files}-{method}", args.tasks)
                     runs[label][method].append(res)
                     print(f"  run {rep + 1} {label:>4} {method:10s} median {res['median_ms']:7.2f} ms  "
                           f"p95 {res['p95_ms']:7.2f}  first10 {res['first10_ms']:6.2f} -> last10 "

@@ -122,6 +122,30 @@ def _findings(found) -> list[tuple]:
     return [(f.problem, f.name, f.definition_path, f.use_path, f.use_line) for f in found]
 
 
+def _tasks_merged(root: Path, pin: str, plan) -> tuple[pygit2.Repository, list[tuple[str, str, str, str]]]:
+    """Each (name, files) of `plan` a task branch off the pin, merged in order (drains.merged_in_order)."""
+    tasks = []
+    for name, files in plan:
+        git(root, "checkout", "-q", "-b", f"task-{name}", pin)
+        tasks.append(commit(root, files, name))
+    repo = pygit2.Repository(str(root))
+    return repo, merged_in_order(repo, pin, tasks)
+
+
+def _gone_asked(monkeypatch, sides: tuple[str, ...] = ("left", "right")) -> list[str]:
+    """The paths whose gone words reach.py computes (Reach._gone) on `sides`, as they are asked."""
+    asked: list[str] = []
+    real = reach.Reach._gone
+
+    def counted(self, side: str, path: str) -> frozenset[bytes]:
+        if side in sides:
+            asked.append(path)
+        return real(self, side, path)
+
+    monkeypatch.setattr(reach.Reach, "_gone", counted)
+    return asked
+
+
 @pytest.mark.parametrize("caps", ["default", "small", "held"])
 def test_the_tip_tables_reach_what_a_walk_reaches_over_a_drain(tmp_path: Path, monkeypatch, caps: str) -> None:
     """`held`: as `wtc merge` drains (MergeIndex.held), each tip's tables taken over by the next
@@ -391,23 +415,12 @@ def test_a_drain_of_a_language_without_re_exports_reads_no_gone_words(tmp_path: 
     go = {f"go/lib/f{i}.go": f"package lib\n\nfunc F{i}() int {{\n\treturn {i}\n}}\n" for i in range(6)}
     root = make_repo(tmp_path / "repo", go)
     pin = git(root, "rev-parse", "HEAD")
-    tasks = []
-    for name, files in [("rename", {"go/lib/f0.go": go["go/lib/f0.go"].replace("F0", "G0")}),
-                        ("delete", {"go/lib/f1.go": None}),
-                        ("edit", {"go/lib/f2.go": go["go/lib/f2.go"].replace("return 2", "return 22")}),
-                        ("use", {"go/lib/g.go": "package lib\n\nfunc G() int {\n\treturn F0() + F1()\n}\n"})]:
-        git(root, "checkout", "-q", "-b", f"task-{name}", pin)
-        tasks.append(commit(root, files, name))
-    repo = pygit2.Repository(str(root))
-    merges = merged_in_order(repo, pin, tasks)
-    asked: list[str] = []
-    real = reach.Reach._gone
-
-    def counted(self, side: str, path: str) -> frozenset[bytes]:
-        asked.append(path)
-        return real(self, side, path)
-
-    monkeypatch.setattr(reach.Reach, "_gone", counted)
+    repo, merges = _tasks_merged(root, pin, [
+        ("rename", {"go/lib/f0.go": go["go/lib/f0.go"].replace("F0", "G0")}),
+        ("delete", {"go/lib/f1.go": None}),
+        ("edit", {"go/lib/f2.go": go["go/lib/f2.go"].replace("return 2", "return 22")}),
+        ("use", {"go/lib/g.go": "package lib\n\nfunc G() int {\n\treturn F0() + F1()\n}\n"})])
+    asked = _gone_asked(monkeypatch)
     index, found = MergeIndex(), []
     for merge in merges:
         hot = _findings(check_tree_merge(repo, *merge, index=index))
@@ -453,3 +466,77 @@ def test_a_merge_whose_task_lost_no_word_reads_no_imports_of_the_tip(tmp_path: P
             assert asked == [], plan[number][0]
     assert asked and all(names for names in asked)   # the rename's merge read them, for its gone name
     assert ("parse", "pkg/app2.py") in [(name, use) for _, name, _, use, _ in found[3]]
+
+
+def test_a_tip_whose_files_import_nothing_reads_no_gone_words_of_the_task(tmp_path: Path, monkeypatch) -> None:
+    """Step 1b follows imports through files that re-export names: when the tip's files import
+    nothing at all (integration's side can take no name on, `TipIndex.passes_nothing`) and no task
+    file is a user there, 1b can find no user whatever the task removed, so the task's gone words
+    (a line diff and word scans of each of its files) are not computed. Once a tip file imports a
+    name, they are again, and a name a later task removes is found through the package's barrel.
+    Every merge's findings are the walk's."""
+    mods = {f"pkg/m{i}.py": _py(f"f{i}") for i in range(6)}
+    base = {"pkg/__init__.py": "", **mods}
+    root = make_repo(tmp_path / "repo", base)
+    pin = git(root, "rev-parse", "HEAD")
+    plan: list[tuple[str, dict[str, str | None]]] = [
+        ("first", {"pkg/m0.py": _py("f0").replace("x + 1", "x + 10"), "pkg/m1.py": None}),
+        ("second", {"pkg/m2.py": None, "pkg/new2.py": _py("f1", "\n\ndef f2(x):\n    return x\n")}),
+        ("third", {"pkg/m3.py": None, "pkg/new3.py": _py("f3")}),
+        ("fourth", {"pkg/m4.py": _py("f4").replace("def f4(", "def f4_renamed(")}),
+        # A tip file now imports a name (through the barrel below): 1b reads the task's gone words again.
+        ("barrel", {"pkg/__init__.py": "from .m5 import *\n",
+                    "pkg/app.py": "from pkg import f5\n\n\ndef run(x):\n    return f5(x)\n"}),
+        ("remove-f5", {"pkg/m5.py": _py("f5").replace("def f5(", "def f5_renamed(")}),
+    ]
+    repo, merges = _tasks_merged(root, pin, plan)
+    asked = _gone_asked(monkeypatch, sides=("right",))   # the task's side (the tip's are kept from merge to merge)
+    index, found = MergeIndex(), []
+    for number, merge in enumerate(merges):
+        asked.clear()
+        hot = _findings(check_tree_merge(repo, *merge, index=index))
+        if number in (2, 3):   # the tip's imports were read at the second merge: none pass a name on
+            assert asked == [], plan[number][0]
+        if number == 5:
+            assert "pkg/m5.py" in asked
+        assert hot == _findings(check_tree_merge(repo, *merge, index=MergeIndex(), walk=True)), plan[number][0]
+        found.append(hot)
+    assert ("f5", "pkg/app.py") in [(name, use) for _, name, _, use, _ in found[5]]
+
+
+def test_a_drain_looks_each_path_the_pin_lacks_up_once(tmp_path: Path, monkeypatch) -> None:
+    """Locating what a file imports (reexports.py: `os`, `.base` from each folder up to the root,
+    with each file pattern) tries many paths that the pin holds no file at; every check of a drain
+    reads the pin's tree, so a path found missing there is not looked up again by a later merge's
+    check (tree._ABSENT, keyed by the tree's id). The findings are the walk's."""
+    files = {f"pkg{p}/base.py": _py("f0") for p in range(3)}
+    files.update({f"pkg{p}/m{i}.py": "import os\nfrom .base import f0\n\n\n" + _py(f"g{i}", "\n\ndef use(x):\n    return f0(x)\n")
+                  for p in range(3) for i in range(3)})
+    root = make_repo(tmp_path / "repo", files)
+    pin = git(root, "rev-parse", "HEAD")
+    # Each task edits its package's base.py (every tip file spells `base`) and a user.
+    repo, merges = _tasks_merged(root, pin, [(f"t{p}", {f"pkg{p}/base.py": _py("f0").replace("x + 1", "x + 2"),
+                                                        f"pkg{p}/m0.py": files[f"pkg{p}/m0.py"].replace("x * 2", "x * 3")})
+                                             for p in range(3)])
+    from worktree_coord.merge import tree as tree_module
+
+    monkeypatch.setattr(tree_module, "_ABSENT", set())
+    looked: list[tuple[str, str]] = []
+    real = tree_module._entry
+
+    def counted(tree, path):
+        try:
+            return real(tree, path)
+        except KeyError:
+            looked.append((str(tree.id), path))
+            raise
+
+    monkeypatch.setattr(tree_module, "_entry", counted)
+    index = MergeIndex()
+    for merge in merges:
+        hot = _findings(check_tree_merge(repo, *merge, index=index))
+        assert hot == _findings(check_tree_merge(repo, *merge, index=MergeIndex(), walk=True))
+    pin_tree = str(repo[pin].peel(pygit2.Tree).id)
+    missing = [path for tree_id, path in looked if tree_id == pin_tree]
+    assert missing, "the drain located imports in the pin"
+    assert len(missing) == len(set(missing)), sorted(path for path in set(missing) if missing.count(path) > 1)

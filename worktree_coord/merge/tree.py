@@ -543,6 +543,21 @@ def _kind(mode: int) -> int:
     return 0o100000 if mode in (0o100644, 0o100755) else mode
 
 
+# (tree id, path) of paths that hold no regular file in that tree, kept across checks: every check of
+# a drain reads the pin's tree as "base", and locating an import's module (reexports.py: `os`,
+# `.mod000` from each folder up to the root, each with its source folders and file patterns) tries
+# many paths that are no file there, each a failed tree lookup, at every merge, for every user a
+# check asks about. A tree id names its content, so an entry is never stale; the set is dropped
+# whole past ABSENT_KEPT entries.
+_ABSENT: set[tuple[bytes, str]] = set()
+ABSENT_KEPT = 1 << 18
+
+
+def _entry(tree: pygit2.Tree, path: str) -> pygit2.Object:
+    """`tree`'s entry at `path` (KeyError: none): the one lookup `_Mentions.file` makes."""
+    return tree[path]
+
+
 class _Mentions:
     """`mentions(side, modules)` for the import-path check (import_paths.py): which of the modules
     some file of that side's whole tree (a file a semantic profile reads) names, as a whole word of a
@@ -614,11 +629,20 @@ class _Mentions:
         the import-path check reads manifests through it (dependencies.py)."""
         key = (which, path)
         if key not in self._read:
+            tree = self._trees[which]
+            absent = (tree.id.raw, path)
+            if absent in _ABSENT:
+                self._read[key] = None
+                return None
             try:
-                found = self._repo[self._trees[which][path].id]
+                found = self._repo[_entry(tree, path).id]
             except KeyError:
                 found = None
             self._read[key] = found.data if isinstance(found, pygit2.Blob) else None
+            if self._read[key] is None:
+                if len(_ABSENT) >= ABSENT_KEPT:
+                    _ABSENT.clear()
+                _ABSENT.add(absent)
         return self._read[key]
 
     def folders(self, which: str, path: str) -> list[str] | None:
