@@ -468,42 +468,6 @@ def test_a_merge_whose_task_lost_no_word_reads_no_imports_of_the_tip(tmp_path: P
     assert ("parse", "pkg/app2.py") in [(name, use) for _, name, _, use, _ in found[3]]
 
 
-def test_a_tip_whose_files_import_nothing_reads_no_gone_words_of_the_task(tmp_path: Path, monkeypatch) -> None:
-    """Step 1b follows imports through files that re-export names: when the tip's files import
-    nothing at all (integration's side can take no name on, `TipIndex.passes_nothing`) and no task
-    file is a user there, 1b can find no user whatever the task removed, so the task's gone words
-    (a line diff and word scans of each of its files) are not computed. Once a tip file imports a
-    name, they are again, and a name a later task removes is found through the package's barrel.
-    Every merge's findings are the walk's."""
-    mods = {f"pkg/m{i}.py": _py(f"f{i}") for i in range(6)}
-    base = {"pkg/__init__.py": "", **mods}
-    root = make_repo(tmp_path / "repo", base)
-    pin = git(root, "rev-parse", "HEAD")
-    plan: list[tuple[str, dict[str, str | None]]] = [
-        ("first", {"pkg/m0.py": _py("f0").replace("x + 1", "x + 10"), "pkg/m1.py": None}),
-        ("second", {"pkg/m2.py": None, "pkg/new2.py": _py("f1", "\n\ndef f2(x):\n    return x\n")}),
-        ("third", {"pkg/m3.py": None, "pkg/new3.py": _py("f3")}),
-        ("fourth", {"pkg/m4.py": _py("f4").replace("def f4(", "def f4_renamed(")}),
-        # A tip file now imports a name (through the barrel below): 1b reads the task's gone words again.
-        ("barrel", {"pkg/__init__.py": "from .m5 import *\n",
-                    "pkg/app.py": "from pkg import f5\n\n\ndef run(x):\n    return f5(x)\n"}),
-        ("remove-f5", {"pkg/m5.py": _py("f5").replace("def f5(", "def f5_renamed(")}),
-    ]
-    repo, merges = _tasks_merged(root, pin, plan)
-    asked = _gone_asked(monkeypatch, sides=("right",))   # the task's side (the tip's are kept from merge to merge)
-    index, found = MergeIndex(), []
-    for number, merge in enumerate(merges):
-        asked.clear()
-        hot = _findings(check_tree_merge(repo, *merge, index=index))
-        if number in (2, 3):   # the tip's imports were read at the second merge: none pass a name on
-            assert asked == [], plan[number][0]
-        if number == 5:
-            assert "pkg/m5.py" in asked
-        assert hot == _findings(check_tree_merge(repo, *merge, index=MergeIndex(), walk=True)), plan[number][0]
-        found.append(hot)
-    assert ("f5", "pkg/app.py") in [(name, use) for _, name, _, use, _ in found[5]]
-
-
 def test_a_drain_looks_each_path_the_pin_lacks_up_once(tmp_path: Path, monkeypatch) -> None:
     """Locating what a file imports (reexports.py: `os`, `.base` from each folder up to the root,
     with each file pattern) tries many paths that the pin holds no file at; every check of a drain

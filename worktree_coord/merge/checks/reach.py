@@ -312,12 +312,7 @@ class Reach:
         # 1b reads only users of a language with re-exports, the task's (`pool`) or the tip's: with
         # none on either side (a Go or Java run), it reads nothing, and the candidates' gone words
         # (a line diff and word scans of each task file) are not computed for it.
-        # Nor, with no task file as a user there, when no file of the tip imports anything a name can
-        # pass through (integration's side takes no name on, `passes_nothing`): every user 1b could
-        # read is the tip's, `may_import` and `passes` would answer none of them, whatever the task
-        # took away, so its files' gone words are not computed to ask.
-        if self._reexported is not None and (pool or any(user not in loose for user in tip.barrel_users)) \
-                and (pool or not tip.passes_nothing()):
+        if self._reexported is not None and (pool or any(user not in loose for user in tip.barrel_users)):
             if len(candidates) <= BARREL_CANDIDATES:
                 gone_by = {path: self._gone(side, path) for path in candidates}
                 gone = frozenset().union(*gone_by.values())

@@ -419,13 +419,6 @@ class TipIndex:
             out |= self.bound.get(name.decode("utf-8", "replace"))
         return out
 
-    def passes_nothing(self) -> bool:
-        """Whether, with every file's imports read, no file of the tip imports a whole module or
-        a name: `may_import` then answers an empty set whatever the names, and `passes` False for
-        every file. False while any is unread (this reads nothing: a process that has just built
-        or loaded the tables reads them only when a question needs them, `may_import`)."""
-        return self._imports_read and not self.importers.data and not self.bound.data
-
     def imports(self, path: str) -> "Imports | None":
         """What the tip's `path` imports can pass on (None: nothing), read now if not yet."""
         with self._lock:
