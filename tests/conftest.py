@@ -162,6 +162,37 @@ def wtc(cwd: Path, *args: str, env: dict[str, str] | None = None, timeout: float
     return done.returncode, json.loads(lines[0])
 
 
+def wtc_in_process(cwd: Path, *args: str, env: dict[str, str] | None = None, timeout: float = 120) -> tuple[int, dict]:
+    """`wtc(cwd, *args)` without a process: the same command line (`cli.main`, what the `wtc` script
+    runs once its quick path declines) called in this one, from `cwd`, with --json; returns (exit code,
+    the one JSON object it printed). For tests of what a command answers, which spawn `wtc` only to
+    reach it: a process start costs 0.1-0.3 s of CPU a call. Tests of process behaviour (exit by a
+    signal, start-up imports, kills, the quick path, the warm server) keep `wtc`. `timeout` is taken
+    for `wtc`'s signature; in-process the test's own timeout (pytest-timeout) applies."""
+    import contextlib
+    import io
+
+    from worktree_coord import cli
+
+    if env and "WTC_CRASH_AT" in env:
+        raise AssertionError("a crash point kills the process it fires in: use wtc(), not wtc_in_process()")
+    out = io.StringIO()
+    saved = {name: os.environ.get(name) for name in env or {}}
+    os.environ.update(env or {})
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()), contextlib.chdir(cwd):
+            code = cli.main([*args, "--json"])
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+    lines = [line for line in out.getvalue().splitlines() if line.strip()]
+    assert len(lines) == 1, f"expected one JSON line, got {out.getvalue()!r}"
+    return code, json.loads(lines[0])
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Heavy tests first (stable otherwise): they are the longest, and one started last would leave
     the other worker idle until it ends."""

@@ -11,7 +11,7 @@ import re
 
 import pytest
 
-from tests.conftest import wtc
+from tests.conftest import wtc_in_process
 from tests.core.test_uses_left_behind import _removal_merged, _removal_refused
 
 # -- Python: `from pkg import f` is a name of the package before it is a module below it ---------
@@ -264,7 +264,7 @@ def test_a_default_export_one_task_removes_and_another_task_uses_is_refused_by_a
             own, edits = tasks[name]
             write(Path(coord.start_task("r1", name, own).worktree), edits)
             assert coord.finish_task("r1", name, merge=False).state == "finished"
-    code, body = wtc(repo, "merge", "--run", "r1")
+    code, body = wtc_in_process(repo, "merge", "--run", "r1")
     states = {row["task"]: (row["state"], [(c["kind"], c["path"]) for c in row.get("conflicts", [])]) for row in body["tasks"]}
     assert code == 1 and states[order[0]][0] == states["other"][0] == "merged", body
     assert states[order[2]] == ("conflict", [("semantic", next(iter(used)))]), body
@@ -486,7 +486,7 @@ def test_a_name_whose_file_the_task_deleted_is_said_deleted_at_check_and_finish(
             "the old path (a stub that re-exports what replaced it), or the lead widens the task")
     repo, left = _removal_refused(tmp_path, DELETED, "pkg/fast.py", {"pkg/fast.py": None})
     assert len(left) == 1 and left[0].startswith(said), left
-    code, check = wtc(repo, "task", "check", "rm", "--run", "r1")
+    code, check = wtc_in_process(repo, "task", "check", "rm", "--run", "r1")
     rows = check["left_behind"]
     assert code == 1 and len(rows) == 1 and rows[0]["file_deleted"] is True and rows[0]["note"].startswith(said), rows
 
@@ -495,7 +495,7 @@ def test_a_name_whose_file_moved_is_said_moved_not_deleted(tmp_path):
     repo, left = _removal_refused(tmp_path, DELETED, "pkg/**", {}, {"pkg/fast.py": "pkg/quick.py"})
     assert len(left) == 1 and left[0].startswith("app.py (lines 1, 3) still uses speed from pkg/fast.py, which this task moved "
                                                  "to pkg/quick.py;"), left
-    code, check = wtc(repo, "task", "check", "rm", "--run", "r1")
+    code, check = wtc_in_process(repo, "task", "check", "rm", "--run", "r1")
     assert code == 1 and [row["file_deleted"] for row in check["left_behind"]] == [False], check["left_behind"]
 
 
@@ -508,7 +508,7 @@ def test_a_module_made_a_package_whose_init_lacks_a_used_name_is_left_behind(tmp
     repo, left = _removal_refused(tmp_path, files, "pkg/**", edits)
     assert len(left) == 1 and left[0].startswith("app.py (lines 1, 3: 2 uses) still uses speed, which this task removed or renamed in "
                                                  "pkg/fast.py;"), left
-    code, check = wtc(repo, "task", "check", "rm", "--run", "r1")
+    code, check = wtc_in_process(repo, "task", "check", "rm", "--run", "r1")
     assert code == 1 and [row["file_deleted"] for row in check["left_behind"]] == [False], check["left_behind"]
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.conftest import git, make_repo, wtc
+from tests.conftest import git, make_repo, wtc_in_process
 
 MEMBER = '{\n  "name": "a",\n  "version": "1.0.0",\n  "sideEffects": false\n}\n'
 
@@ -29,15 +29,15 @@ def _repo(tmp_path: Path) -> Path:
 
 def test_a_member_manifest_with_a_key_twice_is_named_at_finish_and_still_merges(tmp_path):
     repo = _repo(tmp_path)
-    assert wtc(repo, "run", "start", "-r", "r1")[0] == 0
-    code, started = wtc(repo, "task", "start", "t1", "--run", "r1", "--own", "packages/**")
+    assert wtc_in_process(repo, "run", "start", "-r", "r1")[0] == 0
+    code, started = wtc_in_process(repo, "task", "start", "t1", "--run", "r1", "--own", "packages/**")
     assert code == 0
     worktree = Path(started["worktree"])
     (worktree / "packages/a/package.json").write_text(MEMBER.replace('"version": "1.0.0",\n',
                                                                      '"version": "1.0.0",\n  "sideEffects": true,\n'))
     (worktree / "packages/b/package.json").write_text('{"name": "b", "version": "1.1.0"}\n')   # reads well
     (worktree / "packages/b/Cargo.toml").write_text('[package]\nname = "b"\nname = "c"\n')
-    code, finished = wtc(repo, "task", "finish", "t1", "--run", "r1")
+    code, finished = wtc_in_process(repo, "task", "finish", "t1", "--run", "r1")
     assert code == 0 and finished["state"] == "merged", finished
     named = [note for note in finished["notes"] if "consolidation reads it strictly" in note]
     assert [note.split(": ", 1)[0] for note in named] == ["packages/a/package.json", "packages/b/Cargo.toml"], named
@@ -53,10 +53,10 @@ def test_a_manifest_that_did_not_read_before_the_task_gets_no_note(tmp_path):
     (repo / "packages/a/package.json").write_text(MEMBER.replace("}\n", '  "sideEffects": true\n}\n')
                                                   .replace("false\n", "false,\n"))
     git(repo, "commit", "-qam", "a key twice already")
-    assert wtc(repo, "run", "start", "-r", "r1")[0] == 0
-    code, started = wtc(repo, "task", "start", "t1", "--run", "r1", "--own", "packages/**")
+    assert wtc_in_process(repo, "run", "start", "-r", "r1")[0] == 0
+    code, started = wtc_in_process(repo, "task", "start", "t1", "--run", "r1", "--own", "packages/**")
     worktree = Path(started["worktree"])
     text = (worktree / "packages/a/package.json").read_text()
     (worktree / "packages/a/package.json").write_text(text.replace('"version": "1.0.0"', '"version": "1.0.1"'))
-    code, finished = wtc(repo, "task", "finish", "t1", "--run", "r1")
+    code, finished = wtc_in_process(repo, "task", "finish", "t1", "--run", "r1")
     assert code == 0 and not [n for n in finished["notes"] if "consolidation reads it strictly" in n], finished

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.conftest import make_repo, wtc
+from tests.conftest import make_repo, wtc_in_process
 
 UTIL = ("package util\n\nimport \"strings\"\n\n// Words splits text.\nfunc Words(text string) []string {\n"
         "\treturn strings.Fields(text)\n}\n")
@@ -15,9 +15,9 @@ UTIL = ("package util\n\nimport \"strings\"\n\n// Words splits text.\nfunc Words
 def _run(tmp_path: Path, semantic: str) -> tuple[Path, Path]:
     repo = make_repo(tmp_path / "repo", {"go.mod": "module example.com/m\n\ngo 1.22\n", "util/util.go": UTIL,
                                          "util/other.go": "package util\n\n// Other is one.\nfunc Other() int {\n\treturn 1\n}\n"})
-    assert wtc(repo, "run", "start", "--run", "r1", "--semantic", semantic)[0] == 0
+    assert wtc_in_process(repo, "run", "start", "--run", "r1", "--semantic", semantic)[0] == 0
     for task in ("first", "second", "elsewhere"):
-        assert wtc(repo, "task", "start", task, "--run", "r1", "--own", "util/**")[0] == 0
+        assert wtc_in_process(repo, "task", "start", task, "--run", "r1", "--own", "util/**")[0] == 0
     return repo, repo / ".wtc" / "worktrees" / "r1"
 
 
@@ -29,9 +29,9 @@ def test_a_function_two_tasks_both_added_under_semantic_warn_is_named(tmp_path: 
     (worktrees / "elsewhere" / "util/other.go").write_text(
         "package util\n\n// Other is one.\nfunc Other() int {\n\treturn 1\n}\n\n// Two is two.\nfunc Two() int {\n\treturn 2\n}\n")
     for task in ("first", "second", "elsewhere"):
-        code, body = wtc(repo, "task", "finish", task, "--run", "r1")
+        code, body = wtc_in_process(repo, "task", "finish", task, "--run", "r1")
         assert code == 0 and body["state"] == "merged", body
-    code, report = wtc(repo, "report", "--run", "r1")
+    code, report = wtc_in_process(repo, "report", "--run", "r1")
     assert code == 0
     assert [(row["path"], row["name"], row["tasks"]) for row in report["declared_twice"]] == \
         [("util/util.go", "Count", ["first", "second"])]
@@ -47,8 +47,8 @@ def test_a_run_that_declares_nothing_twice_names_nothing(tmp_path: Path) -> None
     (worktrees / "second" / "util/util.go").write_text(UTIL + "\n// Lines splits lines.\nfunc Lines(text string) []string {\n"
                                                       "\treturn strings.Split(text, \"\\n\")\n}\n")
     for task in ("first", "second"):
-        code, body = wtc(repo, "task", "finish", task, "--run", "r1")
+        code, body = wtc_in_process(repo, "task", "finish", task, "--run", "r1")
         assert code == 0 and body["state"] == "merged", body
-    code, report = wtc(repo, "report", "--run", "r1")
+    code, report = wtc_in_process(repo, "report", "--run", "r1")
     assert code == 0 and report["declared_twice"] == []
     assert not any(w.startswith("declared twice") for w in report["warnings"])

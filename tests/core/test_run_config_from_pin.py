@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import commit, git, make_repo, write, wtc
+from tests.conftest import commit, git, make_repo, write, wtc_in_process
 
 FILES = {
     "pkg/__init__.py": "",
@@ -27,8 +27,8 @@ def _removal(tmp_path: Path, *, own: tuple[str, ...] = ("pkg/utils.py",)) -> tup
     """A run pinned at a commit whose configuration blocks, and a task removing `unquote`, which
     pkg/auth.py (no task's) still uses."""
     repo = make_repo(tmp_path / "repo", FILES)
-    assert wtc(repo, "run", "start", "--run", "r")[0] == 0
-    code, body = wtc(repo, "task", "start", "d5", "--run", "r", *[arg for glob in own for arg in ("--own", glob)])
+    assert wtc_in_process(repo, "run", "start", "--run", "r")[0] == 0
+    code, body = wtc_in_process(repo, "task", "start", "d5", "--run", "r", *[arg for glob in own for arg in ("--own", glob)])
     assert code == 0, body
     worktree = Path(body["worktree"])
     write(worktree, {"pkg/utils.py": WITHOUT_UNQUOTE})
@@ -44,22 +44,22 @@ def test_a_dirty_main_checkout_does_not_relax_task_check_or_finish(tmp_path: Pat
     write(repo, {".wtc.toml": LAX})                                   # uncommitted, in the main checkout
     tip = git(repo, "rev-parse", "wtc/r/integration")
 
-    code, body = wtc(repo, "task", "check", "d5", "--run", "r")
+    code, body = wtc_in_process(repo, "task", "check", "d5", "--run", "r")
     assert code == 1 and body["left_behind_blocks"], body
 
-    code, body = wtc(repo, "task", "finish", "d5", "--run", "r")
+    code, body = wtc_in_process(repo, "task", "finish", "d5", "--run", "r")
     assert code == 1 and body["state"] == "conflict" and _left_behind(body) == ["pkg/auth.py", "pkg/auth.py"], body
     assert git(repo, "rev-parse", "wtc/r/integration") == tip
 
 
 def test_a_dirty_main_checkout_does_not_relax_wtc_merge(tmp_path: Path) -> None:
     repo, _ = _removal(tmp_path)
-    code, body = wtc(repo, "task", "finish", "d5", "--run", "r", "--no-merge")
+    code, body = wtc_in_process(repo, "task", "finish", "d5", "--run", "r", "--no-merge")
     assert code == 0 and body["state"] == "finished", body
     write(repo, {".wtc.toml": LAX})
     tip = git(repo, "rev-parse", "wtc/r/integration")
 
-    code, body = wtc(repo, "merge", "--run", "r")
+    code, body = wtc_in_process(repo, "merge", "--run", "r")
     [row] = body["tasks"]
     assert code == 1 and row["state"] == "conflict", body
     assert git(repo, "rev-parse", "wtc/r/integration") == tip
@@ -71,18 +71,18 @@ def test_a_relaxation_committed_on_the_task_branch_does_not_relax_its_own_finish
     repo, worktree = _removal(tmp_path, own=("pkg/utils.py", ".wtc.toml"))
     commit(worktree, {".wtc.toml": LAX}, "relax the rules")
 
-    code, body = wtc(worktree, "task", "check", "d5", "--run", "r")
+    code, body = wtc_in_process(worktree, "task", "check", "d5", "--run", "r")
     assert code == 1 and body["left_behind_blocks"], body
-    code, body = wtc(worktree, "task", "finish", "d5", "--run", "r")
+    code, body = wtc_in_process(worktree, "task", "finish", "d5", "--run", "r")
     assert code == 1 and body["state"] == "conflict" and _left_behind(body), body
 
 
 def test_the_runs_own_option_still_comes_first(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "repo", FILES)
-    assert wtc(repo, "run", "start", "--run", "r", "--left-behind", "warn")[0] == 0
-    code, body = wtc(repo, "task", "start", "d5", "--run", "r", "--own", "pkg/utils.py")
+    assert wtc_in_process(repo, "run", "start", "--run", "r", "--left-behind", "warn")[0] == 0
+    code, body = wtc_in_process(repo, "task", "start", "d5", "--run", "r", "--own", "pkg/utils.py")
     write(Path(body["worktree"]), {"pkg/utils.py": WITHOUT_UNQUOTE})
-    code, body = wtc(repo, "task", "finish", "d5", "--run", "r")
+    code, body = wtc_in_process(repo, "task", "finish", "d5", "--run", "r")
     assert code == 0 and body["state"] == "merged", body
 
 
@@ -91,20 +91,20 @@ def test_a_semantic_check_relaxed_outside_the_pin_still_blocks(tmp_path: Path, w
     """`semantic-check` the same way: a name one task removed that another task's new code uses.
     Committed on main after the pin is not the run's either (the run's rules are fixed at its pin)."""
     repo = make_repo(tmp_path / "repo", {**FILES, "pkg/auth.py": "def auth(x):\n    return x\n"})
-    assert wtc(repo, "run", "start", "--run", "r")[0] == 0
+    assert wtc_in_process(repo, "run", "start", "--run", "r")[0] == 0
     if where == "main checkout":
         write(repo, {".wtc.toml": LAX})
     else:
         commit(repo, {".wtc.toml": LAX}, "relax after the pin")
     worktrees = {}
     for task, own in (("remove", "pkg/utils.py"), ("use", "pkg/auth.py")):
-        code, body = wtc(repo, "task", "start", task, "--run", "r", "--own", own)
+        code, body = wtc_in_process(repo, "task", "start", task, "--run", "r", "--own", own)
         assert code == 0, body
         worktrees[task] = Path(body["worktree"])
     write(worktrees["remove"], {"pkg/utils.py": "def unquote(s):\n    return s.strip('\"')\n"})
     write(worktrees["use"], {"pkg/auth.py": "from pkg.utils import other\n\n\ndef auth(x):\n    return other()\n"})
-    assert wtc(repo, "task", "finish", "remove", "--run", "r")[1]["state"] == "merged"
-    code, body = wtc(repo, "task", "finish", "use", "--run", "r")
+    assert wtc_in_process(repo, "task", "finish", "remove", "--run", "r")[1]["state"] == "merged"
+    code, body = wtc_in_process(repo, "task", "finish", "use", "--run", "r")
     assert code == 1 and body["state"] == "conflict", body
     assert [c["kind"] for c in body["conflicts"]] == ["semantic"], body
 
@@ -113,11 +113,11 @@ def test_a_broken_configuration_at_the_pin_is_named_with_the_pin(tmp_path: Path)
     repo = make_repo(tmp_path / "repo", {**FILES, ".wtc.toml": 'left-behind = "loud"\n'})
     commit(repo, {".wtc.toml": FILES[".wtc.toml"]}, "fixed after the pin")
     git(repo, "checkout", "-q", "HEAD~1")   # the pin: the commit with the broken file
-    assert wtc(repo, "run", "start", "--run", "r")[0] == 2          # the checkout's own file is read at start
+    assert wtc_in_process(repo, "run", "start", "--run", "r")[0] == 2          # the checkout's own file is read at start
     git(repo, "checkout", "-q", "main")
     pin = git(repo, "rev-parse", "HEAD~1")
-    assert wtc(repo, "run", "start", "--run", "r", "--base", pin)[0] == 0
-    code, body = wtc(repo, "task", "start", "d5", "--run", "r", "--own", "pkg/utils.py")   # its rules: the pin's
+    assert wtc_in_process(repo, "run", "start", "--run", "r", "--base", pin)[0] == 0
+    code, body = wtc_in_process(repo, "task", "start", "d5", "--run", "r", "--own", "pkg/utils.py")   # its rules: the pin's
     assert code == 2, body
     error = body["error"]
     assert "left-behind" in error["message"] and pin[:12] in error["message"], error
@@ -129,12 +129,12 @@ def test_a_dirty_main_checkout_does_not_unreserve_a_root_manifest(tmp_path: Path
     `reserved-remove = ["/package.json"]` let a task's edit of the root manifest merge as a plain
     change instead of becoming an intent for the consolidation phase."""
     repo = make_repo(tmp_path / "repo", {**FILES, "package.json": '{\n  "name": "app",\n  "version": "1.0.0"\n}\n'})
-    assert wtc(repo, "run", "start", "--run", "r")[0] == 0
+    assert wtc_in_process(repo, "run", "start", "--run", "r")[0] == 0
     write(repo, {".wtc.toml": FILES[".wtc.toml"] + 'reserved-remove = ["/package.json"]\n'})
-    code, body = wtc(repo, "task", "start", "bump", "--run", "r")
+    code, body = wtc_in_process(repo, "task", "start", "bump", "--run", "r")
     assert code == 0 and "/package.json" in body["boundary"]["reserved"], body["boundary"]
     write(Path(body["worktree"]), {"package.json": '{\n  "name": "app",\n  "version": "1.1.0"\n}\n'})
-    code, body = wtc(repo, "task", "finish", "bump", "--run", "r")
+    code, body = wtc_in_process(repo, "task", "finish", "bump", "--run", "r")
     assert code == 0 and [r["path"] for r in body["reserved"]] == ["package.json"], body
     assert git(repo, "show", "wtc/r/integration:package.json").count("1.0.0") == 1   # not merged as a plain edit
 
@@ -148,7 +148,7 @@ def test_the_pins_configuration_is_kept_byte_for_byte_and_read_from_there(tmp_pa
 
     relaxed = 'left-behind = "warn"  # réglé à la main\nsemantic-check = "block"\n'
     repo = make_repo(tmp_path / "repo", FILES | {".wtc.toml": relaxed})
-    assert wtc(repo, "run", "start", "--run", "r")[0] == 0
+    assert wtc_in_process(repo, "run", "start", "--run", "r")[0] == 0
     pin = git(repo, "rev-parse", "wtc/r/integration")
     kept = repo / ".git" / "wtc" / "cache" / f"pin-config-v1-{pin}.json"
     files = json.loads(kept.read_text(encoding="utf-8"))
@@ -157,14 +157,14 @@ def test_the_pins_configuration_is_kept_byte_for_byte_and_read_from_there(tmp_pa
 
     files[".wtc.toml"] = 'left-behind = "block"\n'          # what a later call reads: the kept copy
     kept.write_text(json.dumps(files), encoding="utf-8")
-    code, body = wtc(repo, "task", "start", "d5", "--run", "r", "--own", "pkg/utils.py")
+    code, body = wtc_in_process(repo, "task", "start", "d5", "--run", "r", "--own", "pkg/utils.py")
     assert code == 0, body
     write(Path(body["worktree"]), {"pkg/utils.py": WITHOUT_UNQUOTE})
-    code, body = wtc(repo, "task", "check", "d5", "--run", "r")
+    code, body = wtc_in_process(repo, "task", "check", "d5", "--run", "r")
     assert code == 1 and body["left_behind_blocks"], body
 
     kept.unlink()                                           # gone: read from the pin again, and kept again
-    code, body = wtc(repo, "task", "check", "d5", "--run", "r")
+    code, body = wtc_in_process(repo, "task", "check", "d5", "--run", "r")
     assert code == 0 and not body.get("left_behind_blocks"), body
     assert kept.is_file()
 
@@ -174,8 +174,8 @@ def test_a_reserved_remove_entry_that_names_no_default_is_refused_naming_the_def
     root manifest stayed reserved without a word: the entry is refused where the rules are read,
     naming the default it was probably meant for, and nothing is started."""
     repo = make_repo(tmp_path / "repo", FILES | {".wtc.toml": FILES[".wtc.toml"] + 'reserved-remove = ["package.json"]\n'})
-    assert wtc(repo, "run", "start", "--run", "r")[0] == 0
-    code, body = wtc(repo, "task", "start", "d5", "--run", "r", "--own", "pkg/utils.py")
+    assert wtc_in_process(repo, "run", "start", "--run", "r")[0] == 0
+    code, body = wtc_in_process(repo, "task", "start", "d5", "--run", "r", "--own", "pkg/utils.py")
     assert code == 2, body
     assert body["error"]["kind"] == "config" and "'package.json' (did you mean '/package.json'?)" in body["error"]["message"]
     assert "/package.json" in body["error"]["fix"]

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.conftest import commit, git, make_repo, write, wtc
+from tests.conftest import commit, git, make_repo, write, wtc_in_process
 
 KIB = 1024
 FILES = {
@@ -29,14 +29,14 @@ def _run(tmp_path: Path, committed: str, working: str) -> Path:
     """A run pinned at a commit whose `.wtc.toml` is `committed`, then `working` written over it in
     the main checkout and left uncommitted."""
     repo = make_repo(tmp_path / "repo", FILES | {".wtc.toml": committed})
-    code, body = wtc(repo, "run", "start", "--run", "r")
+    code, body = wtc_in_process(repo, "run", "start", "--run", "r")
     assert code == 0, body
     write(repo, {".wtc.toml": working})
     return repo
 
 
 def _started(repo: Path, task: str, *args: str) -> Path:
-    code, body = wtc(repo, "task", "start", task, "--run", "r", *args)
+    code, body = wtc_in_process(repo, "task", "start", task, "--run", "r", *args)
     assert code == 0, body
     return Path(body["worktree"])
 
@@ -46,13 +46,13 @@ def test_an_uncommitted_max_file_size_does_not_relax_finish(tmp_path: Path) -> N
     tip = git(repo, "rev-parse", "wtc/r/integration")
     worktree = _started(repo, "big", "--own", "docs/**")
     write(worktree, {"docs/dump.txt": "x" * (2 * KIB)})             # uncommitted: refused before the commit
-    code, body = wtc(repo, "task", "finish", "big", "--run", "r")
+    code, body = wtc_in_process(repo, "task", "finish", "big", "--run", "r")
     assert code == 3 and body["state"] == "rejected", body
     assert [(v["rule"], v["path"]) for v in body["violations"]] == [("large_file", "docs/dump.txt")], body
     assert "over max-file-size (1.0 KiB)" in body["violations"][0]["detail"]
 
     commit(worktree, {}, "the agent commits it itself")             # committed: refused in the history
-    code, body = wtc(repo, "task", "finish", "big", "--run", "r")
+    code, body = wtc_in_process(repo, "task", "finish", "big", "--run", "r")
     assert code == 3 and [v["rule"] for v in body["violations"]] == ["large_file"], body
     assert git(repo, "rev-parse", "wtc/r/integration") == tip
 
@@ -61,7 +61,7 @@ def test_an_uncommitted_max_file_size_does_not_tighten_finish_either(tmp_path: P
     repo = _run(tmp_path, "max-file-size = 0\n", 'max-file-size = "1KB"\n')
     worktree = _started(repo, "big", "--own", "docs/**")
     write(worktree, {"docs/dump.txt": "x" * (2 * KIB)})
-    code, body = wtc(repo, "task", "finish", "big", "--run", "r")
+    code, body = wtc_in_process(repo, "task", "finish", "big", "--run", "r")
     assert code == 0 and body["state"] == "merged", body
 
 
@@ -70,7 +70,7 @@ def test_an_uncommitted_verify_does_not_replace_the_pins(tmp_path: Path) -> None
     tip = git(repo, "rev-parse", "wtc/r/integration")
     worktree = _started(repo, "docs", "--own", "docs/**")
     write(worktree, {"docs/readme.md": "# docs, longer\n"})
-    code, body = wtc(repo, "task", "finish", "docs", "--run", "r")
+    code, body = wtc_in_process(repo, "task", "finish", "docs", "--run", "r")
     assert code == 1 and body["state"] == "failed", body
     assert body["verification"]["command"] == "exit 7" and body["verification"]["exit_code"] == 7, body
     assert git(repo, "rev-parse", "wtc/r/integration") == tip
@@ -78,24 +78,24 @@ def test_an_uncommitted_verify_does_not_replace_the_pins(tmp_path: Path) -> None
 
 def test_the_runs_own_verify_still_comes_first(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "repo", FILES | {".wtc.toml": 'verify = "exit 7"\n'})
-    assert wtc(repo, "run", "start", "--run", "r", "--verify", "true")[0] == 0
+    assert wtc_in_process(repo, "run", "start", "--run", "r", "--verify", "true")[0] == 0
     worktree = _started(repo, "docs", "--own", "docs/**")
     write(worktree, {"docs/readme.md": "# docs, longer\n"})
-    code, body = wtc(repo, "task", "finish", "docs", "--run", "r")
+    code, body = wtc_in_process(repo, "task", "finish", "docs", "--run", "r")
     assert code == 0 and body["state"] == "merged", body
 
 
 def test_an_uncommitted_default_boundary_does_not_widen_a_tasks(tmp_path: Path) -> None:
     repo = _run(tmp_path, '[default-boundary]\nown = ["docs/**"]\n', '[default-boundary]\nown = ["**"]\n')
     pin = git(repo, "rev-parse", "wtc/r/integration")
-    code, body = wtc(repo, "task", "start", "writer", "--run", "r")   # no --own: the plan, then the default
+    code, body = wtc_in_process(repo, "task", "start", "writer", "--run", "r")   # no --own: the plan, then the default
     assert code == 0 and body["boundary"]["own"] == ["docs/**"], body["boundary"]
-    code, plan = wtc(repo, "plan", "list", "--run", "r")
+    code, plan = wtc_in_process(repo, "plan", "list", "--run", "r")
     assert code == 0 and plan["default"]["own"] == ["docs/**"], plan
     assert plan["default"]["from"] == f"default-boundary (.wtc.toml at the pin {pin[:12]})", plan
 
     write(Path(body["worktree"]), {"pkg/auth.py": "def auth(x):\n    return x\n"})
-    code, body = wtc(repo, "task", "finish", "writer", "--run", "r")
+    code, body = wtc_in_process(repo, "task", "finish", "writer", "--run", "r")
     assert code == 3 and [v["path"] for v in body["violations"]] == ["pkg/auth.py"], body
 
 
@@ -104,17 +104,17 @@ def test_check_of_a_runs_task_keeps_the_runs_max_file_size(tmp_path: Path) -> No
     finish still refuses another task's large file (its rules are the pin's), and so does `wtc check
     --run --task` of that task, whose target is the integration tip."""
     repo = make_repo(tmp_path / "repo", FILES | {".wtc.toml": 'max-file-size = "1KB"\n'})
-    assert wtc(repo, "run", "start", "--run", "r")[0] == 0
+    assert wtc_in_process(repo, "run", "start", "--run", "r")[0] == 0
     relax = _started(repo, "relax", "--own", ".wtc.toml")
     write(relax, {".wtc.toml": "max-file-size = 0\n"})
-    assert wtc(repo, "task", "finish", "relax", "--run", "r")[1]["state"] == "merged"
+    assert wtc_in_process(repo, "task", "finish", "relax", "--run", "r")[1]["state"] == "merged"
     worktree = _started(repo, "big", "--own", "docs/**")
     commit(worktree, {"docs/dump.txt": "x" * (2 * KIB)}, "a dump")
 
-    code, report = wtc(repo, "check", "--run", "r", "--task", "big", "--format", "json")
+    code, report = wtc_in_process(repo, "check", "--run", "r", "--task", "big", "--format", "json")
     assert code == 3, report
     assert [(f["rule"], f["path"]) for f in report["findings"]] == [("large_file", "docs/dump.txt")], report
-    code, body = wtc(repo, "task", "finish", "big", "--run", "r")
+    code, body = wtc_in_process(repo, "task", "finish", "big", "--run", "r")
     assert code == 3 and [v["rule"] for v in body["violations"]] == ["large_file"], body
 
 
@@ -123,16 +123,16 @@ def test_check_of_a_runs_task_keeps_the_runs_left_behind(tmp_path: Path) -> None
     by the pin's rules; `wtc check --run --task` of the same task answers the same, though the
     integration tip now says `left-behind = "off"`."""
     repo = make_repo(tmp_path / "repo", FILES | {".wtc.toml": 'left-behind = "block"\n'})
-    assert wtc(repo, "run", "start", "--run", "r")[0] == 0
+    assert wtc_in_process(repo, "run", "start", "--run", "r")[0] == 0
     relax = _started(repo, "relax", "--own", ".wtc.toml")
     write(relax, {".wtc.toml": 'left-behind = "off"\n'})
-    assert wtc(repo, "task", "finish", "relax", "--run", "r")[1]["state"] == "merged"
+    assert wtc_in_process(repo, "task", "finish", "relax", "--run", "r")[1]["state"] == "merged"
     worktree = _started(repo, "d5", "--own", "pkg/utils.py")
     commit(worktree, {"pkg/utils.py": WITHOUT_UNQUOTE}, "drop unquote")
 
-    code, body = wtc(repo, "task", "check", "d5", "--run", "r")
+    code, body = wtc_in_process(repo, "task", "check", "d5", "--run", "r")
     assert code == 1 and body["left_behind_blocks"], body
-    code, report = wtc(repo, "check", "--run", "r", "--task", "d5", "--format", "json")
+    code, report = wtc_in_process(repo, "check", "--run", "r", "--task", "d5", "--format", "json")
     assert code == 1 and report["left_behind_mode"] == "block", report
     assert {f["path"] for f in report["findings"] if f["rule"] == "left_behind"} == {"pkg/auth.py"}, report
 
@@ -161,14 +161,14 @@ def test_check_of_a_runs_task_takes_the_runs_own_semantic_option_first(tmp_path:
     """`wtc run start --semantic off`: the run merges a use of a name another task removed, and
     `wtc check --run --task` of that task says the same, not the configuration's default block."""
     repo = make_repo(tmp_path / "repo", FILES | {"pkg/auth.py": "def auth(x):\n    return x\n"})
-    assert wtc(repo, "run", "start", "--run", "r", "--semantic", "off")[0] == 0
+    assert wtc_in_process(repo, "run", "start", "--run", "r", "--semantic", "off")[0] == 0
     remove = _started(repo, "remove", "--own", "pkg/utils.py")
     use = _started(repo, "use", "--own", "pkg/auth.py")
     write(remove, {"pkg/utils.py": "def unquote(s):\n    return s.strip('\"')\n"})
-    assert wtc(repo, "task", "finish", "remove", "--run", "r")[1]["state"] == "merged"
+    assert wtc_in_process(repo, "task", "finish", "remove", "--run", "r")[1]["state"] == "merged"
     commit(use, {"pkg/auth.py": "from pkg.utils import other\n\n\ndef auth(x):\n    return other()\n"}, "use other")
 
-    code, report = wtc(repo, "check", "--run", "r", "--task", "use", "--format", "json")
+    code, report = wtc_in_process(repo, "check", "--run", "r", "--task", "use", "--format", "json")
     assert code == 0 and not [f for f in report["findings"] if f["rule"].startswith("semantic")], report
-    code, body = wtc(repo, "task", "finish", "use", "--run", "r")
+    code, body = wtc_in_process(repo, "task", "finish", "use", "--run", "r")
     assert code == 0 and body["state"] == "merged", body

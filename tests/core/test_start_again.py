@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import git, wtc, write
+from tests.conftest import git, wtc_in_process, write
 from worktree_coord.coordinator import Coordinator
 from worktree_coord.errors import StateError, UsageError
 from worktree_coord.model import TaskState
@@ -44,12 +44,12 @@ def test_a_merged_task_started_again_answers_merged_without_a_dead_worktree(repo
 
 
 def test_the_cli_start_of_a_merged_task_says_merged_in_json_and_text(repo):
-    assert wtc(repo, "run", "start", "--run", "r")[0] == 0
-    code, started = wtc(repo, "task", "start", "docs", "--run", "r", "--own", "docs/**")
+    assert wtc_in_process(repo, "run", "start", "--run", "r")[0] == 0
+    code, started = wtc_in_process(repo, "task", "start", "docs", "--run", "r", "--own", "docs/**")
     write(Path(started["worktree"]), {"docs/guide.md": "guide, better\n"})
-    assert wtc(repo, "task", "finish", "docs", "--run", "r")[0] == 0
+    assert wtc_in_process(repo, "task", "finish", "docs", "--run", "r")[0] == 0
 
-    code, again = wtc(repo, "task", "start", "docs", "--run", "r", "--own", "docs/**")
+    code, again = wtc_in_process(repo, "task", "start", "docs", "--run", "r", "--own", "docs/**")
     assert code == 0 and again["state"] == "merged" and again["existing"] is True
     assert again["worktree"] == "" and again["replayed"] is False
     import subprocess
@@ -133,17 +133,17 @@ def test_a_task_whose_only_change_is_a_declared_intent_merges_and_the_intent_app
     repo = make_repo(tmp_path / "py", {"pyproject.toml": '[project]\nname = "p"\nversion = "1"\n'
                                                          'dependencies = ["idna>=3.0"]\n',
                                        "docs/a.md": "a\n"})
-    assert wtc(repo, "run", "start", "--run", "r")[0] == 0
-    assert wtc(repo, "task", "start", "p3", "--run", "r", "--own", "docs/**")[0] == 0
-    code, _ = wtc(repo, "intent", "add", "p3", "--run", "r", "--manifest", "pyproject.toml", "--op", "set_spec",
+    assert wtc_in_process(repo, "run", "start", "--run", "r")[0] == 0
+    assert wtc_in_process(repo, "task", "start", "p3", "--run", "r", "--own", "docs/**")[0] == 0
+    code, _ = wtc_in_process(repo, "intent", "add", "p3", "--run", "r", "--manifest", "pyproject.toml", "--op", "set_spec",
                   "--name", "idna", "--spec", ">=3.7")
     assert code == 0
-    code, finished = wtc(repo, "task", "finish", "p3", "--run", "r")
+    code, finished = wtc_in_process(repo, "task", "finish", "p3", "--run", "r")
     assert code == 0 and finished["state"] == "merged"            # it was "empty", its intent never applied
     assert [i["name"] for i in finished["intents"]] == ["idna"] and finished["intents"][0]["state"] == "declared"
     assert any("wtc consolidate --run r" in note for note in finished["notes"])
 
-    code, report = wtc(repo, "consolidate", "--run", "r", "--offline")
+    code, report = wtc_in_process(repo, "consolidate", "--run", "r", "--offline")
     assert code == 0, report
     assert "idna>=3.7" in git(repo, "show", "wtc/r/integration:pyproject.toml")
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from tests.conftest import make_repo, wtc
+from tests.conftest import make_repo, wtc_in_process
 from tests.forecast.test_forecast_cli import plain, validate
 
 
@@ -22,17 +22,17 @@ def _fix(command_text: str, which: int) -> str:
 
 def test_check_and_finish_offer_to_delete_or_exclude_a_file_the_tests_wrote(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "repo", {"app/a.py": "a = 1\n"})
-    assert wtc(repo, "run", "start", "--run", "r1")[0] == 0
+    assert wtc_in_process(repo, "run", "start", "--run", "r1")[0] == 0
     for task in ("deletes", "excludes"):
-        code, body = wtc(repo, "task", "start", task, "--run", "r1", "--own", "app/**")
+        code, body = wtc_in_process(repo, "task", "start", task, "--run", "r1", "--own", "app/**")
         assert code == 0, body
         work = Path(body["worktree"])
         (work / "app/a.py").write_text(f"a = '{task}'\n")
         (work / "test").write_text("CLIENT_RANDOM 00 11\n")          # what the suite's TLS key log left
-    worktree = {t: Path(wtc(repo, "task", "start", t, "--run", "r1", "--own", "app/**")[1]["worktree"])
+    worktree = {t: Path(wtc_in_process(repo, "task", "start", t, "--run", "r1", "--own", "app/**")[1]["worktree"])
                 for t in ("deletes", "excludes")}
 
-    code, check = wtc(repo, "task", "check", "deletes", "--run", "r1")
+    code, check = wtc_in_process(repo, "task", "check", "deletes", "--run", "r1")
     assert code == 3
     validate(check, "task-check.schema.json")
     [row] = check["violations"]
@@ -40,10 +40,10 @@ def test_check_and_finish_offer_to_delete_or_exclude_a_file_the_tests_wrote(tmp_
     assert "way out: test is new and outside the boundary" in plain(repo, "task", "check", "deletes", "--run", "r1").stdout
     _run(_fix(row["fix"], 0))                                         # delete it, as check says
     assert not (worktree["deletes"] / "test").exists()
-    code, done = wtc(repo, "task", "finish", "deletes", "--run", "r1")
+    code, done = wtc_in_process(repo, "task", "finish", "deletes", "--run", "r1")
     assert code == 0 and done["state"] == "merged", done
 
-    code, rejected = wtc(repo, "task", "finish", "excludes", "--run", "r1")
+    code, rejected = wtc_in_process(repo, "task", "finish", "excludes", "--run", "r1")
     assert code == 3 and rejected["state"] == "rejected"
     [row] = rejected["violations"]
     assert f"git -C {worktree['excludes']} rm -q --cached -- test && printf" in row["fix"], row["fix"]
@@ -52,6 +52,6 @@ def test_check_and_finish_offer_to_delete_or_exclude_a_file_the_tests_wrote(tmp_
     _run(_fix(row["fix"], 1))                                         # exclude it, as finish says
     assert (worktree["excludes"] / "test").exists()                  # kept on disk, out of every commit
     assert "/test" in (repo / ".git/info/exclude").read_text().splitlines()
-    code, done = wtc(repo, "task", "finish", "excludes", "--run", "r1")
+    code, done = wtc_in_process(repo, "task", "finish", "excludes", "--run", "r1")
     assert code in (0, 1) and done["state"] in ("merged", "conflict"), done
     assert "test" not in {c["path"] for c in done["changed"]}

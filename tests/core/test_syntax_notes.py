@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.conftest import git, make_repo, wtc
+from tests.conftest import git, make_repo, wtc_in_process
 from worktree_coord.merge.checks.syntax import BrokenSyntax, broken_syntax
 
 
@@ -20,8 +20,8 @@ def test_a_finish_names_each_file_the_task_left_unparseable_and_only_those(tmp_p
         "conf.json": '{"a": 1}\n',
         "README.md": "# r\n",
     })
-    assert wtc(repo, "run", "start", "-r", "r1")[0] == 0
-    code, started = wtc(repo, "task", "start", "t1", "--run", "r1")
+    assert wtc_in_process(repo, "run", "start", "-r", "r1")[0] == 0
+    code, started = wtc_in_process(repo, "task", "start", "t1", "--run", "r1")
     assert code == 0
     worktree = Path(started["worktree"])
     (worktree / "pkg/a.py").write_text("def ok():\n    return 1\n\n\ndef fo-c_marker():\n    return 2\n")
@@ -30,7 +30,7 @@ def test_a_finish_names_each_file_the_task_left_unparseable_and_only_those(tmp_p
     (worktree / "pkg/old_error.py").write_text("def broken(:\n    pass\n# still broken\n")
     (worktree / "conf.json").write_text('{"a": 1,}\n')
     (worktree / "README.md").write_text("# r\n\nmore (\n")
-    code, finished = wtc(repo, "task", "finish", "t1", "--run", "r1")
+    code, finished = wtc_in_process(repo, "task", "finish", "t1", "--run", "r1")
     assert code == 0 and finished["state"] == "merged", finished
     named = [note.split(": ", 1)[0] for note in finished["notes"] if "does not parse" in note]
     assert named == ["conf.json:1:8", "pkg/a.py:5:5", "pkg/new.py:1:9"], finished["notes"]
@@ -43,11 +43,11 @@ def test_a_finish_names_each_file_the_task_left_unparseable_and_only_those(tmp_p
 
 def test_a_task_whose_files_all_parse_gets_no_such_note(tmp_path):
     repo = make_repo(tmp_path / "repo", {"pkg/a.py": "def ok():\n    return 1\n"})
-    assert wtc(repo, "run", "start", "-r", "r1")[0] == 0
-    code, started = wtc(repo, "task", "start", "t1", "--run", "r1")
+    assert wtc_in_process(repo, "run", "start", "-r", "r1")[0] == 0
+    code, started = wtc_in_process(repo, "task", "start", "t1", "--run", "r1")
     assert code == 0
     (Path(started["worktree"]) / "pkg/a.py").write_text("def ok():\n    return 2\n")
-    code, finished = wtc(repo, "task", "finish", "t1", "--run", "r1")
+    code, finished = wtc_in_process(repo, "task", "finish", "t1", "--run", "r1")
     assert code == 0 and not [note for note in finished["notes"] if "does not parse" in note], finished["notes"]
 
 

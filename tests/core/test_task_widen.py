@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import git, write, wtc
+from tests.conftest import git, write, wtc_in_process
 from worktree_coord.coordinator import Coordinator
 from worktree_coord.errors import BusyError, StateError, UsageError
 
@@ -77,13 +77,13 @@ def test_a_sparse_worktree_gets_the_new_folder(repo, coord):
 
 
 def test_the_cli_widens_once_per_request_and_says_so_in_json(repo):
-    assert wtc(repo, "run", "start", "--run", "r1")[0] == 0
-    assert wtc(repo, "task", "start", "t", "--run", "r1", "--own", "packages/api/**")[0] == 0
-    code, first = wtc(repo, "task", "widen", "t", "--run", "r1", "--own", "docs/**", "--why", "docs")
+    assert wtc_in_process(repo, "run", "start", "--run", "r1")[0] == 0
+    assert wtc_in_process(repo, "task", "start", "t", "--run", "r1", "--own", "packages/api/**")[0] == 0
+    code, first = wtc_in_process(repo, "task", "widen", "t", "--run", "r1", "--own", "docs/**", "--why", "docs")
     assert code == 0 and first["schema"] == "wtc.task.widen/1" and first["added_own"] == ["docs/**"]
-    code, again = wtc(repo, "task", "widen", "t", "--run", "r1", "--own", "docs/**", "--why", "docs")
+    code, again = wtc_in_process(repo, "task", "widen", "t", "--run", "r1", "--own", "docs/**", "--why", "docs")
     assert code == 0 and again["replayed"] is True
-    code, more = wtc(repo, "task", "widen", "t", "--run", "r1", "--own", "docs/**", "--own", "README.md")
+    code, more = wtc_in_process(repo, "task", "widen", "t", "--run", "r1", "--own", "docs/**", "--own", "README.md")
     assert code == 0 and more["added_own"] == ["README.md"], "a glob already held is not added twice"
-    code, empty = wtc(repo, "task", "widen", "t", "--run", "r1")
+    code, empty = wtc_in_process(repo, "task", "widen", "t", "--run", "r1")
     assert code == 2 and "nothing to widen" in empty["error"]["message"]

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import git, make_repo, wtc
+from tests.conftest import git, make_repo, wtc_in_process
 
 FILES = {
     "pkg/__init__.py": "",
@@ -27,11 +27,11 @@ FILES = {
 
 def _finish_rename(tmp_path: Path, utils_after: str) -> dict:
     repo = make_repo(tmp_path / "repo", FILES)
-    assert wtc(repo, "run", "start", "--run", "r1")[0] == 0
-    code, body = wtc(repo, "task", "start", "rename", "--run", "r1", "--own", "pkg/utils.py")
+    assert wtc_in_process(repo, "run", "start", "--run", "r1")[0] == 0
+    code, body = wtc_in_process(repo, "task", "start", "rename", "--run", "r1", "--own", "pkg/utils.py")
     assert code == 0, body
     (Path(body["worktree"]) / "pkg/utils.py").write_text(utils_after)
-    code, body = wtc(repo, "task", "finish", "rename", "--run", "r1")
+    code, body = wtc_in_process(repo, "task", "finish", "rename", "--run", "r1")
     assert (code, body["state"]) in ((0, "merged"), (1, "conflict")), body
     return body
 
@@ -39,11 +39,11 @@ def _finish_rename(tmp_path: Path, utils_after: str) -> dict:
 def _left_behind_notes(tmp_path: Path, files: dict[str, str], own: str, path: str, old: str, new: str) -> list[str]:
     """The "still uses" notes of a task owning `own` that renames `old` to `new` in `path` and finishes."""
     repo = make_repo(tmp_path / "repo", files)
-    assert wtc(repo, "run", "start", "--run", "r1")[0] == 0
-    code, body = wtc(repo, "task", "start", "rename", "--run", "r1", "--own", own)
+    assert wtc_in_process(repo, "run", "start", "--run", "r1")[0] == 0
+    code, body = wtc_in_process(repo, "task", "start", "rename", "--run", "r1", "--own", own)
     assert code == 0, body
     (Path(body["worktree"]) / path).write_text(files[path].replace(old, new))
-    code, body = wtc(repo, "task", "finish", "rename", "--run", "r1")
+    code, body = wtc_in_process(repo, "task", "finish", "rename", "--run", "r1")
     assert (code, body["state"]) in ((0, "merged"), (1, "conflict")), body
     return [note for note in body["notes"] if "still uses" in note]
 
@@ -53,8 +53,8 @@ def _task_edited(tmp_path: Path, files: dict[str, str], task: str, owns: tuple[s
     """A repository of `files`, run r1 started, task `task` owning `owns`, its worktree edited: `moves`
     with `git mv`, then `edits` written (None: `git rm`). The repository."""
     repo = make_repo(tmp_path / "repo", files)
-    assert wtc(repo, "run", "start", "--run", "r1")[0] == 0
-    code, body = wtc(repo, "task", "start", task, "--run", "r1", *[arg for glob in owns for arg in ("--own", glob)])
+    assert wtc_in_process(repo, "run", "start", "--run", "r1")[0] == 0
+    code, body = wtc_in_process(repo, "task", "start", task, "--run", "r1", *[arg for glob in owns for arg in ("--own", glob)])
     assert code == 0, body
     worktree = Path(body["worktree"])
     for old, new in (moves or {}).items():
@@ -75,9 +75,9 @@ def _removal_refused(tmp_path: Path, files: dict[str, str], own: str | tuple[str
     is a conflict; the repository and the finish's "still use(s)" / "still import(s)" notes."""
     owns = (own,) if isinstance(own, str) else own
     repo = _task_edited(tmp_path, files, "rm", owns, edits, moves)
-    code, check = wtc(repo, "task", "check", "rm", "--run", "r1")
+    code, check = wtc_in_process(repo, "task", "check", "rm", "--run", "r1")
     assert code == 1, check
-    code, body = wtc(repo, "task", "finish", "rm", "--run", "r1")
+    code, body = wtc_in_process(repo, "task", "finish", "rm", "--run", "r1")
     assert (code, body["state"]) == (1, "conflict"), body
     return repo, [note for note in body["notes"] if "still use" in note or "still import" in note]
 
@@ -87,9 +87,9 @@ def _removal_merged(tmp_path: Path, files: dict[str, str], edits: dict[str, str 
     """A task owning everything moves (`moves`) and writes `edits` (None deletes): its check passes
     (exit 0, nothing left behind) and its finish merges; the finish's result."""
     repo = _task_edited(tmp_path, files, "mv", ("**",), edits, moves)
-    code, check = wtc(repo, "task", "check", "mv", "--run", "r1")
+    code, check = wtc_in_process(repo, "task", "check", "mv", "--run", "r1")
     assert code == 0 and not check["left_behind"], check
-    code, body = wtc(repo, "task", "finish", "mv", "--run", "r1")
+    code, body = wtc_in_process(repo, "task", "finish", "mv", "--run", "r1")
     assert (code, body["state"]) == (0, "merged"), body
     return body
 
@@ -118,11 +118,11 @@ def test_an_edit_that_removes_no_name_reads_no_other_file(tmp_path):
 
 def test_task_check_names_them_before_the_finish_apart_from_the_merge_conflicts(tmp_path):
     repo = make_repo(tmp_path / "repo", FILES)
-    assert wtc(repo, "run", "start", "--run", "r1")[0] == 0
-    code, body = wtc(repo, "task", "start", "rename", "--run", "r1", "--own", "pkg/utils.py")
+    assert wtc_in_process(repo, "run", "start", "--run", "r1")[0] == 0
+    code, body = wtc_in_process(repo, "task", "start", "rename", "--run", "r1", "--own", "pkg/utils.py")
     worktree = Path(body["worktree"])
     (worktree / "pkg/utils.py").write_text(FILES["pkg/utils.py"].replace("def guess_filename", "def filename_of"))
-    code, body = wtc(repo, "task", "check", "rename", "--run", "r1")      # uncommitted edits count
+    code, body = wtc_in_process(repo, "task", "check", "rename", "--run", "r1")      # uncommitted edits count
     assert code == 1 and body["clean"] and body["left_behind_blocks"], body     # its merge would refuse them
     assert [(u["use_path"], u["use_lines"], u["name"], u["replacement"]) for u in body["left_behind"]] == \
         [("pkg/models.py", [1, 5], "guess_filename", "filename_of")]
@@ -240,12 +240,12 @@ def test_a_call_through_a_crates_name_with_no_use_is_named(tmp_path):
         "app/src/lib.rs": "pub fn run() -> u64 {\n    let n = std::cmp::max(1, 2);\n    my_cli::parse_size(\"2M\") + n\n}\n",
     }
     repo = make_repo(tmp_path / "repo", files)
-    assert wtc(repo, "run", "start", "--run", "r1")[0] == 0
-    code, body = wtc(repo, "task", "start", "rename", "--run", "r1", "--own", "cli/**")
+    assert wtc_in_process(repo, "run", "start", "--run", "r1")[0] == 0
+    code, body = wtc_in_process(repo, "task", "start", "rename", "--run", "r1", "--own", "cli/**")
     assert code == 0, body
     for path in ("cli/src/lib.rs", "cli/src/human.rs"):
         (Path(body["worktree"]) / path).write_text(files[path].replace("parse_size", "parse_human_size"))
-    code, body = wtc(repo, "task", "finish", "rename", "--run", "r1")
+    code, body = wtc_in_process(repo, "task", "finish", "rename", "--run", "r1")
     assert code == 1 and body["state"] == "conflict", body
     assert [(c["path"], c["start_line"]) for c in body["conflicts"] if c["kind"] == "left_behind"] == \
         [("app/src/lib.rs", 3)], body["conflicts"]
@@ -287,42 +287,42 @@ def test_the_report_names_uses_the_landed_tree_keeps_of_a_removed_name_until_a_t
     task that changed models.py elsewhere, so no finish note and no merge finding names it) is a
     warning there, with the task that renamed the definition; once a task updates the use, it goes."""
     repo = make_repo(tmp_path / "repo", FILES)
-    assert wtc(repo, "run", "start", "--run", "r1", "--left-behind", "warn")[0] == 0   # merges let it through
+    assert wtc_in_process(repo, "run", "start", "--run", "r1", "--left-behind", "warn")[0] == 0   # merges let it through
     for task, own in (("rename", "pkg/utils.py"), ("models", "pkg/models.py"), ("other", "pkg/utils.py")):
-        assert wtc(repo, "task", "start", task, "--run", "r1", "--own", own)[0] == 0
+        assert wtc_in_process(repo, "task", "start", task, "--run", "r1", "--own", own)[0] == 0
     worktrees = repo / ".wtc" / "worktrees" / "r1"
     (worktrees / "models" / "pkg/models.py").write_text(FILES["pkg/models.py"] + "\n\nLIMIT = 10\n")
-    assert wtc(repo, "task", "finish", "models", "--run", "r1")[0] == 0
+    assert wtc_in_process(repo, "task", "finish", "models", "--run", "r1")[0] == 0
     # A task that changed the definition's file elsewhere is not named for the rename.
     (worktrees / "other" / "pkg/utils.py").write_text(FILES["pkg/utils.py"].replace("return 1", "return 7"))
-    assert wtc(repo, "task", "finish", "other", "--run", "r1")[0] == 0
+    assert wtc_in_process(repo, "task", "finish", "other", "--run", "r1")[0] == 0
     (worktrees / "rename" / "pkg/utils.py").write_text(FILES["pkg/utils.py"].replace("def guess_filename", "def filename_of"))
-    assert wtc(repo, "task", "finish", "rename", "--run", "r1")[0] == 0
-    code, body = wtc(repo, "report", "--run", "r1")
+    assert wtc_in_process(repo, "task", "finish", "rename", "--run", "r1")[0] == 0
+    code, body = wtc_in_process(repo, "report", "--run", "r1")
     assert code == 0
     assert [(u["use_path"], u["use_lines"], u["name"], u["replacement"], u["tasks"]) for u in body["left_behind"]] == \
         [("pkg/models.py", [1, 5], "guess_filename", "filename_of", ["rename"])]
     assert any(w.startswith("left behind: pkg/models.py (lines 1, 5) still uses guess_filename, which task rename")
                for w in body["warnings"]), body["warnings"]
-    assert wtc(repo, "task", "start", "fix", "--run", "r1", "--own", "pkg/models.py")[0] == 0
+    assert wtc_in_process(repo, "task", "start", "fix", "--run", "r1", "--own", "pkg/models.py")[0] == 0
     fixed = git(repo, "show", "wtc/r1/integration:pkg/models.py").replace("guess_filename", "filename_of")
     (worktrees / "fix" / "pkg/models.py").write_text(fixed + "\n")
-    assert wtc(repo, "task", "finish", "fix", "--run", "r1")[0] == 0
-    code, body = wtc(repo, "report", "--run", "r1")
+    assert wtc_in_process(repo, "task", "finish", "fix", "--run", "r1")[0] == 0
+    code, body = wtc_in_process(repo, "report", "--run", "r1")
     assert body["left_behind"] == [] and not any(w.startswith("left behind") for w in body["warnings"])
 
 
 def test_a_finish_that_conflicts_keeps_its_notes_of_uses_left_behind(tmp_path):
     repo = make_repo(tmp_path / "repo", FILES)
-    assert wtc(repo, "run", "start", "--run", "r1")[0] == 0
+    assert wtc_in_process(repo, "run", "start", "--run", "r1")[0] == 0
     for task in ("first", "rename"):
-        assert wtc(repo, "task", "start", task, "--run", "r1", "--own", "pkg/utils.py")[0] == 0
+        assert wtc_in_process(repo, "task", "start", task, "--run", "r1", "--own", "pkg/utils.py")[0] == 0
     worktrees = repo / ".wtc" / "worktrees" / "r1"
     (worktrees / "first" / "pkg/utils.py").write_text(FILES["pkg/utils.py"].replace("return 1", "return 10"))
-    assert wtc(repo, "task", "finish", "first", "--run", "r1")[0] == 0
+    assert wtc_in_process(repo, "task", "finish", "first", "--run", "r1")[0] == 0
     (worktrees / "rename" / "pkg/utils.py").write_text(
         FILES["pkg/utils.py"].replace("def guess_filename", "def filename_of").replace("return 1", "return 2"))
-    code, body = wtc(repo, "task", "finish", "rename", "--run", "r1")
+    code, body = wtc_in_process(repo, "task", "finish", "rename", "--run", "r1")
     assert code == 1 and body["state"] == "conflict", body
     assert any(n.startswith("pkg/models.py (lines 1, 5: 2 uses) still uses guess_filename") for n in body["notes"]), \
         body["notes"]
@@ -374,18 +374,18 @@ def test_a_module_made_a_package_that_keeps_its_names_leaves_nothing_behind(tmp_
         "pkg/models.py": "from pkg.errors import BadWheel\n\n\ndef fail():\n    raise BadWheel()\n",
     }
     repo = make_repo(tmp_path / "repo", files)
-    assert wtc(repo, "run", "start", "--run", "r1")[0] == 0
-    code, body = wtc(repo, "task", "start", "split", "--run", "r1", "--own", "pkg/errors.py", "--own", "pkg/errors/**")
+    assert wtc_in_process(repo, "run", "start", "--run", "r1")[0] == 0
+    code, body = wtc_in_process(repo, "task", "start", "split", "--run", "r1", "--own", "pkg/errors.py", "--own", "pkg/errors/**")
     assert code == 0, body
     worktree = Path(body["worktree"])
     (worktree / "pkg/errors.py").unlink()
     (worktree / "pkg/errors").mkdir()
     (worktree / "pkg/errors/_base.py").write_text(files["pkg/errors.py"])
     (worktree / "pkg/errors/__init__.py").write_text("from pkg.errors._base import BadWheel, PipError\n")
-    code, body = wtc(repo, "task", "finish", "split", "--run", "r1")
+    code, body = wtc_in_process(repo, "task", "finish", "split", "--run", "r1")
     assert code == 0 and body["state"] == "merged", body
     assert [note for note in body["notes"] if "still uses" in note] == []
-    code, report = wtc(repo, "report", "--run", "r1", "--onto", "main")
+    code, report = wtc_in_process(repo, "report", "--run", "r1", "--onto", "main")
     assert code == 0 and report["left_behind"] == [], report["left_behind"]
 
 
@@ -398,8 +398,8 @@ def test_a_module_moved_to_another_crate_and_re_exported_leaves_nothing_behind(t
              "app/src/lib.rs": "pub mod ser;\nmod other;\n", "app/src/ser.rs": ser,
              "app/src/other.rs": "use crate::ser::Serialize;\n\npub struct S;\n\nimpl Serialize for S {}\n"}
     repo = make_repo(tmp_path / "repo", files)
-    assert wtc(repo, "run", "start", "--run", "r1")[0] == 0
-    code, body = wtc(repo, "task", "start", "extract", "--run", "r1", "--own", "app/src/lib.rs",
+    assert wtc_in_process(repo, "run", "start", "--run", "r1")[0] == 0
+    code, body = wtc_in_process(repo, "task", "start", "extract", "--run", "r1", "--own", "app/src/lib.rs",
                      "--own", "app/src/ser.rs", "--own", "core/**")
     assert code == 0, body
     worktree = Path(body["worktree"])
@@ -409,7 +409,7 @@ def test_a_module_moved_to_another_crate_and_re_exported_leaves_nothing_behind(t
     (worktree / "core/src/lib.rs").write_text("pub mod ser;\n")
     (worktree / "core/src/ser.rs").write_text(ser)
     (worktree / "app/src/lib.rs").write_text("pub use core_x::ser;\nmod other;\n")
-    code, body = wtc(repo, "task", "finish", "extract", "--run", "r1")
+    code, body = wtc_in_process(repo, "task", "finish", "extract", "--run", "r1")
     assert code == 0 and body["state"] == "merged", body
     assert [note for note in body["notes"] if "still uses" in note] == []
 
@@ -428,11 +428,11 @@ def test_a_name_several_files_still_use_is_one_note_naming_them_all(tmp_path):
 
 def _all_notes(tmp_path: Path, files: dict[str, str]) -> list[str]:
     repo = make_repo(tmp_path / "repo", files)
-    assert wtc(repo, "run", "start", "--run", "r1")[0] == 0
-    code, body = wtc(repo, "task", "start", "rename", "--run", "r1", "--own", "pkg/utils.py")
+    assert wtc_in_process(repo, "run", "start", "--run", "r1")[0] == 0
+    code, body = wtc_in_process(repo, "task", "start", "rename", "--run", "r1", "--own", "pkg/utils.py")
     assert code == 0, body
     (Path(body["worktree"]) / "pkg/utils.py").write_text(files["pkg/utils.py"].replace("def guess_filename", "def filename_of"))
-    code, body = wtc(repo, "task", "finish", "rename", "--run", "r1")
+    code, body = wtc_in_process(repo, "task", "finish", "rename", "--run", "r1")
     assert code == 1 and body["state"] == "conflict", body
     return body["notes"]
 
@@ -445,13 +445,13 @@ def test_a_moved_module_is_named_as_moved_with_all_its_names_in_one_note(tmp_pat
     files = dict(FILES)
     files["pkg/views.py"] = "from .utils import guess_filename, other\n\n\ndef show(obj):\n    return guess_filename(obj) or other()\n"
     repo = make_repo(tmp_path / "repo", files)
-    assert wtc(repo, "run", "start", "--run", "r1")[0] == 0
-    code, body = wtc(repo, "task", "start", "move", "--run", "r1", "--own", "pkg/utils.py", "--own", "pkg/helpers.py",
+    assert wtc_in_process(repo, "run", "start", "--run", "r1")[0] == 0
+    code, body = wtc_in_process(repo, "task", "start", "move", "--run", "r1", "--own", "pkg/utils.py", "--own", "pkg/helpers.py",
                      "--own", "pkg/models.py")
     worktree = Path(body["worktree"])
     git(worktree, "mv", "pkg/utils.py", "pkg/helpers.py")
     (worktree / "pkg/models.py").write_text(files["pkg/models.py"].replace(".utils", ".helpers"))
-    code, body = wtc(repo, "task", "finish", "move", "--run", "r1")
+    code, body = wtc_in_process(repo, "task", "finish", "move", "--run", "r1")
     assert code == 1 and body["state"] == "conflict", body
     notes = [n for n in body["notes"] if "pkg/views.py" in n]
     assert notes == ["pkg/views.py (lines 1, 5) still uses guess_filename, other from pkg/utils.py, which this task "
@@ -478,16 +478,16 @@ def test_a_deletion_used_through_package_star_reexports_is_named(tmp_path):
     through three `__init__.py` files of `from ... import *` that never spell the name. Check and
     finish said nothing, the run landed, and `import networkx` worked but its callers failed."""
     repo = make_repo(tmp_path / "repo", NESTED)
-    assert wtc(repo, "run", "start", "--run", "r1")[0] == 0
-    code, body = wtc(repo, "task", "start", "drop", "--run", "r1", "--own", "top/algorithms/paths/weighted.py")
+    assert wtc_in_process(repo, "run", "start", "--run", "r1")[0] == 0
+    code, body = wtc_in_process(repo, "task", "start", "drop", "--run", "r1", "--own", "top/algorithms/paths/weighted.py")
     assert code == 0, body
     (Path(body["worktree"]) / "top/algorithms/paths/weighted.py").write_text(
         "__all__ = ['dist']\n\n\ndef dist(G):\n    return {}\n")
-    code, checked = wtc(repo, "task", "check", "drop", "--run", "r1")
+    code, checked = wtc_in_process(repo, "task", "check", "drop", "--run", "r1")
     assert code == 1, checked
     assert [(row["use_path"], row["name"]) for row in checked["left_behind"]] == [
         ("top/centrality/load.py", "pred_and_dist")], checked
-    code, body = wtc(repo, "task", "finish", "drop", "--run", "r1")
+    code, body = wtc_in_process(repo, "task", "finish", "drop", "--run", "r1")
     assert code == 1 and body["state"] == "conflict", body
     assert {c["kind"] for c in body["conflicts"]} == {"left_behind"}, body
 
@@ -521,14 +521,14 @@ def test_a_name_dropped_from_a_lib_entry_a_tsconfig_root_dir_names_is_left_behin
     """The entry `dist/index.d.ts` is built from the tsconfig's rootDir (lib/index.ts), not src/; the
     task drops the name from the entry's `export { ... } from` list while the definition stays."""
     repo = make_repo(tmp_path / "repo", SIO_FILES)
-    assert wtc(repo, "run", "start", "--run", "r1")[0] == 0
-    code, body = wtc(repo, "task", "start", "drop", "--run", "r1", "--own", "packages/socket.io-adapter/lib/index.ts")
+    assert wtc_in_process(repo, "run", "start", "--run", "r1")[0] == 0
+    code, body = wtc_in_process(repo, "task", "start", "drop", "--run", "r1", "--own", "packages/socket.io-adapter/lib/index.ts")
     assert code == 0, body
     index = "packages/socket.io-adapter/lib/index.ts"
     (Path(body["worktree"]) / index).write_text(SIO_FILES[index].replace(" SessionAwareAdapter,", ""))
-    code, body = wtc(repo, "task", "check", "drop", "--run", "r1")
+    code, body = wtc_in_process(repo, "task", "check", "drop", "--run", "r1")
     assert code == 1, body
-    code, body = wtc(repo, "task", "finish", "drop", "--run", "r1")
+    code, body = wtc_in_process(repo, "task", "finish", "drop", "--run", "r1")
     assert (code, body["state"]) == (1, "conflict"), body
     [conflict] = [c for c in body["conflicts"] if c["kind"] == "left_behind"]
     assert conflict["path"] == "packages/socket.io/lib/index.ts", conflict
@@ -589,7 +589,7 @@ def test_a_commonjs_function_removed_while_a_destructured_require_still_uses_it_
     repo, left = _removal_refused(tmp_path, files, "lib/utils/open-url.js", {"lib/utils/open-url.js": removed})
     assert len(left) == 1 and left[0].startswith("lib/utils/auth.js (lines 1, 3: 2 uses) still uses createOpener"), left
     # The report's way out for the task left out names the left-behind ways too, not only markers to resolve.
-    code, report = wtc(repo, "report", "--run", "r1")
+    code, report = wtc_in_process(repo, "report", "--run", "r1")
     [warning] = [w for w in report["warnings"] if w.startswith("task rm is conflict")]
     assert "keep the old name too, or widen the task with wtc task widen rm --run r1 --own FILE" in warning, warning
 
@@ -625,11 +625,11 @@ def test_a_moved_module_s_own_names_are_looked_for_first_when_its_imports_are_co
                                  "module.exports = { getContents }\n")
     files["test/tar.js"] = "const { getContents } = require('../lib/utils/tar.js')\n\nmodule.exports = getContents(1)\n"
     repo = make_repo(tmp_path / "repo", files)
-    assert wtc(repo, "run", "start", "--run", "r1")[0] == 0
-    code, body = wtc(repo, "task", "start", "move", "--run", "r1", "--own", "lib/utils/**")
+    assert wtc_in_process(repo, "run", "start", "--run", "r1")[0] == 0
+    code, body = wtc_in_process(repo, "task", "start", "move", "--run", "r1", "--own", "lib/utils/**")
     assert code == 0, body
     git(Path(body["worktree"]), "mv", "lib/utils/tar.js", "lib/utils/tarball.js")
-    code, check = wtc(repo, "task", "check", "move", "--run", "r1")
+    code, check = wtc_in_process(repo, "task", "check", "move", "--run", "r1")
     assert code == 1, check
     assert [row["use_path"] for row in check["left_behind"]] == ["test/tar.js"], check["left_behind"]
 
@@ -856,7 +856,7 @@ def test_a_finish_repeated_after_a_left_behind_refusal_says_each_note_once(tmp_p
     """Found driving wtc: a second `task finish` of a task refused for a use left behind carried the
     first refusal's notes and added the same ones again."""
     repo, left = _removal_refused(tmp_path, NPM_STYLE, "lib/utils/format-bytes.js", {"lib/utils/format-bytes.js": None})
-    code, body = wtc(repo, "task", "finish", "rm", "--run", "r1")
+    code, body = wtc_in_process(repo, "task", "finish", "rm", "--run", "r1")
     assert (code, body["state"]) == (1, "conflict"), body
     assert len(body["notes"]) == len(set(body["notes"])), body["notes"]
     assert [n for n in body["notes"] if "still import" in n] == left
@@ -871,18 +871,18 @@ def test_an_import_of_a_deleted_module_another_task_already_updated_is_not_named
     any require of a .js file)."""
     files = NPM_STYLE | {"lib/utils/bytes.js": FORMAT_BYTES}
     repo = make_repo(tmp_path / "repo", files)
-    assert wtc(repo, "run", "start", "--run", "r1")[0] == 0
-    code, updater = wtc(repo, "task", "start", "upd", "--run", "r1", "--own", "lib/commands/view.js")
+    assert wtc_in_process(repo, "run", "start", "--run", "r1")[0] == 0
+    code, updater = wtc_in_process(repo, "task", "start", "upd", "--run", "r1", "--own", "lib/commands/view.js")
     assert code == 0, updater
-    code, deleter = wtc(repo, "task", "start", "rm", "--run", "r1", "--own", "lib/utils/format-bytes.js")
+    code, deleter = wtc_in_process(repo, "task", "start", "rm", "--run", "r1", "--own", "lib/utils/format-bytes.js")
     assert code == 0, deleter
     (Path(updater["worktree"]) / "lib/commands/view.js").write_text(
         files["lib/commands/view.js"].replace("format-bytes.js", "bytes.js"))
-    assert wtc(repo, "task", "finish", "upd", "--run", "r1")[1]["state"] == "merged"
+    assert wtc_in_process(repo, "task", "finish", "upd", "--run", "r1")[1]["state"] == "merged"
     git(Path(deleter["worktree"]), "rm", "-q", "lib/utils/format-bytes.js")
-    code, check = wtc(repo, "task", "check", "rm", "--run", "r1")
+    code, check = wtc_in_process(repo, "task", "check", "rm", "--run", "r1")
     assert (code, check["left_behind"]) == (0, []), check
-    code, body = wtc(repo, "task", "finish", "rm", "--run", "r1")
+    code, body = wtc_in_process(repo, "task", "finish", "rm", "--run", "r1")
     assert (code, body["state"]) == (0, "merged"), body
 
 

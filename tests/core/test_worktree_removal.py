@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.conftest import git, write, wtc
+from tests.conftest import git, write, wtc_in_process
 from worktree_coord.coordinator import Coordinator
 from worktree_coord.gitrepo import TOMBSTONE_PREFIX, bury, delete_tombstone, is_tombstone
 
@@ -28,7 +28,7 @@ def _tombstones(folder: Path) -> list[Path]:
 
 def _started_with_edit(repo: Path, task: str = "t", own: str = "packages/api/**",
                        files: dict[str, str] | None = None) -> Path:
-    code, started = wtc(repo, "task", "start", task, "--run", "r1", "--own", own)
+    code, started = wtc_in_process(repo, "task", "start", task, "--run", "r1", "--own", own)
     assert code == 0, started
     wt = Path(started["worktree"])
     write(wt, files or {"packages/api/index.js": "export function api() {\n  return 42;\n}\n"})
@@ -54,7 +54,7 @@ def test_bury_renames_in_one_step_and_delete_tombstone_never_needs_the_original(
 
 
 def test_finish_killed_after_the_rename_leaves_a_tombstone_that_gc_deletes_unread(repo):
-    wtc(repo, "run", "start", "--run", "r1")
+    wtc_in_process(repo, "run", "start", "--run", "r1")
     pin = git(repo, "rev-parse", "HEAD")
     wt = _started_with_edit(repo)
     _killed(repo, "remove.after_rename", "task", "finish", "t", "--run", "r1")
@@ -63,12 +63,12 @@ def test_finish_killed_after_the_rename_leaves_a_tombstone_that_gc_deletes_unrea
     [tombstone] = _tombstones(wt.parent)
     assert (tombstone / "packages/api/index.js").is_file() and (tombstone / ".git").is_file()
     assert "prunable" in git(repo, "worktree", "list", "--porcelain"), "the admin entry is not yet pruned"
-    code, report = wtc(repo, "gc")
+    code, report = wtc_in_process(repo, "gc")
     assert code == 0 and report["tombstones_removed"] == [str(tombstone)] and report["snapshots"] == []
     assert report["admin_entries_pruned"], report
     assert not tombstone.exists() and len(git(repo, "worktree", "list", "--porcelain").split("\n\n")) == 1
     assert git(repo, "rev-parse", "wtc/r1/t") == recorded
-    code, finished = wtc(repo, "task", "finish", "t", "--run", "r1")
+    code, finished = wtc_in_process(repo, "task", "finish", "t", "--run", "r1")
     assert code == 0 and finished["state"] == "merged" and finished["commit"] == recorded
     assert git(repo, "log", "--format=%an", f"{pin}..wtc/r1/t").splitlines() == ["wtc task t"]
     assert git(repo, "ls-tree", "-r", "--name-only", "wtc/r1/integration") == git(
@@ -76,17 +76,17 @@ def test_finish_killed_after_the_rename_leaves_a_tombstone_that_gc_deletes_unrea
 
 
 def test_finish_killed_half_way_through_deleting_the_tombstone(repo):
-    wtc(repo, "run", "start", "--run", "r1")
+    wtc_in_process(repo, "run", "start", "--run", "r1")
     wt = _started_with_edit(repo)
     _killed(repo, "remove.half_deleted", "task", "finish", "t", "--run", "r1")
     [tombstone] = _tombstones(wt.parent)
     left = {p.name for p in tombstone.iterdir()}
     assert left and left < {".git", ".wtc", "README.md", "docs", "package.json", "packages"}, left
     assert "prunable" not in git(repo, "worktree", "list", "--porcelain"), "pruned before the deletion began"
-    code, finished = wtc(repo, "task", "finish", "t", "--run", "r1")  # the retry does not need the folder
+    code, finished = wtc_in_process(repo, "task", "finish", "t", "--run", "r1")  # the retry does not need the folder
     assert code == 0 and finished["state"] == "merged"
     assert not tombstone.exists(), "the task's retry deletes its own tombstone"
-    code, report = wtc(repo, "gc")
+    code, report = wtc_in_process(repo, "gc")
     assert report["tombstones_removed"] == [] and not (repo / ".wtc/worktrees/r1").exists()
 
 
@@ -95,17 +95,17 @@ def test_a_finish_run_again_after_a_kill_mid_removal_leaves_no_copy_of_the_repos
     and left `.wtc/worktrees/r1/.wtc-tombstone@...@kill5` (a whole copy of the repository) in the
     checkout until a `wtc gc`: `node --test` in the checkout ran every test twice. The task's own
     retry deletes the tombstones of its worktree, never another task's."""
-    wtc(repo, "run", "start", "--run", "r1")
+    wtc_in_process(repo, "run", "start", "--run", "r1")
     wt = _started_with_edit(repo)
     other = _started_with_edit(repo, "t2", "packages/core/**", {"packages/core/lib.py": "def core():\n    return 2\n"})
     _killed(repo, "remove.after_rename", "task", "finish", "t", "--run", "r1")
     _killed(repo, "remove.after_rename", "task", "finish", "t2", "--run", "r1")
     assert len(_tombstones(wt.parent)) == 2 and not wt.exists() and not other.exists()
-    code, finished = wtc(repo, "task", "finish", "t", "--run", "r1")
+    code, finished = wtc_in_process(repo, "task", "finish", "t", "--run", "r1")
     assert code == 0 and finished["state"] == "merged", finished
     [left] = _tombstones(wt.parent)
     assert left.name.endswith("@t2"), "another task's tombstone is that task's (or gc's) to delete"
-    code, finished = wtc(repo, "task", "finish", "t2", "--run", "r1")
+    code, finished = wtc_in_process(repo, "task", "finish", "t2", "--run", "r1")
     assert code == 0 and finished["state"] == "merged", finished
     assert _tombstones(wt.parent) == []
 
@@ -113,15 +113,15 @@ def test_a_finish_run_again_after_a_kill_mid_removal_leaves_no_copy_of_the_repos
 def test_a_removal_killed_after_the_rename_does_not_block_a_new_worktree_at_the_same_path(repo):
     """A task in conflict whose finish was killed mid-removal: `task update` makes its worktree again
     at the same path, on the same branch, although the old admin entry was never pruned."""
-    wtc(repo, "run", "start", "--run", "r1")
+    wtc_in_process(repo, "run", "start", "--run", "r1")
     for name in ("t1", "t2"):
         _started_with_edit(repo, name, "packages/core/**", {"packages/core/lib.py": f"def core():\n    return '{name}'\n"})
-    assert wtc(repo, "task", "finish", "t1", "--run", "r1")[1]["state"] == "merged"
+    assert wtc_in_process(repo, "task", "finish", "t1", "--run", "r1")[1]["state"] == "merged"
     _killed(repo, "remove.after_rename", "task", "finish", "t2", "--run", "r1")
     assert (repo / ".git/worktrees/t2").is_dir(), "the stale admin entry is still there"
-    code, again = wtc(repo, "task", "finish", "t2", "--run", "r1")
+    code, again = wtc_in_process(repo, "task", "finish", "t2", "--run", "r1")
     assert code == 1 and again["state"] == "conflict"
-    code, updated = wtc(repo, "task", "update", "t2", "--run", "r1")
+    code, updated = wtc_in_process(repo, "task", "update", "t2", "--run", "r1")
     assert code == 1 and updated["conflicted_paths"] == ["packages/core/lib.py"], updated
     wt = Path(updated["worktree"])
     assert wt == repo / ".wtc/worktrees/r1/t2" and "<<<<<<<" in (wt / "packages/core/lib.py").read_text()
@@ -164,12 +164,12 @@ def test_gc_keeps_a_worktree_no_task_owns_when_it_holds_work(repo):
 def test_abandon_snapshots_the_agents_work_but_never_a_missing_file(repo):
     """A live task's worktree that an old removal left half deleted (before tombstones): abandon keeps
     the agent's new and changed files and the deletion it staged itself, and records no other deletion."""
-    wtc(repo, "run", "start", "--run", "r1")
+    wtc_in_process(repo, "run", "start", "--run", "r1")
     wt = _started_with_edit(repo, files={"packages/api/index.js": "changed\n", "packages/api/new.js": "new\n"})
     git(wt, "rm", "-q", "packages/api/package.json")                  # the agent's own, staged deletion
     for rel in ("README.md", "docs/guide.md", "packages/web/index.js"):  # what an interrupted removal deleted
         (wt / rel).unlink()
-    code, body = wtc(repo, "task", "abandon", "t", "--run", "r1")
+    code, body = wtc_in_process(repo, "task", "abandon", "t", "--run", "r1")
     assert code == 0 and body["snapshot"], body
     changed = git(repo, "show", "--name-status", "--format=", body["snapshot"]).splitlines()
     assert sorted(changed) == ["A\tpackages/api/new.js", "D\tpackages/api/package.json", "M\tpackages/api/index.js"]
