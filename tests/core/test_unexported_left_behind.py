@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import make_repo, wtc
 from tests.core.test_uses_left_behind import _removal_refused
 
@@ -132,25 +134,18 @@ WORKSPACE = {
 }
 
 
-def test_a_declaration_made_private_behind_an_export_star_barrel_is_refused(tmp_path):
+@pytest.mark.parametrize("user, module", [
+    ("packages/adapter/lib/user.ts", "./index"),     # the same package, through its barrel
+    ("packages/server/lib/index.ts", "adapter"),     # another workspace package, by its name
+], ids=["same-package", "workspace-package"])
+def test_a_declaration_made_private_behind_an_export_star_barrel_is_refused(tmp_path, user, module):
     """Found driving wtc on socket.io: a task dropped `export` from an enum of socket.io-adapter's
     cluster-adapter.ts, which `export * from "./cluster-adapter"` passed on; the file still spells the
     name, so no importer was read and task check was clean."""
-    files = {**WORKSPACE, "packages/adapter/lib/user.ts": 'import { MessageType } from "./index";\n\n'
-                                                         'export const y = MessageType.A;\n'}
+    files = {**WORKSPACE, user: f'import {{ MessageType }} from "{module}";\n\nexport const y = MessageType.A;\n'}
     _, left = _removal_refused(tmp_path, files, "/packages/adapter/lib/cluster.ts", {
         "packages/adapter/lib/cluster.ts": CLUSTER.replace("export enum MessageType", "enum MessageType")})
-    assert len(left) == 1 and left[0].startswith("packages/adapter/lib/user.ts (lines 1, 3: 2 uses) still uses "
-                                                 "MessageType"), left
-
-
-def test_a_declaration_made_private_that_another_workspace_package_imports_through_a_barrel_is_refused(tmp_path):
-    files = {**WORKSPACE, "packages/server/lib/index.ts": 'import { MessageType } from "adapter";\n\n'
-                                                         'export const x = MessageType.A;\n'}
-    _, left = _removal_refused(tmp_path, files, "/packages/adapter/lib/cluster.ts", {
-        "packages/adapter/lib/cluster.ts": CLUSTER.replace("export enum MessageType", "enum MessageType")})
-    assert len(left) == 1 and left[0].startswith("packages/server/lib/index.ts (lines 1, 3: 2 uses) still uses "
-                                                 "MessageType"), left
+    assert len(left) == 1 and left[0].startswith(f"{user} (lines 1, 3: 2 uses) still uses MessageType"), left
     assert "no longer exports from packages/adapter/lib/cluster.ts" in left[0], left
 
 
