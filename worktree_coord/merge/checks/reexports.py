@@ -130,7 +130,6 @@ class ReExports:
         self._workspaces: dict[PackageRules, WorkspacePackages] = {}   # read on the first bare specifier
         self._outside: dict[str, Symbols | None] = {}
         self._located: dict[tuple[str, str], list[str]] = {}
-        self._answers: dict[tuple[str, str, int], list[str]] = {}   # locate's, per module and importer
         # Asked again for every use of every name (each `origins` walks the chain afresh): a star
         # hub of 90 modules made 49,500 blob reads and searches for one task's check on networkx.
         self._words: dict[str, frozenset[bytes]] = {}
@@ -144,15 +143,6 @@ class ReExports:
     def locate(self, module: str, importer: str, rules: SemanticRules) -> list[str]:
         """The files `module`, imported from `importer`, names: the merge's (semantic.resolve), else
         the one file of the tree at its path (none if unsure, or nothing reads the tree)."""
-        # Asked again for every step of every chain (32,000 times for one check on networkx's star
-        # hubs); the merge's files and the tree do not change during a check: each answer once.
-        asked = (module, importer, id(rules))
-        answer = self._answers.get(asked)
-        if answer is None:
-            answer = self._answers[asked] = self._locate(module, importer, rules)
-        return answer
-
-    def _locate(self, module: str, importer: str, rules: SemanticRules) -> list[str]:
         found = self._merge.resolve(module, importer, rules)
         if found or self._tree_file is None or not rules.module_files:
             return found
