@@ -291,8 +291,8 @@ def _removed(profile_path: str, before: bytes, after: bytes | None) -> set[tuple
     profile = semantic_profile(profile_path)
     if after is not None and profile is not None and any(((), name) in new for name in profile.semantic.any_name):
         # its module's `__getattr__` (profile `any_name`) answers the top-level names it answers:
-        # any, or the few it compares its parameter with (getattr_answers.py)
-        from ..merge.checks.getattr_answers import answers
+        # any, or the few it compares its parameter with (merge/languages/python_getattr.py)
+        from ..merge.languages.python_getattr import answers
 
         symbols = _extracted(profile_path, after, uses=False)
         spans = [after[d.start_byte:d.end_byte] for d in (symbols.definitions if symbols else ())

@@ -1398,13 +1398,13 @@ def _answers(path: str, symbols: Symbols, name: str, data: bytes | None) -> bool
     """Whether the file (`symbols`, read from `data`) defines at top level a function that answers
     `name` asked of its module (the profile's `any_name`: Python's module `__getattr__`; one that
     compares its parameter with a few names and raises AttributeError for the rest answers only
-    those: getattr_answers.py)."""
+    those: languages/python_getattr.py)."""
     profile = semantic_profile(path)
     names = profile.semantic.any_name if profile is not None and profile.semantic is not None else ()
     found = [d for d in symbols.definitions if names and not d.container and d.name in names and d.kind in FUNCTION_KINDS]
     if not found:
         return False
-    from .getattr_answers import answers   # Python's parser loads only for a module that has one
+    from ..languages.python_getattr import answers   # Python's parser loads only for a module that has one
 
     return any(data is None or answers(data[d.start_byte:d.end_byte], name) for d in found)
 

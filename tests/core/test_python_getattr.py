@@ -1,10 +1,10 @@
-"""Which names a module `__getattr__` answers (merge/checks/getattr_answers.py)."""
+"""Which names a module `__getattr__` answers (merge/languages/python_getattr.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from worktree_coord.merge.checks.getattr_answers import answered_names
+from worktree_coord.merge.languages.python_getattr import answered_names
 
 
 @pytest.mark.parametrize("source, names", [
