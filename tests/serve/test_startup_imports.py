@@ -643,14 +643,20 @@ def test_a_merge_file_runs_no_grammar_wheel_init_and_loads_no_importlib_resource
         assert not modules & unwanted, (sides, sorted(modules & unwanted))   # ...without its wheel's package
 
 
-def task_with_one_edit(repo: Path, env: dict[str, str]) -> None:
-    """Run r1 and its task t1 (owning t1/**) started through the CLI, one new file written in its worktree."""
-    for args in (("run", "start", "--run", "r1"), ("task", "start", "t1", "--run", "r1", "--own", "t1/**")):
+def task_with_one_edit(repo: Path, env: dict[str, str], source: str | None = None) -> None:
+    """Run r1 and its task t1 started through the CLI, with one edit in its worktree: a new file
+    t1/notes.txt (owning t1/**), or, given `source`, a line appended to that file of the repository
+    (owning it alone: the checks then read a source file)."""
+    own = source or "t1/**"
+    for args in (("run", "start", "--run", "r1"), ("task", "start", "t1", "--run", "r1", "--own", own)):
         subprocess.run([sys.executable, "-m", "worktree_coord", *args], cwd=repo, check=True, capture_output=True,
                        env=env)
-    folder = repo / ".wtc" / "worktrees" / "r1" / "t1" / "t1"
-    folder.mkdir(parents=True)
-    (folder / "notes.txt").write_text("an edit\n")
+    worktree = repo / ".wtc" / "worktrees" / "r1" / "t1"
+    if source is not None:
+        (worktree / source).write_text((worktree / source).read_text() + "# t1\n")
+        return
+    (worktree / "t1").mkdir(parents=True)
+    (worktree / "t1" / "notes.txt").write_text("an edit\n")
 
 
 def test_a_finish_that_merges_loads_libgit2_without_the_ssl_module(repo: Path) -> None:
@@ -704,13 +710,7 @@ def test_a_finish_whose_tree_merge_is_clean_loads_no_file_merge_cascade(repo: Pa
     """A finish's merge resolves files through the cascade (line merge with its ctypes binding, the
     CST and structured stages) only when git's tree merge left a conflicted file: a clean merge,
     most of a swarm's finishes, loads none of it (merge/tree.py imports it where it resolves)."""
-    env = dict(os.environ, WTC_NO_SERVE="1")
-    for args in (("run", "start", "--run", "r1"),
-                 ("task", "start", "t1", "--run", "r1", "--own", "packages/core/lib.py")):
-        subprocess.run([sys.executable, "-m", "worktree_coord", *args], cwd=repo, check=True, capture_output=True,
-                       env=env)
-    lib = repo / ".wtc" / "worktrees" / "r1" / "t1" / "packages" / "core" / "lib.py"
-    lib.write_text(lib.read_text() + "# t1\n")
+    task_with_one_edit(repo, dict(os.environ, WTC_NO_SERVE="1"), source="packages/core/lib.py")
     modules = imported(repo, "task", "finish", "t1", "--run", "r1")
     assert "worktree_coord.merge.tree" in modules and "worktree_coord.merge.checks.semantic" in modules
     assert not modules & {"worktree_coord.merge.cascade", "worktree_coord.merge.lines.line", "ctypes"}, \
@@ -743,13 +743,7 @@ def test_a_finish_that_merges_loads_no_openssl_hash(repo: Path) -> None:
     """A finish's merge keys its few files in the merge index by their blob ids, hashed with the
     interpreter's SHA-1 (digest.sha1_of), and writes no pack (held_objects.py hashes one with
     hashlib, in a drain): it loads no `_hashlib` (OpenSSL's libcrypto, ~3-6 ms of CPU)."""
-    env = dict(os.environ, WTC_NO_SERVE="1")
-    for args in (("run", "start", "--run", "r1"),
-                 ("task", "start", "t1", "--run", "r1", "--own", "packages/core/lib.py")):
-        subprocess.run([sys.executable, "-m", "worktree_coord", *args], cwd=repo, check=True, capture_output=True,
-                       env=env)
-    lib = repo / ".wtc" / "worktrees" / "r1" / "t1" / "packages" / "core" / "lib.py"
-    lib.write_text(lib.read_text() + "# t1\n")
+    task_with_one_edit(repo, dict(os.environ, WTC_NO_SERVE="1"), source="packages/core/lib.py")
     modules = imported(repo, "task", "finish", "t1", "--run", "r1")
     assert "worktree_coord.merge.checks.merge_index" in modules and "worktree_coord.gitrepo.held_objects" in modules
     assert not modules & {"hashlib", "_hashlib"}, sorted(modules & {"hashlib", "_hashlib"})
