@@ -35,6 +35,7 @@ from ..merge.lines.linediff import added_lines, added_text, ranges_text, touched
 from ..merge.result import SemanticFinding
 from ..merge.checks.semantic import PATH_FACTS, find_broken_names, semantic_profile, use_word
 from ..merge.checks.reach import star_list_added
+from ..merge.checks.signatures import reshaped
 from ..merge.checks.symbols import computed_star_list, extract, import_statements_query, star_names
 from ..merge.checks.versions import MAX_BYTES, FileVersions
 from .left_modules import modules_left_behind
@@ -65,10 +66,14 @@ class LeftBehind:
                          # "deleted": `name` went with its file, which the task deleted, no file answering its path
     star_list: str = ""  # the use reaches `name` only through a star import, and `definition_path`
                          # (the task's version) writes the list that star takes (`__all__`): a kept name is listed there
+    arguments: int = 0   # kind "signature": the use calls the function `name` with this many arguments, what its
+                         # base shape took; the task's version (`replacement`, its name and parameters) takes another count
 
     @property
     def keep(self) -> str:
         """The way out that leaves the use alone, as the notes say it."""
+        if self.kind == "signature":
+            return "give what it added a default (or keep the old shape beside the new one)"
         if self.moved_to:
             return "keep a re-export at the old path"
         if self.kind in ("module", "deleted"):
@@ -106,6 +111,8 @@ class LeftBehind:
             return f"no longer exports from {self.definition_path}{instead}"
         if self.kind == "deleted":
             return f"deleted with its file {self.definition_path}{self.renamed} (no file stands at its path now)"
+        if self.kind == "signature":
+            return f"changed to {self.replacement} in {self.definition_path}"
         return f"removed or renamed{self.renamed} in {self.definition_path}"
 
     def note(self, task: str, run: str) -> str:
@@ -115,14 +122,16 @@ class LeftBehind:
         return {"use_path": self.use_path, "use_lines": list(self.use_lines), "name": self.name,
                 "definition_path": self.definition_path, "replacement": self.replacement, "moved_to": self.moved_to,
                 "module": self.kind == "module", "unexported": self.kind == "export",
-                "file_deleted": self.kind == "deleted", "star_list": self.star_list}
+                "file_deleted": self.kind == "deleted", "star_list": self.star_list,
+                "signature": self.kind == "signature", "arguments": self.arguments}
 
     @classmethod
     def from_json(cls, row: dict[str, Any]) -> "LeftBehind":
         return cls(row["use_path"], tuple(row["use_lines"]), row["name"], row["definition_path"],
                    row.get("replacement", ""), row.get("moved_to", ""),
                    "module" if row.get("module") else "export" if row.get("unexported")
-                   else "deleted" if row.get("file_deleted") else "", row.get("star_list", ""))
+                   else "deleted" if row.get("file_deleted") else "signature" if row.get("signature") else "",
+                   row.get("star_list", ""), row.get("arguments", 0))
 
 
 def grouped_notes(found: Iterable[LeftBehind], task: str, run: str, limit: int) -> list[str]:
@@ -152,7 +161,25 @@ def grouped_notes(found: Iterable[LeftBehind], task: str, run: str, limit: int) 
 
 
 def _note_writer(item: LeftBehind) -> Callable[[list[LeftBehind], int, str, str], str]:
+    if item.kind == "signature":
+        return _reshaped_note
     return _moved_note if item.moved_to else _module_note if item.kind == "module" else _renamed_note
+
+
+def _reshaped_note(items: list[LeftBehind], more: int, task: str, run: str) -> str:
+    """One note for the calls, in files the task did not change, of one function whose parameters it
+    changed, that still pass what the old shape took (`more`: files left unnamed)."""
+    first = items[0]
+    where = ", ".join(f"{item.use_path}:{item.use_lines[0]}" if len(item.use_lines) == 1
+                      else f"{item.use_path} (lines {item.lines})" for item in items)
+    more_files = f" and {more} more file{'s' if more > 1 else ''}" if more else ""
+    one = len(items) == 1 and not more
+    count = f"{first.arguments} argument{'' if first.arguments == 1 else 's'}"
+    return (f"{where}{more_files} still call{'s' if one else ''} {first.name} the old way ({count}), which this task "
+            f"{first.what_happened}; {'that file is' if one else 'those files are'} outside the task's changes, so "
+            f"the landed tree's call{'' if one else 's'} would fail: {first.keep}, or the lead widens the task "
+            f"({widen_command(task, run, [item.use_path for item in items])}) and it updates the "
+            f"call{'' if one else 's'}")
 
 
 def _module_note(items: list[LeftBehind], more: int, task: str, run: str) -> str:
@@ -418,15 +445,17 @@ def uses_left_behind(changes: Iterable[Change], read_blob: Callable[[str], bytes
         grouped.setdefault((finding.use_path, finding.name), []).append(finding)
     moved = moved_files(changes, read_blob, {uses[0].definition_path for uses in grouped.values()})
     went = moved_names(changes, read_blob, {(uses[0].definition_path, name) for (_, name), uses in grouped.items()
-                                            if uses[0].definition_path not in moved and uses[0].kind != "module"})
+                                            if uses[0].definition_path not in moved
+                                            and uses[0].kind not in ("module", "signature")})
     deleted = deleted_unanswered(changes)
     out: list[LeftBehind] = []
     for (path, name), uses in grouped.items():
         where = uses[0].definition_path
-        moved_to = moved.get(where) or went.get((where, name), "")
+        # (a reshaped function stays where it is: its calls are what is left behind)
+        moved_to = "" if uses[0].kind == "signature" else moved.get(where) or went.get((where, name), "")
         out.append(LeftBehind(path, tuple(f.use_line for f in uses), name, where, uses[0].replacement or "",
                               moved_to, left_kind(uses[0].kind, where, moved_to, deleted),
-                              uses[0].star_list if all(f.star_list for f in uses) else ""))
+                              uses[0].star_list if all(f.star_list for f in uses) else "", uses[0].arguments))
     return out
 
 
@@ -434,7 +463,7 @@ def left_kind(finding_kind: str, definition_path: str, moved_to: str, deleted: s
     """A LeftBehind's `kind` for a finding of `finding_kind` (SemanticFinding.kind): a module or an
     export as found; a name whose file the task deleted (`deleted`: deleted_unanswered) and moved
     nowhere, "deleted"; else ""."""
-    if finding_kind in ("module", "export"):
+    if finding_kind in ("module", "export", "signature"):
         return finding_kind
     return "deleted" if definition_path in deleted and not moved_to else ""
 
@@ -580,12 +609,19 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
     if len(readable) > max_changed:
         raise LookupTooLarge(f"{len(readable)} files with a semantic check changed, more than the "
                              f"{max_changed} read for removed names")
+    reshaped_any = False   # a function whose required parameters changed: its old-way calls are read too
     for change in readable:
         before = read_blob(change.old_oid)
         after = read_blob(change.new_oid) if change.new_oid is not None else None
         if unread is not None and after is not None and (computed := _computed_star_list(change.path, before, after)):
             unread.append(computed)
-        if after is not None and not touched_lines(before, after) and not _lists_anew(change.path, before, after):
+        shapes = {pair for pair in reshaped(change.path, before, after) if pair[1] not in ignore} \
+            if after is not None else set()
+        if shapes:
+            reshaped_any = True
+            words |= {use_word(change.path, *pair) for pair in shapes}
+        if after is not None and not touched_lines(before, after) and not _lists_anew(change.path, before, after) \
+                and not shapes:
             # Lines added only: no definition can have gone (nothing to parse for that). The file
             # still stands in the merge as the task wrote it: a name it now defines answers a use
             # that reaches it (f moved from c.py up to a.py, which `pkg/__init__.py` star-imports).
@@ -601,10 +637,10 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
         words |= {use_word(change.path, *pair) for pair in _to_look_for(pairs)}
         if gone:
             imported |= gone & _import_names(change.path, before)
-        if gone or at is None:
+        if gone or shapes or at is None:
             # The task is one side; the other side kept the file as it was.
             files.append(FileVersions(change.path, base=before, left=after, right=before, merged=after))
-    if not removed:
+    if not removed and not reshaped_any:
         return []
     files += extended
     touched = {c.path for c in changes} if at is None else {f.path for f in files}
@@ -676,9 +712,12 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
                                                            complete=False, tree_file=tree_file, every_use=True,
                                                            tree_folders=folders, manifests="left")
                        if finding.use_path not in pieces or _read_there(finding, pieces[finding.use_path][0]))
-    return [finding for finding in found
-            if finding.problem == "broken" and finding.use_path not in touched and finding.removed_by == "task"
-            and finding.name.rsplit(".", 1)[-1] not in ignore]
+    # A call of a reshaped function the old way (signatures.py's finding) is a use left behind of its
+    # own kind: the name stands, its shape does not.
+    return [finding if finding.problem == "broken" else dataclasses.replace(finding, problem="broken", kind="signature")
+            for finding in found
+            if finding.problem in ("broken", "signature") and finding.use_path not in touched
+            and finding.removed_by == "task" and finding.name.rsplit(".", 1)[-1] not in ignore]
 
 
 def _parsed(path: str, text: bytes) -> tuple[Any, Any]:

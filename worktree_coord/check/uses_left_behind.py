@@ -67,7 +67,15 @@ def left_behind_findings(git: GitRepo, changes: Iterable[Change], since: str, he
         lines = f"line {use.lines}" if len(use.use_lines) == 1 else f"lines {use.lines}"
         instead = f"use {use.replacement} (what replaced it, it seems)" if use.replacement else \
             f"use what replaced {use.name}"
-        if use.use_path in written.get("added", ()):
+        count = f"{use.arguments} argument{'' if use.arguments == 1 else 's'}"
+        if use.kind == "signature":
+            # A call of a function the branch reshaped, passing what the old shape took.
+            by_branch = use.use_path in written.get("added", ()) or set(use.use_lines) & written.get(use.use_path, set())
+            message = (f"{use.use_path} ({lines}) {'calls' if by_branch else 'still calls'} {use.name} the old way "
+                       f"({count}), which the branch {use.what_happened}; "
+                       + ("the branch writes this call" if by_branch else "the branch does not change that call")
+                       + f", so the merged tree's call would fail: {use.keep}, or update the call on the branch")
+        elif use.use_path in written.get("added", ()):
             # Its own new file: "does not change that use" would send the reader looking for old code.
             message = (f"{use.use_path} ({lines}), a file the branch adds, uses {use.name}, which the branch "
                        f"{use.what_happened}; the branch adds this use, so the merged tree would not resolve it: "

@@ -329,15 +329,16 @@ class MergeOperations(CoordinatorBase):
         # (a name moved alone, its file staying, is advised as moved too)
         went = moved_names(task_changes, self.git.read_blob,
                            {(row["definition_path"], name) for (_, name), row in rows.items()
-                            if row["definition_path"] not in moved and row.get("kind") != "module"})
+                            if row["definition_path"] not in moved and row.get("kind") not in ("module", "signature")})
         deleted = deleted_unanswered(task_changes)   # a name gone with its file: said so, not "renamed"
         found = []
         for (path, name), lines in uses.items():
             where = rows[(path, name)]["definition_path"]
-            moved_to = moved.get(where) or went.get((where, name), "")
-            found.append(LeftBehind(path, tuple(sorted(lines)), name, where, rows[(path, name)].get("replacement", ""),
-                                    moved_to, left_kind(rows[(path, name)].get("kind") or "", where, moved_to, deleted),
-                                    rows[(path, name)].get("star_list", "")))
+            row = rows[(path, name)]
+            moved_to = "" if row.get("kind") == "signature" else moved.get(where) or went.get((where, name), "")
+            found.append(LeftBehind(path, tuple(sorted(lines)), name, where, row.get("replacement", ""),
+                                    moved_to, left_kind(row.get("kind") or "", where, moved_to, deleted),
+                                    row.get("star_list", ""), row.get("arguments", 0)))
         notes = [note if note.startswith("and ") else note + ", then finish again"
                  for note in grouped_notes(found, task.task_id, run.run_id, MAX_NOTES)]
         for owner in sorted({o for names in owners.values() for o in names}):

@@ -76,7 +76,9 @@ class SemanticFinding:
     # side `used_by` defines (`definition_path:definition_line` there) and the merged tree still
     # uses (check/left_behind.dropped_by_resolution); or "left_behind": `removed_by` removed or
     # renamed `name`, and code no side changed (`use_path:use_line` in the merged result) still uses
-    # it (check/left_behind.left_behind_at_merge; `used_by` is "")
+    # it (check/left_behind.left_behind_at_merge; `used_by` is ""); with `kind` "signature", the removing
+    # side changed the parameters of the function `name` and the use calls it as the base took it
+    # (`definition`, `replacement` and `arguments` as for "signature" below)
     problem: str = "broken"
     # For "broken": the one definition of the same kind, in the same place, that the removing side
     # added to that file (a likely new name: `defaultPort` for `portOrDefault`); "" when none or several.
@@ -111,6 +113,12 @@ class SemanticFinding:
             return (f"{self.use_path}:{self.use_line} imports {self.name}, the file {self.definition_path}, which "
                     f"{self.removed_by} deleted or moved; {changed} and no file answers it now, so "
                     "the landed tree would not load it")
+        if self.problem == "left_behind" and self.kind == "signature":
+            # A call of a function the removing side reshaped (check/left_behind.py, signatures.reshaped).
+            changed = f"{self.used_by} changed that line itself" if own else "no task changed that call"
+            return (f"{self.use_path}:{self.use_line} calls {self.name} with {self.arguments} argument(s), as its base "
+                    f"shape {self.definition} takes, which {self.removed_by} changed to {self.replacement} "
+                    f"({self.definition_path}); {changed}, so the landed tree's call would fail")
         if self.kind == "export":
             # The file still defines the name; it no longer exports it (a module language).
             instead = f" (it exports {self.replacement} instead, it seems)" if self.replacement else ""

@@ -35,11 +35,11 @@ from typing import Iterator, Protocol
 import tree_sitter
 
 from ...frozen import value_class
-from ..lines.linediff import added_lines, added_text, edited_lines, follow, lines_text
+from ..lines.linediff import added_lines, added_text, edited_lines, follow, lines_text, touched_lines
 from ..languages.profiles import Profile, SemanticRules, SignatureRules, profile_for_path
 from .reach import NEAR
 from ..result import SemanticFinding
-from .symbols import FUNCTION_KINDS, Definition, Reference, Symbols, visible_import
+from .symbols import FUNCTION_KINDS, Definition, Reference, Symbols, extract, visible_import
 from .versions import Versions
 
 
@@ -288,6 +288,46 @@ def _holds(node: tree_sitter.Node, kinds: frozenset[str]) -> bool:
             return True
         stack.extend(current.named_children)
     return False
+
+
+def reshaped(path: str, before: bytes, after: bytes) -> set[tuple[tuple[str, ...], str]]:
+    """The (container, name) of each function `after` reshaped: defined once in both versions, its
+    parameter list touched by the edit, countable in both (the rules above), its count changed and
+    its receiver not. For the left-behind look (check/left_behind.py), which then reads the calls
+    the landed tree keeps of each through this module's `_calls`, the way a merge's added calls are
+    read. An edit that only inserts lines holding no comma cannot add a parameter (a parameter on
+    a line of its own ends with one, or makes the line above it end with one: a touched line), so
+    such a file is not parsed."""
+    profile = _profile(path)
+    if profile is None or before == after:
+        return set()
+    touched = edited_lines(before, after)
+    if not touched or (not touched_lines(before, after) and b"," not in added_text(before, after)):
+        return set()
+    try:
+        old_tree, new_tree = profile.parse(before), profile.parse(after)
+        old, new = extract(profile, before, old_tree, uses=False), extract(profile, after, new_tree, uses=False)
+    except (ValueError, UnicodeDecodeError):
+        return set()
+    rules = profile.semantic.signatures
+    member_of = {kind for kind, _ in profile.semantic.member_of}
+    out: set[tuple[tuple[str, ...], str]] = set()
+    for definition in old.definitions:
+        key = (definition.container, definition.name)
+        if definition.kind not in FUNCTION_KINDS or key in out \
+                or not any(first - _HEADER_LINES <= definition.line <= last for first, last in touched) \
+                or not _touches(_parameter_list(rules, old_tree, definition), touched):
+            continue
+        if definition.container and any(definition.container in s.heritage for s in (old, new)):
+            continue   # a member of a class with bases: an inherited overload may take the old shape
+        was, now = _only(old, key), _only(new, key)
+        if was is None or now is None:
+            continue
+        old_shape, new_shape = _shape(rules, member_of, old_tree, before, was), _shape(rules, member_of, new_tree, after, now)
+        if old_shape is not None and new_shape is not None and old_shape.arity != new_shape.arity \
+                and old_shape.receiver == new_shape.receiver:
+            out.add(key)
+    return out
 
 
 # -- step 2: calls the other side added, the old way -----------------------------------------------
