@@ -110,3 +110,19 @@ def test_wtc_check_names_the_call_left_behind(tmp_path):
     text = run_wtc(repo, "check", "--own", "pkg/utils.py", "--head", "feature", "--target", "main").stdout
     assert "pkg/user.py (line 5) still calls result_name the old way (1 argument), which the branch changed to " \
         "result_name(objects, default) in pkg/utils.py" in text, text
+
+
+def test_a_parameter_inserted_on_a_line_of_its_own_is_a_reshape_and_code_added_elsewhere_is_not(tmp_path):
+    """A parameter list written one parameter a line takes a new one as an inserted line (the diff
+    touches no line): still a reshape. Lines added after a line ending in a comma elsewhere (a dict
+    literal) reshape nothing."""
+    multi = UTILS.replace("def result_name(objects):", "def result_name(\n    objects,\n):") \
+        + "\n\nTABLE = {\n    'a': 1,\n}\n"
+    files = dict(FILES, **{"pkg/utils.py": multi})
+    left = _reshape_refused(tmp_path / "one", files, "/pkg/utils.py",
+                            {"pkg/utils.py": multi.replace("    objects,\n", "    objects,\n    default,\n")})
+    assert len(left) == 1 and left[0].startswith("pkg/user.py:5 still calls result_name the old way"), left
+    repo = _task_edited(tmp_path / "two", files, "rs", ("/pkg/utils.py",),
+                        {"pkg/utils.py": multi.replace("    'a': 1,\n", "    'a': 1,\n    'b': 2,\n")}, None)
+    code, check = wtc_in_process(repo, "task", "check", "rs", "--run", "r1")
+    assert code == 0 and not check["left_behind"], check

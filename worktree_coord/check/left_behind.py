@@ -310,9 +310,16 @@ def _removed_names(profile_path: str, before: bytes, after: bytes | None) -> set
     return {name for _container, name in _removed(profile_path, before, after)}
 
 
-def _removed(profile_path: str, before: bytes, after: bytes | None) -> set[tuple[tuple[str, ...], str]]:
-    """The (container, name) of each definition `before` holds and `after` no longer does."""
-    old, new = _definitions(profile_path, before), set() if after is None else _definitions(profile_path, after)
+def _removed(profile_path: str, before: bytes, after: bytes | None, *,
+             symbols: tuple[Any, Any] | None = None) -> set[tuple[tuple[str, ...], str]]:
+    """The (container, name) of each definition `before` holds and `after` no longer does
+    (`symbols`: both versions' extraction, uses=False, where the caller made it already)."""
+    if symbols is not None:
+        def names(found: Any) -> set[tuple[str, str]] | None:
+            return None if found is None else {(d.container, d.name) for d in found.definitions}
+        old, new = names(symbols[0]), set() if after is None else names(symbols[1])
+    else:
+        old, new = _definitions(profile_path, before), set() if after is None else _definitions(profile_path, after)
     if old is None or new is None:
         return set()
     profile = semantic_profile(profile_path)
@@ -321,8 +328,8 @@ def _removed(profile_path: str, before: bytes, after: bytes | None) -> set[tuple
         # any, or the few it compares its parameter with (merge/languages/python_getattr.py)
         from ..merge.languages.python_getattr import answers
 
-        symbols = _extracted(profile_path, after, uses=False)
-        spans = [after[d.start_byte:d.end_byte] for d in (symbols.definitions if symbols else ())
+        extracted = symbols[1] if symbols is not None else _extracted(profile_path, after, uses=False)
+        spans = [after[d.start_byte:d.end_byte] for d in (extracted.definitions if extracted else ())
                  if not d.container and d.name in profile.semantic.any_name]
         return {(container, name) for container, name in old - new
                 if container or not any(answers(span, name) for span in spans)}
@@ -615,13 +622,16 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
         after = read_blob(change.new_oid) if change.new_oid is not None else None
         if unread is not None and after is not None and (computed := _computed_star_list(change.path, before, after)):
             unread.append(computed)
-        shapes = {pair for pair in reshaped(change.path, before, after) if pair[1] not in ignore} \
+        edited = after is None or bool(touched_lines(before, after))
+        # Both versions' definitions, extracted once for the removed names and the reshaped functions.
+        symbols = (_extracted(change.path, before, uses=False), None if after is None
+                   else _extracted(change.path, after, uses=False)) if edited else None
+        shapes = {pair for pair in reshaped(change.path, before, after, symbols=symbols) if pair[1] not in ignore} \
             if after is not None else set()
         if shapes:
             reshaped_any = True
             words |= {use_word(change.path, *pair) for pair in shapes}
-        if after is not None and not touched_lines(before, after) and not _lists_anew(change.path, before, after) \
-                and not shapes:
+        if after is not None and not edited and not _lists_anew(change.path, before, after) and not shapes:
             # Lines added only: no definition can have gone (nothing to parse for that). The file
             # still stands in the merge as the task wrote it: a name it now defines answers a use
             # that reaches it (f moved from c.py up to a.py, which `pkg/__init__.py` star-imports).
@@ -630,8 +640,8 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
             if at is None:
                 extended.append(FileVersions(change.path, base=before, left=after, right=before, merged=after))
             continue
-        pairs = {pair for pair in _removed(change.path, before, after) | _unstarred(change.path, before, after)
-                 if pair[1] not in ignore}
+        pairs = {pair for pair in _removed(change.path, before, after, symbols=symbols)
+                 | _unstarred(change.path, before, after) if pair[1] not in ignore}
         gone = {name for _container, name in pairs}
         removed |= gone
         words |= {use_word(change.path, *pair) for pair in _to_look_for(pairs)}

@@ -290,23 +290,32 @@ def _holds(node: tree_sitter.Node, kinds: frozenset[str]) -> bool:
     return False
 
 
-def reshaped(path: str, before: bytes, after: bytes) -> set[tuple[tuple[str, ...], str]]:
+def reshaped(path: str, before: bytes, after: bytes, *,
+             symbols: tuple[Symbols | None, Symbols | None] | None = None) -> set[tuple[tuple[str, ...], str]]:
     """The (container, name) of each function `after` reshaped: defined once in both versions, its
     parameter list touched by the edit, countable in both (the rules above), its count changed and
     its receiver not. For the left-behind look (check/left_behind.py), which then reads the calls
     the landed tree keeps of each through this module's `_calls`, the way a merge's added calls are
-    read. An edit that only inserts lines holding no comma cannot add a parameter (a parameter on
-    a line of its own ends with one, or makes the line above it end with one: a touched line), so
-    such a file is not parsed."""
+    read. `symbols`: both versions' definitions where the caller extracted them already.
+    An edit that only inserts lines reshapes nothing unless a line goes in after one ending in `(`
+    or `,`, inside a parameter list (a parameter inserted after the list's last one makes that line
+    end with a comma: a touched line): most of a run's edits add code, and such a file is not read."""
     profile = _profile(path)
     if profile is None or before == after:
         return set()
     touched = edited_lines(before, after)
-    if not touched or (not touched_lines(before, after) and b"," not in added_text(before, after)):
+    if not touched:
         return set()
+    if not touched_lines(before, after):
+        lines = before.split(b"\n")
+        if not any(0 < first <= len(lines) and lines[first - 1].rstrip().endswith((b"(", b","))
+                   for first, _last in touched):
+            return set()
     try:
         old_tree, new_tree = profile.parse(before), profile.parse(after)
-        old, new = extract(profile, before, old_tree, uses=False), extract(profile, after, new_tree, uses=False)
+        old, new = symbols if symbols is not None else (None, None)
+        old = old if old is not None else extract(profile, before, old_tree, uses=False)
+        new = new if new is not None else extract(profile, after, new_tree, uses=False)
     except (ValueError, UnicodeDecodeError):
         return set()
     rules = profile.semantic.signatures
