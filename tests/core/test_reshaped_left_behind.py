@@ -51,6 +51,11 @@ def test_the_check_names_the_call_and_the_finish_conflict_says_what_the_call_pas
     repo = _task_edited(tmp_path, FILES, "rs", ("/pkg/utils.py",), {"pkg/utils.py": RESHAPED}, None)
     code, check = wtc_in_process(repo, "task", "check", "rs", "--run", "r1")
     assert code == 1, check
+    from tests.ci.ci_helpers import run_wtc
+
+    text = run_wtc(repo, "task", "check", "rs", "--run", "r1").stdout
+    assert "WOULD BE REFUSED at its merge: it leaves uses of names it removed or calls of functions it reshaped" \
+        in text, text
     rows = check["left_behind"]
     assert [(r["use_path"], r["use_lines"], r["name"], r["signature"]) for r in rows] == \
         [("pkg/user.py", [5], "result_name", True)], rows

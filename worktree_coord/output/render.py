@@ -628,7 +628,9 @@ def task_check(r: TaskCheck) -> str:
     """`wtc task check` for people: one line per target, conflicts with their declaration."""
     others = len(r.onto) - 1
     verdict = "WOULD CONFLICT" if not r.clean else \
-        "WOULD BE REFUSED at its merge: it leaves uses of names it removed (below)" if r.left_behind_blocks else \
+        ("WOULD BE REFUSED at its merge: it leaves uses of names it removed"
+         + (" or calls of functions it reshaped" if any(row.get("signature") for row in r.left_behind) else "")
+         + " (below)") if r.left_behind_blocks else \
         "NOT CHECKED for uses of names it removed: the look gave no answer (below)" \
         if r.left_behind_unchecked else \
         "merges cleanly onto integration" + (f" and the {others} other task{'s' if others != 1 else ''} compared"
