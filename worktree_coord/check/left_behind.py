@@ -38,7 +38,7 @@ from ..merge.checks.reach import star_list_added
 from ..merge.checks.signatures import reshaped
 from ..merge.checks.symbols import computed_star_list, extract, import_statements_query, star_names
 from ..merge.checks.versions import MAX_BYTES, FileVersions
-from .left_modules import modules_left_behind
+from .left_modules import loads_modules, module_word, modules_left_behind
 
 MAX_FILES = 100          # files that mention a removed name, read at most (finish stays quick)
 MAX_NAMES = 64           # removed names searched for at most (a file deleted whole can remove many)
@@ -336,7 +336,8 @@ def _removed(profile_path: str, before: bytes, after: bytes | None, *,
     return old - new
 
 
-def _unstarred(profile_path: str, before: bytes, after: bytes | None) -> set[tuple[tuple[str, ...], str]]:
+def _unstarred(profile_path: str, before: bytes, after: bytes | None, *,
+               symbols: tuple[Any, Any] | None = None) -> set[tuple[tuple[str, ...], str]]:
     """The ((), name) of each top-level definition both versions hold that a star import of the file
     took before and no longer takes (dropped from its `__all__`, or an `__all__` written that leaves
     it out: profile `star_names`, `star_hidden`): gone for every use that reaches it through a star
@@ -345,7 +346,10 @@ def _unstarred(profile_path: str, before: bytes, after: bytes | None) -> set[tup
     profile = semantic_profile(profile_path)
     if after is None or profile is None or not (profile.semantic.star_names or profile.semantic.star_hidden):
         return set()
-    old, new = _definitions(profile_path, before), _definitions(profile_path, after)
+    if symbols is not None:
+        old, new = (None if found is None else {(d.container, d.name) for d in found.definitions} for found in symbols)
+    else:
+        old, new = _definitions(profile_path, before), _definitions(profile_path, after)
     if not old or not new:
         return set()
     kept = {name for container, name in old & new if not container}
@@ -414,6 +418,24 @@ def _extracted(profile_path: str, data: bytes, **options: Any) -> Any:
         return extract(profile, data, **options)
     except (ValueError, UnicodeDecodeError):
         return None
+
+
+def _definitions_reader(kept: Any) -> Callable[[str, str, bytes], Any]:
+    """`read(path, blob id, data)`: the definitions of one version (`_extracted`, uses=False), taken
+    from the merge index `kept` where the merge's own check extracted that blob already (a drain's
+    merge reads each task's versions in both checks: two extractions of each, before), else
+    extracted. A kept None (a version that does not parse cleanly, which the check reads as nothing)
+    is extracted here as before: the look reads what the parser did read of it."""
+    def read(path: str, oid: str, data: bytes) -> Any:
+        if kept is not None and len(data) <= MAX_BYTES and (profile := semantic_profile(path)) is not None:
+            from ..merge.checks.merge_index import MISSING
+            from ..merge.checks.symbols import fingerprint
+
+            found = kept.known_symbols(fingerprint(profile), bytes.fromhex(oid), (True, False))
+            if found is not MISSING and found is not None:
+                return found
+        return _extracted(path, data, uses=False)
+    return read
 
 
 def _import_names(profile_path: str, data: bytes) -> set[str]:
@@ -584,13 +606,14 @@ def _broken_uses(changes: Iterable[Change], read_blob: Callable[[str], bytes], s
                  max_changed: int = MAX_CHANGED, ignore: set[str] | frozenset[str] = frozenset(),
                  folders_at: Callable[[str, str], list[str] | None] | None = None,
                  max_files: int = MAX_FILES, partial: list[str] | None = None,
-                 unread: list[str] | None = None) -> list[SemanticFinding]:
+                 unread: list[str] | None = None, kept: Any = None) -> list[SemanticFinding]:
     """The post-merge check's findings behind `uses_left_behind` (its docstring), one per use;
     names in `ignore` are not counted as removed. Then the imports of a module the task deleted or
-    moved that no file answers any more (left_modules.py), in a file no name's finding names for it."""
+    moved that no file answers any more (left_modules.py), in a file no name's finding names for it.
+    `kept`: the merge index the merge's own check extracted the same versions into (merge_index.py)."""
     changes = list(changes)
     found = _broken_names(changes, read_blob, since, grep, file_at, at=at, max_changed=max_changed, ignore=ignore,
-                          folders_at=folders_at, max_files=max_files, partial=partial, unread=unread)
+                          folders_at=folders_at, max_files=max_files, partial=partial, unread=unread, kept=kept)
     # An import line already named for a name of the deleted file (`const { f } = require('./gone')`)
     # is not named again for the module; one that binds none of them (`import a.b.C;` before
     # `C.f()`, the line that stops compiling first) is.
@@ -605,8 +628,10 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
                   file_at: Callable[[str, str], bytes | None], *, at: str | None,
                   max_changed: int, ignore: set[str] | frozenset[str],
                   folders_at: Callable[[str, str], list[str] | None] | None,
-                  max_files: int, partial: list[str] | None, unread: list[str] | None) -> list[SemanticFinding]:
+                  max_files: int, partial: list[str] | None, unread: list[str] | None,
+                  kept: Any = None) -> list[SemanticFinding]:
     """The uses of removed names (`_broken_uses`)."""
+    definitions = _definitions_reader(kept)
     removed: set[str] = set()
     words: set[str] = set()
     imported: set[str] = set()   # removed names that were imports of the changed file, not its own definitions
@@ -617,6 +642,14 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
         raise LookupTooLarge(f"{len(readable)} files with a semantic check changed, more than the "
                              f"{max_changed} read for removed names")
     reshaped_any = False   # a function whose required parameters changed: its old-way calls are read too
+    # A file deleted whose path nothing answers now, in a language whose imports name files: its names
+    # are looked for only in the files that spell its module (`modules`: their words), not in every
+    # file that spells one of them. A use that reaches it without spelling it goes through a file that
+    # imports it (a barrel, a star import), and that import no file answers is left behind itself
+    # (left_modules.py, read beside this); found measuring a drain: a deleted module defining `get`,
+    # `f0`..., made each merge grep and read a hundred of the 20,000 files that spell those words.
+    by_module = {path for path in deleted_unanswered(changes) if loads_modules(path)}
+    modules: set[str] = set()
     for change in readable:
         before = read_blob(change.old_oid)
         after = read_blob(change.new_oid) if change.new_oid is not None else None
@@ -624,8 +657,8 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
             unread.append(computed)
         edited = after is None or bool(touched_lines(before, after))
         # Both versions' definitions, extracted once for the removed names and the reshaped functions.
-        symbols = (_extracted(change.path, before, uses=False), None if after is None
-                   else _extracted(change.path, after, uses=False)) if edited else None
+        symbols = (definitions(change.path, change.old_oid, before), None if after is None
+                   else definitions(change.path, change.new_oid, after)) if edited else None
         shapes = {pair for pair in reshaped(change.path, before, after, symbols=symbols) if pair[1] not in ignore} \
             if after is not None else set()
         if shapes:
@@ -641,10 +674,13 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
                 extended.append(FileVersions(change.path, base=before, left=after, right=before, merged=after))
             continue
         pairs = {pair for pair in _removed(change.path, before, after, symbols=symbols)
-                 | _unstarred(change.path, before, after) if pair[1] not in ignore}
+                 | _unstarred(change.path, before, after, symbols=symbols) if pair[1] not in ignore}
         gone = {name for _container, name in pairs}
         removed |= gone
-        words |= {use_word(change.path, *pair) for pair in _to_look_for(pairs)}
+        if change.path in by_module and gone and (word := module_word(change.path)):
+            modules.add(word)
+        else:
+            words |= {use_word(change.path, *pair) for pair in _to_look_for(pairs)}
         if gone:
             imported |= gone & _import_names(change.path, before)
         if gone or shapes or at is None:
@@ -662,8 +698,12 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
               if len(text := read_blob(c.new_oid)) <= MAX_BYTES]
     where = since if at is None else at
     looked_for = sorted(words)
-    mentioning = [path for path in grep(where, looked_for[:MAX_NAMES])
+    mentioning = [path for path in (grep(where, looked_for[:MAX_NAMES]) if looked_for else [])
                   if path not in touched and semantic_profile(path) is not None]
+    if modules:
+        seen = set(mentioning)
+        mentioning += [path for path in grep(where, sorted(modules))
+                       if path not in touched and path not in seen and semantic_profile(path) is not None]
     own = sorted(words - imported)
     if len(mentioning) > max_files and own and len(own) < len(looked_for):
         # Too many to read: the files naming one of the task's own definitions first. Found driving
@@ -840,8 +880,11 @@ def left_behind_at_merge(git: GitRepo, base: str, task_commit: str, merged: str,
     repository's size; `wtc report` and `land` read the whole run."""
     changes = git.changes(base, task_commit)
     try:
+        from ..merge.checks.merge_index import index_folder, shared_index
+
         found = _broken_uses(changes, git.read_blob, base, _mentioning_from_tables(git, base),
-                             source_reader(git), at=merged, folders_at=git.folders_at)
+                             source_reader(git), at=merged, folders_at=git.folders_at,
+                             kept=shared_index(index_folder(git.repo)))
     except LookupTooLarge:
         return []
     own = _lines_written(changes, git.read_blob, {f.use_path for f in found})

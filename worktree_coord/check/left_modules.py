@@ -58,7 +58,15 @@ def _star_takes(profile: Profile, text: bytes, name: str) -> bool:
     return not (hidden and name.startswith(hidden))
 
 
-def _loads_modules(path: str) -> bool:
+def module_word(path: str) -> str:
+    """The longest word of the name an import gives the file `path` (`format-bytes.js`: `format`; a
+    package's `__init__.py` or `index.js`: its folder's), for a word grep; "" when it has none. The
+    importer's text holds the whole name too."""
+    token = PATH_FACTS.module_token(path).decode("utf-8", "replace")
+    return max(_WORD.findall(token), key=len) if _WORD.search(token) else ""
+
+
+def loads_modules(path: str) -> bool:
     """Whether a profile lists the modules a file of `path`'s kind loads (its `specifiers`)."""
     profile = semantic_profile(path)
     return profile is not None and bool(profile.semantic.specifiers)
@@ -72,18 +80,16 @@ def modules_left_behind(changes: Iterable[Change], read_blob: Callable[[str], by
     """Each import, in a file the task did not change (with `at`, a whole run's changes up to `at`:
     in any file of `at`), of a module the task deleted or moved and that no file answers any more."""
     changes = list(changes)
-    deleted = {c.path for c in changes if c.old_oid is not None and c.new_oid is None and _loads_modules(c.path)}
+    deleted = {c.path for c in changes if c.old_oid is not None and c.new_oid is None and loads_modules(c.path)}
     if not deleted:
         return []
     tokens = {path: PATH_FACTS.module_token(path).decode("utf-8", "replace") for path in deleted}
-    # The longest word of each module's name, for a word grep (`format-bytes`: `format`); the
-    # importer's text must hold the whole name too.
-    words = sorted({max(_WORD.findall(token), key=len) for token in tokens.values() if _WORD.search(token)})
+    words = sorted({word for path in deleted if (word := module_word(path))})
     if not words:
         return []
     where = since if at is None else at
     changed = {c.path for c in changes} if at is None else set()
-    importers = [path for path in grep(where, words) if path not in changed and _loads_modules(path)]
+    importers = [path for path in grep(where, words) if path not in changed and loads_modules(path)]
     after_oids = {c.path: c.new_oid for c in changes}
 
     def before(_which: str, path: str) -> bytes | None:
