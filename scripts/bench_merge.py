@@ -303,7 +303,7 @@ def _run_here(method: str, gen: Path, work: Path, tasks: int) -> dict:
         # The process's resident memory when the drain has published (the bench's imports and the
         # run's): a drain that grows with its length shows here (--tasks 1000 against 200).
         rss = next(int(line.split()[1]) // 1024 for line in open("/proc/self/status") if line.startswith("VmRSS"))
-        return {**res, "speed_ms": round((before + _speed()) / 2, 1), "rss_mb": rss}
+        return {**res, "speed_ms": round((before + _speed()) / 2, 1), "rss_mb": rss, "pid": os.getpid()}
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
