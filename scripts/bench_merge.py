@@ -30,6 +30,10 @@ first and last 10, totals (wall and CPU incl. children), and the two target rati
 Runs are repeated (--repeat, default 3) with repetition outermost, then size, then method, and each
 ratio is the median of per-repetition ratios: this VM is shared and its load swings from 1 to 15,
 so only runs made close together are compared. CPU ratios are printed next to wall ratios.
+Each run is a fresh Python process (this script with --child), as each `wtc merge` is: no run
+inherits another's caches, collector state or memory. Each run's line ends with `speed`: the CPU
+milliseconds of one fixed piece of work measured in that process around the run (the mean of before and after) (lower is a
+faster machine at that moment; runs whose speed differs by a third are not comparable).
 
 Usage:
   python scripts/bench_merge.py                      # 200 tasks x 3 runs, 5k and 50k files (~2 min)
@@ -66,6 +70,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from worktree_coord.integrate import IntegrationState, Integrator  # noqa: E402
 from worktree_coord.integrate.engine import HOLD_ENV  # noqa: E402
 from worktree_coord.coordinator.merge_queue import semantic_check  # noqa: E402
+from bytecode import compile_package  # noqa: E402  (scripts/ is not a package)
 
 PACKAGES = 200
 SUBDIR_FILES = 50
@@ -248,28 +253,62 @@ def _combine(runs: list[dict]) -> dict:
     if len({r["tree"] for r in runs}) != 1:
         raise SystemExit("repeated runs of one method ended on different trees")
     out = dict(runs[0])
-    for key in ("median_ms", "p95_ms", "first10_ms", "last10_ms", "total_s", "cpu_s"):
+    for key in ("median_ms", "p95_ms", "first10_ms", "last10_ms", "total_s", "cpu_s", "speed_ms"):
         out[key] = round(statistics.median(r[key] for r in runs), 2)
     out["runs"] = len(runs)
     return out
 
 
-def _cold() -> None:
-    """Forget what this process kept of earlier runs' repositories (the same contents, so the same
-    ids): each run starts as a fresh `wtc merge` process does, with an empty merge index in memory
-    (its folder is the run's fresh copy) and no tree entries kept."""
-    from worktree_coord.merge import tree
-    from worktree_coord.merge.checks import merge_index
+def _speed() -> float:
+    """CPU milliseconds of one fixed piece of work, measured in a run's process just before and just
+    after it: the machine's speed at that moment. This 2-vCPU VM shares its host: the same code's
+    CPU time moves by up to half between runs minutes apart, in fresh processes alike (a drain's
+    libgit2 merge phase 0.47 or 0.72 ms a merge), so a run whose number stands out is read against
+    this column before it is blamed on the code. The work is what a drain's own is made of:
+    bytecode, and lookups spread over a 16 MB dict (memory latency, which a neighbour on the shared
+    caches slows first), not arithmetic a core's own cache holds."""
+    import random
 
-    merge_index._SHARED.clear()
-    merge_index._MEMORY = merge_index.MergeIndex()
-    tree._RAW_SETS.clear()
+    table = dict.fromkeys(range(1 << 18), 1)
+    keys = list(range(1 << 18))
+    random.Random(36).shuffle(keys)
+    t = time.process_time()
+    total = 0
+    for key in keys[:200_000]:
+        total += table[key]
+    assert total == 200_000
+    return round((time.process_time() - t) * 1000, 1)
 
 
 def _run(method: str, gen: Path, work: Path, tasks: int) -> dict:
+    """One run of `method` in a fresh Python process, as `wtc merge` is one: nothing an earlier run
+    of this bench loaded, cached or left in memory (the checks' caches keyed by blob ids find the
+    same contents on every run's copy; the collector's generations, the allocator's arenas) carries
+    into its numbers, and no method's figure depends on which one ran before it."""
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--child", method, "--gen", str(gen),
+           "--work", str(work), "--tasks", str(tasks)] + (["--imports"] if IMPORTS else [])
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit(f"{method} run failed ({done.returncode}):\n{done.stderr or done.stdout}")
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+def _run_here(method: str, gen: Path, work: Path, tasks: int) -> dict:
+    """The child's side of _run: a fresh copy of the repository, the speed probe, the method."""
     shutil.rmtree(work, ignore_errors=True)
     shutil.copytree(gen, work)   # a fresh copy: no method finds objects another one wrote
-    _cold()
+    before = _speed()
+    try:
+        res = _method(method, work, tasks)
+        # The process's resident memory when the drain has published (the bench's imports and the
+        # run's): a drain that grows with its length shows here (--tasks 1000 against 200).
+        rss = next(int(line.split()[1]) // 1024 for line in open("/proc/self/status") if line.startswith("VmRSS"))
+        return {**res, "speed_ms": round((before + _speed()) / 2, 1), "rss_mb": rss, "pid": os.getpid()}
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _method(method: str, work: Path, tasks: int) -> dict:
     held = os.environ.pop(HOLD_ENV, None)
     if method.endswith("-loose"):
         os.environ[HOLD_ENV] = "0"   # the product's switch: the same drain, its objects loose files
@@ -290,7 +329,6 @@ def _run(method: str, gen: Path, work: Path, tasks: int) -> dict:
         os.environ.pop(HOLD_ENV, None)
         if held is not None:
             os.environ[HOLD_ENV] = held
-        shutil.rmtree(work, ignore_errors=True)
 
 
 def _ratio(runs: dict, a: tuple[str, str], b: tuple[str, str], key: str) -> float:
@@ -311,9 +349,19 @@ def main() -> int:
     parser.add_argument("--imports", action="store_true",
                         help="every file imports a module (`import os`) and a name of its folder's first module, "
                              "as a real run's files do (the default files import nothing)")
+    parser.add_argument("--child", help=argparse.SUPPRESS)   # one run of this method, in this process (_run)
+    parser.add_argument("--gen", help=argparse.SUPPRESS)
+    parser.add_argument("--work", help=argparse.SUPPRESS)
     args = parser.parse_args()
     global IMPORTS
     IMPORTS = args.imports
+    if args.child:
+        print(json.dumps(_run_here(args.child, Path(args.gen), Path(args.work), args.tasks)))
+        return 0
+    # Bytecode as an install has it, outside the timings (scripts/bytecode.py): with
+    # PYTHONDONTWRITEBYTECODE set, each run's process would compile the modules a drain loads on
+    # its first merge (the checks, ~0.12 s of CPU) and time that.
+    compile_package(str(Path(__file__).resolve().parents[1]))
     sizes = [int(s) for s in args.sizes.split(",")]
     methods = args.methods.split(",")
     root = Path(args.workdir or tempfile.mkdtemp(prefix="wtc-bench-merge-"))
@@ -344,7 +392,9 @@ def main() -> int:
                     print(f"  run {rep + 1} {label:>4} {method:10s} median {res['median_ms']:7.2f} ms  "
                           f"p95 {res['p95_ms']:7.2f}  first10 {res['first10_ms']:6.2f} -> last10 "
                           f"{res['last10_ms']:6.2f}  total {res['total_s']:6.2f} s  cpu {res['cpu_s']:6.2f} s  "
-                          f"paths {res['paths']}  phases {res['phases']}  load {os.getloadavg()[0]:.1f}",
+                          f"paths {res['paths']}  phases {res['phases']}  speed {res['speed_ms']:5.1f} ms  "
+                          f"rss {res['rss_mb']} MB  "
+                          f"load {os.getloadavg()[0]:.1f}",
                           flush=True)
     finally:
         if not args.workdir:
@@ -358,7 +408,8 @@ def main() -> int:
         for method, res in by_method.items():
             print(f"  {label:>4} {method:10s} per-merge median {res['median_ms']:6.2f} ms  p95 {res['p95_ms']:6.2f}  "
                   f"first10 {res['first10_ms']:6.2f} -> last10 {res['last10_ms']:6.2f}  total {res['total_s']:6.2f} s  "
-                  f"cpu {res['cpu_s']:6.2f} s  cpu/merge {1000 * res['cpu_s'] / res['merges']:5.2f} ms")
+                  f"cpu {res['cpu_s']:6.2f} s  cpu/merge {1000 * res['cpu_s'] / res['merges']:5.2f} ms  "
+                  f"speed {res['speed_ms']:5.1f} ms")
         print(f"  {label:>4} all methods end on tree {trees.pop()[:12]}")
     small, large = labels[sizes[0]], labels[sizes[-1]]
     ratios = {}
