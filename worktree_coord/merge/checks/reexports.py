@@ -130,6 +130,7 @@ class ReExports:
         self._workspaces: dict[PackageRules, WorkspacePackages] = {}   # read on the first bare specifier
         self._outside: dict[str, Symbols | None] = {}
         self._located: dict[tuple[str, str], list[str]] = {}
+        self._leading: dict[tuple[str, str, SemanticRules], tuple[frozenset[str], tuple[str, ...]]] = {}   # _leads
         # Asked again for every use of every name (each `origins` walks the chain afresh): a star
         # hub of 90 modules made 49,500 blob reads and searches for one task's check on networkx.
         self._words: dict[str, frozenset[bytes]] = {}
@@ -543,32 +544,55 @@ class ReExports:
         symbols = self._merge.imports(user, "merged")   # only what it imports is read here
         if symbols is None or not (symbols.imports or symbols.star_modules or profile.semantic.package_roots):
             return frozenset()   # nothing imported, and no crate path without a `use`: nothing reached
-        wanted = {n.decode("utf-8", "replace") for n in (names() if callable(names) else names)}
+        rules = profile.semantic
+        wanted: set[str] | None = None   # the names, decoded when an import is to be matched with them
         out: set[str] = set()
         # A star import (`from pkg import *`, then a bare `B()`) may bring any of the names, as a
-        # module imported whole does.
-        modules = [(module, sorted(wanted)) for module in symbols.star_modules]
+        # module imported whole does. Followed in the imports' order (the reads of files no side
+        # changed are counted: MAX_FILES), each module's files found once per folder and check
+        # (`_leads`): a drain asks this of hundreds of a tip's users a merge, most of whose imports
+        # (`import os`) lead to no file, and then no name is decoded or sorted.
+        modules: list[tuple[str, str | None]] = [(module, None) for module in symbols.star_modules]
         for item in symbols.imports:
             if item.name is None and item.scope is None:
                 # A module (`import pkg`, used as `pkg.parse()`): any of the names may be read through it.
-                modules.append((item.module, sorted(wanted)))
-            elif item.bound in wanted and item.name is not None:
-                modules.append((item.module, [item.name]))
+                modules.append((item.module, None))
+            elif item.name is not None:
+                if wanted is None:
+                    wanted = {n.decode("utf-8", "replace") for n in (names() if callable(names) else names)}
+                if item.bound in wanted:
+                    modules.append((item.module, item.name))
             # (A module imported inside a function, `def test(): import sympy`, binds the module's
             # own name: no name of the module is passed on through it, nothing to follow.)
-        for module, through in modules:
-            direct = self._merge.resolve(module, user, profile.semantic)
-            for target in self.locate(module, user, profile.semantic):
-                for name in through:
-                    for origin, _ in self.origins(target, name) or ():
+        for module, name in modules:
+            direct, targets = self._leads(module, user, rules)
+            if not targets:
+                continue
+            if name is None and wanted is None:
+                wanted = {n.decode("utf-8", "replace") for n in (names() if callable(names) else names)}
+            for target in targets:
+                for through in [name] if name is not None else sorted(wanted):   # type: ignore[arg-type]
+                    for origin, _ in self.origins(target, through) or ():
                         # The imported file itself is paired by its module's word (reach.py), unless no
                         # word of the import names it: a workspace package's entry (`@acme/core`), a
                         # crate's root (`my_core`).
                         if origin != target or target not in direct:
                             out.add(origin)
         if profile.semantic.package_roots:
+            if wanted is None:
+                wanted = {n.decode("utf-8", "replace") for n in (names() if callable(names) else names)}
             out |= self._through_crate_paths(user, symbols, wanted, profile.semantic)
         return frozenset(out)
+
+    def _leads(self, module: str, user: str, rules: SemanticRules) -> tuple[frozenset[str], tuple[str, ...]]:
+        """(the files of the merge `module`, imported from `user`, names (resolve), the files it
+        leads to (locate)): both read no more of the importer than its folder, kept per folder."""
+        key = (module, posixpath.dirname(user), rules)
+        found = self._leading.get(key)
+        if found is None:
+            found = self._leading[key] = (frozenset(self._merge.resolve(module, user, rules)),
+                                          tuple(self.locate(module, user, rules)))
+        return found
 
     def _through_crate_paths(self, user: str, symbols: Symbols, wanted: set[str], rules: SemanticRules) -> set[str]:
         """Where a path call through a crate's name reaches (`grep_cli::parse_size()` with no `use`:
