@@ -186,6 +186,7 @@ class ReExports:
         self._outside: dict[str, Symbols | None] = {}
         self._located: dict[tuple[str, str], list[str]] = {}
         self._leading: dict[tuple[str, str, SemanticRules], tuple[frozenset[str], tuple[str, ...]]] = {}   # _leads
+        self._leading_of: dict[str, tuple] = {}   # _leading_imports, per user
         # The base tree's id when the tree reader names it (tree._Mentions.file): what `_leads` keeps
         # across checks is keyed by it (None: kept for this check only).
         self._tree_key = getattr(getattr(tree_file, "__self__", None), "base_key", None)
@@ -636,9 +637,14 @@ class ReExports:
         asks this of hundreds of a tip's users a merge, the same blobs from merge to merge: kept
         across checks by (base tree, path, blob, rules) with the merge's files each module's
         answer depends on (_lead_keys), taken again only while those are the same."""
+        found = self._leading_of.get(user)   # asked again for each candidate the user is paired with
+        if found is None:
+            found = self._leading_of[user] = self._leading_imports_of(user, rules)
+        return found
+
+    def _leading_imports_of(self, user: str, rules: SemanticRules) -> tuple:
         blob = getattr(self._merge.files[user], "blob_id", None)
         blob = blob("merged") if blob is not None else None
-        folder = posixpath.dirname(user)
         full = None
         if self._tree_key is not None and blob is not None and kept_rules(rules):
             full = (self._tree_key, user, blob, rules)
@@ -647,6 +653,7 @@ class ReExports:
                 files_at = self._merge.files_at
                 if all(files_at(key, rules) == named for key, named in kept[0]):
                     return kept[1]
+        folder = posixpath.dirname(user)
         symbols = self._merge.imports(user, "merged")
         entries: list[tuple[str, str | None, str | None]] = []
         if symbols is not None:
