@@ -630,6 +630,22 @@ class ReExports:
                             out.add(origin)
         return frozenset(out)
 
+    def reaching(self, user: str) -> tuple[bool, frozenset[bytes]] | None:
+        """What `reached(user, names)` can answer anything for: (whether an import of a whole
+        module or a star import leads to a file: then any names; the names the user's other
+        imports that lead to a file bind, as bytes): for names none of which is one of those,
+        it answers nothing. None where that is not known (crate paths, a name past ASCII)."""
+        profile = _profile(user)
+        if profile is None or not profile.semantic.module_files or not self._merge.files[user].exists("merged"):
+            return (False, frozenset())
+        if profile.semantic.package_roots:
+            return None
+        leading = self._leading_imports(user, profile.semantic)
+        bounds = [bound for _, name, bound, _, _ in leading if name is not None]
+        if not all(bound.isascii() for bound in bounds):   # type: ignore[union-attr]
+            return None
+        return (any(name is None for _, name, _, _, _ in leading), frozenset(b.encode() for b in bounds))   # type: ignore[union-attr]
+
     def _leading_imports(self, user: str, rules: SemanticRules) -> tuple:
         """The merged `user`'s imports `reached` follows that lead to a file, in its order (star
         modules, then the imports): (module, the name imported or None for a whole module or a

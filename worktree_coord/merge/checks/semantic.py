@@ -532,6 +532,7 @@ class _Check:
                                 package_wide=self.package_wide, imported_files=self.imported_files,
                                 # not self.reexports.reached: that would load reexports.py for every check
                                 reexported=lambda user, names: self.reexports.reached(user, names),
+                                reaching=lambda user: self.reexports.reaching(user),
                                 barrels=_barrels, memo=self.index, tip=self.tip, loose=self.loose,
                                 package_of=_typed_package, unspelled=_unspelled, spelled=_spelled,
                                 star_list=_star_list_word)
