@@ -166,3 +166,25 @@ def test_a_kept_answer_is_not_taken_once_the_files_it_depends_on_change(tmp_path
     for number, merge in enumerate(merges):
         kept = _findings(check_tree_merge(repo, *merge, index=index))
         assert kept == _unkept(repo, merge, walk=False), (number, plan)
+
+
+def test_a_damaged_kept_answer_is_rebuilt_not_taken(tmp_path: Path) -> None:
+    """Each kept answer is taken only with the merge's files it was computed with: one whose files
+    no longer match (here: damaged, its answer emptied) is computed again."""
+    from worktree_coord.merge.checks import semantic
+
+    plan = [["use-os-d2", "use-alias"], ["rename-e-d2"], ["os-passes-d2", "remove-b2"]]
+    repo, merges = _drain(tmp_path / "repo.git", plan)
+    index = MergeIndex()
+    for merge in merges[:-1]:
+        check_tree_merge(repo, *merge, index=index)
+    tables = (reexports._USERS, reexports._LEADS, semantic._IMPORTED)
+    assert all(tables), "the drain kept nothing: the test no longer damages what it says"
+    for key, value in list(reexports._USERS.items()):
+        reexports._USERS[key] = (tuple((k, ("damaged.py",)) for k, _ in value[0]), ())
+    for key, (named, _) in list(reexports._LEADS.items()):
+        reexports._LEADS[key] = (tuple(("damaged.py",) for _ in named), (frozenset(), ()))
+    for key, value in list(semantic._IMPORTED.items()):
+        semantic._IMPORTED[key] = (tuple((k, ("damaged.py",)) for k, _ in value[0]), frozenset())
+    kept = _findings(check_tree_merge(repo, *merges[-1], index=index))
+    assert kept and kept == _unkept(repo, merges[-1], walk=False)
