@@ -576,6 +576,9 @@ class _Mentions:
         self._blobs: dict[str, list[tuple[pygit2.Oid, str]]] = {}
         self._known: dict[tuple[str, str], bool] = {}
         self._read: dict[tuple[str, str], bytes | None] = {}
+        # The base tree by its id: what is answered from it alone may be kept across checks
+        # (reexports.ReExports._leads), as the paths it lacks are (_ABSENT).
+        self.base_key = base.id.raw
 
     def __call__(self, side: str, modules: Iterable[str]) -> set[str]:
         wanted = {module for module in modules if (side, module) not in self._known}

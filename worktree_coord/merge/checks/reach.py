@@ -121,7 +121,8 @@ class Reach:
                  package_of: Callable[[str], str | None] = lambda path: None,
                  unspelled: Callable[[str], frozenset[bytes]] = lambda path: frozenset(),
                  spelled: Callable[[str, frozenset[bytes]], frozenset[bytes]] = lambda path, found: found,
-                 star_list: Callable[[str], bytes] = lambda path: b""):
+                 star_list: Callable[[str], bytes] = lambda path: b"",
+                 reaching: Callable[[str], "tuple[bool, frozenset[bytes]] | None"] = lambda path: None):
         self._files = files
         # path -> the name of the list a star import of it takes (Python's `__all__`; b"": none):
         # a side that writes it anew hides names without touching a line (star_list_added).
@@ -145,6 +146,13 @@ class Reach:
         self._reexported = reexported   # (user, words or a function of them) -> candidates its imports reach by re-export
         self._barrels = barrels         # path -> whether its language re-exports (profile module_files)
         self._package_of = package_of   # path -> its package where classes need no import (Java), else None
+        # user -> (whether an import of a whole module or a star import of it leads to a file, the
+        # names its other imports bound from a file are bound to), or None (unknown): `reexported`
+        # answers nothing for names none of which is bound so, unless the first holds
+        # (reexports.ReExports.reaching). Asked before a pair is confirmed: a drain pairs a task's
+        # file with every tip file spelling its module word, and most can reach it by no import.
+        self._reaching = reaching
+        self._reaching_of: dict[str, "tuple[bool, frozenset[bytes]] | None"] = {}
         self._imported: dict[str, frozenset[str]] = {}
         self._added_cache: dict[tuple[str, str], frozenset[bytes]] = {}
         self._live: dict[str, dict[str, frozenset[bytes]]] = {}
@@ -226,7 +234,10 @@ class Reach:
                      through: set[tuple[str, str]]) -> None:
         """1b with few candidates: each of `pool`'s users whose added lines hold a name gone from a
         candidate that step 1 did not pair with it has its imports of those names read."""
+        gone = frozenset().union(*gone_by.values())
         for user in pool:
+            if self._reaches_none(user, gone):
+                continue   # no import of it leads to a file by a gone name: nothing reached below
             # The use is on a line the user's side added, of a name gone from a candidate that
             # the steps above did not already pair with this user.
             added = self._added(other, user)
@@ -261,6 +272,9 @@ class Reach:
                 live |= near & self._added(other, user)
             hidden = near & self._unspelled(path)
             for user in imported_by.get(path, ()):
+                if (path, user) not in through and self._reaches_none(user, near) \
+                        and path not in self._imports_of(user):
+                    continue   # confirmed neither way below (common and hidden are parts of near)
                 common = near & self._added(other, user)
                 if common and not common <= live and ((path, user) in through or path in self._imports_of(user)
                                                       or self._reexports_to(user, common, path)):
@@ -467,6 +481,13 @@ class Reach:
         if self._reexported is None or not self._barrels(user):
             return False
         return path in self._reexported(user, names)
+
+    def _reaches_none(self, user: str, names: frozenset[bytes]) -> bool:
+        """Whether `reexported(user, some of names)` surely answers nothing (`reaching`)."""
+        if user not in self._reaching_of:
+            self._reaching_of[user] = self._reaching(user) if self._reexported is not None else (False, frozenset())
+        found = self._reaching_of[user]
+        return found is not None and not found[0] and found[1].isdisjoint(names)
 
     def _imports_of(self, user: str) -> frozenset[str]:
         if user not in self._imported:

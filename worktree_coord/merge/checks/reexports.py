@@ -83,6 +83,8 @@ class _Merge(Protocol):
 
     def resolve(self, module: str, importer: str, rules: SemanticRules) -> list[str]: ...
 
+    def files_at(self, key: tuple[str, str], rules: SemanticRules) -> tuple[str, ...]: ...
+
 
 def module_parts(module: str, rules: SemanticRules) -> tuple[bool, int, list[str]]:
     """How a module spelled in an import names a path: (relative, directories up, parts below).
@@ -109,6 +111,59 @@ def module_parts(module: str, rules: SemanticRules) -> tuple[bool, int, list[str
     return relative, up, parts
 
 
+# (base tree id, module, importer's folder, rules) -> (the merge's files at each of the module's
+# keys (_lead_keys), _leads' answer): what an import leads to, kept across the checks of a drain, whose
+# merges share the pin's tree and ask it of the same tip files' imports (`import os` from each folder
+# of the run) at every merge. Dropped whole past LEADS_KEPT.
+_LEADS: dict[tuple, tuple] = {}
+LEADS_KEPT = 65536
+KEEP = True   # False: nothing kept across checks (the tests' unkept check to compare with)
+# (base tree id, path, its merged blob id, rules) -> (((a key of its imports' modules, the merge's
+# files at it), ...), `_leading_imports`' answer): what a tip file's imports lead to, kept across the
+# checks of a drain in the same way. Dropped whole past LEADS_KEPT.
+_USERS: dict[tuple, tuple] = {}
+
+
+def _named(bound: str, names: "set[bytes] | frozenset[bytes]") -> bool:
+    """Whether `bound` is one of `names` decoded (as `reached` decodes them: invalid UTF-8
+    replaced), without decoding them: an ASCII name equals only its own bytes decoded."""
+    if bound.isascii():
+        return bound.encode() in names
+    return any(n.decode("utf-8", "replace") == bound for n in names)
+
+
+def kept_rules(rules: SemanticRules) -> bool:
+    """Whether what an import of `rules`' language resolves to may be kept across checks
+    (`_lead_keys` answers for it)."""
+    return KEEP and not (rules.package_roots or rules.path_maps or rules.packages.enabled or rules.root_module
+                         or rules.package == "directory")
+
+
+def _lead_keys(module: str, folder: str, rules: SemanticRules) -> tuple[tuple[str, str], ...] | None:
+    """Keys of the merge's module index (semantic._Check.files_at: ("path", a module path) or
+    ("last", a module path's last part)) for the files whose presence in a merge can change what
+    `module`, imported from `folder`, is resolved (`resolve`) and located (`locate`) to, given the
+    base tree; None where more decides (a crate path, a mapped or workspace name, a Go module
+    path, a directory package: kept_rules).
+    Why these: `resolve` answers a relative module by the files of its module path (`wanted`, or
+    for `./index` spelled out the folder's), an absolute one by the files whose module path ends in
+    its last part; `_in_tree` asks, of each path it tries, whether it is a file of the merge or of
+    the base tree, and each path it tries is a module file (`{}.py`, `{}/__init__.py`) of the stem
+    `wanted` (relative) or of a stem ending in the module's last part (absolute)."""
+    if not kept_rules(rules):
+        return None
+    relative, up, parts = module_parts(module, rules)
+    if relative:
+        directory = folder
+        for _ in range(up):
+            directory = posixpath.dirname(directory)
+        wanted = posixpath.normpath(posixpath.join(directory, *parts)) if parts else directory
+        if parts and parts[-1] in rules.index_names:
+            return (("path", wanted), ("path", posixpath.dirname(wanted)))
+        return (("path", wanted),)
+    return (("last", parts[-1]),) if parts else ()
+
+
 def _written_with_suffix(module: str, rules: SemanticRules) -> bool:
     """Whether `module` is a path spelled with a script file's extension (`./foo.js`, not `./foo`)."""
     if rules.module_separator == ".":
@@ -130,6 +185,11 @@ class ReExports:
         self._workspaces: dict[PackageRules, WorkspacePackages] = {}   # read on the first bare specifier
         self._outside: dict[str, Symbols | None] = {}
         self._located: dict[tuple[str, str], list[str]] = {}
+        self._leading: dict[tuple[str, str, SemanticRules], tuple[frozenset[str], tuple[str, ...]]] = {}   # _leads
+        self._leading_of: dict[str, tuple] = {}   # _leading_imports, per user
+        # The base tree's id when the tree reader names it (tree._Mentions.file): what `_leads` keeps
+        # across checks is keyed by it (None: kept for this check only).
+        self._tree_key = getattr(getattr(tree_file, "__self__", None), "base_key", None)
         # Asked again for every use of every name (each `origins` walks the chain afresh): a star
         # hub of 90 modules made 49,500 blob reads and searches for one task's check on networkx.
         self._words: dict[str, frozenset[bytes]] = {}
@@ -540,35 +600,154 @@ class ReExports:
         profile = _profile(user)
         if profile is None or not profile.semantic.module_files or not self._merge.files[user].exists("merged"):
             return frozenset()
+        rules = profile.semantic
+        if rules.package_roots:
+            return self._reached_by_paths(user, names, rules)
+        leading = self._leading_imports(user, rules)
+        if not leading:
+            return frozenset()   # no import leads to a file: nothing reached (names not even asked)
+        given = names() if callable(names) else names
+        given = given if isinstance(given, (set, frozenset)) else frozenset(given)
+        wanted: list[str] | None = None   # sorted, decoded: the names a whole module may pass on
+        out: set[str] = set()
+        for _, name, bound, direct, targets in leading:
+            if name is None:
+                # A star import (`from pkg import *`, then a bare `B()`) or a module imported whole
+                # (`import pkg`, used as `pkg.parse()`): any of the names may be read through it.
+                if wanted is None:
+                    wanted = sorted({n.decode("utf-8", "replace") for n in given})
+                throughs = wanted
+            elif _named(bound, given):   # type: ignore[arg-type]
+                throughs = [name]
+            else:
+                continue
+            for target in targets:
+                for through in throughs:
+                    for origin, _ in self.origins(target, through) or ():
+                        # The imported file itself is paired by its module's word (reach.py), unless no
+                        # word of the import names it: a workspace package's entry (`@acme/core`).
+                        if origin != target or target not in direct:
+                            out.add(origin)
+        return frozenset(out)
+
+    def reaching(self, user: str) -> tuple[bool, frozenset[bytes]] | None:
+        """What `reached(user, names)` can answer anything for: (whether an import of a whole
+        module or a star import leads to a file: then any names; the names the user's other
+        imports that lead to a file bind, as bytes): for names none of which is one of those,
+        it answers nothing. None where that is not known (crate paths, a name past ASCII)."""
+        profile = _profile(user)
+        if profile is None or not profile.semantic.module_files or not self._merge.files[user].exists("merged"):
+            return (False, frozenset())
+        if profile.semantic.package_roots:
+            return None
+        leading = self._leading_imports(user, profile.semantic)
+        bounds = [bound for _, name, bound, _, _ in leading if name is not None]
+        if not all(bound.isascii() for bound in bounds):   # type: ignore[union-attr]
+            return None
+        return (any(name is None for _, name, _, _, _ in leading), frozenset(b.encode() for b in bounds))   # type: ignore[union-attr]
+
+    def _leading_imports(self, user: str, rules: SemanticRules) -> tuple:
+        """The merged `user`'s imports `reached` follows that lead to a file, in its order (star
+        modules, then the imports): (module, the name imported or None for a whole module or a
+        star, the name bound, the files `resolve` answers, the files `locate` answers). A drain
+        asks this of hundreds of a tip's users a merge, the same blobs from merge to merge: kept
+        across checks by (base tree, path, blob, rules) with the merge's files each module's
+        answer depends on (_lead_keys), taken again only while those are the same."""
+        found = self._leading_of.get(user)   # asked again for each candidate the user is paired with
+        if found is None:
+            found = self._leading_of[user] = self._leading_imports_of(user, rules)
+        return found
+
+    def _leading_imports_of(self, user: str, rules: SemanticRules) -> tuple:
+        blob = getattr(self._merge.files[user], "blob_id", None)
+        blob = blob("merged") if blob is not None else None
+        full = None
+        if self._tree_key is not None and blob is not None and kept_rules(rules):
+            full = (self._tree_key, user, blob, rules)
+            kept = _USERS.get(full)
+            if kept is not None:
+                files_at = self._merge.files_at
+                if all(files_at(key, rules) == named for key, named in kept[0]):
+                    return kept[1]
+        folder = posixpath.dirname(user)
+        symbols = self._merge.imports(user, "merged")
+        entries: list[tuple[str, str | None, str | None]] = []
+        if symbols is not None:
+            entries += [(module, None, None) for module in symbols.star_modules]
+            for item in symbols.imports:
+                if item.name is None and item.scope is None:
+                    entries.append((item.module, None, None))
+                elif item.name is not None:
+                    entries.append((item.module, item.name, item.bound))
+                # (A module imported inside a function, `def test(): import sympy`, binds the module's
+                # own name: no name of the module is passed on through it, nothing to follow.)
+        leading = []
+        for module, name, bound in entries:
+            direct, targets = self._leads(module, user, rules)
+            if targets:
+                leading.append((module, name, bound, direct, targets))
+        found = tuple(leading)
+        if full is not None:
+            keys = {key for module, _, _ in entries for key in _lead_keys(module, folder, rules)}   # type: ignore[union-attr]
+            if len(_USERS) >= LEADS_KEPT:
+                _USERS.clear()
+            _USERS[full] = (tuple((key, self._merge.files_at(key, rules)) for key in keys), found)
+        return found
+
+    def _reached_by_paths(self, user: str, names: Iterable[bytes] | Callable[[], Iterable[bytes]],
+                          rules: SemanticRules) -> frozenset[str]:
+        """`reached` in a language whose paths start at a crate (Rust): its imports, and the crate
+        paths it calls through with no `use`."""
         symbols = self._merge.imports(user, "merged")   # only what it imports is read here
-        if symbols is None or not (symbols.imports or symbols.star_modules or profile.semantic.package_roots):
-            return frozenset()   # nothing imported, and no crate path without a `use`: nothing reached
+        if symbols is None:
+            return frozenset()
         wanted = {n.decode("utf-8", "replace") for n in (names() if callable(names) else names)}
         out: set[str] = set()
-        # A star import (`from pkg import *`, then a bare `B()`) may bring any of the names, as a
-        # module imported whole does.
         modules = [(module, sorted(wanted)) for module in symbols.star_modules]
         for item in symbols.imports:
             if item.name is None and item.scope is None:
-                # A module (`import pkg`, used as `pkg.parse()`): any of the names may be read through it.
                 modules.append((item.module, sorted(wanted)))
             elif item.bound in wanted and item.name is not None:
                 modules.append((item.module, [item.name]))
-            # (A module imported inside a function, `def test(): import sympy`, binds the module's
-            # own name: no name of the module is passed on through it, nothing to follow.)
         for module, through in modules:
-            direct = self._merge.resolve(module, user, profile.semantic)
-            for target in self.locate(module, user, profile.semantic):
+            direct, targets = self._leads(module, user, rules)
+            for target in targets:
                 for name in through:
                     for origin, _ in self.origins(target, name) or ():
-                        # The imported file itself is paired by its module's word (reach.py), unless no
-                        # word of the import names it: a workspace package's entry (`@acme/core`), a
-                        # crate's root (`my_core`).
-                        if origin != target or target not in direct:
+                        if origin != target or target not in direct:   # a crate's root (`my_core`)
                             out.add(origin)
-        if profile.semantic.package_roots:
-            out |= self._through_crate_paths(user, symbols, wanted, profile.semantic)
-        return frozenset(out)
+        return frozenset(out | self._through_crate_paths(user, symbols, wanted, rules))
+
+    def _leads(self, module: str, user: str, rules: SemanticRules) -> tuple[frozenset[str], tuple[str, ...]]:
+        """(the files of the merge `module`, imported from `user`, names (resolve), the files it
+        leads to (locate)): both read no more of the importer than its folder, kept per folder, and
+        across the checks of a drain where the tree reader names its base tree (`_LEADS`)."""
+        folder = posixpath.dirname(user)
+        key = (module, folder, rules)
+        found = self._leading.get(key)
+        if found is not None:
+            return found
+        keys = _lead_keys(module, folder, rules) if self._tree_key is not None else None
+        if keys is None:
+            found = self._leading[key] = (frozenset(self._merge.resolve(module, user, rules)),
+                                          tuple(self.locate(module, user, rules)))
+            return found
+        # The answer is a function of the base tree, the module, the folder, the rules and the
+        # files of the merge at `keys` (the proof is at _lead_keys): kept with those files, taken
+        # again only while they are the same.
+        files_at = self._merge.files_at
+        named = tuple(files_at(key, rules) for key in keys)
+        full = (self._tree_key, module, folder, rules)
+        kept = _LEADS.get(full)
+        if kept is not None and kept[0] == named:
+            found = self._leading[key] = kept[1]
+            return found
+        found = self._leading[key] = (frozenset(self._merge.resolve(module, user, rules)),
+                                      tuple(self.locate(module, user, rules)))
+        if len(_LEADS) >= LEADS_KEPT:
+            _LEADS.clear()
+        _LEADS[full] = (named, found)
+        return found
 
     def _through_crate_paths(self, user: str, symbols: Symbols, wanted: set[str], rules: SemanticRules) -> set[str]:
         """Where a path call through a crate's name reaches (`grep_cli::parse_size()` with no `use`:

@@ -228,6 +228,7 @@ class _Check:
         self._reach: Reach | None = None                                # live words, per side and file
         self._hidden: dict[tuple[str, bytes], frozenset[str]] = {}       # hidden(), per (path, bytes)
         self._resolved: dict[tuple[str, str, SemanticRules], tuple[str, ...]] = {}   # resolve(), per folder
+        self._named: dict[tuple[tuple[str, str], SemanticRules], tuple[str, ...]] = {}   # files_at()
 
 
     @property
@@ -531,6 +532,7 @@ class _Check:
                                 package_wide=self.package_wide, imported_files=self.imported_files,
                                 # not self.reexports.reached: that would load reexports.py for every check
                                 reexported=lambda user, names: self.reexports.reached(user, names),
+                                reaching=lambda user: self.reexports.reaching(user),
                                 barrels=_barrels, memo=self.index, tip=self.tip, loose=self.loose,
                                 package_of=_typed_package, unspelled=_unspelled, spelled=_spelled,
                                 star_list=_star_list_word)
@@ -540,7 +542,35 @@ class _Check:
         """The files of this merge that an import of the merged `path` names, as `targets` resolves
         them (a module, or a module's name that is itself a module or a class): every file a use
         there can reach through an import. Nothing when the merged version does not parse (its
-        uses are never read)."""
+        uses are never read). reach.py asks it of hundreds of a drain tip's files a merge, the same
+        blobs from merge to merge: in a language whose imports `resolve` alone answers, kept across
+        checks by (path, blob, rules) with the merge's files its modules' answers depend on
+        (reexports._lead_keys), taken again only while those are the same."""
+        profile = semantic_profile(path)
+        blob = getattr(self.files[path], "blob_id", None)
+        blob = blob("merged") if blob is not None else None
+        if blob is None or profile is None or not _resolved_alone(profile.semantic):
+            return self._imported_files(path)
+        from .reexports import _lead_keys
+
+        rules = profile.semantic
+        full = (path, blob, rules)
+        kept = _IMPORTED.get(full)
+        if kept is not None and all(self.files_at(key, rules) == named for key, named in kept[0]):
+            return kept[1]
+        found = self._imported_files(path)
+        merged = self.symbols(path, "merged", uses=False) if self.files[path].exists("merged") else None
+        modules = [] if merged is None else [item.module for item in merged.imports] + [
+            item.module.rstrip(rules.module_separator) + rules.module_separator + item.name
+            for item in merged.imports if item.name is not None] + list(merged.star_modules)
+        folder = posixpath.dirname(path)
+        keys = {key for module in modules for key in _lead_keys(module, folder, rules) or ()}
+        if len(_IMPORTED) >= 65536:
+            _IMPORTED.clear()
+        _IMPORTED[full] = (tuple((key, self.files_at(key, rules)) for key in keys), found)
+        return found
+
+    def _imported_files(self, path: str) -> frozenset[str]:
         merged = self.symbols(path, "merged", uses=False) if self.files[path].exists("merged") else None
         if merged is None:
             return frozenset()
@@ -1020,6 +1050,18 @@ class _Check:
             found = self._resolved[key] = tuple(self._resolve(module, importer, rules))
         return list(found)
 
+    def files_at(self, key: tuple[str, str], rules: SemanticRules) -> tuple[str, ...]:
+        """The files of this merge at a key of its module index by `rules`, in the files' order:
+        ("path", m) those whose module path is m, ("last", t) those whose module path ends in the
+        part t. What an import's answer depends on (reexports._lead_keys)."""
+        found = self._named.get((key, rules))
+        if found is None:
+            by_path, by_last = self._module_index(rules)
+            found = tuple(by_path.get(key[1], ())) if key[0] == "path" \
+                else tuple(path for path, _ in by_last.get(key[1], ()))
+            self._named[(key, rules)] = found
+        return found
+
     def _resolve(self, module: str, importer: str, rules: SemanticRules) -> list[str]:
         relative, up, parts = _module_parts(module, rules)
         by_path, by_last = self._module_index(rules)
@@ -1378,6 +1420,19 @@ def _package_wide(path: str) -> bool:
 def _barrels(path: str) -> bool:
     """Whether `path`'s language re-exports names (profile module_files)."""
     return bool(semantic_profile(path).semantic.module_files)   # type: ignore[union-attr]
+
+
+# (path, its merged blob id, rules) -> (((a key of its imports' modules, the merge's files at it), ...),
+# imported_files' answer): see imported_files. Dropped whole past 65,536.
+_IMPORTED: dict[tuple, tuple] = {}
+
+
+def _resolved_alone(rules: SemanticRules) -> bool:
+    """Whether imported_files answers by `resolve` alone in this language (no crate paths, mapped
+    or workspace names, paths through modules), so that reexports._lead_keys says what it reads."""
+    from .reexports import kept_rules
+
+    return kept_rules(rules) and rules.module_separator in (".", "/")
 
 
 def _readable(path: str) -> bool:
