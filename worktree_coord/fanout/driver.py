@@ -54,6 +54,8 @@ BUSY_RETRIES = 3
 POLL_SECONDS = 0.1
 PID_FILE_GRACE = 1.0   # how long a resume waits for the pid file of an agent started just before a kill
 
+UNPARSED = ": does not parse as "   # in a finish's note of a file it left unparseable (coordinator/tasks.py)
+
 _PLACEHOLDER = re.compile(r"\{(task|run|worktree|prompt|prompt_file)\}")
 
 
@@ -76,6 +78,9 @@ class TaskOutcome:
     worktree: str | None = None
     log: str | None = None
     commit: str | None = None
+    # A merged task's finish notes the lead must read: each file it left that does not parse
+    # (syntax.py: a note at finish, a refusal at `wtc land`), in the finish's words.
+    notes: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {k: v for k, v in self.__dict__.items()}
@@ -453,7 +458,8 @@ class TaskDriver:
         self._phase("merged")
         merge = (finish or {}).get("merge") or {}
         return self._outcome("merged" if state != "empty" else "empty", state=state,
-                             commit=merge.get("merge_commit") or merge.get("new_tip"))
+                             commit=merge.get("merge_commit") or merge.get("new_tip"),
+                             notes=tuple(note for note in (finish or {}).get("notes") or [] if UNPARSED in note))
 
     def _lead(self) -> TaskOutcome:
         self.ledger.step = LEAD
