@@ -57,8 +57,9 @@ def land(
                                                      "removed or renamed (the report lists them under left behind); "
                                                      "repeat for each name."),
     land_unchecked: bool = typer.Option(False, "--land-unchecked",
-                                        help="Land although the look for uses of names the run removed gave no "
-                                             "answer (the report says NOT CHECKED): the uses were checked by hand."),
+                                        help="Land although the look for uses of names the run removed, or for files "
+                                             "that no longer parse, gave no answer (the report says NOT CHECKED): "
+                                             "they were checked by hand."),
     allow_unparsed: list[str] = typer.Option([], "--allow-unparsed", metavar="PATH",
                                              help="Land although PATH does not parse where the pin's version did "
                                                   "(the report lists it under does not parse), e.g. syntax newer "
