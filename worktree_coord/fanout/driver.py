@@ -42,6 +42,7 @@ from .ledger import AGENT, DONE, FINISH, LEAD, TaskLedger
 from .plan import Plan, TaskPlan
 from .process import AgentProcess, Ended, agent_environment, read_status, spawn_agent
 from .repair import Failure, agent_failure, finish_failure, output_tail, repair_prompt, update_text
+from .unparsed import unparsed_in_worktree
 
 # What stopped an agent's own run (no finish was tried): what it left is finished only once the lead changed it.
 AGENT_ENDED_BADLY = ("agent_failed", "timeout")
@@ -174,6 +175,12 @@ class TaskDriver:
             if self.ledger.step == LEAD:
                 return self._lead()
             if self.ledger.step == FINISH:
+                unparsed = self._unparsed_before_finish()
+                if isinstance(unparsed, TaskOutcome):
+                    return unparsed
+                if unparsed:
+                    self._failed(Failure("unparsed", False, unparsed))
+                    continue
                 result = self._call(lambda: self._finish())
                 if isinstance(result, TaskOutcome):
                     return result
@@ -399,6 +406,14 @@ class TaskDriver:
             self.worktree = result.worktree or self.worktree
             self._failed(failure)
         return result
+
+    def _unparsed_before_finish(self) -> str | TaskOutcome:
+        """The repair report of the files the task's work leaves that no longer parse (unparsed.py),
+        while it has attempts left; "" when none, or on its last attempt (it finishes as it is and
+        merges with a note the summary names)."""
+        if self.ledger.attempts_used >= self.attempts or not self.ledger.attempts_used:
+            return ""   # no agent ran yet (a finish the lead asked for, a resume): the finish says it
+        return self._call(lambda: unparsed_in_worktree(self.c, self.run, self.name))
 
     def _finish_once_for_the_lead(self) -> TaskOutcome:
         """A task left for the lead, driven again: finish it once (the lead may have fixed it in its
