@@ -231,6 +231,13 @@ class RunReport(Result):
     # Why the look for uses left behind gave no answer ("" when it did): the run is NOT CHECKED for
     # them, and `land` refuses (exit 6) in mode block unless told to land unchecked.
     left_behind_unchecked: str = ""
+    # Files of the landed tree that do not parse where the pin's version did, or that the run added
+    # unparseable (syntax.py over pin..tip): path, language, line, column (1-based, where the parse
+    # first fails), added, tasks (the merged tasks that changed the file). `land` refuses while one
+    # is not approved by path. Also in `warnings`.
+    unparsed: list[dict[str, Any]] = field(default_factory=list)
+    # Why the look for those files gave no answer ("" when it did): NOT CHECKED, never clean.
+    unparsed_unchecked: str = ""
 
     @property
     def conflict_records(self) -> tuple[ConflictRecord, ...]:
@@ -259,6 +266,8 @@ class Landed(Result):
     warnings: list[str] = field(default_factory=list)
     # Uses the landed tree keeps of names the run removed, approved by name (--allow-left-behind)
     left_behind: list[dict[str, Any]] = field(default_factory=list)
+    # Files of the landed tree that do not parse, approved by path (--allow-unparsed)
+    unparsed: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def leftover_records(self) -> tuple[LeftoverRecord, ...]:

@@ -411,6 +411,27 @@ def test_an_approval_that_names_a_use_left_behind_lands_it(repo):
     assert body["exit_code"] == 0 and body["new"] == tip and [u["name"] for u in body["left_behind"]] == ["core"]
 
 
+def test_an_approval_that_names_a_file_that_does_not_parse_lands_it(repo):
+    """The MCP land's question names each file of the landed tree that does not parse where the pin's
+    version did (found on pydata/xarray: a stray line landed unseen), and approving it approves each
+    path, as `--allow-unparsed` does."""
+    _finished_run(repo)
+    git(repo, "checkout", "-q", "wtc/r/integration")        # someone leaves a stray line by hand
+    (repo / "packages/api/index.js").write_text("export const api = 'v2';\nexport const = stray words\n")
+    git(repo, "commit", "-qam", "by hand")
+    git(repo, "checkout", "-q", "main")
+    tip = git(repo, "rev-parse", "wtc/r/integration")
+
+    async def scenario() -> dict:
+        async with stdio_session(repo, elicitation=accept) as session:
+            return await call(session, "land", {"run": "r", "onto": "main"})
+
+    body = anyio.run(scenario)
+    assert "WITH FILES THAT DO NOT PARSE: packages/api/index.js:2:" in ASKED[-1], ASKED[-1]
+    assert body["exit_code"] == 0 and body["new"] == tip
+    assert [(u["path"], u["tasks"]) for u in body["unparsed"]] == [("packages/api/index.js", ["api"])]
+
+
 def test_a_repeated_land_returns_the_first_result_without_asking_again(repo):
     # Issue 35, 1.4: a repeat of an approved land (the same idempotency key, or none twice) asked
     # the person again, and a decline of the repeat answered exit 2 "not approved" although the

@@ -57,8 +57,13 @@ def land(
                                                      "removed or renamed (the report lists them under left behind); "
                                                      "repeat for each name."),
     land_unchecked: bool = typer.Option(False, "--land-unchecked",
-                                        help="Land although the look for uses of names the run removed gave no "
-                                             "answer (the report says NOT CHECKED): the uses were checked by hand."),
+                                        help="Land although the look for uses of names the run removed, or for files "
+                                             "that no longer parse, gave no answer (the report says NOT CHECKED): "
+                                             "they were checked by hand."),
+    allow_unparsed: list[str] = typer.Option([], "--allow-unparsed", metavar="PATH",
+                                             help="Land although PATH does not parse where the pin's version did "
+                                                  "(the report lists it under does not parse), e.g. syntax newer "
+                                                  "than wtc's grammar for its language; repeat for each path."),
     key: Optional[str] = KeyOption,
     repo: str = RepoOption,
     json_mode: bool = JsonOption,
@@ -67,9 +72,10 @@ def land(
 
     Refuses (exit 1) while something would be left out (intents not applied, tasks in conflict,
     failed, rejected, started or not merged) unless --allow-partial, and while the landed tree would
-    use a name the run removed unless --allow-left-behind NAME; or a person approves at the prompt
-    that names them. Refuses (exit 6) while the look for those uses gave no answer (the report says
-    NOT CHECKED) unless --land-unchecked, or the prompt that says so is approved.
+    use a name the run removed unless --allow-left-behind NAME, and while a file of the landed tree
+    does not parse where the pin's version did unless --allow-unparsed PATH; or a person approves at
+    the prompt that names them. Refuses (exit 6) while the look for those uses or files gave no
+    answer (the report says NOT CHECKED) unless --land-unchecked, or the prompt that says so is approved.
 
     A landed run takes no new task (start a new run off the target for more work); the tasks a
     partial land left out still start, finish and merge into the integration branch, and reach the
@@ -82,15 +88,18 @@ def land(
                 raise UsageError("landing needs approval and there is no terminal to ask",
                                  fix=f"review `wtc report --run {run} --onto {onto}`, then pass --yes")
             sys.stdout.write(render.run_report(manifest) + "\n")
-            # The question names the leftovers and the uses left behind: approving it approves them.
+            # The question names the leftovers, the uses left behind and the files that do not parse:
+            # approving it approves them.
             allow_partial = allow_partial or bool(manifest.leftovers.get("intents") or manifest.leftovers.get("tasks"))
             allow_left_behind = render.left_behind_names(manifest) or allow_left_behind
-            land_unchecked = land_unchecked or bool(manifest.left_behind_unchecked)
+            allow_unparsed = render.unparsed_paths(manifest) or allow_unparsed
+            land_unchecked = land_unchecked or bool(manifest.left_behind_unchecked or manifest.unparsed_unchecked)
             approved = typer.confirm(render.land_question(manifest, onto), default=False)
             if not approved:
                 raise UsageError("landing was not approved", fix="nothing changed; run land again when ready")
         result = coordinator.land(run, onto, approved=approved, allow_partial=allow_partial,
-                                  allow_left_behind=allow_left_behind, key=key, land_unchecked=land_unchecked)
+                                  allow_left_behind=allow_left_behind, key=key, land_unchecked=land_unchecked,
+                                  allow_unparsed=allow_unparsed)
     emit(result.to_json() | {"manifest": manifest.to_json()}, schema="land", json_mode=json_mode,
          human=render.landed(result))
     return result.exit_code

@@ -105,6 +105,8 @@ class LandingOperations(CoordinatorBase):
         unchecked: list[str] = []   # why the look for uses left behind gave no answer ("" when it did)
         left_behind = self._left_behind_in_run(run, tip, task_records, warnings, unchecked)
         declared_twice = self._declared_twice_in_run(run, tip, task_records, warnings)
+        not_parsed: list[str] = []   # why the look for files that no longer parse gave no answer
+        unparsed = self._unparsed_in_run(run, tip, task_records, warnings, not_parsed)
         consolidation = self._consolidation_rows(run_id, events)
         for row in consolidation:     # e.g. the relock moved packages no intent names: a person reviews it
             warnings += [f"consolidation of {row['ecosystem']} root {row['root'] or '.'}: {w}" for w in row["warnings"]]
@@ -113,7 +115,8 @@ class LandingOperations(CoordinatorBase):
                          target=target, warnings=warnings, leftovers=leftovers,
                          timeline=_timeline(run, task_records, events),
                          consolidation=consolidation, left_behind=left_behind, declared_twice=declared_twice,
-                         left_behind_unchecked=unchecked[0] if unchecked else "")
+                         left_behind_unchecked=unchecked[0] if unchecked else "", unparsed=unparsed,
+                         unparsed_unchecked=not_parsed[0] if not_parsed else "")
 
     def _left_behind_in_run(self, run: RunRecord, tip: str, task_records: Sequence[TaskRecord],
                      warnings: list[str], unchecked: list[str] | None = None) -> list[dict[str, Any]]:
@@ -201,6 +204,52 @@ class LandingOperations(CoordinatorBase):
                                 f"task that owns {change.path}, or `wtc task widen`)")
                 rows.append({"path": change.path, "name": found.name, "kind": found.kind,
                              "lines": [found.definition_line, found.use_line], "tasks": tasks})
+        return rows
+
+    def _unparsed_in_run(self, run: RunRecord, tip: str, task_records: Sequence[TaskRecord],
+                         warnings: list[str], unchecked: list[str] | None = None) -> list[dict[str, Any]]:
+        """Files of the integration tip whose language's grammar does not parse them where the pin's
+        version parsed (or that the run added): syntax.broken_syntax over pin..tip, the comparison a
+        task's finish makes of its own change. That finish only notes it (a note, never a block), so
+        a run can hold a file that will not load; `land` refuses while one remains that a person did
+        not approve by path. Each is also a warning. Over MAX_RUN_CHANGED readable files the look is
+        not made and `unchecked` gets why: NOT CHECKED, never read as none."""
+        if tip == run.base:
+            return []
+        from ..merge.languages.profile_index import profile_name_for_path
+        from ..check.left_behind import MAX_RUN_CHANGED
+
+        changes = [c for c in self.git.changes(run.base, tip)
+                   if c.new_oid is not None and profile_name_for_path(c.path) is not None]
+        if not changes:
+            return []   # before the import: the grammars load only for a file one of them reads
+        if len(changes) > MAX_RUN_CHANGED:
+            why = (f"the run changed {len(changes)} files a grammar reads, more than the {MAX_RUN_CHANGED} "
+                   "looked at")
+            warnings.append(f"does not parse: NOT CHECKED: files that no longer parse were not looked for: {why}; "
+                            "`wtc land` refuses until they are looked for, unless told to land unchecked "
+                            "(--land-unchecked)")
+            if unchecked is not None:
+                unchecked.append(why)
+            return []
+        from ..merge.checks.syntax import broken_syntax
+
+        added = {c.path for c in changes if c.old_oid is None}
+        found = broken_syntax((c.path, None if c.old_oid is None else self.git.read_blob(c.old_oid),
+                               self.git.read_blob(c.new_oid)) for c in changes)
+        rows = []
+        for broken in found:
+            tasks = [t.task_id for t in task_records if t.state is TaskState.MERGED
+                     and any(c.get("path") == broken.path for c in t.result.get("changed", []))]
+            by = f"task{'s' if len(tasks) > 1 else ''} {', '.join(tasks)}" if tasks else "the run"
+            row = {"path": broken.path, "language": broken.language, "line": broken.line, "column": broken.column,
+                   "added": broken.path in added, "tasks": tasks}
+            warnings.append(f"does not parse: {unparsed_place(row)} as {broken.language} "
+                            f"({'a file the run added' if row['added'] else 'it did at the pin'}; {by} changed it): "
+                            f"the landed tree will not load it; fix the syntax (a task that owns {broken.path}); "
+                            f"`wtc land` refuses it until then, unless approved by path (--allow-unparsed "
+                            f"{broken.path}): syntax newer than wtc's grammar for the language is what that is for")
+            rows.append(row)
         return rows
 
     def _consolidation_rows(self, run_id: str, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -300,7 +349,8 @@ class LandingOperations(CoordinatorBase):
     @staged("land")
     def land(self, run_id: str, onto: str, *, approved: bool, allow_partial: bool = False,
              allow_left_behind: Sequence[str] = (), key: str | None = None,
-             expected_tip: str | None = None, land_unchecked: bool = False) -> Landed:
+             expected_tip: str | None = None, land_unchecked: bool = False,
+             allow_unparsed: Sequence[str] = ()) -> Landed:
         """Fast-forward `onto` to the integration tip by compare-and-swap, after approval. Refuses
         when the target moved (not a fast-forward) and says how to bring integration up to date.
         Refuses (exit 1) while intents are not applied or tasks are in conflict, failed, rejected,
@@ -312,7 +362,10 @@ class LandingOperations(CoordinatorBase):
         renamed, unless each such name is in `allow_left_behind` (a person approved it by name), and
         while the look for those uses gave no answer (it failed inside, or the run changed more files
         than it reads: exit 6, as `wtc check` ends), unless `land_unchecked` (a person said to land
-        without it)."""
+        without it). Refuses (exit 1) while a file of the landed tree does not parse where the pin's
+        version did (or the run added it unparseable: the report's `unparsed`), unless each such
+        path is in `allow_unparsed` (a person read it: e.g. syntax newer than wtc's grammar), and
+        (exit 6) while that look gave no answer (more files than it reads), unless `land_unchecked`."""
         run = self._run(run_id)
         if not approved:
             raise UsageError("landing needs approval", fix=f"review `wtc report --run {run_id} --onto {onto}`, "
@@ -344,6 +397,7 @@ class LandingOperations(CoordinatorBase):
                 return Outcome(Landed(run=run_id, onto=onto, old=old, new=old, tip=tip, how="already").to_json())
             # Checked here, in the call that lands (a repeat replays what it landed): read once.
             left_behind = self._left_behind_to_approve(run, tip, allow_left_behind, onto, land_unchecked)
+            unparsed = self._unparsed_to_approve(run, tip, allow_unparsed, onto, land_unchecked)
             if not self.git.is_ancestor(old, tip):
                 raise StateError(
                     f"{onto} moved to {old[:12]} since the run was pinned at {run.base[:12]}; "
@@ -380,7 +434,7 @@ class LandingOperations(CoordinatorBase):
             self.store.log_event(run_id, None, "run.landed", {"onto": onto, "old": old, "new": tip,
                                                               "left_out": leftovers})
             return Outcome(Landed(run=run_id, onto=onto, old=old, new=tip, tip=tip, how=how,
-                                  left_behind=left_behind).to_json())
+                                  left_behind=left_behind, unparsed=unparsed).to_json())
 
         done = run_once(self.store, key, "run.land",
                         request, body,
@@ -429,6 +483,39 @@ class LandingOperations(CoordinatorBase):
                     f"the name), or keep the old names; or, having read them, approve them by name: wtc land --run "
                     f"{run.run_id} --onto {onto} --yes " + " ".join(f"--allow-left-behind {n}" for n in pending),
                 details={"left_behind": waiting})
+        return rows
+
+    def _unparsed_to_approve(self, run: RunRecord, tip: str, approved: Sequence[str], onto: str,
+                             land_unchecked: bool = False) -> list[dict[str, Any]]:
+        """The files of the landed tree that do not parse where the pin's version did (the report's
+        `unparsed`): a refusal (ActionRequired, exit 1) while one is at a path not in `approved`, and
+        one (LookUnanswered, exit 6) while the look gave no answer, unless `land_unchecked`. Returns
+        them (approved ones land, listed in the result)."""
+        unchecked: list[str] = []
+        rows = self._unparsed_in_run(run, tip, self.store.list_tasks(run.run_id), [], unchecked)
+        if unchecked and not land_unchecked:
+            raise LookUnanswered(
+                f"landing run {run.run_id} is NOT CHECKED for files that no longer parse: {unchecked[0]}",
+                fix=f"check that the run's files load (its verify command, an import) by hand, then land without "
+                    f"the look: wtc land --run {run.run_id} --onto {onto} --yes --land-unchecked",
+                details={"unparsed_unchecked": unchecked[0]})
+        paths = sorted({row["path"] for row in rows})
+        unknown = sorted(set(approved) - set(paths))
+        if unknown:
+            raise UsageError(f"--allow-unparsed names {', '.join(unknown)}, which the landed tree does not hold "
+                             "as a file that no longer parses" + (f" (those are {', '.join(paths)})" if paths else ""),
+                             fix=f"approve exactly the paths `wtc report --run {run.run_id} --onto {onto}` lists as "
+                                 "not parsing")
+        waiting = [row for row in rows if row["path"] not in set(approved)]
+        if waiting:
+            raise ActionRequired(
+                f"landing run {run.run_id} now would land files that do not parse: {unparsed_summary(waiting)}; "
+                f"the landed tree would not load them",
+                fix=f"fix the syntax in a task that owns each file (wtc task start FIX --run {run.run_id} --own "
+                    f"PATH, then finish it); or, having read them (syntax newer than wtc's grammar for the "
+                    f"language parses where wtc's does not), approve them by path: wtc land --run {run.run_id} "
+                    f"--onto {onto} --yes " + " ".join(f"--allow-unparsed {row['path']}" for row in waiting),
+                details={"unparsed": waiting})
         return rows
 
     def landed_before(self, run_id: str, onto: str, *, tip: str, key: str | None = None) -> Landed | None:
@@ -525,6 +612,18 @@ def left_behind_summary(rows: Sequence[dict[str, Any]]) -> str:
             f"{row['use_path']}:{', '.join(str(line) for line in row['use_lines'][:4])}")
     return ", ".join(f"{name} ({'; '.join(places[:3])}{'; ...' if len(places) > 3 else ''})"
                      for name, places in by_name.items())
+
+
+def unparsed_place(row: dict[str, Any]) -> str:
+    """`xarray/core/dtypes.py:212:6`: where a file of the landed tree first fails to parse."""
+    return f"{row['path']}:{row['line']}:{row['column']}"
+
+
+def unparsed_summary(rows: Sequence[dict[str, Any]]) -> str:
+    """`pkg/a.py:5:5 (task t1), pkg/new.py:1:9 (the run)`: the files that do not parse, with the
+    tasks whose merged changes touched each."""
+    return ", ".join(f"{unparsed_place(row)} ({'task ' + ', '.join(row['tasks']) if row['tasks'] else 'the run'})"
+                     for row in rows)
 
 
 def _land_request(run_id: str, onto: str, tip: str) -> dict[str, str]:

@@ -40,7 +40,8 @@ OPERATIONS: dict[str, tuple[str, tuple[str, ...]]] = {
     "landing": ("LandingOperations", (
         "_branch_fix", "_consolidated_intents", "_consolidation_rows", "_declared_twice_in_run",
         "_holds_integration", "_landing_files", "_left_behind_in_run", "_left_behind_to_approve", "_leftovers",
-        "_target_tip", "check", "land", "landed_before", "report", "sync",
+        "_target_tip", "_unparsed_in_run", "_unparsed_to_approve", "check", "land", "landed_before", "report",
+        "sync",
     )),
     "cleanup": ("CleanupOperations", (
         "_collect_folder", "_in_integration", "_prune_merge_index", "_remove_leftover", "_settled_runs",

@@ -42,6 +42,7 @@ from .ledger import AGENT, DONE, FINISH, LEAD, TaskLedger
 from .plan import Plan, TaskPlan
 from .process import AgentProcess, Ended, agent_environment, read_status, spawn_agent
 from .repair import Failure, agent_failure, finish_failure, output_tail, repair_prompt, update_text
+from .unparsed import unparsed_in_worktree
 
 # What stopped an agent's own run (no finish was tried): what it left is finished only once the lead changed it.
 AGENT_ENDED_BADLY = ("agent_failed", "timeout")
@@ -53,6 +54,8 @@ DEFAULT_AGENT_TIMEOUT = 3600.0
 BUSY_RETRIES = 3
 POLL_SECONDS = 0.1
 PID_FILE_GRACE = 1.0   # how long a resume waits for the pid file of an agent started just before a kill
+
+UNPARSED = ": does not parse as "   # in a finish's note of a file it left unparseable (coordinator/tasks.py)
 
 _PLACEHOLDER = re.compile(r"\{(task|run|worktree|prompt|prompt_file)\}")
 
@@ -76,6 +79,9 @@ class TaskOutcome:
     worktree: str | None = None
     log: str | None = None
     commit: str | None = None
+    # A merged task's finish notes the lead must read: each file it left that does not parse
+    # (syntax.py: a note at finish, a refusal at `wtc land`), in the finish's words.
+    notes: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {k: v for k, v in self.__dict__.items()}
@@ -169,6 +175,12 @@ class TaskDriver:
             if self.ledger.step == LEAD:
                 return self._lead()
             if self.ledger.step == FINISH:
+                unparsed = self._unparsed_before_finish()
+                if isinstance(unparsed, TaskOutcome):
+                    return unparsed
+                if unparsed:
+                    self._failed(Failure("unparsed", False, unparsed))
+                    continue
                 result = self._call(lambda: self._finish())
                 if isinstance(result, TaskOutcome):
                     return result
@@ -395,6 +407,14 @@ class TaskDriver:
             self._failed(failure)
         return result
 
+    def _unparsed_before_finish(self) -> str | TaskOutcome:
+        """The repair report of the files the task's work leaves that no longer parse (unparsed.py),
+        while it has attempts left; "" when none, or on its last attempt (it finishes as it is and
+        merges with a note the summary names)."""
+        if self.ledger.attempts_used >= self.attempts or not self.ledger.attempts_used:
+            return ""   # no agent ran yet (a finish the lead asked for, a resume): the finish says it
+        return self._call(lambda: unparsed_in_worktree(self.c, self.run, self.name))
+
     def _finish_once_for_the_lead(self) -> TaskOutcome:
         """A task left for the lead, driven again: finish it once (the lead may have fixed it in its
         worktree); merged, it is done, else it stays the lead's, with no agent run."""
@@ -453,7 +473,8 @@ class TaskDriver:
         self._phase("merged")
         merge = (finish or {}).get("merge") or {}
         return self._outcome("merged" if state != "empty" else "empty", state=state,
-                             commit=merge.get("merge_commit") or merge.get("new_tip"))
+                             commit=merge.get("merge_commit") or merge.get("new_tip"),
+                             notes=tuple(note for note in (finish or {}).get("notes") or [] if UNPARSED in note))
 
     def _lead(self) -> TaskOutcome:
         self.ledger.step = LEAD

@@ -17,6 +17,8 @@ Kinds, and whether `task update` applies:
   unresolved_markers        markers an update left are still there: resolve them; no update
   left_behind               code no task changed still uses a name the task removed: keep the
                             name (or the lead widens the task); no update
+  unparsed                  a file the task's work changed no longer parses (unparsed.py, found
+                            before the finish, so nothing merged): fix the syntax; no update
 The report's words are those `wtc task finish` and `wtc task update` print (output/render.py, the
 faces' shared text), preceded by what the runner already did and followed by what not to do (the
 runner finishes and updates itself).

@@ -281,7 +281,7 @@ class Scheduler:
             settled[outcome.task] = outcome
             in_flight.discard(outcome.task)
             self.emit("task.end", task=outcome.task, outcome=outcome.outcome, attempts=outcome.attempts_used,
-                      reason=outcome.reason)
+                      reason=outcome.reason, notes=list(outcome.notes))
             try:
                 outcome = self.results.get_nowait()
             except queue.Empty:

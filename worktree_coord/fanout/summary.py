@@ -6,7 +6,9 @@ the counters. Output: a `FanoutReport` (`to_json()` is the `--json` summary, sch
 
 Exit codes: 0 every task merged (or ended with no change, or was abandoned by the lead) and
 consolidation applied everything; 1 the lead must act (a task needs the lead, is blocked or was
-removed while live, consolidation left intents, or the agent-run limit stopped the run); 130 the
+removed while live, a task merged a file that does not parse (its finish's note: the landed tree
+would not load it, and `wtc land` refuses it unless approved by path), consolidation left intents,
+or the agent-run limit stopped the run); 130 the
 runner was stopped (Ctrl-C, SIGTERM): the same command again resumes.
 """
 
@@ -54,7 +56,7 @@ def build_report(*, run: str, plan: Plan, outcomes: list[TaskOutcome], consolida
     consolidated_ok = consolidation is None or consolidation.get("exit_code", 0) == 0
     if stopped == "interrupted":
         code = EXIT_INTERRUPTED
-    elif stopped == "limit" or any(o.outcome not in SETTLED_OK for o in outcomes) or not consolidated_ok:
+    elif stopped == "limit" or any(o.outcome not in SETTLED_OK or o.notes for o in outcomes) or not consolidated_ok:
         code = EXIT_ACTION
     else:
         code = EXIT_OK
@@ -87,6 +89,10 @@ def _next(run: str, plan: Plan, outcomes: list[TaskOutcome], consolidation: dict
     if lead:
         steps.append(f"{again}  (after fixing: finishes what you fixed and runs what it unblocks; raise "
                      "`attempts` and add --replan for more agent repairs)")
+    for outcome in [o for o in outcomes if o.notes][:10]:
+        paths = [note.split(":", 1)[0] for note in outcome.notes]
+        steps.append(f"task {outcome.task} merged {', '.join(paths)}, which does not parse: fix it in a task that "
+                     f"owns it, or approve it at land (--allow-unparsed {' --allow-unparsed '.join(paths)})")
     if consolidation is not None and consolidation.get("exit_code", 0) != 0:
         steps.append(f"wtc intent list --run {run}; wtc consolidate --run {run}  (intents left: see consolidation)")
     steps.append(f"wtc report --run {run}  (the change manifest)")
@@ -127,6 +133,10 @@ def render(report: FanoutReport) -> str:
             lines += [f"    | {line}" for line in body[:REPORT_LINES]]
             if len(body) > REPORT_LINES:
                 lines.append(f"    | ... {len(body) - REPORT_LINES} more line(s) in the --json summary")
+    noted = [t for t in report.tasks if t.get("notes")]
+    if noted:
+        lines.append("merged with notes:")
+        lines += [f"  {t['task']}: {note}" for t in noted for note in t["notes"]]
     blocked = [t for t in report.tasks if t["outcome"] == "blocked"]
     if blocked:
         lines.append("blocked:")

@@ -89,7 +89,10 @@ def describe(kind: str, data: dict[str, Any]) -> str | None:
         return f"{task}: {data['reason']}; repair attempt {data['attempt']} of {data['attempts']} next"
     if kind == "task.end":
         reason = f" ({data['reason']})" if data.get("reason") and data["outcome"] != "merged" else ""
-        return f"{task}: {data['outcome']}{reason}"
+        # A merge with a file left unparseable is not a plain "merged": the landed tree will not load it.
+        unparsed = [note.split(": does not parse", 1)[0] for note in data.get("notes") or []]
+        return f"{task}: {data['outcome']}{reason}" + (
+            f" WITH A FILE THAT DOES NOT PARSE: {', '.join(unparsed)}" if unparsed else "")
     if kind == "stopping":
         return str(data.get("why", "stopping"))
     if kind == "consolidate":

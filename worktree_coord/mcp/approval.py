@@ -13,7 +13,8 @@ handshake-era connections, an `input_required` round trip on 2026-07-28 and late
 3. the tool lands only on an accepted answer with `approve` true, passing the approved tip: if
    integration moved meanwhile the Coordinator refuses, since the approval covered another manifest.
 An approval of a question that names leftovers is the person's `--allow-partial`, and of one that
-names uses of names the run removed their `--allow-left-behind`, as at the CLI's prompt. A repeat of a land already made is not asked again: its stored result comes back (the
+names uses of names the run removed their `--allow-left-behind`, and of one that names files of the
+landed tree that do not parse their `--allow-unparsed`, as at the CLI's prompt. A repeat of a land already made is not asked again: its stored result comes back (the
 idempotency record of that land: same key, or the default key, and the same tip), and a target that
 already holds the tip has nothing to approve. On 2026-07-28 connections the question re-renders
 every round; an answer counts only for the exact question it answered (the SDK compares digests),
@@ -153,11 +154,12 @@ def build_land(served: Served) -> "Tool":
                 details={"manifest_tip": report.tip}))
 
         def land_now(c: "Coordinator") -> Reply:
-            # The question named each use left behind, and a look that gave no answer: approving it
-            # approves those names, and landing unchecked.
+            # The question named each use left behind, each file that does not parse, and a look that
+            # gave no answer: approving it approves those names and paths, and landing unchecked.
             landed: Landed = c.land(run, onto, approved=True, allow_partial=partial, key=idempotency_key,
                                     expected_tip=report.tip, allow_left_behind=render.left_behind_names(report),
-                                    land_unchecked=bool(report.left_behind_unchecked))
+                                    land_unchecked=bool(report.left_behind_unchecked or report.unparsed_unchecked),
+                                    allow_unparsed=render.unparsed_paths(report))
             return Reply(landed.to_json() | {"manifest": report.to_json()}, "land", render.landed(landed))
 
         return await run_call(served, land_now)

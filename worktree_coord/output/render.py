@@ -246,6 +246,8 @@ def run_report(r: RunReport) -> str:
         lines.append(f"  target    {r.target['branch']} at {r.target['tip'][:12]}: {verdict}")
     if r.left_behind_unchecked:
         lines.append(f"  NOT CHECKED for uses of names the run removed: {r.left_behind_unchecked}")
+    if r.unparsed_unchecked:
+        lines.append(f"  NOT CHECKED for files that no longer parse: {r.unparsed_unchecked}")
     for warning in r.warnings:
         lines.append(f"  warning: {warning}")
     if not r.warnings:
@@ -256,9 +258,9 @@ def run_report(r: RunReport) -> str:
 def land_question(report: RunReport, onto: str) -> str:
     """What a person is asked before landing (the CLI's prompt, the MCP server's elicitation): the
     target and the exact tip, naming every leftover landing would leave out, every name the run
-    removed that the landed tree still uses, and a look for those uses that gave no answer;
-    approving it approves each of them."""
-    from ..coordinator.landing import left_behind_summary, leftover_summary
+    removed that the landed tree still uses, every file of it that does not parse, and a look that
+    gave no answer; approving it approves each of them."""
+    from ..coordinator.landing import left_behind_summary, leftover_summary, unparsed_summary
 
     ask = f"Fast-forward {onto} to {report.tip[:12]} (integration of run {report.run})"
     if report.leftovers.get("intents") or report.leftovers.get("tasks"):
@@ -267,7 +269,16 @@ def land_question(report: RunReport, onto: str) -> str:
         ask += f" KEEPING USES OF NAMES THE RUN REMOVED: {left_behind_summary(report.left_behind)}"
     if report.left_behind_unchecked:
         ask += f" NOT CHECKED FOR USES OF NAMES THE RUN REMOVED ({report.left_behind_unchecked})"
+    if report.unparsed:
+        ask += f" WITH FILES THAT DO NOT PARSE: {unparsed_summary(report.unparsed)}"
+    if report.unparsed_unchecked:
+        ask += f" NOT CHECKED FOR FILES THAT NO LONGER PARSE ({report.unparsed_unchecked})"
     return ask + "?"
+
+
+def unparsed_paths(report: RunReport) -> list[str]:
+    """The paths a person approves with the question that shows them (`--allow-unparsed`)."""
+    return sorted({row["path"] for row in report.unparsed})
 
 
 def left_behind_names(report: RunReport) -> list[str]:
@@ -290,6 +301,10 @@ def landed(r: Landed) -> str:
 
         lines.append(f"  landed keeping uses of names the run removed (approved by name): "
                      f"{left_behind_summary(r.left_behind)}")
+    if r.unparsed:
+        from ..coordinator.landing import unparsed_summary
+
+        lines.append(f"  landed files that do not parse (approved by path): {unparsed_summary(r.unparsed)}")
     return "\n".join(lines)
 
 

@@ -1,6 +1,7 @@
 """Files a change left unparseable: a version that does not parse where the one before it did.
 
-Stage: when a task finishes (coordinator/tasks.py), beside the left-behind notes. Input: each changed
+Stage: when a task finishes (coordinator/tasks.py), beside the left-behind notes, and over a run's
+pin and integration tip at `report` and `land` (coordinator/landing.py). Input: each changed
 file's path and its two versions (before the task, after it; None where absent). Output: a
 `BrokenSyntax` per file whose new version the language profile's grammar does not parse cleanly
 (an ERROR or a missing node) while its old version parsed cleanly or did not exist, with the line
@@ -9,9 +10,13 @@ and column of the first place the parse fails.
 Why: the merge engine and every semantic check read a version that does not parse as nothing (no
 names, no uses: never guessed, semantic.py), so a task that leaves a syntax error merges without a
 word, and the landed tree does not import. Found driving wtc on click: a fanout agent wrote
-`def fo-c_marker()`, the task merged clean, `import click` failed. A note, never a block: a grammar
-may lag its language (new syntax the wheel does not know yet), which the old version parsing
-cleanly makes unlikely but not impossible; the run's `verify` command is the gate.
+`def fo-c_marker()`, the task merged clean, `import click` failed. At finish a note, never a block:
+a grammar may lag its language (new syntax the wheel does not know yet), which the old version
+parsing cleanly makes unlikely but not impossible; the run's `verify` command is the gate there.
+At land a refusal: the note alone reached no screen (found on pydata/xarray: a fanout said
+"merged", `wtc report` "nothing left out", and land would ship a tree whose import failed), so
+`wtc report` lists each such file of the tip (`unparsed`) and `wtc land` refuses while one remains
+that a person did not approve by path (`--allow-unparsed`: the grammar-lag case is what it is for).
 
 Nothing here is language-specific: the profiles (grammars/*.toml) say which grammar reads a path.
 """
