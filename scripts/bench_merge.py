@@ -22,6 +22,9 @@ Each method runs on its own copy of the repository (so no method finds the objec
                 `wtc merge` runs it, the merge index's disk writes held for the drain's end
                 (counted); `--methods engine,engine-sem` shows its cost
   engine-sem-loose  engine-sem with WTC_HOLD_OBJECTS=0 (held against not held, side by side)
+  engine-run    engine-sem plus the left-behind look (check/left_behind.left_behind_at_merge: uses,
+                in code no side changed, of what the task removed): both checks a run's merge
+                makes by default, what a `wtc merge` of a run pays
   baseline      per merge: `git merge-tree --write-tree` + `git commit-tree` + `git update-ref`
 All methods must end on the same tree (checked). Printed: per-merge median / p95 / mean of the
 first and last 10, totals (wall and CPU incl. children), and the two target ratios:
@@ -70,6 +73,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from worktree_coord.integrate import IntegrationState, Integrator  # noqa: E402
 from worktree_coord.integrate.engine import HOLD_ENV  # noqa: E402
 from worktree_coord.coordinator.merge_queue import semantic_check  # noqa: E402
+from worktree_coord.gitrepo.repository import GitRepo  # noqa: E402
 from bytecode import compile_package  # noqa: E402  (scripts/ is not a package)
 
 PACKAGES = 200
@@ -157,8 +161,12 @@ def _cpu() -> float:
     return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
-def run_engine(repo_dir: Path, tasks: int, fast_path: bool, semantic: bool = False, drain: bool = True) -> dict:
-    repo = pygit2.Repository(str(repo_dir))
+def run_engine(repo_dir: Path, tasks: int, fast_path: bool, semantic: bool = False, drain: bool = True,
+               left_behind: bool = False) -> dict:
+    # The left-behind look reads the drain's merged trees through the GitRepo whose repository the
+    # engine writes them into (as the coordinator's Integrator and its checks share one).
+    git = GitRepo(str(repo_dir)) if left_behind else None
+    repo = git.repo if git is not None else pygit2.Repository(str(repo_dir))
     base = repo.references["refs/heads/main"].target
     repo.references.create(INTEG, base, force=True)
     task_ids = [repo.references[f"refs/heads/task/{i:04d}"].target for i in range(tasks)]
@@ -169,7 +177,7 @@ def run_engine(repo_dir: Path, tasks: int, fast_path: bool, semantic: bool = Fal
         batch = engine.drain(INTEG, signature=SIG, tasks=len(task_ids)) if drain else None
         for i, task in enumerate(task_ids):
             t = time.perf_counter()
-            check = {"check": semantic_check(f"task-{i}")} if semantic else {}
+            check = {"check": semantic_check(f"task-{i}", git=git, left_behind=left_behind)} if semantic else {}
             if batch is not None:
                 result = batch.merge(task, base, message=f"merge task {i}", author=SIG, **check)
             else:
@@ -322,6 +330,8 @@ def _method(method: str, work: Path, tasks: int) -> dict:
             return run_engine(work, tasks, fast_path=False, drain=False)
         if method == "engine-sem":
             return run_engine(work, tasks, fast_path=True, semantic=True)
+        if method == "engine-run":
+            return run_engine(work, tasks, fast_path=True, semantic=True, left_behind=True)
         if method == "baseline":
             return run_baseline(work, tasks)
         raise SystemExit(f"unknown method {method!r}")
@@ -413,7 +423,7 @@ def main() -> int:
         print(f"  {label:>4} all methods end on tree {trees.pop()[:12]}")
     small, large = labels[sizes[0]], labels[sizes[-1]]
     ratios = {}
-    for method in [m for m in ("engine", "engine-loose", "engine-one", "engine-sem", "engine-sem-loose")
+    for method in [m for m in ("engine", "engine-loose", "engine-one", "engine-sem", "engine-sem-loose", "engine-run")
                    if m in methods and "baseline" in methods]:
         for label in (small, large) if small != large else (large,):
             ratios[f"{method} total / baseline total @{label}"] = _ratio(runs, (label, method), (label, "baseline"), "total_s")
@@ -424,7 +434,7 @@ def main() -> int:
                 ratios[f"{held} total / {loose} total @{label}"] = _ratio(runs, (label, held), (label, loose), "total_s")
                 ratios[f"{held} cpu / {loose} cpu @{label}"] = _ratio(runs, (label, held), (label, loose), "cpu_s")
     if small != large:
-        for method in [m for m in ("engine", "engine-one", "engine-mt", "engine-sem") if m in methods]:
+        for method in [m for m in ("engine", "engine-one", "engine-mt", "engine-sem", "engine-run") if m in methods]:
             ratios[f"{method} median {large} / {small}"] = _ratio(runs, (large, method), (small, method), "median_ms")
             ratios[f"{method} cpu/merge {large} / {small}"] = _ratio(runs, (large, method), (small, method), "cpu_s")
     print("ratios, median of paired runs (targets: engine[-sem] total / baseline total <= 0.5; "
