@@ -38,6 +38,7 @@ from ..merge.checks.reach import star_list_added
 from ..merge.checks.symbols import computed_star_list, extract, import_statements_query, star_names
 from ..merge.checks.versions import MAX_BYTES, FileVersions
 from .left_modules import modules_left_behind
+from .own_imports import KIND as OWN_IMPORT, own_imports_broken
 
 MAX_FILES = 100          # files that mention a removed name, read at most (finish stays quick)
 MAX_NAMES = 64           # removed names searched for at most (a file deleted whole can remove many)
@@ -65,10 +66,13 @@ class LeftBehind:
                          # "deleted": `name` went with its file, which the task deleted, no file answering its path
     star_list: str = ""  # the use reaches `name` only through a star import, and `definition_path`
                          # (the task's version) writes the list that star takes (`__all__`): a kept name is listed there
+    moved_from: str = "" # kind "own_import": the path the task moved `use_path` from ("" when it did not move it)
 
     @property
     def keep(self) -> str:
         """The way out that leaves the use alone, as the notes say it."""
+        if self.kind == OWN_IMPORT:
+            return f"fix the import in {self.use_path} (this task's own file) to name the file where it stands now"
         if self.moved_to:
             return "keep a re-export at the old path"
         if self.kind in ("module", "deleted"):
@@ -94,6 +98,9 @@ class LeftBehind:
     @property
     def what_happened(self) -> str:
         """What the task did to the definition, as the notes say it."""
+        if self.kind == OWN_IMPORT:
+            return (f"moved the importing file from {self.moved_from}" if self.moved_from
+                    else f"deleted or moved what it named")
         if self.moved_to:
             return f"moved from {self.definition_path} to {self.moved_to}"
         if self.kind == "module":
@@ -115,14 +122,16 @@ class LeftBehind:
         return {"use_path": self.use_path, "use_lines": list(self.use_lines), "name": self.name,
                 "definition_path": self.definition_path, "replacement": self.replacement, "moved_to": self.moved_to,
                 "module": self.kind == "module", "unexported": self.kind == "export",
-                "file_deleted": self.kind == "deleted", "star_list": self.star_list}
+                "file_deleted": self.kind == "deleted", "star_list": self.star_list,
+                "own_import": self.kind == OWN_IMPORT, "moved_from": self.moved_from}
 
     @classmethod
     def from_json(cls, row: dict[str, Any]) -> "LeftBehind":
         return cls(row["use_path"], tuple(row["use_lines"]), row["name"], row["definition_path"],
                    row.get("replacement", ""), row.get("moved_to", ""),
-                   "module" if row.get("module") else "export" if row.get("unexported")
-                   else "deleted" if row.get("file_deleted") else "", row.get("star_list", ""))
+                   OWN_IMPORT if row.get("own_import") else "module" if row.get("module")
+                   else "export" if row.get("unexported") else "deleted" if row.get("file_deleted") else "",
+                   row.get("star_list", ""), row.get("moved_from", ""))
 
 
 def grouped_notes(found: Iterable[LeftBehind], task: str, run: str, limit: int) -> list[str]:
@@ -132,7 +141,8 @@ def grouped_notes(found: Iterable[LeftBehind], task: str, run: str, limit: int) 
     at most `limit` files are named in all, then a count of the uses left out."""
     groups: dict[tuple[str, str, str, str], list[LeftBehind]] = {}
     for item in found:
-        key = ("", item.definition_path, item.moved_to, "") if item.moved_to else \
+        key = (item.use_path, item.name, item.definition_path, OWN_IMPORT) if item.kind == OWN_IMPORT else \
+            ("", item.definition_path, item.moved_to, "") if item.moved_to else \
             (item.name, item.definition_path, item.replacement, item.kind)
         groups.setdefault(key, []).append(item)
     notes: list[str] = []
@@ -152,6 +162,8 @@ def grouped_notes(found: Iterable[LeftBehind], task: str, run: str, limit: int) 
 
 
 def _note_writer(item: LeftBehind) -> Callable[[list[LeftBehind], int, str, str], str]:
+    if item.kind == OWN_IMPORT:
+        return _own_import_note
     return _moved_note if item.moved_to else _module_note if item.kind == "module" else _renamed_note
 
 
@@ -166,6 +178,17 @@ def _module_note(items: list[LeftBehind], more: int, task: str, run: str) -> str
             f"{first.definition_path}, which this task deleted; {those} outside the task's changes, so the landed tree "
             f"would not load it: {first.keep}, or the lead widens the task "
             f"({widen_command(task, run, [item.use_path for item in items])}) and it updates the imports")
+
+
+def _own_import_note(items: list[LeftBehind], more: int, task: str, run: str) -> str:
+    """One note for one relative import, in a file of the task's own, that its move or deletion
+    left naming nothing (own_imports.py): the task fixes it in its own file, no widen needed."""
+    first = items[0]
+    where = ", ".join(f"{item.use_path}:{item.lines}" for item in items)
+    before = f"from {first.moved_from}, where this task moved the file from" if first.moved_from else \
+        "before this task"
+    return (f"{where} imports {first.name}, which named {first.definition_path} {before}, and names no file now: "
+            f"the landed tree would not load it: {first.keep}")
 
 
 def _renamed_note(items: list[LeftBehind], more: int, task: str, run: str) -> str:
@@ -416,13 +439,19 @@ def uses_left_behind(changes: Iterable[Change], read_blob: Callable[[str], bytes
     grouped: dict[tuple[str, str], list] = {}
     for finding in found:
         grouped.setdefault((finding.use_path, finding.name), []).append(finding)
-    moved = moved_files(changes, read_blob, {uses[0].definition_path for uses in grouped.values()})
-    went = moved_names(changes, read_blob, {(uses[0].definition_path, name) for (_, name), uses in grouped.items()
+    others = {key: uses for key, uses in grouped.items() if uses[0].kind != OWN_IMPORT}
+    moved = moved_files(changes, read_blob, {uses[0].definition_path for uses in others.values()})
+    went = moved_names(changes, read_blob, {(uses[0].definition_path, name) for (_, name), uses in others.items()
                                             if uses[0].definition_path not in moved and uses[0].kind != "module"})
     deleted = deleted_unanswered(changes)
     out: list[LeftBehind] = []
     for (path, name), uses in grouped.items():
         where = uses[0].definition_path
+        if uses[0].kind == OWN_IMPORT:
+            # The task's own file (own_imports.py): `definition` holds the path it was moved from.
+            out.append(LeftBehind(path, tuple(f.use_line for f in uses), name, where, "", "", OWN_IMPORT,
+                                  moved_from=uses[0].definition))
+            continue
         moved_to = moved.get(where) or went.get((where, name), "")
         out.append(LeftBehind(path, tuple(f.use_line for f in uses), name, where, uses[0].replacement or "",
                               moved_to, left_kind(uses[0].kind, where, moved_to, deleted),
@@ -434,7 +463,7 @@ def left_kind(finding_kind: str, definition_path: str, moved_to: str, deleted: s
     """A LeftBehind's `kind` for a finding of `finding_kind` (SemanticFinding.kind): a module or an
     export as found; a name whose file the task deleted (`deleted`: deleted_unanswered) and moved
     nowhere, "deleted"; else ""."""
-    if finding_kind in ("module", "export"):
+    if finding_kind in ("module", "export", OWN_IMPORT):
         return finding_kind
     return "deleted" if definition_path in deleted and not moved_to else ""
 
@@ -481,11 +510,16 @@ def moved_names(changes: list[Change], read_blob: Callable[[str], bytes],
     return out
 
 
-def moved_files(changes: list[Change], read_blob: Callable[[str], bytes], deleted: set[str]) -> dict[str, str]:
+def moved_files(changes: list[Change], read_blob: Callable[[str], bytes], deleted: set[str], *,
+                stubs: bool = False) -> dict[str, str]:
     """Which of the `deleted` files the task moved, and where: a file it added, of the same kind,
     that defines at least four in five of the deleted file's names (`git mv` and a few edits; git's
-    own rename detection reads the text, this the definitions, which is what the uses need)."""
-    gone = {c.path: c for c in changes if c.new_oid is None and c.old_oid is not None and c.path in deleted}
+    own rename detection reads the text, this the definitions, which is what the uses need). With
+    `stubs`, a file of `deleted` the task kept but rewrote counts too (a stub left at the old path,
+    `export * from "./new/place"`), when its new version holds none of the moved names itself, or
+    its old text is the added file's whole."""
+    gone = {c.path: c for c in changes if c.old_oid is not None and c.path in deleted
+            and (c.new_oid is None or stubs)}
     added = [c for c in changes if c.old_oid is None and c.new_oid is not None][:MAX_FILES]
     if not gone or not added:
         return {}
@@ -500,7 +534,11 @@ def moved_files(changes: list[Change], read_blob: Callable[[str], bytes], delete
         if len(same) == 1:
             moved[path] = same[0]   # `git mv` and no edit (a file that defines nothing: `import './setup.js'`)
             continue
+        if change.new_oid is not None and len(changes) > MAX_FILES:
+            continue   # a stub is looked for among a few changes only (each costs two parses)
         old = names(path, change.old_oid)
+        if change.new_oid is not None and old & names(path, change.new_oid):
+            continue   # it still defines what it did: a file kept, not a stub left behind
         suffix = path.rsplit(".", 1)[-1]
         best = max(((len(old & new), other) for other, new in candidates.items() if other.endswith("." + suffix)),
                    default=(0, ""))
@@ -532,7 +570,7 @@ def dropped_by_resolution(git: GitRepo, merge: dict[str, str], paths: Iterable[s
     if not changes:
         return []
     found = _broken_uses(changes, git.read_blob, merge["theirs"], git.files_mentioning, git.file_at, at=merged,
-                         ignore=on_purpose, folders_at=git.folders_at)
+                         ignore=on_purpose, folders_at=git.folders_at, own_imports=False)
     return [dataclasses.replace(f, removed_by=task, used_by="integration", problem="dropped") for f in found]
 
 
@@ -548,10 +586,12 @@ def _broken_uses(changes: Iterable[Change], read_blob: Callable[[str], bytes], s
                  max_changed: int = MAX_CHANGED, ignore: set[str] | frozenset[str] = frozenset(),
                  folders_at: Callable[[str, str], list[str] | None] | None = None,
                  max_files: int = MAX_FILES, partial: list[str] | None = None,
-                 unread: list[str] | None = None) -> list[SemanticFinding]:
+                 unread: list[str] | None = None, own_imports: bool = True) -> list[SemanticFinding]:
     """The post-merge check's findings behind `uses_left_behind` (its docstring), one per use;
     names in `ignore` are not counted as removed. Then the imports of a module the task deleted or
-    moved that no file answers any more (left_modules.py), in a file no name's finding names for it."""
+    moved that no file answers any more (left_modules.py), in a file no name's finding names for it;
+    and (`own_imports`) the relative imports of the task's own files that its moves left naming
+    nothing (own_imports.py)."""
     changes = list(changes)
     found = _broken_names(changes, read_blob, since, grep, file_at, at=at, max_changed=max_changed, ignore=ignore,
                           folders_at=folders_at, max_files=max_files, partial=partial, unread=unread)
@@ -559,9 +599,18 @@ def _broken_uses(changes: Iterable[Change], read_blob: Callable[[str], bytes], s
     # is not named again for the module; one that binds none of them (`import a.b.C;` before
     # `C.f()`, the line that stops compiling first) is.
     named = {(f.use_path, f.definition_path, f.use_line) for f in found}
-    return found + [f for f in modules_left_behind(changes, read_blob, since, grep, file_at, at=at,
-                                                   folders_at=folders_at, max_files=max_files)
-                    if (f.use_path, f.definition_path, f.use_line) not in named]
+    found += [f for f in modules_left_behind(changes, read_blob, since, grep, file_at, at=at,
+                                             folders_at=folders_at, max_files=max_files)
+              if (f.use_path, f.definition_path, f.use_line) not in named]
+    # The task's own files: a relative import its move or deletion left naming nothing
+    # (own_imports.py), on a line no finding above names already.
+    if not own_imports:
+        return found
+    lines = {(f.use_path, f.use_line) for f in found}
+    moved = moved_files(changes, read_blob, {c.path for c in changes if c.old_oid is not None}, stubs=True)
+    return found + [f for f in own_imports_broken(changes, read_blob, since, file_at, moved, at=at,
+                                                  folders_at=folders_at, max_files=max_files)
+                    if (f.use_path, f.use_line) not in lines]
 
 
 def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], since: str,

@@ -62,9 +62,19 @@ def left_behind_findings(git: GitRepo, changes: Iterable[Change], since: str, he
     out = [Finding("left_behind_unchecked", "", f"uses of names the branch removed were looked for in part: {line}",
                    Severity.WARNING, details={"reason": line}) for line in partial]
     for use in found:
+        lines = f"line {use.lines}" if len(use.use_lines) == 1 else f"lines {use.lines}"
+        if use.kind == "own_import":
+            # The branch's own file (own_imports.py): the merge takes the branch's version of it.
+            before = f"from {use.moved_from}, where the branch moved the file from" if use.moved_from else \
+                "before the branch"
+            message = (f"{use.use_path} ({lines}) imports {use.name}, which named {use.definition_path} {before}, "
+                       f"and names no file now, so the merged tree would not load it: {use.keep}")
+            out.append(Finding("left_behind" if blocking else "left_behind_warning", use.use_path, message,
+                               Severity.ERROR if blocking else Severity.WARNING, use.use_lines[0], use.use_lines[0],
+                               details={"kind": "left_behind", "lines_in": "head"} | use.to_json()))
+            continue
         if not _still_used_on_target(git, since, target_tip, use.use_path, use.name, whole=use.kind == "module"):
             continue
-        lines = f"line {use.lines}" if len(use.use_lines) == 1 else f"lines {use.lines}"
         instead = f"use {use.replacement} (what replaced it, it seems)" if use.replacement else \
             f"use what replaced {use.name}"
         if use.use_path in written.get("added", ()):

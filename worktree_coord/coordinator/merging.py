@@ -305,8 +305,8 @@ class MergeOperations(CoordinatorBase):
         use in a file a live task owns, that task (it may be updating the use right now: let it
         finish first, then finish this task again). Each conflict row gains `owned_by` (the live
         tasks whose boundary owns the use's file)."""
-        from ..check.left_behind import (MAX_NOTES, LeftBehind, deleted_unanswered, grouped_notes, left_kind,
-                                         moved_files, moved_names)
+        from ..check.left_behind import (MAX_NOTES, OWN_IMPORT, LeftBehind, deleted_unanswered, grouped_notes,
+                                         left_kind, moved_files, moved_names)
 
         live = [t for t in self.store.list_tasks(run.run_id, [TaskState.STARTED, TaskState.REJECTED,
                                                              TaskState.CONFLICT, TaskState.FINISHED])
@@ -334,6 +334,10 @@ class MergeOperations(CoordinatorBase):
         found = []
         for (path, name), lines in uses.items():
             where = rows[(path, name)]["definition_path"]
+            if rows[(path, name)].get("kind") == OWN_IMPORT:   # the task's own file: its own import to fix
+                found.append(LeftBehind(path, tuple(sorted(lines)), name, where, "", "", OWN_IMPORT,
+                                        moved_from=rows[(path, name)].get("definition", "")))
+                continue
             moved_to = moved.get(where) or went.get((where, name), "")
             found.append(LeftBehind(path, tuple(sorted(lines)), name, where, rows[(path, name)].get("replacement", ""),
                                     moved_to, left_kind(rows[(path, name)].get("kind") or "", where, moved_to, deleted),
