@@ -829,21 +829,30 @@ def _imports_alone(path: str, text: bytes) -> bytes | None:
     return bytes(out)
 
 
-def left_behind_at_merge(git: GitRepo, base: str, task_commit: str, merged: str, task: str) -> list[SemanticFinding]:
+def left_behind_at_merge(git: GitRepo, base: str, task_commit: str, merged: str, task: str, *,
+                         unanswered: Callable[[str], Exception] | None = None) -> list[SemanticFinding]:
     """Uses, in the merged tree `merged` (a tree or commit id), of names the task's side removed or
     renamed since `base` (the merge base), where no side changed the use: the landed tree would not
     resolve them, and no line of either side shows it to the post-merge check (which reads new
     lines). Each is a finding of its own problem, `left_behind`, removed by `task`. Read on the
     merged tree, so a use another task already updated is gone, and a use in a file the task
     changed and left is counted too (its own file no longer resolves). A task that changed more
-    files than the lookup reads (MAX_CHANGED) is not looked at: a merge must not cost the
-    repository's size; `wtc report` and `land` read the whole run."""
+    files than the lookup reads (MAX_CHANGED), or whose removed names more files mention than it
+    reads (MAX_FILES, MAX_NAMES), is not looked at in full: a merge must not cost the repository's
+    size. No answer is not "none left behind": `unanswered(reason)` is raised then (the finish
+    refuses to merge, exit 6, as `task check` exits); without it (a person said to merge unchecked)
+    the merge goes on with what was read."""
     changes = git.changes(base, task_commit)
+    partial: list[str] = []
     try:
         found = _broken_uses(changes, git.read_blob, base, _mentioning_from_tables(git, base),
-                             source_reader(git), at=merged, folders_at=git.folders_at)
-    except LookupTooLarge:
+                             source_reader(git), at=merged, folders_at=git.folders_at, partial=partial)
+    except LookupTooLarge as too_large:
+        if unanswered is not None:
+            raise unanswered(str(too_large)) from None
         return []
+    if partial and unanswered is not None and not found:
+        raise unanswered(partial[0])   # (a use found blocks the merge anyway: the conflict says which)
     own = _lines_written(changes, git.read_blob, {f.use_path for f in found})
     # A use on a line the task wrote itself (in a file it changed, or moved and changed) is the
     # task's own: `used_by` names it, and the message says so instead of "no task changed that use".

@@ -47,10 +47,14 @@ def left_behind_findings(git: GitRepo, changes: Iterable[Change], since: str, he
 
     # A CI step runs once a push, like `wtc report` once a run: it reads as many changed files as the
     # report, and more of the files that mention a removed name than a finish does.
-    partial: list[str] = []
+    partial: list[str] = []   # what a look made in part says (a computed star list): a warning
+    unread: list[str] = []    # more files mentioning a removed name than it reads: no answer (exit 6)
     failed: list[str] = []
     found, not_looked = look_for_uses(git, changes, since, at=head, max_changed=MAX_RUN_CHANGED,
-                                      max_files=MAX_MENTIONING, partial=partial, unread=partial, failed=failed)
+                                      max_files=MAX_MENTIONING, partial=unread, unread=partial, failed=failed)
+    if unread and not not_looked:
+        # Files left unread may hold a use: as "too many changed files", no clean answer.
+        not_looked = unread[0]
     if not_looked:
         # An error inside the look, or a look too large to make, is no answer: the check exits 6 for
         # it (rules.py), never 0 (a branch too large to look at is not known to leave none behind).

@@ -21,7 +21,7 @@ import posixpath
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 
 from ..boundary.globs import matches
@@ -226,8 +226,26 @@ class MergeOperations(CoordinatorBase):
             return mode is SemanticMode.BLOCK
         return {"check": queue.semantic_check(task.task_id, task.result.get("pending_semantic"), self.git,
                                               semantic=semantic is not SemanticMode.OFF,
-                                              left_behind=left_behind is not SemanticMode.OFF),
+                                              left_behind=left_behind is not SemanticMode.OFF,
+                                              unanswered=None if task.result.get("merge_unchecked")
+                                              or left_behind is not SemanticMode.BLOCK
+                                              else self._unanswered(run, task)),
                 "check_blocks": blocks}
+
+    @staticmethod
+    def _unanswered(run: RunRecord, task: TaskRecord) -> Callable[[str], Exception]:
+        """The refusal of a merge whose look for uses of the task's removed names gave no answer
+        (`reason`): exit 6, as `task check` exits for it and `land` refuses (`--land-unchecked`)."""
+        from ..errors import LookUnanswered
+
+        def refuse(reason: str) -> Exception:
+            return LookUnanswered(
+                f"task {task.task_id} is NOT MERGED: the look for uses of names it removed, in code outside its "
+                f"changes, gave no answer ({reason})",
+                fix=f"split the task into smaller ones, or check those uses by hand and merge it without the look: "
+                    f"wtc task finish {task.task_id} --run {run.run_id} --merge-unchecked",
+                details={"left_behind_unchecked": reason, "task": task.task_id})
+        return refuse
 
     def _findings(self, run: RunRecord, task: TaskRecord, outcome: IntegrationResult) -> list[dict[str, Any]]:
         """Non-blocking semantic findings of a merge, with both tasks named where known."""
