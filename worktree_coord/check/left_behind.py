@@ -681,8 +681,16 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
                        f"{min(len(looked_for), MAX_NAMES)} of the {len(looked_for)} removed names were read")
     mentioning = mentioning[:max_files]
     # The other side "adds" each such file whole: each of its uses is a use the task's side did not see.
+    texts = {path: text for path in mentioning if (text := file_at(where, path)) is not None}
+    too_big = sorted(path for path, text in texts.items() if len(text) > MAX_BYTES)
+    if too_big and unread is not None:
+        # Not read (the check reads no file that big): said, never a silent clean.
+        unread.append(f"{len(too_big)} file{'s' if len(too_big) > 1 else ''} mentioning a removed name "
+                      f"{'are' if len(too_big) > 1 else 'is'} larger than the {MAX_BYTES} bytes read and "
+                      f"{'were' if len(too_big) > 1 else 'was'} not read: {', '.join(too_big[:5])}"
+                      + (", ..." if len(too_big) > 5 else ""))
     unchanged = [FileVersions(path, base=None, left=None, right=text, merged=text)
-                 for path in mentioning if (text := file_at(where, path)) is not None and len(text) <= MAX_BYTES]
+                 for path, text in texts.items() if len(text) <= MAX_BYTES]
     if not unchanged:
         return []
     # Files neither "side" holds (a barrel the uses import through: `from "../internal"`, a workspace
@@ -864,10 +872,23 @@ def left_behind_at_merge(git: GitRepo, base: str, task_commit: str, merged: str,
 def source_reader(git: GitRepo) -> Callable[[str, str], bytes | None]:
     """`git.file_at`, less the files the commit's attributes mark binary (GitRepo.marked_binary): a
     file the project says is not text is not read for uses, whatever its name; a NUL byte in a file
-    a profile reads does not make it binary (semantic.py reads it)."""
+    a profile reads does not make it binary (semantic.py reads it). A lone CR ends a line (old Mac
+    line endings, which Python, JavaScript and Java read as newlines), where the parser counts only
+    LF: each is read as LF (same length, so every byte stays where it was), else three uses on
+    three lines were one use on line 1."""
     def file_at(commit: str, path: str) -> bytes | None:
-        return None if git.marked_binary(commit, path) else git.file_at(commit, path)
+        if git.marked_binary(commit, path):
+            return None
+        return lone_cr_as_lf(git.file_at(commit, path))
     return file_at
+
+
+_LONE_CR = re.compile(rb"\r(?!\n)")
+
+
+def lone_cr_as_lf(text: bytes | None) -> bytes | None:
+    """`text` with each CR that no LF follows made an LF (a line end the parser counts)."""
+    return text if text is None or b"\r" not in text else _LONE_CR.sub(b"\n", text)
 
 
 def _lines_written(changes: list[Change], read_blob: Callable[[str], bytes], paths: set[str]) -> dict[str, set[str]]:
