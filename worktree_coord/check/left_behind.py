@@ -72,7 +72,7 @@ class LeftBehind:
     def keep(self) -> str:
         """The way out that leaves the use alone, as the notes say it."""
         if self.kind == OWN_IMPORT:
-            return f"fix the import in {self.use_path} (this task's own file) to name the file where it stands now"
+            return f"fix the import in {self.use_path} to name the file where it stands now"
         if self.moved_to:
             return "keep a re-export at the old path"
         if self.kind in ("module", "deleted"):
@@ -187,8 +187,8 @@ def _own_import_note(items: list[LeftBehind], more: int, task: str, run: str) ->
     where = ", ".join(f"{item.use_path}:{item.lines}" for item in items)
     before = f"from {first.moved_from}, where this task moved the file from" if first.moved_from else \
         "before this task"
-    return (f"{where} imports {first.name}, which named {first.definition_path} {before}, and names no file now: "
-            f"the landed tree would not load it: {first.keep}")
+    return (f"{where} imports {first.name}, which named {first.definition_path} {before}, and names no file now, "
+            f"so the landed tree would not load it: {first.keep} ({first.use_path} is this task's own file)")
 
 
 def _renamed_note(items: list[LeftBehind], more: int, task: str, run: str) -> str:
