@@ -676,9 +676,13 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
         first = [path for path in grep(where, own[:MAX_NAMES]) if path not in touched and semantic_profile(path) is not None]
         seen = set(first)
         mentioning = first + [path for path in mentioning if path not in seen]
-    if partial is not None and (len(mentioning) > max_files or len(looked_for) > MAX_NAMES):
-        partial.append(f"{min(len(mentioning), max_files)} of the {len(mentioning)} files mentioning "
-                       f"{min(len(looked_for), MAX_NAMES)} of the {len(looked_for)} removed names were read")
+    # Files left unread may hold a use: `partial` (its callers make it no answer, exit 6). Names left
+    # unsearched (a file deleted whole can remove hundreds) are said in `unread` (a note): a task
+    # that moves a big module behind a re-export must not need a person's word to merge.
+    said = partial if len(mentioning) > max_files else unread if len(looked_for) > MAX_NAMES else None
+    if said is not None:
+        said.append(f"{min(len(mentioning), max_files)} of the {len(mentioning)} files mentioning "
+                    f"{min(len(looked_for), MAX_NAMES)} of the {len(looked_for)} removed names were read")
     mentioning = mentioning[:max_files]
     # The other side "adds" each such file whole: each of its uses is a use the task's side did not see.
     texts = {path: text for path in mentioning if (text := file_at(where, path)) is not None}

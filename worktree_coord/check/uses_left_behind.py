@@ -52,9 +52,6 @@ def left_behind_findings(git: GitRepo, changes: Iterable[Change], since: str, he
     failed: list[str] = []
     found, not_looked = look_for_uses(git, changes, since, at=head, max_changed=MAX_RUN_CHANGED,
                                       max_files=MAX_MENTIONING, partial=unread, unread=partial, failed=failed)
-    if unread and not not_looked:
-        # Files left unread may hold a use: as "too many changed files", no clean answer.
-        not_looked = unread[0]
     if not_looked:
         # An error inside the look, or a look too large to make, is no answer: the check exits 6 for
         # it (rules.py), never 0 (a branch too large to look at is not known to leave none behind).
@@ -63,8 +60,12 @@ def left_behind_findings(git: GitRepo, changes: Iterable[Change], since: str, he
                         f"{not_looked}", Severity.ERROR, details={"reason": not_looked})]
     blocking = mode is SemanticMode.BLOCK
     written = _written_by_branch(git, changes, head, found)
-    out = [Finding("left_behind_unchecked", "", f"uses of names the branch removed were looked for in part: {line}",
-                   Severity.WARNING, details={"reason": line}) for line in partial]
+    # Files left unread may hold a use: as "too many changed files", no clean answer (exit 6, unless
+    # a use found blocks first); the uses read are named all the same.
+    out = [Finding("left_behind_failed", "", f"uses of names the branch removed were not all looked for: {line}",
+                   Severity.ERROR, details={"reason": line}) for line in unread]
+    out += [Finding("left_behind_unchecked", "", f"uses of names the branch removed were looked for in part: {line}",
+                    Severity.WARNING, details={"reason": line}) for line in partial]
     for use in found:
         lines = f"line {use.lines}" if len(use.use_lines) == 1 else f"lines {use.lines}"
         if use.kind == "own_import":
