@@ -668,6 +668,9 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
     mentioning = [path for path in grep(where, looked_for[:MAX_NAMES])
                   if path not in touched and semantic_profile(path) is not None]
     own = sorted(words - imported)
+    # The files that may hold a use of a definition of the task's own (not only of a name a changed
+    # file imported and no longer does): the ones that must all be read for an answer.
+    crucial = len(mentioning) if own else 0
     if len(mentioning) > max_files and own and len(own) < len(looked_for):
         # Too many to read: the files naming one of the task's own definitions first. Found driving
         # npm/cli: a moved module took its `const { log, output } = require('proc-log')` along, and the
@@ -676,10 +679,14 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
         first = [path for path in grep(where, own[:MAX_NAMES]) if path not in touched and semantic_profile(path) is not None]
         seen = set(first)
         mentioning = first + [path for path in mentioning if path not in seen]
-    # Files left unread may hold a use: `partial` (its callers make it no answer, exit 6). Names left
-    # unsearched (a file deleted whole can remove hundreds) are said in `unread` (a note): a task
-    # that moves a big module behind a re-export must not need a person's word to merge.
-    said = partial if len(mentioning) > max_files else unread if len(looked_for) > MAX_NAMES else None
+        crucial = len(first)
+    # Files left unread that mention one of the task's own definitions may hold a use: `partial`
+    # (its callers make it no answer, exit 6). Files that mention only a name a moved file imported
+    # (`log` of proc-log, in hundreds of files), and names left unsearched (a file deleted whole can
+    # remove hundreds), are said in `unread` (a note): a task that moves a module must not need a
+    # person's word to merge for the words its imports spell.
+    said = partial if crucial > max_files else \
+        unread if len(mentioning) > max_files or len(looked_for) > MAX_NAMES else None
     if said is not None:
         said.append(f"{min(len(mentioning), max_files)} of the {len(mentioning)} files mentioning "
                     f"{min(len(looked_for), MAX_NAMES)} of the {len(looked_for)} removed names were read")
