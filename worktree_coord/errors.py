@@ -52,8 +52,9 @@ EXIT_CODES: tuple[ExitCode, ...] = (
     ExitCode(EXIT_NOT_FOUND, "not_found", "not found: the run, task, intent, branch, revision, file or repository"),
     ExitCode(EXIT_INTERNAL, "internal", "internal error: a bug in wtc, never bad input; the message says how "
              "to report it (`wtc check`, `wtc task check` and `wtc land` exit 6 too when their look for uses of "
-             "removed names gave no answer, failed at one or had more changed files than it reads: "
-             "`left_behind_unchecked` says which, never a clean verdict)"),
+             "removed names gave no answer, failed at one or had more changed files, or more files mentioning a "
+             "removed name, than it reads: `left_behind_unchecked` says which, never a clean verdict; `wtc task "
+             "finish` then does not merge, unless --merge-unchecked)"),
     ExitCode(EXIT_INTERRUPTED, "interrupted", "interrupted (Ctrl-C); run the same command again to finish "
              "(every write is idempotent)"),
 )

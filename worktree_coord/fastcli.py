@@ -220,14 +220,15 @@ def task_start(task: str, run: str, own: list[str], read: list[str], sparse: boo
 
 
 def task_finish(task: str, run: str, message: str | None, merge: bool, verify: str | None, key: str | None,
-                repo: str, json_mode: bool) -> int:
+                repo: str, json_mode: bool, merge_unchecked: bool = False) -> int:
     from .output import render
     from .output.tagging import emit
 
     _refuse_option_as_value(("task", "finish"), "--message", message)
     check_names(run, task)
     with open_coordinator(repo) as coordinator:
-        result = coordinator.finish_task(run, task, message=message, merge=merge, verify=verify, key=key)
+        result = coordinator.finish_task(run, task, message=message, merge=merge, verify=verify, key=key,
+                                         merge_unchecked=merge_unchecked)
     emit(result.to_json(), schema="task.finish", json_mode=json_mode, human=render.task_finished(result))
     return result.exit_code
 
@@ -330,9 +331,9 @@ COMMANDS: dict[tuple[str, ...], _Spec] = {
                                     "key": None, "repo": ".", "json_mode": False}, task_start),
     ("task", "finish"): ({**_RUN, "--message": ("message", "value"), "-m": ("message", "value"),
                           "--merge": ("merge", True), "--no-merge": ("merge", False), "--verify": ("verify", "value"),
-                          **_KEY, **_REPO, **_JSON}, ("task",),
+                          "--merge-unchecked": ("merge_unchecked", True), **_KEY, **_REPO, **_JSON}, ("task",),
                          {"message": None, "merge": True, "verify": None, "key": None, "repo": ".",
-                          "json_mode": False}, task_finish),
+                          "json_mode": False, "merge_unchecked": False}, task_finish),
     ("task", "check"): ({**_RUN, **_REPO, **_JSON}, ("task",), {"repo": ".", "json_mode": False}, task_check),
     ("merge",): ({**_RUN, "--verify": ("verify", "value"), "--batch": ("batch", "int>=1"), **_KEY, **_REPO, **_JSON},
                  (), {"verify": None, "batch": 1, "key": None, "repo": ".", "json_mode": False}, merge),

@@ -156,7 +156,8 @@ def test_a_removed_class_whose_member_names_are_everywhere_does_not_hide_a_use(t
     assert [(u["use_path"], u["name"]) for u in body["left_behind"]] == [("tests/test_utils.py", "unique_list")]
 
 
-def test_more_files_mentioning_a_removed_name_than_are_read_is_said_not_kept_silent(tmp_path: Path, monkeypatch) -> None:
+def test_more_files_mentioning_a_removed_name_than_are_read_is_no_answer_beside_the_uses_read(tmp_path: Path,
+                                                                                               monkeypatch) -> None:
     from worktree_coord.check import check as run_check
     from worktree_coord.check import uses_left_behind
 
@@ -169,8 +170,9 @@ def test_more_files_mentioning_a_removed_name_than_are_read_is_said_not_kept_sil
     monkeypatch.setattr(uses_left_behind, "MAX_MENTIONING", 2)   # the cap, at a size a test can pass
     report = run_check(repo, head="feature", target="main", own=["**"])
     assert report.exit_code == 1 and len(report.left_behind) == 2
-    [unread] = [f for f in report.findings if f.rule == "left_behind_unchecked"]
-    assert unread.severity.value == "warning" and "2 of the 3 files mentioning 1 of the 1 removed names" in unread.message
+    # The file left unread may hold a use too: no answer for it (exit 6 once no use read blocks).
+    [unread] = [f for f in report.findings if f.rule == "left_behind_failed"]
+    assert unread.severity.value == "error" and "2 of the 3 files mentioning 1 of the 1 removed names" in unread.message
 
 
 def test_a_branch_deleting_a_module_another_file_requires_by_path_fails_the_check(tmp_path: Path) -> None:

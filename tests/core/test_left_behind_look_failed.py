@@ -126,3 +126,55 @@ def test_land_in_warn_mode_lands_an_unchecked_run_with_the_warning(tmp_path: Pat
     assert "left_behind_unchecked" not in body["error"].get("details", {}), body
     code, body = wtc(repo, "land", "--run", "r", "--onto", "main", "--yes", "--land-unchecked")
     assert code == 0, body
+
+
+def test_finish_of_more_changed_files_than_the_look_reads_does_not_merge_unless_told_to(tmp_path: Path) -> None:
+    # `task check` exits 6 for it (above), `land` refuses: the finish's merge read nothing and merged.
+    files = {"pkg/__init__.py": "", "pkg/utils.py": UTILS, "pkg/user.py": "from pkg.utils import parse\n"} \
+        | _many(MAX_CHANGED)
+    repo = _task_edited(tmp_path, files, "rm", ("pkg/**",), {"pkg/utils.py": RENAMED} | _each_edited(MAX_CHANGED),
+                        None)
+    tip = git(repo, "rev-parse", "wtc/r1/integration")
+    code, body = wtc(repo, "task", "finish", "rm", "--run", "r1")
+    assert code == 6 and body["error"]["kind"] == "unchecked", body
+    assert "NOT MERGED" in body["error"]["message"] and "more than the 100 read" in body["error"]["message"]
+    assert "--merge-unchecked" in body["error"]["fix"] and "split the task" in body["error"]["fix"], body
+    assert git(repo, "rev-parse", "wtc/r1/integration") == tip
+    code, status = wtc(repo, "task", "check", "rm", "--run", "r1")
+    assert code == 6 and "more than the 100 read" in status["left_behind_unchecked"], status
+    code, body = wtc(repo, "task", "finish", "rm", "--run", "r1", "--merge-unchecked")
+    assert code == 0 and body["state"] == "merged", body
+    assert git(repo, "rev-parse", "wtc/r1/integration") != tip
+
+
+def _mentioned_by_many(count: int) -> dict[str, str]:
+    """`count` modules that each mention the word `parse` (in a comment: no use, but the look must read
+    each to know)."""
+    return {f"pkg/user{n}.py": f"# the input is read by parse first\nVALUE = {n}\n" for n in range(count)}
+
+
+def test_more_files_mentioning_a_removed_name_than_the_look_reads_is_no_answer_at_every_face(tmp_path: Path) -> None:
+    from worktree_coord.check.left_behind import MAX_FILES
+
+    files = {"pkg/__init__.py": "", "pkg/utils.py": UTILS} | _mentioned_by_many(MAX_FILES + 1)
+    repo = _task_edited(tmp_path, files, "rm", ("pkg/utils.py",), {"pkg/utils.py": RENAMED}, None)
+    code, body = wtc(repo, "task", "check", "rm", "--run", "r1")
+    assert code == 6 and f"{MAX_FILES} of the {MAX_FILES + 1} files" in body["left_behind_unchecked"], body
+    tip = git(repo, "rev-parse", "wtc/r1/integration")
+    code, body = wtc(repo, "task", "finish", "rm", "--run", "r1")
+    assert code == 6 and body["error"]["kind"] == "unchecked" and "--merge-unchecked" in body["error"]["fix"], body
+    assert git(repo, "rev-parse", "wtc/r1/integration") == tip
+
+
+def test_wtc_check_with_more_files_mentioning_a_removed_name_than_it_reads_exits_6(tmp_path: Path) -> None:
+    from worktree_coord.check.uses_left_behind import MAX_MENTIONING
+
+    repo = make_repo(tmp_path / "repo", {"pkg/__init__.py": "", "pkg/utils.py": UTILS}
+                     | _mentioned_by_many(MAX_MENTIONING + 1))
+    git(repo, "checkout", "-q", "-b", "feature")
+    write(repo, {"pkg/utils.py": RENAMED})
+    commit_all(repo, "feature: parse renamed")
+    done = run_wtc(repo, "check", "--own", "pkg/utils.py", "--head", "feature", "--target", "main", "--json")
+    body = json.loads(done.stdout)
+    assert done.returncode == 6 and body["exit_code"] == 6, done.stdout
+    assert f"{MAX_MENTIONING} of the {MAX_MENTIONING + 1} files" in body["left_behind_unchecked"], body

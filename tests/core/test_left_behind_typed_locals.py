@@ -72,3 +72,33 @@ def test_a_local_whose_class_is_not_sure_stays_clean(tmp_path: Path, schema: str
     after = before.replace("store_error", "record_error")
     code, findings = _check(tmp_path, schema, after, before)
     assert code == 0 and findings == [], findings
+
+
+STORE_TS = "export class Store {\n  put(m) {\n    return m;\n  }\n}\n"
+
+
+@pytest.mark.parametrize("ext,user,line", [
+    ("ts", "import { Store } from './store';\n\nexport function f() {\n  const x = new Store();\n  return x.put(1);\n}\n", 5),
+    ("js", "import { Store } from './store';\n\nexport function f() {\n  const x = new Store();\n  return x.put(1);\n}\n", 5),
+    ("tsx", "import { Store } from './store';\n\nexport function F() {\n  let x = new Store();\n  return <b>{x.put(1)}</b>;\n}\n", 5),
+    ("ts", "import * as s from './store';\n\nexport function f() {\n  const x = new s.Store();\n  return x.put(1);\n}\n", 5),
+], ids=["ts", "js", "tsx", "ts-namespace"])
+def test_a_call_on_a_javascript_local_made_with_new_blocks_at_task_check(tmp_path: Path, ext: str, user: str,
+                                                                        line: int) -> None:
+    # grammars/{javascript,typescript,tsx}.toml spell `const x = new C()` as `@typed.*`, as Python's
+    # `x = C()`: renaming C.put leaves `x.put(1)` behind.
+    store = f"src/store.{'ts' if ext == 'tsx' else ext}"
+    repo = _task_edited(tmp_path, {store: STORE_TS, f"src/user.{ext}": user}, "rm", (store,),
+                        {store: STORE_TS.replace("put", "record")}, None)
+    code, body = wtc(repo, "task", "check", "rm", "--run", "r1")
+    assert code == 1, body
+    assert [(row["use_path"], row["use_lines"]) for row in body["left_behind"]] == [(f"src/user.{ext}", [line])]
+
+
+def test_a_call_on_a_javascript_local_reassigned_to_another_value_is_not_named(tmp_path: Path) -> None:
+    user = ("import { Store } from './store';\n\nexport function f(other) {\n  let x = new Store();\n"
+            "  x = other;\n  return x.put(1);\n}\n")
+    repo = _task_edited(tmp_path, {"src/store.ts": STORE_TS, "src/user.ts": user}, "rm", ("src/store.ts",),
+                        {"src/store.ts": STORE_TS.replace("put", "record")}, None)
+    code, body = wtc(repo, "task", "check", "rm", "--run", "r1")
+    assert code == 0 and not body["left_behind"], body

@@ -19,7 +19,7 @@ def coord(repo: Path):
         coordinator.start_run("r1")
         for task in ("api", "web"):
             wt = Path(coordinator.start_task("r1", task, [f"packages/{task}/**"]).worktree)
-            write(wt, {f"packages/{task}/index.js": f"{task} v2\n"})
+            write(wt, {f"packages/{task}/index.js": f"// {task} v2\n"})
             coordinator.finish_task("r1", task)
         yield coordinator
 
@@ -48,7 +48,7 @@ def test_land_fast_forwards_the_checked_out_target_and_its_files(repo, coord):
     tip = git(repo, "rev-parse", "wtc/r1/integration")
     landed = coord.land("r1", "main", approved=True)
     assert landed.new == tip and git(repo, "rev-parse", "main") == tip
-    assert (repo / "packages/api/index.js").read_text() == "api v2\n", "the checkout moved with the branch"
+    assert (repo / "packages/api/index.js").read_text() == "// api v2\n", "the checkout moved with the branch"
     assert git(repo, "status", "--porcelain") == ""
     again = coord.land("r1", "main", approved=True)
     assert again.replayed
@@ -74,4 +74,4 @@ def test_land_is_refused_when_the_target_moved_and_sync_fixes_it(repo, coord):
     landed = coord.land("r1", "main", approved=True)
     assert git(repo, "rev-parse", "main") == landed.new
     assert (repo / "docs/guide.md").read_text() == "moved on main\n"
-    assert (repo / "packages/web/index.js").read_text() == "web v2\n"
+    assert (repo / "packages/web/index.js").read_text() == "// web v2\n"

@@ -39,6 +39,7 @@ from ..merge.checks.signatures import reshaped
 from ..merge.checks.symbols import computed_star_list, extract, import_statements_query, star_names
 from ..merge.checks.versions import MAX_BYTES, FileVersions
 from .left_modules import loads_modules, module_word, modules_left_behind
+from .own_imports import KIND as OWN_IMPORT, own_imports_broken
 
 MAX_FILES = 100          # files that mention a removed name, read at most (finish stays quick)
 MAX_NAMES = 64           # removed names searched for at most (a file deleted whole can remove many)
@@ -68,12 +69,15 @@ class LeftBehind:
                          # (the task's version) writes the list that star takes (`__all__`): a kept name is listed there
     arguments: int = 0   # kind "signature": the use calls the function `name` with this many arguments, what its
                          # base shape took; the task's version (`replacement`, its name and parameters) takes another count
+    moved_from: str = "" # kind "own_import": the path the task moved `use_path` from ("" when it did not move it)
 
     @property
     def keep(self) -> str:
         """The way out that leaves the use alone, as the notes say it."""
         if self.kind == "signature":
             return "give what it added a default (or keep the old shape beside the new one)"
+        if self.kind == OWN_IMPORT:
+            return f"fix the import in {self.use_path} to name the file where it stands now"
         if self.moved_to:
             return "keep a re-export at the old path"
         if self.kind in ("module", "deleted"):
@@ -99,6 +103,9 @@ class LeftBehind:
     @property
     def what_happened(self) -> str:
         """What the task did to the definition, as the notes say it."""
+        if self.kind == OWN_IMPORT:
+            return (f"moved the importing file from {self.moved_from}" if self.moved_from
+                    else f"deleted or moved what it named")
         if self.moved_to:
             return f"moved from {self.definition_path} to {self.moved_to}"
         if self.kind == "module":
@@ -123,15 +130,17 @@ class LeftBehind:
                 "definition_path": self.definition_path, "replacement": self.replacement, "moved_to": self.moved_to,
                 "module": self.kind == "module", "unexported": self.kind == "export",
                 "file_deleted": self.kind == "deleted", "star_list": self.star_list,
-                "signature": self.kind == "signature", "arguments": self.arguments}
+                "signature": self.kind == "signature", "arguments": self.arguments,
+                "own_import": self.kind == OWN_IMPORT, "moved_from": self.moved_from}
 
     @classmethod
     def from_json(cls, row: dict[str, Any]) -> "LeftBehind":
         return cls(row["use_path"], tuple(row["use_lines"]), row["name"], row["definition_path"],
                    row.get("replacement", ""), row.get("moved_to", ""),
-                   "module" if row.get("module") else "export" if row.get("unexported")
-                   else "deleted" if row.get("file_deleted") else "signature" if row.get("signature") else "",
-                   row.get("star_list", ""), row.get("arguments", 0))
+                   OWN_IMPORT if row.get("own_import") else "module" if row.get("module")
+                   else "export" if row.get("unexported") else "deleted" if row.get("file_deleted")
+                   else "signature" if row.get("signature") else "",
+                   row.get("star_list", ""), row.get("arguments", 0), row.get("moved_from", ""))
 
 
 def grouped_notes(found: Iterable[LeftBehind], task: str, run: str, limit: int) -> list[str]:
@@ -141,7 +150,8 @@ def grouped_notes(found: Iterable[LeftBehind], task: str, run: str, limit: int) 
     at most `limit` files are named in all, then a count of the uses left out."""
     groups: dict[tuple[str, str, str, str], list[LeftBehind]] = {}
     for item in found:
-        key = ("", item.definition_path, item.moved_to, "") if item.moved_to else \
+        key = (item.use_path, item.name, item.definition_path, OWN_IMPORT) if item.kind == OWN_IMPORT else \
+            ("", item.definition_path, item.moved_to, "") if item.moved_to else \
             (item.name, item.definition_path, item.replacement, item.kind)
         groups.setdefault(key, []).append(item)
     notes: list[str] = []
@@ -163,6 +173,8 @@ def grouped_notes(found: Iterable[LeftBehind], task: str, run: str, limit: int) 
 def _note_writer(item: LeftBehind) -> Callable[[list[LeftBehind], int, str, str], str]:
     if item.kind == "signature":
         return _reshaped_note
+    if item.kind == OWN_IMPORT:
+        return _own_import_note
     return _moved_note if item.moved_to else _module_note if item.kind == "module" else _renamed_note
 
 
@@ -193,6 +205,17 @@ def _module_note(items: list[LeftBehind], more: int, task: str, run: str) -> str
             f"{first.definition_path}, which this task deleted; {those} outside the task's changes, so the landed tree "
             f"would not load it: {first.keep}, or the lead widens the task "
             f"({widen_command(task, run, [item.use_path for item in items])}) and it updates the imports")
+
+
+def _own_import_note(items: list[LeftBehind], more: int, task: str, run: str) -> str:
+    """One note for one relative import, in a file of the task's own, that its move or deletion
+    left naming nothing (own_imports.py): the task fixes it in its own file, no widen needed."""
+    first = items[0]
+    where = ", ".join(f"{item.use_path}:{item.lines}" for item in items)
+    before = f"from {first.moved_from}, where this task moved the file from" if first.moved_from else \
+        "before this task"
+    return (f"{where} imports {first.name}, which named {first.definition_path} {before}, and names no file now, "
+            f"so the landed tree would not load it: {first.keep} ({first.use_path} is this task's own file)")
 
 
 def _renamed_note(items: list[LeftBehind], more: int, task: str, run: str) -> str:
@@ -472,14 +495,20 @@ def uses_left_behind(changes: Iterable[Change], read_blob: Callable[[str], bytes
     grouped: dict[tuple[str, str], list] = {}
     for finding in found:
         grouped.setdefault((finding.use_path, finding.name), []).append(finding)
-    moved = moved_files(changes, read_blob, {uses[0].definition_path for uses in grouped.values()})
-    went = moved_names(changes, read_blob, {(uses[0].definition_path, name) for (_, name), uses in grouped.items()
+    others = {key: uses for key, uses in grouped.items() if uses[0].kind != OWN_IMPORT}
+    moved = moved_files(changes, read_blob, {uses[0].definition_path for uses in others.values()})
+    went = moved_names(changes, read_blob, {(uses[0].definition_path, name) for (_, name), uses in others.items()
                                             if uses[0].definition_path not in moved
                                             and uses[0].kind not in ("module", "signature")})
     deleted = deleted_unanswered(changes)
     out: list[LeftBehind] = []
     for (path, name), uses in grouped.items():
         where = uses[0].definition_path
+        if uses[0].kind == OWN_IMPORT:
+            # The task's own file (own_imports.py): `definition` holds the path it was moved from.
+            out.append(LeftBehind(path, tuple(f.use_line for f in uses), name, where, "", "", OWN_IMPORT,
+                                  moved_from=uses[0].definition))
+            continue
         # (a reshaped function stays where it is: its calls are what is left behind)
         moved_to = "" if uses[0].kind == "signature" else moved.get(where) or went.get((where, name), "")
         out.append(LeftBehind(path, tuple(f.use_line for f in uses), name, where, uses[0].replacement or "",
@@ -492,7 +521,7 @@ def left_kind(finding_kind: str, definition_path: str, moved_to: str, deleted: s
     """A LeftBehind's `kind` for a finding of `finding_kind` (SemanticFinding.kind): a module or an
     export as found; a name whose file the task deleted (`deleted`: deleted_unanswered) and moved
     nowhere, "deleted"; else ""."""
-    if finding_kind in ("module", "export", "signature"):
+    if finding_kind in ("module", "export", "signature", OWN_IMPORT):
         return finding_kind
     return "deleted" if definition_path in deleted and not moved_to else ""
 
@@ -539,11 +568,16 @@ def moved_names(changes: list[Change], read_blob: Callable[[str], bytes],
     return out
 
 
-def moved_files(changes: list[Change], read_blob: Callable[[str], bytes], deleted: set[str]) -> dict[str, str]:
+def moved_files(changes: list[Change], read_blob: Callable[[str], bytes], deleted: set[str], *,
+                stubs: bool = False) -> dict[str, str]:
     """Which of the `deleted` files the task moved, and where: a file it added, of the same kind,
     that defines at least four in five of the deleted file's names (`git mv` and a few edits; git's
-    own rename detection reads the text, this the definitions, which is what the uses need)."""
-    gone = {c.path: c for c in changes if c.new_oid is None and c.old_oid is not None and c.path in deleted}
+    own rename detection reads the text, this the definitions, which is what the uses need). With
+    `stubs`, a file of `deleted` the task kept but rewrote counts too (a stub left at the old path,
+    `export * from "./new/place"`), when its new version holds none of the moved names itself, or
+    its old text is the added file's whole."""
+    gone = {c.path: c for c in changes if c.old_oid is not None and c.path in deleted
+            and (c.new_oid is None or stubs)}
     added = [c for c in changes if c.old_oid is None and c.new_oid is not None][:MAX_FILES]
     if not gone or not added:
         return {}
@@ -558,7 +592,11 @@ def moved_files(changes: list[Change], read_blob: Callable[[str], bytes], delete
         if len(same) == 1:
             moved[path] = same[0]   # `git mv` and no edit (a file that defines nothing: `import './setup.js'`)
             continue
+        if change.new_oid is not None and len(changes) > MAX_FILES:
+            continue   # a stub is looked for among a few changes only (each costs two parses)
         old = names(path, change.old_oid)
+        if change.new_oid is not None and old & names(path, change.new_oid):
+            continue   # it still defines what it did: a file kept, not a stub left behind
         suffix = path.rsplit(".", 1)[-1]
         best = max(((len(old & new), other) for other, new in candidates.items() if other.endswith("." + suffix)),
                    default=(0, ""))
@@ -590,7 +628,7 @@ def dropped_by_resolution(git: GitRepo, merge: dict[str, str], paths: Iterable[s
     if not changes:
         return []
     found = _broken_uses(changes, git.read_blob, merge["theirs"], git.files_mentioning, git.file_at, at=merged,
-                         ignore=on_purpose, folders_at=git.folders_at)
+                         ignore=on_purpose, folders_at=git.folders_at, own_imports=False)
     return [dataclasses.replace(f, removed_by=task, used_by="integration", problem="dropped") for f in found]
 
 
@@ -606,11 +644,14 @@ def _broken_uses(changes: Iterable[Change], read_blob: Callable[[str], bytes], s
                  max_changed: int = MAX_CHANGED, ignore: set[str] | frozenset[str] = frozenset(),
                  folders_at: Callable[[str, str], list[str] | None] | None = None,
                  max_files: int = MAX_FILES, partial: list[str] | None = None,
-                 unread: list[str] | None = None, kept: Any = None) -> list[SemanticFinding]:
+                 unread: list[str] | None = None, own_imports: bool = True,
+                 kept: Any = None) -> list[SemanticFinding]:
     """The post-merge check's findings behind `uses_left_behind` (its docstring), one per use;
     names in `ignore` are not counted as removed. Then the imports of a module the task deleted or
-    moved that no file answers any more (left_modules.py), in a file no name's finding names for it.
-    `kept`: the merge index the merge's own check extracted the same versions into (merge_index.py)."""
+    moved that no file answers any more (left_modules.py), in a file no name's finding names for it;
+    and (`own_imports`) the relative imports of the task's own files that its moves left naming
+    nothing (own_imports.py). `kept`: the merge index the merge's own check extracted the same
+    versions into (merge_index.py)."""
     changes = list(changes)
     found = _broken_names(changes, read_blob, since, grep, file_at, at=at, max_changed=max_changed, ignore=ignore,
                           folders_at=folders_at, max_files=max_files, partial=partial, unread=unread, kept=kept)
@@ -618,9 +659,18 @@ def _broken_uses(changes: Iterable[Change], read_blob: Callable[[str], bytes], s
     # is not named again for the module; one that binds none of them (`import a.b.C;` before
     # `C.f()`, the line that stops compiling first) is.
     named = {(f.use_path, f.definition_path, f.use_line) for f in found}
-    return found + [f for f in modules_left_behind(changes, read_blob, since, grep, file_at, at=at,
-                                                   folders_at=folders_at, max_files=max_files)
-                    if (f.use_path, f.definition_path, f.use_line) not in named]
+    found += [f for f in modules_left_behind(changes, read_blob, since, grep, file_at, at=at,
+                                             folders_at=folders_at, max_files=max_files)
+              if (f.use_path, f.definition_path, f.use_line) not in named]
+    # The task's own files: a relative import its move or deletion left naming nothing
+    # (own_imports.py), on a line no finding above names already.
+    if not own_imports:
+        return found
+    lines = {(f.use_path, f.use_line) for f in found}
+    moved = moved_files(changes, read_blob, {c.path for c in changes if c.old_oid is not None}, stubs=True)
+    return found + [f for f in own_imports_broken(changes, read_blob, since, file_at, moved, at=at,
+                                                  folders_at=folders_at, max_files=max_files)
+                    if (f.use_path, f.use_line) not in lines]
 
 
 def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], since: str,
@@ -701,10 +751,16 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
     mentioning = [path for path in (grep(where, looked_for[:MAX_NAMES]) if looked_for else [])
                   if path not in touched and semantic_profile(path) is not None]
     if modules:
-        seen = set(mentioning)
-        mentioning += [path for path in grep(where, sorted(modules))
-                       if path not in touched and path not in seen and semantic_profile(path) is not None]
+        # (first: each may import a definition of the deleted module, as a file naming one of the
+        # task's own definitions may use it)
+        spelling_module = [path for path in grep(where, sorted(modules))
+                           if path not in touched and semantic_profile(path) is not None]
+        seen = set(spelling_module)
+        mentioning = spelling_module + [path for path in mentioning if path not in seen]
     own = sorted(words - imported)
+    # The files that may hold a use of a definition of the task's own (not only of a name a changed
+    # file imported and no longer does): the ones that must all be read for an answer.
+    crucial = len(mentioning) if own or modules else 0
     if len(mentioning) > max_files and own and len(own) < len(looked_for):
         # Too many to read: the files naming one of the task's own definitions first. Found driving
         # npm/cli: a moved module took its `const { log, output } = require('proc-log')` along, and the
@@ -713,13 +769,29 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
         first = [path for path in grep(where, own[:MAX_NAMES]) if path not in touched and semantic_profile(path) is not None]
         seen = set(first)
         mentioning = first + [path for path in mentioning if path not in seen]
-    if partial is not None and (len(mentioning) > max_files or len(looked_for) > MAX_NAMES):
-        partial.append(f"{min(len(mentioning), max_files)} of the {len(mentioning)} files mentioning "
-                       f"{min(len(looked_for), MAX_NAMES)} of the {len(looked_for)} removed names were read")
+        crucial = len(first)
+    # Files left unread that mention one of the task's own definitions may hold a use: `partial`
+    # (its callers make it no answer, exit 6). Files that mention only a name a moved file imported
+    # (`log` of proc-log, in hundreds of files), and names left unsearched (a file deleted whole can
+    # remove hundreds), are said in `unread` (a note): a task that moves a module must not need a
+    # person's word to merge for the words its imports spell.
+    said = partial if crucial > max_files else \
+        unread if len(mentioning) > max_files or len(looked_for) > MAX_NAMES else None
+    if said is not None:
+        said.append(f"{min(len(mentioning), max_files)} of the {len(mentioning)} files mentioning "
+                    f"{min(len(looked_for), MAX_NAMES)} of the {len(looked_for)} removed names were read")
     mentioning = mentioning[:max_files]
     # The other side "adds" each such file whole: each of its uses is a use the task's side did not see.
+    texts = {path: text for path in mentioning if (text := file_at(where, path)) is not None}
+    too_big = sorted(path for path, text in texts.items() if len(text) > MAX_BYTES)
+    if too_big and unread is not None:
+        # Not read (the check reads no file that big): said, never a silent clean.
+        unread.append(f"{len(too_big)} file{'s' if len(too_big) > 1 else ''} mentioning a removed name "
+                      f"{'are' if len(too_big) > 1 else 'is'} larger than the {MAX_BYTES} bytes read and "
+                      f"{'were' if len(too_big) > 1 else 'was'} not read: {', '.join(too_big[:5])}"
+                      + (", ..." if len(too_big) > 5 else ""))
     unchanged = [FileVersions(path, base=None, left=None, right=text, merged=text)
-                 for path in mentioning if (text := file_at(where, path)) is not None and len(text) <= MAX_BYTES]
+                 for path, text in texts.items() if len(text) <= MAX_BYTES]
     if not unchanged:
         return []
     # Files neither "side" holds (a barrel the uses import through: `from "../internal"`, a workspace
@@ -869,24 +941,33 @@ def _imports_alone(path: str, text: bytes) -> bytes | None:
     return bytes(out)
 
 
-def left_behind_at_merge(git: GitRepo, base: str, task_commit: str, merged: str, task: str) -> list[SemanticFinding]:
+def left_behind_at_merge(git: GitRepo, base: str, task_commit: str, merged: str, task: str, *,
+                         unanswered: Callable[[str], Exception] | None = None) -> list[SemanticFinding]:
     """Uses, in the merged tree `merged` (a tree or commit id), of names the task's side removed or
     renamed since `base` (the merge base), where no side changed the use: the landed tree would not
     resolve them, and no line of either side shows it to the post-merge check (which reads new
     lines). Each is a finding of its own problem, `left_behind`, removed by `task`. Read on the
     merged tree, so a use another task already updated is gone, and a use in a file the task
     changed and left is counted too (its own file no longer resolves). A task that changed more
-    files than the lookup reads (MAX_CHANGED) is not looked at: a merge must not cost the
-    repository's size; `wtc report` and `land` read the whole run."""
+    files than the lookup reads (MAX_CHANGED), or whose removed names more files mention than it
+    reads (MAX_FILES, MAX_NAMES), is not looked at in full: a merge must not cost the repository's
+    size. No answer is not "none left behind": `unanswered(reason)` is raised then (the finish
+    refuses to merge, exit 6, as `task check` exits); without it (a person said to merge unchecked)
+    the merge goes on with what was read."""
     changes = git.changes(base, task_commit)
+    partial: list[str] = []
     try:
         from ..merge.checks.merge_index import index_folder, shared_index
 
         found = _broken_uses(changes, git.read_blob, base, _mentioning_from_tables(git, base),
-                             source_reader(git), at=merged, folders_at=git.folders_at,
+                             source_reader(git), at=merged, folders_at=git.folders_at, partial=partial,
                              kept=shared_index(index_folder(git.repo)))
-    except LookupTooLarge:
+    except LookupTooLarge as too_large:
+        if unanswered is not None:
+            raise unanswered(str(too_large)) from None
         return []
+    if partial and unanswered is not None and not found:
+        raise unanswered(partial[0])   # (a use found blocks the merge anyway: the conflict says which)
     own = _lines_written(changes, git.read_blob, {f.use_path for f in found})
     # A use on a line the task wrote itself (in a file it changed, or moved and changed) is the
     # task's own: `used_by` names it, and the message says so instead of "no task changed that use".
@@ -898,10 +979,23 @@ def left_behind_at_merge(git: GitRepo, base: str, task_commit: str, merged: str,
 def source_reader(git: GitRepo) -> Callable[[str, str], bytes | None]:
     """`git.file_at`, less the files the commit's attributes mark binary (GitRepo.marked_binary): a
     file the project says is not text is not read for uses, whatever its name; a NUL byte in a file
-    a profile reads does not make it binary (semantic.py reads it)."""
+    a profile reads does not make it binary (semantic.py reads it). A lone CR ends a line (old Mac
+    line endings, which Python, JavaScript and Java read as newlines), where the parser counts only
+    LF: each is read as LF (same length, so every byte stays where it was), else three uses on
+    three lines were one use on line 1."""
     def file_at(commit: str, path: str) -> bytes | None:
-        return None if git.marked_binary(commit, path) else git.file_at(commit, path)
+        if git.marked_binary(commit, path):
+            return None
+        return lone_cr_as_lf(git.file_at(commit, path))
     return file_at
+
+
+_LONE_CR = re.compile(rb"\r(?!\n)")
+
+
+def lone_cr_as_lf(text: bytes | None) -> bytes | None:
+    """`text` with each CR that no LF follows made an LF (a line end the parser counts)."""
+    return text if text is None or b"\r" not in text else _LONE_CR.sub(b"\n", text)
 
 
 def _lines_written(changes: list[Change], read_blob: Callable[[str], bytes], paths: set[str]) -> dict[str, set[str]]:

@@ -47,10 +47,11 @@ def left_behind_findings(git: GitRepo, changes: Iterable[Change], since: str, he
 
     # A CI step runs once a push, like `wtc report` once a run: it reads as many changed files as the
     # report, and more of the files that mention a removed name than a finish does.
-    partial: list[str] = []
+    partial: list[str] = []   # what a look made in part says (a computed star list): a warning
+    unread: list[str] = []    # more files mentioning a removed name than it reads: no answer (exit 6)
     failed: list[str] = []
     found, not_looked = look_for_uses(git, changes, since, at=head, max_changed=MAX_RUN_CHANGED,
-                                      max_files=MAX_MENTIONING, partial=partial, unread=partial, failed=failed)
+                                      max_files=MAX_MENTIONING, partial=unread, unread=partial, failed=failed)
     if not_looked:
         # An error inside the look, or a look too large to make, is no answer: the check exits 6 for
         # it (rules.py), never 0 (a branch too large to look at is not known to leave none behind).
@@ -59,12 +60,26 @@ def left_behind_findings(git: GitRepo, changes: Iterable[Change], since: str, he
                         f"{not_looked}", Severity.ERROR, details={"reason": not_looked})]
     blocking = mode is SemanticMode.BLOCK
     written = _written_by_branch(git, changes, head, found)
-    out = [Finding("left_behind_unchecked", "", f"uses of names the branch removed were looked for in part: {line}",
-                   Severity.WARNING, details={"reason": line}) for line in partial]
+    # Files left unread may hold a use: as "too many changed files", no clean answer (exit 6, unless
+    # a use found blocks first); the uses read are named all the same.
+    out = [Finding("left_behind_failed", "", f"uses of names the branch removed were not all looked for: {line}",
+                   Severity.ERROR, details={"reason": line}) for line in unread]
+    out += [Finding("left_behind_unchecked", "", f"uses of names the branch removed were looked for in part: {line}",
+                    Severity.WARNING, details={"reason": line}) for line in partial]
     for use in found:
+        lines = f"line {use.lines}" if len(use.use_lines) == 1 else f"lines {use.lines}"
+        if use.kind == "own_import":
+            # The branch's own file (own_imports.py): the merge takes the branch's version of it.
+            before = f"from {use.moved_from}, where the branch moved the file from" if use.moved_from else \
+                "before the branch"
+            message = (f"{use.use_path} ({lines}) imports {use.name}, which named {use.definition_path} {before}, "
+                       f"and names no file now, so the merged tree would not load it: {use.keep}")
+            out.append(Finding("left_behind" if blocking else "left_behind_warning", use.use_path, message,
+                               Severity.ERROR if blocking else Severity.WARNING, use.use_lines[0], use.use_lines[0],
+                               details={"kind": "left_behind", "lines_in": "head"} | use.to_json()))
+            continue
         if not _still_used_on_target(git, since, target_tip, use.use_path, use.name, whole=use.kind == "module"):
             continue
-        lines = f"line {use.lines}" if len(use.use_lines) == 1 else f"lines {use.lines}"
         instead = f"use {use.replacement} (what replaced it, it seems)" if use.replacement else \
             f"use what replaced {use.name}"
         count = f"{use.arguments} argument{'' if use.arguments == 1 else 's'}"

@@ -41,12 +41,18 @@ def task_finish(
     message: Optional[str] = typer.Option(None, "--message", "-m", help="Commit message."),
     merge: bool = typer.Option(True, "--merge/--no-merge", help="Merge into integration now (default) or leave it to `wtc merge`."),
     verify: Optional[str] = typer.Option(None, "--verify", help="Shell command the merge candidate must pass first."),
+    merge_unchecked: bool = typer.Option(False, "--merge-unchecked",
+                                         help="Merge although the look for uses of names the task removed gives no "
+                                              "answer (more changed files than it reads): the uses were checked by hand."),
     key: Optional[str] = KeyOption,
     repo: str = RepoOption,
     json_mode: bool = JsonOption,
 ) -> int:
-    """Commit everything in the worktree, check the boundary, remove the worktree, merge into integration."""
-    return fastcli.task_finish(task, run, message, merge, verify, key, repo, json_mode)
+    """Commit everything in the worktree, check the boundary, remove the worktree, merge into integration.
+
+    Refuses to merge (exit 6) while the look for uses of names the task removed gives no answer (it
+    changed more files than the look reads), unless --merge-unchecked; or split the task."""
+    return fastcli.task_finish(task, run, message, merge, verify, key, repo, json_mode, merge_unchecked)
 
 
 @task_app.command("abandon")

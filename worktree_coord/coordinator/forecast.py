@@ -355,10 +355,18 @@ class ForecastOperations(CoordinatorBase):
         from ..check.left_behind import look_for_uses
 
         unread: list[str] = []   # the star lists the task changed that the look cannot read (a computed `__all__`)
-        found, not_looked = look_for_uses(self.git, me.changes.values(), tip, failed=failed, unread=unread)
+        partial: list[str] = []  # more files mentioning a removed name than the look reads: read in part
+        found, not_looked = look_for_uses(self.git, me.changes.values(), tip, failed=failed, unread=unread,
+                                          partial=partial)
         if not_looked and not failed:
             # Too many changed files to look at (LookupTooLarge) is no answer either: not clean (exit 6).
             failed.append(not_looked)
+        if partial and not failed:
+            # Files left unread may hold a use: no answer either (exit 6), as the merge refuses for it.
+            failed.append(partial[0])
+            return [{"note": f"uses of removed names were looked for in part, so the merge will not take this task "
+                             f"without --merge-unchecked: {partial[0]}"}] + \
+                [f.to_json() | {"note": f.note(task_id, run_id)} for f in found]
         if not_looked:
             return [{"note": f"uses of removed names were not looked for: {not_looked}"}]
         return [{"note": f"uses of removed names were looked for in part: {line}"} for line in unread] + \

@@ -133,8 +133,16 @@ class LandingOperations(CoordinatorBase):
             return []
         from ..check.left_behind import MAX_RUN_CHANGED, look_for_uses   # the semantic check: only with work to look at
 
+        partial: list[str] = []   # files mentioning a removed name left unread: no answer for them either
         found, not_looked = look_for_uses(self.git, self.git.changes(run.base, tip), run.base, at=tip,
-                                          max_changed=MAX_RUN_CHANGED)
+                                          max_changed=MAX_RUN_CHANGED, partial=partial)
+        if partial and not not_looked:
+            # Read in part: what was read stands, and the rest is NOT CHECKED (land refuses, as below).
+            warnings.append(f"left behind: NOT CHECKED in full: {partial[0]}" + (
+                "; `wtc land` refuses until they are looked for, unless told to land unchecked (--land-unchecked)"
+                if self._left_behind_mode(run).value == "block" else ""))
+            if unchecked is not None:
+                unchecked.append(partial[0])
         if not_looked:
             warnings.append(f"left behind: NOT CHECKED: uses of names the run removed were not looked for: "
                             f"{not_looked}" + ("; `wtc land` refuses until they are looked for, unless told to land "

@@ -44,7 +44,7 @@ def update_resolver(run: str, task: str) -> Resolver:
 
 
 def semantic_check(task: str, pending: Any = None, git: GitRepo | None = None, *, semantic: bool = True,
-                   left_behind: bool = False) -> TreeCheck:
+                   left_behind: bool = False, unanswered: Callable[[str], Exception] | None = None) -> TreeCheck:
     """The checks of a task's merge into integration. `semantic`: the post-merge semantic check
     (merge.check_tree_merge), the sides labelled `integration` and the task's name. `pending`
     (`pending_merges`) are the merges `wtc task update` made into the task's branch that are
@@ -54,7 +54,8 @@ def semantic_check(task: str, pending: Any = None, git: GitRepo | None = None, *
     checked again with the queue's merged tree as its result (what the agent fixed or resolved
     since is in it): `recheck_pending`. `left_behind` (with `git`): uses the merged tree keeps, in
     code no side changed, of names the task removed (left_behind.left_behind_at_merge); a use
-    the semantic check already names is not named twice."""
+    the semantic check already names is not named twice; `unanswered(reason)` is raised when that
+    look gives no answer (too many files to read), None: the merge goes on without it."""
     import pygit2
     merges = pending_merges(pending)
 
@@ -74,7 +75,8 @@ def semantic_check(task: str, pending: Any = None, git: GitRepo | None = None, *
         if left_behind and git is not None:
             from ..check.left_behind import left_behind_at_merge
 
-            found = _unseen(found, left_behind_at_merge(git, str(base), str(task_commit), str(tree), task))
+            found = _unseen(found, left_behind_at_merge(git, str(base), str(task_commit), str(tree), task,
+                                                        unanswered=unanswered))
         return tuple(found)
     return check
 

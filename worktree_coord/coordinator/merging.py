@@ -21,7 +21,7 @@ import posixpath
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 
 from ..boundary.globs import matches
@@ -226,8 +226,26 @@ class MergeOperations(CoordinatorBase):
             return mode is SemanticMode.BLOCK
         return {"check": queue.semantic_check(task.task_id, task.result.get("pending_semantic"), self.git,
                                               semantic=semantic is not SemanticMode.OFF,
-                                              left_behind=left_behind is not SemanticMode.OFF),
+                                              left_behind=left_behind is not SemanticMode.OFF,
+                                              unanswered=None if task.result.get("merge_unchecked")
+                                              or left_behind is not SemanticMode.BLOCK
+                                              else self._unanswered(run, task)),
                 "check_blocks": blocks}
+
+    @staticmethod
+    def _unanswered(run: RunRecord, task: TaskRecord) -> Callable[[str], Exception]:
+        """The refusal of a merge whose look for uses of the task's removed names gave no answer
+        (`reason`): exit 6, as `task check` exits for it and `land` refuses (`--land-unchecked`)."""
+        from ..errors import LookUnanswered
+
+        def refuse(reason: str) -> Exception:
+            return LookUnanswered(
+                f"task {task.task_id} is NOT MERGED: the look for uses of names it removed, in code outside its "
+                f"changes, gave no answer ({reason})",
+                fix=f"split the task into smaller ones, or check those uses by hand and merge it without the look: "
+                    f"wtc task finish {task.task_id} --run {run.run_id} --merge-unchecked",
+                details={"left_behind_unchecked": reason, "task": task.task_id})
+        return refuse
 
     def _findings(self, run: RunRecord, task: TaskRecord, outcome: IntegrationResult) -> list[dict[str, Any]]:
         """Non-blocking semantic findings of a merge, with both tasks named where known."""
@@ -305,8 +323,8 @@ class MergeOperations(CoordinatorBase):
         use in a file a live task owns, that task (it may be updating the use right now: let it
         finish first, then finish this task again). Each conflict row gains `owned_by` (the live
         tasks whose boundary owns the use's file)."""
-        from ..check.left_behind import (MAX_NOTES, LeftBehind, deleted_unanswered, grouped_notes, left_kind,
-                                         moved_files, moved_names)
+        from ..check.left_behind import (MAX_NOTES, OWN_IMPORT, LeftBehind, deleted_unanswered, grouped_notes,
+                                         left_kind, moved_files, moved_names)
 
         live = [t for t in self.store.list_tasks(run.run_id, [TaskState.STARTED, TaskState.REJECTED,
                                                              TaskState.CONFLICT, TaskState.FINISHED])
@@ -335,6 +353,10 @@ class MergeOperations(CoordinatorBase):
         for (path, name), lines in uses.items():
             where = rows[(path, name)]["definition_path"]
             row = rows[(path, name)]
+            if row.get("kind") == OWN_IMPORT:   # the task's own file: its own import to fix
+                found.append(LeftBehind(path, tuple(sorted(lines)), name, where, "", "", OWN_IMPORT,
+                                        moved_from=row.get("definition", "")))
+                continue
             moved_to = "" if row.get("kind") == "signature" else moved.get(where) or went.get((where, name), "")
             found.append(LeftBehind(path, tuple(sorted(lines)), name, where, row.get("replacement", ""),
                                     moved_to, left_kind(row.get("kind") or "", where, moved_to, deleted),

@@ -300,17 +300,22 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
 
     @staged("task.finish")
     def finish_task(self, run_id: str, task_id: str, *, message: str | None = None, merge: bool = True,
-                    verify: str | None = None, key: str | None = None) -> TaskFinished:
+                    verify: str | None = None, key: str | None = None, merge_unchecked: bool = False) -> TaskFinished:
         """Commit the worktree, check the boundary, record the outcome, remove the worktree, then
-        merge the task into the integration branch (unless `merge=False`; `merge()` drains later)."""
+        merge the task into the integration branch (unless `merge=False`; `merge()` drains later).
+        The merge refuses (LookUnanswered, exit 6) while the look for uses of names the task removed
+        gives no answer, unless `merge_unchecked` (kept with the task: a later `merge()` takes it too)."""
         run = self._run(run_id)
         self._task(run_id, task_id)
-        request = {"run": run_id, "task": task_id, "message": message, "merge": merge, "verify": verify}
+        request = {"run": run_id, "task": task_id, "message": message, "merge": merge, "verify": verify} \
+            | ({"merge_unchecked": True} if merge_unchecked else {})
 
         def body() -> Outcome:
             with leases.hold(self.store, leases.task_lease(run_id, task_id), timeout=self.config.wait_timeout,
                              what=f"task {task_id}"):
                 result = self._finish_task_locked(run, task_id, message)
+                if merge_unchecked:
+                    self._allow_unchecked_merge(run_id, task_id)
                 if merge and result.state in (TaskState.FINISHED.value, TaskState.CONFLICT.value) \
                         and not _unresolved_markers(result.conflicts):
                     result = self._merge_task_locked(run, task_id, verify)
@@ -329,13 +334,22 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
                         "task.finish", request, body,
                         ttl=self.config.idempotency_ttl, wait_timeout=self.config.wait_timeout,
                         derived=variant_key(default_key(run_id, "finish", task_id), verify=verify, no_merge=not merge,
-                                            message=message))
+                                            message=message, merge_unchecked=merge_unchecked or None))
         return TaskFinished.from_json(done.outcome.result, replayed=done.replayed)
 
-    def _left_behind_notes(self, run: RunRecord, changes: list) -> list[str]:
+    def _allow_unchecked_merge(self, run_id: str, task_id: str) -> None:
+        """Record on a finished task that a person said to merge it without the look for uses of
+        the names it removed (`--merge-unchecked`): its merge, now or at `wtc merge`, reads it."""
+        task = self._task(run_id, task_id)
+        if task.state in (TaskState.FINISHED, TaskState.CONFLICT) and not task.result.get("merge_unchecked"):
+            self.store.update_task(run_id, task_id, result=task.result | {"merge_unchecked": True},
+                                   holder=self._fence(run_id, task_id))
+
+    def _left_behind_notes(self, run: RunRecord, changes: list, task_id: str) -> list[str]:
         """Uses, in code the task did not change, of names it removed are checked when it merges, on
         the merged tree (left_behind.left_behind_at_merge: a use another task updated meanwhile is
-        not one); a task that changed more files than that check reads is told it was not."""
+        not one); a task that changed more files than that check reads is told it cannot be, and
+        that its merge needs `--merge-unchecked` (with the run's mode at block)."""
         if not changes:
             return []   # before the imports: merge/result.py, and left_behind.py's semantic check (tree-sitter)
         from ..merge.result import SemanticMode
@@ -349,9 +363,14 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         count = len(readable_changes(changes))
         if count <= MAX_CHANGED:
             return []
-        return [f"uses of removed names in code outside this task's changes are not looked for at its merge: it "
-                f"changed {count} files with a semantic check, more than the {MAX_CHANGED} read; `wtc report "
-                f"--run {run.run_id}` looks across the run before landing"]
+        if self._left_behind_mode(run) is not SemanticMode.BLOCK:
+            return [f"uses of removed names in code outside this task's changes are not looked for at its merge: "
+                    f"it changed {count} files with a semantic check, more than the {MAX_CHANGED} read; `wtc report "
+                    f"--run {run.run_id}` looks across the run before landing"]
+        return [f"uses of removed names in code outside this task's changes cannot be looked for at its merge: it "
+                f"changed {count} files with a semantic check, more than the {MAX_CHANGED} read, so the merge refuses "
+                f"it (exit 6): split the task, or check those uses by hand and merge it without the look: "
+                f"`wtc task finish {task_id} --run {run.run_id} --merge-unchecked`"]
 
     def _syntax_notes(self, changes: list) -> list[str]:
         """A note per file the task left unparseable (merge/checks/syntax.py): the merge and its checks
@@ -570,7 +589,7 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
                               for row in declared[:5]) + (f" and {len(declared) - 5} more" if len(declared) > 5 else "")
             notes.append(f"{len(declared)} intent(s) declared with `wtc intent add` ({names}) apply once the task "
                          f"has merged, at `wtc consolidate --run {run.run_id}`")
-        notes += self._left_behind_notes(run, changes)
+        notes += self._left_behind_notes(run, changes, task_id)
         notes += self._syntax_notes(changes)
         from ..consolidate.names import is_manifest
 

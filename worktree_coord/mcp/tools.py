@@ -144,6 +144,9 @@ async def task_finish(
                                              "to the merge tool.")] = True,
     verify: Annotated[str | None, Field(description="Shell command the merge candidate must pass first "
                                                     "(overrides the run's).")] = None,
+    merge_unchecked: Annotated[bool, Field(description="Merge although the look for uses of names the task "
+                                                       "removed gives no answer (more changed files than it "
+                                                       "reads; exit 6 without it).")] = False,
     idempotency_key: Key = None,
 ) -> CallToolResult:
     """Finish a task: commit everything in its worktree, check the boundary, turn edits of reserved
@@ -153,7 +156,8 @@ async def task_finish(
     `violations` say which paths; fix them in the worktree and finish again) or failed (exit 1:
     `verification` holds the command's output tail)."""
     return await run_call(served, lambda c: _reply(
-        c.finish_task(run, task, message=message, merge=merge, verify=verify, key=idempotency_key),
+        c.finish_task(run, task, message=message, merge=merge, verify=verify, key=idempotency_key,
+                      merge_unchecked=merge_unchecked),
         "task.finish", render.task_finished))
 
 

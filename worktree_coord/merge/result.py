@@ -57,7 +57,8 @@ class SemanticFinding:
     its class for a member (`Store.get`); `declaration` is where the use stands."""
 
     name: str
-    kind: str               # what the definition was: function, class, method, constant, import..., or "module": a file (check/left_modules.py)
+    kind: str               # what the definition was: function, class, method, constant, import..., or "module": a file (check/left_modules.py),
+                            # or "own_import": a relative import of the task's own file naming no file now (check/own_imports.py)
     definition_path: str
     definition_line: int
     use_path: str
@@ -108,6 +109,14 @@ class SemanticFinding:
                     f"side), which {self.removed_by} dropped when it resolved an update's conflict markers by hand")
         # A left-behind use on a line the removing side wrote itself: `used_by` is that side (else "").
         own = self.problem == "left_behind" and bool(self.used_by)
+        if self.problem == "left_behind" and self.kind == "own_import":
+            # A relative import of the task's own file (check/own_imports.py): `definition` is the path
+            # the task moved that file from ("" when it did not move it).
+            before = f"from {self.definition}, where {self.removed_by} moved the file from" if self.definition \
+                else f"before {self.removed_by}"
+            return (f"{self.use_path}:{self.use_line} imports {self.name}, which named {self.definition_path} "
+                    f"{before}, and names no file now, so the landed tree would not load it: fix the import "
+                    f"in {self.use_path}")
         if self.problem == "left_behind" and self.kind == "module":
             changed = f"{self.used_by} changed that import itself" if own else "no task changed that import"
             return (f"{self.use_path}:{self.use_line} imports {self.name}, the file {self.definition_path}, which "
