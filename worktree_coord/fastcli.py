@@ -204,6 +204,11 @@ def status(run: str | None, forecast: bool, repo: str, json_mode: bool) -> int:
     from .output.progress import wants_progress
     from .output.tagging import emit
 
+    if run is None:   # an agent in its task's worktree asks about its own run (task_worktree.py)
+        from .task_worktree import task_worktree_of
+
+        here = task_worktree_of(repo)
+        run = here.run if here is not None else None
     if forecast:
         if not run:
             raise UsageError("--forecast needs a run", fix="name it: wtc status --run RUN --forecast")

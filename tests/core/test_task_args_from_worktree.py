@@ -1,4 +1,5 @@
-"""Inside a task's worktree `wtc task check|finish|update|abandon` need neither TASK nor --run: the
+"""Inside a task's worktree `wtc task check|finish|update|abandon` need neither TASK nor --run (and
+`wtc status` shows the task's run): the
 worktree's `.wtc/env` names both, from its root or any folder below it. Given and not the worktree's,
 they are refused before anything is done (an agent in task a's worktree finishing task b is a
 mistake); outside any task's worktree the error names what is missing and how to give it. The quick
@@ -119,3 +120,14 @@ def test_a_served_call_in_the_worktree_takes_them_too(tmp_path: Path) -> None:
         assert refused.returncode == 2 and "'web'" in refused.stderr, refused
     finally:
         server.stop()
+
+
+def test_status_in_a_worktree_shows_its_run(tmp_path: Path) -> None:
+    repo, worktrees = _started(tmp_path, ("api", "pkg/**"))
+    assert wtc(repo, "run", "start", "--run", "other")[0] == 0
+    for env in ({}, TYPER):
+        code, body = wtc(worktrees["api"] / "pkg", "status", env=env)
+        assert code == 0 and [run["run"] for run in body["runs"]] == ["r"], body
+        assert [task["task"] for task in body["tasks"]] == ["api"], body
+    code, body = wtc(repo, "status")
+    assert code == 0 and sorted(run["run"] for run in body["runs"]) == ["other", "r"], "the main checkout lists the runs"
