@@ -153,7 +153,8 @@ def check_names(run: str, task: str | None = None) -> None:
 
 
 def task_and_run(command: str, task: str | None, run: str | None, repo: str) -> tuple[str, str]:
-    """TASK and --run of `wtc task COMMAND`, names checked: as given, and what is not given taken from
+    """TASK and --run of `wtc task COMMAND` (or of `wtc COMMAND` when COMMAND has two words: "intent
+    add"), names checked: as given, and what is not given taken from
     the task worktree `repo` is in (task_worktree.py: its `.wtc/env`). Given and not that worktree's,
     refused: an agent in task a's worktree finishing task b is a mistake, which the lead makes from
     the main checkout (or with --repo) on purpose."""
@@ -180,10 +181,11 @@ def task_and_run(command: str, task: str | None, run: str | None, repo: str) -> 
 
         missing = [what for what, value in (("argument TASK", task), ("option --run", run)) if value is None]
         them = "them" if len(missing) > 1 else "it"
+        words = command if " " in command else f"task {command}"
         raise UsageError(
             f"missing {' and '.join(missing)}: {os.path.abspath(repo)} is not inside a task's worktree, whose "
             f".wtc/env would name {them}",
-            fix=f"give {them}: wtc task {command} {shlex.quote(task) if task else 'TASK'} --run "
+            fix=f"give {them}: wtc {words} {shlex.quote(task) if task else 'TASK'} --run "
                 f"{shlex.quote(run) if run else 'RUN'}, or run the command inside the task's worktree")
     return task, run
 

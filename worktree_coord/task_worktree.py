@@ -1,6 +1,6 @@
 """Which task's worktree a folder is in, read from the worktree's `.wtc/env`: what the task commands an
-agent runs from its worktree (`wtc task check|finish|update|abandon`) take as TASK and --run when
-they are not given.
+agent runs from its worktree (`wtc task check|finish|update|abandon`, `wtc intent add`) take as TASK
+and --run when they are not given, and `wtc status` as its run.
 
 Input: a folder (the command's `--repo`, `.` by default). Output: the run and task the worktree holding
 it was made for, or None. A folder is in a task's worktree when the nearest folder above it (itself

@@ -131,3 +131,19 @@ def test_status_in_a_worktree_shows_its_run(tmp_path: Path) -> None:
         assert [task["task"] for task in body["tasks"]] == ["api"], body
     code, body = wtc(repo, "status")
     assert code == 0 and sorted(run["run"] for run in body["runs"]) == ["other", "r"], "the main checkout lists the runs"
+
+
+def test_intent_add_in_the_worktree_takes_task_and_run_from_it(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo")          # conftest's monorepo: a root package.json
+    assert wtc(repo, "run", "start", "--run", "r")[0] == 0
+    code, body = wtc(repo, "task", "start", "api", "--run", "r", "--own", "packages/api/**")
+    assert code == 0, body
+    worktree = Path(body["worktree"])
+    code, body = wtc(worktree / "packages", "intent", "add", "--manifest", "package.json", "--op", "add_dep",
+                     "--name", "left-pad", "--spec", "^1.3.0")
+    assert code == 0 and body["intent"]["task"] == "api", body
+    code, body = wtc(worktree, "intent", "add", "web", "--manifest", "package.json", "--op", "add_dep",
+                     "--name", "left-pad", "--spec", "^1.3.0")
+    assert code == 2 and "'web'" in body["error"]["message"] and "'api'" in body["error"]["message"], body
+    code, body = wtc(repo, "intent", "add", "--manifest", "package.json", "--op", "add_dep", "--name", "x")
+    assert code == 2 and "wtc intent add TASK --run RUN" in body["error"]["fix"], body
