@@ -28,7 +28,7 @@ CHECK = frozenset({"check"})                                      # composes the
 CAPABILITIES = frozenset({"boundary", "merge", "integrate", "consolidate", "telemetry"})
 INFRASTRUCTURE = frozenset({"gitrepo", "store"})
 VOCABULARY = frozenset({"model", "frozen", "process_table", "lean_dataclasses", "digest", "kept_on_disk", "lazy_names", "results", "records", "errors", "config", "events",
-                        "crashpoints", "process_end", "member_globs", "filelock", "serving", "isolation", ""})                         # "" is the package itself (__init__)
+                        "crashpoints", "process_end", "member_globs", "filelock", "serving", "isolation", "task_worktree", ""})                         # "" is the package itself (__init__)
 EVERYTHING = FACES | OUTPUT | COORDINATOR | CHECK | CAPABILITIES | INFRASTRUCTURE | VOCABULARY
 
 

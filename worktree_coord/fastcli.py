@@ -152,6 +152,44 @@ def check_names(run: str, task: str | None = None) -> None:
         validate_name("task", task)
 
 
+def task_and_run(command: str, task: str | None, run: str | None, repo: str) -> tuple[str, str]:
+    """TASK and --run of `wtc task COMMAND` (or of `wtc COMMAND` when COMMAND has two words: "intent
+    add"), names checked: as given, and what is not given taken from
+    the task worktree `repo` is in (task_worktree.py: its `.wtc/env`). Given and not that worktree's,
+    refused: an agent in task a's worktree finishing task b is a mistake, which the lead makes from
+    the main checkout (or with --repo) on purpose."""
+    from .errors import UsageError
+    from .model import validate_name
+    from .task_worktree import task_worktree_of
+
+    for kind, name in (("run", run), ("task", task)):   # a malformed name given: that, before anything else
+        if name is not None:
+            validate_name(kind, name)
+    here = task_worktree_of(repo)
+    if here is not None:
+        if (task is not None and task != here.task) or (run is not None and run != here.run):
+            named = " ".join(part for part in (task and f"task {task!r}", run and f"run {run!r}") if part)
+            raise UsageError(
+                f"{named} named in the worktree of task {here.task!r} of run {here.run!r} ({here.root}): "
+                f"a task's worktree runs its own task's commands",
+                fix=f"for task {here.task!r}, leave TASK and --run out (they are taken from the worktree's "
+                    f".wtc/env); for another task, run the command from the main checkout or give --repo PATH "
+                    f"outside this worktree")
+        return here.task, here.run
+    if task is None or run is None:
+        import shlex
+
+        missing = [what for what, value in (("argument TASK", task), ("option --run", run)) if value is None]
+        them = "them" if len(missing) > 1 else "it"
+        words = command if " " in command else f"task {command}"
+        raise UsageError(
+            f"missing {' and '.join(missing)}: {os.path.abspath(repo)} is not inside a task's worktree, whose "
+            f".wtc/env would name {them}",
+            fix=f"give {them}: wtc {words} {shlex.quote(task) if task else 'TASK'} --run "
+                f"{shlex.quote(run) if run else 'RUN'}, or run the command inside the task's worktree")
+    return task, run
+
+
 # ---- the commands' bodies (the typer commands in cli/ call these) ---------------------------------
 
 def version(json_mode: bool) -> int:
@@ -168,6 +206,11 @@ def status(run: str | None, forecast: bool, repo: str, json_mode: bool) -> int:
     from .output.progress import wants_progress
     from .output.tagging import emit
 
+    if run is None:   # an agent in its task's worktree asks about its own run (task_worktree.py)
+        from .task_worktree import task_worktree_of
+
+        here = task_worktree_of(repo)
+        run = here.run if here is not None else None
     if forecast:
         if not run:
             raise UsageError("--forecast needs a run", fix="name it: wtc status --run RUN --forecast")
@@ -219,13 +262,13 @@ def task_start(task: str, run: str, own: list[str], read: list[str], sparse: boo
     return result.exit_code
 
 
-def task_finish(task: str, run: str, message: str | None, merge: bool, verify: str | None, key: str | None,
-                repo: str, json_mode: bool, merge_unchecked: bool = False) -> int:
+def task_finish(task: str | None, run: str | None, message: str | None, merge: bool, verify: str | None,
+                key: str | None, repo: str, json_mode: bool, merge_unchecked: bool = False) -> int:
     from .output import render
     from .output.tagging import emit
 
     _refuse_option_as_value(("task", "finish"), "--message", message)
-    check_names(run, task)
+    task, run = task_and_run("finish", task, run, repo)
     with open_coordinator(repo) as coordinator:
         result = coordinator.finish_task(run, task, message=message, merge=merge, verify=verify, key=key,
                                          merge_unchecked=merge_unchecked)
@@ -249,11 +292,11 @@ def _refuse_option_as_value(command: tuple[str, ...], option: str, value: str | 
                      fix=f"give {option} its value (e.g. {option} 'what changed'), or leave {option} out")
 
 
-def task_check(task: str, run: str, repo: str, json_mode: bool) -> int:
+def task_check(task: str | None, run: str | None, repo: str, json_mode: bool) -> int:
     from .output import render
     from .output.tagging import emit
 
-    check_names(run, task)
+    task, run = task_and_run("check", task, run, repo)
     with open_coordinator(repo) as coordinator:
         result = coordinator.check_task(run, task)
     emit(result.to_json(), schema="task.check", json_mode=json_mode, human=lambda: render.task_check(result))
@@ -332,9 +375,10 @@ COMMANDS: dict[tuple[str, ...], _Spec] = {
     ("task", "finish"): ({**_RUN, "--message": ("message", "value"), "-m": ("message", "value"),
                           "--merge": ("merge", True), "--no-merge": ("merge", False), "--verify": ("verify", "value"),
                           "--merge-unchecked": ("merge_unchecked", True), **_KEY, **_REPO, **_JSON}, ("task",),
-                         {"message": None, "merge": True, "verify": None, "key": None, "repo": ".",
-                          "json_mode": False, "merge_unchecked": False}, task_finish),
-    ("task", "check"): ({**_RUN, **_REPO, **_JSON}, ("task",), {"repo": ".", "json_mode": False}, task_check),
+                         {"task": None, "run": None, "message": None, "merge": True, "verify": None, "key": None,
+                          "repo": ".", "json_mode": False, "merge_unchecked": False}, task_finish),
+    ("task", "check"): ({**_RUN, **_REPO, **_JSON}, ("task",), {"task": None, "run": None, "repo": ".", "json_mode": False},
+                        task_check),
     ("merge",): ({**_RUN, "--verify": ("verify", "value"), "--batch": ("batch", "int>=1"), **_KEY, **_REPO, **_JSON},
                  (), {"verify": None, "batch": 1, "key": None, "repo": ".", "json_mode": False}, merge),
     ("gc",): ({"--dry-run": ("dry_run", True), **_REPO, **_JSON}, (), {"dry_run": False, "repo": ".", "json_mode": False},
@@ -401,8 +445,8 @@ def parse(args: list[str]) -> tuple[Callable[..., int], dict[str, Any]] | None:
             values[dest] = float(value)
         else:
             values[dest] = value
-    if len(given) != len(positionals):
-        return None
+    if len(given) > len(positionals) or any(name not in values for name in positionals[len(given):]):
+        return None                         # an argument too many, or a required one missing: typer's message
     values.update(zip(positionals, given))
     if any(dest not in values for dest, _ in options.values()):
         return None                         # a required option (no default) missing: typer's message

@@ -50,6 +50,12 @@ class TaskState(str, enum.Enum):
         """A live task may still change: its worktree belongs to an agent."""
         return self in (TaskState.STARTED, TaskState.REJECTED, TaskState.CONFLICT)
 
+    @property
+    def holds_ports(self) -> bool:
+        """A task holding its port block: a live one, or a finished one waiting for its merge, which
+        may conflict and bring it back to its agent (whose servers may still bind the block)."""
+        return self.live or self is TaskState.FINISHED
+
 
 class RunState(str, enum.Enum):
     OPEN = "open"

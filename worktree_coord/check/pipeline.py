@@ -20,6 +20,7 @@ Invariants:
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from pathlib import Path
 from typing import Any, Sequence
@@ -75,7 +76,9 @@ def check(repo: str | os.PathLike[str] = ".", *, head: str | None = None, base: 
             head_error = error
     if head_manifest is not None and target_name is None:
         target_name = head_manifest.target
-    target_name = target_name or revisions.default_target(git)
+    picked = ""     # why the target is not the default branch, when none was named (revisions.pick_target)
+    if target_name is None:
+        target_name, picked = revisions.pick_target(git, repo, head_sha)
     target_tip = revisions.resolve(git, target_name, "target", repo)
     base_sha = revisions.resolve(git, base, "base", repo) if base else revisions.merge_base(git, head_sha, target_tip)
     if base and base_sha != head_sha and not git.is_ancestor(base_sha, head_sha):
@@ -108,13 +111,13 @@ def check(repo: str | os.PathLike[str] = ".", *, head: str | None = None, base: 
     findings += _large_file_findings(git, changes, config.max_file_size)
     reserved_paths = [f.path for f in findings if f.rule == "reserved_edit"]
 
-    summary = MergeSummary(False, True, target_name, target_tip, reason="not asked (--no-merge)")
+    summary = MergeSummary(False, True, target_name, target_tip, reason="not asked (--no-merge)", picked=picked)
     if merge:
         reporter.event("check.stage", stage="merge", target=target_name, target_tip=target_tip)
         dry = dry_run_merge(git, head_sha, target_name, target_tip, base_sha, reserved_paths, resolver,
                             head_label=head_label,
                             semantic=semantic or options.get("semantic") or config.semantic_check)
-        summary = dry.summary
+        summary = dataclasses.replace(dry.summary, picked=picked) if picked else dry.summary
         findings += dry.conflicts
     intents, refused, derived = _intents(git, changes, boundary, task=task or "check", since=base_sha, tree=base_sha)
     findings += refused

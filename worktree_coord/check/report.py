@@ -91,11 +91,12 @@ class MergeSummary:
     tree: str | None = None
     resolved: tuple[str, ...] = ()
     reason: str = ""
+    picked: str = ""     # why this target, when none was named and it is not the default branch
 
     def to_json(self) -> dict[str, Any]:
         return {"attempted": self.attempted, "clean": self.clean, "target": self.target,
                 "target_tip": self.target_tip, "tree": self.tree, "resolved": list(self.resolved),
-                "reason": self.reason}
+                "reason": self.reason, **({"target_picked": self.picked} if self.picked else {})}
 
 
 @value_class

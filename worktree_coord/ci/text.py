@@ -34,6 +34,8 @@ def render(report: CheckReport) -> str:
                  f"{': task ' + str(source.task) + ' of run ' + str(source.run) if source.kind == 'task' else ''}): "
                  f"own {' '.join(source.own)}")
     m = report.merge
+    if m.picked:
+        lines.append(f"target {m.target}: {m.picked}")
     if m.attempted:
         state = "clean" if m.clean else "conflicts"
         resolved = f", {_plural(len(m.resolved), 'file')} resolved by the structured merge" if m.resolved else ""

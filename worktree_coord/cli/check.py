@@ -31,8 +31,10 @@ def check(
     base: Optional[str] = typer.Option(None, "--base", help="Compare from REV (default: merge base of head and target)."),
     head: Optional[str] = typer.Option(None, "--head", help="Commit to check (default: HEAD, or the task's branch)."),
     target: Optional[str] = typer.Option(None, "--target", help="Branch the head would merge into (default: the "
-                                         "default branch: origin/HEAD, else main or master; the run's integration "
-                                         "branch with --run/--task)."),
+                                         "branch's upstream when it tracks another branch, else the default branch: "
+                                         "origin/HEAD, else main or master, the local one when origin's is behind "
+                                         "the branch's base; the output says which; the run's integration branch "
+                                         "with --run/--task)."),
     own: List[str] = typer.Option([], "--own", help="Glob the branch may change (repeatable); overrides other boundaries."),
     read: List[str] = typer.Option([], "--read", help="Glob the branch reads (repeatable)."),
     run: Optional[str] = typer.Option(None, "--run", "-r", help="Run id: take the boundary of --task from the store."),

@@ -8,7 +8,8 @@ from typing import Optional
 import typer
 
 from . import app
-from .common import JsonOption, KeyOption, RepoOption, RunOption, open_coordinator
+from .common import (JsonOption, KeyOption, RepoOption, RunOption, WorktreeRunOption, WorktreeTaskArgument,
+                     open_coordinator)
 from ..output.tagging import emit
 from ..output import render
 
@@ -38,8 +39,8 @@ def consolidate(
 
 @intent_app.command("add")
 def intent_add(
-    task: str = typer.Argument(..., help="Task id."),
-    run: str = RunOption,
+    task: Optional[str] = WorktreeTaskArgument,
+    run: Optional[str] = WorktreeRunOption,
     manifest: str = typer.Option(..., "--manifest", help="Reserved manifest, e.g. package.json or Cargo.toml."),
     op: str = typer.Option(..., "--op", help="add_dep, remove_dep, set_spec, bump_version, add_member, remove_member, set_override, remove_override, set_runtime, set_key, remove_key, relock (set_key/remove_key: any other key of a root package.json, Cargo.toml or pyproject.toml, --name as a dotted path like workspace.lints.clippy.todo, --spec its value as JSON or a plain string)."),
     name: str = typer.Option(..., "--name", help="Dependency, member or key name (a dotted key path for set_key/remove_key)."),
@@ -55,6 +56,9 @@ def intent_add(
 
     Declaring again for the same task, manifest, group and name supersedes the earlier intent
     (kept in `wtc intent list` as superseded, pointing at the new id)."""
+    from .. import fastcli
+
+    task, run = fastcli.task_and_run("intent add", task, run, repo)   # inside a task's worktree: its own
     with open_coordinator(repo) as coordinator:
         intent = coordinator.add_intent(run, task, manifest=manifest, op=op, name=name, spec=spec, group=group,
                                         rationale=rationale, key=key)

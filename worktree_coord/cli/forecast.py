@@ -3,12 +3,12 @@
 
 from __future__ import annotations
 
-import typer
+from typing import Optional
 
 from . import app
 from .. import fastcli
 from ..output import render
-from .common import JsonOption, RepoOption, RunOption, open_coordinator
+from .common import JsonOption, RepoOption, RunOption, WorktreeRunOption, WorktreeTaskArgument, open_coordinator
 from ..output.tagging import emit
 from .tasks import task_app
 
@@ -32,8 +32,8 @@ def forecast(
 
 @task_app.command("check")
 def task_check(
-    task: str = typer.Argument(..., help="Task id."),
-    run: str = RunOption,
+    task: Optional[str] = WorktreeTaskArgument,
+    run: Optional[str] = WorktreeRunOption,
     repo: str = RepoOption,
     json_mode: bool = JsonOption,
 ) -> int:

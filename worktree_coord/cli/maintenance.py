@@ -13,7 +13,8 @@ from .. import fastcli
 
 @app.command("status")
 def status(
-    run: Optional[str] = typer.Option(None, "--run", "-r", help="Run id (default: list the runs)."),
+    run: Optional[str] = typer.Option(None, "--run", "-r", help="Run id (default: inside a task's worktree its "
+                                     "run, else list the runs)."),
     forecast: bool = typer.Option(False, "--forecast", help="Compute the forecast column now (reads the live "
                                   "worktrees) instead of showing the last one computed."),
     repo: str = RepoOption,

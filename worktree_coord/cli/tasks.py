@@ -1,4 +1,5 @@
-"""`wtc task start|finish|update|abandon|widen`: what each agent (and, for widen, the lead) calls from its shell."""
+"""`wtc task start|finish|update|abandon|widen`: what each agent (and, for widen, the lead) calls from its shell;
+inside a task's worktree finish, update and abandon take TASK and --run from it (fastcli.task_and_run)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ import typer
 
 from . import app
 from .. import fastcli
-from .common import JsonOption, KeyOption, RepoOption, RunOption, open_coordinator
+from .common import (JsonOption, KeyOption, RepoOption, RunOption, WorktreeRunOption, WorktreeTaskArgument,
+                     open_coordinator)
 from ..output.tagging import emit
 from ..output import render
 
@@ -36,8 +38,8 @@ def task_start(
 
 @task_app.command("finish")
 def task_finish(
-    task: str = typer.Argument(..., help="Task id."),
-    run: str = RunOption,
+    task: Optional[str] = WorktreeTaskArgument,
+    run: Optional[str] = WorktreeRunOption,
     message: Optional[str] = typer.Option(None, "--message", "-m", help="Commit message."),
     merge: bool = typer.Option(True, "--merge/--no-merge", help="Merge into integration now (default) or leave it to `wtc merge`."),
     verify: Optional[str] = typer.Option(None, "--verify", help="Shell command the merge candidate must pass first."),
@@ -57,8 +59,8 @@ def task_finish(
 
 @task_app.command("abandon")
 def task_abandon(
-    task: str = typer.Argument(..., help="Task id."),
-    run: str = RunOption,
+    task: Optional[str] = WorktreeTaskArgument,
+    run: Optional[str] = WorktreeRunOption,
     key: Optional[str] = KeyOption,
     repo: str = RepoOption,
     json_mode: bool = JsonOption,
@@ -68,6 +70,7 @@ def task_abandon(
 
     Any task not merged yet can be abandoned: live, failed verification, or finished and waiting for
     its merge (`--no-merge`, or a finish cut off during its verification); `wtc merge` leaves it."""
+    task, run = fastcli.task_and_run("abandon", task, run, repo)
     with open_coordinator(repo) as coordinator:
         result = coordinator.abandon_task(run, task, key=key)
     emit(result.to_json(), schema="task.abandon", json_mode=json_mode, human=render.task_abandoned(result))
@@ -96,13 +99,14 @@ def task_widen(
 
 @task_app.command("update")
 def task_update(
-    task: str = typer.Argument(..., help="Task id."),
-    run: str = RunOption,
+    task: Optional[str] = WorktreeTaskArgument,
+    run: Optional[str] = WorktreeRunOption,
     key: Optional[str] = KeyOption,
     repo: str = RepoOption,
     json_mode: bool = JsonOption,
 ) -> int:
     """Merge the integration tip into the task's worktree (re-created if needed) to resolve conflicts."""
+    task, run = fastcli.task_and_run("update", task, run, repo)
     with open_coordinator(repo) as coordinator:
         result = coordinator.update_task(run, task, key=key)
     emit(result.to_json(), schema="task.update", json_mode=json_mode, human=render.task_updated(result))

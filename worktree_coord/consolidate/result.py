@@ -71,10 +71,17 @@ class RootResult:
     edit_methods: tuple[tuple[str, str], ...] = ()     # (intent id, "native" | "structural") of applied changes
     tool_runs: tuple[dict[str, Any], ...] = ()
     intent_ids: tuple[str, ...] | None = None          # the intents this result stands for (None: all of its root's)
+    tool: str = ""      # what the root's project uses, when it is not its ecosystem's name (a setuptools project: uv's)
+
+    @property
+    def label(self) -> str:
+        """The root's kind in words: what its project uses (project_tool.py), else its ecosystem."""
+        return self.tool or self.ecosystem
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "ecosystem": self.ecosystem, "root": self.root, "state": self.state.value,
+            "ecosystem": self.ecosystem, **({"tool": self.tool} if self.tool else {}), "root": self.root,
+            "state": self.state.value,
             **({"intent_ids": list(self.intent_ids)} if self.intent_ids is not None else {}),
             "files_changed": list(self.files_changed),
             "applied": [c.to_json() for c in self.applied], "satisfied": [c.to_json() for c in self.satisfied],

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any, Collection, Iterable, Mapping
 
 from worktree_coord.consolidate import settings
+from worktree_coord.consolidate.project_tool import pyproject_tool
 from worktree_coord.consolidate.adapters import ToolAdapter, ToolConfig, adapter_for
 from worktree_coord.consolidate.adapters.base import (
     CannotRun,
@@ -258,8 +259,13 @@ def consolidate_root(
     adapter = adapter_for(eco, workdir, root, config=config, env=env)
     adapter.network_allowed = not offline
 
+    # A pyproject root not uv's (setuptools, flit...) is consolidated as uv's, and named as what it uses.
+    tool = pyproject_tool(workdir, root) if eco == Ecosystem.UV else ""
+    tool = "" if tool == eco.value else tool
+
     def result(state: RootState, **fields) -> RootResult:
-        return RootResult(eco.value, root, state, tool_runs=tuple(r.to_json() for r in adapter.runs), **fields)
+        return RootResult(eco.value, root, state, tool_runs=tuple(r.to_json() for r in adapter.runs), tool=tool,
+                          **fields)
 
     # pip-compile writes requirements.txt from requirements.in; a root without one keeps its
     # requirements.txt by hand (httpx pins its tooling there): it is edited, nothing is compiled.
@@ -344,7 +350,7 @@ def consolidate_root(
         return result(state, applied=tuple(ordered), satisfied=the_plan.satisfied, conflicts=conflicts,
                       culprits=tuple(culprits), warnings=warnings, error=error)
     methods = tuple((c.intent.intent_id, adapter.edit_methods.get(c.intent.intent_id, "")) for c in ordered)
-    warnings += _applied_warnings(adapter, root, eco, hand_kept=hand_kept, lockless=lockless, diff=diff)
+    warnings += _applied_warnings(adapter, root, eco, hand_kept=hand_kept, lockless=lockless, diff=diff, tool=tool)
     return result(RootState.APPLIED, files_changed=changed, applied=tuple(ordered), satisfied=the_plan.satisfied,
                   conflicts=conflicts, culprits=tuple(culprits), warnings=warnings, lock_diff=diff,
                   edit_methods=methods)
@@ -403,13 +409,17 @@ def _relock_failure(failure: FailureKind, run: ToolRun, adapter: ToolAdapter, or
 
 
 def _applied_warnings(adapter: ToolAdapter, root: str, eco: Ecosystem, *, hand_kept: bool, lockless: bool,
-                      diff: LockDiff) -> tuple[str, ...]:
+                      diff: LockDiff, tool: str = "") -> tuple[str, ...]:
     """What an applied root's result says besides its changes: the relock tool's own warnings, a
-    root that was edited and not compiled or relocked, packages the relock moved that no intent names."""
+    root that was edited and not compiled or relocked, packages the relock moved that no intent names.
+    `tool`: what a pyproject root not uv's uses (project_tool.py), named instead of uv's lockfile."""
     warnings = tuple(adapter.relock_warnings())
     if hand_kept:
         warnings += (f"{root or '.'} has no {MANIFEST_OF[eco]}: its requirements files are kept by hand, so they "
                      "were edited and nothing was compiled",)
+    elif lockless and tool:
+        warnings += (f"{root or '.'} is a {tool} project that commits no lockfile: its pyproject.toml was edited and "
+                     f"nothing was relocked (a {adapter.lock_name} committed there would be kept current)",)
     elif lockless:
         warnings += (f"{root or '.'} has no {adapter.lock_name}: its manifests were edited and nothing was relocked "
                      f"(the project locks nothing; commit a {adapter.lock_name} to have consolidation keep it current)",)
@@ -472,6 +482,7 @@ def _waiting_apart(intents: list[Intent], done: RootResult) -> list[RootResult]:
     reason = (f"{where} does not relock until {suspects} is corrected; the relock's failure does not name this "
               f"task's changes, which apply once it relocks")
     waiting = RootResult(done.ecosystem, done.root, RootState.WAITING, intent_ids=innocent, tool_runs=done.tool_runs,
+                         tool=done.tool,
                          error={"kind": "waiting", "message": reason,
                                 "fix": "correct the named manifests (their failure says how), then consolidate again: "
                                        "these intents are taken up with it"})

@@ -451,16 +451,22 @@ class CoordinatorBase:
         other = admin.parent.parent
         return not (admin.parent.name == "worktrees" and (other / "objects").is_dir() and (other / "HEAD").is_file())
 
-    def _drop_worktree(self, task: TaskRecord) -> None:
+    def _drop_worktree(self, task: TaskRecord, *, ended: bool = True) -> None:
+        """Remove the task's worktree; `ended`: the task will not come back (merged, empty, abandoned),
+        so its ports go back to the machine too. A finished task waiting for its merge (`ended`
+        False) keeps them: the merge may conflict and bring it back to its agent, whose servers may
+        still bind them (`TaskState.holds_ports`)."""
         if task.worktree and Path(task.worktree).exists() and self._is_ours(Path(task.worktree)):
             self.git.remove_worktree(Path(task.worktree))
         if task.worktree:
             # A removal of this worktree killed after its rename left a tombstone: this task's (the
             # name is its own), so deleted now rather than left for `wtc gc` inside the checkout.
             delete_tombstones_of(Path(task.worktree))
-            # Nothing runs in it any more: its ports go back to the machine (a re-created worktree
-            # claims them again). Before the record: a kill in between leaves a lease reclaimed when met.
+        if ended:
+            # Before the record: a kill in between leaves a lease reclaimed when met. Also without a
+            # worktree: a task whose finish dropped it and whose merge conflicted kept its ports.
             self._release_ports(task.run_id, task.task_id)
+        if task.worktree:
             self.store.update_task(task.run_id, task.task_id, worktree=None)
 
     def _port_store(self) -> str:
@@ -468,8 +474,8 @@ class CoordinatorBase:
         return self.store.location if "://" in self.store.location else os.path.realpath(self.store.location)
 
     def _release_ports(self, run_id: str, task_id: str) -> None:
-        """Give the task's range back to the machine's port registry (its worktree is gone, or its
-        start rolled back). The range: as prepared, else the block the store recorded."""
+        """Give the task's range back to the machine's port registry (the task ended, or its start
+        rolled back). The range: as prepared, else the block the store recorded."""
         rows = self.store.task_contexts(run_id, task_id)
         if not rows:
             return

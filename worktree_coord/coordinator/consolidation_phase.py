@@ -174,7 +174,7 @@ def _consolidate_once(git: GitRepo, store: Store, run: RunRecord, *, offline: bo
                 [i.intent_id for i in intents if i.root_key == (root.ecosystem, root.root)]
             _record_intents(store, run.run_id, root, commit, mine)
             earlier.append(root.to_json() | {"commit": commit})
-            reporter.event("consolidate.progress", run=run.run_id, stage=f"{root.ecosystem} root {root.root or '.'}",
+            reporter.event("consolidate.progress", run=run.run_id, stage=f"{root.label} root {root.root or '.'}",
                   state=root.state.value, done=number, total=max(steps, len(result.roots) + 1))
     finally:
         git.remove_worktree(scratch)
@@ -278,7 +278,8 @@ def _commit_root(git: GitRepo, run: RunRecord, root: RootResult, scratch: Path, 
             files[rel] = None
     ref = f"refs/heads/{run.integration_ref}"
     applied = sorted({i.intent_id for change in root.applied for i in change.sources})
-    message = (f"wtc: consolidate {root.ecosystem} root '{root.root or '.'}' for run {run.run_id}\n\n"
+    # The subject names what the root's project uses (landing._origin reads it back to its ecosystem).
+    message = (f"wtc: consolidate {root.label} root '{root.root or '.'}' for run {run.run_id}\n\n"
                + "".join(f"intent {i}\n" for i in applied)
                + "".join(f"file {f}\n" for f in root.files_changed))
     signature = queue.signature()
@@ -294,7 +295,7 @@ def _commit_root(git: GitRepo, run: RunRecord, root: RootResult, scratch: Path, 
             if publish is not None:
                 publish(ref, commit, parent.id)
             else:
-                compare_and_swap(repo, ref, commit, parent.id, message=f"worktree_coord: consolidate {root.ecosystem}")
+                compare_and_swap(repo, ref, commit, parent.id, message=f"worktree_coord: consolidate {root.label}")
             return str(commit), str(commit)
         except StaleRef:
             moved_to = git.ref_target(ref) or tip
@@ -314,7 +315,7 @@ class _VerifyFailed(Exception):
         self.check = check
 
     def error(self, root: RootResult) -> dict[str, Any]:
-        where = f"{root.ecosystem} root '{root.root or '.'}'"
+        where = f"{root.label} root '{root.root or '.'}'"
         return {"kind": "failed_verification",
                 "message": f"the verify command `{self.check.command}` failed (exit {self.check.exit_code}) on the "
                            f"consolidated commit of the {where}; integration was not moved",

@@ -109,7 +109,8 @@ class LandingOperations(CoordinatorBase):
         unparsed = self._unparsed_in_run(run, tip, task_records, warnings, not_parsed)
         consolidation = self._consolidation_rows(run_id, events)
         for row in consolidation:     # e.g. the relock moved packages no intent names: a person reviews it
-            warnings += [f"consolidation of {row['ecosystem']} root {row['root'] or '.'}: {w}" for w in row["warnings"]]
+            warnings += [f"consolidation of {row.get('tool') or row['ecosystem']} root {row['root'] or '.'}: {w}"
+                         for w in row["warnings"]]
         return RunReport(run=run_id, base=run.base, integration=run.integration_ref, tip=tip, tasks=tasks,
                          files=files, intents_pending=unapplied, conflicts=conflicts, verification=checks,
                          target=target, warnings=warnings, leftovers=leftovers,
@@ -270,7 +271,7 @@ class LandingOperations(CoordinatorBase):
                 for root in event["data"].get("roots", []):
                     key = (root["root"], root.get("ecosystem", ""))
                     rows[key] = {"root": root["root"], "ecosystem": root.get("ecosystem", ""),
-                                 "state": root["state"], "commit": root.get("commit"), "at": event["at"],
+                                 **({"tool": root["tool"]} if root.get("tool") else {}), "state": root["state"], "commit": root.get("commit"), "at": event["at"],
                                  "intents": {}, "warnings": list(root.get("warnings", []))}
         consolidated = sorted(rows, key=lambda key: len(key[0]), reverse=True)
         for intent in self.store.list_intents(run_id):
@@ -734,7 +735,12 @@ def _origin(commit: str, message: str, tasks_by_merge: dict[str, str]) -> dict[s
     if found := re.match(r"wtc: merge task (\S+) into run ", subject):
         return {"kind": "task", "task": found.group(1), "commit": commit}
     if found := re.match(r"wtc: consolidate (\S+) root '([^']*)'", subject):
-        return {"kind": "consolidation", "ecosystem": found.group(1), "root": found.group(2), "commit": commit}
+        # A pyproject root not uv's is named by what it uses (consolidate/project_tool.py); its ecosystem is uv.
+        from ..consolidate.project_tool import TOOL_WORDS
+
+        word = found.group(1)
+        named = {"ecosystem": "uv", "tool": word} if word in TOOL_WORDS else {"ecosystem": word}
+        return {"kind": "consolidation", **named, "root": found.group(2), "commit": commit}
     if found := re.match(r"wtc: sync run \S+ with (\S+)", subject):
         return {"kind": "sync", "from": found.group(1), "commit": commit}
     return {"kind": "other", "commit": commit, "subject": subject}
@@ -755,7 +761,7 @@ def describe_origins(origins: list[dict[str, Any]]) -> str:
             word = f"task {origin['task']}"
         elif origin["kind"] == "consolidation":
             tasks = origin.get("tasks") or []
-            word = f"consolidation {origin['ecosystem']} root {origin['root'] or '.'}" + (
+            word = f"consolidation {origin.get('tool') or origin['ecosystem']} root {origin['root'] or '.'}" + (
                 f" for task{'s' if len(tasks) > 1 else ''} {', '.join(tasks)}" if tasks else "")
         elif origin["kind"] == "sync":
             word = f"sync from {origin['from']}"

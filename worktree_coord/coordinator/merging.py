@@ -199,7 +199,7 @@ class MergeOperations(CoordinatorBase):
         folder: remove it before the merge, because a conflict makes the task live again and its
         update, finish or abandon would otherwise take that leftover for the agent's work."""
         if task.state is TaskState.FINISHED and task.worktree:
-            self._drop_worktree(task)
+            self._drop_worktree(task, ended=False)
 
     def _mergeable(self, task: TaskRecord) -> str:
         return task.result.get("mergeable") or task.head or ""

@@ -206,7 +206,7 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         task's folder was removed when it merged, and nothing is left to do in one). A folder a
         killed finish left behind is removed first, as its finish would have."""
         if task.state in (TaskState.MERGED, TaskState.EMPTY, TaskState.FINISHED):
-            self._drop_worktree(task)
+            self._drop_worktree(task, ended=task.state is not TaskState.FINISHED)
         result = task.result
         merge = result.get("merge") or {}
         if task.state is TaskState.MERGED:
@@ -421,7 +421,7 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
             # Finished earlier (perhaps by a call with another key): clean up what a crash may have
             # left, and return the recorded outcome (the caller goes on to merge a FINISHED task).
             if task.state is not TaskState.CONFLICT:
-                self._drop_worktree(task)
+                self._drop_worktree(task, ended=task.state is not TaskState.FINISHED)
             return TaskFinished.from_json(task.result, replayed=task.state is not TaskState.FINISHED)
         if task.state is TaskState.FAILED and task.result.get("reason") == "failed_verification":
             # Nothing changed since verification failed: the same answer, with the way out (update,
@@ -629,7 +629,7 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
                                | {k: task.result[k] for k in ("verify_command", "pending_semantic") if k in task.result})
         crash_point("finish.after_record")
         self.store.log_event(run.run_id, task_id, f"task.{state.value}", {"commit": tip, "files": len(changed)})
-        self._drop_worktree(task)
+        self._drop_worktree(task, ended=state is TaskState.EMPTY)   # finished: its merge may bring it back
         self.reporter.event("task.finished", run=run.run_id, task=task_id, state=state.value)
         if state is TaskState.EMPTY:   # an end: nothing will merge
             self.reporter.event("task.closed", run=run.run_id, task=task_id, state=state.value,

@@ -1101,6 +1101,27 @@ class GitRepo:
             return None
         return str(here.head.peel(pygit2.Commit).id)
 
+    def checkout_branch(self, path: str | os.PathLike[str]) -> tuple[str, str | None] | None:
+        """The branch checked out in the checkout at `path` and its upstream's short name (`main`
+        for a local one, `origin/main` for a remote one; None: it tracks nothing); None when HEAD
+        is detached, unborn or `path` is in no repository."""
+        import pygit2
+        found = pygit2.discover_repository(str(path))
+        if found is None:
+            return None
+        here = pygit2.Repository(found)
+        if here.head_is_unborn or here.head_is_detached:
+            return None
+        name = here.head.shorthand
+        branch = here.branches.local.get(name)
+        if branch is None:
+            return None
+        try:
+            upstream = branch.upstream
+        except (KeyError, ValueError, pygit2.GitError):
+            upstream = None        # an upstream configured that names no branch here: none
+        return name, upstream.branch_name if upstream is not None else None
+
     def resolve_commit_in(self, path: str | os.PathLike[str], rev: str) -> str:
         """resolve_commit as the checkout at `path` reads `rev`: inside a linked worktree (a task's)
         `HEAD`, `HEAD~2` and `@` name that worktree's commits, not the main checkout's (the common

@@ -317,7 +317,7 @@ def consolidation_report(result: ConsolidationReport) -> str:
     for root in result.roots:
         where = root["root"] or "."
         commit = f" commit {root['commit'][:12]}" if root.get("commit") else ""
-        lines.append(f"  {root['ecosystem']:<9} {where:<20} {root['state']}{commit}")
+        lines.append(f"  {root.get('tool') or root['ecosystem']:<9} {where:<20} {root['state']}{commit}")
         for change in root.get("applied", []):
             intent = change["intent"]
             spec = f" {intent['spec']}" if intent.get("spec") and intent['spec'] != intent['name'] else ""

@@ -512,9 +512,10 @@ class SQLStore:
 
     def allocate_port_block(self, run_id: str, task_id: str, limit: int,
                             usable: Callable[[int], bool] | None = None) -> int | None:
-        """The lowest block number (0, 1, ...) no live task of any run holds and `usable` accepts,
-        now held by this task; the task's own block when it has one `usable` accepts. None when
-        all `limit` blocks are held."""
+        """The lowest block number (0, 1, ...) no task of any run holds (`TaskState.holds_ports`: a
+        live one, or a finished one waiting for its merge) and `usable` accepts, now held by this
+        task; the task's own block when it has one `usable` accepts. None when all `limit` blocks
+        are held."""
         params: dict[str, Any] = {"run_id": run_id, "task_id": task_id}
         with self._tx() as cursor:
             self._lock_port_blocks(cursor)
@@ -522,7 +523,7 @@ class SQLStore:
                                  " AND task_id = :task_id", params).fetchone()
             if row is not None and row["port_block"] is not None and (usable is None or usable(int(row["port_block"]))):
                 return int(row["port_block"])
-            live = in_list("t.state", "live", [s.value for s in TaskState if s.live], params)
+            live = in_list("t.state", "live", [s.value for s in TaskState if s.holds_ports], params)
             held = {r["port_block"] for r in cursor.execute(
                 "SELECT c.port_block FROM wtc_task_context c JOIN wtc_tasks t"
                 " ON t.run_id = c.run_id AND t.task_id = c.task_id"

@@ -15,10 +15,16 @@ both succeed): no machine-wide lock and no walk, whatever the number of reposito
 leases on the machine. A claim that meets a held port undoes its own links (in the order made:
 claims go up the port line, so of two claims racing for overlapping ranges one always wins).
 
-Lease rules (the store's own for its blocks): a range is held while its task is live (started,
-rejected, conflict) in its own store. A lease is released (its names unlinked) when its task's
-worktree is dropped (finish, merge, abandon, gc) or its start rolled back. A leftover (a start or
-finish killed midway) is reclaimed only when a claim meets it: its store is asked then. A lease
+Lease rules (the store's own for its blocks): a range is held while its task holds it in its own
+store (`TaskState.holds_ports`: live, i.e. started, rejected or conflict, or finished and waiting for
+its merge, which may conflict and bring the task back to its agent, whose servers may still bind
+the range). A lease is released (its names unlinked) when its task ends (merged, empty, abandoned:
+`_drop_worktree` with `ended`) or its start rolled back, not when a finish drops the worktree. A
+leftover (a start or finish killed midway) is reclaimed only when a claim meets it: its store is
+asked then. A port's name that does not read as a lease (a torn write: a full disk, a power cut) is
+never a claim at work, since a claim links its file only once written whole; once older than
+UNREADABLE_LEASE_SECONDS it is a leftover too, reclaimed by the claim that meets it and by `wtc gc`
+(younger, it is kept: it may be the claim of another version writing another way). A lease
 whose store is gone, or whose task is no longer live there (it ended, or its start was rolled
 back), is reclaimed. A task of a PostgreSQL store, which this registry cannot read (its password is
 never written here), holds its range while its worktree exists. A store that cannot be read says
@@ -67,7 +73,10 @@ REGISTRY_FILE = "ports.json"          # an earlier version's registry, migrated 
 MIGRATED_SUFFIX = ".migrated"
 SCHEMA = "wtc.port-lease/1"
 STALE_TEMPORARY_SECONDS = 3600.0      # a claim's unlinked temporary file older than this is a killed claim's
-_LIVE = tuple(state.value for state in TaskState if state.live)
+UNREADABLE_LEASE_SECONDS = 600.0      # a port's name that reads as no lease, this old, is a torn write's leftover
+# The states in which a task holds its block (`TaskState.holds_ports`): live, or finished and waiting
+# for its merge, which may conflict and bring it back with its block.
+_LIVE = tuple(state.value for state in TaskState if state.holds_ports)
 
 
 @value_class
@@ -154,8 +163,11 @@ class PortClaim:
                 port += 1
                 continue
             attempts += 1
-            if found is not None and attempts <= 2 * (last - first + 1) + 2 and not self._held(found.lease):
-                _remove(self.folder, found, self.timeout)
+            if attempts <= 2 * (last - first + 1) + 2 and (
+                    (found is not None and not self._held(found.lease))
+                    or (found is None and _remove_unreadable(self.folder, port, self.timeout))):
+                if found is not None:
+                    _remove(self.folder, found, self.timeout)
                 continue           # link again (another claim may have taken the name meanwhile)
             self._unlink(linked)
             return None
@@ -357,6 +369,9 @@ def reclaim_leftovers(*, timeout: float) -> int:
                     os.unlink(entry.path)
             continue
         found = _read_lease(Path(entry.path))
+        if found is None and entry.name.isdigit():
+            removed += _remove_unreadable(folder, int(entry.name), timeout)
+            continue
         if found is None or found.token in seen:
             continue
         seen.add(found.token)
@@ -377,6 +392,31 @@ def _remove(folder: Path, found: _Found, timeout: float) -> None:
             now = _read_lease(name)
             if now is not None and now.token == found.token:
                 os.unlink(name)
+
+
+def _remove_unreadable(folder: Path, port: int, timeout: float) -> bool:
+    """Unlink the port's name when it reads as no lease and was last written UNREADABLE_LEASE_SECONDS
+    ago or more (a torn write's leftover: see the module docstring); True when it went, or was gone
+    already (the caller links again). Checked again under the lock: a removal by another process
+    and a claim since (a whole lease) are left alone."""
+    name = folder / str(port)
+
+    def leftover() -> bool | None:     # None: the name is gone
+        try:
+            written = os.lstat(name).st_mtime
+        except FileNotFoundError:
+            return None
+        return time.time() - written >= UNREADABLE_LEASE_SECONDS and _read_lease(name) is None \
+            and os.path.lexists(name)
+
+    if leftover() is False:
+        return False
+    with _lock(folder.parent, timeout):
+        now = leftover()
+        if now:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(name)
+    return now is not False
 
 
 def _holder_at(name: Path, store: str, run: str, task: str) -> bool:
