@@ -33,7 +33,7 @@ from ..frozen import value_class
 from ..gitrepo.repository import Change, GitRepo
 from ..merge.lines.linediff import added_lines, added_text, ranges_text, touched_lines
 from ..merge.result import SemanticFinding
-from ..merge.checks.semantic import PATH_FACTS, find_broken_names, semantic_profile, use_word
+from ..merge.checks.semantic import PATH_FACTS, find_broken_names, semantic_profile, tree_module_files, use_word
 from ..merge.checks.reach import star_list_added
 from ..merge.checks.symbols import computed_star_list, extract, import_statements_query, star_names
 from ..merge.checks.versions import MAX_BYTES, FileVersions
@@ -328,6 +328,49 @@ def _unstarred(profile_path: str, before: bytes, after: bytes | None) -> set[tup
     return {((), name) for name in kept if takes(listed_before, name) and not takes(listed_after, name)}
 
 
+def _unpassed(profile_path: str, before: bytes, after: bytes | None,
+              files_named: Callable[[str, str], list[str]],
+              read: Callable[[str], bytes | None]) -> tuple[set[tuple[tuple[str, ...], str]], bytes]:
+    """The ((), name) of each name a star re-export `before` holds and `after` dropped passed on
+    (`export * from './intl.js'`, `from .intl import *`): the top-level names the starred file
+    defines (those its star list takes) that `after` does not define itself; and `before` with each
+    such `*` written as those names (profile `star_named`: `export {formatNumber} from
+    './intl.js'`), which the post-merge check reads as a re-export the task dropped, as it reads a
+    name dropped from an `export {...} from` list. Found driving wtc on Chart.js: a barrel lost
+    `export * from './helpers.intl.js'` while a file imported `formatNumber` through it; the barrel
+    defines nothing, so nothing counted as removed, and the landed tree did not type-check."""
+    profile = semantic_profile(profile_path)
+    if after is None or profile is None or not profile.semantic.star_named:
+        return set(), before
+    old, new = _extracted(profile_path, before, imports_only=True), _extracted(profile_path, after, uses=False)
+    if old is None or new is None or len(old.star_spans) != len(old.star_modules):
+        return set(), before
+    defined = {name for container, name in _definitions(profile_path, after) or () if not container}
+    out: set[tuple[tuple[str, ...], str]] = set()
+    named = bytearray(before)
+    # Last first, so that the earlier spans still hold.
+    for module, (start, end) in sorted(zip(old.star_modules, old.star_spans), key=lambda pair: -pair[1][0]):
+        if module in new.star_modules:
+            continue
+        names: set[str] = set()
+        for path in files_named(module, profile_path):
+            text, starred = read(path), semantic_profile(path)
+            if text is None or starred is None or len(text) > MAX_BYTES:
+                continue
+            try:
+                listed = star_names(starred, text)
+            except (ValueError, UnicodeDecodeError):
+                continue
+            hidden = starred.semantic.star_hidden
+            names |= {name for container, name in _definitions(path, text) or ()
+                      if not container and name not in defined
+                      and (name in listed if listed is not None else not (hidden and name.startswith(hidden)))}
+        if names:
+            out |= {((), name) for name in names}
+            named[start:end] = (profile.semantic.star_named % ", ".join(sorted(names))).encode()
+    return out, bytes(named)
+
+
 def _computed_star_list(profile_path: str, before: bytes, after: bytes) -> str:
     """What to say when the task changed the star list of a file (a line spelling profile
     `star_list`, `__all__`, touched or added) and that list is computed (symbols.computed_star_list:
@@ -577,6 +620,9 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
     files: list[FileVersions] = []
     extended: list[FileVersions] = []   # files the task only added lines to (the task's side of them)
     readable = readable_changes(changes)
+    # What a dropped star re-export named, read as the tree stood at `since`.
+    files_named = tree_module_files(lambda _which, path: file_at(since, path),
+                                    None if folders_at is None else lambda _which, folder: folders_at(since, folder))
     if len(readable) > max_changed:
         raise LookupTooLarge(f"{len(readable)} files with a semantic check changed, more than the "
                              f"{max_changed} read for removed names")
@@ -594,7 +640,8 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
             if at is None:
                 extended.append(FileVersions(change.path, base=before, left=after, right=before, merged=after))
             continue
-        pairs = {pair for pair in _removed(change.path, before, after) | _unstarred(change.path, before, after)
+        passed, named = _unpassed(change.path, before, after, files_named, lambda path: file_at(since, path))
+        pairs = {pair for pair in _removed(change.path, before, after) | _unstarred(change.path, before, after) | passed
                  if pair[1] not in ignore}
         gone = {name for _container, name in pairs}
         removed |= gone
@@ -602,8 +649,9 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
         if gone:
             imported |= gone & _import_names(change.path, before)
         if gone or at is None:
-            # The task is one side; the other side kept the file as it was.
-            files.append(FileVersions(change.path, base=before, left=after, right=before, merged=after))
+            # The task is one side; the other side kept the file as it was (a dropped star
+            # re-export written as the names it passed on: _unpassed).
+            files.append(FileVersions(change.path, base=named, left=after, right=named, merged=after))
     if not removed:
         return []
     files += extended

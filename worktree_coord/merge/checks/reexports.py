@@ -373,7 +373,8 @@ class ReExports:
     def star_may_pass(self, path: str, symbols: Symbols, name: str) -> bool:
         """Whether the star imports of `path` (its version `symbols`) may bind `name`: False only when
         each names a file of the tree whose language says its star import does not take the name (a
-        `__all__` that leaves it out, or no list and a `_name`: profile `star_names`, `star_hidden`).
+        `__all__` that leaves it out, or no list and a `_name`: profile `star_names`, `star_hidden`),
+        or that no side changed and that neither spells the name nor passes stars on.
         Found driving wtc on pydantic-ai: pydantic_graph/paths.py moved to routing/paths.py, whose
         `__all__` named one class, and the old path left as `from .routing.paths import *`; the
         importers of the other classes were taken for answered, and the landed tree did not import."""
@@ -381,12 +382,19 @@ class ReExports:
         if profile is None or not symbols.star_modules:
             return True
         rules = profile.semantic
-        if not rules.star_names and not rules.star_hidden:
-            return True
         for module in symbols.star_modules:
             targets = self.locate(module, path, rules)
-            if not targets or any(self._star_takes(target, name) for target in targets):
+            if not targets:
                 return True
+            for target in targets:
+                if not self._star_takes(target, name):
+                    continue
+                # A starred file of the tree that neither spells the name nor passes stars on
+                # cannot bind it, list or no list (found driving wtc on Chart.js: a barrel of
+                # `export *` lines dropped the one passing `formatNumber`, and its other star lines
+                # were taken for binding every name).
+                if target in self._merge.files or self._mentions(target, name) or self._passes_stars_on(target, name):
+                    return True
         return False
 
     def star_takes(self, path: str, name: str, which: str) -> bool:

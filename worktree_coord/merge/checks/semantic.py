@@ -700,7 +700,8 @@ class _Check:
             return True   # its module's `__getattr__` answers the name (profile `any_name`)
         if not _defines(symbols, definition):
             return False
-        if symbols.binds(definition.container, definition.name) or definition.container \
+        # (an export, `export {formatNumber} from`, is a top-level name a star re-export may pass too)
+        if symbols.binds(definition.container, definition.name) or definition.container not in ((), EXPORTS) \
                 or not symbols.wildcard or self.reexports is None:
             return True
         return self.reexports.star_may_pass(path, symbols, definition.name)

@@ -1,0 +1,58 @@
+"""A star re-export a barrel drops, while files it did not change import a name through it, blocks.
+
+Found driving wtc on Chart.js: `src/helpers/index.ts` is a barrel of `export * from
+'./helpers.intl.js'` lines, and `controller.polarArea.js` imports `formatNumber` from
+'../helpers/index.js'. A task owning the barrel deleted the `export * from './helpers.intl.js'`
+line: the barrel defines no name itself, so the task "removed" nothing, its finish merged, and the
+landed tree no longer type-checked (TS2305: no exported member 'formatNumber'). Python's
+`from .intl import *` in a package's `__init__.py` is the same re-export. The names such a line
+passed on are the names it took from its module; a use of one through the barrel is left behind
+unless the barrel still passes it on another way.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.core.test_uses_left_behind import _removal_merged, _removal_refused
+
+INTL = "export function formatNumber(n: number): string {\n  return String(n);\n}\n"
+MATH = "export function toRadians(d: number): number {\n  return d / 57.3;\n}\n"
+BARREL = "export * from './math.js';\nexport * from './intl.js';\n"
+USER = ("import {formatNumber, toRadians} from '../helpers/index.js';\n\n"
+        "export function label(n: number): string {\n  return formatNumber(toRadians(n));\n}\n")
+TS = {"src/helpers/math.ts": MATH, "src/helpers/intl.ts": INTL, "src/helpers/index.ts": BARREL,
+      "src/controllers/polar.ts": USER}
+
+PY = {"pkg/__init__.py": "from .math import *\nfrom .intl import *\n",
+      "pkg/math.py": "def to_radians(d):\n    return d / 57.3\n",
+      "pkg/intl.py": "def format_number(n):\n    return str(n)\n",
+      "user.py": "from pkg import format_number\n\n\ndef label(n):\n    return format_number(n)\n"}
+
+
+@pytest.mark.parametrize("files, barrel, line, use", [
+    (TS, "src/helpers/index.ts", "export * from './intl.js';\n", "src/controllers/polar.ts (lines 1, 4: 2 uses) still uses formatNumber"),
+    (PY, "pkg/__init__.py", "from .intl import *\n", "user.py (lines 1, 5: 2 uses) still uses format_number"),
+], ids=["typescript-export-star", "python-star-import"])
+def test_a_star_reexport_dropped_from_a_barrel_while_a_name_is_imported_through_it_is_refused(tmp_path, files, barrel, line, use):
+    _, left = _removal_refused(tmp_path, files, barrel, {barrel: files[barrel].replace(line, "")})
+    assert len(left) == 1 and left[0].startswith(use), left
+    assert barrel in left[0], left
+
+
+def test_a_star_reexport_dropped_whose_names_nobody_imports_through_the_barrel_merges(tmp_path):
+    user = "import {toRadians} from '../helpers/index.js';\n\nexport const r = toRadians(1);\n"
+    _removal_merged(tmp_path, TS | {"src/controllers/polar.ts": user},
+                    {"src/helpers/index.ts": BARREL.replace("export * from './intl.js';\n", "")})
+
+
+def test_a_star_reexport_replaced_by_a_named_reexport_of_the_same_name_merges(tmp_path):
+    barrel = BARREL.replace("export * from './intl.js';\n", "export {formatNumber} from './intl.js';\n")
+    _removal_merged(tmp_path, TS, {"src/helpers/index.ts": barrel})
+
+
+def test_a_star_reexport_moved_to_the_module_that_moved_merges(tmp_path):
+    """The barrel now stars the file the code moved to: every name still passes through."""
+    barrel = BARREL.replace("'./intl.js'", "'./numfmt.js'")
+    _removal_merged(tmp_path, TS, {"src/helpers/index.ts": barrel, "src/helpers/intl.ts": None,
+                                   "src/helpers/numfmt.ts": INTL})
