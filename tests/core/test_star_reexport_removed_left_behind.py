@@ -12,8 +12,11 @@ unless the barrel still passes it on another way.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from tests.conftest import git, make_repo, wtc_in_process
 from tests.core.test_uses_left_behind import _removal_merged, _removal_refused
 
 INTL = "export function formatNumber(n: number): string {\n  return String(n);\n}\n"
@@ -56,3 +59,29 @@ def test_a_star_reexport_moved_to_the_module_that_moved_merges(tmp_path):
     barrel = BARREL.replace("'./intl.js'", "'./numfmt.js'")
     _removal_merged(tmp_path, TS, {"src/helpers/index.ts": barrel, "src/helpers/intl.ts": None,
                                    "src/helpers/numfmt.ts": INTL})
+
+
+def test_a_dropped_star_reexport_beside_other_changes_of_the_run_is_named_by_the_report_and_stops_land(tmp_path):
+    """The run's look at landing holds every file the run changed: the barrel's other star line
+    names one (math.ts, a name of which a task removed), which was taken for passing every name. (In the
+    Chart.js drive the barrel's task merged before its finish looked; here the drop is committed on
+    integration by hand, which no finish checks.)"""
+    unused = "\nexport function unused(): number {\n  return 0;\n}\n"
+    repo = make_repo(tmp_path / "repo", TS | {"src/helpers/math.ts": MATH + unused})
+    assert wtc_in_process(repo, "run", "start", "--run", "r")[0] == 0
+    code, body = wtc_in_process(repo, "task", "start", "math", "--run", "r", "--own", "src/helpers/math.ts")
+    assert code == 0, body
+    # (it removes a name nobody uses: the run's look then reads math.ts as a file of its merge)
+    (Path(body["worktree"]) / "src/helpers/math.ts").write_text(MATH)
+    code, body = wtc_in_process(repo, "task", "finish", "math", "--run", "r")
+    assert (code, body["state"]) == (0, "merged"), body
+    git(repo, "checkout", "-q", "wtc/r/integration")
+    (repo / "src/helpers/index.ts").write_text(BARREL.replace("export * from './intl.js';\n", ""))
+    git(repo, "commit", "-q", "-am", "by hand")
+    git(repo, "checkout", "-q", "main")
+    code, report = wtc_in_process(repo, "report", "--run", "r", "--onto", "main")
+    assert [(u["use_path"], u["name"]) for u in report["left_behind"]] == [("src/controllers/polar.ts", "formatNumber")], report
+    main = git(repo, "rev-parse", "main")
+    code, body = wtc_in_process(repo, "land", "--run", "r", "--onto", "main", "--yes")
+    assert code == 1 and "formatNumber" in body["error"]["message"], body
+    assert git(repo, "rev-parse", "main") == main

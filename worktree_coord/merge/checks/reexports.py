@@ -49,7 +49,7 @@ from .reach import spelling
 
 # profile_for_path by path, remembered: `reached` asks it for each of a drain's users on every merge.
 _profile = functools.lru_cache(maxsize=65536)(profile_for_path)
-from .symbols import EXPORTS, Symbols, extract, fingerprint, star_names
+from .symbols import EXPORTS, Symbols, exports_open, extract, fingerprint, star_names
 from .versions import MAX_BYTES
 from ..ecosystems.workspace_packages import TreeFolders, WorkspacePackages
 
@@ -366,9 +366,22 @@ class ReExports:
             for target in targets:
                 if not self._star_takes(target, name, ("base", "merged")):
                     continue
-                if target in self._merge.files or self._mentions(target, name) or self._passes_stars_on(target, name):
+                if self._merged_may_pass(target, name) if target in self._merge.files \
+                        else self._mentions(target, name) or self._passes_stars_on(target, name):
                     return True
         return False
+
+    def _merged_may_pass(self, path: str, name: str) -> bool:
+        """Whether a file of the merge, as merged, may pass `name` on: it spells the name, passes
+        modules on whole (a star line), exports what no pattern lists, or cannot be read. (A run's
+        check holds every file the run changed: a barrel's other star lines name some of them, and
+        taking each for passing every name let a dropped `export * from` land: Chart.js drive.)"""
+        versions = self._merge.files[path]
+        data = versions.merged if versions.exists("merged") else None
+        if data is None or name.encode() in _WORD.findall(data):
+            return True
+        symbols = self._merge.symbols(path, "merged", uses=False)
+        return symbols is None or bool(symbols.star_modules) or exports_open(symbols)
 
     def star_may_pass(self, path: str, symbols: Symbols, name: str) -> bool:
         """Whether the star imports of `path` (its version `symbols`) may bind `name`: False only when
@@ -393,7 +406,8 @@ class ReExports:
                 # cannot bind it, list or no list (found driving wtc on Chart.js: a barrel of
                 # `export *` lines dropped the one passing `formatNumber`, and its other star lines
                 # were taken for binding every name).
-                if target in self._merge.files or self._mentions(target, name) or self._passes_stars_on(target, name):
+                if self._merged_may_pass(target, name) if target in self._merge.files \
+                        else self._mentions(target, name) or self._passes_stars_on(target, name):
                     return True
         return False
 
