@@ -125,11 +125,14 @@ class LeftBehind:
                    else "deleted" if row.get("file_deleted") else "", row.get("star_list", ""))
 
 
-def grouped_notes(found: Iterable[LeftBehind], task: str, run: str, limit: int) -> list[str]:
+def grouped_notes(found: Iterable[LeftBehind], task: str, run: str, limit: int,
+                  own: Iterable[str] = ()) -> list[str]:
     """One note per name the task removed or renamed, naming every file that still uses it, and one
     per file it moved, for all of its names (found driving wtc on trpc: renaming `sleep` gave four
     notes of the same advice, and `rootConfig.ts` imports two names of the moved `formatter.ts`);
-    at most `limit` files are named in all, then a count of the uses left out."""
+    at most `limit` files are named in all, then a count of the uses left out. `own`: the task's
+    own globs; a note whose files the task owns already advises updating them, not a widen."""
+    own = tuple(own)
     groups: dict[tuple[str, str, str, str], list[LeftBehind]] = {}
     for item in found:
         key = ("", item.definition_path, item.moved_to, "") if item.moved_to else \
@@ -145,17 +148,28 @@ def grouped_notes(found: Iterable[LeftBehind], task: str, run: str, limit: int) 
         skipped += sum(len(item.use_lines) for item in items if item.use_path not in shown_files)
         shown = [item for item in items if item.use_path in shown_files]
         if shown:
-            notes.append(_note_writer(items[0])(shown, len(files) - len(shown_files), task, run))
+            owned = bool(own) and all(matches(own, item.use_path) for item in shown)
+            notes.append(_note_writer(items[0])(shown, len(files) - len(shown_files), task, run, owned))
     if skipped:
         notes.append(f"and {skipped} more uses, outside this task's changes, of names it removed or renamed")
     return widen_once(notes, task, run)
 
 
-def _note_writer(item: LeftBehind) -> Callable[[list[LeftBehind], int, str, str], str]:
+def _note_writer(item: LeftBehind) -> Callable[[list[LeftBehind], int, str, str, bool], str]:
     return _moved_note if item.moved_to else _module_note if item.kind == "module" else _renamed_note
 
 
-def _module_note(items: list[LeftBehind], more: int, task: str, run: str) -> str:
+def _or_update(task: str, run: str, paths: list[str], what: str, owned: bool) -> str:
+    """The way out besides keeping the name: the lead widens the task to `paths`, or (`owned`: the
+    task's boundary holds them already) the task updates them itself (found driving wtc on scrapy:
+    a widen was advised for a file the task had been widened to)."""
+    if owned:
+        files = ", ".join(dict.fromkeys(paths))
+        return f"or update the {what} in {files}: the task's boundary holds {'it' if len(set(paths)) == 1 else 'them'}"
+    return f"or the lead widens the task ({widen_command(task, run, paths)}) and it updates the {what}"
+
+
+def _module_note(items: list[LeftBehind], more: int, task: str, run: str, owned: bool = False) -> str:
     """One note for the imports of one module the task deleted (not moved), in files it did not
     change (`more`: files left unnamed)."""
     first = items[0]
@@ -164,11 +178,10 @@ def _module_note(items: list[LeftBehind], more: int, task: str, run: str) -> str
     those = "that file is" if len(items) == 1 and not more else "those files are"
     return (f"{where}{more_files} still import{'s' if len(items) == 1 and not more else ''} {first.name}, the file "
             f"{first.definition_path}, which this task deleted; {those} outside the task's changes, so the landed tree "
-            f"would not load it: {first.keep}, or the lead widens the task "
-            f"({widen_command(task, run, [item.use_path for item in items])}) and it updates the imports")
+            f"would not load it: {first.keep}, {_or_update(task, run, [item.use_path for item in items], 'imports', owned)}")
 
 
-def _renamed_note(items: list[LeftBehind], more: int, task: str, run: str) -> str:
+def _renamed_note(items: list[LeftBehind], more: int, task: str, run: str, owned: bool = False) -> str:
     """One note for the uses of one name the task removed or renamed, in files it did not change
     (one item a file; `more`: files left unnamed)."""
     first = items[0]
@@ -180,17 +193,17 @@ def _renamed_note(items: list[LeftBehind], more: int, task: str, run: str) -> st
         where = f"{first.use_path}:{first.use_lines[0]}" if len(first.use_lines) == 1 else \
             f"{first.use_path} (lines {first.lines}: {len(first.use_lines)} uses)"
         return (f"{where} still uses {first.name}, which this task {first.what_happened}; {first.use_path} is "
-                f"outside the task's changes, so the landed tree would not resolve it: {keep}, or the lead widens the task "
-                f"({widen_command(task, run, [first.use_path])}) and it updates the use")
+                f"outside the task's changes, so the landed tree would not resolve it: {keep}, "
+                f"{_or_update(task, run, [first.use_path], 'use', owned)}")
     where = ", ".join(f"{item.use_path}:{item.use_lines[0]}" if len(item.use_lines) == 1
                       else f"{item.use_path} (lines {item.lines})" for item in items)
     more_files = f" and {more} more file{'s' if more > 1 else ''}" if more else ""
     return (f"{where}{more_files} still use {first.name}, which this task {first.what_happened}; those files are "
-            f"outside the task's changes, so the landed tree would not resolve them: {keep}, or the lead widens the task "
-            f"({widen_command(task, run, [item.use_path for item in items])}) and it updates the uses")
+            f"outside the task's changes, so the landed tree would not resolve them: {keep}, "
+            f"{_or_update(task, run, [item.use_path for item in items], 'uses', owned)}")
 
 
-def _moved_note(items: list[LeftBehind], more: int, task: str, run: str) -> str:
+def _moved_note(items: list[LeftBehind], more: int, task: str, run: str, owned: bool = False) -> str:
     """One note for the uses of the names of one file the task moved, in files it did not change
     (`more`, files left unnamed, is counted by the caller's last note)."""
     first = items[0]
@@ -203,8 +216,7 @@ def _moved_note(items: list[LeftBehind], more: int, task: str, run: str) -> str:
     those = "that file is" if len(lines) == 1 else "those files are"
     return (f"{where} still use{'s' if len(lines) == 1 else ''} {names} from {first.definition_path}, which this task "
             f"moved to {first.moved_to}; {those} outside the task's changes, so the landed tree would not resolve "
-            f"them: keep a re-export at the old path, or the lead widens the task "
-            f"({widen_command(task, run, list(lines))}) and it updates the imports")
+            f"them: keep a re-export at the old path, {_or_update(task, run, list(lines), 'imports', owned)}")
 
 
 def widen_command(task: str, run: str, paths: Iterable[str]) -> str:
