@@ -36,7 +36,10 @@ PY = {"pkg/__init__.py": "from .math import *\nfrom .intl import *\n",
 @pytest.mark.parametrize("files, barrel, line, use", [
     (TS, "src/helpers/index.ts", "export * from './intl.js';\n", "src/controllers/polar.ts (lines 1, 4: 2 uses) still uses formatNumber"),
     (PY, "pkg/__init__.py", "from .intl import *\n", "user.py (lines 1, 5: 2 uses) still uses format_number"),
-], ids=["typescript-export-star", "python-star-import"])
+    (TS | {"src/helpers/index.ts": "export * from './math.js';\nexport * from './text/index.js';\n",
+           "src/helpers/text/index.ts": "export * from '../intl.js';\n"},
+     "src/helpers/index.ts", "export * from './text/index.js';\n", "src/controllers/polar.ts (lines 1, 4: 2 uses) still uses formatNumber"),
+], ids=["typescript-export-star", "python-star-import", "a-barrel-of-barrels"])
 def test_a_star_reexport_dropped_from_a_barrel_while_a_name_is_imported_through_it_is_refused(tmp_path, files, barrel, line, use):
     _, left = _removal_refused(tmp_path, files, barrel, {barrel: files[barrel].replace(line, "")})
     assert len(left) == 1 and left[0].startswith(use), left

@@ -364,23 +364,43 @@ def _unpassed(profile_path: str, before: bytes, after: bytes | None,
     for module, (start, end) in sorted(zip(old.star_modules, old.star_spans), key=lambda pair: -pair[1][0]):
         if module in new.star_modules:
             continue
-        names: set[str] = set()
-        for path in files_named(module, profile_path):
-            text, starred = read(path), semantic_profile(path)
-            if text is None or starred is None or len(text) > MAX_BYTES:
-                continue
-            try:
-                listed = star_names(starred, text)
-            except (ValueError, UnicodeDecodeError):
-                continue
-            hidden = starred.semantic.star_hidden
-            names |= {name for container, name in _definitions(path, text) or ()
-                      if not container and name not in defined
-                      and (name in listed if listed is not None else not (hidden and name.startswith(hidden)))}
+        names = {name for path in files_named(module, profile_path)
+                 for name in _star_passes(path, files_named, read, set())} - defined
         if names:
             out |= {((), name) for name in names}
             named[start:end] = (profile.semantic.star_named % ", ".join(sorted(names))).encode()
     return out, bytes(named)
+
+
+MAX_STAR_DEPTH = 8   # star re-exports followed from a dropped one, at most (a barrel of barrels)
+
+
+def _star_passes(path: str, files_named: Callable[[str, str], list[str]], read: Callable[[str], bytes | None],
+                 seen: set[str]) -> set[str]:
+    """The top-level names a star import of the file `path` takes: its definitions (those its star
+    list takes: `__all__`, no `_name`), and what its own star re-exports pass on in turn (a barrel
+    of barrels: Chart.js's src/index.ts `export * from './helpers/index.js'`, itself all `export *`
+    lines), each file once, at most MAX_STAR_DEPTH deep."""
+    if path in seen or len(seen) >= MAX_STAR_DEPTH:
+        return set()
+    seen.add(path)
+    text, profile = read(path), semantic_profile(path)
+    if text is None or profile is None or len(text) > MAX_BYTES:
+        return set()
+    try:
+        listed = star_names(profile, text)
+    except (ValueError, UnicodeDecodeError):
+        return set()
+    hidden = profile.semantic.star_hidden
+
+    def takes(name: str) -> bool:
+        return name in listed if listed is not None else not (hidden and name.startswith(hidden))
+    names = {name for container, name in _definitions(path, text) or () if not container and takes(name)}
+    symbols = _extracted(path, text, imports_only=True)
+    for module in symbols.star_modules if symbols is not None else ():
+        for target in files_named(module, path):
+            names |= {name for name in _star_passes(target, files_named, read, seen) if takes(name)}
+    return names
 
 
 def _computed_star_list(profile_path: str, before: bytes, after: bytes) -> str:
