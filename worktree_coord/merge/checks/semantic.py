@@ -624,7 +624,11 @@ class _Check:
             through = [r for r in through if spelled[id(r)] in text]
             if through:   # imported through a file that re-exports it (`from "../internal"`)
                 reached = self.reexports.reached(path, {r.definition.name.encode() for r in through})
-                names.update(r.definition.name for r in through if r.path in reached)
+                # or imported from it by a path that does not spell its module token: an index
+                # file's token is its folder's name, which `from '../index.js'` or `from '..'` need
+                # not spell (Chart.js drive: a re-export dropped from src/index.ts went unseen)
+                direct = self.imported_files(path) if any(r.path not in reached for r in through) else frozenset()
+                names.update(r.definition.name for r in through if r.path in reached or r.path in direct)
             words_used = {spelled[id(r)] for r in candidates if r.definition.name in names}
             if not any(word in text for word in words_used):
                 continue   # cheap: no added line even mentions a removed name
