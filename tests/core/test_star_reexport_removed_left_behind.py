@@ -39,7 +39,12 @@ PY = {"pkg/__init__.py": "from .math import *\nfrom .intl import *\n",
     (TS | {"src/helpers/index.ts": "export * from './math.js';\nexport * from './text/index.js';\n",
            "src/helpers/text/index.ts": "export * from '../intl.js';\n"},
      "src/helpers/index.ts", "export * from './text/index.js';\n", "src/controllers/polar.ts (lines 1, 4: 2 uses) still uses formatNumber"),
-], ids=["typescript-export-star", "python-star-import", "a-barrel-of-barrels"])
+    ({"src/controllers/doughnut.js": "export default class DoughnutController {}\n",
+      "src/controllers/index.js": "export {default as DoughnutController} from './doughnut.js';\n",
+      "src/index.ts": "export * from './controllers/index.js';\nexport const version = 1;\n",
+      "src/plugins/colors.ts": "import {DoughnutController} from '../index.js';\n\nexport const c = new DoughnutController();\n"},
+     "src/index.ts", "export * from './controllers/index.js';\n", "src/plugins/colors.ts (lines 1, 3: 2 uses) still uses DoughnutController"),
+], ids=["typescript-export-star", "python-star-import", "a-barrel-of-barrels", "a-barrel-of-default-reexports"])
 def test_a_star_reexport_dropped_from_a_barrel_while_a_name_is_imported_through_it_is_refused(tmp_path, files, barrel, line, use):
     _, left = _removal_refused(tmp_path, files, barrel, {barrel: files[barrel].replace(line, "")})
     assert len(left) == 1 and left[0].startswith(use), left

@@ -35,7 +35,7 @@ from ..merge.lines.linediff import added_lines, added_text, ranges_text, touched
 from ..merge.result import SemanticFinding
 from ..merge.checks.semantic import PATH_FACTS, find_broken_names, semantic_profile, tree_module_files, use_word
 from ..merge.checks.reach import star_list_added
-from ..merge.checks.symbols import computed_star_list, extract, import_statements_query, star_names
+from ..merge.checks.symbols import EXPORTS, computed_star_list, extract, import_statements_query, star_names
 from ..merge.checks.versions import MAX_BYTES, FileVersions
 from .left_modules import modules_left_behind
 
@@ -395,7 +395,14 @@ def _star_passes(path: str, files_named: Callable[[str, str], list[str]], read: 
 
     def takes(name: str) -> bool:
         return name in listed if listed is not None else not (hidden and name.startswith(hidden))
-    names = {name for container, name in _definitions(path, text) or () if not container and takes(name)}
+    definitions = _definitions(path, text) or set()
+    exported = {name for container, name in definitions if container == EXPORTS}
+    if exported and profile.semantic.default_export:
+        # An ES module's star passes its exports (`export {default as BarController} from`, `export
+        # function f`), never its default nor what it keeps unexported.
+        names = exported - {profile.semantic.default_export}
+    else:
+        names = {name for container, name in definitions if not container and takes(name)}
     symbols = _extracted(path, text, imports_only=True)
     for module in symbols.star_modules if symbols is not None else ():
         for target in files_named(module, path):
