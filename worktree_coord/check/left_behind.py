@@ -33,10 +33,10 @@ from ..frozen import value_class
 from ..gitrepo.repository import Change, GitRepo
 from ..merge.lines.linediff import added_lines, added_text, ranges_text, touched_lines
 from ..merge.result import SemanticFinding
-from ..merge.checks.semantic import PATH_FACTS, find_broken_names, semantic_profile, use_word
+from ..merge.checks.semantic import PATH_FACTS, find_broken_names, semantic_profile, tree_module_files, use_word
 from ..merge.checks.reach import star_list_added
 from ..merge.checks.signatures import reshaped
-from ..merge.checks.symbols import computed_star_list, extract, import_statements_query, star_names
+from ..merge.checks.symbols import EXPORTS, computed_star_list, extract, import_statements_query, star_names
 from ..merge.checks.versions import MAX_BYTES, FileVersions
 from .left_modules import loads_modules, module_word, modules_left_behind
 from .own_imports import KIND as OWN_IMPORT, own_imports_broken
@@ -143,11 +143,14 @@ class LeftBehind:
                    row.get("star_list", ""), row.get("arguments", 0), row.get("moved_from", ""))
 
 
-def grouped_notes(found: Iterable[LeftBehind], task: str, run: str, limit: int) -> list[str]:
+def grouped_notes(found: Iterable[LeftBehind], task: str, run: str, limit: int,
+                  own: Iterable[str] = ()) -> list[str]:
     """One note per name the task removed or renamed, naming every file that still uses it, and one
     per file it moved, for all of its names (found driving wtc on trpc: renaming `sleep` gave four
     notes of the same advice, and `rootConfig.ts` imports two names of the moved `formatter.ts`);
-    at most `limit` files are named in all, then a count of the uses left out."""
+    at most `limit` files are named in all, then a count of the uses left out. `own`: the task's
+    own globs; a note whose files the task owns already advises updating them, not a widen."""
+    own = tuple(own)
     groups: dict[tuple[str, str, str, str], list[LeftBehind]] = {}
     for item in found:
         key = (item.use_path, item.name, item.definition_path, OWN_IMPORT) if item.kind == OWN_IMPORT else \
@@ -164,13 +167,14 @@ def grouped_notes(found: Iterable[LeftBehind], task: str, run: str, limit: int) 
         skipped += sum(len(item.use_lines) for item in items if item.use_path not in shown_files)
         shown = [item for item in items if item.use_path in shown_files]
         if shown:
-            notes.append(_note_writer(items[0])(shown, len(files) - len(shown_files), task, run))
+            owned = bool(own) and all(matches(own, item.use_path) for item in shown)
+            notes.append(_note_writer(items[0])(shown, len(files) - len(shown_files), task, run, owned))
     if skipped:
         notes.append(f"and {skipped} more uses, outside this task's changes, of names it removed or renamed")
     return widen_once(notes, task, run)
 
 
-def _note_writer(item: LeftBehind) -> Callable[[list[LeftBehind], int, str, str], str]:
+def _note_writer(item: LeftBehind) -> Callable[[list[LeftBehind], int, str, str, bool], str]:
     if item.kind == "signature":
         return _reshaped_note
     if item.kind == OWN_IMPORT:
@@ -178,7 +182,7 @@ def _note_writer(item: LeftBehind) -> Callable[[list[LeftBehind], int, str, str]
     return _moved_note if item.moved_to else _module_note if item.kind == "module" else _renamed_note
 
 
-def _reshaped_note(items: list[LeftBehind], more: int, task: str, run: str) -> str:
+def _reshaped_note(items: list[LeftBehind], more: int, task: str, run: str, owned: bool = False) -> str:
     """One note for the calls, in files the task did not change, of one function whose parameters it
     changed, that still pass what the old shape took (`more`: files left unnamed)."""
     first = items[0]
@@ -187,14 +191,24 @@ def _reshaped_note(items: list[LeftBehind], more: int, task: str, run: str) -> s
     more_files = f" and {more} more file{'s' if more > 1 else ''}" if more else ""
     one = len(items) == 1 and not more
     count = f"{first.arguments} argument{'' if first.arguments == 1 else 's'}"
+    calls = "call" if one else "calls"
     return (f"{where}{more_files} still call{'s' if one else ''} {first.name} the old way ({count}), which this task "
             f"{first.what_happened}; {'that file is' if one else 'those files are'} outside the task's changes, so "
-            f"the landed tree's call{'' if one else 's'} would fail: {first.keep}, or the lead widens the task "
-            f"({widen_command(task, run, [item.use_path for item in items])}) and it updates the "
-            f"call{'' if one else 's'}")
+            f"the landed tree's {calls} would fail: {first.keep}, "
+            f"{_or_update(task, run, [item.use_path for item in items], calls, owned)}")
 
 
-def _module_note(items: list[LeftBehind], more: int, task: str, run: str) -> str:
+def _or_update(task: str, run: str, paths: list[str], what: str, owned: bool) -> str:
+    """The way out besides keeping the name: the lead widens the task to `paths`, or (`owned`: the
+    task's boundary holds them already) the task updates them itself (found driving wtc on scrapy:
+    a widen was advised for a file the task had been widened to)."""
+    if owned:
+        files = ", ".join(dict.fromkeys(paths))
+        return f"or update the {what} in {files}: the task's boundary holds {'it' if len(set(paths)) == 1 else 'them'}"
+    return f"or the lead widens the task ({widen_command(task, run, paths)}) and it updates the {what}"
+
+
+def _module_note(items: list[LeftBehind], more: int, task: str, run: str, owned: bool = False) -> str:
     """One note for the imports of one module the task deleted (not moved), in files it did not
     change (`more`: files left unnamed)."""
     first = items[0]
@@ -203,11 +217,10 @@ def _module_note(items: list[LeftBehind], more: int, task: str, run: str) -> str
     those = "that file is" if len(items) == 1 and not more else "those files are"
     return (f"{where}{more_files} still import{'s' if len(items) == 1 and not more else ''} {first.name}, the file "
             f"{first.definition_path}, which this task deleted; {those} outside the task's changes, so the landed tree "
-            f"would not load it: {first.keep}, or the lead widens the task "
-            f"({widen_command(task, run, [item.use_path for item in items])}) and it updates the imports")
+            f"would not load it: {first.keep}, {_or_update(task, run, [item.use_path for item in items], 'imports', owned)}")
 
 
-def _own_import_note(items: list[LeftBehind], more: int, task: str, run: str) -> str:
+def _own_import_note(items: list[LeftBehind], more: int, task: str, run: str, owned: bool = False) -> str:
     """One note for one relative import, in a file of the task's own, that its move or deletion
     left naming nothing (own_imports.py): the task fixes it in its own file, no widen needed."""
     first = items[0]
@@ -218,7 +231,7 @@ def _own_import_note(items: list[LeftBehind], more: int, task: str, run: str) ->
             f"so the landed tree would not load it: {first.keep} ({first.use_path} is this task's own file)")
 
 
-def _renamed_note(items: list[LeftBehind], more: int, task: str, run: str) -> str:
+def _renamed_note(items: list[LeftBehind], more: int, task: str, run: str, owned: bool = False) -> str:
     """One note for the uses of one name the task removed or renamed, in files it did not change
     (one item a file; `more`: files left unnamed)."""
     first = items[0]
@@ -230,17 +243,17 @@ def _renamed_note(items: list[LeftBehind], more: int, task: str, run: str) -> st
         where = f"{first.use_path}:{first.use_lines[0]}" if len(first.use_lines) == 1 else \
             f"{first.use_path} (lines {first.lines}: {len(first.use_lines)} uses)"
         return (f"{where} still uses {first.name}, which this task {first.what_happened}; {first.use_path} is "
-                f"outside the task's changes, so the landed tree would not resolve it: {keep}, or the lead widens the task "
-                f"({widen_command(task, run, [first.use_path])}) and it updates the use")
+                f"outside the task's changes, so the landed tree would not resolve it: {keep}, "
+                f"{_or_update(task, run, [first.use_path], 'use', owned)}")
     where = ", ".join(f"{item.use_path}:{item.use_lines[0]}" if len(item.use_lines) == 1
                       else f"{item.use_path} (lines {item.lines})" for item in items)
     more_files = f" and {more} more file{'s' if more > 1 else ''}" if more else ""
     return (f"{where}{more_files} still use {first.name}, which this task {first.what_happened}; those files are "
-            f"outside the task's changes, so the landed tree would not resolve them: {keep}, or the lead widens the task "
-            f"({widen_command(task, run, [item.use_path for item in items])}) and it updates the uses")
+            f"outside the task's changes, so the landed tree would not resolve them: {keep}, "
+            f"{_or_update(task, run, [item.use_path for item in items], 'uses', owned)}")
 
 
-def _moved_note(items: list[LeftBehind], more: int, task: str, run: str) -> str:
+def _moved_note(items: list[LeftBehind], more: int, task: str, run: str, owned: bool = False) -> str:
     """One note for the uses of the names of one file the task moved, in files it did not change
     (`more`, files left unnamed, is counted by the caller's last note)."""
     first = items[0]
@@ -253,8 +266,7 @@ def _moved_note(items: list[LeftBehind], more: int, task: str, run: str) -> str:
     those = "that file is" if len(lines) == 1 else "those files are"
     return (f"{where} still use{'s' if len(lines) == 1 else ''} {names} from {first.definition_path}, which this task "
             f"moved to {first.moved_to}; {those} outside the task's changes, so the landed tree would not resolve "
-            f"them: keep a re-export at the old path, or the lead widens the task "
-            f"({widen_command(task, run, list(lines))}) and it updates the imports")
+            f"them: keep a re-export at the old path, {_or_update(task, run, list(lines), 'imports', owned)}")
 
 
 def widen_command(task: str, run: str, paths: Iterable[str]) -> str:
@@ -387,6 +399,79 @@ def _unstarred(profile_path: str, before: bytes, after: bytes | None, *,
         hidden = profile.semantic.star_hidden
         return name in listed if listed is not None else not (hidden and name.startswith(hidden))
     return {((), name) for name in kept if takes(listed_before, name) and not takes(listed_after, name)}
+
+
+def _unpassed(profile_path: str, before: bytes, after: bytes | None,
+              files_named: Callable[[str, str], list[str]],
+              read: Callable[[str], bytes | None], *,
+              symbols: tuple[Any, Any] | None = None) -> tuple[set[tuple[tuple[str, ...], str]], bytes]:
+    """The ((), name) of each name a star re-export `before` holds and `after` dropped passed on
+    (`export * from './intl.js'`, `from .intl import *`): the top-level names the starred file
+    defines (those its star list takes) that `after` does not define itself; and `before` with each
+    such `*` written as those names (profile `star_named`: `export {formatNumber} from
+    './intl.js'`), which the post-merge check reads as a re-export the task dropped, as it reads a
+    name dropped from an `export {...} from` list. Found driving wtc on Chart.js: a barrel lost
+    `export * from './helpers.intl.js'` while a file imported `formatNumber` through it; the barrel
+    defines nothing, so nothing counted as removed, and the landed tree did not type-check."""
+    profile = semantic_profile(profile_path)
+    if after is None or profile is None or not profile.semantic.star_named \
+            or b"*" not in ranges_text(before, touched_lines(before, after)):
+        return set(), before   # (a star line dropped or rewritten is a touched line holding its `*`)
+    new = symbols[1] if symbols is not None and symbols[1] is not None else _extracted(profile_path, after, uses=False)
+    old = _extracted(profile_path, before, imports_only=True)
+    if old is None or new is None or len(old.star_spans) != len(old.star_modules):
+        return set(), before
+    defined = {d.name for d in new.definitions if not d.container}
+    out: set[tuple[tuple[str, ...], str]] = set()
+    named = bytearray(before)
+    # Last first, so that the earlier spans still hold.
+    for module, (start, end) in sorted(zip(old.star_modules, old.star_spans), key=lambda pair: -pair[1][0]):
+        if module in new.star_modules:
+            continue
+        names = {name for path in files_named(module, profile_path)
+                 for name in _star_passes(path, files_named, read, set())} - defined
+        if names:
+            out |= {((), name) for name in names}
+            named[start:end] = (profile.semantic.star_named % ", ".join(sorted(names))).encode()
+    return out, bytes(named)
+
+
+MAX_STAR_DEPTH = 8   # star re-exports followed from a dropped one, at most (a barrel of barrels)
+
+
+def _star_passes(path: str, files_named: Callable[[str, str], list[str]], read: Callable[[str], bytes | None],
+                 seen: set[str]) -> set[str]:
+    """The top-level names a star import of the file `path` takes: its definitions (those its star
+    list takes: `__all__`, no `_name`), and what its own star re-exports pass on in turn (a barrel
+    of barrels: Chart.js's src/index.ts `export * from './helpers/index.js'`, itself all `export *`
+    lines), each file once, at most MAX_STAR_DEPTH deep."""
+    if path in seen or len(seen) >= MAX_STAR_DEPTH:
+        return set()
+    seen.add(path)
+    text, profile = read(path), semantic_profile(path)
+    if text is None or profile is None or len(text) > MAX_BYTES:
+        return set()
+    try:
+        listed = star_names(profile, text)
+    except (ValueError, UnicodeDecodeError):
+        return set()
+    hidden = profile.semantic.star_hidden
+
+    def takes(name: str) -> bool:
+        return name in listed if listed is not None else not (hidden and name.startswith(hidden))
+    definitions = _definitions(path, text) or set()
+    exported = {name for container, name in definitions if container == EXPORTS}
+    if exported and profile.semantic.default_export:
+        # An ES module's star passes its exports (`export {default as BarController} from`, `export
+        # function f`), never its default nor what it keeps unexported.
+        names = exported - {profile.semantic.default_export}
+    else:
+        names = {name for container, name in definitions if not container and takes(name)}
+    symbols = _extracted(path, text, imports_only=True)
+    for module in symbols.star_modules if symbols is not None else ():
+        for target in files_named(module, path):
+            names |= {name for name in _star_passes(target, files_named, read, seen) if takes(name)}
+    return names
 
 
 def _computed_star_list(profile_path: str, before: bytes, after: bytes) -> str:
@@ -688,6 +773,9 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
     files: list[FileVersions] = []
     extended: list[FileVersions] = []   # files the task only added lines to (the task's side of them)
     readable = readable_changes(changes)
+    # What a dropped star re-export named, read as the tree stood at `since`.
+    files_named = tree_module_files(lambda _which, path: file_at(since, path),
+                                    None if folders_at is None else lambda _which, folder: folders_at(since, folder))
     if len(readable) > max_changed:
         raise LookupTooLarge(f"{len(readable)} files with a semantic check changed, more than the "
                              f"{max_changed} read for removed names")
@@ -723,8 +811,10 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
             if at is None:
                 extended.append(FileVersions(change.path, base=before, left=after, right=before, merged=after))
             continue
+        passed, named = _unpassed(change.path, before, after, files_named, lambda path: file_at(since, path),
+                                  symbols=symbols)
         pairs = {pair for pair in _removed(change.path, before, after, symbols=symbols)
-                 | _unstarred(change.path, before, after, symbols=symbols) if pair[1] not in ignore}
+                 | _unstarred(change.path, before, after, symbols=symbols) | passed if pair[1] not in ignore}
         gone = {name for _container, name in pairs}
         removed |= gone
         if change.path in by_module and gone and (word := module_word(change.path)):
@@ -734,8 +824,9 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
         if gone:
             imported |= gone & _import_names(change.path, before)
         if gone or shapes or at is None:
-            # The task is one side; the other side kept the file as it was.
-            files.append(FileVersions(change.path, base=before, left=after, right=before, merged=after))
+            # The task is one side; the other side kept the file as it was (a dropped star
+            # re-export written as the names it passed on: _unpassed).
+            files.append(FileVersions(change.path, base=named, left=after, right=named, merged=after))
     if not removed and not reshaped_any:
         return []
     files += extended

@@ -362,7 +362,7 @@ class MergeOperations(CoordinatorBase):
                                     moved_to, left_kind(row.get("kind") or "", where, moved_to, deleted),
                                     row.get("star_list", ""), row.get("arguments", 0)))
         notes = [note if note.startswith("and ") else note + ", then finish again"
-                 for note in grouped_notes(found, task.task_id, run.run_id, MAX_NOTES)]
+                 for note in grouped_notes(found, task.task_id, run.run_id, MAX_NOTES, task.boundary.own)]
         for owner in sorted({o for names in owners.values() for o in names}):
             paths = sorted(p for p, names in owners.items() if owner in names)
             notes.append(f"task {owner} owns {', '.join(paths)} and is not merged yet: it may be updating those uses; "

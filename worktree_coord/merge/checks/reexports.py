@@ -49,7 +49,7 @@ from .reach import spelling
 
 # profile_for_path by path, remembered: `reached` asks it for each of a drain's users on every merge.
 _profile = functools.lru_cache(maxsize=65536)(profile_for_path)
-from .symbols import EXPORTS, Symbols, extract, fingerprint, star_names
+from .symbols import EXPORTS, Symbols, exports_open, extract, fingerprint, star_names
 from .versions import MAX_BYTES
 from ..ecosystems.workspace_packages import TreeFolders, WorkspacePackages
 
@@ -426,14 +426,28 @@ class ReExports:
             for target in targets:
                 if not self._star_takes(target, name, ("base", "merged")):
                     continue
-                if target in self._merge.files or self._mentions(target, name) or self._passes_stars_on(target, name):
+                if self._merged_may_pass(target, name) if target in self._merge.files \
+                        else self._mentions(target, name) or self._passes_stars_on(target, name):
                     return True
         return False
+
+    def _merged_may_pass(self, path: str, name: str) -> bool:
+        """Whether a file of the merge, as merged, may pass `name` on: it spells the name, passes
+        modules on whole (a star line), exports what no pattern lists, or cannot be read. (A run's
+        check holds every file the run changed: a barrel's other star lines name some of them, and
+        taking each for passing every name let a dropped `export * from` land: Chart.js drive.)"""
+        versions = self._merge.files[path]
+        data = versions.merged if versions.exists("merged") else None
+        if data is None or name.encode() in _WORD.findall(data):
+            return True
+        symbols = self._merge.symbols(path, "merged", uses=False)
+        return symbols is None or bool(symbols.star_modules) or exports_open(symbols)
 
     def star_may_pass(self, path: str, symbols: Symbols, name: str) -> bool:
         """Whether the star imports of `path` (its version `symbols`) may bind `name`: False only when
         each names a file of the tree whose language says its star import does not take the name (a
-        `__all__` that leaves it out, or no list and a `_name`: profile `star_names`, `star_hidden`).
+        `__all__` that leaves it out, or no list and a `_name`: profile `star_names`, `star_hidden`),
+        or that no side changed and that neither spells the name nor passes stars on.
         Found driving wtc on pydantic-ai: pydantic_graph/paths.py moved to routing/paths.py, whose
         `__all__` named one class, and the old path left as `from .routing.paths import *`; the
         importers of the other classes were taken for answered, and the landed tree did not import."""
@@ -441,12 +455,20 @@ class ReExports:
         if profile is None or not symbols.star_modules:
             return True
         rules = profile.semantic
-        if not rules.star_names and not rules.star_hidden:
-            return True
         for module in symbols.star_modules:
             targets = self.locate(module, path, rules)
-            if not targets or any(self._star_takes(target, name) for target in targets):
+            if not targets:
                 return True
+            for target in targets:
+                if not self._star_takes(target, name):
+                    continue
+                # A starred file of the tree that neither spells the name nor passes stars on
+                # cannot bind it, list or no list (found driving wtc on Chart.js: a barrel of
+                # `export *` lines dropped the one passing `formatNumber`, and its other star lines
+                # were taken for binding every name).
+                if self._merged_may_pass(target, name) if target in self._merge.files \
+                        else self._mentions(target, name) or self._passes_stars_on(target, name):
+                    return True
         return False
 
     def star_takes(self, path: str, name: str, which: str) -> bool:

@@ -654,7 +654,11 @@ class _Check:
             through = [r for r in through if spelled[id(r)] in text]
             if through:   # imported through a file that re-exports it (`from "../internal"`)
                 reached = self.reexports.reached(path, {r.definition.name.encode() for r in through})
-                names.update(r.definition.name for r in through if r.path in reached)
+                # or imported from it by a path that does not spell its module token: an index
+                # file's token is its folder's name, which `from '../index.js'` or `from '..'` need
+                # not spell (Chart.js drive: a re-export dropped from src/index.ts went unseen)
+                direct = self.imported_files(path) if any(r.path not in reached for r in through) else frozenset()
+                names.update(r.definition.name for r in through if r.path in reached or r.path in direct)
             words_used = {spelled[id(r)] for r in candidates if r.definition.name in names}
             if not any(word in text for word in words_used):
                 continue   # cheap: no added line even mentions a removed name
@@ -730,7 +734,8 @@ class _Check:
             return True   # its module's `__getattr__` answers the name (profile `any_name`)
         if not _defines(symbols, definition):
             return False
-        if symbols.binds(definition.container, definition.name) or definition.container \
+        # (an export, `export {formatNumber} from`, is a top-level name a star re-export may pass too)
+        if symbols.binds(definition.container, definition.name) or definition.container not in ((), EXPORTS) \
                 or not symbols.wildcard or self.reexports is None:
             return True
         return self.reexports.star_may_pass(path, symbols, definition.name)

@@ -102,6 +102,7 @@ class Symbols:
     imports: list[Import] = field(default_factory=list)
     wildcard: bool = False                                           # a top-level star import/re-export
     star_modules: list[str] = field(default_factory=list)            # the modules those name (`./util`, `.util`)
+    star_spans: list[tuple[int, int]] = field(default_factory=list)  # each one's `*` (its bytes), in that order
     heritage: set[Container] = field(default_factory=set)            # containers that declare bases
     # name -> {scope (None: top level) -> the type the file spells for it}: every binding of the name
     # in that scope is a profile `@typed.name` of the same `@typed.type` (`c *cobra.Command`)
@@ -947,6 +948,7 @@ def _add_import(out: Symbols, parts: dict[str, tree_sitter.Node], source: bytes,
             out.wildcard = True
             if "module" in parts:
                 out.star_modules.append(_joined(prefix, _text(source, parts["module"]).strip("\"'`"), separator))
+                out.star_spans.append((parts["wildcard"].start_byte, parts["wildcard"].end_byte))
         return
     module = _text(source, parts["module"]).strip("\"'`") if "module" in parts else ""
     module = _joined(prefix, module, separator)

@@ -331,7 +331,9 @@ class SemanticRules:
     import never takes from a module with no such list (`_`). With either, a name a star re-export
     cannot pass on is not taken for defined by it (reexports.py `star_may_pass`). `star_list`: the
     name of that list as the left-behind notes say it (`__all__`): a name kept for a use that
-    reaches it through a star import must be listed there too. `stubs`: the extensions of files only
+    reaches it through a star import must be listed there too. `star_named`: how the `*` of a star
+    import is written as the names it stands for (`{%s}`, `%s` the names, comma-separated): a star
+    re-export a file dropped reads as those names dropped (check/left_behind.py `_unpassed`). `stubs`: the extensions of files only
     type checkers read (Python's `pyi`): where one module path has its own file and a stub beside it
     (`pkg/__init__.py`, `pkg/__init__.pyi`), a use at run time means the module's file, so a name the
     stub still declares does not answer for one the module dropped; a module with a stub alone (an
@@ -380,6 +382,7 @@ class SemanticRules:
     star_names: str = ""                            # a query: a module's `@list` of what a star import takes (`__all__`), `@open` a write of it no list shows
     star_hidden: str = ""                           # a prefix of names a star import never takes from a module with no such list (`_`)
     star_list: str = ""                             # that list's name as the notes say it (`__all__`)
+    star_named: str = ""                            # a star import's `*` written as a list of names instead (`{%s}`)
     stubs: tuple[str, ...] = ()                     # extensions of type checkers' stubs (`pyi`): the module's own file runs
     any_name: tuple[str, ...] = ()                  # a top-level function of this name answers any name asked of its module (`__getattr__`)
     duplicates: DuplicateRules = DuplicateRules()   # what may not be declared twice (duplicates.py)
@@ -403,7 +406,7 @@ _SEMANTIC_KEYS = {"tags", "query", "self_receivers", "members_in_scope", "member
                   "package_roots", "packages", "path_maps", "version_suffix", "root_module", "specifiers",
                   "module_replaces", "workspace", "workspace_modules",
                   "guards", "path_prefixes", "default_export", "default_words",
-                  "specifier_files", "star_names", "star_hidden", "star_list", "stubs",
+                  "specifier_files", "star_names", "star_hidden", "star_list", "star_named", "stubs",
                   "import_statements", "any_name"}
 _SIGNATURE_KEYS = {"parameters", "counted", "receivers", "receiver_first", "uncountable", "defaults", "wrappers",
                    "calls", "arguments", "argument_lists", "spread"}
@@ -934,6 +937,7 @@ def _semantic_rules(raw: Any, source: str, check_kind: Callable[[str, str], None
         path_prefixes=kind_to_field("path_prefixes"),
         default_export=text("default_export", ""), default_words=frozenset(strings("default_words")),
         star_names=text("star_names", ""), star_hidden=text("star_hidden", ""), star_list=text("star_list", ""),
+        star_named=text("star_named", ""),
         stubs=strings("stubs"), any_name=strings("any_name"),
         duplicates=_duplicate_rules(raw.get("duplicates", {}), source, check_kind, check_field, language),
         signatures=_signature_rules(raw.get("signatures", {}), source, check_kind, check_field),
