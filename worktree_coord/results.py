@@ -21,7 +21,13 @@ from .frozen import FrozenValue
 if TYPE_CHECKING:
     from .records import ConflictRecord, LeftoverRecord, SkippedRecord, ViolationRecord
 
-T = TypeVar("T", bound="Result")
+if TYPE_CHECKING:
+    T = TypeVar("T", bound="Result")
+else:
+    # At run time nothing reads the bound, and a bound given as text is compiled (typing's ForwardRef):
+    # the first `compile()` of a process builds the `ast` module's ~100 node classes (~9 million
+    # instructions), which a `task start` or `status` pays for nothing else.
+    T = TypeVar("T")
 
 
 # The typed records (records.py) load when a view is first read, or a record is imported from here.

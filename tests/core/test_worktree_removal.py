@@ -175,3 +175,92 @@ def test_abandon_snapshots_the_agents_work_but_never_a_missing_file(repo):
     assert sorted(changed) == ["A\tpackages/api/new.js", "D\tpackages/api/package.json", "M\tpackages/api/index.js"]
     assert "3 tracked file(s) missing" in body["notes"][0] and "docs/guide.md" in body["notes"][0]
     assert not wt.exists()
+
+
+def _logging_rm(tmp_path: Path) -> tuple[dict[str, str], Path]:
+    """An environment whose PATH finds first an `rm` that logs each command line and runs the real one."""
+    import shutil
+
+    real = shutil.which("rm")
+    assert real is not None
+    bin_dir = tmp_path / "logging-bin"
+    bin_dir.mkdir()
+    log = tmp_path / "rm.log"
+    (bin_dir / "rm").write_text(f'#!/bin/sh\nprintf "%s\\n" "$*" >> "{log}"\nexec "{real}" "$@"\n')
+    os.chmod(bin_dir / "rm", 0o755)
+    return {"PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}, log
+
+
+MANY = 700   # entries past bulk_removal.MANY_ENTRIES (test_the_large_trees_here_are_past_the_threshold)
+
+
+def test_the_large_trees_here_are_past_the_threshold():
+    from worktree_coord.gitrepo.bulk_removal import MANY_ENTRIES
+
+    assert MANY > MANY_ENTRIES
+
+
+def _many_files(folder: Path, count: int = MANY) -> None:
+    write(folder, {f"packages/p{i // 8:03d}/src/m{i}.py": "x = 1\n" for i in range(count)})
+
+
+def test_a_large_tombstone_goes_by_two_rm_processes_and_a_small_one_by_none(tmp_path, monkeypatch):
+    """A worktree checked out whole (thousands of entries) is deleted by `rm -rf`, one process each
+    side of the half-way crash point, not by Python's walk of each entry (bulk_removal.py); a small
+    one starts no process. Links are removed, never followed; a read-only folder goes too."""
+    env, log = _logging_rm(tmp_path)
+    monkeypatch.setenv("PATH", env["PATH"])
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "outside" / "keep.txt").write_text("not ours")
+    large = tmp_path / "run" / "large"
+    _many_files(large)
+    write(large, {"README.md": "r", "docs/a.md": "a"})
+    os.symlink(tmp_path / "outside", large / "packages" / "link")
+    os.chmod(large / "docs", 0o500)
+    small = tmp_path / "run" / "small"
+    write(small, {"a.txt": "a", "sub/b.txt": "b"})
+
+    delete_tombstone(bury(small))
+    assert not log.exists(), "a small tombstone starts no process"
+    tombstone = bury(large)
+    delete_tombstone(tombstone)
+    assert not tombstone.exists() and not large.exists()
+    assert (tmp_path / "outside" / "keep.txt").read_text() == "not ours", "links are removed, never followed"
+    lines = log.read_text().splitlines()
+    assert len(lines) == 2 and all(line.startswith("-rf -- /") for line in lines), lines
+    assert lines[1] == f"-rf -- {tombstone}"
+
+
+def test_a_large_tombstone_is_deleted_without_rm_on_path(tmp_path, monkeypatch):
+    empty = tmp_path / "no-bin"
+    empty.mkdir()
+    monkeypatch.setenv("PATH", str(empty))
+    large = tmp_path / "run" / "large"
+    _many_files(large)
+    tombstone = bury(large)
+    delete_tombstone(tombstone)
+    assert not tombstone.exists()
+
+
+def test_a_finish_of_a_whole_checkout_killed_half_way_through_its_rm(tmp_path):
+    """The half-way crash point of a large tombstone's deletion (between its two `rm` processes):
+    part of the tombstone is left, the admin entry is pruned, and the task's retry deletes the rest."""
+    from tests.conftest import commit, make_repo
+
+    repo = make_repo(tmp_path / "repo")
+    commit(repo, {f"packages/p{i // 8:03d}/src/m{i}.py": "x = 1\n" for i in range(MANY)}, "many files")
+    env, log = _logging_rm(tmp_path)
+    wtc_in_process(repo, "run", "start", "--run", "r1")
+    wt = _started_with_edit(repo)
+    assert (wt / "packages/p000/src/m0.py").is_file(), "checked out whole"
+    done = subprocess.run(WTC + ["task", "finish", "t", "--run", "r1", "--json"], cwd=repo,
+                          env=dict(os.environ, WTC_CRASH_AT="remove.half_deleted", **env), capture_output=True)
+    assert done.returncode == -9, done.stderr
+    assert len(log.read_text().splitlines()) == 1, "killed between its two rm processes"
+    [tombstone] = _tombstones(wt.parent)
+    left = {p.name for p in tombstone.iterdir()}
+    assert left and left < {".git", ".wtc", "README.md", "docs", "package.json", "packages"}, left
+    assert "prunable" not in git(repo, "worktree", "list", "--porcelain"), "pruned before the deletion began"
+    code, finished = wtc_in_process(repo, "task", "finish", "t", "--run", "r1")
+    assert code == 0 and finished["state"] == "merged"
+    assert not tombstone.exists(), "the task's retry deletes its own tombstone"

@@ -706,6 +706,67 @@ def test_a_finish_that_merges_loads_no_openssl_for_the_certificate_locations(rep
     assert not modules & {"_ssl", "ssl"}, sorted(m for m in modules if "ssl" in m)
 
 
+COMPILE_RECORDER = r"""
+import builtins, runpy, sys
+real = builtins.compile
+calls = []
+def compile(source, filename, mode, *args, **kwargs):
+    caller = sys._getframe(1).f_code.co_filename
+    if "importlib" not in caller:   # a module's bytecode rebuilt from its source is not the call's
+        calls.append(repr(source)[:60])
+    return real(source, filename, mode, *args, **kwargs)
+builtins.compile = compile
+import atexit
+atexit.register(lambda: sys.stderr.write("COMPILED %r\n" % calls))
+sys.argv = ["wtc", *sys.argv[1:]]
+runpy.run_module("worktree_coord", run_name="__main__")
+"""
+
+
+def compiled(cwd: Path, *args: str) -> list[str]:
+    """The texts a `wtc` process passed to `compile()` (bytecode of its own modules apart)."""
+    done = subprocess.run([sys.executable, "-c", COMPILE_RECORDER, *args], cwd=cwd, capture_output=True, text=True,
+                          env=dict(os.environ, WTC_NO_SERVE="1"), timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    [line] = [line for line in done.stderr.splitlines() if line.startswith("COMPILED ")]
+    return eval(line[len("COMPILED "):])   # noqa: S307  (our own repr of a list of strings)
+
+
+def test_a_start_and_status_compile_no_text(repo: Path) -> None:
+    """A process's first `compile()` builds the `ast` module's ~100 node classes (~9 million
+    instructions); typing compiles a type given as text (a `TypeVar` bound, a quoted part of an alias
+    made at import). A start and a status make none (results.py's TypeVar, member_globs's alias)."""
+    env = dict(os.environ, WTC_NO_SERVE="1")
+    subprocess.run([sys.executable, "-m", "worktree_coord", "run", "start", "--run", "r1"], cwd=repo, check=True,
+                   capture_output=True, env=env)
+    assert compiled(repo, "task", "start", "t1", "--run", "r1", "--own", "packages/core/**", "--sparse") == []
+    assert compiled(repo, "status", "--run", "r1") == []
+    assert compiled(repo, "status", "--run", "r1", "--json") == []
+
+
+def test_a_finish_that_merges_loads_pygit2_without_tarfile_and_string(repo: Path) -> None:
+    """pygit2.repository imports tarfile (for `write_archive`) and string (for `hexdigits`); a `wtc`
+    process runs it with stand-ins for both (gitrepo/lean_repository.py: ~13 million instructions a
+    call that opens libgit2), and its enum tables by `enum._simple_enum` (gitrepo/lean_enums.py)."""
+    env = dict(os.environ, WTC_NO_SERVE="1")
+    for args in (("run", "start", "--run", "r1"),
+                 ("task", "start", "t1", "--run", "r1", "--own", "packages/core/lib.py"),
+                 ("task", "start", "t2", "--run", "r1", "--own", "packages/core/extra.py")):
+        subprocess.run([sys.executable, "-m", "worktree_coord", *args], cwd=repo, check=True, capture_output=True,
+                       env=env)
+    core = repo / ".wtc" / "worktrees" / "r1"
+    lib = core / "t1" / "packages" / "core" / "lib.py"
+    lib.write_text(lib.read_text() + "# t1\n")
+    (core / "t2" / "packages" / "core" / "extra.py").write_text("VALUE = 2\n")
+    # The first finish keeps the Python profile parsed (tomllib, which imports string, loads no more).
+    subprocess.run([sys.executable, "-m", "worktree_coord", "task", "finish", "t2", "--run", "r1"], cwd=repo,
+                   check=True, capture_output=True, env=env)
+    modules = imported(repo, "task", "finish", "t1", "--run", "r1")
+    assert {"pygit2", "pygit2.repository", "pygit2.enums", "worktree_coord.gitrepo.lean_enums",
+            "worktree_coord.gitrepo.lean_repository", "worktree_coord.integrate.engine"} <= modules
+    assert not modules & {"tarfile", "string", "tomllib"}, sorted(modules & {"tarfile", "string", "tomllib"})
+
+
 def test_a_finish_whose_tree_merge_is_clean_loads_no_file_merge_cascade(repo: Path) -> None:
     """A finish's merge resolves files through the cascade (line merge with its ctypes binding, the
     CST and structured stages) only when git's tree merge left a conflicted file: a clean merge,

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Callable, Iterator, Mapping, Sequence
 from .. import filelock
 from ..frozen import value_class
 from .environment import git_environment
+from .bulk_removal import MANY_ENTRIES, holds_more_than, remove_by_process
 from .locate import common_dir_of, locate_plain, ref_from_files, worktree_config_on
 from .refs import STALE_REF_LOCK_SECONDS, clear_stale_lock, is_lock_error
 from .held import write_held
@@ -1358,6 +1359,16 @@ def delete_tombstone(tombstone: Path) -> None:
         children = sorted(tombstone.iterdir())
     except OSError:
         children = []
+    if children and holds_more_than(tombstone, MANY_ENTRIES):
+        # A worktree checked out whole: one `rm` process a half, not Python's walk of every entry
+        # (bulk_removal.py); what rm leaves (a folder an agent made read-only) goes to `_rmtree`,
+        # which makes it writable first.
+        remove_by_process(children[:len(children) // 2])
+        crash_point("remove.half_deleted")
+        if remove_by_process([tombstone]):
+            return
+        _rmtree(tombstone)
+        return
     for index, child in enumerate(children):
         if index == len(children) // 2:
             crash_point("remove.half_deleted")
