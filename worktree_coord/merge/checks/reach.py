@@ -235,8 +235,11 @@ class Reach:
         """1b with few candidates: each of `pool`'s users whose added lines hold a name gone from a
         candidate that step 1 did not pair with it has its imports of those names read."""
         gone = frozenset().union(*gone_by.values())
+        # (not in a one-file merge, `wtc merge-file`'s: asking would make the re-exports' reader for
+        # the file's own imports, which the steps below read only when a gone name is added there)
+        ask = len(self._files) > 1
         for user in pool:
-            if self._reaches_none(user, gone):
+            if ask and self._reaches_none(user, gone):
                 continue   # no import of it leads to a file by a gone name: nothing reached below
             # The use is on a line the user's side added, of a name gone from a candidate that
             # the steps above did not already pair with this user.
@@ -271,8 +274,11 @@ class Reach:
             for user in near_by.get(path, ()):
                 live |= near & self._added(other, user)
             hidden = near & self._unspelled(path)
+            near_users = near_by.get(path, ())
             for user in imported_by.get(path, ()):
-                if (path, user) not in through and self._reaches_none(user, near) \
+                # (a user whose added words were read above is confirmed as before: asking whether its
+                # imports reach would make the re-exports' reader for a one-file merge, its own user)
+                if (path, user) not in through and user not in near_users and self._reaches_none(user, near) \
                         and path not in self._imports_of(user):
                     continue   # confirmed neither way below (common and hidden are parts of near)
                 common = near & self._added(other, user)
