@@ -58,6 +58,35 @@ def _star_takes(profile: Profile, text: bytes, name: str) -> bool:
     return not (hidden and name.startswith(hidden))
 
 
+def module_resolvers(changes: Iterable[Change], read_blob: Callable[[str], bytes], since: str,
+                     file_at: Callable[[str, str], bytes | None], *, at: str | None = None,
+                     folders_at: Callable[[str, str], list[str] | None] | None = None,
+                     ) -> tuple[Callable[[str, str], list[str]], Callable[[str, str], list[str]],
+                                Callable[[str, str], bytes | None]]:
+    """`named_before(module, importer)` and `named_after(...)`: the files a module, as an importer
+    writes it, names in the tree before the task (`since`) and after it (the task's own versions of
+    the files it changed over `since`, or the tree `at`), by the semantic check's own resolution
+    (semantic.tree_module_files); and `after(which, path)`, the after tree's reader."""
+    after_oids = {c.path: c.new_oid for c in changes}
+
+    def before(_which: str, path: str) -> bytes | None:
+        return file_at(since, path)
+
+    def after(_which: str, path: str) -> bytes | None:
+        if at is not None:
+            return file_at(at, path)
+        if path in after_oids:   # the task's own version of a file it changed (None: deleted)
+            oid = after_oids[path]
+            return None if oid is None else read_blob(oid)
+        return file_at(since, path)
+
+    def folders(commit: str) -> Callable[[str, str], list[str] | None] | None:
+        return None if folders_at is None else lambda _which, folder: folders_at(commit, folder)
+
+    return (tree_module_files(before, folders(since)), tree_module_files(after, folders(since if at is None else at)),
+            after)
+
+
 def module_word(path: str) -> str:
     """The longest word of the name an import gives the file `path` (`format-bytes.js`: `format`; a
     package's `__init__.py` or `index.js`: its folder's), for a word grep; "" when it has none. The
@@ -90,24 +119,8 @@ def modules_left_behind(changes: Iterable[Change], read_blob: Callable[[str], by
     where = since if at is None else at
     changed = {c.path for c in changes} if at is None else set()
     importers = [path for path in grep(where, words) if path not in changed and loads_modules(path)]
-    after_oids = {c.path: c.new_oid for c in changes}
-
-    def before(_which: str, path: str) -> bytes | None:
-        return file_at(since, path)
-
-    def after(_which: str, path: str) -> bytes | None:
-        if at is not None:
-            return file_at(at, path)
-        if path in after_oids:   # the task's own version of a file it changed (None: deleted)
-            oid = after_oids[path]
-            return None if oid is None else read_blob(oid)
-        return file_at(since, path)
-
-    def folders(commit: str) -> Callable[[str, str], list[str] | None] | None:
-        return None if folders_at is None else lambda _which, folder: folders_at(commit, folder)
-
-    named_before = tree_module_files(before, folders(since))
-    named_after = tree_module_files(after, folders(where))
+    named_before, named_after, after = module_resolvers(changes, read_blob, since, file_at, at=at,
+                                                        folders_at=folders_at)
     # One answer per module and importing folder: what a specifier names depends on the folder it
     # is written in, and many files of one folder import the same module (8 candidate paths a tree).
     answers: dict[tuple[str, str, str], str | None] = {}

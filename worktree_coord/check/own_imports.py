@@ -32,7 +32,8 @@ from typing import Callable, Iterable
 
 from ..gitrepo.repository import Change
 from ..merge.checks.reexports import module_parts
-from ..merge.checks.semantic import semantic_profile, tree_module_files
+from ..merge.checks.semantic import semantic_profile
+from .left_modules import module_resolvers
 from ..merge.checks.symbols import module_specifiers
 from ..merge.checks.versions import MAX_BYTES
 from ..merge.result import SemanticFinding
@@ -50,27 +51,11 @@ def own_imports_broken(changes: Iterable[Change], read_blob: Callable[[str], byt
     now. `moved` maps each path the task deleted to the path it moved that file to."""
     changes = list(changes)
     moved_from = {new: old for old, new in moved.items()}
-    after_oids = {c.path: c.new_oid for c in changes}
     mine = [c for c in changes if c.new_oid is not None and _reads_specifiers(c.path)][:max_files]
     if not mine:
         return []
-
-    def before(_which: str, path: str) -> bytes | None:
-        return file_at(since, path)
-
-    def after(_which: str, path: str) -> bytes | None:
-        if at is not None:
-            return file_at(at, path)
-        if path in after_oids:   # the task's own version of a file it changed (None: deleted)
-            oid = after_oids[path]
-            return None if oid is None else read_blob(oid)
-        return file_at(since, path)
-
-    def folders(commit: str) -> Callable[[str, str], list[str] | None] | None:
-        return None if folders_at is None else lambda _which, folder: folders_at(commit, folder)
-
-    named_before = tree_module_files(before, folders(since))
-    named_after = tree_module_files(after, folders(since if at is None else at))
+    named_before, named_after, after = module_resolvers(changes, read_blob, since, file_at, at=at,
+                                                        folders_at=folders_at)
     found: list[SemanticFinding] = []
     for change in mine:
         text = after("", change.path)
