@@ -173,3 +173,48 @@ def test_a_module_level_javascript_local_whose_class_is_not_sure_stays_clean(tmp
                         {"src/store.ts": store_text.replace("put", "record")}, None)
     code, body = wtc(repo, "task", "check", "rm", "--run", "r1")
     assert code == 0 and not body["left_behind"], body
+
+
+STORE_JAVA = "package p;\n\npublic class Store {\n  public int put(int m) {\n    return m;\n  }\n}\n"
+USE_JAVA = "public class User {\n  int run() {\n    Store x = new Store();\n    return x.put(1);\n  }\n}\n"
+
+
+def _java_check(tmp_path: Path, user_path: str, user: str, store: str = STORE_JAVA,
+                renamed: tuple[str, str] = ("put", "record")) -> tuple[int, dict]:
+    repo = _task_edited(tmp_path, {"src/main/java/p/Store.java": store, user_path: user}, "rm",
+                        ("src/main/java/p/Store.java",),
+                        {"src/main/java/p/Store.java": store.replace(*renamed)}, None)
+    return wtc(repo, "task", "check", "rm", "--run", "r1")
+
+
+@pytest.mark.parametrize("user_path,user,line", [
+    ("src/main/java/p/User.java", "package p;\n\n" + USE_JAVA, 6),
+    ("src/test/java/p/UserTest.java", "package p;\n\n" + USE_JAVA.replace("User", "UserTest"), 6),
+    ("src/main/java/q/User.java", "package q;\n\nimport p.Store;\n\n" + USE_JAVA, 8),
+    ("src/main/java/p/User.java", "package p;\n\npublic class User {\n  int run(Store x) {\n    return x.put(1);\n  }\n}\n", 5),
+    ("src/main/java/p/User.java", "package p;\n\n" + USE_JAVA.replace("new Store()", "Factory.make()"), 6),
+], ids=["same-package", "test-source-set", "imported", "parameter", "declared-type-whatever-the-value"])
+def test_a_call_on_a_java_local_of_declared_class_blocks_at_task_check(tmp_path: Path, user_path: str, user: str,
+                                                                      line: int) -> None:
+    # grammars/java.toml spells `Store x = ...;` and `f(Store x)` as `@typed.*`: renaming Store.put
+    # leaves `x.put(1)` behind, for a Store of the file's package (no import) or one it imports.
+    code, body = _java_check(tmp_path, user_path, user)
+    assert code == 1, body
+    assert [(row["use_path"], row["use_lines"], row["name"]) for row in body["left_behind"]] == \
+        [(user_path, [line], "Store.put")]
+
+
+@pytest.mark.parametrize("user,store,renamed", [
+    ("package p;\n\n" + USE_JAVA, STORE_JAVA.replace("class Store", "class Store extends Base"), ("put", "record")),
+    ("package p;\n\n" + USE_JAVA, STORE_JAVA.replace("class Store", "class Store implements Api"), ("put", "record")),
+    ("package p;\n\n" + USE_JAVA.replace("x.put(1)", "x.toString().length()"),
+     STORE_JAVA.replace("public int put(int m)", "public String toString()").replace("return m;", "return \"s\";"),
+     ("toString", "describe")),
+    ("package p;\n\n" + USE_JAVA.replace("Store x = new Store()", "var x = new Store()"), STORE_JAVA, ("put", "record")),
+    ("package q;\n\n" + USE_JAVA, STORE_JAVA, ("put", "record")),
+], ids=["class-with-a-base", "class-with-an-interface", "object-method", "var", "another-package-unimported"])
+def test_a_java_local_whose_class_is_not_sure_stays_clean(tmp_path: Path, user: str, store: str,
+                                                          renamed: tuple[str, str]) -> None:
+    user_path = "src/main/java/q/User.java" if user.startswith("package q;") else "src/main/java/p/User.java"
+    code, body = _java_check(tmp_path, user_path, user, store, renamed)
+    assert code == 0 and not body["left_behind"], body

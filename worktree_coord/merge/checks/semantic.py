@@ -903,8 +903,8 @@ class _Check:
         import of a package of the tree, or the file's own package) and a file of the merge declares
         it, embedding no type (a method of an embedded type is promoted: it may answer the call)."""
         receiver, name = reference.receiver or "", reference.name
-        if not _LEADING_NAME.fullmatch(receiver) or receiver not in merged.local_types:
-            return
+        if not _LEADING_NAME.fullmatch(receiver) or receiver not in merged.local_types or name in rules.all_members:
+            return   # (a member every class has, Java's `toString`: answered whatever the class declares)
         scopes = reference.scopes & merged.local.get(receiver, set())
         if len(scopes) > 1 or (not scopes and not merged.binds((), receiver)):
             return   # bound in two functions around the use (a closure's own), or not in this file
@@ -930,7 +930,15 @@ class _Check:
         else:
             files = [path] + (self.package_files(path) if rules.package == "directory" else [])
             imported = _visible_import(merged, type_name, reference)
-            if imported is not None and imported.name is not None:
+            if imported is not None and imported.name is not None and rules.package_types:
+                # Java: `import p.Store;` names Store.java itself (a class, never a function).
+                separator = rules.module_separator
+                files = self.import_files(imported.module.rstrip(separator) + separator + imported.name, path, rules)
+            elif imported is None and rules.package_types:
+                # Java: a class of the file's own package needs no import: Store.java beside it.
+                files = [path] + [other for other in self.typed_package_files(path)
+                                  if posixpath.basename(_module_path(other, rules)) == type_name]
+            elif imported is not None and imported.name is not None:
                 # A class the file imports by name (`from pkg.errors import ErrorStore`, then
                 # `store = ErrorStore()`): the module's file declares it, under its own name. Found on
                 # marshmallow: `ErrorStore.store_error` renamed, schema.py's `error_store.store_error(...)`.
