@@ -51,7 +51,7 @@ from ..result import SemanticFinding
 from .signatures import find_signature_changes
 from ..lines.linediff import (added_lines as _added_lines, added_text, follow as _follow, hunks as _hunks, lines_text,
                               ranges_text, touched_lines as _touched_lines)
-from .symbols import (EXPORTS, FUNCTION_KINDS, IMPORTS_ONLY, Definition, Reference, Symbols, exports_closed, exports_open, extract,
+from .symbols import (CONTAINER_KINDS, EXPORTS, FUNCTION_KINDS, IMPORTS_ONLY, Definition, Reference, Symbols, exports_closed, exports_open, extract,
                       fingerprint, hidden_query, visible_import as _visible_import)
 from .tip_index import PathFacts, TipIndex
 from .versions import MAX_BYTES, FileVersions, Versions
@@ -847,7 +847,13 @@ class _Check:
                     return
                 yield from self.imported_from(module, name, path, rules)
                 return
-            own_type = (receiver,) in merged.bound or any(d.name == receiver and not d.container for d in merged.definitions)
+            # A module-level local of evident class (`store = ErrorStore()` at a file's top: Python
+            # reads it as a top-level "constant") is no type of the file: only a class or type of
+            # that name is, and `store.put()` is then followed to the local's class (typed_local_targets).
+            typed_top = None in merged.local_types.get(receiver, {})
+            own_type = (receiver,) in merged.bound or any(
+                d.name == receiver and not d.container and (not typed_top or d.kind in CONTAINER_KINDS)
+                for d in merged.definitions)
             if own_type:
                 yield (path, (receiver,), name)
             imported = _visible_import(merged, receiver, reference)
@@ -893,15 +899,20 @@ class _Check:
         """The methods a call on a local whose type the file spells may mean (`c.CommandPath()`
         after `c *cobra.Command`, profile `@typed.*`): the type's members, in each file of the merge
         its package holds. Only where sure: the receiver is bound in one scope around the use (or
-        at top level), every binding there spells the one type, that type is the repository's (an
+        at top level, and then in no function), every binding there spells the one type, that type is the repository's (an
         import of a package of the tree, or the file's own package) and a file of the merge declares
         it, embedding no type (a method of an embedded type is promoted: it may answer the call)."""
         receiver, name = reference.receiver or "", reference.name
-        if not _LEADING_NAME.fullmatch(receiver) or receiver not in merged.local_types:
-            return
+        if not _LEADING_NAME.fullmatch(receiver) or receiver not in merged.local_types or name in rules.all_members:
+            return   # (a member every class has, Java's `toString`: answered whatever the class declares)
         scopes = reference.scopes & merged.local.get(receiver, set())
         if len(scopes) > 1 or (not scopes and not merged.binds((), receiver)):
             return   # bound in two functions around the use (a closure's own), or not in this file
+        if not scopes and receiver in merged.local:
+            # A module-level local a function binds too may be rebound by it (`global store` then
+            # `store = other()`; JavaScript's `x = other` in a function assigns the module's `x`):
+            # its class is then not sure wherever the call stands.
+            return
         typed = merged.local_types[receiver].get(next(iter(scopes)) if scopes else None)
         if not typed:
             return
@@ -919,7 +930,15 @@ class _Check:
         else:
             files = [path] + (self.package_files(path) if rules.package == "directory" else [])
             imported = _visible_import(merged, type_name, reference)
-            if imported is not None and imported.name is not None:
+            if imported is not None and imported.name is not None and rules.package_types:
+                # Java: `import p.Store;` names Store.java itself (a class, never a function).
+                separator = rules.module_separator
+                files = self.import_files(imported.module.rstrip(separator) + separator + imported.name, path, rules)
+            elif imported is None and rules.package_types:
+                # Java: a class of the file's own package needs no import: Store.java beside it.
+                files = [path] + [other for other in self.typed_package_files(path)
+                                  if posixpath.basename(_module_path(other, rules)) == type_name]
+            elif imported is not None and imported.name is not None:
                 # A class the file imports by name (`from pkg.errors import ErrorStore`, then
                 # `store = ErrorStore()`): the module's file declares it, under its own name. Found on
                 # marshmallow: `ErrorStore.store_error` renamed, schema.py's `error_store.store_error(...)`.

@@ -340,7 +340,8 @@ class SemanticRules:
     extension module) is answered by its stub. `any_name`: the names of a top-level function that
     answers any name asked of its module (Python's module `__getattr__`, PEP 562): a module defining
     one has no top-level name gone, whatever its definitions lost (marshmallow moved `__version__`
-    into one to warn on its use).
+    into one to warn on its use). `all_members`: the members every class has (Java's Object methods):
+    a call of one on a local whose class the file spells is answered whatever that class declares.
     """
 
     tags: tuple[str, ...] = ()
@@ -385,6 +386,7 @@ class SemanticRules:
     star_named: str = ""                            # a star import's `*` written as a list of names instead (`{%s}`)
     stubs: tuple[str, ...] = ()                     # extensions of type checkers' stubs (`pyi`): the module's own file runs
     any_name: tuple[str, ...] = ()                  # a top-level function of this name answers any name asked of its module (`__getattr__`)
+    all_members: frozenset[str] = frozenset()       # members every class has (Java's Object methods, `toString`)
     duplicates: DuplicateRules = DuplicateRules()   # what may not be declared twice (duplicates.py)
     signatures: SignatureRules = SignatureRules()   # how parameters and arguments count (signatures.py)
     packages: PackageRules = PackageRules()         # a workspace package's name -> its entry (workspace_packages.py)
@@ -407,7 +409,7 @@ _SEMANTIC_KEYS = {"tags", "query", "self_receivers", "members_in_scope", "member
                   "module_replaces", "workspace", "workspace_modules",
                   "guards", "path_prefixes", "default_export", "default_words",
                   "specifier_files", "star_names", "star_hidden", "star_list", "star_named", "stubs",
-                  "import_statements", "any_name"}
+                  "import_statements", "any_name", "all_members"}
 _SIGNATURE_KEYS = {"parameters", "counted", "receivers", "receiver_first", "uncountable", "defaults", "wrappers",
                    "calls", "arguments", "argument_lists", "spread"}
 _PACKAGE_KEYS = {"workspaces", "manifest", "entry_fields", "conditions", "built_folders", "built_extensions",
@@ -938,7 +940,7 @@ def _semantic_rules(raw: Any, source: str, check_kind: Callable[[str, str], None
         default_export=text("default_export", ""), default_words=frozenset(strings("default_words")),
         star_names=text("star_names", ""), star_hidden=text("star_hidden", ""), star_list=text("star_list", ""),
         star_named=text("star_named", ""),
-        stubs=strings("stubs"), any_name=strings("any_name"),
+        stubs=strings("stubs"), any_name=strings("any_name"), all_members=frozenset(strings("all_members")),
         duplicates=_duplicate_rules(raw.get("duplicates", {}), source, check_kind, check_field, language),
         signatures=_signature_rules(raw.get("signatures", {}), source, check_kind, check_field),
         packages=_package_rules(raw.get("packages", {}), source),
