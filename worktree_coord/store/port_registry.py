@@ -459,7 +459,8 @@ def _remove_locked(folder: Path, found: _Found) -> None:
     """`_remove` with the lock held. One read of the lease (its token), not one a port: the file
     read is kept open, so its inode cannot be freed and given to another file meanwhile, and a
     name linking that same inode is that same lease."""
-    names = [folder / str(port) for port in range(found.lease.first, found.lease.last + 1)]
+    prefix = f"{folder}{os.sep}"    # names joined as strings: pathlib costs more than the unlink
+    names = [f"{prefix}{port}" for port in range(found.lease.first, found.lease.last + 1)]
     for at, name in enumerate(names):
         try:
             descriptor = os.open(name, os.O_RDONLY)
