@@ -33,6 +33,8 @@ def main() -> int:
     parser.add_argument("--src", action="append", required=True, help="a checkout whose worktree_coord to measure")
     parser.add_argument("--state-template", type=Path, required=True, help="a user state folder (copied each call)")
     parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--warm", action="store_true",
+                        help="one unmeasured gc on each copy first: the cost of a gc over the leases that stay")
     args = parser.parse_args()
     cpu: dict[str, list[float]] = {src: [] for src in args.src}
     left: dict[str, int] = {}
@@ -55,12 +57,15 @@ def main() -> int:
                 subprocess.run(["cp", "-a", str(args.state_template), str(state)], check=True)
                 env = dict(os.environ, WTC_STATE_DIR=str(state), WTC_NO_SERVE="1", PYTHONPATH=src)
                 env.pop("PYTHONPROFILEIMPORTTIME", None)
+                if args.warm:
+                    subprocess.run([sys.executable, "-m", "worktree_coord", "gc"], cwd=repo, env=env, check=True,
+                                   capture_output=True)
                 before = _cpu_ms()
                 subprocess.run([sys.executable, "-m", "worktree_coord", "gc"], cwd=repo, env=env, check=True,
                                capture_output=True)
                 cpu[src].append(_cpu_ms() - before)
                 left[src] = sum(1 for name in os.listdir(state / "ports") if name.isdigit())
-    print(f"wtc gc, medians of {args.runs}; state {args.state_template}; load {os.getloadavg()[0]:.1f}")
+    print(f"wtc gc{' (warm)' if args.warm else ''}, medians of {args.runs}; state {args.state_template}; load {os.getloadavg()[0]:.1f}")
     for src in args.src:
         print(f"  {src:40} CPU {statistics.median(cpu[src]):7.1f} ms   port names left {left[src]}")
     return 0

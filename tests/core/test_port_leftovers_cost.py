@@ -131,3 +131,26 @@ def test_a_gc_keeps_a_lease_claimed_over_a_leftovers_name_meanwhile(tmp_path):
     assert reclaim_leftovers(timeout=5.0) == 1
     assert [(lease.task, lease.first) for lease in recorded_leases()] == [("new", 44002)]
     assert sorted(int(name.name) for name in folder.iterdir() if name.name.isdigit()) == [44002]
+
+
+def test_a_leftover_whose_names_a_copy_split_into_files_goes_whole(tmp_path):
+    """A state folder copied by a tool that does not keep hard links holds a lease as one file a
+    port: gc and a claim that meet it still remove every name of it (each read for its token)."""
+    _leave(str(tmp_path / "gone.sqlite3"), "t", 45000, 45003)
+    folder = port_registry.leases_folder()
+    for port in range(45000, 45004):
+        text = (folder / str(port)).read_bytes()
+        (folder / str(port)).unlink()
+        (folder / str(port)).write_bytes(text)
+    assert reclaim_leftovers(timeout=5.0) == 1
+    assert not [name for name in folder.iterdir() if name.name.isdigit()]
+
+    _leave(str(tmp_path / "gone.sqlite3"), "t", 45000, 45003)
+    for port in range(45000, 45004):
+        text = (folder / str(port)).read_bytes()
+        (folder / str(port)).unlink()
+        (folder / str(port)).write_bytes(text)
+    claim = PortClaim(str(tmp_path / "mine.sqlite3"), "r", "mine", "", timeout=5.0)
+    assert claim.claim(45000, 45003) == "new"
+    claim.done()
+    assert [(lease.task, lease.first, lease.last) for lease in recorded_leases()] == [("mine", 45000, 45003)]

@@ -475,11 +475,16 @@ def _remove_locked(folder: Path, found: _Found) -> None:
             for other in names[at + 1:]:
                 with contextlib.suppress(FileNotFoundError):
                     info = os.lstat(other)
-                    if (info.st_ino, info.st_dev) == (held.st_ino, held.st_dev):
-                        os.unlink(other)
+                    if (info.st_ino, info.st_dev) == (held.st_ino, held.st_dev) or _token_at(other) == found.token:
+                        os.unlink(other)    # (a name of another inode is read: a copy that split the links)
             return
         finally:
             os.close(descriptor)
+
+
+def _token_at(name: str) -> str | None:
+    found = _read_lease(Path(name))
+    return found.token if found is not None else None
 
 
 def _remove_unreadable(folder: Path, port: int, timeout: float) -> bool:
