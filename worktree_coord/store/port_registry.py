@@ -38,11 +38,17 @@ and asks its store once per claim (its live tasks, a read-only open); what was r
 `ports/.seen.json` (one file for every store) with the store's mark (its SQLite file's and WAL's
 size and modification time) and trusted while the mark has not moved, so a store whose tasks
 cannot have changed is not opened again. So a start pays for the live leases of other repositories below the block it gets, not for
-ended tasks (released, or reclaimed once) nor for the number of stores on the machine.
+ended tasks (released, or reclaimed once) nor for the number of stores on the machine. A leftover
+met is read once, not once a port (its names are one file), and a gone store's by a stat of its
+store, nothing opened. `wtc gc`, the one walk of the folder, reads one name of each lease (the
+walk gives each name's inode), judges each store once the same way (trusting `.seen.json`), and
+removes the leftovers under one taking of the lock: its cost grows with the leases, not the names,
+and no store is opened twice.
 
 Removals take an flock of `ports.lock` (a release, a reclaim, the migration below): each checks,
-under the lock, that the name still holds the very lease it means to remove (by its claim token),
-so a reclaim never removes a lease claimed since. The kernel drops the lock when its holder dies,
+under the lock, that the name still holds the very lease it means to remove (by its claim token,
+read from one of its names and that file kept open, so its inode cannot be reused meanwhile: a
+name linking that inode is that lease), so a reclaim never removes a lease claimed since. The kernel drops the lock when its holder dies,
 so a killed process never leaves the registry locked; a start that finds every port it wants free
 never takes it.
 
