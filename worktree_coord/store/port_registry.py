@@ -289,7 +289,7 @@ class _Stores:
         entry = self._seen.get(store)
         if mark is not None and isinstance(entry, dict) and entry.get("mark") == mark:
             with contextlib.suppress(TypeError, ValueError):
-                return {(str(run), str(task)) for run, task in entry["live"]}  # type: ignore[union-attr]
+                return {(str(run), str(task)) for run, task in entry["live"]}  # type: ignore[union-attr,attr-defined]
         from .sqlite import live_tasks_at
 
         live = live_tasks_at(store, _LIVE)
@@ -411,7 +411,7 @@ def reclaim_leftovers(*, timeout: float) -> int:
     for entries in by_inode.values():
         for entry in entries:
             found = _read_named(entry)
-            if found is False:
+            if isinstance(found, bool):
                 continue              # this name went or moved on since the walk: read another
             if found is None:
                 removed += _remove_unreadable(folder, int(entry.name), timeout)
