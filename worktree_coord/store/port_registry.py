@@ -182,16 +182,13 @@ class PortClaim:
     def _met_holder(self, lease: PortLease) -> bool:
         """Whether a port of `lease`'s range is named already by a lease that still holds, looked at
         before anything is written (a start asks block after block, and a machine's other live
-        tasks may fill the first blocks): a stat a port, a read and a judgement a lease met. Only a
+        tasks may fill the first blocks): an open a port, a read and a judgement a lease met. Only a
         shortcut: the links decide, should a claim come in between."""
         leftovers: dict[str, _Found] = {}
         port = lease.first
         while port <= lease.last:
-            name = f"{self._prefix}{port}"
+            found = _read_lease_at(f"{self._prefix}{port}")    # one open: no stat first, no pathlib
             port += 1
-            if not os.path.lexists(name):
-                continue
-            found = _read_lease(Path(name))
             if found is None or found.lease == lease:
                 continue
             if self._held(found.lease):
@@ -530,6 +527,18 @@ def _read_lease(name: Path) -> _Found | None:
         return _parse_lease(name.read_bytes())
     except OSError:
         return None
+
+
+def _read_lease_at(name: str) -> _Found | None:
+    """`_read_lease` of a name given as a string (a claim's look-ahead reads one a block it walks)."""
+    try:
+        descriptor = os.open(name, os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        return _read_lease_from(descriptor)
+    finally:
+        os.close(descriptor)
 
 
 def _read_lease_from(descriptor: int) -> _Found | None:
