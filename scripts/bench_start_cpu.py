@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import os
 import resource
-import shutil
 import statistics
 import subprocess
 import sys
@@ -37,7 +36,7 @@ def main() -> int:
         for index, src in enumerate(args.src):
             state = tmp / f"state-{index}"
             if args.state_template is not None:
-                shutil.copytree(args.state_template, state)
+                subprocess.run(["cp", "-a", str(args.state_template), str(state)], check=True)  # keeps hard links
             else:
                 state.mkdir()
             env = dict(os.environ, WTC_STATE_DIR=str(state), WTC_NO_SERVE="1", PYTHONPATH=src)

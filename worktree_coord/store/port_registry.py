@@ -38,11 +38,17 @@ and asks its store once per claim (its live tasks, a read-only open); what was r
 `ports/.seen.json` (one file for every store) with the store's mark (its SQLite file's and WAL's
 size and modification time) and trusted while the mark has not moved, so a store whose tasks
 cannot have changed is not opened again. So a start pays for the live leases of other repositories below the block it gets, not for
-ended tasks (released, or reclaimed once) nor for the number of stores on the machine.
+ended tasks (released, or reclaimed once) nor for the number of stores on the machine. A leftover
+met is read once, not once a port (its names are one file), and a gone store's by a stat of its
+store, nothing opened. `wtc gc`, the one walk of the folder, reads one name of each lease (the
+walk gives each name's inode), judges each store once the same way (trusting `.seen.json`), and
+removes the leftovers under one taking of the lock: its cost grows with the leases, not the names,
+and no store is opened twice.
 
 Removals take an flock of `ports.lock` (a release, a reclaim, the migration below): each checks,
-under the lock, that the name still holds the very lease it means to remove (by its claim token),
-so a reclaim never removes a lease claimed since. The kernel drops the lock when its holder dies,
+under the lock, that the name still holds the very lease it means to remove (by its claim token,
+read from one of its names and that file kept open, so its inode cannot be reused meanwhile: a
+name linking that inode is that lease), so a reclaim never removes a lease claimed since. The kernel drops the lock when its holder dies,
 so a killed process never leaves the registry locked; a start that finds every port it wants free
 never takes it.
 
@@ -129,9 +135,7 @@ class PortClaim:
         self._claimed_new: list[int] = []           # the ports whose names that claim made
         self._temporary: str | None = None
         self._token = ""
-        self._live: dict[str, set[tuple[str, str]] | None] = {}   # store -> its live tasks (None: unreadable)
-        self._seen: dict[str, dict[str, object]] | None = None      # `ports/.seen.json`, read on first need
-        self._seen_updates: dict[str, dict[str, object]] = {}
+        self._stores = _Stores(self.folder)       # other stores' live tasks, each read once a claim
         os.makedirs(self.folder, exist_ok=True)
         _migrate_if_needed(self.folder.parent, timeout)
 
@@ -178,15 +182,25 @@ class PortClaim:
     def _met_holder(self, lease: PortLease) -> bool:
         """Whether a port of `lease`'s range is named already by a lease that still holds, looked at
         before anything is written (a start asks block after block, and a machine's other live
-        tasks may fill the first blocks): a stat a port, a read and a judgement a lease met. Only a
+        tasks may fill the first blocks): an open a port, a read and a judgement a lease met. Only a
         shortcut: the links decide, should a claim come in between."""
-        for port in range(lease.first, lease.last + 1):
-            name = f"{self._prefix}{port}"
-            if not os.path.lexists(name):
+        leftovers: dict[str, _Found] = {}
+        port = lease.first
+        while port <= lease.last:
+            found = _read_lease_at(f"{self._prefix}{port}")    # one open: no stat first, no pathlib
+            port += 1
+            if found is None or found.lease == lease:
                 continue
-            found = _read_lease(Path(name))
-            if found is not None and found.lease != lease and self._held(found.lease):
+            if self._held(found.lease):
                 return True
+            # A leftover names each port of its range: read once, not once a port (its names past
+            # this one are the same file), and reclaimed here, so the links below find them free.
+            leftovers[found.token] = found
+            port = max(port, found.lease.last + 1)
+        if leftovers:
+            with _lock(self.folder.parent, self.timeout):
+                for found in leftovers.values():
+                    _remove_locked(self.folder, found)
         return False
 
     def undo(self) -> None:
@@ -198,9 +212,7 @@ class PortClaim:
     def done(self) -> None:
         """The claim is recorded by the store (or abandoned): the temporary name goes, and what this
         claim read of other stores is kept for the next."""
-        if self._seen_updates:
-            _write_seen(self.folder / SEEN_FILE, self._seen_updates)
-            self._seen_updates = {}
+        self._stores.save()
         if self._temporary is not None:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(self._temporary)
@@ -235,18 +247,36 @@ class PortClaim:
                 return False   # the holder's own earlier range (another size, another block): replaced
             # The store found this block free of its live tasks, in its own write transaction.
             return False
-        if "://" in lease.store or not os.path.isfile(lease.store):
+        return self._stores.held(lease)
+
+
+class _Stores:
+    """Whether other stores' leases still hold, each store asked at most once (a claim's, or a
+    gc's): a PostgreSQL task by its worktree, a gone store's by one stat (nothing opened), a SQLite
+    store by its live tasks, read once (`live_tasks`) however many of its leases are met."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self._exists: dict[str, bool] = {}
+        self._live: dict[str, set[tuple[str, str]] | None] = {}   # store -> its live tasks (None: unreadable)
+        self._seen: dict[str, dict[str, object]] | None = None      # `ports/.seen.json`, read on first need
+        self._updates: dict[str, dict[str, object]] = {}
+
+    def held(self, lease: PortLease) -> bool:
+        if "://" in lease.store:
             return lease_held(lease)
-        # One read of each other store this claim meets (its live tasks), however many of its leases;
-        # none of a store unchanged since a claim last read it (`_live_tasks`).
+        if lease.store not in self._exists:
+            self._exists[lease.store] = os.path.isfile(lease.store)
+        if not self._exists[lease.store]:
+            return False              # the repository (or its store) is gone: nothing of it runs
         if lease.store not in self._live:
-            self._live[lease.store] = self._live_tasks(lease.store)
+            self._live[lease.store] = self.live_tasks(lease.store)
         live = self._live[lease.store]
         return live is None or (lease.run, lease.task) in live
 
-    def _live_tasks(self, store: str) -> set[tuple[str, str]] | None:
+    def live_tasks(self, store: str) -> set[tuple[str, str]] | None:
         """The live tasks of the SQLite store `store` (None: it cannot be read). Kept in
-        `ports/.seen.json` with the store's mark (`_store_mark`) when read (written back by `done`):
+        `ports/.seen.json` with the store's mark (`_store_mark`) when read (written back by `save`):
         a store whose mark has not moved since is not opened again (a machine whose other
         repositories' live tasks sit below the block a start gets meets them at every start; their
         stores mostly idle). One file for every store: one read a claim, however many it meets."""
@@ -256,13 +286,18 @@ class PortClaim:
         entry = self._seen.get(store)
         if mark is not None and isinstance(entry, dict) and entry.get("mark") == mark:
             with contextlib.suppress(TypeError, ValueError):
-                return {(str(run), str(task)) for run, task in entry["live"]}  # type: ignore[union-attr]
+                return {(str(run), str(task)) for run, task in entry["live"]}  # type: ignore[union-attr,attr-defined]
         from .sqlite import live_tasks_at
 
         live = live_tasks_at(store, _LIVE)
         if live is not None and mark is not None:
-            self._seen_updates[store] = self._seen[store] = {"mark": mark, "live": sorted(live)}
+            self._updates[store] = self._seen[store] = {"mark": mark, "live": sorted(live)}
         return live
+
+    def save(self) -> None:
+        if self._updates:
+            _write_seen(self.folder / SEEN_FILE, self._updates)
+            self._updates = {}
 
 
 def _read_seen(path: Path) -> dict[str, dict[str, object]]:
@@ -345,53 +380,114 @@ def recorded_leases(state: Path | None = None) -> list[PortLease]:
 
 def reclaim_leftovers(*, timeout: float) -> int:
     """Remove every lease no longer held (`lease_held`) and killed claims' temporary files: `wtc gc`'s
-    sweep, the one walk of the folder. Returns how many leases went."""
+    sweep, the one walk of the folder. Returns how many leases went.
+
+    Cost: one read a lease, not one a port (a lease's names are hard links of one file: the walk
+    gives each name's inode, and one name of each is read); a lease of a gone store is judged by a
+    stat of its store, nothing opened; a live store is asked once, however many of its leases
+    there are, and not at all while its mark has not moved since a claim or gc read it
+    (`ports/.seen.json`). The leftovers found go under one taking of the lock."""
     folder = leases_folder()
     if not folder.is_dir():
         return 0
-    seen: set[str] = set()
-    removed = 0
     now = time.time()
-    judged: dict[tuple[str, str, str], bool] = {}
+    by_inode: dict[int, list[os.DirEntry[str]]] = {}
     for entry in os.scandir(folder):
         if entry.name == SEEN_FILE:
-            with _lock(folder.parent, timeout):
-                stores = _read_seen(Path(entry.path))
-                kept = {store: seen for store, seen in stores.items() if os.path.isfile(store)}
-                if kept != stores:
-                    with contextlib.suppress(OSError):
-                        os.unlink(entry.path)
-                    _write_seen(Path(entry.path), kept)
-            continue
-        if entry.name.endswith(".tmp"):
+            _prune_seen(folder, Path(entry.path), timeout)
+        elif entry.name.endswith(".tmp"):
             with contextlib.suppress(FileNotFoundError):
                 if now - entry.stat().st_mtime > STALE_TEMPORARY_SECONDS:
                     os.unlink(entry.path)
-            continue
-        found = _read_lease(Path(entry.path))
-        if found is None and entry.name.isdigit():
-            removed += _remove_unreadable(folder, int(entry.name), timeout)
-            continue
-        if found is None or found.token in seen:
-            continue
-        seen.add(found.token)
-        key = (found.lease.store, found.lease.run, found.lease.task)
-        if key not in judged:
-            judged[key] = lease_held(found.lease)
-        if not judged[key]:
-            _remove(folder, found, timeout)
-            removed += 1
-    return removed
+        elif entry.name.isdigit():
+            by_inode.setdefault(entry.inode(), []).append(entry)
+    stores = _Stores(folder)
+    leftovers: dict[str, _Found] = {}
+    judged: set[str] = set()
+    removed = 0
+    for entries in by_inode.values():
+        for entry in entries:
+            found = _read_named(entry)
+            if isinstance(found, bool):
+                continue              # this name went or moved on since the walk: read another
+            if found is None:
+                removed += _remove_unreadable(folder, int(entry.name), timeout)
+                continue
+            if found.token not in judged:
+                judged.add(found.token)
+                if not stores.held(found.lease):
+                    leftovers[found.token] = found
+            break                     # the other names of this inode are this same lease
+    stores.save()
+    if leftovers:
+        with _lock(folder.parent, timeout):
+            for found in leftovers.values():
+                _remove_locked(folder, found)
+    return removed + len(leftovers)
+
+
+def _read_named(entry: os.DirEntry[str]) -> _Found | None | bool:
+    """The lease at a walked name, read only if the name still links the inode the walk saw (False
+    otherwise: gone, or another lease's now); None when it reads as no lease."""
+    try:
+        descriptor = os.open(entry.path, os.O_RDONLY)
+    except FileNotFoundError:
+        return False
+    try:
+        if os.fstat(descriptor).st_ino != entry.inode():
+            return False
+        return _read_lease_from(descriptor)
+    finally:
+        os.close(descriptor)
+
+
+def _prune_seen(folder: Path, path: Path, timeout: float) -> None:
+    """Drop `.seen.json`'s entries of stores that are gone."""
+    with _lock(folder.parent, timeout):
+        stores = _read_seen(path)
+        kept = {store: seen for store, seen in stores.items() if os.path.isfile(store)}
+        if kept != stores:
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+            _write_seen(path, kept)
 
 
 def _remove(folder: Path, found: _Found, timeout: float) -> None:
     """Unlink a lease's names that still hold it (its token), under the lock."""
     with _lock(folder.parent, timeout):
-        for port in range(found.lease.first, found.lease.last + 1):
-            name = folder / str(port)
-            now = _read_lease(name)
-            if now is not None and now.token == found.token:
-                os.unlink(name)
+        _remove_locked(folder, found)
+
+
+def _remove_locked(folder: Path, found: _Found) -> None:
+    """`_remove` with the lock held. One read of the lease (its token), not one a port: the file
+    read is kept open, so its inode cannot be freed and given to another file meanwhile, and a
+    name linking that same inode is that same lease."""
+    prefix = f"{folder}{os.sep}"    # names joined as strings: pathlib costs more than the unlink
+    names = [f"{prefix}{port}" for port in range(found.lease.first, found.lease.last + 1)]
+    for at, name in enumerate(names):
+        try:
+            descriptor = os.open(name, os.O_RDONLY)
+        except FileNotFoundError:
+            continue
+        try:
+            now = _read_lease_from(descriptor)
+            if now is None or now.token != found.token:
+                continue       # another lease (or none) here now: the ports past it are asked on
+            held = os.fstat(descriptor)
+            os.unlink(name)
+            for other in names[at + 1:]:
+                with contextlib.suppress(FileNotFoundError):
+                    info = os.lstat(other)
+                    if (info.st_ino, info.st_dev) == (held.st_ino, held.st_dev) or _token_at(other) == found.token:
+                        os.unlink(other)    # (a name of another inode is read: a copy that split the links)
+            return
+        finally:
+            os.close(descriptor)
+
+
+def _token_at(name: str) -> str | None:
+    found = _read_lease(Path(name))
+    return found.token if found is not None else None
 
 
 def _remove_unreadable(folder: Path, port: int, timeout: float) -> bool:
@@ -428,12 +524,37 @@ def _read_lease(name: Path) -> _Found | None:
     """The lease at `name`; None when there is none, or its file cannot be read as a lease (then it
     is kept: nothing can be said of its holder)."""
     try:
-        data = json.loads(name.read_bytes())
+        return _parse_lease(name.read_bytes())
+    except OSError:
+        return None
+
+
+def _read_lease_at(name: str) -> _Found | None:
+    """`_read_lease` of a name given as a string (a claim's look-ahead reads one a block it walks)."""
+    try:
+        descriptor = os.open(name, os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        return _read_lease_from(descriptor)
+    finally:
+        os.close(descriptor)
+
+
+def _read_lease_from(descriptor: int) -> _Found | None:
+    """The lease in the open file `descriptor` (as `_read_lease`)."""
+    try:
+        return _parse_lease(os.read(descriptor, 65536))
+    except OSError:
+        return None
+
+
+def _parse_lease(text: bytes) -> _Found | None:
+    try:
+        data = json.loads(text)
         return _Found(PortLease(**{field: data[field] for field in
                                    ("store", "run", "task", "worktree", "first", "last")}), str(data["token"]))
-    except FileNotFoundError:
-        return None
-    except (OSError, ValueError, TypeError, KeyError):
+    except (ValueError, TypeError, KeyError):
         return None
 
 
