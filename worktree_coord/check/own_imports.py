@@ -31,7 +31,6 @@ from __future__ import annotations
 from typing import Callable, Iterable
 
 from ..gitrepo.repository import Change
-from ..merge.checks.reexports import module_parts
 from ..merge.checks.semantic import semantic_profile
 from .left_modules import module_resolvers
 from ..merge.checks.symbols import module_specifiers
@@ -54,6 +53,10 @@ def own_imports_broken(changes: Iterable[Change], read_blob: Callable[[str], byt
     mine = [c for c in changes if c.new_oid is not None and _reads_specifiers(c.path)][:max_files]
     if not mine:
         return []
+    # Here, not at the top: a finish imports this module, and the re-exports' reader (with the
+    # ecosystems' path readers) only where a file the task moved or changed is read.
+    from ..merge.checks.reexports import module_parts
+
     named_before, named_after, after = module_resolvers(changes, read_blob, since, file_at, at=at,
                                                         folders_at=folders_at)
     found: list[SemanticFinding] = []
