@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.merge.drains import SIG, merged_in_order
+from tests.merge.drains import SIG, findings_of as _findings, merged_in_order, tree_of as _tree
 from worktree_coord.merge import check_tree_merge
 from worktree_coord.merge.checks import reexports
 from worktree_coord.merge.checks.merge_index import MergeIndex
@@ -86,17 +86,6 @@ USES: dict[str, tuple[str, str]] = {   # (folder, the text of a new file using n
     "use-os": ("pkg", "import os\nfrom .os import sep\n\n\ndef u(x):\n    return os.sep + sep(x)\n"),
 }
 CHANGES = sorted(TAKE_AWAY) + sorted(SHADOW) + sorted(KEEP) + sorted(USES)
-
-
-def _tree(repo: pygit2.Repository, files: dict[str, str]) -> pygit2.Oid:
-    index = pygit2.Index()
-    for path, text in sorted(files.items()):
-        index.add(pygit2.IndexEntry(path, repo.create_blob(text.encode()), pygit2.enums.FileMode.BLOB))
-    return index.write_tree(repo)
-
-
-def _findings(found) -> list[tuple]:
-    return [(f.problem, f.name, f.definition_path, f.use_path, f.use_line) for f in found]
 
 
 def _drain(root: Path, plan: list[list[str]]) -> tuple[pygit2.Repository, list[tuple[str, str, str, str]]]:

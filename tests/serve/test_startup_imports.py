@@ -748,19 +748,7 @@ def test_a_finish_that_merges_loads_pygit2_without_tarfile_and_string(repo: Path
     """pygit2.repository imports tarfile (for `write_archive`) and string (for `hexdigits`); a `wtc`
     process runs it with stand-ins for both (gitrepo/lean_repository.py: ~13 million instructions a
     call that opens libgit2), and its enum tables by `enum._simple_enum` (gitrepo/lean_enums.py)."""
-    env = dict(os.environ, WTC_NO_SERVE="1")
-    for args in (("run", "start", "--run", "r1"),
-                 ("task", "start", "t1", "--run", "r1", "--own", "packages/core/lib.py"),
-                 ("task", "start", "t2", "--run", "r1", "--own", "packages/core/extra.py")):
-        subprocess.run([sys.executable, "-m", "worktree_coord", *args], cwd=repo, check=True, capture_output=True,
-                       env=env)
-    core = repo / ".wtc" / "worktrees" / "r1"
-    lib = core / "t1" / "packages" / "core" / "lib.py"
-    lib.write_text(lib.read_text() + "# t1\n")
-    (core / "t2" / "packages" / "core" / "extra.py").write_text("VALUE = 2\n")
-    # The first finish keeps the Python profile parsed (tomllib, which imports string, loads no more).
-    subprocess.run([sys.executable, "-m", "worktree_coord", "task", "finish", "t2", "--run", "r1"], cwd=repo,
-                   check=True, capture_output=True, env=env)
+    _second_finish_of_a_source_edit(repo)   # (the first keeps the Python profile parsed: tomllib loads no more)
     modules = imported(repo, "task", "finish", "t1", "--run", "r1")
     assert {"pygit2", "pygit2.repository", "pygit2.enums", "worktree_coord.gitrepo.lean_enums",
             "worktree_coord.gitrepo.lean_repository", "worktree_coord.integrate.engine"} <= modules
@@ -783,18 +771,7 @@ def test_a_finish_that_reads_a_python_file_loads_no_toml_parser_once_its_profile
     in the user's state folder (profile_index.shipped_toml, `profile-toml-v1`); a later finish whose checks read a
     changed Python file loads no tomllib (nor does its merge's dependency reader, which reads a
     manifest only when an import names one)."""
-    env = dict(os.environ, WTC_NO_SERVE="1")
-    for args in (("run", "start", "--run", "r1"),
-                 ("task", "start", "t1", "--run", "r1", "--own", "packages/core/lib.py"),
-                 ("task", "start", "t2", "--run", "r1", "--own", "packages/core/extra.py")):
-        subprocess.run([sys.executable, "-m", "worktree_coord", *args], cwd=repo, check=True, capture_output=True,
-                       env=env)
-    core = repo / ".wtc" / "worktrees" / "r1"
-    lib = core / "t1" / "packages" / "core" / "lib.py"
-    lib.write_text(lib.read_text() + "# t1\n")
-    (core / "t2" / "packages" / "core" / "extra.py").write_text("VALUE = 2\n")
-    subprocess.run([sys.executable, "-m", "worktree_coord", "task", "finish", "t2", "--run", "r1"], cwd=repo,
-                   check=True, capture_output=True, env=env)
+    _second_finish_of_a_source_edit(repo)
     modules = imported(repo, "task", "finish", "t1", "--run", "r1")
     assert "worktree_coord.merge.languages.profiles" in modules and "worktree_coord.merge.tree" in modules
     assert "tomllib" not in modules
@@ -874,3 +851,21 @@ def test_a_finish_of_a_source_edit_loads_no_reexport_reader(repo: Path) -> None:
     reader = {"worktree_coord.merge.checks.reexports", "worktree_coord.merge.ecosystems.crate_paths",
               "worktree_coord.merge.ecosystems.path_maps", "worktree_coord.merge.ecosystems.workspace_packages"}
     assert not modules & reader, sorted(modules & reader)
+
+
+def _second_finish_of_a_source_edit(repo: Path) -> None:
+    """Run r1 with tasks t1 (a line appended to packages/core/lib.py) and t2 (a new file of that
+    package), both started through the CLI, and t2 finished: t1's finish is then a process's second
+    finish of a Python edit, with the profile kept parsed by the first."""
+    env = dict(os.environ, WTC_NO_SERVE="1")
+    for args in (("run", "start", "--run", "r1"),
+                 ("task", "start", "t1", "--run", "r1", "--own", "packages/core/lib.py"),
+                 ("task", "start", "t2", "--run", "r1", "--own", "packages/core/extra.py")):
+        subprocess.run([sys.executable, "-m", "worktree_coord", *args], cwd=repo, check=True, capture_output=True,
+                       env=env)
+    core = repo / ".wtc" / "worktrees" / "r1"
+    lib = core / "t1" / "packages" / "core" / "lib.py"
+    lib.write_text(lib.read_text() + "# t1\n")
+    (core / "t2" / "packages" / "core" / "extra.py").write_text("VALUE = 2\n")
+    subprocess.run([sys.executable, "-m", "worktree_coord", "task", "finish", "t2", "--run", "r1"], cwd=repo,
+                   check=True, capture_output=True, env=env)
