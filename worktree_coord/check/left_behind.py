@@ -534,7 +534,14 @@ def _definitions_reader(kept: Any) -> Callable[[str, str, bytes], Any]:
     merge reads each task's versions in both checks: two extractions of each, before), else
     extracted. A kept None (a version that does not parse cleanly, which the check reads as nothing)
     is extracted here as before: the look reads what the parser did read of it."""
+    known: dict[tuple[str, str], Any] = {}   # one look reads a version at most once (moves, stubs, removals)
+
     def read(path: str, oid: str, data: bytes) -> Any:
+        if (path, oid) not in known:
+            known[(path, oid)] = extracted(path, oid, data)
+        return known[(path, oid)]
+
+    def extracted(path: str, oid: str, data: bytes) -> Any:
         if kept is not None and len(data) <= MAX_BYTES and (profile := semantic_profile(path)) is not None:
             from ..merge.checks.merge_index import MISSING
             from ..merge.checks.symbols import fingerprint
@@ -654,7 +661,7 @@ def moved_names(changes: list[Change], read_blob: Callable[[str], bytes],
 
 
 def moved_files(changes: list[Change], read_blob: Callable[[str], bytes], deleted: set[str], *,
-                stubs: bool = False) -> dict[str, str]:
+                stubs: bool = False, definitions: Callable[[str, str, bytes], Any] | None = None) -> dict[str, str]:
     """Which of the `deleted` files the task moved, and where: a file it added, of the same kind,
     that defines at least four in five of the deleted file's names (`git mv` and a few edits; git's
     own rename detection reads the text, this the definitions, which is what the uses need). With
@@ -668,6 +675,9 @@ def moved_files(changes: list[Change], read_blob: Callable[[str], bytes], delete
         return {}
 
     def names(path: str, oid: str) -> set[str]:
+        if definitions is not None:   # the look's own reader: each version extracted once a look
+            found = definitions(path, oid, read_blob(oid))
+            return set() if found is None else {d.name for d in found.definitions}
         return {name for _container, name in _definitions(path, read_blob(oid)) or set()}
 
     moved: dict[str, str] = {}
@@ -738,8 +748,10 @@ def _broken_uses(changes: Iterable[Change], read_blob: Callable[[str], bytes], s
     nothing (own_imports.py). `kept`: the merge index the merge's own check extracted the same
     versions into (merge_index.py)."""
     changes = list(changes)
+    definitions = _definitions_reader(kept)
     found = _broken_names(changes, read_blob, since, grep, file_at, at=at, max_changed=max_changed, ignore=ignore,
-                          folders_at=folders_at, max_files=max_files, partial=partial, unread=unread, kept=kept)
+                          folders_at=folders_at, max_files=max_files, partial=partial, unread=unread,
+                          definitions=definitions)
     # An import line already named for a name of the deleted file (`const { f } = require('./gone')`)
     # is not named again for the module; one that binds none of them (`import a.b.C;` before
     # `C.f()`, the line that stops compiling first) is.
@@ -752,7 +764,8 @@ def _broken_uses(changes: Iterable[Change], read_blob: Callable[[str], bytes], s
     if not own_imports:
         return found
     lines = {(f.use_path, f.use_line) for f in found}
-    moved = moved_files(changes, read_blob, {c.path for c in changes if c.old_oid is not None}, stubs=True)
+    moved = moved_files(changes, read_blob, {c.path for c in changes if c.old_oid is not None}, stubs=True,
+                        definitions=definitions)
     return found + [f for f in own_imports_broken(changes, read_blob, since, file_at, moved, at=at,
                                                   folders_at=folders_at, max_files=max_files)
                     if (f.use_path, f.use_line) not in lines]
@@ -764,9 +777,8 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
                   max_changed: int, ignore: set[str] | frozenset[str],
                   folders_at: Callable[[str, str], list[str] | None] | None,
                   max_files: int, partial: list[str] | None, unread: list[str] | None,
-                  kept: Any = None) -> list[SemanticFinding]:
-    """The uses of removed names (`_broken_uses`)."""
-    definitions = _definitions_reader(kept)
+                  definitions: Callable[[str, str, bytes], Any]) -> list[SemanticFinding]:
+    """The uses of removed names (`_broken_uses`; `definitions`: its reader of a version's definitions)."""
     removed: set[str] = set()
     words: set[str] = set()
     imported: set[str] = set()   # removed names that were imports of the changed file, not its own definitions
