@@ -115,6 +115,8 @@ def test_wtc_check_names_the_call_left_behind(tmp_path):
     text = run_wtc(repo, "check", "--own", "pkg/utils.py", "--head", "feature", "--target", "main").stdout
     assert "pkg/user.py (line 5) still calls result_name the old way (1 argument), which the branch changed to " \
         "result_name(objects, default) in pkg/utils.py" in text, text
+    assert text.strip().splitlines()[-1].startswith(
+        "wtc check: 1 use left behind of a removed name or a reshaped function:"), text
 
 
 def test_a_parameter_inserted_on_a_line_of_its_own_is_a_reshape_and_code_added_elsewhere_is_not(tmp_path):

@@ -58,8 +58,10 @@ def render(report: CheckReport) -> str:
         parts.append(_plural(counts["conflicts"], "merge conflict"))
     if counts["left_behind"]:
         blocking = report.left_behind_mode == "block"
+        # (a call of a function the branch reshaped, passing what the old shape took, is one too)
+        reshaped = any(f.details.get("signature") for f in report.left_behind_uses)
         parts.append(_plural(counts["left_behind"], "use") + " left behind of a removed name"
-                     + ("" if blocking else " (warnings)"))
+                     + (" or a reshaped function" if reshaped else "") + ("" if blocking else " (warnings)"))
     if counts["reserved"]:
         parts.append(_plural(counts["reserved"], "reserved-file edit") + " (consolidated later)")
     if report.unanswered:
