@@ -32,3 +32,29 @@ def tree_of(repo: pygit2.Repository, files: dict[str, str]) -> pygit2.Oid:
 def findings_of(found) -> list[tuple]:
     """A check's findings as tuples two checks' answers are compared by."""
     return [(f.problem, f.name, f.definition_path, f.use_path, f.use_line) for f in found]
+
+
+def drain_of(root, pin_files: dict[str, str], plan: list[list[str]], writes_of) -> tuple[pygit2.Repository, list]:
+    """A bare repository at `root` with the pin (`pin_files`) and one task per item of `plan`, each a
+    commit off the pin writing each change's files (`writes_of(number, change)`: path -> text, None
+    deletes); a change whose files an earlier task wrote is left out, so no two tasks touch one file.
+    The repository and `merged_in_order`'s merges."""
+    repo = pygit2.init_repository(str(root), bare=True)
+    pin = str(repo.create_commit(None, SIG, SIG, "pin", tree_of(repo, pin_files), []))
+    taken: set[str] = set()
+    tasks = []
+    for number, changes in enumerate(plan):
+        files = dict(pin_files)
+        for change in changes:
+            writes = writes_of(number, change)
+            if taken & set(writes):
+                continue
+            taken |= set(writes)
+            for path, text in writes.items():
+                if text is None:
+                    files.pop(path, None)
+                else:
+                    files[path] = text
+        tasks.append(str(repo.create_commit(None, SIG, SIG, f"task {number}", tree_of(repo, files),
+                                            [pygit2.Oid(hex=pin)])))
+    return repo, merged_in_order(repo, pin, tasks)

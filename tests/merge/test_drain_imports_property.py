@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.merge.drains import SIG, findings_of as _findings, merged_in_order, tree_of as _tree
+from tests.merge.drains import drain_of, findings_of as _findings
 from worktree_coord.merge import check_tree_merge
 from worktree_coord.merge.checks import reexports
 from worktree_coord.merge.checks.merge_index import MergeIndex
@@ -91,29 +91,14 @@ CHANGES = sorted(TAKE_AWAY) + sorted(SHADOW) + sorted(KEEP) + sorted(USES)
 def _drain(root: Path, plan: list[list[str]]) -> tuple[pygit2.Repository, list[tuple[str, str, str, str]]]:
     """The pin, then one task per item of `plan` (a change whose files an earlier task changed is
     left out, so no two tasks touch one file), each a commit off the pin."""
-    repo = pygit2.init_repository(str(root), bare=True)
-    pin = str(repo.create_commit(None, SIG, SIG, "pin", _tree(repo, PIN), []))
-    taken: set[str] = set()
-    tasks = []
-    for number, changes in enumerate(plan):
-        files = dict(PIN)
-        for change in changes:
-            if change in USES:
-                folder, text = USES[change]
-                writes: dict[str, str | None] = {f"{folder}/use_{number}_{change.replace('-', '_')}.py": text}
-            else:
-                writes = {**TAKE_AWAY, **SHADOW, **KEEP}[change]
-            if taken & set(writes):
-                continue
-            taken |= set(writes)
-            for path, text in writes.items():
-                if text is None:
-                    files.pop(path, None)
-                else:
-                    files[path] = text
-        tasks.append(str(repo.create_commit(None, SIG, SIG, f"task {number}", _tree(repo, files),
-                                            [pygit2.Oid(hex=pin)])))
-    return repo, merged_in_order(repo, pin, tasks)
+
+    def writes_of(number: int, change: str) -> dict[str, str | None]:
+        if change in USES:
+            folder, text = USES[change]
+            return {f"{folder}/use_{number}_{change.replace('-', '_')}.py": text}
+        return {**TAKE_AWAY, **SHADOW, **KEEP}[change]
+
+    return drain_of(root, PIN, plan, writes_of)
 
 
 def _unkept(repo: pygit2.Repository, merge: tuple[str, str, str, str], walk: bool) -> list[tuple]:
