@@ -270,7 +270,10 @@ def test_a_client_that_goes_away_mid_call_is_normal(repo: Path, tmp_path: Path, 
         wait_for(lambda: not server.calls(), "the abandoned calls to end")
         done = run(repo, "run", "start", "--run", "gone", "--json")          # served: the next call works
         assert done.returncode == 0, done.stderr
-        assert server.calls() == [] and server.process.poll() is None
+        # The call's process sends its exit code and then exits: its caller can return before
+        # the server has reaped it, so it is waited for, not read at once.
+        wait_for(lambda: not server.calls(), "the served call's process to be reaped")
+        assert server.process.poll() is None
         assert json.loads(run(repo, "status", "--run", "gone", "--json", env=IN_PROCESS).stdout)["runs"][0]["run"] == "gone"
     finally:
         server.stop()
