@@ -412,6 +412,43 @@ class ReExports:
                         return False
         return True
 
+    def whole_modules(self, path: str, name: str, depth: int = 0,
+                      seen: set[tuple[str, str]] | None = None) -> list[tuple[str, str]]:
+        """The (file, module) pairs where `name`, imported from `path`, is a module bound whole and
+        passed on: a barrel's `import * as LineUtil from './LineUtil.js'; export {LineUtil}` (found
+        driving wtc on Leaflet: its specs' `import {LineUtil} from 'leaflet'` then
+        `LineUtil.clipSegment()`, a rename of clipSegment left them unnamed). Followed through named
+        re-exports and star lines as `origins` follows a name (at most MAX_DEPTH deep, files no side
+        changed read only where they spell the name); [] where the name is no whole module."""
+        seen = set() if seen is None else seen
+        if (path, name) in seen or depth > MAX_DEPTH:
+            return []
+        seen.add((path, name))
+        profile = profile_for_path(path)
+        if profile is None:
+            return []
+        rules = profile.semantic
+        versions = self._merge.files.get(path)
+        if versions is not None:
+            symbols = self._merge.symbols(path, "merged", uses=False) if versions.exists("merged") else None
+        else:
+            symbols = self._read(path, name)
+        if symbols is None:
+            return []
+        top = [item for item in symbols.imports if item.scope is None and item.bound == name]
+        found = [(path, item.module) for item in top if item.name is None]
+        if found or any(d.name == name and not d.container and d.kind != "import" for d in symbols.definitions):
+            return found
+        for item in top:
+            for target in self.locate(item.module, path, rules):
+                found += self.whole_modules(target, item.name or name, depth + 1, seen)
+        if not top:
+            for module in symbols.star_modules:
+                for target in self.locate(module, path, rules):
+                    if target in self._merge.files or self._mentions(target, name):
+                        found += self.whole_modules(target, name, depth + 1, seen)
+        return found
+
     def _stars_may_pass(self, path: str, symbols: Symbols, name: str, rules: SemanticRules) -> bool:
         """Whether one of the file's star re-exports may pass `name` on: a module it cannot find, a
         file of the merge, or one that spells the name or passes whole modules on itself. When none
@@ -641,6 +678,8 @@ class ReExports:
                 throughs = wanted
             elif _named(bound, given):   # type: ignore[arg-type]
                 throughs = [name]
+            elif (bound + ".").encode() in (self._merge.files[user].merged or b""):
+                throughs = []   # used as a receiver (`LineUtil.clipSegment()`): a module bound whole, maybe
             else:
                 continue
             for target in targets:
@@ -650,6 +689,12 @@ class ReExports:
                         # word of the import names it: a workspace package's entry (`@acme/core`).
                         if origin != target or target not in direct:
                             out.add(origin)
+                if name is not None:
+                    # A module the chain binds whole (`export {LineUtil}` of `import * as LineUtil`):
+                    # a use of its member (`LineUtil.clipSegment()`) may mean the module's file.
+                    for binder, module in self.whole_modules(target, name):
+                        out.update(file for file in self.locate(module, binder, _profile(binder).semantic)
+                                   if file in self._merge.files)
         return frozenset(out)
 
     def reaching(self, user: str) -> tuple[bool, frozenset[bytes]] | None:
@@ -666,7 +711,11 @@ class ReExports:
         bounds = [bound for _, name, bound, _, _ in leading if name is not None]
         if not all(bound.isascii() for bound in bounds):   # type: ignore[union-attr]
             return None
-        return (any(name is None for _, name, _, _, _ in leading), frozenset(b.encode() for b in bounds))   # type: ignore[union-attr]
+        # A name used as a receiver (`LineUtil.clipSegment()`) may be a module a barrel binds whole
+        # (whole_modules): then, as for `import * as`, any name may be read through it.
+        merged = self._merge.files[user].merged or b""
+        whole = any(name is None or (bound + ".").encode() in merged for _, name, bound, _, _ in leading)
+        return (whole, frozenset(b.encode() for b in bounds))   # type: ignore[union-attr]
 
     def _leading_imports(self, user: str, rules: SemanticRules) -> tuple:
         """The merged `user`'s imports `reached` follows that lead to a file, in its order (star

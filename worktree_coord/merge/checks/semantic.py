@@ -893,6 +893,13 @@ class _Check:
                 yield (target, (imported.name,), name)
             for target in self.import_files(imported.module, path, rules):
                 yield (target, (imported.name,), name)
+            if rules.module_files:
+                # A module a barrel binds whole and passes on (`import * as LineUtil from
+                # './LineUtil.js'; export {LineUtil}`, the package's own name leading there):
+                # the member is that module's.
+                for target in self.reexports.locate(imported.module, path, rules):
+                    for binder, module in self.reexports.whole_modules(target, imported.name):
+                        yield from self.imported_from(module, name, binder, rules)
 
     def typed_local_targets(self, path: str, reference: Reference, merged: Symbols,
                             rules: SemanticRules) -> Iterator[tuple[str, tuple[str, ...], str]]:

@@ -28,6 +28,11 @@ How (precision first, nothing guessed):
   the tree holds a file for (a source folder's before the package's own). The package's own
   source folder, where its config names one (`source_roots`: tsconfig.json's `rootDir`, as in
   socket.io's packages: `lib/`, built to `dist/`), comes before the profile's `src`;
+- a package's own files importing it by its own name (self-reference, as Node and a test config's
+  alias resolve it: Leaflet's specs import `leaflet`): the nearest manifest above the importer (the
+  repository's root one too, where no workspace is declared) names the package whose entry it is;
+  where no field leads to a file and no `src/index` stands, the package's source file named as the
+  package (profile `entries`' `{name}`, `{Name}`: src/Leaflet.js, the bundle's input);
 - a package that asks for the name from elsewhere (`npm:` alias, git URL, a release range the
   workspace's version is not in: an example pinned to `^4` while the package is at 5.0) names nothing;
 - a subpath (`@acme/core/util`) through a map's `"./util"` (or a `"./*"` pattern) where the
@@ -65,6 +70,7 @@ class WorkspacePackages:
         self._packages: dict[str, list[str]] | None = None   # name -> folders (read on the first question)
         self._manifests: dict[str, dict[str, Any]] = {}       # folder -> its package.json
         self._sources: dict[str, tuple[str, ...]] = {}        # folder -> its source folders, in order
+        self._nearest: dict[str, dict[str, Any] | None] = {}  # folder -> the manifest it holds (None: none)
 
     def locate(self, specifier: str, importer: str, module_files: tuple[str, ...]) -> list[str]:
         """The one file `specifier`, imported in `importer`, names ([] if it is no workspace package's,
@@ -77,8 +83,15 @@ class WorkspacePackages:
         while name and name not in self._packages:
             name = name.rpartition("/")[0]
         folders = self._packages.get(name, []) if name else []
-        if len(folders) != 1 or not self._linked(importer, name, folders[0]):
-            return []   # not the workspace's (`react`), two packages hold the name, or a release is asked for
+        if not folders:
+            # The package the importer stands in, by its own name (its specs' `from 'leaflet'`).
+            own = self._own_package(importer)
+            if own is not None and (specifier == own[1] or specifier.startswith(own[1] + "/")):
+                name, folders = own[1], [own[0]]
+        elif len(folders) != 1 or not self._linked(importer, name, folders[0]):
+            return []   # two packages hold the name, or a release is asked for
+        if len(folders) != 1:
+            return []   # not the workspace's, nor the importer's own (`react`)
         folder, subpath = folders[0], specifier[len(name):].strip("/")
         found = self._subpath(folder, subpath, module_files) if subpath else self._entry(folder, module_files)
         return [found] if found is not None and profile_for_path(found) is not None else []
@@ -110,6 +123,27 @@ class WorkspacePackages:
                 self._manifests[folder] = manifest
                 packages.setdefault(manifest["name"], []).append(folder)
         return packages
+
+    def _own_package(self, importer: str) -> tuple[str, str] | None:
+        """(folder, name) of the package `importer` stands in: the nearest manifest above it (the
+        root's too, in a repository that declares no workspace); None when that manifest has no name
+        or none stands above it. Node resolves a package's own name from inside it (self-reference),
+        and a test config's alias does the same (Leaflet's specs import `leaflet`)."""
+        directory = posixpath.dirname(importer)
+        while True:
+            if directory not in self._nearest:
+                manifest = _load(self._rules.manifest, self._tree_file("base", posixpath.join(directory, self._rules.manifest)))
+                self._nearest[directory] = manifest if isinstance(manifest, dict) else None
+            manifest = self._nearest[directory]
+            if manifest is not None:
+                name = manifest.get("name")
+                if not isinstance(name, str) or not name:
+                    return None
+                self._manifests.setdefault(directory, manifest)
+                return directory, name
+            if not directory:
+                return None
+            directory = posixpath.dirname(directory)
 
     def _list_folder(self, folder: str) -> list[str] | None:
         if self._tree_folders is None:
@@ -171,7 +205,14 @@ class WorkspacePackages:
         """The entry's paths where no field leads to a file: the own source folder's index first."""
         own = [posixpath.join(source, "index") for source in self._source_folders(folder)
                if source not in self._rules.source_folders]
-        return own + [entry for entry in self._rules.entries if entry not in own]
+        name = self._manifests[folder].get("name")
+        short = name.rpartition("/")[2] if isinstance(name, str) else ""
+        # `{name}`: the package's name without its scope, as a bundle's input is often named
+        # (Leaflet's src/Leaflet.js); `{Name}` capitalized.
+        named = [entry.replace("{name}", short).replace("{Name}", short[:1].upper() + short[1:])
+                 for entry in self._rules.entries if short and ("{name}" in entry or "{Name}" in entry)]
+        return own + [entry for entry in self._rules.entries if entry not in own and "{" not in entry] + \
+            [entry for entry in named if entry not in own]
 
     def _source_folders(self, folder: str) -> tuple[str, ...]:
         """The package's source folders: the one its own config names (tsconfig's `rootDir`), then the
