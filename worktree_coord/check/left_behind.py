@@ -34,12 +34,13 @@ from ..gitrepo.repository import Change, GitRepo
 from ..merge.lines.linediff import added_lines, added_text, ranges_text, touched_lines
 from ..merge.result import SemanticFinding
 from ..merge.checks.semantic import PATH_FACTS, find_broken_names, semantic_profile, tree_module_files, use_word
-from ..merge.checks.reach import star_list_added
+from ..merge.checks.reach import spelling, star_list_added
 from ..merge.checks.signatures import reshaped
 from ..merge.checks.symbols import EXPORTS, computed_star_list, extract, import_statements_query, star_names
 from ..merge.checks.versions import MAX_BYTES, FileVersions
 from .left_modules import loads_modules, module_word, modules_left_behind
 from .own_imports import KIND as OWN_IMPORT, own_imports_broken
+from .own_uses import own_file_uses
 
 MAX_FILES = 100          # files that mention a removed name, read at most (finish stays quick)
 MAX_NAMES = 64           # removed names searched for at most (a file deleted whole can remove many)
@@ -193,9 +194,16 @@ def _reshaped_note(items: list[LeftBehind], more: int, task: str, run: str, owne
     count = f"{first.arguments} argument{'' if first.arguments == 1 else 's'}"
     calls = "call" if one else "calls"
     return (f"{where}{more_files} still call{'s' if one else ''} {first.name} the old way ({count}), which this task "
-            f"{first.what_happened}; {'that file is' if one else 'those files are'} outside the task's changes, so "
+            f"{first.what_happened}; {'that file is' if one else 'those files are'} {_outside(owned)}, so "
             f"the landed tree's {calls} would fail: {first.keep}, "
             f"{_or_update(task, run, [item.use_path for item in items], calls, owned)}")
+
+
+def _outside(owned: bool) -> str:
+    """Where the uses stand, as a note says it: outside the task's changes, or (`owned`) in files of
+    its boundary, which it may have changed elsewhere and left the use in (found driving wtc on
+    Leaflet: "PolyUtil.js is outside the task's changes" of a file the task had changed)."""
+    return "in the task's boundary, the use left as it was" if owned else "outside the task's changes"
 
 
 def _or_update(task: str, run: str, paths: list[str], what: str, owned: bool) -> str:
@@ -216,7 +224,7 @@ def _module_note(items: list[LeftBehind], more: int, task: str, run: str, owned:
     more_files = f" and {more} more file{'s' if more > 1 else ''}" if more else ""
     those = "that file is" if len(items) == 1 and not more else "those files are"
     return (f"{where}{more_files} still import{'s' if len(items) == 1 and not more else ''} {first.name}, the file "
-            f"{first.definition_path}, which this task deleted; {those} outside the task's changes, so the landed tree "
+            f"{first.definition_path}, which this task deleted; {those} {_outside(owned)}, so the landed tree "
             f"would not load it: {first.keep}, {_or_update(task, run, [item.use_path for item in items], 'imports', owned)}")
 
 
@@ -243,13 +251,13 @@ def _renamed_note(items: list[LeftBehind], more: int, task: str, run: str, owned
         where = f"{first.use_path}:{first.use_lines[0]}" if len(first.use_lines) == 1 else \
             f"{first.use_path} (lines {first.lines}: {len(first.use_lines)} uses)"
         return (f"{where} still uses {first.name}, which this task {first.what_happened}; {first.use_path} is "
-                f"outside the task's changes, so the landed tree would not resolve it: {keep}, "
+                f"{_outside(owned)}, so the landed tree would not resolve it: {keep}, "
                 f"{_or_update(task, run, [first.use_path], 'use', owned)}")
     where = ", ".join(f"{item.use_path}:{item.use_lines[0]}" if len(item.use_lines) == 1
                       else f"{item.use_path} (lines {item.lines})" for item in items)
     more_files = f" and {more} more file{'s' if more > 1 else ''}" if more else ""
     return (f"{where}{more_files} still use {first.name}, which this task {first.what_happened}; those files are "
-            f"outside the task's changes, so the landed tree would not resolve them: {keep}, "
+            f"{_outside(owned)}, so the landed tree would not resolve them: {keep}, "
             f"{_or_update(task, run, [item.use_path for item in items], 'uses', owned)}")
 
 
@@ -265,7 +273,7 @@ def _moved_note(items: list[LeftBehind], more: int, task: str, run: str, owned: 
     names = ", ".join(dict.fromkeys(item.name for item in items))
     those = "that file is" if len(lines) == 1 else "those files are"
     return (f"{where} still use{'s' if len(lines) == 1 else ''} {names} from {first.definition_path}, which this task "
-            f"moved to {first.moved_to}; {those} outside the task's changes, so the landed tree would not resolve "
+            f"moved to {first.moved_to}; {those} {_outside(owned)}, so the landed tree would not resolve "
             f"them: keep a re-export at the old path, {_or_update(task, run, list(lines), 'imports', owned)}")
 
 
@@ -559,10 +567,12 @@ def _import_names(profile_path: str, data: bytes) -> set[str]:
     return set() if symbols is None else {item.bound for item in symbols.imports if item.scope is None}
 
 
-def _definitions(profile_path: str, data: bytes) -> set[tuple[str, str]] | None:
-    """The (container, name) of each definition a version of a file holds; None when it cannot be read."""
+def _definitions(profile_path: str, data: bytes, *, imports: bool = True) -> set[tuple[str, str]] | None:
+    """The (container, name) of each definition a version of a file holds (`imports`: its import
+    bindings too); None when it cannot be read."""
     symbols = _extracted(profile_path, data, uses=False)
-    return None if symbols is None else {(d.container, d.name) for d in symbols.definitions}
+    return None if symbols is None else {(d.container, d.name) for d in symbols.definitions
+                                         if imports or d.kind != "import"}
 
 
 def uses_left_behind(changes: Iterable[Change], read_blob: Callable[[str], bytes], since: str,
@@ -647,8 +657,9 @@ def moved_names(changes: list[Change], read_blob: Callable[[str], bytes],
     changed = [c for c in changes if c.new_oid is not None and semantic_profile(c.path) is not None][:MAX_FILES]
     new_names: dict[str, set[str]] = {}
     for change in changed:
-        after = _definitions(change.path, read_blob(change.new_oid)) or set()
-        before = (_definitions(change.path, read_blob(change.old_oid)) or set()) if change.old_oid else set()
+        # (a file that newly imports the name uses it from elsewhere: the name did not move there)
+        after = _definitions(change.path, read_blob(change.new_oid), imports=False) or set()
+        before = (_definitions(change.path, read_blob(change.old_oid), imports=False) or set()) if change.old_oid else set()
         new_names[change.path] = {name for container, name in after - before if not container}
     out: dict[tuple[str, str], str] = {}
     for path, name in wanted:
@@ -783,7 +794,11 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
     words: set[str] = set()
     imported: set[str] = set()   # removed names that were imports of the changed file, not its own definitions
     files: list[FileVersions] = []
-    extended: list[FileVersions] = []   # files the task only added lines to (the task's side of them)
+    # The task's version of each file it changed or added that removed no name (`task check`, `at`
+    # None): read as a user, every line of it, as the look at a merge reads it in the merged tree (a
+    # use left on an untouched line of a file the task touched elsewhere was read by neither side).
+    own_users: dict[str, bytes] = {}
+    own_uses: list[SemanticFinding] = []   # uses left in the file the name was removed from (own_uses.py)
     readable = readable_changes(changes)
     # What a dropped star re-export named, read as the tree stood at `since`.
     files_named = tree_module_files(lambda _which, path: file_at(since, path),
@@ -821,7 +836,7 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
             # (Unless the lines write the list a star import takes, `__all__`: that hides the names
             # it leaves out without touching a line of theirs, _unstarred.)
             if at is None:
-                extended.append(FileVersions(change.path, base=before, left=after, right=before, merged=after))
+                own_users[change.path] = after
             continue
         passed, named = _unpassed(change.path, before, after, files_named, lambda path: file_at(since, path),
                                   symbols=symbols)
@@ -835,20 +850,27 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
             words |= {use_word(change.path, *pair) for pair in _to_look_for(pairs)}
         if gone:
             imported |= gone & _import_names(change.path, before)
-        if gone or shapes or at is None:
+            if after is not None:
+                own_uses += own_file_uses(change.path, after, {name for container, name in pairs if not container},
+                                          symbols[0] if symbols is not None else None)
+        if gone or shapes or (at is None and after is None):
             # The task is one side; the other side kept the file as it was (a dropped star
             # re-export written as the names it passed on: _unpassed).
             files.append(FileVersions(change.path, base=named, left=after, right=named, merged=after))
+        elif at is None:
+            own_users[change.path] = after
     if not removed and not reshaped_any:
         return []
-    files += extended
     touched = {c.path for c in changes} if at is None else {f.path for f in files}
     # The files the task added stand in the merge too: a module made a package (errors.py moved to
     # errors/__init__.py, which re-exports) still answers every import of it, as the landed tree does.
     added = [c for c in changes if c.old_oid is None and c.new_oid is not None and c.path in touched
              and semantic_profile(c.path) is not None][:MAX_FILES]
-    files += [FileVersions(c.path, base=None, left=text, right=None, merged=text) for c in added
-              if len(text := read_blob(c.new_oid)) <= MAX_BYTES]
+    if at is None:
+        own_users.update((c.path, text) for c in added if len(text := read_blob(c.new_oid)) <= MAX_BYTES)
+    else:
+        files += [FileVersions(c.path, base=None, left=text, right=None, merged=text) for c in added
+                  if len(text := read_blob(c.new_oid)) <= MAX_BYTES]
     where = since if at is None else at
     looked_for = sorted(words)
     mentioning = [path for path in (grep(where, looked_for[:MAX_NAMES]) if looked_for else [])
@@ -895,8 +917,11 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
                       + (", ..." if len(too_big) > 5 else ""))
     unchanged = [FileVersions(path, base=None, left=None, right=text, merged=text)
                  for path, text in texts.items() if len(text) <= MAX_BYTES]
+    spelled = spelling(word.encode("utf-8", "surrogateescape") for word in words | modules) if words | modules else None
+    unchanged += [FileVersions(path, base=None, left=None, right=text, merged=text) for path, text in own_users.items()
+                  if len(text) <= MAX_BYTES and spelled is not None and spelled.search(text) is not None]
     if not unchanged:
-        return []
+        return [finding for finding in own_uses if finding.name not in ignore]
     # Files neither "side" holds (a barrel the uses import through: `from "../internal"`, a workspace
     # package's entry: `from "@acme/core"`) are read there too.
     # The task's side of a file it changed is its own version (a crate root that now re-exports a
@@ -939,10 +964,14 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
                        if finding.use_path not in pieces or _read_there(finding, pieces[finding.use_path][0]))
     # A call of a reshaped function the old way (signatures.py's finding) is a use left behind of its
     # own kind: the name stands, its shape does not.
-    return [finding if finding.problem == "broken" else dataclasses.replace(finding, problem="broken", kind="signature")
+    kept = [finding if finding.problem == "broken" else dataclasses.replace(finding, problem="broken", kind="signature")
             for finding in found
-            if finding.problem in ("broken", "signature") and finding.use_path not in touched
+            if finding.problem in ("broken", "signature") and (finding.use_path not in touched or finding.use_path in own_users)
             and finding.removed_by == "task" and finding.name.rsplit(".", 1)[-1] not in ignore]
+    # A use in the renaming file itself names what replaced the name where another use's finding does.
+    replaced = {(f.definition_path, f.name): f.replacement for f in kept if f.replacement and f.kind != "signature"}
+    return kept + [dataclasses.replace(finding, replacement=replaced.get((finding.definition_path, finding.name), ""))
+                   for finding in own_uses if finding.name not in ignore]
 
 
 def _parsed(path: str, text: bytes) -> tuple[Any, Any]:

@@ -1026,7 +1026,9 @@ def _receiver(source: bytes, name: tree_sitter.Node) -> str | None:
     for child in parent.named_children:
         if child.end_byte > name.start_byte:
             break
-        if not child.is_extra:
+        # (JavaScript's `options?.f` holds its `?.` as a named node of its own between the two:
+        # the receiver is the expression before it; found driving wtc on Leaflet)
+        if not child.is_extra and child.type != "optional_chain":
             before = child
     if before is None or source[before.end_byte:name.start_byte].strip() not in _ACCESSORS:
         return None
