@@ -45,16 +45,26 @@ COMPLETE_ENV = "_WTC_COMPLETE"
 
 # ---- what typer does around every command, shared with cli.main -----------------------------------
 
-def cwd_gone_error() -> UsageError:
+def cwd_gone_error(args: list[str] | None = None) -> UsageError:
     """What a command says when the current folder was deleted under it: with the checkout the
     deleted folder was in, when one holds it (a task's worktree its finish removed, under the
-    checkout's `.wtc/worktrees`), named in the fix, so a retry from that shell has its command."""
+    checkout's `.wtc/worktrees`), named in the fix, so a retry from that shell has its command.
+    A task command (`args`, the command line) run in a task's worktree took TASK and --run from it:
+    the fix is then the whole command to run from the checkout, naming them (found driving wtc on
+    Leaflet: an agent's finish killed after it removed the worktree, retried there, was told to cd
+    to the checkout and run it again, where it lacked TASK and --run)."""
     from .errors import UsageError
 
-    checkout = _checkout_above(os.environ.get("PWD", ""))
+    pwd = os.environ.get("PWD", "")
+    checkout = _checkout_above(pwd)
     if checkout is not None:
         import shlex
 
+        retry = _retry_in_checkout(args or [], checkout, pwd)
+        if retry is not None:
+            return UsageError("the current folder no longer exists; pass --repo",
+                              fix=f"run it from the checkout (the deleted folder was that task's worktree; a "
+                                  f"task's finish removes it): cd {shlex.quote(checkout)} && {retry}")
         return UsageError("the current folder no longer exists; pass --repo",
                           fix=f"cd {shlex.quote(checkout)} (the checkout the deleted folder was in; a task's "
                               f"finish removes its worktree) and run the command again, or pass --repo "
@@ -62,6 +72,25 @@ def cwd_gone_error() -> UsageError:
     return UsageError("the current folder no longer exists; pass --repo",
                       fix="cd into the repository (or a live worktree), or pass --repo PATH (-C PATH) with an "
                           "absolute path")
+
+
+def _retry_in_checkout(args: list[str], checkout: str, pwd: str) -> str | None:
+    """`wtc task VERB TASK ... --run RUN` for a task command `args` run in the deleted worktree of
+    task TASK of run RUN (`<checkout>/.wtc/worktrees/RUN/TASK`, the default place), TASK and --run
+    added where the command line left them to the worktree; None for any other command or place."""
+    import shlex
+
+    parts = os.path.relpath(os.path.normpath(pwd), checkout).split(os.sep)
+    if len(parts) < 4 or parts[:2] != [".wtc", "worktrees"] or len(args) < 2 or args[0] != "task" \
+            or args[1] not in ("finish", "check", "update", "abandon") or "--" in args:
+        return None
+    run, task = parts[2], parts[3]
+    rest = list(args[2:])
+    if not rest or rest[0].startswith("-"):
+        rest.insert(0, task)
+    if "--run" not in rest and not any(arg.startswith("--run=") for arg in rest):
+        rest[1:1] = ["--run", run]
+    return shlex.join(["wtc", "task", args[1], *rest])
 
 
 def _checkout_above(pwd: str) -> str | None:
@@ -114,7 +143,7 @@ def report_failure(error: BaseException, *, json_mode: bool) -> int:
                 "command again: every write is idempotent and resumes"), json_mode=json_mode)
         return EXIT_ACTION
     if cwd_gone():   # not a bug: the caller's folder was deleted under it (a removed worktree)
-        tagging.emit_error(cwd_gone_error(), json_mode=json_mode)
+        tagging.emit_error(cwd_gone_error(sys.argv[1:]), json_mode=json_mode)
         return EXIT_USAGE
     if os.environ.get("WTC_DEBUG"):
         import traceback

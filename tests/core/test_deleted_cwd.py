@@ -47,5 +47,23 @@ def test_a_removed_worktree_inside_the_checkout_names_the_checkout_in_the_fix(tm
     assert done.returncode == 2, (done.stdout, done.stderr)
     error = json.loads(done.stdout)["error"]
     assert error["message"] == "the current folder no longer exists; pass --repo"
-    assert error["fix"] == (f"cd {repo} (the checkout the deleted folder was in; a task's finish removes its "
-                            f"worktree) and run the command again, or pass --repo {repo}")
+    assert error["fix"] == (f"run it from the checkout (the deleted folder was that task's worktree; a task's "
+                            f"finish removes it): cd {repo} && wtc task finish t1 --run r1 --json")
+    # Another folder of the checkout: cd there and run it again.
+    (repo / "docs").mkdir()
+    done = _from_deleted_folder(repo / "docs" / "old", "status", "--json")
+    assert json.loads(done.stdout)["error"]["fix"] == (
+        f"cd {repo} (the checkout the deleted folder was in; a task's finish removes its "
+        f"worktree) and run the command again, or pass --repo {repo}")
+
+
+def test_a_task_command_that_took_its_task_from_the_removed_worktree_gets_the_whole_retry(tmp_path: Path) -> None:
+    """An agent's `wtc task finish --key k1` (TASK and --run from the worktree), killed after the
+    finish removed the worktree and run again there: the fix is the command to run from the
+    checkout, TASK and --run named (found driving wtc on Leaflet: "cd the checkout and run it
+    again" failed there for want of TASK)."""
+    repo = make_repo(tmp_path / "repo", {"README.md": "# x\n"})
+    (repo / ".wtc" / "worktrees" / "r1").mkdir(parents=True)
+    done = _from_deleted_folder(repo / ".wtc" / "worktrees" / "r1" / "t1", "task", "finish", "--key", "k1")
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    assert f"cd {repo} && wtc task finish t1 --run r1 --key k1" in done.stderr, done.stderr

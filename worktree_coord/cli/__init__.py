@@ -174,7 +174,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args and args[0] not in ("version", "--version", "--help", "-h") and "--help" not in args \
                 and _cwd_gone() and not _repo_given(args):
-            raise cwd_gone_error()
+            raise cwd_gone_error(args)
         if os.environ.get("WTC_TRACE_FILE") and args and args[0] not in ("version", "--version", "--help", "-h") \
                 and "--help" not in args:
             # Every command, the read-only ones that trace nothing too (docs/telemetry.md); only
