@@ -222,6 +222,64 @@ def test_rust_a_macro_and_a_method_called_through_its_type_are_not_counted() -> 
     assert _reshaped("src/s.rs", method.encode(), changed.encode(), added.encode()) == []
 
 
+# serde_json calls through its `tri!` macro (`tri!(to_value(value))`): the call is in the macro's
+# unparsed tokens, where the old-way call went unseen when `to_value` took one more parameter.
+RUST_TRI = '''macro_rules! tri {
+    ($e:expr) => {
+        match $e {
+            Ok(v) => v,
+            Err(e) => return Err(e),
+        }
+    };
+}
+
+pub fn to_value(x: u8) -> Result<u8, ()> {
+    Ok(x)
+}
+
+pub fn run(x: u8) -> Result<u8, ()> {
+    let v = tri!(to_value(x));
+    Ok(v)
+}
+
+fn tail() {}
+'''
+
+
+def test_rust_a_call_inside_a_macro_calls_tokens_is_counted() -> None:
+    base, left, right = _case(RUST_TRI, "pub fn to_value(x: u8)", "pub fn to_value(x: u8, strict: bool)",
+                              "tri!(to_value(x))", "tri!(to_value(x, true))",
+                              "\nfn other(x: u8) -> Result<u8, ()> {\n    Ok(tri!(to_value(x,)) + 1)\n}\n")
+    [finding] = _reshaped("src/lib.rs", base, left, right)
+    assert (finding.name, finding.arguments, finding.use_line) == ("to_value", 1, 22)
+
+
+@pytest.mark.parametrize("call", ["to_value(|a, b| a)", "to_value(Vec::<u8, A>::new())", "to_value($x, $y)",
+                                  "to_value(x, true)", "to_value"])
+def test_rust_a_macro_token_call_whose_count_is_unsure_or_new_is_not_reported(call: str) -> None:
+    base, left, right = _case(RUST_TRI, "pub fn to_value(x: u8)", "pub fn to_value(x: u8, strict: bool)",
+                              "tri!(to_value(x))", "tri!(to_value(x, true))",
+                              f"\nfn other(x: u8) -> Result<u8, ()> {{\n    Ok(tri!({call}) + 1)\n}}\n")
+    assert _reshaped("src/lib.rs", base, left, right) == []
+
+
+def test_wtc_check_reports_an_old_way_call_inside_a_macro_the_branch_left_behind(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r", {"Cargo.toml": '[package]\nname = "r"\nversion = "0.1.0"\nedition = "2021"\n',
+                                      "src/lib.rs": "#[macro_use]\nmod macros;\npub mod value;\npub mod ser;\n",
+                                      "src/macros.rs": RUST_TRI.split("\n\npub fn")[0] + "\n",
+                                      "src/value.rs": "pub fn to_value(x: u8) -> Result<u8, ()> {\n    Ok(x)\n}\n",
+                                      "src/ser.rs": "use crate::value::to_value;\n\npub fn run(x: u8) -> Result<u8, ()> {\n"
+                                                    "    let v = tri!(to_value(x));\n    Ok(v)\n}\n"})
+    git(repo, "checkout", "-q", "-b", "t")
+    write(repo, {"src/value.rs": "pub fn to_value(x: u8, strict: bool) -> Result<u8, ()> {\n    Ok(x)\n}\n"})
+    git(repo, "commit", "-qam", "to_value takes strict")
+    done = subprocess.run([WTC, "check", "--base", "main", "--head", "t", "--target", "main", "--own", "src/value.rs",
+                           "--json"], cwd=repo, capture_output=True, text=True)
+    report = json.loads(done.stdout)
+    assert report["exit_code"] == 1, done.stdout
+    assert [(u["name"], u["use_path"]) for u in report["left_behind"]] == [("to_value", "src/ser.rs")]
+
+
 TS = '''export function parse(text: string, strict: boolean): string {
   return text;
 }

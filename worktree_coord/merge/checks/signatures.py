@@ -442,6 +442,9 @@ def _arguments(rules: SignatureRules, tree: tree_sitter.Tree, reference: Referen
         return None
     end = reference.start_byte + len(reference.name.encode())
     node = tree.root_node.named_descendant_for_byte_range(reference.start_byte, end)
+    if node is not None and rules.token_lists and node.parent is not None and node.parent.type in rules.token_lists:
+        # A call in a macro call's tokens (Rust's `tri!(to_value(x))`), which the parse leaves unparsed.
+        return _token_arguments(rules, node) if node.end_byte == end else None
     calls = dict(rules.calls)
     while node is not None and node.type not in calls:
         node = node.parent
@@ -457,6 +460,26 @@ def _arguments(rules: SignatureRules, tree: tree_sitter.Tree, reference: Referen
     if any(child.type in rules.spread for child in items):
         return None
     return len(items)
+
+
+def _token_arguments(rules: SignatureRules, name: tree_sitter.Node) -> int | None:
+    """How many arguments the parenthesized token list right after `name` passes: its runs of
+    tokens between top-level commas (a trailing comma opens none); None when no such list follows,
+    or a token that may hold a comma of its own at the top level (a closure's `|a, b|`, `<A, B>`)
+    stands among them."""
+    arguments = name.next_sibling
+    if arguments is None or arguments.type not in rules.token_lists or arguments.child_count < 2 \
+            or arguments.children[0].type != "(":
+        return None
+    count, run = 0, False
+    for child in arguments.children[1:-1]:
+        if child.type in rules.token_unknown:
+            return None
+        if child.type == ",":
+            count, run = count + run, False
+        else:
+            run = True
+    return count + run
 
 
 def _finding(check: _Check, change: _Change, use_path: str, reference: Reference, used_side: str,
