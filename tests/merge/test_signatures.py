@@ -97,8 +97,27 @@ def test_python_what_cannot_be_counted_or_is_not_the_old_shape_is_not_reported(n
     assert _reshaped("m.py", base, left, right) == []
 
 
+@pytest.mark.parametrize("decorator", ["@functools.lru_cache(100000)", "@functools.cache", "@lru_cache"])
+def test_python_a_function_under_a_cache_decorator_is_reported(decorator: str) -> None:
+    # dask's `@functools.lru_cache(100000) def key_split(s)`: a cache keeps what the function takes,
+    # so a task giving it one more parameter leaves every caller the old way.
+    decorated = f"import functools\nfrom functools import lru_cache\n\n\n{decorator}\n" + PY
+    base, left, right = _case(decorated, PY_OLD, PY_NEW, PY_CALL, PY_CALL_NEW,
+                              '\n\ndef other():\n    return parse("b", False)\n')
+    [finding] = _reshaped("m.py", base, left, right)
+    assert (finding.name, finding.arguments) == ("parse", 2)
+
+
+@pytest.mark.parametrize("decorator", ["@click.command()", "@functools.lru_cache(100000)\n@retry", "@functools.cache.x"])
+def test_python_a_function_under_another_decorator_is_not_counted(decorator: str) -> None:
+    decorated = f"import functools\nimport click\n\n\n{decorator}\n" + PY
+    base, left, right = _case(decorated, PY_OLD, PY_NEW, PY_CALL, PY_CALL_NEW,
+                              '\n\ndef other():\n    return parse("b", False)\n')
+    assert _reshaped("m.py", base, left, right) == []
+
+
 def test_python_a_decorated_function_and_both_sides_reshaping_are_not_reported() -> None:
-    decorated = "import functools\n\n\n@functools.cache\n" + PY
+    decorated = "import click\n\n\n@click.command()\n" + PY
     base, left, right = _case(decorated, PY_OLD, PY_NEW, PY_CALL, PY_CALL_NEW,
                               '\n\ndef other():\n    return parse("b", False)\n')
     assert _reshaped("m.py", base, left, right) == []

@@ -227,7 +227,8 @@ def _shape(rules: SignatureRules, member_of: set[str], tree: tree_sitter.Tree | 
     node = parameters.parent
     while node is not None and (node.start_byte, node.end_byte) != (definition.start_byte, definition.end_byte):
         node = node.parent
-    if node is None or (node.parent is not None and node.parent.type in rules.wrappers):
+    if node is None or (node.parent is not None and node.parent.type in rules.wrappers
+                        and not _transparent(rules, node.parent, node, source)):
         return None
     counted = dict(rules.counted)
     arity, receiver = 0, False
@@ -254,6 +255,21 @@ def _shape(rules: SignatureRules, member_of: set[str], tree: tree_sitter.Tree | 
     start = shown.find(definition.name + "(") if definition.name + "(" in shown else shown.find(definition.name)
     shown = shown[start:] if start >= 0 else shown
     return Shape(arity, receiver, shown if len(shown) <= _SHAPE_CHARS else shown[:_SHAPE_CHARS - 3] + "...")
+
+
+def _transparent(rules: SignatureRules, wrapper: tree_sitter.Node, definition: tree_sitter.Node, source: bytes) -> bool:
+    """Whether every decorator of `wrapper` around `definition` is one that keeps what the function
+    takes (`@functools.lru_cache(100000)`: dask's `key_split`), read by its text without `@` and
+    without a call's arguments."""
+    others = [child for child in wrapper.named_children if child.id != definition.id and not child.is_extra]
+    if not others or not rules.transparent:
+        return False
+    for decorator in others:
+        text = source[decorator.start_byte:decorator.end_byte].decode("utf-8", "replace").lstrip("@").strip()
+        name = text.split("(", 1)[0].strip()
+        if name not in rules.transparent or (text != name and not text.endswith(")")):
+            return False
+    return True
 
 
 def _parameter_list(rules: SignatureRules, tree: tree_sitter.Tree | None,

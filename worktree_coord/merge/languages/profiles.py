@@ -200,7 +200,10 @@ class SignatureRules:
     `xs...`, `...xs`, a keyword argument) makes the count unknown. `token_lists`: node kinds of the
     unparsed tokens a macro call holds (Rust's `token_tree`): a name followed there by such a list
     opening with `(` is a call whose arguments are the list's `,`-separated runs, its count unknown
-    when a token of `token_unknown` (a closure's `|`, generics' `<`, a macro's `$`) stands among them."""
+    when a token of `token_unknown` (a closure's `|`, generics' `<`, a macro's `$`) stands among them.
+    `transparent`: decorators that keep what a function takes (Python's `functools.lru_cache`), by
+    their text without `@` and without a call's arguments: a definition whose wrappers hold only
+    these is counted."""
 
     parameters: tuple[tuple[str, ...], ...] = ()
     counted: tuple[tuple[str, str], ...] = ()
@@ -215,6 +218,7 @@ class SignatureRules:
     spread: frozenset[str] = frozenset()
     token_lists: frozenset[str] = frozenset()
     token_unknown: frozenset[str] = frozenset()
+    transparent: frozenset[str] = frozenset()
 
     @property
     def enabled(self) -> bool:
@@ -416,7 +420,8 @@ _SEMANTIC_KEYS = {"tags", "query", "self_receivers", "members_in_scope", "member
                   "specifier_files", "star_names", "star_hidden", "star_list", "star_named", "stubs",
                   "import_statements", "any_name", "all_members"}
 _SIGNATURE_KEYS = {"parameters", "counted", "receivers", "receiver_first", "uncountable", "defaults", "wrappers",
-                   "calls", "arguments", "argument_lists", "spread", "token_lists", "token_unknown"}
+                   "calls", "arguments", "argument_lists", "spread", "token_lists", "token_unknown",
+                   "transparent"}
 _PACKAGE_KEYS = {"workspaces", "manifest", "entry_fields", "conditions", "built_folders", "built_extensions",
                  "source_folders", "entries", "dependency_fields", "source_roots"}
 _DUPLICATE_KEYS = {"declarations", "through", "signature", "headers", "lead", "exempt", "repeatable", "imports",
@@ -1043,7 +1048,8 @@ def _signature_rules(raw: Any, source: str, check_kind: Callable[[str, str], Non
                           wrappers=frozenset(strings("wrappers")), calls=kind_to_field("calls", False),
                           arguments=arguments, argument_lists=frozenset(strings("argument_lists")),
                           spread=frozenset(strings("spread")), token_lists=frozenset(strings("token_lists")),
-                          token_unknown=frozenset(strings("token_unknown")))
+                          token_unknown=frozenset(strings("token_unknown")),
+                          transparent=frozenset(strings("transparent")))
 
 
 def _duplicate_rules(raw: Any, source: str, check_kind: Callable[[str, str], None],
