@@ -108,6 +108,36 @@ def test_python_a_function_under_a_cache_decorator_is_reported(decorator: str) -
     assert (finding.name, finding.arguments) == ("parse", 2)
 
 
+KEY_SPLIT = '''def key_split(s, sep="-"):
+    return s.split(sep)[0]
+
+
+def run():
+    return key_split("a-b")
+
+
+def tail():
+    return None
+'''
+
+
+@pytest.mark.parametrize("new, call, reported", [
+    ("def key_split(s, sep, limit):", 'key_split("x")', True),          # took 1 or 2, now 3
+    ("def key_split(s, sep, limit):", 'key_split("x", "-")', True),
+    ("def key_split(s, sep=\"-\", limit=0):", 'key_split("x")', False),  # still takes 1
+    ("def key_split(s, sep):", 'key_split("x")', True),                 # the default dropped
+    ("def key_split(s, sep):", 'key_split("x", "_")', False),
+    ("def key_split(s, sep=\"-\", *, limit):", 'key_split("x")', False),  # keyword-only: unknown
+])
+def test_python_a_function_with_defaults_counts_from_its_required_to_all_its_parameters(new: str, call: str,
+                                                                                       reported: bool) -> None:
+    # dask's `key_split(s, sep="-")` given a third required parameter: every `key_split(k)` left.
+    base, left, right = _case(KEY_SPLIT, 'def key_split(s, sep="-"):', new, 'key_split("a-b")', 'key_split("a-b", "-", 1)',
+                              f"\n\ndef other():\n    return {call}\n")
+    found = _reshaped("m.py", base, left, right)
+    assert [f.name for f in found] == (["key_split"] if reported else [])
+
+
 @pytest.mark.parametrize("decorator", ["@click.command()", "@functools.lru_cache(100000)\n@retry", "@functools.cache.x"])
 def test_python_a_function_under_another_decorator_is_not_counted(decorator: str) -> None:
     decorated = f"import functools\nimport click\n\n\n{decorator}\n" + PY

@@ -86,12 +86,22 @@ _SHAPE_CHARS = 160
 
 @value_class
 class Shape:
-    """What a definition takes: `arity` arguments at a call (its receiver not counted); `receiver`:
-    it is a method called through its receiver; `text`: its name and parameter list, as written."""
+    """What a definition takes: `arity` arguments at a call (its receiver not counted), up to `most`
+    (its optional parameters too: Python's `sep="-"`); `receiver`: it is a method called through its
+    receiver; `text`: its name and parameter list, as written."""
 
     arity: int
     receiver: bool
     text: str
+    most: int = -1
+
+    @property
+    def counts(self) -> tuple[int, int]:
+        """(fewest, most) arguments a call may pass."""
+        return self.arity, max(self.arity, self.most)
+
+    def takes(self, count: int) -> bool:
+        return self.counts[0] <= count <= self.counts[1]
 
 
 @value_class
@@ -195,7 +205,7 @@ def _changes(check: _Check, side: str, other: str) -> Iterator[_Change]:
             # The base's and this side's shapes first: the other versions are parsed only for a
             # definition whose count changed (rare), not for every one near an edit.
             old, new = shape("base", before, key), shape(side, after, key)
-            if old is None or new is None or old[1].arity == new[1].arity or old[1].receiver != new[1].receiver:
+            if old is None or new is None or old[1].counts == new[1].counts or old[1].receiver != new[1].receiver:
                 continue
             theirs, merged = check.symbols(path, other, uses=False), check.symbols(path, "merged", uses=False)
             if theirs is None or merged is None:
@@ -203,7 +213,7 @@ def _changes(check: _Check, side: str, other: str) -> Iterator[_Change]:
             if definition.container and any(definition.container in s.heritage for s in (before, after, theirs, merged)):
                 continue   # a member of a class with bases: an inherited overload may take the old shape
             kept, result = shape(other, theirs, key), shape("merged", merged, key)
-            if kept is None or kept[1].arity != old[1].arity or result is None or result[1].arity != new[1].arity:
+            if kept is None or kept[1].counts != old[1].counts or result is None or result[1].counts != new[1].counts:
                 continue
             yield _Change(path, definition, side, old[1], result[1], result[0].line)
 
@@ -231,15 +241,18 @@ def _shape(rules: SignatureRules, member_of: set[str], tree: tree_sitter.Tree | 
                         and not _transparent(rules, node.parent, node, source)):
         return None
     counted = dict(rules.counted)
-    arity, receiver = 0, False
+    arity, optional, receiver = 0, 0, False
     for child in parameters.named_children:
         if child.is_extra:
             continue
         if child.type in rules.receivers:
             receiver = True
             continue
-        if child.type not in counted or any(child.child_by_field_name(f) is not None for f in rules.defaults):
-            return None
+        if child.type in rules.optional:
+            optional += 1
+            continue
+        if optional or child.type not in counted or any(child.child_by_field_name(f) is not None for f in rules.defaults):
+            return None   # (a required parameter after an optional one: keyword-only, or unknown)
         field_name = counted[child.type]
         arity += max(1, len(child.children_by_field_name(field_name))) if field_name else 1
     if rules.uncountable and _holds(parameters, rules.uncountable):
@@ -254,7 +267,8 @@ def _shape(rules: SignatureRules, member_of: set[str], tree: tree_sitter.Tree | 
     shown = _SPACE.sub(" ", source[node.start_byte:parameters.end_byte].decode("utf-8", "replace"))
     start = shown.find(definition.name + "(") if definition.name + "(" in shown else shown.find(definition.name)
     shown = shown[start:] if start >= 0 else shown
-    return Shape(arity, receiver, shown if len(shown) <= _SHAPE_CHARS else shown[:_SHAPE_CHARS - 3] + "...")
+    return Shape(arity, receiver, shown if len(shown) <= _SHAPE_CHARS else shown[:_SHAPE_CHARS - 3] + "...",
+                 arity + optional)
 
 
 def _transparent(rules: SignatureRules, wrapper: tree_sitter.Node, definition: tree_sitter.Node, source: bytes) -> bool:
@@ -349,7 +363,7 @@ def reshaped(path: str, before: bytes, after: bytes, *,
         if was is None or now is None:
             continue
         old_shape, new_shape = _shape(rules, member_of, old_tree, before, was), _shape(rules, member_of, new_tree, after, now)
-        if old_shape is not None and new_shape is not None and old_shape.arity != new_shape.arity \
+        if old_shape is not None and new_shape is not None and old_shape.counts != new_shape.counts \
                 and old_shape.receiver == new_shape.receiver:
             out.add(key)
     return out
@@ -395,7 +409,7 @@ def _calls(check: _Check, changes: list[_Change], used_side: str) -> Iterator[Se
             if change is None or (change.new.receiver and target[3] != "self"):
                 continue
             count = _arguments(rules, tree, reference)
-            if count is None or count != change.old.arity or count == change.new.arity:
+            if count is None or not change.old.takes(count) or change.new.takes(count):
                 continue
             yield _finding(check, change, path, reference, used_side, count)
 
