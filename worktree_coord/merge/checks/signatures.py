@@ -59,6 +59,9 @@ class _Check(Protocol):
 
     def module_token(self, path: str) -> bytes: ...
 
+    def imported_from(self, module: str, name: str, importer: str,
+                      rules: SemanticRules) -> Iterator[tuple[str, tuple[str, ...], str]]: ...
+
     def package_wide(self, path: str) -> bool: ...
 
     def package_files(self, path: str) -> list[str]: ...
@@ -449,6 +452,11 @@ def _target(check: _Check, path: str, reference: Reference,
         if not reference.container or reference.container in merged.heritage:
             return None
         return (path, reference.container, name, "self")
+    elif rules.module_separator != "." and receiver.partition(rules.module_separator)[0] in rules.module_roots \
+            and visible_import(merged, receiver, reference) is None:
+        # A path from a module root (`crate::to_value(x)`, `crate::value::to_value(x)`): the
+        # definitions it leads to, through the crate root's `pub use` too, as the broken-names check reads it.
+        candidates += [(f, c, n, "module") for f, c, n in check.imported_from(receiver, name, path, rules)]
     else:
         if (receiver,) in merged.bound or any(d.name == receiver and not d.container for d in merged.definitions):
             candidates.append((path, (receiver,), name, "class"))
