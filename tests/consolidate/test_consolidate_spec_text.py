@@ -178,3 +178,39 @@ def test_a_uv_override_keeps_its_spec_as_written_and_a_reordering_derives_nothin
     adapter_for("uv", tmp_path, "", env=tool_env).edit(intent)
     assert b'override-dependencies = ["idna>=3.7,<4"]' in (tmp_path / "pyproject.toml").read_bytes()
     assert derive_intents("pyproject.toml", new, new.replace(b">=3.7,<4", b"<4,>=3.7"), task="t", ecosystem="uv") == []
+
+
+SETUPTOOLS = '''[build-system]
+requires = ["setuptools>=62"]
+build-backend = "setuptools.build_meta"
+
+[project]
+name = "app"
+version = "0.1.0"
+dependencies = [
+    "click >= 8.1",
+    "toolz >= 0.12.0",
+]
+'''
+
+
+@needs_uv
+def test_a_spaced_requirement_keeps_the_space_after_its_name(tmp_path, tool_env):
+    # dask writes `"toolz >= 0.12.0"`; a task adding `"tomli >= 2.0"` beside it had `"tomli>= 2.0"` written.
+    ws = tmp_path / "ws"
+    write(ws, {"pyproject.toml": SETUPTOOLS})
+    base = SETUPTOOLS.encode()
+    new = base.replace(b'    "toolz >= 0.12.0",\n', b'    "toolz >= 0.12.0",\n    "tomli >= 2.0",\n')
+    intents = derive_intents("pyproject.toml", base, new, task="t")
+    result = consolidate_root(ws, "", "uv", intents, env=tool_env)
+    assert result.state == RootState.APPLIED, result.error
+    assert "tomli >= 2.0" in requirements(ws, "dependencies")
+
+
+@pytest.mark.parametrize("spec, text", [(">= 2.0", "tomli >= 2.0"), (">=2.0", "tomli>=2.0"),
+                                        (">= 1.0.9, < 2", "tomli >= 1.0.9, < 2"), ("~= 2.0", "tomli ~= 2.0")])
+def test_the_requirement_text_follows_the_specs_spacing(spec, text):
+    from worktree_coord.consolidate.edits.pyproject import requirement_text
+    intent = Intent(intent_id="i", task="t", ecosystem=Ecosystem.UV, root="", manifest="pyproject.toml",
+                    op=Op.ADD_DEP, group="dependencies", name="tomli", spec=spec)
+    assert requirement_text(intent) == text

@@ -97,8 +97,57 @@ def test_python_what_cannot_be_counted_or_is_not_the_old_shape_is_not_reported(n
     assert _reshaped("m.py", base, left, right) == []
 
 
+@pytest.mark.parametrize("decorator", ["@functools.lru_cache(100000)", "@functools.cache", "@lru_cache"])
+def test_python_a_function_under_a_cache_decorator_is_reported(decorator: str) -> None:
+    # dask's `@functools.lru_cache(100000) def key_split(s)`: a cache keeps what the function takes,
+    # so a task giving it one more parameter leaves every caller the old way.
+    decorated = f"import functools\nfrom functools import lru_cache\n\n\n{decorator}\n" + PY
+    base, left, right = _case(decorated, PY_OLD, PY_NEW, PY_CALL, PY_CALL_NEW,
+                              '\n\ndef other():\n    return parse("b", False)\n')
+    [finding] = _reshaped("m.py", base, left, right)
+    assert (finding.name, finding.arguments) == ("parse", 2)
+
+
+KEY_SPLIT = '''def key_split(s, sep="-"):
+    return s.split(sep)[0]
+
+
+def run():
+    return key_split("a-b")
+
+
+def tail():
+    return None
+'''
+
+
+@pytest.mark.parametrize("new, call, reported", [
+    ("def key_split(s, sep, limit):", 'key_split("x")', True),          # took 1 or 2, now 3
+    ("def key_split(s, sep, limit):", 'key_split("x", "-")', True),
+    ("def key_split(s, sep=\"-\", limit=0):", 'key_split("x")', False),  # still takes 1
+    ("def key_split(s, sep):", 'key_split("x")', True),                 # the default dropped
+    ("def key_split(s, sep):", 'key_split("x", "_")', False),
+    ("def key_split(s, sep=\"-\", *, limit):", 'key_split("x")', False),  # keyword-only: unknown
+])
+def test_python_a_function_with_defaults_counts_from_its_required_to_all_its_parameters(new: str, call: str,
+                                                                                       reported: bool) -> None:
+    # dask's `key_split(s, sep="-")` given a third required parameter: every `key_split(k)` left.
+    base, left, right = _case(KEY_SPLIT, 'def key_split(s, sep="-"):', new, 'key_split("a-b")', 'key_split("a-b", "-", 1)',
+                              f"\n\ndef other():\n    return {call}\n")
+    found = _reshaped("m.py", base, left, right)
+    assert [f.name for f in found] == (["key_split"] if reported else [])
+
+
+@pytest.mark.parametrize("decorator", ["@click.command()", "@functools.lru_cache(100000)\n@retry", "@functools.cache.x"])
+def test_python_a_function_under_another_decorator_is_not_counted(decorator: str) -> None:
+    decorated = f"import functools\nimport click\n\n\n{decorator}\n" + PY
+    base, left, right = _case(decorated, PY_OLD, PY_NEW, PY_CALL, PY_CALL_NEW,
+                              '\n\ndef other():\n    return parse("b", False)\n')
+    assert _reshaped("m.py", base, left, right) == []
+
+
 def test_python_a_decorated_function_and_both_sides_reshaping_are_not_reported() -> None:
-    decorated = "import functools\n\n\n@functools.cache\n" + PY
+    decorated = "import click\n\n\n@click.command()\n" + PY
     base, left, right = _case(decorated, PY_OLD, PY_NEW, PY_CALL, PY_CALL_NEW,
                               '\n\ndef other():\n    return parse("b", False)\n')
     assert _reshaped("m.py", base, left, right) == []
@@ -220,6 +269,64 @@ def test_rust_a_macro_and_a_method_called_through_its_type_are_not_counted() -> 
     changed = method.replace("key: u8)", "key: u8, fallback: u8)")
     added = method + "\nfn more(s: &S) -> u8 {\n    S::get(s, 2)\n}\n"
     assert _reshaped("src/s.rs", method.encode(), changed.encode(), added.encode()) == []
+
+
+# serde_json calls through its `tri!` macro (`tri!(to_value(value))`): the call is in the macro's
+# unparsed tokens, where the old-way call went unseen when `to_value` took one more parameter.
+RUST_TRI = '''macro_rules! tri {
+    ($e:expr) => {
+        match $e {
+            Ok(v) => v,
+            Err(e) => return Err(e),
+        }
+    };
+}
+
+pub fn to_value(x: u8) -> Result<u8, ()> {
+    Ok(x)
+}
+
+pub fn run(x: u8) -> Result<u8, ()> {
+    let v = tri!(to_value(x));
+    Ok(v)
+}
+
+fn tail() {}
+'''
+
+
+def test_rust_a_call_inside_a_macro_calls_tokens_is_counted() -> None:
+    base, left, right = _case(RUST_TRI, "pub fn to_value(x: u8)", "pub fn to_value(x: u8, strict: bool)",
+                              "tri!(to_value(x))", "tri!(to_value(x, true))",
+                              "\nfn other(x: u8) -> Result<u8, ()> {\n    Ok(tri!(to_value(x,)) + 1)\n}\n")
+    [finding] = _reshaped("src/lib.rs", base, left, right)
+    assert (finding.name, finding.arguments, finding.use_line) == ("to_value", 1, 22)
+
+
+@pytest.mark.parametrize("call", ["to_value(|a, b| a)", "to_value(Vec::<u8, A>::new())", "to_value($x, $y)",
+                                  "to_value(x, true)", "to_value"])
+def test_rust_a_macro_token_call_whose_count_is_unsure_or_new_is_not_reported(call: str) -> None:
+    base, left, right = _case(RUST_TRI, "pub fn to_value(x: u8)", "pub fn to_value(x: u8, strict: bool)",
+                              "tri!(to_value(x))", "tri!(to_value(x, true))",
+                              f"\nfn other(x: u8) -> Result<u8, ()> {{\n    Ok(tri!({call}) + 1)\n}}\n")
+    assert _reshaped("src/lib.rs", base, left, right) == []
+
+
+def test_wtc_check_reports_an_old_way_call_inside_a_macro_the_branch_left_behind(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r", {"Cargo.toml": '[package]\nname = "r"\nversion = "0.1.0"\nedition = "2021"\n',
+                                      "src/lib.rs": "#[macro_use]\nmod macros;\npub mod value;\npub mod ser;\n",
+                                      "src/macros.rs": RUST_TRI.split("\n\npub fn")[0] + "\n",
+                                      "src/value.rs": "pub fn to_value(x: u8) -> Result<u8, ()> {\n    Ok(x)\n}\n",
+                                      "src/ser.rs": "use crate::value::to_value;\n\npub fn run(x: u8) -> Result<u8, ()> {\n"
+                                                    "    let v = tri!(to_value(x));\n    Ok(v)\n}\n"})
+    git(repo, "checkout", "-q", "-b", "t")
+    write(repo, {"src/value.rs": "pub fn to_value(x: u8, strict: bool) -> Result<u8, ()> {\n    Ok(x)\n}\n"})
+    git(repo, "commit", "-qam", "to_value takes strict")
+    done = subprocess.run([WTC, "check", "--base", "main", "--head", "t", "--target", "main", "--own", "src/value.rs",
+                           "--json"], cwd=repo, capture_output=True, text=True)
+    report = json.loads(done.stdout)
+    assert report["exit_code"] == 1, done.stdout
+    assert [(u["name"], u["use_path"]) for u in report["left_behind"]] == [("to_value", "src/ser.rs")]
 
 
 TS = '''export function parse(text: string, strict: boolean): string {

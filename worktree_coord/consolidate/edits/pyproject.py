@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import tomlkit
@@ -15,6 +16,10 @@ from worktree_coord.consolidate.textformat import dump_toml, load_toml
 from worktree_coord.errors import EditError
 
 
+# An operator followed by a space: a spec written in the spaced style.
+_SPACED_SPEC = re.compile(r"(===|~=|==|!=|<=|>=|<|>)\s")
+
+
 def requirement_text(intent: Intent, name: str | None = None) -> str:
     """The PEP 508 string for the intent: name[extras]spec; markers (or @ url)."""
     text = name or intent.name.split(";")[0].strip()
@@ -24,7 +29,9 @@ def requirement_text(intent: Intent, name: str | None = None) -> str:
     if url:
         text += f" @ {url}"
     elif intent.spec:
-        text += intent.spec
+        # A spec written with spaces (`>= 2.0`, from the task's `"tomli >= 2.0"`) is set off from the
+        # name as the task set it off: `tomli>= 2.0` is no one's way of writing it.
+        text += f" {intent.spec}" if _SPACED_SPEC.match(intent.spec) else intent.spec
     if intent.markers:
         text += f"; {intent.markers}"
     return text

@@ -599,7 +599,10 @@ class _Check:
             # first part is never a module root or an imported name, so `targets` resolves nothing.
             with_uses = self.symbols(path, "merged")
             for reference in with_uses.references if with_uses is not None else ():
-                if reference.receiver is not None and separator in reference.receiver:
+                # (a call from a module root alone, `crate::to_value(x)`, `$crate::to_value(x)` in a
+                # macro_rules! body, is such a path too: found driving wtc on serde_json)
+                if reference.receiver is not None and (separator in reference.receiver or (
+                        reference.kind == "call" and reference.receiver in rules.module_roots)):
                     module = _path_module(reference.receiver, rules, with_uses, reference)
                     if module is not None:
                         out.update(target for target, _, _ in self.imported_from(module, reference.name, path, rules))
@@ -834,7 +837,8 @@ class _Check:
                 yield (path, reference.container, name)
         else:
             separator = rules.module_separator
-            if separator != "." and separator in receiver and _visible_import(merged, receiver, reference) is None:
+            rooted = reference.kind == "call" and receiver in rules.module_roots   # `crate::f(x)`
+            if separator != "." and (separator in receiver or rooted) and _visible_import(merged, receiver, reference) is None:
                 # (a receiver an import binds whole is that import, though it spells the
                 # separator: `require('./m').x()`, the javascript profile's inline require)
                 # A path through modules (`crate::routing::util::parse()`, `util::parse()` where

@@ -59,6 +59,9 @@ class _Check(Protocol):
 
     def module_token(self, path: str) -> bytes: ...
 
+    def imported_from(self, module: str, name: str, importer: str,
+                      rules: SemanticRules) -> Iterator[tuple[str, tuple[str, ...], str]]: ...
+
     def package_wide(self, path: str) -> bool: ...
 
     def package_files(self, path: str) -> list[str]: ...
@@ -86,12 +89,22 @@ _SHAPE_CHARS = 160
 
 @value_class
 class Shape:
-    """What a definition takes: `arity` arguments at a call (its receiver not counted); `receiver`:
-    it is a method called through its receiver; `text`: its name and parameter list, as written."""
+    """What a definition takes: `arity` arguments at a call (its receiver not counted), up to `most`
+    (its optional parameters too: Python's `sep="-"`); `receiver`: it is a method called through its
+    receiver; `text`: its name and parameter list, as written."""
 
     arity: int
     receiver: bool
     text: str
+    most: int = -1
+
+    @property
+    def counts(self) -> tuple[int, int]:
+        """(fewest, most) arguments a call may pass."""
+        return self.arity, max(self.arity, self.most)
+
+    def takes(self, count: int) -> bool:
+        return self.counts[0] <= count <= self.counts[1]
 
 
 @value_class
@@ -195,7 +208,7 @@ def _changes(check: _Check, side: str, other: str) -> Iterator[_Change]:
             # The base's and this side's shapes first: the other versions are parsed only for a
             # definition whose count changed (rare), not for every one near an edit.
             old, new = shape("base", before, key), shape(side, after, key)
-            if old is None or new is None or old[1].arity == new[1].arity or old[1].receiver != new[1].receiver:
+            if old is None or new is None or old[1].counts == new[1].counts or old[1].receiver != new[1].receiver:
                 continue
             theirs, merged = check.symbols(path, other, uses=False), check.symbols(path, "merged", uses=False)
             if theirs is None or merged is None:
@@ -203,7 +216,7 @@ def _changes(check: _Check, side: str, other: str) -> Iterator[_Change]:
             if definition.container and any(definition.container in s.heritage for s in (before, after, theirs, merged)):
                 continue   # a member of a class with bases: an inherited overload may take the old shape
             kept, result = shape(other, theirs, key), shape("merged", merged, key)
-            if kept is None or kept[1].arity != old[1].arity or result is None or result[1].arity != new[1].arity:
+            if kept is None or kept[1].counts != old[1].counts or result is None or result[1].counts != new[1].counts:
                 continue
             yield _Change(path, definition, side, old[1], result[1], result[0].line)
 
@@ -227,18 +240,22 @@ def _shape(rules: SignatureRules, member_of: set[str], tree: tree_sitter.Tree | 
     node = parameters.parent
     while node is not None and (node.start_byte, node.end_byte) != (definition.start_byte, definition.end_byte):
         node = node.parent
-    if node is None or (node.parent is not None and node.parent.type in rules.wrappers):
+    if node is None or (node.parent is not None and node.parent.type in rules.wrappers
+                        and not _transparent(rules, node.parent, node, source)):
         return None
     counted = dict(rules.counted)
-    arity, receiver = 0, False
+    arity, optional, receiver = 0, 0, False
     for child in parameters.named_children:
         if child.is_extra:
             continue
         if child.type in rules.receivers:
             receiver = True
             continue
-        if child.type not in counted or any(child.child_by_field_name(f) is not None for f in rules.defaults):
-            return None
+        if child.type in rules.optional:
+            optional += 1
+            continue
+        if optional or child.type not in counted or any(child.child_by_field_name(f) is not None for f in rules.defaults):
+            return None   # (a required parameter after an optional one: keyword-only, or unknown)
         field_name = counted[child.type]
         arity += max(1, len(child.children_by_field_name(field_name))) if field_name else 1
     if rules.uncountable and _holds(parameters, rules.uncountable):
@@ -253,7 +270,23 @@ def _shape(rules: SignatureRules, member_of: set[str], tree: tree_sitter.Tree | 
     shown = _SPACE.sub(" ", source[node.start_byte:parameters.end_byte].decode("utf-8", "replace"))
     start = shown.find(definition.name + "(") if definition.name + "(" in shown else shown.find(definition.name)
     shown = shown[start:] if start >= 0 else shown
-    return Shape(arity, receiver, shown if len(shown) <= _SHAPE_CHARS else shown[:_SHAPE_CHARS - 3] + "...")
+    return Shape(arity, receiver, shown if len(shown) <= _SHAPE_CHARS else shown[:_SHAPE_CHARS - 3] + "...",
+                 arity + optional)
+
+
+def _transparent(rules: SignatureRules, wrapper: tree_sitter.Node, definition: tree_sitter.Node, source: bytes) -> bool:
+    """Whether every decorator of `wrapper` around `definition` is one that keeps what the function
+    takes (`@functools.lru_cache(100000)`: dask's `key_split`), read by its text without `@` and
+    without a call's arguments."""
+    others = [child for child in wrapper.named_children if child.id != definition.id and not child.is_extra]
+    if not others or not rules.transparent:
+        return False
+    for decorator in others:
+        text = source[decorator.start_byte:decorator.end_byte].decode("utf-8", "replace").lstrip("@").strip()
+        name = text.split("(", 1)[0].strip()
+        if name not in rules.transparent or (text != name and not text.endswith(")")):
+            return False
+    return True
 
 
 def _parameter_list(rules: SignatureRules, tree: tree_sitter.Tree | None,
@@ -333,7 +366,7 @@ def reshaped(path: str, before: bytes, after: bytes, *,
         if was is None or now is None:
             continue
         old_shape, new_shape = _shape(rules, member_of, old_tree, before, was), _shape(rules, member_of, new_tree, after, now)
-        if old_shape is not None and new_shape is not None and old_shape.arity != new_shape.arity \
+        if old_shape is not None and new_shape is not None and old_shape.counts != new_shape.counts \
                 and old_shape.receiver == new_shape.receiver:
             out.add(key)
     return out
@@ -379,7 +412,7 @@ def _calls(check: _Check, changes: list[_Change], used_side: str) -> Iterator[Se
             if change is None or (change.new.receiver and target[3] != "self"):
                 continue
             count = _arguments(rules, tree, reference)
-            if count is None or count != change.old.arity or count == change.new.arity:
+            if count is None or not change.old.takes(count) or change.new.takes(count):
                 continue
             yield _finding(check, change, path, reference, used_side, count)
 
@@ -419,6 +452,11 @@ def _target(check: _Check, path: str, reference: Reference,
         if not reference.container or reference.container in merged.heritage:
             return None
         return (path, reference.container, name, "self")
+    elif rules.module_separator != "." and receiver.partition(rules.module_separator)[0] in rules.module_roots \
+            and visible_import(merged, receiver, reference) is None:
+        # A path from a module root (`crate::to_value(x)`, `crate::value::to_value(x)`): the
+        # definitions it leads to, through the crate root's `pub use` too, as the broken-names check reads it.
+        candidates += [(f, c, n, "module") for f, c, n in check.imported_from(receiver, name, path, rules)]
     else:
         if (receiver,) in merged.bound or any(d.name == receiver and not d.container for d in merged.definitions):
             candidates.append((path, (receiver,), name, "class"))
@@ -442,6 +480,9 @@ def _arguments(rules: SignatureRules, tree: tree_sitter.Tree, reference: Referen
         return None
     end = reference.start_byte + len(reference.name.encode())
     node = tree.root_node.named_descendant_for_byte_range(reference.start_byte, end)
+    if node is not None and rules.token_lists and node.parent is not None and node.parent.type in rules.token_lists:
+        # A call in a macro call's tokens (Rust's `tri!(to_value(x))`), which the parse leaves unparsed.
+        return _token_arguments(rules, node) if node.end_byte == end else None
     calls = dict(rules.calls)
     while node is not None and node.type not in calls:
         node = node.parent
@@ -457,6 +498,26 @@ def _arguments(rules: SignatureRules, tree: tree_sitter.Tree, reference: Referen
     if any(child.type in rules.spread for child in items):
         return None
     return len(items)
+
+
+def _token_arguments(rules: SignatureRules, name: tree_sitter.Node) -> int | None:
+    """How many arguments the parenthesized token list right after `name` passes: its runs of
+    tokens between top-level commas (a trailing comma opens none); None when no such list follows,
+    or a token that may hold a comma of its own at the top level (a closure's `|a, b|`, `<A, B>`)
+    stands among them."""
+    arguments = name.next_sibling
+    if arguments is None or arguments.type not in rules.token_lists or arguments.child_count < 2 \
+            or arguments.children[0].type != "(":
+        return None
+    count, run = 0, False
+    for child in arguments.children[1:-1]:
+        if child.type in rules.token_unknown:
+            return None
+        if child.type == ",":
+            count, run = count + run, False
+        else:
+            run = True
+    return count + run
 
 
 def _finding(check: _Check, change: _Change, use_path: str, reference: Reference, used_side: str,

@@ -65,7 +65,7 @@ class CratePaths:
         if not parts:
             return [], []
         head, rest = parts[0], parts[1:]
-        if head == "crate":
+        if head in ("crate", "$crate"):   # `$crate::` in a macro_rules! body: the macro's own crate
             root = self._crate_root(importer)
         elif head in ("self", "super"):
             folder, below = self._module_folder(importer), parts

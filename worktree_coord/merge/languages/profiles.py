@@ -197,7 +197,15 @@ class SignatureRules:
     `x = 1`). `wrappers`: a definition under one of these (Python's decorators) is never counted.
     `calls`: call node kind -> the field holding what is called; `arguments`: the field holding a
     call's arguments, which must be one of `argument_lists`; an argument of a `spread` kind (`*xs`,
-    `xs...`, `...xs`, a keyword argument) makes the count unknown."""
+    `xs...`, `...xs`, a keyword argument) makes the count unknown. `token_lists`: node kinds of the
+    unparsed tokens a macro call holds (Rust's `token_tree`): a name followed there by such a list
+    opening with `(` is a call whose arguments are the list's `,`-separated runs, its count unknown
+    when a token of `token_unknown` (a closure's `|`, generics' `<`, a macro's `$`) stands among them.
+    `optional`: parameter kinds a call may leave out (Python's `sep="-"`): counted between the
+    fewest and the most arguments a call passes; a counted parameter after one makes the count
+    unknown. `transparent`: decorators that keep what a function takes (Python's `functools.lru_cache`), by
+    their text without `@` and without a call's arguments: a definition whose wrappers hold only
+    these is counted."""
 
     parameters: tuple[tuple[str, ...], ...] = ()
     counted: tuple[tuple[str, str], ...] = ()
@@ -210,6 +218,10 @@ class SignatureRules:
     arguments: str = "arguments"
     argument_lists: frozenset[str] = frozenset()
     spread: frozenset[str] = frozenset()
+    token_lists: frozenset[str] = frozenset()
+    token_unknown: frozenset[str] = frozenset()
+    transparent: frozenset[str] = frozenset()
+    optional: frozenset[str] = frozenset()
 
     @property
     def enabled(self) -> bool:
@@ -411,7 +423,8 @@ _SEMANTIC_KEYS = {"tags", "query", "self_receivers", "members_in_scope", "member
                   "specifier_files", "star_names", "star_hidden", "star_list", "star_named", "stubs",
                   "import_statements", "any_name", "all_members"}
 _SIGNATURE_KEYS = {"parameters", "counted", "receivers", "receiver_first", "uncountable", "defaults", "wrappers",
-                   "calls", "arguments", "argument_lists", "spread"}
+                   "calls", "arguments", "argument_lists", "spread", "token_lists", "token_unknown",
+                   "transparent", "optional"}
 _PACKAGE_KEYS = {"workspaces", "manifest", "entry_fields", "conditions", "built_folders", "built_extensions",
                  "source_folders", "entries", "dependency_fields", "source_roots"}
 _DUPLICATE_KEYS = {"declarations", "through", "signature", "headers", "lead", "exempt", "repeatable", "imports",
@@ -1020,7 +1033,7 @@ def _signature_rules(raw: Any, source: str, check_kind: Callable[[str, str], Non
     for path in paths:
         for step in path:
             check_field(step, "semantic.signatures.parameters")
-    for key in ("receivers", "uncountable", "wrappers", "argument_lists", "spread"):
+    for key in ("receivers", "uncountable", "wrappers", "argument_lists", "spread", "token_lists", "optional"):
         for kind in strings(key):
             check_kind(kind, f"semantic.signatures.{key}")
     for name in strings("defaults"):
@@ -1037,7 +1050,9 @@ def _signature_rules(raw: Any, source: str, check_kind: Callable[[str, str], Non
                           uncountable=frozenset(strings("uncountable")), defaults=frozenset(strings("defaults")),
                           wrappers=frozenset(strings("wrappers")), calls=kind_to_field("calls", False),
                           arguments=arguments, argument_lists=frozenset(strings("argument_lists")),
-                          spread=frozenset(strings("spread")))
+                          spread=frozenset(strings("spread")), token_lists=frozenset(strings("token_lists")),
+                          token_unknown=frozenset(strings("token_unknown")),
+                          transparent=frozenset(strings("transparent")), optional=frozenset(strings("optional")))
 
 
 def _duplicate_rules(raw: Any, source: str, check_kind: Callable[[str, str], None],

@@ -7,7 +7,10 @@ and of one side. Output: the base members the side kept in place, and the side's
 deleted base index, end, inserted identities); then the checks a set of hunks must pass.
 Rules:
   - a member whose key repeats in any version is matched by its text instead
-    (`positional_duplicates`), so a shifted occurrence is never merged into the wrong one;
+    (`positional_duplicates`), so a shifted occurrence is never merged into the wrong one; unless
+    every version holds the key equally often and each side's occurrences are, in order, the ones
+    closest to base's (`_paired_in_order`): then the n-th of each is one member (Rust's two
+    `impl Error` blocks, each side editing inside the second, merge as inside a single one);
   - a member one side moved (kept, but out of base order: `kept_in_place` keeps the most members,
     weighing those the other side touched) is a deletion at its old place and an insertion at its
     new one (`side_hunks`);
@@ -22,6 +25,7 @@ Invariants: a check that fails raises Unmergeable (the caller keeps the line mer
 from __future__ import annotations
 
 from dataclasses import replace
+from difflib import SequenceMatcher
 
 from .members import Member, Segmented, Unmergeable
 
@@ -39,12 +43,19 @@ def positional_duplicates(*segs: Segmented) -> tuple[Segmented, ...]:
                 seen.add(member.key)
     if not repeated:
         return segs
+    in_order = {key for key in repeated if _paired_in_order([[m for m in seg.members if m.key == key] for seg in segs])}
     out = []
     for seg in segs:
         members = []
         counts: dict[str, int] = {}
         for member in seg.members:
-            if member.key in repeated:
+            if member.key in in_order:
+                # The n-th occurrence in every version: one member, still a declaration (labelled
+                # by its key in a conflict's path), never matched by a key that repeats.
+                count = counts.get(member.key, 0)
+                counts[member.key] = count + 1
+                member = replace(member, key=None, ident=f"occurrence:{member.key}#{count}", repeated_key=member.key)
+            elif member.key in repeated:
                 ident = "text:" + b" ".join(member.body.split()).decode("utf-8", "replace")
                 count = counts.get(ident, 0)
                 counts[ident] = count + 1
@@ -53,6 +64,39 @@ def positional_duplicates(*segs: Segmented) -> tuple[Segmented, ...]:
             members.append(member)
         out.append(replace(seg, members=tuple(members)))
     return tuple(out)
+
+
+# At most this many occurrences of one key are paired by position (each pairing compares every
+# occurrence of a side with every one of base's); more, and they are matched by text.
+_MOST_PAIRED = 8
+# An occurrence a side kept this little of (a ratio of lines, difflib's) is a rewrite, not an edit.
+_LEAST_KEPT = 0.5
+
+
+def _paired_in_order(occurrences: list[list[Member]]) -> bool:
+    """Whether the occurrences of one key (base's first, then each side's) pair up by position:
+    the same number in every version, and each side's n-th the one of its occurrences closest to
+    base's n-th and base's n-th the one closest to it (so a side that reordered them, or rewrote one
+    beyond recognition, is matched by text as before)."""
+    base, *sides = occurrences
+    if not 2 <= len(base) <= _MOST_PAIRED or any(len(side) != len(base) for side in sides):
+        return False
+    base_lines = [m.content.splitlines() for m in base]
+    for side in sides:
+        if all(s.content == b.content for s, b in zip(side, base)):
+            continue
+        side_lines = [m.content.splitlines() for m in side]
+        score = [[SequenceMatcher(None, b, s, autojunk=False).ratio() for s in side_lines] for b in base_lines]
+        for n, row in enumerate(score):
+            best = row[n]
+            if best < _LEAST_KEPT:
+                return False
+            # Strictly closest both ways: a tie (two identical blocks) is no evidence of which is which.
+            if any(other >= best for k, other in enumerate(row) if k != n):
+                return False
+            if any(score[k][n] >= best for k in range(len(base)) if k != n):
+                return False
+    return True
 
 
 def kept_in_place(base_ids: list[str], side_ids: list[str], heavy: set[str] = frozenset()) -> set[str]:  # type: ignore[assignment]

@@ -206,9 +206,10 @@ def declaration_key(source: bytes, node: tree_sitter.Node, profile: Profile, dep
 def declaration_label(member: Member, profile: Profile) -> str | None:
     """How a keyed member reads where a conflict names it: `const x` for the key `var x`, `x =`
     for Python's `= x` (profile `[labels]`); its key where the profile gives no label."""
-    if member.key is None:
+    key = member.key if member.key is not None else member.repeated_key
+    if key is None:
         return None
-    return declaration_key(member.source, member.node, profile, labels=True) or member.key
+    return declaration_key(member.source, member.node, profile, labels=True) or key
 
 
 def region_start(source: bytes, node: tree_sitter.Node) -> int:

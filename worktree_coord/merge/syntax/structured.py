@@ -581,7 +581,7 @@ class StructuredMerge:
                 self._record(COMMENT_OVER_HEAD if _comment_over_new_head(bm, lead_side, body_side)
                              else "lead and body of one member", bm.start, end)
                 return [replace(body_side, lead=lead_side.lead).render(sep, with_sep)]
-        inner_path = path + [self._label(bm)] if bm.key else path
+        inner_path = path + [self._label(bm)] if bm.key or bm.repeated_key else path
         why = "both sides edited it and it holds no container"
         try:
             pieces = self._merge_nested(inner_path, bm, lm, rm, sep, with_sep)
