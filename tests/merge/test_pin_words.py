@@ -93,3 +93,23 @@ def test_the_tables_answer_as_git_grep_over_a_drain(tmp_path: Path) -> None:
              "Alpha", "Alpha2", "f03", "h05", "h05x", "g00", "deep", "x", "lib", "import", "missing_word"]
     for pin, _, _, merged in merges:
         assert _compare(root, repo, pin, merged, index, words) > 0
+
+
+def test_a_files_words_are_the_runs_git_grep_calls_words() -> None:
+    """git_words cuts at every byte that is not an ASCII letter, digit or `_` (a table and a split,
+    not a regex): the same words as the regex of git grep's word characters, on random bytes (every
+    byte value, whitespace and NULs among them) and on the repository's own sources."""
+    import random
+
+    from worktree_coord.merge.checks.pin_words import git_words
+
+    def by_regex(data: bytes) -> frozenset[bytes]:
+        return frozenset(re.findall(rb"[A-Za-z0-9_]+", data))
+
+    rng = random.Random(36)
+    samples = [bytes(rng.randrange(256) for _ in range(rng.randrange(0, 400))) for _ in range(300)]
+    samples += [bytes(rng.choice(b"ab_9 \t\n\r\x0b\x0c\x00\xff$-.") for _ in range(200)) for _ in range(300)]
+    samples += [path.read_bytes() for path in sorted(Path(__file__).resolve().parents[2].glob("worktree_coord/**/*.py"))[:80]]
+    samples += [b"", b"   ", b"x", bytes(range(256))]
+    for data in samples:
+        assert git_words(data) == by_regex(data), data[:60]
