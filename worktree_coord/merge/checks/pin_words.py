@@ -22,6 +22,7 @@ postings of a word are 4-byte file numbers.
 from __future__ import annotations
 
 import re
+import threading
 from array import array
 from collections import defaultdict
 from typing import Any, Callable, Iterable, Iterator
@@ -95,12 +96,68 @@ def _blobs(repo: pygit2.Repository, tree: pygit2.Tree, prefix: str) -> Iterator[
             yield prefix + entry.name, entry.id
 
 
+class BlobWords:
+    """word -> the ids of the blobs met that hold it: the changed blobs of a run's tips, each read
+    once per process. A lookup over a tip's changed paths is then a set test a path, not a read of
+    each blob's words (a drain's tip holds every path the run changed: a Python pass over their
+    word sets on every merge grew with the run, 1 ms a merge after 200 tasks). Shared by threads
+    (a server's): a blob's postings are all in before it counts as met. Bounded: past MAX_BLOBS
+    blobs it starts empty again (a cache: what it drops is read again)."""
+
+    MAX_BLOBS = 50_000
+
+    def __init__(self) -> None:
+        # Keyed by the ids' raw bytes: a bytes object keeps its hash, an Oid hashes again each time
+        # (0.14 us: most of a lookup over a thousand changed paths).
+        self._met: set[bytes] = set()
+        self._holding: dict[bytes, set[bytes]] = defaultdict(set)
+        self._lock = threading.Lock()
+        self._last: tuple[Any, ...] | None = None   # (key, *searched(key)): one merged tree's
+
+    def searched(self, key: Any, changes: Callable[[], dict[str, tuple[Side, Side]]]
+                 ) -> tuple[list[tuple[str, bytes]], dict[bytes, pygit2.Oid]]:
+        """The paths of `changes()` (a merged tree's changes from its pin, `key` naming both trees)
+        that git grep reads, as (path, raw id of its blob), and raw id -> id; kept for the last key
+        asked (the look asks twice a merge of one merged tree: the names, the modules)."""
+        last = self._last
+        if last is not None and last[0] == key:
+            return last[1], last[2]
+        searched = [(path, oid.raw, oid) for path, (_, (oid, mode)) in changes().items()
+                    if oid is not None and mode in _SEARCHED]
+        out = ([(path, raw) for path, raw, _ in searched], {raw: oid for _, raw, oid in searched})
+        self._last = (key, *out)
+        return out
+
+    def holding(self, oids: dict[bytes, pygit2.Oid], words: frozenset[bytes],
+                read_words: Callable[[pygit2.Oid], frozenset[bytes]]) -> set[bytes]:
+        """Which of `oids` (raw id -> id) hold one of `words` (`read_words(oid)`: a blob's words,
+        read when not met), by raw id."""
+        with self._lock:
+            if len(self._met) > self.MAX_BLOBS:
+                self._met.clear()
+                self._holding.clear()
+            unmet = oids.keys() - self._met
+        read = [(raw, read_words(oids[raw])) for raw in unmet]   # (outside the lock: reads blobs)
+        with self._lock:
+            for oid, found in read:
+                if oid not in self._met:
+                    for word in found:
+                        self._holding[word].add(oid)
+                    self._met.add(oid)
+            out = set().union(*(self._holding[word] for word in words if word in self._holding))
+            cleared = oids.keys() - self._met   # another thread started it again meanwhile: read here
+        return out | {raw for raw in cleared if not words.isdisjoint(read_words(oids[raw]))}
+
+
 def mentioning(pin: PinWords, changes: dict[str, tuple[Side, Side]], words: Iterable[str],
-               read_words: Callable[[pygit2.Oid], frozenset[bytes]]) -> list[str] | None:
+               read_words: Callable[[pygit2.Oid], frozenset[bytes]],
+               blobs: tuple[BlobWords, Any] | None = None) -> list[str] | None:
     """The paths of a tree that hold one of `words` as a whole word, in path order (what `git grep
     -lwF` lists), where the tree is `pin`'s with `changes` (path -> (pin side, tree side)):
     `pin`'s files the changes leave alone, and the changed paths whose new blob holds one (its
-    words: `read_words`). None: a word that is not one run of word characters (grep it)."""
+    words: `read_words`; through `blobs`, (BlobWords kept by the caller across lookups, a key
+    naming the pin and the tree), when given). None: a word that is not one run of word
+    characters (grep it)."""
     wanted = list(words)
     if not all(_ONE_WORD.fullmatch(word) for word in wanted):
         return None
@@ -108,7 +165,13 @@ def mentioning(pin: PinWords, changes: dict[str, tuple[Side, Side]], words: Iter
     found: set[str] = set()
     for word in encoded:
         found.update(path for path in pin.holding(word) if path not in changes)
-    for path, (_, (oid, mode)) in changes.items():
-        if oid is not None and mode in _SEARCHED and not encoded.isdisjoint(read_words(oid)):
-            found.add(path)
+    if blobs is None:
+        for path, (_, (oid, mode)) in changes.items():
+            if oid is not None and mode in _SEARCHED and not encoded.isdisjoint(read_words(oid)):
+                found.add(path)
+    else:
+        kept, key = blobs
+        searched, ids = kept.searched(key, lambda: changes)
+        holding = kept.holding(ids, encoded, read_words)
+        found.update(path for path, raw in searched if raw in holding)
     return sorted(found, key=lambda path: path.encode("utf-8", "surrogateescape"))
