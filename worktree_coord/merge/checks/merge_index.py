@@ -143,6 +143,11 @@ class MergeIndex:
             return found[full]
         return _MISSING
 
+    def kept_symbols(self, fingerprint: str, blob_id: bytes, mode: Any) -> Any:
+        """The symbols of the blob `blob_id` (raw git id) this process holds in memory for `mode`
+        (`symbols`' `uses`), or MISSING; the disk is not read (for lookups that mostly miss)."""
+        return self._get(self._symbols, (fingerprint, blob_id, mode))
+
     def _load_modes(self, fingerprint: str, blob_id: bytes) -> dict[Any, Any]:
         """mode -> the symbols rows of one blob, on disk or pending (`_row_key`'s modes)."""
         if self._rows is None:
