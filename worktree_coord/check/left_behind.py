@@ -712,7 +712,8 @@ def moved_files(changes: list[Change], read_blob: Callable[[str], bytes], delete
         return {name for _container, name in _definitions(path, read_blob(oid)) or set()}
 
     moved: dict[str, str] = {}
-    candidates = {c.path: names(c.path, c.new_oid) for c in added if semantic_profile(c.path) is not None}
+    candidates: dict[str, set[str]] | None = None   # read when a file is not moved whole nor kept (a
+    # task that edits files and adds one, deleting none, reads no added file's definitions)
     for path, change in gone.items():
         same = [c.path for c in added if c.new_oid == change.old_oid]
         if len(same) == 1:
@@ -723,6 +724,10 @@ def moved_files(changes: list[Change], read_blob: Callable[[str], bytes], delete
         old = names(path, change.old_oid)
         if change.new_oid is not None and old & names(path, change.new_oid):
             continue   # it still defines what it did: a file kept, not a stub left behind
+        if not old:
+            continue   # nothing to find elsewhere
+        if candidates is None:
+            candidates = {c.path: names(c.path, c.new_oid) for c in added if semantic_profile(c.path) is not None}
         suffix = path.rsplit(".", 1)[-1]
         best = max(((len(old & new), other) for other, new in candidates.items() if other.endswith("." + suffix)),
                    default=(0, ""))
