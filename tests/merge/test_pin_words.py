@@ -116,9 +116,11 @@ def test_a_files_words_are_the_runs_git_grep_calls_words() -> None:
 
 
 def test_changed_blobs_words_kept_across_lookups_answer_as_read_each_time(tmp_path: Path) -> None:
-    """BlobWords (the changed blobs' words kept by word across a drain's lookups) gives the paths a
-    read of each changed blob's words gives, at every merge of a drain, for every word, kept whole
-    or bounded to 3 blobs (started again as it fills), and from four threads at once."""
+    """BlobWords (the changed blobs' words kept by word, a merged tree's paths by blob, the next
+    tree's derived by its merge's step) gives the paths a read of each changed blob's words gives,
+    at every merge of a drain, for every word: derived from the tree before, built from the
+    changes (no step known), bounded to 3 blobs (started again as it fills), and from four threads
+    at once."""
     import threading
 
     from worktree_coord.merge.checks.pin_words import BlobWords, PinWords, git_words, mentioning
@@ -127,27 +129,34 @@ def test_changed_blobs_words_kept_across_lookups_answer_as_read_each_time(tmp_pa
     repo, merges = _drain(tmp_path)
     words = ["parse", "parse_text", "helper", "helper2", "tool", "more", "more_x", "addOne", "incr", "trimAll",
              "Alpha", "Alpha2", "f03", "h05", "g00", "deep", "x", "lib", "import", "missing_word"]
-    kept, small = BlobWords(), BlobWords()
+    stepped, fresh, small = BlobWords(), BlobWords(), BlobWords()
     small.MAX_BLOBS = 3
     read = lambda oid: git_words(repo[oid].data)   # noqa: E731
+    tree = lambda oid: repo[oid].peel(pygit2.Tree)   # noqa: E731
     compared = 0
+    before = None
     for pin, _, _, merged in merges:
-        pin_tree = repo[pin].peel(pygit2.Tree)
-        table = PinWords.build(repo, pin_tree)
-        changes = _changes(pin_tree, repo[merged].peel(pygit2.Tree), repo=repo)
+        table = PinWords.build(repo, tree(pin))
+        changes = _changes(tree(pin), tree(merged), repo=repo)
+        key = (pin, merged)
+        step = (lambda: None) if before is None else \
+            (lambda before=before: ((pin, before), _changes(tree(before), tree(merged), repo=repo)))
         for chosen in [[word] for word in words] + [words[:4], words[5:12]]:
             expected = mentioning(table, changes, chosen, read)
-            assert mentioning(table, changes, chosen, read, (kept, (pin, merged))) == expected, chosen
-            assert mentioning(table, changes, chosen, read, (small, (pin, merged))) == expected, chosen
+            assert mentioning(table, changes, chosen, read, (stepped, key, step)) == expected, chosen
+            assert mentioning(table, changes, chosen, read, (fresh, key, lambda: None)) == expected, chosen
+            assert mentioning(table, changes, chosen, read, (small, key, step)) == expected, chosen
             compared += 1
         answers: list[list[str] | None] = []
         shared = BlobWords()
         threads = [threading.Thread(target=lambda: answers.append(mentioning(table, changes, words, read,
-                                                                                (shared, (pin, merged)))))
+                                                                                (shared, key, step))))
                    for _ in range(4)]
         for thread in threads:
             thread.start()
         for thread in threads:
             thread.join()
         assert answers == [mentioning(table, changes, words, read)] * 4
+        before = merged
     assert compared > 100
+    assert stepped.derived >= len(merges) - 3 and stepped.built <= 3   # (a merge onto another pin: built)

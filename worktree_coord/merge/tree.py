@@ -252,8 +252,13 @@ def files_mentioning(repo: pygit2.Repository, pin: pygit2.Oid | str, where: pygi
         table = index.pin_words(trees[0], lambda: PinWords.build(repo, trees[0]), PinWords.dump, PinWords.load)
         changes = index.changes(repo, trees[0], trees[1], functools.partial(_changes, repo=repo))
         # The changed blobs' words kept by word across the drain's lookups (one per process, per index).
+        pin_id = str(trees[0].id)
+
+        def step() -> tuple[tuple[str, str], Any] | None:
+            found = index.step(trees[0], trees[1])   # (the tip the merge was made onto, its changes)
+            return None if found is None else ((pin_id, found[0]), found[1])
         return mentioning(table, changes, words, lambda oid: git_words(repo[oid].data),
-                          (index.memo("blob_words", None, BlobWords), (str(trees[0].id), str(trees[1].id))))
+                          (index.memo("blob_words", None, BlobWords), (pin_id, str(trees[1].id)), step))
     except (KeyError, UnicodeDecodeError):
         return None
 

@@ -98,66 +98,116 @@ def _blobs(repo: pygit2.Repository, tree: pygit2.Tree, prefix: str) -> Iterator[
 
 class BlobWords:
     """word -> the ids of the blobs met that hold it: the changed blobs of a run's tips, each read
-    once per process. A lookup over a tip's changed paths is then a set test a path, not a read of
-    each blob's words (a drain's tip holds every path the run changed: a Python pass over their
-    word sets on every merge grew with the run, 1 ms a merge after 200 tasks). Shared by threads
-    (a server's): a blob's postings are all in before it counts as met. Bounded: past MAX_BLOBS
-    blobs it starts empty again (a cache: what it drops is read again)."""
+    once per process; and, for the merged tree asked last, its changed paths by blob. A lookup is
+    then the words' blobs and their paths, not a read of each changed blob's words: a drain's tip
+    holds every path the run changed, and a pass over them on every merge grew with the run (1 ms
+    a merge after 200 tasks). The next merged tree's paths are this one's with the paths its merge
+    changed (`step`: MergeIndex.step), taken over, not copied (a tree asked again after the next
+    one is built again); without a step they are built from its changes. Shared by threads (a
+    server's): one lookup at a time. Bounded: past MAX_BLOBS blobs it starts empty again (a cache:
+    what it drops is read again)."""
 
     MAX_BLOBS = 50_000
 
     def __init__(self) -> None:
-        # Keyed by the ids' raw bytes: a bytes object keeps its hash, an Oid hashes again each time
-        # (0.14 us: most of a lookup over a thousand changed paths).
+        # Keyed by the ids' raw bytes: a bytes object keeps its hash, an Oid hashes again each time.
         self._met: set[bytes] = set()
         self._holding: dict[bytes, set[bytes]] = defaultdict(set)
         self._lock = threading.Lock()
-        self._last: tuple[Any, ...] | None = None   # (key, *searched(key)): one merged tree's
+        self._view: _TreeBlobs | None = None   # the merged tree asked last
+        self._started = 0                      # how often it started empty (a view of before is stale)
+        self.built = self.derived = 0          # (for the tests: views built from changes, derived by a step)
 
-    def searched(self, key: Any, changes: Callable[[], dict[str, tuple[Side, Side]]]
-                 ) -> tuple[list[tuple[str, bytes]], dict[bytes, pygit2.Oid]]:
-        """The paths of `changes()` (a merged tree's changes from its pin, `key` naming both trees)
-        that git grep reads, as (path, raw id of its blob), and raw id -> id; kept for the last key
-        asked (the look asks twice a merge of one merged tree: the names, the modules)."""
-        last = self._last
-        if last is not None and last[0] == key:
-            return last[1], last[2]
-        searched = [(path, oid.raw, oid) for path, (_, (oid, mode)) in changes().items()
-                    if oid is not None and mode in _SEARCHED]
-        out = ([(path, raw) for path, raw, _ in searched], {raw: oid for _, raw, oid in searched})
-        self._last = (key, *out)
-        return out
-
-    def holding(self, oids: dict[bytes, pygit2.Oid], words: frozenset[bytes],
-                read_words: Callable[[pygit2.Oid], frozenset[bytes]]) -> set[bytes]:
-        """Which of `oids` (raw id -> id) hold one of `words` (`read_words(oid)`: a blob's words,
-        read when not met), by raw id."""
+    def holding(self, key: Any, changes: dict[str, tuple[Side, Side]],
+                step: Callable[[], tuple[Any, dict[str, tuple[Side, Side]]] | None],
+                words: frozenset[bytes], read_words: Callable[[pygit2.Oid], frozenset[bytes]]) -> set[str]:
+        """The paths of `changes` (a merged tree's, from its pin: `key` names both) that git grep
+        reads whose blob holds one of `words` (`read_words(oid)`: a blob's words). `step()`: the key
+        of the tree before the merge and the merge's changes against it, when known."""
         with self._lock:
             if len(self._met) > self.MAX_BLOBS:
                 self._met.clear()
                 self._holding.clear()
-            unmet = oids.keys() - self._met
-        read = [(raw, read_words(oids[raw])) for raw in unmet]   # (outside the lock: reads blobs)
-        with self._lock:
-            for oid, found in read:
-                if oid not in self._met:
-                    for word in found:
-                        self._holding[word].add(oid)
-                    self._met.add(oid)
-            out = set().union(*(self._holding[word] for word in words if word in self._holding))
-            cleared = oids.keys() - self._met   # another thread started it again meanwhile: read here
-        return out | {raw for raw in cleared if not words.isdisjoint(read_words(oids[raw]))}
+                self._started += 1
+            view = self._view_of(key, changes, step)
+            for raw in view.unmet:
+                if raw not in self._met:
+                    for word in read_words(view.ids[raw]):
+                        self._holding[word].add(raw)
+                    self._met.add(raw)
+            view.unmet.clear()
+            found: set[str] = set()
+            for word in words:
+                for raw in self._holding.get(word, ()):
+                    paths = view.paths_of.get(raw)
+                    if paths:
+                        found |= paths
+            return found
+
+    def _view_of(self, key: Any, changes: dict[str, tuple[Side, Side]],
+                 step: Callable[[], tuple[Any, dict[str, tuple[Side, Side]]] | None]) -> "_TreeBlobs":
+        view = self._view
+        if view is not None and view.started == self._started:
+            if view.key == key:
+                return view
+            before = step()
+            if before is not None and before[0] == view.key:
+                for path in before[1]:
+                    view.drop(path)
+                    side = changes.get(path)
+                    if side is not None:
+                        view.add(path, side[1], self._met)
+                view.key = key
+                self.derived += 1
+                return view
+        view = self._view = _TreeBlobs(key, self._started)
+        for path, (_, after) in changes.items():
+            view.add(path, after, self._met)
+        self.built += 1
+        return view
+
+
+class _TreeBlobs:
+    """One merged tree's changed paths that git grep reads, by blob (BlobWords)."""
+
+    def __init__(self, key: Any, started: int) -> None:
+        self.key = key
+        self.started = started
+        self.raw_of: dict[str, bytes] = {}
+        self.paths_of: dict[bytes, set[str]] = {}
+        self.ids: dict[bytes, pygit2.Oid] = {}
+        self.unmet: set[bytes] = set()   # blobs added whose words are not read yet
+
+    def add(self, path: str, side: Side, met: set[bytes]) -> None:
+        oid, mode = side
+        if oid is None or mode not in _SEARCHED:
+            return
+        raw = oid.raw
+        self.raw_of[path] = raw
+        self.paths_of.setdefault(raw, set()).add(path)
+        self.ids[raw] = oid
+        if raw not in met:
+            self.unmet.add(raw)
+
+    def drop(self, path: str) -> None:
+        raw = self.raw_of.pop(path, None)
+        if raw is not None:
+            paths = self.paths_of[raw]
+            paths.discard(path)
+            if not paths:
+                del self.paths_of[raw]
+                del self.ids[raw]
 
 
 def mentioning(pin: PinWords, changes: dict[str, tuple[Side, Side]], words: Iterable[str],
                read_words: Callable[[pygit2.Oid], frozenset[bytes]],
-               blobs: tuple[BlobWords, Any] | None = None) -> list[str] | None:
+               blobs: tuple[BlobWords, Any, Callable[[], Any]] | None = None) -> list[str] | None:
     """The paths of a tree that hold one of `words` as a whole word, in path order (what `git grep
     -lwF` lists), where the tree is `pin`'s with `changes` (path -> (pin side, tree side)):
     `pin`'s files the changes leave alone, and the changed paths whose new blob holds one (its
-    words: `read_words`; through `blobs`, (BlobWords kept by the caller across lookups, a key
-    naming the pin and the tree), when given). None: a word that is not one run of word
-    characters (grep it)."""
+    words: `read_words`; through `blobs` when given: (BlobWords kept by the caller across
+    lookups, a key naming the pin and the tree, the merge's step to it: BlobWords.holding)).
+    None: a word that is not one run of word characters (grep it)."""
     wanted = list(words)
     if not all(_ONE_WORD.fullmatch(word) for word in wanted):
         return None
@@ -170,8 +220,6 @@ def mentioning(pin: PinWords, changes: dict[str, tuple[Side, Side]], words: Iter
             if oid is not None and mode in _SEARCHED and not encoded.isdisjoint(read_words(oid)):
                 found.add(path)
     else:
-        kept, key = blobs
-        searched, ids = kept.searched(key, lambda: changes)
-        holding = kept.holding(ids, encoded, read_words)
-        found.update(path for path, raw in searched if raw in holding)
+        kept, key, step = blobs
+        found |= kept.holding(key, changes, step, encoded, read_words)
     return sorted(found, key=lambda path: path.encode("utf-8", "surrogateescape"))
