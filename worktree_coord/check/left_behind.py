@@ -866,6 +866,10 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
                 own_users[change.path] = after
             continue
         read_imports = functools.partial(imports, change.path, change.old_oid)   # (of `before`)
+        if symbols is not None and symbols[0] is not None:
+            # Its definitions' extraction holds its imports whole (the same query's matches:
+            # symbols.extract, tests/merge/test_imports_only.py): not extracted a second time.
+            read_imports = lambda _data, found=symbols[0]: found   # noqa: E731
         passed, named = _unpassed(change.path, before, after, files_named, lambda path: file_at(since, path),
                                   symbols=symbols, imports=read_imports)
         pairs = {pair for pair in _removed(change.path, before, after, symbols=symbols)
