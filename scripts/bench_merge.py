@@ -180,7 +180,7 @@ def run_engine(repo_dir: Path, tasks: int, fast_path: bool, semantic: bool = Fal
         # built and written to disk, outside the drain, by another MergeIndex than the drain's, so
         # the drain loads it from disk as a `wtc merge` process does. Its cost is printed apart.
         from worktree_coord.merge.checks.merge_index import MergeIndex, index_folder
-        from worktree_coord.merge.tree import keep_pin_words
+        from worktree_coord.merge.checks.pin_words import keep_pin_words
 
         cpu1 = _cpu()
         keep_pin_words(repo, base, MergeIndex(index_folder(repo)))

@@ -119,7 +119,7 @@ class RunOperations(CoordinatorBase):
         if run is None or self._left_behind_mode(run) is SemanticMode.OFF:
             return
         from ..merge.checks.merge_index import index_folder, shared_index
-        from ..merge.tree import keep_pin_words
+        from ..merge.checks.pin_words import keep_pin_words
 
         keep_pin_words(self.git.repo, run.base, shared_index(index_folder(self.git.repo)))
 

@@ -263,19 +263,6 @@ def files_mentioning(repo: pygit2.Repository, pin: pygit2.Oid | str, where: pygi
         return None
 
 
-def keep_pin_words(repo: pygit2.Repository, pin: pygit2.Oid | str, index: MergeIndex | None = None) -> bool:
-    """Build the word index `files_mentioning` reads for the pin `pin` (a tree or commit) and write
-    it where every process that merges onto the pin loads it (`index`'s folder), unless it is there
-    already: what `run start` does, so the run's first merge does not pay for reading every file of
-    the pin (a second at 20,000 files). True: built now."""
-    index = index if index is not None else shared_index()
-    tree = repo[_oid(pin)].peel(pygit2.Tree)
-    try:
-        return index.keep_pin_words(tree, lambda: PinWords.build(repo, tree), PinWords.dump)
-    except (KeyError, UnicodeDecodeError):
-        return False   # (a blob a partial clone lacks, a path that is not UTF-8: the merge greps)
-
-
 def changed_on_both_sides(repo: pygit2.Repository, base: pygit2.Oid | str, ours: pygit2.Oid | str,
                           theirs: pygit2.Oid | str) -> dict[str, tuple[pygit2.Oid | None, pygit2.Oid | None,
                                                                       pygit2.Oid | None]]:
