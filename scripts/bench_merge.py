@@ -24,7 +24,9 @@ Each method runs on its own copy of the repository (so no method finds the objec
   engine-sem-loose  engine-sem with WTC_HOLD_OBJECTS=0 (held against not held, side by side)
   engine-run    engine-sem plus the left-behind look (check/left_behind.left_behind_at_merge: uses,
                 in code no side changed, of what the task removed): both checks a run's merge
-                makes by default, what a `wtc merge` of a run pays
+                makes by default, what a `wtc merge` of a run pays. The pin's word index the look
+                reads is built before the timing, as `wtc run start` builds it, and loaded from
+                disk by the drain; its build's CPU is printed apart (paths: pin_index_cpu_s)
   baseline      per merge: `git merge-tree --write-tree` + `git commit-tree` + `git update-ref`
 All methods must end on the same tree (checked). Printed: per-merge median / p95 / mean of the
 first and last 10, totals (wall and CPU incl. children), and the two target ratios:
@@ -172,6 +174,17 @@ def run_engine(repo_dir: Path, tasks: int, fast_path: bool, semantic: bool = Fal
     task_ids = [repo.references[f"refs/heads/task/{i:04d}"].target for i in range(tasks)]
     times, paths, phases = [], {}, {}
     packs_before = len(list((repo_dir / "objects" / "pack").glob("*.pack")))
+    pin_index = {}
+    if left_behind:
+        # What `wtc run start` does for a run that looks (coordinator/runs.py): the pin's word index
+        # built and written to disk, outside the drain, by another MergeIndex than the drain's, so
+        # the drain loads it from disk as a `wtc merge` process does. Its cost is printed apart.
+        from worktree_coord.merge.checks.merge_index import MergeIndex, index_folder
+        from worktree_coord.merge.checks.pin_words import keep_pin_words
+
+        cpu1 = _cpu()
+        keep_pin_words(repo, base, MergeIndex(index_folder(repo)))
+        pin_index = {"pin_index_cpu_s": round(_cpu() - cpu1, 3)}
     cpu0, wall0 = _cpu(), time.perf_counter()
     with Integrator(repo, fast_path=fast_path) as engine, _held_writes(repo, semantic and drain):
         batch = engine.drain(INTEG, signature=SIG, tasks=len(task_ids)) if drain else None
@@ -195,7 +208,7 @@ def run_engine(repo_dir: Path, tasks: int, fast_path: bool, semantic: bool = Fal
     wall, cpu = time.perf_counter() - wall0, _cpu() - cpu0
     tree = str(repo[repo.references[INTEG].target].tree_id)
     paths["packs written"] = len(list((repo_dir / "objects" / "pack").glob("*.pack"))) - packs_before
-    return _summary(times, wall, cpu, tree, paths=paths,
+    return _summary(times, wall, cpu, tree, paths=paths | pin_index,
                     phases={k: round(statistics.median(v), 2) for k, v in phases.items()})
 
 

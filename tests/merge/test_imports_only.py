@@ -31,7 +31,8 @@ def test_imports_only_extraction_holds_the_imports_of_a_whole_one() -> None:
             [(i.bound, i.module, i.name, i.line) for i in whole.imports], path
         # Scopes are node ids of one parse: compared as "top level or not", and equal by position.
         assert [i.scope is None for i in only.imports] == [i.scope is None for i in whole.imports], path
-        assert (only.wildcard, only.star_modules) == (whole.wildcard, whole.star_modules), path
+        assert (only.wildcard, only.star_modules, only.star_spans) == \
+            (whole.wildcard, whole.star_modules, whole.star_spans), path
         # The names the imports bind, bound where the whole extraction binds them.
         assert all(names <= whole.bound.get(container, set()) for container, names in only.bound.items()), path
         assert [d for d in whole.definitions if d.kind == "import"] == only.definitions, path

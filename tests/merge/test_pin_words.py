@@ -93,3 +93,70 @@ def test_the_tables_answer_as_git_grep_over_a_drain(tmp_path: Path) -> None:
              "Alpha", "Alpha2", "f03", "h05", "h05x", "g00", "deep", "x", "lib", "import", "missing_word"]
     for pin, _, _, merged in merges:
         assert _compare(root, repo, pin, merged, index, words) > 0
+
+
+def test_a_files_words_are_the_runs_git_grep_calls_words() -> None:
+    """git_words cuts at every byte that is not an ASCII letter, digit or `_` (a table and a split,
+    not a regex): the same words as the regex of git grep's word characters, on random bytes (every
+    byte value, whitespace and NULs among them) and on the repository's own sources."""
+    import random
+
+    from worktree_coord.merge.checks.pin_words import git_words
+
+    def by_regex(data: bytes) -> frozenset[bytes]:
+        return frozenset(re.findall(rb"[A-Za-z0-9_]+", data))
+
+    rng = random.Random(36)
+    samples = [bytes(rng.randrange(256) for _ in range(rng.randrange(0, 400))) for _ in range(300)]
+    samples += [bytes(rng.choice(b"ab_9 \t\n\r\x0b\x0c\x00\xff$-.") for _ in range(200)) for _ in range(300)]
+    samples += [path.read_bytes() for path in sorted(Path(__file__).resolve().parents[2].glob("worktree_coord/**/*.py"))[:80]]
+    samples += [b"", b"   ", b"x", bytes(range(256))]
+    for data in samples:
+        assert git_words(data) == by_regex(data), data[:60]
+
+
+def test_changed_blobs_words_kept_across_lookups_answer_as_read_each_time(tmp_path: Path) -> None:
+    """BlobWords (the changed blobs' words kept by word, a merged tree's paths by blob, the next
+    tree's derived by its merge's step) gives the paths a read of each changed blob's words gives,
+    at every merge of a drain, for every word: derived from the tree before, built from the
+    changes (no step known), bounded to 3 blobs (started again as it fills), and from four threads
+    at once."""
+    import threading
+
+    from worktree_coord.merge.checks.pin_words import BlobWords, PinWords, git_words, mentioning
+    from worktree_coord.merge.tree import _changes
+
+    repo, merges = _drain(tmp_path)
+    words = ["parse", "parse_text", "helper", "helper2", "tool", "more", "more_x", "addOne", "incr", "trimAll",
+             "Alpha", "Alpha2", "f03", "h05", "g00", "deep", "x", "lib", "import", "missing_word"]
+    stepped, fresh, small = BlobWords(), BlobWords(), BlobWords()
+    small.MAX_BLOBS = 3
+    read = lambda oid: git_words(repo[oid].data)   # noqa: E731
+    tree = lambda oid: repo[oid].peel(pygit2.Tree)   # noqa: E731
+    compared = 0
+    before = None
+    for pin, _, _, merged in merges:
+        table = PinWords.build(repo, tree(pin))
+        changes = _changes(tree(pin), tree(merged), repo=repo)
+        key = (pin, merged)
+        step = (lambda: None) if before is None else \
+            (lambda before=before: ((pin, before), _changes(tree(before), tree(merged), repo=repo)))
+        for chosen in [[word] for word in words] + [words[:4], words[5:12]]:
+            expected = mentioning(table, changes, chosen, read)
+            assert mentioning(table, changes, chosen, read, (stepped, key, step)) == expected, chosen
+            assert mentioning(table, changes, chosen, read, (fresh, key, lambda: None)) == expected, chosen
+            assert mentioning(table, changes, chosen, read, (small, key, step)) == expected, chosen
+            compared += 1
+        answers: list[list[str] | None] = []
+        shared = BlobWords()
+        threads = [threading.Thread(target=lambda: answers.append(mentioning(table, changes, words, read,
+                                                                                (shared, key, step))))
+                   for _ in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert answers == [mentioning(table, changes, words, read)] * 4
+        before = merged
+    assert compared > 100
+    assert stepped.derived >= len(merges) - 3 and stepped.built <= 3   # (a merge onto another pin: built)

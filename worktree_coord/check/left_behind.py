@@ -23,6 +23,7 @@ defined elsewhere) decide what counts as a use. At most MAX_FILES files are read
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from typing import Any, Callable, Iterable
 
@@ -412,7 +413,8 @@ def _unstarred(profile_path: str, before: bytes, after: bytes | None, *,
 def _unpassed(profile_path: str, before: bytes, after: bytes | None,
               files_named: Callable[[str, str], list[str]],
               read: Callable[[str], bytes | None], *,
-              symbols: tuple[Any, Any] | None = None) -> tuple[set[tuple[tuple[str, ...], str]], bytes]:
+              symbols: tuple[Any, Any] | None = None,
+              imports: Callable[[bytes], Any] | None = None) -> tuple[set[tuple[tuple[str, ...], str]], bytes]:
     """The ((), name) of each name a star re-export `before` holds and `after` dropped passed on
     (`export * from './intl.js'`, `from .intl import *`): the top-level names the starred file
     defines (those its star list takes) that `after` does not define itself; and `before` with each
@@ -426,7 +428,7 @@ def _unpassed(profile_path: str, before: bytes, after: bytes | None,
             or b"*" not in ranges_text(before, touched_lines(before, after)):
         return set(), before   # (a star line dropped or rewritten is a touched line holding its `*`)
     new = symbols[1] if symbols is not None and symbols[1] is not None else _extracted(profile_path, after, uses=False)
-    old = _extracted(profile_path, before, imports_only=True)
+    old = imports(before) if imports is not None else _extracted(profile_path, before, imports_only=True)
     if old is None or new is None or len(old.star_spans) != len(old.star_modules):
         return set(), before
     defined = {d.name for d in new.definitions if not d.container}
@@ -561,9 +563,27 @@ def _definitions_reader(kept: Any) -> Callable[[str, str, bytes], Any]:
     return read
 
 
-def _import_names(profile_path: str, data: bytes) -> set[str]:
-    """The names a version of a file binds by importing them at its top level."""
-    symbols = _extracted(profile_path, data, imports_only=True)
+def _imports_reader(kept: Any) -> Callable[[str, str, bytes], Any]:
+    """`read(path, blob id, data)`: the imports of one version (`_extracted`, imports_only=True),
+    taken from the merge index `kept` where the merge's own check extracted that blob's imports in
+    this process (a task file's base and new versions: a drain's look extracted them again), else
+    extracted. A kept None (a version that does not parse cleanly) is extracted here as before."""
+    def read(path: str, oid: str, data: bytes) -> Any:
+        if kept is not None and len(data) <= MAX_BYTES and (profile := semantic_profile(path)) is not None:
+            from ..merge.checks.merge_index import MISSING
+            from ..merge.checks.symbols import IMPORTS_ONLY, fingerprint
+
+            found = kept.kept_symbols(fingerprint(profile), bytes.fromhex(oid), IMPORTS_ONLY)
+            if found is not MISSING and found is not None:
+                return found
+        return _extracted(path, data, imports_only=True)
+    return read
+
+
+def _import_names(profile_path: str, data: bytes, imports: Callable[[bytes], Any] | None = None) -> set[str]:
+    """The names a version of a file binds by importing them at its top level (`imports`: the
+    look's reader of a version's imports, `_imports_reader`)."""
+    symbols = imports(data) if imports is not None else _extracted(profile_path, data, imports_only=True)
     return set() if symbols is None else {item.bound for item in symbols.imports if item.scope is None}
 
 
@@ -692,7 +712,8 @@ def moved_files(changes: list[Change], read_blob: Callable[[str], bytes], delete
         return {name for _container, name in _definitions(path, read_blob(oid)) or set()}
 
     moved: dict[str, str] = {}
-    candidates = {c.path: names(c.path, c.new_oid) for c in added if semantic_profile(c.path) is not None}
+    candidates: dict[str, set[str]] | None = None   # read when a file is not moved whole nor kept (a
+    # task that edits files and adds one, deleting none, reads no added file's definitions)
     for path, change in gone.items():
         same = [c.path for c in added if c.new_oid == change.old_oid]
         if len(same) == 1:
@@ -703,6 +724,10 @@ def moved_files(changes: list[Change], read_blob: Callable[[str], bytes], delete
         old = names(path, change.old_oid)
         if change.new_oid is not None and old & names(path, change.new_oid):
             continue   # it still defines what it did: a file kept, not a stub left behind
+        if not old:
+            continue   # nothing to find elsewhere
+        if candidates is None:
+            candidates = {c.path: names(c.path, c.new_oid) for c in added if semantic_profile(c.path) is not None}
         suffix = path.rsplit(".", 1)[-1]
         best = max(((len(old & new), other) for other, new in candidates.items() if other.endswith("." + suffix)),
                    default=(0, ""))
@@ -762,7 +787,7 @@ def _broken_uses(changes: Iterable[Change], read_blob: Callable[[str], bytes], s
     definitions = _definitions_reader(kept)
     found = _broken_names(changes, read_blob, since, grep, file_at, at=at, max_changed=max_changed, ignore=ignore,
                           folders_at=folders_at, max_files=max_files, partial=partial, unread=unread,
-                          definitions=definitions)
+                          definitions=definitions, imports=_imports_reader(kept))
     # An import line already named for a name of the deleted file (`const { f } = require('./gone')`)
     # is not named again for the module; one that binds none of them (`import a.b.C;` before
     # `C.f()`, the line that stops compiling first) is.
@@ -788,8 +813,10 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
                   max_changed: int, ignore: set[str] | frozenset[str],
                   folders_at: Callable[[str, str], list[str] | None] | None,
                   max_files: int, partial: list[str] | None, unread: list[str] | None,
-                  definitions: Callable[[str, str, bytes], Any]) -> list[SemanticFinding]:
-    """The uses of removed names (`_broken_uses`; `definitions`: its reader of a version's definitions)."""
+                  definitions: Callable[[str, str, bytes], Any],
+                  imports: Callable[[str, str, bytes], Any]) -> list[SemanticFinding]:
+    """The uses of removed names (`_broken_uses`; `definitions` and `imports`: its readers of a
+    version's definitions and of its imports)."""
     removed: set[str] = set()
     words: set[str] = set()
     imported: set[str] = set()   # removed names that were imports of the changed file, not its own definitions
@@ -838,8 +865,13 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
             if at is None:
                 own_users[change.path] = after
             continue
+        read_imports = functools.partial(imports, change.path, change.old_oid)   # (of `before`)
+        if symbols is not None and symbols[0] is not None:
+            # Its definitions' extraction holds its imports whole (the same query's matches:
+            # symbols.extract, tests/merge/test_imports_only.py): not extracted a second time.
+            read_imports = lambda _data, found=symbols[0]: found   # noqa: E731
         passed, named = _unpassed(change.path, before, after, files_named, lambda path: file_at(since, path),
-                                  symbols=symbols)
+                                  symbols=symbols, imports=read_imports)
         pairs = {pair for pair in _removed(change.path, before, after, symbols=symbols)
                  | _unstarred(change.path, before, after, symbols=symbols) | passed if pair[1] not in ignore}
         gone = {name for _container, name in pairs}
@@ -849,7 +881,7 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
         else:
             words |= {use_word(change.path, *pair) for pair in _to_look_for(pairs)}
         if gone:
-            imported |= gone & _import_names(change.path, before)
+            imported |= gone & _import_names(change.path, before, read_imports)
             if after is not None:
                 own_uses += own_file_uses(change.path, after, {name for container, name in pairs if not container},
                                           symbols[0] if symbols is not None else None)

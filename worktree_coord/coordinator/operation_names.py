@@ -7,8 +7,8 @@ operation's module only. Data only: importing it costs nothing.
 # module (under worktree_coord.coordinator): (class, the attributes it gives, sorted)
 OPERATIONS: dict[str, tuple[str, tuple[str, ...]]] = {
     "runs": ("RunOperations", (
-        "_publish_new_integration", "_uncommitted_rules_note", "_with_network", "_with_remote_ahead_note",
-        "_with_uncommitted_note", "start_run", "status",
+        "_keep_pin_words", "_publish_new_integration", "_uncommitted_rules_note", "_with_network",
+        "_with_remote_ahead_note", "_with_uncommitted_note", "start_run", "status",
     )),
     "agents": ("AgentOperations", (
         "_agent_of", "_agent_task", "_commit_or_none", "_continue_from", "_continue_unfinished", "_handed_back",

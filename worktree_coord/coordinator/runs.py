@@ -103,11 +103,25 @@ class RunOperations(CoordinatorBase):
                         ttl=self.config.idempotency_ttl, wait_timeout=self.config.wait_timeout,
                         derived=default_key(run_id, "run-start"))
         started = RunStarted.from_json(done.outcome.result, replayed=done.replayed)
+        self._keep_pin_words(started.run)
         if remote is not None:
             started = self._with_remote_ahead_note(started, base, remote)
         given = {key for key, value in (("verify", verify), ("semantic-check", semantic),
                                          ("left-behind", left_behind)) if value}
         return self._with_network(self._with_uncommitted_note(started, sha, given))
+
+    def _keep_pin_words(self, run_id: str) -> None:
+        """The word index of the run's pin, which the left-behind look at each merge reads
+        (merge.tree.files_mentioning), built now and written beside the merge index, unless it is
+        there already (another run of the same pin) or the run does not look: every merge of the
+        run then loads it instead of the first one reading every file of the pin."""
+        run = self.store.get_run(run_id)
+        if run is None or self._left_behind_mode(run) is SemanticMode.OFF:
+            return
+        from ..merge.checks.merge_index import index_folder, shared_index
+        from ..merge.checks.pin_words import keep_pin_words
+
+        keep_pin_words(self.git.repo, run.base, shared_index(index_folder(self.git.repo)))
 
     def _with_network(self, started: RunStarted) -> RunStarted:
         """The run's network as this machine gives it (isolation.py), with the one-line note when the

@@ -495,7 +495,10 @@ class GitRepo:
         news = {e.name: e for e in new} if new is not None else {}
         for name in olds.keys() | news.keys():
             a, b = olds.get(name), news.get(name)
-            if a is not None and b is not None and a.id == b.id and a.filemode == b.filemode:
+            # One id is one object: two trees of one id hold the same files (nothing below them
+            # differs), and their mode is not read (reading `filemode` builds an enum: most of a
+            # walk over a folder of hundreds of unchanged entries otherwise).
+            if a is not None and b is not None and a.id == b.id and (a.type_str == "tree" or a.filemode == b.filemode):
                 continue
             path = prefix + name
             a_tree = a is not None and a.filemode == GIT_MODE_TREE

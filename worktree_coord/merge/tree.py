@@ -38,7 +38,7 @@ from .result import FileMerge, MergeConflict, SemanticFinding, SemanticMode, Str
 from .checks import disjoint
 from .checks.import_paths import grouped_paths
 from .checks.merge_index import MISSING, TABLES_EVERY, MergeIndex, shared_index
-from .checks.pin_words import PinWords, git_words, mentioning
+from .checks.pin_words import BlobWords, PinWords, git_words, mentioning
 from .checks.semantic import PATH_FACTS, find_broken_names, semantic_profile
 from .checks.symbols import IMPORTS_ONLY, extract, fingerprint
 from .checks.tip_index import Imports, TipIndex, standing_words
@@ -251,8 +251,14 @@ def files_mentioning(repo: pygit2.Repository, pin: pygit2.Oid | str, where: pygi
     try:
         table = index.pin_words(trees[0], lambda: PinWords.build(repo, trees[0]), PinWords.dump, PinWords.load)
         changes = index.changes(repo, trees[0], trees[1], functools.partial(_changes, repo=repo))
-        return mentioning(table, changes, words,
-                          lambda oid: index.memo("git_words", oid.raw, lambda: git_words(repo[oid].data)))
+        # The changed blobs' words kept by word across the drain's lookups (one per process, per index).
+        pin_id = str(trees[0].id)
+
+        def step() -> tuple[tuple[str, str], Any] | None:
+            found = index.step(trees[0], trees[1])   # (the tip the merge was made onto, its changes)
+            return None if found is None else ((pin_id, found[0]), found[1])
+        return mentioning(table, changes, words, lambda oid: git_words(repo[oid].data),
+                          (index.memo("blob_words", None, BlobWords), (pin_id, str(trees[1].id)), step))
     except (KeyError, UnicodeDecodeError):
         return None
 

@@ -88,7 +88,8 @@ class MergeIndex:
         self._pending_entries: dict[str, tuple[Path, Any]] = {}   # kind -> the last tip entry not written
         self.stats = {"symbols_hit": 0, "symbols_disk": 0, "symbols_miss": 0, "tips_hit": 0, "tips_disk": 0,
                       "tips_miss": 0, "tips_composed": 0, "corrupt": 0, "tables_hit": 0, "tables_derived": 0,
-                      "tables_disk": 0, "tables_built": 0}
+                      "tables_disk": 0, "tables_built": 0,
+                      "pinwords_hit": 0, "pinwords_disk": 0, "pinwords_built": 0}
         self._rows = _SymbolRows(self.folder / f"v{FORMAT}" / "symbols.sqlite3", self.stats) \
             if self.folder is not None else None
 
@@ -141,6 +142,11 @@ class MergeIndex:
             self._put(self._symbols, key, found[full], MAX_SYMBOLS)
             return found[full]
         return _MISSING
+
+    def kept_symbols(self, fingerprint: str, blob_id: bytes, mode: Any) -> Any:
+        """The symbols of the blob `blob_id` (raw git id) this process holds in memory for `mode`
+        (`symbols`' `uses`), or MISSING; the disk is not read (for lookups that mostly miss)."""
+        return self._get(self._symbols, (fingerprint, blob_id, mode))
 
     def _load_modes(self, fingerprint: str, blob_id: bytes) -> dict[Any, Any]:
         """mode -> the symbols rows of one blob, on disk or pending (`_row_key`'s modes)."""
@@ -294,6 +300,7 @@ class MergeIndex:
         key = str(tree.id)
         kept = self._get(self._pin_words, key)
         if kept is not _MISSING:
+            self.stats["pinwords_hit"] += 1
             return kept
         path = self._entry("pinwords", "", key)
         found = _load(path, self.stats, raw=True)
@@ -301,18 +308,34 @@ class MergeIndex:
         if found is not _MISSING:
             try:
                 value = load(found)
+                self.stats["pinwords_disk"] += 1
             except (TypeError, ValueError):
                 value = _MISSING
         if value is _MISSING:
-            value = build()
-            _store(path, dump(value), raw=True)
-            if path is not None:
-                with contextlib.suppress(OSError):
-                    entries = sorted((p for p in path.parent.iterdir() if not p.name.startswith(".tmp-")),
-                                     key=lambda p: p.stat().st_mtime, reverse=True)
-                    for old in entries[MAX_PIN_WORDS:]:
-                        old.unlink()
+            value = self._build_pin_words(path, build, dump)
         self._put(self._pin_words, key, value, 2)
+        return value
+
+    def keep_pin_words(self, tree: pygit2.Tree, build: Callable[[], Any], dump: Callable[[Any], Any]) -> bool:
+        """Build a tree's word index and write it for the processes that merge onto it, unless the
+        disk holds it already (not read here: `run start` makes it, off every merge's path, and a
+        damaged entry is built again by the merge that finds it). True: built now."""
+        path = self._entry("pinwords", "", str(tree.id))
+        if path is None or path.is_file():
+            return False
+        self._build_pin_words(path, build, dump)
+        return True
+
+    def _build_pin_words(self, path: Path | None, build: Callable[[], Any], dump: Callable[[Any], Any]) -> Any:
+        value = build()
+        self.stats["pinwords_built"] += 1
+        _store(path, dump(value), raw=True)
+        if path is not None:
+            with contextlib.suppress(OSError):
+                entries = sorted((p for p in path.parent.iterdir() if not p.name.startswith(".tmp-")),
+                                 key=lambda p: p.stat().st_mtime, reverse=True)
+                for old in entries[MAX_PIN_WORDS:]:
+                    old.unlink()
         return value
 
     # -- the check's views of a tip's files (tree._tip_views) ------------------------------------------
