@@ -24,26 +24,33 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..merge.checks.reach import spelling
 from ..merge.checks.semantic import semantic_profile
 from ..merge.checks.symbols import extract
 from ..merge.checks.versions import MAX_BYTES
 from ..merge.result import SemanticFinding
 
 
-def own_file_uses(path: str, after: bytes, gone: set[str], before_symbols: Any) -> list[SemanticFinding]:
+def own_file_uses(path: str, after: bytes, gone: set[str], before_symbols: Any,
+                  after_symbols: Any = None) -> list[SemanticFinding]:
     """The bare uses in `after` (the task's version of `path`) of the top-level names `gone` from it
     that `after` no longer binds (module docstring); `before_symbols` are the base version's
-    definitions (where each name was defined)."""
+    definitions (where each name was defined), `after_symbols` the task version's where the caller
+    holds them already with their uses (a drain's merge index): else `after` is extracted, only
+    when it spells a gone name at all (a rename's file mostly does not: a merge of a drain pays a
+    word search, not an extraction)."""
     profile = semantic_profile(path)
     if profile is None or not gone or len(after) > MAX_BYTES:
         return []
     rules = profile.semantic
-    if rules.package == "directory":
+    if rules.package == "directory" or spelling(name.encode() for name in gone).search(after) is None:
         return []
-    try:
-        symbols = extract(profile, after)
-    except (ValueError, UnicodeDecodeError):
-        return []
+    symbols = after_symbols if after_symbols is not None and after_symbols.references else None
+    if symbols is None:
+        try:
+            symbols = extract(profile, after)
+        except (ValueError, UnicodeDecodeError):
+            return []
     if symbols is None or symbols.wildcard:
         return []
     imported = {item.bound for item in symbols.imports if item.scope is None}
