@@ -559,7 +559,7 @@ class _Check:
         if kept is not None and all(self.files_at(key, rules) == named for key, named in kept[0]):
             return kept[1]
         found = self._imported_files(path)
-        merged = self.symbols(path, "merged", uses=False) if self.files[path].exists("merged") else None
+        merged = self.imports(path, "merged") if self.files[path].exists("merged") else None
         modules = [] if merged is None else [item.module for item in merged.imports] + [
             item.module.rstrip(rules.module_separator) + rules.module_separator + item.name
             for item in merged.imports if item.name is not None] + list(merged.star_modules)
@@ -571,7 +571,10 @@ class _Check:
         return found
 
     def _imported_files(self, path: str) -> frozenset[str]:
-        merged = self.symbols(path, "merged", uses=False) if self.files[path].exists("merged") else None
+        # Its imports only (`imports`): a task file's merged version, paired with a tip's files, was
+        # extracted twice a merge, its imports for the re-exports' reader and its definitions here,
+        # which read nothing of them (the one-file check's given tree aside, the same parse).
+        merged = self.imports(path, "merged") if self.files[path].exists("merged") else None
         if merged is None:
             return frozenset()
         profile = semantic_profile(path)

@@ -1,0 +1,54 @@
+"""What a drain's check extracts of a task's file: its imports only, where nothing asks what it
+defines. reach.py pairs a task's files with the tip's files spelling their modules' words and
+confirms each pair by the user's imports (semantic.imported_files); the imports were read from a
+definitions' extraction of the task's merged version while the re-exports' reader had just
+extracted its imports alone: two extractions of one blob a merge, for one answer."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import pygit2
+
+from tests.merge.drains import SIG, merged_in_order
+from tests.merge.test_imports_kept import _module, _tree
+from worktree_coord.merge import check_tree_merge
+from worktree_coord.merge.checks import merge_index as merge_index_module
+from worktree_coord.merge.checks.merge_index import MergeIndex
+from worktree_coord.merge.checks.symbols import IMPORTS_ONLY
+
+PACKAGES = 5
+
+
+def test_a_task_file_only_imported_from_is_extracted_for_its_imports_alone(tmp_path: Path, monkeypatch) -> None:
+    pin_files = {f"p{p}/m{j}.py": _module(p, j) for p in range(PACKAGES) for j in range(3)}
+    repo = pygit2.init_repository(str(tmp_path / "repo.git"), bare=True)
+    pin = str(repo.create_commit(None, SIG, SIG, "pin", _tree(repo, pin_files), []))
+    tasks, users = [], set()
+    for p in range(PACKAGES):
+        # Task p edits its package's m0.py and m1.py; m1.py imports `.m0` (so it pairs with every
+        # m0.py the tip changed) and no file imports it: nothing asks what it defines.
+        files = dict(pin_files)
+        for j in range(2):
+            files[f"p{p}/m{j}.py"] = _module(p, j, f"  # task {p}")
+        users.add(repo.create_blob(files[f"p{p}/m1.py"].encode()).raw)
+        tasks.append(str(repo.create_commit(None, SIG, SIG, f"task {p}", _tree(repo, files), [pygit2.Oid(hex=pin)])))
+    merges = merged_in_order(repo, pin, tasks)
+
+    modes: Counter[object] = Counter()   # extraction mode -> extractions of the task files' blobs
+    symbols = MergeIndex.symbols
+
+    def counted(self, fingerprint, data, uses, compute):
+        def computing():
+            if merge_index_module._blob_id(data) in users:
+                modes[uses] += 1
+            return compute()
+        return symbols(self, fingerprint, data, uses, computing)
+
+    monkeypatch.setattr(MergeIndex, "symbols", counted)
+    index = MergeIndex()
+    findings = [check_tree_merge(repo, *merge, index=index) for merge in merges]
+    assert findings == [()] * len(merges)
+    assert modes[IMPORTS_ONLY] == PACKAGES, modes   # each task's m1.py: its imports, read once
+    assert set(modes) == {IMPORTS_ONLY}, modes      # and nothing more
