@@ -14,7 +14,7 @@ import pygit2
 from tests.merge.drains import SIG, merged_in_order
 from tests.merge.test_imports_kept import _module, _tree
 from worktree_coord.merge import check_tree_merge
-from worktree_coord.merge.checks import merge_index as merge_index_module
+from worktree_coord.merge.checks import merge_index as merge_index_module, semantic
 from worktree_coord.merge.checks.merge_index import MergeIndex
 from worktree_coord.merge.checks.symbols import IMPORTS_ONLY
 
@@ -52,3 +52,34 @@ def test_a_task_file_only_imported_from_is_extracted_for_its_imports_alone(tmp_p
     assert findings == [()] * len(merges)
     assert modes[IMPORTS_ONLY] == PACKAGES, modes   # each task's m1.py: its imports, read once
     assert set(modes) == {IMPORTS_ONLY}, modes      # and nothing more
+
+
+def test_a_tip_file_whose_imports_cannot_name_a_task_file_is_not_resolved_at_each_merge(tmp_path: Path,
+                                                                                          monkeypatch) -> None:
+    """Every package's m1.py imports its own `.m0`: a task editing p3/m0.py pairs with each m1.py the
+    tip changed (they spell `m0`), none of which can import p3/m0.py. Their imports' keys (module
+    paths, pure in the blob) say so; before, each was resolved (kept, but checked against the
+    merge's files) at every merge, a cost growing with the tip."""
+    pin_files = {f"p{p}/m{j}.py": _module(p, j) for p in range(PACKAGES) for j in range(3)}
+    repo = pygit2.init_repository(str(tmp_path / "repo.git"), bare=True)
+    pin = str(repo.create_commit(None, SIG, SIG, "pin", _tree(repo, pin_files), []))
+    tasks = []
+    for p in range(PACKAGES):
+        files = dict(pin_files)
+        for j in range(2):
+            files[f"p{p}/m{j}.py"] = _module(p, j, f"  # task {p}")
+        tasks.append(str(repo.create_commit(None, SIG, SIG, f"task {p}", _tree(repo, files), [pygit2.Oid(hex=pin)])))
+    merges = merged_in_order(repo, pin, tasks)
+
+    tip_asked: Counter[str] = Counter()   # a tip file (not the task's) -> checks asking what it imports
+    imported_files = semantic._Check.imported_files
+
+    def counted(self, path):
+        if path not in self.loose:
+            tip_asked[path] += 1
+        return imported_files(self, path)
+
+    monkeypatch.setattr(semantic._Check, "imported_files", counted)
+    index = MergeIndex()
+    assert [check_tree_merge(repo, *merge, index=index) for merge in merges] == [()] * len(merges)
+    assert not tip_asked, tip_asked

@@ -534,6 +534,7 @@ class _Check:
                                 reexported=lambda user, names: self.reexports.reached(user, names),
                                 reaching=lambda user: self.reexports.reaching(user),
                                 barrels=_barrels, memo=self.index, tip=self.tip, loose=self.loose,
+                                may_import=self.may_import,
                                 package_of=_typed_package, unspelled=_unspelled, spelled=_spelled,
                                 star_list=_star_list_word)
         return self._reach
@@ -551,24 +552,62 @@ class _Check:
         blob = blob("merged") if blob is not None else None
         if blob is None or profile is None or not _resolved_alone(profile.semantic):
             return self._imported_files(path)
-        from .reexports import _lead_keys
-
         rules = profile.semantic
         full = (path, blob, rules)
         kept = _IMPORTED.get(full)
         if kept is not None and all(self.files_at(key, rules) == named for key, named in kept[0]):
             return kept[1]
         found = self._imported_files(path)
-        merged = self.imports(path, "merged") if self.files[path].exists("merged") else None
-        modules = [] if merged is None else [item.module for item in merged.imports] + [
-            item.module.rstrip(rules.module_separator) + rules.module_separator + item.name
-            for item in merged.imports if item.name is not None] + list(merged.star_modules)
-        folder = posixpath.dirname(path)
-        keys = {key for module in modules for key in _lead_keys(module, folder, rules) or ()}
+        keys = self._import_keys(path, blob, rules)
         if len(_IMPORTED) >= 65536:
             _IMPORTED.clear()
         _IMPORTED[full] = (tuple((key, self.files_at(key, rules)) for key in keys), found)
         return found
+
+    def may_import(self, user: str, path: str) -> bool:
+        """Whether imported_files(user) may hold `path`; False only where it surely does not, told
+        without resolving anything: what `user`'s imports can answer is a file of the merge at
+        one of their keys (reexports._lead_keys: a module path, or a module path's last part), and
+        `path`'s module is at neither of its own. The keys are pure in the user's path and blob, so
+        a drain's tip file, paired by a module's word with a task's file it cannot import (each
+        package's `from .utils import x`, a task's other `utils.py`), is told apart by two set
+        lookups, not by resolving its imports again at every merge (what it costs grew with the
+        tip: every tip file spelling the word, every merge)."""
+        profile = semantic_profile(user)
+        blob = getattr(self.files[user], "blob_id", None)
+        blob = blob("merged") if blob is not None else None
+        if blob is None or profile is None or not _resolved_alone(profile.semantic):
+            return True
+        rules = profile.semantic
+        keys = self._import_keys(user, blob, rules)
+        facts = _module_facts(rules)
+        found = facts.get(path, _UNKNOWN)
+        if found is _UNKNOWN:
+            if semantic_profile(path) is None:
+                return False   # no module index of the merge holds it (_module_index)
+            module = _module_path(path, rules)
+            found = facts[path] = (module, module.split("/"))
+        return found is not None and (("path", found[0]) in keys or ("last", found[1][-1]) in keys)
+
+    def _import_keys(self, path: str, blob: bytes, rules: SemanticRules) -> frozenset[tuple[str, str]]:
+        """The keys of the merge's module index that imported_files(path) answers from (every
+        module it imports, each imported name as a module, its star modules): kept by (path,
+        merged blob, rules), in which they are pure."""
+        full = (path, blob, rules)
+        keys = _IMPORT_KEYS.get(full)
+        if keys is None:
+            from .reexports import _lead_keys
+
+            merged = self.imports(path, "merged") if self.files[path].exists("merged") else None
+            modules = [] if merged is None else [item.module for item in merged.imports] + [
+                item.module.rstrip(rules.module_separator) + rules.module_separator + item.name
+                for item in merged.imports if item.name is not None] + list(merged.star_modules)
+            folder = posixpath.dirname(path)
+            keys = frozenset(key for module in modules for key in _lead_keys(module, folder, rules) or ())
+            if len(_IMPORT_KEYS) >= 65536:
+                _IMPORT_KEYS.clear()
+            _IMPORT_KEYS[full] = keys
+        return keys
 
     def _imported_files(self, path: str) -> frozenset[str]:
         # Its imports only (`imports`): a task file's merged version, paired with a tip's files, was
@@ -1459,6 +1498,8 @@ def _barrels(path: str) -> bool:
 # (path, its merged blob id, rules) -> (((a key of its imports' modules, the merge's files at it), ...),
 # imported_files' answer): see imported_files. Dropped whole past 65,536.
 _IMPORTED: dict[tuple, tuple] = {}
+# (path, merged blob id, rules) -> the module-index keys its imports answer from (_Check._import_keys).
+_IMPORT_KEYS: dict[tuple, frozenset] = {}
 
 
 def _resolved_alone(rules: SemanticRules) -> bool:
