@@ -83,3 +83,36 @@ def test_a_tip_file_whose_imports_cannot_name_a_task_file_is_not_resolved_at_eac
     index = MergeIndex()
     assert [check_tree_merge(repo, *merge, index=index) for merge in merges] == [()] * len(merges)
     assert not tip_asked, tip_asked
+
+
+def test_a_tip_file_adding_no_gone_word_its_imports_bind_is_not_followed_through_re_exports(
+        tmp_path: Path, monkeypatch) -> None:
+    """A task deleting a file makes each of its words gone (step 1b): the tip's files that import
+    a name are read for re-exports when they add a gone word. Each tip m1.py binds `first` (`from .m0
+    import f0 as first`) and adds only lines of `return x * k + ...` (words the deleted file held too),
+    none of which its imports bind: following its imports through re-exports can find nothing."""
+    pin_files = {f"p{p}/m{j}.py": _module(p, j) for p in range(PACKAGES) for j in range(3)}
+    repo = pygit2.init_repository(str(tmp_path / "repo.git"), bare=True)
+    pin = str(repo.create_commit(None, SIG, SIG, "pin", _tree(repo, pin_files), []))
+    tasks = []
+    for p in range(PACKAGES):
+        files = dict(pin_files)
+        files[f"p{p}/m1.py"] = _module(p, 1, f"  # task {p}")
+        del files[f"p{p}/m2.py"]
+        tasks.append(str(repo.create_commit(None, SIG, SIG, f"task {p}", _tree(repo, files), [pygit2.Oid(hex=pin)])))
+    merges = merged_in_order(repo, pin, tasks)
+
+    from worktree_coord.merge.checks import reexports
+
+    followed: Counter[str] = Counter()   # a tip file -> checks following its imports for gone names
+    reached = reexports.ReExports.reached
+
+    def counted(self, user, names):
+        if user not in self._merge.loose:
+            followed[user] += 1
+        return reached(self, user, names)
+
+    monkeypatch.setattr(reexports.ReExports, "reached", counted)
+    index = MergeIndex()
+    assert [check_tree_merge(repo, *merge, index=index) for merge in merges] == [()] * len(merges)
+    assert not followed, followed

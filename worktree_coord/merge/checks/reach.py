@@ -252,6 +252,8 @@ class Reach:
                       and user not in imported_by.get(path, ()) and user not in near_by.get(path, ())}
             if wanted:
                 names = frozenset().union(*(gone_by[path] & added for path in wanted))
+                if ask and self._reaches_none(user, names):
+                    continue   # of the gone words, it adds none its imports could pass on (kept above)
                 for path in self._reexported(user, names) & wanted:   # type: ignore[misc]
                     imported_by.setdefault(path, set()).add(user)
                     through.add((path, user))
