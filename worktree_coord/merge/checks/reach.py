@@ -504,6 +504,10 @@ class Reach:
     def _imports(self, user: str, path: str) -> bool:
         """Whether `user`'s merged imports name `path` (`imported_files`), asked only where the
         cheap look (`may_import`) cannot say no."""
+        if user in self._loose or user in self._imported:
+            # A task's file (paired with many of the tip's), or one resolved already: its imports,
+            # resolved once this check, answer each pair.
+            return path in self._imports_of(user)
         return self._may_import(user, path) and path in self._imports_of(user)
 
     def _imports_of(self, user: str) -> frozenset[str]:

@@ -217,6 +217,7 @@ class _Check:
         self.trees = trees
         self._symbols: dict[tuple[str, bytes, bool], Symbols | None] = {}   # (path, bytes, uses)
         self._imports_asked: dict[tuple[str, Any], Symbols | None] = {}     # (path, blob id or which): imports()
+        self._may_import_keys: dict[str, tuple] = {}   # user -> (rules, its imports' keys) or (): may_import
         self._trees: dict[tuple[str, bytes], tree_sitter.Tree] = {}
         self._parsed: dict[str, tuple[str, bytes]] = {}   # path -> the version of it parsed last (which, bytes)
         # resolve()'s index, per rules: module path -> files, and last module part -> (file, parts).
@@ -573,13 +574,19 @@ class _Check:
         package's `from .utils import x`, a task's other `utils.py`), is told apart by two set
         lookups, not by resolving its imports again at every merge (what it costs grew with the
         tip: every tip file spelling the word, every merge)."""
-        profile = semantic_profile(user)
-        blob = getattr(self.files[user], "blob_id", None)
-        blob = blob("merged") if blob is not None else None
-        if blob is None or profile is None or not _resolved_alone(profile.semantic):
+        known = self._may_import_keys.get(user)
+        if known is None:
+            # (the user's rules, its keys), or () where the keys do not tell: asked once a check
+            # per user, then once per pair only the candidate's module facts.
+            profile = semantic_profile(user)
+            blob = getattr(self.files[user], "blob_id", None)
+            blob = blob("merged") if blob is not None else None
+            known = () if blob is None or profile is None or not _resolved_alone(profile.semantic) \
+                else (profile.semantic, self._import_keys(user, blob, profile.semantic))
+            self._may_import_keys[user] = known
+        if not known:
             return True
-        rules = profile.semantic
-        keys = self._import_keys(user, blob, rules)
+        rules, keys = known
         facts = _module_facts(rules)
         found = facts.get(path, _UNKNOWN)
         if found is _UNKNOWN:
