@@ -115,6 +115,7 @@ class Reach:
     def __init__(self, files: Mapping[str, Versions], *, module_path: Callable[[str], str],
                  module_token: Callable[[str], bytes], package_wide: Callable[[str], bool],
                  imported_files: Callable[[str], frozenset[str]],
+                 may_import: Callable[[str, str], bool] = lambda user, path: True,
                  reexported: Callable[[str, Any], frozenset[str]] | None = None,
                  barrels: Callable[[str], bool] = lambda path: False, memo: "MergeIndex | None" = None,
                  tip: Any = None, loose: Iterable[str] = (),
@@ -143,6 +144,9 @@ class Reach:
         self._module_token = module_token
         self._package_wide = package_wide
         self._imported_files = imported_files
+        # (user, path) -> False where `imported_files(user)` surely lacks path, asked first: it
+        # tells a drain's tip file paired by a module's word without resolving its imports.
+        self._may_import = may_import
         self._reexported = reexported   # (user, words or a function of them) -> candidates its imports reach by re-export
         self._barrels = barrels         # path -> whether its language re-exports (profile module_files)
         self._package_of = package_of   # path -> its package where classes need no import (Java), else None
@@ -248,6 +252,8 @@ class Reach:
                       and user not in imported_by.get(path, ()) and user not in near_by.get(path, ())}
             if wanted:
                 names = frozenset().union(*(gone_by[path] & added for path in wanted))
+                if ask and self._reaches_none(user, names):
+                    continue   # of the gone words, it adds none its imports could pass on (kept above)
                 for path in self._reexported(user, names) & wanted:   # type: ignore[misc]
                     imported_by.setdefault(path, set()).add(user)
                     through.add((path, user))
@@ -279,13 +285,13 @@ class Reach:
                 # (a user whose added words were read above is confirmed as before: asking whether its
                 # imports reach would make the re-exports' reader for a one-file merge, its own user)
                 if (path, user) not in through and user not in near_users and self._reaches_none(user, near) \
-                        and path not in self._imports_of(user):
+                        and not self._imports(user, path):
                     continue   # confirmed neither way below (common and hidden are parts of near)
                 common = near & self._added(other, user)
-                if common and not common <= live and ((path, user) in through or path in self._imports_of(user)
+                if common and not common <= live and ((path, user) in through or self._imports(user, path)
                                                       or self._reexports_to(user, common, path)):
                     live |= common
-                if hidden and not hidden <= live and ((path, user) in through or path in self._imports_of(user)):
+                if hidden and not hidden <= live and ((path, user) in through or self._imports(user, path)):
                     live |= hidden
             if live:
                 out[path] = frozenset(live)
@@ -494,6 +500,15 @@ class Reach:
             self._reaching_of[user] = self._reaching(user) if self._reexported is not None else (False, frozenset())
         found = self._reaching_of[user]
         return found is not None and not found[0] and found[1].isdisjoint(names)
+
+    def _imports(self, user: str, path: str) -> bool:
+        """Whether `user`'s merged imports name `path` (`imported_files`), asked only where the
+        cheap look (`may_import`) cannot say no."""
+        if user in self._loose or user in self._imported:
+            # A task's file (paired with many of the tip's), or one resolved already: its imports,
+            # resolved once this check, answer each pair.
+            return path in self._imports_of(user)
+        return self._may_import(user, path) and path in self._imports_of(user)
 
     def _imports_of(self, user: str) -> frozenset[str]:
         if user not in self._imported:

@@ -217,6 +217,7 @@ class _Check:
         self.trees = trees
         self._symbols: dict[tuple[str, bytes, bool], Symbols | None] = {}   # (path, bytes, uses)
         self._imports_asked: dict[tuple[str, Any], Symbols | None] = {}     # (path, blob id or which): imports()
+        self._may_import_keys: dict[str, tuple] = {}   # user -> (rules, its imports' keys) or (): may_import
         self._trees: dict[tuple[str, bytes], tree_sitter.Tree] = {}
         self._parsed: dict[str, tuple[str, bytes]] = {}   # path -> the version of it parsed last (which, bytes)
         # resolve()'s index, per rules: module path -> files, and last module part -> (file, parts).
@@ -534,6 +535,7 @@ class _Check:
                                 reexported=lambda user, names: self.reexports.reached(user, names),
                                 reaching=lambda user: self.reexports.reaching(user),
                                 barrels=_barrels, memo=self.index, tip=self.tip, loose=self.loose,
+                                may_import=self.may_import,
                                 package_of=_typed_package, unspelled=_unspelled, spelled=_spelled,
                                 star_list=_star_list_word)
         return self._reach
@@ -551,27 +553,74 @@ class _Check:
         blob = blob("merged") if blob is not None else None
         if blob is None or profile is None or not _resolved_alone(profile.semantic):
             return self._imported_files(path)
-        from .reexports import _lead_keys
-
         rules = profile.semantic
         full = (path, blob, rules)
         kept = _IMPORTED.get(full)
         if kept is not None and all(self.files_at(key, rules) == named for key, named in kept[0]):
             return kept[1]
         found = self._imported_files(path)
-        merged = self.symbols(path, "merged", uses=False) if self.files[path].exists("merged") else None
-        modules = [] if merged is None else [item.module for item in merged.imports] + [
-            item.module.rstrip(rules.module_separator) + rules.module_separator + item.name
-            for item in merged.imports if item.name is not None] + list(merged.star_modules)
-        folder = posixpath.dirname(path)
-        keys = {key for module in modules for key in _lead_keys(module, folder, rules) or ()}
+        keys = self._import_keys(path, blob, rules)
         if len(_IMPORTED) >= 65536:
             _IMPORTED.clear()
         _IMPORTED[full] = (tuple((key, self.files_at(key, rules)) for key in keys), found)
         return found
 
+    def may_import(self, user: str, path: str) -> bool:
+        """Whether imported_files(user) may hold `path`; False only where it surely does not, told
+        without resolving anything: what `user`'s imports can answer is a file of the merge at
+        one of their keys (reexports._lead_keys: a module path, or a module path's last part), and
+        `path`'s module is at neither of its own. The keys are pure in the user's path and blob, so
+        a drain's tip file, paired by a module's word with a task's file it cannot import (each
+        package's `from .utils import x`, a task's other `utils.py`), is told apart by two set
+        lookups, not by resolving its imports again at every merge (what it costs grew with the
+        tip: every tip file spelling the word, every merge)."""
+        known = self._may_import_keys.get(user)
+        if known is None:
+            # (the user's rules, its keys), or () where the keys do not tell: asked once a check
+            # per user, then once per pair only the candidate's module facts.
+            profile = semantic_profile(user)
+            blob = getattr(self.files[user], "blob_id", None)
+            blob = blob("merged") if blob is not None else None
+            known = () if blob is None or profile is None or not _resolved_alone(profile.semantic) \
+                else (profile.semantic, self._import_keys(user, blob, profile.semantic))
+            self._may_import_keys[user] = known
+        if not known:
+            return True
+        rules, keys = known
+        facts = _module_facts(rules)
+        found = facts.get(path, _UNKNOWN)
+        if found is _UNKNOWN:
+            if semantic_profile(path) is None:
+                return False   # no module index of the merge holds it (_module_index)
+            module = _module_path(path, rules)
+            found = facts[path] = (module, module.split("/"))
+        return found is not None and (("path", found[0]) in keys or ("last", found[1][-1]) in keys)
+
+    def _import_keys(self, path: str, blob: bytes, rules: SemanticRules) -> frozenset[tuple[str, str]]:
+        """The keys of the merge's module index that imported_files(path) answers from (every
+        module it imports, each imported name as a module, its star modules): kept by (path,
+        merged blob, rules), in which they are pure."""
+        full = (path, blob, rules)
+        keys = _IMPORT_KEYS.get(full)
+        if keys is None:
+            from .reexports import _lead_keys
+
+            merged = self.imports(path, "merged") if self.files[path].exists("merged") else None
+            modules = [] if merged is None else [item.module for item in merged.imports] + [
+                item.module.rstrip(rules.module_separator) + rules.module_separator + item.name
+                for item in merged.imports if item.name is not None] + list(merged.star_modules)
+            folder = posixpath.dirname(path)
+            keys = frozenset(key for module in modules for key in _lead_keys(module, folder, rules) or ())
+            if len(_IMPORT_KEYS) >= 65536:
+                _IMPORT_KEYS.clear()
+            _IMPORT_KEYS[full] = keys
+        return keys
+
     def _imported_files(self, path: str) -> frozenset[str]:
-        merged = self.symbols(path, "merged", uses=False) if self.files[path].exists("merged") else None
+        # Its imports only (`imports`): a task file's merged version, paired with a tip's files, was
+        # extracted twice a merge, its imports for the re-exports' reader and its definitions here,
+        # which read nothing of them (the one-file check's given tree aside, the same parse).
+        merged = self.imports(path, "merged") if self.files[path].exists("merged") else None
         if merged is None:
             return frozenset()
         profile = semantic_profile(path)
@@ -1460,6 +1509,8 @@ def _barrels(path: str) -> bool:
 # (path, its merged blob id, rules) -> (((a key of its imports' modules, the merge's files at it), ...),
 # imported_files' answer): see imported_files. Dropped whole past 65,536.
 _IMPORTED: dict[tuple, tuple] = {}
+# (path, merged blob id, rules) -> the module-index keys its imports answer from (_Check._import_keys).
+_IMPORT_KEYS: dict[tuple, frozenset] = {}
 
 
 def _resolved_alone(rules: SemanticRules) -> bool:
