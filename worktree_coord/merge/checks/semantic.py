@@ -317,13 +317,18 @@ class _Check:
 
                 kept = self.index.known_symbols(fingerprint(profile), blob_id, (True, False, IMPORTS_ONLY))
                 if kept is not MISSING:
+                    if kept is None and self.unreadable is not None:
+                        self.unreadable.add(path)   # kept None: it did not parse (as symbols() says it)
                     return kept
         data = versions.version(which)
         if data is None:
             return None
         for mode in (True, False, IMPORTS_ONLY):
             if (path, data, mode) in self._symbols:
-                return self._symbols[(path, data, mode)]
+                found = self._symbols[(path, data, mode)]
+                if found is None and self.unreadable is not None and len(data) <= MAX_BYTES:
+                    self.unreadable.add(path)
+                return found
         if len(data) > MAX_BYTES:
             self._symbols[(path, data, IMPORTS_ONLY)] = None   # too big: never guessed at (a NUL: above)
             return None
@@ -332,7 +337,13 @@ class _Check:
             tree = self._trees.get((path, data))
             if tree is None:
                 tree = self._trees[(path, data)] = self._parse(profile, path, which, data)
-            return None if tree.root_node.has_error else extract(profile, data, tree, imports_only=True)
+            if tree.root_node.has_error:
+                # (as symbols() does: the left-behind look reads such a file again in pieces; found
+                # when the imports came to be read alone, and seven looks at such files went silent)
+                if self.unreadable is not None:
+                    self.unreadable.add(path)
+                return None
+            return extract(profile, data, tree, imports_only=True)
 
         found = compute() if self.index is None else self.index.symbols(fingerprint(profile), data, IMPORTS_ONLY,
                                                                           compute)
