@@ -130,7 +130,7 @@ def task_finished(r: TaskFinished) -> str:
     for intent in r.intents:
         # A member's manifest merged as code, so its root's lock waits (a reserved file's line says so already).
         if intent.get("op") == "relock" and intent.get("manifest") not in reserved_paths:
-            lines.append(f"  relock    {intent['ecosystem']} root {intent.get('root') or '.'} "
+            lines.append(f"  relock    {intent.get('tool') or intent['ecosystem']} root {intent.get('root') or '.'} "
                          f"({intent['manifest']} changed): at consolidation (`wtc consolidate --run {r.run}`)")
     for c in r.conflicts:
         if c.get("semantic"):
