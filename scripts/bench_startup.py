@@ -239,7 +239,9 @@ def main() -> int:
         states = {source: Path(tmp) / f"state-{i}" for i, source in enumerate(sources)}
         for state in states.values():
             if args.state_template is not None:
-                shutil.copytree(args.state_template, state)
+                # cp -a keeps the lease files' hard links (a lease's one file named at each of its
+                # ports); shutil.copytree makes each name a file of its own, a registry no wtc writes.
+                subprocess.run(["cp", "-a", str(args.state_template), str(state)], check=True)
             else:
                 state.mkdir()
         envs = {source: environment(source, states[source]) for source in sources}
