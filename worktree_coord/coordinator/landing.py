@@ -37,8 +37,13 @@ class _RunChanges:
     def read_blob(self, oid: str) -> bytes:
         blob = self._blobs.get(oid)
         if blob is None:
-            blob = self._blobs[oid] = self._read(oid)
+            blob = self._read(oid)
+            if len(blob) <= KEPT_BLOB_BYTES:   # a larger one (no look parses it) is read again, not held
+                self._blobs[oid] = blob
         return blob
+
+
+KEPT_BLOB_BYTES = 1_000_000   # as merge/checks/versions.py MAX_BYTES: at most 400 changed files (MAX_RUN_CHANGED), two versions each
 
 
 class LandingOperations(CoordinatorBase):
