@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import statistics
 import subprocess
 import sys
@@ -81,7 +80,9 @@ def main() -> int:
         for index, src in enumerate(args.src):
             state = Path(tmp) / f"state-{index}"
             if args.state_template is not None:
-                shutil.copytree(args.state_template, state)
+                # cp -a keeps the lease files' hard links (a lease's one file named at each of its
+                # ports); shutil.copytree makes each name a file of its own, a registry no wtc writes.
+                subprocess.run(["cp", "-a", str(args.state_template), str(state)], check=True)
             else:
                 state.mkdir()
             env = dict(os.environ, WTC_STATE_DIR=str(state),

@@ -27,14 +27,19 @@ server, the quick path, then typer).
 
 To compare two checkouts in one run (before/after), pass `--src DIR` (repeatable): each DIR is put
 first on PYTHONPATH, so its `worktree_coord` is the one imported (grammars still come from the
-installed package). Without `--src` the installed package is measured.
+installed package). Without `--src` the installed package is measured. `--python EXE` (repeatable)
+measures the code another interpreter imports, e.g. the `.venv/bin/python` of an older checkout's
+own editable install (that install maps its own grammars, which PYTHONPATH cannot): every command,
+the server of the served rows too, runs under that interpreter; `python -c pass` is each one's own.
+`--command NAME` (repeatable) times only the named rows (and `python -c pass`, the ratio's base).
 
 Each source gets a user state folder of its own (`WTC_STATE_DIR`: the machine's port registry),
 empty, or a copy of `--state-template DIR` (scripts/make_port_state.py makes one of a machine with
 many repositories' leases), so two versions never read each other's registry and the caller's own
 folder is left alone.
 
-Usage: python scripts/bench_startup.py [--runs N] [--src DIR ...] [--state-template DIR] [--json]
+Usage: python scripts/bench_startup.py [--runs N] [--src DIR ... | --python EXE ...] [--command NAME ...]
+                                      [--state-template DIR] [--json]
 """
 
 from __future__ import annotations
@@ -68,6 +73,13 @@ class Command:
     exit_code: int = 0           # what a correct run exits with (a failing command is not timed)
     cwd_key: str = "scratch"     # which scratch folder it runs in ("served": a repository `wtc serve` serves)
     typer: bool = False          # through typer: WTC_NO_FAST=1 (the quick path off)
+
+
+@dataclass(frozen=True)
+class Source:
+    label: str
+    python: str                  # the interpreter every command of this source runs under
+    src: str | None = None       # a checkout put first on PYTHONPATH (--src)
 
 
 def wtc(*args: str) -> tuple[str, ...]:
@@ -132,17 +144,18 @@ def git_repo(repo: Path) -> Path:
     return repo
 
 
-def repo_with_run(repo: Path, env: dict[str, str]) -> Path:
+def repo_with_run(repo: Path, env: dict[str, str], python: str) -> Path:
     git_repo(repo)
     for args in (["run", "start", "--run", "r1"], ["task", "start", "live", "--run", "r1", "--own", "live/**"]):
-        subprocess.run([sys.executable, "-m", "worktree_coord", *args], cwd=repo, env=env | {"WTC_NO_SERVE": "1"},
+        subprocess.run([python, "-m", "worktree_coord", *args], cwd=repo, env=env | {"WTC_NO_SERVE": "1"},
                        check=True, capture_output=True)
     (repo / ".wtc" / "worktrees" / "r1" / "live" / "live").mkdir(parents=True, exist_ok=True)
     (repo / ".wtc" / "worktrees" / "r1" / "live" / "live" / "a.txt").write_text("an edit\n")
     return repo
 
 
-def environment(src: str | None, state: Path) -> dict[str, str]:
+def environment(source: Source, state: Path) -> dict[str, str]:
+    src = source.src
     env = dict(os.environ)
     env.pop("PYTHONPROFILEIMPORTTIME", None)
     env.pop("WTC_NO_SERVE", None)
@@ -152,17 +165,17 @@ def environment(src: str | None, state: Path) -> dict[str, str]:
     return env
 
 
-def argv(command: Command, n: str) -> list[str]:
-    return [sys.executable, *(arg.replace("{n}", n) for arg in command.argv)]
+def argv(command: Command, n: str, python: str) -> list[str]:
+    return [python, *(arg.replace("{n}", n) for arg in command.argv)]
 
 
 def command_env(command: Command, env: dict[str, str]) -> dict[str, str]:
     return env | {"WTC_NO_FAST": "1"} if command.typer else env
 
 
-def run_once(command: Command, cwd: Path, env: dict[str, str], n: int) -> float:
+def run_once(command: Command, cwd: Path, env: dict[str, str], n: int, python: str) -> float:
     started = time.perf_counter()
-    done = subprocess.run(argv(command, str(n)), cwd=cwd, env=command_env(command, env), capture_output=True)
+    done = subprocess.run(argv(command, str(n), python), cwd=cwd, env=command_env(command, env), capture_output=True)
     elapsed = time.perf_counter() - started
     if done.returncode != command.exit_code:
         raise SystemExit(f"{command.name} exited {done.returncode}, expected {command.exit_code}:\n"
@@ -170,11 +183,11 @@ def run_once(command: Command, cwd: Path, env: dict[str, str], n: int) -> float:
     return elapsed
 
 
-def imported(command: Command, cwd: Path, env: dict[str, str]) -> tuple[list[str], int, list[tuple[str, float]], float]:
+def imported(command: Command, cwd: Path, env: dict[str, str], python: str) -> tuple[list[str], int, list[tuple[str, float]], float]:
     """Heavy libraries the command imported, how many worktree_coord modules, its three largest
     top-level imports with their cumulative milliseconds, and the sum of every top-level import's
     (one traced run)."""
-    done = subprocess.run(argv(command, "traced"), cwd=cwd,
+    done = subprocess.run(argv(command, "traced", python), cwd=cwd,
                           env=command_env(command, env) | {"PYTHONPROFILEIMPORTTIME": "1"}, capture_output=True)
     names = set()
     top: list[tuple[str, float]] = []
@@ -194,6 +207,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=11, help="runs per command (>= 9; the median is reported)")
     parser.add_argument("--src", action="append", default=[], help="a checkout whose worktree_coord to measure")
+    parser.add_argument("--python", action="append", default=[],
+                        help="an interpreter whose installed worktree_coord to measure (instead of --src)")
+    parser.add_argument("--command", action="append", default=[], help="time only this row (repeatable)")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
     parser.add_argument("--state-template", type=Path, help="a user state folder each source starts from (a copy)")
     args = parser.parse_args()
@@ -201,43 +217,61 @@ def main() -> int:
         parser.error("--runs must be at least 9 (medians of fewer runs swing too much on a shared machine)")
     if shutil.which("git") is None:
         parser.error("git is needed on PATH")
-    sources = args.src or [None]
-    compile_package(*sources)   # bytecode as an install has it, outside the timings (scripts/bytecode.py)
+    if args.src and args.python:
+        parser.error("pass --src or --python, not both")
+    names = {command.name for command in commands()}
+    unknown = [name for name in args.command if name not in names]
+    if unknown:
+        parser.error(f"no command named {unknown[0]!r}; the rows are: {', '.join(sorted(names))}")
+    chosen = [c for c in commands() if not args.command or c.name in args.command or c.name == "python -c pass"]
+    if args.python:
+        sources = [Source(f"{python}", python) for python in args.python]
+        for python in args.python:   # bytecode as an install has it, outside the timings (scripts/bytecode.py)
+            subprocess.run([python, "-c", "import sys; sys.path.insert(0, sys.argv[1]); from bytecode import "
+                            "compile_package; compile_package()", str(Path(__file__).resolve().parent)],
+                           check=True, env={k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"})
+    else:
+        sources = [Source(src or "installed", sys.executable, src) for src in args.src or [None]]
+        compile_package(*(args.src or [None]))   # bytecode as an install has it, outside the timings
     results: dict[str, list[dict[str, object]]] = {}
     with tempfile.TemporaryDirectory(prefix="wtc-bench-startup-") as tmp:
         folders = scratch(Path(tmp))
-        states = {src: Path(tmp) / f"state-{i}" for i, src in enumerate(sources)}
+        states = {source: Path(tmp) / f"state-{i}" for i, source in enumerate(sources)}
         for state in states.values():
             if args.state_template is not None:
-                shutil.copytree(args.state_template, state)
+                # cp -a keeps the lease files' hard links (a lease's one file named at each of its
+                # ports); shutil.copytree makes each name a file of its own, a registry no wtc writes.
+                subprocess.run(["cp", "-a", str(args.state_template), str(state)], check=True)
             else:
                 state.mkdir()
-        envs = {src: environment(src, states[src]) for src in sources}
+        envs = {source: environment(source, states[source]) for source in sources}
         # Per source: a repository with a run, and one with a run that its own `wtc serve` serves
         # (a server runs one checkout's code: the client of another checkout would not use it).
-        run_folders = {src: repo_with_run(Path(tmp) / f"run-{i}", envs[src]) for i, src in enumerate(sources)}
-        served_folders = {src: repo_with_run(Path(tmp) / f"served-{i}", envs[src]) for i, src in enumerate(sources)}
-        servers = [start_server(served_folders[src], envs[src]) for src in sources]
+        run_folders = {s: repo_with_run(Path(tmp) / f"run-{i}", envs[s], s.python) for i, s in enumerate(sources)}
+        served = any(command.cwd_key == "served" for command in chosen)
+        served_folders = {s: repo_with_run(Path(tmp) / f"served-{i}", envs[s], s.python)
+                          for i, s in enumerate(sources)} if served else {}
+        servers = [start_server(served_folders[s], envs[s], s.python) for s in sources] if served else []
 
-        def folder(command: Command, src: str | None) -> Path:
-            return {"run": run_folders, "served": served_folders}.get(command.cwd_key, {}).get(src) \
+        def folder(command: Command, source: Source) -> Path:
+            return {"run": run_folders, "served": served_folders}.get(command.cwd_key, {}).get(source) \
                 or folders[command.cwd_key]
 
-        times: dict[tuple[str | None, str], list[float]] = {}
+        times: dict[tuple[Source, str], list[float]] = {}
         # Interleave sources and commands run by run, so a load spike hits every variant alike.
         for n in range(args.runs):
-            for command in commands():
-                for src in sources:
-                    times.setdefault((src, command.name), []).append(
-                        run_once(command, folder(command, src), envs[src], n))
-        for src in sources:
-            label = src or "installed"
-            baseline = statistics.median(times[(src, "python -c pass")])
+            for command in chosen:
+                for source in sources:
+                    times.setdefault((source, command.name), []).append(
+                        run_once(command, folder(command, source), envs[source], n, source.python))
+        for source in sources:
+            label = source.label
+            baseline = statistics.median(times[(source, "python -c pass")])
             rows = []
-            for command in commands():
-                samples = times[(src, command.name)]
+            for command in chosen:
+                samples = times[(source, command.name)]
                 median = statistics.median(samples)
-                heavy, ours, largest, imports = imported(command, folder(command, src), envs[src])
+                heavy, ours, largest, imports = imported(command, folder(command, source), envs[source], source.python)
                 rows.append({"command": command.name, "median_ms": round(median * 1000, 1), "imports_ms": round(imports, 1),
                              "min_ms": round(min(samples) * 1000, 1), "max_ms": round(max(samples) * 1000, 1),
                              "ratio": round(median / baseline, 2), "extra_ms": round((median - baseline) * 1000, 1),

@@ -1102,10 +1102,11 @@ def cpu_by_process(calls: Sequence[Call], outcomes: dict[str, TaskOutcome], serv
     return rows
 
 
-def start_server(repo: Path, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
+def start_server(repo: Path, env: dict[str, str] | None = None, python: str | None = None) -> subprocess.Popen[str]:
     """`wtc serve` for the repository (the warm path), returned once it listens (also used by
-    bench_startup.py and bench_scale.py; `env`: the server's environment, default this process's)."""
-    server = subprocess.Popen([sys.executable, "-m", "worktree_coord", "serve", "--repo", str(repo)], cwd=repo, env=env,
+    bench_startup.py and bench_scale.py; `env`: the server's environment, default this process's;
+    `python`: the interpreter, default this one)."""
+    server = subprocess.Popen([python or sys.executable, "-m", "worktree_coord", "serve", "--repo", str(repo)], cwd=repo, env=env,
                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True)
     assert server.stderr is not None
     line = server.stderr.readline()

@@ -52,9 +52,11 @@ class TaskState(str, enum.Enum):
 
     @property
     def holds_ports(self) -> bool:
-        """A task holding its port block: a live one, or a finished one waiting for its merge, which
-        may conflict and bring it back to its agent (whose servers may still bind the block)."""
-        return self.live or self is TaskState.FINISHED
+        """A task holding its port block: a live one, a finished one waiting for its merge, which
+        may conflict and bring it back to its agent (whose servers may still bind the block), or
+        one whose verification failed, which `task update` brings back alike. It ends (merged,
+        empty, abandoned) and lets go."""
+        return self.live or self in (TaskState.FINISHED, TaskState.FAILED)
 
 
 class RunState(str, enum.Enum):

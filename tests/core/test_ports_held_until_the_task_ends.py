@@ -112,3 +112,28 @@ def test_an_unreadable_lease_file_left_long_ago_is_reclaimed_and_a_fresh_one_is_
     os.utime(fresh, (past, past))
     assert wtc(repo, "gc")[0] == 0
     assert not fresh.exists()
+
+
+def test_a_task_whose_verification_failed_keeps_its_block_until_it_ends(tmp_path: Path) -> None:
+    """A failed verification ejects the task (state failed), and `task update` brings it back to
+    its agent, whose servers may still bind its block: held as a conflicted task's is, in this
+    repository and on the machine, until the task ends."""
+    config = 'verify = "test ! -e pkg/fail"\n' + PORTS.format(base=43300)
+    repo = make_repo(tmp_path / "one", FILES | {".wtc.toml": config})
+    assert wtc(repo, "run", "start", "--run", "r")[0] == 0
+    worktree, failing = _start(repo, "failing", "pkg/**")
+    write(worktree, {"pkg/fail": "the verify command fails on this\n"})
+    code, body = wtc(repo, "task", "finish", "failing", "--run", "r")
+    assert (code, body["state"]) == (1, "failed"), body
+    _, later = _start(repo, "later", "lib/**")
+    assert later != failing, f"block {later} handed out while task 'failing' may come back"
+    other = _clone(tmp_path / "two", 43300)
+    _, elsewhere = _start(other, "elsewhere", "pkg/**")
+    assert elsewhere not in (failing, later)
+    # It comes back with its own block; abandoned, it has ended and its block is free again.
+    code, body = wtc(repo, "task", "update", "failing", "--run", "r")
+    assert code in (0, 1), body
+    assert _ports_of(repo)["failing"] == failing
+    assert wtc(repo, "task", "abandon", "failing", "--run", "r")[0] == 0
+    _, freed = _start(other, "freed", "lib/**")
+    assert freed == failing

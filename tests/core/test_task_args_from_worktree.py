@@ -7,6 +7,7 @@ path, typer's path and a served call answer alike. Real repositories, the real `
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -147,3 +148,37 @@ def test_intent_add_in_the_worktree_takes_task_and_run_from_it(tmp_path: Path) -
     assert code == 2 and "'web'" in body["error"]["message"] and "'api'" in body["error"]["message"], body
     code, body = wtc(repo, "intent", "add", "--manifest", "package.json", "--op", "add_dep", "--name", "x")
     assert code == 2 and "wtc intent add TASK --run RUN" in body["error"]["fix"], body
+
+
+def _exec(cwd: Path, *args: str) -> tuple[int, dict, str]:
+    """`wtc task exec ARGS` with --json before the `--` (what follows it is the command's)."""
+    done = _text(cwd, "task", "exec", "--json", *args)
+    lines = [line for line in done.stdout.splitlines() if line.strip()]
+    assert len(lines) == 1, (done.stdout, done.stderr)
+    return done.returncode, json.loads(lines[0]), done.stderr
+
+
+def test_exec_in_the_worktree_takes_task_and_run_from_it(tmp_path: Path) -> None:
+    """`wtc task exec -- CMD` inside a task's worktree runs CMD for that task: everything after
+    `--` is the command (it once took CMD's first word for TASK)."""
+    repo, worktrees = _started(tmp_path, ("api", "pkg/**"), ("web", "lib/**"))
+    who = "import os, sys; open('pkg/a.py', 'w').write(f'a = {os.environ[\"WTC_TASK\"]!r}\\n')"
+    code, body, _ = _exec(worktrees["api"] / "pkg", "--no-finish", "--", sys.executable, "-c", who)
+    assert code == 0 and body["start"]["task"] == "api" and body["command"]["exit_code"] == 0, body
+    assert body["command"]["argv"] == [sys.executable, "-c", who]
+    assert (worktrees["api"] / "pkg" / "a.py").read_text() == "a = 'api'\n"
+    # TASK named before `--` still counts, and is the worktree's.
+    code, body, _ = _exec(worktrees["api"], "api", "-m", "a is api", "--", "true")
+    assert (code, body["finish"]["state"]) == (0, "merged"), body
+    code, body, _ = _exec(worktrees["web"], "api", "--", "true")
+    assert code == 2 and "'api'" in body["error"]["message"] and "'web'" in body["error"]["message"], body
+    states = {task["task"]: task["state"] for task in wtc(repo, "status", "--run", "r")[1]["tasks"]}
+    assert states == {"api": "merged", "web": "started"}
+
+
+def test_exec_outside_a_worktree_says_what_is_missing(tmp_path: Path) -> None:
+    repo, _ = _started(tmp_path, ("api", "pkg/**"))
+    code, body, _ = _exec(repo, "--", "true")
+    assert code == 2 and "missing argument TASK and option --run" in body["error"]["message"], body
+    code, body, _ = _exec(repo, "api", "--run", "r")
+    assert code == 2 and "command" in body["error"]["message"], body

@@ -164,3 +164,29 @@ def test_the_guards_roots_are_read_from_the_query_text(guards: str, roots: set[s
     changed = dataclasses.replace(profile, semantic=dataclasses.replace(profile.semantic, guards=guards))
     found = symbols._guard_roots(changed)
     assert (None if found is None else set(found)) == roots
+
+
+@pytest.mark.parametrize("source", [b"x = 1\n", b"from .pkg import mod\nimport os\n\n\ndef f():\n    return os\n"],
+                         ids=["no-import", "imports-outside-any-guard"])
+def test_module_specifiers_compiles_no_guard_where_no_import_may_be_guarded(source: bytes) -> None:
+    """The look at a task's own imports (check/own_imports.py) reads every file a task adds or edits:
+    a file with no import, or none under a `try`/`if`, compiles no guard pattern there either."""
+    profile = semantic_profile("pkg/m.py")
+    _forget()
+    found = symbols.module_specifiers(profile, source)
+    assert symbols.guards_query.cache_info().currsize == 0, "the guards were compiled"
+    assert found == ([] if source == b"x = 1\n" else [(".pkg", 1, ""), (".pkg.mod", 1, "mod"), ("os", 2, "")])
+
+
+def test_module_specifiers_leave_out_guarded_imports_as_before() -> None:
+    profile = semantic_profile("pkg/m.py")
+    for source in GUARDED:
+        _forget()
+        tree = profile.parse(source)
+        every = [s for _, captures in tree_sitter.QueryCursor(symbols.specifiers_query(profile)).matches(tree.root_node)
+                 for s in captures.get("module", [])]
+        spans = symbols.guarded_ranges(profile, tree)
+        kept = sorted({(n.start_byte, n.text.decode()) for n in every
+                       if not any(start <= n.start_byte and n.end_byte <= end for start, end in spans)})
+        assert [module for module, _, member in symbols.module_specifiers(profile, source) if not member] == \
+            [text for _, text in kept], source

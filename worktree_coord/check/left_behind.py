@@ -1210,14 +1210,16 @@ def advice_notes(git: GitRepo, changes: Iterable[Change], since: str, task: str,
 def look_for_uses(git: GitRepo, changes: Iterable[Change], since: str, *, at: str | None = None,
                   max_changed: int = MAX_CHANGED, max_files: int = MAX_FILES,
                   partial: list[str] | None = None, unread: list[str] | None = None,
-                  failed: list[str] | None = None) -> tuple[list[LeftBehind], str | None]:
+                  failed: list[str] | None = None,
+                  read_blob: Callable[[str], bytes] | None = None) -> tuple[list[LeftBehind], str | None]:
     """`uses_left_behind` on the repository, and why they were not looked for (None: they were).
     A look that failed (an error inside it, not the documented limit of LookupTooLarge) also puts
     its reason in `failed`, when given: the check that asked must not read as clean then (a check
     exits EXIT_INTERNAL, as the merge's own look would stop the finish), while a report or `land`
-    still says it in a warning."""
+    still says it in a warning. `read_blob`: the caller's reader of the changed files' versions
+    (a report shares one among its looks), else the repository's."""
     try:
-        return uses_left_behind(changes, git.read_blob, since, git.files_mentioning, source_reader(git), at=at,
+        return uses_left_behind(changes, read_blob or git.read_blob, since, git.files_mentioning, source_reader(git), at=at,
                                 max_changed=max_changed, folders_at=git.folders_at, max_files=max_files,
                                 partial=partial, unread=unread), None
     except LookupTooLarge as too_large:

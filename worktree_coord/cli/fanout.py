@@ -1,18 +1,33 @@
 """`wtc fanout PLAN --run ID` and `wtc task exec TASK --run ID -- CMD`: the command line of the fanout face
-(worktree_coord/fanout/). Parse, call, render; the work is the fanout package's."""
+(worktree_coord/fanout/). Parse, call, render; the work is the fanout package's. Inside a task's
+worktree `wtc task exec -- CMD` takes TASK and --run from it, as the other task commands do."""
 
 from __future__ import annotations
 
 import shlex
 import sys
-from typing import List, Optional
+from typing import Any, List, Optional
 
+import click
 import typer
+from typer.core import TyperCommand
 
 from . import app
-from .common import JsonOption, RepoOption, RunOption
+from .common import JsonOption, RepoOption, RunOption, WorktreeRunOption, WorktreeTaskArgument
+from .. import fastcli
+from ..errors import UsageError
 from ..output.tagging import emit
 from .tasks import task_app
+
+
+class _CommandAfterDashes(TyperCommand):
+    """Click fills TASK and CMD from every word that is not an option, `--` or not: `wtc task exec --
+    pytest -q` would give TASK "pytest". This keeps what followed `--` (ctx.meta), the command
+    whole, so TASK is only a word given before it."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        ctx.meta["wtc.after_dashes"] = args[args.index("--") + 1:] if "--" in args else None
+        return super().parse_args(ctx, args)
 
 
 @app.command("fanout")
@@ -53,12 +68,13 @@ def fanout(
     return report.exit_code
 
 
-@task_app.command("exec")
+@task_app.command("exec", cls=_CommandAfterDashes)
 def task_exec(
-    task: str = typer.Argument(..., help="Task id."),
-    command: List[str] = typer.Argument(..., metavar="-- CMD [ARGS]...",
-                                        help="The command to run in the task's worktree, after --."),
-    run: str = RunOption,
+    ctx: typer.Context,
+    task: Optional[str] = WorktreeTaskArgument,
+    command: Optional[List[str]] = typer.Argument(None, metavar="-- CMD [ARGS]...",
+                                                  help="The command to run in the task's worktree, after --."),
+    run: Optional[str] = WorktreeRunOption,
     own: List[str] = typer.Option([], "--own", help="Glob the task may change (repeatable; default: what `wtc "
                                    "plan` gives TASK, else default-boundary, else everything)."),
     read: List[str] = typer.Option([], "--read", help="Glob the task reads (repeatable)."),
@@ -80,7 +96,14 @@ def task_exec(
     (by default a namespace of its own: its own 127.0.0.1); its output goes to the terminal (to
     stderr under --json). A CMD that fails or times out finishes nothing (exit 1, the task stays
     live); a task that already merged runs nothing (exit 0). With --no-finish nothing is finished
-    and the exit code is CMD's."""
+    and the exit code is CMD's. Inside a task's worktree TASK and --run are its own: `wtc task exec
+    -- CMD ARGS...`."""
+    task, command = _task_and_command(ctx, task, list(command or []))
+    if not command:
+        raise UsageError("missing the command to run: give it after --",
+                         fix="wtc task exec TASK --run RUN -- CMD ARGS... (inside the task's worktree: wtc task exec "
+                             "-- CMD ARGS...)")
+    task, run = fastcli.task_and_run("exec", task, run, repo)
     from ..fanout import exec_task
 
     result = exec_task(repo, run, task, command, own=own, read=read, sparse=sparse, timeout=timeout,
@@ -88,6 +111,15 @@ def task_exec(
                        finish=not no_finish)
     emit(result.to_json(), schema="task.exec", json_mode=json_mode, human=lambda: _exec_text(result))
     return result.exit_code
+
+
+def _task_and_command(ctx: typer.Context, task: str | None, command: list[str]) -> tuple[str | None, list[str]]:
+    """TASK (None: not given) and CMD as the words were given: a word click took for TASK from
+    after `--` is the command's first."""
+    after: Any = ctx.meta.get("wtc.after_dashes")
+    if after is not None and task is not None and [task, *command] == after:
+        return None, after
+    return task, command
 
 
 def _stderr_descriptor() -> int:

@@ -99,7 +99,7 @@ def land(
                 raise UsageError("landing was not approved", fix="nothing changed; run land again when ready")
         result = coordinator.land(run, onto, approved=approved, allow_partial=allow_partial,
                                   allow_left_behind=allow_left_behind, key=key, land_unchecked=land_unchecked,
-                                  allow_unparsed=allow_unparsed)
+                                  allow_unparsed=allow_unparsed, manifest=manifest)
     emit(result.to_json() | {"manifest": manifest.to_json()}, schema="land", json_mode=json_mode,
          human=render.landed(result))
     return result.exit_code

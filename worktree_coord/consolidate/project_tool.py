@@ -14,6 +14,7 @@ never a key.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Callable
 
 # build-backend (its module, before any ":") -> the tool a person knows the project by.
 BUILD_BACKENDS: dict[str, str] = {
@@ -37,19 +38,33 @@ TOOL_WORDS = frozenset(BUILD_BACKENDS.values()) - {"uv"}
 
 def pyproject_tool(workdir: Path, root: str) -> str:
     """The tool the pyproject.toml root `root` of `workdir` uses (module docstring)."""
+    from .uv_workspace import disk_reader
+
+    return project_tool(disk_reader(workdir), lambda path: (workdir / path).is_file(), root)
+
+
+def project_tool(read: Callable[[str], "bytes | None"], exists: Callable[[str], bool], root: str) -> str:
+    """The same answer over repo-relative paths: `read` gives a file's bytes (None: absent), `exists`
+    says whether a file is there. A finish asks it of the task's commit (the tool its relock line
+    names), consolidation of its checkout (pyproject_tool)."""
     import tomllib
 
-    from .uv_workspace import disk_reader, uv_lock_root
+    from .uv_workspace import uv_lock_root
 
-    folder = workdir / root if root else workdir
-    if (folder / "uv.lock").is_file():
-        return "uv"
-    lock_root = uv_lock_root(disk_reader(workdir), root)
-    if (workdir / lock_root / "uv.lock" if lock_root else workdir / "uv.lock").is_file():
+    def at(folder: str, name: str) -> str:
+        return f"{folder}/{name}" if folder else name
+
+    if exists(at(root, "uv.lock")) or exists(at(uv_lock_root(read, root), "uv.lock")):
         return "uv"
     try:
-        document = tomllib.loads((folder / "pyproject.toml").read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        data = read(at(root, "pyproject.toml"))
+    except OSError:
+        data = None
+    try:
+        document = tomllib.loads(data.decode("utf-8")) if data is not None else None
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError):
+        document = None
+    if not isinstance(document, dict):
         return "uv"    # a name for the words: an unreadable manifest is reported where it is read
     tool = document.get("tool")
     if isinstance(tool, dict) and isinstance(tool.get("uv"), dict):

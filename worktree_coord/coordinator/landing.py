@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from ..store import leases
 from ..errors import ActionRequired, BusyError, LookUnanswered, NotFoundError, StateError, UsageError
@@ -19,6 +19,31 @@ from .base import CoordinatorBase, staged
 
 if TYPE_CHECKING:
     from ..check import CheckReport
+    from ..gitrepo.repository import Change
+
+
+class _RunChanges:
+    """What a report's looks read of the run's change, taken once in the call: the paths that differ
+    between the pin and the integration tip, and each version of a changed file, read once and shared
+    by the look for uses left behind, for declarations twice and for files that no longer parse
+    (each took them again: `changes(pin, tip)` three times, each version up to three reads). Made
+    per call and dropped with it: a tip that moves is a new call, never a stale answer."""
+
+    def __init__(self, changes: list["Change"], read_blob: Callable[[str], bytes]) -> None:
+        self.changes = changes
+        self._read = read_blob
+        self._blobs: dict[str, bytes] = {}
+
+    def read_blob(self, oid: str) -> bytes:
+        blob = self._blobs.get(oid)
+        if blob is None:
+            blob = self._read(oid)
+            if len(blob) <= KEPT_BLOB_BYTES:   # a larger one (no look parses it) is read again, not held
+                self._blobs[oid] = blob
+        return blob
+
+
+KEPT_BLOB_BYTES = 1_000_000   # as merge/checks/versions.py MAX_BYTES: at most 400 changed files (MAX_RUN_CHANGED), two versions each
 
 
 class LandingOperations(CoordinatorBase):
@@ -101,12 +126,14 @@ class LandingOperations(CoordinatorBase):
             else:
                 warnings.append(f"{onto} moved since the run was pinned: landing needs the integration branch "
                                 f"brought up to date (wtc sync --run {run_id} --from {onto})")
-        files = self._landing_files(run, land_from, tip, task_records)
+        looked = self._run_changes(run, tip)   # once: the file list and every look below read it
+        files = self._landing_files(run, land_from, tip, task_records,
+                                    looked.changes if land_from == run.base else None)
         unchecked: list[str] = []   # why the look for uses left behind gave no answer ("" when it did)
-        left_behind = self._left_behind_in_run(run, tip, task_records, warnings, unchecked)
-        declared_twice = self._declared_twice_in_run(run, tip, task_records, warnings)
+        left_behind = self._left_behind_in_run(run, tip, task_records, warnings, unchecked, looked)
+        declared_twice = self._declared_twice_in_run(run, tip, task_records, warnings, looked)
         not_parsed: list[str] = []   # why the look for files that no longer parse gave no answer
-        unparsed = self._unparsed_in_run(run, tip, task_records, warnings, not_parsed)
+        unparsed = self._unparsed_in_run(run, tip, task_records, warnings, not_parsed, looked)
         consolidation = self._consolidation_rows(run_id, events)
         for row in consolidation:     # e.g. the relock moved packages no intent names: a person reviews it
             warnings += [f"consolidation of {row.get('tool') or row['ecosystem']} root {row['root'] or '.'}: {w}"
@@ -119,8 +146,13 @@ class LandingOperations(CoordinatorBase):
                          left_behind_unchecked=unchecked[0] if unchecked else "", unparsed=unparsed,
                          unparsed_unchecked=not_parsed[0] if not_parsed else "")
 
+    def _run_changes(self, run: RunRecord, tip: str) -> _RunChanges:
+        """The run's change from its pin to `tip`, for the looks of one call."""
+        return _RunChanges(self.git.changes(run.base, tip) if tip != run.base else [], self.git.read_blob)
+
     def _left_behind_in_run(self, run: RunRecord, tip: str, task_records: Sequence[TaskRecord],
-                     warnings: list[str], unchecked: list[str] | None = None) -> list[dict[str, Any]]:
+                     warnings: list[str], unchecked: list[str] | None = None,
+                     looked: _RunChanges | None = None) -> list[dict[str, Any]]:
         """Uses the integration tip keeps of names the run removed or renamed (left_behind.py): each
         task's merge refused its own (the run's left-behind mode), but a merge made with the mode at
         `warn` or `off`, a hand resolution, or a removal no merge could see shows here. With the
@@ -134,9 +166,10 @@ class LandingOperations(CoordinatorBase):
             return []
         from ..check.left_behind import MAX_RUN_CHANGED, look_for_uses   # the semantic check: only with work to look at
 
+        looked = looked or self._run_changes(run, tip)
         partial: list[str] = []   # files mentioning a removed name left unread: no answer for them either
-        found, not_looked = look_for_uses(self.git, self.git.changes(run.base, tip), run.base, at=tip,
-                                          max_changed=MAX_RUN_CHANGED, partial=partial)
+        found, not_looked = look_for_uses(self.git, looked.changes, run.base, at=tip, max_changed=MAX_RUN_CHANGED,
+                                          partial=partial, read_blob=looked.read_blob)
         if partial and not not_looked:
             # Read in part: what was read stands, and the rest is NOT CHECKED (land refuses, as below).
             warnings.append(f"left behind: NOT CHECKED in full: {partial[0]}" + (
@@ -178,7 +211,7 @@ class LandingOperations(CoordinatorBase):
         return rows
 
     def _declared_twice_in_run(self, run: RunRecord, tip: str, task_records: Sequence[TaskRecord],
-                               warnings: list[str]) -> list[dict[str, Any]]:
+                               warnings: list[str], looked: _RunChanges | None = None) -> list[dict[str, Any]]:
         """Declarations the integration tip holds twice in one scope where the pin did not: the last
         net under every merge of the run (duplicates.py). Each merge is checked as it lands, but a
         merge made with `--semantic warn` or `off`, or a hand resolution the check could not see,
@@ -191,16 +224,16 @@ class LandingOperations(CoordinatorBase):
         from ..merge.checks.semantic import FileVersions
         from ..check.left_behind import MAX_RUN_CHANGED
 
-        changes = [c for c in self.git.changes(run.base, tip)
-                   if c.new_oid is not None and duplicate_rules(c.path) is not None]
+        looked = looked or self._run_changes(run, tip)
+        changes = [c for c in looked.changes if c.new_oid is not None and duplicate_rules(c.path) is not None]
         if len(changes) > MAX_RUN_CHANGED:
             warnings.append(f"declared twice: not looked for in the run's {len(changes)} changed source files "
                             f"(more than {MAX_RUN_CHANGED})")
             return []
         rows = []
         for change in changes:
-            pin = self.git.read_blob(change.old_oid) if change.old_oid else None
-            landed = self.git.read_blob(change.new_oid)
+            pin = looked.read_blob(change.old_oid) if change.old_oid else None
+            landed = looked.read_blob(change.new_oid)
             # The pin stands for both sides: a pair the landed file holds that the pin did not is
             # the run's doing, whichever task's merge or resolution made it.
             for found in find_duplicates([FileVersions(change.path, pin, pin, pin, landed)], labels=("run", "pin", "run")):
@@ -216,7 +249,8 @@ class LandingOperations(CoordinatorBase):
         return rows
 
     def _unparsed_in_run(self, run: RunRecord, tip: str, task_records: Sequence[TaskRecord],
-                         warnings: list[str], unchecked: list[str] | None = None) -> list[dict[str, Any]]:
+                         warnings: list[str], unchecked: list[str] | None = None,
+                         looked: _RunChanges | None = None) -> list[dict[str, Any]]:
         """Files of the integration tip whose language's grammar does not parse them where the pin's
         version parsed (or that the run added): syntax.broken_syntax over pin..tip, the comparison a
         task's finish makes of its own change. That finish only notes it (a note, never a block), so
@@ -228,8 +262,8 @@ class LandingOperations(CoordinatorBase):
         from ..merge.languages.profile_index import profile_name_for_path
         from ..check.left_behind import MAX_RUN_CHANGED
 
-        changes = [c for c in self.git.changes(run.base, tip)
-                   if c.new_oid is not None and profile_name_for_path(c.path) is not None]
+        looked = looked or self._run_changes(run, tip)
+        changes = [c for c in looked.changes if c.new_oid is not None and profile_name_for_path(c.path) is not None]
         if not changes:
             return []   # before the import: the grammars load only for a file one of them reads
         if len(changes) > MAX_RUN_CHANGED:
@@ -244,8 +278,8 @@ class LandingOperations(CoordinatorBase):
         from ..merge.checks.syntax import broken_syntax
 
         added = {c.path for c in changes if c.old_oid is None}
-        found = broken_syntax((c.path, None if c.old_oid is None else self.git.read_blob(c.old_oid),
-                               self.git.read_blob(c.new_oid)) for c in changes)
+        found = broken_syntax((c.path, None if c.old_oid is None else looked.read_blob(c.old_oid),
+                               looked.read_blob(c.new_oid)) for c in changes)
         rows = []
         for broken in found:
             tasks = [t.task_id for t in task_records if t.state is TaskState.MERGED
@@ -309,14 +343,15 @@ class LandingOperations(CoordinatorBase):
                 tasks.setdefault(task.state.value, []).append(task.task_id)
         return {"intents": intents, "tasks": tasks}
 
-    def _landing_files(self, run: RunRecord, land_from: str, tip: str,
-                       task_records: Sequence[TaskRecord]) -> list[dict[str, Any]]:
+    def _landing_files(self, run: RunRecord, land_from: str, tip: str, task_records: Sequence[TaskRecord],
+                       changes: list["Change"] | None = None) -> list[dict[str, Any]]:
         """Every path that differs between `land_from` (the target's tip, or the pin) and the
         integration tip, with the origins of its change: each commit on integration's first-parent
         line that touched it is a task merge, a consolidation root, a sync, or (someone committed
         to the branch by hand) another commit. Measured against the target, a sync that brought
         the target's own commits changed nothing the diff shows: it is named for a path only when
-        nothing else on the line changed it (its merge made that content itself)."""
+        nothing else on the line changed it (its merge made that content itself). `changes`: those
+        of `land_from` to `tip`, when the caller has them."""
         if land_from == tip:
             return []
         by_commit = {t.result["merge"]["merge_commit"]: t.task_id for t in task_records
@@ -336,7 +371,7 @@ class LandingOperations(CoordinatorBase):
                          if origin["kind"] == "consolidation" else origin)
                 touched.setdefault(change.path, []).insert(0, named)
         files = []
-        for change in self.git.changes(land_from, tip):
+        for change in changes if changes is not None else self.git.changes(land_from, tip):
             origins = touched.get(change.path) or [{"kind": "other", "commit": None}]
             own = [o for o in origins if o.get("commit") not in from_target]
             origins = own or origins
@@ -359,7 +394,7 @@ class LandingOperations(CoordinatorBase):
     def land(self, run_id: str, onto: str, *, approved: bool, allow_partial: bool = False,
              allow_left_behind: Sequence[str] = (), key: str | None = None,
              expected_tip: str | None = None, land_unchecked: bool = False,
-             allow_unparsed: Sequence[str] = ()) -> Landed:
+             allow_unparsed: Sequence[str] = (), manifest: RunReport | None = None) -> Landed:
         """Fast-forward `onto` to the integration tip by compare-and-swap, after approval. Refuses
         when the target moved (not a fast-forward) and says how to bring integration up to date.
         Refuses (exit 1) while intents are not applied or tasks are in conflict, failed, rejected,
@@ -374,7 +409,11 @@ class LandingOperations(CoordinatorBase):
         without it). Refuses (exit 1) while a file of the landed tree does not parse where the pin's
         version did (or the run added it unparseable: the report's `unparsed`), unless each such
         path is in `allow_unparsed` (a person read it: e.g. syntax newer than wtc's grammar), and
-        (exit 6) while that look gave no answer (more files than it reads), unless `land_unchecked`."""
+        (exit 6) while that look gave no answer (more files than it reads), unless `land_unchecked`.
+        `manifest`: the change manifest (`report`) the caller made in this call, of this run, to ask
+        for the approval: while integration's tip is still the one it read, its looks for uses left
+        behind and for files that no longer parse are the answer (the same tree read the same way),
+        not made a second time; a tip that moved since is looked at anew."""
         run = self._run(run_id)
         if not approved:
             raise UsageError("landing needs approval", fix=f"review `wtc report --run {run_id} --onto {onto}`, "
@@ -404,9 +443,12 @@ class LandingOperations(CoordinatorBase):
                 raise NotFoundError(f"no branch {onto!r} to land onto", fix=self._branch_fix(run, "--onto"))
             if old == tip or self.git.is_ancestor(tip, old):
                 return Outcome(Landed(run=run_id, onto=onto, old=old, new=old, tip=tip, how="already").to_json())
-            # Checked here, in the call that lands (a repeat replays what it landed): read once.
-            left_behind = self._left_behind_to_approve(run, tip, allow_left_behind, onto, land_unchecked)
-            unparsed = self._unparsed_to_approve(run, tip, allow_unparsed, onto, land_unchecked)
+            # Checked here, in the call that lands (a repeat replays what it landed): read once, by the
+            # manifest of this call when it read this tip.
+            looked = manifest if manifest is not None and (manifest.run, manifest.base, manifest.tip) == (
+                run_id, run.base, tip) else None
+            left_behind = self._left_behind_to_approve(run, tip, allow_left_behind, onto, land_unchecked, looked)
+            unparsed = self._unparsed_to_approve(run, tip, allow_unparsed, onto, land_unchecked, looked)
             if not self.git.is_ancestor(old, tip):
                 raise StateError(
                     f"{onto} moved to {old[:12]} since the run was pinned at {run.base[:12]}; "
@@ -452,18 +494,24 @@ class LandingOperations(CoordinatorBase):
         return Landed.from_json(done.outcome.result, replayed=done.replayed, left_out=leftovers, warnings=warnings)
 
     def _left_behind_to_approve(self, run: RunRecord, tip: str, approved: Sequence[str],
-                                onto: str, land_unchecked: bool = False) -> list[dict[str, Any]]:
+                                onto: str, land_unchecked: bool = False,
+                                looked: RunReport | None = None) -> list[dict[str, Any]]:
         """The uses the landed tree would keep of names the run removed (the report's `left_behind`);
         with the run's mode at `block`, a refusal (ActionRequired, exit 1) while one is of a name
         not in `approved`, and one (LookUnanswered, exit 6) while the look gave no answer, unless
-        `land_unchecked`. Returns them (approved ones land, listed in the result)."""
+        `land_unchecked`. Returns them (approved ones land, listed in the result). `looked`: a
+        manifest of this tip, whose look is taken as it is."""
         from ..merge.result import SemanticMode
 
         mode = self._left_behind_mode(run)
         if mode is SemanticMode.OFF:
             return []
         unchecked: list[str] = []
-        rows = self._left_behind_in_run(run, tip, self.store.list_tasks(run.run_id), [], unchecked)
+        if looked is not None:
+            rows = list(looked.left_behind)
+            unchecked += [looked.left_behind_unchecked] if looked.left_behind_unchecked else []
+        else:
+            rows = self._left_behind_in_run(run, tip, self.store.list_tasks(run.run_id), [], unchecked)
         if mode is not SemanticMode.BLOCK:
             return rows
         if unchecked and not land_unchecked:
@@ -495,13 +543,18 @@ class LandingOperations(CoordinatorBase):
         return rows
 
     def _unparsed_to_approve(self, run: RunRecord, tip: str, approved: Sequence[str], onto: str,
-                             land_unchecked: bool = False) -> list[dict[str, Any]]:
+                             land_unchecked: bool = False, looked: RunReport | None = None) -> list[dict[str, Any]]:
         """The files of the landed tree that do not parse where the pin's version did (the report's
         `unparsed`): a refusal (ActionRequired, exit 1) while one is at a path not in `approved`, and
         one (LookUnanswered, exit 6) while the look gave no answer, unless `land_unchecked`. Returns
-        them (approved ones land, listed in the result)."""
+        them (approved ones land, listed in the result). `looked`: a manifest of this tip, whose look
+        is taken as it is."""
         unchecked: list[str] = []
-        rows = self._unparsed_in_run(run, tip, self.store.list_tasks(run.run_id), [], unchecked)
+        if looked is not None:
+            rows = list(looked.unparsed)
+            unchecked += [looked.unparsed_unchecked] if looked.unparsed_unchecked else []
+        else:
+            rows = self._unparsed_in_run(run, tip, self.store.list_tasks(run.run_id), [], unchecked)
         if unchecked and not land_unchecked:
             raise LookUnanswered(
                 f"landing run {run.run_id} is NOT CHECKED for files that no longer parse: {unchecked[0]}",

@@ -575,6 +575,17 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         self.reporter.event("task.rejected", run=run.run_id, task=task_id, violations=violations)
         return result
 
+    def _relock_tool(self, intent: Any, tip: str) -> dict[str, str]:
+        """`tool` of a relock of a pyproject root: what the project uses, as consolidation names it
+        (consolidate/project_tool.py: a setuptools project beside another tool's lockfile is no uv
+        root), read from the task's commit; {} for any other intent (the ecosystem names it)."""
+        if intent.op.value != "relock" or intent.ecosystem.value != "uv":
+            return {}
+        from ..consolidate.project_tool import project_tool
+
+        return {"tool": project_tool(lambda name: self.git.file_at(tip, name),
+                                     lambda name: self.git.file_at(tip, name) is not None, intent.root)}
+
     def _record_finished(self, run: RunRecord, task: TaskRecord, task_id: str, tip: str, found: _BranchChecked,
                          changed: list[dict[str, str]], notes: list[str]) -> TaskFinished:
         """The task recorded finished (or empty: no change and no declared intent) with its intents,
@@ -608,7 +619,8 @@ class TaskOperations(WorktreeSetupOperations, PlanOperations):
         result = TaskFinished(
             run=run.run_id, task=task_id, state=state.value, commit=tip, branch=task.branch, changed=changed,
             reserved=reserved, worktree=None, notes=notes,
-            intents=[i.to_json() for i in derived] + [row["data"] | {"state": row["state"]} for row in declared],
+            intents=[i.to_json() | self._relock_tool(i, tip) for i in derived]
+            + [row["data"] | {"state": row["state"]} for row in declared],
         )
         self.store.put_intents(run.run_id, task_id, [i.to_json() for i in derived])
         # integrate/mergeable.py alone (what merge_queue re-exports): a finish needs neither the merge

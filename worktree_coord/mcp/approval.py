@@ -159,7 +159,7 @@ def build_land(served: Served) -> "Tool":
             landed: Landed = c.land(run, onto, approved=True, allow_partial=partial, key=idempotency_key,
                                     expected_tip=report.tip, allow_left_behind=render.left_behind_names(report),
                                     land_unchecked=bool(report.left_behind_unchecked or report.unparsed_unchecked),
-                                    allow_unparsed=render.unparsed_paths(report))
+                                    allow_unparsed=render.unparsed_paths(report), manifest=report)
             return Reply(landed.to_json() | {"manifest": report.to_json()}, "land", render.landed(landed))
 
         return await run_call(served, land_now)

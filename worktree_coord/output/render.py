@@ -130,7 +130,7 @@ def task_finished(r: TaskFinished) -> str:
     for intent in r.intents:
         # A member's manifest merged as code, so its root's lock waits (a reserved file's line says so already).
         if intent.get("op") == "relock" and intent.get("manifest") not in reserved_paths:
-            lines.append(f"  relock    {intent['ecosystem']} root {intent.get('root') or '.'} "
+            lines.append(f"  relock    {intent.get('tool') or intent['ecosystem']} root {intent.get('root') or '.'} "
                          f"({intent['manifest']} changed): at consolidation (`wtc consolidate --run {r.run}`)")
     for c in r.conflicts:
         if c.get("semantic"):
@@ -248,11 +248,67 @@ def run_report(r: RunReport) -> str:
         lines.append(f"  NOT CHECKED for uses of names the run removed: {r.left_behind_unchecked}")
     if r.unparsed_unchecked:
         lines.append(f"  NOT CHECKED for files that no longer parse: {r.unparsed_unchecked}")
-    for warning in r.warnings:
+    grouped = _grouped_left_behind(r.left_behind, r.warnings)
+    for index, warning in enumerate(r.warnings):
+        if index in grouped:
+            if grouped[index]:   # a group's line stands at its first use's warning; the others are in it
+                lines.append(f"  warning: {grouped[index]}")
+            continue
         lines.append(f"  warning: {warning}")
     if not r.warnings:
         lines.append("  nothing left out: every task merged and every intent applied")
     return "\n".join(lines)
+
+
+LEFT_BEHIND_FILES_SHOWN = 3   # files a grouped left-behind line names with their lines, before "and N more"
+
+
+def _grouped_left_behind(rows: list[dict[str, Any]], warnings: list[str]) -> dict[int, str]:
+    """The report's text of uses left behind: one line per name the run removed (one removal: its
+    definition, what became of it, the tasks that did it) used in more than one file, with the
+    count of files and uses and the first files' lines, instead of a warning per file (28 lines for
+    one removal in scrapy). `--json` keeps a warning per file and every row. Returns, by index in
+    `warnings`, the grouped line at a group's first warning and "" at the others it stands for; a
+    name used in one file keeps its warning as it is."""
+    found: list[tuple[int, dict[str, Any]]] = []
+    next_row = 0
+    for index, warning in enumerate(warnings):   # each row's warning, written in the rows' order
+        if next_row < len(rows):
+            row = rows[next_row]
+            if warning.startswith(f"left behind: {row['use_path']} (line") and \
+                    f" still uses {row['name']}, which " in warning:
+                found.append((index, row))
+                next_row += 1
+    if next_row < len(rows):
+        return {}   # warnings not written as the rows were: each said as it is
+    groups: dict[tuple[Any, ...], list[tuple[int, dict[str, Any]]]] = {}
+    for index, row in found:
+        key = tuple((name, str(value)) for name, value in sorted(row.items()) if name not in ("use_path", "use_lines"))
+        groups.setdefault(key, []).append((index, row))
+    out: dict[int, str] = {}
+    for members in groups.values():
+        if len(members) < 2:
+            continue
+        from ..check.left_behind import LeftBehind   # only for a report that has such a group
+
+        first = LeftBehind.from_json(members[0][1])
+        tasks = members[0][1].get("tasks") or []
+        by = f"task {', '.join(tasks)}" if tasks else "the run"
+        shown = [f"{row['use_path']} (line{'s' if len(row['use_lines']) > 1 else ''} "
+                 f"{LeftBehind.from_json(row).lines})" for _, row in members[:LEFT_BEHIND_FILES_SHOWN]]
+        more = len(members) - len(shown)
+        uses = sum(len(row["use_lines"]) for _, row in members)
+        blocking = "--allow-left-behind" in warnings[members[0][0]]
+        out[members[0][0]] = (
+            f"left behind: {len(members)} files ({uses} uses) still use {first.name}, which {by} "
+            f"{first.what_happened}: {'; '.join(shown)}" + (f" and {more} more file{'s' if more > 1 else ''}"
+                                                               if more else "")
+            + f" (`--json` lists every use); the landed tree would not resolve it: {first.keep}, or update the "
+              f"uses (a task that owns those files, or `wtc task widen`)"
+            + (f"; `wtc land` refuses it until then, unless approved by name (--allow-left-behind {first.name})"
+               if blocking else ""))
+        out.update({index: "" for index, _ in members[1:]})
+    return out
 
 
 def land_question(report: RunReport, onto: str) -> str:

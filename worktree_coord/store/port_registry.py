@@ -18,7 +18,7 @@ claims go up the port line, so of two claims racing for overlapping ranges one a
 Lease rules (the store's own for its blocks): a range is held while its task holds it in its own
 store (`TaskState.holds_ports`: live, i.e. started, rejected or conflict, or finished and waiting for
 its merge, which may conflict and bring the task back to its agent, whose servers may still bind
-the range). A lease is released (its names unlinked) when its task ends (merged, empty, abandoned:
+the range, or failed its verification, which `task update` brings back alike). A lease is released (its names unlinked) when its task ends (merged, empty, abandoned:
 `_drop_worktree` with `ended`) or its start rolled back, not when a finish drops the worktree. A
 leftover (a start or finish killed midway) is reclaimed only when a claim meets it: its store is
 asked then. A port's name that does not read as a lease (a torn write: a full disk, a power cut) is
@@ -80,8 +80,8 @@ MIGRATED_SUFFIX = ".migrated"
 SCHEMA = "wtc.port-lease/1"
 STALE_TEMPORARY_SECONDS = 3600.0      # a claim's unlinked temporary file older than this is a killed claim's
 UNREADABLE_LEASE_SECONDS = 600.0      # a port's name that reads as no lease, this old, is a torn write's leftover
-# The states in which a task holds its block (`TaskState.holds_ports`): live, or finished and waiting
-# for its merge, which may conflict and bring it back with its block.
+# The states in which a task holds its block (`TaskState.holds_ports`): live, finished and waiting
+# for its merge, which may conflict and bring it back with its block, or failed its verification.
 _LIVE = tuple(state.value for state in TaskState if state.holds_ports)
 
 
