@@ -793,7 +793,7 @@ def _broken_uses(changes: Iterable[Change], read_blob: Callable[[str], bytes], s
     # `C.f()`, the line that stops compiling first) is.
     named = {(f.use_path, f.definition_path, f.use_line) for f in found}
     found += [f for f in modules_left_behind(changes, read_blob, since, grep, file_at, at=at,
-                                             folders_at=folders_at, max_files=max_files)
+                                             folders_at=folders_at, max_files=max_files, unread=unread)
               if (f.use_path, f.definition_path, f.use_line) not in named]
     # The task's own files: a relative import its move or deletion left naming nothing
     # (own_imports.py), on a line no finding above names already.
@@ -842,6 +842,7 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
     # `f0`..., made each merge grep and read a hundred of the 20,000 files that spell those words.
     by_module = {path for path in deleted_unanswered(changes) if loads_modules(path)}
     modules: set[str] = set()
+    gone_from: dict[str, set[str]] = {}   # the names read as removed from each changed file
     for change in readable:
         before = read_blob(change.old_oid)
         after = read_blob(change.new_oid) if change.new_oid is not None else None
@@ -876,6 +877,7 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
                  | _unstarred(change.path, before, after, symbols=symbols) | passed if pair[1] not in ignore}
         gone = {name for _container, name in pairs}
         removed |= gone
+        gone_from[change.path] = gone
         if change.path in by_module and gone and (word := module_word(change.path)):
             modules.add(word)
         else:
@@ -981,6 +983,18 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
     found = find_broken_names(files + unchanged, labels=("task", "base", "unchanged"), complete=False,
                               tree_file=tree_file, every_use=True, tree_folders=folders, unreadable=unreadable,
                               manifests="left")
+    # A changed file whose version before the task does not parse cleanly: the check read nothing of
+    # it, so no removal from it was seen. Read again with its base in pieces; else no answer.
+    if (broken_bases := [f for f in files if f.path in unreadable and f.base is not None
+                         and _parsed(f.path, f.base)[1] is not None and _parsed(f.path, f.base)[1].has_error]):
+        mended = _mended_bases(broken_bases, gone_from, removed | words, partial if partial is not None else unread)
+        if mended:
+            seen = {(f.use_path, f.use_line, f.name) for f in found}
+            replaced = {f.path: f for f in mended}
+            found += tuple(finding for finding in find_broken_names(
+                [replaced.get(f.path, f) for f in files] + unchanged, labels=("task", "base", "unchanged"),
+                complete=False, tree_file=tree_file, every_use=True, tree_folders=folders, manifests="left")
+                if (finding.use_path, finding.use_line, finding.name) not in seen)
     # A file the parser does not read cleanly is read again in pieces (_read_in_pieces: the code
     # outside its ERROR nodes), else by its import statements alone (_imports_alone).
     pieces: dict[str, tuple[bytes, bytes]] = {}
@@ -1005,6 +1019,34 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
     replaced = {(f.definition_path, f.name): f.replacement for f in kept if f.replacement and f.kind != "signature"}
     return kept + [dataclasses.replace(finding, replacement=replaced.get((finding.definition_path, finding.name), ""))
                    for finding in own_uses if finding.name not in ignore]
+
+
+def _mended_bases(broken: list[FileVersions], gone_from: dict[str, set[str]], names: set[str],
+                  said: list[str] | None) -> list[FileVersions]:
+    """The changed files whose version before the task does not parse cleanly (`broken`: the check
+    reads nothing of such a version, so it saw no name the task removed there), each with that
+    version read in pieces (_read_in_pieces: the code outside its ERROR nodes) where that answers.
+    Where it does not, the look has no answer for the file, said in `said` (the caller's no-answer
+    list: exit 6), unless nothing was read as removed from it and the task's own version parses
+    (it is then read as the landed tree has it, a file that uses names, and lost none of its own)."""
+    mended: list[FileVersions] = []
+    for f in broken:
+        base = f.base or b""
+        own_parses = f.left is None or (_parsed(f.path, f.left)[1] is not None and not _parsed(f.path, f.left)[1].has_error)
+        if not gone_from.get(f.path) and own_parses:
+            continue
+        piece = _read_in_pieces(f.path, base, names) if own_parses else None
+        if piece is not None:
+            mended.append(FileVersions(f.path, base=piece, left=f.left, right=piece, merged=f.merged))
+            continue
+        if said is not None:
+            _profile, root = _parsed(f.path, base)
+            line = next((node.start_point[0] + 1 for node in _error_nodes(root)), 1) if root is not None else 1
+            what = "neither its version before this task nor the task's own parses" if not own_parses else \
+                "its version before this task does not parse"
+            said.append(f"{f.path}: {what} ({f.path}:{line} first), so the names the task removed from it "
+                        f"could not be read: fix the syntax there, or approve the merge unchecked")
+    return mended
 
 
 def _parsed(path: str, text: bytes) -> tuple[Any, Any]:
