@@ -700,8 +700,10 @@ def _left_behind_notes(r: TaskCheck) -> list[str]:
     from ..check.left_behind import MAX_NOTES, LeftBehind, grouped_notes
 
     found = [LeftBehind.from_json(use) for use in r.left_behind if "use_path" in use]
+    # (the files the task owns already, each by its own path: their notes say to update them)
+    owned = ["/" + use["use_path"] for use in r.left_behind if use.get("owned")]
     return [use["note"] for use in r.left_behind if "use_path" not in use] + \
-        grouped_notes(found, r.task, r.run, MAX_NOTES)
+        grouped_notes(found, r.task, r.run, MAX_NOTES, owned)
 
 
 def _age(seconds: float) -> str:
