@@ -210,6 +210,8 @@ def merge_report(r: MergeReport) -> str:
         lines.append("  nothing waiting to merge")
     for row in r.tasks:
         lines.append(f"  {row['task']:<24} {row['state']}" + (f" ({len(row['conflicts'])} conflict(s))" if row["conflicts"] else ""))
+        if row.get("reason"):   # a task passed over (its look gave no answer): why, and how to go on
+            lines.append(f"    {row['reason']}" + (f"\n    fix: {row['fix']}" if row.get("fix") else ""))
     return "\n".join(lines)
 
 
