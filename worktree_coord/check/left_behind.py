@@ -454,8 +454,9 @@ def _unpassed(profile_path: str, before: bytes, after: bytes | None,
                  for name in _star_passes(path, files_named, read, set())} - defined
         if names:
             out |= {((), name) for name in names}
-            if lines is not None:
-                line = before[before.rfind(b"\n", 0, start) + 1:(before.find(b"\n", end) + 1 or len(before) + 1) - 1]
+            if lines is not None:   # the whole line the `*` stands on, as the note quotes it
+                line_end = before.find(b"\n", end)
+                line = before[before.rfind(b"\n", 0, start) + 1:len(before) if line_end < 0 else line_end]
                 lines.update(dict.fromkeys(names, line.decode("utf-8", "replace").strip()))
             named[start:end] = (profile.semantic.star_named % ", ".join(sorted(names))).encode()
     return out, bytes(named)
@@ -1006,7 +1007,7 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
     # A changed file whose version before the task does not parse cleanly: the check read nothing of
     # it, so no removal from it was seen. Read again with its base in pieces; else no answer.
     if (broken_bases := [f for f in files if f.path in unreadable and f.base is not None
-                         and _parsed(f.path, f.base)[1] is not None and _parsed(f.path, f.base)[1].has_error]):
+                         and _does_not_parse(f.path, f.base)]):
         mended = _mended_bases(broken_bases, gone_from, removed | words, partial if partial is not None else unread)
         if mended:
             seen = {(f.use_path, f.use_line, f.name) for f in found}
@@ -1059,7 +1060,7 @@ def _mended_bases(broken: list[FileVersions], gone_from: dict[str, set[str]], na
     mended: list[FileVersions] = []
     for f in broken:
         base = f.base or b""
-        own_parses = f.left is None or (_parsed(f.path, f.left)[1] is not None and not _parsed(f.path, f.left)[1].has_error)
+        own_parses = f.left is None or not _does_not_parse(f.path, f.left)
         if not gone_from.get(f.path) and own_parses:
             continue
         piece = _read_in_pieces(f.path, base, names) if own_parses else None
@@ -1074,6 +1075,12 @@ def _mended_bases(broken: list[FileVersions], gone_from: dict[str, set[str]], na
             said.append(f"{f.path}: {what} ({f.path}:{line} first), so the names the task removed from it "
                         f"could not be read: fix the syntax there, or approve the merge unchecked")
     return mended
+
+
+def _does_not_parse(path: str, text: bytes) -> bool:
+    """Whether the parser reads `text` (a version of `path`) with an error: the check reads nothing of it."""
+    _profile, root = _parsed(path, text)
+    return root is not None and root.has_error
 
 
 def _parsed(path: str, text: bytes) -> tuple[Any, Any]:
