@@ -54,7 +54,8 @@ EXIT_CODES: tuple[ExitCode, ...] = (
              "to report it (`wtc check`, `wtc task check` and `wtc land` exit 6 too when their look for uses of "
              "removed names gave no answer, failed at one or had more changed files, or more files mentioning a "
              "removed name, than it reads: `left_behind_unchecked` says which, never a clean verdict; `wtc task "
-             "finish` then does not merge, unless --merge-unchecked)"),
+             "finish` then does not merge, unless --merge-unchecked, and `wtc merge` passes over that task, merges "
+             "the others and exits 6 naming it)"),
     ExitCode(EXIT_INTERRUPTED, "interrupted", "interrupted (Ctrl-C); run the same command again to finish "
              "(every write is idempotent)"),
 )

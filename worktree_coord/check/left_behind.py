@@ -72,6 +72,8 @@ class LeftBehind:
     arguments: int = 0   # kind "signature": the use calls the function `name` with this many arguments, what its
                          # base shape took; the task's version (`replacement`, its name and parameters) takes another count
     moved_from: str = "" # kind "own_import": the path the task moved `use_path` from ("" when it did not move it)
+    star_line: str = ""  # the star re-export line of `definition_path` the task dropped (`export * from './intl.js';`),
+                         # through which the use reached `name`: keeping that line keeps the name
 
     @property
     def keep(self) -> str:
@@ -82,6 +84,8 @@ class LeftBehind:
             return f"fix the import in {self.use_path} to name the file where it stands now"
         if self.moved_to:
             return "keep a re-export at the old path"
+        if self.star_line:
+            return f"keep the line `{self.star_line}` in {self.definition_path}"
         if self.kind in ("module", "deleted"):
             return "keep a file at the old path (a stub that re-exports what replaced it)"
         if self.kind == "export":
@@ -110,6 +114,8 @@ class LeftBehind:
                     else f"deleted or moved what it named")
         if self.moved_to:
             return f"moved from {self.definition_path} to {self.moved_to}"
+        if self.star_line:
+            return f"no longer passes on from {self.definition_path} (it dropped the line `{self.star_line}`)"
         if self.kind == "module":
             return f"deleted (the file {self.definition_path})"
         if self.kind == "export":
@@ -124,8 +130,11 @@ class LeftBehind:
             return f"changed to {self.replacement} in {self.definition_path}"
         return f"removed or renamed{self.renamed} in {self.definition_path}"
 
-    def note(self, task: str, run: str) -> str:
-        return _note_writer(self)([self], 0, task, run)
+    def note(self, task: str, run: str, own: Iterable[str] = ()) -> str:
+        """The note for this use alone; `own`: the task's own globs (a use in a file they hold
+        is updated by the task itself, not after a widen)."""
+        own = tuple(own)
+        return _note_writer(self)([self], 0, task, run, bool(own) and matches(own, self.use_path))
 
     def to_json(self) -> dict[str, Any]:
         return {"use_path": self.use_path, "use_lines": list(self.use_lines), "name": self.name,
@@ -133,7 +142,7 @@ class LeftBehind:
                 "module": self.kind == "module", "unexported": self.kind == "export",
                 "file_deleted": self.kind == "deleted", "star_list": self.star_list,
                 "signature": self.kind == "signature", "arguments": self.arguments,
-                "own_import": self.kind == OWN_IMPORT, "moved_from": self.moved_from}
+                "own_import": self.kind == OWN_IMPORT, "moved_from": self.moved_from, "star_line": self.star_line}
 
     @classmethod
     def from_json(cls, row: dict[str, Any]) -> "LeftBehind":
@@ -142,7 +151,8 @@ class LeftBehind:
                    OWN_IMPORT if row.get("own_import") else "module" if row.get("module")
                    else "export" if row.get("unexported") else "deleted" if row.get("file_deleted")
                    else "signature" if row.get("signature") else "",
-                   row.get("star_list", ""), row.get("arguments", 0), row.get("moved_from", ""))
+                   row.get("star_list", ""), row.get("arguments", 0), row.get("moved_from", ""),
+                   row.get("star_line", ""))
 
 
 def grouped_notes(found: Iterable[LeftBehind], task: str, run: str, limit: int,
@@ -414,10 +424,12 @@ def _unpassed(profile_path: str, before: bytes, after: bytes | None,
               files_named: Callable[[str, str], list[str]],
               read: Callable[[str], bytes | None], *,
               symbols: tuple[Any, Any] | None = None,
-              imports: Callable[[bytes], Any] | None = None) -> tuple[set[tuple[tuple[str, ...], str]], bytes]:
+              imports: Callable[[bytes], Any] | None = None,
+              lines: dict[str, str] | None = None) -> tuple[set[tuple[tuple[str, ...], str]], bytes]:
     """The ((), name) of each name a star re-export `before` holds and `after` dropped passed on
     (`export * from './intl.js'`, `from .intl import *`): the top-level names the starred file
-    defines (those its star list takes) that `after` does not define itself; and `before` with each
+    defines (those its star list takes) that `after` does not define itself (`lines`, when given,
+    receives each such name's star line, as text); and `before` with each
     such `*` written as those names (profile `star_named`: `export {formatNumber} from
     './intl.js'`), which the post-merge check reads as a re-export the task dropped, as it reads a
     name dropped from an `export {...} from` list. Found driving wtc on Chart.js: a barrel lost
@@ -442,6 +454,10 @@ def _unpassed(profile_path: str, before: bytes, after: bytes | None,
                  for name in _star_passes(path, files_named, read, set())} - defined
         if names:
             out |= {((), name) for name in names}
+            if lines is not None:   # the whole line the `*` stands on, as the note quotes it
+                line_end = before.find(b"\n", end)
+                line = before[before.rfind(b"\n", 0, start) + 1:len(before) if line_end < 0 else line_end]
+                lines.update(dict.fromkeys(names, line.decode("utf-8", "replace").strip()))
             named[start:end] = (profile.semantic.star_named % ", ".join(sorted(names))).encode()
     return out, bytes(named)
 
@@ -635,7 +651,8 @@ def uses_left_behind(changes: Iterable[Change], read_blob: Callable[[str], bytes
         moved_to = "" if uses[0].kind == "signature" else moved.get(where) or went.get((where, name), "")
         out.append(LeftBehind(path, tuple(f.use_line for f in uses), name, where, uses[0].replacement or "",
                               moved_to, left_kind(uses[0].kind, where, moved_to, deleted),
-                              uses[0].star_list if all(f.star_list for f in uses) else "", uses[0].arguments))
+                              uses[0].star_list if all(f.star_list for f in uses) else "", uses[0].arguments,
+                              star_line="" if moved_to else uses[0].star_line))
     return out
 
 
@@ -793,7 +810,7 @@ def _broken_uses(changes: Iterable[Change], read_blob: Callable[[str], bytes], s
     # `C.f()`, the line that stops compiling first) is.
     named = {(f.use_path, f.definition_path, f.use_line) for f in found}
     found += [f for f in modules_left_behind(changes, read_blob, since, grep, file_at, at=at,
-                                             folders_at=folders_at, max_files=max_files)
+                                             folders_at=folders_at, max_files=max_files, unread=unread)
               if (f.use_path, f.definition_path, f.use_line) not in named]
     # The task's own files: a relative import its move or deletion left naming nothing
     # (own_imports.py), on a line no finding above names already.
@@ -816,7 +833,9 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
                   definitions: Callable[[str, str, bytes], Any],
                   imports: Callable[[str, str, bytes], Any]) -> list[SemanticFinding]:
     """The uses of removed names (`_broken_uses`; `definitions` and `imports`: its readers of a
-    version's definitions and of its imports)."""
+    version's definitions and of its imports). A use of a name a star re-export line the task
+    dropped passed on carries that line (`star_line`)."""
+    star_lines: dict[tuple[str, str], str] = {}   # (file, name) -> the dropped star line that passed it on
     removed: set[str] = set()
     words: set[str] = set()
     imported: set[str] = set()   # removed names that were imports of the changed file, not its own definitions
@@ -842,6 +861,7 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
     # `f0`..., made each merge grep and read a hundred of the 20,000 files that spell those words.
     by_module = {path for path in deleted_unanswered(changes) if loads_modules(path)}
     modules: set[str] = set()
+    gone_from: dict[str, set[str]] = {}   # the names read as removed from each changed file
     for change in readable:
         before = read_blob(change.old_oid)
         after = read_blob(change.new_oid) if change.new_oid is not None else None
@@ -870,12 +890,15 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
             # Its definitions' extraction holds its imports whole (the same query's matches:
             # symbols.extract, tests/merge/test_imports_only.py): not extracted a second time.
             read_imports = lambda _data, found=symbols[0]: found   # noqa: E731
+        passed_by: dict[str, str] = {}
         passed, named = _unpassed(change.path, before, after, files_named, lambda path: file_at(since, path),
-                                  symbols=symbols, imports=read_imports)
+                                  symbols=symbols, imports=read_imports, lines=passed_by)
+        star_lines.update({(change.path, name): line for name, line in passed_by.items()})
         pairs = {pair for pair in _removed(change.path, before, after, symbols=symbols)
                  | _unstarred(change.path, before, after, symbols=symbols) | passed if pair[1] not in ignore}
         gone = {name for _container, name in pairs}
         removed |= gone
+        gone_from[change.path] = gone
         if change.path in by_module and gone and (word := module_word(change.path)):
             modules.add(word)
         else:
@@ -981,6 +1004,18 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
     found = find_broken_names(files + unchanged, labels=("task", "base", "unchanged"), complete=False,
                               tree_file=tree_file, every_use=True, tree_folders=folders, unreadable=unreadable,
                               manifests="left")
+    # A changed file whose version before the task does not parse cleanly: the check read nothing of
+    # it, so no removal from it was seen. Read again with its base in pieces; else no answer.
+    if (broken_bases := [f for f in files if f.path in unreadable and f.base is not None
+                         and _does_not_parse(f.path, f.base)]):
+        mended = _mended_bases(broken_bases, gone_from, removed | words, partial if partial is not None else unread)
+        if mended:
+            seen = {(f.use_path, f.use_line, f.name) for f in found}
+            replaced = {f.path: f for f in mended}
+            found += tuple(finding for finding in find_broken_names(
+                [replaced.get(f.path, f) for f in files] + unchanged, labels=("task", "base", "unchanged"),
+                complete=False, tree_file=tree_file, every_use=True, tree_folders=folders, manifests="left")
+                if (finding.use_path, finding.use_line, finding.name) not in seen)
     # A file the parser does not read cleanly is read again in pieces (_read_in_pieces: the code
     # outside its ERROR nodes), else by its import statements alone (_imports_alone).
     pieces: dict[str, tuple[bytes, bytes]] = {}
@@ -997,7 +1032,8 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
                        if finding.use_path not in pieces or _read_there(finding, pieces[finding.use_path][0]))
     # A call of a reshaped function the old way (signatures.py's finding) is a use left behind of its
     # own kind: the name stands, its shape does not.
-    kept = [finding if finding.problem == "broken" else dataclasses.replace(finding, problem="broken", kind="signature")
+    kept = [_with_star_line(finding if finding.problem == "broken"
+                            else dataclasses.replace(finding, problem="broken", kind="signature"), star_lines)
             for finding in found
             if finding.problem in ("broken", "signature") and (finding.use_path not in touched or finding.use_path in own_users)
             and finding.removed_by == "task" and finding.name.rsplit(".", 1)[-1] not in ignore]
@@ -1005,6 +1041,46 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
     replaced = {(f.definition_path, f.name): f.replacement for f in kept if f.replacement and f.kind != "signature"}
     return kept + [dataclasses.replace(finding, replacement=replaced.get((finding.definition_path, finding.name), ""))
                    for finding in own_uses if finding.name not in ignore]
+
+
+def _with_star_line(finding: SemanticFinding, star_lines: dict[tuple[str, str], str]) -> SemanticFinding:
+    """`finding` carrying the dropped star line that passed its name on (`star_line`), if one did."""
+    line = star_lines.get((finding.definition_path, finding.name))
+    return finding if line is None else dataclasses.replace(finding, star_line=line)
+
+
+def _mended_bases(broken: list[FileVersions], gone_from: dict[str, set[str]], names: set[str],
+                  said: list[str] | None) -> list[FileVersions]:
+    """The changed files whose version before the task does not parse cleanly (`broken`: the check
+    reads nothing of such a version, so it saw no name the task removed there), each with that
+    version read in pieces (_read_in_pieces: the code outside its ERROR nodes) where that answers.
+    Where it does not, the look has no answer for the file, said in `said` (the caller's no-answer
+    list: exit 6), unless nothing was read as removed from it and the task's own version parses
+    (it is then read as the landed tree has it, a file that uses names, and lost none of its own)."""
+    mended: list[FileVersions] = []
+    for f in broken:
+        base = f.base or b""
+        own_parses = f.left is None or not _does_not_parse(f.path, f.left)
+        if not gone_from.get(f.path) and own_parses:
+            continue
+        piece = _read_in_pieces(f.path, base, names) if own_parses else None
+        if piece is not None:
+            mended.append(FileVersions(f.path, base=piece, left=f.left, right=piece, merged=f.merged))
+            continue
+        if said is not None:
+            _profile, root = _parsed(f.path, base)
+            line = next((node.start_point[0] + 1 for node in _error_nodes(root)), 1) if root is not None else 1
+            what = "neither its version before this task nor the task's own parses" if not own_parses else \
+                "its version before this task does not parse"
+            said.append(f"{f.path}: {what} ({f.path}:{line} first), so the names the task removed from it "
+                        f"could not be read: fix the syntax there, or approve the merge unchecked")
+    return mended
+
+
+def _does_not_parse(path: str, text: bytes) -> bool:
+    """Whether the parser reads `text` (a version of `path`) with an error: the check reads nothing of it."""
+    _profile, root = _parsed(path, text)
+    return root is not None and root.has_error
 
 
 def _parsed(path: str, text: bytes) -> tuple[Any, Any]:

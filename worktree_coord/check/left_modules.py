@@ -105,9 +105,11 @@ def modules_left_behind(changes: Iterable[Change], read_blob: Callable[[str], by
                         grep: Callable[[str, list[str]], list[str]],
                         file_at: Callable[[str, str], bytes | None], *, at: str | None = None,
                         folders_at: Callable[[str, str], list[str] | None] | None = None,
-                        max_files: int = 100) -> list[SemanticFinding]:
+                        max_files: int = 100, unread: list[str] | None = None) -> list[SemanticFinding]:
     """Each import, in a file the task did not change (with `at`, a whole run's changes up to `at`:
-    in any file of `at`), of a module the task deleted or moved and that no file answers any more."""
+    in any file of `at`), of a module the task deleted or moved and that no file answers any more.
+    An importer left unread (larger than MAX_BYTES, or past the first `max_files` read) is said in
+    `unread`, when given: never a silent clean."""
     changes = list(changes)
     deleted = {c.path for c in changes if c.old_oid is not None and c.new_oid is None and loads_modules(c.path)}
     if not deleted:
@@ -170,12 +172,19 @@ def modules_left_behind(changes: Iterable[Change], read_blob: Callable[[str], by
     names = set(tokens.values())
     found: list[SemanticFinding] = []
     read = 0
+    too_big: list[str] = []
     for importer in importers:
         text = file_at(where, importer)
-        if text is None or len(text) > MAX_BYTES or not any(name.encode() in text for name in names):
+        if text is None or not any(name.encode() in text for name in names):
+            continue
+        if len(text) > MAX_BYTES:
+            too_big.append(importer)
             continue
         read += 1
         if read > max_files:
+            if unread is not None:
+                unread.append(f"more than {max_files} files may import a module this task deleted or moved: "
+                              f"the first {max_files} were read")
             break
         profile = semantic_profile(importer)
         assert profile is not None
@@ -190,4 +199,9 @@ def modules_left_behind(changes: Iterable[Change], read_blob: Callable[[str], by
                 name=module, kind="module", definition_path=gone, definition_line=1, use_path=importer,
                 use_line=line, removed_by="task", used_by="unchanged", definition=f"{gone} (the file)",
                 use=lines[line - 1].decode("utf-8", "replace").strip() if line <= len(lines) else ""))
+    if too_big and unread is not None:
+        unread.append(f"{len(too_big)} file{'s' if len(too_big) > 1 else ''} that may import a module this task "
+                      f"deleted or moved {'are' if len(too_big) > 1 else 'is'} larger than the {MAX_BYTES} bytes read "
+                      f"and {'were' if len(too_big) > 1 else 'was'} not read: {', '.join(too_big[:5])}"
+                      + (", ..." if len(too_big) > 5 else ""))
     return found

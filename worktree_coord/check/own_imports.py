@@ -22,8 +22,8 @@ tree at `since`. It is named only when it named a file before and names none now
 already broken at the pin (a generated file, a path the project builds) is not the task's doing,
 and a package's name (`react`, `os`) is not relative. A `from . import x` (no path below the dots)
 is left out: `x` may be a name, and a folder without `__init__.py` still answers it. Go imports
-packages by path, not relative to a file; Rust's `mod` and `super::` follow the crate's module
-tree, which no `specifiers` query reads: neither is read here.
+packages by path, not relative to a file: not read here. Rust's `mod x;` and `super::` follow the
+crate's module tree, which no `specifiers` query reads: own_imports_rust.py reads them.
 """
 
 from __future__ import annotations
@@ -50,16 +50,16 @@ def own_imports_broken(changes: Iterable[Change], read_blob: Callable[[str], byt
     now. `moved` maps each path the task deleted to the path it moved that file to."""
     changes = list(changes)
     moved_from = {new: old for old, new in moved.items()}
+    found = _rust_broken(changes, read_blob, since, file_at, moved_from, at=at, max_files=max_files)
     mine = [c for c in changes if c.new_oid is not None and _reads_specifiers(c.path)][:max_files]
     if not mine:
-        return []
+        return found
     # Here, not at the top: a finish imports this module, and the re-exports' reader (with the
     # ecosystems' path readers) only where a file the task moved or changed is read.
     from ..merge.checks.reexports import module_parts
 
     named_before, named_after, after = module_resolvers(changes, read_blob, since, file_at, at=at,
                                                         folders_at=folders_at)
-    found: list[SemanticFinding] = []
     for change in mine:
         text = after("", change.path)
         if text is None or len(text) > MAX_BYTES:
@@ -85,6 +85,34 @@ def own_imports_broken(changes: Iterable[Change], read_blob: Callable[[str], byt
                 continue   # it named nothing at the pin either: not this task's doing
             found.append(SemanticFinding(
                 name=module, kind=KIND, definition_path=was[0], definition_line=1, use_path=change.path,
+                use_line=line, removed_by="task", used_by="task",
+                definition=old_place if old_place != change.path else "",
+                use=lines[line - 1].decode("utf-8", "replace").strip() if line <= len(lines) else ""))
+    return found
+
+
+def _rust_broken(changes: list[Change], read_blob: Callable[[str], bytes], since: str,
+                 file_at: Callable[[str, str], bytes | None], moved_from: dict[str, str], *,
+                 at: str | None, max_files: int) -> list[SemanticFinding]:
+    """The Rust files of the task whose `mod x;` or `super::`/`self::` path named a file module from
+    their place before the task and names none now (own_imports_rust.py), as findings."""
+    rust = [c for c in changes if c.new_oid is not None and c.path.endswith(".rs")][:max_files]
+    if not rust:
+        return []
+    from .own_imports_rust import rust_own_imports
+
+    _before, _after, after = module_resolvers(changes, read_blob, since, file_at, at=at)
+    found: list[SemanticFinding] = []
+    for change in rust:
+        text = after("", change.path)
+        if text is None or len(text) > MAX_BYTES:
+            continue
+        old_place = moved_from.get(change.path, change.path)
+        lines = text.split(b"\n")
+        for line, written, was in rust_own_imports(change.path, old_place, text, lambda p: file_at(since, p),
+                                                   lambda p: after("", p)):
+            found.append(SemanticFinding(
+                name=written, kind=KIND, definition_path=was, definition_line=1, use_path=change.path,
                 use_line=line, removed_by="task", used_by="task",
                 definition=old_place if old_place != change.path else "",
                 use=lines[line - 1].decode("utf-8", "replace").strip() if line <= len(lines) else ""))

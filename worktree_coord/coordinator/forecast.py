@@ -361,16 +361,18 @@ class ForecastOperations(CoordinatorBase):
         if not_looked and not failed:
             # Too many changed files to look at (LookupTooLarge) is no answer either: not clean (exit 6).
             failed.append(not_looked)
+        # A use in a file the task owns already (widened to it): the note says to update it there,
+        # not to ask for a widen (`owned`: the text of `task check` groups the rows by it too).
+        own = tuple(me.task.boundary.own)
+        rows = [f.to_json() | {"note": f.note(task_id, run_id, own), "owned": matches(own, f.use_path)} for f in found]
         if partial and not failed:
             # Files left unread may hold a use: no answer either (exit 6), as the merge refuses for it.
             failed.append(partial[0])
             return [{"note": f"uses of removed names were looked for in part, so the merge will not take this task "
-                             f"without --merge-unchecked: {partial[0]}"}] + \
-                [f.to_json() | {"note": f.note(task_id, run_id)} for f in found]
+                             f"without --merge-unchecked: {partial[0]}"}] + rows
         if not_looked:
             return [{"note": f"uses of removed names were not looked for: {not_looked}"}]
-        return [{"note": f"uses of removed names were looked for in part: {line}"} for line in unread] + \
-            [f.to_json() | {"note": f.note(task_id, run_id)} for f in found]
+        return [{"note": f"uses of removed names were looked for in part: {line}"} for line in unread] + rows
 
     # ---- each task's state now -----------------------------------------------------------------
 

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from ..boundary.globs import matches
 from ..store import leases
 from ..crashpoints import crash_point
-from ..errors import BusyError, StateError, UsageError, WtcError
+from ..errors import EXIT_INTERNAL, BusyError, LookUnanswered, StateError, UsageError, WtcError
 from ..events import wants
 from ..store.idempotency import Outcome, default_key, run_once, variant_key
 from ..model import RunRecord, TaskRecord, TaskState
@@ -360,7 +360,8 @@ class MergeOperations(CoordinatorBase):
             moved_to = "" if row.get("kind") == "signature" else moved.get(where) or went.get((where, name), "")
             found.append(LeftBehind(path, tuple(sorted(lines)), name, where, row.get("replacement", ""),
                                     moved_to, left_kind(row.get("kind") or "", where, moved_to, deleted),
-                                    row.get("star_list", ""), row.get("arguments", 0)))
+                                    row.get("star_list", ""), row.get("arguments", 0),
+                                    star_line="" if moved_to else row.get("star_line", "")))
         notes = [note if note.startswith("and ") else note + ", then finish again"
                  for note in grouped_notes(found, task.task_id, run.run_id, MAX_NOTES, task.boundary.own)]
         for owner in sorted({o for names in owners.values() for o in names}):
@@ -644,13 +645,19 @@ class MergeOperations(CoordinatorBase):
                     except BusyError as busy:
                         rows.append(_in_progress_row(task.task_id, busy))
                         continue
+                    except LookUnanswered as unanswered:
+                        rows.append(_unanswered_row(task.task_id, unanswered))   # passed over: the others merge
+                        continue
                     self.reporter.event("merge.progress", run=run_id, task=task.task_id,
                                         state=results[-1].state, done=len(results), total=len(waiting))
             for result in results:
                 rows.append({"task": result.task, "state": result.state, "conflicts": result.conflicts,
                              "merge_commit": (result.merge or {}).get("merge_commit")})
             tip = self.git.ref_target(f"refs/heads/{run.integration_ref}") or run.base
-            code = 1 if any(r["state"] in (TaskState.CONFLICT.value, TaskState.FAILED.value) for r in rows) else 0
+            # A task passed over because its look gave no answer: no verdict on it, exit 6 (after a
+            # conflict, which asks the agent for work first), as its own finish exits.
+            code = 1 if any(r["state"] in (TaskState.CONFLICT.value, TaskState.FAILED.value) for r in rows) \
+                else EXIT_INTERNAL if any(r["state"] == UNANSWERED for r in rows) else 0
             report = MergeReport(exit_code=code, run=run_id, integration=run.integration_ref, tip=tip, tasks=rows)
             return Outcome(report.to_json(), code, final=False)  # a later drain must see later tasks
 
@@ -727,30 +734,40 @@ class MergeOperations(CoordinatorBase):
                         continue
                     if task.state is TaskState.MERGED or task.result.get("verify_command"):
                         publish()   # what merged before it lands first, in the drain's order
-                        results.append(self._merge_task_locked(run, task.task_id))
+                        try:
+                            results.append(self._merge_task_locked(run, task.task_id))
+                        except LookUnanswered as unanswered:
+                            rows.append(_unanswered_row(task.task_id, unanswered))
+                            continue
                         self.reporter.event("merge.progress", run=run.run_id, task=task.task_id,
                                             state=results[-1].state, done=len(results), total=len(waiting))
                         continue
-                    with self._stage("merge", run=run.run_id, task=task.task_id, drain=True) as out:
-                        done = self._before_merge(run, task, sync=drain is None,
-                                                  onto=str(drain.tip) if drain is not None else None)
-                        if done is not None:
-                            out.update(outcome_of(done))
-                        else:
-                            if drain is None:
-                                drain = self._integrator().drain(ref, publish=self._publisher(run),
-                                                                 message=f"wtc: merge drain of run {run.run_id}",
-                                                                 signature=queue.signature(),
-                                                                 tasks=len(waiting) - number)
-                            with self._heavy("merge"):
-                                outcome = drain.merge(self._mergeable(task), run.base,
-                                                      message=self._merge_message(run, task), author=queue.signature(),
-                                                      resolve=queue.integration_resolver(run.run_id, task.task_id),
-                                                      **self._semantic(run, task))
-                            self._report_merge(outcome, out)
-                            out.update(state="candidate" if outcome.state is IntegrationState.MERGED
-                                       else outcome.state.value, conflicts=[{"kind": c.kind} for c in outcome.conflicts])
-                            built.append((task, outcome))
+                    try:
+                        with self._stage("merge", run=run.run_id, task=task.task_id, drain=True) as out:
+                            done = self._before_merge(run, task, sync=drain is None,
+                                                      onto=str(drain.tip) if drain is not None else None)
+                            if done is not None:
+                                out.update(outcome_of(done))
+                            else:
+                                if drain is None:
+                                    drain = self._integrator().drain(ref, publish=self._publisher(run),
+                                                                     message=f"wtc: merge drain of run {run.run_id}",
+                                                                     signature=queue.signature(),
+                                                                     tasks=len(waiting) - number)
+                                with self._heavy("merge"):
+                                    outcome = drain.merge(self._mergeable(task), run.base,
+                                                          message=self._merge_message(run, task), author=queue.signature(),
+                                                          resolve=queue.integration_resolver(run.run_id, task.task_id),
+                                                          **self._semantic(run, task))
+                                self._report_merge(outcome, out)
+                                out.update(state="candidate" if outcome.state is IntegrationState.MERGED
+                                           else outcome.state.value, conflicts=[{"kind": c.kind} for c in outcome.conflicts])
+                                built.append((task, outcome))
+                    except LookUnanswered as unanswered:
+                        # No answer for this task: it is passed over (kept finished, the reason and
+                        # the fix in its row; the drain's tip never moved for it), the ones after merge.
+                        rows.append(_unanswered_row(task.task_id, unanswered))
+                        continue
                     if done is not None:
                         results.append(done)
                         self.reporter.event("merge.progress", run=run.run_id, task=task.task_id, state=done.state,
@@ -819,6 +836,16 @@ def _no_longer_waiting(task: TaskRecord) -> dict[str, Any] | None:
     if task.state in (TaskState.FINISHED, TaskState.CONFLICT, TaskState.MERGED):
         return None
     return {"task": task.task_id, "state": task.state.value, "conflicts": [], "merge_commit": None}
+
+
+UNANSWERED = "unanswered"   # a drain's row state: the task's look gave no answer, it waits (still finished)
+
+
+def _unanswered_row(task_id: str, unanswered: LookUnanswered) -> dict[str, Any]:
+    """The drain's row for a task whose look for uses of the names it removed gave no answer: passed
+    over, kept finished, with the reason and the fix (`--merge-unchecked`); the drain exits 6."""
+    return {"task": task_id, "state": UNANSWERED, "conflicts": [], "merge_commit": None,
+            "reason": unanswered.message, "fix": unanswered.fix}
 
 
 def _in_progress_row(task_id: str, busy: BusyError) -> dict[str, Any]:

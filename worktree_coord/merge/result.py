@@ -93,6 +93,10 @@ class SemanticFinding:
     # the definition only through a star import and the removing side's file writes that list: a
     # name kept for the use must be listed there too. "" otherwise.
     star_list: str = ""
+    # The star re-export line the removing side dropped from `definition_path` (`export * from
+    # './intl.js';`), through which the use reached `name` (check/left_behind.py): keeping that
+    # line is the way out, not an alias. "" otherwise.
+    star_line: str = ""
 
     @property
     def message(self) -> str:
@@ -154,7 +158,7 @@ class SemanticFinding:
                 "removed_by": self.removed_by, "used_by": self.used_by, "declaration": self.declaration,
                 "definition": self.definition, "use": self.use, "problem": self.problem,
                 "replacement": self.replacement, "arguments": self.arguments, "star_list": self.star_list,
-                "message": self.message}
+                "star_line": self.star_line, "message": self.message}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> "SemanticFinding":
@@ -163,7 +167,7 @@ class SemanticFinding:
                    declaration=data.get("declaration", ""), definition=data.get("definition", ""),
                    use=data.get("use", ""), problem=data.get("problem", "broken"),
                    replacement=data.get("replacement", ""), arguments=data.get("arguments", 0),
-                   star_list=data.get("star_list", ""))
+                   star_list=data.get("star_list", ""), star_line=data.get("star_line", ""))
 
     def as_conflict(self) -> "MergeConflict":
         """The finding as a conflict of kind `semantic` (lines: the use, in the merged result)."""

@@ -210,6 +210,8 @@ def merge_report(r: MergeReport) -> str:
         lines.append("  nothing waiting to merge")
     for row in r.tasks:
         lines.append(f"  {row['task']:<24} {row['state']}" + (f" ({len(row['conflicts'])} conflict(s))" if row["conflicts"] else ""))
+        if row.get("reason"):   # a task passed over (its look gave no answer): why, and how to go on
+            lines.append(f"    {row['reason']}" + (f"\n    fix: {row['fix']}" if row.get("fix") else ""))
     return "\n".join(lines)
 
 
@@ -756,8 +758,10 @@ def _left_behind_notes(r: TaskCheck) -> list[str]:
     from ..check.left_behind import MAX_NOTES, LeftBehind, grouped_notes
 
     found = [LeftBehind.from_json(use) for use in r.left_behind if "use_path" in use]
+    # (the files the task owns already, each by its own path: their notes say to update them)
+    owned = ["/" + use["use_path"] for use in r.left_behind if use.get("owned")]
     return [use["note"] for use in r.left_behind if "use_path" not in use] + \
-        grouped_notes(found, r.task, r.run, MAX_NOTES)
+        grouped_notes(found, r.task, r.run, MAX_NOTES, owned)
 
 
 def _age(seconds: float) -> str:

@@ -736,6 +736,7 @@ def extract(profile: Profile, source: bytes, tree: tree_sitter.Tree | None = Non
     raw_bindings: list[tree_sitter.Node] = []
     raw_heritage: list[tree_sitter.Node] = []
     raw_typed: list[tuple[tree_sitter.Node, tree_sitter.Node]] = []   # (binding, the type spelled for it)
+    raw_fields: list[tuple[tree_sitter.Node, tree_sitter.Node]] = []  # the same for a class's field (`@typed.field`)
     raw_imports: list[dict[str, tree_sitter.Node]] = []
     raw_exports: list[dict[str, tree_sitter.Node]] = []
     guards = _Guards(profile.deferred)   # the profile's `guards`, part of its query
@@ -752,6 +753,7 @@ def extract(profile: Profile, source: bytes, tree: tree_sitter.Tree | None = Non
         typed_types = captures.get("typed.type", [])
         if len(typed_types) == 1:
             raw_typed.extend((node, typed_types[0]) for node in captures.get("typed.name", []))
+            raw_fields.extend((node, typed_types[0]) for node in captures.get("typed.field", []))
         raw_heritage.extend(captures.get("heritage", []))
         guards.add(captures)
         parts = {key.split(".", 1)[1]: nodes[0] for key, nodes in captures.items() if key.startswith("import.")}
@@ -807,7 +809,14 @@ def extract(profile: Profile, source: bytes, tree: tree_sitter.Tree | None = Non
             out.bind(container, name)
             if not container:
                 scoped[node.id] = (name, None)
-    if raw_typed:
+    if raw_typed or raw_fields:
+        # A type spelled that names a class the file nests (Java's `static class Store` inside the
+        # user) means that class, not the package's Store.java the check would follow it to: left
+        # out (a miss at worst, never a block on another file's method).
+        nested = {_text(source, name_node) for node, name_node, kind in raw_defs
+                  if kind in CONTAINER_KINDS and any(placer.place(node.parent)[::3])}
+        raw_typed = [(node, type_node) for node, type_node in raw_typed + _fields_in_methods(
+            out, raw_fields, raw_defs, placer, scoped, source) if _text(source, type_node) not in nested]
         _add_local_types(out, raw_typed, scoped, source)
     for parts in raw_imports:
         _add_import(out, parts, source, placer, rules.module_binding, rules.module_separator, rules.version_suffix,
@@ -831,6 +840,46 @@ def extract(profile: Profile, source: bytes, tree: tree_sitter.Tree | None = Non
             out.references.append(Reference(leading.group().decode(), "receiver", None, container, functions,
                                             name_node.start_point[0] + 1, declaration))
     return out
+
+
+def _fields_in_methods(out: Symbols, fields: list[tuple[tree_sitter.Node, tree_sitter.Node]],
+                       raw_defs: list[tuple[tree_sitter.Node, tree_sitter.Node, str]], placer: "_Placer",
+                       scoped: dict[int, tuple[str, int | None]], source: bytes
+                       ) -> list[tuple[tree_sitter.Node, tree_sitter.Node]]:
+    """A class's fields of spelled type (profile `@typed.field`: Java's `Store store = new Store();`,
+    `private final Store store;` set in the constructor) as the typed locals they are in each method
+    of that class that binds no local of the same name (a local or parameter hides the field there):
+    the method a name is bound in is its scope, so `store.put()` there is followed to Store's methods
+    as a local's call is. The (binding, type) pairs to read as typed locals."""
+    methods: dict[tuple[str, ...], list[int]] = {}
+    for node, _name_node, kind in raw_defs:
+        if kind in FUNCTION_KINDS:
+            container, _, _, local = placer.place(node.parent)
+            if container and not local:
+                methods.setdefault(container, []).append(node.id)
+    out_pairs: list[tuple[tree_sitter.Node, tree_sitter.Node]] = []
+    for name_node, type_node in fields:
+        name = _text(source, name_node)
+        container, _, _, local = placer.place(name_node.parent)
+        if local or not container or not _WORD.match(name):
+            continue
+        for method in methods.get(container, ()):
+            if method in out.local.get(name, ()):
+                continue   # a local or parameter of that name in this method: the field is hidden there
+            out.local.setdefault(name, set()).add(method)
+            binding = _FieldBinding(-1 - len(out_pairs))   # (an id no node has: this binding is the field's)
+            scoped[binding.id] = (name, method)
+            out_pairs.append((binding, type_node))
+    return out_pairs
+
+
+class _FieldBinding:
+    """A stand-in node for a field bound in one method (`_fields_in_methods`): only its id is read."""
+
+    __slots__ = ("id",)
+
+    def __init__(self, node_id: int):
+        self.id = node_id
 
 
 def _add_local_types(out: Symbols, raw: list[tuple[tree_sitter.Node, tree_sitter.Node]],
