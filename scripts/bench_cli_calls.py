@@ -26,7 +26,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import stress_swarm  # noqa: E402  (scripts/ is not a package)
-from bytecode import compile_package  # noqa: E402
+from bytecode import compiled_baseline  # noqa: E402
 
 KINDS = ("start", "finish", "status")
 
@@ -36,12 +36,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--baseline", required=True, help="a folder holding the other code's worktree_coord/")
     parser.add_argument("--tasks", type=int, default=8, help="tasks per code")
     options = parser.parse_args(argv)
-    baseline = Path(options.baseline).resolve()
-    if not (baseline / "worktree_coord" / "__init__.py").is_file():
-        raise SystemExit(f"{baseline} holds no worktree_coord/ package; pass a copy of the other code")
-    compile_package()
-    subprocess.run([sys.executable, "-m", "compileall", "-q", str(baseline / "worktree_coord")], check=True,
-                   capture_output=True)
+    baseline = compiled_baseline(options.baseline)
     workdir = Path(tempfile.mkdtemp(prefix="wtc-bench-cli-"))
     repo = workdir / "repo"
     config = stress_swarm.SwarmConfig(tasks=2 * options.tasks + 2, packages=200, files=8)

@@ -32,7 +32,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bytecode import compile_package  # noqa: E402  (scripts/ is not a package)
+from bytecode import compiled_baseline  # noqa: E402  (scripts/ is not a package)
 
 IDENTITY = {"GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.invalid",
             "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@example.invalid"}
@@ -97,12 +97,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tasks", type=int, default=10)
     parser.add_argument("--repeat", type=int, default=7)
     options = parser.parse_args(argv)
-    baseline = Path(options.baseline).resolve()
-    if not (baseline / "worktree_coord" / "__init__.py").is_file():
-        raise SystemExit(f"{baseline} holds no worktree_coord/ package; pass a copy of the other code")
-    compile_package()
-    subprocess.run([sys.executable, "-m", "compileall", "-q", str(baseline / "worktree_coord")], check=True,
-                   capture_output=True)
+    baseline = compiled_baseline(options.baseline)
     workdir = Path(tempfile.mkdtemp(prefix="wtc-bench-report-"))
     env = dict(os.environ, WTC_NO_SERVE="1", WTC_STATE_DIR=str(workdir / "state"))
     env.pop("PYTHONPATH", None)

@@ -32,3 +32,13 @@ def compile_package(*sources: str | None) -> None:
     for folder in sorted(folders):
         if folder.is_dir():
             compileall.compile_dir(str(folder), quiet=2, workers=1)
+
+
+def compiled_baseline(folder: str) -> Path:
+    """The other code a benchmark compares with (`--baseline FOLDER`, holding its worktree_coord/), this
+    checkout's and that one's bytecode compiled; a folder without the package is refused, saying so."""
+    baseline = Path(folder).resolve()
+    if not (baseline / "worktree_coord" / "__init__.py").is_file():
+        raise SystemExit(f"{baseline} holds no worktree_coord/ package; pass a copy of the other code")
+    compile_package(None, str(baseline))
+    return baseline

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
+from typing import Callable
 
 import pygit2
 
-from tests.merge.drains import SIG, merged_in_order
-from tests.merge.test_imports_kept import _module, _tree
+from tests.merge.drains import drain_of
+from tests.merge.test_imports_kept import _module
 from worktree_coord.merge import check_tree_merge
 from worktree_coord.merge.checks import merge_index as merge_index_module, semantic
 from worktree_coord.merge.checks.merge_index import MergeIndex
@@ -21,20 +22,17 @@ from worktree_coord.merge.checks.symbols import IMPORTS_ONLY
 PACKAGES = 5
 
 
-def test_a_task_file_only_imported_from_is_extracted_for_its_imports_alone(tmp_path: Path, monkeypatch) -> None:
+def _drain(tmp_path: Path, writes: Callable[[int], dict[str, str | None]]) -> tuple[pygit2.Repository, list]:
+    """A pin of PACKAGES packages of three modules, task p writing `writes(p)` (None deletes), merged in order."""
     pin_files = {f"p{p}/m{j}.py": _module(p, j) for p in range(PACKAGES) for j in range(3)}
-    repo = pygit2.init_repository(str(tmp_path / "repo.git"), bare=True)
-    pin = str(repo.create_commit(None, SIG, SIG, "pin", _tree(repo, pin_files), []))
-    tasks, users = [], set()
-    for p in range(PACKAGES):
-        # Task p edits its package's m0.py and m1.py; m1.py imports `.m0` (so it pairs with every
-        # m0.py the tip changed) and no file imports it: nothing asks what it defines.
-        files = dict(pin_files)
-        for j in range(2):
-            files[f"p{p}/m{j}.py"] = _module(p, j, f"  # task {p}")
-        users.add(repo.create_blob(files[f"p{p}/m1.py"].encode()).raw)
-        tasks.append(str(repo.create_commit(None, SIG, SIG, f"task {p}", _tree(repo, files), [pygit2.Oid(hex=pin)])))
-    merges = merged_in_order(repo, pin, tasks)
+    return drain_of(tmp_path / "repo.git", pin_files, [[p] for p in range(PACKAGES)], lambda _number, p: writes(p))
+
+
+def test_a_task_file_only_imported_from_is_extracted_for_its_imports_alone(tmp_path: Path, monkeypatch) -> None:
+    # Task p edits its package's m0.py and m1.py; m1.py imports `.m0` (so it pairs with every m0.py
+    # the tip changed) and no file imports it: nothing asks what it defines.
+    repo, merges = _drain(tmp_path, lambda p: {f"p{p}/m{j}.py": _module(p, j, f"  # task {p}") for j in range(2)})
+    users = {repo.create_blob(_module(p, 1, f"  # task {p}").encode()).raw for p in range(PACKAGES)}
 
     modes: Counter[object] = Counter()   # extraction mode -> extractions of the task files' blobs
     symbols = MergeIndex.symbols
@@ -60,16 +58,7 @@ def test_a_tip_file_whose_imports_cannot_name_a_task_file_is_not_resolved_at_eac
     tip changed (they spell `m0`), none of which can import p3/m0.py. Their imports' keys (module
     paths, pure in the blob) say so; before, each was resolved (kept, but checked against the
     merge's files) at every merge, a cost growing with the tip."""
-    pin_files = {f"p{p}/m{j}.py": _module(p, j) for p in range(PACKAGES) for j in range(3)}
-    repo = pygit2.init_repository(str(tmp_path / "repo.git"), bare=True)
-    pin = str(repo.create_commit(None, SIG, SIG, "pin", _tree(repo, pin_files), []))
-    tasks = []
-    for p in range(PACKAGES):
-        files = dict(pin_files)
-        for j in range(2):
-            files[f"p{p}/m{j}.py"] = _module(p, j, f"  # task {p}")
-        tasks.append(str(repo.create_commit(None, SIG, SIG, f"task {p}", _tree(repo, files), [pygit2.Oid(hex=pin)])))
-    merges = merged_in_order(repo, pin, tasks)
+    repo, merges = _drain(tmp_path, lambda p: {f"p{p}/m{j}.py": _module(p, j, f"  # task {p}") for j in range(2)})
 
     tip_asked: Counter[str] = Counter()   # a tip file (not the task's) -> checks asking what it imports
     imported_files = semantic._Check.imported_files
@@ -91,16 +80,7 @@ def test_a_tip_file_adding_no_gone_word_its_imports_bind_is_not_followed_through
     a name are read for re-exports when they add a gone word. Each tip m1.py binds `first` (`from .m0
     import f0 as first`) and adds only lines of `return x * k + ...` (words the deleted file held too),
     none of which its imports bind: following its imports through re-exports can find nothing."""
-    pin_files = {f"p{p}/m{j}.py": _module(p, j) for p in range(PACKAGES) for j in range(3)}
-    repo = pygit2.init_repository(str(tmp_path / "repo.git"), bare=True)
-    pin = str(repo.create_commit(None, SIG, SIG, "pin", _tree(repo, pin_files), []))
-    tasks = []
-    for p in range(PACKAGES):
-        files = dict(pin_files)
-        files[f"p{p}/m1.py"] = _module(p, 1, f"  # task {p}")
-        del files[f"p{p}/m2.py"]
-        tasks.append(str(repo.create_commit(None, SIG, SIG, f"task {p}", _tree(repo, files), [pygit2.Oid(hex=pin)])))
-    merges = merged_in_order(repo, pin, tasks)
+    repo, merges = _drain(tmp_path, lambda p: {f"p{p}/m1.py": _module(p, 1, f"  # task {p}"), f"p{p}/m2.py": None})
 
     from worktree_coord.merge.checks import reexports
 
