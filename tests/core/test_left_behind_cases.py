@@ -547,3 +547,25 @@ def test_a_use_in_a_tsx_file_read_in_pieces_is_left_behind(tmp_path, test, line)
 def test_a_tsx_file_read_in_pieces_blocks_nothing_it_does_not_use(tmp_path, test):
     files = {"src/portal/portal.tsx": PORTAL + "\nexport const Q = 1\n", "src/portal/portal.test.tsx": test}
     _removal_merged(tmp_path, files, {"src/portal/portal.tsx": PORTAL.replace("Portal", "Teleport") + "\nexport const Q = 1\n"})
+
+
+def test_a_java_test_class_moved_into_the_test_fixtures_is_no_import_left_behind(tmp_path):
+    """mockito 1193be78 moved TestBase from src/test/java to src/testFixtures/java (Gradle's
+    java-test-fixtures, which the tests see), package unchanged: 445 imports were said to be left
+    behind. A test source set looks in its project's test fixtures as in its main classes."""
+    base = "package a.u;\n\npublic class TestBase {\n    public int setUp() { return 1; }\n}\n"
+    files = {"m/src/test/java/a/u/TestBase.java": base,
+             "m/src/test/java/a/c/UserTest.java": "package a.c;\n\nimport a.u.TestBase;\n\n"
+                                                  "public class UserTest extends TestBase {\n    int t() { return setUp(); }\n}\n",
+             "m/src/main/java/a/x/X.java": "package a.x;\n\npublic class X {}\n"}
+    _removal_merged(tmp_path, files, {}, {"m/src/test/java/a/u/TestBase.java": "m/src/testFixtures/java/a/u/TestBase.java"})
+
+
+def test_a_java_test_class_deleted_from_the_test_sources_is_still_left_behind(tmp_path):
+    base = "package a.u;\n\npublic class TestBase {\n    public int setUp() { return 1; }\n}\n"
+    files = {"m/src/test/java/a/u/TestBase.java": base,
+             "m/src/test/java/a/c/UserTest.java": "package a.c;\n\nimport a.u.TestBase;\n\n"
+                                                  "public class UserTest extends TestBase {\n    int t() { return setUp(); }\n}\n",
+             "m/src/testFixtures/java/a/f/Other.java": "package a.f;\n\npublic class Other {}\n"}
+    _, left = _removal_refused(tmp_path, files, "m/src/test/java/a/u/**", {"m/src/test/java/a/u/TestBase.java": None})
+    assert any(note.startswith("m/src/test/java/a/c/UserTest.java:3") for note in left), left
