@@ -54,3 +54,22 @@ def test_a_drain_merges_the_tasks_around_one_whose_look_gives_no_answer(tmp_path
     assert code == 0, body
     code, body = wtc(repo, "merge", "--run", "r")
     assert code == 0 and [(row["task"], row["state"]) for row in body["tasks"]] == [("middle", "merged")], body
+
+
+def test_a_verified_batch_merges_the_tasks_around_one_whose_look_gives_no_answer(tmp_path: Path) -> None:
+    """`wtc merge --batch 3 --verify CMD` (bors-style batches) passes over it too; it stopped there."""
+    repo = make_repo(tmp_path / "repo", FILES)
+    assert wtc(repo, "run", "start", "--run", "r")[0] == 0
+    _finished(repo, "first", "a.py", {"a.py": "A = 2\n"})
+    _finished(repo, "middle", "big/**", {path: text.replace("def f", "def g") for path, text in MANY.items()})
+    _finished(repo, "last", "c.py", {"c.py": "C = 2\n"})
+
+    code, body = wtc(repo, "merge", "--run", "r", "--batch", "3", "--verify", "true")
+    states = {row["task"]: row["state"] for row in body["tasks"]}
+    assert code == 6 and states == {"first": "merged", "middle": "unanswered", "last": "merged"}, body
+    [middle] = [row for row in body["tasks"] if row["task"] == "middle"]
+    assert "wtc task finish middle --run r --merge-unchecked" in middle["fix"], middle
+    assert git(repo, "show", "wtc/r/integration:c.py") == "C = 2" and \
+        git(repo, "show", "wtc/r/integration:big/m0.py") == MANY["big/m0.py"].strip()
+    with Coordinator(repo) as coord:
+        assert coord.store.get_task("r", "middle").state is TaskState.FINISHED

@@ -509,10 +509,12 @@ class MergeOperations(CoordinatorBase):
         finally:
             self.git.delete_ref(candidate)
 
-    def _merge_batches(self, run: RunRecord, tasks: list[TaskRecord], command: str, size: int) -> list[TaskFinished]:
+    def _merge_batches(self, run: RunRecord, tasks: list[TaskRecord], command: str, size: int,
+                       rows: list[dict[str, Any]]) -> list[TaskFinished]:
         """bors-style batches: merge up to `size` tasks speculatively on a candidate ref, verify the
         batch once, fast-forward integration when it passes; when it fails, bisect to the first
-        failing prefix, land the passing prefix, eject the culprit and go on with the rest."""
+        failing prefix, land the passing prefix, eject the culprit and go on with the rest. A task
+        whose left-behind look gives no answer is passed over (a row in `rows`), as a drain does."""
         from . import merge_queue as queue
         from ..integrate import IntegrationState, StaleRef
         integration = f"refs/heads/{run.integration_ref}"
@@ -538,16 +540,20 @@ class MergeOperations(CoordinatorBase):
                         results.append(self._record_rejected_at_merge(run, task, violations))
                         continue
                     # Onto the batch's candidate: the merge lands when the batch verifies.
-                    with self._stage("merge", run=run.run_id, task=task.task_id, batch=True) as out, \
-                            self._heavy("merge"):
-                        outcome = integrator.merge_into(candidate, self._mergeable(task), run.base,
-                                                        message=self._merge_message(run, task),
-                                                        author=queue.signature(),
-                                                        resolve=queue.integration_resolver(run.run_id, task.task_id),
-                                                        **self._semantic(run, task))
-                        self._report_merge(outcome, out)
-                        out.update(state="candidate" if outcome.state is IntegrationState.MERGED
-                                   else outcome.state.value, conflicts=[{"kind": c.kind} for c in outcome.conflicts])
+                    try:
+                        with self._stage("merge", run=run.run_id, task=task.task_id, batch=True) as out, \
+                                self._heavy("merge"):
+                            outcome = integrator.merge_into(candidate, self._mergeable(task), run.base,
+                                                            message=self._merge_message(run, task),
+                                                            author=queue.signature(),
+                                                            resolve=queue.integration_resolver(run.run_id, task.task_id),
+                                                            **self._semantic(run, task))
+                            self._report_merge(outcome, out)
+                            out.update(state="candidate" if outcome.state is IntegrationState.MERGED
+                                       else outcome.state.value, conflicts=[{"kind": c.kind} for c in outcome.conflicts])
+                    except LookUnanswered as unanswered:
+                        rows.append(_unanswered_row(task.task_id, unanswered))   # passed over: the others merge
+                        continue
                     if outcome.state is IntegrationState.CONFLICT:
                         results.append(self._record_conflict(run, task, outcome))
                     elif outcome.state is IntegrationState.MERGED:
@@ -629,7 +635,7 @@ class MergeOperations(CoordinatorBase):
                                                            what=f"task {task.task_id}"))
                         live = [self._task(run_id, t.task_id) for t in waiting]
                         results = self._merge_batches(run, [t for t in live if t.state is TaskState.FINISHED],
-                                                      command, batch)
+                                                      command, batch, rows)
             elif not command:
                 results = self._drain(run, waiting, rows)
             else:
