@@ -64,6 +64,10 @@ def test_consolidation_names_what_the_project_uses(tmp_path: Path, system: str, 
     assert consolidation["ecosystem"] == "uv", "the ecosystem in --json is uv's, whatever the project uses"
     assert consolidation.get("tool") == (None if word == "uv" else word)
     assert f"consolidation {word} root ." in _text(repo, "report", "--run", "r")
+    # The consolidation's own row and its warning name the same tool (the warning said "uv" for any).
+    [row] = report["consolidation"]
+    assert row.get("tool") == (None if word == "uv" else word), row
+    assert any(w.startswith(f"consolidation of {word} root .: ") for w in report["warnings"]), report["warnings"]
 
 
 def test_a_finish_names_the_relock_of_a_setuptools_project_by_its_tool(tmp_path: Path) -> None:

@@ -48,7 +48,8 @@ class ConsolidationOperations(CoordinatorBase):
                     integration_tip=tip, retry_failed=retry_failed, reporter=self.reporter,
                     publish=self._publisher(run), verify=verify if command else None)
             self.store.log_event(run_id, None, "run.consolidated",
-                                 {"roots": [{"root": r["root"], "ecosystem": r.get("ecosystem", ""), "state": r["state"],
+                                 {"roots": [{"root": r["root"], "ecosystem": r.get("ecosystem", ""),
+                                             **({"tool": r["tool"]} if r.get("tool") else {}), "state": r["state"],
                                              "commit": r["commit"], "warnings": r.get("warnings", [])}
                                             for r in report.roots]})
             self.reporter.event("consolidate.done", run=run_id, roots=len(report.roots))
