@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 
 from .errors import ConfigError
 from .frozen import value_class
+from .task_worktree import DEFAULT_WORKTREE_ROOT
 
 
 @value_class
@@ -57,7 +58,7 @@ class DefaultBoundary:
 
 @value_class
 class Config:
-    worktree_root: str = ".wtc/worktrees"
+    worktree_root: str = DEFAULT_WORKTREE_ROOT
     reserved_add: tuple[str, ...] = ()
     reserved_remove: tuple[str, ...] = ()
     idempotency_ttl: float = 24 * 3600.0

@@ -80,11 +80,14 @@ def _retry_in_checkout(args: list[str], checkout: str, pwd: str) -> str | None:
     added where the command line left them to the worktree; None for any other command or place."""
     import shlex
 
+    from .task_worktree import DEFAULT_WORKTREE_ROOT
+
+    root = DEFAULT_WORKTREE_ROOT.split("/")
     parts = os.path.relpath(os.path.normpath(pwd), checkout).split(os.sep)
-    if len(parts) < 4 or parts[:2] != [".wtc", "worktrees"] or len(args) < 2 or args[0] != "task" \
+    if len(parts) < len(root) + 2 or parts[:len(root)] != root or len(args) < 2 or args[0] != "task" \
             or args[1] not in ("finish", "check", "update", "abandon") or "--" in args:
         return None
-    run, task = parts[2], parts[3]
+    run, task = parts[len(root)], parts[len(root) + 1]
     rest = list(args[2:])
     if not rest or rest[0].startswith("-"):
         rest.insert(0, task)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 
 ENV_FILE = os.path.join(".wtc", "env")   # coordinator/worktree_setup.py's ENV_FILE
+DEFAULT_WORKTREE_ROOT = ".wtc/worktrees"  # config's `worktree-root` default: <root>/RUN/TASK under the checkout
 
 
 class TaskWorktree:

@@ -31,12 +31,18 @@ def _finished(repo: Path, task: str, own: str, edits: dict[str, str]) -> None:
     assert code == 0 and body["state"] == "finished", body
 
 
-def test_a_drain_merges_the_tasks_around_one_whose_look_gives_no_answer(tmp_path: Path) -> None:
+def _three_finished(tmp_path: Path) -> Path:
+    """Run r with three finished tasks: first, middle (whose look gives no answer at a merge), last."""
     repo = make_repo(tmp_path / "repo", FILES)
     assert wtc(repo, "run", "start", "--run", "r")[0] == 0
     _finished(repo, "first", "a.py", {"a.py": "A = 2\n"})
     _finished(repo, "middle", "big/**", {path: text.replace("def f", "def g") for path, text in MANY.items()})
     _finished(repo, "last", "c.py", {"c.py": "C = 2\n"})
+    return repo
+
+
+def test_a_drain_merges_the_tasks_around_one_whose_look_gives_no_answer(tmp_path: Path) -> None:
+    repo = _three_finished(tmp_path)
 
     code, body = wtc(repo, "merge", "--run", "r")
     states = {row["task"]: row["state"] for row in body["tasks"]}
@@ -58,11 +64,7 @@ def test_a_drain_merges_the_tasks_around_one_whose_look_gives_no_answer(tmp_path
 
 def test_a_verified_batch_merges_the_tasks_around_one_whose_look_gives_no_answer(tmp_path: Path) -> None:
     """`wtc merge --batch 3 --verify CMD` (bors-style batches) passes over it too; it stopped there."""
-    repo = make_repo(tmp_path / "repo", FILES)
-    assert wtc(repo, "run", "start", "--run", "r")[0] == 0
-    _finished(repo, "first", "a.py", {"a.py": "A = 2\n"})
-    _finished(repo, "middle", "big/**", {path: text.replace("def f", "def g") for path, text in MANY.items()})
-    _finished(repo, "last", "c.py", {"c.py": "C = 2\n"})
+    repo = _three_finished(tmp_path)
 
     code, body = wtc(repo, "merge", "--run", "r", "--batch", "3", "--verify", "true")
     states = {row["task"]: row["state"] for row in body["tasks"]}

@@ -678,7 +678,7 @@ class ReExports:
                 throughs = wanted
             elif _named(bound, given):   # type: ignore[arg-type]
                 throughs = [name]
-            elif (bound + ".").encode() in (self._merge.files[user].merged or b""):
+            elif self._receiver_in(user, bound):
                 throughs = []   # used as a receiver (`LineUtil.clipSegment()`): a module bound whole, maybe
             else:
                 continue
@@ -697,6 +697,10 @@ class ReExports:
                                    if file in self._merge.files)
         return frozenset(out)
 
+    def _receiver_in(self, user: str, bound: str) -> bool:
+        """Whether `user`'s merged version spells `bound.` (the name a receiver: a module, maybe)."""
+        return (bound + ".").encode() in (self._merge.files[user].merged or b"")
+
     def reaching(self, user: str) -> tuple[bool, frozenset[bytes]] | None:
         """What `reached(user, names)` can answer anything for: (whether an import of a whole
         module or a star import leads to a file: then any names; the names the user's other
@@ -713,8 +717,7 @@ class ReExports:
             return None
         # A name used as a receiver (`LineUtil.clipSegment()`) may be a module a barrel binds whole
         # (whole_modules): then, as for `import * as`, any name may be read through it.
-        merged = self._merge.files[user].merged or b""
-        whole = any(name is None or (bound + ".").encode() in merged for _, name, bound, _, _ in leading)
+        whole = any(name is None or self._receiver_in(user, bound) for _, name, bound, _, _ in leading)
         return (whole, frozenset(b.encode() for b in bounds))   # type: ignore[union-attr]
 
     def _leading_imports(self, user: str, rules: SemanticRules) -> tuple:

@@ -279,8 +279,7 @@ class _Check:
                 tree = given or self._parse(profile, path, which, data)
                 self._trees[(path, data)] = tree
             if tree.root_node.has_error:
-                if self.unreadable is not None:
-                    self.unreadable.add(path)
+                self._unreadable(path)
                 return None
             return extract(profile, data, tree, uses=uses)
 
@@ -289,6 +288,11 @@ class _Check:
         found = compute() if self.index is None else self.index.symbols(fingerprint(profile), data, uses, compute)
         self._symbols[(path, data, uses)] = found
         return found
+
+    def _unreadable(self, path: str) -> None:
+        """Say `path` did not parse cleanly, where the caller asked (find_broken_names(unreadable=))."""
+        if self.unreadable is not None:
+            self.unreadable.add(path)
 
     def imports(self, path: str, which: str) -> Symbols | None:
         """What one version imports (None: absent, or it does not parse cleanly): a Symbols whose
@@ -317,8 +321,8 @@ class _Check:
 
                 kept = self.index.known_symbols(fingerprint(profile), blob_id, (True, False, IMPORTS_ONLY))
                 if kept is not MISSING:
-                    if kept is None and self.unreadable is not None:
-                        self.unreadable.add(path)   # kept None: it did not parse (as symbols() says it)
+                    if kept is None:
+                        self._unreadable(path)   # kept None: it did not parse (as symbols() says it)
                     return kept
         data = versions.version(which)
         if data is None:
@@ -326,8 +330,8 @@ class _Check:
         for mode in (True, False, IMPORTS_ONLY):
             if (path, data, mode) in self._symbols:
                 found = self._symbols[(path, data, mode)]
-                if found is None and self.unreadable is not None and len(data) <= MAX_BYTES:
-                    self.unreadable.add(path)
+                if found is None and len(data) <= MAX_BYTES:
+                    self._unreadable(path)
                 return found
         if len(data) > MAX_BYTES:
             self._symbols[(path, data, IMPORTS_ONLY)] = None   # too big: never guessed at (a NUL: above)
@@ -340,8 +344,7 @@ class _Check:
             if tree.root_node.has_error:
                 # (as symbols() does: the left-behind look reads such a file again in pieces; found
                 # when the imports came to be read alone, and seven looks at such files went silent)
-                if self.unreadable is not None:
-                    self.unreadable.add(path)
+                self._unreadable(path)
                 return None
             return extract(profile, data, tree, imports_only=True)
 
