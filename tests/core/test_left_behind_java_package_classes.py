@@ -104,3 +104,19 @@ def test_two_tasks_one_renames_a_static_method_the_other_calls_it_unimported_is_
     code, body = wtc_in_process(repo, "task", "finish", "call", "--run", "r1")
     assert (code, body["state"]) == (1, "conflict"), body
     assert any("Wrap.make" in str(conflict) for conflict in body["conflicts"]), body
+
+
+COLOR = "package a.b;\n\npublic enum Color {\n  RED,\n  GREEN;\n\n  boolean warm() {\n    return this == RED;\n  }\n}\n"
+USE = "package a.b;\n\nclass Use {\n  Color c = Color.RED;\n}\n"
+
+
+def test_an_enum_constant_renamed_blocks_its_uses_and_one_added_does_not(tmp_path: Path) -> None:
+    """An enum's constant is a static field of its enum: `Color.RED` renamed left Use.java's read of it
+    (javapoet's TypeSpec.Kind constants: never definitions before)."""
+    renamed = COLOR.replace("  RED,", "  CRIMSON,").replace("this == RED", "this == CRIMSON")
+    code, body = _checked(tmp_path, {P + "Color.java": renamed}, files={P + "Color.java": COLOR, P + "Use.java": USE})
+    assert code == 1 and [(row["use_path"], row["name"], row["use_lines"]) for row in body["left_behind"]] == \
+        [(P + "Use.java", "Color.RED", [4])], body
+    added = COLOR.replace("  GREEN;", "  GREEN,\n  BLUE;")
+    code, body = _checked(tmp_path / "added", {P + "Color.java": added}, files={P + "Color.java": COLOR, P + "Use.java": USE})
+    assert (code, body["left_behind"]) == (0, []), body
