@@ -116,7 +116,9 @@ def derive_intents(
             continue
         op = Op.ADD_DEP if old is None else Op.SET_SPEC
         add(op, group, name, spec=cur.spec_text, source=cur.source, extras=cur.extras, features=cur.features,
-            markers=cur.markers, package=cur.package, options=cur.options, expected_before=encode_value(old))
+            markers=cur.markers, package=cur.package, options=cur.options, expected_before=encode_value(old),
+            placement=_placement(before, after, group, name) if op == Op.ADD_DEP else
+            (("text", cur.text),) if cur.text else ())
 
     for member in sorted(set(after.members) - set(before.members)):
         # where the task wrote it (edits/member_lists.py): before the member that follows it
@@ -161,6 +163,21 @@ def derive_intents(
                     expected_before=change.before, options=placement)
 
     return sorted(intents, key=lambda i: i.intent_id)
+
+
+def _placement(before: ManifestModel, after: ManifestModel, group: str, name: str) -> tuple[tuple[str, object], ...]:
+    """Where the task wrote the new dependency `name` of `group` (edits/placement.py reads it): its
+    neighbours in the task's file, its `[tool.uv.sources]` entry's neighbours when it wrote a new
+    one, and its text as written (a PEP 508 string)."""
+    from worktree_coord.consolidate.edits.placement import neighbours
+
+    keys = [key for (in_group, key) in after.deps if in_group == group]
+    found = neighbours(keys, {key for (in_group, key) in before.deps if in_group == group}, name)
+    source = name.split(";")[0].strip()
+    if source in after.sources and source not in before.sources:
+        found += neighbours(list(after.sources), set(before.sources), source, prefix="sources_")
+    text = after.deps[(group, name)].text
+    return found + ((("text", text),) if text else ())
 
 
 def _lock_neutral_edit(path: str, fmt: str, base: bytes | None, new: bytes | None) -> bool:

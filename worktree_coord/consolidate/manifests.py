@@ -209,20 +209,27 @@ def pep508(text: str, path: str) -> tuple[str, DepValue]:
     return canonicalize_name(req.name), dep_value(
         spec=spec,
         written=written if written != spec else None,
+        text=text,
         source=(("url", req.url),) if req.url else None,
         extras=tuple(sorted(canonicalize_name(e) for e in req.extras)),
         markers=str(req.marker) if req.marker else None,
     )
 
 
-def _add_pep508_array(model: ManifestModel, group: str, items: Any, path: str) -> None:
+def pep508_entries(items: Any, path: str) -> list[tuple[str, DepValue]]:
+    """Each requirement string of a PEP 508 array with its key, in the array's order: the
+    normalized name, or `name; marker` for a name the array holds more than once under different
+    markers (those are keyed apart). What the model reads and what the editor places by."""
     parsed = [pep508(item, path) for item in (items or []) if isinstance(item, str)]
     counts: dict[str, int] = {}
     for name, _ in parsed:
         counts[name] = counts.get(name, 0) + 1
-    for name, value in parsed:
-        # The same name may appear twice under different markers; key those apart.
-        key = name if counts[name] == 1 or not value.markers else f"{name}; {value.markers}"
+    return [(name if counts[name] == 1 or not value.markers else f"{name}; {value.markers}", value)
+            for name, value in parsed]
+
+
+def _add_pep508_array(model: ManifestModel, group: str, items: Any, path: str) -> None:
+    for key, value in pep508_entries(items, path):
         model.deps[(group, key)] = value
 
 
@@ -269,7 +276,8 @@ def read_pyproject(path: str, data: bytes, ecosystem: Ecosystem | None = None) -
         for key, value in list(model.deps.items()):
             if key[1] == norm:
                 model.deps[key] = dep_value(spec=value.spec, source=_pairs(src if isinstance(src, dict) else {"list": src}),
-                                            extras=value.extras, markers=value.markers, written=value.written)
+                                            extras=value.extras, markers=value.markers, written=value.written,
+                                            text=value.text)
     model.members = tuple(normalize_member(m) for m in (uv.get("workspace") or {}).get("members") or [])
     for item in uv.get("override-dependencies") or []:
         dep, value = pep508(item, path)

@@ -7,7 +7,8 @@ from typing import Any
 import tomlkit
 
 from worktree_coord.consolidate.edits.member_lists import edit_member_array
-from worktree_coord.consolidate.edits.toml_values import edit_setting, inline_table, put_new_key, table_path
+from worktree_coord.consolidate.edits.placement import slot
+from worktree_coord.consolidate.edits.toml_values import edit_setting, inline_table, put_key_at, table_path
 from worktree_coord.consolidate.intent import Intent, Op
 from worktree_coord.consolidate.textformat import dump_toml, load_toml
 from worktree_coord.errors import EditError
@@ -41,7 +42,9 @@ def dep_value(intent: Intent) -> Any:
     return table
 
 
-def _set_dep(container, name: str, value: Any) -> None:
+def set_dep(container, name: str, value: Any, intent: Intent) -> None:
+    """Put the dependency `name` in a TOML table keyed by name (Cargo's, Poetry's, pixi's): an
+    existing one changed in place, a new one where the task wrote it (edits/placement.py)."""
     current = container.get(name)
     if isinstance(value, dict) and isinstance(current, (tomlkit.items.InlineTable, tomlkit.items.Table)):
         # Update in place so the table keeps its layout and any key order the author chose.
@@ -55,14 +58,14 @@ def _set_dep(container, name: str, value: Any) -> None:
     if name in container:
         container[name] = item
     else:
-        put_new_key(container, name, item)
+        put_key_at(container, name, item, slot(list(container.keys()), intent, name))
 
 
 def edit(path: str, data: bytes, intent: Intent) -> bytes:
     doc = load_toml(path, data)
     op = intent.op
     if op in (Op.ADD_DEP, Op.SET_SPEC):
-        _set_dep(table_path(doc, group_path(intent.group), create=True), intent.name, dep_value(intent))
+        set_dep(table_path(doc, group_path(intent.group), create=True), intent.name, dep_value(intent), intent)
     elif op == Op.REMOVE_DEP:
         table = table_path(doc, group_path(intent.group), create=False)
         if table is not None and intent.name in table:
