@@ -17,6 +17,7 @@ import posixpath
 from worktree_coord.consolidate import settings
 from worktree_coord.consolidate.intent import Ecosystem, Intent, Op
 from worktree_coord.consolidate.manifests import (
+    PIXI_DEPENDENCY_TABLES,
     ManifestModel,
     classify_path,
     encode_value,
@@ -250,6 +251,7 @@ MODELED: dict[str, tuple[tuple[str, ...], ...]] = {
                   ("tool", "poetry", "dev-dependencies"), ("tool", "poetry", "group", "*", "dependencies"),
                   ("tool", "poetry", "version")),
     "pnpm-workspace": (("packages",), ("catalog",), ("catalogs",), ("overrides",)),
+    "pixi": PIXI_DEPENDENCY_TABLES,
 }
 
 

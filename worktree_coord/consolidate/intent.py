@@ -33,6 +33,7 @@ class Ecosystem(str, enum.Enum):
     POETRY = "poetry"
     PIP_TOOLS = "pip-tools"
     GO = "go"
+    PIXI = "pixi"
 
 
 class Op(str, enum.Enum):

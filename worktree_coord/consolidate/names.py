@@ -25,6 +25,7 @@ MANIFESTS: dict[str, tuple[str, Ecosystem]] = {
     "go.mod": ("go.mod", Ecosystem.GO),
     "go.work": ("go.work", Ecosystem.GO),
     "pnpm-workspace.yaml": ("pnpm-workspace", Ecosystem.PNPM),
+    "pixi.toml": ("pixi", Ecosystem.PIXI),
 }
 REQUIREMENTS = re.compile(r"requirements.*\.(txt|in)")
 
@@ -38,6 +39,7 @@ LOCKED_BY: dict[str, frozenset[Ecosystem]] = {
     "pyproject": frozenset({Ecosystem.UV, Ecosystem.POETRY}),
     "go.mod": frozenset({Ecosystem.GO}),
     "go.work": frozenset({Ecosystem.GO}),
+    "pixi": frozenset({Ecosystem.PIXI}),
     "requirements": frozenset(),   # pip-compile's lock is the requirements.txt it writes, never another tool's
 }
 
@@ -45,7 +47,8 @@ LOCKED_BY: dict[str, frozenset[Ecosystem]] = {
 @value_class
 class FileKind:
     kind: str            # "manifest" | "lockfile"
-    format: str          # "package.json", "cargo", "pyproject", "requirements", "go.mod", "go.work", "pnpm-workspace", "lock"
+    format: str          # "package.json", "cargo", "pyproject", "requirements", "go.mod", "go.work", "pnpm-workspace",
+    #                      "pixi", "lock"
     ecosystem: Ecosystem
 
 

@@ -1,14 +1,17 @@
 """Small tomlkit helpers shared by the TOML editors: inline tables in the common `{ a = 1 }` style,
-the tables on a key path, and a setting intent's key put or taken away."""
+the tables on a key path, a new key or array entry where it goes, a setting intent's key put or
+taken away, and a dependency in a table keyed by name (Cargo's, Poetry's, pixi's)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import re
+from typing import Any
 
 import tomlkit
 from tomlkit.items import AoT, Array, KeyType, SingleKey, String, StringType, Table, Whitespace
+
+from worktree_coord.consolidate.edits.placement import slot
+from worktree_coord.consolidate.intent import Intent
 
 
 def inline_table(values: dict[str, Any]):
@@ -231,3 +234,41 @@ def edit_setting(doc, intent) -> None:
         options = dict(intent.options)
         set_key(doc, parts, settings.decode(intent.spec), options.get("form", ""), options.get("after", ""),
                 options.get("toml", ""))
+
+
+def table_dependency(intent: Intent) -> Any:
+    """The TOML value a table keyed by name (Cargo's, pixi's) reads back as this intent's
+    dependency: a bare version, else an inline table of its version, source and attributes."""
+    table: dict[str, Any] = {}
+    if intent.spec is not None:
+        table["version"] = intent.spec
+    for key, value in intent.source or ():
+        table[key] = list(value) if isinstance(value, tuple) else value
+    if intent.package:
+        table["package"] = intent.package
+    if intent.features:
+        table["features"] = list(intent.features)
+    for key, value in intent.options:
+        table[key] = list(value) if isinstance(value, tuple) else value
+    if set(table) == {"version"}:
+        return intent.spec
+    return table
+
+
+def set_dep(container, name: str, value: Any, intent: Intent) -> None:
+    """Put the dependency `name` in a TOML table keyed by name (Cargo's, Poetry's, pixi's): an
+    existing one changed in place, a new one where the task wrote it (edits/placement.py)."""
+    current = container.get(name)
+    if isinstance(value, dict) and isinstance(current, (tomlkit.items.InlineTable, tomlkit.items.Table)):
+        # Update in place so the table keeps its layout and any key order the author chose.
+        for key in [k for k in current if k not in value]:
+            del current[key]
+        for key, item in value.items():
+            if current.get(key) != item:
+                current[key] = item
+        return
+    item = inline_table(value) if isinstance(value, dict) else value
+    if name in container:
+        container[name] = item
+    else:
+        put_key_at(container, name, item, slot(list(container.keys()), intent, name))
