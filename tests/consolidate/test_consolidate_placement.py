@@ -6,7 +6,6 @@ consolidated file is the tool's file. Real uv, cargo and npm, offline, caches in
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -97,18 +96,22 @@ def test_a_uv_root_relocks_with_the_entry_where_the_task_wrote_it_in_a_list_not_
     assert adapter_for("uv", ws, "", env=tool_env).check()[0].ok   # `uv lock --check`: the lock is fresh
 
 
+def edited_by_tool(ws: Path, task: Path, argv: list[str], env: dict, manifest: str) -> bytes:
+    """`manifest` as the tool `argv` leaves it in a copy of `ws` (the task's worktree, where it ran)."""
+    shutil.copytree(ws, task)
+    done = subprocess.run(argv, cwd=task, capture_output=True, text=True, env=run_env(env))
+    assert done.returncode == 0, done.stderr
+    return (task / manifest).read_bytes()
+
+
 def test_a_task_that_ran_uv_add_gets_uv_adds_file(tmp_path, tool_env):
     """Where the task's placement is the tool's own, the consolidated file is the one the tool
     wrote in the task's worktree: in order in a sorted list; and a declared intent (no placement
     recorded) goes where `uv add` puts it too."""
     ws = tmp_path / "ws"
     base = uv_workspace(ws, tool_env, '    "lib-a",\n    "lib-c",\n    "lib-z",\n')
-    task = tmp_path / "task"
-    shutil.copytree(ws, task)
-    added = subprocess.run([find_tool("uv"), "add", "--frozen", "--no-progress", "lib-b"], cwd=task, capture_output=True,
-                           text=True, env={**tool_env, "PATH": "/usr/bin:/bin"})
-    assert added.returncode == 0, added.stderr
-    by_uv = (task / "pyproject.toml").read_bytes()
+    by_uv = edited_by_tool(ws, tmp_path / "task", [find_tool("uv"), "add", "--frozen", "--no-progress", "lib-b"],
+                           tool_env, "pyproject.toml")
     assert by_uv.index(b'"lib-a"') < by_uv.index(b'"lib-b"') < by_uv.index(b'"lib-c"')
     result = consolidate_root(ws, "", "uv", derive_intents("pyproject.toml", base, by_uv, task="t"), env=tool_env)
     assert result.state == RootState.APPLIED, result.error
@@ -144,12 +147,8 @@ def cargo_workspace(ws: Path, env: dict) -> None:
 def test_a_task_that_ran_cargo_add_gets_cargo_adds_file_and_a_hand_placed_crate_stays_put(tmp_path, tool_env):
     ws = tmp_path / "ws"
     cargo_workspace(ws, tool_env)
-    task = tmp_path / "task"
-    shutil.copytree(ws, task)
-    added = subprocess.run(["cargo", "add", "--offline", "--path", "crates/m"], cwd=task, capture_output=True,
-                           text=True, env=run_env(tool_env))
-    assert added.returncode == 0, added.stderr
-    by_cargo = (task / "Cargo.toml").read_bytes()
+    by_cargo = edited_by_tool(ws, tmp_path / "task", ["cargo", "add", "--offline", "--path", "crates/m"], tool_env,
+                              "Cargo.toml")
     assert by_cargo.index(b"\nb = ") < by_cargo.index(b"\nm = ") < by_cargo.index(b"\nz = ")
     result = consolidate_root(ws, "", "cargo", derive_intents("Cargo.toml", CARGO, by_cargo, task="t"), env=tool_env)
     assert result.state == RootState.APPLIED, result.error
@@ -174,19 +173,15 @@ def test_a_registry_crate_cargo_cannot_add_offline_goes_where_the_task_wrote_it(
     assert (ws / "Cargo.toml").read_bytes() == new
 
 
-def test_package_json_a_task_that_ran_npm_install_gets_npms_file_and_an_unsorted_object_is_not_resorted(tmp_path):
+def test_package_json_a_task_that_ran_npm_install_gets_npms_file_and_an_unsorted_object_is_not_resorted(tmp_path,
+                                                                                                      tool_env):
     base = b'{\n  "name": "root",\n  "version": "1.0.0",\n  "dependencies": {\n    "x": "file:libs/x",\n    "y": "file:libs/y"\n  }\n}\n'
-    write(tmp_path, {"package.json": base, **{f"libs/{p}/package.json": f'{{"name": "{p}", "version": "1.0.0"}}\n'
-                                              for p in ("m", "x", "y")}})
-    task = tmp_path / "task"
-    task.mkdir()
-    shutil.copytree(tmp_path / "libs", task / "libs")
-    (task / "package.json").write_bytes(base)
-    done = subprocess.run(["npm", "install", "--package-lock-only", "--ignore-scripts", "--no-audit", "--no-fund",
-                           "--offline", "file:libs/m"], cwd=task, capture_output=True, text=True,
-                          env={**os.environ, "npm_config_cache": str(tmp_path / "cache")})
-    assert done.returncode == 0, done.stderr
-    by_npm = (task / "package.json").read_bytes()
+    ws = tmp_path / "ws"
+    write(ws, {"package.json": base, **{f"libs/{p}/package.json": f'{{"name": "{p}", "version": "1.0.0"}}\n'
+                                        for p in ("m", "x", "y")}})
+    by_npm = edited_by_tool(ws, tmp_path / "task", ["npm", "install", "--package-lock-only", "--ignore-scripts",
+                                                    "--no-audit", "--no-fund", "--offline", "file:libs/m"],
+                            tool_env, "package.json")
     [intent] = derive_intents("package.json", base, by_npm, task="t")
     assert edit_manifest("package.json", base, intent) == by_npm
 
