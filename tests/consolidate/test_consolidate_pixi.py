@@ -6,7 +6,7 @@ relock is not run; the missing tool is real (PATH without it)."""
 
 from __future__ import annotations
 
-from pathlib import Path
+import pytest
 
 from conftest import write
 from worktree_coord.boundary.manifest import DEFAULT_RESERVED
@@ -110,3 +110,19 @@ def test_without_pixi_the_manifest_lands_as_the_tasks_and_the_result_names_pixi_
 def test_pixi_lock_names_each_package_with_its_versions():
     assert locked_packages(LOCK) == {"toolz": {"0.12.1"}, "python": {"3.13.1"}, "dask-core": {"2099.0.0"},
                                      "donfig": {"0.8.1.post1"}}
+
+
+def test_a_declared_pixi_dependency_names_its_table_and_a_table_pixi_has_not_is_refused_at_once():
+    from worktree_coord.consolidate import declare_intent
+    from worktree_coord.consolidate.edits import edit_manifest
+    from worktree_coord.errors import UsageError
+
+    plain = declare_intent("pixi.toml", PIXI, task="d", op="add_dep", name="rich", spec="*")
+    assert (plain.group, plain.ecosystem) == ("dependencies", Ecosystem.PIXI)
+    test = declare_intent("pixi.toml", PIXI, task="d", op="add_dep", name="hypothesis", spec=">=6",
+                          group="feature.test.dependencies")
+    assert b'pytest-reportlog = "*"  # Used when automatically opening an issue when CI fails\nhypothesis = ">=6"\n' \
+        in edit_manifest("pixi.toml", PIXI, test)
+    with pytest.raises(UsageError, match="not a pixi.toml dependency table") as refused:
+        declare_intent("pixi.toml", PIXI, task="d", op="add_dep", name="x", spec="*", group="feature.test.tasks")
+    assert "feature.NAME.dependencies" in refused.value.fix

@@ -377,7 +377,7 @@ def unexpressed_changes(path: str, base: bytes | None, new: bytes | None) -> lis
 
 DEFAULT_GROUP = {"package.json": "dependencies", "cargo": "dependencies", "pyproject": "dependencies",
                  "requirements": "requirements", "go.mod": "require", "go.work": "require",
-                 "pnpm-workspace": "catalog"}
+                 "pnpm-workspace": "catalog", "pixi": "dependencies"}
 
 
 def declare_intent(
@@ -431,6 +431,8 @@ def declare_intent(
         group = group or DEFAULT_GROUP[kind.format]
         if kind.format == "pyproject":
             group = _pyproject_group(path, base, group)
+        elif kind.format == "pixi":
+            group = _pixi_group(group)
         name = normalize_name(eco, name)
         _check_pep440(eco, name, spec)
     draft = Intent(intent_id=f"{task}:{path}:{op.value}:{group}:{name}", task=task, ecosystem=eco, root=root,
@@ -494,6 +496,22 @@ def _pyproject_group(path: str, base: bytes | None, group: str) -> str:
     raise UsageError(f"{path} has no extra or dependency group {group!r} at the task's base",
                      fix=f"name one of {PYPROJECT_GROUPS}" + (f" (it has {', '.join(has)})" if has else "")
                          + f"; --group optional:{wanted} or group:{wanted} creates it")
+
+
+def _pixi_group(group: str) -> str:
+    """A declared pixi.toml group: the dotted key path of one of its dependency tables, spelled as
+    the manifest model keys it; any other is refused now, not at consolidation."""
+    try:
+        parts = settings.parse_key(group)
+    except ValueError:
+        parts = ()
+    if not any(len(parts) == len(table) and all(t in ("*", p) for t, p in zip(table, parts))
+               for table in PIXI_DEPENDENCY_TABLES):
+        raise UsageError(f"--group {group!r} is not a pixi.toml dependency table",
+                         fix="name the table's dotted key path: dependencies, pypi-dependencies, "
+                             "feature.NAME.dependencies, feature.NAME.pypi-dependencies, "
+                             "target.PLATFORM.dependencies or package.run-dependencies (and their kin)")
+    return settings.key_text(parts)
 
 
 def _check_pep440(eco: Ecosystem, name: str, spec: str | None) -> None:
