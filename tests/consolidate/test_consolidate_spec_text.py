@@ -81,9 +81,10 @@ def test_a_requirement_edit_derives_the_spec_as_written_and_a_reordering_derives
 
 @needs_uv
 @pytest.mark.parametrize("root, group, written, how", [
-    (PROJECT, "dependencies", "<1,>=0.1.0", "native"),        # `uv add` alone would write ">=0.1.0,<1"
-    (PROJECT, "dependencies", ">=0.1.0,==0.*", "native"),     # `uv add` alone would write "==0.*,>=0.1.0"
-    (VIRTUAL, "dev", ">=0.1.0,<1", "structural"),             # a virtual root: no `uv add`; "<1,>=0.1.0" before
+    # pyproject.toml is edited by tomlkit, never `uv add` (adapters/uv.py), so the text is the task's
+    (PROJECT, "dependencies", "<1,>=0.1.0", "structural"),        # `uv add` would write ">=0.1.0,<1"
+    (PROJECT, "dependencies", ">=0.1.0,==0.*", "structural"),     # `uv add` would write "==0.*,>=0.1.0"
+    (VIRTUAL, "dev", ">=0.1.0,<1", "structural"),                 # a virtual root; "<1,>=0.1.0" before
 ])
 def test_uv_writes_the_spec_as_the_task_wrote_it_and_relocks(tmp_path, tool_env, root, group, written, how):
     ws = tmp_path / "ws"

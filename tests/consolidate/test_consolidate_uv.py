@@ -72,7 +72,7 @@ def test_new_member_and_dependency_on_it_keep_comments_in_either_order(tmp_path,
     assert doc["tool"]["uv"]["workspace"]["members"] == ["libs/lib-a", "libs/lib-b"]
     assert doc["tool"]["uv"]["sources"]["lib-b"] == {"workspace": True}
     assert [d["name"] for d in lock_packages(ws)["app"]["dependencies"]] == ["lib-a", "lib-b"]
-    assert dict(result.edit_methods)[dep_src[0].intent_id] == "native"        # `uv add --frozen`
+    assert dict(result.edit_methods)[dep_src[0].intent_id] == "structural"    # tomlkit, never `uv add`
     again = consolidate_root(ws, "", "uv", intents, env=tool_env)
     assert again.state == RootState.UNCHANGED
 
@@ -269,10 +269,10 @@ dev = [
 """
 
 
-def test_uv_add_keeps_the_files_quoting(tmp_path, tool_env):
+def test_a_new_entry_keeps_the_files_quoting(tmp_path, tool_env):
     """Found driving wtc on pydantic (single-quoted lists): `uv add --frozen` wrote
     `"pytest-timeout>=2.3",` among `'...'` entries where the task had written `'pytest-timeout>=2.3',`;
-    the same document in the file's own style is what lands, still counted a native edit."""
+    the entry lands in the file's own style (pyproject.toml is edited by tomlkit, adapters/uv.py)."""
     ws = tmp_path / "ws"
     write(ws, {"pyproject.toml": SINGLE_QUOTED})
     base = SINGLE_QUOTED.encode()
@@ -283,7 +283,7 @@ def test_uv_add_keeps_the_files_quoting(tmp_path, tool_env):
     assert len(intents) == 2
     adapter = adapter_for("uv", ws, "", env=tool_env)
     for intent in intents:
-        assert adapter.edit(intent) == "native", adapter.runs[-1].stderr
+        assert adapter.edit(intent) == "structural"
     text = (ws / "pyproject.toml").read_text()
     assert "    'pytest-timeout>=2.3',\n" in text, text
     assert "    'annotated-types>=0.6.0',\n" in text, text

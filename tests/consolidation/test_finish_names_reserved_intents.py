@@ -96,3 +96,30 @@ def test_a_workspace_members_relock_is_named_by_the_workspace_root_everywhere(tm
     integration = subprocess.run(["git", "show", "wtc/r/integration:uv.lock"], cwd=repo, capture_output=True,
                                  text=True, check=True).stdout
     assert 'name = "lib-b"' in integration
+
+
+def test_an_owned_setuptools_manifest_beside_another_tools_lockfile_asks_for_no_relock(tmp_path: Path) -> None:
+    """Found driving wtc on dask: a setuptools pyproject.toml asked its root for a relock because a
+    lockfile of another tool stood beside it, and consolidation then ran `uv lock`, which writes a
+    uv.lock the project never had. Only the manifest's own tool's lockfile asks for a relock: the
+    package.json beside it still does."""
+    from tests.conftest import wtc_in_process
+
+    api = ('[build-system]\nrequires = ["setuptools>=80"]\nbuild-backend = "setuptools.build_meta"\n\n'
+           '[project]\nname = "api"\nversion = "0.1.0"\ndependencies = []\n')
+    npm = '{\n  "name": "api-docs",\n  "version": "1.0.0"\n}\n'
+    repo = make_repo(tmp_path / "repo", {"README.md": "# r\n", "services/api/pyproject.toml": api,
+                                         "services/api/package.json": npm,
+                                         "services/api/package-lock.json": '{"lockfileVersion": 3}\n'})
+    wtc_in_process(repo, "run", "start", "--run", "r")
+    code, started = wtc_in_process(repo, "task", "start", "dep", "--run", "r", "--own", "services/api/**")
+    assert code == 0, started
+    write(Path(started["worktree"]), {"services/api/pyproject.toml": api.replace("[]", '["tomli>=2"]')})
+    code, done = wtc_in_process(repo, "task", "finish", "dep", "--run", "r")
+    assert code == 0, done
+    assert done["intents"] == []
+    code, started = wtc_in_process(repo, "task", "start", "docs", "--run", "r", "--own", "services/api/**")
+    write(Path(started["worktree"]), {"services/api/package.json": npm.replace(
+        '"1.0.0"', '"1.0.0",\n  "devDependencies": {\n    "vitepress": "^1"\n  }')})
+    code, done = wtc_in_process(repo, "task", "finish", "docs", "--run", "r")
+    assert [(i["op"], i["ecosystem"], i["root"]) for i in done["intents"]] == [("relock", "npm", "services/api")]

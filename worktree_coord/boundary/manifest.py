@@ -35,6 +35,8 @@ DEFAULT_RESERVED: tuple[str, ...] = (
     "go.sum",
     "go.work",
     "go.work.sum",
+    "/pixi.toml",
+    "pixi.lock",
 )
 
 # Lockfiles stay reserved even when a task creates one inside its own globs: a stray lock (say,

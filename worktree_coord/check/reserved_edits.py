@@ -48,7 +48,7 @@ def derive_task_intents(reserved: Sequence[Change], owned: Sequence[Change], *, 
             # workspace's, whatever lockfile the member keeps (the root consolidation relocks).
             if read_path is not None and detect_ecosystem(change.path, root, paths) is Ecosystem.UV:
                 root = uv_lock_root(read_path, root)
-            if _has_lockfile(root, paths):
+            if _has_own_lockfile(root, change.path, paths):
                 intents += _relock_request(change.path, base, new, task=task, root=root, since=since, paths=paths)
             continue
         try:
@@ -105,11 +105,14 @@ def unreadable_manifest_notes(changes: Sequence[Change], read_blob: Callable[[st
     return notes
 
 
-def _has_lockfile(root: str, paths: frozenset[str]) -> bool:
-    from ..consolidate.names import LOCKFILES
+def _has_own_lockfile(root: str, manifest: str, paths: frozenset[str]) -> bool:
+    """Whether `root` holds a lockfile of the manifest's own tool: a setuptools pyproject.toml beside
+    another tool's lockfile (a package-lock.json, a pixi.lock) has nothing for consolidation to
+    relock, and a relock asked for it would make uv write a uv.lock the project never had."""
+    from ..consolidate.names import own_lockfiles
 
     prefix = f"{root}/" if root else ""
-    return any(f"{prefix}{name}" in paths for name in LOCKFILES)
+    return any(f"{prefix}{name}" in paths for name in own_lockfiles(manifest))
 
 
 def _relock_request(path: str, base: bytes | None, new: bytes | None, *, task: str, root: str, since: str,

@@ -9,10 +9,10 @@ Pipeline (one module per stage):
     derive.py   edit of a reserved file -> Intents (key-level diff against the base)
     planning.py Intents + current tree -> Plan (merged changes, conflicts, satisfied, warnings)
     graph.py    workspace members and edges -> cycle rejection + deterministic order
-    adapters/   per ecosystem (npm, pnpm, yarn, cargo, uv, go, pip-tools, poetry): edit (native, else edits/),
+    adapters/   per ecosystem (npm, pnpm, yarn, cargo, uv, go, pip-tools, poetry, pixi): edit (native, else edits/),
                 relock, check, classify; `ToolConfig` makes every command configurable
     edits/      formatting-preserving structural edits (package.json, Cargo.toml, pyproject, requirements,
-                pnpm-workspace.yaml, go.mod/go.work)
+                pnpm-workspace.yaml, go.mod/go.work, pixi.toml), a new dependency where its task wrote it
     verify.py   strict re-parse, postconditions, freshness, locked versions, lock diff audit
     root.py     consolidate_root / consolidate over a plain directory -> RootResult per root
 """

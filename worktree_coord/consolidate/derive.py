@@ -17,6 +17,7 @@ import posixpath
 from worktree_coord.consolidate import settings
 from worktree_coord.consolidate.intent import Ecosystem, Intent, Op
 from worktree_coord.consolidate.manifests import (
+    PIXI_DEPENDENCY_TABLES,
     ManifestModel,
     classify_path,
     encode_value,
@@ -116,7 +117,9 @@ def derive_intents(
             continue
         op = Op.ADD_DEP if old is None else Op.SET_SPEC
         add(op, group, name, spec=cur.spec_text, source=cur.source, extras=cur.extras, features=cur.features,
-            markers=cur.markers, package=cur.package, options=cur.options, expected_before=encode_value(old))
+            markers=cur.markers, package=cur.package, options=cur.options, expected_before=encode_value(old),
+            placement=_placement(before, after, group, name) if op == Op.ADD_DEP else
+            (("text", cur.text),) if cur.text else ())
 
     for member in sorted(set(after.members) - set(before.members)):
         # where the task wrote it (edits/member_lists.py): before the member that follows it
@@ -161,6 +164,21 @@ def derive_intents(
                     expected_before=change.before, options=placement)
 
     return sorted(intents, key=lambda i: i.intent_id)
+
+
+def _placement(before: ManifestModel, after: ManifestModel, group: str, name: str) -> tuple[tuple[str, object], ...]:
+    """Where the task wrote the new dependency `name` of `group` (edits/placement.py reads it): its
+    neighbours in the task's file, its `[tool.uv.sources]` entry's neighbours when it wrote a new
+    one, and its text as written (a PEP 508 string)."""
+    from worktree_coord.consolidate.edits.placement import neighbours
+
+    keys = [key for (in_group, key) in after.deps if in_group == group]
+    found = neighbours(keys, {key for (in_group, key) in before.deps if in_group == group}, name)
+    source = name.split(";")[0].strip()
+    if source in after.sources and source not in before.sources:
+        found += neighbours(list(after.sources), set(before.sources), source, prefix="sources_")
+    text = after.deps[(group, name)].text
+    return found + ((("text", text),) if text else ())
 
 
 def _lock_neutral_edit(path: str, fmt: str, base: bytes | None, new: bytes | None) -> bool:
@@ -233,6 +251,7 @@ MODELED: dict[str, tuple[tuple[str, ...], ...]] = {
                   ("tool", "poetry", "dev-dependencies"), ("tool", "poetry", "group", "*", "dependencies"),
                   ("tool", "poetry", "version")),
     "pnpm-workspace": (("packages",), ("catalog",), ("catalogs",), ("overrides",)),
+    "pixi": PIXI_DEPENDENCY_TABLES,
 }
 
 
@@ -358,7 +377,7 @@ def unexpressed_changes(path: str, base: bytes | None, new: bytes | None) -> lis
 
 DEFAULT_GROUP = {"package.json": "dependencies", "cargo": "dependencies", "pyproject": "dependencies",
                  "requirements": "requirements", "go.mod": "require", "go.work": "require",
-                 "pnpm-workspace": "catalog"}
+                 "pnpm-workspace": "catalog", "pixi": "dependencies"}
 
 
 def declare_intent(
@@ -412,6 +431,8 @@ def declare_intent(
         group = group or DEFAULT_GROUP[kind.format]
         if kind.format == "pyproject":
             group = _pyproject_group(path, base, group)
+        elif kind.format == "pixi":
+            group = _pixi_group(group)
         name = normalize_name(eco, name)
         _check_pep440(eco, name, spec)
     draft = Intent(intent_id=f"{task}:{path}:{op.value}:{group}:{name}", task=task, ecosystem=eco, root=root,
@@ -475,6 +496,22 @@ def _pyproject_group(path: str, base: bytes | None, group: str) -> str:
     raise UsageError(f"{path} has no extra or dependency group {group!r} at the task's base",
                      fix=f"name one of {PYPROJECT_GROUPS}" + (f" (it has {', '.join(has)})" if has else "")
                          + f"; --group optional:{wanted} or group:{wanted} creates it")
+
+
+def _pixi_group(group: str) -> str:
+    """A declared pixi.toml group: the dotted key path of one of its dependency tables, spelled as
+    the manifest model keys it; any other is refused now, not at consolidation."""
+    try:
+        parts = settings.parse_key(group)
+    except ValueError:
+        parts = ()
+    if not any(len(parts) == len(table) and all(t in ("*", p) for t, p in zip(table, parts))
+               for table in PIXI_DEPENDENCY_TABLES):
+        raise UsageError(f"--group {group!r} is not a pixi.toml dependency table",
+                         fix="name the table's dotted key path: dependencies, pypi-dependencies, "
+                             "feature.NAME.dependencies, feature.NAME.pypi-dependencies, "
+                             "target.PLATFORM.dependencies or package.run-dependencies (and their kin)")
+    return settings.key_text(parts)
 
 
 def _check_pep440(eco: Ecosystem, name: str, spec: str | None) -> None:

@@ -33,6 +33,7 @@ class Ecosystem(str, enum.Enum):
     POETRY = "poetry"
     PIP_TOOLS = "pip-tools"
     GO = "go"
+    PIXI = "pixi"
 
 
 class Op(str, enum.Enum):
@@ -91,6 +92,11 @@ class Intent:
     markers: str | None = None
     package: str | None = None         # Cargo: the real crate name when `name` is an alias
     options: tuple[tuple[str, Any], ...] = ()   # other attributes carried as-is (optional, default-features, ...)
+    # Where the task wrote a new dependency, and how: `after` (the entries before it in its array or
+    # table, nearest first, up to one its base had), `before` (likewise the entries after it) and,
+    # for a PEP 508 array, `text` (the requirement as the task spelled it). Layout, not value: not
+    # compared (a declared intent equals the derived one), never read back (edits/placement.py).
+    placement: tuple[tuple[str, Any], ...] = field(default=(), compare=False)
     expected_before: str | None = None
     base_commit: str = ""
     rationale: str = ""
@@ -104,6 +110,7 @@ class Intent:
         object.__setattr__(self, "extras", tuple(sorted(self.extras)))
         object.__setattr__(self, "features", tuple(sorted(self.features)))
         object.__setattr__(self, "options", _freeze_source(self.options) or ())
+        object.__setattr__(self, "placement", _freeze_source(self.placement) or ())
 
     @property
     def key(self) -> tuple[str, str, str, str, str]:
@@ -125,8 +132,8 @@ class Intent:
                 value = value.value
             elif f.name == "source":
                 value = self.source_dict()
-            elif f.name == "options":
-                value = {k: (list(v) if isinstance(v, tuple) else v) for k, v in self.options}
+            elif f.name in ("options", "placement"):
+                value = {k: (list(v) if isinstance(v, tuple) else v) for k, v in getattr(self, f.name)}
             elif isinstance(value, tuple):
                 value = list(value)
             out[f.name] = value
@@ -165,6 +172,9 @@ class DepValue:
     # packaging sorts `>=1.0.9,<2` into `<2,>=1.0.9`). Not compared: one spec written two ways is
     # one value; an intent carries this text so consolidation writes what the task wrote.
     written: str | None = field(default=None, compare=False)
+    # A PEP 508 entry's whole text as the manifest writes it (`"tomli >= 2.0; python_version < '3.11'"`);
+    # not compared either: an intent carries it so consolidation writes the entry as the task did.
+    text: str | None = field(default=None, compare=False)
 
     @property
     def spec_text(self) -> str | None:

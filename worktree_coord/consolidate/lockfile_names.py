@@ -17,4 +17,5 @@ LOCKFILE_ECOSYSTEMS: dict[str, str] = {
     "poetry.lock": "poetry",
     "go.sum": "go",
     "go.work.sum": "go",
+    "pixi.lock": "pixi",
 }

@@ -209,20 +209,27 @@ def pep508(text: str, path: str) -> tuple[str, DepValue]:
     return canonicalize_name(req.name), dep_value(
         spec=spec,
         written=written if written != spec else None,
+        text=text,
         source=(("url", req.url),) if req.url else None,
         extras=tuple(sorted(canonicalize_name(e) for e in req.extras)),
         markers=str(req.marker) if req.marker else None,
     )
 
 
-def _add_pep508_array(model: ManifestModel, group: str, items: Any, path: str) -> None:
+def pep508_entries(items: Any, path: str) -> list[tuple[str, DepValue]]:
+    """Each requirement string of a PEP 508 array with its key, in the array's order: the
+    normalized name, or `name; marker` for a name the array holds more than once under different
+    markers (those are keyed apart). What the model reads and what the editor places by."""
     parsed = [pep508(item, path) for item in (items or []) if isinstance(item, str)]
     counts: dict[str, int] = {}
     for name, _ in parsed:
         counts[name] = counts.get(name, 0) + 1
-    for name, value in parsed:
-        # The same name may appear twice under different markers; key those apart.
-        key = name if counts[name] == 1 or not value.markers else f"{name}; {value.markers}"
+    return [(name if counts[name] == 1 or not value.markers else f"{name}; {value.markers}", value)
+            for name, value in parsed]
+
+
+def _add_pep508_array(model: ManifestModel, group: str, items: Any, path: str) -> None:
+    for key, value in pep508_entries(items, path):
         model.deps[(group, key)] = value
 
 
@@ -269,7 +276,8 @@ def read_pyproject(path: str, data: bytes, ecosystem: Ecosystem | None = None) -
         for key, value in list(model.deps.items()):
             if key[1] == norm:
                 model.deps[key] = dep_value(spec=value.spec, source=_pairs(src if isinstance(src, dict) else {"list": src}),
-                                            extras=value.extras, markers=value.markers, written=value.written)
+                                            extras=value.extras, markers=value.markers, written=value.written,
+                                            text=value.text)
     model.members = tuple(normalize_member(m) for m in (uv.get("workspace") or {}).get("members") or [])
     for item in uv.get("override-dependencies") or []:
         dep, value = pep508(item, path)
@@ -364,6 +372,63 @@ def read_go_mod(path: str, data: bytes) -> ManifestModel:
     return model
 
 
+# ------------------------------------------------------------------------------------------- pixi
+
+_PIXI_KINDS = ("dependencies", "pypi-dependencies", "host-dependencies", "build-dependencies")
+_PIXI_PACKAGE_KINDS = ("run-dependencies", "host-dependencies", "build-dependencies")
+# The tables of pixi.toml that hold dependencies keyed by name ("*": any feature or platform).
+PIXI_DEPENDENCY_TABLES: tuple[tuple[str, ...], ...] = (
+    *((kind,) for kind in _PIXI_KINDS),
+    *(("target", "*", kind) for kind in _PIXI_KINDS),
+    *(("feature", "*", kind) for kind in _PIXI_KINDS),
+    *(("feature", "*", "target", "*", kind) for kind in _PIXI_KINDS),
+    *(("package", kind) for kind in _PIXI_PACKAGE_KINDS),
+    *(("package", "target", "*", kind) for kind in _PIXI_PACKAGE_KINDS),
+)
+_PIXI_SOURCE_KEYS = ("path", "git", "url", "rev", "branch", "tag")
+
+
+def _tables_at(doc: Any, pattern: tuple[str, ...], at: tuple[str, ...] = ()) -> list[tuple[tuple[str, ...], dict]]:
+    """Every table of `doc` whose key path matches `pattern` ("*" matches any one key), with its path."""
+    if not pattern:
+        return [(at, doc)] if isinstance(doc, dict) else []
+    if not isinstance(doc, dict):
+        return []
+    head, rest = pattern[0], pattern[1:]
+    keys = list(doc) if head == "*" else [head] if head in doc else []
+    return [found for key in keys for found in _tables_at(doc[key], rest, (*at, key))]
+
+
+def pixi_dep(value: Any) -> DepValue:
+    """A pixi dependency: a version spec (conda's match-spec, or PEP 440 for a PyPI one), or a table
+    of its version, its source (path, git, url) and other attributes (channel, build, extras...)."""
+    value = plain(value)
+    if isinstance(value, str):
+        return dep_value(spec=value)
+    if not isinstance(value, dict):
+        raise ManifestParseError(f"a pixi dependency must be a string or a table, got {value!r}")
+    table = dict(value)
+    spec = table.pop("version", None)
+    source = {key: table.pop(key) for key in _PIXI_SOURCE_KEYS if key in table}
+    return dep_value(spec=spec, source=_pairs(source), options=_pairs(table) or ())
+
+
+def read_pixi_toml(path: str, data: bytes) -> ManifestModel:
+    """pixi.toml: each dependency keyed by (its table's dotted key path, its name), e.g.
+    ("feature.test.dependencies", "pytest"); every other key is a setting."""
+    from worktree_coord.consolidate.settings import key_text
+
+    doc = plain(load_toml(path, data))
+    package = doc.get("package") if isinstance(doc.get("package"), dict) else {}
+    workspace = doc.get("workspace") or doc.get("project") or {}
+    model = ManifestModel(Ecosystem.PIXI, package_name=package.get("name") or workspace.get("name"), document=doc)
+    for pattern in PIXI_DEPENDENCY_TABLES:
+        for at, table in _tables_at(doc, pattern):
+            for name, value in table.items():
+                model.deps[(key_text(at), name)] = pixi_dep(value)
+    return model
+
+
 # ------------------------------------------------------------------------------------------- pnpm
 
 def read_pnpm_workspace(path: str, data: bytes) -> ManifestModel:
@@ -395,4 +460,6 @@ def read_manifest(path: str, data: bytes, ecosystem: Ecosystem | None = None) ->
         return read_requirements(path, data)
     if kind.format in ("go.mod", "go.work"):
         return read_go_mod(path, data)
+    if kind.format == "pixi":
+        return read_pixi_toml(path, data)
     return read_pnpm_workspace(path, data)

@@ -25,14 +25,30 @@ MANIFESTS: dict[str, tuple[str, Ecosystem]] = {
     "go.mod": ("go.mod", Ecosystem.GO),
     "go.work": ("go.work", Ecosystem.GO),
     "pnpm-workspace.yaml": ("pnpm-workspace", Ecosystem.PNPM),
+    "pixi.toml": ("pixi", Ecosystem.PIXI),
 }
 REQUIREMENTS = re.compile(r"requirements.*\.(txt|in)")
+
+# Manifest format -> the ecosystems whose lockfile locks it (a package.json: npm's, pnpm's, Yarn's or
+# Bun's). A lockfile of any other ecosystem beside a manifest is not its lock: a package-lock.json of
+# a project's docs tooling beside a setuptools pyproject.toml asks nothing of that pyproject.
+LOCKED_BY: dict[str, frozenset[Ecosystem]] = {
+    "package.json": frozenset({Ecosystem.NPM, Ecosystem.PNPM, Ecosystem.YARN, Ecosystem.BUN}),
+    "pnpm-workspace": frozenset({Ecosystem.PNPM}),
+    "cargo": frozenset({Ecosystem.CARGO}),
+    "pyproject": frozenset({Ecosystem.UV, Ecosystem.POETRY}),
+    "go.mod": frozenset({Ecosystem.GO}),
+    "go.work": frozenset({Ecosystem.GO}),
+    "pixi": frozenset({Ecosystem.PIXI}),
+    "requirements": frozenset(),   # pip-compile's lock is the requirements.txt it writes, never another tool's
+}
 
 
 @value_class
 class FileKind:
     kind: str            # "manifest" | "lockfile"
-    format: str          # "package.json", "cargo", "pyproject", "requirements", "go.mod", "go.work", "pnpm-workspace", "lock"
+    format: str          # "package.json", "cargo", "pyproject", "requirements", "go.mod", "go.work", "pnpm-workspace",
+    #                      "pixi", "lock"
     ecosystem: Ecosystem
 
 
@@ -46,6 +62,13 @@ def classify_path(path: str) -> FileKind | None:
     if REQUIREMENTS.fullmatch(base):
         return FileKind("manifest", "requirements", Ecosystem.PIP_TOOLS)
     return None
+
+
+def own_lockfiles(manifest: str) -> tuple[str, ...]:
+    """The lockfile names that can lock the manifest `manifest` (a path or a file name)."""
+    kind = classify_path(manifest)
+    locked_by = LOCKED_BY.get(kind.format, frozenset()) if kind is not None else frozenset()
+    return tuple(name for name, ecosystem in LOCKFILES.items() if ecosystem in locked_by)
 
 
 def is_manifest(path: str) -> bool:

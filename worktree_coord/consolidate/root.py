@@ -59,7 +59,7 @@ MAX_CULPRITS = 8
 # Ecosystems where committing a lockfile is the project's choice (libraries often lock nothing):
 # a root without one has its manifests edited and is not relocked, so consolidation never adds a
 # lockfile the project does not track (unless a task asked for one: a relock intent). Go is not among them: go.sum is what makes a module build.
-OPTIONAL_LOCK = (Ecosystem.NPM, Ecosystem.UV, Ecosystem.POETRY, Ecosystem.CARGO)
+OPTIONAL_LOCK = (Ecosystem.NPM, Ecosystem.UV, Ecosystem.POETRY, Ecosystem.CARGO, Ecosystem.PIXI)
 
 
 class _Snapshot:
@@ -310,6 +310,10 @@ def consolidate_root(
             failure = None
         else:
             run, failure = _relock(adapter, offline, reporter)
+            if failure == FailureKind.TOOL_MISSING and adapter.without_tool() is not None:
+                # The manifests go in without the relock, under a warning saying what to run (pixi).
+                lockless, failure = True, None
+                warnings += (adapter.without_tool(),)
         if failure is not None:
             ended = _relock_failure(failure, run, adapter, ordered, len(culprits))
             if ended is not None:
@@ -350,7 +354,8 @@ def consolidate_root(
         return result(state, applied=tuple(ordered), satisfied=the_plan.satisfied, conflicts=conflicts,
                       culprits=tuple(culprits), warnings=warnings, error=error)
     methods = tuple((c.intent.intent_id, adapter.edit_methods.get(c.intent.intent_id, "")) for c in ordered)
-    warnings += _applied_warnings(adapter, root, eco, hand_kept=hand_kept, lockless=lockless, diff=diff, tool=tool)
+    warnings += _applied_warnings(adapter, root, eco, hand_kept=hand_kept, diff=diff, tool=tool,
+                                  lockless=lockless and adapter.without_tool() not in warnings)
     return result(RootState.APPLIED, files_changed=changed, applied=tuple(ordered), satisfied=the_plan.satisfied,
                   conflicts=conflicts, culprits=tuple(culprits), warnings=warnings, lock_diff=diff,
                   edit_methods=methods)

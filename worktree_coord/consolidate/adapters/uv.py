@@ -1,4 +1,11 @@
-"""uv: `uv add --frozen` first, tomlkit otherwise; `uv lock` relock; `uv lock --check`."""
+"""uv: tomlkit edits of pyproject.toml, `uv lock` relock; `uv lock --check`.
+
+`uv add --frozen` is not used to edit: it appends to a list that is not sorted wherever the task
+wrote the entry, rewrites the one-line list it adds to over several lines and respells the entry
+(`"scipy >= 1.10"` becomes `"scipy>=1.10"`), which showed as churn in dask's consolidated commit;
+the structural editor (edits/pyproject.py) writes the entry as and where the task wrote it, and
+where `uv add` would for a declared intent (in order in a sorted list, else last).
+"""
 
 from __future__ import annotations
 
@@ -6,10 +13,8 @@ import re
 
 from packaging.utils import canonicalize_name
 
-from worktree_coord.consolidate.adapters.base import FailureKind, ToolAdapter, ToolConfig, ToolRun
-from worktree_coord.consolidate.edits.pyproject import requirement_text
-from worktree_coord.consolidate.intent import Ecosystem, Intent, Op
-from worktree_coord.consolidate.manifests import read_pyproject
+from worktree_coord.consolidate.adapters.base import FailureKind, ToolAdapter, ToolConfig
+from worktree_coord.consolidate.intent import Ecosystem
 from worktree_coord.consolidate.textformat import load_toml, plain
 
 
@@ -30,28 +35,6 @@ class UvAdapter(ToolAdapter):
         offline_flags=("--offline",),
         check=(("uv", "lock", "--check", "--offline", "--no-progress"),),
     )
-
-    def native_edit(self, intent: Intent) -> ToolRun | None:
-        if intent.op not in (Op.ADD_DEP, Op.SET_SPEC) or ";" in intent.name:
-            return None
-        source = intent.source_dict() or {}
-        if source and set(source) != {"workspace"}:
-            return None
-        manifest = self.workdir / intent.manifest
-        model = read_pyproject(intent.manifest, manifest.read_bytes(), Ecosystem.UV)
-        if not model.package_name:
-            return None          # a virtual root: `uv add` has no project to edit
-        argv = ["uv", "add", "--frozen", "--no-progress"]
-        if intent.group.startswith("optional:"):
-            argv += ["--optional", intent.group.split(":", 1)[1]]
-        elif intent.group.startswith("group:"):
-            argv += ["--group", intent.group.split(":", 1)[1]]
-        elif intent.group == "uv:dev-dependencies":
-            return None
-        elif intent.group != "dependencies":
-            return None
-        argv.append(requirement_text(intent))
-        return self.run(argv, cwd=manifest.parent)
 
     def classify(self, stderr: str) -> FailureKind:
         common = self._classify_common(stderr)

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import tomlkit
 
 from worktree_coord.consolidate.edits.member_lists import edit_member_array
-from worktree_coord.consolidate.edits.toml_values import edit_setting, inline_table, put_new_key, table_path
+from worktree_coord.consolidate.edits.toml_values import edit_setting, inline_table, set_dep, table_dependency, table_path
 from worktree_coord.consolidate.intent import Intent, Op
 from worktree_coord.consolidate.textformat import dump_toml, load_toml
 from worktree_coord.errors import EditError
@@ -23,46 +21,11 @@ def group_path(group: str) -> list[str]:
     return [group]
 
 
-def dep_value(intent: Intent) -> Any:
-    """The TOML value Cargo reads back as this intent's dependency."""
-    table: dict[str, Any] = {}
-    if intent.spec is not None:
-        table["version"] = intent.spec
-    for key, value in intent.source or ():
-        table[key] = list(value) if isinstance(value, tuple) else value
-    if intent.package:
-        table["package"] = intent.package
-    if intent.features:
-        table["features"] = list(intent.features)
-    for key, value in intent.options:
-        table[key] = list(value) if isinstance(value, tuple) else value
-    if set(table) == {"version"}:
-        return intent.spec
-    return table
-
-
-def _set_dep(container, name: str, value: Any) -> None:
-    current = container.get(name)
-    if isinstance(value, dict) and isinstance(current, (tomlkit.items.InlineTable, tomlkit.items.Table)):
-        # Update in place so the table keeps its layout and any key order the author chose.
-        for key in [k for k in current if k not in value]:
-            del current[key]
-        for key, item in value.items():
-            if current.get(key) != item:
-                current[key] = item
-        return
-    item = inline_table(value) if isinstance(value, dict) else value
-    if name in container:
-        container[name] = item
-    else:
-        put_new_key(container, name, item)
-
-
 def edit(path: str, data: bytes, intent: Intent) -> bytes:
     doc = load_toml(path, data)
     op = intent.op
     if op in (Op.ADD_DEP, Op.SET_SPEC):
-        _set_dep(table_path(doc, group_path(intent.group), create=True), intent.name, dep_value(intent))
+        set_dep(table_path(doc, group_path(intent.group), create=True), intent.name, table_dependency(intent), intent)
     elif op == Op.REMOVE_DEP:
         table = table_path(doc, group_path(intent.group), create=False)
         if table is not None and intent.name in table:

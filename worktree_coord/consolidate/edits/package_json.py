@@ -8,6 +8,7 @@ import json
 from worktree_coord.consolidate import settings
 from worktree_coord.consolidate.edits.json_text import rewrite_json
 from worktree_coord.consolidate.edits.member_lists import member_slot
+from worktree_coord.consolidate.edits.placement import slot
 from worktree_coord.consolidate.intent import Ecosystem, Intent, Op
 from worktree_coord.consolidate.textformat import json_style, load_json
 from worktree_coord.errors import EditError
@@ -19,11 +20,6 @@ def npm_spec_text(intent: Intent) -> str:
     if intent.package and intent.package != intent.name:
         return f"npm:{intent.package}@{spec}"
     return spec
-
-
-def _sorted(mapping: dict) -> dict:
-    # npm sorts dependency objects by name when it saves (localeCompare; plain code points here).
-    return dict(sorted(mapping.items(), key=lambda kv: kv[0].lower()))
 
 
 def _overrides_home(doc: dict, intent: Intent) -> tuple[dict, str]:
@@ -82,8 +78,14 @@ def edit(path: str, data: bytes, intent: Intent) -> bytes:
         if intent.group.startswith("catalog"):
             raise EditError(f"{intent.group} lives in pnpm-workspace.yaml, not {path}")
         group = dict(doc.get(intent.group) or {})
+        if intent.name not in group:
+            # Where the task wrote it, else in order in an object npm keeps sorted (edits/placement.py);
+            # the entries around it stay where they are, sorted or not.
+            entries = list(group.items())
+            entries.insert(slot(list(group), intent, intent.name), (intent.name, ""))
+            group = dict(entries)
         group[intent.name] = npm_spec_text(intent)
-        doc[intent.group] = _sorted(group)
+        doc[intent.group] = group
     elif op == Op.REMOVE_DEP:
         group = dict(doc.get(intent.group) or {})
         group.pop(intent.name, None)

@@ -10,8 +10,12 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
 from worktree_coord.consolidate.edits.member_lists import edit_member_array
-from worktree_coord.consolidate.edits.toml_values import array_insert, array_string, edit_setting, inline_table, table_path
+from worktree_coord.consolidate.edits.placement import slot, written_text
+from worktree_coord.consolidate.edits.toml_values import (array_insert, array_string, edit_setting, inline_table, put_key_at,
+                                                          table_path)
 from worktree_coord.consolidate.intent import Ecosystem, Intent, Op
+from worktree_coord.consolidate.manifests import ManifestParseError, pep508, pep508_entries
+from worktree_coord.consolidate.specs import same_spec
 from worktree_coord.consolidate.textformat import dump_toml, load_toml
 from worktree_coord.errors import EditError
 
@@ -77,19 +81,37 @@ def _edit_array(doc, intent: Intent) -> None:
         for index in reversed(indices):
             del array[index]
         return
-    text = requirement_text(intent)
-    item = array_string(array, text)   # networkx's arrays are single-quoted: a new entry is too
+    item = array_string(array, _entry_text(intent))   # networkx's arrays are single-quoted: a new entry is too
     if indices:
         array[indices[0]] = item
         for index in reversed(indices[1:]):
             del array[index]
         return
-    names = [str(item).lower() for item in array if isinstance(item, str)]
-    if names == sorted(names):   # keep a sorted array sorted (what `uv add` does)
-        position = sum(1 for n in names if n < text.lower())
-        array_insert(array, position, item)
-    else:
-        array.append(item)
+    # Where the task wrote it, else where `uv add` would (edits/placement.py)
+    array_insert(array, slot(_entry_keys(array), intent, intent.name), item)
+
+
+def _entry_keys(array) -> list[str | None]:
+    """Each entry's key as the manifest model keys it (None: not a string)."""
+    entries = iter(pep508_entries(list(array), "pyproject.toml"))
+    return [next(entries)[0] if isinstance(item, str) else None for item in array]
+
+
+def _entry_text(intent: Intent) -> str:
+    """The entry's text: as the task wrote it (its quotes, spaces and marker spelling), when that
+    still says what the intent says (planning may have narrowed the spec), else built from the intent."""
+    written = written_text(intent)
+    if written is not None:
+        try:
+            name, value = pep508(written, intent.manifest)
+        except ManifestParseError:
+            name, value = "", None
+        if value is not None and name == canonicalize_name(intent.name.split(";")[0].strip()) \
+                and value.extras == intent.extras and value.markers == intent.markers \
+                and dict(value.source or ()).get("url") == dict(intent.source or ()).get("url") \
+                and same_spec(intent.ecosystem, value.spec, intent.spec):
+            return written
+    return requirement_text(intent)
 
 
 def _siblings_multiline(table) -> bool:
@@ -110,8 +132,12 @@ def _edit_sources(doc, intent: Intent) -> None:
         return
     sources = table_path(doc, ["tool", "uv", "sources"], create=True)
     existing = [k for k in sources if canonicalize_name(k) == intent.name]
-    key = existing[0] if existing else intent.name
-    sources[key] = inline_table(source)
+    if existing:
+        sources[existing[0]] = inline_table(source)
+    else:   # where the task wrote it, else last (where `uv add` puts a source, sorted table or not)
+        put_key_at(sources, intent.name, inline_table(source),
+                   slot([canonicalize_name(k) for k in sources], intent, intent.name, table="sources",
+                        sorted_in_order=False))
 
 
 def _uses_pep621(doc, group: str) -> bool:
@@ -147,8 +173,11 @@ def _edit_poetry(doc, intent: Intent) -> None:
     if intent.markers:
         value["markers"] = intent.markers
     value.update({k: v for k, v in intent.options})
-    key = existing[0] if existing else intent.name
-    table[key] = intent.spec if set(value) == {"version"} else inline_table(value)
+    item = intent.spec if set(value) == {"version"} else inline_table(value)
+    if existing:
+        table[existing[0]] = item
+    else:
+        put_key_at(table, intent.name, item, slot([canonicalize_name(k) for k in table], intent, intent.name))
 
 
 def edit(path: str, data: bytes, intent: Intent) -> bytes:

@@ -1,14 +1,17 @@
 """Small tomlkit helpers shared by the TOML editors: inline tables in the common `{ a = 1 }` style,
-the tables on a key path, and a setting intent's key put or taken away."""
+the tables on a key path, a new key or array entry where it goes, a setting intent's key put or
+taken away, and a dependency in a table keyed by name (Cargo's, Poetry's, pixi's)."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
-import re
-
 import tomlkit
-from tomlkit.items import AoT, Array, KeyType, SingleKey, String, StringType, Table
+from tomlkit.items import AoT, Array, KeyType, SingleKey, String, StringType, Table, Whitespace
+
+from worktree_coord.consolidate.edits.placement import slot
+from worktree_coord.consolidate.intent import Intent
 
 
 def inline_table(values: dict[str, Any]):
@@ -35,6 +38,29 @@ def array_insert(array: Array, position: int, value: Any) -> None:
         array[0] = value
     else:
         array.insert(position, value)
+        _follow_previous(array, position)
+
+
+def _follow_previous(array: Array, position: int) -> None:
+    """Move the entry just inserted at `position` up to right after the entry before it. tomlkit
+    puts it right before the entry it displaces (or, appended, after the array's last lines),
+    below the comment lines above that entry, which are that entry's (dask's `importlib_metadata`
+    has four): the new entry then splits a comment from what it explains. Private tomlkit state;
+    anything unexpected leaves tomlkit's placement."""
+    if position == 0:
+        return
+    try:
+        groups, index_map = array._value, array._index_map
+        new, previous = index_map[position], index_map[position - 1]
+        if new == previous + 1:
+            return
+        group = groups.pop(new)
+        groups.insert(previous + 1, group)
+        if groups[previous].comma is None:   # the entry before had no trailing comma: it now needs one
+            groups[previous].comma = Whitespace(",")
+        array._reindex()
+    except (AttributeError, KeyError, IndexError):
+        return
 
 
 def table_path(doc, parts: list[str], *, create: bool):
@@ -124,11 +150,37 @@ def put_new_key(parent, key: str, item) -> None:
     container = parent.value if isinstance(parent, Table) else parent
     body = getattr(container, "body", None) or []
     last = next((name.key for name, _ in reversed(body) if name is not None), None)
+    _end_line(item)
+    if last is None or not _insert_after(container, last, key, item):
+        parent[key] = item
+
+
+def _end_line(item) -> None:
     trivia = getattr(item, "trivia", None)
     if trivia is not None and not trivia.trail.endswith("\n"):
         trivia.trail += "\n"   # an inline table parsed alone ends its line with the next item's text
-    if last is None or not _insert_after(container, last, key, item):
-        parent[key] = item
+
+
+def put_key_at(parent, key: str, item, index: int) -> None:
+    """A new key as the `index`-th key of the table `parent` (edits/placement.py chooses it): right
+    after the key before it, or right before the first key; past the last key, or next to a key
+    that is a table of its own (a `[dependencies.serde]` a plain key cannot follow), after the last
+    plain key (`put_new_key`)."""
+    container = parent.value if isinstance(parent, Table) else parent
+    keys = list(parent.keys())
+    _end_line(item)
+    if 0 < index < len(keys) and not isinstance(parent.get(keys[index - 1]), (Table, AoT)) \
+            and _insert_after(container, keys[index - 1], key, item):
+        return
+    body = getattr(container, "body", None) or []
+    first = next((i for i, (name, _) in enumerate(body) if name is not None), None)
+    if index == 0 and keys and first is not None and not isinstance(body[first][1], (Table, AoT)):
+        try:
+            container._insert_at(first, key, item)
+            return
+        except Exception:   # a layout tomlkit cannot insert into: append as below
+            pass
+    put_new_key(parent, key, item)
 
 
 def _insert_after(container, after: str, key: str, item) -> bool:
@@ -182,3 +234,41 @@ def edit_setting(doc, intent) -> None:
         options = dict(intent.options)
         set_key(doc, parts, settings.decode(intent.spec), options.get("form", ""), options.get("after", ""),
                 options.get("toml", ""))
+
+
+def table_dependency(intent: Intent) -> Any:
+    """The TOML value a table keyed by name (Cargo's, pixi's) reads back as this intent's
+    dependency: a bare version, else an inline table of its version, source and attributes."""
+    table: dict[str, Any] = {}
+    if intent.spec is not None:
+        table["version"] = intent.spec
+    for key, value in intent.source or ():
+        table[key] = list(value) if isinstance(value, tuple) else value
+    if intent.package:
+        table["package"] = intent.package
+    if intent.features:
+        table["features"] = list(intent.features)
+    for key, value in intent.options:
+        table[key] = list(value) if isinstance(value, tuple) else value
+    if set(table) == {"version"}:
+        return intent.spec
+    return table
+
+
+def set_dep(container, name: str, value: Any, intent: Intent) -> None:
+    """Put the dependency `name` in a TOML table keyed by name (Cargo's, Poetry's, pixi's): an
+    existing one changed in place, a new one where the task wrote it (edits/placement.py)."""
+    current = container.get(name)
+    if isinstance(value, dict) and isinstance(current, (tomlkit.items.InlineTable, tomlkit.items.Table)):
+        # Update in place so the table keeps its layout and any key order the author chose.
+        for key in [k for k in current if k not in value]:
+            del current[key]
+        for key, item in value.items():
+            if current.get(key) != item:
+                current[key] = item
+        return
+    item = inline_table(value) if isinstance(value, dict) else value
+    if name in container:
+        container[name] = item
+    else:
+        put_key_at(container, name, item, slot(list(container.keys()), intent, name))
