@@ -100,10 +100,12 @@ RUST_RENAMED = RS_FIRST + b"\n" + RS_SECOND.replace(b"impl E<u8>", b"impl E<u16>
     (RS_FIRST + b"\n" + RS_SECOND, RS_FIRST.replace(b"    pub fn a(&self) -> u8 {\n        1\n    }\n", b"")
      + b"\n" + _appended(RS_SECOND, b"\n    pub fn a(&self) -> u8 {\n        1\n    }\n"),
      RS_FIRST + b"\n" + RS_SECOND + b"\nfn d() {}\n"),
+    # one side renamed the block, the other renamed its method (the merged block shares no key with the base's)
+    (RS_FIRST + b"\n" + RS_SECOND, RUST_RENAMED, RS_FIRST + b"\n" + RS_SECOND.replace(b"fn b(", b"fn bee(")),
     # both sides added a method of one name to one block (overloads, in Java)
     (JAVA_FIRST, JAVA_FIRST.replace(b"class A {\n", b"class A {\n    int c(int x) {\n        return x;\n    }\n\n"),
      _appended(JAVA_FIRST, b"\n    int c(String s) {\n        return 2;\n    }\n")),
-], ids=["block-renamed", "method-moved-between-blocks", "overloads-added-by-both"])
+], ids=["block-renamed", "method-moved-between-blocks", "block-and-method-renamed", "overloads-added-by-both"])
 def test_legal_merges_are_not_called_misplaced(base: bytes, left: bytes, right: bytes) -> None:
     path = "src/Shapes.java" if base.startswith(b"class") else "src/lib.rs"
     clean_merge(base, left, right)

@@ -14,7 +14,8 @@ other block (user-drive12, serde_json-like): clean, and the method sits in anoth
 bounds, other generics) or another class.
 
 How: each container of a version (the body its keyed members sit in: the file's, a class's, an
-impl's) is matched to one of the base's: the one base container of the same path of keys, else
+impl's; not a list with separators, whose names may move between two imports of one module when
+a refinement joins them) is matched to one of the base's: the one base container of the same path of keys, else
 among several (two `impl E`) the one it shares the most members with, else (a container a side
 renamed) one it shares at least half its members with, else it is new (named by its path). For
 each (base container, member key), a merge should hold left + right - base of them (the counts
@@ -57,6 +58,7 @@ class Layout:
         self.census: KeyCount = collections.Counter()
         self.paths: list[tuple[str, ...]] = []                    # per container: its path of keys
         self.keys: list[collections.Counter[str]] = []            # per container: its members' keys
+        self.bare: list[collections.Counter[str]] = []            # the same without their conditions
         self.lines: list[dict[str, list[int]]] = []               # per container: each key's lines
         index: dict[int, int] = {}
 
@@ -67,13 +69,19 @@ class Layout:
             if rule.unordered and child.type not in profile.anchored:
                 full = key + variant(profile, source, container, position)
                 self.census[(path, full)] += 1
+                if rule.separator:
+                    # A list (imports of one module, a `use` group, fields): names that move between
+                    # two lists of one key are one import statement split or joined, not misplaced.
+                    return path + (key,)
                 at = index.get(container.id)
                 if at is None:
                     at = index[container.id] = len(self.paths)
                     self.paths.append(path)
                     self.keys.append(collections.Counter())
+                    self.bare.append(collections.Counter())
                     self.lines.append({})
                 self.keys[at][full] += 1
+                self.bare[at][key] += 1
                 self.lines[at].setdefault(full, []).append(child.start_point[0] + 1)
             # An anchored member (an `if COND:` block) is named by its kind, not its key: an edited
             # condition must not read as its whole body lost and found elsewhere.
@@ -96,29 +104,50 @@ def variant(profile: Profile, source: bytes, parent: tree_sitter.Node, index: in
 
 
 _UNKNOWN = None
+_NEW = ("new",)
 
 
-def _matched(version: Layout, base: Layout) -> list[object]:
+def _match(version: Layout, at: int, other: Layout, by_path: dict[tuple[str, ...], list[int]]) -> object:
+    """The container of `other` that container `at` of `version` is: the one of the same path of
+    keys, else among several the one sharing the most members (by key without conditions), else one
+    sharing at least half of them; _NEW when none shares any, _UNKNOWN when that is not sure."""
+    path = version.paths[at]
+    same = by_path.get(path, [])
+    if len(same) == 1:
+        return same[0]
+    keys = version.bare[at]
+    pool = same or range(len(other.paths))
+    scores = sorted(((sum((keys & other.bare[candidate]).values()), candidate) for candidate in pool), reverse=True)
+    best = scores[0][0] if scores else 0
+    if best > 0 and (len(scores) == 1 or scores[1][0] < best) and (same or 2 * best >= sum(keys.values())):
+        return scores[0][1]
+    return _UNKNOWN if same or best > 0 else _NEW
+
+
+def _by_path(layout: Layout) -> dict[tuple[str, ...], list[int]]:
+    found: dict[tuple[str, ...], list[int]] = collections.defaultdict(list)
+    for at, path in enumerate(layout.paths):
+        found[path].append(at)
+    return found
+
+
+def _matched(version: Layout, base: Layout, sides: Sequence[tuple[Layout, list[object]]] = ()) -> list[object]:
     """Per container of `version`, the base container it is (its index), ("new", path), or None
-    (unknown: several candidates and none its own)."""
-    by_path: dict[tuple[str, ...], list[int]] = collections.defaultdict(list)
-    for at, path in enumerate(base.paths):
-        by_path[path].append(at)
+    (unknown). One the base has no match for is matched through `sides` (each a layout and its own
+    matches): the merged file's container one side renamed and the other changed every member of
+    (`impl State` renamed `impl Guard`, `fn incr` renamed) is the one both sides' containers are."""
+    base_paths = _by_path(base)
+    side_paths = [_by_path(layout) for layout, _ in sides]
     out: list[object] = []
     for at, path in enumerate(version.paths):
-        same = by_path.get(path, [])
-        if len(same) == 1:
-            out.append(same[0])
-            continue
-        keys = version.keys[at]
-        pool = same or range(len(base.paths))
-        scores = sorted(((sum((keys & base.keys[other]).values()), other) for other in pool), reverse=True)
-        best = scores[0][0] if scores else 0
-        unique = best > 0 and (len(scores) == 1 or scores[1][0] < best)
-        if unique and (same or 2 * best >= sum(keys.values())):
-            out.append(scores[0][1])
-        else:
-            out.append(_UNKNOWN if same or best > 0 else ("new", path))
+        found = _match(version, at, base, base_paths)
+        for (layout, matches), paths in zip(sides, side_paths):
+            if found is not _NEW:
+                break
+            through = _match(version, at, layout, paths)
+            if isinstance(through, int):
+                found = matches[through]
+        out.append(("new", path) if found is _NEW else found)
     return out
 
 
@@ -130,8 +159,11 @@ def misplaced(layouts: Sequence[Layout]) -> list[Placed]:
     unknown: set[str] = set()
     where: dict[tuple[object, str], list[int]] = {}
     paths: dict[object, tuple[str, ...]] = {}
+    matches: list[list[object]] = []
     for number, layout in enumerate(layouts):
-        matched = list(range(len(base.paths))) if number == 0 else _matched(layout, base)
+        matched = list(range(len(base.paths))) if number == 0 else \
+            _matched(layout, base, list(zip(layouts[1:3], matches[1:3])) if number == 3 else ())
+        matches.append(matched)
         count: collections.Counter[tuple[object, str]] = collections.Counter()
         for at, bucket in enumerate(matched):
             if bucket is _UNKNOWN:
