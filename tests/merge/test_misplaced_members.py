@@ -90,6 +90,7 @@ def test_the_post_merge_check_names_a_member_git_put_in_the_other_block(language
     assert "theirs added it to" in finding.message and "which ours moved" in finding.message
 
 
+SPACED = RS_SECOND.replace(b"{\n    pub", b"{\n    // the u8 one\n\n    pub", 1)
 RUST_RENAMED = RS_FIRST + b"\n" + RS_SECOND.replace(b"impl E<u8>", b"impl E<u16>")
 
 
@@ -101,7 +102,8 @@ RUST_RENAMED = RS_FIRST + b"\n" + RS_SECOND.replace(b"impl E<u8>", b"impl E<u16>
      + b"\n" + _appended(RS_SECOND, b"\n    pub fn a(&self) -> u8 {\n        1\n    }\n"),
      RS_FIRST + b"\n" + RS_SECOND + b"\nfn d() {}\n"),
     # one side renamed the block, the other renamed its method (the merged block shares no key with the base's)
-    (RS_FIRST + b"\n" + RS_SECOND, RUST_RENAMED, RS_FIRST + b"\n" + RS_SECOND.replace(b"fn b(", b"fn bee(")),
+    (RS_FIRST + b"\n" + SPACED, RS_FIRST + b"\n" + SPACED.replace(b"impl E<u8>", b"impl E<u16>"),
+     RS_FIRST + b"\n" + SPACED.replace(b"fn b(", b"fn bee(")),
     # both sides added a method of one name to one block (overloads, in Java)
     (JAVA_FIRST, JAVA_FIRST.replace(b"class A {\n", b"class A {\n    int c(int x) {\n        return x;\n    }\n\n"),
      _appended(JAVA_FIRST, b"\n    int c(String s) {\n        return 2;\n    }\n")),
