@@ -48,7 +48,7 @@ def derive_task_intents(reserved: Sequence[Change], owned: Sequence[Change], *, 
             # workspace's, whatever lockfile the member keeps (the root consolidation relocks).
             if read_path is not None and detect_ecosystem(change.path, root, paths) is Ecosystem.UV:
                 root = uv_lock_root(read_path, root)
-            if _has_lockfile(root, paths):
+            if _has_lockfile(root, paths, detect_ecosystem(change.path, root, paths) or classify_path(change.path).ecosystem):
                 intents += _relock_request(change.path, base, new, task=task, root=root, since=since, paths=paths)
             continue
         try:
@@ -105,11 +105,14 @@ def unreadable_manifest_notes(changes: Sequence[Change], read_blob: Callable[[st
     return notes
 
 
-def _has_lockfile(root: str, paths: frozenset[str]) -> bool:
+def _has_lockfile(root: str, paths: frozenset[str], ecosystem: Ecosystem) -> bool:
+    """Whether `root` holds a lockfile of `ecosystem`, the owned manifest's: another tool's lockfile
+    beside it (a setuptools service's UI keeps a package-lock.json) is nothing its change makes
+    stale, and a relock would make that project a lockfile of a tool it does not use (a uv.lock)."""
     from ..consolidate.names import LOCKFILES
 
     prefix = f"{root}/" if root else ""
-    return any(f"{prefix}{name}" in paths for name in LOCKFILES)
+    return any(f"{prefix}{name}" in paths for name, owner in LOCKFILES.items() if owner == ecosystem)
 
 
 def _relock_request(path: str, base: bytes | None, new: bytes | None, *, task: str, root: str, since: str,
