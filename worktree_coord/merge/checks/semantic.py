@@ -981,7 +981,10 @@ class _Check:
         import of a package of the tree, or the file's own package) and a file of the merge declares
         it, embedding no type (a method of an embedded type is promoted: it may answer the call)."""
         receiver, name = reference.receiver or "", reference.name
-        if not _LEADING_NAME.fullmatch(receiver) or receiver not in merged.local_types or name in rules.all_members:
+        # `this.store` is a field's binding of its own (symbols._fields_in_methods) when the class declares one.
+        named = _LEADING_NAME.fullmatch(receiver.split(".", 1)[1] if receiver.split(".", 1)[0] in rules.self_receivers
+                                        and "." in receiver else receiver)
+        if not named or receiver not in merged.local_types or name in rules.all_members:
             return   # (a member every class has, Java's `toString`: answered whatever the class declares)
         scopes = reference.scopes & merged.local.get(receiver, set())
         if len(scopes) > 1 or (not scopes and not merged.binds((), receiver)):
