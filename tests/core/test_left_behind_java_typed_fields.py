@@ -87,3 +87,4 @@ INNER_EXTENDS = INNER.replace("  class Line {\n", "  class Line extends Base {\n
 def test_an_inner_class_whose_sp_may_be_another_stays_clean(tmp_path: Path, user: str) -> None:
     code, body = _renamed(tmp_path, user)
     assert code == 0 and not body["left_behind"], body
+
