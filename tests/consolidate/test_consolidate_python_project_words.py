@@ -88,3 +88,28 @@ def test_a_finish_says_no_relock_of_a_setuptools_project_beside_another_tools_lo
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done
     assert not [line for line in done.stdout.splitlines() if "relock" in line], done.stdout
+
+
+API = SETUPTOOLS + '[project]\nname = "api"\nversion = "0.1.0"\ndependencies = []\n'
+UI = {"services/api/package.json": '{"name": "api-ui", "version": "1.0.0"}\n',
+      "services/api/package-lock.json": '{"name": "api-ui", "lockfileVersion": 3}\n'}
+
+
+@pytest.mark.parametrize("locked", [False, True], ids=["setuptools-beside-npm-lock", "uv-locked-beside-npm-lock"])
+def test_an_owned_pyproject_asks_a_relock_only_of_a_lockfile_of_its_own_tool(tmp_path: Path, locked: bool) -> None:
+    """An owned pyproject.toml of a setuptools service beside its UI's package-lock.json: no lockfile
+    of a Python tool covers it, so its change asks for no relock (it asked one, and consolidation's
+    relock of that root would write the setuptools project a uv.lock: user-drive12). The same service
+    with a uv.lock asks the relock of its root, named uv (its text and `tool` in its JSON)."""
+    files = {"README.md": "# r\n", "services/api/pyproject.toml": API, **UI}
+    if locked:
+        files["services/api/uv.lock"] = 'version = 1\n'
+    repo = make_repo(tmp_path / "repo", files)
+    assert wtc(repo, "run", "start", "--run", "r")[0] == 0
+    code, body = wtc(repo, "task", "start", "dep", "--run", "r", "--own", "services/api/**")
+    assert code == 0, body
+    (Path(body["worktree"]) / "services/api/pyproject.toml").write_text(API.replace("[]", '["json-dep>=1"]'))
+    code, body = wtc(repo, "task", "finish", "dep", "--run", "r")
+    assert (code, body["state"]) == (0, "merged"), body
+    assert [(i["op"], i["root"], i.get("tool")) for i in body["intents"]] == \
+        ([("relock", "services/api", "uv")] if locked else []), body

@@ -59,3 +59,32 @@ NESTED = "\n  static class ScenarioPrinter {\n    String print(int n) {\n      r
 def test_a_field_or_local_whose_class_is_another_stays_clean(tmp_path: Path, user: str) -> None:
     code, body = _renamed(tmp_path, user)
     assert code == 0 and not body["left_behind"], body
+
+
+# -- `this.sp.print()`, and an outer class's field used in an inner class's method (trust-left9's note) --
+THIS_FIELD = MADE_THERE.replace("return sp.print(1);", "return this.sp.print(1);")
+# `this.sp` is the field even where a local of that name hides it for a bare `sp`.
+THIS_FIELD_PAST_A_LOCAL = MADE_THERE.replace("    return sp.print(1);", "    String sp = \"\";\n    return this.sp.print(1) + sp;")
+INNER = ("package p;\n\npublic class Report {\n  private final ScenarioPrinter sp = new ScenarioPrinter();\n\n"
+         "  class Line {\n    String x() {\n      return sp.print(1);\n    }\n  }\n}\n")
+
+
+@pytest.mark.parametrize("user, line", [(THIS_FIELD, 7), (THIS_FIELD_PAST_A_LOCAL, 8), (INNER, 8)],
+                         ids=["this-dot-field", "this-dot-field-past-a-local", "outer-field-in-an-inner-class"])
+def test_a_call_through_this_or_from_an_inner_class_blocks_at_task_check(tmp_path: Path, user: str, line: int) -> None:
+    code, body = _renamed(tmp_path, user)
+    assert code == 1 and body["left_behind_blocks"] is True, body
+    assert [(row["use_path"], row["use_lines"], row["name"]) for row in body["left_behind"]] == \
+        [(P + "Report.java", [line], "ScenarioPrinter.print")]
+
+
+INNER_OWN_FIELD = INNER.replace("  class Line {\n", "  class Line {\n    Other sp = new Other();\n\n")
+INNER_EXTENDS = INNER.replace("  class Line {\n", "  class Line extends Base {\n")
+
+
+@pytest.mark.parametrize("user", [INNER_OWN_FIELD, INNER_EXTENDS],
+                         ids=["the-inner-class-declares-its-own-sp", "the-inner-class-may-inherit-an-sp"])
+def test_an_inner_class_whose_sp_may_be_another_stays_clean(tmp_path: Path, user: str) -> None:
+    code, body = _renamed(tmp_path, user)
+    assert code == 0 and not body["left_behind"], body
+

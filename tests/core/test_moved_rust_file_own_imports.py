@@ -66,3 +66,30 @@ def test_a_move_that_keeps_every_module_answering_is_clean(tmp_path, edits, move
     repo = _task_edited(tmp_path, FILES, "mv", ("src/**",), edits, moves)
     code, body = wtc(repo, "task", "check", "mv", "--run", "r1")
     assert code == 0 and not [row for row in body["left_behind"] if "use_path" in row], body
+
+
+# -- a `use super::{a, b}` group and `super::` paths in expressions (cargo: E0432, E0433) ---------------
+GROUPED = "use super::{util, wire};\n\npub fn run() -> u32 {\n    util::helper() + super::wire::w()\n}\n"
+GROUPED_FILES = {**{path: text for path, text in FILES.items() if "codec" not in path},
+                 "src/net/mod.rs": "pub mod client;\npub mod util;\npub mod wire;\n",
+                 "src/net/wire.rs": "pub fn w() -> u32 {\n    3\n}\n", "src/net/client.rs": GROUPED}
+
+
+def test_a_moved_rust_file_whose_use_group_and_expression_paths_name_nothing_now_blocks(tmp_path):
+    moved = {"src/lib.rs": "pub mod client;\npub mod net;\n", "src/net/mod.rs": "pub mod util;\npub mod wire;\n"}
+    repo = _task_edited(tmp_path, GROUPED_FILES, "mv", ("src/**",), moved, {"src/net/client.rs": "src/client.rs"})
+    code, body = wtc(repo, "task", "check", "mv", "--run", "r1")
+    rows = sorted((row["name"], row["use_lines"], row["definition_path"])
+                  for row in body["left_behind"] if "use_path" in row)
+    assert code == 1 and rows == [("super::util", [1], "src/net/util.rs"),
+                                  ("super::wire", [1, 4], "src/net/wire.rs")], body
+
+
+@pytest.mark.parametrize("moved_to", ["src/net/client_v2.rs", "src/net/client/mod.rs"])
+def test_a_move_that_keeps_the_group_and_paths_answering_is_clean(tmp_path, moved_to):
+    """client.rs renamed beside itself, or turned into client/mod.rs: `super` is still net."""
+    mod = "pub mod client_v2;\npub mod util;\npub mod wire;\n" if "v2" in moved_to else GROUPED_FILES["src/net/mod.rs"]
+    repo = _task_edited(tmp_path, GROUPED_FILES, "mv", ("src/**",), {"src/net/mod.rs": mod},
+                        {"src/net/client.rs": moved_to})
+    code, body = wtc(repo, "task", "check", "mv", "--run", "r1")
+    assert code == 0 and not [row for row in body["left_behind"] if "use_path" in row], body

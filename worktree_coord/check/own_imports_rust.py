@@ -13,7 +13,8 @@ that moves client.rs to src/client.rs carries those lines along, and cargo then 
 (E0583) and no `super::y` (E0432), while every other look reads files the task did not change.
 
 How: Rust's module rules, read from the text: a line that starts (after `pub`, `pub(...)`) with
-`mod NAME;` or `use` and a path of `super::`/`self::` steps then a name. A file module answers
+`mod NAME;`, and every path of `super::`/`self::` steps then a name (a `use` line's, each member
+of its `{...}` group's, one in an expression or a type), comments and strings left out. A file module answers
 the name (`NAME.rs` or `NAME/mod.rs` in the module's folder); for a `use` path, so does the
 module's own file when it spells the name as a word (an item, or an import, it may define: never a
 guess that it is missing). Named only when the old place was answered by a file and the new one is
@@ -31,8 +32,12 @@ Reader = Callable[[str], bytes | None]   # a tree's file text by path (None: no 
 
 _VISIBILITY = r"(?:pub(?:\s*\([^)]*\))?\s+)?"
 _MOD = re.compile(rb"^[ \t]*" + _VISIBILITY.encode() + rb"mod[ \t]+([A-Za-z_]\w*)[ \t]*;", re.MULTILINE)
-_USE = re.compile(rb"^[ \t]*" + _VISIBILITY.encode() + rb"use[ \t]+((?:(?:super|self)[ \t]*::[ \t]*)+)([A-Za-z_]\w*)",
-                  re.MULTILINE)
+# A path that starts at `super::`/`self::` (not after `::`, a word, `.` or `$`: `a::super` is no
+# such path, `self.x` no path at all), then a name or a `{` group (`use super::{a, b::c}`).
+_PATH = re.compile(rb"(?<![\w:.$])((?:(?:super|self)[ \t]*::[ \t]*)+)(\{|[A-Za-z_]\w*)")
+_COMMENT = re.compile(rb"//[^\n]*|/\*.*?\*/", re.DOTALL)
+_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
+_HEAD = re.compile(rb"\s*([A-Za-z_]\w*)")
 _ROOTS = ("lib.rs", "main.rs", "mod.rs")
 _ROOT_FOLDERS = ("tests", "examples", "benches")
 
@@ -86,6 +91,46 @@ def _answered(place: str, steps: list[str], name: str, read: Reader, *, declared
     return None, bool(own is not None and "super" not in steps and word.search(own))
 
 
+def _blanked(text: bytes) -> bytes:
+    """`text` with its comments and string literals blanked (same length: offsets and lines hold)."""
+    blank = lambda match: re.sub(rb"[^\n]", b" ", match.group())  # noqa: E731
+    return _COMMENT.sub(blank, _STRING.sub(blank, text))
+
+
+def _group_heads(code: bytes, start: int) -> list[str]:
+    """The first name of each member of the `{` group opening before `start` (`{a, b::c, d as e}`:
+    a, b, d); `self` (the module itself) and `*` name no module of their own."""
+    depth, member, heads = 0, start, []
+    for at in range(start, len(code)):
+        char = code[at:at + 1]
+        if char == b"{":
+            depth += 1
+        elif char in (b",", b"}") and depth == 0:
+            head = _HEAD.match(code, member)
+            if head is not None and head.group(1) != b"self":
+                heads.append(head.group(1).decode())
+            member = at + 1
+            if char == b"}":
+                break
+        elif char == b"}":
+            depth -= 1
+    return heads
+
+
+def _paths(text: bytes) -> list[tuple[int, list[str], str]]:
+    """Each (offset, super/self steps, first name) of a `super::`/`self::` path of `text`: a `use`
+    line's (`use super::util;`), each member of its group (`use super::{codec, util}`: E0432
+    when the move leaves them naming nothing), and one in an expression or a type
+    (`super::util::helper()`: E0433). Comments and strings are not read."""
+    code = _blanked(text)
+    found = []
+    for match in _PATH.finditer(code):
+        steps = re.findall(r"super|self", match.group(1).decode())
+        names = _group_heads(code, match.end()) if match.group(2) == b"{" else [match.group(2).decode()]
+        found.extend((match.start(), steps, name) for name in names)
+    return found
+
+
 def rust_own_imports(path: str, old_place: str, text: bytes, before: Reader,
                      after: Reader) -> list[tuple[int, str, str]]:
     """Each (line, the path as written, the file it named before) of the Rust file `path` (its text
@@ -94,19 +139,14 @@ def rust_own_imports(path: str, old_place: str, text: bytes, before: Reader,
     if b"#[path" in text:
         return []   # a module placed by hand: its file is where the attribute says
     found: list[tuple[int, str, str]] = []
-    for pattern, declared in ((_MOD, True), (_USE, False)):
-        for match in pattern.finditer(text):
-            if declared:
-                steps, name = [], match.group(1).decode()
-                written = f"mod {name};"
-            else:
-                steps = re.findall(r"super|self", match.group(1).decode())
-                name = match.group(2).decode()
-                written = "::".join(steps + [name])
-            was, _ = _answered(old_place, steps, name, before, declared=declared)
-            if was is None:
-                continue   # it named no file from the old place: not this task's doing (or an item)
-            _, now = _answered(path, steps, name, after, declared=declared)
-            if not now:
-                found.append((text.count(b"\n", 0, match.start()) + 1, written, was))
+    written_at = [(match.start(), [], match.group(1).decode(), True) for match in _MOD.finditer(text)]
+    written_at += [(offset, steps, name, False) for offset, steps, name in _paths(text)]
+    for offset, steps, name, declared in written_at:
+        written = f"mod {name};" if declared else "::".join(steps + [name])
+        was, _ = _answered(old_place, steps, name, before, declared=declared)
+        if was is None:
+            continue   # it named no file from the old place: not this task's doing (or an item)
+        _, now = _answered(path, steps, name, after, declared=declared)
+        if not now:
+            found.append((text.count(b"\n", 0, offset) + 1, written, was))
     return found

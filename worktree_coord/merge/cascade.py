@@ -5,10 +5,12 @@ Order: (1) identical or one-side-unchanged inputs are TRIVIAL; (2) binary inputs
 a conflict unless trivial; (3) the diff3 line merge runs; a clean line result that creates no
 duplicate key in an unordered container is returned as is, byte-identical to git (a key counts as
 created only when it repeats more often than in either input; conditional variants, like Rust
-items under `#[cfg(...)]`, are not counted: Profile.variant_markers); (4) otherwise,
+items under `#[cfg(...)]`, are not counted: Profile.variant_markers), unless it puts a member a
+side added in another container than that side did (placement.py: one side moved a block, the
+other appended to it); (4) otherwise,
 for a language with a profile and inputs that are UTF-8, free of conflict markers and parse without
 errors, the structured merge runs under a time limit. Its result is kept only when it re-parses
-without errors, keeps every declaration either side added or both kept, and has less conflict
+without errors, keeps every declaration either side added or both kept, in the container its side put it in, and has less conflict
 mass than the line merge (or holds a conflict over a name one side removed and the other's new
 code uses, which the line merge cannot show), and, when clean, passes the language's strict
 parser (validate.py); every fallback is recorded in `notes`; a clean Python result must also
@@ -53,7 +55,8 @@ from .languages import python_cst
 from .lines.line import line_merge
 from .lines.linediff import hunks
 from .lines.markers import STYLES, has_markers, render_block, restyle
-from .syntax.members import Unmergeable, Version, visit_keyed_members
+from .syntax.members import Unmergeable, Version
+from .syntax.placement import Layout, misplaced
 from .syntax.pieces import Conflict, Piece
 from .languages.profiles import ContainerRule, Profile, profile_for_path
 from .result import FileMerge, MergeConflict, SemanticMode, Strategy
@@ -89,40 +92,6 @@ def _parse(profile: Profile, data: bytes, near: tuple[bytes, tree_sitter.Tree] |
 
 KeyCount = Counter[tuple[tuple[str, ...], str]]
 _NAME_KINDS = ("delete_use", "rename_use")
-
-
-def declaration_census(profile: Profile, source: bytes, root: tree_sitter.Node) -> KeyCount:
-    """How many times each (enclosing declaration path, key) occurs in unordered containers.
-
-    Only containers reached through keyed declarations count (a path names them unambiguously),
-    searched as the structured merge searches them: a few levels below the root or a member."""
-    counts: KeyCount = Counter()
-
-    def count(container: tree_sitter.Node, index: int, child: tree_sitter.Node, rule: ContainerRule,
-              path: tuple[str, ...], key: str) -> tuple[str, ...] | None:
-        if child.type in profile.repeatable:
-            return None
-        if rule.unordered and child.type not in profile.anchored:
-            counts[(path, key + _variant(profile, source, container, index))] += 1
-        # An anchored member (an `if COND:` block) is named by its kind, not its key: an edited
-        # condition must not read as its whole body lost and found elsewhere.
-        return path + ((child.type,) if child.type in profile.anchored else (key,))
-
-    visit_keyed_members(profile, source, root, count)
-    return counts
-
-
-def _variant(profile: Profile, source: bytes, parent: tree_sitter.Node, index: int) -> str:
-    """The conditions (attributes/comments starting with a variant marker, like Rust's
-    `#[cfg(unix)]`) right before child `index`, as a key suffix: `#[cfg(unix)] fn f` and
-    `#[cfg(windows)] fn f` are two variants of one item, not a duplicate ("" when none)."""
-    found: list[str] = []
-    while profile.variant_markers and index > 0 and parent.children[index - 1].type in profile.comments:
-        index -= 1
-        text = source[parent.children[index].start_byte:parent.children[index].end_byte]
-        if any(text.startswith(marker.encode()) for marker in profile.variant_markers):
-            found.append(" ".join(text.decode("utf-8", "replace").split()))
-    return "".join(f" {condition}" for condition in reversed(found))
 
 
 def _created_duplicates(merged: KeyCount, *sides: KeyCount) -> bool:
@@ -343,13 +312,17 @@ def _generic(base: bytes, left: bytes, right: bytes, path: str, *, marker_size: 
     parsed.update(zip(("base", "left", "right"), trees))
     if any(tree.root_node.has_error for tree in trees):
         return fallback("a side does not parse")
-    census = [declaration_census(profile, data, tree.root_node) for data, tree in zip((base, left, right), trees)]
+    layouts = [Layout(profile, data, tree.root_node) for data, tree in zip((base, left, right), trees)]
+    census = [layout.census for layout in layouts]
     if line.clean:
         merged_tree = _parse(profile, line.merged, (left, trees[1]))
         if merged_tree.root_node.has_error:
             return line
-        merged_census = declaration_census(profile, line.merged, merged_tree.root_node)
-        if not _created_duplicates(merged_census, *census):
+        merged_layout = Layout(profile, line.merged, merged_tree.root_node)
+        # A clean line merge stands unless it creates a duplicate key or puts a side's new member in
+        # another container than that side did (placement.py: one side moved the block, the other
+        # appended to it): then the structured merge is consulted.
+        if not _created_duplicates(merged_layout.census, *census) and not misplaced(layouts + [merged_layout]):
             return line
     from .syntax.structured import MOVED_AGAINST_DELETION, StructuredMerge, StructuredTimeout
 
@@ -372,8 +345,11 @@ def _generic(base: bytes, left: bytes, right: bytes, path: str, *, marker_size: 
         tree = _parse(profile, merged, (left, trees[1]))
         if tree.root_node.has_error:
             return fallback("structured result did not re-parse")
-        if not _keeps_every_change(declaration_census(profile, merged, tree.root_node), *census):
+        merged_layout = Layout(profile, merged, tree.root_node)
+        if not _keeps_every_change(merged_layout.census, *census):
             return fallback("structured result lost a declaration")
+        if misplaced(layouts + [merged_layout]):
+            return fallback("structured result put a member in another container than its side did")
         from .languages import data_semantics, validate
 
         if not validate.accepts(profile.name, (base, left, right), merged):

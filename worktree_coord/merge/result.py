@@ -72,7 +72,9 @@ class SemanticFinding:
     # its base imports at `definition_path:definition_line`) and `used_by` imports at the use; or
     # "duplicate": the merged file declares `name` twice in one scope, at
     # `definition_line` and `use_line` (`definition`: the first copy, `use`: the second's line),
-    # where the base and each side declare it at most once (merge/checks/duplicates.py); or "dropped": the
+    # where the base and each side declare it at most once (merge/checks/duplicates.py); or "misplaced":
+    # the merged file holds the member `name` in `declaration` (at `use_line`), while `used_by` added it
+    # to `definition` (that container's path), which `removed_by` moved (merge/checks/misplaced.py); or "dropped": the
     # side `removed_by` resolved an update's conflict markers by hand and lost `name`, which the
     # side `used_by` defines (`definition_path:definition_line` there) and the merged tree still
     # uses (check/left_behind.dropped_by_resolution); or "left_behind": `removed_by` removed or
@@ -143,6 +145,10 @@ class SemanticFinding:
                 "no task changed that use"
             return (f"{self.use_path}:{self.use_line} uses {self.name} ({self.kind} at {where} in the base), which "
                     f"{self.removed_by} {gone}; {changed}, so the landed tree would not resolve it")
+        if self.problem == "misplaced":
+            return (f"{self.use_path}:{self.use_line} holds {self.name} in {self.declaration or 'the top level'}, "
+                    f"where the merge put it: {self.used_by} added it to {self.definition}, which {self.removed_by} "
+                    "moved (a line merge keeps added lines where the lines around them stood)")
         if self.problem == "duplicate":
             return (f"{where} and {self.use_path}:{self.use_line} both declare {self.name} ({self.kind}): the merge "
                     f"holds it twice in one scope, where {self.removed_by} and {self.used_by} each hold it once")
@@ -197,6 +203,10 @@ PROBLEM_WORDS: dict[str, ProblemWords] = {
         "one copy from", "the other from", "the other copy from", "keep one copy of each declaration held twice",
         "both sides declare the same thing, so the merge holds it twice: after {update}, "
         "keep one of the two (merging what each adds)"),
+    "misplaced": ProblemWords(
+        "moved by", "added by", "the container moved by", "move each member back where its side put it",
+        "one side moved a class or impl block and the other added a member to it, and the line merge put that "
+        "member in another block: after {update}, move it into the block its task added it to"),
     "dropped": ProblemWords(
         "dropped by", "still used on", "dropped by", "put back what the resolution dropped",
         "the task's resolution of an update's conflict markers dropped a definition the integration side holds "

@@ -25,7 +25,9 @@ Precision first (a flag that is usually wrong gets turned off, so fewer and sure
 - a version that does not parse cleanly, is binary or over MAX_BYTES gives no removals and no
   uses (nothing is guessed).
 The same entry points also report a declaration the merged file holds twice where the base and
-each side hold it once (duplicates.py: a finding with `problem="duplicate"`), and, over a tree
+each side hold it once (duplicates.py: a finding with `problem="duplicate"`), a member a clean
+merge put in another class or impl block than the side that added it (misplaced.py:
+`problem="misplaced"`), and, over a tree
 merge, an import of a module one side replaced throughout that the other side added
 (import_paths.py: `problem="import_path"`), and a call a side added that passes what a function's
 base shape takes where the other side changed its parameters (signatures.py: `problem="signature"`).
@@ -44,6 +46,7 @@ import tree_sitter
 
 from ...frozen import value_class
 from .duplicates import find_duplicates
+from .misplaced import find_misplaced
 from ..languages.profiles import Profile, SemanticRules, profile_for_path
 from ..languages.reparse import inverted
 from .reach import Reach, star_list_added, words
@@ -168,7 +171,8 @@ def find_broken_names(files: Iterable[Versions], *, labels: tuple[str, str, str]
     # A tip's file outside `loose` is ours' version in the merged tree: no duplicate to find there.
     # (`files` of a tip's merge are in path order: the loose ones, in path order, are in the same order.)
     doubled = checked if tip is None else [check.files[path] for path in sorted(check.loose) if path in check.files]
-    found = check.run() + find_duplicates(doubled, labels=labels, trees=trees) + find_signature_changes(check)
+    found = check.run() + find_duplicates(doubled, labels=labels, trees=trees) \
+        + find_misplaced(doubled, labels=labels, trees=trees) + find_signature_changes(check)
     if mentions is not None and len(checked) > 1:
         from .import_paths import find_replaced_imports
 
@@ -984,7 +988,10 @@ class _Check:
         import of a package of the tree, or the file's own package) and a file of the merge declares
         it, embedding no type (a method of an embedded type is promoted: it may answer the call)."""
         receiver, name = reference.receiver or "", reference.name
-        if not _LEADING_NAME.fullmatch(receiver) or receiver not in merged.local_types or name in rules.all_members:
+        # `this.store` is a field's binding of its own (symbols._fields_in_methods) when the class declares one.
+        named = _LEADING_NAME.fullmatch(receiver.split(".", 1)[1] if receiver.split(".", 1)[0] in rules.self_receivers
+                                        and "." in receiver else receiver)
+        if not named or receiver not in merged.local_types or name in rules.all_members:
             return   # (a member every class has, Java's `toString`: answered whatever the class declares)
         scopes = reference.scopes & merged.local.get(receiver, set())
         if len(scopes) > 1 or (not scopes and not merged.binds((), receiver)):

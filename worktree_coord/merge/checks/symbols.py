@@ -816,7 +816,8 @@ def extract(profile: Profile, source: bytes, tree: tree_sitter.Tree | None = Non
         nested = {_text(source, name_node) for node, name_node, kind in raw_defs
                   if kind in CONTAINER_KINDS and any(placer.place(node.parent)[::3])}
         raw_typed = [(node, type_node) for node, type_node in raw_typed + _fields_in_methods(
-            out, raw_fields, raw_defs, placer, scoped, source) if _text(source, type_node) not in nested]
+            out, raw_fields, raw_defs, placer, scoped, source, rules.self_receivers)
+            if _text(source, type_node) not in nested]
         _add_local_types(out, raw_typed, scoped, source)
     for parts in raw_imports:
         _add_import(out, parts, source, placer, rules.module_binding, rules.module_separator, rules.version_suffix,
@@ -844,32 +845,52 @@ def extract(profile: Profile, source: bytes, tree: tree_sitter.Tree | None = Non
 
 def _fields_in_methods(out: Symbols, fields: list[tuple[tree_sitter.Node, tree_sitter.Node]],
                        raw_defs: list[tuple[tree_sitter.Node, tree_sitter.Node, str]], placer: "_Placer",
-                       scoped: dict[int, tuple[str, int | None]], source: bytes
+                       scoped: dict[int, tuple[str, int | None]], source: bytes,
+                       self_receivers: frozenset[str] | set[str] = frozenset()
                        ) -> list[tuple[tree_sitter.Node, tree_sitter.Node]]:
     """A class's fields of spelled type (profile `@typed.field`: Java's `Store store = new Store();`,
     `private final Store store;` set in the constructor) as the typed locals they are in each method
-    of that class that binds no local of the same name (a local or parameter hides the field there):
-    the method a name is bound in is its scope, so `store.put()` there is followed to Store's methods
-    as a local's call is. The (binding, type) pairs to read as typed locals."""
+    of that class that binds no local of the same name (a local or parameter hides the field there),
+    and of the classes it nests (an inner class's method reads the outer's field); and as
+    `this.store` (profile `self_receivers`) in the class's own methods, local or not: the method a
+    name is bound in is its scope, so `store.put()` there is followed to Store's methods as a
+    local's call is. The (binding, type) pairs to read as typed locals."""
     methods: dict[tuple[str, ...], list[int]] = {}
     for node, _name_node, kind in raw_defs:
         if kind in FUNCTION_KINDS:
             container, _, _, local = placer.place(node.parent)
             if container and not local:
                 methods.setdefault(container, []).append(node.id)
+    placed = [(name_node, type_node, _text(source, name_node), placer.place(name_node.parent))
+              for name_node, type_node in fields]
+    declared = {(place[0], name) for _, _, name, place in placed if not place[3]}   # (class, field name)
     out_pairs: list[tuple[tree_sitter.Node, tree_sitter.Node]] = []
-    for name_node, type_node in fields:
-        name = _text(source, name_node)
-        container, _, _, local = placer.place(name_node.parent)
+
+    def bind(name: str, method: int, type_node: tree_sitter.Node) -> None:
+        out.local.setdefault(name, set()).add(method)
+        binding = _FieldBinding(-1 - len(out_pairs))   # (an id no node has: this binding is the field's)
+        scoped[binding.id] = (name, method)
+        out_pairs.append((binding, type_node))
+
+    for name_node, type_node, name, (container, _, _, local) in placed:
         if local or not container or not _WORD.match(name):
             continue
-        for method in methods.get(container, ()):
-            if method in out.local.get(name, ()):
-                continue   # a local or parameter of that name in this method: the field is hidden there
-            out.local.setdefault(name, set()).add(method)
-            binding = _FieldBinding(-1 - len(out_pairs))   # (an id no node has: this binding is the field's)
-            scoped[binding.id] = (name, method)
-            out_pairs.append((binding, type_node))
+        for owner, ids in methods.items():
+            if owner[:len(container)] != container:
+                continue
+            # An inner class's methods see the outer class's field (`sp.print()` in `class Line`
+            # inside Report), unless a class between declares a field of that name or has a base
+            # (an inherited field of that name would be the one meant).
+            between = [owner[:depth] for depth in range(len(container) + 1, len(owner) + 1)]
+            if any((inner, name) in declared or inner in out.heritage for inner in between):
+                continue
+            for method in ids:
+                if owner == container:
+                    # `this.sp` in the class's own methods is the field, whatever local hides `sp`.
+                    for receiver in self_receivers:
+                        bind(f"{receiver}.{name}", method, type_node)
+                if method not in out.local.get(name, ()):   # (a local or parameter of that name hides it)
+                    bind(name, method, type_node)
     return out_pairs
 
 
