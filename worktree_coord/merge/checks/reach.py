@@ -657,6 +657,14 @@ def _gone_words(base: bytes, new: bytes | None, kept: frozenset[bytes] | None = 
         doubt &= words(_code(text))
         if doubt:
             gone |= doubt - words(_code(new))
+    # A name the touched lines spelled bare (its definition, a call) that `new` spells only after a
+    # `.`, as a member of another value: `Object.isFrozen(obj)` written where the removed
+    # `isFrozen(obj)` was called keeps no definition of it (immer's utils/common.ts, user-drive13: the
+    # users through the `export * from` barrel were not read and the use left behind went unnamed).
+    if (members := (held & kept) - gone) and (members := members & words(b" ".join(_MEMBER.findall(new)))):
+        members &= words(_MEMBER.sub(b"", _code(text)))
+        if members:
+            gone |= members - words(_MEMBER.sub(b"", _code(new)))
     return gone
 
 
@@ -696,6 +704,9 @@ _COMMENT_LINES = re.compile(rb"^[ \t]*(?://|/\*|\*|#|--)[^\n]*", re.M)
 # A string literal on one line, quoted either way ('Portal', "Portal"): a name there is data, not code.
 # (Unrolled, `'[^'\\\n]*(?:\\.[^'\\\n]*)*'`: the same strings as `'(?:[^'\\\n]|\\.)*'`, found 4x as fast.)
 _QUOTED = re.compile(rb"'[^'\\\n]*(?:\\.[^'\\\n]*)*'|\"[^\"\\\n]*(?:\\.[^\"\\\n]*)*\"")
+# A member's name after its `.` (`Object.isFrozen`, `o?.isFrozen`, `self .name`): what `new` spells
+# this way names a member of another value, never the file's own top-level definition.
+_MEMBER = re.compile(rb"(?<=\.)[ \t]*[A-Za-z_$\x80-\xff][\w$\x80-\xff]*")
 
 
 class _ByPath:
