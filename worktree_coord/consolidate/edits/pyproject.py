@@ -10,7 +10,8 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
 from worktree_coord.consolidate.edits.member_lists import edit_member_array
-from worktree_coord.consolidate.edits.toml_values import array_insert, array_string, edit_setting, inline_table, table_path
+from worktree_coord.consolidate.edits.toml_values import (array_insert, array_string, edit_setting, inline_table,
+                                                         put_new_key, table_path)
 from worktree_coord.consolidate.intent import Ecosystem, Intent, Op
 from worktree_coord.consolidate.textformat import dump_toml, load_toml
 from worktree_coord.errors import EditError
@@ -147,8 +148,12 @@ def _edit_poetry(doc, intent: Intent) -> None:
     if intent.markers:
         value["markers"] = intent.markers
     value.update({k: v for k, v in intent.options})
-    key = existing[0] if existing else intent.name
-    table[key] = intent.spec if set(value) == {"version"} else inline_table(value)
+    item = tomlkit.item(intent.spec) if set(value) == {"version"} else inline_table(value)
+    if existing:
+        table[existing[0]] = item
+    else:
+        # (tomlkit alone leaves an inline table appended to the file's last table without its newline)
+        put_new_key(table, intent.name, item)
 
 
 def edit(path: str, data: bytes, intent: Intent) -> bytes:
