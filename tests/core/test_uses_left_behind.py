@@ -659,6 +659,23 @@ def test_a_name_removed_that_a_comment_still_mentions_is_named_through_an_export
     assert len(left) == 1 and left[0].startswith("src/network_utils.js (lines 1, 4: 2 uses) still uses getFilename"), left
 
 
+def test_a_file_moved_to_mjs_with_its_importer_that_does_not_parse_whole_leaves_nothing_behind(tmp_path):
+    """immer's 2ef9a421 (the false block hunt, user-drive13): measure.js and add-data.js became
+    measure.mjs and add-data.mjs, which imports `./measure.mjs` and holds an import assertion
+    (`assert { type: "json" }`) the grammar does not parse. Read again in pieces, add-data.mjs was
+    checked without measure.mjs beside it, its import resolved to the deleted measure.js, and the
+    move was a use left behind."""
+    files = {
+        "perf/measure.js": "export function measure(name) {\n  return name\n}\n",
+        "perf/add.js": 'import {measure} from "./measure.js"\n\nmeasure("a")\n',
+        "perf/data.json": "{}\n",
+    }
+    _removal_merged(tmp_path, files, {"perf/add.mjs": 'import {measure} from "./measure.mjs"\n'
+                                                      'import data from "./data.json" assert { type: "json" }\n\n'
+                                                      "measure(data)\n"},
+                    moves={"perf/measure.js": "perf/measure.mjs", "perf/add.js": "perf/add.mjs"})
+
+
 @pytest.mark.parametrize("replacement", ["Object.isFrozen", "O?.isFrozen"])
 def test_a_name_removed_whose_word_the_file_keeps_as_a_member_is_named_through_a_barrel(tmp_path, replacement):
     """immer's shape (user-drive13): a task deleted `export function isFrozen` from utils/common.ts and
