@@ -17,7 +17,7 @@ from worktree_coord.merge.lines.linediff import ranges_text, touched_lines
 from tests.merge.word_samples import ROOT, random_texts, repository_files
 
 _NAME = re.compile(rb"[A-Za-z_$\x80-\xff][\w$\x80-\xff]*")
-_MEMBER_NAME = re.compile(rb"(?<=\.)[ \t]*[A-Za-z_$\x80-\xff][\w$\x80-\xff]*")
+_MEMBER_NAME = re.compile(rb"(?<=\.)[A-Za-z_$\x80-\xff][\w$\x80-\xff]*")
 
 
 def _words(data: bytes) -> frozenset[bytes]:
