@@ -50,3 +50,19 @@ def test_a_new_cargo_dependencies_table_is_followed_by_a_blank_line():
     out = cargo_toml.edit("Cargo.toml", base, intent)
     assert tomllib.loads(out.decode())["dependencies"] == {"serde": "1"}
     assert b'\n\n[profile.release]' in out, out.decode()
+
+
+POETRY = b'[tool.poetry]\nname = "x"\n\n[tool.poetry.dependencies]\npython = "^3.11"\n'
+
+
+def test_a_poetry_dependency_written_as_a_table_at_the_end_of_the_file_ends_its_line():
+    """user-drive13: a task added `lib-b = { path = "../libs/b", develop = true }` to the
+    `[tool.poetry.dependencies]` that ends the file; consolidation wrote it with no newline after it,
+    so the committed pyproject.toml ended mid-line and the next key appended to it did not parse."""
+    task = POETRY + b'lib-b = { path = "../libs/b", develop = true }\n'
+    [intent] = derive_intents("pyproject.toml", POETRY, task, task="dep")
+    out = pyproject.edit("pyproject.toml", POETRY, intent)
+    assert tomllib.loads(out.decode())["tool"]["poetry"]["dependencies"]["lib-b"] == {"path": "../libs/b",
+                                                                                      "develop": True}
+    assert out.startswith(POETRY) and out.endswith(b"}\n") and out.count(b"\n") == POETRY.count(b"\n") + 1, out
+

@@ -63,3 +63,14 @@ def test_broken_syntax_reads_each_pair_by_its_languages_grammar():
     ])
     assert [(b.path, b.language) for b in found] == [("a.py", "python"), ("b.py", "python"), ("f.go", "go")]
     assert all(isinstance(b, BrokenSyntax) and b.line >= 1 and b.column >= 1 for b in found)
+
+
+def test_the_line_named_is_where_the_grammar_stopped_reading_not_where_its_error_node_begins():
+    """immer's types-external.ts (the false block hunt, user-drive13): the grammar wraps a whole
+    interface (or the whole file) in one ERROR node, and the note named its first line (line 1 of a
+    256-line file) while the token it could not read stood at line 182: `fix the syntax there`
+    sent the reader to a line holding nothing wrong."""
+    interface = (b'import {a} from "./a"\n\nexport interface P {\n\t<C>(\n\t\tr: C\n\t): C\n\n'
+                 b'\t<R extends A>(r: R): X<\n\t\tR,\n\t\tfalse\n\t>\n\t<S>(r: S): S\n}\n\nexport type Q = P\n')
+    [found] = broken_syntax([("src/p.ts", b"export type Q = number\n", interface)])
+    assert (found.line, found.column) == (8, 13), found   # `A>(r: R)`: read as a type argument of C

@@ -659,6 +659,45 @@ def test_a_name_removed_that_a_comment_still_mentions_is_named_through_an_export
     assert len(left) == 1 and left[0].startswith("src/network_utils.js (lines 1, 4: 2 uses) still uses getFilename"), left
 
 
+def test_a_file_moved_to_mjs_with_its_importer_that_does_not_parse_whole_leaves_nothing_behind(tmp_path):
+    """immer's 2ef9a421 (the false block hunt, user-drive13): measure.js and add-data.js became
+    measure.mjs and add-data.mjs, which imports `./measure.mjs` and holds an import assertion
+    (`assert { type: "json" }`) the grammar does not parse. Read again in pieces, add-data.mjs was
+    checked without measure.mjs beside it, its import resolved to the deleted measure.js, and the
+    move was a use left behind."""
+    files = {
+        "perf/measure.js": "export function measure(name) {\n  return name\n}\n",
+        "perf/add.js": 'import {measure} from "./measure.js"\n\nmeasure("a")\n',
+        "perf/data.json": "{}\n",
+    }
+    _removal_merged(tmp_path, files, {"perf/add.mjs": 'import {measure} from "./measure.mjs"\n'
+                                                      'import data from "./data.json" assert { type: "json" }\n\n'
+                                                      "measure(data)\n"},
+                    moves={"perf/measure.js": "perf/measure.mjs", "perf/add.js": "perf/add.mjs"})
+
+
+@pytest.mark.parametrize("replacement", ["Object.isFrozen", "O?.isFrozen"])
+def test_a_name_removed_whose_word_the_file_keeps_as_a_member_is_named_through_a_barrel(tmp_path, replacement):
+    """immer's shape (user-drive13): a task deleted `export function isFrozen` from utils/common.ts and
+    wrote `Object.isFrozen(obj)` where common.ts had called it; core/current.ts imports isFrozen through
+    the barrel `export * from "./utils/common"`. The word survived as a property (`.isFrozen`), so the
+    name did not count as gone, the barrel's user was never read, and the run landed a tree that did
+    not compile. A word after `.` names a member of something else, not the definition."""
+    common = ("export function isFrozen(obj: any): boolean {\n\treturn Object.isFrozen(obj)\n}\n\n"
+              "export function freeze(obj: any): any {\n\tif (isFrozen(obj)) return obj\n\treturn Object.freeze(obj)\n}\n")
+    files = {
+        "src/utils/common.ts": common,
+        "src/internal.ts": 'export * from "./utils/common"\n',
+        "src/core/current.ts": 'import {freeze, isFrozen} from "../internal"\n\n'
+                               "export function current(value: any): any {\n\tif (isFrozen(value)) return value\n"
+                               "\treturn freeze(value)\n}\n",
+    }
+    removed = common.replace("export function isFrozen(obj: any): boolean {\n\treturn Object.isFrozen(obj)\n}\n\n",
+                             "").replace("if (isFrozen(obj))", f"if ({replacement}(obj))")
+    _, left = _removal_refused(tmp_path, files, "/src/utils/common.ts", {"src/utils/common.ts": removed})
+    assert len(left) == 1 and left[0].startswith("src/core/current.ts (lines 1, 4: 2 uses) still uses isFrozen"), left
+
+
 def test_a_java_static_method_removed_while_another_package_imports_it_static_is_named(tmp_path):
     """mockito: a task removed `Checks.checkItemsNotNull`; MockInjection.java, in another package,
     has `import static org.mockito.internal.util.Checks.checkItemsNotNull;` and calls it. The static

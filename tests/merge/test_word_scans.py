@@ -1,8 +1,9 @@
 """reach.words and reach._gone_words, computed the cheaper way (runs split by a byte table; the
 code of a text cut out only for words a comment line holds), find what their statements say: the
 regular-expression search of a name, and (words(touched base lines) - words(new)) united with the
-same over both texts less their comment lines and one-line string literals, and the words a
-touched line quoted that `new` holds but quotes nowhere. Compared on every fixture and source file of the
+same over both texts less their comment lines and one-line string literals, the words a
+touched line quoted that `new` holds but quotes nowhere, and the same over both codes less the
+names written after a `.` (members of another value). Compared on every fixture and source file of the
 repository, on edits of them, and on random bytes."""
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from worktree_coord.merge.lines.linediff import ranges_text, touched_lines
 from tests.merge.word_samples import ROOT, random_texts, repository_files
 
 _NAME = re.compile(rb"[A-Za-z_$\x80-\xff][\w$\x80-\xff]*")
+_MEMBER_NAME = re.compile(rb"(?<=\.)[A-Za-z_$\x80-\xff][\w$\x80-\xff]*")
 
 
 def _words(data: bytes) -> frozenset[bytes]:
@@ -32,7 +34,9 @@ def _gone(base: bytes, new: bytes | None) -> frozenset[bytes]:
     # ... and a word a touched line quoted that `new` still holds but quotes nowhere (an `__all__` entry).
     quoted = (_words(text) & _words(new) & _words(b"\n".join(_QUOTED.findall(text)))) \
         - _words(b"\n".join(_QUOTED.findall(new)))
-    return (_words(text) - _words(new)) | (_words(_code(text)) - _words(_code(new))) | quoted
+    # ... and a word the touched code spelled bare that `new`'s code spells only as a member (`Object.isFrozen`).
+    members = _words(_MEMBER_NAME.sub(b"", _code(text))) - _words(_MEMBER_NAME.sub(b"", _code(new)))
+    return (_words(text) - _words(new)) | (_words(_code(text)) - _words(_code(new))) | quoted | members
 
 
 def _code(text: bytes) -> bytes:
@@ -79,6 +83,10 @@ def test_gone_words_are_their_statement_on_edited_files_and_random_lines() -> No
     assert _gone_words(b"def parse(x):\n    return x\n", b"# parse was here\ndef parse_text(x):\n    return x\n") \
         == {b"parse"}
     assert _gone_words(b"def parse(x):\n    return x\n", b"def parse_text(x):\n    return parse(x)\n") == frozenset()
+    # So is one only a member of another value still spells (immer's `Object.isFrozen(obj)` beside a removed isFrozen).
+    assert _gone_words(b"function isFrozen(o) {\n  return 1\n}\nf(isFrozen(x))\n", b"f(Object.isFrozen(x))\n") \
+        == {b"isFrozen", b"o", b"function", b"return", b"1"} - {b"1"}
+    assert _gone_words(b"a = self.parse(x)\n", b"b = self.parse(x)\n") == {b"a"}
     # So is one a string alone still spells (headlessui's `name: 'Portal'` beside a renamed Portal).
     assert _gone_words(b"export let Portal = make()\n", b"export let Teleport = make()\nconst n = 'Portal'\n") \
         == {b"Portal"}

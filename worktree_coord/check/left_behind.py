@@ -37,6 +37,7 @@ from ..merge.result import SemanticFinding
 from ..merge.checks.semantic import PATH_FACTS, find_broken_names, semantic_profile, tree_module_files, use_word
 from ..merge.checks.reach import spelling, star_list_added
 from ..merge.checks.signatures import reshaped
+from ..merge.checks.syntax import first_error
 from ..merge.checks.symbols import EXPORTS, computed_star_list, extract, import_statements_query, star_names
 from ..merge.checks.versions import MAX_BYTES, FileVersions
 from .left_modules import loads_modules, module_word, modules_left_behind
@@ -1030,10 +1031,18 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
              if f.path in unreadable and (kept := pieces[f.path][1] if f.path in pieces
                                           else _imports_alone(f.path, f.merged or b"")) is not None]
     if again:
-        found += tuple(finding for finding in find_broken_names(files + again, labels=("task", "base", "unchanged"),
-                                                           complete=False, tree_file=tree_file, every_use=True,
-                                                           tree_folders=folders, manifests="left")
-                       if finding.use_path not in pieces or _read_there(finding, pieces[finding.use_path][0]))
+        # With the files read whole beside them: a piece's import of a file the task added
+        # (`./measure.mjs`, moved from measure.js) resolves to it, not to the file it replaced (immer's
+        # 2ef9a421, the false block hunt: add-data.mjs, read in pieces for its import assertion, was
+        # checked without measure.mjs and its import named the deleted measure.js).
+        seen = {(f.use_path, f.use_line, f.name) for f in found}
+        whole = [f for f in unchanged if f.path not in unreadable]
+        found += tuple(finding for finding in find_broken_names(files + whole + again,
+                                                                labels=("task", "base", "unchanged"), complete=False,
+                                                                tree_file=tree_file, every_use=True,
+                                                                tree_folders=folders, manifests="left")
+                       if (finding.use_path, finding.use_line, finding.name) not in seen
+                       and (finding.use_path not in pieces or _read_there(finding, pieces[finding.use_path][0])))
     # A call of a reshaped function the old way (signatures.py's finding) is a use left behind of its
     # own kind: the name stands, its shape does not.
     kept = [_with_star_line(finding if finding.problem == "broken"
@@ -1072,12 +1081,18 @@ def _mended_bases(broken: list[FileVersions], gone_from: dict[str, set[str]], na
             mended.append(FileVersions(f.path, base=piece, left=f.left, right=piece, merged=f.merged))
             continue
         if said is not None:
-            _profile, root = _parsed(f.path, base)
-            line = next((node.start_point[0] + 1 for node in _error_nodes(root)), 1) if root is not None else 1
+            profile, root = _parsed(f.path, base)
+            place = first_error(root) if root is not None else None
+            line = place[0] + 1 if place is not None else 1
             what = "neither its version before this task nor the task's own parses" if not own_parses else \
                 "its version before this task does not parse"
+            # A project's own file that does not parse is mostly valid code the grammar lags behind
+            # (immer's TypeScript call signatures): "fix the syntax" alone sent the reader to code
+            # that compiles.
+            grammar = f"wtc's {profile.name} grammar" if profile is not None else "wtc's grammar"
             said.append(f"{f.path}: {what} ({f.path}:{line} first), so the names the task removed from it "
-                        f"could not be read: fix the syntax there, or approve the merge unchecked")
+                        f"could not be read: fix the syntax there, or, where it is valid syntax {grammar} does "
+                        "not read, approve the merge unchecked")
     return mended
 
 

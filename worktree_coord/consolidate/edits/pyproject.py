@@ -173,11 +173,13 @@ def _edit_poetry(doc, intent: Intent) -> None:
     if intent.markers:
         value["markers"] = intent.markers
     value.update({k: v for k, v in intent.options})
-    item = intent.spec if set(value) == {"version"} else inline_table(value)
+    item = tomlkit.item(intent.spec) if set(value) == {"version"} else inline_table(value)
     if existing:
         table[existing[0]] = item
     else:
-        put_key_at(table, intent.name, item, slot([canonicalize_name(k) for k in table], intent, intent.name))
+        # (no sorted slot: `poetry add` appends, even to a table that happens to be in order)
+        put_key_at(table, intent.name, item,
+                   slot([canonicalize_name(k) for k in table], intent, intent.name, sorted_in_order=False))
 
 
 def edit(path: str, data: bytes, intent: Intent) -> bytes:

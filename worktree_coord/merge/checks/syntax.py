@@ -52,7 +52,7 @@ def broken_syntax(changes: Iterable[tuple[str, bytes | None, bytes | None]]) -> 
         profile = profile_for_path(path, new)
         if profile is None:
             continue
-        place = _first_error(profile.parse(new).root_node)
+        place = first_error(profile.parse(new).root_node)
         if place is None:
             continue
         if old is not None and (not _readable(old) or profile.parse(old).root_node.has_error):
@@ -65,12 +65,15 @@ def _readable(data: bytes) -> bool:
     return len(data) <= MAX_BYTES and b"\x00" not in data[:8000]
 
 
-def _first_error(root: tree_sitter.Node) -> tuple[int, int] | None:
-    """(row, column) of the first ERROR or missing node, in document order; None when it parses cleanly."""
+def first_error(root: tree_sitter.Node) -> tuple[int, int] | None:
+    """(row, column) of the first ERROR or missing node, in document order, the innermost one: where
+    the grammar stopped reading, not where an ERROR wrapping it begins (a grammar that cannot read an
+    interface's member wraps the whole interface, or the whole file, in one ERROR node: immer's
+    types-external.ts was named at line 1, its unread token at line 182); None when it parses cleanly."""
     if not root.has_error:
         return None
     node = root
-    while node.type != "ERROR" and not node.is_missing:
+    while not node.is_missing:
         child = next((c for c in node.children if c.has_error or c.is_missing), None)
         if child is None:
             break          # the error is this node's own (tree-sitter marks it, no child holds it)
