@@ -133,3 +133,20 @@ def test_a_static_field_of_a_class_with_a_base_or_of_another_type_stays_clean(tm
         _repo, code, body = _check(tmp_path / str(len(kind)), {P + "Kind.java": kind, T + "KindTest.java": KIND_USER},
                                    P + "Kind.java", {P + "Kind.java": kind.replace("Kind box()", "Kind boxed()")})
         assert code == 0 and not body["left_behind"], body["left_behind"]
+
+
+CONSTRUCTED = BLOCK.replace("public final class Block {\n",
+                            "public final class Block {\n  private final String first;\n\n"
+                            "  private Block(Builder builder) {\n    this.first = builder.toString();\n  }\n\n")
+FACTORY_CALLER = "package p;\n\nfinal class Maker {\n  Object make() {\n    return Block.builder();\n  }\n}\n"
+
+
+def test_a_constructor_parameter_of_the_removed_name_does_not_keep_it(tmp_path: Path) -> None:
+    """`private Block(Builder builder)` binds `builder` in the constructor alone (profile
+    `function_scopes`): renaming the static `builder()` leaves Maker's `Block.builder()` behind (javapoet's
+    CodeBlock, whose constructor takes `Builder builder`: the rename checked clean). The constructor's
+    own `builder.toString()` is its parameter's, not a use."""
+    _repo, code, body = _check(tmp_path, {P + "Block.java": CONSTRUCTED, P + "Maker.java": FACTORY_CALLER},
+                               P + "Block.java", {P + "Block.java": CONSTRUCTED.replace(
+                                   "static Builder builder()", "static Builder newBuilder()")})
+    assert code == 1 and _rows(body) == [(P + "Maker.java", [5], "Block.builder")], body["left_behind"]

@@ -601,6 +601,7 @@ class _Placer:
         self.source = source
         self.defs = defs                                  # node id -> (kind, name)
         self.scopes = dict(profile.semantic.scopes)        # node kind -> field naming its type
+        self.function_scopes = dict(profile.semantic.function_scopes)   # node kind -> field naming it
         self.member_of = dict(profile.semantic.member_of)
         self.self_fields = dict(profile.semantic.self_fields)
         self.type_names = profile.semantic.type_names
@@ -633,6 +634,11 @@ class _Placer:
         if node.type in self.scopes:
             name = self.type_name(node, self.scopes[node.type])
             return ("container", name) if name else None
+        if node.type in self.function_scopes:
+            # A function the tags define nothing for (Java's constructor): what it binds is its own,
+            # not a member of its class (`CodeBlock(Builder builder)` hid a method `builder()`'s removal).
+            named = node.child_by_field_name(self.function_scopes[node.type])
+            return "function", _text(self.source, named) if named is not None else node.type
         return None
 
     def selves(self, node: tree_sitter.Node | None) -> frozenset[str]:
