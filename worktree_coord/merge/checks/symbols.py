@@ -699,7 +699,8 @@ class _Placer:
             containers, functions, path = top
             if owner is not None:
                 role, name = owner
-                part = f"{self.defs.get(current.id, (current.type,))[0]} {name}"
+                # (a node no tag defines, a constructor, by its kind: "constructor Block")
+                part = f"{self.defs.get(current.id, (current.type.removesuffix('_declaration'),))[0]} {name}"
                 if role == "function":
                     receiver = self.type_name(current, self.member_of[current.type]) \
                         if current.type in self.member_of and not below else None
