@@ -437,6 +437,34 @@ def test_tree_merge_go_call_from_another_file_of_the_package(tmp_path: Path) -> 
         ("signature", "p/a.go", "p/b.go", 6)
 
 
+JAVA_UTIL = ("package p;\n\nfinal class Util {\n  static String quote(String value, String indent) {\n"
+             "    return indent + value;\n  }\n}\n")
+JAVA_USER = "package p;\n\nimport static p.Util.quote;\n\nfinal class Writer {\n  void tail() {}\n}\n"
+
+
+@pytest.mark.parametrize("added, line", [
+    ('  String a(String s) {\n    return Util.quote(s, "");\n  }\n', 7),
+    ('  String a(String s) {\n    return quote(s, "");\n  }\n', 7),
+], ids=["through-the-package-class", "through-a-static-import"])
+def test_tree_merge_java_call_from_another_file_of_the_package(tmp_path: Path, added: str, line: int) -> None:
+    """javapoet's shape over a merge: one task gives `Util.quote` a parameter, another adds a call of
+    it the old way in another file of the package (no import of Util; or `import static`)."""
+    repo = make_repo(tmp_path / "repo", {"src/main/java/p/Util.java": JAVA_UTIL, "src/main/java/p/Writer.java": JAVA_USER})
+    base = git(repo, "rev-parse", "HEAD")
+    (repo / "src/main/java/p/Util.java").write_text(JAVA_UTIL.replace("String indent)", "String indent, boolean ascii)"))
+    git(repo, "commit", "-qam", "ours: quote takes ascii")
+    ours = git(repo, "rev-parse", "HEAD")
+    git(repo, "checkout", "-q", "-b", "theirs", base)
+    (repo / "src/main/java/p/Writer.java").write_text(JAVA_USER.replace("  void tail() {}\n", "  void tail() {}\n\n" + added))
+    git(repo, "commit", "-qam", "theirs: a quotes")
+    theirs = git(repo, "rev-parse", "HEAD")
+    handle = pygit2.Repository(str(repo))
+    index = handle.merge_commits(ours, theirs)
+    [finding] = check_tree_merge(handle, base, ours, theirs, index.write_tree(handle))
+    assert (finding.problem, finding.name, finding.use_path, finding.use_line, finding.arguments) == \
+        ("signature", "Util.quote", "src/main/java/p/Writer.java", 9, 2)
+
+
 def test_cli_merge_file_names_both_places_and_a_fix_for_the_kind(tmp_path: Path) -> None:
     base, left, right = _case(PY, PY_OLD, PY_NEW, PY_CALL, PY_CALL_NEW, '\n\ndef other():\n    return parse("b", False)\n')
     files = []

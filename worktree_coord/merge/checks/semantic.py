@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 import tree_sitter
 
 from ...frozen import value_class
+from .declared_types import nested_type_targets, static_member_targets
 from .duplicates import find_duplicates
 from .misplaced import find_misplaced
 from ..languages.profiles import Profile, SemanticRules, profile_for_path
@@ -956,6 +957,9 @@ class _Check:
                             yield (other, (receiver,), name)
                 if not own_type and merged.local_types:
                     yield from self.typed_local_targets(path, reference, merged, rules)
+                if rules.package_types and not own_type:
+                    # Java: a class's static member (`TypeName.INT.box()`), by its declared type
+                    yield from static_member_targets(self, path, reference, merged, rules)
                 return
             if imported.name is None:   # a module: `util.parse()`
                 # (not of a module whose exports no pattern lists, `module.exports = makeApi()`: its
@@ -1005,6 +1009,10 @@ class _Check:
         if not typed:
             return
         qualifier, _, type_name = typed.rpartition(".")
+        if qualifier and rules.package_types:
+            # Java: `CodeBlock.Builder`, a class nested in another (declared_types.py)
+            yield from nested_type_targets(self, path, reference, merged, rules, typed)
+            return
         classes_only = False   # an imported name may be a factory function: only a class is a type
         if qualifier:
             imported = _visible_import(merged, qualifier, reference)

@@ -62,6 +62,9 @@ class _Check(Protocol):
     def imported_from(self, module: str, name: str, importer: str,
                       rules: SemanticRules) -> Iterator[tuple[str, tuple[str, ...], str]]: ...
 
+    def targets(self, path: str, reference: Reference,
+                merged: Symbols) -> Iterator[tuple[str, tuple[str, ...], str]]: ...
+
     def package_wide(self, path: str) -> bool: ...
 
     def package_files(self, path: str) -> list[str]: ...
@@ -428,8 +431,13 @@ def _target(check: _Check, path: str, reference: Reference,
     candidates: list[tuple[str, tuple[str, ...], str, str]] = []
     if receiver is None:
         imported = visible_import(merged, name, reference)
+        if imported is not None and rules.members_in_scope and _member_in_scope(reference, merged, name):
+            return None   # Java: a method of the enclosing class hides a static import of that name
         if imported is not None:
-            if imported.name is not None:
+            if imported.name is not None and rules.member_imports:
+                # `import static p.Util.quote;`: the member of class Util, in Util.java
+                candidates += [(f, c, n, "bare") for f, c, n in check.imported_from(imported.module, imported.name, path, rules)]
+            elif imported.name is not None:
                 candidates += [(f, (), imported.name, "bare") for f in check.resolve(imported.module, path, rules)]
         elif reference.scopes & merged.local.get(name, set()) or name in rules.globals:
             return None
@@ -469,8 +477,20 @@ def _target(check: _Check, path: str, reference: Reference,
             candidates += [(f, (), name, "module") for f in check.resolve(whole, path, rules)]
             candidates += [(f, (imported.name,), name, "class") for f in check.resolve(whole, path, rules)]
             candidates += [(f, (imported.name,), name, "class") for f in check.resolve(imported.module, path, rules)]
+        if not candidates:
+            # What the broken-names check follows a receiver to where it is sure: a class of the
+            # file's package that needs no import (Java's `Util.union(a, b)`), a local, parameter
+            # or field whose declared type the file spells (`code.addNamed(...)`).
+            candidates += [(f, c, n, "class") for f, c, n in check.targets(path, reference, merged)]
     defined = list(dict.fromkeys(c for c in candidates if check.defined_in_merged(c[:3])))
     return defined[0] if len(defined) == 1 else None
+
+
+def _member_in_scope(reference: Reference, merged: Symbols, name: str) -> bool:
+    """Whether a class around `reference` declares `name`, or has a base that may (the call may
+    then be its own method's, whatever an import of the name says)."""
+    return any(reference.container[:depth] in merged.heritage or merged.binds(reference.container[:depth], name)
+               for depth in range(len(reference.container), 0, -1))
 
 
 def _arguments(rules: SignatureRules, tree: tree_sitter.Tree, reference: Reference) -> int | None:

@@ -107,6 +107,10 @@ class Symbols:
     # name -> {scope (None: top level) -> the type the file spells for it}: every binding of the name
     # in that scope is a profile `@typed.name` of the same `@typed.type` (`c *cobra.Command`)
     local_types: dict[str, dict[int | None, str]] = field(default_factory=dict)
+    # (class, member, called) -> the type a class's static member is declared of: a field's (called
+    # False, `TypeName.INT`), a method's return (called True, `CodeBlock.builder()`); "" where two
+    # declarations of one name (overloads) spell two types (profile `@typed.static`, `@typed.returns`)
+    member_types: dict[tuple[Container, str, bool], str] = field(default_factory=dict)
 
     def binds(self, container: Container, name: str) -> bool:
         return name in self.bound.get(container, ())
@@ -597,6 +601,7 @@ class _Placer:
         self.source = source
         self.defs = defs                                  # node id -> (kind, name)
         self.scopes = dict(profile.semantic.scopes)        # node kind -> field naming its type
+        self.function_scopes = dict(profile.semantic.function_scopes)   # node kind -> field naming it
         self.member_of = dict(profile.semantic.member_of)
         self.self_fields = dict(profile.semantic.self_fields)
         self.type_names = profile.semantic.type_names
@@ -629,6 +634,11 @@ class _Placer:
         if node.type in self.scopes:
             name = self.type_name(node, self.scopes[node.type])
             return ("container", name) if name else None
+        if node.type in self.function_scopes:
+            # A function the tags define nothing for (Java's constructor): what it binds is its own,
+            # not a member of its class (`CodeBlock(Builder builder)` hid a method `builder()`'s removal).
+            named = node.child_by_field_name(self.function_scopes[node.type])
+            return "function", _text(self.source, named) if named is not None else node.type
         return None
 
     def selves(self, node: tree_sitter.Node | None) -> frozenset[str]:
@@ -689,7 +699,8 @@ class _Placer:
             containers, functions, path = top
             if owner is not None:
                 role, name = owner
-                part = f"{self.defs.get(current.id, (current.type,))[0]} {name}"
+                # (a node no tag defines, a constructor, by its kind: "constructor Block")
+                part = f"{self.defs.get(current.id, (current.type.removesuffix('_declaration'),))[0]} {name}"
                 if role == "function":
                     receiver = self.type_name(current, self.member_of[current.type]) \
                         if current.type in self.member_of and not below else None
@@ -737,6 +748,7 @@ def extract(profile: Profile, source: bytes, tree: tree_sitter.Tree | None = Non
     raw_heritage: list[tree_sitter.Node] = []
     raw_typed: list[tuple[tree_sitter.Node, tree_sitter.Node]] = []   # (binding, the type spelled for it)
     raw_fields: list[tuple[tree_sitter.Node, tree_sitter.Node]] = []  # the same for a class's field (`@typed.field`)
+    raw_members: list[tuple[tree_sitter.Node, tree_sitter.Node, bool]] = []  # a static member's (`@typed.static`, `.returns`)
     raw_imports: list[dict[str, tree_sitter.Node]] = []
     raw_exports: list[dict[str, tree_sitter.Node]] = []
     guards = _Guards(profile.deferred)   # the profile's `guards`, part of its query
@@ -754,6 +766,8 @@ def extract(profile: Profile, source: bytes, tree: tree_sitter.Tree | None = Non
         if len(typed_types) == 1:
             raw_typed.extend((node, typed_types[0]) for node in captures.get("typed.name", []))
             raw_fields.extend((node, typed_types[0]) for node in captures.get("typed.field", []))
+            raw_members.extend((node, typed_types[0], False) for node in captures.get("typed.static", []))
+            raw_members.extend((node, typed_types[0], True) for node in captures.get("typed.returns", []))
         raw_heritage.extend(captures.get("heritage", []))
         guards.add(captures)
         parts = {key.split(".", 1)[1]: nodes[0] for key, nodes in captures.items() if key.startswith("import.")}
@@ -813,12 +827,18 @@ def extract(profile: Profile, source: bytes, tree: tree_sitter.Tree | None = Non
         # A type spelled that names a class the file nests (Java's `static class Store` inside the
         # user) means that class, not the package's Store.java the check would follow it to: left
         # out (a miss at worst, never a block on another file's method).
+        # (`Store.Entry` spelled: its outer class, Store, is the name that must not be one the file nests)
         nested = {_text(source, name_node) for node, name_node, kind in raw_defs
                   if kind in CONTAINER_KINDS and any(placer.place(node.parent)[::3])}
         raw_typed = [(node, type_node) for node, type_node in raw_typed + _fields_in_methods(
             out, raw_fields, raw_defs, placer, scoped, source, rules.self_receivers)
-            if _text(source, type_node) not in nested]
+            if _text(source, type_node).split(".", 1)[0].strip() not in nested]
         _add_local_types(out, raw_typed, scoped, source)
+    for name_node, type_node, called in raw_members:
+        container, _, _, local = placer.place(type_node.parent.parent)   # (the member's class body)
+        if container and not local:
+            key, spelled = (container, _text(source, name_node), called), _text(source, type_node)
+            out.member_types[key] = spelled if out.member_types.get(key, spelled) == spelled else ""
     for parts in raw_imports:
         _add_import(out, parts, source, placer, rules.module_binding, rules.module_separator, rules.version_suffix,
                     rules.path_prefixes, rules.default_export, guarded)
