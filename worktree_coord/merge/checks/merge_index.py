@@ -148,6 +148,19 @@ class MergeIndex:
         (`symbols`' `uses`), or MISSING; the disk is not read (for lookups that mostly miss)."""
         return self._get(self._symbols, (fingerprint, blob_id, mode))
 
+    def keep_symbols(self, fingerprint: str, blob_id: bytes, mode: Any, value: Any) -> None:
+        """Keep `value` in memory as the symbols of `blob_id` for `mode`, never on disk: what a
+        reader other than the check computed (the left-behind look's definitions, its own mode),
+        for a later question of this process."""
+        self._put(self._symbols, (fingerprint, blob_id, mode), value, MAX_SYMBOLS)
+
+    @property
+    def draining(self) -> bool:
+        """Whether this thread is inside a drain's `held()` block: its checks put every version
+        they extracted in this process's memory, so a lookup of the task's versions on disk, which
+        only another process can have written, mostly misses (a SQLite read each)."""
+        return threading.get_ident() in self._holding
+
     def _load_modes(self, fingerprint: str, blob_id: bytes) -> dict[Any, Any]:
         """mode -> the symbols rows of one blob, on disk or pending (`_row_key`'s modes)."""
         if self._rows is None:
