@@ -31,7 +31,7 @@ import tree_sitter
 
 from ..boundary.globs import matches
 from ..frozen import value_class
-from ..gitrepo.repository import Change, GitRepo
+from ..gitrepo.repository import GIT_MODE_GITLINK, Change, GitRepo
 from ..merge.lines.linediff import added_lines, added_text, ranges_text, touched_lines
 from ..merge.result import SemanticFinding
 from ..merge.checks.semantic import PATH_FACTS, find_broken_names, semantic_profile, tree_module_files, use_word
@@ -413,6 +413,8 @@ def _unstarred(profile_path: str, before: bytes, after: bytes | None, *,
         listed_before, listed_after = star_names(profile, before), star_names(profile, after)
     except (ValueError, UnicodeDecodeError):
         return set()
+    if listed_before == listed_after:
+        return set()   # (the same list, or none in either: a star import takes each name as it did)
 
     def takes(listed: frozenset[str] | None, name: str) -> bool:
         hidden = profile.semantic.star_hidden
@@ -1260,14 +1262,15 @@ def left_behind_at_merge(git: GitRepo, base: str, task_commit: str, merged: str,
     size. No answer is not "none left behind": `unanswered(reason)` is raised then (the finish
     refuses to merge, exit 6, as `task check` exits); without it (a person said to merge unchecked)
     the merge goes on with what was read."""
-    changes = git.changes(base, task_commit)
+    from ..merge.checks.merge_index import index_folder, shared_index
+
+    kept = shared_index(index_folder(git.repo))
+    changes = _task_changes(git, base, task_commit, kept)
     partial: list[str] = []
     try:
-        from ..merge.checks.merge_index import index_folder, shared_index
-
         found = _broken_uses(changes, git.read_blob, base, _mentioning_from_tables(git, base),
-                             source_reader(git), at=merged, folders_at=git.folders_at, partial=partial,
-                             kept=shared_index(index_folder(git.repo)))
+                             _merged_reader(git, base, merged, kept), at=merged, folders_at=git.folders_at,
+                             partial=partial, kept=kept)
     except LookupTooLarge as too_large:
         if unanswered is not None:
             raise unanswered(str(too_large)) from None
@@ -1282,6 +1285,35 @@ def left_behind_at_merge(git: GitRepo, base: str, task_commit: str, merged: str,
             for f in found]
 
 
+def _task_changes(git: GitRepo, base: str, task_commit: str, kept: Any) -> list[Change]:
+    """`git.changes(base, task_commit)`, from the walk of the same two trees the merge's own check
+    made (merge.tree.task_changes, kept in the merge index `kept`): one walk of the task's trees a
+    merge, not two. A path whose kind the task changed (a file made a symlink), which that walk
+    lists as added alone, sends the whole question to `git.changes`, which lists both sides."""
+    import pygit2
+
+    from ..merge.tree import task_changes
+
+    repo = git.repo
+    trees = [repo[pygit2.Oid(hex=commit)].peel(pygit2.Tree) for commit in (base, task_commit)]
+    out: list[Change] = []
+    for path, ((old_id, old_mode), (new_id, new_mode)) in task_changes(repo, trees[0], trees[1], kept).items():
+        if old_id is None and _file_in(trees[0], path):
+            return git.changes(base, task_commit)
+        out.append(Change(path, old_mode if old_id is not None else None, new_mode if new_id is not None else None,
+                          str(old_id) if old_id is not None else None, str(new_id) if new_id is not None else None))
+    out.sort(key=lambda change: change.path)
+    return out
+
+
+def _file_in(tree: Any, path: str) -> bool:
+    """Whether `tree` holds something other than a folder at `path`."""
+    try:
+        return tree[path].type_str != "tree"
+    except KeyError:
+        return False
+
+
 def source_reader(git: GitRepo) -> Callable[[str, str], bytes | None]:
     """`git.file_at`, less the files the commit's attributes mark binary (GitRepo.marked_binary): a
     file the project says is not text is not read for uses, whatever its name; a NUL byte in a file
@@ -1293,6 +1325,34 @@ def source_reader(git: GitRepo) -> Callable[[str, str], bytes | None]:
         if git.marked_binary(commit, path):
             return None
         return lone_cr_as_lf(git.file_at(commit, path))
+    return file_at
+
+
+def _merged_reader(git: GitRepo, base: str, merged: str, kept: Any) -> Callable[[str, str], bytes | None]:
+    """`source_reader(git)`, with a changed file of the merged tree `merged` read by its blob id
+    from the tree's changes from `base` (the pin), which the merge's own check left in the merge
+    index `kept`: one lookup, where a path looked up in the tree walks its folders (held in memory
+    by a drain, each read a call into Python). Any other path, commit or tree is read as before."""
+    read = source_reader(git)
+    import pygit2
+
+    try:
+        trees = [str(git.repo[pygit2.Oid(hex=commit)].peel(pygit2.Tree).id) for commit in (base, merged)]
+    except (KeyError, ValueError):
+        return read
+    changes = kept.kept_changes(*trees)
+    if changes is None:
+        return read
+
+    def file_at(commit: str, path: str) -> bytes | None:
+        if commit != merged or path not in changes:
+            return read(commit, path)
+        if git.marked_binary(commit, path):
+            return None
+        oid, mode = changes[path][1]
+        if oid is None or mode == GIT_MODE_GITLINK:
+            return None   # (no file there, or a submodule: no blob, as GitRepo.file_at answers)
+        return lone_cr_as_lf(git.read_blob(str(oid)))
     return file_at
 
 

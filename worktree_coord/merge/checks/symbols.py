@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import functools
 import re
+import threading
+from collections import OrderedDict
 from dataclasses import field
 
 import tree_sitter
@@ -708,6 +710,39 @@ class _Placer:
 
 IMPORTS_ONLY = "imports"   # a mode of kept symbols (merge_index.py): extract(imports_only=True)
 
+# The defining query's matches of the sources extracted last, with their trees (_defining_matches):
+# a merge's check reads each new version of a task file for its imports, and the left-behind look
+# then reads the same versions' definitions; the query is ~40% of a definitions extraction.
+MATCHES_KEPT = 8
+_MATCHES: "OrderedDict[tuple[int, Profile, bytes], tuple[tree_sitter.Tree, list]]" = OrderedDict()
+_matches_lock = threading.Lock()
+
+
+def _defining_matches(profile: Profile, source: bytes, tree: tree_sitter.Tree) -> list:
+    """The defining query's matches over `tree` (a parse of `source`), kept with the tree for a
+    later extraction of the same source in this thread that has no tree of its own (_kept_matches)."""
+    matches = tree_sitter.QueryCursor(query_for(profile, False)).matches(tree.root_node)
+    if len(source) <= MATCHES_KEPT_SOURCE and type(source) is bytes:
+        key = (threading.get_ident(), profile, source)
+        with _matches_lock:
+            _MATCHES[key] = (tree, matches)
+            _MATCHES.move_to_end(key)
+            while len(_MATCHES) > MATCHES_KEPT:
+                _MATCHES.popitem(last=False)
+    return matches
+
+
+MATCHES_KEPT_SOURCE = 64 * 1024   # (a bigger source is not kept: its tree and matches are large)
+
+
+def _kept_matches(profile: Profile, source: bytes) -> tuple[tree_sitter.Tree | None, list | None]:
+    """(tree, defining matches) this thread kept for `source` under `profile` (_defining_matches),
+    or (None, None). Each is read once: the kept tree goes to one reader."""
+    if type(source) is not bytes:
+        return None, None
+    with _matches_lock:
+        return _MATCHES.pop((threading.get_ident(), profile, source), (None, None))
+
 # What a capture's name makes it, for extract's one pass over a match (_role): the profiles' names
 # are few, so each is read once a process.
 _DEFINITION, _REFERENCE, _IMPORT, _EXPORT, _BINDING, _HERITAGE, _TYPED, _GUARD, _OTHER = (
@@ -744,22 +779,29 @@ def extract(profile: Profile, source: bytes, tree: tree_sitter.Tree | None = Non
     if imports_only:
         uses = False
     rules = profile.semantic
+    matches = None
+    if tree is None and not uses:
+        # The defining query's matches of this source, where an extraction ran it last (the
+        # post-merge check reads a task file's imports, the left-behind look then its definitions):
+        # with the tree they were read from, so every node and id is of one parse.
+        tree, matches = _kept_matches(profile, source)
     if tree is None:
         tree = profile.parse(source)
-    matches = None
     if imports_only:
         places = None if profile in _IMPORTS_COMPILED else _import_places(profile)
         if places is not None:
             # Asked of the defining query (_no_import_matches), whose matches the extraction below reads
             # too: run once, not once to ask and again to extract (a file that imports, most of a
             # real run's, paid the defining query twice).
-            matches = tree_sitter.QueryCursor(query_for(profile, False)).matches(tree.root_node)
+            if matches is None:
+                matches = _defining_matches(profile, source, tree)
             if not any(index in places for index, _ in matches):
                 return Symbols()   # it imports nothing
         elif _no_import_matches(profile, tree, by_defining=False):
             return Symbols()   # it imports nothing: the definitions, which only place imports, are not matched
     if matches is None:
-        matches = tree_sitter.QueryCursor(query_for(profile, uses)).matches(tree.root_node)
+        matches = _defining_matches(profile, source, tree) if not uses else \
+            tree_sitter.QueryCursor(query_for(profile, uses)).matches(tree.root_node)
     defs: dict[int, tuple[str, str]] = {}
     raw_defs: list[tuple[tree_sitter.Node, tree_sitter.Node, str]] = []
     raw_refs: list[tuple[tree_sitter.Node, str]] = []
