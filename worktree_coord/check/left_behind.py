@@ -48,6 +48,8 @@ MAX_NAMES = 64           # removed names searched for at most (a file deleted wh
 MAX_NOTES = 20           # uses named one by one; the rest are counted
 MAX_CHANGED = 100        # changed files whose removed names are read (about 20 ms each)
 MAX_RUN_CHANGED = 400    # the same for a whole run's changes (`wtc report`, which the lead asks for once)
+DEFER_DELETED = True     # a deleted module's definitions read only where a file spells its word (_read_deleted);
+                         # tests turn it off to compare the look with one that reads them all
 
 
 class LookupTooLarge(Exception):
@@ -960,7 +962,7 @@ def _broken_names(changes: list[Change], read_blob: Callable[[str], bytes], sinc
     # or a removed name (_read_deleted). Else the look answers the same with or without them: its
     # word finds no file, and no other file is read. A task file's own users (`at` None) are read
     # whatever the greps say, so a `task check` reads every deleted file as before.
-    deferred = [change for change in readable if at is not None and change.new_oid is None
+    deferred = [change for change in readable if DEFER_DELETED and at is not None and change.new_oid is None
                 and change.path in by_module and module_word(change.path)]
     for change in readable:
         if change not in deferred:
